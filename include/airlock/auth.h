@@ -1,0 +1,79 @@
+/* auth.h: registry credentials from auth files, and the Bearer/Basic challenge flow with a token cache. */
+#ifndef AIRLOCK_AUTH_H
+#define AIRLOCK_AUTH_H
+
+#include "common.h"
+#include "http.h"
+
+/*
+ * Credentials and tokens. Thread-safe (one internal lock): one al_auth is
+ * shared by every worker. Credentials are never logged.
+ */
+typedef struct al_auth al_auth;
+
+/*
+ * Load credentials. authfile != NULL: only that file (must exist).
+ * Else the first that exists of: $REGISTRY_AUTH_FILE,
+ * $XDG_RUNTIME_DIR/containers/auth.json, ~/.docker/config.json. A missing
+ * default file is not an error. Formats: {"auths": {KEY: {"auth":
+ * base64(user:pass)} | {"username","password"}}} (containers auth.json,
+ * docker config.json, OpenShift pull secret). KEY may be "host",
+ * "host/namespace/repo" (most specific prefix wins), or a URL such as
+ * "https://index.docker.io/v1/" (normalised to docker.io).
+ * AL_EPARSE names the file and position.
+ */
+AL_EXPORT int al_auth_new(al_auth **out, const char *authfile);
+/* An al_auth without credentials (anonymous tokens only). */
+AL_EXPORT int al_auth_new_anonymous(al_auth **out);
+/* Wipes credentials and cached tokens; NULL is a no-op. */
+AL_EXPORT void al_auth_free(al_auth *a);
+
+/*
+ * Normalise an auth-file key or registry name: strips "http://" /
+ * "https://", a trailing "/", "/v1" or "/v2"; "index.docker.io" and
+ * "registry-1.docker.io" become "docker.io". Caller frees; NULL on ENOMEM.
+ */
+AL_EXPORT char *al_auth_normalize_key(const char *key);
+
+/* A parsed WWW-Authenticate challenge (the first one in the header). */
+typedef struct al_auth_params {
+	char *scheme;  /* "Bearer" or "Basic" as sent (compare case-insensitively) */
+	char *realm;   /* NULL when absent */
+	char *service; /* NULL when absent */
+	char *scope;   /* NULL when absent */
+} al_auth_params;
+
+/*
+ * Parse a WWW-Authenticate value: scheme, then comma-separated
+ * name=token or name="quoted-string" (backslash escapes) parameters;
+ * names are case-insensitive, unknown ones ignored. AL_EPARSE (naming
+ * the header) on an unterminated quote, a missing '=' or an empty scheme.
+ * Free with al_auth_params_clear.
+ */
+AL_EXPORT int al_auth_parse_challenge(al_auth_params *out, const char *www_authenticate);
+AL_EXPORT void al_auth_params_clear(al_auth_params *p);
+
+/* Credentials for registry/repository (repository may be NULL):
+ * AL_ENOTFOUND when none. Caller frees *user, *pass (and should wipe). */
+AL_EXPORT int al_auth_lookup(al_auth *a, const char *registry, const char *repository, char **user, char **pass);
+
+/*
+ * Answer a 401 challenge. www_authenticate is the header value;
+ * scope like "repository:foo/bar:pull" (NULL for none). For Bearer, fetch
+ * a token from the realm (GET realm?service=..&scope=.., Basic credentials
+ * if any, anonymous otherwise) using h, cache it per (registry, scope)
+ * until expires_in - 30 s. For Basic, build the header from credentials
+ * (AL_EAUTH if none). *header receives "Authorization: ..." (caller frees).
+ * AL_EAUTH when the token server refuses; AL_EPARSE on a bad challenge.
+ * Basic headers are cached for every scope of that registry.
+ */
+AL_EXPORT int al_auth_challenge(al_auth *a, al_http *h, const char *registry, const char *repository, const char *www_authenticate, const char *scope, char **header);
+
+/* A cached "Authorization: ..." header for (registry, scope) that is still
+ * valid; AL_ENOTFOUND otherwise. Caller frees. */
+AL_EXPORT int al_auth_cached(al_auth *a, const char *registry, const char *scope, char **header);
+
+/* Drop the cached token for (registry, scope) (after it was refused). */
+AL_EXPORT void al_auth_invalidate(al_auth *a, const char *registry, const char *scope);
+
+#endif

@@ -1,0 +1,55 @@
+/* clock.h: monotonic time, deadlines, cancellation, duration and size parsing. */
+#ifndef AIRLOCK_CLOCK_H
+#define AIRLOCK_CLOCK_H
+
+#include "common.h"
+
+/* Milliseconds on CLOCK_MONOTONIC. */
+AL_EXPORT uint64_t al_clock_now_ms(void);
+/* Milliseconds since the epoch (wall clock), for timestamps only. */
+AL_EXPORT uint64_t al_clock_wall_ms(void);
+
+/* A point on the monotonic clock; end_ms == 0 means "no deadline". */
+typedef struct al_deadline {
+	uint64_t end_ms;
+} al_deadline;
+
+#define AL_DEADLINE_NONE ((al_deadline){0})
+
+/* A deadline ms from now (ms == 0 gives AL_DEADLINE_NONE). */
+AL_EXPORT al_deadline al_deadline_in(uint64_t ms);
+/* The earlier of two deadlines (NONE is later than everything). */
+AL_EXPORT al_deadline al_deadline_min(al_deadline a, al_deadline b);
+AL_EXPORT int al_deadline_expired(al_deadline d);
+/* Remaining ms; UINT64_MAX for NONE, 0 when expired. */
+AL_EXPORT uint64_t al_deadline_remaining_ms(al_deadline d);
+
+/*
+ * A cancellation flag. al_cancel_set() is async-signal-safe and
+ * thread-safe; everything long-running polls al_cancel_is_set().
+ */
+typedef struct al_cancel al_cancel;
+AL_EXPORT int al_cancel_new(al_cancel **out);
+AL_EXPORT void al_cancel_free(al_cancel *c);
+AL_EXPORT void al_cancel_set(al_cancel *c);
+/* 0 for a NULL flag. */
+AL_EXPORT int al_cancel_is_set(const al_cancel *c);
+
+/* Sleep ms, waking early (returning AL_ECANCELED) if c is set. c may be NULL. */
+AL_EXPORT int al_sleep_ms(uint64_t ms, const al_cancel *c);
+
+/*
+ * Parse a duration: "500ms", "30s", "2m", "1h30m", "1.5s"; a bare number is
+ * seconds. AL_EPARSE with a message naming s.
+ */
+AL_EXPORT int al_parse_duration(const char *s, uint64_t *ms);
+/* Parse a size: "4G", "512M", "700MiB", "1024" (bytes), binary multiples. */
+AL_EXPORT int al_parse_size(const char *s, uint64_t *bytes);
+
+/*
+ * Exponential backoff with full jitter for attempt (0-based):
+ * random in [base/2, min(max, base * 2^attempt)].
+ */
+AL_EXPORT uint64_t al_backoff_ms(unsigned attempt, uint64_t base_ms, uint64_t max_ms);
+
+#endif

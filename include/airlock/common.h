@@ -1,0 +1,48 @@
+/* common.h: export macro, version and the stream callback types every module shares. */
+#ifndef AIRLOCK_COMMON_H
+#define AIRLOCK_COMMON_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#if defined(__GNUC__)
+#define AL_EXPORT __attribute__((visibility("default")))
+#else
+#define AL_EXPORT
+#endif
+
+#define AL_VERSION_MAJOR 0
+#define AL_VERSION_MINOR 1
+#define AL_VERSION_PATCH 0
+#define AL_VERSION_STRING "0.1.0"
+
+#define AL_KIB ((uint64_t)1024)
+#define AL_MIB (AL_KIB * 1024)
+#define AL_GIB (AL_MIB * 1024)
+
+/*
+ * A byte sink. write() consumes all n bytes or fails with a negative
+ * al_status; reset() (may be NULL) discards everything written so far so a
+ * transfer can restart from byte 0.
+ */
+typedef struct al_writer {
+	int (*write)(void *ud, const uint8_t *p, size_t n);
+	int (*reset)(void *ud);
+	void *ud;
+} al_writer;
+
+/*
+ * A byte source. read() stores up to cap bytes and their count in *got
+ * (0 at end of stream) or fails with a negative al_status; rewind() (may be
+ * NULL) restarts from byte 0 so a request body can be sent again.
+ */
+typedef struct al_reader {
+	int (*read)(void *ud, uint8_t *p, size_t cap, size_t *got);
+	int (*rewind)(void *ud);
+	void *ud;
+} al_reader;
+
+/* The library version string ("0.1.0"). */
+AL_EXPORT const char *al_version(void);
+
+#endif

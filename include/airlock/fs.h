@@ -1,0 +1,58 @@
+/* fs.h: atomic file writes, bounded reads, temporary files, directory helpers and locks. */
+#ifndef AIRLOCK_FS_H
+#define AIRLOCK_FS_H
+
+#include <sys/types.h>
+#include "common.h"
+#include "buf.h"
+
+/* Join two path parts with one '/'. Caller frees; NULL on ENOMEM. */
+AL_EXPORT char *al_path_join(const char *a, const char *b);
+/* mkdir -p. */
+AL_EXPORT int al_fs_mkdir_p(const char *path, mode_t mode);
+/* 1 if path exists (lstat), 0 if not, negative on other errors. */
+AL_EXPORT int al_fs_exists(const char *path);
+/* fsync a directory (after a rename into it). */
+AL_EXPORT int al_fs_fsync_dir(const char *dir);
+
+/*
+ * Write data to path atomically: temporary file in the same directory,
+ * fsync, rename over path, fsync the directory. A crash at any point
+ * leaves either the old or the new content.
+ */
+AL_EXPORT int al_fs_write_atomic(const char *path, const void *data, size_t len);
+
+/* Read a whole regular file into out (bounded by out->max: AL_ELIMIT).
+ * Opens with O_NOFOLLOW; AL_ENOTFOUND if missing. */
+AL_EXPORT int al_fs_read_file(const char *path, al_buf *out);
+
+/*
+ * A temporary file for streaming writes, renamed into place on commit.
+ * Not thread-safe: one writer per thread.
+ */
+typedef struct al_tmpfile al_tmpfile;
+/* Create "<dir>/.tmp-<random>"; dir must exist. */
+AL_EXPORT int al_tmpfile_new(al_tmpfile **out, const char *dir);
+AL_EXPORT int al_tmpfile_write(al_tmpfile *t, const void *p, size_t n);
+/* Truncate to 0 and rewind. */
+AL_EXPORT int al_tmpfile_truncate(al_tmpfile *t);
+AL_EXPORT uint64_t al_tmpfile_size(const al_tmpfile *t);
+AL_EXPORT const char *al_tmpfile_path(const al_tmpfile *t);
+/* fsync, close, rename to path, fsync the directory, free t (always). */
+AL_EXPORT int al_tmpfile_commit(al_tmpfile *t, const char *path);
+/* Close, unlink, free. NULL is a no-op. */
+AL_EXPORT void al_tmpfile_free(al_tmpfile *t);
+
+/*
+ * An exclusive advisory lock (flock) on path, created if missing.
+ * wait_ms == 0: fail at once with AL_ELOCKED if held; otherwise wait up to
+ * wait_ms. Released by al_lock_free (or by process exit, even kill -9).
+ */
+typedef struct al_lock al_lock;
+AL_EXPORT int al_lock_acquire(al_lock **out, const char *path, uint64_t wait_ms);
+AL_EXPORT void al_lock_free(al_lock *l);
+
+/* An al_reader over an open file descriptor (not closed by the reader). */
+AL_EXPORT al_reader al_fd_reader(int *fd);
+
+#endif

@@ -1,0 +1,104 @@
+/* http.h: libcurl client with timeouts, retries with backoff and Retry-After, safe redirects, cancellation. */
+#ifndef AIRLOCK_HTTP_H
+#define AIRLOCK_HTTP_H
+
+#include "common.h"
+#include "buf.h"
+#include "clock.h"
+
+/* Client settings. Zero-initialise, then set what you need; zero fields
+ * take the defaults noted. Strings are copied by al_http_new. */
+typedef struct al_http_opts {
+	const char *ca_file;          /* extra CA bundle (PEM) */
+	int tls_verify_off;           /* 1: skip TLS verification for every host */
+	const char *const *insecure_hosts; /* NULL-terminated "host[:port]" with TLS verification off */
+	const char *proxy;            /* overrides https_proxy/http_proxy env */
+	const char *no_proxy;         /* overrides no_proxy env */
+	uint64_t connect_timeout_ms;  /* default 10000 */
+	uint64_t low_speed_time_ms;   /* abort when < 1 byte/s for this long; default 30000 */
+	uint64_t request_timeout_ms;  /* one attempt, whole; default 0 = none */
+	unsigned max_retries;         /* default 4 (so 5 attempts); AL_HTTP_NO_RETRY for 0 */
+	uint64_t backoff_base_ms;     /* default 250 */
+	uint64_t backoff_max_ms;      /* default 20000; also caps Retry-After */
+	const char *user_agent;       /* default "airlock/<version>" */
+	al_cancel *cancel;            /* borrowed; polled during transfers and sleeps */
+} al_http_opts;
+
+#define AL_HTTP_NO_RETRY ((unsigned)-1)
+
+typedef struct al_http al_http;
+
+/*
+ * A client (one curl easy handle, so connections are reused across
+ * requests). Not thread-safe: use one per thread.
+ */
+AL_EXPORT int al_http_new(al_http **out, const al_http_opts *opts);
+AL_EXPORT void al_http_free(al_http *h);
+
+typedef struct al_http_req {
+	const char *method;            /* "GET" (default), "HEAD", "PUT", "POST", "PATCH", "DELETE" */
+	const char *url;
+	const char *const *headers;    /* "Name: value" lines, NULL-terminated, may be NULL */
+	/* Request body: body/body_len, or reader (with body_size, -1 for
+	 * chunked). A reader without rewind is not retried once sent. */
+	const uint8_t *body;
+	size_t body_len;
+	const al_reader *reader;
+	int64_t body_size;
+	/* Response body of a 2xx answer goes to sink when set, else into
+	 * body_out (bounded by its max: AL_ELIMIT). Non-2xx bodies are kept
+	 * (first 64 KiB) in al_http_resp.error_body, never in the sink. */
+	const al_writer *sink;
+	al_buf *body_out;
+	/* Resume: after a failure mid-body with bytes already given to the
+	 * sink, retry with "Range: bytes=<given>-"; a 206 continues the sink,
+	 * a 200 calls sink->reset first (no reset: fail). */
+	int resumable;
+	int no_redirect;               /* 1: return 3xx as is */
+	al_deadline deadline;          /* bounds all attempts and backoff sleeps */
+} al_http_req;
+
+typedef struct al_http_resp {
+	long status;                   /* final HTTP status (after redirects) */
+	char *effective_url;           /* after redirects */
+	al_buf error_body;             /* body of a non-2xx answer, bounded */
+	uint64_t body_bytes;           /* bytes given to sink/body_out */
+	unsigned attempts;             /* how many requests were made */
+	/* internal header storage; read with al_http_resp_header */
+	char **hdr_names;
+	char **hdr_values;
+	size_t nhdr;
+} al_http_resp;
+
+#define AL_HTTP_RESP_INIT {0, NULL, AL_BUF_INIT(64 * 1024), 0, 0, NULL, NULL, 0}
+
+/*
+ * Perform req. Returns 0 whenever an HTTP answer was received (any
+ * status: inspect resp->status), so callers decide what 404 or 401 mean.
+ * Retried automatically (with exponential backoff + jitter, honouring
+ * Retry-After in seconds or HTTP-date, capped by backoff_max_ms and the
+ * deadline): connection failures, resets, timeouts, stalls (low speed),
+ * and statuses 408, 429, 500, 502, 503, 504. When retries are exhausted
+ * on a retryable status, returns 0 with that status.
+ * Redirects (301/302/303/307/308, at most 5) are followed by this module,
+ * not curl, and every "Authorization:" header is dropped as soon as a
+ * redirect leaves the original scheme, host or port.
+ * Errors: AL_ENET (connect/TLS/reset/DNS, with curl's text and the URL),
+ * AL_ETIMEOUT (deadline or per-attempt/stall timeout, naming the URL),
+ * AL_ECANCELED, AL_ELIMIT (body_out full), or the sink's error unchanged.
+ * resp is cleared first; free with al_http_resp_clear.
+ */
+AL_EXPORT int al_http_do(al_http *h, const al_http_req *req, al_http_resp *resp);
+AL_EXPORT void al_http_resp_clear(al_http_resp *resp);
+/* Last value of a response header (case-insensitive), borrowed, or NULL. */
+AL_EXPORT const char *al_http_resp_header(const al_http_resp *resp, const char *name);
+
+/* Parse Retry-After (delta-seconds or HTTP-date) into ms from now;
+ * AL_EPARSE if neither. */
+AL_EXPORT int al_http_parse_retry_after(const char *value, uint64_t *ms);
+
+/* Process-wide libcurl init; call once from main before threads. */
+AL_EXPORT int al_http_global_init(void);
+AL_EXPORT void al_http_global_cleanup(void);
+
+#endif

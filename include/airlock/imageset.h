@@ -1,0 +1,48 @@
+/* imageset.h: the ImageSetConfiguration (mirror.openshift.io/v2alpha1 subset plus airlock: fields). */
+#ifndef AIRLOCK_IMAGESET_H
+#define AIRLOCK_IMAGESET_H
+
+#include "common.h"
+
+/*
+ * Where images under a source prefix are really read from, e.g.
+ * prefix "quay.io/airlock-samples", location "oci:/abs/samples/layout"
+ * or "docker://127.0.0.1:5000/mirror". A relative oci: path is resolved
+ * against the directory of the configuration file.
+ */
+typedef struct al_imageset_source {
+	char *prefix;
+	char *location;
+} al_imageset_source;
+
+typedef struct al_imageset {
+	char **releases;        /* mirror.platform.release: one string or a list */
+	size_t nreleases;
+	char **architectures;   /* mirror.platform.architectures (default none) */
+	size_t narchitectures;
+	char **additional;      /* mirror.additionalImages[].name */
+	size_t nadditional;
+	al_imageset_source *sources; /* airlock.sources */
+	size_t nsources;
+	char **insecure;        /* airlock.insecureRegistries: hosts with --tls-verify=false */
+	size_t ninsecure;
+	char *path;             /* the file it was read from */
+} al_imageset;
+
+/* Largest configuration file accepted (AL_ELIMIT beyond). */
+#define AL_IMAGESET_MAX_BYTES (1024 * 1024)
+
+/*
+ * Load path. kind must be ImageSetConfiguration and apiVersion
+ * mirror.openshift.io/v2alpha1. Any field not understood is AL_EPARSE
+ * "<path>:<line>:<column>: unknown field 'x' in mirror.platform";
+ * oc-mirror features airlock does not implement (operators, helm,
+ * channels for now) are AL_EUNSUPPORTED with position. Image references
+ * are validated (al_ref_parse) with position in the message.
+ * Missing file: AL_ENOTFOUND. Caller frees *out with al_imageset_free.
+ * docs/imageset.md lists the supported fields.
+ */
+AL_EXPORT int al_imageset_load(al_imageset **out, const char *path);
+AL_EXPORT void al_imageset_free(al_imageset *cfg);
+
+#endif

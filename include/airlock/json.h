@@ -1,0 +1,26 @@
+/* json.h: strict JSON on jansson: duplicate keys rejected, bounded input, positions in errors. */
+#ifndef AIRLOCK_JSON_H
+#define AIRLOCK_JSON_H
+
+#include <jansson.h>
+#include "common.h"
+
+/*
+ * Parse p[0..n) as one JSON value. Duplicate object keys, trailing data,
+ * NUL bytes and nesting deeper than jansson's limit are AL_EPARSE with
+ * "<what>: line L, column C: reason". what names the source (a path,
+ * a URL, "manifest sha256:..."). Caller owns *out (json_decref).
+ */
+AL_EXPORT int al_json_parse(json_t **out, const uint8_t *p, size_t n, const char *what);
+/* Read and parse a file of at most max bytes (AL_ELIMIT beyond). */
+AL_EXPORT int al_json_load_file(json_t **out, const char *path, size_t max);
+/* Compact or indented (indent > 0) serialisation with keys in insertion
+ * order. Caller frees. NULL on failure. */
+AL_EXPORT char *al_json_dump(const json_t *v, int indent);
+/* Serialise and write atomically (fs.h) with a trailing newline. */
+AL_EXPORT int al_json_save_file(const char *path, const json_t *v, int indent);
+
+/* Borrowed string member or NULL when missing or not a string. */
+AL_EXPORT const char *al_json_str(const json_t *obj, const char *key);
+
+#endif

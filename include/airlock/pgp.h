@@ -1,0 +1,96 @@
+/* pgp.h: OpenPGP keyrings and signed-message verification (RFC 4880 / RFC 9580 subset, OpenSSL 3, zlib). */
+#ifndef AIRLOCK_PGP_H
+#define AIRLOCK_PGP_H
+
+#include "common.h"
+#include "buf.h"
+
+/*
+ * Bounds applied to every input. Anything beyond them is AL_ELIMIT.
+ */
+#define AL_PGP_MAX_KEYRING_BYTES (16 * AL_MIB)  /* one keyring file */
+#define AL_PGP_MAX_KEYS 4096                     /* primary keys + subkeys in a keyring */
+#define AL_PGP_MAX_KEYRING_PACKETS 100000        /* packets in one keyring file */
+#define AL_PGP_MAX_MESSAGE_BYTES (16 * AL_MIB)   /* a signed message as given */
+#define AL_PGP_MAX_LITERAL_BYTES (16 * AL_MIB)   /* decompressed / reassembled data */
+#define AL_PGP_MAX_MESSAGE_PACKETS 64            /* packets in one message (all levels) */
+#define AL_PGP_MAX_NESTING 2                     /* compressed data packets inside each other */
+
+/*
+ * A set of trusted OpenPGP public keys (v4 keys: RSA, ECDSA P-256/384/521,
+ * EdDSA Ed25519 as algorithm 22 or 27). Self-signatures, subkey bindings,
+ * back-signatures and revocations are verified when a key is added; expiry
+ * is evaluated at verification time against the caller's 'now'.
+ * Immutable once loaded: al_pgp_verify() may be called from several threads
+ * on one keyring; adding keys is not thread-safe.
+ */
+typedef struct al_pgp_keyring al_pgp_keyring;
+
+/* An empty keyring. Free with al_pgp_keyring_free(). AL_ENOMEM. */
+AL_EXPORT int al_pgp_keyring_new(al_pgp_keyring **out);
+
+/*
+ * Add the keys in p[0..n) (a binary keyring, or one or more ASCII-armored
+ * "PGP PUBLIC KEY BLOCK"s; armor headers are tolerated, a CRC24 line is
+ * checked when present). what names the source in messages (a path).
+ * Keys whose self-signatures do not verify are kept but unusable (a
+ * verification by them fails with a message saying why); unsupported key
+ * algorithms (e.g. encryption-only subkeys) are kept for their key IDs only.
+ * Errors: AL_EPARSE (malformed packet, bad armor or CRC, no public key
+ * found), AL_ELIMIT (a bound above), AL_ENOMEM. On failure the keyring is
+ * left as it was before the call.
+ */
+AL_EXPORT int al_pgp_keyring_add(al_pgp_keyring *kr, const uint8_t *p, size_t n,
+				 const char *what);
+
+/* al_pgp_keyring_new() + al_pgp_keyring_add(). */
+AL_EXPORT int al_pgp_keyring_load(al_pgp_keyring **out, const uint8_t *p, size_t n,
+				  const char *what);
+
+/* Number of keys (primary keys and subkeys) in the keyring. */
+AL_EXPORT size_t al_pgp_keyring_count(const al_pgp_keyring *kr);
+
+/* NULL is a no-op. */
+AL_EXPORT void al_pgp_keyring_free(al_pgp_keyring *kr);
+
+/* What a successful verification found. Plain data, no ownership. */
+typedef struct al_pgp_result {
+	char fingerprint[41];         /* signing key (primary or subkey), uppercase hex */
+	char primary_fingerprint[41]; /* its primary key (same as above for a primary) */
+	uint64_t key_id;              /* signing key's 64-bit key ID */
+	int sig_version;              /* 3 or 4 */
+	int sig_type;                 /* 0x00 binary or 0x01 text */
+	int pubkey_algo;              /* RFC 4880 id: 1 RSA, 19 ECDSA, 22/27 EdDSA */
+	int hash_algo;                /* RFC 4880 id: 8 SHA256, 9 SHA384, 10 SHA512, 11 SHA224 */
+	const char *hash_name;        /* "SHA256"... (static string) */
+	uint64_t created;             /* signature creation time (Unix seconds) */
+	uint64_t expires;             /* signature expiration time, 0 if none */
+} al_pgp_result;
+
+/*
+ * Verify the OpenPGP signed message msg[0..n) (binary or ASCII-armored
+ * "PGP MESSAGE"): optionally compressed (ZIP, ZLIB, uncompressed; nesting
+ * at most AL_PGP_MAX_NESTING), holding a one-pass signature (optional),
+ * exactly one literal data packet and exactly one signature packet (v3 or
+ * v4). now is the current time in Unix seconds (0: the system clock); it
+ * decides key and signature expiry.
+ *
+ * Returns 0 only when every check passed; only then is *out written (may
+ * be NULL) and the literal data appended to literal_out (may be NULL;
+ * AL_ELIMIT if it does not fit, literal_out then unchanged).
+ * Errors worth branching on:
+ *   AL_EVERIFY       the content is bad: unknown signer ("signed by unknown
+ *                    key 0x<16 hex>"), bad signature, SHA-1/MD5 hash,
+ *                    expired or revoked key, expired signature, more than
+ *                    one signature, trailing data after the message
+ *   AL_EPARSE        malformed or truncated packets ("truncated packet at
+ *                    offset N"), not a signed message
+ *   AL_EUNSUPPORTED  valid but unsupported (BZIP2, unknown algorithms)
+ *   AL_ELIMIT        a bound above (zip bombs, too many packets)
+ * Thread-safe for a shared keyring.
+ */
+AL_EXPORT int al_pgp_verify(al_pgp_result *out, al_buf *literal_out,
+			    const al_pgp_keyring *kr, const uint8_t *msg, size_t n,
+			    uint64_t now);
+
+#endif

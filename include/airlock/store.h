@@ -1,0 +1,134 @@
+/* store.h: the on-disk store: an OCI image layout with content-addressed blobs, index, locks, check and gc. */
+#ifndef AIRLOCK_STORE_H
+#define AIRLOCK_STORE_H
+
+#include <jansson.h>
+#include "common.h"
+#include "buf.h"
+#include "digest.h"
+#include "oci.h"
+
+/*
+ * Layout (docs/store.md):
+ *   oci-layout, index.json, blobs/sha256/<hex>, signatures/,
+ *   airlock/releases.json, airlock/packs/, airlock/lock, blobs/.tmp/
+ * Any OCI image layout (e.g. one written by skopeo) opens as a store.
+ */
+typedef struct al_store al_store;
+
+typedef struct al_store_opts {
+	int create;     /* create the layout if path is missing or empty */
+	int readonly;   /* no lock, no writes (AL_EINVAL on write calls) */
+	uint64_t lock_wait_ms; /* wait for another process's lock; 0 = fail at once (AL_ELOCKED) */
+} al_store_opts;
+
+/*
+ * Open (and with opts->create, create) the store at path. A writable
+ * store holds an exclusive lock on STORE/airlock/lock until freed, so two
+ * processes never write one store. Stale temporary files left by a killed
+ * process are removed. AL_ENOTFOUND if path is not a layout (and not
+ * create), AL_EPARSE for a bad oci-layout or index.json, AL_ELOCKED.
+ */
+AL_EXPORT int al_store_open(al_store **out, const char *path, const al_store_opts *opts);
+AL_EXPORT void al_store_free(al_store *s);
+/* Borrowed, lives as long as s. */
+AL_EXPORT const char *al_store_path(const al_store *s);
+
+/* 1 if the blob file exists (not re-hashed: blobs are only ever renamed
+ * into place after their digest matched), 0 if not. *size may be NULL. */
+AL_EXPORT int al_store_has_blob(al_store *s, const al_digest *d, uint64_t *size);
+/* "STORE/blobs/<algo>/<hex>". Caller frees. */
+AL_EXPORT char *al_store_blob_path(const al_store *s, const al_digest *d);
+/* Open a blob for reading (O_NOFOLLOW). Caller closes *fd. */
+AL_EXPORT int al_store_blob_open(al_store *s, const al_digest *d, int *fd, uint64_t *size);
+/* Read a whole blob (bounded by out->max), re-hashed: AL_EVERIFY if the
+ * bytes do not match d. For manifests and configs. */
+AL_EXPORT int al_store_read_blob(al_store *s, const al_digest *d, al_buf *out);
+/* Store bytes as a blob (atomic; no-op if present). *out may be NULL. */
+AL_EXPORT int al_store_put_blob(al_store *s, const uint8_t *p, size_t n, al_digest *out);
+
+/*
+ * Streaming blob writer: a temporary file under blobs/.tmp that is hashed
+ * as it is written. Thread-safe across different writers (one writer per
+ * thread). Commit checks size (when expected_size > 0) and digest,
+ * fsyncs and renames into place: AL_EVERIFY on mismatch, the temporary
+ * file removed either way.
+ */
+typedef struct al_blob_writer al_blob_writer;
+AL_EXPORT int al_store_blob_begin(al_store *s, const al_digest *expected, uint64_t expected_size, al_blob_writer **out);
+/* An al_writer (write + reset) feeding w. */
+AL_EXPORT al_writer al_blob_writer_as_writer(al_blob_writer *w);
+AL_EXPORT int al_blob_writer_write(al_blob_writer *w, const uint8_t *p, size_t n);
+AL_EXPORT int al_blob_writer_reset(al_blob_writer *w);
+/* Verify and rename into place; frees w in all cases. */
+AL_EXPORT int al_blob_writer_commit(al_blob_writer *w);
+/* Discard; NULL is a no-op. */
+AL_EXPORT void al_blob_writer_abort(al_blob_writer *w);
+
+/* An image named in index.json. */
+typedef struct al_store_image {
+	char *name;            /* org.opencontainers.image.ref.name */
+	al_descriptor desc;    /* the manifest or index */
+} al_store_image;
+
+AL_EXPORT void al_store_image_clear(al_store_image *img);
+AL_EXPORT void al_store_images_free(al_store_image *imgs, size_t n);
+
+/* Every entry of index.json, in file order. Caller frees with
+ * al_store_images_free. */
+AL_EXPORT int al_store_list(al_store *s, al_store_image **out, size_t *n);
+/* The entry named name: AL_ENOTFOUND if none. */
+AL_EXPORT int al_store_find(al_store *s, const char *name, al_store_image *out);
+
+/*
+ * Add or replace (same name) index entries and rewrite index.json
+ * atomically. The caller must have stored every blob the manifest
+ * references first (so index.json never names incomplete images).
+ */
+AL_EXPORT int al_store_tag(al_store *s, const char *name, const al_descriptor *desc);
+/* Remove the entry named name (AL_ENOTFOUND if none). */
+AL_EXPORT int al_store_untag(al_store *s, const char *name);
+
+/* airlock/releases.json ({"releases": [...]}) load / atomic save.
+ * A missing file loads as {"releases": []}. */
+AL_EXPORT int al_store_releases_load(al_store *s, json_t **out);
+AL_EXPORT int al_store_releases_save(al_store *s, const json_t *v);
+
+typedef enum al_check_kind {
+	AL_CHECK_OK = 0,          /* informational: a verified item */
+	AL_CHECK_MISSING = 1,     /* referenced blob absent */
+	AL_CHECK_CORRUPT = 2,     /* blob bytes do not match the name/digest */
+	AL_CHECK_INVALID = 3,     /* manifest/index/layout file cannot be parsed */
+	AL_CHECK_UNREFERENCED = 4,/* blob reachable from no index entry */
+	AL_CHECK_REMOVED = 5,     /* gc removed it */
+} al_check_kind;
+
+/* what: "sha256:..." or a path; detail: which image referenced it / why. */
+typedef void (*al_check_fn)(void *ud, al_check_kind kind, const char *what, const char *detail);
+
+typedef struct al_check_result {
+	uint64_t images;
+	uint64_t blobs_checked;
+	uint64_t bytes_checked;
+	uint64_t missing;
+	uint64_t corrupt;
+	uint64_t invalid;
+	uint64_t unreferenced;
+	uint64_t removed;
+	uint64_t bytes_removed;
+} al_check_result;
+
+#define AL_STORE_CHECK_GC 1    /* remove unreferenced blobs and stale temp files */
+#define AL_STORE_CHECK_QUICK 2 /* sizes only, no re-hashing */
+
+/*
+ * Walk index.json -> indexes -> manifests -> config/layers (and
+ * signatures/), re-hash every blob, report each problem through fn
+ * (may be NULL) and count them in *res. Returns 0 when the walk ran
+ * (inspect res), negative when it could not run. Corrupt blobs are
+ * reported, never silently deleted, except with AL_STORE_CHECK_GC, where
+ * a corrupt blob is removed so that a rerun fetches it again.
+ */
+AL_EXPORT int al_store_check(al_store *s, int flags, al_check_fn fn, void *ud, al_check_result *res);
+
+#endif

@@ -1,0 +1,813 @@
+/* auth.c: auth-file discovery and parsing, WWW-Authenticate parsing, Bearer token fetch and the token cache. */
+#include <ctype.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include <jansson.h>
+#include <openssl/crypto.h>
+
+#include "airlock/auth.h"
+#include "airlock/buf.h"
+#include "airlock/clock.h"
+#include "airlock/error.h"
+#include "airlock/fs.h"
+#include "airlock/log.h"
+
+#define AUTH_FILE_MAX (4 * AL_MIB)
+#define TOKEN_BODY_MAX (1 * AL_MIB)
+#define TOKEN_DEFAULT_TTL_S 60
+#define TOKEN_MARGIN_S 30
+#define CACHE_MAX 256
+
+typedef struct auth_cred {
+	char *key;  /* normalised: "host" or "host/namespace/repo" */
+	char *user;
+	char *pass;
+} auth_cred;
+
+typedef struct auth_token {
+	char *registry;
+	char *scope;        /* NULL: any scope (Basic) */
+	char *header;       /* "Authorization: ..." */
+	uint64_t expires_ms; /* monotonic */
+} auth_token;
+
+struct al_auth {
+	pthread_mutex_t lock;
+	auth_cred *creds;
+	size_t ncreds;
+	auth_token *tokens;
+	size_t ntokens;
+};
+
+static void wipe_free(char *s)
+{
+	if (s == NULL)
+		return;
+	OPENSSL_cleanse(s, strlen(s));
+	free(s);
+}
+
+static void token_clear(auth_token *t)
+{
+	free(t->registry);
+	free(t->scope);
+	wipe_free(t->header);
+	memset(t, 0, sizeof(*t));
+}
+
+char *al_auth_normalize_key(const char *key)
+{
+	const char *s = key;
+	size_t n;
+	char *out;
+
+	if (key == NULL)
+		return NULL;
+	if (strncasecmp(s, "https://", 8) == 0)
+		s += 8;
+	else if (strncasecmp(s, "http://", 7) == 0)
+		s += 7;
+	n = strlen(s);
+	for (;;) {
+		if (n > 0 && s[n - 1] == '/') {
+			n--;
+			continue;
+		}
+		if (n >= 3 && s[n - 3] == '/' && s[n - 2] == 'v' && (s[n - 1] == '1' || s[n - 1] == '2')) {
+			n -= 3;
+			continue;
+		}
+		break;
+	}
+	if (n >= 15 && strncasecmp(s, "index.docker.io", 15) == 0 && (n == 15 || s[15] == '/'))
+		return al_sprintf("docker.io%.*s", (int)(n - 15), s + 15);
+	if (n >= 20 && strncasecmp(s, "registry-1.docker.io", 20) == 0 && (n == 20 || s[20] == '/'))
+		return al_sprintf("docker.io%.*s", (int)(n - 20), s + 20);
+	out = al_strndup(s, n);
+	return out;
+}
+
+static int auth_alloc(al_auth **out)
+{
+	al_auth *a = calloc(1, sizeof(*a));
+
+	if (a == NULL)
+		return al_error_set(AL_ENOMEM, "out of memory allocating credentials");
+	if (pthread_mutex_init(&a->lock, NULL) != 0) {
+		free(a);
+		return al_error_set(AL_ENOMEM, "cannot initialise the credentials lock");
+	}
+	*out = a;
+	return 0;
+}
+
+void al_auth_free(al_auth *a)
+{
+	size_t i;
+
+	if (a == NULL)
+		return;
+	for (i = 0; i < a->ncreds; i++) {
+		free(a->creds[i].key);
+		wipe_free(a->creds[i].user);
+		wipe_free(a->creds[i].pass);
+	}
+	free(a->creds);
+	for (i = 0; i < a->ntokens; i++)
+		token_clear(&a->tokens[i]);
+	free(a->tokens);
+	pthread_mutex_destroy(&a->lock);
+	free(a);
+}
+
+/* Add one credential; a later duplicate key (after normalisation) replaces the earlier one. */
+static int cred_add(al_auth *a, char *key, char *user, char *pass)
+{
+	auth_cred *n;
+	size_t i;
+
+	for (i = 0; i < a->ncreds; i++) {
+		if (strcmp(a->creds[i].key, key) == 0) {
+			free(a->creds[i].key);
+			wipe_free(a->creds[i].user);
+			wipe_free(a->creds[i].pass);
+			a->creds[i].key = key;
+			a->creds[i].user = user;
+			a->creds[i].pass = pass;
+			return 0;
+		}
+	}
+	if (a->ncreds >= SIZE_MAX / sizeof(*n) - 1)
+		return al_error_set(AL_ENOMEM, "too many credentials");
+	n = realloc(a->creds, (a->ncreds + 1) * sizeof(*n));
+	if (n == NULL)
+		return al_error_set(AL_ENOMEM, "out of memory adding credentials");
+	a->creds = n;
+	a->creds[a->ncreds].key = key;
+	a->creds[a->ncreds].user = user;
+	a->creds[a->ncreds].pass = pass;
+	a->ncreds++;
+	return 0;
+}
+
+static int parse_entry(al_auth *a, const char *path, const char *key, json_t *entry)
+{
+	al_buf dec = AL_BUF_INIT(64 * 1024);
+	char *nkey = NULL, *user = NULL, *pass = NULL;
+	json_t *v;
+	const char *colon;
+	int rc = 0;
+
+	if (!json_is_object(entry)) {
+		rc = al_error_set(AL_EPARSE, "'%s': auths entry '%s' is not an object", path, key);
+		goto out;
+	}
+	v = json_object_get(entry, "auth");
+	if (v != NULL && !json_is_string(v)) {
+		rc = al_error_set(AL_EPARSE, "'%s': auths entry '%s': \"auth\" is not a string", path, key);
+		goto out;
+	}
+	if (v != NULL && json_string_length(v) > 0) {
+		if (al_base64_decode(&dec, json_string_value(v), json_string_length(v)) != 0) {
+			rc = al_error_set(AL_EPARSE, "'%s': auths entry '%s': \"auth\" is not valid base64", path, key);
+			goto out;
+		}
+		colon = dec.ptr != NULL ? memchr(dec.ptr, ':', dec.len) : NULL;
+		if (colon == NULL || memchr(dec.ptr, '\0', dec.len) != NULL) {
+			rc = al_error_set(AL_EPARSE, "'%s': auths entry '%s': \"auth\" is not base64 of user:password", path, key);
+			goto out;
+		}
+		user = al_strndup((const char *)dec.ptr, (size_t)(colon - (const char *)dec.ptr));
+		pass = al_strndup(colon + 1, dec.len - (size_t)(colon - (const char *)dec.ptr) - 1);
+	} else {
+		const char *u = NULL, *p = NULL;
+
+		v = json_object_get(entry, "username");
+		if (json_is_string(v))
+			u = json_string_value(v);
+		v = json_object_get(entry, "password");
+		if (json_is_string(v))
+			p = json_string_value(v);
+		if (u == NULL || p == NULL || u[0] == '\0')
+			goto out; /* no usable credentials (identity tokens, helpers): skip */
+		user = al_strdup(u);
+		pass = al_strdup(p);
+	}
+	nkey = al_auth_normalize_key(key);
+	if (user == NULL || pass == NULL || nkey == NULL) {
+		rc = al_error_set(AL_ENOMEM, "out of memory reading '%s'", path);
+		goto out;
+	}
+	rc = cred_add(a, nkey, user, pass);
+	if (rc == 0)
+		nkey = user = pass = NULL;
+out:
+	if (dec.ptr != NULL)
+		OPENSSL_cleanse(dec.ptr, dec.len);
+	al_buf_free(&dec);
+	free(nkey);
+	wipe_free(user);
+	wipe_free(pass);
+	return rc;
+}
+
+static int load_file(al_auth *a, const char *path)
+{
+	al_buf data = AL_BUF_INIT(AUTH_FILE_MAX);
+	json_error_t jerr;
+	json_t *root = NULL, *auths, *entry;
+	const char *key;
+	int rc;
+
+	rc = al_fs_read_file(path, &data);
+	if (rc != 0)
+		goto out;
+	root = json_loadb((const char *)data.ptr, data.len, JSON_REJECT_DUPLICATES, &jerr);
+	if (root == NULL) {
+		rc = al_error_set(AL_EPARSE, "'%s': line %d, column %d: %s", path, jerr.line, jerr.column, jerr.text);
+		goto out;
+	}
+	if (!json_is_object(root)) {
+		rc = al_error_set(AL_EPARSE, "'%s': not a JSON object", path);
+		goto out;
+	}
+	auths = json_object_get(root, "auths");
+	if (auths == NULL)
+		goto out;
+	if (!json_is_object(auths)) {
+		rc = al_error_set(AL_EPARSE, "'%s': \"auths\" is not an object", path);
+		goto out;
+	}
+	json_object_foreach(auths, key, entry) {
+		rc = parse_entry(a, path, key, entry);
+		if (rc != 0)
+			goto out;
+	}
+	al_log_debug("auth: %zu credential entries from '%s'", a->ncreds, path);
+out:
+	if (data.ptr != NULL)
+		OPENSSL_cleanse(data.ptr, data.len);
+	al_buf_free(&data);
+	json_decref(root);
+	return rc;
+}
+
+int al_auth_new_anonymous(al_auth **out)
+{
+	return auth_alloc(out);
+}
+
+int al_auth_new(al_auth **out, const char *authfile)
+{
+	al_auth *a = NULL;
+	char *cand[3] = {NULL, NULL, NULL};
+	const char *env;
+	size_t i;
+	int rc;
+
+	rc = auth_alloc(&a);
+	if (rc != 0)
+		return rc;
+	if (authfile != NULL) {
+		rc = load_file(a, authfile);
+		if (rc == AL_ENOTFOUND)
+			rc = al_error_set(AL_ENOTFOUND, "auth file '%s' does not exist", authfile);
+		goto out;
+	}
+	env = getenv("REGISTRY_AUTH_FILE");
+	if (env != NULL && env[0] != '\0')
+		cand[0] = al_strdup(env);
+	env = getenv("XDG_RUNTIME_DIR");
+	if (env != NULL && env[0] != '\0')
+		cand[1] = al_sprintf("%s/containers/auth.json", env);
+	env = getenv("HOME");
+	if (env != NULL && env[0] != '\0')
+		cand[2] = al_sprintf("%s/.docker/config.json", env);
+	for (i = 0; i < 3; i++) {
+		if (cand[i] == NULL)
+			continue;
+		rc = al_fs_exists(cand[i]);
+		if (rc == 0)
+			continue;
+		if (rc < 0)
+			goto out;
+		rc = load_file(a, cand[i]);
+		goto out;
+	}
+	rc = 0;
+out:
+	for (i = 0; i < 3; i++)
+		free(cand[i]);
+	if (rc != 0) {
+		al_auth_free(a);
+		return rc;
+	}
+	*out = a;
+	return 0;
+}
+
+/* The credential whose key is the longest prefix (at a '/' boundary) of registry/repository. */
+static const auth_cred *cred_find(const al_auth *a, const char *reg, const char *repo)
+{
+	const auth_cred *best = NULL;
+	size_t bestlen = 0, rl = strlen(reg), i;
+
+	for (i = 0; i < a->ncreds; i++) {
+		const char *k = a->creds[i].key;
+		size_t kl = strlen(k);
+
+		if (kl < rl || strncasecmp(k, reg, rl) != 0)
+			continue;
+		if (kl > rl) {
+			/* "host/ns/repo" key: must be a path prefix of repo */
+			size_t pl = kl - rl - 1;
+
+			if (k[rl] != '/' || repo == NULL || strncmp(k + rl + 1, repo, pl) != 0)
+				continue;
+			if (repo[pl] != '\0' && repo[pl] != '/')
+				continue;
+		}
+		if (best == NULL || kl > bestlen) {
+			best = &a->creds[i];
+			bestlen = kl;
+		}
+	}
+	return best;
+}
+
+int al_auth_lookup(al_auth *a, const char *registry, const char *repository, char **user, char **pass)
+{
+	const auth_cred *c;
+	char *reg = NULL, *u = NULL, *p = NULL;
+	int rc = 0;
+
+	if (a == NULL || registry == NULL || user == NULL || pass == NULL)
+		return al_error_set(AL_EINVAL, "al_auth_lookup: missing argument");
+	reg = al_auth_normalize_key(registry);
+	if (reg == NULL)
+		return al_error_set(AL_ENOMEM, "out of memory");
+	pthread_mutex_lock(&a->lock);
+	c = cred_find(a, reg, repository);
+	if (c != NULL) {
+		u = al_strdup(c->user);
+		p = al_strdup(c->pass);
+	}
+	pthread_mutex_unlock(&a->lock);
+	if (c == NULL) {
+		rc = al_error_set(AL_ENOTFOUND, "no credentials for '%s%s%s'", registry,
+				  repository != NULL ? "/" : "", repository != NULL ? repository : "");
+		goto out;
+	}
+	if (u == NULL || p == NULL) {
+		rc = al_error_set(AL_ENOMEM, "out of memory");
+		goto out;
+	}
+	*user = u;
+	*pass = p;
+	u = p = NULL;
+out:
+	free(reg);
+	wipe_free(u);
+	wipe_free(p);
+	return rc;
+}
+
+void al_auth_params_clear(al_auth_params *p)
+{
+	if (p == NULL)
+		return;
+	free(p->scheme);
+	free(p->realm);
+	free(p->service);
+	free(p->scope);
+	memset(p, 0, sizeof(*p));
+}
+
+static int is_tchar(char c)
+{
+	return isalnum((unsigned char)c) || (c != '\0' && strchr("!#$%&'*+-.^_`|~/:", c) != NULL);
+}
+
+int al_auth_parse_challenge(al_auth_params *out, const char *hdr)
+{
+	al_auth_params res = {NULL, NULL, NULL, NULL};
+	al_buf val = AL_BUF_INIT(16 * 1024);
+	const char *s = hdr, *start;
+	int rc = 0;
+
+	if (hdr == NULL)
+		return al_error_set(AL_EPARSE, "missing WWW-Authenticate challenge");
+	while (*s == ' ' || *s == '\t')
+		s++;
+	start = s;
+	while (is_tchar(*s))
+		s++;
+	if (s == start) {
+		rc = al_error_set(AL_EPARSE, "WWW-Authenticate '%.200s': no scheme", hdr);
+		goto out;
+	}
+	res.scheme = al_strndup(start, (size_t)(s - start));
+	if (res.scheme == NULL) {
+		rc = al_error_set(AL_ENOMEM, "out of memory");
+		goto out;
+	}
+	for (;;) {
+		const char *name;
+		size_t namelen;
+		char **dst = NULL;
+
+		while (*s == ' ' || *s == '\t' || *s == ',')
+			s++;
+		if (*s == '\0')
+			break;
+		name = s;
+		while (is_tchar(*s) && *s != '/' && *s != ':')
+			s++;
+		namelen = (size_t)(s - name);
+		while (*s == ' ' || *s == '\t')
+			s++;
+		if (namelen == 0 || *s != '=') {
+			rc = al_error_set(AL_EPARSE, "WWW-Authenticate '%.200s': expected name=value at offset %zu", hdr,
+					  (size_t)(s - hdr));
+			goto out;
+		}
+		s++;
+		while (*s == ' ' || *s == '\t')
+			s++;
+		al_buf_reset(&val);
+		if (*s == '"') {
+			s++;
+			for (;;) {
+				if (*s == '\0') {
+					rc = al_error_set(AL_EPARSE, "WWW-Authenticate '%.200s': unterminated quoted string", hdr);
+					goto out;
+				}
+				if (*s == '"') {
+					s++;
+					break;
+				}
+				if (*s == '\\') {
+					s++;
+					if (*s == '\0')
+						continue;
+				}
+				rc = al_buf_append(&val, s, 1);
+				if (rc != 0) {
+					rc = al_error_set(rc, "WWW-Authenticate parameter too long");
+					goto out;
+				}
+				s++;
+			}
+		} else {
+			start = s;
+			while (is_tchar(*s) || *s == '=')
+				s++;
+			rc = al_buf_append(&val, start, (size_t)(s - start));
+			if (rc != 0) {
+				rc = al_error_set(rc, "WWW-Authenticate parameter too long");
+				goto out;
+			}
+		}
+		while (*s == ' ' || *s == '\t')
+			s++;
+		if (*s != ',' && *s != '\0') {
+			rc = al_error_set(AL_EPARSE, "WWW-Authenticate '%.200s': unexpected '%c' at offset %zu", hdr, *s,
+					  (size_t)(s - hdr));
+			goto out;
+		}
+		if (namelen == 5 && strncasecmp(name, "realm", 5) == 0)
+			dst = &res.realm;
+		else if (namelen == 7 && strncasecmp(name, "service", 7) == 0)
+			dst = &res.service;
+		else if (namelen == 5 && strncasecmp(name, "scope", 5) == 0)
+			dst = &res.scope;
+		if (dst != NULL) {
+			free(*dst);
+			*dst = al_strdup(al_buf_cstr(&val));
+			if (*dst == NULL) {
+				rc = al_error_set(AL_ENOMEM, "out of memory");
+				goto out;
+			}
+		}
+	}
+	*out = res;
+	memset(&res, 0, sizeof(res));
+out:
+	al_buf_free(&val);
+	al_auth_params_clear(&res);
+	return rc;
+}
+
+static int same(const char *a, const char *b)
+{
+	if (a == NULL || b == NULL)
+		return a == b;
+	return strcmp(a, b) == 0;
+}
+
+/* Called with the lock held. */
+static int cache_put(al_auth *a, const char *reg, const char *scope, const char *header, uint64_t ttl_ms)
+{
+	auth_token t = {NULL, NULL, NULL, 0}, *n;
+	size_t i;
+
+	t.registry = al_strdup(reg);
+	t.scope = scope != NULL ? al_strdup(scope) : NULL;
+	t.header = al_strdup(header);
+	t.expires_ms = al_clock_now_ms() + ttl_ms;
+	if (t.registry == NULL || (scope != NULL && t.scope == NULL) || t.header == NULL) {
+		token_clear(&t);
+		return al_error_set(AL_ENOMEM, "out of memory caching a token");
+	}
+	for (i = 0; i < a->ntokens; i++) {
+		if (strcmp(a->tokens[i].registry, reg) == 0 && same(a->tokens[i].scope, scope)) {
+			token_clear(&a->tokens[i]);
+			a->tokens[i] = t;
+			return 0;
+		}
+	}
+	if (a->ntokens >= CACHE_MAX) {
+		/* bounded cache: drop the oldest entry */
+		token_clear(&a->tokens[0]);
+		memmove(&a->tokens[0], &a->tokens[1], (a->ntokens - 1) * sizeof(*n));
+		a->ntokens--;
+	}
+	n = realloc(a->tokens, (a->ntokens + 1) * sizeof(*n));
+	if (n == NULL) {
+		token_clear(&t);
+		return al_error_set(AL_ENOMEM, "out of memory caching a token");
+	}
+	a->tokens = n;
+	a->tokens[a->ntokens++] = t;
+	return 0;
+}
+
+int al_auth_cached(al_auth *a, const char *registry, const char *scope, char **header)
+{
+	uint64_t now = al_clock_now_ms();
+	const auth_token *hit = NULL;
+	char *reg, *h = NULL;
+	size_t i;
+
+	if (a == NULL || registry == NULL || header == NULL)
+		return al_error_set(AL_EINVAL, "al_auth_cached: missing argument");
+	reg = al_auth_normalize_key(registry);
+	if (reg == NULL)
+		return al_error_set(AL_ENOMEM, "out of memory");
+	pthread_mutex_lock(&a->lock);
+	/* an exact (registry, scope) token first, then a Basic entry for the registry */
+	for (i = 0; i < a->ntokens && hit == NULL; i++) {
+		const auth_token *t = &a->tokens[i];
+
+		if (strcmp(t->registry, reg) == 0 && now < t->expires_ms && t->scope != NULL && same(t->scope, scope))
+			hit = t;
+	}
+	for (i = 0; i < a->ntokens && hit == NULL; i++) {
+		const auth_token *t = &a->tokens[i];
+
+		if (strcmp(t->registry, reg) == 0 && now < t->expires_ms && t->scope == NULL)
+			hit = t;
+	}
+	if (hit != NULL)
+		h = al_strdup(hit->header);
+	pthread_mutex_unlock(&a->lock);
+	free(reg);
+	if (hit == NULL)
+		return al_error_set(AL_ENOTFOUND, "no cached token for '%s' scope '%s'", registry,
+				    scope != NULL ? scope : "");
+	if (h == NULL)
+		return al_error_set(AL_ENOMEM, "out of memory");
+	*header = h;
+	return 0;
+}
+
+void al_auth_invalidate(al_auth *a, const char *registry, const char *scope)
+{
+	char *reg;
+	size_t i;
+
+	if (a == NULL || registry == NULL)
+		return;
+	reg = al_auth_normalize_key(registry);
+	if (reg == NULL)
+		return;
+	pthread_mutex_lock(&a->lock);
+	for (i = 0; i < a->ntokens;) {
+		auth_token *t = &a->tokens[i];
+
+		if (strcmp(t->registry, reg) == 0 && (t->scope == NULL || same(t->scope, scope))) {
+			token_clear(t);
+			memmove(t, t + 1, (a->ntokens - i - 1) * sizeof(*t));
+			a->ntokens--;
+			continue;
+		}
+		i++;
+	}
+	pthread_mutex_unlock(&a->lock);
+	free(reg);
+}
+
+static char *basic_header(const char *user, const char *pass)
+{
+	char *up = al_sprintf("%s:%s", user, pass), *b64, *h;
+
+	if (up == NULL)
+		return NULL;
+	b64 = al_base64_encode((const uint8_t *)up, strlen(up));
+	wipe_free(up);
+	if (b64 == NULL)
+		return NULL;
+	h = al_sprintf("Authorization: Basic %s", b64);
+	wipe_free(b64);
+	return h;
+}
+
+/* Percent-encode s (RFC 3986 unreserved characters kept) onto b. */
+static int url_escape(al_buf *b, const char *s)
+{
+	static const char hex[] = "0123456789ABCDEF";
+	int rc = 0;
+
+	for (; *s != '\0' && rc == 0; s++) {
+		unsigned char c = (unsigned char)*s;
+
+		if (isalnum(c) || c == '-' || c == '.' || c == '_' || c == '~') {
+			rc = al_buf_append(b, s, 1);
+		} else {
+			char e[3] = {'%', hex[c >> 4], hex[c & 15]};
+
+			rc = al_buf_append(b, e, 3);
+		}
+	}
+	return rc;
+}
+
+static int fetch_token(al_http *h, const al_auth_params *ch, const char *scope, const char *cred_header,
+		       char **token, uint64_t *ttl_s)
+{
+	al_buf url = AL_BUF_INIT(16 * 1024), body = AL_BUF_INIT(TOKEN_BODY_MAX);
+	al_http_resp resp = AL_HTTP_RESP_INIT;
+	al_http_req req;
+	const char *headers[2] = {cred_header, NULL};
+	const char *tok;
+	char sep;
+	json_error_t jerr;
+	json_t *root = NULL, *v;
+	int rc;
+
+	memset(&req, 0, sizeof(req));
+	if (ch->realm == NULL || ch->realm[0] == '\0')
+		return al_error_set(AL_EPARSE, "Bearer challenge without realm");
+	if (!al_str_startswith(ch->realm, "https://") && !al_str_startswith(ch->realm, "http://"))
+		return al_error_set(AL_EPARSE, "Bearer realm '%s' is not an http(s) URL", ch->realm);
+	sep = strchr(ch->realm, '?') != NULL ? '&' : '?';
+	rc = al_buf_puts(&url, ch->realm);
+	if (rc == 0 && ch->service != NULL) {
+		rc = al_buf_printf(&url, "%cservice=", sep);
+		if (rc == 0)
+			rc = url_escape(&url, ch->service);
+		sep = '&';
+	}
+	if (rc == 0 && scope != NULL) {
+		rc = al_buf_printf(&url, "%cscope=", sep);
+		if (rc == 0)
+			rc = url_escape(&url, scope);
+	}
+	if (rc != 0) {
+		rc = al_error_set(rc, "token URL for realm '%s' too long", ch->realm);
+		goto out;
+	}
+	req.method = "GET";
+	req.url = al_buf_cstr(&url);
+	req.headers = cred_header != NULL ? headers : NULL;
+	req.body_out = &body;
+	rc = al_http_do(h, &req, &resp);
+	if (rc != 0)
+		goto out;
+	if (resp.status == 401 || resp.status == 403) {
+		rc = al_error_set(AL_EAUTH, "token server '%s' refused the %s (HTTP %ld)", ch->realm,
+				  cred_header != NULL ? "credentials" : "anonymous request", resp.status);
+		goto out;
+	}
+	if (resp.status != 200) {
+		rc = al_error_set(AL_EPROTO, "token server '%s' answered HTTP %ld", ch->realm, resp.status);
+		goto out;
+	}
+	root = json_loadb((const char *)body.ptr, body.len, JSON_REJECT_DUPLICATES, &jerr);
+	if (root == NULL || !json_is_object(root)) {
+		rc = al_error_set(AL_EPARSE, "token server '%s': invalid JSON answer", ch->realm);
+		goto out;
+	}
+	v = json_object_get(root, "token");
+	if (!json_is_string(v) || json_string_length(v) == 0)
+		v = json_object_get(root, "access_token");
+	if (!json_is_string(v) || json_string_length(v) == 0) {
+		rc = al_error_set(AL_EPROTO, "token server '%s': answer has no token", ch->realm);
+		goto out;
+	}
+	tok = json_string_value(v);
+	v = json_object_get(root, "expires_in");
+	*ttl_s = TOKEN_DEFAULT_TTL_S;
+	if (json_is_integer(v) && json_integer_value(v) > 0)
+		*ttl_s = (uint64_t)json_integer_value(v);
+	*token = al_strdup(tok);
+	if (*token == NULL)
+		rc = al_error_set(AL_ENOMEM, "out of memory");
+out:
+	if (body.ptr != NULL)
+		OPENSSL_cleanse(body.ptr, body.len);
+	al_buf_free(&body);
+	al_buf_free(&url);
+	al_http_resp_clear(&resp);
+	json_decref(root);
+	return rc;
+}
+
+int al_auth_challenge(al_auth *a, al_http *h, const char *registry, const char *repository,
+		      const char *www_authenticate, const char *scope, char **header)
+{
+	al_auth_params ch = {NULL, NULL, NULL, NULL};
+	char *user = NULL, *pass = NULL, *cred = NULL, *token = NULL, *hv = NULL, *reg = NULL;
+	uint64_t ttl_s = 0, ttl_ms;
+	int rc;
+
+	if (a == NULL || registry == NULL || header == NULL)
+		return al_error_set(AL_EINVAL, "al_auth_challenge: missing argument");
+	rc = al_auth_parse_challenge(&ch, www_authenticate);
+	if (rc != 0)
+		return rc;
+	reg = al_auth_normalize_key(registry);
+	if (reg == NULL) {
+		rc = al_error_set(AL_ENOMEM, "out of memory");
+		goto out;
+	}
+	rc = al_auth_lookup(a, reg, repository, &user, &pass);
+	if (rc == AL_ENOTFOUND) {
+		al_error_clear();
+		rc = 0;
+	} else if (rc != 0) {
+		goto out;
+	}
+	if (strcasecmp(ch.scheme, "Basic") == 0) {
+		if (user == NULL) {
+			rc = al_error_set(AL_EAUTH, "registry '%s' requires credentials and none are configured", registry);
+			goto out;
+		}
+		hv = basic_header(user, pass);
+		if (hv == NULL) {
+			rc = al_error_set(AL_ENOMEM, "out of memory");
+			goto out;
+		}
+		pthread_mutex_lock(&a->lock);
+		rc = cache_put(a, reg, NULL, hv, 3600 * 1000);
+		pthread_mutex_unlock(&a->lock);
+		if (rc != 0)
+			goto out;
+	} else if (strcasecmp(ch.scheme, "Bearer") == 0) {
+		if (h == NULL) {
+			rc = al_error_set(AL_EINVAL, "al_auth_challenge: Bearer needs an http client");
+			goto out;
+		}
+		if (user != NULL) {
+			cred = basic_header(user, pass);
+			if (cred == NULL) {
+				rc = al_error_set(AL_ENOMEM, "out of memory");
+				goto out;
+			}
+		}
+		al_log_debug("auth: requesting a token for '%s' scope '%s' from '%s'", registry,
+			     scope != NULL ? scope : "", ch.realm != NULL ? ch.realm : "");
+		rc = fetch_token(h, &ch, scope, cred, &token, &ttl_s);
+		if (rc != 0)
+			goto out;
+		hv = al_sprintf("Authorization: Bearer %s", token);
+		if (hv == NULL) {
+			rc = al_error_set(AL_ENOMEM, "out of memory");
+			goto out;
+		}
+		ttl_ms = ttl_s > TOKEN_MARGIN_S ? (ttl_s - TOKEN_MARGIN_S) * 1000 : ttl_s * 500;
+		pthread_mutex_lock(&a->lock);
+		rc = cache_put(a, reg, scope, hv, ttl_ms);
+		pthread_mutex_unlock(&a->lock);
+		if (rc != 0)
+			goto out;
+	} else {
+		rc = al_error_set(AL_EUNSUPPORTED, "registry '%s': unsupported authentication scheme '%s'", registry,
+				  ch.scheme);
+		goto out;
+	}
+	*header = hv;
+	hv = NULL;
+out:
+	al_auth_params_clear(&ch);
+	free(reg);
+	wipe_free(user);
+	wipe_free(pass);
+	wipe_free(cred);
+	wipe_free(token);
+	wipe_free(hv);
+	return rc;
+}

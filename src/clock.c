@@ -1,0 +1,224 @@
+/* clock.c: monotonic clock, deadlines, cancellation flags, durations, sizes and backoff. */
+#include <errno.h>
+#include <math.h>
+#include <stdatomic.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include <openssl/rand.h>
+
+#include "airlock/clock.h"
+#include "airlock/error.h"
+
+struct al_cancel {
+	atomic_int flag;
+};
+
+uint64_t al_clock_now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000u + (uint64_t)ts.tv_nsec / 1000000u;
+}
+
+uint64_t al_clock_wall_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	return (uint64_t)ts.tv_sec * 1000u + (uint64_t)ts.tv_nsec / 1000000u;
+}
+
+al_deadline al_deadline_in(uint64_t ms)
+{
+	al_deadline d = {0};
+
+	if (ms == 0)
+		return d;
+	d.end_ms = al_clock_now_ms() + ms;
+	return d;
+}
+
+al_deadline al_deadline_min(al_deadline a, al_deadline b)
+{
+	if (a.end_ms == 0)
+		return b;
+	if (b.end_ms == 0)
+		return a;
+	return a.end_ms < b.end_ms ? a : b;
+}
+
+int al_deadline_expired(al_deadline d)
+{
+	return d.end_ms != 0 && al_clock_now_ms() >= d.end_ms;
+}
+
+uint64_t al_deadline_remaining_ms(al_deadline d)
+{
+	uint64_t now;
+
+	if (d.end_ms == 0)
+		return UINT64_MAX;
+	now = al_clock_now_ms();
+	return now >= d.end_ms ? 0 : d.end_ms - now;
+}
+
+int al_cancel_new(al_cancel **out)
+{
+	al_cancel *c = calloc(1, sizeof(*c));
+
+	if (c == NULL)
+		return al_error_set(AL_ENOMEM, "out of memory");
+	atomic_init(&c->flag, 0);
+	*out = c;
+	return 0;
+}
+
+void al_cancel_free(al_cancel *c)
+{
+	free(c);
+}
+
+void al_cancel_set(al_cancel *c)
+{
+	if (c != NULL)
+		atomic_store(&c->flag, 1);
+}
+
+int al_cancel_is_set(const al_cancel *c)
+{
+	return c != NULL && atomic_load(&((al_cancel *)c)->flag) != 0;
+}
+
+int al_sleep_ms(uint64_t ms, const al_cancel *c)
+{
+	uint64_t end = al_clock_now_ms() + ms;
+
+	for (;;) {
+		struct timespec ts;
+		uint64_t now = al_clock_now_ms(), step;
+
+		if (al_cancel_is_set(c))
+			return al_error_set(AL_ECANCELED, "cancelled");
+		if (now >= end)
+			return 0;
+		/* Wake every 50 ms to notice cancellation promptly. */
+		step = end - now < 50 ? end - now : 50;
+		ts.tv_sec = (time_t)(step / 1000);
+		ts.tv_nsec = (long)(step % 1000) * 1000000L;
+		while (nanosleep(&ts, &ts) != 0 && errno == EINTR) {
+			if (al_cancel_is_set(c))
+				return al_error_set(AL_ECANCELED, "cancelled");
+		}
+	}
+}
+
+int al_parse_duration(const char *s, uint64_t *ms)
+{
+	const char *p = s;
+	double total = 0;
+	int any = 0;
+
+	if (s == NULL || *s == '\0')
+		return al_error_set(AL_EPARSE, "empty duration");
+	while (*p != '\0') {
+		char *end;
+		double v, mult;
+
+		errno = 0;
+		v = strtod(p, &end);
+		if (end == p || errno != 0 || v < 0 || !isfinite(v))
+			return al_error_set(AL_EPARSE, "invalid duration '%s' (expected e.g. 30s, 2m, 1h30m, 500ms)", s);
+		p = end;
+		if (strncmp(p, "ms", 2) == 0) {
+			mult = 1;
+			p += 2;
+		} else if (*p == 's') {
+			mult = 1000;
+			p++;
+		} else if (*p == 'm') {
+			mult = 60000;
+			p++;
+		} else if (*p == 'h') {
+			mult = 3600000;
+			p++;
+		} else if (*p == '\0' && !any) {
+			mult = 1000;
+		} else {
+			return al_error_set(AL_EPARSE, "invalid duration '%s' (expected e.g. 30s, 2m, 1h30m, 500ms)", s);
+		}
+		total += v * mult;
+		any = 1;
+	}
+	if (total > 1e15)
+		return al_error_set(AL_EPARSE, "duration '%s' is too large", s);
+	*ms = (uint64_t)total;
+	return 0;
+}
+
+int al_parse_size(const char *s, uint64_t *bytes)
+{
+	char *end;
+	unsigned long long v;
+	uint64_t mult = 1;
+
+	if (s == NULL || *s < '0' || *s > '9')
+		return al_error_set(AL_EPARSE, "invalid size '%s' (expected e.g. 4G, 700M, 1024)", s ? s : "");
+	errno = 0;
+	v = strtoull(s, &end, 10);
+	if (errno != 0)
+		return al_error_set(AL_EPARSE, "invalid size '%s'", s);
+	switch (*end) {
+	case '\0':
+		break;
+	case 'k':
+	case 'K':
+		mult = AL_KIB;
+		end++;
+		break;
+	case 'm':
+	case 'M':
+		mult = AL_MIB;
+		end++;
+		break;
+	case 'g':
+	case 'G':
+		mult = AL_GIB;
+		end++;
+		break;
+	case 't':
+	case 'T':
+		mult = AL_GIB * 1024;
+		end++;
+		break;
+	default:
+		return al_error_set(AL_EPARSE, "invalid size '%s' (expected e.g. 4G, 700M, 1024)", s);
+	}
+	if (mult > 1 && (strcmp(end, "iB") == 0 || strcmp(end, "B") == 0 || strcmp(end, "ib") == 0))
+		end += strlen(end);
+	if (*end != '\0')
+		return al_error_set(AL_EPARSE, "invalid size '%s' (expected e.g. 4G, 700M, 1024)", s);
+	if (v > UINT64_MAX / mult)
+		return al_error_set(AL_EPARSE, "size '%s' is too large", s);
+	*bytes = (uint64_t)v * mult;
+	return 0;
+}
+
+uint64_t al_backoff_ms(unsigned attempt, uint64_t base_ms, uint64_t max_ms)
+{
+	uint64_t cap = base_ms, lo, r = 0;
+	unsigned i;
+
+	for (i = 0; i < attempt && cap < max_ms; i++)
+		cap = cap > UINT64_MAX / 2 ? UINT64_MAX : cap * 2;
+	if (cap > max_ms)
+		cap = max_ms;
+	lo = base_ms / 2;
+	if (lo > cap)
+		lo = cap;
+	if (RAND_bytes((unsigned char *)&r, sizeof(r)) != 1)
+		r = (uint64_t)al_clock_now_ms() * 2654435761u;
+	return lo + (cap > lo ? r % (cap - lo + 1) : 0);
+}

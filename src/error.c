@@ -1,0 +1,167 @@
+/* error.c: status names and the thread-local error message. */
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+#include <openssl/err.h>
+
+#include "airlock/error.h"
+
+#define AL_ERRMSG_MAX 1024
+
+static _Thread_local char errmsg[AL_ERRMSG_MAX];
+
+static void set_message(const char *fmt, va_list ap)
+{
+	int n = vsnprintf(errmsg, sizeof(errmsg), fmt, ap);
+
+	if (n < 0)
+		errmsg[0] = '\0';
+}
+
+static void append_message(const char *text)
+{
+	size_t len = strlen(errmsg);
+	int n;
+
+	if (len >= sizeof(errmsg) - 1)
+		return;
+	n = snprintf(errmsg + len, sizeof(errmsg) - len, ": %s", text);
+	if (n < 0)
+		errmsg[len] = '\0';
+}
+
+int al_error_set(int code, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	set_message(fmt, ap);
+	va_end(ap);
+	return code;
+}
+
+int al_error_errno(int err, const char *fmt, ...)
+{
+	va_list ap;
+	int code;
+
+	va_start(ap, fmt);
+	set_message(fmt, ap);
+	va_end(ap);
+	append_message(strerror(err));
+	switch (err) {
+	case ENOENT:
+		code = AL_ENOTFOUND;
+		break;
+	case ENOMEM:
+		code = AL_ENOMEM;
+		break;
+	case EEXIST:
+		code = AL_EEXIST;
+		break;
+	case EINTR:
+		code = AL_ECANCELED;
+		break;
+	default:
+		code = AL_EIO;
+		break;
+	}
+	return code;
+}
+
+int al_error_openssl(int code, const char *fmt, ...)
+{
+	char text[256];
+	unsigned long e;
+	va_list ap;
+
+	va_start(ap, fmt);
+	set_message(fmt, ap);
+	va_end(ap);
+	e = ERR_get_error();
+	if (e != 0) {
+		ERR_error_string_n(e, text, sizeof(text));
+		append_message(text);
+	}
+	ERR_clear_error();
+	return code;
+}
+
+int al_error_wrap(int code, const char *fmt, ...)
+{
+	char prefix[AL_ERRMSG_MAX];
+	char old[AL_ERRMSG_MAX];
+	va_list ap;
+	int n;
+
+	va_start(ap, fmt);
+	n = vsnprintf(prefix, sizeof(prefix), fmt, ap);
+	va_end(ap);
+	if (n < 0)
+		return code;
+	memcpy(old, errmsg, sizeof(old));
+	if (old[0] != '\0')
+		n = snprintf(errmsg, sizeof(errmsg), "%s: %s", prefix, old);
+	else
+		n = snprintf(errmsg, sizeof(errmsg), "%s", prefix);
+	if (n < 0)
+		errmsg[0] = '\0';
+	return code;
+}
+
+const char *al_error_message(void)
+{
+	return errmsg;
+}
+
+void al_error_clear(void)
+{
+	errmsg[0] = '\0';
+}
+
+const char *al_status_name(int code)
+{
+	switch (code) {
+	case AL_OK:
+		return "AL_OK";
+	case AL_EINVAL:
+		return "AL_EINVAL";
+	case AL_ENOMEM:
+		return "AL_ENOMEM";
+	case AL_ENOTFOUND:
+		return "AL_ENOTFOUND";
+	case AL_EIO:
+		return "AL_EIO";
+	case AL_ENET:
+		return "AL_ENET";
+	case AL_ETIMEOUT:
+		return "AL_ETIMEOUT";
+	case AL_ECANCELED:
+		return "AL_ECANCELED";
+	case AL_EPARSE:
+		return "AL_EPARSE";
+	case AL_ELIMIT:
+		return "AL_ELIMIT";
+	case AL_EVERIFY:
+		return "AL_EVERIFY";
+	case AL_EAUTH:
+		return "AL_EAUTH";
+	case AL_EEXIST:
+		return "AL_EEXIST";
+	case AL_ELOCKED:
+		return "AL_ELOCKED";
+	case AL_EUNSUPPORTED:
+		return "AL_EUNSUPPORTED";
+	case AL_EPROTO:
+		return "AL_EPROTO";
+	default:
+		return "AL_E?";
+	}
+}
+
+const char *al_version(void)
+{
+	return AL_VERSION_STRING;
+}

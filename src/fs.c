@@ -1,0 +1,378 @@
+/* fs.c: atomic writes (temp + fsync + rename), bounded reads, temporary files and flock locks. */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <openssl/rand.h>
+
+#include "airlock/clock.h"
+#include "airlock/error.h"
+#include "airlock/fs.h"
+
+struct al_tmpfile {
+	int fd;
+	char *path;
+	char *dir;
+	uint64_t size;
+};
+
+struct al_lock {
+	int fd;
+	char *path;
+};
+
+char *al_path_join(const char *a, const char *b)
+{
+	size_t la = strlen(a);
+
+	while (la > 1 && a[la - 1] == '/')
+		la--;
+	while (*b == '/')
+		b++;
+	if (la == 0)
+		return al_strdup(b);
+	return al_sprintf("%.*s/%s", (int)la, a, b);
+}
+
+int al_fs_mkdir_p(const char *path, mode_t mode)
+{
+	char *copy = al_strdup(path), *p;
+	int rc = 0;
+
+	if (copy == NULL)
+		return al_error_set(AL_ENOMEM, "out of memory");
+	for (p = copy + 1; ; p++) {
+		if (*p == '/' || *p == '\0') {
+			char saved = *p;
+			*p = '\0';
+			if (mkdir(copy, mode) != 0 && errno != EEXIST) {
+				rc = al_error_errno(errno, "cannot create directory '%s'", copy);
+				goto out;
+			}
+			*p = saved;
+			if (saved == '\0')
+				break;
+		}
+	}
+	{
+		struct stat st;
+		if (stat(path, &st) != 0) {
+			rc = al_error_errno(errno, "cannot create directory '%s'", path);
+			goto out;
+		}
+		if (!S_ISDIR(st.st_mode)) {
+			rc = al_error_set(AL_EEXIST, "'%s' exists and is not a directory", path);
+			goto out;
+		}
+	}
+out:
+	free(copy);
+	return rc;
+}
+
+int al_fs_exists(const char *path)
+{
+	struct stat st;
+
+	if (lstat(path, &st) == 0)
+		return 1;
+	if (errno == ENOENT || errno == ENOTDIR)
+		return 0;
+	return al_error_errno(errno, "cannot stat '%s'", path);
+}
+
+int al_fs_fsync_dir(const char *dir)
+{
+	int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	int rc = 0;
+
+	if (fd < 0)
+		return al_error_errno(errno, "cannot open directory '%s'", dir);
+	if (fsync(fd) != 0 && errno != EINVAL)
+		rc = al_error_errno(errno, "cannot sync directory '%s'", dir);
+	close(fd);
+	return rc;
+}
+
+static char *dir_of(const char *path)
+{
+	const char *slash = strrchr(path, '/');
+
+	if (slash == NULL)
+		return al_strdup(".");
+	if (slash == path)
+		return al_strdup("/");
+	return al_strndup(path, (size_t)(slash - path));
+}
+
+int al_tmpfile_new(al_tmpfile **out, const char *dir)
+{
+	al_tmpfile *t = NULL;
+	unsigned char rnd[8];
+	int rc = 0, i;
+
+	t = calloc(1, sizeof(*t));
+	if (t == NULL)
+		return al_error_set(AL_ENOMEM, "out of memory");
+	t->fd = -1;
+	t->dir = al_strdup(dir);
+	if (t->dir == NULL) {
+		rc = al_error_set(AL_ENOMEM, "out of memory");
+		goto out;
+	}
+	for (i = 0; i < 16; i++) {
+		if (RAND_bytes(rnd, sizeof(rnd)) != 1) {
+			rc = al_error_openssl(AL_EIO, "no randomness for a temporary file name");
+			goto out;
+		}
+		free(t->path);
+		t->path = al_sprintf("%s/.tmp-%02x%02x%02x%02x%02x%02x%02x%02x", dir,
+				     rnd[0], rnd[1], rnd[2], rnd[3], rnd[4], rnd[5], rnd[6], rnd[7]);
+		if (t->path == NULL) {
+			rc = al_error_set(AL_ENOMEM, "out of memory");
+			goto out;
+		}
+		t->fd = open(t->path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
+		if (t->fd >= 0)
+			break;
+		if (errno != EEXIST) {
+			rc = al_error_errno(errno, "cannot create temporary file in '%s'", dir);
+			goto out;
+		}
+	}
+	if (t->fd < 0) {
+		rc = al_error_set(AL_EIO, "cannot create temporary file in '%s'", dir);
+		goto out;
+	}
+	*out = t;
+	t = NULL;
+out:
+	al_tmpfile_free(t);
+	return rc;
+}
+
+int al_tmpfile_write(al_tmpfile *t, const void *p, size_t n)
+{
+	const uint8_t *q = p;
+
+	while (n > 0) {
+		ssize_t w = write(t->fd, q, n);
+		if (w < 0) {
+			if (errno == EINTR)
+				continue;
+			return al_error_errno(errno, "cannot write '%s'", t->path);
+		}
+		q += w;
+		n -= (size_t)w;
+		t->size += (uint64_t)w;
+	}
+	return 0;
+}
+
+int al_tmpfile_truncate(al_tmpfile *t)
+{
+	if (ftruncate(t->fd, 0) != 0 || lseek(t->fd, 0, SEEK_SET) != 0)
+		return al_error_errno(errno, "cannot truncate '%s'", t->path);
+	t->size = 0;
+	return 0;
+}
+
+uint64_t al_tmpfile_size(const al_tmpfile *t)
+{
+	return t->size;
+}
+
+const char *al_tmpfile_path(const al_tmpfile *t)
+{
+	return t->path;
+}
+
+int al_tmpfile_commit(al_tmpfile *t, const char *path)
+{
+	char *dir = NULL;
+	int rc = 0;
+
+	if (fsync(t->fd) != 0) {
+		rc = al_error_errno(errno, "cannot sync '%s'", t->path);
+		goto out;
+	}
+	if (close(t->fd) != 0) {
+		t->fd = -1;
+		rc = al_error_errno(errno, "cannot close '%s'", t->path);
+		goto out;
+	}
+	t->fd = -1;
+	if (rename(t->path, path) != 0) {
+		rc = al_error_errno(errno, "cannot rename '%s' to '%s'", t->path, path);
+		goto out;
+	}
+	free(t->path);
+	t->path = NULL;
+	dir = dir_of(path);
+	if (dir == NULL) {
+		rc = al_error_set(AL_ENOMEM, "out of memory");
+		goto out;
+	}
+	rc = al_fs_fsync_dir(dir);
+out:
+	free(dir);
+	al_tmpfile_free(t);
+	return rc;
+}
+
+void al_tmpfile_free(al_tmpfile *t)
+{
+	if (t == NULL)
+		return;
+	if (t->fd >= 0)
+		close(t->fd);
+	if (t->path != NULL)
+		unlink(t->path);
+	free(t->path);
+	free(t->dir);
+	free(t);
+}
+
+int al_fs_write_atomic(const char *path, const void *data, size_t len)
+{
+	al_tmpfile *t = NULL;
+	char *dir = dir_of(path);
+	int rc;
+
+	if (dir == NULL)
+		return al_error_set(AL_ENOMEM, "out of memory");
+	if ((rc = al_tmpfile_new(&t, dir)) < 0)
+		goto out;
+	if ((rc = al_tmpfile_write(t, data, len)) < 0)
+		goto out;
+	rc = al_tmpfile_commit(t, path);
+	t = NULL;
+out:
+	al_tmpfile_free(t);
+	free(dir);
+	return rc;
+}
+
+int al_fs_read_file(const char *path, al_buf *out)
+{
+	uint8_t chunk[16384];
+	struct stat st;
+	int fd, rc = 0;
+
+	fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0)
+		return al_error_errno(errno, "cannot open '%s'", path);
+	if (fstat(fd, &st) != 0) {
+		rc = al_error_errno(errno, "cannot stat '%s'", path);
+		goto out;
+	}
+	if (!S_ISREG(st.st_mode)) {
+		rc = al_error_set(AL_EIO, "'%s' is not a regular file", path);
+		goto out;
+	}
+	if ((uint64_t)st.st_size > out->max) {
+		rc = al_error_set(AL_ELIMIT, "'%s' is larger than %zu bytes", path, out->max);
+		goto out;
+	}
+	for (;;) {
+		ssize_t r = read(fd, chunk, sizeof(chunk));
+		if (r < 0) {
+			if (errno == EINTR)
+				continue;
+			rc = al_error_errno(errno, "cannot read '%s'", path);
+			goto out;
+		}
+		if (r == 0)
+			break;
+		if ((rc = al_buf_append(out, chunk, (size_t)r)) < 0) {
+			rc = al_error_wrap(rc, "reading '%s'", path);
+			goto out;
+		}
+	}
+	if (out->ptr == NULL)
+		rc = al_buf_append(out, "", 0);
+out:
+	close(fd);
+	return rc;
+}
+
+int al_lock_acquire(al_lock **out, const char *path, uint64_t wait_ms)
+{
+	al_lock *l = NULL;
+	uint64_t end = al_clock_now_ms() + wait_ms;
+	int rc = 0;
+
+	l = calloc(1, sizeof(*l));
+	if (l == NULL)
+		return al_error_set(AL_ENOMEM, "out of memory");
+	l->fd = open(path, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0644);
+	if (l->fd < 0) {
+		rc = al_error_errno(errno, "cannot open lock file '%s'", path);
+		goto out;
+	}
+	for (;;) {
+		if (flock(l->fd, LOCK_EX | LOCK_NB) == 0)
+			break;
+		if (errno != EWOULDBLOCK && errno != EINTR) {
+			rc = al_error_errno(errno, "cannot lock '%s'", path);
+			goto out;
+		}
+		if (al_clock_now_ms() >= end) {
+			rc = al_error_set(AL_ELOCKED, "'%s' is locked by another process", path);
+			goto out;
+		}
+		al_sleep_ms(50, NULL);
+	}
+	l->path = al_strdup(path);
+	*out = l;
+	l = NULL;
+out:
+	al_lock_free(l);
+	return rc;
+}
+
+void al_lock_free(al_lock *l)
+{
+	if (l == NULL)
+		return;
+	if (l->fd >= 0)
+		close(l->fd);
+	free(l->path);
+	free(l);
+}
+
+static int fd_read(void *ud, uint8_t *p, size_t cap, size_t *got)
+{
+	int fd = *(int *)ud;
+
+	for (;;) {
+		ssize_t r = read(fd, p, cap);
+		if (r >= 0) {
+			*got = (size_t)r;
+			return 0;
+		}
+		if (errno != EINTR)
+			return al_error_errno(errno, "read failed");
+	}
+}
+
+static int fd_rewind(void *ud)
+{
+	int fd = *(int *)ud;
+
+	if (lseek(fd, 0, SEEK_SET) != 0)
+		return al_error_errno(errno, "cannot rewind");
+	return 0;
+}
+
+al_reader al_fd_reader(int *fd)
+{
+	al_reader r = {fd_read, fd_rewind, fd};
+
+	return r;
+}

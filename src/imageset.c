@@ -1,0 +1,555 @@
+/* imageset.c: loading and validating the ImageSetConfiguration subset airlock understands. */
+#include <errno.h>
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "airlock/imageset.h"
+#include "airlock/buf.h"
+#include "airlock/error.h"
+#include "airlock/fs.h"
+#include "airlock/json.h"
+#include "airlock/ref.h"
+#include "airlock/yaml.h"
+
+#define IMAGESET_KIND "ImageSetConfiguration"
+#define IMAGESET_API "mirror.openshift.io/v2alpha1"
+
+typedef struct ctx {
+	const char *path;  /* for messages */
+	char *dir;         /* absolute directory of the file */
+	al_imageset *cfg;
+} ctx;
+
+static int at(const ctx *c, const al_yaml_node *n, int code, const char *fmt, const char *a, const char *b)
+{
+	return al_error_set(code, "%s:%zu:%zu: %s%s%s", c->path, n->line, n->column,
+			    fmt, a != NULL ? a : "", b != NULL ? b : "");
+}
+
+/* "<path>:<l>:<c>: <where> must be <what>" */
+static int type_error(const ctx *c, const al_yaml_node *n, const char *where, const char *what)
+{
+	return al_error_set(AL_EPARSE, "%s:%zu:%zu: %s must be %s", c->path, n->line,
+			    n->column, where, what);
+}
+
+static int in_list(const char *s, size_t len, const char *const *list)
+{
+	size_t i;
+
+	for (i = 0; list != NULL && list[i] != NULL; i++) {
+		if (strlen(list[i]) == len && memcmp(list[i], s, len) == 0)
+			return 1;
+	}
+	return 0;
+}
+
+/*
+ * Every key of map must be in allowed; keys in unsupported are oc-mirror
+ * features airlock does not implement (AL_EUNSUPPORTED), anything else
+ * is a typo or a field from another schema (AL_EPARSE).
+ */
+static int check_fields(const ctx *c, const al_yaml_node *map, const char *where,
+			const char *const *allowed, const char *const *unsupported)
+{
+	size_t i;
+	const al_yaml_node *k;
+
+	for (i = 0; i < map->n; i++) {
+		k = map->keys[i];
+		if (in_list(k->value, k->len, allowed))
+			continue;
+		if (in_list(k->value, k->len, unsupported))
+			return al_error_set(AL_EUNSUPPORTED, "%s:%zu:%zu: '%s' in %s is not supported by airlock",
+					    c->path, k->line, k->column, k->value, where);
+		return al_error_set(AL_EPARSE, "%s:%zu:%zu: unknown field '%.100s' in %s",
+				    c->path, k->line, k->column, k->value, where);
+	}
+	return 0;
+}
+
+/* The node as a string: a scalar that the core schema resolves to a
+ * string (so "release: 4.15" or "name: true" are type errors). */
+static int get_string(const ctx *c, const al_yaml_node *n, const char *where, const char **out)
+{
+	json_t *j = NULL;
+	int rc;
+
+	if (n->type != AL_YAML_SCALAR)
+		return type_error(c, n, where, "a string");
+	rc = al_yaml_to_json(&j, n);
+	if (rc < 0 || !json_is_string(j)) {
+		json_decref(j);
+		return type_error(c, n, where, "a string");
+	}
+	json_decref(j);
+	if (n->len == 0 || strlen(n->value) != n->len)
+		return type_error(c, n, where, "a non-empty string");
+	*out = n->value;
+	return 0;
+}
+
+static int push(char ***arr, size_t *n, const char *s)
+{
+	char **p;
+	char *dup;
+
+	if (*n >= SIZE_MAX / sizeof(*p) - 1)
+		return al_error_set(AL_ENOMEM, "out of memory");
+	dup = al_strdup(s);
+	if (dup == NULL)
+		return al_error_set(AL_ENOMEM, "out of memory");
+	p = realloc(*arr, (*n + 1) * sizeof(*p));
+	if (p == NULL) {
+		free(dup);
+		return al_error_set(AL_ENOMEM, "out of memory");
+	}
+	p[(*n)++] = dup;
+	*arr = p;
+	return 0;
+}
+
+/* An image reference with its position in the message when invalid. */
+static int check_ref(const ctx *c, const al_yaml_node *n, const char *s)
+{
+	al_ref r;
+	int rc = al_ref_parse(&r, s);
+
+	if (rc < 0)
+		return al_error_wrap(rc, "%s:%zu:%zu", c->path, n->line, n->column);
+	al_ref_clear(&r);
+	return 0;
+}
+
+/*
+ * A registry or repository prefix ("quay.io", "127.0.0.1:5000/mirror"):
+ * no transport, tag or digest; the first component must be a registry.
+ */
+static int check_prefix(const ctx *c, const al_yaml_node *n, const char *s, const char *where)
+{
+	al_ref r;
+	char *probe = NULL, *first = NULL;
+	const char *slash = strchr(s, '/');
+	int rc = 0;
+
+	first = al_strndup(s, slash != NULL ? (size_t)(slash - s) : strlen(s));
+	probe = al_sprintf("%s/x", s);
+	if (first == NULL || probe == NULL) {
+		rc = al_error_set(AL_ENOMEM, "out of memory");
+		goto out;
+	}
+	if (al_ref_parse(&r, probe) < 0) {
+		rc = at(c, n, AL_EPARSE, where, " is not a valid registry or repository prefix: ", s);
+		goto out;
+	}
+	if (strcmp(r.registry, first) != 0 && strcmp(first, "index.docker.io") != 0) {
+		al_ref_clear(&r);
+		rc = at(c, n, AL_EPARSE, where, " must start with a registry host (with a '.' or ':', or localhost): ", s);
+		goto out;
+	}
+	al_ref_clear(&r);
+out:
+	free(first);
+	free(probe);
+	return rc;
+}
+
+static int load_releases(ctx *c, const al_yaml_node *n)
+{
+	const char *s;
+	size_t i;
+	int rc;
+
+	if (n->type == AL_YAML_SCALAR) {
+		if ((rc = get_string(c, n, "mirror.platform.release", &s)) < 0)
+			return rc;
+		if ((rc = check_ref(c, n, s)) < 0)
+			return rc;
+		return push(&c->cfg->releases, &c->cfg->nreleases, s);
+	}
+	if (n->type != AL_YAML_SEQ)
+		return type_error(c, n, "mirror.platform.release", "a string or a list of strings");
+	for (i = 0; i < n->n; i++) {
+		if ((rc = get_string(c, n->items[i], "mirror.platform.release[]", &s)) < 0)
+			return rc;
+		if ((rc = check_ref(c, n->items[i], s)) < 0)
+			return rc;
+		if ((rc = push(&c->cfg->releases, &c->cfg->nreleases, s)) < 0)
+			return rc;
+	}
+	return 0;
+}
+
+static int load_platform(ctx *c, const al_yaml_node *p)
+{
+	static const char *const allowed[] = {"release", "architectures", "graph", NULL};
+	static const char *const unsupported[] = {"kubeVirtContainer", NULL};
+	static const char *const arches[] = {"amd64", "arm64", "ppc64le", "s390x", "multi", NULL};
+	const al_yaml_node *n;
+	const char *s;
+	json_t *j = NULL;
+	size_t i;
+	int rc;
+
+	if (p->type != AL_YAML_MAP)
+		return type_error(c, p, "mirror.platform", "a mapping");
+	for (i = 0; i < p->n; i++) {
+		n = p->keys[i];
+		if (strcmp(n->value, "channels") != 0)
+			continue;
+		return al_error_set(AL_EUNSUPPORTED, "%s:%zu:%zu: channels are not supported yet: list release images in mirror.platform.release",
+				    c->path, n->line, n->column);
+	}
+	if ((rc = check_fields(c, p, "mirror.platform", allowed, unsupported)) < 0)
+		return rc;
+	n = al_yaml_get(p, "release");
+	if (n != NULL && (rc = load_releases(c, n)) < 0)
+		return rc;
+	n = al_yaml_get(p, "architectures");
+	if (n != NULL) {
+		if (n->type != AL_YAML_SEQ)
+			return type_error(c, n, "mirror.platform.architectures", "a list of strings");
+		for (i = 0; i < n->n; i++) {
+			if ((rc = get_string(c, n->items[i], "mirror.platform.architectures[]", &s)) < 0)
+				return rc;
+			if (!in_list(s, strlen(s), arches))
+				return at(c, n->items[i], AL_EPARSE, "unknown architecture '", s,
+					  "' (want amd64, arm64, ppc64le, s390x or multi)");
+			if ((rc = push(&c->cfg->architectures, &c->cfg->narchitectures, s)) < 0)
+				return rc;
+		}
+	}
+	n = al_yaml_get(p, "graph");
+	if (n != NULL) {
+		rc = n->type == AL_YAML_SCALAR ? al_yaml_to_json(&j, n) : -1;
+		if (rc < 0 || !json_is_boolean(j)) {
+			json_decref(j);
+			return type_error(c, n, "mirror.platform.graph", "true or false");
+		}
+		rc = json_is_true(j);
+		json_decref(j);
+		if (rc)
+			return at(c, n, AL_EUNSUPPORTED, "graph: true is not supported (airlock does not build the update graph image)", NULL, NULL);
+	}
+	return 0;
+}
+
+static int load_additional(ctx *c, const al_yaml_node *seq)
+{
+	static const char *const allowed[] = {"name", NULL};
+	const al_yaml_node *item, *n;
+	const char *s;
+	size_t i;
+	int rc;
+
+	if (seq->type != AL_YAML_SEQ)
+		return type_error(c, seq, "mirror.additionalImages", "a list");
+	for (i = 0; i < seq->n; i++) {
+		item = seq->items[i];
+		if (item->type != AL_YAML_MAP)
+			return type_error(c, item, "mirror.additionalImages[]", "a mapping with 'name'");
+		if ((rc = check_fields(c, item, "mirror.additionalImages[]", allowed, NULL)) < 0)
+			return rc;
+		n = al_yaml_get(item, "name");
+		if (n == NULL)
+			return at(c, item, AL_EPARSE, "mirror.additionalImages[] needs 'name'", NULL, NULL);
+		if ((rc = get_string(c, n, "mirror.additionalImages[].name", &s)) < 0)
+			return rc;
+		if ((rc = check_ref(c, n, s)) < 0)
+			return rc;
+		if ((rc = push(&c->cfg->additional, &c->cfg->nadditional, s)) < 0)
+			return rc;
+	}
+	return 0;
+}
+
+static int load_mirror(ctx *c, const al_yaml_node *m)
+{
+	static const char *const allowed[] = {"platform", "additionalImages", NULL};
+	static const char *const unsupported[] = {"operators", "helm", "blockedImages", "samples", NULL};
+	const al_yaml_node *n;
+	int rc;
+
+	if (m->type != AL_YAML_MAP)
+		return type_error(c, m, "mirror", "a mapping");
+	if ((rc = check_fields(c, m, "mirror", allowed, unsupported)) < 0)
+		return rc;
+	n = al_yaml_get(m, "platform");
+	if (n != NULL && (rc = load_platform(c, n)) < 0)
+		return rc;
+	n = al_yaml_get(m, "additionalImages");
+	if (n != NULL && (rc = load_additional(c, n)) < 0)
+		return rc;
+	return 0;
+}
+
+/* "oci:PATH" with PATH made absolute against the config's directory, or
+ * "docker://PREFIX" as written. */
+static int resolve_location(ctx *c, const al_yaml_node *n, const char *s, char **out)
+{
+	al_imgref r;
+	char *loc = NULL, *abs = NULL;
+	int rc;
+
+	if (al_str_startswith(s, "docker://")) {
+		if ((rc = check_prefix(c, n, s + 9, "airlock.sources[].location")) < 0)
+			return rc;
+		loc = al_strdup(s);
+		if (loc == NULL)
+			return al_error_set(AL_ENOMEM, "out of memory");
+		*out = loc;
+		return 0;
+	}
+	if (!al_str_startswith(s, "oci:"))
+		return at(c, n, AL_EPARSE, "airlock.sources[].location must start with 'oci:' or 'docker://': ", s, NULL);
+	rc = al_imgref_parse(&r, s);
+	if (rc < 0)
+		return al_error_wrap(rc, "%s:%zu:%zu", c->path, n->line, n->column);
+	if (r.name != NULL) {
+		/* A source maps many images, each found by its own reference
+		 * name in the layout's index.json, so an image name here is a
+		 * mistake (often a ':' in the path). */
+		rc = at(c, n, AL_EPARSE, "airlock.sources[].location must name an OCI layout directory without ':NAME': ", s, NULL);
+		goto out;
+	}
+	if (r.path[0] != '/') {
+		abs = al_path_join(c->dir, r.path);
+		if (abs == NULL) {
+			rc = al_error_set(AL_ENOMEM, "out of memory");
+			goto out;
+		}
+	}
+	loc = al_sprintf("oci:%s", abs != NULL ? abs : r.path);
+	if (loc == NULL) {
+		rc = al_error_set(AL_ENOMEM, "out of memory");
+		goto out;
+	}
+	*out = loc;
+out:
+	free(abs);
+	al_imgref_clear(&r);
+	return rc;
+}
+
+static int load_sources(ctx *c, const al_yaml_node *seq)
+{
+	static const char *const allowed[] = {"prefix", "location", NULL};
+	const al_yaml_node *item, *pn, *ln;
+	const char *prefix, *location;
+	al_imageset_source *p;
+	al_imageset *cfg = c->cfg;
+	char *loc = NULL, *pre = NULL;
+	size_t i, j;
+	int rc;
+
+	if (seq->type != AL_YAML_SEQ)
+		return type_error(c, seq, "airlock.sources", "a list");
+	for (i = 0; i < seq->n; i++) {
+		item = seq->items[i];
+		if (item->type != AL_YAML_MAP)
+			return type_error(c, item, "airlock.sources[]", "a mapping with 'prefix' and 'location'");
+		if ((rc = check_fields(c, item, "airlock.sources[]", allowed, NULL)) < 0)
+			return rc;
+		pn = al_yaml_get(item, "prefix");
+		ln = al_yaml_get(item, "location");
+		if (pn == NULL || ln == NULL)
+			return at(c, item, AL_EPARSE, "airlock.sources[] needs 'prefix' and 'location'", NULL, NULL);
+		if ((rc = get_string(c, pn, "airlock.sources[].prefix", &prefix)) < 0 ||
+		    (rc = get_string(c, ln, "airlock.sources[].location", &location)) < 0)
+			return rc;
+		if ((rc = check_prefix(c, pn, prefix, "airlock.sources[].prefix")) < 0)
+			return rc;
+		for (j = 0; j < cfg->nsources; j++) {
+			if (strcmp(cfg->sources[j].prefix, prefix) == 0)
+				return at(c, pn, AL_EPARSE, "duplicate airlock.sources[].prefix '", prefix, "'");
+		}
+		if ((rc = resolve_location(c, ln, location, &loc)) < 0)
+			return rc;
+		pre = al_strdup(prefix);
+		p = cfg->nsources < SIZE_MAX / sizeof(*p) - 1 ?
+			    realloc(cfg->sources, (cfg->nsources + 1) * sizeof(*p)) : NULL;
+		if (pre == NULL || p == NULL) {
+			free(pre);
+			free(loc);
+			return al_error_set(AL_ENOMEM, "out of memory");
+		}
+		cfg->sources = p;
+		p[cfg->nsources].prefix = pre;
+		p[cfg->nsources].location = loc;
+		cfg->nsources++;
+		pre = NULL;
+		loc = NULL;
+	}
+	return 0;
+}
+
+static int load_airlock(ctx *c, const al_yaml_node *a)
+{
+	static const char *const allowed[] = {"sources", "insecureRegistries", NULL};
+	const al_yaml_node *n;
+	const char *s;
+	size_t i;
+	int rc;
+
+	if (a->type != AL_YAML_MAP)
+		return type_error(c, a, "airlock", "a mapping");
+	if ((rc = check_fields(c, a, "airlock", allowed, NULL)) < 0)
+		return rc;
+	n = al_yaml_get(a, "sources");
+	if (n != NULL && (rc = load_sources(c, n)) < 0)
+		return rc;
+	n = al_yaml_get(a, "insecureRegistries");
+	if (n != NULL) {
+		if (n->type != AL_YAML_SEQ)
+			return type_error(c, n, "airlock.insecureRegistries", "a list of strings");
+		for (i = 0; i < n->n; i++) {
+			if ((rc = get_string(c, n->items[i], "airlock.insecureRegistries[]", &s)) < 0)
+				return rc;
+			if (strchr(s, '/') != NULL)
+				return at(c, n->items[i], AL_EPARSE, "airlock.insecureRegistries[] must be a host[:port], not '", s, "'");
+			if ((rc = check_prefix(c, n->items[i], s, "airlock.insecureRegistries[]")) < 0)
+				return rc;
+			if ((rc = push(&c->cfg->insecure, &c->cfg->ninsecure, s)) < 0)
+				return rc;
+		}
+	}
+	return 0;
+}
+
+/* kind and apiVersion must be exactly ours. */
+static int check_header(ctx *c, const al_yaml_node *root)
+{
+	const al_yaml_node *kind = al_yaml_get(root, "kind");
+	const al_yaml_node *api = al_yaml_get(root, "apiVersion");
+	const char *s;
+	int rc;
+
+	if (kind == NULL)
+		return at(c, root, AL_EPARSE, "missing 'kind: " IMAGESET_KIND "'", NULL, NULL);
+	if ((rc = get_string(c, kind, "kind", &s)) < 0)
+		return rc;
+	if (strcmp(s, IMAGESET_KIND) != 0)
+		return at(c, kind, AL_EPARSE, "kind must be " IMAGESET_KIND ", not '", s, "'");
+	if (api == NULL)
+		return at(c, root, AL_EPARSE, "missing 'apiVersion: " IMAGESET_API "'", NULL, NULL);
+	if ((rc = get_string(c, api, "apiVersion", &s)) < 0)
+		return rc;
+	if (strcmp(s, "mirror.openshift.io/v1alpha2") == 0)
+		return at(c, api, AL_EUNSUPPORTED, "apiVersion mirror.openshift.io/v1alpha2 (oc-mirror v1) is not supported: use " IMAGESET_API, NULL, NULL);
+	if (strcmp(s, IMAGESET_API) != 0)
+		return at(c, api, AL_EPARSE, "apiVersion must be " IMAGESET_API ", not '", s, "'");
+	return 0;
+}
+
+/* Free cfg and everything it owns; NULL is a no-op. */
+void al_imageset_free(al_imageset *cfg)
+{
+	size_t i;
+
+	if (cfg == NULL)
+		return;
+	for (i = 0; i < cfg->nreleases; i++)
+		free(cfg->releases[i]);
+	for (i = 0; i < cfg->narchitectures; i++)
+		free(cfg->architectures[i]);
+	for (i = 0; i < cfg->nadditional; i++)
+		free(cfg->additional[i]);
+	for (i = 0; i < cfg->nsources; i++) {
+		free(cfg->sources[i].prefix);
+		free(cfg->sources[i].location);
+	}
+	for (i = 0; i < cfg->ninsecure; i++)
+		free(cfg->insecure[i]);
+	free(cfg->releases);
+	free(cfg->architectures);
+	free(cfg->additional);
+	free(cfg->sources);
+	free(cfg->insecure);
+	free(cfg->path);
+	free(cfg);
+}
+
+/* The absolute directory holding path (which must exist). */
+static int abs_dir(const char *path, char **out)
+{
+	const char *slash = strrchr(path, '/');
+	char *dir = NULL, *real;
+
+	if (slash == NULL)
+		dir = al_strdup(".");
+	else if (slash == path)
+		dir = al_strdup("/");
+	else
+		dir = al_strndup(path, (size_t)(slash - path));
+	if (dir == NULL)
+		return al_error_set(AL_ENOMEM, "out of memory");
+	real = realpath(dir, NULL);
+	if (real == NULL) {
+		int rc = al_error_errno(errno, "cannot resolve the directory of '%s'", path);
+
+		free(dir);
+		return rc;
+	}
+	free(dir);
+	*out = real;
+	return 0;
+}
+
+/*
+ * Load and validate path (see imageset.h). AL_ENOTFOUND for a missing
+ * file, AL_ELIMIT past AL_IMAGESET_MAX_BYTES, AL_EPARSE for malformed or
+ * unknown content, AL_EUNSUPPORTED for oc-mirror features airlock lacks;
+ * messages start with "<path>:<line>:<column>: ".
+ */
+int al_imageset_load(al_imageset **out, const char *path)
+{
+	static const char *const allowed[] = {"kind", "apiVersion", "mirror", "airlock", NULL};
+	static const char *const unsupported[] = {"archiveSize", "storageConfig", "delete", NULL};
+	al_buf b = AL_BUF_INIT(AL_IMAGESET_MAX_BYTES);
+	al_yaml_node **docs = NULL;
+	size_t ndocs = 0;
+	const al_yaml_node *root, *n;
+	ctx c = {path, NULL, NULL};
+	int rc;
+
+	rc = al_fs_read_file(path, &b);
+	if (rc == AL_ELIMIT) {
+		rc = al_error_set(AL_ELIMIT, "'%s' is larger than %d bytes", path, AL_IMAGESET_MAX_BYTES);
+		goto out;
+	}
+	if (rc < 0)
+		goto out;
+	if ((rc = al_yaml_load(&docs, &ndocs, b.ptr, b.len, path)) < 0)
+		goto out;
+	if (ndocs != 1 || docs[0] == NULL || docs[0]->type != AL_YAML_MAP) {
+		rc = al_error_set(AL_EPARSE, "%s: expected one YAML document holding an ImageSetConfiguration mapping", path);
+		goto out;
+	}
+	root = docs[0];
+	if ((rc = abs_dir(path, &c.dir)) < 0)
+		goto out;
+	c.cfg = calloc(1, sizeof(*c.cfg));
+	if (c.cfg == NULL || (c.cfg->path = al_strdup(path)) == NULL) {
+		rc = al_error_set(AL_ENOMEM, "out of memory");
+		goto out;
+	}
+	if ((rc = check_header(&c, root)) < 0)
+		goto out;
+	if ((rc = check_fields(&c, root, "ImageSetConfiguration", allowed, unsupported)) < 0)
+		goto out;
+	n = al_yaml_get(root, "mirror");
+	if (n != NULL && (rc = load_mirror(&c, n)) < 0)
+		goto out;
+	n = al_yaml_get(root, "airlock");
+	if (n != NULL && (rc = load_airlock(&c, n)) < 0)
+		goto out;
+	*out = c.cfg;
+	c.cfg = NULL;
+out:
+	al_imageset_free(c.cfg);
+	free(c.dir);
+	al_yaml_docs_free(docs, ndocs);
+	al_buf_free(&b);
+	return rc;
+}

@@ -1,0 +1,175 @@
+/* kres.c: cluster resources for mirrored content: ImageDigestMirrorSet, ImageTagMirrorSet, ImageContentSourcePolicy. */
+#include <stdlib.h>
+#include <string.h>
+
+#include <jansson.h>
+
+#include "airlock/kres.h"
+#include "airlock/error.h"
+#include "airlock/yaml.h"
+
+/* One source with its merged mirrors (borrowed strings, first-seen order). */
+typedef struct entry {
+	const char *source;
+	const char **mirrors;
+	size_t nmirrors;
+	int by_digest;
+	int by_tag;
+} entry;
+
+static int entry_cmp(const void *a, const void *b)
+{
+	return strcmp(((const entry *)a)->source, ((const entry *)b)->source);
+}
+
+/* metadata.name: a DNS-1123 subdomain (lowercase alphanumerics, '-', '.'). */
+static int name_ok(const char *s)
+{
+	size_t i, n = strlen(s);
+
+	if (n == 0 || n > 253)
+		return 0;
+	for (i = 0; i < n; i++) {
+		char c = s[i];
+
+		if (!((c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '-' || c == '.'))
+			return 0;
+	}
+	return s[0] != '-' && s[0] != '.' && s[n - 1] != '-' && s[n - 1] != '.';
+}
+
+/* Add m to e's mirrors unless already there. */
+static int add_mirror(entry *e, const char *m)
+{
+	const char **p;
+	size_t i;
+
+	for (i = 0; i < e->nmirrors; i++) {
+		if (strcmp(e->mirrors[i], m) == 0)
+			return 0;
+	}
+	p = realloc(e->mirrors, (e->nmirrors + 1) * sizeof(*p));
+	if (p == NULL)
+		return al_error_set(AL_ENOMEM, "out of memory building mirror sets");
+	p[e->nmirrors++] = m;
+	e->mirrors = p;
+	return 0;
+}
+
+/* [{source, mirrors: [...]}] for the entries with the wanted flag. */
+static json_t *mirror_list(const entry *ents, size_t n, int digest)
+{
+	json_t *list = json_array(), *item, *mirrors;
+	size_t i, j;
+
+	if (list == NULL)
+		return NULL;
+	for (i = 0; i < n; i++) {
+		if (digest ? !ents[i].by_digest : !ents[i].by_tag)
+			continue;
+		mirrors = json_array();
+		item = json_pack("{s:s, s:o}", "source", ents[i].source, "mirrors", mirrors);
+		if (item == NULL || json_array_append_new(list, item) != 0) {
+			json_decref(list);
+			return NULL;
+		}
+		for (j = 0; j < ents[i].nmirrors; j++) {
+			if (json_array_append_new(mirrors, json_string(ents[i].mirrors[j])) != 0) {
+				json_decref(list);
+				return NULL;
+			}
+		}
+	}
+	return list;
+}
+
+/* One resource document; takes list. NULL on ENOMEM. */
+static json_t *resource(const char *api, const char *kind, const char *name,
+			const char *field, json_t *list)
+{
+	if (list == NULL)
+		return NULL;
+	return json_pack("{s:s, s:s, s:{s:s}, s:{s:o}}", "apiVersion", api, "kind", kind,
+			 "metadata", "name", name, "spec", field, list);
+}
+
+/*
+ * See kres.h. AL_EINVAL for a NULL or empty source or mirror, or a name
+ * that is not a DNS subdomain; with nothing to mirror out is left as is.
+ */
+int al_kres_mirrorsets(al_buf *out, const al_mirror_map *maps, size_t n, const char *name, int flags)
+{
+	entry *ents = NULL;
+	size_t nents = 0, i, j, ndocs = 0, ndig = 0, ntag = 0;
+	json_t *docs[3] = {NULL, NULL, NULL};
+	int rc = 0;
+
+	if (name == NULL || !name_ok(name))
+		return al_error_set(AL_EINVAL, "invalid resource name '%s' (want a lowercase DNS subdomain)",
+				    name != NULL ? name : "");
+	if (n > 0 && maps == NULL)
+		return al_error_set(AL_EINVAL, "no mirror mappings given");
+	if (n > 0) {
+		ents = calloc(n, sizeof(*ents));
+		if (ents == NULL)
+			return al_error_set(AL_ENOMEM, "out of memory building mirror sets");
+	}
+	for (i = 0; i < n; i++) {
+		const al_mirror_map *m = &maps[i];
+
+		if (m->source == NULL || m->source[0] == '\0' || m->mirror == NULL || m->mirror[0] == '\0') {
+			rc = al_error_set(AL_EINVAL, "mirror mapping %zu has an empty source or mirror", i);
+			goto out;
+		}
+		if (!m->by_digest && !m->by_tag)
+			continue;
+		for (j = 0; j < nents; j++) {
+			if (strcmp(ents[j].source, m->source) == 0)
+				break;
+		}
+		if (j == nents)
+			ents[nents++].source = m->source;
+		if ((rc = add_mirror(&ents[j], m->mirror)) < 0)
+			goto out;
+		ents[j].by_digest |= m->by_digest != 0;
+		ents[j].by_tag |= m->by_tag != 0;
+	}
+	if (nents > 1)
+		qsort(ents, nents, sizeof(*ents), entry_cmp);
+	for (i = 0; i < nents; i++) {
+		ndig += ents[i].by_digest != 0;
+		ntag += ents[i].by_tag != 0;
+	}
+	if (ndig > 0) {
+		docs[ndocs] = resource("config.openshift.io/v1", "ImageDigestMirrorSet", name,
+				       "imageDigestMirrors", mirror_list(ents, nents, 1));
+		if (docs[ndocs++] == NULL) {
+			rc = al_error_set(AL_ENOMEM, "out of memory building mirror sets");
+			goto out;
+		}
+	}
+	if (ntag > 0) {
+		docs[ndocs] = resource("config.openshift.io/v1", "ImageTagMirrorSet", name,
+				       "imageTagMirrors", mirror_list(ents, nents, 0));
+		if (docs[ndocs++] == NULL) {
+			rc = al_error_set(AL_ENOMEM, "out of memory building mirror sets");
+			goto out;
+		}
+	}
+	if ((flags & AL_KRES_ICSP) != 0 && ndig > 0) {
+		docs[ndocs] = resource("operator.openshift.io/v1alpha1", "ImageContentSourcePolicy",
+				       name, "repositoryDigestMirrors", mirror_list(ents, nents, 1));
+		if (docs[ndocs++] == NULL) {
+			rc = al_error_set(AL_ENOMEM, "out of memory building mirror sets");
+			goto out;
+		}
+	}
+	rc = al_yaml_emit_json(out, docs, ndocs);
+out:
+	for (i = 0; i < ndocs; i++)
+		json_decref(docs[i]);
+	for (i = 0; i < nents; i++)
+		free(ents[i].mirrors);
+	free(ents);
+	return rc;
+}

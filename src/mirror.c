@@ -1,0 +1,294 @@
+/* mirror.c: releases, their component images and additional images into the store; releases.json bookkeeping. */
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "airlock/buf.h"
+#include "airlock/error.h"
+#include "airlock/json.h"
+#include "airlock/log.h"
+#include "airlock/mirror.h"
+#include "airlock/release.h"
+
+void al_mirror_report_clear(al_mirror_report *report)
+{
+	size_t i;
+
+	if (report == NULL)
+		return;
+	for (i = 0; i < report->nreleases; i++) {
+		free(report->releases[i].source);
+		free(report->releases[i].version);
+		free(report->releases[i].message);
+	}
+	free(report->releases);
+	for (i = 0; i < report->nerrors; i++)
+		free(report->errors[i]);
+	free(report->errors);
+	memset(report, 0, sizeof(*report));
+}
+
+static int add_error(al_mirror_report *report, const char *msg)
+{
+	char **grown = realloc(report->errors, (report->nerrors + 1) * sizeof(*grown));
+
+	if (grown == NULL)
+		return al_error_set(AL_ENOMEM, "out of memory");
+	report->errors = grown;
+	report->errors[report->nerrors] = al_strdup(msg);
+	if (report->errors[report->nerrors] == NULL)
+		return al_error_set(AL_ENOMEM, "out of memory");
+	report->nerrors++;
+	return 0;
+}
+
+static int worse(int a, int b)
+{
+	if (a == 0)
+		return b;
+	if (b == 0)
+		return a;
+	/* verification failures outrank runtime errors for the exit code */
+	if (b == AL_EVERIFY)
+		return b;
+	return a;
+}
+
+static int queue(al_transfer *t, const char *ref, int *idx)
+{
+	al_imgref ir = {0};
+	char *name = NULL;
+	int rc;
+
+	if ((rc = al_imgref_parse(&ir, ref)) < 0)
+		return rc;
+	/* Store under the normalised docker reference (skopeo can then
+	 * read it as oci:STORE:NAME); oci: sources keep their own name. */
+	if (ir.transport == AL_TRANSPORT_DOCKER)
+		name = al_ref_string(&ir.ref);
+	else if (ir.name != NULL)
+		name = al_strdup(ir.name);
+	rc = al_transfer_add(t, &ir, name);
+	free(name);
+	al_imgref_clear(&ir);
+	if (rc < 0)
+		return rc;
+	*idx = rc;
+	return 0;
+}
+
+static char *iso8601_now(void)
+{
+	char buf[32];
+	time_t now = time(NULL);
+	struct tm tm;
+
+	if (gmtime_r(&now, &tm) == NULL || strftime(buf, sizeof(buf), "%Y-%m-%dT%H:%M:%SZ", &tm) == 0)
+		return al_strdup("1970-01-01T00:00:00Z");
+	return al_strdup(buf);
+}
+
+/* Add or replace (same digest) the release entry in releases.json. */
+static int record_release(al_store *s, const al_mirror_release *rel, const char *platform)
+{
+	json_t *doc = NULL, *list, *entry = NULL;
+	char ds[AL_DIGEST_STRMAX];
+	char *when = NULL;
+	size_t i;
+	int rc;
+
+	if ((rc = al_store_releases_load(s, &doc)) < 0)
+		return rc;
+	list = json_object_get(doc, "releases");
+	if (!json_is_array(list)) {
+		rc = al_error_set(AL_EPARSE, "'%s/airlock/releases.json': \"releases\" is not a list", al_store_path(s));
+		goto out;
+	}
+	al_digest_str(&rel->digest, ds);
+	when = iso8601_now();
+	entry = json_pack("{s:s?, s:s, s:s, s:I, s:s?, s:s?}",
+			  "version", rel->version, "digest", ds, "source", rel->source,
+			  "components", (json_int_t)rel->components, "platform", platform,
+			  "mirrored", when);
+	if (entry == NULL) {
+		rc = al_error_set(AL_ENOMEM, "out of memory");
+		goto out;
+	}
+	for (i = 0; i < json_array_size(list); i++) {
+		const char *d = al_json_str(json_array_get(list, i), "digest");
+		json_t *old = json_array_get(list, i);
+		if (d != NULL && strcmp(d, ds) == 0) {
+			/* keep what other modules recorded (signatures, packs) */
+			const char *k;
+			json_t *v;
+			json_object_foreach(old, k, v) {
+				if (json_object_get(entry, k) == NULL)
+					json_object_set(entry, k, v);
+			}
+			json_array_set(list, i, entry);
+			goto save;
+		}
+	}
+	json_array_append(list, entry);
+save:
+	rc = al_store_releases_save(s, doc);
+out:
+	json_decref(entry);
+	json_decref(doc);
+	free(when);
+	return rc;
+}
+
+int al_mirror(al_store *s, const char *const *releases, size_t nreleases, const char *const *additional, size_t nadditional, const al_transfer_opts *opts, al_mirror_report *report)
+{
+	al_transfer *t = NULL;
+	int *rel_idx = NULL, *add_idx = NULL;
+	size_t **comp_idx = NULL;
+	size_t i, j;
+	int rc = 0, worst = 0;
+
+	memset(report, 0, sizeof(*report));
+	if ((rc = al_transfer_new_to_store(&t, s, opts)) < 0)
+		return rc;
+	report->releases = calloc(nreleases + 1, sizeof(*report->releases));
+	rel_idx = calloc(nreleases + 1, sizeof(*rel_idx));
+	add_idx = calloc(nadditional + 1, sizeof(*add_idx));
+	comp_idx = calloc(nreleases + 1, sizeof(*comp_idx));
+	if (report->releases == NULL || rel_idx == NULL || add_idx == NULL || comp_idx == NULL) {
+		rc = al_error_set(AL_ENOMEM, "out of memory");
+		goto out;
+	}
+	report->nreleases = nreleases;
+	report->additional = nadditional;
+
+	/* 1. release images */
+	for (i = 0; i < nreleases; i++) {
+		al_mirror_release *rel = &report->releases[i];
+		rel->source = al_strdup(releases[i]);
+		rel_idx[i] = -1;
+		if ((rc = queue(t, releases[i], &rel_idx[i])) < 0) {
+			rel->status = rc;
+			rel->message = al_sprintf("%s: %s", releases[i], al_error_message());
+			add_error(report, rel->message);
+			worst = worse(worst, rc);
+		}
+	}
+	al_transfer_run(t, &report->stats);
+
+	/* 2. components of each release that arrived */
+	for (i = 0; i < nreleases; i++) {
+		al_mirror_release *rel = &report->releases[i];
+		al_release *r = NULL;
+		const char *msg;
+		int st;
+
+		if (rel_idx[i] < 0)
+			continue;
+		al_transfer_result(t, rel_idx[i], &st, &rel->digest, NULL, &msg);
+		if (st < 0) {
+			rel->status = st;
+			rel->message = al_strdup(msg);
+			add_error(report, msg);
+			worst = worse(worst, st);
+			rel_idx[i] = -1;
+			continue;
+		}
+		if ((rc = al_release_open(&r, s, &rel->digest, opts != NULL ? opts->platform : NULL)) < 0) {
+			rel->status = rc;
+			rel->message = al_sprintf("%s: not a release image: %s", releases[i], al_error_message());
+			add_error(report, rel->message);
+			worst = worse(worst, rc);
+			rel_idx[i] = -1;
+			continue;
+		}
+		rel->version = al_strdup(al_release_version(r));
+		rel->components = al_release_component_count(r);
+		comp_idx[i] = calloc(rel->components + 1, sizeof(size_t));
+		if (comp_idx[i] == NULL) {
+			al_release_free(r);
+			rc = al_error_set(AL_ENOMEM, "out of memory");
+			goto out;
+		}
+		for (j = 0; j < rel->components; j++) {
+			const al_release_component *c = al_release_component_at(r, j);
+			int idx = -1;
+			if ((rc = queue(t, c->image, &idx)) < 0) {
+				char *m = al_sprintf("%s (component %s of %s): %s", c->image, c->name, releases[i], al_error_message());
+				add_error(report, m != NULL ? m : "out of memory");
+				free(m);
+				rel->components_failed++;
+				rel->status = worse(rel->status, rc);
+				comp_idx[i][j] = (size_t)-1;
+				continue;
+			}
+			comp_idx[i][j] = (size_t)idx;
+		}
+		al_release_free(r);
+	}
+	/* 3. additional images */
+	for (i = 0; i < nadditional; i++) {
+		add_idx[i] = -1;
+		if ((rc = queue(t, additional[i], &add_idx[i])) < 0) {
+			char *m = al_sprintf("%s: %s", additional[i], al_error_message());
+			add_error(report, m != NULL ? m : "out of memory");
+			free(m);
+			report->additional_failed++;
+			worst = worse(worst, rc);
+		}
+	}
+	al_transfer_run(t, &report->stats);
+
+	for (i = 0; i < nreleases; i++) {
+		al_mirror_release *rel = &report->releases[i];
+		if (rel_idx[i] < 0)
+			continue;
+		for (j = 0; j < rel->components; j++) {
+			const char *msg;
+			int st;
+			if (comp_idx[i][j] == (size_t)-1)
+				continue;
+			al_transfer_result(t, (int)comp_idx[i][j], &st, NULL, NULL, &msg);
+			if (st < 0) {
+				add_error(report, msg);
+				rel->components_failed++;
+				rel->status = worse(rel->status, st);
+				if (rel->message == NULL)
+					rel->message = al_strdup(msg);
+			}
+		}
+		if (rel->status == 0) {
+			if ((rc = record_release(s, rel, opts != NULL ? opts->platform : NULL)) < 0) {
+				rel->status = rc;
+				rel->message = al_strdup(al_error_message());
+				add_error(report, rel->message);
+			} else {
+				al_log_info("mirrored release %s (%s): %zu component images", rel->version ? rel->version : "?", rel->source, rel->components);
+			}
+		}
+		worst = worse(worst, rel->status);
+	}
+	for (i = 0; i < nadditional; i++) {
+		const char *msg;
+		int st;
+		if (add_idx[i] < 0)
+			continue;
+		al_transfer_result(t, add_idx[i], &st, NULL, NULL, &msg);
+		if (st < 0) {
+			add_error(report, msg);
+			report->additional_failed++;
+			worst = worse(worst, st);
+		}
+	}
+	rc = worst;
+	if (rc < 0)
+		al_error_set(rc, "%zu image(s) failed", report->nerrors);
+out:
+	if (comp_idx != NULL)
+		for (i = 0; i < nreleases; i++)
+			free(comp_idx[i]);
+	free(comp_idx);
+	free(rel_idx);
+	free(add_idx);
+	al_transfer_free(t);
+	return rc;
+}

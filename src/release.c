@@ -1,0 +1,749 @@
+/* release.c: release payloads: release-manifests/ from verified image layers (libarchive), image-references, release-metadata. */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <archive.h>
+#include <archive_entry.h>
+
+#include "airlock/error.h"
+#include "airlock/fs.h"
+#include "airlock/log.h"
+#include "airlock/release.h"
+
+#define RELEASE_FILES_MAX 100000 /* files in release-manifests/ */
+#define RELEASE_DIR "release-manifests/"
+#define WH_PREFIX ".wh."
+#define WH_OPAQUE ".wh..wh..opq"
+
+struct rfile {
+	char *name;
+	uint8_t *data;
+	size_t len;
+};
+
+/* A set of files: the release so far, or what one layer adds. */
+struct fileset {
+	struct rfile *v;
+	size_t n, cap;
+	uint64_t total;
+};
+
+struct al_release {
+	struct fileset files;
+	json_t *refs;   /* image-references; components borrow from it */
+	json_t *meta;   /* release-metadata, may be NULL */
+	al_release_component *comps;
+	size_t ncomps;
+	const char *version;
+};
+
+/* What one layer does to release-manifests/. */
+struct layer {
+	struct fileset add;
+	char **wh;        /* names whited out */
+	size_t nwh, capwh;
+	int clear;        /* opaque directory, or the directory itself deleted */
+};
+
+/* The compressed stream of one layer, hashed as libarchive pulls it. */
+struct lstream {
+	int fd;
+	al_hasher *h;
+	uint64_t nread;
+	uint64_t limit;   /* the descriptor's size: more is never needed */
+	int rc;           /* our own failure, if any */
+	uint8_t buf[65536];
+};
+
+static void rfile_free(struct rfile *f)
+{
+	free(f->name);
+	free(f->data);
+	memset(f, 0, sizeof(*f));
+}
+
+static void fileset_clear(struct fileset *fs)
+{
+	size_t i;
+
+	for (i = 0; i < fs->n; i++)
+		rfile_free(&fs->v[i]);
+	free(fs->v);
+	memset(fs, 0, sizeof(*fs));
+}
+
+static void fileset_drop_all(struct fileset *fs)
+{
+	size_t i;
+
+	for (i = 0; i < fs->n; i++)
+		rfile_free(&fs->v[i]);
+	fs->n = 0;
+	fs->total = 0;
+}
+
+static long fileset_find(const struct fileset *fs, const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < fs->n; i++) {
+		if (strcmp(fs->v[i].name, name) == 0)
+			return (long)i;
+	}
+	return -1;
+}
+
+static void fileset_remove(struct fileset *fs, const char *name)
+{
+	long i = fileset_find(fs, name);
+
+	if (i < 0)
+		return;
+	fs->total -= fs->v[i].len;
+	rfile_free(&fs->v[i]);
+	memmove(&fs->v[i], &fs->v[i + 1], (fs->n - (size_t)i - 1) * sizeof(fs->v[0]));
+	fs->n--;
+}
+
+/* Add or replace; takes ownership of f's contents on success. */
+static int fileset_put(struct fileset *fs, struct rfile *f)
+{
+	long i = fileset_find(fs, f->name);
+
+	if (i >= 0) {
+		fs->total -= fs->v[i].len;
+		rfile_free(&fs->v[i]);
+		fs->v[i] = *f;
+	} else {
+		if (fs->n >= RELEASE_FILES_MAX)
+			return al_error_set(AL_ELIMIT, "more than %d files in release-manifests/", RELEASE_FILES_MAX);
+		if (fs->n == fs->cap) {
+			size_t ncap = fs->cap ? fs->cap * 2 : 64;
+			struct rfile *nv = realloc(fs->v, ncap * sizeof(*nv));
+
+			if (nv == NULL)
+				return al_error_set(AL_ENOMEM, "out of memory");
+			fs->v = nv;
+			fs->cap = ncap;
+		}
+		fs->v[fs->n++] = *f;
+	}
+	fs->total += f->len;
+	memset(f, 0, sizeof(*f));
+	return 0;
+}
+
+static void layer_clear(struct layer *l)
+{
+	size_t i;
+
+	fileset_clear(&l->add);
+	for (i = 0; i < l->nwh; i++)
+		free(l->wh[i]);
+	free(l->wh);
+	memset(l, 0, sizeof(*l));
+}
+
+static int layer_whiteout(struct layer *l, const char *name)
+{
+	if (l->nwh >= RELEASE_FILES_MAX)
+		return al_error_set(AL_ELIMIT, "more than %d whiteouts in one layer", RELEASE_FILES_MAX);
+	if (l->nwh == l->capwh) {
+		size_t ncap = l->capwh ? l->capwh * 2 : 16;
+		char **nv = realloc(l->wh, ncap * sizeof(*nv));
+
+		if (nv == NULL)
+			return al_error_set(AL_ENOMEM, "out of memory");
+		l->wh = nv;
+		l->capwh = ncap;
+	}
+	l->wh[l->nwh] = al_strdup(name);
+	if (l->wh[l->nwh] == NULL)
+		return al_error_set(AL_ENOMEM, "out of memory");
+	l->nwh++;
+	return 0;
+}
+
+void al_release_free(al_release *r)
+{
+	if (r == NULL)
+		return;
+	fileset_clear(&r->files);
+	free(r->comps);
+	json_decref(r->refs);
+	json_decref(r->meta);
+	free(r);
+}
+
+static la_ssize_t ls_read(struct archive *a, void *ud, const void **out)
+{
+	struct lstream *ls = ud;
+	ssize_t r;
+
+	for (;;) {
+		r = read(ls->fd, ls->buf, sizeof(ls->buf));
+		if (r >= 0 || errno != EINTR)
+			break;
+	}
+	if (r < 0) {
+		ls->rc = al_error_errno(errno, "cannot read layer");
+		archive_set_error(a, EIO, "read failed");
+		return -1;
+	}
+	if ((uint64_t)r > ls->limit - ls->nread) {
+		ls->rc = AL_EVERIFY;
+		archive_set_error(a, EIO, "layer is longer than its descriptor says");
+		return -1;
+	}
+	ls->nread += (uint64_t)r;
+	if (al_hasher_update(ls->h, ls->buf, (size_t)r) < 0) {
+		ls->rc = AL_ENOMEM;
+		archive_set_error(a, ENOMEM, "hash failed");
+		return -1;
+	}
+	*out = ls->buf;
+	return (la_ssize_t)r;
+}
+
+/* Hash what libarchive left unread and compare with the descriptor. */
+static int ls_verify(struct lstream *ls, const al_descriptor *d, const char *ds)
+{
+	char gs[AL_DIGEST_STRMAX];
+	al_digest got;
+	int rc;
+
+	while (ls->rc == 0) {
+		ssize_t r = read(ls->fd, ls->buf, sizeof(ls->buf));
+
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r < 0)
+			return al_error_errno(errno, "cannot read layer '%s'", ds);
+		if (r == 0)
+			break;
+		if ((uint64_t)r > ls->limit - ls->nread) {
+			ls->rc = AL_EVERIFY;
+			break;
+		}
+		ls->nread += (uint64_t)r;
+		if ((rc = al_hasher_update(ls->h, ls->buf, (size_t)r)) < 0)
+			return rc;
+	}
+	if (ls->rc < 0 && ls->rc != AL_EVERIFY)
+		return ls->rc;
+	if (ls->rc == AL_EVERIFY || ls->nread != d->size)
+		return al_error_set(AL_EVERIFY, "layer '%s' is not %llu bytes long", ds, (unsigned long long)d->size);
+	if ((rc = al_hasher_final(ls->h, &got)) < 0)
+		return rc;
+	if (!al_digest_equal(&got, &d->digest))
+		return al_error_set(AL_EVERIFY, "digest mismatch for layer '%s': the bytes hash to '%s'", ds, al_digest_str(&got, gs));
+	return 0;
+}
+
+enum ekind { E_NONE, E_FILE, E_WHITEOUT, E_CLEAR };
+
+/* What an archive path means for release-manifests/; *name borrowed. */
+static enum ekind classify(const char *path, const char **name)
+{
+	const char *rest;
+
+	if (strncmp(path, "./", 2) == 0)
+		path += 2;
+	else if (path[0] == '/')
+		path += 1;
+	if (strcmp(path, WH_PREFIX "release-manifests") == 0 || strcmp(path, WH_OPAQUE) == 0)
+		return E_CLEAR;
+	if (strncmp(path, RELEASE_DIR, strlen(RELEASE_DIR)) != 0)
+		return E_NONE;
+	rest = path + strlen(RELEASE_DIR);
+	if (rest[0] == '\0' || strchr(rest, '/') != NULL)
+		return E_NONE;
+	if (strcmp(rest, WH_OPAQUE) == 0)
+		return E_CLEAR;
+	if (strncmp(rest, WH_PREFIX, strlen(WH_PREFIX)) == 0) {
+		*name = rest + strlen(WH_PREFIX);
+		return (*name)[0] != '\0' ? E_WHITEOUT : E_NONE;
+	}
+	if (strcmp(rest, ".") == 0 || strcmp(rest, "..") == 0)
+		return E_NONE;
+	*name = rest;
+	return E_FILE;
+}
+
+static int read_entry(struct archive *a, struct archive_entry *ent, const char *name, const char *ds, struct rfile *out)
+{
+	al_buf b = AL_BUF_INIT(AL_RELEASE_FILE_MAX);
+	uint8_t chunk[16384];
+	struct rfile f;
+	int rc = 0;
+
+	memset(&f, 0, sizeof(f));
+	if (archive_entry_size_is_set(ent) && archive_entry_size(ent) > (la_int64_t)AL_RELEASE_FILE_MAX)
+		return al_error_set(AL_ELIMIT, "release-manifests/%s in layer '%s' is larger than %llu bytes",
+				    name, ds, (unsigned long long)AL_RELEASE_FILE_MAX);
+	for (;;) {
+		la_ssize_t r = archive_read_data(a, chunk, sizeof(chunk));
+
+		if (r == 0)
+			break;
+		if (r < 0) {
+			rc = al_error_set(AL_EPARSE, "layer '%s': reading release-manifests/%s: %s", ds, name, archive_error_string(a));
+			goto out;
+		}
+		if ((rc = al_buf_append(&b, chunk, (size_t)r)) == AL_ELIMIT) {
+			rc = al_error_set(AL_ELIMIT, "release-manifests/%s in layer '%s' is larger than %llu bytes",
+					  name, ds, (unsigned long long)AL_RELEASE_FILE_MAX);
+			goto out;
+		} else if (rc < 0) {
+			goto out;
+		}
+	}
+	f.name = al_strdup(name);
+	if (f.name == NULL) {
+		rc = al_error_set(AL_ENOMEM, "out of memory");
+		goto out;
+	}
+	f.len = b.len;
+	f.data = (uint8_t *)al_buf_detach(&b, NULL);
+	if (f.data == NULL) {
+		rc = al_error_set(AL_ENOMEM, "out of memory");
+		goto out;
+	}
+	*out = f;
+	memset(&f, 0, sizeof(f));
+out:
+	rfile_free(&f);
+	al_buf_free(&b);
+	return rc;
+}
+
+/* Walk one layer's tar stream into l. Returns our own error, or 1 when
+ * libarchive failed (the caller decides between EVERIFY and EPARSE once
+ * the digest is known). */
+static int scan_layer(struct archive *a, const char *ds, struct layer *l)
+{
+	struct archive_entry *ent;
+	struct rfile f;
+	int rc;
+
+	for (;;) {
+		const char *path, *name = NULL;
+		enum ekind k;
+
+		rc = archive_read_next_header(a, &ent);
+		if (rc == ARCHIVE_EOF)
+			return 0;
+		if (rc < ARCHIVE_WARN)
+			return 1;
+		path = archive_entry_pathname(ent);
+		if (path == NULL)
+			continue;
+		k = classify(path, &name);
+		if (k == E_CLEAR) {
+			/* Lower layers' files go; this layer's own stay. */
+			l->clear = 1;
+		} else if (k == E_WHITEOUT) {
+			if ((rc = layer_whiteout(l, name)) < 0)
+				return rc;
+		} else if (k == E_FILE) {
+			if (archive_entry_filetype(ent) != AE_IFREG || archive_entry_hardlink(ent) != NULL) {
+				al_log_debug("release: layer '%s': skipping non-regular '%s'", ds, path);
+				continue;
+			}
+			if ((rc = read_entry(a, ent, name, ds, &f)) < 0)
+				return rc;
+			if ((rc = fileset_put(&l->add, &f)) < 0) {
+				rfile_free(&f);
+				return rc;
+			}
+			if (l->add.total > AL_RELEASE_TOTAL_MAX)
+				return al_error_set(AL_ELIMIT, "release-manifests/ is larger than %llu bytes",
+						    (unsigned long long)AL_RELEASE_TOTAL_MAX);
+		}
+	}
+}
+
+static int layer_type_ok(const char *mt)
+{
+	return mt != NULL && (strcmp(mt, AL_MT_OCI_LAYER_GZIP) == 0 || strcmp(mt, AL_MT_OCI_LAYER) == 0 ||
+			      strcmp(mt, AL_MT_DOCKER_LAYER_GZIP) == 0 || strcmp(mt, AL_MT_DOCKER_LAYER) == 0);
+}
+
+/* Read one verified layer and apply it over r->files. */
+static int apply_layer(al_release *r, al_store *s, const al_descriptor *d)
+{
+	char ds[AL_DIGEST_STRMAX];
+	struct lstream *ls = NULL;
+	struct archive *a = NULL;
+	struct layer l;
+	size_t i;
+	int rc, arc = 0;
+
+	memset(&l, 0, sizeof(l));
+	al_digest_str(&d->digest, ds);
+	if (!layer_type_ok(d->media_type))
+		return al_error_set(AL_EUNSUPPORTED, "layer '%s': media type '%s' is not supported",
+				    ds, d->media_type != NULL ? d->media_type : "");
+	ls = calloc(1, sizeof(*ls));
+	if (ls == NULL)
+		return al_error_set(AL_ENOMEM, "out of memory");
+	ls->fd = -1;
+	ls->limit = d->size;
+	if ((rc = al_hasher_new(&ls->h, d->digest.algo)) < 0)
+		goto out;
+	if ((rc = al_store_blob_open(s, &d->digest, &ls->fd, NULL)) < 0)
+		goto out;
+	a = archive_read_new();
+	if (a == NULL) {
+		rc = al_error_set(AL_ENOMEM, "out of memory");
+		goto out;
+	}
+	archive_read_support_filter_gzip(a);
+	archive_read_support_format_tar(a);
+	archive_read_support_format_empty(a);
+	if (archive_read_open(a, ls, NULL, ls_read, NULL) != ARCHIVE_OK)
+		arc = 1;
+	else
+		arc = scan_layer(a, ds, &l);
+	if (arc == AL_ENOMEM) {
+		rc = arc;
+		goto out;
+	}
+	/* The digest decides first: bad bytes are AL_EVERIFY whatever
+	 * libarchive (or a bound) made of them. */
+	if ((rc = ls_verify(ls, d, ds)) < 0)
+		goto out;
+	if (arc < 0) {
+		rc = arc;
+		goto out;
+	}
+	if (arc > 0) {
+		rc = al_error_set(AL_EPARSE, "layer '%s' is not a readable tar stream: %s", ds,
+				  archive_error_string(a) != NULL ? archive_error_string(a) : "unknown error");
+		goto out;
+	}
+	if (l.clear)
+		fileset_drop_all(&r->files);
+	for (i = 0; i < l.nwh; i++)
+		fileset_remove(&r->files, l.wh[i]);
+	for (i = 0; i < l.add.n; i++) {
+		if ((rc = fileset_put(&r->files, &l.add.v[i])) < 0)
+			goto out;
+	}
+	if (r->files.total > AL_RELEASE_TOTAL_MAX)
+		rc = al_error_set(AL_ELIMIT, "release-manifests/ is larger than %llu bytes",
+				  (unsigned long long)AL_RELEASE_TOTAL_MAX);
+out:
+	if (a != NULL)
+		archive_read_free(a);
+	if (ls != NULL) {
+		if (ls->fd >= 0)
+			close(ls->fd);
+		al_hasher_free(ls->h);
+		free(ls);
+	}
+	layer_clear(&l);
+	return rc;
+}
+
+static int cmp_files(const void *a, const void *b)
+{
+	return strcmp(((const struct rfile *)a)->name, ((const struct rfile *)b)->name);
+}
+
+static int parse_json_file(json_t **out, const struct rfile *f)
+{
+	json_error_t jerr;
+	json_t *v;
+
+	v = json_loadb((const char *)f->data, f->len, JSON_REJECT_DUPLICATES, &jerr);
+	if (v == NULL)
+		return al_error_set(AL_EPARSE, "release-manifests/%s: line %d, column %d: %s", f->name, jerr.line, jerr.column, jerr.text);
+	if (!json_is_object(v)) {
+		json_decref(v);
+		return al_error_set(AL_EPARSE, "release-manifests/%s: not a JSON object", f->name);
+	}
+	*out = v;
+	return 0;
+}
+
+static const char *str_member(const json_t *o, const char *key)
+{
+	json_t *v = json_object_get(o, key);
+
+	return json_is_string(v) ? json_string_value(v) : NULL;
+}
+
+static int parse_image_references(al_release *r, const struct rfile *f)
+{
+	json_t *root = NULL, *spec, *tags, *tag, *from;
+	const char *kind;
+	size_t i, j;
+	int rc;
+
+	if ((rc = parse_json_file(&root, f)) < 0)
+		return rc;
+	kind = str_member(root, "kind");
+	if (kind == NULL || strcmp(kind, "ImageStream") != 0) {
+		rc = al_error_set(AL_EPARSE, "release-manifests/image-references: kind is not \"ImageStream\"");
+		goto out;
+	}
+	spec = json_object_get(root, "spec");
+	tags = json_object_get(spec, "tags");
+	if (!json_is_object(spec) || !json_is_array(tags)) {
+		rc = al_error_set(AL_EPARSE, "release-manifests/image-references: no spec.tags array");
+		goto out;
+	}
+	r->comps = calloc(json_array_size(tags) + 1, sizeof(*r->comps));
+	if (r->comps == NULL) {
+		rc = al_error_set(AL_ENOMEM, "out of memory");
+		goto out;
+	}
+	json_array_foreach(tags, i, tag) {
+		const char *name = str_member(tag, "name"), *fk, *fn;
+
+		if (!json_is_object(tag) || name == NULL || name[0] == '\0') {
+			rc = al_error_set(AL_EPARSE, "release-manifests/image-references: spec.tags[%zu] has no name", i);
+			goto out;
+		}
+		for (j = 0; j < r->ncomps; j++) {
+			if (strcmp(r->comps[j].name, name) == 0) {
+				rc = al_error_set(AL_EPARSE, "release-manifests/image-references: tag '%s' appears twice", name);
+				goto out;
+			}
+		}
+		from = json_object_get(tag, "from");
+		fk = str_member(from, "kind");
+		fn = str_member(from, "name");
+		if (!json_is_object(from) || fk == NULL) {
+			rc = al_error_set(AL_EPARSE, "release-manifests/image-references: tag '%s' has no from.kind", name);
+			goto out;
+		}
+		if (strcmp(fk, "DockerImage") != 0)
+			continue;
+		if (fn == NULL || fn[0] == '\0') {
+			rc = al_error_set(AL_EPARSE, "release-manifests/image-references: tag '%s' has no from.name", name);
+			goto out;
+		}
+		r->comps[r->ncomps].name = name;
+		r->comps[r->ncomps].image = fn;
+		r->ncomps++;
+	}
+	r->refs = root;
+	root = NULL;
+out:
+	json_decref(root);
+	return rc;
+}
+
+static int parse_release_metadata(al_release *r, const struct rfile *f)
+{
+	json_t *root = NULL, *prev, *md, *e;
+	const char *kind, *version;
+	size_t i;
+	int rc;
+
+	if ((rc = parse_json_file(&root, f)) < 0)
+		return rc;
+	kind = str_member(root, "kind");
+	version = str_member(root, "version");
+	prev = json_object_get(root, "previous");
+	md = json_object_get(root, "metadata");
+	if (kind == NULL || strcmp(kind, "cincinnati-metadata-v0") != 0) {
+		rc = al_error_set(AL_EPARSE, "release-manifests/release-metadata: kind is not \"cincinnati-metadata-v0\"");
+		goto out;
+	}
+	if (version == NULL || version[0] == '\0') {
+		rc = al_error_set(AL_EPARSE, "release-manifests/release-metadata: no version");
+		goto out;
+	}
+	if (prev != NULL) {
+		if (!json_is_array(prev)) {
+			rc = al_error_set(AL_EPARSE, "release-manifests/release-metadata: 'previous' is not an array");
+			goto out;
+		}
+		json_array_foreach(prev, i, e) {
+			if (!json_is_string(e)) {
+				rc = al_error_set(AL_EPARSE, "release-manifests/release-metadata: previous[%zu] is not a string", i);
+				goto out;
+			}
+		}
+	}
+	if (md != NULL && !json_is_object(md)) {
+		rc = al_error_set(AL_EPARSE, "release-manifests/release-metadata: 'metadata' is not an object");
+		goto out;
+	}
+	r->meta = root;
+	root = NULL;
+out:
+	json_decref(root);
+	return rc;
+}
+
+/* Read the image manifest of the release (through an index if need be). */
+static int load_image_manifest(al_store *s, const al_digest *digest, const char *platform, al_manifest *out)
+{
+	al_buf b = AL_BUF_INIT(AL_OCI_MANIFEST_MAX);
+	char ds[AL_DIGEST_STRMAX];
+	al_manifest m, inner;
+	al_digest pick;
+	size_t i;
+	int rc, found = 0;
+
+	memset(&m, 0, sizeof(m));
+	memset(&inner, 0, sizeof(inner));
+	al_digest_str(digest, ds);
+	if ((rc = al_store_read_blob(s, digest, &b)) < 0 ||
+	    (rc = al_manifest_parse(&m, b.ptr, b.len, NULL, ds)) < 0)
+		goto out;
+	if (m.is_index) {
+		for (i = 0; i < m.nmanifests && !found; i++) {
+			if (al_platform_match(&m.manifests[i], platform)) {
+				pick = m.manifests[i].digest;
+				found = 1;
+			}
+		}
+		if (!found && m.nmanifests == 1) {
+			pick = m.manifests[0].digest;
+			found = 1;
+		}
+		if (!found) {
+			rc = al_error_set(AL_ENOTFOUND, "release index '%s' has no '%s' image", ds, platform);
+			goto out;
+		}
+		al_buf_reset(&b);
+		al_digest_str(&pick, ds);
+		if ((rc = al_store_read_blob(s, &pick, &b)) < 0 ||
+		    (rc = al_manifest_parse(&inner, b.ptr, b.len, NULL, ds)) < 0)
+			goto out;
+		if (inner.is_index) {
+			rc = al_error_set(AL_EUNSUPPORTED, "release index entry '%s' is itself an index", ds);
+			goto out;
+		}
+		al_manifest_clear(&m);
+		m = inner;
+		memset(&inner, 0, sizeof(inner));
+	}
+	*out = m;
+	memset(&m, 0, sizeof(m));
+out:
+	al_manifest_clear(&inner);
+	al_manifest_clear(&m);
+	al_buf_free(&b);
+	return rc;
+}
+
+int al_release_open(al_release **out, al_store *s, const al_digest *manifest, const char *platform)
+{
+	al_release *r = NULL;
+	al_manifest m;
+	const struct rfile *refs = NULL, *meta = NULL;
+	size_t i;
+	int rc;
+
+	memset(&m, 0, sizeof(m));
+	if (platform == NULL)
+		platform = "linux/amd64";
+	if ((rc = load_image_manifest(s, manifest, platform, &m)) < 0)
+		return rc;
+	r = calloc(1, sizeof(*r));
+	if (r == NULL) {
+		rc = al_error_set(AL_ENOMEM, "out of memory");
+		goto out;
+	}
+	for (i = 0; i < m.nlayers; i++) {
+		if ((rc = apply_layer(r, s, &m.layers[i])) < 0)
+			goto out;
+	}
+	if (r->files.n > 1)
+		qsort(r->files.v, r->files.n, sizeof(r->files.v[0]), cmp_files);
+	for (i = 0; i < r->files.n; i++) {
+		if (strcmp(r->files.v[i].name, "image-references") == 0)
+			refs = &r->files.v[i];
+		else if (strcmp(r->files.v[i].name, "release-metadata") == 0)
+			meta = &r->files.v[i];
+	}
+	if (refs == NULL) {
+		rc = al_error_set(AL_EPARSE, "release image has no release-manifests/image-references");
+		goto out;
+	}
+	if ((rc = parse_image_references(r, refs)) < 0)
+		goto out;
+	if (meta != NULL && (rc = parse_release_metadata(r, meta)) < 0)
+		goto out;
+	if (r->meta != NULL)
+		r->version = str_member(r->meta, "version");
+	else
+		r->version = str_member(json_object_get(r->refs, "metadata"), "name");
+	if (r->version == NULL || r->version[0] == '\0') {
+		rc = al_error_set(AL_EPARSE, "release has no version: neither release-metadata nor image-references metadata.name");
+		goto out;
+	}
+	*out = r;
+	r = NULL;
+out:
+	al_manifest_clear(&m);
+	al_release_free(r);
+	return rc;
+}
+
+const char *al_release_version(const al_release *r)
+{
+	return r->version;
+}
+
+const json_t *al_release_metadata(const al_release *r)
+{
+	return r->meta;
+}
+
+size_t al_release_component_count(const al_release *r)
+{
+	return r->ncomps;
+}
+
+const al_release_component *al_release_component_at(const al_release *r, size_t i)
+{
+	return i < r->ncomps ? &r->comps[i] : NULL;
+}
+
+size_t al_release_file_count(const al_release *r)
+{
+	return r->files.n;
+}
+
+const char *al_release_file_name(const al_release *r, size_t i)
+{
+	return i < r->files.n ? r->files.v[i].name : NULL;
+}
+
+const uint8_t *al_release_file_data(const al_release *r, size_t i, size_t *len)
+{
+	if (i >= r->files.n)
+		return NULL;
+	if (len != NULL)
+		*len = r->files.v[i].len;
+	return r->files.v[i].data;
+}
+
+int al_release_extract(const al_release *r, const char *dir)
+{
+	size_t i;
+	int rc;
+
+	if ((rc = al_fs_mkdir_p(dir, 0755)) < 0)
+		return rc;
+	for (i = 0; i < r->files.n; i++) {
+		char *p = al_path_join(dir, r->files.v[i].name);
+
+		if (p == NULL)
+			return al_error_set(AL_ENOMEM, "out of memory");
+		rc = al_fs_write_atomic(p, r->files.v[i].data, r->files.v[i].len);
+		free(p);
+		if (rc < 0)
+			return rc;
+	}
+	return 0;
+}

@@ -1,0 +1,1255 @@
+/* store.c: the on-disk store: OCI image layout, content-addressed blobs, index.json entries, lock, check and gc. */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "airlock/error.h"
+#include "airlock/fs.h"
+#include "airlock/log.h"
+#include "airlock/store.h"
+
+/* Bounds on the files of the layout itself. */
+#define STORE_INDEX_MAX (64 * AL_MIB)
+#define STORE_INDEX_ENTRIES_MAX 200000
+#define STORE_SMALL_MAX (64 * AL_KIB)     /* oci-layout */
+#define STORE_RELEASES_MAX (16 * AL_MIB)
+#define STORE_SIGNATURE_MAX (256 * AL_KIB)
+#define STORE_NAME_MAX 4096
+#define STORE_WALK_DEPTH 8
+
+struct al_store {
+	char *path;
+	int readonly;
+	al_lock *lock;
+	pthread_mutex_t mu;     /* guards index, active_writers and layout file writes */
+	json_t *index;          /* index.json as on disk */
+	unsigned active_writers;
+};
+
+struct al_blob_writer {
+	al_store *s;
+	al_digest expected;
+	uint64_t expected_size;
+	uint64_t written;
+	al_tmpfile *tmp;
+	al_hasher *h;
+};
+
+const char *al_store_path(const al_store *s)
+{
+	return s->path;
+}
+
+static char *store_file(const al_store *s, const char *rel)
+{
+	return al_path_join(s->path, rel);
+}
+
+/* Read and strictly parse a JSON file bounded by max. */
+static int load_json(json_t **out, const char *path, size_t max)
+{
+	al_buf b = AL_BUF_INIT(max);
+	json_error_t jerr;
+	json_t *v;
+	int rc;
+
+	if ((rc = al_fs_read_file(path, &b)) < 0)
+		goto out;
+	v = json_loadb((const char *)b.ptr, b.len, JSON_REJECT_DUPLICATES, &jerr);
+	if (v == NULL) {
+		rc = al_error_set(AL_EPARSE, "'%s': line %d, column %d: %s", path, jerr.line, jerr.column, jerr.text);
+		goto out;
+	}
+	*out = v;
+out:
+	al_buf_free(&b);
+	return rc;
+}
+
+/* Serialise v (with a trailing newline) and write it atomically. */
+static int save_json(const char *path, const json_t *v, size_t flags)
+{
+	char *txt = json_dumps(v, flags);
+	char *line = NULL;
+	int rc;
+
+	if (txt == NULL)
+		return al_error_set(AL_ENOMEM, "cannot serialise '%s'", path);
+	line = al_sprintf("%s\n", txt);
+	if (line == NULL) {
+		rc = al_error_set(AL_ENOMEM, "out of memory");
+		goto out;
+	}
+	rc = al_fs_write_atomic(path, line, strlen(line));
+out:
+	free(line);
+	free(txt);
+	return rc;
+}
+
+/* The ref.name annotation of an index entry, or NULL. */
+static const char *entry_name(const json_t *e)
+{
+	json_t *a = json_object_get(e, "annotations");
+	json_t *n = json_object_get(a, AL_ANNOT_REF_NAME);
+
+	return json_is_string(n) ? json_string_value(n) : NULL;
+}
+
+static int validate_index(const json_t *root, const char *path)
+{
+	json_t *sv, *arr, *e;
+	al_descriptor d;
+	size_t i;
+	int rc;
+
+	if (!json_is_object(root))
+		return al_error_set(AL_EPARSE, "'%s': not a JSON object", path);
+	sv = json_object_get(root, "schemaVersion");
+	if (!json_is_integer(sv) || json_integer_value(sv) != 2)
+		return al_error_set(AL_EPARSE, "'%s': schemaVersion must be 2", path);
+	arr = json_object_get(root, "manifests");
+	if (!json_is_array(arr))
+		return al_error_set(AL_EPARSE, "'%s': 'manifests' is not an array", path);
+	if (json_array_size(arr) > STORE_INDEX_ENTRIES_MAX)
+		return al_error_set(AL_ELIMIT, "'%s': more than %d entries", path, STORE_INDEX_ENTRIES_MAX);
+	json_array_foreach(arr, i, e) {
+		if ((rc = al_descriptor_from_json(&d, e, 1, path)) < 0)
+			return al_error_wrap(rc, "entry %zu", i);
+		al_descriptor_clear(&d);
+	}
+	return 0;
+}
+
+/* Remove files named ".tmp-*" (or every file when all) in dir: what a
+ * killed writer left behind. Missing dir is fine. */
+static void remove_temps(const char *dir, int all, al_check_fn fn, void *ud, al_check_result *res)
+{
+	DIR *d = opendir(dir);
+	struct dirent *de;
+	struct stat st;
+
+	if (d == NULL)
+		return;
+	while ((de = readdir(d)) != NULL) {
+		char *p;
+
+		if (strcmp(de->d_name, ".") == 0 || strcmp(de->d_name, "..") == 0)
+			continue;
+		if (!all && strncmp(de->d_name, ".tmp-", 5) != 0)
+			continue;
+		p = al_path_join(dir, de->d_name);
+		if (p == NULL)
+			continue;
+		if (lstat(p, &st) == 0 && !S_ISDIR(st.st_mode) && unlink(p) == 0) {
+			al_log_debug("store: removed stale temporary file '%s'", p);
+			if (res != NULL) {
+				res->removed++;
+				res->bytes_removed += (uint64_t)st.st_size;
+			}
+			if (fn != NULL)
+				fn(ud, AL_CHECK_REMOVED, p, "stale temporary file");
+		}
+		free(p);
+	}
+	closedir(d);
+}
+
+static void remove_all_temps(al_store *s, al_check_fn fn, void *ud, al_check_result *res)
+{
+	static const char *const dirs[] = {"blobs/.tmp", "", "airlock", "airlock/packs"};
+	size_t i;
+
+	for (i = 0; i < sizeof(dirs) / sizeof(dirs[0]); i++) {
+		char *p = dirs[i][0] != '\0' ? store_file(s, dirs[i]) : al_strdup(s->path);
+
+		if (p != NULL)
+			remove_temps(p, i == 0, fn, ud, res);
+		free(p);
+	}
+}
+
+/* 1 if dir is missing, empty, or holds only what an interrupted create
+ * of ours leaves (so create may continue), 0 otherwise. */
+static int dir_creatable(const char *dir)
+{
+	static const char *const ours[] = {"index.json", "blobs", "airlock", "signatures"};
+	DIR *d = opendir(dir);
+	struct dirent *de;
+	int ok = 1;
+	size_t i;
+
+	if (d == NULL)
+		return errno == ENOENT;
+	while (ok && (de = readdir(d)) != NULL) {
+		int known = 0;
+
+		if (strcmp(de->d_name, ".") == 0 || strcmp(de->d_name, "..") == 0 ||
+		    strncmp(de->d_name, ".tmp-", 5) == 0)
+			continue;
+		for (i = 0; i < sizeof(ours) / sizeof(ours[0]); i++)
+			known |= strcmp(de->d_name, ours[i]) == 0;
+		ok = known;
+	}
+	closedir(d);
+	return ok;
+}
+
+static int mkdir_in(const al_store *s, const char *rel)
+{
+	char *p = store_file(s, rel);
+	int rc;
+
+	if (p == NULL)
+		return al_error_set(AL_ENOMEM, "out of memory");
+	rc = al_fs_mkdir_p(p, 0755);
+	free(p);
+	return rc;
+}
+
+static int create_layout(al_store *s)
+{
+	static const char layout[] = "{\"imageLayoutVersion\":\"1.0.0\"}\n";
+	static const char index[] = "{\"schemaVersion\":2,\"mediaType\":\"" AL_MT_OCI_INDEX "\",\"manifests\":[]}\n";
+	char *p = NULL;
+	int rc;
+
+	if ((rc = mkdir_in(s, "blobs/sha256")) < 0 || (rc = mkdir_in(s, "signatures")) < 0)
+		return rc;
+	p = store_file(s, "index.json");
+	if (p == NULL)
+		return al_error_set(AL_ENOMEM, "out of memory");
+	rc = al_fs_exists(p);
+	if (rc == 0)
+		rc = al_fs_write_atomic(p, index, sizeof(index) - 1);
+	free(p);
+	if (rc < 0)
+		return rc;
+	/* oci-layout last: a layout is complete once it exists. */
+	p = store_file(s, "oci-layout");
+	if (p == NULL)
+		return al_error_set(AL_ENOMEM, "out of memory");
+	rc = al_fs_write_atomic(p, layout, sizeof(layout) - 1);
+	free(p);
+	return rc;
+}
+
+static int check_layout_file(const al_store *s)
+{
+	char *p = store_file(s, "oci-layout");
+	json_t *v = NULL, *ver;
+	int rc;
+
+	if (p == NULL)
+		return al_error_set(AL_ENOMEM, "out of memory");
+	if ((rc = load_json(&v, p, STORE_SMALL_MAX)) < 0)
+		goto out;
+	ver = json_object_get(v, "imageLayoutVersion");
+	if (!json_is_string(ver) || strncmp(json_string_value(ver), "1.", 2) != 0)
+		rc = al_error_set(AL_EPARSE, "'%s': imageLayoutVersion must be \"1.x\"", p);
+out:
+	json_decref(v);
+	free(p);
+	return rc;
+}
+
+void al_store_free(al_store *s)
+{
+	if (s == NULL)
+		return;
+	json_decref(s->index);
+	al_lock_free(s->lock);
+	pthread_mutex_destroy(&s->mu);
+	free(s->path);
+	free(s);
+}
+
+int al_store_open(al_store **out, const char *path, const al_store_opts *opts)
+{
+	al_store_opts def = {0, 0, 0};
+	al_store *s = NULL;
+	char *p = NULL;
+	int rc = 0, have;
+
+	if (opts == NULL)
+		opts = &def;
+	if (path == NULL || path[0] == '\0')
+		return al_error_set(AL_EINVAL, "no store path");
+	if (opts->create && opts->readonly)
+		return al_error_set(AL_EINVAL, "cannot create the read-only store '%s'", path);
+	s = calloc(1, sizeof(*s));
+	if (s == NULL)
+		return al_error_set(AL_ENOMEM, "out of memory");
+	if (pthread_mutex_init(&s->mu, NULL) != 0) {
+		free(s);
+		return al_error_set(AL_ENOMEM, "cannot create a mutex");
+	}
+	s->readonly = opts->readonly;
+	s->path = al_strdup(path);
+	p = store_file(s, "oci-layout");
+	if (s->path == NULL || p == NULL) {
+		rc = al_error_set(AL_ENOMEM, "out of memory");
+		goto out;
+	}
+	if ((have = al_fs_exists(p)) < 0) {
+		rc = have;
+		goto out;
+	}
+	if (!have) {
+		if (!opts->create) {
+			rc = al_error_set(AL_ENOTFOUND, "'%s' is not a store: no oci-layout", path);
+			goto out;
+		}
+		if (!dir_creatable(path)) {
+			rc = al_error_set(AL_EEXIST, "cannot create a store in '%s': the directory is not empty", path);
+			goto out;
+		}
+	}
+	if (!s->readonly) {
+		free(p);
+		p = store_file(s, "airlock/lock");
+		if (p == NULL) {
+			rc = al_error_set(AL_ENOMEM, "out of memory");
+			goto out;
+		}
+		if ((rc = mkdir_in(s, "airlock")) < 0)
+			goto out;
+		if ((rc = al_lock_acquire(&s->lock, p, opts->lock_wait_ms)) < 0)
+			goto out;
+		if (!have && (rc = create_layout(s)) < 0)
+			goto out;
+	}
+	if ((rc = check_layout_file(s)) < 0)
+		goto out;
+	if (!s->readonly) {
+		if ((rc = mkdir_in(s, "blobs/sha256")) < 0 || (rc = mkdir_in(s, "blobs/.tmp")) < 0 ||
+		    (rc = mkdir_in(s, "signatures")) < 0 || (rc = mkdir_in(s, "airlock/packs")) < 0)
+			goto out;
+		/* We hold the lock: every temporary file is a dead writer's. */
+		remove_all_temps(s, NULL, NULL, NULL);
+	}
+	free(p);
+	p = store_file(s, "index.json");
+	if (p == NULL) {
+		rc = al_error_set(AL_ENOMEM, "out of memory");
+		goto out;
+	}
+	if ((rc = load_json(&s->index, p, STORE_INDEX_MAX)) < 0)
+		goto out;
+	if ((rc = validate_index(s->index, p)) < 0)
+		goto out;
+	*out = s;
+	s = NULL;
+out:
+	free(p);
+	al_store_free(s);
+	return rc;
+}
+
+char *al_store_blob_path(const al_store *s, const al_digest *d)
+{
+	char hex[AL_DIGEST_STRMAX];
+
+	al_digest_hex(d, hex);
+	return al_sprintf("%s/blobs/%s/%s", s->path, al_digest_algo_name(d->algo), hex);
+}
+
+int al_store_has_blob(al_store *s, const al_digest *d, uint64_t *size)
+{
+	char *p = al_store_blob_path(s, d);
+	struct stat st;
+	int rc;
+
+	if (p == NULL)
+		return al_error_set(AL_ENOMEM, "out of memory");
+	if (lstat(p, &st) != 0) {
+		rc = errno == ENOENT ? 0 : al_error_errno(errno, "cannot stat '%s'", p);
+	} else if (!S_ISREG(st.st_mode)) {
+		rc = 0;
+	} else {
+		if (size != NULL)
+			*size = (uint64_t)st.st_size;
+		rc = 1;
+	}
+	free(p);
+	return rc;
+}
+
+int al_store_blob_open(al_store *s, const al_digest *d, int *fd, uint64_t *size)
+{
+	char *p = al_store_blob_path(s, d);
+	char ds[AL_DIGEST_STRMAX];
+	struct stat st;
+	int f = -1, rc = 0;
+
+	if (p == NULL)
+		return al_error_set(AL_ENOMEM, "out of memory");
+	f = open(p, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+	if (f < 0) {
+		if (errno == ENOENT)
+			rc = al_error_set(AL_ENOTFOUND, "blob '%s' is not in store '%s'", al_digest_str(d, ds), s->path);
+		else
+			rc = al_error_errno(errno, "cannot open '%s'", p);
+		goto out;
+	}
+	if (fstat(f, &st) != 0) {
+		rc = al_error_errno(errno, "cannot stat '%s'", p);
+		goto out;
+	}
+	if (!S_ISREG(st.st_mode)) {
+		rc = al_error_set(AL_EVERIFY, "'%s' is not a regular file", p);
+		goto out;
+	}
+	*fd = f;
+	f = -1;
+	if (size != NULL)
+		*size = (uint64_t)st.st_size;
+out:
+	if (f >= 0)
+		close(f);
+	free(p);
+	return rc;
+}
+
+int al_store_read_blob(al_store *s, const al_digest *d, al_buf *out)
+{
+	uint8_t chunk[16384];
+	char ds[AL_DIGEST_STRMAX], gs[AL_DIGEST_STRMAX];
+	size_t orig = out->len;
+	uint64_t size = 0, total = 0;
+	al_hasher *h = NULL;
+	al_digest got;
+	int fd = -1, rc;
+
+	al_digest_str(d, ds);
+	if ((rc = al_store_blob_open(s, d, &fd, &size)) < 0)
+		return rc;
+	if (size > out->max - out->len) {
+		rc = al_error_set(AL_ELIMIT, "blob '%s' is %llu bytes, more than %zu", ds, (unsigned long long)size, out->max);
+		goto out;
+	}
+	if ((rc = al_hasher_new(&h, d->algo)) < 0)
+		goto out;
+	for (;;) {
+		ssize_t r = read(fd, chunk, sizeof(chunk));
+
+		if (r < 0) {
+			if (errno == EINTR)
+				continue;
+			rc = al_error_errno(errno, "cannot read blob '%s'", ds);
+			goto out;
+		}
+		if (r == 0)
+			break;
+		total += (uint64_t)r;
+		if (total > size) {
+			rc = al_error_set(AL_EVERIFY, "blob '%s' changed while it was read", ds);
+			goto out;
+		}
+		if ((rc = al_hasher_update(h, chunk, (size_t)r)) < 0 ||
+		    (rc = al_buf_append(out, chunk, (size_t)r)) < 0)
+			goto out;
+	}
+	if (out->ptr == NULL && (rc = al_buf_append(out, "", 0)) < 0)
+		goto out;
+	if ((rc = al_hasher_final(h, &got)) < 0)
+		goto out;
+	if (!al_digest_equal(&got, d))
+		rc = al_error_set(AL_EVERIFY, "blob '%s' in store '%s' is corrupt: its bytes hash to '%s'", ds, s->path, al_digest_str(&got, gs));
+out:
+	if (rc < 0 && out->ptr != NULL) {
+		out->len = orig;
+		out->ptr[orig] = '\0';
+	}
+	al_hasher_free(h);
+	if (fd >= 0)
+		close(fd);
+	return rc;
+}
+
+int al_store_blob_begin(al_store *s, const al_digest *expected, uint64_t expected_size, al_blob_writer **out)
+{
+	al_blob_writer *w = NULL;
+	char *dir = NULL;
+	int rc;
+
+	if (s->readonly)
+		return al_error_set(AL_EINVAL, "store '%s' is read-only", s->path);
+	if (expected == NULL)
+		return al_error_set(AL_EINVAL, "a blob writer needs the expected digest");
+	w = calloc(1, sizeof(*w));
+	dir = store_file(s, "blobs/.tmp");
+	if (w == NULL || dir == NULL) {
+		free(w);
+		free(dir);
+		return al_error_set(AL_ENOMEM, "out of memory");
+	}
+	w->s = s;
+	w->expected = *expected;
+	w->expected_size = expected_size;
+	pthread_mutex_lock(&s->mu);
+	s->active_writers++;
+	pthread_mutex_unlock(&s->mu);
+	if ((rc = al_hasher_new(&w->h, expected->algo)) < 0 || (rc = al_tmpfile_new(&w->tmp, dir)) < 0)
+		goto out;
+	*out = w;
+	w = NULL;
+out:
+	free(dir);
+	al_blob_writer_abort(w);
+	return rc;
+}
+
+void al_blob_writer_abort(al_blob_writer *w)
+{
+	if (w == NULL)
+		return;
+	al_tmpfile_free(w->tmp);
+	al_hasher_free(w->h);
+	pthread_mutex_lock(&w->s->mu);
+	w->s->active_writers--;
+	pthread_mutex_unlock(&w->s->mu);
+	free(w);
+}
+
+int al_blob_writer_write(al_blob_writer *w, const uint8_t *p, size_t n)
+{
+	char ds[AL_DIGEST_STRMAX];
+	int rc;
+
+	if (w->expected_size > 0 && (n > w->expected_size || w->written > w->expected_size - n))
+		return al_error_set(AL_EVERIFY, "blob '%s' is larger than the expected %llu bytes",
+				    al_digest_str(&w->expected, ds), (unsigned long long)w->expected_size);
+	if ((rc = al_hasher_update(w->h, p, n)) < 0 || (rc = al_tmpfile_write(w->tmp, p, n)) < 0)
+		return rc;
+	w->written += n;
+	return 0;
+}
+
+int al_blob_writer_reset(al_blob_writer *w)
+{
+	al_digest junk;
+	int rc;
+
+	if ((rc = al_tmpfile_truncate(w->tmp)) < 0 || (rc = al_hasher_final(w->h, &junk)) < 0)
+		return rc;
+	w->written = 0;
+	return 0;
+}
+
+static int writer_write_cb(void *ud, const uint8_t *p, size_t n)
+{
+	return al_blob_writer_write(ud, p, n);
+}
+
+static int writer_reset_cb(void *ud)
+{
+	return al_blob_writer_reset(ud);
+}
+
+al_writer al_blob_writer_as_writer(al_blob_writer *w)
+{
+	al_writer wr = {writer_write_cb, writer_reset_cb, w};
+
+	return wr;
+}
+
+int al_blob_writer_commit(al_blob_writer *w)
+{
+	char ds[AL_DIGEST_STRMAX], gs[AL_DIGEST_STRMAX];
+	char *path = NULL, *dir = NULL;
+	al_digest got;
+	int rc;
+
+	al_digest_str(&w->expected, ds);
+	if ((rc = al_hasher_final(w->h, &got)) < 0)
+		goto out;
+	if (w->expected_size > 0 && w->written != w->expected_size) {
+		rc = al_error_set(AL_EVERIFY, "blob '%s': expected %llu bytes, got %llu", ds,
+				  (unsigned long long)w->expected_size, (unsigned long long)w->written);
+		goto out;
+	}
+	if (!al_digest_equal(&got, &w->expected)) {
+		rc = al_error_set(AL_EVERIFY, "digest mismatch for blob '%s': the bytes hash to '%s'", ds, al_digest_str(&got, gs));
+		goto out;
+	}
+	path = al_store_blob_path(w->s, &w->expected);
+	dir = al_sprintf("%s/blobs/%s", w->s->path, al_digest_algo_name(w->expected.algo));
+	if (path == NULL || dir == NULL) {
+		rc = al_error_set(AL_ENOMEM, "out of memory");
+		goto out;
+	}
+	if ((rc = al_fs_mkdir_p(dir, 0755)) < 0)
+		goto out;
+	/* Renaming over an existing blob is harmless (same bytes) and
+	 * repairs one that was damaged on disk. */
+	rc = al_tmpfile_commit(w->tmp, path);
+	w->tmp = NULL;
+out:
+	free(path);
+	free(dir);
+	al_blob_writer_abort(w);
+	return rc;
+}
+
+int al_store_put_blob(al_store *s, const uint8_t *p, size_t n, al_digest *out)
+{
+	al_blob_writer *w = NULL;
+	al_digest d;
+	int rc;
+
+	if (s->readonly)
+		return al_error_set(AL_EINVAL, "store '%s' is read-only", s->path);
+	if ((rc = al_digest_bytes(&d, AL_DIGEST_SHA256, p, n)) < 0)
+		return rc;
+	rc = al_store_has_blob(s, &d, NULL);
+	if (rc < 0)
+		return rc;
+	if (rc == 0) {
+		if ((rc = al_store_blob_begin(s, &d, n, &w)) < 0)
+			return rc;
+		if ((rc = al_blob_writer_write(w, p, n)) < 0) {
+			al_blob_writer_abort(w);
+			return rc;
+		}
+		if ((rc = al_blob_writer_commit(w)) < 0)
+			return rc;
+	}
+	if (out != NULL)
+		*out = d;
+	return 0;
+}
+
+void al_store_image_clear(al_store_image *img)
+{
+	if (img == NULL)
+		return;
+	free(img->name);
+	al_descriptor_clear(&img->desc);
+	memset(img, 0, sizeof(*img));
+}
+
+void al_store_images_free(al_store_image *imgs, size_t n)
+{
+	size_t i;
+
+	if (imgs == NULL)
+		return;
+	for (i = 0; i < n; i++)
+		al_store_image_clear(&imgs[i]);
+	free(imgs);
+}
+
+static int image_from_entry(al_store_image *out, const json_t *e, const char *what)
+{
+	al_store_image img;
+	const char *name = entry_name(e);
+	int rc;
+
+	memset(&img, 0, sizeof(img));
+	if ((rc = al_descriptor_from_json(&img.desc, e, 1, what)) < 0)
+		return rc;
+	img.name = al_strdup(name != NULL ? name : "");
+	if (img.name == NULL) {
+		al_store_image_clear(&img);
+		return al_error_set(AL_ENOMEM, "out of memory");
+	}
+	*out = img;
+	return 0;
+}
+
+int al_store_list(al_store *s, al_store_image **out, size_t *n)
+{
+	al_store_image *v = NULL;
+	size_t i, count, done = 0;
+	json_t *arr, *e;
+	int rc = 0;
+
+	pthread_mutex_lock(&s->mu);
+	arr = json_object_get(s->index, "manifests");
+	count = json_array_size(arr);
+	v = calloc(count > 0 ? count : 1, sizeof(*v));
+	if (v == NULL) {
+		rc = al_error_set(AL_ENOMEM, "out of memory");
+		goto out;
+	}
+	json_array_foreach(arr, i, e) {
+		if ((rc = image_from_entry(&v[i], e, "index.json")) < 0)
+			goto out;
+		done++;
+	}
+	*out = v;
+	*n = count;
+	v = NULL;
+out:
+	pthread_mutex_unlock(&s->mu);
+	al_store_images_free(v, done);
+	return rc;
+}
+
+/* Position of the first entry named name in arr, or -1. */
+static long find_entry(const json_t *arr, const char *name)
+{
+	json_t *e;
+	size_t i;
+
+	json_array_foreach(arr, i, e) {
+		const char *n = entry_name(e);
+
+		if (n != NULL && strcmp(n, name) == 0)
+			return (long)i;
+	}
+	return -1;
+}
+
+int al_store_find(al_store *s, const char *name, al_store_image *out)
+{
+	json_t *arr;
+	long i;
+	int rc;
+
+	pthread_mutex_lock(&s->mu);
+	arr = json_object_get(s->index, "manifests");
+	i = find_entry(arr, name);
+	if (i < 0)
+		rc = al_error_set(AL_ENOTFOUND, "no image named '%s' in store '%s'", name, s->path);
+	else
+		rc = image_from_entry(out, json_array_get(arr, (size_t)i), "index.json");
+	pthread_mutex_unlock(&s->mu);
+	return rc;
+}
+
+/* Write root as index.json; on success it becomes the cached index. Takes
+ * ownership of root. Called with s->mu held. */
+static int commit_index(al_store *s, json_t *root)
+{
+	char *p = store_file(s, "index.json");
+	int rc;
+
+	if (p == NULL) {
+		json_decref(root);
+		return al_error_set(AL_ENOMEM, "out of memory");
+	}
+	rc = save_json(p, root, JSON_COMPACT);
+	if (rc == 0) {
+		json_decref(s->index);
+		s->index = root;
+	} else {
+		json_decref(root);
+	}
+	free(p);
+	return rc;
+}
+
+static int check_name(const char *name)
+{
+	if (name == NULL || name[0] == '\0')
+		return al_error_set(AL_EINVAL, "an image name must not be empty");
+	if (strlen(name) > STORE_NAME_MAX)
+		return al_error_set(AL_EINVAL, "image name '%.64s...' is longer than %d bytes", name, STORE_NAME_MAX);
+	return 0;
+}
+
+int al_store_tag(al_store *s, const char *name, const al_descriptor *desc)
+{
+	char ds[AL_DIGEST_STRMAX];
+	json_t *root = NULL, *entry = NULL, *annots, *arr;
+	long i;
+	int rc;
+
+	if (s->readonly)
+		return al_error_set(AL_EINVAL, "store '%s' is read-only", s->path);
+	if ((rc = check_name(name)) < 0)
+		return rc;
+	if (desc->media_type == NULL || desc->media_type[0] == '\0')
+		return al_error_set(AL_EINVAL, "tagging '%s': the descriptor has no media type", name);
+	rc = al_store_has_blob(s, &desc->digest, NULL);
+	if (rc < 0)
+		return rc;
+	if (rc == 0)
+		return al_error_set(AL_ENOTFOUND, "tagging '%s': manifest '%s' is not in the store", name, al_digest_str(&desc->digest, ds));
+	entry = al_descriptor_to_json(desc);
+	annots = json_object();
+	if (entry == NULL || annots == NULL ||
+	    json_object_set_new(annots, AL_ANNOT_REF_NAME, json_string(name)) != 0 ||
+	    json_object_set(entry, "annotations", annots) != 0) {
+		json_decref(annots);
+		json_decref(entry);
+		return al_error_set(AL_ENOMEM, "out of memory");
+	}
+	json_decref(annots);
+	pthread_mutex_lock(&s->mu);
+	root = json_deep_copy(s->index);
+	arr = json_object_get(root, "manifests");
+	if (root == NULL || arr == NULL) {
+		rc = al_error_set(AL_ENOMEM, "out of memory");
+		goto out;
+	}
+	i = find_entry(arr, name);
+	if (i < 0 && json_array_size(arr) >= STORE_INDEX_ENTRIES_MAX) {
+		rc = al_error_set(AL_ELIMIT, "store '%s' already names %d images", s->path, STORE_INDEX_ENTRIES_MAX);
+		goto out;
+	}
+	rc = i >= 0 ? json_array_set(arr, (size_t)i, entry) : json_array_append(arr, entry);
+	if (rc != 0) {
+		rc = al_error_set(AL_ENOMEM, "out of memory");
+		goto out;
+	}
+	rc = commit_index(s, root);
+	root = NULL;
+out:
+	pthread_mutex_unlock(&s->mu);
+	json_decref(root);
+	json_decref(entry);
+	return rc;
+}
+
+int al_store_untag(al_store *s, const char *name)
+{
+	json_t *root = NULL, *arr;
+	long i;
+	int rc;
+
+	if (s->readonly)
+		return al_error_set(AL_EINVAL, "store '%s' is read-only", s->path);
+	if ((rc = check_name(name)) < 0)
+		return rc;
+	pthread_mutex_lock(&s->mu);
+	i = find_entry(json_object_get(s->index, "manifests"), name);
+	if (i < 0) {
+		rc = al_error_set(AL_ENOTFOUND, "no image named '%s' in store '%s'", name, s->path);
+		goto out;
+	}
+	root = json_deep_copy(s->index);
+	arr = json_object_get(root, "manifests");
+	if (root == NULL || arr == NULL || json_array_remove(arr, (size_t)i) != 0) {
+		rc = al_error_set(AL_ENOMEM, "out of memory");
+		goto out;
+	}
+	rc = commit_index(s, root);
+	root = NULL;
+out:
+	pthread_mutex_unlock(&s->mu);
+	json_decref(root);
+	return rc;
+}
+
+static int releases_valid(const json_t *v)
+{
+	return json_is_object(v) && json_is_array(json_object_get(v, "releases"));
+}
+
+int al_store_releases_load(al_store *s, json_t **out)
+{
+	char *p = store_file(s, "airlock/releases.json");
+	json_t *v = NULL;
+	int rc;
+
+	if (p == NULL)
+		return al_error_set(AL_ENOMEM, "out of memory");
+	pthread_mutex_lock(&s->mu);
+	rc = load_json(&v, p, STORE_RELEASES_MAX);
+	pthread_mutex_unlock(&s->mu);
+	if (rc == AL_ENOTFOUND) {
+		al_error_clear();
+		v = json_pack("{s:[]}", "releases");
+		rc = v == NULL ? al_error_set(AL_ENOMEM, "out of memory") : 0;
+	}
+	if (rc == 0 && !releases_valid(v))
+		rc = al_error_set(AL_EPARSE, "'%s': expected an object with a 'releases' array", p);
+	if (rc == 0) {
+		*out = v;
+		v = NULL;
+	}
+	json_decref(v);
+	free(p);
+	return rc;
+}
+
+int al_store_releases_save(al_store *s, const json_t *v)
+{
+	char *p;
+	int rc;
+
+	if (s->readonly)
+		return al_error_set(AL_EINVAL, "store '%s' is read-only", s->path);
+	if (!releases_valid(v))
+		return al_error_set(AL_EINVAL, "releases.json must be an object with a 'releases' array");
+	p = store_file(s, "airlock/releases.json");
+	if (p == NULL)
+		return al_error_set(AL_ENOMEM, "out of memory");
+	pthread_mutex_lock(&s->mu);
+	rc = save_json(p, v, JSON_INDENT(2));
+	pthread_mutex_unlock(&s->mu);
+	free(p);
+	return rc;
+}
+
+/* --- check and gc ------------------------------------------------------ */
+
+struct walk {
+	al_store *s;
+	int flags;
+	al_check_fn fn;
+	void *ud;
+	al_check_result *res;
+	json_t *seen;   /* "algo:hex" -> true: every referenced blob */
+};
+
+static void report(struct walk *w, al_check_kind kind, const char *what, const char *detail)
+{
+	if (w->fn != NULL)
+		w->fn(w->ud, kind, what, detail);
+}
+
+static void remove_blob(struct walk *w, const char *path, const char *what, uint64_t size)
+{
+	if (unlink(path) != 0) {
+		al_log_warn("store: cannot remove '%s': %s", path, strerror(errno));
+		return;
+	}
+	w->res->removed++;
+	w->res->bytes_removed += size;
+	report(w, AL_CHECK_REMOVED, what, path);
+}
+
+static int nondistributable(const char *mt)
+{
+	return mt != NULL && (strstr(mt, "nondistributable") != NULL || strstr(mt, "foreign") != NULL);
+}
+
+static int walk_desc(struct walk *w, const al_descriptor *d, const char *from, int depth);
+
+/* Parse the manifest blob at path and walk what it references. */
+static int walk_children(struct walk *w, const al_descriptor *d, const char *path, const char *ds, const char *from, int depth)
+{
+	al_buf b = AL_BUF_INIT(AL_OCI_MANIFEST_MAX);
+	al_manifest m;
+	char *detail = NULL;
+	size_t i;
+	int rc;
+
+	memset(&m, 0, sizeof(m));
+	rc = al_fs_read_file(path, &b);
+	if (rc == 0)
+		rc = al_manifest_parse(&m, b.ptr, b.len, d->media_type, ds);
+	if (rc == AL_ENOMEM)
+		goto out;
+	if (rc < 0) {
+		detail = al_sprintf("%s (referenced by '%s')", al_error_message(), from);
+		w->res->invalid++;
+		report(w, AL_CHECK_INVALID, ds, detail != NULL ? detail : from);
+		rc = 0;
+		goto out;
+	}
+	if (depth >= STORE_WALK_DEPTH) {
+		w->res->invalid++;
+		report(w, AL_CHECK_INVALID, ds, "indexes nested too deeply");
+		goto out;
+	}
+	if (m.is_index) {
+		for (i = 0; i < m.nmanifests && rc == 0; i++)
+			rc = walk_desc(w, &m.manifests[i], from, depth + 1);
+	} else {
+		rc = walk_desc(w, &m.config, from, depth + 1);
+		for (i = 0; i < m.nlayers && rc == 0; i++)
+			rc = walk_desc(w, &m.layers[i], from, depth + 1);
+	}
+out:
+	free(detail);
+	al_manifest_clear(&m);
+	al_buf_free(&b);
+	return rc;
+}
+
+static int walk_desc(struct walk *w, const al_descriptor *d, const char *from, int depth)
+{
+	char ds[AL_DIGEST_STRMAX], gs[AL_DIGEST_STRMAX];
+	char *path = NULL, *detail = NULL;
+	struct stat st;
+	al_digest got;
+	uint64_t size = 0;
+	int rc = 0;
+
+	al_digest_str(&d->digest, ds);
+	if (json_object_get(w->seen, ds) != NULL)
+		return 0;
+	if (json_object_set_new(w->seen, ds, json_true()) != 0)
+		return al_error_set(AL_ENOMEM, "out of memory");
+	path = al_store_blob_path(w->s, &d->digest);
+	if (path == NULL)
+		return al_error_set(AL_ENOMEM, "out of memory");
+	if (lstat(path, &st) != 0) {
+		if (errno != ENOENT) {
+			rc = al_error_errno(errno, "cannot stat '%s'", path);
+			goto out;
+		}
+		if (!nondistributable(d->media_type)) {
+			w->res->missing++;
+			detail = al_sprintf("referenced by '%s'", from);
+			report(w, AL_CHECK_MISSING, ds, detail != NULL ? detail : from);
+		}
+		goto out;
+	}
+	if (!S_ISREG(st.st_mode)) {
+		w->res->corrupt++;
+		report(w, AL_CHECK_CORRUPT, ds, "not a regular file");
+		goto out;
+	}
+	if (w->flags & AL_STORE_CHECK_QUICK) {
+		got = d->digest;
+		size = (uint64_t)st.st_size;
+	} else if ((rc = al_digest_file(&got, d->digest.algo, path, &size)) < 0) {
+		goto out;
+	}
+	if (!al_digest_equal(&got, &d->digest) || ((w->flags & AL_STORE_CHECK_QUICK) && size != d->size)) {
+		w->res->corrupt++;
+		if (w->flags & AL_STORE_CHECK_QUICK)
+			detail = al_sprintf("%llu bytes, %llu expected (referenced by '%s')",
+					    (unsigned long long)size, (unsigned long long)d->size, from);
+		else
+			detail = al_sprintf("bytes hash to %s (referenced by '%s')", al_digest_str(&got, gs), from);
+		report(w, AL_CHECK_CORRUPT, ds, detail != NULL ? detail : from);
+		if (w->flags & AL_STORE_CHECK_GC)
+			remove_blob(w, path, ds, size);
+		goto out;
+	}
+	w->res->blobs_checked++;
+	w->res->bytes_checked += size;
+	if (size != d->size) {
+		/* The blob is what its name says; the descriptor is wrong. */
+		w->res->invalid++;
+		detail = al_sprintf("descriptor says %llu bytes, the blob has %llu (referenced by '%s')",
+				    (unsigned long long)d->size, (unsigned long long)size, from);
+		report(w, AL_CHECK_INVALID, ds, detail != NULL ? detail : from);
+		goto out;
+	}
+	report(w, AL_CHECK_OK, ds, from);
+	if (al_media_type_is_manifest(d->media_type))
+		rc = walk_children(w, d, path, ds, from, depth);
+out:
+	free(detail);
+	free(path);
+	return rc;
+}
+
+/* Report (and with gc remove) every blob file nobody references. */
+static int scan_blobs(struct walk *w)
+{
+	char *blobs = store_file(w->s, "blobs");
+	DIR *top = NULL, *sub = NULL;
+	struct dirent *de, *fe;
+	int rc = 0;
+
+	if (blobs == NULL)
+		return al_error_set(AL_ENOMEM, "out of memory");
+	top = opendir(blobs);
+	if (top == NULL) {
+		rc = al_error_errno(errno, "cannot read '%s'", blobs);
+		goto out;
+	}
+	while ((de = readdir(top)) != NULL) {
+		char *adir;
+		struct stat st;
+
+		if (strcmp(de->d_name, ".") == 0 || strcmp(de->d_name, "..") == 0 || strcmp(de->d_name, ".tmp") == 0)
+			continue;
+		adir = al_path_join(blobs, de->d_name);
+		if (adir == NULL) {
+			rc = al_error_set(AL_ENOMEM, "out of memory");
+			goto out;
+		}
+		if (lstat(adir, &st) != 0)
+			memset(&st, 0, sizeof(st));
+		if (!S_ISDIR(st.st_mode)) {
+			w->res->unreferenced++;
+			report(w, AL_CHECK_UNREFERENCED, adir, "not a blob directory");
+			if (w->flags & AL_STORE_CHECK_GC)
+				remove_blob(w, adir, adir, (uint64_t)st.st_size);
+			free(adir);
+			continue;
+		}
+		sub = opendir(adir);
+		while (sub != NULL && (fe = readdir(sub)) != NULL) {
+			char *fp, *name;
+
+			if (strcmp(fe->d_name, ".") == 0 || strcmp(fe->d_name, "..") == 0)
+				continue;
+			name = al_sprintf("%s:%s", de->d_name, fe->d_name);
+			fp = al_path_join(adir, fe->d_name);
+			if (name == NULL || fp == NULL) {
+				free(name);
+				free(fp);
+				free(adir);
+				rc = al_error_set(AL_ENOMEM, "out of memory");
+				goto out;
+			}
+			if (json_object_get(w->seen, name) == NULL && lstat(fp, &st) == 0 && !S_ISDIR(st.st_mode)) {
+				w->res->unreferenced++;
+				report(w, AL_CHECK_UNREFERENCED, name, "reachable from no image in index.json");
+				if (w->flags & AL_STORE_CHECK_GC)
+					remove_blob(w, fp, name, (uint64_t)st.st_size);
+			}
+			free(name);
+			free(fp);
+		}
+		if (sub != NULL)
+			closedir(sub);
+		sub = NULL;
+		free(adir);
+	}
+out:
+	if (top != NULL)
+		closedir(top);
+	free(blobs);
+	return rc;
+}
+
+static int hexname(const char *s, size_t n)
+{
+	size_t i;
+
+	if (strlen(s) != n)
+		return 0;
+	for (i = 0; i < n; i++) {
+		if (!((s[i] >= '0' && s[i] <= '9') || (s[i] >= 'a' && s[i] <= 'f')))
+			return 0;
+	}
+	return 1;
+}
+
+/* signatures/sha256=<hex>/signature-<n>: regular, bounded files. Their
+ * contents are the signature verifier's business, not ours. */
+static int scan_signatures(struct walk *w)
+{
+	char *sigs = store_file(w->s, "signatures");
+	DIR *top = NULL, *sub;
+	struct dirent *de, *fe;
+	struct stat st;
+	int rc = 0;
+
+	if (sigs == NULL)
+		return al_error_set(AL_ENOMEM, "out of memory");
+	top = opendir(sigs);
+	if (top == NULL) {
+		if (errno != ENOENT)
+			rc = al_error_errno(errno, "cannot read '%s'", sigs);
+		goto out;
+	}
+	while ((de = readdir(top)) != NULL) {
+		char *dir;
+
+		if (strcmp(de->d_name, ".") == 0 || strcmp(de->d_name, "..") == 0)
+			continue;
+		dir = al_path_join(sigs, de->d_name);
+		if (dir == NULL) {
+			rc = al_error_set(AL_ENOMEM, "out of memory");
+			goto out;
+		}
+		if (strncmp(de->d_name, "sha256=", 7) != 0 || !hexname(de->d_name + 7, 64) ||
+		    lstat(dir, &st) != 0 || !S_ISDIR(st.st_mode)) {
+			w->res->invalid++;
+			report(w, AL_CHECK_INVALID, dir, "not a signature directory (sha256=<hex>)");
+			free(dir);
+			continue;
+		}
+		sub = opendir(dir);
+		while (sub != NULL && (fe = readdir(sub)) != NULL) {
+			char *fp;
+			const char *why = NULL;
+
+			if (strcmp(fe->d_name, ".") == 0 || strcmp(fe->d_name, "..") == 0)
+				continue;
+			fp = al_path_join(dir, fe->d_name);
+			if (fp == NULL) {
+				rc = al_error_set(AL_ENOMEM, "out of memory");
+				closedir(sub);
+				free(dir);
+				goto out;
+			}
+			if (strncmp(fe->d_name, "signature-", 10) != 0 || fe->d_name[10] < '1' || fe->d_name[10] > '9' ||
+			    strspn(fe->d_name + 10, "0123456789") != strlen(fe->d_name + 10))
+				why = "not named signature-<n>";
+			else if (lstat(fp, &st) != 0 || !S_ISREG(st.st_mode))
+				why = "not a regular file";
+			else if ((uint64_t)st.st_size > STORE_SIGNATURE_MAX || st.st_size == 0)
+				why = "empty or larger than a signature can be";
+			if (why != NULL) {
+				w->res->invalid++;
+				report(w, AL_CHECK_INVALID, fp, why);
+			}
+			free(fp);
+		}
+		if (sub != NULL)
+			closedir(sub);
+		free(dir);
+	}
+out:
+	if (top != NULL)
+		closedir(top);
+	free(sigs);
+	return rc;
+}
+
+int al_store_check(al_store *s, int flags, al_check_fn fn, void *ud, al_check_result *res)
+{
+	struct walk w;
+	al_check_result r;
+	al_store_image *imgs = NULL;
+	size_t n = 0, i;
+	json_t *rel = NULL;
+	int rc;
+
+	if ((flags & AL_STORE_CHECK_GC) && s->readonly)
+		return al_error_set(AL_EINVAL, "store '%s' is read-only: no gc", s->path);
+	memset(&r, 0, sizeof(r));
+	memset(&w, 0, sizeof(w));
+	w.s = s;
+	w.flags = flags;
+	w.fn = fn;
+	w.ud = ud;
+	w.res = &r;
+	w.seen = json_object();
+	if (w.seen == NULL)
+		return al_error_set(AL_ENOMEM, "out of memory");
+	if ((rc = al_store_list(s, &imgs, &n)) < 0)
+		goto out;
+	r.images = n;
+	for (i = 0; i < n; i++) {
+		char *from = imgs[i].name[0] != '\0' ? al_strdup(imgs[i].name) : al_sprintf("index.json entry %zu", i);
+
+		if (from == NULL) {
+			rc = al_error_set(AL_ENOMEM, "out of memory");
+			goto out;
+		}
+		rc = walk_desc(&w, &imgs[i].desc, from, 0);
+		free(from);
+		if (rc < 0)
+			goto out;
+	}
+	if ((rc = scan_blobs(&w)) < 0 || (rc = scan_signatures(&w)) < 0)
+		goto out;
+	if (al_store_releases_load(s, &rel) < 0) {
+		r.invalid++;
+		report(&w, AL_CHECK_INVALID, "airlock/releases.json", al_error_message());
+		al_error_clear();
+	}
+	if (flags & AL_STORE_CHECK_GC) {
+		pthread_mutex_lock(&s->mu);
+		if (s->active_writers == 0)
+			remove_all_temps(s, fn, ud, &r);
+		pthread_mutex_unlock(&s->mu);
+	}
+	*res = r;
+out:
+	json_decref(rel);
+	json_decref(w.seen);
+	al_store_images_free(imgs, n);
+	return rc;
+}

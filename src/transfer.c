@@ -1,0 +1,1265 @@
+/* transfer.c: the image transfer engine: manifests resolved, blobs moved once in parallel, images tagged last. */
+#include <errno.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "airlock/buf.h"
+#include "airlock/error.h"
+#include "airlock/fs.h"
+#include "airlock/log.h"
+#include "airlock/oci.h"
+#include "airlock/transfer.h"
+
+#define DEFAULT_PARALLEL 8
+#define MAX_PARALLEL 64
+#define MAX_INDEX_DEPTH 2
+#define IO_CHUNK (256 * 1024)
+
+typedef enum { EP_REGISTRY = 1, EP_LAYOUT = 2 } ep_kind;
+
+/* Where images are read from: a registry host or an OCI layout. */
+typedef struct endpoint {
+	ep_kind kind;
+	char *host;      /* EP_REGISTRY: API host */
+	int insecure;
+	char *path;      /* EP_LAYOUT */
+	al_store *layout;
+	int owns_layout;
+} endpoint;
+
+/* A manifest (or index) of an image, bytes kept until written. */
+typedef struct mfile {
+	al_digest digest;
+	char *media_type;
+	uint8_t *data;
+	size_t len;
+} mfile;
+
+typedef struct image {
+	int run;             /* run number that owns it */
+	int queued;          /* not yet run */
+	endpoint *src;
+	char *src_repo;      /* registry repository */
+	char *src_ref;       /* tag or digest (registry), or NULL */
+	char *src_name;      /* layout: index name, or NULL for the only image */
+	char *display;       /* for messages */
+	char *dst_name;      /* store destination: index name */
+	char *dst_repo;      /* registry destination */
+	char *dst_ref;
+	int status;
+	char *message;
+	al_descriptor top;   /* what gets tagged */
+	mfile *manifests;    /* children first, the top manifest last */
+	size_t nmanifests;
+	size_t *blobs;       /* indexes into t->blobs */
+	size_t nblobs;
+	al_descriptor *pending; /* blob descriptors collected in phase A */
+	size_t npending;
+} image;
+
+typedef struct blob {
+	al_digest digest;
+	uint64_t size;
+	endpoint *src;
+	char *src_repo;
+	char *dst_repo;      /* registry destination repository */
+	int status;
+	char *message;
+	int done;
+	int first;           /* first blob with this digest at a registry destination */
+	char *mount_from;
+} blob;
+
+typedef struct client {
+	char *host;
+	al_registry *reg;
+} client;
+
+typedef struct worker {
+	al_transfer *t;
+	client *clients;
+	size_t nclients;
+	uint8_t *iobuf;
+} worker;
+
+struct al_transfer {
+	al_transfer_opts opts;
+	al_registry_opts regopts;
+	unsigned parallel;
+	al_store *dst_store;
+	char *dst_host;
+	int dst_insecure;
+	endpoint **endpoints;
+	size_t nendpoints;
+	image *images;
+	size_t nimages;
+	blob *blobs;
+	size_t nblobs;
+	worker *workers;
+	int run;
+	pthread_mutex_t lock;   /* progress counters and stats */
+	al_progress_info prog;
+	uint64_t started_ms;
+	uint64_t last_report_ms;
+	al_transfer_stats stats;
+};
+
+/* ---- small helpers ---- */
+
+static int set_image_error(image *img, int rc)
+{
+	free(img->message);
+	img->message = al_sprintf("%s: %s", img->display, al_error_message());
+	img->status = rc;
+	return rc;
+}
+
+static int host_insecure(const al_transfer *t, const char *host)
+{
+	const char *const *h;
+
+	if (t->opts.all_insecure)
+		return 1;
+	for (h = t->opts.insecure_hosts; h != NULL && *h != NULL; h++)
+		if (strcmp(*h, host) == 0)
+			return 1;
+	return 0;
+}
+
+/* The API host for a registry name (Docker Hub answers elsewhere). */
+static const char *api_host(const char *registry)
+{
+	if (strcmp(registry, "docker.io") == 0)
+		return "registry-1.docker.io";
+	return registry;
+}
+
+static void report_progress(al_transfer *t, int force)
+{
+	uint64_t now;
+	al_progress_info info;
+
+	if (t->opts.progress == NULL)
+		return;
+	pthread_mutex_lock(&t->lock);
+	now = al_clock_now_ms();
+	if (!force && now - t->last_report_ms < 200) {
+		pthread_mutex_unlock(&t->lock);
+		return;
+	}
+	t->last_report_ms = now;
+	t->prog.elapsed_ms = now - t->started_ms;
+	info = t->prog;
+	t->opts.progress(&info, t->opts.progress_ud);
+	pthread_mutex_unlock(&t->lock);
+}
+
+static void add_progress_bytes(void *ud, uint64_t n)
+{
+	al_transfer *t = ud;
+
+	pthread_mutex_lock(&t->lock);
+	t->prog.bytes_done += n;
+	pthread_mutex_unlock(&t->lock);
+	report_progress(t, 0);
+}
+
+/* ---- endpoints ---- */
+
+static void endpoint_free(endpoint *ep)
+{
+	if (ep == NULL)
+		return;
+	if (ep->owns_layout)
+		al_store_free(ep->layout);
+	free(ep->host);
+	free(ep->path);
+	free(ep);
+}
+
+static int get_endpoint(al_transfer *t, ep_kind kind, const char *key, al_store *layout, endpoint **out)
+{
+	endpoint *ep = NULL, **grown;
+	size_t i;
+	int rc = 0;
+
+	for (i = 0; i < t->nendpoints; i++) {
+		endpoint *e = t->endpoints[i];
+		if (e->kind != kind)
+			continue;
+		if (kind == EP_REGISTRY && strcmp(e->host, key) == 0)
+			goto found;
+		if (kind == EP_LAYOUT && layout != NULL && e->layout == layout)
+			goto found;
+		if (kind == EP_LAYOUT && layout == NULL && e->path != NULL && strcmp(e->path, key) == 0)
+			goto found;
+		continue;
+found:
+		*out = e;
+		return 0;
+	}
+	ep = calloc(1, sizeof(*ep));
+	if (ep == NULL)
+		return al_error_set(AL_ENOMEM, "out of memory");
+	ep->kind = kind;
+	if (kind == EP_REGISTRY) {
+		ep->host = al_strdup(key);
+		ep->insecure = host_insecure(t, key);
+		if (ep->host == NULL) {
+			rc = al_error_set(AL_ENOMEM, "out of memory");
+			goto out;
+		}
+	} else if (layout != NULL) {
+		ep->layout = layout;
+		ep->path = al_strdup(al_store_path(layout));
+	} else {
+		al_store_opts so = {0, 1, 0};
+		ep->path = al_strdup(key);
+		if (ep->path == NULL) {
+			rc = al_error_set(AL_ENOMEM, "out of memory");
+			goto out;
+		}
+		if ((rc = al_store_open(&ep->layout, key, &so)) < 0) {
+			rc = al_error_wrap(rc, "cannot open OCI layout '%s'", key);
+			goto out;
+		}
+		ep->owns_layout = 1;
+	}
+	grown = realloc(t->endpoints, (t->nendpoints + 1) * sizeof(*grown));
+	if (grown == NULL) {
+		rc = al_error_set(AL_ENOMEM, "out of memory");
+		goto out;
+	}
+	t->endpoints = grown;
+	t->endpoints[t->nendpoints++] = ep;
+	*out = ep;
+	ep = NULL;
+out:
+	endpoint_free(ep);
+	return rc;
+}
+
+/* ---- workers and registry clients ---- */
+
+static int worker_client(worker *w, const char *host, int insecure, al_registry **out)
+{
+	al_registry_opts ro;
+	client *grown;
+	al_registry *reg = NULL;
+	size_t i;
+	int rc;
+
+	for (i = 0; i < w->nclients; i++) {
+		if (strcmp(w->clients[i].host, host) == 0) {
+			*out = w->clients[i].reg;
+			return 0;
+		}
+	}
+	ro = w->t->regopts;
+	ro.insecure = insecure;
+	if ((rc = al_registry_new(&reg, host, &ro)) < 0)
+		return rc;
+	grown = realloc(w->clients, (w->nclients + 1) * sizeof(*grown));
+	if (grown == NULL) {
+		al_registry_free(reg);
+		return al_error_set(AL_ENOMEM, "out of memory");
+	}
+	w->clients = grown;
+	w->clients[w->nclients].host = al_strdup(host);
+	if (w->clients[w->nclients].host == NULL) {
+		al_registry_free(reg);
+		return al_error_set(AL_ENOMEM, "out of memory");
+	}
+	w->clients[w->nclients].reg = reg;
+	w->nclients++;
+	*out = reg;
+	return 0;
+}
+
+static void worker_clear(worker *w)
+{
+	size_t i;
+
+	for (i = 0; i < w->nclients; i++) {
+		al_registry_free(w->clients[i].reg);
+		free(w->clients[i].host);
+	}
+	free(w->clients);
+	free(w->iobuf);
+	w->clients = NULL;
+	w->nclients = 0;
+	w->iobuf = NULL;
+}
+
+typedef int (*job_fn)(al_transfer *t, worker *w, size_t job);
+
+typedef struct pool {
+	al_transfer *t;
+	size_t *jobs;
+	size_t njobs;
+	atomic_size_t next;
+	job_fn fn;
+} pool;
+
+typedef struct pool_thread {
+	pool *p;
+	worker *w;
+} pool_thread;
+
+static void *pool_main(void *arg)
+{
+	pool_thread *pt = arg;
+	pool *p = pt->p;
+
+	for (;;) {
+		size_t i = atomic_fetch_add(&p->next, 1);
+		if (i >= p->njobs)
+			break;
+		p->fn(p->t, pt->w, p->jobs[i]);
+	}
+	return NULL;
+}
+
+/* Run fn over jobs with up to t->parallel threads (each bound to one
+ * persistent worker so connections are reused between phases). */
+static int run_pool(al_transfer *t, size_t *jobs, size_t njobs, job_fn fn)
+{
+	pthread_t threads[MAX_PARALLEL];
+	pool_thread pts[MAX_PARALLEL];
+	pool p;
+	unsigned n, i, started = 0;
+
+	if (njobs == 0)
+		return 0;
+	p.t = t;
+	p.jobs = jobs;
+	p.njobs = njobs;
+	atomic_init(&p.next, 0);
+	p.fn = fn;
+	n = t->parallel;
+	if (n > njobs)
+		n = (unsigned)njobs;
+	if (n <= 1) {
+		pts[0].p = &p;
+		pts[0].w = &t->workers[0];
+		pool_main(&pts[0]);
+		return 0;
+	}
+	for (i = 0; i < n; i++) {
+		pts[i].p = &p;
+		pts[i].w = &t->workers[i];
+		if (pthread_create(&threads[i], NULL, pool_main, &pts[i]) != 0)
+			break;
+		started++;
+	}
+	if (started == 0) {
+		pts[0].p = &p;
+		pts[0].w = &t->workers[0];
+		pool_main(&pts[0]);
+	}
+	for (i = 0; i < started; i++)
+		pthread_join(threads[i], NULL);
+	return 0;
+}
+
+/* ---- construction ---- */
+
+static int transfer_new(al_transfer **out, const al_transfer_opts *opts)
+{
+	al_transfer *t;
+	unsigned i;
+
+	t = calloc(1, sizeof(*t));
+	if (t == NULL)
+		return al_error_set(AL_ENOMEM, "out of memory");
+	if (opts != NULL)
+		t->opts = *opts;
+	t->parallel = t->opts.parallel ? t->opts.parallel : DEFAULT_PARALLEL;
+	if (t->parallel > MAX_PARALLEL)
+		t->parallel = MAX_PARALLEL;
+	t->regopts = t->opts.registry;
+	if (t->regopts.http.cancel == NULL)
+		t->regopts.http.cancel = t->opts.cancel;
+	t->workers = calloc(t->parallel, sizeof(*t->workers));
+	if (t->workers == NULL) {
+		free(t);
+		return al_error_set(AL_ENOMEM, "out of memory");
+	}
+	for (i = 0; i < t->parallel; i++)
+		t->workers[i].t = t;
+	pthread_mutex_init(&t->lock, NULL);
+	*out = t;
+	return 0;
+}
+
+int al_transfer_new_to_store(al_transfer **out, al_store *dst, const al_transfer_opts *opts)
+{
+	al_transfer *t = NULL;
+	int rc;
+
+	if (dst == NULL)
+		return al_error_set(AL_EINVAL, "no destination store");
+	if ((rc = transfer_new(&t, opts)) < 0)
+		return rc;
+	t->dst_store = dst;
+	*out = t;
+	return 0;
+}
+
+int al_transfer_new_to_registry(al_transfer **out, const char *host, const al_transfer_opts *opts)
+{
+	al_transfer *t = NULL;
+	int rc;
+
+	if (host == NULL || host[0] == '\0')
+		return al_error_set(AL_EINVAL, "no destination registry");
+	if ((rc = transfer_new(&t, opts)) < 0)
+		return rc;
+	t->dst_host = al_strdup(api_host(host));
+	if (t->dst_host == NULL) {
+		al_transfer_free(t);
+		return al_error_set(AL_ENOMEM, "out of memory");
+	}
+	t->dst_insecure = host_insecure(t, host);
+	*out = t;
+	return 0;
+}
+
+static void image_clear(image *img)
+{
+	size_t i;
+
+	free(img->src_repo);
+	free(img->src_ref);
+	free(img->src_name);
+	free(img->display);
+	free(img->dst_name);
+	free(img->dst_repo);
+	free(img->dst_ref);
+	free(img->message);
+	al_descriptor_clear(&img->top);
+	for (i = 0; i < img->nmanifests; i++) {
+		free(img->manifests[i].media_type);
+		free(img->manifests[i].data);
+	}
+	free(img->manifests);
+	free(img->blobs);
+	for (i = 0; i < img->npending; i++)
+		al_descriptor_clear(&img->pending[i]);
+	free(img->pending);
+}
+
+void al_transfer_free(al_transfer *t)
+{
+	size_t i;
+
+	if (t == NULL)
+		return;
+	for (i = 0; i < t->parallel; i++)
+		worker_clear(&t->workers[i]);
+	free(t->workers);
+	for (i = 0; i < t->nimages; i++)
+		image_clear(&t->images[i]);
+	free(t->images);
+	for (i = 0; i < t->nblobs; i++) {
+		free(t->blobs[i].src_repo);
+		free(t->blobs[i].dst_repo);
+		free(t->blobs[i].message);
+		free(t->blobs[i].mount_from);
+	}
+	free(t->blobs);
+	for (i = 0; i < t->nendpoints; i++)
+		endpoint_free(t->endpoints[i]);
+	free(t->endpoints);
+	free(t->dst_host);
+	pthread_mutex_destroy(&t->lock);
+	free(t);
+}
+
+size_t al_transfer_count(const al_transfer *t)
+{
+	return t->nimages;
+}
+
+int al_transfer_result(const al_transfer *t, int idx, int *status, al_digest *digest, const char **media_type, const char **message)
+{
+	const image *img;
+
+	if (idx < 0 || (size_t)idx >= t->nimages)
+		return al_error_set(AL_EINVAL, "no image %d in this transfer", idx);
+	img = &t->images[idx];
+	if (status != NULL)
+		*status = img->status;
+	if (digest != NULL)
+		*digest = img->top.digest;
+	if (media_type != NULL)
+		*media_type = img->top.media_type;
+	if (message != NULL)
+		*message = img->message != NULL ? img->message : "";
+	return 0;
+}
+
+/* ---- queueing ---- */
+
+int al_push_target(const char *name, const char *prefix, char **repo, char **ref)
+{
+	al_ref r = {0};
+	char *rp = NULL, *rf = NULL;
+	int rc;
+
+	if ((rc = al_ref_parse(&r, name)) < 0)
+		return rc;
+	if (prefix != NULL && prefix[0] != '\0')
+		rp = al_sprintf("%s/%s", prefix, r.repository);
+	else
+		rp = al_strdup(r.repository);
+	if (r.digest != NULL)
+		rf = al_strdup(r.digest);
+	else
+		rf = al_strdup(r.tag != NULL ? r.tag : "latest");
+	al_ref_clear(&r);
+	if (rp == NULL || rf == NULL) {
+		free(rp);
+		free(rf);
+		return al_error_set(AL_ENOMEM, "out of memory");
+	}
+	*repo = rp;
+	*ref = rf;
+	return 0;
+}
+
+static int grow_images(al_transfer *t)
+{
+	image *grown = realloc(t->images, (t->nimages + 1) * sizeof(*grown));
+
+	if (grown == NULL)
+		return al_error_set(AL_ENOMEM, "out of memory");
+	t->images = grown;
+	memset(&t->images[t->nimages], 0, sizeof(image));
+	return 0;
+}
+
+/* Split "repo[:tag]" / "repo@digest" for a registry destination. */
+static int split_dst(const char *dst, char **repo, char **ref)
+{
+	const char *at = strchr(dst, '@'), *colon;
+	const char *slash = strrchr(dst, '/');
+
+	if (at != NULL) {
+		*repo = al_strndup(dst, (size_t)(at - dst));
+		*ref = al_strdup(at + 1);
+	} else {
+		colon = strrchr(dst, ':');
+		if (colon != NULL && (slash == NULL || colon > slash)) {
+			*repo = al_strndup(dst, (size_t)(colon - dst));
+			*ref = al_strdup(colon + 1);
+		} else {
+			*repo = al_strdup(dst);
+			*ref = al_strdup("latest");
+		}
+	}
+	if (*repo == NULL || *ref == NULL) {
+		free(*repo);
+		free(*ref);
+		return al_error_set(AL_ENOMEM, "out of memory");
+	}
+	return 0;
+}
+
+static int set_destination(al_transfer *t, image *img, const char *dst_name)
+{
+	if (t->dst_store != NULL) {
+		img->dst_name = al_strdup(dst_name != NULL ? dst_name : img->display);
+		return img->dst_name != NULL ? 0 : al_error_set(AL_ENOMEM, "out of memory");
+	}
+	if (dst_name == NULL)
+		return al_error_set(AL_EINVAL, "no destination repository for '%s'", img->display);
+	return split_dst(dst_name, &img->dst_repo, &img->dst_ref);
+}
+
+/* Apply opts->sources to a docker reference. */
+static int map_source(al_transfer *t, const al_ref *ref, image *img)
+{
+	char *name = al_ref_name(ref), *full = al_ref_string(ref);
+	size_t i;
+	int rc = 0;
+
+	if (name == NULL || full == NULL) {
+		rc = al_error_set(AL_ENOMEM, "out of memory");
+		goto out;
+	}
+	img->display = full;
+	full = NULL;
+	for (i = 0; i < t->opts.nsources; i++) {
+		const al_imageset_source *s = &t->opts.sources[i];
+		size_t pl = strlen(s->prefix);
+		const char *rest;
+
+		if (strncmp(name, s->prefix, pl) != 0 || (name[pl] != '\0' && name[pl] != '/'))
+			continue;
+		rest = name + pl;
+		if (al_str_startswith(s->location, "oci:")) {
+			if ((rc = get_endpoint(t, EP_LAYOUT, s->location + 4, NULL, &img->src)) < 0)
+				goto out;
+			img->src_name = al_strdup(img->display);
+			if (img->src_name == NULL)
+				rc = al_error_set(AL_ENOMEM, "out of memory");
+			goto out;
+		}
+		if (al_str_startswith(s->location, "docker://")) {
+			al_ref loc = {0};
+			const char *l = s->location + 9;
+			char *probe = al_sprintf("%s/x", l);
+			const char *ns;
+
+			if (probe == NULL) {
+				rc = al_error_set(AL_ENOMEM, "out of memory");
+				goto out;
+			}
+			rc = al_ref_parse(&loc, probe);
+			free(probe);
+			if (rc < 0) {
+				rc = al_error_wrap(rc, "source location '%s'", s->location);
+				goto out;
+			}
+			/* loc.repository is "<ns>/x": keep "<ns>" */
+			ns = loc.repository;
+			img->src_repo = al_sprintf("%.*s%s", (int)(strlen(ns) - 2), ns, rest);
+			if (img->src_repo != NULL && img->src_repo[0] == '/')
+				memmove(img->src_repo, img->src_repo + 1, strlen(img->src_repo));
+			rc = get_endpoint(t, EP_REGISTRY, api_host(loc.registry), NULL, &img->src);
+			al_ref_clear(&loc);
+			if (rc < 0)
+				goto out;
+			img->src_ref = al_strdup(ref->digest != NULL ? ref->digest : (ref->tag != NULL ? ref->tag : "latest"));
+			if (img->src_repo == NULL || img->src_ref == NULL)
+				rc = al_error_set(AL_ENOMEM, "out of memory");
+			goto out;
+		}
+		rc = al_error_set(AL_EINVAL, "source location '%s' must start with oci: or docker://", s->location);
+		goto out;
+	}
+	if ((rc = get_endpoint(t, EP_REGISTRY, api_host(ref->registry), NULL, &img->src)) < 0)
+		goto out;
+	img->src_repo = al_strdup(ref->repository);
+	img->src_ref = al_strdup(ref->digest != NULL ? ref->digest : (ref->tag != NULL ? ref->tag : "latest"));
+	if (img->src_repo == NULL || img->src_ref == NULL)
+		rc = al_error_set(AL_ENOMEM, "out of memory");
+out:
+	free(name);
+	free(full);
+	return rc;
+}
+
+int al_transfer_add(al_transfer *t, const al_imgref *src, const char *dst_name)
+{
+	image *img;
+	int rc;
+
+	if ((rc = grow_images(t)) < 0)
+		return rc;
+	img = &t->images[t->nimages];
+	img->queued = 1;
+	if (src->transport == AL_TRANSPORT_OCI) {
+		if ((rc = get_endpoint(t, EP_LAYOUT, src->path, NULL, &img->src)) < 0)
+			goto fail;
+		img->src_name = al_strdup(src->name);
+		img->display = al_imgref_string(src);
+		if (img->display == NULL || (src->name != NULL && img->src_name == NULL)) {
+			rc = al_error_set(AL_ENOMEM, "out of memory");
+			goto fail;
+		}
+	} else if ((rc = map_source(t, &src->ref, img)) < 0) {
+		goto fail;
+	}
+	if ((rc = set_destination(t, img, dst_name)) < 0)
+		goto fail;
+	/* The same image asked for twice (image-references often name one
+	 * digest under several tags) is transferred once. */
+	{
+		size_t i;
+		for (i = 0; i < t->nimages; i++) {
+			image *o = &t->images[i];
+			if (o->src == img->src && strcmp(o->display, img->display) == 0 &&
+			    ((o->dst_name != NULL && img->dst_name != NULL && strcmp(o->dst_name, img->dst_name) == 0) ||
+			     (o->dst_repo != NULL && img->dst_repo != NULL && strcmp(o->dst_repo, img->dst_repo) == 0 && strcmp(o->dst_ref, img->dst_ref) == 0))) {
+				image_clear(img);
+				memset(img, 0, sizeof(*img));
+				return (int)i;
+			}
+		}
+	}
+	return (int)t->nimages++;
+fail:
+	image_clear(img);
+	memset(img, 0, sizeof(*img));
+	return rc;
+}
+
+int al_transfer_add_from_store(al_transfer *t, al_store *src_store, const char *name, const char *dst_name)
+{
+	image *img;
+	int rc;
+
+	if ((rc = grow_images(t)) < 0)
+		return rc;
+	img = &t->images[t->nimages];
+	img->queued = 1;
+	if ((rc = get_endpoint(t, EP_LAYOUT, NULL, src_store, &img->src)) < 0)
+		goto fail;
+	img->src_name = al_strdup(name);
+	img->display = al_strdup(name);
+	if (img->src_name == NULL || img->display == NULL) {
+		rc = al_error_set(AL_ENOMEM, "out of memory");
+		goto fail;
+	}
+	if ((rc = set_destination(t, img, dst_name)) < 0)
+		goto fail;
+	return (int)t->nimages++;
+fail:
+	image_clear(img);
+	memset(img, 0, sizeof(*img));
+	return rc;
+}
+
+/* ---- phase A: manifests ---- */
+
+static int fetch_manifest(al_transfer *t, worker *w, image *img, const char *ref, al_buf *body, char **media_type, al_digest *digest)
+{
+	endpoint *ep = img->src;
+	int rc;
+
+	if (ep->kind == EP_REGISTRY) {
+		al_registry *reg;
+		if ((rc = worker_client(w, ep->host, ep->insecure, &reg)) < 0)
+			return rc;
+		return al_registry_get_manifest(reg, img->src_repo, ref, body, media_type, digest);
+	}
+	(void)t;
+	/* OCI layout: by digest straight from blobs/, by name via index.json. */
+	{
+		al_store_image found = {0};
+		al_digest d;
+		const char *at = ref != NULL ? strrchr(ref, '@') : NULL;
+		char *mt = NULL;
+
+		if (ref != NULL && al_str_startswith(ref, "sha256:") && al_digest_parse_str(&d, ref) == 0) {
+			/* a child manifest by digest */
+		} else if (ref == NULL) {
+			al_store_image *all = NULL;
+			size_t n = 0;
+			if ((rc = al_store_list(ep->layout, &all, &n)) < 0)
+				return rc;
+			if (n != 1) {
+				al_store_images_free(all, n);
+				return al_error_set(AL_EINVAL, "OCI layout '%s' holds %zu images: name one (oci:PATH:NAME)", ep->path, n);
+			}
+			d = all[0].desc.digest;
+			mt = al_strdup(all[0].desc.media_type);
+			al_store_images_free(all, n);
+		} else if ((rc = al_store_find(ep->layout, ref, &found)) == 0) {
+			d = found.desc.digest;
+			mt = al_strdup(found.desc.media_type);
+			al_store_image_clear(&found);
+		} else if (rc == AL_ENOTFOUND && at != NULL && al_digest_parse_str(&d, at + 1) == 0) {
+			/* NAME@digest not indexed: the blob itself */
+		} else {
+			return al_error_set(AL_ENOTFOUND, "no image '%s' in OCI layout '%s'", ref, ep->path);
+		}
+		if ((rc = al_store_read_blob(ep->layout, &d, body)) < 0) {
+			free(mt);
+			return rc;
+		}
+		if (mt == NULL) {
+			al_manifest m;
+			if (al_manifest_parse(&m, body->ptr, body->len, NULL, ref != NULL ? ref : ep->path) == 0) {
+				mt = al_strdup(m.media_type);
+				al_manifest_clear(&m);
+			}
+		}
+		*media_type = mt;
+		*digest = d;
+		return 0;
+	}
+}
+
+static int add_manifest(image *img, const al_digest *d, const char *media_type, al_buf *body)
+{
+	mfile *grown = realloc(img->manifests, (img->nmanifests + 1) * sizeof(*grown));
+	mfile *m;
+
+	if (grown == NULL)
+		return al_error_set(AL_ENOMEM, "out of memory");
+	img->manifests = grown;
+	m = &img->manifests[img->nmanifests];
+	m->digest = *d;
+	m->media_type = al_strdup(media_type);
+	m->len = body->len;
+	m->data = (uint8_t *)al_buf_detach(body, NULL);
+	if (m->media_type == NULL || m->data == NULL) {
+		free(m->media_type);
+		free(m->data);
+		return al_error_set(AL_ENOMEM, "out of memory");
+	}
+	img->nmanifests++;
+	return 0;
+}
+
+static int add_pending(image *img, const al_descriptor *d)
+{
+	al_descriptor *grown;
+	size_t i;
+
+	for (i = 0; i < img->npending; i++)
+		if (al_digest_equal(&img->pending[i].digest, &d->digest))
+			return 0;
+	grown = realloc(img->pending, (img->npending + 1) * sizeof(*grown));
+	if (grown == NULL)
+		return al_error_set(AL_ENOMEM, "out of memory");
+	img->pending = grown;
+	if (al_descriptor_copy(&img->pending[img->npending], d) < 0)
+		return al_error_set(AL_ENOMEM, "out of memory");
+	img->npending++;
+	return 0;
+}
+
+/* Fetch ref (a manifest or index), recurse into an index's children,
+ * collect blobs; the manifest is appended after its children. */
+static int walk_manifest(al_transfer *t, worker *w, image *img, const char *ref, const char *expect_mt, int depth, al_descriptor *desc_out)
+{
+	al_buf body = AL_BUF_INIT(AL_MANIFEST_MAX);
+	al_manifest m = {0};
+	char *mt = NULL;
+	al_digest d;
+	char ds[AL_DIGEST_STRMAX];
+	size_t i;
+	int rc, parsed = 0;
+
+	if (depth > MAX_INDEX_DEPTH)
+		return al_error_set(AL_ELIMIT, "indexes nested deeper than %d", MAX_INDEX_DEPTH);
+	if ((rc = fetch_manifest(t, w, img, ref, &body, &mt, &d)) < 0)
+		goto out;
+	al_digest_str(&d, ds);
+	if ((rc = al_manifest_parse(&m, body.ptr, body.len, mt != NULL ? mt : expect_mt, ds)) < 0)
+		goto out;
+	parsed = 1;
+	if (m.is_index && t->opts.platform != NULL && depth == 0) {
+		/* Pick one platform: the chosen manifest becomes the image. */
+		for (i = 0; i < m.nmanifests; i++) {
+			if (al_platform_match(&m.manifests[i], t->opts.platform)) {
+				char cs[AL_DIGEST_STRMAX];
+				al_digest_str(&m.manifests[i].digest, cs);
+				rc = walk_manifest(t, w, img, cs, m.manifests[i].media_type, depth + 1, desc_out);
+				goto out;
+			}
+		}
+		rc = al_error_set(AL_ENOTFOUND, "no manifest for platform %s in index %s", t->opts.platform, ds);
+		goto out;
+	}
+	if (m.is_index) {
+		for (i = 0; i < m.nmanifests; i++) {
+			char cs[AL_DIGEST_STRMAX];
+			al_descriptor child = {0};
+			al_digest_str(&m.manifests[i].digest, cs);
+			rc = walk_manifest(t, w, img, cs, m.manifests[i].media_type, depth + 1, &child);
+			al_descriptor_clear(&child);
+			if (rc < 0)
+				goto out;
+		}
+	} else {
+		if ((rc = add_pending(img, &m.config)) < 0)
+			goto out;
+		for (i = 0; i < m.nlayers; i++)
+			if ((rc = add_pending(img, &m.layers[i])) < 0)
+				goto out;
+	}
+	desc_out->digest = d;
+	desc_out->size = body.len;
+	desc_out->media_type = al_strdup(m.media_type);
+	if (desc_out->media_type == NULL) {
+		rc = al_error_set(AL_ENOMEM, "out of memory");
+		goto out;
+	}
+	rc = add_manifest(img, &d, m.media_type, &body);
+out:
+	if (parsed)
+		al_manifest_clear(&m);
+	free(mt);
+	al_buf_free(&body);
+	return rc;
+}
+
+static int job_resolve(al_transfer *t, worker *w, size_t idx)
+{
+	image *img = &t->images[idx];
+	const char *ref = img->src->kind == EP_REGISTRY ? img->src_ref : img->src_name;
+	int rc;
+
+	if (al_cancel_is_set(t->opts.cancel))
+		return set_image_error(img, al_error_set(AL_ECANCELED, "cancelled"));
+	al_descriptor_clear(&img->top);
+	rc = walk_manifest(t, w, img, ref, NULL, 0, &img->top);
+	if (rc < 0)
+		return set_image_error(img, rc);
+	pthread_mutex_lock(&t->lock);
+	t->prog.items_done++;
+	pthread_mutex_unlock(&t->lock);
+	report_progress(t, 0);
+	return 0;
+}
+
+/* ---- phase B: blob table ---- */
+
+static int find_or_add_blob(al_transfer *t, const image *img, const al_descriptor *d, size_t *out)
+{
+	const char *dst_repo = img->dst_repo;
+	blob *grown, *b;
+	size_t i;
+	int seen_digest = 0;
+
+	for (i = 0; i < t->nblobs; i++) {
+		if (!al_digest_equal(&t->blobs[i].digest, &d->digest))
+			continue;
+		seen_digest = 1;
+		if (dst_repo == NULL || strcmp(t->blobs[i].dst_repo, dst_repo) == 0) {
+			*out = i;
+			return 0;
+		}
+	}
+	grown = realloc(t->blobs, (t->nblobs + 1) * sizeof(*grown));
+	if (grown == NULL)
+		return al_error_set(AL_ENOMEM, "out of memory");
+	t->blobs = grown;
+	b = &t->blobs[t->nblobs];
+	memset(b, 0, sizeof(*b));
+	b->digest = d->digest;
+	b->size = d->size;
+	b->src = img->src;
+	b->src_repo = al_strdup(img->src_repo);
+	b->dst_repo = al_strdup(dst_repo);
+	b->first = !seen_digest;
+	if ((img->src_repo != NULL && b->src_repo == NULL) || (dst_repo != NULL && b->dst_repo == NULL)) {
+		free(b->src_repo);
+		free(b->dst_repo);
+		return al_error_set(AL_ENOMEM, "out of memory");
+	}
+	*out = t->nblobs++;
+	return 0;
+}
+
+/* ---- phase C: blobs ---- */
+
+typedef struct layout_copy {
+	int fd;
+} layout_copy;
+
+static int copy_fd_to_writer(al_transfer *t, worker *w, int fd, const al_writer *sink)
+{
+	int rc;
+
+	if (w->iobuf == NULL) {
+		w->iobuf = malloc(IO_CHUNK);
+		if (w->iobuf == NULL)
+			return al_error_set(AL_ENOMEM, "out of memory");
+	}
+	for (;;) {
+		ssize_t r = read(fd, w->iobuf, IO_CHUNK);
+		if (r < 0) {
+			if (errno == EINTR)
+				continue;
+			return al_error_errno(errno, "cannot read blob");
+		}
+		if (r == 0)
+			return 0;
+		if (al_cancel_is_set(t->opts.cancel))
+			return al_error_set(AL_ECANCELED, "cancelled");
+		if ((rc = sink->write(sink->ud, w->iobuf, (size_t)r)) < 0)
+			return rc;
+		add_progress_bytes(t, (uint64_t)r);
+	}
+}
+
+static int blob_to_store(al_transfer *t, worker *w, blob *b)
+{
+	al_blob_writer *bw = NULL;
+	al_writer sink;
+	char ds[AL_DIGEST_STRMAX];
+	int rc, fd = -1;
+
+	if (al_store_has_blob(t->dst_store, &b->digest, NULL) == 1)
+		return 1;
+	if ((rc = al_store_blob_begin(t->dst_store, &b->digest, b->size, &bw)) < 0)
+		return rc;
+	sink = al_blob_writer_as_writer(bw);
+	if (b->src->kind == EP_REGISTRY) {
+		al_registry *reg;
+		if ((rc = worker_client(w, b->src->host, b->src->insecure, &reg)) < 0)
+			goto out;
+		/* The store's writer hashes: no second pass in the client. */
+		rc = al_registry_get_blob(reg, b->src_repo, &b->digest, b->size, &sink, AL_BLOB_NOVERIFY, add_progress_bytes, t);
+	} else {
+		uint64_t size = 0;
+		if ((rc = al_store_blob_open(b->src->layout, &b->digest, &fd, &size)) < 0)
+			goto out;
+		rc = copy_fd_to_writer(t, w, fd, &sink);
+	}
+	if (rc < 0)
+		goto out;
+	rc = al_blob_writer_commit(bw);
+	bw = NULL;
+out:
+	if (rc < 0)
+		rc = al_error_wrap(rc, "blob %s", al_digest_str(&b->digest, ds));
+	if (fd >= 0)
+		close(fd);
+	al_blob_writer_abort(bw);
+	return rc;
+}
+
+static int blob_to_registry(al_transfer *t, worker *w, blob *b)
+{
+	al_registry *reg;
+	char ds[AL_DIGEST_STRMAX];
+	int rc, exists = 0, mounted = 0, fd = -1;
+	uint64_t size = 0;
+
+	if ((rc = worker_client(w, t->dst_host, t->dst_insecure, &reg)) < 0)
+		return rc;
+	if ((rc = al_registry_blob_exists(reg, b->dst_repo, &b->digest, &exists, NULL)) < 0)
+		goto out;
+	if (exists)
+		return 1;
+	if (b->mount_from != NULL) {
+		if ((rc = al_registry_mount_blob(reg, b->dst_repo, b->mount_from, &b->digest, &mounted)) < 0)
+			goto out;
+		if (mounted)
+			return 1;
+	}
+	if (b->src->kind != EP_LAYOUT) {
+		rc = al_error_set(AL_EUNSUPPORTED, "registry to registry copies are not supported: copy into an oci: layout first");
+		goto out;
+	}
+	if ((rc = al_store_blob_open(b->src->layout, &b->digest, &fd, &size)) < 0)
+		goto out;
+	{
+		al_reader rd = al_fd_reader(&fd);
+		rc = al_registry_put_blob(reg, b->dst_repo, &b->digest, size, &rd, add_progress_bytes, t);
+	}
+out:
+	if (rc < 0)
+		rc = al_error_wrap(rc, "blob %s", al_digest_str(&b->digest, ds));
+	if (fd >= 0)
+		close(fd);
+	return rc;
+}
+
+static int job_blob(al_transfer *t, worker *w, size_t idx)
+{
+	blob *b = &t->blobs[idx];
+	int rc;
+
+	if (al_cancel_is_set(t->opts.cancel)) {
+		b->status = al_error_set(AL_ECANCELED, "cancelled");
+		b->message = al_strdup(al_error_message());
+		b->done = 1;
+		return b->status;
+	}
+	rc = t->dst_store != NULL ? blob_to_store(t, w, b) : blob_to_registry(t, w, b);
+	pthread_mutex_lock(&t->lock);
+	if (rc == 1) {
+		t->stats.blobs_present++;
+		t->stats.bytes_present += b->size;
+		t->prog.bytes_skipped += b->size;
+		t->prog.bytes_total -= b->size <= t->prog.bytes_total ? b->size : t->prog.bytes_total;
+	} else if (rc == 0) {
+		t->stats.blobs_transferred++;
+		t->stats.bytes_transferred += b->size;
+	}
+	t->prog.items_done++;
+	pthread_mutex_unlock(&t->lock);
+	if (rc < 0) {
+		b->status = rc;
+		b->message = al_strdup(al_error_message());
+	}
+	b->done = 1;
+	report_progress(t, 0);
+	return rc < 0 ? rc : 0;
+}
+
+/* ---- phase D: manifests and tags ---- */
+
+static int job_finish(al_transfer *t, worker *w, size_t idx)
+{
+	image *img = &t->images[idx];
+	size_t i;
+	int rc = 0;
+
+	for (i = 0; i < img->nblobs; i++) {
+		blob *b = &t->blobs[img->blobs[i]];
+		if (b->status < 0) {
+			free(img->message);
+			img->message = al_sprintf("%s: %s", img->display, b->message ? b->message : "blob failed");
+			img->status = b->status;
+			return b->status;
+		}
+	}
+	if (al_cancel_is_set(t->opts.cancel))
+		return set_image_error(img, al_error_set(AL_ECANCELED, "cancelled"));
+	if (t->dst_store != NULL) {
+		for (i = 0; i < img->nmanifests; i++) {
+			mfile *m = &img->manifests[i];
+			al_digest got;
+			if ((rc = al_store_put_blob(t->dst_store, m->data, m->len, &got)) < 0)
+				return set_image_error(img, rc);
+			if (!al_digest_equal(&got, &m->digest))
+				return set_image_error(img, al_error_set(AL_EVERIFY, "manifest digest changed while storing"));
+		}
+		if ((rc = al_store_tag(t->dst_store, img->dst_name, &img->top)) < 0)
+			return set_image_error(img, rc);
+	} else {
+		al_registry *reg;
+		char ds[AL_DIGEST_STRMAX];
+		if ((rc = worker_client(w, t->dst_host, t->dst_insecure, &reg)) < 0)
+			return set_image_error(img, rc);
+		for (i = 0; i + 1 < img->nmanifests; i++) {
+			mfile *m = &img->manifests[i];
+			al_digest_str(&m->digest, ds);
+			if ((rc = al_registry_put_manifest(reg, img->dst_repo, ds, m->data, m->len, m->media_type)) < 0)
+				return set_image_error(img, rc);
+		}
+		if (img->nmanifests > 0) {
+			mfile *m = &img->manifests[img->nmanifests - 1];
+			if ((rc = al_registry_put_manifest(reg, img->dst_repo, img->dst_ref, m->data, m->len, m->media_type)) < 0)
+				return set_image_error(img, rc);
+		}
+	}
+	pthread_mutex_lock(&t->lock);
+	t->stats.manifests += img->nmanifests;
+	pthread_mutex_unlock(&t->lock);
+	img->status = 0;
+	return 0;
+}
+
+/* ---- run ---- */
+
+int al_transfer_run(al_transfer *t, al_transfer_stats *stats)
+{
+	size_t *jobs = NULL, njobs = 0, i, j, first_blob = t->nblobs;
+	uint64_t start = al_clock_now_ms();
+	int rc = 0, worst = 0;
+
+	t->run++;
+	t->started_ms = start;
+	memset(&t->prog, 0, sizeof(t->prog));
+	memset(&t->stats, 0, sizeof(t->stats));
+	jobs = calloc(t->nimages + 1, sizeof(*jobs));
+	if (jobs == NULL)
+		return al_error_set(AL_ENOMEM, "out of memory");
+	for (i = 0; i < t->nimages; i++) {
+		if (t->images[i].queued) {
+			t->images[i].queued = 0;
+			t->images[i].run = t->run;
+			jobs[njobs++] = i;
+		}
+	}
+	/* A: manifests */
+	t->prog.phase = "manifests";
+	t->prog.items_total = njobs;
+	run_pool(t, jobs, njobs, job_resolve);
+	report_progress(t, 1);
+	/* B: blob table (single-threaded) */
+	for (j = 0; j < njobs; j++) {
+		image *img = &t->images[jobs[j]];
+		if (img->status < 0)
+			continue;
+		img->blobs = calloc(img->npending + 1, sizeof(*img->blobs));
+		if (img->blobs == NULL) {
+			set_image_error(img, al_error_set(AL_ENOMEM, "out of memory"));
+			continue;
+		}
+		for (i = 0; i < img->npending; i++) {
+			size_t bi = 0;
+			if ((rc = find_or_add_blob(t, img, &img->pending[i], &bi)) < 0) {
+				set_image_error(img, rc);
+				break;
+			}
+			img->blobs[img->nblobs++] = bi;
+		}
+		for (i = 0; i < img->npending; i++)
+			al_descriptor_clear(&img->pending[i]);
+		free(img->pending);
+		img->pending = NULL;
+		img->npending = 0;
+	}
+	/* C: blobs, first occurrences of each digest, then mounts */
+	{
+		size_t nb = t->nblobs - first_blob, k = 0;
+		size_t *bjobs = calloc(nb + 1, sizeof(*bjobs));
+		if (bjobs == NULL) {
+			free(jobs);
+			return al_error_set(AL_ENOMEM, "out of memory");
+		}
+		t->prog.phase = "blobs";
+		t->prog.items_done = 0;
+		t->prog.items_total = nb;
+		for (i = first_blob; i < t->nblobs; i++)
+			t->prog.bytes_total += t->blobs[i].size;
+		for (i = first_blob; i < t->nblobs; i++)
+			if (t->blobs[i].first || t->dst_store != NULL)
+				bjobs[k++] = i;
+		run_pool(t, bjobs, k, job_blob);
+		if (t->dst_store == NULL) {
+			size_t k2 = 0;
+			for (i = first_blob; i < t->nblobs; i++) {
+				blob *b = &t->blobs[i];
+				if (b->first)
+					continue;
+				for (j = 0; j < t->nblobs; j++) {
+					if (t->blobs[j].first && t->blobs[j].status == 0 && t->blobs[j].done && al_digest_equal(&t->blobs[j].digest, &b->digest)) {
+						b->mount_from = al_strdup(t->blobs[j].dst_repo);
+						break;
+					}
+				}
+				bjobs[k2++] = i;
+			}
+			run_pool(t, bjobs, k2, job_blob);
+		}
+		free(bjobs);
+	}
+	report_progress(t, 1);
+	/* D: manifests and tags, only for images whose every blob arrived */
+	t->prog.phase = "tags";
+	run_pool(t, jobs, njobs, job_finish);
+	for (j = 0; j < njobs; j++) {
+		image *img = &t->images[jobs[j]];
+		if (img->status < 0) {
+			t->stats.images_failed++;
+			if (worst == 0 || img->status == AL_ECANCELED)
+				worst = img->status;
+			if (img->message != NULL)
+				al_log_debug("%s", img->message);
+		} else {
+			t->stats.images++;
+		}
+	}
+	t->stats.elapsed_ms = al_clock_now_ms() - start;
+	report_progress(t, 1);
+	if (stats != NULL) {
+		stats->images += t->stats.images;
+		stats->images_failed += t->stats.images_failed;
+		stats->blobs_transferred += t->stats.blobs_transferred;
+		stats->bytes_transferred += t->stats.bytes_transferred;
+		stats->blobs_present += t->stats.blobs_present;
+		stats->bytes_present += t->stats.bytes_present;
+		stats->manifests += t->stats.manifests;
+		stats->elapsed_ms += t->stats.elapsed_ms;
+	}
+	free(jobs);
+	if (worst < 0) {
+		return al_error_set(worst, "%llu of %zu images failed", (unsigned long long)t->stats.images_failed, njobs);
+	}
+	return 0;
+}

@@ -1,0 +1,102 @@
+#!/usr/bin/env bash
+# test_registry.sh: registry A -> airlock mirror -> store -> airlock push -> registry B, digests checked with skopeo.
+set -euo pipefail
+. "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+al_require_airlock
+
+layout=$AL_SOURCE_DIR/samples/layout
+release=quay.io/airlock-samples/release:4.14.1-x86_64
+store=$T/store
+
+al_start_registry "$T/regA"
+A=$REG_ADDR
+al_check "samples/layout pushed to registry A with skopeo" al_push_layout "$layout" "$A"
+
+cat >"$T/imageset.yaml" <<YAML
+kind: ImageSetConfiguration
+apiVersion: mirror.openshift.io/v2alpha1
+mirror:
+  platform:
+    release: $release
+airlock:
+  sources:
+  - prefix: quay.io/airlock-samples
+    location: docker://$A/airlock-samples
+YAML
+
+al_run "$T/out" "$T/err" "$AIRLOCK" mirror --config "$T/imageset.yaml" --store "$store" \
+	--tls-verify=false --parallel 4
+cat "$T/err"
+al_check "airlock mirror from registry A exits 0" test "$AL_RC" = 0
+al_check "mirror summary: 1 release, blobs transferred" \
+	grep -qE '^mirrored 1 releases, [1-9][0-9]* images: transferred [1-9][0-9]* blobs \([1-9][0-9]* bytes\), 0 blobs already present$' \
+	<(al_last_line "$T/out")
+al_check "the store names exactly the images of samples/layout, same digests" \
+	al_same_index "$layout" "$store"
+al_run "$T/out" "$T/err" "$AIRLOCK" check --store "$store"
+al_check "airlock check on the mirrored store exits 0" test "$AL_RC" = 0
+
+al_start_registry "$T/regB"
+B=$REG_ADDR
+al_run "$T/out" "$T/err" "$AIRLOCK" push --store "$store" "docker://$B/mirror" --tls-verify=false
+cat "$T/err"
+al_check "airlock push to registry B exits 0" test "$AL_RC" = 0
+al_check "push summary line" \
+	grep -qE '^pushed [1-9][0-9]* images: uploaded [1-9][0-9]* blobs \([1-9][0-9]* bytes\), [0-9]+ blobs already present or mounted$' \
+	<(al_last_line "$T/out")
+
+want=$("${SKOPEO[@]}" inspect --format '{{.Digest}}' "oci:$store:$release" 2>&1 || true)
+got=$("${SKOPEO[@]}" inspect --no-tags --tls-verify=false --format '{{.Digest}}' \
+	"docker://$B/mirror/airlock-samples/release:4.14.1-x86_64" 2>&1 || true)
+echo "store: $want, registry B: $got"
+al_check "release digest on B (skopeo) equals the store's (skopeo oci:)" \
+	bash -c '[ -n "$1" ] && [ "$1" = "$2" ] && [ "$1" = "$3" ]' _ "$want" "$got" "$(al_digest_of "$layout" "$release")"
+
+# Every component is on B by digest, manifest bytes unchanged.
+bad=0
+seen=0
+while read -r name digest; do
+	case $name in *@*) ;; *) continue ;; esac
+	repo=${name#quay.io/}
+	repo=${repo%@*}
+	raw=$("${SKOPEO[@]}" inspect --raw --tls-verify=false "docker://$B/mirror/$repo@$digest" 2>/dev/null |
+		sha256sum | cut -d' ' -f1)
+	seen=$((seen + 1))
+	[ "sha256:$raw" = "$digest" ] || { echo "component $name: got sha256:$raw"; bad=1; }
+done < <(al_index_digests "$store" || true)
+al_check "every component ($seen) is on B by digest with identical manifest bytes" \
+	test "$bad" = 0 -a "$seen" = 6
+
+al_check "skopeo copy from B into an oci dir works" \
+	"${SKOPEO[@]}" copy -q --src-tls-verify=false \
+	"docker://$B/mirror/airlock-samples/release:4.14.1-x86_64" "oci:$T/fromB:rel"
+al_check "skopeo's copy from B keeps the digest" \
+	test "$("${SKOPEO[@]}" inspect --format '{{.Digest}}' "oci:$T/fromB:rel" 2>/dev/null)" = "$want"
+
+al_run "$T/out" "$T/err" "$AIRLOCK" push --store "$store" "docker://$B/mirror" --tls-verify=false
+al_check "second push exits 0 and uploads nothing" \
+	bash -c '[ "$1" = 0 ] && tail -n 1 "$2" | grep -qE "^pushed [0-9]+ images: uploaded 0 blobs \(0 bytes\)"' _ "$AL_RC" "$T/out"
+
+al_run "$T/out" "$T/err" "$AIRLOCK" copy "docker://$B/mirror/airlock-samples/release:4.14.1-x86_64" \
+	"oci:$T/acopy:rel" --tls-verify=false
+al_check "airlock copy docker:// -> oci: exits 0" test "$AL_RC" = 0
+al_check "airlock copy keeps the digest (skopeo reads the result)" \
+	test "$("${SKOPEO[@]}" inspect --format '{{.Digest}}' "oci:$T/acopy:rel" 2>/dev/null)" = "$want"
+al_run "$T/out" "$T/err" "$AIRLOCK" copy "oci:$layout:$release" \
+	"docker://$B/copied/release:v1" --tls-verify=false
+al_check "airlock copy oci: -> docker:// keeps the digest" \
+	test "$("${SKOPEO[@]}" inspect --no-tags --tls-verify=false --format '{{.Digest}}' \
+		"docker://$B/copied/release:v1" 2>/dev/null)" = "$want"
+
+al_run "$T/mirrorsets.yaml" "$T/err" "$AIRLOCK" mirrorsets --store "$store" --registry "$B/mirror" -o -
+al_check "mirrorsets exits 0" test "$AL_RC" = 0
+al_check "mirrorsets writes an ImageDigestMirrorSet" grep -q "kind: ImageDigestMirrorSet" "$T/mirrorsets.yaml"
+al_check "mirrorsets maps the source to registry B" \
+	bash -c 'grep -qF "quay.io/airlock-samples" "$1" && grep -qF "$2/mirror/airlock-samples" "$1"' \
+	_ "$T/mirrorsets.yaml" "$B"
+al_run "$T/icsp.yaml" "$T/err" "$AIRLOCK" mirrorsets --store "$store" --registry "$B/mirror" --icsp -o -
+al_check "mirrorsets --icsp writes an ImageContentSourcePolicy naming B" \
+	bash -c '[ "$1" = 0 ] && grep -q "kind: ImageContentSourcePolicy" "$2" && grep -qF "$3/mirror" "$2"' \
+	_ "$AL_RC" "$T/icsp.yaml" "$B"
+
+al_finish

@@ -1,0 +1,345 @@
+/* test_auth.c: auth-file discovery and parsing, key normalisation, challenge parsing, Basic caching. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include <CUnit/CUnit.h>
+
+#include "airlock/auth.h"
+#include "airlock/buf.h"
+#include "airlock/error.h"
+#include "al_test.h"
+
+static char *write_file(const char *name, const char *content)
+{
+	char *path = al_sprintf("%s/%s", al_test_tmpdir(), name);
+	char *dir, *slash;
+	FILE *f;
+
+	CU_ASSERT_PTR_NOT_NULL(path);
+	if (path == NULL)
+		return NULL;
+	dir = al_strdup(path);
+	/* create parent directories under the temp dir */
+	for (slash = dir + strlen(al_test_tmpdir()) + 1; (slash = strchr(slash, '/')) != NULL; slash++) {
+		*slash = '\0';
+		mkdir(dir, 0700);
+		*slash = '/';
+	}
+	free(dir);
+	f = fopen(path, "w");
+	CU_ASSERT_PTR_NOT_NULL(f);
+	if (f != NULL) {
+		fputs(content, f);
+		fclose(f);
+	}
+	return path;
+}
+
+/* Lookup and compare; returns the status. */
+static int expect_cred(al_auth *a, const char *reg, const char *repo, const char *user, const char *pass)
+{
+	char *u = NULL, *p = NULL;
+	int rc = al_auth_lookup(a, reg, repo, &u, &p);
+
+	if (rc == 0) {
+		CU_ASSERT_STRING_EQUAL(u, user);
+		CU_ASSERT_STRING_EQUAL(p, pass);
+		if (strcmp(u, user) != 0)
+			fprintf(stderr, "lookup %s/%s: got user '%s', want '%s'\n", reg, repo ? repo : "", u, user);
+	}
+	free(u);
+	free(p);
+	return rc;
+}
+
+static void clear_env(void)
+{
+	unsetenv("REGISTRY_AUTH_FILE");
+	unsetenv("XDG_RUNTIME_DIR");
+}
+
+static void test_auth__parses_base64_and_username_forms(void)
+{
+	/* "dTE6cDE6eA==" is base64("u1:p1:x"): the password keeps its colon */
+	char *path = write_file("forms.json", "{\"auths\": {"
+					      "\"reg.example\": {\"auth\": \"dTE6cDE6eA==\"},"
+					      "\"other.example:5000\": {\"username\": \"u2\", \"password\": \"p2\"},"
+					      "\"helper.example\": {}"
+					      "}, \"credHelpers\": {\"x\": \"y\"}}");
+	al_auth *a = NULL;
+
+	CU_ASSERT_EQUAL(al_auth_new(&a, path), 0);
+	CU_ASSERT_EQUAL(expect_cred(a, "reg.example", "ns/repo", "u1", "p1:x"), 0);
+	CU_ASSERT_EQUAL(expect_cred(a, "other.example:5000", NULL, "u2", "p2"), 0);
+	CU_ASSERT_EQUAL(expect_cred(a, "helper.example", "a/b", "", ""), AL_ENOTFOUND);
+	CU_ASSERT_EQUAL(expect_cred(a, "other.example", "a/b", "", ""), AL_ENOTFOUND);
+	al_auth_free(a);
+	free(path);
+}
+
+static void test_auth__normalises_url_keys_and_docker_io(void)
+{
+	/* dXNlcjpwYXNz = user:pass, ZDpo = d:h, aDpw = h:p */
+	char *path = write_file("urls.json", "{\"auths\": {"
+					     "\"https://index.docker.io/v1/\": {\"auth\": \"ZDpo\"},"
+					     "\"http://reg.example:5000/v2/\": {\"auth\": \"dXNlcjpwYXNz\"},"
+					     "\"https://quay.io\": {\"auth\": \"aDpw\"}"
+					     "}}");
+	al_auth *a = NULL;
+	char *k;
+
+	CU_ASSERT_EQUAL(al_auth_new(&a, path), 0);
+	CU_ASSERT_EQUAL(expect_cred(a, "docker.io", "library/busybox", "d", "h"), 0);
+	CU_ASSERT_EQUAL(expect_cred(a, "index.docker.io", "library/busybox", "d", "h"), 0);
+	CU_ASSERT_EQUAL(expect_cred(a, "reg.example:5000", "x/y", "user", "pass"), 0);
+	CU_ASSERT_EQUAL(expect_cred(a, "quay.io", "x/y", "h", "p"), 0);
+	al_auth_free(a);
+	free(path);
+
+	k = al_auth_normalize_key("https://registry-1.docker.io/v2/");
+	CU_ASSERT_STRING_EQUAL(k, "docker.io");
+	free(k);
+	k = al_auth_normalize_key("index.docker.io/library/busybox");
+	CU_ASSERT_STRING_EQUAL(k, "docker.io/library/busybox");
+	free(k);
+	k = al_auth_normalize_key("http://127.0.0.1:5000/");
+	CU_ASSERT_STRING_EQUAL(k, "127.0.0.1:5000");
+	free(k);
+	k = al_auth_normalize_key("myindex.docker.io.example");
+	CU_ASSERT_STRING_EQUAL(k, "myindex.docker.io.example");
+	free(k);
+}
+
+static void test_auth__most_specific_repo_key_wins(void)
+{
+	/* aDpo = h:h, bjpu = n:n, cjpy = r:r */
+	char *path = write_file("specific.json", "{\"auths\": {"
+						 "\"quay.io/ns/repo\": {\"auth\": \"cjpy\"},"
+						 "\"quay.io\": {\"auth\": \"aDpo\"},"
+						 "\"quay.io/ns\": {\"auth\": \"bjpu\"}"
+						 "}}");
+	al_auth *a = NULL;
+
+	CU_ASSERT_EQUAL(al_auth_new(&a, path), 0);
+	CU_ASSERT_EQUAL(expect_cred(a, "quay.io", "ns/repo", "r", "r"), 0);
+	CU_ASSERT_EQUAL(expect_cred(a, "quay.io", "ns/repo/sub", "r", "r"), 0);
+	CU_ASSERT_EQUAL(expect_cred(a, "quay.io", "ns/other", "n", "n"), 0);
+	CU_ASSERT_EQUAL(expect_cred(a, "quay.io", "ns/repository", "n", "n"), 0);
+	CU_ASSERT_EQUAL(expect_cred(a, "quay.io", "nsx/repo", "h", "h"), 0);
+	CU_ASSERT_EQUAL(expect_cred(a, "quay.io", NULL, "h", "h"), 0);
+	CU_ASSERT_EQUAL(expect_cred(a, "quay.io.evil", "ns/repo", "", ""), AL_ENOTFOUND);
+	al_auth_free(a);
+	free(path);
+}
+
+static void test_auth__missing_default_file_is_ok(void)
+{
+	char *home = al_sprintf("%s/emptyhome", al_test_tmpdir());
+	al_auth *a = NULL;
+
+	mkdir(home, 0700);
+	clear_env();
+	setenv("HOME", home, 1);
+	CU_ASSERT_EQUAL(al_auth_new(&a, NULL), 0);
+	CU_ASSERT_EQUAL(expect_cred(a, "quay.io", "a/b", "", ""), AL_ENOTFOUND);
+	al_auth_free(a);
+	free(home);
+}
+
+static void test_auth__explicit_missing_file_is_an_error(void)
+{
+	char *path = al_sprintf("%s/does-not-exist.json", al_test_tmpdir());
+	al_auth *a = NULL;
+
+	CU_ASSERT_EQUAL(al_auth_new(&a, path), AL_ENOTFOUND);
+	CU_ASSERT_PTR_NULL(a);
+	CU_ASSERT_PTR_NOT_NULL(strstr(al_error_message(), "does-not-exist.json"));
+	free(path);
+}
+
+static void test_auth__rejects_duplicate_keys(void)
+{
+	char *path = write_file("dup.json", "{\"auths\": {\"quay.io\": {\"auth\": \"aDpo\"},\n"
+					    "\"quay.io\": {\"auth\": \"bjpu\"}}}");
+	al_auth *a = NULL;
+
+	CU_ASSERT_EQUAL(al_auth_new(&a, path), AL_EPARSE);
+	CU_ASSERT_PTR_NULL(a);
+	CU_ASSERT_PTR_NOT_NULL(strstr(al_error_message(), "dup.json"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(al_error_message(), "line 2"));
+	free(path);
+}
+
+static void test_auth__malformed_base64_names_the_file(void)
+{
+	char *path = write_file("bad64.json", "{\"auths\": {\"quay.io\": {\"auth\": \"!!not base64!!\"}}}");
+	char *path2 = write_file("nocolon.json", "{\"auths\": {\"quay.io\": {\"auth\": \"bm9jb2xvbg==\"}}}");
+	char *path3 = write_file("notjson.json", "{\"auths\": ");
+	al_auth *a = NULL;
+
+	CU_ASSERT_EQUAL(al_auth_new(&a, path), AL_EPARSE);
+	CU_ASSERT_PTR_NOT_NULL(strstr(al_error_message(), "bad64.json"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(al_error_message(), "quay.io"));
+	CU_ASSERT_EQUAL(al_auth_new(&a, path2), AL_EPARSE);
+	CU_ASSERT_PTR_NOT_NULL(strstr(al_error_message(), "nocolon.json"));
+	CU_ASSERT_EQUAL(al_auth_new(&a, path3), AL_EPARSE);
+	CU_ASSERT_PTR_NOT_NULL(strstr(al_error_message(), "notjson.json"));
+	CU_ASSERT_PTR_NULL(a);
+	free(path);
+	free(path2);
+	free(path3);
+}
+
+static void test_auth__default_file_precedence(void)
+{
+	/* aDpo = h:h (docker config), eDp4 = x:x (XDG), cjpy = r:r (REGISTRY_AUTH_FILE) */
+	char *home = al_sprintf("%s/home", al_test_tmpdir());
+	char *docker = write_file("home/.docker/config.json", "{\"auths\": {\"quay.io\": {\"auth\": \"aDpo\"}}}");
+	char *xdg = al_sprintf("%s/xdg", al_test_tmpdir());
+	char *xdgfile = write_file("xdg/containers/auth.json", "{\"auths\": {\"quay.io\": {\"auth\": \"eDp4\"}}}");
+	char *raf = write_file("raf.json", "{\"auths\": {\"quay.io\": {\"auth\": \"cjpy\"}}}");
+	char *missing = al_sprintf("%s/missing.json", al_test_tmpdir());
+	al_auth *a = NULL;
+
+	clear_env();
+	setenv("HOME", home, 1);
+	CU_ASSERT_EQUAL(al_auth_new(&a, NULL), 0);
+	CU_ASSERT_EQUAL(expect_cred(a, "quay.io", "a/b", "h", "h"), 0);
+	al_auth_free(a);
+	a = NULL;
+
+	setenv("XDG_RUNTIME_DIR", xdg, 1);
+	CU_ASSERT_EQUAL(al_auth_new(&a, NULL), 0);
+	CU_ASSERT_EQUAL(expect_cred(a, "quay.io", "a/b", "x", "x"), 0);
+	al_auth_free(a);
+	a = NULL;
+
+	setenv("REGISTRY_AUTH_FILE", raf, 1);
+	CU_ASSERT_EQUAL(al_auth_new(&a, NULL), 0);
+	CU_ASSERT_EQUAL(expect_cred(a, "quay.io", "a/b", "r", "r"), 0);
+	al_auth_free(a);
+	a = NULL;
+
+	/* a REGISTRY_AUTH_FILE that does not exist falls through to the next */
+	setenv("REGISTRY_AUTH_FILE", missing, 1);
+	CU_ASSERT_EQUAL(al_auth_new(&a, NULL), 0);
+	CU_ASSERT_EQUAL(expect_cred(a, "quay.io", "a/b", "x", "x"), 0);
+	al_auth_free(a);
+	a = NULL;
+
+	/* --authfile overrides all of them */
+	CU_ASSERT_EQUAL(al_auth_new(&a, docker), 0);
+	CU_ASSERT_EQUAL(expect_cred(a, "quay.io", "a/b", "h", "h"), 0);
+	al_auth_free(a);
+	clear_env();
+	free(home);
+	free(docker);
+	free(xdg);
+	free(xdgfile);
+	free(raf);
+	free(missing);
+}
+
+static void test_auth__parses_bearer_challenge(void)
+{
+	al_auth_params p;
+
+	memset(&p, 0, sizeof(p));
+	CU_ASSERT_EQUAL(al_auth_parse_challenge(&p, "Bearer realm=\"https://auth.example/token\",service=\"registry.example\","
+						    "scope=\"repository:a/b:pull,push repository:c:pull\""),
+			0);
+	CU_ASSERT_STRING_EQUAL(p.scheme, "Bearer");
+	CU_ASSERT_STRING_EQUAL(p.realm, "https://auth.example/token");
+	CU_ASSERT_STRING_EQUAL(p.service, "registry.example");
+	CU_ASSERT_STRING_EQUAL(p.scope, "repository:a/b:pull,push repository:c:pull");
+	al_auth_params_clear(&p);
+
+	/* escapes, odd spacing, case-insensitive names, unknown params, token values */
+	CU_ASSERT_EQUAL(al_auth_parse_challenge(&p, "  bearer  Realm = \"https://a/t?x=\\\"1\\\\\" , error=\"invalid_token\","
+						    " SERVICE=svc.example ,"),
+			0);
+	CU_ASSERT_STRING_EQUAL(p.scheme, "bearer");
+	CU_ASSERT_STRING_EQUAL(p.realm, "https://a/t?x=\"1\\");
+	CU_ASSERT_STRING_EQUAL(p.service, "svc.example");
+	CU_ASSERT_PTR_NULL(p.scope);
+	al_auth_params_clear(&p);
+
+	CU_ASSERT_EQUAL(al_auth_parse_challenge(&p, "Basic realm=\"Registry Realm\""), 0);
+	CU_ASSERT_STRING_EQUAL(p.scheme, "Basic");
+	CU_ASSERT_STRING_EQUAL(p.realm, "Registry Realm");
+	al_auth_params_clear(&p);
+
+	CU_ASSERT_EQUAL(al_auth_parse_challenge(&p, "Basic"), 0);
+	CU_ASSERT_PTR_NULL(p.realm);
+	al_auth_params_clear(&p);
+}
+
+static void test_auth__rejects_bad_challenges(void)
+{
+	al_auth_params p;
+
+	memset(&p, 0, sizeof(p));
+	CU_ASSERT_EQUAL(al_auth_parse_challenge(&p, "Bearer realm=\"https://a/t"), AL_EPARSE);
+	CU_ASSERT_PTR_NOT_NULL(strstr(al_error_message(), "unterminated"));
+	CU_ASSERT_EQUAL(al_auth_parse_challenge(&p, "Bearer realm"), AL_EPARSE);
+	CU_ASSERT_EQUAL(al_auth_parse_challenge(&p, ""), AL_EPARSE);
+	CU_ASSERT_EQUAL(al_auth_parse_challenge(&p, "Bearer realm=\"a\" service=\"b\""), AL_EPARSE);
+	CU_ASSERT_EQUAL(al_auth_parse_challenge(&p, NULL), AL_EPARSE);
+	CU_ASSERT_PTR_NULL(p.scheme);
+}
+
+static void test_auth__basic_challenge_builds_and_caches_header(void)
+{
+	char *path = write_file("basic.json", "{\"auths\": {\"127.0.0.1:5000\": {\"username\": \"alice\", "
+					      "\"password\": \"s3cret\"}}}");
+	al_auth *a = NULL, *anon = NULL;
+	char *h = NULL;
+
+	CU_ASSERT_EQUAL(al_auth_new(&a, path), 0);
+	CU_ASSERT_EQUAL(al_auth_cached(a, "127.0.0.1:5000", "repository:x:pull", &h), AL_ENOTFOUND);
+	CU_ASSERT_EQUAL(al_auth_challenge(a, NULL, "127.0.0.1:5000", "x", "Basic realm=\"r\"", "repository:x:pull", &h), 0);
+	/* base64("alice:s3cret") */
+	CU_ASSERT_STRING_EQUAL(h, "Authorization: Basic YWxpY2U6czNjcmV0");
+	free(h);
+	h = NULL;
+	/* Basic credentials hold for every scope of the registry */
+	CU_ASSERT_EQUAL(al_auth_cached(a, "127.0.0.1:5000", "repository:y:pull,push", &h), 0);
+	CU_ASSERT_STRING_EQUAL(h, "Authorization: Basic YWxpY2U6czNjcmV0");
+	free(h);
+	h = NULL;
+	CU_ASSERT_EQUAL(al_auth_cached(a, "127.0.0.1:5001", "repository:y:pull", &h), AL_ENOTFOUND);
+	al_auth_invalidate(a, "127.0.0.1:5000", "repository:x:pull");
+	CU_ASSERT_EQUAL(al_auth_cached(a, "127.0.0.1:5000", "repository:x:pull", &h), AL_ENOTFOUND);
+	CU_ASSERT_EQUAL(al_auth_challenge(a, NULL, "127.0.0.1:5000", "x", "Negotiate", NULL, &h), AL_EUNSUPPORTED);
+	al_auth_free(a);
+
+	CU_ASSERT_EQUAL(al_auth_new_anonymous(&anon), 0);
+	CU_ASSERT_EQUAL(al_auth_challenge(anon, NULL, "127.0.0.1:5000", "x", "Basic realm=\"r\"", NULL, &h), AL_EAUTH);
+	CU_ASSERT_PTR_NOT_NULL(strstr(al_error_message(), "127.0.0.1:5000"));
+	CU_ASSERT_PTR_NULL(h);
+	al_auth_free(anon);
+	al_auth_free(NULL);
+	free(path);
+}
+
+int main(void)
+{
+	CU_TestInfo tests[] = {
+		{"test_auth__parses_base64_and_username_forms", test_auth__parses_base64_and_username_forms},
+		{"test_auth__normalises_url_keys_and_docker_io", test_auth__normalises_url_keys_and_docker_io},
+		{"test_auth__most_specific_repo_key_wins", test_auth__most_specific_repo_key_wins},
+		{"test_auth__missing_default_file_is_ok", test_auth__missing_default_file_is_ok},
+		{"test_auth__explicit_missing_file_is_an_error", test_auth__explicit_missing_file_is_an_error},
+		{"test_auth__rejects_duplicate_keys", test_auth__rejects_duplicate_keys},
+		{"test_auth__malformed_base64_names_the_file", test_auth__malformed_base64_names_the_file},
+		{"test_auth__default_file_precedence", test_auth__default_file_precedence},
+		{"test_auth__parses_bearer_challenge", test_auth__parses_bearer_challenge},
+		{"test_auth__rejects_bad_challenges", test_auth__rejects_bad_challenges},
+		{"test_auth__basic_challenge_builds_and_caches_header", test_auth__basic_challenge_builds_and_caches_header},
+		CU_TEST_INFO_NULL,
+	};
+
+	return al_test_run("auth", tests);
+}

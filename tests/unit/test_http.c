@@ -1,0 +1,980 @@
+/* test_http.c: CUnit suite for the http module against tests/tools/faultserver.py on loopback. */
+#include <errno.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/types.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <openssl/sha.h>
+
+#include "airlock/buf.h"
+#include "airlock/clock.h"
+#include "airlock/error.h"
+#include "airlock/http.h"
+#include "airlock/log.h"
+#include "al_test.h"
+
+/* Two server instances: the second gives a different origin (port). */
+static pid_t srv_pid[2] = {-1, -1};
+static int srv_port[2];
+static int srv_failed[2];
+
+static void stop_servers(void)
+{
+	int i;
+
+	for (i = 0; i < 2; i++) {
+		if (srv_pid[i] > 0) {
+			kill(srv_pid[i], SIGTERM);
+			waitpid(srv_pid[i], NULL, 0);
+			srv_pid[i] = -1;
+		}
+	}
+}
+
+static int start_server(int idx)
+{
+	char script[4096], portfile[4096];
+	int n, i;
+	pid_t pid;
+
+	if (srv_pid[idx] > 0)
+		return 0;
+	if (srv_failed[idx])
+		return -1;
+	srv_failed[idx] = 1;
+	n = snprintf(script, sizeof(script), "%s/tests/tools/faultserver.py", al_test_source_dir());
+	if (n < 0 || (size_t)n >= sizeof(script))
+		return -1;
+	n = snprintf(portfile, sizeof(portfile), "%s/port-%d", al_test_tmpdir(), idx);
+	if (n < 0 || (size_t)n >= sizeof(portfile))
+		return -1;
+	unlink(portfile);
+	pid = fork();
+	if (pid < 0)
+		return -1;
+	if (pid == 0) {
+		execlp("python3", "python3", script, "--port-file", portfile, (char *)NULL);
+		_exit(127);
+	}
+	srv_pid[idx] = pid;
+	if (idx == 0 && srv_pid[1] < 0)
+		atexit(stop_servers);
+	for (i = 0; i < 200; i++) {
+		FILE *f = fopen(portfile, "r");
+
+		if (f != NULL) {
+			int ok = fscanf(f, "%d", &srv_port[idx]) == 1;
+
+			fclose(f);
+			if (ok) {
+				srv_failed[idx] = 0;
+				return 0;
+			}
+		}
+		if (waitpid(pid, NULL, WNOHANG) == pid) {
+			srv_pid[idx] = -1;
+			break;
+		}
+		usleep(50 * 1000);
+	}
+	fprintf(stderr, "faultserver did not start (%s)\n", script);
+	return -1;
+}
+
+/* "http://127.0.0.1:<port>/<path>" of server idx (started on demand). */
+static const char *url_of(int idx, const char *path)
+{
+	static char url[4][512];
+	static int slot;
+	char *u = url[slot++ % 4];
+
+	if (start_server(idx) != 0)
+		return "http://127.0.0.1:1/server-did-not-start";
+	snprintf(u, sizeof(url[0]), "http://127.0.0.1:%d%s", srv_port[idx], path);
+	return u;
+}
+
+static const char *url(const char *path)
+{
+	return url_of(0, path);
+}
+
+static al_http *client(unsigned retries, uint64_t request_timeout_ms)
+{
+	al_http_opts o;
+	al_http *h = NULL;
+
+	memset(&o, 0, sizeof(o));
+	o.max_retries = retries;
+	o.request_timeout_ms = request_timeout_ms;
+	o.connect_timeout_ms = 2000;
+	o.low_speed_time_ms = 1000;
+	o.backoff_base_ms = 20;
+	o.backoff_max_ms = 200;
+	if (al_http_new(&h, &o) != 0)
+		return NULL;
+	return h;
+}
+
+static int pattern_ok(const uint8_t *p, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		if (p[i] != (uint8_t)(i % 251))
+			return 0;
+	}
+	return 1;
+}
+
+/* A sink that checks the pattern as bytes arrive and counts resets. */
+struct check_sink {
+	uint64_t n;
+	int bad;
+	int resets;
+	int writes;
+};
+
+static int check_write(void *ud, const uint8_t *p, size_t n)
+{
+	struct check_sink *s = ud;
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		if (p[i] != (uint8_t)((s->n + i) % 251))
+			s->bad = 1;
+	}
+	s->n += n;
+	s->writes++;
+	return 0;
+}
+
+static int check_reset(void *ud)
+{
+	struct check_sink *s = ud;
+
+	s->n = 0;
+	s->resets++;
+	return 0;
+}
+
+/* A reader over memory, optionally without rewind. */
+struct mem_reader {
+	const uint8_t *p;
+	size_t len;
+	size_t pos;
+	int rewinds;
+};
+
+static int mem_read(void *ud, uint8_t *p, size_t cap, size_t *got)
+{
+	struct mem_reader *r = ud;
+	size_t n = r->len - r->pos;
+
+	if (n > cap)
+		n = cap;
+	memcpy(p, r->p + r->pos, n);
+	r->pos += n;
+	*got = n;
+	return 0;
+}
+
+static int mem_rewind(void *ud)
+{
+	struct mem_reader *r = ud;
+
+	r->pos = 0;
+	r->rewinds++;
+	return 0;
+}
+
+static void test_http__get_into_body_out(void)
+{
+	al_http *h = client(0, 5000);
+	al_buf body = AL_BUF_INIT(1 << 20);
+	al_http_req req = {0};
+	al_http_resp resp = AL_HTTP_RESP_INIT;
+	int rc;
+
+	CU_ASSERT_PTR_NOT_NULL(h);
+	req.url = url("/ok/1000");
+	req.body_out = &body;
+	rc = al_http_do(h, &req, &resp);
+	CU_ASSERT_EQUAL(rc, 0);
+	CU_ASSERT_EQUAL(resp.status, 200);
+	CU_ASSERT_EQUAL(body.len, 1000);
+	CU_ASSERT_EQUAL(resp.body_bytes, 1000);
+	CU_ASSERT_EQUAL(resp.attempts, 1);
+	CU_ASSERT(body.ptr != NULL && pattern_ok(body.ptr, body.len));
+	CU_ASSERT_STRING_EQUAL(al_http_resp_header(&resp, "content-length") ? al_http_resp_header(&resp, "content-length") : "", "1000");
+	CU_ASSERT_STRING_EQUAL(resp.effective_url ? resp.effective_url : "", url("/ok/1000"));
+	/* A second request on the same client works (connection reuse). */
+	al_buf_reset(&body);
+	req.url = url("/ok/10");
+	rc = al_http_do(h, &req, &resp);
+	CU_ASSERT_EQUAL(rc, 0);
+	CU_ASSERT_EQUAL(body.len, 10);
+	al_http_resp_clear(&resp);
+	al_buf_free(&body);
+	al_http_free(h);
+}
+
+static void test_http__body_out_limit(void)
+{
+	al_http *h = client(0, 5000);
+	al_buf body = AL_BUF_INIT(100);
+	al_http_req req = {0};
+	al_http_resp resp = AL_HTTP_RESP_INIT;
+	int rc;
+
+	req.url = url("/ok/1000");
+	req.body_out = &body;
+	rc = al_http_do(h, &req, &resp);
+	CU_ASSERT_EQUAL(rc, AL_ELIMIT);
+	CU_ASSERT_PTR_NOT_NULL(strstr(al_error_message(), "/ok/1000"));
+	CU_ASSERT(body.len <= 100);
+	al_http_resp_clear(&resp);
+	al_buf_free(&body);
+	al_http_free(h);
+}
+
+static void test_http__sink_gets_exact_bytes(void)
+{
+	al_http *h = client(0, 5000);
+	struct check_sink s = {0};
+	al_writer w = {check_write, check_reset, &s};
+	al_http_req req = {0};
+	al_http_resp resp = AL_HTTP_RESP_INIT;
+
+	req.url = url("/ok/300000");
+	req.sink = &w;
+	CU_ASSERT_EQUAL(al_http_do(h, &req, &resp), 0);
+	CU_ASSERT_EQUAL(resp.status, 200);
+	CU_ASSERT_EQUAL(s.n, 300000);
+	CU_ASSERT_EQUAL(s.bad, 0);
+	CU_ASSERT_EQUAL(s.resets, 0);
+	CU_ASSERT_EQUAL(resp.body_bytes, 300000);
+	al_http_resp_clear(&resp);
+	al_http_free(h);
+}
+
+static void test_http__404_is_a_status_with_error_body(void)
+{
+	al_http *h = client(3, 5000);
+	struct check_sink s = {0};
+	al_writer w = {check_write, check_reset, &s};
+	al_http_req req = {0};
+	al_http_resp resp = AL_HTTP_RESP_INIT;
+
+	req.url = url("/no/such/thing");
+	req.sink = &w;
+	CU_ASSERT_EQUAL(al_http_do(h, &req, &resp), 0);
+	CU_ASSERT_EQUAL(resp.status, 404);
+	CU_ASSERT_EQUAL(resp.attempts, 1);
+	CU_ASSERT_STRING_EQUAL(al_buf_cstr(&resp.error_body), "not found\n");
+	CU_ASSERT_EQUAL(s.writes, 0);
+	al_http_resp_clear(&resp);
+	al_http_free(h);
+}
+
+static void test_http__500_twice_then_200(void)
+{
+	al_http *h = client(4, 5000);
+	al_buf body = AL_BUF_INIT(4096);
+	al_http_req req = {0};
+	al_http_resp resp = AL_HTTP_RESP_INIT;
+
+	req.url = url("/status/500?times=2");
+	req.body_out = &body;
+	CU_ASSERT_EQUAL(al_http_do(h, &req, &resp), 0);
+	CU_ASSERT_EQUAL(resp.status, 200);
+	CU_ASSERT_EQUAL(resp.attempts, 3);
+	CU_ASSERT_STRING_EQUAL(al_buf_cstr(&body), "ok\n");
+	CU_ASSERT_EQUAL(resp.error_body.len, 0);
+	al_http_resp_clear(&resp);
+	al_buf_free(&body);
+	al_http_free(h);
+}
+
+static void test_http__retry_after_is_honoured(void)
+{
+	al_http_opts o = {0};
+	al_http *h = NULL;
+	al_http_req req = {0};
+	al_http_resp resp = AL_HTTP_RESP_INIT;
+	uint64_t t0, el;
+
+	o.max_retries = 2;
+	o.backoff_base_ms = 10;
+	o.backoff_max_ms = 5000;
+	CU_ASSERT_EQUAL(al_http_new(&h, &o), 0);
+	req.url = url("/retry-after/1?times=1");
+	t0 = al_clock_now_ms();
+	CU_ASSERT_EQUAL(al_http_do(h, &req, &resp), 0);
+	el = al_clock_now_ms() - t0;
+	CU_ASSERT_EQUAL(resp.status, 200);
+	CU_ASSERT_EQUAL(resp.attempts, 2);
+	CU_ASSERT(el >= 950);
+	CU_ASSERT(el < 3000);
+	al_http_resp_clear(&resp);
+	al_http_free(h);
+}
+
+static void test_http__retry_after_capped_by_backoff_max(void)
+{
+	al_http *h = client(2, 5000); /* backoff_max 200 ms */
+	al_http_req req = {0};
+	al_http_resp resp = AL_HTTP_RESP_INIT;
+	uint64_t t0, el;
+
+	req.url = url("/retry-after/30?times=1&date=1");
+	t0 = al_clock_now_ms();
+	CU_ASSERT_EQUAL(al_http_do(h, &req, &resp), 0);
+	el = al_clock_now_ms() - t0;
+	CU_ASSERT_EQUAL(resp.status, 200);
+	CU_ASSERT_EQUAL(resp.attempts, 2);
+	CU_ASSERT(el < 2000);
+	al_http_resp_clear(&resp);
+	al_http_free(h);
+}
+
+static void test_http__retries_exhausted_returns_status(void)
+{
+	al_http *h = client(2, 5000);
+	al_http_req req = {0};
+	al_http_resp resp = AL_HTTP_RESP_INIT;
+
+	req.url = url("/status/503");
+	CU_ASSERT_EQUAL(al_http_do(h, &req, &resp), 0);
+	CU_ASSERT_EQUAL(resp.status, 503);
+	CU_ASSERT_EQUAL(resp.attempts, 3);
+	CU_ASSERT_STRING_EQUAL(al_buf_cstr(&resp.error_body), "status 503\n");
+	al_http_resp_clear(&resp);
+	al_http_free(h);
+}
+
+static void test_http__no_retry_option(void)
+{
+	al_http *h = client(AL_HTTP_NO_RETRY, 5000);
+	al_http_req req = {0};
+	al_http_resp resp = AL_HTTP_RESP_INIT;
+
+	req.url = url("/status/502");
+	CU_ASSERT_EQUAL(al_http_do(h, &req, &resp), 0);
+	CU_ASSERT_EQUAL(resp.status, 502);
+	CU_ASSERT_EQUAL(resp.attempts, 1);
+	al_http_resp_clear(&resp);
+	al_http_free(h);
+}
+
+static void test_http__hang_times_out(void)
+{
+	al_http *h = client(AL_HTTP_NO_RETRY, 500);
+	al_http_req req = {0};
+	al_http_resp resp = AL_HTTP_RESP_INIT;
+	uint64_t t0, el;
+	int rc;
+
+	req.url = url("/hang");
+	t0 = al_clock_now_ms();
+	rc = al_http_do(h, &req, &resp);
+	el = al_clock_now_ms() - t0;
+	CU_ASSERT_EQUAL(rc, AL_ETIMEOUT);
+	CU_ASSERT(el >= 450 && el < 2000);
+	CU_ASSERT_PTR_NOT_NULL(strstr(al_error_message(), "/hang"));
+	al_http_resp_clear(&resp);
+	al_http_free(h);
+}
+
+static void test_http__stall_mid_body_aborts(void)
+{
+	al_http *h = client(AL_HTTP_NO_RETRY, 0); /* only the low-speed limit (1 s) */
+	struct check_sink s = {0};
+	al_writer w = {check_write, check_reset, &s};
+	al_http_req req = {0};
+	al_http_resp resp = AL_HTTP_RESP_INIT;
+	uint64_t t0, el;
+	int rc;
+
+	req.url = url("/stall/1000/10");
+	req.sink = &w;
+	t0 = al_clock_now_ms();
+	rc = al_http_do(h, &req, &resp);
+	el = al_clock_now_ms() - t0;
+	CU_ASSERT_EQUAL(rc, AL_ETIMEOUT);
+	if (!(el >= 900 && el < 4000))
+		fprintf(stderr, "stall took %llu ms\n", (unsigned long long)el);
+	CU_ASSERT(el >= 900 && el < 4000);
+	CU_ASSERT_EQUAL(s.n, 10);
+	al_http_resp_clear(&resp);
+	al_http_free(h);
+}
+
+static void test_http__reset_fails_after_retries(void)
+{
+	al_http *h = client(2, 5000);
+	al_http_req req = {0};
+	al_http_resp resp = AL_HTTP_RESP_INIT;
+	uint64_t t0, el;
+	int rc;
+
+	req.url = url("/reset/0");
+	t0 = al_clock_now_ms();
+	rc = al_http_do(h, &req, &resp);
+	el = al_clock_now_ms() - t0;
+	CU_ASSERT_EQUAL(rc, AL_ENET);
+	CU_ASSERT_EQUAL(resp.attempts, 3);
+	CU_ASSERT(el < 3000);
+	CU_ASSERT_PTR_NOT_NULL(strstr(al_error_message(), "/reset/0"));
+	al_http_resp_clear(&resp);
+	al_http_free(h);
+}
+
+static void test_http__connection_refused_is_enet(void)
+{
+	al_http *h = client(1, 5000);
+	al_http_req req = {0};
+	al_http_resp resp = AL_HTTP_RESP_INIT;
+	int rc;
+
+	/* Port 1 on loopback: nothing listens there. */
+	req.url = "http://user:hunter2@127.0.0.1:1/x?token=sekrit";
+	rc = al_http_do(h, &req, &resp);
+	CU_ASSERT_EQUAL(rc, AL_ENET);
+	CU_ASSERT_EQUAL(resp.attempts, 2);
+	CU_ASSERT_PTR_NOT_NULL(strstr(al_error_message(), "127.0.0.1:1/x"));
+	CU_ASSERT_PTR_NULL(strstr(al_error_message(), "hunter2"));
+	CU_ASSERT_PTR_NULL(strstr(al_error_message(), "sekrit"));
+	al_http_resp_clear(&resp);
+	al_http_free(h);
+}
+
+static void test_http__resumes_flaky_body_with_range(void)
+{
+	al_http *h = client(3, 5000);
+	struct check_sink s = {0};
+	al_writer w = {check_write, NULL, &s}; /* no reset: must resume */
+	al_http_req req = {0};
+	al_http_resp resp = AL_HTTP_RESP_INIT;
+
+	req.url = url("/flaky-body/200000");
+	req.sink = &w;
+	req.resumable = 1;
+	CU_ASSERT_EQUAL(al_http_do(h, &req, &resp), 0);
+	CU_ASSERT_EQUAL(resp.status, 206);
+	CU_ASSERT(resp.attempts > 1);
+	CU_ASSERT_EQUAL(s.n, 200000);
+	CU_ASSERT_EQUAL(s.bad, 0);
+	CU_ASSERT_EQUAL(resp.body_bytes, 200000);
+	al_http_resp_clear(&resp);
+	al_http_free(h);
+}
+
+static void test_http__resume_answered_200_resets_sink(void)
+{
+	al_http *h = client(3, 5000);
+	struct check_sink s = {0};
+	al_writer w = {check_write, check_reset, &s};
+	al_http_req req = {0};
+	al_http_resp resp = AL_HTTP_RESP_INIT;
+
+	req.url = url("/flaky-body/100000?norange=1");
+	req.sink = &w;
+	req.resumable = 1;
+	CU_ASSERT_EQUAL(al_http_do(h, &req, &resp), 0);
+	CU_ASSERT_EQUAL(resp.status, 200);
+	CU_ASSERT_EQUAL(resp.attempts, 2);
+	CU_ASSERT_EQUAL(s.resets, 1);
+	CU_ASSERT_EQUAL(s.n, 100000);
+	CU_ASSERT_EQUAL(s.bad, 0);
+	al_http_resp_clear(&resp);
+	al_http_free(h);
+}
+
+static void test_http__non_resumable_restarts_body_out(void)
+{
+	al_http *h = client(3, 5000);
+	al_buf body = AL_BUF_INIT(1 << 20);
+	al_http_req req = {0};
+	al_http_resp resp = AL_HTTP_RESP_INIT;
+
+	req.url = url("/flaky-body/50000");
+	req.body_out = &body;
+	CU_ASSERT_EQUAL(al_http_do(h, &req, &resp), 0);
+	CU_ASSERT_EQUAL(resp.status, 200);
+	CU_ASSERT_EQUAL(resp.attempts, 2);
+	CU_ASSERT_EQUAL(body.len, 50000);
+	CU_ASSERT(body.ptr != NULL && pattern_ok(body.ptr, body.len));
+	al_http_resp_clear(&resp);
+	al_buf_free(&body);
+	al_http_free(h);
+}
+
+/* GET path with "Authorization: Bearer secret"; the body echoed back. */
+static int get_echo_auth(const char *u, char *out, size_t cap, long *status)
+{
+	const char *const hdrs[] = {"Authorization: Bearer secret", NULL};
+	al_http *h = client(0, 5000);
+	al_buf body = AL_BUF_INIT(4096);
+	al_http_req req = {0};
+	al_http_resp resp = AL_HTTP_RESP_INIT;
+	int rc;
+
+	req.url = u;
+	req.headers = hdrs;
+	req.body_out = &body;
+	rc = al_http_do(h, &req, &resp);
+	snprintf(out, cap, "%s", al_buf_cstr(&body));
+	*status = resp.status;
+	al_http_resp_clear(&resp);
+	al_buf_free(&body);
+	al_http_free(h);
+	return rc;
+}
+
+static void test_http__redirect_same_origin_keeps_authorization(void)
+{
+	char got[256];
+	long status = 0;
+
+	CU_ASSERT_EQUAL(get_echo_auth(url("/redirect?to=/echo-auth"), got, sizeof(got), &status), 0);
+	CU_ASSERT_EQUAL(status, 200);
+	CU_ASSERT_STRING_EQUAL(got, "Bearer secret");
+	CU_ASSERT_EQUAL(get_echo_auth(url("/echo-auth"), got, sizeof(got), &status), 0);
+	CU_ASSERT_STRING_EQUAL(got, "Bearer secret");
+}
+
+static void test_http__redirect_elsewhere_drops_authorization(void)
+{
+	char target[512], path[700], got[256];
+	long status = 0;
+
+	/* Another port. */
+	snprintf(target, sizeof(target), "%s", url_of(1, "/echo-auth"));
+	snprintf(path, sizeof(path), "/redirect?to=%s", target);
+	CU_ASSERT_EQUAL(get_echo_auth(url(path), got, sizeof(got), &status), 0);
+	CU_ASSERT_EQUAL(status, 200);
+	CU_ASSERT_STRING_EQUAL(got, "none");
+	/* Another host name for the same address. */
+	snprintf(path, sizeof(path), "/redirect?to=http://localhost:%d/echo-auth", srv_port[0]);
+	CU_ASSERT_EQUAL(get_echo_auth(url(path), got, sizeof(got), &status), 0);
+	CU_ASSERT_EQUAL(status, 200);
+	CU_ASSERT_STRING_EQUAL(got, "none");
+	/* Leaving and coming back does not bring the credentials back. */
+	snprintf(path, sizeof(path), "/redirect?to=http://127.0.0.1:%d/redirect%%3Fto%%3D/echo-auth",
+		 srv_port[1]);
+	CU_ASSERT_EQUAL(get_echo_auth(url(path), got, sizeof(got), &status), 0);
+	CU_ASSERT_EQUAL(status, 200);
+	CU_ASSERT_STRING_EQUAL(got, "none");
+}
+
+static void test_http__redirect_limit_and_no_redirect(void)
+{
+	al_http *h = client(0, 5000);
+	al_http_req req = {0};
+	al_http_resp resp = AL_HTTP_RESP_INIT;
+
+	req.url = url("/redirect-n/4"); /* 5 redirects: allowed */
+	CU_ASSERT_EQUAL(al_http_do(h, &req, &resp), 0);
+	CU_ASSERT_EQUAL(resp.status, 200);
+	CU_ASSERT_EQUAL(resp.attempts, 6);
+	CU_ASSERT_PTR_NOT_NULL(resp.effective_url && strstr(resp.effective_url, "/ok/16"));
+	req.url = url("/redirect-n/5"); /* 6 redirects: refused */
+	CU_ASSERT_EQUAL(al_http_do(h, &req, &resp), AL_EPROTO);
+	req.url = url("/redirect-n/5");
+	req.no_redirect = 1;
+	CU_ASSERT_EQUAL(al_http_do(h, &req, &resp), 0);
+	CU_ASSERT_EQUAL(resp.status, 302);
+	CU_ASSERT_STRING_EQUAL(al_http_resp_header(&resp, "location") ? al_http_resp_header(&resp, "location") : "",
+			       "/redirect-n/4");
+	al_http_resp_clear(&resp);
+	al_http_free(h);
+}
+
+static void test_http__redirect_303_turns_post_into_get(void)
+{
+	al_http *h = client(0, 5000);
+	al_buf body = AL_BUF_INIT(65536);
+	al_http_req req = {0};
+	al_http_resp resp = AL_HTTP_RESP_INIT;
+
+	req.method = "POST";
+	req.body = (const uint8_t *)"hello";
+	req.body_len = 5;
+	req.body_out = &body;
+	req.url = url("/redirect?code=303&to=/echo");
+	CU_ASSERT_EQUAL(al_http_do(h, &req, &resp), 0);
+	CU_ASSERT_EQUAL(resp.status, 200);
+	CU_ASSERT_PTR_NOT_NULL(strstr(al_buf_cstr(&body), "\"method\": \"GET\""));
+	CU_ASSERT_PTR_NOT_NULL(strstr(al_buf_cstr(&body), "\"body_len\": 0"));
+	al_buf_reset(&body);
+	req.url = url("/redirect?code=307&to=/echo");
+	CU_ASSERT_EQUAL(al_http_do(h, &req, &resp), 0);
+	CU_ASSERT_EQUAL(resp.status, 200);
+	CU_ASSERT_PTR_NOT_NULL(strstr(al_buf_cstr(&body), "\"method\": \"POST\""));
+	CU_ASSERT_PTR_NOT_NULL(strstr(al_buf_cstr(&body), "\"body_len\": 5"));
+	al_http_resp_clear(&resp);
+	al_buf_free(&body);
+	al_http_free(h);
+}
+
+struct canceler {
+	al_cancel *c;
+	unsigned ms;
+};
+
+static void *cancel_later(void *arg)
+{
+	struct canceler *k = arg;
+
+	usleep(k->ms * 1000);
+	al_cancel_set(k->c);
+	return NULL;
+}
+
+static void test_http__cancel_ends_a_hang(void)
+{
+	al_http_opts o = {0};
+	al_http *h = NULL;
+	al_http_req req = {0};
+	al_http_resp resp = AL_HTTP_RESP_INIT;
+	struct canceler k = {NULL, 300};
+	pthread_t t;
+	uint64_t t0, el;
+	int rc;
+
+	CU_ASSERT_EQUAL(al_cancel_new(&k.c), 0);
+	o.cancel = k.c;
+	CU_ASSERT_EQUAL(al_http_new(&h, &o), 0);
+	req.url = url("/hang");
+	t0 = al_clock_now_ms();
+	CU_ASSERT_EQUAL(pthread_create(&t, NULL, cancel_later, &k), 0);
+	rc = al_http_do(h, &req, &resp);
+	el = al_clock_now_ms() - t0;
+	pthread_join(t, NULL);
+	CU_ASSERT_EQUAL(rc, AL_ECANCELED);
+	CU_ASSERT(el >= 250 && el < 1500);
+	/* Cancelled also during a backoff sleep. */
+	req.url = url("/status/503");
+	t0 = al_clock_now_ms();
+	rc = al_http_do(h, &req, &resp);
+	CU_ASSERT_EQUAL(rc, AL_ECANCELED);
+	CU_ASSERT(al_clock_now_ms() - t0 < 1000);
+	al_http_resp_clear(&resp);
+	al_http_free(h);
+	al_cancel_free(k.c);
+}
+
+static void test_http__cancel_during_backoff(void)
+{
+	al_http_opts o = {0};
+	al_http *h = NULL;
+	al_http_req req = {0};
+	al_http_resp resp = AL_HTTP_RESP_INIT;
+	struct canceler k = {NULL, 400};
+	pthread_t t;
+	uint64_t t0, el;
+	int rc;
+
+	CU_ASSERT_EQUAL(al_cancel_new(&k.c), 0);
+	o.cancel = k.c;
+	o.max_retries = 3;
+	o.backoff_base_ms = 10000;
+	o.backoff_max_ms = 10000;
+	CU_ASSERT_EQUAL(al_http_new(&h, &o), 0);
+	req.url = url("/status/503");
+	t0 = al_clock_now_ms();
+	CU_ASSERT_EQUAL(pthread_create(&t, NULL, cancel_later, &k), 0);
+	rc = al_http_do(h, &req, &resp);
+	el = al_clock_now_ms() - t0;
+	pthread_join(t, NULL);
+	CU_ASSERT_EQUAL(rc, AL_ECANCELED);
+	CU_ASSERT_EQUAL(resp.attempts, 1);
+	CU_ASSERT(el >= 350 && el < 1500);
+	al_http_resp_clear(&resp);
+	al_http_free(h);
+	al_cancel_free(k.c);
+}
+
+static void test_http__deadline_bounds_all_attempts(void)
+{
+	al_http *h = client(10, 300);
+	al_http_req req = {0};
+	al_http_resp resp = AL_HTTP_RESP_INIT;
+	uint64_t t0, el;
+	int rc;
+
+	req.url = url("/hang");
+	req.deadline = al_deadline_in(1200);
+	t0 = al_clock_now_ms();
+	rc = al_http_do(h, &req, &resp);
+	el = al_clock_now_ms() - t0;
+	CU_ASSERT_EQUAL(rc, AL_ETIMEOUT);
+	CU_ASSERT(resp.attempts >= 2);
+	CU_ASSERT(el >= 1000 && el < 2200);
+	CU_ASSERT_PTR_NOT_NULL(strstr(al_error_message(), "deadline"));
+	al_http_resp_clear(&resp);
+	al_http_free(h);
+}
+
+static void test_http__deadline_stops_retry_after_sleep(void)
+{
+	al_http_opts o = {0};
+	al_http *h = NULL;
+	al_http_req req = {0};
+	al_http_resp resp = AL_HTTP_RESP_INIT;
+	uint64_t t0, el;
+
+	o.max_retries = 3;
+	o.backoff_max_ms = 60000;
+	CU_ASSERT_EQUAL(al_http_new(&h, &o), 0);
+	req.url = url("/retry-after/30?times=5");
+	req.deadline = al_deadline_in(2000);
+	t0 = al_clock_now_ms();
+	CU_ASSERT_EQUAL(al_http_do(h, &req, &resp), 0);
+	el = al_clock_now_ms() - t0;
+	CU_ASSERT_EQUAL(resp.status, 429);
+	CU_ASSERT_EQUAL(resp.attempts, 1);
+	CU_ASSERT(el < 1000);
+	al_http_resp_clear(&resp);
+	al_http_free(h);
+}
+
+static void upload_blob(uint8_t *p, size_t n, char *hex)
+{
+	uint8_t md[SHA256_DIGEST_LENGTH];
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		p[i] = (uint8_t)((i * 7 + 3) & 0xff);
+	SHA256(p, n, md);
+	for (i = 0; i < sizeof(md); i++)
+		snprintf(hex + 2 * i, 3, "%02x", md[i]);
+}
+
+static void test_http__upload_reader_rewound_after_500(void)
+{
+	static uint8_t data[70000];
+	char hex[65], expect[128];
+	struct mem_reader r = {data, sizeof(data), 0, 0};
+	al_reader rd = {mem_read, mem_rewind, &r};
+	al_http *h = client(3, 5000);
+	al_buf body = AL_BUF_INIT(4096);
+	al_http_req req = {0};
+	al_http_resp resp = AL_HTTP_RESP_INIT;
+
+	upload_blob(data, sizeof(data), hex);
+	req.method = "PUT";
+	req.url = url("/upload?fail=1");
+	req.reader = &rd;
+	req.body_size = (int64_t)sizeof(data);
+	req.body_out = &body;
+	CU_ASSERT_EQUAL(al_http_do(h, &req, &resp), 0);
+	CU_ASSERT_EQUAL(resp.status, 201);
+	CU_ASSERT_EQUAL(resp.attempts, 2);
+	CU_ASSERT_EQUAL(r.rewinds, 1);
+	snprintf(expect, sizeof(expect), "{\"bytes\": %zu, \"sha256\": \"%s\"}", sizeof(data), hex);
+	CU_ASSERT_STRING_EQUAL(al_buf_cstr(&body), expect);
+	/* Chunked (size unknown) works too. */
+	al_buf_reset(&body);
+	r.pos = 0;
+	req.method = "PATCH";
+	req.url = url("/upload");
+	req.body_size = -1;
+	CU_ASSERT_EQUAL(al_http_do(h, &req, &resp), 0);
+	CU_ASSERT_EQUAL(resp.status, 201);
+	CU_ASSERT_STRING_EQUAL(al_buf_cstr(&body), expect);
+	al_http_resp_clear(&resp);
+	al_buf_free(&body);
+	al_http_free(h);
+}
+
+static void test_http__upload_without_rewind_not_retried(void)
+{
+	static uint8_t data[5000];
+	char hex[65];
+	struct mem_reader r = {data, sizeof(data), 0, 0};
+	al_reader rd = {mem_read, NULL, &r};
+	al_http *h = client(3, 5000);
+	al_http_req req = {0};
+	al_http_resp resp = AL_HTTP_RESP_INIT;
+
+	upload_blob(data, sizeof(data), hex);
+	req.method = "PUT";
+	req.url = url("/upload/norewind?fail=1");
+	req.reader = &rd;
+	req.body_size = (int64_t)sizeof(data);
+	CU_ASSERT_EQUAL(al_http_do(h, &req, &resp), 0);
+	CU_ASSERT_EQUAL(resp.status, 500);
+	CU_ASSERT_EQUAL(resp.attempts, 1);
+	al_http_resp_clear(&resp);
+	al_http_free(h);
+}
+
+static void test_http__empty_put_sends_content_length_0(void)
+{
+	al_http *h = client(0, 5000);
+	al_buf body = AL_BUF_INIT(65536);
+	al_http_req req = {0};
+	al_http_resp resp = AL_HTTP_RESP_INIT;
+	const char *const hdrs[] = {"X-Test: 1", NULL};
+
+	req.method = "PUT";
+	req.url = url("/echo");
+	req.body_out = &body;
+	req.headers = hdrs;
+	CU_ASSERT_EQUAL(al_http_do(h, &req, &resp), 0);
+	CU_ASSERT_EQUAL(resp.status, 200);
+	CU_ASSERT_PTR_NOT_NULL(strstr(al_buf_cstr(&body), "\"method\": \"PUT\""));
+	CU_ASSERT_PTR_NOT_NULL(strstr(al_buf_cstr(&body), "[\"Content-Length\", \"0\"]"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(al_buf_cstr(&body), "[\"X-Test\", \"1\"]"));
+	CU_ASSERT_PTR_NULL(strstr(al_buf_cstr(&body), "Expect"));
+	CU_ASSERT_PTR_NULL(strstr(al_buf_cstr(&body), "Content-Type"));
+	al_buf_reset(&body);
+	req.method = "POST";
+	CU_ASSERT_EQUAL(al_http_do(h, &req, &resp), 0);
+	CU_ASSERT_PTR_NOT_NULL(strstr(al_buf_cstr(&body), "\"method\": \"POST\""));
+	CU_ASSERT_PTR_NOT_NULL(strstr(al_buf_cstr(&body), "[\"Content-Length\", \"0\"]"));
+	al_buf_reset(&body);
+	req.method = "DELETE";
+	CU_ASSERT_EQUAL(al_http_do(h, &req, &resp), 0);
+	CU_ASSERT_PTR_NOT_NULL(strstr(al_buf_cstr(&body), "\"method\": \"DELETE\""));
+	CU_ASSERT_PTR_NOT_NULL(strstr(al_buf_cstr(&body), "airlock/"));
+	al_http_resp_clear(&resp);
+	al_buf_free(&body);
+	al_http_free(h);
+}
+
+static void test_http__head_has_no_body(void)
+{
+	al_http *h = client(0, 5000);
+	struct check_sink s = {0};
+	al_writer w = {check_write, check_reset, &s};
+	al_http_req req = {0};
+	al_http_resp resp = AL_HTTP_RESP_INIT;
+	uint64_t t0;
+
+	req.method = "HEAD";
+	req.url = url("/ok/5000");
+	req.sink = &w;
+	t0 = al_clock_now_ms();
+	CU_ASSERT_EQUAL(al_http_do(h, &req, &resp), 0);
+	CU_ASSERT(al_clock_now_ms() - t0 < 1500);
+	CU_ASSERT_EQUAL(resp.status, 200);
+	CU_ASSERT_EQUAL(s.n, 0);
+	CU_ASSERT_STRING_EQUAL(al_http_resp_header(&resp, "Content-Length") ? al_http_resp_header(&resp, "Content-Length") : "", "5000");
+	al_http_resp_clear(&resp);
+	al_http_free(h);
+}
+
+static void test_http__parse_retry_after(void)
+{
+	char date[64];
+	time_t now = time(NULL) + 30;
+	struct tm tm;
+	uint64_t ms = 12345;
+
+	CU_ASSERT_EQUAL(al_http_parse_retry_after("5", &ms), 0);
+	CU_ASSERT_EQUAL(ms, 5000);
+	CU_ASSERT_EQUAL(al_http_parse_retry_after(" 0 ", &ms), 0);
+	CU_ASSERT_EQUAL(ms, 0);
+	gmtime_r(&now, &tm);
+	strftime(date, sizeof(date), "%a, %d %b %Y %H:%M:%S GMT", &tm);
+	CU_ASSERT_EQUAL(al_http_parse_retry_after(date, &ms), 0);
+	CU_ASSERT(ms >= 27000 && ms <= 31000);
+	CU_ASSERT_EQUAL(al_http_parse_retry_after("Sun, 06 Nov 1994 08:49:37 GMT", &ms), 0);
+	CU_ASSERT_EQUAL(ms, 0);
+	CU_ASSERT_EQUAL(al_http_parse_retry_after("Sunday, 06-Nov-94 08:49:37 GMT", &ms), 0);
+	CU_ASSERT_EQUAL(al_http_parse_retry_after("Sun Nov  6 08:49:37 1994", &ms), 0);
+	ms = 777;
+	CU_ASSERT_EQUAL(al_http_parse_retry_after("soon", &ms), AL_EPARSE);
+	CU_ASSERT_EQUAL(al_http_parse_retry_after("5s", &ms), AL_EPARSE);
+	CU_ASSERT_EQUAL(al_http_parse_retry_after("", &ms), AL_EPARSE);
+	CU_ASSERT_EQUAL(al_http_parse_retry_after("-1", &ms), AL_EPARSE);
+	CU_ASSERT_EQUAL(al_http_parse_retry_after("Sun, 06 Nov 1994 08:49:37 PST", &ms), AL_EPARSE);
+	CU_ASSERT_EQUAL(al_http_parse_retry_after("Sun, 32 Nov 1994 08:49:37 GMT", &ms), AL_EPARSE);
+	CU_ASSERT_EQUAL(ms, 777);
+	CU_ASSERT_EQUAL(al_http_parse_retry_after("99999999999999999999999", &ms), 0);
+	CU_ASSERT(ms > 1000ULL * 1000 * 1000);
+}
+
+static void test_http__rejects_bad_urls(void)
+{
+	al_http *h = client(0, 5000);
+	al_http_req req = {0};
+	al_http_resp resp = AL_HTTP_RESP_INIT;
+
+	req.url = "ftp://127.0.0.1/x";
+	CU_ASSERT_EQUAL(al_http_do(h, &req, &resp), AL_EINVAL);
+	req.url = "not a url";
+	CU_ASSERT_EQUAL(al_http_do(h, &req, &resp), AL_EINVAL);
+	req.url = NULL;
+	CU_ASSERT_EQUAL(al_http_do(h, &req, &resp), AL_EINVAL);
+	al_http_resp_clear(&resp);
+	al_http_free(h);
+	al_http_free(NULL);
+	al_http_resp_clear(NULL);
+}
+
+static CU_TestInfo tests[] = {
+	{"get_into_body_out", test_http__get_into_body_out},
+	{"body_out_limit", test_http__body_out_limit},
+	{"sink_gets_exact_bytes", test_http__sink_gets_exact_bytes},
+	{"404_is_a_status_with_error_body", test_http__404_is_a_status_with_error_body},
+	{"500_twice_then_200", test_http__500_twice_then_200},
+	{"retry_after_is_honoured", test_http__retry_after_is_honoured},
+	{"retry_after_capped_by_backoff_max", test_http__retry_after_capped_by_backoff_max},
+	{"retries_exhausted_returns_status", test_http__retries_exhausted_returns_status},
+	{"no_retry_option", test_http__no_retry_option},
+	{"hang_times_out", test_http__hang_times_out},
+	{"stall_mid_body_aborts", test_http__stall_mid_body_aborts},
+	{"reset_fails_after_retries", test_http__reset_fails_after_retries},
+	{"connection_refused_is_enet", test_http__connection_refused_is_enet},
+	{"resumes_flaky_body_with_range", test_http__resumes_flaky_body_with_range},
+	{"resume_answered_200_resets_sink", test_http__resume_answered_200_resets_sink},
+	{"non_resumable_restarts_body_out", test_http__non_resumable_restarts_body_out},
+	{"redirect_same_origin_keeps_authorization", test_http__redirect_same_origin_keeps_authorization},
+	{"redirect_elsewhere_drops_authorization", test_http__redirect_elsewhere_drops_authorization},
+	{"redirect_limit_and_no_redirect", test_http__redirect_limit_and_no_redirect},
+	{"redirect_303_turns_post_into_get", test_http__redirect_303_turns_post_into_get},
+	{"cancel_ends_a_hang", test_http__cancel_ends_a_hang},
+	{"cancel_during_backoff", test_http__cancel_during_backoff},
+	{"deadline_bounds_all_attempts", test_http__deadline_bounds_all_attempts},
+	{"deadline_stops_retry_after_sleep", test_http__deadline_stops_retry_after_sleep},
+	{"upload_reader_rewound_after_500", test_http__upload_reader_rewound_after_500},
+	{"upload_without_rewind_not_retried", test_http__upload_without_rewind_not_retried},
+	{"empty_put_sends_content_length_0", test_http__empty_put_sends_content_length_0},
+	{"head_has_no_body", test_http__head_has_no_body},
+	{"parse_retry_after", test_http__parse_retry_after},
+	{"rejects_bad_urls", test_http__rejects_bad_urls},
+	CU_TEST_INFO_NULL,
+};
+
+static void log_to_stderr(al_log_level level, const char *msg, void *ud)
+{
+	(void)level;
+	(void)ud;
+	fprintf(stderr, "%s\n", msg);
+}
+
+int main(void)
+{
+	int rc;
+
+	if (getenv("AL_TEST_DEBUG") != NULL) {
+		al_log_set_handler(log_to_stderr, NULL);
+		al_log_set_level(AL_LOG_DEBUG);
+	}
+	if (al_http_global_init() != 0)
+		return 1;
+	rc = al_test_run("http", tests);
+	stop_servers();
+	al_http_global_cleanup();
+	return rc;
+}

@@ -1,0 +1,1047 @@
+/* test_pgp.c: OpenPGP verifier tests against keys and messages made by gpg at test time, plus crafted packets. */
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+
+#include <openssl/bn.h>
+#include <openssl/core_names.h>
+#include <openssl/evp.h>
+#include <openssl/rsa.h>
+#include <zlib.h>
+
+#include <CUnit/CUnit.h>
+
+#include "airlock/buf.h"
+#include "airlock/error.h"
+#include "airlock/pgp.h"
+#include "al_test.h"
+
+#define GPG "gpg --batch --no-tty --quiet --pinentry-mode loopback --passphrase ''"
+
+static const char payload[] =
+	"{\"critical\":{\"identity\":{\"docker-reference\":\"quay.io/example/release:4.16.0-x86_64\"},"
+	"\"image\":{\"docker-manifest-digest\":\"sha256:"
+	"6d8c2c3a0f0d5bd8c3f1b8cbd0e7f6c2a1b9d0e4f3a2b1c0d9e8f7a6b5c4d3e2\"},"
+	"\"type\":\"atomic container signature\"},\"optional\":{\"creator\":\"airlock test\","
+	"\"timestamp\":1700000000}}\n";
+
+/* A file's bytes. */
+typedef struct blob {
+	uint8_t *p;
+	size_t n;
+} blob;
+
+static struct fixtures {
+	int ready;   /* 1 ok, -1 gpg missing or failed */
+	char home[600];
+	char dir[600];
+	uint64_t t0; /* when fixtures were made */
+	char fpr_rsa4096[41], fpr_rsa2048[41], fpr_ed[41], fpr_p256[41], fpr_sub[41], fpr_subkey[41];
+	blob kr_rsa4096, kr_rsa2048, kr_ed, kr_p256, kr_p256_ext, kr_sub, kr_all, kr_armored, kr_rsa2048_revoked;
+	blob m_rsa4096, m_rsa2048_zip512, m_ed_zlib, m_p256_none, m_sub, m_sha1, m_sigexp, m_two, m_p256_armor;
+} fx;
+
+static void free_blob(blob *b)
+{
+	free(b->p);
+	b->p = NULL;
+	b->n = 0;
+}
+
+static int sh(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static int sh(const char *fmt, ...)
+{
+	char cmd[8192];
+	va_list ap;
+	int n, rc;
+
+	va_start(ap, fmt);
+	n = vsnprintf(cmd, sizeof(cmd), fmt, ap);
+	va_end(ap);
+	if (n < 0 || (size_t)n >= sizeof(cmd))
+		return -1;
+	rc = system(cmd);
+	if (rc != 0)
+		fprintf(stderr, "command failed (%d): %s\n", rc, cmd);
+	return rc;
+}
+
+static int slurp(blob *out, const char *dir, const char *name)
+{
+	char path[1024];
+	FILE *f;
+	long sz;
+	int n;
+
+	n = snprintf(path, sizeof(path), "%s/%s", dir, name);
+	if (n < 0 || (size_t)n >= sizeof(path))
+		return -1;
+	f = fopen(path, "rb");
+	if (f == NULL)
+		return -1;
+	if (fseek(f, 0, SEEK_END) != 0 || (sz = ftell(f)) < 0 || fseek(f, 0, SEEK_SET) != 0) {
+		fclose(f);
+		return -1;
+	}
+	out->p = malloc((size_t)sz + 1);
+	out->n = (size_t)sz;
+	if (out->p == NULL || fread(out->p, 1, out->n, f) != out->n) {
+		fclose(f);
+		free_blob(out);
+		return -1;
+	}
+	fclose(f);
+	return 0;
+}
+
+static int cat_blobs(blob *out, const blob *a, const blob *b)
+{
+	out->n = a->n + b->n;
+	out->p = malloc(out->n + 1);
+	if (out->p == NULL)
+		return -1;
+	memcpy(out->p, a->p, a->n);
+	memcpy(out->p + a->n, b->p, b->n);
+	return 0;
+}
+
+/* Fingerprint number idx (0 primary, 1 first subkey) of uid from colon listing. */
+static int get_fpr(char out[41], const char *uid, int idx)
+{
+	blob b = {NULL, 0};
+	char *line, *save = NULL;
+	int seen = 0, rc = -1;
+
+	if (sh("GNUPGHOME=%s " GPG " --with-colons --list-keys '%s' > %s/colons.txt", fx.home, uid, fx.dir) != 0 ||
+	    slurp(&b, fx.dir, "colons.txt") != 0)
+		return -1;
+	b.p[b.n] = 0;
+	for (line = strtok_r((char *)b.p, "\n", &save); line != NULL; line = strtok_r(NULL, "\n", &save)) {
+		char *f = line;
+		int i;
+		if (strncmp(line, "fpr:", 4) != 0)
+			continue;
+		if (seen++ != idx)
+			continue;
+		for (i = 0; i < 9 && f != NULL; i++) {
+			f = strchr(f, ':');
+			if (f != NULL)
+				f++;
+		}
+		if (f != NULL && strlen(f) >= 40) {
+			memcpy(out, f, 40);
+			out[40] = 0;
+			rc = 0;
+		}
+		break;
+	}
+	free_blob(&b);
+	return rc;
+}
+
+static void stop_agent(void)
+{
+	if (fx.home[0] != '\0')
+		sh("GNUPGHOME=%s gpgconf --kill all >/dev/null 2>&1", fx.home);
+}
+
+static int write_file(const char *name, const void *p, size_t n)
+{
+	char path[1024];
+	FILE *f;
+	int k;
+
+	k = snprintf(path, sizeof(path), "%s/%s", fx.dir, name);
+	if (k < 0 || (size_t)k >= sizeof(path) || (f = fopen(path, "wb")) == NULL)
+		return -1;
+	if (fwrite(p, 1, n, f) != n) {
+		fclose(f);
+		return -1;
+	}
+	return fclose(f) == 0 ? 0 : -1;
+}
+
+#define G(...) sh("cd %s && GNUPGHOME=%s " GPG " " __VA_ARGS__)
+
+static int make_fixtures(void)
+{
+	const char *d = fx.dir, *h = fx.home;
+	int k;
+
+	if (system("command -v gpg >/dev/null 2>&1") != 0) {
+		printf("gpg not found: skipping gpg-made fixtures\n");
+		return -1;
+	}
+	k = snprintf(fx.dir, sizeof(fx.dir), "%s", al_test_tmpdir());
+	if (k < 0 || (size_t)k >= sizeof(fx.dir))
+		return -1;
+	k = snprintf(fx.home, sizeof(fx.home), "%s/gnupg", fx.dir);
+	if (k < 0 || (size_t)k >= sizeof(fx.home) || mkdir(fx.home, 0700) != 0)
+		return -1;
+	atexit(stop_agent);
+	fx.t0 = (uint64_t)time(NULL);
+	if (write_file("payload.json", payload, strlen(payload)) != 0)
+		return -1;
+	/* keys: RSA 4096, RSA 2048, Ed25519, P-256 (expires in a year), Ed25519 with a signing subkey */
+	if (G("%s --quick-gen-key 'RSA4096 <rsa4096@example.test>' rsa4096 sign never", d, h, "") ||
+	    G("%s --quick-gen-key 'RSA2048 <rsa2048@example.test>' rsa2048 sign never", d, h, "") ||
+	    G("%s --quick-gen-key 'Ed <ed@example.test>' ed25519 sign never", d, h, "") ||
+	    G("%s --quick-gen-key 'P256 <p256@example.test>' nistp256 sign 1y", d, h, "") ||
+	    G("%s --quick-gen-key 'Sub <sub@example.test>' ed25519 cert never", d, h, ""))
+		return -1;
+	if (get_fpr(fx.fpr_rsa4096, "rsa4096@example.test", 0) || get_fpr(fx.fpr_rsa2048, "rsa2048@example.test", 0) ||
+	    get_fpr(fx.fpr_ed, "ed@example.test", 0) || get_fpr(fx.fpr_p256, "p256@example.test", 0) ||
+	    get_fpr(fx.fpr_sub, "sub@example.test", 0))
+		return -1;
+	if (G("--quick-add-key %s ed25519 sign never", d, h, fx.fpr_sub) ||
+	    get_fpr(fx.fpr_subkey, "sub@example.test", 1))
+		return -1;
+	/* keyrings */
+	if (G("--export rsa4096@example.test > kr_rsa4096", d, h) || G("--export rsa2048@example.test > kr_rsa2048", d, h) ||
+	    G("--export ed@example.test > kr_ed", d, h) || G("--export p256@example.test > kr_p256", d, h) ||
+	    G("--export sub@example.test > kr_sub", d, h) || G("--export > kr_all", d, h) ||
+	    G("--export --armor > kr_armored", d, h))
+		return -1;
+	/* messages */
+	if (G("-u rsa4096@example.test -o m_rsa4096 --sign payload.json", d, h) ||
+	    G("-u rsa2048@example.test --compress-algo zip --digest-algo SHA512 -o m_rsa2048_zip512 --sign payload.json", d,
+	      h) ||
+	    G("-u ed@example.test --compress-algo zlib -o m_ed_zlib --sign payload.json", d, h) ||
+	    G("-u p256@example.test --compress-algo none --digest-algo SHA256 -o m_p256_none --sign payload.json", d, h) ||
+	    G("-u p256@example.test --armor -o m_p256_armor --sign payload.json", d, h) ||
+	    G("-u sub@example.test -o m_sub --sign payload.json", d, h) ||
+	    G("-u rsa2048@example.test --digest-algo SHA1 -o m_sha1 --sign payload.json 2>/dev/null", d, h) ||
+	    G("-u ed@example.test --default-sig-expire 1d -o m_sigexp --sign payload.json", d, h) ||
+	    G("-u rsa2048@example.test -u ed@example.test -o m_two --sign payload.json", d, h))
+		return -1;
+	/* a newer self-signature extends the P-256 key's expiry (made "tomorrow" so it is the most recent) */
+	if (G("--faked-system-time %llu --quick-set-expire %s 3y", d, h, (unsigned long long)(fx.t0 + 86400), fx.fpr_p256) ||
+	    G("--faked-system-time %llu --export p256@example.test > kr_p256_ext", d, h,
+	      (unsigned long long)(fx.t0 + 86400)))
+		return -1;
+	/* revoke RSA 2048 with the revocation certificate gpg made at generation */
+	if (sh("sed 's/^:-----BEGIN/-----BEGIN/' %s/openpgp-revocs.d/%s.rev > %s/rsa2048.rev", h, fx.fpr_rsa2048, d) ||
+	    G("--import rsa2048.rev 2>/dev/null", d, h) || G("--export rsa2048@example.test > kr_rsa2048_revoked", d, h))
+		return -1;
+	if (slurp(&fx.kr_rsa4096, d, "kr_rsa4096") || slurp(&fx.kr_rsa2048, d, "kr_rsa2048") ||
+	    slurp(&fx.kr_ed, d, "kr_ed") || slurp(&fx.kr_p256, d, "kr_p256") || slurp(&fx.kr_p256_ext, d, "kr_p256_ext") ||
+	    slurp(&fx.kr_sub, d, "kr_sub") || slurp(&fx.kr_all, d, "kr_all") || slurp(&fx.kr_armored, d, "kr_armored") ||
+	    slurp(&fx.kr_rsa2048_revoked, d, "kr_rsa2048_revoked") || slurp(&fx.m_rsa4096, d, "m_rsa4096") ||
+	    slurp(&fx.m_rsa2048_zip512, d, "m_rsa2048_zip512") || slurp(&fx.m_ed_zlib, d, "m_ed_zlib") ||
+	    slurp(&fx.m_p256_none, d, "m_p256_none") || slurp(&fx.m_p256_armor, d, "m_p256_armor") ||
+	    slurp(&fx.m_sub, d, "m_sub") || slurp(&fx.m_sha1, d, "m_sha1") || slurp(&fx.m_sigexp, d, "m_sigexp") ||
+	    slurp(&fx.m_two, d, "m_two"))
+		return -1;
+	return 0;
+}
+
+static void free_fixtures(void)
+{
+	blob *all[] = {&fx.kr_rsa4096, &fx.kr_rsa2048, &fx.kr_ed, &fx.kr_p256, &fx.kr_p256_ext, &fx.kr_sub,
+		       &fx.kr_all, &fx.kr_armored, &fx.kr_rsa2048_revoked, &fx.m_rsa4096, &fx.m_rsa2048_zip512,
+		       &fx.m_ed_zlib, &fx.m_p256_none, &fx.m_sub, &fx.m_sha1, &fx.m_sigexp, &fx.m_two,
+		       &fx.m_p256_armor};
+	size_t i;
+
+	for (i = 0; i < sizeof(all) / sizeof(all[0]); i++)
+		free_blob(all[i]);
+}
+
+/* 1 when gpg fixtures are there; 0 (test skipped, said once) otherwise. */
+static int have_fx(void)
+{
+	if (fx.ready == 0) {
+		fx.ready = make_fixtures() == 0 ? 1 : -1;
+		atexit(free_fixtures);
+		if (fx.ready < 0 && system("command -v gpg >/dev/null 2>&1") == 0)
+			CU_FAIL("gpg is installed but making the fixtures failed");
+	}
+	return fx.ready > 0;
+}
+
+/* Load keyring bytes, verify msg; returns the status; lit gets the literal. */
+static int verify_with(const blob *kr_bytes, const uint8_t *m, size_t n, uint64_t now, al_buf *lit, al_pgp_result *res)
+{
+	al_pgp_keyring *kr = NULL;
+	int rc;
+
+	rc = al_pgp_keyring_load(&kr, kr_bytes->p, kr_bytes->n, "test keyring");
+	if (rc < 0) {
+		fprintf(stderr, "keyring load failed: %s\n", al_error_message());
+		return 1000 + rc;
+	}
+	rc = al_pgp_verify(res, lit, kr, m, n, now);
+	al_pgp_keyring_free(kr);
+	return rc;
+}
+
+/* First occurrence of needle in p[0..n) or NULL (memmem is a GNU extension). */
+static uint8_t *find_bytes(uint8_t *p, size_t n, const char *needle, size_t k)
+{
+	size_t i;
+
+	for (i = 0; k <= n && i <= n - k; i++)
+		if (memcmp(p + i, needle, k) == 0)
+			return p + i;
+	return NULL;
+}
+
+static int msg_contains(const char *s)
+{
+	return strstr(al_error_message(), s) != NULL;
+}
+
+/* Valid message: accepted with exactly the payload bytes. */
+static void check_ok(const blob *kr, const blob *m, uint64_t now, const char *want_fpr, int want_hash)
+{
+	al_buf lit = AL_BUF_INIT(1 << 20);
+	al_pgp_result res;
+	int rc;
+
+	memset(&res, 0, sizeof(res));
+	rc = verify_with(kr, m->p, m->n, now, &lit, &res);
+	if (rc != 0)
+		fprintf(stderr, "verify failed: %s\n", al_error_message());
+	CU_ASSERT_EQUAL(rc, 0);
+	CU_ASSERT_EQUAL(lit.len, strlen(payload));
+	CU_ASSERT(lit.len == strlen(payload) && memcmp(lit.ptr, payload, lit.len) == 0);
+	if (want_fpr != NULL)
+		CU_ASSERT_STRING_EQUAL(res.fingerprint, want_fpr);
+	if (want_hash != 0)
+		CU_ASSERT_EQUAL(res.hash_algo, want_hash);
+	if (rc == 0) {
+		CU_ASSERT_EQUAL(res.sig_version, 4);
+		CU_ASSERT(res.created >= fx.t0 - 5 && res.created <= (uint64_t)time(NULL) + 5);
+	}
+	al_buf_free(&lit);
+}
+
+/* Failing message: the exact code, a message containing want, no literal written. */
+static void check_fail(const blob *kr, const uint8_t *m, size_t n, uint64_t now, int want_rc, const char *want)
+{
+	al_buf lit = AL_BUF_INIT(1 << 20);
+	int rc = verify_with(kr, m, n, now, &lit, NULL);
+
+	if (rc != want_rc || (want != NULL && !msg_contains(want)))
+		fprintf(stderr, "got %d '%s', wanted %d '%s'\n", rc, al_error_message(), want_rc, want ? want : "");
+	CU_ASSERT_EQUAL(rc, want_rc);
+	if (want != NULL)
+		CU_ASSERT(msg_contains(want));
+	CU_ASSERT_EQUAL(lit.len, 0);
+	al_buf_free(&lit);
+}
+
+static void test_pgp__accepts_rsa4096_default_compression(void)
+{
+	if (!have_fx())
+		return;
+	check_ok(&fx.kr_rsa4096, &fx.m_rsa4096, 0, fx.fpr_rsa4096, 0);
+}
+
+static void test_pgp__accepts_rsa2048_zip_sha512(void)
+{
+	if (!have_fx())
+		return;
+	check_ok(&fx.kr_rsa2048, &fx.m_rsa2048_zip512, 0, fx.fpr_rsa2048, 10);
+}
+
+static void test_pgp__accepts_ed25519_zlib(void)
+{
+	if (!have_fx())
+		return;
+	check_ok(&fx.kr_ed, &fx.m_ed_zlib, 0, fx.fpr_ed, 0);
+}
+
+static void test_pgp__accepts_p256_uncompressed_sha256(void)
+{
+	if (!have_fx())
+		return;
+	check_ok(&fx.kr_p256, &fx.m_p256_none, 0, fx.fpr_p256, 8);
+}
+
+static void test_pgp__accepts_armored_message(void)
+{
+	if (!have_fx())
+		return;
+	check_ok(&fx.kr_p256, &fx.m_p256_armor, 0, fx.fpr_p256, 0);
+}
+
+static void test_pgp__accepts_any_key_of_a_multi_key_keyring(void)
+{
+	if (!have_fx())
+		return;
+	check_ok(&fx.kr_all, &fx.m_rsa4096, 0, fx.fpr_rsa4096, 0);
+	check_ok(&fx.kr_all, &fx.m_ed_zlib, 0, fx.fpr_ed, 0);
+	check_ok(&fx.kr_armored, &fx.m_p256_none, 0, fx.fpr_p256, 0);
+	check_ok(&fx.kr_armored, &fx.m_rsa2048_zip512, 0, fx.fpr_rsa2048, 0);
+}
+
+static void test_pgp__keyring_add_accumulates_files(void)
+{
+	al_pgp_keyring *kr = NULL;
+	al_buf lit = AL_BUF_INIT(1 << 20);
+
+	if (!have_fx())
+		return;
+	CU_ASSERT_EQUAL(al_pgp_keyring_load(&kr, fx.kr_ed.p, fx.kr_ed.n, "ed"), 0);
+	CU_ASSERT_EQUAL(al_pgp_verify(NULL, &lit, kr, fx.m_rsa4096.p, fx.m_rsa4096.n, 0), AL_EVERIFY);
+	CU_ASSERT_EQUAL(al_pgp_keyring_add(kr, fx.kr_rsa4096.p, fx.kr_rsa4096.n, "rsa"), 0);
+	CU_ASSERT_EQUAL(al_pgp_keyring_count(kr), 2);
+	CU_ASSERT_EQUAL(al_pgp_verify(NULL, &lit, kr, fx.m_rsa4096.p, fx.m_rsa4096.n, 0), 0);
+	CU_ASSERT_EQUAL(al_pgp_verify(NULL, &lit, kr, fx.m_ed_zlib.p, fx.m_ed_zlib.n, 0), 0);
+	CU_ASSERT_EQUAL(lit.len, 2 * strlen(payload));
+	al_pgp_keyring_free(kr);
+	al_buf_free(&lit);
+}
+
+static void test_pgp__accepts_signing_subkey(void)
+{
+	al_buf lit = AL_BUF_INIT(1 << 20);
+	al_pgp_result res;
+	int rc;
+
+	if (!have_fx())
+		return;
+	rc = verify_with(&fx.kr_sub, fx.m_sub.p, fx.m_sub.n, 0, &lit, &res);
+	CU_ASSERT_EQUAL(rc, 0);
+	if (rc == 0) {
+		CU_ASSERT_STRING_EQUAL(res.fingerprint, fx.fpr_subkey);
+		CU_ASSERT_STRING_EQUAL(res.primary_fingerprint, fx.fpr_sub);
+	}
+	CU_ASSERT(lit.len == strlen(payload) && memcmp(lit.ptr, payload, lit.len) == 0);
+	al_buf_free(&lit);
+}
+
+/* The bytes of m with the first occurrence of the payload's "quay.io" changed. */
+static void test_pgp__rejects_tampered_payload(void)
+{
+	blob m = {NULL, 0};
+	uint8_t *hit;
+
+	if (!have_fx())
+		return;
+	m.n = fx.m_p256_none.n;
+	m.p = malloc(m.n);
+	CU_ASSERT_PTR_NOT_NULL(m.p);
+	if (m.p == NULL)
+		return;
+	memcpy(m.p, fx.m_p256_none.p, m.n);
+	hit = find_bytes(m.p, m.n, "quay.io", 7);
+	CU_ASSERT_PTR_NOT_NULL(hit);
+	if (hit != NULL) {
+		hit[0] = 'Q';
+		check_fail(&fx.kr_p256, m.p, m.n, 0, AL_EVERIFY, "bad signature by key 0x");
+	}
+	free_blob(&m);
+}
+
+static void test_pgp__rejects_unknown_key(void)
+{
+	char want[64];
+
+	if (!have_fx())
+		return;
+	snprintf(want, sizeof(want), "signed by unknown key 0x%s", fx.fpr_rsa2048 + 24);
+	check_fail(&fx.kr_ed, fx.m_rsa2048_zip512.p, fx.m_rsa2048_zip512.n, 0, AL_EVERIFY, want);
+}
+
+static void test_pgp__rejects_sha1(void)
+{
+	if (!have_fx())
+		return;
+	check_fail(&fx.kr_rsa2048, fx.m_sha1.p, fx.m_sha1.n, 0, AL_EVERIFY, "hash algorithm SHA-1 is not accepted");
+}
+
+static void test_pgp__rejects_expired_key(void)
+{
+	char want[64];
+
+	if (!have_fx())
+		return;
+	check_ok(&fx.kr_p256, &fx.m_p256_none, fx.t0 + 300 * 86400, NULL, 0);
+	snprintf(want, sizeof(want), "key 0x%s expired on ", fx.fpr_p256 + 24);
+	check_fail(&fx.kr_p256, fx.m_p256_none.p, fx.m_p256_none.n, fx.t0 + 2 * 366 * 86400, AL_EVERIFY, want);
+}
+
+static void test_pgp__key_expiry_from_most_recent_self_signature(void)
+{
+	if (!have_fx())
+		return;
+	/* the extended key (3 years from tomorrow) is valid where the old one expired */
+	check_ok(&fx.kr_p256_ext, &fx.m_p256_none, fx.t0 + 2 * 366 * 86400, fx.fpr_p256, 0);
+	check_fail(&fx.kr_p256_ext, fx.m_p256_none.p, fx.m_p256_none.n, fx.t0 + 5 * 366 * 86400, AL_EVERIFY,
+		   "expired on");
+}
+
+static void test_pgp__rejects_expired_signature(void)
+{
+	if (!have_fx())
+		return;
+	check_ok(&fx.kr_ed, &fx.m_sigexp, 0, fx.fpr_ed, 0);
+	check_fail(&fx.kr_ed, fx.m_sigexp.p, fx.m_sigexp.n, fx.t0 + 2 * 86400, AL_EVERIFY, "signature expired on ");
+}
+
+static void test_pgp__rejects_revoked_key(void)
+{
+	char want[64];
+
+	if (!have_fx())
+		return;
+	snprintf(want, sizeof(want), "key 0x%s is revoked", fx.fpr_rsa2048 + 24);
+	check_fail(&fx.kr_rsa2048_revoked, fx.m_rsa2048_zip512.p, fx.m_rsa2048_zip512.n, 0, AL_EVERIFY, want);
+}
+
+static void test_pgp__rejects_two_signatures(void)
+{
+	if (!have_fx())
+		return;
+	check_fail(&fx.kr_all, fx.m_two.p, fx.m_two.n, 0, AL_EVERIFY, "message has 2 signature packets");
+}
+
+static void test_pgp__rejects_trailing_garbage(void)
+{
+	static const uint8_t junk[] = "\x00\x01junk after the message";
+	const blob *ms[] = {&fx.m_rsa4096, &fx.m_p256_none, &fx.m_ed_zlib};
+	blob j = {(uint8_t *)(uintptr_t)junk, sizeof(junk) - 1}, m;
+	size_t i;
+
+	if (!have_fx())
+		return;
+	for (i = 0; i < 3; i++) {
+		if (cat_blobs(&m, ms[i], &j) != 0)
+			continue;
+		check_fail(&fx.kr_all, m.p, m.n, 0, AL_EVERIFY, "trailing data after the message");
+		free_blob(&m);
+		/* a second complete message is trailing data too */
+		if (cat_blobs(&m, ms[i], ms[i]) != 0)
+			continue;
+		check_fail(&fx.kr_all, m.p, m.n, 0, AL_EVERIFY, "trailing data after the message");
+		free_blob(&m);
+	}
+}
+
+static void test_pgp__rejects_truncated_messages(void)
+{
+	const blob *ms[] = {&fx.m_rsa4096, &fx.m_p256_none, &fx.m_ed_zlib};
+	size_t i, j;
+
+	if (!have_fx())
+		return;
+	for (i = 0; i < 3; i++) {
+		const blob *m = ms[i];
+		size_t cuts[] = {1, 2, 3, 10, m->n / 4, m->n / 2, m->n - 40, m->n - 2, m->n - 1};
+		for (j = 0; j < sizeof(cuts) / sizeof(cuts[0]); j++)
+			check_fail(&fx.kr_all, m->p, cuts[j], 0, AL_EPARSE, NULL);
+	}
+	/* cut at every byte of the uncompressed message: never accepted, never a crash */
+	for (j = 1; j < fx.m_p256_none.n; j++) {
+		int rc = verify_with(&fx.kr_p256, fx.m_p256_none.p, j, 0, NULL, NULL);
+		CU_ASSERT(rc == AL_EPARSE);
+		if (rc != AL_EPARSE)
+			fprintf(stderr, "cut at %zu: %d %s\n", j, rc, al_error_message());
+	}
+	check_fail(&fx.kr_all, fx.m_p256_none.p, 0, 0, AL_EPARSE, NULL);
+}
+
+static void test_pgp__truncated_packet_names_offset(void)
+{
+	if (!have_fx())
+		return;
+	check_fail(&fx.kr_p256, fx.m_p256_none.p, fx.m_p256_none.n - 1, 0, AL_EPARSE, "truncated packet at offset ");
+}
+
+static void test_pgp__armored_keyring_bad_crc_refused(void)
+{
+	al_pgp_keyring *kr = NULL;
+	blob b = {NULL, 0};
+	char *crc = NULL, *p;
+	int rc;
+
+	if (!have_fx())
+		return;
+	if (cat_blobs(&b, &fx.kr_armored, &(blob){(uint8_t *)(uintptr_t)"", 0}) != 0)
+		return;
+	b.p[b.n] = 0;
+	for (p = (char *)b.p; (p = strstr(p, "\n=")) != NULL; p++) {
+		if (strlen(p) > 6 && p[6] == '\n') {
+			crc = p + 2;
+			break;
+		}
+	}
+	CU_ASSERT_PTR_NOT_NULL(crc);
+	if (crc != NULL) {
+		crc[0] = crc[0] == 'A' ? 'B' : 'A';
+		rc = al_pgp_keyring_load(&kr, b.p, b.n, "bad.asc");
+		CU_ASSERT_EQUAL(rc, AL_EPARSE);
+		CU_ASSERT(msg_contains("checksum"));
+		CU_ASSERT(msg_contains("bad.asc"));
+		CU_ASSERT_PTR_NULL(kr);
+	}
+	free_blob(&b);
+}
+
+static void test_pgp__keyring_rejects_garbage(void)
+{
+	al_pgp_keyring *kr = NULL;
+	static const uint8_t bin[] = {0x99, 0x01};
+
+	CU_ASSERT_EQUAL(al_pgp_keyring_load(&kr, (const uint8_t *)"hello world\n", 12, "x"), AL_EPARSE);
+	CU_ASSERT_EQUAL(al_pgp_keyring_load(&kr, bin, sizeof(bin), "x"), AL_EPARSE);
+	CU_ASSERT(msg_contains("truncated packet at offset 0"));
+	CU_ASSERT_PTR_NULL(kr);
+}
+
+/* ------------------------------------------------- crafted packets */
+
+static int put_new_pkt(al_buf *b, int tag, const uint8_t *body, size_t len)
+{
+	uint8_t h[6] = {(uint8_t)(0xC0 | tag), 0xFF, (uint8_t)(len >> 24), (uint8_t)(len >> 16), (uint8_t)(len >> 8),
+			(uint8_t)len};
+
+	if (al_buf_append(b, h, 6) < 0 || al_buf_append(b, body, len) < 0)
+		return -1;
+	return 0;
+}
+
+static int put_mpi(al_buf *b, const uint8_t *p, size_t n)
+{
+	uint8_t h[2];
+	size_t bits;
+	int i;
+
+	while (n > 0 && p[0] == 0) {
+		p++;
+		n--;
+	}
+	bits = n * 8;
+	for (i = 7; n > 0 && i >= 0 && !(p[0] & (1u << i)); i--)
+		bits--;
+	h[0] = (uint8_t)(bits >> 8);
+	h[1] = (uint8_t)bits;
+	return al_buf_append(b, h, 2) < 0 || al_buf_append(b, p, n) < 0 ? -1 : 0;
+}
+
+static int put_be32(al_buf *b, uint32_t v)
+{
+	uint8_t x[4] = {(uint8_t)(v >> 24), (uint8_t)(v >> 16), (uint8_t)(v >> 8), (uint8_t)v};
+
+	return al_buf_append(b, x, 4);
+}
+
+/* A crafted RSA key and what the tests need of it. */
+typedef struct crafted {
+	EVP_PKEY *pkey;
+	al_buf keyring;
+	uint8_t keyid[8];
+	uint32_t created;
+} crafted;
+
+static int rsa_sign(EVP_PKEY *pkey, const uint8_t *hash, size_t hlen, uint8_t *sig, size_t *siglen)
+{
+	EVP_PKEY_CTX *ctx = EVP_PKEY_CTX_new_from_pkey(NULL, pkey, NULL);
+	int ok = ctx != NULL && EVP_PKEY_sign_init(ctx) > 0 && EVP_PKEY_CTX_set_rsa_padding(ctx, RSA_PKCS1_PADDING) > 0 &&
+		 EVP_PKEY_CTX_set_signature_md(ctx, EVP_sha256()) > 0 &&
+		 EVP_PKEY_sign(ctx, sig, siglen, hash, hlen) > 0;
+
+	EVP_PKEY_CTX_free(ctx);
+	return ok ? 0 : -1;
+}
+
+/* An RSA 2048 key with a user ID and a v4 positive self-signature (SHA-256). */
+static int craft_key(crafted *c)
+{
+	al_buf body = AL_BUF_INIT(4096), uid = AL_BUF_INIT(256), hashed = AL_BUF_INIT(256), sig = AL_BUF_INIT(4096);
+	BIGNUM *n = NULL, *e = NULL;
+	uint8_t nb[512], eb[16], fpr[20], hash[32], s[512], hdr[5];
+	size_t nl, el, slen = sizeof(s);
+	unsigned int fl = 0, hl = 0;
+	EVP_MD_CTX *md = NULL;
+	int rc = -1;
+	static const char uidtxt[] = "Crafted V3 <v3@example.test>";
+
+	memset(c, 0, sizeof(*c));
+	al_buf_init(&c->keyring, 1 << 16);
+	c->created = (uint32_t)time(NULL) - 3600;
+	c->pkey = EVP_RSA_gen(2048);
+	if (c->pkey == NULL || !EVP_PKEY_get_bn_param(c->pkey, OSSL_PKEY_PARAM_RSA_N, &n) ||
+	    !EVP_PKEY_get_bn_param(c->pkey, OSSL_PKEY_PARAM_RSA_E, &e))
+		goto out;
+	nl = (size_t)BN_bn2bin(n, nb);
+	el = (size_t)BN_bn2bin(e, eb);
+	if (al_buf_append(&body, "\x04", 1) || put_be32(&body, c->created) || al_buf_append(&body, "\x01", 1) ||
+	    put_mpi(&body, nb, nl) || put_mpi(&body, eb, el))
+		goto out;
+	hdr[0] = 0x99;
+	hdr[1] = (uint8_t)(body.len >> 8);
+	hdr[2] = (uint8_t)body.len;
+	md = EVP_MD_CTX_new();
+	if (md == NULL || !EVP_DigestInit_ex(md, EVP_sha1(), NULL) || !EVP_DigestUpdate(md, hdr, 3) ||
+	    !EVP_DigestUpdate(md, body.ptr, body.len) || !EVP_DigestFinal_ex(md, fpr, &fl))
+		goto out;
+	memcpy(c->keyid, fpr + 12, 8);
+	if (al_buf_puts(&uid, uidtxt))
+		goto out;
+	/* hashed part: v4, 0x13, RSA, SHA256, subpackets: creation time, key flags (certify+sign) */
+	if (al_buf_append(&hashed, "\x04\x13\x01\x08\x00\x09\x05\x02", 8) || put_be32(&hashed, c->created) ||
+	    al_buf_append(&hashed, "\x02\x1b\x03", 3))
+		goto out;
+	if (!EVP_DigestInit_ex(md, EVP_sha256(), NULL) || !EVP_DigestUpdate(md, hdr, 3) ||
+	    !EVP_DigestUpdate(md, body.ptr, body.len))
+		goto out;
+	hdr[0] = 0xB4;
+	hdr[1] = 0;
+	hdr[2] = 0;
+	hdr[3] = 0;
+	hdr[4] = (uint8_t)uid.len;
+	if (!EVP_DigestUpdate(md, hdr, 5) || !EVP_DigestUpdate(md, uid.ptr, uid.len) ||
+	    !EVP_DigestUpdate(md, hashed.ptr, hashed.len) || !EVP_DigestUpdate(md, "\x04\xff\x00\x00\x00", 5))
+		goto out;
+	hdr[0] = (uint8_t)hashed.len;
+	if (!EVP_DigestUpdate(md, hdr, 1) || !EVP_DigestFinal_ex(md, hash, &hl) || rsa_sign(c->pkey, hash, 32, s, &slen))
+		goto out;
+	/* unhashed: issuer key ID */
+	if (al_buf_append(&sig, hashed.ptr, hashed.len) || al_buf_append(&sig, "\x00\x0a\x09\x10", 4) ||
+	    al_buf_append(&sig, c->keyid, 8) || al_buf_append(&sig, hash, 2) || put_mpi(&sig, s, slen))
+		goto out;
+	if (put_new_pkt(&c->keyring, 6, body.ptr, body.len) || put_new_pkt(&c->keyring, 13, uid.ptr, uid.len) ||
+	    put_new_pkt(&c->keyring, 2, sig.ptr, sig.len))
+		goto out;
+	rc = 0;
+out:
+	EVP_MD_CTX_free(md);
+	BN_free(n);
+	BN_free(e);
+	al_buf_free(&body);
+	al_buf_free(&uid);
+	al_buf_free(&hashed);
+	al_buf_free(&sig);
+	return rc;
+}
+
+static void crafted_free(crafted *c)
+{
+	EVP_PKEY_free(c->pkey);
+	al_buf_free(&c->keyring);
+}
+
+/*
+ * One-pass signature + literal + V3 signature over data (Red Hat's layout),
+ * appended to out. *mpilen receives the signature MPI's byte length.
+ */
+static int craft_v3_message(al_buf *out, const crafted *c, const uint8_t *data, size_t n, size_t *mpilen)
+{
+	al_buf lit = AL_BUF_INIT(1 << 20), sig = AL_BUF_INIT(4096);
+	uint8_t hash[32], s[512], ops[13] = {3, 0, 8, 1, 0, 0, 0, 0, 0, 0, 0, 0, 1}, tail[5];
+	size_t slen = sizeof(s), i;
+	unsigned int hl = 0;
+	EVP_MD_CTX *md = EVP_MD_CTX_new();
+	int rc = -1;
+
+	tail[0] = 0x00;
+	tail[1] = (uint8_t)(c->created >> 24);
+	tail[2] = (uint8_t)(c->created >> 16);
+	tail[3] = (uint8_t)(c->created >> 8);
+	tail[4] = (uint8_t)c->created;
+	/* V3: hash(data || sigtype || creation time) */
+	if (md == NULL || !EVP_DigestInit_ex(md, EVP_sha256(), NULL) || !EVP_DigestUpdate(md, data, n) ||
+	    !EVP_DigestUpdate(md, tail, 5) || !EVP_DigestFinal_ex(md, hash, &hl) || rsa_sign(c->pkey, hash, 32, s, &slen))
+		goto out;
+	for (i = 0; i < slen && s[i] == 0; i++)
+		;
+	*mpilen = slen - i;
+	memcpy(ops + 4, c->keyid, 8);
+	if (al_buf_append(&lit, "b\x00\x00\x00\x00\x00", 6) || al_buf_append(&lit, data, n))
+		goto out;
+	if (al_buf_append(&sig, "\x03\x05", 2) || al_buf_append(&sig, tail, 5) || al_buf_append(&sig, c->keyid, 8) ||
+	    al_buf_append(&sig, "\x01\x08", 2) || al_buf_append(&sig, hash, 2) || put_mpi(&sig, s, slen))
+		goto out;
+	if (put_new_pkt(out, 4, ops, 13) || put_new_pkt(out, 11, lit.ptr, lit.len) || put_new_pkt(out, 2, sig.ptr, sig.len))
+		goto out;
+	rc = 0;
+out:
+	EVP_MD_CTX_free(md);
+	al_buf_free(&lit);
+	al_buf_free(&sig);
+	return rc;
+}
+
+static int verify_raw_kr(const al_buf *krb, const uint8_t *m, size_t n, al_buf *lit, al_pgp_result *res)
+{
+	blob b = {krb->ptr, krb->len};
+
+	return verify_with(&b, m, n, 0, lit, res);
+}
+
+static void test_pgp__accepts_v3_signature_with_short_mpi(void)
+{
+	crafted c;
+	al_buf msg = AL_BUF_INIT(1 << 20), lit = AL_BUF_INIT(1 << 20);
+	char data[64];
+	size_t mpilen = 256;
+	al_pgp_result res;
+	int i, rc, k;
+
+	if (craft_key(&c) != 0) {
+		CU_FAIL("cannot craft an RSA key");
+		crafted_free(&c);
+		return;
+	}
+	/* about one RSA 2048 signature in 256 is shorter than the modulus */
+	for (i = 0; i < 4096 && mpilen == 256; i++) {
+		k = snprintf(data, sizeof(data), "{\"payload\":%d}", i);
+		al_buf_reset(&msg);
+		if (k < 0 || craft_v3_message(&msg, &c, (const uint8_t *)data, (size_t)k, &mpilen) != 0)
+			break;
+	}
+	CU_ASSERT(mpilen < 256);
+	memset(&res, 0, sizeof(res));
+	rc = verify_raw_kr(&c.keyring, msg.ptr, msg.len, &lit, &res);
+	if (rc != 0)
+		fprintf(stderr, "v3: %s\n", al_error_message());
+	CU_ASSERT_EQUAL(rc, 0);
+	CU_ASSERT_EQUAL(res.sig_version, 3);
+	CU_ASSERT_EQUAL(res.created, c.created);
+	CU_ASSERT(lit.len == strlen(data) && memcmp(lit.ptr, data, lit.len) == 0);
+	/* tampered */
+	if (msg.len > 40) {
+		uint8_t *hit = find_bytes(msg.ptr, msg.len, "payload", 7);
+		if (hit != NULL) {
+			hit[0] = 'P';
+			al_buf_reset(&lit);
+			CU_ASSERT_EQUAL(verify_raw_kr(&c.keyring, msg.ptr, msg.len, &lit, NULL), AL_EVERIFY);
+			CU_ASSERT(msg_contains("bad signature by key 0x"));
+			CU_ASSERT_EQUAL(lit.len, 0);
+		}
+	}
+	al_buf_free(&msg);
+	al_buf_free(&lit);
+	crafted_free(&c);
+}
+
+/* Wrap inner in a compressed data packet of algorithm algo (0 none, 1 ZIP, 2 ZLIB). */
+static int wrap_compressed(al_buf *out, const uint8_t *inner, size_t n, int algo)
+{
+	al_buf body = AL_BUF_INIT(64 << 20);
+	uint8_t a = (uint8_t)algo;
+	z_stream zs;
+	uint8_t *z = NULL;
+	size_t cap = compressBound((uLong)n) + 64;
+	int rc = -1;
+
+	if (al_buf_append(&body, &a, 1))
+		goto out;
+	if (algo == 0) {
+		if (al_buf_append(&body, inner, n))
+			goto out;
+	} else {
+		memset(&zs, 0, sizeof(zs));
+		z = malloc(cap);
+		if (z == NULL || deflateInit2(&zs, 9, Z_DEFLATED, algo == 1 ? -15 : 15, 8, Z_DEFAULT_STRATEGY) != Z_OK)
+			goto out;
+		zs.next_in = (Bytef *)(uintptr_t)inner;
+		zs.avail_in = (uInt)n;
+		zs.next_out = z;
+		zs.avail_out = (uInt)cap;
+		if (deflate(&zs, Z_FINISH) != Z_STREAM_END) {
+			deflateEnd(&zs);
+			goto out;
+		}
+		deflateEnd(&zs);
+		if (al_buf_append(&body, z, zs.total_out))
+			goto out;
+	}
+	rc = put_new_pkt(out, 8, body.ptr, body.len);
+out:
+	free(z);
+	al_buf_free(&body);
+	return rc;
+}
+
+static void test_pgp__compression_nesting_bombs_and_bzip2(void)
+{
+	crafted c;
+	al_buf inner = AL_BUF_INIT(1 << 20), l1 = AL_BUF_INIT(1 << 20), l2 = AL_BUF_INIT(1 << 20),
+	       l3 = AL_BUF_INIT(1 << 20), bomb = AL_BUF_INIT(1 << 20), lit = AL_BUF_INIT(1 << 20);
+	static const char data[] = "{\"nested\":true}";
+	uint8_t *zeros = NULL;
+	size_t mpilen;
+	static const uint8_t bz[] = {0xC8, 0x05, 0x03, 'B', 'Z', 'h', '9'};
+
+	if (craft_key(&c) != 0 || craft_v3_message(&inner, &c, (const uint8_t *)data, strlen(data), &mpilen) != 0) {
+		CU_FAIL("cannot craft a message");
+		goto out;
+	}
+	/* ZIP inside ZLIB: two levels are fine */
+	CU_ASSERT_EQUAL(wrap_compressed(&l1, inner.ptr, inner.len, 1), 0);
+	CU_ASSERT_EQUAL(wrap_compressed(&l2, l1.ptr, l1.len, 2), 0);
+	CU_ASSERT_EQUAL(verify_raw_kr(&c.keyring, l1.ptr, l1.len, &lit, NULL), 0);
+	CU_ASSERT_EQUAL(verify_raw_kr(&c.keyring, l2.ptr, l2.len, &lit, NULL), 0);
+	CU_ASSERT_EQUAL(lit.len, 2 * strlen(data));
+	al_buf_reset(&lit);
+	/* three levels are refused */
+	CU_ASSERT_EQUAL(wrap_compressed(&l3, l2.ptr, l2.len, 0), 0);
+	CU_ASSERT_EQUAL(verify_raw_kr(&c.keyring, l3.ptr, l3.len, &lit, NULL), AL_ELIMIT);
+	CU_ASSERT(msg_contains("nested"));
+	/* 17 MiB of zeros deflates to a few KiB: refused before it is all in memory */
+	zeros = calloc(1, 17 << 20);
+	CU_ASSERT_PTR_NOT_NULL(zeros);
+	if (zeros != NULL) {
+		CU_ASSERT_EQUAL(wrap_compressed(&bomb, zeros, 17 << 20, 2), 0);
+		CU_ASSERT(bomb.len < 100000);
+		CU_ASSERT_EQUAL(verify_raw_kr(&c.keyring, bomb.ptr, bomb.len, &lit, NULL), AL_ELIMIT);
+	}
+	CU_ASSERT_EQUAL(verify_raw_kr(&c.keyring, bz, sizeof(bz), &lit, NULL), AL_EUNSUPPORTED);
+	CU_ASSERT(msg_contains("BZIP2"));
+	/* a compressed stream cut short */
+	if (l2.len > 20) {
+		l2.ptr[5] = (uint8_t)(l2.len - 6 - 8);
+		CU_ASSERT_EQUAL(verify_raw_kr(&c.keyring, l2.ptr, l2.len - 8, &lit, NULL), AL_EPARSE);
+	}
+	CU_ASSERT_EQUAL(lit.len, 0);
+out:
+	free(zeros);
+	al_buf_free(&inner);
+	al_buf_free(&l1);
+	al_buf_free(&l2);
+	al_buf_free(&l3);
+	al_buf_free(&bomb);
+	al_buf_free(&lit);
+	crafted_free(&c);
+}
+
+/* Parse one packet header of a definite length (test helper). */
+static int pkt_hdr(const uint8_t *p, size_t n, size_t off, int *tag, size_t *hlen, size_t *blen)
+{
+	uint8_t b;
+
+	if (off >= n)
+		return -1;
+	b = p[off];
+	if (b & 0x40) {
+		*tag = b & 0x3f;
+		if (off + 1 >= n)
+			return -1;
+		if (p[off + 1] < 192) {
+			*blen = p[off + 1];
+			*hlen = 2;
+		} else if (p[off + 1] < 224) {
+			*blen = ((size_t)(p[off + 1] - 192) << 8) + p[off + 2] + 192;
+			*hlen = 3;
+		} else if (p[off + 1] == 255) {
+			*blen = ((size_t)p[off + 2] << 24) | ((size_t)p[off + 3] << 16) | ((size_t)p[off + 4] << 8) |
+				p[off + 5];
+			*hlen = 6;
+		} else {
+			return -1;
+		}
+	} else {
+		int lt = b & 3;
+		size_t k, i;
+		*tag = (b >> 2) & 0xf;
+		if (lt == 3)
+			return -1;
+		k = (size_t)1 << lt;
+		*blen = 0;
+		for (i = 0; i < k; i++)
+			*blen = (*blen << 8) | p[off + 1 + i];
+		*hlen = 1 + k;
+	}
+	return off + *hlen + *blen <= n ? 0 : -1;
+}
+
+static void test_pgp__accepts_partial_lengths_with_small_first_chunk(void)
+{
+	const blob *m = &fx.m_p256_none;
+	al_buf out = AL_BUF_INIT(1 << 20), lit = AL_BUF_INIT(1 << 20);
+	size_t off = 0, hlen, blen;
+	int tag, found = 0;
+
+	if (!have_fx())
+		return;
+	while (off < m->n) {
+		if (pkt_hdr(m->p, m->n, off, &tag, &hlen, &blen) != 0) {
+			CU_FAIL("cannot parse gpg's uncompressed message");
+			goto out;
+		}
+		if (tag == 11 && blen > 32 + 64) {
+			/* 32-byte and 64-byte partial chunks, then the rest with a definite length */
+			const uint8_t *b = m->p + off + hlen;
+			uint8_t h[3] = {0xCB, 0xE5, 0};
+			size_t rest = blen - 96;
+			uint8_t r[5] = {0xFF, (uint8_t)(rest >> 24), (uint8_t)(rest >> 16), (uint8_t)(rest >> 8),
+					(uint8_t)rest};
+			al_buf_append(&out, h, 2);
+			al_buf_append(&out, b, 32);
+			h[0] = 0xE6;
+			al_buf_append(&out, h, 1);
+			al_buf_append(&out, b + 32, 64);
+			al_buf_append(&out, r, 5);
+			al_buf_append(&out, b + 96, rest);
+			found = 1;
+		} else {
+			al_buf_append(&out, m->p + off, hlen + blen);
+		}
+		off += hlen + blen;
+	}
+	CU_ASSERT(found);
+	CU_ASSERT_EQUAL(verify_with(&fx.kr_p256, out.ptr, out.len, 0, &lit, NULL), 0);
+	CU_ASSERT(lit.len == strlen(payload) && memcmp(lit.ptr, payload, lit.len) == 0);
+	/* a partial body whose last chunk is missing */
+	al_buf_reset(&lit);
+	CU_ASSERT_EQUAL(verify_with(&fx.kr_p256, out.ptr, 60, 0, &lit, NULL), AL_EPARSE);
+	CU_ASSERT_EQUAL(lit.len, 0);
+out:
+	al_buf_free(&out);
+	al_buf_free(&lit);
+}
+
+static void test_pgp__literal_out_limit_leaves_buffer_unchanged(void)
+{
+	al_buf small = AL_BUF_INIT(16);
+	int rc;
+
+	if (!have_fx())
+		return;
+	rc = verify_with(&fx.kr_ed, fx.m_ed_zlib.p, fx.m_ed_zlib.n, 0, &small, NULL);
+	CU_ASSERT_EQUAL(rc, AL_ELIMIT);
+	CU_ASSERT_EQUAL(small.len, 0);
+	al_buf_free(&small);
+}
+
+static CU_TestInfo tests[] = {
+	{"accepts_rsa4096_default_compression", test_pgp__accepts_rsa4096_default_compression},
+	{"accepts_rsa2048_zip_sha512", test_pgp__accepts_rsa2048_zip_sha512},
+	{"accepts_ed25519_zlib", test_pgp__accepts_ed25519_zlib},
+	{"accepts_p256_uncompressed_sha256", test_pgp__accepts_p256_uncompressed_sha256},
+	{"accepts_armored_message", test_pgp__accepts_armored_message},
+	{"accepts_any_key_of_a_multi_key_keyring", test_pgp__accepts_any_key_of_a_multi_key_keyring},
+	{"keyring_add_accumulates_files", test_pgp__keyring_add_accumulates_files},
+	{"accepts_signing_subkey", test_pgp__accepts_signing_subkey},
+	{"rejects_tampered_payload", test_pgp__rejects_tampered_payload},
+	{"rejects_unknown_key", test_pgp__rejects_unknown_key},
+	{"rejects_sha1", test_pgp__rejects_sha1},
+	{"rejects_expired_key", test_pgp__rejects_expired_key},
+	{"key_expiry_from_most_recent_self_signature", test_pgp__key_expiry_from_most_recent_self_signature},
+	{"rejects_expired_signature", test_pgp__rejects_expired_signature},
+	{"rejects_revoked_key", test_pgp__rejects_revoked_key},
+	{"rejects_two_signatures", test_pgp__rejects_two_signatures},
+	{"rejects_trailing_garbage", test_pgp__rejects_trailing_garbage},
+	{"rejects_truncated_messages", test_pgp__rejects_truncated_messages},
+	{"truncated_packet_names_offset", test_pgp__truncated_packet_names_offset},
+	{"armored_keyring_bad_crc_refused", test_pgp__armored_keyring_bad_crc_refused},
+	{"keyring_rejects_garbage", test_pgp__keyring_rejects_garbage},
+	{"accepts_v3_signature_with_short_mpi", test_pgp__accepts_v3_signature_with_short_mpi},
+	{"compression_nesting_bombs_and_bzip2", test_pgp__compression_nesting_bombs_and_bzip2},
+	{"accepts_partial_lengths_with_small_first_chunk", test_pgp__accepts_partial_lengths_with_small_first_chunk},
+	{"literal_out_limit_leaves_buffer_unchanged", test_pgp__literal_out_limit_leaves_buffer_unchanged},
+	CU_TEST_INFO_NULL,
+};
+
+int main(void)
+{
+	return al_test_run("pgp", tests);
+}

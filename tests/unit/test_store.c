@@ -1,0 +1,820 @@
+/* test_store.c: unit tests for the on-disk store: layout, lock, blobs, index.json, check/gc, skopeo interop. */
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <archive.h>
+#include <archive_entry.h>
+
+#include "airlock/buf.h"
+#include "airlock/error.h"
+#include "airlock/fs.h"
+#include "airlock/store.h"
+#include "al_test.h"
+
+#define NAME1 "quay.io/airlock-samples/release:4.14.1"
+#define NAME2 "quay.io/x/y@sha256:0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef"
+
+static char *tmp_path(const char *name)
+{
+	char *p = al_sprintf("%s/%s", al_test_tmpdir(), name);
+
+	if (p == NULL)
+		abort();
+	return p;
+}
+
+static al_store *open_store(const char *path, int create, int readonly)
+{
+	al_store_opts o = {create, readonly, 0};
+	al_store *s = NULL;
+	int rc = al_store_open(&s, path, &o);
+
+	if (rc != 0)
+		printf("\nal_store_open('%s'): %s: %s\n", path, al_status_name(rc), al_error_message());
+	return s;
+}
+
+static int count_dir(const char *path)
+{
+	char *cmd = al_sprintf("ls -A '%s' | wc -l", path);
+	FILE *f;
+	int n = -1;
+
+	if (cmd == NULL)
+		return -1;
+	f = popen(cmd, "r");
+	if (f != NULL) {
+		if (fscanf(f, "%d", &n) != 1)
+			n = -1;
+		pclose(f);
+	}
+	free(cmd);
+	return n;
+}
+
+static la_ssize_t buf_write_cb(struct archive *a, void *ud, const void *p, size_t n)
+{
+	(void)a;
+	return al_buf_append(ud, p, n) == 0 ? (la_ssize_t)n : -1;
+}
+
+/* An uncompressed tar holding one file. */
+static int make_tar(al_buf *out, const char *name, const char *content)
+{
+	struct archive *a = archive_write_new();
+	struct archive_entry *e = archive_entry_new();
+	int ok;
+
+	archive_write_set_format_pax_restricted(a);
+	archive_write_set_bytes_in_last_block(a, 1);
+	ok = archive_write_open(a, out, NULL, buf_write_cb, NULL) == ARCHIVE_OK;
+	archive_entry_set_pathname(e, name);
+	archive_entry_set_filetype(e, AE_IFREG);
+	archive_entry_set_perm(e, 0644);
+	archive_entry_set_size(e, (la_int64_t)strlen(content));
+	ok = ok && archive_write_header(a, e) == ARCHIVE_OK;
+	ok = ok && archive_write_data(a, content, strlen(content)) == (la_ssize_t)strlen(content);
+	ok = ok && archive_write_close(a) == ARCHIVE_OK;
+	archive_entry_free(e);
+	archive_write_free(a);
+	return ok ? 0 : -1;
+}
+
+struct image {
+	al_digest manifest, config, layer;
+	al_descriptor desc;
+};
+
+/* Store a small runnable image (uncompressed layer, OCI config and
+ * manifest) and tag it name. */
+static int build_image(al_store *s, const char *name, const char *content, struct image *img)
+{
+	al_buf tar = AL_BUF_INIT(1 << 20);
+	char ld[AL_DIGEST_STRMAX], cd[AL_DIGEST_STRMAX];
+	char *config = NULL, *manifest = NULL;
+	int rc = -1;
+
+	memset(img, 0, sizeof(*img));
+	if (make_tar(&tar, "hello.txt", content) < 0 || al_store_put_blob(s, tar.ptr, tar.len, &img->layer) < 0)
+		goto out;
+	al_digest_str(&img->layer, ld);
+	config = al_sprintf("{\"architecture\":\"amd64\",\"os\":\"linux\",\"config\":{},"
+			    "\"rootfs\":{\"type\":\"layers\",\"diff_ids\":[\"%s\"]}}", ld);
+	if (config == NULL || al_store_put_blob(s, (const uint8_t *)config, strlen(config), &img->config) < 0)
+		goto out;
+	al_digest_str(&img->config, cd);
+	manifest = al_sprintf("{\"schemaVersion\":2,\"mediaType\":\"%s\","
+			      "\"config\":{\"mediaType\":\"%s\",\"digest\":\"%s\",\"size\":%zu},"
+			      "\"layers\":[{\"mediaType\":\"%s\",\"digest\":\"%s\",\"size\":%zu}]}",
+			      AL_MT_OCI_MANIFEST, AL_MT_OCI_CONFIG, cd, strlen(config), AL_MT_OCI_LAYER, ld, tar.len);
+	if (manifest == NULL || al_store_put_blob(s, (const uint8_t *)manifest, strlen(manifest), &img->manifest) < 0)
+		goto out;
+	img->desc.media_type = al_strdup(AL_MT_OCI_MANIFEST);
+	img->desc.digest = img->manifest;
+	img->desc.size = strlen(manifest);
+	if (name != NULL && al_store_tag(s, name, &img->desc) < 0)
+		goto out;
+	rc = 0;
+out:
+	if (rc < 0)
+		printf("\nbuild_image: %s\n", al_error_message());
+	free(config);
+	free(manifest);
+	al_buf_free(&tar);
+	return rc;
+}
+
+static void flip_byte(const char *path, long off)
+{
+	FILE *f = fopen(path, "r+b");
+	int c;
+
+	if (f == NULL)
+		return;
+	fseek(f, off, SEEK_SET);
+	c = fgetc(f);
+	fseek(f, off, SEEK_SET);
+	fputc(c ^ 0x20, f);
+	fclose(f);
+}
+
+static void test_store__create_open_reopen(void)
+{
+	char *path = tmp_path("create"), *foreign = tmp_path("foreign"), *p = NULL;
+	al_buf b = AL_BUF_INIT(4096);
+	al_store_opts bad = {1, 1, 0};
+	al_store *s = open_store(path, 1, 0), *t = NULL;
+	json_t *v;
+
+	CU_ASSERT_PTR_NOT_NULL(s);
+	if (s != NULL)
+		CU_ASSERT_STRING_EQUAL(al_store_path(s), path);
+	al_store_free(s);
+	p = al_sprintf("%s/oci-layout", path);
+	CU_ASSERT_EQUAL(al_fs_read_file(p, &b), 0);
+	CU_ASSERT_PTR_NOT_NULL(strstr(al_buf_cstr(&b), "\"imageLayoutVersion\":\"1.0.0\""));
+	free(p);
+	al_buf_reset(&b);
+	p = al_sprintf("%s/index.json", path);
+	CU_ASSERT_EQUAL(al_fs_read_file(p, &b), 0);
+	v = json_loads(al_buf_cstr(&b), 0, NULL);
+	CU_ASSERT(json_is_array(json_object_get(v, "manifests")));
+	CU_ASSERT_EQUAL(json_integer_value(json_object_get(v, "schemaVersion")), 2);
+	CU_ASSERT_STRING_EQUAL(json_string_value(json_object_get(v, "mediaType")), AL_MT_OCI_INDEX);
+	json_decref(v);
+	free(p);
+	p = al_sprintf("%s/blobs/sha256", path);
+	CU_ASSERT_EQUAL(al_fs_exists(p), 1);
+	free(p);
+	p = al_sprintf("%s/signatures", path);
+	CU_ASSERT_EQUAL(al_fs_exists(p), 1);
+	free(p);
+	p = al_sprintf("%s/airlock/lock", path);
+	CU_ASSERT_EQUAL(al_fs_exists(p), 1);
+	free(p);
+
+	/* reopen without create, read-only too */
+	s = open_store(path, 0, 0);
+	CU_ASSERT_PTR_NOT_NULL(s);
+	al_store_free(s);
+	s = open_store(path, 0, 1);
+	CU_ASSERT_PTR_NOT_NULL(s);
+	al_store_free(s);
+
+	/* not a layout: ENOTFOUND; a non-empty foreign directory is not taken */
+	CU_ASSERT_EQUAL(al_store_open(&t, foreign, NULL), AL_ENOTFOUND);
+	CU_ASSERT_EQUAL(al_fs_mkdir_p(foreign, 0755), 0);
+	p = al_sprintf("%s/precious.txt", foreign);
+	CU_ASSERT_EQUAL(al_fs_write_atomic(p, "x", 1), 0);
+	free(p);
+	CU_ASSERT_EQUAL(al_store_open(&t, foreign, &(al_store_opts){1, 0, 0}), AL_EEXIST);
+	CU_ASSERT_EQUAL(al_store_open(&t, path, &bad), AL_EINVAL);
+	CU_ASSERT_PTR_NULL(t);
+	al_store_free(NULL);
+
+	/* a broken index.json is AL_EPARSE */
+	p = al_sprintf("%s/index.json", path);
+	CU_ASSERT_EQUAL(al_fs_write_atomic(p, "{\"schemaVersion\":2,\"manifests\":[{\"mediaType\":\"x\"}]}", 51), 0);
+	CU_ASSERT_EQUAL(al_store_open(&t, path, NULL), AL_EPARSE);
+	CU_ASSERT_EQUAL(al_fs_write_atomic(p, "{\"schemaVersion\":2,\"schemaVersion\":2,\"manifests\":[]}", 52), 0);
+	CU_ASSERT_EQUAL(al_store_open(&t, path, NULL), AL_EPARSE);
+	free(p);
+	al_buf_free(&b);
+	free(path);
+	free(foreign);
+}
+
+static void test_store__second_writable_open_is_locked(void)
+{
+	char *path = tmp_path("locked");
+	al_store *a = open_store(path, 1, 0), *b = NULL, *r;
+
+	CU_ASSERT_PTR_NOT_NULL(a);
+	CU_ASSERT_EQUAL(al_store_open(&b, path, NULL), AL_ELOCKED);
+	CU_ASSERT_PTR_NULL(b);
+	/* with a short wait it still fails, after waiting */
+	CU_ASSERT_EQUAL(al_store_open(&b, path, &(al_store_opts){0, 0, 100}), AL_ELOCKED);
+	r = open_store(path, 0, 1);
+	CU_ASSERT_PTR_NOT_NULL(r);
+	al_store_free(r);
+	al_store_free(a);
+	b = open_store(path, 0, 0);
+	CU_ASSERT_PTR_NOT_NULL(b);
+	al_store_free(b);
+	free(path);
+}
+
+static void test_store__blob_writer_commit_mismatch_abort(void)
+{
+	static const uint8_t data[] = "the quick brown fox";
+	char *path = tmp_path("writer"), *tmpdir = tmp_path("writer/blobs/.tmp");
+	al_store *s = open_store(path, 1, 0);
+	al_blob_writer *w = NULL;
+	al_digest d, other;
+	al_writer wr;
+	uint64_t size = 0;
+
+	if (s == NULL) {
+		CU_FAIL("no store");
+		goto out;
+	}
+	al_digest_bytes(&d, AL_DIGEST_SHA256, data, sizeof(data) - 1);
+	al_digest_bytes(&other, AL_DIGEST_SHA256, "x", 1);
+
+	/* good, through the al_writer with a reset in the middle */
+	CU_ASSERT_EQUAL(al_store_blob_begin(s, &d, sizeof(data) - 1, &w), 0);
+	wr = al_blob_writer_as_writer(w);
+	CU_ASSERT_EQUAL(wr.write(wr.ud, (const uint8_t *)"garbage", 7), 0);
+	CU_ASSERT_EQUAL(count_dir(tmpdir), 1);
+	CU_ASSERT_EQUAL(wr.reset(wr.ud), 0);
+	CU_ASSERT_EQUAL(wr.write(wr.ud, data, 4), 0);
+	CU_ASSERT_EQUAL(al_blob_writer_write(w, data + 4, sizeof(data) - 5), 0);
+	CU_ASSERT_EQUAL(al_store_has_blob(s, &d, NULL), 0);
+	CU_ASSERT_EQUAL(al_blob_writer_commit(w), 0);
+	CU_ASSERT_EQUAL(al_store_has_blob(s, &d, &size), 1);
+	CU_ASSERT_EQUAL(size, sizeof(data) - 1);
+	CU_ASSERT_EQUAL(count_dir(tmpdir), 0);
+
+	/* wrong digest */
+	CU_ASSERT_EQUAL(al_store_blob_begin(s, &other, 0, &w), 0);
+	CU_ASSERT_EQUAL(al_blob_writer_write(w, data, 5), 0);
+	CU_ASSERT_EQUAL(al_blob_writer_commit(w), AL_EVERIFY);
+	CU_ASSERT_EQUAL(al_store_has_blob(s, &other, NULL), 0);
+	CU_ASSERT_EQUAL(count_dir(tmpdir), 0);
+
+	/* wrong size: short, and too long (refused as it arrives) */
+	CU_ASSERT_EQUAL(al_store_blob_begin(s, &d, sizeof(data), &w), 0);
+	CU_ASSERT_EQUAL(al_blob_writer_write(w, data, sizeof(data) - 1), 0);
+	CU_ASSERT_EQUAL(al_blob_writer_commit(w), AL_EVERIFY);
+	CU_ASSERT_EQUAL(al_store_blob_begin(s, &other, 3, &w), 0);
+	CU_ASSERT_EQUAL(al_blob_writer_write(w, data, 4), AL_EVERIFY);
+	al_blob_writer_abort(w);
+
+	/* abort leaves nothing */
+	CU_ASSERT_EQUAL(al_store_blob_begin(s, &other, 1, &w), 0);
+	CU_ASSERT_EQUAL(al_blob_writer_write(w, (const uint8_t *)"x", 1), 0);
+	al_blob_writer_abort(w);
+	al_blob_writer_abort(NULL);
+	CU_ASSERT_EQUAL(al_store_has_blob(s, &other, NULL), 0);
+	CU_ASSERT_EQUAL(count_dir(tmpdir), 0);
+out:
+	al_store_free(s);
+	free(tmpdir);
+	free(path);
+}
+
+static void test_store__put_read_blob_detects_corruption(void)
+{
+	static const char data[] = "{\"hello\":\"world\"}";
+	char *path = tmp_path("putread"), *bp = NULL;
+	al_store *s = open_store(path, 1, 0), *ro = NULL;
+	al_buf b = AL_BUF_INIT(1024), small = AL_BUF_INIT(4);
+	al_digest d, missing;
+	int fd = -1;
+	uint64_t size = 0;
+
+	if (s == NULL) {
+		CU_FAIL("no store");
+		goto out;
+	}
+	CU_ASSERT_EQUAL(al_store_put_blob(s, (const uint8_t *)data, strlen(data), &d), 0);
+	CU_ASSERT_EQUAL(al_store_put_blob(s, (const uint8_t *)data, strlen(data), NULL), 0);
+	CU_ASSERT_EQUAL(al_store_read_blob(s, &d, &b), 0);
+	CU_ASSERT_EQUAL(b.len, strlen(data));
+	CU_ASSERT_STRING_EQUAL(al_buf_cstr(&b), data);
+	CU_ASSERT_EQUAL(al_store_read_blob(s, &d, &small), AL_ELIMIT);
+	CU_ASSERT_EQUAL(al_store_blob_open(s, &d, &fd, &size), 0);
+	CU_ASSERT(fd >= 0);
+	CU_ASSERT_EQUAL(size, strlen(data));
+	if (fd >= 0)
+		close(fd);
+	bp = al_store_blob_path(s, &d);
+	CU_ASSERT_PTR_NOT_NULL(strstr(bp, "/blobs/sha256/"));
+
+	/* flip a byte on disk: reading is AL_EVERIFY and leaves out alone */
+	flip_byte(bp, 3);
+	al_buf_reset(&b);
+	al_buf_append(&b, "keep", 4);
+	CU_ASSERT_EQUAL(al_store_read_blob(s, &d, &b), AL_EVERIFY);
+	CU_ASSERT_STRING_EQUAL(al_buf_cstr(&b), "keep");
+	/* a blob that is absent */
+	al_digest_bytes(&missing, AL_DIGEST_SHA256, "nope", 4);
+	CU_ASSERT_EQUAL(al_store_read_blob(s, &missing, &b), AL_ENOTFOUND);
+	CU_ASSERT_EQUAL(al_store_blob_open(s, &missing, &fd, NULL), AL_ENOTFOUND);
+	CU_ASSERT_EQUAL(al_store_has_blob(s, &missing, NULL), 0);
+
+	/* read-only stores refuse writes */
+	al_store_free(s);
+	s = NULL;
+	ro = open_store(path, 0, 1);
+	CU_ASSERT_PTR_NOT_NULL(ro);
+	if (ro != NULL)
+		CU_ASSERT_EQUAL(al_store_put_blob(ro, (const uint8_t *)"a", 1, NULL), AL_EINVAL);
+out:
+	al_store_free(ro);
+	al_store_free(s);
+	al_buf_free(&b);
+	al_buf_free(&small);
+	free(bp);
+	free(path);
+}
+
+static void test_store__tag_untag_list_find_persist(void)
+{
+	char *path = tmp_path("tags"), *ip = NULL;
+	al_store *s = open_store(path, 1, 0);
+	struct image a, b;
+	al_store_image *imgs = NULL, one;
+	al_descriptor ghost;
+	al_buf raw = AL_BUF_INIT(1 << 20);
+	size_t n = 0;
+
+	memset(&one, 0, sizeof(one));
+	memset(&ghost, 0, sizeof(ghost));
+	memset(&a, 0, sizeof(a));
+	memset(&b, 0, sizeof(b));
+	if (s == NULL || build_image(s, NULL, "aaa\n", &a) < 0 || build_image(s, NULL, "bbb\n", &b) < 0) {
+		CU_FAIL("setup");
+		goto out;
+	}
+	CU_ASSERT_EQUAL(al_store_tag(s, NAME1, &a.desc), 0);
+	CU_ASSERT_EQUAL(al_store_tag(s, NAME2, &b.desc), 0);
+	CU_ASSERT_EQUAL(al_store_tag(s, "third", &a.desc), 0);
+	/* replacing keeps the position */
+	CU_ASSERT_EQUAL(al_store_tag(s, NAME1, &b.desc), 0);
+	/* refused: empty name, manifest not stored */
+	CU_ASSERT_EQUAL(al_store_tag(s, "", &a.desc), AL_EINVAL);
+	ghost.media_type = al_strdup(AL_MT_OCI_MANIFEST);
+	al_digest_bytes(&ghost.digest, AL_DIGEST_SHA256, "ghost", 5);
+	ghost.size = 5;
+	CU_ASSERT_EQUAL(al_store_tag(s, "ghost", &ghost), AL_ENOTFOUND);
+	al_store_free(s);
+
+	s = open_store(path, 0, 0);
+	if (s == NULL) {
+		CU_FAIL("reopen");
+		goto out;
+	}
+	CU_ASSERT_EQUAL(al_store_list(s, &imgs, &n), 0);
+	CU_ASSERT_EQUAL(n, 3);
+	if (n == 3) {
+		CU_ASSERT_STRING_EQUAL(imgs[0].name, NAME1);
+		CU_ASSERT(al_digest_equal(&imgs[0].desc.digest, &b.manifest));
+		CU_ASSERT_STRING_EQUAL(imgs[1].name, NAME2);
+		CU_ASSERT_STRING_EQUAL(imgs[2].name, "third");
+		CU_ASSERT(al_digest_equal(&imgs[2].desc.digest, &a.manifest));
+		CU_ASSERT_STRING_EQUAL(imgs[2].desc.media_type, AL_MT_OCI_MANIFEST);
+		CU_ASSERT_EQUAL(imgs[2].desc.size, a.desc.size);
+	}
+	al_store_images_free(imgs, n);
+	CU_ASSERT_EQUAL(al_store_find(s, NAME2, &one), 0);
+	CU_ASSERT(al_digest_equal(&one.desc.digest, &b.manifest));
+	al_store_image_clear(&one);
+	CU_ASSERT_EQUAL(al_store_untag(s, NAME2), 0);
+	CU_ASSERT_EQUAL(al_store_untag(s, NAME2), AL_ENOTFOUND);
+	CU_ASSERT_EQUAL(al_store_find(s, NAME2, &one), AL_ENOTFOUND);
+	al_store_free(s);
+
+	/* what skopeo reads: the annotation in index.json on disk */
+	ip = al_sprintf("%s/index.json", path);
+	CU_ASSERT_EQUAL(al_fs_read_file(ip, &raw), 0);
+	CU_ASSERT_PTR_NOT_NULL(strstr(al_buf_cstr(&raw), "\"org.opencontainers.image.ref.name\":\"" NAME1 "\""));
+	CU_ASSERT_PTR_NULL(strstr(al_buf_cstr(&raw), NAME2));
+
+	s = open_store(path, 0, 1);
+	CU_ASSERT_PTR_NOT_NULL(s);
+	if (s != NULL) {
+		CU_ASSERT_EQUAL(al_store_list(s, &imgs, &n), 0);
+		CU_ASSERT_EQUAL(n, 2);
+		al_store_images_free(imgs, n);
+		CU_ASSERT_EQUAL(al_store_tag(s, "x", &a.desc), AL_EINVAL);
+		CU_ASSERT_EQUAL(al_store_untag(s, "third"), AL_EINVAL);
+	}
+out:
+	al_store_free(s);
+	al_descriptor_clear(&a.desc);
+	al_descriptor_clear(&b.desc);
+	al_descriptor_clear(&ghost);
+	al_buf_free(&raw);
+	free(ip);
+	free(path);
+}
+
+static void test_store__releases_load_save(void)
+{
+	char *path = tmp_path("releases"), *rp = NULL;
+	al_store *s = open_store(path, 1, 0);
+	json_t *v = NULL, *bad = json_object();
+
+	if (s == NULL) {
+		CU_FAIL("no store");
+		goto out;
+	}
+	CU_ASSERT_EQUAL(al_store_releases_load(s, &v), 0);
+	CU_ASSERT_EQUAL(json_array_size(json_object_get(v, "releases")), 0);
+	json_array_append_new(json_object_get(v, "releases"), json_pack("{s:s,s:i}", "version", "4.14.1", "components", 3));
+	CU_ASSERT_EQUAL(al_store_releases_save(s, v), 0);
+	CU_ASSERT_EQUAL(al_store_releases_save(s, bad), AL_EINVAL);
+	json_decref(v);
+	v = NULL;
+	al_store_free(s);
+	s = open_store(path, 0, 1);
+	if (s == NULL) {
+		CU_FAIL("reopen");
+		goto out;
+	}
+	CU_ASSERT_EQUAL(al_store_releases_load(s, &v), 0);
+	CU_ASSERT_STRING_EQUAL(json_string_value(json_object_get(json_array_get(json_object_get(v, "releases"), 0), "version")), "4.14.1");
+	json_decref(v);
+	v = NULL;
+	rp = al_sprintf("%s/airlock/releases.json", path);
+	al_fs_write_atomic(rp, "{\"releases\":[],\"releases\":[]}", 29);
+	CU_ASSERT_EQUAL(al_store_releases_load(s, &v), AL_EPARSE);
+	CU_ASSERT_PTR_NULL(v);
+out:
+	json_decref(bad);
+	al_store_free(s);
+	free(rp);
+	free(path);
+}
+
+/* A child tags in a loop and is killed at a random moment; index.json
+ * must always parse afterwards (temp + rename, never a torn write). */
+static void test_store__index_survives_kill9(void)
+{
+	char *path = tmp_path("kill9");
+	al_store *s = open_store(path, 1, 0);
+	struct image img;
+	unsigned seed = al_test_seed();
+	int iter, bad = 0, ok_opens = 0;
+	size_t most = 0;
+
+	memset(&img, 0, sizeof(img));
+	if (s == NULL || build_image(s, "seed", "k\n", &img) < 0) {
+		CU_FAIL("setup");
+		al_store_free(s);
+		free(path);
+		return;
+	}
+	al_store_free(s);
+	srand(seed);
+	for (iter = 0; iter < 12; iter++) {
+		pid_t pid = fork();
+		struct timespec ts;
+		al_store_image *imgs = NULL;
+		size_t n = 0;
+
+		if (pid < 0) {
+			CU_FAIL("fork");
+			break;
+		}
+		if (pid == 0) {
+			al_store *c = NULL;
+			al_store_opts o = {0, 0, 5000};
+			char name[64];
+			int i;
+
+			if (al_store_open(&c, path, &o) != 0)
+				_exit(2);
+			for (i = 0;; i++) {
+				snprintf(name, sizeof(name), "name-%d", i % 40);
+				if (al_store_tag(c, name, &img.desc) != 0)
+					_exit(3);
+			}
+		}
+		ts.tv_sec = 0;
+		ts.tv_nsec = (long)(20 + rand() % 60) * 1000000L;
+		nanosleep(&ts, NULL);
+		kill(pid, SIGKILL);
+		waitpid(pid, NULL, 0);
+		s = open_store(path, 0, 1);
+		if (s == NULL) {
+			bad++;
+			continue;
+		}
+		if (al_store_list(s, &imgs, &n) == 0 && n >= 1)
+			ok_opens++;
+		if (n > most)
+			most = n;
+		al_store_images_free(imgs, n);
+		al_store_free(s);
+	}
+	CU_ASSERT_EQUAL(bad, 0);
+	CU_ASSERT_EQUAL(ok_opens, iter);
+	/* the children did get to write */
+	CU_ASSERT(most >= 2);
+	/* the next writable open sweeps the killed writers' temp files */
+	s = open_store(path, 0, 0);
+	CU_ASSERT_PTR_NOT_NULL(s);
+	al_store_free(s);
+	{
+		char *cmd = al_sprintf("ls -A '%s' '%s/blobs/.tmp' '%s/airlock' | grep -c '^\\.tmp-'", path, path, path);
+		FILE *f = popen(cmd, "r");
+		int left = -1;
+
+		if (f != NULL) {
+			if (fscanf(f, "%d", &left) != 1)
+				left = -1;
+			pclose(f);
+		}
+		CU_ASSERT_EQUAL(left, 0);
+		free(cmd);
+	}
+	al_descriptor_clear(&img.desc);
+	free(path);
+}
+
+static void test_store__stale_temp_removed_at_open(void)
+{
+	char *path = tmp_path("stale"), *t1 = NULL, *t2 = NULL;
+	al_store *s = open_store(path, 1, 0);
+
+	al_store_free(s);
+	t1 = al_sprintf("%s/blobs/.tmp/.tmp-deadbeefdeadbeef", path);
+	t2 = al_sprintf("%s/.tmp-0011223344556677", path);
+	CU_ASSERT_EQUAL(al_fs_write_atomic(t1, "partial", 7), 0);
+	CU_ASSERT_EQUAL(al_fs_write_atomic(t2, "{\"sch", 5), 0);
+	/* a reader never touches them */
+	s = open_store(path, 0, 1);
+	al_store_free(s);
+	CU_ASSERT_EQUAL(al_fs_exists(t1), 1);
+	s = open_store(path, 0, 0);
+	CU_ASSERT_PTR_NOT_NULL(s);
+	al_store_free(s);
+	CU_ASSERT_EQUAL(al_fs_exists(t1), 0);
+	CU_ASSERT_EQUAL(al_fs_exists(t2), 0);
+	free(t1);
+	free(t2);
+	free(path);
+}
+
+struct seen {
+	int n[6];
+	char log[4096];
+	size_t len;
+};
+
+static void on_check(void *ud, al_check_kind kind, const char *what, const char *detail)
+{
+	struct seen *s = ud;
+	int k;
+
+	if ((int)kind >= 0 && (int)kind < 6)
+		s->n[kind]++;
+	if (kind == AL_CHECK_OK)
+		return;
+	k = snprintf(s->log + s->len, sizeof(s->log) - s->len, "%d %s (%s)\n", (int)kind, what, detail);
+	if (k > 0 && (size_t)k < sizeof(s->log) - s->len)
+		s->len += (size_t)k;
+}
+
+static void test_store__check_reports_exactly_and_gc_removes(void)
+{
+	char *path = tmp_path("check"), *p = NULL, *sigdir = NULL;
+	al_store *s = open_store(path, 1, 0);
+	struct image a, b, c;
+	al_check_result res;
+	struct seen seen;
+	al_descriptor bad;
+	al_digest junk, badm;
+	char ds[AL_DIGEST_STRMAX];
+	static const char badjson[] = "{\"schemaVersion\":2,\"config\":7}";
+
+	memset(&a, 0, sizeof(a));
+	memset(&b, 0, sizeof(b));
+	memset(&c, 0, sizeof(c));
+	memset(&bad, 0, sizeof(bad));
+	if (s == NULL || build_image(s, "a", "aaa\n", &a) < 0 || build_image(s, "b", "bbb\n", &b) < 0 ||
+	    build_image(s, "c", "ccc\n", &c) < 0) {
+		CU_FAIL("setup");
+		goto out;
+	}
+	/* a clean store */
+	memset(&seen, 0, sizeof(seen));
+	CU_ASSERT_EQUAL(al_store_check(s, 0, on_check, &seen, &res), 0);
+	CU_ASSERT_EQUAL(res.images, 3);
+	CU_ASSERT_EQUAL(res.blobs_checked, 9);
+	CU_ASSERT_EQUAL(res.missing + res.corrupt + res.invalid + res.unreferenced + res.removed, 0);
+	CU_ASSERT_EQUAL(seen.n[AL_CHECK_OK], 9);
+
+	/* damage: a's layer missing, b's config corrupt, one unreferenced
+	 * blob, one unparsable manifest, one stale temp, a bad signature */
+	p = al_store_blob_path(s, &a.layer);
+	unlink(p);
+	free(p);
+	p = al_store_blob_path(s, &b.config);
+	flip_byte(p, 2);
+	free(p);
+	CU_ASSERT_EQUAL(al_store_put_blob(s, (const uint8_t *)"orphan", 6, &junk), 0);
+	CU_ASSERT_EQUAL(al_store_put_blob(s, (const uint8_t *)badjson, sizeof(badjson) - 1, &badm), 0);
+	bad.media_type = al_strdup(AL_MT_OCI_MANIFEST);
+	bad.digest = badm;
+	bad.size = sizeof(badjson) - 1;
+	CU_ASSERT_EQUAL(al_store_tag(s, "broken", &bad), 0);
+	p = al_sprintf("%s/blobs/.tmp/.tmp-0000000000000001", path);
+	al_fs_write_atomic(p, "part", 4);
+	free(p);
+	al_digest_hex(&a.manifest, ds);
+	sigdir = al_sprintf("%s/signatures/sha256=%s", path, ds);
+	al_fs_mkdir_p(sigdir, 0755);
+	p = al_sprintf("%s/signature-1", sigdir);
+	al_fs_write_atomic(p, "sig", 3);
+	free(p);
+	p = al_sprintf("%s/signature-2", sigdir);
+	CU_ASSERT_EQUAL(symlink("/etc/passwd", p), 0);
+	free(p);
+
+	memset(&seen, 0, sizeof(seen));
+	CU_ASSERT_EQUAL(al_store_check(s, 0, on_check, &seen, &res), 0);
+	CU_ASSERT_EQUAL(res.images, 4);
+	CU_ASSERT_EQUAL(res.missing, 1);
+	CU_ASSERT_EQUAL(res.corrupt, 1);
+	CU_ASSERT_EQUAL(res.unreferenced, 1);
+	CU_ASSERT_EQUAL(res.invalid, 2); /* the manifest and the symlinked signature */
+	CU_ASSERT_EQUAL(res.removed, 0);
+	CU_ASSERT_EQUAL(seen.n[AL_CHECK_MISSING], 1);
+	CU_ASSERT_EQUAL(seen.n[AL_CHECK_CORRUPT], 1);
+	CU_ASSERT_EQUAL(seen.n[AL_CHECK_UNREFERENCED], 1);
+	al_digest_str(&a.layer, ds);
+	CU_ASSERT_PTR_NOT_NULL(strstr(seen.log, ds));
+	al_digest_str(&b.config, ds);
+	CU_ASSERT_PTR_NOT_NULL(strstr(seen.log, ds));
+	al_digest_str(&junk, ds);
+	CU_ASSERT_PTR_NOT_NULL(strstr(seen.log, ds));
+	al_digest_str(&badm, ds);
+	CU_ASSERT_PTR_NOT_NULL(strstr(seen.log, ds));
+	CU_ASSERT_PTR_NOT_NULL(strstr(seen.log, "signature-2"));
+	/* the quick mode sees the size change only: nothing here */
+	CU_ASSERT_EQUAL(al_store_check(s, AL_STORE_CHECK_QUICK, NULL, NULL, &res), 0);
+	CU_ASSERT_EQUAL(res.corrupt, 0);
+	CU_ASSERT_EQUAL(res.missing, 1);
+
+	/* gc: the corrupt blob, the orphan and the temp file go */
+	memset(&seen, 0, sizeof(seen));
+	CU_ASSERT_EQUAL(al_store_check(s, AL_STORE_CHECK_GC, on_check, &seen, &res), 0);
+	CU_ASSERT_EQUAL(res.removed, 3);
+	CU_ASSERT_EQUAL(seen.n[AL_CHECK_REMOVED], 3);
+	CU_ASSERT_EQUAL(al_store_has_blob(s, &junk, NULL), 0);
+	CU_ASSERT_EQUAL(al_store_has_blob(s, &b.config, NULL), 0);
+	CU_ASSERT_EQUAL(al_store_has_blob(s, &c.layer, NULL), 1);
+	/* afterwards: the corrupt blob is now missing, so a rerun refetches it */
+	CU_ASSERT_EQUAL(al_store_check(s, 0, NULL, NULL, &res), 0);
+	CU_ASSERT_EQUAL(res.missing, 2);
+	CU_ASSERT_EQUAL(res.corrupt, 0);
+	CU_ASSERT_EQUAL(res.unreferenced, 0);
+	CU_ASSERT_EQUAL(res.removed, 0);
+	CU_ASSERT_EQUAL(res.blobs_checked, 8); /* 4 manifests, 2 configs, 2 layers */
+out:
+	al_store_free(s);
+	al_descriptor_clear(&a.desc);
+	al_descriptor_clear(&b.desc);
+	al_descriptor_clear(&c.desc);
+	al_descriptor_clear(&bad);
+	free(sigdir);
+	free(path);
+}
+
+/* Run argv with stdout to outfile; the exit status, or -1. */
+static int run(const char *const argv[], const char *outfile)
+{
+	pid_t pid = fork();
+	int st;
+
+	if (pid < 0)
+		return -1;
+	if (pid == 0) {
+		int fd = open(outfile, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+
+		if (fd >= 0) {
+			dup2(fd, 1);
+			close(fd);
+		}
+		execvp(argv[0], (char *const *)argv);
+		_exit(127);
+	}
+	if (waitpid(pid, &st, 0) < 0 || !WIFEXITED(st))
+		return -1;
+	return WEXITSTATUS(st);
+}
+
+static void test_store__skopeo_reads_and_writes_layouts(void)
+{
+	char *path = tmp_path("skopeo"), *copy = tmp_path("skopeo-copy"), *out = tmp_path("skopeo.out");
+	char *src = NULL, *dst = NULL, *cpy = NULL;
+	char ds[AL_DIGEST_STRMAX];
+	al_store *s = NULL;
+	al_buf b = AL_BUF_INIT(1 << 20);
+	struct image img, other;
+	al_check_result res;
+	al_store_image found;
+
+	memset(&img, 0, sizeof(img));
+	memset(&other, 0, sizeof(other));
+	memset(&found, 0, sizeof(found));
+	if (access("/usr/bin/skopeo", X_OK) != 0) {
+		printf("\nskopeo is not installed: skipped\n");
+		goto out;
+	}
+	s = open_store(path, 1, 0);
+	if (s == NULL || build_image(s, NAME1, "skopeo\n", &img) < 0 || build_image(s, "other", "o\n", &other) < 0) {
+		CU_FAIL("setup");
+		goto out;
+	}
+	al_store_free(s);
+	s = NULL;
+	src = al_sprintf("oci:%s:%s", path, NAME1);
+	{
+		const char *argv[] = {"skopeo", "inspect", src, NULL};
+
+		CU_ASSERT_EQUAL(run(argv, out), 0);
+	}
+	CU_ASSERT_EQUAL(al_fs_read_file(out, &b), 0);
+	CU_ASSERT_PTR_NOT_NULL(strstr(al_buf_cstr(&b), al_digest_str(&img.manifest, ds)));
+	CU_ASSERT_PTR_NOT_NULL(strstr(al_buf_cstr(&b), al_digest_str(&img.layer, ds)));
+
+	/* a layout skopeo writes opens as a store and checks clean */
+	dst = al_sprintf("oci:%s:copied/name:1", copy);
+	{
+		const char *argv[] = {"skopeo", "--insecure-policy", "copy", "-q", src, dst, NULL};
+
+		CU_ASSERT_EQUAL(run(argv, out), 0);
+	}
+	s = open_store(copy, 0, 0);
+	CU_ASSERT_PTR_NOT_NULL(s);
+	if (s != NULL) {
+		CU_ASSERT_EQUAL(al_store_find(s, "copied/name:1", &found), 0);
+		CU_ASSERT_EQUAL(al_store_check(s, 0, NULL, NULL, &res), 0);
+		CU_ASSERT_EQUAL(res.images, 1);
+		CU_ASSERT_EQUAL(res.blobs_checked, 3);
+		CU_ASSERT_EQUAL(res.missing + res.corrupt + res.invalid + res.unreferenced, 0);
+		/* and skopeo reads it back after we tagged into it */
+		CU_ASSERT_EQUAL(al_store_tag(s, "again", &found.desc), 0);
+		al_store_free(s);
+		s = NULL;
+		cpy = al_sprintf("oci:%s:again", copy);
+		{
+			const char *argv[] = {"skopeo", "inspect", cpy, NULL};
+
+			CU_ASSERT_EQUAL(run(argv, out), 0);
+		}
+	}
+out:
+	al_store_image_clear(&found);
+	al_store_free(s);
+	al_descriptor_clear(&img.desc);
+	al_descriptor_clear(&other.desc);
+	al_buf_free(&b);
+	free(src);
+	free(dst);
+	free(cpy);
+	free(out);
+	free(copy);
+	free(path);
+}
+
+int main(void)
+{
+	CU_TestInfo tests[] = {
+		{"create_open_reopen", test_store__create_open_reopen},
+		{"second_writable_open_is_locked", test_store__second_writable_open_is_locked},
+		{"blob_writer_commit_mismatch_abort", test_store__blob_writer_commit_mismatch_abort},
+		{"put_read_blob_detects_corruption", test_store__put_read_blob_detects_corruption},
+		{"tag_untag_list_find_persist", test_store__tag_untag_list_find_persist},
+		{"releases_load_save", test_store__releases_load_save},
+		{"index_survives_kill9", test_store__index_survives_kill9},
+		{"stale_temp_removed_at_open", test_store__stale_temp_removed_at_open},
+		{"check_reports_exactly_and_gc_removes", test_store__check_reports_exactly_and_gc_removes},
+		{"skopeo_reads_and_writes_layouts", test_store__skopeo_reads_and_writes_layouts},
+		CU_TEST_INFO_NULL,
+	};
+
+	return al_test_run("store", tests);
+}

@@ -1,0 +1,103 @@
+/* main.c: the airlock command: dispatch to one command per file, help and version. */
+#include <stdio.h>
+#include <string.h>
+
+#include <archive.h>
+#include <curl/curl.h>
+#include <jansson.h>
+#include <openssl/crypto.h>
+#include <yaml.h>
+#include <zlib.h>
+
+#include "cli.h"
+
+typedef struct command {
+	const char *name;
+	int (*fn)(int argc, char **argv);
+	const char *summary;
+} command;
+
+static const command commands[] = {
+	{"mirror", cmd_mirror, "pull releases, their component images and additional images into a store"},
+	{"push", cmd_push, "push every image of a store into a registry, digests preserved"},
+	{"copy", cmd_copy, "copy one image between docker:// and oci: locations"},
+	{"check", cmd_check, "verify every blob and reference of a store; --gc removes unreferenced blobs"},
+	{"mirrorsets", cmd_mirrorsets, "write ImageDigestMirrorSet / ImageTagMirrorSet (and ICSP) YAML"},
+};
+
+static void usage(FILE *f)
+{
+	size_t i;
+
+	fprintf(f, "usage: airlock COMMAND [OPTIONS] [ARGS]\n\n"
+		   "Carry container release payloads into disconnected networks.\n\n"
+		   "Commands:\n");
+	for (i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
+		fprintf(f, "  %-12s %s\n", commands[i].name, commands[i].summary);
+	fprintf(f, "  %-12s %s\n", "help", "help for a command (airlock help mirror)");
+	fprintf(f, "\n'airlock COMMAND --help' describes a command. airlock --version prints versions.\n"
+		   "Exit status: 0 success, 1 verification failed, 2 usage error, 3 runtime error.\n");
+}
+
+static void version(void)
+{
+	curl_version_info_data *cv = curl_version_info(CURLVERSION_NOW);
+
+	printf("airlock %s\n", al_version());
+	printf("libcurl %s\n", cv->version);
+	printf("%s\n", OpenSSL_version(OPENSSL_VERSION));
+	printf("%s\n", archive_version_details());
+	printf("libyaml %s\n", yaml_get_version_string());
+	printf("jansson %s\n", jansson_version_str());
+	printf("zlib %s\n", zlibVersion());
+}
+
+static const command *find_command(const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
+		if (strcmp(commands[i].name, name) == 0)
+			return &commands[i];
+	return NULL;
+}
+
+int main(int argc, char **argv)
+{
+	const command *cmd;
+
+	if (argc < 2) {
+		usage(stderr);
+		return EXIT_USAGE;
+	}
+	if (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0) {
+		usage(stdout);
+		return EXIT_OK;
+	}
+	if (strcmp(argv[1], "--version") == 0 || strcmp(argv[1], "version") == 0) {
+		version();
+		return EXIT_OK;
+	}
+	if (strcmp(argv[1], "help") == 0) {
+		static char help_flag[] = "--help";
+		char *help_argv[] = {argv[2], help_flag, NULL};
+		if (argc < 3) {
+			usage(stdout);
+			return EXIT_OK;
+		}
+		cmd = find_command(argv[2]);
+		if (cmd == NULL) {
+			cli_error("unknown command '%s'", argv[2]);
+			usage(stderr);
+			return EXIT_USAGE;
+		}
+		return cmd->fn(2, help_argv);
+	}
+	cmd = find_command(argv[1]);
+	if (cmd == NULL) {
+		cli_error("unknown command '%s'", argv[1]);
+		usage(stderr);
+		return EXIT_USAGE;
+	}
+	return cmd->fn(argc - 1, argv + 1);
+}
