@@ -1,4 +1,5 @@
-/* http.c: the libcurl client: timeouts, retries with backoff and Retry-After, own redirects, resumable downloads, cancellation. */
+/* http.c: the libcurl client: timeouts, retries with backoff and Retry-After,
+ * own redirects, resumable downloads, cancellation. */
 #include <ctype.h>
 #include <limits.h>
 #include <stdlib.h>
@@ -49,24 +50,25 @@ struct xfer {
 	al_http *h;
 	const al_http_req *req;
 	al_http_resp *resp;
-	char safe_url[HTTP_SAFE_URL_MAX]; /* current URL without userinfo or query */
+	char safe_url[HTTP_SAFE_URL_MAX]; /* current URL without userinfo or
+	                                     query */
 	/* this attempt's answer */
 	long status;
 	int headers_done;
-	int body_2xx;     /* the body goes to the sink / body_out */
-	int follow;       /* a redirect we follow: its body is dropped */
+	int body_2xx; /* the body goes to the sink / body_out */
+	int follow;   /* a redirect we follow: its body is dropped */
 	int follow_allowed;
 	int is_head;
 	uint64_t range_from; /* "Range: bytes=<range_from>-" sent (0: none) */
 	/* across attempts */
-	uint64_t given;      /* bytes given to the sink / body_out */
-	size_t out_start;    /* body_out length before the call */
-	int err;             /* al_status from a callback; message already set */
+	uint64_t given;   /* bytes given to the sink / body_out */
+	size_t out_start; /* body_out length before the call */
+	int err;          /* al_status from a callback; message already set */
 	int canceled;
 	/* request body */
 	int send_body;
 	size_t body_pos;
-	uint64_t sent;       /* reader bytes handed to curl, ever */
+	uint64_t sent; /* reader bytes handed to curl, ever */
 };
 
 static long ms_to_long(uint64_t ms)
@@ -109,7 +111,7 @@ static void url_redact(const char *url, char *out, size_t cap)
 	}
 	alen = strcspn(p, "?#");
 	w = snprintf(out + n, cap - n, "%.*s%s", (int)min_u64(alen, INT_MAX), p,
-		     p[alen] != '\0' ? "?..." : "");
+	             p[alen] != '\0' ? "?..." : "");
 	if (w < 0)
 		out[n] = '\0';
 }
@@ -126,7 +128,8 @@ static int url_origin(const char *url, char **scheme, char **host, char **port)
 	if (curl_url_set(u, CURLUPART_URL, url, 0) != CURLUE_OK ||
 	    curl_url_get(u, CURLUPART_SCHEME, &s, 0) != CURLUE_OK ||
 	    curl_url_get(u, CURLUPART_HOST, &ho, 0) != CURLUE_OK ||
-	    curl_url_get(u, CURLUPART_PORT, &po, CURLU_DEFAULT_PORT) != CURLUE_OK)
+	    curl_url_get(u, CURLUPART_PORT, &po, CURLU_DEFAULT_PORT) !=
+	        CURLUE_OK)
 		goto out;
 	*scheme = s;
 	*host = ho;
@@ -145,10 +148,12 @@ out:
  * either cannot be parsed, so credentials are dropped in doubt). */
 static int same_origin(const char *a, const char *b)
 {
-	char *s1 = NULL, *h1 = NULL, *p1 = NULL, *s2 = NULL, *h2 = NULL, *p2 = NULL;
+	char *s1 = NULL, *h1 = NULL, *p1 = NULL, *s2 = NULL, *h2 = NULL,
+	     *p2 = NULL;
 	int same = 0;
 
-	if (url_origin(a, &s1, &h1, &p1) == 0 && url_origin(b, &s2, &h2, &p2) == 0)
+	if (url_origin(a, &s1, &h1, &p1) == 0 &&
+	    url_origin(b, &s2, &h2, &p2) == 0)
 		same = strcasecmp(s1, s2) == 0 && strcasecmp(h1, h2) == 0 &&
 		       strcmp(p1, p2) == 0;
 	curl_free(s1);
@@ -175,7 +180,8 @@ static int url_is_http(const char *url)
 	return ok;
 }
 
-/* 1 if url's "host[:port]" is listed in h->insecure ("host" matches any port). */
+/* 1 if url's "host[:port]" is listed in h->insecure ("host" matches any port).
+ */
 static int host_is_insecure(const al_http *h, const char *url)
 {
 	char *s = NULL, *ho = NULL, *po = NULL, **e;
@@ -196,7 +202,8 @@ static int host_is_insecure(const al_http *h, const char *url)
 			colon = rb[1] == ':' ? rb + 1 : NULL;
 		} else {
 			colon = strrchr(entry, ':');
-			hlen = colon != NULL ? (size_t)(colon - entry) : strlen(entry);
+			hlen = colon != NULL ? (size_t)(colon - entry)
+			                     : strlen(entry);
 		}
 		if (strlen(ho) != hlen || strncasecmp(ho, entry, hlen) != 0)
 			continue;
@@ -245,7 +252,7 @@ static void headers_clear(al_http_resp *resp)
 }
 
 static int headers_add(al_http_resp *resp, const char *name, size_t nlen,
-		       const char *value, size_t vlen)
+                       const char *value, size_t vlen)
 {
 	char **names, **values, *n, *v;
 
@@ -306,7 +313,10 @@ static int body_restart(struct xfer *x)
 		int rc;
 
 		if (req->sink->reset == NULL)
-			return al_error_set(AL_ENET, "cannot restart the body of '%s': the sink has no reset", x->safe_url);
+			return al_error_set(AL_ENET,
+			                    "cannot restart the body of '%s': "
+			                    "the sink has no reset",
+			                    x->safe_url);
 		rc = req->sink->reset(req->sink->ud);
 		if (rc < 0)
 			return rc;
@@ -337,15 +347,24 @@ static int on_headers_done(struct xfer *x)
 	if (x->range_from == 0)
 		return 0;
 	if (x->status == 206) {
-		if (content_range_start(al_http_resp_header(resp, "Content-Range"), &start) != 0 ||
+		if (content_range_start(
+		        al_http_resp_header(resp, "Content-Range"), &start) !=
+		        0 ||
 		    start != x->range_from)
-			return al_error_set(AL_EPROTO, "resuming '%s' at byte %llu: the server answered Content-Range '%s'",
-					    x->safe_url, (unsigned long long)x->range_from,
-					    al_http_resp_header(resp, "Content-Range") != NULL ? al_http_resp_header(resp, "Content-Range") : "(none)");
+			return al_error_set(
+			    AL_EPROTO,
+			    "resuming '%s' at byte %llu: the server answered "
+			    "Content-Range '%s'",
+			    x->safe_url, (unsigned long long)x->range_from,
+			    al_http_resp_header(resp, "Content-Range") != NULL
+			        ? al_http_resp_header(resp, "Content-Range")
+			        : "(none)");
 		return 0;
 	}
 	/* A 200 to a range request is the whole body again. */
-	al_log_debug("http: '%s' ignored the range request, restarting the body", x->safe_url);
+	al_log_debug(
+	    "http: '%s' ignored the range request, restarting the body",
+	    x->safe_url);
 	return body_restart(x);
 }
 
@@ -364,7 +383,9 @@ static size_t header_cb(char *buf, size_t size, size_t nitems, void *ud)
 		headers_clear(x->resp);
 		for (i = 5; i < len && buf[i] != ' '; i++)
 			;
-		for (i++; i < len && isdigit((unsigned char)buf[i]) && code < 1000; i++)
+		for (i++;
+		     i < len && isdigit((unsigned char)buf[i]) && code < 1000;
+		     i++)
 			code = code * 10 + (buf[i] - '0');
 		x->status = code;
 		x->headers_done = 0;
@@ -393,13 +414,18 @@ static size_t header_cb(char *buf, size_t size, size_t nitems, void *ud)
 		vs++;
 	while (len > vs && (buf[len - 1] == ' ' || buf[len - 1] == '\t'))
 		len--;
-	rc = headers_add(x->resp, buf, (size_t)(colon - buf), buf + vs, len - vs);
+	rc = headers_add(x->resp, buf, (size_t)(colon - buf), buf + vs,
+	                 len - vs);
 	if (rc == AL_ELIMIT) {
-		x->err = al_error_set(AL_ELIMIT, "more than %d response headers from '%s'", HTTP_MAX_HEADERS, x->safe_url);
+		x->err = al_error_set(AL_ELIMIT,
+		                      "more than %d response headers from '%s'",
+		                      HTTP_MAX_HEADERS, x->safe_url);
 		return 0;
 	}
 	if (rc < 0) {
-		x->err = al_error_set(AL_ENOMEM, "out of memory storing the headers of '%s'", x->safe_url);
+		x->err = al_error_set(
+		    AL_ENOMEM, "out of memory storing the headers of '%s'",
+		    x->safe_url);
 		return 0;
 	}
 	return n;
@@ -433,12 +459,16 @@ static size_t write_cb(char *p, size_t size, size_t nmemb, void *ud)
 	} else if (req->body_out != NULL) {
 		rc = al_buf_append(req->body_out, p, n);
 		if (rc == AL_ELIMIT) {
-			x->err = al_error_set(AL_ELIMIT, "the response body of '%s' exceeds %zu bytes",
-					      x->safe_url, req->body_out->max);
+			x->err = al_error_set(
+			    AL_ELIMIT,
+			    "the response body of '%s' exceeds %zu bytes",
+			    x->safe_url, req->body_out->max);
 			return 0;
 		}
 		if (rc < 0) {
-			x->err = al_error_set(rc, "cannot store the response body of '%s'", x->safe_url);
+			x->err = al_error_set(
+			    rc, "cannot store the response body of '%s'",
+			    x->safe_url);
 			return 0;
 		}
 	}
@@ -456,13 +486,17 @@ static size_t read_cb(char *p, size_t size, size_t nitems, void *ud)
 	if (x->err != 0)
 		return CURL_READFUNC_ABORT;
 	if (req->reader != NULL) {
-		rc = req->reader->read(req->reader->ud, (uint8_t *)p, cap, &got);
+		rc =
+		    req->reader->read(req->reader->ud, (uint8_t *)p, cap, &got);
 		if (rc < 0) {
 			x->err = rc;
 			return CURL_READFUNC_ABORT;
 		}
 		if (got > cap) {
-			x->err = al_error_set(AL_EINVAL, "request body reader for '%s' overran its buffer", x->safe_url);
+			x->err = al_error_set(
+			    AL_EINVAL,
+			    "request body reader for '%s' overran its buffer",
+			    x->safe_url);
 			return CURL_READFUNC_ABORT;
 		}
 		x->sent += got;
@@ -479,7 +513,7 @@ static size_t read_cb(char *p, size_t size, size_t nitems, void *ud)
 }
 
 static int xferinfo_cb(void *ud, curl_off_t dltotal, curl_off_t dlnow,
-		       curl_off_t ultotal, curl_off_t ulnow)
+                       curl_off_t ultotal, curl_off_t ulnow)
 {
 	struct xfer *x = ud;
 
@@ -503,7 +537,8 @@ static uint64_t transfer_progress(CURL *e)
 	curl_easy_getinfo(e, CURLINFO_SIZE_DOWNLOAD_T, &dl);
 	curl_easy_getinfo(e, CURLINFO_SIZE_UPLOAD_T, &ul);
 	curl_easy_getinfo(e, CURLINFO_HEADER_SIZE, &hdr);
-	return (uint64_t)(dl > 0 ? dl : 0) + (uint64_t)(ul > 0 ? ul : 0) + (uint64_t)(hdr > 0 ? hdr : 0);
+	return (uint64_t)(dl > 0 ? dl : 0) + (uint64_t)(ul > 0 ? ul : 0) +
+	       (uint64_t)(hdr > 0 ? hdr : 0);
 }
 
 /* Run the easy handle to completion on the multi handle, polling for
@@ -535,14 +570,16 @@ static CURLcode run_transfer(al_http *h, struct xfer *x)
 			moved = cur;
 			last_move = now;
 		} else if (now - last_move >= h->low_speed_ms) {
-			n = snprintf(h->errbuf, sizeof(h->errbuf), "stalled: no data for %llu ms",
-				     (unsigned long long)(now - last_move));
+			n = snprintf(h->errbuf, sizeof(h->errbuf),
+			             "stalled: no data for %llu ms",
+			             (unsigned long long)(now - last_move));
 			if (n < 0)
 				h->errbuf[0] = '\0';
 			res = CURLE_OPERATION_TIMEDOUT;
 			break;
 		}
-		if (curl_multi_poll(h->multi, NULL, 0, HTTP_POLL_MS, NULL) != CURLM_OK)
+		if (curl_multi_poll(h->multi, NULL, 0, HTTP_POLL_MS, NULL) !=
+		    CURLM_OK)
 			break;
 	}
 	while ((msg = curl_multi_info_read(h->multi, &left)) != NULL) {
@@ -580,7 +617,8 @@ static struct curl_slist *build_headers(const struct xfer *x, int drop_auth)
 		list = tmp;
 	}
 	if (x->range_from > 0) {
-		n = snprintf(range, sizeof(range), "Range: bytes=%llu-", (unsigned long long)x->range_from);
+		n = snprintf(range, sizeof(range), "Range: bytes=%llu-",
+		             (unsigned long long)x->range_from);
 		if (n < 0 || (size_t)n >= sizeof(range))
 			goto fail;
 		tmp = curl_slist_append(list, range);
@@ -596,12 +634,13 @@ fail:
 
 /* Set every option for one attempt on a freshly reset easy handle. */
 static int setup_attempt(al_http *h, struct xfer *x, const char *url,
-			 const char *method, struct curl_slist *hdrs)
+                         const char *method, struct curl_slist *hdrs)
 {
 	const al_http_req *req = x->req;
 	CURL *e = h->easy;
 	uint64_t remaining = al_deadline_remaining_ms(req->deadline);
-	uint64_t total = h->request_ms != 0 ? min_u64(h->request_ms, remaining) : remaining;
+	uint64_t total =
+	    h->request_ms != 0 ? min_u64(h->request_ms, remaining) : remaining;
 	uint64_t connect = min_u64(h->connect_ms, remaining);
 	uint64_t low = (h->low_speed_ms + 999) / 1000;
 	int bad = 0;
@@ -611,34 +650,48 @@ static int setup_attempt(al_http *h, struct xfer *x, const char *url,
 	bad |= curl_easy_setopt(e, CURLOPT_URL, url) != CURLE_OK;
 	bad |= curl_easy_setopt(e, CURLOPT_ERRORBUFFER, h->errbuf) != CURLE_OK;
 	bad |= curl_easy_setopt(e, CURLOPT_NOSIGNAL, 1L) != CURLE_OK;
-	bad |= curl_easy_setopt(e, CURLOPT_PROTOCOLS_STR, "http,https") != CURLE_OK;
+	bad |= curl_easy_setopt(e, CURLOPT_PROTOCOLS_STR, "http,https") !=
+	       CURLE_OK;
 	bad |= curl_easy_setopt(e, CURLOPT_FOLLOWLOCATION, 0L) != CURLE_OK;
 	bad |= curl_easy_setopt(e, CURLOPT_TCP_KEEPALIVE, 1L) != CURLE_OK;
 	/* A proxy's "200 Connection established" is not the answer. */
-	bad |= curl_easy_setopt(e, CURLOPT_SUPPRESS_CONNECT_HEADERS, 1L) != CURLE_OK;
-	bad |= curl_easy_setopt(e, CURLOPT_USERAGENT, h->user_agent) != CURLE_OK;
+	bad |= curl_easy_setopt(e, CURLOPT_SUPPRESS_CONNECT_HEADERS, 1L) !=
+	       CURLE_OK;
+	bad |=
+	    curl_easy_setopt(e, CURLOPT_USERAGENT, h->user_agent) != CURLE_OK;
 	bad |= curl_easy_setopt(e, CURLOPT_HTTPHEADER, hdrs) != CURLE_OK;
-	bad |= curl_easy_setopt(e, CURLOPT_HEADERFUNCTION, header_cb) != CURLE_OK;
+	bad |=
+	    curl_easy_setopt(e, CURLOPT_HEADERFUNCTION, header_cb) != CURLE_OK;
 	bad |= curl_easy_setopt(e, CURLOPT_HEADERDATA, x) != CURLE_OK;
 	bad |= curl_easy_setopt(e, CURLOPT_WRITEFUNCTION, write_cb) != CURLE_OK;
 	bad |= curl_easy_setopt(e, CURLOPT_WRITEDATA, x) != CURLE_OK;
 	bad |= curl_easy_setopt(e, CURLOPT_NOPROGRESS, 0L) != CURLE_OK;
-	bad |= curl_easy_setopt(e, CURLOPT_XFERINFOFUNCTION, xferinfo_cb) != CURLE_OK;
+	bad |= curl_easy_setopt(e, CURLOPT_XFERINFOFUNCTION, xferinfo_cb) !=
+	       CURLE_OK;
 	bad |= curl_easy_setopt(e, CURLOPT_XFERINFODATA, x) != CURLE_OK;
-	bad |= curl_easy_setopt(e, CURLOPT_CONNECTTIMEOUT_MS, ms_to_long(connect != 0 ? connect : 1)) != CURLE_OK;
+	bad |= curl_easy_setopt(e, CURLOPT_CONNECTTIMEOUT_MS,
+	                        ms_to_long(connect != 0 ? connect : 1)) !=
+	       CURLE_OK;
 	if (total != UINT64_MAX)
-		bad |= curl_easy_setopt(e, CURLOPT_TIMEOUT_MS, ms_to_long(total != 0 ? total : 1)) != CURLE_OK;
+		bad |= curl_easy_setopt(e, CURLOPT_TIMEOUT_MS,
+		                        ms_to_long(total != 0 ? total : 1)) !=
+		       CURLE_OK;
 	bad |= curl_easy_setopt(e, CURLOPT_LOW_SPEED_LIMIT, 1L) != CURLE_OK;
-	bad |= curl_easy_setopt(e, CURLOPT_LOW_SPEED_TIME, ms_to_long(low != 0 ? low : 1)) != CURLE_OK;
+	bad |= curl_easy_setopt(e, CURLOPT_LOW_SPEED_TIME,
+	                        ms_to_long(low != 0 ? low : 1)) != CURLE_OK;
 	if (h->ca_file != NULL)
-		bad |= curl_easy_setopt(e, CURLOPT_CAINFO, h->ca_file) != CURLE_OK;
+		bad |=
+		    curl_easy_setopt(e, CURLOPT_CAINFO, h->ca_file) != CURLE_OK;
 	if (h->proxy != NULL)
 		bad |= curl_easy_setopt(e, CURLOPT_PROXY, h->proxy) != CURLE_OK;
 	if (h->no_proxy != NULL)
-		bad |= curl_easy_setopt(e, CURLOPT_NOPROXY, h->no_proxy) != CURLE_OK;
+		bad |= curl_easy_setopt(e, CURLOPT_NOPROXY, h->no_proxy) !=
+		       CURLE_OK;
 	if (h->tls_verify_off || host_is_insecure(h, url)) {
-		bad |= curl_easy_setopt(e, CURLOPT_SSL_VERIFYPEER, 0L) != CURLE_OK;
-		bad |= curl_easy_setopt(e, CURLOPT_SSL_VERIFYHOST, 0L) != CURLE_OK;
+		bad |=
+		    curl_easy_setopt(e, CURLOPT_SSL_VERIFYPEER, 0L) != CURLE_OK;
+		bad |=
+		    curl_easy_setopt(e, CURLOPT_SSL_VERIFYHOST, 0L) != CURLE_OK;
 	}
 	if (strcmp(method, "HEAD") == 0) {
 		bad |= curl_easy_setopt(e, CURLOPT_NOBODY, 1L) != CURLE_OK;
@@ -646,24 +699,31 @@ static int setup_attempt(al_http *h, struct xfer *x, const char *url,
 		curl_off_t size;
 
 		if (req->reader != NULL)
-			size = req->body_size >= 0 ? (curl_off_t)req->body_size : -1;
+			size = req->body_size >= 0 ? (curl_off_t)req->body_size
+			                           : -1;
 		else
 			size = (curl_off_t)req->body_len;
 		/* UPLOAD sends "Content-Length: 0" for an empty body, which
 		 * docker-registry needs, and never a form Content-Type. */
 		bad |= curl_easy_setopt(e, CURLOPT_UPLOAD, 1L) != CURLE_OK;
-		bad |= curl_easy_setopt(e, CURLOPT_READFUNCTION, read_cb) != CURLE_OK;
+		bad |= curl_easy_setopt(e, CURLOPT_READFUNCTION, read_cb) !=
+		       CURLE_OK;
 		bad |= curl_easy_setopt(e, CURLOPT_READDATA, x) != CURLE_OK;
-		bad |= curl_easy_setopt(e, CURLOPT_INFILESIZE_LARGE, size) != CURLE_OK;
+		bad |= curl_easy_setopt(e, CURLOPT_INFILESIZE_LARGE, size) !=
+		       CURLE_OK;
 		if (strcmp(method, "PUT") != 0)
-			bad |= curl_easy_setopt(e, CURLOPT_CUSTOMREQUEST, method) != CURLE_OK;
+			bad |= curl_easy_setopt(e, CURLOPT_CUSTOMREQUEST,
+			                        method) != CURLE_OK;
 	} else if (strcmp(method, "GET") == 0) {
 		bad |= curl_easy_setopt(e, CURLOPT_HTTPGET, 1L) != CURLE_OK;
 	} else {
-		bad |= curl_easy_setopt(e, CURLOPT_CUSTOMREQUEST, method) != CURLE_OK;
+		bad |= curl_easy_setopt(e, CURLOPT_CUSTOMREQUEST, method) !=
+		       CURLE_OK;
 	}
 	if (bad)
-		return al_error_set(AL_EINVAL, "cannot set up the request %s '%s'", method, x->safe_url);
+		return al_error_set(AL_EINVAL,
+		                    "cannot set up the request %s '%s'", method,
+		                    x->safe_url);
 	return 0;
 }
 
@@ -697,9 +757,11 @@ static int classify(CURLcode res, int *retry)
 
 /* The delay before retry number retry (0-based): Retry-After when the
  * answer has one, else exponential backoff with full jitter. */
-static uint64_t retry_delay(const al_http *h, const al_http_resp *resp, unsigned retry, int use_header)
+static uint64_t retry_delay(const al_http *h, const al_http_resp *resp,
+                            unsigned retry, int use_header)
 {
-	const char *ra = use_header ? al_http_resp_header(resp, "Retry-After") : NULL;
+	const char *ra =
+	    use_header ? al_http_resp_header(resp, "Retry-After") : NULL;
 	uint64_t ms;
 
 	if (ra != NULL && al_http_parse_retry_after(ra, &ms) == 0)
@@ -725,16 +787,19 @@ int al_http_do(al_http *h, const al_http_req *req, al_http_resp *resp)
 		return al_error_set(AL_EINVAL, "al_http_do: no response");
 	al_http_resp_clear(resp);
 	if (h == NULL || req == NULL || req->url == NULL)
-		return al_error_set(AL_EINVAL, "al_http_do: no client, request or URL");
+		return al_error_set(AL_EINVAL,
+		                    "al_http_do: no client, request or URL");
 	memset(&x, 0, sizeof(x));
 	x.h = h;
 	x.req = req;
 	x.resp = resp;
 	x.out_start = req->body_out != NULL ? req->body_out->len : 0;
-	method = req->method != NULL && req->method[0] != '\0' ? req->method : "GET";
+	method =
+	    req->method != NULL && req->method[0] != '\0' ? req->method : "GET";
 	orig_send_body = req->reader != NULL || req->body != NULL ||
-			 strcmp(method, "PUT") == 0 || strcmp(method, "POST") == 0 ||
-			 strcmp(method, "PATCH") == 0;
+	                 strcmp(method, "PUT") == 0 ||
+	                 strcmp(method, "POST") == 0 ||
+	                 strcmp(method, "PATCH") == 0;
 	x.send_body = orig_send_body;
 	url = al_strdup(req->url);
 	if (url == NULL) {
@@ -743,25 +808,32 @@ int al_http_do(al_http *h, const al_http_req *req, al_http_resp *resp)
 	}
 	url_redact(url, x.safe_url, sizeof(x.safe_url));
 	if (!url_is_http(url)) {
-		rc = al_error_set(AL_EINVAL, "not an http(s) URL: '%s'", x.safe_url);
+		rc = al_error_set(AL_EINVAL, "not an http(s) URL: '%s'",
+		                  x.safe_url);
 		goto out;
 	}
 
 	for (;;) {
 		if (al_cancel_is_set(h->cancel)) {
-			rc = al_error_set(AL_ECANCELED, "%s '%s' cancelled", method, x.safe_url);
+			rc = al_error_set(AL_ECANCELED, "%s '%s' cancelled",
+			                  method, x.safe_url);
 			goto out;
 		}
 		if (al_deadline_expired(req->deadline)) {
-			rc = al_error_set(AL_ETIMEOUT, "deadline exceeded for %s '%s' after %u attempt(s)",
-					  method, x.safe_url, resp->attempts);
+			rc = al_error_set(
+			    AL_ETIMEOUT,
+			    "deadline exceeded for %s '%s' after %u attempt(s)",
+			    method, x.safe_url, resp->attempts);
 			goto out;
 		}
 		/* A fresh attempt: a request body starts again at byte 0. */
 		if (x.send_body && req->reader != NULL && x.sent > 0) {
 			if (req->reader->rewind == NULL) {
-				rc = al_error_set(AL_EINVAL, "cannot send the body of %s '%s' again: the reader has no rewind",
-						  method, x.safe_url);
+				rc = al_error_set(
+				    AL_EINVAL,
+				    "cannot send the body of %s '%s' again: "
+				    "the reader has no rewind",
+				    method, x.safe_url);
 				goto out;
 			}
 			rc = req->reader->rewind(req->reader->ud);
@@ -782,7 +854,10 @@ int al_http_do(al_http *h, const al_http_req *req, al_http_resp *resp)
 		curl_slist_free_all(hdrs);
 		hdrs = build_headers(&x, drop_auth);
 		if (hdrs == NULL) {
-			rc = al_error_set(AL_ENOMEM, "out of memory building the headers of '%s'", x.safe_url);
+			rc = al_error_set(
+			    AL_ENOMEM,
+			    "out of memory building the headers of '%s'",
+			    x.safe_url);
 			goto out;
 		}
 		rc = setup_attempt(h, &x, url, method, hdrs);
@@ -792,14 +867,18 @@ int al_http_do(al_http *h, const al_http_req *req, al_http_resp *resp)
 		res = run_transfer(h, &x);
 		status = 0;
 		curl_easy_getinfo(h->easy, CURLINFO_RESPONSE_CODE, &status);
-		if (x.canceled || (res == CURLE_ABORTED_BY_CALLBACK && x.err == 0)) {
-			al_log_debug("http: %s %s cancelled (attempt %u)", method, x.safe_url, resp->attempts);
-			rc = al_error_set(AL_ECANCELED, "%s '%s' cancelled", method, x.safe_url);
+		if (x.canceled ||
+		    (res == CURLE_ABORTED_BY_CALLBACK && x.err == 0)) {
+			al_log_debug("http: %s %s cancelled (attempt %u)",
+			             method, x.safe_url, resp->attempts);
+			rc = al_error_set(AL_ECANCELED, "%s '%s' cancelled",
+			                  method, x.safe_url);
 			goto out;
 		}
 		if (x.err != 0) {
-			al_log_debug("http: %s %s -> %ld (attempt %u): %s", method, x.safe_url, status,
-				     resp->attempts, al_error_message());
+			al_log_debug("http: %s %s -> %ld (attempt %u): %s",
+			             method, x.safe_url, status, resp->attempts,
+			             al_error_message());
 			rc = x.err;
 			goto out;
 		}
@@ -807,86 +886,133 @@ int al_http_do(al_http *h, const al_http_req *req, al_http_resp *resp)
 		if (res == CURLE_OK) {
 			if (x.follow) {
 				loc = NULL;
-				if (curl_easy_getinfo(h->easy, CURLINFO_REDIRECT_URL, &loc) != CURLE_OK || loc == NULL)
+				if (curl_easy_getinfo(h->easy,
+				                      CURLINFO_REDIRECT_URL,
+				                      &loc) != CURLE_OK ||
+				    loc == NULL)
 					break;
 				if (redirects >= HTTP_MAX_REDIRECTS) {
-					rc = al_error_set(AL_EPROTO, "too many redirects (more than %d) from '%s'",
-							  HTTP_MAX_REDIRECTS, x.safe_url);
+					rc = al_error_set(
+					    AL_EPROTO,
+					    "too many redirects (more than %d) "
+					    "from '%s'",
+					    HTTP_MAX_REDIRECTS, x.safe_url);
 					goto out;
 				}
 				if (!url_is_http(loc)) {
 					al_error_clear();
-					rc = al_error_set(AL_EPROTO, "'%s' redirects to a non-http(s) URL", x.safe_url);
+					rc = al_error_set(AL_EPROTO,
+					                  "'%s' redirects to a "
+					                  "non-http(s) URL",
+					                  x.safe_url);
 					goto out;
 				}
-				al_log_debug("http: %s %s -> %ld (attempt %u), redirect %u", method, x.safe_url,
-					     status, resp->attempts, redirects + 1);
+				al_log_debug("http: %s %s -> %ld (attempt %u), "
+				             "redirect %u",
+				             method, x.safe_url, status,
+				             resp->attempts, redirects + 1);
 				if ((status == 303 && !x.is_head) ||
-				    ((status == 301 || status == 302) && strcmp(method, "POST") == 0)) {
+				    ((status == 301 || status == 302) &&
+				     strcmp(method, "POST") == 0)) {
 					method = "GET";
 					x.send_body = 0;
 				}
-				if (x.send_body && req->reader != NULL && x.sent > 0 && req->reader->rewind == NULL) {
-					al_log_debug("http: %s %s -> %ld: cannot send the body again, not following",
-						     method, x.safe_url, status);
+				if (x.send_body && req->reader != NULL &&
+				    x.sent > 0 && req->reader->rewind == NULL) {
+					al_log_debug(
+					    "http: %s %s -> %ld: cannot send "
+					    "the body again, not following",
+					    method, x.safe_url, status);
 					break;
 				}
-				/* Credentials never follow a redirect that leaves the
-				 * original scheme, host or port (signed storage URLs). */
+				/* Credentials never follow a redirect that
+				 * leaves the original scheme, host or port
+				 * (signed storage URLs). */
 				if (!drop_auth && !same_origin(req->url, loc))
 					drop_auth = 1;
 				free(url);
 				url = al_strdup(loc);
 				if (url == NULL) {
-					rc = al_error_set(AL_ENOMEM, "out of memory copying a URL");
+					rc = al_error_set(
+					    AL_ENOMEM,
+					    "out of memory copying a URL");
 					goto out;
 				}
 				redirects++;
 				if (drop_auth)
-					al_log_debug("http: redirect left the original origin, Authorization dropped");
+					al_log_debug(
+					    "http: redirect left the original "
+					    "origin, Authorization dropped");
 				url_redact(url, x.safe_url, sizeof(x.safe_url));
 				continue;
 			}
-			if (!is_retryable_status(status) || retries >= h->max_retries)
+			if (!is_retryable_status(status) ||
+			    retries >= h->max_retries)
 				break;
-			if (x.send_body && req->reader != NULL && x.sent > 0 && req->reader->rewind == NULL)
+			if (x.send_body && req->reader != NULL && x.sent > 0 &&
+			    req->reader->rewind == NULL)
 				break;
 			delay = retry_delay(h, resp, retries, 1);
 			if (delay >= al_deadline_remaining_ms(req->deadline)) {
-				al_log_debug("http: %s %s -> %ld (attempt %u), no time left to retry",
-					     method, x.safe_url, status, resp->attempts);
+				al_log_debug("http: %s %s -> %ld (attempt %u), "
+				             "no time left to retry",
+				             method, x.safe_url, status,
+				             resp->attempts);
 				break;
 			}
-			al_log_debug("http: %s %s -> %ld (attempt %u), retrying in %llu ms",
-				     method, x.safe_url, status, resp->attempts, (unsigned long long)delay);
+			al_log_debug("http: %s %s -> %ld (attempt %u), "
+			             "retrying in %llu ms",
+			             method, x.safe_url, status, resp->attempts,
+			             (unsigned long long)delay);
 		} else {
-			errtext = h->errbuf[0] != '\0' ? h->errbuf : curl_easy_strerror(res);
+			errtext = h->errbuf[0] != '\0'
+			              ? h->errbuf
+			              : curl_easy_strerror(res);
 			code = classify(res, &retry);
-			if (code == AL_ETIMEOUT && al_deadline_expired(req->deadline)) {
-				al_log_debug("http: %s %s failed (attempt %u): %s, deadline exceeded", method,
-					     x.safe_url, resp->attempts, errtext);
-				rc = al_error_set(AL_ETIMEOUT, "deadline exceeded for %s '%s' after %u attempt(s): %s",
-						  method, x.safe_url, resp->attempts, errtext);
+			if (code == AL_ETIMEOUT &&
+			    al_deadline_expired(req->deadline)) {
+				al_log_debug("http: %s %s failed (attempt %u): "
+				             "%s, deadline exceeded",
+				             method, x.safe_url, resp->attempts,
+				             errtext);
+				rc =
+				    al_error_set(AL_ETIMEOUT,
+				                 "deadline exceeded for %s "
+				                 "'%s' after %u attempt(s): %s",
+				                 method, x.safe_url,
+				                 resp->attempts, errtext);
 				goto out;
 			}
-			if (retry && retries < h->max_retries && x.send_body && req->reader != NULL &&
-			    x.sent > 0 && req->reader->rewind == NULL)
+			if (retry && retries < h->max_retries && x.send_body &&
+			    req->reader != NULL && x.sent > 0 &&
+			    req->reader->rewind == NULL)
 				retry = 0;
-			if (retry && retries < h->max_retries && x.given > 0 && !req->resumable) {
-				if (req->sink != NULL && req->sink->reset == NULL)
+			if (retry && retries < h->max_retries && x.given > 0 &&
+			    !req->resumable) {
+				if (req->sink != NULL &&
+				    req->sink->reset == NULL)
 					retry = 0;
 			}
-			delay = retry && retries < h->max_retries ? retry_delay(h, resp, retries, 0) : 0;
+			delay = retry && retries < h->max_retries
+			            ? retry_delay(h, resp, retries, 0)
+			            : 0;
 			if (!retry || retries >= h->max_retries ||
 			    delay >= al_deadline_remaining_ms(req->deadline)) {
-				al_log_debug("http: %s %s failed (attempt %u): %s", method, x.safe_url,
-					     resp->attempts, errtext);
-				rc = al_error_set(code, "%s '%s' failed after %u attempt(s): %s",
-						  method, x.safe_url, resp->attempts, errtext);
+				al_log_debug(
+				    "http: %s %s failed (attempt %u): %s",
+				    method, x.safe_url, resp->attempts,
+				    errtext);
+				rc = al_error_set(
+				    code,
+				    "%s '%s' failed after %u attempt(s): %s",
+				    method, x.safe_url, resp->attempts,
+				    errtext);
 				goto out;
 			}
-			al_log_debug("http: %s %s failed (attempt %u): %s, retrying in %llu ms", method,
-				     x.safe_url, resp->attempts, errtext, (unsigned long long)delay);
+			al_log_debug("http: %s %s failed (attempt %u): %s, "
+			             "retrying in %llu ms",
+			             method, x.safe_url, resp->attempts,
+			             errtext, (unsigned long long)delay);
 			if (x.given > 0 && !req->resumable) {
 				rc = body_restart(&x);
 				if (rc < 0)
@@ -894,7 +1020,8 @@ int al_http_do(al_http *h, const al_http_req *req, al_http_resp *resp)
 			}
 		}
 		if (al_sleep_ms(delay, h->cancel) != 0) {
-			rc = al_error_set(AL_ECANCELED, "%s '%s' cancelled", method, x.safe_url);
+			rc = al_error_set(AL_ECANCELED, "%s '%s' cancelled",
+			                  method, x.safe_url);
 			goto out;
 		}
 		retries++;
@@ -904,18 +1031,22 @@ int al_http_do(al_http *h, const al_http_req *req, al_http_resp *resp)
 			free(url);
 			url = al_strdup(req->url);
 			if (url == NULL) {
-				rc = al_error_set(AL_ENOMEM, "out of memory copying a URL");
+				rc = al_error_set(
+				    AL_ENOMEM, "out of memory copying a URL");
 				goto out;
 			}
 			url_redact(url, x.safe_url, sizeof(x.safe_url));
-			method = req->method != NULL && req->method[0] != '\0' ? req->method : "GET";
+			method = req->method != NULL && req->method[0] != '\0'
+			             ? req->method
+			             : "GET";
 			x.send_body = orig_send_body;
 			drop_auth = 0;
 			redirects = 0;
 		}
 	}
 
-	al_log_debug("http: %s %s -> %ld (attempt %u)", method, x.safe_url, status, resp->attempts);
+	al_log_debug("http: %s %s -> %ld (attempt %u)", method, x.safe_url,
+	             status, resp->attempts);
 	resp->status = status;
 	resp->effective_url = url;
 	url = NULL;
@@ -956,12 +1087,15 @@ const char *al_http_resp_header(const al_http_resp *resp, const char *name)
 }
 
 /* Seconds since the epoch of a broken-down UTC time (no timegm in C11). */
-static int64_t utc_seconds(int year, int mon, int mday, int hour, int min, int sec)
+static int64_t utc_seconds(int year, int mon, int mday, int hour, int min,
+                           int sec)
 {
-	static const int cum[12] = {0, 31, 59, 90, 120, 151, 181, 212, 243, 273, 304, 334};
+	static const int cum[12] = {0,   31,  59,  90,  120, 151,
+	                            181, 212, 243, 273, 304, 334};
 	int64_t y = year, days;
 
-	days = (y - 1970) * 365 + ((y - 1969) / 4) - ((y - 1901) / 100) + ((y - 1601) / 400);
+	days = (y - 1970) * 365 + ((y - 1969) / 4) - ((y - 1901) / 100) +
+	       ((y - 1601) / 400);
 	days += cum[mon];
 	if (mon > 1 && ((year % 4 == 0 && year % 100 != 0) || year % 400 == 0))
 		days++;
@@ -971,8 +1105,9 @@ static int64_t utc_seconds(int year, int mon, int mday, int hour, int min, int s
 
 static int month_index(const char *s)
 {
-	static const char *const names[12] = {"Jan", "Feb", "Mar", "Apr", "May", "Jun",
-					      "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"};
+	static const char *const names[12] = {"Jan", "Feb", "Mar", "Apr",
+	                                      "May", "Jun", "Jul", "Aug",
+	                                      "Sep", "Oct", "Nov", "Dec"};
 	int i;
 
 	for (i = 0; i < 12; i++) {
@@ -990,14 +1125,16 @@ static int parse_http_date(const char *v, int64_t *out)
 	int d, y, hh, mm, ss, m, consumed = 0;
 
 	/* IMF-fixdate: Sun, 06 Nov 1994 08:49:37 GMT */
-	if (sscanf(v, "%15[A-Za-z], %2d %3s %4d %2d:%2d:%2d %3s%n", wk, &d, mon, &y, &hh, &mm, &ss, zone,
-		   &consumed) == 8 && strlen(wk) == 3) {
+	if (sscanf(v, "%15[A-Za-z], %2d %3s %4d %2d:%2d:%2d %3s%n", wk, &d, mon,
+	           &y, &hh, &mm, &ss, zone, &consumed) == 8 &&
+	    strlen(wk) == 3) {
 		/* fall through to the checks below */
-	} else if (sscanf(v, "%15[A-Za-z], %2d-%3s-%2d %2d:%2d:%2d %3s%n", wk, &d, mon, &y, &hh, &mm, &ss,
-			  zone, &consumed) == 8) {
+	} else if (sscanf(v, "%15[A-Za-z], %2d-%3s-%2d %2d:%2d:%2d %3s%n", wk,
+	                  &d, mon, &y, &hh, &mm, &ss, zone, &consumed) == 8) {
 		/* RFC 850: Sunday, 06-Nov-94 08:49:37 GMT */
 		y += y < 70 ? 2000 : 1900;
-	} else if (sscanf(v, "%3s %3s %2d %2d:%2d:%2d %4d%n", wk, mon, &d, &hh, &mm, &ss, &y, &consumed) == 7) {
+	} else if (sscanf(v, "%3s %3s %2d %2d:%2d:%2d %4d%n", wk, mon, &d, &hh,
+	                  &mm, &ss, &y, &consumed) == 7) {
 		/* asctime: Sun Nov  6 08:49:37 1994 */
 		memcpy(zone, "GMT", 4);
 	} else {
@@ -1006,8 +1143,9 @@ static int parse_http_date(const char *v, int64_t *out)
 	while (v[consumed] == ' ' || v[consumed] == '\t')
 		consumed++;
 	m = month_index(mon);
-	if (v[consumed] != '\0' || strcmp(zone, "GMT") != 0 || m < 0 || d < 1 || d > 31 ||
-	    y < 1970 || y > 9999 || hh > 23 || mm > 59 || ss > 60 || hh < 0 || mm < 0 || ss < 0)
+	if (v[consumed] != '\0' || strcmp(zone, "GMT") != 0 || m < 0 || d < 1 ||
+	    d > 31 || y < 1970 || y > 9999 || hh > 23 || mm > 59 || ss > 60 ||
+	    hh < 0 || mm < 0 || ss < 0)
 		return -1;
 	*out = utc_seconds(y, m, d, hh, mm, ss);
 	return 0;
@@ -1031,12 +1169,14 @@ int al_http_parse_retry_after(const char *value, uint64_t *ms)
 		while (*p == ' ' || *p == '\t')
 			p++;
 		if (*p != '\0')
-			return al_error_set(AL_EPARSE, "invalid Retry-After '%.64s'", value);
+			return al_error_set(
+			    AL_EPARSE, "invalid Retry-After '%.64s'", value);
 		*ms = secs >= UINT64_MAX / 10000 ? UINT64_MAX : secs * 1000;
 		return 0;
 	}
 	if (parse_http_date(p, &when) != 0)
-		return al_error_set(AL_EPARSE, "invalid Retry-After '%.64s'", value);
+		return al_error_set(AL_EPARSE, "invalid Retry-After '%.64s'",
+		                    value);
 	now = (int64_t)(al_clock_wall_ms() / 1000);
 	*ms = when > now ? (uint64_t)(when - now) * 1000 : 0;
 	return 0;
@@ -1047,11 +1187,16 @@ static int copy_opts(al_http *h, const al_http_opts *opts)
 {
 	size_t n = 0, i;
 
-	if ((opts->ca_file != NULL && (h->ca_file = al_strdup(opts->ca_file)) == NULL) ||
-	    (opts->proxy != NULL && (h->proxy = al_strdup(opts->proxy)) == NULL) ||
-	    (opts->no_proxy != NULL && (h->no_proxy = al_strdup(opts->no_proxy)) == NULL))
+	if ((opts->ca_file != NULL &&
+	     (h->ca_file = al_strdup(opts->ca_file)) == NULL) ||
+	    (opts->proxy != NULL &&
+	     (h->proxy = al_strdup(opts->proxy)) == NULL) ||
+	    (opts->no_proxy != NULL &&
+	     (h->no_proxy = al_strdup(opts->no_proxy)) == NULL))
 		return AL_ENOMEM;
-	h->user_agent = al_strdup(opts->user_agent != NULL ? opts->user_agent : "airlock/" AL_VERSION_STRING);
+	h->user_agent =
+	    al_strdup(opts->user_agent != NULL ? opts->user_agent
+	                                       : "airlock/" AL_VERSION_STRING);
 	if (h->user_agent == NULL)
 		return AL_ENOMEM;
 	if (opts->insecure_hosts == NULL)
@@ -1081,20 +1226,30 @@ int al_http_new(al_http **out, const al_http_opts *opts)
 		opts = &defaults;
 	h = calloc(1, sizeof(*h));
 	if (h == NULL)
-		return al_error_set(AL_ENOMEM, "out of memory creating an HTTP client");
+		return al_error_set(AL_ENOMEM,
+		                    "out of memory creating an HTTP client");
 	h->tls_verify_off = opts->tls_verify_off != 0;
-	h->connect_ms = opts->connect_timeout_ms != 0 ? opts->connect_timeout_ms : HTTP_DEFAULT_CONNECT_MS;
-	h->low_speed_ms = opts->low_speed_time_ms != 0 ? opts->low_speed_time_ms : HTTP_DEFAULT_LOW_SPEED_MS;
+	h->connect_ms = opts->connect_timeout_ms != 0 ? opts->connect_timeout_ms
+	                                              : HTTP_DEFAULT_CONNECT_MS;
+	h->low_speed_ms = opts->low_speed_time_ms != 0
+	                      ? opts->low_speed_time_ms
+	                      : HTTP_DEFAULT_LOW_SPEED_MS;
 	h->request_ms = opts->request_timeout_ms;
 	if (opts->max_retries == AL_HTTP_NO_RETRY)
 		h->max_retries = 0;
 	else
-		h->max_retries = opts->max_retries != 0 ? opts->max_retries : HTTP_DEFAULT_RETRIES;
-	h->backoff_base_ms = opts->backoff_base_ms != 0 ? opts->backoff_base_ms : HTTP_DEFAULT_BACKOFF_BASE_MS;
-	h->backoff_max_ms = opts->backoff_max_ms != 0 ? opts->backoff_max_ms : HTTP_DEFAULT_BACKOFF_MAX_MS;
+		h->max_retries = opts->max_retries != 0 ? opts->max_retries
+		                                        : HTTP_DEFAULT_RETRIES;
+	h->backoff_base_ms = opts->backoff_base_ms != 0
+	                         ? opts->backoff_base_ms
+	                         : HTTP_DEFAULT_BACKOFF_BASE_MS;
+	h->backoff_max_ms = opts->backoff_max_ms != 0
+	                        ? opts->backoff_max_ms
+	                        : HTTP_DEFAULT_BACKOFF_MAX_MS;
 	h->cancel = opts->cancel;
 	if (copy_opts(h, opts) != 0) {
-		rc = al_error_set(AL_ENOMEM, "out of memory creating an HTTP client");
+		rc = al_error_set(AL_ENOMEM,
+		                  "out of memory creating an HTTP client");
 		goto out;
 	}
 	h->multi = curl_multi_init();
@@ -1135,7 +1290,8 @@ int al_http_global_init(void)
 	CURLcode res = curl_global_init(CURL_GLOBAL_DEFAULT);
 
 	if (res != CURLE_OK)
-		return al_error_set(AL_ENET, "cannot initialise libcurl: %s", curl_easy_strerror(res));
+		return al_error_set(AL_ENET, "cannot initialise libcurl: %s",
+		                    curl_easy_strerror(res));
 	return 0;
 }
 

@@ -16,22 +16,25 @@
 #define IMAGESET_API "mirror.openshift.io/v2alpha1"
 
 typedef struct ctx {
-	const char *path;  /* for messages */
-	char *dir;         /* absolute directory of the file */
+	const char *path; /* for messages */
+	char *dir;        /* absolute directory of the file */
 	al_imageset *cfg;
 } ctx;
 
-static int at(const ctx *c, const al_yaml_node *n, int code, const char *fmt, const char *a, const char *b)
+static int at(const ctx *c, const al_yaml_node *n, int code, const char *fmt,
+              const char *a, const char *b)
 {
-	return al_error_set(code, "%s:%zu:%zu: %s%s%s", c->path, n->line, n->column,
-			    fmt, a != NULL ? a : "", b != NULL ? b : "");
+	return al_error_set(code, "%s:%zu:%zu: %s%s%s", c->path, n->line,
+	                    n->column, fmt, a != NULL ? a : "",
+	                    b != NULL ? b : "");
 }
 
 /* "<path>:<l>:<c>: <where> must be <what>" */
-static int type_error(const ctx *c, const al_yaml_node *n, const char *where, const char *what)
+static int type_error(const ctx *c, const al_yaml_node *n, const char *where,
+                      const char *what)
 {
-	return al_error_set(AL_EPARSE, "%s:%zu:%zu: %s must be %s", c->path, n->line,
-			    n->column, where, what);
+	return al_error_set(AL_EPARSE, "%s:%zu:%zu: %s must be %s", c->path,
+	                    n->line, n->column, where, what);
 }
 
 static int in_list(const char *s, size_t len, const char *const *list)
@@ -50,8 +53,9 @@ static int in_list(const char *s, size_t len, const char *const *list)
  * features airlock does not implement (AL_EUNSUPPORTED), anything else
  * is a typo or a field from another schema (AL_EPARSE).
  */
-static int check_fields(const ctx *c, const al_yaml_node *map, const char *where,
-			const char *const *allowed, const char *const *unsupported)
+static int check_fields(const ctx *c, const al_yaml_node *map,
+                        const char *where, const char *const *allowed,
+                        const char *const *unsupported)
 {
 	size_t i;
 	const al_yaml_node *k;
@@ -61,17 +65,22 @@ static int check_fields(const ctx *c, const al_yaml_node *map, const char *where
 		if (in_list(k->value, k->len, allowed))
 			continue;
 		if (in_list(k->value, k->len, unsupported))
-			return al_error_set(AL_EUNSUPPORTED, "%s:%zu:%zu: '%s' in %s is not supported by airlock",
-					    c->path, k->line, k->column, k->value, where);
-		return al_error_set(AL_EPARSE, "%s:%zu:%zu: unknown field '%.100s' in %s",
-				    c->path, k->line, k->column, k->value, where);
+			return al_error_set(AL_EUNSUPPORTED,
+			                    "%s:%zu:%zu: '%s' in %s is not "
+			                    "supported by airlock",
+			                    c->path, k->line, k->column,
+			                    k->value, where);
+		return al_error_set(
+		    AL_EPARSE, "%s:%zu:%zu: unknown field '%.100s' in %s",
+		    c->path, k->line, k->column, k->value, where);
 	}
 	return 0;
 }
 
 /* The node as a string: a scalar that the core schema resolves to a
  * string (so "release: 4.15" or "name: true" are type errors). */
-static int get_string(const ctx *c, const al_yaml_node *n, const char *where, const char **out)
+static int get_string(const ctx *c, const al_yaml_node *n, const char *where,
+                      const char **out)
 {
 	json_t *j = NULL;
 	int rc;
@@ -117,7 +126,8 @@ static int check_ref(const ctx *c, const al_yaml_node *n, const char *s)
 	int rc = al_ref_parse(&r, s);
 
 	if (rc < 0)
-		return al_error_wrap(rc, "%s:%zu:%zu", c->path, n->line, n->column);
+		return al_error_wrap(rc, "%s:%zu:%zu", c->path, n->line,
+		                     n->column);
 	al_ref_clear(&r);
 	return 0;
 }
@@ -126,7 +136,8 @@ static int check_ref(const ctx *c, const al_yaml_node *n, const char *s)
  * A registry or repository prefix ("quay.io", "127.0.0.1:5000/mirror"):
  * no transport, tag or digest; the first component must be a registry.
  */
-static int check_prefix(const ctx *c, const al_yaml_node *n, const char *s, const char *where)
+static int check_prefix(const ctx *c, const al_yaml_node *n, const char *s,
+                        const char *where)
 {
 	al_ref r;
 	char *probe = NULL, *first = NULL;
@@ -140,12 +151,17 @@ static int check_prefix(const ctx *c, const al_yaml_node *n, const char *s, cons
 		goto out;
 	}
 	if (al_ref_parse(&r, probe) < 0) {
-		rc = at(c, n, AL_EPARSE, where, " is not a valid registry or repository prefix: ", s);
+		rc = at(c, n, AL_EPARSE, where,
+		        " is not a valid registry or repository prefix: ", s);
 		goto out;
 	}
-	if (strcmp(r.registry, first) != 0 && strcmp(first, "index.docker.io") != 0) {
+	if (strcmp(r.registry, first) != 0 &&
+	    strcmp(first, "index.docker.io") != 0) {
 		al_ref_clear(&r);
-		rc = at(c, n, AL_EPARSE, where, " must start with a registry host (with a '.' or ':', or localhost): ", s);
+		rc = at(c, n, AL_EPARSE, where,
+		        " must start with a registry host (with a '.' or ':', "
+		        "or localhost): ",
+		        s);
 		goto out;
 	}
 	al_ref_clear(&r);
@@ -169,9 +185,11 @@ static int load_releases(ctx *c, const al_yaml_node *n)
 		return push(&c->cfg->releases, &c->cfg->nreleases, s);
 	}
 	if (n->type != AL_YAML_SEQ)
-		return type_error(c, n, "mirror.platform.release", "a string or a list of strings");
+		return type_error(c, n, "mirror.platform.release",
+		                  "a string or a list of strings");
 	for (i = 0; i < n->n; i++) {
-		if ((rc = get_string(c, n->items[i], "mirror.platform.release[]", &s)) < 0)
+		if ((rc = get_string(c, n->items[i],
+		                     "mirror.platform.release[]", &s)) < 0)
 			return rc;
 		if ((rc = check_ref(c, n->items[i], s)) < 0)
 			return rc;
@@ -183,9 +201,11 @@ static int load_releases(ctx *c, const al_yaml_node *n)
 
 static int load_platform(ctx *c, const al_yaml_node *p)
 {
-	static const char *const allowed[] = {"release", "architectures", "graph", NULL};
+	static const char *const allowed[] = {"release", "architectures",
+	                                      "graph", NULL};
 	static const char *const unsupported[] = {"kubeVirtContainer", NULL};
-	static const char *const arches[] = {"amd64", "arm64", "ppc64le", "s390x", "multi", NULL};
+	static const char *const arches[] = {"amd64", "arm64", "ppc64le",
+	                                     "s390x", "multi", NULL};
 	const al_yaml_node *n;
 	const char *s;
 	json_t *j = NULL;
@@ -198,10 +218,14 @@ static int load_platform(ctx *c, const al_yaml_node *p)
 		n = p->keys[i];
 		if (strcmp(n->value, "channels") != 0)
 			continue;
-		return al_error_set(AL_EUNSUPPORTED, "%s:%zu:%zu: channels are not supported yet: list release images in mirror.platform.release",
-				    c->path, n->line, n->column);
+		return al_error_set(
+		    AL_EUNSUPPORTED,
+		    "%s:%zu:%zu: channels are not supported yet: list release "
+		    "images in mirror.platform.release",
+		    c->path, n->line, n->column);
 	}
-	if ((rc = check_fields(c, p, "mirror.platform", allowed, unsupported)) < 0)
+	if ((rc = check_fields(c, p, "mirror.platform", allowed, unsupported)) <
+	    0)
 		return rc;
 	n = al_yaml_get(p, "release");
 	if (n != NULL && (rc = load_releases(c, n)) < 0)
@@ -209,14 +233,20 @@ static int load_platform(ctx *c, const al_yaml_node *p)
 	n = al_yaml_get(p, "architectures");
 	if (n != NULL) {
 		if (n->type != AL_YAML_SEQ)
-			return type_error(c, n, "mirror.platform.architectures", "a list of strings");
+			return type_error(c, n, "mirror.platform.architectures",
+			                  "a list of strings");
 		for (i = 0; i < n->n; i++) {
-			if ((rc = get_string(c, n->items[i], "mirror.platform.architectures[]", &s)) < 0)
+			if ((rc = get_string(c, n->items[i],
+			                     "mirror.platform.architectures[]",
+			                     &s)) < 0)
 				return rc;
 			if (!in_list(s, strlen(s), arches))
-				return at(c, n->items[i], AL_EPARSE, "unknown architecture '", s,
-					  "' (want amd64, arm64, ppc64le, s390x or multi)");
-			if ((rc = push(&c->cfg->architectures, &c->cfg->narchitectures, s)) < 0)
+				return at(c, n->items[i], AL_EPARSE,
+				          "unknown architecture '", s,
+				          "' (want amd64, arm64, ppc64le, "
+				          "s390x or multi)");
+			if ((rc = push(&c->cfg->architectures,
+			               &c->cfg->narchitectures, s)) < 0)
 				return rc;
 		}
 	}
@@ -225,12 +255,16 @@ static int load_platform(ctx *c, const al_yaml_node *p)
 		rc = n->type == AL_YAML_SCALAR ? al_yaml_to_json(&j, n) : -1;
 		if (rc < 0 || !json_is_boolean(j)) {
 			json_decref(j);
-			return type_error(c, n, "mirror.platform.graph", "true or false");
+			return type_error(c, n, "mirror.platform.graph",
+			                  "true or false");
 		}
 		rc = json_is_true(j);
 		json_decref(j);
 		if (rc)
-			return at(c, n, AL_EUNSUPPORTED, "graph: true is not supported (airlock does not build the update graph image)", NULL, NULL);
+			return at(c, n, AL_EUNSUPPORTED,
+			          "graph: true is not supported (airlock does "
+			          "not build the update graph image)",
+			          NULL, NULL);
 	}
 	return 0;
 }
@@ -248,17 +282,23 @@ static int load_additional(ctx *c, const al_yaml_node *seq)
 	for (i = 0; i < seq->n; i++) {
 		item = seq->items[i];
 		if (item->type != AL_YAML_MAP)
-			return type_error(c, item, "mirror.additionalImages[]", "a mapping with 'name'");
-		if ((rc = check_fields(c, item, "mirror.additionalImages[]", allowed, NULL)) < 0)
+			return type_error(c, item, "mirror.additionalImages[]",
+			                  "a mapping with 'name'");
+		if ((rc = check_fields(c, item, "mirror.additionalImages[]",
+		                       allowed, NULL)) < 0)
 			return rc;
 		n = al_yaml_get(item, "name");
 		if (n == NULL)
-			return at(c, item, AL_EPARSE, "mirror.additionalImages[] needs 'name'", NULL, NULL);
-		if ((rc = get_string(c, n, "mirror.additionalImages[].name", &s)) < 0)
+			return at(c, item, AL_EPARSE,
+			          "mirror.additionalImages[] needs 'name'",
+			          NULL, NULL);
+		if ((rc = get_string(c, n, "mirror.additionalImages[].name",
+		                     &s)) < 0)
 			return rc;
 		if ((rc = check_ref(c, n, s)) < 0)
 			return rc;
-		if ((rc = push(&c->cfg->additional, &c->cfg->nadditional, s)) < 0)
+		if ((rc = push(&c->cfg->additional, &c->cfg->nadditional, s)) <
+		    0)
 			return rc;
 	}
 	return 0;
@@ -266,8 +306,10 @@ static int load_additional(ctx *c, const al_yaml_node *seq)
 
 static int load_mirror(ctx *c, const al_yaml_node *m)
 {
-	static const char *const allowed[] = {"platform", "additionalImages", NULL};
-	static const char *const unsupported[] = {"operators", "helm", "blockedImages", "samples", NULL};
+	static const char *const allowed[] = {"platform", "additionalImages",
+	                                      NULL};
+	static const char *const unsupported[] = {
+	    "operators", "helm", "blockedImages", "samples", NULL};
 	const al_yaml_node *n;
 	int rc;
 
@@ -286,14 +328,16 @@ static int load_mirror(ctx *c, const al_yaml_node *m)
 
 /* "oci:PATH" with PATH made absolute against the config's directory, or
  * "docker://PREFIX" as written. */
-static int resolve_location(ctx *c, const al_yaml_node *n, const char *s, char **out)
+static int resolve_location(ctx *c, const al_yaml_node *n, const char *s,
+                            char **out)
 {
 	al_imgref r;
 	char *loc = NULL, *abs = NULL;
 	int rc;
 
 	if (al_str_startswith(s, "docker://")) {
-		if ((rc = check_prefix(c, n, s + 9, "airlock.sources[].location")) < 0)
+		if ((rc = check_prefix(c, n, s + 9,
+		                       "airlock.sources[].location")) < 0)
 			return rc;
 		loc = al_strdup(s);
 		if (loc == NULL)
@@ -302,15 +346,22 @@ static int resolve_location(ctx *c, const al_yaml_node *n, const char *s, char *
 		return 0;
 	}
 	if (!al_str_startswith(s, "oci:"))
-		return at(c, n, AL_EPARSE, "airlock.sources[].location must start with 'oci:' or 'docker://': ", s, NULL);
+		return at(c, n, AL_EPARSE,
+		          "airlock.sources[].location must start with 'oci:' "
+		          "or 'docker://': ",
+		          s, NULL);
 	rc = al_imgref_parse(&r, s);
 	if (rc < 0)
-		return al_error_wrap(rc, "%s:%zu:%zu", c->path, n->line, n->column);
+		return al_error_wrap(rc, "%s:%zu:%zu", c->path, n->line,
+		                     n->column);
 	if (r.name != NULL) {
 		/* A source maps many images, each found by its own reference
 		 * name in the layout's index.json, so an image name here is a
 		 * mistake (often a ':' in the path). */
-		rc = at(c, n, AL_EPARSE, "airlock.sources[].location must name an OCI layout directory without ':NAME': ", s, NULL);
+		rc = at(c, n, AL_EPARSE,
+		        "airlock.sources[].location must name an OCI layout "
+		        "directory without ':NAME': ",
+		        s, NULL);
 		goto out;
 	}
 	if (r.path[0] != '/') {
@@ -348,27 +399,41 @@ static int load_sources(ctx *c, const al_yaml_node *seq)
 	for (i = 0; i < seq->n; i++) {
 		item = seq->items[i];
 		if (item->type != AL_YAML_MAP)
-			return type_error(c, item, "airlock.sources[]", "a mapping with 'prefix' and 'location'");
-		if ((rc = check_fields(c, item, "airlock.sources[]", allowed, NULL)) < 0)
+			return type_error(
+			    c, item, "airlock.sources[]",
+			    "a mapping with 'prefix' and 'location'");
+		if ((rc = check_fields(c, item, "airlock.sources[]", allowed,
+		                       NULL)) < 0)
 			return rc;
 		pn = al_yaml_get(item, "prefix");
 		ln = al_yaml_get(item, "location");
 		if (pn == NULL || ln == NULL)
-			return at(c, item, AL_EPARSE, "airlock.sources[] needs 'prefix' and 'location'", NULL, NULL);
-		if ((rc = get_string(c, pn, "airlock.sources[].prefix", &prefix)) < 0 ||
-		    (rc = get_string(c, ln, "airlock.sources[].location", &location)) < 0)
+			return at(
+			    c, item, AL_EPARSE,
+			    "airlock.sources[] needs 'prefix' and 'location'",
+			    NULL, NULL);
+		if ((rc = get_string(c, pn, "airlock.sources[].prefix",
+		                     &prefix)) < 0 ||
+		    (rc = get_string(c, ln, "airlock.sources[].location",
+		                     &location)) < 0)
 			return rc;
-		if ((rc = check_prefix(c, pn, prefix, "airlock.sources[].prefix")) < 0)
+		if ((rc = check_prefix(c, pn, prefix,
+		                       "airlock.sources[].prefix")) < 0)
 			return rc;
 		for (j = 0; j < cfg->nsources; j++) {
 			if (strcmp(cfg->sources[j].prefix, prefix) == 0)
-				return at(c, pn, AL_EPARSE, "duplicate airlock.sources[].prefix '", prefix, "'");
+				return at(
+				    c, pn, AL_EPARSE,
+				    "duplicate airlock.sources[].prefix '",
+				    prefix, "'");
 		}
 		if ((rc = resolve_location(c, ln, location, &loc)) < 0)
 			return rc;
 		pre = al_strdup(prefix);
-		p = cfg->nsources < SIZE_MAX / sizeof(*p) - 1 ?
-			    realloc(cfg->sources, (cfg->nsources + 1) * sizeof(*p)) : NULL;
+		p = cfg->nsources < SIZE_MAX / sizeof(*p) - 1
+		        ? realloc(cfg->sources,
+		                  (cfg->nsources + 1) * sizeof(*p))
+		        : NULL;
 		if (pre == NULL || p == NULL) {
 			free(pre);
 			free(loc);
@@ -386,7 +451,8 @@ static int load_sources(ctx *c, const al_yaml_node *seq)
 
 static int load_airlock(ctx *c, const al_yaml_node *a)
 {
-	static const char *const allowed[] = {"sources", "insecureRegistries", NULL};
+	static const char *const allowed[] = {"sources", "insecureRegistries",
+	                                      NULL};
 	const al_yaml_node *n;
 	const char *s;
 	size_t i;
@@ -402,15 +468,24 @@ static int load_airlock(ctx *c, const al_yaml_node *a)
 	n = al_yaml_get(a, "insecureRegistries");
 	if (n != NULL) {
 		if (n->type != AL_YAML_SEQ)
-			return type_error(c, n, "airlock.insecureRegistries", "a list of strings");
+			return type_error(c, n, "airlock.insecureRegistries",
+			                  "a list of strings");
 		for (i = 0; i < n->n; i++) {
-			if ((rc = get_string(c, n->items[i], "airlock.insecureRegistries[]", &s)) < 0)
+			if ((rc = get_string(c, n->items[i],
+			                     "airlock.insecureRegistries[]",
+			                     &s)) < 0)
 				return rc;
 			if (strchr(s, '/') != NULL)
-				return at(c, n->items[i], AL_EPARSE, "airlock.insecureRegistries[] must be a host[:port], not '", s, "'");
-			if ((rc = check_prefix(c, n->items[i], s, "airlock.insecureRegistries[]")) < 0)
+				return at(c, n->items[i], AL_EPARSE,
+				          "airlock.insecureRegistries[] must "
+				          "be a host[:port], not '",
+				          s, "'");
+			if ((rc = check_prefix(
+			         c, n->items[i], s,
+			         "airlock.insecureRegistries[]")) < 0)
 				return rc;
-			if ((rc = push(&c->cfg->insecure, &c->cfg->ninsecure, s)) < 0)
+			if ((rc = push(&c->cfg->insecure, &c->cfg->ninsecure,
+			               s)) < 0)
 				return rc;
 		}
 	}
@@ -426,19 +501,26 @@ static int check_header(ctx *c, const al_yaml_node *root)
 	int rc;
 
 	if (kind == NULL)
-		return at(c, root, AL_EPARSE, "missing 'kind: " IMAGESET_KIND "'", NULL, NULL);
+		return at(c, root, AL_EPARSE,
+		          "missing 'kind: " IMAGESET_KIND "'", NULL, NULL);
 	if ((rc = get_string(c, kind, "kind", &s)) < 0)
 		return rc;
 	if (strcmp(s, IMAGESET_KIND) != 0)
-		return at(c, kind, AL_EPARSE, "kind must be " IMAGESET_KIND ", not '", s, "'");
+		return at(c, kind, AL_EPARSE,
+		          "kind must be " IMAGESET_KIND ", not '", s, "'");
 	if (api == NULL)
-		return at(c, root, AL_EPARSE, "missing 'apiVersion: " IMAGESET_API "'", NULL, NULL);
+		return at(c, root, AL_EPARSE,
+		          "missing 'apiVersion: " IMAGESET_API "'", NULL, NULL);
 	if ((rc = get_string(c, api, "apiVersion", &s)) < 0)
 		return rc;
 	if (strcmp(s, "mirror.openshift.io/v1alpha2") == 0)
-		return at(c, api, AL_EUNSUPPORTED, "apiVersion mirror.openshift.io/v1alpha2 (oc-mirror v1) is not supported: use " IMAGESET_API, NULL, NULL);
+		return at(c, api, AL_EUNSUPPORTED,
+		          "apiVersion mirror.openshift.io/v1alpha2 (oc-mirror "
+		          "v1) is not supported: use " IMAGESET_API,
+		          NULL, NULL);
 	if (strcmp(s, IMAGESET_API) != 0)
-		return at(c, api, AL_EPARSE, "apiVersion must be " IMAGESET_API ", not '", s, "'");
+		return at(c, api, AL_EPARSE,
+		          "apiVersion must be " IMAGESET_API ", not '", s, "'");
 	return 0;
 }
 
@@ -486,7 +568,8 @@ static int abs_dir(const char *path, char **out)
 		return al_error_set(AL_ENOMEM, "out of memory");
 	real = realpath(dir, NULL);
 	if (real == NULL) {
-		int rc = al_error_errno(errno, "cannot resolve the directory of '%s'", path);
+		int rc = al_error_errno(
+		    errno, "cannot resolve the directory of '%s'", path);
 
 		free(dir);
 		return rc;
@@ -504,8 +587,10 @@ static int abs_dir(const char *path, char **out)
  */
 int al_imageset_load(al_imageset **out, const char *path)
 {
-	static const char *const allowed[] = {"kind", "apiVersion", "mirror", "airlock", NULL};
-	static const char *const unsupported[] = {"archiveSize", "storageConfig", "delete", NULL};
+	static const char *const allowed[] = {"kind", "apiVersion", "mirror",
+	                                      "airlock", NULL};
+	static const char *const unsupported[] = {
+	    "archiveSize", "storageConfig", "delete", NULL};
 	al_buf b = AL_BUF_INIT(AL_IMAGESET_MAX_BYTES);
 	al_yaml_node **docs = NULL;
 	size_t ndocs = 0;
@@ -515,7 +600,8 @@ int al_imageset_load(al_imageset **out, const char *path)
 
 	rc = al_fs_read_file(path, &b);
 	if (rc == AL_ELIMIT) {
-		rc = al_error_set(AL_ELIMIT, "'%s' is larger than %d bytes", path, AL_IMAGESET_MAX_BYTES);
+		rc = al_error_set(AL_ELIMIT, "'%s' is larger than %d bytes",
+		                  path, AL_IMAGESET_MAX_BYTES);
 		goto out;
 	}
 	if (rc < 0)
@@ -523,7 +609,10 @@ int al_imageset_load(al_imageset **out, const char *path)
 	if ((rc = al_yaml_load(&docs, &ndocs, b.ptr, b.len, path)) < 0)
 		goto out;
 	if (ndocs != 1 || docs[0] == NULL || docs[0]->type != AL_YAML_MAP) {
-		rc = al_error_set(AL_EPARSE, "%s: expected one YAML document holding an ImageSetConfiguration mapping", path);
+		rc = al_error_set(AL_EPARSE,
+		                  "%s: expected one YAML document holding an "
+		                  "ImageSetConfiguration mapping",
+		                  path);
 		goto out;
 	}
 	root = docs[0];
@@ -536,7 +625,8 @@ int al_imageset_load(al_imageset **out, const char *path)
 	}
 	if ((rc = check_header(&c, root)) < 0)
 		goto out;
-	if ((rc = check_fields(&c, root, "ImageSetConfiguration", allowed, unsupported)) < 0)
+	if ((rc = check_fields(&c, root, "ImageSetConfiguration", allowed,
+	                       unsupported)) < 0)
 		goto out;
 	n = al_yaml_get(root, "mirror");
 	if (n != NULL && (rc = load_mirror(&c, n)) < 0)

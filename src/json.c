@@ -22,12 +22,13 @@ int al_json_parse(json_t **out, const uint8_t *p, size_t n, const char *what)
 	if (p == NULL && n > 0)
 		return al_error_set(AL_EINVAL, "%s: no input", what);
 	v = json_loadb((const char *)(p != NULL ? p : (const uint8_t *)""), n,
-		       JSON_REJECT_DUPLICATES | JSON_DECODE_ANY, &err);
+	               JSON_REJECT_DUPLICATES | JSON_DECODE_ANY, &err);
 	if (v == NULL) {
 		if (json_error_code(&err) == json_error_out_of_memory)
-			return al_error_set(AL_ENOMEM, "%s: out of memory parsing JSON", what);
-		return al_error_set(AL_EPARSE, "%s: line %d, column %d: %s", what,
-				    err.line, err.column, err.text);
+			return al_error_set(
+			    AL_ENOMEM, "%s: out of memory parsing JSON", what);
+		return al_error_set(AL_EPARSE, "%s: line %d, column %d: %s",
+		                    what, err.line, err.column, err.text);
 	}
 	*out = v;
 	return 0;
@@ -41,7 +42,8 @@ int al_json_load_file(json_t **out, const char *path, size_t max)
 
 	rc = al_fs_read_file(path, &b);
 	if (rc == AL_ELIMIT) {
-		rc = al_error_set(AL_ELIMIT, "'%s' is larger than %zu bytes", path, max);
+		rc = al_error_set(AL_ELIMIT, "'%s' is larger than %zu bytes",
+		                  path, max);
 		goto out;
 	}
 	if (rc < 0)
@@ -74,10 +76,12 @@ int al_json_save_file(const char *path, const json_t *v, int indent)
 	int rc;
 
 	if (s == NULL)
-		return al_error_set(AL_ENOMEM, "cannot serialise JSON for '%s'", path);
+		return al_error_set(AL_ENOMEM, "cannot serialise JSON for '%s'",
+		                    path);
 	line = al_sprintf("%s\n", s);
 	if (line == NULL) {
-		rc = al_error_set(AL_ENOMEM, "cannot serialise JSON for '%s'", path);
+		rc = al_error_set(AL_ENOMEM, "cannot serialise JSON for '%s'",
+		                  path);
 		goto out;
 	}
 	rc = al_fs_write_atomic(path, line, strlen(line));

@@ -32,7 +32,8 @@ static int name_ok(const char *s)
 	for (i = 0; i < n; i++) {
 		char c = s[i];
 
-		if (!((c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '-' || c == '.'))
+		if (!((c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') ||
+		      c == '-' || c == '.'))
 			return 0;
 	}
 	return s[0] != '-' && s[0] != '.' && s[n - 1] != '-' && s[n - 1] != '.';
@@ -50,7 +51,8 @@ static int add_mirror(entry *e, const char *m)
 	}
 	p = realloc(e->mirrors, (e->nmirrors + 1) * sizeof(*p));
 	if (p == NULL)
-		return al_error_set(AL_ENOMEM, "out of memory building mirror sets");
+		return al_error_set(AL_ENOMEM,
+		                    "out of memory building mirror sets");
 	p[e->nmirrors++] = m;
 	e->mirrors = p;
 	return 0;
@@ -68,13 +70,16 @@ static json_t *mirror_list(const entry *ents, size_t n, int digest)
 		if (digest ? !ents[i].by_digest : !ents[i].by_tag)
 			continue;
 		mirrors = json_array();
-		item = json_pack("{s:s, s:o}", "source", ents[i].source, "mirrors", mirrors);
+		item = json_pack("{s:s, s:o}", "source", ents[i].source,
+		                 "mirrors", mirrors);
 		if (item == NULL || json_array_append_new(list, item) != 0) {
 			json_decref(list);
 			return NULL;
 		}
 		for (j = 0; j < ents[i].nmirrors; j++) {
-			if (json_array_append_new(mirrors, json_string(ents[i].mirrors[j])) != 0) {
+			if (json_array_append_new(
+			        mirrors, json_string(ents[i].mirrors[j])) !=
+			    0) {
 				json_decref(list);
 				return NULL;
 			}
@@ -85,19 +90,21 @@ static json_t *mirror_list(const entry *ents, size_t n, int digest)
 
 /* One resource document; takes list. NULL on ENOMEM. */
 static json_t *resource(const char *api, const char *kind, const char *name,
-			const char *field, json_t *list)
+                        const char *field, json_t *list)
 {
 	if (list == NULL)
 		return NULL;
-	return json_pack("{s:s, s:s, s:{s:s}, s:{s:o}}", "apiVersion", api, "kind", kind,
-			 "metadata", "name", name, "spec", field, list);
+	return json_pack("{s:s, s:s, s:{s:s}, s:{s:o}}", "apiVersion", api,
+	                 "kind", kind, "metadata", "name", name, "spec", field,
+	                 list);
 }
 
 /*
  * See kres.h. AL_EINVAL for a NULL or empty source or mirror, or a name
  * that is not a DNS subdomain; with nothing to mirror out is left as is.
  */
-int al_kres_mirrorsets(al_buf *out, const al_mirror_map *maps, size_t n, const char *name, int flags)
+int al_kres_mirrorsets(al_buf *out, const al_mirror_map *maps, size_t n,
+                       const char *name, int flags)
 {
 	entry *ents = NULL;
 	size_t nents = 0, i, j, ndocs = 0, ndig = 0, ntag = 0;
@@ -105,20 +112,27 @@ int al_kres_mirrorsets(al_buf *out, const al_mirror_map *maps, size_t n, const c
 	int rc = 0;
 
 	if (name == NULL || !name_ok(name))
-		return al_error_set(AL_EINVAL, "invalid resource name '%s' (want a lowercase DNS subdomain)",
-				    name != NULL ? name : "");
+		return al_error_set(AL_EINVAL,
+		                    "invalid resource name '%s' (want a "
+		                    "lowercase DNS subdomain)",
+		                    name != NULL ? name : "");
 	if (n > 0 && maps == NULL)
 		return al_error_set(AL_EINVAL, "no mirror mappings given");
 	if (n > 0) {
 		ents = calloc(n, sizeof(*ents));
 		if (ents == NULL)
-			return al_error_set(AL_ENOMEM, "out of memory building mirror sets");
+			return al_error_set(
+			    AL_ENOMEM, "out of memory building mirror sets");
 	}
 	for (i = 0; i < n; i++) {
 		const al_mirror_map *m = &maps[i];
 
-		if (m->source == NULL || m->source[0] == '\0' || m->mirror == NULL || m->mirror[0] == '\0') {
-			rc = al_error_set(AL_EINVAL, "mirror mapping %zu has an empty source or mirror", i);
+		if (m->source == NULL || m->source[0] == '\0' ||
+		    m->mirror == NULL || m->mirror[0] == '\0') {
+			rc = al_error_set(
+			    AL_EINVAL,
+			    "mirror mapping %zu has an empty source or mirror",
+			    i);
 			goto out;
 		}
 		if (!m->by_digest && !m->by_tag)
@@ -141,26 +155,33 @@ int al_kres_mirrorsets(al_buf *out, const al_mirror_map *maps, size_t n, const c
 		ntag += ents[i].by_tag != 0;
 	}
 	if (ndig > 0) {
-		docs[ndocs] = resource("config.openshift.io/v1", "ImageDigestMirrorSet", name,
-				       "imageDigestMirrors", mirror_list(ents, nents, 1));
+		docs[ndocs] = resource(
+		    "config.openshift.io/v1", "ImageDigestMirrorSet", name,
+		    "imageDigestMirrors", mirror_list(ents, nents, 1));
 		if (docs[ndocs++] == NULL) {
-			rc = al_error_set(AL_ENOMEM, "out of memory building mirror sets");
+			rc = al_error_set(AL_ENOMEM,
+			                  "out of memory building mirror sets");
 			goto out;
 		}
 	}
 	if (ntag > 0) {
-		docs[ndocs] = resource("config.openshift.io/v1", "ImageTagMirrorSet", name,
-				       "imageTagMirrors", mirror_list(ents, nents, 0));
+		docs[ndocs] = resource(
+		    "config.openshift.io/v1", "ImageTagMirrorSet", name,
+		    "imageTagMirrors", mirror_list(ents, nents, 0));
 		if (docs[ndocs++] == NULL) {
-			rc = al_error_set(AL_ENOMEM, "out of memory building mirror sets");
+			rc = al_error_set(AL_ENOMEM,
+			                  "out of memory building mirror sets");
 			goto out;
 		}
 	}
 	if ((flags & AL_KRES_ICSP) != 0 && ndig > 0) {
-		docs[ndocs] = resource("operator.openshift.io/v1alpha1", "ImageContentSourcePolicy",
-				       name, "repositoryDigestMirrors", mirror_list(ents, nents, 1));
+		docs[ndocs] = resource("operator.openshift.io/v1alpha1",
+		                       "ImageContentSourcePolicy", name,
+		                       "repositoryDigestMirrors",
+		                       mirror_list(ents, nents, 1));
 		if (docs[ndocs++] == NULL) {
-			rc = al_error_set(AL_ENOMEM, "out of memory building mirror sets");
+			rc = al_error_set(AL_ENOMEM,
+			                  "out of memory building mirror sets");
 			goto out;
 		}
 	}

@@ -120,11 +120,18 @@ static const hash_info hashes[] = {
 /*
  * The hash for algorithm id, or an error: MD5 and SHA-1 have practical
  * collision attacks, so a signature over them proves nothing (AL_EVERIFY).
+ * sha1_ok admits SHA-1 for revocations only: a forged revocation can only
+ * take trust away, so honouring an old SHA-1 one fails closed.
  */
-static int hash_lookup(const hash_info **out, int id)
+static int hash_lookup(const hash_info **out, int id, int sha1_ok)
 {
+	static const hash_info sha1 = {2, "SHA-1", "SHA1"};
 	size_t i;
 
+	if (id == 2 && sha1_ok) {
+		*out = &sha1;
+		return 0;
+	}
 	for (i = 0; i < sizeof(hashes) / sizeof(hashes[0]); i++) {
 		if (hashes[i].id != id)
 			continue;
@@ -946,15 +953,16 @@ static int hash_key(EVP_MD_CTX *md, const pgp_key *k)
 }
 
 /*
- * Start hashing for s: checks the hash algorithm (MD5/SHA-1 refused).
+ * Start hashing for s: checks the hash algorithm (MD5/SHA-1 refused except
+ * SHA-1 in revocations).
  */
 static int hash_begin(EVP_MD_CTX **out, const pgp_sig *s, const hash_info **hi)
 {
 	EVP_MD_CTX *md = NULL;
 	EVP_MD *alg = NULL;
-	int rc;
+	int rc, revocation = s->type == SIG_KEY_REVOCATION || s->type == SIG_SUBKEY_REVOCATION;
 
-	if ((rc = hash_lookup(hi, s->hashalgo)) < 0)
+	if ((rc = hash_lookup(hi, s->hashalgo, revocation)) < 0)
 		return rc;
 	alg = EVP_MD_fetch(NULL, (*hi)->ossl, NULL);
 	md = EVP_MD_CTX_new();
@@ -1594,6 +1602,18 @@ static int msg_collect(msg_state *ms, const uint8_t *p, size_t n, int depth)
 	}
 }
 
+/* 1 if any copy of the key with k's fingerprint (keyrings added from several
+ * files may hold one key twice) carries a verified revocation. */
+static int any_revoked(const al_pgp_keyring *kr, const pgp_key *k)
+{
+	size_t i;
+
+	for (i = 0; i < kr->n; i++)
+		if (kr->keys[i].revoked && memcmp(kr->keys[i].fpr, k->fpr, 20) == 0)
+			return 1;
+	return 0;
+}
+
 /* Validity of signing key k (and its primary) for s at time now. */
 static int key_usable(const al_pgp_keyring *kr, const pgp_key *k, const pgp_sig *s, uint64_t now)
 {
@@ -1604,9 +1624,9 @@ static int key_usable(const al_pgp_keyring *kr, const pgp_key *k, const pgp_sig 
 		return al_error_set(AL_EVERIFY, "%s", pk->why);
 	if (!k->bound)
 		return al_error_set(AL_EVERIFY, "%s", k->why);
-	if (pk->revoked)
+	if (any_revoked(kr, pk))
 		return al_error_set(AL_EVERIFY, "key 0x%016" PRIX64 " is revoked", pk->keyid);
-	if (k->revoked)
+	if (any_revoked(kr, k))
 		return al_error_set(AL_EVERIFY, "key 0x%016" PRIX64 " is revoked", k->keyid);
 	if (pk->expire != 0 && (uint64_t)pk->created + pk->expire <= now)
 		return al_error_set(AL_EVERIFY, "key 0x%016" PRIX64 " expired on %s", pk->keyid,

@@ -142,7 +142,8 @@ static int tag_ok(const char *s, size_t n)
 	if (!is_alnum(s[0]) && s[0] != '_')
 		return 0;
 	for (i = 1; i < n; i++) {
-		if (!is_alnum(s[i]) && s[i] != '_' && s[i] != '.' && s[i] != '-')
+		if (!is_alnum(s[i]) && s[i] != '_' && s[i] != '.' &&
+		    s[i] != '-')
 			return 0;
 	}
 	return 1;
@@ -176,14 +177,21 @@ int al_ref_parse(al_ref *out, const char *s)
 		return al_error_set(AL_EPARSE, "invalid reference '': empty");
 	len = strnlen(s, REF_INPUT_MAX + 1);
 	if (len > REF_INPUT_MAX)
-		return al_error_set(AL_EPARSE, "invalid reference '%.64s...': longer than %d bytes", s, REF_INPUT_MAX);
+		return al_error_set(
+		    AL_EPARSE,
+		    "invalid reference '%.64s...': longer than %d bytes", s,
+		    REF_INPUT_MAX);
 
 	at = strchr(s, '@');
 	end = at != NULL ? at : s + len;
 	if (at != NULL) {
 		rc = al_digest_parse(&d, at + 1, len - (size_t)(at + 1 - s));
 		if (rc < 0)
-			return al_error_set(AL_EPARSE, "invalid reference '%s': bad digest '%s' (want sha256:<64 hex> or sha512:<128 hex>)", s, at + 1);
+			return al_error_set(
+			    AL_EPARSE,
+			    "invalid reference '%s': bad digest '%s' (want "
+			    "sha256:<64 hex> or sha512:<128 hex>)",
+			    s, at + 1);
 	}
 	/* The tag is after the last ':' that follows the last '/'. */
 	lastslash = NULL;
@@ -192,7 +200,8 @@ int al_ref_parse(al_ref *out, const char *s)
 			lastslash = s + i;
 	}
 	colon = NULL;
-	for (i = lastslash != NULL ? (size_t)(lastslash - s) : 0; s + i < end; i++) {
+	for (i = lastslash != NULL ? (size_t)(lastslash - s) : 0; s + i < end;
+	     i++) {
 		if (s[i] == ':')
 			colon = s + i;
 	}
@@ -200,14 +209,22 @@ int al_ref_parse(al_ref *out, const char *s)
 		size_t taglen = (size_t)(end - colon - 1);
 
 		if (!tag_ok(colon + 1, taglen))
-			return al_error_set(AL_EPARSE, "invalid reference '%s': bad tag '%.*s' (want [A-Za-z0-9_][A-Za-z0-9_.-]{0,127})", s, (int)(taglen > 200 ? 200 : taglen), colon + 1);
+			return al_error_set(
+			    AL_EPARSE,
+			    "invalid reference '%s': bad tag '%.*s' (want "
+			    "[A-Za-z0-9_][A-Za-z0-9_.-]{0,127})",
+			    s, (int)(taglen > 200 ? 200 : taglen), colon + 1);
 		end = colon;
 	}
 	namelen = (size_t)(end - s);
 	if (namelen == 0)
-		return al_error_set(AL_EPARSE, "invalid reference '%s': empty name", s);
+		return al_error_set(AL_EPARSE,
+		                    "invalid reference '%s': empty name", s);
 	if (namelen > REF_NAME_MAX)
-		return al_error_set(AL_EPARSE, "invalid reference '%s': name longer than %d characters", s, REF_NAME_MAX);
+		return al_error_set(
+		    AL_EPARSE,
+		    "invalid reference '%s': name longer than %d characters", s,
+		    REF_NAME_MAX);
 
 	/* Domain: the first component when it looks like a host. */
 	slash = memchr(s, '/', namelen);
@@ -217,11 +234,15 @@ int al_ref_parse(al_ref *out, const char *s)
 	if (slash != NULL) {
 		size_t flen = (size_t)(slash - s);
 
-		if (memchr(s, '.', flen) != NULL || memchr(s, ':', flen) != NULL ||
+		if (memchr(s, '.', flen) != NULL ||
+		    memchr(s, ':', flen) != NULL ||
 		    (flen == 9 && memcmp(s, "localhost", 9) == 0) ||
 		    has_upper(s, flen)) {
 			if (!domain_ok(s, flen))
-				return al_error_set(AL_EPARSE, "invalid reference '%s': bad registry '%.*s'", s, (int)flen, s);
+				return al_error_set(AL_EPARSE,
+				                    "invalid reference '%s': "
+				                    "bad registry '%.*s'",
+				                    s, (int)flen, s);
 			dom = s;
 			domlen = flen;
 			path = slash + 1;
@@ -229,12 +250,19 @@ int al_ref_parse(al_ref *out, const char *s)
 	}
 	pathlen = (size_t)(end - path);
 	if (has_upper(path, pathlen))
-		return al_error_set(AL_EPARSE, "invalid reference '%s': repository name must be lowercase", s);
+		return al_error_set(
+		    AL_EPARSE,
+		    "invalid reference '%s': repository name must be lowercase",
+		    s);
 	start = 0;
 	for (i = 0; i <= pathlen; i++) {
 		if (i == pathlen || path[i] == '/') {
 			if (!path_component_ok(path + start, i - start))
-				return al_error_set(AL_EPARSE, "invalid reference '%s': bad repository component '%.*s'", s, (int)(i - start), path + start);
+				return al_error_set(
+				    AL_EPARSE,
+				    "invalid reference '%s': bad repository "
+				    "component '%.*s'",
+				    s, (int)(i - start), path + start);
 			start = i + 1;
 		}
 	}
@@ -250,13 +278,26 @@ int al_ref_parse(al_ref *out, const char *s)
 	else
 		r.repository = al_strndup(path, pathlen);
 	if (colon != NULL)
-		r.tag = al_strndup(colon + 1, (size_t)((at != NULL ? at : s + len) - colon - 1));
+		r.tag =
+		    al_strndup(colon + 1, (size_t)((at != NULL ? at : s + len) -
+		                                   colon - 1));
 	if (at != NULL)
 		r.digest = al_strdup(at + 1);
 	if (r.registry == NULL || r.repository == NULL ||
-	    (colon != NULL && r.tag == NULL) || (at != NULL && r.digest == NULL)) {
+	    (colon != NULL && r.tag == NULL) ||
+	    (at != NULL && r.digest == NULL)) {
 		al_ref_clear(&r);
-		return al_error_set(AL_ENOMEM, "out of memory parsing reference '%s'", s);
+		return al_error_set(AL_ENOMEM,
+		                    "out of memory parsing reference '%s'", s);
+	}
+	/* As distribution does, the bound holds for the normalised name, so
+	 * al_ref_string() output always parses again. */
+	if (strlen(r.registry) + 1 + strlen(r.repository) > REF_NAME_MAX) {
+		al_ref_clear(&r);
+		return al_error_set(
+		    AL_EPARSE,
+		    "invalid reference '%s': name longer than %d characters", s,
+		    REF_NAME_MAX);
 	}
 	*out = r;
 	return 0;
@@ -288,7 +329,8 @@ int al_ref_copy(al_ref *out, const al_ref *in)
 	    (in->tag != NULL && r.tag == NULL) ||
 	    (in->digest != NULL && r.digest == NULL)) {
 		al_ref_clear(&r);
-		return al_error_set(AL_ENOMEM, "out of memory copying a reference");
+		return al_error_set(AL_ENOMEM,
+		                    "out of memory copying a reference");
 	}
 	*out = r;
 	return 0;
@@ -297,10 +339,10 @@ int al_ref_copy(al_ref *out, const al_ref *in)
 /* "registry/repository[:tag][@digest]"; caller frees; NULL on ENOMEM. */
 char *al_ref_string(const al_ref *r)
 {
-	return al_sprintf("%s/%s%s%s%s%s", r->registry, r->repository,
-			  r->tag != NULL ? ":" : "", r->tag != NULL ? r->tag : "",
-			  r->digest != NULL ? "@" : "",
-			  r->digest != NULL ? r->digest : "");
+	return al_sprintf(
+	    "%s/%s%s%s%s%s", r->registry, r->repository,
+	    r->tag != NULL ? ":" : "", r->tag != NULL ? r->tag : "",
+	    r->digest != NULL ? "@" : "", r->digest != NULL ? r->digest : "");
 }
 
 /* "registry/repository"; caller frees; NULL on ENOMEM. */
@@ -322,9 +364,12 @@ int al_imgref_parse(al_imgref *out, const char *s)
 
 	memset(&r, 0, sizeof(r));
 	if (s == NULL || s[0] == '\0')
-		return al_error_set(AL_EPARSE, "invalid image location '': empty");
+		return al_error_set(AL_EPARSE,
+		                    "invalid image location '': empty");
 	if (strnlen(s, REF_INPUT_MAX * 4 + 1) > REF_INPUT_MAX * 4)
-		return al_error_set(AL_EPARSE, "invalid image location '%.64s...': too long", s);
+		return al_error_set(
+		    AL_EPARSE, "invalid image location '%.64s...': too long",
+		    s);
 	if (al_str_startswith(s, "docker://")) {
 		rc = al_ref_parse(&r.ref, s + 9);
 		if (rc < 0)
@@ -337,19 +382,25 @@ int al_imgref_parse(al_imgref *out, const char *s)
 		p = s + 4;
 		colon = strchr(p, ':');
 		if (colon == p || p[0] == '\0')
-			return al_error_set(AL_EPARSE, "invalid image location '%s': empty OCI layout path", s);
+			return al_error_set(AL_EPARSE,
+			                    "invalid image location '%s': "
+			                    "empty OCI layout path",
+			                    s);
 		r.transport = AL_TRANSPORT_OCI;
 		if (colon == NULL) {
 			r.path = al_strdup(p);
 			if (r.path == NULL)
-				return al_error_set(AL_ENOMEM, "out of memory parsing '%s'", s);
+				return al_error_set(
+				    AL_ENOMEM, "out of memory parsing '%s'", s);
 		} else {
 			r.path = al_strndup(p, (size_t)(colon - p));
 			if (colon[1] != '\0')
 				r.name = al_strdup(colon + 1);
-			if (r.path == NULL || (colon[1] != '\0' && r.name == NULL)) {
+			if (r.path == NULL ||
+			    (colon[1] != '\0' && r.name == NULL)) {
 				al_imgref_clear(&r);
-				return al_error_set(AL_ENOMEM, "out of memory parsing '%s'", s);
+				return al_error_set(
+				    AL_ENOMEM, "out of memory parsing '%s'", s);
 			}
 		}
 		*out = r;
@@ -357,7 +408,10 @@ int al_imgref_parse(al_imgref *out, const char *s)
 	}
 	p = strstr(s, "://");
 	if (p != NULL)
-		return al_error_set(AL_EPARSE, "invalid image location '%s': unsupported transport '%.*s' (want docker:// or oci:)", s, (int)(p - s), s);
+		return al_error_set(AL_EPARSE,
+		                    "invalid image location '%s': unsupported "
+		                    "transport '%.*s' (want docker:// or oci:)",
+		                    s, (int)(p - s), s);
 	rc = al_ref_parse(&r.ref, s);
 	if (rc < 0)
 		return rc;
@@ -383,8 +437,9 @@ char *al_imgref_string(const al_imgref *r)
 	char *ref, *s;
 
 	if (r->transport == AL_TRANSPORT_OCI)
-		return al_sprintf("oci:%s%s%s", r->path, r->name != NULL ? ":" : "",
-				  r->name != NULL ? r->name : "");
+		return al_sprintf("oci:%s%s%s", r->path,
+		                  r->name != NULL ? ":" : "",
+		                  r->name != NULL ? r->name : "");
 	if (r->transport != AL_TRANSPORT_DOCKER)
 		return NULL;
 	ref = al_ref_string(&r->ref);

@@ -20,7 +20,8 @@
 #define MAX_HDRS 8
 
 struct al_registry {
-	char *host;
+	char *host;     /* as given: messages, auth lookups */
+	char *endpoint; /* host:port the requests go to (docker.io: registry-1.docker.io) */
 	const char *scheme; /* "https", or "http" after a TLS failure on an insecure registry */
 	int scheme_known;
 	int insecure;
@@ -91,7 +92,12 @@ int al_registry_new(al_registry **out, const char *host, const al_registry_opts 
 	if (r == NULL)
 		return al_error_set(AL_ENOMEM, "out of memory");
 	r->host = al_strdup(host);
-	if (r->host == NULL) {
+	/* Docker Hub's API does not live at its reference name */
+	if (strcmp(host, "docker.io") == 0 || strcmp(host, "index.docker.io") == 0)
+		r->endpoint = al_strdup("registry-1.docker.io");
+	else
+		r->endpoint = al_strdup(host);
+	if (r->host == NULL || r->endpoint == NULL) {
 		rc = al_error_set(AL_ENOMEM, "out of memory");
 		goto out;
 	}
@@ -106,7 +112,7 @@ int al_registry_new(al_registry **out, const char *host, const al_registry_opts 
 	if (r->chunk_size == 0)
 		r->chunk_size = DEFAULT_CHUNK;
 	if (r->insecure) {
-		r->insecure_hosts[0] = r->host;
+		r->insecure_hosts[0] = r->endpoint;
 		r->insecure_hosts[1] = NULL;
 		hopts.insecure_hosts = r->insecure_hosts;
 	}
@@ -133,6 +139,7 @@ void al_registry_free(al_registry *r)
 	al_http_free(r->http);
 	al_auth_free(r->own_auth);
 	free(r->host);
+	free(r->endpoint);
 	free(r);
 }
 
@@ -145,7 +152,7 @@ const char *al_registry_host(const al_registry *r)
 static char *make_url(const al_registry *r, const char *path_or_url)
 {
 	if (path_or_url[0] == '/')
-		return al_sprintf("%s://%s%s", r->scheme, r->host, path_or_url);
+		return al_sprintf("%s://%s%s", r->scheme, r->endpoint, path_or_url);
 	return al_strdup(path_or_url);
 }
 
@@ -153,12 +160,12 @@ static char *make_url(const al_registry *r, const char *path_or_url)
 static int on_registry(const al_registry *r, const char *url)
 {
 	const char *p = strstr(url, "://");
-	size_t hl = strlen(r->host);
+	size_t hl = strlen(r->endpoint);
 
 	if (p == NULL)
 		return 0;
 	p += 3;
-	return strncasecmp(p, r->host, hl) == 0 && (p[hl] == '/' || p[hl] == '\0' || p[hl] == '?');
+	return strncasecmp(p, r->endpoint, hl) == 0 && (p[hl] == '/' || p[hl] == '\0' || p[hl] == '?');
 }
 
 /*
@@ -170,8 +177,8 @@ static char *resolve(const al_registry *r, const char *loc)
 	if (al_str_startswith(loc, "https://") || al_str_startswith(loc, "http://"))
 		return al_strdup(loc);
 	if (loc[0] == '/')
-		return al_sprintf("%s://%s%s", r->scheme, r->host, loc);
-	return al_sprintf("%s://%s/%s", r->scheme, r->host, loc);
+		return al_sprintf("%s://%s%s", r->scheme, r->endpoint, loc);
+	return al_sprintf("%s://%s/%s", r->scheme, r->endpoint, loc);
 }
 
 /* Printable, bounded copy of registry-supplied text for messages. */
@@ -282,7 +289,8 @@ static int reg_do(al_registry *r, const char *repo, int push, const char *path_o
 				rc = al_error_set(AL_ENOMEM, "out of memory");
 				goto out;
 			}
-			al_log_debug("registry: TLS to '%s' failed, trying plain http (insecure registry)", r->host);
+			al_log_debug("registry: TLS to '%s' failed (%s), trying plain http (insecure registry)", r->host,
+				     al_error_message());
 			free(url);
 			url = alt;
 			r->scheme = "http";
@@ -292,6 +300,11 @@ static int reg_do(al_registry *r, const char *repo, int push, const char *path_o
 				goto out;
 			al_http_resp_clear(resp);
 			continue;
+		}
+		if (rc != 0 && fell_back && !r->scheme_known) {
+			/* neither TLS nor plain http: stay with https for later calls */
+			r->scheme = "https";
+			rc = al_error_wrap(rc, "registry '%s' (TLS failed, plain http too): ", r->host);
 		}
 		if (rc != 0)
 			goto out;

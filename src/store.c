@@ -796,7 +796,9 @@ int al_store_tag(al_store *s, const char *name, const al_descriptor *desc)
 		rc = al_error_set(AL_ELIMIT, "store '%s' already names %d images", s->path, STORE_INDEX_ENTRIES_MAX);
 		goto out;
 	}
-	rc = i >= 0 ? json_array_set(arr, (size_t)i, entry) : json_array_append(arr, entry);
+	/* the _new calls take entry over, even when they fail */
+	rc = i >= 0 ? json_array_set_new(arr, (size_t)i, entry) : json_array_append_new(arr, entry);
+	entry = NULL;
 	if (rc != 0) {
 		rc = al_error_set(AL_ENOMEM, "out of memory");
 		goto out;

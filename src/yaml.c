@@ -15,10 +15,10 @@ typedef struct loader {
 	const char *name;
 	al_yaml_node **docs;
 	size_t ndocs;
-	al_yaml_node *root;          /* the document being built */
+	al_yaml_node *root; /* the document being built */
 	al_yaml_node *stack[AL_YAML_MAX_DEPTH];
 	size_t depth;
-	al_yaml_node *key;           /* a key waiting for its value */
+	al_yaml_node *key; /* a key waiting for its value */
 	size_t nnodes;
 } loader;
 
@@ -72,10 +72,11 @@ static int grow(al_yaml_node ***arr, size_t n)
 	return 0;
 }
 
-static int load_error(const loader *l, const yaml_mark_t *m, int code, const char *what)
+static int load_error(const loader *l, const yaml_mark_t *m, int code,
+                      const char *what)
 {
 	return al_error_set(code, "%s:%zu:%zu: %s", l->name, m->line + 1,
-			    m->column + 1, what);
+	                    m->column + 1, what);
 }
 
 static int key_cmp(const void *a, const void *b)
@@ -113,10 +114,14 @@ static int check_duplicates(const loader *l, const al_yaml_node *map)
 	qsort(sorted, map->n, sizeof(*sorted), key_cmp);
 	for (i = 1; i < map->n; i++) {
 		if (sorted[i]->len == sorted[i - 1]->len &&
-		    memcmp(sorted[i]->value, sorted[i - 1]->value, sorted[i]->len) == 0) {
-			rc = al_error_set(AL_EPARSE, "%s:%zu:%zu: duplicate key '%.100s' (first at line %zu)",
-					  l->name, sorted[i]->line, sorted[i]->column,
-					  sorted[i]->value, sorted[i - 1]->line);
+		    memcmp(sorted[i]->value, sorted[i - 1]->value,
+		           sorted[i]->len) == 0) {
+			rc = al_error_set(AL_EPARSE,
+			                  "%s:%zu:%zu: duplicate key '%.100s' "
+			                  "(first at line %zu)",
+			                  l->name, sorted[i]->line,
+			                  sorted[i]->column, sorted[i]->value,
+			                  sorted[i - 1]->line);
 			break;
 		}
 	}
@@ -139,7 +144,8 @@ static int attach(loader *l, al_yaml_node *node, const yaml_mark_t *m)
 	if (top->type == AL_YAML_SEQ) {
 		if (grow(&top->items, top->n) < 0) {
 			al_yaml_node_free(node);
-			return al_error_set(AL_ENOMEM, "%s: out of memory", l->name);
+			return al_error_set(AL_ENOMEM, "%s: out of memory",
+			                    l->name);
 		}
 		top->items[top->n++] = node;
 		return 0;
@@ -147,7 +153,8 @@ static int attach(loader *l, al_yaml_node *node, const yaml_mark_t *m)
 	if (l->key == NULL) {
 		if (node->type != AL_YAML_SCALAR) {
 			al_yaml_node_free(node);
-			return load_error(l, m, AL_EPARSE, "mapping keys must be scalars");
+			return load_error(l, m, AL_EPARSE,
+			                  "mapping keys must be scalars");
 		}
 		l->key = node;
 		return 0;
@@ -166,7 +173,8 @@ static int attach(loader *l, al_yaml_node *node, const yaml_mark_t *m)
 	return 0;
 }
 
-static al_yaml_node *new_node(loader *l, al_yaml_type type, const yaml_mark_t *m)
+static al_yaml_node *new_node(loader *l, al_yaml_type type,
+                              const yaml_mark_t *m)
 {
 	al_yaml_node *n;
 
@@ -202,19 +210,24 @@ static int on_event(loader *l, yaml_event_t *ev)
 		anchor = ev->data.scalar.anchor;
 		tag = ev->data.scalar.tag;
 		if (!tag_ok(tag, YAML_STR_TAG))
-			return load_error(l, m, AL_EPARSE, "tags other than !!str are not supported");
+			return load_error(
+			    l, m, AL_EPARSE,
+			    "tags other than !!str are not supported");
 		break;
 	case YAML_SEQUENCE_START_EVENT:
 		anchor = ev->data.sequence_start.anchor;
 		tag = ev->data.sequence_start.tag;
 		if (!tag_ok(tag, YAML_SEQ_TAG))
-			return load_error(l, m, AL_EPARSE, "tags on sequences are not supported");
+			return load_error(
+			    l, m, AL_EPARSE,
+			    "tags on sequences are not supported");
 		break;
 	case YAML_MAPPING_START_EVENT:
 		anchor = ev->data.mapping_start.anchor;
 		tag = ev->data.mapping_start.tag;
 		if (!tag_ok(tag, YAML_MAP_TAG))
-			return load_error(l, m, AL_EPARSE, "tags on mappings are not supported");
+			return load_error(l, m, AL_EPARSE,
+			                  "tags on mappings are not supported");
 		break;
 	default:
 		break;
@@ -228,7 +241,8 @@ static int on_event(loader *l, yaml_event_t *ev)
 		return 0;
 	case YAML_DOCUMENT_END_EVENT:
 		if (grow(&l->docs, l->ndocs) < 0)
-			return al_error_set(AL_ENOMEM, "%s: out of memory", l->name);
+			return al_error_set(AL_ENOMEM, "%s: out of memory",
+			                    l->name);
 		l->docs[l->ndocs++] = l->root;
 		l->root = NULL;
 		return 0;
@@ -237,22 +251,30 @@ static int on_event(loader *l, yaml_event_t *ev)
 	case YAML_MAPPING_START_EVENT:
 		if (l->nnodes >= AL_YAML_MAX_NODES)
 			return load_error(l, m, AL_ELIMIT, "too many nodes");
-		node = new_node(l, ev->type == YAML_SCALAR_EVENT ? AL_YAML_SCALAR :
-				   ev->type == YAML_SEQUENCE_START_EVENT ? AL_YAML_SEQ : AL_YAML_MAP, m);
+		node = new_node(l,
+		                ev->type == YAML_SCALAR_EVENT ? AL_YAML_SCALAR
+		                : ev->type == YAML_SEQUENCE_START_EVENT
+		                    ? AL_YAML_SEQ
+		                    : AL_YAML_MAP,
+		                m);
 		if (node == NULL)
-			return al_error_set(AL_ENOMEM, "%s: out of memory", l->name);
+			return al_error_set(AL_ENOMEM, "%s: out of memory",
+			                    l->name);
 		if (ev->type == YAML_SCALAR_EVENT) {
 			node->len = ev->data.scalar.length;
 			node->value = malloc(node->len + 1);
 			if (node->value == NULL) {
 				al_yaml_node_free(node);
-				return al_error_set(AL_ENOMEM, "%s: out of memory", l->name);
+				return al_error_set(
+				    AL_ENOMEM, "%s: out of memory", l->name);
 			}
 			if (node->len > 0)
-				memcpy(node->value, ev->data.scalar.value, node->len);
+				memcpy(node->value, ev->data.scalar.value,
+				       node->len);
 			node->value[node->len] = '\0';
-			node->plain = ev->data.scalar.style == YAML_PLAIN_SCALAR_STYLE &&
-				      tag == NULL;
+			node->plain =
+			    ev->data.scalar.style == YAML_PLAIN_SCALAR_STYLE &&
+			    tag == NULL;
 			return attach(l, node, m);
 		}
 		if (l->depth >= AL_YAML_MAX_DEPTH) {
@@ -282,7 +304,8 @@ static int on_event(loader *l, yaml_event_t *ev)
  * An empty stream gives zero documents; an empty document a NULL-valued
  * plain scalar "".
  */
-int al_yaml_load(al_yaml_node ***docs, size_t *ndocs, const uint8_t *p, size_t n, const char *name)
+int al_yaml_load(al_yaml_node ***docs, size_t *ndocs, const uint8_t *p,
+                 size_t n, const char *name)
 {
 	yaml_parser_t parser;
 	yaml_event_t ev;
@@ -292,34 +315,45 @@ int al_yaml_load(al_yaml_node ***docs, size_t *ndocs, const uint8_t *p, size_t n
 	memset(&l, 0, sizeof(l));
 	l.name = name != NULL ? name : "YAML";
 	if (n > AL_YAML_MAX_INPUT)
-		return al_error_set(AL_ELIMIT, "%s: larger than %d bytes", l.name, AL_YAML_MAX_INPUT);
+		return al_error_set(AL_ELIMIT, "%s: larger than %d bytes",
+		                    l.name, AL_YAML_MAX_INPUT);
 	if (!yaml_parser_initialize(&parser))
-		return al_error_set(AL_ENOMEM, "%s: cannot initialise the YAML parser", l.name);
-	yaml_parser_set_input_string(&parser, p != NULL ? p : (const uint8_t *)"", n);
+		return al_error_set(
+		    AL_ENOMEM, "%s: cannot initialise the YAML parser", l.name);
+	yaml_parser_set_input_string(&parser,
+	                             p != NULL ? p : (const uint8_t *)"", n);
 	while (!done) {
 		if (!yaml_parser_parse(&parser, &ev)) {
 			if (parser.error == YAML_MEMORY_ERROR) {
-				rc = al_error_set(AL_ENOMEM, "%s: out of memory", l.name);
+				rc = al_error_set(AL_ENOMEM,
+				                  "%s: out of memory", l.name);
 			} else if (parser.error == YAML_READER_ERROR) {
 				size_t line = 1, col = 1, i;
 
 				/* The reader only knows a byte offset. */
-				for (i = 0; i < parser.problem_offset && i < n; i++) {
+				for (i = 0; i < parser.problem_offset && i < n;
+				     i++) {
 					col++;
 					if (p[i] == '\n') {
 						line++;
 						col = 1;
 					}
 				}
-				rc = al_error_set(AL_EPARSE, "%s:%zu:%zu: %s", l.name, line, col,
-						  parser.problem != NULL ? parser.problem : "invalid input");
+				rc = al_error_set(AL_EPARSE, "%s:%zu:%zu: %s",
+				                  l.name, line, col,
+				                  parser.problem != NULL
+				                      ? parser.problem
+				                      : "invalid input");
 			} else {
-				rc = al_error_set(AL_EPARSE, "%s:%zu:%zu: %s%s%s", l.name,
-						  parser.problem_mark.line + 1,
-						  parser.problem_mark.column + 1,
-						  parser.problem != NULL ? parser.problem : "syntax error",
-						  parser.context != NULL ? " " : "",
-						  parser.context != NULL ? parser.context : "");
+				rc = al_error_set(
+				    AL_EPARSE, "%s:%zu:%zu: %s%s%s", l.name,
+				    parser.problem_mark.line + 1,
+				    parser.problem_mark.column + 1,
+				    parser.problem != NULL ? parser.problem
+				                           : "syntax error",
+				    parser.context != NULL ? " " : "",
+				    parser.context != NULL ? parser.context
+				                           : "");
 			}
 			goto out;
 		}
@@ -350,7 +384,8 @@ const al_yaml_node *al_yaml_get(const al_yaml_node *map, const char *key)
 		return NULL;
 	klen = strlen(key);
 	for (i = 0; i < map->n; i++) {
-		if (map->keys[i]->len == klen && memcmp(map->keys[i]->value, key, klen) == 0)
+		if (map->keys[i]->len == klen &&
+		    memcmp(map->keys[i]->value, key, klen) == 0)
 			return map->items[i];
 	}
 	return NULL;
@@ -383,9 +418,11 @@ static int is_null(const char *s)
 /* 1 true, 0 false, -1 neither. */
 static int core_bool(const char *s)
 {
-	if (strcmp(s, "true") == 0 || strcmp(s, "True") == 0 || strcmp(s, "TRUE") == 0)
+	if (strcmp(s, "true") == 0 || strcmp(s, "True") == 0 ||
+	    strcmp(s, "TRUE") == 0)
 		return 1;
-	if (strcmp(s, "false") == 0 || strcmp(s, "False") == 0 || strcmp(s, "FALSE") == 0)
+	if (strcmp(s, "false") == 0 || strcmp(s, "False") == 0 ||
+	    strcmp(s, "FALSE") == 0)
 		return 0;
 	return -1;
 }
@@ -415,8 +452,9 @@ static int is_float(const char *s, int *special)
 	*special = 0;
 	if (s[0] == '-' || s[0] == '+')
 		s++;
-	if (strcmp(s, ".inf") == 0 || strcmp(s, ".Inf") == 0 || strcmp(s, ".INF") == 0 ||
-	    strcmp(s, ".nan") == 0 || strcmp(s, ".NaN") == 0 || strcmp(s, ".NAN") == 0) {
+	if (strcmp(s, ".inf") == 0 || strcmp(s, ".Inf") == 0 ||
+	    strcmp(s, ".INF") == 0 || strcmp(s, ".nan") == 0 ||
+	    strcmp(s, ".NaN") == 0 || strcmp(s, ".NAN") == 0) {
 		*special = 1;
 		return 1;
 	}
@@ -464,27 +502,32 @@ static int scalar_to_json(json_t **out, const al_yaml_node *n)
 		errno = 0;
 		x = strtoll(base == 10 ? s : s + 2, &end, base);
 		if (errno == ERANGE || *end != '\0')
-			return al_error_set(AL_EPARSE, "%zu:%zu: integer '%.64s' out of range",
-					    n->line, n->column, s);
+			return al_error_set(
+			    AL_EPARSE, "%zu:%zu: integer '%.64s' out of range",
+			    n->line, n->column, s);
 		v = json_integer((json_int_t)x);
 	} else if (is_float(s, &special)) {
 		double d;
 
 		if (special)
-			return al_error_set(AL_EPARSE, "%zu:%zu: '%s' cannot be represented in JSON",
-					    n->line, n->column, s);
+			return al_error_set(
+			    AL_EPARSE,
+			    "%zu:%zu: '%s' cannot be represented in JSON",
+			    n->line, n->column, s);
 		errno = 0;
 		d = strtod(s, NULL);
 		if (errno == ERANGE && (d == HUGE_VAL || d == -HUGE_VAL))
-			return al_error_set(AL_EPARSE, "%zu:%zu: number '%.64s' out of range",
-					    n->line, n->column, s);
+			return al_error_set(
+			    AL_EPARSE, "%zu:%zu: number '%.64s' out of range",
+			    n->line, n->column, s);
 		v = json_real(d);
 	} else {
 		v = json_stringn(s, n->len);
 	}
 	if (v == NULL)
-		return al_error_set(AL_EPARSE, "%zu:%zu: cannot convert '%.64s' to JSON",
-				    n->line, n->column, s);
+		return al_error_set(AL_EPARSE,
+		                    "%zu:%zu: cannot convert '%.64s' to JSON",
+		                    n->line, n->column, s);
 	*out = v;
 	return 0;
 }
@@ -514,7 +557,8 @@ int al_yaml_to_json(json_t **out, const al_yaml_node *n)
 		v = json_object();
 		break;
 	default:
-		return al_error_set(AL_EINVAL, "unknown YAML node type %d", (int)n->type);
+		return al_error_set(AL_EINVAL, "unknown YAML node type %d",
+		                    (int)n->type);
 	}
 	if (v == NULL)
 		return al_error_set(AL_ENOMEM, "out of memory converting YAML");
@@ -525,13 +569,18 @@ int al_yaml_to_json(json_t **out, const al_yaml_node *n)
 		if (n->type == AL_YAML_SEQ) {
 			if (json_array_append_new(v, child) != 0) {
 				child = NULL;
-				rc = al_error_set(AL_ENOMEM, "out of memory converting YAML");
+				rc = al_error_set(
+				    AL_ENOMEM, "out of memory converting YAML");
 				goto out;
 			}
-		} else if (json_object_setn_new(v, n->keys[i]->value, n->keys[i]->len, child) != 0) {
+		} else if (json_object_setn_new(v, n->keys[i]->value,
+		                                n->keys[i]->len, child) != 0) {
 			child = NULL;
-			rc = al_error_set(AL_EPARSE, "%zu:%zu: key '%.64s' cannot be a JSON key",
-					  n->keys[i]->line, n->keys[i]->column, n->keys[i]->value);
+			rc = al_error_set(
+			    AL_EPARSE,
+			    "%zu:%zu: key '%.64s' cannot be a JSON key",
+			    n->keys[i]->line, n->keys[i]->column,
+			    n->keys[i]->value);
 			goto out;
 		}
 		child = NULL;
@@ -556,7 +605,11 @@ static int write_handler(void *data, unsigned char *buffer, size_t size)
 	int rc = al_buf_append(c->out, buffer, size);
 
 	if (rc < 0) {
-		c->rc = rc == AL_ELIMIT ? al_error_set(rc, "YAML output larger than %zu bytes", c->out->max) : rc;
+		c->rc =
+		    rc == AL_ELIMIT
+		        ? al_error_set(rc, "YAML output larger than %zu bytes",
+		                       c->out->max)
+		        : rc;
 		return 0;
 	}
 	return 1;
@@ -570,22 +623,25 @@ static int write_handler(void *data, unsigned char *buffer, size_t size)
 static int needs_quotes(const char *s, size_t len)
 {
 	static const char *const yaml11[] = {
-		"y", "Y", "yes", "Yes", "YES", "n", "N", "no", "No", "NO",
-		"on", "On", "ON", "off", "Off", "OFF", "=", "<<",
+	    "y",  "Y",  "yes", "Yes", "YES", "n",   "N",   "no", "No",
+	    "NO", "on", "On",  "ON",  "off", "Off", "OFF", "=",  "<<",
 	};
 	size_t i;
 	int base, special;
 
 	if (len != strlen(s))
 		return 1;
-	if (is_null(s) || core_bool(s) >= 0 || is_int(s, &base) || is_float(s, &special))
+	if (is_null(s) || core_bool(s) >= 0 || is_int(s, &base) ||
+	    is_float(s, &special))
 		return 1;
 	for (i = 0; i < sizeof(yaml11) / sizeof(yaml11[0]); i++) {
 		if (strcmp(s, yaml11[i]) == 0)
 			return 1;
 	}
-	/* YAML 1.1 numbers allow '_' and ':' (base 60); quote any digit-led string with them. */
-	if ((is_digit(s[0]) || ((s[0] == '-' || s[0] == '+' || s[0] == '.') && is_digit(s[1]))) &&
+	/* YAML 1.1 numbers allow '_' and ':' (base 60); quote any digit-led
+	 * string with them. */
+	if ((is_digit(s[0]) ||
+	     ((s[0] == '-' || s[0] == '+' || s[0] == '.') && is_digit(s[1]))) &&
 	    strspn(s, "0123456789_:.+-eEoxabcdfABCDF") == len)
 		return 1;
 	return 0;
@@ -598,21 +654,26 @@ static int emit(yaml_emitter_t *e, yaml_event_t *ev, emit_ctx *c)
 	if (c->rc < 0)
 		return c->rc;
 	return al_error_set(AL_EINVAL, "cannot emit YAML: %s",
-			    e->problem != NULL ? e->problem : "emitter error");
+	                    e->problem != NULL ? e->problem : "emitter error");
 }
 
-static int emit_scalar(yaml_emitter_t *e, emit_ctx *c, const char *s, size_t len, int quote)
+static int emit_scalar(yaml_emitter_t *e, emit_ctx *c, const char *s,
+                       size_t len, int quote)
 {
 	yaml_event_t ev;
 
 	if (len > (size_t)INT_MAX)
-		return al_error_set(AL_ELIMIT, "cannot emit YAML: string too long");
+		return al_error_set(AL_ELIMIT,
+		                    "cannot emit YAML: string too long");
 	/* Multi-line text reads best as a literal block; libyaml falls back
 	 * to a quoted style where a block scalar cannot hold it (keys). */
-	if (!yaml_scalar_event_initialize(&ev, NULL, NULL, (yaml_char_t *)(uintptr_t)s, (int)len,
-					  !quote, 1, memchr(s, '\n', len) != NULL ?
-					  YAML_LITERAL_SCALAR_STYLE : YAML_ANY_SCALAR_STYLE))
-		return al_error_set(AL_ENOMEM, "cannot emit YAML: out of memory");
+	if (!yaml_scalar_event_initialize(
+	        &ev, NULL, NULL, (yaml_char_t *)(uintptr_t)s, (int)len, !quote,
+	        1,
+	        memchr(s, '\n', len) != NULL ? YAML_LITERAL_SCALAR_STYLE
+	                                     : YAML_ANY_SCALAR_STYLE))
+		return al_error_set(AL_ENOMEM,
+		                    "cannot emit YAML: out of memory");
 	return emit(e, &ev, c);
 }
 
@@ -623,10 +684,12 @@ static int emit_real(yaml_emitter_t *e, emit_ctx *c, double d)
 	int n;
 
 	if (isnan(d) || isinf(d))
-		return al_error_set(AL_EINVAL, "cannot emit YAML: non-finite number");
+		return al_error_set(AL_EINVAL,
+		                    "cannot emit YAML: non-finite number");
 	n = snprintf(tmp, sizeof(tmp), "%.17g", d);
 	if (n < 0 || (size_t)n >= sizeof(tmp) - 3)
-		return al_error_set(AL_EINVAL, "cannot emit YAML: number formatting failed");
+		return al_error_set(
+		    AL_EINVAL, "cannot emit YAML: number formatting failed");
 	if (strpbrk(tmp, ".eEn") == NULL) {
 		tmp[n++] = '.';
 		tmp[n++] = '0';
@@ -645,17 +708,23 @@ static int emit_value(yaml_emitter_t *e, emit_ctx *c, json_t *v, size_t depth)
 	int rc, n;
 
 	if (depth > AL_YAML_MAX_DEPTH)
-		return al_error_set(AL_ELIMIT, "cannot emit YAML: nesting deeper than %d", AL_YAML_MAX_DEPTH);
+		return al_error_set(AL_ELIMIT,
+		                    "cannot emit YAML: nesting deeper than %d",
+		                    AL_YAML_MAX_DEPTH);
 	switch (json_typeof(v)) {
 	case JSON_OBJECT:
-		if (!yaml_mapping_start_event_initialize(&ev, NULL, NULL, 1, YAML_BLOCK_MAPPING_STYLE))
-			return al_error_set(AL_ENOMEM, "cannot emit YAML: out of memory");
+		if (!yaml_mapping_start_event_initialize(
+		        &ev, NULL, NULL, 1, YAML_BLOCK_MAPPING_STYLE))
+			return al_error_set(AL_ENOMEM,
+			                    "cannot emit YAML: out of memory");
 		if ((rc = emit(e, &ev, c)) < 0)
 			return rc;
-		json_object_foreach(v, key, child) {
+		json_object_foreach(v, key, child)
+		{
 			size_t klen = strlen(key);
 
-			rc = emit_scalar(e, c, key, klen, needs_quotes(key, klen));
+			rc = emit_scalar(e, c, key, klen,
+			                 needs_quotes(key, klen));
 			if (rc == 0)
 				rc = emit_value(e, c, child, depth + 1);
 			if (rc < 0)
@@ -664,23 +733,30 @@ static int emit_value(yaml_emitter_t *e, emit_ctx *c, json_t *v, size_t depth)
 		yaml_mapping_end_event_initialize(&ev);
 		return emit(e, &ev, c);
 	case JSON_ARRAY:
-		if (!yaml_sequence_start_event_initialize(&ev, NULL, NULL, 1, YAML_BLOCK_SEQUENCE_STYLE))
-			return al_error_set(AL_ENOMEM, "cannot emit YAML: out of memory");
+		if (!yaml_sequence_start_event_initialize(
+		        &ev, NULL, NULL, 1, YAML_BLOCK_SEQUENCE_STYLE))
+			return al_error_set(AL_ENOMEM,
+			                    "cannot emit YAML: out of memory");
 		if ((rc = emit(e, &ev, c)) < 0)
 			return rc;
-		json_array_foreach(v, i, child) {
+		json_array_foreach(v, i, child)
+		{
 			if ((rc = emit_value(e, c, child, depth + 1)) < 0)
 				return rc;
 		}
 		yaml_sequence_end_event_initialize(&ev);
 		return emit(e, &ev, c);
 	case JSON_STRING:
-		return emit_scalar(e, c, json_string_value(v), json_string_length(v),
-				   needs_quotes(json_string_value(v), json_string_length(v)));
+		return emit_scalar(
+		    e, c, json_string_value(v), json_string_length(v),
+		    needs_quotes(json_string_value(v), json_string_length(v)));
 	case JSON_INTEGER:
-		n = snprintf(tmp, sizeof(tmp), "%" JSON_INTEGER_FORMAT, json_integer_value(v));
+		n = snprintf(tmp, sizeof(tmp), "%" JSON_INTEGER_FORMAT,
+		             json_integer_value(v));
 		if (n < 0 || (size_t)n >= sizeof(tmp))
-			return al_error_set(AL_EINVAL, "cannot emit YAML: number formatting failed");
+			return al_error_set(
+			    AL_EINVAL,
+			    "cannot emit YAML: number formatting failed");
 		return emit_scalar(e, c, tmp, (size_t)n, 0);
 	case JSON_REAL:
 		return emit_real(e, c, json_real_value(v));
@@ -709,7 +785,8 @@ int al_yaml_emit_json(al_buf *out, json_t *const *docs, size_t ndocs)
 	int rc = 0;
 
 	if (!yaml_emitter_initialize(&e))
-		return al_error_set(AL_ENOMEM, "cannot initialise the YAML emitter");
+		return al_error_set(AL_ENOMEM,
+		                    "cannot initialise the YAML emitter");
 	yaml_emitter_set_output(&e, write_handler, &c);
 	yaml_emitter_set_unicode(&e, 1);
 	yaml_emitter_set_width(&e, -1);
@@ -719,7 +796,9 @@ int al_yaml_emit_json(al_buf *out, json_t *const *docs, size_t ndocs)
 		goto out;
 	for (i = 0; i < ndocs; i++) {
 		if (docs[i] == NULL) {
-			rc = al_error_set(AL_EINVAL, "cannot emit YAML: document %zu is NULL", i);
+			rc = al_error_set(
+			    AL_EINVAL, "cannot emit YAML: document %zu is NULL",
+			    i);
 			goto out;
 		}
 		yaml_document_start_event_initialize(&ev, NULL, NULL, NULL, 1);
@@ -735,7 +814,9 @@ int al_yaml_emit_json(al_buf *out, json_t *const *docs, size_t ndocs)
 	if ((rc = emit(&e, &ev, &c)) < 0)
 		goto out;
 	if (!yaml_emitter_flush(&e))
-		rc = c.rc < 0 ? c.rc : al_error_set(AL_EIO, "cannot flush the YAML emitter");
+		rc = c.rc < 0 ? c.rc
+		              : al_error_set(AL_EIO,
+		                             "cannot flush the YAML emitter");
 out:
 	yaml_emitter_delete(&e);
 	return rc;

@@ -15,8 +15,8 @@ typedef struct al_http_opts {
 	const char *proxy;            /* overrides https_proxy/http_proxy env */
 	const char *no_proxy;         /* overrides no_proxy env */
 	uint64_t connect_timeout_ms;  /* default 10000 */
-	uint64_t low_speed_time_ms;   /* abort when < 1 byte/s for this long; default 30000 */
-	uint64_t request_timeout_ms;  /* one attempt, whole; default 0 = none */
+	uint64_t low_speed_time_ms;   /* abort when no byte moves for this long (a stall); default 30000 */
+	uint64_t request_timeout_ms;  /* one attempt, whole; default 0 = none (bounds big downloads too) */
 	unsigned max_retries;         /* default 4 (so 5 attempts); AL_HTTP_NO_RETRY for 0 */
 	uint64_t backoff_base_ms;     /* default 250 */
 	uint64_t backoff_max_ms;      /* default 20000; also caps Retry-After */
@@ -30,7 +30,9 @@ typedef struct al_http al_http;
 
 /*
  * A client (one curl easy handle, so connections are reused across
- * requests). Not thread-safe: use one per thread.
+ * requests). Not thread-safe: use one per thread. opts may be NULL (all
+ * defaults). Errors: AL_ENOMEM. Free with al_http_free (NULL is a no-op).
+ * docs/http.md describes timeouts, retries, redirects, proxy and CA use.
  */
 AL_EXPORT int al_http_new(al_http **out, const al_http_opts *opts);
 AL_EXPORT void al_http_free(al_http *h);
@@ -54,7 +56,7 @@ typedef struct al_http_req {
 	 * sink, retry with "Range: bytes=<given>-"; a 206 continues the sink,
 	 * a 200 calls sink->reset first (no reset: fail). */
 	int resumable;
-	int no_redirect;               /* 1: return 3xx as is */
+	int no_redirect;               /* 1: return 3xx as is (Location in the headers) */
 	al_deadline deadline;          /* bounds all attempts and backoff sleeps */
 } al_http_req;
 
@@ -80,21 +82,32 @@ typedef struct al_http_resp {
  * deadline): connection failures, resets, timeouts, stalls (low speed),
  * and statuses 408, 429, 500, 502, 503, 504. When retries are exhausted
  * on a retryable status, returns 0 with that status.
+ * A retry that would sleep past the deadline is not made (the last
+ * status or error is returned). Retries ask the original URL again.
  * Redirects (301/302/303/307/308, at most 5) are followed by this module,
  * not curl, and every "Authorization:" header is dropped as soon as a
- * redirect leaves the original scheme, host or port.
+ * redirect leaves the original scheme, host or port (and stays dropped for
+ * that chain). 303 (and 301/302 after POST) continue as GET without body.
  * Errors: AL_ENET (connect/TLS/reset/DNS, with curl's text and the URL),
  * AL_ETIMEOUT (deadline or per-attempt/stall timeout, naming the URL),
- * AL_ECANCELED, AL_ELIMIT (body_out full), or the sink's error unchanged.
- * resp is cleared first; free with al_http_resp_clear.
+ * AL_ECANCELED, AL_ELIMIT (body_out full), AL_EPROTO (more than 5
+ * redirects, a resumed 206 whose Content-Range does not start where asked),
+ * AL_EINVAL (not an http(s) URL), or the sink's / reader's error unchanged.
+ * Messages never contain header values, URL userinfo or query strings.
+ * resp must be initialised (AL_HTTP_RESP_INIT or a previous call) and is
+ * cleared first; free with al_http_resp_clear. resp->body_bytes is set
+ * also on failure.
  */
 AL_EXPORT int al_http_do(al_http *h, const al_http_req *req, al_http_resp *resp);
+/* Free what resp holds and zero it (error_body keeps its max); resp stays
+ * usable for another al_http_do. NULL is a no-op. */
 AL_EXPORT void al_http_resp_clear(al_http_resp *resp);
 /* Last value of a response header (case-insensitive), borrowed, or NULL. */
 AL_EXPORT const char *al_http_resp_header(const al_http_resp *resp, const char *name);
 
-/* Parse Retry-After (delta-seconds or HTTP-date) into ms from now;
- * AL_EPARSE if neither. */
+/* Parse Retry-After (delta-seconds or HTTP-date: IMF-fixdate, RFC 850 or
+ * asctime form) into ms from now (0 for a date in the past; a huge delta
+ * saturates); AL_EPARSE if neither, *ms untouched. Thread-safe. */
 AL_EXPORT int al_http_parse_retry_after(const char *value, uint64_t *ms);
 
 /* Process-wide libcurl init; call once from main before threads. */

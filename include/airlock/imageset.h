@@ -4,11 +4,17 @@
 
 #include "common.h"
 
+/* Thread safety: every function here is reentrant; distinct objects may be
+ * used from different threads at once. */
+
 /*
  * Where images under a source prefix are really read from, e.g.
  * prefix "quay.io/airlock-samples", location "oci:/abs/samples/layout"
  * or "docker://127.0.0.1:5000/mirror". A relative oci: path is resolved
- * against the directory of the configuration file.
+ * against the directory of the configuration file, so location is always
+ * "oci:/ABSOLUTE/DIR" (no ":NAME") or "docker://HOST[:PORT][/PATH]".
+ * prefix is "host[:port][/path]" as written, to be compared with the
+ * normalised reference name (docker.io/library/..., not busybox).
  */
 typedef struct al_imageset_source {
 	char *prefix;
@@ -16,17 +22,18 @@ typedef struct al_imageset_source {
 } al_imageset_source;
 
 typedef struct al_imageset {
-	char **releases;        /* mirror.platform.release: one string or a list */
+	char **releases; /* mirror.platform.release: one string or a list */
 	size_t nreleases;
-	char **architectures;   /* mirror.platform.architectures (default none) */
+	char **architectures; /* mirror.platform.architectures (default none) */
 	size_t narchitectures;
-	char **additional;      /* mirror.additionalImages[].name */
+	char **additional; /* mirror.additionalImages[].name */
 	size_t nadditional;
 	al_imageset_source *sources; /* airlock.sources */
 	size_t nsources;
-	char **insecure;        /* airlock.insecureRegistries: hosts with --tls-verify=false */
+	/* airlock.insecureRegistries: hosts with --tls-verify=false */
+	char **insecure;
 	size_t ninsecure;
-	char *path;             /* the file it was read from */
+	char *path; /* the file it was read from */
 } al_imageset;
 
 /* Largest configuration file accepted (AL_ELIMIT beyond). */

@@ -5,13 +5,17 @@
 #include <jansson.h>
 #include "common.h"
 
+/* Thread safety: every function here is reentrant; distinct objects may be
+ * used from different threads at once. */
+
 /*
  * Parse p[0..n) as one JSON value. Duplicate object keys, trailing data,
  * NUL bytes and nesting deeper than jansson's limit are AL_EPARSE with
  * "<what>: line L, column C: reason". what names the source (a path,
  * a URL, "manifest sha256:..."). Caller owns *out (json_decref).
  */
-AL_EXPORT int al_json_parse(json_t **out, const uint8_t *p, size_t n, const char *what);
+AL_EXPORT int al_json_parse(json_t **out, const uint8_t *p, size_t n,
+                            const char *what);
 /* Read and parse a file of at most max bytes (AL_ELIMIT beyond). */
 AL_EXPORT int al_json_load_file(json_t **out, const char *path, size_t max);
 /* Compact or indented (indent > 0) serialisation with keys in insertion

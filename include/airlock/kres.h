@@ -5,15 +5,22 @@
 #include "common.h"
 #include "buf.h"
 
+/* Thread safety: every function here is reentrant; distinct objects may be
+ * used from different threads at once. */
+
 /* One source repository and where push put it. */
 typedef struct al_mirror_map {
-	const char *source;   /* "quay.io/openshift-release-dev/ocp-release" */
-	const char *mirror;   /* "registry.local:5000/prefix/openshift-release-dev/ocp-release" */
-	int by_digest;        /* some image of source is referenced by digest */
-	int by_tag;           /* some image of source is referenced by tag */
+	/* "quay.io/openshift-release-dev/ocp-release" */
+	const char *source;
+	/* "registry.local:5000/prefix/openshift-release-dev/ocp-release" */
+	const char *mirror;
+	int by_digest; /* some image of source is referenced by digest */
+	int by_tag;    /* some image of source is referenced by tag */
 } al_mirror_map;
 
-#define AL_KRES_ICSP 1   /* also the legacy operator.openshift.io/v1alpha1 ImageContentSourcePolicy */
+/* Flag: also the legacy operator.openshift.io/v1alpha1
+ * ImageContentSourcePolicy. */
+#define AL_KRES_ICSP 1
 
 /*
  * Append to out a YAML stream of: one config.openshift.io/v1
@@ -29,6 +36,7 @@ typedef struct al_mirror_map {
  * AL_EINVAL: NULL/empty source or mirror, name not a DNS subdomain;
  * AL_ELIMIT: out's maximum reached (out may then hold a partial stream).
  */
-AL_EXPORT int al_kres_mirrorsets(al_buf *out, const al_mirror_map *maps, size_t n, const char *name, int flags);
+AL_EXPORT int al_kres_mirrorsets(al_buf *out, const al_mirror_map *maps,
+                                 size_t n, const char *name, int flags);
 
 #endif

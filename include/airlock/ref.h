@@ -4,6 +4,9 @@
 
 #include "common.h"
 
+/* Thread safety: every function here is reentrant; distinct objects may be
+ * used from different threads at once. */
+
 /*
  * A parsed, normalised docker reference. All strings are owned.
  * registry: "docker.io", "quay.io", "127.0.0.1:5000", "[::1]:5000"
@@ -25,9 +28,15 @@ typedef struct al_ref {
  * repository, empty components, bad tags (>128 chars, bad chars) and
  * malformed digests are AL_EPARSE with a message naming the input.
  * No default tag is added: callers decide ("latest" when neither).
+ * The normalised name (registry/repository) is at most 255 characters
+ * and the input at most 1024 bytes, so al_ref_string() of a parsed
+ * reference always parses again to the same reference. A well-formed
+ * digest of another algorithm (md5:...) is AL_EPARSE too.
  */
 AL_EXPORT int al_ref_parse(al_ref *out, const char *s);
+/* Free r's strings and zero it; NULL is a no-op. */
 AL_EXPORT void al_ref_clear(al_ref *r);
+/* Deep copy (*out written only on success); AL_ENOMEM. */
 AL_EXPORT int al_ref_copy(al_ref *out, const al_ref *in);
 /* "registry/repository[:tag][@digest]". Caller frees. */
 AL_EXPORT char *al_ref_string(const al_ref *r);
@@ -54,7 +63,10 @@ typedef struct al_imgref {
 
 /*
  * Parse "docker://REF", "oci:PATH[:NAME]" or a bare REF (docker). For
- * oci:, the path ends at the first ':' (as containers/image does).
+ * oci:, the path ends at the first ':' (as containers/image does); an
+ * empty NAME ("oci:/dir:") means none, an empty PATH is AL_EPARSE, and
+ * so is any other "xxx://" transport. NAME is not validated. Clear *out
+ * with al_imgref_clear.
  */
 AL_EXPORT int al_imgref_parse(al_imgref *out, const char *s);
 AL_EXPORT void al_imgref_clear(al_imgref *r);

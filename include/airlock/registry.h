@@ -34,6 +34,9 @@ typedef struct al_registry_opts {
  * A client for one registry host ("quay.io", "127.0.0.1:5000").
  * Not thread-safe: one per worker thread (they share opts->auth).
  * Every error message names the URL or "host/repo@digest" concerned.
+ * host "docker.io" (or "index.docker.io") is reached at
+ * registry-1.docker.io; al_registry_host returns host as given.
+ * opts->auth NULL: anonymous (Bearer tokens still requested as needed).
  */
 typedef struct al_registry al_registry;
 AL_EXPORT int al_registry_new(al_registry **out, const char *host, const al_registry_opts *opts);

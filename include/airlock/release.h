@@ -25,14 +25,32 @@ typedef struct al_release_component {
  * manifest in s: stream its layers (gzip or plain tar, via libarchive),
  * keep release-manifests/ in memory (bounded), apply later layers over
  * earlier ones (whiteouts honoured), parse image-references (ImageStream
- * JSON) and release-metadata. AL_ENOTFOUND if a blob is missing,
- * AL_EPARSE naming the file, AL_ELIMIT over the bounds, AL_EVERIFY
- * when a layer's bytes do not match its digest.
+ * JSON) and release-metadata. AL_ENOTFOUND if a blob is missing (or the
+ * index has no entry for platform), AL_EPARSE naming the file,
+ * AL_ELIMIT over the bounds, AL_EVERIFY when a layer's bytes do not
+ * match its digest or size, AL_EUNSUPPORTED for a layer media type other
+ * than (OCI or Docker) tar or tar+gzip.
+ *
+ * Details: entries "release-manifests/x", "./release-manifests/x" and
+ * "/release-manifests/x" count; subdirectories, symlinks, hard links and
+ * devices are ignored. A layer's ".wh.<name>" deletes <name> from lower
+ * layers, "release-manifests/.wh..wh..opq" (or a whiteout of the
+ * directory itself, or a root opaque marker) clears them. Layer contents
+ * are applied only after the whole layer verified. image-references
+ * must be {"kind":"ImageStream","spec":{"tags":[...]}}: every tag needs
+ * a unique non-empty name and from.kind; tags whose from.kind is not
+ * "DockerImage" are skipped; a DockerImage tag without from.name is
+ * AL_EPARSE naming the tag. release-metadata, when present, must have
+ * "kind":"cincinnati-metadata-v0" and a "version" ("previous": array of
+ * strings and "metadata": object when present). A release without
+ * image-references or without any version is AL_EPARSE. Duplicate JSON
+ * keys are AL_EPARSE everywhere.
  */
 AL_EXPORT int al_release_open(al_release **out, al_store *s, const al_digest *manifest, const char *platform);
 AL_EXPORT void al_release_free(al_release *r);
 
-/* release-metadata "version" (or image-references metadata.name), borrowed. */
+/* release-metadata "version" (or image-references metadata.name),
+ * borrowed, never NULL. Every borrowed pointer below lives as long as r. */
 AL_EXPORT const char *al_release_version(const al_release *r);
 /* release-metadata as parsed (borrowed, may be NULL if absent). */
 AL_EXPORT const json_t *al_release_metadata(const al_release *r);
@@ -46,7 +64,9 @@ AL_EXPORT size_t al_release_file_count(const al_release *r);
 AL_EXPORT const char *al_release_file_name(const al_release *r, size_t i);
 AL_EXPORT const uint8_t *al_release_file_data(const al_release *r, size_t i, size_t *len);
 
-/* Write release-manifests/ into dir (created; files atomic). */
+/* Write release-manifests/ into dir (created with parents; each file
+ * written atomically, existing files of the same name replaced, other
+ * files left alone). */
 AL_EXPORT int al_release_extract(const al_release *r, const char *dir);
 
 #endif

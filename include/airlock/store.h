@@ -9,6 +9,15 @@
 #include "oci.h"
 
 /*
+ * Thread safety: one al_store may be shared by threads. has_blob,
+ * blob_path, blob_open, read_blob, put_blob, blob_begin (and each writer
+ * used by one thread at a time), list, find, tag, untag, releases_load
+ * and releases_save are thread-safe: index.json is cached in memory under
+ * one mutex and rewritten atomically. open/free are not (free only after
+ * every other call returned). check may run while writers are active; it
+ * then leaves blobs/.tmp alone, but gc may remove a blob that a worker
+ * committed and has not tagged yet, so do not gc while mirroring.
+ *
  * Layout (docs/store.md):
  *   oci-layout, index.json, blobs/sha256/<hex>, signatures/,
  *   airlock/releases.json, airlock/packs/, airlock/lock, blobs/.tmp/
@@ -23,7 +32,10 @@ typedef struct al_store_opts {
 } al_store_opts;
 
 /*
- * Open (and with opts->create, create) the store at path. A writable
+ * Open (and with opts->create, create) the store at path (opts may be
+ * NULL: writable, no create, no wait). create accepts a missing or empty
+ * directory, or one an interrupted create left; any other directory
+ * without oci-layout is AL_EEXIST. A writable
  * store holds an exclusive lock on STORE/airlock/lock until freed, so two
  * processes never write one store. Stale temporary files left by a killed
  * process are removed. AL_ENOTFOUND if path is not a layout (and not
@@ -67,7 +79,8 @@ AL_EXPORT void al_blob_writer_abort(al_blob_writer *w);
 
 /* An image named in index.json. */
 typedef struct al_store_image {
-	char *name;            /* org.opencontainers.image.ref.name */
+	char *name;            /* org.opencontainers.image.ref.name; "" for an
+				* entry without one (layouts written by others) */
 	al_descriptor desc;    /* the manifest or index */
 } al_store_image;
 
@@ -83,7 +96,12 @@ AL_EXPORT int al_store_find(al_store *s, const char *name, al_store_image *out);
 /*
  * Add or replace (same name) index entries and rewrite index.json
  * atomically. The caller must have stored every blob the manifest
- * references first (so index.json never names incomplete images).
+ * references first (so index.json never names incomplete images); the
+ * manifest blob itself must be present (AL_ENOTFOUND otherwise). The
+ * entry is {"mediaType","digest","size"[,"artifactType"][,"platform"],
+ * "annotations":{"org.opencontainers.image.ref.name": name}}; a
+ * replaced entry keeps its position. name: any non-empty string of at
+ * most 4096 bytes (AL_EINVAL). Read-only store: AL_EINVAL.
  */
 AL_EXPORT int al_store_tag(al_store *s, const char *name, const al_descriptor *desc);
 /* Remove the entry named name (AL_ENOTFOUND if none). */
@@ -128,6 +146,19 @@ typedef struct al_check_result {
  * (inspect res), negative when it could not run. Corrupt blobs are
  * reported, never silently deleted, except with AL_STORE_CHECK_GC, where
  * a corrupt blob is removed so that a rerun fetches it again.
+ *
+ * Each blob is hashed once however many images share it. AL_CHECK_OK is
+ * reported once per verified blob. MISSING: a referenced blob is absent
+ * (non-distributable layers excepted). CORRUPT: its bytes do not hash to
+ * its name (QUICK: its size differs from the descriptor). INVALID: a
+ * manifest blob that does not parse, a descriptor size that disagrees
+ * with a verified blob, a bad entry under signatures/ (not
+ * sha256=<hex>/signature-<n>, not a regular file, empty or over 256 KiB),
+ * an unreadable airlock/releases.json. UNREFERENCED: a file under blobs/
+ * that no index entry reaches. GC removes unreferenced and corrupt blobs
+ * and stale temporary files (REMOVED, counted in removed/bytes_removed;
+ * temp files are not counted as unreferenced). Subjects of referrers are
+ * not followed. GC on a read-only store: AL_EINVAL.
  */
 AL_EXPORT int al_store_check(al_store *s, int flags, al_check_fn fn, void *ud, al_check_result *res);
 

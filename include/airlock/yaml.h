@@ -6,6 +6,9 @@
 #include "common.h"
 #include "buf.h"
 
+/* Thread safety: every function here is reentrant; distinct objects may be
+ * used from different threads at once. */
+
 typedef enum al_yaml_type {
 	AL_YAML_SCALAR = 1,
 	AL_YAML_MAP = 2,
@@ -45,12 +48,14 @@ struct al_yaml_node {
  * stream gives *ndocs == 0 (*docs NULL); "---" alone a plain "" scalar.
  * Caller frees with al_yaml_docs_free.
  */
-AL_EXPORT int al_yaml_load(al_yaml_node ***docs, size_t *ndocs, const uint8_t *p, size_t n, const char *name);
+AL_EXPORT int al_yaml_load(al_yaml_node ***docs, size_t *ndocs,
+                           const uint8_t *p, size_t n, const char *name);
 AL_EXPORT void al_yaml_docs_free(al_yaml_node **docs, size_t ndocs);
 AL_EXPORT void al_yaml_node_free(al_yaml_node *n);
 
 /* Borrowed value of key in a MAP node, or NULL. */
-AL_EXPORT const al_yaml_node *al_yaml_get(const al_yaml_node *map, const char *key);
+AL_EXPORT const al_yaml_node *al_yaml_get(const al_yaml_node *map,
+                                          const char *key);
 
 /*
  * Convert to JSON with YAML 1.2 core schema resolution of plain scalars

@@ -80,6 +80,21 @@ scenario "mid-body stall (forever) on a blob, --timeout 5s" 5s "kind=stall&path=
 al_check "stall: recovered within 60 s" test "$ELAPSED" -lt 60
 scenario "short stall (2 s) on a blob" 10s "kind=stall&path=/blobs/$blob&after=1000&seconds=2&times=1"
 
+# Push through the proxy: failed upload requests are retried.
+fault clear=1
+fault 'kind=500&path=/blobs/uploads/&method=POST&times=1'
+fault 'kind=503&path=/blobs/uploads/.&method=PUT&times=1'
+fault 'kind=503&path=/manifests/&method=PUT&times=1'
+before=$(injected 503)
+al_run "$T/out" "$T/err" "$AIRLOCK" push --store "$T/s1" "docker://$P/pushed" --tls-verify=false --timeout 30s
+cat "$T/err"
+al_check "push through 500/503 on uploads and manifests exits 0" test "$AL_RC" = 0
+al_check "push: the faults were really injected" test "$(injected 503)" -gt "$before"
+got=$("${SKOPEO[@]}" inspect --no-tags --tls-verify=false --format '{{.Digest}}' \
+	"docker://$R/pushed/airlock-samples/release:4.14.1-x86_64" 2>/dev/null || true)
+al_check "push: the registry has the release with its digest" \
+	test "$got" = "$(al_digest_of "$T/release" "$release")"
+
 # A registry that accepts and never answers: exit 3 within a bound.
 fault clear=1
 fault 'kind=hang&path=/manifests/&times=-1'

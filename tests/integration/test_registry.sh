@@ -99,4 +99,36 @@ al_check "mirrorsets --icsp writes an ImageContentSourcePolicy naming B" \
 	bash -c '[ "$1" = 0 ] && grep -q "kind: ImageContentSourcePolicy" "$2" && grep -qF "$3/mirror" "$2"' \
 	_ "$AL_RC" "$T/icsp.yaml" "$B"
 
+# Several source repositories (mkrelease.py --multi-repo): every repository of
+# the store is covered by a source of the IDMS, and its mirror on B is named.
+python3 "$AL_TOOLS/mkrelease.py" --out "$T/multi" --version 4.14.2 --previous 4.14.1 \
+	--components 4 --multi-repo --seed multi >/dev/null
+al_check "multi-repo release pushed to registry A" al_push_layout "$T/multi" "$A"
+sed 's/4[.]14[.]1-x86_64/4.14.2-x86_64/' "$T/imageset.yaml" >"$T/imageset2.yaml"
+al_run "$T/out" "$T/err" "$AIRLOCK" mirror --config "$T/imageset2.yaml" --store "$T/store2" --tls-verify=false
+cat "$T/err"
+al_check "mirror of a release with two component repositories exits 0" test "$AL_RC" = 0
+al_check "the store has both repositories' images" al_same_index "$T/multi" "$T/store2"
+al_run "$T/ms2.yaml" "$T/err" "$AIRLOCK" mirrorsets --store "$T/store2" --registry "$B/mirror" -o -
+al_check "mirrorsets for several repositories exits 0" test "$AL_RC" = 0
+al_check "every repository of the store is covered by an IDMS source mirrored on B" \
+	python3 - "$T/ms2.yaml" "$B/mirror" "$T/store2" <<'PY'
+import json, re, sys
+text = open(sys.argv[1]).read()
+mirror_base = sys.argv[2]
+sources = re.findall(r"source:\s*\"?([^\s\"]+)", text)
+repos = set()
+for m in json.load(open(sys.argv[3] + "/index.json"))["manifests"]:
+    name = m["annotations"]["org.opencontainers.image.ref.name"]
+    repos.add(re.split(r"[@]|:(?=[^/]*$)", name)[0])
+ok = bool(repos)
+for r in sorted(repos):
+    cover = [s for s in sources if r == s or r.startswith(s + "/")]
+    want = mirror_base + "/" + (cover[0].split("/", 1)[1] if cover else "?")
+    if not cover or want not in text:
+        print("  repository %s: sources %s, wanted mirror %s" % (r, cover, want))
+        ok = False
+sys.exit(0 if ok else 1)
+PY
+
 al_finish

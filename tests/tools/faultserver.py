@@ -3,13 +3,19 @@
 """Fault-injecting HTTP/1.1 test server (Python 3 standard library only).
 
 Usage:
-    python3 tests/tools/faultserver.py --port-file FILE [--host 127.0.0.1] [--port 0] [-v]
+    python3 tests/tools/faultserver.py --port-file FILE [--host 127.0.0.1] [--port 0]
+                                       [--tls-cert PEM --tls-key PEM] [-v]
 
 Binds a loopback address (127.0.0.1 by default, port 0 = any free port),
 writes the port number to FILE (atomically: temp file + rename) once it
 listens, and serves until killed (SIGTERM/SIGINT). Each request runs in its
 own thread, so a hanging request never blocks another. Keep-alive works for
-every answer that has a Content-Length.
+every answer that has a Content-Length. With --tls-cert/--tls-key it speaks
+HTTPS instead.
+
+A request line in absolute form ("GET http://host:port/path HTTP/1.1", as
+sent to a proxy) is served as if it were for /path, and /echo reports it as
+"proxied": so one instance can stand in for an HTTP proxy.
 
 Behaviour is chosen by the request path. Methods GET, HEAD, PUT, POST, PATCH
 and DELETE all dispatch the same way (HEAD sends headers only). A request
@@ -33,7 +39,8 @@ Paths:
                             close with RST (SO_LINGER 0); k=0 resets before
                             any response byte
   /status/<code>?times=N    answer <code> N times for this path, then 200
-                            "ok\n"; without times always <code>
+                            "ok\n"; without times always <code>; &size=S
+                            makes the <code> body S bytes of data
   /retry-after/<s>?times=N  429 with "Retry-After: <s>" N times (default 1),
                             then 200 "ok\n"; &date=1 sends the HTTP-date
                             now+s instead of delta-seconds
@@ -43,11 +50,17 @@ Paths:
   /echo-auth                200 with the Authorization header value, or
                             "none"
   /echo                     200 JSON: method, path, query, headers (list of
-                            [name, value]), body_len, body_sha256
+                            [name, value]), body_len, body_sha256, proxied
+                            (absolute-form request line), peer_port (the
+                            client's source port: equal ports on two
+                            requests mean a reused connection)
+  /headers?h=Name:value     200 "ok\n" with each h (repeatable, in order) as
+                            a response header
   /flaky-body/<n>           first request for this path: Content-Length n,
                             send n/2 bytes, then RST; later requests behave
                             like /range/<n> (with ?norange=1: like
-                            /ok/<n>, Range ignored)
+                            /ok/<n>, Range ignored; with ?badrange=1: 206
+                            with a Content-Range that always starts at 0)
   /slowdrip/<n>/<ms>        Content-Length n, one byte every ms milliseconds
   /upload?fail=N            read the body; answer 500 the first N times for
                             this path, then 201 JSON {"bytes": B,
@@ -187,6 +200,7 @@ class Handler(http.server.BaseHTTPRequestHandler):
 
     def dispatch(self):
         url = urllib.parse.urlsplit(self.path)
+        proxied = bool(url.scheme)
         path = url.path
         query = urllib.parse.parse_qs(url.query)
         parts = [p for p in path.split("/") if p]
@@ -235,7 +249,10 @@ class Handler(http.server.BaseHTTPRequestHandler):
                 code = int(args[0])
                 times = qint("times", -1)
                 if times < 0 or hit < times:
-                    self.send(code, b"status %d\n" % code)
+                    size = qint("size", -1)
+                    body = (data_bytes(0, size) if size >= 0
+                            else b"status %d\n" % code)
+                    self.send(code, body)
                 else:
                     self.send(200, b"ok\n")
             elif head == "retry-after" and len(args) == 1:
@@ -273,9 +290,17 @@ class Handler(http.server.BaseHTTPRequestHandler):
                     "headers": [[k, v] for k, v in self.headers.items()],
                     "body_len": len(body),
                     "body_sha256": hashlib.sha256(body).hexdigest(),
+                    "proxied": proxied,
+                    "peer_port": self.client_address[1],
                 }
                 self.send(200, json.dumps(doc).encode(), None,
                           "application/json")
+            elif head == "headers" and not args:
+                hdrs = []
+                for h in query.get("h", []):
+                    name, _, value = h.partition(":")
+                    hdrs.append((name.strip(), value.strip()))
+                self.send(200, b"ok\n", hdrs)
             elif head == "flaky-body" and len(args) == 1:
                 n = int(args[0])
                 if hit == 0:
@@ -287,6 +312,10 @@ class Handler(http.server.BaseHTTPRequestHandler):
                     self.wfile.flush()
                     time.sleep(0.05)
                     self.rst()
+                elif q("badrange"):
+                    self.send(206, data_bytes(0, n),
+                              [("Content-Range", "bytes 0-%d/%d" % (n - 1, n))],
+                              "application/octet-stream")
                 elif q("norange"):
                     self.send(200, data_bytes(0, n), None,
                               "application/octet-stream")
@@ -346,6 +375,8 @@ def main():
     ap.add_argument("--port-file", required=True)
     ap.add_argument("--host", default="127.0.0.1")
     ap.add_argument("--port", type=int, default=0)
+    ap.add_argument("--tls-cert")
+    ap.add_argument("--tls-key")
     ap.add_argument("-v", "--verbose", action="store_true")
     opts = ap.parse_args()
     if opts.host not in LOOPBACK and not opts.host.startswith("127."):
@@ -354,6 +385,14 @@ def main():
     if ":" in opts.host:
         Server.address_family = socket.AF_INET6
     srv = Server((opts.host, opts.port), Handler)
+    if opts.tls_cert:
+        import ssl
+        ctx = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+        ctx.load_cert_chain(opts.tls_cert, opts.tls_key)
+        # Handshake in the request thread, not in accept(): a client that
+        # never completes it must not block the server.
+        srv.socket = ctx.wrap_socket(srv.socket, server_side=True,
+                                     do_handshake_on_connect=False)
     tmp = opts.port_file + ".tmp"
     with open(tmp, "w") as f:
         f.write("%d\n" % srv.server_address[1])

@@ -131,7 +131,13 @@ al_registry_start() {
 				break
 			fi
 			if al_http_probe "$AL_REGISTRY_URL/v2/"; then
-				return 0
+				# a registry that lost the port race exits at once;
+				# the answer may have come from someone else's server
+				sleep 0.1
+				if kill -0 "$AL_REGISTRY_PID" 2>/dev/null; then
+					return 0
+				fi
+				break
 			fi
 			sleep 0.2
 		done

@@ -1,4 +1,5 @@
-/* test_http.c: CUnit suite for the http module against tests/tools/faultserver.py on loopback. */
+/* test_http.c: CUnit suite for the http module against
+ * tests/tools/faultserver.py on loopback. */
 #include <errno.h>
 #include <pthread.h>
 #include <signal.h>
@@ -19,22 +20,51 @@
 #include "airlock/log.h"
 #include "al_test.h"
 
-/* Two server instances: the second gives a different origin (port). */
-static pid_t srv_pid[2] = {-1, -1};
-static int srv_port[2];
-static int srv_failed[2];
+/* Server 0: the main one; 1: another origin (port), also used as a proxy;
+ * 2: HTTPS with a self-signed certificate (cert_path). */
+#define NSRV 3
+static pid_t srv_pid[NSRV] = {-1, -1, -1};
+static int srv_port[NSRV];
+static int srv_failed[NSRV];
+static char cert_path[4096];
+static char key_path[4096];
 
 static void stop_servers(void)
 {
 	int i;
 
-	for (i = 0; i < 2; i++) {
+	for (i = 0; i < NSRV; i++) {
 		if (srv_pid[i] > 0) {
 			kill(srv_pid[i], SIGTERM);
 			waitpid(srv_pid[i], NULL, 0);
 			srv_pid[i] = -1;
 		}
 	}
+}
+
+/* A self-signed EC certificate for 127.0.0.1 (openssl command line). */
+static int make_cert(void)
+{
+	char cmd[10000];
+	int n;
+
+	n = snprintf(cert_path, sizeof(cert_path), "%s/cert.pem",
+	             al_test_tmpdir());
+	if (n < 0 || (size_t)n >= sizeof(cert_path))
+		return -1;
+	n = snprintf(key_path, sizeof(key_path), "%s/key.pem",
+	             al_test_tmpdir());
+	if (n < 0 || (size_t)n >= sizeof(key_path))
+		return -1;
+	n = snprintf(cmd, sizeof(cmd),
+	             "openssl req -x509 -newkey ec -pkeyopt "
+	             "ec_paramgen_curve:prime256v1 -nodes "
+	             "-keyout '%s' -out '%s' -days 2 -subj /CN=127.0.0.1 "
+	             "-addext subjectAltName=IP:127.0.0.1 >/dev/null 2>&1",
+	             key_path, cert_path);
+	if (n < 0 || (size_t)n >= sizeof(cmd))
+		return -1;
+	return system(cmd) == 0 ? 0 : -1;
 }
 
 static int start_server(int idx)
@@ -48,23 +78,41 @@ static int start_server(int idx)
 	if (srv_failed[idx])
 		return -1;
 	srv_failed[idx] = 1;
-	n = snprintf(script, sizeof(script), "%s/tests/tools/faultserver.py", al_test_source_dir());
+	n = snprintf(script, sizeof(script), "%s/tests/tools/faultserver.py",
+	             al_test_source_dir());
 	if (n < 0 || (size_t)n >= sizeof(script))
 		return -1;
-	n = snprintf(portfile, sizeof(portfile), "%s/port-%d", al_test_tmpdir(), idx);
+	n = snprintf(portfile, sizeof(portfile), "%s/port-%d", al_test_tmpdir(),
+	             idx);
 	if (n < 0 || (size_t)n >= sizeof(portfile))
 		return -1;
 	unlink(portfile);
+	if (idx == 2 && make_cert() != 0) {
+		fprintf(stderr,
+		        "cannot make a test certificate with openssl\n");
+		return -1;
+	}
 	pid = fork();
 	if (pid < 0)
 		return -1;
 	if (pid == 0) {
-		execlp("python3", "python3", script, "--port-file", portfile, (char *)NULL);
+		if (idx == 2)
+			execlp("python3", "python3", script, "--port-file",
+			       portfile, "--tls-cert", cert_path, "--tls-key",
+			       key_path, (char *)NULL);
+		else
+			execlp("python3", "python3", script, "--port-file",
+			       portfile, (char *)NULL);
 		_exit(127);
 	}
 	srv_pid[idx] = pid;
-	if (idx == 0 && srv_pid[1] < 0)
-		atexit(stop_servers);
+	{
+		static int registered;
+
+		if (!registered)
+			atexit(stop_servers);
+		registered = 1;
+	}
 	for (i = 0; i < 200; i++) {
 		FILE *f = fopen(portfile, "r");
 
@@ -87,16 +135,20 @@ static int start_server(int idx)
 	return -1;
 }
 
-/* "http://127.0.0.1:<port>/<path>" of server idx (started on demand). */
+/* "http(s)://127.0.0.1:<port>/<path>" of server idx (started on demand). */
 static const char *url_of(int idx, const char *path)
 {
-	static char url[4][512];
+	static char url[4][2048];
 	static int slot;
 	char *u = url[slot++ % 4];
+	int n;
 
 	if (start_server(idx) != 0)
 		return "http://127.0.0.1:1/server-did-not-start";
-	snprintf(u, sizeof(url[0]), "http://127.0.0.1:%d%s", srv_port[idx], path);
+	n = snprintf(u, sizeof(url[0]), "%s://127.0.0.1:%d%s",
+	             idx == 2 ? "https" : "http", srv_port[idx], path);
+	if (n < 0 || (size_t)n >= sizeof(url[0]))
+		return "http://127.0.0.1:1/url-too-long";
 	return u;
 }
 
@@ -212,8 +264,13 @@ static void test_http__get_into_body_out(void)
 	CU_ASSERT_EQUAL(resp.body_bytes, 1000);
 	CU_ASSERT_EQUAL(resp.attempts, 1);
 	CU_ASSERT(body.ptr != NULL && pattern_ok(body.ptr, body.len));
-	CU_ASSERT_STRING_EQUAL(al_http_resp_header(&resp, "content-length") ? al_http_resp_header(&resp, "content-length") : "", "1000");
-	CU_ASSERT_STRING_EQUAL(resp.effective_url ? resp.effective_url : "", url("/ok/1000"));
+	CU_ASSERT_STRING_EQUAL(
+	    al_http_resp_header(&resp, "content-length")
+	        ? al_http_resp_header(&resp, "content-length")
+	        : "",
+	    "1000");
+	CU_ASSERT_STRING_EQUAL(resp.effective_url ? resp.effective_url : "",
+	                       url("/ok/1000"));
 	/* A second request on the same client works (connection reuse). */
 	al_buf_reset(&body);
 	req.url = url("/ok/10");
@@ -394,7 +451,8 @@ static void test_http__hang_times_out(void)
 
 static void test_http__stall_mid_body_aborts(void)
 {
-	al_http *h = client(AL_HTTP_NO_RETRY, 0); /* only the low-speed limit (1 s) */
+	al_http *h =
+	    client(AL_HTTP_NO_RETRY, 0); /* only the low-speed limit (1 s) */
 	struct check_sink s = {0};
 	al_writer w = {check_write, check_reset, &s};
 	al_http_req req = {0};
@@ -543,16 +601,19 @@ static void test_http__redirect_same_origin_keeps_authorization(void)
 	char got[256];
 	long status = 0;
 
-	CU_ASSERT_EQUAL(get_echo_auth(url("/redirect?to=/echo-auth"), got, sizeof(got), &status), 0);
+	CU_ASSERT_EQUAL(get_echo_auth(url("/redirect?to=/echo-auth"), got,
+	                              sizeof(got), &status),
+	                0);
 	CU_ASSERT_EQUAL(status, 200);
 	CU_ASSERT_STRING_EQUAL(got, "Bearer secret");
-	CU_ASSERT_EQUAL(get_echo_auth(url("/echo-auth"), got, sizeof(got), &status), 0);
+	CU_ASSERT_EQUAL(
+	    get_echo_auth(url("/echo-auth"), got, sizeof(got), &status), 0);
 	CU_ASSERT_STRING_EQUAL(got, "Bearer secret");
 }
 
 static void test_http__redirect_elsewhere_drops_authorization(void)
 {
-	char target[512], path[700], got[256];
+	char target[2048], path[2100], got[256];
 	long status = 0;
 
 	/* Another port. */
@@ -562,13 +623,16 @@ static void test_http__redirect_elsewhere_drops_authorization(void)
 	CU_ASSERT_EQUAL(status, 200);
 	CU_ASSERT_STRING_EQUAL(got, "none");
 	/* Another host name for the same address. */
-	snprintf(path, sizeof(path), "/redirect?to=http://localhost:%d/echo-auth", srv_port[0]);
+	snprintf(path, sizeof(path),
+	         "/redirect?to=http://localhost:%d/echo-auth", srv_port[0]);
 	CU_ASSERT_EQUAL(get_echo_auth(url(path), got, sizeof(got), &status), 0);
 	CU_ASSERT_EQUAL(status, 200);
 	CU_ASSERT_STRING_EQUAL(got, "none");
 	/* Leaving and coming back does not bring the credentials back. */
-	snprintf(path, sizeof(path), "/redirect?to=http://127.0.0.1:%d/redirect%%3Fto%%3D/echo-auth",
-		 srv_port[1]);
+	snprintf(
+	    path, sizeof(path),
+	    "/redirect?to=http://127.0.0.1:%d/redirect%%3Fto%%3D/echo-auth",
+	    srv_port[1]);
 	CU_ASSERT_EQUAL(get_echo_auth(url(path), got, sizeof(got), &status), 0);
 	CU_ASSERT_EQUAL(status, 200);
 	CU_ASSERT_STRING_EQUAL(got, "none");
@@ -584,15 +648,18 @@ static void test_http__redirect_limit_and_no_redirect(void)
 	CU_ASSERT_EQUAL(al_http_do(h, &req, &resp), 0);
 	CU_ASSERT_EQUAL(resp.status, 200);
 	CU_ASSERT_EQUAL(resp.attempts, 6);
-	CU_ASSERT_PTR_NOT_NULL(resp.effective_url && strstr(resp.effective_url, "/ok/16"));
+	CU_ASSERT_PTR_NOT_NULL(resp.effective_url &&
+	                       strstr(resp.effective_url, "/ok/16"));
 	req.url = url("/redirect-n/5"); /* 6 redirects: refused */
 	CU_ASSERT_EQUAL(al_http_do(h, &req, &resp), AL_EPROTO);
 	req.url = url("/redirect-n/5");
 	req.no_redirect = 1;
 	CU_ASSERT_EQUAL(al_http_do(h, &req, &resp), 0);
 	CU_ASSERT_EQUAL(resp.status, 302);
-	CU_ASSERT_STRING_EQUAL(al_http_resp_header(&resp, "location") ? al_http_resp_header(&resp, "location") : "",
-			       "/redirect-n/4");
+	CU_ASSERT_STRING_EQUAL(al_http_resp_header(&resp, "location")
+	                           ? al_http_resp_header(&resp, "location")
+	                           : "",
+	                       "/redirect-n/4");
 	al_http_resp_clear(&resp);
 	al_http_free(h);
 }
@@ -611,13 +678,15 @@ static void test_http__redirect_303_turns_post_into_get(void)
 	req.url = url("/redirect?code=303&to=/echo");
 	CU_ASSERT_EQUAL(al_http_do(h, &req, &resp), 0);
 	CU_ASSERT_EQUAL(resp.status, 200);
-	CU_ASSERT_PTR_NOT_NULL(strstr(al_buf_cstr(&body), "\"method\": \"GET\""));
+	CU_ASSERT_PTR_NOT_NULL(
+	    strstr(al_buf_cstr(&body), "\"method\": \"GET\""));
 	CU_ASSERT_PTR_NOT_NULL(strstr(al_buf_cstr(&body), "\"body_len\": 0"));
 	al_buf_reset(&body);
 	req.url = url("/redirect?code=307&to=/echo");
 	CU_ASSERT_EQUAL(al_http_do(h, &req, &resp), 0);
 	CU_ASSERT_EQUAL(resp.status, 200);
-	CU_ASSERT_PTR_NOT_NULL(strstr(al_buf_cstr(&body), "\"method\": \"POST\""));
+	CU_ASSERT_PTR_NOT_NULL(
+	    strstr(al_buf_cstr(&body), "\"method\": \"POST\""));
 	CU_ASSERT_PTR_NOT_NULL(strstr(al_buf_cstr(&body), "\"body_len\": 5"));
 	al_http_resp_clear(&resp);
 	al_buf_free(&body);
@@ -717,7 +786,7 @@ static void test_http__deadline_bounds_all_attempts(void)
 	el = al_clock_now_ms() - t0;
 	CU_ASSERT_EQUAL(rc, AL_ETIMEOUT);
 	CU_ASSERT(resp.attempts >= 2);
-	CU_ASSERT(el >= 1000 && el < 2200);
+	CU_ASSERT(el >= 1000 && el < 3000);
 	CU_ASSERT_PTR_NOT_NULL(strstr(al_error_message(), "deadline"));
 	al_http_resp_clear(&resp);
 	al_http_free(h);
@@ -741,7 +810,7 @@ static void test_http__deadline_stops_retry_after_sleep(void)
 	el = al_clock_now_ms() - t0;
 	CU_ASSERT_EQUAL(resp.status, 429);
 	CU_ASSERT_EQUAL(resp.attempts, 1);
-	CU_ASSERT(el < 1000);
+	CU_ASSERT(el < 1500);
 	al_http_resp_clear(&resp);
 	al_http_free(h);
 }
@@ -779,9 +848,25 @@ static void test_http__upload_reader_rewound_after_500(void)
 	CU_ASSERT_EQUAL(resp.status, 201);
 	CU_ASSERT_EQUAL(resp.attempts, 2);
 	CU_ASSERT_EQUAL(r.rewinds, 1);
-	snprintf(expect, sizeof(expect), "{\"bytes\": %zu, \"sha256\": \"%s\"}", sizeof(data), hex);
+	snprintf(expect, sizeof(expect), "{\"bytes\": %zu, \"sha256\": \"%s\"}",
+	         sizeof(data), hex);
+	CU_ASSERT_STRING_EQUAL(al_buf_cstr(&body), expect);
+	/* An in-memory body is resent as well. */
+	al_buf_reset(&body);
+	memset(&req, 0, sizeof(req));
+	req.method = "POST";
+	req.url = url("/upload/mem?fail=2");
+	req.body = data;
+	req.body_len = sizeof(data);
+	req.body_out = &body;
+	CU_ASSERT_EQUAL(al_http_do(h, &req, &resp), 0);
+	CU_ASSERT_EQUAL(resp.status, 201);
+	CU_ASSERT_EQUAL(resp.attempts, 3);
 	CU_ASSERT_STRING_EQUAL(al_buf_cstr(&body), expect);
 	/* Chunked (size unknown) works too. */
+	req.body = NULL;
+	req.body_len = 0;
+	req.reader = &rd;
 	al_buf_reset(&body);
 	r.pos = 0;
 	req.method = "PATCH";
@@ -831,20 +916,26 @@ static void test_http__empty_put_sends_content_length_0(void)
 	req.headers = hdrs;
 	CU_ASSERT_EQUAL(al_http_do(h, &req, &resp), 0);
 	CU_ASSERT_EQUAL(resp.status, 200);
-	CU_ASSERT_PTR_NOT_NULL(strstr(al_buf_cstr(&body), "\"method\": \"PUT\""));
-	CU_ASSERT_PTR_NOT_NULL(strstr(al_buf_cstr(&body), "[\"Content-Length\", \"0\"]"));
-	CU_ASSERT_PTR_NOT_NULL(strstr(al_buf_cstr(&body), "[\"X-Test\", \"1\"]"));
+	CU_ASSERT_PTR_NOT_NULL(
+	    strstr(al_buf_cstr(&body), "\"method\": \"PUT\""));
+	CU_ASSERT_PTR_NOT_NULL(
+	    strstr(al_buf_cstr(&body), "[\"Content-Length\", \"0\"]"));
+	CU_ASSERT_PTR_NOT_NULL(
+	    strstr(al_buf_cstr(&body), "[\"X-Test\", \"1\"]"));
 	CU_ASSERT_PTR_NULL(strstr(al_buf_cstr(&body), "Expect"));
 	CU_ASSERT_PTR_NULL(strstr(al_buf_cstr(&body), "Content-Type"));
 	al_buf_reset(&body);
 	req.method = "POST";
 	CU_ASSERT_EQUAL(al_http_do(h, &req, &resp), 0);
-	CU_ASSERT_PTR_NOT_NULL(strstr(al_buf_cstr(&body), "\"method\": \"POST\""));
-	CU_ASSERT_PTR_NOT_NULL(strstr(al_buf_cstr(&body), "[\"Content-Length\", \"0\"]"));
+	CU_ASSERT_PTR_NOT_NULL(
+	    strstr(al_buf_cstr(&body), "\"method\": \"POST\""));
+	CU_ASSERT_PTR_NOT_NULL(
+	    strstr(al_buf_cstr(&body), "[\"Content-Length\", \"0\"]"));
 	al_buf_reset(&body);
 	req.method = "DELETE";
 	CU_ASSERT_EQUAL(al_http_do(h, &req, &resp), 0);
-	CU_ASSERT_PTR_NOT_NULL(strstr(al_buf_cstr(&body), "\"method\": \"DELETE\""));
+	CU_ASSERT_PTR_NOT_NULL(
+	    strstr(al_buf_cstr(&body), "\"method\": \"DELETE\""));
 	CU_ASSERT_PTR_NOT_NULL(strstr(al_buf_cstr(&body), "airlock/"));
 	al_http_resp_clear(&resp);
 	al_buf_free(&body);
@@ -868,7 +959,11 @@ static void test_http__head_has_no_body(void)
 	CU_ASSERT(al_clock_now_ms() - t0 < 1500);
 	CU_ASSERT_EQUAL(resp.status, 200);
 	CU_ASSERT_EQUAL(s.n, 0);
-	CU_ASSERT_STRING_EQUAL(al_http_resp_header(&resp, "Content-Length") ? al_http_resp_header(&resp, "Content-Length") : "", "5000");
+	CU_ASSERT_STRING_EQUAL(
+	    al_http_resp_header(&resp, "Content-Length")
+	        ? al_http_resp_header(&resp, "Content-Length")
+	        : "",
+	    "5000");
 	al_http_resp_clear(&resp);
 	al_http_free(h);
 }
@@ -888,19 +983,28 @@ static void test_http__parse_retry_after(void)
 	strftime(date, sizeof(date), "%a, %d %b %Y %H:%M:%S GMT", &tm);
 	CU_ASSERT_EQUAL(al_http_parse_retry_after(date, &ms), 0);
 	CU_ASSERT(ms >= 27000 && ms <= 31000);
-	CU_ASSERT_EQUAL(al_http_parse_retry_after("Sun, 06 Nov 1994 08:49:37 GMT", &ms), 0);
+	CU_ASSERT_EQUAL(
+	    al_http_parse_retry_after("Sun, 06 Nov 1994 08:49:37 GMT", &ms), 0);
 	CU_ASSERT_EQUAL(ms, 0);
-	CU_ASSERT_EQUAL(al_http_parse_retry_after("Sunday, 06-Nov-94 08:49:37 GMT", &ms), 0);
-	CU_ASSERT_EQUAL(al_http_parse_retry_after("Sun Nov  6 08:49:37 1994", &ms), 0);
+	CU_ASSERT_EQUAL(
+	    al_http_parse_retry_after("Sunday, 06-Nov-94 08:49:37 GMT", &ms),
+	    0);
+	CU_ASSERT_EQUAL(
+	    al_http_parse_retry_after("Sun Nov  6 08:49:37 1994", &ms), 0);
 	ms = 777;
 	CU_ASSERT_EQUAL(al_http_parse_retry_after("soon", &ms), AL_EPARSE);
 	CU_ASSERT_EQUAL(al_http_parse_retry_after("5s", &ms), AL_EPARSE);
 	CU_ASSERT_EQUAL(al_http_parse_retry_after("", &ms), AL_EPARSE);
 	CU_ASSERT_EQUAL(al_http_parse_retry_after("-1", &ms), AL_EPARSE);
-	CU_ASSERT_EQUAL(al_http_parse_retry_after("Sun, 06 Nov 1994 08:49:37 PST", &ms), AL_EPARSE);
-	CU_ASSERT_EQUAL(al_http_parse_retry_after("Sun, 32 Nov 1994 08:49:37 GMT", &ms), AL_EPARSE);
+	CU_ASSERT_EQUAL(
+	    al_http_parse_retry_after("Sun, 06 Nov 1994 08:49:37 PST", &ms),
+	    AL_EPARSE);
+	CU_ASSERT_EQUAL(
+	    al_http_parse_retry_after("Sun, 32 Nov 1994 08:49:37 GMT", &ms),
+	    AL_EPARSE);
 	CU_ASSERT_EQUAL(ms, 777);
-	CU_ASSERT_EQUAL(al_http_parse_retry_after("99999999999999999999999", &ms), 0);
+	CU_ASSERT_EQUAL(
+	    al_http_parse_retry_after("99999999999999999999999", &ms), 0);
 	CU_ASSERT(ms > 1000ULL * 1000 * 1000);
 }
 
@@ -922,38 +1026,354 @@ static void test_http__rejects_bad_urls(void)
 	al_http_resp_clear(NULL);
 }
 
+static void test_http__error_body_is_bounded(void)
+{
+	al_http *h = client(0, 5000);
+	al_http_req req = {0};
+	al_http_resp resp = AL_HTTP_RESP_INIT;
+
+	req.url = url("/status/404?size=100000");
+	CU_ASSERT_EQUAL(al_http_do(h, &req, &resp), 0);
+	CU_ASSERT_EQUAL(resp.status, 404);
+	CU_ASSERT_EQUAL(resp.error_body.len, 64 * 1024);
+	CU_ASSERT(resp.error_body.ptr != NULL &&
+	          pattern_ok(resp.error_body.ptr, resp.error_body.len));
+	CU_ASSERT_EQUAL(resp.body_bytes, 0);
+	al_http_resp_clear(&resp);
+	al_http_free(h);
+}
+
+static void test_http__header_last_value_wins(void)
+{
+	al_http *h = client(0, 5000);
+	al_http_req req = {0};
+	al_http_resp resp = AL_HTTP_RESP_INIT;
+	const char *v;
+
+	req.url = url("/headers?h=X-Dup:1&h=Other:%20spaced%20&h=x-dup:2");
+	CU_ASSERT_EQUAL(al_http_do(h, &req, &resp), 0);
+	v = al_http_resp_header(&resp, "X-DUP");
+	CU_ASSERT_STRING_EQUAL(v != NULL ? v : "", "2");
+	v = al_http_resp_header(&resp, "other");
+	CU_ASSERT_STRING_EQUAL(v != NULL ? v : "", "spaced");
+	CU_ASSERT_PTR_NULL(al_http_resp_header(&resp, "X-Missing"));
+	CU_ASSERT_PTR_NULL(al_http_resp_header(&resp, "X-Du"));
+	al_http_resp_clear(&resp);
+	al_http_free(h);
+}
+
+static int failing_write(void *ud, const uint8_t *p, size_t n)
+{
+	(void)ud;
+	(void)p;
+	(void)n;
+	return al_error_set(AL_EIO, "test sink: disk full");
+}
+
+static int failing_read(void *ud, uint8_t *p, size_t cap, size_t *got)
+{
+	(void)ud;
+	(void)p;
+	(void)cap;
+	(void)got;
+	return al_error_set(AL_EIO, "test reader: bad sector");
+}
+
+static void test_http__sink_and_reader_errors_unchanged(void)
+{
+	al_http *h = client(3, 5000);
+	al_writer w = {failing_write, NULL, NULL};
+	al_reader rd = {failing_read, NULL, NULL};
+	al_http_req req = {0};
+	al_http_resp resp = AL_HTTP_RESP_INIT;
+
+	req.url = url("/ok/1000");
+	req.sink = &w;
+	CU_ASSERT_EQUAL(al_http_do(h, &req, &resp), AL_EIO);
+	CU_ASSERT_STRING_EQUAL(al_error_message(), "test sink: disk full");
+	CU_ASSERT_EQUAL(resp.attempts, 1);
+	memset(&req, 0, sizeof(req));
+	req.method = "PUT";
+	req.url = url("/upload");
+	req.reader = &rd;
+	req.body_size = 100;
+	CU_ASSERT_EQUAL(al_http_do(h, &req, &resp), AL_EIO);
+	CU_ASSERT_STRING_EQUAL(al_error_message(), "test reader: bad sector");
+	CU_ASSERT_EQUAL(resp.attempts, 1);
+	al_http_resp_clear(&resp);
+	al_http_free(h);
+}
+
+static void test_http__resume_checks_content_range(void)
+{
+	al_http *h = client(3, 5000);
+	struct check_sink s = {0};
+	al_writer w = {check_write, check_reset, &s};
+	al_http_req req = {0};
+	al_http_resp resp = AL_HTTP_RESP_INIT;
+
+	req.url = url("/flaky-body/40000?badrange=1");
+	req.sink = &w;
+	req.resumable = 1;
+	CU_ASSERT_EQUAL(al_http_do(h, &req, &resp), AL_EPROTO);
+	CU_ASSERT_PTR_NOT_NULL(strstr(al_error_message(), "Content-Range"));
+	CU_ASSERT_EQUAL(resp.attempts, 2);
+	CU_ASSERT_EQUAL(s.n, 20000);
+	al_http_resp_clear(&resp);
+	al_http_free(h);
+}
+
+static void test_http__mid_body_failure_without_reset_not_retried(void)
+{
+	al_http *h = client(3, 5000);
+	struct check_sink s = {0};
+	al_writer w = {check_write, NULL, &s};
+	al_http_req req = {0};
+	al_http_resp resp = AL_HTTP_RESP_INIT;
+
+	req.url = url("/flaky-body/30000");
+	req.sink = &w;
+	CU_ASSERT_EQUAL(al_http_do(h, &req, &resp), AL_ENET);
+	CU_ASSERT_EQUAL(resp.attempts, 1);
+	CU_ASSERT_EQUAL(s.n, 15000);
+	CU_ASSERT_EQUAL(resp.body_bytes, 15000);
+	al_http_resp_clear(&resp);
+	al_http_free(h);
+}
+
+static void test_http__slow_but_moving_is_not_a_stall(void)
+{
+	al_http *h = client(AL_HTTP_NO_RETRY, 0); /* stall after 1 s */
+	al_buf body = AL_BUF_INIT(100);
+	al_http_req req = {0};
+	al_http_resp resp = AL_HTTP_RESP_INIT;
+
+	req.url = url("/slowdrip/8/200");
+	req.body_out = &body;
+	CU_ASSERT_EQUAL(al_http_do(h, &req, &resp), 0);
+	CU_ASSERT_EQUAL(resp.status, 200);
+	CU_ASSERT_EQUAL(body.len, 8);
+	al_http_resp_clear(&resp);
+	al_buf_free(&body);
+	al_http_free(h);
+}
+
+/* "peer_port": N from an /echo answer, or -1. */
+static long echo_field(const al_buf *b, const char *field)
+{
+	const char *p = strstr(al_buf_cstr(b), field);
+
+	return p != NULL ? strtol(p + strlen(field), NULL, 10) : -1;
+}
+
+static void test_http__reuses_connections(void)
+{
+	al_http *h = client(0, 5000);
+	al_buf body = AL_BUF_INIT(65536);
+	al_http_req req = {0};
+	al_http_resp resp = AL_HTTP_RESP_INIT;
+	long p1, p2;
+
+	req.url = url("/echo");
+	req.body_out = &body;
+	CU_ASSERT_EQUAL(al_http_do(h, &req, &resp), 0);
+	p1 = echo_field(&body, "\"peer_port\": ");
+	al_buf_reset(&body);
+	CU_ASSERT_EQUAL(al_http_do(h, &req, &resp), 0);
+	p2 = echo_field(&body, "\"peer_port\": ");
+	CU_ASSERT(p1 > 0);
+	CU_ASSERT_EQUAL(p1, p2);
+	al_http_resp_clear(&resp);
+	al_buf_free(&body);
+	al_http_free(h);
+}
+
+static void test_http__proxy_option_and_no_proxy(void)
+{
+	al_http_opts o = {0};
+	al_http *h = NULL;
+	al_buf body = AL_BUF_INIT(65536);
+	al_http_req req = {0};
+	al_http_resp resp = AL_HTTP_RESP_INIT;
+	char proxy[128];
+	const char *target = url("/echo");
+
+	snprintf(proxy, sizeof(proxy), "http://127.0.0.1:%d",
+	         start_server(1) == 0 ? srv_port[1] : 1);
+	o.proxy = proxy;
+	o.max_retries = AL_HTTP_NO_RETRY;
+	CU_ASSERT_EQUAL(al_http_new(&h, &o), 0);
+	req.url = target;
+	req.body_out = &body;
+	CU_ASSERT_EQUAL(al_http_do(h, &req, &resp), 0);
+	CU_ASSERT_PTR_NOT_NULL(strstr(al_buf_cstr(&body), "\"proxied\": true"));
+	al_http_free(h);
+	h = NULL;
+	/* no_proxy bypasses it. */
+	o.no_proxy = "127.0.0.1";
+	CU_ASSERT_EQUAL(al_http_new(&h, &o), 0);
+	al_buf_reset(&body);
+	CU_ASSERT_EQUAL(al_http_do(h, &req, &resp), 0);
+	CU_ASSERT_PTR_NOT_NULL(
+	    strstr(al_buf_cstr(&body), "\"proxied\": false"));
+	al_http_free(h);
+	h = NULL;
+	/* Without the option, the environment is used. */
+	setenv("http_proxy", proxy, 1);
+	CU_ASSERT_EQUAL(al_http_new(&h, NULL), 0);
+	al_buf_reset(&body);
+	CU_ASSERT_EQUAL(al_http_do(h, &req, &resp), 0);
+	CU_ASSERT_PTR_NOT_NULL(strstr(al_buf_cstr(&body), "\"proxied\": true"));
+	unsetenv("http_proxy");
+	al_http_resp_clear(&resp);
+	al_buf_free(&body);
+	al_http_free(h);
+}
+
+static int get_tls(const char *u, const char *ca, int verify_off,
+                   const char *const *insecure, long *status)
+{
+	al_http_opts o = {0};
+	al_http *h = NULL;
+	al_buf body = AL_BUF_INIT(65536);
+	al_http_req req = {0};
+	al_http_resp resp = AL_HTTP_RESP_INIT;
+	int rc;
+
+	o.ca_file = ca;
+	o.tls_verify_off = verify_off;
+	o.insecure_hosts = insecure;
+	o.max_retries = 2;
+	o.backoff_base_ms = 10;
+	rc = al_http_new(&h, &o);
+	if (rc == 0) {
+		req.url = u;
+		req.body_out = &body;
+		rc = al_http_do(h, &req, &resp);
+		*status = resp.status;
+		if (rc == 0 && body.len != 10)
+			rc = -1000;
+		if (rc != 0 && rc != -1000 && resp.attempts != 1)
+			rc = -1001; /* TLS failures are not retried */
+	}
+	al_http_resp_clear(&resp);
+	al_buf_free(&body);
+	al_http_free(h);
+	return rc;
+}
+
+static void test_http__tls_ca_file_and_insecure_hosts(void)
+{
+	char u[2048], exact[64], other[64];
+	const char *hosts_exact[] = {exact, NULL};
+	const char *hosts_any_port[] = {"127.0.0.1", NULL};
+	const char *hosts_other[] = {other, "localhost", NULL};
+	long status = 0;
+	int rc;
+
+	snprintf(u, sizeof(u), "%s", url_of(2, "/ok/10"));
+	snprintf(exact, sizeof(exact), "127.0.0.1:%d", srv_port[2]);
+	snprintf(other, sizeof(other), "127.0.0.1:%d", srv_port[2] + 1);
+	rc = get_tls(u, NULL, 0, NULL, &status);
+	CU_ASSERT_EQUAL(rc, AL_ENET);
+	CU_ASSERT_PTR_NOT_NULL(strstr(al_error_message(), "127.0.0.1"));
+	CU_ASSERT_EQUAL(get_tls(u, cert_path, 0, NULL, &status), 0);
+	CU_ASSERT_EQUAL(status, 200);
+	CU_ASSERT_EQUAL(get_tls(u, NULL, 1, NULL, &status), 0);
+	CU_ASSERT_EQUAL(get_tls(u, NULL, 0, hosts_exact, &status), 0);
+	CU_ASSERT_EQUAL(get_tls(u, NULL, 0, hosts_any_port, &status), 0);
+	CU_ASSERT_EQUAL(get_tls(u, NULL, 0, hosts_other, &status), AL_ENET);
+}
+
+static void test_http__https_to_http_redirect_drops_authorization(void)
+{
+	const char *const hdrs[] = {"Authorization: Basic dXNlcjpwYXNz", NULL};
+	char path[2100];
+	al_http_opts o = {0};
+	al_http *h = NULL;
+	al_buf body = AL_BUF_INIT(4096);
+	al_http_req req = {0};
+	al_http_resp resp = AL_HTTP_RESP_INIT;
+
+	snprintf(path, sizeof(path), "/redirect?to=%s", url("/echo-auth"));
+	req.url = url_of(2, path);
+	o.ca_file = cert_path;
+	CU_ASSERT_EQUAL(al_http_new(&h, &o), 0);
+	req.headers = hdrs;
+	req.body_out = &body;
+	CU_ASSERT_EQUAL(al_http_do(h, &req, &resp), 0);
+	CU_ASSERT_EQUAL(resp.status, 200);
+	CU_ASSERT_STRING_EQUAL(al_buf_cstr(&body), "none");
+	/* Same origin over TLS keeps it. */
+	al_buf_reset(&body);
+	req.url = url_of(2, "/redirect?to=/echo-auth");
+	CU_ASSERT_EQUAL(al_http_do(h, &req, &resp), 0);
+	CU_ASSERT_STRING_EQUAL(al_buf_cstr(&body), "Basic dXNlcjpwYXNz");
+	al_http_resp_clear(&resp);
+	al_buf_free(&body);
+	al_http_free(h);
+}
+
 static CU_TestInfo tests[] = {
-	{"get_into_body_out", test_http__get_into_body_out},
-	{"body_out_limit", test_http__body_out_limit},
-	{"sink_gets_exact_bytes", test_http__sink_gets_exact_bytes},
-	{"404_is_a_status_with_error_body", test_http__404_is_a_status_with_error_body},
-	{"500_twice_then_200", test_http__500_twice_then_200},
-	{"retry_after_is_honoured", test_http__retry_after_is_honoured},
-	{"retry_after_capped_by_backoff_max", test_http__retry_after_capped_by_backoff_max},
-	{"retries_exhausted_returns_status", test_http__retries_exhausted_returns_status},
-	{"no_retry_option", test_http__no_retry_option},
-	{"hang_times_out", test_http__hang_times_out},
-	{"stall_mid_body_aborts", test_http__stall_mid_body_aborts},
-	{"reset_fails_after_retries", test_http__reset_fails_after_retries},
-	{"connection_refused_is_enet", test_http__connection_refused_is_enet},
-	{"resumes_flaky_body_with_range", test_http__resumes_flaky_body_with_range},
-	{"resume_answered_200_resets_sink", test_http__resume_answered_200_resets_sink},
-	{"non_resumable_restarts_body_out", test_http__non_resumable_restarts_body_out},
-	{"redirect_same_origin_keeps_authorization", test_http__redirect_same_origin_keeps_authorization},
-	{"redirect_elsewhere_drops_authorization", test_http__redirect_elsewhere_drops_authorization},
-	{"redirect_limit_and_no_redirect", test_http__redirect_limit_and_no_redirect},
-	{"redirect_303_turns_post_into_get", test_http__redirect_303_turns_post_into_get},
-	{"cancel_ends_a_hang", test_http__cancel_ends_a_hang},
-	{"cancel_during_backoff", test_http__cancel_during_backoff},
-	{"deadline_bounds_all_attempts", test_http__deadline_bounds_all_attempts},
-	{"deadline_stops_retry_after_sleep", test_http__deadline_stops_retry_after_sleep},
-	{"upload_reader_rewound_after_500", test_http__upload_reader_rewound_after_500},
-	{"upload_without_rewind_not_retried", test_http__upload_without_rewind_not_retried},
-	{"empty_put_sends_content_length_0", test_http__empty_put_sends_content_length_0},
-	{"head_has_no_body", test_http__head_has_no_body},
-	{"parse_retry_after", test_http__parse_retry_after},
-	{"rejects_bad_urls", test_http__rejects_bad_urls},
-	CU_TEST_INFO_NULL,
+    {"get_into_body_out", test_http__get_into_body_out},
+    {"body_out_limit", test_http__body_out_limit},
+    {"sink_gets_exact_bytes", test_http__sink_gets_exact_bytes},
+    {"404_is_a_status_with_error_body",
+     test_http__404_is_a_status_with_error_body},
+    {"500_twice_then_200", test_http__500_twice_then_200},
+    {"retry_after_is_honoured", test_http__retry_after_is_honoured},
+    {"retry_after_capped_by_backoff_max",
+     test_http__retry_after_capped_by_backoff_max},
+    {"retries_exhausted_returns_status",
+     test_http__retries_exhausted_returns_status},
+    {"no_retry_option", test_http__no_retry_option},
+    {"hang_times_out", test_http__hang_times_out},
+    {"stall_mid_body_aborts", test_http__stall_mid_body_aborts},
+    {"reset_fails_after_retries", test_http__reset_fails_after_retries},
+    {"connection_refused_is_enet", test_http__connection_refused_is_enet},
+    {"resumes_flaky_body_with_range", test_http__resumes_flaky_body_with_range},
+    {"resume_answered_200_resets_sink",
+     test_http__resume_answered_200_resets_sink},
+    {"non_resumable_restarts_body_out",
+     test_http__non_resumable_restarts_body_out},
+    {"redirect_same_origin_keeps_authorization",
+     test_http__redirect_same_origin_keeps_authorization},
+    {"redirect_elsewhere_drops_authorization",
+     test_http__redirect_elsewhere_drops_authorization},
+    {"redirect_limit_and_no_redirect",
+     test_http__redirect_limit_and_no_redirect},
+    {"redirect_303_turns_post_into_get",
+     test_http__redirect_303_turns_post_into_get},
+    {"cancel_ends_a_hang", test_http__cancel_ends_a_hang},
+    {"cancel_during_backoff", test_http__cancel_during_backoff},
+    {"deadline_bounds_all_attempts", test_http__deadline_bounds_all_attempts},
+    {"deadline_stops_retry_after_sleep",
+     test_http__deadline_stops_retry_after_sleep},
+    {"upload_reader_rewound_after_500",
+     test_http__upload_reader_rewound_after_500},
+    {"upload_without_rewind_not_retried",
+     test_http__upload_without_rewind_not_retried},
+    {"empty_put_sends_content_length_0",
+     test_http__empty_put_sends_content_length_0},
+    {"head_has_no_body", test_http__head_has_no_body},
+    {"parse_retry_after", test_http__parse_retry_after},
+    {"rejects_bad_urls", test_http__rejects_bad_urls},
+    {"error_body_is_bounded", test_http__error_body_is_bounded},
+    {"header_last_value_wins", test_http__header_last_value_wins},
+    {"sink_and_reader_errors_unchanged",
+     test_http__sink_and_reader_errors_unchanged},
+    {"resume_checks_content_range", test_http__resume_checks_content_range},
+    {"mid_body_failure_without_reset_not_retried",
+     test_http__mid_body_failure_without_reset_not_retried},
+    {"slow_but_moving_is_not_a_stall",
+     test_http__slow_but_moving_is_not_a_stall},
+    {"reuses_connections", test_http__reuses_connections},
+    {"proxy_option_and_no_proxy", test_http__proxy_option_and_no_proxy},
+    {"tls_ca_file_and_insecure_hosts",
+     test_http__tls_ca_file_and_insecure_hosts},
+    {"https_to_http_redirect_drops_authorization",
+     test_http__https_to_http_redirect_drops_authorization},
+    CU_TEST_INFO_NULL,
 };
 
 static void log_to_stderr(al_log_level level, const char *msg, void *ud)
@@ -967,6 +1387,15 @@ int main(void)
 {
 	int rc;
 
+	/* Loopback servers only: never route the tests through a proxy from
+	 * the environment. */
+	unsetenv("http_proxy");
+	unsetenv("https_proxy");
+	unsetenv("HTTPS_PROXY");
+	unsetenv("all_proxy");
+	unsetenv("ALL_PROXY");
+	unsetenv("no_proxy");
+	unsetenv("NO_PROXY");
 	if (getenv("AL_TEST_DEBUG") != NULL) {
 		al_log_set_handler(log_to_stderr, NULL);
 		al_log_set_level(AL_LOG_DEBUG);

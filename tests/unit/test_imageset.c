@@ -9,8 +9,12 @@
 #include "airlock/fs.h"
 #include "airlock/imageset.h"
 
-#define HEAD "kind: ImageSetConfiguration\napiVersion: mirror.openshift.io/v2alpha1\n"
-#define D256 "sha256:0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef"
+#define HEAD                                                                   \
+	"kind: ImageSetConfiguration\napiVersion: "                            \
+	"mirror.openshift.io/v2alpha1\n"
+#define D256                                                                   \
+	"sha256:"                                                              \
+	"0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef"
 
 /* Write text to <tmpdir>/name; caller frees the path. */
 static char *write_cfg(const char *name, const char *text)
@@ -36,14 +40,17 @@ static void check_bad(const char *text, int want, const char *needle)
 	CU_ASSERT_PTR_NOT_NULL(path);
 	if (path == NULL)
 		return;
-	full = strstr(needle, "%s") != NULL ? al_sprintf("%s%s", path, needle + 2) : al_strdup(needle);
+	full = strstr(needle, "%s") != NULL
+	           ? al_sprintf("%s%s", path, needle + 2)
+	           : al_strdup(needle);
 	rc = al_imageset_load(&cfg, path);
 	CU_ASSERT_EQUAL(rc, want);
 	CU_ASSERT_PTR_NULL(cfg);
 	if (rc == 0)
 		al_imageset_free(cfg);
 	else if (full == NULL || strstr(al_error_message(), full) == NULL) {
-		fprintf(stderr, "message lacks '%s': %s\n", full, al_error_message());
+		fprintf(stderr, "message lacks '%s': %s\n", full,
+		        al_error_message());
 		CU_FAIL("message");
 	}
 	free(full);
@@ -53,28 +60,29 @@ static void check_bad(const char *text, int want, const char *needle)
 static void test_imageset__full_example(void)
 {
 	const char *dir = al_test_tmpdir();
-	char *path = write_cfg("full.yaml", HEAD
-		"mirror:\n"
-		"  platform:\n"
-		"    release:\n"
-		"      - quay.io/openshift-release-dev/ocp-release:4.15.0-x86_64\n"
-		"      - quay.io/openshift-release-dev/ocp-release@" D256 "\n"
-		"    architectures: [amd64, arm64]\n"
-		"    graph: false\n"
-		"  additionalImages:\n"
-		"    - name: registry.example.com/ubi9/ubi:latest\n"
-		"    - name: busybox\n"
-		"airlock:\n"
-		"  sources:\n"
-		"    - prefix: quay.io/airlock-samples\n"
-		"      location: oci:samples/layout\n"
-		"    - prefix: registry.example.com\n"
-		"      location: docker://127.0.0.1:5000/mirror\n"
-		"    - prefix: localhost:5000/x\n"
-		"      location: \"oci:/abs/layout\"\n"
-		"  insecureRegistries:\n"
-		"    - 127.0.0.1:5000\n"
-		"    - localhost\n");
+	char *path = write_cfg(
+	    "full.yaml", HEAD
+	    "mirror:\n"
+	    "  platform:\n"
+	    "    release:\n"
+	    "      - quay.io/openshift-release-dev/ocp-release:4.15.0-x86_64\n"
+	    "      - quay.io/openshift-release-dev/ocp-release@" D256 "\n"
+	    "    architectures: [amd64, arm64]\n"
+	    "    graph: false\n"
+	    "  additionalImages:\n"
+	    "    - name: registry.example.com/ubi9/ubi:latest\n"
+	    "    - name: busybox\n"
+	    "airlock:\n"
+	    "  sources:\n"
+	    "    - prefix: quay.io/airlock-samples\n"
+	    "      location: oci:samples/layout\n"
+	    "    - prefix: registry.example.com\n"
+	    "      location: docker://127.0.0.1:5000/mirror\n"
+	    "    - prefix: localhost:5000/x\n"
+	    "      location: \"oci:/abs/layout\"\n"
+	    "  insecureRegistries:\n"
+	    "    - 127.0.0.1:5000\n"
+	    "    - localhost\n");
 	al_imageset *cfg = NULL;
 	char *want = al_sprintf("oci:%s/samples/layout", dir);
 	char *real = realpath(dir, NULL);
@@ -83,17 +91,22 @@ static void test_imageset__full_example(void)
 	CU_ASSERT_EQUAL_FATAL(al_imageset_load(&cfg, path), 0);
 	CU_ASSERT_STRING_EQUAL(cfg->path, path);
 	CU_ASSERT_EQUAL(cfg->nreleases, 2);
-	CU_ASSERT_STRING_EQUAL(cfg->releases[0], "quay.io/openshift-release-dev/ocp-release:4.15.0-x86_64");
+	CU_ASSERT_STRING_EQUAL(
+	    cfg->releases[0],
+	    "quay.io/openshift-release-dev/ocp-release:4.15.0-x86_64");
 	CU_ASSERT_EQUAL(cfg->narchitectures, 2);
 	CU_ASSERT_STRING_EQUAL(cfg->architectures[1], "arm64");
 	CU_ASSERT_EQUAL(cfg->nadditional, 2);
 	CU_ASSERT_STRING_EQUAL(cfg->additional[1], "busybox");
 	CU_ASSERT_EQUAL(cfg->nsources, 3);
-	CU_ASSERT_STRING_EQUAL(cfg->sources[0].prefix, "quay.io/airlock-samples");
-	/* Relative oci: paths are made absolute against the file's directory. */
+	CU_ASSERT_STRING_EQUAL(cfg->sources[0].prefix,
+	                       "quay.io/airlock-samples");
+	/* Relative oci: paths are made absolute against the file's directory.
+	 */
 	CU_ASSERT(strcmp(cfg->sources[0].location, want_real) == 0 ||
-		  strcmp(cfg->sources[0].location, want) == 0);
-	CU_ASSERT_STRING_EQUAL(cfg->sources[1].location, "docker://127.0.0.1:5000/mirror");
+	          strcmp(cfg->sources[0].location, want) == 0);
+	CU_ASSERT_STRING_EQUAL(cfg->sources[1].location,
+	                       "docker://127.0.0.1:5000/mirror");
 	CU_ASSERT_STRING_EQUAL(cfg->sources[2].location, "oci:/abs/layout");
 	CU_ASSERT_EQUAL(cfg->ninsecure, 2);
 	CU_ASSERT_STRING_EQUAL(cfg->insecure[0], "127.0.0.1:5000");
@@ -107,7 +120,9 @@ static void test_imageset__full_example(void)
 
 static void test_imageset__minimal_and_single_release(void)
 {
-	char *path = write_cfg("min.yaml", HEAD "mirror:\n  platform:\n    release: quay.io/a/b:1\n");
+	char *path =
+	    write_cfg("min.yaml", HEAD
+	              "mirror:\n  platform:\n    release: quay.io/a/b:1\n");
 	al_imageset *cfg = NULL;
 
 	CU_ASSERT_EQUAL_FATAL(al_imageset_load(&cfg, path), 0);
@@ -127,11 +142,19 @@ static void test_imageset__minimal_and_single_release(void)
 
 static void test_imageset__wrong_kind_or_api(void)
 {
-	check_bad("kind: Foo\napiVersion: mirror.openshift.io/v2alpha1\n", AL_EPARSE, "%s:1:7: kind must be ImageSetConfiguration, not 'Foo'");
-	check_bad("apiVersion: mirror.openshift.io/v2alpha1\n", AL_EPARSE, "missing 'kind");
-	check_bad("kind: ImageSetConfiguration\n", AL_EPARSE, "missing 'apiVersion");
-	check_bad("kind: ImageSetConfiguration\napiVersion: mirror.openshift.io/v1alpha2\n", AL_EUNSUPPORTED, "%s:2:13: apiVersion mirror.openshift.io/v1alpha2");
-	check_bad("kind: ImageSetConfiguration\napiVersion: v1\n", AL_EPARSE, "%s:2:13: apiVersion must be");
+	check_bad("kind: Foo\napiVersion: mirror.openshift.io/v2alpha1\n",
+	          AL_EPARSE,
+	          "%s:1:7: kind must be ImageSetConfiguration, not 'Foo'");
+	check_bad("apiVersion: mirror.openshift.io/v2alpha1\n", AL_EPARSE,
+	          "missing 'kind");
+	check_bad("kind: ImageSetConfiguration\n", AL_EPARSE,
+	          "missing 'apiVersion");
+	check_bad("kind: ImageSetConfiguration\napiVersion: "
+	          "mirror.openshift.io/v1alpha2\n",
+	          AL_EUNSUPPORTED,
+	          "%s:2:13: apiVersion mirror.openshift.io/v1alpha2");
+	check_bad("kind: ImageSetConfiguration\napiVersion: v1\n", AL_EPARSE,
+	          "%s:2:13: apiVersion must be");
 	check_bad("- a\n", AL_EPARSE, "expected one YAML document");
 	check_bad(HEAD "---\n" HEAD, AL_EPARSE, "expected one YAML document");
 	check_bad("", AL_EPARSE, "expected one YAML document");
@@ -139,62 +162,123 @@ static void test_imageset__wrong_kind_or_api(void)
 
 static void test_imageset__unknown_fields_with_position(void)
 {
-	check_bad(HEAD "mirrors: {}\n", AL_EPARSE, "%s:3:1: unknown field 'mirrors' in ImageSetConfiguration");
-	check_bad(HEAD "mirror:\n  platform:\n    relase: x\n", AL_EPARSE, "%s:5:5: unknown field 'relase' in mirror.platform");
-	check_bad(HEAD "mirror:\n  additionalImages:\n  - name: a\n    tag: b\n", AL_EPARSE, "%s:6:5: unknown field 'tag' in mirror.additionalImages[]");
-	check_bad(HEAD "airlock:\n  source: []\n", AL_EPARSE, "%s:4:3: unknown field 'source' in airlock");
-	check_bad(HEAD "airlock:\n  sources:\n  - prefix: quay.io\n    location: oci:x\n    extra: 1\n", AL_EPARSE, "unknown field 'extra' in airlock.sources[]");
+	check_bad(HEAD "mirrors: {}\n", AL_EPARSE,
+	          "%s:3:1: unknown field 'mirrors' in ImageSetConfiguration");
+	check_bad(HEAD "mirror:\n  platform:\n    relase: x\n", AL_EPARSE,
+	          "%s:5:5: unknown field 'relase' in mirror.platform");
+	check_bad(HEAD
+	          "mirror:\n  additionalImages:\n  - name: a\n    tag: b\n",
+	          AL_EPARSE,
+	          "%s:6:5: unknown field 'tag' in mirror.additionalImages[]");
+	check_bad(HEAD "airlock:\n  source: []\n", AL_EPARSE,
+	          "%s:4:3: unknown field 'source' in airlock");
+	check_bad(HEAD "airlock:\n  sources:\n  - prefix: quay.io\n    "
+	               "location: oci:x\n    extra: 1\n",
+	          AL_EPARSE, "unknown field 'extra' in airlock.sources[]");
 }
 
 static void test_imageset__unsupported_features(void)
 {
-	check_bad(HEAD "mirror:\n  platform:\n    channels:\n    - name: stable-4.15\n", AL_EUNSUPPORTED, "%s:5:5: channels are not supported yet");
-	check_bad(HEAD "mirror:\n  operators: []\n", AL_EUNSUPPORTED, "%s:4:3: 'operators' in mirror is not supported");
-	check_bad(HEAD "mirror:\n  helm: {}\n", AL_EUNSUPPORTED, "'helm' in mirror");
-	check_bad(HEAD "mirror:\n  blockedImages: []\n", AL_EUNSUPPORTED, "'blockedImages' in mirror");
-	check_bad(HEAD "archiveSize: 4\n", AL_EUNSUPPORTED, "%s:3:1: 'archiveSize' in ImageSetConfiguration is not supported");
-	check_bad(HEAD "storageConfig:\n  local: {path: x}\n", AL_EUNSUPPORTED, "'storageConfig'");
-	check_bad(HEAD "mirror:\n  platform:\n    graph: true\n", AL_EUNSUPPORTED, "%s:5:12: graph: true is not supported");
+	check_bad(
+	    HEAD
+	    "mirror:\n  platform:\n    channels:\n    - name: stable-4.15\n",
+	    AL_EUNSUPPORTED, "%s:5:5: channels are not supported yet");
+	check_bad(HEAD "mirror:\n  operators: []\n", AL_EUNSUPPORTED,
+	          "%s:4:3: 'operators' in mirror is not supported");
+	check_bad(HEAD "mirror:\n  helm: {}\n", AL_EUNSUPPORTED,
+	          "'helm' in mirror");
+	check_bad(HEAD "mirror:\n  blockedImages: []\n", AL_EUNSUPPORTED,
+	          "'blockedImages' in mirror");
+	check_bad(
+	    HEAD "archiveSize: 4\n", AL_EUNSUPPORTED,
+	    "%s:3:1: 'archiveSize' in ImageSetConfiguration is not supported");
+	check_bad(HEAD "storageConfig:\n  local: {path: x}\n", AL_EUNSUPPORTED,
+	          "'storageConfig'");
+	check_bad(HEAD "mirror:\n  platform:\n    graph: true\n",
+	          AL_EUNSUPPORTED, "%s:5:12: graph: true is not supported");
 }
 
 static void test_imageset__type_errors(void)
 {
-	check_bad(HEAD "mirror: []\n", AL_EPARSE, "%s:3:9: mirror must be a mapping");
-	check_bad(HEAD "mirror:\n  platform:\n    release: 4.15\n", AL_EPARSE, "%s:5:14: mirror.platform.release must be a string");
-	check_bad(HEAD "mirror:\n  platform:\n    release: {a: b}\n", AL_EPARSE, "mirror.platform.release must be a string or a list");
-	check_bad(HEAD "mirror:\n  platform:\n    architectures: amd64\n", AL_EPARSE, "architectures must be a list");
-	check_bad(HEAD "mirror:\n  platform:\n    architectures: [x86_64]\n", AL_EPARSE, "%s:5:21: unknown architecture 'x86_64'");
-	check_bad(HEAD "mirror:\n  platform:\n    graph: \"false\"\n", AL_EPARSE, "graph must be true or false");
-	check_bad(HEAD "mirror:\n  additionalImages:\n  - quay.io/a\n", AL_EPARSE, "%s:5:5: mirror.additionalImages[] must be a mapping");
-	check_bad(HEAD "mirror:\n  additionalImages:\n  - {}\n", AL_EPARSE, "needs 'name'");
-	check_bad(HEAD "mirror:\n  additionalImages:\n  - name: \"\"\n", AL_EPARSE, "must be a non-empty string");
-	check_bad(HEAD "airlock:\n  insecureRegistries: localhost\n", AL_EPARSE, "insecureRegistries must be a list");
+	check_bad(HEAD "mirror: []\n", AL_EPARSE,
+	          "%s:3:9: mirror must be a mapping");
+	check_bad(HEAD "mirror:\n  platform:\n    release: 4.15\n", AL_EPARSE,
+	          "%s:5:14: mirror.platform.release must be a string");
+	check_bad(HEAD "mirror:\n  platform:\n    release: {a: b}\n", AL_EPARSE,
+	          "mirror.platform.release must be a string or a list");
+	check_bad(HEAD "mirror:\n  platform:\n    architectures: amd64\n",
+	          AL_EPARSE, "architectures must be a list");
+	check_bad(HEAD "mirror:\n  platform:\n    architectures: [x86_64]\n",
+	          AL_EPARSE, "%s:5:21: unknown architecture 'x86_64'");
+	check_bad(HEAD "mirror:\n  platform:\n    graph: \"false\"\n",
+	          AL_EPARSE, "graph must be true or false");
+	check_bad(HEAD "mirror:\n  additionalImages:\n  - quay.io/a\n",
+	          AL_EPARSE,
+	          "%s:5:5: mirror.additionalImages[] must be a mapping");
+	check_bad(HEAD "mirror:\n  additionalImages:\n  - {}\n", AL_EPARSE,
+	          "needs 'name'");
+	check_bad(HEAD "mirror:\n  additionalImages:\n  - name: \"\"\n",
+	          AL_EPARSE, "must be a non-empty string");
+	check_bad(HEAD "airlock:\n  insecureRegistries: localhost\n", AL_EPARSE,
+	          "insecureRegistries must be a list");
 }
 
 static void test_imageset__invalid_references(void)
 {
-	check_bad(HEAD "mirror:\n  additionalImages:\n  - name: quay.io/Upper/x\n", AL_EPARSE, "%s:5:11: invalid reference 'quay.io/Upper/x': repository name must be lowercase");
-	check_bad(HEAD "mirror:\n  platform:\n    release: [\"quay.io/a@sha256:12\"]\n", AL_EPARSE, "%s:5:15: invalid reference");
-	check_bad(HEAD "mirror:\n  platform:\n    release: \"quay.io/a:\"\n", AL_EPARSE, "bad tag");
+	check_bad(HEAD
+	          "mirror:\n  additionalImages:\n  - name: quay.io/Upper/x\n",
+	          AL_EPARSE,
+	          "%s:5:11: invalid reference 'quay.io/Upper/x': repository "
+	          "name must be lowercase");
+	check_bad(
+	    HEAD
+	    "mirror:\n  platform:\n    release: [\"quay.io/a@sha256:12\"]\n",
+	    AL_EPARSE, "%s:5:15: invalid reference");
+	check_bad(HEAD "mirror:\n  platform:\n    release: \"quay.io/a:\"\n",
+	          AL_EPARSE, "bad tag");
 }
 
 static void test_imageset__sources_validation(void)
 {
-	check_bad(HEAD "airlock:\n  sources:\n  - prefix: quay.io\n    location: /plain/path\n", AL_EPARSE, "%s:6:15: airlock.sources[].location must start with 'oci:' or 'docker://'");
-	check_bad(HEAD "airlock:\n  sources:\n  - prefix: quay.io\n    location: \"oci:\"\n", AL_EPARSE, "empty OCI layout path");
-	check_bad(HEAD "airlock:\n  sources:\n  - prefix: quay.io\n    location: \"oci:/l:quay.io/x:1\"\n", AL_EPARSE, "%s:6:15: airlock.sources[].location must name an OCI layout directory without ':NAME'");
-	check_bad(HEAD "airlock:\n  sources:\n  - prefix: quay.io\n    location: docker://Bad_Host/x\n", AL_EPARSE, "not a valid registry or repository prefix");
-	check_bad(HEAD "airlock:\n  sources:\n  - prefix: airlock-samples\n    location: oci:x\n", AL_EPARSE, "%s:5:13: airlock.sources[].prefix must start with a registry host");
-	check_bad(HEAD "airlock:\n  sources:\n  - prefix: quay.io/a:tag\n    location: oci:x\n", AL_EPARSE, "not a valid registry or repository prefix");
-	check_bad(HEAD "airlock:\n  sources:\n  - prefix: quay.io\n", AL_EPARSE, "needs 'prefix' and 'location'");
-	check_bad(HEAD "airlock:\n  sources:\n  - {prefix: quay.io, location: oci:a}\n  - {prefix: quay.io, location: oci:b}\n", AL_EPARSE, "duplicate airlock.sources[].prefix 'quay.io'");
-	check_bad(HEAD "airlock:\n  insecureRegistries: [\"quay.io/x\"]\n", AL_EPARSE, "must be a host[:port]");
+	check_bad(HEAD "airlock:\n  sources:\n  - prefix: quay.io\n    "
+	               "location: /plain/path\n",
+	          AL_EPARSE,
+	          "%s:6:15: airlock.sources[].location must start with 'oci:' "
+	          "or 'docker://'");
+	check_bad(HEAD "airlock:\n  sources:\n  - prefix: quay.io\n    "
+	               "location: \"oci:\"\n",
+	          AL_EPARSE, "empty OCI layout path");
+	check_bad(HEAD "airlock:\n  sources:\n  - prefix: quay.io\n    "
+	               "location: \"oci:/l:quay.io/x:1\"\n",
+	          AL_EPARSE,
+	          "%s:6:15: airlock.sources[].location must name an OCI layout "
+	          "directory without ':NAME'");
+	check_bad(HEAD "airlock:\n  sources:\n  - prefix: quay.io\n    "
+	               "location: docker://Bad_Host/x\n",
+	          AL_EPARSE, "not a valid registry or repository prefix");
+	check_bad(HEAD "airlock:\n  sources:\n  - prefix: airlock-samples\n    "
+	               "location: oci:x\n",
+	          AL_EPARSE,
+	          "%s:5:13: airlock.sources[].prefix must start with a "
+	          "registry host");
+	check_bad(HEAD "airlock:\n  sources:\n  - prefix: quay.io/a:tag\n    "
+	               "location: oci:x\n",
+	          AL_EPARSE, "not a valid registry or repository prefix");
+	check_bad(HEAD "airlock:\n  sources:\n  - prefix: quay.io\n", AL_EPARSE,
+	          "needs 'prefix' and 'location'");
+	check_bad(HEAD "airlock:\n  sources:\n  - {prefix: quay.io, location: "
+	               "oci:a}\n  - {prefix: quay.io, location: oci:b}\n",
+	          AL_EPARSE, "duplicate airlock.sources[].prefix 'quay.io'");
+	check_bad(HEAD "airlock:\n  insecureRegistries: [\"quay.io/x\"]\n",
+	          AL_EPARSE, "must be a host[:port]");
 }
 
 static void test_imageset__yaml_errors_carry_path(void)
 {
-	check_bad(HEAD "mirror:\n  platform: {}\n  platform: {}\n", AL_EPARSE, "%s:5:3: duplicate key 'platform'");
-	check_bad(HEAD "mirror: &m {}\n", AL_EPARSE, "anchors are not supported");
+	check_bad(HEAD "mirror:\n  platform: {}\n  platform: {}\n", AL_EPARSE,
+	          "%s:5:3: duplicate key 'platform'");
+	check_bad(HEAD "mirror: &m {}\n", AL_EPARSE,
+	          "anchors are not supported");
 	check_bad(HEAD "mirror:\n\tplatform: {}\n", AL_EPARSE, "%s:4:");
 }
 
@@ -220,12 +304,14 @@ static void test_imageset__missing_and_oversized_file(void)
 
 static void test_imageset__relative_config_path(void)
 {
-	/* A config named relative to the working directory resolves oci: against its own directory. */
+	/* A config named relative to the working directory resolves oci:
+	 * against its own directory. */
 	char *sub = al_path_join(al_test_tmpdir(), "sub");
 	char *cwd = getcwd(NULL, 0);
 	char *path;
 	al_imageset *cfg = NULL;
-	const char *text = HEAD "airlock:\n  sources:\n  - {prefix: quay.io, location: \"oci:../lay\"}\n";
+	const char *text = HEAD "airlock:\n  sources:\n  - {prefix: quay.io, "
+	                        "location: \"oci:../lay\"}\n";
 
 	CU_ASSERT_EQUAL_FATAL(al_fs_mkdir_p(sub, 0755), 0);
 	path = al_path_join(sub, "c.yaml");
@@ -234,7 +320,8 @@ static void test_imageset__relative_config_path(void)
 	CU_ASSERT_EQUAL(al_imageset_load(&cfg, "sub/c.yaml"), 0);
 	if (cfg != NULL && cfg->nsources == 1) {
 		CU_ASSERT(cfg->sources[0].location[4] == '/');
-		CU_ASSERT(al_str_endswith(cfg->sources[0].location, "/sub/../lay"));
+		CU_ASSERT(
+		    al_str_endswith(cfg->sources[0].location, "/sub/../lay"));
 	} else {
 		CU_FAIL("load");
 	}
@@ -247,7 +334,8 @@ static void test_imageset__relative_config_path(void)
 
 static void test_imageset__bundled_sample(void)
 {
-	char *path = al_path_join(al_test_source_dir(), "samples/imageset.yaml");
+	char *path =
+	    al_path_join(al_test_source_dir(), "samples/imageset.yaml");
 	char *layout = al_path_join(al_test_source_dir(), "samples/layout");
 	char *real = layout != NULL ? realpath(layout, NULL) : NULL;
 	char *want = al_sprintf("oci:%s", real != NULL ? real : "?");
@@ -260,8 +348,10 @@ static void test_imageset__bundled_sample(void)
 		CU_ASSERT_EQUAL(cfg->nadditional, 1);
 		CU_ASSERT_EQUAL(cfg->nsources, 1);
 		if (cfg->nsources == 1) {
-			CU_ASSERT_STRING_EQUAL(cfg->sources[0].prefix, "quay.io/airlock-samples");
-			/* The directory is resolved with realpath, the last part is kept. */
+			CU_ASSERT_STRING_EQUAL(cfg->sources[0].prefix,
+			                       "quay.io/airlock-samples");
+			/* The directory is resolved with realpath, the last
+			 * part is kept. */
 			CU_ASSERT_STRING_EQUAL(cfg->sources[0].location, want);
 		}
 	} else {
@@ -277,19 +367,28 @@ static void test_imageset__bundled_sample(void)
 int main(void)
 {
 	CU_TestInfo tests[] = {
-		{"test_imageset__full_example", test_imageset__full_example},
-		{"test_imageset__minimal_and_single_release", test_imageset__minimal_and_single_release},
-		{"test_imageset__wrong_kind_or_api", test_imageset__wrong_kind_or_api},
-		{"test_imageset__unknown_fields_with_position", test_imageset__unknown_fields_with_position},
-		{"test_imageset__unsupported_features", test_imageset__unsupported_features},
-		{"test_imageset__type_errors", test_imageset__type_errors},
-		{"test_imageset__invalid_references", test_imageset__invalid_references},
-		{"test_imageset__sources_validation", test_imageset__sources_validation},
-		{"test_imageset__yaml_errors_carry_path", test_imageset__yaml_errors_carry_path},
-		{"test_imageset__missing_and_oversized_file", test_imageset__missing_and_oversized_file},
-		{"test_imageset__relative_config_path", test_imageset__relative_config_path},
-		{"test_imageset__bundled_sample", test_imageset__bundled_sample},
-		CU_TEST_INFO_NULL,
+	    {"test_imageset__full_example", test_imageset__full_example},
+	    {"test_imageset__minimal_and_single_release",
+	     test_imageset__minimal_and_single_release},
+	    {"test_imageset__wrong_kind_or_api",
+	     test_imageset__wrong_kind_or_api},
+	    {"test_imageset__unknown_fields_with_position",
+	     test_imageset__unknown_fields_with_position},
+	    {"test_imageset__unsupported_features",
+	     test_imageset__unsupported_features},
+	    {"test_imageset__type_errors", test_imageset__type_errors},
+	    {"test_imageset__invalid_references",
+	     test_imageset__invalid_references},
+	    {"test_imageset__sources_validation",
+	     test_imageset__sources_validation},
+	    {"test_imageset__yaml_errors_carry_path",
+	     test_imageset__yaml_errors_carry_path},
+	    {"test_imageset__missing_and_oversized_file",
+	     test_imageset__missing_and_oversized_file},
+	    {"test_imageset__relative_config_path",
+	     test_imageset__relative_config_path},
+	    {"test_imageset__bundled_sample", test_imageset__bundled_sample},
+	    CU_TEST_INFO_NULL,
 	};
 
 	return al_test_run("imageset", tests);

@@ -8,7 +8,8 @@
 #include "airlock/json.h"
 
 /* Parse text; expect rc; when rc < 0, the message must contain needle. */
-static void check_parse(const char *text, size_t n, int want, const char *needle)
+static void check_parse(const char *text, size_t n, int want,
+                        const char *needle)
 {
 	json_t *v = NULL;
 	int rc = al_json_parse(&v, (const uint8_t *)text, n, "test.json");
@@ -21,7 +22,8 @@ static void check_parse(const char *text, size_t n, int want, const char *needle
 	}
 	CU_ASSERT_PTR_NULL(v);
 	if (needle != NULL && strstr(al_error_message(), needle) == NULL) {
-		fprintf(stderr, "message lacks '%s': %s\n", needle, al_error_message());
+		fprintf(stderr, "message lacks '%s': %s\n", needle,
+		        al_error_message());
 		CU_FAIL("message");
 	}
 }
@@ -31,7 +33,8 @@ static void test_json__parses_values(void)
 	json_t *v = NULL;
 	const char *t = "{\"a\": \"x\", \"b\": [1, 2.5, true, null]}";
 
-	CU_ASSERT_EQUAL_FATAL(al_json_parse(&v, (const uint8_t *)t, strlen(t), "t"), 0);
+	CU_ASSERT_EQUAL_FATAL(
+	    al_json_parse(&v, (const uint8_t *)t, strlen(t), "t"), 0);
 	CU_ASSERT_STRING_EQUAL(al_json_str(v, "a"), "x");
 	CU_ASSERT_PTR_NULL(al_json_str(v, "b"));
 	CU_ASSERT_PTR_NULL(al_json_str(v, "missing"));
@@ -44,9 +47,12 @@ static void test_json__parses_values(void)
 
 static void test_json__rejects_duplicate_keys_with_position(void)
 {
-	check_parse("{\n  \"a\": 1,\n  \"a\": 2\n}", 21, AL_EPARSE, "test.json: line 3, column");
-	check_parse("{\"a\": 1, \"a\": 2}", 16, AL_EPARSE, "duplicate object key");
-	check_parse("{\"o\": {\"k\": 1, \"k\": 1}}", 24, AL_EPARSE, "duplicate");
+	check_parse("{\n  \"a\": 1,\n  \"a\": 2\n}", 21, AL_EPARSE,
+	            "test.json: line 3, column");
+	check_parse("{\"a\": 1, \"a\": 2}", 16, AL_EPARSE,
+	            "duplicate object key");
+	check_parse("{\"o\": {\"k\": 1, \"k\": 1}}", 24, AL_EPARSE,
+	            "duplicate");
 }
 
 static void test_json__rejects_trailing_data(void)
@@ -64,7 +70,8 @@ static void test_json__rejects_nul_bytes(void)
 
 static void test_json__error_positions(void)
 {
-	check_parse("{\n\"a\": tru\n}", 12, AL_EPARSE, "test.json: line 2, column");
+	check_parse("{\n\"a\": tru\n}", 12, AL_EPARSE,
+	            "test.json: line 2, column");
 	check_parse("", 0, AL_EPARSE, "test.json: line 1, column 0");
 	check_parse("[1,\n2,\n,]", 9, AL_EPARSE, "line 3, column 1");
 	check_parse("{\"a\":", 5, AL_EPARSE, "test.json");
@@ -84,7 +91,8 @@ static void test_json__file_round_trip(void)
 	const char *dir = al_test_tmpdir();
 	char *path = al_path_join(dir, "rt.json");
 	char *big = al_path_join(dir, "big.json");
-	json_t *v = json_pack("{s:s, s:[i,i], s:{s:b}}", "z", "first", "a", 1, 2, "m", "t", 1);
+	json_t *v = json_pack("{s:s, s:[i,i], s:{s:b}}", "z", "first", "a", 1,
+	                      2, "m", "t", 1);
 	json_t *w = NULL;
 	char *s;
 	al_buf b = AL_BUF_INIT(1024);
@@ -94,18 +102,21 @@ static void test_json__file_round_trip(void)
 	/* Insertion order is kept and the file ends with a newline. */
 	CU_ASSERT_PTR_NOT_NULL(strstr(al_buf_cstr(&b), "\"z\": \"first\""));
 	CU_ASSERT(b.len > 0 && b.ptr[b.len - 1] == '\n');
-	CU_ASSERT(strstr(al_buf_cstr(&b), "\"z\"") < strstr(al_buf_cstr(&b), "\"a\""));
+	CU_ASSERT(strstr(al_buf_cstr(&b), "\"z\"") <
+	          strstr(al_buf_cstr(&b), "\"a\""));
 	CU_ASSERT_EQUAL(al_json_load_file(&w, path, 1024), 0);
 	CU_ASSERT(json_equal(v, w));
 	s = al_json_dump(w, 0);
-	CU_ASSERT_STRING_EQUAL(s, "{\"z\":\"first\",\"a\":[1,2],\"m\":{\"t\":true}}");
+	CU_ASSERT_STRING_EQUAL(
+	    s, "{\"z\":\"first\",\"a\":[1,2],\"m\":{\"t\":true}}");
 	free(s);
 	json_decref(w);
 	w = NULL;
 	CU_ASSERT_EQUAL(al_json_load_file(&w, path, 10), AL_ELIMIT);
 	CU_ASSERT_PTR_NULL(w);
 	CU_ASSERT_EQUAL(al_json_load_file(&w, big, 1024), AL_ENOTFOUND);
-	CU_ASSERT_EQUAL(al_fs_write_atomic(big, "{\n\"a\":1,\n\"a\":1}", 15), 0);
+	CU_ASSERT_EQUAL(al_fs_write_atomic(big, "{\n\"a\":1,\n\"a\":1}", 15),
+	                0);
 	CU_ASSERT_EQUAL(al_json_load_file(&w, big, 1024), AL_EPARSE);
 	CU_ASSERT_PTR_NOT_NULL(strstr(al_error_message(), "big.json: line 3"));
 	CU_ASSERT_PTR_NULL(al_json_dump(NULL, 0));
@@ -118,14 +129,17 @@ static void test_json__file_round_trip(void)
 int main(void)
 {
 	CU_TestInfo tests[] = {
-		{"test_json__parses_values", test_json__parses_values},
-		{"test_json__rejects_duplicate_keys_with_position", test_json__rejects_duplicate_keys_with_position},
-		{"test_json__rejects_trailing_data", test_json__rejects_trailing_data},
-		{"test_json__rejects_nul_bytes", test_json__rejects_nul_bytes},
-		{"test_json__error_positions", test_json__error_positions},
-		{"test_json__rejects_deep_nesting", test_json__rejects_deep_nesting},
-		{"test_json__file_round_trip", test_json__file_round_trip},
-		CU_TEST_INFO_NULL,
+	    {"test_json__parses_values", test_json__parses_values},
+	    {"test_json__rejects_duplicate_keys_with_position",
+	     test_json__rejects_duplicate_keys_with_position},
+	    {"test_json__rejects_trailing_data",
+	     test_json__rejects_trailing_data},
+	    {"test_json__rejects_nul_bytes", test_json__rejects_nul_bytes},
+	    {"test_json__error_positions", test_json__error_positions},
+	    {"test_json__rejects_deep_nesting",
+	     test_json__rejects_deep_nesting},
+	    {"test_json__file_round_trip", test_json__file_round_trip},
+	    CU_TEST_INFO_NULL,
 	};
 
 	return al_test_run("json", tests);

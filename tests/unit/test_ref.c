@@ -6,11 +6,14 @@
 #include "airlock/error.h"
 #include "airlock/ref.h"
 
-#define D256 "sha256:0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef"
+#define D256                                                                   \
+	"sha256:"                                                              \
+	"0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef"
 
-/* Parse s, check its parts and its string form; NULL expectations mean absent. */
+/* Parse s, check its parts and its string form; NULL expectations mean absent.
+ */
 static void check_ref(const char *s, const char *reg, const char *repo,
-		      const char *tag, const char *digest, const char *str)
+                      const char *tag, const char *digest, const char *str)
 {
 	al_ref r;
 	char *out;
@@ -18,7 +21,8 @@ static void check_ref(const char *s, const char *reg, const char *repo,
 
 	CU_ASSERT_EQUAL(rc, 0);
 	if (rc != 0) {
-		fprintf(stderr, "unexpected failure for '%s': %s\n", s, al_error_message());
+		fprintf(stderr, "unexpected failure for '%s': %s\n", s,
+		        al_error_message());
 		return;
 	}
 	CU_ASSERT_STRING_EQUAL(r.registry, reg);
@@ -60,56 +64,75 @@ static void check_bad(const char *s, const char *needle)
 	}
 	CU_ASSERT_PTR_NULL(r.registry);
 	if (strstr(al_error_message(), needle) == NULL) {
-		fprintf(stderr, "message for '%s' lacks '%s': %s\n", s, needle, al_error_message());
+		fprintf(stderr, "message for '%s' lacks '%s': %s\n", s, needle,
+		        al_error_message());
 		CU_FAIL("message");
 	}
 }
 
 static void test_ref__docker_hub_normalisation(void)
 {
-	check_ref("busybox", "docker.io", "library/busybox", NULL, NULL, "docker.io/library/busybox");
-	check_ref("busybox:1.36", "docker.io", "library/busybox", "1.36", NULL, "docker.io/library/busybox:1.36");
-	check_ref("docker.io/busybox", "docker.io", "library/busybox", NULL, NULL, "docker.io/library/busybox");
-	check_ref("docker.io/library/busybox", "docker.io", "library/busybox", NULL, NULL, "docker.io/library/busybox");
-	check_ref("index.docker.io/busybox:latest", "docker.io", "library/busybox", "latest", NULL, "docker.io/library/busybox:latest");
-	check_ref("user/app", "docker.io", "user/app", NULL, NULL, "docker.io/user/app");
+	check_ref("busybox", "docker.io", "library/busybox", NULL, NULL,
+	          "docker.io/library/busybox");
+	check_ref("busybox:1.36", "docker.io", "library/busybox", "1.36", NULL,
+	          "docker.io/library/busybox:1.36");
+	check_ref("docker.io/busybox", "docker.io", "library/busybox", NULL,
+	          NULL, "docker.io/library/busybox");
+	check_ref("docker.io/library/busybox", "docker.io", "library/busybox",
+	          NULL, NULL, "docker.io/library/busybox");
+	check_ref("index.docker.io/busybox:latest", "docker.io",
+	          "library/busybox", "latest", NULL,
+	          "docker.io/library/busybox:latest");
+	check_ref("user/app", "docker.io", "user/app", NULL, NULL,
+	          "docker.io/user/app");
 }
 
 static void test_ref__registry_detection(void)
 {
-	check_ref("quay.io/openshift-release-dev/ocp-release:4.15.0-x86_64", "quay.io",
-		  "openshift-release-dev/ocp-release", "4.15.0-x86_64", NULL,
-		  "quay.io/openshift-release-dev/ocp-release:4.15.0-x86_64");
+	check_ref("quay.io/openshift-release-dev/ocp-release:4.15.0-x86_64",
+	          "quay.io", "openshift-release-dev/ocp-release",
+	          "4.15.0-x86_64", NULL,
+	          "quay.io/openshift-release-dev/ocp-release:4.15.0-x86_64");
 	check_ref("localhost/x", "localhost", "x", NULL, NULL, "localhost/x");
-	check_ref("localhost:5000/x", "localhost:5000", "x", NULL, NULL, "localhost:5000/x");
-	check_ref("127.0.0.1:5000/a/b/c:v1", "127.0.0.1:5000", "a/b/c", "v1", NULL, "127.0.0.1:5000/a/b/c:v1");
-	check_ref("[::1]:5000/x:tag@" D256, "[::1]:5000", "x", "tag", D256, "[::1]:5000/x:tag@" D256);
+	check_ref("localhost:5000/x", "localhost:5000", "x", NULL, NULL,
+	          "localhost:5000/x");
+	check_ref("127.0.0.1:5000/a/b/c:v1", "127.0.0.1:5000", "a/b/c", "v1",
+	          NULL, "127.0.0.1:5000/a/b/c:v1");
+	check_ref("[::1]:5000/x:tag@" D256, "[::1]:5000", "x", "tag", D256,
+	          "[::1]:5000/x:tag@" D256);
 	check_ref("[fe80::1]/x", "[fe80::1]", "x", NULL, NULL, "[fe80::1]/x");
-	check_ref("Registry.Example.com/x", "Registry.Example.com", "x", NULL, NULL, "Registry.Example.com/x");
+	check_ref("Registry.Example.com/x", "Registry.Example.com", "x", NULL,
+	          NULL, "Registry.Example.com/x");
 	/* Without a dot, colon or "localhost" the first part is a path. */
-	check_ref("myhost/x", "docker.io", "myhost/x", NULL, NULL, "docker.io/myhost/x");
+	check_ref("myhost/x", "docker.io", "myhost/x", NULL, NULL,
+	          "docker.io/myhost/x");
 }
 
 static void test_ref__tag_and_digest(void)
 {
-	check_ref("quay.io/a/b@" D256, "quay.io", "a/b", NULL, D256, "quay.io/a/b@" D256);
-	check_ref("quay.io/a/b:t@" D256, "quay.io", "a/b", "t", D256, "quay.io/a/b:t@" D256);
-	check_ref("a:_x.y-Z", "docker.io", "library/a", "_x.y-Z", NULL, "docker.io/library/a:_x.y-Z");
-	check_ref("quay.io/a/b@sha512:"
-		  "0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef"
-		  "0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef",
-		  "quay.io", "a/b", NULL,
-		  "sha512:"
-		  "0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef"
-		  "0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef",
-		  "quay.io/a/b@sha512:"
-		  "0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef"
-		  "0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef");
+	check_ref("quay.io/a/b@" D256, "quay.io", "a/b", NULL, D256,
+	          "quay.io/a/b@" D256);
+	check_ref("quay.io/a/b:t@" D256, "quay.io", "a/b", "t", D256,
+	          "quay.io/a/b:t@" D256);
+	check_ref("a:_x.y-Z", "docker.io", "library/a", "_x.y-Z", NULL,
+	          "docker.io/library/a:_x.y-Z");
+	check_ref(
+	    "quay.io/a/b@sha512:"
+	    "0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef"
+	    "0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef",
+	    "quay.io", "a/b", NULL,
+	    "sha512:"
+	    "0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef"
+	    "0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef",
+	    "quay.io/a/b@sha512:"
+	    "0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef"
+	    "0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef");
 }
 
 static void test_ref__path_component_separators(void)
 {
-	check_ref("a/b.c_d__e-f---g", "docker.io", "a/b.c_d__e-f---g", NULL, NULL, "docker.io/a/b.c_d__e-f---g");
+	check_ref("a/b.c_d__e-f---g", "docker.io", "a/b.c_d__e-f---g", NULL,
+	          NULL, "docker.io/a/b.c_d__e-f---g");
 	check_bad("a/b___c", "bad repository component");
 	check_bad("a/-b", "bad repository component");
 	check_bad("a/b-", "bad repository component");
@@ -128,8 +151,13 @@ static void test_ref__rejects_uppercase_repository(void)
 static void test_ref__rejects_bad_digest(void)
 {
 	check_bad("quay.io/a@sha256:abc", "bad digest");
-	check_bad("quay.io/a@sha256:0123456789ABCDEF0123456789abcdef0123456789abcdef0123456789abcdef", "bad digest");
-	check_bad("quay.io/a@md5:0123456789abcdef0123456789abcdef", "bad digest");
+	check_bad(
+	    "quay.io/"
+	    "a@sha256:"
+	    "0123456789ABCDEF0123456789abcdef0123456789abcdef0123456789abcdef",
+	    "bad digest");
+	check_bad("quay.io/a@md5:0123456789abcdef0123456789abcdef",
+	          "bad digest");
 	check_bad("quay.io/a@", "bad digest");
 	check_bad("quay.io/a@" D256 "@" D256, "bad digest");
 }
@@ -178,6 +206,86 @@ static void test_ref__rejects_empty_and_too_long(void)
 	name[255] = 'a';
 	name[256] = '\0';
 	check_bad(name, "longer than 255");
+	/* The bound applies to the normalised name: 240 + "docker.io/library/".
+	 */
+	memset(name, 'a', 240);
+	name[240] = '\0';
+	check_bad(name, "longer than 255");
+}
+
+/* A random printable string biased towards reference syntax. */
+static void random_ref(char *out, size_t cap, unsigned *state)
+{
+	static const char alphabet[] = "abz09AZ:/.@-__[]";
+	static const char *const pieces[] = {
+	    "quay.io/",
+	    "localhost:5000/",
+	    "[::1]:5000/",
+	    "library/",
+	    ":tag",
+	    "@sha256:"
+	    "0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef",
+	    "docker.io/",
+	    "index.docker.io/",
+	    "a",
+	    "b/c",
+	};
+	size_t len = 0, n = (size_t)(rand_r(state) % 8) + 1, i;
+
+	out[0] = '\0';
+	for (i = 0; i < n; i++) {
+		const char *p;
+		char one[2] = {0, 0};
+		size_t plen;
+
+		if (rand_r(state) % 2 == 0) {
+			p = pieces[rand_r(state) %
+			           (sizeof(pieces) / sizeof(pieces[0]))];
+		} else {
+			one[0] =
+			    alphabet[rand_r(state) % (sizeof(alphabet) - 1)];
+			p = one;
+		}
+		plen = strlen(p);
+		if (len + plen + 1 > cap)
+			break;
+		memcpy(out + len, p, plen + 1);
+		len += plen;
+	}
+}
+
+static void test_ref__string_form_parses_to_the_same_reference(void)
+{
+	unsigned state = al_test_seed();
+	char s[512];
+	int i, accepted = 0;
+
+	for (i = 0; i < 20000; i++) {
+		al_ref a, b;
+		char *str;
+
+		random_ref(s, sizeof(s), &state);
+		if (al_ref_parse(&a, s) != 0)
+			continue;
+		accepted++;
+		str = al_ref_string(&a);
+		CU_ASSERT_PTR_NOT_NULL(str);
+		if (str != NULL && al_ref_parse(&b, str) == 0) {
+			char *again = al_ref_string(&b);
+
+			CU_ASSERT_STRING_EQUAL(again, str);
+			free(again);
+			al_ref_clear(&b);
+		} else {
+			fprintf(stderr, "'%s' -> '%s' does not parse\n", s,
+			        str);
+			CU_FAIL("reparse");
+		}
+		free(str);
+		al_ref_clear(&a);
+	}
+	/* The generator must produce valid references too. */
+	CU_ASSERT(accepted > 100);
 }
 
 static void test_ref__copy_and_name(void)
@@ -217,7 +325,8 @@ static void test_ref__transports(void)
 	al_imgref_clear(&r);
 
 	/* The OCI path ends at the first ':', the rest is the name. */
-	CU_ASSERT_EQUAL_FATAL(al_imgref_parse(&r, "oci:/path/to/dir:quay.io/x/y:tag"), 0);
+	CU_ASSERT_EQUAL_FATAL(
+	    al_imgref_parse(&r, "oci:/path/to/dir:quay.io/x/y:tag"), 0);
 	CU_ASSERT_EQUAL(r.transport, AL_TRANSPORT_OCI);
 	CU_ASSERT_STRING_EQUAL(r.path, "/path/to/dir");
 	CU_ASSERT_STRING_EQUAL(r.name, "quay.io/x/y:tag");
@@ -234,7 +343,8 @@ static void test_ref__transports(void)
 	CU_ASSERT_EQUAL(al_imgref_parse(&r, "oci:"), AL_EPARSE);
 	CU_ASSERT_EQUAL(al_imgref_parse(&r, "oci::name"), AL_EPARSE);
 	CU_ASSERT_EQUAL(al_imgref_parse(&r, "dir:///x"), AL_EPARSE);
-	CU_ASSERT_PTR_NOT_NULL(strstr(al_error_message(), "unsupported transport 'dir'"));
+	CU_ASSERT_PTR_NOT_NULL(
+	    strstr(al_error_message(), "unsupported transport 'dir'"));
 	CU_ASSERT_EQUAL(al_imgref_parse(&r, "docker://Quay.io/A"), AL_EPARSE);
 	CU_ASSERT_EQUAL(al_imgref_parse(&r, ""), AL_EPARSE);
 	al_imgref_clear(NULL);
@@ -243,18 +353,24 @@ static void test_ref__transports(void)
 int main(void)
 {
 	CU_TestInfo tests[] = {
-		{"test_ref__docker_hub_normalisation", test_ref__docker_hub_normalisation},
-		{"test_ref__registry_detection", test_ref__registry_detection},
-		{"test_ref__tag_and_digest", test_ref__tag_and_digest},
-		{"test_ref__path_component_separators", test_ref__path_component_separators},
-		{"test_ref__rejects_uppercase_repository", test_ref__rejects_uppercase_repository},
-		{"test_ref__rejects_bad_digest", test_ref__rejects_bad_digest},
-		{"test_ref__rejects_bad_tags", test_ref__rejects_bad_tags},
-		{"test_ref__rejects_bad_registry", test_ref__rejects_bad_registry},
-		{"test_ref__rejects_empty_and_too_long", test_ref__rejects_empty_and_too_long},
-		{"test_ref__copy_and_name", test_ref__copy_and_name},
-		{"test_ref__transports", test_ref__transports},
-		CU_TEST_INFO_NULL,
+	    {"test_ref__docker_hub_normalisation",
+	     test_ref__docker_hub_normalisation},
+	    {"test_ref__registry_detection", test_ref__registry_detection},
+	    {"test_ref__tag_and_digest", test_ref__tag_and_digest},
+	    {"test_ref__path_component_separators",
+	     test_ref__path_component_separators},
+	    {"test_ref__rejects_uppercase_repository",
+	     test_ref__rejects_uppercase_repository},
+	    {"test_ref__rejects_bad_digest", test_ref__rejects_bad_digest},
+	    {"test_ref__rejects_bad_tags", test_ref__rejects_bad_tags},
+	    {"test_ref__rejects_bad_registry", test_ref__rejects_bad_registry},
+	    {"test_ref__rejects_empty_and_too_long",
+	     test_ref__rejects_empty_and_too_long},
+	    {"test_ref__copy_and_name", test_ref__copy_and_name},
+	    {"test_ref__transports", test_ref__transports},
+	    {"test_ref__string_form_parses_to_the_same_reference",
+	     test_ref__string_form_parses_to_the_same_reference},
+	    CU_TEST_INFO_NULL,
 	};
 
 	return al_test_run("ref", tests);

@@ -433,6 +433,54 @@ static void test_registry__core_flow_plain_registry(void)
 	al_registry_free(r);
 }
 
+static void test_registry__skopeo_reads_what_we_push(void)
+{
+	al_registry *r;
+	al_digest md;
+	char *manifest = NULL, *ref = NULL, *out = NULL, *cmd = NULL;
+	al_buf got = AL_BUF_INIT(AL_MANIFEST_MAX);
+	FILE *f;
+	int st;
+
+	if (!need_plain())
+		return;
+	r = client(plain_addr, NULL, 1, NULL, 0);
+	if (r == NULL)
+		return;
+	if (push_image(r, "airlock/skopeo", "v1", &md, &manifest) != 0)
+		goto out;
+	/* an independent client sees the exact bytes we pushed */
+	ref = al_sprintf("docker://%s/airlock/skopeo:v1", plain_addr);
+	out = al_sprintf("%s/skopeo-raw.json", al_test_tmpdir());
+	cmd = al_sprintf("skopeo inspect --raw --tls-verify=false '%s' > '%s'", ref, out);
+	if (cmd == NULL)
+		goto out;
+	{
+		const char *argv[] = {"sh", "-c", cmd, NULL};
+
+		st = run(argv);
+	}
+	CU_ASSERT_EQUAL(st, 0);
+	f = fopen(out, "rb");
+	CU_ASSERT_PTR_NOT_NULL(f);
+	if (f != NULL) {
+		char chunk[4096];
+		size_t n;
+
+		while ((n = fread(chunk, 1, sizeof(chunk), f)) > 0 && al_buf_append(&got, chunk, n) == 0)
+			;
+		fclose(f);
+	}
+	CU_ASSERT(got.len == strlen(manifest) && memcmp(got.ptr, manifest, got.len) == 0);
+out:
+	al_buf_free(&got);
+	free(manifest);
+	free(ref);
+	free(out);
+	free(cmd);
+	al_registry_free(r);
+}
+
 static void test_registry__plain_http_needs_insecure(void)
 {
 	al_registry *r;
@@ -512,6 +560,51 @@ out:
 	free(p);
 	free(path);
 	al_buf_free(&got);
+	al_registry_free(r);
+}
+
+static void test_registry__tampered_manifest_is_everify(void)
+{
+	al_buf body = AL_BUF_INIT(AL_MANIFEST_MAX);
+	al_registry *r;
+	al_digest md, d;
+	char hex[AL_DIGEST_STRMAX], ds[AL_DIGEST_STRMAX];
+	char *manifest = NULL, *path = NULL, *mt = NULL;
+	const char *pos;
+	FILE *f;
+
+	if (!need_plain())
+		return;
+	r = client(plain_addr, NULL, 1, NULL, 0);
+	if (r == NULL)
+		return;
+	if (push_image(r, "airlock/mtamper", "v1", &md, &manifest) != 0)
+		goto out;
+	/* the registry keeps manifests as blobs: change the config size
+	 * 300 -> 301 (still valid JSON of the same length) */
+	al_digest_hex(&md, hex);
+	path = al_sprintf("%s/plain/data/docker/registry/v2/blobs/sha256/%.2s/%s/data", al_test_tmpdir(), hex, hex);
+	pos = strstr(manifest, "\"size\":300");
+	CU_ASSERT_PTR_NOT_NULL(pos);
+	f = path != NULL && pos != NULL ? fopen(path, "r+b") : NULL;
+	CU_ASSERT_PTR_NOT_NULL(f);
+	if (f == NULL)
+		goto out;
+	fseek(f, (long)(pos - manifest) + 9, SEEK_SET);
+	fputc('1', f);
+	fclose(f);
+	CU_ASSERT_EQUAL(al_registry_get_manifest(r, "airlock/mtamper", al_digest_str(&md, ds), &body, &mt, &d),
+			AL_EVERIFY);
+	CU_ASSERT_PTR_NOT_NULL(strstr(al_error_message(), ds));
+	/* by tag: the bytes no longer match Docker-Content-Digest */
+	CU_ASSERT_EQUAL(al_registry_get_manifest(r, "airlock/mtamper", "v1", &body, &mt, &d), AL_EVERIFY);
+	CU_ASSERT_PTR_NULL(mt);
+	CU_ASSERT_EQUAL(body.len, 0);
+out:
+	free(manifest);
+	free(path);
+	free(mt);
+	al_buf_free(&body);
 	al_registry_free(r);
 }
 
@@ -766,9 +859,11 @@ int main(void)
 {
 	CU_TestInfo tests[] = {
 		{"test_registry__core_flow_plain_registry", test_registry__core_flow_plain_registry},
+		{"test_registry__skopeo_reads_what_we_push", test_registry__skopeo_reads_what_we_push},
 		{"test_registry__plain_http_needs_insecure", test_registry__plain_http_needs_insecure},
 		{"test_registry__unknown_manifest_is_enotfound", test_registry__unknown_manifest_is_enotfound},
 		{"test_registry__tampered_blob_is_everify", test_registry__tampered_blob_is_everify},
+		{"test_registry__tampered_manifest_is_everify", test_registry__tampered_manifest_is_everify},
 		{"test_registry__mount_between_repos", test_registry__mount_between_repos},
 		{"test_registry__tls_htpasswd_flow", test_registry__tls_htpasswd_flow},
 		{"test_registry__tls_wrong_password_is_eauth", test_registry__tls_wrong_password_is_eauth},

@@ -1,6 +1,7 @@
 /* test_store.c: unit tests for the on-disk store: layout, lock, blobs, index.json, check/gc, skopeo interop. */
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -800,6 +801,71 @@ out:
 	free(path);
 }
 
+struct worker {
+	al_store *s;
+	int id;
+	int rc;
+};
+
+static void *worker_main(void *ud)
+{
+	struct worker *w = ud;
+	char name[32], content[32];
+	struct image img;
+	int i;
+
+	w->rc = 0;
+	for (i = 0; i < 5 && w->rc == 0; i++) {
+		snprintf(name, sizeof(name), "t%d-%d", w->id, i);
+		snprintf(content, sizeof(content), "%d/%d\n", w->id, i);
+		w->rc = build_image(w->s, name, content, &img);
+		al_descriptor_clear(&img.desc);
+	}
+	return NULL;
+}
+
+static void test_store__threads_write_and_tag_concurrently(void)
+{
+	char *path = tmp_path("threads");
+	al_store *s = open_store(path, 1, 0);
+	struct worker w[4];
+	pthread_t th[4];
+	al_check_result res;
+	al_store_image *imgs = NULL;
+	size_t n = 0;
+	int i, started = 0;
+
+	if (s == NULL) {
+		CU_FAIL("no store");
+		free(path);
+		return;
+	}
+	for (i = 0; i < 4; i++) {
+		w[i].s = s;
+		w[i].id = i;
+		w[i].rc = -1;
+		if (pthread_create(&th[i], NULL, worker_main, &w[i]) == 0)
+			started++;
+	}
+	for (i = 0; i < started; i++) {
+		pthread_join(th[i], NULL);
+		CU_ASSERT_EQUAL(w[i].rc, 0);
+	}
+	CU_ASSERT_EQUAL(started, 4);
+	al_store_free(s);
+	s = open_store(path, 0, 1);
+	if (s != NULL) {
+		CU_ASSERT_EQUAL(al_store_list(s, &imgs, &n), 0);
+		CU_ASSERT_EQUAL(n, 20);
+		al_store_images_free(imgs, n);
+		CU_ASSERT_EQUAL(al_store_check(s, 0, NULL, NULL, &res), 0);
+		CU_ASSERT_EQUAL(res.blobs_checked, 60);
+		CU_ASSERT_EQUAL(res.missing + res.corrupt + res.invalid + res.unreferenced, 0);
+	}
+	al_store_free(s);
+	free(path);
+}
+
 int main(void)
 {
 	CU_TestInfo tests[] = {
@@ -812,6 +878,7 @@ int main(void)
 		{"index_survives_kill9", test_store__index_survives_kill9},
 		{"stale_temp_removed_at_open", test_store__stale_temp_removed_at_open},
 		{"check_reports_exactly_and_gc_removes", test_store__check_reports_exactly_and_gc_removes},
+		{"threads_write_and_tag_concurrently", test_store__threads_write_and_tag_concurrently},
 		{"skopeo_reads_and_writes_layouts", test_store__skopeo_reads_and_writes_layouts},
 		CU_TEST_INFO_NULL,
 	};

@@ -14,7 +14,8 @@ static void check_bad(const char *text, int want, const char *needle)
 {
 	al_yaml_node **docs = NULL;
 	size_t n = 0;
-	int rc = al_yaml_load(&docs, &n, (const uint8_t *)text, strlen(text), "t.yaml");
+	int rc = al_yaml_load(&docs, &n, (const uint8_t *)text, strlen(text),
+	                      "t.yaml");
 
 	CU_ASSERT_EQUAL(rc, want);
 	if (rc == 0) {
@@ -24,7 +25,8 @@ static void check_bad(const char *text, int want, const char *needle)
 	}
 	CU_ASSERT_PTR_NULL(docs);
 	if (strstr(al_error_message(), needle) == NULL) {
-		fprintf(stderr, "message lacks '%s': %s\n", needle, al_error_message());
+		fprintf(stderr, "message lacks '%s': %s\n", needle,
+		        al_error_message());
 		CU_FAIL("message");
 	}
 }
@@ -37,7 +39,8 @@ static char *yaml_to_json_text(const char *text)
 	json_t *j = NULL;
 	char *s = NULL;
 
-	if (al_yaml_load(&docs, &n, (const uint8_t *)text, strlen(text), "t.yaml") != 0) {
+	if (al_yaml_load(&docs, &n, (const uint8_t *)text, strlen(text),
+	                 "t.yaml") != 0) {
 		fprintf(stderr, "load failed: %s\n", al_error_message());
 		return NULL;
 	}
@@ -64,12 +67,15 @@ static void check_json(const char *yaml, const char *want)
 
 static void test_yaml__tree_with_positions(void)
 {
-	const char *t = "kind: X\nspec:\n  items:\n    - a\n    - \"b\"\n  n: 3\n";
+	const char *t =
+	    "kind: X\nspec:\n  items:\n    - a\n    - \"b\"\n  n: 3\n";
 	al_yaml_node **docs = NULL;
 	const al_yaml_node *spec, *items, *kind;
 	size_t n = 0;
 
-	CU_ASSERT_EQUAL_FATAL(al_yaml_load(&docs, &n, (const uint8_t *)t, strlen(t), "t.yaml"), 0);
+	CU_ASSERT_EQUAL_FATAL(
+	    al_yaml_load(&docs, &n, (const uint8_t *)t, strlen(t), "t.yaml"),
+	    0);
 	CU_ASSERT_EQUAL(n, 1);
 	CU_ASSERT_EQUAL(docs[0]->type, AL_YAML_MAP);
 	kind = al_yaml_get(docs[0], "kind");
@@ -107,7 +113,9 @@ static void test_yaml__multi_document(void)
 	al_yaml_node **docs = NULL;
 	size_t n = 0;
 
-	CU_ASSERT_EQUAL_FATAL(al_yaml_load(&docs, &n, (const uint8_t *)t, strlen(t), "t.yaml"), 0);
+	CU_ASSERT_EQUAL_FATAL(
+	    al_yaml_load(&docs, &n, (const uint8_t *)t, strlen(t), "t.yaml"),
+	    0);
 	CU_ASSERT_EQUAL(n, 4);
 	if (n == 4) {
 		CU_ASSERT_EQUAL(docs[0]->type, AL_YAML_MAP);
@@ -119,30 +127,36 @@ static void test_yaml__multi_document(void)
 	}
 	al_yaml_docs_free(docs, n);
 	docs = NULL;
-	CU_ASSERT_EQUAL(al_yaml_load(&docs, &n, (const uint8_t *)"", 0, "e"), 0);
+	CU_ASSERT_EQUAL(al_yaml_load(&docs, &n, (const uint8_t *)"", 0, "e"),
+	                0);
 	CU_ASSERT_EQUAL(n, 0);
 	al_yaml_docs_free(docs, n);
 }
 
 static void test_yaml__refuses_aliases_and_anchors(void)
 {
-	check_bad("a: &x 1\nb: *x\n", AL_EPARSE, "t.yaml:1:4: anchors are not supported");
+	check_bad("a: &x 1\nb: *x\n", AL_EPARSE,
+	          "t.yaml:1:4: anchors are not supported");
 	check_bad("a: *x\n", AL_EPARSE, "t.yaml:1");
 	check_bad("- &a [1]\n", AL_EPARSE, "anchors are not supported");
-	check_bad("a: !!int 1\n", AL_EPARSE, "t.yaml:1:4: tags other than !!str");
+	check_bad("a: !!int 1\n", AL_EPARSE,
+	          "t.yaml:1:4: tags other than !!str");
 	check_bad("a: !custom {}\n", AL_EPARSE, "tags on mappings");
 }
 
 static void test_yaml__refuses_duplicate_keys(void)
 {
-	check_bad("a: 1\nb: 2\na: 3\n", AL_EPARSE, "t.yaml:3:1: duplicate key 'a' (first at line 1)");
-	check_bad("x:\n  k: 1\n  \"k\": 2\n", AL_EPARSE, "t.yaml:3:3: duplicate key 'k'");
+	check_bad("a: 1\nb: 2\na: 3\n", AL_EPARSE,
+	          "t.yaml:3:1: duplicate key 'a' (first at line 1)");
+	check_bad("x:\n  k: 1\n  \"k\": 2\n", AL_EPARSE,
+	          "t.yaml:3:3: duplicate key 'k'");
 	check_bad("{a: 1, a: 1}", AL_EPARSE, "duplicate key");
 }
 
 static void test_yaml__refuses_complex_keys(void)
 {
-	check_bad("? [a]\n: 1\n", AL_EPARSE, "t.yaml:1:3: mapping keys must be scalars");
+	check_bad("? [a]\n: 1\n", AL_EPARSE,
+	          "t.yaml:1:3: mapping keys must be scalars");
 	check_bad("{a: 1}: 2\n", AL_EPARSE, "mapping keys must be scalars");
 }
 
@@ -172,7 +186,8 @@ static void test_yaml__depth_and_size_bounds(void)
 	s[2 * depth] = '\0';
 	check_bad(s, AL_ELIMIT, "nesting too deep");
 	/* Exactly the limit is fine. */
-	rc = al_yaml_load(&docs, &n, (const uint8_t *)s + 1, 2 * depth - 2, "t.yaml");
+	rc = al_yaml_load(&docs, &n, (const uint8_t *)s + 1, 2 * depth - 2,
+	                  "t.yaml");
 	CU_ASSERT_EQUAL(rc, 0);
 	al_yaml_docs_free(docs, n);
 	free(s);
@@ -190,19 +205,26 @@ static void test_yaml__depth_and_size_bounds(void)
 	check_bad(s, AL_ELIMIT, "too many nodes");
 	free(s);
 
-	CU_ASSERT_EQUAL(al_yaml_load(&docs, &n, (const uint8_t *)"a", (size_t)AL_YAML_MAX_INPUT + 1, "big"), AL_ELIMIT);
+	CU_ASSERT_EQUAL(al_yaml_load(&docs, &n, (const uint8_t *)"a",
+	                             (size_t)AL_YAML_MAX_INPUT + 1, "big"),
+	                AL_ELIMIT);
 }
 
 static void test_yaml__core_schema(void)
 {
-	check_json("[~, null, Null, NULL, '', \"null\", '~']", "[null,null,null,null,\"\",\"null\",\"~\"]");
+	check_json("[~, null, Null, NULL, '', \"null\", '~']",
+	           "[null,null,null,null,\"\",\"null\",\"~\"]");
 	check_json("[true, True, TRUE, false, \"true\", yes, no, on, off, y]",
-		   "[true,true,true,false,\"true\",\"yes\",\"no\",\"on\",\"off\",\"y\"]");
+	           "[true,true,true,false,\"true\",\"yes\",\"no\",\"on\","
+	           "\"off\",\"y\"]");
 	check_json("[0, -1, +2, 0x1f, 0o17, 007, '1', 9223372036854775807]",
-		   "[0,-1,2,31,15,7,\"1\",9223372036854775807]");
-	check_json("[1.5, -0.25, .5, 1e3, 2E-2, 1., '1.0']", "[1.5,-0.25,0.5,1000.0,0.02,1.0,\"1.0\"]");
-	check_json("[0x, 1_000, 1:20, 0b1, 1e, .]", "[\"0x\",\"1_000\",\"1:20\",\"0b1\",\"1e\",\".\"]");
-	check_json("a:\nb: !!str 1\nc: ! 2\n", "{\"a\":null,\"b\":\"1\",\"c\":\"2\"}");
+	           "[0,-1,2,31,15,7,\"1\",9223372036854775807]");
+	check_json("[1.5, -0.25, .5, 1e3, 2E-2, 1., '1.0']",
+	           "[1.5,-0.25,0.5,1000.0,0.02,1.0,\"1.0\"]");
+	check_json("[0x, 1_000, 1:20, 0b1, 1e, .]",
+	           "[\"0x\",\"1_000\",\"1:20\",\"0b1\",\"1e\",\".\"]");
+	check_json("a:\nb: !!str 1\nc: ! 2\n",
+	           "{\"a\":null,\"b\":\"1\",\"c\":\"2\"}");
 	check_json("\"1\": x\n2: y\n", "{\"1\":\"x\",\"2\":\"y\"}");
 }
 
@@ -214,10 +236,13 @@ static void test_yaml__to_json_refuses_unrepresentable(void)
 	const char *t = "a:\n  - .inf\nb: 99999999999999999999\n";
 	const al_yaml_node *b;
 
-	CU_ASSERT_EQUAL_FATAL(al_yaml_load(&docs, &n, (const uint8_t *)t, strlen(t), "t.yaml"), 0);
+	CU_ASSERT_EQUAL_FATAL(
+	    al_yaml_load(&docs, &n, (const uint8_t *)t, strlen(t), "t.yaml"),
+	    0);
 	CU_ASSERT_EQUAL(al_yaml_to_json(&j, docs[0]), AL_EPARSE);
 	CU_ASSERT_PTR_NULL(j);
-	CU_ASSERT_PTR_NOT_NULL(strstr(al_error_message(), "2:5: '.inf' cannot be represented"));
+	CU_ASSERT_PTR_NOT_NULL(
+	    strstr(al_error_message(), "2:5: '.inf' cannot be represented"));
 	b = al_yaml_get(docs[0], "b");
 	CU_ASSERT_EQUAL(al_yaml_to_json(&j, b), AL_EPARSE);
 	CU_ASSERT_PTR_NOT_NULL(strstr(al_error_message(), "3:4: integer"));
@@ -237,7 +262,8 @@ static void check_round_trip(json_t *const *docs, size_t ndocs)
 
 	CU_ASSERT_EQUAL(al_yaml_emit_json(&out, docs, ndocs), 0);
 	if (al_yaml_load(&back, &nback, out.ptr, out.len, "emitted") != 0) {
-		fprintf(stderr, "reload failed: %s\n%s\n", al_error_message(), al_buf_cstr(&out));
+		fprintf(stderr, "reload failed: %s\n%s\n", al_error_message(),
+		        al_buf_cstr(&out));
 		CU_FAIL("reload");
 		al_buf_free(&out);
 		return;
@@ -247,9 +273,12 @@ static void check_round_trip(json_t *const *docs, size_t ndocs)
 		j = NULL;
 		CU_ASSERT_EQUAL(al_yaml_to_json(&j, back[i]), 0);
 		if (!json_equal(j, docs[i])) {
-			char *a = al_json_dump(docs[i], 0), *b = al_json_dump(j, 0);
+			char *a = al_json_dump(docs[i], 0),
+			     *b = al_json_dump(j, 0);
 
-			fprintf(stderr, "round trip differs:\n%s\nwant %s\ngot  %s\n", al_buf_cstr(&out), a, b);
+			fprintf(stderr,
+			        "round trip differs:\n%s\nwant %s\ngot  %s\n",
+			        al_buf_cstr(&out), a, b);
 			free(a);
 			free(b);
 			CU_FAIL("round trip");
@@ -263,12 +292,67 @@ static void check_round_trip(json_t *const *docs, size_t ndocs)
 static void test_yaml__emit_round_trips_tricky_strings(void)
 {
 	static const char *const tricky[] = {
-		"true", "false", "null", "~", "", "1.0", "0x1", "0o7", "1", "-1", "+1",
-		"1e3", ".inf", ".nan", "yes", "no", "on", "off", "y", "n",
-		": x", "- a", "a: b", "#c", "a #b", "x#y", "'q'", "\"d\"", "[1]", "{a: 1}",
-		"*x", "&x", "!t", "%x", "@x", "`x", "|", ">", "?", "-", "---", "...",
-		" lead", "trail ", "line1\nline2", "line1\n\nline3\n", "\ttab", "é ünïcode ✓", "end\n\n\n", "\nstart", "  indented\nx", "a \nb", "x\r\ny",
-		"1_000", "12:30", "0b101", "=", "<<", "a\\b", "ctl\x01", "sha256:abc",
+	    "true",
+	    "false",
+	    "null",
+	    "~",
+	    "",
+	    "1.0",
+	    "0x1",
+	    "0o7",
+	    "1",
+	    "-1",
+	    "+1",
+	    "1e3",
+	    ".inf",
+	    ".nan",
+	    "yes",
+	    "no",
+	    "on",
+	    "off",
+	    "y",
+	    "n",
+	    ": x",
+	    "- a",
+	    "a: b",
+	    "#c",
+	    "a #b",
+	    "x#y",
+	    "'q'",
+	    "\"d\"",
+	    "[1]",
+	    "{a: 1}",
+	    "*x",
+	    "&x",
+	    "!t",
+	    "%x",
+	    "@x",
+	    "`x",
+	    "|",
+	    ">",
+	    "?",
+	    "-",
+	    "---",
+	    "...",
+	    " lead",
+	    "trail ",
+	    "line1\nline2",
+	    "line1\n\nline3\n",
+	    "\ttab",
+	    "é ünïcode ✓",
+	    "end\n\n\n",
+	    "\nstart",
+	    "  indented\nx",
+	    "a \nb",
+	    "x\r\ny",
+	    "1_000",
+	    "12:30",
+	    "0b101",
+	    "=",
+	    "<<",
+	    "a\\b",
+	    "ctl\x01",
+	    "sha256:abc",
 	};
 	json_t *obj = json_object(), *arr = json_array(), *docs[2];
 	size_t i;
@@ -277,11 +361,14 @@ static void test_yaml__emit_round_trips_tricky_strings(void)
 	for (i = 0; i < sizeof(tricky) / sizeof(tricky[0]); i++) {
 		json_array_append_new(arr, json_string(tricky[i]));
 		/* The same strings as keys. */
-		json_object_set_new(obj, tricky[i], json_integer((json_int_t)i));
+		json_object_set_new(obj, tricky[i],
+		                    json_integer((json_int_t)i));
 		snprintf(key, sizeof(key), "k%zu", i);
 		json_object_set_new(obj, key, json_string(tricky[i]));
 	}
-	json_object_set_new(obj, "nested", json_pack("{s:[i,f,b,n,{},[]], s:{s:s}}", "l", 7, 2.0, 0, "m", "n", "true"));
+	json_object_set_new(obj, "nested",
+	                    json_pack("{s:[i,f,b,n,{},[]], s:{s:s}}", "l", 7,
+	                              2.0, 0, "m", "n", "true"));
 	docs[0] = obj;
 	docs[1] = arr;
 	check_round_trip(docs, 2);
@@ -291,14 +378,16 @@ static void test_yaml__emit_round_trips_tricky_strings(void)
 
 static void test_yaml__emit_layout(void)
 {
-	json_t *a = json_pack("{s:s, s:{s:[s,s]}}", "kind", "X", "spec", "list", "p", "true");
+	json_t *a = json_pack("{s:s, s:{s:[s,s]}}", "kind", "X", "spec", "list",
+	                      "p", "true");
 	json_t *b = json_pack("{s:i}", "count", 1);
 	json_t *docs[2] = {a, b};
 	al_buf out = AL_BUF_INIT(4096);
 
 	CU_ASSERT_EQUAL(al_yaml_emit_json(&out, docs, 2), 0);
-	CU_ASSERT_STRING_EQUAL(al_buf_cstr(&out),
-			       "kind: X\nspec:\n  list:\n  - p\n  - 'true'\n---\ncount: 1\n");
+	CU_ASSERT_STRING_EQUAL(
+	    al_buf_cstr(&out),
+	    "kind: X\nspec:\n  list:\n  - p\n  - 'true'\n---\ncount: 1\n");
 	al_buf_free(&out);
 	/* The output bound is respected. */
 	al_buf_init(&out, 10);
@@ -327,7 +416,8 @@ static void test_yaml__emit_refuses_non_finite(void)
  * converts; each document is a mapping with apiVersion and kind. */
 static void test_yaml__loads_sample_manifests(void)
 {
-	char *dir = al_path_join(al_test_source_dir(), "samples/release-manifests");
+	char *dir =
+	    al_path_join(al_test_source_dir(), "samples/release-manifests");
 	DIR *d = opendir(dir);
 	struct dirent *e;
 	size_t files = 0, total = 0, i;
@@ -368,23 +458,149 @@ static void test_yaml__loads_sample_manifests(void)
 	free(dir);
 }
 
+/* A random string over characters that YAML treats specially. */
+static json_t *random_string(unsigned *state)
+{
+	static const char alphabet[] = "ab01.-+:#&*!|>'\"%@` \n\t?,[]{}~eEx_\\";
+	static const char *const words[] = {"true", "null", "~",    "yes",
+	                                    "0x1f", "1e3",  ".inf", "---",
+	                                    "...",  "- ",   ": ",   "é"};
+	char buf[64];
+	size_t n = (size_t)(rand_r(state) % 12), i, len = 0;
+
+	for (i = 0; i < n; i++) {
+		const char *w;
+		char one[2] = {0, 0};
+
+		if (rand_r(state) % 4 == 0) {
+			w = words[rand_r(state) %
+			          (sizeof(words) / sizeof(words[0]))];
+		} else {
+			one[0] =
+			    alphabet[rand_r(state) % (sizeof(alphabet) - 1)];
+			w = one;
+		}
+		if (len + strlen(w) + 1 > sizeof(buf))
+			break;
+		memcpy(buf + len, w, strlen(w));
+		len += strlen(w);
+	}
+	buf[len] = '\0';
+	return json_string(buf);
+}
+
+static json_t *random_json(unsigned *state, int depth)
+{
+	int kind = rand_r(state) % (depth > 3 ? 5 : 7);
+	json_t *v, *k;
+	int i, n;
+
+	switch (kind) {
+	case 0:
+		return json_integer((json_int_t)rand_r(state) - RAND_MAX / 2);
+	case 1:
+		return json_real((double)rand_r(state) / 7.0);
+	case 2:
+		return json_boolean(rand_r(state) % 2);
+	case 3:
+		return json_null();
+	case 4:
+		return random_string(state);
+	case 5:
+		v = json_array();
+		n = rand_r(state) % 4;
+		for (i = 0; i < n; i++)
+			json_array_append_new(v, random_json(state, depth + 1));
+		return v;
+	default:
+		v = json_object();
+		n = rand_r(state) % 4;
+		for (i = 0; i < n; i++) {
+			k = random_string(state);
+			json_object_set_new(v, json_string_value(k),
+			                    random_json(state, depth + 1));
+			json_decref(k);
+		}
+		return v;
+	}
+}
+
+static void test_yaml__emit_round_trips_random_documents(void)
+{
+	unsigned state = al_test_seed();
+	json_t *docs[3];
+	int i, j;
+
+	for (i = 0; i < 300; i++) {
+		for (j = 0; j < 3; j++)
+			docs[j] = random_json(&state, 0);
+		check_round_trip(docs, 3);
+		for (j = 0; j < 3; j++)
+			json_decref(docs[j]);
+	}
+}
+
+/* Random bytes must never crash the loader or leak: they load or fail. */
+static void test_yaml__random_input_is_refused_cleanly(void)
+{
+	static const char alphabet[] =
+	    "a1:- \n[]{},&*!|>'\"#%?@`\t~.\\\x01\xc3\xa9";
+	unsigned state = al_test_seed() + 1;
+	char buf[96];
+	int i, ok = 0, bad = 0;
+
+	for (i = 0; i < 5000; i++) {
+		size_t n = (size_t)(rand_r(&state) % sizeof(buf)), k;
+		al_yaml_node **docs = NULL;
+		size_t nd = 0;
+		int rc;
+
+		for (k = 0; k < n; k++)
+			buf[k] =
+			    alphabet[rand_r(&state) % (sizeof(alphabet) - 1)];
+		rc = al_yaml_load(&docs, &nd, (const uint8_t *)buf, n, "r");
+		if (rc == 0) {
+			ok++;
+			al_yaml_docs_free(docs, nd);
+		} else {
+			bad++;
+			CU_ASSERT(rc == AL_EPARSE || rc == AL_ELIMIT);
+			CU_ASSERT(strncmp(al_error_message(), "r:", 2) == 0);
+		}
+	}
+	CU_ASSERT(ok > 0 && bad > 0);
+}
+
 int main(void)
 {
 	CU_TestInfo tests[] = {
-		{"test_yaml__tree_with_positions", test_yaml__tree_with_positions},
-		{"test_yaml__multi_document", test_yaml__multi_document},
-		{"test_yaml__refuses_aliases_and_anchors", test_yaml__refuses_aliases_and_anchors},
-		{"test_yaml__refuses_duplicate_keys", test_yaml__refuses_duplicate_keys},
-		{"test_yaml__refuses_complex_keys", test_yaml__refuses_complex_keys},
-		{"test_yaml__syntax_error_positions", test_yaml__syntax_error_positions},
-		{"test_yaml__depth_and_size_bounds", test_yaml__depth_and_size_bounds},
-		{"test_yaml__core_schema", test_yaml__core_schema},
-		{"test_yaml__to_json_refuses_unrepresentable", test_yaml__to_json_refuses_unrepresentable},
-		{"test_yaml__emit_round_trips_tricky_strings", test_yaml__emit_round_trips_tricky_strings},
-		{"test_yaml__emit_layout", test_yaml__emit_layout},
-		{"test_yaml__emit_refuses_non_finite", test_yaml__emit_refuses_non_finite},
-		{"test_yaml__loads_sample_manifests", test_yaml__loads_sample_manifests},
-		CU_TEST_INFO_NULL,
+	    {"test_yaml__tree_with_positions", test_yaml__tree_with_positions},
+	    {"test_yaml__multi_document", test_yaml__multi_document},
+	    {"test_yaml__refuses_aliases_and_anchors",
+	     test_yaml__refuses_aliases_and_anchors},
+	    {"test_yaml__refuses_duplicate_keys",
+	     test_yaml__refuses_duplicate_keys},
+	    {"test_yaml__refuses_complex_keys",
+	     test_yaml__refuses_complex_keys},
+	    {"test_yaml__syntax_error_positions",
+	     test_yaml__syntax_error_positions},
+	    {"test_yaml__depth_and_size_bounds",
+	     test_yaml__depth_and_size_bounds},
+	    {"test_yaml__core_schema", test_yaml__core_schema},
+	    {"test_yaml__to_json_refuses_unrepresentable",
+	     test_yaml__to_json_refuses_unrepresentable},
+	    {"test_yaml__emit_round_trips_tricky_strings",
+	     test_yaml__emit_round_trips_tricky_strings},
+	    {"test_yaml__emit_layout", test_yaml__emit_layout},
+	    {"test_yaml__emit_refuses_non_finite",
+	     test_yaml__emit_refuses_non_finite},
+	    {"test_yaml__loads_sample_manifests",
+	     test_yaml__loads_sample_manifests},
+	    {"test_yaml__emit_round_trips_random_documents",
+	     test_yaml__emit_round_trips_random_documents},
+	    {"test_yaml__random_input_is_refused_cleanly",
+	     test_yaml__random_input_is_refused_cleanly},
+	    CU_TEST_INFO_NULL,
 	};
 
 	return al_test_run("yaml", tests);

@@ -1,0 +1,184 @@
+/* test_transfer.c: the transfer engine and mirror between OCI layouts (no network), and push naming. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "airlock.h"
+#include "al_test.h"
+
+static char *samples_layout(void)
+{
+	return al_sprintf("%s/samples/layout", al_test_source_dir());
+}
+
+static void test_transfer__push_target_drops_registry(void)
+{
+	char *repo = NULL, *ref = NULL;
+
+	CU_ASSERT_EQUAL(al_push_target("quay.io/a/b:1.0", "mirror", &repo, &ref), 0);
+	CU_ASSERT_STRING_EQUAL(repo, "mirror/a/b");
+	CU_ASSERT_STRING_EQUAL(ref, "1.0");
+	free(repo);
+	free(ref);
+	CU_ASSERT_EQUAL(al_push_target("quay.io/a/b@sha256:ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad", "", &repo, &ref), 0);
+	CU_ASSERT_STRING_EQUAL(repo, "a/b");
+	CU_ASSERT_STRING_EQUAL(ref, "sha256:ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad");
+	free(repo);
+	free(ref);
+	CU_ASSERT_EQUAL(al_push_target("busybox", "p/q", &repo, &ref), 0);
+	CU_ASSERT_STRING_EQUAL(repo, "p/q/library/busybox");
+	CU_ASSERT_STRING_EQUAL(ref, "latest");
+	free(repo);
+	free(ref);
+	CU_ASSERT(al_push_target("Not A Ref", "p", &repo, &ref) < 0);
+}
+
+static void collect(al_store *s, char ***names, al_digest **digests, size_t *n)
+{
+	al_store_image *imgs = NULL;
+	size_t i;
+
+	*n = 0;
+	CU_ASSERT_EQUAL(al_store_list(s, &imgs, n), 0);
+	*names = calloc(*n + 1, sizeof(char *));
+	*digests = calloc(*n + 1, sizeof(al_digest));
+	for (i = 0; i < *n; i++) {
+		(*names)[i] = al_strdup(imgs[i].name);
+		(*digests)[i] = imgs[i].desc.digest;
+	}
+	al_store_images_free(imgs, *n);
+}
+
+static void test_transfer__mirror_from_layout_then_rerun_is_free(void)
+{
+	char *layout = samples_layout();
+	char *dst = al_path_join(al_test_tmpdir(), "mirror-store");
+	const char *rel[] = {"quay.io/airlock-samples/release:4.14.1-x86_64"};
+	al_imageset_source src = {NULL, NULL};
+	al_store_opts so = {1, 0, 0};
+	al_store *s = NULL;
+	al_transfer_opts to;
+	al_mirror_report rep;
+	al_check_result cr;
+	char *loc = al_sprintf("oci:%s", layout);
+	int rc;
+
+	src.location = loc;
+	src.prefix = al_strdup("quay.io/airlock-samples");
+	memset(&to, 0, sizeof(to));
+	to.sources = &src;
+	to.nsources = 1;
+	to.parallel = 4;
+	CU_ASSERT_EQUAL(al_store_open(&s, dst, &so), 0);
+	rc = al_mirror(s, rel, 1, NULL, 0, &to, &rep);
+	CU_ASSERT_EQUAL(rc, 0);
+	CU_ASSERT_EQUAL(rep.nreleases, 1);
+	CU_ASSERT_STRING_EQUAL(rep.releases[0].version, "4.14.1");
+	CU_ASSERT(rep.releases[0].components > 0);
+	CU_ASSERT(rep.stats.blobs_transferred > 0);
+	CU_ASSERT_EQUAL(rep.stats.images_failed, 0);
+	al_mirror_report_clear(&rep);
+	/* a rerun transfers nothing */
+	rc = al_mirror(s, rel, 1, NULL, 0, &to, &rep);
+	CU_ASSERT_EQUAL(rc, 0);
+	CU_ASSERT_EQUAL(rep.stats.blobs_transferred, 0);
+	CU_ASSERT(rep.stats.blobs_present > 0);
+	al_mirror_report_clear(&rep);
+	memset(&cr, 0, sizeof(cr));
+	CU_ASSERT_EQUAL(al_store_check(s, 0, NULL, NULL, &cr), 0);
+	CU_ASSERT_EQUAL(cr.missing + cr.corrupt + cr.invalid + cr.unreferenced, 0);
+	CU_ASSERT(cr.images >= 2);
+	al_store_free(s);
+	free(src.prefix);
+	free(loc);
+	free(layout);
+	free(dst);
+}
+
+static void test_transfer__missing_image_fails_alone(void)
+{
+	char *layout = samples_layout();
+	char *dst = al_path_join(al_test_tmpdir(), "partial-store");
+	al_store_opts so = {1, 0, 0};
+	al_store *s = NULL;
+	al_transfer *t = NULL;
+	al_imgref good = {0}, bad = {0};
+	char *goodref = al_sprintf("oci:%s:quay.io/airlock-samples/release:4.14.1-x86_64", layout);
+	char *badref = al_sprintf("oci:%s:no/such:image", layout);
+	int gi, bi, st = 0;
+	const char *msg = NULL;
+	al_store_image found;
+
+	CU_ASSERT_EQUAL(al_store_open(&s, dst, &so), 0);
+	CU_ASSERT_EQUAL(al_transfer_new_to_store(&t, s, NULL), 0);
+	CU_ASSERT_EQUAL(al_imgref_parse(&good, goodref), 0);
+	CU_ASSERT_EQUAL(al_imgref_parse(&bad, badref), 0);
+	gi = al_transfer_add(t, &good, "good");
+	bi = al_transfer_add(t, &bad, "bad");
+	CU_ASSERT(gi >= 0 && bi >= 0);
+	CU_ASSERT(al_transfer_run(t, NULL) < 0);
+	al_transfer_result(t, gi, &st, NULL, NULL, NULL);
+	CU_ASSERT_EQUAL(st, 0);
+	al_transfer_result(t, bi, &st, NULL, NULL, &msg);
+	CU_ASSERT_EQUAL(st, AL_ENOTFOUND);
+	if (st != AL_ENOTFOUND)
+		printf("status %d: %s\n", st, msg);
+	CU_ASSERT_PTR_NOT_NULL(strstr(msg, "no/such:image"));
+	CU_ASSERT_EQUAL(al_store_find(s, "good", &found), 0);
+	al_store_image_clear(&found);
+	CU_ASSERT_EQUAL(al_store_find(s, "bad", &found), AL_ENOTFOUND);
+	al_transfer_free(t);
+	al_imgref_clear(&good);
+	al_imgref_clear(&bad);
+	al_store_free(s);
+	free(goodref);
+	free(badref);
+	free(layout);
+	free(dst);
+}
+
+static void test_transfer__copy_preserves_digests(void)
+{
+	char *layout = samples_layout();
+	char *dst = al_path_join(al_test_tmpdir(), "copy-store");
+	al_store_opts ro = {0, 1, 0}, so = {1, 0, 0};
+	al_store *src = NULL, *s = NULL;
+	al_transfer *t = NULL;
+	char **names = NULL;
+	al_digest *digests = NULL;
+	size_t n = 0, i;
+
+	CU_ASSERT_EQUAL(al_store_open(&src, layout, &ro), 0);
+	CU_ASSERT_EQUAL(al_store_open(&s, dst, &so), 0);
+	collect(src, &names, &digests, &n);
+	CU_ASSERT(n > 0);
+	CU_ASSERT_EQUAL(al_transfer_new_to_store(&t, s, NULL), 0);
+	for (i = 0; i < n; i++)
+		CU_ASSERT(al_transfer_add_from_store(t, src, names[i], names[i]) >= 0);
+	CU_ASSERT_EQUAL(al_transfer_run(t, NULL), 0);
+	for (i = 0; i < n; i++) {
+		al_store_image img;
+		CU_ASSERT_EQUAL(al_store_find(s, names[i], &img), 0);
+		CU_ASSERT(al_digest_equal(&img.desc.digest, &digests[i]));
+		al_store_image_clear(&img);
+		free(names[i]);
+	}
+	free(names);
+	free(digests);
+	al_transfer_free(t);
+	al_store_free(s);
+	al_store_free(src);
+	free(layout);
+	free(dst);
+}
+
+int main(void)
+{
+	CU_TestInfo tests[] = {
+		{"test_transfer__push_target_drops_registry", test_transfer__push_target_drops_registry},
+		{"test_transfer__mirror_from_layout_then_rerun_is_free", test_transfer__mirror_from_layout_then_rerun_is_free},
+		{"test_transfer__missing_image_fails_alone", test_transfer__missing_image_fails_alone},
+		{"test_transfer__copy_preserves_digests", test_transfer__copy_preserves_digests},
+		CU_TEST_INFO_NULL,
+	};
+	return al_test_run("transfer", tests);
+}
