@@ -50,8 +50,8 @@ struct xfer {
 	al_http *h;
 	const al_http_req *req;
 	al_http_resp *resp;
-	char safe_url[HTTP_SAFE_URL_MAX]; /* current URL without userinfo or
-	                                     query */
+	/* the current URL without userinfo or query, for messages */
+	char safe_url[HTTP_SAFE_URL_MAX];
 	/* this attempt's answer */
 	long status;
 	int headers_done;
@@ -313,9 +313,9 @@ static int body_restart(struct xfer *x)
 		int rc;
 
 		if (req->sink->reset == NULL)
-			return al_error_set(AL_ENET,
-			                    "cannot restart the body of '%s': "
-			                    "the sink has no reset",
+			return al_error_set(AL_EPROTO,
+			                    "'%s' ignored the range request "
+			                    "and the sink cannot restart",
 			                    x->safe_url);
 		rc = req->sink->reset(req->sink->ud);
 		if (rc < 0)

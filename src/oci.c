@@ -220,34 +220,36 @@ int al_descriptor_from_json(al_descriptor *out, const json_t *obj, int platform_
 json_t *al_descriptor_to_json(const al_descriptor *d)
 {
 	char dg[AL_DIGEST_STRMAX];
-	json_t *o = json_object(), *plat = NULL;
+	json_t *o = json_object(), *plat = NULL, *ret = NULL;
 
 	if (o == NULL)
 		return NULL;
 	if (json_object_set_new(o, "mediaType", json_string(d->media_type != NULL ? d->media_type : "")) != 0 ||
 	    json_object_set_new(o, "digest", json_string(al_digest_str(&d->digest, dg))) != 0 ||
 	    json_object_set_new(o, "size", json_integer((json_int_t)d->size)) != 0)
-		goto fail;
+		goto out;
 	if (d->artifact_type != NULL && json_object_set_new(o, "artifactType", json_string(d->artifact_type)) != 0)
-		goto fail;
+		goto out;
 	if (d->os != NULL && d->arch != NULL) {
 		plat = json_object();
 		if (plat == NULL ||
 		    json_object_set_new(plat, "architecture", json_string(d->arch)) != 0 ||
 		    json_object_set_new(plat, "os", json_string(d->os)) != 0 ||
 		    (d->variant != NULL && json_object_set_new(plat, "variant", json_string(d->variant)) != 0))
-			goto fail;
+			goto out;
+		/* set_new takes plat over, even when it fails */
 		if (json_object_set_new(o, "platform", plat) != 0) {
 			plat = NULL;
-			goto fail;
+			goto out;
 		}
 		plat = NULL;
 	}
-	return o;
-fail:
+	ret = o;
+	o = NULL;
+out:
 	json_decref(plat);
 	json_decref(o);
-	return NULL;
+	return ret;
 }
 
 static int parse_list(al_descriptor **out, size_t *nout, const json_t *root, const char *key, int want_platform, const char *what)

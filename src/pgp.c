@@ -984,7 +984,7 @@ static int hash_finish(EVP_MD_CTX *md, const pgp_sig *s, uint8_t *out, size_t *o
 	uint8_t trailer[6];
 
 	if (EVP_DigestUpdate(md, s->hashed, s->hashed_len) != 1)
-		goto fail;
+		goto out;
 	if (s->version == 4) {
 		trailer[0] = 4;
 		trailer[1] = 0xff;
@@ -993,13 +993,13 @@ static int hash_finish(EVP_MD_CTX *md, const pgp_sig *s, uint8_t *out, size_t *o
 		trailer[4] = (uint8_t)(s->hashed_len >> 8);
 		trailer[5] = (uint8_t)s->hashed_len;
 		if (EVP_DigestUpdate(md, trailer, 6) != 1)
-			goto fail;
+			goto out;
 	}
 	if (EVP_DigestFinal_ex(md, out, &len) != 1)
-		goto fail;
+		goto out;
 	*outlen = len;
 	return 0;
-fail:
+out:
 	return al_error_openssl(AL_ENOMEM, "hashing failed");
 }
 
@@ -1265,23 +1265,27 @@ static int kr_keysig(al_pgp_keyring *kr, size_t prim, size_t sub, const uint8_t 
 
 static int kr_add_binary(al_pgp_keyring *kr, const uint8_t *p, size_t n, const char *what)
 {
-	size_t off = 0, npk = 0, prim = (size_t)-1, sub = (size_t)-1, count = 0;
+	size_t off = 0, npk = 0, prim = (size_t)-1, sub = (size_t)-1, count = 0, uidlen = 0;
 	const uint8_t *uid = NULL;
-	size_t uidlen = 0;
-	int in_uattr = 0, skip = 0, rc;
+	int in_uattr = 0, skip = 0, rc = 0;
 	pkt pk;
 	pgp_key k;
+	pgp_sig s;
 
 	memset(&k, 0, sizeof(k));
+	memset(&pk, 0, sizeof(pk));
 	for (;;) {
+		free(pk.owned);
 		memset(&pk, 0, sizeof(pk));
-		if ((rc = pkt_next(&pk, p, n, &off, AL_PGP_MAX_KEYRING_BYTES)) < 0)
-			return al_error_wrap(rc, "'%s': ", what);
+		if ((rc = pkt_next(&pk, p, n, &off, AL_PGP_MAX_KEYRING_BYTES)) < 0) {
+			rc = al_error_wrap(rc, "'%s': ", what);
+			goto out;
+		}
 		if (rc == 0)
 			break;
 		if (++count > AL_PGP_MAX_KEYRING_PACKETS) {
-			free(pk.owned);
-			return al_error_set(AL_ELIMIT, "'%s': more than %d packets", what, AL_PGP_MAX_KEYRING_PACKETS);
+			rc = al_error_set(AL_ELIMIT, "'%s': more than %d packets", what, AL_PGP_MAX_KEYRING_PACKETS);
+			goto out;
 		}
 		switch (pk.tag) {
 		case TAG_PUBKEY:
@@ -1294,19 +1298,28 @@ static int kr_add_binary(al_pgp_keyring *kr, const uint8_t *p, size_t n, const c
 				break;
 			}
 			rc = key_parse(&k, pk.body, pk.len);
+			if (rc == 0 && pk.tag == TAG_PUBKEY && k.pkey == NULL) {
+				/* a primary key must be able to check its own self-signatures */
+				key_clear(&k);
+				rc = al_error_set(AL_EUNSUPPORTED, "public-key algorithm %d is not supported",
+						  pk.body[5]);
+			}
 			if (rc == AL_EUNSUPPORTED) {
 				/* keep going: a v3/v5/v6 key or a weak RSA key is just not usable */
 				al_log_debug("pgp: '%s': skipping key at offset %zu: %s", what, pk.offset,
 					     al_error_message());
 				al_error_clear();
+				rc = 0;
 				if (pk.tag == TAG_PUBKEY) {
 					skip = 1;
 					prim = (size_t)-1;
 				}
 				break;
 			}
-			if (rc < 0)
-				return al_error_wrap(rc, "'%s': key at offset %zu: ", what, pk.offset);
+			if (rc < 0) {
+				rc = al_error_wrap(rc, "'%s': key at offset %zu: ", what, pk.offset);
+				goto out;
+			}
 			k.is_sub = pk.tag == TAG_PUBSUBKEY;
 			if (pk.tag == TAG_PUBKEY) {
 				skip = 0;
@@ -1319,7 +1332,7 @@ static int kr_add_binary(al_pgp_keyring *kr, const uint8_t *p, size_t n, const c
 			}
 			if ((rc = kr_push(kr, &k)) < 0) {
 				key_clear(&k);
-				return rc;
+				goto out;
 			}
 			break;
 		case TAG_UID:
@@ -1331,8 +1344,7 @@ static int kr_add_binary(al_pgp_keyring *kr, const uint8_t *p, size_t n, const c
 			uid = NULL;
 			in_uattr = 1;
 			break;
-		case TAG_SIG: {
-			pgp_sig s;
+		case TAG_SIG:
 			if (skip || prim == (size_t)-1 || in_uattr)
 				break;
 			if (sig_parse(&s, pk.body, pk.len) < 0) {
@@ -1342,24 +1354,26 @@ static int kr_add_binary(al_pgp_keyring *kr, const uint8_t *p, size_t n, const c
 				break;
 			}
 			if ((rc = kr_keysig(kr, prim, sub, uid, uidlen, &s)) < 0)
-				return rc;
+				goto out;
 			break;
-		}
 		case TAG_TRUST:
 		case TAG_MARKER:
 			break;
 		case TAG_SECRET_KEY:
 		case TAG_SECRET_SUBKEY:
-			return al_error_set(AL_EPARSE, "'%s': secret key packet at offset %zu: give public keys only",
-					    what, pk.offset);
+			rc = al_error_set(AL_EPARSE, "'%s': secret key packet at offset %zu: give public keys only",
+					  what, pk.offset);
+			goto out;
 		default:
-			return al_error_set(AL_EPARSE, "'%s': unexpected packet type %d at offset %zu in a keyring",
-					    what, pk.tag, pk.offset);
+			rc = al_error_set(AL_EPARSE, "'%s': unexpected packet type %d at offset %zu in a keyring",
+					  what, pk.tag, pk.offset);
+			goto out;
 		}
 	}
-	if (npk == 0 && !skip)
-		return al_error_set(AL_EPARSE, "'%s': no public key found", what);
-	return 0;
+	rc = npk == 0 && !skip ? al_error_set(AL_EPARSE, "'%s': no public key found", what) : 0;
+out:
+	free(pk.owned);
+	return rc;
 }
 
 /* Mark why each new key is unusable (for messages at verify time). */
@@ -1377,6 +1391,7 @@ static void kr_finish(al_pgp_keyring *kr, size_t from)
 			     k->keyid);
 		if (n < 0 || (size_t)n >= sizeof(k->why))
 			k->why[0] = '\0';
+		al_log_debug("pgp: %s", k->why);
 	}
 }
 
@@ -1411,6 +1426,8 @@ int al_pgp_keyring_add(al_pgp_keyring *kr, const uint8_t *p, size_t n, const cha
 	}
 	rc = blocks > 0 ? 0 : al_error_set(AL_EPARSE, "'%s': neither an OpenPGP keyring nor a PGP PUBLIC KEY BLOCK", what);
 out:
+	if (rc == 0 && kr->n == before)
+		rc = al_error_set(AL_EUNSUPPORTED, "'%s': no supported public key (v4 RSA, ECDSA or EdDSA)", what);
 	if (rc < 0) {
 		for (i = before; i < kr->n; i++)
 			key_clear(&kr->keys[i]);

@@ -335,7 +335,7 @@ static int scan_layer(struct archive *a, const char *ds, struct layer *l)
 		rc = archive_read_next_header(a, &ent);
 		if (rc == ARCHIVE_EOF)
 			return 0;
-		if (rc < ARCHIVE_WARN)
+		if (rc != ARCHIVE_OK && rc != ARCHIVE_WARN)
 			return 1;
 		path = archive_entry_pathname(ent);
 		if (path == NULL)

@@ -161,6 +161,32 @@ static void remove_temps(const char *dir, int all, al_check_fn fn, void *ud, al_
 	closedir(d);
 }
 
+/* The signature writer stores signatures/sha256=<hex>/signature-<n>
+ * atomically: its leftovers are .tmp-* files in those directories. */
+static void remove_signature_temps(al_store *s, al_check_fn fn, void *ud, al_check_result *res)
+{
+	char *sigs = store_file(s, "signatures");
+	struct dirent *de;
+	DIR *d;
+
+	if (sigs == NULL)
+		return;
+	d = opendir(sigs);
+	while (d != NULL && (de = readdir(d)) != NULL) {
+		char *p;
+
+		if (strncmp(de->d_name, "sha256=", 7) != 0)
+			continue;
+		p = al_path_join(sigs, de->d_name);
+		if (p != NULL)
+			remove_temps(p, 0, fn, ud, res);
+		free(p);
+	}
+	if (d != NULL)
+		closedir(d);
+	free(sigs);
+}
+
 static void remove_all_temps(al_store *s, al_check_fn fn, void *ud, al_check_result *res)
 {
 	static const char *const dirs[] = {"blobs/.tmp", "", "airlock", "airlock/packs"};
@@ -173,6 +199,7 @@ static void remove_all_temps(al_store *s, al_check_fn fn, void *ud, al_check_res
 			remove_temps(p, i == 0, fn, ud, res);
 		free(p);
 	}
+	remove_signature_temps(s, fn, ud, res);
 }
 
 /* 1 if dir is missing, empty, or holds only what an interrupted create
@@ -1166,7 +1193,10 @@ static int scan_signatures(struct walk *w)
 			char *fp;
 			const char *why = NULL;
 
-			if (strcmp(fe->d_name, ".") == 0 || strcmp(fe->d_name, "..") == 0)
+			/* a signature being written (or a writer's leftover,
+			 * which gc removes with the other temporary files) */
+			if (strcmp(fe->d_name, ".") == 0 || strcmp(fe->d_name, "..") == 0 ||
+			    strncmp(fe->d_name, ".tmp-", 5) == 0)
 				continue;
 			fp = al_path_join(dir, fe->d_name);
 			if (fp == NULL) {

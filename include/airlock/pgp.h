@@ -37,8 +37,9 @@ AL_EXPORT int al_pgp_keyring_new(al_pgp_keyring **out);
  * verification by them fails with a message saying why); unsupported key
  * algorithms (e.g. encryption-only subkeys) are kept for their key IDs only.
  * Errors: AL_EPARSE (malformed packet, bad armor or CRC, no public key
- * found), AL_ELIMIT (a bound above), AL_ENOMEM. On failure the keyring is
- * left as it was before the call.
+ * found, a secret key given), AL_EUNSUPPORTED (only keys we cannot use:
+ * v3/v5/v6, DSA, RSA under 2048 bits), AL_ELIMIT (a bound above),
+ * AL_ENOMEM. On failure the keyring is left as it was before the call.
  */
 AL_EXPORT int al_pgp_keyring_add(al_pgp_keyring *kr, const uint8_t *p, size_t n,
 				 const char *what);

@@ -11,7 +11,7 @@ store=$T/store
 
 # The committed layout is what regenerate.sh makes from the manifests.
 al_check "samples/regenerate.sh reproduces samples/layout byte for byte" \
-	bash -c '"$1/regenerate.sh" "$2" >/dev/null && diff -r "$3" "$2"' _ "$samples" "$T/regen" "$layout"
+	bash -c 'bash "$1/regenerate.sh" "$2" >/dev/null && diff -r "$3" "$2"' _ "$samples" "$T/regen" "$layout"
 
 before=$(cd "$layout" && find . -type f -exec sha256sum {} + | sort)
 

@@ -20,7 +20,8 @@
 #       (signed by that CA, subjectAltName IP:127.0.0.1, DNS:localhost).
 #   al_make_htpasswd FILE USER PASS
 #       Write an htpasswd (bcrypt) file with one user.
-# Only one registry per shell at a time; run subshells for more.
+# Only one registry per shell at a time; run subshells for more (or save
+# AL_REGISTRY_PID and clear it before the next start). Safe under set -euo pipefail.
 
 AL_REGISTRY_BIN=${AL_REGISTRY_BIN:-/usr/bin/docker-registry}
 
@@ -69,8 +70,14 @@ al_make_htpasswd() {
 
 al_registry_stop() {
 	if [ -n "${AL_REGISTRY_PID:-}" ]; then
-		kill "$AL_REGISTRY_PID" 2>/dev/null
-		wait "$AL_REGISTRY_PID" 2>/dev/null
+		kill "$AL_REGISTRY_PID" 2>/dev/null || true
+		# not our child when started by another shell: poll instead
+		wait "$AL_REGISTRY_PID" 2>/dev/null || true
+		local i
+		for i in $(seq 1 50); do
+			kill -0 "$AL_REGISTRY_PID" 2>/dev/null || break
+			sleep 0.1
+		done
 		AL_REGISTRY_PID=
 	fi
 	return 0

@@ -2,10 +2,13 @@
 """tokenserver.py: a minimal in-memory OCI registry behind Bearer tokens from its own realm, for tests.
 
 Usage: tokenserver.py --port-file FILE [--user USER:PASS] [--cuts N] [--max-page N]
+                      [--expires-in S] [--token-field token|access_token]
 
 Listens on 127.0.0.1 on a free port (written to FILE once ready). Loopback only.
   GET  /token?service=&scope=   token endpoint (Basic USER:PASS required when
-                                --user is given); {"token", "expires_in": 300}
+                                --user is given); {"access_token" (or "token"
+                                with --token-field), "expires_in": S (default
+                                300, left out with --expires-in 0)}
   GET  /stats                   {"token_calls", "unauthorized", "leaked_auth", "storage_gets"}
   /v2/...                       manifests (GET/HEAD/PUT), blobs (HEAD, GET as a
                                 307 redirect to /storage), uploads (POST,
@@ -14,7 +17,8 @@ Listens on 127.0.0.1 on a free port (written to FILE once ready). Loopback only.
                                 sends Link: <...>; rel="next").
                                 Every /v2 request needs a Bearer token whose
                                 scope covers the repository and action.
-  GET  /storage/<digest>?sig=N  (on a second port: another origin) one-shot signed URL (403 when reused), Range
+  GET  /storage/<digest>?sig=N  on a second port (another origin): one-shot
+                                signed URLs (403 when reused), Range
                                 supported; refuses requests carrying an
                                 Authorization header (400, counted in
                                 leaked_auth). --cuts N: the first N GETs of
@@ -124,7 +128,10 @@ class Handler(BaseHTTPRequestHandler):
         tok = "tok-" + secrets.token_hex(8)
         with LOCK:
             STATE["tokens"][tok] = granted
-        self.send(200, json.dumps({"access_token": tok, "expires_in": 300}).encode())
+        answer = {ARGS.token_field: tok}
+        if ARGS.expires_in > 0:
+            answer["expires_in"] = ARGS.expires_in
+        self.send(200, json.dumps(answer).encode())
 
     def storage(self, path, query):
         with LOCK:
@@ -327,6 +334,8 @@ def main():
     p.add_argument("--user")
     p.add_argument("--cuts", type=int, default=0)
     p.add_argument("--max-page", type=int, default=0)
+    p.add_argument("--expires-in", type=int, default=300, help="0: leave expires_in out")
+    p.add_argument("--token-field", default="access_token", choices=["token", "access_token"])
     ARGS = p.parse_args()
     srv = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
     srv.daemon_threads = True

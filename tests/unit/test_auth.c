@@ -2,13 +2,17 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <signal.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include <CUnit/CUnit.h>
 
 #include "airlock/auth.h"
 #include "airlock/buf.h"
 #include "airlock/error.h"
+#include "airlock/http.h"
 #include "al_test.h"
 
 static char *write_file(const char *name, const char *content)
@@ -324,6 +328,125 @@ static void test_auth__basic_challenge_builds_and_caches_header(void)
 	free(path);
 }
 
+static pid_t token_pid;
+static char token_addr[64];
+
+static void stop_tokenserver(void)
+{
+	if (token_pid > 0) {
+		kill(token_pid, SIGTERM);
+		waitpid(token_pid, NULL, 0);
+		token_pid = 0;
+	}
+}
+
+/* tokenserver.py requiring bob:pw, answering {"token"} valid 31 s (cached 1 s). */
+static int need_tokenserver(void)
+{
+	static int ok = -1;
+	char *py, *dir, *pf;
+	FILE *f = NULL;
+	int i, port = 0;
+
+	if (ok >= 0)
+		return ok;
+	ok = 0;
+	py = al_sprintf("%s/tests/tools/tokenserver.py", al_test_source_dir());
+	dir = al_sprintf("%s/tokenserver", al_test_tmpdir());
+	pf = al_sprintf("%s/port", dir != NULL ? dir : "");
+	if (py != NULL && dir != NULL && pf != NULL && mkdir(dir, 0700) == 0) {
+		const char *argv[] = {"python3", py, "--port-file", pf, "--user", "bob:pw", "--token-field", "token",
+				      "--expires-in", "31", NULL};
+
+		token_pid = fork();
+		if (token_pid == 0) {
+			execvp(argv[0], (char *const *)argv);
+			_exit(127);
+		}
+		if (token_pid > 0) {
+			atexit(stop_tokenserver);
+			for (i = 0; i < 100 && f == NULL; i++) {
+				f = fopen(pf, "r");
+				if (f == NULL)
+					usleep(100 * 1000);
+			}
+		}
+	}
+	if (f != NULL && fscanf(f, "%d", &port) == 1 && port > 0) {
+		snprintf(token_addr, sizeof(token_addr), "127.0.0.1:%d", port);
+		ok = 1;
+	}
+	if (f != NULL)
+		fclose(f);
+	free(py);
+	free(dir);
+	free(pf);
+	CU_ASSERT_EQUAL(ok, 1);
+	return ok;
+}
+
+static void test_auth__bearer_token_fetch_cache_and_expiry(void)
+{
+	al_http_opts o;
+	al_http *h = NULL;
+	al_auth *a = NULL, *anon = NULL;
+	char *path = NULL, *chal = NULL, *hdr = NULL, *cached = NULL, *json = NULL;
+	const char *scope = "repository:a/b:pull";
+
+	if (!need_tokenserver())
+		return;
+	memset(&o, 0, sizeof(o));
+	o.max_retries = AL_HTTP_NO_RETRY;
+	CU_ASSERT_EQUAL(al_http_new(&h, &o), 0);
+	/* base64("bob:pw") = Ym9iOnB3 */
+	json = al_sprintf("{\"auths\": {\"http://%s\": {\"auth\": \"Ym9iOnB3\"}}}", token_addr);
+	path = json != NULL ? write_file("bearer.json", json) : NULL;
+	chal = al_sprintf("Bearer realm=\"http://%s/token\",service=\"airlock-tokenserver\",scope=\"%s\"", token_addr,
+			  scope);
+	if (h == NULL || path == NULL || chal == NULL || al_auth_new(&a, path) != 0)
+		goto out;
+	CU_ASSERT_EQUAL(al_auth_challenge(a, h, token_addr, "a/b", chal, scope, &hdr), 0);
+	CU_ASSERT(hdr != NULL && al_str_startswith(hdr, "Authorization: Bearer tok-"));
+	CU_ASSERT_EQUAL(al_auth_cached(a, token_addr, scope, &cached), 0);
+	CU_ASSERT(hdr != NULL && cached != NULL && strcmp(hdr, cached) == 0);
+	free(cached);
+	cached = NULL;
+	CU_ASSERT_EQUAL(al_auth_cached(a, token_addr, "repository:a/b:pull,push", &cached), AL_ENOTFOUND);
+	/* expires_in 31 s minus the 30 s margin: gone after a second */
+	usleep(1100 * 1000);
+	CU_ASSERT_EQUAL(al_auth_cached(a, token_addr, scope, &cached), AL_ENOTFOUND);
+	free(hdr);
+	hdr = NULL;
+	CU_ASSERT_EQUAL(al_auth_challenge(a, h, token_addr, "a/b", chal, scope, &hdr), 0);
+	al_auth_invalidate(a, token_addr, scope);
+	CU_ASSERT_EQUAL(al_auth_cached(a, token_addr, scope, &cached), AL_ENOTFOUND);
+	free(hdr);
+	hdr = NULL;
+
+	/* the token server wants credentials: an anonymous request is refused */
+	CU_ASSERT_EQUAL(al_auth_new_anonymous(&anon), 0);
+	if (anon != NULL) {
+		CU_ASSERT_EQUAL(al_auth_challenge(anon, h, token_addr, "a/b", chal, scope, &hdr), AL_EAUTH);
+		CU_ASSERT_PTR_NOT_NULL(strstr(al_error_message(), "/token"));
+		CU_ASSERT_PTR_NULL(hdr);
+	}
+	/* a Bearer challenge needs an http(s) realm */
+	CU_ASSERT_EQUAL(al_auth_challenge(a, h, token_addr, "a/b", "Bearer service=\"x\"", scope, &hdr), AL_EPARSE);
+	CU_ASSERT_EQUAL(al_auth_challenge(a, h, token_addr, "a/b", "Bearer realm=\"file:///etc/passwd\"", scope, &hdr),
+			AL_EPARSE);
+	CU_ASSERT_PTR_NULL(hdr);
+out:
+	CU_ASSERT_PTR_NOT_NULL(a);
+	free(hdr);
+	free(cached);
+	free(json);
+	free(path);
+	free(chal);
+	al_auth_free(a);
+	al_auth_free(anon);
+	al_http_free(h);
+}
+
 int main(void)
 {
 	CU_TestInfo tests[] = {
@@ -338,6 +461,7 @@ int main(void)
 		{"test_auth__parses_bearer_challenge", test_auth__parses_bearer_challenge},
 		{"test_auth__rejects_bad_challenges", test_auth__rejects_bad_challenges},
 		{"test_auth__basic_challenge_builds_and_caches_header", test_auth__basic_challenge_builds_and_caches_header},
+		{"test_auth__bearer_token_fetch_cache_and_expiry", test_auth__bearer_token_fetch_cache_and_expiry},
 		CU_TEST_INFO_NULL,
 	};
 

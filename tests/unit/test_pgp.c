@@ -606,6 +606,19 @@ static void test_pgp__keyring_rejects_garbage(void)
 	CU_ASSERT_PTR_NULL(kr);
 }
 
+static void test_pgp__keyring_of_unsupported_keys_refused(void)
+{
+	al_pgp_keyring *kr = NULL;
+	/* a v5 key, then a v4 DSA key (algorithm 17): nothing we can verify with */
+	static const uint8_t v5[] = {0xC6, 0x0A, 5, 0x60, 0, 0, 0, 22, 0, 0, 0, 0};
+	static const uint8_t dsa[] = {0xC6, 0x08, 4, 0x60, 0, 0, 0, 17, 0, 1};
+
+	CU_ASSERT_EQUAL(al_pgp_keyring_load(&kr, v5, sizeof(v5), "v5.gpg"), AL_EUNSUPPORTED);
+	CU_ASSERT(msg_contains("no supported public key"));
+	CU_ASSERT_EQUAL(al_pgp_keyring_load(&kr, dsa, sizeof(dsa), "dsa.gpg"), AL_EUNSUPPORTED);
+	CU_ASSERT_PTR_NULL(kr);
+}
+
 /* ------------------------------------------------- crafted packets */
 
 static int put_new_pkt(al_buf *b, int tag, const uint8_t *body, size_t len)
@@ -1416,6 +1429,7 @@ static CU_TestInfo tests[] = {
 	{"truncated_packet_names_offset", test_pgp__truncated_packet_names_offset},
 	{"armored_keyring_bad_crc_refused", test_pgp__armored_keyring_bad_crc_refused},
 	{"keyring_rejects_garbage", test_pgp__keyring_rejects_garbage},
+	{"keyring_of_unsupported_keys_refused", test_pgp__keyring_of_unsupported_keys_refused},
 	{"accepts_v3_signature_with_short_mpi", test_pgp__accepts_v3_signature_with_short_mpi},
 	{"compression_nesting_bombs_and_bzip2", test_pgp__compression_nesting_bombs_and_bzip2},
 	{"accepts_partial_lengths_with_small_first_chunk", test_pgp__accepts_partial_lengths_with_small_first_chunk},

@@ -652,6 +652,9 @@ static void test_store__check_reports_exactly_and_gc_removes(void)
 	p = al_sprintf("%s/signature-2", sigdir);
 	CU_ASSERT_EQUAL(symlink("/etc/passwd", p), 0);
 	free(p);
+	p = al_sprintf("%s/.tmp-00000000000000aa", sigdir);
+	al_fs_write_atomic(p, "half a sig", 10);
+	free(p);
 
 	memset(&seen, 0, sizeof(seen));
 	CU_ASSERT_EQUAL(al_store_check(s, 0, on_check, &seen, &res), 0);
@@ -678,11 +681,11 @@ static void test_store__check_reports_exactly_and_gc_removes(void)
 	CU_ASSERT_EQUAL(res.corrupt, 0);
 	CU_ASSERT_EQUAL(res.missing, 1);
 
-	/* gc: the corrupt blob, the orphan and the temp file go */
+	/* gc: the corrupt blob, the orphan and the two temp files go */
 	memset(&seen, 0, sizeof(seen));
 	CU_ASSERT_EQUAL(al_store_check(s, AL_STORE_CHECK_GC, on_check, &seen, &res), 0);
-	CU_ASSERT_EQUAL(res.removed, 3);
-	CU_ASSERT_EQUAL(seen.n[AL_CHECK_REMOVED], 3);
+	CU_ASSERT_EQUAL(res.removed, 4);
+	CU_ASSERT_EQUAL(seen.n[AL_CHECK_REMOVED], 4);
 	CU_ASSERT_EQUAL(al_store_has_blob(s, &junk, NULL), 0);
 	CU_ASSERT_EQUAL(al_store_has_blob(s, &b.config, NULL), 0);
 	CU_ASSERT_EQUAL(al_store_has_blob(s, &c.layer, NULL), 1);

@@ -40,7 +40,7 @@ int cmd_mirrorsets(int argc, char **argv)
 	al_store *store = NULL;
 	al_store_opts so = {0, 1, 0};
 	al_store_image *imgs = NULL;
-	size_t nimgs = 0, i, nmaps = 0;
+	size_t nimgs = 0, i, nmaps = 0, destlen;
 	al_mirror_map *maps = NULL;
 	char **strs = NULL;
 	al_buf out = AL_BUF_INIT(64 * AL_MIB);
@@ -79,6 +79,9 @@ int cmd_mirrorsets(int argc, char **argv)
 		dest += strlen("docker://");
 	if (dest[0] == '\0' || dest[0] == '/')
 		return cli_usage_error("mirrorsets", "--registry '%s' has no host", dest);
+	destlen = strlen(dest);
+	while (destlen > 0 && dest[destlen - 1] == '/')
+		destlen--;
 	if ((rc = al_store_open(&store, store_path, &so)) < 0)
 		return cli_fail(rc, "cannot open store '%s'", store_path);
 	if ((rc = al_store_list(store, &imgs, &nimgs)) < 0) {
@@ -100,14 +103,7 @@ int cmd_mirrorsets(int argc, char **argv)
 		}
 		src = al_ref_name(&r);
 		strs[2 * nmaps] = src;
-		strs[2 * nmaps + 1] = al_sprintf("%s/%s", dest, r.repository);
-		{
-			size_t n = strlen(dest);
-			while (n > 0 && dest[n - 1] == '/')
-				n--;
-			free(strs[2 * nmaps + 1]);
-			strs[2 * nmaps + 1] = al_sprintf("%.*s/%s", (int)n, dest, r.repository);
-		}
+		strs[2 * nmaps + 1] = al_sprintf("%.*s/%s", (int)destlen, dest, r.repository);
 		if (src == NULL || strs[2 * nmaps + 1] == NULL) {
 			al_ref_clear(&r);
 			code = cli_fail(AL_ENOMEM, "out of memory");
@@ -115,7 +111,10 @@ int cmd_mirrorsets(int argc, char **argv)
 		}
 		maps[nmaps].source = strs[2 * nmaps];
 		maps[nmaps].mirror = strs[2 * nmaps + 1];
-		maps[nmaps].by_digest = r.digest != NULL;
+		/* Clusters pull even tag-mirrored images (release images
+		 * above all) by digest, so every source gets a digest
+		 * mirror; tag-referenced ones get a tag mirror too. */
+		maps[nmaps].by_digest = 1;
 		maps[nmaps].by_tag = r.digest == NULL;
 		nmaps++;
 		al_ref_clear(&r);
