@@ -1,4 +1,4 @@
-/* auth.c: auth-file discovery and parsing, WWW-Authenticate parsing, Bearer token fetch and the token cache. */
+/* auth.c: auth files, WWW-Authenticate parsing, Bearer tokens, token cache. */
 #include <ctype.h>
 #include <pthread.h>
 #include <stdlib.h>
@@ -22,15 +22,15 @@
 #define CACHE_MAX 256
 
 typedef struct auth_cred {
-	char *key;  /* normalised: "host" or "host/namespace/repo" */
+	char *key; /* normalised: "host" or "host/namespace/repo" */
 	char *user;
 	char *pass;
 } auth_cred;
 
 typedef struct auth_token {
 	char *registry;
-	char *scope;        /* NULL: any scope (Basic) */
-	char *header;       /* "Authorization: ..." */
+	char *scope;         /* NULL: any scope (Basic) */
+	char *header;        /* "Authorization: ..." */
 	uint64_t expires_ms; /* monotonic */
 } auth_token;
 
@@ -76,15 +76,18 @@ char *al_auth_normalize_key(const char *key)
 			n--;
 			continue;
 		}
-		if (n >= 3 && s[n - 3] == '/' && s[n - 2] == 'v' && (s[n - 1] == '1' || s[n - 1] == '2')) {
+		if (n >= 3 && s[n - 3] == '/' && s[n - 2] == 'v' &&
+		    (s[n - 1] == '1' || s[n - 1] == '2')) {
 			n -= 3;
 			continue;
 		}
 		break;
 	}
-	if (n >= 15 && strncasecmp(s, "index.docker.io", 15) == 0 && (n == 15 || s[15] == '/'))
+	if (n >= 15 && strncasecmp(s, "index.docker.io", 15) == 0 &&
+	    (n == 15 || s[15] == '/'))
 		return al_sprintf("docker.io%.*s", (int)(n - 15), s + 15);
-	if (n >= 20 && strncasecmp(s, "registry-1.docker.io", 20) == 0 && (n == 20 || s[20] == '/'))
+	if (n >= 20 && strncasecmp(s, "registry-1.docker.io", 20) == 0 &&
+	    (n == 20 || s[20] == '/'))
 		return al_sprintf("docker.io%.*s", (int)(n - 20), s + 20);
 	out = al_strndup(s, n);
 	return out;
@@ -95,10 +98,12 @@ static int auth_alloc(al_auth **out)
 	al_auth *a = calloc(1, sizeof(*a));
 
 	if (a == NULL)
-		return al_error_set(AL_ENOMEM, "out of memory allocating credentials");
+		return al_error_set(AL_ENOMEM,
+		                    "out of memory allocating credentials");
 	if (pthread_mutex_init(&a->lock, NULL) != 0) {
 		free(a);
-		return al_error_set(AL_ENOMEM, "cannot initialise the credentials lock");
+		return al_error_set(AL_ENOMEM,
+		                    "cannot initialise the credentials lock");
 	}
 	*out = a;
 	return 0;
@@ -123,7 +128,8 @@ void al_auth_free(al_auth *a)
 	free(a);
 }
 
-/* Add one credential; a later duplicate key (after normalisation) replaces the earlier one. */
+/* Add one credential; a later duplicate key (after normalisation) replaces the
+ * earlier one. */
 static int cred_add(al_auth *a, char *key, char *user, char *pass)
 {
 	auth_cred *n;
@@ -144,7 +150,8 @@ static int cred_add(al_auth *a, char *key, char *user, char *pass)
 		return al_error_set(AL_ENOMEM, "too many credentials");
 	n = realloc(a->creds, (a->ncreds + 1) * sizeof(*n));
 	if (n == NULL)
-		return al_error_set(AL_ENOMEM, "out of memory adding credentials");
+		return al_error_set(AL_ENOMEM,
+		                    "out of memory adding credentials");
 	a->creds = n;
 	a->creds[a->ncreds].key = key;
 	a->creds[a->ncreds].user = user;
@@ -153,7 +160,8 @@ static int cred_add(al_auth *a, char *key, char *user, char *pass)
 	return 0;
 }
 
-static int parse_entry(al_auth *a, const char *path, const char *key, json_t *entry)
+static int parse_entry(al_auth *a, const char *path, const char *key,
+                       json_t *entry)
 {
 	al_buf dec = AL_BUF_INIT(64 * 1024);
 	char *nkey = NULL, *user = NULL, *pass = NULL;
@@ -162,26 +170,41 @@ static int parse_entry(al_auth *a, const char *path, const char *key, json_t *en
 	int rc = 0;
 
 	if (!json_is_object(entry)) {
-		rc = al_error_set(AL_EPARSE, "'%s': auths entry '%s' is not an object", path, key);
+		rc = al_error_set(AL_EPARSE,
+		                  "'%s': auths entry '%s' is not an object",
+		                  path, key);
 		goto out;
 	}
 	v = json_object_get(entry, "auth");
 	if (v != NULL && !json_is_string(v)) {
-		rc = al_error_set(AL_EPARSE, "'%s': auths entry '%s': \"auth\" is not a string", path, key);
+		rc = al_error_set(
+		    AL_EPARSE,
+		    "'%s': auths entry '%s': \"auth\" is not a string", path,
+		    key);
 		goto out;
 	}
 	if (v != NULL && json_string_length(v) > 0) {
-		if (al_base64_decode(&dec, json_string_value(v), json_string_length(v)) != 0) {
-			rc = al_error_set(AL_EPARSE, "'%s': auths entry '%s': \"auth\" is not valid base64", path, key);
+		if (al_base64_decode(&dec, json_string_value(v),
+		                     json_string_length(v)) != 0) {
+			rc = al_error_set(AL_EPARSE,
+			                  "'%s': auths entry '%s': \"auth\" is "
+			                  "not valid base64",
+			                  path, key);
 			goto out;
 		}
 		colon = dec.ptr != NULL ? memchr(dec.ptr, ':', dec.len) : NULL;
 		if (colon == NULL || memchr(dec.ptr, '\0', dec.len) != NULL) {
-			rc = al_error_set(AL_EPARSE, "'%s': auths entry '%s': \"auth\" is not base64 of user:password", path, key);
+			rc = al_error_set(AL_EPARSE,
+			                  "'%s': auths entry '%s': \"auth\" is "
+			                  "not base64 of user:password",
+			                  path, key);
 			goto out;
 		}
-		user = al_strndup((const char *)dec.ptr, (size_t)(colon - (const char *)dec.ptr));
-		pass = al_strndup(colon + 1, dec.len - (size_t)(colon - (const char *)dec.ptr) - 1);
+		user = al_strndup((const char *)dec.ptr,
+		                  (size_t)(colon - (const char *)dec.ptr));
+		pass = al_strndup(
+		    colon + 1,
+		    dec.len - (size_t)(colon - (const char *)dec.ptr) - 1);
 	} else {
 		const char *u = NULL, *p = NULL;
 
@@ -192,13 +215,15 @@ static int parse_entry(al_auth *a, const char *path, const char *key, json_t *en
 		if (json_is_string(v))
 			p = json_string_value(v);
 		if (u == NULL || p == NULL || u[0] == '\0')
-			goto out; /* no usable credentials (identity tokens, helpers): skip */
+			goto out; /* no usable credentials (identity tokens,
+			             helpers): skip */
 		user = al_strdup(u);
 		pass = al_strdup(p);
 	}
 	nkey = al_auth_normalize_key(key);
 	if (user == NULL || pass == NULL || nkey == NULL) {
-		rc = al_error_set(AL_ENOMEM, "out of memory reading '%s'", path);
+		rc =
+		    al_error_set(AL_ENOMEM, "out of memory reading '%s'", path);
 		goto out;
 	}
 	rc = cred_add(a, nkey, user, pass);
@@ -225,9 +250,11 @@ static int load_file(al_auth *a, const char *path)
 	rc = al_fs_read_file(path, &data);
 	if (rc != 0)
 		goto out;
-	root = json_loadb((const char *)data.ptr, data.len, JSON_REJECT_DUPLICATES, &jerr);
+	root = json_loadb((const char *)data.ptr, data.len,
+	                  JSON_REJECT_DUPLICATES, &jerr);
 	if (root == NULL) {
-		rc = al_error_set(AL_EPARSE, "'%s': line %d, column %d: %s", path, jerr.line, jerr.column, jerr.text);
+		rc = al_error_set(AL_EPARSE, "'%s': line %d, column %d: %s",
+		                  path, jerr.line, jerr.column, jerr.text);
 		goto out;
 	}
 	if (!json_is_object(root)) {
@@ -238,10 +265,12 @@ static int load_file(al_auth *a, const char *path)
 	if (auths == NULL)
 		goto out;
 	if (!json_is_object(auths)) {
-		rc = al_error_set(AL_EPARSE, "'%s': \"auths\" is not an object", path);
+		rc = al_error_set(AL_EPARSE, "'%s': \"auths\" is not an object",
+		                  path);
 		goto out;
 	}
-	json_object_foreach(auths, key, entry) {
+	json_object_foreach(auths, key, entry)
+	{
 		rc = parse_entry(a, path, key, entry);
 		if (rc != 0)
 			goto out;
@@ -274,7 +303,9 @@ int al_auth_new(al_auth **out, const char *authfile)
 	if (authfile != NULL) {
 		rc = load_file(a, authfile);
 		if (rc == AL_ENOTFOUND)
-			rc = al_error_set(AL_ENOTFOUND, "auth file '%s' does not exist", authfile);
+			rc = al_error_set(AL_ENOTFOUND,
+			                  "auth file '%s' does not exist",
+			                  authfile);
 		goto out;
 	}
 	env = getenv("REGISTRY_AUTH_FILE");
@@ -309,8 +340,10 @@ out:
 	return 0;
 }
 
-/* The credential whose key is the longest prefix (at a '/' boundary) of registry/repository. */
-static const auth_cred *cred_find(const al_auth *a, const char *reg, const char *repo)
+/* The credential whose key is the longest prefix (at a '/' boundary) of
+ * registry/repository. */
+static const auth_cred *cred_find(const al_auth *a, const char *reg,
+                                  const char *repo)
 {
 	const auth_cred *best = NULL;
 	size_t bestlen = 0, rl = strlen(reg), i;
@@ -325,7 +358,8 @@ static const auth_cred *cred_find(const al_auth *a, const char *reg, const char 
 			/* "host/ns/repo" key: must be a path prefix of repo */
 			size_t pl = kl - rl - 1;
 
-			if (k[rl] != '/' || repo == NULL || strncmp(k + rl + 1, repo, pl) != 0)
+			if (k[rl] != '/' || repo == NULL ||
+			    strncmp(k + rl + 1, repo, pl) != 0)
 				continue;
 			if (repo[pl] != '\0' && repo[pl] != '/')
 				continue;
@@ -338,14 +372,16 @@ static const auth_cred *cred_find(const al_auth *a, const char *reg, const char 
 	return best;
 }
 
-int al_auth_lookup(al_auth *a, const char *registry, const char *repository, char **user, char **pass)
+int al_auth_lookup(al_auth *a, const char *registry, const char *repository,
+                   char **user, char **pass)
 {
 	const auth_cred *c;
 	char *reg = NULL, *u = NULL, *p = NULL;
 	int rc = 0;
 
 	if (a == NULL || registry == NULL || user == NULL || pass == NULL)
-		return al_error_set(AL_EINVAL, "al_auth_lookup: missing argument");
+		return al_error_set(AL_EINVAL,
+		                    "al_auth_lookup: missing argument");
 	reg = al_auth_normalize_key(registry);
 	if (reg == NULL)
 		return al_error_set(AL_ENOMEM, "out of memory");
@@ -357,8 +393,9 @@ int al_auth_lookup(al_auth *a, const char *registry, const char *repository, cha
 	}
 	pthread_mutex_unlock(&a->lock);
 	if (c == NULL) {
-		rc = al_error_set(AL_ENOTFOUND, "no credentials for '%s%s%s'", registry,
-				  repository != NULL ? "/" : "", repository != NULL ? repository : "");
+		rc = al_error_set(AL_ENOTFOUND, "no credentials for '%s%s%s'",
+		                  registry, repository != NULL ? "/" : "",
+		                  repository != NULL ? repository : "");
 		goto out;
 	}
 	if (u == NULL || p == NULL) {
@@ -388,7 +425,8 @@ void al_auth_params_clear(al_auth_params *p)
 
 static int is_tchar(char c)
 {
-	return isalnum((unsigned char)c) || (c != '\0' && strchr("!#$%&'*+-.^_`|~/:", c) != NULL);
+	return isalnum((unsigned char)c) ||
+	       (c != '\0' && strchr("!#$%&'*+-.^_`|~/:", c) != NULL);
 }
 
 int al_auth_parse_challenge(al_auth_params *out, const char *hdr)
@@ -399,14 +437,16 @@ int al_auth_parse_challenge(al_auth_params *out, const char *hdr)
 	int rc = 0;
 
 	if (hdr == NULL)
-		return al_error_set(AL_EPARSE, "missing WWW-Authenticate challenge");
+		return al_error_set(AL_EPARSE,
+		                    "missing WWW-Authenticate challenge");
 	while (*s == ' ' || *s == '\t')
 		s++;
 	start = s;
 	while (is_tchar(*s))
 		s++;
 	if (s == start) {
-		rc = al_error_set(AL_EPARSE, "WWW-Authenticate '%.200s': no scheme", hdr);
+		rc = al_error_set(AL_EPARSE,
+		                  "WWW-Authenticate '%.200s': no scheme", hdr);
 		goto out;
 	}
 	res.scheme = al_strndup(start, (size_t)(s - start));
@@ -430,8 +470,10 @@ int al_auth_parse_challenge(al_auth_params *out, const char *hdr)
 		while (*s == ' ' || *s == '\t')
 			s++;
 		if (namelen == 0 || *s != '=') {
-			rc = al_error_set(AL_EPARSE, "WWW-Authenticate '%.200s': expected name=value at offset %zu", hdr,
-					  (size_t)(s - hdr));
+			rc = al_error_set(AL_EPARSE,
+			                  "WWW-Authenticate '%.200s': expected "
+			                  "name=value at offset %zu",
+			                  hdr, (size_t)(s - hdr));
 			goto out;
 		}
 		s++;
@@ -442,7 +484,11 @@ int al_auth_parse_challenge(al_auth_params *out, const char *hdr)
 			s++;
 			for (;;) {
 				if (*s == '\0') {
-					rc = al_error_set(AL_EPARSE, "WWW-Authenticate '%.200s': unterminated quoted string", hdr);
+					rc = al_error_set(
+					    AL_EPARSE,
+					    "WWW-Authenticate '%.200s': "
+					    "unterminated quoted string",
+					    hdr);
 					goto out;
 				}
 				if (*s == '"') {
@@ -456,7 +502,9 @@ int al_auth_parse_challenge(al_auth_params *out, const char *hdr)
 				}
 				rc = al_buf_append(&val, s, 1);
 				if (rc != 0) {
-					rc = al_error_set(rc, "WWW-Authenticate parameter too long");
+					rc = al_error_set(rc,
+					                  "WWW-Authenticate "
+					                  "parameter too long");
 					goto out;
 				}
 				s++;
@@ -467,15 +515,18 @@ int al_auth_parse_challenge(al_auth_params *out, const char *hdr)
 				s++;
 			rc = al_buf_append(&val, start, (size_t)(s - start));
 			if (rc != 0) {
-				rc = al_error_set(rc, "WWW-Authenticate parameter too long");
+				rc = al_error_set(
+				    rc, "WWW-Authenticate parameter too long");
 				goto out;
 			}
 		}
 		while (*s == ' ' || *s == '\t')
 			s++;
 		if (*s != ',' && *s != '\0') {
-			rc = al_error_set(AL_EPARSE, "WWW-Authenticate '%.200s': unexpected '%c' at offset %zu", hdr, *s,
-					  (size_t)(s - hdr));
+			rc = al_error_set(AL_EPARSE,
+			                  "WWW-Authenticate '%.200s': "
+			                  "unexpected '%c' at offset %zu",
+			                  hdr, *s, (size_t)(s - hdr));
 			goto out;
 		}
 		if (namelen == 5 && strncasecmp(name, "realm", 5) == 0)
@@ -509,7 +560,8 @@ static int same(const char *a, const char *b)
 }
 
 /* Called with the lock held. */
-static int cache_put(al_auth *a, const char *reg, const char *scope, const char *header, uint64_t ttl_ms)
+static int cache_put(al_auth *a, const char *reg, const char *scope,
+                     const char *header, uint64_t ttl_ms)
 {
 	auth_token t = {NULL, NULL, NULL, 0}, *n;
 	size_t i;
@@ -518,12 +570,14 @@ static int cache_put(al_auth *a, const char *reg, const char *scope, const char 
 	t.scope = scope != NULL ? al_strdup(scope) : NULL;
 	t.header = al_strdup(header);
 	t.expires_ms = al_clock_now_ms() + ttl_ms;
-	if (t.registry == NULL || (scope != NULL && t.scope == NULL) || t.header == NULL) {
+	if (t.registry == NULL || (scope != NULL && t.scope == NULL) ||
+	    t.header == NULL) {
 		token_clear(&t);
 		return al_error_set(AL_ENOMEM, "out of memory caching a token");
 	}
 	for (i = 0; i < a->ntokens; i++) {
-		if (strcmp(a->tokens[i].registry, reg) == 0 && same(a->tokens[i].scope, scope)) {
+		if (strcmp(a->tokens[i].registry, reg) == 0 &&
+		    same(a->tokens[i].scope, scope)) {
 			token_clear(&a->tokens[i]);
 			a->tokens[i] = t;
 			return 0;
@@ -532,7 +586,8 @@ static int cache_put(al_auth *a, const char *reg, const char *scope, const char 
 	if (a->ntokens >= CACHE_MAX) {
 		/* bounded cache: drop the oldest entry */
 		token_clear(&a->tokens[0]);
-		memmove(&a->tokens[0], &a->tokens[1], (a->ntokens - 1) * sizeof(*n));
+		memmove(&a->tokens[0], &a->tokens[1],
+		        (a->ntokens - 1) * sizeof(*n));
 		a->ntokens--;
 	}
 	n = realloc(a->tokens, (a->ntokens + 1) * sizeof(*n));
@@ -545,7 +600,8 @@ static int cache_put(al_auth *a, const char *reg, const char *scope, const char 
 	return 0;
 }
 
-int al_auth_cached(al_auth *a, const char *registry, const char *scope, char **header)
+int al_auth_cached(al_auth *a, const char *registry, const char *scope,
+                   char **header)
 {
 	uint64_t now = al_clock_now_ms();
 	const auth_token *hit = NULL;
@@ -553,22 +609,26 @@ int al_auth_cached(al_auth *a, const char *registry, const char *scope, char **h
 	size_t i;
 
 	if (a == NULL || registry == NULL || header == NULL)
-		return al_error_set(AL_EINVAL, "al_auth_cached: missing argument");
+		return al_error_set(AL_EINVAL,
+		                    "al_auth_cached: missing argument");
 	reg = al_auth_normalize_key(registry);
 	if (reg == NULL)
 		return al_error_set(AL_ENOMEM, "out of memory");
 	pthread_mutex_lock(&a->lock);
-	/* an exact (registry, scope) token first, then a Basic entry for the registry */
+	/* an exact (registry, scope) token first, then a Basic entry for the
+	 * registry */
 	for (i = 0; i < a->ntokens && hit == NULL; i++) {
 		const auth_token *t = &a->tokens[i];
 
-		if (strcmp(t->registry, reg) == 0 && now < t->expires_ms && t->scope != NULL && same(t->scope, scope))
+		if (strcmp(t->registry, reg) == 0 && now < t->expires_ms &&
+		    t->scope != NULL && same(t->scope, scope))
 			hit = t;
 	}
 	for (i = 0; i < a->ntokens && hit == NULL; i++) {
 		const auth_token *t = &a->tokens[i];
 
-		if (strcmp(t->registry, reg) == 0 && now < t->expires_ms && t->scope == NULL)
+		if (strcmp(t->registry, reg) == 0 && now < t->expires_ms &&
+		    t->scope == NULL)
 			hit = t;
 	}
 	if (hit != NULL)
@@ -576,8 +636,9 @@ int al_auth_cached(al_auth *a, const char *registry, const char *scope, char **h
 	pthread_mutex_unlock(&a->lock);
 	free(reg);
 	if (hit == NULL)
-		return al_error_set(AL_ENOTFOUND, "no cached token for '%s' scope '%s'", registry,
-				    scope != NULL ? scope : "");
+		return al_error_set(AL_ENOTFOUND,
+		                    "no cached token for '%s' scope '%s'",
+		                    registry, scope != NULL ? scope : "");
 	if (h == NULL)
 		return al_error_set(AL_ENOMEM, "out of memory");
 	*header = h;
@@ -598,7 +659,8 @@ void al_auth_invalidate(al_auth *a, const char *registry, const char *scope)
 	for (i = 0; i < a->ntokens;) {
 		auth_token *t = &a->tokens[i];
 
-		if (strcmp(t->registry, reg) == 0 && (t->scope == NULL || same(t->scope, scope))) {
+		if (strcmp(t->registry, reg) == 0 &&
+		    (t->scope == NULL || same(t->scope, scope))) {
 			token_clear(t);
 			memmove(t, t + 1, (a->ntokens - i - 1) * sizeof(*t));
 			a->ntokens--;
@@ -634,7 +696,8 @@ static int url_escape(al_buf *b, const char *s)
 	for (; *s != '\0' && rc == 0; s++) {
 		unsigned char c = (unsigned char)*s;
 
-		if (isalnum(c) || c == '-' || c == '.' || c == '_' || c == '~') {
+		if (isalnum(c) || c == '-' || c == '.' || c == '_' ||
+		    c == '~') {
 			rc = al_buf_append(b, s, 1);
 		} else {
 			char e[3] = {'%', hex[c >> 4], hex[c & 15]};
@@ -645,8 +708,8 @@ static int url_escape(al_buf *b, const char *s)
 	return rc;
 }
 
-static int fetch_token(al_http *h, const al_auth_params *ch, const char *scope, const char *cred_header,
-		       char **token, uint64_t *ttl_s)
+static int fetch_token(al_http *h, const al_auth_params *ch, const char *scope,
+                       const char *cred_header, char **token, uint64_t *ttl_s)
 {
 	al_buf url = AL_BUF_INIT(16 * 1024), body = AL_BUF_INIT(TOKEN_BODY_MAX);
 	al_http_resp resp = AL_HTTP_RESP_INIT;
@@ -660,9 +723,13 @@ static int fetch_token(al_http *h, const al_auth_params *ch, const char *scope, 
 
 	memset(&req, 0, sizeof(req));
 	if (ch->realm == NULL || ch->realm[0] == '\0')
-		return al_error_set(AL_EPARSE, "Bearer challenge without realm");
-	if (!al_str_startswith(ch->realm, "https://") && !al_str_startswith(ch->realm, "http://"))
-		return al_error_set(AL_EPARSE, "Bearer realm '%s' is not an http(s) URL", ch->realm);
+		return al_error_set(AL_EPARSE,
+		                    "Bearer challenge without realm");
+	if (!al_str_startswith(ch->realm, "https://") &&
+	    !al_str_startswith(ch->realm, "http://"))
+		return al_error_set(AL_EPARSE,
+		                    "Bearer realm '%s' is not an http(s) URL",
+		                    ch->realm);
 	sep = strchr(ch->realm, '?') != NULL ? '&' : '?';
 	rc = al_buf_puts(&url, ch->realm);
 	if (rc == 0 && ch->service != NULL) {
@@ -677,7 +744,8 @@ static int fetch_token(al_http *h, const al_auth_params *ch, const char *scope, 
 			rc = url_escape(&url, scope);
 	}
 	if (rc != 0) {
-		rc = al_error_set(rc, "token URL for realm '%s' too long", ch->realm);
+		rc = al_error_set(rc, "token URL for realm '%s' too long",
+		                  ch->realm);
 		goto out;
 	}
 	req.method = "GET";
@@ -688,24 +756,34 @@ static int fetch_token(al_http *h, const al_auth_params *ch, const char *scope, 
 	if (rc != 0)
 		goto out;
 	if (resp.status == 401 || resp.status == 403) {
-		rc = al_error_set(AL_EAUTH, "token server '%s' refused the %s (HTTP %ld)", ch->realm,
-				  cred_header != NULL ? "credentials" : "anonymous request", resp.status);
+		rc = al_error_set(
+		    AL_EAUTH, "token server '%s' refused the %s (HTTP %ld)",
+		    ch->realm,
+		    cred_header != NULL ? "credentials" : "anonymous request",
+		    resp.status);
 		goto out;
 	}
 	if (resp.status != 200) {
-		rc = al_error_set(AL_EPROTO, "token server '%s' answered HTTP %ld", ch->realm, resp.status);
+		rc = al_error_set(AL_EPROTO,
+		                  "token server '%s' answered HTTP %ld",
+		                  ch->realm, resp.status);
 		goto out;
 	}
-	root = json_loadb((const char *)body.ptr, body.len, JSON_REJECT_DUPLICATES, &jerr);
+	root = json_loadb((const char *)body.ptr, body.len,
+	                  JSON_REJECT_DUPLICATES, &jerr);
 	if (root == NULL || !json_is_object(root)) {
-		rc = al_error_set(AL_EPARSE, "token server '%s': invalid JSON answer", ch->realm);
+		rc = al_error_set(AL_EPARSE,
+		                  "token server '%s': invalid JSON answer",
+		                  ch->realm);
 		goto out;
 	}
 	v = json_object_get(root, "token");
 	if (!json_is_string(v) || json_string_length(v) == 0)
 		v = json_object_get(root, "access_token");
 	if (!json_is_string(v) || json_string_length(v) == 0) {
-		rc = al_error_set(AL_EPROTO, "token server '%s': answer has no token", ch->realm);
+		rc = al_error_set(AL_EPROTO,
+		                  "token server '%s': answer has no token",
+		                  ch->realm);
 		goto out;
 	}
 	tok = json_string_value(v);
@@ -726,16 +804,19 @@ out:
 	return rc;
 }
 
-int al_auth_challenge(al_auth *a, al_http *h, const char *registry, const char *repository,
-		      const char *www_authenticate, const char *scope, char **header)
+int al_auth_challenge(al_auth *a, al_http *h, const char *registry,
+                      const char *repository, const char *www_authenticate,
+                      const char *scope, char **header)
 {
 	al_auth_params ch = {NULL, NULL, NULL, NULL};
-	char *user = NULL, *pass = NULL, *cred = NULL, *token = NULL, *hv = NULL, *reg = NULL;
+	char *user = NULL, *pass = NULL, *cred = NULL, *token = NULL,
+	     *hv = NULL, *reg = NULL;
 	uint64_t ttl_s = 0, ttl_ms;
 	int rc;
 
 	if (a == NULL || registry == NULL || header == NULL)
-		return al_error_set(AL_EINVAL, "al_auth_challenge: missing argument");
+		return al_error_set(AL_EINVAL,
+		                    "al_auth_challenge: missing argument");
 	rc = al_auth_parse_challenge(&ch, www_authenticate);
 	if (rc != 0)
 		return rc;
@@ -753,7 +834,10 @@ int al_auth_challenge(al_auth *a, al_http *h, const char *registry, const char *
 	}
 	if (strcasecmp(ch.scheme, "Basic") == 0) {
 		if (user == NULL) {
-			rc = al_error_set(AL_EAUTH, "registry '%s' requires credentials and none are configured", registry);
+			rc = al_error_set(AL_EAUTH,
+			                  "registry '%s' requires credentials "
+			                  "and none are configured",
+			                  registry);
 			goto out;
 		}
 		hv = basic_header(user, pass);
@@ -768,7 +852,9 @@ int al_auth_challenge(al_auth *a, al_http *h, const char *registry, const char *
 			goto out;
 	} else if (strcasecmp(ch.scheme, "Bearer") == 0) {
 		if (h == NULL) {
-			rc = al_error_set(AL_EINVAL, "al_auth_challenge: Bearer needs an http client");
+			rc = al_error_set(
+			    AL_EINVAL,
+			    "al_auth_challenge: Bearer needs an http client");
 			goto out;
 		}
 		if (user != NULL) {
@@ -778,8 +864,10 @@ int al_auth_challenge(al_auth *a, al_http *h, const char *registry, const char *
 				goto out;
 			}
 		}
-		al_log_debug("auth: requesting a token for '%s' scope '%s' from '%s'", registry,
-			     scope != NULL ? scope : "", ch.realm != NULL ? ch.realm : "");
+		al_log_debug(
+		    "auth: requesting a token for '%s' scope '%s' from '%s'",
+		    registry, scope != NULL ? scope : "",
+		    ch.realm != NULL ? ch.realm : "");
 		rc = fetch_token(h, &ch, scope, cred, &token, &ttl_s);
 		if (rc != 0)
 			goto out;
@@ -788,15 +876,19 @@ int al_auth_challenge(al_auth *a, al_http *h, const char *registry, const char *
 			rc = al_error_set(AL_ENOMEM, "out of memory");
 			goto out;
 		}
-		ttl_ms = ttl_s > TOKEN_MARGIN_S ? (ttl_s - TOKEN_MARGIN_S) * 1000 : ttl_s * 500;
+		ttl_ms = ttl_s > TOKEN_MARGIN_S
+		             ? (ttl_s - TOKEN_MARGIN_S) * 1000
+		             : ttl_s * 500;
 		pthread_mutex_lock(&a->lock);
 		rc = cache_put(a, reg, scope, hv, ttl_ms);
 		pthread_mutex_unlock(&a->lock);
 		if (rc != 0)
 			goto out;
 	} else {
-		rc = al_error_set(AL_EUNSUPPORTED, "registry '%s': unsupported authentication scheme '%s'", registry,
-				  ch.scheme);
+		rc = al_error_set(
+		    AL_EUNSUPPORTED,
+		    "registry '%s': unsupported authentication scheme '%s'",
+		    registry, ch.scheme);
 		goto out;
 	}
 	*header = hv;

@@ -642,7 +642,9 @@ static int setup_attempt(al_http *h, struct xfer *x, const char *url,
 	uint64_t total =
 	    h->request_ms != 0 ? min_u64(h->request_ms, remaining) : remaining;
 	uint64_t connect = min_u64(h->connect_ms, remaining);
-	uint64_t low = (h->low_speed_ms + 999) / 1000;
+	/* curl's own check is only a backstop, 5 s behind ours (see
+	 * run_transfer), so a stall is reported with our message. */
+	uint64_t low = (h->low_speed_ms + 999) / 1000 + 5;
 	int bad = 0;
 
 	curl_easy_reset(e);
@@ -1004,8 +1006,9 @@ int al_http_do(al_http *h, const al_http_req *req, al_http_resp *resp)
 				    errtext);
 				rc = al_error_set(
 				    code,
-				    "%s '%s' failed after %u attempt(s): %s",
+				    "%s '%s' failed after %u attempt(s): %s%s",
 				    method, x.safe_url, resp->attempts,
+				    code == AL_ETIMEOUT ? "timed out: " : "",
 				    errtext);
 				goto out;
 			}

@@ -1,4 +1,4 @@
-/* kres.c: cluster resources for mirrored content: ImageDigestMirrorSet, ImageTagMirrorSet, ImageContentSourcePolicy. */
+/* kres.c: cluster resources for mirrored content: ImageDigestMirrorSet, ImageTagMirrorSet, ImageContentSourcePolicy, signature ConfigMaps. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -7,6 +7,7 @@
 #include "airlock/kres.h"
 #include "airlock/error.h"
 #include "airlock/yaml.h"
+#include "airlock/json.h"
 
 /* One source with its merged mirrors (borrowed strings, first-seen order). */
 typedef struct entry {
@@ -193,4 +194,110 @@ out:
 		free(ents[i].mirrors);
 	free(ents);
 	return rc;
+}
+
+/* See kres.h. */
+int al_kres_signature_configmap_json(json_t **out, const al_digest *release,
+                                     const uint8_t *const *sigs,
+                                     const size_t *lens, size_t n)
+{
+	char hex[AL_DIGEST_STRMAX];
+	char *name = NULL, *key = NULL, *b64 = NULL;
+	json_t *cm = NULL, *bin;
+	size_t i;
+	int rc;
+
+	if (out == NULL || release == NULL || n == 0 || sigs == NULL ||
+	    lens == NULL)
+		return al_error_set(AL_EINVAL,
+		                    "a signature ConfigMap needs a digest and "
+		                    "at least one signature");
+	name = al_sprintf("%s-%s", al_digest_algo_name(release->algo),
+	                  al_digest_hex(release, hex));
+	bin = json_object();
+	if (name == NULL || bin == NULL) {
+		json_decref(bin);
+		rc = al_error_set(AL_ENOMEM, "out of memory building a ConfigMap");
+		goto out;
+	}
+	cm = json_pack("{s:s, s:s, s:{s:s, s:s, s:{s:s}}, s:o}", "apiVersion",
+	               "v1", "kind", "ConfigMap", "metadata", "name", name,
+	               "namespace", AL_KRES_SIGNATURE_NAMESPACE, "labels",
+	               AL_KRES_SIGNATURE_LABEL, "", "binaryData", bin);
+	if (cm == NULL) {
+		rc = al_error_set(AL_ENOMEM, "out of memory building a ConfigMap");
+		goto out;
+	}
+	for (i = 0; i < n; i++) {
+		if (sigs[i] == NULL || lens[i] == 0) {
+			rc = al_error_set(AL_EINVAL,
+			                  "signature %zu of '%s' is empty", i + 1,
+			                  name);
+			goto out;
+		}
+		free(key);
+		free(b64);
+		key = al_sprintf("%s-%zu", name, i + 1);
+		b64 = al_base64_encode(sigs[i], lens[i]);
+		if (key == NULL || b64 == NULL ||
+		    json_object_set_new(bin, key, json_string(b64)) != 0) {
+			rc = al_error_set(AL_ENOMEM,
+			                  "out of memory building a ConfigMap");
+			goto out;
+		}
+	}
+	*out = cm;
+	cm = NULL;
+	rc = 0;
+out:
+	json_decref(cm);
+	free(name);
+	free(key);
+	free(b64);
+	return rc;
+}
+
+/* See kres.h. */
+int al_kres_signature_configmap(al_buf *out, const al_digest *release,
+                                const uint8_t *const *sigs, const size_t *lens,
+                                size_t n, int flags)
+{
+	json_t *cm = NULL;
+	char *text = NULL;
+	int rc;
+
+	if (out == NULL)
+		return al_error_set(AL_EINVAL, "no output buffer");
+	if ((rc = al_kres_signature_configmap_json(&cm, release, sigs, lens,
+	                                           n)) < 0)
+		return rc;
+	if ((flags & AL_KRES_JSON) != 0) {
+		text = al_json_dump(cm, 2);
+		if (text == NULL)
+			rc = al_error_set(AL_ENOMEM,
+			                  "out of memory writing a ConfigMap");
+		else if ((rc = al_buf_puts(out, text)) == 0)
+			rc = al_buf_puts(out, "\n");
+	} else {
+		rc = al_yaml_emit_json(out, &cm, 1);
+	}
+	if (rc == AL_ELIMIT)
+		rc = al_error_set(AL_ELIMIT,
+		                  "signature ConfigMap exceeds the output limit");
+	free(text);
+	json_decref(cm);
+	return rc;
+}
+
+/* See kres.h. */
+char *al_kres_signature_configmap_filename(const al_digest *release, int flags)
+{
+	char hex[AL_DIGEST_STRMAX];
+
+	if (release == NULL)
+		return NULL;
+	return al_sprintf("signature-%s-%.16s.%s",
+	                  al_digest_algo_name(release->algo),
+	                  al_digest_hex(release, hex),
+	                  (flags & AL_KRES_JSON) != 0 ? "json" : "yaml");
 }

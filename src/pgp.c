@@ -1,4 +1,4 @@
-/* pgp.c: OpenPGP packet parsing, keyrings and signed-message verification on OpenSSL 3 and zlib. */
+/* pgp.c: OpenPGP packets, keyrings, verification on OpenSSL 3 and zlib. */
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
@@ -63,7 +63,8 @@ enum {
 
 static uint32_t be32(const uint8_t *p)
 {
-	return ((uint32_t)p[0] << 24) | ((uint32_t)p[1] << 16) | ((uint32_t)p[2] << 8) | (uint32_t)p[3];
+	return ((uint32_t)p[0] << 24) | ((uint32_t)p[1] << 16) |
+	       ((uint32_t)p[2] << 8) | (uint32_t)p[3];
 }
 
 static uint64_t be64(const uint8_t *p)
@@ -77,7 +78,8 @@ static const char *fmt_time(uint64_t t, char out[32])
 	struct tm tm;
 	time_t tt = (time_t)t;
 
-	if (gmtime_r(&tt, &tm) == NULL || strftime(out, 32, "%Y-%m-%d %H:%M:%S UTC", &tm) == 0) {
+	if (gmtime_r(&tt, &tm) == NULL ||
+	    strftime(out, 32, "%Y-%m-%d %H:%M:%S UTC", &tm) == 0) {
 		int n = snprintf(out, 32, "%" PRIu64, t);
 		if (n < 0 || n >= 32)
 			out[0] = '\0';
@@ -101,20 +103,20 @@ static void hex_upper(char *out, const uint8_t *p, size_t n)
 
 typedef struct hash_info {
 	int id;
-	const char *name;   /* as in messages and results */
-	const char *ossl;   /* OpenSSL name, NULL when refused */
+	const char *name; /* as in messages and results */
+	const char *ossl; /* OpenSSL name, NULL when refused */
 } hash_info;
 
 static const hash_info hashes[] = {
-	{1, "MD5", NULL},
-	{2, "SHA-1", NULL},
-	{3, "RIPEMD-160", NULL},
-	{8, "SHA256", "SHA256"},
-	{9, "SHA384", "SHA384"},
-	{10, "SHA512", "SHA512"},
-	{11, "SHA224", "SHA224"},
-	{12, "SHA3-256", "SHA3-256"},
-	{14, "SHA3-512", "SHA3-512"},
+    {1, "MD5", NULL},
+    {2, "SHA-1", NULL},
+    {3, "RIPEMD-160", NULL},
+    {8, "SHA256", "SHA256"},
+    {9, "SHA384", "SHA384"},
+    {10, "SHA512", "SHA512"},
+    {11, "SHA224", "SHA224"},
+    {12, "SHA3-256", "SHA3-256"},
+    {14, "SHA3-512", "SHA3-512"},
 };
 
 /*
@@ -136,13 +138,19 @@ static int hash_lookup(const hash_info **out, int id, int sha1_ok)
 		if (hashes[i].id != id)
 			continue;
 		if (id == 1 || id == 2)
-			return al_error_set(AL_EVERIFY, "hash algorithm %s is not accepted", hashes[i].name);
+			return al_error_set(AL_EVERIFY,
+			                    "hash algorithm %s is not accepted",
+			                    hashes[i].name);
 		if (hashes[i].ossl == NULL)
-			return al_error_set(AL_EUNSUPPORTED, "hash algorithm %s is not supported", hashes[i].name);
+			return al_error_set(
+			    AL_EUNSUPPORTED,
+			    "hash algorithm %s is not supported",
+			    hashes[i].name);
 		*out = &hashes[i];
 		return 0;
 	}
-	return al_error_set(AL_EUNSUPPORTED, "hash algorithm %d is not supported", id);
+	return al_error_set(AL_EUNSUPPORTED,
+	                    "hash algorithm %d is not supported", id);
 }
 
 /* ------------------------------------------------------- packet framing */
@@ -157,13 +165,15 @@ typedef struct pkt {
 } pkt;
 
 /* Read a new-format body length at p[*off]; *partial set for 224..254. */
-static int new_len(const uint8_t *p, size_t n, size_t *off, size_t *len, int *partial, size_t hdr)
+static int new_len(const uint8_t *p, size_t n, size_t *off, size_t *len,
+                   int *partial, size_t hdr)
 {
 	size_t o = *off;
 	uint8_t b;
 
 	if (o >= n)
-		return al_error_set(AL_EPARSE, "truncated packet at offset %zu", hdr);
+		return al_error_set(AL_EPARSE, "truncated packet at offset %zu",
+		                    hdr);
 	b = p[o];
 	*partial = 0;
 	if (b < 192) {
@@ -171,12 +181,14 @@ static int new_len(const uint8_t *p, size_t n, size_t *off, size_t *len, int *pa
 		o += 1;
 	} else if (b < 224) {
 		if (n - o < 2)
-			return al_error_set(AL_EPARSE, "truncated packet at offset %zu", hdr);
+			return al_error_set(
+			    AL_EPARSE, "truncated packet at offset %zu", hdr);
 		*len = ((size_t)(b - 192) << 8) + p[o + 1] + 192;
 		o += 2;
 	} else if (b == 255) {
 		if (n - o < 5)
-			return al_error_set(AL_EPARSE, "truncated packet at offset %zu", hdr);
+			return al_error_set(
+			    AL_EPARSE, "truncated packet at offset %zu", hdr);
 		*len = be32(p + o + 1);
 		o += 5;
 	} else {
@@ -193,7 +205,8 @@ static int new_len(const uint8_t *p, size_t n, size_t *off, size_t *len, int *pa
  * partial body lengths reassembled, any first chunk size accepted as gpg
  * does). Returns 1 with *out filled, 0 at the end of input.
  */
-static int pkt_next(pkt *out, const uint8_t *p, size_t n, size_t *off, size_t max_body)
+static int pkt_next(pkt *out, const uint8_t *p, size_t n, size_t *off,
+                    size_t max_body)
 {
 	size_t o = *off, hdr = *off, len = 0;
 	al_buf acc = AL_BUF_INIT(max_body);
@@ -204,39 +217,53 @@ static int pkt_next(pkt *out, const uint8_t *p, size_t n, size_t *off, size_t ma
 		return 0;
 	b = p[o++];
 	if ((b & 0x80) == 0)
-		return al_error_set(AL_EPARSE, "invalid packet header at offset %zu", hdr);
+		return al_error_set(AL_EPARSE,
+		                    "invalid packet header at offset %zu", hdr);
 	if (b & 0x40) {
 		tag = b & 0x3f;
 		if ((rc = new_len(p, n, &o, &len, &partial, hdr)) < 0)
 			return rc;
 		if (partial && tag != TAG_COMPRESSED && tag != TAG_LITERAL)
-			return al_error_set(AL_EPARSE, "partial body length not allowed for packet type %d at offset %zu",
-					    tag, hdr);
+			return al_error_set(AL_EPARSE,
+			                    "partial body length not allowed "
+			                    "for packet type %d at offset %zu",
+			                    tag, hdr);
 	} else {
 		int lt = b & 3;
 		tag = (b >> 2) & 0xf;
 		if (lt == 3) {
-			/* indeterminate: the rest of the input (gpg's compressed packets) */
+			/* indeterminate: the rest of the input (gpg's
+			 * compressed packets) */
 			if (tag != TAG_COMPRESSED && tag != TAG_LITERAL)
-				return al_error_set(AL_EPARSE, "indeterminate length not allowed for packet type %d at offset %zu",
-						    tag, hdr);
+				return al_error_set(
+				    AL_EPARSE,
+				    "indeterminate length not allowed for "
+				    "packet type %d at offset %zu",
+				    tag, hdr);
 			len = n - o;
 		} else {
 			size_t k = (size_t)1 << lt, i;
 			if (n - o < k)
-				return al_error_set(AL_EPARSE, "truncated packet at offset %zu", hdr);
+				return al_error_set(
+				    AL_EPARSE, "truncated packet at offset %zu",
+				    hdr);
 			for (i = 0; i < k; i++)
 				len = (len << 8) | p[o + i];
 			o += k;
 		}
 	}
 	if (tag == 0)
-		return al_error_set(AL_EPARSE, "reserved packet type 0 at offset %zu", hdr);
+		return al_error_set(
+		    AL_EPARSE, "reserved packet type 0 at offset %zu", hdr);
 	if (!partial) {
 		if (len > n - o)
-			return al_error_set(AL_EPARSE, "truncated packet at offset %zu", hdr);
+			return al_error_set(
+			    AL_EPARSE, "truncated packet at offset %zu", hdr);
 		if (len > max_body)
-			return al_error_set(AL_ELIMIT, "packet at offset %zu is larger than %zu bytes", hdr, max_body);
+			return al_error_set(
+			    AL_ELIMIT,
+			    "packet at offset %zu is larger than %zu bytes",
+			    hdr, max_body);
 		memset(out, 0, sizeof(*out));
 		out->tag = tag;
 		out->body = p + o;
@@ -247,12 +274,16 @@ static int pkt_next(pkt *out, const uint8_t *p, size_t n, size_t *off, size_t ma
 	}
 	for (;;) {
 		if (len > n - o) {
-			rc = al_error_set(AL_EPARSE, "truncated packet at offset %zu", hdr);
+			rc = al_error_set(
+			    AL_EPARSE, "truncated packet at offset %zu", hdr);
 			goto out;
 		}
 		if ((rc = al_buf_append(&acc, p + o, len)) < 0) {
 			if (rc == AL_ELIMIT)
-				rc = al_error_set(AL_ELIMIT, "packet at offset %zu is larger than %zu bytes", hdr, max_body);
+				rc = al_error_set(AL_ELIMIT,
+				                  "packet at offset %zu is "
+				                  "larger than %zu bytes",
+				                  hdr, max_body);
 			goto out;
 		}
 		o += len;
@@ -280,7 +311,8 @@ out:
 }
 
 /* An MPI (RFC 4880 3.2) at p[*off]: leading zero octets stripped. */
-static int read_mpi(const uint8_t **mp, size_t *mlen, const uint8_t *p, size_t n, size_t *off)
+static int read_mpi(const uint8_t **mp, size_t *mlen, const uint8_t *p,
+                    size_t n, size_t *off)
 {
 	size_t o = *off, bits, bytes;
 
@@ -327,7 +359,8 @@ static int is_ws(uint8_t c)
 
 /* Find line bounds starting at *off; returns 0 at end of input. The line
  * excludes the newline and trailing whitespace. */
-static int next_line(const uint8_t *p, size_t n, size_t *off, const uint8_t **line, size_t *llen)
+static int next_line(const uint8_t *p, size_t n, size_t *off,
+                     const uint8_t **line, size_t *llen)
 {
 	size_t o = *off, e;
 
@@ -356,10 +389,11 @@ static int line_is(const uint8_t *line, size_t llen, const char *s)
  * found at or after *off into out; *off moves past its END line. Returns 1
  * when a block was decoded, 0 when no further BEGIN line exists.
  */
-static int armor_decode(al_buf *out, const uint8_t *p, size_t n, size_t *off, const char *kind, const char *what)
+static int armor_decode(al_buf *out, const uint8_t *p, size_t n, size_t *off,
+                        const char *kind, const char *what)
 {
 	const uint8_t *line;
-	size_t llen, o = *off, start_line = 0;
+	size_t llen, o = *off;
 	al_buf b64 = AL_BUF_INIT(n);
 	al_buf bin = AL_BUF_INIT(out->max);
 	int rc, in_headers = 1, have_crc = 0, found = 0, ended = 0;
@@ -373,7 +407,6 @@ static int armor_decode(al_buf *out, const uint8_t *p, size_t n, size_t *off, co
 	if (rc < 0 || (size_t)rc >= sizeof(end))
 		return al_error_set(AL_EINVAL, "armor kind too long");
 	while (next_line(p, n, &o, &line, &llen)) {
-		start_line++;
 		while (llen > 0 && is_ws(line[0])) {
 			line++;
 			llen--;
@@ -383,8 +416,10 @@ static int armor_decode(al_buf *out, const uint8_t *p, size_t n, size_t *off, co
 			break;
 		}
 		if (line_is(line, llen, "-----BEGIN PGP ")) {
-			rc = al_error_set(AL_EPARSE, "'%s': unexpected armor block '%.*s'", what,
-					  (int)(llen > 60 ? 60 : llen), (const char *)line);
+			rc = al_error_set(AL_EPARSE,
+			                  "'%s': unexpected armor block '%.*s'",
+			                  what, (int)(llen > 60 ? 60 : llen),
+			                  (const char *)line);
 			goto out;
 		}
 	}
@@ -398,7 +433,8 @@ static int armor_decode(al_buf *out, const uint8_t *p, size_t n, size_t *off, co
 				in_headers = 0;
 				continue;
 			}
-			if (memchr(line, ':', llen) != NULL && !line_is(line, llen, "-----")) {
+			if (memchr(line, ':', llen) != NULL &&
+			    !line_is(line, llen, "-----")) {
 				continue;
 			}
 			in_headers = 0;
@@ -410,19 +446,24 @@ static int armor_decode(al_buf *out, const uint8_t *p, size_t n, size_t *off, co
 		if (have_crc) {
 			if (llen == 0)
 				continue;
-			rc = al_error_set(AL_EPARSE, "'%s': data after the armor checksum", what);
+			rc = al_error_set(AL_EPARSE,
+			                  "'%s': data after the armor checksum",
+			                  what);
 			goto out;
 		}
 		if (llen == 5 && line[0] == '=') {
 			al_buf crc = AL_BUF_INIT(3);
 			rc = al_base64_decode(&crc, (const char *)line + 1, 4);
 			if (rc == 0 && crc.len != 3)
-				rc = al_error_set(AL_EPARSE, "bad checksum line");
+				rc = al_error_set(AL_EPARSE,
+				                  "bad checksum line");
 			if (rc == 0)
 				memcpy(crcbytes, crc.ptr, 3);
 			al_buf_free(&crc);
 			if (rc < 0) {
-				rc = al_error_set(AL_EPARSE, "'%s': invalid armor checksum line", what);
+				rc = al_error_set(
+				    AL_EPARSE,
+				    "'%s': invalid armor checksum line", what);
 				goto out;
 			}
 			have_crc = 1;
@@ -432,7 +473,8 @@ static int armor_decode(al_buf *out, const uint8_t *p, size_t n, size_t *off, co
 			goto out;
 	}
 	if (!ended) {
-		rc = al_error_set(AL_EPARSE, "'%s': armor has no END line", what);
+		rc = al_error_set(AL_EPARSE, "'%s': armor has no END line",
+		                  what);
 		goto out;
 	}
 	{
@@ -442,19 +484,26 @@ static int armor_decode(al_buf *out, const uint8_t *p, size_t n, size_t *off, co
 				b64.ptr[j++] = b64.ptr[i];
 		b64.len = j;
 	}
-	if ((rc = al_base64_decode(&bin, b64.len ? (const char *)b64.ptr : "", b64.len)) < 0) {
+	if ((rc = al_base64_decode(&bin, b64.len ? (const char *)b64.ptr : "",
+	                           b64.len)) < 0) {
 		if (rc != AL_ELIMIT)
-			rc = al_error_set(AL_EPARSE, "'%s': invalid base64 in armor", what);
+			rc = al_error_set(
+			    AL_EPARSE, "'%s': invalid base64 in armor", what);
 		goto out;
 	}
 	if (have_crc) {
-		uint32_t want = ((uint32_t)crcbytes[0] << 16) | ((uint32_t)crcbytes[1] << 8) | crcbytes[2];
-		if (crc24(bin.ptr != NULL ? bin.ptr : (const uint8_t *)"", bin.len) != want) {
-			rc = al_error_set(AL_EPARSE, "'%s': armor checksum mismatch", what);
+		uint32_t want = ((uint32_t)crcbytes[0] << 16) |
+		                ((uint32_t)crcbytes[1] << 8) | crcbytes[2];
+		if (crc24(bin.ptr != NULL ? bin.ptr : (const uint8_t *)"",
+		          bin.len) != want) {
+			rc = al_error_set(
+			    AL_EPARSE, "'%s': armor checksum mismatch", what);
 			goto out;
 		}
 	}
-	if ((rc = al_buf_append(out, bin.ptr != NULL ? bin.ptr : (const uint8_t *)"", bin.len)) < 0)
+	if ((rc = al_buf_append(out,
+	                        bin.ptr != NULL ? bin.ptr : (const uint8_t *)"",
+	                        bin.len)) < 0)
 		goto out;
 	*off = o;
 	rc = 1;
@@ -492,7 +541,7 @@ typedef struct pgp_key {
 	uint32_t expire;   /* seconds after creation, 0 never */
 	int has_flags;
 	uint8_t flags;
-	int backsig;  /* subkeys: a valid 0x19 back-signature */
+	int backsig; /* subkeys: a valid 0x19 back-signature */
 	int revoked;
 	char why[96]; /* why a key is unusable, for messages */
 } pgp_key;
@@ -509,17 +558,20 @@ static void key_clear(pgp_key *k)
 	memset(k, 0, sizeof(*k));
 }
 
-static const uint8_t oid_p256[] = {0x2A, 0x86, 0x48, 0xCE, 0x3D, 0x03, 0x01, 0x07};
+static const uint8_t oid_p256[] = {0x2A, 0x86, 0x48, 0xCE,
+                                   0x3D, 0x03, 0x01, 0x07};
 static const uint8_t oid_p384[] = {0x2B, 0x81, 0x04, 0x00, 0x22};
 static const uint8_t oid_p521[] = {0x2B, 0x81, 0x04, 0x00, 0x23};
-static const uint8_t oid_ed25519[] = {0x2B, 0x06, 0x01, 0x04, 0x01, 0xDA, 0x47, 0x0F, 0x01};
+static const uint8_t oid_ed25519[] = {0x2B, 0x06, 0x01, 0x04, 0x01,
+                                      0xDA, 0x47, 0x0F, 0x01};
 
 static int oid_eq(const uint8_t *p, size_t n, const uint8_t *oid, size_t olen)
 {
 	return n == olen && memcmp(p, oid, n) == 0;
 }
 
-static int pkey_rsa(EVP_PKEY **out, const uint8_t *np, size_t nlen, const uint8_t *ep, size_t elen)
+static int pkey_rsa(EVP_PKEY **out, const uint8_t *np, size_t nlen,
+                    const uint8_t *ep, size_t elen)
 {
 	OSSL_PARAM_BLD *bld = NULL;
 	OSSL_PARAM *params = NULL;
@@ -529,7 +581,10 @@ static int pkey_rsa(EVP_PKEY **out, const uint8_t *np, size_t nlen, const uint8_
 	int rc;
 
 	if (nlen * 8 < 2048 || nlen * 8 > 8192) {
-		rc = al_error_set(AL_EUNSUPPORTED, "RSA key of %zu bits is not accepted (2048 to 8192)", nlen * 8);
+		rc = al_error_set(
+		    AL_EUNSUPPORTED,
+		    "RSA key of %zu bits is not accepted (2048 to 8192)",
+		    nlen * 8);
 		goto out;
 	}
 	if (elen == 0 || elen > 8) {
@@ -562,7 +617,8 @@ out:
 	return rc;
 }
 
-static int pkey_ec(EVP_PKEY **out, const char *group, size_t field, const uint8_t *pt, size_t ptlen)
+static int pkey_ec(EVP_PKEY **out, const char *group, size_t field,
+                   const uint8_t *pt, size_t ptlen)
 {
 	OSSL_PARAM_BLD *bld = NULL;
 	OSSL_PARAM *params = NULL;
@@ -576,13 +632,16 @@ static int pkey_ec(EVP_PKEY **out, const char *group, size_t field, const uint8_
 	}
 	bld = OSSL_PARAM_BLD_new();
 	if (bld == NULL ||
-	    !OSSL_PARAM_BLD_push_utf8_string(bld, OSSL_PKEY_PARAM_GROUP_NAME, group, 0) ||
-	    !OSSL_PARAM_BLD_push_octet_string(bld, OSSL_PKEY_PARAM_PUB_KEY, pt, ptlen) ||
+	    !OSSL_PARAM_BLD_push_utf8_string(bld, OSSL_PKEY_PARAM_GROUP_NAME,
+	                                     group, 0) ||
+	    !OSSL_PARAM_BLD_push_octet_string(bld, OSSL_PKEY_PARAM_PUB_KEY, pt,
+	                                      ptlen) ||
 	    (params = OSSL_PARAM_BLD_to_param(bld)) == NULL ||
 	    (ctx = EVP_PKEY_CTX_new_from_name(NULL, "EC", NULL)) == NULL ||
 	    EVP_PKEY_fromdata_init(ctx) <= 0 ||
 	    EVP_PKEY_fromdata(ctx, &pkey, EVP_PKEY_PUBLIC_KEY, params) <= 0) {
-		rc = al_error_openssl(AL_EPARSE, "cannot load %s public key", group);
+		rc = al_error_openssl(AL_EPARSE, "cannot load %s public key",
+		                      group);
 		goto out;
 	}
 	*out = pkey;
@@ -598,10 +657,12 @@ out:
 
 static int pkey_ed25519(EVP_PKEY **out, const uint8_t *pk)
 {
-	EVP_PKEY *pkey = EVP_PKEY_new_raw_public_key(EVP_PKEY_ED25519, NULL, pk, 32);
+	EVP_PKEY *pkey =
+	    EVP_PKEY_new_raw_public_key(EVP_PKEY_ED25519, NULL, pk, 32);
 
 	if (pkey == NULL)
-		return al_error_openssl(AL_EPARSE, "cannot load Ed25519 public key");
+		return al_error_openssl(AL_EPARSE,
+		                        "cannot load Ed25519 public key");
 	*out = pkey;
 	return 0;
 }
@@ -622,7 +683,9 @@ static int key_parse(pgp_key *k, const uint8_t *p, size_t n)
 	if (n < 6)
 		return al_error_set(AL_EPARSE, "truncated public key packet");
 	if (p[0] != 4)
-		return al_error_set(AL_EUNSUPPORTED, "version %d public keys are not supported", p[0]);
+		return al_error_set(AL_EUNSUPPORTED,
+		                    "version %d public keys are not supported",
+		                    p[0]);
 	if (n > 0xffff)
 		return al_error_set(AL_EPARSE, "public key packet too large");
 	k->created = be32(p + 1);
@@ -632,7 +695,8 @@ static int key_parse(pgp_key *k, const uint8_t *p, size_t n)
 	case PK_RSA_S: {
 		const uint8_t *np, *ep;
 		size_t nl, el;
-		if ((rc = read_mpi(&np, &nl, p, n, &o)) < 0 || (rc = read_mpi(&ep, &el, p, n, &o)) < 0)
+		if ((rc = read_mpi(&np, &nl, p, n, &o)) < 0 ||
+		    (rc = read_mpi(&ep, &el, p, n, &o)) < 0)
 			goto out;
 		if ((rc = pkey_rsa(&k->pkey, np, nl, ep, el)) < 0)
 			goto out;
@@ -643,8 +707,10 @@ static int key_parse(pgp_key *k, const uint8_t *p, size_t n)
 	case PK_EDDSA: {
 		const uint8_t *oid, *pt;
 		size_t olen, ptlen;
-		if (o >= n || p[o] == 0 || p[o] == 0xff || (size_t)p[o] > n - o - 1) {
-			rc = al_error_set(AL_EPARSE, "invalid curve OID in public key");
+		if (o >= n || p[o] == 0 || p[o] == 0xff ||
+		    (size_t)p[o] > n - o - 1) {
+			rc = al_error_set(AL_EPARSE,
+			                  "invalid curve OID in public key");
 			goto out;
 		}
 		olen = p[o];
@@ -653,12 +719,16 @@ static int key_parse(pgp_key *k, const uint8_t *p, size_t n)
 		if ((rc = read_mpi(&pt, &ptlen, p, n, &o)) < 0)
 			goto out;
 		if (k->algo == PK_EDDSA) {
-			if (!oid_eq(oid, olen, oid_ed25519, sizeof(oid_ed25519))) {
-				rc = al_error_set(AL_EUNSUPPORTED, "EdDSA curve is not supported (only Ed25519)");
+			if (!oid_eq(oid, olen, oid_ed25519,
+			            sizeof(oid_ed25519))) {
+				rc = al_error_set(AL_EUNSUPPORTED,
+				                  "EdDSA curve is not "
+				                  "supported (only Ed25519)");
 				goto out;
 			}
 			if (ptlen != 33 || pt[0] != 0x40) {
-				rc = al_error_set(AL_EPARSE, "invalid Ed25519 public point");
+				rc = al_error_set(
+				    AL_EPARSE, "invalid Ed25519 public point");
 				goto out;
 			}
 			rc = pkey_ed25519(&k->pkey, pt + 1);
@@ -669,7 +739,8 @@ static int key_parse(pgp_key *k, const uint8_t *p, size_t n)
 		} else if (oid_eq(oid, olen, oid_p521, sizeof(oid_p521))) {
 			rc = pkey_ec(&k->pkey, "P-521", 66, pt, ptlen);
 		} else {
-			rc = al_error_set(AL_EUNSUPPORTED, "ECDSA curve is not supported");
+			rc = al_error_set(AL_EUNSUPPORTED,
+			                  "ECDSA curve is not supported");
 		}
 		if (rc < 0)
 			goto out;
@@ -677,7 +748,8 @@ static int key_parse(pgp_key *k, const uint8_t *p, size_t n)
 	}
 	case PK_ED25519:
 		if (n - o < 32) {
-			rc = al_error_set(AL_EPARSE, "truncated Ed25519 public key");
+			rc = al_error_set(AL_EPARSE,
+			                  "truncated Ed25519 public key");
 			goto out;
 		}
 		if ((rc = pkey_ed25519(&k->pkey, p + o)) < 0)
@@ -691,9 +763,12 @@ static int key_parse(pgp_key *k, const uint8_t *p, size_t n)
 	hdr[1] = (uint8_t)(n >> 8);
 	hdr[2] = (uint8_t)n;
 	md = EVP_MD_CTX_new();
-	if (md == NULL || EVP_DigestInit_ex(md, EVP_sha1(), NULL) != 1 || EVP_DigestUpdate(md, hdr, 3) != 1 ||
-	    EVP_DigestUpdate(md, p, n) != 1 || EVP_DigestFinal_ex(md, k->fpr, &flen) != 1 || flen != 20) {
-		rc = al_error_openssl(AL_ENOMEM, "cannot compute key fingerprint");
+	if (md == NULL || EVP_DigestInit_ex(md, EVP_sha1(), NULL) != 1 ||
+	    EVP_DigestUpdate(md, hdr, 3) != 1 ||
+	    EVP_DigestUpdate(md, p, n) != 1 ||
+	    EVP_DigestFinal_ex(md, k->fpr, &flen) != 1 || flen != 20) {
+		rc = al_error_openssl(AL_ENOMEM,
+		                      "cannot compute key fingerprint");
 		goto out;
 	}
 	k->keyid = be64(k->fpr + 12);
@@ -729,7 +804,8 @@ typedef struct pgp_sig {
 	uint8_t issuer_fpr[20];
 	int has_flags;
 	uint8_t flags;
-	const uint8_t *hashed; /* v4: version..end of hashed subpackets; v3: type + time */
+	const uint8_t *
+	    hashed; /* v4: version..end of hashed subpackets; v3: type + time */
 	size_t hashed_len;
 	uint8_t left16[2];
 	const uint8_t *m[2]; /* signature material */
@@ -742,14 +818,15 @@ typedef struct pgp_sig {
  * the signature invalid (RFC 4880 5.2.3.1). */
 static int subpacket_known(int t)
 {
-	switch (t) {
-	case 2: case 3: case 4: case 7: case 9: case 11: case 12: case 16: case 21: case 22: case 23:
-	case 24: case 25: case 26: case 27: case 28: case 29: case 30: case 31: case 32: case 33:
-	case 34: case 35: case 39:
-		return 1;
-	default:
-		return 0;
-	}
+	static const uint8_t known[] = {2,  3,  4,  7,  9,  11, 12, 16,
+	                                21, 22, 23, 24, 25, 26, 27, 28,
+	                                29, 30, 31, 32, 33, 34, 35, 39};
+	size_t i;
+
+	for (i = 0; i < sizeof(known); i++)
+		if (known[i] == t)
+			return 1;
+	return 0;
 }
 
 static int parse_subpackets(pgp_sig *s, const uint8_t *p, size_t n, int hashed)
@@ -767,28 +844,36 @@ static int parse_subpackets(pgp_sig *s, const uint8_t *p, size_t n, int hashed)
 			o += 1;
 		} else if (b < 255) {
 			if (n - o < 2)
-				return al_error_set(AL_EPARSE, "truncated signature subpacket");
+				return al_error_set(
+				    AL_EPARSE, "truncated signature subpacket");
 			len = ((size_t)(b - 192) << 8) + p[o + 1] + 192;
 			o += 2;
 		} else {
 			if (n - o < 5)
-				return al_error_set(AL_EPARSE, "truncated signature subpacket");
+				return al_error_set(
+				    AL_EPARSE, "truncated signature subpacket");
 			len = be32(p + o + 1);
 			o += 5;
 		}
 		if (len == 0 || len > n - o)
-			return al_error_set(AL_EPARSE, "truncated signature subpacket");
+			return al_error_set(AL_EPARSE,
+			                    "truncated signature subpacket");
 		t = p[o] & 0x7f;
 		crit = (p[o] & 0x80) != 0;
 		d = p + o + 1;
 		dl = len - 1;
 		o += len;
 		if (crit && !subpacket_known(t))
-			return al_error_set(AL_EUNSUPPORTED, "signature has an unknown critical subpacket %d", t);
+			return al_error_set(
+			    AL_EUNSUPPORTED,
+			    "signature has an unknown critical subpacket %d",
+			    t);
 		switch (t) {
 		case 2:
 			if (dl != 4)
-				return al_error_set(AL_EPARSE, "invalid signature creation time");
+				return al_error_set(
+				    AL_EPARSE,
+				    "invalid signature creation time");
 			if (hashed) {
 				s->created = be32(d);
 				s->has_created = 1;
@@ -796,29 +881,35 @@ static int parse_subpackets(pgp_sig *s, const uint8_t *p, size_t n, int hashed)
 			break;
 		case 3:
 			if (dl != 4)
-				return al_error_set(AL_EPARSE, "invalid signature expiration time");
+				return al_error_set(
+				    AL_EPARSE,
+				    "invalid signature expiration time");
 			if (hashed)
 				s->sig_expire = be32(d);
 			break;
 		case 9:
 			if (dl != 4)
-				return al_error_set(AL_EPARSE, "invalid key expiration time");
+				return al_error_set(
+				    AL_EPARSE, "invalid key expiration time");
 			if (hashed) {
 				s->key_expire = be32(d);
 				s->has_key_expire = 1;
 			}
 			break;
 		case 16:
-			/* may be unhashed: used to find the key, never trusted beyond that */
+			/* may be unhashed: used to find the key, never trusted
+			 * beyond that */
 			if (dl != 8)
-				return al_error_set(AL_EPARSE, "invalid issuer subpacket");
+				return al_error_set(AL_EPARSE,
+				                    "invalid issuer subpacket");
 			if (!s->has_issuer || hashed) {
 				s->issuer = be64(d);
 				s->has_issuer = 1;
 			}
 			break;
 		case 33:
-			if (dl == 21 && d[0] == 4 && (!s->has_issuer_fpr || hashed)) {
+			if (dl == 21 && d[0] == 4 &&
+			    (!s->has_issuer_fpr || hashed)) {
 				memcpy(s->issuer_fpr, d + 1, 20);
 				s->has_issuer_fpr = 1;
 			}
@@ -830,8 +921,8 @@ static int parse_subpackets(pgp_sig *s, const uint8_t *p, size_t n, int hashed)
 			}
 			break;
 		case 32:
-			/* gpg puts the back-signature in the unhashed area: it is
-			 * itself a signature, verified before use */
+			/* gpg puts the back-signature in the unhashed area: it
+			 * is itself a signature, verified before use */
 			if (hashed || s->embedded == NULL) {
 				s->embedded = d;
 				s->embedded_len = dl;
@@ -855,9 +946,11 @@ static int sig_parse(pgp_sig *s, const uint8_t *p, size_t n)
 		return al_error_set(AL_EPARSE, "empty signature packet");
 	s->version = p[0];
 	if (s->version == 3 || s->version == 2) {
-		/* RFC 4880 5.2.2: no subpackets; hashed = type + creation time */
+		/* RFC 4880 5.2.2: no subpackets; hashed = type + creation time
+		 */
 		if (n < 19 || p[1] != 5)
-			return al_error_set(AL_EPARSE, "truncated v3 signature packet");
+			return al_error_set(AL_EPARSE,
+			                    "truncated v3 signature packet");
 		s->version = 3;
 		s->type = p[2];
 		s->hashed = p + 2;
@@ -873,34 +966,41 @@ static int sig_parse(pgp_sig *s, const uint8_t *p, size_t n)
 		o = 19;
 	} else if (s->version == 4) {
 		if (n < 6)
-			return al_error_set(AL_EPARSE, "truncated v4 signature packet");
+			return al_error_set(AL_EPARSE,
+			                    "truncated v4 signature packet");
 		s->type = p[1];
 		s->pkalgo = p[2];
 		s->hashalgo = p[3];
 		hl = ((size_t)p[4] << 8) | p[5];
 		if (hl > n - 6)
-			return al_error_set(AL_EPARSE, "truncated v4 signature packet");
+			return al_error_set(AL_EPARSE,
+			                    "truncated v4 signature packet");
 		if ((rc = parse_subpackets(s, p + 6, hl, 1)) < 0)
 			return rc;
 		s->hashed = p;
 		s->hashed_len = 6 + hl;
 		o = 6 + hl;
 		if (n - o < 2)
-			return al_error_set(AL_EPARSE, "truncated v4 signature packet");
+			return al_error_set(AL_EPARSE,
+			                    "truncated v4 signature packet");
 		ul = ((size_t)p[o] << 8) | p[o + 1];
 		o += 2;
 		if (ul > n - o)
-			return al_error_set(AL_EPARSE, "truncated v4 signature packet");
+			return al_error_set(AL_EPARSE,
+			                    "truncated v4 signature packet");
 		if ((rc = parse_subpackets(s, p + o, ul, 0)) < 0)
 			return rc;
 		o += ul;
 		if (n - o < 2)
-			return al_error_set(AL_EPARSE, "truncated v4 signature packet");
+			return al_error_set(AL_EPARSE,
+			                    "truncated v4 signature packet");
 		s->left16[0] = p[o];
 		s->left16[1] = p[o + 1];
 		o += 2;
 	} else {
-		return al_error_set(AL_EUNSUPPORTED, "version %d signatures are not supported", s->version);
+		return al_error_set(AL_EUNSUPPORTED,
+		                    "version %d signatures are not supported",
+		                    s->version);
 	}
 	switch (s->pkalgo) {
 	case PK_RSA:
@@ -913,18 +1013,22 @@ static int sig_parse(pgp_sig *s, const uint8_t *p, size_t n)
 		break;
 	case PK_ED25519:
 		if (n - o != 64)
-			return al_error_set(AL_EPARSE, "invalid Ed25519 signature length");
+			return al_error_set(AL_EPARSE,
+			                    "invalid Ed25519 signature length");
 		s->m[0] = p + o;
 		s->mlen[0] = 64;
 		return 0;
 	default:
-		return al_error_set(AL_EUNSUPPORTED, "public-key algorithm %d is not supported", s->pkalgo);
+		return al_error_set(AL_EUNSUPPORTED,
+		                    "public-key algorithm %d is not supported",
+		                    s->pkalgo);
 	}
 	for (i = 0; i < nm; i++)
 		if ((rc = read_mpi(&s->m[i], &s->mlen[i], p, n, &o)) < 0)
 			return rc;
 	if (o != n)
-		return al_error_set(AL_EPARSE, "trailing bytes in signature packet");
+		return al_error_set(AL_EPARSE,
+		                    "trailing bytes in signature packet");
 	return 0;
 }
 
@@ -938,7 +1042,8 @@ static int hash_data(EVP_MD_CTX *md, const uint8_t *p, size_t n, int text)
 	for (i = 0; i < n; i++) {
 		if (p[i] != '\n' || (i > 0 && p[i - 1] == '\r'))
 			continue;
-		if (EVP_DigestUpdate(md, p + start, i - start) != 1 || EVP_DigestUpdate(md, "\r\n", 2) != 1)
+		if (EVP_DigestUpdate(md, p + start, i - start) != 1 ||
+		    EVP_DigestUpdate(md, "\r\n", 2) != 1)
 			return -1;
 		start = i + 1;
 	}
@@ -947,9 +1052,13 @@ static int hash_data(EVP_MD_CTX *md, const uint8_t *p, size_t n, int text)
 
 static int hash_key(EVP_MD_CTX *md, const pgp_key *k)
 {
-	uint8_t hdr[3] = {0x99, (uint8_t)(k->body_len >> 8), (uint8_t)k->body_len};
+	uint8_t hdr[3] = {0x99, (uint8_t)(k->body_len >> 8),
+	                  (uint8_t)k->body_len};
 
-	return EVP_DigestUpdate(md, hdr, 3) == 1 && EVP_DigestUpdate(md, k->body, k->body_len) == 1 ? 0 : -1;
+	return EVP_DigestUpdate(md, hdr, 3) == 1 &&
+	               EVP_DigestUpdate(md, k->body, k->body_len) == 1
+	           ? 0
+	           : -1;
 }
 
 /*
@@ -960,14 +1069,18 @@ static int hash_begin(EVP_MD_CTX **out, const pgp_sig *s, const hash_info **hi)
 {
 	EVP_MD_CTX *md = NULL;
 	EVP_MD *alg = NULL;
-	int rc, revocation = s->type == SIG_KEY_REVOCATION || s->type == SIG_SUBKEY_REVOCATION;
+	int rc, revocation = s->type == SIG_KEY_REVOCATION ||
+	                     s->type == SIG_SUBKEY_REVOCATION;
 
 	if ((rc = hash_lookup(hi, s->hashalgo, revocation)) < 0)
 		return rc;
 	alg = EVP_MD_fetch(NULL, (*hi)->ossl, NULL);
 	md = EVP_MD_CTX_new();
-	if (alg == NULL || md == NULL || EVP_DigestInit_ex(md, alg, NULL) != 1) {
-		rc = al_error_openssl(AL_EUNSUPPORTED, "hash algorithm %s is not available", (*hi)->name);
+	if (alg == NULL || md == NULL ||
+	    EVP_DigestInit_ex(md, alg, NULL) != 1) {
+		rc = al_error_openssl(AL_EUNSUPPORTED,
+		                      "hash algorithm %s is not available",
+		                      (*hi)->name);
 		EVP_MD_CTX_free(md);
 		EVP_MD_free(alg);
 		return rc;
@@ -977,8 +1090,10 @@ static int hash_begin(EVP_MD_CTX **out, const pgp_sig *s, const hash_info **hi)
 	return 0;
 }
 
-/* Append the signature's hashed part and trailer (RFC 4880 5.2.4) and finish. */
-static int hash_finish(EVP_MD_CTX *md, const pgp_sig *s, uint8_t *out, size_t *outlen)
+/* Append the signature's hashed part and trailer (RFC 4880 5.2.4) and finish.
+ */
+static int hash_finish(EVP_MD_CTX *md, const pgp_sig *s, uint8_t *out,
+                       size_t *outlen)
 {
 	unsigned int len = 0;
 	uint8_t trailer[6];
@@ -1004,7 +1119,8 @@ out:
 }
 
 /* 1 when the signature material verifies over hash with key k, 0 when not. */
-static int verify_raw(const pgp_key *k, const pgp_sig *s, const hash_info *hi, const uint8_t *hash, size_t hlen)
+static int verify_raw(const pgp_key *k, const pgp_sig *s, const hash_info *hi,
+                      const uint8_t *hash, size_t hlen)
 {
 	EVP_PKEY_CTX *ctx = NULL;
 	EVP_MD_CTX *mdctx = NULL;
@@ -1014,32 +1130,39 @@ static int verify_raw(const pgp_key *k, const pgp_sig *s, const hash_info *hi, c
 	uint8_t *der = NULL, buf[1024];
 	int ok = 0, dlen;
 
-	if (k->pkey == NULL || hlen < 2 || hash[0] != s->left16[0] || hash[1] != s->left16[1])
+	if (k->pkey == NULL || hlen < 2 || hash[0] != s->left16[0] ||
+	    hash[1] != s->left16[1])
 		goto out;
 	switch (s->pkalgo) {
 	case PK_RSA:
 	case PK_RSA_S:
-		if ((k->algo != PK_RSA && k->algo != PK_RSA_S) || k->rsa_bytes <= 0 ||
-		    (size_t)k->rsa_bytes > sizeof(buf) || s->mlen[0] > (size_t)k->rsa_bytes)
+		if ((k->algo != PK_RSA && k->algo != PK_RSA_S) ||
+		    k->rsa_bytes <= 0 || (size_t)k->rsa_bytes > sizeof(buf) ||
+		    s->mlen[0] > (size_t)k->rsa_bytes)
 			goto out;
 		/* the MPI drops leading zeros: left-pad to the modulus size */
 		memset(buf, 0, sizeof(buf));
-		memcpy(buf + (size_t)k->rsa_bytes - s->mlen[0], s->m[0], s->mlen[0]);
+		memcpy(buf + (size_t)k->rsa_bytes - s->mlen[0], s->m[0],
+		       s->mlen[0]);
 		md = EVP_MD_fetch(NULL, hi->ossl, NULL);
 		ctx = EVP_PKEY_CTX_new_from_pkey(NULL, k->pkey, NULL);
-		if (md == NULL || ctx == NULL || EVP_PKEY_verify_init(ctx) <= 0 ||
+		if (md == NULL || ctx == NULL ||
+		    EVP_PKEY_verify_init(ctx) <= 0 ||
 		    EVP_PKEY_CTX_set_rsa_padding(ctx, RSA_PKCS1_PADDING) <= 0 ||
 		    EVP_PKEY_CTX_set_signature_md(ctx, md) <= 0)
 			goto out;
-		ok = EVP_PKEY_verify(ctx, buf, (size_t)k->rsa_bytes, hash, hlen) == 1;
+		ok = EVP_PKEY_verify(ctx, buf, (size_t)k->rsa_bytes, hash,
+		                     hlen) == 1;
 		break;
 	case PK_ECDSA:
-		if (k->algo != PK_ECDSA || s->mlen[0] == 0 || s->mlen[1] == 0 || s->mlen[0] > 66 || s->mlen[1] > 66)
+		if (k->algo != PK_ECDSA || s->mlen[0] == 0 || s->mlen[1] == 0 ||
+		    s->mlen[0] > 66 || s->mlen[1] > 66)
 			goto out;
 		es = ECDSA_SIG_new();
 		r = BN_bin2bn(s->m[0], (int)s->mlen[0], NULL);
 		sv = BN_bin2bn(s->m[1], (int)s->mlen[1], NULL);
-		if (es == NULL || r == NULL || sv == NULL || ECDSA_SIG_set0(es, r, sv) != 1)
+		if (es == NULL || r == NULL || sv == NULL ||
+		    ECDSA_SIG_set0(es, r, sv) != 1)
 			goto out;
 		r = sv = NULL;
 		dlen = i2d_ECDSA_SIG(es, &der);
@@ -1062,7 +1185,8 @@ static int verify_raw(const pgp_key *k, const pgp_sig *s, const hash_info *hi, c
 			memcpy(buf + 64 - s->mlen[1], s->m[1], s->mlen[1]);
 		}
 		mdctx = EVP_MD_CTX_new();
-		if (mdctx == NULL || EVP_DigestVerifyInit(mdctx, NULL, NULL, NULL, k->pkey) != 1)
+		if (mdctx == NULL ||
+		    EVP_DigestVerifyInit(mdctx, NULL, NULL, NULL, k->pkey) != 1)
 			goto out;
 		ok = EVP_DigestVerify(mdctx, buf, 64, hash, hlen) == 1;
 		break;
@@ -1085,8 +1209,9 @@ out:
  * Verify a key signature s by signer over primary [+ subkey | + uid].
  * Returns 1 valid, 0 invalid or unusable (weak hash...), <0 on a real error.
  */
-static int verify_keysig(const pgp_sig *s, const pgp_key *signer, const pgp_key *primary, const pgp_key *sub,
-			 const uint8_t *uid, size_t uidlen)
+static int verify_keysig(const pgp_sig *s, const pgp_key *signer,
+                         const pgp_key *primary, const pgp_key *sub,
+                         const uint8_t *uid, size_t uidlen)
 {
 	const hash_info *hi;
 	EVP_MD_CTX *md = NULL;
@@ -1095,19 +1220,23 @@ static int verify_keysig(const pgp_sig *s, const pgp_key *signer, const pgp_key 
 	int rc;
 
 	if (hash_begin(&md, s, &hi) < 0) {
-		al_log_debug("pgp: ignoring key signature: %s", al_error_message());
+		al_log_debug("pgp: ignoring key signature: %s",
+		             al_error_message());
 		al_error_clear();
 		return 0;
 	}
-	if (hash_key(md, primary) < 0 || (sub != NULL && hash_key(md, sub) < 0)) {
+	if (hash_key(md, primary) < 0 ||
+	    (sub != NULL && hash_key(md, sub) < 0)) {
 		rc = al_error_openssl(AL_ENOMEM, "hashing failed");
 		goto out;
 	}
 	if (uid != NULL) {
-		uint8_t hdr[5] = {0xB4, (uint8_t)(uidlen >> 24), (uint8_t)(uidlen >> 16), (uint8_t)(uidlen >> 8),
-				  (uint8_t)uidlen};
+		uint8_t hdr[5] = {0xB4, (uint8_t)(uidlen >> 24),
+		                  (uint8_t)(uidlen >> 16),
+		                  (uint8_t)(uidlen >> 8), (uint8_t)uidlen};
 		/* v3 certifications hash the user ID without the header */
-		if ((s->version == 4 && EVP_DigestUpdate(md, hdr, 5) != 1) || EVP_DigestUpdate(md, uid, uidlen) != 1) {
+		if ((s->version == 4 && EVP_DigestUpdate(md, hdr, 5) != 1) ||
+		    EVP_DigestUpdate(md, uid, uidlen) != 1) {
 			rc = al_error_openssl(AL_ENOMEM, "hashing failed");
 			goto out;
 		}
@@ -1152,7 +1281,9 @@ size_t al_pgp_keyring_count(const al_pgp_keyring *kr)
 static int kr_push(al_pgp_keyring *kr, pgp_key *k)
 {
 	if (kr->n >= AL_PGP_MAX_KEYS)
-		return al_error_set(AL_ELIMIT, "keyring holds more than %d keys", AL_PGP_MAX_KEYS);
+		return al_error_set(AL_ELIMIT,
+		                    "keyring holds more than %d keys",
+		                    AL_PGP_MAX_KEYS);
 	if (kr->n == kr->cap) {
 		size_t cap = kr->cap ? kr->cap * 2 : 8;
 		pgp_key *nk = realloc(kr->keys, cap * sizeof(*nk));
@@ -1190,8 +1321,8 @@ static int sig_from(const pgp_sig *s, const pgp_key *k)
 }
 
 /* Handle one signature packet of a transferable public key. */
-static int kr_keysig(al_pgp_keyring *kr, size_t prim, size_t sub, const uint8_t *uid, size_t uidlen,
-		     const pgp_sig *s)
+static int kr_keysig(al_pgp_keyring *kr, size_t prim, size_t sub,
+                     const uint8_t *uid, size_t uidlen, const pgp_sig *s)
 {
 	pgp_key *pk = &kr->keys[prim];
 	pgp_key *sk = sub != (size_t)-1 ? &kr->keys[sub] : NULL;
@@ -1215,9 +1346,11 @@ static int kr_keysig(al_pgp_keyring *kr, size_t prim, size_t sub, const uint8_t 
 			key_bind(pk, s);
 		return 0;
 	}
-	if (s->type >= SIG_CERT_FIRST && s->type <= SIG_CERT_LAST && uid != NULL) {
+	if (s->type >= SIG_CERT_FIRST && s->type <= SIG_CERT_LAST &&
+	    uid != NULL) {
 		if (!sig_from(s, pk) || !s->has_created)
-			return 0; /* a third-party certification: not our business */
+			return 0; /* a third-party certification: not our
+			             business */
 		if ((rc = verify_keysig(s, pk, pk, NULL, uid, uidlen)) < 0)
 			return rc;
 		if (rc == 1)
@@ -1246,10 +1379,14 @@ static int kr_keysig(al_pgp_keyring *kr, size_t prim, size_t sub, const uint8_t 
 		if (rc != 1)
 			return 0;
 		if (s->embedded != NULL) {
-			/* the 0x19 back-signature: the subkey agrees to act for the primary */
-			if (sig_parse(&back, s->embedded, s->embedded_len) == 0 && back.type == SIG_PRIMARY_BINDING &&
+			/* the 0x19 back-signature: the subkey agrees to act for
+			 * the primary */
+			if (sig_parse(&back, s->embedded, s->embedded_len) ==
+			        0 &&
+			    back.type == SIG_PRIMARY_BINDING &&
 			    sig_from(&back, sk)) {
-				if ((rc = verify_keysig(&back, sk, pk, sk, NULL, 0)) < 0)
+				if ((rc = verify_keysig(&back, sk, pk, sk, NULL,
+				                        0)) < 0)
 					return rc;
 				backok = rc == 1;
 			}
@@ -1263,9 +1400,11 @@ static int kr_keysig(al_pgp_keyring *kr, size_t prim, size_t sub, const uint8_t 
 	return 0;
 }
 
-static int kr_add_binary(al_pgp_keyring *kr, const uint8_t *p, size_t n, const char *what)
+static int kr_add_binary(al_pgp_keyring *kr, const uint8_t *p, size_t n,
+                         const char *what)
 {
-	size_t off = 0, npk = 0, prim = (size_t)-1, sub = (size_t)-1, count = 0, uidlen = 0;
+	size_t off = 0, npk = 0, prim = (size_t)-1, sub = (size_t)-1, count = 0,
+	       uidlen = 0;
 	const uint8_t *uid = NULL;
 	int in_uattr = 0, skip = 0, rc = 0;
 	pkt pk;
@@ -1277,14 +1416,17 @@ static int kr_add_binary(al_pgp_keyring *kr, const uint8_t *p, size_t n, const c
 	for (;;) {
 		free(pk.owned);
 		memset(&pk, 0, sizeof(pk));
-		if ((rc = pkt_next(&pk, p, n, &off, AL_PGP_MAX_KEYRING_BYTES)) < 0) {
+		if ((rc = pkt_next(&pk, p, n, &off, AL_PGP_MAX_KEYRING_BYTES)) <
+		    0) {
 			rc = al_error_wrap(rc, "'%s': ", what);
 			goto out;
 		}
 		if (rc == 0)
 			break;
 		if (++count > AL_PGP_MAX_KEYRING_PACKETS) {
-			rc = al_error_set(AL_ELIMIT, "'%s': more than %d packets", what, AL_PGP_MAX_KEYRING_PACKETS);
+			rc = al_error_set(AL_ELIMIT,
+			                  "'%s': more than %d packets", what,
+			                  AL_PGP_MAX_KEYRING_PACKETS);
 			goto out;
 		}
 		switch (pk.tag) {
@@ -1293,21 +1435,27 @@ static int kr_add_binary(al_pgp_keyring *kr, const uint8_t *p, size_t n, const c
 			uid = NULL;
 			in_uattr = 0;
 			sub = (size_t)-1;
-			if (pk.tag == TAG_PUBSUBKEY && (prim == (size_t)-1 || skip)) {
+			if (pk.tag == TAG_PUBSUBKEY &&
+			    (prim == (size_t)-1 || skip)) {
 				skip = 1;
 				break;
 			}
 			rc = key_parse(&k, pk.body, pk.len);
 			if (rc == 0 && pk.tag == TAG_PUBKEY && k.pkey == NULL) {
-				/* a primary key must be able to check its own self-signatures */
+				/* a primary key must be able to check its own
+				 * self-signatures */
 				key_clear(&k);
-				rc = al_error_set(AL_EUNSUPPORTED, "public-key algorithm %d is not supported",
-						  pk.body[5]);
+				rc = al_error_set(
+				    AL_EUNSUPPORTED,
+				    "public-key algorithm %d is not supported",
+				    pk.body[5]);
 			}
 			if (rc == AL_EUNSUPPORTED) {
-				/* keep going: a v3/v5/v6 key or a weak RSA key is just not usable */
-				al_log_debug("pgp: '%s': skipping key at offset %zu: %s", what, pk.offset,
-					     al_error_message());
+				/* keep going: a v3/v5/v6 key or a weak RSA key
+				 * is just not usable */
+				al_log_debug(
+				    "pgp: '%s': skipping key at offset %zu: %s",
+				    what, pk.offset, al_error_message());
 				al_error_clear();
 				rc = 0;
 				if (pk.tag == TAG_PUBKEY) {
@@ -1317,7 +1465,9 @@ static int kr_add_binary(al_pgp_keyring *kr, const uint8_t *p, size_t n, const c
 				break;
 			}
 			if (rc < 0) {
-				rc = al_error_wrap(rc, "'%s': key at offset %zu: ", what, pk.offset);
+				rc = al_error_wrap(
+				    rc, "'%s': key at offset %zu: ", what,
+				    pk.offset);
 				goto out;
 			}
 			k.is_sub = pk.tag == TAG_PUBSUBKEY;
@@ -1348,12 +1498,15 @@ static int kr_add_binary(al_pgp_keyring *kr, const uint8_t *p, size_t n, const c
 			if (skip || prim == (size_t)-1 || in_uattr)
 				break;
 			if (sig_parse(&s, pk.body, pk.len) < 0) {
-				al_log_debug("pgp: '%s': ignoring signature at offset %zu: %s", what, pk.offset,
-					     al_error_message());
+				al_log_debug("pgp: '%s': ignoring signature at "
+				             "offset %zu: %s",
+				             what, pk.offset,
+				             al_error_message());
 				al_error_clear();
 				break;
 			}
-			if ((rc = kr_keysig(kr, prim, sub, uid, uidlen, &s)) < 0)
+			if ((rc = kr_keysig(kr, prim, sub, uid, uidlen, &s)) <
+			    0)
 				goto out;
 			break;
 		case TAG_TRUST:
@@ -1361,16 +1514,22 @@ static int kr_add_binary(al_pgp_keyring *kr, const uint8_t *p, size_t n, const c
 			break;
 		case TAG_SECRET_KEY:
 		case TAG_SECRET_SUBKEY:
-			rc = al_error_set(AL_EPARSE, "'%s': secret key packet at offset %zu: give public keys only",
-					  what, pk.offset);
+			rc = al_error_set(AL_EPARSE,
+			                  "'%s': secret key packet at offset "
+			                  "%zu: give public keys only",
+			                  what, pk.offset);
 			goto out;
 		default:
-			rc = al_error_set(AL_EPARSE, "'%s': unexpected packet type %d at offset %zu in a keyring",
-					  what, pk.tag, pk.offset);
+			rc = al_error_set(AL_EPARSE,
+			                  "'%s': unexpected packet type %d at "
+			                  "offset %zu in a keyring",
+			                  what, pk.tag, pk.offset);
 			goto out;
 		}
 	}
-	rc = npk == 0 && !skip ? al_error_set(AL_EPARSE, "'%s': no public key found", what) : 0;
+	rc = npk == 0 && !skip
+	         ? al_error_set(AL_EPARSE, "'%s': no public key found", what)
+	         : 0;
 out:
 	free(pk.owned);
 	return rc;
@@ -1386,16 +1545,20 @@ static void kr_finish(al_pgp_keyring *kr, size_t from)
 		pgp_key *k = &kr->keys[i];
 		if (k->bound)
 			continue;
-		n = snprintf(k->why, sizeof(k->why), k->is_sub ? "subkey 0x%016" PRIX64 " has no valid binding signature"
-							       : "key 0x%016" PRIX64 " has no valid self-signature",
-			     k->keyid);
+		n = snprintf(k->why, sizeof(k->why),
+		             k->is_sub ? "subkey 0x%016" PRIX64
+		                         " has no valid binding signature"
+		                       : "key 0x%016" PRIX64
+		                         " has no valid self-signature",
+		             k->keyid);
 		if (n < 0 || (size_t)n >= sizeof(k->why))
 			k->why[0] = '\0';
 		al_log_debug("pgp: %s", k->why);
 	}
 }
 
-int al_pgp_keyring_add(al_pgp_keyring *kr, const uint8_t *p, size_t n, const char *what)
+int al_pgp_keyring_add(al_pgp_keyring *kr, const uint8_t *p, size_t n,
+                       const char *what)
 {
 	al_buf bin = AL_BUF_INIT(AL_PGP_MAX_KEYRING_BYTES);
 	size_t before, off = 0, i;
@@ -1406,8 +1569,9 @@ int al_pgp_keyring_add(al_pgp_keyring *kr, const uint8_t *p, size_t n, const cha
 	if (what == NULL)
 		what = "keyring";
 	if (n > AL_PGP_MAX_KEYRING_BYTES)
-		return al_error_set(AL_ELIMIT, "'%s': keyring larger than %zu bytes", what,
-				    (size_t)AL_PGP_MAX_KEYRING_BYTES);
+		return al_error_set(AL_ELIMIT,
+		                    "'%s': keyring larger than %zu bytes", what,
+		                    (size_t)AL_PGP_MAX_KEYRING_BYTES);
 	before = kr->n;
 	if (!looks_armored(p, n)) {
 		rc = kr_add_binary(kr, p, n, what);
@@ -1424,10 +1588,17 @@ int al_pgp_keyring_add(al_pgp_keyring *kr, const uint8_t *p, size_t n, const cha
 		if ((rc = kr_add_binary(kr, bin.ptr, bin.len, what)) < 0)
 			goto out;
 	}
-	rc = blocks > 0 ? 0 : al_error_set(AL_EPARSE, "'%s': neither an OpenPGP keyring nor a PGP PUBLIC KEY BLOCK", what);
+	rc = blocks > 0 ? 0
+	                : al_error_set(AL_EPARSE,
+	                               "'%s': neither an OpenPGP keyring nor a "
+	                               "PGP PUBLIC KEY BLOCK",
+	                               what);
 out:
 	if (rc == 0 && kr->n == before)
-		rc = al_error_set(AL_EUNSUPPORTED, "'%s': no supported public key (v4 RSA, ECDSA or EdDSA)", what);
+		rc = al_error_set(
+		    AL_EUNSUPPORTED,
+		    "'%s': no supported public key (v4 RSA, ECDSA or EdDSA)",
+		    what);
 	if (rc < 0) {
 		for (i = before; i < kr->n; i++)
 			key_clear(&kr->keys[i]);
@@ -1439,7 +1610,8 @@ out:
 	return rc;
 }
 
-int al_pgp_keyring_load(al_pgp_keyring **out, const uint8_t *p, size_t n, const char *what)
+int al_pgp_keyring_load(al_pgp_keyring **out, const uint8_t *p, size_t n,
+                        const char *what)
 {
 	al_pgp_keyring *kr = NULL;
 	int rc;
@@ -1459,7 +1631,8 @@ int al_pgp_keyring_load(al_pgp_keyring **out, const uint8_t *p, size_t n, const 
 typedef struct msg_state {
 	pkt pk[AL_PGP_MAX_MESSAGE_PACKETS];
 	size_t n;
-	uint8_t *owned[AL_PGP_MAX_MESSAGE_PACKETS + 4]; /* decompressed buffers */
+	uint8_t
+	    *owned[AL_PGP_MAX_MESSAGE_PACKETS + 4]; /* decompressed buffers */
 	size_t nowned;
 	size_t inflated; /* total decompressed bytes */
 	int nops, nlit, nsig_before, nsig_after;
@@ -1475,7 +1648,8 @@ static void msg_free(msg_state *ms)
 		free(ms->owned[i]);
 }
 
-/* Once the literal and its signatures are there, anything else is trailing data. */
+/* Once the literal and its signatures are there, anything else is trailing
+ * data. */
 static int msg_complete(const msg_state *ms)
 {
 	if (ms->nlit == 0)
@@ -1485,7 +1659,8 @@ static int msg_complete(const msg_state *ms)
 	return ms->nsig_before > 0 || ms->nsig_after > 0;
 }
 
-static int inflate_body(msg_state *ms, const uint8_t *p, size_t n, int algo, uint8_t **out, size_t *outlen)
+static int inflate_body(msg_state *ms, const uint8_t *p, size_t n, int algo,
+                        uint8_t **out, size_t *outlen)
 {
 	z_stream zs;
 	al_buf acc = AL_BUF_INIT(AL_PGP_MAX_LITERAL_BYTES);
@@ -1494,7 +1669,8 @@ static int inflate_body(msg_state *ms, const uint8_t *p, size_t n, int algo, uin
 	int zrc, rc, done = 0;
 
 	memset(&zs, 0, sizeof(zs));
-	/* RFC 4880 9.3: ZIP is raw deflate (RFC 1951), ZLIB has the RFC 1950 wrapper */
+	/* RFC 4880 9.3: ZIP is raw deflate (RFC 1951), ZLIB has the RFC 1950
+	 * wrapper */
 	if (inflateInit2(&zs, algo == 1 ? -15 : 15) != Z_OK)
 		return al_error_set(AL_ENOMEM, "cannot initialise zlib");
 	zs.next_in = (Bytef *)(uintptr_t)p;
@@ -1509,24 +1685,34 @@ static int inflate_body(msg_state *ms, const uint8_t *p, size_t n, int algo, uin
 		zrc = inflate(&zs, Z_NO_FLUSH);
 		if (zrc == Z_STREAM_END) {
 			done = 1;
-		} else if (zrc == Z_BUF_ERROR || (zrc == Z_OK && zs.avail_in == 0 && n == 0 && zs.avail_out != 0)) {
-			rc = al_error_set(AL_EPARSE, "truncated compressed data");
+		} else if (zrc == Z_BUF_ERROR ||
+		           (zrc == Z_OK && zs.avail_in == 0 && n == 0 &&
+		            zs.avail_out != 0)) {
+			rc = al_error_set(AL_EPARSE,
+			                  "truncated compressed data");
 			goto out;
 		} else if (zrc != Z_OK) {
-			rc = al_error_set(AL_EPARSE, "invalid compressed data: %s", zs.msg != NULL ? zs.msg : "zlib error");
+			rc = al_error_set(
+			    AL_EPARSE, "invalid compressed data: %s",
+			    zs.msg != NULL ? zs.msg : "zlib error");
 			goto out;
 		}
 		if (sizeof(chunk) - zs.avail_out > budget - acc.len) {
-			rc = al_error_set(AL_ELIMIT, "compressed data expands beyond %zu bytes",
-					  (size_t)AL_PGP_MAX_LITERAL_BYTES);
+			rc = al_error_set(
+			    AL_ELIMIT,
+			    "compressed data expands beyond %zu bytes",
+			    (size_t)AL_PGP_MAX_LITERAL_BYTES);
 			goto out;
 		}
-		if ((rc = al_buf_append(&acc, chunk, sizeof(chunk) - zs.avail_out)) < 0)
+		if ((rc = al_buf_append(&acc, chunk,
+		                        sizeof(chunk) - zs.avail_out)) < 0)
 			goto out;
 	}
 	if (zs.avail_in > 0 || n > 0) {
-		/* an indeterminate-length packet would otherwise hide appended bytes */
-		rc = al_error_set(AL_EVERIFY, "trailing data after the message");
+		/* an indeterminate-length packet would otherwise hide appended
+		 * bytes */
+		rc =
+		    al_error_set(AL_EVERIFY, "trailing data after the message");
 		goto out;
 	}
 	ms->inflated += acc.len;
@@ -1554,9 +1740,13 @@ static int msg_collect(msg_state *ms, const uint8_t *p, size_t n, int depth)
 		pkt pk;
 
 		if (off < n && msg_complete(ms))
-			return al_error_set(AL_EVERIFY, "trailing data after the message");
-		if ((rc = pkt_next(&pk, p, n, &off, AL_PGP_MAX_LITERAL_BYTES)) < 0)
-			return depth > 0 ? al_error_wrap(rc, "in compressed data: ") : rc;
+			return al_error_set(AL_EVERIFY,
+			                    "trailing data after the message");
+		if ((rc = pkt_next(&pk, p, n, &off, AL_PGP_MAX_LITERAL_BYTES)) <
+		    0)
+			return depth > 0
+			           ? al_error_wrap(rc, "in compressed data: ")
+			           : rc;
 		if (rc == 0)
 			return 0;
 		if (pk.tag == TAG_MARKER) {
@@ -1565,7 +1755,9 @@ static int msg_collect(msg_state *ms, const uint8_t *p, size_t n, int depth)
 		}
 		if (ms->n >= AL_PGP_MAX_MESSAGE_PACKETS) {
 			free(pk.owned);
-			return al_error_set(AL_ELIMIT, "message has more than %d packets", AL_PGP_MAX_MESSAGE_PACKETS);
+			return al_error_set(AL_ELIMIT,
+			                    "message has more than %d packets",
+			                    AL_PGP_MAX_MESSAGE_PACKETS);
 		}
 		ms->pk[ms->n++] = pk;
 		switch (pk.tag) {
@@ -1573,23 +1765,38 @@ static int msg_collect(msg_state *ms, const uint8_t *p, size_t n, int depth)
 			uint8_t *data = NULL;
 			size_t dlen = 0;
 			if (depth >= AL_PGP_MAX_NESTING)
-				return al_error_set(AL_ELIMIT, "compressed data nested more than %d deep",
-						    AL_PGP_MAX_NESTING);
+				return al_error_set(
+				    AL_ELIMIT,
+				    "compressed data nested more than %d deep",
+				    AL_PGP_MAX_NESTING);
 			if (pk.len < 1)
-				return al_error_set(AL_EPARSE, "empty compressed data packet at offset %zu", pk.offset);
+				return al_error_set(AL_EPARSE,
+				                    "empty compressed data "
+				                    "packet at offset %zu",
+				                    pk.offset);
 			if (pk.body[0] == 0) {
-				if ((rc = msg_collect(ms, pk.body + 1, pk.len - 1, depth + 1)) < 0)
+				if ((rc = msg_collect(ms, pk.body + 1,
+				                      pk.len - 1, depth + 1)) <
+				    0)
 					return rc;
 				break;
 			}
 			if (pk.body[0] == 3)
-				return al_error_set(AL_EUNSUPPORTED, "BZIP2 compressed data is not supported");
+				return al_error_set(
+				    AL_EUNSUPPORTED,
+				    "BZIP2 compressed data is not supported");
 			if (pk.body[0] != 1 && pk.body[0] != 2)
-				return al_error_set(AL_EUNSUPPORTED, "compression algorithm %d is not supported",
-						    pk.body[0]);
-			if (ms->nowned >= sizeof(ms->owned) / sizeof(ms->owned[0]))
-				return al_error_set(AL_ELIMIT, "too many compressed data packets");
-			if ((rc = inflate_body(ms, pk.body + 1, pk.len - 1, pk.body[0], &data, &dlen)) < 0)
+				return al_error_set(
+				    AL_EUNSUPPORTED,
+				    "compression algorithm %d is not supported",
+				    pk.body[0]);
+			if (ms->nowned >=
+			    sizeof(ms->owned) / sizeof(ms->owned[0]))
+				return al_error_set(
+				    AL_ELIMIT,
+				    "too many compressed data packets");
+			if ((rc = inflate_body(ms, pk.body + 1, pk.len - 1,
+			                       pk.body[0], &data, &dlen)) < 0)
 				return rc;
 			ms->owned[ms->nowned++] = data;
 			if ((rc = msg_collect(ms, data, dlen, depth + 1)) < 0)
@@ -1598,13 +1805,17 @@ static int msg_collect(msg_state *ms, const uint8_t *p, size_t n, int depth)
 		}
 		case TAG_OPS:
 			if (ms->nlit > 0)
-				return al_error_set(AL_EPARSE, "one-pass signature after literal data");
+				return al_error_set(
+				    AL_EPARSE,
+				    "one-pass signature after literal data");
 			ms->nops++;
 			break;
 		case TAG_LITERAL:
 			ms->nlit++;
 			if (ms->nlit > 1)
-				return al_error_set(AL_EPARSE, "message has more than one literal data packet");
+				return al_error_set(AL_EPARSE,
+				                    "message has more than one "
+				                    "literal data packet");
 			break;
 		case TAG_SIG:
 			if (ms->nlit > 0)
@@ -1613,8 +1824,10 @@ static int msg_collect(msg_state *ms, const uint8_t *p, size_t n, int depth)
 				ms->nsig_before++;
 			break;
 		default:
-			return al_error_set(AL_EPARSE, "unexpected packet type %d at offset %zu in a signed message",
-					    pk.tag, pk.offset);
+			return al_error_set(AL_EPARSE,
+			                    "unexpected packet type %d at "
+			                    "offset %zu in a signed message",
+			                    pk.tag, pk.offset);
 		}
 	}
 }
@@ -1626,13 +1839,15 @@ static int any_revoked(const al_pgp_keyring *kr, const pgp_key *k)
 	size_t i;
 
 	for (i = 0; i < kr->n; i++)
-		if (kr->keys[i].revoked && memcmp(kr->keys[i].fpr, k->fpr, 20) == 0)
+		if (kr->keys[i].revoked &&
+		    memcmp(kr->keys[i].fpr, k->fpr, 20) == 0)
 			return 1;
 	return 0;
 }
 
 /* Validity of signing key k (and its primary) for s at time now. */
-static int key_usable(const al_pgp_keyring *kr, const pgp_key *k, const pgp_sig *s, uint64_t now)
+static int key_usable(const al_pgp_keyring *kr, const pgp_key *k,
+                      const pgp_sig *s, uint64_t now)
 {
 	const pgp_key *pk = &kr->keys[k->primary];
 	char tb[32];
@@ -1642,27 +1857,39 @@ static int key_usable(const al_pgp_keyring *kr, const pgp_key *k, const pgp_sig 
 	if (!k->bound)
 		return al_error_set(AL_EVERIFY, "%s", k->why);
 	if (any_revoked(kr, pk))
-		return al_error_set(AL_EVERIFY, "key 0x%016" PRIX64 " is revoked", pk->keyid);
+		return al_error_set(
+		    AL_EVERIFY, "key 0x%016" PRIX64 " is revoked", pk->keyid);
 	if (any_revoked(kr, k))
-		return al_error_set(AL_EVERIFY, "key 0x%016" PRIX64 " is revoked", k->keyid);
+		return al_error_set(
+		    AL_EVERIFY, "key 0x%016" PRIX64 " is revoked", k->keyid);
 	if (pk->expire != 0 && (uint64_t)pk->created + pk->expire <= now)
-		return al_error_set(AL_EVERIFY, "key 0x%016" PRIX64 " expired on %s", pk->keyid,
-				    fmt_time((uint64_t)pk->created + pk->expire, tb));
-	if (k != pk && k->expire != 0 && (uint64_t)k->created + k->expire <= now)
-		return al_error_set(AL_EVERIFY, "key 0x%016" PRIX64 " expired on %s", k->keyid,
-				    fmt_time((uint64_t)k->created + k->expire, tb));
+		return al_error_set(
+		    AL_EVERIFY, "key 0x%016" PRIX64 " expired on %s", pk->keyid,
+		    fmt_time((uint64_t)pk->created + pk->expire, tb));
+	if (k != pk && k->expire != 0 &&
+	    (uint64_t)k->created + k->expire <= now)
+		return al_error_set(
+		    AL_EVERIFY, "key 0x%016" PRIX64 " expired on %s", k->keyid,
+		    fmt_time((uint64_t)k->created + k->expire, tb));
 	if (k->has_flags && !(k->flags & KEYFLAG_SIGN))
-		return al_error_set(AL_EVERIFY, "key 0x%016" PRIX64 " is not a signing key", k->keyid);
+		return al_error_set(AL_EVERIFY,
+		                    "key 0x%016" PRIX64 " is not a signing key",
+		                    k->keyid);
 	if (k != pk && !k->backsig)
-		return al_error_set(AL_EVERIFY, "signing subkey 0x%016" PRIX64 " has no valid back-signature",
-				    k->keyid);
+		return al_error_set(AL_EVERIFY,
+		                    "signing subkey 0x%016" PRIX64
+		                    " has no valid back-signature",
+		                    k->keyid);
 	if (s->created < k->created)
-		return al_error_set(AL_EVERIFY, "signature predates key 0x%016" PRIX64, k->keyid);
+		return al_error_set(AL_EVERIFY,
+		                    "signature predates key 0x%016" PRIX64,
+		                    k->keyid);
 	return 0;
 }
 
-int al_pgp_verify(al_pgp_result *out, al_buf *literal_out, const al_pgp_keyring *kr, const uint8_t *msg, size_t n,
-		  uint64_t now)
+int al_pgp_verify(al_pgp_result *out, al_buf *literal_out,
+                  const al_pgp_keyring *kr, const uint8_t *msg, size_t n,
+                  uint64_t now)
 {
 	msg_state *ms = NULL;
 	al_buf armored = AL_BUF_INIT(AL_PGP_MAX_MESSAGE_BYTES);
@@ -1683,11 +1910,14 @@ int al_pgp_verify(al_pgp_result *out, al_buf *literal_out, const al_pgp_keyring 
 	if (now == 0)
 		now = (uint64_t)time(NULL);
 	if (n > AL_PGP_MAX_MESSAGE_BYTES)
-		return al_error_set(AL_ELIMIT, "signed message larger than %zu bytes", (size_t)AL_PGP_MAX_MESSAGE_BYTES);
+		return al_error_set(AL_ELIMIT,
+		                    "signed message larger than %zu bytes",
+		                    (size_t)AL_PGP_MAX_MESSAGE_BYTES);
 	if (n == 0)
 		return al_error_set(AL_EPARSE, "empty signed message");
 	if (looks_armored(msg, n)) {
-		if ((rc = armor_decode(&armored, msg, n, &off, "MESSAGE", "message")) < 0)
+		if ((rc = armor_decode(&armored, msg, n, &off, "MESSAGE",
+		                       "message")) < 0)
 			goto out;
 		if (rc == 0) {
 			rc = al_error_set(AL_EPARSE, "not an OpenPGP message");
@@ -1695,7 +1925,9 @@ int al_pgp_verify(al_pgp_result *out, al_buf *literal_out, const al_pgp_keyring 
 		}
 		for (; off < n; off++)
 			if (!is_ws(msg[off])) {
-				rc = al_error_set(AL_EVERIFY, "trailing data after the message");
+				rc = al_error_set(
+				    AL_EVERIFY,
+				    "trailing data after the message");
 				goto out;
 			}
 		data = armored.ptr;
@@ -1710,7 +1942,8 @@ int al_pgp_verify(al_pgp_result *out, al_buf *literal_out, const al_pgp_keyring 
 		goto out;
 	nsig = ms->nsig_before + ms->nsig_after;
 	if (nsig > 1) {
-		rc = al_error_set(AL_EVERIFY, "message has %d signature packets", nsig);
+		rc = al_error_set(AL_EVERIFY,
+		                  "message has %d signature packets", nsig);
 		goto out;
 	}
 	for (i = 0; i < ms->n; i++) {
@@ -1722,7 +1955,8 @@ int al_pgp_verify(al_pgp_result *out, al_buf *literal_out, const al_pgp_keyring 
 			ops = &ms->pk[i];
 	}
 	if (lit == NULL) {
-		rc = al_error_set(AL_EPARSE, "message has no literal data packet");
+		rc = al_error_set(AL_EPARSE,
+		                  "message has no literal data packet");
 		goto out;
 	}
 	if (sigp == NULL) {
@@ -1730,12 +1964,22 @@ int al_pgp_verify(al_pgp_result *out, al_buf *literal_out, const al_pgp_keyring 
 		goto out;
 	}
 	if (ms->nops > 1 || (ops != NULL && ms->nsig_after != 1)) {
-		rc = al_error_set(AL_EPARSE, "one-pass signature without its signature packet");
+		rc = al_error_set(
+		    AL_EPARSE,
+		    "one-pass signature without its signature packet");
+		goto out;
+	}
+	if (ops == NULL && ms->nsig_before != 1) {
+		rc = al_error_set(AL_EPARSE,
+		                  "signature packet after literal "
+		                  "data without a one-pass signature");
 		goto out;
 	}
 	/* literal data: format, name length, name, date (RFC 4880 5.9) */
 	if (lit->len < 6 || (size_t)lit->body[1] > lit->len - 6) {
-		rc = al_error_set(AL_EPARSE, "truncated literal data packet at offset %zu", lit->offset);
+		rc = al_error_set(AL_EPARSE,
+		                  "truncated literal data packet at offset %zu",
+		                  lit->offset);
 		goto out;
 	}
 	ld = lit->body + 6 + lit->body[1];
@@ -1743,25 +1987,36 @@ int al_pgp_verify(al_pgp_result *out, al_buf *literal_out, const al_pgp_keyring 
 	if ((rc = sig_parse(&s, sigp->body, sigp->len)) < 0)
 		goto out;
 	if (ops != NULL) {
-		/* one-pass signature: version 3, type, hash, pk algo, key ID, nested */
-		if (ops->len != 13 || ops->body[0] != 3 || ops->body[1] != s.type || ops->body[2] != s.hashalgo ||
-		    ops->body[3] != s.pkalgo || (s.has_issuer && be64(ops->body + 4) != s.issuer)) {
-			rc = al_error_set(AL_EPARSE, "one-pass signature does not match the signature packet");
+		/* one-pass signature: version 3, type, hash, pk algo, key ID,
+		 * nested */
+		if (ops->len != 13 || ops->body[0] != 3 ||
+		    ops->body[1] != s.type || ops->body[2] != s.hashalgo ||
+		    ops->body[3] != s.pkalgo ||
+		    (s.has_issuer && be64(ops->body + 4) != s.issuer)) {
+			rc = al_error_set(AL_EPARSE,
+			                  "one-pass signature does not match "
+			                  "the signature packet");
 			goto out;
 		}
 	}
 	if (s.type != SIG_BINARY && s.type != SIG_TEXT) {
-		rc = al_error_set(AL_EVERIFY, "signature type 0x%02x is not a document signature", s.type);
+		rc = al_error_set(
+		    AL_EVERIFY,
+		    "signature type 0x%02x is not a document signature",
+		    s.type);
 		goto out;
 	}
 	if (!s.has_created) {
-		rc = al_error_set(AL_EPARSE, "signature has no hashed creation time");
+		rc = al_error_set(AL_EPARSE,
+		                  "signature has no hashed creation time");
 		goto out;
 	}
 	if ((rc = hash_begin(&md, &s, &hi)) < 0)
 		goto out;
-	if (hash_data(md, ld, ldlen, s.type == SIG_TEXT) < 0 || (rc = hash_finish(md, &s, hash, &hlen)) < 0) {
-		rc = rc < 0 ? rc : al_error_openssl(AL_ENOMEM, "hashing failed");
+	if (hash_data(md, ld, ldlen, s.type == SIG_TEXT) < 0 ||
+	    (rc = hash_finish(md, &s, hash, &hlen)) < 0) {
+		rc =
+		    rc < 0 ? rc : al_error_openssl(AL_ENOMEM, "hashing failed");
 		goto out;
 	}
 	if (!s.has_issuer && !s.has_issuer_fpr) {
@@ -1770,7 +2025,8 @@ int al_pgp_verify(al_pgp_result *out, al_buf *literal_out, const al_pgp_keyring 
 	}
 	for (i = 0; i < kr->n; i++) {
 		const pgp_key *k = &kr->keys[i];
-		if (s.has_issuer_fpr ? memcmp(k->fpr, s.issuer_fpr, 20) != 0 : k->keyid != s.issuer)
+		if (s.has_issuer_fpr ? memcmp(k->fpr, s.issuer_fpr, 20) != 0
+		                     : k->keyid != s.issuer)
 			continue;
 		if (s.has_issuer && s.has_issuer_fpr && k->keyid != s.issuer)
 			continue;
@@ -1782,22 +2038,27 @@ int al_pgp_verify(al_pgp_result *out, al_buf *literal_out, const al_pgp_keyring 
 	}
 	if (signer == NULL) {
 		uint64_t id = s.has_issuer ? s.issuer : be64(s.issuer_fpr + 12);
-		rc = al_error_set(AL_EVERIFY, tried ? "bad signature by key 0x%016" PRIX64
-						    : "signed by unknown key 0x%016" PRIX64, id);
+		rc = al_error_set(AL_EVERIFY,
+		                  tried ? "bad signature by key 0x%016" PRIX64
+		                        : "signed by unknown key 0x%016" PRIX64,
+		                  id);
 		goto out;
 	}
 	if ((rc = key_usable(kr, signer, &s, now)) < 0)
 		goto out;
 	if (s.sig_expire != 0 && s.created + s.sig_expire <= now) {
-		rc = al_error_set(AL_EVERIFY, "signature expired on %s", fmt_time(s.created + s.sig_expire, tb));
+		rc = al_error_set(AL_EVERIFY, "signature expired on %s",
+		                  fmt_time(s.created + s.sig_expire, tb));
 		goto out;
 	}
-	if (literal_out != NULL && (rc = al_buf_append(literal_out, ld, ldlen)) < 0)
+	if (literal_out != NULL &&
+	    (rc = al_buf_append(literal_out, ld, ldlen)) < 0)
 		goto out;
 	if (out != NULL) {
 		memset(out, 0, sizeof(*out));
 		hex_upper(out->fingerprint, signer->fpr, 20);
-		hex_upper(out->primary_fingerprint, kr->keys[signer->primary].fpr, 20);
+		hex_upper(out->primary_fingerprint,
+		          kr->keys[signer->primary].fpr, 20);
 		out->key_id = signer->keyid;
 		out->sig_version = s.version;
 		out->sig_type = s.type;

@@ -1,4 +1,4 @@
-/* registry.c: OCI distribution v1.1 client: manifests, streamed blobs, chunked uploads, mounts, tags, auth retries. */
+/* registry.c: OCI distribution client: manifests, blobs, uploads, tags. */
 #include <ctype.h>
 #include <inttypes.h>
 #include <stdlib.h>
@@ -20,9 +20,11 @@
 #define MAX_HDRS 8
 
 struct al_registry {
-	char *host;     /* as given: messages, auth lookups */
-	char *endpoint; /* host:port the requests go to (docker.io: registry-1.docker.io) */
-	const char *scheme; /* "https", or "http" after a TLS failure on an insecure registry */
+	char *host;         /* as given: messages, auth lookups */
+	char *endpoint;     /* host:port the requests go to (docker.io:
+	                       registry-1.docker.io) */
+	const char *scheme; /* "https", or "http" after a TLS failure on an
+	                       insecure registry */
 	int scheme_known;
 	int insecure;
 	uint64_t chunk_size;
@@ -32,7 +34,8 @@ struct al_registry {
 	const char *insecure_hosts[2];
 };
 
-/* Repository names as the distribution grammar allows (lowercase path components). */
+/* Repository names as the distribution grammar allows (lowercase path
+ * components). */
 static int valid_repo(const char *s)
 {
 	size_t i, n = s != NULL ? strlen(s) : 0;
@@ -42,8 +45,8 @@ static int valid_repo(const char *s)
 	for (i = 0; i < n; i++) {
 		char c = s[i];
 
-		if (!(islower((unsigned char)c) || isdigit((unsigned char)c) || c == '.' || c == '_' || c == '-' ||
-		      c == '/'))
+		if (!(islower((unsigned char)c) || isdigit((unsigned char)c) ||
+		      c == '.' || c == '_' || c == '-' || c == '/'))
 			return 0;
 		if (c == '/' && s[i + 1] == '/')
 			return 0;
@@ -53,7 +56,8 @@ static int valid_repo(const char *s)
 	return 1;
 }
 
-/* A tag ([A-Za-z0-9_][A-Za-z0-9_.-]{0,127}) or a digest; *d set for a digest. */
+/* A tag ([A-Za-z0-9_][A-Za-z0-9_.-]{0,127}) or a digest; *d set for a digest.
+ */
 static int parse_ref(const char *ref, al_digest *d, int *is_digest)
 {
 	size_t i, n = ref != NULL ? strlen(ref) : 0;
@@ -68,13 +72,15 @@ static int parse_ref(const char *ref, al_digest *d, int *is_digest)
 	if (n > 128 || ref[0] == '.' || ref[0] == '-')
 		return 0;
 	for (i = 0; i < n; i++) {
-		if (!(isalnum((unsigned char)ref[i]) || ref[i] == '_' || ref[i] == '.' || ref[i] == '-'))
+		if (!(isalnum((unsigned char)ref[i]) || ref[i] == '_' ||
+		      ref[i] == '.' || ref[i] == '-'))
 			return 0;
 	}
 	return 1;
 }
 
-int al_registry_new(al_registry **out, const char *host, const al_registry_opts *opts)
+int al_registry_new(al_registry **out, const char *host,
+                    const al_registry_opts *opts)
 {
 	al_registry *r = NULL;
 	al_http_opts hopts;
@@ -82,18 +88,22 @@ int al_registry_new(al_registry **out, const char *host, const al_registry_opts 
 	int rc;
 
 	if (out == NULL || host == NULL || host[0] == '\0')
-		return al_error_set(AL_EINVAL, "al_registry_new: missing registry host");
+		return al_error_set(AL_EINVAL,
+		                    "al_registry_new: missing registry host");
 	for (i = 0; host[i] != '\0'; i++) {
-		if (host[i] == '/' || host[i] == '@' || host[i] == '?' || host[i] == '#' ||
-		    isspace((unsigned char)host[i]) || !isprint((unsigned char)host[i]))
-			return al_error_set(AL_EINVAL, "invalid registry host '%s'", host);
+		if (host[i] == '/' || host[i] == '@' || host[i] == '?' ||
+		    host[i] == '#' || isspace((unsigned char)host[i]) ||
+		    !isprint((unsigned char)host[i]))
+			return al_error_set(AL_EINVAL,
+			                    "invalid registry host '%s'", host);
 	}
 	r = calloc(1, sizeof(*r));
 	if (r == NULL)
 		return al_error_set(AL_ENOMEM, "out of memory");
 	r->host = al_strdup(host);
 	/* Docker Hub's API does not live at its reference name */
-	if (strcmp(host, "docker.io") == 0 || strcmp(host, "index.docker.io") == 0)
+	if (strcmp(host, "docker.io") == 0 ||
+	    strcmp(host, "index.docker.io") == 0)
 		r->endpoint = al_strdup("registry-1.docker.io");
 	else
 		r->endpoint = al_strdup(host);
@@ -152,11 +162,13 @@ const char *al_registry_host(const al_registry *r)
 static char *make_url(const al_registry *r, const char *path_or_url)
 {
 	if (path_or_url[0] == '/')
-		return al_sprintf("%s://%s%s", r->scheme, r->endpoint, path_or_url);
+		return al_sprintf("%s://%s%s", r->scheme, r->endpoint,
+		                  path_or_url);
 	return al_strdup(path_or_url);
 }
 
-/* 1 when url is on this registry (the only place an Authorization header may go). */
+/* 1 when url is on this registry (the only place an Authorization header may
+ * go). */
 static int on_registry(const al_registry *r, const char *url)
 {
 	const char *p = strstr(url, "://");
@@ -165,7 +177,8 @@ static int on_registry(const al_registry *r, const char *url)
 	if (p == NULL)
 		return 0;
 	p += 3;
-	return strncasecmp(p, r->endpoint, hl) == 0 && (p[hl] == '/' || p[hl] == '\0' || p[hl] == '?');
+	return strncasecmp(p, r->endpoint, hl) == 0 &&
+	       (p[hl] == '/' || p[hl] == '\0' || p[hl] == '?');
 }
 
 /*
@@ -174,7 +187,8 @@ static int on_registry(const al_registry *r, const char *url)
  */
 static char *resolve(const al_registry *r, const char *loc)
 {
-	if (al_str_startswith(loc, "https://") || al_str_startswith(loc, "http://"))
+	if (al_str_startswith(loc, "https://") ||
+	    al_str_startswith(loc, "http://"))
 		return al_strdup(loc);
 	if (loc[0] == '/')
 		return al_sprintf("%s://%s%s", r->scheme, r->endpoint, loc);
@@ -200,7 +214,8 @@ static int reg_fail(const al_http_resp *resp, const char *what)
 	int rc;
 
 	if (resp->error_body.len > 0)
-		root = json_loadb((const char *)resp->error_body.ptr, resp->error_body.len, 0, NULL);
+		root = json_loadb((const char *)resp->error_body.ptr,
+		                  resp->error_body.len, 0, NULL);
 	errs = json_is_object(root) ? json_object_get(root, "errors") : NULL;
 	e0 = json_is_array(errs) ? json_array_get(errs, 0) : NULL;
 	if (json_is_object(e0)) {
@@ -214,21 +229,28 @@ static int reg_fail(const al_http_resp *resp, const char *what)
 	if (msg != NULL)
 		clean_text(cmsg, sizeof(cmsg), msg);
 	if (code != NULL) {
-		if (strcmp(code, "MANIFEST_UNKNOWN") == 0 || strcmp(code, "BLOB_UNKNOWN") == 0 ||
-		    strcmp(code, "NAME_UNKNOWN") == 0 || strcmp(code, "BLOB_UPLOAD_UNKNOWN") == 0)
+		if (strcmp(code, "MANIFEST_UNKNOWN") == 0 ||
+		    strcmp(code, "BLOB_UNKNOWN") == 0 ||
+		    strcmp(code, "NAME_UNKNOWN") == 0 ||
+		    strcmp(code, "BLOB_UPLOAD_UNKNOWN") == 0)
 			rc = AL_ENOTFOUND;
-		else if (strcmp(code, "UNAUTHORIZED") == 0 || strcmp(code, "DENIED") == 0)
+		else if (strcmp(code, "UNAUTHORIZED") == 0 ||
+		         strcmp(code, "DENIED") == 0)
 			rc = AL_EAUTH;
 		else
 			rc = AL_EPROTO;
-		rc = al_error_set(rc, "'%s': %s: %s (HTTP %ld)", what, ccode, cmsg[0] != '\0' ? cmsg : "no message",
-				  resp->status);
+		rc = al_error_set(rc, "'%s': %s: %s (HTTP %ld)", what, ccode,
+		                  cmsg[0] != '\0' ? cmsg : "no message",
+		                  resp->status);
 	} else if (resp->status == 404) {
-		rc = al_error_set(AL_ENOTFOUND, "'%s': not found (HTTP 404)", what);
+		rc = al_error_set(AL_ENOTFOUND, "'%s': not found (HTTP 404)",
+		                  what);
 	} else if (resp->status == 401 || resp->status == 403) {
-		rc = al_error_set(AL_EAUTH, "'%s': access denied (HTTP %ld)", what, resp->status);
+		rc = al_error_set(AL_EAUTH, "'%s': access denied (HTTP %ld)",
+		                  what, resp->status);
 	} else {
-		rc = al_error_set(AL_EPROTO, "'%s': unexpected HTTP %ld", what, resp->status);
+		rc = al_error_set(AL_EPROTO, "'%s': unexpected HTTP %ld", what,
+		                  resp->status);
 	}
 	json_decref(root);
 	return rc;
@@ -239,7 +261,9 @@ static int rewind_body(const al_http_req *req)
 	if (req->reader == NULL)
 		return 0;
 	if (req->reader->rewind == NULL)
-		return al_error_set(AL_EIO, "cannot resend '%s': the body cannot be rewound", req->url);
+		return al_error_set(
+		    AL_EIO, "cannot resend '%s': the body cannot be rewound",
+		    req->url);
 	return req->reader->rewind(req->reader->ud);
 }
 
@@ -251,8 +275,9 @@ static int rewind_body(const al_http_req *req)
  * http:// once when the TLS connection fails. 0 when an HTTP answer
  * arrived (any status).
  */
-static int reg_do(al_registry *r, const char *repo, int push, const char *path_or_url, const char *const *extra,
-		  al_http_req *req, al_http_resp *resp)
+static int reg_do(al_registry *r, const char *repo, int push,
+                  const char *path_or_url, const char *const *extra,
+                  al_http_req *req, al_http_resp *resp)
 {
 	const char *hdrs[MAX_HDRS];
 	char *scope = NULL, *auth = NULL, *url = NULL;
@@ -260,7 +285,8 @@ static int reg_do(al_registry *r, const char *repo, int push, const char *path_o
 	size_t nh = 0, i;
 	int rc, tries, used_cache = 0, fell_back = 0;
 
-	scope = al_sprintf("repository:%s:%s", repo, push ? "pull,push" : "pull");
+	scope =
+	    al_sprintf("repository:%s:%s", repo, push ? "pull,push" : "pull");
 	url = make_url(r, path_or_url);
 	if (scope == NULL || url == NULL) {
 		rc = al_error_set(AL_ENOMEM, "out of memory");
@@ -268,7 +294,8 @@ static int reg_do(al_registry *r, const char *repo, int push, const char *path_o
 	}
 	for (i = 0; extra != NULL && extra[i] != NULL && nh < MAX_HDRS - 2; i++)
 		hdrs[nh++] = extra[i];
-	if (on_registry(r, url) && al_auth_cached(r->auth, r->host, scope, &auth) == 0)
+	if (on_registry(r, url) &&
+	    al_auth_cached(r->auth, r->host, scope, &auth) == 0)
 		used_cache = 1;
 	al_error_clear();
 	for (tries = 0; tries < 3; tries++) {
@@ -279,9 +306,13 @@ static int reg_do(al_registry *r, const char *repo, int push, const char *path_o
 		hdrs[n] = NULL;
 		req->url = url;
 		req->headers = hdrs;
-		al_log_debug("registry: %s %s", req->method != NULL ? req->method : "GET", url);
+		/* the query may hold upload state: leave it out of logs */
+		al_log_debug("registry: %s %.*s",
+		             req->method != NULL ? req->method : "GET",
+		             (int)strcspn(url, "?"), url);
 		rc = al_http_do(r->http, req, resp);
-		if (rc == AL_ENET && r->insecure && !r->scheme_known && !fell_back && al_str_startswith(url, "https://") &&
+		if (rc == AL_ENET && r->insecure && !r->scheme_known &&
+		    !fell_back && al_str_startswith(url, "https://") &&
 		    on_registry(r, url) && resp->body_bytes == 0) {
 			char *alt = al_sprintf("http://%s", url + 8);
 
@@ -289,8 +320,9 @@ static int reg_do(al_registry *r, const char *repo, int push, const char *path_o
 				rc = al_error_set(AL_ENOMEM, "out of memory");
 				goto out;
 			}
-			al_log_debug("registry: TLS to '%s' failed (%s), trying plain http (insecure registry)", r->host,
-				     al_error_message());
+			al_log_debug("registry: TLS to '%s' failed (%s), "
+			             "trying plain http (insecure registry)",
+			             r->host, al_error_message());
 			free(url);
 			url = alt;
 			r->scheme = "http";
@@ -302,9 +334,12 @@ static int reg_do(al_registry *r, const char *repo, int push, const char *path_o
 			continue;
 		}
 		if (rc != 0 && fell_back && !r->scheme_known) {
-			/* neither TLS nor plain http: stay with https for later calls */
+			/* neither TLS nor plain http: stay with https for later
+			 * calls */
 			r->scheme = "https";
-			rc = al_error_wrap(rc, "registry '%s' (TLS failed, plain http too): ", r->host);
+			rc = al_error_wrap(
+			    rc, "registry '%s' (no TLS; over plain http)",
+			    r->host);
 		}
 		if (rc != 0)
 			goto out;
@@ -313,8 +348,10 @@ static int reg_do(al_registry *r, const char *repo, int push, const char *path_o
 		if (resp->status != 401)
 			break;
 		www = al_http_resp_header(resp, "WWW-Authenticate");
-		if (www == NULL || !on_registry(r, url) || (auth != NULL && !used_cache))
-			break; /* refused with fresh credentials: the caller reports it */
+		if (www == NULL || !on_registry(r, url) ||
+		    (auth != NULL && !used_cache))
+			break; /* refused with fresh credentials: the caller
+			          reports it */
 		if (used_cache) {
 			al_auth_invalidate(r->auth, r->host, scope);
 			used_cache = 0;
@@ -324,7 +361,8 @@ static int reg_do(al_registry *r, const char *repo, int push, const char *path_o
 			free(auth);
 			auth = NULL;
 		}
-		rc = al_auth_challenge(r->auth, r->http, r->host, repo, www, scope, &auth);
+		rc = al_auth_challenge(r->auth, r->http, r->host, repo, www,
+		                       scope, &auth);
 		if (rc != 0) {
 			rc = al_error_wrap(rc, "'%s': ", url);
 			goto out;
@@ -361,11 +399,14 @@ static char *bare_type(const char *ct)
 
 static int is_generic_type(const char *t)
 {
-	return t[0] == '\0' || strcasecmp(t, "application/json") == 0 || strcasecmp(t, "text/plain") == 0 ||
-	       strcasecmp(t, "application/octet-stream") == 0 || strcasecmp(t, "binary/octet-stream") == 0;
+	return t[0] == '\0' || strcasecmp(t, "application/json") == 0 ||
+	       strcasecmp(t, "text/plain") == 0 ||
+	       strcasecmp(t, "application/octet-stream") == 0 ||
+	       strcasecmp(t, "binary/octet-stream") == 0;
 }
 
-/* The media type a manifest declares (or implies by its shape); caller frees. */
+/* The media type a manifest declares (or implies by its shape); caller frees.
+ */
 static char *body_media_type(const uint8_t *p, size_t n)
 {
 	json_t *root = json_loadb((const char *)p, n, 0, NULL);
@@ -377,21 +418,26 @@ static char *body_media_type(const uint8_t *p, size_t n)
 		if (json_is_string(v))
 			mt = al_strdup(json_string_value(v));
 		else if (json_object_get(root, "manifests") != NULL)
-			mt = al_strdup("application/vnd.oci.image.index.v1+json");
-		else if (json_object_get(root, "config") != NULL || json_object_get(root, "layers") != NULL)
-			mt = al_strdup("application/vnd.oci.image.manifest.v1+json");
+			mt = al_strdup(
+			    "application/vnd.oci.image.index.v1+json");
+		else if (json_object_get(root, "config") != NULL ||
+		         json_object_get(root, "layers") != NULL)
+			mt = al_strdup(
+			    "application/vnd.oci.image.manifest.v1+json");
 	}
 	json_decref(root);
 	return mt;
 }
 
-static char *manifest_what(const al_registry *r, const char *repo, const char *ref, int is_digest)
+static char *manifest_what(const al_registry *r, const char *repo,
+                           const char *ref, int is_digest)
 {
-	return al_sprintf("%s/%s%s%s", r->host, repo, is_digest ? "@" : ":", ref);
+	return al_sprintf("%s/%s%s%s", r->host, repo, is_digest ? "@" : ":",
+	                  ref);
 }
 
-int al_registry_get_manifest(al_registry *r, const char *repo, const char *ref, al_buf *body, char **media_type,
-			     al_digest *digest)
+int al_registry_get_manifest(al_registry *r, const char *repo, const char *ref,
+                             al_buf *body, char **media_type, al_digest *digest)
 {
 	al_buf tmp = AL_BUF_INIT(AL_MANIFEST_MAX);
 	al_http_resp resp = AL_HTTP_RESP_INIT;
@@ -403,10 +449,12 @@ int al_registry_get_manifest(al_registry *r, const char *repo, const char *ref, 
 	int rc, is_digest = 0;
 
 	if (r == NULL || body == NULL || digest == NULL)
-		return al_error_set(AL_EINVAL, "al_registry_get_manifest: missing argument");
+		return al_error_set(
+		    AL_EINVAL, "al_registry_get_manifest: missing argument");
 	if (!valid_repo(repo) || !parse_ref(ref, &want, &is_digest))
-		return al_error_set(AL_EINVAL, "invalid manifest reference '%s/%s:%s'", r->host,
-				    repo != NULL ? repo : "", ref != NULL ? ref : "");
+		return al_error_set(
+		    AL_EINVAL, "invalid manifest reference '%s/%s:%s'", r->host,
+		    repo != NULL ? repo : "", ref != NULL ? ref : "");
 	if (body->max > 0 && body->max < tmp.max)
 		tmp.max = body->max;
 	what = manifest_what(r, repo, ref, is_digest);
@@ -420,7 +468,9 @@ int al_registry_get_manifest(al_registry *r, const char *repo, const char *ref, 
 	req.body_out = &tmp;
 	rc = reg_do(r, repo, 0, path, hdrs, &req, &resp);
 	if (rc == AL_ELIMIT) {
-		rc = al_error_set(AL_ELIMIT, "manifest '%s' is larger than %zu bytes", what, tmp.max);
+		rc = al_error_set(AL_ELIMIT,
+		                  "manifest '%s' is larger than %zu bytes",
+		                  what, tmp.max);
 		goto out;
 	}
 	if (rc != 0)
@@ -429,22 +479,28 @@ int al_registry_get_manifest(al_registry *r, const char *repo, const char *ref, 
 		rc = reg_fail(&resp, what);
 		goto out;
 	}
-	rc = al_digest_bytes(&got, is_digest ? want.algo : AL_DIGEST_SHA256, tmp.ptr != NULL ? tmp.ptr : (const uint8_t *)"",
-			     tmp.len);
+	rc = al_digest_bytes(&got, is_digest ? want.algo : AL_DIGEST_SHA256,
+	                     tmp.ptr != NULL ? tmp.ptr : (const uint8_t *)"",
+	                     tmp.len);
 	if (rc != 0)
 		goto out;
 	if (is_digest && !al_digest_equal(&got, &want)) {
 		char gs[AL_DIGEST_STRMAX];
 
-		rc = al_error_set(AL_EVERIFY, "manifest '%s': content has digest %s", what, al_digest_str(&got, gs));
+		rc = al_error_set(AL_EVERIFY,
+		                  "manifest '%s': content has digest %s", what,
+		                  al_digest_str(&got, gs));
 		goto out;
 	}
 	h = al_http_resp_header(&resp, "Docker-Content-Digest");
-	if (h != NULL && al_digest_parse_str(&dcd, h) == 0 && dcd.algo == got.algo && !al_digest_equal(&dcd, &got)) {
+	if (h != NULL && al_digest_parse_str(&dcd, h) == 0 &&
+	    dcd.algo == got.algo && !al_digest_equal(&dcd, &got)) {
 		char gs[AL_DIGEST_STRMAX];
 
-		rc = al_error_set(AL_EVERIFY, "manifest '%s': content has digest %s but the registry announced %.80s",
-				  what, al_digest_str(&got, gs), h);
+		rc = al_error_set(AL_EVERIFY,
+		                  "manifest '%s': content has digest %s but "
+		                  "the registry announced %.80s",
+		                  what, al_digest_str(&got, gs), h);
 		goto out;
 	}
 	mt = bare_type(al_http_resp_header(&resp, "Content-Type"));
@@ -453,7 +509,8 @@ int al_registry_get_manifest(al_registry *r, const char *repo, const char *ref, 
 		goto out;
 	}
 	if (is_generic_type(mt)) {
-		char *bm = body_media_type(tmp.ptr != NULL ? tmp.ptr : (const uint8_t *)"", tmp.len);
+		char *bm = body_media_type(
+		    tmp.ptr != NULL ? tmp.ptr : (const uint8_t *)"", tmp.len);
 
 		if (bm != NULL) {
 			free(mt);
@@ -461,9 +518,11 @@ int al_registry_get_manifest(al_registry *r, const char *repo, const char *ref, 
 		}
 	}
 	al_buf_reset(body);
-	rc = al_buf_append(body, tmp.ptr != NULL ? tmp.ptr : (const uint8_t *)"", tmp.len);
+	rc = al_buf_append(
+	    body, tmp.ptr != NULL ? tmp.ptr : (const uint8_t *)"", tmp.len);
 	if (rc != 0) {
-		rc = al_error_set(rc, "manifest '%s' does not fit the buffer", what);
+		rc = al_error_set(rc, "manifest '%s' does not fit the buffer",
+		                  what);
 		goto out;
 	}
 	*digest = got;
@@ -480,8 +539,8 @@ out:
 	return rc;
 }
 
-int al_registry_head_manifest(al_registry *r, const char *repo, const char *ref, int *exists, al_digest *digest,
-			      char **media_type)
+int al_registry_head_manifest(al_registry *r, const char *repo, const char *ref,
+                              int *exists, al_digest *digest, char **media_type)
 {
 	al_http_resp resp = AL_HTTP_RESP_INIT;
 	al_http_req req;
@@ -492,10 +551,12 @@ int al_registry_head_manifest(al_registry *r, const char *repo, const char *ref,
 	int rc, is_digest = 0;
 
 	if (r == NULL || exists == NULL)
-		return al_error_set(AL_EINVAL, "al_registry_head_manifest: missing argument");
+		return al_error_set(
+		    AL_EINVAL, "al_registry_head_manifest: missing argument");
 	if (!valid_repo(repo) || !parse_ref(ref, &want, &is_digest))
-		return al_error_set(AL_EINVAL, "invalid manifest reference '%s/%s:%s'", r->host,
-				    repo != NULL ? repo : "", ref != NULL ? ref : "");
+		return al_error_set(
+		    AL_EINVAL, "invalid manifest reference '%s/%s:%s'", r->host,
+		    repo != NULL ? repo : "", ref != NULL ? ref : "");
 	what = manifest_what(r, repo, ref, is_digest);
 	path = al_sprintf("/v2/%s/manifests/%s", repo, ref);
 	if (what == NULL || path == NULL) {
@@ -520,11 +581,18 @@ int al_registry_head_manifest(al_registry *r, const char *repo, const char *ref,
 	memset(&dcd, 0, sizeof(dcd));
 	h = al_http_resp_header(&resp, "Docker-Content-Digest");
 	if (h != NULL && al_digest_parse_str(&dcd, h) != 0) {
-		rc = al_error_set(AL_EPROTO, "manifest '%s': invalid Docker-Content-Digest '%.80s'", what, h);
+		rc = al_error_set(
+		    AL_EPROTO,
+		    "manifest '%s': invalid Docker-Content-Digest '%.80s'",
+		    what, h);
 		goto out;
 	}
-	if (h != NULL && is_digest && dcd.algo == want.algo && !al_digest_equal(&dcd, &want)) {
-		rc = al_error_set(AL_EVERIFY, "manifest '%s': the registry announced digest %.80s", what, h);
+	if (h != NULL && is_digest && dcd.algo == want.algo &&
+	    !al_digest_equal(&dcd, &want)) {
+		rc = al_error_set(
+		    AL_EVERIFY,
+		    "manifest '%s': the registry announced digest %.80s", what,
+		    h);
 		goto out;
 	}
 	if (media_type != NULL) {
@@ -547,8 +615,8 @@ out:
 	return rc;
 }
 
-int al_registry_put_manifest(al_registry *r, const char *repo, const char *ref, const uint8_t *p, size_t n,
-			     const char *media_type)
+int al_registry_put_manifest(al_registry *r, const char *repo, const char *ref,
+                             const uint8_t *p, size_t n, const char *media_type)
 {
 	al_http_resp resp = AL_HTTP_RESP_INIT;
 	al_http_req req;
@@ -558,16 +626,22 @@ int al_registry_put_manifest(al_registry *r, const char *repo, const char *ref, 
 	char *what = NULL, *path = NULL, *ct = NULL;
 	int rc, is_digest = 0;
 
-	if (r == NULL || p == NULL || media_type == NULL || media_type[0] == '\0')
-		return al_error_set(AL_EINVAL, "al_registry_put_manifest: missing argument");
+	if (r == NULL || p == NULL || media_type == NULL ||
+	    media_type[0] == '\0')
+		return al_error_set(
+		    AL_EINVAL, "al_registry_put_manifest: missing argument");
 	if (!valid_repo(repo) || !parse_ref(ref, &want, &is_digest))
-		return al_error_set(AL_EINVAL, "invalid manifest reference '%s/%s:%s'", r->host,
-				    repo != NULL ? repo : "", ref != NULL ? ref : "");
+		return al_error_set(
+		    AL_EINVAL, "invalid manifest reference '%s/%s:%s'", r->host,
+		    repo != NULL ? repo : "", ref != NULL ? ref : "");
 	if (n > AL_MANIFEST_MAX)
-		return al_error_set(AL_ELIMIT, "manifest for '%s/%s' is larger than %" PRIu64 " bytes", r->host, repo,
-				    (uint64_t)AL_MANIFEST_MAX);
+		return al_error_set(
+		    AL_ELIMIT,
+		    "manifest for '%s/%s' is larger than %" PRIu64 " bytes",
+		    r->host, repo, (uint64_t)AL_MANIFEST_MAX);
 	if (strpbrk(media_type, "\r\n") != NULL)
-		return al_error_set(AL_EINVAL, "invalid media type for '%s/%s'", r->host, repo);
+		return al_error_set(AL_EINVAL, "invalid media type for '%s/%s'",
+		                    r->host, repo);
 	what = manifest_what(r, repo, ref, is_digest);
 	path = al_sprintf("/v2/%s/manifests/%s", repo, ref);
 	ct = al_sprintf("Content-Type: %s", media_type);
@@ -575,13 +649,15 @@ int al_registry_put_manifest(al_registry *r, const char *repo, const char *ref, 
 		rc = al_error_set(AL_ENOMEM, "out of memory");
 		goto out;
 	}
-	rc = al_digest_bytes(&got, is_digest ? want.algo : AL_DIGEST_SHA256, p, n);
+	rc = al_digest_bytes(&got, is_digest ? want.algo : AL_DIGEST_SHA256, p,
+	                     n);
 	if (rc != 0)
 		goto out;
 	if (is_digest && !al_digest_equal(&got, &want)) {
 		char gs[AL_DIGEST_STRMAX];
 
-		rc = al_error_set(AL_EVERIFY, "manifest for '%s' has digest %s", what, al_digest_str(&got, gs));
+		rc = al_error_set(AL_EVERIFY, "manifest for '%s' has digest %s",
+		                  what, al_digest_str(&got, gs));
 		goto out;
 	}
 	hdrs[0] = ct;
@@ -597,9 +673,12 @@ int al_registry_put_manifest(al_registry *r, const char *repo, const char *ref, 
 		goto out;
 	}
 	h = al_http_resp_header(&resp, "Docker-Content-Digest");
-	if (h != NULL && al_digest_parse_str(&dcd, h) == 0 && dcd.algo == got.algo && !al_digest_equal(&dcd, &got)) {
-		rc = al_error_set(AL_EPROTO, "registry stored manifest '%s' under digest %.80s (sent content differs)",
-				  what, h);
+	if (h != NULL && al_digest_parse_str(&dcd, h) == 0 &&
+	    dcd.algo == got.algo && !al_digest_equal(&dcd, &got)) {
+		rc = al_error_set(AL_EPROTO,
+		                  "registry stored manifest '%s' under digest "
+		                  "%.80s (sent content differs)",
+		                  what, h);
 		goto out;
 	}
 out:
@@ -610,14 +689,16 @@ out:
 	return rc;
 }
 
-static char *blob_what(const al_registry *r, const char *repo, const al_digest *d)
+static char *blob_what(const al_registry *r, const char *repo,
+                       const al_digest *d)
 {
 	char ds[AL_DIGEST_STRMAX];
 
 	return al_sprintf("%s/%s@%s", r->host, repo, al_digest_str(d, ds));
 }
 
-int al_registry_blob_exists(al_registry *r, const char *repo, const al_digest *d, int *exists, uint64_t *size)
+int al_registry_blob_exists(al_registry *r, const char *repo,
+                            const al_digest *d, int *exists, uint64_t *size)
 {
 	al_http_resp resp = AL_HTTP_RESP_INIT;
 	al_http_req req;
@@ -627,9 +708,11 @@ int al_registry_blob_exists(al_registry *r, const char *repo, const al_digest *d
 	int rc;
 
 	if (r == NULL || d == NULL || exists == NULL)
-		return al_error_set(AL_EINVAL, "al_registry_blob_exists: missing argument");
+		return al_error_set(
+		    AL_EINVAL, "al_registry_blob_exists: missing argument");
 	if (!valid_repo(repo))
-		return al_error_set(AL_EINVAL, "invalid repository '%s/%s'", r->host, repo != NULL ? repo : "");
+		return al_error_set(AL_EINVAL, "invalid repository '%s/%s'",
+		                    r->host, repo != NULL ? repo : "");
 	what = blob_what(r, repo, d);
 	path = al_sprintf("/v2/%s/blobs/%s", repo, al_digest_str(d, ds));
 	if (what == NULL || path == NULL) {
@@ -656,7 +739,8 @@ int al_registry_blob_exists(al_registry *r, const char *repo, const al_digest *d
 		cl = al_http_resp_header(&resp, "Content-Length");
 		if (cl != NULL)
 			v = strtoull(cl, &end, 10);
-		*size = (cl != NULL && end != cl && *end == '\0') ? (uint64_t)v : 0;
+		*size =
+		    (cl != NULL && end != cl && *end == '\0') ? (uint64_t)v : 0;
 	}
 	*exists = 1;
 out:
@@ -666,7 +750,8 @@ out:
 	return rc;
 }
 
-/* The hashing, counting, size-bounding sink between the http module and the caller's sink. */
+/* The hashing, counting, size-bounding sink between the http module and the
+ * caller's sink. */
 typedef struct blob_sink {
 	const al_writer *sink;
 	al_hasher *hasher; /* NULL with AL_BLOB_NOVERIFY */
@@ -683,8 +768,10 @@ static int bs_write(void *ud, const uint8_t *p, size_t n)
 	int rc;
 
 	if (bs->size > 0 && (n > bs->size || bs->count > bs->size - n))
-		return al_error_set(AL_EVERIFY, "blob '%s': more than the expected %" PRIu64 " bytes", bs->what,
-				    bs->size);
+		return al_error_set(AL_EVERIFY,
+		                    "blob '%s': more than the expected %" PRIu64
+		                    " bytes",
+		                    bs->what, bs->size);
 	if (bs->hasher != NULL) {
 		rc = al_hasher_update(bs->hasher, p, n);
 		if (rc != 0)
@@ -706,12 +793,16 @@ static int bs_reset(void *ud)
 	int rc;
 
 	if (bs->sink->reset == NULL)
-		return al_error_set(AL_EIO, "blob '%s': transfer restarted and the sink cannot be reset", bs->what);
+		return al_error_set(AL_EIO,
+		                    "blob '%s': transfer restarted and the "
+		                    "sink cannot be reset",
+		                    bs->what);
 	rc = bs->sink->reset(bs->sink->ud);
 	if (rc != 0)
 		return rc;
 	if (bs->hasher != NULL) {
-		rc = al_hasher_final(bs->hasher, &scratch); /* resets the hasher */
+		rc = al_hasher_final(bs->hasher,
+		                     &scratch); /* resets the hasher */
 		if (rc != 0)
 			return rc;
 	}
@@ -725,7 +816,8 @@ static int64_t content_range_start(const char *v)
 	char *end = NULL;
 	unsigned long long s;
 
-	if (v == NULL || strncasecmp(v, "bytes ", 6) != 0 || !isdigit((unsigned char)v[6]))
+	if (v == NULL || strncasecmp(v, "bytes ", 6) != 0 ||
+	    !isdigit((unsigned char)v[6]))
 		return -1;
 	s = strtoull(v + 6, &end, 10);
 	if (end == v + 6 || *end != '-' || s > INT64_MAX)
@@ -733,8 +825,10 @@ static int64_t content_range_start(const char *v)
 	return (int64_t)s;
 }
 
-int al_registry_get_blob(al_registry *r, const char *repo, const al_digest *d, uint64_t size, const al_writer *sink,
-			 int flags, void (*progress)(void *ud, uint64_t n), void *progress_ud)
+int al_registry_get_blob(al_registry *r, const char *repo, const al_digest *d,
+                         uint64_t size, const al_writer *sink, int flags,
+                         void (*progress)(void *ud, uint64_t n),
+                         void *progress_ud)
 {
 	al_http_resp resp = AL_HTTP_RESP_INIT;
 	al_http_req req;
@@ -747,9 +841,11 @@ int al_registry_get_blob(al_registry *r, const char *repo, const al_digest *d, u
 	int rc = 0, attempt, n;
 
 	if (r == NULL || d == NULL || sink == NULL || sink->write == NULL)
-		return al_error_set(AL_EINVAL, "al_registry_get_blob: missing argument");
+		return al_error_set(AL_EINVAL,
+		                    "al_registry_get_blob: missing argument");
 	if (!valid_repo(repo))
-		return al_error_set(AL_EINVAL, "invalid repository '%s/%s'", r->host, repo != NULL ? repo : "");
+		return al_error_set(AL_EINVAL, "invalid repository '%s/%s'",
+		                    r->host, repo != NULL ? repo : "");
 	memset(&bs, 0, sizeof(bs));
 	what = blob_what(r, repo, d);
 	path = al_sprintf("/v2/%s/blobs/%s", repo, al_digest_str(d, ds));
@@ -778,14 +874,18 @@ int al_registry_get_blob(al_registry *r, const char *repo, const al_digest *d, u
 
 		hdrs[0] = NULL;
 		if (offset > 0) {
-			/* resume through the registry: a redirect URL may have expired */
-			n = snprintf(range, sizeof(range), "Range: bytes=%" PRIu64 "-", offset);
+			/* resume through the registry: a redirect URL may have
+			 * expired */
+			n = snprintf(range, sizeof(range),
+			             "Range: bytes=%" PRIu64 "-", offset);
 			if (n < 0 || (size_t)n >= sizeof(range)) {
-				rc = al_error_set(AL_EINVAL, "range header too long");
+				rc = al_error_set(AL_EINVAL,
+				                  "range header too long");
 				goto out;
 			}
 			hdrs[0] = range;
-			al_log_debug("registry: resuming '%s' at byte %" PRIu64, what, offset);
+			al_log_debug("registry: resuming '%s' at byte %" PRIu64,
+			             what, offset);
 		}
 		memset(&req, 0, sizeof(req));
 		req.method = "GET";
@@ -800,19 +900,22 @@ int al_registry_get_blob(al_registry *r, const char *repo, const al_digest *d, u
 		al_http_resp_clear(&resp);
 		rc = reg_do(r, repo, 0, path, hdrs, &req, &resp);
 		if (rc != 0) {
-			if ((rc == AL_ENET || rc == AL_ETIMEOUT) && bs.count > 0 && attempt + 1 < BLOB_ATTEMPTS)
+			if ((rc == AL_ENET || rc == AL_ETIMEOUT) &&
+			    bs.count > 0 && attempt + 1 < BLOB_ATTEMPTS)
 				continue;
 			goto out;
 		}
 		if (resp.status == 200 && offset > 0) {
-			/* the Range was ignored: the sink got the whole blob after the prefix */
+			/* the Range was ignored: the sink got the whole blob
+			 * after the prefix */
 			rc = bs_reset(&bs);
 			if (rc != 0)
 				goto out;
 			continue;
 		}
 		if (resp.status == 206 && offset > 0 &&
-		    content_range_start(al_http_resp_header(&resp, "Content-Range")) != (int64_t)offset) {
+		    content_range_start(al_http_resp_header(
+		        &resp, "Content-Range")) != (int64_t)offset) {
 			rc = bs_reset(&bs);
 			if (rc != 0)
 				goto out;
@@ -820,8 +923,10 @@ int al_registry_get_blob(al_registry *r, const char *repo, const al_digest *d, u
 		}
 		if (resp.status == 200 || resp.status == 206)
 			break;
-		if (bs.count > 0 && (resp.status == 403 || resp.status == 400 || resp.status == 410 ||
-				     resp.status == 416) && attempt + 1 < BLOB_ATTEMPTS) {
+		if (bs.count > 0 &&
+		    (resp.status == 403 || resp.status == 400 ||
+		     resp.status == 410 || resp.status == 416) &&
+		    attempt + 1 < BLOB_ATTEMPTS) {
 			if (resp.status == 416) {
 				rc = bs_reset(&bs);
 				if (rc != 0)
@@ -833,13 +938,17 @@ int al_registry_get_blob(al_registry *r, const char *repo, const al_digest *d, u
 		goto out;
 	}
 	if (attempt == BLOB_ATTEMPTS) {
-		rc = al_error_set(AL_EPROTO, "blob '%s': transfer did not complete after %d attempts", what,
-				  BLOB_ATTEMPTS);
+		rc = al_error_set(
+		    AL_EPROTO,
+		    "blob '%s': transfer did not complete after %d attempts",
+		    what, BLOB_ATTEMPTS);
 		goto out;
 	}
 	if (size > 0 && bs.count != size) {
-		rc = al_error_set(AL_EVERIFY, "blob '%s': got %" PRIu64 " bytes, expected %" PRIu64, what, bs.count,
-				  size);
+		rc = al_error_set(AL_EVERIFY,
+		                  "blob '%s': got %" PRIu64
+		                  " bytes, expected %" PRIu64,
+		                  what, bs.count, size);
 		goto out;
 	}
 	if (bs.hasher != NULL) {
@@ -849,7 +958,9 @@ int al_registry_get_blob(al_registry *r, const char *repo, const al_digest *d, u
 		if (!al_digest_equal(&got, d)) {
 			char gs[AL_DIGEST_STRMAX];
 
-			rc = al_error_set(AL_EVERIFY, "blob '%s': content has digest %s", what, al_digest_str(&got, gs));
+			rc = al_error_set(AL_EVERIFY,
+			                  "blob '%s': content has digest %s",
+			                  what, al_digest_str(&got, gs));
 			goto out;
 		}
 	}
@@ -861,7 +972,8 @@ out:
 	return rc;
 }
 
-/* A window [start, start+len) of the caller's reader, for one upload request. */
+/* A window [start, start+len) of the caller's reader, for one upload request.
+ */
 typedef struct part_reader {
 	const al_reader *src;
 	uint64_t start;
@@ -887,7 +999,10 @@ static int pr_read(void *ud, uint8_t *p, size_t cap, size_t *got)
 	if (rc != 0)
 		return rc;
 	if (g == 0 || g > want)
-		return al_error_set(AL_EIO, "blob '%s': the source ended %" PRIu64 " bytes early", pr->what, left);
+		return al_error_set(AL_EIO,
+		                    "blob '%s': the source ended %" PRIu64
+		                    " bytes early",
+		                    pr->what, left);
 	pr->done += g;
 	*got = g;
 	return 0;
@@ -901,31 +1016,41 @@ static int pr_rewind(void *ud)
 	int rc;
 
 	if (pr->src->rewind == NULL)
-		return al_error_set(AL_EIO, "blob '%s': the source cannot be rewound for a retry", pr->what);
+		return al_error_set(
+		    AL_EIO,
+		    "blob '%s': the source cannot be rewound for a retry",
+		    pr->what);
 	rc = pr->src->rewind(pr->src->ud);
 	if (rc != 0)
 		return rc;
 	while (skip > 0) {
-		size_t want = skip < sizeof(scratch) ? (size_t)skip : sizeof(scratch), g = 0;
+		size_t want = skip < sizeof(scratch) ? (size_t)skip
+		                                     : sizeof(scratch),
+		       g = 0;
 
 		rc = pr->src->read(pr->src->ud, scratch, want, &g);
 		if (rc != 0)
 			return rc;
 		if (g == 0 || g > want)
-			return al_error_set(AL_EIO, "blob '%s': the source ended while seeking", pr->what);
+			return al_error_set(
+			    AL_EIO, "blob '%s': the source ended while seeking",
+			    pr->what);
 		skip -= g;
 	}
 	pr->done = 0;
 	return 0;
 }
 
-static int location_of(const al_registry *r, const al_http_resp *resp, const char *what, char **loc)
+static int location_of(const al_registry *r, const al_http_resp *resp,
+                       const char *what, char **loc)
 {
 	const char *h = al_http_resp_header(resp, "Location");
 	char *u;
 
 	if (h == NULL || h[0] == '\0')
-		return al_error_set(AL_EPROTO, "'%s': upload answer (HTTP %ld) has no Location", what, resp->status);
+		return al_error_set(
+		    AL_EPROTO, "'%s': upload answer (HTTP %ld) has no Location",
+		    what, resp->status);
 	u = resolve(r, h);
 	if (u == NULL)
 		return al_error_set(AL_ENOMEM, "out of memory");
@@ -934,8 +1059,10 @@ static int location_of(const al_registry *r, const al_http_resp *resp, const cha
 	return 0;
 }
 
-int al_registry_put_blob(al_registry *r, const char *repo, const al_digest *d, uint64_t size, const al_reader *reader,
-			 void (*progress)(void *ud, uint64_t n), void *progress_ud)
+int al_registry_put_blob(al_registry *r, const char *repo, const al_digest *d,
+                         uint64_t size, const al_reader *reader,
+                         void (*progress)(void *ud, uint64_t n),
+                         void *progress_ud)
 {
 	al_http_resp resp = AL_HTTP_RESP_INIT;
 	al_http_req req;
@@ -948,9 +1075,11 @@ int al_registry_put_blob(al_registry *r, const char *repo, const al_digest *d, u
 	int rc, n;
 
 	if (r == NULL || d == NULL || reader == NULL || reader->read == NULL)
-		return al_error_set(AL_EINVAL, "al_registry_put_blob: missing argument");
+		return al_error_set(AL_EINVAL,
+		                    "al_registry_put_blob: missing argument");
 	if (!valid_repo(repo))
-		return al_error_set(AL_EINVAL, "invalid repository '%s/%s'", r->host, repo != NULL ? repo : "");
+		return al_error_set(AL_EINVAL, "invalid repository '%s/%s'",
+		                    r->host, repo != NULL ? repo : "");
 	if (size > INT64_MAX)
 		return al_error_set(AL_ELIMIT, "blob too large");
 	what = blob_what(r, repo, d);
@@ -985,12 +1114,16 @@ int al_registry_put_blob(al_registry *r, const char *repo, const al_digest *d, u
 	hdrs[0] = "Content-Type: application/octet-stream";
 	if (size > r->chunk_size) {
 		while (offset < size) {
-			uint64_t len = size - offset < r->chunk_size ? size - offset : r->chunk_size;
+			uint64_t len = size - offset < r->chunk_size
+			                   ? size - offset
+			                   : r->chunk_size;
 
-			n = snprintf(crange, sizeof(crange), "Content-Range: %" PRIu64 "-%" PRIu64, offset,
-				     offset + len - 1);
+			n = snprintf(crange, sizeof(crange),
+			             "Content-Range: %" PRIu64 "-%" PRIu64,
+			             offset, offset + len - 1);
 			if (n < 0 || (size_t)n >= sizeof(crange)) {
-				rc = al_error_set(AL_EINVAL, "content range too long");
+				rc = al_error_set(AL_EINVAL,
+				                  "content range too long");
 				goto out;
 			}
 			hdrs[1] = crange;
@@ -1017,7 +1150,8 @@ int al_registry_put_blob(al_registry *r, const char *repo, const al_digest *d, u
 				progress(progress_ud, len);
 		}
 	}
-	url = al_sprintf("%s%sdigest=%s", loc, strchr(loc, '?') != NULL ? "&" : "?", ds);
+	url = al_sprintf("%s%sdigest=%s", loc,
+	                 strchr(loc, '?') != NULL ? "&" : "?", ds);
 	if (url == NULL) {
 		rc = al_error_set(AL_ENOMEM, "out of memory");
 		goto out;
@@ -1054,7 +1188,9 @@ out:
 	return rc;
 }
 
-int al_registry_mount_blob(al_registry *r, const char *repo, const char *from_repo, const al_digest *d, int *mounted)
+int al_registry_mount_blob(al_registry *r, const char *repo,
+                           const char *from_repo, const al_digest *d,
+                           int *mounted)
 {
 	al_http_resp resp = AL_HTTP_RESP_INIT;
 	al_http_req req;
@@ -1063,11 +1199,15 @@ int al_registry_mount_blob(al_registry *r, const char *repo, const char *from_re
 	int rc;
 
 	if (r == NULL || d == NULL || mounted == NULL)
-		return al_error_set(AL_EINVAL, "al_registry_mount_blob: missing argument");
+		return al_error_set(AL_EINVAL,
+		                    "al_registry_mount_blob: missing argument");
 	if (!valid_repo(repo) || !valid_repo(from_repo))
-		return al_error_set(AL_EINVAL, "invalid repository for a mount on '%s'", r->host);
+		return al_error_set(AL_EINVAL,
+		                    "invalid repository for a mount on '%s'",
+		                    r->host);
 	what = blob_what(r, repo, d);
-	path = al_sprintf("/v2/%s/blobs/uploads/?mount=%s&from=%s", repo, al_digest_str(d, ds), from_repo);
+	path = al_sprintf("/v2/%s/blobs/uploads/?mount=%s&from=%s", repo,
+	                  al_digest_str(d, ds), from_repo);
 	if (what == NULL || path == NULL) {
 		rc = al_error_set(AL_ENOMEM, "out of memory");
 		goto out;
@@ -1093,8 +1233,11 @@ int al_registry_mount_blob(al_registry *r, const char *repo, const char *from_re
 		memset(&req, 0, sizeof(req));
 		req.method = "DELETE";
 		if (reg_do(r, repo, 1, loc, NULL, &req, &resp) != 0 ||
-		    (resp.status != 204 && resp.status != 200 && resp.status != 202))
-			al_log_debug("registry: could not cancel the upload session of '%s'", what);
+		    (resp.status != 204 && resp.status != 200 &&
+		     resp.status != 202))
+			al_log_debug("registry: could not cancel the upload "
+			             "session of '%s'",
+			             what);
 	}
 	al_error_clear();
 	rc = 0;
@@ -1124,15 +1267,19 @@ static char *link_next(const char *v)
 		{
 			const char *rel = strstr(gt, "rel=");
 
-			if (rel != NULL && rel < end && (strncmp(rel + 4, "\"next\"", 6) == 0 || strncmp(rel + 4, "next", 4) == 0))
-				return al_strndup(lt + 1, (size_t)(gt - lt - 1));
+			if (rel != NULL && rel < end &&
+			    (strncmp(rel + 4, "\"next\"", 6) == 0 ||
+			     strncmp(rel + 4, "next", 4) == 0))
+				return al_strndup(lt + 1,
+				                  (size_t)(gt - lt - 1));
 		}
 		v = end;
 	}
 	return NULL;
 }
 
-int al_registry_list_tags(al_registry *r, const char *repo, char ***tags, size_t *ntags)
+int al_registry_list_tags(al_registry *r, const char *repo, char ***tags,
+                          size_t *ntags)
 {
 	al_buf body = AL_BUF_INIT(TAGS_BODY_MAX);
 	al_http_resp resp = AL_HTTP_RESP_INIT;
@@ -1144,9 +1291,11 @@ int al_registry_list_tags(al_registry *r, const char *repo, char ***tags, size_t
 	int rc = 0;
 
 	if (r == NULL || tags == NULL || ntags == NULL)
-		return al_error_set(AL_EINVAL, "al_registry_list_tags: missing argument");
+		return al_error_set(AL_EINVAL,
+		                    "al_registry_list_tags: missing argument");
 	if (!valid_repo(repo))
-		return al_error_set(AL_EINVAL, "invalid repository '%s/%s'", r->host, repo != NULL ? repo : "");
+		return al_error_set(AL_EINVAL, "invalid repository '%s/%s'",
+		                    r->host, repo != NULL ? repo : "");
 	what = al_sprintf("%s/%s", r->host, repo);
 	url = al_sprintf("/v2/%s/tags/list?n=1000", repo);
 	if (what == NULL || url == NULL) {
@@ -1155,7 +1304,9 @@ int al_registry_list_tags(al_registry *r, const char *repo, char ***tags, size_t
 	}
 	while (url != NULL) {
 		if (++pages > TAGS_MAX_PAGES) {
-			rc = al_error_set(AL_ELIMIT, "tags of '%s': more than %d pages", what, TAGS_MAX_PAGES);
+			rc = al_error_set(AL_ELIMIT,
+			                  "tags of '%s': more than %d pages",
+			                  what, TAGS_MAX_PAGES);
 			goto out;
 		}
 		al_buf_reset(&body);
@@ -1165,7 +1316,10 @@ int al_registry_list_tags(al_registry *r, const char *repo, char ***tags, size_t
 		req.body_out = &body;
 		rc = reg_do(r, repo, 0, url, NULL, &req, &resp);
 		if (rc == AL_ELIMIT)
-			rc = al_error_set(AL_ELIMIT, "tags of '%s': page larger than %zu bytes", what, body.max);
+			rc = al_error_set(
+			    AL_ELIMIT,
+			    "tags of '%s': page larger than %zu bytes", what,
+			    body.max);
 		if (rc != 0)
 			goto out;
 		if (resp.status != 200) {
@@ -1173,26 +1327,39 @@ int al_registry_list_tags(al_registry *r, const char *repo, char ***tags, size_t
 			goto out;
 		}
 		json_decref(root);
-		root = json_loadb((const char *)(body.ptr != NULL ? body.ptr : (const uint8_t *)""), body.len,
-				  JSON_REJECT_DUPLICATES, &jerr);
+		root = json_loadb((const char *)(body.ptr != NULL
+		                                     ? body.ptr
+		                                     : (const uint8_t *)""),
+		                  body.len, JSON_REJECT_DUPLICATES, &jerr);
 		if (!json_is_object(root)) {
-			rc = al_error_set(AL_EPROTO, "tags of '%s': invalid JSON answer", what);
+			rc = al_error_set(AL_EPROTO,
+			                  "tags of '%s': invalid JSON answer",
+			                  what);
 			goto out;
 		}
 		arr = json_object_get(root, "tags");
 		if (arr != NULL && !json_is_null(arr) && !json_is_array(arr)) {
-			rc = al_error_set(AL_EPROTO, "tags of '%s': \"tags\" is not an array", what);
+			rc = al_error_set(
+			    AL_EPROTO, "tags of '%s': \"tags\" is not an array",
+			    what);
 			goto out;
 		}
-		json_array_foreach(arr, i, v) {
+		json_array_foreach(arr, i, v)
+		{
 			char *t;
 
 			if (!json_is_string(v)) {
-				rc = al_error_set(AL_EPROTO, "tags of '%s': a tag is not a string", what);
+				rc = al_error_set(
+				    AL_EPROTO,
+				    "tags of '%s': a tag is not a string",
+				    what);
 				goto out;
 			}
 			if (n >= TAGS_MAX) {
-				rc = al_error_set(AL_ELIMIT, "tags of '%s': more than %d tags", what, TAGS_MAX);
+				rc = al_error_set(
+				    AL_ELIMIT,
+				    "tags of '%s': more than %d tags", what,
+				    TAGS_MAX);
 				goto out;
 			}
 			if (n == cap) {
@@ -1200,7 +1367,8 @@ int al_registry_list_tags(al_registry *r, const char *repo, char ***tags, size_t
 				char **nl = realloc(list, nc * sizeof(*nl));
 
 				if (nl == NULL) {
-					rc = al_error_set(AL_ENOMEM, "out of memory");
+					rc = al_error_set(AL_ENOMEM,
+					                  "out of memory");
 					goto out;
 				}
 				list = nl;
@@ -1224,7 +1392,10 @@ int al_registry_list_tags(al_registry *r, const char *repo, char ***tags, size_t
 				goto out;
 			}
 			if (!on_registry(r, url)) {
-				rc = al_error_set(AL_EPROTO, "tags of '%s': pagination link leaves the registry", what);
+				rc = al_error_set(AL_EPROTO,
+				                  "tags of '%s': pagination "
+				                  "link leaves the registry",
+				                  what);
 				goto out;
 			}
 		}

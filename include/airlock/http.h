@@ -9,7 +9,7 @@
 /* Client settings. Zero-initialise, then set what you need; zero fields
  * take the defaults noted. Strings are copied by al_http_new. */
 typedef struct al_http_opts {
-	const char *ca_file;          /* extra CA bundle (PEM) */
+	const char *ca_file;          /* extra CA bundle (PEM); replaces curl's default bundle file, the system CA directory stays trusted */
 	int tls_verify_off;           /* 1: skip TLS verification for every host */
 	const char *const *insecure_hosts; /* NULL-terminated "host[:port]" with TLS verification off */
 	const char *proxy;            /* overrides https_proxy/http_proxy env */
@@ -54,7 +54,8 @@ typedef struct al_http_req {
 	al_buf *body_out;
 	/* Resume: after a failure mid-body with bytes already given to the
 	 * sink, retry with "Range: bytes=<given>-"; a 206 continues the sink,
-	 * a 200 calls sink->reset first (no reset: fail). */
+	 * a 200 calls sink->reset first (no reset: AL_EPROTO). A caller that
+	 * sends its own "Range:" header leaves resumable at 0. */
 	int resumable;
 	int no_redirect;               /* 1: return 3xx as is (Location in the headers) */
 	al_deadline deadline;          /* bounds all attempts and backoff sleeps */
@@ -80,7 +81,8 @@ typedef struct al_http_resp {
  * Retried automatically (with exponential backoff + jitter, honouring
  * Retry-After in seconds or HTTP-date, capped by backoff_max_ms and the
  * deadline): connection failures, resets, timeouts, stalls (low speed),
- * and statuses 408, 429, 500, 502, 503, 504. When retries are exhausted
+ * and statuses 408, 429, 500, 502, 503, 504; never DNS or TLS failures
+ * (a TLS handshake failure returns AL_ENET after one attempt). When retries are exhausted
  * on a retryable status, returns 0 with that status.
  * A retry that would sleep past the deadline is not made (the last
  * status or error is returned). Retries ask the original URL again.

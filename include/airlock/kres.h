@@ -1,9 +1,11 @@
-/* kres.h: cluster resources for the disconnected side: ImageDigestMirrorSet, ImageTagMirrorSet, ImageContentSourcePolicy. */
+/* kres.h: cluster resources for the disconnected side: ImageDigestMirrorSet, ImageTagMirrorSet, ImageContentSourcePolicy, signature ConfigMaps. */
 #ifndef AIRLOCK_KRES_H
 #define AIRLOCK_KRES_H
 
+#include <jansson.h>
 #include "common.h"
 #include "buf.h"
+#include "digest.h"
 
 /* Thread safety: every function here is reentrant; distinct objects may be
  * used from different threads at once. */
@@ -38,5 +40,42 @@ typedef struct al_mirror_map {
  */
 AL_EXPORT int al_kres_mirrorsets(al_buf *out, const al_mirror_map *maps,
                                  size_t n, const char *name, int flags);
+
+/* Flag for the signature ConfigMap functions: JSON (as `oc adm release
+ * mirror` writes it) instead of YAML. */
+#define AL_KRES_JSON 2
+
+/* Where the cluster-version operator looks for release signatures. */
+#define AL_KRES_SIGNATURE_NAMESPACE "openshift-config-managed"
+#define AL_KRES_SIGNATURE_LABEL "release.openshift.io/verification-signatures"
+
+/*
+ * The signature ConfigMap of one release as a JSON object: apiVersion v1,
+ * kind ConfigMap, metadata.name "sha256-<hex>", metadata.namespace
+ * AL_KRES_SIGNATURE_NAMESPACE, metadata.labels {AL_KRES_SIGNATURE_LABEL:
+ * ""}, binaryData {"sha256-<hex>-1": base64 of sigs[0], "-2": sigs[1],
+ * ...} in the order given. n must be at least 1 and every signature
+ * non-empty (AL_EINVAL). Caller owns *out (json_decref). AL_ENOMEM.
+ */
+AL_EXPORT int al_kres_signature_configmap_json(json_t **out, const al_digest *release,
+                                               const uint8_t *const *sigs, const size_t *lens,
+                                               size_t n);
+
+/*
+ * Append that ConfigMap to out: one YAML document (al_yaml_emit_json), or
+ * with AL_KRES_JSON indented JSON and a newline. Errors as above, and
+ * AL_ELIMIT when out's maximum is reached.
+ */
+AL_EXPORT int al_kres_signature_configmap(al_buf *out, const al_digest *release,
+                                          const uint8_t *const *sigs, const size_t *lens,
+                                          size_t n, int flags);
+
+/*
+ * The file name for that ConfigMap: "signature-sha256-<first 16 hex>.yaml"
+ * (".json" with AL_KRES_JSON), one file per release so that a later
+ * release never renumbers an earlier one's keys. Caller frees; NULL on
+ * ENOMEM.
+ */
+AL_EXPORT char *al_kres_signature_configmap_filename(const al_digest *release, int flags);
 
 #endif

@@ -1,4 +1,4 @@
-/* pgp.h: OpenPGP keyrings and signed-message verification (RFC 4880 / RFC 9580 subset, OpenSSL 3, zlib). */
+/* pgp.h: OpenPGP keyrings and signed-message verification (RFC 4880). */
 #ifndef AIRLOCK_PGP_H
 #define AIRLOCK_PGP_H
 
@@ -6,15 +6,19 @@
 #include "buf.h"
 
 /*
- * Bounds applied to every input. Anything beyond them is AL_ELIMIT.
+ * Bounds applied to every input; anything beyond them is AL_ELIMIT:
+ * the size of one keyring file, the keys (primary keys and subkeys) in a
+ * keyring, the packets in one keyring file, the size of a signed message
+ * as given, the decompressed / reassembled data of a message, the packets
+ * in a message (all levels), and how deep compressed data packets nest.
  */
-#define AL_PGP_MAX_KEYRING_BYTES (16 * AL_MIB)  /* one keyring file */
-#define AL_PGP_MAX_KEYS 4096                     /* primary keys + subkeys in a keyring */
-#define AL_PGP_MAX_KEYRING_PACKETS 100000        /* packets in one keyring file */
-#define AL_PGP_MAX_MESSAGE_BYTES (16 * AL_MIB)   /* a signed message as given */
-#define AL_PGP_MAX_LITERAL_BYTES (16 * AL_MIB)   /* decompressed / reassembled data */
-#define AL_PGP_MAX_MESSAGE_PACKETS 64            /* packets in one message (all levels) */
-#define AL_PGP_MAX_NESTING 2                     /* compressed data packets inside each other */
+#define AL_PGP_MAX_KEYRING_BYTES (16 * AL_MIB)
+#define AL_PGP_MAX_KEYS 4096
+#define AL_PGP_MAX_KEYRING_PACKETS 100000
+#define AL_PGP_MAX_MESSAGE_BYTES (16 * AL_MIB)
+#define AL_PGP_MAX_LITERAL_BYTES (16 * AL_MIB)
+#define AL_PGP_MAX_MESSAGE_PACKETS 64
+#define AL_PGP_MAX_NESTING 2
 
 /*
  * A set of trusted OpenPGP public keys (v4 keys: RSA, ECDSA P-256/384/521,
@@ -34,19 +38,21 @@ AL_EXPORT int al_pgp_keyring_new(al_pgp_keyring **out);
  * "PGP PUBLIC KEY BLOCK"s; armor headers are tolerated, a CRC24 line is
  * checked when present). what names the source in messages (a path).
  * Keys whose self-signatures do not verify are kept but unusable (a
- * verification by them fails with a message saying why); unsupported key
- * algorithms (e.g. encryption-only subkeys) are kept for their key IDs only.
+ * verification by them fails with a message saying why). Primary keys we
+ * cannot verify with (v3/v5/v6, DSA, RSA under 2048 bits) are skipped with
+ * their subkeys; subkeys of other algorithms (encryption-only ones) are
+ * kept for their key IDs only.
  * Errors: AL_EPARSE (malformed packet, bad armor or CRC, no public key
  * found, a secret key given), AL_EUNSUPPORTED (only keys we cannot use:
  * v3/v5/v6, DSA, RSA under 2048 bits), AL_ELIMIT (a bound above),
  * AL_ENOMEM. On failure the keyring is left as it was before the call.
  */
 AL_EXPORT int al_pgp_keyring_add(al_pgp_keyring *kr, const uint8_t *p, size_t n,
-				 const char *what);
+                                 const char *what);
 
 /* al_pgp_keyring_new() + al_pgp_keyring_add(). */
-AL_EXPORT int al_pgp_keyring_load(al_pgp_keyring **out, const uint8_t *p, size_t n,
-				  const char *what);
+AL_EXPORT int al_pgp_keyring_load(al_pgp_keyring **out, const uint8_t *p,
+                                  size_t n, const char *what);
 
 /* Number of keys (primary keys and subkeys) in the keyring. */
 AL_EXPORT size_t al_pgp_keyring_count(const al_pgp_keyring *kr);
@@ -54,18 +60,26 @@ AL_EXPORT size_t al_pgp_keyring_count(const al_pgp_keyring *kr);
 /* NULL is a no-op. */
 AL_EXPORT void al_pgp_keyring_free(al_pgp_keyring *kr);
 
-/* What a successful verification found. Plain data, no ownership. */
+/*
+ * What a successful verification found. Plain data, no ownership.
+ * fingerprint is the signing key's (a primary key or a subkey), uppercase
+ * hex; primary_fingerprint its primary key's (the same for a primary).
+ * Algorithms are RFC 4880 ids: pubkey_algo 1 RSA, 19 ECDSA, 22/27 EdDSA;
+ * hash_algo 8 SHA256, 9 SHA384, 10 SHA512, 11 SHA224 (hash_name is a
+ * static string such as "SHA256"). Times are Unix seconds; expires is 0
+ * when the signature does not expire.
+ */
 typedef struct al_pgp_result {
-	char fingerprint[41];         /* signing key (primary or subkey), uppercase hex */
-	char primary_fingerprint[41]; /* its primary key (same as above for a primary) */
-	uint64_t key_id;              /* signing key's 64-bit key ID */
-	int sig_version;              /* 3 or 4 */
-	int sig_type;                 /* 0x00 binary or 0x01 text */
-	int pubkey_algo;              /* RFC 4880 id: 1 RSA, 19 ECDSA, 22/27 EdDSA */
-	int hash_algo;                /* RFC 4880 id: 8 SHA256, 9 SHA384, 10 SHA512, 11 SHA224 */
-	const char *hash_name;        /* "SHA256"... (static string) */
-	uint64_t created;             /* signature creation time (Unix seconds) */
-	uint64_t expires;             /* signature expiration time, 0 if none */
+	char fingerprint[41];
+	char primary_fingerprint[41];
+	uint64_t key_id; /* signing key's 64-bit key ID */
+	int sig_version; /* 3 or 4 */
+	int sig_type;    /* 0x00 binary or 0x01 text */
+	int pubkey_algo;
+	int hash_algo;
+	const char *hash_name;
+	uint64_t created;
+	uint64_t expires;
 } al_pgp_result;
 
 /*
@@ -91,7 +105,7 @@ typedef struct al_pgp_result {
  * Thread-safe for a shared keyring.
  */
 AL_EXPORT int al_pgp_verify(al_pgp_result *out, al_buf *literal_out,
-			    const al_pgp_keyring *kr, const uint8_t *msg, size_t n,
-			    uint64_t now);
+                            const al_pgp_keyring *kr, const uint8_t *msg,
+                            size_t n, uint64_t now);
 
 #endif

@@ -1,7 +1,8 @@
-/* test_auth.c: auth-file discovery and parsing, key normalisation, challenge parsing, Basic caching. */
+/* test_auth.c: auth files, key normalisation, challenges, token cache. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <pthread.h>
 #include <signal.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -26,7 +27,8 @@ static char *write_file(const char *name, const char *content)
 		return NULL;
 	dir = al_strdup(path);
 	/* create parent directories under the temp dir */
-	for (slash = dir + strlen(al_test_tmpdir()) + 1; (slash = strchr(slash, '/')) != NULL; slash++) {
+	for (slash = dir + strlen(al_test_tmpdir()) + 1;
+	     (slash = strchr(slash, '/')) != NULL; slash++) {
 		*slash = '\0';
 		mkdir(dir, 0700);
 		*slash = '/';
@@ -42,7 +44,8 @@ static char *write_file(const char *name, const char *content)
 }
 
 /* Lookup and compare; returns the status. */
-static int expect_cred(al_auth *a, const char *reg, const char *repo, const char *user, const char *pass)
+static int expect_cred(al_auth *a, const char *reg, const char *repo,
+                       const char *user, const char *pass)
 {
 	char *u = NULL, *p = NULL;
 	int rc = al_auth_lookup(a, reg, repo, &u, &p);
@@ -51,7 +54,9 @@ static int expect_cred(al_auth *a, const char *reg, const char *repo, const char
 		CU_ASSERT_STRING_EQUAL(u, user);
 		CU_ASSERT_STRING_EQUAL(p, pass);
 		if (strcmp(u, user) != 0)
-			fprintf(stderr, "lookup %s/%s: got user '%s', want '%s'\n", reg, repo ? repo : "", u, user);
+			fprintf(stderr,
+			        "lookup %s/%s: got user '%s', want '%s'\n", reg,
+			        repo ? repo : "", u, user);
 	}
 	free(u);
 	free(p);
@@ -67,18 +72,24 @@ static void clear_env(void)
 static void test_auth__parses_base64_and_username_forms(void)
 {
 	/* "dTE6cDE6eA==" is base64("u1:p1:x"): the password keeps its colon */
-	char *path = write_file("forms.json", "{\"auths\": {"
-					      "\"reg.example\": {\"auth\": \"dTE6cDE6eA==\"},"
-					      "\"other.example:5000\": {\"username\": \"u2\", \"password\": \"p2\"},"
-					      "\"helper.example\": {}"
-					      "}, \"credHelpers\": {\"x\": \"y\"}}");
+	char *path = write_file("forms.json",
+	                        "{\"auths\": {"
+	                        "\"reg.example\": {\"auth\": \"dTE6cDE6eA==\"},"
+	                        "\"other.example:5000\": {\"username\": "
+	                        "\"u2\", \"password\": \"p2\"},"
+	                        "\"helper.example\": {}"
+	                        "}, \"credHelpers\": {\"x\": \"y\"}}");
 	al_auth *a = NULL;
 
 	CU_ASSERT_EQUAL(al_auth_new(&a, path), 0);
-	CU_ASSERT_EQUAL(expect_cred(a, "reg.example", "ns/repo", "u1", "p1:x"), 0);
-	CU_ASSERT_EQUAL(expect_cred(a, "other.example:5000", NULL, "u2", "p2"), 0);
-	CU_ASSERT_EQUAL(expect_cred(a, "helper.example", "a/b", "", ""), AL_ENOTFOUND);
-	CU_ASSERT_EQUAL(expect_cred(a, "other.example", "a/b", "", ""), AL_ENOTFOUND);
+	CU_ASSERT_EQUAL(expect_cred(a, "reg.example", "ns/repo", "u1", "p1:x"),
+	                0);
+	CU_ASSERT_EQUAL(expect_cred(a, "other.example:5000", NULL, "u2", "p2"),
+	                0);
+	CU_ASSERT_EQUAL(expect_cred(a, "helper.example", "a/b", "", ""),
+	                AL_ENOTFOUND);
+	CU_ASSERT_EQUAL(expect_cred(a, "other.example", "a/b", "", ""),
+	                AL_ENOTFOUND);
 	al_auth_free(a);
 	free(path);
 }
@@ -86,18 +97,23 @@ static void test_auth__parses_base64_and_username_forms(void)
 static void test_auth__normalises_url_keys_and_docker_io(void)
 {
 	/* dXNlcjpwYXNz = user:pass, ZDpo = d:h, aDpw = h:p */
-	char *path = write_file("urls.json", "{\"auths\": {"
-					     "\"https://index.docker.io/v1/\": {\"auth\": \"ZDpo\"},"
-					     "\"http://reg.example:5000/v2/\": {\"auth\": \"dXNlcjpwYXNz\"},"
-					     "\"https://quay.io\": {\"auth\": \"aDpw\"}"
-					     "}}");
+	char *path = write_file(
+	    "urls.json",
+	    "{\"auths\": {"
+	    "\"https://index.docker.io/v1/\": {\"auth\": \"ZDpo\"},"
+	    "\"http://reg.example:5000/v2/\": {\"auth\": \"dXNlcjpwYXNz\"},"
+	    "\"https://quay.io\": {\"auth\": \"aDpw\"}"
+	    "}}");
 	al_auth *a = NULL;
 	char *k;
 
 	CU_ASSERT_EQUAL(al_auth_new(&a, path), 0);
-	CU_ASSERT_EQUAL(expect_cred(a, "docker.io", "library/busybox", "d", "h"), 0);
-	CU_ASSERT_EQUAL(expect_cred(a, "index.docker.io", "library/busybox", "d", "h"), 0);
-	CU_ASSERT_EQUAL(expect_cred(a, "reg.example:5000", "x/y", "user", "pass"), 0);
+	CU_ASSERT_EQUAL(
+	    expect_cred(a, "docker.io", "library/busybox", "d", "h"), 0);
+	CU_ASSERT_EQUAL(
+	    expect_cred(a, "index.docker.io", "library/busybox", "d", "h"), 0);
+	CU_ASSERT_EQUAL(
+	    expect_cred(a, "reg.example:5000", "x/y", "user", "pass"), 0);
 	CU_ASSERT_EQUAL(expect_cred(a, "quay.io", "x/y", "h", "p"), 0);
 	al_auth_free(a);
 	free(path);
@@ -119,21 +135,24 @@ static void test_auth__normalises_url_keys_and_docker_io(void)
 static void test_auth__most_specific_repo_key_wins(void)
 {
 	/* aDpo = h:h, bjpu = n:n, cjpy = r:r */
-	char *path = write_file("specific.json", "{\"auths\": {"
-						 "\"quay.io/ns/repo\": {\"auth\": \"cjpy\"},"
-						 "\"quay.io\": {\"auth\": \"aDpo\"},"
-						 "\"quay.io/ns\": {\"auth\": \"bjpu\"}"
-						 "}}");
+	char *path = write_file("specific.json",
+	                        "{\"auths\": {"
+	                        "\"quay.io/ns/repo\": {\"auth\": \"cjpy\"},"
+	                        "\"quay.io\": {\"auth\": \"aDpo\"},"
+	                        "\"quay.io/ns\": {\"auth\": \"bjpu\"}"
+	                        "}}");
 	al_auth *a = NULL;
 
 	CU_ASSERT_EQUAL(al_auth_new(&a, path), 0);
 	CU_ASSERT_EQUAL(expect_cred(a, "quay.io", "ns/repo", "r", "r"), 0);
 	CU_ASSERT_EQUAL(expect_cred(a, "quay.io", "ns/repo/sub", "r", "r"), 0);
 	CU_ASSERT_EQUAL(expect_cred(a, "quay.io", "ns/other", "n", "n"), 0);
-	CU_ASSERT_EQUAL(expect_cred(a, "quay.io", "ns/repository", "n", "n"), 0);
+	CU_ASSERT_EQUAL(expect_cred(a, "quay.io", "ns/repository", "n", "n"),
+	                0);
 	CU_ASSERT_EQUAL(expect_cred(a, "quay.io", "nsx/repo", "h", "h"), 0);
 	CU_ASSERT_EQUAL(expect_cred(a, "quay.io", NULL, "h", "h"), 0);
-	CU_ASSERT_EQUAL(expect_cred(a, "quay.io.evil", "ns/repo", "", ""), AL_ENOTFOUND);
+	CU_ASSERT_EQUAL(expect_cred(a, "quay.io.evil", "ns/repo", "", ""),
+	                AL_ENOTFOUND);
 	al_auth_free(a);
 	free(path);
 }
@@ -159,14 +178,16 @@ static void test_auth__explicit_missing_file_is_an_error(void)
 
 	CU_ASSERT_EQUAL(al_auth_new(&a, path), AL_ENOTFOUND);
 	CU_ASSERT_PTR_NULL(a);
-	CU_ASSERT_PTR_NOT_NULL(strstr(al_error_message(), "does-not-exist.json"));
+	CU_ASSERT_PTR_NOT_NULL(
+	    strstr(al_error_message(), "does-not-exist.json"));
 	free(path);
 }
 
 static void test_auth__rejects_duplicate_keys(void)
 {
-	char *path = write_file("dup.json", "{\"auths\": {\"quay.io\": {\"auth\": \"aDpo\"},\n"
-					    "\"quay.io\": {\"auth\": \"bjpu\"}}}");
+	char *path = write_file(
+	    "dup.json", "{\"auths\": {\"quay.io\": {\"auth\": \"aDpo\"},\n"
+	                "\"quay.io\": {\"auth\": \"bjpu\"}}}");
 	al_auth *a = NULL;
 
 	CU_ASSERT_EQUAL(al_auth_new(&a, path), AL_EPARSE);
@@ -178,8 +199,12 @@ static void test_auth__rejects_duplicate_keys(void)
 
 static void test_auth__malformed_base64_names_the_file(void)
 {
-	char *path = write_file("bad64.json", "{\"auths\": {\"quay.io\": {\"auth\": \"!!not base64!!\"}}}");
-	char *path2 = write_file("nocolon.json", "{\"auths\": {\"quay.io\": {\"auth\": \"bm9jb2xvbg==\"}}}");
+	char *path = write_file(
+	    "bad64.json",
+	    "{\"auths\": {\"quay.io\": {\"auth\": \"!!not base64!!\"}}}");
+	char *path2 = write_file(
+	    "nocolon.json",
+	    "{\"auths\": {\"quay.io\": {\"auth\": \"bm9jb2xvbg==\"}}}");
 	char *path3 = write_file("notjson.json", "{\"auths\": ");
 	al_auth *a = NULL;
 
@@ -198,12 +223,18 @@ static void test_auth__malformed_base64_names_the_file(void)
 
 static void test_auth__default_file_precedence(void)
 {
-	/* aDpo = h:h (docker config), eDp4 = x:x (XDG), cjpy = r:r (REGISTRY_AUTH_FILE) */
+	/* aDpo = h:h (docker config), eDp4 = x:x (XDG), cjpy = r:r
+	 * (REGISTRY_AUTH_FILE) */
 	char *home = al_sprintf("%s/home", al_test_tmpdir());
-	char *docker = write_file("home/.docker/config.json", "{\"auths\": {\"quay.io\": {\"auth\": \"aDpo\"}}}");
+	char *docker =
+	    write_file("home/.docker/config.json",
+	               "{\"auths\": {\"quay.io\": {\"auth\": \"aDpo\"}}}");
 	char *xdg = al_sprintf("%s/xdg", al_test_tmpdir());
-	char *xdgfile = write_file("xdg/containers/auth.json", "{\"auths\": {\"quay.io\": {\"auth\": \"eDp4\"}}}");
-	char *raf = write_file("raf.json", "{\"auths\": {\"quay.io\": {\"auth\": \"cjpy\"}}}");
+	char *xdgfile =
+	    write_file("xdg/containers/auth.json",
+	               "{\"auths\": {\"quay.io\": {\"auth\": \"eDp4\"}}}");
+	char *raf = write_file(
+	    "raf.json", "{\"auths\": {\"quay.io\": {\"auth\": \"cjpy\"}}}");
 	char *missing = al_sprintf("%s/missing.json", al_test_tmpdir());
 	al_auth *a = NULL;
 
@@ -251,26 +282,35 @@ static void test_auth__parses_bearer_challenge(void)
 	al_auth_params p;
 
 	memset(&p, 0, sizeof(p));
-	CU_ASSERT_EQUAL(al_auth_parse_challenge(&p, "Bearer realm=\"https://auth.example/token\",service=\"registry.example\","
-						    "scope=\"repository:a/b:pull,push repository:c:pull\""),
-			0);
+	CU_ASSERT_EQUAL(
+	    al_auth_parse_challenge(
+	        &p, "Bearer "
+	            "realm=\"https://auth.example/"
+	            "token\",service=\"registry.example\","
+	            "scope=\"repository:a/b:pull,push repository:c:pull\""),
+	    0);
 	CU_ASSERT_STRING_EQUAL(p.scheme, "Bearer");
 	CU_ASSERT_STRING_EQUAL(p.realm, "https://auth.example/token");
 	CU_ASSERT_STRING_EQUAL(p.service, "registry.example");
-	CU_ASSERT_STRING_EQUAL(p.scope, "repository:a/b:pull,push repository:c:pull");
+	CU_ASSERT_STRING_EQUAL(p.scope,
+	                       "repository:a/b:pull,push repository:c:pull");
 	al_auth_params_clear(&p);
 
-	/* escapes, odd spacing, case-insensitive names, unknown params, token values */
-	CU_ASSERT_EQUAL(al_auth_parse_challenge(&p, "  bearer  Realm = \"https://a/t?x=\\\"1\\\\\" , error=\"invalid_token\","
-						    " SERVICE=svc.example ,"),
-			0);
+	/* escapes, odd spacing, case-insensitive names, unknown params, token
+	 * values */
+	CU_ASSERT_EQUAL(al_auth_parse_challenge(
+	                    &p, "  bearer  Realm = \"https://a/t?x=\\\"1\\\\\" "
+	                        ", error=\"invalid_token\","
+	                        " SERVICE=svc.example ,"),
+	                0);
 	CU_ASSERT_STRING_EQUAL(p.scheme, "bearer");
 	CU_ASSERT_STRING_EQUAL(p.realm, "https://a/t?x=\"1\\");
 	CU_ASSERT_STRING_EQUAL(p.service, "svc.example");
 	CU_ASSERT_PTR_NULL(p.scope);
 	al_auth_params_clear(&p);
 
-	CU_ASSERT_EQUAL(al_auth_parse_challenge(&p, "Basic realm=\"Registry Realm\""), 0);
+	CU_ASSERT_EQUAL(
+	    al_auth_parse_challenge(&p, "Basic realm=\"Registry Realm\""), 0);
 	CU_ASSERT_STRING_EQUAL(p.scheme, "Basic");
 	CU_ASSERT_STRING_EQUAL(p.realm, "Registry Realm");
 	al_auth_params_clear(&p);
@@ -285,46 +325,130 @@ static void test_auth__rejects_bad_challenges(void)
 	al_auth_params p;
 
 	memset(&p, 0, sizeof(p));
-	CU_ASSERT_EQUAL(al_auth_parse_challenge(&p, "Bearer realm=\"https://a/t"), AL_EPARSE);
+	CU_ASSERT_EQUAL(
+	    al_auth_parse_challenge(&p, "Bearer realm=\"https://a/t"),
+	    AL_EPARSE);
 	CU_ASSERT_PTR_NOT_NULL(strstr(al_error_message(), "unterminated"));
 	CU_ASSERT_EQUAL(al_auth_parse_challenge(&p, "Bearer realm"), AL_EPARSE);
 	CU_ASSERT_EQUAL(al_auth_parse_challenge(&p, ""), AL_EPARSE);
-	CU_ASSERT_EQUAL(al_auth_parse_challenge(&p, "Bearer realm=\"a\" service=\"b\""), AL_EPARSE);
+	CU_ASSERT_EQUAL(
+	    al_auth_parse_challenge(&p, "Bearer realm=\"a\" service=\"b\""),
+	    AL_EPARSE);
 	CU_ASSERT_EQUAL(al_auth_parse_challenge(&p, NULL), AL_EPARSE);
 	CU_ASSERT_PTR_NULL(p.scheme);
 }
 
 static void test_auth__basic_challenge_builds_and_caches_header(void)
 {
-	char *path = write_file("basic.json", "{\"auths\": {\"127.0.0.1:5000\": {\"username\": \"alice\", "
-					      "\"password\": \"s3cret\"}}}");
+	char *path = write_file(
+	    "basic.json",
+	    "{\"auths\": {\"127.0.0.1:5000\": {\"username\": \"alice\", "
+	    "\"password\": \"s3cret\"}}}");
 	al_auth *a = NULL, *anon = NULL;
 	char *h = NULL;
 
 	CU_ASSERT_EQUAL(al_auth_new(&a, path), 0);
-	CU_ASSERT_EQUAL(al_auth_cached(a, "127.0.0.1:5000", "repository:x:pull", &h), AL_ENOTFOUND);
-	CU_ASSERT_EQUAL(al_auth_challenge(a, NULL, "127.0.0.1:5000", "x", "Basic realm=\"r\"", "repository:x:pull", &h), 0);
+	CU_ASSERT_EQUAL(
+	    al_auth_cached(a, "127.0.0.1:5000", "repository:x:pull", &h),
+	    AL_ENOTFOUND);
+	CU_ASSERT_EQUAL(al_auth_challenge(a, NULL, "127.0.0.1:5000", "x",
+	                                  "Basic realm=\"r\"",
+	                                  "repository:x:pull", &h),
+	                0);
 	/* base64("alice:s3cret") */
 	CU_ASSERT_STRING_EQUAL(h, "Authorization: Basic YWxpY2U6czNjcmV0");
 	free(h);
 	h = NULL;
 	/* Basic credentials hold for every scope of the registry */
-	CU_ASSERT_EQUAL(al_auth_cached(a, "127.0.0.1:5000", "repository:y:pull,push", &h), 0);
+	CU_ASSERT_EQUAL(
+	    al_auth_cached(a, "127.0.0.1:5000", "repository:y:pull,push", &h),
+	    0);
 	CU_ASSERT_STRING_EQUAL(h, "Authorization: Basic YWxpY2U6czNjcmV0");
 	free(h);
 	h = NULL;
-	CU_ASSERT_EQUAL(al_auth_cached(a, "127.0.0.1:5001", "repository:y:pull", &h), AL_ENOTFOUND);
+	CU_ASSERT_EQUAL(
+	    al_auth_cached(a, "127.0.0.1:5001", "repository:y:pull", &h),
+	    AL_ENOTFOUND);
 	al_auth_invalidate(a, "127.0.0.1:5000", "repository:x:pull");
-	CU_ASSERT_EQUAL(al_auth_cached(a, "127.0.0.1:5000", "repository:x:pull", &h), AL_ENOTFOUND);
-	CU_ASSERT_EQUAL(al_auth_challenge(a, NULL, "127.0.0.1:5000", "x", "Negotiate", NULL, &h), AL_EUNSUPPORTED);
+	CU_ASSERT_EQUAL(
+	    al_auth_cached(a, "127.0.0.1:5000", "repository:x:pull", &h),
+	    AL_ENOTFOUND);
+	CU_ASSERT_EQUAL(al_auth_challenge(a, NULL, "127.0.0.1:5000", "x",
+	                                  "Negotiate", NULL, &h),
+	                AL_EUNSUPPORTED);
 	al_auth_free(a);
 
 	CU_ASSERT_EQUAL(al_auth_new_anonymous(&anon), 0);
-	CU_ASSERT_EQUAL(al_auth_challenge(anon, NULL, "127.0.0.1:5000", "x", "Basic realm=\"r\"", NULL, &h), AL_EAUTH);
+	CU_ASSERT_EQUAL(al_auth_challenge(anon, NULL, "127.0.0.1:5000", "x",
+	                                  "Basic realm=\"r\"", NULL, &h),
+	                AL_EAUTH);
 	CU_ASSERT_PTR_NOT_NULL(strstr(al_error_message(), "127.0.0.1:5000"));
 	CU_ASSERT_PTR_NULL(h);
 	al_auth_free(anon);
 	al_auth_free(NULL);
+	free(path);
+}
+
+struct worker {
+	al_auth *a;
+	int id;
+	int failures;
+};
+
+static void *auth_worker(void *ud)
+{
+	struct worker *w = ud;
+	char scope[64], *h = NULL;
+	int i, rc;
+
+	for (i = 0; i < 300; i++) {
+		snprintf(scope, sizeof(scope), "repository:r%d:pull",
+		         (w->id + i) % 7);
+		rc = al_auth_challenge(w->a, NULL, "127.0.0.1:5000", "r",
+		                       "Basic realm=\"x\"", scope, &h);
+		if (rc != 0 || h == NULL ||
+		    strcmp(h, "Authorization: Basic YWxpY2U6czNjcmV0") != 0)
+			w->failures++;
+		free(h);
+		h = NULL;
+		rc = al_auth_cached(w->a, "127.0.0.1:5000", scope, &h);
+		if (rc != 0 && rc != AL_ENOTFOUND)
+			w->failures++;
+		free(h);
+		h = NULL;
+		if (i % 5 == 0)
+			al_auth_invalidate(w->a, "127.0.0.1:5000", scope);
+	}
+	return NULL;
+}
+
+static void test_auth__shared_between_threads(void)
+{
+	char *path = write_file(
+	    "threads.json",
+	    "{\"auths\": {\"127.0.0.1:5000\": {\"username\": \"alice\", "
+	    "\"password\": \"s3cret\"}}}");
+	struct worker w[4];
+	pthread_t t[4];
+	al_auth *a = NULL;
+	int i, started[4] = {0, 0, 0, 0};
+
+	CU_ASSERT_EQUAL(al_auth_new(&a, path), 0);
+	for (i = 0; a != NULL && i < 4; i++) {
+		w[i].a = a;
+		w[i].id = i;
+		w[i].failures = 0;
+		started[i] =
+		    pthread_create(&t[i], NULL, auth_worker, &w[i]) == 0;
+		CU_ASSERT(started[i]);
+	}
+	for (i = 0; i < 4; i++) {
+		if (started[i]) {
+			pthread_join(t[i], NULL);
+			CU_ASSERT_EQUAL(w[i].failures, 0);
+		}
+	}
+	al_auth_free(a);
 	free(path);
 }
 
@@ -340,7 +464,8 @@ static void stop_tokenserver(void)
 	}
 }
 
-/* tokenserver.py requiring bob:pw, answering {"token"} valid 31 s (cached 1 s). */
+/* tokenserver.py requiring bob:pw, answering {"token"} valid 31 s (cached 1 s).
+ */
 static int need_tokenserver(void)
 {
 	static int ok = -1;
@@ -355,8 +480,17 @@ static int need_tokenserver(void)
 	dir = al_sprintf("%s/tokenserver", al_test_tmpdir());
 	pf = al_sprintf("%s/port", dir != NULL ? dir : "");
 	if (py != NULL && dir != NULL && pf != NULL && mkdir(dir, 0700) == 0) {
-		const char *argv[] = {"python3", py, "--port-file", pf, "--user", "bob:pw", "--token-field", "token",
-				      "--expires-in", "31", NULL};
+		const char *argv[] = {"python3",
+		                      py,
+		                      "--port-file",
+		                      pf,
+		                      "--user",
+		                      "bob:pw",
+		                      "--token-field",
+		                      "token",
+		                      "--expires-in",
+		                      "31",
+		                      NULL};
 
 		token_pid = fork();
 		if (token_pid == 0) {
@@ -390,7 +524,8 @@ static void test_auth__bearer_token_fetch_cache_and_expiry(void)
 	al_http_opts o;
 	al_http *h = NULL;
 	al_auth *a = NULL, *anon = NULL;
-	char *path = NULL, *chal = NULL, *hdr = NULL, *cached = NULL, *json = NULL;
+	char *path = NULL, *chal = NULL, *hdr = NULL, *cached = NULL,
+	     *json = NULL;
 	const char *scope = "repository:a/b:pull";
 
 	if (!need_tokenserver())
@@ -399,41 +534,61 @@ static void test_auth__bearer_token_fetch_cache_and_expiry(void)
 	o.max_retries = AL_HTTP_NO_RETRY;
 	CU_ASSERT_EQUAL(al_http_new(&h, &o), 0);
 	/* base64("bob:pw") = Ym9iOnB3 */
-	json = al_sprintf("{\"auths\": {\"http://%s\": {\"auth\": \"Ym9iOnB3\"}}}", token_addr);
+	json =
+	    al_sprintf("{\"auths\": {\"http://%s\": {\"auth\": \"Ym9iOnB3\"}}}",
+	               token_addr);
 	path = json != NULL ? write_file("bearer.json", json) : NULL;
-	chal = al_sprintf("Bearer realm=\"http://%s/token\",service=\"airlock-tokenserver\",scope=\"%s\"", token_addr,
-			  scope);
-	if (h == NULL || path == NULL || chal == NULL || al_auth_new(&a, path) != 0)
+	chal =
+	    al_sprintf("Bearer "
+	               "realm=\"http://%s/"
+	               "token\",service=\"airlock-tokenserver\",scope=\"%s\"",
+	               token_addr, scope);
+	if (h == NULL || path == NULL || chal == NULL ||
+	    al_auth_new(&a, path) != 0)
 		goto out;
-	CU_ASSERT_EQUAL(al_auth_challenge(a, h, token_addr, "a/b", chal, scope, &hdr), 0);
-	CU_ASSERT(hdr != NULL && al_str_startswith(hdr, "Authorization: Bearer tok-"));
+	CU_ASSERT_EQUAL(
+	    al_auth_challenge(a, h, token_addr, "a/b", chal, scope, &hdr), 0);
+	CU_ASSERT(hdr != NULL &&
+	          al_str_startswith(hdr, "Authorization: Bearer tok-"));
 	CU_ASSERT_EQUAL(al_auth_cached(a, token_addr, scope, &cached), 0);
 	CU_ASSERT(hdr != NULL && cached != NULL && strcmp(hdr, cached) == 0);
 	free(cached);
 	cached = NULL;
-	CU_ASSERT_EQUAL(al_auth_cached(a, token_addr, "repository:a/b:pull,push", &cached), AL_ENOTFOUND);
+	CU_ASSERT_EQUAL(
+	    al_auth_cached(a, token_addr, "repository:a/b:pull,push", &cached),
+	    AL_ENOTFOUND);
 	/* expires_in 31 s minus the 30 s margin: gone after a second */
 	usleep(1100 * 1000);
-	CU_ASSERT_EQUAL(al_auth_cached(a, token_addr, scope, &cached), AL_ENOTFOUND);
+	CU_ASSERT_EQUAL(al_auth_cached(a, token_addr, scope, &cached),
+	                AL_ENOTFOUND);
 	free(hdr);
 	hdr = NULL;
-	CU_ASSERT_EQUAL(al_auth_challenge(a, h, token_addr, "a/b", chal, scope, &hdr), 0);
+	CU_ASSERT_EQUAL(
+	    al_auth_challenge(a, h, token_addr, "a/b", chal, scope, &hdr), 0);
 	al_auth_invalidate(a, token_addr, scope);
-	CU_ASSERT_EQUAL(al_auth_cached(a, token_addr, scope, &cached), AL_ENOTFOUND);
+	CU_ASSERT_EQUAL(al_auth_cached(a, token_addr, scope, &cached),
+	                AL_ENOTFOUND);
 	free(hdr);
 	hdr = NULL;
 
-	/* the token server wants credentials: an anonymous request is refused */
+	/* the token server wants credentials: an anonymous request is refused
+	 */
 	CU_ASSERT_EQUAL(al_auth_new_anonymous(&anon), 0);
 	if (anon != NULL) {
-		CU_ASSERT_EQUAL(al_auth_challenge(anon, h, token_addr, "a/b", chal, scope, &hdr), AL_EAUTH);
+		CU_ASSERT_EQUAL(al_auth_challenge(anon, h, token_addr, "a/b",
+		                                  chal, scope, &hdr),
+		                AL_EAUTH);
 		CU_ASSERT_PTR_NOT_NULL(strstr(al_error_message(), "/token"));
 		CU_ASSERT_PTR_NULL(hdr);
 	}
 	/* a Bearer challenge needs an http(s) realm */
-	CU_ASSERT_EQUAL(al_auth_challenge(a, h, token_addr, "a/b", "Bearer service=\"x\"", scope, &hdr), AL_EPARSE);
-	CU_ASSERT_EQUAL(al_auth_challenge(a, h, token_addr, "a/b", "Bearer realm=\"file:///etc/passwd\"", scope, &hdr),
-			AL_EPARSE);
+	CU_ASSERT_EQUAL(al_auth_challenge(a, h, token_addr, "a/b",
+	                                  "Bearer service=\"x\"", scope, &hdr),
+	                AL_EPARSE);
+	CU_ASSERT_EQUAL(al_auth_challenge(a, h, token_addr, "a/b",
+	                                  "Bearer realm=\"file:///etc/passwd\"",
+	                                  scope, &hdr),
+	                AL_EPARSE);
 	CU_ASSERT_PTR_NULL(hdr);
 out:
 	CU_ASSERT_PTR_NOT_NULL(a);
@@ -450,19 +605,33 @@ out:
 int main(void)
 {
 	CU_TestInfo tests[] = {
-		{"test_auth__parses_base64_and_username_forms", test_auth__parses_base64_and_username_forms},
-		{"test_auth__normalises_url_keys_and_docker_io", test_auth__normalises_url_keys_and_docker_io},
-		{"test_auth__most_specific_repo_key_wins", test_auth__most_specific_repo_key_wins},
-		{"test_auth__missing_default_file_is_ok", test_auth__missing_default_file_is_ok},
-		{"test_auth__explicit_missing_file_is_an_error", test_auth__explicit_missing_file_is_an_error},
-		{"test_auth__rejects_duplicate_keys", test_auth__rejects_duplicate_keys},
-		{"test_auth__malformed_base64_names_the_file", test_auth__malformed_base64_names_the_file},
-		{"test_auth__default_file_precedence", test_auth__default_file_precedence},
-		{"test_auth__parses_bearer_challenge", test_auth__parses_bearer_challenge},
-		{"test_auth__rejects_bad_challenges", test_auth__rejects_bad_challenges},
-		{"test_auth__basic_challenge_builds_and_caches_header", test_auth__basic_challenge_builds_and_caches_header},
-		{"test_auth__bearer_token_fetch_cache_and_expiry", test_auth__bearer_token_fetch_cache_and_expiry},
-		CU_TEST_INFO_NULL,
+	    {"test_auth__parses_base64_and_username_forms",
+	     test_auth__parses_base64_and_username_forms},
+	    {"test_auth__normalises_url_keys_and_docker_io",
+	     test_auth__normalises_url_keys_and_docker_io},
+	    {"test_auth__most_specific_repo_key_wins",
+	     test_auth__most_specific_repo_key_wins},
+	    {"test_auth__missing_default_file_is_ok",
+	     test_auth__missing_default_file_is_ok},
+	    {"test_auth__explicit_missing_file_is_an_error",
+	     test_auth__explicit_missing_file_is_an_error},
+	    {"test_auth__rejects_duplicate_keys",
+	     test_auth__rejects_duplicate_keys},
+	    {"test_auth__malformed_base64_names_the_file",
+	     test_auth__malformed_base64_names_the_file},
+	    {"test_auth__default_file_precedence",
+	     test_auth__default_file_precedence},
+	    {"test_auth__parses_bearer_challenge",
+	     test_auth__parses_bearer_challenge},
+	    {"test_auth__rejects_bad_challenges",
+	     test_auth__rejects_bad_challenges},
+	    {"test_auth__basic_challenge_builds_and_caches_header",
+	     test_auth__basic_challenge_builds_and_caches_header},
+	    {"test_auth__bearer_token_fetch_cache_and_expiry",
+	     test_auth__bearer_token_fetch_cache_and_expiry},
+	    {"test_auth__shared_between_threads",
+	     test_auth__shared_between_threads},
+	    CU_TEST_INFO_NULL,
 	};
 
 	return al_test_run("auth", tests);

@@ -4,6 +4,7 @@
 #include <fcntl.h>
 #include <pthread.h>
 #include <signal.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -201,6 +202,21 @@ static al_http *client(unsigned retries, uint64_t request_timeout_ms)
 	if (al_http_new(&h, &o) != 0)
 		return NULL;
 	return h;
+}
+
+/* snprintf that fails the current test on truncation. */
+static void sfmt(char *buf, size_t cap, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+static void sfmt(char *buf, size_t cap, const char *fmt, ...)
+{
+	va_list ap;
+	int n;
+
+	va_start(ap, fmt);
+	n = vsnprintf(buf, cap, fmt, ap);
+	va_end(ap);
+	CU_ASSERT(n >= 0 && (size_t)n < cap);
 }
 
 static int pattern_ok(const uint8_t *p, size_t n)
@@ -624,7 +640,7 @@ static int get_echo_auth(const char *u, char *out, size_t cap, long *status)
 	req.headers = hdrs;
 	req.body_out = &body;
 	rc = al_http_do(h, &req, &resp);
-	snprintf(out, cap, "%s", al_buf_cstr(&body));
+	sfmt(out, cap, "%s", al_buf_cstr(&body));
 	*status = resp.status;
 	al_http_resp_clear(&resp);
 	al_buf_free(&body);
@@ -653,22 +669,21 @@ static void test_http__redirect_elsewhere_drops_authorization(void)
 	long status = 0;
 
 	/* Another port. */
-	snprintf(target, sizeof(target), "%s", url_of(1, "/echo-auth"));
-	snprintf(path, sizeof(path), "/redirect?to=%s", target);
+	sfmt(target, sizeof(target), "%s", url_of(1, "/echo-auth"));
+	sfmt(path, sizeof(path), "/redirect?to=%s", target);
 	CU_ASSERT_EQUAL(get_echo_auth(url(path), got, sizeof(got), &status), 0);
 	CU_ASSERT_EQUAL(status, 200);
 	CU_ASSERT_STRING_EQUAL(got, "none");
 	/* Another host name for the same address. */
-	snprintf(path, sizeof(path),
-	         "/redirect?to=http://localhost:%d/echo-auth", srv_port[0]);
+	sfmt(path, sizeof(path), "/redirect?to=http://localhost:%d/echo-auth",
+	     srv_port[0]);
 	CU_ASSERT_EQUAL(get_echo_auth(url(path), got, sizeof(got), &status), 0);
 	CU_ASSERT_EQUAL(status, 200);
 	CU_ASSERT_STRING_EQUAL(got, "none");
 	/* Leaving and coming back does not bring the credentials back. */
-	snprintf(
-	    path, sizeof(path),
-	    "/redirect?to=http://127.0.0.1:%d/redirect%%3Fto%%3D/echo-auth",
-	    srv_port[1]);
+	sfmt(path, sizeof(path),
+	     "/redirect?to=http://127.0.0.1:%d/redirect%%3Fto%%3D/echo-auth",
+	     srv_port[1]);
 	CU_ASSERT_EQUAL(get_echo_auth(url(path), got, sizeof(got), &status), 0);
 	CU_ASSERT_EQUAL(status, 200);
 	CU_ASSERT_STRING_EQUAL(got, "none");
@@ -860,7 +875,7 @@ static void upload_blob(uint8_t *p, size_t n, char *hex)
 		p[i] = (uint8_t)((i * 7 + 3) & 0xff);
 	SHA256(p, n, md);
 	for (i = 0; i < sizeof(md); i++)
-		snprintf(hex + 2 * i, 3, "%02x", md[i]);
+		sfmt(hex + 2 * i, 3, "%02x", md[i]);
 }
 
 static void test_http__upload_reader_rewound_after_500(void)
@@ -884,8 +899,8 @@ static void test_http__upload_reader_rewound_after_500(void)
 	CU_ASSERT_EQUAL(resp.status, 201);
 	CU_ASSERT_EQUAL(resp.attempts, 2);
 	CU_ASSERT_EQUAL(r.rewinds, 1);
-	snprintf(expect, sizeof(expect), "{\"bytes\": %zu, \"sha256\": \"%s\"}",
-	         sizeof(data), hex);
+	sfmt(expect, sizeof(expect), "{\"bytes\": %zu, \"sha256\": \"%s\"}",
+	     sizeof(data), hex);
 	CU_ASSERT_STRING_EQUAL(al_buf_cstr(&body), expect);
 	/* An in-memory body is resent as well. */
 	al_buf_reset(&body);
@@ -1234,8 +1249,8 @@ static void test_http__proxy_option_and_no_proxy(void)
 	char proxy[128];
 	const char *target = url("/echo");
 
-	snprintf(proxy, sizeof(proxy), "http://127.0.0.1:%d",
-	         start_server(1) == 0 ? srv_port[1] : 1);
+	sfmt(proxy, sizeof(proxy), "http://127.0.0.1:%d",
+	     start_server(1) == 0 ? srv_port[1] : 1);
 	o.proxy = proxy;
 	o.max_retries = AL_HTTP_NO_RETRY;
 	CU_ASSERT_EQUAL(al_http_new(&h, &o), 0);
@@ -1307,9 +1322,9 @@ static void test_http__tls_ca_file_and_insecure_hosts(void)
 	long status = 0;
 	int rc;
 
-	snprintf(u, sizeof(u), "%s", url_of(2, "/ok/10"));
-	snprintf(exact, sizeof(exact), "127.0.0.1:%d", srv_port[2]);
-	snprintf(other, sizeof(other), "127.0.0.1:%d", srv_port[2] + 1);
+	sfmt(u, sizeof(u), "%s", url_of(2, "/ok/10"));
+	sfmt(exact, sizeof(exact), "127.0.0.1:%d", srv_port[2]);
+	sfmt(other, sizeof(other), "127.0.0.1:%d", srv_port[2] + 1);
 	rc = get_tls(u, NULL, 0, NULL, &status);
 	CU_ASSERT_EQUAL(rc, AL_ENET);
 	CU_ASSERT_PTR_NOT_NULL(strstr(al_error_message(), "127.0.0.1"));
@@ -1331,7 +1346,7 @@ static void test_http__https_to_http_redirect_drops_authorization(void)
 	al_http_req req = {0};
 	al_http_resp resp = AL_HTTP_RESP_INIT;
 
-	snprintf(path, sizeof(path), "/redirect?to=%s", url("/echo-auth"));
+	sfmt(path, sizeof(path), "/redirect?to=%s", url("/echo-auth"));
 	req.url = url_of(2, path);
 	o.ca_file = cert_path;
 	CU_ASSERT_EQUAL(al_http_new(&h, &o), 0);

@@ -1,4 +1,4 @@
-/* test_pgp.c: OpenPGP verifier tests against keys and messages made by gpg at test time, plus crafted packets. */
+/* test_pgp.c: pgp verifier tests on gpg-made fixtures and crafted packets. */
 #include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -9,6 +9,7 @@
 
 #include <openssl/bn.h>
 #include <openssl/core_names.h>
+#include <openssl/ec.h>
 #include <openssl/evp.h>
 #include <openssl/rsa.h>
 #include <zlib.h>
@@ -20,14 +21,18 @@
 #include "airlock/pgp.h"
 #include "al_test.h"
 
-#define GPG "gpg --batch --no-tty --quiet --pinentry-mode loopback --passphrase ''"
+#define GPG                                                                    \
+	"gpg --batch --no-tty --quiet --pinentry-mode loopback --passphrase "  \
+	"''"
 
 static const char payload[] =
-	"{\"critical\":{\"identity\":{\"docker-reference\":\"quay.io/example/release:4.16.0-x86_64\"},"
-	"\"image\":{\"docker-manifest-digest\":\"sha256:"
-	"6d8c2c3a0f0d5bd8c3f1b8cbd0e7f6c2a1b9d0e4f3a2b1c0d9e8f7a6b5c4d3e2\"},"
-	"\"type\":\"atomic container signature\"},\"optional\":{\"creator\":\"airlock test\","
-	"\"timestamp\":1700000000}}\n";
+    "{\"critical\":{\"identity\":{\"docker-reference\":\"quay.io/example/"
+    "release:4.16.0-x86_64\"},"
+    "\"image\":{\"docker-manifest-digest\":\"sha256:"
+    "6d8c2c3a0f0d5bd8c3f1b8cbd0e7f6c2a1b9d0e4f3a2b1c0d9e8f7a6b5c4d3e2\"},"
+    "\"type\":\"atomic container "
+    "signature\"},\"optional\":{\"creator\":\"airlock test\","
+    "\"timestamp\":1700000000}}\n";
 
 /* A file's bytes. */
 typedef struct blob {
@@ -36,15 +41,18 @@ typedef struct blob {
 } blob;
 
 static struct fixtures {
-	int ready;   /* 1 ok, -1 gpg missing or failed */
+	int ready; /* 1 ok, -1 gpg missing or failed */
 	char home[600];
 	char dir[600];
 	uint64_t t0; /* when fixtures were made */
-	char fpr_rsa4096[41], fpr_rsa2048[41], fpr_ed[41], fpr_p256[41], fpr_p384[41], fpr_sub[41], fpr_subkey[41];
-	blob kr_rsa4096, kr_rsa2048, kr_ed, kr_p256, kr_p256_ext, kr_p384, kr_sub, kr_all, kr_armored, kr_rsa2048_revoked;
+	char fpr_rsa4096[41], fpr_rsa2048[41], fpr_ed[41], fpr_p256[41],
+	    fpr_p384[41], fpr_sub[41], fpr_subkey[41];
+	blob kr_rsa4096, kr_rsa2048, kr_ed, kr_p256, kr_p256_ext, kr_p384,
+	    kr_sub, kr_all, kr_armored, kr_rsa2048_revoked, kr_sub_revoked;
 	blob kr_ed_asc, kr_rsa4096_asc;
-	blob m_rsa4096, m_rsa2048_zip512, m_ed_zlib, m_p256_none, m_sub, m_sha1, m_sigexp, m_two, m_p256_armor;
-	blob m_p384, m_text;
+	blob m_rsa4096, m_rsa2048_zip512, m_ed_zlib, m_p256_none, m_sub, m_sha1,
+	    m_sigexp, m_two, m_p256_armor;
+	blob m_p384, m_text, m_sha224;
 } fx;
 
 static void free_blob(blob *b)
@@ -85,7 +93,8 @@ static int slurp(blob *out, const char *dir, const char *name)
 	f = fopen(path, "rb");
 	if (f == NULL)
 		return -1;
-	if (fseek(f, 0, SEEK_END) != 0 || (sz = ftell(f)) < 0 || fseek(f, 0, SEEK_SET) != 0) {
+	if (fseek(f, 0, SEEK_END) != 0 || (sz = ftell(f)) < 0 ||
+	    fseek(f, 0, SEEK_SET) != 0) {
 		fclose(f);
 		return -1;
 	}
@@ -111,18 +120,22 @@ static int cat_blobs(blob *out, const blob *a, const blob *b)
 	return 0;
 }
 
-/* Fingerprint number idx (0 primary, 1 first subkey) of uid from colon listing. */
+/* Fingerprint number idx (0 primary, 1 first subkey) of uid from colon listing.
+ */
 static int get_fpr(char out[41], const char *uid, int idx)
 {
 	blob b = {NULL, 0};
 	char *line, *save = NULL;
 	int seen = 0, rc = -1;
 
-	if (sh("GNUPGHOME=%s " GPG " --with-colons --list-keys '%s' > %s/colons.txt", fx.home, uid, fx.dir) != 0 ||
+	if (sh("GNUPGHOME=%s " GPG
+	       " --with-colons --list-keys '%s' > %s/colons.txt",
+	       fx.home, uid, fx.dir) != 0 ||
 	    slurp(&b, fx.dir, "colons.txt") != 0)
 		return -1;
 	b.p[b.n] = 0;
-	for (line = strtok_r((char *)b.p, "\n", &save); line != NULL; line = strtok_r(NULL, "\n", &save)) {
+	for (line = strtok_r((char *)b.p, "\n", &save); line != NULL;
+	     line = strtok_r(NULL, "\n", &save)) {
 		char *f = line;
 		int i;
 		if (strncmp(line, "fpr:", 4) != 0)
@@ -158,7 +171,8 @@ static int write_file(const char *name, const void *p, size_t n)
 	int k;
 
 	k = snprintf(path, sizeof(path), "%s/%s", fx.dir, name);
-	if (k < 0 || (size_t)k >= sizeof(path) || (f = fopen(path, "wb")) == NULL)
+	if (k < 0 || (size_t)k >= sizeof(path) ||
+	    (f = fopen(path, "wb")) == NULL)
 		return -1;
 	if (fwrite(p, 1, n, f) != n) {
 		fclose(f);
@@ -188,16 +202,28 @@ static int make_fixtures(void)
 	fx.t0 = (uint64_t)time(NULL);
 	if (write_file("payload.json", payload, strlen(payload)) != 0)
 		return -1;
-	/* keys: RSA 4096, RSA 2048, Ed25519, P-256 (expires in a year), Ed25519 with a signing subkey */
-	if (G("%s --quick-gen-key 'RSA4096 <rsa4096@example.test>' rsa4096 sign never", d, h, "") ||
-	    G("%s --quick-gen-key 'RSA2048 <rsa2048@example.test>' rsa2048 sign never", d, h, "") ||
-	    G("%s --quick-gen-key 'Ed <ed@example.test>' ed25519 sign never", d, h, "") ||
-	    G("%s --quick-gen-key 'P256 <p256@example.test>' nistp256 sign 1y", d, h, "") ||
-	    G("%s --quick-gen-key 'P384 <p384@example.test>' nistp384 sign never", d, h, "") ||
-	    G("%s --quick-gen-key 'Sub <sub@example.test>' ed25519 cert never", d, h, ""))
+	/* keys: RSA 4096, RSA 2048, Ed25519, P-256 (expires in a year), Ed25519
+	 * with a signing subkey */
+	if (G("%s --quick-gen-key 'RSA4096 <rsa4096@example.test>' rsa4096 "
+	      "sign never",
+	      d, h, "") ||
+	    G("%s --quick-gen-key 'RSA2048 <rsa2048@example.test>' rsa2048 "
+	      "sign never",
+	      d, h, "") ||
+	    G("%s --quick-gen-key 'Ed <ed@example.test>' ed25519 sign never", d,
+	      h, "") ||
+	    G("%s --quick-gen-key 'P256 <p256@example.test>' nistp256 sign 1y",
+	      d, h, "") ||
+	    G("%s --quick-gen-key 'P384 <p384@example.test>' nistp384 sign "
+	      "never",
+	      d, h, "") ||
+	    G("%s --quick-gen-key 'Sub <sub@example.test>' ed25519 cert never",
+	      d, h, ""))
 		return -1;
-	if (get_fpr(fx.fpr_rsa4096, "rsa4096@example.test", 0) || get_fpr(fx.fpr_rsa2048, "rsa2048@example.test", 0) ||
-	    get_fpr(fx.fpr_ed, "ed@example.test", 0) || get_fpr(fx.fpr_p256, "p256@example.test", 0) ||
+	if (get_fpr(fx.fpr_rsa4096, "rsa4096@example.test", 0) ||
+	    get_fpr(fx.fpr_rsa2048, "rsa2048@example.test", 0) ||
+	    get_fpr(fx.fpr_ed, "ed@example.test", 0) ||
+	    get_fpr(fx.fpr_p256, "p256@example.test", 0) ||
 	    get_fpr(fx.fpr_p384, "p384@example.test", 0) ||
 	    get_fpr(fx.fpr_sub, "sub@example.test", 0))
 		return -1;
@@ -205,57 +231,125 @@ static int make_fixtures(void)
 	    get_fpr(fx.fpr_subkey, "sub@example.test", 1))
 		return -1;
 	/* keyrings */
-	if (G("--export rsa4096@example.test > kr_rsa4096", d, h) || G("--export rsa2048@example.test > kr_rsa2048", d, h) ||
-	    G("--export ed@example.test > kr_ed", d, h) || G("--export p256@example.test > kr_p256", d, h) ||
-	    G("--export sub@example.test > kr_sub", d, h) || G("--export > kr_all", d, h) ||
-	    G("--export p384@example.test > kr_p384", d, h) || G("--export --armor ed@example.test > kr_ed_asc", d, h) ||
+	if (G("--export rsa4096@example.test > kr_rsa4096", d, h) ||
+	    G("--export rsa2048@example.test > kr_rsa2048", d, h) ||
+	    G("--export ed@example.test > kr_ed", d, h) ||
+	    G("--export p256@example.test > kr_p256", d, h) ||
+	    G("--export sub@example.test > kr_sub", d, h) ||
+	    G("--export > kr_all", d, h) ||
+	    G("--export p384@example.test > kr_p384", d, h) ||
+	    G("--export --armor ed@example.test > kr_ed_asc", d, h) ||
 	    G("--export --armor rsa4096@example.test > kr_rsa4096_asc", d, h) ||
 	    G("--export --armor > kr_armored", d, h))
 		return -1;
 	/* messages */
-	if (G("-u rsa4096@example.test -o m_rsa4096 --sign payload.json", d, h) ||
-	    G("-u rsa2048@example.test --compress-algo zip --digest-algo SHA512 -o m_rsa2048_zip512 --sign payload.json", d,
+	if (G("-u rsa4096@example.test -o m_rsa4096 --sign payload.json", d,
 	      h) ||
-	    G("-u ed@example.test --compress-algo zlib -o m_ed_zlib --sign payload.json", d, h) ||
-	    G("-u p256@example.test --compress-algo none --digest-algo SHA256 -o m_p256_none --sign payload.json", d, h) ||
-	    G("-u p256@example.test --armor -o m_p256_armor --sign payload.json", d, h) ||
+	    G("-u rsa2048@example.test --compress-algo zip --digest-algo "
+	      "SHA512 -o m_rsa2048_zip512 --sign payload.json",
+	      d, h) ||
+	    G("-u ed@example.test --compress-algo zlib -o m_ed_zlib --sign "
+	      "payload.json",
+	      d, h) ||
+	    G("-u p256@example.test --compress-algo none --digest-algo SHA256 "
+	      "-o m_p256_none --sign payload.json",
+	      d, h) ||
+	    G("-u p256@example.test --armor -o m_p256_armor --sign "
+	      "payload.json",
+	      d, h) ||
 	    G("-u sub@example.test -o m_sub --sign payload.json", d, h) ||
-	    G("-u rsa2048@example.test --digest-algo SHA1 -o m_sha1 --sign payload.json 2>/dev/null", d, h) ||
-	    G("-u ed@example.test --default-sig-expire 1d -o m_sigexp --sign payload.json", d, h) ||
-	    G("-u p384@example.test --digest-algo SHA384 -o m_p384 --sign payload.json", d, h) ||
-	    G("-u ed@example.test --textmode -o m_text --sign payload.json", d, h) ||
-	    G("-u rsa2048@example.test -u ed@example.test -o m_two --sign payload.json", d, h))
+	    G("-u rsa2048@example.test --digest-algo SHA1 -o m_sha1 --sign "
+	      "payload.json 2>/dev/null",
+	      d, h) ||
+	    G("-u ed@example.test --default-sig-expire 1d -o m_sigexp --sign "
+	      "payload.json",
+	      d, h) ||
+	    G("-u p384@example.test --digest-algo SHA384 -o m_p384 --sign "
+	      "payload.json",
+	      d, h) ||
+	    G("-u ed@example.test --textmode -o m_text --sign payload.json", d,
+	      h) ||
+	    G("-u rsa2048@example.test -u ed@example.test -o m_two --sign "
+	      "payload.json",
+	      d, h))
 		return -1;
-	/* a newer self-signature extends the P-256 key's expiry (made "tomorrow" so it is the most recent) */
-	if (G("--faked-system-time %llu --quick-set-expire %s 3y 2>/dev/null", d, h, (unsigned long long)(fx.t0 + 86400),
-	      fx.fpr_p256) ||
-	    G("--faked-system-time %llu --export p256@example.test > kr_p256_ext 2>/dev/null", d, h,
-	      (unsigned long long)(fx.t0 + 86400)))
+	/* a newer self-signature extends the P-256 key's expiry (made
+	 * "tomorrow" so it is the most recent) */
+	if (G("--faked-system-time %llu --quick-set-expire %s 3y 2>/dev/null",
+	      d, h, (unsigned long long)(fx.t0 + 86400), fx.fpr_p256) ||
+	    G("--faked-system-time %llu --export p256@example.test > "
+	      "kr_p256_ext 2>/dev/null",
+	      d, h, (unsigned long long)(fx.t0 + 86400)))
 		return -1;
-	/* revoke RSA 2048 with the revocation certificate gpg made at generation */
-	if (sh("sed 's/^:-----BEGIN/-----BEGIN/' %s/openpgp-revocs.d/%s.rev > %s/rsa2048.rev", h, fx.fpr_rsa2048, d) ||
-	    G("--import rsa2048.rev 2>/dev/null", d, h) || G("--export rsa2048@example.test > kr_rsa2048_revoked", d, h))
+	/* revoke RSA 2048 with the revocation certificate gpg made at
+	 * generation */
+	if (sh("sed 's/^:-----BEGIN/-----BEGIN/' %s/openpgp-revocs.d/%s.rev > "
+	       "%s/rsa2048.rev",
+	       h, fx.fpr_rsa2048, d) ||
+	    G("--import rsa2048.rev 2>/dev/null", d, h) ||
+	    G("--export rsa2048@example.test > kr_rsa2048_revoked", d, h))
 		return -1;
-	if (slurp(&fx.kr_rsa4096, d, "kr_rsa4096") || slurp(&fx.kr_rsa2048, d, "kr_rsa2048") ||
-	    slurp(&fx.kr_ed, d, "kr_ed") || slurp(&fx.kr_p256, d, "kr_p256") || slurp(&fx.kr_p256_ext, d, "kr_p256_ext") ||
-	    slurp(&fx.kr_sub, d, "kr_sub") || slurp(&fx.kr_all, d, "kr_all") || slurp(&fx.kr_armored, d, "kr_armored") ||
-	    slurp(&fx.kr_rsa2048_revoked, d, "kr_rsa2048_revoked") || slurp(&fx.m_rsa4096, d, "m_rsa4096") ||
-	    slurp(&fx.m_rsa2048_zip512, d, "m_rsa2048_zip512") || slurp(&fx.m_ed_zlib, d, "m_ed_zlib") ||
-	    slurp(&fx.m_p256_none, d, "m_p256_none") || slurp(&fx.m_p256_armor, d, "m_p256_armor") ||
-	    slurp(&fx.m_sub, d, "m_sub") || slurp(&fx.m_sha1, d, "m_sha1") || slurp(&fx.m_sigexp, d, "m_sigexp") ||
-	    slurp(&fx.m_two, d, "m_two") || slurp(&fx.kr_p384, d, "kr_p384") || slurp(&fx.kr_ed_asc, d, "kr_ed_asc") ||
-	    slurp(&fx.kr_rsa4096_asc, d, "kr_rsa4096_asc") || slurp(&fx.m_p384, d, "m_p384") ||
-	    slurp(&fx.m_text, d, "m_text"))
+	/* revoke the signing subkey (0x28) through --edit-key */
+	if (G("-u rsa4096@example.test --digest-algo SHA224 -o m_sha224 --sign "
+	      "payload.json",
+	      d, h) ||
+	    sh("printf 'key 1\\nrevkey\\ny\\n0\\n\\ny\\nsave\\n' | "
+	       "GNUPGHOME=%s " GPG " --command-fd 0 --edit-key %s "
+	       ">/dev/null 2>&1",
+	       h, fx.fpr_sub) ||
+	    G("--export sub@example.test > kr_sub_revoked", d, h))
+		return -1;
+	if (slurp(&fx.kr_rsa4096, d, "kr_rsa4096") ||
+	    slurp(&fx.kr_rsa2048, d, "kr_rsa2048") ||
+	    slurp(&fx.kr_ed, d, "kr_ed") || slurp(&fx.kr_p256, d, "kr_p256") ||
+	    slurp(&fx.kr_p256_ext, d, "kr_p256_ext") ||
+	    slurp(&fx.kr_sub, d, "kr_sub") || slurp(&fx.kr_all, d, "kr_all") ||
+	    slurp(&fx.kr_armored, d, "kr_armored") ||
+	    slurp(&fx.kr_rsa2048_revoked, d, "kr_rsa2048_revoked") ||
+	    slurp(&fx.m_rsa4096, d, "m_rsa4096") ||
+	    slurp(&fx.m_rsa2048_zip512, d, "m_rsa2048_zip512") ||
+	    slurp(&fx.m_ed_zlib, d, "m_ed_zlib") ||
+	    slurp(&fx.m_p256_none, d, "m_p256_none") ||
+	    slurp(&fx.m_p256_armor, d, "m_p256_armor") ||
+	    slurp(&fx.m_sub, d, "m_sub") || slurp(&fx.m_sha1, d, "m_sha1") ||
+	    slurp(&fx.m_sigexp, d, "m_sigexp") ||
+	    slurp(&fx.m_two, d, "m_two") || slurp(&fx.kr_p384, d, "kr_p384") ||
+	    slurp(&fx.kr_ed_asc, d, "kr_ed_asc") ||
+	    slurp(&fx.kr_rsa4096_asc, d, "kr_rsa4096_asc") ||
+	    slurp(&fx.m_p384, d, "m_p384") || slurp(&fx.m_text, d, "m_text") ||
+	    slurp(&fx.kr_sub_revoked, d, "kr_sub_revoked") ||
+	    slurp(&fx.m_sha224, d, "m_sha224"))
 		return -1;
 	return 0;
 }
 
 static void free_fixtures(void)
 {
-	blob *all[] = {&fx.kr_rsa4096, &fx.kr_rsa2048, &fx.kr_ed, &fx.kr_p256, &fx.kr_p256_ext, &fx.kr_sub,
-		       &fx.kr_all, &fx.kr_armored, &fx.kr_rsa2048_revoked, &fx.m_rsa4096, &fx.m_rsa2048_zip512,
-		       &fx.m_ed_zlib, &fx.m_p256_none, &fx.m_sub, &fx.m_sha1, &fx.m_sigexp, &fx.m_two,
-		       &fx.m_p256_armor, &fx.kr_p384, &fx.kr_ed_asc, &fx.kr_rsa4096_asc, &fx.m_p384, &fx.m_text};
+	blob *all[] = {&fx.kr_rsa4096,
+	               &fx.kr_rsa2048,
+	               &fx.kr_ed,
+	               &fx.kr_p256,
+	               &fx.kr_p256_ext,
+	               &fx.kr_sub,
+	               &fx.kr_all,
+	               &fx.kr_armored,
+	               &fx.kr_rsa2048_revoked,
+	               &fx.m_rsa4096,
+	               &fx.m_rsa2048_zip512,
+	               &fx.m_ed_zlib,
+	               &fx.m_p256_none,
+	               &fx.m_sub,
+	               &fx.m_sha1,
+	               &fx.m_sigexp,
+	               &fx.m_two,
+	               &fx.m_p256_armor,
+	               &fx.kr_p384,
+	               &fx.kr_ed_asc,
+	               &fx.kr_rsa4096_asc,
+	               &fx.m_p384,
+	               &fx.m_text,
+	               &fx.kr_sub_revoked,
+	               &fx.m_sha224};
 	size_t i;
 
 	for (i = 0; i < sizeof(all) / sizeof(all[0]); i++)
@@ -268,21 +362,25 @@ static int have_fx(void)
 	if (fx.ready == 0) {
 		fx.ready = make_fixtures() == 0 ? 1 : -1;
 		atexit(free_fixtures);
-		if (fx.ready < 0 && system("command -v gpg >/dev/null 2>&1") == 0)
-			CU_FAIL("gpg is installed but making the fixtures failed");
+		if (fx.ready < 0 &&
+		    system("command -v gpg >/dev/null 2>&1") == 0)
+			CU_FAIL(
+			    "gpg is installed but making the fixtures failed");
 	}
 	return fx.ready > 0;
 }
 
 /* Load keyring bytes, verify msg; returns the status; lit gets the literal. */
-static int verify_with(const blob *kr_bytes, const uint8_t *m, size_t n, uint64_t now, al_buf *lit, al_pgp_result *res)
+static int verify_with(const blob *kr_bytes, const uint8_t *m, size_t n,
+                       uint64_t now, al_buf *lit, al_pgp_result *res)
 {
 	al_pgp_keyring *kr = NULL;
 	int rc;
 
 	rc = al_pgp_keyring_load(&kr, kr_bytes->p, kr_bytes->n, "test keyring");
 	if (rc < 0) {
-		fprintf(stderr, "keyring load failed: %s\n", al_error_message());
+		fprintf(stderr, "keyring load failed: %s\n",
+		        al_error_message());
 		return 1000 + rc;
 	}
 	rc = al_pgp_verify(res, lit, kr, m, n, now);
@@ -307,7 +405,8 @@ static int msg_contains(const char *s)
 }
 
 /* Valid message: accepted with exactly the payload bytes. */
-static void check_ok(const blob *kr, const blob *m, uint64_t now, const char *want_fpr, int want_hash)
+static void check_ok(const blob *kr, const blob *m, uint64_t now,
+                     const char *want_fpr, int want_hash)
 {
 	al_buf lit = AL_BUF_INIT(1 << 20);
 	al_pgp_result res;
@@ -319,26 +418,31 @@ static void check_ok(const blob *kr, const blob *m, uint64_t now, const char *wa
 		fprintf(stderr, "verify failed: %s\n", al_error_message());
 	CU_ASSERT_EQUAL(rc, 0);
 	CU_ASSERT_EQUAL(lit.len, strlen(payload));
-	CU_ASSERT(lit.len == strlen(payload) && memcmp(lit.ptr, payload, lit.len) == 0);
+	CU_ASSERT(lit.len == strlen(payload) &&
+	          memcmp(lit.ptr, payload, lit.len) == 0);
 	if (want_fpr != NULL)
 		CU_ASSERT_STRING_EQUAL(res.fingerprint, want_fpr);
 	if (want_hash != 0)
 		CU_ASSERT_EQUAL(res.hash_algo, want_hash);
 	if (rc == 0) {
 		CU_ASSERT_EQUAL(res.sig_version, 4);
-		CU_ASSERT(res.created >= fx.t0 - 5 && res.created <= (uint64_t)time(NULL) + 5);
+		CU_ASSERT(res.created >= fx.t0 - 5 &&
+		          res.created <= (uint64_t)time(NULL) + 5);
 	}
 	al_buf_free(&lit);
 }
 
-/* Failing message: the exact code, a message containing want, no literal written. */
-static void check_fail(const blob *kr, const uint8_t *m, size_t n, uint64_t now, int want_rc, const char *want)
+/* Failing message: the exact code, a message containing want, no literal
+ * written. */
+static void check_fail(const blob *kr, const uint8_t *m, size_t n, uint64_t now,
+                       int want_rc, const char *want)
 {
 	al_buf lit = AL_BUF_INIT(1 << 20);
 	int rc = verify_with(kr, m, n, now, &lit, NULL);
 
 	if (rc != want_rc || (want != NULL && !msg_contains(want)))
-		fprintf(stderr, "got %d '%s', wanted %d '%s'\n", rc, al_error_message(), want_rc, want ? want : "");
+		fprintf(stderr, "got %d '%s', wanted %d '%s'\n", rc,
+		        al_error_message(), want_rc, want ? want : "");
 	CU_ASSERT_EQUAL(rc, want_rc);
 	if (want != NULL)
 		CU_ASSERT(msg_contains(want));
@@ -398,12 +502,20 @@ static void test_pgp__keyring_add_accumulates_files(void)
 
 	if (!have_fx())
 		return;
-	CU_ASSERT_EQUAL(al_pgp_keyring_load(&kr, fx.kr_ed.p, fx.kr_ed.n, "ed"), 0);
-	CU_ASSERT_EQUAL(al_pgp_verify(NULL, &lit, kr, fx.m_rsa4096.p, fx.m_rsa4096.n, 0), AL_EVERIFY);
-	CU_ASSERT_EQUAL(al_pgp_keyring_add(kr, fx.kr_rsa4096.p, fx.kr_rsa4096.n, "rsa"), 0);
+	CU_ASSERT_EQUAL(al_pgp_keyring_load(&kr, fx.kr_ed.p, fx.kr_ed.n, "ed"),
+	                0);
+	CU_ASSERT_EQUAL(
+	    al_pgp_verify(NULL, &lit, kr, fx.m_rsa4096.p, fx.m_rsa4096.n, 0),
+	    AL_EVERIFY);
+	CU_ASSERT_EQUAL(
+	    al_pgp_keyring_add(kr, fx.kr_rsa4096.p, fx.kr_rsa4096.n, "rsa"), 0);
 	CU_ASSERT_EQUAL(al_pgp_keyring_count(kr), 2);
-	CU_ASSERT_EQUAL(al_pgp_verify(NULL, &lit, kr, fx.m_rsa4096.p, fx.m_rsa4096.n, 0), 0);
-	CU_ASSERT_EQUAL(al_pgp_verify(NULL, &lit, kr, fx.m_ed_zlib.p, fx.m_ed_zlib.n, 0), 0);
+	CU_ASSERT_EQUAL(
+	    al_pgp_verify(NULL, &lit, kr, fx.m_rsa4096.p, fx.m_rsa4096.n, 0),
+	    0);
+	CU_ASSERT_EQUAL(
+	    al_pgp_verify(NULL, &lit, kr, fx.m_ed_zlib.p, fx.m_ed_zlib.n, 0),
+	    0);
 	CU_ASSERT_EQUAL(lit.len, 2 * strlen(payload));
 	al_pgp_keyring_free(kr);
 	al_buf_free(&lit);
@@ -423,11 +535,13 @@ static void test_pgp__accepts_signing_subkey(void)
 		CU_ASSERT_STRING_EQUAL(res.fingerprint, fx.fpr_subkey);
 		CU_ASSERT_STRING_EQUAL(res.primary_fingerprint, fx.fpr_sub);
 	}
-	CU_ASSERT(lit.len == strlen(payload) && memcmp(lit.ptr, payload, lit.len) == 0);
+	CU_ASSERT(lit.len == strlen(payload) &&
+	          memcmp(lit.ptr, payload, lit.len) == 0);
 	al_buf_free(&lit);
 }
 
-/* The bytes of m with the first occurrence of the payload's "quay.io" changed. */
+/* The bytes of m with the first occurrence of the payload's "quay.io" changed.
+ */
 static void test_pgp__rejects_tampered_payload(void)
 {
 	blob m = {NULL, 0};
@@ -445,7 +559,8 @@ static void test_pgp__rejects_tampered_payload(void)
 	CU_ASSERT_PTR_NOT_NULL(hit);
 	if (hit != NULL) {
 		hit[0] = 'Q';
-		check_fail(&fx.kr_p256, m.p, m.n, 0, AL_EVERIFY, "bad signature by key 0x");
+		check_fail(&fx.kr_p256, m.p, m.n, 0, AL_EVERIFY,
+		           "bad signature by key 0x");
 	}
 	free_blob(&m);
 }
@@ -456,15 +571,18 @@ static void test_pgp__rejects_unknown_key(void)
 
 	if (!have_fx())
 		return;
-	snprintf(want, sizeof(want), "signed by unknown key 0x%.16s", fx.fpr_rsa2048 + 24);
-	check_fail(&fx.kr_ed, fx.m_rsa2048_zip512.p, fx.m_rsa2048_zip512.n, 0, AL_EVERIFY, want);
+	snprintf(want, sizeof(want), "signed by unknown key 0x%.16s",
+	         fx.fpr_rsa2048 + 24);
+	check_fail(&fx.kr_ed, fx.m_rsa2048_zip512.p, fx.m_rsa2048_zip512.n, 0,
+	           AL_EVERIFY, want);
 }
 
 static void test_pgp__rejects_sha1(void)
 {
 	if (!have_fx())
 		return;
-	check_fail(&fx.kr_rsa2048, fx.m_sha1.p, fx.m_sha1.n, 0, AL_EVERIFY, "hash algorithm SHA-1 is not accepted");
+	check_fail(&fx.kr_rsa2048, fx.m_sha1.p, fx.m_sha1.n, 0, AL_EVERIFY,
+	           "hash algorithm SHA-1 is not accepted");
 }
 
 static void test_pgp__rejects_expired_key(void)
@@ -474,18 +592,22 @@ static void test_pgp__rejects_expired_key(void)
 	if (!have_fx())
 		return;
 	check_ok(&fx.kr_p256, &fx.m_p256_none, fx.t0 + 300 * 86400, NULL, 0);
-	snprintf(want, sizeof(want), "key 0x%.16s expired on ", fx.fpr_p256 + 24);
-	check_fail(&fx.kr_p256, fx.m_p256_none.p, fx.m_p256_none.n, fx.t0 + 2 * 366 * 86400, AL_EVERIFY, want);
+	snprintf(want, sizeof(want), "key 0x%.16s expired on ",
+	         fx.fpr_p256 + 24);
+	check_fail(&fx.kr_p256, fx.m_p256_none.p, fx.m_p256_none.n,
+	           fx.t0 + 2 * 366 * 86400, AL_EVERIFY, want);
 }
 
 static void test_pgp__key_expiry_from_most_recent_self_signature(void)
 {
 	if (!have_fx())
 		return;
-	/* the extended key (3 years from tomorrow) is valid where the old one expired */
-	check_ok(&fx.kr_p256_ext, &fx.m_p256_none, fx.t0 + 2 * 366 * 86400, fx.fpr_p256, 0);
-	check_fail(&fx.kr_p256_ext, fx.m_p256_none.p, fx.m_p256_none.n, fx.t0 + 5 * 366 * 86400, AL_EVERIFY,
-		   "expired on");
+	/* the extended key (3 years from tomorrow) is valid where the old one
+	 * expired */
+	check_ok(&fx.kr_p256_ext, &fx.m_p256_none, fx.t0 + 2 * 366 * 86400,
+	         fx.fpr_p256, 0);
+	check_fail(&fx.kr_p256_ext, fx.m_p256_none.p, fx.m_p256_none.n,
+	           fx.t0 + 5 * 366 * 86400, AL_EVERIFY, "expired on");
 }
 
 static void test_pgp__rejects_expired_signature(void)
@@ -493,7 +615,8 @@ static void test_pgp__rejects_expired_signature(void)
 	if (!have_fx())
 		return;
 	check_ok(&fx.kr_ed, &fx.m_sigexp, 0, fx.fpr_ed, 0);
-	check_fail(&fx.kr_ed, fx.m_sigexp.p, fx.m_sigexp.n, fx.t0 + 2 * 86400, AL_EVERIFY, "signature expired on ");
+	check_fail(&fx.kr_ed, fx.m_sigexp.p, fx.m_sigexp.n, fx.t0 + 2 * 86400,
+	           AL_EVERIFY, "signature expired on ");
 }
 
 static void test_pgp__rejects_revoked_key(void)
@@ -502,15 +625,18 @@ static void test_pgp__rejects_revoked_key(void)
 
 	if (!have_fx())
 		return;
-	snprintf(want, sizeof(want), "key 0x%.16s is revoked", fx.fpr_rsa2048 + 24);
-	check_fail(&fx.kr_rsa2048_revoked, fx.m_rsa2048_zip512.p, fx.m_rsa2048_zip512.n, 0, AL_EVERIFY, want);
+	snprintf(want, sizeof(want), "key 0x%.16s is revoked",
+	         fx.fpr_rsa2048 + 24);
+	check_fail(&fx.kr_rsa2048_revoked, fx.m_rsa2048_zip512.p,
+	           fx.m_rsa2048_zip512.n, 0, AL_EVERIFY, want);
 }
 
 static void test_pgp__rejects_two_signatures(void)
 {
 	if (!have_fx())
 		return;
-	check_fail(&fx.kr_all, fx.m_two.p, fx.m_two.n, 0, AL_EVERIFY, "message has 2 signature packets");
+	check_fail(&fx.kr_all, fx.m_two.p, fx.m_two.n, 0, AL_EVERIFY,
+	           "message has 2 signature packets");
 }
 
 static void test_pgp__rejects_trailing_garbage(void)
@@ -525,12 +651,14 @@ static void test_pgp__rejects_trailing_garbage(void)
 	for (i = 0; i < 3; i++) {
 		if (cat_blobs(&m, ms[i], &j) != 0)
 			continue;
-		check_fail(&fx.kr_all, m.p, m.n, 0, AL_EVERIFY, "trailing data after the message");
+		check_fail(&fx.kr_all, m.p, m.n, 0, AL_EVERIFY,
+		           "trailing data after the message");
 		free_blob(&m);
 		/* a second complete message is trailing data too */
 		if (cat_blobs(&m, ms[i], ms[i]) != 0)
 			continue;
-		check_fail(&fx.kr_all, m.p, m.n, 0, AL_EVERIFY, "trailing data after the message");
+		check_fail(&fx.kr_all, m.p, m.n, 0, AL_EVERIFY,
+		           "trailing data after the message");
 		free_blob(&m);
 	}
 }
@@ -544,16 +672,22 @@ static void test_pgp__rejects_truncated_messages(void)
 		return;
 	for (i = 0; i < 3; i++) {
 		const blob *m = ms[i];
-		size_t cuts[] = {1, 2, 3, 10, m->n / 4, m->n / 2, m->n - 40, m->n - 2, m->n - 1};
+		size_t cuts[] = {1,         2,        3,
+		                 10,        m->n / 4, m->n / 2,
+		                 m->n - 40, m->n - 2, m->n - 1};
 		for (j = 0; j < sizeof(cuts) / sizeof(cuts[0]); j++)
-			check_fail(&fx.kr_all, m->p, cuts[j], 0, AL_EPARSE, NULL);
+			check_fail(&fx.kr_all, m->p, cuts[j], 0, AL_EPARSE,
+			           NULL);
 	}
-	/* cut at every byte of the uncompressed message: never accepted, never a crash */
+	/* cut at every byte of the uncompressed message: never accepted, never
+	 * a crash */
 	for (j = 1; j < fx.m_p256_none.n; j++) {
-		int rc = verify_with(&fx.kr_p256, fx.m_p256_none.p, j, 0, NULL, NULL);
+		int rc = verify_with(&fx.kr_p256, fx.m_p256_none.p, j, 0, NULL,
+		                     NULL);
 		CU_ASSERT(rc == AL_EPARSE);
 		if (rc != AL_EPARSE)
-			fprintf(stderr, "cut at %zu: %d %s\n", j, rc, al_error_message());
+			fprintf(stderr, "cut at %zu: %d %s\n", j, rc,
+			        al_error_message());
 	}
 	check_fail(&fx.kr_all, fx.m_p256_none.p, 0, 0, AL_EPARSE, NULL);
 }
@@ -562,7 +696,8 @@ static void test_pgp__truncated_packet_names_offset(void)
 {
 	if (!have_fx())
 		return;
-	check_fail(&fx.kr_p256, fx.m_p256_none.p, fx.m_p256_none.n - 1, 0, AL_EPARSE, "truncated packet at offset ");
+	check_fail(&fx.kr_p256, fx.m_p256_none.p, fx.m_p256_none.n - 1, 0,
+	           AL_EPARSE, "truncated packet at offset ");
 }
 
 static void test_pgp__armored_keyring_bad_crc_refused(void)
@@ -574,7 +709,8 @@ static void test_pgp__armored_keyring_bad_crc_refused(void)
 
 	if (!have_fx())
 		return;
-	if (cat_blobs(&b, &fx.kr_armored, &(blob){(uint8_t *)(uintptr_t)"", 0}) != 0)
+	if (cat_blobs(&b, &fx.kr_armored,
+	              &(blob){(uint8_t *)(uintptr_t) "", 0}) != 0)
 		return;
 	b.p[b.n] = 0;
 	for (p = (char *)b.p; (p = strstr(p, "\n=")) != NULL; p++) {
@@ -600,8 +736,11 @@ static void test_pgp__keyring_rejects_garbage(void)
 	al_pgp_keyring *kr = NULL;
 	static const uint8_t bin[] = {0x99, 0x01};
 
-	CU_ASSERT_EQUAL(al_pgp_keyring_load(&kr, (const uint8_t *)"hello world\n", 12, "x"), AL_EPARSE);
-	CU_ASSERT_EQUAL(al_pgp_keyring_load(&kr, bin, sizeof(bin), "x"), AL_EPARSE);
+	CU_ASSERT_EQUAL(
+	    al_pgp_keyring_load(&kr, (const uint8_t *)"hello world\n", 12, "x"),
+	    AL_EPARSE);
+	CU_ASSERT_EQUAL(al_pgp_keyring_load(&kr, bin, sizeof(bin), "x"),
+	                AL_EPARSE);
 	CU_ASSERT(msg_contains("truncated packet at offset 0"));
 	CU_ASSERT_PTR_NULL(kr);
 }
@@ -609,13 +748,17 @@ static void test_pgp__keyring_rejects_garbage(void)
 static void test_pgp__keyring_of_unsupported_keys_refused(void)
 {
 	al_pgp_keyring *kr = NULL;
-	/* a v5 key, then a v4 DSA key (algorithm 17): nothing we can verify with */
-	static const uint8_t v5[] = {0xC6, 0x0A, 5, 0x60, 0, 0, 0, 22, 0, 0, 0, 0};
+	/* a v5 key, then a v4 DSA key (algorithm 17): nothing we can verify
+	 * with */
+	static const uint8_t v5[] = {0xC6, 0x0A, 5, 0x60, 0, 0,
+	                             0,    22,   0, 0,    0, 0};
 	static const uint8_t dsa[] = {0xC6, 0x08, 4, 0x60, 0, 0, 0, 17, 0, 1};
 
-	CU_ASSERT_EQUAL(al_pgp_keyring_load(&kr, v5, sizeof(v5), "v5.gpg"), AL_EUNSUPPORTED);
+	CU_ASSERT_EQUAL(al_pgp_keyring_load(&kr, v5, sizeof(v5), "v5.gpg"),
+	                AL_EUNSUPPORTED);
 	CU_ASSERT(msg_contains("no supported public key"));
-	CU_ASSERT_EQUAL(al_pgp_keyring_load(&kr, dsa, sizeof(dsa), "dsa.gpg"), AL_EUNSUPPORTED);
+	CU_ASSERT_EQUAL(al_pgp_keyring_load(&kr, dsa, sizeof(dsa), "dsa.gpg"),
+	                AL_EUNSUPPORTED);
 	CU_ASSERT_PTR_NULL(kr);
 }
 
@@ -623,8 +766,9 @@ static void test_pgp__keyring_of_unsupported_keys_refused(void)
 
 static int put_new_pkt(al_buf *b, int tag, const uint8_t *body, size_t len)
 {
-	uint8_t h[6] = {(uint8_t)(0xC0 | tag), 0xFF, (uint8_t)(len >> 24), (uint8_t)(len >> 16), (uint8_t)(len >> 8),
-			(uint8_t)len};
+	uint8_t h[6] = {(uint8_t)(0xC0 | tag), 0xFF,
+	                (uint8_t)(len >> 24),  (uint8_t)(len >> 16),
+	                (uint8_t)(len >> 8),   (uint8_t)len};
 
 	if (al_buf_append(b, h, 6) < 0 || al_buf_append(b, body, len) < 0)
 		return -1;
@@ -646,17 +790,20 @@ static int put_mpi(al_buf *b, const uint8_t *p, size_t n)
 		bits--;
 	h[0] = (uint8_t)(bits >> 8);
 	h[1] = (uint8_t)bits;
-	return al_buf_append(b, h, 2) < 0 || al_buf_append(b, p, n) < 0 ? -1 : 0;
+	return al_buf_append(b, h, 2) < 0 || al_buf_append(b, p, n) < 0 ? -1
+	                                                                : 0;
 }
 
 static int put_be32(al_buf *b, uint32_t v)
 {
-	uint8_t x[4] = {(uint8_t)(v >> 24), (uint8_t)(v >> 16), (uint8_t)(v >> 8), (uint8_t)v};
+	uint8_t x[4] = {(uint8_t)(v >> 24), (uint8_t)(v >> 16),
+	                (uint8_t)(v >> 8), (uint8_t)v};
 
 	return al_buf_append(b, x, 4);
 }
 
-/* A crafted key (RSA 2048 or Ed25519 as RFC 9580 algorithm 27) and what the tests need of it. */
+/* A crafted key (RSA 2048 or Ed25519 as RFC 9580 algorithm 27) and what the
+ * tests need of it. */
 typedef struct crafted {
 	int algo;
 	EVP_PKEY *pkey;
@@ -666,19 +813,23 @@ typedef struct crafted {
 	uint32_t created;
 } crafted;
 
-static int rsa_sign(EVP_PKEY *pkey, const uint8_t *hash, size_t hlen, uint8_t *sig, size_t *siglen)
+static int rsa_sign(EVP_PKEY *pkey, const uint8_t *hash, size_t hlen,
+                    uint8_t *sig, size_t *siglen)
 {
 	EVP_PKEY_CTX *ctx = EVP_PKEY_CTX_new_from_pkey(NULL, pkey, NULL);
-	int ok = ctx != NULL && EVP_PKEY_sign_init(ctx) > 0 && EVP_PKEY_CTX_set_rsa_padding(ctx, RSA_PKCS1_PADDING) > 0 &&
-		 EVP_PKEY_CTX_set_signature_md(ctx, EVP_sha256()) > 0 &&
-		 EVP_PKEY_sign(ctx, sig, siglen, hash, hlen) > 0;
+	int ok = ctx != NULL && EVP_PKEY_sign_init(ctx) > 0 &&
+	         EVP_PKEY_CTX_set_rsa_padding(ctx, RSA_PKCS1_PADDING) > 0 &&
+	         EVP_PKEY_CTX_set_signature_md(ctx, EVP_sha256()) > 0 &&
+	         EVP_PKEY_sign(ctx, sig, siglen, hash, hlen) > 0;
 
 	EVP_PKEY_CTX_free(ctx);
 	return ok ? 0 : -1;
 }
 
-/* Append the signature material over a SHA-256 hash: an MPI for RSA, 64 raw bytes for Ed25519. */
-static int put_sig_material(al_buf *b, const crafted *c, const uint8_t hash[32], size_t *mpilen)
+/* Append the signature material over a SHA-256 hash: an MPI for RSA, 64 raw
+ * bytes for Ed25519. */
+static int put_sig_material(al_buf *b, const crafted *c, const uint8_t hash[32],
+                            size_t *mpilen)
 {
 	uint8_t s[512];
 	size_t slen = sizeof(s), i;
@@ -694,17 +845,43 @@ static int put_sig_material(al_buf *b, const crafted *c, const uint8_t hash[32],
 			*mpilen = slen - i;
 		return put_mpi(b, s, slen);
 	}
+	if (c->algo == 19) {
+		EVP_PKEY_CTX *ctx =
+		    EVP_PKEY_CTX_new_from_pkey(NULL, c->pkey, NULL);
+		const BIGNUM *r = NULL, *sv = NULL;
+		const uint8_t *q = s;
+		ECDSA_SIG *es = NULL;
+		uint8_t rb[80], sb[80];
+		int rl, sl;
+
+		ok = ctx != NULL && EVP_PKEY_sign_init(ctx) > 0 &&
+		     EVP_PKEY_sign(ctx, s, &slen, hash, 32) > 0 &&
+		     (es = d2i_ECDSA_SIG(NULL, &q, (long)slen)) != NULL;
+		EVP_PKEY_CTX_free(ctx);
+		if (ok) {
+			ECDSA_SIG_get0(es, &r, &sv);
+			rl = BN_bn2bin(r, rb);
+			sl = BN_bn2bin(sv, sb);
+			ok = put_mpi(b, rb, (size_t)rl) == 0 &&
+			     put_mpi(b, sb, (size_t)sl) == 0;
+		}
+		ECDSA_SIG_free(es);
+		return ok ? 0 : -1;
+	}
 	md = EVP_MD_CTX_new();
-	ok = md != NULL && EVP_DigestSignInit(md, NULL, NULL, NULL, c->pkey) == 1 &&
+	ok = md != NULL &&
+	     EVP_DigestSignInit(md, NULL, NULL, NULL, c->pkey) == 1 &&
 	     EVP_DigestSign(md, s, &slen, hash, 32) == 1 && slen == 64;
 	EVP_MD_CTX_free(md);
 	return ok ? al_buf_append(b, s, 64) : -1;
 }
 
-/* A key with a user ID and a v4 positive self-signature (SHA-256, flags certify+sign). */
+/* A key with a user ID and a v4 positive self-signature (SHA-256, flags
+ * certify+sign). */
 static int craft_key(crafted *c, int algo)
 {
-	al_buf body = AL_BUF_INIT(4096), uid = AL_BUF_INIT(256), hashed = AL_BUF_INIT(256), sig = AL_BUF_INIT(4096);
+	al_buf body = AL_BUF_INIT(4096), uid = AL_BUF_INIT(256),
+	       hashed = AL_BUF_INIT(256), sig = AL_BUF_INIT(4096);
 	BIGNUM *n = NULL, *e = NULL;
 	uint8_t nb[512], eb[16], hash[32], hdr[5];
 	size_t nl, el;
@@ -721,38 +898,60 @@ static int craft_key(crafted *c, int algo)
 		goto out;
 	if (algo == 1) {
 		c->pkey = EVP_RSA_gen(2048);
-		if (c->pkey == NULL || !EVP_PKEY_get_bn_param(c->pkey, OSSL_PKEY_PARAM_RSA_N, &n) ||
+		if (c->pkey == NULL ||
+		    !EVP_PKEY_get_bn_param(c->pkey, OSSL_PKEY_PARAM_RSA_N,
+		                           &n) ||
 		    !EVP_PKEY_get_bn_param(c->pkey, OSSL_PKEY_PARAM_RSA_E, &e))
 			goto out;
 		nl = (size_t)BN_bn2bin(n, nb);
 		el = (size_t)BN_bn2bin(e, eb);
-		if (al_buf_append(&body, "\x01", 1) || put_mpi(&body, nb, nl) || put_mpi(&body, eb, el))
+		if (al_buf_append(&body, "\x01", 1) || put_mpi(&body, nb, nl) ||
+		    put_mpi(&body, eb, el))
+			goto out;
+	} else if (algo == 19) {
+		static const uint8_t oid[] = {5, 0x2B, 0x81, 0x04, 0x00, 0x23};
+		c->pkey = EVP_PKEY_Q_keygen(NULL, NULL, "EC", "P-521");
+		if (c->pkey == NULL ||
+		    !EVP_PKEY_get_octet_string_param(c->pkey,
+		                                     OSSL_PKEY_PARAM_PUB_KEY,
+		                                     nb, sizeof(nb), &nl) ||
+		    al_buf_append(&body, "\x13", 1) ||
+		    al_buf_append(&body, oid, sizeof(oid)) ||
+		    put_mpi(&body, nb, nl))
 			goto out;
 	} else {
 		nl = 32;
 		c->pkey = EVP_PKEY_Q_keygen(NULL, NULL, "ED25519");
-		if (c->pkey == NULL || EVP_PKEY_get_raw_public_key(c->pkey, nb, &nl) != 1 || nl != 32 ||
-		    al_buf_append(&body, "\x1b", 1) || al_buf_append(&body, nb, 32))
+		if (c->pkey == NULL ||
+		    EVP_PKEY_get_raw_public_key(c->pkey, nb, &nl) != 1 ||
+		    nl != 32 || al_buf_append(&body, "\x1b", 1) ||
+		    al_buf_append(&body, nb, 32))
 			goto out;
 	}
 	hdr[0] = 0x99;
 	hdr[1] = (uint8_t)(body.len >> 8);
 	hdr[2] = (uint8_t)body.len;
 	md = EVP_MD_CTX_new();
-	if (md == NULL || !EVP_DigestInit_ex(md, EVP_sha1(), NULL) || !EVP_DigestUpdate(md, hdr, 3) ||
-	    !EVP_DigestUpdate(md, body.ptr, body.len) || !EVP_DigestFinal_ex(md, c->fpr, &fl))
+	if (md == NULL || !EVP_DigestInit_ex(md, EVP_sha1(), NULL) ||
+	    !EVP_DigestUpdate(md, hdr, 3) ||
+	    !EVP_DigestUpdate(md, body.ptr, body.len) ||
+	    !EVP_DigestFinal_ex(md, c->fpr, &fl))
 		goto out;
 	memcpy(c->keyid, c->fpr + 12, 8);
 	if (al_buf_puts(&uid, uidtxt))
 		goto out;
-	/* hashed part: v4, 0x13, algo, SHA256, subpackets: creation time, key flags (certify+sign) */
+	/* hashed part: v4, 0x13, algo, SHA256, subpackets: creation time, key
+	 * flags (certify+sign) */
 	hdr[0] = (uint8_t)algo;
-	if (al_buf_append(&hashed, "\x04\x13", 2) || al_buf_append(&hashed, hdr, 1) ||
-	    al_buf_append(&hashed, "\x08\x00\x09\x05\x02", 5) || put_be32(&hashed, c->created) ||
+	if (al_buf_append(&hashed, "\x04\x13", 2) ||
+	    al_buf_append(&hashed, hdr, 1) ||
+	    al_buf_append(&hashed, "\x08\x00\x09\x05\x02", 5) ||
+	    put_be32(&hashed, c->created) ||
 	    al_buf_append(&hashed, "\x02\x1b\x03", 3))
 		goto out;
 	hdr[0] = 0x99;
-	if (!EVP_DigestInit_ex(md, EVP_sha256(), NULL) || !EVP_DigestUpdate(md, hdr, 3) ||
+	if (!EVP_DigestInit_ex(md, EVP_sha256(), NULL) ||
+	    !EVP_DigestUpdate(md, hdr, 3) ||
 	    !EVP_DigestUpdate(md, body.ptr, body.len))
 		goto out;
 	hdr[0] = 0xB4;
@@ -760,17 +959,22 @@ static int craft_key(crafted *c, int algo)
 	hdr[2] = 0;
 	hdr[3] = 0;
 	hdr[4] = (uint8_t)uid.len;
-	if (!EVP_DigestUpdate(md, hdr, 5) || !EVP_DigestUpdate(md, uid.ptr, uid.len) ||
-	    !EVP_DigestUpdate(md, hashed.ptr, hashed.len) || !EVP_DigestUpdate(md, "\x04\xff\x00\x00\x00", 5))
+	if (!EVP_DigestUpdate(md, hdr, 5) ||
+	    !EVP_DigestUpdate(md, uid.ptr, uid.len) ||
+	    !EVP_DigestUpdate(md, hashed.ptr, hashed.len) ||
+	    !EVP_DigestUpdate(md, "\x04\xff\x00\x00\x00", 5))
 		goto out;
 	hdr[0] = (uint8_t)hashed.len;
 	if (!EVP_DigestUpdate(md, hdr, 1) || !EVP_DigestFinal_ex(md, hash, &hl))
 		goto out;
 	/* unhashed: issuer key ID */
-	if (al_buf_append(&sig, hashed.ptr, hashed.len) || al_buf_append(&sig, "\x00\x0a\x09\x10", 4) ||
-	    al_buf_append(&sig, c->keyid, 8) || al_buf_append(&sig, hash, 2) || put_sig_material(&sig, c, hash, NULL))
+	if (al_buf_append(&sig, hashed.ptr, hashed.len) ||
+	    al_buf_append(&sig, "\x00\x0a\x09\x10", 4) ||
+	    al_buf_append(&sig, c->keyid, 8) || al_buf_append(&sig, hash, 2) ||
+	    put_sig_material(&sig, c, hash, NULL))
 		goto out;
-	if (put_new_pkt(&c->keyring, 6, body.ptr, body.len) || put_new_pkt(&c->keyring, 13, uid.ptr, uid.len) ||
+	if (put_new_pkt(&c->keyring, 6, body.ptr, body.len) ||
+	    put_new_pkt(&c->keyring, 13, uid.ptr, uid.len) ||
 	    put_new_pkt(&c->keyring, 2, sig.ptr, sig.len))
 		goto out;
 	rc = 0;
@@ -791,11 +995,14 @@ out:
  * packet (the material is always over SHA-256: tests of refused hashes
  * never get to it).
  */
-static int craft_v4_message(al_buf *out, const crafted *c, const uint8_t *data, size_t n, const uint8_t *extra,
-			    size_t extra_len, int hash_id)
+static int craft_v4_message(al_buf *out, const crafted *c, const uint8_t *data,
+                            size_t n, const uint8_t *extra, size_t extra_len,
+                            int hash_id)
 {
-	al_buf lit = AL_BUF_INIT(1 << 20), sig = AL_BUF_INIT(4096), hashed = AL_BUF_INIT(1024);
-	uint8_t hash[32], ops[13] = {3, 0, 8, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1}, h[6];
+	al_buf lit = AL_BUF_INIT(1 << 20), sig = AL_BUF_INIT(4096),
+	       hashed = AL_BUF_INIT(1024);
+	uint8_t hash[32], ops[13] = {3, 0, 8, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1},
+	                  h[6];
 	unsigned int hl = 0;
 	size_t sublen = 6 + 23 + extra_len;
 	EVP_MD_CTX *md = EVP_MD_CTX_new();
@@ -810,9 +1017,12 @@ static int craft_v4_message(al_buf *out, const crafted *c, const uint8_t *data, 
 	h[3] = (uint8_t)hash_id;
 	h[4] = (uint8_t)(sublen >> 8);
 	h[5] = (uint8_t)sublen;
-	if (al_buf_append(&hashed, h, 6) || al_buf_append(&hashed, "\x05\x02", 2) ||
-	    put_be32(&hashed, (uint32_t)time(NULL) - 60) || al_buf_append(&hashed, "\x16\x21\x04", 3) ||
-	    al_buf_append(&hashed, c->fpr, 20) || (extra_len > 0 && al_buf_append(&hashed, extra, extra_len)))
+	if (al_buf_append(&hashed, h, 6) ||
+	    al_buf_append(&hashed, "\x05\x02", 2) ||
+	    put_be32(&hashed, (uint32_t)time(NULL) - 60) ||
+	    al_buf_append(&hashed, "\x16\x21\x04", 3) ||
+	    al_buf_append(&hashed, c->fpr, 20) ||
+	    (extra_len > 0 && al_buf_append(&hashed, extra, extra_len)))
 		goto out;
 	h[0] = 4;
 	h[1] = 0xff;
@@ -820,16 +1030,22 @@ static int craft_v4_message(al_buf *out, const crafted *c, const uint8_t *data, 
 	h[3] = 0;
 	h[4] = (uint8_t)(hashed.len >> 8);
 	h[5] = (uint8_t)hashed.len;
-	if (md == NULL || !EVP_DigestInit_ex(md, EVP_sha256(), NULL) || !EVP_DigestUpdate(md, data, n) ||
-	    !EVP_DigestUpdate(md, hashed.ptr, hashed.len) || !EVP_DigestUpdate(md, h, 6) ||
-	    !EVP_DigestFinal_ex(md, hash, &hl))
+	if (md == NULL || !EVP_DigestInit_ex(md, EVP_sha256(), NULL) ||
+	    !EVP_DigestUpdate(md, data, n) ||
+	    !EVP_DigestUpdate(md, hashed.ptr, hashed.len) ||
+	    !EVP_DigestUpdate(md, h, 6) || !EVP_DigestFinal_ex(md, hash, &hl))
 		goto out;
-	if (al_buf_append(&lit, "b\x00\x00\x00\x00\x00", 6) || al_buf_append(&lit, data, n))
+	if (al_buf_append(&lit, "b\x00\x00\x00\x00\x00", 6) ||
+	    al_buf_append(&lit, data, n))
 		goto out;
-	if (al_buf_append(&sig, hashed.ptr, hashed.len) || al_buf_append(&sig, "\x00\x0a\x09\x10", 4) ||
-	    al_buf_append(&sig, c->keyid, 8) || al_buf_append(&sig, hash, 2) || put_sig_material(&sig, c, hash, NULL))
+	if (al_buf_append(&sig, hashed.ptr, hashed.len) ||
+	    al_buf_append(&sig, "\x00\x0a\x09\x10", 4) ||
+	    al_buf_append(&sig, c->keyid, 8) || al_buf_append(&sig, hash, 2) ||
+	    put_sig_material(&sig, c, hash, NULL))
 		goto out;
-	if (put_new_pkt(out, 4, ops, 13) || put_new_pkt(out, 11, lit.ptr, lit.len) || put_new_pkt(out, 2, sig.ptr, sig.len))
+	if (put_new_pkt(out, 4, ops, 13) ||
+	    put_new_pkt(out, 11, lit.ptr, lit.len) ||
+	    put_new_pkt(out, 2, sig.ptr, sig.len))
 		goto out;
 	rc = 0;
 out:
@@ -850,10 +1066,12 @@ static void crafted_free(crafted *c)
  * One-pass signature + literal + V3 signature over data (Red Hat's layout),
  * appended to out. *mpilen receives the signature MPI's byte length.
  */
-static int craft_v3_message(al_buf *out, const crafted *c, const uint8_t *data, size_t n, size_t *mpilen)
+static int craft_v3_message(al_buf *out, const crafted *c, const uint8_t *data,
+                            size_t n, size_t *mpilen)
 {
 	al_buf lit = AL_BUF_INIT(1 << 20), sig = AL_BUF_INIT(4096);
-	uint8_t hash[32], ops[13] = {3, 0, 8, 1, 0, 0, 0, 0, 0, 0, 0, 0, 1}, tail[5];
+	uint8_t hash[32], ops[13] = {3, 0, 8, 1, 0, 0, 0, 0, 0, 0, 0, 0, 1},
+	                  tail[5];
 	unsigned int hl = 0;
 	EVP_MD_CTX *md = EVP_MD_CTX_new();
 	int rc = -1;
@@ -864,17 +1082,23 @@ static int craft_v3_message(al_buf *out, const crafted *c, const uint8_t *data, 
 	tail[3] = (uint8_t)(c->created >> 8);
 	tail[4] = (uint8_t)c->created;
 	/* V3: hash(data || sigtype || creation time) */
-	if (md == NULL || !EVP_DigestInit_ex(md, EVP_sha256(), NULL) || !EVP_DigestUpdate(md, data, n) ||
-	    !EVP_DigestUpdate(md, tail, 5) || !EVP_DigestFinal_ex(md, hash, &hl))
+	if (md == NULL || !EVP_DigestInit_ex(md, EVP_sha256(), NULL) ||
+	    !EVP_DigestUpdate(md, data, n) || !EVP_DigestUpdate(md, tail, 5) ||
+	    !EVP_DigestFinal_ex(md, hash, &hl))
 		goto out;
 	memcpy(ops + 4, c->keyid, 8);
-	if (al_buf_append(&lit, "b\x00\x00\x00\x00\x00", 6) || al_buf_append(&lit, data, n))
+	if (al_buf_append(&lit, "b\x00\x00\x00\x00\x00", 6) ||
+	    al_buf_append(&lit, data, n))
 		goto out;
-	if (al_buf_append(&sig, "\x03\x05", 2) || al_buf_append(&sig, tail, 5) || al_buf_append(&sig, c->keyid, 8) ||
-	    al_buf_append(&sig, "\x01\x08", 2) || al_buf_append(&sig, hash, 2) ||
+	if (al_buf_append(&sig, "\x03\x05", 2) ||
+	    al_buf_append(&sig, tail, 5) || al_buf_append(&sig, c->keyid, 8) ||
+	    al_buf_append(&sig, "\x01\x08", 2) ||
+	    al_buf_append(&sig, hash, 2) ||
 	    put_sig_material(&sig, c, hash, mpilen))
 		goto out;
-	if (put_new_pkt(out, 4, ops, 13) || put_new_pkt(out, 11, lit.ptr, lit.len) || put_new_pkt(out, 2, sig.ptr, sig.len))
+	if (put_new_pkt(out, 4, ops, 13) ||
+	    put_new_pkt(out, 11, lit.ptr, lit.len) ||
+	    put_new_pkt(out, 2, sig.ptr, sig.len))
 		goto out;
 	rc = 0;
 out:
@@ -884,7 +1108,8 @@ out:
 	return rc;
 }
 
-static int verify_raw_kr(const al_buf *krb, const uint8_t *m, size_t n, al_buf *lit, al_pgp_result *res)
+static int verify_raw_kr(const al_buf *krb, const uint8_t *m, size_t n,
+                         al_buf *lit, al_pgp_result *res)
 {
 	blob b = {krb->ptr, krb->len};
 
@@ -909,7 +1134,8 @@ static void test_pgp__accepts_v3_signature_with_short_mpi(void)
 	for (i = 0; i < 4096 && mpilen == 256; i++) {
 		k = snprintf(data, sizeof(data), "{\"payload\":%d}", i);
 		al_buf_reset(&msg);
-		if (k < 0 || craft_v3_message(&msg, &c, (const uint8_t *)data, (size_t)k, &mpilen) != 0)
+		if (k < 0 || craft_v3_message(&msg, &c, (const uint8_t *)data,
+		                              (size_t)k, &mpilen) != 0)
 			break;
 	}
 	CU_ASSERT(mpilen < 256);
@@ -920,14 +1146,17 @@ static void test_pgp__accepts_v3_signature_with_short_mpi(void)
 	CU_ASSERT_EQUAL(rc, 0);
 	CU_ASSERT_EQUAL(res.sig_version, 3);
 	CU_ASSERT_EQUAL(res.created, c.created);
-	CU_ASSERT(lit.len == strlen(data) && memcmp(lit.ptr, data, lit.len) == 0);
+	CU_ASSERT(lit.len == strlen(data) &&
+	          memcmp(lit.ptr, data, lit.len) == 0);
 	/* tampered */
 	if (msg.len > 40) {
 		uint8_t *hit = find_bytes(msg.ptr, msg.len, "payload", 7);
 		if (hit != NULL) {
 			hit[0] = 'P';
 			al_buf_reset(&lit);
-			CU_ASSERT_EQUAL(verify_raw_kr(&c.keyring, msg.ptr, msg.len, &lit, NULL), AL_EVERIFY);
+			CU_ASSERT_EQUAL(verify_raw_kr(&c.keyring, msg.ptr,
+			                              msg.len, &lit, NULL),
+			                AL_EVERIFY);
 			CU_ASSERT(msg_contains("bad signature by key 0x"));
 			CU_ASSERT_EQUAL(lit.len, 0);
 		}
@@ -937,8 +1166,10 @@ static void test_pgp__accepts_v3_signature_with_short_mpi(void)
 	crafted_free(&c);
 }
 
-/* Wrap inner in a compressed data packet of algorithm algo (0 none, 1 ZIP, 2 ZLIB). */
-static int wrap_compressed(al_buf *out, const uint8_t *inner, size_t n, int algo)
+/* Wrap inner in a compressed data packet of algorithm algo (0 none, 1 ZIP, 2
+ * ZLIB). */
+static int wrap_compressed(al_buf *out, const uint8_t *inner, size_t n,
+                           int algo)
 {
 	al_buf body = AL_BUF_INIT(64 << 20);
 	uint8_t a = (uint8_t)algo;
@@ -955,7 +1186,9 @@ static int wrap_compressed(al_buf *out, const uint8_t *inner, size_t n, int algo
 	} else {
 		memset(&zs, 0, sizeof(zs));
 		z = malloc(cap);
-		if (z == NULL || deflateInit2(&zs, 9, Z_DEFLATED, algo == 1 ? -15 : 15, 8, Z_DEFAULT_STRATEGY) != Z_OK)
+		if (z == NULL ||
+		    deflateInit2(&zs, 9, Z_DEFLATED, algo == 1 ? -15 : 15, 8,
+		                 Z_DEFAULT_STRATEGY) != Z_OK)
 			goto out;
 		zs.next_in = (Bytef *)(uintptr_t)inner;
 		zs.avail_in = (uInt)n;
@@ -979,42 +1212,54 @@ out:
 static void test_pgp__compression_nesting_bombs_and_bzip2(void)
 {
 	crafted c;
-	al_buf inner = AL_BUF_INIT(1 << 20), l1 = AL_BUF_INIT(1 << 20), l2 = AL_BUF_INIT(1 << 20),
-	       l3 = AL_BUF_INIT(1 << 20), bomb = AL_BUF_INIT(1 << 20), lit = AL_BUF_INIT(1 << 20);
+	al_buf inner = AL_BUF_INIT(1 << 20), l1 = AL_BUF_INIT(1 << 20),
+	       l2 = AL_BUF_INIT(1 << 20), l3 = AL_BUF_INIT(1 << 20),
+	       bomb = AL_BUF_INIT(1 << 20), lit = AL_BUF_INIT(1 << 20);
 	static const char data[] = "{\"nested\":true}";
 	uint8_t *zeros = NULL;
 	size_t mpilen;
 	static const uint8_t bz[] = {0xC8, 0x05, 0x03, 'B', 'Z', 'h', '9'};
 
-	if (craft_key(&c, 1) != 0 || craft_v3_message(&inner, &c, (const uint8_t *)data, strlen(data), &mpilen) != 0) {
+	if (craft_key(&c, 1) != 0 ||
+	    craft_v3_message(&inner, &c, (const uint8_t *)data, strlen(data),
+	                     &mpilen) != 0) {
 		CU_FAIL("cannot craft a message");
 		goto out;
 	}
 	/* ZIP inside ZLIB: two levels are fine */
 	CU_ASSERT_EQUAL(wrap_compressed(&l1, inner.ptr, inner.len, 1), 0);
 	CU_ASSERT_EQUAL(wrap_compressed(&l2, l1.ptr, l1.len, 2), 0);
-	CU_ASSERT_EQUAL(verify_raw_kr(&c.keyring, l1.ptr, l1.len, &lit, NULL), 0);
-	CU_ASSERT_EQUAL(verify_raw_kr(&c.keyring, l2.ptr, l2.len, &lit, NULL), 0);
+	CU_ASSERT_EQUAL(verify_raw_kr(&c.keyring, l1.ptr, l1.len, &lit, NULL),
+	                0);
+	CU_ASSERT_EQUAL(verify_raw_kr(&c.keyring, l2.ptr, l2.len, &lit, NULL),
+	                0);
 	CU_ASSERT_EQUAL(lit.len, 2 * strlen(data));
 	al_buf_reset(&lit);
 	/* three levels are refused */
 	CU_ASSERT_EQUAL(wrap_compressed(&l3, l2.ptr, l2.len, 0), 0);
-	CU_ASSERT_EQUAL(verify_raw_kr(&c.keyring, l3.ptr, l3.len, &lit, NULL), AL_ELIMIT);
+	CU_ASSERT_EQUAL(verify_raw_kr(&c.keyring, l3.ptr, l3.len, &lit, NULL),
+	                AL_ELIMIT);
 	CU_ASSERT(msg_contains("nested"));
-	/* 17 MiB of zeros deflates to a few KiB: refused before it is all in memory */
+	/* 17 MiB of zeros deflates to a few KiB: refused before it is all in
+	 * memory */
 	zeros = calloc(1, 17 << 20);
 	CU_ASSERT_PTR_NOT_NULL(zeros);
 	if (zeros != NULL) {
 		CU_ASSERT_EQUAL(wrap_compressed(&bomb, zeros, 17 << 20, 2), 0);
 		CU_ASSERT(bomb.len < 100000);
-		CU_ASSERT_EQUAL(verify_raw_kr(&c.keyring, bomb.ptr, bomb.len, &lit, NULL), AL_ELIMIT);
+		CU_ASSERT_EQUAL(
+		    verify_raw_kr(&c.keyring, bomb.ptr, bomb.len, &lit, NULL),
+		    AL_ELIMIT);
 	}
-	CU_ASSERT_EQUAL(verify_raw_kr(&c.keyring, bz, sizeof(bz), &lit, NULL), AL_EUNSUPPORTED);
+	CU_ASSERT_EQUAL(verify_raw_kr(&c.keyring, bz, sizeof(bz), &lit, NULL),
+	                AL_EUNSUPPORTED);
 	CU_ASSERT(msg_contains("BZIP2"));
 	/* a compressed stream cut short */
 	if (l2.len > 20) {
 		l2.ptr[5] = (uint8_t)(l2.len - 6 - 8);
-		CU_ASSERT_EQUAL(verify_raw_kr(&c.keyring, l2.ptr, l2.len - 8, &lit, NULL), AL_EPARSE);
+		CU_ASSERT_EQUAL(
+		    verify_raw_kr(&c.keyring, l2.ptr, l2.len - 8, &lit, NULL),
+		    AL_EPARSE);
 	}
 	CU_ASSERT_EQUAL(lit.len, 0);
 out:
@@ -1029,7 +1274,8 @@ out:
 }
 
 /* Parse one packet header of a definite length (test helper). */
-static int pkt_hdr(const uint8_t *p, size_t n, size_t off, int *tag, size_t *hlen, size_t *blen)
+static int pkt_hdr(const uint8_t *p, size_t n, size_t off, int *tag,
+                   size_t *hlen, size_t *blen)
 {
 	uint8_t b;
 
@@ -1044,11 +1290,13 @@ static int pkt_hdr(const uint8_t *p, size_t n, size_t off, int *tag, size_t *hle
 			*blen = p[off + 1];
 			*hlen = 2;
 		} else if (p[off + 1] < 224) {
-			*blen = ((size_t)(p[off + 1] - 192) << 8) + p[off + 2] + 192;
+			*blen = ((size_t)(p[off + 1] - 192) << 8) + p[off + 2] +
+			        192;
 			*hlen = 3;
 		} else if (p[off + 1] == 255) {
-			*blen = ((size_t)p[off + 2] << 24) | ((size_t)p[off + 3] << 16) | ((size_t)p[off + 4] << 8) |
-				p[off + 5];
+			*blen = ((size_t)p[off + 2] << 24) |
+			        ((size_t)p[off + 3] << 16) |
+			        ((size_t)p[off + 4] << 8) | p[off + 5];
 			*hlen = 6;
 		} else {
 			return -1;
@@ -1072,6 +1320,7 @@ static void test_pgp__accepts_partial_lengths_with_small_first_chunk(void)
 {
 	const blob *m = &fx.m_p256_none;
 	al_buf out = AL_BUF_INIT(1 << 20), lit = AL_BUF_INIT(1 << 20);
+	al_buf z = AL_BUF_INIT(1 << 20), zp = AL_BUF_INIT(1 << 20);
 	size_t off = 0, hlen, blen;
 	int tag, found = 0;
 
@@ -1083,12 +1332,14 @@ static void test_pgp__accepts_partial_lengths_with_small_first_chunk(void)
 			goto out;
 		}
 		if (tag == 11 && blen > 32 + 64) {
-			/* 32-byte and 64-byte partial chunks, then the rest with a definite length */
+			/* 32-byte and 64-byte partial chunks, then the rest
+			 * with a definite length */
 			const uint8_t *b = m->p + off + hlen;
 			uint8_t h[3] = {0xCB, 0xE5, 0};
 			size_t rest = blen - 96;
-			uint8_t r[5] = {0xFF, (uint8_t)(rest >> 24), (uint8_t)(rest >> 16), (uint8_t)(rest >> 8),
-					(uint8_t)rest};
+			uint8_t r[5] = {0xFF, (uint8_t)(rest >> 24),
+			                (uint8_t)(rest >> 16),
+			                (uint8_t)(rest >> 8), (uint8_t)rest};
 			al_buf_append(&out, h, 2);
 			al_buf_append(&out, b, 32);
 			h[0] = 0xE6;
@@ -1103,15 +1354,44 @@ static void test_pgp__accepts_partial_lengths_with_small_first_chunk(void)
 		off += hlen + blen;
 	}
 	CU_ASSERT(found);
-	CU_ASSERT_EQUAL(verify_with(&fx.kr_p256, out.ptr, out.len, 0, &lit, NULL), 0);
-	CU_ASSERT(lit.len == strlen(payload) && memcmp(lit.ptr, payload, lit.len) == 0);
+	CU_ASSERT_EQUAL(
+	    verify_with(&fx.kr_p256, out.ptr, out.len, 0, &lit, NULL), 0);
+	CU_ASSERT(lit.len == strlen(payload) &&
+	          memcmp(lit.ptr, payload, lit.len) == 0);
 	/* a partial body whose last chunk is missing */
 	al_buf_reset(&lit);
-	CU_ASSERT_EQUAL(verify_with(&fx.kr_p256, out.ptr, 60, 0, &lit, NULL), AL_EPARSE);
+	CU_ASSERT_EQUAL(verify_with(&fx.kr_p256, out.ptr, 60, 0, &lit, NULL),
+	                AL_EPARSE);
 	CU_ASSERT_EQUAL(lit.len, 0);
+	/* as Go writes it: a ZLIB compressed packet, itself in partial
+	 * chunks (16 bytes first), around the partial literal */
+	if (wrap_compressed(&z, out.ptr, out.len, 2) == 0 && z.len > 6 + 16) {
+		const uint8_t *zb = z.ptr + 6;
+		size_t rest = z.len - 6 - 16;
+		uint8_t h[6] = {0xC8,
+		                0xE4,
+		                0xFF,
+		                (uint8_t)(rest >> 24),
+		                (uint8_t)(rest >> 16),
+		                (uint8_t)(rest >> 8)};
+		uint8_t last = (uint8_t)rest;
+		al_buf_append(&zp, h, 2);
+		al_buf_append(&zp, zb, 16);
+		al_buf_append(&zp, h + 2, 4);
+		al_buf_append(&zp, &last, 1);
+		al_buf_append(&zp, zb + 16, rest);
+		CU_ASSERT_EQUAL(
+		    verify_with(&fx.kr_p256, zp.ptr, zp.len, 0, &lit, NULL), 0);
+		CU_ASSERT(lit.len == strlen(payload) &&
+		          memcmp(lit.ptr, payload, lit.len) == 0);
+	} else {
+		CU_FAIL("cannot compress");
+	}
 out:
 	al_buf_free(&out);
 	al_buf_free(&lit);
+	al_buf_free(&z);
+	al_buf_free(&zp);
 }
 
 static void test_pgp__literal_out_limit_leaves_buffer_unchanged(void)
@@ -1121,7 +1401,8 @@ static void test_pgp__literal_out_limit_leaves_buffer_unchanged(void)
 
 	if (!have_fx())
 		return;
-	rc = verify_with(&fx.kr_ed, fx.m_ed_zlib.p, fx.m_ed_zlib.n, 0, &small, NULL);
+	rc = verify_with(&fx.kr_ed, fx.m_ed_zlib.p, fx.m_ed_zlib.n, 0, &small,
+	                 NULL);
 	CU_ASSERT_EQUAL(rc, AL_ELIMIT);
 	CU_ASSERT_EQUAL(small.len, 0);
 	al_buf_free(&small);
@@ -1146,9 +1427,11 @@ static void test_pgp__accepts_text_signature(void)
 	rc = verify_with(&fx.kr_ed, fx.m_text.p, fx.m_text.n, 0, &lit, &res);
 	CU_ASSERT_EQUAL(rc, 0);
 	CU_ASSERT_EQUAL(res.sig_type, 1);
-	/* gpg stores text with CRLF line ends; the literal comes back as stored */
-	CU_ASSERT(lit.len == strlen(payload) + 1 && memcmp(lit.ptr, payload, strlen(payload) - 1) == 0 &&
-		  memcmp(lit.ptr + strlen(payload) - 1, "\r\n", 2) == 0);
+	/* gpg stores text with CRLF line ends; the literal comes back as stored
+	 */
+	CU_ASSERT(lit.len == strlen(payload) + 1 &&
+	          memcmp(lit.ptr, payload, strlen(payload) - 1) == 0 &&
+	          memcmp(lit.ptr + strlen(payload) - 1, "\r\n", 2) == 0);
 	al_buf_free(&lit);
 }
 
@@ -1172,7 +1455,8 @@ static void test_pgp__armored_message_bad_crc_refused(void)
 
 	if (!have_fx())
 		return;
-	if (cat_blobs(&m, &fx.m_p256_armor, &(blob){(uint8_t *)(uintptr_t)"", 0}) != 0)
+	if (cat_blobs(&m, &fx.m_p256_armor,
+	              &(blob){(uint8_t *)(uintptr_t) "", 0}) != 0)
 		return;
 	m.p[m.n] = 0;
 	for (p = (char *)m.p; (p = strstr(p, "\n=")) != NULL; p++) {
@@ -1195,7 +1479,8 @@ static int find_pkt(const blob *b, int want, int idx, size_t *body, size_t *len)
 	size_t off = 0, hlen, blen;
 	int tag;
 
-	while (off < b->n && pkt_hdr(b->p, b->n, off, &tag, &hlen, &blen) == 0) {
+	while (off < b->n &&
+	       pkt_hdr(b->p, b->n, off, &tag, &hlen, &blen) == 0) {
 		if (tag == want && idx-- == 0) {
 			*body = off + hlen;
 			*len = blen;
@@ -1206,13 +1491,15 @@ static int find_pkt(const blob *b, int want, int idx, size_t *body, size_t *len)
 	return -1;
 }
 
-/* kr_sub with one byte flipped at body offset (from the start, or from the end if negative) of the idx-th signature. */
+/* kr_sub with one byte flipped at body offset (from the start, or from the end
+ * if negative) of the idx-th signature. */
 static void check_sub_corrupted(int sig_idx, long where, const char *want)
 {
 	blob kr = {NULL, 0};
 	size_t body, len;
 
-	if (cat_blobs(&kr, &fx.kr_sub, &(blob){(uint8_t *)(uintptr_t)"", 0}) != 0)
+	if (cat_blobs(&kr, &fx.kr_sub, &(blob){(uint8_t *)(uintptr_t) "", 0}) !=
+	    0)
 		return;
 	CU_ASSERT_EQUAL(find_pkt(&kr, 2, sig_idx, &body, &len), 0);
 	if (find_pkt(&kr, 2, sig_idx, &body, &len) == 0) {
@@ -1232,16 +1519,25 @@ static void test_pgp__subkey_needs_valid_binding_and_back_signature(void)
 
 	if (!have_fx())
 		return;
-	/* signature 0: the user ID self-signature; 1: the signing subkey's binding */
-	snprintf(want, sizeof(want), "key 0x%.16s has no valid self-signature", fx.fpr_sub + 24);
+	/* signature 0: the user ID self-signature; 1: the signing subkey's
+	 * binding */
+	snprintf(want, sizeof(want), "key 0x%.16s has no valid self-signature",
+	         fx.fpr_sub + 24);
 	check_sub_corrupted(0, -1, want);
-	snprintf(want, sizeof(want), "subkey 0x%.16s has no valid binding signature", fx.fpr_subkey + 24);
+	snprintf(want, sizeof(want),
+	         "subkey 0x%.16s has no valid binding signature",
+	         fx.fpr_subkey + 24);
 	check_sub_corrupted(1, -1, want);
-	/* the back-signature is the last unhashed subpacket: flip its last byte */
+	/* the back-signature is the last unhashed subpacket: flip its last byte
+	 */
 	if (find_pkt(&fx.kr_sub, 2, 1, &body, &len) == 0) {
-		hl = ((size_t)fx.kr_sub.p[body + 4] << 8) | fx.kr_sub.p[body + 5];
-		ul = ((size_t)fx.kr_sub.p[body + 6 + hl] << 8) | fx.kr_sub.p[body + 7 + hl];
-		snprintf(want, sizeof(want), "signing subkey 0x%.16s has no valid back-signature", fx.fpr_subkey + 24);
+		hl = ((size_t)fx.kr_sub.p[body + 4] << 8) |
+		     fx.kr_sub.p[body + 5];
+		ul = ((size_t)fx.kr_sub.p[body + 6 + hl] << 8) |
+		     fx.kr_sub.p[body + 7 + hl];
+		snprintf(want, sizeof(want),
+		         "signing subkey 0x%.16s has no valid back-signature",
+		         fx.fpr_subkey + 24);
 		check_sub_corrupted(1, (long)(6 + hl + 2 + ul - 1), want);
 	}
 }
@@ -1256,7 +1552,8 @@ static void test_pgp__accepts_ed25519_rfc9580_algorithm(void)
 
 	memset(&res, 0, sizeof(res));
 	if (craft_key(&c, 27) != 0 ||
-	    craft_v4_message(&msg, &c, (const uint8_t *)data, strlen(data), NULL, 0, 8) != 0) {
+	    craft_v4_message(&msg, &c, (const uint8_t *)data, strlen(data),
+	                     NULL, 0, 8) != 0) {
 		CU_FAIL("cannot craft an Ed25519 message");
 		goto out;
 	}
@@ -1265,11 +1562,46 @@ static void test_pgp__accepts_ed25519_rfc9580_algorithm(void)
 		fprintf(stderr, "ed25519/27: %s\n", al_error_message());
 	CU_ASSERT_EQUAL(rc, 0);
 	CU_ASSERT_EQUAL(res.pubkey_algo, 27);
-	CU_ASSERT(lit.len == strlen(data) && memcmp(lit.ptr, data, lit.len) == 0);
+	CU_ASSERT(lit.len == strlen(data) &&
+	          memcmp(lit.ptr, data, lit.len) == 0);
 	msg.ptr[msg.len - 1] ^= 0x01;
 	al_buf_reset(&lit);
-	CU_ASSERT_EQUAL(verify_raw_kr(&c.keyring, msg.ptr, msg.len, &lit, NULL), AL_EVERIFY);
+	CU_ASSERT_EQUAL(verify_raw_kr(&c.keyring, msg.ptr, msg.len, &lit, NULL),
+	                AL_EVERIFY);
 	CU_ASSERT(msg_contains("bad signature"));
+	CU_ASSERT_EQUAL(lit.len, 0);
+out:
+	al_buf_free(&msg);
+	al_buf_free(&lit);
+	crafted_free(&c);
+}
+
+static void test_pgp__accepts_ecdsa_p521(void)
+{
+	crafted c;
+	al_buf msg = AL_BUF_INIT(1 << 20), lit = AL_BUF_INIT(1 << 20);
+	al_pgp_result res;
+	static const char data[] = "{\"p521\":true}";
+	int rc;
+
+	memset(&res, 0, sizeof(res));
+	if (craft_key(&c, 19) != 0 ||
+	    craft_v4_message(&msg, &c, (const uint8_t *)data, strlen(data),
+	                     NULL, 0, 8) != 0) {
+		CU_FAIL("cannot craft a P-521 message");
+		goto out;
+	}
+	rc = verify_raw_kr(&c.keyring, msg.ptr, msg.len, &lit, &res);
+	if (rc != 0)
+		fprintf(stderr, "p521: %s\n", al_error_message());
+	CU_ASSERT_EQUAL(rc, 0);
+	CU_ASSERT_EQUAL(res.pubkey_algo, 19);
+	CU_ASSERT(lit.len == strlen(data) &&
+	          memcmp(lit.ptr, data, lit.len) == 0);
+	msg.ptr[msg.len - 1] ^= 0x01;
+	al_buf_reset(&lit);
+	CU_ASSERT_EQUAL(verify_raw_kr(&c.keyring, msg.ptr, msg.len, &lit, NULL),
+	                AL_EVERIFY);
 	CU_ASSERT_EQUAL(lit.len, 0);
 out:
 	al_buf_free(&msg);
@@ -1282,8 +1614,10 @@ static void test_pgp__subpackets_and_refused_hashes(void)
 	crafted c;
 	al_buf msg = AL_BUF_INIT(1 << 20), lit = AL_BUF_INIT(1 << 20);
 	static const char data[] = "{\"subpackets\":1}";
-	/* a critical notation (20): unknown to us, so the signature is in error */
-	static const uint8_t crit_notation[] = {13, 0x80 | 20, 0x80, 0, 0, 0, 0, 1, 0, 1, 'a', '@', 'b', 'c'};
+	/* a critical notation (20): unknown to us, so the signature is in error
+	 */
+	static const uint8_t crit_notation[] = {
+	    13, 0x80 | 20, 0x80, 0, 0, 0, 0, 1, 0, 1, 'a', '@', 'b', 'c'};
 	/* critical but understood: signature expiration 0 (never) */
 	static const uint8_t crit_known[] = {5, 0x80 | 3, 0, 0, 0, 0};
 	/* non-critical unknown subpacket 100: ignored */
@@ -1295,31 +1629,50 @@ static void test_pgp__subpackets_and_refused_hashes(void)
 		CU_FAIL("cannot craft a key");
 		goto out;
 	}
-	CU_ASSERT_EQUAL(craft_v4_message(&msg, &c, (const uint8_t *)data, strlen(data), crit_notation,
-					 sizeof(crit_notation), 8), 0);
-	CU_ASSERT_EQUAL(verify_raw_kr(&c.keyring, msg.ptr, msg.len, &lit, NULL), AL_EUNSUPPORTED);
+	CU_ASSERT_EQUAL(craft_v4_message(&msg, &c, (const uint8_t *)data,
+	                                 strlen(data), crit_notation,
+	                                 sizeof(crit_notation), 8),
+	                0);
+	CU_ASSERT_EQUAL(verify_raw_kr(&c.keyring, msg.ptr, msg.len, &lit, NULL),
+	                AL_EUNSUPPORTED);
 	CU_ASSERT(msg_contains("critical subpacket 20"));
 	al_buf_reset(&msg);
-	CU_ASSERT_EQUAL(craft_v4_message(&msg, &c, (const uint8_t *)data, strlen(data), crit_known,
-					 sizeof(crit_known), 8), 0);
-	CU_ASSERT_EQUAL(verify_raw_kr(&c.keyring, msg.ptr, msg.len, &lit, NULL), 0);
+	CU_ASSERT_EQUAL(craft_v4_message(&msg, &c, (const uint8_t *)data,
+	                                 strlen(data), crit_known,
+	                                 sizeof(crit_known), 8),
+	                0);
+	CU_ASSERT_EQUAL(verify_raw_kr(&c.keyring, msg.ptr, msg.len, &lit, NULL),
+	                0);
 	al_buf_reset(&msg);
-	CU_ASSERT_EQUAL(craft_v4_message(&msg, &c, (const uint8_t *)data, strlen(data), unknown, sizeof(unknown), 8),
-			0);
-	CU_ASSERT_EQUAL(verify_raw_kr(&c.keyring, msg.ptr, msg.len, &lit, NULL), 0);
+	CU_ASSERT_EQUAL(craft_v4_message(&msg, &c, (const uint8_t *)data,
+	                                 strlen(data), unknown, sizeof(unknown),
+	                                 8),
+	                0);
+	CU_ASSERT_EQUAL(verify_raw_kr(&c.keyring, msg.ptr, msg.len, &lit, NULL),
+	                0);
 	CU_ASSERT_EQUAL(lit.len, 2 * strlen(data));
 	al_buf_reset(&lit);
 	al_buf_reset(&msg);
-	CU_ASSERT_EQUAL(craft_v4_message(&msg, &c, (const uint8_t *)data, strlen(data), sigexp, sizeof(sigexp), 8), 0);
-	CU_ASSERT_EQUAL(verify_raw_kr(&c.keyring, msg.ptr, msg.len, &lit, NULL), AL_EVERIFY);
+	CU_ASSERT_EQUAL(craft_v4_message(&msg, &c, (const uint8_t *)data,
+	                                 strlen(data), sigexp, sizeof(sigexp),
+	                                 8),
+	                0);
+	CU_ASSERT_EQUAL(verify_raw_kr(&c.keyring, msg.ptr, msg.len, &lit, NULL),
+	                AL_EVERIFY);
 	CU_ASSERT(msg_contains("signature expired on "));
 	al_buf_reset(&msg);
-	CU_ASSERT_EQUAL(craft_v4_message(&msg, &c, (const uint8_t *)data, strlen(data), NULL, 0, 1), 0);
-	CU_ASSERT_EQUAL(verify_raw_kr(&c.keyring, msg.ptr, msg.len, &lit, NULL), AL_EVERIFY);
+	CU_ASSERT_EQUAL(craft_v4_message(&msg, &c, (const uint8_t *)data,
+	                                 strlen(data), NULL, 0, 1),
+	                0);
+	CU_ASSERT_EQUAL(verify_raw_kr(&c.keyring, msg.ptr, msg.len, &lit, NULL),
+	                AL_EVERIFY);
 	CU_ASSERT(msg_contains("hash algorithm MD5 is not accepted"));
 	al_buf_reset(&msg);
-	CU_ASSERT_EQUAL(craft_v4_message(&msg, &c, (const uint8_t *)data, strlen(data), NULL, 0, 3), 0);
-	CU_ASSERT_EQUAL(verify_raw_kr(&c.keyring, msg.ptr, msg.len, &lit, NULL), AL_EUNSUPPORTED);
+	CU_ASSERT_EQUAL(craft_v4_message(&msg, &c, (const uint8_t *)data,
+	                                 strlen(data), NULL, 0, 3),
+	                0);
+	CU_ASSERT_EQUAL(verify_raw_kr(&c.keyring, msg.ptr, msg.len, &lit, NULL),
+	                AL_EUNSUPPORTED);
 	CU_ASSERT_EQUAL(lit.len, 0);
 out:
 	al_buf_free(&msg);
@@ -1333,10 +1686,18 @@ static void test_pgp__revocation_in_any_added_file_counts(void)
 
 	if (!have_fx())
 		return;
-	CU_ASSERT_EQUAL(al_pgp_keyring_load(&kr, fx.kr_rsa2048.p, fx.kr_rsa2048.n, "old"), 0);
-	CU_ASSERT_EQUAL(al_pgp_verify(NULL, NULL, kr, fx.m_rsa2048_zip512.p, fx.m_rsa2048_zip512.n, 0), 0);
-	CU_ASSERT_EQUAL(al_pgp_keyring_add(kr, fx.kr_rsa2048_revoked.p, fx.kr_rsa2048_revoked.n, "new"), 0);
-	CU_ASSERT_EQUAL(al_pgp_verify(NULL, NULL, kr, fx.m_rsa2048_zip512.p, fx.m_rsa2048_zip512.n, 0), AL_EVERIFY);
+	CU_ASSERT_EQUAL(
+	    al_pgp_keyring_load(&kr, fx.kr_rsa2048.p, fx.kr_rsa2048.n, "old"),
+	    0);
+	CU_ASSERT_EQUAL(al_pgp_verify(NULL, NULL, kr, fx.m_rsa2048_zip512.p,
+	                              fx.m_rsa2048_zip512.n, 0),
+	                0);
+	CU_ASSERT_EQUAL(al_pgp_keyring_add(kr, fx.kr_rsa2048_revoked.p,
+	                                   fx.kr_rsa2048_revoked.n, "new"),
+	                0);
+	CU_ASSERT_EQUAL(al_pgp_verify(NULL, NULL, kr, fx.m_rsa2048_zip512.p,
+	                              fx.m_rsa2048_zip512.n, 0),
+	                AL_EVERIFY);
 	CU_ASSERT(msg_contains("is revoked"));
 	al_pgp_keyring_free(kr);
 }
@@ -1351,7 +1712,8 @@ static unsigned next_rand(unsigned *state)
  * success at all once a signed byte changed. */
 static void test_pgp__mutated_inputs_fail_closed(void)
 {
-	const blob *ms[] = {&fx.m_rsa4096, &fx.m_p256_none, &fx.m_ed_zlib, &fx.m_sub};
+	const blob *ms[] = {&fx.m_rsa4096, &fx.m_p256_none, &fx.m_ed_zlib,
+	                    &fx.m_sub};
 	al_pgp_keyring *kr = NULL;
 	al_buf lit = AL_BUF_INIT(1 << 20);
 	unsigned st = al_test_seed();
@@ -1367,16 +1729,21 @@ static void test_pgp__mutated_inputs_fail_closed(void)
 	}
 	for (i = 0; i < 4; i++) {
 		for (j = 0; j < 150; j++) {
-			if (cat_blobs(&m, ms[i], &(blob){(uint8_t *)(uintptr_t)"", 0}) != 0)
+			if (cat_blobs(&m, ms[i],
+			              &(blob){(uint8_t *)(uintptr_t) "", 0}) !=
+			    0)
 				break;
-			m.p[next_rand(&st) % m.n] ^= (uint8_t)(1u << (next_rand(&st) % 8));
+			m.p[next_rand(&st) % m.n] ^=
+			    (uint8_t)(1u << (next_rand(&st) % 8));
 			if (next_rand(&st) % 4 == 0)
-				m.p[next_rand(&st) % m.n] = (uint8_t)next_rand(&st);
+				m.p[next_rand(&st) % m.n] =
+				    (uint8_t)next_rand(&st);
 			al_buf_reset(&lit);
 			rc = al_pgp_verify(NULL, &lit, kr, m.p, m.n, 0);
 			if (rc == 0) {
 				accepted++;
-				if (lit.len != strlen(payload) || memcmp(lit.ptr, payload, lit.len) != 0)
+				if (lit.len != strlen(payload) ||
+				    memcmp(lit.ptr, payload, lit.len) != 0)
 					bad++;
 			} else if (lit.len != 0) {
 				bad++;
@@ -1391,14 +1758,19 @@ static void test_pgp__mutated_inputs_fail_closed(void)
 	al_pgp_keyring_free(kr);
 	kr = NULL;
 	for (j = 0; j < 200; j++) {
-		if (cat_blobs(&m, &fx.kr_sub, &(blob){(uint8_t *)(uintptr_t)"", 0}) != 0)
+		if (cat_blobs(&m, &fx.kr_sub,
+		              &(blob){(uint8_t *)(uintptr_t) "", 0}) != 0)
 			break;
-		m.p[next_rand(&st) % m.n] ^= (uint8_t)(1u << (next_rand(&st) % 8));
+		m.p[next_rand(&st) % m.n] ^=
+		    (uint8_t)(1u << (next_rand(&st) % 8));
 		rc = al_pgp_keyring_load(&kr, m.p, m.n, "mutated");
 		if (rc == 0) {
 			al_buf_reset(&lit);
-			rc = al_pgp_verify(NULL, &lit, kr, fx.m_sub.p, fx.m_sub.n, 0);
-			CU_ASSERT(rc != 0 || (lit.len == strlen(payload) && memcmp(lit.ptr, payload, lit.len) == 0));
+			rc = al_pgp_verify(NULL, &lit, kr, fx.m_sub.p,
+			                   fx.m_sub.n, 0);
+			CU_ASSERT(rc != 0 ||
+			          (lit.len == strlen(payload) &&
+			           memcmp(lit.ptr, payload, lit.len) == 0));
 			al_pgp_keyring_free(kr);
 			kr = NULL;
 		}
@@ -1407,43 +1779,182 @@ static void test_pgp__mutated_inputs_fail_closed(void)
 	al_buf_free(&lit);
 }
 
+static void test_pgp__packet_order(void)
+{
+	crafted c;
+	al_buf msg = AL_BUF_INIT(1 << 20), re = AL_BUF_INIT(1 << 20),
+	       lit = AL_BUF_INIT(1 << 20);
+	static const char data[] = "{\"order\":1}";
+	size_t off[3], len[3], o = 0, hlen, blen;
+	int tag, i;
+
+	if (craft_key(&c, 27) != 0 ||
+	    craft_v4_message(&msg, &c, (const uint8_t *)data, strlen(data),
+	                     NULL, 0, 8) != 0) {
+		CU_FAIL("cannot craft a message");
+		goto out;
+	}
+	for (i = 0; i < 3; i++) {
+		if (pkt_hdr(msg.ptr, msg.len, o, &tag, &hlen, &blen) != 0)
+			break;
+		off[i] = o;
+		len[i] = hlen + blen;
+		o += hlen + blen;
+	}
+	CU_ASSERT_EQUAL(i, 3);
+	if (i != 3)
+		goto out;
+	/* signature + literal (no one-pass signature): the older layout */
+	al_buf_append(&re, msg.ptr + off[2], len[2]);
+	al_buf_append(&re, msg.ptr + off[1], len[1]);
+	CU_ASSERT_EQUAL(verify_raw_kr(&c.keyring, re.ptr, re.len, &lit, NULL),
+	                0);
+	CU_ASSERT(lit.len == strlen(data));
+	al_buf_reset(&lit);
+	/* literal + signature without a one-pass signature */
+	al_buf_reset(&re);
+	al_buf_append(&re, msg.ptr + off[1], len[1]);
+	al_buf_append(&re, msg.ptr + off[2], len[2]);
+	CU_ASSERT_EQUAL(verify_raw_kr(&c.keyring, re.ptr, re.len, &lit, NULL),
+	                AL_EPARSE);
+	/* one-pass signature + literal, signature missing */
+	al_buf_reset(&re);
+	al_buf_append(&re, msg.ptr + off[0], len[0]);
+	al_buf_append(&re, msg.ptr + off[1], len[1]);
+	CU_ASSERT_EQUAL(verify_raw_kr(&c.keyring, re.ptr, re.len, &lit, NULL),
+	                AL_EPARSE);
+	CU_ASSERT(msg_contains("no signature packet"));
+	/* literal alone */
+	CU_ASSERT_EQUAL(
+	    verify_raw_kr(&c.keyring, msg.ptr + off[1], len[1], &lit, NULL),
+	    AL_EPARSE);
+	CU_ASSERT_EQUAL(lit.len, 0);
+out:
+	al_buf_free(&msg);
+	al_buf_free(&re);
+	al_buf_free(&lit);
+	crafted_free(&c);
+}
+
+static void test_pgp__null_arguments(void)
+{
+	al_pgp_keyring *kr = NULL;
+
+	al_pgp_keyring_free(NULL);
+	CU_ASSERT_EQUAL(al_pgp_keyring_count(NULL), 0);
+	CU_ASSERT_EQUAL(
+	    al_pgp_verify(NULL, NULL, NULL, (const uint8_t *)"x", 1, 0),
+	    AL_EINVAL);
+	CU_ASSERT_EQUAL(al_pgp_keyring_new(&kr), 0);
+	CU_ASSERT_EQUAL(al_pgp_keyring_count(kr), 0);
+	CU_ASSERT_EQUAL(al_pgp_verify(NULL, NULL, kr, NULL, 0, 0), AL_EPARSE);
+	al_pgp_keyring_free(kr);
+}
+
+static void test_pgp__accepts_sha224(void)
+{
+	if (!have_fx())
+		return;
+	check_ok(&fx.kr_rsa4096, &fx.m_sha224, 0, fx.fpr_rsa4096, 11);
+}
+
+static void test_pgp__rejects_revoked_subkey(void)
+{
+	char want[64];
+
+	if (!have_fx())
+		return;
+	snprintf(want, sizeof(want), "key 0x%.16s is revoked",
+	         fx.fpr_subkey + 24);
+	check_fail(&fx.kr_sub_revoked, fx.m_sub.p, fx.m_sub.n, 0, AL_EVERIFY,
+	           want);
+}
+
+static void test_pgp__armor_headers_tolerated(void)
+{
+	blob b = {NULL, 0};
+	const char *nl;
+	static const char hdrs[] = "Version: GnuPG v2.0.22 (GNU/Linux)\n"
+	                           "Comment: a comment: with colons\n";
+	size_t at;
+
+	if (!have_fx())
+		return;
+	nl = memchr(fx.kr_ed_asc.p, '\n', fx.kr_ed_asc.n);
+	CU_ASSERT_PTR_NOT_NULL(nl);
+	if (nl == NULL)
+		return;
+	at = (size_t)(nl - (const char *)fx.kr_ed_asc.p) + 1;
+	b.n = fx.kr_ed_asc.n + sizeof(hdrs) - 1;
+	b.p = malloc(b.n + 1);
+	if (b.p == NULL)
+		return;
+	memcpy(b.p, fx.kr_ed_asc.p, at);
+	memcpy(b.p + at, hdrs, sizeof(hdrs) - 1);
+	memcpy(b.p + at + sizeof(hdrs) - 1, fx.kr_ed_asc.p + at,
+	       fx.kr_ed_asc.n - at);
+	check_ok(&b, &fx.m_ed_zlib, 0, fx.fpr_ed, 0);
+	free_blob(&b);
+}
+
 static CU_TestInfo tests[] = {
-	{"accepts_rsa4096_default_compression", test_pgp__accepts_rsa4096_default_compression},
-	{"accepts_rsa2048_zip_sha512", test_pgp__accepts_rsa2048_zip_sha512},
-	{"accepts_ed25519_zlib", test_pgp__accepts_ed25519_zlib},
-	{"accepts_p256_uncompressed_sha256", test_pgp__accepts_p256_uncompressed_sha256},
-	{"accepts_armored_message", test_pgp__accepts_armored_message},
-	{"accepts_any_key_of_a_multi_key_keyring", test_pgp__accepts_any_key_of_a_multi_key_keyring},
-	{"keyring_add_accumulates_files", test_pgp__keyring_add_accumulates_files},
-	{"accepts_signing_subkey", test_pgp__accepts_signing_subkey},
-	{"rejects_tampered_payload", test_pgp__rejects_tampered_payload},
-	{"rejects_unknown_key", test_pgp__rejects_unknown_key},
-	{"rejects_sha1", test_pgp__rejects_sha1},
-	{"rejects_expired_key", test_pgp__rejects_expired_key},
-	{"key_expiry_from_most_recent_self_signature", test_pgp__key_expiry_from_most_recent_self_signature},
-	{"rejects_expired_signature", test_pgp__rejects_expired_signature},
-	{"rejects_revoked_key", test_pgp__rejects_revoked_key},
-	{"rejects_two_signatures", test_pgp__rejects_two_signatures},
-	{"rejects_trailing_garbage", test_pgp__rejects_trailing_garbage},
-	{"rejects_truncated_messages", test_pgp__rejects_truncated_messages},
-	{"truncated_packet_names_offset", test_pgp__truncated_packet_names_offset},
-	{"armored_keyring_bad_crc_refused", test_pgp__armored_keyring_bad_crc_refused},
-	{"keyring_rejects_garbage", test_pgp__keyring_rejects_garbage},
-	{"keyring_of_unsupported_keys_refused", test_pgp__keyring_of_unsupported_keys_refused},
-	{"accepts_v3_signature_with_short_mpi", test_pgp__accepts_v3_signature_with_short_mpi},
-	{"compression_nesting_bombs_and_bzip2", test_pgp__compression_nesting_bombs_and_bzip2},
-	{"accepts_partial_lengths_with_small_first_chunk", test_pgp__accepts_partial_lengths_with_small_first_chunk},
-	{"literal_out_limit_leaves_buffer_unchanged", test_pgp__literal_out_limit_leaves_buffer_unchanged},
-	{"accepts_p384_sha384", test_pgp__accepts_p384_sha384},
-	{"accepts_text_signature", test_pgp__accepts_text_signature},
-	{"accepts_concatenated_armored_keys", test_pgp__accepts_concatenated_armored_keys},
-	{"armored_message_bad_crc_refused", test_pgp__armored_message_bad_crc_refused},
-	{"subkey_needs_valid_binding_and_back_signature", test_pgp__subkey_needs_valid_binding_and_back_signature},
-	{"accepts_ed25519_rfc9580_algorithm", test_pgp__accepts_ed25519_rfc9580_algorithm},
-	{"subpackets_and_refused_hashes", test_pgp__subpackets_and_refused_hashes},
-	{"revocation_in_any_added_file_counts", test_pgp__revocation_in_any_added_file_counts},
-	{"mutated_inputs_fail_closed", test_pgp__mutated_inputs_fail_closed},
-	CU_TEST_INFO_NULL,
+    {"accepts_rsa4096_default_compression",
+     test_pgp__accepts_rsa4096_default_compression},
+    {"accepts_rsa2048_zip_sha512", test_pgp__accepts_rsa2048_zip_sha512},
+    {"accepts_ed25519_zlib", test_pgp__accepts_ed25519_zlib},
+    {"accepts_p256_uncompressed_sha256",
+     test_pgp__accepts_p256_uncompressed_sha256},
+    {"accepts_armored_message", test_pgp__accepts_armored_message},
+    {"accepts_any_key_of_a_multi_key_keyring",
+     test_pgp__accepts_any_key_of_a_multi_key_keyring},
+    {"keyring_add_accumulates_files", test_pgp__keyring_add_accumulates_files},
+    {"accepts_signing_subkey", test_pgp__accepts_signing_subkey},
+    {"rejects_tampered_payload", test_pgp__rejects_tampered_payload},
+    {"rejects_unknown_key", test_pgp__rejects_unknown_key},
+    {"rejects_sha1", test_pgp__rejects_sha1},
+    {"rejects_expired_key", test_pgp__rejects_expired_key},
+    {"key_expiry_from_most_recent_self_signature",
+     test_pgp__key_expiry_from_most_recent_self_signature},
+    {"rejects_expired_signature", test_pgp__rejects_expired_signature},
+    {"rejects_revoked_key", test_pgp__rejects_revoked_key},
+    {"rejects_two_signatures", test_pgp__rejects_two_signatures},
+    {"rejects_trailing_garbage", test_pgp__rejects_trailing_garbage},
+    {"rejects_truncated_messages", test_pgp__rejects_truncated_messages},
+    {"truncated_packet_names_offset", test_pgp__truncated_packet_names_offset},
+    {"armored_keyring_bad_crc_refused",
+     test_pgp__armored_keyring_bad_crc_refused},
+    {"keyring_rejects_garbage", test_pgp__keyring_rejects_garbage},
+    {"keyring_of_unsupported_keys_refused",
+     test_pgp__keyring_of_unsupported_keys_refused},
+    {"accepts_v3_signature_with_short_mpi",
+     test_pgp__accepts_v3_signature_with_short_mpi},
+    {"compression_nesting_bombs_and_bzip2",
+     test_pgp__compression_nesting_bombs_and_bzip2},
+    {"accepts_partial_lengths_with_small_first_chunk",
+     test_pgp__accepts_partial_lengths_with_small_first_chunk},
+    {"literal_out_limit_leaves_buffer_unchanged",
+     test_pgp__literal_out_limit_leaves_buffer_unchanged},
+    {"accepts_p384_sha384", test_pgp__accepts_p384_sha384},
+    {"accepts_text_signature", test_pgp__accepts_text_signature},
+    {"accepts_concatenated_armored_keys",
+     test_pgp__accepts_concatenated_armored_keys},
+    {"armored_message_bad_crc_refused",
+     test_pgp__armored_message_bad_crc_refused},
+    {"subkey_needs_valid_binding_and_back_signature",
+     test_pgp__subkey_needs_valid_binding_and_back_signature},
+    {"accepts_ed25519_rfc9580_algorithm",
+     test_pgp__accepts_ed25519_rfc9580_algorithm},
+    {"subpackets_and_refused_hashes", test_pgp__subpackets_and_refused_hashes},
+    {"revocation_in_any_added_file_counts",
+     test_pgp__revocation_in_any_added_file_counts},
+    {"mutated_inputs_fail_closed", test_pgp__mutated_inputs_fail_closed},
+    {"packet_order", test_pgp__packet_order},
+    {"null_arguments", test_pgp__null_arguments},
+    {"accepts_sha224", test_pgp__accepts_sha224},
+    {"rejects_revoked_subkey", test_pgp__rejects_revoked_subkey},
+    {"armor_headers_tolerated", test_pgp__armor_headers_tolerated},
+    {"accepts_ecdsa_p521", test_pgp__accepts_ecdsa_p521},
+    CU_TEST_INFO_NULL,
 };
 
 int main(void)

@@ -1,4 +1,4 @@
-/* test_registry.c: the registry client against a real docker-registry (plain, TLS + htpasswd) and a Bearer token server. */
+/* test_registry.c: registry client vs docker-registry, TLS+htpasswd, tokens. */
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -77,13 +77,22 @@ static char *tool_path(const char *name)
 static int start_docker_registry(const char *dir, int tls, char addr[64])
 {
 	static const char script[] =
-		"set -e; . \"$1\"; d=$2; mkdir -p \"$d\";"
-		"if [ \"$3\" = tls ]; then al_make_tls \"$d/tls\"; al_make_htpasswd \"$d/htpasswd\" alice s3cret;"
-		" al_registry_start \"$d\" --htpasswd \"$d/htpasswd\" --tls \"$d/tls/server.crt\" \"$d/tls/server.key\";"
-		"else al_registry_start \"$d\"; fi;"
-		"echo \"$AL_REGISTRY_PID $AL_REGISTRY_ADDR\" > \"$d/info\"";
+	    "set -e; . \"$1\"; d=$2; mkdir -p \"$d\";"
+	    "if [ \"$3\" = tls ]; then al_make_tls \"$d/tls\"; "
+	    "al_make_htpasswd \"$d/htpasswd\" alice s3cret;"
+	    " al_registry_start \"$d\" --htpasswd \"$d/htpasswd\" --tls "
+	    "\"$d/tls/server.crt\" \"$d/tls/server.key\";"
+	    "else al_registry_start \"$d\"; fi;"
+	    "echo \"$AL_REGISTRY_PID $AL_REGISTRY_ADDR\" > \"$d/info\"";
 	char *sh = tool_path("registry.sh"), *info = al_sprintf("%s/info", dir);
-	const char *argv[] = {"bash", "-c", script, "registry-test", sh, dir, tls ? "tls" : "plain", NULL};
+	const char *argv[] = {"bash",
+	                      "-c",
+	                      script,
+	                      "registry-test",
+	                      sh,
+	                      dir,
+	                      tls ? "tls" : "plain",
+	                      NULL};
 	FILE *f = NULL;
 	long pid = 0;
 	int rc = -1;
@@ -110,9 +119,13 @@ out:
 /* Start tokenserver.py with extra args; addr gets "127.0.0.1:PORT". */
 static int start_tokenserver(const char *dir, const char *user, char addr[64])
 {
-	char *py = tool_path("tokenserver.py"), *pf = al_sprintf("%s/port", dir);
-	const char *argv[] = {"python3", py, "--port-file", pf, "--cuts", "4", "--max-page", "2",
-			      user != NULL ? "--user" : NULL, user, NULL};
+	char *py = tool_path("tokenserver.py"),
+	     *pf = al_sprintf("%s/port", dir);
+	const char *argv[] = {
+	    "python3",    py,       "--port-file",
+	    pf,           "--cuts", "4",
+	    "--max-page", "2",      user != NULL ? "--user" : NULL,
+	    user,         NULL};
 	pid_t pid;
 	FILE *f = NULL;
 	int i, port = 0, rc = -1;
@@ -154,7 +167,8 @@ static int need_plain(void)
 	if (plain_ok < 0) {
 		char *d = al_sprintf("%s/plain", al_test_tmpdir());
 
-		plain_ok = d != NULL && start_docker_registry(d, 0, plain_addr) == 0;
+		plain_ok =
+		    d != NULL && start_docker_registry(d, 0, plain_addr) == 0;
 		free(d);
 	}
 	CU_ASSERT(plain_ok == 1);
@@ -165,7 +179,8 @@ static int need_tls(void)
 {
 	if (tls_ok < 0) {
 		tls_dir = al_sprintf("%s/tls", al_test_tmpdir());
-		tls_ok = tls_dir != NULL && start_docker_registry(tls_dir, 1, tls_addr) == 0;
+		tls_ok = tls_dir != NULL &&
+		         start_docker_registry(tls_dir, 1, tls_addr) == 0;
 	}
 	CU_ASSERT(tls_ok == 1);
 	return tls_ok == 1;
@@ -176,7 +191,8 @@ static int need_token(void)
 	if (token_ok < 0) {
 		char *d = al_sprintf("%s/token", al_test_tmpdir());
 
-		token_ok = d != NULL && start_tokenserver(d, "bob:hunter2", token_addr) == 0;
+		token_ok = d != NULL &&
+		           start_tokenserver(d, "bob:hunter2", token_addr) == 0;
 		free(d);
 	}
 	CU_ASSERT(token_ok == 1);
@@ -187,13 +203,17 @@ static int need_token(void)
 static al_auth *auth_for(const char *host, const char *user, const char *pass)
 {
 	char *up = al_sprintf("%s:%s", user, pass);
-	char *b64 = up != NULL ? al_base64_encode((const uint8_t *)up, strlen(up)) : NULL;
-	char *path = al_sprintf("%s/auth-%s-%s.json", al_test_tmpdir(), user, pass);
+	char *b64 = up != NULL
+	                ? al_base64_encode((const uint8_t *)up, strlen(up))
+	                : NULL;
+	char *path =
+	    al_sprintf("%s/auth-%s-%s.json", al_test_tmpdir(), user, pass);
 	al_auth *a = NULL;
 	FILE *f = path != NULL ? fopen(path, "w") : NULL;
 
 	if (f != NULL && b64 != NULL) {
-		fprintf(f, "{\"auths\": {\"%s\": {\"auth\": \"%s\"}}}\n", host, b64);
+		fprintf(f, "{\"auths\": {\"%s\": {\"auth\": \"%s\"}}}\n", host,
+		        b64);
 		fclose(f);
 		if (al_auth_new(&a, path) != 0)
 			a = NULL;
@@ -207,7 +227,8 @@ static al_auth *auth_for(const char *host, const char *user, const char *pass)
 	return a;
 }
 
-static al_registry *client(const char *addr, al_auth *auth, int insecure, const char *ca_file, uint64_t chunk)
+static al_registry *client(const char *addr, al_auth *auth, int insecure,
+                           const char *ca_file, uint64_t chunk)
 {
 	al_registry_opts o;
 	al_registry *r = NULL;
@@ -267,8 +288,10 @@ static uint8_t *random_bytes(size_t n)
 	return p;
 }
 
-/* Upload n random bytes as a blob; *d receives the digest. Returns the bytes (caller frees) or NULL. */
-static uint8_t *push_random_blob(al_registry *r, const char *repo, size_t n, al_digest *d, uint64_t *progress)
+/* Upload n random bytes as a blob; *d receives the digest. Returns the bytes
+ * (caller frees) or NULL. */
+static uint8_t *push_random_blob(al_registry *r, const char *repo, size_t n,
+                                 al_digest *d, uint64_t *progress)
 {
 	uint8_t *p = random_bytes(n);
 	mem_reader m = {p, n, 0};
@@ -278,7 +301,9 @@ static uint8_t *push_random_blob(al_registry *r, const char *repo, size_t n, al_
 	if (p == NULL)
 		return NULL;
 	CU_ASSERT_EQUAL(al_digest_bytes(d, AL_DIGEST_SHA256, p, n), 0);
-	rc = al_registry_put_blob(r, repo, d, n, &rd, progress != NULL ? count_progress : NULL, progress);
+	rc = al_registry_put_blob(r, repo, d, n, &rd,
+	                          progress != NULL ? count_progress : NULL,
+	                          progress);
 	CU_ASSERT_EQUAL(rc, 0);
 	if (rc != 0) {
 		fprintf(stderr, "put_blob: %s\n", al_error_message());
@@ -289,7 +314,8 @@ static uint8_t *push_random_blob(al_registry *r, const char *repo, size_t n, al_
 }
 
 /* Fetch a blob and compare it with want. */
-static void check_blob(al_registry *r, const char *repo, const al_digest *d, const uint8_t *want, size_t n)
+static void check_blob(al_registry *r, const char *repo, const al_digest *d,
+                       const uint8_t *want, size_t n)
 {
 	al_buf got = AL_BUF_INIT(8 * AL_MIB);
 	al_writer w = al_buf_writer(&got);
@@ -312,18 +338,26 @@ static void check_blob(al_registry *r, const char *repo, const al_digest *d, con
 }
 
 /* A small OCI manifest referring to config and layer; caller frees. */
-static char *make_manifest(const al_digest *config, size_t csize, const al_digest *layer, size_t lsize)
+static char *make_manifest(const al_digest *config, size_t csize,
+                           const al_digest *layer, size_t lsize)
 {
 	char c[AL_DIGEST_STRMAX], l[AL_DIGEST_STRMAX];
 
-	return al_sprintf("{\"schemaVersion\":2,\"mediaType\":\"application/vnd.oci.image.manifest.v1+json\","
-			  "\"config\":{\"mediaType\":\"application/vnd.oci.image.config.v1+json\",\"digest\":\"%s\",\"size\":%zu},"
-			  "\"layers\":[{\"mediaType\":\"application/vnd.oci.image.layer.v1.tar+gzip\",\"digest\":\"%s\",\"size\":%zu}]}",
-			  al_digest_str(config, c), csize, al_digest_str(layer, l), lsize);
+	return al_sprintf(
+	    "{\"schemaVersion\":2,\"mediaType\":\"application/"
+	    "vnd.oci.image.manifest.v1+json\","
+	    "\"config\":{\"mediaType\":\"application/"
+	    "vnd.oci.image.config.v1+json\",\"digest\":\"%s\",\"size\":%zu},"
+	    "\"layers\":[{\"mediaType\":\"application/"
+	    "vnd.oci.image.layer.v1.tar+gzip\",\"digest\":\"%s\",\"size\":%zu}]"
+	    "}",
+	    al_digest_str(config, c), csize, al_digest_str(layer, l), lsize);
 }
 
-/* Push config + layer + manifest under tag; *md receives the manifest digest. */
-static int push_image(al_registry *r, const char *repo, const char *tag, al_digest *md, char **manifest)
+/* Push config + layer + manifest under tag; *md receives the manifest digest.
+ */
+static int push_image(al_registry *r, const char *repo, const char *tag,
+                      al_digest *md, char **manifest)
 {
 	al_digest cd, ld;
 	uint8_t *config = push_random_blob(r, repo, 300, &cd, NULL);
@@ -336,8 +370,9 @@ static int push_image(al_registry *r, const char *repo, const char *tag, al_dige
 	m = make_manifest(&cd, 300, &ld, 2000);
 	if (m == NULL)
 		goto out;
-	rc = al_registry_put_manifest(r, repo, tag, (const uint8_t *)m, strlen(m),
-				      "application/vnd.oci.image.manifest.v1+json");
+	rc = al_registry_put_manifest(
+	    r, repo, tag, (const uint8_t *)m, strlen(m),
+	    "application/vnd.oci.image.manifest.v1+json");
 	CU_ASSERT_EQUAL(rc, 0);
 	if (rc != 0) {
 		fprintf(stderr, "put_manifest: %s\n", al_error_message());
@@ -353,10 +388,12 @@ out:
 	return rc;
 }
 
-/* The core flow every registry must pass: blobs (one PUT and chunked), manifests by tag and digest, tags. */
+/* The core flow every registry must pass: blobs (one PUT and chunked),
+ * manifests by tag and digest, tags. */
 static void core_flow(al_registry *r, const char *repo)
 {
-	al_buf body = AL_BUF_INIT(AL_MANIFEST_MAX), body2 = AL_BUF_INIT(AL_MANIFEST_MAX);
+	al_buf body = AL_BUF_INIT(AL_MANIFEST_MAX),
+	       body2 = AL_BUF_INIT(AL_MANIFEST_MAX);
 	al_digest small_d, big_d, md, got_d, got_d2, head_d;
 	uint8_t *small = NULL, *big = NULL;
 	char *manifest = NULL, *mt = NULL, *mt2 = NULL, **tags = NULL;
@@ -370,33 +407,50 @@ static void core_flow(al_registry *r, const char *repo)
 	if (small != NULL)
 		check_blob(r, repo, &small_d, small, 1000);
 	prog = 0;
-	big = push_random_blob(r, repo, 300 * 1024, &big_d, &prog); /* 64 KiB chunks */
+	big = push_random_blob(r, repo, 300 * 1024, &big_d,
+	                       &prog); /* 64 KiB chunks */
 	CU_ASSERT_EQUAL(prog, 300 * 1024);
 	if (big != NULL)
 		check_blob(r, repo, &big_d, big, 300 * 1024);
 
 	if (push_image(r, repo, "v1", &md, &manifest) != 0)
 		goto out;
-	CU_ASSERT_EQUAL(al_registry_put_manifest(r, repo, al_digest_str(&md, ds), (const uint8_t *)manifest,
-						 strlen(manifest), "application/vnd.oci.image.manifest.v1+json"),
-			0);
-	CU_ASSERT_EQUAL(al_registry_put_manifest(r, repo, "v2", (const uint8_t *)manifest, strlen(manifest),
-						 "application/vnd.oci.image.manifest.v1+json"),
-			0);
-	CU_ASSERT_EQUAL(al_registry_get_manifest(r, repo, "v1", &body, &mt, &got_d), 0);
-	CU_ASSERT_EQUAL(al_registry_get_manifest(r, repo, ds, &body2, &mt2, &got_d2), 0);
+	CU_ASSERT_EQUAL(al_registry_put_manifest(
+	                    r, repo, al_digest_str(&md, ds),
+	                    (const uint8_t *)manifest, strlen(manifest),
+	                    "application/vnd.oci.image.manifest.v1+json"),
+	                0);
+	CU_ASSERT_EQUAL(al_registry_put_manifest(
+	                    r, repo, "v2", (const uint8_t *)manifest,
+	                    strlen(manifest),
+	                    "application/vnd.oci.image.manifest.v1+json"),
+	                0);
+	CU_ASSERT_EQUAL(
+	    al_registry_get_manifest(r, repo, "v1", &body, &mt, &got_d), 0);
+	CU_ASSERT_EQUAL(
+	    al_registry_get_manifest(r, repo, ds, &body2, &mt2, &got_d2), 0);
 	CU_ASSERT_EQUAL(body.len, strlen(manifest));
-	CU_ASSERT(body.len == body2.len && memcmp(body.ptr, body2.ptr, body.len) == 0);
-	CU_ASSERT(body.len == strlen(manifest) && memcmp(body.ptr, manifest, body.len) == 0);
+	CU_ASSERT(body.len == body2.len &&
+	          memcmp(body.ptr, body2.ptr, body.len) == 0);
+	CU_ASSERT(body.len == strlen(manifest) &&
+	          memcmp(body.ptr, manifest, body.len) == 0);
 	CU_ASSERT(al_digest_equal(&got_d, &md));
 	CU_ASSERT(al_digest_equal(&got_d2, &md));
-	CU_ASSERT(mt != NULL && strcmp(mt, "application/vnd.oci.image.manifest.v1+json") == 0);
-	CU_ASSERT(mt2 != NULL && strcmp(mt2, "application/vnd.oci.image.manifest.v1+json") == 0);
+	CU_ASSERT(mt != NULL &&
+	          strcmp(mt, "application/vnd.oci.image.manifest.v1+json") ==
+	              0);
+	CU_ASSERT(mt2 != NULL &&
+	          strcmp(mt2, "application/vnd.oci.image.manifest.v1+json") ==
+	              0);
 
-	CU_ASSERT_EQUAL(al_registry_head_manifest(r, repo, "v1", &exists, &head_d, NULL), 0);
+	CU_ASSERT_EQUAL(
+	    al_registry_head_manifest(r, repo, "v1", &exists, &head_d, NULL),
+	    0);
 	CU_ASSERT_EQUAL(exists, 1);
 	CU_ASSERT(al_digest_equal(&head_d, &md));
-	CU_ASSERT_EQUAL(al_registry_head_manifest(r, repo, "nope", &exists, &head_d, NULL), 0);
+	CU_ASSERT_EQUAL(
+	    al_registry_head_manifest(r, repo, "nope", &exists, &head_d, NULL),
+	    0);
 	CU_ASSERT_EQUAL(exists, 0);
 
 	CU_ASSERT_EQUAL(al_registry_list_tags(r, repo, &tags, &ntags), 0);
@@ -452,7 +506,8 @@ static void test_registry__skopeo_reads_what_we_push(void)
 	/* an independent client sees the exact bytes we pushed */
 	ref = al_sprintf("docker://%s/airlock/skopeo:v1", plain_addr);
 	out = al_sprintf("%s/skopeo-raw.json", al_test_tmpdir());
-	cmd = al_sprintf("skopeo inspect --raw --tls-verify=false '%s' > '%s'", ref, out);
+	cmd = al_sprintf("skopeo inspect --raw --tls-verify=false '%s' > '%s'",
+	                 ref, out);
 	if (cmd == NULL)
 		goto out;
 	{
@@ -467,11 +522,13 @@ static void test_registry__skopeo_reads_what_we_push(void)
 		char chunk[4096];
 		size_t n;
 
-		while ((n = fread(chunk, 1, sizeof(chunk), f)) > 0 && al_buf_append(&got, chunk, n) == 0)
+		while ((n = fread(chunk, 1, sizeof(chunk), f)) > 0 &&
+		       al_buf_append(&got, chunk, n) == 0)
 			;
 		fclose(f);
 	}
-	CU_ASSERT(got.len == strlen(manifest) && memcmp(got.ptr, manifest, got.len) == 0);
+	CU_ASSERT(got.len == strlen(manifest) &&
+	          memcmp(got.ptr, manifest, got.len) == 0);
 out:
 	al_buf_free(&got);
 	free(manifest);
@@ -491,7 +548,9 @@ static void test_registry__plain_http_needs_insecure(void)
 	r = client(plain_addr, NULL, 0, NULL, 0);
 	if (r == NULL)
 		return;
-	CU_ASSERT_EQUAL(al_registry_head_manifest(r, "airlock/core", "v1", &exists, NULL, NULL), AL_ENET);
+	CU_ASSERT_EQUAL(al_registry_head_manifest(r, "airlock/core", "v1",
+	                                          &exists, NULL, NULL),
+	                AL_ENET);
 	CU_ASSERT_EQUAL(exists, 1); /* untouched on failure */
 	al_registry_free(r);
 }
@@ -508,10 +567,15 @@ static void test_registry__unknown_manifest_is_enotfound(void)
 	r = client(plain_addr, NULL, 1, NULL, 0);
 	if (r == NULL)
 		return;
-	CU_ASSERT_EQUAL(al_registry_get_manifest(r, "airlock/none", "missing-tag", &body, &mt, &d), AL_ENOTFOUND);
-	CU_ASSERT_PTR_NOT_NULL(strstr(al_error_message(), "airlock/none:missing-tag"));
+	CU_ASSERT_EQUAL(al_registry_get_manifest(r, "airlock/none",
+	                                         "missing-tag", &body, &mt, &d),
+	                AL_ENOTFOUND);
+	CU_ASSERT_PTR_NOT_NULL(
+	    strstr(al_error_message(), "airlock/none:missing-tag"));
 	CU_ASSERT_PTR_NULL(mt);
-	CU_ASSERT_EQUAL(al_registry_get_manifest(r, "airlock/none", "bad/tag", &body, &mt, &d), AL_EINVAL);
+	CU_ASSERT_EQUAL(al_registry_get_manifest(r, "airlock/none", "bad/tag",
+	                                         &body, &mt, &d),
+	                AL_EINVAL);
 	al_registry_free(r);
 	al_buf_free(&body);
 }
@@ -537,24 +601,36 @@ static void test_registry__tampered_blob_is_everify(void)
 	if (p == NULL)
 		goto out;
 	/* a wrong size is caught even without hashing */
-	CU_ASSERT_EQUAL(al_registry_get_blob(r, "airlock/tamper", &d, 4095, &w, AL_BLOB_NOVERIFY, NULL, NULL), AL_EVERIFY);
+	CU_ASSERT_EQUAL(al_registry_get_blob(r, "airlock/tamper", &d, 4095, &w,
+	                                     AL_BLOB_NOVERIFY, NULL, NULL),
+	                AL_EVERIFY);
 	al_buf_reset(&got);
-	/* a blob whose stored bytes changed (same length) fails the digest check */
+	/* a blob whose stored bytes changed (same length) fails the digest
+	 * check */
 	al_digest_hex(&d, hex);
-	path = al_sprintf("%s/plain/data/docker/registry/v2/blobs/sha256/%.2s/%s/data", al_test_tmpdir(), hex, hex);
+	path = al_sprintf(
+	    "%s/plain/data/docker/registry/v2/blobs/sha256/%.2s/%s/data",
+	    al_test_tmpdir(), hex, hex);
 	f = path != NULL ? fopen(path, "r+b") : NULL;
 	CU_ASSERT_PTR_NOT_NULL(f);
 	if (f == NULL)
 		goto out;
 	fputc(p[0] ^ 0xff, f);
 	fclose(f);
-	CU_ASSERT_EQUAL(al_registry_get_blob(r, "airlock/tamper", &d, 4096, &w, 0, NULL, NULL), AL_EVERIFY);
+	CU_ASSERT_EQUAL(al_registry_get_blob(r, "airlock/tamper", &d, 4096, &w,
+	                                     0, NULL, NULL),
+	                AL_EVERIFY);
 	CU_ASSERT_PTR_NOT_NULL(strstr(al_error_message(), hex));
 	/* and a digest the registry does not have is not found */
-	CU_ASSERT_EQUAL(al_digest_bytes(&other, AL_DIGEST_SHA256, "nothing", 7), 0);
+	CU_ASSERT_EQUAL(al_digest_bytes(&other, AL_DIGEST_SHA256, "nothing", 7),
+	                0);
 	al_buf_reset(&got);
-	CU_ASSERT_EQUAL(al_registry_get_blob(r, "airlock/tamper", &other, 0, &w, 0, NULL, NULL), AL_ENOTFOUND);
-	CU_ASSERT_EQUAL(al_registry_blob_exists(r, "airlock/tamper", &other, &exists, NULL), 0);
+	CU_ASSERT_EQUAL(al_registry_get_blob(r, "airlock/tamper", &other, 0, &w,
+	                                     0, NULL, NULL),
+	                AL_ENOTFOUND);
+	CU_ASSERT_EQUAL(
+	    al_registry_blob_exists(r, "airlock/tamper", &other, &exists, NULL),
+	    0);
 	CU_ASSERT_EQUAL(exists, 0);
 out:
 	free(p);
@@ -583,7 +659,9 @@ static void test_registry__tampered_manifest_is_everify(void)
 	/* the registry keeps manifests as blobs: change the config size
 	 * 300 -> 301 (still valid JSON of the same length) */
 	al_digest_hex(&md, hex);
-	path = al_sprintf("%s/plain/data/docker/registry/v2/blobs/sha256/%.2s/%s/data", al_test_tmpdir(), hex, hex);
+	path = al_sprintf(
+	    "%s/plain/data/docker/registry/v2/blobs/sha256/%.2s/%s/data",
+	    al_test_tmpdir(), hex, hex);
 	pos = strstr(manifest, "\"size\":300");
 	CU_ASSERT_PTR_NOT_NULL(pos);
 	f = path != NULL && pos != NULL ? fopen(path, "r+b") : NULL;
@@ -593,11 +671,15 @@ static void test_registry__tampered_manifest_is_everify(void)
 	fseek(f, (long)(pos - manifest) + 9, SEEK_SET);
 	fputc('1', f);
 	fclose(f);
-	CU_ASSERT_EQUAL(al_registry_get_manifest(r, "airlock/mtamper", al_digest_str(&md, ds), &body, &mt, &d),
-			AL_EVERIFY);
+	CU_ASSERT_EQUAL(al_registry_get_manifest(r, "airlock/mtamper",
+	                                         al_digest_str(&md, ds), &body,
+	                                         &mt, &d),
+	                AL_EVERIFY);
 	CU_ASSERT_PTR_NOT_NULL(strstr(al_error_message(), ds));
 	/* by tag: the bytes no longer match Docker-Content-Digest */
-	CU_ASSERT_EQUAL(al_registry_get_manifest(r, "airlock/mtamper", "v1", &body, &mt, &d), AL_EVERIFY);
+	CU_ASSERT_EQUAL(al_registry_get_manifest(r, "airlock/mtamper", "v1",
+	                                         &body, &mt, &d),
+	                AL_EVERIFY);
 	CU_ASSERT_PTR_NULL(mt);
 	CU_ASSERT_EQUAL(body.len, 0);
 out:
@@ -622,16 +704,25 @@ static void test_registry__mount_between_repos(void)
 		return;
 	p = push_random_blob(r, "airlock/src", 5000, &d, NULL);
 	if (p != NULL) {
-		CU_ASSERT_EQUAL(al_registry_mount_blob(r, "airlock/dst", "airlock/src", &d, &mounted), 0);
+		CU_ASSERT_EQUAL(al_registry_mount_blob(r, "airlock/dst",
+		                                       "airlock/src", &d,
+		                                       &mounted),
+		                0);
 		CU_ASSERT_EQUAL(mounted, 1);
-		CU_ASSERT_EQUAL(al_registry_blob_exists(r, "airlock/dst", &d, &exists, NULL), 0);
+		CU_ASSERT_EQUAL(al_registry_blob_exists(r, "airlock/dst", &d,
+		                                        &exists, NULL),
+		                0);
 		CU_ASSERT_EQUAL(exists, 1);
 		check_blob(r, "airlock/dst", &d, p, 5000);
 	}
-	/* docker-registry answers 202 with an open session for a missing blob */
+	/* docker-registry answers 202 with an open session for a missing blob
+	 */
 	mounted = -1;
-	CU_ASSERT_EQUAL(al_digest_bytes(&missing, AL_DIGEST_SHA256, "absent", 6), 0);
-	CU_ASSERT_EQUAL(al_registry_mount_blob(r, "airlock/dst", "airlock/src", &missing, &mounted), 0);
+	CU_ASSERT_EQUAL(
+	    al_digest_bytes(&missing, AL_DIGEST_SHA256, "absent", 6), 0);
+	CU_ASSERT_EQUAL(al_registry_mount_blob(r, "airlock/dst", "airlock/src",
+	                                       &missing, &mounted),
+	                0);
 	CU_ASSERT_EQUAL(mounted, 0);
 	free(p);
 	al_registry_free(r);
@@ -670,7 +761,9 @@ static void test_registry__tls_wrong_password_is_eauth(void)
 	if (a != NULL)
 		r = client(tls_addr, a, 0, ca, 0);
 	if (r != NULL) {
-		CU_ASSERT_EQUAL(al_registry_get_manifest(r, "secure/core", "v1", &body, &mt, &d), AL_EAUTH);
+		CU_ASSERT_EQUAL(al_registry_get_manifest(r, "secure/core", "v1",
+		                                         &body, &mt, &d),
+		                AL_EAUTH);
 		CU_ASSERT_PTR_NOT_NULL(strstr(al_error_message(), tls_addr));
 	}
 	al_registry_free(r);
@@ -680,7 +773,9 @@ static void test_registry__tls_wrong_password_is_eauth(void)
 	if (anon != NULL)
 		r = client(tls_addr, anon, 0, ca, 0);
 	if (r != NULL)
-		CU_ASSERT_EQUAL(al_registry_get_manifest(r, "secure/core", "v1", &body, &mt, &d), AL_EAUTH);
+		CU_ASSERT_EQUAL(al_registry_get_manifest(r, "secure/core", "v1",
+		                                         &body, &mt, &d),
+		                AL_EAUTH);
 	CU_ASSERT_PTR_NULL(mt);
 	al_registry_free(r);
 	al_auth_free(anon);
@@ -713,16 +808,23 @@ static void test_registry__tls_without_ca_is_enet(void)
 	a = auth_for(tls_addr, "alice", "s3cret");
 	r = a != NULL ? client(tls_addr, a, 0, NULL, 0) : NULL;
 	if (r != NULL) {
-		CU_ASSERT_EQUAL(al_registry_head_manifest(r, "secure/core", "v1", &exists, NULL, NULL), AL_ENET);
+		CU_ASSERT_EQUAL(al_registry_head_manifest(r, "secure/core",
+		                                          "v1", &exists, NULL,
+		                                          NULL),
+		                AL_ENET);
 		msg = al_error_message();
-		CU_ASSERT(contains_ci(msg, "certificate") || contains_ci(msg, "TLS") || contains_ci(msg, "SSL"));
+		CU_ASSERT(contains_ci(msg, "certificate") ||
+		          contains_ci(msg, "TLS") || contains_ci(msg, "SSL"));
 		CU_ASSERT_PTR_NOT_NULL(strstr(msg, tls_addr));
 	}
 	al_registry_free(r);
 	/* --tls-verify=false: the same registry works without the CA */
 	r = a != NULL ? client(tls_addr, a, 1, NULL, 0) : NULL;
 	if (r != NULL) {
-		CU_ASSERT_EQUAL(al_registry_head_manifest(r, "secure/core", "v1", &exists, NULL, NULL), 0);
+		CU_ASSERT_EQUAL(al_registry_head_manifest(r, "secure/core",
+		                                          "v1", &exists, NULL,
+		                                          NULL),
+		                0);
 		CU_ASSERT_EQUAL(exists, 1);
 	}
 	al_registry_free(r);
@@ -745,10 +847,12 @@ static long token_stat(const char *name)
 	memset(&req, 0, sizeof(req));
 	req.url = url;
 	req.body_out = &body;
-	if (url != NULL && al_http_new(&h, &o) == 0 && al_http_do(h, &req, &resp) == 0 && resp.status == 200) {
+	if (url != NULL && al_http_new(&h, &o) == 0 &&
+	    al_http_do(h, &req, &resp) == 0 && resp.status == 200) {
 		root = json_loadb((const char *)body.ptr, body.len, 0, NULL);
 		if (json_is_integer(json_object_get(root, name)))
-			v = (long)json_integer_value(json_object_get(root, name));
+			v = (long)json_integer_value(
+			    json_object_get(root, name));
 	}
 	json_decref(root);
 	al_http_resp_clear(&resp);
@@ -783,19 +887,26 @@ static void test_registry__bearer_token_flow_and_cache(void)
 		goto out;
 	for (k = 1; k < 5; k++) {
 		snprintf(tag, sizeof(tag), "t%d", k);
-		CU_ASSERT_EQUAL(al_registry_put_manifest(r, "bearer/app", tag, (const uint8_t *)manifest, strlen(manifest),
-							 "application/vnd.oci.image.manifest.v1+json"),
-				0);
+		CU_ASSERT_EQUAL(
+		    al_registry_put_manifest(
+		        r, "bearer/app", tag, (const uint8_t *)manifest,
+		        strlen(manifest),
+		        "application/vnd.oci.image.manifest.v1+json"),
+		    0);
 	}
 	/* pull scope: one more token for everything below */
 	for (k = 0; k < 3; k++) {
 		al_buf_reset(&body);
 		free(mt);
 		mt = NULL;
-		CU_ASSERT_EQUAL(al_registry_get_manifest(r, "bearer/app", "t1", &body, &mt, &d), 0);
+		CU_ASSERT_EQUAL(al_registry_get_manifest(r, "bearer/app", "t1",
+		                                         &body, &mt, &d),
+		                0);
 		CU_ASSERT(al_digest_equal(&d, &md));
 	}
-	CU_ASSERT_EQUAL(al_registry_head_manifest(r, "bearer/app", "t2", &exists, &d, NULL), 0);
+	CU_ASSERT_EQUAL(
+	    al_registry_head_manifest(r, "bearer/app", "t2", &exists, &d, NULL),
+	    0);
 	CU_ASSERT_EQUAL(exists, 1);
 	/* blobs redirect to one-shot storage URLs on another origin; the
 	 * first four transfers are cut half-way: the http module resumes
@@ -805,7 +916,8 @@ static void test_registry__bearer_token_flow_and_cache(void)
 	if (blob != NULL)
 		check_blob(r, "bearer/app", &bd, blob, 200 * 1024);
 	/* five tags, two per page: Link pagination */
-	CU_ASSERT_EQUAL(al_registry_list_tags(r, "bearer/app", &tags, &ntags), 0);
+	CU_ASSERT_EQUAL(al_registry_list_tags(r, "bearer/app", &tags, &ntags),
+	                0);
 	CU_ASSERT_EQUAL(ntags, 5);
 	for (i = 0; i < ntags; i++) {
 		snprintf(tag, sizeof(tag), "t%zu", i);
@@ -840,7 +952,9 @@ static void test_registry__bearer_refused_is_eauth(void)
 	if (a != NULL)
 		r = client(token_addr, a, 1, NULL, 0);
 	if (r != NULL) {
-		CU_ASSERT_EQUAL(al_registry_get_manifest(r, "bearer/app", "t1", &body, &mt, &d), AL_EAUTH);
+		CU_ASSERT_EQUAL(al_registry_get_manifest(r, "bearer/app", "t1",
+		                                         &body, &mt, &d),
+		                AL_EAUTH);
 		CU_ASSERT_PTR_NOT_NULL(strstr(al_error_message(), "token"));
 	}
 	al_registry_free(r);
@@ -858,19 +972,31 @@ static void log_to_stderr(al_log_level level, const char *msg, void *ud)
 int main(void)
 {
 	CU_TestInfo tests[] = {
-		{"test_registry__core_flow_plain_registry", test_registry__core_flow_plain_registry},
-		{"test_registry__skopeo_reads_what_we_push", test_registry__skopeo_reads_what_we_push},
-		{"test_registry__plain_http_needs_insecure", test_registry__plain_http_needs_insecure},
-		{"test_registry__unknown_manifest_is_enotfound", test_registry__unknown_manifest_is_enotfound},
-		{"test_registry__tampered_blob_is_everify", test_registry__tampered_blob_is_everify},
-		{"test_registry__tampered_manifest_is_everify", test_registry__tampered_manifest_is_everify},
-		{"test_registry__mount_between_repos", test_registry__mount_between_repos},
-		{"test_registry__tls_htpasswd_flow", test_registry__tls_htpasswd_flow},
-		{"test_registry__tls_wrong_password_is_eauth", test_registry__tls_wrong_password_is_eauth},
-		{"test_registry__tls_without_ca_is_enet", test_registry__tls_without_ca_is_enet},
-		{"test_registry__bearer_token_flow_and_cache", test_registry__bearer_token_flow_and_cache},
-		{"test_registry__bearer_refused_is_eauth", test_registry__bearer_refused_is_eauth},
-		CU_TEST_INFO_NULL,
+	    {"test_registry__core_flow_plain_registry",
+	     test_registry__core_flow_plain_registry},
+	    {"test_registry__skopeo_reads_what_we_push",
+	     test_registry__skopeo_reads_what_we_push},
+	    {"test_registry__plain_http_needs_insecure",
+	     test_registry__plain_http_needs_insecure},
+	    {"test_registry__unknown_manifest_is_enotfound",
+	     test_registry__unknown_manifest_is_enotfound},
+	    {"test_registry__tampered_blob_is_everify",
+	     test_registry__tampered_blob_is_everify},
+	    {"test_registry__tampered_manifest_is_everify",
+	     test_registry__tampered_manifest_is_everify},
+	    {"test_registry__mount_between_repos",
+	     test_registry__mount_between_repos},
+	    {"test_registry__tls_htpasswd_flow",
+	     test_registry__tls_htpasswd_flow},
+	    {"test_registry__tls_wrong_password_is_eauth",
+	     test_registry__tls_wrong_password_is_eauth},
+	    {"test_registry__tls_without_ca_is_enet",
+	     test_registry__tls_without_ca_is_enet},
+	    {"test_registry__bearer_token_flow_and_cache",
+	     test_registry__bearer_token_flow_and_cache},
+	    {"test_registry__bearer_refused_is_eauth",
+	     test_registry__bearer_refused_is_eauth},
+	    CU_TEST_INFO_NULL,
 	};
 	int rc;
 

@@ -483,6 +483,43 @@ static void test_release__not_a_tar_is_eparse(void)
 	al_store_free(s);
 }
 
+/* A release written by another implementation (Python tarfile + gzip):
+ * the test generator in tests/tools/mkrelease.py. */
+static void test_release__reads_mkrelease_layout(void)
+{
+	char *script = al_sprintf("%s/tests/tools/mkrelease.py", al_test_source_dir());
+	char *out = al_sprintf("%s/mkrelease", al_test_tmpdir());
+	char *cmd = al_sprintf("python3 '%s' --out '%s' --components 4 --layer-size 100 --base-size 100 >/dev/null", script, out);
+	al_store_opts o = {0, 1, 0};
+	al_store *s = NULL;
+	al_store_image img;
+	al_release *r = NULL;
+
+	memset(&img, 0, sizeof(img));
+	if (access(script, R_OK) != 0) {
+		printf("\n%s is missing: skipped\n", script);
+		goto out;
+	}
+	CU_ASSERT_EQUAL(system(cmd), 0);
+	CU_ASSERT_EQUAL(al_store_open(&s, out, &o), 0);
+	if (s == NULL)
+		goto out;
+	CU_ASSERT_EQUAL(al_store_find(s, "quay.io/airlock-samples/release:4.14.1-x86_64", &img), 0);
+	CU_ASSERT_EQUAL(al_release_open(&r, s, &img.desc.digest, NULL), 0);
+	if (r != NULL) {
+		CU_ASSERT_STRING_EQUAL(al_release_version(r), "4.14.1");
+		CU_ASSERT_EQUAL(al_release_component_count(r), 4);
+		CU_ASSERT_EQUAL(al_release_file_count(r), 6);
+	}
+out:
+	al_release_free(r);
+	al_store_image_clear(&img);
+	al_store_free(s);
+	free(cmd);
+	free(out);
+	free(script);
+}
+
 int main(void)
 {
 	CU_TestInfo tests[] = {
@@ -493,6 +530,7 @@ int main(void)
 		{"oversize_file_is_elimit", test_release__oversize_file_is_elimit},
 		{"strict_image_references_and_metadata", test_release__strict_image_references_and_metadata},
 		{"not_a_tar_is_eparse", test_release__not_a_tar_is_eparse},
+		{"reads_mkrelease_layout", test_release__reads_mkrelease_layout},
 		CU_TEST_INFO_NULL,
 	};
 

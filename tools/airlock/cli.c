@@ -238,9 +238,15 @@ void cli_transfer_opts(cli_common *c, al_transfer_opts *o)
 	o->registry.auth = c->auth;
 	o->registry.http.ca_file = c->ca_file;
 	o->registry.http.proxy = c->proxy;
-	o->registry.http.request_timeout_ms = c->timeout_ms;
-	if (c->timeout_ms > 0 && c->timeout_ms < 30000)
+	if (c->timeout_ms > 0) {
+		/* --timeout bounds waiting, not transferring: a connection
+		 * that does not connect, answer or move data for D fails,
+		 * while a large blob that keeps flowing is never cut. With
+		 * two retries a dead registry costs about 3 x D. */
+		o->registry.http.connect_timeout_ms = c->timeout_ms;
 		o->registry.http.low_speed_time_ms = c->timeout_ms;
+		o->registry.http.max_retries = 2;
+	}
 	o->registry.http.cancel = c->cancel;
 	o->cancel = c->cancel;
 	o->progress = cli_progress;

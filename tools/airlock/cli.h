@@ -51,8 +51,10 @@ enum {
 	"      --ca-file FILE       extra CA certificates (PEM) for registries\n" \
 	"      --proxy URL          HTTP(S) proxy (default: https_proxy / no_proxy env)\n" \
 	"      --parallel N         concurrent transfers (default 8)\n" \
-	"      --timeout D          per-attempt request timeout, e.g. 30s, 2m (default: none;\n" \
-	"                           stalled transfers abort after 30s without data)\n" \
+	"      --timeout D          give up on a connection that does not connect, answer\n" \
+	"                           or move data for D (e.g. 10s, 2m), and retry a request\n" \
+	"                           at most twice (default: 10s to connect, 30s without\n" \
+	"                           data, four retries)\n" \
 	"      --log-format=FMT     text (default) or json\n" \
 	"  -q, --quiet              only errors\n" \
 	"  -v, --verbose            debug output\n" \
