@@ -22,5 +22,6 @@
 #include "airlock/kres.h"
 #include "airlock/transfer.h"
 #include "airlock/mirror.h"
+#include "airlock/pgp.h"
 
 #endif
