@@ -1,0 +1,78 @@
+/* kube.h: a minimal Kubernetes API client: kubeconfig, discovery, server-side apply, get, list, status. */
+#ifndef AIRLOCK_KUBE_H
+#define AIRLOCK_KUBE_H
+
+#include <jansson.h>
+#include "common.h"
+#include "clock.h"
+#include "http.h"
+
+typedef struct al_kube_opts {
+	/* kubeconfig path; NULL: $KUBECONFIG (first file), ~/.kube/config,
+	 * then the in-cluster service account
+	 * (/var/run/secrets/kubernetes.io/serviceaccount + KUBERNETES_SERVICE_HOST/PORT). */
+	const char *kubeconfig;
+	const char *context;          /* NULL: current-context */
+	const char *server;           /* overrides the cluster's server URL */
+	int insecure;                 /* skip TLS verification */
+	al_http_opts http;            /* timeouts, retries, cancel (ca_file ignored: from kubeconfig) */
+	const char *field_manager;    /* default "airlock" */
+} al_kube_opts;
+
+/*
+ * A client for one API server. Thread-safe: every call may come from any
+ * thread (an internal pool of http clients; the discovery cache has its
+ * own lock).
+ */
+typedef struct al_kube al_kube;
+
+/* Load credentials (bearer token, token file, client cert/key file or
+ * data, CA file or data, insecure-skip-tls-verify) and prepare a client.
+ * No request is made. AL_ENOTFOUND when no configuration exists,
+ * AL_EPARSE naming the kubeconfig file. */
+AL_EXPORT int al_kube_new(al_kube **out, const al_kube_opts *opts);
+AL_EXPORT void al_kube_free(al_kube *k);
+/* The server URL in use (borrowed). */
+AL_EXPORT const char *al_kube_server(const al_kube *k);
+
+/* What discovery says about a kind. */
+typedef struct al_kube_resource {
+	char *group_version;  /* "v1", "apps/v1", "config.openshift.io/v1" */
+	char *kind;
+	char *plural;         /* "deployments" */
+	int namespaced;
+	int has_status;       /* a "<plural>/status" subresource exists */
+} al_kube_resource;
+
+AL_EXPORT void al_kube_resource_clear(al_kube_resource *r);
+
+/*
+ * Map apiVersion + kind to its REST resource via discovery (/api,
+ * /apis, /api/v1, /apis/<gv>), cached per group-version for the life of
+ * k; a kind missing from a cached group-version re-fetches it once (CRDs
+ * created by an earlier manifest). AL_ENOTFOUND "no kind X in Y".
+ */
+AL_EXPORT int al_kube_discover(al_kube *k, const char *api_version, const char *kind, al_kube_resource *out, al_deadline dl);
+
+/*
+ * Server-side apply obj (a JSON object with apiVersion, kind,
+ * metadata.name, metadata.namespace when namespaced): PATCH
+ * .../<plural>/<name>?fieldManager=<fm>&force=true with Content-Type
+ * application/apply-patch+yaml (JSON is YAML). *result (may be NULL)
+ * receives the object the server returned. Retries 409, 429 (Retry-After),
+ * 5xx and connection errors with backoff until dl. Errors: AL_EAUTH
+ * (401/403), AL_EPROTO (other 4xx, with the Status message), AL_ETIMEOUT,
+ * AL_ENET, AL_ECANCELED.
+ */
+AL_EXPORT int al_kube_apply(al_kube *k, const json_t *obj, json_t **result, al_deadline dl);
+
+/* Server-side apply to the status subresource (PATCH .../status). */
+AL_EXPORT int al_kube_apply_status(al_kube *k, const json_t *obj, json_t **result, al_deadline dl);
+
+/* GET one object: AL_ENOTFOUND on 404. ns may be NULL for cluster-scoped. */
+AL_EXPORT int al_kube_get(al_kube *k, const char *api_version, const char *kind, const char *ns, const char *name, json_t **out, al_deadline dl);
+
+/* LIST objects (label_selector may be NULL); *out is the List object. */
+AL_EXPORT int al_kube_list(al_kube *k, const char *api_version, const char *kind, const char *ns, const char *label_selector, json_t **out, al_deadline dl);
+
+#endif
