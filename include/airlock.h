@@ -23,5 +23,6 @@
 #include "airlock/transfer.h"
 #include "airlock/mirror.h"
 #include "airlock/pgp.h"
+#include "airlock/graph.h"
 
 #endif

@@ -4,10 +4,12 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "airlock/clock.h"
 #include "airlock/imageset.h"
 #include "airlock/buf.h"
 #include "airlock/error.h"
 #include "airlock/fs.h"
+#include "airlock/graph.h"
 #include "airlock/json.h"
 #include "airlock/ref.h"
 #include "airlock/yaml.h"
@@ -199,10 +201,152 @@ static int load_releases(ctx *c, const al_yaml_node *n)
 	return 0;
 }
 
+/* A plain true/false scalar. */
+static int get_bool(const ctx *c, const al_yaml_node *n, const char *where,
+                    int *out)
+{
+	json_t *j = NULL;
+	int rc;
+
+	rc = n->type == AL_YAML_SCALAR ? al_yaml_to_json(&j, n) : -1;
+	if (rc < 0 || !json_is_boolean(j)) {
+		json_decref(j);
+		return type_error(c, n, where, "true or false");
+	}
+	*out = json_is_true(j);
+	json_decref(j);
+	return 0;
+}
+
+/* A version string; "4.15" written plainly is a number, so say so. */
+static int get_version(const ctx *c, const al_yaml_node *n, const char *where,
+                       char **out)
+{
+	if (n->type != AL_YAML_SCALAR || strlen(n->value) != n->len ||
+	    !al_version_valid(n->value))
+		return al_error_set(AL_EPARSE,
+		                    "%s:%zu:%zu: %s must be a full version like "
+		                    "4.15.3, not '%.100s'",
+		                    c->path, n->line, n->column, where,
+		                    n->type == AL_YAML_SCALAR ? n->value : "");
+	if ((*out = al_strdup(n->value)) == NULL)
+		return al_error_set(AL_ENOMEM, "out of memory");
+	return 0;
+}
+
+static void channel_clear(al_imageset_channel *ch)
+{
+	free(ch->name);
+	free(ch->min_version);
+	free(ch->max_version);
+	memset(ch, 0, sizeof(*ch));
+}
+
+static int load_channel(ctx *c, const al_yaml_node *item,
+                        al_imageset_channel *ch)
+{
+	static const char *const allowed[] = {
+	    "name", "minVersion", "maxVersion", "shortestPath", "type", "full",
+	    NULL};
+	static const char *const unsupported[] = {"blockedVersions", NULL};
+	const al_yaml_node *n;
+	const char *s;
+	size_t i;
+	int rc;
+
+	if (item->type != AL_YAML_MAP)
+		return type_error(c, item, "mirror.platform.channels[]",
+		                  "a mapping with 'name'");
+	if ((rc = check_fields(c, item, "mirror.platform.channels[]", allowed,
+	                       unsupported)) < 0)
+		return rc;
+	n = al_yaml_get(item, "name");
+	if (n == NULL)
+		return at(c, item, AL_EPARSE,
+		          "mirror.platform.channels[] needs 'name'", NULL, NULL);
+	if ((rc = get_string(c, n, "mirror.platform.channels[].name", &s)) < 0)
+		return rc;
+	for (i = 0; s[i] != '\0'; i++) {
+		char ch_ = s[i];
+
+		if (!((ch_ >= 'a' && ch_ <= 'z') || (ch_ >= 'A' && ch_ <= 'Z') ||
+		      (ch_ >= '0' && ch_ <= '9') || ch_ == '.' || ch_ == '-' ||
+		      ch_ == '_') ||
+		    i >= 128 || s[0] == '.')
+			return at(c, n, AL_EPARSE, "invalid channel name '", s,
+			          "' (letters, digits, '.', '_' and '-')");
+	}
+	if ((ch->name = al_strdup(s)) == NULL)
+		return al_error_set(AL_ENOMEM, "out of memory");
+	n = al_yaml_get(item, "minVersion");
+	if (n != NULL && (rc = get_version(c, n,
+	                                   "mirror.platform.channels[].minVersion",
+	                                   &ch->min_version)) < 0)
+		return rc;
+	n = al_yaml_get(item, "maxVersion");
+	if (n != NULL && (rc = get_version(c, n,
+	                                   "mirror.platform.channels[].maxVersion",
+	                                   &ch->max_version)) < 0)
+		return rc;
+	if (ch->min_version != NULL && ch->max_version != NULL &&
+	    al_version_compare(ch->min_version, ch->max_version) > 0)
+		return al_error_set(AL_EPARSE,
+		                    "%s:%zu:%zu: minVersion %s is higher than "
+		                    "maxVersion %s in channel '%s'",
+		                    c->path, item->line, item->column,
+		                    ch->min_version, ch->max_version, ch->name);
+	n = al_yaml_get(item, "shortestPath");
+	if (n != NULL && (rc = get_bool(c, n,
+	                                "mirror.platform.channels[].shortestPath",
+	                                &ch->shortest_path)) < 0)
+		return rc;
+	n = al_yaml_get(item, "full");
+	if (n != NULL && (rc = get_bool(c, n, "mirror.platform.channels[].full",
+	                                &ch->full)) < 0)
+		return rc;
+	n = al_yaml_get(item, "type");
+	if (n != NULL) {
+		if ((rc = get_string(c, n, "mirror.platform.channels[].type",
+		                     &s)) < 0)
+			return rc;
+		if (strcmp(s, "okd") == 0)
+			ch->okd = 1;
+		else if (strcmp(s, "ocp") != 0)
+			return at(c, n, AL_EPARSE, "unknown channel type '", s,
+			          "' (want ocp or okd)");
+	}
+	return 0;
+}
+
+static int load_channels(ctx *c, const al_yaml_node *seq)
+{
+	al_imageset *cfg = c->cfg;
+	al_imageset_channel *p;
+	size_t i;
+	int rc;
+
+	if (seq->type != AL_YAML_SEQ)
+		return type_error(c, seq, "mirror.platform.channels", "a list");
+	for (i = 0; i < seq->n; i++) {
+		if (cfg->nchannels >= SIZE_MAX / sizeof(*p) - 1)
+			return al_error_set(AL_ENOMEM, "out of memory");
+		p = realloc(cfg->channels, (cfg->nchannels + 1) * sizeof(*p));
+		if (p == NULL)
+			return al_error_set(AL_ENOMEM, "out of memory");
+		cfg->channels = p;
+		memset(&p[cfg->nchannels], 0, sizeof(*p));
+		cfg->nchannels++;
+		rc = load_channel(c, seq->items[i], &p[cfg->nchannels - 1]);
+		if (rc < 0)
+			return rc;
+	}
+	return 0;
+}
+
 static int load_platform(ctx *c, const al_yaml_node *p)
 {
 	static const char *const allowed[] = {"release", "architectures",
-	                                      "graph", NULL};
+	                                      "graph", "channels", NULL};
 	static const char *const unsupported[] = {"kubeVirtContainer", NULL};
 	static const char *const arches[] = {"amd64", "arm64", "ppc64le",
 	                                     "s390x", "multi", NULL};
@@ -214,21 +358,14 @@ static int load_platform(ctx *c, const al_yaml_node *p)
 
 	if (p->type != AL_YAML_MAP)
 		return type_error(c, p, "mirror.platform", "a mapping");
-	for (i = 0; i < p->n; i++) {
-		n = p->keys[i];
-		if (strcmp(n->value, "channels") != 0)
-			continue;
-		return al_error_set(
-		    AL_EUNSUPPORTED,
-		    "%s:%zu:%zu: channels are not supported yet: list release "
-		    "images in mirror.platform.release",
-		    c->path, n->line, n->column);
-	}
 	if ((rc = check_fields(c, p, "mirror.platform", allowed, unsupported)) <
 	    0)
 		return rc;
 	n = al_yaml_get(p, "release");
 	if (n != NULL && (rc = load_releases(c, n)) < 0)
+		return rc;
+	n = al_yaml_get(p, "channels");
+	if (n != NULL && (rc = load_channels(c, n)) < 0)
 		return rc;
 	n = al_yaml_get(p, "architectures");
 	if (n != NULL) {
@@ -449,10 +586,117 @@ static int load_sources(ctx *c, const al_yaml_node *seq)
 	return 0;
 }
 
+/* airlock.graph: where channels are resolved and how. */
+static int load_graph(ctx *c, const al_yaml_node *g)
+{
+	static const char *const allowed[] = {"url", "excludeConditional",
+	                                      NULL};
+	const al_yaml_node *n;
+	const char *s;
+	int rc;
+
+	if (g->type != AL_YAML_MAP)
+		return type_error(c, g, "airlock.graph", "a mapping");
+	if ((rc = check_fields(c, g, "airlock.graph", allowed, NULL)) < 0)
+		return rc;
+	n = al_yaml_get(g, "url");
+	if (n != NULL) {
+		if ((rc = get_string(c, n, "airlock.graph.url", &s)) < 0)
+			return rc;
+		if (!al_str_startswith(s, "http://") &&
+		    !al_str_startswith(s, "https://"))
+			return at(c, n, AL_EPARSE,
+			          "airlock.graph.url must start with http:// or "
+			          "https://, not '",
+			          s, "'");
+		if ((c->cfg->graph_url = al_strdup(s)) == NULL)
+			return al_error_set(AL_ENOMEM, "out of memory");
+	}
+	n = al_yaml_get(g, "excludeConditional");
+	if (n != NULL &&
+	    (rc = get_bool(c, n, "airlock.graph.excludeConditional",
+	                   &c->cfg->graph_exclude_conditional)) < 0)
+		return rc;
+	return 0;
+}
+
+/* A path from the file, made absolute against the file's directory. */
+static int push_path(ctx *c, char ***arr, size_t *n, const char *s)
+{
+	char *abs;
+	int rc;
+
+	if (s[0] == '/' || al_str_startswith(s, "http://") || al_str_startswith(s, "https://"))
+		return push(arr, n, s);
+	abs = al_path_join(c->dir, al_str_startswith(s, "file://") ? s + 7 : s);
+	if (abs == NULL)
+		return al_error_set(AL_ENOMEM, "out of memory");
+	rc = push(arr, n, abs);
+	free(abs);
+	return rc;
+}
+
+/* airlock.signatures: keyrings, stores, identityPolicy, timeout. */
+static int load_signatures(ctx *c, const al_yaml_node *g)
+{
+	static const char *const allowed[] = {"keyrings", "stores", "identityPolicy", "timeout", NULL};
+	const al_yaml_node *n;
+	const char *s;
+	uint64_t ms;
+	size_t i;
+	int rc;
+
+	if (g->type != AL_YAML_MAP)
+		return type_error(c, g, "airlock.signatures", "a mapping");
+	if ((rc = check_fields(c, g, "airlock.signatures", allowed, NULL)) < 0)
+		return rc;
+	n = al_yaml_get(g, "keyrings");
+	if (n != NULL) {
+		if (n->type != AL_YAML_SEQ)
+			return type_error(c, n, "airlock.signatures.keyrings", "a list of paths");
+		for (i = 0; i < n->n; i++) {
+			if ((rc = get_string(c, n->items[i], "airlock.signatures.keyrings[]", &s)) < 0)
+				return rc;
+			if ((rc = push_path(c, &c->cfg->keyrings, &c->cfg->nkeyrings, s)) < 0)
+				return rc;
+		}
+	}
+	n = al_yaml_get(g, "stores");
+	if (n != NULL) {
+		if (n->type != AL_YAML_SEQ)
+			return type_error(c, n, "airlock.signatures.stores", "a list of URLs or paths");
+		for (i = 0; i < n->n; i++) {
+			if ((rc = get_string(c, n->items[i], "airlock.signatures.stores[]", &s)) < 0)
+				return rc;
+			if ((rc = push_path(c, &c->cfg->signature_stores, &c->cfg->nsignature_stores, s)) < 0)
+				return rc;
+		}
+	}
+	n = al_yaml_get(g, "identityPolicy");
+	if (n != NULL) {
+		if ((rc = get_string(c, n, "airlock.signatures.identityPolicy", &s)) < 0)
+			return rc;
+		if (strcmp(s, "exact") != 0 && strcmp(s, "repository") != 0 && strcmp(s, "ignore") != 0)
+			return at(c, n, AL_EPARSE, "airlock.signatures.identityPolicy must be exact, repository or ignore, not '", s, "'");
+		if ((c->cfg->identity_policy = al_strdup(s)) == NULL)
+			return al_error_set(AL_ENOMEM, "out of memory");
+	}
+	n = al_yaml_get(g, "timeout");
+	if (n != NULL) {
+		if ((rc = get_string(c, n, "airlock.signatures.timeout", &s)) < 0)
+			return rc;
+		if (al_parse_duration(s, &ms) < 0 || ms == 0)
+			return at(c, n, AL_EPARSE, "airlock.signatures.timeout must be a duration such as 30s, not '", s, "'");
+		if ((c->cfg->signature_timeout = al_strdup(s)) == NULL)
+			return al_error_set(AL_ENOMEM, "out of memory");
+	}
+	return 0;
+}
+
 static int load_airlock(ctx *c, const al_yaml_node *a)
 {
 	static const char *const allowed[] = {"sources", "insecureRegistries",
-	                                      NULL};
+	                                      "graph", "signatures", NULL};
 	const al_yaml_node *n;
 	const char *s;
 	size_t i;
@@ -464,6 +708,12 @@ static int load_airlock(ctx *c, const al_yaml_node *a)
 		return rc;
 	n = al_yaml_get(a, "sources");
 	if (n != NULL && (rc = load_sources(c, n)) < 0)
+		return rc;
+	n = al_yaml_get(a, "graph");
+	if (n != NULL && (rc = load_graph(c, n)) < 0)
+		return rc;
+	n = al_yaml_get(a, "signatures");
+	if (n != NULL && (rc = load_signatures(c, n)) < 0)
 		return rc;
 	n = al_yaml_get(a, "insecureRegistries");
 	if (n != NULL) {
@@ -543,6 +793,18 @@ void al_imageset_free(al_imageset *cfg)
 	}
 	for (i = 0; i < cfg->ninsecure; i++)
 		free(cfg->insecure[i]);
+	for (i = 0; i < cfg->nchannels; i++)
+		channel_clear(&cfg->channels[i]);
+	free(cfg->channels);
+	free(cfg->graph_url);
+	for (i = 0; i < cfg->nkeyrings; i++)
+		free(cfg->keyrings[i]);
+	free(cfg->keyrings);
+	for (i = 0; i < cfg->nsignature_stores; i++)
+		free(cfg->signature_stores[i]);
+	free(cfg->signature_stores);
+	free(cfg->identity_policy);
+	free(cfg->signature_timeout);
 	free(cfg->releases);
 	free(cfg->architectures);
 	free(cfg->additional);

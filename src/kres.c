@@ -217,7 +217,8 @@ int al_kres_signature_configmap_json(json_t **out, const al_digest *release,
 	bin = json_object();
 	if (name == NULL || bin == NULL) {
 		json_decref(bin);
-		rc = al_error_set(AL_ENOMEM, "out of memory building a ConfigMap");
+		rc = al_error_set(AL_ENOMEM,
+		                  "out of memory building a ConfigMap");
 		goto out;
 	}
 	cm = json_pack("{s:s, s:s, s:{s:s, s:s, s:{s:s}}, s:o}", "apiVersion",
@@ -225,14 +226,15 @@ int al_kres_signature_configmap_json(json_t **out, const al_digest *release,
 	               "namespace", AL_KRES_SIGNATURE_NAMESPACE, "labels",
 	               AL_KRES_SIGNATURE_LABEL, "", "binaryData", bin);
 	if (cm == NULL) {
-		rc = al_error_set(AL_ENOMEM, "out of memory building a ConfigMap");
+		rc = al_error_set(AL_ENOMEM,
+		                  "out of memory building a ConfigMap");
 		goto out;
 	}
 	for (i = 0; i < n; i++) {
 		if (sigs[i] == NULL || lens[i] == 0) {
 			rc = al_error_set(AL_EINVAL,
-			                  "signature %zu of '%s' is empty", i + 1,
-			                  name);
+			                  "signature %zu of '%s' is empty",
+			                  i + 1, name);
 			goto out;
 		}
 		free(key);
@@ -282,8 +284,8 @@ int al_kres_signature_configmap(al_buf *out, const al_digest *release,
 		rc = al_yaml_emit_json(out, &cm, 1);
 	}
 	if (rc == AL_ELIMIT)
-		rc = al_error_set(AL_ELIMIT,
-		                  "signature ConfigMap exceeds the output limit");
+		rc = al_error_set(
+		    AL_ELIMIT, "signature ConfigMap exceeds the output limit");
 	free(text);
 	json_decref(cm);
 	return rc;

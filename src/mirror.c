@@ -5,6 +5,7 @@
 
 #include "airlock/buf.h"
 #include "airlock/error.h"
+#include "airlock/fs.h"
 #include "airlock/json.h"
 #include "airlock/log.h"
 #include "airlock/mirror.h"
@@ -89,7 +90,7 @@ static char *iso8601_now(void)
 }
 
 /* Add or replace (same digest) the release entry in releases.json. */
-static int record_release(al_store *s, const al_mirror_release *rel, const char *platform)
+static int record_release(al_store *s, const al_mirror_release *rel, const char *platform, int checked)
 {
 	json_t *doc = NULL, *list, *entry = NULL;
 	char ds[AL_DIGEST_STRMAX];
@@ -113,6 +114,15 @@ static int record_release(al_store *s, const al_mirror_release *rel, const char 
 	if (entry == NULL) {
 		rc = al_error_set(AL_ENOMEM, "out of memory");
 		goto out;
+	}
+	if (platform == NULL)
+		json_object_del(entry, "platform");
+	if (checked) {
+		json_object_set_new(entry, "verified", json_boolean(rel->verified));
+		if (rel->verified)
+			json_object_set_new(entry, "verifiedBy", json_string(rel->verified_by));
+		else
+			json_object_set_new(entry, "verifiedBy", json_null());
 	}
 	for (i = 0; i < json_array_size(list); i++) {
 		const char *d = al_json_str(json_array_get(list, i), "digest");
@@ -139,7 +149,98 @@ out:
 	return rc;
 }
 
+/* Retrieve and verify the signatures of rel; 0 when it may proceed. */
+static int check_signatures(al_store *s, al_mirror_release *rel, const al_transfer_opts *opts, const al_mirror_sig_opts *sig, al_mirror_report *report)
+{
+	al_sig_source *src = NULL;
+	al_sig_fetch_opts fo;
+	al_sig_fetch_result res = AL_SIG_FETCH_RESULT_INIT;
+	char *local = NULL, *reference = NULL;
+	al_imgref ir = {0};
+	size_t i;
+	int rc;
+
+	if (sig->keyring == NULL) {
+		/* allow_unsigned without keys: recorded as unverified */
+		rel->verified = 0;
+		return 0;
+	}
+	src = calloc(sig->nsources + 1, sizeof(*src));
+	local = al_path_join(al_store_path(s), "signatures");
+	if (src == NULL || local == NULL) {
+		rc = al_error_set(AL_ENOMEM, "out of memory");
+		goto out;
+	}
+	/* Signatures saved by an earlier run count too (no network needed). */
+	src[0].kind = AL_SIG_SOURCE_DIR;
+	src[0].location = local;
+	for (i = 0; i < sig->nsources; i++)
+		src[i + 1] = sig->sources[i];
+	if (al_imgref_parse(&ir, rel->source) == 0 && ir.transport == AL_TRANSPORT_DOCKER)
+		reference = al_ref_string(&ir.ref);
+	memset(&fo, 0, sizeof(fo));
+	fo.sources = src;
+	fo.nsources = sig->nsources + 1;
+	fo.keyring = sig->keyring;
+	fo.policy = reference != NULL ? sig->policy : AL_SIG_IDENTITY_IGNORE;
+	fo.budget_ms = sig->budget_ms;
+	fo.http = sig->http;
+	fo.cancel = opts != NULL ? opts->cancel : NULL;
+	rc = al_sig_fetch_release(s, &rel->digest, reference, &fo, &res);
+	for (i = 0; i < res.nstores; i++) {
+		if (res.stores[i].status == AL_SIG_STORE_OK || res.stores[i].status == AL_SIG_STORE_SKIPPED)
+			continue;
+		if (i == 0 && res.stores[i].status == AL_SIG_STORE_NOT_FOUND)
+			continue; /* nothing saved yet: normal on a first run */
+		al_log_warn("release %s: signature store '%s': %s", rel->source, res.stores[i].location,
+			    res.stores[i].message != NULL ? res.stores[i].message : al_sig_store_status_name(res.stores[i].status));
+	}
+	if (rc == 0 && res.nsigs > 0) {
+		rel->verified = 1;
+		memcpy(rel->verified_by, res.sigs[0].info.fingerprint, sizeof(rel->verified_by));
+		rel->verified_by[sizeof(rel->verified_by) - 1] = '\0';
+		al_log_info("release %s: signature verified by key %s", rel->source, rel->verified_by);
+		goto out;
+	}
+	{
+		char ds[AL_DIGEST_STRMAX];
+		char *m = al_sprintf("%s (%s): no verified signature: %s", rel->source, al_digest_str(&rel->digest, ds), al_error_message());
+		if (sig->allow_unsigned) {
+			al_log_warn("%s; mirrored anyway (--allow-unsigned), recorded as unverified", m != NULL ? m : rel->source);
+			rc = 0;
+		} else {
+			add_error(report, m != NULL ? m : "out of memory");
+			rel->message = m;
+			m = NULL;
+			rel->status = AL_EVERIFY;
+			rc = al_error_set(AL_EVERIFY, "%s", rel->message != NULL ? rel->message : "no verified signature");
+		}
+		free(m);
+	}
+out:
+	al_sig_fetch_result_clear(&res);
+	al_imgref_clear(&ir);
+	free(reference);
+	free(local);
+	free(src);
+	return rc;
+}
+
+static int mirror_impl(al_store *s, const char *const *releases, size_t nreleases, const char *const *additional, size_t nadditional, const al_transfer_opts *opts, const al_mirror_sig_opts *sig, al_mirror_report *report);
+
 int al_mirror(al_store *s, const char *const *releases, size_t nreleases, const char *const *additional, size_t nadditional, const al_transfer_opts *opts, al_mirror_report *report)
+{
+	return mirror_impl(s, releases, nreleases, additional, nadditional, opts, NULL, report);
+}
+
+int al_mirror_signed(al_store *s, const char *const *releases, size_t nreleases, const char *const *additional, size_t nadditional, const al_transfer_opts *opts, const al_mirror_sig_opts *sig, al_mirror_report *report)
+{
+	if (sig != NULL && sig->keyring == NULL && !sig->allow_unsigned)
+		return al_error_set(AL_EINVAL, "signature checks need a keyring");
+	return mirror_impl(s, releases, nreleases, additional, nadditional, opts, sig, report);
+}
+
+static int mirror_impl(al_store *s, const char *const *releases, size_t nreleases, const char *const *additional, size_t nadditional, const al_transfer_opts *opts, const al_mirror_sig_opts *sig, al_mirror_report *report)
 {
 	al_transfer *t = NULL;
 	int *rel_idx = NULL, *add_idx = NULL;
@@ -190,6 +291,20 @@ int al_mirror(al_store *s, const char *const *releases, size_t nreleases, const 
 			rel->message = al_strdup(msg);
 			add_error(report, msg);
 			worst = worse(worst, st);
+			rel_idx[i] = -1;
+			continue;
+		}
+		if (sig != NULL && check_signatures(s, rel, opts, sig, report) < 0) {
+			/* refused: the unverified release does not stay named in the store */
+			char *name = NULL;
+			al_imgref ir = {0};
+			if (al_imgref_parse(&ir, releases[i]) == 0)
+				name = ir.transport == AL_TRANSPORT_DOCKER ? al_ref_string(&ir.ref) : al_strdup(ir.name);
+			if (name != NULL)
+				al_store_untag(s, name);
+			free(name);
+			al_imgref_clear(&ir);
+			worst = worse(worst, rel->status);
 			rel_idx[i] = -1;
 			continue;
 		}
@@ -257,7 +372,7 @@ int al_mirror(al_store *s, const char *const *releases, size_t nreleases, const 
 			}
 		}
 		if (rel->status == 0) {
-			if ((rc = record_release(s, rel, opts != NULL ? opts->platform : NULL)) < 0) {
+			if ((rc = record_release(s, rel, opts != NULL ? opts->platform : NULL, sig != NULL)) < 0) {
 				rel->status = rc;
 				rel->message = al_strdup(al_error_message());
 				add_error(report, rel->message);
@@ -290,5 +405,51 @@ out:
 	free(rel_idx);
 	free(add_idx);
 	al_transfer_free(t);
+	return rc;
+}
+
+int al_mirror_record_channels(al_store *s, const al_digest *release, const char *const *channels, size_t n)
+{
+	json_t *doc = NULL, *list, *entry = NULL, *chans;
+	char ds[AL_DIGEST_STRMAX];
+	size_t i, j;
+	int rc;
+
+	if ((rc = al_store_releases_load(s, &doc)) < 0)
+		return rc;
+	list = json_object_get(doc, "releases");
+	al_digest_str(release, ds);
+	for (i = 0; i < json_array_size(list); i++) {
+		const char *d = al_json_str(json_array_get(list, i), "digest");
+		if (d != NULL && strcmp(d, ds) == 0) {
+			entry = json_array_get(list, i);
+			break;
+		}
+	}
+	if (entry == NULL) {
+		rc = al_error_set(AL_ENOTFOUND, "no release %s in '%s/airlock/releases.json'", ds, al_store_path(s));
+		goto out;
+	}
+	chans = json_object_get(entry, "channels");
+	if (!json_is_array(chans)) {
+		chans = json_array();
+		if (chans == NULL || json_object_set_new(entry, "channels", chans) != 0) {
+			rc = al_error_set(AL_ENOMEM, "out of memory");
+			goto out;
+		}
+	}
+	for (i = 0; i < n; i++) {
+		int found = 0;
+		for (j = 0; j < json_array_size(chans); j++)
+			if (json_is_string(json_array_get(chans, j)) && strcmp(json_string_value(json_array_get(chans, j)), channels[i]) == 0)
+				found = 1;
+		if (!found && json_array_append_new(chans, json_string(channels[i])) != 0) {
+			rc = al_error_set(AL_ENOMEM, "out of memory");
+			goto out;
+		}
+	}
+	rc = al_store_releases_save(s, doc);
+out:
+	json_decref(doc);
 	return rc;
 }

@@ -1,5 +1,6 @@
 /* sig.c: simple-signing payloads, signature verification, directory and ConfigMap sources, signatures in the store. */
 #include <errno.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -24,8 +25,9 @@ int al_sig_identity_policy_parse(al_sig_identity_policy *out, const char *s)
 		*out = AL_SIG_IDENTITY_IGNORE;
 	else
 		return al_error_set(AL_EINVAL,
-				    "unknown identity policy '%s' (want exact, repository or ignore)",
-				    s != NULL ? s : "");
+		                    "unknown identity policy '%s' (want exact, "
+		                    "repository or ignore)",
+		                    s != NULL ? s : "");
 	return 0;
 }
 
@@ -54,47 +56,61 @@ void al_sig_payload_clear(al_sig_payload *pl)
 /* Refuse members of obj other than the NULL-terminated allowed names: the
  * critical section is what the signer vouched for, so anything we do not
  * understand in it must not be ignored (containers-signature(5)). */
-static int only_members(const json_t *obj, const char *where, const char *const *allowed)
+static int only_members(const json_t *obj, const char *where,
+                        const char *const *allowed)
 {
 	const char *key;
 	json_t *v;
 	size_t i;
 
-	json_object_foreach((json_t *)obj, key, v) {
+	json_object_foreach((json_t *)obj, key, v)
+	{
 		(void)v;
 		for (i = 0; allowed[i] != NULL; i++) {
 			if (strcmp(allowed[i], key) == 0)
 				break;
 		}
 		if (allowed[i] == NULL)
-			return al_error_set(AL_EPARSE, "signature payload: unknown field '%s%s%s'", where,
-					    where[0] != '\0' ? "." : "", key);
+			return al_error_set(
+			    AL_EPARSE,
+			    "signature payload: unknown field '%s%s%s'", where,
+			    where[0] != '\0' ? "." : "", key);
 	}
 	return 0;
 }
 
 /* The object member key of obj, required to be an object. */
-static int get_object(json_t **out, const json_t *obj, const char *where, const char *key)
+static int get_object(json_t **out, const json_t *obj, const char *where,
+                      const char *key)
 {
 	json_t *v = json_object_get(obj, key);
 
 	if (v == NULL)
-		return al_error_set(AL_EPARSE, "signature payload: missing field '%s.%s'", where, key);
+		return al_error_set(AL_EPARSE,
+		                    "signature payload: missing field '%s.%s'",
+		                    where, key);
 	if (!json_is_object(v))
-		return al_error_set(AL_EPARSE, "signature payload: '%s.%s' is not an object", where, key);
+		return al_error_set(
+		    AL_EPARSE, "signature payload: '%s.%s' is not an object",
+		    where, key);
 	*out = v;
 	return 0;
 }
 
 /* The string member key of obj, required. */
-static int get_string(const char **out, const json_t *obj, const char *where, const char *key)
+static int get_string(const char **out, const json_t *obj, const char *where,
+                      const char *key)
 {
 	json_t *v = json_object_get(obj, key);
 
 	if (v == NULL)
-		return al_error_set(AL_EPARSE, "signature payload: missing field '%s.%s'", where, key);
+		return al_error_set(AL_EPARSE,
+		                    "signature payload: missing field '%s.%s'",
+		                    where, key);
 	if (!json_is_string(v))
-		return al_error_set(AL_EPARSE, "signature payload: '%s.%s' is not a string", where, key);
+		return al_error_set(
+		    AL_EPARSE, "signature payload: '%s.%s' is not a string",
+		    where, key);
 	*out = json_string_value(v);
 	return 0;
 }
@@ -102,8 +118,10 @@ static int get_string(const char **out, const json_t *obj, const char *where, co
 int al_sig_payload_parse(al_sig_payload *out, const uint8_t *p, size_t n)
 {
 	static const char *const top_keys[] = {"critical", "optional", NULL};
-	static const char *const critical_keys[] = {"type", "image", "identity", NULL};
-	static const char *const image_keys[] = {"docker-manifest-digest", NULL};
+	static const char *const critical_keys[] = {"type", "image", "identity",
+	                                            NULL};
+	static const char *const image_keys[] = {"docker-manifest-digest",
+	                                         NULL};
 	static const char *const identity_keys[] = {"docker-reference", NULL};
 	al_sig_payload pl;
 	json_t *root = NULL, *critical, *image, *identity, *optional, *v;
@@ -112,12 +130,15 @@ int al_sig_payload_parse(al_sig_payload *out, const uint8_t *p, size_t n)
 
 	memset(&pl, 0, sizeof(pl));
 	if (n > AL_SIG_MAX_PAYLOAD)
-		return al_error_set(AL_ELIMIT, "signature payload of %zu bytes exceeds the %llu byte limit", n,
-				    (unsigned long long)AL_SIG_MAX_PAYLOAD);
+		return al_error_set(AL_ELIMIT,
+		                    "signature payload of %zu bytes exceeds "
+		                    "the %llu byte limit",
+		                    n, (unsigned long long)AL_SIG_MAX_PAYLOAD);
 	if ((rc = al_json_parse(&root, p, n, "signature payload")) < 0)
 		return rc;
 	if (!json_is_object(root)) {
-		rc = al_error_set(AL_EPARSE, "signature payload: not a JSON object");
+		rc = al_error_set(AL_EPARSE,
+		                  "signature payload: not a JSON object");
 		goto out;
 	}
 	if ((rc = only_members(root, "", top_keys)) < 0 ||
@@ -126,29 +147,41 @@ int al_sig_payload_parse(al_sig_payload *out, const uint8_t *p, size_t n)
 	if ((rc = only_members(critical, "critical", critical_keys)) < 0 ||
 	    (rc = get_string(&type, critical, "critical", "type")) < 0 ||
 	    (rc = get_object(&image, critical, "critical", "image")) < 0 ||
-	    (rc = get_object(&identity, critical, "critical", "identity")) < 0 ||
+	    (rc = get_object(&identity, critical, "critical", "identity")) <
+	        0 ||
 	    (rc = only_members(image, "critical.image", image_keys)) < 0 ||
-	    (rc = only_members(identity, "critical.identity", identity_keys)) < 0 ||
-	    (rc = get_string(&digest, image, "critical.image", "docker-manifest-digest")) < 0 ||
-	    (rc = get_string(&reference, identity, "critical.identity", "docker-reference")) < 0)
+	    (rc = only_members(identity, "critical.identity", identity_keys)) <
+	        0 ||
+	    (rc = get_string(&digest, image, "critical.image",
+	                     "docker-manifest-digest")) < 0 ||
+	    (rc = get_string(&reference, identity, "critical.identity",
+	                     "docker-reference")) < 0)
 		goto out;
 	if (strcmp(type, AL_SIG_PAYLOAD_TYPE) != 0) {
-		rc = al_error_set(AL_EPARSE, "signature payload: type '%s' is not '%s'", type,
-				  AL_SIG_PAYLOAD_TYPE);
+		rc = al_error_set(AL_EPARSE,
+		                  "signature payload: type '%s' is not '%s'",
+		                  type, AL_SIG_PAYLOAD_TYPE);
 		goto out;
 	}
 	if (al_digest_parse_str(&pl.digest, digest) < 0) {
-		rc = al_error_set(AL_EPARSE, "signature payload: invalid docker-manifest-digest '%s'", digest);
+		rc = al_error_set(
+		    AL_EPARSE,
+		    "signature payload: invalid docker-manifest-digest '%s'",
+		    digest);
 		goto out;
 	}
 	optional = json_object_get(root, "optional");
 	if (optional != NULL && !json_is_object(optional)) {
-		rc = al_error_set(AL_EPARSE, "signature payload: 'optional' is not an object");
+		rc = al_error_set(
+		    AL_EPARSE,
+		    "signature payload: 'optional' is not an object");
 		goto out;
 	}
 	if ((v = json_object_get(optional, "creator")) != NULL) {
 		if (!json_is_string(v)) {
-			rc = al_error_set(AL_EPARSE, "signature payload: 'optional.creator' is not a string");
+			rc = al_error_set(AL_EPARSE,
+			                  "signature payload: "
+			                  "'optional.creator' is not a string");
 			goto out;
 		}
 		if ((pl.creator = al_strdup(json_string_value(v))) == NULL)
@@ -156,7 +189,10 @@ int al_sig_payload_parse(al_sig_payload *out, const uint8_t *p, size_t n)
 	}
 	if ((v = json_object_get(optional, "timestamp")) != NULL) {
 		if (!json_is_integer(v)) {
-			rc = al_error_set(AL_EPARSE, "signature payload: 'optional.timestamp' is not an integer");
+			rc = al_error_set(
+			    AL_EPARSE,
+			    "signature payload: 'optional.timestamp' is not an "
+			    "integer");
 			goto out;
 		}
 		pl.timestamp = (int64_t)json_integer_value(v);
@@ -169,7 +205,8 @@ int al_sig_payload_parse(al_sig_payload *out, const uint8_t *p, size_t n)
 	rc = 0;
 	goto out;
 oom:
-	rc = al_error_set(AL_ENOMEM, "out of memory parsing a signature payload");
+	rc = al_error_set(AL_ENOMEM,
+	                  "out of memory parsing a signature payload");
 out:
 	al_sig_payload_clear(&pl);
 	json_decref(root);
@@ -182,8 +219,8 @@ static char *ref_key(const al_ref *r, int repo)
 	return repo ? al_ref_name(r) : al_ref_string(r);
 }
 
-int al_sig_payload_check(const al_sig_payload *pl, const al_digest *release, const char *reference,
-			 al_sig_identity_policy policy)
+int al_sig_payload_check(const al_sig_payload *pl, const al_digest *release,
+                         const char *reference, al_sig_identity_policy policy)
 {
 	char have[AL_DIGEST_STRMAX], want[AL_DIGEST_STRMAX];
 	al_ref signed_ref, want_ref;
@@ -193,35 +230,52 @@ int al_sig_payload_check(const al_sig_payload *pl, const al_digest *release, con
 	memset(&signed_ref, 0, sizeof(signed_ref));
 	memset(&want_ref, 0, sizeof(want_ref));
 	if (pl == NULL || release == NULL)
-		return al_error_set(AL_EINVAL, "no payload or release digest to check");
+		return al_error_set(AL_EINVAL,
+		                    "no payload or release digest to check");
 	if (!al_digest_equal(&pl->digest, release))
-		return al_error_set(AL_EVERIFY, "digest mismatch: signature is for %s, release is %s",
-				    al_digest_str(&pl->digest, have), al_digest_str(release, want));
+		return al_error_set(
+		    AL_EVERIFY,
+		    "digest mismatch: signature is for %s, release is %s",
+		    al_digest_str(&pl->digest, have),
+		    al_digest_str(release, want));
 	if (policy == AL_SIG_IDENTITY_IGNORE)
 		return 0;
-	if (policy != AL_SIG_IDENTITY_EXACT && policy != AL_SIG_IDENTITY_REPOSITORY)
-		return al_error_set(AL_EINVAL, "unknown identity policy %d", (int)policy);
+	if (policy != AL_SIG_IDENTITY_EXACT &&
+	    policy != AL_SIG_IDENTITY_REPOSITORY)
+		return al_error_set(AL_EINVAL, "unknown identity policy %d",
+		                    (int)policy);
 	if (reference == NULL || reference[0] == '\0')
-		return al_error_set(AL_EINVAL, "no expected identity given for identity policy '%s'",
-				    al_sig_identity_policy_name(policy));
+		return al_error_set(
+		    AL_EINVAL,
+		    "no expected identity given for identity policy '%s'",
+		    al_sig_identity_policy_name(policy));
 	if (al_ref_parse(&want_ref, reference) < 0) {
-		rc = al_error_set(AL_EINVAL, "expected identity '%s' is not a docker reference", reference);
+		rc = al_error_set(
+		    AL_EINVAL,
+		    "expected identity '%s' is not a docker reference",
+		    reference);
 		goto out;
 	}
 	if (al_ref_parse(&signed_ref, pl->reference) < 0) {
-		rc = al_error_set(AL_EVERIFY, "identity mismatch: signed docker-reference '%s' does not parse",
-				  pl->reference);
+		rc = al_error_set(AL_EVERIFY,
+		                  "identity mismatch: signed docker-reference "
+		                  "'%s' does not parse",
+		                  pl->reference);
 		goto out;
 	}
 	a = ref_key(&signed_ref, repo);
 	b = ref_key(&want_ref, repo);
 	if (a == NULL || b == NULL) {
-		rc = al_error_set(AL_ENOMEM, "out of memory comparing identities");
+		rc = al_error_set(AL_ENOMEM,
+		                  "out of memory comparing identities");
 		goto out;
 	}
 	if (strcmp(a, b) != 0) {
-		rc = al_error_set(AL_EVERIFY, "identity mismatch: signature is for '%s', expected %s'%s'",
-				  pl->reference, repo ? "repository " : "", repo ? b : reference);
+		rc = al_error_set(
+		    AL_EVERIFY,
+		    "identity mismatch: signature is for '%s', expected %s'%s'",
+		    pl->reference, repo ? "repository " : "",
+		    repo ? b : reference);
 		goto out;
 	}
 	rc = 0;
@@ -242,8 +296,8 @@ void al_sig_info_clear(al_sig_info *info)
 	memset(info, 0, sizeof(*info));
 }
 
-int al_sig_verify(al_sig_info *out, const uint8_t *sig, size_t n, const al_digest *release,
-		  const al_sig_verify_opts *opts)
+int al_sig_verify(al_sig_info *out, const uint8_t *sig, size_t n,
+                  const al_digest *release, const al_sig_verify_opts *opts)
 {
 	al_buf literal = AL_BUF_INIT(AL_SIG_MAX_PAYLOAD);
 	al_pgp_result pr;
@@ -253,17 +307,24 @@ int al_sig_verify(al_sig_info *out, const uint8_t *sig, size_t n, const al_diges
 
 	memset(&pl, 0, sizeof(pl));
 	memset(&info, 0, sizeof(info));
-	if (opts == NULL || opts->keyring == NULL || release == NULL || (sig == NULL && n > 0))
-		return al_error_set(AL_EINVAL, "signature verification needs a keyring and a release digest");
+	if (opts == NULL || opts->keyring == NULL || release == NULL ||
+	    (sig == NULL && n > 0))
+		return al_error_set(AL_EINVAL, "signature verification needs a "
+		                               "keyring and a release digest");
 	if (n == 0)
 		return al_error_set(AL_EVERIFY, "empty signature");
 	if (n > AL_SIG_MAX_BYTES)
-		return al_error_set(AL_ELIMIT, "signature of %zu bytes exceeds the %llu byte limit", n,
-				    (unsigned long long)AL_SIG_MAX_BYTES);
+		return al_error_set(
+		    AL_ELIMIT,
+		    "signature of %zu bytes exceeds the %llu byte limit", n,
+		    (unsigned long long)AL_SIG_MAX_BYTES);
 	/* the caller's policy must be usable before any content is judged */
-	if (opts->policy != AL_SIG_IDENTITY_IGNORE && (opts->reference == NULL || opts->reference[0] == '\0'))
-		return al_error_set(AL_EINVAL, "no expected identity given for identity policy '%s'",
-				    al_sig_identity_policy_name(opts->policy));
+	if (opts->policy != AL_SIG_IDENTITY_IGNORE &&
+	    (opts->reference == NULL || opts->reference[0] == '\0'))
+		return al_error_set(
+		    AL_EINVAL,
+		    "no expected identity given for identity policy '%s'",
+		    al_sig_identity_policy_name(opts->policy));
 	rc = al_pgp_verify(&pr, &literal, opts->keyring, sig, n, opts->now);
 	if (rc == AL_EPARSE) {
 		/* the bytes claimed to be a signature: that is bad content */
@@ -271,20 +332,24 @@ int al_sig_verify(al_sig_info *out, const uint8_t *sig, size_t n, const al_diges
 		goto out;
 	}
 	if (rc == AL_ELIMIT) {
-		/* a payload over its bound, or a compression bomb: content is bad */
+		/* a payload over its bound, or a compression bomb: content is
+		 * bad */
 		rc = al_error_wrap(AL_EVERIFY, "signature refused");
 		goto out;
 	}
 	if (rc < 0)
 		goto out;
 	if ((rc = al_sig_payload_parse(&pl, literal.ptr, literal.len)) < 0) {
-		rc = al_error_wrap(rc == AL_ENOMEM ? AL_ENOMEM : AL_EVERIFY, "invalid signature payload");
+		rc = al_error_wrap(rc == AL_ENOMEM ? AL_ENOMEM : AL_EVERIFY,
+		                   "invalid signature payload");
 		goto out;
 	}
-	if ((rc = al_sig_payload_check(&pl, release, opts->reference, opts->policy)) < 0)
+	if ((rc = al_sig_payload_check(&pl, release, opts->reference,
+	                               opts->policy)) < 0)
 		goto out;
 	memcpy(info.fingerprint, pr.fingerprint, sizeof(info.fingerprint));
-	memcpy(info.primary_fingerprint, pr.primary_fingerprint, sizeof(info.primary_fingerprint));
+	memcpy(info.primary_fingerprint, pr.primary_fingerprint,
+	       sizeof(info.primary_fingerprint));
 	info.signed_at = pr.created;
 	info.reference = pl.reference;
 	info.creator = pl.creator;
@@ -312,17 +377,22 @@ int al_sig_list_add(al_sig_list *l, const uint8_t *p, size_t n)
 	if (n == 0 || p == NULL)
 		return al_error_set(AL_EINVAL, "empty signature");
 	if (n > AL_SIG_MAX_BYTES)
-		return al_error_set(AL_ELIMIT, "signature of %zu bytes exceeds the %llu byte limit", n,
-				    (unsigned long long)AL_SIG_MAX_BYTES);
+		return al_error_set(
+		    AL_ELIMIT,
+		    "signature of %zu bytes exceeds the %llu byte limit", n,
+		    (unsigned long long)AL_SIG_MAX_BYTES);
 	if (l->n >= AL_SIG_MAX_STORED)
-		return al_error_set(AL_ELIMIT, "more than %d signatures", AL_SIG_MAX_STORED);
+		return al_error_set(AL_ELIMIT, "more than %d signatures",
+		                    AL_SIG_MAX_STORED);
 	copy = malloc(n);
 	if (copy == NULL)
-		return al_error_set(AL_ENOMEM, "out of memory holding a signature");
+		return al_error_set(AL_ENOMEM,
+		                    "out of memory holding a signature");
 	items = realloc(l->items, (l->n + 1) * sizeof(*items));
 	if (items == NULL) {
 		free(copy);
-		return al_error_set(AL_ENOMEM, "out of memory holding a signature");
+		return al_error_set(AL_ENOMEM,
+		                    "out of memory holding a signature");
 	}
 	memcpy(copy, p, n);
 	items[l->n].data = copy;
@@ -345,8 +415,8 @@ void al_sig_list_clear(al_sig_list *l)
 	l->n = 0;
 }
 
-int al_sig_verify_list(al_sig_info *out, size_t *which, const al_sig_list *l, const al_digest *release,
-		       const al_sig_verify_opts *opts)
+int al_sig_verify_list(al_sig_info *out, size_t *which, const al_sig_list *l,
+                       const al_digest *release, const al_sig_verify_opts *opts)
 {
 	al_buf reasons = AL_BUF_INIT(16 * 1024);
 	char ds[AL_DIGEST_STRMAX];
@@ -355,9 +425,11 @@ int al_sig_verify_list(al_sig_info *out, size_t *which, const al_sig_list *l, co
 
 	if (l == NULL || l->n == 0)
 		return al_error_set(AL_ENOTFOUND, "no signatures for %s",
-				    release != NULL ? al_digest_str(release, ds) : "the release");
+		                    release != NULL ? al_digest_str(release, ds)
+		                                    : "the release");
 	for (i = 0; i < l->n; i++) {
-		rc = al_sig_verify(out, l->items[i].data, l->items[i].len, release, opts);
+		rc = al_sig_verify(out, l->items[i].data, l->items[i].len,
+		                   release, opts);
 		if (rc == 0) {
 			if (which != NULL)
 				*which = i;
@@ -365,9 +437,11 @@ int al_sig_verify_list(al_sig_info *out, size_t *which, const al_sig_list *l, co
 		}
 		if (rc == AL_EINVAL || rc == AL_ENOMEM)
 			goto out;
-		/* reasons beyond the buffer's bound are dropped: the first ones say enough */
-		(void)al_buf_printf(&reasons, "%ssignature-%zu: %s", i > 0 ? "; " : "", i + 1,
-				    al_error_message());
+		/* reasons beyond the buffer's bound are dropped: the first ones
+		 * say enough */
+		(void)al_buf_printf(&reasons, "%ssignature-%zu: %s",
+		                    i > 0 ? "; " : "", i + 1,
+		                    al_error_message());
 	}
 	rc = al_error_set(AL_EVERIFY, "%s", al_buf_cstr(&reasons));
 out:
@@ -380,22 +454,32 @@ static char *digest_dir(const char *dir, const al_digest *d)
 {
 	char hex[AL_DIGEST_STRMAX];
 
-	return al_sprintf("%s/%s=%s", dir, al_digest_algo_name(d->algo), al_digest_hex(d, hex));
+	return al_sprintf("%s/%s=%s", dir, al_digest_algo_name(d->algo),
+	                  al_digest_hex(d, hex));
 }
 
-int al_sig_dir_read(al_sig_list *out, const char *dir, const al_digest *d, unsigned max)
+int al_sig_dir_read(al_sig_list *out, const char *dir, const al_digest *d,
+                    unsigned max)
 {
 	al_buf data = AL_BUF_INIT(AL_SIG_MAX_BYTES);
 	char *ddir = NULL, *path = NULL;
+	struct stat st;
 	unsigned k;
 	int rc = 0;
 
 	if (out == NULL || dir == NULL || d == NULL)
-		return al_error_set(AL_EINVAL, "no directory or digest to read signatures for");
+		return al_error_set(
+		    AL_EINVAL, "no directory or digest to read signatures for");
 	if (max == 0)
 		max = AL_SIG_DEFAULT_MAX_PER_STORE;
 	if (max > AL_SIG_MAX_STORED)
 		max = AL_SIG_MAX_STORED;
+	/* a missing digest directory means no signatures; a missing store
+	 * directory means the source is wrong */
+	if (stat(dir, &st) != 0 || !S_ISDIR(st.st_mode))
+		return al_error_set(AL_ENOTFOUND,
+		                    "signature directory '%s' does not exist",
+		                    dir);
 	if ((ddir = digest_dir(dir, d)) == NULL)
 		return al_error_set(AL_ENOMEM, "out of memory");
 	for (k = 1; k <= max; k++) {
@@ -411,14 +495,17 @@ int al_sig_dir_read(al_sig_list *out, const char *dir, const al_digest *d, unsig
 			break;
 		}
 		if (rc == AL_ELIMIT) {
-			rc = al_error_set(AL_ELIMIT, "signature '%s' exceeds the %llu byte limit", path,
-					  (unsigned long long)AL_SIG_MAX_BYTES);
+			rc = al_error_set(
+			    AL_ELIMIT,
+			    "signature '%s' exceeds the %llu byte limit", path,
+			    (unsigned long long)AL_SIG_MAX_BYTES);
 			goto out;
 		}
 		if (rc < 0)
 			goto out;
 		if (data.len == 0) {
-			rc = al_error_set(AL_EIO, "signature '%s' is empty", path);
+			rc = al_error_set(AL_EIO, "signature '%s' is empty",
+			                  path);
 			goto out;
 		}
 		if ((rc = al_sig_list_add(out, data.ptr, data.len)) < 0)
@@ -437,7 +524,8 @@ int al_sig_source_parse(al_sig_source *out, const char *s)
 
 	if (s == NULL || s[0] == '\0')
 		return al_error_set(AL_EINVAL, "empty signature source");
-	if (al_str_startswith(s, "http://") || al_str_startswith(s, "https://")) {
+	if (al_str_startswith(s, "http://") ||
+	    al_str_startswith(s, "https://")) {
 		out->kind = AL_SIG_SOURCE_HTTP;
 		out->location = s;
 		return 0;
@@ -446,7 +534,9 @@ int al_sig_source_parse(al_sig_source *out, const char *s)
 		s += strlen("file://");
 	if (s[0] == '\0')
 		return al_error_set(AL_EINVAL, "empty signature source path");
-	out->kind = stat(s, &st) == 0 && S_ISDIR(st.st_mode) ? AL_SIG_SOURCE_DIR : AL_SIG_SOURCE_CONFIGMAP;
+	out->kind = stat(s, &st) == 0 && S_ISDIR(st.st_mode)
+	                ? AL_SIG_SOURCE_DIR
+	                : AL_SIG_SOURCE_CONFIGMAP;
 	out->location = s;
 	return 0;
 }
@@ -463,29 +553,32 @@ static int cm_entry_cmp(const void *a, const void *b)
 {
 	const cm_entry *x = a, *y = b;
 
-	if (x->doc != y->doc)
-		return x->doc < y->doc ? -1 : 1;
 	if (x->k != y->k)
 		return x->k < y->k ? -1 : 1;
+	if (x->doc != y->doc)
+		return x->doc < y->doc ? -1 : 1;
 	return 0;
 }
 
 /* Gather the binaryData entries of d from one ConfigMap document. */
-static int cm_collect(cm_entry **ents, size_t *nents, const json_t *cm, size_t doc, const char *prefix,
-		      const char *what)
+static int cm_collect(cm_entry **ents, size_t *nents, const json_t *cm,
+                      size_t doc, const char *prefix, const char *what)
 {
 	const char *kind = al_json_str(cm, "kind"), *key;
 	json_t *bin, *v;
 	size_t plen = strlen(prefix);
 
-	if (!json_is_object(cm) || kind == NULL || strcmp(kind, "ConfigMap") != 0)
+	if (!json_is_object(cm) || kind == NULL ||
+	    strcmp(kind, "ConfigMap") != 0)
 		return 0;
 	bin = json_object_get(cm, "binaryData");
 	if (bin == NULL)
 		return 0;
 	if (!json_is_object(bin))
-		return al_error_set(AL_EPARSE, "'%s': binaryData is not a map", what);
-	json_object_foreach(bin, key, v) {
+		return al_error_set(AL_EPARSE, "'%s': binaryData is not a map",
+		                    what);
+	json_object_foreach(bin, key, v)
+	{
 		cm_entry *grown;
 		unsigned long k;
 		char *end;
@@ -493,20 +586,29 @@ static int cm_collect(cm_entry **ents, size_t *nents, const json_t *cm, size_t d
 		if (strncmp(key, prefix, plen) != 0)
 			continue;
 		if (key[plen] < '1' || key[plen] > '9')
-			return al_error_set(AL_EPARSE, "'%s': binaryData key '%s' has no signature number", what,
-					    key);
+			return al_error_set(
+			    AL_EPARSE,
+			    "'%s': binaryData key '%s' has no signature number",
+			    what, key);
 		errno = 0;
 		k = strtoul(key + plen, &end, 10);
 		if (errno != 0 || *end != '\0' || k > 1000000)
-			return al_error_set(AL_EPARSE, "'%s': binaryData key '%s' has no valid signature number",
-					    what, key);
+			return al_error_set(AL_EPARSE,
+			                    "'%s': binaryData key '%s' has no "
+			                    "valid signature number",
+			                    what, key);
 		if (!json_is_string(v))
-			return al_error_set(AL_EPARSE, "'%s': binaryData '%s' is not a string", what, key);
+			return al_error_set(
+			    AL_EPARSE, "'%s': binaryData '%s' is not a string",
+			    what, key);
 		if (*nents >= AL_SIG_MAX_STORED)
-			return al_error_set(AL_ELIMIT, "'%s': more than %d signatures", what, AL_SIG_MAX_STORED);
+			return al_error_set(AL_ELIMIT,
+			                    "'%s': more than %d signatures",
+			                    what, AL_SIG_MAX_STORED);
 		grown = realloc(*ents, (*nents + 1) * sizeof(*grown));
 		if (grown == NULL)
-			return al_error_set(AL_ENOMEM, "out of memory reading '%s'", what);
+			return al_error_set(AL_ENOMEM,
+			                    "out of memory reading '%s'", what);
 		grown[*nents].k = k;
 		grown[*nents].b64 = json_string_value(v);
 		grown[*nents].doc = doc;
@@ -517,8 +619,8 @@ static int cm_collect(cm_entry **ents, size_t *nents, const json_t *cm, size_t d
 }
 
 /* One document: a ConfigMap or a List of them. */
-static int cm_doc(cm_entry **ents, size_t *nents, const json_t *doc, size_t idx, const char *prefix,
-		  const char *what)
+static int cm_doc(cm_entry **ents, size_t *nents, const json_t *doc, size_t idx,
+                  const char *prefix, const char *what)
 {
 	const char *kind = al_json_str(doc, "kind");
 	json_t *items, *item;
@@ -530,10 +632,14 @@ static int cm_doc(cm_entry **ents, size_t *nents, const json_t *doc, size_t idx,
 		if (items == NULL)
 			return 0;
 		if (!json_is_array(items))
-			return al_error_set(AL_EPARSE, "'%s': List items is not a list", what);
-		json_array_foreach(items, i, item) {
+			return al_error_set(
+			    AL_EPARSE, "'%s': List items is not a list", what);
+		json_array_foreach(items, i, item)
+		{
 			/* order across a List follows the items */
-			if ((rc = cm_collect(ents, nents, item, idx * 100000 + i, prefix, what)) < 0)
+			if ((rc = cm_collect(ents, nents, item,
+			                     idx * 100000 + i, prefix, what)) <
+			    0)
 				return rc;
 		}
 		return 0;
@@ -541,13 +647,39 @@ static int cm_doc(cm_entry **ents, size_t *nents, const json_t *doc, size_t idx,
 	return cm_collect(ents, nents, doc, idx * 100000, prefix, what);
 }
 
-int al_sig_configmap_parse(al_sig_list *out, const uint8_t *p, size_t n, const char *what, const al_digest *d)
+/* Append every item of from to to (from is left empty); to is unchanged on
+ * failure. */
+static int list_move(al_sig_list *to, al_sig_list *from)
+{
+	al_sig_blob *items;
+
+	if (from->n == 0)
+		return 0;
+	if (to->n + from->n > AL_SIG_MAX_STORED)
+		return al_error_set(AL_ELIMIT, "more than %d signatures",
+		                    AL_SIG_MAX_STORED);
+	items = realloc(to->items, (to->n + from->n) * sizeof(*items));
+	if (items == NULL)
+		return al_error_set(AL_ENOMEM,
+		                    "out of memory holding signatures");
+	memcpy(items + to->n, from->items, from->n * sizeof(*items));
+	to->items = items;
+	to->n += from->n;
+	free(from->items);
+	from->items = NULL;
+	from->n = 0;
+	return 0;
+}
+
+int al_sig_configmap_parse(al_sig_list *out, const uint8_t *p, size_t n,
+                           const char *what, const al_digest *d)
 {
 	al_yaml_node **ydocs = NULL;
 	size_t nydocs = 0, ndocs = 0, nents = 0, i, j;
 	json_t **docs = NULL;
 	cm_entry *ents = NULL;
 	al_buf raw = AL_BUF_INIT(AL_SIG_MAX_BYTES);
+	al_sig_list got = AL_SIG_LIST_INIT;
 	char hex[AL_DIGEST_STRMAX];
 	char *prefix = NULL;
 	int rc;
@@ -557,14 +689,19 @@ int al_sig_configmap_parse(al_sig_list *out, const uint8_t *p, size_t n, const c
 	if (out == NULL || d == NULL || (p == NULL && n > 0))
 		return al_error_set(AL_EINVAL, "no ConfigMap input or digest");
 	if (n > AL_SIG_MAX_CONFIGMAP_BYTES)
-		return al_error_set(AL_ELIMIT, "'%s' exceeds the %llu byte limit", what,
-				    (unsigned long long)AL_SIG_MAX_CONFIGMAP_BYTES);
-	if ((prefix = al_sprintf("%s-%s-", al_digest_algo_name(d->algo), al_digest_hex(d, hex))) == NULL)
+		return al_error_set(
+		    AL_ELIMIT, "'%s' exceeds the %llu byte limit", what,
+		    (unsigned long long)AL_SIG_MAX_CONFIGMAP_BYTES);
+	if ((prefix = al_sprintf("%s-%s-", al_digest_algo_name(d->algo),
+	                         al_digest_hex(d, hex))) == NULL)
 		return al_error_set(AL_ENOMEM, "out of memory");
-	for (i = 0; i < n && (p[i] == ' ' || p[i] == '\t' || p[i] == '\r' || p[i] == '\n'); i++)
+	for (i = 0; i < n && (p[i] == ' ' || p[i] == '\t' || p[i] == '\r' ||
+	                      p[i] == '\n');
+	     i++)
 		;
 	if (i < n && (p[i] == '{' || p[i] == '[')) {
-		/* JSON as oc writes it: parse it as JSON, whose escapes YAML 1.1 does not all know */
+		/* JSON as oc writes it: parse it as JSON, whose escapes
+		 * YAML 1.1 does not all know */
 		if ((docs = calloc(1, sizeof(*docs))) == NULL) {
 			rc = al_error_set(AL_ENOMEM, "out of memory");
 			goto out;
@@ -575,12 +712,14 @@ int al_sig_configmap_parse(al_sig_list *out, const uint8_t *p, size_t n, const c
 	} else {
 		if ((rc = al_yaml_load(&ydocs, &nydocs, p, n, what)) < 0)
 			goto out;
-		if (nydocs > 0 && (docs = calloc(nydocs, sizeof(*docs))) == NULL) {
+		if (nydocs > 0 &&
+		    (docs = calloc(nydocs, sizeof(*docs))) == NULL) {
 			rc = al_error_set(AL_ENOMEM, "out of memory");
 			goto out;
 		}
 		for (ndocs = 0; ndocs < nydocs; ndocs++) {
-			if ((rc = al_yaml_to_json(&docs[ndocs], ydocs[ndocs])) < 0) {
+			if ((rc = al_yaml_to_json(&docs[ndocs], ydocs[ndocs])) <
+			    0) {
 				rc = al_error_wrap(rc, "'%s'", what);
 				goto out;
 			}
@@ -596,24 +735,32 @@ int al_sig_configmap_parse(al_sig_list *out, const uint8_t *p, size_t n, const c
 		al_buf_reset(&raw);
 		rc = al_base64_decode(&raw, ents[j].b64, strlen(ents[j].b64));
 		if (rc == AL_ELIMIT) {
-			rc = al_error_set(AL_ELIMIT, "'%s': signature %s%lu exceeds the %llu byte limit", what, prefix,
-					  ents[j].k, (unsigned long long)AL_SIG_MAX_BYTES);
+			rc = al_error_set(
+			    AL_ELIMIT,
+			    "'%s': signature %s%lu exceeds the %llu byte limit",
+			    what, prefix, ents[j].k,
+			    (unsigned long long)AL_SIG_MAX_BYTES);
 			goto out;
 		}
 		if (rc < 0) {
-			rc = al_error_set(AL_EPARSE, "'%s': binaryData '%s%lu' is not valid base64", what, prefix,
-					  ents[j].k);
+			rc = al_error_set(
+			    AL_EPARSE,
+			    "'%s': binaryData '%s%lu' is not valid base64",
+			    what, prefix, ents[j].k);
 			goto out;
 		}
 		if (raw.len == 0) {
-			rc = al_error_set(AL_EPARSE, "'%s': binaryData '%s%lu' is empty", what, prefix, ents[j].k);
+			rc = al_error_set(AL_EPARSE,
+			                  "'%s': binaryData '%s%lu' is empty",
+			                  what, prefix, ents[j].k);
 			goto out;
 		}
-		if ((rc = al_sig_list_add(out, raw.ptr, raw.len)) < 0)
+		if ((rc = al_sig_list_add(&got, raw.ptr, raw.len)) < 0)
 			goto out;
 	}
-	rc = 0;
+	rc = list_move(out, &got);
 out:
+	al_sig_list_clear(&got);
 	for (i = 0; i < ndocs; i++)
 		json_decref(docs[i]);
 	free(docs);
@@ -624,7 +771,8 @@ out:
 	return rc;
 }
 
-int al_sig_configmap_load(al_sig_list *out, const char *path, const al_digest *d)
+int al_sig_configmap_load(al_sig_list *out, const char *path,
+                          const al_digest *d)
 {
 	al_buf data = AL_BUF_INIT(AL_SIG_MAX_CONFIGMAP_BYTES);
 	int rc;
@@ -633,8 +781,9 @@ int al_sig_configmap_load(al_sig_list *out, const char *path, const al_digest *d
 		return al_error_set(AL_EINVAL, "no ConfigMap path");
 	rc = al_fs_read_file(path, &data);
 	if (rc == AL_ELIMIT)
-		rc = al_error_set(AL_ELIMIT, "'%s' exceeds the %llu byte limit", path,
-				  (unsigned long long)AL_SIG_MAX_CONFIGMAP_BYTES);
+		rc = al_error_set(
+		    AL_ELIMIT, "'%s' exceeds the %llu byte limit", path,
+		    (unsigned long long)AL_SIG_MAX_CONFIGMAP_BYTES);
 	if (rc == 0)
 		rc = al_sig_configmap_parse(out, data.ptr, data.len, path, d);
 	al_buf_free(&data);
@@ -649,7 +798,8 @@ static char *store_sig_root(al_store *s)
 	return al_path_join(al_store_path(s), "signatures");
 }
 
-int al_sig_store_save(al_store *s, const al_digest *release, const uint8_t *p, size_t n, unsigned *index)
+static int store_save(al_store *s, const al_digest *release, const uint8_t *p,
+                      size_t n, unsigned *index)
 {
 	al_sig_list have = AL_SIG_LIST_INIT;
 	char *root = NULL, *ddir = NULL, *path = NULL;
@@ -658,18 +808,23 @@ int al_sig_store_save(al_store *s, const al_digest *release, const uint8_t *p, s
 	int rc;
 
 	if (s == NULL || release == NULL || p == NULL || n == 0)
-		return al_error_set(AL_EINVAL, "no store, digest or signature to save");
+		return al_error_set(AL_EINVAL,
+		                    "no store, digest or signature to save");
 	if (n > AL_SIG_MAX_BYTES)
-		return al_error_set(AL_ELIMIT, "signature of %zu bytes exceeds the %llu byte limit", n,
-				    (unsigned long long)AL_SIG_MAX_BYTES);
-	if ((root = store_sig_root(s)) == NULL || (ddir = digest_dir(root, release)) == NULL) {
+		return al_error_set(
+		    AL_ELIMIT,
+		    "signature of %zu bytes exceeds the %llu byte limit", n,
+		    (unsigned long long)AL_SIG_MAX_BYTES);
+	if ((root = store_sig_root(s)) == NULL ||
+	    (ddir = digest_dir(root, release)) == NULL) {
 		rc = al_error_set(AL_ENOMEM, "out of memory");
 		goto out;
 	}
 	if ((rc = al_sig_dir_read(&have, root, release, AL_SIG_MAX_STORED)) < 0)
 		goto out;
 	for (i = 0; i < have.n; i++) {
-		if (have.items[i].len == n && memcmp(have.items[i].data, p, n) == 0) {
+		if (have.items[i].len == n &&
+		    memcmp(have.items[i].data, p, n) == 0) {
 			if (index != NULL)
 				*index = (unsigned)(i + 1);
 			rc = 0;
@@ -677,7 +832,8 @@ int al_sig_store_save(al_store *s, const al_digest *release, const uint8_t *p, s
 		}
 	}
 	if (have.n >= AL_SIG_MAX_STORED) {
-		rc = al_error_set(AL_ELIMIT, "'%s' already holds %d signatures", ddir, AL_SIG_MAX_STORED);
+		rc = al_error_set(AL_ELIMIT, "'%s' already holds %d signatures",
+		                  ddir, AL_SIG_MAX_STORED);
 		goto out;
 	}
 	k = (unsigned)have.n + 1;
@@ -700,16 +856,35 @@ out:
 	return rc;
 }
 
+/* Numbering reads the directory and then writes the next file: one save at a
+ * time in this process (the store lock serialises processes). */
+static pthread_mutex_t save_mu = PTHREAD_MUTEX_INITIALIZER;
+
+int al_sig_store_save(al_store *s, const al_digest *release, const uint8_t *p,
+                      size_t n, unsigned *index)
+{
+	int rc;
+
+	pthread_mutex_lock(&save_mu);
+	rc = store_save(s, release, p, n, index);
+	pthread_mutex_unlock(&save_mu);
+	return rc;
+}
+
 int al_sig_store_load(al_store *s, const al_digest *release, al_sig_list *out)
 {
 	char *root;
 	int rc;
 
 	if (s == NULL || release == NULL || out == NULL)
-		return al_error_set(AL_EINVAL, "no store or digest to load signatures for");
+		return al_error_set(
+		    AL_EINVAL, "no store or digest to load signatures for");
 	if ((root = store_sig_root(s)) == NULL)
 		return al_error_set(AL_ENOMEM, "out of memory");
-	rc = al_sig_dir_read(out, root, release, AL_SIG_MAX_STORED);
+	/* a layout written by another tool has no signatures/ at all */
+	rc = al_fs_exists(root);
+	if (rc == 1)
+		rc = al_sig_dir_read(out, root, release, AL_SIG_MAX_STORED);
 	free(root);
-	return rc;
+	return rc < 0 ? rc : 0;
 }

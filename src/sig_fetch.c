@@ -15,19 +15,38 @@
 #define SIG_DEFAULT_RETRIES 1
 #define SIG_WAIT_SLICE_MS 100
 
-int al_sig_http_read(al_sig_list *out, al_http *h, const char *base, const al_digest *d, unsigned max,
-		     al_deadline dl)
+/* url without userinfo and query, for messages (which must not carry
+ * credentials); caller frees; NULL on ENOMEM. */
+static char *redact(const char *url)
+{
+	const char *host = strstr(url, "://"), *at, *slash;
+	size_t qlen = strcspn(url, "?#");
+
+	if (host == NULL)
+		return al_strndup(url, qlen);
+	host += 3;
+	slash = host + strcspn(host, "/?#");
+	at = memchr(host, '@', (size_t)(slash - host));
+	if (at == NULL)
+		return al_strndup(url, qlen);
+	return al_sprintf("%.*s%.*s", (int)(host - url), url,
+	                  (int)(url + qlen - (at + 1)), at + 1);
+}
+
+int al_sig_http_read(al_sig_list *out, al_http *h, const char *base,
+                     const al_digest *d, unsigned max, al_deadline dl)
 {
 	al_buf body = AL_BUF_INIT(AL_SIG_MAX_BYTES);
 	al_http_resp resp = AL_HTTP_RESP_INIT;
 	char hex[AL_DIGEST_STRMAX];
-	char *url = NULL;
+	char *url = NULL, *shown = NULL;
 	size_t blen;
 	unsigned k;
 	int rc = 0;
 
 	if (out == NULL || h == NULL || base == NULL || d == NULL)
-		return al_error_set(AL_EINVAL, "no client, store URL or digest");
+		return al_error_set(AL_EINVAL,
+		                    "no client, store URL or digest");
 	if (max == 0)
 		max = AL_SIG_DEFAULT_MAX_PER_STORE;
 	if (max > AL_SIG_MAX_PER_STORE)
@@ -36,15 +55,19 @@ int al_sig_http_read(al_sig_list *out, al_http *h, const char *base, const al_di
 	while (blen > 0 && base[blen - 1] == '/')
 		blen--;
 	if (blen > 4096)
-		return al_error_set(AL_EINVAL, "signature store URL is too long");
+		return al_error_set(AL_EINVAL,
+		                    "signature store URL is too long");
 	al_digest_hex(d, hex);
 	for (k = 1; k <= max; k++) {
 		al_http_req req;
 
 		memset(&req, 0, sizeof(req));
 		free(url);
-		url = al_sprintf("%.*s/%s=%s/signature-%u", (int)blen, base, al_digest_algo_name(d->algo), hex, k);
-		if (url == NULL) {
+		free(shown);
+		url = al_sprintf("%.*s/%s=%s/signature-%u", (int)blen, base,
+		                 al_digest_algo_name(d->algo), hex, k);
+		shown = url != NULL ? redact(url) : NULL;
+		if (url == NULL || shown == NULL) {
 			rc = al_error_set(AL_ENOMEM, "out of memory");
 			goto out;
 		}
@@ -55,26 +78,33 @@ int al_sig_http_read(al_sig_list *out, al_http *h, const char *base, const al_di
 		req.deadline = dl;
 		rc = al_http_do(h, &req, &resp);
 		if (rc == AL_ELIMIT) {
-			rc = al_error_set(AL_ELIMIT, "signature '%s' exceeds the %llu byte limit", url,
-					  (unsigned long long)AL_SIG_MAX_BYTES);
+			rc = al_error_set(
+			    AL_ELIMIT,
+			    "signature '%s' exceeds the %llu byte limit", shown,
+			    (unsigned long long)AL_SIG_MAX_BYTES);
 			goto out;
 		}
 		if (rc < 0)
 			goto out;
-		/* the store layout ends the list with the first missing number */
+		/* the layout ends the list at the first missing number */
 		if (resp.status == 404)
 			break;
 		if (resp.status < 200 || resp.status > 299) {
-			rc = al_error_set(AL_EPROTO, "signature store answered HTTP %ld for '%s'", resp.status, url);
+			rc = al_error_set(
+			    AL_EPROTO,
+			    "signature store answered HTTP %ld for '%s'",
+			    resp.status, shown);
 			goto out;
 		}
 		if (body.len == 0) {
-			rc = al_error_set(AL_EPROTO, "empty signature at '%s'", url);
+			rc = al_error_set(AL_EPROTO, "empty signature at '%s'",
+			                  shown);
 			goto out;
 		}
 		if ((rc = al_sig_list_add(out, body.ptr, body.len)) < 0)
 			goto out;
-		al_log_debug("signature %u of %s from '%s' (%zu bytes)", k, hex, url, body.len);
+		al_log_debug("signature %u of %s from '%s' (%zu bytes)", k, hex,
+		             shown, body.len);
 	}
 	rc = 0;
 out:
@@ -82,6 +112,7 @@ out:
 	al_buf_free(&resp.error_body);
 	al_buf_free(&body);
 	free(url);
+	free(shown);
 	return rc;
 }
 
@@ -111,8 +142,7 @@ typedef struct fetch_shared {
 	size_t running;
 	int budget_expired;
 	int caller_canceled;
-	int found;
-	al_cancel *stop;  /* set to stop every worker's transfers */
+	al_cancel *stop; /* set to stop every worker's transfers */
 } fetch_shared;
 
 /* One source's worker: its inputs, and results only it writes until joined. */
@@ -128,7 +158,8 @@ typedef struct worker {
 	uint64_t t0;
 	al_sig_store_result res;
 	al_sig_list found;
-	al_sig_info *infos;   /* per found signature; fingerprint[0] != 0 when verified */
+	al_sig_info
+	    *infos; /* per found signature; fingerprint[0] != 0 when verified */
 } worker;
 
 static int fetch_http(worker *w)
@@ -142,16 +173,24 @@ static int fetch_http(worker *w)
 		ho = *o->http;
 	else
 		memset(&ho, 0, sizeof(ho));
-	ho.connect_timeout_ms = o->connect_timeout_ms != 0 ? o->connect_timeout_ms : SIG_DEFAULT_CONNECT_MS;
-	ho.low_speed_time_ms = o->low_speed_time_ms != 0 ? o->low_speed_time_ms : SIG_DEFAULT_LOW_SPEED_MS;
-	ho.request_timeout_ms = o->request_timeout_ms != 0 ? o->request_timeout_ms : SIG_DEFAULT_REQUEST_MS;
-	ho.max_retries = o->max_retries != 0 ? o->max_retries : SIG_DEFAULT_RETRIES;
+	ho.connect_timeout_ms = o->connect_timeout_ms != 0
+	                            ? o->connect_timeout_ms
+	                            : SIG_DEFAULT_CONNECT_MS;
+	ho.low_speed_time_ms = o->low_speed_time_ms != 0
+	                           ? o->low_speed_time_ms
+	                           : SIG_DEFAULT_LOW_SPEED_MS;
+	ho.request_timeout_ms = o->request_timeout_ms != 0
+	                            ? o->request_timeout_ms
+	                            : SIG_DEFAULT_REQUEST_MS;
+	ho.max_retries =
+	    o->max_retries != 0 ? o->max_retries : SIG_DEFAULT_RETRIES;
 	if (ho.backoff_max_ms == 0 || ho.backoff_max_ms > 2000)
 		ho.backoff_max_ms = 2000;
 	ho.cancel = w->sh->stop;
 	if ((rc = al_http_new(&h, &ho)) < 0)
 		return rc;
-	rc = al_sig_http_read(&w->found, h, w->src->location, w->release, o->max_per_store, w->dl);
+	rc = al_sig_http_read(&w->found, h, w->src->location, w->release,
+	                      o->max_per_store, w->dl);
 	al_http_free(h);
 	return rc;
 }
@@ -172,13 +211,17 @@ static void *worker_main(void *arg)
 		rc = fetch_http(w);
 		break;
 	case AL_SIG_SOURCE_DIR:
-		rc = al_sig_dir_read(&w->found, w->src->location, w->release, o->max_per_store);
+		rc = al_sig_dir_read(&w->found, w->src->location, w->release,
+		                     o->max_per_store);
 		break;
 	case AL_SIG_SOURCE_CONFIGMAP:
-		rc = al_sig_configmap_load(&w->found, w->src->location, w->release);
+		rc = al_sig_configmap_load(&w->found, w->src->location,
+		                           w->release);
 		break;
 	default:
-		rc = al_error_set(AL_EINVAL, "unknown kind of signature source '%s'", w->src->location);
+		rc = al_error_set(AL_EINVAL,
+		                  "unknown kind of signature source '%s'",
+		                  w->src->location);
 		break;
 	}
 	if (rc < 0)
@@ -191,21 +234,19 @@ static void *worker_main(void *arg)
 	if (w->found.n > 0)
 		w->infos = calloc(w->found.n, sizeof(*w->infos));
 	for (i = 0; i < w->found.n && w->infos != NULL; i++) {
-		int vr = al_sig_verify(&w->infos[i], w->found.items[i].data, w->found.items[i].len, w->release,
-				       &vo);
+		int vr = al_sig_verify(&w->infos[i], w->found.items[i].data,
+		                       w->found.items[i].len, w->release, &vo);
 
 		if (vr == 0) {
 			w->res.nverified++;
-			if (!o->require_all) {
-				pthread_mutex_lock(&w->sh->mu);
-				w->sh->found = 1;
-				pthread_mutex_unlock(&w->sh->mu);
+			/* enough: stop the other stores */
+			if (!o->require_all)
 				al_cancel_set(w->sh->stop);
-			}
 			continue;
 		}
-		(void)al_buf_printf(&reasons, "%ssignature-%zu: %s", reasons.len > 0 ? "; " : "", i + 1,
-				    al_error_message());
+		(void)al_buf_printf(&reasons, "%ssignature-%zu: %s",
+		                    reasons.len > 0 ? "; " : "", i + 1,
+		                    al_error_message());
 	}
 	w->res.nfound = w->found.n;
 	w->res.elapsed_ms = al_clock_now_ms() - w->t0;
@@ -222,22 +263,33 @@ static void *worker_main(void *arg)
 	} else if (rc == AL_ETIMEOUT || (rc == AL_ECANCELED && budget)) {
 		w->res.status = AL_SIG_STORE_TIMEOUT;
 		w->res.code = AL_ETIMEOUT;
-		w->res.message = al_sprintf("timed out after %.1fs%s%s", (double)w->res.elapsed_ms / 1000.0,
-					    rc == AL_ETIMEOUT && fetch_msg != NULL ? ": " : "",
-					    rc == AL_ETIMEOUT && fetch_msg != NULL ? fetch_msg : "");
+		w->res.message = al_sprintf(
+		    "timed out after %.1fs%s%s%s%s",
+		    (double)w->res.elapsed_ms / 1000.0,
+		    rc == AL_ETIMEOUT && fetch_msg != NULL ? ": " : "",
+		    rc == AL_ETIMEOUT && fetch_msg != NULL ? fetch_msg : "",
+		    reasons.len > 0 ? "; before that " : "",
+		    al_buf_cstr(&reasons));
 	} else if (rc == AL_ECANCELED) {
 		w->res.status = AL_SIG_STORE_SKIPPED;
 		w->res.code = AL_ECANCELED;
-		w->res.message = al_strdup(canceled ? "cancelled"
-						    : "stopped: a signature from another store verified first");
+		w->res.message =
+		    al_strdup(canceled ? "cancelled"
+		                       : "stopped: a signature from another "
+		                         "store verified first");
 	} else if (rc < 0) {
 		w->res.status = AL_SIG_STORE_ERROR;
 		w->res.code = rc;
-		w->res.message = al_strdup(fetch_msg != NULL ? fetch_msg : al_status_name(rc));
+		w->res.message = al_sprintf(
+		    "%s%s%s",
+		    fetch_msg != NULL ? fetch_msg : al_status_name(rc),
+		    reasons.len > 0 ? "; before that " : "",
+		    al_buf_cstr(&reasons));
 	} else if (w->found.n == 0) {
 		w->res.status = AL_SIG_STORE_NOT_FOUND;
 		w->res.code = AL_ENOTFOUND;
-		w->res.message = al_sprintf("has no signature for %s", al_digest_str(w->release, ds));
+		w->res.message = al_sprintf("has no signature for %s",
+		                            al_digest_str(w->release, ds));
 	} else {
 		w->res.status = AL_SIG_STORE_INVALID;
 		w->res.code = AL_EVERIFY;
@@ -319,12 +371,14 @@ static int collect_verified(al_sig_fetch_result *res, worker *w, size_t store)
 			continue;
 		for (j = 0; j < res->nsigs && !dup; j++)
 			dup = res->sigs[j].len == w->found.items[i].len &&
-			      memcmp(res->sigs[j].data, w->found.items[i].data, res->sigs[j].len) == 0;
+			      memcmp(res->sigs[j].data, w->found.items[i].data,
+			             res->sigs[j].len) == 0;
 		if (dup)
 			continue;
 		grown = realloc(res->sigs, (res->nsigs + 1) * sizeof(*grown));
 		if (grown == NULL)
-			return al_error_set(AL_ENOMEM, "out of memory collecting signatures");
+			return al_error_set(
+			    AL_ENOMEM, "out of memory collecting signatures");
 		res->sigs = grown;
 		v = &res->sigs[res->nsigs++];
 		v->data = w->found.items[i].data;
@@ -339,8 +393,8 @@ static int collect_verified(al_sig_fetch_result *res, worker *w, size_t store)
 }
 
 /* The return code and message summing up every store. */
-static int summarise(const al_sig_fetch_result *res, const al_digest *release, const al_sig_fetch_opts *o,
-		     int caller_canceled)
+static int summarise(const al_sig_fetch_result *res, const al_digest *release,
+                     const al_sig_fetch_opts *o, int caller_canceled)
 {
 	al_buf msg = AL_BUF_INIT(16 * 1024);
 	char ds[AL_DIGEST_STRMAX];
@@ -385,23 +439,27 @@ static int summarise(const al_sig_fetch_result *res, const al_digest *release, c
 		code = AL_ENOTFOUND;
 	else
 		code = AL_EVERIFY;
-	(void)al_buf_printf(&msg, "no %ssignature for %s verified", o->require_all ? "complete set of " : "",
-			    al_digest_str(release, ds));
+	(void)al_buf_printf(&msg, "no %ssignature for %s verified",
+	                    o->require_all ? "complete set of " : "",
+	                    al_digest_str(release, ds));
 	for (i = 0; i < res->nstores; i++) {
 		const al_sig_store_result *r = &res->stores[i];
 
 		if (r->status == AL_SIG_STORE_OK && !o->require_all)
 			continue;
-		(void)al_buf_printf(&msg, "; signature store '%s' %s", r->location,
-				    r->status == AL_SIG_STORE_OK ? "ok" : r->message != NULL ? r->message : "");
+		(void)al_buf_printf(&msg, "; signature store '%s' %s",
+		                    r->location,
+		                    r->status == AL_SIG_STORE_OK ? "ok"
+		                    : r->message != NULL         ? r->message
+		                                                 : "");
 	}
 	code = al_error_set(code, "%s", al_buf_cstr(&msg));
 	al_buf_free(&msg);
 	return code;
 }
 
-int al_sig_fetch(al_sig_fetch_result *res, const al_digest *release, const char *reference,
-		 const al_sig_fetch_opts *opts)
+int al_sig_fetch(al_sig_fetch_result *res, const al_digest *release,
+                 const char *reference, const al_sig_fetch_opts *opts)
 {
 	fetch_shared sh;
 	pthread_condattr_t ca;
@@ -414,12 +472,20 @@ int al_sig_fetch(al_sig_fetch_result *res, const al_digest *release, const char 
 	if (res == NULL)
 		return al_error_set(AL_EINVAL, "no result to fill");
 	al_sig_fetch_result_clear(res);
-	if (release == NULL || opts == NULL || opts->keyring == NULL || opts->nsources == 0 ||
-	    opts->sources == NULL)
-		return al_error_set(AL_EINVAL, "signature retrieval needs a digest, a keyring and sources");
-	if (opts->policy != AL_SIG_IDENTITY_IGNORE && (reference == NULL || reference[0] == '\0'))
-		return al_error_set(AL_EINVAL, "no expected identity given for identity policy '%s'",
-				    al_sig_identity_policy_name(opts->policy));
+	if (release == NULL || opts == NULL || opts->keyring == NULL ||
+	    opts->nsources == 0 || opts->sources == NULL)
+		return al_error_set(AL_EINVAL, "signature retrieval needs a "
+		                               "digest, a keyring and sources");
+	if (opts->policy != AL_SIG_IDENTITY_IGNORE &&
+	    (reference == NULL || reference[0] == '\0'))
+		return al_error_set(
+		    AL_EINVAL,
+		    "no expected identity given for identity policy '%s'",
+		    al_sig_identity_policy_name(opts->policy));
+	if (opts->nsources > AL_SIG_MAX_SOURCES)
+		return al_error_set(AL_EINVAL,
+		                    "%zu signature sources given, at most %d",
+		                    opts->nsources, AL_SIG_MAX_SOURCES);
 	memset(&sh, 0, sizeof(sh));
 	budget = opts->budget_ms != 0 ? opts->budget_ms : SIG_DEFAULT_BUDGET_MS;
 	dl = al_deadline_in(budget);
@@ -431,7 +497,11 @@ int al_sig_fetch(al_sig_fetch_result *res, const al_digest *release, const char 
 	}
 	res->nstores = opts->nsources;
 	for (i = 0; i < opts->nsources; i++) {
-		res->stores[i].location = al_strdup(opts->sources[i].location);
+		res->stores[i].location =
+		    opts->sources[i].location == NULL ? al_strdup("")
+		    : opts->sources[i].kind == AL_SIG_SOURCE_HTTP
+		        ? redact(opts->sources[i].location)
+		        : al_strdup(opts->sources[i].location);
 		if (res->stores[i].location == NULL) {
 			rc = al_error_set(AL_ENOMEM, "out of memory");
 			goto out;
@@ -440,10 +510,12 @@ int al_sig_fetch(al_sig_fetch_result *res, const al_digest *release, const char 
 	if ((rc = al_cancel_new(&sh.stop)) < 0)
 		goto out;
 	if (pthread_condattr_init(&ca) != 0) {
-		rc = al_error_set(AL_ENOMEM, "cannot initialise a condition variable");
+		rc = al_error_set(AL_ENOMEM,
+		                  "cannot initialise a condition variable");
 		goto out;
 	}
-	if (pthread_condattr_setclock(&ca, CLOCK_MONOTONIC) != 0 || pthread_mutex_init(&sh.mu, NULL) != 0) {
+	if (pthread_condattr_setclock(&ca, CLOCK_MONOTONIC) != 0 ||
+	    pthread_mutex_init(&sh.mu, NULL) != 0) {
 		pthread_condattr_destroy(&ca);
 		rc = al_error_set(AL_ENOMEM, "cannot initialise a lock");
 		goto out;
@@ -451,7 +523,8 @@ int al_sig_fetch(al_sig_fetch_result *res, const al_digest *release, const char 
 	if (pthread_cond_init(&sh.cv, &ca) != 0) {
 		pthread_condattr_destroy(&ca);
 		pthread_mutex_destroy(&sh.mu);
-		rc = al_error_set(AL_ENOMEM, "cannot initialise a condition variable");
+		rc = al_error_set(AL_ENOMEM,
+		                  "cannot initialise a condition variable");
 		goto out;
 	}
 	pthread_condattr_destroy(&ca);
@@ -491,7 +564,7 @@ int al_sig_fetch(al_sig_fetch_result *res, const al_digest *release, const char 
 		if (ws[i].started)
 			pthread_join(ws[i].tid, NULL);
 	}
-	res->budget_expired = sh.budget_expired;
+	res->budget_expired = sh.budget_expired || al_deadline_expired(dl);
 	res->elapsed_ms = al_clock_now_ms() - t0;
 	for (i = 0; i < opts->nsources; i++) {
 		al_sig_store_result *r = &res->stores[i];
@@ -509,10 +582,13 @@ int al_sig_fetch(al_sig_fetch_result *res, const al_digest *release, const char 
 		}
 		if ((rc = collect_verified(res, &ws[i], i)) < 0)
 			goto out;
-		al_log_debug("signature store '%s': %s (%zu found, %zu verified, %llu ms)%s%s", r->location,
-			     al_sig_store_status_name(r->status), r->nfound, r->nverified,
-			     (unsigned long long)r->elapsed_ms, r->message != NULL ? ": " : "",
-			     r->message != NULL ? r->message : "");
+		al_log_debug("signature store '%s': %s (%zu found, %zu "
+		             "verified, %llu ms)%s%s",
+		             r->location, al_sig_store_status_name(r->status),
+		             r->nfound, r->nverified,
+		             (unsigned long long)r->elapsed_ms,
+		             r->message != NULL ? ": " : "",
+		             r->message != NULL ? r->message : "");
 	}
 	rc = summarise(res, release, opts, sh.caller_canceled);
 out:
@@ -534,23 +610,27 @@ out:
 	return rc;
 }
 
-int al_sig_fetch_release(al_store *s, const al_digest *release, const char *release_ref,
-			 const al_sig_fetch_opts *opts, al_sig_fetch_result *res)
+int al_sig_fetch_release(al_store *s, const al_digest *release,
+                         const char *release_ref, const al_sig_fetch_opts *opts,
+                         al_sig_fetch_result *res)
 {
 	char ds[AL_DIGEST_STRMAX];
 	size_t i;
 	int rc, src;
 
 	if (s == NULL)
-		return al_error_set(AL_EINVAL, "no store to save signatures into");
+		return al_error_set(AL_EINVAL,
+		                    "no store to save signatures into");
 	rc = al_sig_fetch(res, release, release_ref, opts);
 	if (res == NULL || res->nsigs == 0)
 		return rc;
 	for (i = 0; i < res->nsigs; i++) {
 		unsigned k = 0;
 
-		if ((src = al_sig_store_save(s, release, res->sigs[i].data, res->sigs[i].len, &k)) < 0)
-			return al_error_wrap(src, "saving a signature of %s", al_digest_str(release, ds));
+		if ((src = al_sig_store_save(s, release, res->sigs[i].data,
+		                             res->sigs[i].len, &k)) < 0)
+			return al_error_wrap(src, "saving a signature of %s",
+			                     al_digest_str(release, ds));
 	}
 	return rc;
 }

@@ -21,6 +21,19 @@ typedef struct al_imageset_source {
 	char *location;
 } al_imageset_source;
 
+/*
+ * A mirror.platform.channels entry: releases of an update channel between
+ * two versions (graph.h selects them). Versions are NULL when not given.
+ */
+typedef struct al_imageset_channel {
+	char *name;        /* "stable-4.15" */
+	char *min_version; /* minVersion */
+	char *max_version; /* maxVersion */
+	int shortest_path; /* shortestPath: true */
+	int full;          /* full: true */
+	int okd;           /* type: okd (default ocp) */
+} al_imageset_channel;
+
 typedef struct al_imageset {
 	char **releases; /* mirror.platform.release: one string or a list */
 	size_t nreleases;
@@ -34,6 +47,17 @@ typedef struct al_imageset {
 	char **insecure;
 	size_t ninsecure;
 	char *path; /* the file it was read from */
+	al_imageset_channel *channels; /* mirror.platform.channels */
+	size_t nchannels;
+	char *graph_url; /* airlock.graph.url (NULL: the default service) */
+	int graph_exclude_conditional; /* airlock.graph.excludeConditional */
+	/* airlock.signatures: release signature verification for mirror */
+	char **keyrings;        /* keyrings: trusted OpenPGP keys (paths made absolute) */
+	size_t nkeyrings;
+	char **signature_stores; /* stores: http(s) URLs, directories or ConfigMap files (paths made absolute) */
+	size_t nsignature_stores;
+	char *identity_policy;  /* identityPolicy: exact|repository|ignore (NULL: default) */
+	char *signature_timeout; /* timeout: a duration ("30s"), NULL: default */
 } al_imageset;
 
 /* Largest configuration file accepted (AL_ELIMIT beyond). */
@@ -44,7 +68,9 @@ typedef struct al_imageset {
  * mirror.openshift.io/v2alpha1. Any field not understood is AL_EPARSE
  * "<path>:<line>:<column>: unknown field 'x' in mirror.platform";
  * oc-mirror features airlock does not implement (operators, helm,
- * channels for now) are AL_EUNSUPPORTED with position. Image references
+ * graph: true) are AL_EUNSUPPORTED with position. Channel entries need a
+ * name; minVersion/maxVersion must be semantic versions with
+ * minVersion <= maxVersion (AL_EPARSE with position). Image references
  * are validated (al_ref_parse) with position in the message.
  * Missing file: AL_ENOTFOUND. Caller frees *out with al_imageset_free.
  * docs/imageset.md lists the supported fields.

@@ -57,9 +57,10 @@ AL_EXPORT int al_kres_mirrorsets(al_buf *out, const al_mirror_map *maps,
  * ...} in the order given. n must be at least 1 and every signature
  * non-empty (AL_EINVAL). Caller owns *out (json_decref). AL_ENOMEM.
  */
-AL_EXPORT int al_kres_signature_configmap_json(json_t **out, const al_digest *release,
-                                               const uint8_t *const *sigs, const size_t *lens,
-                                               size_t n);
+AL_EXPORT int al_kres_signature_configmap_json(json_t **out,
+                                               const al_digest *release,
+                                               const uint8_t *const *sigs,
+                                               const size_t *lens, size_t n);
 
 /*
  * Append that ConfigMap to out: one YAML document (al_yaml_emit_json), or
@@ -67,8 +68,9 @@ AL_EXPORT int al_kres_signature_configmap_json(json_t **out, const al_digest *re
  * AL_ELIMIT when out's maximum is reached.
  */
 AL_EXPORT int al_kres_signature_configmap(al_buf *out, const al_digest *release,
-                                          const uint8_t *const *sigs, const size_t *lens,
-                                          size_t n, int flags);
+                                          const uint8_t *const *sigs,
+                                          const size_t *lens, size_t n,
+                                          int flags);
 
 /*
  * The file name for that ConfigMap: "signature-sha256-<first 16 hex>.yaml"
@@ -76,6 +78,7 @@ AL_EXPORT int al_kres_signature_configmap(al_buf *out, const al_digest *release,
  * release never renumbers an earlier one's keys. Caller frees; NULL on
  * ENOMEM.
  */
-AL_EXPORT char *al_kres_signature_configmap_filename(const al_digest *release, int flags);
+AL_EXPORT char *al_kres_signature_configmap_filename(const al_digest *release,
+                                                     int flags);
 
 #endif

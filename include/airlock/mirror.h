@@ -6,6 +6,8 @@
 #include "digest.h"
 #include "store.h"
 #include "transfer.h"
+#include "pgp.h"
+#include "sig.h"
 
 /* What happened to one release. */
 typedef struct al_mirror_release {
@@ -14,6 +16,8 @@ typedef struct al_mirror_release {
 	al_digest digest;    /* release image manifest digest */
 	size_t components;   /* images in image-references */
 	size_t components_failed;
+	int verified;        /* a signature verified (signatures checked) */
+	char verified_by[41];/* fingerprint of the key that verified it */
 	int status;          /* 0 or the worst negative al_status */
 	char *message;       /* first error, NULL on success */
 } al_mirror_release;
@@ -39,6 +43,37 @@ typedef struct al_mirror_report {
  * frees with al_mirror_report_clear even on failure).
  */
 AL_EXPORT int al_mirror(al_store *s, const char *const *releases, size_t nreleases, const char *const *additional, size_t nadditional, const al_transfer_opts *opts, al_mirror_report *report);
+/* Release signature checks during a mirror. */
+typedef struct al_mirror_sig_opts {
+	const al_pgp_keyring *keyring;  /* trusted keys (required) */
+	const al_sig_source *sources;   /* where to look besides STORE/signatures */
+	size_t nsources;
+	al_sig_identity_policy policy;  /* identity check against the release reference */
+	uint64_t budget_ms;             /* whole retrieval per release; 0: 30 s */
+	int allow_unsigned;             /* mirror releases that did not verify, recorded "verified": false */
+	const al_http_opts *http;       /* CA, proxy, TLS settings for HTTP stores (may be NULL) */
+} al_mirror_sig_opts;
+
+/*
+ * al_mirror with release signatures: after each release image arrived
+ * and before its components are fetched, its signatures are retrieved
+ * from sig->sources and STORE/signatures within sig->budget_ms, verified
+ * against sig->keyring, and the verified ones saved under
+ * STORE/signatures. A release that does not verify is refused
+ * (AL_EVERIFY, its index entry removed, components not fetched) unless
+ * sig->allow_unsigned, in which case it is mirrored and recorded
+ * "verified": false. releases.json records "verified" and "verifiedBy".
+ * sig == NULL is al_mirror (no signature checks, nothing recorded).
+ */
+AL_EXPORT int al_mirror_signed(al_store *s, const char *const *releases, size_t nreleases, const char *const *additional, size_t nadditional, const al_transfer_opts *opts, const al_mirror_sig_opts *sig, al_mirror_report *report);
+
 AL_EXPORT void al_mirror_report_clear(al_mirror_report *report);
+
+/*
+ * Add channel names to the releases.json entry of the release whose
+ * manifest digest is release (a union: names already there stay).
+ * AL_ENOTFOUND when the store has no such release entry.
+ */
+AL_EXPORT int al_mirror_record_channels(al_store *s, const al_digest *release, const char *const *channels, size_t n);
 
 #endif

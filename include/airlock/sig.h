@@ -13,7 +13,8 @@
 /*
  * Thread safety: every function here is reentrant; distinct objects may be
  * used from different threads at once. al_sig_fetch() starts and joins its
- * own threads. docs/signatures.md describes the formats and policies.
+ * own threads; like every HTTP user it needs al_http_global_init() to have
+ * been called once. docs/signatures.md describes formats and policies.
  */
 
 /* Bounds. */
@@ -23,6 +24,7 @@
 #define AL_SIG_DEFAULT_MAX_PER_STORE 9          /* signature-1..9, like oc */
 #define AL_SIG_MAX_PER_STORE 256                /* largest accepted setting */
 #define AL_SIG_MAX_STORED 1000                  /* signatures kept per release in a store */
+#define AL_SIG_MAX_SOURCES 64                   /* sources queried by one al_sig_fetch */
 
 /* The "type" of a simple-signing payload. */
 #define AL_SIG_PAYLOAD_TYPE "atomic container signature"
@@ -154,7 +156,8 @@ AL_EXPORT int al_sig_verify_list(al_sig_info *out, size_t *which, const al_sig_l
  * or max files (0: AL_SIG_DEFAULT_MAX_PER_STORE), appending them to out.
  * Files are opened without following symlinks and are at most
  * AL_SIG_MAX_BYTES (AL_ELIMIT). A missing digest directory appends
- * nothing and returns 0. Errors: AL_EIO, AL_ELIMIT, AL_ENOMEM; on error
+ * nothing and returns 0; a missing dir is AL_ENOTFOUND. Errors: AL_EIO,
+ * AL_ELIMIT, AL_ENOMEM; on error
  * out keeps what was appended before.
  */
 AL_EXPORT int al_sig_dir_read(al_sig_list *out, const char *dir, const al_digest *d, unsigned max);
@@ -162,12 +165,13 @@ AL_EXPORT int al_sig_dir_read(al_sig_list *out, const char *dir, const al_digest
 /*
  * Collect the signatures of d from ConfigMaps in p[0..n) (YAML or JSON:
  * one ConfigMap, a multi-document stream, or a v1 List of them): every
- * binaryData key "sha256-<hex of d>-<k>" (base64) in ascending k, across
- * documents in order. Keys of other digests are ignored; documents that
- * are not ConfigMaps are ignored. what names the input in messages.
+ * binaryData key "sha256-<hex of d>-<k>" (base64) in ascending k
+ * (numerically; equal k in document order). Keys of other digests and
+ * documents that are not ConfigMaps are ignored. what names the input in messages.
  * Errors: AL_EPARSE (bad YAML/JSON, bad base64, a key of d without a
  * valid number), AL_ELIMIT (input over AL_SIG_MAX_CONFIGMAP_BYTES, a
- * signature over AL_SIG_MAX_BYTES, more than AL_SIG_MAX_STORED), AL_ENOMEM.
+ * signature over AL_SIG_MAX_BYTES, more than AL_SIG_MAX_STORED), AL_ENOMEM;
+ * on error out is unchanged.
  */
 AL_EXPORT int al_sig_configmap_parse(al_sig_list *out, const uint8_t *p, size_t n,
 				     const char *what, const al_digest *d);
@@ -222,7 +226,8 @@ AL_EXPORT const char *al_sig_store_status_name(al_sig_store_status s);
 
 /* The outcome for one source, in the order of opts->sources. */
 typedef struct al_sig_store_result {
-	char *location;             /* copy of the source location */
+	char *location;             /* the source location without URL
+				     * userinfo or query (for messages) */
 	al_sig_store_status status;
 	int code;                   /* 0 or the al_status behind status */
 	size_t nfound;              /* signatures retrieved */
@@ -296,7 +301,8 @@ AL_EXPORT void al_sig_fetch_result_clear(al_sig_fetch_result *res);
  *   AL_ENOTFOUND  no store had a signature for the digest
  *   AL_ECANCELED  the caller cancelled
  *   another code  the first store error (AL_ENET, AL_EPROTO, AL_EIO...)
- *   AL_EINVAL     bad options (no source, no keyring, reference missing)
+ *   AL_EINVAL     bad options (no source or more than AL_SIG_MAX_SOURCES,
+ *                 no keyring, reference missing)
  */
 AL_EXPORT int al_sig_fetch(al_sig_fetch_result *res, const al_digest *release,
 			   const char *reference, const al_sig_fetch_opts *opts);
@@ -310,7 +316,26 @@ AL_EXPORT int al_sig_fetch(al_sig_fetch_result *res, const al_digest *release,
  * e.g. "signature store '%s' %s" with location and message, and the
  * verifying key from res->sigs[0].info.fingerprint. Nothing is saved
  * when nothing verified. Retrieval time never exceeds opts->budget_ms
- * (plus about a second), whatever the stores do.
+ * (plus about a second), whatever the stores do. Sketch:
+ *
+ *   al_sig_source src[] = {{AL_SIG_SOURCE_HTTP, "https://host/signatures"}};
+ *   al_sig_fetch_opts o = {0};
+ *   al_sig_fetch_result res = AL_SIG_FETCH_RESULT_INIT;
+ *   o.sources = src; o.nsources = 1; o.keyring = kr;
+ *   o.policy = AL_SIG_IDENTITY_REPOSITORY; o.budget_ms = 30000;
+ *   o.http = &http_opts; o.cancel = cancel;
+ *   rc = al_sig_fetch_release(store, &digest, "quay.io/x/release:4.14.1",
+ *                             &o, &res);
+ *   for (i = 0; i < res.nstores; i++)
+ *           if (res.stores[i].status != AL_SIG_STORE_OK)
+ *                   warn("signature store '%s' %s", res.stores[i].location,
+ *                        res.stores[i].message);
+ *   if (rc == 0) info("verified by %s", res.sigs[0].info.fingerprint);
+ *   al_sig_fetch_result_clear(&res);
+ *
+ * A failure here (AL_EVERIFY, AL_ETIMEOUT, AL_ENOTFOUND...) means "not
+ * verified", never success; whether to go on regardless is the caller's
+ * decision (--force), and should be recorded as unverified.
  */
 AL_EXPORT int al_sig_fetch_release(al_store *s, const al_digest *release,
 				   const char *release_ref, const al_sig_fetch_opts *opts,
@@ -324,15 +349,16 @@ AL_EXPORT int al_sig_fetch_release(al_store *s, const al_digest *release,
  * same bytes exists already nothing is written and *index (may be NULL)
  * is its k. The bytes are not verified here: save what verified.
  * Errors: AL_EINVAL (empty), AL_ELIMIT (over
- * AL_SIG_MAX_BYTES or AL_SIG_MAX_STORED signatures), AL_EIO. Not safe
- * against two concurrent saves for the same digest in one process (the
- * store lock serialises processes).
+ * AL_SIG_MAX_BYTES or AL_SIG_MAX_STORED signatures), AL_EIO. Thread-safe:
+ * saves in one process are serialised (the store lock serialises
+ * processes).
  */
 AL_EXPORT int al_sig_store_save(al_store *s, const al_digest *release, const uint8_t *p,
 				size_t n, unsigned *index);
 
 /* Load STORE/signatures/sha256=<hex>/signature-1.. (up to
- * AL_SIG_MAX_STORED) into out; none is 0 with nothing appended. */
+ * AL_SIG_MAX_STORED) into out; none (also no signatures/ directory at
+ * all) is 0 with nothing appended. */
 AL_EXPORT int al_sig_store_load(al_store *s, const al_digest *release, al_sig_list *out);
 
 #endif

@@ -89,4 +89,10 @@ al_run "$T/out" "$T/err" "$AIRLOCK" mirror --config "$cfg" --store "$T/s4"
 al_check "bad image reference in config exits 2" test "$AL_RC" = 2
 al_check "bad image reference: message has '$cfg:5:'" grep -qF "$cfg:5:" "$T/err"
 
+# Releases are refused without trusted keys unless --allow-unsigned.
+al_run "$T/out" "$T/err" "$AIRLOCK" mirror --store "$T/s5" quay.io/airlock-samples/release:4.14.1-x86_64
+al_check "mirror of a release without --keyring or --allow-unsigned exits 2" test "$AL_RC" = 2
+al_check "the error says how to give trusted keys" grep -q -- "--keyring" "$T/err"
+al_check "nothing was written without trusted keys" test ! -e "$T/s5/index.json"
+
 al_finish

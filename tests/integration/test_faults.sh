@@ -56,7 +56,7 @@ scenario() {
 	kind=${kind#kind=}
 	before=$(injected "$kind")
 	start=$SECONDS
-	al_run "$T/out" "$T/err" "$AIRLOCK" mirror --config "$T/imageset.yaml" --store "$T/s$n" \
+	al_run "$T/out" "$T/err" "$AIRLOCK" mirror --allow-unsigned --config "$T/imageset.yaml" --store "$T/s$n" \
 		--tls-verify=false --timeout "$timeout"
 	ELAPSED=$((SECONDS - start))
 	cat "$T/err"
@@ -99,7 +99,7 @@ al_check "push: the registry has the release with its digest" \
 fault clear=1
 fault 'kind=hang&path=/manifests/&times=-1'
 start=$(date +%s%N)
-al_run "$T/out" "$T/err" "$AIRLOCK" mirror --config "$T/imageset.yaml" --store "$T/hang" \
+al_run "$T/out" "$T/err" "$AIRLOCK" mirror --allow-unsigned --config "$T/imageset.yaml" --store "$T/hang" \
 	--tls-verify=false --timeout 5s
 ms=$(( ($(date +%s%N) - start) / 1000000 ))
 cat "$T/err"

@@ -30,7 +30,7 @@ airlock:
     location: docker://$R/airlock-samples
 YAML
 mirror() {
-	"$AIRLOCK" mirror --config "$T/imageset.yaml" --store "$1" --tls-verify=false
+	"$AIRLOCK" mirror --allow-unsigned --config "$T/imageset.yaml" --store "$1" --tls-verify=false
 }
 
 # The reference: an uninterrupted mirror, also timed to place the kills.
@@ -59,7 +59,7 @@ for d in $delays; do
 	n=$((n + 1))
 	s=$T/store$n
 	echo "run $n: kill -9 after ${d}s"
-	"$AIRLOCK" mirror --config "$T/imageset.yaml" --store "$s" --tls-verify=false \
+	"$AIRLOCK" mirror --allow-unsigned --config "$T/imageset.yaml" --store "$s" --tls-verify=false \
 		>"$T/killed$n.out" 2>&1 &
 	pid=$!
 	sleep "$d"

@@ -24,7 +24,7 @@ airlock:
     location: docker://$A/airlock-samples
 YAML
 
-al_run "$T/out" "$T/err" "$AIRLOCK" mirror --config "$T/imageset.yaml" --store "$store" \
+al_run "$T/out" "$T/err" "$AIRLOCK" mirror --allow-unsigned --config "$T/imageset.yaml" --store "$store" \
 	--tls-verify=false --parallel 4
 cat "$T/err"
 al_check "airlock mirror from registry A exits 0" test "$AL_RC" = 0
@@ -105,7 +105,7 @@ python3 "$AL_TOOLS/mkrelease.py" --out "$T/multi" --version 4.14.2 --previous 4.
 	--components 4 --multi-repo --seed multi >/dev/null
 al_check "multi-repo release pushed to registry A" al_push_layout "$T/multi" "$A"
 sed 's/4[.]14[.]1-x86_64/4.14.2-x86_64/' "$T/imageset.yaml" >"$T/imageset2.yaml"
-al_run "$T/out" "$T/err" "$AIRLOCK" mirror --config "$T/imageset2.yaml" --store "$T/store2" --tls-verify=false
+al_run "$T/out" "$T/err" "$AIRLOCK" mirror --allow-unsigned --config "$T/imageset2.yaml" --store "$T/store2" --tls-verify=false
 cat "$T/err"
 al_check "mirror of a release with two component repositories exits 0" test "$AL_RC" = 0
 al_check "the store has both repositories' images" al_same_index "$T/multi" "$T/store2"

@@ -71,7 +71,7 @@ airlock:
   - prefix: quay.io/airlock-samples
     location: docker://$R/secure/airlock-samples
 YAML
-al_run "$T/out" "$T/err" "$AIRLOCK" mirror --config "$T/imageset.yaml" --store "$T/store2" \
+al_run "$T/out" "$T/err" "$AIRLOCK" mirror --allow-unsigned --config "$T/imageset.yaml" --store "$T/store2" \
 	--authfile "$T/auth.json" --ca-file "$T/tls/ca.crt"
 cat "$T/err"
 al_check "mirror over TLS with auth exits 0" test "$AL_RC" = 0

@@ -6,7 +6,8 @@ Usage:
     python3 tests/tools/sigserver.py --root DIR --port-file FILE [--port 0]
 
 Binds 127.0.0.1 (port 0 = any free port), writes the port to FILE
-(temp file + rename) once it listens, serves until killed (SIGTERM/SIGINT).
+(temp file + rename) once it listens, serves until killed (SIGTERM/SIGINT)
+or until its parent process is gone.
 Each request runs in its own thread.
 
 Paths (GET and HEAD):
@@ -121,6 +122,15 @@ def main():
         f.write(str(srv.server_address[1]))
     os.rename(tmp, a.port_file)
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(0))
+    # never outlive the test that started us (e.g. when it crashed)
+    parent = os.getppid()
+
+    def watchdog():
+        while os.getppid() == parent:
+            time.sleep(1)
+        os._exit(0)
+
+    threading.Thread(target=watchdog, daemon=True).start()
     try:
         srv.serve_forever()
     except (KeyboardInterrupt, SystemExit):

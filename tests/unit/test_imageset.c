@@ -179,10 +179,11 @@ static void test_imageset__unknown_fields_with_position(void)
 
 static void test_imageset__unsupported_features(void)
 {
-	check_bad(
-	    HEAD
-	    "mirror:\n  platform:\n    channels:\n    - name: stable-4.15\n",
-	    AL_EUNSUPPORTED, "%s:5:5: channels are not supported yet");
+	check_bad(HEAD "mirror:\n  platform:\n    channels:\n    - name: "
+	               "stable-4.15\n      blockedVersions: []\n",
+	          AL_EUNSUPPORTED,
+	          "%s:7:7: 'blockedVersions' in mirror.platform.channels[] is "
+	          "not supported");
 	check_bad(HEAD "mirror:\n  operators: []\n", AL_EUNSUPPORTED,
 	          "%s:4:3: 'operators' in mirror is not supported");
 	check_bad(HEAD "mirror:\n  helm: {}\n", AL_EUNSUPPORTED,
@@ -364,10 +365,86 @@ static void test_imageset__bundled_sample(void)
 	free(path);
 }
 
+static void test_imageset__channels(void)
+{
+	char *path = write_cfg(
+	    "channels.yaml", HEAD
+	    "mirror:\n"
+	    "  platform:\n"
+	    "    channels:\n"
+	    "    - name: stable-4.14\n"
+	    "      minVersion: 4.14.9\n"
+	    "      maxVersion: 4.14.10\n"
+	    "      shortestPath: true\n"
+	    "    - name: okd-4.15\n"
+	    "      type: okd\n"
+	    "      full: true\n"
+	    "    architectures: [amd64]\n"
+	    "airlock:\n"
+	    "  graph:\n"
+	    "    url: http://127.0.0.1:1/api\n"
+	    "    excludeConditional: true\n");
+	al_imageset *cfg = NULL;
+
+	CU_ASSERT_PTR_NOT_NULL(path);
+	CU_ASSERT_EQUAL(al_imageset_load(&cfg, path), 0);
+	if (cfg != NULL) {
+		CU_ASSERT_EQUAL(cfg->nchannels, 2);
+		CU_ASSERT_EQUAL(cfg->nreleases, 0);
+		if (cfg->nchannels == 2) {
+			CU_ASSERT_STRING_EQUAL(cfg->channels[0].name,
+			                       "stable-4.14");
+			CU_ASSERT_STRING_EQUAL(cfg->channels[0].min_version,
+			                       "4.14.9");
+			CU_ASSERT_STRING_EQUAL(cfg->channels[0].max_version,
+			                       "4.14.10");
+			CU_ASSERT_EQUAL(cfg->channels[0].shortest_path, 1);
+			CU_ASSERT_EQUAL(cfg->channels[0].okd, 0);
+			CU_ASSERT_EQUAL(cfg->channels[1].okd, 1);
+			CU_ASSERT_EQUAL(cfg->channels[1].full, 1);
+			CU_ASSERT_PTR_NULL(cfg->channels[1].min_version);
+		}
+		CU_ASSERT_STRING_EQUAL(cfg->graph_url, "http://127.0.0.1:1/api");
+		CU_ASSERT_EQUAL(cfg->graph_exclude_conditional, 1);
+	}
+	al_imageset_free(cfg);
+	free(path);
+}
+
+static void test_imageset__channel_errors(void)
+{
+	check_bad(HEAD "mirror:\n  platform:\n    channels:\n    - minVersion: "
+	               "4.14.1\n",
+	          AL_EPARSE, "%s:6:7: mirror.platform.channels[] needs 'name'");
+	check_bad(HEAD "mirror:\n  platform:\n    channels:\n    - name: a\n"
+	               "      minVersion: 4.15\n",
+	          AL_EPARSE, "minVersion must be a full version like 4.15.3, "
+	                     "not '4.15'");
+	check_bad(HEAD "mirror:\n  platform:\n    channels:\n    - name: a\n"
+	               "      minVersion: 4.15.2\n      maxVersion: 4.15.1\n",
+	          AL_EPARSE,
+	          "minVersion 4.15.2 is higher than maxVersion 4.15.1 in "
+	          "channel 'a'");
+	check_bad(HEAD "mirror:\n  platform:\n    channels:\n    - name: a\n"
+	               "      type: rhel\n",
+	          AL_EPARSE, "%s:7:13: unknown channel type 'rhel'");
+	check_bad(HEAD "mirror:\n  platform:\n    channels:\n    - name: a/b\n",
+	          AL_EPARSE, "invalid channel name 'a/b'");
+	check_bad(HEAD "mirror:\n  platform:\n    channels:\n    - name: a\n"
+	               "      shortestPath: yes\n",
+	          AL_EPARSE, "shortestPath must be true or false");
+	check_bad(HEAD "airlock:\n  graph:\n    url: ftp://x\n", AL_EPARSE,
+	          "%s:5:10: airlock.graph.url must start with http://");
+	check_bad(HEAD "airlock:\n  graph:\n    urls: x\n", AL_EPARSE,
+	          "unknown field 'urls' in airlock.graph");
+}
+
 int main(void)
 {
 	CU_TestInfo tests[] = {
 	    {"test_imageset__full_example", test_imageset__full_example},
+	    {"test_imageset__channels", test_imageset__channels},
+	    {"test_imageset__channel_errors", test_imageset__channel_errors},
 	    {"test_imageset__minimal_and_single_release",
 	     test_imageset__minimal_and_single_release},
 	    {"test_imageset__wrong_kind_or_api",

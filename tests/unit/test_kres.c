@@ -1,9 +1,12 @@
 /* test_kres.c: unit tests for IDMS / ITMS / ICSP emission, checked by loading the YAML back. */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "al_test.h"
 #include "airlock/error.h"
+#include "airlock/fs.h"
+#include "airlock/digest.h"
 #include "airlock/json.h"
 #include "airlock/kres.h"
 #include "airlock/yaml.h"
@@ -216,6 +219,172 @@ static void test_kres__appends_to_existing_content(void)
 	al_buf_free(&out);
 }
 
+#define SIG_HEX                                                                \
+	"6d8c2c3a0f0d5bd8c3f1b8cbd0e7f6c2a1b9d0e4f3a2b1c0d9e8f7a6b5c4d3e2"
+
+/* Two "signatures" covering every byte value. */
+static void sig_samples(uint8_t a[256], uint8_t b[100], const uint8_t *ptrs[2],
+                        size_t lens[2])
+{
+	size_t i;
+
+	for (i = 0; i < 256; i++)
+		a[i] = (uint8_t)(255 - i);
+	for (i = 0; i < 100; i++)
+		b[i] = (uint8_t)(i * 7);
+	ptrs[0] = a;
+	ptrs[1] = b;
+	lens[0] = 256;
+	lens[1] = 100;
+}
+
+/* Check a parsed ConfigMap field by field and its data byte for byte. */
+static void check_configmap(const json_t *cm, const uint8_t *const *ptrs,
+                            const size_t *lens, size_t n)
+{
+	const json_t *md = json_object_get(cm, "metadata");
+	const json_t *bin = json_object_get(cm, "binaryData");
+	const json_t *labels = json_object_get(md, "labels");
+	size_t i;
+
+	CU_ASSERT_STRING_EQUAL(al_json_str(cm, "apiVersion"), "v1");
+	CU_ASSERT_STRING_EQUAL(al_json_str(cm, "kind"), "ConfigMap");
+	CU_ASSERT_STRING_EQUAL(al_json_str(md, "name"), "sha256-" SIG_HEX);
+	CU_ASSERT_STRING_EQUAL(al_json_str(md, "namespace"),
+	                       "openshift-config-managed");
+	CU_ASSERT_EQUAL(json_object_size(labels), 1);
+	CU_ASSERT_STRING_EQUAL(
+	    al_json_str(labels, "release.openshift.io/verification-signatures"),
+	    "");
+	CU_ASSERT_EQUAL(json_object_size(cm), 4);
+	CU_ASSERT_EQUAL(json_object_size(bin), n);
+	for (i = 0; i < n; i++) {
+		char key[128];
+		const char *v;
+		al_buf raw = AL_BUF_INIT(1 << 16);
+
+		snprintf(key, sizeof(key), "sha256-%s-%zu", SIG_HEX, i + 1);
+		v = al_json_str(bin, key);
+		CU_ASSERT_PTR_NOT_NULL(v);
+		if (v == NULL)
+			continue;
+		CU_ASSERT_EQUAL(al_base64_decode(&raw, v, strlen(v)), 0);
+		CU_ASSERT(raw.len == lens[i] &&
+		          memcmp(raw.ptr, ptrs[i], lens[i]) == 0);
+		al_buf_free(&raw);
+	}
+}
+
+/* kubectl parses the file offline (annotate --local needs no cluster; create
+ * --dry-run=client still asks a server for discovery) and gives back the
+ * same object; skipped with a note when kubectl is missing. */
+static void kubectl_accepts(const char *path, const uint8_t *const *ptrs,
+                            const size_t *lens, size_t n)
+{
+	char cmd[2048], outpath[1100];
+	json_t *got = NULL;
+
+	if (system("command -v kubectl >/dev/null 2>&1") != 0) {
+		printf("kubectl not on PATH: skipping the kubectl check\n");
+		return;
+	}
+	snprintf(outpath, sizeof(outpath), "%s.kubectl.json", path);
+	snprintf(
+	    cmd, sizeof(cmd),
+	    "kubectl annotate --local -o json -f '%s' airlock.test/checked=1 "
+	    "> '%s' 2>/dev/null",
+	    path, outpath);
+	CU_ASSERT_EQUAL(system(cmd), 0);
+	CU_ASSERT_EQUAL(al_json_load_file(&got, outpath, 1 << 20), 0);
+	if (got != NULL) {
+		json_object_del(json_object_get(got, "metadata"),
+		                "annotations");
+		check_configmap(got, ptrs, lens, n);
+	}
+	json_decref(got);
+}
+
+static void test_kres__signature_configmap_yaml(void)
+{
+	uint8_t a[256], b[100];
+	const uint8_t *ptrs[2];
+	size_t lens[2];
+	al_buf out = AL_BUF_INIT(1 << 20);
+	json_t *docs;
+	al_digest d;
+	char *name, *path;
+
+	sig_samples(a, b, ptrs, lens);
+	CU_ASSERT_EQUAL_FATAL(al_digest_parse_str(&d, "sha256:" SIG_HEX), 0);
+	CU_ASSERT_EQUAL(al_kres_signature_configmap(&out, &d, ptrs, lens, 2, 0),
+	                0);
+	docs = load_back(&out);
+	CU_ASSERT_EQUAL(json_array_size(docs), 1);
+	if (json_array_size(docs) == 1)
+		check_configmap(json_array_get(docs, 0), ptrs, lens, 2);
+	json_decref(docs);
+	name = al_kres_signature_configmap_filename(&d, 0);
+	CU_ASSERT_STRING_EQUAL(name, "signature-sha256-6d8c2c3a0f0d5bd8.yaml");
+	path = al_sprintf("%s/%s", al_test_tmpdir(), name);
+	CU_ASSERT_EQUAL(al_fs_write_atomic(path, out.ptr, out.len), 0);
+	kubectl_accepts(path, ptrs, lens, 2);
+	free(name);
+	free(path);
+	al_buf_free(&out);
+}
+
+static void test_kres__signature_configmap_json(void)
+{
+	uint8_t a[256], b[100];
+	const uint8_t *ptrs[2];
+	size_t lens[2];
+	al_buf out = AL_BUF_INIT(1 << 20);
+	json_t *cm = NULL;
+	al_digest d;
+	char *name, *path;
+
+	sig_samples(a, b, ptrs, lens);
+	CU_ASSERT_EQUAL_FATAL(al_digest_parse_str(&d, "sha256:" SIG_HEX), 0);
+	CU_ASSERT_EQUAL(
+	    al_kres_signature_configmap(&out, &d, ptrs, lens, 2, AL_KRES_JSON),
+	    0);
+	CU_ASSERT(al_str_endswith(al_buf_cstr(&out), "}\n"));
+	CU_ASSERT_EQUAL(al_json_parse(&cm, out.ptr, out.len, "cm"), 0);
+	if (cm != NULL)
+		check_configmap(cm, ptrs, lens, 2);
+	json_decref(cm);
+	name = al_kres_signature_configmap_filename(&d, AL_KRES_JSON);
+	CU_ASSERT_STRING_EQUAL(name, "signature-sha256-6d8c2c3a0f0d5bd8.json");
+	path = al_sprintf("%s/%s", al_test_tmpdir(), name);
+	CU_ASSERT_EQUAL(al_fs_write_atomic(path, out.ptr, out.len), 0);
+	kubectl_accepts(path, ptrs, lens, 2);
+	free(name);
+	free(path);
+	al_buf_free(&out);
+}
+
+static void test_kres__signature_configmap_rejects_bad_input(void)
+{
+	uint8_t a[256], b[100];
+	const uint8_t *ptrs[2];
+	size_t lens[2];
+	al_buf out = AL_BUF_INIT(64);
+	al_digest d;
+
+	sig_samples(a, b, ptrs, lens);
+	CU_ASSERT_EQUAL_FATAL(al_digest_parse_str(&d, "sha256:" SIG_HEX), 0);
+	CU_ASSERT_EQUAL(al_kres_signature_configmap(&out, &d, ptrs, lens, 0, 0),
+	                AL_EINVAL);
+	lens[1] = 0;
+	CU_ASSERT_EQUAL(al_kres_signature_configmap(&out, &d, ptrs, lens, 2, 0),
+	                AL_EINVAL);
+	lens[1] = 100;
+	/* 64 bytes cannot hold it */
+	CU_ASSERT_EQUAL(al_kres_signature_configmap(&out, &d, ptrs, lens, 2, 0),
+	                AL_ELIMIT);
+	al_buf_free(&out);
+}
+
 int main(void)
 {
 	CU_TestInfo tests[] = {
@@ -228,6 +397,12 @@ int main(void)
 	    {"test_kres__rejects_bad_input", test_kres__rejects_bad_input},
 	    {"test_kres__appends_to_existing_content",
 	     test_kres__appends_to_existing_content},
+	    {"test_kres__signature_configmap_yaml",
+	     test_kres__signature_configmap_yaml},
+	    {"test_kres__signature_configmap_json",
+	     test_kres__signature_configmap_json},
+	    {"test_kres__signature_configmap_rejects_bad_input",
+	     test_kres__signature_configmap_rejects_bad_input},
 	    CU_TEST_INFO_NULL,
 	};
 

@@ -116,5 +116,7 @@ int cmd_push(int argc, char **argv);
 int cmd_copy(int argc, char **argv);
 int cmd_check(int argc, char **argv);
 int cmd_mirrorsets(int argc, char **argv);
+int cmd_verify(int argc, char **argv);
+int cmd_configmaps(int argc, char **argv);
 
 #endif

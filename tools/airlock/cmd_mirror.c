@@ -4,7 +4,8 @@
 
 #include "cli.h"
 
-enum { OPT_CONFIG = OPT_COMMAND_BASE, OPT_STORE, OPT_IMAGE, OPT_PLATFORM };
+enum { OPT_CONFIG = OPT_COMMAND_BASE, OPT_STORE, OPT_IMAGE, OPT_PLATFORM, OPT_GRAPH_URL, OPT_GRAPH_FILE,
+	OPT_KEYRING, OPT_SIG_STORE, OPT_SIG_TIMEOUT, OPT_IDENTITY_POLICY, OPT_ALLOW_UNSIGNED };
 
 static const char mirror_help[] =
 	"usage: airlock mirror [--config IMAGESET.yaml] --store DIR [OPTIONS] [RELEASE...]\n"
@@ -26,6 +27,25 @@ static const char mirror_help[] =
 	"      --image REF          an additional image (repeatable)\n"
 	"      --platform OS/ARCH   from multi-platform images take only this platform\n"
 	"                           (default: every platform)\n"
+	"      --graph-url URL      update service for mirror.platform.channels (default:\n"
+	"                           airlock.graph.url, else the public OpenShift service)\n"
+	"      --graph-file PATH    read channel graphs from a file or a directory of\n"
+	"                           <channel>-<arch>.json instead (e.g. STORE/airlock/graph)\n"
+	"\n"
+	"Release signatures (docs/signatures.md): each release's signatures are fetched\n"
+	"from the signature stores (and STORE/signatures) within the signature timeout,\n"
+	"verified against the trusted keys, and saved in STORE/signatures. A release\n"
+	"without a verified signature is refused unless --allow-unsigned.\n"
+	"      --keyring FILE       trusted OpenPGP public keys, binary or armored\n"
+	"                           (repeatable; also airlock.signatures.keyrings)\n"
+	"      --signature-store L  an http(s):// signature store, a directory in the same\n"
+	"                           layout, or a ConfigMap file (repeatable; also\n"
+	"                           airlock.signatures.stores)\n"
+	"      --signature-timeout D  total time for one release's signatures (default 30s)\n"
+	"      --identity-policy P  exact, repository (default) or ignore: how the signed\n"
+	"                           docker-reference must match the release reference\n"
+	"      --allow-unsigned     mirror releases whose signatures do not verify (or\n"
+	"                           with no keyring at all), recorded as unverified\n"
 	CLI_COMMON_HELP
 	"\n"
 	"Output: one summary line on stdout:\n"
@@ -52,10 +72,27 @@ int cmd_mirror(int argc, char **argv)
 		{"store", required_argument, NULL, OPT_STORE},
 		{"image", required_argument, NULL, OPT_IMAGE},
 		{"platform", required_argument, NULL, OPT_PLATFORM},
+		{"graph-url", required_argument, NULL, OPT_GRAPH_URL},
+		{"graph-file", required_argument, NULL, OPT_GRAPH_FILE},
+		{"keyring", required_argument, NULL, OPT_KEYRING},
+		{"signature-store", required_argument, NULL, OPT_SIG_STORE},
+		{"signature-timeout", required_argument, NULL, OPT_SIG_TIMEOUT},
+		{"identity-policy", required_argument, NULL, OPT_IDENTITY_POLICY},
+		{"allow-unsigned", no_argument, NULL, OPT_ALLOW_UNSIGNED},
 		{NULL, 0, NULL, 0},
 	};
 	cli_common c;
 	const char *config = NULL, *store_path = NULL, *platform = NULL;
+	const char *graph_url = NULL, *graph_file = NULL;
+	const char **keyrings = NULL, **sigstores = NULL;
+	size_t nkeyrings = 0, nsigstores = 0;
+	const char *sig_timeout = NULL, *identity_policy = NULL;
+	int allow_unsigned = 0;
+	al_pgp_keyring *kr = NULL;
+	al_sig_source *sources = NULL;
+	al_mirror_sig_opts sig;
+	al_graph_selection sel;
+	size_t first_channel_release = 0;
 	const char **releases = NULL, **images = NULL, **insecure = NULL;
 	size_t nreleases = 0, nimages = 0, ninsecure = 0, i, nimg_total = 0, nrel_ok = 0;
 	al_imageset *cfg = NULL;
@@ -68,6 +105,7 @@ int cmd_mirror(int argc, char **argv)
 	int opt, rc, code = EXIT_OK;
 
 	memset(&report, 0, sizeof(report));
+	memset(&sel, 0, sizeof(sel));
 	cli_common_init(&c);
 	optind = 1;
 	while ((opt = getopt_long(argc, argv, "c:qvh", longopts, NULL)) != -1) {
@@ -93,6 +131,29 @@ int cmd_mirror(int argc, char **argv)
 		case OPT_PLATFORM:
 			platform = optarg;
 			break;
+		case OPT_GRAPH_URL:
+			graph_url = optarg;
+			break;
+		case OPT_GRAPH_FILE:
+			graph_file = optarg;
+			break;
+		case OPT_KEYRING:
+			if (push_str(&keyrings, &nkeyrings, optarg) < 0)
+				return EXIT_RUNTIME;
+			break;
+		case OPT_SIG_STORE:
+			if (push_str(&sigstores, &nsigstores, optarg) < 0)
+				return EXIT_RUNTIME;
+			break;
+		case OPT_SIG_TIMEOUT:
+			sig_timeout = optarg;
+			break;
+		case OPT_IDENTITY_POLICY:
+			identity_policy = optarg;
+			break;
+		case OPT_ALLOW_UNSIGNED:
+			allow_unsigned = 1;
+			break;
 		default:
 			free(images);
 			return cli_usage_error("mirror", "unknown option");
@@ -117,6 +178,16 @@ int cmd_mirror(int argc, char **argv)
 		for (i = 0; i < cfg->ninsecure; i++)
 			if (push_str(&insecure, &ninsecure, cfg->insecure[i]) < 0)
 				goto oom;
+		for (i = 0; i < cfg->nkeyrings; i++)
+			if (push_str(&keyrings, &nkeyrings, cfg->keyrings[i]) < 0)
+				goto oom;
+		for (i = 0; i < cfg->nsignature_stores; i++)
+			if (push_str(&sigstores, &nsigstores, cfg->signature_stores[i]) < 0)
+				goto oom;
+		if (sig_timeout == NULL)
+			sig_timeout = cfg->signature_timeout;
+		if (identity_policy == NULL)
+			identity_policy = cfg->identity_policy;
 		if (platform == NULL && cfg->narchitectures == 1) {
 			snprintf(platbuf, sizeof(platbuf), "linux/%s", cfg->architectures[0]);
 			platform = platbuf;
@@ -125,27 +196,116 @@ int cmd_mirror(int argc, char **argv)
 	for (i = (size_t)optind; i < (size_t)argc; i++)
 		if (push_str(&releases, &nreleases, argv[i]) < 0)
 			goto oom;
-	if (nreleases == 0 && nimages == 0) {
+	if (nreleases == 0 && nimages == 0 && (cfg == NULL || cfg->nchannels == 0)) {
 		code = cli_usage_error("mirror", "nothing to mirror: give RELEASE references or --config");
 		goto out;
 	}
 	if (push_str(&insecure, &ninsecure, NULL) < 0)
 		goto oom;
+	memset(&sig, 0, sizeof(sig));
+	sig.policy = AL_SIG_IDENTITY_REPOSITORY;
+	if (identity_policy != NULL && al_sig_identity_policy_parse(&sig.policy, identity_policy) < 0) {
+		code = cli_usage_error("mirror", "--identity-policy takes exact, repository or ignore, not '%s'", identity_policy);
+		goto out;
+	}
+	if (sig_timeout != NULL && (al_parse_duration(sig_timeout, &sig.budget_ms) < 0 || sig.budget_ms == 0)) {
+		code = cli_usage_error("mirror", "signature timeout: %s", al_error_message());
+		goto out;
+	}
+	if (nkeyrings == 0 && !allow_unsigned && (nreleases > 0 || (cfg != NULL && cfg->nchannels > 0))) {
+		code = cli_usage_error("mirror", "no trusted keys to verify release signatures: give --keyring "
+						 "(or airlock.signatures.keyrings), or --allow-unsigned");
+		goto out;
+	}
 	if ((code = cli_common_start(&c)) != EXIT_OK)
 		goto out;
+	if (nkeyrings > 0) {
+		if ((rc = al_pgp_keyring_new(&kr)) < 0) {
+			code = cli_fail(rc, "out of memory");
+			goto out;
+		}
+		for (i = 0; i < nkeyrings; i++) {
+			al_buf kb = AL_BUF_INIT(AL_PGP_MAX_KEYRING_BYTES);
+			rc = al_fs_read_file(keyrings[i], &kb);
+			if (rc == 0)
+				rc = al_pgp_keyring_add(kr, kb.ptr, kb.len, keyrings[i]);
+			al_buf_free(&kb);
+			if (rc < 0) {
+				code = cli_fail(rc, "cannot load keyring '%s'", keyrings[i]);
+				code = EXIT_USAGE;
+				goto out;
+			}
+		}
+		sources = calloc(nsigstores + 1, sizeof(*sources));
+		if (sources == NULL)
+			goto oom;
+		for (i = 0; i < nsigstores; i++) {
+			if ((rc = al_sig_source_parse(&sources[i], sigstores[i])) < 0) {
+				code = cli_usage_error("mirror", "signature store '%s': %s", sigstores[i], al_error_message());
+				goto out;
+			}
+		}
+		sig.keyring = kr;
+		sig.sources = sources;
+		sig.nsources = nsigstores;
+	}
+	sig.allow_unsigned = allow_unsigned;
 	if ((rc = al_store_open(&store, store_path, &so)) < 0) {
 		code = cli_fail(rc, "cannot open store '%s'", store_path);
 		goto out;
 	}
 	cli_transfer_opts(&c, &to);
+	if (cfg != NULL && cfg->nchannels > 0) {
+		/* Channels: ask the update graph which releases are in range. */
+		al_graph_opts go;
+		memset(&go, 0, sizeof(go));
+		go.url = graph_url;
+		go.graph_file = graph_file;
+		go.http = &to.registry.http;
+		if ((rc = al_graph_resolve_imageset(cfg, &go, &sel)) < 0) {
+			code = cli_fail(rc, "cannot resolve the channels of '%s'", config);
+			goto out;
+		}
+		first_channel_release = nreleases;
+		for (i = 0; i < sel.nreleases; i++)
+			if (push_str(&releases, &nreleases, sel.releases[i].payload) < 0)
+				goto oom;
+		if (!c.quiet)
+			fprintf(stderr, "channels: %zu releases selected\n", sel.nreleases);
+	}
+	if (nreleases == 0 && nimages == 0) {
+		code = cli_usage_error("mirror", "nothing to mirror: the channels selected no release");
+		goto out;
+	}
 	to.platform = platform;
 	to.insecure_hosts = insecure;
 	if (cfg != NULL) {
 		to.sources = cfg->sources;
 		to.nsources = cfg->nsources;
 	}
-	rc = al_mirror(store, releases, nreleases, images, nimages, &to, &report);
+	sig.http = &to.registry.http;
+	if (kr == NULL && nreleases > 0)
+		al_log_warn("release signatures are not checked (no --keyring): releases are recorded as unverified");
+	rc = al_mirror_signed(store, releases, nreleases, images, nimages, &to, &sig, &report);
 	cli_progress_done(&c);
+	for (i = 0; i < sel.nreleases; i++) {
+		al_mirror_release *rel = &report.releases[first_channel_release + i];
+		int r2;
+		if (rel->status != 0)
+			continue;
+		r2 = al_mirror_record_channels(store, &rel->digest, (const char *const *)sel.releases[i].channels, sel.releases[i].nchannels);
+		if (r2 < 0) {
+			cli_error("recording channels of %s: %s", rel->source, al_error_message());
+			rc = rc < 0 ? rc : r2;
+		}
+	}
+	for (i = 0; i < sel.ngraphs; i++) {
+		int r2 = al_graph_save_to_store(store, sel.graphs[i]);
+		if (r2 < 0) {
+			cli_error("saving the update graph: %s", al_error_message());
+			rc = rc < 0 ? rc : r2;
+		}
+	}
 	for (i = 0; i < report.nerrors; i++)
 		cli_error("%s", report.errors[i]);
 	nimg_total = (size_t)report.stats.images;
@@ -167,6 +327,11 @@ oom:
 	cli_error("out of memory");
 	code = EXIT_RUNTIME;
 out:
+	al_pgp_keyring_free(kr);
+	free(sources);
+	free(keyrings);
+	free(sigstores);
+	al_graph_selection_clear(&sel);
 	al_mirror_report_clear(&report);
 	al_store_free(store);
 	al_imageset_free(cfg);

@@ -10,6 +10,7 @@
 #include <zlib.h>
 
 #include "cli.h"
+#include "cmd_graph.h"
 
 typedef struct command {
 	const char *name;
@@ -23,6 +24,10 @@ static const command commands[] = {
 	{"copy", cmd_copy, "copy one image between docker:// and oci: locations"},
 	{"check", cmd_check, "verify every blob and reference of a store; --gc removes unreferenced blobs"},
 	{"mirrorsets", cmd_mirrorsets, "write ImageDigestMirrorSet / ImageTagMirrorSet (and ICSP) YAML"},
+	{"graph", cmd_graph, "update-service graph data for the mirrored releases; resolve channels"},
+	{"releases", cmd_releases, "list the releases a store holds"},
+	{"verify", cmd_verify, "check release signatures in a store (or one signature file) against trusted keys"},
+	{"configmaps", cmd_configmaps, "write the signature ConfigMaps of a store's releases"},
 };
 
 static void usage(FILE *f)

@@ -1,0 +1,214 @@
+/* graph.h: update-graph (Cincinnati) client, version ordering, release-set selection and the update-service graph data. */
+#ifndef AIRLOCK_GRAPH_H
+#define AIRLOCK_GRAPH_H
+
+#include <jansson.h>
+#include "common.h"
+#include "clock.h"
+#include "http.h"
+#include "imageset.h"
+#include "store.h"
+
+/*
+ * Thread safety: every function here is reentrant; distinct objects may
+ * be used from different threads at once. A const al_graph may be read
+ * by many threads.
+ */
+
+/* The public update service (OpenShift Cincinnati). Never contacted by
+ * the tests: they pass their loopback URL. */
+#define AL_GRAPH_DEFAULT_URL "https://api.openshift.com/api/upgrades_info/v1"
+/* Largest graph document accepted, from the network or a file. */
+#define AL_GRAPH_MAX_BYTES (32 * 1024 * 1024)
+/* Default total budget of one graph fetch (all attempts and backoff). */
+#define AL_GRAPH_DEFAULT_TIMEOUT_MS 60000
+
+/*
+ * Semantic-version precedence (semver.org 2.0.0, section 11): numeric
+ * major.minor.patch compared as numbers (4.14.9 < 4.14.10), a version
+ * with a pre-release sorts before the same version without one
+ * (4.15.0-rc.1 < 4.15.0), pre-release identifiers compared one by one
+ * (numeric < alphanumeric, numbers as numbers), build metadata ("+amd64")
+ * ignored. A string that is not a semantic version sorts after every
+ * valid one, and such strings compare bytewise among themselves, so
+ * the order is total. Returns <0, 0 or >0.
+ */
+AL_EXPORT int al_version_compare(const char *a, const char *b);
+/* 1 if s is a semantic version (MAJOR.MINOR.PATCH[-PRE][+BUILD]). */
+AL_EXPORT int al_version_valid(const char *s);
+
+/* One release in a graph. */
+typedef struct al_graph_node {
+	char *version;    /* "4.14.10" */
+	char *payload;    /* release image pull spec, normally by digest */
+	json_t *metadata; /* object of strings (may be empty), owned by the graph */
+} al_graph_node;
+
+/* An update from nodes[from] to nodes[to]. */
+typedef struct al_graph_edge {
+	size_t from;
+	size_t to;
+} al_graph_edge;
+
+/* An update that is recommended only where none of its risks apply. */
+typedef struct al_graph_cond_edge {
+	size_t from;
+	size_t to;
+	json_t *risks; /* array of {"url","name","message","matchingRules"}, owned by the graph */
+} al_graph_cond_edge;
+
+/*
+ * An update graph of one channel and architecture, as the update service
+ * answers GET <base>/graph?channel=C&arch=A (Accept: application/json):
+ * {"nodes":[{"version","payload","metadata"}], "edges":[[from,to],...],
+ *  "conditionalEdges":[{"edges":[{"from":V,"to":V}],"risks":[...]}]}.
+ * channel and arch are NULL when unknown (a file without "airlock").
+ */
+typedef struct al_graph {
+	char *channel;
+	char *arch;
+	al_graph_node *nodes;
+	size_t nnodes;
+	al_graph_edge *edges;
+	size_t nedges;
+	al_graph_cond_edge *cond;
+	size_t ncond;
+} al_graph;
+
+/*
+ * Parse a graph document p[0..n) (what names the source in messages).
+ * Nodes need "version" and "payload" strings and unique versions; edges
+ * must be pairs of valid node indices; a conditional edge naming a
+ * version that is not a node is dropped (the service only lists nodes of
+ * the channel). An "airlock": {"channel","arch"} member (written by
+ * al_graph_save_to_store) fills channel and arch. AL_EPARSE with the
+ * source and the offending element, AL_ELIMIT past AL_GRAPH_MAX_BYTES.
+ * Caller frees *out with al_graph_free.
+ */
+AL_EXPORT int al_graph_parse(al_graph **out, const uint8_t *p, size_t n, const char *what);
+/* Read and parse a graph file (the --graph-file source). AL_ENOTFOUND
+ * for a missing file. */
+AL_EXPORT int al_graph_load_file(al_graph **out, const char *path);
+AL_EXPORT void al_graph_free(al_graph *g);
+/* The graph as a Cincinnati JSON document with an "airlock" member
+ * holding channel and arch when known. Caller owns (json_decref). NULL on
+ * allocation failure. */
+AL_EXPORT json_t *al_graph_to_json(const al_graph *g);
+
+/*
+ * Fetch the graph of channel for arch (e.g. "amd64") from the update
+ * service at base_url (no trailing "/graph"; http:// or https://). http
+ * may be NULL (defaults); its per-attempt timeouts and retries apply,
+ * and deadline bounds the whole fetch, every attempt and backoff
+ * included (AL_DEADLINE_NONE: AL_GRAPH_DEFAULT_TIMEOUT_MS). channel and
+ * arch must be [A-Za-z0-9._-]+ (AL_EINVAL). Errors: AL_ETIMEOUT,
+ * AL_ENET, AL_ECANCELED, AL_EPROTO (any answer but 200, naming the
+ * status, channel and URL), AL_EPARSE, AL_ELIMIT.
+ */
+AL_EXPORT int al_graph_fetch(al_graph **out, const char *base_url, const char *channel, const char *arch, const al_http_opts *http, al_deadline deadline);
+
+/* Index of the node with version in *idx; AL_ENOTFOUND (message naming
+ * the version and the channel) if none. */
+AL_EXPORT int al_graph_find(const al_graph *g, const char *version, size_t *idx);
+
+/*
+ * Select releases of g between min and max (inclusive, by
+ * al_version_compare). min NULL: the lowest version of the channel;
+ * max NULL: the highest. With shortest_path, only the nodes of a
+ * shortest update path from min to max (fewest updates; among equals,
+ * the path through the highest versions), over edges and, when
+ * include_conditional, conditional edges; otherwise every node in the
+ * range. *idx receives node indices sorted by version (caller frees).
+ * Errors: AL_ENOTFOUND for a min or max that is not in the channel
+ * (message naming the version and the channel), for a channel without
+ * releases, and for no update path; AL_EINVAL when min > max.
+ */
+AL_EXPORT int al_graph_select(const al_graph *g, const char *min, const char *max, int shortest_path, int include_conditional, size_t **idx, size_t *n);
+
+/*
+ * Save g as STORE/airlock/graph/<channel>-<arch>.json (atomic; the JSON of
+ * al_graph_to_json). g->channel and g->arch must be set (AL_EINVAL).
+ * Call while holding the store open writable.
+ */
+AL_EXPORT int al_graph_save_to_store(al_store *s, const al_graph *g);
+/* Load what al_graph_save_to_store wrote; AL_ENOTFOUND if absent. */
+AL_EXPORT int al_graph_load_from_store(al_graph **out, al_store *s, const char *channel, const char *arch);
+
+/* How al_graph_resolve_imageset reaches the graphs. Zero-initialise. */
+typedef struct al_graph_opts {
+	/* Update service base URL; NULL: the imageset's airlock.graph.url,
+	 * else AL_GRAPH_DEFAULT_URL. */
+	const char *url;
+	/* Read graphs from here instead of the network: a directory
+	 * holding <channel>-<arch>.json files (e.g. a copy of
+	 * STORE/airlock/graph), or one graph file used for every channel
+	 * and architecture. */
+	const char *graph_file;
+	const al_http_opts *http; /* may be NULL */
+	al_deadline deadline;     /* bounds each fetch (NONE: AL_GRAPH_DEFAULT_TIMEOUT_MS each) */
+} al_graph_opts;
+
+/* One release to mirror. */
+typedef struct al_graph_release {
+	char *version;
+	char *payload;   /* the pull spec to mirror */
+	char *arch;
+	char **channels; /* every channel of the imageset it was selected from */
+	size_t nchannels;
+} al_graph_release;
+
+typedef struct al_graph_selection {
+	al_graph_release *releases; /* sorted by arch, then version; unique by payload */
+	size_t nreleases;
+	al_graph **graphs;          /* every graph read (channel and arch set), for al_graph_save_to_store */
+	size_t ngraphs;
+} al_graph_selection;
+
+/*
+ * For every mirror.platform.channels entry of cfg and every architecture
+ * of mirror.platform.architectures (default amd64), get the channel's
+ * graph (opts->graph_file, else the update service) and select releases
+ * as al_graph_select does (minVersion, maxVersion, shortestPath;
+ * conditional edges unless airlock.graph.excludeConditional). Without
+ * minVersion: with full: true the lowest version, else maxVersion (so
+ * only the latest release when neither is given). The caller mirrors
+ * each releases[i].payload, records releases[i].channels in
+ * releases.json, and saves graphs[] with al_graph_save_to_store. A cfg
+ * without channels gives an empty selection. Errors are those of
+ * al_graph_fetch / al_graph_load_file / al_graph_select, the message
+ * naming the channel. out is cleared first; free with
+ * al_graph_selection_clear (also after a failure).
+ */
+AL_EXPORT int al_graph_resolve_imageset(const al_imageset *cfg, const al_graph_opts *opts, al_graph_selection *out);
+/* Free what sel holds and zero it. NULL is a no-op. */
+AL_EXPORT void al_graph_selection_clear(al_graph_selection *sel);
+
+/* What al_graph_write_data wrote. */
+typedef struct al_graph_data_report {
+	size_t channels;      /* channels/<name>.yaml files */
+	size_t versions;      /* distinct mirrored versions listed in channels */
+	size_t blocked_edges; /* blocked-edges/ files */
+	size_t graphs;        /* saved graphs used */
+} al_graph_data_report;
+
+/*
+ * Write the update-service graph data for what the store holds into
+ * outdir (created if missing), in the layout of OpenShift's
+ * cincinnati-graph-data (docs/graph.md):
+ *   version                       graph-data schema version
+ *   channels/<name>.yaml          name + versions (sorted) that were mirrored
+ *   blocked-edges/<to>-<risk>.yaml conditional edges between mirrored
+ *                                 releases, with their risks
+ *   blocked-edges/<to>-airlock-not-in-graph.yaml  updates between mirrored
+ *                                 releases the upstream graph does not have
+ *   airlock/graph/<channel>-<arch>.json  the saved graphs restricted to the
+ *                                 mirrored nodes (Cincinnati JSON)
+ * Mirrored releases are the entries of airlock/releases.json; a node
+ * belongs to them when its payload digest or its version matches an
+ * entry. Channels come from the saved graphs (airlock/graph/) and from
+ * the "channels" lists of releases.json entries. rep may be NULL.
+ * AL_ENOTFOUND when the store holds no release.
+ */
+AL_EXPORT int al_graph_write_data(al_store *s, const char *outdir, al_graph_data_report *rep);
+
+#endif

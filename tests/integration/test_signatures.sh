@@ -1,0 +1,141 @@
+#!/usr/bin/env bash
+# test_signatures.sh: airlock verify and airlock configmaps on a store mirrored from samples/, signed with a temporary gpg key.
+set -euo pipefail
+. "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+al_require_airlock
+
+if ! command -v gpg >/dev/null 2>&1; then
+	echo "gpg not found: skipping"
+	al_pass "skipped: no gpg"
+	al_finish
+fi
+
+store=$T/store
+release=quay.io/airlock-samples/release:4.14.1-x86_64
+
+al_run "$T/out" "$T/err" "$AIRLOCK" mirror --config "$AL_SOURCE_DIR/samples/imageset.yaml" --store "$store"
+al_check "mirror of samples/imageset.yaml exits 0" test "$AL_RC" = 0
+digest=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["releases"][0]["digest"])' \
+	"$store/airlock/releases.json")
+hex=${digest#sha256:}
+al_check "releases.json names the release digest" test ${#hex} = 64
+
+# Keys: a trusted Ed25519 key (armored keyring) and an untrusted RSA key.
+export GNUPGHOME=$T/gnupg
+mkdir -m 700 "$GNUPGHOME"
+G=(gpg --batch --no-tty --quiet --pinentry-mode loopback --passphrase '')
+"${G[@]}" --quick-gen-key 'Release <release@example.test>' ed25519 sign never
+"${G[@]}" --quick-gen-key 'Other <other@example.test>' rsa2048 sign never
+"${G[@]}" --export --armor release@example.test >"$T/trusted.asc"
+"${G[@]}" --export other@example.test >"$T/other.gpg"
+fpr=$("${G[@]}" --with-colons --list-keys release@example.test | awk -F: '/^fpr/{print $10; exit}')
+trap 'gpgconf --kill all >/dev/null 2>&1 || true; al__cleanup' EXIT
+
+payload() { # DIGEST REF
+	printf '{"critical":{"type":"atomic container signature","image":{"docker-manifest-digest":"%s"},"identity":{"docker-reference":"%s"}},"optional":{"creator":"airlock integration test","timestamp":%s}}' \
+		"$1" "$2" "$(date +%s)"
+}
+payload "$digest" "$release" >"$T/payload.json"
+"${G[@]}" -u release@example.test -o "$T/release.sig" --sign "$T/payload.json"
+sigdir=$store/signatures/sha256=$hex
+mkdir -p "$sigdir"
+cp "$T/release.sig" "$sigdir/signature-1"
+
+# verify --store
+al_run "$T/out" "$T/err" "$AIRLOCK" verify --store "$store" --keyring "$T/trusted.asc"
+cat "$T/err"
+al_check "verify exits 0 with a good signature" test "$AL_RC" = 0
+al_check "verify prints the release, its digest and the key" \
+	grep -q "^verified 4.14.1 $digest by $fpr" "$T/out"
+al_check_fails "verify by version" 0 "$AIRLOCK" verify --store "$store" --keyring "$T/trusted.asc" -q 4.14.1
+al_check_fails "verify by digest, exact identity" 0 \
+	"$AIRLOCK" verify --store "$store" --keyring "$T/trusted.asc" --identity-policy exact -q "$digest"
+al_check_fails "a release not in the store is a runtime error" 3 \
+	"$AIRLOCK" verify --store "$store" --keyring "$T/trusted.asc" -q 9.9.9
+al_check_fails "no --keyring is a usage error" 2 "$AIRLOCK" verify --store "$store"
+
+al_run "$T/out" "$T/err" "$AIRLOCK" verify --store "$store" --keyring "$T/other.gpg"
+al_check "an untrusted key fails verification (exit 1)" test "$AL_RC" = 1
+al_check "... saying the signer is unknown" grep -q "unknown key" "$T/err"
+
+al_run "$T/out" "$T/err" "$AIRLOCK" verify --store "$store" --keyring "$T/trusted.asc" \
+	--identity quay.io/somebody/else:4.14.1
+al_check "another repository fails the identity check (exit 1)" test "$AL_RC" = 1
+al_check "... saying identity mismatch" grep -q "identity mismatch" "$T/err"
+
+# verify --signature
+al_check_fails "verify --signature FILE --digest" 0 \
+	"$AIRLOCK" verify --signature "$T/release.sig" --digest "$digest" --keyring "$T/trusted.asc" --identity "$release"
+al_run "$T/out" "$T/err" "$AIRLOCK" verify --signature "$T/release.sig" \
+	--digest sha256:1111111111111111111111111111111111111111111111111111111111111111 --keyring "$T/trusted.asc"
+al_check "a signature for another digest fails (exit 1)" test "$AL_RC" = 1
+al_check "... saying digest mismatch" grep -q "digest mismatch: signature is for $digest" "$T/err"
+
+# configmaps
+al_run "$T/out" "$T/err" "$AIRLOCK" configmaps --store "$store" -o -
+cat "$T/err"
+al_check "configmaps -o - exits 0" test "$AL_RC" = 0
+cp "$T/out" "$T/stream.yaml"
+al_check "the stream is a ConfigMap in openshift-config-managed" \
+	bash -c 'grep -q "^kind: ConfigMap$" "$1" && grep -q "^  namespace: openshift-config-managed$" "$1" &&
+		grep -q "^    release.openshift.io/verification-signatures: '"''"'$" "$1" && grep -q "^  name: sha256-$2$" "$1"' \
+	_ "$T/stream.yaml" "$hex"
+al_check "binaryData sha256-<hex>-1 decodes to signature-1 byte for byte" \
+	bash -c 'sed -n "s/^  sha256-$2-1: //p" "$1" | base64 -d | cmp -s - "$3"' _ "$T/stream.yaml" "$hex" "$sigdir/signature-1"
+if command -v kubectl >/dev/null 2>&1; then
+	# annotate --local parses the file without a cluster
+	al_check "kubectl parses the YAML stream" \
+		bash -c 'kubectl annotate --local -o json -f "$1" airlock.test/x=1 >"$2" 2>/dev/null' _ "$T/stream.yaml" "$T/kubectl.json"
+	al_check "... and keeps the signature" python3 -c '
+import base64, json, sys
+cm = json.load(open(sys.argv[1]))
+data = base64.b64decode(cm["binaryData"]["sha256-%s-1" % sys.argv[2]])
+sys.exit(data != open(sys.argv[3], "rb").read())' "$T/kubectl.json" "$hex" "$sigdir/signature-1"
+else
+	echo "note: kubectl not on PATH, skipping the kubectl check"
+fi
+
+al_run "$T/out" "$T/err" "$AIRLOCK" configmaps --store "$store" -o "$T/cms" --json
+al_check "configmaps --json -o DIR exits 0" test "$AL_RC" = 0
+al_check "the file is named like oc adm release mirror's" test -f "$T/cms/signature-sha256-${hex:0:16}.json"
+al_check "the JSON ConfigMap holds the signature byte for byte" python3 -c '
+import base64, json, sys
+cm = json.load(open(sys.argv[1]))
+assert cm["apiVersion"] == "v1" and cm["kind"] == "ConfigMap"
+assert cm["metadata"]["name"] == "sha256-" + sys.argv[2]
+assert cm["metadata"]["namespace"] == "openshift-config-managed"
+assert cm["metadata"]["labels"] == {"release.openshift.io/verification-signatures": ""}
+assert list(cm["binaryData"]) == ["sha256-%s-1" % sys.argv[2]]
+sys.exit(base64.b64decode(cm["binaryData"]["sha256-%s-1" % sys.argv[2]]) != open(sys.argv[3], "rb").read())' \
+	"$T/cms/signature-sha256-${hex:0:16}.json" "$hex" "$sigdir/signature-1"
+al_check_fails "configmaps -o DIR writes YAML files" 0 "$AIRLOCK" configmaps --store "$store" -o "$T/cms" -q
+al_check "the YAML file is there" test -f "$T/cms/signature-sha256-${hex:0:16}.yaml"
+al_check "airlock check accepts the signatures directory" "$AIRLOCK" check --store "$store" -q
+
+# tampering
+python3 -c '
+import sys
+p = sys.argv[1]
+b = bytearray(open(p, "rb").read())
+b[-1] ^= 1
+open(p, "wb").write(bytes(b))' "$sigdir/signature-1"
+al_run "$T/out" "$T/err" "$AIRLOCK" verify --store "$store" --keyring "$T/trusted.asc"
+cat "$T/err"
+al_check "a tampered signature fails verification (exit 1)" test "$AL_RC" = 1
+al_check "... and nothing is reported verified" test ! -s "$T/out"
+
+# a second, good signature next to the bad one: verified by signature-2
+cp "$T/release.sig" "$sigdir/signature-2"
+al_check_fails "a good signature-2 verifies the release" 0 \
+	"$AIRLOCK" verify --store "$store" --keyring "$T/trusted.asc" -q
+
+rm -rf "$sigdir"
+al_run "$T/out" "$T/err" "$AIRLOCK" verify --store "$store" --keyring "$T/trusted.asc"
+al_check "no signatures: verification fails (exit 1)" test "$AL_RC" = 1
+al_check "... saying so" grep -q "no signatures" "$T/err"
+al_check_fails "no signatures: configmaps exits 1" 1 "$AIRLOCK" configmaps --store "$store" -o -
+rm -rf "$store/signatures"
+al_check_fails "no signatures directory at all: still exit 1" 1 \
+	"$AIRLOCK" verify --store "$store" --keyring "$T/trusted.asc" -q
+
+al_finish

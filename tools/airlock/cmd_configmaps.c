@@ -1,0 +1,313 @@
+/* cmd_configmaps.c: airlock configmaps: one signature ConfigMap per release of a store, as files or one stream. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+#include "airlock/sig.h"
+
+enum { OPT_STORE = OPT_COMMAND_BASE, OPT_JSON };
+
+/* The largest output: every signature of a release, base64-encoded. */
+#define CM_MAX_OUTPUT (256 * AL_MIB)
+
+static const char configmaps_help[] =
+    "usage: airlock configmaps --store DIR [-o DIR|-] [--json] [RELEASE...]\n"
+    "\n"
+    "Write one ConfigMap per release of the store that has signatures (every "
+    "release\n"
+    "in STORE/airlock/releases.json, or only the RELEASEs named by version or "
+    "digest),\n"
+    "in the form the cluster-version operator reads: namespace "
+    "openshift-config-managed,\n"
+    "label release.openshift.io/verification-signatures, name sha256-<hex>, "
+    "binaryData\n"
+    "keys sha256-<hex>-1, -2, ... holding the signatures of STORE/signatures/\n"
+    "sha256=<hex>/signature-1, -2, ... Apply them with 'oc apply -f DIR'.\n"
+    "\n"
+    "Options:\n"
+    "      --store DIR   the store\n"
+    "  -o, --output D    directory for the files (default: the current "
+    "directory):\n"
+    "                    signature-sha256-<first 16 hex>.yaml (.json with "
+    "--json), one per\n"
+    "                    release so a later release never renumbers an earlier "
+    "one's keys;\n"
+    "                    '-' writes one multi-document YAML stream (a v1 List "
+    "with --json)\n"
+    "                    to stdout\n"
+    "      --json        JSON, as 'oc adm release mirror' writes it, instead "
+    "of YAML\n"
+    "  -q, --quiet       do not list the files written\n"
+    "  -h, --help        this help\n"
+    "\n"
+    "The signatures are copied, not verified: run 'airlock verify' for that.\n"
+    "Exit status: 0 written, 1 a release has no signatures (the others are "
+    "written),\n"
+    "2 usage error, 3 runtime error.\n";
+
+/* The ConfigMap of one release, or NULL with *code set (EXIT_VERIFY: no
+ * signatures). */
+static json_t *release_configmap(al_store *s, const json_t *rel, int *code)
+{
+	const char *version = al_json_str(rel, "version"),
+	           *ds = al_json_str(rel, "digest");
+	const char *label = version != NULL ? version : (ds != NULL ? ds : "?");
+	al_sig_list sigs = AL_SIG_LIST_INIT;
+	const uint8_t **ptrs = NULL;
+	size_t *lens = NULL, i;
+	json_t *cm = NULL;
+	al_digest d;
+	int rc;
+
+	if (ds == NULL || al_digest_parse_str(&d, ds) < 0) {
+		cli_error("release '%s' in releases.json has no valid digest",
+		          label);
+		*code = EXIT_RUNTIME;
+		return NULL;
+	}
+	if ((rc = al_sig_store_load(s, &d, &sigs)) < 0) {
+		*code = cli_fail(
+		    rc, "release %s %s: cannot read its signatures", label, ds);
+		goto out;
+	}
+	if (sigs.n == 0) {
+		cli_error("release %s %s: no signatures in the store", label,
+		          ds);
+		*code = EXIT_VERIFY;
+		goto out;
+	}
+	ptrs = calloc(sigs.n, sizeof(*ptrs));
+	lens = calloc(sigs.n, sizeof(*lens));
+	if (ptrs == NULL || lens == NULL) {
+		cli_error("out of memory");
+		*code = EXIT_RUNTIME;
+		goto out;
+	}
+	for (i = 0; i < sigs.n; i++) {
+		ptrs[i] = sigs.items[i].data;
+		lens[i] = sigs.items[i].len;
+	}
+	if ((rc = al_kres_signature_configmap_json(&cm, &d, ptrs, lens,
+	                                           sigs.n)) < 0) {
+		*code = cli_fail(rc, "release %s %s", label, ds);
+		cm = NULL;
+	}
+out:
+	free(ptrs);
+	free(lens);
+	al_sig_list_clear(&sigs);
+	return cm;
+}
+
+static int write_stream(json_t **docs, size_t n, int json)
+{
+	al_buf out = AL_BUF_INIT(CM_MAX_OUTPUT);
+	json_t *list = NULL, *items;
+	char *text = NULL;
+	size_t i;
+	int rc = 0;
+
+	if (json) {
+		items = json_array();
+		list = json_pack("{s:s, s:s, s:o}", "apiVersion", "v1", "kind",
+		                 "List", "items", items);
+		for (i = 0; list != NULL && i < n; i++) {
+			if (json_array_append(items, docs[i]) != 0)
+				break;
+		}
+		if (list == NULL || i < n ||
+		    (text = al_json_dump(list, 2)) == NULL)
+			rc = al_error_set(AL_ENOMEM, "out of memory");
+		else if ((rc = al_buf_puts(&out, text)) == 0)
+			rc = al_buf_puts(&out, "\n");
+	} else {
+		rc = al_yaml_emit_json(&out, docs, n);
+	}
+	if (rc == 0 && (fwrite(out.ptr, 1, out.len, stdout) != out.len ||
+	                fflush(stdout) != 0))
+		rc = al_error_set(AL_EIO, "cannot write to stdout");
+	json_decref(list);
+	free(text);
+	al_buf_free(&out);
+	return rc < 0 ? cli_fail(rc, "cannot write the ConfigMaps") : EXIT_OK;
+}
+
+static int write_file(const char *dir, json_t *cm, int json, int quiet)
+{
+	const char *name = al_json_str(json_object_get(cm, "metadata"), "name");
+	al_buf out = AL_BUF_INIT(CM_MAX_OUTPUT);
+	char *file = NULL, *path = NULL, *text = NULL;
+	al_digest d;
+	int rc;
+
+	/* metadata.name is "sha256-<hex>": the digest again, for the file name
+	 */
+	if (name == NULL ||
+	    (path = al_sprintf("sha256:%s", name + strlen("sha256-"))) ==
+	        NULL ||
+	    al_digest_parse_str(&d, path) < 0) {
+		rc = al_error_set(AL_EINVAL, "unexpected ConfigMap name");
+		goto out;
+	}
+	free(path);
+	path = NULL;
+	if (json) {
+		if ((text = al_json_dump(cm, 2)) == NULL) {
+			rc = al_error_set(AL_ENOMEM, "out of memory");
+			goto out;
+		}
+		if ((rc = al_buf_puts(&out, text)) < 0 ||
+		    (rc = al_buf_puts(&out, "\n")) < 0)
+			goto out;
+	} else if ((rc = al_yaml_emit_json(&out, &cm, 1)) < 0) {
+		goto out;
+	}
+	file =
+	    al_kres_signature_configmap_filename(&d, json ? AL_KRES_JSON : 0);
+	if (file == NULL || (path = al_path_join(dir, file)) == NULL) {
+		rc = al_error_set(AL_ENOMEM, "out of memory");
+		goto out;
+	}
+	if ((rc = al_fs_write_atomic(path, out.ptr, out.len)) < 0)
+		goto out;
+	if (!quiet)
+		printf("wrote %s\n", path);
+out:
+	if (rc < 0)
+		rc = cli_fail(rc, "cannot write the ConfigMap '%s'",
+		              path != NULL ? path : (name != NULL ? name : ""));
+	free(file);
+	free(path);
+	free(text);
+	al_buf_free(&out);
+	return rc != 0 ? EXIT_RUNTIME : EXIT_OK;
+}
+
+int cmd_configmaps(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+	    {"store", required_argument, NULL, OPT_STORE},
+	    {"output", required_argument, NULL, 'o'},
+	    {"json", no_argument, NULL, OPT_JSON},
+	    {"quiet", no_argument, NULL, 'q'},
+	    {"verbose", no_argument, NULL, 'v'},
+	    {"help", no_argument, NULL, 'h'},
+	    {NULL, 0, NULL, 0},
+	};
+	const char *store_path = NULL, *outdir = ".";
+	al_store_opts so = {0, 1, 0};
+	al_store *s = NULL;
+	json_t *doc = NULL, *list, *rel, **docs = NULL;
+	size_t ndocs = 0, i, j, nnames;
+	int opt, rc, json = 0, quiet = 0, code = EXIT_OK, *used = NULL;
+	char **names;
+
+	optind = 1;
+	while ((opt = getopt_long(argc, argv, "o:qvh", longopts, NULL)) != -1) {
+		switch (opt) {
+		case 'h':
+			fputs(configmaps_help, stdout);
+			return EXIT_OK;
+		case OPT_STORE:
+			store_path = optarg;
+			break;
+		case 'o':
+			outdir = optarg;
+			break;
+		case OPT_JSON:
+			json = 1;
+			break;
+		case 'q':
+			quiet = 1;
+			break;
+		case 'v':
+			break;
+		default:
+			return cli_usage_error("configmaps", "unknown option");
+		}
+	}
+	if (store_path == NULL)
+		return cli_usage_error("configmaps", "--store DIR is required");
+	if (outdir[0] == '\0')
+		return cli_usage_error("configmaps",
+		                       "-o takes a directory or '-'");
+	names = argv + optind;
+	nnames = (size_t)(argc - optind);
+	if ((rc = al_store_open(&s, store_path, &so)) < 0)
+		return cli_fail(rc == AL_EINVAL ? AL_EIO : rc,
+		                "cannot open store '%s'", store_path);
+	if ((rc = al_store_releases_load(s, &doc)) < 0) {
+		code = cli_fail(rc == AL_EINVAL ? AL_EIO : rc,
+		                "cannot read the releases of store '%s'",
+		                store_path);
+		goto out;
+	}
+	list = json_object_get(doc, "releases");
+	docs = calloc(json_array_size(list) + 1, sizeof(*docs));
+	used = calloc(nnames + 1, sizeof(*used));
+	if (docs == NULL || used == NULL) {
+		cli_error("out of memory");
+		code = EXIT_RUNTIME;
+		goto out;
+	}
+	json_array_foreach(list, i, rel)
+	{
+		const char *version = al_json_str(rel, "version"),
+		           *ds = al_json_str(rel, "digest");
+		int wanted = nnames == 0, c = EXIT_OK;
+
+		for (j = 0; j < nnames; j++) {
+			if ((version != NULL &&
+			     strcmp(names[j], version) == 0) ||
+			    (ds != NULL && strcmp(names[j], ds) == 0)) {
+				used[j] = 1;
+				wanted = 1;
+			}
+		}
+		if (!wanted)
+			continue;
+		docs[ndocs] = release_configmap(s, rel, &c);
+		if (docs[ndocs] != NULL)
+			ndocs++;
+		if (c > code)
+			code = c;
+	}
+	for (j = 0; j < nnames; j++) {
+		if (!used[j]) {
+			cli_error("release '%s' is not in store '%s'", names[j],
+			          store_path);
+			code = EXIT_RUNTIME;
+		}
+	}
+	if (ndocs == 0) {
+		if (code == EXIT_OK) {
+			cli_error("store '%s' records no releases", store_path);
+			code = EXIT_RUNTIME;
+		}
+		goto out;
+	}
+	if (strcmp(outdir, "-") == 0) {
+		rc = write_stream(docs, ndocs, json);
+		if (rc > code)
+			code = rc;
+		goto out;
+	}
+	if ((rc = al_fs_mkdir_p(outdir, 0755)) < 0) {
+		cli_fail(rc, "cannot create '%s'", outdir);
+		code = EXIT_RUNTIME;
+		goto out;
+	}
+	for (i = 0; i < ndocs; i++) {
+		rc = write_file(outdir, docs[i], json, quiet);
+		if (rc > code)
+			code = rc;
+	}
+out:
+	for (i = 0; i < ndocs; i++)
+		json_decref(docs[i]);
+	free(docs);
+	free(used);
+	json_decref(doc);
+	al_store_free(s);
+	return code;
+}

@@ -1,0 +1,219 @@
+/* cmd_graph.c: airlock graph: resolve update channels, save their graphs, write the graph data the cluster-side update service reads. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "airlock/graph.h"
+#include "cli.h"
+#include "cmd_graph.h"
+
+enum {
+	OPT_STORE = OPT_COMMAND_BASE,
+	OPT_CONFIG,
+	OPT_GRAPH_URL,
+	OPT_GRAPH_FILE,
+};
+
+static const char graph_help[] =
+	"usage: airlock graph --store DIR -o DIR\n"
+	"       airlock graph --config IMAGESET.yaml [--store DIR] [--graph-url URL | --graph-file PATH]\n"
+	"\n"
+	"With -o: write the graph data an OpenShift update service (Cincinnati /\n"
+	"OSUS) needs for the releases the store holds, in the layout of the\n"
+	"cincinnati-graph-data repository: channels/<name>.yaml (name, versions),\n"
+	"blocked-edges/*.yaml (conditional updates with their risks, and updates\n"
+	"the upstream graph does not have), version, and airlock/graph/ (the\n"
+	"saved graphs restricted to what was mirrored, as update-service JSON).\n"
+	"Clusters inside the network then see the same upgrade paths.\n"
+	"\n"
+	"With --config: resolve mirror.platform.channels (minVersion, maxVersion,\n"
+	"shortestPath, full) through the update graph and list the releases that\n"
+	"'airlock mirror' takes, one per line:\n"
+	"  VERSION ARCH CHANNEL[,CHANNEL...] PAYLOAD\n"
+	"With --store as well, the graphs are saved in DIR/airlock/graph/ for -o.\n"
+	"\n"
+	"Options:\n"
+	"      --store DIR          the store\n"
+	"  -o, --output DIR         where to write the graph data (created if missing)\n"
+	"  -c, --config FILE        ImageSetConfiguration with mirror.platform.channels\n"
+	"      --graph-url URL      update service (default: airlock.graph.url of the\n"
+	"                           configuration, else " AL_GRAPH_DEFAULT_URL ")\n"
+	"      --graph-file PATH    read graphs from PATH instead of the network: one\n"
+	"                           graph file, or a directory of <channel>-<arch>.json\n"
+	"                           (such as STORE/airlock/graph of another store)\n"
+	CLI_COMMON_HELP
+	"\n"
+	"Each graph request is bounded by --timeout per attempt (default: 10s to\n"
+	"connect, 30s without data) and 60s in total.\n"
+	"Exit status: 0 success, 2 usage or configuration error, 3 runtime error\n"
+	"(unreachable service, unknown version or channel, empty store).\n";
+
+static void http_opts(const cli_common *c, al_http_opts *o)
+{
+	memset(o, 0, sizeof(*o));
+	o->ca_file = c->ca_file;
+	o->proxy = c->proxy;
+	o->tls_verify_off = !c->tls_verify;
+	o->cancel = c->cancel;
+	if (c->timeout_ms > 0) {
+		o->connect_timeout_ms = c->timeout_ms;
+		o->low_speed_time_ms = c->timeout_ms;
+		o->max_retries = 2;
+	}
+}
+
+static int resolve(cli_common *c, const char *config, const char *store_path,
+                   const char *url, const char *file)
+{
+	al_imageset *cfg = NULL;
+	al_store *store = NULL;
+	al_store_opts so = {1, 0, 0};
+	al_graph_selection sel;
+	al_graph_opts go;
+	al_http_opts ho;
+	size_t i, j;
+	int rc, code = EXIT_OK;
+
+	memset(&sel, 0, sizeof(sel));
+	if ((rc = al_imageset_load(&cfg, config)) < 0) {
+		cli_error("%s", al_error_message());
+		return EXIT_USAGE;
+	}
+	if (cfg->nchannels == 0) {
+		cli_error("'%s' has no mirror.platform.channels", config);
+		code = EXIT_USAGE;
+		goto out;
+	}
+	http_opts(c, &ho);
+	memset(&go, 0, sizeof(go));
+	go.url = url;
+	go.graph_file = file;
+	go.http = &ho;
+	if ((rc = al_graph_resolve_imageset(cfg, &go, &sel)) < 0) {
+		code = cli_fail(rc, "cannot resolve the channels of '%s'", config);
+		if (code == EXIT_USAGE)
+			code = EXIT_RUNTIME;
+		goto out;
+	}
+	for (i = 0; i < sel.nreleases; i++) {
+		const al_graph_release *r = &sel.releases[i];
+
+		printf("%s %s ", r->version, r->arch);
+		for (j = 0; j < r->nchannels; j++)
+			printf("%s%s", j > 0 ? "," : "", r->channels[j]);
+		printf(" %s\n", r->payload);
+	}
+	if (store_path == NULL)
+		goto out;
+	if ((rc = al_store_open(&store, store_path, &so)) < 0) {
+		code = cli_fail(rc, "cannot open store '%s'", store_path);
+		goto out;
+	}
+	for (i = 0; i < sel.ngraphs; i++) {
+		if ((rc = al_graph_save_to_store(store, sel.graphs[i])) < 0) {
+			code = cli_fail(rc, "cannot save the graph of channel '%s'",
+			                sel.graphs[i]->channel);
+			goto out;
+		}
+	}
+	if (!c->quiet)
+		fprintf(stderr, "saved %zu graphs in '%s'\n", sel.ngraphs,
+		        store_path);
+out:
+	al_graph_selection_clear(&sel);
+	al_store_free(store);
+	al_imageset_free(cfg);
+	return code;
+}
+
+static int write_data(const char *store_path, const char *outdir)
+{
+	al_store *store = NULL;
+	al_store_opts so = {0, 1, 0};
+	al_graph_data_report rep;
+	int rc;
+
+	if ((rc = al_store_open(&store, store_path, &so)) < 0)
+		return cli_fail(rc, "cannot open store '%s'", store_path);
+	rc = al_graph_write_data(store, outdir, &rep);
+	al_store_free(store);
+	if (rc < 0) {
+		rc = cli_fail(rc, "cannot write the graph data to '%s'", outdir);
+		return rc == EXIT_USAGE ? EXIT_RUNTIME : rc;
+	}
+	printf("wrote %zu channels, %zu versions, %zu blocked edges from %zu "
+	       "graphs to %s\n",
+	       rep.channels, rep.versions, rep.blocked_edges, rep.graphs,
+	       outdir);
+	return EXIT_OK;
+}
+
+int cmd_graph(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		CLI_COMMON_OPTIONS,
+		{"store", required_argument, NULL, OPT_STORE},
+		{"output", required_argument, NULL, 'o'},
+		{"config", required_argument, NULL, 'c'},
+		{"graph-url", required_argument, NULL, OPT_GRAPH_URL},
+		{"graph-file", required_argument, NULL, OPT_GRAPH_FILE},
+		{NULL, 0, NULL, 0},
+	};
+	cli_common c;
+	const char *store_path = NULL, *outdir = NULL, *config = NULL;
+	const char *url = NULL, *file = NULL;
+	int opt, code;
+
+	cli_common_init(&c);
+	optind = 1;
+	while ((opt = getopt_long(argc, argv, "o:c:qvh", longopts, NULL)) != -1) {
+		int r = cli_common_option(&c, opt, optarg);
+
+		if (r < 0)
+			return cli_usage_error("graph", "invalid option value");
+		if (r > 0)
+			continue;
+		switch (opt) {
+		case 'h':
+			fputs(graph_help, stdout);
+			return EXIT_OK;
+		case OPT_STORE:
+			store_path = optarg;
+			break;
+		case 'o':
+			outdir = optarg;
+			break;
+		case 'c':
+			config = optarg;
+			break;
+		case OPT_GRAPH_URL:
+			url = optarg;
+			break;
+		case OPT_GRAPH_FILE:
+			file = optarg;
+			break;
+		default:
+			return cli_usage_error("graph", "unknown option");
+		}
+	}
+	if (optind != argc)
+		return cli_usage_error("graph", "unexpected argument '%s'",
+		                       argv[optind]);
+	if (url != NULL && file != NULL)
+		return cli_usage_error("graph", "--graph-url and --graph-file "
+		                                "exclude each other");
+	if (config == NULL && (store_path == NULL || outdir == NULL))
+		return cli_usage_error("graph", "give --store DIR -o DIR, or "
+		                                "--config FILE");
+	if (config != NULL && outdir != NULL)
+		return cli_usage_error("graph", "-o writes graph data from a "
+		                                "store; run it without --config");
+	if ((code = cli_common_start(&c)) != EXIT_OK)
+		goto out;
+	if (config != NULL)
+		code = resolve(&c, config, store_path, url, file);
+	else
+		code = write_data(store_path, outdir);
+out:
+	cli_common_finish(&c);
+	return code;
+}

@@ -1,0 +1,407 @@
+/* cmd_verify.c: airlock verify: check release signatures offline, from a store or one signature file, against trusted keys. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+#include "airlock/pgp.h"
+#include "airlock/sig.h"
+
+enum {
+	OPT_STORE = OPT_COMMAND_BASE,
+	OPT_KEYRING,
+	OPT_POLICY,
+	OPT_IDENTITY,
+	OPT_SIGNATURE,
+	OPT_DIGEST,
+};
+
+static const char verify_help[] =
+    "usage: airlock verify --store DIR --keyring FILE... [OPTIONS] "
+    "[RELEASE...]\n"
+    "       airlock verify --signature FILE --digest sha256:... --keyring "
+    "FILE... [--identity REF]\n"
+    "\n"
+    "Check release signatures offline against trusted OpenPGP keys.\n"
+    "\n"
+    "With --store, every release recorded in STORE/airlock/releases.json (or "
+    "only the\n"
+    "RELEASEs named, by version or by digest) is checked against the "
+    "signatures under\n"
+    "STORE/signatures/sha256=<hex>/signature-<n>: the release is verified when "
+    "one of\n"
+    "them is a valid signature by a trusted key whose simple-signing payload "
+    "names the\n"
+    "release digest (and, by the identity policy, its reference). One line per "
+    "release:\n"
+    "  verified 4.14.1 sha256:... by <key fingerprint>\n"
+    "or an error on stderr naming every signature's reason.\n"
+    "\n"
+    "With --signature, the one signature FILE is checked for --digest.\n"
+    "\n"
+    "Options:\n"
+    "      --store DIR              the store\n"
+    "      --keyring FILE           trusted public keys, binary or "
+    "ASCII-armored\n"
+    "                               (repeatable; at least one is required)\n"
+    "      --identity-policy P      how the signed docker-reference must "
+    "match:\n"
+    "                               exact (the same reference), repository "
+    "(the same\n"
+    "                               registry/repository, any tag or digest) or "
+    "ignore\n"
+    "                               (digest only). Default: repository; with "
+    "--signature\n"
+    "                               and no --identity: ignore\n"
+    "      --identity REF           the expected reference (default with "
+    "--store: the\n"
+    "                               source the release was mirrored from)\n"
+    "      --signature FILE         check this one signature file\n"
+    "      --digest sha256:...      the release digest it must sign (with "
+    "--signature)\n"
+    "  -q, --quiet                  only errors\n"
+    "  -h, --help                   this help\n"
+    "\n"
+    "Exit status: 0 every release verified, 1 a signature is missing or "
+    "failed\n"
+    "verification, 2 usage error, 3 runtime error (store or keyring "
+    "unreadable).\n";
+
+typedef struct verify_ctx {
+	al_pgp_keyring *kr;
+	al_sig_identity_policy policy;
+	int policy_set;
+	const char *identity;
+	int quiet;
+} verify_ctx;
+
+static int worst(int a, int b)
+{
+	/* runtime errors outrank verification failures, which outrank success
+	 */
+	if (a == EXIT_RUNTIME || b == EXIT_RUNTIME)
+		return EXIT_RUNTIME;
+	return a > b ? a : b;
+}
+
+static int load_keyrings(verify_ctx *v, const char *const *files, size_t n)
+{
+	al_buf data = AL_BUF_INIT(AL_PGP_MAX_KEYRING_BYTES);
+	size_t i;
+	int rc;
+
+	if ((rc = al_pgp_keyring_new(&v->kr)) < 0)
+		return cli_fail(rc, "cannot create a keyring");
+	for (i = 0; i < n; i++) {
+		al_buf_reset(&data);
+		if ((rc = al_fs_read_file(files[i], &data)) < 0) {
+			al_buf_free(&data);
+			return cli_fail(rc == AL_EINVAL ? AL_EIO : rc,
+			                "cannot read keyring '%s'", files[i]);
+		}
+		if ((rc = al_pgp_keyring_add(v->kr, data.ptr, data.len,
+		                             files[i])) < 0) {
+			al_buf_free(&data);
+			cli_fail(rc, "cannot load keyring '%s'", files[i]);
+			return EXIT_RUNTIME;
+		}
+	}
+	al_buf_free(&data);
+	return EXIT_OK;
+}
+
+static void print_verified(const verify_ctx *v, const char *version,
+                           const char *digest, const al_sig_info *info)
+{
+	if (v->quiet)
+		return;
+	printf("verified %s%s%s by %s", version != NULL ? version : "",
+	       version != NULL ? " " : "", digest, info->fingerprint);
+	if (strcmp(info->fingerprint, info->primary_fingerprint) != 0)
+		printf(" (subkey of %s)", info->primary_fingerprint);
+	if (info->creator != NULL)
+		printf(", creator \"%s\"", info->creator);
+	if (info->has_timestamp)
+		printf(", timestamp %lld", (long long)info->timestamp);
+	printf("\n");
+}
+
+/* Check one signature file. */
+static int verify_file(verify_ctx *v, const char *path, const char *digest)
+{
+	al_buf data = AL_BUF_INIT(AL_SIG_MAX_BYTES);
+	al_sig_verify_opts vo;
+	al_sig_info info;
+	al_digest d;
+	int rc, code;
+
+	memset(&info, 0, sizeof(info));
+	if (al_digest_parse_str(&d, digest) < 0)
+		return cli_usage_error("verify", "--digest: %s",
+		                       al_error_message());
+	if (!v->policy_set)
+		v->policy = v->identity != NULL ? AL_SIG_IDENTITY_REPOSITORY
+		                                : AL_SIG_IDENTITY_IGNORE;
+	if (v->policy != AL_SIG_IDENTITY_IGNORE && v->identity == NULL)
+		return cli_usage_error(
+		    "verify", "--identity-policy %s needs --identity REF",
+		    al_sig_identity_policy_name(v->policy));
+	rc = al_fs_read_file(path, &data);
+	if (rc == AL_ELIMIT) {
+		cli_error("'%s' is larger than a signature can be (%llu bytes)",
+		          path, (unsigned long long)AL_SIG_MAX_BYTES);
+		code = EXIT_VERIFY;
+		goto out;
+	}
+	if (rc < 0) {
+		code = cli_fail(rc == AL_EINVAL ? AL_EIO : rc,
+		                "cannot read signature '%s'", path);
+		goto out;
+	}
+	memset(&vo, 0, sizeof(vo));
+	vo.keyring = v->kr;
+	vo.policy = v->policy;
+	vo.reference = v->identity;
+	rc = al_sig_verify(&info, data.ptr, data.len, &d, &vo);
+	if (rc < 0) {
+		code = cli_fail(rc, "'%s'", path);
+		if (code == EXIT_USAGE)
+			code = EXIT_RUNTIME;
+		goto out;
+	}
+	print_verified(v, NULL, digest, &info);
+	code = EXIT_OK;
+out:
+	al_sig_info_clear(&info);
+	al_buf_free(&data);
+	return code;
+}
+
+/* Check one release of the store. */
+static int verify_release(verify_ctx *v, al_store *s, const json_t *rel)
+{
+	const char *version = al_json_str(rel, "version"),
+	           *ds = al_json_str(rel, "digest");
+	const char *source = al_json_str(rel, "source"),
+	           *identity = v->identity;
+	const char *label = version != NULL ? version : (ds != NULL ? ds : "?");
+	al_sig_list sigs = AL_SIG_LIST_INIT;
+	al_sig_verify_opts vo;
+	al_sig_info info;
+	al_ref ref;
+	al_digest d;
+	int rc, code;
+
+	memset(&info, 0, sizeof(info));
+	memset(&ref, 0, sizeof(ref));
+	if (ds == NULL || al_digest_parse_str(&d, ds) < 0) {
+		cli_error("release '%s' in releases.json has no valid digest",
+		          label);
+		return EXIT_RUNTIME;
+	}
+	if (identity == NULL && v->policy != AL_SIG_IDENTITY_IGNORE) {
+		/* the reference it was mirrored from, if it is one */
+		if (source != NULL && al_str_startswith(source, "docker://"))
+			source += strlen("docker://");
+		if (source == NULL || al_ref_parse(&ref, source) < 0) {
+			cli_error("release %s %s: its source '%s' is not a "
+			          "registry reference: give --identity REF "
+			          "or --identity-policy ignore",
+			          label, ds, source != NULL ? source : "");
+			al_ref_clear(&ref);
+			return EXIT_USAGE;
+		}
+		al_ref_clear(&ref);
+		identity = source;
+	}
+	if ((rc = al_sig_store_load(s, &d, &sigs)) < 0) {
+		code = cli_fail(rc, "release %s %s: cannot read its signatures",
+		                label, ds);
+		goto out;
+	}
+	if (sigs.n == 0) {
+		cli_error("release %s %s: no signatures in the store", label,
+		          ds);
+		code = EXIT_VERIFY;
+		goto out;
+	}
+	memset(&vo, 0, sizeof(vo));
+	vo.keyring = v->kr;
+	vo.policy = v->policy;
+	vo.reference = identity;
+	rc = al_sig_verify_list(&info, NULL, &sigs, &d, &vo);
+	if (rc < 0) {
+		code = cli_fail(rc, "release %s %s", label, ds);
+		if (code == EXIT_USAGE)
+			code = EXIT_RUNTIME;
+		goto out;
+	}
+	print_verified(v, version, ds, &info);
+	code = EXIT_OK;
+out:
+	al_sig_info_clear(&info);
+	al_sig_list_clear(&sigs);
+	return code;
+}
+
+static int verify_store(verify_ctx *v, const char *store_path, char **names,
+                        size_t nnames)
+{
+	al_store_opts so = {0, 1, 0};
+	al_store *s = NULL;
+	json_t *doc = NULL, *list, *rel;
+	int rc, code = EXIT_OK, *used = NULL;
+	size_t i, j, nchecked = 0;
+
+	if (!v->policy_set)
+		v->policy = AL_SIG_IDENTITY_REPOSITORY;
+	if ((rc = al_store_open(&s, store_path, &so)) < 0)
+		return cli_fail(rc == AL_EINVAL ? AL_EIO : rc,
+		                "cannot open store '%s'", store_path);
+	if ((rc = al_store_releases_load(s, &doc)) < 0) {
+		code = cli_fail(rc == AL_EINVAL ? AL_EIO : rc,
+		                "cannot read the releases of store '%s'",
+		                store_path);
+		goto out;
+	}
+	list = json_object_get(doc, "releases");
+	if (nnames > 0 && (used = calloc(nnames, sizeof(*used))) == NULL) {
+		cli_error("out of memory");
+		code = EXIT_RUNTIME;
+		goto out;
+	}
+	json_array_foreach(list, i, rel)
+	{
+		const char *version = al_json_str(rel, "version"),
+		           *ds = al_json_str(rel, "digest");
+		int wanted = nnames == 0;
+
+		for (j = 0; j < nnames; j++) {
+			if ((version != NULL &&
+			     strcmp(names[j], version) == 0) ||
+			    (ds != NULL && strcmp(names[j], ds) == 0)) {
+				used[j] = 1;
+				wanted = 1;
+			}
+		}
+		if (!wanted)
+			continue;
+		nchecked++;
+		code = worst(code, verify_release(v, s, rel));
+	}
+	for (j = 0; j < nnames; j++) {
+		if (!used[j]) {
+			cli_error("release '%s' is not in store '%s'", names[j],
+			          store_path);
+			code = worst(code, EXIT_RUNTIME);
+		}
+	}
+	if (nnames == 0 && nchecked == 0) {
+		cli_error("store '%s' records no releases", store_path);
+		code = worst(code, EXIT_RUNTIME);
+	}
+out:
+	free(used);
+	json_decref(doc);
+	al_store_free(s);
+	return code;
+}
+
+int cmd_verify(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+	    {"store", required_argument, NULL, OPT_STORE},
+	    {"keyring", required_argument, NULL, OPT_KEYRING},
+	    {"identity-policy", required_argument, NULL, OPT_POLICY},
+	    {"identity", required_argument, NULL, OPT_IDENTITY},
+	    {"signature", required_argument, NULL, OPT_SIGNATURE},
+	    {"digest", required_argument, NULL, OPT_DIGEST},
+	    {"quiet", no_argument, NULL, 'q'},
+	    {"verbose", no_argument, NULL, 'v'},
+	    {"help", no_argument, NULL, 'h'},
+	    {NULL, 0, NULL, 0},
+	};
+	const char *store_path = NULL, *signature = NULL, *digest = NULL;
+	const char **keyrings = NULL, **grown;
+	size_t nkeyrings = 0;
+	verify_ctx v;
+	int opt, code;
+
+	memset(&v, 0, sizeof(v));
+	optind = 1;
+	while ((opt = getopt_long(argc, argv, "qvh", longopts, NULL)) != -1) {
+		switch (opt) {
+		case 'h':
+			free(keyrings);
+			fputs(verify_help, stdout);
+			return EXIT_OK;
+		case OPT_STORE:
+			store_path = optarg;
+			break;
+		case OPT_KEYRING:
+			grown =
+			    realloc(keyrings, (nkeyrings + 1) * sizeof(*grown));
+			if (grown == NULL) {
+				free(keyrings);
+				cli_error("out of memory");
+				return EXIT_RUNTIME;
+			}
+			keyrings = grown;
+			keyrings[nkeyrings++] = optarg;
+			break;
+		case OPT_POLICY:
+			if (al_sig_identity_policy_parse(&v.policy, optarg) <
+			    0) {
+				free(keyrings);
+				return cli_usage_error(
+				    "verify",
+				    "--identity-policy takes exact, repository "
+				    "or "
+				    "ignore, not '%s'",
+				    optarg);
+			}
+			v.policy_set = 1;
+			break;
+		case OPT_IDENTITY:
+			v.identity = optarg;
+			break;
+		case OPT_SIGNATURE:
+			signature = optarg;
+			break;
+		case OPT_DIGEST:
+			digest = optarg;
+			break;
+		case 'q':
+			v.quiet = 1;
+			break;
+		case 'v':
+			break;
+		default:
+			free(keyrings);
+			return cli_usage_error("verify", "unknown option");
+		}
+	}
+	if (nkeyrings == 0)
+		code = cli_usage_error(
+		    "verify", "--keyring FILE is required (the trusted keys)");
+	else if (store_path != NULL && signature != NULL)
+		code = cli_usage_error(
+		    "verify", "give either --store or --signature, not both");
+	else if (signature != NULL && (digest == NULL || optind != argc))
+		code =
+		    cli_usage_error("verify", "--signature FILE takes --digest "
+		                              "sha256:... and no RELEASE");
+	else if (signature == NULL && store_path == NULL)
+		code = cli_usage_error(
+		    "verify", "--store DIR or --signature FILE is required");
+	else if (signature == NULL && digest != NULL)
+		code =
+		    cli_usage_error("verify", "--digest goes with --signature");
+	else if ((code = load_keyrings(&v, keyrings, nkeyrings)) == EXIT_OK)
+		code = signature != NULL
+		           ? verify_file(&v, signature, digest)
+		           : verify_store(&v, store_path, argv + optind,
+		                          (size_t)(argc - optind));
+	al_pgp_keyring_free(v.kr);
+	free(keyrings);
+	return code;
+}
