@@ -24,5 +24,7 @@
 #include "airlock/mirror.h"
 #include "airlock/pgp.h"
 #include "airlock/graph.h"
+#include "airlock/kube.h"
+#include "airlock/update.h"
 
 #endif

@@ -30,6 +30,8 @@ struct al_http {
 	CURLM *multi; /* owns the connection cache, reused across requests */
 	CURL *easy;
 	char *ca_file;
+	char *client_cert;
+	char *client_key;
 	char *proxy;
 	char *no_proxy;
 	char *user_agent;
@@ -684,6 +686,12 @@ static int setup_attempt(al_http *h, struct xfer *x, const char *url,
 	if (h->ca_file != NULL)
 		bad |=
 		    curl_easy_setopt(e, CURLOPT_CAINFO, h->ca_file) != CURLE_OK;
+	if (h->client_cert != NULL) {
+		bad |= curl_easy_setopt(e, CURLOPT_SSLCERT, h->client_cert) !=
+		       CURLE_OK;
+		bad |= curl_easy_setopt(e, CURLOPT_SSLKEY, h->client_key) !=
+		       CURLE_OK;
+	}
 	if (h->proxy != NULL)
 		bad |= curl_easy_setopt(e, CURLOPT_PROXY, h->proxy) != CURLE_OK;
 	if (h->no_proxy != NULL)
@@ -1192,6 +1200,10 @@ static int copy_opts(al_http *h, const al_http_opts *opts)
 
 	if ((opts->ca_file != NULL &&
 	     (h->ca_file = al_strdup(opts->ca_file)) == NULL) ||
+	    (opts->client_cert != NULL &&
+	     (h->client_cert = al_strdup(opts->client_cert)) == NULL) ||
+	    (opts->client_key != NULL &&
+	     (h->client_key = al_strdup(opts->client_key)) == NULL) ||
 	    (opts->proxy != NULL &&
 	     (h->proxy = al_strdup(opts->proxy)) == NULL) ||
 	    (opts->no_proxy != NULL &&
@@ -1282,6 +1294,8 @@ void al_http_free(al_http *h)
 		free(*e);
 	free(h->insecure);
 	free(h->ca_file);
+	free(h->client_cert);
+	free(h->client_key);
 	free(h->proxy);
 	free(h->no_proxy);
 	free(h->user_agent);

@@ -22,6 +22,11 @@ typedef struct al_http_opts {
 	uint64_t backoff_max_ms;      /* default 20000; also caps Retry-After */
 	const char *user_agent;       /* default "airlock/<version>" */
 	al_cancel *cancel;            /* borrowed; polled during transfers and sleeps */
+	/* TLS client authentication (added for kube): a PEM certificate
+	 * file and its PEM private key file (client_key NULL: the key is in
+	 * client_cert). Ignored when client_cert is NULL. */
+	const char *client_cert;
+	const char *client_key;
 } al_http_opts;
 
 #define AL_HTTP_NO_RETRY ((unsigned)-1)

@@ -13,7 +13,9 @@ typedef struct al_kube_opts {
 	 * (/var/run/secrets/kubernetes.io/serviceaccount + KUBERNETES_SERVICE_HOST/PORT). */
 	const char *kubeconfig;
 	const char *context;          /* NULL: current-context */
-	const char *server;           /* overrides the cluster's server URL */
+	const char *server;           /* overrides the cluster's server URL; with
+	                               * kubeconfig NULL and no configuration
+	                               * found, used alone without credentials */
 	int insecure;                 /* skip TLS verification */
 	al_http_opts http;            /* timeouts, retries, cancel (ca_file ignored: from kubeconfig) */
 	const char *field_manager;    /* default "airlock" */
@@ -28,12 +30,24 @@ typedef struct al_kube al_kube;
 
 /* Load credentials (bearer token, token file, client cert/key file or
  * data, CA file or data, insecure-skip-tls-verify) and prepare a client.
- * No request is made. AL_ENOTFOUND when no configuration exists,
- * AL_EPARSE naming the kubeconfig file. */
+ * No request is made. Relative paths in a kubeconfig are relative to its
+ * directory; *-data values are written to private files (mode 0600 under
+ * $TMPDIR or /tmp) removed by al_kube_free. exec and auth-provider users
+ * are AL_EUNSUPPORTED. AL_ENOTFOUND when no configuration exists (or the
+ * named kubeconfig or context does not), AL_EPARSE naming the kubeconfig
+ * file (YAML errors with line:column). As in kubectl, a bearer token is
+ * sent only to an https:// server (never over plain http); a token read
+ * from a file is read again after a 401 (rotation). In-cluster:
+ * $AIRLOCK_KUBE_SA_DIR, when set, replaces the service account directory
+ * (for tests). docs/kube.md has the details. */
 AL_EXPORT int al_kube_new(al_kube **out, const al_kube_opts *opts);
 AL_EXPORT void al_kube_free(al_kube *k);
 /* The server URL in use (borrowed). */
 AL_EXPORT const char *al_kube_server(const al_kube *k);
+/* The namespace used for namespaced objects that name none: the
+ * context's namespace, the in-cluster namespace, else "default"
+ * (borrowed). */
+AL_EXPORT const char *al_kube_namespace(const al_kube *k);
 
 /* What discovery says about a kind. */
 typedef struct al_kube_resource {
@@ -56,23 +70,39 @@ AL_EXPORT int al_kube_discover(al_kube *k, const char *api_version, const char *
 
 /*
  * Server-side apply obj (a JSON object with apiVersion, kind,
- * metadata.name, metadata.namespace when namespaced): PATCH
+ * metadata.name, metadata.namespace when namespaced, else
+ * al_kube_namespace(k) is used): PATCH
  * .../<plural>/<name>?fieldManager=<fm>&force=true with Content-Type
  * application/apply-patch+yaml (JSON is YAML). *result (may be NULL)
  * receives the object the server returned. Retries 409, 429 (Retry-After),
- * 5xx and connection errors with backoff until dl. Errors: AL_EAUTH
- * (401/403), AL_EPROTO (other 4xx, with the Status message), AL_ETIMEOUT,
- * AL_ENET, AL_ECANCELED.
+ * 5xx and connection errors with backoff until dl (without a deadline:
+ * at most opts.http.max_retries times, default 4; TLS verification
+ * failures are not retried). Errors: AL_EAUTH (401/403), AL_ENOTFOUND
+ * (404: the kind or the namespace does not exist), AL_EPROTO (other 4xx,
+ * with the Status message; a 409/429/5xx still answered after the last
+ * retry without a deadline), AL_ETIMEOUT (dl reached, naming the last
+ * answer), AL_ENET, AL_ECANCELED, AL_EINVAL (object without apiVersion,
+ * kind or a valid name).
  */
 AL_EXPORT int al_kube_apply(al_kube *k, const json_t *obj, json_t **result, al_deadline dl);
 
-/* Server-side apply to the status subresource (PATCH .../status). */
+/* Server-side apply to the status subresource (PATCH .../status), same
+ * errors; AL_EUNSUPPORTED when the kind has no status subresource. */
 AL_EXPORT int al_kube_apply_status(al_kube *k, const json_t *obj, json_t **result, al_deadline dl);
 
-/* GET one object: AL_ENOTFOUND on 404. ns may be NULL for cluster-scoped. */
+/* GET one object: AL_ENOTFOUND on 404. ns may be NULL for cluster-scoped
+ * (NULL for a namespaced kind: al_kube_namespace(k)). Same retries. */
 AL_EXPORT int al_kube_get(al_kube *k, const char *api_version, const char *kind, const char *ns, const char *name, json_t **out, al_deadline dl);
 
-/* LIST objects (label_selector may be NULL); *out is the List object. */
+/* DELETE one object (propagationPolicy=Background): 0 once the server
+ * accepted the deletion, AL_ENOTFOUND when it did not exist (an
+ * idempotent caller treats that as done). ns as in al_kube_get. Same
+ * retries and errors as al_kube_get. */
+AL_EXPORT int al_kube_delete(al_kube *k, const char *api_version, const char *kind, const char *ns, const char *name, al_deadline dl);
+
+/* LIST objects (label_selector may be NULL, e.g. "app=x,tier!=db"; ns
+ * NULL lists a namespaced kind across all namespaces); *out is the List
+ * object (with an "items" array). Same retries. */
 AL_EXPORT int al_kube_list(al_kube *k, const char *api_version, const char *kind, const char *ns, const char *label_selector, json_t **out, al_deadline dl);
 
 #endif

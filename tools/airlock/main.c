@@ -11,6 +11,7 @@
 
 #include "cli.h"
 #include "cmd_graph.h"
+#include "cmd_update.h"
 
 typedef struct command {
 	const char *name;
@@ -26,6 +27,7 @@ static const command commands[] = {
 	{"mirrorsets", cmd_mirrorsets, "write ImageDigestMirrorSet / ImageTagMirrorSet (and ICSP) YAML"},
 	{"graph", cmd_graph, "update-service graph data for the mirrored releases; resolve channels"},
 	{"releases", cmd_releases, "list the releases a store holds"},
+	{"update", cmd_update, "apply a release from the store to a cluster, with correct failure semantics"},
 	{"verify", cmd_verify, "check release signatures in a store (or one signature file) against trusted keys"},
 	{"configmaps", cmd_configmaps, "write the signature ConfigMaps of a store's releases"},
 };

@@ -1,0 +1,270 @@
+/* update.h: the updater: payload loading, run-level task graph, parallel apply, state machine, persisted status and history. */
+#ifndef AIRLOCK_UPDATE_H
+#define AIRLOCK_UPDATE_H
+
+#include <jansson.h>
+#include "common.h"
+#include "clock.h"
+#include "kube.h"
+#include "pgp.h"
+#include "release.h"
+#include "store.h"
+
+/*
+ * docs/updater.md describes the phases, the graph, the image substitution
+ * rule and the state machine. Thread safety: graph and state-machine
+ * functions are pure or reentrant; al_update_run starts and joins its own
+ * worker threads and must not be called twice at once on one state file.
+ */
+
+/* Bounds. */
+#define AL_UPDATE_MAX_TASKS 100000       /* manifests (objects) in one payload */
+#define AL_UPDATE_MAX_PARALLEL 64        /* workers per level */
+#define AL_UPDATE_MAX_STATE_BYTES (4 * AL_MIB) /* the --state file */
+#define AL_UPDATE_MAX_HISTORY 100        /* history entries kept */
+#define AL_UPDATE_DEFAULT_PROFILE "self-managed-high-availability"
+#define AL_UPDATE_PLACEHOLDER_REPO "registry.ci.openshift.org/openshift"
+#define AL_UPDATE_PLACEHOLDER_VERSION "0.0.1-snapshot"
+
+/* The status object: cluster-scoped, group airlock.io, named "cluster". */
+#define AL_UPDATE_STATUS_API_VERSION "airlock.io/v1alpha1"
+#define AL_UPDATE_STATUS_KIND "ClusterUpdate"
+#define AL_UPDATE_STATUS_NAME "cluster"
+
+/* --- file names and the task graph ------------------------------------ */
+
+/*
+ * Parse a release-manifests/ file name the way the Cluster Version
+ * Operator does: "0000_<digits>_<component>_<rest>" (component: the
+ * characters [A-Za-z0-9-] up to the next '_', at least one) gives
+ * *numbered = 1, *level the run level (at most 9 digits) and *component
+ * (caller frees). Any other name (no "0000_" prefix, no component, no '_'
+ * after the component, a non-digit level) gives *numbered = 0, *level 0
+ * and *component NULL: such files form one serial group after every
+ * numbered level. Errors: AL_EINVAL (NULL name), AL_ENOMEM.
+ */
+AL_EXPORT int al_update_parse_name(const char *file, int *numbered, unsigned *level, char **component);
+
+/* One file of release-manifests/ (borrowed). */
+typedef struct al_update_file {
+	const char *name;
+	const uint8_t *data;
+	size_t len;
+} al_update_file;
+
+/* One image of image-references (borrowed). */
+typedef struct al_update_image {
+	const char *tag;
+	const char *image;
+} al_update_image;
+
+typedef struct al_update_load_opts {
+	const char *profile;    /* include.release.openshift.io/<profile>; NULL: default */
+	const char *exclude;    /* skip exclude.release.openshift.io/<id>: "true"; may be NULL */
+	const char *version;    /* replaces AL_UPDATE_PLACEHOLDER_VERSION; required */
+	const al_update_image *images; /* image-references */
+	size_t nimages;
+} al_update_load_opts;
+
+/* One task: one object of one manifest file. */
+typedef struct al_update_task {
+	char *file;          /* manifest file name */
+	size_t doc;          /* 0-based YAML document index in the file */
+	json_t *obj;         /* the object to apply (substituted) */
+	const char *api_version, *kind, *name, *ns; /* borrowed from obj; ns may be NULL */
+	int cluster_operator;/* a config.openshift.io ClusterOperator: gates its level */
+	int create_only;     /* release.openshift.io/create-only: "true" */
+} al_update_task;
+
+/* A component: tasks[first .. first + count) applied in order. */
+typedef struct al_update_component {
+	char *name;          /* "" for the unnumbered group */
+	size_t first;
+	size_t count;
+} al_update_component;
+
+/* A run level: components[first .. first + count) applied in parallel. */
+typedef struct al_update_level {
+	int numbered;
+	unsigned level;
+	size_t first;
+	size_t count;
+	size_t ntasks;
+} al_update_level;
+
+typedef struct al_update_graph {
+	al_update_task *tasks;
+	size_t ntasks;
+	al_update_component *components;
+	size_t ncomponents;
+	al_update_level *levels;
+	size_t nlevels;
+	size_t skipped;      /* documents left out (profile, exclude, delete, empty) */
+} al_update_graph;
+
+/*
+ * Build the graph from files (any order; sorted by name here). Files not
+ * ending in .yaml, .yml or .json, and "image-references" /
+ * "release-metadata", are ignored. Every document is parsed (multi-document
+ * YAML, JSON is YAML); empty documents are skipped; a document must be a
+ * map with apiVersion, kind and metadata.name (AL_EPARSE naming the file
+ * and document). A document is kept only when its
+ * include.release.openshift.io/<profile> annotation is "true" and it has
+ * no exclude.release.openshift.io/<exclude>: "true" and no
+ * release.openshift.io/delete: "true" (deletion is not implemented).
+ * Substitution (in every string value of a kept document): each
+ * "AL_UPDATE_PLACEHOLDER_REPO:<tag>" whose tag is in images becomes that
+ * image (a tag not in images is AL_EPARSE naming the file), and each
+ * AL_UPDATE_PLACEHOLDER_VERSION becomes opts->version. References that
+ * are already full pull specs are left as they are. Levels are ordered
+ * by number, the unnumbered group last; components of a level in the
+ * order of their first file; tasks of a component in file then document
+ * order. A graph without any task is AL_EPARSE. Errors also AL_ELIMIT
+ * (over AL_UPDATE_MAX_TASKS), AL_ENOMEM. Free with al_update_graph_free.
+ */
+AL_EXPORT int al_update_graph_build(al_update_graph **out, const al_update_file *files, size_t nfiles,
+				    const al_update_load_opts *opts);
+
+/* al_update_graph_build on a release's files and image-references
+ * (opts->images and opts->version are taken from r when NULL). */
+AL_EXPORT int al_update_graph_from_release(al_update_graph **out, const al_release *r, const al_update_load_opts *opts);
+
+AL_EXPORT void al_update_graph_free(al_update_graph *g);
+
+/* "Kind ns/name (file #doc)" into a new string (caller frees), NULL on ENOMEM. */
+AL_EXPORT char *al_update_task_describe(const al_update_task *t);
+
+/* --- the state machine ------------------------------------------------ */
+
+typedef enum al_update_state {
+	AL_UPDATE_INITIALIZING = 0,
+	AL_UPDATE_UPDATING = 1,
+	AL_UPDATE_RECONCILING = 2,
+} al_update_state;
+
+/* What this run does. */
+typedef enum al_update_mode {
+	AL_UPDATE_MODE_NEW = 0,       /* a new Updating towards the target: new history entry */
+	AL_UPDATE_MODE_RESUME = 1,    /* continue the Updating towards the same target */
+	AL_UPDATE_MODE_RECONCILE = 2, /* reapply a Completed release (shuffled order allowed) */
+} al_update_mode;
+
+typedef enum al_update_outcome {
+	AL_UPDATE_OUTCOME_REFUSED = 0,  /* not accepted (unverified, not forced): nothing applied */
+	AL_UPDATE_OUTCOME_FAILED = 1,   /* anything short of every task applied */
+	AL_UPDATE_OUTCOME_APPLIED = 2,  /* every task of the graph applied */
+} al_update_outcome;
+
+typedef enum al_update_hstate {
+	AL_UPDATE_PARTIAL = 0,
+	AL_UPDATE_COMPLETED = 1,
+} al_update_hstate;
+
+/* "Initializing", "Updating", "Reconciling"; "Partial", "Completed". */
+AL_EXPORT const char *al_update_state_name(al_update_state s);
+AL_EXPORT const char *al_update_hstate_name(al_update_hstate s);
+
+/*
+ * Pure: which mode a run towards a target takes. same_target: the
+ * persisted desired release is the target (by digest); completed: the
+ * newest history entry is exactly the target and Completed. RECONCILE only
+ * for Reconciling + same target + completed; RESUME for Updating + same
+ * target, and for an inconsistent Reconciling without a Completed entry;
+ * NEW otherwise (Initializing, or a different target: re-targeting).
+ */
+AL_EXPORT al_update_mode al_update_choose_mode(al_update_state state, int same_target, int completed);
+
+/*
+ * Pure: the outcome of an apply run from what it observed: APPLIED only
+ * when rc == 0, total > 0 and applied == total; FAILED otherwise
+ * (cancelled, timed out, any task error, partial).
+ */
+AL_EXPORT al_update_outcome al_update_outcome_of(int rc, size_t applied, size_t total);
+
+/*
+ * Pure: the next persisted state. REFUSED leaves state unchanged; under
+ * RECONCILE the state stays Reconciling whatever happened (errors are
+ * reported as Failing); under NEW / RESUME, APPLIED gives Reconciling and
+ * FAILED gives Updating.
+ */
+AL_EXPORT al_update_state al_update_next_state(al_update_state state, al_update_mode mode, al_update_outcome outcome);
+
+/* Pure: the state of the run's history entry after the outcome: Completed
+ * only for APPLIED under NEW / RESUME (under RECONCILE the entry is
+ * already Completed and stays so), Partial otherwise. */
+AL_EXPORT al_update_hstate al_update_next_hstate(al_update_mode mode, al_update_outcome outcome, al_update_hstate current);
+
+/*
+ * "update to VERSION failed: applied K of N; first errors: E1; E2; E3"
+ * (at most three errors, "; first errors: ..." left out when there are
+ * none). Caller frees; NULL on ENOMEM.
+ */
+AL_EXPORT char *al_update_failure_message(const char *version, size_t applied, size_t total,
+					  const char *const *errors, size_t nerrors);
+
+/* --- a run ------------------------------------------------------------ */
+
+typedef struct al_update_opts {
+	al_store *store;               /* required */
+	al_kube *kube;                 /* required unless dry_run */
+	const char *target;            /* version or "sha256:<hex>" from airlock/releases.json */
+	int force;                     /* proceed without a verified signature */
+	const al_pgp_keyring *keyring; /* trusted keys (NULL: nothing verifies) */
+	const char *const *signature_stores; /* extra HTTP(S) signature stores */
+	size_t nsignature_stores;
+	uint64_t signature_timeout_ms; /* whole accept phase; 0: 30000 */
+	uint64_t sync_timeout_ms;      /* whole apply phase, started after accept; 0: 40 minutes */
+	unsigned parallel;             /* workers per level; 0: 8 */
+	const char *profile;           /* NULL: AL_UPDATE_DEFAULT_PROFILE */
+	const char *exclude;           /* exclude.release.openshift.io/<id>; may be NULL */
+	int dry_run;                   /* decide and plan, touch nothing */
+	const char *state_path;        /* local state file; NULL: the cluster object only */
+	unsigned seed;                 /* shuffle seed for Reconciling (0: time based) */
+	uint64_t poll_ms;              /* ClusterOperator poll interval; 0: 500 */
+	al_cancel *cancel;             /* borrowed, may be NULL */
+	/* Progress lines ("level 10: 3 components, 7 manifests"), from the
+	 * calling thread or workers, serialised. May be NULL. */
+	void (*event)(void *ud, const char *line);
+	void *ud;
+} al_update_opts;
+
+/* What a run did; al_update_result_clear frees it. */
+typedef struct al_update_result {
+	char *version;            /* target version (NULL if not resolved) */
+	char *digest;             /* target release digest "sha256:..." */
+	al_update_mode mode;
+	int accepted;             /* 1 verified or forced */
+	int verified;             /* 1 a signature verified */
+	char *accept_message;     /* why not verified (NULL when verified) */
+	uint64_t accept_ms;       /* time spent in the accept phase */
+	uint64_t apply_ms;        /* time spent applying */
+	al_update_outcome outcome;
+	al_update_state state;    /* persisted state after the run */
+	size_t applied;           /* tasks applied */
+	size_t total;             /* tasks in the graph */
+	char *message;            /* failure message (NULL on success) */
+	char **repairs;           /* Reconciling: objects whose drift was repaired */
+	size_t nrepairs;
+	char *plan;               /* dry run: the ordered graph as text */
+} al_update_result;
+
+#define AL_UPDATE_RESULT_INIT {NULL, NULL, AL_UPDATE_MODE_NEW, 0, 0, NULL, 0, 0, AL_UPDATE_OUTCOME_FAILED, AL_UPDATE_INITIALIZING, 0, 0, NULL, NULL, 0, NULL}
+
+AL_EXPORT void al_update_result_clear(al_update_result *res);
+
+/*
+ * One update run: load the persisted state (opts->state_path, else the
+ * cluster's ClusterUpdate), resolve the target, accept (signatures from
+ * the store, the cluster's signature ConfigMaps and the HTTP stores,
+ * within signature_timeout_ms), load the payload, apply the graph within
+ * sync_timeout_ms (measured from the end of the accept phase), persist
+ * state and status. res is filled in every case.
+ * Returns 0 only when every task applied (or, in a dry run, when the
+ * release would be accepted). Errors: AL_EVERIFY refused (not verified,
+ * not forced; nothing applied); AL_ETIMEOUT / AL_ECANCELED / the first
+ * task's error when the apply failed (message: al_update_failure_message);
+ * AL_ENOTFOUND unknown target; AL_EPARSE bad payload or state file.
+ */
+AL_EXPORT int al_update_run(const al_update_opts *opts, al_update_result *res);
+
+#endif

@@ -1,0 +1,330 @@
+/* cmd_update.c: airlock update: apply a release payload from the store to a cluster, with separate signature and sync budgets. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+#include "cmd_update.h"
+#include "airlock/update.h"
+
+enum {
+	OPT_STORE = OPT_COMMAND_BASE,
+	OPT_TO,
+	OPT_KUBECONFIG,
+	OPT_FORCE,
+	OPT_SIG_TIMEOUT,
+	OPT_SYNC_TIMEOUT,
+	OPT_DRY_RUN,
+	OPT_WATCH,
+	OPT_STATE,
+	OPT_KEYRING,
+	OPT_SIG_STORE,
+	OPT_PROFILE,
+	OPT_EXCLUDE,
+	OPT_SEED,
+	OPT_POLL,
+	OPT_INSECURE,
+};
+
+#define MAX_LIST 32
+
+static const char update_help[] =
+	"usage: airlock update --store DIR --to VERSION|sha256:DIGEST [--kubeconfig FILE]\n"
+	"                      [--force] [--signature-timeout D] [--sync-timeout D]\n"
+	"                      [--parallel N] [--dry-run] [--watch] [--state FILE]\n"
+	"                      [--keyring FILE]... [--signature-store URL]...\n"
+	"\n"
+	"Apply a release payload from the store to a cluster in the Cluster Version\n"
+	"Operator's order: run levels one after another, the components of a level in\n"
+	"parallel, the manifests of a component in order; ClusterOperators hold their\n"
+	"level until they report the release version. docs/updater.md has the details.\n"
+	"\n"
+	"Phases, each with its own budget:\n"
+	"  accept  verify the release signature (store, cluster ConfigMaps in\n"
+	"          openshift-config-managed, --signature-store) within --signature-timeout;\n"
+	"          not verified and no --force: refused, nothing applied (exit 1)\n"
+	"  apply   within --sync-timeout, which starts when the accept phase ends\n"
+	"An update succeeds only when every manifest applied; anything else is a failure\n"
+	"(exit 3): the state stays Updating, the history entry Partial, and a rerun (or\n"
+	"--watch) resumes. After a Completed update, reruns reconcile (shuffled order).\n"
+	"\n"
+	"Options:\n"
+	"      --store DIR              the store holding the release\n"
+	"      --to VERSION|DIGEST      the release (a version or sha256:... in the store)\n"
+	"      --kubeconfig FILE        cluster credentials (default: $KUBECONFIG,\n"
+	"                               ~/.kube/config, in-cluster)\n"
+	"      --insecure-skip-tls-verify  do not verify the API server certificate\n"
+	"      --force                  apply without a verified signature (recorded as\n"
+	"                               verified: false); never turns a failure into success\n"
+	"      --keyring FILE           trusted OpenPGP keys (repeatable)\n"
+	"      --signature-store URL    HTTP(S) signature store (repeatable)\n"
+	"      --signature-timeout D    whole signature phase (default 30s)\n"
+	"      --sync-timeout D         whole apply phase (default 40m)\n"
+	"      --parallel N             components applied at once per level (default 8)\n"
+	"      --profile NAME           include.release.openshift.io/NAME (default\n"
+	"                               self-managed-high-availability)\n"
+	"      --exclude ID             skip manifests with exclude.release.openshift.io/ID\n"
+	"      --state FILE             also persist the state in FILE (read first)\n"
+	"      --dry-run                print the decision and the ordered graph, change nothing\n"
+	"      --watch                  on failure, retry with backoff until it succeeds\n"
+	"      --seed N                 shuffle seed for reconciling\n"
+	"      --operator-poll D        ClusterOperator poll interval (default 500ms)\n"
+	"      --timeout D              one API request (default 30s)\n"
+	"  -q, --quiet                  only errors and the result line\n"
+	"  -v, --verbose                debug output\n"
+	"  -h, --help                   this help\n"
+	"\n"
+	"Exit status: 0 applied (or, with --dry-run, accepted), 1 refused (signature not\n"
+	"verified), 2 usage error, 3 the update failed or could not run.\n";
+
+typedef struct ev_ctx {
+	int quiet;
+} ev_ctx;
+
+static void on_event(void *ud, const char *line)
+{
+	ev_ctx *e = ud;
+
+	if (!e->quiet)
+		fprintf(stderr, "%s\n", line);
+}
+
+static int load_keyring(al_pgp_keyring **kr, const char *const *files, size_t n)
+{
+	al_buf b = AL_BUF_INIT(AL_PGP_MAX_KEYRING_BYTES);
+	size_t i;
+	int rc = 0;
+
+	if (n == 0)
+		return 0;
+	if ((rc = al_pgp_keyring_new(kr)) < 0)
+		return rc;
+	for (i = 0; i < n; i++) {
+		al_buf_reset(&b);
+		if ((rc = al_fs_read_file(files[i], &b)) < 0) {
+			rc = al_error_wrap(rc, "reading keyring '%s'", files[i]);
+			break;
+		}
+		if ((rc = al_pgp_keyring_add(*kr, b.ptr, b.len, files[i])) < 0)
+			break;
+	}
+	al_buf_free(&b);
+	return rc;
+}
+
+int cmd_update(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{"store", required_argument, NULL, OPT_STORE},
+		{"to", required_argument, NULL, OPT_TO},
+		{"kubeconfig", required_argument, NULL, OPT_KUBECONFIG},
+		{"force", no_argument, NULL, OPT_FORCE},
+		{"signature-timeout", required_argument, NULL, OPT_SIG_TIMEOUT},
+		{"sync-timeout", required_argument, NULL, OPT_SYNC_TIMEOUT},
+		{"dry-run", no_argument, NULL, OPT_DRY_RUN},
+		{"watch", no_argument, NULL, OPT_WATCH},
+		{"state", required_argument, NULL, OPT_STATE},
+		{"keyring", required_argument, NULL, OPT_KEYRING},
+		{"signature-store", required_argument, NULL, OPT_SIG_STORE},
+		{"profile", required_argument, NULL, OPT_PROFILE},
+		{"exclude", required_argument, NULL, OPT_EXCLUDE},
+		{"seed", required_argument, NULL, OPT_SEED},
+		{"operator-poll", required_argument, NULL, OPT_POLL},
+		{"insecure-skip-tls-verify", no_argument, NULL, OPT_INSECURE},
+		CLI_COMMON_OPTIONS,
+		{NULL, 0, NULL, 0},
+	};
+	const char *store_path = NULL, *kubeconfig = NULL, *keyrings[MAX_LIST], *sigstores[MAX_LIST];
+	size_t nkeyrings = 0, nsigstores = 0;
+	cli_common c;
+	al_update_opts uo;
+	al_update_result res = AL_UPDATE_RESULT_INIT;
+	al_store_opts so = {0, 1, 0};
+	al_store *store = NULL;
+	al_kube_opts ko;
+	al_kube *kube = NULL;
+	al_pgp_keyring *kr = NULL;
+	ev_ctx ev = {0};
+	int opt, rc, code = EXIT_OK, watch = 0, insecure = 0, h;
+	unsigned attempt = 0;
+
+	cli_common_init(&c);
+	memset(&uo, 0, sizeof(uo));
+	optind = 1;
+	while ((opt = getopt_long(argc, argv, "qvh", longopts, NULL)) != -1) {
+		switch (opt) {
+		case 'h':
+			fputs(update_help, stdout);
+			return EXIT_OK;
+		case OPT_STORE:
+			store_path = optarg;
+			break;
+		case OPT_TO:
+			uo.target = optarg;
+			break;
+		case OPT_KUBECONFIG:
+			kubeconfig = optarg;
+			break;
+		case OPT_FORCE:
+			uo.force = 1;
+			break;
+		case OPT_SIG_TIMEOUT:
+			if (al_parse_duration(optarg, &uo.signature_timeout_ms) < 0 || uo.signature_timeout_ms == 0)
+				return cli_usage_error("update", "--signature-timeout takes a positive duration, not '%s'", optarg);
+			break;
+		case OPT_SYNC_TIMEOUT:
+			if (al_parse_duration(optarg, &uo.sync_timeout_ms) < 0 || uo.sync_timeout_ms == 0)
+				return cli_usage_error("update", "--sync-timeout takes a positive duration, not '%s'", optarg);
+			break;
+		case OPT_POLL:
+			if (al_parse_duration(optarg, &uo.poll_ms) < 0 || uo.poll_ms == 0)
+				return cli_usage_error("update", "--operator-poll takes a positive duration, not '%s'", optarg);
+			break;
+		case OPT_DRY_RUN:
+			uo.dry_run = 1;
+			break;
+		case OPT_WATCH:
+			watch = 1;
+			break;
+		case OPT_STATE:
+			uo.state_path = optarg;
+			break;
+		case OPT_KEYRING:
+			if (nkeyrings == MAX_LIST)
+				return cli_usage_error("update", "at most %d --keyring", MAX_LIST);
+			keyrings[nkeyrings++] = optarg;
+			break;
+		case OPT_SIG_STORE:
+			if (nsigstores == MAX_LIST)
+				return cli_usage_error("update", "at most %d --signature-store", MAX_LIST);
+			if (!al_str_startswith(optarg, "http://") && !al_str_startswith(optarg, "https://"))
+				return cli_usage_error("update", "--signature-store takes an http(s) URL, not '%s'", optarg);
+			sigstores[nsigstores++] = optarg;
+			break;
+		case OPT_PROFILE:
+			uo.profile = optarg;
+			break;
+		case OPT_EXCLUDE:
+			uo.exclude = optarg;
+			break;
+		case OPT_SEED: {
+			char *end;
+			unsigned long v = strtoul(optarg, &end, 10);
+
+			if (*optarg == '\0' || *end != '\0' || v > 0xffffffffUL)
+				return cli_usage_error("update", "--seed takes a number, not '%s'", optarg);
+			uo.seed = (unsigned)v;
+			break;
+		}
+		case OPT_INSECURE:
+			insecure = 1;
+			break;
+		default:
+			h = cli_common_option(&c, opt, optarg);
+			if (h < 0)
+				return EXIT_USAGE;
+			if (h == 0)
+				return cli_usage_error("update", "unknown option");
+		}
+	}
+	if (store_path == NULL)
+		return cli_usage_error("update", "--store DIR is required");
+	if (uo.target == NULL)
+		return cli_usage_error("update", "--to VERSION|sha256:DIGEST is required");
+	if (argc != optind)
+		return cli_usage_error("update", "unexpected argument '%s'", argv[optind]);
+	if ((code = cli_common_start(&c)) != EXIT_OK)
+		goto out;
+	ev.quiet = c.quiet;
+	if ((rc = load_keyring(&kr, keyrings, nkeyrings)) < 0) {
+		code = cli_fail(rc, "cannot load trusted keys");
+		code = EXIT_USAGE;
+		goto out;
+	}
+	if ((rc = al_store_open(&store, store_path, &so)) < 0) {
+		code = cli_fail(rc, "cannot open store '%s'", store_path);
+		goto out;
+	}
+	/* A dry run reads the cluster only when told where it is. */
+	if (!uo.dry_run || kubeconfig != NULL) {
+		memset(&ko, 0, sizeof(ko));
+		ko.kubeconfig = kubeconfig;
+		ko.insecure = insecure;
+		ko.http.cancel = c.cancel;
+		ko.http.request_timeout_ms = c.timeout_ms ? c.timeout_ms : 30000;
+		if (c.timeout_ms) {
+			ko.http.connect_timeout_ms = c.timeout_ms;
+			ko.http.low_speed_time_ms = c.timeout_ms;
+		}
+		ko.field_manager = "airlock-update";
+		if ((rc = al_kube_new(&kube, &ko)) < 0) {
+			code = cli_fail(rc, "cannot set up the cluster client");
+			code = EXIT_RUNTIME;
+			goto out;
+		}
+	}
+	uo.store = store;
+	uo.kube = kube;
+	uo.keyring = kr;
+	uo.signature_stores = sigstores;
+	uo.nsignature_stores = nsigstores;
+	uo.parallel = c.parallel;
+	uo.cancel = c.cancel;
+	uo.event = on_event;
+	uo.ud = &ev;
+	for (;;) {
+		al_update_result_clear(&res);
+		rc = al_update_run(&uo, &res);
+		if (uo.dry_run) {
+			if (res.plan != NULL)
+				fputs(res.plan, stdout);
+			code = rc == 0 ? EXIT_OK : cli_fail(rc, "update to '%s'", uo.target);
+			break;
+		}
+		if (rc == 0) {
+			if (res.mode == AL_UPDATE_MODE_RECONCILE) {
+				size_t i;
+
+				printf("reconciled %s: applied %zu of %zu, repaired %zu\n", res.version, res.applied, res.total,
+				       res.nrepairs);
+				for (i = 0; i < res.nrepairs; i++)
+					printf("repaired drift: %s\n", res.repairs[i]);
+			} else {
+				printf("update to %s completed: applied %zu of %zu%s; state %s\n", res.version, res.applied,
+				       res.total, res.verified ? "" : " (signature not verified: forced)",
+				       al_update_state_name(res.state));
+			}
+			code = EXIT_OK;
+			break;
+		}
+		if (rc == AL_EVERIFY && res.outcome == AL_UPDATE_OUTCOME_REFUSED) {
+			cli_error("%s", al_error_message());
+			code = EXIT_VERIFY;
+			break;
+		}
+		cli_error("%s", al_error_message());
+		if (res.nrepairs > 0) {
+			size_t i;
+
+			for (i = 0; i < res.nrepairs; i++)
+				printf("repaired drift: %s\n", res.repairs[i]);
+		}
+		code = rc == AL_EINVAL ? EXIT_USAGE : EXIT_RUNTIME;
+		if (!watch || al_cancel_is_set(c.cancel) || res.total == 0)
+			break;
+		{
+			uint64_t b = al_backoff_ms(attempt++, 2000, 60000);
+
+			fprintf(stderr, "airlock: retrying in %.1fs (--watch)\n", (double)b / 1000.0);
+			if (al_sleep_ms(b, c.cancel) < 0)
+				break;
+		}
+	}
+out:
+	al_update_result_clear(&res);
+	al_kube_free(kube);
+	al_store_free(store);
+	al_pgp_keyring_free(kr);
+	cli_common_finish(&c);
+	return code;
+}
