@@ -26,5 +26,6 @@
 #include "airlock/graph.h"
 #include "airlock/kube.h"
 #include "airlock/update.h"
+#include "airlock/pack.h"
 
 #endif

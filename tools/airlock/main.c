@@ -12,6 +12,7 @@
 #include "cli.h"
 #include "cmd_graph.h"
 #include "cmd_update.h"
+#include "cmd_pack.h"
 
 typedef struct command {
 	const char *name;
@@ -25,11 +26,15 @@ static const command commands[] = {
 	{"copy", cmd_copy, "copy one image between docker:// and oci: locations"},
 	{"check", cmd_check, "verify every blob and reference of a store; --gc removes unreferenced blobs"},
 	{"mirrorsets", cmd_mirrorsets, "write ImageDigestMirrorSet / ImageTagMirrorSet (and ICSP) YAML"},
-	{"graph", cmd_graph, "update-service graph data for the mirrored releases; resolve channels"},
-	{"releases", cmd_releases, "list the releases a store holds"},
-	{"update", cmd_update, "apply a release from the store to a cluster, with correct failure semantics"},
 	{"verify", cmd_verify, "check release signatures in a store (or one signature file) against trusted keys"},
 	{"configmaps", cmd_configmaps, "write the signature ConfigMaps of a store's releases"},
+	{"graph", cmd_graph, "update-service graph data for the mirrored releases; resolve channels"},
+	{"releases", cmd_releases, "list the releases a store holds"},
+	{"pack", cmd_pack, "write the store (or what is new) as tar volumes with a signed manifest"},
+	{"unpack", cmd_unpack, "verify and import pack volumes into a store, resumably"},
+	{"inventory", cmd_inventory, "what a store holds, for 'airlock pack --have'"},
+	{"keygen", cmd_keygen, "make an Ed25519 key pair for signing packs"},
+	{"update", cmd_update, "apply a release from the store to a cluster, with correct failure semantics"},
 };
 
 static void usage(FILE *f)

@@ -1,0 +1,139 @@
+/* pack.h: removable media: pack a store into tar volumes, verify and import them, inventories, Ed25519 keys. */
+#ifndef AIRLOCK_PACK_H
+#define AIRLOCK_PACK_H
+
+#include <jansson.h>
+#include "common.h"
+#include "clock.h"
+#include "log.h"
+#include "store.h"
+
+/*
+ * Formats (docs/pack.md): a pack is a manifest "airlock-<id>.json" (with
+ * an optional detached Ed25519 signature "airlock-<id>.json.sig", 64 raw
+ * bytes) and volumes "airlock-<id>-0001.tar", ... (POSIX pax/ustar, plain
+ * files only). Volume entries are named after their place in the store
+ * ("blobs/sha256/<hex>", "signatures/sha256=<hex>/signature-<n>",
+ * "index.json", "airlock/releases.json"); a blob split across volumes is
+ * carried as "<path>.part-0001", ...; each volume starts with the label
+ * "airlock-volume.json" ({"pack": id, "volume": n}).
+ *
+ * Thread safety: none of these functions share state; each call uses its
+ * store as the store's own rules allow (one writer process per store).
+ */
+
+/* Pack ids: [A-Za-z0-9-], at most this many bytes (plus NUL). */
+#define AL_PACK_ID_MAX 64
+/* Default and smallest volume size. */
+#define AL_PACK_VOLUME_DEFAULT (4 * AL_GIB - 1)
+#define AL_PACK_VOLUME_MIN (64 * AL_KIB)
+/* Bounds on what unpack reads from media. */
+#define AL_PACK_MANIFEST_MAX (64 * AL_MIB)
+#define AL_PACK_META_MAX (64 * AL_MIB)    /* index.json, releases.json */
+#define AL_PACK_SIGFILE_MAX (256 * AL_KIB) /* signatures/.../signature-<n> */
+#define AL_PACK_INVENTORY_MAX (256 * AL_MIB)
+
+typedef struct al_pack_opts {
+	uint64_t volume_size;     /* bytes per volume file; 0: AL_PACK_VOLUME_DEFAULT */
+	const char *since;        /* delta against this earlier pack of the store, or NULL */
+	const char *have_path;    /* delta against this inventory (al_inventory), or NULL */
+	const char *sign_key;     /* PEM Ed25519 private key: write the .sig, or NULL */
+	al_progress_fn progress;  /* may be NULL; called from the calling thread */
+	void *progress_ud;
+	const al_cancel *cancel;  /* polled between chunks (AL_ECANCELED), may be NULL */
+} al_pack_opts;
+
+typedef struct al_pack_result {
+	char id[AL_PACK_ID_MAX + 1];
+	uint64_t volumes;
+	uint64_t entries;         /* files carried (a split blob counts once) */
+	uint64_t bytes;           /* payload bytes carried */
+	uint64_t skipped;         /* files left out because the far side has them */
+	uint64_t elapsed_ms;
+} al_pack_result;
+
+/*
+ * Write the store's blobs (every file under blobs/sha256/), signatures,
+ * index.json and airlock/releases.json into outdir (created if missing)
+ * as volumes of at most volume_size bytes each, then the manifest (and
+ * with sign_key its signature), and record the pack in
+ * STORE/airlock/packs/<id>.json for later --since deltas. A blob larger
+ * than the room left in a volume is split across volumes. Volumes are
+ * written as temporary files, fsynced, and renamed when complete.
+ * since and have_path are exclusive (AL_EINVAL). AL_ENOTFOUND: unknown
+ * since id or missing key/inventory; AL_EPARSE: bad inventory or key;
+ * AL_EINVAL: volume_size below AL_PACK_VOLUME_MIN or a read-only store.
+ * *res (may be NULL) is written only on success.
+ */
+AL_EXPORT int al_pack_write(al_store *s, const char *outdir, const al_pack_opts *opts, al_pack_result *res);
+
+typedef struct al_unpack_opts {
+	const char *trust_key;    /* PEM Ed25519 public key: the pack must be signed by it */
+	al_progress_fn progress;  /* may be NULL */
+	void *progress_ud;
+	const al_cancel *cancel;  /* may be NULL */
+} al_unpack_opts;
+
+typedef struct al_unpack_result {
+	char id[AL_PACK_ID_MAX + 1];
+	int complete;             /* 1: every entry imported and the index updated */
+	int already;              /* 1: the pack had been imported before */
+	uint64_t volumes_total;
+	uint64_t volumes_read;    /* volumes read in this run */
+	uint64_t entries_imported;/* written in this run */
+	uint64_t entries_present; /* already in the store (skipped) */
+	uint64_t bytes;           /* payload bytes written in this run */
+	uint64_t images_tagged;
+	uint64_t images_incomplete; /* named in the pack's index but missing blobs (delta without its base) */
+	char **missing;           /* volume file names still needed (NULL-free array of nmissing) */
+	size_t nmissing;
+} al_unpack_result;
+
+/*
+ * Import the pack in dir into the store. dir holds the manifest and any
+ * subset of the volumes; when it holds no manifest, the manifest that an
+ * earlier run of the same pack saved in the store (airlock/unpack/<id>/)
+ * is used, found by the volume names. With trust_key the manifest's
+ * signature must verify (AL_EVERIFY, nothing imported; an unsigned pack
+ * is refused too). Then each volume present is streamed: every entry's
+ * SHA-256 is checked before it becomes visible in the store; the store's
+ * index is updated last, only when every entry of the pack is present,
+ * and only with images whose every blob is in the store.
+ *
+ * Returns 0 when every volume given was read, also when volumes are still
+ * missing (res->complete == 0, res->missing names them; a later run with
+ * them completes the import). Hostile or damaged media: AL_EVERIFY
+ * (digest mismatch, bad signature, an entry or volume that does not
+ * belong to the pack, a symlink, hard link or device, a path escaping
+ * the store, a duplicate or oversized entry, a truncated volume) with a
+ * message naming the volume and entry; AL_ENOTFOUND for a delta whose
+ * base pack was never imported; AL_EPARSE for a malformed manifest.
+ * Safe to interrupt anywhere: a rerun continues and trusts nothing
+ * half-written. *res (may be NULL) is filled in on success and on
+ * failure (clear it with al_unpack_result_clear).
+ */
+AL_EXPORT int al_unpack(al_store *s, const char *dir, const al_unpack_opts *opts, al_unpack_result *res);
+/* Free what r holds and zero it; NULL is a no-op. */
+AL_EXPORT void al_unpack_result_clear(al_unpack_result *r);
+
+/*
+ * What the store holds, for --have on the staging side:
+ * {"airlockInventory":1,"created":"...","tool":"airlock 0.1.0",
+ *  "blobs":["sha256:...",...],
+ *  "signatures":[{"path":"signatures/sha256=<hex>/signature-1","sha256":"<hex>"},...],
+ *  "packs":["<id>",...]} (packs imported into this store).
+ * Caller decrefs *out.
+ */
+AL_EXPORT int al_inventory(al_store *s, json_t **out);
+
+/*
+ * Make an Ed25519 key pair: "<prefix>.key" (PKCS#8 PEM, mode 0600) and
+ * "<prefix>.pub" (SubjectPublicKeyInfo PEM). Existing files are not
+ * overwritten (AL_EEXIST).
+ */
+AL_EXPORT int al_pack_keygen(const char *prefix);
+
+/* 1 if id is a well-formed pack id. */
+AL_EXPORT int al_pack_id_valid(const char *id);
+
+#endif

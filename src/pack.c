@@ -1,0 +1,468 @@
+/* pack.c: pack ids, entry paths, Ed25519 keys and signatures, and the store inventory used for --have deltas. */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <openssl/crypto.h>
+#include <openssl/evp.h>
+#include <openssl/pem.h>
+
+#include "airlock/digest.h"
+#include "airlock/error.h"
+#include "airlock/fs.h"
+#include "airlock/json.h"
+#include "airlock/pack.h"
+#include "pack_int.h"
+
+#define KEYFILE_MAX (64 * 1024)
+
+int al_pack__is_hex64(const char *s)
+{
+	size_t i;
+
+	for (i = 0; i < 64; i++)
+		if (!((s[i] >= '0' && s[i] <= '9') || (s[i] >= 'a' && s[i] <= 'f')))
+			return 0;
+	return s[64] == '\0';
+}
+
+int al_pack_id_valid(const char *id)
+{
+	size_t i;
+
+	if (id == NULL || id[0] == '\0' || id[0] == '-')
+		return 0;
+	for (i = 0; id[i] != '\0'; i++) {
+		char c = id[i];
+		if (i >= AL_PACK_ID_MAX)
+			return 0;
+		if (!((c >= '0' && c <= '9') || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '-'))
+			return 0;
+	}
+	return 1;
+}
+
+int al_pack__classify(const char *path)
+{
+	const char *p, *n;
+	char hex[65];
+
+	if (strcmp(path, "index.json") == 0)
+		return AL_PK_INDEX;
+	if (strcmp(path, "airlock/releases.json") == 0)
+		return AL_PK_RELEASES;
+	if (al_str_startswith(path, "blobs/sha256/"))
+		return al_pack__is_hex64(path + 13) ? AL_PK_BLOB : AL_PK_NONE;
+	if (!al_str_startswith(path, "signatures/sha256="))
+		return AL_PK_NONE;
+	p = path + 18;
+	if (strlen(p) < 65 || p[64] != '/')
+		return AL_PK_NONE;
+	memcpy(hex, p, 64);
+	hex[64] = '\0';
+	if (!al_pack__is_hex64(hex) || !al_str_startswith(p + 64, "/signature-"))
+		return AL_PK_NONE;
+	/* n from 1, decimal, no leading zero, at most 4 digits */
+	n = p + 64 + 11;
+	if (n[0] < '1' || n[0] > '9' || strlen(n) > 4)
+		return AL_PK_NONE;
+	for (; *n != '\0'; n++)
+		if (*n < '0' || *n > '9')
+			return AL_PK_NONE;
+	return AL_PK_SIG;
+}
+
+void al_pack__timestamp(char *out, size_t len)
+{
+	time_t t = (time_t)(al_clock_wall_ms() / 1000);
+	struct tm tm;
+
+	if (gmtime_r(&t, &tm) == NULL || strftime(out, len, "%Y-%m-%dT%H:%M:%SZ", &tm) == 0)
+		snprintf(out, len, "1970-01-01T00:00:00Z");
+}
+
+int al_pack__sha256_hex(const void *p, size_t n, char hex[65])
+{
+	char buf[AL_DIGEST_STRMAX];
+	al_digest d;
+	int rc;
+
+	if ((rc = al_digest_bytes(&d, AL_DIGEST_SHA256, p, n)) < 0)
+		return rc;
+	al_digest_hex(&d, buf);
+	memcpy(hex, buf, 65);
+	return 0;
+}
+
+/* Load a PEM key (private or public) of at most KEYFILE_MAX bytes; only Ed25519. */
+static int load_key(EVP_PKEY **out, const char *path, int private_key)
+{
+	al_buf b = AL_BUF_INIT(KEYFILE_MAX);
+	EVP_PKEY *key = NULL;
+	BIO *bio = NULL;
+	int rc;
+
+	if ((rc = al_fs_read_file(path, &b)) < 0)
+		goto out;
+	bio = BIO_new_mem_buf(b.ptr, (int)b.len);
+	if (bio == NULL) {
+		rc = al_error_openssl(AL_ENOMEM, "cannot read key '%s'", path);
+		goto out;
+	}
+	key = private_key ? PEM_read_bio_PrivateKey(bio, NULL, NULL, NULL) : PEM_read_bio_PUBKEY(bio, NULL, NULL, NULL);
+	if (key == NULL) {
+		rc = al_error_openssl(AL_EPARSE, "'%s' is not a PEM %s key", path, private_key ? "private" : "public");
+		goto out;
+	}
+	if (EVP_PKEY_get_id(key) != EVP_PKEY_ED25519) {
+		rc = al_error_set(AL_EUNSUPPORTED, "key '%s' is not an Ed25519 key", path);
+		goto out;
+	}
+	*out = key;
+	key = NULL;
+out:
+	if (b.ptr != NULL)
+		OPENSSL_cleanse(b.ptr, b.len);
+	al_buf_free(&b);
+	BIO_free(bio);
+	EVP_PKEY_free(key);
+	return rc;
+}
+
+int al_pack__sign(const char *keyfile, const uint8_t *msg, size_t n, uint8_t sig[AL_PACK_SIGLEN])
+{
+	EVP_PKEY *key = NULL;
+	EVP_MD_CTX *ctx = NULL;
+	uint8_t tmp[AL_PACK_SIGLEN];
+	size_t len = sizeof(tmp);
+	int rc;
+
+	if ((rc = load_key(&key, keyfile, 1)) < 0)
+		return rc;
+	ctx = EVP_MD_CTX_new();
+	if (ctx == NULL || EVP_DigestSignInit(ctx, NULL, NULL, NULL, key) != 1 ||
+	    EVP_DigestSign(ctx, tmp, &len, msg, n) != 1 || len != AL_PACK_SIGLEN) {
+		rc = al_error_openssl(AL_EIO, "cannot sign with '%s'", keyfile);
+		goto out;
+	}
+	memcpy(sig, tmp, AL_PACK_SIGLEN);
+out:
+	EVP_MD_CTX_free(ctx);
+	EVP_PKEY_free(key);
+	return rc;
+}
+
+int al_pack__verify(const char *pubfile, const uint8_t *msg, size_t n, const uint8_t *sig, size_t siglen)
+{
+	EVP_PKEY *key = NULL;
+	EVP_MD_CTX *ctx = NULL;
+	int rc, v;
+
+	if ((rc = load_key(&key, pubfile, 0)) < 0)
+		return rc;
+	if (siglen != AL_PACK_SIGLEN) {
+		rc = al_error_set(AL_EVERIFY, "signature has %zu bytes, an Ed25519 signature has 64", siglen);
+		goto out;
+	}
+	ctx = EVP_MD_CTX_new();
+	if (ctx == NULL || EVP_DigestVerifyInit(ctx, NULL, NULL, NULL, key) != 1) {
+		rc = al_error_openssl(AL_EIO, "cannot verify with '%s'", pubfile);
+		goto out;
+	}
+	v = EVP_DigestVerify(ctx, sig, siglen, msg, n);
+	if (v != 1) {
+		rc = al_error_openssl(AL_EVERIFY, "signature does not verify with key '%s'", pubfile);
+		goto out;
+	}
+out:
+	EVP_MD_CTX_free(ctx);
+	EVP_PKEY_free(key);
+	return rc;
+}
+
+/* Write a PEM of key to path, created exclusively with mode. */
+static int write_pem(const char *path, EVP_PKEY *key, int private_key, mode_t mode)
+{
+	BIO *bio = NULL;
+	char *data = NULL;
+	long len = 0;
+	size_t off = 0;
+	int fd = -1, rc = 0;
+
+	bio = BIO_new(BIO_s_mem());
+	if (bio == NULL || (private_key ? PEM_write_bio_PrivateKey(bio, key, NULL, NULL, 0, NULL, NULL)
+				      : PEM_write_bio_PUBKEY(bio, key)) != 1) {
+		rc = al_error_openssl(AL_EIO, "cannot encode key for '%s'", path);
+		goto out;
+	}
+	len = BIO_get_mem_data(bio, &data);
+	if (len <= 0) {
+		rc = al_error_set(AL_EIO, "cannot encode key for '%s'", path);
+		goto out;
+	}
+	fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, mode);
+	if (fd < 0) {
+		rc = al_error_errno(errno, "cannot create '%s'", path);
+		goto out;
+	}
+	if (fchmod(fd, mode) != 0) {
+		rc = al_error_errno(errno, "cannot set mode of '%s'", path);
+		goto out;
+	}
+	while (off < (size_t)len) {
+		ssize_t w = write(fd, data + off, (size_t)len - off);
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w <= 0) {
+			rc = al_error_errno(errno, "cannot write '%s'", path);
+			goto out;
+		}
+		off += (size_t)w;
+	}
+	if (fsync(fd) != 0) {
+		rc = al_error_errno(errno, "cannot sync '%s'", path);
+		goto out;
+	}
+out:
+	if (fd >= 0 && close(fd) != 0 && rc == 0)
+		rc = al_error_errno(errno, "cannot close '%s'", path);
+	if (rc < 0 && fd >= 0)
+		unlink(path);
+	if (data != NULL && len > 0)
+		OPENSSL_cleanse(data, (size_t)len);
+	BIO_free(bio);
+	return rc;
+}
+
+int al_pack_keygen(const char *prefix)
+{
+	EVP_PKEY_CTX *kctx = NULL;
+	EVP_PKEY *key = NULL;
+	char *priv = NULL, *pub = NULL;
+	int rc = 0;
+
+	if (prefix == NULL || prefix[0] == '\0')
+		return al_error_set(AL_EINVAL, "empty key prefix");
+	priv = al_sprintf("%s.key", prefix);
+	pub = al_sprintf("%s.pub", prefix);
+	if (priv == NULL || pub == NULL) {
+		rc = al_error_set(AL_ENOMEM, "out of memory");
+		goto out;
+	}
+	if (al_fs_exists(priv) == 1 || al_fs_exists(pub) == 1) {
+		rc = al_error_set(AL_EEXIST, "'%s' or '%s' already exists", priv, pub);
+		goto out;
+	}
+	kctx = EVP_PKEY_CTX_new_id(EVP_PKEY_ED25519, NULL);
+	if (kctx == NULL || EVP_PKEY_keygen_init(kctx) != 1 || EVP_PKEY_keygen(kctx, &key) != 1) {
+		rc = al_error_openssl(AL_EIO, "cannot generate an Ed25519 key");
+		goto out;
+	}
+	if ((rc = write_pem(priv, key, 1, 0600)) < 0)
+		goto out;
+	if ((rc = write_pem(pub, key, 0, 0644)) < 0) {
+		unlink(priv);
+		goto out;
+	}
+out:
+	EVP_PKEY_free(key);
+	EVP_PKEY_CTX_free(kctx);
+	free(priv);
+	free(pub);
+	return rc;
+}
+
+static int cmp_str(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* Sorted names in dir (not "." or ".."); a missing dir gives none. */
+static int list_dir(const char *dir, char ***out, size_t *n)
+{
+	DIR *d = opendir(dir);
+	struct dirent *e;
+	char **v = NULL;
+	size_t cnt = 0, cap = 0;
+	int rc = 0;
+
+	if (d == NULL) {
+		if (errno == ENOENT) {
+			*out = NULL;
+			*n = 0;
+			return 0;
+		}
+		return al_error_errno(errno, "cannot list '%s'", dir);
+	}
+	while ((e = readdir(d)) != NULL) {
+		if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0)
+			continue;
+		if (cnt == cap) {
+			size_t nc = cap ? cap * 2 : 64;
+			char **g = realloc(v, nc * sizeof(*g));
+			if (g == NULL) {
+				rc = al_error_set(AL_ENOMEM, "out of memory");
+				goto out;
+			}
+			v = g;
+			cap = nc;
+		}
+		if ((v[cnt] = al_strdup(e->d_name)) == NULL) {
+			rc = al_error_set(AL_ENOMEM, "out of memory");
+			goto out;
+		}
+		cnt++;
+	}
+	if (cnt > 0)
+		qsort(v, cnt, sizeof(*v), cmp_str);
+	*out = v;
+	*n = cnt;
+	v = NULL;
+out:
+	if (v != NULL) {
+		while (cnt > 0)
+			free(v[--cnt]);
+		free(v);
+	}
+	closedir(d);
+	return rc;
+}
+
+static void free_list(char **v, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		free(v[i]);
+	free(v);
+}
+
+int al_pack__list_dir(const char *dir, char ***out, size_t *n)
+{
+	return list_dir(dir, out, n);
+}
+
+void al_pack__free_list(char **v, size_t n)
+{
+	free_list(v, n);
+}
+
+int al_inventory(al_store *s, json_t **out)
+{
+	const char *root = al_store_path(s);
+	char **names = NULL, **files = NULL;
+	size_t nnames = 0, nfiles = 0, i, j;
+	char *dir = NULL, *sub = NULL, *path = NULL;
+	json_t *inv = NULL, *blobs, *sigs, *packs;
+	char ts[32];
+	int rc = 0;
+
+	inv = json_object();
+	blobs = json_array();
+	sigs = json_array();
+	packs = json_array();
+	if (inv == NULL || json_object_set_new(inv, "airlockInventory", json_integer(1)) < 0 ||
+	    json_object_set_new(inv, "blobs", blobs) < 0 || json_object_set_new(inv, "signatures", sigs) < 0 ||
+	    json_object_set_new(inv, "packs", packs) < 0)
+		goto oom;
+	al_pack__timestamp(ts, sizeof(ts));
+	if (json_object_set_new(inv, "created", json_string(ts)) < 0 ||
+	    json_object_set_new(inv, "tool", json_string("airlock " AL_VERSION_STRING)) < 0)
+		goto oom;
+
+	if ((dir = al_path_join(root, "blobs/sha256")) == NULL)
+		goto oom;
+	if ((rc = list_dir(dir, &names, &nnames)) < 0)
+		goto out;
+	for (i = 0; i < nnames; i++) {
+		char d[80];
+		if (!al_pack__is_hex64(names[i]))
+			continue;
+		if (snprintf(d, sizeof(d), "sha256:%s", names[i]) >= (int)sizeof(d))
+			goto oom;
+		if (json_array_append_new(blobs, json_string(d)) < 0)
+			goto oom;
+	}
+	free_list(names, nnames);
+	names = NULL;
+	nnames = 0;
+	free(dir);
+
+	if ((dir = al_path_join(root, "signatures")) == NULL)
+		goto oom;
+	if ((rc = list_dir(dir, &names, &nnames)) < 0)
+		goto out;
+	for (i = 0; i < nnames; i++) {
+		free(sub);
+		if ((sub = al_path_join(dir, names[i])) == NULL)
+			goto oom;
+		free_list(files, nfiles);
+		files = NULL;
+		nfiles = 0;
+		if ((rc = list_dir(sub, &files, &nfiles)) < 0) {
+			if (rc == AL_EIO)
+				continue; /* not a directory: not a signature */
+			goto out;
+		}
+		for (j = 0; j < nfiles; j++) {
+			char rel[256], hex[AL_DIGEST_STRMAX];
+			al_digest d;
+			struct stat st;
+			json_t *o;
+			if (snprintf(rel, sizeof(rel), "signatures/%s/%s", names[i], files[j]) >= (int)sizeof(rel))
+				continue;
+			if (al_pack__classify(rel) != AL_PK_SIG)
+				continue;
+			free(path);
+			if ((path = al_path_join(sub, files[j])) == NULL)
+				goto oom;
+			if (lstat(path, &st) != 0 || !S_ISREG(st.st_mode))
+				continue;
+			if ((rc = al_digest_file(&d, AL_DIGEST_SHA256, path, NULL)) < 0)
+				goto out;
+			o = json_pack("{s:s, s:s}", "path", rel, "sha256", al_digest_hex(&d, hex));
+			if (o == NULL || json_array_append_new(sigs, o) < 0)
+				goto oom;
+		}
+	}
+	free_list(names, nnames);
+	names = NULL;
+	nnames = 0;
+	free(dir);
+
+	if ((dir = al_path_join(root, "airlock/imported")) == NULL)
+		goto oom;
+	if ((rc = list_dir(dir, &names, &nnames)) < 0)
+		goto out;
+	for (i = 0; i < nnames; i++) {
+		char id[AL_PACK_ID_MAX + 8];
+		size_t l = strlen(names[i]);
+		if (l <= 5 || l - 5 > AL_PACK_ID_MAX || !al_str_endswith(names[i], ".json"))
+			continue;
+		memcpy(id, names[i], l - 5);
+		id[l - 5] = '\0';
+		if (!al_pack_id_valid(id))
+			continue;
+		if (json_array_append_new(packs, json_string(id)) < 0)
+			goto oom;
+	}
+	*out = inv;
+	inv = NULL;
+	goto out;
+oom:
+	rc = al_error_set(AL_ENOMEM, "out of memory");
+out:
+	free_list(names, nnames);
+	free_list(files, nfiles);
+	free(dir);
+	free(sub);
+	free(path);
+	json_decref(inv);
+	return rc;
+}

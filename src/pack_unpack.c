@@ -1,0 +1,1535 @@
+/* pack_unpack.c: al_unpack: verify a pack's manifest, stream its volumes into the store entry by entry, update the index last. */
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <archive.h>
+#include <archive_entry.h>
+
+#include "airlock/clock.h"
+#include "airlock/digest.h"
+#include "airlock/error.h"
+#include "airlock/fs.h"
+#include "airlock/json.h"
+#include "airlock/log.h"
+#include "airlock/oci.h"
+#include "airlock/pack.h"
+#include "airlock/store.h"
+#include "pack_int.h"
+
+#define MAX_VOLUMES 9999
+#define MAX_ENTRIES 1000000
+#define MAX_DEPTH 8
+
+typedef struct up_part {
+	unsigned volume;
+	uint64_t offset;
+	uint64_t size;
+	char hex[65];
+	int done;      /* staged (split blobs) */
+} up_part;
+
+typedef struct up_entry {
+	char *path;
+	int kind;
+	uint64_t size;
+	char hex[65];
+	unsigned volume;
+	up_part *parts; /* split blobs only */
+	size_t nparts;
+	int done;
+} up_entry;
+
+typedef struct up_slot {
+	char *name;     /* the tar entry name */
+	size_t entry;
+	size_t part;    /* index into parts, or 0 for whole entries */
+	unsigned volume;
+	int seen;
+} up_slot;
+
+typedef struct up_vol {
+	char *name;
+	uint64_t size;
+} up_vol;
+
+#define COMMIT_QUEUE 16
+
+typedef struct commit_job {
+	al_blob_writer *w;
+	up_entry *e;
+	const char *volname;
+	char *name;
+} commit_job;
+
+typedef struct committer {
+	pthread_t th;
+	pthread_mutex_t mu;
+	pthread_cond_t cv;
+	commit_job q[COMMIT_QUEUE];
+	size_t head, n;
+	int busy, stop, running;
+	int rc;
+	char msg[1200];
+} committer;
+
+typedef struct up_ctx {
+	al_store *s;
+	const char *dir;
+	const al_unpack_opts *opts;
+	al_unpack_result *res;
+	char id[AL_PACK_ID_MAX + 1];
+	char base[AL_PACK_ID_MAX + 1];
+	up_vol *vols;
+	size_t nvols;
+	up_entry *entries;
+	size_t nentries;
+	up_slot *slots;
+	size_t nslots;
+	char *stage;
+	uint8_t *chunk;
+	al_hasher *hasher;
+	const char *volname;    /* volume being read, for messages */
+	committer commit;
+	al_progress_info pi;
+	uint64_t start_ms, last_ms;
+} up_ctx;
+
+static void progress(up_ctx *c, int final)
+{
+	uint64_t now;
+
+	if (c->opts->progress == NULL)
+		return;
+	now = al_clock_now_ms();
+	if (!final && now - c->last_ms < 200)
+		return;
+	c->last_ms = now;
+	c->pi.elapsed_ms = now - c->start_ms;
+	c->opts->progress(&c->pi, c->opts->progress_ud);
+}
+
+static int cmp_slot(const void *a, const void *b)
+{
+	return strcmp(((const up_slot *)a)->name, ((const up_slot *)b)->name);
+}
+
+static int cmp_slot_key(const void *key, const void *b)
+{
+	return strcmp((const char *)key, ((const up_slot *)b)->name);
+}
+
+static int get_u64(const json_t *obj, const char *key, uint64_t *out)
+{
+	json_t *v = json_object_get(obj, key);
+
+	if (!json_is_integer(v) || json_integer_value(v) < 0)
+		return -1;
+	*out = (uint64_t)json_integer_value(v);
+	return 0;
+}
+
+static int get_hex(const json_t *obj, const char *key, char out[65])
+{
+	const char *s = al_json_str(obj, key);
+
+	if (s == NULL || !al_pack__is_hex64(s))
+		return -1;
+	memcpy(out, s, 65);
+	return 0;
+}
+
+static int add_slot(up_ctx *c, size_t *cap, char *name, size_t entry, size_t part, unsigned volume)
+{
+	if (c->nslots == *cap) {
+		size_t nc = *cap ? *cap * 2 : 256;
+		up_slot *g = realloc(c->slots, nc * sizeof(*g));
+		if (g == NULL) {
+			free(name);
+			return al_error_set(AL_ENOMEM, "out of memory");
+		}
+		c->slots = g;
+		*cap = nc;
+	}
+	c->slots[c->nslots].name = name;
+	c->slots[c->nslots].entry = entry;
+	c->slots[c->nslots].part = part;
+	c->slots[c->nslots].volume = volume;
+	c->slots[c->nslots].seen = 0;
+	c->nslots++;
+	return 0;
+}
+
+/* Strict reading of the manifest (docs/pack.md); what names it in messages. */
+static int parse_manifest(up_ctx *c, const json_t *m, const char *what, const char *want_id)
+{
+	const json_t *vols, *ents, *v;
+	const char *id, *s;
+	size_t i, j, cap = 0;
+	int rc, have_index = 0, have_rel = 0;
+
+	if (!json_is_object(m) || json_integer_value(json_object_get(m, "airlockPack")) != 1 ||
+	    !json_is_integer(json_object_get(m, "airlockPack")))
+		return al_error_set(AL_EPARSE, "'%s' is not an airlock pack manifest (\"airlockPack\": 1)", what);
+	id = al_json_str(m, "id");
+	if (id == NULL || !al_pack_id_valid(id))
+		return al_error_set(AL_EPARSE, "'%s': missing or malformed \"id\"", what);
+	if (strcmp(id, want_id) != 0)
+		return al_error_set(AL_EVERIFY, "manifest '%s' is for another pack: it holds pack '%s', its name says '%s'",
+				    what, id, want_id);
+	memcpy(c->id, id, strlen(id) + 1);
+	v = json_object_get(m, "base");
+	if (json_is_string(v)) {
+		s = json_string_value(v);
+		if (!al_pack_id_valid(s) || strcmp(s, id) == 0)
+			return al_error_set(AL_EPARSE, "'%s': malformed \"base\"", what);
+		memcpy(c->base, s, strlen(s) + 1);
+	} else if (v != NULL && !json_is_null(v)) {
+		return al_error_set(AL_EPARSE, "'%s': \"base\" is neither a pack id nor null", what);
+	}
+	vols = json_object_get(m, "volumes");
+	if (!json_is_array(vols) || json_array_size(vols) == 0 || json_array_size(vols) > MAX_VOLUMES)
+		return al_error_set(AL_EPARSE, "'%s': \"volumes\" must list 1 to %d volumes", what, MAX_VOLUMES);
+	c->nvols = json_array_size(vols);
+	c->vols = calloc(c->nvols, sizeof(*c->vols));
+	if (c->vols == NULL)
+		return al_error_set(AL_ENOMEM, "out of memory");
+	json_array_foreach(vols, i, v) {
+		char want[AL_PACK_ID_MAX + 32];
+		uint64_t num;
+		s = al_json_str(v, "name");
+		snprintf(want, sizeof(want), "airlock-%s-%04zu.tar", id, i + 1);
+		if (s == NULL || strcmp(s, want) != 0 || get_u64(v, "number", &num) < 0 || num != i + 1 ||
+		    get_u64(v, "size", &c->vols[i].size) < 0)
+			return al_error_set(AL_EPARSE, "'%s': volumes[%zu] is not {\"name\": \"%s\", \"number\": %zu, \"size\"}",
+					    what, i, want, i + 1);
+		if ((c->vols[i].name = al_strdup(want)) == NULL)
+			return al_error_set(AL_ENOMEM, "out of memory");
+	}
+	ents = json_object_get(m, "entries");
+	if (!json_is_array(ents) || json_array_size(ents) > MAX_ENTRIES)
+		return al_error_set(AL_EPARSE, "'%s': \"entries\" is not an array of at most %d", what, MAX_ENTRIES);
+	c->nentries = json_array_size(ents);
+	c->entries = calloc(c->nentries ? c->nentries : 1, sizeof(*c->entries));
+	if (c->entries == NULL)
+		return al_error_set(AL_ENOMEM, "out of memory");
+	json_array_foreach(ents, i, v) {
+		up_entry *e = &c->entries[i];
+		const json_t *parts = json_object_get(v, "parts");
+		uint64_t vol, max;
+		char *name;
+
+		s = al_json_str(v, "path");
+		if (s == NULL || (e->kind = al_pack__classify(s)) == AL_PK_NONE)
+			return al_error_set(AL_EPARSE, "'%s': entries[%zu]: path '%s' names no store location", what, i,
+					    s != NULL ? s : "");
+		if ((e->path = al_strdup(s)) == NULL)
+			return al_error_set(AL_ENOMEM, "out of memory");
+		if (get_u64(v, "size", &e->size) < 0 || get_hex(v, "sha256", e->hex) < 0 ||
+		    get_u64(v, "volume", &vol) < 0 || vol < 1 || vol > c->nvols)
+			return al_error_set(AL_EPARSE, "'%s': entry '%s' needs \"size\", \"sha256\" and \"volume\" (1..%zu)",
+					    what, s, c->nvols);
+		e->volume = (unsigned)vol;
+		max = e->kind == AL_PK_SIG ? AL_PACK_SIGFILE_MAX : e->kind == AL_PK_BLOB ? UINT64_MAX : AL_PACK_META_MAX;
+		if (e->size > max)
+			return al_error_set(AL_ELIMIT, "'%s': entry '%s' is %llu bytes, over the limit of %llu", what, s,
+					    (unsigned long long)e->size, (unsigned long long)max);
+		if (e->kind == AL_PK_BLOB && strcmp(e->hex, s + 13) != 0)
+			return al_error_set(AL_EVERIFY, "'%s': entry '%s' claims SHA-256 %s", what, s, e->hex);
+		if (e->kind == AL_PK_INDEX && have_index++)
+			return al_error_set(AL_EPARSE, "'%s': index.json listed twice", what);
+		if (e->kind == AL_PK_RELEASES && have_rel++)
+			return al_error_set(AL_EPARSE, "'%s': airlock/releases.json listed twice", what);
+		if (parts == NULL) {
+			if ((name = al_strdup(s)) == NULL)
+				return al_error_set(AL_ENOMEM, "out of memory");
+			if ((rc = add_slot(c, &cap, name, i, 0, e->volume)) < 0)
+				return rc;
+			continue;
+		}
+		{
+			uint64_t off = 0;
+			unsigned prev = e->volume;
+			if (e->kind != AL_PK_BLOB || !json_is_array(parts) || json_array_size(parts) < 2 ||
+			    json_array_size(parts) > MAX_VOLUMES)
+				return al_error_set(AL_EPARSE, "'%s': entry '%s': \"parts\" must list 2 or more parts of a blob",
+						    what, s);
+			e->nparts = json_array_size(parts);
+			e->parts = calloc(e->nparts, sizeof(*e->parts));
+			if (e->parts == NULL)
+				return al_error_set(AL_ENOMEM, "out of memory");
+			for (j = 0; j < e->nparts; j++) {
+				const json_t *p = json_array_get(parts, j);
+				up_part *pt = &e->parts[j];
+				if (get_u64(p, "volume", &vol) < 0 || get_u64(p, "offset", &pt->offset) < 0 ||
+				    get_u64(p, "size", &pt->size) < 0 || get_hex(p, "sha256", pt->hex) < 0 ||
+				    vol < prev || vol > c->nvols || (j == 0 && vol != e->volume) ||
+				    pt->offset != off || pt->size == 0 || pt->size > e->size - off)
+					return al_error_set(AL_EPARSE, "'%s': entry '%s': part %zu is malformed", what, s,
+							    j + 1);
+				pt->volume = (unsigned)vol;
+				prev = pt->volume;
+				off += pt->size;
+				if ((name = al_sprintf("%s.part-%04zu", s, j + 1)) == NULL)
+					return al_error_set(AL_ENOMEM, "out of memory");
+				if ((rc = add_slot(c, &cap, name, i, j, pt->volume)) < 0)
+					return rc;
+			}
+			if (off != e->size)
+				return al_error_set(AL_EPARSE, "'%s': entry '%s': parts add up to %llu of %llu bytes", what,
+						    s, (unsigned long long)off, (unsigned long long)e->size);
+		}
+	}
+	if (c->nslots > 1) {
+		qsort(c->slots, c->nslots, sizeof(*c->slots), cmp_slot);
+		for (i = 1; i < c->nslots; i++)
+			if (strcmp(c->slots[i - 1].name, c->slots[i].name) == 0)
+				return al_error_set(AL_EPARSE, "'%s': entry '%s' listed twice", what, c->slots[i].name);
+	}
+	return 0;
+}
+
+static char *stage_file(const up_ctx *c, const up_entry *e, size_t part)
+{
+	if (e->kind == AL_PK_BLOB)
+		return al_sprintf("%s/part-%s-%04zu", c->stage, e->hex, part + 1);
+	if (e->kind == AL_PK_INDEX)
+		return al_path_join(c->stage, "index.json");
+	if (e->kind == AL_PK_RELEASES)
+		return al_path_join(c->stage, "releases.json");
+	return al_path_join(al_store_path(c->s), e->path);
+}
+
+/* 1 if path is a regular file of size bytes hashing to hex. */
+static int file_matches(const char *path, uint64_t size, const char *hex, int rehash)
+{
+	struct stat st;
+	char buf[AL_DIGEST_STRMAX];
+	al_digest d;
+
+	if (lstat(path, &st) != 0 || !S_ISREG(st.st_mode) || (uint64_t)st.st_size != size)
+		return 0;
+	if (!rehash)
+		return 1;
+	if (al_digest_file(&d, AL_DIGEST_SHA256, path, NULL) < 0) {
+		al_error_clear();
+		return 0;
+	}
+	return strcmp(al_digest_hex(&d, buf), hex) == 0;
+}
+
+static int blob_digest(const char *hex, al_digest *d)
+{
+	char s[80];
+
+	snprintf(s, sizeof(s), "sha256:%s", hex);
+	return al_digest_parse_str(d, s);
+}
+
+/* What is already in place, from what is on disk (nothing else is trusted). */
+static int scan_done(up_ctx *c)
+{
+	size_t i, j;
+	int rc;
+
+	for (i = 0; i < c->nentries; i++) {
+		up_entry *e = &c->entries[i];
+		char *p;
+		if (e->kind == AL_PK_BLOB) {
+			al_digest d;
+			if ((rc = blob_digest(e->hex, &d)) < 0)
+				return rc;
+			e->done = al_store_has_blob(c->s, &d, NULL) == 1;
+			for (j = 0; j < e->nparts && !e->done; j++) {
+				if ((p = stage_file(c, e, j)) == NULL)
+					return al_error_set(AL_ENOMEM, "out of memory");
+				/* staged parts were renamed into place only after their digest matched */
+				e->parts[j].done = file_matches(p, e->parts[j].size, e->parts[j].hex, 0);
+				free(p);
+			}
+			continue;
+		}
+		if ((p = stage_file(c, e, 0)) == NULL)
+			return al_error_set(AL_ENOMEM, "out of memory");
+		e->done = file_matches(p, e->size, e->hex, 1);
+		free(p);
+	}
+	return 0;
+}
+
+static int slot_needed(const up_ctx *c, const up_slot *sl)
+{
+	const up_entry *e = &c->entries[sl->entry];
+
+	if (e->done)
+		return 0;
+	return e->nparts == 0 || !e->parts[sl->part].done;
+}
+
+static int refuse(const up_ctx *c, const char *entry, const char *fmt, const char *detail)
+{
+	return al_error_set(AL_EVERIFY, "volume '%s' entry '%s': %s%s", c->volname, entry, fmt, detail);
+}
+
+/*
+ * Stream the current tar entry (size bytes) into w (a blob writer) or into
+ * c->hasher and t. Data blocks come straight from libarchive's buffer.
+ */
+static int read_entry(up_ctx *c, struct archive *a, const char *name, uint64_t size, al_blob_writer *w,
+		      al_tmpfile *t)
+{
+	uint64_t got = 0;
+	int rc;
+
+	for (;;) {
+		const void *buf;
+		size_t n;
+		la_int64_t off;
+		int r = archive_read_data_block(a, &buf, &n, &off);
+		if (r == ARCHIVE_EOF)
+			break;
+		if (r != ARCHIVE_OK)
+			return al_error_set(AL_EVERIFY, "volume '%s' entry '%s': truncated or damaged: %s", c->volname,
+					    name, archive_error_string(a) != NULL ? archive_error_string(a) : "read error");
+		if (off < 0 || (uint64_t)off != got)
+			return refuse(c, name, "entry with holes refused", "");
+		if (n == 0)
+			continue;
+		got += (uint64_t)n;
+		if (got > size)
+			return refuse(c, name, "oversized entry", "");
+		if (w != NULL)
+			rc = al_blob_writer_write(w, buf, n);
+		else
+			rc = al_hasher_update(c->hasher, buf, n);
+		if (rc == 0 && t != NULL)
+			rc = al_tmpfile_write(t, buf, n);
+		if (rc < 0)
+			return rc;
+		c->pi.bytes_done += (uint64_t)n;
+		progress(c, 0);
+		if (al_cancel_is_set(c->opts->cancel))
+			return al_error_set(AL_ECANCELED, "unpack cancelled");
+	}
+	if (got != size)
+		return al_error_set(AL_EVERIFY, "volume '%s' entry '%s': truncated: %llu of %llu bytes", c->volname, name,
+				    (unsigned long long)got, (unsigned long long)size);
+	return 0;
+}
+
+/*
+ * Commits (digest check, fsync, rename) run on a second thread so that
+ * waiting for the disk overlaps with reading and hashing the next entry.
+ * The queue is bounded; its first failure is kept and ends the import.
+ */
+static void *committer_main(void *arg)
+{
+	committer *k = arg;
+
+	pthread_mutex_lock(&k->mu);
+	for (;;) {
+		commit_job job;
+		int rc;
+		while (k->n == 0 && !k->stop)
+			pthread_cond_wait(&k->cv, &k->mu);
+		if (k->n == 0 && k->stop)
+			break;
+		job = k->q[k->head];
+		k->busy = 1;
+		pthread_mutex_unlock(&k->mu);
+		rc = al_blob_writer_commit(job.w);
+		pthread_mutex_lock(&k->mu);
+		k->head = (k->head + 1) % COMMIT_QUEUE;
+		k->n--;
+		k->busy = 0;
+		if (rc == 0) {
+			job.e->done = 1;
+		} else if (k->rc == 0) {
+			k->rc = rc;
+			snprintf(k->msg, sizeof(k->msg), "volume '%s' entry '%s': %s", job.volname, job.name,
+				 al_error_message());
+		}
+		free(job.name);
+		pthread_cond_broadcast(&k->cv);
+	}
+	pthread_mutex_unlock(&k->mu);
+	return NULL;
+}
+
+static int committer_start(committer *k)
+{
+	memset(k, 0, sizeof(*k));
+	if (pthread_mutex_init(&k->mu, NULL) != 0)
+		return al_error_set(AL_ENOMEM, "cannot create a mutex");
+	if (pthread_cond_init(&k->cv, NULL) != 0) {
+		pthread_mutex_destroy(&k->mu);
+		return al_error_set(AL_ENOMEM, "cannot create a condition variable");
+	}
+	if (pthread_create(&k->th, NULL, committer_main, k) != 0) {
+		pthread_cond_destroy(&k->cv);
+		pthread_mutex_destroy(&k->mu);
+		return al_error_set(AL_ENOMEM, "cannot start the commit thread");
+	}
+	k->running = 1;
+	return 0;
+}
+
+/* The committer's first failure (0 if none), as this thread's error. */
+static int committer_error(committer *k)
+{
+	int rc;
+
+	pthread_mutex_lock(&k->mu);
+	rc = k->rc;
+	pthread_mutex_unlock(&k->mu);
+	if (rc < 0)
+		return al_error_set(rc, "%s", k->msg);
+	return 0;
+}
+
+/* Hand w (written in full) over; takes ownership of w in all cases. */
+static int committer_push(committer *k, al_blob_writer *w, up_entry *e, const char *volname, const char *name)
+{
+	commit_job job;
+	int failed;
+
+	job.w = w;
+	job.e = e;
+	job.volname = volname;
+	job.name = al_strdup(name);
+	if (job.name == NULL) {
+		al_blob_writer_abort(w);
+		return al_error_set(AL_ENOMEM, "out of memory");
+	}
+	pthread_mutex_lock(&k->mu);
+	while (k->n == COMMIT_QUEUE && k->rc == 0)
+		pthread_cond_wait(&k->cv, &k->mu);
+	failed = k->rc != 0;
+	if (!failed) {
+		k->q[(k->head + k->n) % COMMIT_QUEUE] = job;
+		k->n++;
+		pthread_cond_broadcast(&k->cv);
+	}
+	pthread_mutex_unlock(&k->mu);
+	if (failed) {
+		al_blob_writer_abort(w);
+		free(job.name);
+		return committer_error(k);
+	}
+	return 0;
+}
+
+/* Wait until every queued commit finished. */
+static void committer_wait(committer *k)
+{
+	if (!k->running)
+		return;
+	pthread_mutex_lock(&k->mu);
+	while (k->n > 0 || k->busy)
+		pthread_cond_wait(&k->cv, &k->mu);
+	pthread_mutex_unlock(&k->mu);
+}
+
+/* committer_wait, then the first failure, if any. */
+static int committer_drain(committer *k)
+{
+	if (!k->running)
+		return 0;
+	committer_wait(k);
+	return committer_error(k);
+}
+
+static void committer_stop(committer *k)
+{
+	if (!k->running)
+		return;
+	pthread_mutex_lock(&k->mu);
+	k->stop = 1;
+	pthread_cond_broadcast(&k->cv);
+	pthread_mutex_unlock(&k->mu);
+	pthread_join(k->th, NULL);
+	pthread_cond_destroy(&k->cv);
+	pthread_mutex_destroy(&k->mu);
+	k->running = 0;
+}
+
+/* All parts of a split blob are staged: stream them into the store. */
+static int assemble(up_ctx *c, up_entry *e)
+{
+	al_blob_writer *w = NULL;
+	al_digest d;
+	size_t j;
+	int rc, fd = -1;
+	char *p = NULL;
+
+	if ((rc = blob_digest(e->hex, &d)) < 0)
+		return rc;
+	if ((rc = al_store_blob_begin(c->s, &d, e->size, &w)) < 0)
+		return rc;
+	for (j = 0; j < e->nparts; j++) {
+		free(p);
+		if ((p = stage_file(c, e, j)) == NULL) {
+			rc = al_error_set(AL_ENOMEM, "out of memory");
+			goto out;
+		}
+		fd = open(p, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+		if (fd < 0) {
+			rc = al_error_errno(errno, "cannot open '%s'", p);
+			goto out;
+		}
+		for (;;) {
+			ssize_t r = read(fd, c->chunk, AL_PACK_CHUNK);
+			if (r < 0 && errno == EINTR)
+				continue;
+			if (r < 0) {
+				rc = al_error_errno(errno, "cannot read '%s'", p);
+				goto out;
+			}
+			if (r == 0)
+				break;
+			if ((rc = al_blob_writer_write(w, c->chunk, (size_t)r)) < 0)
+				goto out;
+		}
+		close(fd);
+		fd = -1;
+	}
+	rc = al_blob_writer_commit(w);
+	w = NULL;
+	if (rc < 0) {
+		rc = al_error_wrap(rc, "entry '%s' (joined from %zu parts)", e->path, e->nparts);
+		goto out;
+	}
+	e->done = 1;
+	for (j = 0; j < e->nparts; j++) {
+		free(p);
+		if ((p = stage_file(c, e, j)) != NULL)
+			unlink(p);
+	}
+out:
+	if (fd >= 0)
+		close(fd);
+	al_blob_writer_abort(w);
+	free(p);
+	return rc;
+}
+
+static const char *type_name(mode_t t)
+{
+	switch (t) {
+	case AE_IFDIR:
+		return "a directory";
+	case AE_IFLNK:
+		return "a symbolic link";
+	case AE_IFCHR:
+		return "a character device";
+	case AE_IFBLK:
+		return "a block device";
+	case AE_IFIFO:
+		return "a FIFO";
+	case AE_IFSOCK:
+		return "a socket";
+	default:
+		return "not a regular file";
+	}
+}
+
+static int has_dotdot(const char *p)
+{
+	const char *s = p;
+
+	while (*s != '\0') {
+		const char *e = strchr(s, '/');
+		size_t n = e != NULL ? (size_t)(e - s) : strlen(s);
+		if (n == 2 && s[0] == '.' && s[1] == '.')
+			return 1;
+		if (e == NULL)
+			break;
+		s = e + 1;
+	}
+	return 0;
+}
+
+/* Check one header against what the manifest allows; *out the slot. */
+static int check_header(up_ctx *c, struct archive_entry *ae, unsigned volno, up_slot **out)
+{
+	const char *name = archive_entry_pathname(ae);
+	up_slot *sl;
+	uint64_t want;
+	char detail[128];
+
+	if (name == NULL || name[0] == '\0')
+		return refuse(c, "", "entry without a name", "");
+	if (archive_entry_hardlink(ae) != NULL) {
+		snprintf(detail, sizeof(detail), "hard link to '%.80s' refused", archive_entry_hardlink(ae));
+		return refuse(c, name, detail, "");
+	}
+	if (archive_entry_symlink(ae) != NULL || archive_entry_filetype(ae) != AE_IFREG) {
+		snprintf(detail, sizeof(detail), "%s", type_name(archive_entry_filetype(ae)));
+		return refuse(c, name, detail, " refused: only regular files belong in a volume");
+	}
+	if (name[0] == '/')
+		return refuse(c, name, "absolute path refused", "");
+	if (has_dotdot(name))
+		return refuse(c, name, "path traversal ('..') refused", "");
+	if (archive_entry_sparse_count(ae) > 0)
+		return refuse(c, name, "sparse entry refused", "");
+	sl = bsearch(name, c->slots, c->nslots, sizeof(*c->slots), cmp_slot_key);
+	if (sl == NULL)
+		return refuse(c, name, "not in the pack manifest", "");
+	if (sl->volume != volno) {
+		snprintf(detail, sizeof(detail), "%u", sl->volume);
+		return refuse(c, name, "the manifest puts this entry in volume ", detail);
+	}
+	if (sl->seen)
+		return refuse(c, name, "duplicate entry", "");
+	{
+		const up_entry *e = &c->entries[sl->entry];
+		want = e->nparts > 0 ? e->parts[sl->part].size : e->size;
+	}
+	if (!archive_entry_size_is_set(ae) || archive_entry_size(ae) < 0)
+		return refuse(c, name, "entry without a size", "");
+	if ((uint64_t)archive_entry_size(ae) > want) {
+		snprintf(detail, sizeof(detail), " (%lld bytes, the manifest says %llu)",
+			 (long long)archive_entry_size(ae), (unsigned long long)want);
+		return refuse(c, name, "oversized entry", detail);
+	}
+	if ((uint64_t)archive_entry_size(ae) != want) {
+		snprintf(detail, sizeof(detail), " (%lld bytes, the manifest says %llu)",
+			 (long long)archive_entry_size(ae), (unsigned long long)want);
+		return refuse(c, name, "size differs from the manifest", detail);
+	}
+	sl->seen = 1;
+	*out = sl;
+	return 0;
+}
+
+/* Verify a staged or signature entry through a temporary file, then rename it into place. */
+static int import_small(up_ctx *c, struct archive *a, up_slot *sl)
+{
+	up_entry *e = &c->entries[sl->entry];
+	uint64_t size = e->nparts > 0 ? e->parts[sl->part].size : e->size;
+	const char *want = e->nparts > 0 ? e->parts[sl->part].hex : e->hex;
+	al_tmpfile *t = NULL;
+	char *dest = NULL, *ddir = NULL, hex[AL_DIGEST_STRMAX];
+	al_digest d;
+	int rc;
+
+	if ((rc = al_tmpfile_new(&t, c->stage)) < 0)
+		goto out;
+	if ((rc = read_entry(c, a, sl->name, size, NULL, t)) < 0)
+		goto out;
+	if ((rc = al_hasher_final(c->hasher, &d)) < 0)
+		goto out;
+	if (strcmp(al_digest_hex(&d, hex), want) != 0) {
+		rc = al_error_set(AL_EVERIFY, "volume '%s' entry '%s': SHA-256 mismatch: the manifest says %s, the bytes hash to %s",
+				  c->volname, sl->name, want, hex);
+		goto out;
+	}
+	if ((dest = stage_file(c, e, sl->part)) == NULL) {
+		rc = al_error_set(AL_ENOMEM, "out of memory");
+		goto out;
+	}
+	if (e->kind == AL_PK_SIG) {
+		const char *slash = strrchr(dest, '/');
+		if ((ddir = al_strndup(dest, (size_t)(slash - dest))) == NULL) {
+			rc = al_error_set(AL_ENOMEM, "out of memory");
+			goto out;
+		}
+		if ((rc = al_fs_mkdir_p(ddir, 0755)) < 0)
+			goto out;
+		if (al_fs_exists(dest) == 1) {
+			rc = al_error_set(AL_EEXIST, "volume '%s' entry '%s': the store holds a different '%s'; not replaced",
+					  c->volname, sl->name, e->path);
+			goto out;
+		}
+	}
+	rc = al_tmpfile_commit(t, dest);
+	t = NULL;
+	if (rc < 0)
+		goto out;
+	if (e->nparts > 0)
+		e->parts[sl->part].done = 1;
+	else
+		e->done = 1;
+out:
+	al_tmpfile_free(t);
+	free(dest);
+	free(ddir);
+	return rc;
+}
+
+static int import_blob(up_ctx *c, struct archive *a, up_slot *sl)
+{
+	up_entry *e = &c->entries[sl->entry];
+	al_blob_writer *w = NULL;
+	al_digest d;
+	int rc;
+
+	if ((rc = blob_digest(e->hex, &d)) < 0)
+		return rc;
+	if ((rc = al_store_blob_begin(c->s, &d, e->size, &w)) < 0)
+		return rc;
+	if ((rc = read_entry(c, a, sl->name, e->size, w, NULL)) < 0) {
+		al_blob_writer_abort(w);
+		return rc;
+	}
+	/* the commit checks the digest before the blob becomes visible */
+	return committer_push(&c->commit, w, e, c->volname, sl->name);
+}
+
+static int read_label(up_ctx *c, struct archive *a, unsigned volno)
+{
+	struct archive_entry *ae;
+	char buf[AL_PACK_LABEL_MAX + 1];
+	const char *name, *pack;
+	json_t *lab = NULL;
+	la_ssize_t r;
+	size_t got = 0;
+	int rc;
+
+	rc = archive_read_next_header(a, &ae);
+	if (rc != ARCHIVE_OK)
+		return al_error_set(AL_EVERIFY, "volume '%s' is not a pack volume: %s", c->volname,
+				    rc == ARCHIVE_EOF ? "empty" : (archive_error_string(a) != NULL ? archive_error_string(a) : "unreadable"));
+	name = archive_entry_pathname(ae);
+	if (name == NULL || strcmp(name, AL_PACK_LABEL) != 0 || archive_entry_filetype(ae) != AE_IFREG ||
+	    archive_entry_hardlink(ae) != NULL || archive_entry_size(ae) <= 0 ||
+	    archive_entry_size(ae) > AL_PACK_LABEL_MAX)
+		return al_error_set(AL_EVERIFY, "volume '%s' entry '%s': a pack volume starts with its label '%s'",
+				    c->volname, name != NULL ? name : "", AL_PACK_LABEL);
+	while ((r = archive_read_data(a, buf + got, sizeof(buf) - 1 - got)) > 0)
+		got += (size_t)r;
+	if (r < 0 || got != (size_t)archive_entry_size(ae))
+		return al_error_set(AL_EVERIFY, "volume '%s' entry '%s': truncated", c->volname, AL_PACK_LABEL);
+	if ((rc = al_json_parse(&lab, (const uint8_t *)buf, got, AL_PACK_LABEL)) < 0)
+		return al_error_wrap(AL_EVERIFY, "volume '%s'", c->volname);
+	pack = al_json_str(lab, "pack");
+	if (pack == NULL || strcmp(pack, c->id) != 0 ||
+	    json_integer_value(json_object_get(lab, "volume")) != (json_int_t)volno) {
+		rc = al_error_set(AL_EVERIFY, "volume '%s' belongs to pack '%s' volume %lld, not to pack '%s' volume %u",
+				  c->volname, pack != NULL ? pack : "?",
+				  (long long)json_integer_value(json_object_get(lab, "volume")), c->id, volno);
+		json_decref(lab);
+		return rc;
+	}
+	json_decref(lab);
+	return 0;
+}
+
+/*
+ * Read-ahead: a second thread read(2)s the volume into a small pool of
+ * buffers that libarchive consumes through callbacks, so the copy out of
+ * the page cache (or the wait for slow media) overlaps with hashing and
+ * writing. Memory: PREFETCH_BUFS * AL_PACK_CHUNK, whatever the volume size.
+ */
+#define PREFETCH_BUFS 4
+
+typedef struct prefetch {
+	int fd;
+	pthread_t th;
+	pthread_mutex_t mu;
+	pthread_cond_t cv;
+	uint8_t *buf[PREFETCH_BUFS];
+	size_t len[PREFETCH_BUFS];
+	size_t head, nfull;  /* filled buffers: head .. head + nfull - 1 */
+	int in_use;          /* libarchive holds buf[head] */
+	int eof, err, stop, running;
+} prefetch;
+
+static void *prefetch_main(void *arg)
+{
+	prefetch *pf = arg;
+	size_t slot;
+
+	pthread_mutex_lock(&pf->mu);
+	for (;;) {
+		size_t got = 0;
+		int err = 0;
+		while (!pf->stop && pf->nfull + (size_t)pf->in_use >= PREFETCH_BUFS)
+			pthread_cond_wait(&pf->cv, &pf->mu);
+		if (pf->stop)
+			break;
+		slot = (pf->head + pf->nfull + (size_t)pf->in_use) % PREFETCH_BUFS;
+		pthread_mutex_unlock(&pf->mu);
+		while (got < AL_PACK_CHUNK) {
+			ssize_t r = read(pf->fd, pf->buf[slot] + got, AL_PACK_CHUNK - got);
+			if (r < 0 && errno == EINTR)
+				continue;
+			if (r < 0) {
+				err = errno;
+				break;
+			}
+			if (r == 0)
+				break;
+			got += (size_t)r;
+		}
+		pthread_mutex_lock(&pf->mu);
+		if (err != 0) {
+			pf->err = err;
+			pthread_cond_broadcast(&pf->cv);
+			break;
+		}
+		pf->len[slot] = got;
+		pf->nfull++;
+		pthread_cond_broadcast(&pf->cv);
+		if (got < AL_PACK_CHUNK) {
+			pf->eof = 1;
+			break;
+		}
+	}
+	pthread_mutex_unlock(&pf->mu);
+	return NULL;
+}
+
+static la_ssize_t prefetch_read(struct archive *a, void *ud, const void **out)
+{
+	prefetch *pf = ud;
+	la_ssize_t n;
+
+	pthread_mutex_lock(&pf->mu);
+	if (pf->in_use) {
+		pf->in_use = 0;
+		pf->head = (pf->head + 1) % PREFETCH_BUFS;
+		pthread_cond_broadcast(&pf->cv);
+	}
+	while (pf->nfull == 0 && !pf->eof && pf->err == 0)
+		pthread_cond_wait(&pf->cv, &pf->mu);
+	if (pf->nfull == 0) {
+		int err = pf->err;
+		pthread_mutex_unlock(&pf->mu);
+		if (err != 0) {
+			archive_set_error(a, err, "read error: %s", strerror(err));
+			return -1;
+		}
+		return 0;
+	}
+	pf->nfull--;
+	pf->in_use = 1;
+	*out = pf->buf[pf->head];
+	n = (la_ssize_t)pf->len[pf->head];
+	pthread_mutex_unlock(&pf->mu);
+	return n;
+}
+
+static void prefetch_stop(prefetch *pf)
+{
+	size_t i;
+
+	if (pf->running) {
+		pthread_mutex_lock(&pf->mu);
+		pf->stop = 1;
+		pthread_cond_broadcast(&pf->cv);
+		pthread_mutex_unlock(&pf->mu);
+		pthread_join(pf->th, NULL);
+		pthread_cond_destroy(&pf->cv);
+		pthread_mutex_destroy(&pf->mu);
+		pf->running = 0;
+	}
+	for (i = 0; i < PREFETCH_BUFS; i++) {
+		free(pf->buf[i]);
+		pf->buf[i] = NULL;
+	}
+}
+
+static int prefetch_start(prefetch *pf, int fd)
+{
+	size_t i;
+
+	memset(pf, 0, sizeof(*pf));
+	pf->fd = fd;
+	for (i = 0; i < PREFETCH_BUFS; i++)
+		if ((pf->buf[i] = malloc(AL_PACK_CHUNK)) == NULL) {
+			prefetch_stop(pf);
+			return al_error_set(AL_ENOMEM, "out of memory");
+		}
+	if (pthread_mutex_init(&pf->mu, NULL) != 0 || pthread_cond_init(&pf->cv, NULL) != 0 ||
+	    pthread_create(&pf->th, NULL, prefetch_main, pf) != 0) {
+		prefetch_stop(pf);
+		return al_error_set(AL_ENOMEM, "cannot start the read-ahead thread");
+	}
+	pf->running = 1;
+	return 0;
+}
+
+static int read_volume(up_ctx *c, unsigned volno, const char *path)
+{
+	struct archive *a = NULL;
+	struct archive_entry *ae;
+	struct stat st;
+	prefetch pf;
+	size_t i;
+	int fd, rc = 0, r;
+
+	memset(&pf, 0, sizeof(pf));
+	c->volname = c->vols[volno - 1].name;
+	fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0)
+		return al_error_errno(errno, "cannot open volume '%s'", path);
+	if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+		rc = al_error_set(AL_EVERIFY, "volume '%s' is not a regular file", c->volname);
+		goto out;
+	}
+	/* read ahead: volumes are read once, front to back */
+	(void)posix_fadvise(fd, 0, 0, POSIX_FADV_SEQUENTIAL);
+	a = archive_read_new();
+	if (a == NULL) {
+		rc = al_error_set(AL_ENOMEM, "out of memory");
+		goto out;
+	}
+	/* plain tar only: no decompression filters, no other formats */
+	if (archive_read_support_format_tar(a) != ARCHIVE_OK ||
+	    (rc = prefetch_start(&pf, fd)) < 0 ||
+	    archive_read_open(a, &pf, NULL, prefetch_read, NULL) != ARCHIVE_OK) {
+		if (rc < 0)
+			goto out;
+		rc = al_error_set(AL_EVERIFY, "volume '%s' is not a tar volume: %s", c->volname,
+				  archive_error_string(a) != NULL ? archive_error_string(a) : "unreadable");
+		goto out;
+	}
+	if ((rc = read_label(c, a, volno)) < 0)
+		goto out;
+	for (;;) {
+		up_slot *sl = NULL;
+		r = archive_read_next_header(a, &ae);
+		if (r == ARCHIVE_EOF)
+			break;
+		if (r != ARCHIVE_OK) {
+			rc = al_error_set(AL_EVERIFY, "volume '%s': damaged or truncated tar after the last good entry: %s",
+					  c->volname, archive_error_string(a) != NULL ? archive_error_string(a) : "unreadable");
+			goto out;
+		}
+		if ((rc = check_header(c, ae, volno, &sl)) < 0)
+			goto out;
+		if (!slot_needed(c, sl)) {
+			c->res->entries_present++;
+			if (archive_read_data_skip(a) != ARCHIVE_OK) {
+				rc = al_error_set(AL_EVERIFY, "volume '%s' entry '%s': truncated: %s", c->volname, sl->name,
+						  archive_error_string(a) != NULL ? archive_error_string(a) : "");
+				goto out;
+			}
+			continue;
+		}
+		if (c->entries[sl->entry].kind == AL_PK_BLOB && c->entries[sl->entry].nparts == 0)
+			rc = import_blob(c, a, sl);
+		else
+			rc = import_small(c, a, sl);
+		if (rc < 0)
+			goto out;
+		c->res->entries_imported++;
+		c->pi.items_done++;
+		{
+			up_entry *e = &c->entries[sl->entry];
+			size_t j, staged = 0;
+			for (j = 0; j < e->nparts; j++)
+				staged += e->parts[j].done;
+			if (e->nparts > 0 && staged == e->nparts && (rc = assemble(c, e)) < 0)
+				goto out;
+		}
+	}
+	if ((rc = committer_drain(&c->commit)) < 0)
+		goto out;
+	for (i = 0; i < c->nslots; i++)
+		if (c->slots[i].volume == volno && !c->slots[i].seen) {
+			rc = al_error_set(AL_EVERIFY, "volume '%s' is truncated or incomplete: entry '%s' is missing",
+					  c->volname, c->slots[i].name);
+			goto out;
+		}
+	if ((uint64_t)st.st_size != c->vols[volno - 1].size) {
+		rc = al_error_set(AL_EVERIFY, "volume '%s' has %lld bytes, the manifest says %llu", c->volname,
+				  (long long)st.st_size, (unsigned long long)c->vols[volno - 1].size);
+		goto out;
+	}
+	c->res->volumes_read++;
+out:
+	if (rc < 0)
+		committer_wait(&c->commit); /* the error found first stays */
+	archive_read_free(a);
+	prefetch_stop(&pf);
+	close(fd);
+	return rc;
+}
+
+/* 1 if every blob desc reaches is in the store. */
+static int image_complete(up_ctx *c, const al_descriptor *desc, int depth)
+{
+	al_buf b = AL_BUF_INIT(AL_OCI_MANIFEST_MAX);
+	al_manifest m;
+	size_t i;
+	int ok = 0;
+
+	memset(&m, 0, sizeof(m));
+	if (depth > MAX_DEPTH || al_store_has_blob(c->s, &desc->digest, NULL) != 1)
+		return 0;
+	if (!al_media_type_is_manifest(desc->media_type))
+		return 1;
+	if (al_store_read_blob(c->s, &desc->digest, &b) < 0 ||
+	    al_manifest_parse(&m, b.ptr, b.len, desc->media_type, "manifest") < 0) {
+		al_error_clear();
+		goto out;
+	}
+	if (m.is_index) {
+		for (i = 0; i < m.nmanifests; i++)
+			if (!image_complete(c, &m.manifests[i], depth + 1))
+				goto out;
+	} else {
+		if (al_store_has_blob(c->s, &m.config.digest, NULL) != 1)
+			goto out;
+		for (i = 0; i < m.nlayers; i++) {
+			if (m.layers[i].media_type != NULL && strstr(m.layers[i].media_type, "nondistributable") != NULL)
+				continue;
+			if (al_store_has_blob(c->s, &m.layers[i].digest, NULL) != 1)
+				goto out;
+		}
+	}
+	ok = 1;
+out:
+	al_manifest_clear(&m);
+	al_buf_free(&b);
+	return ok;
+}
+
+/* Read a staged file back, re-checking its digest. */
+static int load_staged(up_ctx *c, const up_entry *e, json_t **out)
+{
+	al_buf b = AL_BUF_INIT(AL_PACK_META_MAX);
+	char hex[65], *p = stage_file(c, e, 0);
+	int rc;
+
+	if (p == NULL)
+		return al_error_set(AL_ENOMEM, "out of memory");
+	if ((rc = al_fs_read_file(p, &b)) < 0)
+		goto out;
+	if ((rc = al_pack__sha256_hex(b.ptr != NULL ? b.ptr : (const uint8_t *)"", b.len, hex)) < 0)
+		goto out;
+	if (strcmp(hex, e->hex) != 0) {
+		rc = al_error_set(AL_EVERIFY, "staged '%s' changed since it was verified", p);
+		goto out;
+	}
+	rc = al_json_parse(out, b.ptr != NULL ? b.ptr : (const uint8_t *)"", b.len, e->path);
+out:
+	al_buf_free(&b);
+	free(p);
+	return rc;
+}
+
+static int merge_releases(up_ctx *c, const up_entry *e)
+{
+	json_t *pk = NULL, *mine = NULL, *pa, *ma, *v, *w;
+	size_t i, j;
+	int rc;
+
+	if ((rc = load_staged(c, e, &pk)) < 0)
+		return rc;
+	if ((rc = al_store_releases_load(c->s, &mine)) < 0)
+		goto out;
+	pa = json_object_get(pk, "releases");
+	ma = json_object_get(mine, "releases");
+	if (!json_is_array(pa) || !json_is_array(ma)) {
+		rc = al_error_set(AL_EPARSE, "airlock/releases.json of pack '%s' has no \"releases\" array", c->id);
+		goto out;
+	}
+	json_array_foreach(pa, i, v) {
+		int found = 0;
+		json_array_foreach(ma, j, w) {
+			if (json_equal(v, w)) {
+				found = 1;
+				break;
+			}
+		}
+		if (!found && json_array_append(ma, v) < 0) {
+			rc = al_error_set(AL_ENOMEM, "out of memory");
+			goto out;
+		}
+	}
+	rc = al_store_releases_save(c->s, mine);
+out:
+	json_decref(pk);
+	json_decref(mine);
+	return rc;
+}
+
+static int apply_index(up_ctx *c, const up_entry *e)
+{
+	json_t *idx = NULL, *arr, *v;
+	size_t i;
+	int rc;
+
+	if ((rc = load_staged(c, e, &idx)) < 0)
+		return rc;
+	arr = json_object_get(idx, "manifests");
+	if (!json_is_array(arr)) {
+		rc = al_error_set(AL_EPARSE, "index.json of pack '%s' has no \"manifests\" array", c->id);
+		goto out;
+	}
+	json_array_foreach(arr, i, v) {
+		al_descriptor d;
+		const char *name = al_json_str(json_object_get(v, "annotations"), AL_ANNOT_REF_NAME);
+		if (name == NULL || name[0] == '\0')
+			continue;
+		if ((rc = al_descriptor_from_json(&d, v, 1, "index.json of the pack")) < 0)
+			goto out;
+		if (!image_complete(c, &d, 0)) {
+			c->res->images_incomplete++;
+			al_log_warn("pack '%s': image '%s' lacks blobs in this store, not added to the index", c->id, name);
+			al_descriptor_clear(&d);
+			continue;
+		}
+		rc = al_store_tag(c->s, name, &d);
+		al_descriptor_clear(&d);
+		if (rc < 0)
+			goto out;
+		c->res->images_tagged++;
+	}
+out:
+	json_decref(idx);
+	return rc;
+}
+
+static void remove_stage(const char *stage)
+{
+	char **names = NULL;
+	size_t n = 0, i;
+
+	if (al_pack__list_dir(stage, &names, &n) < 0) {
+		al_error_clear();
+		return;
+	}
+	for (i = 0; i < n; i++) {
+		char *p = al_path_join(stage, names[i]);
+		if (p != NULL)
+			unlink(p);
+		free(p);
+	}
+	al_pack__free_list(names, n);
+	rmdir(stage);
+}
+
+/* Remove temporary files a killed run left in the stage. */
+static void clean_stage_tmp(const char *stage)
+{
+	char **names = NULL;
+	size_t n = 0, i;
+
+	if (al_pack__list_dir(stage, &names, &n) < 0) {
+		al_error_clear();
+		return;
+	}
+	for (i = 0; i < n; i++) {
+		char *p;
+		if (!al_str_startswith(names[i], ".tmp-"))
+			continue;
+		if ((p = al_path_join(stage, names[i])) != NULL)
+			unlink(p);
+		free(p);
+	}
+	al_pack__free_list(names, n);
+}
+
+/* Which pack dir holds: its manifest, or the id its volumes name. */
+static int find_pack(const char *dir, char *id, int *has_manifest)
+{
+	char **names = NULL;
+	size_t n = 0, i, found = 0;
+	int rc;
+
+	if ((rc = al_pack__list_dir(dir, &names, &n)) < 0)
+		return rc;
+	id[0] = '\0';
+	*has_manifest = 0;
+	for (i = 0; i < n; i++) {
+		size_t l = strlen(names[i]);
+		char cand[AL_PACK_ID_MAX + 1];
+		if (!al_str_startswith(names[i], "airlock-") || !al_str_endswith(names[i], ".json") || l - 13 > AL_PACK_ID_MAX ||
+		    l <= 13)
+			continue;
+		memcpy(cand, names[i] + 8, l - 13);
+		cand[l - 13] = '\0';
+		if (!al_pack_id_valid(cand))
+			continue;
+		if (found++ > 0 && strcmp(cand, id) != 0) {
+			rc = al_error_set(AL_EINVAL, "'%s' holds the manifests of several packs ('%s', '%s'): give one pack per directory",
+					  dir, id, cand);
+			goto out;
+		}
+		memcpy(id, cand, l - 12);
+		*has_manifest = 1;
+	}
+	if (found == 0) {
+		for (i = 0; i < n; i++) {
+			size_t l = strlen(names[i]);
+			char cand[AL_PACK_ID_MAX + 1];
+			/* airlock-<id>-NNNN.tar */
+			if (!al_str_startswith(names[i], "airlock-") || !al_str_endswith(names[i], ".tar") || l <= 17 ||
+			    l - 17 > AL_PACK_ID_MAX)
+				continue;
+			memcpy(cand, names[i] + 8, l - 17);
+			cand[l - 17] = '\0';
+			if (names[i][l - 9] != '-' || !al_pack_id_valid(cand))
+				continue;
+			if (found++ > 0 && strcmp(cand, id) != 0) {
+				rc = al_error_set(AL_EINVAL, "'%s' holds volumes of several packs ('%s', '%s')", dir, id,
+						  cand);
+				goto out;
+			}
+			memcpy(id, cand, l - 16);
+		}
+	}
+	if (found == 0)
+		rc = al_error_set(AL_ENOTFOUND, "no pack manifest (airlock-<id>.json) or volume in '%s'", dir);
+out:
+	al_pack__free_list(names, n);
+	return rc;
+}
+
+static int read_optional(const char *path, al_buf *b, int *present)
+{
+	int rc = al_fs_read_file(path, b);
+
+	*present = rc == 0;
+	if (rc == AL_ENOTFOUND) {
+		al_error_clear();
+		return 0;
+	}
+	return rc;
+}
+
+static int push_missing(al_unpack_result *r, const char *name)
+{
+	char **g = realloc(r->missing, (r->nmissing + 1) * sizeof(*g));
+
+	if (g == NULL)
+		return al_error_set(AL_ENOMEM, "out of memory");
+	r->missing = g;
+	if ((g[r->nmissing] = al_strdup(name)) == NULL)
+		return al_error_set(AL_ENOMEM, "out of memory");
+	r->nmissing++;
+	return 0;
+}
+
+void al_unpack_result_clear(al_unpack_result *r)
+{
+	size_t i;
+
+	if (r == NULL)
+		return;
+	for (i = 0; i < r->nmissing; i++)
+		free(r->missing[i]);
+	free(r->missing);
+	memset(r, 0, sizeof(*r));
+}
+
+static void ctx_free(up_ctx *c)
+{
+	size_t i;
+
+	committer_stop(&c->commit);
+
+	for (i = 0; i < c->nvols; i++)
+		free(c->vols[i].name);
+	free(c->vols);
+	for (i = 0; i < c->nentries; i++) {
+		free(c->entries[i].path);
+		free(c->entries[i].parts);
+	}
+	free(c->entries);
+	for (i = 0; i < c->nslots; i++)
+		free(c->slots[i].name);
+	free(c->slots);
+	free(c->stage);
+	free(c->chunk);
+	al_hasher_free(c->hasher);
+}
+
+int al_unpack(al_store *s, const char *dir, const al_unpack_opts *opts, al_unpack_result *res)
+{
+	static const al_unpack_opts defaults;
+	al_unpack_result local;
+	up_ctx c;
+	char id[AL_PACK_ID_MAX + 1];
+	al_buf mraw = AL_BUF_INIT(AL_PACK_MANIFEST_MAX), sraw = AL_BUF_INIT(AL_PACK_SIGLEN + 1);
+	char *mpath = NULL, *spath = NULL, *imported = NULL, *p = NULL, *q;
+	json_t *m = NULL;
+	int rc, has_manifest = 0, has_sig = 0, complete;
+	size_t i, v;
+
+	memset(&c, 0, sizeof(c));
+	memset(&local, 0, sizeof(local));
+	if (res == NULL)
+		res = &local;
+	al_unpack_result_clear(res);
+	c.s = s;
+	c.dir = dir;
+	c.opts = opts != NULL ? opts : &defaults;
+	c.res = res;
+	c.start_ms = al_clock_now_ms();
+	c.pi.phase = "unpack";
+
+	if ((rc = find_pack(dir, id, &has_manifest)) < 0)
+		goto out;
+	memcpy(res->id, id, sizeof(res->id));
+	if ((c.stage = al_sprintf("%s/airlock/unpack/%s", al_store_path(s), id)) == NULL)
+		goto oom;
+	if ((imported = al_sprintf("%s/airlock/imported/%s.json", al_store_path(s), id)) == NULL)
+		goto oom;
+	if (al_fs_exists(imported) == 1) {
+		/* nothing to import; the index was updated when it completed */
+		res->already = 1;
+		res->complete = 1;
+		if (al_fs_exists(c.stage) == 1)
+			remove_stage(c.stage);
+		goto out;
+	}
+	if (has_manifest) {
+		mpath = al_sprintf("%s/airlock-%s.json", dir, id);
+		spath = al_sprintf("%s/airlock-%s.json.sig", dir, id);
+	} else {
+		mpath = al_sprintf("%s/manifest.json", c.stage);
+		spath = al_sprintf("%s/manifest.json.sig", c.stage);
+	}
+	if (mpath == NULL || spath == NULL)
+		goto oom;
+	if ((rc = al_fs_read_file(mpath, &mraw)) < 0) {
+		if (rc == AL_ENOTFOUND && !has_manifest)
+			rc = al_error_set(AL_ENOTFOUND, "no manifest for pack '%s' in '%s', and no earlier run saved one: "
+					  "give the directory with airlock-%s.json", id, dir, id);
+		goto out;
+	}
+	if ((rc = read_optional(spath, &sraw, &has_sig)) < 0) {
+		if (rc == AL_ELIMIT)
+			rc = al_error_set(AL_EVERIFY, "signature '%s' is not an Ed25519 signature (over 64 bytes)", spath);
+		goto out;
+	}
+	/* the signature first: nothing of an untrusted pack is even parsed further */
+	if (c.opts->trust_key != NULL) {
+		if (!has_sig) {
+			rc = al_error_set(AL_EVERIFY, "pack '%s' is not signed (no '%s') and --trust was given", id, spath);
+			goto out;
+		}
+		if ((rc = al_pack__verify(c.opts->trust_key, mraw.ptr != NULL ? mraw.ptr : (const uint8_t *)"", mraw.len,
+					  sraw.ptr, sraw.len)) < 0) {
+			rc = al_error_wrap(rc, "pack manifest '%s'", mpath);
+			goto out;
+		}
+	}
+	if ((rc = al_json_parse(&m, mraw.ptr != NULL ? mraw.ptr : (const uint8_t *)"", mraw.len, mpath)) < 0)
+		goto out;
+	if ((rc = parse_manifest(&c, m, mpath, id)) < 0)
+		goto out;
+	res->volumes_total = c.nvols;
+
+	if (c.base[0] != '\0') {
+		p = al_sprintf("%s/airlock/imported/%s.json", al_store_path(s), c.base);
+		if (p == NULL)
+			goto oom;
+		if (al_fs_exists(p) != 1) {
+			rc = al_error_set(AL_ENOTFOUND, "pack '%s' is a delta on pack '%s', which this store never imported: "
+					  "unpack '%s' first", id, c.base, c.base);
+			goto out;
+		}
+	}
+
+	if ((rc = al_fs_mkdir_p(c.stage, 0755)) < 0)
+		goto out;
+	clean_stage_tmp(c.stage);
+	if (has_manifest) {
+		free(p);
+		if ((p = al_sprintf("%s/manifest.json", c.stage)) == NULL)
+			goto oom;
+		if ((rc = al_fs_write_atomic(p, mraw.ptr, mraw.len)) < 0)
+			goto out;
+		free(p);
+		if ((p = al_sprintf("%s/manifest.json.sig", c.stage)) == NULL)
+			goto oom;
+		if (has_sig && (rc = al_fs_write_atomic(p, sraw.ptr, sraw.len)) < 0)
+			goto out;
+	}
+	c.chunk = malloc(AL_PACK_CHUNK);
+	if (c.chunk == NULL)
+		goto oom;
+	if ((rc = al_hasher_new(&c.hasher, AL_DIGEST_SHA256)) < 0)
+		goto out;
+	if ((rc = scan_done(&c)) < 0)
+		goto out;
+	if ((rc = committer_start(&c.commit)) < 0)
+		goto out;
+	/* a run killed between staging the last part of a blob and joining them */
+	for (i = 0; i < c.nentries; i++) {
+		size_t j, staged = 0;
+		for (j = 0; j < c.entries[i].nparts; j++)
+			staged += c.entries[i].parts[j].done;
+		if (!c.entries[i].done && c.entries[i].nparts > 0 && staged == c.entries[i].nparts &&
+		    (rc = assemble(&c, &c.entries[i])) < 0)
+			goto out;
+	}
+	for (i = 0; i < c.nentries; i++) {
+		c.pi.items_total++;
+		c.pi.bytes_total += c.entries[i].size;
+	}
+
+	for (v = 1; v <= c.nvols; v++) {
+		int needed = 0;
+		for (i = 0; i < c.nslots && !needed; i++)
+			needed = c.slots[i].volume == v && slot_needed(&c, &c.slots[i]);
+		if (!needed)
+			continue;
+		free(p);
+		if ((p = al_path_join(dir, c.vols[v - 1].name)) == NULL)
+			goto oom;
+		if (al_fs_exists(p) != 1) {
+			if ((rc = push_missing(res, c.vols[v - 1].name)) < 0)
+				goto out;
+			continue;
+		}
+		if ((rc = read_volume(&c, (unsigned)v, p)) < 0)
+			goto out;
+	}
+
+	complete = 1;
+	for (i = 0; i < c.nentries; i++)
+		complete &= c.entries[i].done;
+	if (!complete) {
+		if (res->nmissing == 0) {
+			rc = al_error_set(AL_EVERIFY, "pack '%s': entries still missing after reading every volume", id);
+			goto out;
+		}
+		goto out;
+	}
+	/* every entry verified and in place: now the metadata, the index last */
+	for (i = 0; i < c.nentries; i++)
+		if (c.entries[i].kind == AL_PK_RELEASES && (rc = merge_releases(&c, &c.entries[i])) < 0)
+			goto out;
+	for (i = 0; i < c.nentries; i++)
+		if (c.entries[i].kind == AL_PK_INDEX && (rc = apply_index(&c, &c.entries[i])) < 0)
+			goto out;
+	free(p);
+	if ((p = al_sprintf("%s/airlock/imported", al_store_path(s))) == NULL)
+		goto oom;
+	if ((rc = al_fs_mkdir_p(p, 0755)) < 0 || (rc = al_fs_write_atomic(imported, mraw.ptr, mraw.len)) < 0)
+		goto out;
+	remove_stage(c.stage);
+	if ((q = al_sprintf("%s/airlock/unpack", al_store_path(s))) != NULL)
+		rmdir(q); /* only when no other pack is half-imported */
+	free(q);
+	res->complete = 1;
+	progress(&c, 1);
+	goto out;
+oom:
+	rc = al_error_set(AL_ENOMEM, "out of memory");
+out:
+	res->bytes = c.pi.bytes_done;
+	ctx_free(&c);
+	json_decref(m);
+	al_buf_free(&mraw);
+	al_buf_free(&sraw);
+	free(mpath);
+	free(spath);
+	free(imported);
+	free(p);
+	al_unpack_result_clear(&local);
+	return rc;
+}

@@ -1,0 +1,847 @@
+/* pack_write.c: al_pack_write: the store (or a delta of it) as size-bounded pax tar volumes plus a signed manifest. */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <archive.h>
+#include <archive_entry.h>
+#include <openssl/rand.h>
+
+#include "airlock/clock.h"
+#include "airlock/digest.h"
+#include "airlock/error.h"
+#include "airlock/fs.h"
+#include "airlock/json.h"
+#include "airlock/log.h"
+#include "airlock/pack.h"
+#include "pack_int.h"
+
+/* Room budgeted per tar header (ustar header plus a possible pax header)
+ * and for the end-of-archive blocks. */
+#define HDR_BUDGET 1536
+#define END_BUDGET 1024
+#define MIN_SPLIT 4096
+
+typedef struct pw_item {
+	char *path;      /* store-relative, the entry name */
+	char *src;       /* file to copy (blobs), or NULL */
+	al_buf data;     /* content (everything but blobs) */
+	uint64_t size;
+	char hex[65];
+	int kind;
+} pw_item;
+
+typedef struct strset {
+	char **v;
+	size_t n, cap;
+	int sorted;
+} strset;
+
+typedef struct pw_ctx {
+	al_store *store;
+	const char *outdir;
+	const al_pack_opts *opts;
+	uint64_t volsize;
+	char id[AL_PACK_ID_MAX + 1];
+	char created[32];
+	time_t mtime;
+	/* current volume */
+	struct archive *a;
+	int fd;
+	unsigned volno;
+	uint64_t used;
+	unsigned entries_in_vol;
+	char *tmp_path;
+	char *final_path;
+	json_t *volumes;
+	json_t *entries;
+	uint8_t *chunk;
+	al_hasher *hasher;
+	/* progress */
+	al_progress_info pi;
+	uint64_t start_ms, last_ms;
+} pw_ctx;
+
+static int set_add(strset *s, const char *str)
+{
+	if (s->n == s->cap) {
+		size_t nc = s->cap ? s->cap * 2 : 256;
+		char **g = realloc(s->v, nc * sizeof(*g));
+		if (g == NULL)
+			return al_error_set(AL_ENOMEM, "out of memory");
+		s->v = g;
+		s->cap = nc;
+	}
+	if ((s->v[s->n] = al_strdup(str)) == NULL)
+		return al_error_set(AL_ENOMEM, "out of memory");
+	s->n++;
+	s->sorted = 0;
+	return 0;
+}
+
+static int cmp_str(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+static int set_has(strset *s, const char *str)
+{
+	if (s->n == 0)
+		return 0;
+	if (!s->sorted) {
+		qsort(s->v, s->n, sizeof(*s->v), cmp_str);
+		s->sorted = 1;
+	}
+	return bsearch(&str, s->v, s->n, sizeof(*s->v), cmp_str) != NULL;
+}
+
+static void set_free(strset *s)
+{
+	size_t i;
+
+	for (i = 0; i < s->n; i++)
+		free(s->v[i]);
+	free(s->v);
+	memset(s, 0, sizeof(*s));
+}
+
+/* "path sha256hex" keys identify signature files. */
+static int sig_key(char *out, size_t len, const char *path, const char *hex)
+{
+	int n = snprintf(out, len, "%s %s", path, hex);
+
+	if (n < 0 || (size_t)n >= len)
+		return al_error_set(AL_ELIMIT, "signature path '%s' too long", path);
+	return 0;
+}
+
+/*
+ * Read the far side's holdings from a {"blobs":[...],"signatures":[...]}
+ * object: blobs as "sha256:<hex>" (inventory) or "<hex>" (pack record).
+ */
+static int load_have(json_t *root, const char *what, strset *blobs, strset *sigs)
+{
+	json_t *arr, *v;
+	size_t i;
+	int rc;
+
+	arr = json_object_get(root, "blobs");
+	if (!json_is_array(arr))
+		return al_error_set(AL_EPARSE, "%s: \"blobs\" is not an array", what);
+	json_array_foreach(arr, i, v) {
+		const char *s = json_string_value(v);
+		if (s != NULL && al_str_startswith(s, "sha256:"))
+			s += 7;
+		if (s == NULL || !al_pack__is_hex64(s))
+			return al_error_set(AL_EPARSE, "%s: blobs[%zu] is not a sha256 digest", what, i);
+		if ((rc = set_add(blobs, s)) < 0)
+			return rc;
+	}
+	arr = json_object_get(root, "signatures");
+	if (arr == NULL)
+		return 0;
+	if (!json_is_array(arr))
+		return al_error_set(AL_EPARSE, "%s: \"signatures\" is not an array", what);
+	json_array_foreach(arr, i, v) {
+		const char *p = al_json_str(v, "path"), *h = al_json_str(v, "sha256");
+		char key[512];
+		if (p == NULL || h == NULL || al_pack__classify(p) != AL_PK_SIG || !al_pack__is_hex64(h))
+			return al_error_set(AL_EPARSE, "%s: signatures[%zu] is not {\"path\",\"sha256\"}", what, i);
+		if ((rc = sig_key(key, sizeof(key), p, h)) < 0 || (rc = set_add(sigs, key)) < 0)
+			return rc;
+	}
+	return 0;
+}
+
+static int make_id(char *out, size_t len)
+{
+	unsigned char r[4];
+	char ts[32];
+	int n;
+
+	if (RAND_bytes(r, sizeof(r)) != 1)
+		return al_error_openssl(AL_EIO, "no randomness for a pack id");
+	al_pack__timestamp(ts, sizeof(ts));
+	/* 2026-12-02T14:00:00Z -> 20261202T140000Z */
+	n = snprintf(out, len, "%.4s%.2s%.2sT%.2s%.2s%.2sZ-%02x%02x%02x%02x", ts, ts + 5, ts + 8, ts + 11, ts + 14,
+		     ts + 17, r[0], r[1], r[2], r[3]);
+	if (n < 0 || (size_t)n >= len)
+		return al_error_set(AL_ELIMIT, "pack id too long");
+	return 0;
+}
+
+static void items_free(pw_item *items, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		free(items[i].path);
+		free(items[i].src);
+		al_buf_free(&items[i].data);
+	}
+	free(items);
+}
+
+static int items_push(pw_item **items, size_t *n, size_t *cap, pw_item **out)
+{
+	if (*n == *cap) {
+		size_t nc = *cap ? *cap * 2 : 256;
+		pw_item *g = realloc(*items, nc * sizeof(*g));
+		if (g == NULL)
+			return al_error_set(AL_ENOMEM, "out of memory");
+		*items = g;
+		*cap = nc;
+	}
+	*out = &(*items)[(*n)++];
+	memset(*out, 0, sizeof(**out));
+	return 0;
+}
+
+/* A small file of the store, read whole and hashed. */
+static int add_small(pw_item **items, size_t *n, size_t *cap, const char *root, const char *rel, int kind,
+		     size_t max)
+{
+	char *path = al_path_join(root, rel);
+	pw_item *it;
+	int rc;
+
+	if (path == NULL)
+		return al_error_set(AL_ENOMEM, "out of memory");
+	if ((rc = items_push(items, n, cap, &it)) < 0)
+		goto out;
+	al_buf_init(&it->data, max);
+	it->kind = kind;
+	if ((it->path = al_strdup(rel)) == NULL) {
+		rc = al_error_set(AL_ENOMEM, "out of memory");
+		goto out;
+	}
+	if ((rc = al_fs_read_file(path, &it->data)) < 0)
+		goto out;
+	it->size = it->data.len;
+	rc = al_pack__sha256_hex(it->data.ptr != NULL ? it->data.ptr : (const uint8_t *)"", it->data.len, it->hex);
+out:
+	free(path);
+	return rc;
+}
+
+/* Everything the pack may carry, minus what the far side holds. */
+static int gather(pw_ctx *c, strset *hblobs, strset *hsigs, pw_item **out, size_t *nout, uint64_t *skipped,
+		  uint64_t *total)
+{
+	const char *root = al_store_path(c->store);
+	pw_item *items = NULL, *it;
+	size_t n = 0, cap = 0, i, j, nnames = 0, nfiles = 0;
+	char **names = NULL, **files = NULL;
+	char *dir = NULL, *sub = NULL;
+	int rc = 0;
+
+	*skipped = 0;
+	*total = 0;
+	if ((dir = al_path_join(root, "blobs/sha256")) == NULL)
+		goto oom;
+	if ((rc = al_pack__list_dir(dir, &names, &nnames)) < 0)
+		goto out;
+	for (i = 0; i < nnames; i++) {
+		struct stat st;
+		char *p;
+		if (!al_pack__is_hex64(names[i]))
+			continue;
+		if (set_has(hblobs, names[i])) {
+			(*skipped)++;
+			continue;
+		}
+		if ((p = al_path_join(dir, names[i])) == NULL)
+			goto oom;
+		if (lstat(p, &st) != 0 || !S_ISREG(st.st_mode)) {
+			free(p);
+			continue;
+		}
+		if ((rc = items_push(&items, &n, &cap, &it)) < 0) {
+			free(p);
+			goto out;
+		}
+		it->src = p;
+		it->kind = AL_PK_BLOB;
+		it->size = (uint64_t)st.st_size;
+		memcpy(it->hex, names[i], 65);
+		if ((it->path = al_sprintf("blobs/sha256/%s", names[i])) == NULL)
+			goto oom;
+		*total += it->size;
+	}
+	al_pack__free_list(names, nnames);
+	names = NULL;
+	nnames = 0;
+	free(dir);
+
+	if ((dir = al_path_join(root, "signatures")) == NULL)
+		goto oom;
+	if ((rc = al_pack__list_dir(dir, &names, &nnames)) < 0)
+		goto out;
+	for (i = 0; i < nnames; i++) {
+		free(sub);
+		if ((sub = al_path_join(dir, names[i])) == NULL)
+			goto oom;
+		al_pack__free_list(files, nfiles);
+		files = NULL;
+		nfiles = 0;
+		if (al_pack__list_dir(sub, &files, &nfiles) < 0)
+			continue; /* not a directory: store check reports it */
+		for (j = 0; j < nfiles; j++) {
+			char rel[256], key[512];
+			struct stat st;
+			char *p;
+			if (snprintf(rel, sizeof(rel), "signatures/%s/%s", names[i], files[j]) >= (int)sizeof(rel))
+				continue;
+			if (al_pack__classify(rel) != AL_PK_SIG)
+				continue;
+			if ((p = al_path_join(root, rel)) == NULL)
+				goto oom;
+			if (lstat(p, &st) != 0 || !S_ISREG(st.st_mode)) {
+				free(p);
+				continue;
+			}
+			free(p);
+			if ((rc = add_small(&items, &n, &cap, root, rel, AL_PK_SIG, AL_PACK_SIGFILE_MAX)) < 0)
+				goto out;
+			it = &items[n - 1];
+			if ((rc = sig_key(key, sizeof(key), it->path, it->hex)) < 0)
+				goto out;
+			if (set_has(hsigs, key)) {
+				n--;
+				free(it->path);
+				al_buf_free(&it->data);
+				(*skipped)++;
+				continue;
+			}
+			*total += it->size;
+		}
+	}
+
+	{
+		char *rp = al_path_join(root, "airlock/releases.json");
+		int ex = rp != NULL ? al_fs_exists(rp) : -1;
+		free(rp);
+		if (ex < 0)
+			goto oom;
+		if (ex == 1) {
+			if ((rc = add_small(&items, &n, &cap, root, "airlock/releases.json", AL_PK_RELEASES,
+					    AL_PACK_META_MAX)) < 0)
+				goto out;
+			*total += items[n - 1].size;
+		}
+	}
+	/* index.json last: the far side applies it last anyway */
+	if ((rc = add_small(&items, &n, &cap, root, "index.json", AL_PK_INDEX, AL_PACK_META_MAX)) < 0)
+		goto out;
+	*total += items[n - 1].size;
+	*out = items;
+	*nout = n;
+	items = NULL;
+	n = 0;
+	goto out;
+oom:
+	rc = al_error_set(AL_ENOMEM, "out of memory");
+out:
+	items_free(items, n);
+	al_pack__free_list(names, nnames);
+	al_pack__free_list(files, nfiles);
+	free(dir);
+	free(sub);
+	return rc;
+}
+
+static int arch_fail(pw_ctx *c, const char *what)
+{
+	return al_error_set(AL_EIO, "cannot write volume '%s' (%s): %s", c->final_path, what,
+			    archive_error_string(c->a) != NULL ? archive_error_string(c->a) : "unknown error");
+}
+
+static int write_header(pw_ctx *c, const char *name, uint64_t size)
+{
+	struct archive_entry *e = archive_entry_new();
+	int rc = 0;
+
+	if (e == NULL)
+		return al_error_set(AL_ENOMEM, "out of memory");
+	archive_entry_set_pathname(e, name);
+	archive_entry_set_size(e, (la_int64_t)size);
+	archive_entry_set_filetype(e, AE_IFREG);
+	archive_entry_set_perm(e, 0644);
+	archive_entry_set_mtime(e, c->mtime, 0);
+	if (archive_write_header(c->a, e) != ARCHIVE_OK)
+		rc = arch_fail(c, name);
+	archive_entry_free(e);
+	return rc;
+}
+
+static int write_all(pw_ctx *c, const void *p, size_t n, const char *name)
+{
+	const uint8_t *b = p;
+
+	while (n > 0) {
+		la_ssize_t w = archive_write_data(c->a, b, n);
+		if (w <= 0)
+			return arch_fail(c, name);
+		b += w;
+		n -= (size_t)w;
+	}
+	return 0;
+}
+
+static void progress(pw_ctx *c, int final)
+{
+	uint64_t now;
+
+	if (c->opts->progress == NULL)
+		return;
+	now = al_clock_now_ms();
+	if (!final && now - c->last_ms < 200)
+		return;
+	c->last_ms = now;
+	c->pi.elapsed_ms = now - c->start_ms;
+	c->opts->progress(&c->pi, c->opts->progress_ud);
+}
+
+static int open_volume(pw_ctx *c)
+{
+	char name[AL_PACK_ID_MAX + 32], label[256];
+	int n, rc = 0;
+
+	c->volno++;
+	if (c->volno > 9999)
+		return al_error_set(AL_ELIMIT, "more than 9999 volumes: raise --volume-size");
+	n = snprintf(name, sizeof(name), "airlock-%s-%04u.tar", c->id, c->volno);
+	if (n < 0 || (size_t)n >= sizeof(name))
+		return al_error_set(AL_ELIMIT, "volume name too long");
+	free(c->final_path);
+	free(c->tmp_path);
+	c->final_path = al_path_join(c->outdir, name);
+	c->tmp_path = al_sprintf("%s/.%s.tmp", c->outdir, name);
+	if (c->final_path == NULL || c->tmp_path == NULL)
+		return al_error_set(AL_ENOMEM, "out of memory");
+	c->fd = open(c->tmp_path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
+	if (c->fd < 0)
+		return al_error_errno(errno, "cannot create '%s'", c->tmp_path);
+	c->a = archive_write_new();
+	if (c->a == NULL)
+		return al_error_set(AL_ENOMEM, "out of memory");
+	/* No blocking: data goes straight to the file, no padding past the
+	 * end-of-archive blocks, so the size budget is exact. */
+	if (archive_write_set_format_pax_restricted(c->a) != ARCHIVE_OK ||
+	    archive_write_set_bytes_per_block(c->a, 0) != ARCHIVE_OK ||
+	    archive_write_open_fd(c->a, c->fd) != ARCHIVE_OK)
+		return arch_fail(c, "open");
+	c->used = 0;
+	c->entries_in_vol = 0;
+	n = snprintf(label, sizeof(label), "{\"pack\":\"%s\",\"volume\":%u}\n", c->id, c->volno);
+	if (n < 0 || (size_t)n >= sizeof(label))
+		return al_error_set(AL_ELIMIT, "volume label too long");
+	if ((rc = write_header(c, AL_PACK_LABEL, (uint64_t)n)) < 0 ||
+	    (rc = write_all(c, label, (size_t)n, AL_PACK_LABEL)) < 0)
+		return rc;
+	c->used = HDR_BUDGET + 512;
+	return 0;
+}
+
+static int close_volume(pw_ctx *c)
+{
+	struct stat st;
+	const char *base;
+	json_t *v;
+	int rc = 0;
+
+	if (c->a == NULL)
+		return 0;
+	if (archive_write_close(c->a) != ARCHIVE_OK) {
+		rc = arch_fail(c, "close");
+		goto out;
+	}
+	if (fsync(c->fd) != 0 || fstat(c->fd, &st) != 0) {
+		rc = al_error_errno(errno, "cannot sync '%s'", c->tmp_path);
+		goto out;
+	}
+	if ((uint64_t)st.st_size > c->volsize) {
+		rc = al_error_set(AL_ELIMIT, "volume '%s' came out at %lld bytes, over the volume size %llu",
+				  c->final_path, (long long)st.st_size, (unsigned long long)c->volsize);
+		goto out;
+	}
+	if (close(c->fd) != 0) {
+		c->fd = -1;
+		rc = al_error_errno(errno, "cannot close '%s'", c->tmp_path);
+		goto out;
+	}
+	c->fd = -1;
+	if (rename(c->tmp_path, c->final_path) != 0) {
+		rc = al_error_errno(errno, "cannot rename '%s'", c->tmp_path);
+		goto out;
+	}
+	free(c->tmp_path);
+	c->tmp_path = NULL;
+	base = strrchr(c->final_path, '/');
+	base = base != NULL ? base + 1 : c->final_path;
+	v = json_pack("{s:s, s:I, s:I}", "name", base, "number", (json_int_t)c->volno, "size",
+		      (json_int_t)st.st_size);
+	if (v == NULL || json_array_append_new(c->volumes, v) < 0)
+		rc = al_error_set(AL_ENOMEM, "out of memory");
+out:
+	archive_write_free(c->a);
+	c->a = NULL;
+	if (c->fd >= 0)
+		close(c->fd);
+	c->fd = -1;
+	return rc;
+}
+
+static uint64_t round512(uint64_t n)
+{
+	return (n + 511) / 512 * 512;
+}
+
+/* Bytes of payload the current volume still takes in one entry. */
+static uint64_t room(const pw_ctx *c)
+{
+	if (c->used + END_BUDGET + HDR_BUDGET >= c->volsize)
+		return 0;
+	return (c->volsize - c->used - END_BUDGET - HDR_BUDGET) / 512 * 512;
+}
+
+/* Copy len bytes of fd into the current volume, hashing when h != NULL. */
+static int copy_range(pw_ctx *c, int fd, const pw_item *it, uint64_t len, al_hasher *h)
+{
+	int rc;
+
+	while (len > 0) {
+		size_t want = len < AL_PACK_CHUNK ? (size_t)len : AL_PACK_CHUNK;
+		ssize_t r = read(fd, c->chunk, want);
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r < 0)
+			return al_error_errno(errno, "cannot read '%s'", it->src);
+		if (r == 0)
+			return al_error_set(AL_EIO, "'%s' shrank while it was packed", it->src);
+		if (h != NULL && (rc = al_hasher_update(h, c->chunk, (size_t)r)) < 0)
+			return rc;
+		if ((rc = write_all(c, c->chunk, (size_t)r, it->path)) < 0)
+			return rc;
+		len -= (uint64_t)r;
+		c->pi.bytes_done += (uint64_t)r;
+		progress(c, 0);
+		if (al_cancel_is_set(c->opts->cancel))
+			return al_error_set(AL_ECANCELED, "pack cancelled");
+	}
+	return 0;
+}
+
+static int write_item(pw_ctx *c, const pw_item *it)
+{
+	json_t *entry = NULL, *parts = NULL;
+	uint64_t off = 0, left = it->size;
+	unsigned partno = 0, first_vol = 0;
+	int fd = -1, rc = 0, split = 0;
+
+	if (it->src != NULL) {
+		fd = open(it->src, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+		if (fd < 0)
+			return al_error_errno(errno, "cannot open '%s'", it->src);
+	}
+	for (;;) {
+		uint64_t avail = room(c);
+		uint64_t need = round512(left);
+		uint64_t take;
+		char name[512];
+
+		if (need <= avail) {
+			take = left;
+		} else if (it->kind == AL_PK_BLOB && avail >= MIN_SPLIT) {
+			split = 1;
+			take = avail;
+		} else if (c->entries_in_vol == 0) {
+			rc = al_error_set(AL_ELIMIT, "'%s' (%llu bytes) does not fit in a volume of %llu bytes",
+					  it->path, (unsigned long long)it->size, (unsigned long long)c->volsize);
+			goto out;
+		} else {
+			if ((rc = close_volume(c)) < 0 || (rc = open_volume(c)) < 0)
+				goto out;
+			continue;
+		}
+		if (first_vol == 0)
+			first_vol = c->volno;
+		if (split) {
+			al_digest d;
+			char hex[AL_DIGEST_STRMAX];
+			json_t *p;
+			partno++;
+			if (snprintf(name, sizeof(name), "%s.part-%04u", it->path, partno) >= (int)sizeof(name)) {
+				rc = al_error_set(AL_ELIMIT, "entry name too long");
+				goto out;
+			}
+			if ((rc = write_header(c, name, take)) < 0 ||
+			    (rc = copy_range(c, fd, it, take, c->hasher)) < 0 ||
+			    (rc = al_hasher_final(c->hasher, &d)) < 0)
+				goto out;
+			if (parts == NULL && (parts = json_array()) == NULL)
+				goto oom;
+			p = json_pack("{s:I, s:I, s:I, s:s}", "volume", (json_int_t)c->volno, "offset",
+				      (json_int_t)off, "size", (json_int_t)take, "sha256", al_digest_hex(&d, hex));
+			if (p == NULL || json_array_append_new(parts, p) < 0)
+				goto oom;
+		} else {
+			if ((rc = write_header(c, it->path, take)) < 0)
+				goto out;
+			if (fd >= 0)
+				rc = copy_range(c, fd, it, take, NULL);
+			else if (take > 0)
+				rc = write_all(c, it->data.ptr, (size_t)take, it->path);
+			if (rc < 0)
+				goto out;
+			if (fd < 0)
+				c->pi.bytes_done += take;
+		}
+		c->used += HDR_BUDGET + round512(take);
+		c->entries_in_vol++;
+		off += take;
+		left -= take;
+		if (left == 0)
+			break;
+		if ((rc = close_volume(c)) < 0 || (rc = open_volume(c)) < 0)
+			goto out;
+	}
+	entry = json_pack("{s:s, s:I, s:s, s:I}", "path", it->path, "size", (json_int_t)it->size, "sha256", it->hex,
+			  "volume", (json_int_t)first_vol);
+	if (entry == NULL)
+		goto oom;
+	if (parts != NULL && json_object_set(entry, "parts", parts) < 0)
+		goto oom;
+	if (json_array_append(c->entries, entry) < 0)
+		goto oom;
+	c->pi.items_done++;
+	goto out;
+oom:
+	rc = al_error_set(AL_ENOMEM, "out of memory");
+out:
+	json_decref(entry);
+	json_decref(parts);
+	if (fd >= 0)
+		close(fd);
+	return rc;
+}
+
+/* The pack record for --since: what the far side holds once it imported this pack. */
+static json_t *make_record(pw_ctx *c, const pw_item *items, size_t n, strset *hblobs, strset *hsigs,
+			   const char *base)
+{
+	json_t *rec = NULL, *blobs = json_array(), *sigs = json_array();
+	size_t i;
+
+	if (blobs == NULL || sigs == NULL)
+		goto fail;
+	for (i = 0; i < hblobs->n; i++)
+		if (json_array_append_new(blobs, json_string(hblobs->v[i])) < 0)
+			goto fail;
+	for (i = 0; i < hsigs->n; i++) {
+		char *sp = strchr(hsigs->v[i], ' ');
+		json_t *o;
+		if (sp == NULL)
+			continue;
+		o = json_pack("{s:s%, s:s}", "path", hsigs->v[i], (size_t)(sp - hsigs->v[i]), "sha256", sp + 1);
+		if (o == NULL || json_array_append_new(sigs, o) < 0)
+			goto fail;
+	}
+	for (i = 0; i < n; i++) {
+		json_t *o = NULL;
+		if (items[i].kind == AL_PK_BLOB)
+			o = json_string(items[i].hex);
+		else if (items[i].kind == AL_PK_SIG)
+			o = json_pack("{s:s, s:s}", "path", items[i].path, "sha256", items[i].hex);
+		else
+			continue;
+		if (o == NULL || json_array_append_new(items[i].kind == AL_PK_BLOB ? blobs : sigs, o) < 0)
+			goto fail;
+	}
+	rec = json_pack("{s:i, s:s, s:s, s:o, s:I, s:o, s:o}", "airlockPackRecord", 1, "id", c->id, "created",
+			c->created, "base", base != NULL ? json_string(base) : json_null(), "volumes",
+			(json_int_t)c->volno, "blobs", blobs, "signatures", sigs);
+	return rec;
+fail:
+	json_decref(blobs);
+	json_decref(sigs);
+	return NULL;
+}
+
+int al_pack_write(al_store *s, const char *outdir, const al_pack_opts *opts, al_pack_result *res)
+{
+	static const al_pack_opts defaults;
+	pw_ctx c;
+	strset hblobs = {0}, hsigs = {0};
+	pw_item *items = NULL;
+	size_t nitems = 0, i;
+	uint64_t skipped = 0, total = 0;
+	json_t *loaded = NULL, *manifest = NULL, *record = NULL;
+	char *mpath = NULL, *spath = NULL, *rpath = NULL, *mtext = NULL, *have_ref = NULL;
+	const char *base = NULL;
+	size_t mlen;
+	int rc = 0;
+
+	memset(&c, 0, sizeof(c));
+	c.fd = -1;
+	c.store = s;
+	c.outdir = outdir;
+	c.opts = opts != NULL ? opts : &defaults;
+	c.volsize = c.opts->volume_size ? c.opts->volume_size : AL_PACK_VOLUME_DEFAULT;
+	c.start_ms = al_clock_now_ms();
+	c.pi.phase = "pack";
+	if (c.volsize < AL_PACK_VOLUME_MIN)
+		return al_error_set(AL_EINVAL, "volume size %llu is below the minimum of %llu bytes",
+				    (unsigned long long)c.volsize, (unsigned long long)AL_PACK_VOLUME_MIN);
+	if (c.opts->since != NULL && c.opts->have_path != NULL)
+		return al_error_set(AL_EINVAL, "--since and --have exclude each other");
+
+	if (c.opts->since != NULL) {
+		if (!al_pack_id_valid(c.opts->since))
+			return al_error_set(AL_EINVAL, "'%s' is not a pack id", c.opts->since);
+		rpath = al_sprintf("%s/airlock/packs/%s.json", al_store_path(s), c.opts->since);
+		if (rpath == NULL)
+			goto oom;
+		if ((rc = al_json_load_file(&loaded, rpath, AL_PACK_INVENTORY_MAX)) < 0) {
+			if (rc == AL_ENOTFOUND)
+				rc = al_error_set(AL_ENOTFOUND, "this store made no pack '%s' (no '%s')", c.opts->since,
+						  rpath);
+			goto out;
+		}
+		if ((rc = load_have(loaded, rpath, &hblobs, &hsigs)) < 0)
+			goto out;
+		base = c.opts->since;
+		free(rpath);
+		rpath = NULL;
+	} else if (c.opts->have_path != NULL) {
+		al_buf raw = AL_BUF_INIT(AL_PACK_INVENTORY_MAX);
+		al_digest d;
+		char hex[AL_DIGEST_STRMAX];
+		if ((rc = al_fs_read_file(c.opts->have_path, &raw)) < 0) {
+			al_buf_free(&raw);
+			goto out;
+		}
+		rc = al_json_parse(&loaded, raw.ptr != NULL ? raw.ptr : (const uint8_t *)"", raw.len,
+				   c.opts->have_path);
+		if (rc == 0)
+			rc = al_digest_bytes(&d, AL_DIGEST_SHA256, raw.ptr != NULL ? raw.ptr : (const uint8_t *)"",
+					     raw.len);
+		al_buf_free(&raw);
+		if (rc < 0)
+			goto out;
+		if (json_integer_value(json_object_get(loaded, "airlockInventory")) != 1) {
+			rc = al_error_set(AL_EPARSE, "'%s' is not an airlock inventory", c.opts->have_path);
+			goto out;
+		}
+		if ((rc = load_have(loaded, c.opts->have_path, &hblobs, &hsigs)) < 0)
+			goto out;
+		if ((have_ref = al_sprintf("sha256:%s", al_digest_hex(&d, hex))) == NULL)
+			goto oom;
+	}
+
+	if ((rc = make_id(c.id, sizeof(c.id))) < 0)
+		goto out;
+	al_pack__timestamp(c.created, sizeof(c.created));
+	c.mtime = (time_t)(al_clock_wall_ms() / 1000);
+	if ((rc = al_fs_mkdir_p(outdir, 0755)) < 0)
+		goto out;
+	if ((rc = gather(&c, &hblobs, &hsigs, &items, &nitems, &skipped, &total)) < 0)
+		goto out;
+	c.pi.bytes_total = total;
+	c.pi.items_total = nitems;
+	c.volumes = json_array();
+	c.entries = json_array();
+	c.chunk = malloc(AL_PACK_CHUNK);
+	if (c.volumes == NULL || c.entries == NULL || c.chunk == NULL)
+		goto oom;
+	if ((rc = al_hasher_new(&c.hasher, AL_DIGEST_SHA256)) < 0)
+		goto out;
+	if ((rc = open_volume(&c)) < 0)
+		goto out;
+	for (i = 0; i < nitems; i++)
+		if ((rc = write_item(&c, &items[i])) < 0)
+			goto out;
+	if ((rc = close_volume(&c)) < 0)
+		goto out;
+
+	manifest = json_pack("{s:i, s:s, s:s, s:s, s:o, s:o, s:I, s:O, s:O}", "airlockPack", 1, "id", c.id,
+			     "created", c.created, "tool", "airlock " AL_VERSION_STRING, "base",
+			     base != NULL ? json_string(base) : json_null(), "have",
+			     have_ref != NULL ? json_string(have_ref) : json_null(), "volumeSize",
+			     (json_int_t)c.volsize, "volumes", c.volumes, "entries", c.entries);
+	if (manifest == NULL || (mtext = al_json_dump(manifest, 1)) == NULL)
+		goto oom;
+	mlen = strlen(mtext);
+	mpath = al_sprintf("%s/airlock-%s.json", outdir, c.id);
+	spath = al_sprintf("%s/airlock-%s.json.sig", outdir, c.id);
+	if (mpath == NULL || spath == NULL)
+		goto oom;
+	if (c.opts->sign_key != NULL) {
+		uint8_t sig[AL_PACK_SIGLEN];
+		if ((rc = al_pack__sign(c.opts->sign_key, (const uint8_t *)mtext, mlen, sig)) < 0 ||
+		    (rc = al_fs_write_atomic(spath, sig, sizeof(sig))) < 0)
+			goto out;
+	}
+	/* the manifest last: its presence says the pack is complete */
+	if ((rc = al_fs_write_atomic(mpath, mtext, mlen)) < 0)
+		goto out;
+
+	record = make_record(&c, items, nitems, &hblobs, &hsigs, base);
+	if (record == NULL)
+		goto oom;
+	if ((rpath = al_sprintf("%s/airlock/packs", al_store_path(s))) == NULL)
+		goto oom;
+	if ((rc = al_fs_mkdir_p(rpath, 0755)) < 0)
+		goto out;
+	free(rpath);
+	if ((rpath = al_sprintf("%s/airlock/packs/%s.json", al_store_path(s), c.id)) == NULL)
+		goto oom;
+	if ((rc = al_json_save_file(rpath, record, 0)) < 0)
+		goto out;
+	progress(&c, 1);
+	al_log_debug("pack %s: %llu volumes, %zu entries", c.id, (unsigned long long)c.volno, nitems);
+	if (res != NULL) {
+		memset(res, 0, sizeof(*res));
+		memcpy(res->id, c.id, sizeof(res->id));
+		res->volumes = c.volno;
+		res->entries = nitems;
+		res->bytes = total;
+		res->skipped = skipped;
+		res->elapsed_ms = al_clock_now_ms() - c.start_ms;
+	}
+	goto out;
+oom:
+	rc = al_error_set(AL_ENOMEM, "out of memory");
+out:
+	if (c.a != NULL) {
+		archive_write_free(c.a);
+		c.a = NULL;
+	}
+	if (c.fd >= 0)
+		close(c.fd);
+	if (c.tmp_path != NULL)
+		unlink(c.tmp_path);
+	free(c.tmp_path);
+	free(c.final_path);
+	free(c.chunk);
+	al_hasher_free(c.hasher);
+	json_decref(c.volumes);
+	json_decref(c.entries);
+	json_decref(manifest);
+	json_decref(record);
+	json_decref(loaded);
+	items_free(items, nitems);
+	set_free(&hblobs);
+	set_free(&hsigs);
+	free(mpath);
+	free(spath);
+	free(rpath);
+	free(mtext);
+	free(have_ref);
+	return rc;
+}

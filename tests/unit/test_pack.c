@@ -1,0 +1,999 @@
+/* test_pack.c: pack / unpack / inventory / keygen: round trips, deltas, signatures, resumption, hostile and broken media. */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <archive.h>
+#include <archive_entry.h>
+#include <CUnit/CUnit.h>
+
+#include "airlock.h"
+#include "airlock/pack.h"
+#include "al_test.h"
+
+#define SIG_HEX "c8ead4fb44ce4df49f7fbf5b6732fe3c1c394188ee933af8e3243c2f23447807"
+
+static unsigned counter;
+
+static char *fresh(const char *what)
+{
+	return al_sprintf("%s/%s-%u", al_test_tmpdir(), what, ++counter);
+}
+
+static int copy_file(const char *from, const char *to)
+{
+	al_buf b = AL_BUF_INIT(64 * AL_MIB);
+	int rc = al_fs_read_file(from, &b);
+
+	if (rc == 0)
+		rc = al_fs_write_atomic(to, b.ptr != NULL ? b.ptr : (const uint8_t *)"", b.len);
+	al_buf_free(&b);
+	return rc;
+}
+
+/* Copy a directory tree of regular files. */
+static int copy_tree(const char *from, const char *to)
+{
+	DIR *d = opendir(from);
+	struct dirent *e;
+	int rc = 0;
+
+	if (d == NULL || al_fs_mkdir_p(to, 0755) < 0) {
+		if (d != NULL)
+			closedir(d);
+		return -1;
+	}
+	while (rc == 0 && (e = readdir(d)) != NULL) {
+		char *a, *b;
+		struct stat st;
+		if (e->d_name[0] == '.')
+			continue;
+		a = al_path_join(from, e->d_name);
+		b = al_path_join(to, e->d_name);
+		if (a == NULL || b == NULL || lstat(a, &st) != 0)
+			rc = -1;
+		else if (S_ISDIR(st.st_mode))
+			rc = copy_tree(a, b);
+		else
+			rc = copy_file(a, b);
+		free(a);
+		free(b);
+	}
+	closedir(d);
+	return rc;
+}
+
+static void fill_random(uint8_t *p, size_t n, unsigned *seed)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		p[i] = (uint8_t)(rand_r(seed) >> 7);
+}
+
+/* Store an image (config, one random layer, manifest) and name it. */
+static int add_image(al_store *s, const char *name, size_t layer_size, unsigned seed)
+{
+	uint8_t *layer = malloc(layer_size);
+	char cfg[128], man[1024], ch[AL_DIGEST_STRMAX], lh[AL_DIGEST_STRMAX];
+	al_digest cd, ld, md;
+	al_descriptor desc;
+	int rc = -1, n;
+
+	if (layer == NULL)
+		return -1;
+	fill_random(layer, layer_size, &seed);
+	n = snprintf(cfg, sizeof(cfg), "{\"architecture\":\"amd64\",\"os\":\"linux\",\"seed\":%u}", seed);
+	if (al_store_put_blob(s, layer, layer_size, &ld) < 0 || al_store_put_blob(s, (uint8_t *)cfg, (size_t)n, &cd) < 0)
+		goto out;
+	n = snprintf(man, sizeof(man),
+		     "{\"schemaVersion\":2,\"mediaType\":\"%s\",\"config\":{\"mediaType\":\"%s\",\"digest\":\"%s\",\"size\":%zu},"
+		     "\"layers\":[{\"mediaType\":\"%s\",\"digest\":\"%s\",\"size\":%zu}]}",
+		     AL_MT_OCI_MANIFEST, AL_MT_OCI_CONFIG, al_digest_str(&cd, ch), strlen(cfg), AL_MT_OCI_LAYER_GZIP,
+		     al_digest_str(&ld, lh), layer_size);
+	if (al_store_put_blob(s, (uint8_t *)man, (size_t)n, &md) < 0)
+		goto out;
+	memset(&desc, 0, sizeof(desc));
+	desc.media_type = (char *)AL_MT_OCI_MANIFEST;
+	desc.digest = md;
+	desc.size = (uint64_t)n;
+	rc = al_store_tag(s, name, &desc);
+out:
+	free(layer);
+	return rc;
+}
+
+static int write_text(const char *dir, const char *rel, const char *text)
+{
+	char *p = al_path_join(dir, rel), *d;
+	int rc;
+
+	if (p == NULL)
+		return -1;
+	d = al_strdup(p);
+	*strrchr(d, '/') = '\0';
+	rc = al_fs_mkdir_p(d, 0755);
+	if (rc == 0)
+		rc = al_fs_write_atomic(p, text, strlen(text));
+	free(d);
+	free(p);
+	return rc;
+}
+
+/*
+ * The source store: the sample layout, a release signature, and an image
+ * with a 300 KB layer (larger than a 64 KiB volume, so it is split).
+ */
+static char *make_source(void)
+{
+	char *src = fresh("src"), *layout = al_sprintf("%s/samples/layout", al_test_source_dir());
+	al_store *s = NULL;
+	json_t *rel = json_pack("{s:[{s:s}]}", "releases", "version", "4.14.1");
+	int ok;
+
+	ok = copy_tree(layout, src) == 0 && al_store_open(&s, src, NULL) == 0 &&
+	     al_store_releases_save(s, rel) == 0 &&
+	     write_text(src, "signatures/sha256=" SIG_HEX "/signature-1", "not really a signature\n") == 0 &&
+	     add_image(s, "quay.io/airlock-test/big:1", 300000, 7) == 0;
+	al_store_free(s);
+	json_decref(rel);
+	free(layout);
+	CU_ASSERT(ok);
+	return src;
+}
+
+/* "relpath sha256\n" for every blob and signature of a store, sorted. */
+static char *store_listing(const char *store)
+{
+	al_buf out = AL_BUF_INIT(16 * AL_MIB);
+	const char *subs[] = {"blobs/sha256", "signatures"};
+	size_t k;
+
+	for (k = 0; k < 2; k++) {
+		char *cmd = al_sprintf("cd '%s' && find %s -type f 2>/dev/null | LC_ALL=C sort | xargs -r sha256sum", store,
+				       subs[k]);
+		FILE *f = popen(cmd, "r");
+		char line[512];
+		while (f != NULL && fgets(line, sizeof(line), f) != NULL)
+			al_buf_puts(&out, line);
+		if (f != NULL)
+			pclose(f);
+		free(cmd);
+	}
+	return al_buf_detach(&out, NULL);
+}
+
+/* The index as name=digest lines, in file order. */
+static char *index_listing(const char *store)
+{
+	al_store *s = NULL;
+	al_store_opts ro = {0, 1, 0};
+	al_store_image *imgs = NULL;
+	al_buf out = AL_BUF_INIT(AL_MIB);
+	size_t n = 0, i;
+	char d[AL_DIGEST_STRMAX];
+
+	if (al_store_open(&s, store, &ro) == 0 && al_store_list(s, &imgs, &n) == 0)
+		for (i = 0; i < n; i++)
+			al_buf_printf(&out, "%s=%s\n", imgs[i].name, al_digest_str(&imgs[i].desc.digest, d));
+	al_store_images_free(imgs, n);
+	al_store_free(s);
+	return al_buf_detach(&out, NULL);
+}
+
+static int index_empty(const char *store)
+{
+	char *l = index_listing(store);
+	int e = l != NULL && l[0] == '\0';
+
+	free(l);
+	return e;
+}
+
+static int nothing_stored(const char *store)
+{
+	char *l = store_listing(store);
+	int e = l != NULL && l[0] == '\0';
+
+	free(l);
+	return e && index_empty(store);
+}
+
+static int do_pack(const char *store, const char *out, uint64_t volsize, const char *since, const char *have,
+		   const char *key, al_pack_result *res)
+{
+	al_store *s = NULL;
+	al_pack_opts o;
+	int rc;
+
+	memset(&o, 0, sizeof(o));
+	o.volume_size = volsize;
+	o.since = since;
+	o.have_path = have;
+	o.sign_key = key;
+	if ((rc = al_store_open(&s, store, NULL)) < 0)
+		return rc;
+	rc = al_pack_write(s, out, &o, res);
+	al_store_free(s);
+	return rc;
+}
+
+static int do_unpack(const char *store, const char *dir, const char *trust, al_unpack_result *res)
+{
+	al_store *s = NULL;
+	al_store_opts so = {1, 0, 0};
+	al_unpack_opts o;
+	int rc;
+
+	memset(&o, 0, sizeof(o));
+	o.trust_key = trust;
+	if ((rc = al_store_open(&s, store, &so)) < 0)
+		return rc;
+	rc = al_unpack(s, dir, &o, res);
+	al_store_free(s);
+	return rc;
+}
+
+static int store_clean(const char *store)
+{
+	al_store *s = NULL;
+	al_store_opts ro = {0, 1, 0};
+	al_check_result r;
+	int rc;
+
+	memset(&r, 0, sizeof(r));
+	if ((rc = al_store_open(&s, store, &ro)) == 0)
+		rc = al_store_check(s, 0, NULL, NULL, &r);
+	al_store_free(s);
+	return rc == 0 && r.missing == 0 && r.corrupt == 0 && r.invalid == 0 && r.images > 0;
+}
+
+static char *vol_path(const char *dir, const char *id, unsigned n)
+{
+	return al_sprintf("%s/airlock-%s-%04u.tar", dir, id, n);
+}
+
+static char *man_path(const char *dir, const char *id)
+{
+	return al_sprintf("%s/airlock-%s.json", dir, id);
+}
+
+static uint64_t file_size(const char *p)
+{
+	struct stat st;
+
+	return stat(p, &st) == 0 ? (uint64_t)st.st_size : 0;
+}
+
+static int same_stores(const char *a, const char *b)
+{
+	char *la = store_listing(a), *lb = store_listing(b), *ia = index_listing(a), *ib = index_listing(b);
+	int same = la != NULL && lb != NULL && ia != NULL && ib != NULL && strcmp(la, lb) == 0 && strcmp(ia, ib) == 0 &&
+		   strlen(la) > 0 && strlen(ia) > 0;
+
+	if (!same)
+		fprintf(stderr, "\n--- %s\n%s%s--- %s\n%s%s", a, ia ? ia : "", la ? la : "", b, ib ? ib : "", lb ? lb : "");
+	free(la);
+	free(lb);
+	free(ia);
+	free(ib);
+	return same;
+}
+
+static void test_pack__round_trip_split_across_volumes(void)
+{
+	char *src = make_source(), *out = fresh("out"), *dst = fresh("dst"), *p;
+	al_pack_result pr;
+	al_unpack_result ur;
+	unsigned v;
+
+	memset(&ur, 0, sizeof(ur));
+	CU_ASSERT_EQUAL(do_pack(src, out, 64 * AL_KIB, NULL, NULL, NULL, &pr), 0);
+	CU_ASSERT(pr.volumes >= 5); /* 300 KB layer over 64 KiB volumes */
+	for (v = 1; v <= pr.volumes; v++) {
+		p = vol_path(out, pr.id, v);
+		CU_ASSERT(file_size(p) > 0 && file_size(p) <= 64 * AL_KIB);
+		free(p);
+	}
+	p = vol_path(out, pr.id, (unsigned)pr.volumes + 1);
+	CU_ASSERT_EQUAL(al_fs_exists(p), 0);
+	free(p);
+	CU_ASSERT_EQUAL(do_unpack(dst, out, NULL, &ur), 0);
+	CU_ASSERT_EQUAL(ur.complete, 1);
+	CU_ASSERT_EQUAL(ur.nmissing, 0);
+	CU_ASSERT_EQUAL(ur.images_tagged, 8);
+	CU_ASSERT(same_stores(src, dst));
+	CU_ASSERT(store_clean(dst));
+	/* the far side records the import; a rerun is a no-op */
+	al_unpack_result_clear(&ur);
+	CU_ASSERT_EQUAL(do_unpack(dst, out, NULL, &ur), 0);
+	CU_ASSERT_EQUAL(ur.already, 1);
+	al_unpack_result_clear(&ur);
+	free(src);
+	free(out);
+	free(dst);
+}
+
+static void test_pack__volume_size_below_minimum_is_refused(void)
+{
+	char *src = make_source(), *out = fresh("out");
+
+	CU_ASSERT_EQUAL(do_pack(src, out, 4096, NULL, NULL, NULL, NULL), AL_EINVAL);
+	CU_ASSERT_EQUAL(al_fs_exists(out), 0);
+	free(src);
+	free(out);
+}
+
+static void test_pack__volumes_in_any_order_over_several_runs(void)
+{
+	char *src = make_source(), *out = fresh("out"), *dst = fresh("dst"), *in = fresh("in"), *a, *b;
+	al_pack_result pr;
+	al_unpack_result ur;
+	unsigned v;
+	int rc;
+
+	memset(&ur, 0, sizeof(ur));
+	if ((do_pack(src, out, 64 * AL_KIB, NULL, NULL, NULL, &pr)) != 0) {
+		CU_FAIL("do_pack(src, out, 64 * AL_KIB, NULL, NULL, NULL, &pr)");
+		goto out;
+	}
+	CU_ASSERT_EQUAL(al_fs_mkdir_p(in, 0755), 0);
+	/* first disk: the manifest and the last volume */
+	a = man_path(out, pr.id);
+	b = man_path(in, pr.id);
+	CU_ASSERT_EQUAL(copy_file(a, b), 0);
+	free(a);
+	free(b);
+	for (v = (unsigned)pr.volumes; v >= 1; v--) {
+		a = vol_path(out, pr.id, v);
+		b = vol_path(in, pr.id, v);
+		CU_ASSERT_EQUAL(rename(a, b), 0);
+		free(a);
+		free(b);
+		al_unpack_result_clear(&ur);
+		rc = do_unpack(dst, in, NULL, &ur);
+		CU_ASSERT_EQUAL(rc, 0);
+		CU_ASSERT_EQUAL(ur.complete, v == 1);
+		CU_ASSERT_EQUAL(ur.nmissing, v - 1);
+		if (v > 1 && ur.nmissing > 0) {
+			/* the missing volumes are named, lowest first */
+			char want[128];
+			snprintf(want, sizeof(want), "airlock-%s-0001.tar", pr.id);
+			CU_ASSERT_STRING_EQUAL(ur.missing[0], want);
+			CU_ASSERT(index_empty(dst));
+		}
+		/* later disks carry no manifest: the store remembered it */
+		if (v == (unsigned)pr.volumes) {
+			b = man_path(in, pr.id);
+			CU_ASSERT_EQUAL(unlink(b), 0);
+			free(b);
+		}
+		/* each disk is removed after its run */
+		b = vol_path(in, pr.id, v);
+		if (v > 1)
+			unlink(b);
+		free(b);
+	}
+	CU_ASSERT(same_stores(src, dst));
+	CU_ASSERT(store_clean(dst));
+out:
+	al_unpack_result_clear(&ur);
+	free(src);
+	free(out);
+	free(dst);
+	free(in);
+}
+
+static void test_pack__delta_since_carries_only_new_and_matches_full(void)
+{
+	char *src = make_source(), *o1 = fresh("out"), *o2 = fresh("out"), *o3 = fresh("out");
+	char *far = fresh("far"), *full = fresh("full");
+	al_pack_result p1, p2, p3;
+	al_unpack_result ur;
+	al_store *s = NULL;
+
+	memset(&ur, 0, sizeof(ur));
+	if ((do_pack(src, o1, 0, NULL, NULL, NULL, &p1)) != 0) {
+		CU_FAIL("do_pack(src, o1, 0, NULL, NULL, NULL, &p1)");
+		goto out;
+	}
+	if ((al_store_open(&s, src, NULL)) != 0) {
+		CU_FAIL("al_store_open(&s, src, NULL)");
+		goto out;
+	}
+	CU_ASSERT_EQUAL(add_image(s, "quay.io/airlock-test/new:2", 5000, 11), 0);
+	al_store_free(s);
+	CU_ASSERT_EQUAL(write_text(src, "signatures/sha256=" SIG_HEX "/signature-2", "second\n"), 0);
+	CU_ASSERT_EQUAL(do_pack(src, o2, 0, p1.id, NULL, NULL, &p2), 0);
+	/* new: layer, config, manifest, signature-2; plus index.json and releases.json */
+	CU_ASSERT_EQUAL(p2.entries, 6);
+	CU_ASSERT_EQUAL(p2.skipped, p1.entries - 2);
+	CU_ASSERT_EQUAL(do_unpack(far, o1, NULL, &ur), 0);
+	al_unpack_result_clear(&ur);
+	CU_ASSERT_EQUAL(do_unpack(far, o2, NULL, &ur), 0);
+	CU_ASSERT_EQUAL(ur.complete, 1);
+	CU_ASSERT_EQUAL(ur.images_incomplete, 0);
+	al_unpack_result_clear(&ur);
+	CU_ASSERT_EQUAL(do_pack(src, o3, 0, NULL, NULL, NULL, &p3), 0);
+	CU_ASSERT_EQUAL(do_unpack(full, o3, NULL, &ur), 0);
+	al_unpack_result_clear(&ur);
+	CU_ASSERT(same_stores(far, full));
+	CU_ASSERT(same_stores(src, far));
+	CU_ASSERT(store_clean(far));
+out:
+	free(src);
+	free(o1);
+	free(o2);
+	free(o3);
+	free(far);
+	free(full);
+}
+
+static void test_pack__delta_have_packs_exactly_what_the_inventory_lacks(void)
+{
+	char *src = make_source(), *o1 = fresh("out"), *o2 = fresh("out"), *far = fresh("far");
+	char *inv = al_sprintf("%s/inventory-%u.json", al_test_tmpdir(), ++counter);
+	al_pack_result p1, p2;
+	al_unpack_result ur;
+	al_store *s = NULL;
+	json_t *j = NULL;
+
+	memset(&ur, 0, sizeof(ur));
+	if ((do_pack(src, o1, 0, NULL, NULL, NULL, &p1)) != 0) {
+		CU_FAIL("do_pack(src, o1, 0, NULL, NULL, NULL, &p1)");
+		goto out;
+	}
+	CU_ASSERT_EQUAL(do_unpack(far, o1, NULL, &ur), 0);
+	al_unpack_result_clear(&ur);
+	if ((al_store_open(&s, src, NULL)) != 0) {
+		CU_FAIL("al_store_open(&s, src, NULL)");
+		goto out;
+	}
+	CU_ASSERT_EQUAL(add_image(s, "quay.io/airlock-test/new:3", 7000, 12), 0);
+	al_store_free(s);
+	/* the inventory of the far side, as 'airlock inventory' writes it */
+	if ((al_store_open(&s, far, NULL)) != 0) {
+		CU_FAIL("al_store_open(&s, far, NULL)");
+		goto out;
+	}
+	CU_ASSERT_EQUAL(al_inventory(s, &j), 0);
+	al_store_free(s);
+	CU_ASSERT_EQUAL(json_array_size(json_object_get(j, "packs")), 1);
+	CU_ASSERT_STRING_EQUAL(json_string_value(json_array_get(json_object_get(j, "packs"), 0)), p1.id);
+	CU_ASSERT_EQUAL(json_array_size(json_object_get(j, "signatures")), 1);
+	CU_ASSERT_EQUAL(al_json_save_file(inv, j, 1), 0);
+	json_decref(j);
+	CU_ASSERT_EQUAL(do_pack(src, o2, 0, NULL, inv, NULL, &p2), 0);
+	CU_ASSERT_EQUAL(p2.entries, 5); /* layer, config, manifest, index.json, releases.json */
+	CU_ASSERT_EQUAL(do_unpack(far, o2, NULL, &ur), 0);
+	CU_ASSERT_EQUAL(ur.complete, 1);
+	CU_ASSERT_EQUAL(ur.entries_imported, 5);
+	al_unpack_result_clear(&ur);
+	CU_ASSERT(same_stores(src, far));
+	CU_ASSERT(store_clean(far));
+out:
+	free(src);
+	free(o1);
+	free(o2);
+	free(far);
+	free(inv);
+}
+
+static void test_pack__delta_without_its_base_is_refused(void)
+{
+	char *src = make_source(), *o1 = fresh("out"), *o2 = fresh("out"), *far = fresh("far");
+	al_pack_result p1, p2;
+	al_unpack_result ur;
+	int rc;
+
+	memset(&ur, 0, sizeof(ur));
+	if ((do_pack(src, o1, 0, NULL, NULL, NULL, &p1)) != 0) {
+		CU_FAIL("do_pack(src, o1, 0, NULL, NULL, NULL, &p1)");
+		goto out;
+	}
+	if ((do_pack(src, o2, 0, p1.id, NULL, NULL, &p2)) != 0) {
+		CU_FAIL("do_pack(src, o2, 0, p1.id, NULL, NULL, &p2)");
+		goto out;
+	}
+	rc = do_unpack(far, o2, NULL, &ur);
+	CU_ASSERT_EQUAL(rc, AL_ENOTFOUND);
+	CU_ASSERT_PTR_NOT_NULL(strstr(al_error_message(), p1.id));
+	CU_ASSERT_PTR_NOT_NULL(strstr(al_error_message(), "never imported"));
+	CU_ASSERT(index_empty(far));
+	al_unpack_result_clear(&ur);
+	/* unknown --since */
+	CU_ASSERT_EQUAL(do_pack(src, o2, 0, "no-such-pack", NULL, NULL, NULL), AL_ENOTFOUND);
+out:
+	free(src);
+	free(o1);
+	free(o2);
+	free(far);
+}
+
+static void test_pack__signed_pack_verifies_and_bad_signatures_import_nothing(void)
+{
+	char *src = make_source(), *out = fresh("out"), *keys = fresh("key"), *other = fresh("key");
+	char *key = al_sprintf("%s.key", keys), *pub = al_sprintf("%s.pub", keys), *opub = al_sprintf("%s.pub", other);
+	char *far = NULL, *m = NULL, *sig = NULL;
+	al_pack_result pr;
+	al_unpack_result ur;
+	struct stat st;
+	al_buf b = AL_BUF_INIT(AL_MIB);
+	uint8_t saved;
+
+	memset(&ur, 0, sizeof(ur));
+	if ((al_pack_keygen(keys)) != 0) {
+		CU_FAIL("al_pack_keygen(keys)");
+		goto out;
+	}
+	CU_ASSERT_EQUAL(stat(key, &st), 0);
+	CU_ASSERT_EQUAL(st.st_mode & 0777, 0600);
+	CU_ASSERT_EQUAL(al_pack_keygen(keys), AL_EEXIST);
+	CU_ASSERT_EQUAL(al_pack_keygen(other), 0);
+	if ((do_pack(src, out, 0, NULL, NULL, key, &pr)) != 0) {
+		CU_FAIL("do_pack(src, out, 0, NULL, NULL, key, &pr)");
+		goto out;
+	}
+	m = man_path(out, pr.id);
+	sig = al_sprintf("%s.sig", m);
+	CU_ASSERT_EQUAL(file_size(sig), 64);
+
+	far = fresh("far");
+	CU_ASSERT_EQUAL(do_unpack(far, out, opub, &ur), AL_EVERIFY);
+	CU_ASSERT_PTR_NOT_NULL(strstr(al_error_message(), "does not verify"));
+	CU_ASSERT(al_fs_exists(far) != 1 || nothing_stored(far));
+	al_unpack_result_clear(&ur);
+	free(far);
+
+	/* a manifest changed after signing */
+	CU_ASSERT_EQUAL(al_fs_read_file(m, &b), 0);
+	saved = b.ptr[b.len - 3];
+	b.ptr[b.len - 3] = saved == ' ' ? '\t' : ' ';
+	CU_ASSERT_EQUAL(al_fs_write_atomic(m, b.ptr, b.len), 0);
+	far = fresh("far");
+	CU_ASSERT_EQUAL(do_unpack(far, out, pub, &ur), AL_EVERIFY);
+	CU_ASSERT(al_fs_exists(far) != 1 || nothing_stored(far));
+	al_unpack_result_clear(&ur);
+	free(far);
+	b.ptr[b.len - 3] = saved;
+	CU_ASSERT_EQUAL(al_fs_write_atomic(m, b.ptr, b.len), 0);
+
+	far = fresh("far");
+	CU_ASSERT_EQUAL(do_unpack(far, out, pub, &ur), 0);
+	CU_ASSERT_EQUAL(ur.complete, 1);
+	CU_ASSERT(same_stores(src, far));
+	al_unpack_result_clear(&ur);
+	free(far);
+
+	/* unsigned with --trust */
+	CU_ASSERT_EQUAL(unlink(sig), 0);
+	far = fresh("far");
+	CU_ASSERT_EQUAL(do_unpack(far, out, pub, &ur), AL_EVERIFY);
+	CU_ASSERT_PTR_NOT_NULL(strstr(al_error_message(), "not signed"));
+	CU_ASSERT(al_fs_exists(far) != 1 || nothing_stored(far));
+	al_unpack_result_clear(&ur);
+	free(far);
+out:
+	al_buf_free(&b);
+	free(m);
+	free(sig);
+	free(src);
+	free(out);
+	free(keys);
+	free(other);
+	free(key);
+	free(pub);
+	free(opub);
+}
+
+/* ---- hostile and broken media ---------------------------------------- */
+
+enum hostile {
+	H_TRAVERSAL,
+	H_ABSOLUTE,
+	H_SYMLINK,
+	H_HARDLINK,
+	H_DEVICE,
+	H_UNLISTED,
+	H_DUPLICATE,
+	H_OVERSIZED,
+	H_FLIPPED,
+	H_OTHER_PACK,
+};
+
+/*
+ * Rewrite volume 1 of a pack with libarchive, changing the first blob
+ * entry (or what follows it) as mode says.
+ */
+static int rewrite_volume(const char *from, const char *to, enum hostile mode)
+{
+	struct archive *in = archive_read_new(), *out = archive_write_new();
+	struct archive_entry *e;
+	uint8_t *data = NULL;
+	int done = 0, rc = 0;
+
+	archive_read_support_format_tar(in);
+	archive_write_set_format_pax_restricted(out);
+	if (archive_read_open_filename(in, from, 65536) != ARCHIVE_OK || archive_write_open_filename(out, to) != ARCHIVE_OK)
+		rc = -1;
+	while (rc == 0 && archive_read_next_header(in, &e) == ARCHIVE_OK) {
+		size_t n = (size_t)archive_entry_size(e);
+		struct archive_entry *x;
+		data = realloc(data, n + 2);
+		if (n > 0 && archive_read_data(in, data, n) != (la_ssize_t)n) {
+			rc = -1;
+			break;
+		}
+		if (mode == H_OTHER_PACK && strcmp(archive_entry_pathname(e), "airlock-volume.json") == 0) {
+			const char *lab = "{\"pack\":\"20000101T000000Z-00000000\",\"volume\":1}\n";
+			n = strlen(lab);
+			memcpy(data, lab, n);
+			archive_entry_set_size(e, (la_int64_t)n);
+		}
+		if (done || !al_str_startswith(archive_entry_pathname(e), "blobs/")) {
+			archive_write_header(out, e);
+			archive_write_data(out, data, n);
+			continue;
+		}
+		done = 1;
+		x = archive_entry_clone(e);
+		switch (mode) {
+		case H_TRAVERSAL:
+			archive_entry_set_pathname(x, "../../evil");
+			break;
+		case H_ABSOLUTE:
+			archive_entry_set_pathname(x, "/tmp/airlock-evil");
+			break;
+		case H_SYMLINK:
+			archive_entry_set_filetype(x, AE_IFLNK);
+			archive_entry_set_symlink(x, "/etc/passwd");
+			archive_entry_set_size(x, 0);
+			break;
+		case H_HARDLINK:
+			archive_entry_set_hardlink(x, "airlock-volume.json");
+			archive_entry_set_size(x, 0);
+			break;
+		case H_DEVICE:
+			archive_entry_set_filetype(x, AE_IFCHR);
+			archive_entry_set_rdev(x, makedev(1, 3));
+			archive_entry_set_size(x, 0);
+			break;
+		case H_UNLISTED:
+			archive_entry_set_pathname(x, "blobs/sha256/0000000000000000000000000000000000000000000000000000000000000000");
+			break;
+		case H_DUPLICATE:
+			archive_write_header(out, e);
+			archive_write_data(out, data, n);
+			break;
+		case H_OVERSIZED:
+			data[n] = 'x';
+			archive_entry_set_size(x, (la_int64_t)(n + 1));
+			n++;
+			break;
+		case H_FLIPPED:
+			data[n / 2] ^= 0x10;
+			break;
+		case H_OTHER_PACK:
+			break;
+		}
+		archive_write_header(out, x);
+		if (archive_entry_size(x) > 0)
+			archive_write_data(out, data, n);
+		archive_entry_free(x);
+	}
+	archive_read_free(in);
+	if (archive_write_close(out) != ARCHIVE_OK)
+		rc = -1;
+	archive_write_free(out);
+	free(data);
+	return done || mode == H_OTHER_PACK ? rc : -1;
+}
+
+/* A good pack shared by the hostile tests (one volume holds everything). */
+static const char *good_pack(char *id)
+{
+	static char *out;
+	static char saved[AL_PACK_ID_MAX + 1];
+	al_pack_result pr;
+
+	if (out == NULL) {
+		char *src = make_source();
+		out = fresh("good");
+		if (do_pack(src, out, 0, NULL, NULL, NULL, &pr) == 0)
+			memcpy(saved, pr.id, sizeof(saved));
+		free(src);
+	}
+	memcpy(id, saved, sizeof(saved));
+	return out;
+}
+
+/* Unpack a copy of the good pack whose volume 1 was made hostile; expect AL_EVERIFY naming volume and entry. */
+static void expect_refused(enum hostile mode, const char *entry_word, const char *reason)
+{
+	char id[AL_PACK_ID_MAX + 1];
+	const char *good = good_pack(id);
+	char *dir = fresh("hostile"), *far = fresh("far"), *a = NULL, *b = NULL, *vol;
+	al_unpack_result ur;
+	int rc;
+
+	memset(&ur, 0, sizeof(ur));
+	if ((al_fs_mkdir_p(dir, 0755)) != 0) {
+		CU_FAIL("al_fs_mkdir_p(dir, 0755)");
+		goto out;
+	}
+	a = man_path(good, id);
+	b = man_path(dir, id);
+	CU_ASSERT_EQUAL(copy_file(a, b), 0);
+	free(a);
+	free(b);
+	a = vol_path(good, id, 1);
+	b = vol_path(dir, id, 1);
+	CU_ASSERT_EQUAL(rewrite_volume(a, b, mode), 0);
+	rc = do_unpack(far, dir, NULL, &ur);
+	CU_ASSERT_EQUAL(rc, AL_EVERIFY);
+	vol = al_sprintf("volume 'airlock-%s-0001.tar'", id);
+	if (strstr(al_error_message(), vol) == NULL || strstr(al_error_message(), entry_word) == NULL ||
+	    strstr(al_error_message(), reason) == NULL)
+		fprintf(stderr, "\nunexpected message: %s\n", al_error_message());
+	CU_ASSERT_PTR_NOT_NULL(strstr(al_error_message(), vol));
+	CU_ASSERT_PTR_NOT_NULL(strstr(al_error_message(), entry_word));
+	CU_ASSERT_PTR_NOT_NULL(strstr(al_error_message(), reason));
+	/* nothing outside the store, and no image named */
+	CU_ASSERT_EQUAL(al_fs_exists("/tmp/airlock-evil"), 0);
+	free(vol);
+	vol = al_sprintf("%s/../evil", al_test_tmpdir());
+	CU_ASSERT_EQUAL(al_fs_exists(vol), 0);
+	CU_ASSERT(index_empty(far));
+	free(vol);
+out:
+	al_unpack_result_clear(&ur);
+	free(a);
+	free(b);
+	free(dir);
+	free(far);
+}
+
+static void test_pack__refuses_path_traversal(void)
+{
+	expect_refused(H_TRAVERSAL, "entry '../../evil'", "path traversal");
+}
+
+static void test_pack__refuses_absolute_path(void)
+{
+	expect_refused(H_ABSOLUTE, "entry '/tmp/airlock-evil'", "absolute path");
+}
+
+static void test_pack__refuses_symlink(void)
+{
+	expect_refused(H_SYMLINK, "entry 'blobs/sha256/", "symbolic link");
+}
+
+static void test_pack__refuses_hard_link(void)
+{
+	expect_refused(H_HARDLINK, "entry 'blobs/sha256/", "hard link");
+}
+
+static void test_pack__refuses_device_node(void)
+{
+	expect_refused(H_DEVICE, "entry 'blobs/sha256/", "character device");
+}
+
+static void test_pack__refuses_entry_not_in_manifest(void)
+{
+	expect_refused(H_UNLISTED, "entry 'blobs/sha256/0000", "not in the pack manifest");
+}
+
+static void test_pack__refuses_duplicate_entry(void)
+{
+	expect_refused(H_DUPLICATE, "entry 'blobs/sha256/", "duplicate entry");
+}
+
+static void test_pack__refuses_oversized_entry(void)
+{
+	expect_refused(H_OVERSIZED, "entry 'blobs/sha256/", "oversized");
+}
+
+static void test_pack__refuses_flipped_bytes(void)
+{
+	expect_refused(H_FLIPPED, "entry 'blobs/sha256/", "digest");
+}
+
+static void test_pack__refuses_volume_of_another_pack(void)
+{
+	expect_refused(H_OTHER_PACK, "belongs to pack '20000101T000000Z-00000000'", "not to pack");
+}
+
+static void test_pack__refuses_truncated_volume(void)
+{
+	char id[AL_PACK_ID_MAX + 1];
+	const char *good = good_pack(id);
+	char *dir = fresh("trunc"), *far = fresh("far"), *a = NULL, *b = NULL;
+	al_unpack_result ur;
+	uint64_t size;
+
+	memset(&ur, 0, sizeof(ur));
+	if ((al_fs_mkdir_p(dir, 0755)) != 0) {
+		CU_FAIL("al_fs_mkdir_p(dir, 0755)");
+		goto out;
+	}
+	a = man_path(good, id);
+	b = man_path(dir, id);
+	CU_ASSERT_EQUAL(copy_file(a, b), 0);
+	free(a);
+	free(b);
+	a = vol_path(good, id, 1);
+	b = vol_path(dir, id, 1);
+	CU_ASSERT_EQUAL(copy_file(a, b), 0);
+	size = file_size(b);
+	CU_ASSERT_EQUAL(truncate(b, (off_t)(size / 2 + 100)), 0);
+	CU_ASSERT_EQUAL(do_unpack(far, dir, NULL, &ur), AL_EVERIFY);
+	CU_ASSERT_PTR_NOT_NULL(strstr(al_error_message(), "truncated"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(al_error_message(), "entry '"));
+	CU_ASSERT(index_empty(far));
+	al_unpack_result_clear(&ur);
+	/* the full volume completes the import: nothing half-written was kept */
+	CU_ASSERT_EQUAL(copy_file(a, b), 0);
+	CU_ASSERT_EQUAL(do_unpack(far, dir, NULL, &ur), 0);
+	CU_ASSERT_EQUAL(ur.complete, 1);
+	CU_ASSERT(store_clean(far));
+out:
+	al_unpack_result_clear(&ur);
+	free(a);
+	free(b);
+	free(dir);
+	free(far);
+}
+
+static void test_pack__refuses_manifest_of_another_pack(void)
+{
+	char id[AL_PACK_ID_MAX + 1];
+	const char *good = good_pack(id);
+	char *dir = fresh("other"), *far = fresh("far"), *a = NULL, *b = NULL;
+	const char *other = "20000101T000000Z-00000000";
+	al_unpack_result ur;
+
+	memset(&ur, 0, sizeof(ur));
+	if ((al_fs_mkdir_p(dir, 0755)) != 0) {
+		CU_FAIL("al_fs_mkdir_p(dir, 0755)");
+		goto out;
+	}
+	a = man_path(good, id);
+	b = man_path(dir, other);
+	CU_ASSERT_EQUAL(copy_file(a, b), 0);
+	CU_ASSERT_EQUAL(do_unpack(far, dir, NULL, &ur), AL_EVERIFY);
+	CU_ASSERT_PTR_NOT_NULL(strstr(al_error_message(), "another pack"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(al_error_message(), id));
+out:
+	al_unpack_result_clear(&ur);
+	free(a);
+	free(b);
+	free(dir);
+	free(far);
+}
+
+/* kill -9 an unpack at random moments; each rerun must finish with a clean store. */
+static void test_pack__kill9_during_unpack_then_rerun_is_clean(void)
+{
+	char *src = make_source(), *out = fresh("out");
+	al_pack_result pr;
+	al_store *s = NULL;
+	unsigned seed = al_test_seed(), round;
+
+	if ((al_store_open(&s, src, NULL)) != 0) {
+		CU_FAIL("al_store_open(&s, src, NULL)");
+		goto out;
+	}
+	CU_ASSERT_EQUAL(add_image(s, "quay.io/airlock-test/huge:1", 6 * 1024 * 1024, 3), 0);
+	al_store_free(s);
+	if ((do_pack(src, out, 2 * AL_MIB, NULL, NULL, NULL, &pr)) != 0) {
+		CU_FAIL("do_pack(src, out, 2 * AL_MIB, NULL, NULL, NULL, &pr)");
+		goto out;
+	}
+	for (round = 0; round < 4; round++) {
+		char *far = fresh("far");
+		al_unpack_result ur;
+		unsigned kills = 0;
+		int rc = -1, attempt;
+
+		memset(&ur, 0, sizeof(ur));
+		for (attempt = 0; attempt < 6; attempt++) {
+			unsigned delay_us = (unsigned)(rand_r(&seed) % 60000);
+			pid_t pid = fork();
+			int status = 0;
+			if (pid == 0) {
+				al_unpack_result cr;
+				memset(&cr, 0, sizeof(cr));
+				rc = do_unpack(far, out, NULL, &cr);
+				_exit(rc == 0 && cr.complete ? 0 : 1);
+			}
+			if (pid < 0) {
+				CU_FAIL("fork");
+				break;
+			}
+			usleep(delay_us);
+			if (kill(pid, SIGKILL) == 0)
+				kills++;
+			waitpid(pid, &status, 0);
+			printf("[round %u: kill -9 after %u us%s] ", round, delay_us,
+			       WIFSIGNALED(status) ? "" : ", had finished");
+		}
+		rc = do_unpack(far, out, NULL, &ur);
+		if (rc != 0)
+			fprintf(stderr, "\nrerun after kill -9: %s\n", al_error_message());
+		CU_ASSERT_EQUAL(rc, 0);
+		CU_ASSERT_EQUAL(ur.complete, 1);
+		CU_ASSERT(same_stores(src, far));
+		CU_ASSERT(store_clean(far));
+		CU_ASSERT(kills > 0);
+		al_unpack_result_clear(&ur);
+		free(far);
+	}
+out:
+	free(src);
+	free(out);
+}
+
+static void test_pack__inventory_lists_blobs_signatures_and_packs(void)
+{
+	char *src = make_source();
+	al_store *s = NULL;
+	json_t *j = NULL, *v;
+	size_t i, found = 0;
+
+	if ((al_store_open(&s, src, NULL)) != 0) {
+		CU_FAIL("al_store_open(&s, src, NULL)");
+		goto out;
+	}
+	CU_ASSERT_EQUAL(al_inventory(s, &j), 0);
+	al_store_free(s);
+	CU_ASSERT_EQUAL(json_integer_value(json_object_get(j, "airlockInventory")), 1);
+	CU_ASSERT_EQUAL(json_array_size(json_object_get(j, "packs")), 0);
+	json_array_foreach(json_object_get(j, "blobs"), i, v)
+		found += strcmp(json_string_value(v), "sha256:" SIG_HEX) == 0;
+	CU_ASSERT_EQUAL(found, 1);
+	CU_ASSERT_EQUAL(json_array_size(json_object_get(j, "blobs")), 25);
+	CU_ASSERT_STRING_EQUAL(al_json_str(json_array_get(json_object_get(j, "signatures"), 0), "path"),
+			       "signatures/sha256=" SIG_HEX "/signature-1");
+out:
+	json_decref(j);
+	free(src);
+}
+
+int main(void)
+{
+	CU_TestInfo tests[] = {
+		{"test_pack__round_trip_split_across_volumes", test_pack__round_trip_split_across_volumes},
+		{"test_pack__volume_size_below_minimum_is_refused", test_pack__volume_size_below_minimum_is_refused},
+		{"test_pack__volumes_in_any_order_over_several_runs", test_pack__volumes_in_any_order_over_several_runs},
+		{"test_pack__delta_since_carries_only_new_and_matches_full", test_pack__delta_since_carries_only_new_and_matches_full},
+		{"test_pack__delta_have_packs_exactly_what_the_inventory_lacks", test_pack__delta_have_packs_exactly_what_the_inventory_lacks},
+		{"test_pack__delta_without_its_base_is_refused", test_pack__delta_without_its_base_is_refused},
+		{"test_pack__signed_pack_verifies_and_bad_signatures_import_nothing", test_pack__signed_pack_verifies_and_bad_signatures_import_nothing},
+		{"test_pack__refuses_path_traversal", test_pack__refuses_path_traversal},
+		{"test_pack__refuses_absolute_path", test_pack__refuses_absolute_path},
+		{"test_pack__refuses_symlink", test_pack__refuses_symlink},
+		{"test_pack__refuses_hard_link", test_pack__refuses_hard_link},
+		{"test_pack__refuses_device_node", test_pack__refuses_device_node},
+		{"test_pack__refuses_entry_not_in_manifest", test_pack__refuses_entry_not_in_manifest},
+		{"test_pack__refuses_duplicate_entry", test_pack__refuses_duplicate_entry},
+		{"test_pack__refuses_oversized_entry", test_pack__refuses_oversized_entry},
+		{"test_pack__refuses_flipped_bytes", test_pack__refuses_flipped_bytes},
+		{"test_pack__refuses_volume_of_another_pack", test_pack__refuses_volume_of_another_pack},
+		{"test_pack__refuses_truncated_volume", test_pack__refuses_truncated_volume},
+		{"test_pack__refuses_manifest_of_another_pack", test_pack__refuses_manifest_of_another_pack},
+		{"test_pack__kill9_during_unpack_then_rerun_is_clean", test_pack__kill9_during_unpack_then_rerun_is_clean},
+		{"test_pack__inventory_lists_blobs_signatures_and_packs", test_pack__inventory_lists_blobs_signatures_and_packs},
+		CU_TEST_INFO_NULL,
+	};
+
+	return al_test_run("pack", tests);
+}

@@ -1,0 +1,98 @@
+/* cmd_inventory.c: airlock inventory: list what a store holds (blobs, signatures, imported packs) for 'pack --have'. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "airlock/pack.h"
+#include "cli.h"
+#include "cmd_pack.h"
+
+enum { OPT_STORE = OPT_COMMAND_BASE };
+
+static const char inventory_help[] =
+	"usage: airlock inventory --store DIR [-o FILE]\n"
+	"\n"
+	"Write what the store holds as JSON: every blob digest, every signature file\n"
+	"with its SHA-256, and the ids of the packs imported into it. Carry the file to\n"
+	"the staging host and give it to 'airlock pack --have FILE' to pack exactly what\n"
+	"this store lacks. See docs/pack.md for the format.\n"
+	"\n"
+	"Options:\n"
+	"      --store DIR        the store (opened read-only)\n"
+	"  -o, --output FILE      write there (atomically) instead of stdout\n"
+	"  -h, --help             this help\n"
+	"\n"
+	"Exit status: 0 written, 2 usage error, 3 runtime error.\n";
+
+int cmd_inventory(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{"store", required_argument, NULL, OPT_STORE},
+		{"output", required_argument, NULL, 'o'},
+		{"quiet", no_argument, NULL, 'q'},
+		{"verbose", no_argument, NULL, 'v'},
+		{"help", no_argument, NULL, 'h'},
+		{NULL, 0, NULL, 0},
+	};
+	const char *store_path = NULL, *out = NULL;
+	al_store *store = NULL;
+	al_store_opts so = {0, 1, 0};
+	json_t *inv = NULL;
+	char *text = NULL;
+	int opt, rc, code = EXIT_OK;
+
+	optind = 1;
+	while ((opt = getopt_long(argc, argv, "o:qvh", longopts, NULL)) != -1) {
+		switch (opt) {
+		case 'h':
+			fputs(inventory_help, stdout);
+			return EXIT_OK;
+		case OPT_STORE:
+			store_path = optarg;
+			break;
+		case 'o':
+			out = optarg;
+			break;
+		case 'q':
+		case 'v':
+			break;
+		default:
+			return cli_usage_error("inventory", "unknown option");
+		}
+	}
+	if (store_path == NULL)
+		return cli_usage_error("inventory", "--store DIR is required");
+	if (argc != optind)
+		return cli_usage_error("inventory", "unexpected argument '%s'", argv[optind]);
+	if ((rc = al_store_open(&store, store_path, &so)) < 0) {
+		code = cli_fail(rc, "cannot open store '%s'", store_path);
+		if (code == EXIT_USAGE)
+			code = EXIT_RUNTIME;
+		goto out;
+	}
+	if ((rc = al_inventory(store, &inv)) < 0) {
+		cli_fail(rc, "cannot list store '%s'", store_path);
+		code = EXIT_RUNTIME;
+		goto out;
+	}
+	if (out != NULL) {
+		if ((rc = al_json_save_file(out, inv, 1)) < 0) {
+			cli_fail(rc, "cannot write '%s'", out);
+			code = EXIT_RUNTIME;
+		}
+		goto out;
+	}
+	if ((text = al_json_dump(inv, 1)) == NULL) {
+		cli_error("out of memory");
+		code = EXIT_RUNTIME;
+		goto out;
+	}
+	if (fputs(text, stdout) == EOF || fputc('\n', stdout) == EOF || fflush(stdout) != 0) {
+		cli_error("cannot write the inventory to stdout");
+		code = EXIT_RUNTIME;
+	}
+out:
+	free(text);
+	json_decref(inv);
+	al_store_free(store);
+	return code;
+}
