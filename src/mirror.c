@@ -157,7 +157,7 @@ static int check_signatures(al_store *s, al_mirror_release *rel, const al_transf
 	al_sig_fetch_result res = AL_SIG_FETCH_RESULT_INIT;
 	char *local = NULL, *reference = NULL;
 	al_imgref ir = {0};
-	size_t i;
+	size_t i, nsrc;
 	int rc;
 
 	if (sig->keyring == NULL) {
@@ -171,26 +171,31 @@ static int check_signatures(al_store *s, al_mirror_release *rel, const al_transf
 		rc = al_error_set(AL_ENOMEM, "out of memory");
 		goto out;
 	}
-	/* Signatures saved by an earlier run count too (no network needed). */
-	src[0].kind = AL_SIG_SOURCE_DIR;
-	src[0].location = local;
+	/* Signatures saved by an earlier run count too (no network needed),
+	 * except under require_all, which is about the configured stores. */
+	nsrc = 0;
+	if (!sig->require_all || sig->nsources == 0) {
+		src[nsrc].kind = AL_SIG_SOURCE_DIR;
+		src[nsrc++].location = local;
+	}
 	for (i = 0; i < sig->nsources; i++)
-		src[i + 1] = sig->sources[i];
+		src[nsrc++] = sig->sources[i];
 	if (al_imgref_parse(&ir, rel->source) == 0 && ir.transport == AL_TRANSPORT_DOCKER)
 		reference = al_ref_string(&ir.ref);
 	memset(&fo, 0, sizeof(fo));
 	fo.sources = src;
-	fo.nsources = sig->nsources + 1;
+	fo.nsources = nsrc;
 	fo.keyring = sig->keyring;
 	fo.policy = reference != NULL ? sig->policy : AL_SIG_IDENTITY_IGNORE;
 	fo.budget_ms = sig->budget_ms;
+	fo.require_all = sig->require_all;
 	fo.http = sig->http;
 	fo.cancel = opts != NULL ? opts->cancel : NULL;
 	rc = al_sig_fetch_release(s, &rel->digest, reference, &fo, &res);
 	for (i = 0; i < res.nstores; i++) {
 		if (res.stores[i].status == AL_SIG_STORE_OK || res.stores[i].status == AL_SIG_STORE_SKIPPED)
 			continue;
-		if (i == 0 && res.stores[i].status == AL_SIG_STORE_NOT_FOUND)
+		if (res.stores[i].status == AL_SIG_STORE_NOT_FOUND && src[i].location == local)
 			continue; /* nothing saved yet: normal on a first run */
 		al_log_warn("release %s: signature store '%s': %s", rel->source, res.stores[i].location,
 			    res.stores[i].message != NULL ? res.stores[i].message : al_sig_store_status_name(res.stores[i].status));

@@ -51,6 +51,7 @@ typedef struct al_mirror_sig_opts {
 	al_sig_identity_policy policy;  /* identity check against the release reference */
 	uint64_t budget_ms;             /* whole retrieval per release; 0: 30 s */
 	int allow_unsigned;             /* mirror releases that did not verify, recorded "verified": false */
+	int require_all;                /* every configured store must yield a verified signature */
 	const al_http_opts *http;       /* CA, proxy, TLS settings for HTTP stores (may be NULL) */
 } al_mirror_sig_opts;
 

@@ -47,7 +47,7 @@ airlock:
   - prefix: quay.io/airlock-bench
     location: "oci:$W/layout"
 EOF
-"$AIRLOCK" mirror --config "$W/imageset.yaml" --store "$W/store" -q >/dev/null
+"$AIRLOCK" mirror --allow-unsigned --config "$W/imageset.yaml" --store "$W/store" -q >/dev/null
 
 # kubeserver with Nagle off (see tests/integration/update_lib.sh)
 python3 -c 'import sys, socketserver

@@ -89,6 +89,20 @@ al_check "a good HTTP store next to a hanging one: no wait for the hanging one" 
 al_check "the signature fetched over HTTP was saved" \
 	test -s "$T/both/signatures/sha256=${digest#sha256:}/signature-1"
 
+# --require-all: the hanging store must answer too, so the release is refused within the budget.
+start=$(date +%s%N)
+al_run "$T/out" "$T/err" "$AIRLOCK" mirror --config "$T/plain.yaml" --store "$T/all" \
+	--keyring "$samples/keys/release.gpg" --signature-store "http://$S/hang" \
+	--signature-store "http://$S/files" --signature-timeout 2s --require-all
+ms=$(( ($(date +%s%N) - start) / 1000000 ))
+echo "--require-all with a hanging store: exit $AL_RC after $ms ms"
+al_check "--require-all with a hanging store: refused (exit 1)" test "$AL_RC" = 1
+al_check "--require-all with a hanging store: within the budget (+ slack)" test "$ms" -lt 8000
+al_run "$T/out" "$T/err" "$AIRLOCK" mirror --config "$T/plain.yaml" --store "$T/all2" \
+	--keyring "$samples/keys/release.gpg" --signature-store "http://$S/files" \
+	--signature-store "$samples/signatures" --require-all
+al_check "--require-all with two good stores: verified (exit 0)" test "$AL_RC" = 0
+
 # 5. A rerun verifies from STORE/signatures alone (no store configured).
 al_run "$T/out" "$T/err" "$AIRLOCK" mirror --config "$T/plain.yaml" --store "$T/both" \
 	--keyring "$samples/keys/release.gpg"

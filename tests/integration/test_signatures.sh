@@ -91,6 +91,13 @@ import base64, json, sys
 cm = json.load(open(sys.argv[1]))
 data = base64.b64decode(cm["binaryData"]["sha256-%s-1" % sys.argv[2]])
 sys.exit(data != open(sys.argv[3], "rb").read())' "$T/kubectl.json" "$hex" "$sigdir/signature-1"
+	# create --dry-run=client needs an API server for discovery: the test server.
+	python3 "$AL_SOURCE_DIR/tests/tools/kubeserver.py" --port-file "$T/kube.port" >"$T/kube.log" 2>&1 &
+	AL_PIDS+=("$!")
+	for _ in $(seq 100); do [ -s "$T/kube.port" ] && break; sleep 0.1; done
+	al_check "kubectl create --dry-run=client accepts the ConfigMap" \
+		kubectl --server "http://127.0.0.1:$(cat "$T/kube.port")" create --dry-run=client --validate=false \
+		-f "$T/stream.yaml" -o name
 else
 	echo "note: kubectl not on PATH, skipping the kubectl check"
 fi

@@ -5,7 +5,7 @@
 #include "cli.h"
 
 enum { OPT_CONFIG = OPT_COMMAND_BASE, OPT_STORE, OPT_IMAGE, OPT_PLATFORM, OPT_GRAPH_URL, OPT_GRAPH_FILE,
-	OPT_KEYRING, OPT_SIG_STORE, OPT_SIG_TIMEOUT, OPT_IDENTITY_POLICY, OPT_ALLOW_UNSIGNED };
+	OPT_KEYRING, OPT_SIG_STORE, OPT_SIG_TIMEOUT, OPT_IDENTITY_POLICY, OPT_ALLOW_UNSIGNED, OPT_REQUIRE_ALL };
 
 static const char mirror_help[] =
 	"usage: airlock mirror [--config IMAGESET.yaml] --store DIR [OPTIONS] [RELEASE...]\n"
@@ -44,6 +44,8 @@ static const char mirror_help[] =
 	"      --signature-timeout D  total time for one release's signatures (default 30s)\n"
 	"      --identity-policy P  exact, repository (default) or ignore: how the signed\n"
 	"                           docker-reference must match the release reference\n"
+	"      --require-all        every signature store (and STORE/signatures) must\n"
+	"                           give a verified signature, not just the first one\n"
 	"      --allow-unsigned     mirror releases whose signatures do not verify (or\n"
 	"                           with no keyring at all), recorded as unverified\n"
 	CLI_COMMON_HELP
@@ -79,6 +81,7 @@ int cmd_mirror(int argc, char **argv)
 		{"signature-timeout", required_argument, NULL, OPT_SIG_TIMEOUT},
 		{"identity-policy", required_argument, NULL, OPT_IDENTITY_POLICY},
 		{"allow-unsigned", no_argument, NULL, OPT_ALLOW_UNSIGNED},
+		{"require-all", no_argument, NULL, OPT_REQUIRE_ALL},
 		{NULL, 0, NULL, 0},
 	};
 	cli_common c;
@@ -87,7 +90,7 @@ int cmd_mirror(int argc, char **argv)
 	const char **keyrings = NULL, **sigstores = NULL;
 	size_t nkeyrings = 0, nsigstores = 0;
 	const char *sig_timeout = NULL, *identity_policy = NULL;
-	int allow_unsigned = 0;
+	int allow_unsigned = 0, require_all = 0;
 	al_pgp_keyring *kr = NULL;
 	al_sig_source *sources = NULL;
 	al_mirror_sig_opts sig;
@@ -153,6 +156,9 @@ int cmd_mirror(int argc, char **argv)
 			break;
 		case OPT_ALLOW_UNSIGNED:
 			allow_unsigned = 1;
+			break;
+		case OPT_REQUIRE_ALL:
+			require_all = 1;
 			break;
 		default:
 			free(images);
@@ -250,6 +256,7 @@ int cmd_mirror(int argc, char **argv)
 		sig.nsources = nsigstores;
 	}
 	sig.allow_unsigned = allow_unsigned;
+	sig.require_all = require_all;
 	if ((rc = al_store_open(&store, store_path, &so)) < 0) {
 		code = cli_fail(rc, "cannot open store '%s'", store_path);
 		goto out;
