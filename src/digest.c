@@ -9,6 +9,7 @@
 
 #include "airlock/digest.h"
 #include "airlock/error.h"
+#include "airlock/fs.h"
 
 struct al_hasher {
 	EVP_MD_CTX *ctx;
@@ -204,18 +205,14 @@ int al_digest_file(al_digest *out, al_digest_algo algo, const char *path, uint64
 	if ((rc = al_hasher_new(&h, algo)) < 0)
 		goto out;
 	for (;;) {
-		ssize_t r = read(fd, buf, CHUNK);
-		if (r < 0) {
-			if (errno == EINTR)
-				continue;
-			rc = al_error_errno(errno, "cannot read '%s'", path);
+		size_t r;
+		if ((rc = al_fd_read(fd, buf, CHUNK, &r, path)) < 0)
 			goto out;
-		}
 		if (r == 0)
 			break;
-		if ((rc = al_hasher_update(h, buf, (size_t)r)) < 0)
+		if ((rc = al_hasher_update(h, buf, r)) < 0)
 			goto out;
-		total += (uint64_t)r;
+		total += r;
 	}
 	if ((rc = al_hasher_final(h, &d)) < 0)
 		goto out;

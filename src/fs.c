@@ -280,16 +280,12 @@ int al_fs_read_file(const char *path, al_buf *out)
 		goto out;
 	}
 	for (;;) {
-		ssize_t r = read(fd, chunk, sizeof(chunk));
-		if (r < 0) {
-			if (errno == EINTR)
-				continue;
-			rc = al_error_errno(errno, "cannot read '%s'", path);
+		size_t r;
+		if ((rc = al_fd_read(fd, chunk, sizeof(chunk), &r, path)) < 0)
 			goto out;
-		}
 		if (r == 0)
 			break;
-		if ((rc = al_buf_append(out, chunk, (size_t)r)) < 0) {
+		if ((rc = al_buf_append(out, chunk, r)) < 0) {
 			rc = al_error_wrap(rc, "reading '%s'", path);
 			goto out;
 		}
@@ -346,10 +342,8 @@ void al_lock_free(al_lock *l)
 	free(l);
 }
 
-static int fd_read(void *ud, uint8_t *p, size_t cap, size_t *got)
+int al_fd_read(int fd, void *p, size_t cap, size_t *got, const char *what)
 {
-	int fd = *(int *)ud;
-
 	for (;;) {
 		ssize_t r = read(fd, p, cap);
 		if (r >= 0) {
@@ -357,8 +351,13 @@ static int fd_read(void *ud, uint8_t *p, size_t cap, size_t *got)
 			return 0;
 		}
 		if (errno != EINTR)
-			return al_error_errno(errno, "read failed");
+			return al_error_errno(errno, "cannot read '%s'", what);
 	}
+}
+
+static int fd_read(void *ud, uint8_t *p, size_t cap, size_t *got)
+{
+	return al_fd_read(*(int *)ud, p, cap, got, "file");
 }
 
 static int fd_rewind(void *ud)

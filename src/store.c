@@ -464,23 +464,19 @@ int al_store_read_blob(al_store *s, const al_digest *d, al_buf *out)
 	if ((rc = al_hasher_new(&h, d->algo)) < 0)
 		goto out;
 	for (;;) {
-		ssize_t r = read(fd, chunk, sizeof(chunk));
+		size_t r;
 
-		if (r < 0) {
-			if (errno == EINTR)
-				continue;
-			rc = al_error_errno(errno, "cannot read blob '%s'", ds);
+		if ((rc = al_fd_read(fd, chunk, sizeof(chunk), &r, ds)) < 0)
 			goto out;
-		}
 		if (r == 0)
 			break;
-		total += (uint64_t)r;
+		total += r;
 		if (total > size) {
 			rc = al_error_set(AL_EVERIFY, "blob '%s' changed while it was read", ds);
 			goto out;
 		}
-		if ((rc = al_hasher_update(h, chunk, (size_t)r)) < 0 ||
-		    (rc = al_buf_append(out, chunk, (size_t)r)) < 0)
+		if ((rc = al_hasher_update(h, chunk, r)) < 0 ||
+		    (rc = al_buf_append(out, chunk, r)) < 0)
 			goto out;
 	}
 	if (out->ptr == NULL && (rc = al_buf_append(out, "", 0)) < 0)

@@ -967,10 +967,6 @@ static int find_or_add_blob(al_transfer *t, const image *img, const al_descripto
 
 /* ---- phase C: blobs ---- */
 
-typedef struct layout_copy {
-	int fd;
-} layout_copy;
-
 static int copy_fd_to_writer(al_transfer *t, worker *w, int fd, const al_writer *sink)
 {
 	int rc;
@@ -981,19 +977,16 @@ static int copy_fd_to_writer(al_transfer *t, worker *w, int fd, const al_writer 
 			return al_error_set(AL_ENOMEM, "out of memory");
 	}
 	for (;;) {
-		ssize_t r = read(fd, w->iobuf, IO_CHUNK);
-		if (r < 0) {
-			if (errno == EINTR)
-				continue;
-			return al_error_errno(errno, "cannot read blob");
-		}
+		size_t r;
+		if ((rc = al_fd_read(fd, w->iobuf, IO_CHUNK, &r, "blob")) < 0)
+			return rc;
 		if (r == 0)
 			return 0;
 		if (al_cancel_is_set(t->opts.cancel))
 			return al_error_set(AL_ECANCELED, "cancelled");
-		if ((rc = sink->write(sink->ud, w->iobuf, (size_t)r)) < 0)
+		if ((rc = sink->write(sink->ud, w->iobuf, r)) < 0)
 			return rc;
-		add_progress_bytes(t, (uint64_t)r);
+		add_progress_bytes(t, r);
 	}
 }
 

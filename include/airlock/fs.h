@@ -52,6 +52,13 @@ typedef struct al_lock al_lock;
 AL_EXPORT int al_lock_acquire(al_lock **out, const char *path, uint64_t wait_ms);
 AL_EXPORT void al_lock_free(al_lock *l);
 
+/*
+ * read(2) up to cap bytes into p, retrying on EINTR; *got is 0 at end of
+ * file. On failure returns AL_EIO (or the errno mapping) with the message
+ * "cannot read '<what>': <strerror>".
+ */
+AL_EXPORT int al_fd_read(int fd, void *p, size_t cap, size_t *got, const char *what);
+
 /* An al_reader over an open file descriptor (not closed by the reader). */
 AL_EXPORT al_reader al_fd_reader(int *fd);
 
