@@ -11,8 +11,8 @@ static const char check_help[] =
 	"\n"
 	"Walk index.json, every index and manifest and every config and layer they\n"
 	"reference, re-hash each blob, and list what is missing or corrupt, one per line:\n"
-	"  missing sha256:...  (referenced by IMAGE)\n"
-	"  corrupt sha256:...  (content does not match its digest)\n"
+	"  missing sha256:... - referenced by IMAGE\n"
+	"  corrupt sha256:... - content does not match its digest\n"
 	"  invalid PATH        (a manifest, index or layout file that does not parse)\n"
 	"  unreferenced sha256:...\n"
 	"A rerun of 'airlock mirror' (or 'airlock unpack') fetches what is missing.\n"
@@ -63,7 +63,7 @@ static void report(void *ud, al_check_kind kind, const char *what, const char *d
 		return;
 	}
 	if (detail != NULL && detail[0] != '\0')
-		printf("%s %s (%s)\n", label, what, detail);
+		printf("%s %s - %s\n", label, what, detail);
 	else
 		printf("%s %s\n", label, what);
 }

@@ -18,8 +18,8 @@ static const char releases_help[] =
 	"\n"
 	"List the releases the store holds (airlock/releases.json), sorted by version:\n"
 	"  VERSION  DIGEST  COMPONENTS  SIGNATURES  PACK  CHANNELS\n"
-	"SIGNATURES is verified, unverified (mirrored with --force or without a\n"
-	"valid signature) or - (not checked). PACK names the packs\n"
+	"SIGNATURES is verified, unverified (mirrored with --allow-unsigned) or -\n"
+	"(not checked). PACK names the packs\n"
 	"(airlock/packs/<id>.json) that carried the release, or -. CHANNELS are the\n"
 	"update channels the release was selected from, or -.\n"
 	"\n"
@@ -180,7 +180,8 @@ static int table(const char *store_path)
 	json_t *doc = NULL, *list;
 	json_t **rows = NULL;
 	pack_rec *packs = NULL;
-	size_t npacks = 0, n, i, wv = 7, wd = 6;
+	size_t npacks = 0, n = 0, i, wv = 7, wd = 6, wp = 4;
+	char **pks = NULL;
 	int rc, code = EXIT_OK;
 
 	if ((rc = al_store_open(&store, store_path, &so)) < 0)
@@ -213,14 +214,25 @@ static int table(const char *store_path)
 	}
 	if (n > 1)
 		qsort(rows, n, sizeof(*rows), cmp_release);
-	printf("%-*s  %-*s  %10s  %-10s  %-20s  %s\n", (int)wv, "VERSION",
-	       (int)wd, "DIGEST", "COMPONENTS", "SIGNATURES", "PACK",
+	pks = calloc(n + 1, sizeof(*pks));
+	if (pks == NULL) {
+		cli_error("out of memory");
+		code = EXIT_RUNTIME;
+		goto out;
+	}
+	for (i = 0; i < n; i++) {
+		pks[i] = packs_of(packs, npacks, al_json_str(rows[i], "digest"));
+		if (pks[i] != NULL && strlen(pks[i]) > wp)
+			wp = strlen(pks[i]);
+	}
+	printf("%-*s  %-*s  %10s  %-10s  %-*s  %s\n", (int)wv, "VERSION",
+	       (int)wd, "DIGEST", "COMPONENTS", "SIGNATURES", (int)wp, "PACK",
 	       "CHANNELS");
 	for (i = 0; i < n; i++) {
 		const json_t *comp = json_object_get(rows[i], "components");
 		const char *v = al_json_str(rows[i], "version");
 		const char *d = al_json_str(rows[i], "digest");
-		char *pk = packs_of(packs, npacks, d);
+		char *pk = pks[i];
 		char *ch = channels_of(rows[i]);
 		char cbuf[32];
 
@@ -229,11 +241,12 @@ static int table(const char *store_path)
 			         (long long)json_integer_value(comp));
 		else
 			snprintf(cbuf, sizeof(cbuf), "-");
-		printf("%-*s  %-*s  %10s  %-10s  %-20s  %s\n", (int)wv,
+		printf("%-*s  %-*s  %10s  %-10s  %-*s  %s\n", (int)wv,
 		       v != NULL ? v : "-", (int)wd, d != NULL ? d : "-", cbuf,
-		       sig_status(rows[i]), pk != NULL ? pk : "-",
+		       sig_status(rows[i]), (int)wp, pk != NULL ? pk : "-",
 		       ch != NULL ? ch : "-");
 		free(pk);
+		pks[i] = NULL;
 		free(ch);
 	}
 out:
@@ -242,6 +255,10 @@ out:
 		free(packs[i].text);
 	}
 	free(packs);
+	if (pks != NULL)
+		for (i = 0; i < n; i++)
+			free(pks[i]);
+	free(pks);
 	free(rows);
 	json_decref(doc);
 	al_store_free(store);

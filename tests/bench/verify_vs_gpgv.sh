@@ -1,0 +1,168 @@
+#!/usr/bin/env bash
+# verify_vs_gpgv.sh: benchmark: 'airlock verify --signature' against 'gpgv' on the same N release signatures, as ratios.
+#
+# usage: tests/bench/verify_vs_gpgv.sh
+# Environment:
+#   AIRLOCK            the binary (default $AL_BUILD_DIR/airlock, AL_BUILD_DIR
+#                      default build/; use a RelWithDebInfo build, not the
+#                      sanitizer build)
+#   BENCH_SIGNATURES   how many signatures (default 200)
+#   BENCH_KEY          gpg key algorithm (default rsa4096, like Red Hat's
+#                      release key; also rsa2048, ed25519, nistp256)
+#   BENCH_REPEAT       timed loops per tool, best kept (default 3)
+#   BENCH_KEEP=1       keep the work directory
+# Not run by ctest. Needs gpg and gpgv (Debian: gnupg, gpgv).
+#
+# In a temporary GNUPGHOME it makes one signing key, exports its public key
+# as a binary keyring, and signs N simple-signing payloads ("atomic container
+# signature", each for a different random digest) with 'gpg --sign' (a
+# compressed message: one-pass signature, literal data, signature), the form
+# of real release signatures. Then, in the same run and on a warm cache:
+#   airlock: for each F: airlock verify --signature F --digest D --keyring K
+#   gpgv:    for each F: gpgv --keyring K F
+# Each is one process per signature, as a script checking signatures one by
+# one would run them; both must accept every signature (the script checks
+# the exit codes, and that airlock refuses a wrong digest). It prints the
+# total and per-signature wall time of each loop (best of BENCH_REPEAT), the
+# ratio airlock / gpgv, peak RSS of one verification, and what a process that
+# does nothing costs (/bin/true in the same loop) and what starting airlock
+# costs ('airlock help verify': load the libraries, print) for scale. It also times
+# one 'airlock verify --store' process verifying all N signatures of a
+# synthetic store of N releases (the cost per signature without process
+# start-up; gpgv has no such mode).
+set -euo pipefail
+
+here=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
+AL_BUILD_DIR=${AL_BUILD_DIR:-$here/build}
+AIRLOCK=${AIRLOCK:-$AL_BUILD_DIR/airlock}
+N=${BENCH_SIGNATURES:-200}
+KEYALGO=${BENCH_KEY:-rsa4096}
+REPEAT=${BENCH_REPEAT:-3}
+
+[ -x "$AIRLOCK" ] || { echo "verify_vs_gpgv: AIRLOCK='$AIRLOCK' is not executable (build first or set AIRLOCK)" >&2; exit 2; }
+for t in gpg gpgv; do
+	command -v "$t" >/dev/null || { echo "verify_vs_gpgv: '$t' not found (apt-get install gnupg gpgv)" >&2; exit 2; }
+done
+
+W=$(mktemp -d "${TMPDIR:-/tmp}/airlock-bench-verify.XXXXXX")
+export GNUPGHOME=$W/gnupg
+cleanup() {
+	local rc=$?
+	set +e
+	gpgconf --kill all >/dev/null 2>&1
+	if [ "${BENCH_KEEP:-0}" = 1 ]; then echo "kept $W" >&2; else rm -rf "$W"; fi
+	exit $rc
+}
+trap cleanup EXIT
+mkdir -m 700 "$GNUPGHOME" "$W/sigs"
+
+echo "making a $KEYALGO key and $N signatures in $W ..." >&2
+gpg --batch --quiet --pinentry-mode loopback --passphrase '' \
+	--quick-gen-key "airlock bench <bench@airlock.invalid>" "$KEYALGO" sign never 2>/dev/null
+gpg --batch --export >"$W/keyring.gpg"
+
+# digests: N random SHA-256 values, one per line
+python3 -c 'import os, sys
+for _ in range(int(sys.argv[1])):
+    print("sha256:" + os.urandom(32).hex())' "$N" >"$W/digests"
+i=0
+while read -r d; do
+	i=$((i + 1))
+	printf '{"critical":{"type":"atomic container signature","image":{"docker-manifest-digest":"%s"},"identity":{"docker-reference":"quay.io/openshift-release-dev/ocp-release:4.14.%d-x86_64"}},"optional":{"creator":"airlock bench","timestamp":%d}}' \
+		"$d" "$i" "$(date +%s)" >"$W/payload"
+	gpg --batch --quiet --yes --sign --output "$W/sigs/$i" "$W/payload"
+done <"$W/digests"
+
+# correctness first: every signature verifies with both tools, and airlock
+# refuses a signature for another digest
+i=0
+while read -r d; do
+	i=$((i + 1))
+	"$AIRLOCK" verify -q --signature "$W/sigs/$i" --digest "$d" --keyring "$W/keyring.gpg" >/dev/null ||
+		{ echo "airlock verify refused signature $i" >&2; exit 3; }
+	gpgv --keyring "$W/keyring.gpg" "$W/sigs/$i" 2>/dev/null ||
+		{ echo "gpgv refused signature $i" >&2; exit 3; }
+done <"$W/digests"
+if "$AIRLOCK" verify -q --signature "$W/sigs/1" --digest "sha256:$(printf '0%.0s' $(seq 64))" \
+	--keyring "$W/keyring.gpg" >/dev/null 2>&1; then
+	echo "airlock verify accepted a signature for another digest" >&2
+	exit 3
+fi
+
+# the same signatures as a store of N releases, for one 'airlock verify
+# --store' process that verifies them all (the per-signature cost without
+# process start-up)
+python3 - "$W" <<'PY'
+import json, os, sys
+w = sys.argv[1]
+st = os.path.join(w, "store")
+os.makedirs(os.path.join(st, "blobs", "sha256"))
+os.makedirs(os.path.join(st, "airlock"))
+with open(os.path.join(st, "oci-layout"), "w") as f:
+    json.dump({"imageLayoutVersion": "1.0.0"}, f)
+with open(os.path.join(st, "index.json"), "w") as f:
+    json.dump({"schemaVersion": 2, "mediaType": "application/vnd.oci.image.index.v1+json", "manifests": []}, f)
+rels = []
+for i, d in enumerate(open(os.path.join(w, "digests")).read().split(), 1):
+    sd = os.path.join(st, "signatures", "sha256=" + d[7:])
+    os.makedirs(sd)
+    os.link(os.path.join(w, "sigs", str(i)), os.path.join(sd, "signature-1"))
+    rels.append({"version": "4.14.%d" % i, "digest": d, "components": 0,
+                 "source": "quay.io/openshift-release-dev/ocp-release:4.14.%d-x86_64" % i})
+with open(os.path.join(st, "airlock", "releases.json"), "w") as f:
+    json.dump({"releases": rels}, f)
+PY
+"$AIRLOCK" verify -q --store "$W/store" --keyring "$W/keyring.gpg" --identity-policy exact >/dev/null ||
+	{ echo "airlock verify --store refused the store of $N releases" >&2; exit 3; }
+
+# loop NAME: one timed pass over every signature; prints milliseconds
+loop() {
+	local t0 t1 i=0 d
+	t0=$(date +%s%N)
+	while read -r d; do
+		i=$((i + 1))
+		case $1 in
+		airlock) "$AIRLOCK" verify -q --signature "$W/sigs/$i" --digest "$d" --keyring "$W/keyring.gpg" >/dev/null ;;
+		gpgv) gpgv --keyring "$W/keyring.gpg" "$W/sigs/$i" 2>/dev/null ;;
+		true) /bin/true "$W/sigs/$i" ;;
+		start) "$AIRLOCK" help verify >/dev/null ;;
+		esac
+	done <"$W/digests"
+	t1=$(date +%s%N)
+	echo $(( (t1 - t0) / 1000000 ))
+}
+
+# store: one process verifying all N releases of the store
+store_pass() {
+	local t0 t1
+	t0=$(date +%s%N)
+	"$AIRLOCK" verify -q --store "$W/store" --keyring "$W/keyring.gpg" --identity-policy exact >/dev/null
+	t1=$(date +%s%N)
+	echo $(( (t1 - t0) / 1000000 ))
+}
+
+best_airlock=0 best_gpgv=0 best_true=0 best_start=0 best_store=0
+for ((r = 0; r < REPEAT; r++)); do
+	# interleaved, so a change in machine load hits both tools alike
+	for tool in airlock gpgv true start store; do
+		if [ "$tool" = store ]; then ms=$(store_pass); else ms=$(loop "$tool"); fi
+		eval "cur=\$best_$tool"
+		if [ "$cur" = 0 ] || [ "$ms" -lt "$cur" ]; then eval "best_$tool=$ms"; fi
+		echo "  pass $((r + 1)): $tool $ms ms" >&2
+	done
+done
+
+rss_airlock=$(/usr/bin/time -f %M "$AIRLOCK" verify -q --signature "$W/sigs/1" \
+	--digest "$(head -n 1 "$W/digests")" --keyring "$W/keyring.gpg" 2>&1 >/dev/null | tail -n 1)
+rss_gpgv=$(/usr/bin/time -f %M gpgv --keyring "$W/keyring.gpg" "$W/sigs/1" 2>&1 >/dev/null | tail -n 1)
+
+echo "signatures: $N, key $KEYALGO, one process per signature, best of $REPEAT"
+awk -v n="$N" -v a="$best_airlock" -v g="$best_gpgv" -v t="$best_true" -v st="$best_start" -v s="$best_store" -v ra="$rss_airlock" -v rg="$rss_gpgv" 'BEGIN {
+	printf "  airlock verify --signature  %7.2f s  %6.2f ms per signature  peak RSS %6d KiB\n", a / 1000, a / n, ra
+	printf "  gpgv                        %7.2f s  %6.2f ms per signature  peak RSS %6d KiB\n", g / 1000, g / n, rg
+	printf "  /bin/true (process cost)    %7.2f s  %6.2f ms per call\n", t / 1000, t / n
+	printf "  airlock help verify (start-up, no work) %.2f s  %.2f ms per call\n", st / 1000, st / n
+	printf "  airlock verify --store (1 process, %d releases) %.2f s  %.2f ms per signature\n", n, s / 1000, s / n
+	printf "ratio airlock / gpgv: %.2f\n", (g > 0 ? a / g : 0)
+	printf "ratio without process cost (airlock - true) / (gpgv - true): %.2f\n", (g > t ? (a - t) / (g - t) : 0)
+}'
