@@ -1,5 +1,5 @@
 #!/bin/bash
-# run-all.sh: build with -Werror and run every unit and integration test, then the same under ASan+UBSan.
+# run-all.sh: build with -Werror and run every unit and integration test, then the same under ASan+UBSan, then a short libFuzzer run of each fuzz target (clang).
 set -uo pipefail
 cd "$(dirname "$0")/.."
 src=$(pwd)
@@ -11,6 +11,7 @@ run_build() { # name, cmake flags...
 	local name=$1; shift
 	local dir="$src/build-$name"
 	mkdir -p "$dir"
+	rm -f "$dir/ctest.log" # a failed build must not be counted with an earlier run's results
 	echo "=== $name: configure and build ($*)"
 	if ! cmake -S "$src" -B "$dir" -DAL_WERROR=ON "$@" >"$dir/configure.log" 2>&1; then
 		cat "$dir/configure.log"; return 1
@@ -32,11 +33,15 @@ run_build release -DCMAKE_BUILD_TYPE=RelWithDebInfo || fail=1
 export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=1}
 export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
 run_build asan -DCMAKE_BUILD_TYPE=Debug -DAL_SANITIZE=ON || fail=1
+# Third stage: clang + libFuzzer + ASan/UBSan, only the library, the program and
+# tests/fuzz; each target runs AL_FUZZ_SECONDS (default 12) on a copy of its corpus.
+run_build fuzz -DCMAKE_C_COMPILER=clang -DCMAKE_BUILD_TYPE=Debug -DAL_SANITIZE=ON -DAL_FUZZ=ON \
+	-DAL_BUILD_TESTS=OFF -DAL_FUZZ_SECONDS="${AL_FUZZ_SECONDS:-12}" || fail=1
 
 echo "=== summary"
 for s in "${summary[@]}"; do echo "$s"; done
 passed=0; failed=0
-for d in build-release build-asan; do
+for d in build-release build-asan build-fuzz; do
 	if [ -f "$d/ctest.log" ]; then
 		t=$(grep -Eo '[0-9]+ tests failed out of [0-9]+' "$d/ctest.log" | tail -1)
 		if [ -n "$t" ]; then
