@@ -753,10 +753,19 @@ static int classify(CURLcode res, int *retry)
 	case CURLE_PARTIAL_FILE:
 	case CURLE_HTTP2:
 	case CURLE_HTTP2_STREAM:
+	/* A reused connection died under an upload and curl, which cannot
+	 * rewind our read callback itself, gave up: a fresh attempt resends
+	 * the body from byte 0 (or is refused above for a reader without
+	 * rewind). */
+	case CURLE_SEND_FAIL_REWIND:
+	/* URLs and redirect targets are checked to be http(s) before curl
+	 * sees them, so this is a garbled answer ("Received HTTP/0.9 when
+	 * not allowed", e.g. bytes left over by a wrong Content-Length on a
+	 * reused connection): a network fault, not a usage error. */
+	case CURLE_UNSUPPORTED_PROTOCOL:
 		*retry = 1;
 		return AL_ENET;
 	case CURLE_URL_MALFORMAT:
-	case CURLE_UNSUPPORTED_PROTOCOL:
 		return AL_EINVAL;
 	case CURLE_OUT_OF_MEMORY:
 		return AL_ENOMEM;

@@ -357,6 +357,13 @@ out:
 
 static int arch_fail(pw_ctx *c, const char *what)
 {
+	int err = archive_errno(c->a);
+
+	/* libarchive's fd writer says only "Write error": keep the reason
+	 * (ENOSPC, EIO, ...) that it saved in archive_errno(). */
+	if (err > 0)
+		return al_error_errno(err, "cannot write volume '%s' (%s): %s", c->final_path, what,
+				      archive_error_string(c->a) != NULL ? archive_error_string(c->a) : "error");
 	return al_error_set(AL_EIO, "cannot write volume '%s' (%s): %s", c->final_path, what,
 			    archive_error_string(c->a) != NULL ? archive_error_string(c->a) : "unknown error");
 }

@@ -1173,6 +1173,20 @@ int al_registry_put_blob(al_registry *r, const char *repo, const al_digest *d,
 	rc = reg_do(r, repo, 1, url, hdrs, &req, &resp);
 	if (rc != 0)
 		goto out;
+	if (resp.status == 404 && resp.attempts > 1) {
+		int have = 0;
+		uint64_t have_size = 0;
+
+		/* An earlier attempt's answer was lost after the registry
+		 * finished the upload (its session is then gone, 404): the
+		 * blob may be there, with its digest and size. */
+		if (al_registry_blob_exists(r, repo, d, &have, &have_size) == 0 &&
+		    have && have_size == size) {
+			al_log_debug("registry: %s: upload finished by an earlier "
+			             "attempt", what);
+			resp.status = 201;
+		}
+	}
 	if (resp.status < 200 || resp.status > 299 || resp.status == 202) {
 		rc = reg_fail(&resp, what);
 		goto out;
