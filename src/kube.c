@@ -572,6 +572,26 @@ static int write_private(char **out, const al_buf *data, const char *what)
 	return 0;
 }
 
+/*
+ * *out becomes the path of a credential given as data (written to a
+ * private file, recorded in *tmp and counted in *ntmp so it is removed
+ * with the client) or as a file name; nothing when neither is given.
+ */
+static int credential_file(char **out, char **tmp, size_t *ntmp, const al_buf *data, const char *file, const char *what)
+{
+	int rc;
+
+	if (data->len > 0) {
+		if ((rc = write_private(tmp, data, what)) < 0)
+			return rc;
+		(*ntmp)++;
+		file = *tmp;
+	}
+	if (file != NULL && (*out = al_strdup(file)) == NULL)
+		return al_error_set(AL_ENOMEM, "out of memory");
+	return 0;
+}
+
 static int valid_server(const char *s)
 {
 	return al_str_startswith(s, "https://") ||
@@ -671,30 +691,10 @@ int al_kube_new(al_kube **out, const al_kube_opts *opts)
 		}
 	}
 	/* Data forms become private files that live as long as k. */
-	if (c.ca_data.len > 0) {
-		if ((rc = write_private(&k->tmp[ntmp], &c.ca_data,
-		                        "cluster CA")) < 0)
-			goto out;
-		k->ca_file = al_strdup(k->tmp[ntmp++]);
-	} else if (c.ca_file != NULL) {
-		k->ca_file = al_strdup(c.ca_file);
-	}
-	if (c.cert_data.len > 0) {
-		if ((rc = write_private(&k->tmp[ntmp], &c.cert_data,
-		                        "client certificate")) < 0)
-			goto out;
-		k->cert_file = al_strdup(k->tmp[ntmp++]);
-	} else if (c.cert_file != NULL) {
-		k->cert_file = al_strdup(c.cert_file);
-	}
-	if (c.key_data.len > 0) {
-		if ((rc = write_private(&k->tmp[ntmp], &c.key_data,
-		                        "client key")) < 0)
-			goto out;
-		k->key_file = al_strdup(k->tmp[ntmp++]);
-	} else if (c.key_file != NULL) {
-		k->key_file = al_strdup(c.key_file);
-	}
+	if ((rc = credential_file(&k->ca_file, &k->tmp[ntmp], &ntmp, &c.ca_data, c.ca_file, "cluster CA")) < 0 ||
+	    (rc = credential_file(&k->cert_file, &k->tmp[ntmp], &ntmp, &c.cert_data, c.cert_file, "client certificate")) < 0 ||
+	    (rc = credential_file(&k->key_file, &k->tmp[ntmp], &ntmp, &c.key_data, c.key_file, "client key")) < 0)
+		goto out;
 	if ((opts->http.proxy != NULL &&
 	     (k->proxy = al_strdup(opts->http.proxy)) == NULL) ||
 	    (opts->http.no_proxy != NULL &&

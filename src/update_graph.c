@@ -121,9 +121,23 @@ out:
 	return rc;
 }
 
-static int subst_json(json_t *v, const al_update_load_opts *o, const char *what, int depth)
+/* The substituted copy of string node x (NULL in *out when unchanged). */
+static int subst_node(json_t **out, const json_t *x, const al_update_load_opts *o, const char *what)
 {
 	char *ns = NULL;
+	int rc;
+
+	*out = NULL;
+	if ((rc = subst_string(&ns, json_string_value(x), o, what)) < 0 || ns == NULL)
+		return rc;
+	*out = json_string(ns);
+	free(ns);
+	return *out != NULL ? 0 : al_error_set(AL_ENOMEM, "out of memory");
+}
+
+static int subst_json(json_t *v, const al_update_load_opts *o, const char *what, int depth)
+{
+	json_t *ns = NULL;
 	int rc = 0;
 
 	if (depth > 128)
@@ -134,15 +148,10 @@ static int subst_json(json_t *v, const al_update_load_opts *o, const char *what,
 
 		json_object_foreach(v, k, x) {
 			if (json_is_string(x)) {
-				if ((rc = subst_string(&ns, json_string_value(x), o, what)) < 0)
+				if ((rc = subst_node(&ns, x, o, what)) < 0)
 					return rc;
-				if (ns != NULL) {
-					rc = json_object_set_new(v, k, json_string(ns)) == 0 ? 0 : al_error_set(AL_ENOMEM, "out of memory");
-					free(ns);
-					ns = NULL;
-					if (rc < 0)
-						return rc;
-				}
+				if (ns != NULL && json_object_set_new(v, k, ns) != 0)
+					return al_error_set(AL_ENOMEM, "out of memory");
 			} else if ((rc = subst_json(x, o, what, depth + 1)) < 0) {
 				return rc;
 			}
@@ -153,15 +162,10 @@ static int subst_json(json_t *v, const al_update_load_opts *o, const char *what,
 
 		json_array_foreach(v, i, x) {
 			if (json_is_string(x)) {
-				if ((rc = subst_string(&ns, json_string_value(x), o, what)) < 0)
+				if ((rc = subst_node(&ns, x, o, what)) < 0)
 					return rc;
-				if (ns != NULL) {
-					rc = json_array_set_new(v, i, json_string(ns)) == 0 ? 0 : al_error_set(AL_ENOMEM, "out of memory");
-					free(ns);
-					ns = NULL;
-					if (rc < 0)
-						return rc;
-				}
+				if (ns != NULL && json_array_set_new(v, i, ns) != 0)
+					return al_error_set(AL_ENOMEM, "out of memory");
 			} else if ((rc = subst_json(x, o, what, depth + 1)) < 0) {
 				return rc;
 			}
