@@ -19,6 +19,10 @@ const char *al_test_tmpdir(void);
 /* The source tree ($AL_SOURCE_DIR, set by ctest; "." otherwise). */
 const char *al_test_source_dir(void);
 
+/* Run a shell command built printf-style (at most 8 KiB); returns
+ * system()'s status and prints the command when it failed. */
+int al_test_sh(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
 /* Seed for randomised tests: $AL_TEST_SEED or time-based; printed once. */
 unsigned al_test_seed(void);
 

@@ -1,6 +1,7 @@
 /* helper_test.c: the shared CUnit runner, temporary directories and seeds for the unit suites. */
 #define _XOPEN_SOURCE 700
 #include <errno.h>
+#include <stdarg.h>
 #include <ftw.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -96,4 +97,21 @@ int al_test_run(const char *suite, CU_TestInfo *tests)
 	failed = CU_get_number_of_tests_failed();
 	CU_cleanup_registry();
 	return failed > 0 ? 1 : 0;
+}
+
+int al_test_sh(const char *fmt, ...)
+{
+	char cmd[8192];
+	va_list ap;
+	int n, rc;
+
+	va_start(ap, fmt);
+	n = vsnprintf(cmd, sizeof(cmd), fmt, ap);
+	va_end(ap);
+	if (n < 0 || (size_t)n >= sizeof(cmd))
+		return -1;
+	rc = system(cmd);
+	if (rc != 0)
+		fprintf(stderr, "command failed (%d): %s\n", rc, cmd);
+	return rc;
 }

@@ -62,24 +62,6 @@ static void free_blob(blob *b)
 	b->n = 0;
 }
 
-static int sh(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-static int sh(const char *fmt, ...)
-{
-	char cmd[8192];
-	va_list ap;
-	int n, rc;
-
-	va_start(ap, fmt);
-	n = vsnprintf(cmd, sizeof(cmd), fmt, ap);
-	va_end(ap);
-	if (n < 0 || (size_t)n >= sizeof(cmd))
-		return -1;
-	rc = system(cmd);
-	if (rc != 0)
-		fprintf(stderr, "command failed (%d): %s\n", rc, cmd);
-	return rc;
-}
-
 static int slurp(blob *out, const char *dir, const char *name)
 {
 	char path[1024];
@@ -128,7 +110,7 @@ static int get_fpr(char out[41], const char *uid, int idx)
 	char *line, *save = NULL;
 	int seen = 0, rc = -1;
 
-	if (sh("GNUPGHOME=%s " GPG
+	if (al_test_sh("GNUPGHOME=%s " GPG
 	       " --with-colons --list-keys '%s' > %s/colons.txt",
 	       fx.home, uid, fx.dir) != 0 ||
 	    slurp(&b, fx.dir, "colons.txt") != 0)
@@ -161,7 +143,7 @@ static int get_fpr(char out[41], const char *uid, int idx)
 static void stop_agent(void)
 {
 	if (fx.home[0] != '\0')
-		sh("GNUPGHOME=%s gpgconf --kill all >/dev/null 2>&1", fx.home);
+		al_test_sh("GNUPGHOME=%s gpgconf --kill all >/dev/null 2>&1", fx.home);
 }
 
 static int write_file(const char *name, const void *p, size_t n)
@@ -181,7 +163,7 @@ static int write_file(const char *name, const void *p, size_t n)
 	return fclose(f) == 0 ? 0 : -1;
 }
 
-#define G(...) sh("cd %s && GNUPGHOME=%s " GPG " " __VA_ARGS__)
+#define G(...) al_test_sh("cd %s && GNUPGHOME=%s " GPG " " __VA_ARGS__)
 
 static int make_fixtures(void)
 {
@@ -283,7 +265,7 @@ static int make_fixtures(void)
 		return -1;
 	/* revoke RSA 2048 with the revocation certificate gpg made at
 	 * generation */
-	if (sh("sed 's/^:-----BEGIN/-----BEGIN/' %s/openpgp-revocs.d/%s.rev > "
+	if (al_test_sh("sed 's/^:-----BEGIN/-----BEGIN/' %s/openpgp-revocs.d/%s.rev > "
 	       "%s/rsa2048.rev",
 	       h, fx.fpr_rsa2048, d) ||
 	    G("--import rsa2048.rev 2>/dev/null", d, h) ||
@@ -293,7 +275,7 @@ static int make_fixtures(void)
 	if (G("-u rsa4096@example.test --digest-algo SHA224 -o m_sha224 --sign "
 	      "payload.json",
 	      d, h) ||
-	    sh("printf 'key 1\\nrevkey\\ny\\n0\\n\\ny\\nsave\\n' | "
+	    al_test_sh("printf 'key 1\\nrevkey\\ny\\n0\\n\\ny\\nsave\\n' | "
 	       "GNUPGHOME=%s " GPG " --command-fd 0 --edit-key %s "
 	       ">/dev/null 2>&1",
 	       h, fx.fpr_sub) ||

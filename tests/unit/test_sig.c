@@ -37,24 +37,6 @@ static struct fixtures {
 	unsigned seq;
 } fx;
 
-static int sh(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-static int sh(const char *fmt, ...)
-{
-	char cmd[8192];
-	va_list ap;
-	int n, rc;
-
-	va_start(ap, fmt);
-	n = vsnprintf(cmd, sizeof(cmd), fmt, ap);
-	va_end(ap);
-	if (n < 0 || (size_t)n >= sizeof(cmd))
-		return -1;
-	rc = system(cmd);
-	if (rc != 0)
-		fprintf(stderr, "command failed (%d): %s\n", rc, cmd);
-	return rc;
-}
-
 static int slurp(blob *out, const char *path)
 {
 	al_buf b = AL_BUF_INIT(16 * 1024 * 1024);
@@ -96,7 +78,7 @@ static int read_fpr(char out[41], const char *uid)
 	int ok;
 
 	snprintf(path, sizeof(path), "%s/fpr.txt", fx.dir);
-	if (sh("GNUPGHOME=%s " GPG " --with-colons --list-keys '%s' | awk -F: "
+	if (al_test_sh("GNUPGHOME=%s " GPG " --with-colons --list-keys '%s' | awk -F: "
 	       "'/^fpr/{print $10; exit}' > %s",
 	       fx.home, uid, path) != 0 ||
 	    slurp(&b, path) != 0)
@@ -128,12 +110,12 @@ static int load_keyring(al_pgp_keyring **kr, const char *name)
 static void stop_agent(void)
 {
 	if (fx.home[0] != '\0')
-		sh("GNUPGHOME=%s gpgconf --kill all >/dev/null 2>&1", fx.home);
+		al_test_sh("GNUPGHOME=%s gpgconf --kill all >/dev/null 2>&1", fx.home);
 	al_pgp_keyring_free(fx.kr);
 	al_pgp_keyring_free(fx.kr_other);
 }
 
-#define G(...) sh("cd %s && GNUPGHOME=%s " GPG " " __VA_ARGS__)
+#define G(...) al_test_sh("cd %s && GNUPGHOME=%s " GPG " " __VA_ARGS__)
 
 static int make_fixtures(void)
 {
@@ -192,7 +174,7 @@ static int sign_opts(blob *out, const char *uid, const char *json,
 	snprintf(in, sizeof(in), "%s/payload-%u.json", fx.dir, k);
 	snprintf(sig, sizeof(sig), "%s/payload-%u.sig", fx.dir, k);
 	if (spit(in, json, strlen(json)) != 0 ||
-	    sh("GNUPGHOME=%s " GPG " %s -u %s -o %s --sign %s", fx.home, opts,
+	    al_test_sh("GNUPGHOME=%s " GPG " %s -u %s -o %s --sign %s", fx.home, opts,
 	       uid, sig, in) != 0)
 		return -1;
 	return slurp(out, sig);

@@ -43,24 +43,6 @@ static struct fixtures {
 	char root[800]; /* the server's file root */
 } fx;
 
-static int sh(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-static int sh(const char *fmt, ...)
-{
-	char cmd[8192];
-	va_list ap;
-	int n, rc;
-
-	va_start(ap, fmt);
-	n = vsnprintf(cmd, sizeof(cmd), fmt, ap);
-	va_end(ap);
-	if (n < 0 || (size_t)n >= sizeof(cmd))
-		return -1;
-	rc = system(cmd);
-	if (rc != 0)
-		fprintf(stderr, "command failed (%d): %s\n", rc, cmd);
-	return rc;
-}
-
 static int slurp(blob *out, const char *path)
 {
 	al_buf b = AL_BUF_INIT(16 * 1024 * 1024);
@@ -95,7 +77,7 @@ static void cleanup(void)
 		fx.server = 0;
 	}
 	if (fx.home[0] != '\0')
-		sh("GNUPGHOME=%s gpgconf --kill all >/dev/null 2>&1", fx.home);
+		al_test_sh("GNUPGHOME=%s gpgconf --kill all >/dev/null 2>&1", fx.home);
 	al_pgp_keyring_free(fx.kr);
 	free(fx.good.p);
 	free(fx.good2.p);
@@ -117,7 +99,7 @@ static int sign(blob *out, const char *name, const char *hex,
 	snprintf(in, sizeof(in), "%s/%s.json", fx.dir, name);
 	snprintf(sig, sizeof(sig), "%s/%s.sig", fx.dir, name);
 	if (json != NULL && spit(in, json, strlen(json)) == 0 &&
-	    sh("GNUPGHOME=%s " GPG " -u ed@example.test -o %s --sign %s",
+	    al_test_sh("GNUPGHOME=%s " GPG " -u ed@example.test -o %s --sign %s",
 	       fx.home, sig, in) == 0)
 		rc = slurp(out, sig);
 	free(json);
@@ -191,12 +173,12 @@ static int init(void)
 		return 0;
 	}
 	if (mkdir(fx.home, 0700) != 0 ||
-	    sh("GNUPGHOME=%s " GPG
+	    al_test_sh("GNUPGHOME=%s " GPG
 	       " --quick-gen-key 'Ed <ed@example.test>' ed25519 sign never",
 	       fx.home) != 0 ||
-	    sh("GNUPGHOME=%s " GPG " --export ed@example.test > %s/kr", fx.home,
+	    al_test_sh("GNUPGHOME=%s " GPG " --export ed@example.test > %s/kr", fx.home,
 	       fx.dir) != 0 ||
-	    sh("GNUPGHOME=%s " GPG " --with-colons --list-keys ed@example.test "
+	    al_test_sh("GNUPGHOME=%s " GPG " --with-colons --list-keys ed@example.test "
 	       "| awk -F: '/^fpr/{print $10; exit}' "
 	       "> %s/fpr",
 	       fx.home, fx.dir) != 0)
