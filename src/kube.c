@@ -1444,17 +1444,18 @@ int al_kube_apply_status(al_kube *k, const json_t *obj, json_t **result,
 	return do_apply(k, obj, 1, result, dl);
 }
 
-int al_kube_get(al_kube *k, const char *api_version, const char *kind,
-                const char *ns, const char *name, json_t **out, al_deadline dl)
+/*
+ * The REST path of one named object: the name (and, for a namespaced
+ * kind, the namespace, defaulting to the client's) checked as path
+ * segments, the kind resolved through discovery.
+ */
+static int named_object_path(al_kube *k, const char *api_version, const char *kind, const char *ns,
+			     const char *name, al_buf *path, al_deadline dl)
 {
 	al_kube_resource r;
-	al_buf path = AL_BUF_INIT(4096);
-	json_t *res = NULL;
 	int rc;
 
 	memset(&r, 0, sizeof(r));
-	if (k == NULL || out == NULL)
-		return al_error_set(AL_EINVAL, "al_kube_get: bad arguments");
 	if ((rc = check_segment(name, "name")) < 0)
 		return rc;
 	if ((rc = al_kube_discover(k, api_version, kind, &r, dl)) < 0)
@@ -1465,10 +1466,24 @@ int al_kube_get(al_kube *k, const char *api_version, const char *kind,
 		if ((rc = check_segment(ns, "namespace")) < 0)
 			goto out;
 	}
-	if ((rc = object_path(&path, &r, ns, name, NULL)) < 0) {
+	if ((rc = object_path(path, &r, ns, name, NULL)) < 0)
 		rc = al_error_set(rc, "path too long for '%.64s'", name);
+out:
+	al_kube_resource_clear(&r);
+	return rc;
+}
+
+int al_kube_get(al_kube *k, const char *api_version, const char *kind,
+                const char *ns, const char *name, json_t **out, al_deadline dl)
+{
+	al_buf path = AL_BUF_INIT(4096);
+	json_t *res = NULL;
+	int rc;
+
+	if (k == NULL || out == NULL)
+		return al_error_set(AL_EINVAL, "al_kube_get: bad arguments");
+	if ((rc = named_object_path(k, api_version, kind, ns, name, &path, dl)) < 0)
 		goto out;
-	}
 	if ((rc = kube_call(k, "GET", al_buf_cstr(&path), NULL, NULL, &res,
 	                    dl)) < 0)
 		goto out;
@@ -1477,32 +1492,20 @@ int al_kube_get(al_kube *k, const char *api_version, const char *kind,
 out:
 	json_decref(res);
 	al_buf_free(&path);
-	al_kube_resource_clear(&r);
 	return rc;
 }
 
 int al_kube_delete(al_kube *k, const char *api_version, const char *kind,
                    const char *ns, const char *name, al_deadline dl)
 {
-	al_kube_resource r;
 	al_buf path = AL_BUF_INIT(4096);
 	int rc;
 
-	memset(&r, 0, sizeof(r));
 	if (k == NULL)
 		return al_error_set(AL_EINVAL, "al_kube_delete: no client");
-	if ((rc = check_segment(name, "name")) < 0)
-		return rc;
-	if ((rc = al_kube_discover(k, api_version, kind, &r, dl)) < 0)
+	if ((rc = named_object_path(k, api_version, kind, ns, name, &path, dl)) < 0)
 		goto out;
-	if (r.namespaced) {
-		if (ns == NULL || *ns == '\0')
-			ns = k->namespace;
-		if ((rc = check_segment(ns, "namespace")) < 0)
-			goto out;
-	}
-	if ((rc = object_path(&path, &r, ns, name, NULL)) < 0 ||
-	    (rc = al_buf_puts(&path, "?propagationPolicy=Background")) < 0) {
+	if ((rc = al_buf_puts(&path, "?propagationPolicy=Background")) < 0) {
 		rc = al_error_set(rc, "path too long for '%.64s'", name);
 		goto out;
 	}
@@ -1510,7 +1513,6 @@ int al_kube_delete(al_kube *k, const char *api_version, const char *kind,
 	rc = kube_call(k, "DELETE", al_buf_cstr(&path), NULL, NULL, NULL, dl);
 out:
 	al_buf_free(&path);
-	al_kube_resource_clear(&r);
 	return rc;
 }
 
