@@ -1015,8 +1015,20 @@ int al_http_do(al_http *h, const al_http_req *req, al_http_resp *resp)
 			delay = retry && retries < h->max_retries
 			            ? retry_delay(h, resp, retries, 0)
 			            : 0;
-			if (!retry || retries >= h->max_retries ||
+			if (retry && retries < h->max_retries &&
 			    delay >= al_deadline_remaining_ms(req->deadline)) {
+				/* Another attempt was due but the deadline
+				 * leaves no time for it: the deadline is
+				 * what ended the request. */
+				rc = al_error_set(
+				    code,
+				    "deadline exceeded for %s '%s' after %u "
+				    "attempt(s), no time left to retry: %s",
+				    method, x.safe_url, resp->attempts,
+				    errtext);
+				goto out;
+			}
+			if (!retry || retries >= h->max_retries) {
 				al_log_debug(
 				    "http: %s %s failed (attempt %u): %s",
 				    method, x.safe_url, resp->attempts,

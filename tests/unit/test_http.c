@@ -843,6 +843,36 @@ static void test_http__deadline_bounds_all_attempts(void)
 	al_http_free(h);
 }
 
+/* The per-attempt timeout fires first and the backoff before the next
+ * attempt would outlive the deadline: the error names the deadline. */
+static void test_http__deadline_leaves_no_time_to_retry(void)
+{
+	al_http_opts o = {0};
+	al_http *h = NULL;
+	al_http_req req = {0};
+	al_http_resp resp = AL_HTTP_RESP_INIT;
+	uint64_t t0, el;
+
+	o.max_retries = 3;
+	o.request_timeout_ms = 300;
+	o.connect_timeout_ms = 2000;
+	o.low_speed_time_ms = 1000;
+	o.backoff_base_ms = 5000;
+	o.backoff_max_ms = 5000;
+	CU_ASSERT_EQUAL(al_http_new(&h, &o), 0);
+	req.url = url("/hang");
+	req.deadline = al_deadline_in(1200);
+	t0 = al_clock_now_ms();
+	CU_ASSERT_EQUAL(al_http_do(h, &req, &resp), AL_ETIMEOUT);
+	el = al_clock_now_ms() - t0;
+	CU_ASSERT_EQUAL(resp.attempts, 1);
+	CU_ASSERT(el >= 250 && el < 1000);
+	CU_ASSERT_PTR_NOT_NULL(strstr(al_error_message(), "deadline"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(al_error_message(), "no time left"));
+	al_http_resp_clear(&resp);
+	al_http_free(h);
+}
+
 static void test_http__deadline_stops_retry_after_sleep(void)
 {
 	al_http_opts o = {0};
@@ -1398,6 +1428,8 @@ static CU_TestInfo tests[] = {
     {"cancel_ends_a_hang", test_http__cancel_ends_a_hang},
     {"cancel_during_backoff", test_http__cancel_during_backoff},
     {"deadline_bounds_all_attempts", test_http__deadline_bounds_all_attempts},
+    {"deadline_leaves_no_time_to_retry",
+     test_http__deadline_leaves_no_time_to_retry},
     {"deadline_stops_retry_after_sleep",
      test_http__deadline_stops_retry_after_sleep},
     {"upload_reader_rewound_after_500",
