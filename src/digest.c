@@ -1,6 +1,8 @@
 /* digest.c: digest strings and streaming SHA-256/512 through OpenSSL EVP. */
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -224,4 +226,116 @@ out:
 	free(buf);
 	close(fd);
 	return rc;
+}
+
+struct al_hash_worker {
+	pthread_t th;
+	pthread_mutex_t mu;
+	pthread_cond_t cv;
+	al_hasher *h;
+	const void *p;
+	size_t n;
+	int pending; /* a job was submitted and is not finished */
+	int stop;
+	int rc;
+	char msg[512];
+};
+
+static void *hash_worker_main(void *arg)
+{
+	al_hash_worker *hw = arg;
+
+	pthread_mutex_lock(&hw->mu);
+	for (;;) {
+		int rc;
+		while (!hw->pending && !hw->stop)
+			pthread_cond_wait(&hw->cv, &hw->mu);
+		if (hw->stop)
+			break;
+		pthread_mutex_unlock(&hw->mu);
+		rc = al_hasher_update(hw->h, hw->p, hw->n);
+		pthread_mutex_lock(&hw->mu);
+		hw->rc = rc;
+		if (rc < 0)
+			snprintf(hw->msg, sizeof(hw->msg), "%s", al_error_message());
+		hw->pending = 0;
+		pthread_cond_broadcast(&hw->cv);
+	}
+	pthread_mutex_unlock(&hw->mu);
+	return NULL;
+}
+
+int al_hash_worker_new(al_hash_worker **out)
+{
+	al_hash_worker *hw = calloc(1, sizeof(*hw));
+
+	*out = NULL;
+	if (hw == NULL)
+		return al_error_set(AL_ENOMEM, "out of memory");
+	if (pthread_mutex_init(&hw->mu, NULL) != 0) {
+		free(hw);
+		return al_error_set(AL_ENOMEM, "cannot create a mutex");
+	}
+	if (pthread_cond_init(&hw->cv, NULL) != 0) {
+		pthread_mutex_destroy(&hw->mu);
+		free(hw);
+		return al_error_set(AL_ENOMEM, "cannot create a condition variable");
+	}
+	if (pthread_create(&hw->th, NULL, hash_worker_main, hw) != 0) {
+		pthread_cond_destroy(&hw->cv);
+		pthread_mutex_destroy(&hw->mu);
+		free(hw);
+		return al_error_set(AL_ENOMEM, "cannot start the hashing thread");
+	}
+	*out = hw;
+	return 0;
+}
+
+int al_hash_worker_submit(al_hash_worker *hw, al_hasher *h, const void *p, size_t n)
+{
+	pthread_mutex_lock(&hw->mu);
+	if (hw->pending) {
+		pthread_mutex_unlock(&hw->mu);
+		return al_error_set(AL_EINVAL, "al_hash_worker_submit: a job is still running");
+	}
+	hw->h = h;
+	hw->p = p;
+	hw->n = n;
+	hw->rc = 0;
+	hw->pending = 1;
+	pthread_cond_broadcast(&hw->cv);
+	pthread_mutex_unlock(&hw->mu);
+	return 0;
+}
+
+int al_hash_worker_wait(al_hash_worker *hw)
+{
+	int rc;
+
+	pthread_mutex_lock(&hw->mu);
+	while (hw->pending)
+		pthread_cond_wait(&hw->cv, &hw->mu);
+	rc = hw->rc;
+	hw->h = NULL;
+	hw->p = NULL;
+	pthread_mutex_unlock(&hw->mu);
+	if (rc < 0)
+		return al_error_set(rc, "%s", hw->msg);
+	return 0;
+}
+
+void al_hash_worker_free(al_hash_worker *hw)
+{
+	if (hw == NULL)
+		return;
+	pthread_mutex_lock(&hw->mu);
+	while (hw->pending)
+		pthread_cond_wait(&hw->cv, &hw->mu);
+	hw->stop = 1;
+	pthread_cond_broadcast(&hw->cv);
+	pthread_mutex_unlock(&hw->mu);
+	pthread_join(hw->th, NULL);
+	pthread_cond_destroy(&hw->cv);
+	pthread_mutex_destroy(&hw->mu);
+	free(hw);
 }

@@ -1,4 +1,5 @@
 /* fs.c: atomic writes (temp + fsync + rename), bounded reads, temporary files and flock locks. */
+#define _GNU_SOURCE /* sync_file_range */
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -19,6 +20,7 @@ struct al_tmpfile {
 	char *path;
 	char *dir;
 	uint64_t size;
+	uint64_t wb; /* bytes handed to write-back so far */
 };
 
 struct al_lock {
@@ -171,7 +173,21 @@ int al_tmpfile_write(al_tmpfile *t, const void *p, size_t n)
 		n -= (size_t)w;
 		t->size += (uint64_t)w;
 	}
+	if (t->size - t->wb >= AL_WRITEBACK_CHUNK)
+		al_tmpfile_start_writeback(t);
 	return 0;
+}
+
+void al_fd_start_writeback(int fd, uint64_t off, uint64_t len)
+{
+#ifdef SYNC_FILE_RANGE_WRITE
+	/* Only a hint: an error here shows again, and is reported, at fsync. */
+	(void)sync_file_range(fd, (off_t)off, (off_t)len, SYNC_FILE_RANGE_WRITE);
+#else
+	(void)fd;
+	(void)off;
+	(void)len;
+#endif
 }
 
 int al_tmpfile_truncate(al_tmpfile *t)
@@ -179,6 +195,7 @@ int al_tmpfile_truncate(al_tmpfile *t)
 	if (ftruncate(t->fd, 0) != 0 || lseek(t->fd, 0, SEEK_SET) != 0)
 		return al_error_errno(errno, "cannot truncate '%s'", t->path);
 	t->size = 0;
+	t->wb = 0;
 	return 0;
 }
 
@@ -192,7 +209,7 @@ const char *al_tmpfile_path(const al_tmpfile *t)
 	return t->path;
 }
 
-int al_tmpfile_commit(al_tmpfile *t, const char *path)
+static int tmpfile_commit(al_tmpfile *t, const char *path, int sync_dir)
 {
 	char *dir = NULL;
 	int rc = 0;
@@ -213,6 +230,8 @@ int al_tmpfile_commit(al_tmpfile *t, const char *path)
 	}
 	free(t->path);
 	t->path = NULL;
+	if (!sync_dir)
+		goto out;
 	dir = dir_of(path);
 	if (dir == NULL) {
 		rc = al_error_set(AL_ENOMEM, "out of memory");
@@ -223,6 +242,24 @@ out:
 	free(dir);
 	al_tmpfile_free(t);
 	return rc;
+}
+
+int al_tmpfile_commit(al_tmpfile *t, const char *path)
+{
+	return tmpfile_commit(t, path, 1);
+}
+
+int al_tmpfile_commit_nodirsync(al_tmpfile *t, const char *path)
+{
+	return tmpfile_commit(t, path, 0);
+}
+
+void al_tmpfile_start_writeback(al_tmpfile *t)
+{
+	if (t->size > t->wb) {
+		al_fd_start_writeback(t->fd, t->wb, t->size - t->wb);
+		t->wb = t->size;
+	}
 }
 
 void al_tmpfile_free(al_tmpfile *t)

@@ -68,6 +68,7 @@ typedef struct commit_job {
 } commit_job;
 
 typedef struct committer {
+	al_store *s;
 	pthread_t th;
 	pthread_mutex_t mu;
 	pthread_cond_t cv;
@@ -94,6 +95,7 @@ typedef struct up_ctx {
 	char *stage;
 	uint8_t *chunk;
 	al_hasher *hasher;
+	al_hash_worker *hw;     /* hashes blob data while this thread writes it */
 	const char *volname;    /* volume being read, for messages */
 	committer commit;
 	al_progress_info pi;
@@ -426,44 +428,69 @@ static int read_entry(up_ctx *c, struct archive *a, const char *name, uint64_t s
  * Commits (digest check, fsync, rename) run on a second thread so that
  * waiting for the disk overlaps with reading and hashing the next entry.
  * The queue is bounded; its first failure is kept and ends the import.
+ * The thread takes whatever is queued as one batch: each blob is checked,
+ * fsynced and renamed, then the blobs directory is fsynced once for the
+ * batch, and only then are the batch's entries marked done.
  */
 static void *committer_main(void *arg)
 {
 	committer *k = arg;
+	commit_job batch[COMMIT_QUEUE];
+	int rcs[COMMIT_QUEUE];
+	char msg[sizeof(k->msg)];
 
 	pthread_mutex_lock(&k->mu);
 	for (;;) {
-		commit_job job;
-		int rc;
+		size_t i, m;
+		int dirrc = 0, any = 0, failed = 0;
 		while (k->n == 0 && !k->stop)
 			pthread_cond_wait(&k->cv, &k->mu);
 		if (k->n == 0 && k->stop)
 			break;
-		job = k->q[k->head];
+		m = k->n;
+		for (i = 0; i < m; i++)
+			batch[i] = k->q[(k->head + i) % COMMIT_QUEUE];
 		k->busy = 1;
 		pthread_mutex_unlock(&k->mu);
-		rc = al_blob_writer_commit(job.w);
-		pthread_mutex_lock(&k->mu);
-		k->head = (k->head + 1) % COMMIT_QUEUE;
-		k->n--;
-		k->busy = 0;
-		if (rc == 0) {
-			job.e->done = 1;
-		} else if (k->rc == 0) {
-			k->rc = rc;
-			snprintf(k->msg, sizeof(k->msg), "volume '%s' entry '%s': %s", job.volname, job.name,
-				 al_error_message());
+		msg[0] = '\0';
+		for (i = 0; i < m; i++) {
+			rcs[i] = al_blob_writer_commit_nodirsync(batch[i].w);
+			if (rcs[i] == 0) {
+				any = 1;
+			} else if (!failed) {
+				failed = 1;
+				snprintf(msg, sizeof(msg), "volume '%s' entry '%s': %s", batch[i].volname, batch[i].name,
+					 al_error_message());
+			}
 		}
-		free(job.name);
+		/* pack entries are sha256 blobs (blob_digest) */
+		if (any && (dirrc = al_store_sync_blob_dir(k->s, AL_DIGEST_SHA256)) < 0 && !failed) {
+			failed = 1;
+			snprintf(msg, sizeof(msg), "volume '%s': %s", batch[0].volname, al_error_message());
+		}
+		pthread_mutex_lock(&k->mu);
+		k->head = (k->head + m) % COMMIT_QUEUE;
+		k->n -= m;
+		k->busy = 0;
+		for (i = 0; i < m; i++) {
+			if (rcs[i] == 0 && dirrc == 0)
+				batch[i].e->done = 1;
+			else if (k->rc == 0)
+				k->rc = rcs[i] < 0 ? rcs[i] : dirrc;
+			free(batch[i].name);
+		}
+		if (failed && k->msg[0] == '\0')
+			memcpy(k->msg, msg, sizeof(msg));
 		pthread_cond_broadcast(&k->cv);
 	}
 	pthread_mutex_unlock(&k->mu);
 	return NULL;
 }
 
-static int committer_start(committer *k)
+static int committer_start(committer *k, al_store *s)
 {
 	memset(k, 0, sizeof(*k));
+	k->s = s;
 	if (pthread_mutex_init(&k->mu, NULL) != 0)
 		return al_error_set(AL_ENOMEM, "cannot create a mutex");
 	if (pthread_cond_init(&k->cv, NULL) != 0) {
@@ -571,6 +598,7 @@ static int assemble(up_ctx *c, up_entry *e)
 		return rc;
 	if ((rc = al_store_blob_begin(c->s, &d, e->size, &w)) < 0)
 		return rc;
+	al_blob_writer_use_hash_worker(w, c->hw);
 	for (j = 0; j < e->nparts; j++) {
 		free(p);
 		if ((p = stage_file(c, e, j)) == NULL) {
@@ -774,11 +802,13 @@ static int import_blob(up_ctx *c, struct archive *a, up_slot *sl)
 		return rc;
 	if ((rc = al_store_blob_begin(c->s, &d, e->size, &w)) < 0)
 		return rc;
+	al_blob_writer_use_hash_worker(w, c->hw);
 	if ((rc = read_entry(c, a, sl->name, e->size, w, NULL)) < 0) {
 		al_blob_writer_abort(w);
 		return rc;
 	}
 	/* the commit checks the digest before the blob becomes visible */
+	al_blob_writer_start_writeback(w);
 	return committer_push(&c->commit, w, e, c->volname, sl->name);
 }
 
@@ -1343,6 +1373,7 @@ static void ctx_free(up_ctx *c)
 	free(c->stage);
 	free(c->chunk);
 	al_hasher_free(c->hasher);
+	al_hash_worker_free(c->hw);
 }
 
 int al_unpack(al_store *s, const char *dir, const al_unpack_opts *opts, al_unpack_result *res)
@@ -1451,11 +1482,11 @@ int al_unpack(al_store *s, const char *dir, const al_unpack_opts *opts, al_unpac
 	c.chunk = malloc(AL_PACK_CHUNK);
 	if (c.chunk == NULL)
 		goto oom;
-	if ((rc = al_hasher_new(&c.hasher, AL_DIGEST_SHA256)) < 0)
+	if ((rc = al_hasher_new(&c.hasher, AL_DIGEST_SHA256)) < 0 || (rc = al_hash_worker_new(&c.hw)) < 0)
 		goto out;
 	if ((rc = scan_done(&c)) < 0)
 		goto out;
-	if ((rc = committer_start(&c.commit)) < 0)
+	if ((rc = committer_start(&c.commit, c.s)) < 0)
 		goto out;
 	/* a run killed between staging the last part of a blob and joining them */
 	for (i = 0; i < c.nentries; i++) {

@@ -55,6 +55,7 @@ typedef struct pw_ctx {
 	int fd;
 	unsigned volno;
 	uint64_t used;
+	uint64_t unflushed; /* volume bytes written since the last write-back hint */
 	unsigned entries_in_vol;
 	char *tmp_path;
 	char *final_path;
@@ -535,6 +536,13 @@ static int copy_range(pw_ctx *c, int fd, const pw_item *it, uint64_t len, al_has
 			return rc;
 		if ((rc = write_all(c, c->chunk, (size_t)r, it->path)) < 0)
 			return rc;
+		/* Start write-back as we go: the fsync when the volume closes
+		 * then waits for the tail only, not the whole volume. */
+		c->unflushed += (uint64_t)r;
+		if (c->unflushed >= AL_WRITEBACK_CHUNK) {
+			al_fd_start_writeback(c->fd, 0, 0);
+			c->unflushed = 0;
+		}
 		len -= (uint64_t)r;
 		c->pi.bytes_done += (uint64_t)r;
 		progress(c, 0);

@@ -39,6 +39,7 @@ struct al_blob_writer {
 	uint64_t written;
 	al_tmpfile *tmp;
 	al_hasher *h;
+	al_hash_worker *hw; /* borrowed; NULL: hash on this thread */
 };
 
 const char *al_store_path(const al_store *s)
@@ -549,10 +550,27 @@ int al_blob_writer_write(al_blob_writer *w, const uint8_t *p, size_t n)
 	if (w->expected_size > 0 && (n > w->expected_size || w->written > w->expected_size - n))
 		return al_error_set(AL_EVERIFY, "blob '%s' is larger than the expected %llu bytes",
 				    al_digest_str(&w->expected, ds), (unsigned long long)w->expected_size);
-	if ((rc = al_hasher_update(w->h, p, n)) < 0 || (rc = al_tmpfile_write(w->tmp, p, n)) < 0)
+	if (w->hw != NULL && n >= AL_HASH_WORKER_MIN) {
+		/* hash on the worker while this thread writes the same bytes */
+		int wrc;
+		if ((rc = al_hash_worker_submit(w->hw, w->h, p, n)) < 0)
+			return rc;
+		wrc = al_tmpfile_write(w->tmp, p, n);
+		rc = al_hash_worker_wait(w->hw);
+		if (wrc < 0)
+			return wrc;
+		if (rc < 0)
+			return rc;
+	} else if ((rc = al_hasher_update(w->h, p, n)) < 0 || (rc = al_tmpfile_write(w->tmp, p, n)) < 0) {
 		return rc;
+	}
 	w->written += n;
 	return 0;
+}
+
+void al_blob_writer_use_hash_worker(al_blob_writer *w, al_hash_worker *hw)
+{
+	w->hw = hw;
 }
 
 int al_blob_writer_reset(al_blob_writer *w)
@@ -583,7 +601,7 @@ al_writer al_blob_writer_as_writer(al_blob_writer *w)
 	return wr;
 }
 
-int al_blob_writer_commit(al_blob_writer *w)
+static int blob_commit(al_blob_writer *w, int sync_dir)
 {
 	char ds[AL_DIGEST_STRMAX], gs[AL_DIGEST_STRMAX];
 	char *path = NULL, *dir = NULL;
@@ -612,12 +630,40 @@ int al_blob_writer_commit(al_blob_writer *w)
 		goto out;
 	/* Renaming over an existing blob is harmless (same bytes) and
 	 * repairs one that was damaged on disk. */
-	rc = al_tmpfile_commit(w->tmp, path);
+	rc = sync_dir ? al_tmpfile_commit(w->tmp, path) : al_tmpfile_commit_nodirsync(w->tmp, path);
 	w->tmp = NULL;
 out:
 	free(path);
 	free(dir);
 	al_blob_writer_abort(w);
+	return rc;
+}
+
+int al_blob_writer_commit(al_blob_writer *w)
+{
+	return blob_commit(w, 1);
+}
+
+int al_blob_writer_commit_nodirsync(al_blob_writer *w)
+{
+	return blob_commit(w, 0);
+}
+
+void al_blob_writer_start_writeback(al_blob_writer *w)
+{
+	if (w != NULL && w->tmp != NULL)
+		al_tmpfile_start_writeback(w->tmp);
+}
+
+int al_store_sync_blob_dir(al_store *s, al_digest_algo algo)
+{
+	char *dir = al_sprintf("%s/blobs/%s", s->path, al_digest_algo_name(algo));
+	int rc;
+
+	if (dir == NULL)
+		return al_error_set(AL_ENOMEM, "out of memory");
+	rc = al_fs_fsync_dir(dir);
+	free(dir);
 	return rc;
 }
 

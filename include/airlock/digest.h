@@ -43,6 +43,20 @@ AL_EXPORT int al_hasher_update(al_hasher *h, const void *p, size_t n);
 AL_EXPORT int al_hasher_final(al_hasher *h, al_digest *out);
 AL_EXPORT void al_hasher_free(al_hasher *h);
 
+/*
+ * A thread that hashes one buffer at a time while the caller does
+ * something else with the same bytes (writes them to disk, say): submit,
+ * work, wait. The buffer must stay valid and unchanged until wait
+ * returns, and the hasher must not be used in between.
+ */
+typedef struct al_hash_worker al_hash_worker;
+AL_EXPORT int al_hash_worker_new(al_hash_worker **out);
+AL_EXPORT int al_hash_worker_submit(al_hash_worker *hw, al_hasher *h, const void *p, size_t n);
+/* The submitted job's result (0, or its error as this thread's error). */
+AL_EXPORT int al_hash_worker_wait(al_hash_worker *hw);
+/* Stops and joins the thread; NULL is a no-op. */
+AL_EXPORT void al_hash_worker_free(al_hash_worker *hw);
+
 /* One-shot digest of a buffer. */
 AL_EXPORT int al_digest_bytes(al_digest *out, al_digest_algo algo, const void *p, size_t n);
 /* Digest of a file, streamed through a bounded buffer; *size (may be NULL)

@@ -40,6 +40,16 @@ AL_EXPORT uint64_t al_tmpfile_size(const al_tmpfile *t);
 AL_EXPORT const char *al_tmpfile_path(const al_tmpfile *t);
 /* fsync, close, rename to path, fsync the directory, free t (always). */
 AL_EXPORT int al_tmpfile_commit(al_tmpfile *t, const char *path);
+/*
+ * al_tmpfile_commit without the directory fsync: for committing many files
+ * into one directory, followed by one al_fs_fsync_dir. Until then the new
+ * name may not survive a power failure: nothing may refer to it yet.
+ */
+AL_EXPORT int al_tmpfile_commit_nodirsync(al_tmpfile *t, const char *path);
+/* Start write-back of what was written since the last hint (see
+ * al_fd_start_writeback); al_tmpfile_write gives one every
+ * AL_WRITEBACK_CHUNK bytes by itself. */
+AL_EXPORT void al_tmpfile_start_writeback(al_tmpfile *t);
 /* Close, unlink, free. NULL is a no-op. */
 AL_EXPORT void al_tmpfile_free(al_tmpfile *t);
 
@@ -57,6 +67,16 @@ AL_EXPORT void al_lock_free(al_lock *l);
  * file. On failure returns AL_EIO (or the errno mapping) with the message
  * "cannot read '<what>': <strerror>".
  */
+/* Bytes written between two write-back hints (al_fd_start_writeback). */
+#define AL_WRITEBACK_CHUNK (8u << 20)
+
+/*
+ * Start write-back of [off, off+len) of fd without waiting for it (Linux
+ * sync_file_range), so that a later fsync finds most of the data on disk
+ * already and the disk works while the caller goes on. A hint: no error.
+ */
+AL_EXPORT void al_fd_start_writeback(int fd, uint64_t off, uint64_t len);
+
 AL_EXPORT int al_fd_read(int fd, void *p, size_t cap, size_t *got, const char *what);
 
 /* An al_reader over an open file descriptor (not closed by the reader). */

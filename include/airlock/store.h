@@ -71,9 +71,26 @@ AL_EXPORT int al_store_blob_begin(al_store *s, const al_digest *expected, uint64
 /* An al_writer (write + reset) feeding w. */
 AL_EXPORT al_writer al_blob_writer_as_writer(al_blob_writer *w);
 AL_EXPORT int al_blob_writer_write(al_blob_writer *w, const uint8_t *p, size_t n);
+/*
+ * Hash writes of at least AL_HASH_WORKER_MIN bytes on hw while the calling
+ * thread writes them to the temporary file (hw is borrowed: it must outlive
+ * the writer's last write, and serve one writer at a time).
+ */
+#define AL_HASH_WORKER_MIN (64u << 10)
+AL_EXPORT void al_blob_writer_use_hash_worker(al_blob_writer *w, al_hash_worker *hw);
 AL_EXPORT int al_blob_writer_reset(al_blob_writer *w);
 /* Verify and rename into place; frees w in all cases. */
 AL_EXPORT int al_blob_writer_commit(al_blob_writer *w);
+/*
+ * For committing many blobs in a row: the same, without the fsync of the
+ * blobs directory; al_store_sync_blob_dir after the batch, and nothing may
+ * record these blobs as present before it returned.
+ */
+AL_EXPORT int al_blob_writer_commit_nodirsync(al_blob_writer *w);
+AL_EXPORT int al_store_sync_blob_dir(al_store *s, al_digest_algo algo);
+/* Everything is written: start write-back now, so that the fsync at
+ * commit finds the data on its way to the disk. */
+AL_EXPORT void al_blob_writer_start_writeback(al_blob_writer *w);
 /* Discard; NULL is a no-op. */
 AL_EXPORT void al_blob_writer_abort(al_blob_writer *w);
 

@@ -97,6 +97,43 @@ static void test_digest__file_streams_and_counts(void)
 	free(path);
 }
 
+/* The worker's digest of chunks equals the one-shot digest; a second
+ * submit before wait is refused; the worker is reusable across hashers. */
+static void test_digest__hash_worker_matches_one_shot(void)
+{
+	enum { N = 3 << 20, CHUNK = 300000 };
+	uint8_t *data = malloc(N);
+	al_hash_worker *hw = NULL;
+	al_hasher *h = NULL;
+	al_digest a, b;
+	size_t i, off;
+	int round;
+
+	CU_ASSERT_PTR_NOT_NULL_FATAL(data);
+	for (i = 0; i < N; i++)
+		data[i] = (uint8_t)(i * 131 + (i >> 11));
+	CU_ASSERT_EQUAL_FATAL(al_hash_worker_new(&hw), 0);
+	CU_ASSERT_EQUAL_FATAL(al_hasher_new(&h, AL_DIGEST_SHA256), 0);
+	al_digest_bytes(&b, AL_DIGEST_SHA256, data, N);
+	for (round = 0; round < 2; round++) {
+		for (off = 0; off < N; off += CHUNK) {
+			size_t n = N - off < CHUNK ? N - off : CHUNK;
+			CU_ASSERT_EQUAL(al_hash_worker_submit(hw, h, data + off, n), 0);
+			if (off == 0)
+				CU_ASSERT_EQUAL(al_hash_worker_submit(hw, h, data, 1), AL_EINVAL);
+			CU_ASSERT_EQUAL(al_hash_worker_wait(hw), 0);
+		}
+		CU_ASSERT_EQUAL(al_hasher_final(h, &a), 0);
+		CU_ASSERT(al_digest_equal(&a, &b));
+	}
+	/* waiting with nothing submitted returns at once */
+	CU_ASSERT_EQUAL(al_hash_worker_wait(hw), 0);
+	al_hasher_free(h);
+	al_hash_worker_free(hw);
+	al_hash_worker_free(NULL);
+	free(data);
+}
+
 int main(void)
 {
 	CU_TestInfo tests[] = {
@@ -106,6 +143,7 @@ int main(void)
 		{"test_digest__one_shot_and_streaming_agree", test_digest__one_shot_and_streaming_agree},
 		{"test_digest__sha512_vector", test_digest__sha512_vector},
 		{"test_digest__file_streams_and_counts", test_digest__file_streams_and_counts},
+		{"test_digest__hash_worker_matches_one_shot", test_digest__hash_worker_matches_one_shot},
 		CU_TEST_INFO_NULL,
 	};
 	return al_test_run("digest", tests);

@@ -292,6 +292,56 @@ out:
 	free(path);
 }
 
+/* Writes hashed on a worker thread: the same digest checks, large writes
+ * hashed off-thread and small ones inline; batch commit + one dir sync. */
+static void test_store__blob_writer_hash_worker_and_batch_commit(void)
+{
+	enum { N = (1 << 20) + 12345 };
+	char *path = tmp_path("hw"), *tmpdir = tmp_path("hw/blobs/.tmp");
+	al_store *s = open_store(path, 1, 0);
+	al_hash_worker *hw = NULL;
+	al_blob_writer *w = NULL;
+	uint8_t *data = malloc(N);
+	al_digest d, other;
+	uint64_t size = 0;
+	size_t i;
+
+	if (s == NULL || data == NULL || al_hash_worker_new(&hw) != 0) {
+		CU_FAIL("setup");
+		goto out;
+	}
+	for (i = 0; i < N; i++)
+		data[i] = (uint8_t)(i ^ (i >> 9));
+	al_digest_bytes(&d, AL_DIGEST_SHA256, data, N);
+	al_digest_bytes(&other, AL_DIGEST_SHA256, "x", 1);
+
+	CU_ASSERT_EQUAL(al_store_blob_begin(s, &d, N, &w), 0);
+	al_blob_writer_use_hash_worker(w, hw);
+	CU_ASSERT_EQUAL(al_blob_writer_write(w, data, 100), 0); /* inline */
+	CU_ASSERT_EQUAL(al_blob_writer_write(w, data + 100, N - 100 - 7), 0); /* worker */
+	CU_ASSERT_EQUAL(al_blob_writer_write(w, data + N - 7, 7), 0);
+	al_blob_writer_start_writeback(w);
+	CU_ASSERT_EQUAL(al_blob_writer_commit_nodirsync(w), 0);
+	CU_ASSERT_EQUAL(al_store_sync_blob_dir(s, AL_DIGEST_SHA256), 0);
+	CU_ASSERT_EQUAL(al_store_has_blob(s, &d, &size), 1);
+	CU_ASSERT_EQUAL(size, N);
+
+	/* the worker's hash is checked like any other */
+	CU_ASSERT_EQUAL(al_store_blob_begin(s, &other, 0, &w), 0);
+	al_blob_writer_use_hash_worker(w, hw);
+	CU_ASSERT_EQUAL(al_blob_writer_write(w, data, N), 0);
+	CU_ASSERT_EQUAL(al_blob_writer_commit_nodirsync(w), AL_EVERIFY);
+	CU_ASSERT_PTR_NOT_NULL(strstr(al_error_message(), "digest mismatch"));
+	CU_ASSERT_EQUAL(al_store_has_blob(s, &other, NULL), 0);
+	CU_ASSERT_EQUAL(count_dir(tmpdir), 0);
+out:
+	al_hash_worker_free(hw);
+	al_store_free(s);
+	free(data);
+	free(tmpdir);
+	free(path);
+}
+
 static void test_store__put_read_blob_detects_corruption(void)
 {
 	static const char data[] = "{\"hello\":\"world\"}";
@@ -875,6 +925,7 @@ int main(void)
 		{"create_open_reopen", test_store__create_open_reopen},
 		{"second_writable_open_is_locked", test_store__second_writable_open_is_locked},
 		{"blob_writer_commit_mismatch_abort", test_store__blob_writer_commit_mismatch_abort},
+		{"blob_writer_hash_worker_and_batch_commit", test_store__blob_writer_hash_worker_and_batch_commit},
 		{"put_read_blob_detects_corruption", test_store__put_read_blob_detects_corruption},
 		{"tag_untag_list_find_persist", test_store__tag_untag_list_find_persist},
 		{"releases_load_save", test_store__releases_load_save},
