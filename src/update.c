@@ -646,6 +646,48 @@ static int wait_operator(run *r, const al_update_task *t)
 	return rc;
 }
 
+/* Wait before the next attempt of a transient failure, within the sync
+ * deadline: 0 to retry, or the error that ends the task. */
+static int retry_wait(run *r, const al_update_task *t, unsigned attempt)
+{
+	uint64_t rem, b;
+
+	if (al_deadline_expired(r->dl))
+		return al_error_set(AL_ETIMEOUT, "sync deadline reached: %s", al_error_message());
+	rem = al_deadline_remaining_ms(r->dl);
+	b = al_backoff_ms(attempt, 200, 5000);
+	al_log_debug("update: retrying %s/%s after: %s", t->kind, t->name, al_error_message());
+	if (al_sleep_ms(b < rem ? b : rem, r->o->cancel) < 0)
+		return al_error_set(AL_ECANCELED, "cancelled");
+	return 0;
+}
+
+/* A release.openshift.io/delete manifest: the object must be gone; one
+ * that is already absent is done. In reconciling, deleting one that came
+ * back counts as a repair. */
+static int delete_task(run *r, const al_update_task *t, int *repaired)
+{
+	const al_update_opts *o = r->o;
+	unsigned attempt;
+	int rc;
+
+	for (attempt = 0;; attempt++) {
+		if (al_cancel_is_set(o->cancel))
+			return al_error_set(AL_ECANCELED, "cancelled");
+		rc = al_kube_delete(o->kube, t->api_version, t->kind, t->ns, t->name, r->dl);
+		if (rc == AL_ENOTFOUND)
+			return 0;
+		if (rc == 0) {
+			*repaired = r->mode == AL_UPDATE_MODE_RECONCILE;
+			return 0;
+		}
+		if (!transient(rc))
+			return rc;
+		if ((rc = retry_wait(r, t, attempt)) < 0)
+			return rc;
+	}
+}
+
 /* Apply one task, retrying transient errors until the sync deadline. */
 static int apply_task(run *r, const al_update_task *t, int *repaired)
 {
@@ -655,6 +697,8 @@ static int apply_task(run *r, const al_update_task *t, int *repaired)
 	int rc = 0;
 
 	*repaired = 0;
+	if (t->delete_it)
+		return delete_task(r, t, repaired);
 	if (t->create_only || r->mode == AL_UPDATE_MODE_RECONCILE) {
 		rc = al_kube_get(o->kube, t->api_version, t->kind, t->ns, t->name, &live, r->dl);
 		if (rc == 0 && t->create_only) {
@@ -676,15 +720,8 @@ static int apply_task(run *r, const al_update_task *t, int *repaired)
 			break;
 		if (!transient(rc))
 			return rc;
-		if (al_deadline_expired(r->dl))
-			return al_error_set(AL_ETIMEOUT, "sync deadline reached: %s", al_error_message());
-		{
-			uint64_t rem = al_deadline_remaining_ms(r->dl), b = al_backoff_ms(attempt, 200, 5000);
-
-			al_log_debug("update: retrying %s/%s after: %s", t->kind, t->name, al_error_message());
-			if (al_sleep_ms(b < rem ? b : rem, o->cancel) < 0)
-				return al_error_set(AL_ECANCELED, "cancelled");
-		}
+		if ((rc = retry_wait(r, t, attempt)) < 0)
+			return rc;
 	}
 	if (t->cluster_operator)
 		return wait_operator(r, t);

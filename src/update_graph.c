@@ -250,7 +250,7 @@ static int annotation_true(const json_t *obj, const char *key)
 	return v != NULL && strcmp(v, "true") == 0;
 }
 
-/* 1 keep, 0 skip (profile, exclude, delete). */
+/* 1 keep, 0 skip (profile, exclude). */
 static int keep_object(const json_t *obj, const al_update_load_opts *o)
 {
 	char key[512];
@@ -264,8 +264,6 @@ static int keep_object(const json_t *obj, const al_update_load_opts *o)
 		if (n < 0 || (size_t)n >= sizeof(key) || annotation_true(obj, key))
 			return 0;
 	}
-	if (annotation_true(obj, "release.openshift.io/delete"))
-		return 0;
 	return 1;
 }
 
@@ -287,6 +285,11 @@ static int fill_task(al_update_task *t, json_t *obj, const char *file, size_t do
 	t->cluster_operator = strcmp(t->kind, "ClusterOperator") == 0 && group_end != NULL &&
 			      strncmp(t->api_version, "config.openshift.io/", 20) == 0;
 	t->create_only = annotation_true(obj, "release.openshift.io/create-only");
+	/* a manifest that removes an object: nothing to apply, no operator
+	 * to wait for */
+	t->delete_it = annotation_true(obj, "release.openshift.io/delete");
+	if (t->delete_it)
+		t->cluster_operator = 0;
 	t->file = al_strdup(file);
 	if (t->file == NULL)
 		return al_error_set(AL_ENOMEM, "out of memory");
@@ -513,8 +516,9 @@ char *al_update_task_describe(const al_update_task *t)
 	if (t == NULL)
 		return NULL;
 	if (t->ns != NULL)
-		return al_sprintf("%s %s/%s (%s #%zu)", t->kind, t->ns, t->name, t->file, t->doc + 1);
-	return al_sprintf("%s %s (%s #%zu)", t->kind, t->name, t->file, t->doc + 1);
+		return al_sprintf("%s%s %s/%s (%s #%zu)", t->delete_it ? "delete " : "", t->kind, t->ns, t->name,
+				  t->file, t->doc + 1);
+	return al_sprintf("%s%s %s (%s #%zu)", t->delete_it ? "delete " : "", t->kind, t->name, t->file, t->doc + 1);
 }
 
 /* --- the state machine ------------------------------------------------- */

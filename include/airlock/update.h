@@ -74,6 +74,7 @@ typedef struct al_update_task {
 	const char *api_version, *kind, *name, *ns; /* borrowed from obj; ns may be NULL */
 	int cluster_operator;/* a config.openshift.io ClusterOperator: gates its level */
 	int create_only;     /* release.openshift.io/create-only: "true" */
+	int delete_it;       /* release.openshift.io/delete: "true": delete, not apply */
 } al_update_task;
 
 /* A component: tasks[first .. first + count) applied in order. */

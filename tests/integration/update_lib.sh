@@ -6,6 +6,8 @@
 #   up_ctl PATH [JSON]     POST JSON (GET without) to $KS_URL/_control/PATH
 #   up_store DIR           mirror the sample release 4.14.1 into DIR
 #   up_store_add_4142 DIR  make release 4.14.2 (same manifests) and mirror it into DIR
+#   up_store_add_release DIR VERSION MANIFESTS
+#                          the same for any version and manifests directory
 #   up_sign DIR DIGEST     sign DIGEST with a fresh gpg key into DIR/signatures;
 #                          the public key is $T/trusted.gpg
 #   up_state FILE EXPR     evaluate a Python expression on the state file (s)
@@ -69,22 +71,29 @@ up_store() {
 }
 
 up_store_add_4142() {
-	local dir=$1
-	python3 "$AL_TOOLS/mkrelease.py" --out "$T/layout-4142" --version 4.14.2 --previous 4.14.1 \
+	up_store_add_release "$1" 4.14.2 "$AL_SOURCE_DIR/samples/release-manifests"
+}
+
+# up_store_add_release DIR VERSION MANIFESTS: make release VERSION (after
+# 4.14.1) from the manifests directory MANIFESTS and mirror it into DIR.
+up_store_add_release() {
+	local dir=$1 version=$2 manifests=$3 tag
+	tag=$(echo "$version" | tr -d .)
+	python3 "$AL_TOOLS/mkrelease.py" --out "$T/layout-$tag" --version "$version" --previous 4.14.1 \
 		--prefix quay.io/airlock-samples --components 6 --layer-size 4096 --base-size 8192 \
-		--manifests "$AL_SOURCE_DIR/samples/release-manifests" --seed airlock-samples >/dev/null || return 1
-	cat >"$T/imageset-4142.yaml" <<EOF
+		--manifests "$manifests" --seed airlock-samples >/dev/null || return 1
+	cat >"$T/imageset-$tag.yaml" <<EOF
 kind: ImageSetConfiguration
 apiVersion: mirror.openshift.io/v2alpha1
 mirror:
   platform:
-    release: quay.io/airlock-samples/release:4.14.2-x86_64
+    release: quay.io/airlock-samples/release:$version-x86_64
 airlock:
   sources:
   - prefix: quay.io/airlock-samples
-    location: "oci:$T/layout-4142"
+    location: "oci:$T/layout-$tag"
 EOF
-	"$AIRLOCK" mirror --config "$T/imageset-4142.yaml" --store "$dir" --allow-unsigned -q >/dev/null
+	"$AIRLOCK" mirror --config "$T/imageset-$tag.yaml" --store "$dir" --allow-unsigned -q >/dev/null
 }
 
 # The digest of a release version in a store's releases.json.

@@ -193,18 +193,23 @@ static void test_update__profiles_exclude_and_delete(void)
 
 	CU_ASSERT_EQUAL(al_update_graph_build(&g, &f, 1, &o), 0);
 	if (g != NULL) {
-		CU_ASSERT_EQUAL(g->ntasks, 2);
+		CU_ASSERT_EQUAL(g->ntasks, 3);
 		CU_ASSERT_STRING_EQUAL(g->tasks[0].name, "ha");
 		CU_ASSERT_STRING_EQUAL(g->tasks[1].name, "hosted-excluded");
-		CU_ASSERT_EQUAL(g->skipped, 4);
+		/* a deletion stays in the graph, as a deletion */
+		CU_ASSERT_STRING_EQUAL(g->tasks[2].name, "deleted");
+		CU_ASSERT_EQUAL(g->tasks[0].delete_it, 0);
+		CU_ASSERT_EQUAL(g->tasks[2].delete_it, 1);
+		CU_ASSERT_EQUAL(g->skipped, 3);
 	}
 	al_update_graph_free(g);
 	g = NULL;
 	o.exclude = "internal-openshift-hosted";
 	CU_ASSERT_EQUAL(al_update_graph_build(&g, &f, 1, &o), 0);
 	if (g != NULL) {
-		CU_ASSERT_EQUAL(g->ntasks, 1);
+		CU_ASSERT_EQUAL(g->ntasks, 2);
 		CU_ASSERT_STRING_EQUAL(g->tasks[0].name, "ha");
+		CU_ASSERT_STRING_EQUAL(g->tasks[1].name, "deleted");
 	}
 	al_update_graph_free(g);
 	g = NULL;
@@ -306,6 +311,23 @@ static void test_update__flags_and_bad_documents(void)
 	}
 	al_update_graph_free(g);
 	g = NULL;
+	/* a deletion: kept as a task, never an operator gate */
+	{
+		const char *del = "apiVersion: config.openshift.io/v1\nkind: ClusterOperator\nmetadata:\n  name: old\n"
+				  "  annotations:\n" INC "    release.openshift.io/delete: \"true\"\n";
+		f = file_of("0000_10_etcd_08_delete.yaml", del);
+		CU_ASSERT_EQUAL(al_update_graph_build(&g, &f, 1, &o), 0);
+		if (g != NULL) {
+			char *d = al_update_task_describe(&g->tasks[0]);
+			CU_ASSERT_EQUAL(g->ntasks, 1);
+			CU_ASSERT_EQUAL(g->tasks[0].delete_it, 1);
+			CU_ASSERT_EQUAL(g->tasks[0].cluster_operator, 0);
+			CU_ASSERT_STRING_EQUAL(d, "delete ClusterOperator old (0000_10_etcd_08_delete.yaml #1)");
+			free(d);
+		}
+		al_update_graph_free(g);
+		g = NULL;
+	}
 	f = file_of("0000_10_x_00_bad.yaml", nokind);
 	CU_ASSERT_EQUAL(al_update_graph_build(&g, &f, 1, &o), AL_EPARSE);
 	CU_ASSERT_PTR_NOT_NULL(strstr(al_error_message(), "0000_10_x_00_bad.yaml"));
