@@ -235,7 +235,8 @@ struct al_hash_worker {
 	al_hasher *h;
 	const void *p;
 	size_t n;
-	int pending; /* a job was submitted and is not finished */
+	int pending;     /* a job was submitted and is not finished */
+	int outstanding; /* a job was submitted and not yet waited for */
 	int stop;
 	int rc;
 	char msg[512];
@@ -294,15 +295,16 @@ int al_hash_worker_new(al_hash_worker **out)
 int al_hash_worker_submit(al_hash_worker *hw, al_hasher *h, const void *p, size_t n)
 {
 	pthread_mutex_lock(&hw->mu);
-	if (hw->pending) {
+	if (hw->outstanding) {
 		pthread_mutex_unlock(&hw->mu);
-		return al_error_set(AL_EINVAL, "al_hash_worker_submit: a job is still running");
+		return al_error_set(AL_EINVAL, "al_hash_worker_submit: the last job was not waited for");
 	}
 	hw->h = h;
 	hw->p = p;
 	hw->n = n;
 	hw->rc = 0;
 	hw->pending = 1;
+	hw->outstanding = 1;
 	pthread_cond_broadcast(&hw->cv);
 	pthread_mutex_unlock(&hw->mu);
 	return 0;
@@ -316,6 +318,7 @@ int al_hash_worker_wait(al_hash_worker *hw)
 	while (hw->pending)
 		pthread_cond_wait(&hw->cv, &hw->mu);
 	rc = hw->rc;
+	hw->outstanding = 0;
 	hw->h = NULL;
 	hw->p = NULL;
 	pthread_mutex_unlock(&hw->mu);
