@@ -100,7 +100,7 @@ typedef struct al_update_graph {
 	size_t ncomponents;
 	al_update_level *levels;
 	size_t nlevels;
-	size_t skipped;      /* documents left out (profile, exclude, delete, empty) */
+	size_t skipped;      /* documents left out (profile, exclude, empty) */
 } al_update_graph;
 
 /*
@@ -111,8 +111,8 @@ typedef struct al_update_graph {
  * map with apiVersion, kind and metadata.name (AL_EPARSE naming the file
  * and document). A document is kept only when its
  * include.release.openshift.io/<profile> annotation is "true" and it has
- * no exclude.release.openshift.io/<exclude>: "true" and no
- * release.openshift.io/delete: "true" (deletion is not implemented).
+ * no exclude.release.openshift.io/<exclude>: "true"; a kept document with
+ * release.openshift.io/delete: "true" becomes a deletion task (delete_it).
  * Substitution (in every string value of a kept document): each
  * "AL_UPDATE_PLACEHOLDER_REPO:<tag>" whose tag is in images becomes that
  * image (a tag not in images is AL_EPARSE naming the file), and each
