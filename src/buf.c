@@ -21,7 +21,8 @@ static int buf_grow(al_buf *b, size_t n)
 	uint8_t *p;
 
 	if (n > b->max || b->len > b->max - n)
-		return al_error_set(AL_ELIMIT, "buffer limit of %zu bytes exceeded", b->max);
+		return al_error_set(
+		    AL_ELIMIT, "buffer limit of %zu bytes exceeded", b->max);
 	need = b->len + n + 1;
 	if (need <= b->cap)
 		return 0;
@@ -37,7 +38,8 @@ static int buf_grow(al_buf *b, size_t n)
 		cap = b->max + 1;
 	p = realloc(b->ptr, cap);
 	if (p == NULL)
-		return al_error_set(AL_ENOMEM, "out of memory (%zu bytes)", cap);
+		return al_error_set(AL_ENOMEM, "out of memory (%zu bytes)",
+		                    cap);
 	b->ptr = p;
 	b->cap = cap;
 	return 0;
@@ -203,7 +205,7 @@ int al_str_endswith(const char *s, const char *suffix)
 }
 
 static const char b64[] =
-	"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+    "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
 
 char *al_base64_encode(const uint8_t *p, size_t n)
 {
@@ -217,7 +219,8 @@ char *al_base64_encode(const uint8_t *p, size_t n)
 	if (out == NULL)
 		return NULL;
 	for (i = 0; i + 2 < n; i += 3) {
-		uint32_t v = (uint32_t)p[i] << 16 | (uint32_t)p[i + 1] << 8 | p[i + 2];
+		uint32_t v =
+		    (uint32_t)p[i] << 16 | (uint32_t)p[i + 1] << 8 | p[i + 2];
 		out[o++] = b64[v >> 18 & 63];
 		out[o++] = b64[v >> 12 & 63];
 		out[o++] = b64[v >> 6 & 63];
@@ -266,7 +269,9 @@ int al_base64_decode(al_buf *out, const char *s, size_t n)
 	for (i = 0; i < n; i++) {
 		int v = b64_value(s[i]);
 		if (v < 0)
-			return al_error_set(AL_EPARSE, "invalid base64 character at offset %zu", i);
+			return al_error_set(
+			    AL_EPARSE, "invalid base64 character at offset %zu",
+			    i);
 		acc = (acc << 6) | (uint32_t)v;
 		bits += 6;
 		if (bits >= 8) {

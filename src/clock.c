@@ -1,4 +1,5 @@
-/* clock.c: monotonic clock, deadlines, cancellation flags, durations, sizes and backoff. */
+/* clock.c: monotonic clock, deadlines, cancellation flags, durations, sizes and
+ * backoff. */
 #include <errno.h>
 #include <math.h>
 #include <stdatomic.h>
@@ -130,7 +131,10 @@ int al_parse_duration(const char *s, uint64_t *ms)
 		errno = 0;
 		v = strtod(p, &end);
 		if (end == p || errno != 0 || v < 0 || !isfinite(v))
-			return al_error_set(AL_EPARSE, "invalid duration '%s' (expected e.g. 30s, 2m, 1h30m, 500ms)", s);
+			return al_error_set(AL_EPARSE,
+			                    "invalid duration '%s' (expected "
+			                    "e.g. 30s, 2m, 1h30m, 500ms)",
+			                    s);
 		p = end;
 		if (strncmp(p, "ms", 2) == 0) {
 			mult = 1;
@@ -147,7 +151,10 @@ int al_parse_duration(const char *s, uint64_t *ms)
 		} else if (*p == '\0' && !any) {
 			mult = 1000;
 		} else {
-			return al_error_set(AL_EPARSE, "invalid duration '%s' (expected e.g. 30s, 2m, 1h30m, 500ms)", s);
+			return al_error_set(AL_EPARSE,
+			                    "invalid duration '%s' (expected "
+			                    "e.g. 30s, 2m, 1h30m, 500ms)",
+			                    s);
 		}
 		total += v * mult;
 		any = 1;
@@ -165,7 +172,10 @@ int al_parse_size(const char *s, uint64_t *bytes)
 	uint64_t mult = 1;
 
 	if (s == NULL || *s < '0' || *s > '9')
-		return al_error_set(AL_EPARSE, "invalid size '%s' (expected e.g. 4G, 700M, 1024)", s ? s : "");
+		return al_error_set(
+		    AL_EPARSE,
+		    "invalid size '%s' (expected e.g. 4G, 700M, 1024)",
+		    s ? s : "");
 	errno = 0;
 	v = strtoull(s, &end, 10);
 	if (errno != 0)
@@ -194,12 +204,17 @@ int al_parse_size(const char *s, uint64_t *bytes)
 		end++;
 		break;
 	default:
-		return al_error_set(AL_EPARSE, "invalid size '%s' (expected e.g. 4G, 700M, 1024)", s);
+		return al_error_set(
+		    AL_EPARSE,
+		    "invalid size '%s' (expected e.g. 4G, 700M, 1024)", s);
 	}
-	if (mult > 1 && (strcmp(end, "iB") == 0 || strcmp(end, "B") == 0 || strcmp(end, "ib") == 0))
+	if (mult > 1 && (strcmp(end, "iB") == 0 || strcmp(end, "B") == 0 ||
+	                 strcmp(end, "ib") == 0))
 		end += strlen(end);
 	if (*end != '\0')
-		return al_error_set(AL_EPARSE, "invalid size '%s' (expected e.g. 4G, 700M, 1024)", s);
+		return al_error_set(
+		    AL_EPARSE,
+		    "invalid size '%s' (expected e.g. 4G, 700M, 1024)", s);
 	if (v > UINT64_MAX / mult)
 		return al_error_set(AL_EPARSE, "size '%s' is too large", s);
 	*bytes = (uint64_t)v * mult;

@@ -46,7 +46,9 @@ int al_digest_parse(al_digest *out, const char *s, size_t n)
 
 	memset(&d, 0, sizeof(d));
 	if (colon == NULL)
-		return al_error_set(AL_EPARSE, "invalid digest '%.*s': expected algorithm:hex", (int)(n > 80 ? 80 : n), s);
+		return al_error_set(
+		    AL_EPARSE, "invalid digest '%.*s': expected algorithm:hex",
+		    (int)(n > 80 ? 80 : n), s);
 	alen = (size_t)(colon - s);
 	hexlen = n - alen - 1;
 	if (alen == 6 && memcmp(s, "sha256", 6) == 0) {
@@ -58,19 +60,34 @@ int al_digest_parse(al_digest *out, const char *s, size_t n)
 	} else {
 		for (i = 0; i < alen; i++) {
 			char c = s[i];
-			if (!((c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '+' || c == '.' || c == '_' || c == '-'))
-				return al_error_set(AL_EPARSE, "invalid digest '%.*s': bad algorithm", (int)(n > 80 ? 80 : n), s);
+			if (!((c >= 'a' && c <= 'z') ||
+			      (c >= '0' && c <= '9') || c == '+' || c == '.' ||
+			      c == '_' || c == '-'))
+				return al_error_set(
+				    AL_EPARSE,
+				    "invalid digest '%.*s': bad algorithm",
+				    (int)(n > 80 ? 80 : n), s);
 		}
 		if (alen == 0)
-			return al_error_set(AL_EPARSE, "invalid digest '%.*s': empty algorithm", (int)(n > 80 ? 80 : n), s);
-		return al_error_set(AL_EUNSUPPORTED, "unsupported digest algorithm '%.*s'", (int)(alen > 32 ? 32 : alen), s);
+			return al_error_set(
+			    AL_EPARSE, "invalid digest '%.*s': empty algorithm",
+			    (int)(n > 80 ? 80 : n), s);
+		return al_error_set(AL_EUNSUPPORTED,
+		                    "unsupported digest algorithm '%.*s'",
+		                    (int)(alen > 32 ? 32 : alen), s);
 	}
 	if (hexlen != d.len * 2)
-		return al_error_set(AL_EPARSE, "invalid digest '%.*s': expected %zu hex digits", (int)(n > 160 ? 160 : n), s, d.len * 2);
+		return al_error_set(
+		    AL_EPARSE, "invalid digest '%.*s': expected %zu hex digits",
+		    (int)(n > 160 ? 160 : n), s, d.len * 2);
 	for (i = 0; i < d.len; i++) {
-		int hi = hexval(colon[1 + 2 * i]), lo = hexval(colon[2 + 2 * i]);
+		int hi = hexval(colon[1 + 2 * i]),
+		    lo = hexval(colon[2 + 2 * i]);
 		if (hi < 0 || lo < 0)
-			return al_error_set(AL_EPARSE, "invalid digest '%.*s': hex digits must be lowercase 0-9a-f", (int)(n > 160 ? 160 : n), s);
+			return al_error_set(AL_EPARSE,
+			                    "invalid digest '%.*s': hex digits "
+			                    "must be lowercase 0-9a-f",
+			                    (int)(n > 160 ? 160 : n), s);
 		d.bytes[i] = (uint8_t)(hi << 4 | lo);
 	}
 	*out = d;
@@ -120,7 +137,8 @@ const char *al_digest_algo_name(al_digest_algo algo)
 
 int al_digest_equal(const al_digest *a, const al_digest *b)
 {
-	return a->algo == b->algo && a->len == b->len && memcmp(a->bytes, b->bytes, a->len) == 0;
+	return a->algo == b->algo && a->len == b->len &&
+	       memcmp(a->bytes, b->bytes, a->len) == 0;
 }
 
 int al_hasher_new(al_hasher **out, al_digest_algo algo)
@@ -137,7 +155,8 @@ int al_hasher_new(al_hasher **out, al_digest_algo algo)
 	h->ctx = EVP_MD_CTX_new();
 	if (h->ctx == NULL || EVP_DigestInit_ex(h->ctx, md, NULL) != 1) {
 		al_hasher_free(h);
-		return al_error_openssl(AL_ENOMEM, "cannot initialise %s", al_digest_algo_name(algo));
+		return al_error_openssl(AL_ENOMEM, "cannot initialise %s",
+		                        al_digest_algo_name(algo));
 	}
 	*out = h;
 	return 0;
@@ -174,7 +193,8 @@ void al_hasher_free(al_hasher *h)
 	free(h);
 }
 
-int al_digest_bytes(al_digest *out, al_digest_algo algo, const void *p, size_t n)
+int al_digest_bytes(al_digest *out, al_digest_algo algo, const void *p,
+                    size_t n)
 {
 	al_hasher *h = NULL;
 	int rc;
@@ -187,7 +207,8 @@ int al_digest_bytes(al_digest *out, al_digest_algo algo, const void *p, size_t n
 	return rc;
 }
 
-int al_digest_file(al_digest *out, al_digest_algo algo, const char *path, uint64_t *size)
+int al_digest_file(al_digest *out, al_digest_algo algo, const char *path,
+                   uint64_t *size)
 {
 	enum { CHUNK = 256 * 1024 };
 	al_hasher *h = NULL;
@@ -258,7 +279,8 @@ static void *hash_worker_main(void *arg)
 		pthread_mutex_lock(&hw->mu);
 		hw->rc = rc;
 		if (rc < 0)
-			snprintf(hw->msg, sizeof(hw->msg), "%s", al_error_message());
+			snprintf(hw->msg, sizeof(hw->msg), "%s",
+			         al_error_message());
 		hw->pending = 0;
 		pthread_cond_broadcast(&hw->cv);
 	}
@@ -280,24 +302,29 @@ int al_hash_worker_new(al_hash_worker **out)
 	if (pthread_cond_init(&hw->cv, NULL) != 0) {
 		pthread_mutex_destroy(&hw->mu);
 		free(hw);
-		return al_error_set(AL_ENOMEM, "cannot create a condition variable");
+		return al_error_set(AL_ENOMEM,
+		                    "cannot create a condition variable");
 	}
 	if (pthread_create(&hw->th, NULL, hash_worker_main, hw) != 0) {
 		pthread_cond_destroy(&hw->cv);
 		pthread_mutex_destroy(&hw->mu);
 		free(hw);
-		return al_error_set(AL_ENOMEM, "cannot start the hashing thread");
+		return al_error_set(AL_ENOMEM,
+		                    "cannot start the hashing thread");
 	}
 	*out = hw;
 	return 0;
 }
 
-int al_hash_worker_submit(al_hash_worker *hw, al_hasher *h, const void *p, size_t n)
+int al_hash_worker_submit(al_hash_worker *hw, al_hasher *h, const void *p,
+                          size_t n)
 {
 	pthread_mutex_lock(&hw->mu);
 	if (hw->outstanding) {
 		pthread_mutex_unlock(&hw->mu);
-		return al_error_set(AL_EINVAL, "al_hash_worker_submit: the last job was not waited for");
+		return al_error_set(
+		    AL_EINVAL,
+		    "al_hash_worker_submit: the last job was not waited for");
 	}
 	hw->h = h;
 	hw->p = p;

@@ -1,4 +1,5 @@
-/* fs.c: atomic writes (temp + fsync + rename), bounded reads, temporary files and flock locks. */
+/* fs.c: atomic writes (temp + fsync + rename), bounded reads, temporary files
+ * and flock locks. */
 #define _GNU_SOURCE /* sync_file_range */
 #include <errno.h>
 #include <fcntl.h>
@@ -48,12 +49,14 @@ int al_fs_mkdir_p(const char *path, mode_t mode)
 
 	if (copy == NULL)
 		return al_error_set(AL_ENOMEM, "out of memory");
-	for (p = copy + 1; ; p++) {
+	for (p = copy + 1;; p++) {
 		if (*p == '/' || *p == '\0') {
 			char saved = *p;
 			*p = '\0';
 			if (mkdir(copy, mode) != 0 && errno != EEXIST) {
-				rc = al_error_errno(errno, "cannot create directory '%s'", copy);
+				rc = al_error_errno(
+				    errno, "cannot create directory '%s'",
+				    copy);
 				goto out;
 			}
 			*p = saved;
@@ -64,11 +67,14 @@ int al_fs_mkdir_p(const char *path, mode_t mode)
 	{
 		struct stat st;
 		if (stat(path, &st) != 0) {
-			rc = al_error_errno(errno, "cannot create directory '%s'", path);
+			rc = al_error_errno(
+			    errno, "cannot create directory '%s'", path);
 			goto out;
 		}
 		if (!S_ISDIR(st.st_mode)) {
-			rc = al_error_set(AL_EEXIST, "'%s' exists and is not a directory", path);
+			rc = al_error_set(AL_EEXIST,
+			                  "'%s' exists and is not a directory",
+			                  path);
 			goto out;
 		}
 	}
@@ -129,26 +135,32 @@ int al_tmpfile_new(al_tmpfile **out, const char *dir)
 	}
 	for (i = 0; i < 16; i++) {
 		if (RAND_bytes(rnd, sizeof(rnd)) != 1) {
-			rc = al_error_openssl(AL_EIO, "no randomness for a temporary file name");
+			rc = al_error_openssl(
+			    AL_EIO, "no randomness for a temporary file name");
 			goto out;
 		}
 		free(t->path);
-		t->path = al_sprintf("%s/.tmp-%02x%02x%02x%02x%02x%02x%02x%02x", dir,
-				     rnd[0], rnd[1], rnd[2], rnd[3], rnd[4], rnd[5], rnd[6], rnd[7]);
+		t->path = al_sprintf("%s/.tmp-%02x%02x%02x%02x%02x%02x%02x%02x",
+		                     dir, rnd[0], rnd[1], rnd[2], rnd[3],
+		                     rnd[4], rnd[5], rnd[6], rnd[7]);
 		if (t->path == NULL) {
 			rc = al_error_set(AL_ENOMEM, "out of memory");
 			goto out;
 		}
-		t->fd = open(t->path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
+		t->fd = open(
+		    t->path,
+		    O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
 		if (t->fd >= 0)
 			break;
 		if (errno != EEXIST) {
-			rc = al_error_errno(errno, "cannot create temporary file in '%s'", dir);
+			rc = al_error_errno(
+			    errno, "cannot create temporary file in '%s'", dir);
 			goto out;
 		}
 	}
 	if (t->fd < 0) {
-		rc = al_error_set(AL_EIO, "cannot create temporary file in '%s'", dir);
+		rc = al_error_set(AL_EIO,
+		                  "cannot create temporary file in '%s'", dir);
 		goto out;
 	}
 	*out = t;
@@ -167,7 +179,8 @@ int al_tmpfile_write(al_tmpfile *t, const void *p, size_t n)
 		if (w < 0) {
 			if (errno == EINTR)
 				continue;
-			return al_error_errno(errno, "cannot write '%s'", t->path);
+			return al_error_errno(errno, "cannot write '%s'",
+			                      t->path);
 		}
 		q += w;
 		n -= (size_t)w;
@@ -182,7 +195,8 @@ void al_fd_start_writeback(int fd, uint64_t off, uint64_t len)
 {
 #ifdef SYNC_FILE_RANGE_WRITE
 	/* Only a hint: an error here shows again, and is reported, at fsync. */
-	(void)sync_file_range(fd, (off_t)off, (off_t)len, SYNC_FILE_RANGE_WRITE);
+	(void)sync_file_range(fd, (off_t)off, (off_t)len,
+	                      SYNC_FILE_RANGE_WRITE);
 #else
 	(void)fd;
 	(void)off;
@@ -225,7 +239,8 @@ static int tmpfile_commit(al_tmpfile *t, const char *path, int sync_dir)
 	}
 	t->fd = -1;
 	if (rename(t->path, path) != 0) {
-		rc = al_error_errno(errno, "cannot rename '%s' to '%s'", t->path, path);
+		rc = al_error_errno(errno, "cannot rename '%s' to '%s'",
+		                    t->path, path);
 		goto out;
 	}
 	free(t->path);
@@ -313,7 +328,8 @@ int al_fs_read_file(const char *path, al_buf *out)
 		goto out;
 	}
 	if ((uint64_t)st.st_size > out->max) {
-		rc = al_error_set(AL_ELIMIT, "'%s' is larger than %zu bytes", path, out->max);
+		rc = al_error_set(AL_ELIMIT, "'%s' is larger than %zu bytes",
+		                  path, out->max);
 		goto out;
 	}
 	for (;;) {
@@ -356,7 +372,9 @@ int al_lock_acquire(al_lock **out, const char *path, uint64_t wait_ms)
 			goto out;
 		}
 		if (al_clock_now_ms() >= end) {
-			rc = al_error_set(AL_ELOCKED, "'%s' is locked by another process", path);
+			rc = al_error_set(AL_ELOCKED,
+			                  "'%s' is locked by another process",
+			                  path);
 			goto out;
 		}
 		al_sleep_ms(50, NULL);

@@ -1,4 +1,5 @@
-/* graph.c: update-graph client (network and file), semantic-version order, release selection, graph data for the update service. */
+/* graph.c: update-graph client (network and file), semantic-version order,
+ * release selection, graph data for the update service. */
 #include <dirent.h>
 #include <errno.h>
 #include <stdlib.h>
@@ -233,8 +234,7 @@ int al_graph_find(const al_graph *g, const char *version, size_t *idx)
 			return 0;
 		}
 	}
-	return al_error_set(AL_ENOTFOUND,
-	                    "version '%s' is not in channel '%s'",
+	return al_error_set(AL_ENOTFOUND, "version '%s' is not in channel '%s'",
 	                    version != NULL ? version : "(none)",
 	                    g->channel != NULL ? g->channel : "(unknown)");
 }
@@ -273,10 +273,11 @@ static int parse_nodes(al_graph *g, const json_t *nodes, const char *what)
 		pay = al_json_str(node, "payload");
 		if (ver == NULL || pay == NULL || ver[0] == '\0' ||
 		    pay[0] == '\0')
-			return al_error_set(AL_EPARSE,
-			                    "%s: node %zu needs \"version\" and "
-			                    "\"payload\" strings",
-			                    what, i);
+			return al_error_set(
+			    AL_EPARSE,
+			    "%s: node %zu needs \"version\" and "
+			    "\"payload\" strings",
+			    what, i);
 		for (j = 0; j < g->nnodes; j++)
 			if (strcmp(g->nodes[j].version, ver) == 0)
 				return al_error_set(
@@ -325,10 +326,11 @@ static int parse_edges(al_graph *g, const json_t *edges, const char *what)
 		    json_integer_value(a) < 0 || json_integer_value(b) < 0 ||
 		    (uint64_t)json_integer_value(a) >= g->nnodes ||
 		    (uint64_t)json_integer_value(b) >= g->nnodes)
-			return al_error_set(AL_EPARSE,
-			                    "%s: edge %zu must be a pair of node "
-			                    "indices below %zu",
-			                    what, i, g->nnodes);
+			return al_error_set(
+			    AL_EPARSE,
+			    "%s: edge %zu must be a pair of node "
+			    "indices below %zu",
+			    what, i, g->nnodes);
 		g->edges[i].from = (size_t)json_integer_value(a);
 		g->edges[i].to = (size_t)json_integer_value(b);
 		g->nedges++;
@@ -364,9 +366,8 @@ static int parse_cond(al_graph *g, const json_t *list, const char *what)
 	if (list == NULL)
 		return 0;
 	if (!json_is_array(list))
-		return al_error_set(AL_EPARSE,
-		                    "%s: \"conditionalEdges\" must be a list",
-		                    what);
+		return al_error_set(
+		    AL_EPARSE, "%s: \"conditionalEdges\" must be a list", what);
 	for (i = 0; i < json_array_size(list); i++) {
 		ce = json_array_get(list, i);
 		edges = json_object_get(ce, "edges");
@@ -402,8 +403,7 @@ static int parse_cond(al_graph *g, const json_t *list, const char *what)
 }
 
 /* Parse an update-service graph document (see graph.h for what is refused). */
-int al_graph_parse(al_graph **out, const uint8_t *p, size_t n,
-                   const char *what)
+int al_graph_parse(al_graph **out, const uint8_t *p, size_t n, const char *what)
 {
 	json_t *doc = NULL;
 	const json_t *al;
@@ -419,7 +419,8 @@ int al_graph_parse(al_graph **out, const uint8_t *p, size_t n,
 	if ((rc = al_json_parse(&doc, p, n, what)) < 0)
 		return rc;
 	if (!json_is_object(doc)) {
-		rc = al_error_set(AL_EPARSE, "%s: expected a JSON object", what);
+		rc =
+		    al_error_set(AL_EPARSE, "%s: expected a JSON object", what);
 		goto out;
 	}
 	g = calloc(1, sizeof(*g));
@@ -486,10 +487,10 @@ json_t *al_graph_to_json(const al_graph *g)
 	    json_object_set_new(doc, "conditionalEdges", cond) < 0)
 		goto fail;
 	for (i = 0; i < g->nnodes; i++) {
-		node = json_pack("{s:s, s:s, s:O}", "version",
-		                 g->nodes[i].version, "payload",
-		                 g->nodes[i].payload, "metadata",
-		                 g->nodes[i].metadata);
+		node =
+		    json_pack("{s:s, s:s, s:O}", "version", g->nodes[i].version,
+		              "payload", g->nodes[i].payload, "metadata",
+		              g->nodes[i].metadata);
 		if (node == NULL || json_array_append_new(nodes, node) < 0)
 			goto fail;
 	}
@@ -534,8 +535,8 @@ static int check_name(const char *s, const char *what)
 			                    "digits, '.', '_' and '-'",
 			                    what, s);
 	if (s[0] == '.')
-		return al_error_set(AL_EINVAL, "%s '%s' must not start with '.'",
-		                    what, s);
+		return al_error_set(AL_EINVAL,
+		                    "%s '%s' must not start with '.'", what, s);
 	return 0;
 }
 
@@ -544,8 +545,7 @@ int al_graph_fetch(al_graph **out, const char *base_url, const char *channel,
                    const char *arch, const al_http_opts *http,
                    al_deadline deadline)
 {
-	static const char *const headers[] = {"Accept: application/json",
-	                                      NULL};
+	static const char *const headers[] = {"Accept: application/json", NULL};
 	al_http *h = NULL;
 	al_http_req req;
 	al_http_resp resp = AL_HTTP_RESP_INIT;
@@ -596,8 +596,9 @@ int al_graph_fetch(al_graph **out, const char *base_url, const char *channel,
 	if (rc < 0)
 		goto out;
 	if (resp.status != 200) {
-		rc = al_error_set(AL_EPROTO, "%s: the service answered HTTP %ld",
-		                  what, resp.status);
+		rc =
+		    al_error_set(AL_EPROTO, "%s: the service answered HTTP %ld",
+		                 what, resp.status);
 		goto out;
 	}
 	if ((rc = al_graph_parse(&g, body.ptr, body.len, what)) < 0)
@@ -634,8 +635,9 @@ static void sort_indices(const al_graph *g, size_t *idx, size_t n)
 	/* insertion sort: selections are small and this stays reentrant */
 	for (i = 1; i < n; i++) {
 		t = idx[i];
-		for (j = i; j > 0 && al_version_compare(g->nodes[idx[j - 1]].version,
-		                                        g->nodes[t].version) > 0;
+		for (j = i;
+		     j > 0 && al_version_compare(g->nodes[idx[j - 1]].version,
+		                                 g->nodes[t].version) > 0;
 		     j--)
 			idx[j] = idx[j - 1];
 		idx[j] = t;
@@ -686,10 +688,10 @@ static int shortest(const al_graph *g, size_t lo_i, size_t hi_i, int cond,
 		}
 	}
 	if (dist[lo_i] == inf) {
-		rc = al_error_set(AL_ENOTFOUND,
-		                  "no update path from %s to %s in channel '%s'%s",
-		                  lo, hi, chan(g),
-		                  cond ? "" : " without conditional updates");
+		rc = al_error_set(
+		    AL_ENOTFOUND,
+		    "no update path from %s to %s in channel '%s'%s", lo, hi,
+		    chan(g), cond ? "" : " without conditional updates");
 		goto out;
 	}
 	/* Walk forward, taking the highest next release at each step. */
@@ -734,8 +736,8 @@ int al_graph_select(const al_graph *g, const char *min, const char *max,
 	int rc;
 
 	if (g->nnodes == 0)
-		return al_error_set(AL_ENOTFOUND, "channel '%s' has no releases",
-		                    chan(g));
+		return al_error_set(AL_ENOTFOUND,
+		                    "channel '%s' has no releases", chan(g));
 	for (i = 1; i < g->nnodes; i++) {
 		if (al_version_compare(g->nodes[i].version,
 		                       g->nodes[lo_i].version) < 0)
@@ -748,13 +750,13 @@ int al_graph_select(const al_graph *g, const char *min, const char *max,
 		return rc;
 	if (max != NULL && (rc = al_graph_find(g, max, &hi_i)) < 0)
 		return rc;
-	if (al_version_compare(g->nodes[lo_i].version,
-	                       g->nodes[hi_i].version) > 0)
-		return al_error_set(AL_EINVAL,
-		                    "minVersion %s is higher than maxVersion %s "
-		                    "in channel '%s'",
-		                    g->nodes[lo_i].version,
-		                    g->nodes[hi_i].version, chan(g));
+	if (al_version_compare(g->nodes[lo_i].version, g->nodes[hi_i].version) >
+	    0)
+		return al_error_set(
+		    AL_EINVAL,
+		    "minVersion %s is higher than maxVersion %s "
+		    "in channel '%s'",
+		    g->nodes[lo_i].version, g->nodes[hi_i].version, chan(g));
 	if (shortest_path)
 		return shortest(g, lo_i, hi_i, include_conditional, idx, n);
 	sel = malloc((g->nnodes + 1) * sizeof(*sel));
@@ -833,9 +835,10 @@ int al_graph_load_from_store(al_graph **out, al_store *s, const char *channel,
 		return oom();
 	rc = al_graph_load_file(&g, path);
 	if (rc == AL_ENOTFOUND)
-		rc = al_error_set(AL_ENOTFOUND,
-		                  "the store holds no graph of channel '%s' (%s)",
-		                  channel, arch);
+		rc = al_error_set(
+		    AL_ENOTFOUND,
+		    "the store holds no graph of channel '%s' (%s)", channel,
+		    arch);
 	if (rc == 0 && (g->channel == NULL || g->arch == NULL)) {
 		free(g->channel);
 		free(g->arch);
@@ -908,7 +911,8 @@ static void sort_versions(strlist *l)
 
 	for (i = 1; i < l->n; i++) {
 		t = l->v[i];
-		for (j = i; j > 0 && al_version_compare(l->v[j - 1], t) > 0; j--)
+		for (j = i; j > 0 && al_version_compare(l->v[j - 1], t) > 0;
+		     j--)
 			l->v[j] = l->v[j - 1];
 		l->v[j] = t;
 	}
@@ -988,9 +992,9 @@ static int get_graph(al_graph_selection *sel, const al_imageset *cfg,
 			return oom();
 		}
 	} else {
-		url = opts->url != NULL ? opts->url
+		url = opts->url != NULL        ? opts->url
 		      : cfg->graph_url != NULL ? cfg->graph_url
-		                                : AL_GRAPH_DEFAULT_URL;
+		                               : AL_GRAPH_DEFAULT_URL;
 		if ((rc = al_graph_fetch(&g, url, channel, arch, opts->http,
 		                         opts->deadline)) < 0)
 			return rc;
@@ -1078,7 +1082,8 @@ int al_graph_resolve_imageset(const al_imageset *cfg, const al_graph_opts *opts,
 			                    &g)) < 0)
 				return rc;
 			if (min == NULL && !ch->full) {
-				/* neither bound and not full: only the latest */
+				/* neither bound and not full: only the latest
+				 */
 				if (ch->max_version != NULL)
 					min = ch->max_version;
 			}
@@ -1092,10 +1097,9 @@ int al_graph_resolve_imageset(const al_imageset *cfg, const al_graph_opts *opts,
 						hi = k;
 				min = g->nodes[hi].version;
 			}
-			rc = al_graph_select(g, min, ch->max_version,
-			                     ch->shortest_path,
-			                     !cfg->graph_exclude_conditional,
-			                     &idx, &n);
+			rc = al_graph_select(
+			    g, min, ch->max_version, ch->shortest_path,
+			    !cfg->graph_exclude_conditional, &idx, &n);
 			if (rc < 0)
 				return rc;
 			for (k = 0; k < n && rc == 0; k++)
@@ -1116,7 +1120,8 @@ int al_graph_resolve_imageset(const al_imageset *cfg, const al_graph_opts *opts,
 	return 0;
 }
 
-/* ---------------------------------------------------------------- graph data */
+/* ---------------------------------------------------------------- graph data
+ */
 
 typedef struct chan_entry {
 	char *name;
@@ -1124,9 +1129,9 @@ typedef struct chan_entry {
 } chan_entry;
 
 typedef struct block_entry {
-	char *to;     /* version, or version+arch */
-	char *risk;   /* NULL: not in the upstream graph */
-	json_t *obj;  /* the risk (borrowed reference held) */
+	char *to;    /* version, or version+arch */
+	char *risk;  /* NULL: not in the upstream graph */
+	json_t *obj; /* the risk (borrowed reference held) */
 	strlist from;
 } block_entry;
 
@@ -1185,8 +1190,8 @@ found:
 	return strlist_add(&d->chans[i].versions, version);
 }
 
-static int block_add(data_ctx *d, const char *to, const char *risk,
-                     json_t *obj, const char *from)
+static int block_add(data_ctx *d, const char *to, const char *risk, json_t *obj,
+                     const char *from)
 {
 	block_entry *p;
 	size_t i;
@@ -1307,15 +1312,16 @@ static int restrict_graph(data_ctx *d, const al_graph *g, const json_t *list,
 		}
 		if ((rc = chan_add(d, g->channel, g->nodes[i].version)) < 0 ||
 		    (rc = strlist_add(&d->archvers, key)) < 0 ||
-		    (rc = strlist_add(&d->all_versions,
-		                      g->nodes[i].version)) < 0)
+		    (rc = strlist_add(&d->all_versions, g->nodes[i].version)) <
+		        0)
 			goto out;
 		free(key);
 		key = NULL;
 	}
 	for (k = 0; k < g->nedges + g->ncond; k++) {
 		int is_cond = k >= g->nedges;
-		size_t f = is_cond ? g->cond[k - g->nedges].from : g->edges[k].from;
+		size_t f =
+		    is_cond ? g->cond[k - g->nedges].from : g->edges[k].from;
 		size_t t = is_cond ? g->cond[k - g->nedges].to : g->edges[k].to;
 
 		if (map[f] == none || map[t] == none)
@@ -1403,8 +1409,8 @@ static int write_yaml(const char *path, json_t *doc)
 	int rc;
 
 	if ((rc = al_yaml_emit_json(&b, &doc, 1)) == 0)
-		rc = al_fs_write_atomic(path, b.ptr != NULL ? (const void *)b.ptr : "",
-		                        b.len);
+		rc = al_fs_write_atomic(
+		    path, b.ptr != NULL ? (const void *)b.ptr : "", b.len);
 	al_buf_free(&b);
 	return rc;
 }
@@ -1412,7 +1418,8 @@ static int write_yaml(const char *path, json_t *doc)
 static int write_channels(data_ctx *d, const char *outdir,
                           al_graph_data_report *rep)
 {
-	char *dir = al_path_join(outdir, "channels"), *name = NULL, *path = NULL;
+	char *dir = al_path_join(outdir, "channels"), *name = NULL,
+	     *path = NULL;
 	json_t *doc = NULL, *vers;
 	size_t i, j;
 	int rc;
@@ -1426,7 +1433,8 @@ static int write_channels(data_ctx *d, const char *outdir,
 		doc = json_pack("{s:s, s:[]}", "name", d->chans[i].name,
 		                "versions");
 		name = safe_part(d->chans[i].name);
-		path = name != NULL ? al_sprintf("%s/%s.yaml", dir, name) : NULL;
+		path =
+		    name != NULL ? al_sprintf("%s/%s.yaml", dir, name) : NULL;
 		if (doc == NULL || path == NULL) {
 			rc = oom();
 			goto out;
@@ -1498,9 +1506,9 @@ static int add_not_in_graph(data_ctx *d)
 					return oom();
 				if (rc == 1 && !strlist_has(&d->allowed, key)) {
 					to = al_sprintf("%s+%s", vt, arch);
-					rc = to != NULL
-					         ? block_add(d, to, NULL, NULL, vf)
-					         : oom();
+					rc = to != NULL ? block_add(d, to, NULL,
+					                            NULL, vf)
+					                : oom();
 					free(to);
 					to = NULL;
 					if (rc < 0) {
@@ -1604,7 +1612,8 @@ int al_graph_write_data(al_store *s, const char *outdir,
 		return rc;
 	list = json_object_get(doc, "releases");
 	if (json_array_size(list) == 0) {
-		rc = al_error_set(AL_ENOTFOUND, "the store '%s' holds no release",
+		rc = al_error_set(AL_ENOTFOUND,
+		                  "the store '%s' holds no release",
 		                  al_store_path(s));
 		goto out;
 	}
@@ -1622,7 +1631,8 @@ int al_graph_write_data(al_store *s, const char *outdir,
 		goto out;
 	}
 	while (dh != NULL && (de = readdir(dh)) != NULL) {
-		if (de->d_name[0] == '.' || !al_str_endswith(de->d_name, ".json"))
+		if (de->d_name[0] == '.' ||
+		    !al_str_endswith(de->d_name, ".json"))
 			continue;
 		path = al_path_join(gdir, de->d_name);
 		if (path == NULL) {
@@ -1669,7 +1679,8 @@ int al_graph_write_data(al_store *s, const char *outdir,
 		const char *ver = al_json_str(e, "version");
 
 		for (j = 0; ver != NULL && j < json_array_size(chs); j++) {
-			const char *c = json_string_value(json_array_get(chs, j));
+			const char *c =
+			    json_string_value(json_array_get(chs, j));
 
 			if (c == NULL || check_name(c, "channel") < 0)
 				continue;

@@ -1,4 +1,5 @@
-/* imageset.c: loading and validating the ImageSetConfiguration subset airlock understands. */
+/* imageset.c: loading and validating the ImageSetConfiguration subset airlock
+ * understands. */
 #include <errno.h>
 #include <limits.h>
 #include <stdlib.h>
@@ -224,11 +225,12 @@ static int get_version(const ctx *c, const al_yaml_node *n, const char *where,
 {
 	if (n->type != AL_YAML_SCALAR || strlen(n->value) != n->len ||
 	    !al_version_valid(n->value))
-		return al_error_set(AL_EPARSE,
-		                    "%s:%zu:%zu: %s must be a full version like "
-		                    "4.15.3, not '%.100s'",
-		                    c->path, n->line, n->column, where,
-		                    n->type == AL_YAML_SCALAR ? n->value : "");
+		return al_error_set(
+		    AL_EPARSE,
+		    "%s:%zu:%zu: %s must be a full version like "
+		    "4.15.3, not '%.100s'",
+		    c->path, n->line, n->column, where,
+		    n->type == AL_YAML_SCALAR ? n->value : "");
 	if ((*out = al_strdup(n->value)) == NULL)
 		return al_error_set(AL_ENOMEM, "out of memory");
 	return 0;
@@ -246,8 +248,8 @@ static int load_channel(ctx *c, const al_yaml_node *item,
                         al_imageset_channel *ch)
 {
 	static const char *const allowed[] = {
-	    "name", "minVersion", "maxVersion", "shortestPath", "type", "full",
-	    NULL};
+	    "name", "minVersion", "maxVersion", "shortestPath",
+	    "type", "full",       NULL};
 	static const char *const unsupported[] = {"blockedVersions", NULL};
 	const al_yaml_node *n;
 	const char *s;
@@ -263,13 +265,15 @@ static int load_channel(ctx *c, const al_yaml_node *item,
 	n = al_yaml_get(item, "name");
 	if (n == NULL)
 		return at(c, item, AL_EPARSE,
-		          "mirror.platform.channels[] needs 'name'", NULL, NULL);
+		          "mirror.platform.channels[] needs 'name'", NULL,
+		          NULL);
 	if ((rc = get_string(c, n, "mirror.platform.channels[].name", &s)) < 0)
 		return rc;
 	for (i = 0; s[i] != '\0'; i++) {
 		char ch_ = s[i];
 
-		if (!((ch_ >= 'a' && ch_ <= 'z') || (ch_ >= 'A' && ch_ <= 'Z') ||
+		if (!((ch_ >= 'a' && ch_ <= 'z') ||
+		      (ch_ >= 'A' && ch_ <= 'Z') ||
 		      (ch_ >= '0' && ch_ <= '9') || ch_ == '.' || ch_ == '-' ||
 		      ch_ == '_') ||
 		    i >= 128 || s[0] == '.')
@@ -279,14 +283,14 @@ static int load_channel(ctx *c, const al_yaml_node *item,
 	if ((ch->name = al_strdup(s)) == NULL)
 		return al_error_set(AL_ENOMEM, "out of memory");
 	n = al_yaml_get(item, "minVersion");
-	if (n != NULL && (rc = get_version(c, n,
-	                                   "mirror.platform.channels[].minVersion",
-	                                   &ch->min_version)) < 0)
+	if (n != NULL &&
+	    (rc = get_version(c, n, "mirror.platform.channels[].minVersion",
+	                      &ch->min_version)) < 0)
 		return rc;
 	n = al_yaml_get(item, "maxVersion");
-	if (n != NULL && (rc = get_version(c, n,
-	                                   "mirror.platform.channels[].maxVersion",
-	                                   &ch->max_version)) < 0)
+	if (n != NULL &&
+	    (rc = get_version(c, n, "mirror.platform.channels[].maxVersion",
+	                      &ch->max_version)) < 0)
 		return rc;
 	if (ch->min_version != NULL && ch->max_version != NULL &&
 	    al_version_compare(ch->min_version, ch->max_version) > 0)
@@ -296,9 +300,9 @@ static int load_channel(ctx *c, const al_yaml_node *item,
 		                    c->path, item->line, item->column,
 		                    ch->min_version, ch->max_version, ch->name);
 	n = al_yaml_get(item, "shortestPath");
-	if (n != NULL && (rc = get_bool(c, n,
-	                                "mirror.platform.channels[].shortestPath",
-	                                &ch->shortest_path)) < 0)
+	if (n != NULL &&
+	    (rc = get_bool(c, n, "mirror.platform.channels[].shortestPath",
+	                   &ch->shortest_path)) < 0)
 		return rc;
 	n = al_yaml_get(item, "full");
 	if (n != NULL && (rc = get_bool(c, n, "mirror.platform.channels[].full",
@@ -605,10 +609,11 @@ static int load_graph(ctx *c, const al_yaml_node *g)
 			return rc;
 		if (!al_str_startswith(s, "http://") &&
 		    !al_str_startswith(s, "https://"))
-			return at(c, n, AL_EPARSE,
-			          "airlock.graph.url must start with http:// or "
-			          "https://, not '",
-			          s, "'");
+			return at(
+			    c, n, AL_EPARSE,
+			    "airlock.graph.url must start with http:// or "
+			    "https://, not '",
+			    s, "'");
 		if ((c->cfg->graph_url = al_strdup(s)) == NULL)
 			return al_error_set(AL_ENOMEM, "out of memory");
 	}
@@ -626,7 +631,8 @@ static int push_path(ctx *c, char ***arr, size_t *n, const char *s)
 	char *abs;
 	int rc;
 
-	if (s[0] == '/' || al_str_startswith(s, "http://") || al_str_startswith(s, "https://"))
+	if (s[0] == '/' || al_str_startswith(s, "http://") ||
+	    al_str_startswith(s, "https://"))
 		return push(arr, n, s);
 	abs = al_path_join(c->dir, al_str_startswith(s, "file://") ? s + 7 : s);
 	if (abs == NULL)
@@ -639,7 +645,8 @@ static int push_path(ctx *c, char ***arr, size_t *n, const char *s)
 /* airlock.signatures: keyrings, stores, identityPolicy, timeout. */
 static int load_signatures(ctx *c, const al_yaml_node *g)
 {
-	static const char *const allowed[] = {"keyrings", "stores", "identityPolicy", "timeout", NULL};
+	static const char *const allowed[] = {
+	    "keyrings", "stores", "identityPolicy", "timeout", NULL};
 	const al_yaml_node *n;
 	const char *s;
 	uint64_t ms;
@@ -653,40 +660,57 @@ static int load_signatures(ctx *c, const al_yaml_node *g)
 	n = al_yaml_get(g, "keyrings");
 	if (n != NULL) {
 		if (n->type != AL_YAML_SEQ)
-			return type_error(c, n, "airlock.signatures.keyrings", "a list of paths");
+			return type_error(c, n, "airlock.signatures.keyrings",
+			                  "a list of paths");
 		for (i = 0; i < n->n; i++) {
-			if ((rc = get_string(c, n->items[i], "airlock.signatures.keyrings[]", &s)) < 0)
+			if ((rc = get_string(c, n->items[i],
+			                     "airlock.signatures.keyrings[]",
+			                     &s)) < 0)
 				return rc;
-			if ((rc = push_path(c, &c->cfg->keyrings, &c->cfg->nkeyrings, s)) < 0)
+			if ((rc = push_path(c, &c->cfg->keyrings,
+			                    &c->cfg->nkeyrings, s)) < 0)
 				return rc;
 		}
 	}
 	n = al_yaml_get(g, "stores");
 	if (n != NULL) {
 		if (n->type != AL_YAML_SEQ)
-			return type_error(c, n, "airlock.signatures.stores", "a list of URLs or paths");
+			return type_error(c, n, "airlock.signatures.stores",
+			                  "a list of URLs or paths");
 		for (i = 0; i < n->n; i++) {
-			if ((rc = get_string(c, n->items[i], "airlock.signatures.stores[]", &s)) < 0)
+			if ((rc = get_string(c, n->items[i],
+			                     "airlock.signatures.stores[]",
+			                     &s)) < 0)
 				return rc;
-			if ((rc = push_path(c, &c->cfg->signature_stores, &c->cfg->nsignature_stores, s)) < 0)
+			if ((rc = push_path(c, &c->cfg->signature_stores,
+			                    &c->cfg->nsignature_stores, s)) < 0)
 				return rc;
 		}
 	}
 	n = al_yaml_get(g, "identityPolicy");
 	if (n != NULL) {
-		if ((rc = get_string(c, n, "airlock.signatures.identityPolicy", &s)) < 0)
+		if ((rc = get_string(c, n, "airlock.signatures.identityPolicy",
+		                     &s)) < 0)
 			return rc;
-		if (strcmp(s, "exact") != 0 && strcmp(s, "repository") != 0 && strcmp(s, "ignore") != 0)
-			return at(c, n, AL_EPARSE, "airlock.signatures.identityPolicy must be exact, repository or ignore, not '", s, "'");
+		if (strcmp(s, "exact") != 0 && strcmp(s, "repository") != 0 &&
+		    strcmp(s, "ignore") != 0)
+			return at(c, n, AL_EPARSE,
+			          "airlock.signatures.identityPolicy must be "
+			          "exact, repository or ignore, not '",
+			          s, "'");
 		if ((c->cfg->identity_policy = al_strdup(s)) == NULL)
 			return al_error_set(AL_ENOMEM, "out of memory");
 	}
 	n = al_yaml_get(g, "timeout");
 	if (n != NULL) {
-		if ((rc = get_string(c, n, "airlock.signatures.timeout", &s)) < 0)
+		if ((rc = get_string(c, n, "airlock.signatures.timeout", &s)) <
+		    0)
 			return rc;
 		if (al_parse_duration(s, &ms) < 0 || ms == 0)
-			return at(c, n, AL_EPARSE, "airlock.signatures.timeout must be a duration such as 30s, not '", s, "'");
+			return at(c, n, AL_EPARSE,
+			          "airlock.signatures.timeout must be a "
+			          "duration such as 30s, not '",
+			          s, "'");
 		if ((c->cfg->signature_timeout = al_strdup(s)) == NULL)
 			return al_error_set(AL_ENOMEM, "out of memory");
 	}

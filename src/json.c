@@ -1,4 +1,5 @@
-/* json.c: strict JSON on jansson: duplicate keys and trailing data refused, errors with line and column. */
+/* json.c: strict JSON on jansson: duplicate keys and trailing data refused,
+ * errors with line and column. */
 #include <stdlib.h>
 #include <string.h>
 

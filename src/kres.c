@@ -1,4 +1,5 @@
-/* kres.c: cluster resources for mirrored content: ImageDigestMirrorSet, ImageTagMirrorSet, ImageContentSourcePolicy, signature ConfigMaps. */
+/* kres.c: cluster resources for mirrored content: ImageDigestMirrorSet,
+ * ImageTagMirrorSet, ImageContentSourcePolicy, signature ConfigMaps. */
 #include <stdlib.h>
 #include <string.h>
 

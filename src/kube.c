@@ -1,4 +1,5 @@
-/* kube.c: minimal Kubernetes API client: kubeconfig and in-cluster config, discovery cache, server-side apply, get, list, retries. */
+/* kube.c: minimal Kubernetes API client: kubeconfig and in-cluster config,
+ * discovery cache, server-side apply, get, list, retries. */
 #include <ctype.h>
 #include <errno.h>
 #include <pthread.h>
@@ -577,7 +578,9 @@ static int write_private(char **out, const al_buf *data, const char *what)
  * private file, recorded in *tmp and counted in *ntmp so it is removed
  * with the client) or as a file name; nothing when neither is given.
  */
-static int credential_file(char **out, char **tmp, size_t *ntmp, const al_buf *data, const char *file, const char *what)
+static int credential_file(char **out, char **tmp, size_t *ntmp,
+                           const al_buf *data, const char *file,
+                           const char *what)
 {
 	int rc;
 
@@ -691,9 +694,13 @@ int al_kube_new(al_kube **out, const al_kube_opts *opts)
 		}
 	}
 	/* Data forms become private files that live as long as k. */
-	if ((rc = credential_file(&k->ca_file, &k->tmp[ntmp], &ntmp, &c.ca_data, c.ca_file, "cluster CA")) < 0 ||
-	    (rc = credential_file(&k->cert_file, &k->tmp[ntmp], &ntmp, &c.cert_data, c.cert_file, "client certificate")) < 0 ||
-	    (rc = credential_file(&k->key_file, &k->tmp[ntmp], &ntmp, &c.key_data, c.key_file, "client key")) < 0)
+	if ((rc = credential_file(&k->ca_file, &k->tmp[ntmp], &ntmp, &c.ca_data,
+	                          c.ca_file, "cluster CA")) < 0 ||
+	    (rc = credential_file(&k->cert_file, &k->tmp[ntmp], &ntmp,
+	                          &c.cert_data, c.cert_file,
+	                          "client certificate")) < 0 ||
+	    (rc = credential_file(&k->key_file, &k->tmp[ntmp], &ntmp,
+	                          &c.key_data, c.key_file, "client key")) < 0)
 		goto out;
 	if ((opts->http.proxy != NULL &&
 	     (k->proxy = al_strdup(opts->http.proxy)) == NULL) ||
@@ -1449,8 +1456,9 @@ int al_kube_apply_status(al_kube *k, const json_t *obj, json_t **result,
  * kind, the namespace, defaulting to the client's) checked as path
  * segments, the kind resolved through discovery.
  */
-static int named_object_path(al_kube *k, const char *api_version, const char *kind, const char *ns,
-			     const char *name, al_buf *path, al_deadline dl)
+static int named_object_path(al_kube *k, const char *api_version,
+                             const char *kind, const char *ns, const char *name,
+                             al_buf *path, al_deadline dl)
 {
 	al_kube_resource r;
 	int rc;
@@ -1482,7 +1490,8 @@ int al_kube_get(al_kube *k, const char *api_version, const char *kind,
 
 	if (k == NULL || out == NULL)
 		return al_error_set(AL_EINVAL, "al_kube_get: bad arguments");
-	if ((rc = named_object_path(k, api_version, kind, ns, name, &path, dl)) < 0)
+	if ((rc = named_object_path(k, api_version, kind, ns, name, &path,
+	                            dl)) < 0)
 		goto out;
 	if ((rc = kube_call(k, "GET", al_buf_cstr(&path), NULL, NULL, &res,
 	                    dl)) < 0)
@@ -1503,7 +1512,8 @@ int al_kube_delete(al_kube *k, const char *api_version, const char *kind,
 
 	if (k == NULL)
 		return al_error_set(AL_EINVAL, "al_kube_delete: no client");
-	if ((rc = named_object_path(k, api_version, kind, ns, name, &path, dl)) < 0)
+	if ((rc = named_object_path(k, api_version, kind, ns, name, &path,
+	                            dl)) < 0)
 		goto out;
 	if ((rc = al_buf_puts(&path, "?propagationPolicy=Background")) < 0) {
 		rc = al_error_set(rc, "path too long for '%.64s'", name);

@@ -1,4 +1,5 @@
-/* mirror.c: releases, their component images and additional images into the store; releases.json bookkeeping. */
+/* mirror.c: releases, their component images and additional images into the
+ * store; releases.json bookkeeping. */
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -31,7 +32,8 @@ void al_mirror_report_clear(al_mirror_report *report)
 
 static int add_error(al_mirror_report *report, const char *msg)
 {
-	char **grown = realloc(report->errors, (report->nerrors + 1) * sizeof(*grown));
+	char **grown =
+	    realloc(report->errors, (report->nerrors + 1) * sizeof(*grown));
 
 	if (grown == NULL)
 		return al_error_set(AL_ENOMEM, "out of memory");
@@ -84,13 +86,15 @@ static char *iso8601_now(void)
 	time_t now = time(NULL);
 	struct tm tm;
 
-	if (gmtime_r(&now, &tm) == NULL || strftime(buf, sizeof(buf), "%Y-%m-%dT%H:%M:%SZ", &tm) == 0)
+	if (gmtime_r(&now, &tm) == NULL ||
+	    strftime(buf, sizeof(buf), "%Y-%m-%dT%H:%M:%SZ", &tm) == 0)
 		return al_strdup("1970-01-01T00:00:00Z");
 	return al_strdup(buf);
 }
 
 /* Add or replace (same digest) the release entry in releases.json. */
-static int record_release(al_store *s, const al_mirror_release *rel, const char *platform, int checked)
+static int record_release(al_store *s, const al_mirror_release *rel,
+                          const char *platform, int checked)
 {
 	json_t *doc = NULL, *list, *entry = NULL;
 	char ds[AL_DIGEST_STRMAX];
@@ -102,15 +106,18 @@ static int record_release(al_store *s, const al_mirror_release *rel, const char 
 		return rc;
 	list = json_object_get(doc, "releases");
 	if (!json_is_array(list)) {
-		rc = al_error_set(AL_EPARSE, "'%s/airlock/releases.json': \"releases\" is not a list", al_store_path(s));
+		rc = al_error_set(
+		    AL_EPARSE,
+		    "'%s/airlock/releases.json': \"releases\" is not a list",
+		    al_store_path(s));
 		goto out;
 	}
 	al_digest_str(&rel->digest, ds);
 	when = iso8601_now();
-	entry = json_pack("{s:s?, s:s, s:s, s:I, s:s?, s:s?}",
-			  "version", rel->version, "digest", ds, "source", rel->source,
-			  "components", (json_int_t)rel->components, "platform", platform,
-			  "mirrored", when);
+	entry = json_pack("{s:s?, s:s, s:s, s:I, s:s?, s:s?}", "version",
+	                  rel->version, "digest", ds, "source", rel->source,
+	                  "components", (json_int_t)rel->components, "platform",
+	                  platform, "mirrored", when);
 	if (entry == NULL) {
 		rc = al_error_set(AL_ENOMEM, "out of memory");
 		goto out;
@@ -118,9 +125,11 @@ static int record_release(al_store *s, const al_mirror_release *rel, const char 
 	if (platform == NULL)
 		json_object_del(entry, "platform");
 	if (checked) {
-		json_object_set_new(entry, "verified", json_boolean(rel->verified));
+		json_object_set_new(entry, "verified",
+		                    json_boolean(rel->verified));
 		if (rel->verified)
-			json_object_set_new(entry, "verifiedBy", json_string(rel->verified_by));
+			json_object_set_new(entry, "verifiedBy",
+			                    json_string(rel->verified_by));
 		else
 			json_object_set_new(entry, "verifiedBy", json_null());
 	}
@@ -128,10 +137,12 @@ static int record_release(al_store *s, const al_mirror_release *rel, const char 
 		const char *d = al_json_str(json_array_get(list, i), "digest");
 		json_t *old = json_array_get(list, i);
 		if (d != NULL && strcmp(d, ds) == 0) {
-			/* keep what other modules recorded (signatures, packs) */
+			/* keep what other modules recorded (signatures, packs)
+			 */
 			const char *k;
 			json_t *v;
-			json_object_foreach(old, k, v) {
+			json_object_foreach(old, k, v)
+			{
 				if (json_object_get(entry, k) == NULL)
 					json_object_set(entry, k, v);
 			}
@@ -150,7 +161,10 @@ out:
 }
 
 /* Retrieve and verify the signatures of rel; 0 when it may proceed. */
-static int check_signatures(al_store *s, al_mirror_release *rel, const al_transfer_opts *opts, const al_mirror_sig_opts *sig, al_mirror_report *report)
+static int check_signatures(al_store *s, al_mirror_release *rel,
+                            const al_transfer_opts *opts,
+                            const al_mirror_sig_opts *sig,
+                            al_mirror_report *report)
 {
 	al_sig_source *src = NULL;
 	al_sig_fetch_opts fo;
@@ -180,7 +194,8 @@ static int check_signatures(al_store *s, al_mirror_release *rel, const al_transf
 	}
 	for (i = 0; i < sig->nsources; i++)
 		src[nsrc++] = sig->sources[i];
-	if (al_imgref_parse(&ir, rel->source) == 0 && ir.transport == AL_TRANSPORT_DOCKER)
+	if (al_imgref_parse(&ir, rel->source) == 0 &&
+	    ir.transport == AL_TRANSPORT_DOCKER)
 		reference = al_ref_string(&ir.ref);
 	memset(&fo, 0, sizeof(fo));
 	fo.sources = src;
@@ -193,32 +208,47 @@ static int check_signatures(al_store *s, al_mirror_release *rel, const al_transf
 	fo.cancel = opts != NULL ? opts->cancel : NULL;
 	rc = al_sig_fetch_release(s, &rel->digest, reference, &fo, &res);
 	for (i = 0; i < res.nstores; i++) {
-		if (res.stores[i].status == AL_SIG_STORE_OK || res.stores[i].status == AL_SIG_STORE_SKIPPED)
+		if (res.stores[i].status == AL_SIG_STORE_OK ||
+		    res.stores[i].status == AL_SIG_STORE_SKIPPED)
 			continue;
-		if (res.stores[i].status == AL_SIG_STORE_NOT_FOUND && src[i].location == local)
+		if (res.stores[i].status == AL_SIG_STORE_NOT_FOUND &&
+		    src[i].location == local)
 			continue; /* nothing saved yet: normal on a first run */
-		al_log_warn("release %s: signature store '%s': %s", rel->source, res.stores[i].location,
-			    res.stores[i].message != NULL ? res.stores[i].message : al_sig_store_status_name(res.stores[i].status));
+		al_log_warn(
+		    "release %s: signature store '%s': %s", rel->source,
+		    res.stores[i].location,
+		    res.stores[i].message != NULL
+		        ? res.stores[i].message
+		        : al_sig_store_status_name(res.stores[i].status));
 	}
 	if (rc == 0 && res.nsigs > 0) {
 		rel->verified = 1;
-		memcpy(rel->verified_by, res.sigs[0].info.fingerprint, sizeof(rel->verified_by));
+		memcpy(rel->verified_by, res.sigs[0].info.fingerprint,
+		       sizeof(rel->verified_by));
 		rel->verified_by[sizeof(rel->verified_by) - 1] = '\0';
-		al_log_info("release %s: signature verified by key %s", rel->source, rel->verified_by);
+		al_log_info("release %s: signature verified by key %s",
+		            rel->source, rel->verified_by);
 		goto out;
 	}
 	{
 		char ds[AL_DIGEST_STRMAX];
-		char *m = al_sprintf("%s (%s): no verified signature: %s", rel->source, al_digest_str(&rel->digest, ds), al_error_message());
+		char *m = al_sprintf(
+		    "%s (%s): no verified signature: %s", rel->source,
+		    al_digest_str(&rel->digest, ds), al_error_message());
 		if (sig->allow_unsigned) {
-			al_log_warn("%s; mirrored anyway (--allow-unsigned), recorded as unverified", m != NULL ? m : rel->source);
+			al_log_warn("%s; mirrored anyway (--allow-unsigned), "
+			            "recorded as unverified",
+			            m != NULL ? m : rel->source);
 			rc = 0;
 		} else {
 			add_error(report, m != NULL ? m : "out of memory");
 			rel->message = m;
 			m = NULL;
 			rel->status = AL_EVERIFY;
-			rc = al_error_set(AL_EVERIFY, "%s", rel->message != NULL ? rel->message : "no verified signature");
+			rc = al_error_set(AL_EVERIFY, "%s",
+			                  rel->message != NULL
+			                      ? rel->message
+			                      : "no verified signature");
 		}
 		free(m);
 	}
@@ -231,21 +261,35 @@ out:
 	return rc;
 }
 
-static int mirror_impl(al_store *s, const char *const *releases, size_t nreleases, const char *const *additional, size_t nadditional, const al_transfer_opts *opts, const al_mirror_sig_opts *sig, al_mirror_report *report);
+static int mirror_impl(al_store *s, const char *const *releases,
+                       size_t nreleases, const char *const *additional,
+                       size_t nadditional, const al_transfer_opts *opts,
+                       const al_mirror_sig_opts *sig, al_mirror_report *report);
 
-int al_mirror(al_store *s, const char *const *releases, size_t nreleases, const char *const *additional, size_t nadditional, const al_transfer_opts *opts, al_mirror_report *report)
+int al_mirror(al_store *s, const char *const *releases, size_t nreleases,
+              const char *const *additional, size_t nadditional,
+              const al_transfer_opts *opts, al_mirror_report *report)
 {
-	return mirror_impl(s, releases, nreleases, additional, nadditional, opts, NULL, report);
+	return mirror_impl(s, releases, nreleases, additional, nadditional,
+	                   opts, NULL, report);
 }
 
-int al_mirror_signed(al_store *s, const char *const *releases, size_t nreleases, const char *const *additional, size_t nadditional, const al_transfer_opts *opts, const al_mirror_sig_opts *sig, al_mirror_report *report)
+int al_mirror_signed(al_store *s, const char *const *releases, size_t nreleases,
+                     const char *const *additional, size_t nadditional,
+                     const al_transfer_opts *opts,
+                     const al_mirror_sig_opts *sig, al_mirror_report *report)
 {
 	if (sig != NULL && sig->keyring == NULL && !sig->allow_unsigned)
-		return al_error_set(AL_EINVAL, "signature checks need a keyring");
-	return mirror_impl(s, releases, nreleases, additional, nadditional, opts, sig, report);
+		return al_error_set(AL_EINVAL,
+		                    "signature checks need a keyring");
+	return mirror_impl(s, releases, nreleases, additional, nadditional,
+	                   opts, sig, report);
 }
 
-static int mirror_impl(al_store *s, const char *const *releases, size_t nreleases, const char *const *additional, size_t nadditional, const al_transfer_opts *opts, const al_mirror_sig_opts *sig, al_mirror_report *report)
+static int mirror_impl(al_store *s, const char *const *releases,
+                       size_t nreleases, const char *const *additional,
+                       size_t nadditional, const al_transfer_opts *opts,
+                       const al_mirror_sig_opts *sig, al_mirror_report *report)
 {
 	al_transfer *t = NULL;
 	int *rel_idx = NULL, *add_idx = NULL;
@@ -260,7 +304,8 @@ static int mirror_impl(al_store *s, const char *const *releases, size_t nrelease
 	rel_idx = calloc(nreleases + 1, sizeof(*rel_idx));
 	add_idx = calloc(nadditional + 1, sizeof(*add_idx));
 	comp_idx = calloc(nreleases + 1, sizeof(*comp_idx));
-	if (report->releases == NULL || rel_idx == NULL || add_idx == NULL || comp_idx == NULL) {
+	if (report->releases == NULL || rel_idx == NULL || add_idx == NULL ||
+	    comp_idx == NULL) {
 		rc = al_error_set(AL_ENOMEM, "out of memory");
 		goto out;
 	}
@@ -274,7 +319,8 @@ static int mirror_impl(al_store *s, const char *const *releases, size_t nrelease
 		rel_idx[i] = -1;
 		if ((rc = queue(t, releases[i], &rel_idx[i])) < 0) {
 			rel->status = rc;
-			rel->message = al_sprintf("%s: %s", releases[i], al_error_message());
+			rel->message = al_sprintf("%s: %s", releases[i],
+			                          al_error_message());
 			add_error(report, rel->message);
 			worst = worse(worst, rc);
 		}
@@ -290,7 +336,8 @@ static int mirror_impl(al_store *s, const char *const *releases, size_t nrelease
 
 		if (rel_idx[i] < 0)
 			continue;
-		al_transfer_result(t, rel_idx[i], &st, &rel->digest, NULL, &msg);
+		al_transfer_result(t, rel_idx[i], &st, &rel->digest, NULL,
+		                   &msg);
 		if (st < 0) {
 			rel->status = st;
 			rel->message = al_strdup(msg);
@@ -299,12 +346,16 @@ static int mirror_impl(al_store *s, const char *const *releases, size_t nrelease
 			rel_idx[i] = -1;
 			continue;
 		}
-		if (sig != NULL && check_signatures(s, rel, opts, sig, report) < 0) {
-			/* refused: the unverified release does not stay named in the store */
+		if (sig != NULL &&
+		    check_signatures(s, rel, opts, sig, report) < 0) {
+			/* refused: the unverified release does not stay named
+			 * in the store */
 			char *name = NULL;
 			al_imgref ir = {0};
 			if (al_imgref_parse(&ir, releases[i]) == 0)
-				name = ir.transport == AL_TRANSPORT_DOCKER ? al_ref_string(&ir.ref) : al_strdup(ir.name);
+				name = ir.transport == AL_TRANSPORT_DOCKER
+				           ? al_ref_string(&ir.ref)
+				           : al_strdup(ir.name);
 			if (name != NULL)
 				al_store_untag(s, name);
 			free(name);
@@ -313,9 +364,13 @@ static int mirror_impl(al_store *s, const char *const *releases, size_t nrelease
 			rel_idx[i] = -1;
 			continue;
 		}
-		if ((rc = al_release_open(&r, s, &rel->digest, opts != NULL ? opts->platform : NULL)) < 0) {
+		if ((rc = al_release_open(&r, s, &rel->digest,
+		                          opts != NULL ? opts->platform
+		                                       : NULL)) < 0) {
 			rel->status = rc;
-			rel->message = al_sprintf("%s: not a release image: %s", releases[i], al_error_message());
+			rel->message =
+			    al_sprintf("%s: not a release image: %s",
+			               releases[i], al_error_message());
 			add_error(report, rel->message);
 			worst = worse(worst, rc);
 			rel_idx[i] = -1;
@@ -330,11 +385,15 @@ static int mirror_impl(al_store *s, const char *const *releases, size_t nrelease
 			goto out;
 		}
 		for (j = 0; j < rel->components; j++) {
-			const al_release_component *c = al_release_component_at(r, j);
+			const al_release_component *c =
+			    al_release_component_at(r, j);
 			int idx = -1;
 			if ((rc = queue(t, c->image, &idx)) < 0) {
-				char *m = al_sprintf("%s (component %s of %s): %s", c->image, c->name, releases[i], al_error_message());
-				add_error(report, m != NULL ? m : "out of memory");
+				char *m = al_sprintf(
+				    "%s (component %s of %s): %s", c->image,
+				    c->name, releases[i], al_error_message());
+				add_error(report,
+				          m != NULL ? m : "out of memory");
 				free(m);
 				rel->components_failed++;
 				rel->status = worse(rel->status, rc);
@@ -349,7 +408,8 @@ static int mirror_impl(al_store *s, const char *const *releases, size_t nrelease
 	for (i = 0; i < nadditional; i++) {
 		add_idx[i] = -1;
 		if ((rc = queue(t, additional[i], &add_idx[i])) < 0) {
-			char *m = al_sprintf("%s: %s", additional[i], al_error_message());
+			char *m = al_sprintf("%s: %s", additional[i],
+			                     al_error_message());
 			add_error(report, m != NULL ? m : "out of memory");
 			free(m);
 			report->additional_failed++;
@@ -367,7 +427,8 @@ static int mirror_impl(al_store *s, const char *const *releases, size_t nrelease
 			int st;
 			if (comp_idx[i][j] == (size_t)-1)
 				continue;
-			al_transfer_result(t, (int)comp_idx[i][j], &st, NULL, NULL, &msg);
+			al_transfer_result(t, (int)comp_idx[i][j], &st, NULL,
+			                   NULL, &msg);
 			if (st < 0) {
 				add_error(report, msg);
 				rel->components_failed++;
@@ -377,12 +438,17 @@ static int mirror_impl(al_store *s, const char *const *releases, size_t nrelease
 			}
 		}
 		if (rel->status == 0) {
-			if ((rc = record_release(s, rel, opts != NULL ? opts->platform : NULL, sig != NULL)) < 0) {
+			if ((rc = record_release(
+			         s, rel, opts != NULL ? opts->platform : NULL,
+			         sig != NULL)) < 0) {
 				rel->status = rc;
 				rel->message = al_strdup(al_error_message());
 				add_error(report, rel->message);
 			} else {
-				al_log_info("mirrored release %s (%s): %zu component images", rel->version ? rel->version : "?", rel->source, rel->components);
+				al_log_info("mirrored release %s (%s): %zu "
+				            "component images",
+				            rel->version ? rel->version : "?",
+				            rel->source, rel->components);
 			}
 		}
 		worst = worse(worst, rel->status);
@@ -413,7 +479,8 @@ out:
 	return rc;
 }
 
-int al_mirror_record_channels(al_store *s, const al_digest *release, const char *const *channels, size_t n)
+int al_mirror_record_channels(al_store *s, const al_digest *release,
+                              const char *const *channels, size_t n)
 {
 	json_t *doc = NULL, *list, *entry = NULL, *chans;
 	char ds[AL_DIGEST_STRMAX];
@@ -432,13 +499,16 @@ int al_mirror_record_channels(al_store *s, const al_digest *release, const char 
 		}
 	}
 	if (entry == NULL) {
-		rc = al_error_set(AL_ENOTFOUND, "no release %s in '%s/airlock/releases.json'", ds, al_store_path(s));
+		rc = al_error_set(AL_ENOTFOUND,
+		                  "no release %s in '%s/airlock/releases.json'",
+		                  ds, al_store_path(s));
 		goto out;
 	}
 	chans = json_object_get(entry, "channels");
 	if (!json_is_array(chans)) {
 		chans = json_array();
-		if (chans == NULL || json_object_set_new(entry, "channels", chans) != 0) {
+		if (chans == NULL ||
+		    json_object_set_new(entry, "channels", chans) != 0) {
 			rc = al_error_set(AL_ENOMEM, "out of memory");
 			goto out;
 		}
@@ -446,9 +516,12 @@ int al_mirror_record_channels(al_store *s, const al_digest *release, const char 
 	for (i = 0; i < n; i++) {
 		int found = 0;
 		for (j = 0; j < json_array_size(chans); j++)
-			if (json_is_string(json_array_get(chans, j)) && strcmp(json_string_value(json_array_get(chans, j)), channels[i]) == 0)
+			if (json_is_string(json_array_get(chans, j)) &&
+			    strcmp(json_string_value(json_array_get(chans, j)),
+			           channels[i]) == 0)
 				found = 1;
-		if (!found && json_array_append_new(chans, json_string(channels[i])) != 0) {
+		if (!found && json_array_append_new(
+		                  chans, json_string(channels[i])) != 0) {
 			rc = al_error_set(AL_ENOMEM, "out of memory");
 			goto out;
 		}

@@ -1,4 +1,5 @@
-/* pack.c: pack ids, entry paths, Ed25519 keys and signatures, and the store inventory used for --have deltas. */
+/* pack.c: pack ids, entry paths, Ed25519 keys and signatures, and the store
+ * inventory used for --have deltas. */
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -27,7 +28,8 @@ int al_pack__is_hex64(const char *s)
 	size_t i;
 
 	for (i = 0; i < 64; i++)
-		if (!((s[i] >= '0' && s[i] <= '9') || (s[i] >= 'a' && s[i] <= 'f')))
+		if (!((s[i] >= '0' && s[i] <= '9') ||
+		      (s[i] >= 'a' && s[i] <= 'f')))
 			return 0;
 	return s[64] == '\0';
 }
@@ -42,7 +44,8 @@ int al_pack_id_valid(const char *id)
 		char c = id[i];
 		if (i >= AL_PACK_ID_MAX)
 			return 0;
-		if (!((c >= '0' && c <= '9') || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '-'))
+		if (!((c >= '0' && c <= '9') || (c >= 'a' && c <= 'z') ||
+		      (c >= 'A' && c <= 'Z') || c == '-'))
 			return 0;
 	}
 	return 1;
@@ -66,7 +69,8 @@ int al_pack__classify(const char *path)
 		return AL_PK_NONE;
 	memcpy(hex, p, 64);
 	hex[64] = '\0';
-	if (!al_pack__is_hex64(hex) || !al_str_startswith(p + 64, "/signature-"))
+	if (!al_pack__is_hex64(hex) ||
+	    !al_str_startswith(p + 64, "/signature-"))
 		return AL_PK_NONE;
 	/* n from 1, decimal, no leading zero, at most 4 digits */
 	n = p + 64 + 11;
@@ -83,7 +87,8 @@ void al_pack__timestamp(char *out, size_t len)
 	time_t t = (time_t)(al_clock_wall_ms() / 1000);
 	struct tm tm;
 
-	if (gmtime_r(&t, &tm) == NULL || strftime(out, len, "%Y-%m-%dT%H:%M:%SZ", &tm) == 0)
+	if (gmtime_r(&t, &tm) == NULL ||
+	    strftime(out, len, "%Y-%m-%dT%H:%M:%SZ", &tm) == 0)
 		snprintf(out, len, "1970-01-01T00:00:00Z");
 }
 
@@ -100,7 +105,8 @@ int al_pack__sha256_hex(const void *p, size_t n, char hex[65])
 	return 0;
 }
 
-/* Load a PEM key (private or public) of at most KEYFILE_MAX bytes; only Ed25519. */
+/* Load a PEM key (private or public) of at most KEYFILE_MAX bytes; only
+ * Ed25519. */
 static int load_key(EVP_PKEY **out, const char *path, int private_key)
 {
 	al_buf b = AL_BUF_INIT(KEYFILE_MAX);
@@ -115,13 +121,16 @@ static int load_key(EVP_PKEY **out, const char *path, int private_key)
 		rc = al_error_openssl(AL_ENOMEM, "cannot read key '%s'", path);
 		goto out;
 	}
-	key = private_key ? PEM_read_bio_PrivateKey(bio, NULL, NULL, NULL) : PEM_read_bio_PUBKEY(bio, NULL, NULL, NULL);
+	key = private_key ? PEM_read_bio_PrivateKey(bio, NULL, NULL, NULL)
+	                  : PEM_read_bio_PUBKEY(bio, NULL, NULL, NULL);
 	if (key == NULL) {
-		rc = al_error_openssl(AL_EPARSE, "'%s' is not a PEM %s key", path, private_key ? "private" : "public");
+		rc = al_error_openssl(AL_EPARSE, "'%s' is not a PEM %s key",
+		                      path, private_key ? "private" : "public");
 		goto out;
 	}
 	if (EVP_PKEY_get_id(key) != EVP_PKEY_ED25519) {
-		rc = al_error_set(AL_EUNSUPPORTED, "key '%s' is not an Ed25519 key", path);
+		rc = al_error_set(AL_EUNSUPPORTED,
+		                  "key '%s' is not an Ed25519 key", path);
 		goto out;
 	}
 	*out = key;
@@ -135,7 +144,8 @@ out:
 	return rc;
 }
 
-int al_pack__sign(const char *keyfile, const uint8_t *msg, size_t n, uint8_t sig[AL_PACK_SIGLEN])
+int al_pack__sign(const char *keyfile, const uint8_t *msg, size_t n,
+                  uint8_t sig[AL_PACK_SIGLEN])
 {
 	EVP_PKEY *key = NULL;
 	EVP_MD_CTX *ctx = NULL;
@@ -146,8 +156,10 @@ int al_pack__sign(const char *keyfile, const uint8_t *msg, size_t n, uint8_t sig
 	if ((rc = load_key(&key, keyfile, 1)) < 0)
 		return rc;
 	ctx = EVP_MD_CTX_new();
-	if (ctx == NULL || EVP_DigestSignInit(ctx, NULL, NULL, NULL, key) != 1 ||
-	    EVP_DigestSign(ctx, tmp, &len, msg, n) != 1 || len != AL_PACK_SIGLEN) {
+	if (ctx == NULL ||
+	    EVP_DigestSignInit(ctx, NULL, NULL, NULL, key) != 1 ||
+	    EVP_DigestSign(ctx, tmp, &len, msg, n) != 1 ||
+	    len != AL_PACK_SIGLEN) {
 		rc = al_error_openssl(AL_EIO, "cannot sign with '%s'", keyfile);
 		goto out;
 	}
@@ -158,7 +170,8 @@ out:
 	return rc;
 }
 
-int al_pack__verify(const char *pubfile, const uint8_t *msg, size_t n, const uint8_t *sig, size_t siglen)
+int al_pack__verify(const char *pubfile, const uint8_t *msg, size_t n,
+                    const uint8_t *sig, size_t siglen)
 {
 	EVP_PKEY *key = NULL;
 	EVP_MD_CTX *ctx = NULL;
@@ -167,17 +180,24 @@ int al_pack__verify(const char *pubfile, const uint8_t *msg, size_t n, const uin
 	if ((rc = load_key(&key, pubfile, 0)) < 0)
 		return rc;
 	if (siglen != AL_PACK_SIGLEN) {
-		rc = al_error_set(AL_EVERIFY, "signature has %zu bytes, an Ed25519 signature has 64", siglen);
+		rc = al_error_set(
+		    AL_EVERIFY,
+		    "signature has %zu bytes, an Ed25519 signature has 64",
+		    siglen);
 		goto out;
 	}
 	ctx = EVP_MD_CTX_new();
-	if (ctx == NULL || EVP_DigestVerifyInit(ctx, NULL, NULL, NULL, key) != 1) {
-		rc = al_error_openssl(AL_EIO, "cannot verify with '%s'", pubfile);
+	if (ctx == NULL ||
+	    EVP_DigestVerifyInit(ctx, NULL, NULL, NULL, key) != 1) {
+		rc = al_error_openssl(AL_EIO, "cannot verify with '%s'",
+		                      pubfile);
 		goto out;
 	}
 	v = EVP_DigestVerify(ctx, sig, siglen, msg, n);
 	if (v != 1) {
-		rc = al_error_openssl(AL_EVERIFY, "signature does not verify with key '%s'", pubfile);
+		rc = al_error_openssl(AL_EVERIFY,
+		                      "signature does not verify with key '%s'",
+		                      pubfile);
 		goto out;
 	}
 out:
@@ -187,7 +207,8 @@ out:
 }
 
 /* Write a PEM of key to path, created exclusively with mode. */
-static int write_pem(const char *path, EVP_PKEY *key, int private_key, mode_t mode)
+static int write_pem(const char *path, EVP_PKEY *key, int private_key,
+                     mode_t mode)
 {
 	BIO *bio = NULL;
 	char *data = NULL;
@@ -196,9 +217,12 @@ static int write_pem(const char *path, EVP_PKEY *key, int private_key, mode_t mo
 	int fd = -1, rc = 0;
 
 	bio = BIO_new(BIO_s_mem());
-	if (bio == NULL || (private_key ? PEM_write_bio_PrivateKey(bio, key, NULL, NULL, 0, NULL, NULL)
-				      : PEM_write_bio_PUBKEY(bio, key)) != 1) {
-		rc = al_error_openssl(AL_EIO, "cannot encode key for '%s'", path);
+	if (bio == NULL ||
+	    (private_key
+	         ? PEM_write_bio_PrivateKey(bio, key, NULL, NULL, 0, NULL, NULL)
+	         : PEM_write_bio_PUBKEY(bio, key)) != 1) {
+		rc = al_error_openssl(AL_EIO, "cannot encode key for '%s'",
+		                      path);
 		goto out;
 	}
 	len = BIO_get_mem_data(bio, &data);
@@ -206,7 +230,8 @@ static int write_pem(const char *path, EVP_PKEY *key, int private_key, mode_t mo
 		rc = al_error_set(AL_EIO, "cannot encode key for '%s'", path);
 		goto out;
 	}
-	fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, mode);
+	fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
+	          mode);
 	if (fd < 0) {
 		rc = al_error_errno(errno, "cannot create '%s'", path);
 		goto out;
@@ -256,11 +281,13 @@ int al_pack_keygen(const char *prefix)
 		goto out;
 	}
 	if (al_fs_exists(priv) == 1 || al_fs_exists(pub) == 1) {
-		rc = al_error_set(AL_EEXIST, "'%s' or '%s' already exists", priv, pub);
+		rc = al_error_set(AL_EEXIST, "'%s' or '%s' already exists",
+		                  priv, pub);
 		goto out;
 	}
 	kctx = EVP_PKEY_CTX_new_id(EVP_PKEY_ED25519, NULL);
-	if (kctx == NULL || EVP_PKEY_keygen_init(kctx) != 1 || EVP_PKEY_keygen(kctx, &key) != 1) {
+	if (kctx == NULL || EVP_PKEY_keygen_init(kctx) != 1 ||
+	    EVP_PKEY_keygen(kctx, &key) != 1) {
 		rc = al_error_openssl(AL_EIO, "cannot generate an Ed25519 key");
 		goto out;
 	}
@@ -367,13 +394,16 @@ int al_inventory(al_store *s, json_t **out)
 	blobs = json_array();
 	sigs = json_array();
 	packs = json_array();
-	if (inv == NULL || json_object_set_new(inv, "airlockInventory", json_integer(1)) < 0 ||
-	    json_object_set_new(inv, "blobs", blobs) < 0 || json_object_set_new(inv, "signatures", sigs) < 0 ||
+	if (inv == NULL ||
+	    json_object_set_new(inv, "airlockInventory", json_integer(1)) < 0 ||
+	    json_object_set_new(inv, "blobs", blobs) < 0 ||
+	    json_object_set_new(inv, "signatures", sigs) < 0 ||
 	    json_object_set_new(inv, "packs", packs) < 0)
 		goto oom;
 	al_pack__timestamp(ts, sizeof(ts));
 	if (json_object_set_new(inv, "created", json_string(ts)) < 0 ||
-	    json_object_set_new(inv, "tool", json_string("airlock " AL_VERSION_STRING)) < 0)
+	    json_object_set_new(inv, "tool",
+	                        json_string("airlock " AL_VERSION_STRING)) < 0)
 		goto oom;
 
 	if ((dir = al_path_join(root, "blobs/sha256")) == NULL)
@@ -384,7 +414,8 @@ int al_inventory(al_store *s, json_t **out)
 		char d[80];
 		if (!al_pack__is_hex64(names[i]))
 			continue;
-		if (snprintf(d, sizeof(d), "sha256:%s", names[i]) >= (int)sizeof(d))
+		if (snprintf(d, sizeof(d), "sha256:%s", names[i]) >=
+		    (int)sizeof(d))
 			goto oom;
 		if (json_array_append_new(blobs, json_string(d)) < 0)
 			goto oom;
@@ -415,7 +446,8 @@ int al_inventory(al_store *s, json_t **out)
 			al_digest d;
 			struct stat st;
 			json_t *o;
-			if (snprintf(rel, sizeof(rel), "signatures/%s/%s", names[i], files[j]) >= (int)sizeof(rel))
+			if (snprintf(rel, sizeof(rel), "signatures/%s/%s",
+			             names[i], files[j]) >= (int)sizeof(rel))
 				continue;
 			if (al_pack__classify(rel) != AL_PK_SIG)
 				continue;
@@ -424,9 +456,11 @@ int al_inventory(al_store *s, json_t **out)
 				goto oom;
 			if (lstat(path, &st) != 0 || !S_ISREG(st.st_mode))
 				continue;
-			if ((rc = al_digest_file(&d, AL_DIGEST_SHA256, path, NULL)) < 0)
+			if ((rc = al_digest_file(&d, AL_DIGEST_SHA256, path,
+			                         NULL)) < 0)
 				goto out;
-			o = json_pack("{s:s, s:s}", "path", rel, "sha256", al_digest_hex(&d, hex));
+			o = json_pack("{s:s, s:s}", "path", rel, "sha256",
+			              al_digest_hex(&d, hex));
 			if (o == NULL || json_array_append_new(sigs, o) < 0)
 				goto oom;
 		}
@@ -443,7 +477,8 @@ int al_inventory(al_store *s, json_t **out)
 	for (i = 0; i < nnames; i++) {
 		char id[AL_PACK_ID_MAX + 8];
 		size_t l = strlen(names[i]);
-		if (l <= 5 || l - 5 > AL_PACK_ID_MAX || !al_str_endswith(names[i], ".json"))
+		if (l <= 5 || l - 5 > AL_PACK_ID_MAX ||
+		    !al_str_endswith(names[i], ".json"))
 			continue;
 		memcpy(id, names[i], l - 5);
 		id[l - 5] = '\0';

@@ -1,4 +1,5 @@
-/* pack_int.h: helpers shared by pack.c, pack_write.c and pack_unpack.c (internal, not installed). */
+/* pack_int.h: helpers shared by pack.c, pack_write.c and pack_unpack.c
+ * (internal, not installed). */
 #ifndef AIRLOCK_PACK_INT_H
 #define AIRLOCK_PACK_INT_H
 
@@ -28,13 +29,17 @@ int al_pack__is_hex64(const char *s);
 /* "YYYY-MM-DDTHH:MM:SSZ" of now into out (at least 32 bytes). */
 void al_pack__timestamp(char *out, size_t len);
 /* Ed25519 over msg with the PEM private key in keyfile. */
-int al_pack__sign(const char *keyfile, const uint8_t *msg, size_t n, uint8_t sig[AL_PACK_SIGLEN]);
-/* AL_EVERIFY unless sig is an Ed25519 signature of msg by the PEM public key in pubfile. */
-int al_pack__verify(const char *pubfile, const uint8_t *msg, size_t n, const uint8_t *sig, size_t siglen);
+int al_pack__sign(const char *keyfile, const uint8_t *msg, size_t n,
+                  uint8_t sig[AL_PACK_SIGLEN]);
+/* AL_EVERIFY unless sig is an Ed25519 signature of msg by the PEM public key in
+ * pubfile. */
+int al_pack__verify(const char *pubfile, const uint8_t *msg, size_t n,
+                    const uint8_t *sig, size_t siglen);
 /* SHA-256 hex of p[0..n) into hex (65 bytes). */
 int al_pack__sha256_hex(const void *p, size_t n, char hex[65]);
 
-/* Sorted entry names of dir (no "." / ".."); a missing dir lists empty. Free with al_pack__free_list. */
+/* Sorted entry names of dir (no "." / ".."); a missing dir lists empty. Free
+ * with al_pack__free_list. */
 int al_pack__list_dir(const char *dir, char ***out, size_t *n);
 void al_pack__free_list(char **v, size_t n);
 

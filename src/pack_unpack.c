@@ -1,4 +1,5 @@
-/* pack_unpack.c: al_unpack: verify a pack's manifest, stream its volumes into the store entry by entry, update the index last. */
+/* pack_unpack.c: al_unpack: verify a pack's manifest, stream its volumes into
+ * the store entry by entry, update the index last. */
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
@@ -31,7 +32,7 @@ typedef struct up_part {
 	uint64_t offset;
 	uint64_t size;
 	char hex[65];
-	int done;      /* staged (split blobs) */
+	int done; /* staged (split blobs) */
 } up_part;
 
 typedef struct up_entry {
@@ -46,9 +47,9 @@ typedef struct up_entry {
 } up_entry;
 
 typedef struct up_slot {
-	char *name;     /* the tar entry name */
+	char *name; /* the tar entry name */
 	size_t entry;
-	size_t part;    /* index into parts, or 0 for whole entries */
+	size_t part; /* index into parts, or 0 for whole entries */
 	unsigned volume;
 	int seen;
 } up_slot;
@@ -95,8 +96,8 @@ typedef struct up_ctx {
 	char *stage;
 	uint8_t *chunk;
 	al_hasher *hasher;
-	al_hash_worker *hw;     /* hashes blob data while this thread writes it */
-	const char *volname;    /* volume being read, for messages */
+	al_hash_worker *hw;  /* hashes blob data while this thread writes it */
+	const char *volname; /* volume being read, for messages */
 	committer commit;
 	al_progress_info pi;
 	uint64_t start_ms, last_ms;
@@ -146,7 +147,8 @@ static int get_hex(const json_t *obj, const char *key, char out[65])
 	return 0;
 }
 
-static int add_slot(up_ctx *c, size_t *cap, char *name, size_t entry, size_t part, unsigned volume)
+static int add_slot(up_ctx *c, size_t *cap, char *name, size_t entry,
+                    size_t part, unsigned volume)
 {
 	if (c->nslots == *cap) {
 		size_t nc = *cap ? *cap * 2 : 256;
@@ -168,59 +170,82 @@ static int add_slot(up_ctx *c, size_t *cap, char *name, size_t entry, size_t par
 }
 
 /* Strict reading of the manifest (docs/pack.md); what names it in messages. */
-static int parse_manifest(up_ctx *c, const json_t *m, const char *what, const char *want_id)
+static int parse_manifest(up_ctx *c, const json_t *m, const char *what,
+                          const char *want_id)
 {
 	const json_t *vols, *ents, *v;
 	const char *id, *s;
 	size_t i, j, cap = 0;
 	int rc, have_index = 0, have_rel = 0;
 
-	if (!json_is_object(m) || json_integer_value(json_object_get(m, "airlockPack")) != 1 ||
+	if (!json_is_object(m) ||
+	    json_integer_value(json_object_get(m, "airlockPack")) != 1 ||
 	    !json_is_integer(json_object_get(m, "airlockPack")))
-		return al_error_set(AL_EPARSE, "'%s' is not an airlock pack manifest (\"airlockPack\": 1)", what);
+		return al_error_set(
+		    AL_EPARSE,
+		    "'%s' is not an airlock pack manifest (\"airlockPack\": 1)",
+		    what);
 	id = al_json_str(m, "id");
 	if (id == NULL || !al_pack_id_valid(id))
-		return al_error_set(AL_EPARSE, "'%s': missing or malformed \"id\"", what);
+		return al_error_set(AL_EPARSE,
+		                    "'%s': missing or malformed \"id\"", what);
 	if (strcmp(id, want_id) != 0)
-		return al_error_set(AL_EVERIFY, "manifest '%s' is for another pack: it holds pack '%s', its name says '%s'",
-				    what, id, want_id);
+		return al_error_set(AL_EVERIFY,
+		                    "manifest '%s' is for another pack: it "
+		                    "holds pack '%s', its name says '%s'",
+		                    what, id, want_id);
 	memcpy(c->id, id, strlen(id) + 1);
 	v = json_object_get(m, "base");
 	if (json_is_string(v)) {
 		s = json_string_value(v);
 		if (!al_pack_id_valid(s) || strcmp(s, id) == 0)
-			return al_error_set(AL_EPARSE, "'%s': malformed \"base\"", what);
+			return al_error_set(AL_EPARSE,
+			                    "'%s': malformed \"base\"", what);
 		memcpy(c->base, s, strlen(s) + 1);
 	} else if (v != NULL && !json_is_null(v)) {
-		return al_error_set(AL_EPARSE, "'%s': \"base\" is neither a pack id nor null", what);
+		return al_error_set(
+		    AL_EPARSE, "'%s': \"base\" is neither a pack id nor null",
+		    what);
 	}
 	vols = json_object_get(m, "volumes");
-	if (!json_is_array(vols) || json_array_size(vols) == 0 || json_array_size(vols) > MAX_VOLUMES)
-		return al_error_set(AL_EPARSE, "'%s': \"volumes\" must list 1 to %d volumes", what, MAX_VOLUMES);
+	if (!json_is_array(vols) || json_array_size(vols) == 0 ||
+	    json_array_size(vols) > MAX_VOLUMES)
+		return al_error_set(
+		    AL_EPARSE, "'%s': \"volumes\" must list 1 to %d volumes",
+		    what, MAX_VOLUMES);
 	c->nvols = json_array_size(vols);
 	c->vols = calloc(c->nvols, sizeof(*c->vols));
 	if (c->vols == NULL)
 		return al_error_set(AL_ENOMEM, "out of memory");
-	json_array_foreach(vols, i, v) {
+	json_array_foreach(vols, i, v)
+	{
 		char want[AL_PACK_ID_MAX + 32];
 		uint64_t num;
 		s = al_json_str(v, "name");
 		snprintf(want, sizeof(want), "airlock-%s-%04zu.tar", id, i + 1);
-		if (s == NULL || strcmp(s, want) != 0 || get_u64(v, "number", &num) < 0 || num != i + 1 ||
+		if (s == NULL || strcmp(s, want) != 0 ||
+		    get_u64(v, "number", &num) < 0 || num != i + 1 ||
 		    get_u64(v, "size", &c->vols[i].size) < 0)
-			return al_error_set(AL_EPARSE, "'%s': volumes[%zu] is not {\"name\": \"%s\", \"number\": %zu, \"size\"}",
-					    what, i, want, i + 1);
+			return al_error_set(
+			    AL_EPARSE,
+			    "'%s': volumes[%zu] is not {\"name\": \"%s\", "
+			    "\"number\": %zu, \"size\"}",
+			    what, i, want, i + 1);
 		if ((c->vols[i].name = al_strdup(want)) == NULL)
 			return al_error_set(AL_ENOMEM, "out of memory");
 	}
 	ents = json_object_get(m, "entries");
 	if (!json_is_array(ents) || json_array_size(ents) > MAX_ENTRIES)
-		return al_error_set(AL_EPARSE, "'%s': \"entries\" is not an array of at most %d", what, MAX_ENTRIES);
+		return al_error_set(
+		    AL_EPARSE,
+		    "'%s': \"entries\" is not an array of at most %d", what,
+		    MAX_ENTRIES);
 	c->nentries = json_array_size(ents);
 	c->entries = calloc(c->nentries ? c->nentries : 1, sizeof(*c->entries));
 	if (c->entries == NULL)
 		return al_error_set(AL_ENOMEM, "out of memory");
-	json_array_foreach(ents, i, v) {
+	json_array_foreach(ents, i, v)
+	{
 		up_entry *e = &c->entries[i];
 		const json_t *parts = json_object_get(v, "parts");
 		uint64_t vol, max;
@@ -228,25 +253,42 @@ static int parse_manifest(up_ctx *c, const json_t *m, const char *what, const ch
 
 		s = al_json_str(v, "path");
 		if (s == NULL || (e->kind = al_pack__classify(s)) == AL_PK_NONE)
-			return al_error_set(AL_EPARSE, "'%s': entries[%zu]: path '%s' names no store location", what, i,
-					    s != NULL ? s : "");
+			return al_error_set(AL_EPARSE,
+			                    "'%s': entries[%zu]: path '%s' "
+			                    "names no store location",
+			                    what, i, s != NULL ? s : "");
 		if ((e->path = al_strdup(s)) == NULL)
 			return al_error_set(AL_ENOMEM, "out of memory");
-		if (get_u64(v, "size", &e->size) < 0 || get_hex(v, "sha256", e->hex) < 0 ||
+		if (get_u64(v, "size", &e->size) < 0 ||
+		    get_hex(v, "sha256", e->hex) < 0 ||
 		    get_u64(v, "volume", &vol) < 0 || vol < 1 || vol > c->nvols)
-			return al_error_set(AL_EPARSE, "'%s': entry '%s' needs \"size\", \"sha256\" and \"volume\" (1..%zu)",
-					    what, s, c->nvols);
+			return al_error_set(
+			    AL_EPARSE,
+			    "'%s': entry '%s' needs \"size\", \"sha256\" and "
+			    "\"volume\" (1..%zu)",
+			    what, s, c->nvols);
 		e->volume = (unsigned)vol;
-		max = e->kind == AL_PK_SIG ? AL_PACK_SIGFILE_MAX : e->kind == AL_PK_BLOB ? UINT64_MAX : AL_PACK_META_MAX;
+		max = e->kind == AL_PK_SIG    ? AL_PACK_SIGFILE_MAX
+		      : e->kind == AL_PK_BLOB ? UINT64_MAX
+		                              : AL_PACK_META_MAX;
 		if (e->size > max)
-			return al_error_set(AL_ELIMIT, "'%s': entry '%s' is %llu bytes, over the limit of %llu", what, s,
-					    (unsigned long long)e->size, (unsigned long long)max);
+			return al_error_set(AL_ELIMIT,
+			                    "'%s': entry '%s' is %llu bytes, "
+			                    "over the limit of %llu",
+			                    what, s,
+			                    (unsigned long long)e->size,
+			                    (unsigned long long)max);
 		if (e->kind == AL_PK_BLOB && strcmp(e->hex, s + 13) != 0)
-			return al_error_set(AL_EVERIFY, "'%s': entry '%s' claims SHA-256 %s", what, s, e->hex);
+			return al_error_set(
+			    AL_EVERIFY, "'%s': entry '%s' claims SHA-256 %s",
+			    what, s, e->hex);
 		if (e->kind == AL_PK_INDEX && have_index++)
-			return al_error_set(AL_EPARSE, "'%s': index.json listed twice", what);
+			return al_error_set(
+			    AL_EPARSE, "'%s': index.json listed twice", what);
 		if (e->kind == AL_PK_RELEASES && have_rel++)
-			return al_error_set(AL_EPARSE, "'%s': airlock/releases.json listed twice", what);
+			return al_error_set(
+			    AL_EPARSE,
+			    "'%s': airlock/releases.json listed twice", what);
 		if (parts == NULL) {
 			if ((name = al_strdup(s)) == NULL)
 				return al_error_set(AL_ENOMEM, "out of memory");
@@ -257,10 +299,14 @@ static int parse_manifest(up_ctx *c, const json_t *m, const char *what, const ch
 		{
 			uint64_t off = 0;
 			unsigned prev = e->volume;
-			if (e->kind != AL_PK_BLOB || !json_is_array(parts) || json_array_size(parts) < 2 ||
+			if (e->kind != AL_PK_BLOB || !json_is_array(parts) ||
+			    json_array_size(parts) < 2 ||
 			    json_array_size(parts) > MAX_VOLUMES)
-				return al_error_set(AL_EPARSE, "'%s': entry '%s': \"parts\" must list 2 or more parts of a blob",
-						    what, s);
+				return al_error_set(
+				    AL_EPARSE,
+				    "'%s': entry '%s': \"parts\" must list 2 "
+				    "or more parts of a blob",
+				    what, s);
 			e->nparts = json_array_size(parts);
 			e->parts = calloc(e->nparts, sizeof(*e->parts));
 			if (e->parts == NULL)
@@ -268,30 +314,46 @@ static int parse_manifest(up_ctx *c, const json_t *m, const char *what, const ch
 			for (j = 0; j < e->nparts; j++) {
 				const json_t *p = json_array_get(parts, j);
 				up_part *pt = &e->parts[j];
-				if (get_u64(p, "volume", &vol) < 0 || get_u64(p, "offset", &pt->offset) < 0 ||
-				    get_u64(p, "size", &pt->size) < 0 || get_hex(p, "sha256", pt->hex) < 0 ||
-				    vol < prev || vol > c->nvols || (j == 0 && vol != e->volume) ||
-				    pt->offset != off || pt->size == 0 || pt->size > e->size - off)
-					return al_error_set(AL_EPARSE, "'%s': entry '%s': part %zu is malformed", what, s,
-							    j + 1);
+				if (get_u64(p, "volume", &vol) < 0 ||
+				    get_u64(p, "offset", &pt->offset) < 0 ||
+				    get_u64(p, "size", &pt->size) < 0 ||
+				    get_hex(p, "sha256", pt->hex) < 0 ||
+				    vol < prev || vol > c->nvols ||
+				    (j == 0 && vol != e->volume) ||
+				    pt->offset != off || pt->size == 0 ||
+				    pt->size > e->size - off)
+					return al_error_set(
+					    AL_EPARSE,
+					    "'%s': entry '%s': part %zu is "
+					    "malformed",
+					    what, s, j + 1);
 				pt->volume = (unsigned)vol;
 				prev = pt->volume;
 				off += pt->size;
-				if ((name = al_sprintf("%s.part-%04zu", s, j + 1)) == NULL)
-					return al_error_set(AL_ENOMEM, "out of memory");
-				if ((rc = add_slot(c, &cap, name, i, j, pt->volume)) < 0)
+				if ((name = al_sprintf("%s.part-%04zu", s,
+				                       j + 1)) == NULL)
+					return al_error_set(AL_ENOMEM,
+					                    "out of memory");
+				if ((rc = add_slot(c, &cap, name, i, j,
+				                   pt->volume)) < 0)
 					return rc;
 			}
 			if (off != e->size)
-				return al_error_set(AL_EPARSE, "'%s': entry '%s': parts add up to %llu of %llu bytes", what,
-						    s, (unsigned long long)off, (unsigned long long)e->size);
+				return al_error_set(
+				    AL_EPARSE,
+				    "'%s': entry '%s': parts add up to %llu of "
+				    "%llu bytes",
+				    what, s, (unsigned long long)off,
+				    (unsigned long long)e->size);
 		}
 	}
 	if (c->nslots > 1) {
 		qsort(c->slots, c->nslots, sizeof(*c->slots), cmp_slot);
 		for (i = 1; i < c->nslots; i++)
 			if (strcmp(c->slots[i - 1].name, c->slots[i].name) == 0)
-				return al_error_set(AL_EPARSE, "'%s': entry '%s' listed twice", what, c->slots[i].name);
+				return al_error_set(
+				    AL_EPARSE, "'%s': entry '%s' listed twice",
+				    what, c->slots[i].name);
 	}
 	return 0;
 }
@@ -299,7 +361,8 @@ static int parse_manifest(up_ctx *c, const json_t *m, const char *what, const ch
 static char *stage_file(const up_ctx *c, const up_entry *e, size_t part)
 {
 	if (e->kind == AL_PK_BLOB)
-		return al_sprintf("%s/part-%s-%04zu", c->stage, e->hex, part + 1);
+		return al_sprintf("%s/part-%s-%04zu", c->stage, e->hex,
+		                  part + 1);
 	if (e->kind == AL_PK_INDEX)
 		return al_path_join(c->stage, "index.json");
 	if (e->kind == AL_PK_RELEASES)
@@ -308,13 +371,15 @@ static char *stage_file(const up_ctx *c, const up_entry *e, size_t part)
 }
 
 /* 1 if path is a regular file of size bytes hashing to hex. */
-static int file_matches(const char *path, uint64_t size, const char *hex, int rehash)
+static int file_matches(const char *path, uint64_t size, const char *hex,
+                        int rehash)
 {
 	struct stat st;
 	char buf[AL_DIGEST_STRMAX];
 	al_digest d;
 
-	if (lstat(path, &st) != 0 || !S_ISREG(st.st_mode) || (uint64_t)st.st_size != size)
+	if (lstat(path, &st) != 0 || !S_ISREG(st.st_mode) ||
+	    (uint64_t)st.st_size != size)
 		return 0;
 	if (!rehash)
 		return 1;
@@ -349,9 +414,12 @@ static int scan_done(up_ctx *c)
 			e->done = al_store_has_blob(c->s, &d, NULL) == 1;
 			for (j = 0; j < e->nparts && !e->done; j++) {
 				if ((p = stage_file(c, e, j)) == NULL)
-					return al_error_set(AL_ENOMEM, "out of memory");
-				/* staged parts were renamed into place only after their digest matched */
-				e->parts[j].done = file_matches(p, e->parts[j].size, e->parts[j].hex, 0);
+					return al_error_set(AL_ENOMEM,
+					                    "out of memory");
+				/* staged parts were renamed into place only
+				 * after their digest matched */
+				e->parts[j].done = file_matches(
+				    p, e->parts[j].size, e->parts[j].hex, 0);
 				free(p);
 			}
 			continue;
@@ -373,17 +441,19 @@ static int slot_needed(const up_ctx *c, const up_slot *sl)
 	return e->nparts == 0 || !e->parts[sl->part].done;
 }
 
-static int refuse(const up_ctx *c, const char *entry, const char *fmt, const char *detail)
+static int refuse(const up_ctx *c, const char *entry, const char *fmt,
+                  const char *detail)
 {
-	return al_error_set(AL_EVERIFY, "volume '%s' entry '%s': %s%s", c->volname, entry, fmt, detail);
+	return al_error_set(AL_EVERIFY, "volume '%s' entry '%s': %s%s",
+	                    c->volname, entry, fmt, detail);
 }
 
 /*
  * Stream the current tar entry (size bytes) into w (a blob writer) or into
  * c->hasher and t. Data blocks come straight from libarchive's buffer.
  */
-static int read_entry(up_ctx *c, struct archive *a, const char *name, uint64_t size, al_blob_writer *w,
-		      al_tmpfile *t)
+static int read_entry(up_ctx *c, struct archive *a, const char *name,
+                      uint64_t size, al_blob_writer *w, al_tmpfile *t)
 {
 	uint64_t got = 0;
 	int rc;
@@ -396,8 +466,13 @@ static int read_entry(up_ctx *c, struct archive *a, const char *name, uint64_t s
 		if (r == ARCHIVE_EOF)
 			break;
 		if (r != ARCHIVE_OK)
-			return al_error_set(AL_EVERIFY, "volume '%s' entry '%s': truncated or damaged: %s", c->volname,
-					    name, archive_error_string(a) != NULL ? archive_error_string(a) : "read error");
+			return al_error_set(
+			    AL_EVERIFY,
+			    "volume '%s' entry '%s': truncated or damaged: %s",
+			    c->volname, name,
+			    archive_error_string(a) != NULL
+			        ? archive_error_string(a)
+			        : "read error");
 		if (off < 0 || (uint64_t)off != got)
 			return refuse(c, name, "entry with holes refused", "");
 		if (n == 0)
@@ -419,8 +494,11 @@ static int read_entry(up_ctx *c, struct archive *a, const char *name, uint64_t s
 			return al_error_set(AL_ECANCELED, "unpack cancelled");
 	}
 	if (got != size)
-		return al_error_set(AL_EVERIFY, "volume '%s' entry '%s': truncated: %llu of %llu bytes", c->volname, name,
-				    (unsigned long long)got, (unsigned long long)size);
+		return al_error_set(
+		    AL_EVERIFY,
+		    "volume '%s' entry '%s': truncated: %llu of %llu bytes",
+		    c->volname, name, (unsigned long long)got,
+		    (unsigned long long)size);
 	return 0;
 }
 
@@ -459,14 +537,20 @@ static void *committer_main(void *arg)
 				any = 1;
 			} else if (!failed) {
 				failed = 1;
-				snprintf(msg, sizeof(msg), "volume '%s' entry '%s': %s", batch[i].volname, batch[i].name,
-					 al_error_message());
+				snprintf(msg, sizeof(msg),
+				         "volume '%s' entry '%s': %s",
+				         batch[i].volname, batch[i].name,
+				         al_error_message());
 			}
 		}
 		/* pack entries are sha256 blobs (blob_digest) */
-		if (any && (dirrc = al_store_sync_blob_dir(k->s, AL_DIGEST_SHA256)) < 0 && !failed) {
+		if (any &&
+		    (dirrc = al_store_sync_blob_dir(k->s, AL_DIGEST_SHA256)) <
+		        0 &&
+		    !failed) {
 			failed = 1;
-			snprintf(msg, sizeof(msg), "volume '%s': %s", batch[0].volname, al_error_message());
+			snprintf(msg, sizeof(msg), "volume '%s': %s",
+			         batch[0].volname, al_error_message());
 		}
 		pthread_mutex_lock(&k->mu);
 		k->head = (k->head + m) % COMMIT_QUEUE;
@@ -495,12 +579,14 @@ static int committer_start(committer *k, al_store *s)
 		return al_error_set(AL_ENOMEM, "cannot create a mutex");
 	if (pthread_cond_init(&k->cv, NULL) != 0) {
 		pthread_mutex_destroy(&k->mu);
-		return al_error_set(AL_ENOMEM, "cannot create a condition variable");
+		return al_error_set(AL_ENOMEM,
+		                    "cannot create a condition variable");
 	}
 	if (pthread_create(&k->th, NULL, committer_main, k) != 0) {
 		pthread_cond_destroy(&k->cv);
 		pthread_mutex_destroy(&k->mu);
-		return al_error_set(AL_ENOMEM, "cannot start the commit thread");
+		return al_error_set(AL_ENOMEM,
+		                    "cannot start the commit thread");
 	}
 	k->running = 1;
 	return 0;
@@ -520,7 +606,8 @@ static int committer_error(committer *k)
 }
 
 /* Hand w (written in full) over; takes ownership of w in all cases. */
-static int committer_push(committer *k, al_blob_writer *w, up_entry *e, const char *volname, const char *name)
+static int committer_push(committer *k, al_blob_writer *w, up_entry *e,
+                          const char *volname, const char *name)
 {
 	commit_job job;
 	int failed;
@@ -615,12 +702,14 @@ static int assemble(up_ctx *c, up_entry *e)
 			if (r < 0 && errno == EINTR)
 				continue;
 			if (r < 0) {
-				rc = al_error_errno(errno, "cannot read '%s'", p);
+				rc = al_error_errno(errno, "cannot read '%s'",
+				                    p);
 				goto out;
 			}
 			if (r == 0)
 				break;
-			if ((rc = al_blob_writer_write(w, c->chunk, (size_t)r)) < 0)
+			if ((rc = al_blob_writer_write(w, c->chunk,
+			                               (size_t)r)) < 0)
 				goto out;
 		}
 		close(fd);
@@ -629,7 +718,8 @@ static int assemble(up_ctx *c, up_entry *e)
 	rc = al_blob_writer_commit(w);
 	w = NULL;
 	if (rc < 0) {
-		rc = al_error_wrap(rc, "entry '%s' (joined from %zu parts)", e->path, e->nparts);
+		rc = al_error_wrap(rc, "entry '%s' (joined from %zu parts)",
+		                   e->path, e->nparts);
 		goto out;
 	}
 	e->done = 1;
@@ -683,7 +773,8 @@ static int has_dotdot(const char *p)
 }
 
 /* Check one header against what the manifest allows; *out the slot. */
-static int check_header(up_ctx *c, struct archive_entry *ae, unsigned volno, up_slot **out)
+static int check_header(up_ctx *c, struct archive_entry *ae, unsigned volno,
+                        up_slot **out)
 {
 	const char *name = archive_entry_pathname(ae);
 	up_slot *sl;
@@ -693,12 +784,17 @@ static int check_header(up_ctx *c, struct archive_entry *ae, unsigned volno, up_
 	if (name == NULL || name[0] == '\0')
 		return refuse(c, "", "entry without a name", "");
 	if (archive_entry_hardlink(ae) != NULL) {
-		snprintf(detail, sizeof(detail), "hard link to '%.80s' refused", archive_entry_hardlink(ae));
+		snprintf(detail, sizeof(detail), "hard link to '%.80s' refused",
+		         archive_entry_hardlink(ae));
 		return refuse(c, name, detail, "");
 	}
-	if (archive_entry_symlink(ae) != NULL || archive_entry_filetype(ae) != AE_IFREG) {
-		snprintf(detail, sizeof(detail), "%s", type_name(archive_entry_filetype(ae)));
-		return refuse(c, name, detail, " refused: only regular files belong in a volume");
+	if (archive_entry_symlink(ae) != NULL ||
+	    archive_entry_filetype(ae) != AE_IFREG) {
+		snprintf(detail, sizeof(detail), "%s",
+		         type_name(archive_entry_filetype(ae)));
+		return refuse(
+		    c, name, detail,
+		    " refused: only regular files belong in a volume");
 	}
 	if (name[0] == '/')
 		return refuse(c, name, "absolute path refused", "");
@@ -706,12 +802,14 @@ static int check_header(up_ctx *c, struct archive_entry *ae, unsigned volno, up_
 		return refuse(c, name, "path traversal ('..') refused", "");
 	if (archive_entry_sparse_count(ae) > 0)
 		return refuse(c, name, "sparse entry refused", "");
-	sl = bsearch(name, c->slots, c->nslots, sizeof(*c->slots), cmp_slot_key);
+	sl =
+	    bsearch(name, c->slots, c->nslots, sizeof(*c->slots), cmp_slot_key);
 	if (sl == NULL)
 		return refuse(c, name, "not in the pack manifest", "");
 	if (sl->volume != volno) {
 		snprintf(detail, sizeof(detail), "%u", sl->volume);
-		return refuse(c, name, "the manifest puts this entry in volume ", detail);
+		return refuse(
+		    c, name, "the manifest puts this entry in volume ", detail);
 	}
 	if (sl->seen)
 		return refuse(c, name, "duplicate entry", "");
@@ -722,21 +820,27 @@ static int check_header(up_ctx *c, struct archive_entry *ae, unsigned volno, up_
 	if (!archive_entry_size_is_set(ae) || archive_entry_size(ae) < 0)
 		return refuse(c, name, "entry without a size", "");
 	if ((uint64_t)archive_entry_size(ae) > want) {
-		snprintf(detail, sizeof(detail), " (%lld bytes, the manifest says %llu)",
-			 (long long)archive_entry_size(ae), (unsigned long long)want);
+		snprintf(detail, sizeof(detail),
+		         " (%lld bytes, the manifest says %llu)",
+		         (long long)archive_entry_size(ae),
+		         (unsigned long long)want);
 		return refuse(c, name, "oversized entry", detail);
 	}
 	if ((uint64_t)archive_entry_size(ae) != want) {
-		snprintf(detail, sizeof(detail), " (%lld bytes, the manifest says %llu)",
-			 (long long)archive_entry_size(ae), (unsigned long long)want);
-		return refuse(c, name, "size differs from the manifest", detail);
+		snprintf(detail, sizeof(detail),
+		         " (%lld bytes, the manifest says %llu)",
+		         (long long)archive_entry_size(ae),
+		         (unsigned long long)want);
+		return refuse(c, name, "size differs from the manifest",
+		              detail);
 	}
 	sl->seen = 1;
 	*out = sl;
 	return 0;
 }
 
-/* Verify a staged or signature entry through a temporary file, then rename it into place. */
+/* Verify a staged or signature entry through a temporary file, then rename it
+ * into place. */
 static int import_small(up_ctx *c, struct archive *a, up_slot *sl)
 {
 	up_entry *e = &c->entries[sl->entry];
@@ -754,8 +858,10 @@ static int import_small(up_ctx *c, struct archive *a, up_slot *sl)
 	if ((rc = al_hasher_final(c->hasher, &d)) < 0)
 		goto out;
 	if (strcmp(al_digest_hex(&d, hex), want) != 0) {
-		rc = al_error_set(AL_EVERIFY, "volume '%s' entry '%s': SHA-256 mismatch: the manifest says %s, the bytes hash to %s",
-				  c->volname, sl->name, want, hex);
+		rc = al_error_set(AL_EVERIFY,
+		                  "volume '%s' entry '%s': SHA-256 mismatch: "
+		                  "the manifest says %s, the bytes hash to %s",
+		                  c->volname, sl->name, want, hex);
 		goto out;
 	}
 	if ((dest = stage_file(c, e, sl->part)) == NULL) {
@@ -771,8 +877,11 @@ static int import_small(up_ctx *c, struct archive *a, up_slot *sl)
 		if ((rc = al_fs_mkdir_p(ddir, 0755)) < 0)
 			goto out;
 		if (al_fs_exists(dest) == 1) {
-			rc = al_error_set(AL_EEXIST, "volume '%s' entry '%s': the store holds a different '%s'; not replaced",
-					  c->volname, sl->name, e->path);
+			rc =
+			    al_error_set(AL_EEXIST,
+			                 "volume '%s' entry '%s': the store "
+			                 "holds a different '%s'; not replaced",
+			                 c->volname, sl->name, e->path);
 			goto out;
 		}
 	}
@@ -824,26 +933,43 @@ static int read_label(up_ctx *c, struct archive *a, unsigned volno)
 
 	rc = archive_read_next_header(a, &ae);
 	if (rc != ARCHIVE_OK)
-		return al_error_set(AL_EVERIFY, "volume '%s' is not a pack volume: %s", c->volname,
-				    rc == ARCHIVE_EOF ? "empty" : (archive_error_string(a) != NULL ? archive_error_string(a) : "unreadable"));
+		return al_error_set(
+		    AL_EVERIFY, "volume '%s' is not a pack volume: %s",
+		    c->volname,
+		    rc == ARCHIVE_EOF ? "empty"
+		                      : (archive_error_string(a) != NULL
+		                             ? archive_error_string(a)
+		                             : "unreadable"));
 	name = archive_entry_pathname(ae);
-	if (name == NULL || strcmp(name, AL_PACK_LABEL) != 0 || archive_entry_filetype(ae) != AE_IFREG ||
+	if (name == NULL || strcmp(name, AL_PACK_LABEL) != 0 ||
+	    archive_entry_filetype(ae) != AE_IFREG ||
 	    archive_entry_hardlink(ae) != NULL || archive_entry_size(ae) <= 0 ||
 	    archive_entry_size(ae) > AL_PACK_LABEL_MAX)
-		return al_error_set(AL_EVERIFY, "volume '%s' entry '%s': a pack volume starts with its label '%s'",
-				    c->volname, name != NULL ? name : "", AL_PACK_LABEL);
+		return al_error_set(AL_EVERIFY,
+		                    "volume '%s' entry '%s': a pack volume "
+		                    "starts with its label '%s'",
+		                    c->volname, name != NULL ? name : "",
+		                    AL_PACK_LABEL);
 	while ((r = archive_read_data(a, buf + got, sizeof(buf) - 1 - got)) > 0)
 		got += (size_t)r;
 	if (r < 0 || got != (size_t)archive_entry_size(ae))
-		return al_error_set(AL_EVERIFY, "volume '%s' entry '%s': truncated", c->volname, AL_PACK_LABEL);
-	if ((rc = al_json_parse(&lab, (const uint8_t *)buf, got, AL_PACK_LABEL)) < 0)
+		return al_error_set(AL_EVERIFY,
+		                    "volume '%s' entry '%s': truncated",
+		                    c->volname, AL_PACK_LABEL);
+	if ((rc = al_json_parse(&lab, (const uint8_t *)buf, got,
+	                        AL_PACK_LABEL)) < 0)
 		return al_error_wrap(AL_EVERIFY, "volume '%s'", c->volname);
 	pack = al_json_str(lab, "pack");
 	if (pack == NULL || strcmp(pack, c->id) != 0 ||
-	    json_integer_value(json_object_get(lab, "volume")) != (json_int_t)volno) {
-		rc = al_error_set(AL_EVERIFY, "volume '%s' belongs to pack '%s' volume %lld, not to pack '%s' volume %u",
-				  c->volname, pack != NULL ? pack : "?",
-				  (long long)json_integer_value(json_object_get(lab, "volume")), c->id, volno);
+	    json_integer_value(json_object_get(lab, "volume")) !=
+	        (json_int_t)volno) {
+		rc = al_error_set(AL_EVERIFY,
+		                  "volume '%s' belongs to pack '%s' volume "
+		                  "%lld, not to pack '%s' volume %u",
+		                  c->volname, pack != NULL ? pack : "?",
+		                  (long long)json_integer_value(
+		                      json_object_get(lab, "volume")),
+		                  c->id, volno);
 		json_decref(lab);
 		return rc;
 	}
@@ -866,8 +992,8 @@ typedef struct prefetch {
 	pthread_cond_t cv;
 	uint8_t *buf[PREFETCH_BUFS];
 	size_t len[PREFETCH_BUFS];
-	size_t head, nfull;  /* filled buffers: head .. head + nfull - 1 */
-	int in_use;          /* libarchive holds buf[head] */
+	size_t head, nfull; /* filled buffers: head .. head + nfull - 1 */
+	int in_use;         /* libarchive holds buf[head] */
 	int eof, err, stop, running;
 } prefetch;
 
@@ -880,14 +1006,17 @@ static void *prefetch_main(void *arg)
 	for (;;) {
 		size_t got = 0;
 		int err = 0;
-		while (!pf->stop && pf->nfull + (size_t)pf->in_use >= PREFETCH_BUFS)
+		while (!pf->stop &&
+		       pf->nfull + (size_t)pf->in_use >= PREFETCH_BUFS)
 			pthread_cond_wait(&pf->cv, &pf->mu);
 		if (pf->stop)
 			break;
-		slot = (pf->head + pf->nfull + (size_t)pf->in_use) % PREFETCH_BUFS;
+		slot =
+		    (pf->head + pf->nfull + (size_t)pf->in_use) % PREFETCH_BUFS;
 		pthread_mutex_unlock(&pf->mu);
 		while (got < AL_PACK_CHUNK) {
-			ssize_t r = read(pf->fd, pf->buf[slot] + got, AL_PACK_CHUNK - got);
+			ssize_t r = read(pf->fd, pf->buf[slot] + got,
+			                 AL_PACK_CHUNK - got);
 			if (r < 0 && errno == EINTR)
 				continue;
 			if (r < 0) {
@@ -933,7 +1062,8 @@ static la_ssize_t prefetch_read(struct archive *a, void *ud, const void **out)
 		int err = pf->err;
 		pthread_mutex_unlock(&pf->mu);
 		if (err != 0) {
-			archive_set_error(a, err, "read error: %s", strerror(err));
+			archive_set_error(a, err, "read error: %s",
+			                  strerror(err));
 			return -1;
 		}
 		return 0;
@@ -977,10 +1107,12 @@ static int prefetch_start(prefetch *pf, int fd)
 			prefetch_stop(pf);
 			return al_error_set(AL_ENOMEM, "out of memory");
 		}
-	if (pthread_mutex_init(&pf->mu, NULL) != 0 || pthread_cond_init(&pf->cv, NULL) != 0 ||
+	if (pthread_mutex_init(&pf->mu, NULL) != 0 ||
+	    pthread_cond_init(&pf->cv, NULL) != 0 ||
 	    pthread_create(&pf->th, NULL, prefetch_main, pf) != 0) {
 		prefetch_stop(pf);
-		return al_error_set(AL_ENOMEM, "cannot start the read-ahead thread");
+		return al_error_set(AL_ENOMEM,
+		                    "cannot start the read-ahead thread");
 	}
 	pf->running = 1;
 	return 0;
@@ -1001,7 +1133,9 @@ static int read_volume(up_ctx *c, unsigned volno, const char *path)
 	if (fd < 0)
 		return al_error_errno(errno, "cannot open volume '%s'", path);
 	if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
-		rc = al_error_set(AL_EVERIFY, "volume '%s' is not a regular file", c->volname);
+		rc = al_error_set(AL_EVERIFY,
+		                  "volume '%s' is not a regular file",
+		                  c->volname);
 		goto out;
 	}
 	/* read ahead: volumes are read once, front to back */
@@ -1014,11 +1148,15 @@ static int read_volume(up_ctx *c, unsigned volno, const char *path)
 	/* plain tar only: no decompression filters, no other formats */
 	if (archive_read_support_format_tar(a) != ARCHIVE_OK ||
 	    (rc = prefetch_start(&pf, fd)) < 0 ||
-	    archive_read_open(a, &pf, NULL, prefetch_read, NULL) != ARCHIVE_OK) {
+	    archive_read_open(a, &pf, NULL, prefetch_read, NULL) !=
+	        ARCHIVE_OK) {
 		if (rc < 0)
 			goto out;
-		rc = al_error_set(AL_EVERIFY, "volume '%s' is not a tar volume: %s", c->volname,
-				  archive_error_string(a) != NULL ? archive_error_string(a) : "unreadable");
+		rc = al_error_set(
+		    AL_EVERIFY, "volume '%s' is not a tar volume: %s",
+		    c->volname,
+		    archive_error_string(a) != NULL ? archive_error_string(a)
+		                                    : "unreadable");
 		goto out;
 	}
 	if ((rc = read_label(c, a, volno)) < 0)
@@ -1029,8 +1167,13 @@ static int read_volume(up_ctx *c, unsigned volno, const char *path)
 		if (r == ARCHIVE_EOF)
 			break;
 		if (r != ARCHIVE_OK) {
-			rc = al_error_set(AL_EVERIFY, "volume '%s': damaged or truncated tar after the last good entry: %s",
-					  c->volname, archive_error_string(a) != NULL ? archive_error_string(a) : "unreadable");
+			rc = al_error_set(AL_EVERIFY,
+			                  "volume '%s': damaged or truncated "
+			                  "tar after the last good entry: %s",
+			                  c->volname,
+			                  archive_error_string(a) != NULL
+			                      ? archive_error_string(a)
+			                      : "unreadable");
 			goto out;
 		}
 		if ((rc = check_header(c, ae, volno, &sl)) < 0)
@@ -1038,13 +1181,19 @@ static int read_volume(up_ctx *c, unsigned volno, const char *path)
 		if (!slot_needed(c, sl)) {
 			c->res->entries_present++;
 			if (archive_read_data_skip(a) != ARCHIVE_OK) {
-				rc = al_error_set(AL_EVERIFY, "volume '%s' entry '%s': truncated: %s", c->volname, sl->name,
-						  archive_error_string(a) != NULL ? archive_error_string(a) : "");
+				rc = al_error_set(
+				    AL_EVERIFY,
+				    "volume '%s' entry '%s': truncated: %s",
+				    c->volname, sl->name,
+				    archive_error_string(a) != NULL
+				        ? archive_error_string(a)
+				        : "");
 				goto out;
 			}
 			continue;
 		}
-		if (c->entries[sl->entry].kind == AL_PK_BLOB && c->entries[sl->entry].nparts == 0)
+		if (c->entries[sl->entry].kind == AL_PK_BLOB &&
+		    c->entries[sl->entry].nparts == 0)
 			rc = import_blob(c, a, sl);
 		else
 			rc = import_small(c, a, sl);
@@ -1057,7 +1206,8 @@ static int read_volume(up_ctx *c, unsigned volno, const char *path)
 			size_t j, staged = 0;
 			for (j = 0; j < e->nparts; j++)
 				staged += e->parts[j].done;
-			if (e->nparts > 0 && staged == e->nparts && (rc = assemble(c, e)) < 0)
+			if (e->nparts > 0 && staged == e->nparts &&
+			    (rc = assemble(c, e)) < 0)
 				goto out;
 		}
 	}
@@ -1065,13 +1215,18 @@ static int read_volume(up_ctx *c, unsigned volno, const char *path)
 		goto out;
 	for (i = 0; i < c->nslots; i++)
 		if (c->slots[i].volume == volno && !c->slots[i].seen) {
-			rc = al_error_set(AL_EVERIFY, "volume '%s' is truncated or incomplete: entry '%s' is missing",
-					  c->volname, c->slots[i].name);
+			rc = al_error_set(AL_EVERIFY,
+			                  "volume '%s' is truncated or "
+			                  "incomplete: entry '%s' is missing",
+			                  c->volname, c->slots[i].name);
 			goto out;
 		}
 	if ((uint64_t)st.st_size != c->vols[volno - 1].size) {
-		rc = al_error_set(AL_EVERIFY, "volume '%s' has %lld bytes, the manifest says %llu", c->volname,
-				  (long long)st.st_size, (unsigned long long)c->vols[volno - 1].size);
+		rc = al_error_set(
+		    AL_EVERIFY,
+		    "volume '%s' has %lld bytes, the manifest says %llu",
+		    c->volname, (long long)st.st_size,
+		    (unsigned long long)c->vols[volno - 1].size);
 		goto out;
 	}
 	c->res->volumes_read++;
@@ -1093,12 +1248,14 @@ static int image_complete(up_ctx *c, const al_descriptor *desc, int depth)
 	int ok = 0;
 
 	memset(&m, 0, sizeof(m));
-	if (depth > MAX_DEPTH || al_store_has_blob(c->s, &desc->digest, NULL) != 1)
+	if (depth > MAX_DEPTH ||
+	    al_store_has_blob(c->s, &desc->digest, NULL) != 1)
 		return 0;
 	if (!al_media_type_is_manifest(desc->media_type))
 		return 1;
 	if (al_store_read_blob(c->s, &desc->digest, &b) < 0 ||
-	    al_manifest_parse(&m, b.ptr, b.len, desc->media_type, "manifest") < 0) {
+	    al_manifest_parse(&m, b.ptr, b.len, desc->media_type, "manifest") <
+	        0) {
 		al_error_clear();
 		goto out;
 	}
@@ -1110,9 +1267,12 @@ static int image_complete(up_ctx *c, const al_descriptor *desc, int depth)
 		if (al_store_has_blob(c->s, &m.config.digest, NULL) != 1)
 			goto out;
 		for (i = 0; i < m.nlayers; i++) {
-			if (m.layers[i].media_type != NULL && strstr(m.layers[i].media_type, "nondistributable") != NULL)
+			if (m.layers[i].media_type != NULL &&
+			    strstr(m.layers[i].media_type,
+			           "nondistributable") != NULL)
 				continue;
-			if (al_store_has_blob(c->s, &m.layers[i].digest, NULL) != 1)
+			if (al_store_has_blob(c->s, &m.layers[i].digest,
+			                      NULL) != 1)
 				goto out;
 		}
 	}
@@ -1134,13 +1294,16 @@ static int load_staged(up_ctx *c, const up_entry *e, json_t **out)
 		return al_error_set(AL_ENOMEM, "out of memory");
 	if ((rc = al_fs_read_file(p, &b)) < 0)
 		goto out;
-	if ((rc = al_pack__sha256_hex(b.ptr != NULL ? b.ptr : (const uint8_t *)"", b.len, hex)) < 0)
+	if ((rc = al_pack__sha256_hex(
+	         b.ptr != NULL ? b.ptr : (const uint8_t *)"", b.len, hex)) < 0)
 		goto out;
 	if (strcmp(hex, e->hex) != 0) {
-		rc = al_error_set(AL_EVERIFY, "staged '%s' changed since it was verified", p);
+		rc = al_error_set(
+		    AL_EVERIFY, "staged '%s' changed since it was verified", p);
 		goto out;
 	}
-	rc = al_json_parse(out, b.ptr != NULL ? b.ptr : (const uint8_t *)"", b.len, e->path);
+	rc = al_json_parse(out, b.ptr != NULL ? b.ptr : (const uint8_t *)"",
+	                   b.len, e->path);
 out:
 	al_buf_free(&b);
 	free(p);
@@ -1160,12 +1323,17 @@ static int merge_releases(up_ctx *c, const up_entry *e)
 	pa = json_object_get(pk, "releases");
 	ma = json_object_get(mine, "releases");
 	if (!json_is_array(pa) || !json_is_array(ma)) {
-		rc = al_error_set(AL_EPARSE, "airlock/releases.json of pack '%s' has no \"releases\" array", c->id);
+		rc = al_error_set(AL_EPARSE,
+		                  "airlock/releases.json of pack '%s' has no "
+		                  "\"releases\" array",
+		                  c->id);
 		goto out;
 	}
-	json_array_foreach(pa, i, v) {
+	json_array_foreach(pa, i, v)
+	{
 		int found = 0;
-		json_array_foreach(ma, j, w) {
+		json_array_foreach(ma, j, w)
+		{
 			if (json_equal(v, w)) {
 				found = 1;
 				break;
@@ -1193,19 +1361,27 @@ static int apply_index(up_ctx *c, const up_entry *e)
 		return rc;
 	arr = json_object_get(idx, "manifests");
 	if (!json_is_array(arr)) {
-		rc = al_error_set(AL_EPARSE, "index.json of pack '%s' has no \"manifests\" array", c->id);
+		rc = al_error_set(
+		    AL_EPARSE,
+		    "index.json of pack '%s' has no \"manifests\" array",
+		    c->id);
 		goto out;
 	}
-	json_array_foreach(arr, i, v) {
+	json_array_foreach(arr, i, v)
+	{
 		al_descriptor d;
-		const char *name = al_json_str(json_object_get(v, "annotations"), AL_ANNOT_REF_NAME);
+		const char *name = al_json_str(
+		    json_object_get(v, "annotations"), AL_ANNOT_REF_NAME);
 		if (name == NULL || name[0] == '\0')
 			continue;
-		if ((rc = al_descriptor_from_json(&d, v, 1, "index.json of the pack")) < 0)
+		if ((rc = al_descriptor_from_json(
+		         &d, v, 1, "index.json of the pack")) < 0)
 			goto out;
 		if (!image_complete(c, &d, 0)) {
 			c->res->images_incomplete++;
-			al_log_warn("pack '%s': image '%s' lacks blobs in this store, not added to the index", c->id, name);
+			al_log_warn("pack '%s': image '%s' lacks blobs in this "
+			            "store, not added to the index",
+			            c->id, name);
 			al_descriptor_clear(&d);
 			continue;
 		}
@@ -1274,16 +1450,20 @@ static int find_pack(const char *dir, char *id, int *has_manifest)
 	for (i = 0; i < n; i++) {
 		size_t l = strlen(names[i]);
 		char cand[AL_PACK_ID_MAX + 1];
-		if (!al_str_startswith(names[i], "airlock-") || !al_str_endswith(names[i], ".json") || l - 13 > AL_PACK_ID_MAX ||
-		    l <= 13)
+		if (!al_str_startswith(names[i], "airlock-") ||
+		    !al_str_endswith(names[i], ".json") ||
+		    l - 13 > AL_PACK_ID_MAX || l <= 13)
 			continue;
 		memcpy(cand, names[i] + 8, l - 13);
 		cand[l - 13] = '\0';
 		if (!al_pack_id_valid(cand))
 			continue;
 		if (found++ > 0 && strcmp(cand, id) != 0) {
-			rc = al_error_set(AL_EINVAL, "'%s' holds the manifests of several packs ('%s', '%s'): give one pack per directory",
-					  dir, id, cand);
+			rc = al_error_set(
+			    AL_EINVAL,
+			    "'%s' holds the manifests of several packs ('%s', "
+			    "'%s'): give one pack per directory",
+			    dir, id, cand);
 			goto out;
 		}
 		memcpy(id, cand, l - 12);
@@ -1294,7 +1474,8 @@ static int find_pack(const char *dir, char *id, int *has_manifest)
 			size_t l = strlen(names[i]);
 			char cand[AL_PACK_ID_MAX + 1];
 			/* airlock-<id>-NNNN.tar */
-			if (!al_str_startswith(names[i], "airlock-") || !al_str_endswith(names[i], ".tar") || l <= 17 ||
+			if (!al_str_startswith(names[i], "airlock-") ||
+			    !al_str_endswith(names[i], ".tar") || l <= 17 ||
 			    l - 17 > AL_PACK_ID_MAX)
 				continue;
 			memcpy(cand, names[i] + 8, l - 17);
@@ -1302,15 +1483,20 @@ static int find_pack(const char *dir, char *id, int *has_manifest)
 			if (names[i][l - 9] != '-' || !al_pack_id_valid(cand))
 				continue;
 			if (found++ > 0 && strcmp(cand, id) != 0) {
-				rc = al_error_set(AL_EINVAL, "'%s' holds volumes of several packs ('%s', '%s')", dir, id,
-						  cand);
+				rc = al_error_set(AL_EINVAL,
+				                  "'%s' holds volumes of "
+				                  "several packs ('%s', '%s')",
+				                  dir, id, cand);
 				goto out;
 			}
 			memcpy(id, cand, l - 16);
 		}
 	}
 	if (found == 0)
-		rc = al_error_set(AL_ENOTFOUND, "no pack manifest (airlock-<id>.json) or volume in '%s'", dir);
+		rc = al_error_set(
+		    AL_ENOTFOUND,
+		    "no pack manifest (airlock-<id>.json) or volume in '%s'",
+		    dir);
 out:
 	al_pack__free_list(names, n);
 	return rc;
@@ -1376,13 +1562,15 @@ static void ctx_free(up_ctx *c)
 	al_hash_worker_free(c->hw);
 }
 
-int al_unpack(al_store *s, const char *dir, const al_unpack_opts *opts, al_unpack_result *res)
+int al_unpack(al_store *s, const char *dir, const al_unpack_opts *opts,
+              al_unpack_result *res)
 {
 	static const al_unpack_opts defaults;
 	al_unpack_result local;
 	up_ctx c;
 	char id[AL_PACK_ID_MAX + 1];
-	al_buf mraw = AL_BUF_INIT(AL_PACK_MANIFEST_MAX), sraw = AL_BUF_INIT(AL_PACK_SIGLEN + 1);
+	al_buf mraw = AL_BUF_INIT(AL_PACK_MANIFEST_MAX),
+	       sraw = AL_BUF_INIT(AL_PACK_SIGLEN + 1);
 	char *mpath = NULL, *spath = NULL, *imported = NULL, *p = NULL, *q;
 	json_t *m = NULL;
 	int rc, has_manifest = 0, has_sig = 0, complete;
@@ -1403,9 +1591,11 @@ int al_unpack(al_store *s, const char *dir, const al_unpack_opts *opts, al_unpac
 	if ((rc = find_pack(dir, id, &has_manifest)) < 0)
 		goto out;
 	memcpy(res->id, id, sizeof(res->id));
-	if ((c.stage = al_sprintf("%s/airlock/unpack/%s", al_store_path(s), id)) == NULL)
+	if ((c.stage = al_sprintf("%s/airlock/unpack/%s", al_store_path(s),
+	                          id)) == NULL)
 		goto oom;
-	if ((imported = al_sprintf("%s/airlock/imported/%s.json", al_store_path(s), id)) == NULL)
+	if ((imported = al_sprintf("%s/airlock/imported/%s.json",
+	                           al_store_path(s), id)) == NULL)
 		goto oom;
 	if (al_fs_exists(imported) == 1) {
 		/* nothing to import; the index was updated when it completed */
@@ -1426,40 +1616,59 @@ int al_unpack(al_store *s, const char *dir, const al_unpack_opts *opts, al_unpac
 		goto oom;
 	if ((rc = al_fs_read_file(mpath, &mraw)) < 0) {
 		if (rc == AL_ENOTFOUND && !has_manifest)
-			rc = al_error_set(AL_ENOTFOUND, "no manifest for pack '%s' in '%s', and no earlier run saved one: "
-					  "give the directory with airlock-%s.json", id, dir, id);
+			rc = al_error_set(
+			    AL_ENOTFOUND,
+			    "no manifest for pack '%s' in '%s', and no earlier "
+			    "run saved one: "
+			    "give the directory with airlock-%s.json",
+			    id, dir, id);
 		goto out;
 	}
 	if ((rc = read_optional(spath, &sraw, &has_sig)) < 0) {
 		if (rc == AL_ELIMIT)
-			rc = al_error_set(AL_EVERIFY, "signature '%s' is not an Ed25519 signature (over 64 bytes)", spath);
+			rc = al_error_set(AL_EVERIFY,
+			                  "signature '%s' is not an Ed25519 "
+			                  "signature (over 64 bytes)",
+			                  spath);
 		goto out;
 	}
-	/* the signature first: nothing of an untrusted pack is even parsed further */
+	/* the signature first: nothing of an untrusted pack is even parsed
+	 * further */
 	if (c.opts->trust_key != NULL) {
 		if (!has_sig) {
-			rc = al_error_set(AL_EVERIFY, "pack '%s' is not signed (no '%s') and --trust was given", id, spath);
+			rc = al_error_set(AL_EVERIFY,
+			                  "pack '%s' is not signed (no '%s') "
+			                  "and --trust was given",
+			                  id, spath);
 			goto out;
 		}
-		if ((rc = al_pack__verify(c.opts->trust_key, mraw.ptr != NULL ? mraw.ptr : (const uint8_t *)"", mraw.len,
-					  sraw.ptr, sraw.len)) < 0) {
+		if ((rc = al_pack__verify(
+		         c.opts->trust_key,
+		         mraw.ptr != NULL ? mraw.ptr : (const uint8_t *)"",
+		         mraw.len, sraw.ptr, sraw.len)) < 0) {
 			rc = al_error_wrap(rc, "pack manifest '%s'", mpath);
 			goto out;
 		}
 	}
-	if ((rc = al_json_parse(&m, mraw.ptr != NULL ? mraw.ptr : (const uint8_t *)"", mraw.len, mpath)) < 0)
+	if ((rc = al_json_parse(
+	         &m, mraw.ptr != NULL ? mraw.ptr : (const uint8_t *)"",
+	         mraw.len, mpath)) < 0)
 		goto out;
 	if ((rc = parse_manifest(&c, m, mpath, id)) < 0)
 		goto out;
 	res->volumes_total = c.nvols;
 
 	if (c.base[0] != '\0') {
-		p = al_sprintf("%s/airlock/imported/%s.json", al_store_path(s), c.base);
+		p = al_sprintf("%s/airlock/imported/%s.json", al_store_path(s),
+		               c.base);
 		if (p == NULL)
 			goto oom;
 		if (al_fs_exists(p) != 1) {
-			rc = al_error_set(AL_ENOTFOUND, "pack '%s' is a delta on pack '%s', which this store never imported: "
-					  "unpack '%s' first", id, c.base, c.base);
+			rc = al_error_set(AL_ENOTFOUND,
+			                  "pack '%s' is a delta on pack '%s', "
+			                  "which this store never imported: "
+			                  "unpack '%s' first",
+			                  id, c.base, c.base);
 			goto out;
 		}
 	}
@@ -1476,24 +1685,28 @@ int al_unpack(al_store *s, const char *dir, const al_unpack_opts *opts, al_unpac
 		free(p);
 		if ((p = al_sprintf("%s/manifest.json.sig", c.stage)) == NULL)
 			goto oom;
-		if (has_sig && (rc = al_fs_write_atomic(p, sraw.ptr, sraw.len)) < 0)
+		if (has_sig &&
+		    (rc = al_fs_write_atomic(p, sraw.ptr, sraw.len)) < 0)
 			goto out;
 	}
 	c.chunk = malloc(AL_PACK_CHUNK);
 	if (c.chunk == NULL)
 		goto oom;
-	if ((rc = al_hasher_new(&c.hasher, AL_DIGEST_SHA256)) < 0 || (rc = al_hash_worker_new(&c.hw)) < 0)
+	if ((rc = al_hasher_new(&c.hasher, AL_DIGEST_SHA256)) < 0 ||
+	    (rc = al_hash_worker_new(&c.hw)) < 0)
 		goto out;
 	if ((rc = scan_done(&c)) < 0)
 		goto out;
 	if ((rc = committer_start(&c.commit, c.s)) < 0)
 		goto out;
-	/* a run killed between staging the last part of a blob and joining them */
+	/* a run killed between staging the last part of a blob and joining them
+	 */
 	for (i = 0; i < c.nentries; i++) {
 		size_t j, staged = 0;
 		for (j = 0; j < c.entries[i].nparts; j++)
 			staged += c.entries[i].parts[j].done;
-		if (!c.entries[i].done && c.entries[i].nparts > 0 && staged == c.entries[i].nparts &&
+		if (!c.entries[i].done && c.entries[i].nparts > 0 &&
+		    staged == c.entries[i].nparts &&
 		    (rc = assemble(&c, &c.entries[i])) < 0)
 			goto out;
 	}
@@ -1505,7 +1718,8 @@ int al_unpack(al_store *s, const char *dir, const al_unpack_opts *opts, al_unpac
 	for (v = 1; v <= c.nvols; v++) {
 		int needed = 0;
 		for (i = 0; i < c.nslots && !needed; i++)
-			needed = c.slots[i].volume == v && slot_needed(&c, &c.slots[i]);
+			needed = c.slots[i].volume == v &&
+			         slot_needed(&c, &c.slots[i]);
 		if (!needed)
 			continue;
 		free(p);
@@ -1525,22 +1739,29 @@ int al_unpack(al_store *s, const char *dir, const al_unpack_opts *opts, al_unpac
 		complete &= c.entries[i].done;
 	if (!complete) {
 		if (res->nmissing == 0) {
-			rc = al_error_set(AL_EVERIFY, "pack '%s': entries still missing after reading every volume", id);
+			rc = al_error_set(AL_EVERIFY,
+			                  "pack '%s': entries still missing "
+			                  "after reading every volume",
+			                  id);
 			goto out;
 		}
 		goto out;
 	}
-	/* every entry verified and in place: now the metadata, the index last */
+	/* every entry verified and in place: now the metadata, the index last
+	 */
 	for (i = 0; i < c.nentries; i++)
-		if (c.entries[i].kind == AL_PK_RELEASES && (rc = merge_releases(&c, &c.entries[i])) < 0)
+		if (c.entries[i].kind == AL_PK_RELEASES &&
+		    (rc = merge_releases(&c, &c.entries[i])) < 0)
 			goto out;
 	for (i = 0; i < c.nentries; i++)
-		if (c.entries[i].kind == AL_PK_INDEX && (rc = apply_index(&c, &c.entries[i])) < 0)
+		if (c.entries[i].kind == AL_PK_INDEX &&
+		    (rc = apply_index(&c, &c.entries[i])) < 0)
 			goto out;
 	free(p);
 	if ((p = al_sprintf("%s/airlock/imported", al_store_path(s))) == NULL)
 		goto oom;
-	if ((rc = al_fs_mkdir_p(p, 0755)) < 0 || (rc = al_fs_write_atomic(imported, mraw.ptr, mraw.len)) < 0)
+	if ((rc = al_fs_mkdir_p(p, 0755)) < 0 ||
+	    (rc = al_fs_write_atomic(imported, mraw.ptr, mraw.len)) < 0)
 		goto out;
 	remove_stage(c.stage);
 	if ((q = al_sprintf("%s/airlock/unpack", al_store_path(s))) != NULL)

@@ -1,4 +1,5 @@
-/* pack_write.c: al_pack_write: the store (or a delta of it) as size-bounded pax tar volumes plus a signed manifest. */
+/* pack_write.c: al_pack_write: the store (or a delta of it) as size-bounded pax
+ * tar volumes plus a signed manifest. */
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -28,9 +29,9 @@
 #define MIN_SPLIT 4096
 
 typedef struct pw_item {
-	char *path;      /* store-relative, the entry name */
-	char *src;       /* file to copy (blobs), or NULL */
-	al_buf data;     /* content (everything but blobs) */
+	char *path;  /* store-relative, the entry name */
+	char *src;   /* file to copy (blobs), or NULL */
+	al_buf data; /* content (everything but blobs) */
 	uint64_t size;
 	char hex[65];
 	int kind;
@@ -55,7 +56,8 @@ typedef struct pw_ctx {
 	int fd;
 	unsigned volno;
 	uint64_t used;
-	uint64_t unflushed; /* volume bytes written since the last write-back hint */
+	uint64_t
+	    unflushed; /* volume bytes written since the last write-back hint */
 	unsigned entries_in_vol;
 	char *tmp_path;
 	char *final_path;
@@ -117,7 +119,8 @@ static int sig_key(char *out, size_t len, const char *path, const char *hex)
 	int n = snprintf(out, len, "%s %s", path, hex);
 
 	if (n < 0 || (size_t)n >= len)
-		return al_error_set(AL_ELIMIT, "signature path '%s' too long", path);
+		return al_error_set(AL_ELIMIT, "signature path '%s' too long",
+		                    path);
 	return 0;
 }
 
@@ -125,7 +128,8 @@ static int sig_key(char *out, size_t len, const char *path, const char *hex)
  * Read the far side's holdings from a {"blobs":[...],"signatures":[...]}
  * object: blobs as "sha256:<hex>" (inventory) or "<hex>" (pack record).
  */
-static int load_have(json_t *root, const char *what, strset *blobs, strset *sigs)
+static int load_have(json_t *root, const char *what, strset *blobs,
+                     strset *sigs)
 {
 	json_t *arr, *v;
 	size_t i;
@@ -133,13 +137,17 @@ static int load_have(json_t *root, const char *what, strset *blobs, strset *sigs
 
 	arr = json_object_get(root, "blobs");
 	if (!json_is_array(arr))
-		return al_error_set(AL_EPARSE, "%s: \"blobs\" is not an array", what);
-	json_array_foreach(arr, i, v) {
+		return al_error_set(AL_EPARSE, "%s: \"blobs\" is not an array",
+		                    what);
+	json_array_foreach(arr, i, v)
+	{
 		const char *s = json_string_value(v);
 		if (s != NULL && al_str_startswith(s, "sha256:"))
 			s += 7;
 		if (s == NULL || !al_pack__is_hex64(s))
-			return al_error_set(AL_EPARSE, "%s: blobs[%zu] is not a sha256 digest", what, i);
+			return al_error_set(
+			    AL_EPARSE, "%s: blobs[%zu] is not a sha256 digest",
+			    what, i);
 		if ((rc = set_add(blobs, s)) < 0)
 			return rc;
 	}
@@ -147,13 +155,21 @@ static int load_have(json_t *root, const char *what, strset *blobs, strset *sigs
 	if (arr == NULL)
 		return 0;
 	if (!json_is_array(arr))
-		return al_error_set(AL_EPARSE, "%s: \"signatures\" is not an array", what);
-	json_array_foreach(arr, i, v) {
-		const char *p = al_json_str(v, "path"), *h = al_json_str(v, "sha256");
+		return al_error_set(AL_EPARSE,
+		                    "%s: \"signatures\" is not an array", what);
+	json_array_foreach(arr, i, v)
+	{
+		const char *p = al_json_str(v, "path"),
+		           *h = al_json_str(v, "sha256");
 		char key[512];
-		if (p == NULL || h == NULL || al_pack__classify(p) != AL_PK_SIG || !al_pack__is_hex64(h))
-			return al_error_set(AL_EPARSE, "%s: signatures[%zu] is not {\"path\",\"sha256\"}", what, i);
-		if ((rc = sig_key(key, sizeof(key), p, h)) < 0 || (rc = set_add(sigs, key)) < 0)
+		if (p == NULL || h == NULL ||
+		    al_pack__classify(p) != AL_PK_SIG || !al_pack__is_hex64(h))
+			return al_error_set(
+			    AL_EPARSE,
+			    "%s: signatures[%zu] is not {\"path\",\"sha256\"}",
+			    what, i);
+		if ((rc = sig_key(key, sizeof(key), p, h)) < 0 ||
+		    (rc = set_add(sigs, key)) < 0)
 			return rc;
 	}
 	return 0;
@@ -169,8 +185,9 @@ static int make_id(char *out, size_t len)
 		return al_error_openssl(AL_EIO, "no randomness for a pack id");
 	al_pack__timestamp(ts, sizeof(ts));
 	/* 2026-12-02T14:00:00Z -> 20261202T140000Z */
-	n = snprintf(out, len, "%.4s%.2s%.2sT%.2s%.2s%.2sZ-%02x%02x%02x%02x", ts, ts + 5, ts + 8, ts + 11, ts + 14,
-		     ts + 17, r[0], r[1], r[2], r[3]);
+	n = snprintf(out, len, "%.4s%.2s%.2sT%.2s%.2s%.2sZ-%02x%02x%02x%02x",
+	             ts, ts + 5, ts + 8, ts + 11, ts + 14, ts + 17, r[0], r[1],
+	             r[2], r[3]);
 	if (n < 0 || (size_t)n >= len)
 		return al_error_set(AL_ELIMIT, "pack id too long");
 	return 0;
@@ -204,8 +221,8 @@ static int items_push(pw_item **items, size_t *n, size_t *cap, pw_item **out)
 }
 
 /* A small file of the store, read whole and hashed. */
-static int add_small(pw_item **items, size_t *n, size_t *cap, const char *root, const char *rel, int kind,
-		     size_t max)
+static int add_small(pw_item **items, size_t *n, size_t *cap, const char *root,
+                     const char *rel, int kind, size_t max)
 {
 	char *path = al_path_join(root, rel);
 	pw_item *it;
@@ -224,15 +241,17 @@ static int add_small(pw_item **items, size_t *n, size_t *cap, const char *root, 
 	if ((rc = al_fs_read_file(path, &it->data)) < 0)
 		goto out;
 	it->size = it->data.len;
-	rc = al_pack__sha256_hex(it->data.ptr != NULL ? it->data.ptr : (const uint8_t *)"", it->data.len, it->hex);
+	rc = al_pack__sha256_hex(it->data.ptr != NULL ? it->data.ptr
+	                                              : (const uint8_t *)"",
+	                         it->data.len, it->hex);
 out:
 	free(path);
 	return rc;
 }
 
 /* Everything the pack may carry, minus what the far side holds. */
-static int gather(pw_ctx *c, strset *hblobs, strset *hsigs, pw_item **out, size_t *nout, uint64_t *skipped,
-		  uint64_t *total)
+static int gather(pw_ctx *c, strset *hblobs, strset *hsigs, pw_item **out,
+                  size_t *nout, uint64_t *skipped, uint64_t *total)
 {
 	const char *root = al_store_path(c->store);
 	pw_item *items = NULL, *it;
@@ -270,7 +289,8 @@ static int gather(pw_ctx *c, strset *hblobs, strset *hsigs, pw_item **out, size_
 		it->kind = AL_PK_BLOB;
 		it->size = (uint64_t)st.st_size;
 		memcpy(it->hex, names[i], 65);
-		if ((it->path = al_sprintf("blobs/sha256/%s", names[i])) == NULL)
+		if ((it->path = al_sprintf("blobs/sha256/%s", names[i])) ==
+		    NULL)
 			goto oom;
 		*total += it->size;
 	}
@@ -296,7 +316,8 @@ static int gather(pw_ctx *c, strset *hblobs, strset *hsigs, pw_item **out, size_
 			char rel[256], key[512];
 			struct stat st;
 			char *p;
-			if (snprintf(rel, sizeof(rel), "signatures/%s/%s", names[i], files[j]) >= (int)sizeof(rel))
+			if (snprintf(rel, sizeof(rel), "signatures/%s/%s",
+			             names[i], files[j]) >= (int)sizeof(rel))
 				continue;
 			if (al_pack__classify(rel) != AL_PK_SIG)
 				continue;
@@ -307,10 +328,13 @@ static int gather(pw_ctx *c, strset *hblobs, strset *hsigs, pw_item **out, size_
 				continue;
 			}
 			free(p);
-			if ((rc = add_small(&items, &n, &cap, root, rel, AL_PK_SIG, AL_PACK_SIGFILE_MAX)) < 0)
+			if ((rc = add_small(&items, &n, &cap, root, rel,
+			                    AL_PK_SIG, AL_PACK_SIGFILE_MAX)) <
+			    0)
 				goto out;
 			it = &items[n - 1];
-			if ((rc = sig_key(key, sizeof(key), it->path, it->hex)) < 0)
+			if ((rc = sig_key(key, sizeof(key), it->path,
+			                  it->hex)) < 0)
 				goto out;
 			if (set_has(hsigs, key)) {
 				n--;
@@ -330,14 +354,17 @@ static int gather(pw_ctx *c, strset *hblobs, strset *hsigs, pw_item **out, size_
 		if (ex < 0)
 			goto oom;
 		if (ex == 1) {
-			if ((rc = add_small(&items, &n, &cap, root, "airlock/releases.json", AL_PK_RELEASES,
-					    AL_PACK_META_MAX)) < 0)
+			if ((rc = add_small(&items, &n, &cap, root,
+			                    "airlock/releases.json",
+			                    AL_PK_RELEASES, AL_PACK_META_MAX)) <
+			    0)
 				goto out;
 			*total += items[n - 1].size;
 		}
 	}
 	/* index.json last: the far side applies it last anyway */
-	if ((rc = add_small(&items, &n, &cap, root, "index.json", AL_PK_INDEX, AL_PACK_META_MAX)) < 0)
+	if ((rc = add_small(&items, &n, &cap, root, "index.json", AL_PK_INDEX,
+	                    AL_PACK_META_MAX)) < 0)
 		goto out;
 	*total += items[n - 1].size;
 	*out = items;
@@ -363,10 +390,15 @@ static int arch_fail(pw_ctx *c, const char *what)
 	/* libarchive's fd writer says only "Write error": keep the reason
 	 * (ENOSPC, EIO, ...) that it saved in archive_errno(). */
 	if (err > 0)
-		return al_error_errno(err, "cannot write volume '%s' (%s): %s", c->final_path, what,
-				      archive_error_string(c->a) != NULL ? archive_error_string(c->a) : "error");
-	return al_error_set(AL_EIO, "cannot write volume '%s' (%s): %s", c->final_path, what,
-			    archive_error_string(c->a) != NULL ? archive_error_string(c->a) : "unknown error");
+		return al_error_errno(err, "cannot write volume '%s' (%s): %s",
+		                      c->final_path, what,
+		                      archive_error_string(c->a) != NULL
+		                          ? archive_error_string(c->a)
+		                          : "error");
+	return al_error_set(
+	    AL_EIO, "cannot write volume '%s' (%s): %s", c->final_path, what,
+	    archive_error_string(c->a) != NULL ? archive_error_string(c->a)
+	                                       : "unknown error");
 }
 
 static int write_header(pw_ctx *c, const char *name, uint64_t size)
@@ -422,8 +454,10 @@ static int open_volume(pw_ctx *c)
 
 	c->volno++;
 	if (c->volno > 9999)
-		return al_error_set(AL_ELIMIT, "more than 9999 volumes: raise --volume-size");
-	n = snprintf(name, sizeof(name), "airlock-%s-%04u.tar", c->id, c->volno);
+		return al_error_set(
+		    AL_ELIMIT, "more than 9999 volumes: raise --volume-size");
+	n = snprintf(name, sizeof(name), "airlock-%s-%04u.tar", c->id,
+	             c->volno);
 	if (n < 0 || (size_t)n >= sizeof(name))
 		return al_error_set(AL_ELIMIT, "volume name too long");
 	free(c->final_path);
@@ -432,7 +466,9 @@ static int open_volume(pw_ctx *c)
 	c->tmp_path = al_sprintf("%s/.%s.tmp", c->outdir, name);
 	if (c->final_path == NULL || c->tmp_path == NULL)
 		return al_error_set(AL_ENOMEM, "out of memory");
-	c->fd = open(c->tmp_path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
+	c->fd =
+	    open(c->tmp_path,
+	         O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
 	if (c->fd < 0)
 		return al_error_errno(errno, "cannot create '%s'", c->tmp_path);
 	c->a = archive_write_new();
@@ -446,7 +482,8 @@ static int open_volume(pw_ctx *c)
 		return arch_fail(c, "open");
 	c->used = 0;
 	c->entries_in_vol = 0;
-	n = snprintf(label, sizeof(label), "{\"pack\":\"%s\",\"volume\":%u}\n", c->id, c->volno);
+	n = snprintf(label, sizeof(label), "{\"pack\":\"%s\",\"volume\":%u}\n",
+	             c->id, c->volno);
 	if (n < 0 || (size_t)n >= sizeof(label))
 		return al_error_set(AL_ELIMIT, "volume label too long");
 	if ((rc = write_header(c, AL_PACK_LABEL, (uint64_t)n)) < 0 ||
@@ -474,8 +511,11 @@ static int close_volume(pw_ctx *c)
 		goto out;
 	}
 	if ((uint64_t)st.st_size > c->volsize) {
-		rc = al_error_set(AL_ELIMIT, "volume '%s' came out at %lld bytes, over the volume size %llu",
-				  c->final_path, (long long)st.st_size, (unsigned long long)c->volsize);
+		rc = al_error_set(AL_ELIMIT,
+		                  "volume '%s' came out at %lld bytes, over "
+		                  "the volume size %llu",
+		                  c->final_path, (long long)st.st_size,
+		                  (unsigned long long)c->volsize);
 		goto out;
 	}
 	if (close(c->fd) != 0) {
@@ -492,8 +532,8 @@ static int close_volume(pw_ctx *c)
 	c->tmp_path = NULL;
 	base = strrchr(c->final_path, '/');
 	base = base != NULL ? base + 1 : c->final_path;
-	v = json_pack("{s:s, s:I, s:I}", "name", base, "number", (json_int_t)c->volno, "size",
-		      (json_int_t)st.st_size);
+	v = json_pack("{s:s, s:I, s:I}", "name", base, "number",
+	              (json_int_t)c->volno, "size", (json_int_t)st.st_size);
 	if (v == NULL || json_array_append_new(c->volumes, v) < 0)
 		rc = al_error_set(AL_ENOMEM, "out of memory");
 out:
@@ -519,7 +559,8 @@ static uint64_t room(const pw_ctx *c)
 }
 
 /* Copy len bytes of fd into the current volume, hashing when h != NULL. */
-static int copy_range(pw_ctx *c, int fd, const pw_item *it, uint64_t len, al_hasher *h)
+static int copy_range(pw_ctx *c, int fd, const pw_item *it, uint64_t len,
+                      al_hasher *h)
 {
 	int rc;
 
@@ -529,10 +570,13 @@ static int copy_range(pw_ctx *c, int fd, const pw_item *it, uint64_t len, al_has
 		if (r < 0 && errno == EINTR)
 			continue;
 		if (r < 0)
-			return al_error_errno(errno, "cannot read '%s'", it->src);
+			return al_error_errno(errno, "cannot read '%s'",
+			                      it->src);
 		if (r == 0)
-			return al_error_set(AL_EIO, "'%s' shrank while it was packed", it->src);
-		if (h != NULL && (rc = al_hasher_update(h, c->chunk, (size_t)r)) < 0)
+			return al_error_set(
+			    AL_EIO, "'%s' shrank while it was packed", it->src);
+		if (h != NULL &&
+		    (rc = al_hasher_update(h, c->chunk, (size_t)r)) < 0)
 			return rc;
 		if ((rc = write_all(c, c->chunk, (size_t)r, it->path)) < 0)
 			return rc;
@@ -562,7 +606,8 @@ static int write_item(pw_ctx *c, const pw_item *it)
 	if (it->src != NULL) {
 		fd = open(it->src, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
 		if (fd < 0)
-			return al_error_errno(errno, "cannot open '%s'", it->src);
+			return al_error_errno(errno, "cannot open '%s'",
+			                      it->src);
 	}
 	for (;;) {
 		uint64_t avail = room(c);
@@ -576,11 +621,16 @@ static int write_item(pw_ctx *c, const pw_item *it)
 			split = 1;
 			take = avail;
 		} else if (c->entries_in_vol == 0) {
-			rc = al_error_set(AL_ELIMIT, "'%s' (%llu bytes) does not fit in a volume of %llu bytes",
-					  it->path, (unsigned long long)it->size, (unsigned long long)c->volsize);
+			rc =
+			    al_error_set(AL_ELIMIT,
+			                 "'%s' (%llu bytes) does not fit in a "
+			                 "volume of %llu bytes",
+			                 it->path, (unsigned long long)it->size,
+			                 (unsigned long long)c->volsize);
 			goto out;
 		} else {
-			if ((rc = close_volume(c)) < 0 || (rc = open_volume(c)) < 0)
+			if ((rc = close_volume(c)) < 0 ||
+			    (rc = open_volume(c)) < 0)
 				goto out;
 			continue;
 		}
@@ -591,8 +641,10 @@ static int write_item(pw_ctx *c, const pw_item *it)
 			char hex[AL_DIGEST_STRMAX];
 			json_t *p;
 			partno++;
-			if (snprintf(name, sizeof(name), "%s.part-%04u", it->path, partno) >= (int)sizeof(name)) {
-				rc = al_error_set(AL_ELIMIT, "entry name too long");
+			if (snprintf(name, sizeof(name), "%s.part-%04u",
+			             it->path, partno) >= (int)sizeof(name)) {
+				rc = al_error_set(AL_ELIMIT,
+				                  "entry name too long");
 				goto out;
 			}
 			if ((rc = write_header(c, name, take)) < 0 ||
@@ -601,8 +653,10 @@ static int write_item(pw_ctx *c, const pw_item *it)
 				goto out;
 			if (parts == NULL && (parts = json_array()) == NULL)
 				goto oom;
-			p = json_pack("{s:I, s:I, s:I, s:s}", "volume", (json_int_t)c->volno, "offset",
-				      (json_int_t)off, "size", (json_int_t)take, "sha256", al_digest_hex(&d, hex));
+			p = json_pack("{s:I, s:I, s:I, s:s}", "volume",
+			              (json_int_t)c->volno, "offset",
+			              (json_int_t)off, "size", (json_int_t)take,
+			              "sha256", al_digest_hex(&d, hex));
 			if (p == NULL || json_array_append_new(parts, p) < 0)
 				goto oom;
 		} else {
@@ -611,7 +665,8 @@ static int write_item(pw_ctx *c, const pw_item *it)
 			if (fd >= 0)
 				rc = copy_range(c, fd, it, take, NULL);
 			else if (take > 0)
-				rc = write_all(c, it->data.ptr, (size_t)take, it->path);
+				rc = write_all(c, it->data.ptr, (size_t)take,
+				               it->path);
 			if (rc < 0)
 				goto out;
 			if (fd < 0)
@@ -626,8 +681,9 @@ static int write_item(pw_ctx *c, const pw_item *it)
 		if ((rc = close_volume(c)) < 0 || (rc = open_volume(c)) < 0)
 			goto out;
 	}
-	entry = json_pack("{s:s, s:I, s:s, s:I}", "path", it->path, "size", (json_int_t)it->size, "sha256", it->hex,
-			  "volume", (json_int_t)first_vol);
+	entry = json_pack("{s:s, s:I, s:s, s:I}", "path", it->path, "size",
+	                  (json_int_t)it->size, "sha256", it->hex, "volume",
+	                  (json_int_t)first_vol);
 	if (entry == NULL)
 		goto oom;
 	if (parts != NULL && json_object_set(entry, "parts", parts) < 0)
@@ -646,9 +702,10 @@ out:
 	return rc;
 }
 
-/* The pack record for --since: what the far side holds once it imported this pack. */
-static json_t *make_record(pw_ctx *c, const pw_item *items, size_t n, strset *hblobs, strset *hsigs,
-			   const char *base)
+/* The pack record for --since: what the far side holds once it imported this
+ * pack. */
+static json_t *make_record(pw_ctx *c, const pw_item *items, size_t n,
+                           strset *hblobs, strset *hsigs, const char *base)
 {
 	json_t *rec = NULL, *blobs = json_array(), *sigs = json_array();
 	size_t i;
@@ -663,7 +720,8 @@ static json_t *make_record(pw_ctx *c, const pw_item *items, size_t n, strset *hb
 		json_t *o;
 		if (sp == NULL)
 			continue;
-		o = json_pack("{s:s%, s:s}", "path", hsigs->v[i], (size_t)(sp - hsigs->v[i]), "sha256", sp + 1);
+		o = json_pack("{s:s%, s:s}", "path", hsigs->v[i],
+		              (size_t)(sp - hsigs->v[i]), "sha256", sp + 1);
 		if (o == NULL || json_array_append_new(sigs, o) < 0)
 			goto fail;
 	}
@@ -672,15 +730,20 @@ static json_t *make_record(pw_ctx *c, const pw_item *items, size_t n, strset *hb
 		if (items[i].kind == AL_PK_BLOB)
 			o = json_string(items[i].hex);
 		else if (items[i].kind == AL_PK_SIG)
-			o = json_pack("{s:s, s:s}", "path", items[i].path, "sha256", items[i].hex);
+			o = json_pack("{s:s, s:s}", "path", items[i].path,
+			              "sha256", items[i].hex);
 		else
 			continue;
-		if (o == NULL || json_array_append_new(items[i].kind == AL_PK_BLOB ? blobs : sigs, o) < 0)
+		if (o == NULL ||
+		    json_array_append_new(
+		        items[i].kind == AL_PK_BLOB ? blobs : sigs, o) < 0)
 			goto fail;
 	}
-	rec = json_pack("{s:i, s:s, s:s, s:o, s:I, s:o, s:o}", "airlockPackRecord", 1, "id", c->id, "created",
-			c->created, "base", base != NULL ? json_string(base) : json_null(), "volumes",
-			(json_int_t)c->volno, "blobs", blobs, "signatures", sigs);
+	rec = json_pack(
+	    "{s:i, s:s, s:s, s:o, s:I, s:o, s:o}", "airlockPackRecord", 1, "id",
+	    c->id, "created", c->created, "base",
+	    base != NULL ? json_string(base) : json_null(), "volumes",
+	    (json_int_t)c->volno, "blobs", blobs, "signatures", sigs);
 	return rec;
 fail:
 	json_decref(blobs);
@@ -688,7 +751,8 @@ fail:
 	return NULL;
 }
 
-int al_pack_write(al_store *s, const char *outdir, const al_pack_opts *opts, al_pack_result *res)
+int al_pack_write(al_store *s, const char *outdir, const al_pack_opts *opts,
+                  al_pack_result *res)
 {
 	static const al_pack_opts defaults;
 	pw_ctx c;
@@ -697,7 +761,8 @@ int al_pack_write(al_store *s, const char *outdir, const al_pack_opts *opts, al_
 	size_t nitems = 0, i;
 	uint64_t skipped = 0, total = 0;
 	json_t *loaded = NULL, *manifest = NULL, *record = NULL;
-	char *mpath = NULL, *spath = NULL, *rpath = NULL, *mtext = NULL, *have_ref = NULL;
+	char *mpath = NULL, *spath = NULL, *rpath = NULL, *mtext = NULL,
+	     *have_ref = NULL;
 	const char *base = NULL;
 	size_t mlen;
 	int rc = 0;
@@ -707,25 +772,35 @@ int al_pack_write(al_store *s, const char *outdir, const al_pack_opts *opts, al_
 	c.store = s;
 	c.outdir = outdir;
 	c.opts = opts != NULL ? opts : &defaults;
-	c.volsize = c.opts->volume_size ? c.opts->volume_size : AL_PACK_VOLUME_DEFAULT;
+	c.volsize =
+	    c.opts->volume_size ? c.opts->volume_size : AL_PACK_VOLUME_DEFAULT;
 	c.start_ms = al_clock_now_ms();
 	c.pi.phase = "pack";
 	if (c.volsize < AL_PACK_VOLUME_MIN)
-		return al_error_set(AL_EINVAL, "volume size %llu is below the minimum of %llu bytes",
-				    (unsigned long long)c.volsize, (unsigned long long)AL_PACK_VOLUME_MIN);
+		return al_error_set(
+		    AL_EINVAL,
+		    "volume size %llu is below the minimum of %llu bytes",
+		    (unsigned long long)c.volsize,
+		    (unsigned long long)AL_PACK_VOLUME_MIN);
 	if (c.opts->since != NULL && c.opts->have_path != NULL)
-		return al_error_set(AL_EINVAL, "--since and --have exclude each other");
+		return al_error_set(AL_EINVAL,
+		                    "--since and --have exclude each other");
 
 	if (c.opts->since != NULL) {
 		if (!al_pack_id_valid(c.opts->since))
-			return al_error_set(AL_EINVAL, "'%s' is not a pack id", c.opts->since);
-		rpath = al_sprintf("%s/airlock/packs/%s.json", al_store_path(s), c.opts->since);
+			return al_error_set(AL_EINVAL, "'%s' is not a pack id",
+			                    c.opts->since);
+		rpath = al_sprintf("%s/airlock/packs/%s.json", al_store_path(s),
+		                   c.opts->since);
 		if (rpath == NULL)
 			goto oom;
-		if ((rc = al_json_load_file(&loaded, rpath, AL_PACK_INVENTORY_MAX)) < 0) {
+		if ((rc = al_json_load_file(&loaded, rpath,
+		                            AL_PACK_INVENTORY_MAX)) < 0) {
 			if (rc == AL_ENOTFOUND)
-				rc = al_error_set(AL_ENOTFOUND, "this store made no pack '%s' (no '%s')", c.opts->since,
-						  rpath);
+				rc = al_error_set(
+				    AL_ENOTFOUND,
+				    "this store made no pack '%s' (no '%s')",
+				    c.opts->since, rpath);
 			goto out;
 		}
 		if ((rc = load_have(loaded, rpath, &hblobs, &hsigs)) < 0)
@@ -741,21 +816,29 @@ int al_pack_write(al_store *s, const char *outdir, const al_pack_opts *opts, al_
 			al_buf_free(&raw);
 			goto out;
 		}
-		rc = al_json_parse(&loaded, raw.ptr != NULL ? raw.ptr : (const uint8_t *)"", raw.len,
-				   c.opts->have_path);
+		rc = al_json_parse(
+		    &loaded, raw.ptr != NULL ? raw.ptr : (const uint8_t *)"",
+		    raw.len, c.opts->have_path);
 		if (rc == 0)
-			rc = al_digest_bytes(&d, AL_DIGEST_SHA256, raw.ptr != NULL ? raw.ptr : (const uint8_t *)"",
-					     raw.len);
+			rc = al_digest_bytes(
+			    &d, AL_DIGEST_SHA256,
+			    raw.ptr != NULL ? raw.ptr : (const uint8_t *)"",
+			    raw.len);
 		al_buf_free(&raw);
 		if (rc < 0)
 			goto out;
-		if (json_integer_value(json_object_get(loaded, "airlockInventory")) != 1) {
-			rc = al_error_set(AL_EPARSE, "'%s' is not an airlock inventory", c.opts->have_path);
+		if (json_integer_value(
+		        json_object_get(loaded, "airlockInventory")) != 1) {
+			rc = al_error_set(AL_EPARSE,
+			                  "'%s' is not an airlock inventory",
+			                  c.opts->have_path);
 			goto out;
 		}
-		if ((rc = load_have(loaded, c.opts->have_path, &hblobs, &hsigs)) < 0)
+		if ((rc = load_have(loaded, c.opts->have_path, &hblobs,
+		                    &hsigs)) < 0)
 			goto out;
-		if ((have_ref = al_sprintf("sha256:%s", al_digest_hex(&d, hex))) == NULL)
+		if ((have_ref = al_sprintf("sha256:%s",
+		                           al_digest_hex(&d, hex))) == NULL)
 			goto oom;
 	}
 
@@ -765,7 +848,8 @@ int al_pack_write(al_store *s, const char *outdir, const al_pack_opts *opts, al_
 	c.mtime = (time_t)(al_clock_wall_ms() / 1000);
 	if ((rc = al_fs_mkdir_p(outdir, 0755)) < 0)
 		goto out;
-	if ((rc = gather(&c, &hblobs, &hsigs, &items, &nitems, &skipped, &total)) < 0)
+	if ((rc = gather(&c, &hblobs, &hsigs, &items, &nitems, &skipped,
+	                 &total)) < 0)
 		goto out;
 	c.pi.bytes_total = total;
 	c.pi.items_total = nitems;
@@ -784,11 +868,14 @@ int al_pack_write(al_store *s, const char *outdir, const al_pack_opts *opts, al_
 	if ((rc = close_volume(&c)) < 0)
 		goto out;
 
-	manifest = json_pack("{s:i, s:s, s:s, s:s, s:o, s:o, s:I, s:O, s:O}", "airlockPack", 1, "id", c.id,
-			     "created", c.created, "tool", "airlock " AL_VERSION_STRING, "base",
-			     base != NULL ? json_string(base) : json_null(), "have",
-			     have_ref != NULL ? json_string(have_ref) : json_null(), "volumeSize",
-			     (json_int_t)c.volsize, "volumes", c.volumes, "entries", c.entries);
+	manifest =
+	    json_pack("{s:i, s:s, s:s, s:s, s:o, s:o, s:I, s:O, s:O}",
+	              "airlockPack", 1, "id", c.id, "created", c.created,
+	              "tool", "airlock " AL_VERSION_STRING, "base",
+	              base != NULL ? json_string(base) : json_null(), "have",
+	              have_ref != NULL ? json_string(have_ref) : json_null(),
+	              "volumeSize", (json_int_t)c.volsize, "volumes", c.volumes,
+	              "entries", c.entries);
 	if (manifest == NULL || (mtext = al_json_dump(manifest, 1)) == NULL)
 		goto oom;
 	mlen = strlen(mtext);
@@ -798,7 +885,9 @@ int al_pack_write(al_store *s, const char *outdir, const al_pack_opts *opts, al_
 		goto oom;
 	if (c.opts->sign_key != NULL) {
 		uint8_t sig[AL_PACK_SIGLEN];
-		if ((rc = al_pack__sign(c.opts->sign_key, (const uint8_t *)mtext, mlen, sig)) < 0 ||
+		if ((rc = al_pack__sign(c.opts->sign_key,
+		                        (const uint8_t *)mtext, mlen, sig)) <
+		        0 ||
 		    (rc = al_fs_write_atomic(spath, sig, sizeof(sig))) < 0)
 			goto out;
 	}
@@ -814,12 +903,14 @@ int al_pack_write(al_store *s, const char *outdir, const al_pack_opts *opts, al_
 	if ((rc = al_fs_mkdir_p(rpath, 0755)) < 0)
 		goto out;
 	free(rpath);
-	if ((rpath = al_sprintf("%s/airlock/packs/%s.json", al_store_path(s), c.id)) == NULL)
+	if ((rpath = al_sprintf("%s/airlock/packs/%s.json", al_store_path(s),
+	                        c.id)) == NULL)
 		goto oom;
 	if ((rc = al_json_save_file(rpath, record, 0)) < 0)
 		goto out;
 	progress(&c, 1);
-	al_log_debug("pack %s: %llu volumes, %zu entries", c.id, (unsigned long long)c.volno, nitems);
+	al_log_debug("pack %s: %llu volumes, %zu entries", c.id,
+	             (unsigned long long)c.volno, nitems);
 	if (res != NULL) {
 		memset(res, 0, sizeof(*res));
 		memcpy(res->id, c.id, sizeof(res->id));

@@ -1,4 +1,5 @@
-/* ref.c: docker image references (distribution/reference grammar, docker.io normalisation) and transports. */
+/* ref.c: docker image references (distribution/reference grammar, docker.io
+ * normalisation) and transports. */
 #include <stdlib.h>
 #include <string.h>
 

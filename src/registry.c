@@ -1180,10 +1180,13 @@ int al_registry_put_blob(al_registry *r, const char *repo, const al_digest *d,
 		/* An earlier attempt's answer was lost after the registry
 		 * finished the upload (its session is then gone, 404): the
 		 * blob may be there, with its digest and size. */
-		if (al_registry_blob_exists(r, repo, d, &have, &have_size) == 0 &&
+		if (al_registry_blob_exists(r, repo, d, &have, &have_size) ==
+		        0 &&
 		    have && have_size == size) {
-			al_log_debug("registry: %s: upload finished by an earlier "
-			             "attempt", what);
+			al_log_debug(
+			    "registry: %s: upload finished by an earlier "
+			    "attempt",
+			    what);
 			resp.status = 201;
 		}
 	}

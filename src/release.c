@@ -1,4 +1,5 @@
-/* release.c: release payloads: release-manifests/ from verified image layers (libarchive), image-references, release-metadata. */
+/* release.c: release payloads: release-manifests/ from verified image layers
+ * (libarchive), image-references, release-metadata. */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -32,8 +33,8 @@ struct fileset {
 
 struct al_release {
 	struct fileset files;
-	json_t *refs;   /* image-references; components borrow from it */
-	json_t *meta;   /* release-metadata, may be NULL */
+	json_t *refs; /* image-references; components borrow from it */
+	json_t *meta; /* release-metadata, may be NULL */
 	al_release_component *comps;
 	size_t ncomps;
 	const char *version;
@@ -42,9 +43,9 @@ struct al_release {
 /* What one layer does to release-manifests/. */
 struct layer {
 	struct fileset add;
-	char **wh;        /* names whited out */
+	char **wh; /* names whited out */
 	size_t nwh, capwh;
-	int clear;        /* opaque directory, or the directory itself deleted */
+	int clear; /* opaque directory, or the directory itself deleted */
 };
 
 /* The compressed stream of one layer, hashed as libarchive pulls it. */
@@ -52,8 +53,8 @@ struct lstream {
 	int fd;
 	al_hasher *h;
 	uint64_t nread;
-	uint64_t limit;   /* the descriptor's size: more is never needed */
-	int rc;           /* our own failure, if any */
+	uint64_t limit; /* the descriptor's size: more is never needed */
+	int rc;         /* our own failure, if any */
 	uint8_t buf[65536];
 };
 
@@ -103,7 +104,8 @@ static void fileset_remove(struct fileset *fs, const char *name)
 		return;
 	fs->total -= fs->v[i].len;
 	rfile_free(&fs->v[i]);
-	memmove(&fs->v[i], &fs->v[i + 1], (fs->n - (size_t)i - 1) * sizeof(fs->v[0]));
+	memmove(&fs->v[i], &fs->v[i + 1],
+	        (fs->n - (size_t)i - 1) * sizeof(fs->v[0]));
 	fs->n--;
 }
 
@@ -118,7 +120,10 @@ static int fileset_put(struct fileset *fs, struct rfile *f)
 		fs->v[i] = *f;
 	} else {
 		if (fs->n >= RELEASE_FILES_MAX)
-			return al_error_set(AL_ELIMIT, "more than %d files in release-manifests/", RELEASE_FILES_MAX);
+			return al_error_set(
+			    AL_ELIMIT,
+			    "more than %d files in release-manifests/",
+			    RELEASE_FILES_MAX);
 		if (fs->n == fs->cap) {
 			size_t ncap = fs->cap ? fs->cap * 2 : 64;
 			struct rfile *nv = realloc(fs->v, ncap * sizeof(*nv));
@@ -149,7 +154,9 @@ static void layer_clear(struct layer *l)
 static int layer_whiteout(struct layer *l, const char *name)
 {
 	if (l->nwh >= RELEASE_FILES_MAX)
-		return al_error_set(AL_ELIMIT, "more than %d whiteouts in one layer", RELEASE_FILES_MAX);
+		return al_error_set(AL_ELIMIT,
+		                    "more than %d whiteouts in one layer",
+		                    RELEASE_FILES_MAX);
 	if (l->nwh == l->capwh) {
 		size_t ncap = l->capwh ? l->capwh * 2 : 16;
 		char **nv = realloc(l->wh, ncap * sizeof(*nv));
@@ -194,7 +201,8 @@ static la_ssize_t ls_read(struct archive *a, void *ud, const void **out)
 	}
 	if ((uint64_t)r > ls->limit - ls->nread) {
 		ls->rc = AL_EVERIFY;
-		archive_set_error(a, EIO, "layer is longer than its descriptor says");
+		archive_set_error(a, EIO,
+		                  "layer is longer than its descriptor says");
 		return -1;
 	}
 	ls->nread += (uint64_t)r;
@@ -220,7 +228,8 @@ static int ls_verify(struct lstream *ls, const al_descriptor *d, const char *ds)
 		if (r < 0 && errno == EINTR)
 			continue;
 		if (r < 0)
-			return al_error_errno(errno, "cannot read layer '%s'", ds);
+			return al_error_errno(errno, "cannot read layer '%s'",
+			                      ds);
 		if (r == 0)
 			break;
 		if ((uint64_t)r > ls->limit - ls->nread) {
@@ -234,11 +243,16 @@ static int ls_verify(struct lstream *ls, const al_descriptor *d, const char *ds)
 	if (ls->rc < 0 && ls->rc != AL_EVERIFY)
 		return ls->rc;
 	if (ls->rc == AL_EVERIFY || ls->nread != d->size)
-		return al_error_set(AL_EVERIFY, "layer '%s' is not %llu bytes long", ds, (unsigned long long)d->size);
+		return al_error_set(AL_EVERIFY,
+		                    "layer '%s' is not %llu bytes long", ds,
+		                    (unsigned long long)d->size);
 	if ((rc = al_hasher_final(ls->h, &got)) < 0)
 		return rc;
 	if (!al_digest_equal(&got, &d->digest))
-		return al_error_set(AL_EVERIFY, "digest mismatch for layer '%s': the bytes hash to '%s'", ds, al_digest_str(&got, gs));
+		return al_error_set(
+		    AL_EVERIFY,
+		    "digest mismatch for layer '%s': the bytes hash to '%s'",
+		    ds, al_digest_str(&got, gs));
 	return 0;
 }
 
@@ -253,7 +267,8 @@ static enum ekind classify(const char *path, const char **name)
 		path += 2;
 	else if (path[0] == '/')
 		path += 1;
-	if (strcmp(path, WH_PREFIX "release-manifests") == 0 || strcmp(path, WH_OPAQUE) == 0)
+	if (strcmp(path, WH_PREFIX "release-manifests") == 0 ||
+	    strcmp(path, WH_OPAQUE) == 0)
 		return E_CLEAR;
 	if (strncmp(path, RELEASE_DIR, strlen(RELEASE_DIR)) != 0)
 		return E_NONE;
@@ -272,7 +287,8 @@ static enum ekind classify(const char *path, const char **name)
 	return E_FILE;
 }
 
-static int read_entry(struct archive *a, struct archive_entry *ent, const char *name, const char *ds, struct rfile *out)
+static int read_entry(struct archive *a, struct archive_entry *ent,
+                      const char *name, const char *ds, struct rfile *out)
 {
 	al_buf b = AL_BUF_INIT(AL_RELEASE_FILE_MAX);
 	uint8_t chunk[16384];
@@ -280,21 +296,31 @@ static int read_entry(struct archive *a, struct archive_entry *ent, const char *
 	int rc = 0;
 
 	memset(&f, 0, sizeof(f));
-	if (archive_entry_size_is_set(ent) && archive_entry_size(ent) > (la_int64_t)AL_RELEASE_FILE_MAX)
-		return al_error_set(AL_ELIMIT, "release-manifests/%s in layer '%s' is larger than %llu bytes",
-				    name, ds, (unsigned long long)AL_RELEASE_FILE_MAX);
+	if (archive_entry_size_is_set(ent) &&
+	    archive_entry_size(ent) > (la_int64_t)AL_RELEASE_FILE_MAX)
+		return al_error_set(AL_ELIMIT,
+		                    "release-manifests/%s in layer '%s' is "
+		                    "larger than %llu bytes",
+		                    name, ds,
+		                    (unsigned long long)AL_RELEASE_FILE_MAX);
 	for (;;) {
 		la_ssize_t r = archive_read_data(a, chunk, sizeof(chunk));
 
 		if (r == 0)
 			break;
 		if (r < 0) {
-			rc = al_error_set(AL_EPARSE, "layer '%s': reading release-manifests/%s: %s", ds, name, archive_error_string(a));
+			rc = al_error_set(
+			    AL_EPARSE,
+			    "layer '%s': reading release-manifests/%s: %s", ds,
+			    name, archive_error_string(a));
 			goto out;
 		}
 		if ((rc = al_buf_append(&b, chunk, (size_t)r)) == AL_ELIMIT) {
-			rc = al_error_set(AL_ELIMIT, "release-manifests/%s in layer '%s' is larger than %llu bytes",
-					  name, ds, (unsigned long long)AL_RELEASE_FILE_MAX);
+			rc = al_error_set(
+			    AL_ELIMIT,
+			    "release-manifests/%s in layer '%s' is larger than "
+			    "%llu bytes",
+			    name, ds, (unsigned long long)AL_RELEASE_FILE_MAX);
 			goto out;
 		} else if (rc < 0) {
 			goto out;
@@ -348,8 +374,11 @@ static int scan_layer(struct archive *a, const char *ds, struct layer *l)
 			if ((rc = layer_whiteout(l, name)) < 0)
 				return rc;
 		} else if (k == E_FILE) {
-			if (archive_entry_filetype(ent) != AE_IFREG || archive_entry_hardlink(ent) != NULL) {
-				al_log_debug("release: layer '%s': skipping non-regular '%s'", ds, path);
+			if (archive_entry_filetype(ent) != AE_IFREG ||
+			    archive_entry_hardlink(ent) != NULL) {
+				al_log_debug("release: layer '%s': skipping "
+				             "non-regular '%s'",
+				             ds, path);
 				continue;
 			}
 			if ((rc = read_entry(a, ent, name, ds, &f)) < 0)
@@ -359,16 +388,21 @@ static int scan_layer(struct archive *a, const char *ds, struct layer *l)
 				return rc;
 			}
 			if (l->add.total > AL_RELEASE_TOTAL_MAX)
-				return al_error_set(AL_ELIMIT, "release-manifests/ is larger than %llu bytes",
-						    (unsigned long long)AL_RELEASE_TOTAL_MAX);
+				return al_error_set(
+				    AL_ELIMIT,
+				    "release-manifests/ is larger than %llu "
+				    "bytes",
+				    (unsigned long long)AL_RELEASE_TOTAL_MAX);
 		}
 	}
 }
 
 static int layer_type_ok(const char *mt)
 {
-	return mt != NULL && (strcmp(mt, AL_MT_OCI_LAYER_GZIP) == 0 || strcmp(mt, AL_MT_OCI_LAYER) == 0 ||
-			      strcmp(mt, AL_MT_DOCKER_LAYER_GZIP) == 0 || strcmp(mt, AL_MT_DOCKER_LAYER) == 0);
+	return mt != NULL && (strcmp(mt, AL_MT_OCI_LAYER_GZIP) == 0 ||
+	                      strcmp(mt, AL_MT_OCI_LAYER) == 0 ||
+	                      strcmp(mt, AL_MT_DOCKER_LAYER_GZIP) == 0 ||
+	                      strcmp(mt, AL_MT_DOCKER_LAYER) == 0);
 }
 
 /* Read one verified layer and apply it over r->files. */
@@ -384,8 +418,10 @@ static int apply_layer(al_release *r, al_store *s, const al_descriptor *d)
 	memset(&l, 0, sizeof(l));
 	al_digest_str(&d->digest, ds);
 	if (!layer_type_ok(d->media_type))
-		return al_error_set(AL_EUNSUPPORTED, "layer '%s': media type '%s' is not supported",
-				    ds, d->media_type != NULL ? d->media_type : "");
+		return al_error_set(
+		    AL_EUNSUPPORTED,
+		    "layer '%s': media type '%s' is not supported", ds,
+		    d->media_type != NULL ? d->media_type : "");
 	ls = calloc(1, sizeof(*ls));
 	if (ls == NULL)
 		return al_error_set(AL_ENOMEM, "out of memory");
@@ -420,8 +456,11 @@ static int apply_layer(al_release *r, al_store *s, const al_descriptor *d)
 		goto out;
 	}
 	if (arc > 0) {
-		rc = al_error_set(AL_EPARSE, "layer '%s' is not a readable tar stream: %s", ds,
-				  archive_error_string(a) != NULL ? archive_error_string(a) : "unknown error");
+		rc = al_error_set(
+		    AL_EPARSE, "layer '%s' is not a readable tar stream: %s",
+		    ds,
+		    archive_error_string(a) != NULL ? archive_error_string(a)
+		                                    : "unknown error");
 		goto out;
 	}
 	if (l.clear)
@@ -433,8 +472,9 @@ static int apply_layer(al_release *r, al_store *s, const al_descriptor *d)
 			goto out;
 	}
 	if (r->files.total > AL_RELEASE_TOTAL_MAX)
-		rc = al_error_set(AL_ELIMIT, "release-manifests/ is larger than %llu bytes",
-				  (unsigned long long)AL_RELEASE_TOTAL_MAX);
+		rc = al_error_set(
+		    AL_ELIMIT, "release-manifests/ is larger than %llu bytes",
+		    (unsigned long long)AL_RELEASE_TOTAL_MAX);
 out:
 	if (a != NULL)
 		archive_read_free(a);
@@ -450,7 +490,8 @@ out:
 
 static int cmp_files(const void *a, const void *b)
 {
-	return strcmp(((const struct rfile *)a)->name, ((const struct rfile *)b)->name);
+	return strcmp(((const struct rfile *)a)->name,
+	              ((const struct rfile *)b)->name);
 }
 
 static int parse_json_file(json_t **out, const struct rfile *f)
@@ -458,12 +499,17 @@ static int parse_json_file(json_t **out, const struct rfile *f)
 	json_error_t jerr;
 	json_t *v;
 
-	v = json_loadb((const char *)f->data, f->len, JSON_REJECT_DUPLICATES, &jerr);
+	v = json_loadb((const char *)f->data, f->len, JSON_REJECT_DUPLICATES,
+	               &jerr);
 	if (v == NULL)
-		return al_error_set(AL_EPARSE, "release-manifests/%s: line %d, column %d: %s", f->name, jerr.line, jerr.column, jerr.text);
+		return al_error_set(
+		    AL_EPARSE, "release-manifests/%s: line %d, column %d: %s",
+		    f->name, jerr.line, jerr.column, jerr.text);
 	if (!json_is_object(v)) {
 		json_decref(v);
-		return al_error_set(AL_EPARSE, "release-manifests/%s: not a JSON object", f->name);
+		return al_error_set(AL_EPARSE,
+		                    "release-manifests/%s: not a JSON object",
+		                    f->name);
 	}
 	*out = v;
 	return 0;
@@ -487,13 +533,17 @@ static int parse_image_references(al_release *r, const struct rfile *f)
 		return rc;
 	kind = str_member(root, "kind");
 	if (kind == NULL || strcmp(kind, "ImageStream") != 0) {
-		rc = al_error_set(AL_EPARSE, "release-manifests/image-references: kind is not \"ImageStream\"");
+		rc = al_error_set(AL_EPARSE,
+		                  "release-manifests/image-references: kind is "
+		                  "not \"ImageStream\"");
 		goto out;
 	}
 	spec = json_object_get(root, "spec");
 	tags = json_object_get(spec, "tags");
 	if (!json_is_object(spec) || !json_is_array(tags)) {
-		rc = al_error_set(AL_EPARSE, "release-manifests/image-references: no spec.tags array");
+		rc = al_error_set(
+		    AL_EPARSE,
+		    "release-manifests/image-references: no spec.tags array");
 		goto out;
 	}
 	r->comps = calloc(json_array_size(tags) + 1, sizeof(*r->comps));
@@ -501,16 +551,24 @@ static int parse_image_references(al_release *r, const struct rfile *f)
 		rc = al_error_set(AL_ENOMEM, "out of memory");
 		goto out;
 	}
-	json_array_foreach(tags, i, tag) {
+	json_array_foreach(tags, i, tag)
+	{
 		const char *name = str_member(tag, "name"), *fk, *fn;
 
 		if (!json_is_object(tag) || name == NULL || name[0] == '\0') {
-			rc = al_error_set(AL_EPARSE, "release-manifests/image-references: spec.tags[%zu] has no name", i);
+			rc = al_error_set(AL_EPARSE,
+			                  "release-manifests/image-references: "
+			                  "spec.tags[%zu] has no name",
+			                  i);
 			goto out;
 		}
 		for (j = 0; j < r->ncomps; j++) {
 			if (strcmp(r->comps[j].name, name) == 0) {
-				rc = al_error_set(AL_EPARSE, "release-manifests/image-references: tag '%s' appears twice", name);
+				rc = al_error_set(
+				    AL_EPARSE,
+				    "release-manifests/image-references: tag "
+				    "'%s' appears twice",
+				    name);
 				goto out;
 			}
 		}
@@ -518,13 +576,19 @@ static int parse_image_references(al_release *r, const struct rfile *f)
 		fk = str_member(from, "kind");
 		fn = str_member(from, "name");
 		if (!json_is_object(from) || fk == NULL) {
-			rc = al_error_set(AL_EPARSE, "release-manifests/image-references: tag '%s' has no from.kind", name);
+			rc = al_error_set(AL_EPARSE,
+			                  "release-manifests/image-references: "
+			                  "tag '%s' has no from.kind",
+			                  name);
 			goto out;
 		}
 		if (strcmp(fk, "DockerImage") != 0)
 			continue;
 		if (fn == NULL || fn[0] == '\0') {
-			rc = al_error_set(AL_EPARSE, "release-manifests/image-references: tag '%s' has no from.name", name);
+			rc = al_error_set(AL_EPARSE,
+			                  "release-manifests/image-references: "
+			                  "tag '%s' has no from.name",
+			                  name);
 			goto out;
 		}
 		r->comps[r->ncomps].name = name;
@@ -552,27 +616,40 @@ static int parse_release_metadata(al_release *r, const struct rfile *f)
 	prev = json_object_get(root, "previous");
 	md = json_object_get(root, "metadata");
 	if (kind == NULL || strcmp(kind, "cincinnati-metadata-v0") != 0) {
-		rc = al_error_set(AL_EPARSE, "release-manifests/release-metadata: kind is not \"cincinnati-metadata-v0\"");
+		rc = al_error_set(AL_EPARSE,
+		                  "release-manifests/release-metadata: kind is "
+		                  "not \"cincinnati-metadata-v0\"");
 		goto out;
 	}
 	if (version == NULL || version[0] == '\0') {
-		rc = al_error_set(AL_EPARSE, "release-manifests/release-metadata: no version");
+		rc = al_error_set(
+		    AL_EPARSE,
+		    "release-manifests/release-metadata: no version");
 		goto out;
 	}
 	if (prev != NULL) {
 		if (!json_is_array(prev)) {
-			rc = al_error_set(AL_EPARSE, "release-manifests/release-metadata: 'previous' is not an array");
+			rc = al_error_set(AL_EPARSE,
+			                  "release-manifests/release-metadata: "
+			                  "'previous' is not an array");
 			goto out;
 		}
-		json_array_foreach(prev, i, e) {
+		json_array_foreach(prev, i, e)
+		{
 			if (!json_is_string(e)) {
-				rc = al_error_set(AL_EPARSE, "release-manifests/release-metadata: previous[%zu] is not a string", i);
+				rc = al_error_set(
+				    AL_EPARSE,
+				    "release-manifests/release-metadata: "
+				    "previous[%zu] is not a string",
+				    i);
 				goto out;
 			}
 		}
 	}
 	if (md != NULL && !json_is_object(md)) {
-		rc = al_error_set(AL_EPARSE, "release-manifests/release-metadata: 'metadata' is not an object");
+		rc = al_error_set(AL_EPARSE,
+		                  "release-manifests/release-metadata: "
+		                  "'metadata' is not an object");
 		goto out;
 	}
 	r->meta = root;
@@ -583,7 +660,8 @@ out:
 }
 
 /* Read the image manifest of the release (through an index if need be). */
-static int load_image_manifest(al_store *s, const al_digest *digest, const char *platform, al_manifest *out)
+static int load_image_manifest(al_store *s, const al_digest *digest,
+                               const char *platform, al_manifest *out)
 {
 	al_buf b = AL_BUF_INIT(AL_OCI_MANIFEST_MAX);
 	char ds[AL_DIGEST_STRMAX];
@@ -610,16 +688,22 @@ static int load_image_manifest(al_store *s, const al_digest *digest, const char 
 			found = 1;
 		}
 		if (!found) {
-			rc = al_error_set(AL_ENOTFOUND, "release index '%s' has no '%s' image", ds, platform);
+			rc =
+			    al_error_set(AL_ENOTFOUND,
+			                 "release index '%s' has no '%s' image",
+			                 ds, platform);
 			goto out;
 		}
 		al_buf_reset(&b);
 		al_digest_str(&pick, ds);
 		if ((rc = al_store_read_blob(s, &pick, &b)) < 0 ||
-		    (rc = al_manifest_parse(&inner, b.ptr, b.len, NULL, ds)) < 0)
+		    (rc = al_manifest_parse(&inner, b.ptr, b.len, NULL, ds)) <
+		        0)
 			goto out;
 		if (inner.is_index) {
-			rc = al_error_set(AL_EUNSUPPORTED, "release index entry '%s' is itself an index", ds);
+			rc = al_error_set(
+			    AL_EUNSUPPORTED,
+			    "release index entry '%s' is itself an index", ds);
 			goto out;
 		}
 		al_manifest_clear(&m);
@@ -635,7 +719,8 @@ out:
 	return rc;
 }
 
-int al_release_open(al_release **out, al_store *s, const al_digest *manifest, const char *platform)
+int al_release_open(al_release **out, al_store *s, const al_digest *manifest,
+                    const char *platform)
 {
 	al_release *r = NULL;
 	al_manifest m;
@@ -666,7 +751,9 @@ int al_release_open(al_release **out, al_store *s, const al_digest *manifest, co
 			meta = &r->files.v[i];
 	}
 	if (refs == NULL) {
-		rc = al_error_set(AL_EPARSE, "release image has no release-manifests/image-references");
+		rc = al_error_set(
+		    AL_EPARSE,
+		    "release image has no release-manifests/image-references");
 		goto out;
 	}
 	if ((rc = parse_image_references(r, refs)) < 0)
@@ -676,9 +763,13 @@ int al_release_open(al_release **out, al_store *s, const al_digest *manifest, co
 	if (r->meta != NULL)
 		r->version = str_member(r->meta, "version");
 	else
-		r->version = str_member(json_object_get(r->refs, "metadata"), "name");
+		r->version =
+		    str_member(json_object_get(r->refs, "metadata"), "name");
 	if (r->version == NULL || r->version[0] == '\0') {
-		rc = al_error_set(AL_EPARSE, "release has no version: neither release-metadata nor image-references metadata.name");
+		rc = al_error_set(
+		    AL_EPARSE,
+		    "release has no version: neither release-metadata nor "
+		    "image-references metadata.name");
 		goto out;
 	}
 	*out = r;
@@ -704,7 +795,8 @@ size_t al_release_component_count(const al_release *r)
 	return r->ncomps;
 }
 
-const al_release_component *al_release_component_at(const al_release *r, size_t i)
+const al_release_component *al_release_component_at(const al_release *r,
+                                                    size_t i)
 {
 	return i < r->ncomps ? &r->comps[i] : NULL;
 }
@@ -740,7 +832,8 @@ int al_release_extract(const al_release *r, const char *dir)
 
 		if (p == NULL)
 			return al_error_set(AL_ENOMEM, "out of memory");
-		rc = al_fs_write_atomic(p, r->files.v[i].data, r->files.v[i].len);
+		rc = al_fs_write_atomic(p, r->files.v[i].data,
+		                        r->files.v[i].len);
 		free(p);
 		if (rc < 0)
 			return rc;

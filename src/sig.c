@@ -1,4 +1,5 @@
-/* sig.c: simple-signing payloads, signature verification, directory and ConfigMap sources, signatures in the store. */
+/* sig.c: simple-signing payloads, signature verification, directory and
+ * ConfigMap sources, signatures in the store. */
 #include <errno.h>
 #include <pthread.h>
 #include <stdlib.h>

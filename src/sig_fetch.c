@@ -1,4 +1,5 @@
-/* sig_fetch.c: signatures from HTTP stores, and bounded concurrent retrieval and verification from many sources. */
+/* sig_fetch.c: signatures from HTTP stores, and bounded concurrent retrieval
+ * and verification from many sources. */
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>

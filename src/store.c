@@ -1,4 +1,5 @@
-/* store.c: the on-disk store: OCI image layout, content-addressed blobs, index.json entries, lock, check and gc. */
+/* store.c: the on-disk store: OCI image layout, content-addressed blobs,
+ * index.json entries, lock, check and gc. */
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -17,7 +18,7 @@
 /* Bounds on the files of the layout itself. */
 #define STORE_INDEX_MAX (64 * AL_MIB)
 #define STORE_INDEX_ENTRIES_MAX 200000
-#define STORE_SMALL_MAX (64 * AL_KIB)     /* oci-layout */
+#define STORE_SMALL_MAX (64 * AL_KIB) /* oci-layout */
 #define STORE_RELEASES_MAX (16 * AL_MIB)
 #define STORE_SIGNATURE_MAX (256 * AL_KIB)
 #define STORE_NAME_MAX 4096
@@ -27,8 +28,9 @@ struct al_store {
 	char *path;
 	int readonly;
 	al_lock *lock;
-	pthread_mutex_t mu;     /* guards index, active_writers and layout file writes */
-	json_t *index;          /* index.json as on disk */
+	pthread_mutex_t
+	    mu;        /* guards index, active_writers and layout file writes */
+	json_t *index; /* index.json as on disk */
 	unsigned active_writers;
 };
 
@@ -62,9 +64,11 @@ static int load_json(json_t **out, const char *path, size_t max)
 
 	if ((rc = al_fs_read_file(path, &b)) < 0)
 		goto out;
-	v = json_loadb((const char *)b.ptr, b.len, JSON_REJECT_DUPLICATES, &jerr);
+	v = json_loadb((const char *)b.ptr, b.len, JSON_REJECT_DUPLICATES,
+	               &jerr);
 	if (v == NULL) {
-		rc = al_error_set(AL_EPARSE, "'%s': line %d, column %d: %s", path, jerr.line, jerr.column, jerr.text);
+		rc = al_error_set(AL_EPARSE, "'%s': line %d, column %d: %s",
+		                  path, jerr.line, jerr.column, jerr.text);
 		goto out;
 	}
 	*out = v;
@@ -114,13 +118,17 @@ static int validate_index(const json_t *root, const char *path)
 		return al_error_set(AL_EPARSE, "'%s': not a JSON object", path);
 	sv = json_object_get(root, "schemaVersion");
 	if (!json_is_integer(sv) || json_integer_value(sv) != 2)
-		return al_error_set(AL_EPARSE, "'%s': schemaVersion must be 2", path);
+		return al_error_set(AL_EPARSE, "'%s': schemaVersion must be 2",
+		                    path);
 	arr = json_object_get(root, "manifests");
 	if (!json_is_array(arr))
-		return al_error_set(AL_EPARSE, "'%s': 'manifests' is not an array", path);
+		return al_error_set(AL_EPARSE,
+		                    "'%s': 'manifests' is not an array", path);
 	if (json_array_size(arr) > STORE_INDEX_ENTRIES_MAX)
-		return al_error_set(AL_ELIMIT, "'%s': more than %d entries", path, STORE_INDEX_ENTRIES_MAX);
-	json_array_foreach(arr, i, e) {
+		return al_error_set(AL_ELIMIT, "'%s': more than %d entries",
+		                    path, STORE_INDEX_ENTRIES_MAX);
+	json_array_foreach(arr, i, e)
+	{
 		if ((rc = al_descriptor_from_json(&d, e, 1, path)) < 0)
 			return al_error_wrap(rc, "entry %zu", i);
 		al_descriptor_clear(&d);
@@ -130,7 +138,8 @@ static int validate_index(const json_t *root, const char *path)
 
 /* Remove files named ".tmp-*" (or every file when all) in dir: what a
  * killed writer left behind. Missing dir is fine. */
-static void remove_temps(const char *dir, int all, al_check_fn fn, void *ud, al_check_result *res)
+static void remove_temps(const char *dir, int all, al_check_fn fn, void *ud,
+                         al_check_result *res)
 {
 	DIR *d = opendir(dir);
 	struct dirent *de;
@@ -141,21 +150,25 @@ static void remove_temps(const char *dir, int all, al_check_fn fn, void *ud, al_
 	while ((de = readdir(d)) != NULL) {
 		char *p;
 
-		if (strcmp(de->d_name, ".") == 0 || strcmp(de->d_name, "..") == 0)
+		if (strcmp(de->d_name, ".") == 0 ||
+		    strcmp(de->d_name, "..") == 0)
 			continue;
 		if (!all && strncmp(de->d_name, ".tmp-", 5) != 0)
 			continue;
 		p = al_path_join(dir, de->d_name);
 		if (p == NULL)
 			continue;
-		if (lstat(p, &st) == 0 && !S_ISDIR(st.st_mode) && unlink(p) == 0) {
-			al_log_debug("store: removed stale temporary file '%s'", p);
+		if (lstat(p, &st) == 0 && !S_ISDIR(st.st_mode) &&
+		    unlink(p) == 0) {
+			al_log_debug("store: removed stale temporary file '%s'",
+			             p);
 			if (res != NULL) {
 				res->removed++;
 				res->bytes_removed += (uint64_t)st.st_size;
 			}
 			if (fn != NULL)
-				fn(ud, AL_CHECK_REMOVED, p, "stale temporary file");
+				fn(ud, AL_CHECK_REMOVED, p,
+				   "stale temporary file");
 		}
 		free(p);
 	}
@@ -164,7 +177,8 @@ static void remove_temps(const char *dir, int all, al_check_fn fn, void *ud, al_
 
 /* The signature writer stores signatures/sha256=<hex>/signature-<n>
  * atomically: its leftovers are .tmp-* files in those directories. */
-static void remove_signature_temps(al_store *s, al_check_fn fn, void *ud, al_check_result *res)
+static void remove_signature_temps(al_store *s, al_check_fn fn, void *ud,
+                                   al_check_result *res)
 {
 	char *sigs = store_file(s, "signatures");
 	struct dirent *de;
@@ -188,13 +202,16 @@ static void remove_signature_temps(al_store *s, al_check_fn fn, void *ud, al_che
 	free(sigs);
 }
 
-static void remove_all_temps(al_store *s, al_check_fn fn, void *ud, al_check_result *res)
+static void remove_all_temps(al_store *s, al_check_fn fn, void *ud,
+                             al_check_result *res)
 {
-	static const char *const dirs[] = {"blobs/.tmp", "", "airlock", "airlock/packs"};
+	static const char *const dirs[] = {"blobs/.tmp", "", "airlock",
+	                                   "airlock/packs"};
 	size_t i;
 
 	for (i = 0; i < sizeof(dirs) / sizeof(dirs[0]); i++) {
-		char *p = dirs[i][0] != '\0' ? store_file(s, dirs[i]) : al_strdup(s->path);
+		char *p = dirs[i][0] != '\0' ? store_file(s, dirs[i])
+		                             : al_strdup(s->path);
 
 		if (p != NULL)
 			remove_temps(p, i == 0, fn, ud, res);
@@ -207,7 +224,8 @@ static void remove_all_temps(al_store *s, al_check_fn fn, void *ud, al_check_res
  * of ours leaves (so create may continue), 0 otherwise. */
 static int dir_creatable(const char *dir)
 {
-	static const char *const ours[] = {"index.json", "blobs", "airlock", "signatures"};
+	static const char *const ours[] = {"index.json", "blobs", "airlock",
+	                                   "signatures"};
 	DIR *d = opendir(dir);
 	struct dirent *de;
 	int ok = 1;
@@ -218,7 +236,8 @@ static int dir_creatable(const char *dir)
 	while (ok && (de = readdir(d)) != NULL) {
 		int known = 0;
 
-		if (strcmp(de->d_name, ".") == 0 || strcmp(de->d_name, "..") == 0 ||
+		if (strcmp(de->d_name, ".") == 0 ||
+		    strcmp(de->d_name, "..") == 0 ||
 		    strncmp(de->d_name, ".tmp-", 5) == 0)
 			continue;
 		for (i = 0; i < sizeof(ours) / sizeof(ours[0]); i++)
@@ -244,11 +263,14 @@ static int mkdir_in(const al_store *s, const char *rel)
 static int create_layout(al_store *s)
 {
 	static const char layout[] = "{\"imageLayoutVersion\":\"1.0.0\"}\n";
-	static const char index[] = "{\"schemaVersion\":2,\"mediaType\":\"" AL_MT_OCI_INDEX "\",\"manifests\":[]}\n";
+	static const char index[] =
+	    "{\"schemaVersion\":2,\"mediaType\":\"" AL_MT_OCI_INDEX
+	    "\",\"manifests\":[]}\n";
 	char *p = NULL;
 	int rc;
 
-	if ((rc = mkdir_in(s, "blobs/sha256")) < 0 || (rc = mkdir_in(s, "signatures")) < 0)
+	if ((rc = mkdir_in(s, "blobs/sha256")) < 0 ||
+	    (rc = mkdir_in(s, "signatures")) < 0)
 		return rc;
 	p = store_file(s, "index.json");
 	if (p == NULL)
@@ -279,8 +301,10 @@ static int check_layout_file(const al_store *s)
 	if ((rc = load_json(&v, p, STORE_SMALL_MAX)) < 0)
 		goto out;
 	ver = json_object_get(v, "imageLayoutVersion");
-	if (!json_is_string(ver) || strncmp(json_string_value(ver), "1.", 2) != 0)
-		rc = al_error_set(AL_EPARSE, "'%s': imageLayoutVersion must be \"1.x\"", p);
+	if (!json_is_string(ver) ||
+	    strncmp(json_string_value(ver), "1.", 2) != 0)
+		rc = al_error_set(
+		    AL_EPARSE, "'%s': imageLayoutVersion must be \"1.x\"", p);
 out:
 	json_decref(v);
 	free(p);
@@ -310,7 +334,8 @@ int al_store_open(al_store **out, const char *path, const al_store_opts *opts)
 	if (path == NULL || path[0] == '\0')
 		return al_error_set(AL_EINVAL, "no store path");
 	if (opts->create && opts->readonly)
-		return al_error_set(AL_EINVAL, "cannot create the read-only store '%s'", path);
+		return al_error_set(
+		    AL_EINVAL, "cannot create the read-only store '%s'", path);
 	s = calloc(1, sizeof(*s));
 	if (s == NULL)
 		return al_error_set(AL_ENOMEM, "out of memory");
@@ -331,11 +356,16 @@ int al_store_open(al_store **out, const char *path, const al_store_opts *opts)
 	}
 	if (!have) {
 		if (!opts->create) {
-			rc = al_error_set(AL_ENOTFOUND, "'%s' is not a store: no oci-layout", path);
+			rc = al_error_set(AL_ENOTFOUND,
+			                  "'%s' is not a store: no oci-layout",
+			                  path);
 			goto out;
 		}
 		if (!dir_creatable(path)) {
-			rc = al_error_set(AL_EEXIST, "cannot create a store in '%s': the directory is not empty", path);
+			rc = al_error_set(AL_EEXIST,
+			                  "cannot create a store in '%s': the "
+			                  "directory is not empty",
+			                  path);
 			goto out;
 		}
 	}
@@ -356,8 +386,10 @@ int al_store_open(al_store **out, const char *path, const al_store_opts *opts)
 	if ((rc = check_layout_file(s)) < 0)
 		goto out;
 	if (!s->readonly) {
-		if ((rc = mkdir_in(s, "blobs/sha256")) < 0 || (rc = mkdir_in(s, "blobs/.tmp")) < 0 ||
-		    (rc = mkdir_in(s, "signatures")) < 0 || (rc = mkdir_in(s, "airlock/packs")) < 0)
+		if ((rc = mkdir_in(s, "blobs/sha256")) < 0 ||
+		    (rc = mkdir_in(s, "blobs/.tmp")) < 0 ||
+		    (rc = mkdir_in(s, "signatures")) < 0 ||
+		    (rc = mkdir_in(s, "airlock/packs")) < 0)
 			goto out;
 		/* We hold the lock: every temporary file is a dead writer's. */
 		remove_all_temps(s, NULL, NULL, NULL);
@@ -385,7 +417,8 @@ char *al_store_blob_path(const al_store *s, const al_digest *d)
 	char hex[AL_DIGEST_STRMAX];
 
 	al_digest_hex(d, hex);
-	return al_sprintf("%s/blobs/%s/%s", s->path, al_digest_algo_name(d->algo), hex);
+	return al_sprintf("%s/blobs/%s/%s", s->path,
+	                  al_digest_algo_name(d->algo), hex);
 }
 
 int al_store_has_blob(al_store *s, const al_digest *d, uint64_t *size)
@@ -397,7 +430,9 @@ int al_store_has_blob(al_store *s, const al_digest *d, uint64_t *size)
 	if (p == NULL)
 		return al_error_set(AL_ENOMEM, "out of memory");
 	if (lstat(p, &st) != 0) {
-		rc = errno == ENOENT ? 0 : al_error_errno(errno, "cannot stat '%s'", p);
+		rc = errno == ENOENT
+		         ? 0
+		         : al_error_errno(errno, "cannot stat '%s'", p);
 	} else if (!S_ISREG(st.st_mode)) {
 		rc = 0;
 	} else {
@@ -421,7 +456,9 @@ int al_store_blob_open(al_store *s, const al_digest *d, int *fd, uint64_t *size)
 	f = open(p, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
 	if (f < 0) {
 		if (errno == ENOENT)
-			rc = al_error_set(AL_ENOTFOUND, "blob '%s' is not in store '%s'", al_digest_str(d, ds), s->path);
+			rc = al_error_set(AL_ENOTFOUND,
+			                  "blob '%s' is not in store '%s'",
+			                  al_digest_str(d, ds), s->path);
 		else
 			rc = al_error_errno(errno, "cannot open '%s'", p);
 		goto out;
@@ -459,7 +496,9 @@ int al_store_read_blob(al_store *s, const al_digest *d, al_buf *out)
 	if ((rc = al_store_blob_open(s, d, &fd, &size)) < 0)
 		return rc;
 	if (size > out->max - out->len) {
-		rc = al_error_set(AL_ELIMIT, "blob '%s' is %llu bytes, more than %zu", ds, (unsigned long long)size, out->max);
+		rc = al_error_set(AL_ELIMIT,
+		                  "blob '%s' is %llu bytes, more than %zu", ds,
+		                  (unsigned long long)size, out->max);
 		goto out;
 	}
 	if ((rc = al_hasher_new(&h, d->algo)) < 0)
@@ -473,7 +512,9 @@ int al_store_read_blob(al_store *s, const al_digest *d, al_buf *out)
 			break;
 		total += r;
 		if (total > size) {
-			rc = al_error_set(AL_EVERIFY, "blob '%s' changed while it was read", ds);
+			rc = al_error_set(AL_EVERIFY,
+			                  "blob '%s' changed while it was read",
+			                  ds);
 			goto out;
 		}
 		if ((rc = al_hasher_update(h, chunk, r)) < 0 ||
@@ -485,7 +526,10 @@ int al_store_read_blob(al_store *s, const al_digest *d, al_buf *out)
 	if ((rc = al_hasher_final(h, &got)) < 0)
 		goto out;
 	if (!al_digest_equal(&got, d))
-		rc = al_error_set(AL_EVERIFY, "blob '%s' in store '%s' is corrupt: its bytes hash to '%s'", ds, s->path, al_digest_str(&got, gs));
+		rc = al_error_set(AL_EVERIFY,
+		                  "blob '%s' in store '%s' is corrupt: its "
+		                  "bytes hash to '%s'",
+		                  ds, s->path, al_digest_str(&got, gs));
 out:
 	if (rc < 0 && out->ptr != NULL) {
 		out->len = orig;
@@ -497,16 +541,19 @@ out:
 	return rc;
 }
 
-int al_store_blob_begin(al_store *s, const al_digest *expected, uint64_t expected_size, al_blob_writer **out)
+int al_store_blob_begin(al_store *s, const al_digest *expected,
+                        uint64_t expected_size, al_blob_writer **out)
 {
 	al_blob_writer *w = NULL;
 	char *dir = NULL;
 	int rc;
 
 	if (s->readonly)
-		return al_error_set(AL_EINVAL, "store '%s' is read-only", s->path);
+		return al_error_set(AL_EINVAL, "store '%s' is read-only",
+		                    s->path);
 	if (expected == NULL)
-		return al_error_set(AL_EINVAL, "a blob writer needs the expected digest");
+		return al_error_set(AL_EINVAL,
+		                    "a blob writer needs the expected digest");
 	w = calloc(1, sizeof(*w));
 	dir = store_file(s, "blobs/.tmp");
 	if (w == NULL || dir == NULL) {
@@ -520,7 +567,8 @@ int al_store_blob_begin(al_store *s, const al_digest *expected, uint64_t expecte
 	pthread_mutex_lock(&s->mu);
 	s->active_writers++;
 	pthread_mutex_unlock(&s->mu);
-	if ((rc = al_hasher_new(&w->h, expected->algo)) < 0 || (rc = al_tmpfile_new(&w->tmp, dir)) < 0)
+	if ((rc = al_hasher_new(&w->h, expected->algo)) < 0 ||
+	    (rc = al_tmpfile_new(&w->tmp, dir)) < 0)
 		goto out;
 	*out = w;
 	w = NULL;
@@ -547,9 +595,13 @@ int al_blob_writer_write(al_blob_writer *w, const uint8_t *p, size_t n)
 	char ds[AL_DIGEST_STRMAX];
 	int rc;
 
-	if (w->expected_size > 0 && (n > w->expected_size || w->written > w->expected_size - n))
-		return al_error_set(AL_EVERIFY, "blob '%s' is larger than the expected %llu bytes",
-				    al_digest_str(&w->expected, ds), (unsigned long long)w->expected_size);
+	if (w->expected_size > 0 &&
+	    (n > w->expected_size || w->written > w->expected_size - n))
+		return al_error_set(
+		    AL_EVERIFY,
+		    "blob '%s' is larger than the expected %llu bytes",
+		    al_digest_str(&w->expected, ds),
+		    (unsigned long long)w->expected_size);
 	if (w->hw != NULL && n >= AL_HASH_WORKER_MIN) {
 		/* hash on the worker while this thread writes the same bytes */
 		int wrc;
@@ -561,7 +613,8 @@ int al_blob_writer_write(al_blob_writer *w, const uint8_t *p, size_t n)
 			return wrc;
 		if (rc < 0)
 			return rc;
-	} else if ((rc = al_hasher_update(w->h, p, n)) < 0 || (rc = al_tmpfile_write(w->tmp, p, n)) < 0) {
+	} else if ((rc = al_hasher_update(w->h, p, n)) < 0 ||
+	           (rc = al_tmpfile_write(w->tmp, p, n)) < 0) {
 		return rc;
 	}
 	w->written += n;
@@ -578,7 +631,8 @@ int al_blob_writer_reset(al_blob_writer *w)
 	al_digest junk;
 	int rc;
 
-	if ((rc = al_tmpfile_truncate(w->tmp)) < 0 || (rc = al_hasher_final(w->h, &junk)) < 0)
+	if ((rc = al_tmpfile_truncate(w->tmp)) < 0 ||
+	    (rc = al_hasher_final(w->h, &junk)) < 0)
 		return rc;
 	w->written = 0;
 	return 0;
@@ -612,16 +666,22 @@ static int blob_commit(al_blob_writer *w, int sync_dir)
 	if ((rc = al_hasher_final(w->h, &got)) < 0)
 		goto out;
 	if (w->expected_size > 0 && w->written != w->expected_size) {
-		rc = al_error_set(AL_EVERIFY, "blob '%s': expected %llu bytes, got %llu", ds,
-				  (unsigned long long)w->expected_size, (unsigned long long)w->written);
+		rc = al_error_set(AL_EVERIFY,
+		                  "blob '%s': expected %llu bytes, got %llu",
+		                  ds, (unsigned long long)w->expected_size,
+		                  (unsigned long long)w->written);
 		goto out;
 	}
 	if (!al_digest_equal(&got, &w->expected)) {
-		rc = al_error_set(AL_EVERIFY, "digest mismatch for blob '%s': the bytes hash to '%s'", ds, al_digest_str(&got, gs));
+		rc = al_error_set(
+		    AL_EVERIFY,
+		    "digest mismatch for blob '%s': the bytes hash to '%s'", ds,
+		    al_digest_str(&got, gs));
 		goto out;
 	}
 	path = al_store_blob_path(w->s, &w->expected);
-	dir = al_sprintf("%s/blobs/%s", w->s->path, al_digest_algo_name(w->expected.algo));
+	dir = al_sprintf("%s/blobs/%s", w->s->path,
+	                 al_digest_algo_name(w->expected.algo));
 	if (path == NULL || dir == NULL) {
 		rc = al_error_set(AL_ENOMEM, "out of memory");
 		goto out;
@@ -630,7 +690,8 @@ static int blob_commit(al_blob_writer *w, int sync_dir)
 		goto out;
 	/* Renaming over an existing blob is harmless (same bytes) and
 	 * repairs one that was damaged on disk. */
-	rc = sync_dir ? al_tmpfile_commit(w->tmp, path) : al_tmpfile_commit_nodirsync(w->tmp, path);
+	rc = sync_dir ? al_tmpfile_commit(w->tmp, path)
+	              : al_tmpfile_commit_nodirsync(w->tmp, path);
 	w->tmp = NULL;
 out:
 	free(path);
@@ -657,7 +718,8 @@ void al_blob_writer_start_writeback(al_blob_writer *w)
 
 int al_store_sync_blob_dir(al_store *s, al_digest_algo algo)
 {
-	char *dir = al_sprintf("%s/blobs/%s", s->path, al_digest_algo_name(algo));
+	char *dir =
+	    al_sprintf("%s/blobs/%s", s->path, al_digest_algo_name(algo));
 	int rc;
 
 	if (dir == NULL)
@@ -674,7 +736,8 @@ int al_store_put_blob(al_store *s, const uint8_t *p, size_t n, al_digest *out)
 	int rc;
 
 	if (s->readonly)
-		return al_error_set(AL_EINVAL, "store '%s' is read-only", s->path);
+		return al_error_set(AL_EINVAL, "store '%s' is read-only",
+		                    s->path);
 	if ((rc = al_digest_bytes(&d, AL_DIGEST_SHA256, p, n)) < 0)
 		return rc;
 	rc = al_store_has_blob(s, &d, NULL);
@@ -715,7 +778,8 @@ void al_store_images_free(al_store_image *imgs, size_t n)
 	free(imgs);
 }
 
-static int image_from_entry(al_store_image *out, const json_t *e, const char *what)
+static int image_from_entry(al_store_image *out, const json_t *e,
+                            const char *what)
 {
 	al_store_image img;
 	const char *name = entry_name(e);
@@ -748,7 +812,8 @@ int al_store_list(al_store *s, al_store_image **out, size_t *n)
 		rc = al_error_set(AL_ENOMEM, "out of memory");
 		goto out;
 	}
-	json_array_foreach(arr, i, e) {
+	json_array_foreach(arr, i, e)
+	{
 		if ((rc = image_from_entry(&v[i], e, "index.json")) < 0)
 			goto out;
 		done++;
@@ -768,7 +833,8 @@ static long find_entry(const json_t *arr, const char *name)
 	json_t *e;
 	size_t i;
 
-	json_array_foreach(arr, i, e) {
+	json_array_foreach(arr, i, e)
+	{
 		const char *n = entry_name(e);
 
 		if (n != NULL && strcmp(n, name) == 0)
@@ -787,9 +853,12 @@ int al_store_find(al_store *s, const char *name, al_store_image *out)
 	arr = json_object_get(s->index, "manifests");
 	i = find_entry(arr, name);
 	if (i < 0)
-		rc = al_error_set(AL_ENOTFOUND, "no image named '%s' in store '%s'", name, s->path);
+		rc = al_error_set(AL_ENOTFOUND,
+		                  "no image named '%s' in store '%s'", name,
+		                  s->path);
 	else
-		rc = image_from_entry(out, json_array_get(arr, (size_t)i), "index.json");
+		rc = image_from_entry(out, json_array_get(arr, (size_t)i),
+		                      "index.json");
 	pthread_mutex_unlock(&s->mu);
 	return rc;
 }
@@ -819,9 +888,12 @@ static int commit_index(al_store *s, json_t *root)
 static int check_name(const char *name)
 {
 	if (name == NULL || name[0] == '\0')
-		return al_error_set(AL_EINVAL, "an image name must not be empty");
+		return al_error_set(AL_EINVAL,
+		                    "an image name must not be empty");
 	if (strlen(name) > STORE_NAME_MAX)
-		return al_error_set(AL_EINVAL, "image name '%.64s...' is longer than %d bytes", name, STORE_NAME_MAX);
+		return al_error_set(
+		    AL_EINVAL, "image name '%.64s...' is longer than %d bytes",
+		    name, STORE_NAME_MAX);
 	return 0;
 }
 
@@ -833,20 +905,27 @@ int al_store_tag(al_store *s, const char *name, const al_descriptor *desc)
 	int rc;
 
 	if (s->readonly)
-		return al_error_set(AL_EINVAL, "store '%s' is read-only", s->path);
+		return al_error_set(AL_EINVAL, "store '%s' is read-only",
+		                    s->path);
 	if ((rc = check_name(name)) < 0)
 		return rc;
 	if (desc->media_type == NULL || desc->media_type[0] == '\0')
-		return al_error_set(AL_EINVAL, "tagging '%s': the descriptor has no media type", name);
+		return al_error_set(
+		    AL_EINVAL, "tagging '%s': the descriptor has no media type",
+		    name);
 	rc = al_store_has_blob(s, &desc->digest, NULL);
 	if (rc < 0)
 		return rc;
 	if (rc == 0)
-		return al_error_set(AL_ENOTFOUND, "tagging '%s': manifest '%s' is not in the store", name, al_digest_str(&desc->digest, ds));
+		return al_error_set(
+		    AL_ENOTFOUND,
+		    "tagging '%s': manifest '%s' is not in the store", name,
+		    al_digest_str(&desc->digest, ds));
 	entry = al_descriptor_to_json(desc);
 	annots = json_object();
 	if (entry == NULL || annots == NULL ||
-	    json_object_set_new(annots, AL_ANNOT_REF_NAME, json_string(name)) != 0 ||
+	    json_object_set_new(annots, AL_ANNOT_REF_NAME, json_string(name)) !=
+	        0 ||
 	    json_object_set(entry, "annotations", annots) != 0) {
 		json_decref(annots);
 		json_decref(entry);
@@ -862,11 +941,14 @@ int al_store_tag(al_store *s, const char *name, const al_descriptor *desc)
 	}
 	i = find_entry(arr, name);
 	if (i < 0 && json_array_size(arr) >= STORE_INDEX_ENTRIES_MAX) {
-		rc = al_error_set(AL_ELIMIT, "store '%s' already names %d images", s->path, STORE_INDEX_ENTRIES_MAX);
+		rc = al_error_set(AL_ELIMIT,
+		                  "store '%s' already names %d images", s->path,
+		                  STORE_INDEX_ENTRIES_MAX);
 		goto out;
 	}
 	/* the _new calls take entry over, even when they fail */
-	rc = i >= 0 ? json_array_set_new(arr, (size_t)i, entry) : json_array_append_new(arr, entry);
+	rc = i >= 0 ? json_array_set_new(arr, (size_t)i, entry)
+	            : json_array_append_new(arr, entry);
 	entry = NULL;
 	if (rc != 0) {
 		rc = al_error_set(AL_ENOMEM, "out of memory");
@@ -888,18 +970,22 @@ int al_store_untag(al_store *s, const char *name)
 	int rc;
 
 	if (s->readonly)
-		return al_error_set(AL_EINVAL, "store '%s' is read-only", s->path);
+		return al_error_set(AL_EINVAL, "store '%s' is read-only",
+		                    s->path);
 	if ((rc = check_name(name)) < 0)
 		return rc;
 	pthread_mutex_lock(&s->mu);
 	i = find_entry(json_object_get(s->index, "manifests"), name);
 	if (i < 0) {
-		rc = al_error_set(AL_ENOTFOUND, "no image named '%s' in store '%s'", name, s->path);
+		rc = al_error_set(AL_ENOTFOUND,
+		                  "no image named '%s' in store '%s'", name,
+		                  s->path);
 		goto out;
 	}
 	root = json_deep_copy(s->index);
 	arr = json_object_get(root, "manifests");
-	if (root == NULL || arr == NULL || json_array_remove(arr, (size_t)i) != 0) {
+	if (root == NULL || arr == NULL ||
+	    json_array_remove(arr, (size_t)i) != 0) {
 		rc = al_error_set(AL_ENOMEM, "out of memory");
 		goto out;
 	}
@@ -913,7 +999,8 @@ out:
 
 static int releases_valid(const json_t *v)
 {
-	return json_is_object(v) && json_is_array(json_object_get(v, "releases"));
+	return json_is_object(v) &&
+	       json_is_array(json_object_get(v, "releases"));
 }
 
 int al_store_releases_load(al_store *s, json_t **out)
@@ -933,7 +1020,9 @@ int al_store_releases_load(al_store *s, json_t **out)
 		rc = v == NULL ? al_error_set(AL_ENOMEM, "out of memory") : 0;
 	}
 	if (rc == 0 && !releases_valid(v))
-		rc = al_error_set(AL_EPARSE, "'%s': expected an object with a 'releases' array", p);
+		rc = al_error_set(
+		    AL_EPARSE,
+		    "'%s': expected an object with a 'releases' array", p);
 	if (rc == 0) {
 		*out = v;
 		v = NULL;
@@ -949,9 +1038,12 @@ int al_store_releases_save(al_store *s, const json_t *v)
 	int rc;
 
 	if (s->readonly)
-		return al_error_set(AL_EINVAL, "store '%s' is read-only", s->path);
+		return al_error_set(AL_EINVAL, "store '%s' is read-only",
+		                    s->path);
 	if (!releases_valid(v))
-		return al_error_set(AL_EINVAL, "releases.json must be an object with a 'releases' array");
+		return al_error_set(
+		    AL_EINVAL,
+		    "releases.json must be an object with a 'releases' array");
 	p = store_file(s, "airlock/releases.json");
 	if (p == NULL)
 		return al_error_set(AL_ENOMEM, "out of memory");
@@ -970,19 +1062,22 @@ struct walk {
 	al_check_fn fn;
 	void *ud;
 	al_check_result *res;
-	json_t *seen;   /* "algo:hex" -> true: every referenced blob */
+	json_t *seen; /* "algo:hex" -> true: every referenced blob */
 };
 
-static void report(struct walk *w, al_check_kind kind, const char *what, const char *detail)
+static void report(struct walk *w, al_check_kind kind, const char *what,
+                   const char *detail)
 {
 	if (w->fn != NULL)
 		w->fn(w->ud, kind, what, detail);
 }
 
-static void remove_blob(struct walk *w, const char *path, const char *what, uint64_t size)
+static void remove_blob(struct walk *w, const char *path, const char *what,
+                        uint64_t size)
 {
 	if (unlink(path) != 0) {
-		al_log_warn("store: cannot remove '%s': %s", path, strerror(errno));
+		al_log_warn("store: cannot remove '%s': %s", path,
+		            strerror(errno));
 		return;
 	}
 	w->res->removed++;
@@ -992,13 +1087,17 @@ static void remove_blob(struct walk *w, const char *path, const char *what, uint
 
 static int nondistributable(const char *mt)
 {
-	return mt != NULL && (strstr(mt, "nondistributable") != NULL || strstr(mt, "foreign") != NULL);
+	return mt != NULL && (strstr(mt, "nondistributable") != NULL ||
+	                      strstr(mt, "foreign") != NULL);
 }
 
-static int walk_desc(struct walk *w, const al_descriptor *d, const char *from, int depth);
+static int walk_desc(struct walk *w, const al_descriptor *d, const char *from,
+                     int depth);
 
 /* Parse the manifest blob at path and walk what it references. */
-static int walk_children(struct walk *w, const al_descriptor *d, const char *path, const char *ds, const char *from, int depth)
+static int walk_children(struct walk *w, const al_descriptor *d,
+                         const char *path, const char *ds, const char *from,
+                         int depth)
 {
 	al_buf b = AL_BUF_INIT(AL_OCI_MANIFEST_MAX);
 	al_manifest m;
@@ -1013,7 +1112,8 @@ static int walk_children(struct walk *w, const al_descriptor *d, const char *pat
 	if (rc == AL_ENOMEM)
 		goto out;
 	if (rc < 0) {
-		detail = al_sprintf("%s (referenced by '%s')", al_error_message(), from);
+		detail = al_sprintf("%s (referenced by '%s')",
+		                    al_error_message(), from);
 		w->res->invalid++;
 		report(w, AL_CHECK_INVALID, ds, detail != NULL ? detail : from);
 		rc = 0;
@@ -1039,7 +1139,8 @@ out:
 	return rc;
 }
 
-static int walk_desc(struct walk *w, const al_descriptor *d, const char *from, int depth)
+static int walk_desc(struct walk *w, const al_descriptor *d, const char *from,
+                     int depth)
 {
 	char ds[AL_DIGEST_STRMAX], gs[AL_DIGEST_STRMAX];
 	char *path = NULL, *detail = NULL;
@@ -1064,7 +1165,8 @@ static int walk_desc(struct walk *w, const al_descriptor *d, const char *from, i
 		if (!nondistributable(d->media_type)) {
 			w->res->missing++;
 			detail = al_sprintf("referenced by '%s'", from);
-			report(w, AL_CHECK_MISSING, ds, detail != NULL ? detail : from);
+			report(w, AL_CHECK_MISSING, ds,
+			       detail != NULL ? detail : from);
 		}
 		goto out;
 	}
@@ -1076,16 +1178,22 @@ static int walk_desc(struct walk *w, const al_descriptor *d, const char *from, i
 	if (w->flags & AL_STORE_CHECK_QUICK) {
 		got = d->digest;
 		size = (uint64_t)st.st_size;
-	} else if ((rc = al_digest_file(&got, d->digest.algo, path, &size)) < 0) {
+	} else if ((rc = al_digest_file(&got, d->digest.algo, path, &size)) <
+	           0) {
 		goto out;
 	}
-	if (!al_digest_equal(&got, &d->digest) || ((w->flags & AL_STORE_CHECK_QUICK) && size != d->size)) {
+	if (!al_digest_equal(&got, &d->digest) ||
+	    ((w->flags & AL_STORE_CHECK_QUICK) && size != d->size)) {
 		w->res->corrupt++;
 		if (w->flags & AL_STORE_CHECK_QUICK)
-			detail = al_sprintf("%llu bytes, %llu expected (referenced by '%s')",
-					    (unsigned long long)size, (unsigned long long)d->size, from);
+			detail = al_sprintf(
+			    "%llu bytes, %llu expected (referenced by '%s')",
+			    (unsigned long long)size,
+			    (unsigned long long)d->size, from);
 		else
-			detail = al_sprintf("bytes hash to %s (referenced by '%s')", al_digest_str(&got, gs), from);
+			detail =
+			    al_sprintf("bytes hash to %s (referenced by '%s')",
+			               al_digest_str(&got, gs), from);
 		report(w, AL_CHECK_CORRUPT, ds, detail != NULL ? detail : from);
 		if (w->flags & AL_STORE_CHECK_GC)
 			remove_blob(w, path, ds, size);
@@ -1096,8 +1204,10 @@ static int walk_desc(struct walk *w, const al_descriptor *d, const char *from, i
 	if (size != d->size) {
 		/* The blob is what its name says; the descriptor is wrong. */
 		w->res->invalid++;
-		detail = al_sprintf("descriptor says %llu bytes, the blob has %llu (referenced by '%s')",
-				    (unsigned long long)d->size, (unsigned long long)size, from);
+		detail = al_sprintf("descriptor says %llu bytes, the blob has "
+		                    "%llu (referenced by '%s')",
+		                    (unsigned long long)d->size,
+		                    (unsigned long long)size, from);
 		report(w, AL_CHECK_INVALID, ds, detail != NULL ? detail : from);
 		goto out;
 	}
@@ -1129,7 +1239,9 @@ static int scan_blobs(struct walk *w)
 		char *adir;
 		struct stat st;
 
-		if (strcmp(de->d_name, ".") == 0 || strcmp(de->d_name, "..") == 0 || strcmp(de->d_name, ".tmp") == 0)
+		if (strcmp(de->d_name, ".") == 0 ||
+		    strcmp(de->d_name, "..") == 0 ||
+		    strcmp(de->d_name, ".tmp") == 0)
 			continue;
 		adir = al_path_join(blobs, de->d_name);
 		if (adir == NULL) {
@@ -1140,9 +1252,11 @@ static int scan_blobs(struct walk *w)
 			memset(&st, 0, sizeof(st));
 		if (!S_ISDIR(st.st_mode)) {
 			w->res->unreferenced++;
-			report(w, AL_CHECK_UNREFERENCED, adir, "not a blob directory");
+			report(w, AL_CHECK_UNREFERENCED, adir,
+			       "not a blob directory");
 			if (w->flags & AL_STORE_CHECK_GC)
-				remove_blob(w, adir, adir, (uint64_t)st.st_size);
+				remove_blob(w, adir, adir,
+				            (uint64_t)st.st_size);
 			free(adir);
 			continue;
 		}
@@ -1150,7 +1264,8 @@ static int scan_blobs(struct walk *w)
 		while (sub != NULL && (fe = readdir(sub)) != NULL) {
 			char *fp, *name;
 
-			if (strcmp(fe->d_name, ".") == 0 || strcmp(fe->d_name, "..") == 0)
+			if (strcmp(fe->d_name, ".") == 0 ||
+			    strcmp(fe->d_name, "..") == 0)
 				continue;
 			name = al_sprintf("%s:%s", de->d_name, fe->d_name);
 			fp = al_path_join(adir, fe->d_name);
@@ -1161,11 +1276,14 @@ static int scan_blobs(struct walk *w)
 				rc = al_error_set(AL_ENOMEM, "out of memory");
 				goto out;
 			}
-			if (json_object_get(w->seen, name) == NULL && lstat(fp, &st) == 0 && !S_ISDIR(st.st_mode)) {
+			if (json_object_get(w->seen, name) == NULL &&
+			    lstat(fp, &st) == 0 && !S_ISDIR(st.st_mode)) {
 				w->res->unreferenced++;
-				report(w, AL_CHECK_UNREFERENCED, name, "reachable from no image in index.json");
+				report(w, AL_CHECK_UNREFERENCED, name,
+				       "reachable from no image in index.json");
 				if (w->flags & AL_STORE_CHECK_GC)
-					remove_blob(w, fp, name, (uint64_t)st.st_size);
+					remove_blob(w, fp, name,
+					            (uint64_t)st.st_size);
 			}
 			free(name);
 			free(fp);
@@ -1189,7 +1307,8 @@ static int hexname(const char *s, size_t n)
 	if (strlen(s) != n)
 		return 0;
 	for (i = 0; i < n; i++) {
-		if (!((s[i] >= '0' && s[i] <= '9') || (s[i] >= 'a' && s[i] <= 'f')))
+		if (!((s[i] >= '0' && s[i] <= '9') ||
+		      (s[i] >= 'a' && s[i] <= 'f')))
 			return 0;
 	}
 	return 1;
@@ -1216,17 +1335,20 @@ static int scan_signatures(struct walk *w)
 	while ((de = readdir(top)) != NULL) {
 		char *dir;
 
-		if (strcmp(de->d_name, ".") == 0 || strcmp(de->d_name, "..") == 0)
+		if (strcmp(de->d_name, ".") == 0 ||
+		    strcmp(de->d_name, "..") == 0)
 			continue;
 		dir = al_path_join(sigs, de->d_name);
 		if (dir == NULL) {
 			rc = al_error_set(AL_ENOMEM, "out of memory");
 			goto out;
 		}
-		if (strncmp(de->d_name, "sha256=", 7) != 0 || !hexname(de->d_name + 7, 64) ||
-		    lstat(dir, &st) != 0 || !S_ISDIR(st.st_mode)) {
+		if (strncmp(de->d_name, "sha256=", 7) != 0 ||
+		    !hexname(de->d_name + 7, 64) || lstat(dir, &st) != 0 ||
+		    !S_ISDIR(st.st_mode)) {
 			w->res->invalid++;
-			report(w, AL_CHECK_INVALID, dir, "not a signature directory (sha256=<hex>)");
+			report(w, AL_CHECK_INVALID, dir,
+			       "not a signature directory (sha256=<hex>)");
 			free(dir);
 			continue;
 		}
@@ -1237,7 +1359,8 @@ static int scan_signatures(struct walk *w)
 
 			/* a signature being written (or a writer's leftover,
 			 * which gc removes with the other temporary files) */
-			if (strcmp(fe->d_name, ".") == 0 || strcmp(fe->d_name, "..") == 0 ||
+			if (strcmp(fe->d_name, ".") == 0 ||
+			    strcmp(fe->d_name, "..") == 0 ||
 			    strncmp(fe->d_name, ".tmp-", 5) == 0)
 				continue;
 			fp = al_path_join(dir, fe->d_name);
@@ -1247,12 +1370,15 @@ static int scan_signatures(struct walk *w)
 				free(dir);
 				goto out;
 			}
-			if (strncmp(fe->d_name, "signature-", 10) != 0 || fe->d_name[10] < '1' || fe->d_name[10] > '9' ||
-			    strspn(fe->d_name + 10, "0123456789") != strlen(fe->d_name + 10))
+			if (strncmp(fe->d_name, "signature-", 10) != 0 ||
+			    fe->d_name[10] < '1' || fe->d_name[10] > '9' ||
+			    strspn(fe->d_name + 10, "0123456789") !=
+			        strlen(fe->d_name + 10))
 				why = "not named signature-<n>";
 			else if (lstat(fp, &st) != 0 || !S_ISREG(st.st_mode))
 				why = "not a regular file";
-			else if ((uint64_t)st.st_size > STORE_SIGNATURE_MAX || st.st_size == 0)
+			else if ((uint64_t)st.st_size > STORE_SIGNATURE_MAX ||
+			         st.st_size == 0)
 				why = "empty or larger than a signature can be";
 			if (why != NULL) {
 				w->res->invalid++;
@@ -1271,7 +1397,8 @@ out:
 	return rc;
 }
 
-int al_store_check(al_store *s, int flags, al_check_fn fn, void *ud, al_check_result *res)
+int al_store_check(al_store *s, int flags, al_check_fn fn, void *ud,
+                   al_check_result *res)
 {
 	struct walk w;
 	al_check_result r;
@@ -1281,7 +1408,8 @@ int al_store_check(al_store *s, int flags, al_check_fn fn, void *ud, al_check_re
 	int rc;
 
 	if ((flags & AL_STORE_CHECK_GC) && s->readonly)
-		return al_error_set(AL_EINVAL, "store '%s' is read-only: no gc", s->path);
+		return al_error_set(AL_EINVAL, "store '%s' is read-only: no gc",
+		                    s->path);
 	memset(&r, 0, sizeof(r));
 	memset(&w, 0, sizeof(w));
 	w.s = s;
@@ -1296,7 +1424,9 @@ int al_store_check(al_store *s, int flags, al_check_fn fn, void *ud, al_check_re
 		goto out;
 	r.images = n;
 	for (i = 0; i < n; i++) {
-		char *from = imgs[i].name[0] != '\0' ? al_strdup(imgs[i].name) : al_sprintf("index.json entry %zu", i);
+		char *from = imgs[i].name[0] != '\0'
+		                 ? al_strdup(imgs[i].name)
+		                 : al_sprintf("index.json entry %zu", i);
 
 		if (from == NULL) {
 			rc = al_error_set(AL_ENOMEM, "out of memory");
@@ -1311,7 +1441,8 @@ int al_store_check(al_store *s, int flags, al_check_fn fn, void *ud, al_check_re
 		goto out;
 	if (al_store_releases_load(s, &rel) < 0) {
 		r.invalid++;
-		report(&w, AL_CHECK_INVALID, "airlock/releases.json", al_error_message());
+		report(&w, AL_CHECK_INVALID, "airlock/releases.json",
+		       al_error_message());
 		al_error_clear();
 	}
 	if (flags & AL_STORE_CHECK_GC) {

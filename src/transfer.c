@@ -1,4 +1,5 @@
-/* transfer.c: the image transfer engine: manifests resolved, blobs moved once in parallel, images tagged last. */
+/* transfer.c: the image transfer engine: manifests resolved, blobs moved once
+ * in parallel, images tagged last. */
 #include <errno.h>
 #include <pthread.h>
 #include <stdatomic.h>
@@ -23,9 +24,9 @@ typedef enum { EP_REGISTRY = 1, EP_LAYOUT = 2 } ep_kind;
 /* Where images are read from: a registry host or an OCI layout. */
 typedef struct endpoint {
 	ep_kind kind;
-	char *host;      /* EP_REGISTRY: API host */
+	char *host; /* EP_REGISTRY: API host */
 	int insecure;
-	char *path;      /* EP_LAYOUT */
+	char *path; /* EP_LAYOUT */
 	al_store *layout;
 	int owns_layout;
 } endpoint;
@@ -39,22 +40,22 @@ typedef struct mfile {
 } mfile;
 
 typedef struct image {
-	int run;             /* run number that owns it */
-	int queued;          /* not yet run */
+	int run;    /* run number that owns it */
+	int queued; /* not yet run */
 	endpoint *src;
-	char *src_repo;      /* registry repository */
-	char *src_ref;       /* tag or digest (registry), or NULL */
-	char *src_name;      /* layout: index name, or NULL for the only image */
-	char *display;       /* for messages */
-	char *dst_name;      /* store destination: index name */
-	char *dst_repo;      /* registry destination */
+	char *src_repo; /* registry repository */
+	char *src_ref;  /* tag or digest (registry), or NULL */
+	char *src_name; /* layout: index name, or NULL for the only image */
+	char *display;  /* for messages */
+	char *dst_name; /* store destination: index name */
+	char *dst_repo; /* registry destination */
 	char *dst_ref;
 	int status;
 	char *message;
-	al_descriptor top;   /* what gets tagged */
-	mfile *manifests;    /* children first, the top manifest last */
+	al_descriptor top; /* what gets tagged */
+	mfile *manifests;  /* children first, the top manifest last */
 	size_t nmanifests;
-	size_t *blobs;       /* indexes into t->blobs */
+	size_t *blobs; /* indexes into t->blobs */
 	size_t nblobs;
 	al_descriptor *pending; /* blob descriptors collected in phase A */
 	size_t npending;
@@ -65,11 +66,11 @@ typedef struct blob {
 	uint64_t size;
 	endpoint *src;
 	char *src_repo;
-	char *dst_repo;      /* registry destination repository */
+	char *dst_repo; /* registry destination repository */
 	int status;
 	char *message;
 	int done;
-	int first;           /* first blob with this digest at a registry destination */
+	int first; /* first blob with this digest at a registry destination */
 	char *mount_from;
 } blob;
 
@@ -100,7 +101,7 @@ struct al_transfer {
 	size_t nblobs;
 	worker *workers;
 	int run;
-	pthread_mutex_t lock;   /* progress counters and stats */
+	pthread_mutex_t lock; /* progress counters and stats */
 	al_progress_info prog;
 	uint64_t started_ms;
 	uint64_t last_report_ms;
@@ -180,7 +181,8 @@ static void endpoint_free(endpoint *ep)
 	free(ep);
 }
 
-static int get_endpoint(al_transfer *t, ep_kind kind, const char *key, al_store *layout, endpoint **out)
+static int get_endpoint(al_transfer *t, ep_kind kind, const char *key,
+                        al_store *layout, endpoint **out)
 {
 	endpoint *ep = NULL, **grown;
 	size_t i;
@@ -194,10 +196,11 @@ static int get_endpoint(al_transfer *t, ep_kind kind, const char *key, al_store 
 			goto found;
 		if (kind == EP_LAYOUT && layout != NULL && e->layout == layout)
 			goto found;
-		if (kind == EP_LAYOUT && layout == NULL && e->path != NULL && strcmp(e->path, key) == 0)
+		if (kind == EP_LAYOUT && layout == NULL && e->path != NULL &&
+		    strcmp(e->path, key) == 0)
 			goto found;
 		continue;
-found:
+	found:
 		*out = e;
 		return 0;
 	}
@@ -223,7 +226,8 @@ found:
 			goto out;
 		}
 		if ((rc = al_store_open(&ep->layout, key, &so)) < 0) {
-			rc = al_error_wrap(rc, "cannot open OCI layout '%s'", key);
+			rc = al_error_wrap(rc, "cannot open OCI layout '%s'",
+			                   key);
 			goto out;
 		}
 		ep->owns_layout = 1;
@@ -244,7 +248,8 @@ out:
 
 /* ---- workers and registry clients ---- */
 
-static int worker_client(worker *w, const char *host, int insecure, al_registry **out)
+static int worker_client(worker *w, const char *host, int insecure,
+                         al_registry **out)
 {
 	al_registry_opts ro;
 	client *grown;
@@ -395,7 +400,8 @@ static int transfer_new(al_transfer **out, const al_transfer_opts *opts)
 	return 0;
 }
 
-int al_transfer_new_to_store(al_transfer **out, al_store *dst, const al_transfer_opts *opts)
+int al_transfer_new_to_store(al_transfer **out, al_store *dst,
+                             const al_transfer_opts *opts)
 {
 	al_transfer *t = NULL;
 	int rc;
@@ -409,7 +415,8 @@ int al_transfer_new_to_store(al_transfer **out, al_store *dst, const al_transfer
 	return 0;
 }
 
-int al_transfer_new_to_registry(al_transfer **out, const char *host, const al_transfer_opts *opts)
+int al_transfer_new_to_registry(al_transfer **out, const char *host,
+                                const al_transfer_opts *opts)
 {
 	al_transfer *t = NULL;
 	int rc;
@@ -484,12 +491,15 @@ size_t al_transfer_count(const al_transfer *t)
 	return t->nimages;
 }
 
-int al_transfer_result(const al_transfer *t, int idx, int *status, al_digest *digest, const char **media_type, const char **message)
+int al_transfer_result(const al_transfer *t, int idx, int *status,
+                       al_digest *digest, const char **media_type,
+                       const char **message)
 {
 	const image *img;
 
 	if (idx < 0 || (size_t)idx >= t->nimages)
-		return al_error_set(AL_EINVAL, "no image %d in this transfer", idx);
+		return al_error_set(AL_EINVAL, "no image %d in this transfer",
+		                    idx);
 	img = &t->images[idx];
 	if (status != NULL)
 		*status = img->status;
@@ -504,7 +514,8 @@ int al_transfer_result(const al_transfer *t, int idx, int *status, al_digest *di
 
 /* ---- queueing ---- */
 
-int al_push_target(const char *name, const char *prefix, char **repo, char **ref)
+int al_push_target(const char *name, const char *prefix, char **repo,
+                   char **ref)
 {
 	al_ref r = {0};
 	char *rp = NULL, *rf = NULL;
@@ -572,11 +583,16 @@ static int split_dst(const char *dst, char **repo, char **ref)
 static int set_destination(al_transfer *t, image *img, const char *dst_name)
 {
 	if (t->dst_store != NULL) {
-		img->dst_name = al_strdup(dst_name != NULL ? dst_name : img->display);
-		return img->dst_name != NULL ? 0 : al_error_set(AL_ENOMEM, "out of memory");
+		img->dst_name =
+		    al_strdup(dst_name != NULL ? dst_name : img->display);
+		return img->dst_name != NULL
+		           ? 0
+		           : al_error_set(AL_ENOMEM, "out of memory");
 	}
 	if (dst_name == NULL)
-		return al_error_set(AL_EINVAL, "no destination repository for '%s'", img->display);
+		return al_error_set(AL_EINVAL,
+		                    "no destination repository for '%s'",
+		                    img->display);
 	return split_dst(dst_name, &img->dst_repo, &img->dst_ref);
 }
 
@@ -598,11 +614,13 @@ static int map_source(al_transfer *t, const al_ref *ref, image *img)
 		size_t pl = strlen(s->prefix);
 		const char *rest;
 
-		if (strncmp(name, s->prefix, pl) != 0 || (name[pl] != '\0' && name[pl] != '/'))
+		if (strncmp(name, s->prefix, pl) != 0 ||
+		    (name[pl] != '\0' && name[pl] != '/'))
 			continue;
 		rest = name + pl;
 		if (al_str_startswith(s->location, "oci:")) {
-			if ((rc = get_endpoint(t, EP_LAYOUT, s->location + 4, NULL, &img->src)) < 0)
+			if ((rc = get_endpoint(t, EP_LAYOUT, s->location + 4,
+			                       NULL, &img->src)) < 0)
 				goto out;
 			img->src_name = al_strdup(img->display);
 			if (img->src_name == NULL)
@@ -622,30 +640,44 @@ static int map_source(al_transfer *t, const al_ref *ref, image *img)
 			rc = al_ref_parse(&loc, probe);
 			free(probe);
 			if (rc < 0) {
-				rc = al_error_wrap(rc, "source location '%s'", s->location);
+				rc = al_error_wrap(rc, "source location '%s'",
+				                   s->location);
 				goto out;
 			}
 			/* loc.repository is "<ns>/x": keep "<ns>" */
 			ns = loc.repository;
-			img->src_repo = al_sprintf("%.*s%s", (int)(strlen(ns) - 2), ns, rest);
+			img->src_repo = al_sprintf(
+			    "%.*s%s", (int)(strlen(ns) - 2), ns, rest);
 			if (img->src_repo != NULL && img->src_repo[0] == '/')
-				memmove(img->src_repo, img->src_repo + 1, strlen(img->src_repo));
-			rc = get_endpoint(t, EP_REGISTRY, api_host(loc.registry), NULL, &img->src);
+				memmove(img->src_repo, img->src_repo + 1,
+				        strlen(img->src_repo));
+			rc =
+			    get_endpoint(t, EP_REGISTRY, api_host(loc.registry),
+			                 NULL, &img->src);
 			al_ref_clear(&loc);
 			if (rc < 0)
 				goto out;
-			img->src_ref = al_strdup(ref->digest != NULL ? ref->digest : (ref->tag != NULL ? ref->tag : "latest"));
+			img->src_ref = al_strdup(
+			    ref->digest != NULL
+			        ? ref->digest
+			        : (ref->tag != NULL ? ref->tag : "latest"));
 			if (img->src_repo == NULL || img->src_ref == NULL)
 				rc = al_error_set(AL_ENOMEM, "out of memory");
 			goto out;
 		}
-		rc = al_error_set(AL_EINVAL, "source location '%s' must start with oci: or docker://", s->location);
+		rc = al_error_set(
+		    AL_EINVAL,
+		    "source location '%s' must start with oci: or docker://",
+		    s->location);
 		goto out;
 	}
-	if ((rc = get_endpoint(t, EP_REGISTRY, api_host(ref->registry), NULL, &img->src)) < 0)
+	if ((rc = get_endpoint(t, EP_REGISTRY, api_host(ref->registry), NULL,
+	                       &img->src)) < 0)
 		goto out;
 	img->src_repo = al_strdup(ref->repository);
-	img->src_ref = al_strdup(ref->digest != NULL ? ref->digest : (ref->tag != NULL ? ref->tag : "latest"));
+	img->src_ref = al_strdup(
+	    ref->digest != NULL ? ref->digest
+	                        : (ref->tag != NULL ? ref->tag : "latest"));
 	if (img->src_repo == NULL || img->src_ref == NULL)
 		rc = al_error_set(AL_ENOMEM, "out of memory");
 out:
@@ -664,11 +696,13 @@ int al_transfer_add(al_transfer *t, const al_imgref *src, const char *dst_name)
 	img = &t->images[t->nimages];
 	img->queued = 1;
 	if (src->transport == AL_TRANSPORT_OCI) {
-		if ((rc = get_endpoint(t, EP_LAYOUT, src->path, NULL, &img->src)) < 0)
+		if ((rc = get_endpoint(t, EP_LAYOUT, src->path, NULL,
+		                       &img->src)) < 0)
 			goto fail;
 		img->src_name = al_strdup(src->name);
 		img->display = al_imgref_string(src);
-		if (img->display == NULL || (src->name != NULL && img->src_name == NULL)) {
+		if (img->display == NULL ||
+		    (src->name != NULL && img->src_name == NULL)) {
 			rc = al_error_set(AL_ENOMEM, "out of memory");
 			goto fail;
 		}
@@ -683,9 +717,13 @@ int al_transfer_add(al_transfer *t, const al_imgref *src, const char *dst_name)
 		size_t i;
 		for (i = 0; i < t->nimages; i++) {
 			image *o = &t->images[i];
-			if (o->src == img->src && strcmp(o->display, img->display) == 0 &&
-			    ((o->dst_name != NULL && img->dst_name != NULL && strcmp(o->dst_name, img->dst_name) == 0) ||
-			     (o->dst_repo != NULL && img->dst_repo != NULL && strcmp(o->dst_repo, img->dst_repo) == 0 && strcmp(o->dst_ref, img->dst_ref) == 0))) {
+			if (o->src == img->src &&
+			    strcmp(o->display, img->display) == 0 &&
+			    ((o->dst_name != NULL && img->dst_name != NULL &&
+			      strcmp(o->dst_name, img->dst_name) == 0) ||
+			     (o->dst_repo != NULL && img->dst_repo != NULL &&
+			      strcmp(o->dst_repo, img->dst_repo) == 0 &&
+			      strcmp(o->dst_ref, img->dst_ref) == 0))) {
 				image_clear(img);
 				memset(img, 0, sizeof(*img));
 				return (int)i;
@@ -699,7 +737,8 @@ fail:
 	return rc;
 }
 
-int al_transfer_add_from_store(al_transfer *t, al_store *src_store, const char *name, const char *dst_name)
+int al_transfer_add_from_store(al_transfer *t, al_store *src_store,
+                               const char *name, const char *dst_name)
 {
 	image *img;
 	int rc;
@@ -727,7 +766,9 @@ fail:
 
 /* ---- phase A: manifests ---- */
 
-static int fetch_manifest(al_transfer *t, worker *w, image *img, const char *ref, al_buf *body, char **media_type, al_digest *digest)
+static int fetch_manifest(al_transfer *t, worker *w, image *img,
+                          const char *ref, al_buf *body, char **media_type,
+                          al_digest *digest)
 {
 	endpoint *ep = img->src;
 	al_digest want;
@@ -736,11 +777,14 @@ static int fetch_manifest(al_transfer *t, worker *w, image *img, const char *ref
 	/* A manifest asked for by digest that the destination store already
 	 * holds is read locally (re-hashed): a rerun then costs no request
 	 * for digest-pinned images such as release components. */
-	if (t->dst_store != NULL && ref != NULL && al_str_startswith(ref, "sha256:") &&
-	    al_digest_parse_str(&want, ref) == 0 && al_store_has_blob(t->dst_store, &want, NULL) == 1 &&
+	if (t->dst_store != NULL && ref != NULL &&
+	    al_str_startswith(ref, "sha256:") &&
+	    al_digest_parse_str(&want, ref) == 0 &&
+	    al_store_has_blob(t->dst_store, &want, NULL) == 1 &&
 	    al_store_read_blob(t->dst_store, &want, body) == 0) {
 		al_manifest m;
-		if (al_manifest_parse(&m, body->ptr, body->len, NULL, ref) == 0) {
+		if (al_manifest_parse(&m, body->ptr, body->len, NULL, ref) ==
+		    0) {
 			*media_type = al_strdup(m.media_type);
 			al_manifest_clear(&m);
 			*digest = want;
@@ -752,16 +796,19 @@ static int fetch_manifest(al_transfer *t, worker *w, image *img, const char *ref
 		al_registry *reg;
 		if ((rc = worker_client(w, ep->host, ep->insecure, &reg)) < 0)
 			return rc;
-		return al_registry_get_manifest(reg, img->src_repo, ref, body, media_type, digest);
+		return al_registry_get_manifest(reg, img->src_repo, ref, body,
+		                                media_type, digest);
 	}
-	/* OCI layout: by digest straight from blobs/, by name via index.json. */
+	/* OCI layout: by digest straight from blobs/, by name via index.json.
+	 */
 	{
 		al_store_image found = {0};
 		al_digest d;
 		const char *at = ref != NULL ? strrchr(ref, '@') : NULL;
 		char *mt = NULL;
 
-		if (ref != NULL && al_str_startswith(ref, "sha256:") && al_digest_parse_str(&d, ref) == 0) {
+		if (ref != NULL && al_str_startswith(ref, "sha256:") &&
+		    al_digest_parse_str(&d, ref) == 0) {
 			/* a child manifest by digest */
 		} else if (ref == NULL) {
 			al_store_image *all = NULL;
@@ -770,7 +817,11 @@ static int fetch_manifest(al_transfer *t, worker *w, image *img, const char *ref
 				return rc;
 			if (n != 1) {
 				al_store_images_free(all, n);
-				return al_error_set(AL_EINVAL, "OCI layout '%s' holds %zu images: name one (oci:PATH:NAME)", ep->path, n);
+				return al_error_set(
+				    AL_EINVAL,
+				    "OCI layout '%s' holds %zu images: name "
+				    "one (oci:PATH:NAME)",
+				    ep->path, n);
 			}
 			d = all[0].desc.digest;
 			mt = al_strdup(all[0].desc.media_type);
@@ -779,10 +830,13 @@ static int fetch_manifest(al_transfer *t, worker *w, image *img, const char *ref
 			d = found.desc.digest;
 			mt = al_strdup(found.desc.media_type);
 			al_store_image_clear(&found);
-		} else if (rc == AL_ENOTFOUND && at != NULL && al_digest_parse_str(&d, at + 1) == 0) {
+		} else if (rc == AL_ENOTFOUND && at != NULL &&
+		           al_digest_parse_str(&d, at + 1) == 0) {
 			/* NAME@digest not indexed: the blob itself */
 		} else {
-			return al_error_set(AL_ENOTFOUND, "no image '%s' in OCI layout '%s'", ref, ep->path);
+			return al_error_set(AL_ENOTFOUND,
+			                    "no image '%s' in OCI layout '%s'",
+			                    ref, ep->path);
 		}
 		if ((rc = al_store_read_blob(ep->layout, &d, body)) < 0) {
 			free(mt);
@@ -790,7 +844,9 @@ static int fetch_manifest(al_transfer *t, worker *w, image *img, const char *ref
 		}
 		if (mt == NULL) {
 			al_manifest m;
-			if (al_manifest_parse(&m, body->ptr, body->len, NULL, ref != NULL ? ref : ep->path) == 0) {
+			if (al_manifest_parse(&m, body->ptr, body->len, NULL,
+			                      ref != NULL ? ref : ep->path) ==
+			    0) {
 				mt = al_strdup(m.media_type);
 				al_manifest_clear(&m);
 			}
@@ -801,9 +857,11 @@ static int fetch_manifest(al_transfer *t, worker *w, image *img, const char *ref
 	}
 }
 
-static int add_manifest(image *img, const al_digest *d, const char *media_type, al_buf *body)
+static int add_manifest(image *img, const al_digest *d, const char *media_type,
+                        al_buf *body)
 {
-	mfile *grown = realloc(img->manifests, (img->nmanifests + 1) * sizeof(*grown));
+	mfile *grown =
+	    realloc(img->manifests, (img->nmanifests + 1) * sizeof(*grown));
 	mfile *m;
 
 	if (grown == NULL)
@@ -843,7 +901,9 @@ static int add_pending(image *img, const al_descriptor *d)
 
 /* Fetch ref (a manifest or index), recurse into an index's children,
  * collect blobs; the manifest is appended after its children. */
-static int walk_manifest(al_transfer *t, worker *w, image *img, const char *ref, const char *expect_mt, int depth, al_descriptor *desc_out)
+static int walk_manifest(al_transfer *t, worker *w, image *img, const char *ref,
+                         const char *expect_mt, int depth,
+                         al_descriptor *desc_out)
 {
 	al_buf body = AL_BUF_INIT(AL_MANIFEST_MAX);
 	al_manifest m = {0};
@@ -854,24 +914,31 @@ static int walk_manifest(al_transfer *t, worker *w, image *img, const char *ref,
 	int rc, parsed = 0;
 
 	if (depth > MAX_INDEX_DEPTH)
-		return al_error_set(AL_ELIMIT, "indexes nested deeper than %d", MAX_INDEX_DEPTH);
+		return al_error_set(AL_ELIMIT, "indexes nested deeper than %d",
+		                    MAX_INDEX_DEPTH);
 	if ((rc = fetch_manifest(t, w, img, ref, &body, &mt, &d)) < 0)
 		goto out;
 	al_digest_str(&d, ds);
-	if ((rc = al_manifest_parse(&m, body.ptr, body.len, mt != NULL ? mt : expect_mt, ds)) < 0)
+	if ((rc = al_manifest_parse(&m, body.ptr, body.len,
+	                            mt != NULL ? mt : expect_mt, ds)) < 0)
 		goto out;
 	parsed = 1;
 	if (m.is_index && t->opts.platform != NULL && depth == 0) {
 		/* Pick one platform: the chosen manifest becomes the image. */
 		for (i = 0; i < m.nmanifests; i++) {
-			if (al_platform_match(&m.manifests[i], t->opts.platform)) {
+			if (al_platform_match(&m.manifests[i],
+			                      t->opts.platform)) {
 				char cs[AL_DIGEST_STRMAX];
 				al_digest_str(&m.manifests[i].digest, cs);
-				rc = walk_manifest(t, w, img, cs, m.manifests[i].media_type, depth + 1, desc_out);
+				rc = walk_manifest(t, w, img, cs,
+				                   m.manifests[i].media_type,
+				                   depth + 1, desc_out);
 				goto out;
 			}
 		}
-		rc = al_error_set(AL_ENOTFOUND, "no manifest for platform %s in index %s", t->opts.platform, ds);
+		rc = al_error_set(AL_ENOTFOUND,
+		                  "no manifest for platform %s in index %s",
+		                  t->opts.platform, ds);
 		goto out;
 	}
 	if (m.is_index) {
@@ -879,7 +946,9 @@ static int walk_manifest(al_transfer *t, worker *w, image *img, const char *ref,
 			char cs[AL_DIGEST_STRMAX];
 			al_descriptor child = {0};
 			al_digest_str(&m.manifests[i].digest, cs);
-			rc = walk_manifest(t, w, img, cs, m.manifests[i].media_type, depth + 1, &child);
+			rc = walk_manifest(t, w, img, cs,
+			                   m.manifests[i].media_type, depth + 1,
+			                   &child);
 			al_descriptor_clear(&child);
 			if (rc < 0)
 				goto out;
@@ -910,11 +979,13 @@ out:
 static int job_resolve(al_transfer *t, worker *w, size_t idx)
 {
 	image *img = &t->images[idx];
-	const char *ref = img->src->kind == EP_REGISTRY ? img->src_ref : img->src_name;
+	const char *ref =
+	    img->src->kind == EP_REGISTRY ? img->src_ref : img->src_name;
 	int rc;
 
 	if (al_cancel_is_set(t->opts.cancel))
-		return set_image_error(img, al_error_set(AL_ECANCELED, "cancelled"));
+		return set_image_error(img,
+		                       al_error_set(AL_ECANCELED, "cancelled"));
 	al_descriptor_clear(&img->top);
 	rc = walk_manifest(t, w, img, ref, NULL, 0, &img->top);
 	if (rc < 0)
@@ -928,7 +999,8 @@ static int job_resolve(al_transfer *t, worker *w, size_t idx)
 
 /* ---- phase B: blob table ---- */
 
-static int find_or_add_blob(al_transfer *t, const image *img, const al_descriptor *d, size_t *out)
+static int find_or_add_blob(al_transfer *t, const image *img,
+                            const al_descriptor *d, size_t *out)
 {
 	const char *dst_repo = img->dst_repo;
 	blob *grown, *b;
@@ -939,7 +1011,8 @@ static int find_or_add_blob(al_transfer *t, const image *img, const al_descripto
 		if (!al_digest_equal(&t->blobs[i].digest, &d->digest))
 			continue;
 		seen_digest = 1;
-		if (dst_repo == NULL || strcmp(t->blobs[i].dst_repo, dst_repo) == 0) {
+		if (dst_repo == NULL ||
+		    strcmp(t->blobs[i].dst_repo, dst_repo) == 0) {
 			*out = i;
 			return 0;
 		}
@@ -956,7 +1029,8 @@ static int find_or_add_blob(al_transfer *t, const image *img, const al_descripto
 	b->src_repo = al_strdup(img->src_repo);
 	b->dst_repo = al_strdup(dst_repo);
 	b->first = !seen_digest;
-	if ((img->src_repo != NULL && b->src_repo == NULL) || (dst_repo != NULL && b->dst_repo == NULL)) {
+	if ((img->src_repo != NULL && b->src_repo == NULL) ||
+	    (dst_repo != NULL && b->dst_repo == NULL)) {
 		free(b->src_repo);
 		free(b->dst_repo);
 		return al_error_set(AL_ENOMEM, "out of memory");
@@ -967,7 +1041,8 @@ static int find_or_add_blob(al_transfer *t, const image *img, const al_descripto
 
 /* ---- phase C: blobs ---- */
 
-static int copy_fd_to_writer(al_transfer *t, worker *w, int fd, const al_writer *sink)
+static int copy_fd_to_writer(al_transfer *t, worker *w, int fd,
+                             const al_writer *sink)
 {
 	int rc;
 
@@ -999,18 +1074,23 @@ static int blob_to_store(al_transfer *t, worker *w, blob *b)
 
 	if (al_store_has_blob(t->dst_store, &b->digest, NULL) == 1)
 		return 1;
-	if ((rc = al_store_blob_begin(t->dst_store, &b->digest, b->size, &bw)) < 0)
+	if ((rc = al_store_blob_begin(t->dst_store, &b->digest, b->size, &bw)) <
+	    0)
 		return rc;
 	sink = al_blob_writer_as_writer(bw);
 	if (b->src->kind == EP_REGISTRY) {
 		al_registry *reg;
-		if ((rc = worker_client(w, b->src->host, b->src->insecure, &reg)) < 0)
+		if ((rc = worker_client(w, b->src->host, b->src->insecure,
+		                        &reg)) < 0)
 			goto out;
 		/* The store's writer hashes: no second pass in the client. */
-		rc = al_registry_get_blob(reg, b->src_repo, &b->digest, b->size, &sink, AL_BLOB_NOVERIFY, add_progress_bytes, t);
+		rc = al_registry_get_blob(reg, b->src_repo, &b->digest, b->size,
+		                          &sink, AL_BLOB_NOVERIFY,
+		                          add_progress_bytes, t);
 	} else {
 		uint64_t size = 0;
-		if ((rc = al_store_blob_open(b->src->layout, &b->digest, &fd, &size)) < 0)
+		if ((rc = al_store_blob_open(b->src->layout, &b->digest, &fd,
+		                             &size)) < 0)
 			goto out;
 		rc = copy_fd_to_writer(t, w, fd, &sink);
 	}
@@ -1020,7 +1100,8 @@ static int blob_to_store(al_transfer *t, worker *w, blob *b)
 	bw = NULL;
 out:
 	if (rc < 0)
-		rc = al_error_wrap(rc, "blob %s", al_digest_str(&b->digest, ds));
+		rc =
+		    al_error_wrap(rc, "blob %s", al_digest_str(&b->digest, ds));
 	if (fd >= 0)
 		close(fd);
 	al_blob_writer_abort(bw);
@@ -1036,29 +1117,37 @@ static int blob_to_registry(al_transfer *t, worker *w, blob *b)
 
 	if ((rc = worker_client(w, t->dst_host, t->dst_insecure, &reg)) < 0)
 		return rc;
-	if ((rc = al_registry_blob_exists(reg, b->dst_repo, &b->digest, &exists, NULL)) < 0)
+	if ((rc = al_registry_blob_exists(reg, b->dst_repo, &b->digest, &exists,
+	                                  NULL)) < 0)
 		goto out;
 	if (exists)
 		return 1;
 	if (b->mount_from != NULL) {
-		if ((rc = al_registry_mount_blob(reg, b->dst_repo, b->mount_from, &b->digest, &mounted)) < 0)
+		if ((rc =
+		         al_registry_mount_blob(reg, b->dst_repo, b->mount_from,
+		                                &b->digest, &mounted)) < 0)
 			goto out;
 		if (mounted)
 			return 1;
 	}
 	if (b->src->kind != EP_LAYOUT) {
-		rc = al_error_set(AL_EUNSUPPORTED, "registry to registry copies are not supported: copy into an oci: layout first");
+		rc = al_error_set(AL_EUNSUPPORTED,
+		                  "registry to registry copies are not "
+		                  "supported: copy into an oci: layout first");
 		goto out;
 	}
-	if ((rc = al_store_blob_open(b->src->layout, &b->digest, &fd, &size)) < 0)
+	if ((rc = al_store_blob_open(b->src->layout, &b->digest, &fd, &size)) <
+	    0)
 		goto out;
 	{
 		al_reader rd = al_fd_reader(&fd);
-		rc = al_registry_put_blob(reg, b->dst_repo, &b->digest, size, &rd, add_progress_bytes, t);
+		rc = al_registry_put_blob(reg, b->dst_repo, &b->digest, size,
+		                          &rd, add_progress_bytes, t);
 	}
 out:
 	if (rc < 0)
-		rc = al_error_wrap(rc, "blob %s", al_digest_str(&b->digest, ds));
+		rc =
+		    al_error_wrap(rc, "blob %s", al_digest_str(&b->digest, ds));
 	if (fd >= 0)
 		close(fd);
 	return rc;
@@ -1075,13 +1164,16 @@ static int job_blob(al_transfer *t, worker *w, size_t idx)
 		b->done = 1;
 		return b->status;
 	}
-	rc = t->dst_store != NULL ? blob_to_store(t, w, b) : blob_to_registry(t, w, b);
+	rc = t->dst_store != NULL ? blob_to_store(t, w, b)
+	                          : blob_to_registry(t, w, b);
 	pthread_mutex_lock(&t->lock);
 	if (rc == 1) {
 		t->stats.blobs_present++;
 		t->stats.bytes_present += b->size;
 		t->prog.bytes_skipped += b->size;
-		t->prog.bytes_total -= b->size <= t->prog.bytes_total ? b->size : t->prog.bytes_total;
+		t->prog.bytes_total -= b->size <= t->prog.bytes_total
+		                           ? b->size
+		                           : t->prog.bytes_total;
 	} else if (rc == 0) {
 		t->stats.blobs_transferred++;
 		t->stats.bytes_transferred += b->size;
@@ -1111,50 +1203,69 @@ static int job_finish(al_transfer *t, worker *w, size_t idx)
 		blob *b = &t->blobs[img->blobs[i]];
 		if (b->status < 0) {
 			free(img->message);
-			img->message = al_sprintf("%s: %s", img->display, b->message ? b->message : "blob failed");
+			img->message =
+			    al_sprintf("%s: %s", img->display,
+			               b->message ? b->message : "blob failed");
 			img->status = b->status;
 			return b->status;
 		}
 	}
 	if (al_cancel_is_set(t->opts.cancel))
-		return set_image_error(img, al_error_set(AL_ECANCELED, "cancelled"));
+		return set_image_error(img,
+		                       al_error_set(AL_ECANCELED, "cancelled"));
 	if (t->dst_store != NULL) {
 		for (i = 0; i < img->nmanifests; i++) {
 			mfile *m = &img->manifests[i];
 			al_digest got;
-			if ((rc = al_store_put_blob(t->dst_store, m->data, m->len, &got)) < 0)
+			if ((rc = al_store_put_blob(t->dst_store, m->data,
+			                            m->len, &got)) < 0)
 				return set_image_error(img, rc);
 			if (!al_digest_equal(&got, &m->digest))
-				return set_image_error(img, al_error_set(AL_EVERIFY, "manifest digest changed while storing"));
+				return set_image_error(
+				    img, al_error_set(AL_EVERIFY,
+				                      "manifest digest changed "
+				                      "while storing"));
 		}
 		{
 			/* An unchanged entry is not rewritten: a rerun then
 			 * costs no index.json rewrite (and fsync) per image. */
 			al_store_image cur;
 			int same = 0;
-			if (al_store_find(t->dst_store, img->dst_name, &cur) == 0) {
-				same = al_digest_equal(&cur.desc.digest, &img->top.digest) &&
-				       cur.desc.size == img->top.size && cur.desc.media_type != NULL &&
-				       img->top.media_type != NULL && strcmp(cur.desc.media_type, img->top.media_type) == 0;
+			if (al_store_find(t->dst_store, img->dst_name, &cur) ==
+			    0) {
+				same = al_digest_equal(&cur.desc.digest,
+				                       &img->top.digest) &&
+				       cur.desc.size == img->top.size &&
+				       cur.desc.media_type != NULL &&
+				       img->top.media_type != NULL &&
+				       strcmp(cur.desc.media_type,
+				              img->top.media_type) == 0;
 				al_store_image_clear(&cur);
 			}
-			if (!same && (rc = al_store_tag(t->dst_store, img->dst_name, &img->top)) < 0)
+			if (!same &&
+			    (rc = al_store_tag(t->dst_store, img->dst_name,
+			                       &img->top)) < 0)
 				return set_image_error(img, rc);
 		}
 	} else {
 		al_registry *reg;
 		char ds[AL_DIGEST_STRMAX];
-		if ((rc = worker_client(w, t->dst_host, t->dst_insecure, &reg)) < 0)
+		if ((rc = worker_client(w, t->dst_host, t->dst_insecure,
+		                        &reg)) < 0)
 			return set_image_error(img, rc);
 		for (i = 0; i + 1 < img->nmanifests; i++) {
 			mfile *m = &img->manifests[i];
 			al_digest_str(&m->digest, ds);
-			if ((rc = al_registry_put_manifest(reg, img->dst_repo, ds, m->data, m->len, m->media_type)) < 0)
+			if ((rc = al_registry_put_manifest(reg, img->dst_repo,
+			                                   ds, m->data, m->len,
+			                                   m->media_type)) < 0)
 				return set_image_error(img, rc);
 		}
 		if (img->nmanifests > 0) {
 			mfile *m = &img->manifests[img->nmanifests - 1];
-			if ((rc = al_registry_put_manifest(reg, img->dst_repo, img->dst_ref, m->data, m->len, m->media_type)) < 0)
+			if ((rc = al_registry_put_manifest(
+			         reg, img->dst_repo, img->dst_ref, m->data,
+			         m->len, m->media_type)) < 0)
 				return set_image_error(img, rc);
 		}
 	}
@@ -1199,12 +1310,14 @@ int al_transfer_run(al_transfer *t, al_transfer_stats *stats)
 			continue;
 		img->blobs = calloc(img->npending + 1, sizeof(*img->blobs));
 		if (img->blobs == NULL) {
-			set_image_error(img, al_error_set(AL_ENOMEM, "out of memory"));
+			set_image_error(
+			    img, al_error_set(AL_ENOMEM, "out of memory"));
 			continue;
 		}
 		for (i = 0; i < img->npending; i++) {
 			size_t bi = 0;
-			if ((rc = find_or_add_blob(t, img, &img->pending[i], &bi)) < 0) {
+			if ((rc = find_or_add_blob(t, img, &img->pending[i],
+			                           &bi)) < 0) {
 				set_image_error(img, rc);
 				break;
 			}
@@ -1240,8 +1353,13 @@ int al_transfer_run(al_transfer *t, al_transfer_stats *stats)
 				if (b->first)
 					continue;
 				for (j = 0; j < t->nblobs; j++) {
-					if (t->blobs[j].first && t->blobs[j].status == 0 && t->blobs[j].done && al_digest_equal(&t->blobs[j].digest, &b->digest)) {
-						b->mount_from = al_strdup(t->blobs[j].dst_repo);
+					if (t->blobs[j].first &&
+					    t->blobs[j].status == 0 &&
+					    t->blobs[j].done &&
+					    al_digest_equal(&t->blobs[j].digest,
+					                    &b->digest)) {
+						b->mount_from = al_strdup(
+						    t->blobs[j].dst_repo);
 						break;
 					}
 				}
@@ -1281,7 +1399,9 @@ int al_transfer_run(al_transfer *t, al_transfer_stats *stats)
 	}
 	free(jobs);
 	if (worst < 0) {
-		return al_error_set(worst, "%llu of %zu images failed", (unsigned long long)t->stats.images_failed, njobs);
+		return al_error_set(worst, "%llu of %zu images failed",
+		                    (unsigned long long)t->stats.images_failed,
+		                    njobs);
 	}
 	return 0;
 }

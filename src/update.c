@@ -1,4 +1,5 @@
-/* update.c: one update run: target resolution, acceptance (signatures), persisted state and status, parallel apply by run level. */
+/* update.c: one update run: target resolution, acceptance (signatures),
+ * persisted state and status, parallel apply by run level. */
 #include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -18,7 +19,8 @@
 #define DEFAULT_SYNC_TIMEOUT_MS (40 * 60 * 1000)
 #define DEFAULT_PARALLEL 8
 #define DEFAULT_POLL_MS 500
-#define STATUS_WRITE_MS 30000 /* each status write has its own bound, never the sync budget */
+#define STATUS_WRITE_MS                                                        \
+	30000 /* each status write has its own bound, never the sync budget */
 #define MAX_ERRORS_KEPT 8
 #define SIG_CONFIGMAP_NS "openshift-config-managed"
 #define SIG_CONFIGMAP_LABEL "release.openshift.io/verification-signatures"
@@ -28,10 +30,11 @@
 /* What decides the next run. Conditions and messages are never read back. */
 typedef struct record {
 	al_update_state state;
-	char *version;   /* desired release */
+	char *version; /* desired release */
 	char *digest;
 	char *image;
-	json_t *history; /* array, newest first: {version, image, digest, state, started, completed, verified} */
+	json_t *history; /* array, newest first: {version, image, digest, state,
+	                    started, completed, verified} */
 } record;
 
 static void record_clear(record *r)
@@ -48,8 +51,10 @@ static void rfc3339(char out[32], uint64_t wall_ms)
 	time_t t = (time_t)(wall_ms / 1000);
 	struct tm tm;
 
-	if (gmtime_r(&t, &tm) == NULL || strftime(out, 32, "%Y-%m-%dT%H:%M:%SZ", &tm) == 0)
-		memcpy(out, "1970-01-01T00:00:00Z", sizeof("1970-01-01T00:00:00Z"));
+	if (gmtime_r(&t, &tm) == NULL ||
+	    strftime(out, 32, "%Y-%m-%dT%H:%M:%SZ", &tm) == 0)
+		memcpy(out, "1970-01-01T00:00:00Z",
+		       sizeof("1970-01-01T00:00:00Z"));
 }
 
 static int parse_state_name(const char *s, al_update_state *out)
@@ -67,24 +72,35 @@ static int parse_state_name(const char *s, al_update_state *out)
 /* Read the decision fields of a state document (a state file or a status). */
 static int record_from_json(record *r, const json_t *v, const char *what)
 {
-	const json_t *d = json_object_get(v, "desired"), *h = json_object_get(v, "history");
+	const json_t *d = json_object_get(v, "desired"),
+	             *h = json_object_get(v, "history");
 	size_t i;
 	json_t *e;
 
 	memset(r, 0, sizeof(*r));
-	if (!json_is_object(v) || parse_state_name(al_json_str(v, "state"), &r->state) < 0)
+	if (!json_is_object(v) ||
+	    parse_state_name(al_json_str(v, "state"), &r->state) < 0)
 		return al_error_set(AL_EPARSE, "%s: no valid \"state\"", what);
 	if (h != NULL && !json_is_array(h))
-		return al_error_set(AL_EPARSE, "%s: \"history\" is not a list", what);
-	json_array_foreach(h, i, e) {
+		return al_error_set(AL_EPARSE, "%s: \"history\" is not a list",
+		                    what);
+	json_array_foreach(h, i, e)
+	{
 		const char *hs = al_json_str(e, "state");
 
-		if (!json_is_object(e) || al_json_str(e, "digest") == NULL || hs == NULL ||
-		    (strcmp(hs, "Partial") != 0 && strcmp(hs, "Completed") != 0))
-			return al_error_set(AL_EPARSE, "%s: history entry %zu is not valid", what, i + 1);
+		if (!json_is_object(e) || al_json_str(e, "digest") == NULL ||
+		    hs == NULL ||
+		    (strcmp(hs, "Partial") != 0 &&
+		     strcmp(hs, "Completed") != 0))
+			return al_error_set(
+			    AL_EPARSE, "%s: history entry %zu is not valid",
+			    what, i + 1);
 	}
-	if (r->state != AL_UPDATE_INITIALIZING && al_json_str(d, "digest") == NULL)
-		return al_error_set(AL_EPARSE, "%s: state %s without a desired release", what, al_update_state_name(r->state));
+	if (r->state != AL_UPDATE_INITIALIZING &&
+	    al_json_str(d, "digest") == NULL)
+		return al_error_set(AL_EPARSE,
+		                    "%s: state %s without a desired release",
+		                    what, al_update_state_name(r->state));
 	r->history = h != NULL ? json_deep_copy(h) : json_array();
 	r->version = al_strdup(al_json_str(d, "version"));
 	r->digest = al_strdup(al_json_str(d, "digest"));
@@ -123,10 +139,12 @@ typedef struct report {
 	size_t total;
 } report;
 
-static json_t *condition(const char *type, int status, const char *reason, const char *msg, const char *now)
+static json_t *condition(const char *type, int status, const char *reason,
+                         const char *msg, const char *now)
 {
-	return json_pack("{s:s, s:s, s:s, s:s, s:s}", "type", type, "status", status ? "True" : "False",
-			 "reason", reason, "message", msg != NULL ? msg : "", "lastTransitionTime", now);
+	return json_pack("{s:s, s:s, s:s, s:s, s:s}", "type", type, "status",
+	                 status ? "True" : "False", "reason", reason, "message",
+	                 msg != NULL ? msg : "", "lastTransitionTime", now);
 }
 
 static int any_completed(const record *r)
@@ -134,7 +152,8 @@ static int any_completed(const record *r)
 	size_t i;
 	json_t *e;
 
-	json_array_foreach(r->history, i, e) {
+	json_array_foreach(r->history, i, e)
+	{
 		if (strcmp(al_json_str(e, "state"), "Completed") == 0)
 			return 1;
 	}
@@ -151,37 +170,52 @@ static json_t *status_json(const record *r, const report *rp)
 	json_t *e;
 
 	rfc3339(now, al_clock_wall_ms());
-	json_array_foreach(r->history, i, e) {
+	json_array_foreach(r->history, i, e)
+	{
 		if (strcmp(al_json_str(e, "state"), "Completed") == 0) {
 			cur = al_json_str(e, "version");
 			break;
 		}
 	}
 	if (r->state == AL_UPDATE_UPDATING)
-		prog = al_sprintf("Working towards %s: applied %zu of %zu", r->version ? r->version : "?", rp->applied,
-				  rp->total);
+		prog = al_sprintf("Working towards %s: applied %zu of %zu",
+		                  r->version ? r->version : "?", rp->applied,
+		                  rp->total);
 	else if (r->state == AL_UPDATE_RECONCILING)
-		prog = al_sprintf("Cluster version is %s", r->version ? r->version : "?");
+		prog = al_sprintf("Cluster version is %s",
+		                  r->version ? r->version : "?");
 	else
 		prog = al_sprintf("Initializing");
 	conds = json_array();
 	st = json_object();
 	if (prog == NULL || conds == NULL || st == NULL)
 		goto fail;
-	json_array_append_new(conds, condition("Available", any_completed(r), any_completed(r) ? "Completed" : "NoCompletedUpdate",
-					       cur != NULL ? cur : "no update has completed", now));
-	json_array_append_new(conds, condition("Progressing", r->state == AL_UPDATE_UPDATING,
-					       r->state == AL_UPDATE_UPDATING ? "Updating" : "AsExpected", prog, now));
-	json_array_append_new(conds, condition("Failing", rp->failing, rp->failing ? "UpdateFailed" : "AsExpected",
-					       rp->fail_message, now));
-	json_array_append_new(conds, condition("ReleaseAccepted", rp->accepted, rp->accept_reason,
-					       rp->accept_message, now));
-	json_object_set_new(st, "state", json_string(al_update_state_name(r->state)));
+	json_array_append_new(
+	    conds,
+	    condition("Available", any_completed(r),
+	              any_completed(r) ? "Completed" : "NoCompletedUpdate",
+	              cur != NULL ? cur : "no update has completed", now));
+	json_array_append_new(
+	    conds, condition("Progressing", r->state == AL_UPDATE_UPDATING,
+	                     r->state == AL_UPDATE_UPDATING ? "Updating"
+	                                                    : "AsExpected",
+	                     prog, now));
+	json_array_append_new(
+	    conds, condition("Failing", rp->failing,
+	                     rp->failing ? "UpdateFailed" : "AsExpected",
+	                     rp->fail_message, now));
+	json_array_append_new(conds, condition("ReleaseAccepted", rp->accepted,
+	                                       rp->accept_reason,
+	                                       rp->accept_message, now));
+	json_object_set_new(st, "state",
+	                    json_string(al_update_state_name(r->state)));
 	json_object_set_new(st, "desired", desired_json(r));
 	json_object_set(st, "history", r->history);
 	json_object_set_new(st, "conditions", conds);
-	json_object_set_new(st, "progress", json_pack("{s:I, s:I}", "applied", (json_int_t)rp->applied, "total",
-						       (json_int_t)rp->total));
+	json_object_set_new(st, "progress",
+	                    json_pack("{s:I, s:I}", "applied",
+	                              (json_int_t)rp->applied, "total",
+	                              (json_int_t)rp->total));
 	json_object_set_new(st, "lastUpdateTime", json_string(now));
 	free(prog);
 	return st;
@@ -213,7 +247,8 @@ typedef struct run {
 	size_t nerrors;
 } run;
 
-static void emit(run *r, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void emit(run *r, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
 
 static void emit(run *r, const char *fmt, ...)
 {
@@ -235,14 +270,15 @@ static void emit(run *r, const char *fmt, ...)
 }
 
 static const char crd_json[] =
-	"{\"apiVersion\":\"apiextensions.k8s.io/v1\",\"kind\":\"CustomResourceDefinition\","
-	"\"metadata\":{\"name\":\"clusterupdates.airlock.io\"},"
-	"\"spec\":{\"group\":\"airlock.io\",\"scope\":\"Cluster\","
-	"\"names\":{\"kind\":\"ClusterUpdate\",\"listKind\":\"ClusterUpdateList\","
-	"\"plural\":\"clusterupdates\",\"singular\":\"clusterupdate\"},"
-	"\"versions\":[{\"name\":\"v1alpha1\",\"served\":true,\"storage\":true,"
-	"\"subresources\":{\"status\":{}},\"schema\":{\"openAPIV3Schema\":"
-	"{\"type\":\"object\",\"x-kubernetes-preserve-unknown-fields\":true}}}]}}";
+    "{\"apiVersion\":\"apiextensions.k8s.io/"
+    "v1\",\"kind\":\"CustomResourceDefinition\","
+    "\"metadata\":{\"name\":\"clusterupdates.airlock.io\"},"
+    "\"spec\":{\"group\":\"airlock.io\",\"scope\":\"Cluster\","
+    "\"names\":{\"kind\":\"ClusterUpdate\",\"listKind\":\"ClusterUpdateList\","
+    "\"plural\":\"clusterupdates\",\"singular\":\"clusterupdate\"},"
+    "\"versions\":[{\"name\":\"v1alpha1\",\"served\":true,\"storage\":true,"
+    "\"subresources\":{\"status\":{}},\"schema\":{\"openAPIV3Schema\":"
+    "{\"type\":\"object\",\"x-kubernetes-preserve-unknown-fields\":true}}}]}}";
 
 /* Persist the record (local file, then the cluster object), the cluster
  * writes bounded by dl. */
@@ -259,13 +295,18 @@ static int save(run *r, const record *rec, const report *rp, al_deadline dl)
 		return al_error_set(AL_ENOMEM, "out of memory");
 	if (o->state_path != NULL) {
 		doc = json_deep_copy(st);
-		if (doc == NULL || json_object_set_new(doc, "apiVersion", json_string(AL_UPDATE_STATUS_API_VERSION)) < 0 ||
-		    json_object_set_new(doc, "kind", json_string("ClusterUpdateState")) < 0) {
+		if (doc == NULL ||
+		    json_object_set_new(
+		        doc, "apiVersion",
+		        json_string(AL_UPDATE_STATUS_API_VERSION)) < 0 ||
+		    json_object_set_new(
+		        doc, "kind", json_string("ClusterUpdateState")) < 0) {
 			rc = al_error_set(AL_ENOMEM, "out of memory");
 			goto out;
 		}
 		if ((rc = al_json_save_file(o->state_path, doc, 2)) < 0) {
-			rc = al_error_wrap(rc, "writing state file '%s'", o->state_path);
+			rc = al_error_wrap(rc, "writing state file '%s'",
+			                   o->state_path);
 			goto out;
 		}
 	}
@@ -278,26 +319,32 @@ static int save(run *r, const record *rec, const report *rp, al_deadline dl)
 			goto out;
 		}
 		if ((rc = al_kube_apply(o->kube, crd, NULL, dl)) < 0) {
-			rc = al_error_wrap(rc, "applying the ClusterUpdate definition");
+			rc = al_error_wrap(
+			    rc, "applying the ClusterUpdate definition");
 			goto out;
 		}
 		r->crd_done = 1;
 	}
-	obj = json_pack("{s:s, s:s, s:{s:s}, s:{s:o}}", "apiVersion", AL_UPDATE_STATUS_API_VERSION, "kind",
-			AL_UPDATE_STATUS_KIND, "metadata", "name", AL_UPDATE_STATUS_NAME, "spec", "desiredUpdate",
-			desired_json(rec));
+	obj = json_pack("{s:s, s:s, s:{s:s}, s:{s:o}}", "apiVersion",
+	                AL_UPDATE_STATUS_API_VERSION, "kind",
+	                AL_UPDATE_STATUS_KIND, "metadata", "name",
+	                AL_UPDATE_STATUS_NAME, "spec", "desiredUpdate",
+	                desired_json(rec));
 	if (obj == NULL) {
 		rc = al_error_set(AL_ENOMEM, "out of memory");
 		goto out;
 	}
 	if ((rc = al_kube_apply(o->kube, obj, NULL, dl)) < 0) {
-		rc = al_error_wrap(rc, "writing %s/%s", AL_UPDATE_STATUS_KIND, AL_UPDATE_STATUS_NAME);
+		rc = al_error_wrap(rc, "writing %s/%s", AL_UPDATE_STATUS_KIND,
+		                   AL_UPDATE_STATUS_NAME);
 		goto out;
 	}
 	json_object_del(obj, "spec");
 	json_object_set(obj, "status", st);
 	if ((rc = al_kube_apply_status(o->kube, obj, NULL, dl)) < 0)
-		rc = al_error_wrap(rc, "writing the status of %s/%s", AL_UPDATE_STATUS_KIND, AL_UPDATE_STATUS_NAME);
+		rc =
+		    al_error_wrap(rc, "writing the status of %s/%s",
+		                  AL_UPDATE_STATUS_KIND, AL_UPDATE_STATUS_NAME);
 out:
 	json_decref(crd);
 	json_decref(obj);
@@ -317,7 +364,8 @@ static int load(run *r, record *rec)
 
 	memset(rec, 0, sizeof(*rec));
 	if (o->state_path != NULL) {
-		rc = al_json_load_file(&v, o->state_path, AL_UPDATE_MAX_STATE_BYTES);
+		rc = al_json_load_file(&v, o->state_path,
+		                       AL_UPDATE_MAX_STATE_BYTES);
 		if (rc == 0) {
 			rc = record_from_json(rec, v, o->state_path);
 			json_decref(v);
@@ -327,19 +375,24 @@ static int load(run *r, record *rec)
 			return al_error_wrap(rc, "reading state file");
 	}
 	if (o->kube != NULL) {
-		rc = al_kube_get(o->kube, AL_UPDATE_STATUS_API_VERSION, AL_UPDATE_STATUS_KIND, NULL, AL_UPDATE_STATUS_NAME,
-				 &v, al_deadline_in(STATUS_WRITE_MS));
+		rc = al_kube_get(o->kube, AL_UPDATE_STATUS_API_VERSION,
+		                 AL_UPDATE_STATUS_KIND, NULL,
+		                 AL_UPDATE_STATUS_NAME, &v,
+		                 al_deadline_in(STATUS_WRITE_MS));
 		if (rc == 0) {
 			const json_t *st = json_object_get(v, "status");
 
 			if (st != NULL && al_json_str(st, "state") != NULL) {
-				rc = record_from_json(rec, st, "ClusterUpdate/cluster status");
+				rc = record_from_json(
+				    rec, st, "ClusterUpdate/cluster status");
 				json_decref(v);
 				return rc;
 			}
 			json_decref(v);
 		} else if (rc != AL_ENOTFOUND) {
-			return al_error_wrap(rc, "reading %s/%s", AL_UPDATE_STATUS_KIND, AL_UPDATE_STATUS_NAME);
+			return al_error_wrap(rc, "reading %s/%s",
+			                     AL_UPDATE_STATUS_KIND,
+			                     AL_UPDATE_STATUS_NAME);
 		}
 	}
 	rec->state = AL_UPDATE_INITIALIZING;
@@ -382,26 +435,38 @@ static int resolve(run *r, char **version, char **digest, char **image)
 	if ((rc = al_store_releases_load(r->o->store, &doc)) < 0)
 		return rc;
 	by_digest = al_str_startswith(target, "sha256:");
-	json_array_foreach(json_object_get(doc, "releases"), i, e) {
-		const char *v = al_json_str(e, "version"), *d = al_json_str(e, "digest");
+	json_array_foreach(json_object_get(doc, "releases"), i, e)
+	{
+		const char *v = al_json_str(e, "version"),
+		           *d = al_json_str(e, "digest");
 
-		if (d == NULL || (by_digest ? strcmp(d, target) : (v == NULL || strcmp(v, target))) != 0)
+		if (d == NULL ||
+		    (by_digest ? strcmp(d, target)
+		               : (v == NULL || strcmp(v, target))) != 0)
 			continue;
-		if (found != NULL && strcmp(al_json_str(found, "digest"), d) != 0) {
-			rc = al_error_set(AL_EINVAL, "version '%s' names several releases in the store: give the digest",
-					  target);
+		if (found != NULL &&
+		    strcmp(al_json_str(found, "digest"), d) != 0) {
+			rc = al_error_set(AL_EINVAL,
+			                  "version '%s' names several releases "
+			                  "in the store: give the digest",
+			                  target);
 			goto out;
 		}
 		found = e;
 	}
 	if (found == NULL) {
-		rc = al_error_set(AL_ENOTFOUND, "release '%s' is not in the store '%s' (airlock/releases.json)", target,
-				  al_store_path(r->o->store));
+		rc = al_error_set(AL_ENOTFOUND,
+		                  "release '%s' is not in the store '%s' "
+		                  "(airlock/releases.json)",
+		                  target, al_store_path(r->o->store));
 		goto out;
 	}
-	*version = al_strdup(al_json_str(found, "version") ? al_json_str(found, "version") : target);
+	*version = al_strdup(al_json_str(found, "version")
+	                         ? al_json_str(found, "version")
+	                         : target);
 	*digest = al_strdup(al_json_str(found, "digest"));
-	*image = image_of(al_json_str(found, "source"), al_json_str(found, "digest"));
+	*image = image_of(al_json_str(found, "source"),
+	                  al_json_str(found, "digest"));
 	if (*version == NULL || *digest == NULL || *image == NULL)
 		rc = al_error_set(AL_ENOMEM, "out of memory");
 out:
@@ -413,7 +478,8 @@ out:
 
 /* Verify the release's signatures within the signature budget. Returns 0
  * verified, else a negative code with the reason in *why (caller frees). */
-static int accept_release(run *r, const al_digest *d, al_deadline dl, char **why)
+static int accept_release(run *r, const al_digest *d, al_deadline dl,
+                          char **why)
 {
 	const al_update_opts *o = r->o;
 	al_sig_verify_opts vo;
@@ -428,7 +494,8 @@ static int accept_release(run *r, const al_digest *d, al_deadline dl, char **why
 	*why = NULL;
 	memset(&vo, 0, sizeof(vo));
 	vo.keyring = o->keyring;
-	vo.policy = AL_SIG_IDENTITY_IGNORE; /* as the CVO: the digest is what is checked */
+	vo.policy = AL_SIG_IDENTITY_IGNORE; /* as the CVO: the digest is what is
+	                                       checked */
 	if (o->keyring == NULL) {
 		*why = al_strdup("no trusted keys (--keyring) to verify with");
 		return al_error_set(AL_ENOTFOUND, "no trusted keys");
@@ -442,21 +509,29 @@ static int accept_release(run *r, const al_digest *d, al_deadline dl, char **why
 		emit(r, "signature verified (store)");
 		goto out;
 	}
-	al_buf_printf(&reasons, "store: %s", rc == AL_ENOTFOUND ? "no signature" : al_error_message());
+	al_buf_printf(&reasons, "store: %s",
+	              rc == AL_ENOTFOUND ? "no signature" : al_error_message());
 	/* 2. the cluster's signature ConfigMaps */
 	if (o->kube != NULL && !al_deadline_expired(dl)) {
-		rc = al_kube_list(o->kube, "v1", "ConfigMap", SIG_CONFIGMAP_NS, SIG_CONFIGMAP_LABEL, &cms, dl);
+		rc = al_kube_list(o->kube, "v1", "ConfigMap", SIG_CONFIGMAP_NS,
+		                  SIG_CONFIGMAP_LABEL, &cms, dl);
 		if (rc == 0) {
 			size_t i;
 			json_t *cm;
 
 			/* One ConfigMap at a time: the server answers a
 			 * "ConfigMapList", which is not a v1 List. */
-			json_array_foreach(json_object_get(cms, "items"), i, cm) {
+			json_array_foreach(json_object_get(cms, "items"), i, cm)
+			{
 				txt = al_json_dump(cm, 0);
-				rc = txt == NULL ? al_error_set(AL_ENOMEM, "out of memory")
-						 : al_sig_configmap_parse(&l, (const uint8_t *)txt, strlen(txt),
-									  "cluster signature ConfigMap", d);
+				rc =
+				    txt == NULL
+				        ? al_error_set(AL_ENOMEM,
+				                       "out of memory")
+				        : al_sig_configmap_parse(
+				              &l, (const uint8_t *)txt,
+				              strlen(txt),
+				              "cluster signature ConfigMap", d);
 				free(txt);
 				txt = NULL;
 				if (rc < 0)
@@ -470,7 +545,9 @@ static int accept_release(run *r, const al_digest *d, al_deadline dl, char **why
 			emit(r, "signature verified (cluster ConfigMap)");
 			goto out;
 		}
-		al_buf_printf(&reasons, "; cluster ConfigMaps: %s", rc == AL_ENOTFOUND ? "no signature" : al_error_message());
+		al_buf_printf(&reasons, "; cluster ConfigMaps: %s",
+		              rc == AL_ENOTFOUND ? "no signature"
+		                                 : al_error_message());
 	}
 	/* 3. HTTP signature stores, concurrently, under what is left */
 	if (o->nsignature_stores > 0) {
@@ -494,12 +571,15 @@ static int accept_release(run *r, const al_digest *d, al_deadline dl, char **why
 		fo.budget_ms = al_deadline_remaining_ms(dl);
 		if (fo.budget_ms == 0)
 			fo.budget_ms = 1;
-		if (fo.request_timeout_ms == 0 || fo.request_timeout_ms > fo.budget_ms)
-			fo.request_timeout_ms = fo.budget_ms < 10000 ? fo.budget_ms : 10000;
+		if (fo.request_timeout_ms == 0 ||
+		    fo.request_timeout_ms > fo.budget_ms)
+			fo.request_timeout_ms =
+			    fo.budget_ms < 10000 ? fo.budget_ms : 10000;
 		fo.cancel = o->cancel;
 		rc = al_sig_fetch(&fr, d, NULL, &fo);
 		if (rc == 0) {
-			emit(r, "signature verified (signature store '%s')", o->signature_stores[fr.sigs[0].store]);
+			emit(r, "signature verified (signature store '%s')",
+			     o->signature_stores[fr.sigs[0].store]);
 			goto out;
 		}
 		al_buf_printf(&reasons, "; %s", al_error_message());
@@ -533,7 +613,8 @@ static int contained(const json_t *want, const json_t *have, int top)
 
 		if (!json_is_object(have))
 			return 0;
-		json_object_foreach((json_t *)want, k, x) {
+		json_object_foreach((json_t *)want, k, x)
+		{
 			if (top && strcmp(k, "status") == 0)
 				continue;
 			if (!contained(x, json_object_get(have, k), 0))
@@ -544,10 +625,12 @@ static int contained(const json_t *want, const json_t *have, int top)
 	if (json_is_array(want)) {
 		size_t i;
 
-		if (!json_is_array(have) || json_array_size(want) != json_array_size(have))
+		if (!json_is_array(have) ||
+		    json_array_size(want) != json_array_size(have))
 			return 0;
 		for (i = 0; i < json_array_size(want); i++)
-			if (!contained(json_array_get(want, i), json_array_get(have, i), 0))
+			if (!contained(json_array_get(want, i),
+			               json_array_get(have, i), 0))
 				return 0;
 		return 1;
 	}
@@ -561,11 +644,16 @@ static const char *cond_status(const json_t *live, const char *type)
 	size_t i;
 	json_t *c;
 
-	json_array_foreach(json_object_get(json_object_get(live, "status"), "conditions"), i, c) {
+	json_array_foreach(
+	    json_object_get(json_object_get(live, "status"), "conditions"), i,
+	    c)
+	{
 		const char *t = al_json_str(c, "type");
 
 		if (t != NULL && strcmp(t, type) == 0)
-			return al_json_str(c, "status") ? al_json_str(c, "status") : "Unknown";
+			return al_json_str(c, "status")
+			           ? al_json_str(c, "status")
+			           : "Unknown";
 	}
 	return "Unknown";
 }
@@ -573,37 +661,52 @@ static const char *cond_status(const json_t *live, const char *type)
 /* Why a ClusterOperator is not ready (NULL when it is). Caller frees. */
 static char *co_not_ready(const al_update_task *t, const json_t *live)
 {
-	const json_t *want = json_object_get(json_object_get(t->obj, "status"), "versions");
-	const json_t *have = json_object_get(json_object_get(live, "status"), "versions");
-	const char *av = cond_status(live, "Available"), *dg = cond_status(live, "Degraded");
+	const json_t *want =
+	    json_object_get(json_object_get(t->obj, "status"), "versions");
+	const json_t *have =
+	    json_object_get(json_object_get(live, "status"), "versions");
+	const char *av = cond_status(live, "Available"),
+	           *dg = cond_status(live, "Degraded");
 	size_t i, j;
 	json_t *w, *h;
 
-	json_array_foreach(want, i, w) {
-		const char *n = al_json_str(w, "name"), *v = al_json_str(w, "version");
+	json_array_foreach(want, i, w)
+	{
+		const char *n = al_json_str(w, "name"),
+		           *v = al_json_str(w, "version");
 		int ok = 0;
 
 		if (n == NULL || v == NULL)
 			continue;
-		json_array_foreach(have, j, h) {
-			const char *hn = al_json_str(h, "name"), *hv = al_json_str(h, "version");
+		json_array_foreach(have, j, h)
+		{
+			const char *hn = al_json_str(h, "name"),
+			           *hv = al_json_str(h, "version");
 
-			if (hn != NULL && hv != NULL && strcmp(hn, n) == 0 && strcmp(hv, v) == 0)
+			if (hn != NULL && hv != NULL && strcmp(hn, n) == 0 &&
+			    strcmp(hv, v) == 0)
 				ok = 1;
 		}
 		if (!ok) {
 			const char *cur = NULL;
 
-			json_array_foreach(have, j, h) {
-				if (al_json_str(h, "name") != NULL && strcmp(al_json_str(h, "name"), n) == 0)
+			json_array_foreach(have, j, h)
+			{
+				if (al_json_str(h, "name") != NULL &&
+				    strcmp(al_json_str(h, "name"), n) == 0)
 					cur = al_json_str(h, "version");
 			}
-			return al_sprintf("cluster operator '%s' has not reached %s %s (reports %s; Available=%s, Degraded=%s)",
-					  t->name, n, v, cur != NULL ? cur : "nothing", av, dg);
+			return al_sprintf(
+			    "cluster operator '%s' has not reached %s %s "
+			    "(reports %s; Available=%s, Degraded=%s)",
+			    t->name, n, v, cur != NULL ? cur : "nothing", av,
+			    dg);
 		}
 	}
 	if (strcmp(av, "True") != 0 || strcmp(dg, "True") == 0)
-		return al_sprintf("cluster operator '%s' is not available (Available=%s, Degraded=%s)", t->name, av, dg);
+		return al_sprintf("cluster operator '%s' is not available "
+		                  "(Available=%s, Degraded=%s)",
+		                  t->name, av, dg);
 	return NULL;
 }
 
@@ -616,7 +719,8 @@ static int wait_operator(run *r, const al_update_task *t)
 	int rc;
 
 	for (;;) {
-		rc = al_kube_get(o->kube, t->api_version, t->kind, NULL, t->name, &live, r->dl);
+		rc = al_kube_get(o->kube, t->api_version, t->kind, NULL,
+		                 t->name, &live, r->dl);
 		if (rc == 0) {
 			free(why);
 			why = co_not_ready(t, live);
@@ -628,12 +732,18 @@ static int wait_operator(run *r, const al_update_task *t)
 			break;
 		}
 		if (al_cancel_is_set(o->cancel)) {
-			rc = al_error_set(AL_ECANCELED, "cancelled waiting for cluster operator '%s'", t->name);
+			rc = al_error_set(
+			    AL_ECANCELED,
+			    "cancelled waiting for cluster operator '%s'",
+			    t->name);
 			break;
 		}
 		if (al_deadline_expired(r->dl)) {
-			rc = al_error_set(AL_ETIMEOUT, "%s",
-					  why != NULL ? why : "timed out waiting for a cluster operator");
+			rc = al_error_set(
+			    AL_ETIMEOUT, "%s",
+			    why != NULL
+			        ? why
+			        : "timed out waiting for a cluster operator");
 			break;
 		}
 		{
@@ -653,10 +763,12 @@ static int retry_wait(run *r, const al_update_task *t, unsigned attempt)
 	uint64_t rem, b;
 
 	if (al_deadline_expired(r->dl))
-		return al_error_set(AL_ETIMEOUT, "sync deadline reached: %s", al_error_message());
+		return al_error_set(AL_ETIMEOUT, "sync deadline reached: %s",
+		                    al_error_message());
 	rem = al_deadline_remaining_ms(r->dl);
 	b = al_backoff_ms(attempt, 200, 5000);
-	al_log_debug("update: retrying %s/%s after: %s", t->kind, t->name, al_error_message());
+	al_log_debug("update: retrying %s/%s after: %s", t->kind, t->name,
+	             al_error_message());
 	if (al_sleep_ms(b < rem ? b : rem, r->o->cancel) < 0)
 		return al_error_set(AL_ECANCELED, "cancelled");
 	return 0;
@@ -674,7 +786,8 @@ static int delete_task(run *r, const al_update_task *t, int *repaired)
 	for (attempt = 0;; attempt++) {
 		if (al_cancel_is_set(o->cancel))
 			return al_error_set(AL_ECANCELED, "cancelled");
-		rc = al_kube_delete(o->kube, t->api_version, t->kind, t->ns, t->name, r->dl);
+		rc = al_kube_delete(o->kube, t->api_version, t->kind, t->ns,
+		                    t->name, r->dl);
 		if (rc == AL_ENOTFOUND)
 			return 0;
 		if (rc == 0) {
@@ -700,14 +813,16 @@ static int apply_task(run *r, const al_update_task *t, int *repaired)
 	if (t->delete_it)
 		return delete_task(r, t, repaired);
 	if (t->create_only || r->mode == AL_UPDATE_MODE_RECONCILE) {
-		rc = al_kube_get(o->kube, t->api_version, t->kind, t->ns, t->name, &live, r->dl);
+		rc = al_kube_get(o->kube, t->api_version, t->kind, t->ns,
+		                 t->name, &live, r->dl);
 		if (rc == 0 && t->create_only) {
 			json_decref(live);
 			return 0;
 		}
 		if (rc == 0 && !contained(t->obj, live, 1))
 			*repaired = 1;
-		else if (rc == AL_ENOTFOUND && r->mode == AL_UPDATE_MODE_RECONCILE)
+		else if (rc == AL_ENOTFOUND &&
+		         r->mode == AL_UPDATE_MODE_RECONCILE)
 			*repaired = 1;
 		json_decref(live);
 		rc = 0;
@@ -728,7 +843,8 @@ static int apply_task(run *r, const al_update_task *t, int *repaired)
 	return 0;
 }
 
-static void record_error(run *r, int rc, const al_update_task *t, const char *msg)
+static void record_error(run *r, int rc, const al_update_task *t,
+                         const char *msg)
 {
 	char *desc = al_update_task_describe(t);
 	char *e = al_sprintf("%s: %s", desc != NULL ? desc : t->name, msg);
@@ -789,23 +905,31 @@ static void *worker(void *arg)
 			int repaired = 0, rc;
 
 			if (must_stop(r)) {
-				rc = al_cancel_is_set(r->o->cancel) ? al_error_set(AL_ECANCELED, "cancelled before applying")
-								     : al_error_set(AL_ETIMEOUT, "sync deadline reached before applying");
+				rc = al_cancel_is_set(r->o->cancel)
+				         ? al_error_set(
+				               AL_ECANCELED,
+				               "cancelled before applying")
+				         : al_error_set(AL_ETIMEOUT,
+				                        "sync deadline reached "
+				                        "before applying");
 				record_error(r, rc, t, al_error_message());
 				break;
 			}
 			rc = apply_task(r, t, &repaired);
 			if (rc < 0) {
 				record_error(r, rc, t, al_error_message());
-				/* Updating: the rest of this component waits for the
-				 * next run. Reconciling: repair what can be repaired. */
+				/* Updating: the rest of this component waits
+				 * for the next run. Reconciling: repair what
+				 * can be repaired. */
 				if (r->mode != AL_UPDATE_MODE_RECONCILE)
 					break;
 				continue;
 			}
 			if (repaired) {
 				add_repair(r, t);
-				emit(r, "repaired drift: %s %s%s%s", t->kind, t->ns ? t->ns : "", t->ns ? "/" : "", t->name);
+				emit(r, "repaired drift: %s %s%s%s", t->kind,
+				     t->ns ? t->ns : "", t->ns ? "/" : "",
+				     t->name);
 			}
 			pthread_mutex_lock(&r->mu);
 			r->applied++;
@@ -827,10 +951,12 @@ static void shuffle(size_t *a, size_t n, unsigned *seed)
 	}
 }
 
-static int apply_graph(run *r, const al_update_graph *g, record *rec, report *rp)
+static int apply_graph(run *r, const al_update_graph *g, record *rec,
+                       report *rp)
 {
 	const al_update_opts *o = r->o;
-	unsigned par = o->parallel ? o->parallel : DEFAULT_PARALLEL, seed = o->seed ? o->seed : (unsigned)al_clock_wall_ms();
+	unsigned par = o->parallel ? o->parallel : DEFAULT_PARALLEL,
+	         seed = o->seed ? o->seed : (unsigned)al_clock_wall_ms();
 	pthread_t th[AL_UPDATE_MAX_PARALLEL];
 	size_t li, i;
 	int rc = 0;
@@ -848,10 +974,17 @@ static int apply_graph(run *r, const al_update_graph *g, record *rec, report *rp
 		if (must_stop(r)) {
 			/* count what was never started, with the reason */
 			if (r->first_rc == 0) {
-				int c = al_cancel_is_set(o->cancel) ? AL_ECANCELED : AL_ETIMEOUT;
+				int c = al_cancel_is_set(o->cancel)
+				            ? AL_ECANCELED
+				            : AL_ETIMEOUT;
 
-				record_error(r, c, &g->tasks[g->components[lv->first].first],
-					     c == AL_ECANCELED ? "cancelled before applying" : "sync deadline reached before applying");
+				record_error(
+				    r, c,
+				    &g->tasks[g->components[lv->first].first],
+				    c == AL_ECANCELED
+				        ? "cancelled before applying"
+				        : "sync deadline reached before "
+				          "applying");
 			}
 			break;
 		}
@@ -863,7 +996,8 @@ static int apply_graph(run *r, const al_update_graph *g, record *rec, report *rp
 		if (r->mode == AL_UPDATE_MODE_RECONCILE)
 			shuffle(r->order, r->norder, &seed);
 		if (lv->numbered)
-			emit(r, "level %02u: %zu components, %zu manifests", lv->level, lv->count, lv->ntasks);
+			emit(r, "level %02u: %zu components, %zu manifests",
+			     lv->level, lv->count, lv->ntasks);
 		else
 			emit(r, "unnumbered manifests: %zu", lv->ntasks);
 		for (i = 0; i < par && i < lv->count; i++) {
@@ -878,8 +1012,13 @@ static int apply_graph(run *r, const al_update_graph *g, record *rec, report *rp
 		rp->applied = r->applied;
 		if (r->level_failed && r->mode != AL_UPDATE_MODE_RECONCILE)
 			break;
-		if (li + 1 < g->nlevels && (rc = save(r, rec, rp, al_deadline_min(r->dl, al_deadline_in(STATUS_WRITE_MS)))) < 0)
-			al_log_warn("update: progress not persisted: %s", al_error_message());
+		if (li + 1 < g->nlevels &&
+		    (rc = save(r, rec, rp,
+		               al_deadline_min(
+		                   r->dl, al_deadline_in(STATUS_WRITE_MS)))) <
+		        0)
+			al_log_warn("update: progress not persisted: %s",
+			            al_error_message());
 		rc = 0;
 	}
 	free(r->order);
@@ -894,24 +1033,33 @@ static char *plan_text(const al_update_graph *g)
 	al_buf b = AL_BUF_INIT(64 * AL_MIB);
 	size_t li, ci, ti;
 
-	al_buf_printf(&b, "graph: %zu manifests in %zu levels, %zu components (%zu documents left out)\n", g->ntasks,
-		      g->nlevels, g->ncomponents, g->skipped);
+	al_buf_printf(&b,
+	              "graph: %zu manifests in %zu levels, %zu components (%zu "
+	              "documents left out)\n",
+	              g->ntasks, g->nlevels, g->ncomponents, g->skipped);
 	for (li = 0; li < g->nlevels; li++) {
 		const al_update_level *lv = &g->levels[li];
 
 		if (lv->numbered)
-			al_buf_printf(&b, "level %02u: %zu parallel components, %zu manifests\n", lv->level, lv->count,
-				      lv->ntasks);
+			al_buf_printf(&b,
+			              "level %02u: %zu parallel components, "
+			              "%zu manifests\n",
+			              lv->level, lv->count, lv->ntasks);
 		else
-			al_buf_printf(&b, "unnumbered: 1 serial group, %zu manifests\n", lv->ntasks);
+			al_buf_printf(
+			    &b, "unnumbered: 1 serial group, %zu manifests\n",
+			    lv->ntasks);
 		for (ci = lv->first; ci < lv->first + lv->count; ci++) {
 			const al_update_component *c = &g->components[ci];
 
-			al_buf_printf(&b, "  component %s: %zu manifests\n", c->name[0] ? c->name : "-", c->count);
+			al_buf_printf(&b, "  component %s: %zu manifests\n",
+			              c->name[0] ? c->name : "-", c->count);
 			for (ti = c->first; ti < c->first + c->count; ti++) {
-				char *d = al_update_task_describe(&g->tasks[ti]);
+				char *d =
+				    al_update_task_describe(&g->tasks[ti]);
 
-				al_buf_printf(&b, "    %s\n", d != NULL ? d : "?");
+				al_buf_printf(&b, "    %s\n",
+				              d != NULL ? d : "?");
 				free(d);
 			}
 		}
@@ -938,13 +1086,16 @@ void al_update_result_clear(al_update_result *res)
 	memset(res, 0, sizeof(*res));
 }
 
-static json_t *history_entry(const char *version, const char *image, const char *digest, int verified)
+static json_t *history_entry(const char *version, const char *image,
+                             const char *digest, int verified)
 {
 	char now[32];
 
 	rfc3339(now, al_clock_wall_ms());
-	return json_pack("{s:s, s:s, s:s, s:s, s:s, s:n, s:b}", "version", version, "image", image, "digest", digest,
-			 "state", "Partial", "started", now, "completed", "verified", verified);
+	return json_pack("{s:s, s:s, s:s, s:s, s:s, s:n, s:b}", "version",
+	                 version, "image", image, "digest", digest, "state",
+	                 "Partial", "started", now, "completed", "verified",
+	                 verified);
 }
 
 int al_update_run(const al_update_opts *o, al_update_result *res)
@@ -957,14 +1108,18 @@ int al_update_run(const al_update_opts *o, al_update_result *res)
 	al_update_load_opts lo;
 	al_digest d;
 	al_lock *lock = NULL;
-	char *version = NULL, *digest = NULL, *image = NULL, *why = NULL, *lockpath = NULL;
+	char *version = NULL, *digest = NULL, *image = NULL, *why = NULL,
+	     *lockpath = NULL;
 	uint64_t t0;
 	int rc, same, completed = 0, vrc;
 	al_update_state before;
 	json_t *h0;
 
-	if (o == NULL || res == NULL || o->store == NULL || o->target == NULL || (o->kube == NULL && !o->dry_run))
-		return al_error_set(AL_EINVAL, "al_update_run: store, target and (unless a dry run) a cluster are required");
+	if (o == NULL || res == NULL || o->store == NULL || o->target == NULL ||
+	    (o->kube == NULL && !o->dry_run))
+		return al_error_set(AL_EINVAL,
+		                    "al_update_run: store, target and (unless "
+		                    "a dry run) a cluster are required");
 	memset(res, 0, sizeof(*res));
 	res->outcome = AL_UPDATE_OUTCOME_FAILED;
 	memset(&r, 0, sizeof(r));
@@ -981,7 +1136,8 @@ int al_update_run(const al_update_opts *o, al_update_result *res)
 			goto out;
 		}
 		if ((rc = al_lock_acquire(&lock, lockpath, 0)) < 0) {
-			rc = al_error_wrap(rc, "another update holds '%s'", lockpath);
+			rc = al_error_wrap(rc, "another update holds '%s'",
+			                   lockpath);
 			goto out;
 		}
 	}
@@ -998,18 +1154,24 @@ int al_update_run(const al_update_opts *o, al_update_result *res)
 	res->digest = al_strdup(digest);
 	same = rec.digest != NULL && strcmp(rec.digest, digest) == 0;
 	h0 = json_array_get(rec.history, 0);
-	completed = h0 != NULL && strcmp(al_json_str(h0, "digest"), digest) == 0 &&
-		    strcmp(al_json_str(h0, "state"), "Completed") == 0;
+	completed = h0 != NULL &&
+	            strcmp(al_json_str(h0, "digest"), digest) == 0 &&
+	            strcmp(al_json_str(h0, "state"), "Completed") == 0;
 	r.mode = al_update_choose_mode(rec.state, same, completed);
 	res->mode = r.mode;
 	emit(&r, "state %s; %s %s (%s)", al_update_state_name(rec.state),
-	     r.mode == AL_UPDATE_MODE_RECONCILE ? "reconciling" : r.mode == AL_UPDATE_MODE_RESUME ? "resuming update to" : "updating to",
+	     r.mode == AL_UPDATE_MODE_RECONCILE ? "reconciling"
+	     : r.mode == AL_UPDATE_MODE_RESUME  ? "resuming update to"
+	                                        : "updating to",
 	     version, digest);
 
 	/* Phase 1: accept, under its own budget. */
 	t0 = al_clock_now_ms();
-	vrc = accept_release(&r, &d, al_deadline_in(o->signature_timeout_ms ? o->signature_timeout_ms : DEFAULT_SIG_TIMEOUT_MS),
-			     &why);
+	vrc = accept_release(&r, &d,
+	                     al_deadline_in(o->signature_timeout_ms
+	                                        ? o->signature_timeout_ms
+	                                        : DEFAULT_SIG_TIMEOUT_MS),
+	                     &why);
 	res->accept_ms = al_clock_now_ms() - t0;
 	res->verified = vrc == 0;
 	res->accepted = vrc == 0 || o->force;
@@ -1017,15 +1179,25 @@ int al_update_run(const al_update_opts *o, al_update_result *res)
 	why = NULL;
 	rp.verified = res->verified;
 	rp.accepted = res->accepted;
-	rp.accept_reason = res->verified ? "Verified" : o->force ? "Forced" : "NotVerified";
-	rp.accept_message = res->verified ? "release signature verified" : res->accept_message;
+	rp.accept_reason = res->verified ? "Verified"
+	                   : o->force    ? "Forced"
+	                                 : "NotVerified";
+	rp.accept_message =
+	    res->verified ? "release signature verified" : res->accept_message;
 	emit(&r, "release %s %s%s%s (%.1fs)", version,
-	     res->verified ? "verified" : o->force ? "NOT verified, forced" : "refused: not verified",
-	     res->verified ? "" : ": ", res->verified ? "" : (res->accept_message ? res->accept_message : ""),
+	     res->verified ? "verified"
+	     : o->force    ? "NOT verified, forced"
+	                   : "refused: not verified",
+	     res->verified ? "" : ": ",
+	     res->verified ? ""
+	                   : (res->accept_message ? res->accept_message : ""),
 	     (double)res->accept_ms / 1000.0);
 
 	if (al_cancel_is_set(o->cancel)) {
-		rc = al_error_set(AL_ECANCELED, "update to %s cancelled before anything was applied", version);
+		rc = al_error_set(
+		    AL_ECANCELED,
+		    "update to %s cancelled before anything was applied",
+		    version);
 		goto out;
 	}
 
@@ -1033,56 +1205,82 @@ int al_update_run(const al_update_opts *o, al_update_result *res)
 	memset(&lo, 0, sizeof(lo));
 	lo.profile = o->profile;
 	lo.exclude = o->exclude;
-	if ((rc = al_release_open(&rel, o->store, &d, NULL)) < 0 || (rc = al_update_graph_from_release(&g, rel, &lo)) < 0) {
+	if ((rc = al_release_open(&rel, o->store, &d, NULL)) < 0 ||
+	    (rc = al_update_graph_from_release(&g, rel, &lo)) < 0) {
 		rc = al_error_wrap(rc, "loading release %s", version);
 		goto out;
 	}
 	res->total = rp.total = g->ntasks;
 
 	if (o->dry_run) {
-		char *p = plan_text(g), *head = al_sprintf("release %s (%s): %s\nmode: %s (%s -> %s when every manifest applied)\n",
-							   version, digest,
-							   res->verified ? "accepted (signature verified)" : o->force ? "accepted (forced, not verified)" : "refused (not verified)",
-							   r.mode == AL_UPDATE_MODE_RECONCILE ? "reconcile" : r.mode == AL_UPDATE_MODE_RESUME ? "resume update" : "new update",
-							   al_update_state_name(rec.state), "Reconciling");
+		char *p = plan_text(g),
+		     *head = al_sprintf(
+		         "release %s (%s): %s\nmode: %s (%s -> %s when every "
+		         "manifest applied)\n",
+		         version, digest,
+		         res->verified ? "accepted (signature verified)"
+		         : o->force    ? "accepted (forced, not verified)"
+		                       : "refused (not verified)",
+		         r.mode == AL_UPDATE_MODE_RECONCILE ? "reconcile"
+		         : r.mode == AL_UPDATE_MODE_RESUME  ? "resume update"
+		                                            : "new update",
+		         al_update_state_name(rec.state), "Reconciling");
 
-		res->plan = (p != NULL && head != NULL) ? al_sprintf("%s%s", head, p) : NULL;
+		res->plan = (p != NULL && head != NULL)
+		                ? al_sprintf("%s%s", head, p)
+		                : NULL;
 		free(p);
 		free(head);
 		if (res->plan == NULL) {
 			rc = al_error_set(AL_ENOMEM, "out of memory");
 			goto out;
 		}
-		res->outcome = res->accepted ? AL_UPDATE_OUTCOME_APPLIED : AL_UPDATE_OUTCOME_REFUSED;
-		rc = res->accepted ? 0 : al_error_set(AL_EVERIFY, "release %s refused: not verified: %s", version,
-						       res->accept_message ? res->accept_message : "");
+		res->outcome = res->accepted ? AL_UPDATE_OUTCOME_APPLIED
+		                             : AL_UPDATE_OUTCOME_REFUSED;
+		rc = res->accepted
+		         ? 0
+		         : al_error_set(
+		               AL_EVERIFY,
+		               "release %s refused: not verified: %s", version,
+		               res->accept_message ? res->accept_message : "");
 		goto out;
 	}
 
 	if (!res->accepted) {
 		/* Refused: nothing applied, the decision state is unchanged. */
 		res->outcome = AL_UPDATE_OUTCOME_REFUSED;
-		res->state = al_update_next_state(rec.state, r.mode, res->outcome);
+		res->state =
+		    al_update_next_state(rec.state, r.mode, res->outcome);
 		rp.applied = 0;
-		if ((rc = save(&r, &rec, &rp, al_deadline_in(STATUS_WRITE_MS))) < 0)
+		if ((rc = save(&r, &rec, &rp,
+		               al_deadline_in(STATUS_WRITE_MS))) < 0)
 			goto out;
-		rc = al_error_set(AL_EVERIFY, "release %s refused: not verified (use --force to apply anyway): %s", version,
-				  res->accept_message ? res->accept_message : "");
+		rc = al_error_set(
+		    AL_EVERIFY,
+		    "release %s refused: not verified (use --force to apply "
+		    "anyway): %s",
+		    version, res->accept_message ? res->accept_message : "");
 		goto out;
 	}
 
 	/* Enter Updating (persisted before anything is applied). */
 	if (r.mode != AL_UPDATE_MODE_RECONCILE) {
 		h0 = json_array_get(rec.history, 0);
-		if (r.mode == AL_UPDATE_MODE_NEW || h0 == NULL || strcmp(al_json_str(h0, "digest"), digest) != 0) {
-			json_t *e = history_entry(version, image, digest, res->verified);
+		if (r.mode == AL_UPDATE_MODE_NEW || h0 == NULL ||
+		    strcmp(al_json_str(h0, "digest"), digest) != 0) {
+			json_t *e = history_entry(version, image, digest,
+			                          res->verified);
 
-			if (e == NULL || json_array_insert_new(rec.history, 0, e) < 0) {
+			if (e == NULL ||
+			    json_array_insert_new(rec.history, 0, e) < 0) {
 				rc = al_error_set(AL_ENOMEM, "out of memory");
 				goto out;
 			}
-			while (json_array_size(rec.history) > AL_UPDATE_MAX_HISTORY)
-				json_array_remove(rec.history, json_array_size(rec.history) - 1);
+			while (json_array_size(rec.history) >
+			       AL_UPDATE_MAX_HISTORY)
+				json_array_remove(rec.history,
+				                  json_array_size(rec.history) -
+				                      1);
 		} else if (res->verified) {
 			json_object_set_new(h0, "verified", json_true());
 		}
@@ -1096,27 +1294,36 @@ int al_update_run(const al_update_opts *o, al_update_result *res)
 		version = digest = image = NULL;
 	}
 	if ((rc = save(&r, &rec, &rp, al_deadline_in(STATUS_WRITE_MS))) < 0) {
-		rc = al_error_wrap(rc, "not applying anything: cannot persist the update state");
+		rc = al_error_wrap(
+		    rc,
+		    "not applying anything: cannot persist the update state");
 		goto out;
 	}
 
 	/* Phase 3: apply, under its own budget that starts now. */
-	r.dl = al_deadline_in(o->sync_timeout_ms ? o->sync_timeout_ms : DEFAULT_SYNC_TIMEOUT_MS);
+	r.dl = al_deadline_in(o->sync_timeout_ms ? o->sync_timeout_ms
+	                                         : DEFAULT_SYNC_TIMEOUT_MS);
 	t0 = al_clock_now_ms();
 	rc = apply_graph(&r, g, &rec, &rp);
 	res->apply_ms = al_clock_now_ms() - t0;
 	res->applied = rp.applied = r.applied;
-	emit(&r, "apply phase ended after %.1fs: applied %zu of %zu", (double)res->apply_ms / 1000.0, r.applied, g->ntasks);
+	emit(&r, "apply phase ended after %.1fs: applied %zu of %zu",
+	     (double)res->apply_ms / 1000.0, r.applied, g->ntasks);
 	res->outcome = al_update_outcome_of(rc, r.applied, g->ntasks);
 	if (res->outcome != AL_UPDATE_OUTCOME_APPLIED && rc == 0)
 		rc = al_error_set(AL_EIO, "not every manifest applied");
 	rec.state = al_update_next_state(rec.state, r.mode, res->outcome);
 	h0 = json_array_get(rec.history, 0);
 	if (h0 != NULL && r.mode != AL_UPDATE_MODE_RECONCILE) {
-		al_update_hstate cur = strcmp(al_json_str(h0, "state"), "Completed") == 0 ? AL_UPDATE_COMPLETED : AL_UPDATE_PARTIAL;
-		al_update_hstate nh = al_update_next_hstate(r.mode, res->outcome, cur);
+		al_update_hstate cur =
+		    strcmp(al_json_str(h0, "state"), "Completed") == 0
+		        ? AL_UPDATE_COMPLETED
+		        : AL_UPDATE_PARTIAL;
+		al_update_hstate nh =
+		    al_update_next_hstate(r.mode, res->outcome, cur);
 
-		json_object_set_new(h0, "state", json_string(al_update_hstate_name(nh)));
+		json_object_set_new(h0, "state",
+		                    json_string(al_update_hstate_name(nh)));
 		if (nh == AL_UPDATE_COMPLETED) {
 			char now[32];
 
@@ -1132,12 +1339,17 @@ int al_update_run(const al_update_opts *o, al_update_result *res)
 		for (i = 0; i < r.nerrors; i++)
 			errs[i] = r.errors[i];
 		if (r.mode == AL_UPDATE_MODE_RECONCILE) {
-			char *m = al_update_failure_message(rec.version, r.applied, g->ntasks, errs, r.nerrors);
+			char *m = al_update_failure_message(
+			    rec.version, r.applied, g->ntasks, errs, r.nerrors);
 
-			res->message = m != NULL ? al_sprintf("reconciling %s", m + strlen("update to ")) : NULL;
+			res->message =
+			    m != NULL ? al_sprintf("reconciling %s",
+			                           m + strlen("update to "))
+			              : NULL;
 			free(m);
 		} else {
-			res->message = al_update_failure_message(rec.version, r.applied, g->ntasks, errs, r.nerrors);
+			res->message = al_update_failure_message(
+			    rec.version, r.applied, g->ntasks, errs, r.nerrors);
 		}
 		rp.failing = 1;
 		rp.fail_message = res->message;
@@ -1146,28 +1358,38 @@ int al_update_run(const al_update_opts *o, al_update_result *res)
 		int src = save(&r, &rec, &rp, al_deadline_in(STATUS_WRITE_MS));
 
 		if (src < 0 && res->outcome == AL_UPDATE_OUTCOME_APPLIED) {
-			/* Not recorded as Completed: the next run resumes and completes. */
+			/* Not recorded as Completed: the next run resumes and
+			 * completes. */
 			res->outcome = AL_UPDATE_OUTCOME_FAILED;
-			res->state = before == AL_UPDATE_RECONCILING && r.mode == AL_UPDATE_MODE_RECONCILE ? before : AL_UPDATE_UPDATING;
-			res->message = al_sprintf("update to %s applied but not recorded: %s", rec.version, al_error_message());
+			res->state = before == AL_UPDATE_RECONCILING &&
+			                     r.mode == AL_UPDATE_MODE_RECONCILE
+			                 ? before
+			                 : AL_UPDATE_UPDATING;
+			res->message = al_sprintf(
+			    "update to %s applied but not recorded: %s",
+			    rec.version, al_error_message());
 			rc = src;
 			goto out;
 		}
 	}
 	if (res->outcome != AL_UPDATE_OUTCOME_APPLIED) {
-		rc = al_error_set(rc, "%s", res->message != NULL ? res->message : "update failed");
+		rc = al_error_set(rc, "%s",
+		                  res->message != NULL ? res->message
+		                                       : "update failed");
 		goto out;
 	}
-	emit(&r, "%s %s: applied %zu of %zu; state %s", r.mode == AL_UPDATE_MODE_RECONCILE ? "reconciled" : "completed update to",
-	     rec.version, r.applied, g->ntasks, al_update_state_name(rec.state));
+	emit(&r, "%s %s: applied %zu of %zu; state %s",
+	     r.mode == AL_UPDATE_MODE_RECONCILE ? "reconciled"
+	                                        : "completed update to",
+	     rec.version, r.applied, g->ntasks,
+	     al_update_state_name(rec.state));
 	rc = 0;
-out:
-	{
-		size_t i;
+out : {
+	size_t i;
 
-		for (i = 0; i < r.nerrors; i++)
-			free(r.errors[i]);
-	}
+	for (i = 0; i < r.nerrors; i++)
+		free(r.errors[i]);
+}
 	al_update_graph_free(g);
 	al_release_free(rel);
 	record_clear(&rec);

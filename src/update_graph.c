@@ -1,4 +1,5 @@
-/* update_graph.c: the updater's pure parts: manifest names, payload loading (profiles, substitution), the run-level graph, the state machine. */
+/* update_graph.c: the updater's pure parts: manifest names, payload loading
+ * (profiles, substitution), the run-level graph, the state machine. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -9,7 +10,8 @@
 #include "airlock/yaml.h"
 
 /* 1 when file is "0000_<digits>_<component>_...": level and component span. */
-static int numbered_name(const char *file, unsigned *level, const char **comp, size_t *len)
+static int numbered_name(const char *file, unsigned *level, const char **comp,
+                         size_t *len)
 {
 	const char *p, *c;
 	unsigned lv = 0;
@@ -26,7 +28,8 @@ static int numbered_name(const char *file, unsigned *level, const char **comp, s
 	if (nd == 0 || *p != '_')
 		return 0;
 	c = ++p;
-	while ((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') || (*p >= '0' && *p <= '9') || *p == '-')
+	while ((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') ||
+	       (*p >= '0' && *p <= '9') || *p == '-')
 		p++;
 	if (p == c || *p != '_')
 		return 0;
@@ -36,14 +39,16 @@ static int numbered_name(const char *file, unsigned *level, const char **comp, s
 	return 1;
 }
 
-int al_update_parse_name(const char *file, int *numbered, unsigned *level, char **component)
+int al_update_parse_name(const char *file, int *numbered, unsigned *level,
+                         char **component)
 {
 	const char *c = NULL;
 	unsigned lv = 0;
 	size_t len = 0;
 	char *comp = NULL;
 
-	if (file == NULL || numbered == NULL || level == NULL || component == NULL)
+	if (file == NULL || numbered == NULL || level == NULL ||
+	    component == NULL)
 		return al_error_set(AL_EINVAL, "no manifest file name");
 	if (numbered_name(file, &lv, &c, &len)) {
 		comp = al_strndup(c, len);
@@ -60,22 +65,25 @@ int al_update_parse_name(const char *file, int *numbered, unsigned *level, char 
 
 static int is_tag_char(char ch)
 {
-	return (ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') || (ch >= '0' && ch <= '9') ||
-	       ch == '_' || ch == '.' || ch == '-';
+	return (ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') ||
+	       (ch >= '0' && ch <= '9') || ch == '_' || ch == '.' || ch == '-';
 }
 
-static const char *find_image(const al_update_load_opts *o, const char *tag, size_t n)
+static const char *find_image(const al_update_load_opts *o, const char *tag,
+                              size_t n)
 {
 	size_t i;
 
 	for (i = 0; i < o->nimages; i++)
-		if (strlen(o->images[i].tag) == n && memcmp(o->images[i].tag, tag, n) == 0)
+		if (strlen(o->images[i].tag) == n &&
+		    memcmp(o->images[i].tag, tag, n) == 0)
 			return o->images[i].image;
 	return NULL;
 }
 
 /* Rewrite one string; *out is NULL when nothing changed. */
-static int subst_string(char **out, const char *s, const al_update_load_opts *o, const char *what)
+static int subst_string(char **out, const char *s, const al_update_load_opts *o,
+                        const char *what)
 {
 	static const char repo[] = AL_UPDATE_PLACEHOLDER_REPO ":";
 	static const char ver[] = AL_UPDATE_PLACEHOLDER_VERSION;
@@ -92,8 +100,11 @@ static int subst_string(char **out, const char *s, const al_update_load_opts *o,
 				e++;
 			img = find_image(o, tag, (size_t)(e - tag));
 			if (e == tag || img == NULL) {
-				rc = al_error_set(AL_EPARSE, "%s: image '%.*s' is not in image-references", what,
-						  (int)(e - p > 300 ? 300 : e - p), p);
+				rc = al_error_set(
+				    AL_EPARSE,
+				    "%s: image '%.*s' is not in "
+				    "image-references",
+				    what, (int)(e - p > 300 ? 300 : e - p), p);
 				goto out;
 			}
 			if ((rc = al_buf_puts(&b, img)) < 0)
@@ -122,20 +133,23 @@ out:
 }
 
 /* The substituted copy of string node x (NULL in *out when unchanged). */
-static int subst_node(json_t **out, const json_t *x, const al_update_load_opts *o, const char *what)
+static int subst_node(json_t **out, const json_t *x,
+                      const al_update_load_opts *o, const char *what)
 {
 	char *ns = NULL;
 	int rc;
 
 	*out = NULL;
-	if ((rc = subst_string(&ns, json_string_value(x), o, what)) < 0 || ns == NULL)
+	if ((rc = subst_string(&ns, json_string_value(x), o, what)) < 0 ||
+	    ns == NULL)
 		return rc;
 	*out = json_string(ns);
 	free(ns);
 	return *out != NULL ? 0 : al_error_set(AL_ENOMEM, "out of memory");
 }
 
-static int subst_json(json_t *v, const al_update_load_opts *o, const char *what, int depth)
+static int subst_json(json_t *v, const al_update_load_opts *o, const char *what,
+                      int depth)
 {
 	json_t *ns = NULL;
 	int rc = 0;
@@ -146,13 +160,17 @@ static int subst_json(json_t *v, const al_update_load_opts *o, const char *what,
 		const char *k;
 		json_t *x;
 
-		json_object_foreach(v, k, x) {
+		json_object_foreach(v, k, x)
+		{
 			if (json_is_string(x)) {
 				if ((rc = subst_node(&ns, x, o, what)) < 0)
 					return rc;
-				if (ns != NULL && json_object_set_new(v, k, ns) != 0)
-					return al_error_set(AL_ENOMEM, "out of memory");
-			} else if ((rc = subst_json(x, o, what, depth + 1)) < 0) {
+				if (ns != NULL &&
+				    json_object_set_new(v, k, ns) != 0)
+					return al_error_set(AL_ENOMEM,
+					                    "out of memory");
+			} else if ((rc = subst_json(x, o, what, depth + 1)) <
+			           0) {
 				return rc;
 			}
 		}
@@ -160,13 +178,17 @@ static int subst_json(json_t *v, const al_update_load_opts *o, const char *what,
 		size_t i;
 		json_t *x;
 
-		json_array_foreach(v, i, x) {
+		json_array_foreach(v, i, x)
+		{
 			if (json_is_string(x)) {
 				if ((rc = subst_node(&ns, x, o, what)) < 0)
 					return rc;
-				if (ns != NULL && json_array_set_new(v, i, ns) != 0)
-					return al_error_set(AL_ENOMEM, "out of memory");
-			} else if ((rc = subst_json(x, o, what, depth + 1)) < 0) {
+				if (ns != NULL &&
+				    json_array_set_new(v, i, ns) != 0)
+					return al_error_set(AL_ENOMEM,
+					                    "out of memory");
+			} else if ((rc = subst_json(x, o, what, depth + 1)) <
+			           0) {
 				return rc;
 			}
 		}
@@ -237,14 +259,17 @@ void al_update_graph_free(al_update_graph *g)
 
 static int wanted_file(const char *name)
 {
-	if (strcmp(name, "image-references") == 0 || strcmp(name, "release-metadata") == 0)
+	if (strcmp(name, "image-references") == 0 ||
+	    strcmp(name, "release-metadata") == 0)
 		return 0;
-	return al_str_endswith(name, ".yaml") || al_str_endswith(name, ".yml") || al_str_endswith(name, ".json");
+	return al_str_endswith(name, ".yaml") ||
+	       al_str_endswith(name, ".yml") || al_str_endswith(name, ".json");
 }
 
 static int annotation_true(const json_t *obj, const char *key)
 {
-	const json_t *ann = json_object_get(json_object_get(obj, "metadata"), "annotations");
+	const json_t *ann =
+	    json_object_get(json_object_get(obj, "metadata"), "annotations");
 	const char *v = al_json_str(ann, key);
 
 	return v != NULL && strcmp(v, "true") == 0;
@@ -256,18 +281,22 @@ static int keep_object(const json_t *obj, const al_update_load_opts *o)
 	char key[512];
 	int n;
 
-	n = snprintf(key, sizeof(key), "include.release.openshift.io/%s", o->profile);
+	n = snprintf(key, sizeof(key), "include.release.openshift.io/%s",
+	             o->profile);
 	if (n < 0 || (size_t)n >= sizeof(key) || !annotation_true(obj, key))
 		return 0;
 	if (o->exclude != NULL && o->exclude[0] != '\0') {
-		n = snprintf(key, sizeof(key), "exclude.release.openshift.io/%s", o->exclude);
-		if (n < 0 || (size_t)n >= sizeof(key) || annotation_true(obj, key))
+		n = snprintf(key, sizeof(key),
+		             "exclude.release.openshift.io/%s", o->exclude);
+		if (n < 0 || (size_t)n >= sizeof(key) ||
+		    annotation_true(obj, key))
 			return 0;
 	}
 	return 1;
 }
 
-static int fill_task(al_update_task *t, json_t *obj, const char *file, size_t doc)
+static int fill_task(al_update_task *t, json_t *obj, const char *file,
+                     size_t doc)
 {
 	const json_t *md = json_object_get(obj, "metadata");
 	const char *group_end;
@@ -276,15 +305,21 @@ static int fill_task(al_update_task *t, json_t *obj, const char *file, size_t do
 	t->kind = al_json_str(obj, "kind");
 	t->name = al_json_str(md, "name");
 	t->ns = al_json_str(md, "namespace");
-	if (t->api_version == NULL || t->kind == NULL || t->name == NULL || t->name[0] == '\0' ||
-	    t->api_version[0] == '\0' || t->kind[0] == '\0')
-		return al_error_set(AL_EPARSE, "'%s' document %zu: no apiVersion, kind or metadata.name", file, doc + 1);
+	if (t->api_version == NULL || t->kind == NULL || t->name == NULL ||
+	    t->name[0] == '\0' || t->api_version[0] == '\0' ||
+	    t->kind[0] == '\0')
+		return al_error_set(
+		    AL_EPARSE,
+		    "'%s' document %zu: no apiVersion, kind or metadata.name",
+		    file, doc + 1);
 	if (t->ns != NULL && t->ns[0] == '\0')
 		t->ns = NULL;
 	group_end = strchr(t->api_version, '/');
-	t->cluster_operator = strcmp(t->kind, "ClusterOperator") == 0 && group_end != NULL &&
-			      strncmp(t->api_version, "config.openshift.io/", 20) == 0;
-	t->create_only = annotation_true(obj, "release.openshift.io/create-only");
+	t->cluster_operator =
+	    strcmp(t->kind, "ClusterOperator") == 0 && group_end != NULL &&
+	    strncmp(t->api_version, "config.openshift.io/", 20) == 0;
+	t->create_only =
+	    annotation_true(obj, "release.openshift.io/create-only");
 	/* a manifest that removes an object: nothing to apply, no operator
 	 * to wait for */
 	t->delete_it = annotation_true(obj, "release.openshift.io/delete");
@@ -299,8 +334,8 @@ static int fill_task(al_update_task *t, json_t *obj, const char *file, size_t do
 }
 
 /* Parse one file's documents into tasks appended to *tt. */
-static int load_file(tmp_task **tt, size_t *nt, size_t *cap, size_t *skipped, const al_update_file *f,
-		     const al_update_load_opts *o)
+static int load_file(tmp_task **tt, size_t *nt, size_t *cap, size_t *skipped,
+                     const al_update_file *f, const al_update_load_opts *o)
 {
 	al_yaml_node **docs = NULL;
 	size_t ndocs = 0, i;
@@ -317,16 +352,20 @@ static int load_file(tmp_task **tt, size_t *nt, size_t *cap, size_t *skipped, co
 		tmp_task *x;
 
 		if ((rc = al_yaml_to_json(&obj, docs[i])) < 0) {
-			rc = al_error_wrap(rc, "'%s' document %zu", f->name, i + 1);
+			rc = al_error_wrap(rc, "'%s' document %zu", f->name,
+			                   i + 1);
 			goto out;
 		}
-		if (json_is_null(obj) || (json_is_string(obj) && json_string_length(obj) == 0)) {
+		if (json_is_null(obj) ||
+		    (json_is_string(obj) && json_string_length(obj) == 0)) {
 			json_decref(obj);
 			obj = NULL;
 			continue;
 		}
 		if (!json_is_object(obj)) {
-			rc = al_error_set(AL_EPARSE, "'%s' document %zu: not a map", f->name, i + 1);
+			rc = al_error_set(AL_EPARSE,
+			                  "'%s' document %zu: not a map",
+			                  f->name, i + 1);
 			goto out;
 		}
 		if (!keep_object(obj, o)) {
@@ -338,7 +377,9 @@ static int load_file(tmp_task **tt, size_t *nt, size_t *cap, size_t *skipped, co
 		if ((rc = subst_json(obj, o, f->name, 0)) < 0)
 			goto out;
 		if (*nt >= AL_UPDATE_MAX_TASKS) {
-			rc = al_error_set(AL_ELIMIT, "more than %d manifests in the payload", AL_UPDATE_MAX_TASKS);
+			rc = al_error_set(
+			    AL_ELIMIT, "more than %d manifests in the payload",
+			    AL_UPDATE_MAX_TASKS);
 			goto out;
 		}
 		if (*nt == *cap) {
@@ -377,8 +418,8 @@ out:
 	return rc;
 }
 
-int al_update_graph_build(al_update_graph **out, const al_update_file *files, size_t nfiles,
-			  const al_update_load_opts *opts)
+int al_update_graph_build(al_update_graph **out, const al_update_file *files,
+                          size_t nfiles, const al_update_load_opts *opts)
 {
 	al_update_load_opts o;
 	al_update_file *sorted = NULL;
@@ -387,8 +428,10 @@ int al_update_graph_build(al_update_graph **out, const al_update_file *files, si
 	al_update_graph *g = NULL;
 	int rc = 0;
 
-	if (out == NULL || opts == NULL || opts->version == NULL || (nfiles > 0 && files == NULL))
-		return al_error_set(AL_EINVAL, "al_update_graph_build: missing argument");
+	if (out == NULL || opts == NULL || opts->version == NULL ||
+	    (nfiles > 0 && files == NULL))
+		return al_error_set(AL_EINVAL,
+		                    "al_update_graph_build: missing argument");
 	o = *opts;
 	if (o.profile == NULL || o.profile[0] == '\0')
 		o.profile = AL_UPDATE_DEFAULT_PROFILE;
@@ -402,11 +445,14 @@ int al_update_graph_build(al_update_graph **out, const al_update_file *files, si
 	for (i = 0; i < nfiles; i++) {
 		if (!wanted_file(sorted[i].name))
 			continue;
-		if ((rc = load_file(&tt, &nt, &cap, &skipped, &sorted[i], &o)) < 0)
+		if ((rc = load_file(&tt, &nt, &cap, &skipped, &sorted[i], &o)) <
+		    0)
 			goto out;
 	}
 	if (nt == 0) {
-		rc = al_error_set(AL_EPARSE, "the payload has no manifest for profile '%s'", o.profile);
+		rc = al_error_set(
+		    AL_EPARSE, "the payload has no manifest for profile '%s'",
+		    o.profile);
 		goto out;
 	}
 	qsort(tt, nt, sizeof(*tt), cmp_level);
@@ -423,9 +469,12 @@ int al_update_graph_build(al_update_graph **out, const al_update_file *files, si
 		al_update_level *lv = &g->levels[g->nlevels++];
 		size_t k, ncomp = 0;
 
-		for (j = i; j < nt && tt[j].numbered == tt[i].numbered && tt[j].level == tt[i].level; j++) {
+		for (j = i; j < nt && tt[j].numbered == tt[i].numbered &&
+		            tt[j].level == tt[i].level;
+		     j++) {
 			for (k = i; k < j; k++)
-				if (strcmp(tt[k].component, tt[j].component) == 0)
+				if (strcmp(tt[k].component, tt[j].component) ==
+				    0)
 					break;
 			tt[j].comp_id = k < j ? tt[k].comp_id : ncomp++;
 		}
@@ -467,7 +516,8 @@ out:
 	return rc;
 }
 
-int al_update_graph_from_release(al_update_graph **out, const al_release *r, const al_update_load_opts *opts)
+int al_update_graph_from_release(al_update_graph **out, const al_release *r,
+                                 const al_update_load_opts *opts)
 {
 	al_update_load_opts o;
 	al_update_file *files = NULL;
@@ -476,7 +526,9 @@ int al_update_graph_from_release(al_update_graph **out, const al_release *r, con
 	int rc;
 
 	if (out == NULL || r == NULL)
-		return al_error_set(AL_EINVAL, "al_update_graph_from_release: missing argument");
+		return al_error_set(
+		    AL_EINVAL,
+		    "al_update_graph_from_release: missing argument");
 	memset(&o, 0, sizeof(o));
 	if (opts != NULL)
 		o = *opts;
@@ -516,9 +568,11 @@ char *al_update_task_describe(const al_update_task *t)
 	if (t == NULL)
 		return NULL;
 	if (t->ns != NULL)
-		return al_sprintf("%s%s %s/%s (%s #%zu)", t->delete_it ? "delete " : "", t->kind, t->ns, t->name,
-				  t->file, t->doc + 1);
-	return al_sprintf("%s%s %s (%s #%zu)", t->delete_it ? "delete " : "", t->kind, t->name, t->file, t->doc + 1);
+		return al_sprintf("%s%s %s/%s (%s #%zu)",
+		                  t->delete_it ? "delete " : "", t->kind, t->ns,
+		                  t->name, t->file, t->doc + 1);
+	return al_sprintf("%s%s %s (%s #%zu)", t->delete_it ? "delete " : "",
+	                  t->kind, t->name, t->file, t->doc + 1);
 }
 
 /* --- the state machine ------------------------------------------------- */
@@ -541,15 +595,18 @@ const char *al_update_hstate_name(al_update_hstate s)
 	return s == AL_UPDATE_COMPLETED ? "Completed" : "Partial";
 }
 
-al_update_mode al_update_choose_mode(al_update_state state, int same_target, int completed)
+al_update_mode al_update_choose_mode(al_update_state state, int same_target,
+                                     int completed)
 {
 	if (!same_target)
 		return AL_UPDATE_MODE_NEW;
 	switch (state) {
 	case AL_UPDATE_RECONCILING:
 		/* Reconciling is only ever entered after a Completed update of
-		 * exactly this release; without that record, finish the update. */
-		return completed ? AL_UPDATE_MODE_RECONCILE : AL_UPDATE_MODE_RESUME;
+		 * exactly this release; without that record, finish the update.
+		 */
+		return completed ? AL_UPDATE_MODE_RECONCILE
+		                 : AL_UPDATE_MODE_RESUME;
 	case AL_UPDATE_UPDATING:
 		return AL_UPDATE_MODE_RESUME;
 	case AL_UPDATE_INITIALIZING:
@@ -565,34 +622,42 @@ al_update_outcome al_update_outcome_of(int rc, size_t applied, size_t total)
 	return AL_UPDATE_OUTCOME_FAILED;
 }
 
-al_update_state al_update_next_state(al_update_state state, al_update_mode mode, al_update_outcome outcome)
+al_update_state al_update_next_state(al_update_state state, al_update_mode mode,
+                                     al_update_outcome outcome)
 {
 	if (outcome == AL_UPDATE_OUTCOME_REFUSED)
 		return state;
 	if (mode == AL_UPDATE_MODE_RECONCILE)
 		return AL_UPDATE_RECONCILING;
-	return outcome == AL_UPDATE_OUTCOME_APPLIED ? AL_UPDATE_RECONCILING : AL_UPDATE_UPDATING;
+	return outcome == AL_UPDATE_OUTCOME_APPLIED ? AL_UPDATE_RECONCILING
+	                                            : AL_UPDATE_UPDATING;
 }
 
-al_update_hstate al_update_next_hstate(al_update_mode mode, al_update_outcome outcome, al_update_hstate current)
+al_update_hstate al_update_next_hstate(al_update_mode mode,
+                                       al_update_outcome outcome,
+                                       al_update_hstate current)
 {
 	if (mode == AL_UPDATE_MODE_RECONCILE)
 		return current;
-	return outcome == AL_UPDATE_OUTCOME_APPLIED ? AL_UPDATE_COMPLETED : AL_UPDATE_PARTIAL;
+	return outcome == AL_UPDATE_OUTCOME_APPLIED ? AL_UPDATE_COMPLETED
+	                                            : AL_UPDATE_PARTIAL;
 }
 
-char *al_update_failure_message(const char *version, size_t applied, size_t total,
-				const char *const *errors, size_t nerrors)
+char *al_update_failure_message(const char *version, size_t applied,
+                                size_t total, const char *const *errors,
+                                size_t nerrors)
 {
 	al_buf b = AL_BUF_INIT(64 * 1024);
 	size_t i;
 	char *s = NULL;
 
-	if (al_buf_printf(&b, "update to %s failed: applied %zu of %zu", version != NULL ? version : "?",
-			  applied, total) < 0)
+	if (al_buf_printf(&b, "update to %s failed: applied %zu of %zu",
+	                  version != NULL ? version : "?", applied, total) < 0)
 		goto out;
 	for (i = 0; i < nerrors && i < 3; i++)
-		if (al_buf_printf(&b, "%s%s", i == 0 ? "; first errors: " : "; ", errors[i]) < 0)
+		if (al_buf_printf(&b, "%s%s",
+		                  i == 0 ? "; first errors: " : "; ",
+		                  errors[i]) < 0)
 			goto out;
 	s = al_buf_detach(&b, NULL);
 out:

@@ -1,4 +1,5 @@
-/* yaml.c: libyaml event loader into a positioned node tree (bounded, no aliases), core-schema JSON conversion, and the emitter. */
+/* yaml.c: libyaml event loader into a positioned node tree (bounded, no
+ * aliases), core-schema JSON conversion, and the emitter. */
 #include <errno.h>
 #include <limits.h>
 #include <math.h>

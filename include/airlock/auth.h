@@ -1,4 +1,5 @@
-/* auth.h: registry credentials from auth files, and the Bearer/Basic challenge flow with a token cache. */
+/* auth.h: registry credentials from auth files, and the Bearer/Basic challenge
+ * flow with a token cache. */
 #ifndef AIRLOCK_AUTH_H
 #define AIRLOCK_AUTH_H
 
@@ -37,7 +38,8 @@ AL_EXPORT char *al_auth_normalize_key(const char *key);
 
 /* A parsed WWW-Authenticate challenge (the first one in the header). */
 typedef struct al_auth_params {
-	char *scheme;  /* "Bearer" or "Basic" as sent (compare case-insensitively) */
+	char *scheme;  /* "Bearer" or "Basic" as sent (compare
+	                  case-insensitively) */
 	char *realm;   /* NULL when absent */
 	char *service; /* NULL when absent */
 	char *scope;   /* NULL when absent */
@@ -50,12 +52,14 @@ typedef struct al_auth_params {
  * the header) on an unterminated quote, a missing '=' or an empty scheme.
  * Free with al_auth_params_clear.
  */
-AL_EXPORT int al_auth_parse_challenge(al_auth_params *out, const char *www_authenticate);
+AL_EXPORT int al_auth_parse_challenge(al_auth_params *out,
+                                      const char *www_authenticate);
 AL_EXPORT void al_auth_params_clear(al_auth_params *p);
 
 /* Credentials for registry/repository (repository may be NULL):
  * AL_ENOTFOUND when none. Caller frees *user, *pass (and should wipe). */
-AL_EXPORT int al_auth_lookup(al_auth *a, const char *registry, const char *repository, char **user, char **pass);
+AL_EXPORT int al_auth_lookup(al_auth *a, const char *registry,
+                             const char *repository, char **user, char **pass);
 
 /*
  * Answer a 401 challenge. www_authenticate is the header value;
@@ -67,13 +71,18 @@ AL_EXPORT int al_auth_lookup(al_auth *a, const char *registry, const char *repos
  * AL_EAUTH when the token server refuses; AL_EPARSE on a bad challenge.
  * Basic headers are cached for every scope of that registry.
  */
-AL_EXPORT int al_auth_challenge(al_auth *a, al_http *h, const char *registry, const char *repository, const char *www_authenticate, const char *scope, char **header);
+AL_EXPORT int al_auth_challenge(al_auth *a, al_http *h, const char *registry,
+                                const char *repository,
+                                const char *www_authenticate, const char *scope,
+                                char **header);
 
 /* A cached "Authorization: ..." header for (registry, scope) that is still
  * valid; AL_ENOTFOUND otherwise. Caller frees. */
-AL_EXPORT int al_auth_cached(al_auth *a, const char *registry, const char *scope, char **header);
+AL_EXPORT int al_auth_cached(al_auth *a, const char *registry,
+                             const char *scope, char **header);
 
 /* Drop the cached token for (registry, scope) (after it was refused). */
-AL_EXPORT void al_auth_invalidate(al_auth *a, const char *registry, const char *scope);
+AL_EXPORT void al_auth_invalidate(al_auth *a, const char *registry,
+                                  const char *scope);
 
 #endif

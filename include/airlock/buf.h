@@ -1,4 +1,5 @@
-/* buf.h: the length-tracked byte buffer with a mandatory maximum, and string helpers. */
+/* buf.h: the length-tracked byte buffer with a mandatory maximum, and string
+ * helpers. */
 #ifndef AIRLOCK_BUF_H
 #define AIRLOCK_BUF_H
 
@@ -17,14 +18,17 @@ typedef struct al_buf {
 	size_t max;
 } al_buf;
 
-#define AL_BUF_INIT(maxbytes) {NULL, 0, 0, (maxbytes)}
+#define AL_BUF_INIT(maxbytes)                                                  \
+	{                                                                      \
+		NULL, 0, 0, (maxbytes)                                         \
+	}
 
 AL_EXPORT void al_buf_init(al_buf *b, size_t max);
 /* Append n bytes; AL_ELIMIT if len + n would exceed max, AL_ENOMEM. */
 AL_EXPORT int al_buf_append(al_buf *b, const void *p, size_t n);
 AL_EXPORT int al_buf_puts(al_buf *b, const char *s);
 AL_EXPORT int al_buf_printf(al_buf *b, const char *fmt, ...)
-	__attribute__((format(printf, 2, 3)));
+    __attribute__((format(printf, 2, 3)));
 AL_EXPORT int al_buf_vprintf(al_buf *b, const char *fmt, va_list ap);
 /* Content as a C string ("" when empty); borrowed. */
 AL_EXPORT const char *al_buf_cstr(const al_buf *b);
@@ -43,7 +47,7 @@ AL_EXPORT char *al_strdup(const char *s);
 AL_EXPORT char *al_strndup(const char *s, size_t n);
 /* Allocate a formatted string; NULL on failure. Caller frees. */
 AL_EXPORT char *al_sprintf(const char *fmt, ...)
-	__attribute__((format(printf, 1, 2)));
+    __attribute__((format(printf, 1, 2)));
 /* 1 if s starts with prefix. */
 AL_EXPORT int al_str_startswith(const char *s, const char *prefix);
 /* 1 if s ends with suffix. */

@@ -1,4 +1,5 @@
-/* clock.h: monotonic time, deadlines, cancellation, duration and size parsing. */
+/* clock.h: monotonic time, deadlines, cancellation, duration and size parsing.
+ */
 #ifndef AIRLOCK_CLOCK_H
 #define AIRLOCK_CLOCK_H
 
@@ -35,7 +36,8 @@ AL_EXPORT void al_cancel_set(al_cancel *c);
 /* 0 for a NULL flag. */
 AL_EXPORT int al_cancel_is_set(const al_cancel *c);
 
-/* Sleep ms, waking early (returning AL_ECANCELED) if c is set. c may be NULL. */
+/* Sleep ms, waking early (returning AL_ECANCELED) if c is set. c may be NULL.
+ */
 AL_EXPORT int al_sleep_ms(uint64_t ms, const al_cancel *c);
 
 /*
@@ -50,6 +52,7 @@ AL_EXPORT int al_parse_size(const char *s, uint64_t *bytes);
  * Exponential backoff with full jitter for attempt (0-based):
  * random in [base/2, min(max, base * 2^attempt)].
  */
-AL_EXPORT uint64_t al_backoff_ms(unsigned attempt, uint64_t base_ms, uint64_t max_ms);
+AL_EXPORT uint64_t al_backoff_ms(unsigned attempt, uint64_t base_ms,
+                                 uint64_t max_ms);
 
 #endif

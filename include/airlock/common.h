@@ -1,4 +1,5 @@
-/* common.h: export macro, version and the stream callback types every module shares. */
+/* common.h: export macro, version and the stream callback types every module
+ * shares. */
 #ifndef AIRLOCK_COMMON_H
 #define AIRLOCK_COMMON_H
 

@@ -1,4 +1,5 @@
-/* digest.h: "algo:hex" content digests and streaming SHA-256/512 (OpenSSL EVP). */
+/* digest.h: "algo:hex" content digests and streaming SHA-256/512 (OpenSSL EVP).
+ */
 #ifndef AIRLOCK_DIGEST_H
 #define AIRLOCK_DIGEST_H
 
@@ -51,16 +52,19 @@ AL_EXPORT void al_hasher_free(al_hasher *h);
  */
 typedef struct al_hash_worker al_hash_worker;
 AL_EXPORT int al_hash_worker_new(al_hash_worker **out);
-AL_EXPORT int al_hash_worker_submit(al_hash_worker *hw, al_hasher *h, const void *p, size_t n);
+AL_EXPORT int al_hash_worker_submit(al_hash_worker *hw, al_hasher *h,
+                                    const void *p, size_t n);
 /* The submitted job's result (0, or its error as this thread's error). */
 AL_EXPORT int al_hash_worker_wait(al_hash_worker *hw);
 /* Stops and joins the thread; NULL is a no-op. */
 AL_EXPORT void al_hash_worker_free(al_hash_worker *hw);
 
 /* One-shot digest of a buffer. */
-AL_EXPORT int al_digest_bytes(al_digest *out, al_digest_algo algo, const void *p, size_t n);
+AL_EXPORT int al_digest_bytes(al_digest *out, al_digest_algo algo,
+                              const void *p, size_t n);
 /* Digest of a file, streamed through a bounded buffer; *size (may be NULL)
  * receives the byte count. */
-AL_EXPORT int al_digest_file(al_digest *out, al_digest_algo algo, const char *path, uint64_t *size);
+AL_EXPORT int al_digest_file(al_digest *out, al_digest_algo algo,
+                             const char *path, uint64_t *size);
 
 #endif

@@ -11,21 +11,23 @@
  */
 typedef enum al_status {
 	AL_OK = 0,
-	AL_EINVAL = -1,      /* bad argument or usage */
-	AL_ENOMEM = -2,      /* allocation failed */
-	AL_ENOTFOUND = -3,   /* file, blob, manifest, key or entry not found */
-	AL_EIO = -4,         /* local I/O error */
-	AL_ENET = -5,        /* network error (connect, reset, TLS, DNS) */
-	AL_ETIMEOUT = -6,    /* a deadline or timeout expired */
-	AL_ECANCELED = -7,   /* cancelled by the caller or a signal */
-	AL_EPARSE = -8,      /* malformed input (JSON, YAML, reference...) */
-	AL_ELIMIT = -9,      /* an input exceeded a configured bound */
-	AL_EVERIFY = -10,    /* content failed verification (digest, signature) */
-	AL_EAUTH = -11,      /* authentication or authorisation refused */
-	AL_EEXIST = -12,     /* already exists */
-	AL_ELOCKED = -13,    /* held by another process */
-	AL_EUNSUPPORTED = -14, /* valid but not supported (media type, algorithm) */
-	AL_EPROTO = -15,     /* the server broke the protocol or answered an error */
+	AL_EINVAL = -1,    /* bad argument or usage */
+	AL_ENOMEM = -2,    /* allocation failed */
+	AL_ENOTFOUND = -3, /* file, blob, manifest, key or entry not found */
+	AL_EIO = -4,       /* local I/O error */
+	AL_ENET = -5,      /* network error (connect, reset, TLS, DNS) */
+	AL_ETIMEOUT = -6,  /* a deadline or timeout expired */
+	AL_ECANCELED = -7, /* cancelled by the caller or a signal */
+	AL_EPARSE = -8,    /* malformed input (JSON, YAML, reference...) */
+	AL_ELIMIT = -9,    /* an input exceeded a configured bound */
+	AL_EVERIFY = -10,  /* content failed verification (digest, signature) */
+	AL_EAUTH = -11,    /* authentication or authorisation refused */
+	AL_EEXIST = -12,   /* already exists */
+	AL_ELOCKED = -13,  /* held by another process */
+	AL_EUNSUPPORTED =
+	    -14, /* valid but not supported (media type, algorithm) */
+	AL_EPROTO =
+	    -15, /* the server broke the protocol or answered an error */
 } al_status;
 
 /*
@@ -34,23 +36,23 @@ typedef enum al_status {
  * The message is truncated at 1 KiB.
  */
 AL_EXPORT int al_error_set(int code, const char *fmt, ...)
-	__attribute__((format(printf, 2, 3)));
+    __attribute__((format(printf, 2, 3)));
 
 /* Like al_error_set, with ": strerror(err)" appended; the code is derived
  * from errno (ENOENT -> AL_ENOTFOUND, ENOMEM -> AL_ENOMEM, EEXIST ->
  * AL_EEXIST, else AL_EIO). */
 AL_EXPORT int al_error_errno(int err, const char *fmt, ...)
-	__attribute__((format(printf, 2, 3)));
+    __attribute__((format(printf, 2, 3)));
 
 /* Like al_error_set, with ": <OpenSSL error queue text>" appended; the
  * OpenSSL queue is cleared. */
 AL_EXPORT int al_error_openssl(int code, const char *fmt, ...)
-	__attribute__((format(printf, 2, 3)));
+    __attribute__((format(printf, 2, 3)));
 
 /* Prefix the current message with context ("pulling 'x': " + old message).
  * Returns code unchanged so callers can: return al_error_wrap(rc, ...). */
 AL_EXPORT int al_error_wrap(int code, const char *fmt, ...)
-	__attribute__((format(printf, 2, 3)));
+    __attribute__((format(printf, 2, 3)));
 
 /* The calling thread's last message ("" if none). Borrowed until the next
  * al_error_* call on this thread. */

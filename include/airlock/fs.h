@@ -1,4 +1,5 @@
-/* fs.h: atomic file writes, bounded reads, temporary files, directory helpers and locks. */
+/* fs.h: atomic file writes, bounded reads, temporary files, directory helpers
+ * and locks. */
 #ifndef AIRLOCK_FS_H
 #define AIRLOCK_FS_H
 
@@ -20,7 +21,8 @@ AL_EXPORT int al_fs_fsync_dir(const char *dir);
  * fsync, rename over path, fsync the directory. A crash at any point
  * leaves either the old or the new content.
  */
-AL_EXPORT int al_fs_write_atomic(const char *path, const void *data, size_t len);
+AL_EXPORT int al_fs_write_atomic(const char *path, const void *data,
+                                 size_t len);
 
 /* Read a whole regular file into out (bounded by out->max: AL_ELIMIT).
  * Opens with O_NOFOLLOW; AL_ENOTFOUND if missing. */
@@ -59,7 +61,8 @@ AL_EXPORT void al_tmpfile_free(al_tmpfile *t);
  * wait_ms. Released by al_lock_free (or by process exit, even kill -9).
  */
 typedef struct al_lock al_lock;
-AL_EXPORT int al_lock_acquire(al_lock **out, const char *path, uint64_t wait_ms);
+AL_EXPORT int al_lock_acquire(al_lock **out, const char *path,
+                              uint64_t wait_ms);
 AL_EXPORT void al_lock_free(al_lock *l);
 
 /*
@@ -77,7 +80,8 @@ AL_EXPORT void al_lock_free(al_lock *l);
  */
 AL_EXPORT void al_fd_start_writeback(int fd, uint64_t off, uint64_t len);
 
-AL_EXPORT int al_fd_read(int fd, void *p, size_t cap, size_t *got, const char *what);
+AL_EXPORT int al_fd_read(int fd, void *p, size_t cap, size_t *got,
+                         const char *what);
 
 /* An al_reader over an open file descriptor (not closed by the reader). */
 AL_EXPORT al_reader al_fd_reader(int *fd);

@@ -1,4 +1,5 @@
-/* graph.h: update-graph (Cincinnati) client, version ordering, release-set selection and the update-service graph data. */
+/* graph.h: update-graph (Cincinnati) client, version ordering, release-set
+ * selection and the update-service graph data. */
 #ifndef AIRLOCK_GRAPH_H
 #define AIRLOCK_GRAPH_H
 
@@ -39,9 +40,10 @@ AL_EXPORT int al_version_valid(const char *s);
 
 /* One release in a graph. */
 typedef struct al_graph_node {
-	char *version;    /* "4.14.10" */
-	char *payload;    /* release image pull spec, normally by digest */
-	json_t *metadata; /* object of strings (may be empty), owned by the graph */
+	char *version; /* "4.14.10" */
+	char *payload; /* release image pull spec, normally by digest */
+	json_t *
+	    metadata; /* object of strings (may be empty), owned by the graph */
 } al_graph_node;
 
 /* An update from nodes[from] to nodes[to]. */
@@ -54,7 +56,8 @@ typedef struct al_graph_edge {
 typedef struct al_graph_cond_edge {
 	size_t from;
 	size_t to;
-	json_t *risks; /* array of {"url","name","message","matchingRules"}, owned by the graph */
+	json_t *risks; /* array of {"url","name","message","matchingRules"},
+	                  owned by the graph */
 } al_graph_cond_edge;
 
 /*
@@ -85,7 +88,8 @@ typedef struct al_graph {
  * source and the offending element, AL_ELIMIT past AL_GRAPH_MAX_BYTES.
  * Caller frees *out with al_graph_free.
  */
-AL_EXPORT int al_graph_parse(al_graph **out, const uint8_t *p, size_t n, const char *what);
+AL_EXPORT int al_graph_parse(al_graph **out, const uint8_t *p, size_t n,
+                             const char *what);
 /* Read and parse a graph file (the --graph-file source). AL_ENOTFOUND
  * for a missing file. */
 AL_EXPORT int al_graph_load_file(al_graph **out, const char *path);
@@ -105,11 +109,14 @@ AL_EXPORT json_t *al_graph_to_json(const al_graph *g);
  * AL_ENET, AL_ECANCELED, AL_EPROTO (any answer but 200, naming the
  * status, channel and URL), AL_EPARSE, AL_ELIMIT.
  */
-AL_EXPORT int al_graph_fetch(al_graph **out, const char *base_url, const char *channel, const char *arch, const al_http_opts *http, al_deadline deadline);
+AL_EXPORT int al_graph_fetch(al_graph **out, const char *base_url,
+                             const char *channel, const char *arch,
+                             const al_http_opts *http, al_deadline deadline);
 
 /* Index of the node with version in *idx; AL_ENOTFOUND (message naming
  * the version and the channel) if none. */
-AL_EXPORT int al_graph_find(const al_graph *g, const char *version, size_t *idx);
+AL_EXPORT int al_graph_find(const al_graph *g, const char *version,
+                            size_t *idx);
 
 /*
  * Select releases of g between min and max (inclusive, by
@@ -123,7 +130,9 @@ AL_EXPORT int al_graph_find(const al_graph *g, const char *version, size_t *idx)
  * (message naming the version and the channel), for a channel without
  * releases, and for no update path; AL_EINVAL when min > max.
  */
-AL_EXPORT int al_graph_select(const al_graph *g, const char *min, const char *max, int shortest_path, int include_conditional, size_t **idx, size_t *n);
+AL_EXPORT int al_graph_select(const al_graph *g, const char *min,
+                              const char *max, int shortest_path,
+                              int include_conditional, size_t **idx, size_t *n);
 
 /*
  * Save g as STORE/airlock/graph/<channel>-<arch>.json (atomic; the JSON of
@@ -132,7 +141,8 @@ AL_EXPORT int al_graph_select(const al_graph *g, const char *min, const char *ma
  */
 AL_EXPORT int al_graph_save_to_store(al_store *s, const al_graph *g);
 /* Load what al_graph_save_to_store wrote; AL_ENOTFOUND if absent. */
-AL_EXPORT int al_graph_load_from_store(al_graph **out, al_store *s, const char *channel, const char *arch);
+AL_EXPORT int al_graph_load_from_store(al_graph **out, al_store *s,
+                                       const char *channel, const char *arch);
 
 /* How al_graph_resolve_imageset reaches the graphs. Zero-initialise. */
 typedef struct al_graph_opts {
@@ -145,22 +155,26 @@ typedef struct al_graph_opts {
 	 * and architecture. */
 	const char *graph_file;
 	const al_http_opts *http; /* may be NULL */
-	al_deadline deadline;     /* bounds each fetch (NONE: AL_GRAPH_DEFAULT_TIMEOUT_MS each) */
+	al_deadline deadline;     /* bounds each fetch (NONE:
+	                             AL_GRAPH_DEFAULT_TIMEOUT_MS each) */
 } al_graph_opts;
 
 /* One release to mirror. */
 typedef struct al_graph_release {
 	char *version;
-	char *payload;   /* the pull spec to mirror */
+	char *payload; /* the pull spec to mirror */
 	char *arch;
-	char **channels; /* every channel of the imageset it was selected from */
+	char *
+	    *channels; /* every channel of the imageset it was selected from */
 	size_t nchannels;
 } al_graph_release;
 
 typedef struct al_graph_selection {
-	al_graph_release *releases; /* sorted by arch, then version; unique by payload */
+	al_graph_release
+	    *releases; /* sorted by arch, then version; unique by payload */
 	size_t nreleases;
-	al_graph **graphs;          /* every graph read (channel and arch set), for al_graph_save_to_store */
+	al_graph **graphs; /* every graph read (channel and arch set), for
+	                      al_graph_save_to_store */
 	size_t ngraphs;
 } al_graph_selection;
 
@@ -179,14 +193,16 @@ typedef struct al_graph_selection {
  * naming the channel. out is cleared first; free with
  * al_graph_selection_clear (also after a failure).
  */
-AL_EXPORT int al_graph_resolve_imageset(const al_imageset *cfg, const al_graph_opts *opts, al_graph_selection *out);
+AL_EXPORT int al_graph_resolve_imageset(const al_imageset *cfg,
+                                        const al_graph_opts *opts,
+                                        al_graph_selection *out);
 /* Free what sel holds and zero it. NULL is a no-op. */
 AL_EXPORT void al_graph_selection_clear(al_graph_selection *sel);
 
 /* What al_graph_write_data wrote. */
 typedef struct al_graph_data_report {
-	size_t channels;      /* channels/<name>.yaml files */
-	size_t versions;      /* distinct mirrored versions listed in channels */
+	size_t channels; /* channels/<name>.yaml files */
+	size_t versions; /* distinct mirrored versions listed in channels */
 	size_t blocked_edges; /* blocked-edges/ files */
 	size_t graphs;        /* saved graphs used */
 } al_graph_data_report;
@@ -209,6 +225,7 @@ typedef struct al_graph_data_report {
  * the "channels" lists of releases.json entries. rep may be NULL.
  * AL_ENOTFOUND when the store holds no release.
  */
-AL_EXPORT int al_graph_write_data(al_store *s, const char *outdir, al_graph_data_report *rep);
+AL_EXPORT int al_graph_write_data(al_store *s, const char *outdir,
+                                  al_graph_data_report *rep);
 
 #endif

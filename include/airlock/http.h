@@ -1,4 +1,5 @@
-/* http.h: libcurl client with timeouts, retries with backoff and Retry-After, safe redirects, cancellation. */
+/* http.h: libcurl client with timeouts, retries with backoff and Retry-After,
+ * safe redirects, cancellation. */
 #ifndef AIRLOCK_HTTP_H
 #define AIRLOCK_HTTP_H
 
@@ -9,19 +10,25 @@
 /* Client settings. Zero-initialise, then set what you need; zero fields
  * take the defaults noted. Strings are copied by al_http_new. */
 typedef struct al_http_opts {
-	const char *ca_file;          /* extra CA bundle (PEM); replaces curl's default bundle file, the system CA directory stays trusted */
-	int tls_verify_off;           /* 1: skip TLS verification for every host */
-	const char *const *insecure_hosts; /* NULL-terminated "host[:port]" with TLS verification off */
-	const char *proxy;            /* overrides https_proxy/http_proxy env */
-	const char *no_proxy;         /* overrides no_proxy env */
-	uint64_t connect_timeout_ms;  /* default 10000 */
-	uint64_t low_speed_time_ms;   /* abort when no byte moves for this long (a stall); default 30000 */
-	uint64_t request_timeout_ms;  /* one attempt, whole; default 0 = none (bounds big downloads too) */
-	unsigned max_retries;         /* default 4 (so 5 attempts); AL_HTTP_NO_RETRY for 0 */
-	uint64_t backoff_base_ms;     /* default 250 */
-	uint64_t backoff_max_ms;      /* default 20000; also caps Retry-After */
-	const char *user_agent;       /* default "airlock/<version>" */
-	al_cancel *cancel;            /* borrowed; polled during transfers and sleeps */
+	const char
+	    *ca_file; /* extra CA bundle (PEM); replaces curl's default bundle
+	                 file, the system CA directory stays trusted */
+	int tls_verify_off; /* 1: skip TLS verification for every host */
+	const char *const *insecure_hosts; /* NULL-terminated "host[:port]" with
+	                                      TLS verification off */
+	const char *proxy;           /* overrides https_proxy/http_proxy env */
+	const char *no_proxy;        /* overrides no_proxy env */
+	uint64_t connect_timeout_ms; /* default 10000 */
+	uint64_t low_speed_time_ms; /* abort when no byte moves for this long (a
+	                               stall); default 30000 */
+	uint64_t request_timeout_ms; /* one attempt, whole; default 0 = none
+	                                (bounds big downloads too) */
+	unsigned
+	    max_retries; /* default 4 (so 5 attempts); AL_HTTP_NO_RETRY for 0 */
+	uint64_t backoff_base_ms; /* default 250 */
+	uint64_t backoff_max_ms;  /* default 20000; also caps Retry-After */
+	const char *user_agent;   /* default "airlock/<version>" */
+	al_cancel *cancel; /* borrowed; polled during transfers and sleeps */
 	/* TLS client authentication (added for kube): a PEM certificate
 	 * file and its PEM private key file (client_key NULL: the key is in
 	 * client_cert). Ignored when client_cert is NULL. */
@@ -43,9 +50,11 @@ AL_EXPORT int al_http_new(al_http **out, const al_http_opts *opts);
 AL_EXPORT void al_http_free(al_http *h);
 
 typedef struct al_http_req {
-	const char *method;            /* "GET" (default), "HEAD", "PUT", "POST", "PATCH", "DELETE" */
+	const char *method; /* "GET" (default), "HEAD", "PUT", "POST", "PATCH",
+	                       "DELETE" */
 	const char *url;
-	const char *const *headers;    /* "Name: value" lines, NULL-terminated, may be NULL */
+	const char *const
+	    *headers; /* "Name: value" lines, NULL-terminated, may be NULL */
 	/* Request body: body/body_len, or reader (with body_size, -1 for
 	 * chunked). A reader without rewind is not retried once sent. */
 	const uint8_t *body;
@@ -62,23 +71,26 @@ typedef struct al_http_req {
 	 * a 200 calls sink->reset first (no reset: AL_EPROTO). A caller that
 	 * sends its own "Range:" header leaves resumable at 0. */
 	int resumable;
-	int no_redirect;               /* 1: return 3xx as is (Location in the headers) */
-	al_deadline deadline;          /* bounds all attempts and backoff sleeps */
+	int no_redirect; /* 1: return 3xx as is (Location in the headers) */
+	al_deadline deadline; /* bounds all attempts and backoff sleeps */
 } al_http_req;
 
 typedef struct al_http_resp {
-	long status;                   /* final HTTP status (after redirects) */
-	char *effective_url;           /* after redirects */
-	al_buf error_body;             /* body of a non-2xx answer, bounded */
-	uint64_t body_bytes;           /* bytes given to sink/body_out */
-	unsigned attempts;             /* how many requests were made */
+	long status;         /* final HTTP status (after redirects) */
+	char *effective_url; /* after redirects */
+	al_buf error_body;   /* body of a non-2xx answer, bounded */
+	uint64_t body_bytes; /* bytes given to sink/body_out */
+	unsigned attempts;   /* how many requests were made */
 	/* internal header storage; read with al_http_resp_header */
 	char **hdr_names;
 	char **hdr_values;
 	size_t nhdr;
 } al_http_resp;
 
-#define AL_HTTP_RESP_INIT {0, NULL, AL_BUF_INIT(64 * 1024), 0, 0, NULL, NULL, 0}
+#define AL_HTTP_RESP_INIT                                                      \
+	{                                                                      \
+		0, NULL, AL_BUF_INIT(64 * 1024), 0, 0, NULL, NULL, 0           \
+	}
 
 /*
  * Perform req. Returns 0 whenever an HTTP answer was received (any
@@ -87,30 +99,31 @@ typedef struct al_http_resp {
  * Retry-After in seconds or HTTP-date, capped by backoff_max_ms and the
  * deadline): connection failures, resets, timeouts, stalls (low speed),
  * and statuses 408, 429, 500, 502, 503, 504; never DNS or TLS failures
- * (a TLS handshake failure returns AL_ENET after one attempt). When retries are exhausted
- * on a retryable status, returns 0 with that status.
- * A retry that would sleep past the deadline is not made (the last
- * status or error is returned). Retries ask the original URL again.
- * Redirects (301/302/303/307/308, at most 5) are followed by this module,
- * not curl, and every "Authorization:" header is dropped as soon as a
- * redirect leaves the original scheme, host or port (and stays dropped for
- * that chain). 303 (and 301/302 after POST) continue as GET without body.
- * Errors: AL_ENET (connect/TLS/reset/DNS, with curl's text and the URL),
- * AL_ETIMEOUT (deadline or per-attempt/stall timeout, naming the URL),
- * AL_ECANCELED, AL_ELIMIT (body_out full), AL_EPROTO (more than 5
- * redirects, a resumed 206 whose Content-Range does not start where asked),
- * AL_EINVAL (not an http(s) URL), or the sink's / reader's error unchanged.
- * Messages never contain header values, URL userinfo or query strings.
- * resp must be initialised (AL_HTTP_RESP_INIT or a previous call) and is
- * cleared first; free with al_http_resp_clear. resp->body_bytes is set
- * also on failure.
+ * (a TLS handshake failure returns AL_ENET after one attempt). When retries are
+ * exhausted on a retryable status, returns 0 with that status. A retry that
+ * would sleep past the deadline is not made (the last status or error is
+ * returned). Retries ask the original URL again. Redirects
+ * (301/302/303/307/308, at most 5) are followed by this module, not curl, and
+ * every "Authorization:" header is dropped as soon as a redirect leaves the
+ * original scheme, host or port (and stays dropped for that chain). 303 (and
+ * 301/302 after POST) continue as GET without body. Errors: AL_ENET
+ * (connect/TLS/reset/DNS, with curl's text and the URL), AL_ETIMEOUT (deadline
+ * or per-attempt/stall timeout, naming the URL), AL_ECANCELED, AL_ELIMIT
+ * (body_out full), AL_EPROTO (more than 5 redirects, a resumed 206 whose
+ * Content-Range does not start where asked), AL_EINVAL (not an http(s) URL), or
+ * the sink's / reader's error unchanged. Messages never contain header values,
+ * URL userinfo or query strings. resp must be initialised (AL_HTTP_RESP_INIT or
+ * a previous call) and is cleared first; free with al_http_resp_clear.
+ * resp->body_bytes is set also on failure.
  */
-AL_EXPORT int al_http_do(al_http *h, const al_http_req *req, al_http_resp *resp);
+AL_EXPORT int al_http_do(al_http *h, const al_http_req *req,
+                         al_http_resp *resp);
 /* Free what resp holds and zero it (error_body keeps its max); resp stays
  * usable for another al_http_do. NULL is a no-op. */
 AL_EXPORT void al_http_resp_clear(al_http_resp *resp);
 /* Last value of a response header (case-insensitive), borrowed, or NULL. */
-AL_EXPORT const char *al_http_resp_header(const al_http_resp *resp, const char *name);
+AL_EXPORT const char *al_http_resp_header(const al_http_resp *resp,
+                                          const char *name);
 
 /* Parse Retry-After (delta-seconds or HTTP-date: IMF-fixdate, RFC 850 or
  * asctime form) into ms from now (0 for a date in the past; a huge delta

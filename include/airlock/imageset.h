@@ -1,4 +1,5 @@
-/* imageset.h: the ImageSetConfiguration (mirror.openshift.io/v2alpha1 subset plus airlock: fields). */
+/* imageset.h: the ImageSetConfiguration (mirror.openshift.io/v2alpha1 subset
+ * plus airlock: fields). */
 #ifndef AIRLOCK_IMAGESET_H
 #define AIRLOCK_IMAGESET_H
 
@@ -46,18 +47,22 @@ typedef struct al_imageset {
 	/* airlock.insecureRegistries: hosts with --tls-verify=false */
 	char **insecure;
 	size_t ninsecure;
-	char *path; /* the file it was read from */
+	char *path;                    /* the file it was read from */
 	al_imageset_channel *channels; /* mirror.platform.channels */
 	size_t nchannels;
 	char *graph_url; /* airlock.graph.url (NULL: the default service) */
 	int graph_exclude_conditional; /* airlock.graph.excludeConditional */
 	/* airlock.signatures: release signature verification for mirror */
-	char **keyrings;        /* keyrings: trusted OpenPGP keys (paths made absolute) */
+	char **
+	    keyrings; /* keyrings: trusted OpenPGP keys (paths made absolute) */
 	size_t nkeyrings;
-	char **signature_stores; /* stores: http(s) URLs, directories or ConfigMap files (paths made absolute) */
+	char **signature_stores; /* stores: http(s) URLs, directories or
+	                            ConfigMap files (paths made absolute) */
 	size_t nsignature_stores;
-	char *identity_policy;  /* identityPolicy: exact|repository|ignore (NULL: default) */
-	char *signature_timeout; /* timeout: a duration ("30s"), NULL: default */
+	char *identity_policy; /* identityPolicy: exact|repository|ignore (NULL:
+	                          default) */
+	char
+	    *signature_timeout; /* timeout: a duration ("30s"), NULL: default */
 } al_imageset;
 
 /* Largest configuration file accepted (AL_ELIMIT beyond). */

@@ -1,4 +1,5 @@
-/* json.h: strict JSON on jansson: duplicate keys rejected, bounded input, positions in errors. */
+/* json.h: strict JSON on jansson: duplicate keys rejected, bounded input,
+ * positions in errors. */
 #ifndef AIRLOCK_JSON_H
 #define AIRLOCK_JSON_H
 

@@ -1,4 +1,5 @@
-/* kres.h: cluster resources for the disconnected side: ImageDigestMirrorSet, ImageTagMirrorSet, ImageContentSourcePolicy, signature ConfigMaps. */
+/* kres.h: cluster resources for the disconnected side: ImageDigestMirrorSet,
+ * ImageTagMirrorSet, ImageContentSourcePolicy, signature ConfigMaps. */
 #ifndef AIRLOCK_KRES_H
 #define AIRLOCK_KRES_H
 

@@ -1,4 +1,5 @@
-/* kube.h: a minimal Kubernetes API client: kubeconfig, discovery, server-side apply, get, list, status. */
+/* kube.h: a minimal Kubernetes API client: kubeconfig, discovery, server-side
+ * apply, get, list, status. */
 #ifndef AIRLOCK_KUBE_H
 #define AIRLOCK_KUBE_H
 
@@ -10,15 +11,17 @@
 typedef struct al_kube_opts {
 	/* kubeconfig path; NULL: $KUBECONFIG (first file), ~/.kube/config,
 	 * then the in-cluster service account
-	 * (/var/run/secrets/kubernetes.io/serviceaccount + KUBERNETES_SERVICE_HOST/PORT). */
+	 * (/var/run/secrets/kubernetes.io/serviceaccount +
+	 * KUBERNETES_SERVICE_HOST/PORT). */
 	const char *kubeconfig;
-	const char *context;          /* NULL: current-context */
-	const char *server;           /* overrides the cluster's server URL; with
-	                               * kubeconfig NULL and no configuration
-	                               * found, used alone without credentials */
-	int insecure;                 /* skip TLS verification */
-	al_http_opts http;            /* timeouts, retries, cancel (ca_file ignored: from kubeconfig) */
-	const char *field_manager;    /* default "airlock" */
+	const char *context; /* NULL: current-context */
+	const char *server;  /* overrides the cluster's server URL; with
+	                      * kubeconfig NULL and no configuration
+	                      * found, used alone without credentials */
+	int insecure;        /* skip TLS verification */
+	al_http_opts http;   /* timeouts, retries, cancel (ca_file ignored: from
+	                        kubeconfig) */
+	const char *field_manager; /* default "airlock" */
 } al_kube_opts;
 
 /*
@@ -51,11 +54,11 @@ AL_EXPORT const char *al_kube_namespace(const al_kube *k);
 
 /* What discovery says about a kind. */
 typedef struct al_kube_resource {
-	char *group_version;  /* "v1", "apps/v1", "config.openshift.io/v1" */
+	char *group_version; /* "v1", "apps/v1", "config.openshift.io/v1" */
 	char *kind;
-	char *plural;         /* "deployments" */
+	char *plural; /* "deployments" */
 	int namespaced;
-	int has_status;       /* a "<plural>/status" subresource exists */
+	int has_status; /* a "<plural>/status" subresource exists */
 } al_kube_resource;
 
 AL_EXPORT void al_kube_resource_clear(al_kube_resource *r);
@@ -66,7 +69,9 @@ AL_EXPORT void al_kube_resource_clear(al_kube_resource *r);
  * k; a kind missing from a cached group-version re-fetches it once (CRDs
  * created by an earlier manifest). AL_ENOTFOUND "no kind X in Y".
  */
-AL_EXPORT int al_kube_discover(al_kube *k, const char *api_version, const char *kind, al_kube_resource *out, al_deadline dl);
+AL_EXPORT int al_kube_discover(al_kube *k, const char *api_version,
+                               const char *kind, al_kube_resource *out,
+                               al_deadline dl);
 
 /*
  * Server-side apply obj (a JSON object with apiVersion, kind,
@@ -84,25 +89,34 @@ AL_EXPORT int al_kube_discover(al_kube *k, const char *api_version, const char *
  * answer), AL_ENET, AL_ECANCELED, AL_EINVAL (object without apiVersion,
  * kind or a valid name).
  */
-AL_EXPORT int al_kube_apply(al_kube *k, const json_t *obj, json_t **result, al_deadline dl);
+AL_EXPORT int al_kube_apply(al_kube *k, const json_t *obj, json_t **result,
+                            al_deadline dl);
 
 /* Server-side apply to the status subresource (PATCH .../status), same
  * errors; AL_EUNSUPPORTED when the kind has no status subresource. */
-AL_EXPORT int al_kube_apply_status(al_kube *k, const json_t *obj, json_t **result, al_deadline dl);
+AL_EXPORT int al_kube_apply_status(al_kube *k, const json_t *obj,
+                                   json_t **result, al_deadline dl);
 
 /* GET one object: AL_ENOTFOUND on 404. ns may be NULL for cluster-scoped
  * (NULL for a namespaced kind: al_kube_namespace(k)). Same retries. */
-AL_EXPORT int al_kube_get(al_kube *k, const char *api_version, const char *kind, const char *ns, const char *name, json_t **out, al_deadline dl);
+AL_EXPORT int al_kube_get(al_kube *k, const char *api_version, const char *kind,
+                          const char *ns, const char *name, json_t **out,
+                          al_deadline dl);
 
 /* DELETE one object (propagationPolicy=Background): 0 once the server
  * accepted the deletion, AL_ENOTFOUND when it did not exist (an
  * idempotent caller treats that as done). ns as in al_kube_get. Same
  * retries and errors as al_kube_get. */
-AL_EXPORT int al_kube_delete(al_kube *k, const char *api_version, const char *kind, const char *ns, const char *name, al_deadline dl);
+AL_EXPORT int al_kube_delete(al_kube *k, const char *api_version,
+                             const char *kind, const char *ns, const char *name,
+                             al_deadline dl);
 
 /* LIST objects (label_selector may be NULL, e.g. "app=x,tier!=db"; ns
  * NULL lists a namespaced kind across all namespaces); *out is the List
  * object (with an "items" array). Same retries. */
-AL_EXPORT int al_kube_list(al_kube *k, const char *api_version, const char *kind, const char *ns, const char *label_selector, json_t **out, al_deadline dl);
+AL_EXPORT int al_kube_list(al_kube *k, const char *api_version,
+                           const char *kind, const char *ns,
+                           const char *label_selector, json_t **out,
+                           al_deadline dl);
 
 #endif

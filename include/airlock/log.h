@@ -1,4 +1,5 @@
-/* log.h: log messages and progress reports, routed to a handler the program installs. */
+/* log.h: log messages and progress reports, routed to a handler the program
+ * installs. */
 #ifndef AIRLOCK_LOG_H
 #define AIRLOCK_LOG_H
 
@@ -20,7 +21,7 @@ AL_EXPORT void al_log_set_level(al_log_level level);
 AL_EXPORT al_log_level al_log_get_level(void);
 /* Thread-safe. Messages above the level are dropped cheaply. */
 AL_EXPORT void al_log(al_log_level level, const char *fmt, ...)
-	__attribute__((format(printf, 2, 3)));
+    __attribute__((format(printf, 2, 3)));
 
 #define al_log_error(...) al_log(AL_LOG_ERROR, __VA_ARGS__)
 #define al_log_warn(...) al_log(AL_LOG_WARN, __VA_ARGS__)

@@ -1,4 +1,5 @@
-/* mirror.h: mirroring releases (release image + every component image) and additional images into the store. */
+/* mirror.h: mirroring releases (release image + every component image) and
+ * additional images into the store. */
 #ifndef AIRLOCK_MIRROR_H
 #define AIRLOCK_MIRROR_H
 
@@ -11,25 +12,25 @@
 
 /* What happened to one release. */
 typedef struct al_mirror_release {
-	char *source;        /* the reference asked for */
-	char *version;       /* from release-metadata (NULL if it failed early) */
-	al_digest digest;    /* release image manifest digest */
-	size_t components;   /* images in image-references */
+	char *source;      /* the reference asked for */
+	char *version;     /* from release-metadata (NULL if it failed early) */
+	al_digest digest;  /* release image manifest digest */
+	size_t components; /* images in image-references */
 	size_t components_failed;
-	int verified;        /* a signature verified (signatures checked) */
-	char verified_by[41];/* fingerprint of the key that verified it */
-	int status;          /* 0 or the worst negative al_status */
-	char *message;       /* first error, NULL on success */
+	int verified;         /* a signature verified (signatures checked) */
+	char verified_by[41]; /* fingerprint of the key that verified it */
+	int status;           /* 0 or the worst negative al_status */
+	char *message;        /* first error, NULL on success */
 } al_mirror_release;
 
 typedef struct al_mirror_report {
 	al_mirror_release *releases;
 	size_t nreleases;
-	size_t additional;          /* additional images asked for */
+	size_t additional; /* additional images asked for */
 	size_t additional_failed;
-	char **errors;              /* every image error message */
+	char **errors; /* every image error message */
 	size_t nerrors;
-	al_transfer_stats stats;    /* blobs and bytes over all runs */
+	al_transfer_stats stats; /* blobs and bytes over all runs */
 } al_mirror_report;
 
 /*
@@ -42,17 +43,25 @@ typedef struct al_mirror_report {
  * succeeded, else the worst status (details in report, which the caller
  * frees with al_mirror_report_clear even on failure).
  */
-AL_EXPORT int al_mirror(al_store *s, const char *const *releases, size_t nreleases, const char *const *additional, size_t nadditional, const al_transfer_opts *opts, al_mirror_report *report);
+AL_EXPORT int al_mirror(al_store *s, const char *const *releases,
+                        size_t nreleases, const char *const *additional,
+                        size_t nadditional, const al_transfer_opts *opts,
+                        al_mirror_report *report);
 /* Release signature checks during a mirror. */
 typedef struct al_mirror_sig_opts {
-	const al_pgp_keyring *keyring;  /* trusted keys (required) */
-	const al_sig_source *sources;   /* where to look besides STORE/signatures */
+	const al_pgp_keyring *keyring; /* trusted keys (required) */
+	const al_sig_source
+	    *sources; /* where to look besides STORE/signatures */
 	size_t nsources;
-	al_sig_identity_policy policy;  /* identity check against the release reference */
-	uint64_t budget_ms;             /* whole retrieval per release; 0: 30 s */
-	int allow_unsigned;             /* mirror releases that did not verify, recorded "verified": false */
-	int require_all;                /* every configured store must yield a verified signature */
-	const al_http_opts *http;       /* CA, proxy, TLS settings for HTTP stores (may be NULL) */
+	al_sig_identity_policy
+	    policy;         /* identity check against the release reference */
+	uint64_t budget_ms; /* whole retrieval per release; 0: 30 s */
+	int allow_unsigned; /* mirror releases that did not verify, recorded
+	                       "verified": false */
+	int require_all;    /* every configured store must yield a verified
+	                       signature */
+	const al_http_opts
+	    *http; /* CA, proxy, TLS settings for HTTP stores (may be NULL) */
 } al_mirror_sig_opts;
 
 /*
@@ -66,7 +75,11 @@ typedef struct al_mirror_sig_opts {
  * "verified": false. releases.json records "verified" and "verifiedBy".
  * sig == NULL is al_mirror (no signature checks, nothing recorded).
  */
-AL_EXPORT int al_mirror_signed(al_store *s, const char *const *releases, size_t nreleases, const char *const *additional, size_t nadditional, const al_transfer_opts *opts, const al_mirror_sig_opts *sig, al_mirror_report *report);
+AL_EXPORT int al_mirror_signed(al_store *s, const char *const *releases,
+                               size_t nreleases, const char *const *additional,
+                               size_t nadditional, const al_transfer_opts *opts,
+                               const al_mirror_sig_opts *sig,
+                               al_mirror_report *report);
 
 AL_EXPORT void al_mirror_report_clear(al_mirror_report *report);
 
@@ -75,6 +88,7 @@ AL_EXPORT void al_mirror_report_clear(al_mirror_report *report);
  * manifest digest is release (a union: names already there stay).
  * AL_ENOTFOUND when the store has no such release entry.
  */
-AL_EXPORT int al_mirror_record_channels(al_store *s, const al_digest *release, const char *const *channels, size_t n);
+AL_EXPORT int al_mirror_record_channels(al_store *s, const al_digest *release,
+                                        const char *const *channels, size_t n);
 
 #endif

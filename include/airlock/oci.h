@@ -1,4 +1,5 @@
-/* oci.h: OCI and Docker schema2 manifests and indexes: media types, descriptors, strict parsing. */
+/* oci.h: OCI and Docker schema2 manifests and indexes: media types,
+ * descriptors, strict parsing. */
 #ifndef AIRLOCK_OCI_H
 #define AIRLOCK_OCI_H
 
@@ -12,18 +13,24 @@
 #define AL_MT_OCI_LAYER_GZIP "application/vnd.oci.image.layer.v1.tar+gzip"
 #define AL_MT_OCI_LAYER "application/vnd.oci.image.layer.v1.tar"
 #define AL_MT_OCI_LAYER_ZSTD "application/vnd.oci.image.layer.v1.tar+zstd"
-#define AL_MT_DOCKER_MANIFEST "application/vnd.docker.distribution.manifest.v2+json"
-#define AL_MT_DOCKER_LIST "application/vnd.docker.distribution.manifest.list.v2+json"
+#define AL_MT_DOCKER_MANIFEST                                                  \
+	"application/vnd.docker.distribution.manifest.v2+json"
+#define AL_MT_DOCKER_LIST                                                      \
+	"application/vnd.docker.distribution.manifest.list.v2+json"
 #define AL_MT_DOCKER_CONFIG "application/vnd.docker.container.image.v1+json"
-#define AL_MT_DOCKER_LAYER_GZIP "application/vnd.docker.image.rootfs.diff.tar.gzip"
+#define AL_MT_DOCKER_LAYER_GZIP                                                \
+	"application/vnd.docker.image.rootfs.diff.tar.gzip"
 
 #define AL_MT_DOCKER_LAYER "application/vnd.docker.image.rootfs.diff.tar"
-#define AL_MT_DOCKER_SCHEMA1 "application/vnd.docker.distribution.manifest.v1+json"
-#define AL_MT_DOCKER_SCHEMA1_SIGNED "application/vnd.docker.distribution.manifest.v1+prettyjws"
+#define AL_MT_DOCKER_SCHEMA1                                                   \
+	"application/vnd.docker.distribution.manifest.v1+json"
+#define AL_MT_DOCKER_SCHEMA1_SIGNED                                            \
+	"application/vnd.docker.distribution.manifest.v1+prettyjws"
 
 /* Bounds on what al_manifest_parse accepts (as containers/image: 4 MiB). */
 #define AL_OCI_MANIFEST_MAX (4 * AL_MIB)
-#define AL_OCI_ENTRIES_MAX 10000 /* layers of a manifest, entries of an index */
+/* layers of a manifest, entries of an index */
+#define AL_OCI_ENTRIES_MAX 10000
 
 /* Index annotation naming an image in an OCI layout. */
 #define AL_ANNOT_REF_NAME "org.opencontainers.image.ref.name"
@@ -32,7 +39,7 @@ typedef struct al_descriptor {
 	char *media_type;
 	al_digest digest;
 	uint64_t size;
-	char *artifact_type;  /* NULL when absent */
+	char *artifact_type; /* NULL when absent */
 	/* platform, for index entries; NULL when absent */
 	char *os;
 	char *arch;
@@ -40,8 +47,8 @@ typedef struct al_descriptor {
 } al_descriptor;
 
 typedef struct al_manifest {
-	char *media_type;     /* from the body, or the hint */
-	int is_index;         /* OCI index or Docker manifest list */
+	char *media_type; /* from the body, or the hint */
+	int is_index;     /* OCI index or Docker manifest list */
 	/* image manifest */
 	al_descriptor config;
 	al_descriptor *layers;
@@ -52,7 +59,7 @@ typedef struct al_manifest {
 	/* OCI 1.1 subject (referrers), present when has_subject */
 	int has_subject;
 	al_descriptor subject;
-	char *artifact_type;  /* top-level artifactType; NULL when absent */
+	char *artifact_type; /* top-level artifactType; NULL when absent */
 } al_manifest;
 
 /*
@@ -69,7 +76,8 @@ typedef struct al_manifest {
  * an unknown algorithm also gives AL_EUNSUPPORTED). what names the source
  * in messages.
  */
-AL_EXPORT int al_manifest_parse(al_manifest *out, const uint8_t *p, size_t n, const char *hint, const char *what);
+AL_EXPORT int al_manifest_parse(al_manifest *out, const uint8_t *p, size_t n,
+                                const char *hint, const char *what);
 /* Free what m holds and zero it; NULL is a no-op. */
 AL_EXPORT void al_manifest_clear(al_manifest *m);
 /* Free what d holds and zero it; NULL is a no-op. */
@@ -83,7 +91,8 @@ AL_EXPORT int al_descriptor_copy(al_descriptor *out, const al_descriptor *in);
  * the same strictness as al_manifest_parse. what names the source in
  * messages. *out is written only on success.
  */
-AL_EXPORT int al_descriptor_from_json(al_descriptor *out, const json_t *obj, int platform_ok, const char *what);
+AL_EXPORT int al_descriptor_from_json(al_descriptor *out, const json_t *obj,
+                                      int platform_ok, const char *what);
 /* A new JSON object {"mediaType","digest","size"[,"artifactType"]
  * [,"platform"]} for d; NULL on allocation failure. Caller decrefs. */
 AL_EXPORT json_t *al_descriptor_to_json(const al_descriptor *d);

@@ -1,4 +1,5 @@
-/* pack.h: removable media: pack a store into tar volumes, verify and import them, inventories, Ed25519 keys. */
+/* pack.h: removable media: pack a store into tar volumes, verify and import
+ * them, inventories, Ed25519 keys. */
 #ifndef AIRLOCK_PACK_H
 #define AIRLOCK_PACK_H
 
@@ -29,26 +30,32 @@
 #define AL_PACK_VOLUME_MIN (64 * AL_KIB)
 /* Bounds on what unpack reads from media. */
 #define AL_PACK_MANIFEST_MAX (64 * AL_MIB)
-#define AL_PACK_META_MAX (64 * AL_MIB)    /* index.json, releases.json */
+#define AL_PACK_META_MAX (64 * AL_MIB)     /* index.json, releases.json */
 #define AL_PACK_SIGFILE_MAX (256 * AL_KIB) /* signatures/.../signature-<n> */
 #define AL_PACK_INVENTORY_MAX (256 * AL_MIB)
 
 typedef struct al_pack_opts {
-	uint64_t volume_size;     /* bytes per volume file; 0: AL_PACK_VOLUME_DEFAULT */
-	const char *since;        /* delta against this earlier pack of the store, or NULL */
-	const char *have_path;    /* delta against this inventory (al_inventory), or NULL */
-	const char *sign_key;     /* PEM Ed25519 private key: write the .sig, or NULL */
-	al_progress_fn progress;  /* may be NULL; called from the calling thread */
+	uint64_t
+	    volume_size; /* bytes per volume file; 0: AL_PACK_VOLUME_DEFAULT */
+	const char
+	    *since; /* delta against this earlier pack of the store, or NULL */
+	const char *have_path; /* delta against this inventory (al_inventory),
+	                          or NULL */
+	const char
+	    *sign_key; /* PEM Ed25519 private key: write the .sig, or NULL */
+	al_progress_fn
+	    progress; /* may be NULL; called from the calling thread */
 	void *progress_ud;
-	const al_cancel *cancel;  /* polled between chunks (AL_ECANCELED), may be NULL */
+	const al_cancel
+	    *cancel; /* polled between chunks (AL_ECANCELED), may be NULL */
 } al_pack_opts;
 
 typedef struct al_pack_result {
 	char id[AL_PACK_ID_MAX + 1];
 	uint64_t volumes;
-	uint64_t entries;         /* files carried (a split blob counts once) */
-	uint64_t bytes;           /* payload bytes carried */
-	uint64_t skipped;         /* files left out because the far side has them */
+	uint64_t entries; /* files carried (a split blob counts once) */
+	uint64_t bytes;   /* payload bytes carried */
+	uint64_t skipped; /* files left out because the far side has them */
 	uint64_t elapsed_ms;
 } al_pack_result;
 
@@ -65,27 +72,31 @@ typedef struct al_pack_result {
  * AL_EINVAL: volume_size below AL_PACK_VOLUME_MIN or a read-only store.
  * *res (may be NULL) is written only on success.
  */
-AL_EXPORT int al_pack_write(al_store *s, const char *outdir, const al_pack_opts *opts, al_pack_result *res);
+AL_EXPORT int al_pack_write(al_store *s, const char *outdir,
+                            const al_pack_opts *opts, al_pack_result *res);
 
 typedef struct al_unpack_opts {
-	const char *trust_key;    /* PEM Ed25519 public key: the pack must be signed by it */
-	al_progress_fn progress;  /* may be NULL */
+	const char *trust_key;   /* PEM Ed25519 public key: the pack must be
+	                            signed by it */
+	al_progress_fn progress; /* may be NULL */
 	void *progress_ud;
-	const al_cancel *cancel;  /* may be NULL */
+	const al_cancel *cancel; /* may be NULL */
 } al_unpack_opts;
 
 typedef struct al_unpack_result {
 	char id[AL_PACK_ID_MAX + 1];
-	int complete;             /* 1: every entry imported and the index updated */
-	int already;              /* 1: the pack had been imported before */
+	int complete; /* 1: every entry imported and the index updated */
+	int already;  /* 1: the pack had been imported before */
 	uint64_t volumes_total;
-	uint64_t volumes_read;    /* volumes read in this run */
-	uint64_t entries_imported;/* written in this run */
-	uint64_t entries_present; /* already in the store (skipped) */
-	uint64_t bytes;           /* payload bytes written in this run */
+	uint64_t volumes_read;     /* volumes read in this run */
+	uint64_t entries_imported; /* written in this run */
+	uint64_t entries_present;  /* already in the store (skipped) */
+	uint64_t bytes;            /* payload bytes written in this run */
 	uint64_t images_tagged;
-	uint64_t images_incomplete; /* named in the pack's index but missing blobs (delta without its base) */
-	char **missing;           /* volume file names still needed (NULL-free array of nmissing) */
+	uint64_t images_incomplete; /* named in the pack's index but missing
+	                               blobs (delta without its base) */
+	char **missing; /* volume file names still needed (NULL-free array of
+	                   nmissing) */
 	size_t nmissing;
 } al_unpack_result;
 
@@ -112,7 +123,8 @@ typedef struct al_unpack_result {
  * half-written. *res (may be NULL) is filled in on success and on
  * failure (clear it with al_unpack_result_clear).
  */
-AL_EXPORT int al_unpack(al_store *s, const char *dir, const al_unpack_opts *opts, al_unpack_result *res);
+AL_EXPORT int al_unpack(al_store *s, const char *dir,
+                        const al_unpack_opts *opts, al_unpack_result *res);
 /* Free what r holds and zero it; NULL is a no-op. */
 AL_EXPORT void al_unpack_result_clear(al_unpack_result *r);
 

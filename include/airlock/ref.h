@@ -1,4 +1,5 @@
-/* ref.h: image references (registry/repo[:tag][@digest]) and transports (docker://, oci:). */
+/* ref.h: image references (registry/repo[:tag][@digest]) and transports
+ * (docker://, oci:). */
 #ifndef AIRLOCK_REF_H
 #define AIRLOCK_REF_H
 

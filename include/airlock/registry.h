@@ -1,4 +1,5 @@
-/* registry.h: OCI distribution client: manifests, streamed digest-checked blobs, uploads, mounts, tags. */
+/* registry.h: OCI distribution client: manifests, streamed digest-checked
+ * blobs, uploads, mounts, tags. */
 #ifndef AIRLOCK_REGISTRY_H
 #define AIRLOCK_REGISTRY_H
 
@@ -13,21 +14,22 @@
 
 /* The Accept list for manifests: OCI manifest and index, Docker schema2
  * manifest and manifest list. */
-#define AL_MANIFEST_ACCEPT \
-	"application/vnd.oci.image.manifest.v1+json, " \
-	"application/vnd.oci.image.index.v1+json, " \
-	"application/vnd.docker.distribution.manifest.v2+json, " \
+#define AL_MANIFEST_ACCEPT                                                     \
+	"application/vnd.oci.image.manifest.v1+json, "                         \
+	"application/vnd.oci.image.index.v1+json, "                            \
+	"application/vnd.docker.distribution.manifest.v2+json, "               \
 	"application/vnd.docker.distribution.manifest.list.v2+json"
 
 typedef struct al_registry_opts {
-	al_http_opts http;     /* per-request timeouts, retries, proxy, CA, cancel */
-	al_auth *auth;         /* shared, borrowed; NULL = anonymous */
+	al_http_opts
+	    http;      /* per-request timeouts, retries, proxy, CA, cancel */
+	al_auth *auth; /* shared, borrowed; NULL = anonymous */
 	/* 1: this registry is insecure (--tls-verify=false): TLS is not
 	 * verified, and plain http:// is used if the TLS handshake fails
 	 * (as containers/image does). Loopback registries are not special. */
 	int insecure;
-	uint64_t chunk_size;   /* upload chunk size; default 16 MiB; blobs
-				* up to this size go in one PUT */
+	uint64_t chunk_size; /* upload chunk size; default 16 MiB; blobs
+	                      * up to this size go in one PUT */
 } al_registry_opts;
 
 /*
@@ -39,7 +41,8 @@ typedef struct al_registry_opts {
  * opts->auth NULL: anonymous (Bearer tokens still requested as needed).
  */
 typedef struct al_registry al_registry;
-AL_EXPORT int al_registry_new(al_registry **out, const char *host, const al_registry_opts *opts);
+AL_EXPORT int al_registry_new(al_registry **out, const char *host,
+                              const al_registry_opts *opts);
 AL_EXPORT void al_registry_free(al_registry *r);
 AL_EXPORT const char *al_registry_host(const al_registry *r);
 
@@ -51,18 +54,26 @@ AL_EXPORT const char *al_registry_host(const al_registry *r);
  * bytes must match it (AL_EVERIFY otherwise). AL_ENOTFOUND on 404 /
  * MANIFEST_UNKNOWN, AL_EAUTH on 401/403 after the challenge.
  */
-AL_EXPORT int al_registry_get_manifest(al_registry *r, const char *repo, const char *ref, al_buf *body, char **media_type, al_digest *digest);
+AL_EXPORT int al_registry_get_manifest(al_registry *r, const char *repo,
+                                       const char *ref, al_buf *body,
+                                       char **media_type, al_digest *digest);
 
 /* HEAD a manifest: *exists 1/0; digest from Docker-Content-Digest when
  * present (else digest->len == 0). media_type may be NULL. */
-AL_EXPORT int al_registry_head_manifest(al_registry *r, const char *repo, const char *ref, int *exists, al_digest *digest, char **media_type);
+AL_EXPORT int al_registry_head_manifest(al_registry *r, const char *repo,
+                                        const char *ref, int *exists,
+                                        al_digest *digest, char **media_type);
 
 /* PUT manifest bytes under ref (tag or digest) with Content-Type
  * media_type. The bytes are sent unchanged so the digest is preserved. */
-AL_EXPORT int al_registry_put_manifest(al_registry *r, const char *repo, const char *ref, const uint8_t *p, size_t n, const char *media_type);
+AL_EXPORT int al_registry_put_manifest(al_registry *r, const char *repo,
+                                       const char *ref, const uint8_t *p,
+                                       size_t n, const char *media_type);
 
 /* HEAD a blob: *exists 1/0, *size when known (may be NULL). */
-AL_EXPORT int al_registry_blob_exists(al_registry *r, const char *repo, const al_digest *d, int *exists, uint64_t *size);
+AL_EXPORT int al_registry_blob_exists(al_registry *r, const char *repo,
+                                      const al_digest *d, int *exists,
+                                      uint64_t *size);
 
 #define AL_BLOB_NOVERIFY 1 /* the sink verifies the digest itself */
 
@@ -74,7 +85,11 @@ AL_EXPORT int al_registry_blob_exists(al_registry *r, const char *repo, const al
  * digest or size mismatch (size 0 = unknown). progress (may be NULL) is
  * called with the byte count of each chunk delivered.
  */
-AL_EXPORT int al_registry_get_blob(al_registry *r, const char *repo, const al_digest *d, uint64_t size, const al_writer *sink, int flags, void (*progress)(void *ud, uint64_t n), void *progress_ud);
+AL_EXPORT int al_registry_get_blob(al_registry *r, const char *repo,
+                                   const al_digest *d, uint64_t size,
+                                   const al_writer *sink, int flags,
+                                   void (*progress)(void *ud, uint64_t n),
+                                   void *progress_ud);
 
 /*
  * Upload a blob of size bytes from reader (must support rewind for
@@ -84,15 +99,22 @@ AL_EXPORT int al_registry_get_blob(al_registry *r, const char *repo, const al_di
  * 202 and ignores the body.) Returns 0 once the registry confirmed the
  * blob (201, or it already existed).
  */
-AL_EXPORT int al_registry_put_blob(al_registry *r, const char *repo, const al_digest *d, uint64_t size, const al_reader *reader, void (*progress)(void *ud, uint64_t n), void *progress_ud);
+AL_EXPORT int al_registry_put_blob(al_registry *r, const char *repo,
+                                   const al_digest *d, uint64_t size,
+                                   const al_reader *reader,
+                                   void (*progress)(void *ud, uint64_t n),
+                                   void *progress_ud);
 
 /* Cross-repository mount: POST ?mount=&from=. *mounted = 1 on 201. A 202
  * (registry opened an upload session instead) is cancelled and gives
  * *mounted = 0 so the caller uploads. */
-AL_EXPORT int al_registry_mount_blob(al_registry *r, const char *repo, const char *from_repo, const al_digest *d, int *mounted);
+AL_EXPORT int al_registry_mount_blob(al_registry *r, const char *repo,
+                                     const char *from_repo, const al_digest *d,
+                                     int *mounted);
 
 /* All tags of repo (follows Link pagination; unsorted as the registry
  * sends them). Caller frees each tag and the array. */
-AL_EXPORT int al_registry_list_tags(al_registry *r, const char *repo, char ***tags, size_t *ntags);
+AL_EXPORT int al_registry_list_tags(al_registry *r, const char *repo,
+                                    char ***tags, size_t *ntags);
 
 #endif

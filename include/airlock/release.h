@@ -1,4 +1,5 @@
-/* release.h: release payloads: release-manifests/ from the image layers, image-references, release-metadata. */
+/* release.h: release payloads: release-manifests/ from the image layers,
+ * image-references, release-metadata. */
 #ifndef AIRLOCK_RELEASE_H
 #define AIRLOCK_RELEASE_H
 
@@ -8,15 +9,15 @@
 #include "store.h"
 
 /* Bounds on what a release may carry. */
-#define AL_RELEASE_FILE_MAX (8 * AL_MIB)     /* one file of release-manifests/ */
-#define AL_RELEASE_TOTAL_MAX (512 * AL_MIB)  /* all of release-manifests/ */
+#define AL_RELEASE_FILE_MAX (8 * AL_MIB)    /* one file of release-manifests/ */
+#define AL_RELEASE_TOTAL_MAX (512 * AL_MIB) /* all of release-manifests/ */
 
 typedef struct al_release al_release;
 
 /* One entry of image-references: spec.tags[i]. */
 typedef struct al_release_component {
-	const char *name;   /* tag name, e.g. "cli" */
-	const char *image;  /* from.name, e.g. "quay.io/...@sha256:..." */
+	const char *name;  /* tag name, e.g. "cli" */
+	const char *image; /* from.name, e.g. "quay.io/...@sha256:..." */
 } al_release_component;
 
 /*
@@ -46,7 +47,8 @@ typedef struct al_release_component {
  * image-references or without any version is AL_EPARSE. Duplicate JSON
  * keys are AL_EPARSE everywhere.
  */
-AL_EXPORT int al_release_open(al_release **out, al_store *s, const al_digest *manifest, const char *platform);
+AL_EXPORT int al_release_open(al_release **out, al_store *s,
+                              const al_digest *manifest, const char *platform);
 AL_EXPORT void al_release_free(al_release *r);
 
 /* release-metadata "version" (or image-references metadata.name),
@@ -56,13 +58,15 @@ AL_EXPORT const char *al_release_version(const al_release *r);
 AL_EXPORT const json_t *al_release_metadata(const al_release *r);
 
 AL_EXPORT size_t al_release_component_count(const al_release *r);
-AL_EXPORT const al_release_component *al_release_component_at(const al_release *r, size_t i);
+AL_EXPORT const al_release_component *
+al_release_component_at(const al_release *r, size_t i);
 
 /* Files of release-manifests/ (excluding subdirectories), sorted by name. */
 AL_EXPORT size_t al_release_file_count(const al_release *r);
 /* Name (no directory) and bytes of file i, borrowed. */
 AL_EXPORT const char *al_release_file_name(const al_release *r, size_t i);
-AL_EXPORT const uint8_t *al_release_file_data(const al_release *r, size_t i, size_t *len);
+AL_EXPORT const uint8_t *al_release_file_data(const al_release *r, size_t i,
+                                              size_t *len);
 
 /* Write release-manifests/ into dir (created with parents; each file
  * written atomically, existing files of the same name replaced, other

@@ -1,4 +1,6 @@
-/* sig.h: release signatures: simple-signing payloads, verification, signature stores (HTTP, directory, ConfigMap), bounded retrieval, signatures in the store. */
+/* sig.h: release signatures: simple-signing payloads, verification, signature
+ * stores (HTTP, directory, ConfigMap), bounded retrieval, signatures in the
+ * store. */
 #ifndef AIRLOCK_SIG_H
 #define AIRLOCK_SIG_H
 
@@ -18,13 +20,14 @@
  */
 
 /* Bounds. */
-#define AL_SIG_MAX_BYTES (64 * AL_KIB)          /* one signature (OpenPGP message) */
-#define AL_SIG_MAX_PAYLOAD (64 * AL_KIB)        /* its simple-signing JSON */
-#define AL_SIG_MAX_CONFIGMAP_BYTES (16 * AL_MIB) /* one ConfigMap file or stream */
-#define AL_SIG_DEFAULT_MAX_PER_STORE 9          /* signature-1..9, like oc */
-#define AL_SIG_MAX_PER_STORE 256                /* largest accepted setting */
-#define AL_SIG_MAX_STORED 1000                  /* signatures kept per release in a store */
-#define AL_SIG_MAX_SOURCES 64                   /* sources queried by one al_sig_fetch */
+#define AL_SIG_MAX_BYTES (64 * AL_KIB)   /* one signature (OpenPGP message) */
+#define AL_SIG_MAX_PAYLOAD (64 * AL_KIB) /* its simple-signing JSON */
+#define AL_SIG_MAX_CONFIGMAP_BYTES                                             \
+	(16 * AL_MIB)                  /* one ConfigMap file or stream */
+#define AL_SIG_DEFAULT_MAX_PER_STORE 9 /* signature-1..9, like oc */
+#define AL_SIG_MAX_PER_STORE 256       /* largest accepted setting */
+#define AL_SIG_MAX_STORED 1000 /* signatures kept per release in a store */
+#define AL_SIG_MAX_SOURCES 64  /* sources queried by one al_sig_fetch */
 
 /* The "type" of a simple-signing payload. */
 #define AL_SIG_PAYLOAD_TYPE "atomic container signature"
@@ -41,7 +44,8 @@ typedef enum al_sig_identity_policy {
 } al_sig_identity_policy;
 
 /* "exact", "repository" or "ignore" into *out; AL_EINVAL otherwise. */
-AL_EXPORT int al_sig_identity_policy_parse(al_sig_identity_policy *out, const char *s);
+AL_EXPORT int al_sig_identity_policy_parse(al_sig_identity_policy *out,
+                                           const char *s);
 /* "exact", "repository" or "ignore" (static string). */
 AL_EXPORT const char *al_sig_identity_policy_name(al_sig_identity_policy p);
 
@@ -50,11 +54,11 @@ AL_EXPORT const char *al_sig_identity_policy_name(al_sig_identity_policy p);
  * are owned; clear with al_sig_payload_clear.
  */
 typedef struct al_sig_payload {
-	al_digest digest;   /* critical.image.docker-manifest-digest */
-	char *reference;    /* critical.identity.docker-reference, as written */
-	char *creator;      /* optional.creator, NULL if absent */
-	int64_t timestamp;  /* optional.timestamp (Unix seconds) */
-	int has_timestamp;  /* 1 if optional.timestamp was present */
+	al_digest digest;  /* critical.image.docker-manifest-digest */
+	char *reference;   /* critical.identity.docker-reference, as written */
+	char *creator;     /* optional.creator, NULL if absent */
+	int64_t timestamp; /* optional.timestamp (Unix seconds) */
+	int has_timestamp; /* 1 if optional.timestamp was present */
 } al_sig_payload;
 
 /*
@@ -69,7 +73,8 @@ typedef struct al_sig_payload {
  * Errors: AL_EPARSE (with the reason, e.g. "unknown field
  * 'critical.foo'"), AL_ELIMIT (too large), AL_ENOMEM.
  */
-AL_EXPORT int al_sig_payload_parse(al_sig_payload *out, const uint8_t *p, size_t n);
+AL_EXPORT int al_sig_payload_parse(al_sig_payload *out, const uint8_t *p,
+                                   size_t n);
 /* Free pl's strings and zero it; NULL is a no-op. */
 AL_EXPORT void al_sig_payload_clear(al_sig_payload *pl);
 
@@ -81,25 +86,28 @@ AL_EXPORT void al_sig_payload_clear(al_sig_payload *pl);
  * does not parse is AL_EVERIFY too). reference may be NULL only under
  * IGNORE (AL_EINVAL otherwise, also for a reference that does not parse).
  */
-AL_EXPORT int al_sig_payload_check(const al_sig_payload *pl, const al_digest *release,
-				   const char *reference, al_sig_identity_policy policy);
+AL_EXPORT int al_sig_payload_check(const al_sig_payload *pl,
+                                   const al_digest *release,
+                                   const char *reference,
+                                   al_sig_identity_policy policy);
 
 /* What a signature is checked against. */
 typedef struct al_sig_verify_opts {
 	const al_pgp_keyring *keyring; /* trusted keys (required) */
 	al_sig_identity_policy policy;
-	const char *reference;         /* expected identity; may be NULL under IGNORE */
-	uint64_t now;                  /* Unix seconds for key expiry; 0: system clock */
+	const char *reference; /* expected identity; may be NULL under IGNORE */
+	uint64_t now; /* Unix seconds for key expiry; 0: system clock */
 } al_sig_verify_opts;
 
 /* What a verified signature says. Strings owned; al_sig_info_clear. */
 typedef struct al_sig_info {
-	char fingerprint[41];          /* signing key (primary or subkey), uppercase hex */
-	char primary_fingerprint[41];  /* its primary key */
-	uint64_t signed_at;            /* OpenPGP signature creation time */
-	char *reference;               /* critical.identity.docker-reference */
-	char *creator;                 /* optional.creator or NULL */
-	int64_t timestamp;             /* optional.timestamp */
+	char fingerprint[41]; /* signing key (primary or subkey), uppercase hex
+	                       */
+	char primary_fingerprint[41]; /* its primary key */
+	uint64_t signed_at;           /* OpenPGP signature creation time */
+	char *reference;              /* critical.identity.docker-reference */
+	char *creator;                /* optional.creator or NULL */
+	int64_t timestamp;            /* optional.timestamp */
 	int has_timestamp;
 } al_sig_info;
 
@@ -119,7 +127,8 @@ AL_EXPORT void al_sig_info_clear(al_sig_info *info);
  * claimed to be a signature).
  */
 AL_EXPORT int al_sig_verify(al_sig_info *out, const uint8_t *sig, size_t n,
-			    const al_digest *release, const al_sig_verify_opts *opts);
+                            const al_digest *release,
+                            const al_sig_verify_opts *opts);
 
 /* Signatures as retrieved, in order (signature-1 first). */
 typedef struct al_sig_blob {
@@ -132,7 +141,10 @@ typedef struct al_sig_list {
 	size_t n;
 } al_sig_list;
 
-#define AL_SIG_LIST_INIT {NULL, 0}
+#define AL_SIG_LIST_INIT                                                       \
+	{                                                                      \
+		NULL, 0                                                        \
+	}
 
 /* Append a copy of p[0..n) (AL_ELIMIT beyond AL_SIG_MAX_BYTES; an empty
  * signature is AL_EINVAL). */
@@ -146,8 +158,9 @@ AL_EXPORT void al_sig_list_clear(al_sig_list *l);
  * AL_ENOTFOUND when l is empty; otherwise AL_EVERIFY whose message lists
  * every signature's reason ("signature-1: ...; signature-2: ...").
  */
-AL_EXPORT int al_sig_verify_list(al_sig_info *out, size_t *which, const al_sig_list *l,
-				 const al_digest *release, const al_sig_verify_opts *opts);
+AL_EXPORT int al_sig_verify_list(al_sig_info *out, size_t *which,
+                                 const al_sig_list *l, const al_digest *release,
+                                 const al_sig_verify_opts *opts);
 
 /* --- sources ---------------------------------------------------------- */
 
@@ -160,23 +173,26 @@ AL_EXPORT int al_sig_verify_list(al_sig_info *out, size_t *which, const al_sig_l
  * AL_ELIMIT, AL_ENOMEM; on error
  * out keeps what was appended before.
  */
-AL_EXPORT int al_sig_dir_read(al_sig_list *out, const char *dir, const al_digest *d, unsigned max);
+AL_EXPORT int al_sig_dir_read(al_sig_list *out, const char *dir,
+                              const al_digest *d, unsigned max);
 
 /*
  * Collect the signatures of d from ConfigMaps in p[0..n) (YAML or JSON:
  * one ConfigMap, a multi-document stream, or a v1 List of them): every
  * binaryData key "sha256-<hex of d>-<k>" (base64) in ascending k
  * (numerically; equal k in document order). Keys of other digests and
- * documents that are not ConfigMaps are ignored. what names the input in messages.
- * Errors: AL_EPARSE (bad YAML/JSON, bad base64, a key of d without a
+ * documents that are not ConfigMaps are ignored. what names the input in
+ * messages. Errors: AL_EPARSE (bad YAML/JSON, bad base64, a key of d without a
  * valid number), AL_ELIMIT (input over AL_SIG_MAX_CONFIGMAP_BYTES, a
  * signature over AL_SIG_MAX_BYTES, more than AL_SIG_MAX_STORED), AL_ENOMEM;
  * on error out is unchanged.
  */
-AL_EXPORT int al_sig_configmap_parse(al_sig_list *out, const uint8_t *p, size_t n,
-				     const char *what, const al_digest *d);
+AL_EXPORT int al_sig_configmap_parse(al_sig_list *out, const uint8_t *p,
+                                     size_t n, const char *what,
+                                     const al_digest *d);
 /* Read path (bounded) and al_sig_configmap_parse it. AL_ENOTFOUND. */
-AL_EXPORT int al_sig_configmap_load(al_sig_list *out, const char *path, const al_digest *d);
+AL_EXPORT int al_sig_configmap_load(al_sig_list *out, const char *path,
+                                    const al_digest *d);
 
 /*
  * GET base/sha256=<hex>/signature-1, -2, ... with h until the first 404
@@ -188,11 +204,12 @@ AL_EXPORT int al_sig_configmap_load(al_sig_list *out, const char *path, const al
  * signatures read before.
  */
 AL_EXPORT int al_sig_http_read(al_sig_list *out, al_http *h, const char *base,
-			       const al_digest *d, unsigned max, al_deadline dl);
+                               const al_digest *d, unsigned max,
+                               al_deadline dl);
 
 typedef enum al_sig_source_kind {
-	AL_SIG_SOURCE_HTTP = 1,      /* http(s):// base URL of a signature store */
-	AL_SIG_SOURCE_DIR = 2,       /* local directory in the same layout */
+	AL_SIG_SOURCE_HTTP = 1, /* http(s):// base URL of a signature store */
+	AL_SIG_SOURCE_DIR = 2,  /* local directory in the same layout */
 	AL_SIG_SOURCE_CONFIGMAP = 3, /* a ConfigMap file (YAML or JSON) */
 } al_sig_source_kind;
 
@@ -212,13 +229,15 @@ AL_EXPORT int al_sig_source_parse(al_sig_source *out, const char *s);
 /* --- bounded retrieval ------------------------------------------------ */
 
 typedef enum al_sig_store_status {
-	AL_SIG_STORE_OK = 0,        /* at least one signature verified */
-	AL_SIG_STORE_NOT_FOUND = 1, /* the store has no signature for the digest */
-	AL_SIG_STORE_INVALID = 2,   /* signatures found, none verified (message says why) */
-	AL_SIG_STORE_TIMEOUT = 3,   /* a request or the total budget ran out */
-	AL_SIG_STORE_ERROR = 4,     /* network, protocol or I/O error (message) */
-	AL_SIG_STORE_SKIPPED = 5,   /* stopped early: another store already verified,
-				     * or the caller cancelled */
+	AL_SIG_STORE_OK = 0, /* at least one signature verified */
+	AL_SIG_STORE_NOT_FOUND =
+	    1, /* the store has no signature for the digest */
+	AL_SIG_STORE_INVALID =
+	    2, /* signatures found, none verified (message says why) */
+	AL_SIG_STORE_TIMEOUT = 3, /* a request or the total budget ran out */
+	AL_SIG_STORE_ERROR = 4,   /* network, protocol or I/O error (message) */
+	AL_SIG_STORE_SKIPPED = 5, /* stopped early: another store already
+	                           * verified, or the caller cancelled */
 } al_sig_store_status;
 
 /* "ok", "not found", "invalid", "timed out", "error", "skipped". */
@@ -226,55 +245,61 @@ AL_EXPORT const char *al_sig_store_status_name(al_sig_store_status s);
 
 /* The outcome for one source, in the order of opts->sources. */
 typedef struct al_sig_store_result {
-	char *location;             /* the source location without URL
-				     * userinfo or query (for messages) */
+	char *location; /* the source location without URL
+	                 * userinfo or query (for messages) */
 	al_sig_store_status status;
-	int code;                   /* 0 or the al_status behind status */
-	size_t nfound;              /* signatures retrieved */
-	size_t nverified;           /* of those, verified */
-	uint64_t elapsed_ms;        /* from start until this store finished */
-	char *message;              /* reason for any status but OK; NULL for OK
-				     * (e.g. "timed out after 10.0s: ...") */
+	int code;            /* 0 or the al_status behind status */
+	size_t nfound;       /* signatures retrieved */
+	size_t nverified;    /* of those, verified */
+	uint64_t elapsed_ms; /* from start until this store finished */
+	char *message;       /* reason for any status but OK; NULL for OK
+	                      * (e.g. "timed out after 10.0s: ...") */
 } al_sig_store_result;
 
 /* A verified signature and where it came from. */
 typedef struct al_sig_verified {
 	uint8_t *data;
 	size_t len;
-	size_t store;               /* index into opts->sources */
+	size_t store; /* index into opts->sources */
 	al_sig_info info;
 } al_sig_verified;
 
 typedef struct al_sig_fetch_opts {
 	const al_sig_source *sources;
 	size_t nsources;
-	const al_pgp_keyring *keyring;   /* required */
+	const al_pgp_keyring *keyring; /* required */
 	al_sig_identity_policy policy;
-	uint64_t now;                    /* Unix seconds for expiry; 0: system clock */
-	unsigned max_per_store;          /* 0: AL_SIG_DEFAULT_MAX_PER_STORE */
-	uint64_t budget_ms;              /* whole retrieval; 0: 30000 */
-	uint64_t request_timeout_ms;     /* one HTTP attempt; 0: 10000 */
-	uint64_t connect_timeout_ms;     /* 0: 5000 */
-	uint64_t low_speed_time_ms;      /* no byte for this long is a stall; 0: 5000 */
-	unsigned max_retries;            /* per request; 0: 1, AL_HTTP_NO_RETRY: none */
-	int require_all;                 /* every store must yield a verified signature */
+	uint64_t now;           /* Unix seconds for expiry; 0: system clock */
+	unsigned max_per_store; /* 0: AL_SIG_DEFAULT_MAX_PER_STORE */
+	uint64_t budget_ms;     /* whole retrieval; 0: 30000 */
+	uint64_t request_timeout_ms; /* one HTTP attempt; 0: 10000 */
+	uint64_t connect_timeout_ms; /* 0: 5000 */
+	uint64_t
+	    low_speed_time_ms; /* no byte for this long is a stall; 0: 5000 */
+	unsigned max_retries;  /* per request; 0: 1, AL_HTTP_NO_RETRY: none */
+	int require_all;       /* every store must yield a verified signature */
 	/* Base client settings (CA file, proxy, TLS, user agent); the
 	 * timeouts, retries and cancel above override its own. May be NULL. */
 	const al_http_opts *http;
-	al_cancel *cancel;               /* caller's cancellation (borrowed, may be NULL) */
+	al_cancel *cancel; /* caller's cancellation (borrowed, may be NULL) */
 } al_sig_fetch_opts;
 
-/* Filled by al_sig_fetch even on failure; clear with al_sig_fetch_result_clear. */
+/* Filled by al_sig_fetch even on failure; clear with al_sig_fetch_result_clear.
+ */
 typedef struct al_sig_fetch_result {
-	al_sig_store_result *stores;     /* nstores == opts->nsources */
+	al_sig_store_result *stores; /* nstores == opts->nsources */
 	size_t nstores;
-	al_sig_verified *sigs;           /* verified, identical bytes once, by store order */
+	al_sig_verified
+	    *sigs; /* verified, identical bytes once, by store order */
 	size_t nsigs;
 	uint64_t elapsed_ms;
-	int budget_expired;              /* the total budget ran out */
+	int budget_expired; /* the total budget ran out */
 } al_sig_fetch_result;
 
-#define AL_SIG_FETCH_RESULT_INIT {NULL, 0, NULL, 0, 0, 0}
+#define AL_SIG_FETCH_RESULT_INIT                                               \
+	{                                                                      \
+		NULL, 0, NULL, 0, 0, 0                                         \
+	}
 
 /* Free what res holds and zero it; NULL is a no-op. */
 AL_EXPORT void al_sig_fetch_result_clear(al_sig_fetch_result *res);
@@ -305,7 +330,8 @@ AL_EXPORT void al_sig_fetch_result_clear(al_sig_fetch_result *res);
  *                 no keyring, reference missing)
  */
 AL_EXPORT int al_sig_fetch(al_sig_fetch_result *res, const al_digest *release,
-			   const char *reference, const al_sig_fetch_opts *opts);
+                           const char *reference,
+                           const al_sig_fetch_opts *opts);
 
 /*
  * The call for 'airlock mirror': al_sig_fetch() for release, then every
@@ -338,8 +364,9 @@ AL_EXPORT int al_sig_fetch(al_sig_fetch_result *res, const al_digest *release,
  * decision (--force), and should be recorded as unverified.
  */
 AL_EXPORT int al_sig_fetch_release(al_store *s, const al_digest *release,
-				   const char *release_ref, const al_sig_fetch_opts *opts,
-				   al_sig_fetch_result *res);
+                                   const char *release_ref,
+                                   const al_sig_fetch_opts *opts,
+                                   al_sig_fetch_result *res);
 
 /* --- signatures in the store ------------------------------------------ */
 
@@ -353,12 +380,13 @@ AL_EXPORT int al_sig_fetch_release(al_store *s, const al_digest *release,
  * saves in one process are serialised (the store lock serialises
  * processes).
  */
-AL_EXPORT int al_sig_store_save(al_store *s, const al_digest *release, const uint8_t *p,
-				size_t n, unsigned *index);
+AL_EXPORT int al_sig_store_save(al_store *s, const al_digest *release,
+                                const uint8_t *p, size_t n, unsigned *index);
 
 /* Load STORE/signatures/sha256=<hex>/signature-1.. (up to
  * AL_SIG_MAX_STORED) into out; none (also no signatures/ directory at
  * all) is 0 with nothing appended. */
-AL_EXPORT int al_sig_store_load(al_store *s, const al_digest *release, al_sig_list *out);
+AL_EXPORT int al_sig_store_load(al_store *s, const al_digest *release,
+                                al_sig_list *out);
 
 #endif

@@ -1,4 +1,5 @@
-/* store.h: the on-disk store: an OCI image layout with content-addressed blobs, index, locks, check and gc. */
+/* store.h: the on-disk store: an OCI image layout with content-addressed blobs,
+ * index, locks, check and gc. */
 #ifndef AIRLOCK_STORE_H
 #define AIRLOCK_STORE_H
 
@@ -26,9 +27,10 @@
 typedef struct al_store al_store;
 
 typedef struct al_store_opts {
-	int create;     /* create the layout if path is missing or empty */
-	int readonly;   /* no lock, no writes (AL_EINVAL on write calls) */
-	uint64_t lock_wait_ms; /* wait for another process's lock; 0 = fail at once (AL_ELOCKED) */
+	int create;   /* create the layout if path is missing or empty */
+	int readonly; /* no lock, no writes (AL_EINVAL on write calls) */
+	uint64_t lock_wait_ms; /* wait for another process's lock; 0 = fail at
+	                          once (AL_ELOCKED) */
 } al_store_opts;
 
 /*
@@ -41,23 +43,27 @@ typedef struct al_store_opts {
  * process are removed. AL_ENOTFOUND if path is not a layout (and not
  * create), AL_EPARSE for a bad oci-layout or index.json, AL_ELOCKED.
  */
-AL_EXPORT int al_store_open(al_store **out, const char *path, const al_store_opts *opts);
+AL_EXPORT int al_store_open(al_store **out, const char *path,
+                            const al_store_opts *opts);
 AL_EXPORT void al_store_free(al_store *s);
 /* Borrowed, lives as long as s. */
 AL_EXPORT const char *al_store_path(const al_store *s);
 
 /* 1 if the blob file exists (not re-hashed: blobs are only ever renamed
  * into place after their digest matched), 0 if not. *size may be NULL. */
-AL_EXPORT int al_store_has_blob(al_store *s, const al_digest *d, uint64_t *size);
+AL_EXPORT int al_store_has_blob(al_store *s, const al_digest *d,
+                                uint64_t *size);
 /* "STORE/blobs/<algo>/<hex>". Caller frees. */
 AL_EXPORT char *al_store_blob_path(const al_store *s, const al_digest *d);
 /* Open a blob for reading (O_NOFOLLOW). Caller closes *fd. */
-AL_EXPORT int al_store_blob_open(al_store *s, const al_digest *d, int *fd, uint64_t *size);
+AL_EXPORT int al_store_blob_open(al_store *s, const al_digest *d, int *fd,
+                                 uint64_t *size);
 /* Read a whole blob (bounded by out->max), re-hashed: AL_EVERIFY if the
  * bytes do not match d. For manifests and configs. */
 AL_EXPORT int al_store_read_blob(al_store *s, const al_digest *d, al_buf *out);
 /* Store bytes as a blob (atomic; no-op if present). *out may be NULL. */
-AL_EXPORT int al_store_put_blob(al_store *s, const uint8_t *p, size_t n, al_digest *out);
+AL_EXPORT int al_store_put_blob(al_store *s, const uint8_t *p, size_t n,
+                                al_digest *out);
 
 /*
  * Streaming blob writer: a temporary file under blobs/.tmp that is hashed
@@ -67,17 +73,20 @@ AL_EXPORT int al_store_put_blob(al_store *s, const uint8_t *p, size_t n, al_dige
  * file removed either way.
  */
 typedef struct al_blob_writer al_blob_writer;
-AL_EXPORT int al_store_blob_begin(al_store *s, const al_digest *expected, uint64_t expected_size, al_blob_writer **out);
+AL_EXPORT int al_store_blob_begin(al_store *s, const al_digest *expected,
+                                  uint64_t expected_size, al_blob_writer **out);
 /* An al_writer (write + reset) feeding w. */
 AL_EXPORT al_writer al_blob_writer_as_writer(al_blob_writer *w);
-AL_EXPORT int al_blob_writer_write(al_blob_writer *w, const uint8_t *p, size_t n);
+AL_EXPORT int al_blob_writer_write(al_blob_writer *w, const uint8_t *p,
+                                   size_t n);
 /*
  * Hash writes of at least AL_HASH_WORKER_MIN bytes on hw while the calling
  * thread writes them to the temporary file (hw is borrowed: it must outlive
  * the writer's last write, and serve one writer at a time).
  */
 #define AL_HASH_WORKER_MIN (64u << 10)
-AL_EXPORT void al_blob_writer_use_hash_worker(al_blob_writer *w, al_hash_worker *hw);
+AL_EXPORT void al_blob_writer_use_hash_worker(al_blob_writer *w,
+                                              al_hash_worker *hw);
 AL_EXPORT int al_blob_writer_reset(al_blob_writer *w);
 /* Verify and rename into place; frees w in all cases. */
 AL_EXPORT int al_blob_writer_commit(al_blob_writer *w);
@@ -96,9 +105,9 @@ AL_EXPORT void al_blob_writer_abort(al_blob_writer *w);
 
 /* An image named in index.json. */
 typedef struct al_store_image {
-	char *name;            /* org.opencontainers.image.ref.name; "" for an
-				* entry without one (layouts written by others) */
-	al_descriptor desc;    /* the manifest or index */
+	char *name;         /* org.opencontainers.image.ref.name; "" for an
+	                     * entry without one (layouts written by others) */
+	al_descriptor desc; /* the manifest or index */
 } al_store_image;
 
 AL_EXPORT void al_store_image_clear(al_store_image *img);
@@ -120,7 +129,8 @@ AL_EXPORT int al_store_find(al_store *s, const char *name, al_store_image *out);
  * replaced entry keeps its position. name: any non-empty string of at
  * most 4096 bytes (AL_EINVAL). Read-only store: AL_EINVAL.
  */
-AL_EXPORT int al_store_tag(al_store *s, const char *name, const al_descriptor *desc);
+AL_EXPORT int al_store_tag(al_store *s, const char *name,
+                           const al_descriptor *desc);
 /* Remove the entry named name (AL_ENOTFOUND if none). */
 AL_EXPORT int al_store_untag(al_store *s, const char *name);
 
@@ -130,16 +140,17 @@ AL_EXPORT int al_store_releases_load(al_store *s, json_t **out);
 AL_EXPORT int al_store_releases_save(al_store *s, const json_t *v);
 
 typedef enum al_check_kind {
-	AL_CHECK_OK = 0,          /* informational: a verified item */
-	AL_CHECK_MISSING = 1,     /* referenced blob absent */
-	AL_CHECK_CORRUPT = 2,     /* blob bytes do not match the name/digest */
-	AL_CHECK_INVALID = 3,     /* manifest/index/layout file cannot be parsed */
-	AL_CHECK_UNREFERENCED = 4,/* blob reachable from no index entry */
-	AL_CHECK_REMOVED = 5,     /* gc removed it */
+	AL_CHECK_OK = 0,      /* informational: a verified item */
+	AL_CHECK_MISSING = 1, /* referenced blob absent */
+	AL_CHECK_CORRUPT = 2, /* blob bytes do not match the name/digest */
+	AL_CHECK_INVALID = 3, /* manifest/index/layout file cannot be parsed */
+	AL_CHECK_UNREFERENCED = 4, /* blob reachable from no index entry */
+	AL_CHECK_REMOVED = 5,      /* gc removed it */
 } al_check_kind;
 
 /* what: "sha256:..." or a path; detail: which image referenced it / why. */
-typedef void (*al_check_fn)(void *ud, al_check_kind kind, const char *what, const char *detail);
+typedef void (*al_check_fn)(void *ud, al_check_kind kind, const char *what,
+                            const char *detail);
 
 typedef struct al_check_result {
 	uint64_t images;
@@ -153,7 +164,8 @@ typedef struct al_check_result {
 	uint64_t bytes_removed;
 } al_check_result;
 
-#define AL_STORE_CHECK_GC 1    /* remove unreferenced blobs and stale temp files */
+/* remove unreferenced blobs and stale temp files */
+#define AL_STORE_CHECK_GC 1
 #define AL_STORE_CHECK_QUICK 2 /* sizes only, no re-hashing */
 
 /*
@@ -177,6 +189,7 @@ typedef struct al_check_result {
  * temp files are not counted as unreferenced). Subjects of referrers are
  * not followed. GC on a read-only store: AL_EINVAL.
  */
-AL_EXPORT int al_store_check(al_store *s, int flags, al_check_fn fn, void *ud, al_check_result *res);
+AL_EXPORT int al_store_check(al_store *s, int flags, al_check_fn fn, void *ud,
+                             al_check_result *res);
 
 #endif

@@ -1,4 +1,5 @@
-/* transfer.h: the image transfer engine: many images between registries, OCI layouts and the store, in parallel, deduplicated. */
+/* transfer.h: the image transfer engine: many images between registries, OCI
+ * layouts and the store, in parallel, deduplicated. */
 #ifndef AIRLOCK_TRANSFER_H
 #define AIRLOCK_TRANSFER_H
 
@@ -12,10 +13,12 @@
 #include "store.h"
 
 typedef struct al_transfer_opts {
-	unsigned parallel;            /* concurrent transfers; 0 = default (8) */
-	al_registry_opts registry;    /* http settings, auth (shared), chunk size */
-	const char *const *insecure_hosts; /* NULL-terminated: --tls-verify=false for these */
-	int all_insecure;             /* --tls-verify=false for every registry */
+	unsigned parallel; /* concurrent transfers; 0 = default (8) */
+	al_registry_opts
+	    registry; /* http settings, auth (shared), chunk size */
+	const char *const
+	    *insecure_hosts; /* NULL-terminated: --tls-verify=false for these */
+	int all_insecure;    /* --tls-verify=false for every registry */
 	/* Source remapping (imageset airlock.sources): a docker reference
 	 * under prefix is read from location (oci:PATH or docker://HOST/NS). */
 	const al_imageset_source *sources;
@@ -23,20 +26,20 @@ typedef struct al_transfer_opts {
 	/* "os/arch[/variant]": pick that entry of an index; NULL = copy every
 	 * platform of an index (like skopeo copy --all). */
 	const char *platform;
-	al_progress_fn progress;      /* may be NULL */
+	al_progress_fn progress; /* may be NULL */
 	void *progress_ud;
-	al_cancel *cancel;            /* borrowed; may be NULL */
+	al_cancel *cancel; /* borrowed; may be NULL */
 } al_transfer_opts;
 
 /* Totals of one or more runs. */
 typedef struct al_transfer_stats {
-	uint64_t images;              /* images completed (tagged / pushed) */
+	uint64_t images; /* images completed (tagged / pushed) */
 	uint64_t images_failed;
 	uint64_t blobs_transferred;
 	uint64_t bytes_transferred;
-	uint64_t blobs_present;       /* already at the destination (or mounted) */
+	uint64_t blobs_present; /* already at the destination (or mounted) */
 	uint64_t bytes_present;
-	uint64_t manifests;           /* manifests written */
+	uint64_t manifests; /* manifests written */
 	uint64_t elapsed_ms;
 } al_transfer_stats;
 
@@ -49,9 +52,11 @@ typedef struct al_transfer_stats {
 typedef struct al_transfer al_transfer;
 
 /* Destination: a store (borrowed, must be writable). */
-AL_EXPORT int al_transfer_new_to_store(al_transfer **out, al_store *dst, const al_transfer_opts *opts);
+AL_EXPORT int al_transfer_new_to_store(al_transfer **out, al_store *dst,
+                                       const al_transfer_opts *opts);
 /* Destination: a registry host ("127.0.0.1:5000"). */
-AL_EXPORT int al_transfer_new_to_registry(al_transfer **out, const char *host, const al_transfer_opts *opts);
+AL_EXPORT int al_transfer_new_to_registry(al_transfer **out, const char *host,
+                                          const al_transfer_opts *opts);
 AL_EXPORT void al_transfer_free(al_transfer *t);
 
 /*
@@ -62,11 +67,14 @@ AL_EXPORT void al_transfer_free(al_transfer *t);
  * AL_EINVAL). Returns the image's index for al_transfer_result (>= 0) or
  * a negative al_status.
  */
-AL_EXPORT int al_transfer_add(al_transfer *t, const al_imgref *src, const char *dst_name);
+AL_EXPORT int al_transfer_add(al_transfer *t, const al_imgref *src,
+                              const char *dst_name);
 
 /* Queue an image that is already in a store (push): src_store is read
  * only, name is its index.json name. */
-AL_EXPORT int al_transfer_add_from_store(al_transfer *t, al_store *src_store, const char *name, const char *dst_name);
+AL_EXPORT int al_transfer_add_from_store(al_transfer *t, al_store *src_store,
+                                         const char *name,
+                                         const char *dst_name);
 
 /*
  * Transfer everything queued since the last run: resolve manifests,
@@ -81,7 +89,9 @@ AL_EXPORT int al_transfer_run(al_transfer *t, al_transfer_stats *stats);
 /* Per-image outcome after a run: status (0 or negative), the top-level
  * manifest digest and media type (valid when status == 0), and the error
  * message (borrowed, "" on success). Any out pointer may be NULL. */
-AL_EXPORT int al_transfer_result(const al_transfer *t, int image, int *status, al_digest *digest, const char **media_type, const char **message);
+AL_EXPORT int al_transfer_result(const al_transfer *t, int image, int *status,
+                                 al_digest *digest, const char **media_type,
+                                 const char **message);
 AL_EXPORT size_t al_transfer_count(const al_transfer *t);
 
 /*
@@ -91,6 +101,7 @@ AL_EXPORT size_t al_transfer_count(const al_transfer *t);
  * *ref (the tag or digest). AL_EPARSE for a name that is not a
  * docker reference.
  */
-AL_EXPORT int al_push_target(const char *name, const char *prefix, char **repo, char **ref);
+AL_EXPORT int al_push_target(const char *name, const char *prefix, char **repo,
+                             char **ref);
 
 #endif

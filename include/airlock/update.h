@@ -1,4 +1,5 @@
-/* update.h: the updater: payload loading, run-level task graph, parallel apply, state machine, persisted status and history. */
+/* update.h: the updater: payload loading, run-level task graph, parallel apply,
+ * state machine, persisted status and history. */
 #ifndef AIRLOCK_UPDATE_H
 #define AIRLOCK_UPDATE_H
 
@@ -18,10 +19,10 @@
  */
 
 /* Bounds. */
-#define AL_UPDATE_MAX_TASKS 100000       /* manifests (objects) in one payload */
-#define AL_UPDATE_MAX_PARALLEL 64        /* workers per level */
+#define AL_UPDATE_MAX_TASKS 100000 /* manifests (objects) in one payload */
+#define AL_UPDATE_MAX_PARALLEL 64  /* workers per level */
 #define AL_UPDATE_MAX_STATE_BYTES (4 * AL_MIB) /* the --state file */
-#define AL_UPDATE_MAX_HISTORY 100        /* history entries kept */
+#define AL_UPDATE_MAX_HISTORY 100              /* history entries kept */
 #define AL_UPDATE_DEFAULT_PROFILE "self-managed-high-availability"
 #define AL_UPDATE_PLACEHOLDER_REPO "registry.ci.openshift.org/openshift"
 #define AL_UPDATE_PLACEHOLDER_VERSION "0.0.1-snapshot"
@@ -43,7 +44,8 @@
  * and *component NULL: such files form one serial group after every
  * numbered level. Errors: AL_EINVAL (NULL name), AL_ENOMEM.
  */
-AL_EXPORT int al_update_parse_name(const char *file, int *numbered, unsigned *level, char **component);
+AL_EXPORT int al_update_parse_name(const char *file, int *numbered,
+                                   unsigned *level, char **component);
 
 /* One file of release-manifests/ (borrowed). */
 typedef struct al_update_file {
@@ -59,27 +61,33 @@ typedef struct al_update_image {
 } al_update_image;
 
 typedef struct al_update_load_opts {
-	const char *profile;    /* include.release.openshift.io/<profile>; NULL: default */
-	const char *exclude;    /* skip exclude.release.openshift.io/<id>: "true"; may be NULL */
-	const char *version;    /* replaces AL_UPDATE_PLACEHOLDER_VERSION; required */
+	const char *
+	    profile; /* include.release.openshift.io/<profile>; NULL: default */
+	const char *exclude; /* skip exclude.release.openshift.io/<id>: "true";
+	                        may be NULL */
+	const char
+	    *version; /* replaces AL_UPDATE_PLACEHOLDER_VERSION; required */
 	const al_update_image *images; /* image-references */
 	size_t nimages;
 } al_update_load_opts;
 
 /* One task: one object of one manifest file. */
 typedef struct al_update_task {
-	char *file;          /* manifest file name */
-	size_t doc;          /* 0-based YAML document index in the file */
-	json_t *obj;         /* the object to apply (substituted) */
-	const char *api_version, *kind, *name, *ns; /* borrowed from obj; ns may be NULL */
-	int cluster_operator;/* a config.openshift.io ClusterOperator: gates its level */
-	int create_only;     /* release.openshift.io/create-only: "true" */
-	int delete_it;       /* release.openshift.io/delete: "true": delete, not apply */
+	char *file;  /* manifest file name */
+	size_t doc;  /* 0-based YAML document index in the file */
+	json_t *obj; /* the object to apply (substituted) */
+	const char *api_version, *kind, *name,
+	    *ns;              /* borrowed from obj; ns may be NULL */
+	int cluster_operator; /* a config.openshift.io ClusterOperator: gates
+	                         its level */
+	int create_only;      /* release.openshift.io/create-only: "true" */
+	int delete_it; /* release.openshift.io/delete: "true": delete, not apply
+	                */
 } al_update_task;
 
 /* A component: tasks[first .. first + count) applied in order. */
 typedef struct al_update_component {
-	char *name;          /* "" for the unnumbered group */
+	char *name; /* "" for the unnumbered group */
 	size_t first;
 	size_t count;
 } al_update_component;
@@ -100,7 +108,7 @@ typedef struct al_update_graph {
 	size_t ncomponents;
 	al_update_level *levels;
 	size_t nlevels;
-	size_t skipped;      /* documents left out (profile, exclude, empty) */
+	size_t skipped; /* documents left out (profile, exclude, empty) */
 } al_update_graph;
 
 /*
@@ -123,16 +131,20 @@ typedef struct al_update_graph {
  * order. A graph without any task is AL_EPARSE. Errors also AL_ELIMIT
  * (over AL_UPDATE_MAX_TASKS), AL_ENOMEM. Free with al_update_graph_free.
  */
-AL_EXPORT int al_update_graph_build(al_update_graph **out, const al_update_file *files, size_t nfiles,
-				    const al_update_load_opts *opts);
+AL_EXPORT int al_update_graph_build(al_update_graph **out,
+                                    const al_update_file *files, size_t nfiles,
+                                    const al_update_load_opts *opts);
 
 /* al_update_graph_build on a release's files and image-references
  * (opts->images and opts->version are taken from r when NULL). */
-AL_EXPORT int al_update_graph_from_release(al_update_graph **out, const al_release *r, const al_update_load_opts *opts);
+AL_EXPORT int al_update_graph_from_release(al_update_graph **out,
+                                           const al_release *r,
+                                           const al_update_load_opts *opts);
 
 AL_EXPORT void al_update_graph_free(al_update_graph *g);
 
-/* "Kind ns/name (file #doc)" into a new string (caller frees), NULL on ENOMEM. */
+/* "Kind ns/name (file #doc)" into a new string (caller frees), NULL on ENOMEM.
+ */
 AL_EXPORT char *al_update_task_describe(const al_update_task *t);
 
 /* --- the state machine ------------------------------------------------ */
@@ -145,15 +157,19 @@ typedef enum al_update_state {
 
 /* What this run does. */
 typedef enum al_update_mode {
-	AL_UPDATE_MODE_NEW = 0,       /* a new Updating towards the target: new history entry */
-	AL_UPDATE_MODE_RESUME = 1,    /* continue the Updating towards the same target */
-	AL_UPDATE_MODE_RECONCILE = 2, /* reapply a Completed release (shuffled order allowed) */
+	AL_UPDATE_MODE_NEW =
+	    0, /* a new Updating towards the target: new history entry */
+	AL_UPDATE_MODE_RESUME =
+	    1, /* continue the Updating towards the same target */
+	AL_UPDATE_MODE_RECONCILE =
+	    2, /* reapply a Completed release (shuffled order allowed) */
 } al_update_mode;
 
 typedef enum al_update_outcome {
-	AL_UPDATE_OUTCOME_REFUSED = 0,  /* not accepted (unverified, not forced): nothing applied */
-	AL_UPDATE_OUTCOME_FAILED = 1,   /* anything short of every task applied */
-	AL_UPDATE_OUTCOME_APPLIED = 2,  /* every task of the graph applied */
+	AL_UPDATE_OUTCOME_REFUSED =
+	    0, /* not accepted (unverified, not forced): nothing applied */
+	AL_UPDATE_OUTCOME_FAILED = 1, /* anything short of every task applied */
+	AL_UPDATE_OUTCOME_APPLIED = 2, /* every task of the graph applied */
 } al_update_outcome;
 
 typedef enum al_update_hstate {
@@ -173,14 +189,16 @@ AL_EXPORT const char *al_update_hstate_name(al_update_hstate s);
  * target, and for an inconsistent Reconciling without a Completed entry;
  * NEW otherwise (Initializing, or a different target: re-targeting).
  */
-AL_EXPORT al_update_mode al_update_choose_mode(al_update_state state, int same_target, int completed);
+AL_EXPORT al_update_mode al_update_choose_mode(al_update_state state,
+                                               int same_target, int completed);
 
 /*
  * Pure: the outcome of an apply run from what it observed: APPLIED only
  * when rc == 0, total > 0 and applied == total; FAILED otherwise
  * (cancelled, timed out, any task error, partial).
  */
-AL_EXPORT al_update_outcome al_update_outcome_of(int rc, size_t applied, size_t total);
+AL_EXPORT al_update_outcome al_update_outcome_of(int rc, size_t applied,
+                                                 size_t total);
 
 /*
  * Pure: the next persisted state. REFUSED leaves state unchanged; under
@@ -188,41 +206,53 @@ AL_EXPORT al_update_outcome al_update_outcome_of(int rc, size_t applied, size_t 
  * reported as Failing); under NEW / RESUME, APPLIED gives Reconciling and
  * FAILED gives Updating.
  */
-AL_EXPORT al_update_state al_update_next_state(al_update_state state, al_update_mode mode, al_update_outcome outcome);
+AL_EXPORT al_update_state al_update_next_state(al_update_state state,
+                                               al_update_mode mode,
+                                               al_update_outcome outcome);
 
 /* Pure: the state of the run's history entry after the outcome: Completed
  * only for APPLIED under NEW / RESUME (under RECONCILE the entry is
  * already Completed and stays so), Partial otherwise. */
-AL_EXPORT al_update_hstate al_update_next_hstate(al_update_mode mode, al_update_outcome outcome, al_update_hstate current);
+AL_EXPORT al_update_hstate al_update_next_hstate(al_update_mode mode,
+                                                 al_update_outcome outcome,
+                                                 al_update_hstate current);
 
 /*
  * "update to VERSION failed: applied K of N; first errors: E1; E2; E3"
  * (at most three errors, "; first errors: ..." left out when there are
  * none). Caller frees; NULL on ENOMEM.
  */
-AL_EXPORT char *al_update_failure_message(const char *version, size_t applied, size_t total,
-					  const char *const *errors, size_t nerrors);
+AL_EXPORT char *al_update_failure_message(const char *version, size_t applied,
+                                          size_t total,
+                                          const char *const *errors,
+                                          size_t nerrors);
 
 /* --- a run ------------------------------------------------------------ */
 
 typedef struct al_update_opts {
-	al_store *store;               /* required */
-	al_kube *kube;                 /* required unless dry_run */
-	const char *target;            /* version or "sha256:<hex>" from airlock/releases.json */
-	int force;                     /* proceed without a verified signature */
-	const al_pgp_keyring *keyring; /* trusted keys (NULL: nothing verifies) */
-	const char *const *signature_stores; /* extra HTTP(S) signature stores */
+	al_store *store; /* required */
+	al_kube *kube;   /* required unless dry_run */
+	const char
+	    *target; /* version or "sha256:<hex>" from airlock/releases.json */
+	int force;   /* proceed without a verified signature */
+	const al_pgp_keyring
+	    *keyring; /* trusted keys (NULL: nothing verifies) */
+	const char *const
+	    *signature_stores; /* extra HTTP(S) signature stores */
 	size_t nsignature_stores;
 	uint64_t signature_timeout_ms; /* whole accept phase; 0: 30000 */
-	uint64_t sync_timeout_ms;      /* whole apply phase, started after accept; 0: 40 minutes */
-	unsigned parallel;             /* workers per level; 0: 8 */
-	const char *profile;           /* NULL: AL_UPDATE_DEFAULT_PROFILE */
-	const char *exclude;           /* exclude.release.openshift.io/<id>; may be NULL */
-	int dry_run;                   /* decide and plan, touch nothing */
-	const char *state_path;        /* local state file; NULL: the cluster object only */
-	unsigned seed;                 /* shuffle seed for Reconciling (0: time based) */
-	uint64_t poll_ms;              /* ClusterOperator poll interval; 0: 500 */
-	al_cancel *cancel;             /* borrowed, may be NULL */
+	uint64_t sync_timeout_ms; /* whole apply phase, started after accept; 0:
+	                             40 minutes */
+	unsigned parallel;        /* workers per level; 0: 8 */
+	const char *profile;      /* NULL: AL_UPDATE_DEFAULT_PROFILE */
+	const char
+	    *exclude; /* exclude.release.openshift.io/<id>; may be NULL */
+	int dry_run;  /* decide and plan, touch nothing */
+	const char
+	    *state_path;   /* local state file; NULL: the cluster object only */
+	unsigned seed;     /* shuffle seed for Reconciling (0: time based) */
+	uint64_t poll_ms;  /* ClusterOperator poll interval; 0: 500 */
+	al_cancel *cancel; /* borrowed, may be NULL */
 	/* Progress lines ("level 10: 3 components, 7 manifests"), from the
 	 * calling thread or workers, serialised. May be NULL. */
 	void (*event)(void *ud, const char *line);
@@ -231,25 +261,30 @@ typedef struct al_update_opts {
 
 /* What a run did; al_update_result_clear frees it. */
 typedef struct al_update_result {
-	char *version;            /* target version (NULL if not resolved) */
-	char *digest;             /* target release digest "sha256:..." */
+	char *version; /* target version (NULL if not resolved) */
+	char *digest;  /* target release digest "sha256:..." */
 	al_update_mode mode;
-	int accepted;             /* 1 verified or forced */
-	int verified;             /* 1 a signature verified */
-	char *accept_message;     /* why not verified (NULL when verified) */
-	uint64_t accept_ms;       /* time spent in the accept phase */
-	uint64_t apply_ms;        /* time spent applying */
+	int accepted;         /* 1 verified or forced */
+	int verified;         /* 1 a signature verified */
+	char *accept_message; /* why not verified (NULL when verified) */
+	uint64_t accept_ms;   /* time spent in the accept phase */
+	uint64_t apply_ms;    /* time spent applying */
 	al_update_outcome outcome;
-	al_update_state state;    /* persisted state after the run */
-	size_t applied;           /* tasks applied */
-	size_t total;             /* tasks in the graph */
-	char *message;            /* failure message (NULL on success) */
-	char **repairs;           /* Reconciling: objects whose drift was repaired */
+	al_update_state state; /* persisted state after the run */
+	size_t applied;        /* tasks applied */
+	size_t total;          /* tasks in the graph */
+	char *message;         /* failure message (NULL on success) */
+	char **repairs; /* Reconciling: objects whose drift was repaired */
 	size_t nrepairs;
-	char *plan;               /* dry run: the ordered graph as text */
+	char *plan; /* dry run: the ordered graph as text */
 } al_update_result;
 
-#define AL_UPDATE_RESULT_INIT {NULL, NULL, AL_UPDATE_MODE_NEW, 0, 0, NULL, 0, 0, AL_UPDATE_OUTCOME_FAILED, AL_UPDATE_INITIALIZING, 0, 0, NULL, NULL, 0, NULL}
+#define AL_UPDATE_RESULT_INIT                                                  \
+	{                                                                      \
+		NULL, NULL, AL_UPDATE_MODE_NEW, 0, 0, NULL, 0, 0,              \
+		    AL_UPDATE_OUTCOME_FAILED, AL_UPDATE_INITIALIZING, 0, 0,    \
+		    NULL, NULL, 0, NULL                                        \
+	}
 
 AL_EXPORT void al_update_result_clear(al_update_result *res);
 

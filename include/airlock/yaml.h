@@ -1,4 +1,5 @@
-/* yaml.h: libyaml loader into a positioned node tree, YAML<->JSON, multi-document emitter. */
+/* yaml.h: libyaml loader into a positioned node tree, YAML<->JSON,
+ * multi-document emitter. */
 #ifndef AIRLOCK_YAML_H
 #define AIRLOCK_YAML_H
 

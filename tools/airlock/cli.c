@@ -1,4 +1,5 @@
-/* cli.c: common flags, diagnostics, exit codes, signals and the terminal progress line. */
+/* cli.c: common flags, diagnostics, exit codes, signals and the terminal
+ * progress line. */
 #include <signal.h>
 #include <stdarg.h>
 #include <stdlib.h>
@@ -92,11 +93,13 @@ void cli_common_init(cli_common *c)
 
 static int parse_bool(const char *s, int *out)
 {
-	if (strcmp(s, "true") == 0 || strcmp(s, "1") == 0 || strcmp(s, "yes") == 0) {
+	if (strcmp(s, "true") == 0 || strcmp(s, "1") == 0 ||
+	    strcmp(s, "yes") == 0) {
 		*out = 1;
 		return 0;
 	}
-	if (strcmp(s, "false") == 0 || strcmp(s, "0") == 0 || strcmp(s, "no") == 0) {
+	if (strcmp(s, "false") == 0 || strcmp(s, "0") == 0 ||
+	    strcmp(s, "no") == 0) {
 		*out = 0;
 		return 0;
 	}
@@ -111,7 +114,8 @@ int cli_common_option(cli_common *c, int opt, const char *arg)
 		return 1;
 	case OPT_TLS_VERIFY:
 		if (parse_bool(arg, &c->tls_verify) < 0) {
-			cli_error("--tls-verify takes true or false, not '%s'", arg);
+			cli_error("--tls-verify takes true or false, not '%s'",
+			          arg);
 			return -1;
 		}
 		return 1;
@@ -125,7 +129,9 @@ int cli_common_option(cli_common *c, int opt, const char *arg)
 		char *end;
 		unsigned long v = strtoul(arg, &end, 10);
 		if (*arg == '\0' || *end != '\0' || v < 1 || v > 64) {
-			cli_error("--parallel takes a number from 1 to 64, not '%s'", arg);
+			cli_error(
+			    "--parallel takes a number from 1 to 64, not '%s'",
+			    arg);
 			return -1;
 		}
 		c->parallel = (unsigned)v;
@@ -143,7 +149,8 @@ int cli_common_option(cli_common *c, int opt, const char *arg)
 		else if (strcmp(arg, "text") == 0)
 			c->log_json = 0;
 		else {
-			cli_error("--log-format takes text or json, not '%s'", arg);
+			cli_error("--log-format takes text or json, not '%s'",
+			          arg);
 			return -1;
 		}
 		return 1;
@@ -197,8 +204,10 @@ int cli_common_start(cli_common *c)
 
 	c->started = 1;
 	al_log_set_handler(log_handler, c);
-	al_log_set_level(c->verbose ? AL_LOG_DEBUG : (c->quiet ? AL_LOG_WARN : AL_LOG_INFO));
-	c->progress_tty = !c->quiet && !c->log_json && isatty(STDERR_FILENO) && (ci == NULL || ci[0] == '\0');
+	al_log_set_level(c->verbose ? AL_LOG_DEBUG
+	                            : (c->quiet ? AL_LOG_WARN : AL_LOG_INFO));
+	c->progress_tty = !c->quiet && !c->log_json && isatty(STDERR_FILENO) &&
+	                  (ci == NULL || ci[0] == '\0');
 	if (al_cancel_new(&c->cancel) < 0) {
 		cli_error("out of memory");
 		return EXIT_RUNTIME;
@@ -275,7 +284,8 @@ void cli_progress(const al_progress_info *info, void *ud)
 	cli_common *c = ud;
 	char done[32], total[32], rate[32];
 	double secs = (double)info->elapsed_ms / 1000.0;
-	uint64_t bps = secs > 0.2 ? (uint64_t)((double)info->bytes_done / secs) : 0;
+	uint64_t bps =
+	    secs > 0.2 ? (uint64_t)((double)info->bytes_done / secs) : 0;
 
 	if (!c->progress_tty)
 		return;
@@ -283,12 +293,14 @@ void cli_progress(const al_progress_info *info, void *ud)
 	cli_bytes(info->bytes_total, total, sizeof(total));
 	cli_bytes(bps, rate, sizeof(rate));
 	fprintf(stderr, "\r\033[K%-9s %llu/%llu  %s / %s  %s/s",
-		info->phase != NULL ? info->phase : "",
-		(unsigned long long)info->items_done, (unsigned long long)info->items_total,
-		done, total, rate);
+	        info->phase != NULL ? info->phase : "",
+	        (unsigned long long)info->items_done,
+	        (unsigned long long)info->items_total, done, total, rate);
 	if (bps > 0 && info->bytes_total > info->bytes_done) {
 		uint64_t eta = (info->bytes_total - info->bytes_done) / bps;
-		fprintf(stderr, "  ETA %llu:%02llu", (unsigned long long)(eta / 60), (unsigned long long)(eta % 60));
+		fprintf(stderr, "  ETA %llu:%02llu",
+		        (unsigned long long)(eta / 60),
+		        (unsigned long long)(eta % 60));
 	}
 	fflush(stderr);
 	c->progress_shown = 1;

@@ -1,4 +1,5 @@
-/* cli.h: what every airlock command shares: common flags, diagnostics, exit codes, progress display. */
+/* cli.h: what every airlock command shares: common flags, diagnostics, exit
+ * codes, progress display. */
 #ifndef AIRLOCK_CLI_H
 #define AIRLOCK_CLI_H
 
@@ -29,40 +30,51 @@ enum {
 };
 
 /* The common long options; commands append theirs before the terminator. */
-#define CLI_COMMON_OPTIONS \
-	{"authfile", required_argument, NULL, OPT_AUTHFILE}, \
-	{"tls-verify", required_argument, NULL, OPT_TLS_VERIFY}, \
-	{"ca-file", required_argument, NULL, OPT_CA_FILE}, \
-	{"proxy", required_argument, NULL, OPT_PROXY}, \
-	{"parallel", required_argument, NULL, OPT_PARALLEL}, \
-	{"timeout", required_argument, NULL, OPT_TIMEOUT}, \
-	{"log-format", required_argument, NULL, OPT_LOG_FORMAT}, \
-	{"quiet", no_argument, NULL, 'q'}, \
-	{"verbose", no_argument, NULL, 'v'}, \
-	{"help", no_argument, NULL, 'h'}
+#define CLI_COMMON_OPTIONS                                                     \
+	{"authfile", required_argument, NULL, OPT_AUTHFILE},                   \
+	    {"tls-verify", required_argument, NULL, OPT_TLS_VERIFY},           \
+	    {"ca-file", required_argument, NULL, OPT_CA_FILE},                 \
+	    {"proxy", required_argument, NULL, OPT_PROXY},                     \
+	    {"parallel", required_argument, NULL, OPT_PARALLEL},               \
+	    {"timeout", required_argument, NULL, OPT_TIMEOUT},                 \
+	    {"log-format", required_argument, NULL, OPT_LOG_FORMAT},           \
+	    {"quiet", no_argument, NULL, 'q'},                                 \
+	    {"verbose", no_argument, NULL, 'v'},                               \
+	{                                                                      \
+		"help", no_argument, NULL, 'h'                                 \
+	}
 
-#define CLI_COMMON_HELP \
-	"Common options:\n" \
-	"      --authfile FILE      registry credentials (containers auth.json, docker\n" \
-	"                           config.json or a pull secret); default: $REGISTRY_AUTH_FILE,\n" \
-	"                           $XDG_RUNTIME_DIR/containers/auth.json, ~/.docker/config.json\n" \
-	"      --tls-verify=false   do not verify registry TLS certificates and allow plain\n" \
+#define CLI_COMMON_HELP                                                        \
+	"Common options:\n"                                                    \
+	"      --authfile FILE      registry credentials (containers "         \
+	"auth.json, docker\n"                                                  \
+	"                           config.json or a pull secret); default: "  \
+	"$REGISTRY_AUTH_FILE,\n"                                               \
+	"                           $XDG_RUNTIME_DIR/containers/auth.json, "   \
+	"~/.docker/config.json\n"                                              \
+	"      --tls-verify=false   do not verify registry TLS certificates "  \
+	"and allow plain\n"                                                    \
 	"                           HTTP when a registry does not speak TLS\n" \
-	"      --ca-file FILE       extra CA certificates (PEM) for registries\n" \
-	"      --proxy URL          HTTP(S) proxy (default: https_proxy / no_proxy env)\n" \
-	"      --parallel N         concurrent transfers (default 8)\n" \
-	"      --timeout D          give up on a connection that does not connect, answer\n" \
-	"                           or move data for D (e.g. 10s, 2m), and retry a request\n" \
-	"                           at most twice (default: 10s to connect, 30s without\n" \
-	"                           data, four retries)\n" \
-	"      --log-format=FMT     text (default) or json\n" \
-	"  -q, --quiet              only errors\n" \
-	"  -v, --verbose            debug output\n" \
+	"      --ca-file FILE       extra CA certificates (PEM) for "          \
+	"registries\n"                                                         \
+	"      --proxy URL          HTTP(S) proxy (default: https_proxy / "    \
+	"no_proxy env)\n"                                                      \
+	"      --parallel N         concurrent transfers (default 8)\n"        \
+	"      --timeout D          give up on a connection that does not "    \
+	"connect, answer\n"                                                    \
+	"                           or move data for D (e.g. 10s, 2m), and "   \
+	"retry a request\n"                                                    \
+	"                           at most twice (default: 10s to connect, "  \
+	"30s without\n"                                                        \
+	"                           data, four retries)\n"                     \
+	"      --log-format=FMT     text (default) or json\n"                  \
+	"  -q, --quiet              only errors\n"                             \
+	"  -v, --verbose            debug output\n"                            \
 	"  -h, --help               this help\n"
 
 typedef struct cli_common {
 	const char *authfile;
-	int tls_verify;         /* 1 unless --tls-verify=false */
+	int tls_verify; /* 1 unless --tls-verify=false */
 	const char *ca_file;
 	const char *proxy;
 	unsigned parallel;
@@ -72,7 +84,7 @@ typedef struct cli_common {
 	int log_json;
 	al_auth *auth;
 	al_cancel *cancel;
-	int started;            /* cli_common_start ran */
+	int started; /* cli_common_start ran */
 	/* progress display state */
 	int progress_tty;
 	int progress_shown;
@@ -96,11 +108,13 @@ void cli_transfer_opts(cli_common *c, al_transfer_opts *o);
 void cli_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void cli_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* Print "airlock: error: <context>: <al_error_message()>" and map rc. */
-int cli_fail(int rc, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+int cli_fail(int rc, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
 /* Map an al_status to an exit code (AL_EVERIFY -> 1, usage -> 2, else 3). */
 int cli_exit_code(int rc);
 /* Usage error: message plus "try 'airlock CMD --help'", returns EXIT_USAGE. */
-int cli_usage_error(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+int cli_usage_error(const char *cmd, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
 
 /* Progress callback for al_transfer_opts.progress (ud: cli_common*). */
 void cli_progress(const al_progress_info *info, void *ud);

@@ -1,4 +1,5 @@
-/* cmd_check.c: airlock check: re-verify every blob and reference of a store; --gc removes what nothing references. */
+/* cmd_check.c: airlock check: re-verify every blob and reference of a store;
+ * --gc removes what nothing references. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -7,34 +8,42 @@
 enum { OPT_STORE = OPT_COMMAND_BASE, OPT_GC, OPT_QUICK };
 
 static const char check_help[] =
-	"usage: airlock check --store DIR [--gc] [--quick]\n"
-	"\n"
-	"Walk index.json, every index and manifest and every config and layer they\n"
-	"reference, re-hash each blob, and list what is missing or corrupt, one per line:\n"
-	"  missing sha256:... - referenced by IMAGE\n"
-	"  corrupt sha256:... - content does not match its digest\n"
-	"  invalid PATH        (a manifest, index or layout file that does not parse)\n"
-	"  unreferenced sha256:...\n"
-	"A rerun of 'airlock mirror' (or 'airlock unpack') fetches what is missing.\n"
-	"\n"
-	"Options:\n"
-	"      --store DIR   the store\n"
-	"      --gc          remove unreferenced blobs, stale temporary files and corrupt\n"
-	"                    blobs (so that a rerun fetches them again)\n"
-	"      --quick       compare sizes only, do not re-hash\n"
-	"  -q, --quiet       only the summary line\n"
-	"  -h, --help        this help\n"
-	"\n"
-	"Last line: checked I images, B blobs: M missing, C corrupt, U unreferenced\n"
-	"Exit status: 0 clean (unreferenced blobs do not count), 1 anything missing,\n"
-	"corrupt or invalid, 2 usage error, 3 the check could not run.\n";
+    "usage: airlock check --store DIR [--gc] [--quick]\n"
+    "\n"
+    "Walk index.json, every index and manifest and every config and layer "
+    "they\n"
+    "reference, re-hash each blob, and list what is missing or corrupt, one "
+    "per line:\n"
+    "  missing sha256:... - referenced by IMAGE\n"
+    "  corrupt sha256:... - content does not match its digest\n"
+    "  invalid PATH        (a manifest, index or layout file that does not "
+    "parse)\n"
+    "  unreferenced sha256:...\n"
+    "A rerun of 'airlock mirror' (or 'airlock unpack') fetches what is "
+    "missing.\n"
+    "\n"
+    "Options:\n"
+    "      --store DIR   the store\n"
+    "      --gc          remove unreferenced blobs, stale temporary files and "
+    "corrupt\n"
+    "                    blobs (so that a rerun fetches them again)\n"
+    "      --quick       compare sizes only, do not re-hash\n"
+    "  -q, --quiet       only the summary line\n"
+    "  -h, --help        this help\n"
+    "\n"
+    "Last line: checked I images, B blobs: M missing, C corrupt, U "
+    "unreferenced\n"
+    "Exit status: 0 clean (unreferenced blobs do not count), 1 anything "
+    "missing,\n"
+    "corrupt or invalid, 2 usage error, 3 the check could not run.\n";
 
 typedef struct check_ctx {
 	int quiet;
 	int gc;
 } check_ctx;
 
-static void report(void *ud, al_check_kind kind, const char *what, const char *detail)
+static void report(void *ud, al_check_kind kind, const char *what,
+                   const char *detail)
 {
 	check_ctx *c = ud;
 	const char *label;
@@ -71,13 +80,13 @@ static void report(void *ud, al_check_kind kind, const char *what, const char *d
 int cmd_check(int argc, char **argv)
 {
 	static const struct option longopts[] = {
-		{"store", required_argument, NULL, OPT_STORE},
-		{"gc", no_argument, NULL, OPT_GC},
-		{"quick", no_argument, NULL, OPT_QUICK},
-		{"quiet", no_argument, NULL, 'q'},
-		{"verbose", no_argument, NULL, 'v'},
-		{"help", no_argument, NULL, 'h'},
-		{NULL, 0, NULL, 0},
+	    {"store", required_argument, NULL, OPT_STORE},
+	    {"gc", no_argument, NULL, OPT_GC},
+	    {"quick", no_argument, NULL, OPT_QUICK},
+	    {"quiet", no_argument, NULL, 'q'},
+	    {"verbose", no_argument, NULL, 'v'},
+	    {"help", no_argument, NULL, 'h'},
+	    {NULL, 0, NULL, 0},
 	};
 	const char *store_path = NULL;
 	al_store *store = NULL;
@@ -115,7 +124,8 @@ int cmd_check(int argc, char **argv)
 	if (store_path == NULL)
 		return cli_usage_error("check", "--store DIR is required");
 	if (argc != optind)
-		return cli_usage_error("check", "unexpected argument '%s'", argv[optind]);
+		return cli_usage_error("check", "unexpected argument '%s'",
+		                       argv[optind]);
 	so.readonly = ctx.gc ? 0 : 1;
 	if ((rc = al_store_open(&store, store_path, &so)) < 0)
 		return cli_fail(rc, "cannot open store '%s'", store_path);
@@ -125,14 +135,18 @@ int cmd_check(int argc, char **argv)
 		code = EXIT_RUNTIME;
 		goto out;
 	}
-	printf("checked %llu images, %llu blobs: %llu missing, %llu corrupt, %llu unreferenced",
-	       (unsigned long long)res.images, (unsigned long long)res.blobs_checked,
+	printf("checked %llu images, %llu blobs: %llu missing, %llu corrupt, "
+	       "%llu unreferenced",
+	       (unsigned long long)res.images,
+	       (unsigned long long)res.blobs_checked,
 	       (unsigned long long)res.missing, (unsigned long long)res.corrupt,
 	       (unsigned long long)res.unreferenced);
 	if (res.invalid > 0)
 		printf(", %llu invalid", (unsigned long long)res.invalid);
 	if (ctx.gc)
-		printf(", %llu removed (%llu bytes)", (unsigned long long)res.removed, (unsigned long long)res.bytes_removed);
+		printf(", %llu removed (%llu bytes)",
+		       (unsigned long long)res.removed,
+		       (unsigned long long)res.bytes_removed);
 	printf("\n");
 	if (res.missing > 0 || res.corrupt > 0 || res.invalid > 0)
 		code = EXIT_VERIFY;

@@ -1,4 +1,5 @@
-/* cmd_configmaps.c: airlock configmaps: one signature ConfigMap per release of a store, as files or one stream. */
+/* cmd_configmaps.c: airlock configmaps: one signature ConfigMap per release of
+ * a store, as files or one stream. */
 #include <stdlib.h>
 #include <string.h>
 

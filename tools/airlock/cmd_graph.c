@@ -1,4 +1,5 @@
-/* cmd_graph.c: airlock graph: resolve update channels, save their graphs, write the graph data the cluster-side update service reads. */
+/* cmd_graph.c: airlock graph: resolve update channels, save their graphs, write
+ * the graph data the cluster-side update service reads. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -14,38 +15,43 @@ enum {
 };
 
 static const char graph_help[] =
-	"usage: airlock graph --store DIR -o DIR\n"
-	"       airlock graph --config IMAGESET.yaml [--store DIR] [--graph-url URL | --graph-file PATH]\n"
-	"\n"
-	"With -o: write the graph data an OpenShift update service (Cincinnati /\n"
-	"OSUS) needs for the releases the store holds, in the layout of the\n"
-	"cincinnati-graph-data repository: channels/<name>.yaml (name, versions),\n"
-	"blocked-edges/*.yaml (conditional updates with their risks, and updates\n"
-	"the upstream graph does not have), version, and airlock/graph/ (the\n"
-	"saved graphs restricted to what was mirrored, as update-service JSON).\n"
-	"Clusters inside the network then see the same upgrade paths.\n"
-	"\n"
-	"With --config: resolve mirror.platform.channels (minVersion, maxVersion,\n"
-	"shortestPath, full) through the update graph and list the releases that\n"
-	"'airlock mirror' takes, one per line:\n"
-	"  VERSION ARCH CHANNEL[,CHANNEL...] PAYLOAD\n"
-	"With --store as well, the graphs are saved in DIR/airlock/graph/ for -o.\n"
-	"\n"
-	"Options:\n"
-	"      --store DIR          the store\n"
-	"  -o, --output DIR         where to write the graph data (created if missing)\n"
-	"  -c, --config FILE        ImageSetConfiguration with mirror.platform.channels\n"
-	"      --graph-url URL      update service (default: airlock.graph.url of the\n"
-	"                           configuration, else " AL_GRAPH_DEFAULT_URL ")\n"
-	"      --graph-file PATH    read graphs from PATH instead of the network: one\n"
-	"                           graph file, or a directory of <channel>-<arch>.json\n"
-	"                           (such as STORE/airlock/graph of another store)\n"
-	CLI_COMMON_HELP
-	"\n"
-	"Each graph request is bounded by --timeout per attempt (default: 10s to\n"
-	"connect, 30s without data) and 60s in total.\n"
-	"Exit status: 0 success, 2 usage or configuration error, 3 runtime error\n"
-	"(unreachable service, unknown version or channel, empty store).\n";
+    "usage: airlock graph --store DIR -o DIR\n"
+    "       airlock graph --config IMAGESET.yaml [--store DIR] [--graph-url "
+    "URL | --graph-file PATH]\n"
+    "\n"
+    "With -o: write the graph data an OpenShift update service (Cincinnati /\n"
+    "OSUS) needs for the releases the store holds, in the layout of the\n"
+    "cincinnati-graph-data repository: channels/<name>.yaml (name, versions),\n"
+    "blocked-edges/*.yaml (conditional updates with their risks, and updates\n"
+    "the upstream graph does not have), version, and airlock/graph/ (the\n"
+    "saved graphs restricted to what was mirrored, as update-service JSON).\n"
+    "Clusters inside the network then see the same upgrade paths.\n"
+    "\n"
+    "With --config: resolve mirror.platform.channels (minVersion, maxVersion,\n"
+    "shortestPath, full) through the update graph and list the releases that\n"
+    "'airlock mirror' takes, one per line:\n"
+    "  VERSION ARCH CHANNEL[,CHANNEL...] PAYLOAD\n"
+    "With --store as well, the graphs are saved in DIR/airlock/graph/ for -o.\n"
+    "\n"
+    "Options:\n"
+    "      --store DIR          the store\n"
+    "  -o, --output DIR         where to write the graph data (created if "
+    "missing)\n"
+    "  -c, --config FILE        ImageSetConfiguration with "
+    "mirror.platform.channels\n"
+    "      --graph-url URL      update service (default: airlock.graph.url of "
+    "the\n"
+    "                           configuration, else " AL_GRAPH_DEFAULT_URL ")\n"
+    "      --graph-file PATH    read graphs from PATH instead of the network: "
+    "one\n"
+    "                           graph file, or a directory of "
+    "<channel>-<arch>.json\n"
+    "                           (such as STORE/airlock/graph of another "
+    "store)\n" CLI_COMMON_HELP "\n"
+    "Each graph request is bounded by --timeout per attempt (default: 10s to\n"
+    "connect, 30s without data) and 60s in total.\n"
+    "Exit status: 0 success, 2 usage or configuration error, 3 runtime error\n"
+    "(unreachable service, unknown version or channel, empty store).\n";
 
 static void http_opts(const cli_common *c, al_http_opts *o)
 {
@@ -89,7 +95,8 @@ static int resolve(cli_common *c, const char *config, const char *store_path,
 	go.graph_file = file;
 	go.http = &ho;
 	if ((rc = al_graph_resolve_imageset(cfg, &go, &sel)) < 0) {
-		code = cli_fail(rc, "cannot resolve the channels of '%s'", config);
+		code =
+		    cli_fail(rc, "cannot resolve the channels of '%s'", config);
 		if (code == EXIT_USAGE)
 			code = EXIT_RUNTIME;
 		goto out;
@@ -110,7 +117,8 @@ static int resolve(cli_common *c, const char *config, const char *store_path,
 	}
 	for (i = 0; i < sel.ngraphs; i++) {
 		if ((rc = al_graph_save_to_store(store, sel.graphs[i])) < 0) {
-			code = cli_fail(rc, "cannot save the graph of channel '%s'",
+			code = cli_fail(rc,
+			                "cannot save the graph of channel '%s'",
 			                sel.graphs[i]->channel);
 			goto out;
 		}
@@ -137,7 +145,8 @@ static int write_data(const char *store_path, const char *outdir)
 	rc = al_graph_write_data(store, outdir, &rep);
 	al_store_free(store);
 	if (rc < 0) {
-		rc = cli_fail(rc, "cannot write the graph data to '%s'", outdir);
+		rc =
+		    cli_fail(rc, "cannot write the graph data to '%s'", outdir);
 		return rc == EXIT_USAGE ? EXIT_RUNTIME : rc;
 	}
 	printf("wrote %zu channels, %zu versions, %zu blocked edges from %zu "
@@ -150,13 +159,13 @@ static int write_data(const char *store_path, const char *outdir)
 int cmd_graph(int argc, char **argv)
 {
 	static const struct option longopts[] = {
-		CLI_COMMON_OPTIONS,
-		{"store", required_argument, NULL, OPT_STORE},
-		{"output", required_argument, NULL, 'o'},
-		{"config", required_argument, NULL, 'c'},
-		{"graph-url", required_argument, NULL, OPT_GRAPH_URL},
-		{"graph-file", required_argument, NULL, OPT_GRAPH_FILE},
-		{NULL, 0, NULL, 0},
+	    CLI_COMMON_OPTIONS,
+	    {"store", required_argument, NULL, OPT_STORE},
+	    {"output", required_argument, NULL, 'o'},
+	    {"config", required_argument, NULL, 'c'},
+	    {"graph-url", required_argument, NULL, OPT_GRAPH_URL},
+	    {"graph-file", required_argument, NULL, OPT_GRAPH_FILE},
+	    {NULL, 0, NULL, 0},
 	};
 	cli_common c;
 	const char *store_path = NULL, *outdir = NULL, *config = NULL;
@@ -165,7 +174,8 @@ int cmd_graph(int argc, char **argv)
 
 	cli_common_init(&c);
 	optind = 1;
-	while ((opt = getopt_long(argc, argv, "o:c:qvh", longopts, NULL)) != -1) {
+	while ((opt = getopt_long(argc, argv, "o:c:qvh", longopts, NULL)) !=
+	       -1) {
 		int r = cli_common_option(&c, opt, optarg);
 
 		if (r < 0)
@@ -205,8 +215,9 @@ int cmd_graph(int argc, char **argv)
 		return cli_usage_error("graph", "give --store DIR -o DIR, or "
 		                                "--config FILE");
 	if (config != NULL && outdir != NULL)
-		return cli_usage_error("graph", "-o writes graph data from a "
-		                                "store; run it without --config");
+		return cli_usage_error("graph",
+		                       "-o writes graph data from a "
+		                       "store; run it without --config");
 	if ((code = cli_common_start(&c)) != EXIT_OK)
 		goto out;
 	if (config != NULL)

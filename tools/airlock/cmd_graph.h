@@ -1,4 +1,5 @@
-/* cmd_graph.h: the graph and releases commands (update-service graph data, table of mirrored releases). */
+/* cmd_graph.h: the graph and releases commands (update-service graph data,
+ * table of mirrored releases). */
 #ifndef AIRLOCK_CMD_GRAPH_H
 #define AIRLOCK_CMD_GRAPH_H
 

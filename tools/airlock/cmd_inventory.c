@@ -1,4 +1,5 @@
-/* cmd_inventory.c: airlock inventory: list what a store holds (blobs, signatures, imported packs) for 'pack --have'. */
+/* cmd_inventory.c: airlock inventory: list what a store holds (blobs,
+ * signatures, imported packs) for 'pack --have'. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -9,29 +10,32 @@
 enum { OPT_STORE = OPT_COMMAND_BASE };
 
 static const char inventory_help[] =
-	"usage: airlock inventory --store DIR [-o FILE]\n"
-	"\n"
-	"Write what the store holds as JSON: every blob digest, every signature file\n"
-	"with its SHA-256, and the ids of the packs imported into it. Carry the file to\n"
-	"the staging host and give it to 'airlock pack --have FILE' to pack exactly what\n"
-	"this store lacks. See docs/pack.md for the format.\n"
-	"\n"
-	"Options:\n"
-	"      --store DIR        the store (opened read-only)\n"
-	"  -o, --output FILE      write there (atomically) instead of stdout\n"
-	"  -h, --help             this help\n"
-	"\n"
-	"Exit status: 0 written, 2 usage error, 3 runtime error.\n";
+    "usage: airlock inventory --store DIR [-o FILE]\n"
+    "\n"
+    "Write what the store holds as JSON: every blob digest, every signature "
+    "file\n"
+    "with its SHA-256, and the ids of the packs imported into it. Carry the "
+    "file to\n"
+    "the staging host and give it to 'airlock pack --have FILE' to pack "
+    "exactly what\n"
+    "this store lacks. See docs/pack.md for the format.\n"
+    "\n"
+    "Options:\n"
+    "      --store DIR        the store (opened read-only)\n"
+    "  -o, --output FILE      write there (atomically) instead of stdout\n"
+    "  -h, --help             this help\n"
+    "\n"
+    "Exit status: 0 written, 2 usage error, 3 runtime error.\n";
 
 int cmd_inventory(int argc, char **argv)
 {
 	static const struct option longopts[] = {
-		{"store", required_argument, NULL, OPT_STORE},
-		{"output", required_argument, NULL, 'o'},
-		{"quiet", no_argument, NULL, 'q'},
-		{"verbose", no_argument, NULL, 'v'},
-		{"help", no_argument, NULL, 'h'},
-		{NULL, 0, NULL, 0},
+	    {"store", required_argument, NULL, OPT_STORE},
+	    {"output", required_argument, NULL, 'o'},
+	    {"quiet", no_argument, NULL, 'q'},
+	    {"verbose", no_argument, NULL, 'v'},
+	    {"help", no_argument, NULL, 'h'},
+	    {NULL, 0, NULL, 0},
 	};
 	const char *store_path = NULL, *out = NULL;
 	al_store *store = NULL;
@@ -62,7 +66,8 @@ int cmd_inventory(int argc, char **argv)
 	if (store_path == NULL)
 		return cli_usage_error("inventory", "--store DIR is required");
 	if (argc != optind)
-		return cli_usage_error("inventory", "unexpected argument '%s'", argv[optind]);
+		return cli_usage_error("inventory", "unexpected argument '%s'",
+		                       argv[optind]);
 	if ((rc = al_store_open(&store, store_path, &so)) < 0) {
 		code = cli_fail(rc, "cannot open store '%s'", store_path);
 		if (code == EXIT_USAGE)
@@ -86,7 +91,8 @@ int cmd_inventory(int argc, char **argv)
 		code = EXIT_RUNTIME;
 		goto out;
 	}
-	if (fputs(text, stdout) == EOF || fputc('\n', stdout) == EOF || fflush(stdout) != 0) {
+	if (fputs(text, stdout) == EOF || fputc('\n', stdout) == EOF ||
+	    fflush(stdout) != 0) {
 		cli_error("cannot write the inventory to stdout");
 		code = EXIT_RUNTIME;
 	}

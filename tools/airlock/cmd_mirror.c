@@ -1,59 +1,100 @@
-/* cmd_mirror.c: airlock mirror: releases, component images and additional images into a store. */
+/* cmd_mirror.c: airlock mirror: releases, component images and additional
+ * images into a store. */
 #include <stdlib.h>
 #include <string.h>
 
 #include "cli.h"
 
-enum { OPT_CONFIG = OPT_COMMAND_BASE, OPT_STORE, OPT_IMAGE, OPT_PLATFORM, OPT_GRAPH_URL, OPT_GRAPH_FILE,
-	OPT_KEYRING, OPT_SIG_STORE, OPT_SIG_TIMEOUT, OPT_IDENTITY_POLICY, OPT_ALLOW_UNSIGNED, OPT_REQUIRE_ALL };
+enum {
+	OPT_CONFIG = OPT_COMMAND_BASE,
+	OPT_STORE,
+	OPT_IMAGE,
+	OPT_PLATFORM,
+	OPT_GRAPH_URL,
+	OPT_GRAPH_FILE,
+	OPT_KEYRING,
+	OPT_SIG_STORE,
+	OPT_SIG_TIMEOUT,
+	OPT_IDENTITY_POLICY,
+	OPT_ALLOW_UNSIGNED,
+	OPT_REQUIRE_ALL
+};
 
 static const char mirror_help[] =
-	"usage: airlock mirror [--config IMAGESET.yaml] --store DIR [OPTIONS] [RELEASE...]\n"
-	"\n"
-	"Pull each release image, every component image its release-manifests/image-references\n"
-	"names, and any additional images into the store DIR (an OCI image layout, created if\n"
-	"missing). Blobs are shared across images and releases and fetched once; a rerun\n"
-	"fetches only what is missing. Interrupting is safe: rerun to continue.\n"
-	"\n"
-	"RELEASE is an image reference: docker://REGISTRY/REPO:TAG, REGISTRY/REPO@sha256:...,\n"
-	"or oci:PATH:NAME for a release in a local OCI layout.\n"
-	"\n"
-	"Options:\n"
-	"  -c, --config FILE        ImageSetConfiguration (mirror.openshift.io/v2alpha1):\n"
-	"                           mirror.platform.release, mirror.additionalImages and\n"
-	"                           airlock.sources (read a registry prefix from a local\n"
-	"                           layout or another registry); see docs/imageset.md\n"
-	"      --store DIR          the store to fill (required)\n"
-	"      --image REF          an additional image (repeatable)\n"
-	"      --platform OS/ARCH   from multi-platform images take only this platform\n"
-	"                           (default: every platform)\n"
-	"      --graph-url URL      update service for mirror.platform.channels (default:\n"
-	"                           airlock.graph.url, else the public OpenShift service)\n"
-	"      --graph-file PATH    read channel graphs from a file or a directory of\n"
-	"                           <channel>-<arch>.json instead (e.g. STORE/airlock/graph)\n"
-	"\n"
-	"Release signatures (docs/signatures.md): each release's signatures are fetched\n"
-	"from the signature stores (and STORE/signatures) within the signature timeout,\n"
-	"verified against the trusted keys, and saved in STORE/signatures. A release\n"
-	"without a verified signature is refused unless --allow-unsigned.\n"
-	"      --keyring FILE       trusted OpenPGP public keys, binary or armored\n"
-	"                           (repeatable; also airlock.signatures.keyrings)\n"
-	"      --signature-store L  an http(s):// signature store, a directory in the same\n"
-	"                           layout, or a ConfigMap file (repeatable; also\n"
-	"                           airlock.signatures.stores)\n"
-	"      --signature-timeout D  total time for one release's signatures (default 30s)\n"
-	"      --identity-policy P  exact, repository (default) or ignore: how the signed\n"
-	"                           docker-reference must match the release reference\n"
-	"      --require-all        every signature store (and STORE/signatures) must\n"
-	"                           give a verified signature, not just the first one\n"
-	"      --allow-unsigned     mirror releases whose signatures do not verify (or\n"
-	"                           with no keyring at all), recorded as unverified\n"
-	CLI_COMMON_HELP
-	"\n"
-	"Output: one summary line on stdout:\n"
-	"  mirrored R releases, I images: transferred B blobs (N bytes), X blobs already present\n"
-	"Exit status: 0 all mirrored, 1 verification failed, 2 usage or configuration error,\n"
-	"3 runtime error (every image is attempted; the errors are listed on stderr).\n";
+    "usage: airlock mirror [--config IMAGESET.yaml] --store DIR [OPTIONS] "
+    "[RELEASE...]\n"
+    "\n"
+    "Pull each release image, every component image its "
+    "release-manifests/image-references\n"
+    "names, and any additional images into the store DIR (an OCI image layout, "
+    "created if\n"
+    "missing). Blobs are shared across images and releases and fetched once; a "
+    "rerun\n"
+    "fetches only what is missing. Interrupting is safe: rerun to continue.\n"
+    "\n"
+    "RELEASE is an image reference: docker://REGISTRY/REPO:TAG, "
+    "REGISTRY/REPO@sha256:...,\n"
+    "or oci:PATH:NAME for a release in a local OCI layout.\n"
+    "\n"
+    "Options:\n"
+    "  -c, --config FILE        ImageSetConfiguration "
+    "(mirror.openshift.io/v2alpha1):\n"
+    "                           mirror.platform.release, "
+    "mirror.additionalImages and\n"
+    "                           airlock.sources (read a registry prefix from a "
+    "local\n"
+    "                           layout or another registry); see "
+    "docs/imageset.md\n"
+    "      --store DIR          the store to fill (required)\n"
+    "      --image REF          an additional image (repeatable)\n"
+    "      --platform OS/ARCH   from multi-platform images take only this "
+    "platform\n"
+    "                           (default: every platform)\n"
+    "      --graph-url URL      update service for mirror.platform.channels "
+    "(default:\n"
+    "                           airlock.graph.url, else the public OpenShift "
+    "service)\n"
+    "      --graph-file PATH    read channel graphs from a file or a directory "
+    "of\n"
+    "                           <channel>-<arch>.json instead (e.g. "
+    "STORE/airlock/graph)\n"
+    "\n"
+    "Release signatures (docs/signatures.md): each release's signatures are "
+    "fetched\n"
+    "from the signature stores (and STORE/signatures) within the signature "
+    "timeout,\n"
+    "verified against the trusted keys, and saved in STORE/signatures. A "
+    "release\n"
+    "without a verified signature is refused unless --allow-unsigned.\n"
+    "      --keyring FILE       trusted OpenPGP public keys, binary or "
+    "armored\n"
+    "                           (repeatable; also "
+    "airlock.signatures.keyrings)\n"
+    "      --signature-store L  an http(s):// signature store, a directory in "
+    "the same\n"
+    "                           layout, or a ConfigMap file (repeatable; also\n"
+    "                           airlock.signatures.stores)\n"
+    "      --signature-timeout D  total time for one release's signatures "
+    "(default 30s)\n"
+    "      --identity-policy P  exact, repository (default) or ignore: how the "
+    "signed\n"
+    "                           docker-reference must match the release "
+    "reference\n"
+    "      --require-all        every signature store (and STORE/signatures) "
+    "must\n"
+    "                           give a verified signature, not just the first "
+    "one\n"
+    "      --allow-unsigned     mirror releases whose signatures do not verify "
+    "(or\n"
+    "                           with no keyring at all), recorded as "
+    "unverified\n" CLI_COMMON_HELP "\n"
+    "Output: one summary line on stdout:\n"
+    "  mirrored R releases, I images: transferred B blobs (N bytes), X blobs "
+    "already present\n"
+    "Exit status: 0 all mirrored, 1 verification failed, 2 usage or "
+    "configuration error,\n"
+    "3 runtime error (every image is attempted; the errors are listed on "
+    "stderr).\n";
 
 static int push_str(const char ***list, size_t *n, const char *s)
 {
@@ -69,20 +110,20 @@ static int push_str(const char ***list, size_t *n, const char *s)
 int cmd_mirror(int argc, char **argv)
 {
 	static const struct option longopts[] = {
-		CLI_COMMON_OPTIONS,
-		{"config", required_argument, NULL, 'c'},
-		{"store", required_argument, NULL, OPT_STORE},
-		{"image", required_argument, NULL, OPT_IMAGE},
-		{"platform", required_argument, NULL, OPT_PLATFORM},
-		{"graph-url", required_argument, NULL, OPT_GRAPH_URL},
-		{"graph-file", required_argument, NULL, OPT_GRAPH_FILE},
-		{"keyring", required_argument, NULL, OPT_KEYRING},
-		{"signature-store", required_argument, NULL, OPT_SIG_STORE},
-		{"signature-timeout", required_argument, NULL, OPT_SIG_TIMEOUT},
-		{"identity-policy", required_argument, NULL, OPT_IDENTITY_POLICY},
-		{"allow-unsigned", no_argument, NULL, OPT_ALLOW_UNSIGNED},
-		{"require-all", no_argument, NULL, OPT_REQUIRE_ALL},
-		{NULL, 0, NULL, 0},
+	    CLI_COMMON_OPTIONS,
+	    {"config", required_argument, NULL, 'c'},
+	    {"store", required_argument, NULL, OPT_STORE},
+	    {"image", required_argument, NULL, OPT_IMAGE},
+	    {"platform", required_argument, NULL, OPT_PLATFORM},
+	    {"graph-url", required_argument, NULL, OPT_GRAPH_URL},
+	    {"graph-file", required_argument, NULL, OPT_GRAPH_FILE},
+	    {"keyring", required_argument, NULL, OPT_KEYRING},
+	    {"signature-store", required_argument, NULL, OPT_SIG_STORE},
+	    {"signature-timeout", required_argument, NULL, OPT_SIG_TIMEOUT},
+	    {"identity-policy", required_argument, NULL, OPT_IDENTITY_POLICY},
+	    {"allow-unsigned", no_argument, NULL, OPT_ALLOW_UNSIGNED},
+	    {"require-all", no_argument, NULL, OPT_REQUIRE_ALL},
+	    {NULL, 0, NULL, 0},
 	};
 	cli_common c;
 	const char *config = NULL, *store_path = NULL, *platform = NULL;
@@ -97,7 +138,8 @@ int cmd_mirror(int argc, char **argv)
 	al_graph_selection sel;
 	size_t first_channel_release = 0;
 	const char **releases = NULL, **images = NULL, **insecure = NULL;
-	size_t nreleases = 0, nimages = 0, ninsecure = 0, i, nimg_total = 0, nrel_ok = 0;
+	size_t nreleases = 0, nimages = 0, ninsecure = 0, i, nimg_total = 0,
+	       nrel_ok = 0;
 	al_imageset *cfg = NULL;
 	al_store *store = NULL;
 	al_store_opts so = {1, 0, 0};
@@ -114,7 +156,8 @@ int cmd_mirror(int argc, char **argv)
 	while ((opt = getopt_long(argc, argv, "c:qvh", longopts, NULL)) != -1) {
 		int r = cli_common_option(&c, opt, optarg);
 		if (r < 0)
-			return cli_usage_error("mirror", "invalid option value");
+			return cli_usage_error("mirror",
+			                       "invalid option value");
 		if (r > 0)
 			continue;
 		switch (opt) {
@@ -176,51 +219,70 @@ int cmd_mirror(int argc, char **argv)
 			goto out;
 		}
 		for (i = 0; i < cfg->nreleases; i++)
-			if (push_str(&releases, &nreleases, cfg->releases[i]) < 0)
+			if (push_str(&releases, &nreleases, cfg->releases[i]) <
+			    0)
 				goto oom;
 		for (i = 0; i < cfg->nadditional; i++)
 			if (push_str(&images, &nimages, cfg->additional[i]) < 0)
 				goto oom;
 		for (i = 0; i < cfg->ninsecure; i++)
-			if (push_str(&insecure, &ninsecure, cfg->insecure[i]) < 0)
+			if (push_str(&insecure, &ninsecure, cfg->insecure[i]) <
+			    0)
 				goto oom;
 		for (i = 0; i < cfg->nkeyrings; i++)
-			if (push_str(&keyrings, &nkeyrings, cfg->keyrings[i]) < 0)
+			if (push_str(&keyrings, &nkeyrings, cfg->keyrings[i]) <
+			    0)
 				goto oom;
 		for (i = 0; i < cfg->nsignature_stores; i++)
-			if (push_str(&sigstores, &nsigstores, cfg->signature_stores[i]) < 0)
+			if (push_str(&sigstores, &nsigstores,
+			             cfg->signature_stores[i]) < 0)
 				goto oom;
 		if (sig_timeout == NULL)
 			sig_timeout = cfg->signature_timeout;
 		if (identity_policy == NULL)
 			identity_policy = cfg->identity_policy;
 		if (platform == NULL && cfg->narchitectures == 1) {
-			snprintf(platbuf, sizeof(platbuf), "linux/%s", cfg->architectures[0]);
+			snprintf(platbuf, sizeof(platbuf), "linux/%s",
+			         cfg->architectures[0]);
 			platform = platbuf;
 		}
 	}
 	for (i = (size_t)optind; i < (size_t)argc; i++)
 		if (push_str(&releases, &nreleases, argv[i]) < 0)
 			goto oom;
-	if (nreleases == 0 && nimages == 0 && (cfg == NULL || cfg->nchannels == 0)) {
-		code = cli_usage_error("mirror", "nothing to mirror: give RELEASE references or --config");
+	if (nreleases == 0 && nimages == 0 &&
+	    (cfg == NULL || cfg->nchannels == 0)) {
+		code = cli_usage_error(
+		    "mirror",
+		    "nothing to mirror: give RELEASE references or --config");
 		goto out;
 	}
 	if (push_str(&insecure, &ninsecure, NULL) < 0)
 		goto oom;
 	memset(&sig, 0, sizeof(sig));
 	sig.policy = AL_SIG_IDENTITY_REPOSITORY;
-	if (identity_policy != NULL && al_sig_identity_policy_parse(&sig.policy, identity_policy) < 0) {
-		code = cli_usage_error("mirror", "--identity-policy takes exact, repository or ignore, not '%s'", identity_policy);
+	if (identity_policy != NULL &&
+	    al_sig_identity_policy_parse(&sig.policy, identity_policy) < 0) {
+		code = cli_usage_error("mirror",
+		                       "--identity-policy takes exact, "
+		                       "repository or ignore, not '%s'",
+		                       identity_policy);
 		goto out;
 	}
-	if (sig_timeout != NULL && (al_parse_duration(sig_timeout, &sig.budget_ms) < 0 || sig.budget_ms == 0)) {
-		code = cli_usage_error("mirror", "signature timeout: %s", al_error_message());
+	if (sig_timeout != NULL &&
+	    (al_parse_duration(sig_timeout, &sig.budget_ms) < 0 ||
+	     sig.budget_ms == 0)) {
+		code = cli_usage_error("mirror", "signature timeout: %s",
+		                       al_error_message());
 		goto out;
 	}
-	if (nkeyrings == 0 && !allow_unsigned && (nreleases > 0 || (cfg != NULL && cfg->nchannels > 0))) {
-		code = cli_usage_error("mirror", "no trusted keys to verify release signatures: give --keyring "
-						 "(or airlock.signatures.keyrings), or --allow-unsigned");
+	if (nkeyrings == 0 && !allow_unsigned &&
+	    (nreleases > 0 || (cfg != NULL && cfg->nchannels > 0))) {
+		code = cli_usage_error(
+		    "mirror",
+		    "no trusted keys to verify release signatures: give "
+		    "--keyring "
+		    "(or airlock.signatures.keyrings), or --allow-unsigned");
 		goto out;
 	}
 	if ((code = cli_common_start(&c)) != EXIT_OK)
@@ -234,10 +296,12 @@ int cmd_mirror(int argc, char **argv)
 			al_buf kb = AL_BUF_INIT(AL_PGP_MAX_KEYRING_BYTES);
 			rc = al_fs_read_file(keyrings[i], &kb);
 			if (rc == 0)
-				rc = al_pgp_keyring_add(kr, kb.ptr, kb.len, keyrings[i]);
+				rc = al_pgp_keyring_add(kr, kb.ptr, kb.len,
+				                        keyrings[i]);
 			al_buf_free(&kb);
 			if (rc < 0) {
-				code = cli_fail(rc, "cannot load keyring '%s'", keyrings[i]);
+				code = cli_fail(rc, "cannot load keyring '%s'",
+				                keyrings[i]);
 				code = EXIT_USAGE;
 				goto out;
 			}
@@ -246,8 +310,11 @@ int cmd_mirror(int argc, char **argv)
 		if (sources == NULL)
 			goto oom;
 		for (i = 0; i < nsigstores; i++) {
-			if ((rc = al_sig_source_parse(&sources[i], sigstores[i])) < 0) {
-				code = cli_usage_error("mirror", "signature store '%s': %s", sigstores[i], al_error_message());
+			if ((rc = al_sig_source_parse(&sources[i],
+			                              sigstores[i])) < 0) {
+				code = cli_usage_error(
+				    "mirror", "signature store '%s': %s",
+				    sigstores[i], al_error_message());
 				goto out;
 			}
 		}
@@ -263,25 +330,31 @@ int cmd_mirror(int argc, char **argv)
 	}
 	cli_transfer_opts(&c, &to);
 	if (cfg != NULL && cfg->nchannels > 0) {
-		/* Channels: ask the update graph which releases are in range. */
+		/* Channels: ask the update graph which releases are in range.
+		 */
 		al_graph_opts go;
 		memset(&go, 0, sizeof(go));
 		go.url = graph_url;
 		go.graph_file = graph_file;
 		go.http = &to.registry.http;
 		if ((rc = al_graph_resolve_imageset(cfg, &go, &sel)) < 0) {
-			code = cli_fail(rc, "cannot resolve the channels of '%s'", config);
+			code = cli_fail(
+			    rc, "cannot resolve the channels of '%s'", config);
 			goto out;
 		}
 		first_channel_release = nreleases;
 		for (i = 0; i < sel.nreleases; i++)
-			if (push_str(&releases, &nreleases, sel.releases[i].payload) < 0)
+			if (push_str(&releases, &nreleases,
+			             sel.releases[i].payload) < 0)
 				goto oom;
 		if (!c.quiet)
-			fprintf(stderr, "channels: %zu releases selected\n", sel.nreleases);
+			fprintf(stderr, "channels: %zu releases selected\n",
+			        sel.nreleases);
 	}
 	if (nreleases == 0 && nimages == 0) {
-		code = cli_usage_error("mirror", "nothing to mirror: the channels selected no release");
+		code = cli_usage_error(
+		    "mirror",
+		    "nothing to mirror: the channels selected no release");
 		goto out;
 	}
 	to.platform = platform;
@@ -292,24 +365,32 @@ int cmd_mirror(int argc, char **argv)
 	}
 	sig.http = &to.registry.http;
 	if (kr == NULL && nreleases > 0)
-		al_log_warn("release signatures are not checked (no --keyring): releases are recorded as unverified");
-	rc = al_mirror_signed(store, releases, nreleases, images, nimages, &to, &sig, &report);
+		al_log_warn("release signatures are not checked (no "
+		            "--keyring): releases are recorded as unverified");
+	rc = al_mirror_signed(store, releases, nreleases, images, nimages, &to,
+	                      &sig, &report);
 	cli_progress_done(&c);
 	for (i = 0; i < sel.nreleases; i++) {
-		al_mirror_release *rel = &report.releases[first_channel_release + i];
+		al_mirror_release *rel =
+		    &report.releases[first_channel_release + i];
 		int r2;
 		if (rel->status != 0)
 			continue;
-		r2 = al_mirror_record_channels(store, &rel->digest, (const char *const *)sel.releases[i].channels, sel.releases[i].nchannels);
+		r2 = al_mirror_record_channels(
+		    store, &rel->digest,
+		    (const char *const *)sel.releases[i].channels,
+		    sel.releases[i].nchannels);
 		if (r2 < 0) {
-			cli_error("recording channels of %s: %s", rel->source, al_error_message());
+			cli_error("recording channels of %s: %s", rel->source,
+			          al_error_message());
 			rc = rc < 0 ? rc : r2;
 		}
 	}
 	for (i = 0; i < sel.ngraphs; i++) {
 		int r2 = al_graph_save_to_store(store, sel.graphs[i]);
 		if (r2 < 0) {
-			cli_error("saving the update graph: %s", al_error_message());
+			cli_error("saving the update graph: %s",
+			          al_error_message());
 			rc = rc < 0 ? rc : r2;
 		}
 	}
@@ -318,15 +399,20 @@ int cmd_mirror(int argc, char **argv)
 	nimg_total = (size_t)report.stats.images;
 	for (i = 0; i < report.nreleases; i++)
 		nrel_ok += report.releases[i].status == 0;
-	printf("mirrored %zu releases, %zu images: transferred %llu blobs (%llu bytes), %llu blobs already present\n",
-	       nrel_ok, nimg_total, (unsigned long long)report.stats.blobs_transferred,
+	printf("mirrored %zu releases, %zu images: transferred %llu blobs "
+	       "(%llu bytes), %llu blobs already present\n",
+	       nrel_ok, nimg_total,
+	       (unsigned long long)report.stats.blobs_transferred,
 	       (unsigned long long)report.stats.bytes_transferred,
 	       (unsigned long long)report.stats.blobs_present);
 	if (!c.quiet)
-		fprintf(stderr, "%s transferred in %.1f s\n", cli_bytes(report.stats.bytes_transferred, bytes, sizeof(bytes)),
-			(double)report.stats.elapsed_ms / 1000.0);
+		fprintf(stderr, "%s transferred in %.1f s\n",
+		        cli_bytes(report.stats.bytes_transferred, bytes,
+		                  sizeof(bytes)),
+		        (double)report.stats.elapsed_ms / 1000.0);
 	if (rc < 0)
-		code = al_cancel_is_set(c.cancel) ? EXIT_RUNTIME : cli_exit_code(rc);
+		code = al_cancel_is_set(c.cancel) ? EXIT_RUNTIME
+		                                  : cli_exit_code(rc);
 	if (code == EXIT_USAGE)
 		code = EXIT_RUNTIME;
 	goto out;

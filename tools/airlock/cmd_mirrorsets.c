@@ -1,4 +1,5 @@
-/* cmd_mirrorsets.c: airlock mirrorsets: ImageDigestMirrorSet / ImageTagMirrorSet (and ICSP) for where push put the store's images. */
+/* cmd_mirrorsets.c: airlock mirrorsets: ImageDigestMirrorSet /
+ * ImageTagMirrorSet (and ICSP) for where push put the store's images. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -7,36 +8,44 @@
 enum { OPT_STORE = OPT_COMMAND_BASE, OPT_REGISTRY, OPT_ICSP, OPT_NAME };
 
 static const char mirrorsets_help[] =
-	"usage: airlock mirrorsets --store DIR --registry HOST[:PORT][/PREFIX] [--icsp] [-o FILE|-]\n"
-	"\n"
-	"Write the cluster resources that redirect pulls of the store's images to the\n"
-	"registry 'airlock push' filled: an ImageDigestMirrorSet for images referenced by\n"
-	"digest (release components), an ImageTagMirrorSet for images referenced by tag,\n"
-	"and with --icsp the legacy ImageContentSourcePolicy. REGISTRY/REPO maps to\n"
-	"HOST[:PORT]/PREFIX/REPO, as 'airlock push' lays it out.\n"
-	"\n"
-	"Options:\n"
-	"      --store DIR       the store\n"
-	"      --registry DEST   where the images were pushed (docker:// prefix optional)\n"
-	"      --icsp            also write an ImageContentSourcePolicy\n"
-	"      --name NAME       metadata.name of the resources (default: airlock)\n"
-	"  -o, --output FILE     write to FILE (atomically); - or absent: stdout\n"
-	"  -h, --help            this help\n"
-	"\n"
-	"Exit status: 0 written, 2 usage error, 3 runtime error.\n";
+    "usage: airlock mirrorsets --store DIR --registry HOST[:PORT][/PREFIX] "
+    "[--icsp] [-o FILE|-]\n"
+    "\n"
+    "Write the cluster resources that redirect pulls of the store's images to "
+    "the\n"
+    "registry 'airlock push' filled: an ImageDigestMirrorSet for images "
+    "referenced by\n"
+    "digest (release components), an ImageTagMirrorSet for images referenced "
+    "by tag,\n"
+    "and with --icsp the legacy ImageContentSourcePolicy. REGISTRY/REPO maps "
+    "to\n"
+    "HOST[:PORT]/PREFIX/REPO, as 'airlock push' lays it out.\n"
+    "\n"
+    "Options:\n"
+    "      --store DIR       the store\n"
+    "      --registry DEST   where the images were pushed (docker:// prefix "
+    "optional)\n"
+    "      --icsp            also write an ImageContentSourcePolicy\n"
+    "      --name NAME       metadata.name of the resources (default: "
+    "airlock)\n"
+    "  -o, --output FILE     write to FILE (atomically); - or absent: stdout\n"
+    "  -h, --help            this help\n"
+    "\n"
+    "Exit status: 0 written, 2 usage error, 3 runtime error.\n";
 
 int cmd_mirrorsets(int argc, char **argv)
 {
 	static const struct option longopts[] = {
-		{"store", required_argument, NULL, OPT_STORE},
-		{"registry", required_argument, NULL, OPT_REGISTRY},
-		{"icsp", no_argument, NULL, OPT_ICSP},
-		{"name", required_argument, NULL, OPT_NAME},
-		{"output", required_argument, NULL, 'o'},
-		{"help", no_argument, NULL, 'h'},
-		{NULL, 0, NULL, 0},
+	    {"store", required_argument, NULL, OPT_STORE},
+	    {"registry", required_argument, NULL, OPT_REGISTRY},
+	    {"icsp", no_argument, NULL, OPT_ICSP},
+	    {"name", required_argument, NULL, OPT_NAME},
+	    {"output", required_argument, NULL, 'o'},
+	    {"help", no_argument, NULL, 'h'},
+	    {NULL, 0, NULL, 0},
 	};
-	const char *store_path = NULL, *dest = NULL, *output = NULL, *name = "airlock";
+	const char *store_path = NULL, *dest = NULL, *output = NULL,
+	           *name = "airlock";
 	al_store *store = NULL;
 	al_store_opts so = {0, 1, 0};
 	al_store_image *imgs = NULL;
@@ -72,13 +81,17 @@ int cmd_mirrorsets(int argc, char **argv)
 		}
 	}
 	if (store_path == NULL || dest == NULL)
-		return cli_usage_error("mirrorsets", "--store DIR and --registry HOST[:PORT][/PREFIX] are required");
+		return cli_usage_error("mirrorsets",
+		                       "--store DIR and --registry "
+		                       "HOST[:PORT][/PREFIX] are required");
 	if (argc != optind)
-		return cli_usage_error("mirrorsets", "unexpected argument '%s'", argv[optind]);
+		return cli_usage_error("mirrorsets", "unexpected argument '%s'",
+		                       argv[optind]);
 	if (al_str_startswith(dest, "docker://"))
 		dest += strlen("docker://");
 	if (dest[0] == '\0' || dest[0] == '/')
-		return cli_usage_error("mirrorsets", "--registry '%s' has no host", dest);
+		return cli_usage_error("mirrorsets",
+		                       "--registry '%s' has no host", dest);
 	destlen = strlen(dest);
 	while (destlen > 0 && dest[destlen - 1] == '/')
 		destlen--;
@@ -98,12 +111,14 @@ int cmd_mirrorsets(int argc, char **argv)
 		al_ref r = {0};
 		char *src;
 		if (al_ref_parse(&r, imgs[i].name) < 0) {
-			/* names that are not docker references (oci: copies) have no source to redirect */
+			/* names that are not docker references (oci: copies)
+			 * have no source to redirect */
 			continue;
 		}
 		src = al_ref_name(&r);
 		strs[2 * nmaps] = src;
-		strs[2 * nmaps + 1] = al_sprintf("%.*s/%s", (int)destlen, dest, r.repository);
+		strs[2 * nmaps + 1] =
+		    al_sprintf("%.*s/%s", (int)destlen, dest, r.repository);
 		if (src == NULL || strs[2 * nmaps + 1] == NULL) {
 			al_ref_clear(&r);
 			code = cli_fail(AL_ENOMEM, "out of memory");
@@ -124,11 +139,14 @@ int cmd_mirrorsets(int argc, char **argv)
 		goto out;
 	}
 	if (output == NULL || strcmp(output, "-") == 0) {
-		if (fwrite(al_buf_cstr(&out), 1, out.len, stdout) != out.len || fflush(stdout) != 0) {
+		if (fwrite(al_buf_cstr(&out), 1, out.len, stdout) != out.len ||
+		    fflush(stdout) != 0) {
 			code = cli_fail(AL_EIO, "cannot write to stdout");
 			goto out;
 		}
-	} else if ((rc = al_fs_write_atomic(output, out.ptr != NULL ? out.ptr : (const uint8_t *)"", out.len)) < 0) {
+	} else if ((rc = al_fs_write_atomic(
+	                output, out.ptr != NULL ? out.ptr : (const uint8_t *)"",
+	                out.len)) < 0) {
 		code = cli_fail(rc, "cannot write '%s'", output);
 		goto out;
 	}

@@ -1,4 +1,5 @@
-/* cmd_pack.c: airlock pack: write a store, or what the far side lacks, as size-bounded tar volumes with a manifest. */
+/* cmd_pack.c: airlock pack: write a store, or what the far side lacks, as
+ * size-bounded tar volumes with a manifest. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -6,51 +7,71 @@
 #include "cli.h"
 #include "cmd_pack.h"
 
-enum { OPT_STORE = OPT_COMMAND_BASE, OPT_VOLSIZE, OPT_SINCE, OPT_HAVE, OPT_SIGN };
+enum {
+	OPT_STORE = OPT_COMMAND_BASE,
+	OPT_VOLSIZE,
+	OPT_SINCE,
+	OPT_HAVE,
+	OPT_SIGN
+};
 
 static const char pack_help[] =
-	"usage: airlock pack --store DIR -o OUTDIR [--volume-size SIZE]\n"
-	"                    [--since PACK-ID | --have INVENTORY.json] [--sign KEYFILE]\n"
-	"\n"
-	"Write the store's blobs, index, signatures and release metadata into OUTDIR as\n"
-	"plain tar volumes airlock-<id>-0001.tar, ... of at most SIZE bytes each (a blob\n"
-	"larger than the room left is split across volumes), and the pack manifest\n"
-	"airlock-<id>.json listing every entry with its size, SHA-256 and volume. Copy\n"
-	"the manifest (and its .sig) with every volume. See docs/pack.md.\n"
-	"\n"
-	"Options:\n"
-	"      --store DIR          the store to pack (run 'airlock check' on it first)\n"
-	"  -o, --output OUTDIR      where to write the volumes and the manifest\n"
-	"      --volume-size SIZE   bytes per volume: 4G (default, fits FAT32), 4480M for\n"
-	"                           a DVD, 700M, ... (K, M, G: powers of 1024; at least 64K)\n"
-	"      --since PACK-ID      a delta: only what is new since that earlier pack of\n"
-	"                           this store (the far side must have imported it)\n"
-	"      --have FILE          a delta: only what the store that wrote this inventory\n"
-	"                           ('airlock inventory' on the far side) lacks\n"
-	"      --sign KEYFILE       sign the manifest with this Ed25519 private key (PEM,\n"
-	"                           from 'airlock keygen'): writes airlock-<id>.json.sig\n"
-	"  -q, --quiet              only errors\n"
-	"  -v, --verbose            debug output\n"
-	"  -h, --help               this help\n"
-	"\n"
-	"Output: one line on stdout:\n"
-	"  pack ID: V volumes, E files (B bytes), S files left out\n"
-	"Exit status: 0 written, 2 usage error, 3 runtime error (nothing half-written is\n"
-	"left under a volume's or the manifest's name).\n";
+    "usage: airlock pack --store DIR -o OUTDIR [--volume-size SIZE]\n"
+    "                    [--since PACK-ID | --have INVENTORY.json] [--sign "
+    "KEYFILE]\n"
+    "\n"
+    "Write the store's blobs, index, signatures and release metadata into "
+    "OUTDIR as\n"
+    "plain tar volumes airlock-<id>-0001.tar, ... of at most SIZE bytes each "
+    "(a blob\n"
+    "larger than the room left is split across volumes), and the pack "
+    "manifest\n"
+    "airlock-<id>.json listing every entry with its size, SHA-256 and volume. "
+    "Copy\n"
+    "the manifest (and its .sig) with every volume. See docs/pack.md.\n"
+    "\n"
+    "Options:\n"
+    "      --store DIR          the store to pack (run 'airlock check' on it "
+    "first)\n"
+    "  -o, --output OUTDIR      where to write the volumes and the manifest\n"
+    "      --volume-size SIZE   bytes per volume: 4G (default, fits FAT32), "
+    "4480M for\n"
+    "                           a DVD, 700M, ... (K, M, G: powers of 1024; at "
+    "least 64K)\n"
+    "      --since PACK-ID      a delta: only what is new since that earlier "
+    "pack of\n"
+    "                           this store (the far side must have imported "
+    "it)\n"
+    "      --have FILE          a delta: only what the store that wrote this "
+    "inventory\n"
+    "                           ('airlock inventory' on the far side) lacks\n"
+    "      --sign KEYFILE       sign the manifest with this Ed25519 private "
+    "key (PEM,\n"
+    "                           from 'airlock keygen'): writes "
+    "airlock-<id>.json.sig\n"
+    "  -q, --quiet              only errors\n"
+    "  -v, --verbose            debug output\n"
+    "  -h, --help               this help\n"
+    "\n"
+    "Output: one line on stdout:\n"
+    "  pack ID: V volumes, E files (B bytes), S files left out\n"
+    "Exit status: 0 written, 2 usage error, 3 runtime error (nothing "
+    "half-written is\n"
+    "left under a volume's or the manifest's name).\n";
 
 int cmd_pack(int argc, char **argv)
 {
 	static const struct option longopts[] = {
-		{"store", required_argument, NULL, OPT_STORE},
-		{"output", required_argument, NULL, 'o'},
-		{"volume-size", required_argument, NULL, OPT_VOLSIZE},
-		{"since", required_argument, NULL, OPT_SINCE},
-		{"have", required_argument, NULL, OPT_HAVE},
-		{"sign", required_argument, NULL, OPT_SIGN},
-		{"quiet", no_argument, NULL, 'q'},
-		{"verbose", no_argument, NULL, 'v'},
-		{"help", no_argument, NULL, 'h'},
-		{NULL, 0, NULL, 0},
+	    {"store", required_argument, NULL, OPT_STORE},
+	    {"output", required_argument, NULL, 'o'},
+	    {"volume-size", required_argument, NULL, OPT_VOLSIZE},
+	    {"since", required_argument, NULL, OPT_SINCE},
+	    {"have", required_argument, NULL, OPT_HAVE},
+	    {"sign", required_argument, NULL, OPT_SIGN},
+	    {"quiet", no_argument, NULL, 'q'},
+	    {"verbose", no_argument, NULL, 'v'},
+	    {"help", no_argument, NULL, 'h'},
+	    {NULL, 0, NULL, 0},
 	};
 	const char *store_path = NULL, *outdir = NULL;
 	al_store *store = NULL;
@@ -77,13 +98,19 @@ int cmd_pack(int argc, char **argv)
 			outdir = optarg;
 			break;
 		case OPT_VOLSIZE:
-			if (al_parse_size(optarg, &po.volume_size) < 0 || po.volume_size < AL_PACK_VOLUME_MIN)
-				return cli_usage_error("pack", "--volume-size '%s': give a size of at least 64K (e.g. 4G, 700M)",
-						       optarg);
+			if (al_parse_size(optarg, &po.volume_size) < 0 ||
+			    po.volume_size < AL_PACK_VOLUME_MIN)
+				return cli_usage_error(
+				    "pack",
+				    "--volume-size '%s': give a size of at "
+				    "least 64K (e.g. 4G, 700M)",
+				    optarg);
 			break;
 		case OPT_SINCE:
 			if (!al_pack_id_valid(optarg))
-				return cli_usage_error("pack", "--since '%s' is not a pack id", optarg);
+				return cli_usage_error(
+				    "pack", "--since '%s' is not a pack id",
+				    optarg);
 			po.since = optarg;
 			break;
 		case OPT_HAVE:
@@ -107,9 +134,11 @@ int cmd_pack(int argc, char **argv)
 	if (outdir == NULL)
 		return cli_usage_error("pack", "-o OUTDIR is required");
 	if (po.since != NULL && po.have_path != NULL)
-		return cli_usage_error("pack", "--since and --have exclude each other");
+		return cli_usage_error("pack",
+		                       "--since and --have exclude each other");
 	if (argc != optind)
-		return cli_usage_error("pack", "unexpected argument '%s'", argv[optind]);
+		return cli_usage_error("pack", "unexpected argument '%s'",
+		                       argv[optind]);
 	if ((code = cli_common_start(&c)) != EXIT_OK)
 		goto out;
 	if ((rc = al_store_open(&store, store_path, &so)) < 0) {
@@ -122,17 +151,23 @@ int cmd_pack(int argc, char **argv)
 	rc = al_pack_write(store, outdir, &po, &res);
 	cli_progress_done(&c);
 	if (rc < 0) {
-		code = cli_fail(rc, "cannot pack store '%s' into '%s'", store_path, outdir);
+		code = cli_fail(rc, "cannot pack store '%s' into '%s'",
+		                store_path, outdir);
 		if (code == EXIT_USAGE && rc != AL_EINVAL)
 			code = EXIT_RUNTIME;
 		goto out;
 	}
-	printf("pack %s: %llu volumes, %llu files (%llu bytes), %llu files left out\n", res.id,
-	       (unsigned long long)res.volumes, (unsigned long long)res.entries, (unsigned long long)res.bytes,
+	printf("pack %s: %llu volumes, %llu files (%llu bytes), %llu files "
+	       "left out\n",
+	       res.id, (unsigned long long)res.volumes,
+	       (unsigned long long)res.entries, (unsigned long long)res.bytes,
 	       (unsigned long long)res.skipped);
 	if (!c.quiet)
-		fprintf(stderr, "%s packed in %.1f s into %s/airlock-%s.json and its volumes\n",
-			cli_bytes(res.bytes, bytes, sizeof(bytes)), (double)res.elapsed_ms / 1000.0, outdir, res.id);
+		fprintf(stderr,
+		        "%s packed in %.1f s into %s/airlock-%s.json and its "
+		        "volumes\n",
+		        cli_bytes(res.bytes, bytes, sizeof(bytes)),
+		        (double)res.elapsed_ms / 1000.0, outdir, res.id);
 out:
 	al_store_free(store);
 	cli_common_finish(&c);

@@ -1,4 +1,5 @@
-/* cmd_pack.h: the removable-media commands (pack, unpack, inventory, keygen) for main.c's dispatch table. */
+/* cmd_pack.h: the removable-media commands (pack, unpack, inventory, keygen)
+ * for main.c's dispatch table. */
 #ifndef AIRLOCK_CMD_PACK_H
 #define AIRLOCK_CMD_PACK_H
 

@@ -1,4 +1,5 @@
-/* cmd_push.c: airlock push: every image of a store into a registry, manifest bytes (digests) preserved. */
+/* cmd_push.c: airlock push: every image of a store into a registry, manifest
+ * bytes (digests) preserved. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -7,22 +8,29 @@
 enum { OPT_STORE = OPT_COMMAND_BASE };
 
 static const char push_help[] =
-	"usage: airlock push --store DIR [OPTIONS] docker://HOST[:PORT][/PREFIX]\n"
-	"\n"
-	"Push every image of the store into the registry HOST. An image mirrored from\n"
-	"REGISTRY/REPO goes to HOST/PREFIX/REPO, under the same tag, or by digest when it\n"
-	"was referenced by digest; manifests are sent byte for byte so digests do not change.\n"
-	"Blobs the registry already has are skipped (HEAD), blobs already pushed to another\n"
-	"repository in this run are mounted. See docs/push.md for the repository layout, and\n"
-	"'airlock mirrorsets' for the matching ImageDigestMirrorSet / ImageTagMirrorSet.\n"
-	"\n"
-	"Options:\n"
-	"      --store DIR          the store to read (opened read-only)\n"
-	CLI_COMMON_HELP
-	"\n"
-	"Output: one summary line on stdout:\n"
-	"  pushed I images: uploaded B blobs (N bytes), X blobs already present or mounted\n"
-	"Exit status: 0 all pushed, 2 usage error, 3 runtime error (every image is attempted).\n";
+    "usage: airlock push --store DIR [OPTIONS] docker://HOST[:PORT][/PREFIX]\n"
+    "\n"
+    "Push every image of the store into the registry HOST. An image mirrored "
+    "from\n"
+    "REGISTRY/REPO goes to HOST/PREFIX/REPO, under the same tag, or by digest "
+    "when it\n"
+    "was referenced by digest; manifests are sent byte for byte so digests do "
+    "not change.\n"
+    "Blobs the registry already has are skipped (HEAD), blobs already pushed "
+    "to another\n"
+    "repository in this run are mounted. See docs/push.md for the repository "
+    "layout, and\n"
+    "'airlock mirrorsets' for the matching ImageDigestMirrorSet / "
+    "ImageTagMirrorSet.\n"
+    "\n"
+    "Options:\n"
+    "      --store DIR          the store to read (opened "
+    "read-only)\n" CLI_COMMON_HELP "\n"
+    "Output: one summary line on stdout:\n"
+    "  pushed I images: uploaded B blobs (N bytes), X blobs already present or "
+    "mounted\n"
+    "Exit status: 0 all pushed, 2 usage error, 3 runtime error (every image is "
+    "attempted).\n";
 
 /* Split "docker://HOST[:PORT][/PREFIX]". */
 static int parse_target(const char *s, char **host, char **prefix)
@@ -35,7 +43,8 @@ static int parse_target(const char *s, char **host, char **prefix)
 	slash = strchr(p, '/');
 	if (slash == p || *p == '\0')
 		return -1;
-	*host = slash != NULL ? al_strndup(p, (size_t)(slash - p)) : al_strdup(p);
+	*host =
+	    slash != NULL ? al_strndup(p, (size_t)(slash - p)) : al_strdup(p);
 	*prefix = al_strdup(slash != NULL ? slash + 1 : "");
 	if (*host == NULL || *prefix == NULL)
 		return -1;
@@ -50,9 +59,9 @@ static int parse_target(const char *s, char **host, char **prefix)
 int cmd_push(int argc, char **argv)
 {
 	static const struct option longopts[] = {
-		CLI_COMMON_OPTIONS,
-		{"store", required_argument, NULL, OPT_STORE},
-		{NULL, 0, NULL, 0},
+	    CLI_COMMON_OPTIONS,
+	    {"store", required_argument, NULL, OPT_STORE},
+	    {NULL, 0, NULL, 0},
 	};
 	cli_common c;
 	const char *store_path = NULL;
@@ -89,11 +98,15 @@ int cmd_push(int argc, char **argv)
 	if (store_path == NULL)
 		return cli_usage_error("push", "--store DIR is required");
 	if (argc - optind != 1)
-		return cli_usage_error("push", "give exactly one destination docker://HOST[:PORT][/PREFIX]");
+		return cli_usage_error("push", "give exactly one destination "
+		                               "docker://HOST[:PORT][/PREFIX]");
 	if (parse_target(argv[optind], &host, &prefix) < 0) {
 		free(host);
 		free(prefix);
-		return cli_usage_error("push", "destination '%s' is not docker://HOST[:PORT][/PREFIX]", argv[optind]);
+		return cli_usage_error(
+		    "push",
+		    "destination '%s' is not docker://HOST[:PORT][/PREFIX]",
+		    argv[optind]);
 	}
 	if ((code = cli_common_start(&c)) != EXIT_OK)
 		goto out;
@@ -112,16 +125,22 @@ int cmd_push(int argc, char **argv)
 	}
 	for (i = 0; i < nimgs; i++) {
 		char *repo = NULL, *ref = NULL, *dst = NULL;
-		if ((rc = al_push_target(imgs[i].name, prefix, &repo, &ref)) < 0) {
-			cli_error("skipping '%s': %s", imgs[i].name, al_error_message());
+		if ((rc = al_push_target(imgs[i].name, prefix, &repo, &ref)) <
+		    0) {
+			cli_error("skipping '%s': %s", imgs[i].name,
+			          al_error_message());
 			code = EXIT_RUNTIME;
 			continue;
 		}
-		dst = al_sprintf("%s%s%s", repo, al_str_startswith(ref, "sha256:") ? "@" : ":", ref);
+		dst = al_sprintf("%s%s%s", repo,
+		                 al_str_startswith(ref, "sha256:") ? "@" : ":",
+		                 ref);
 		free(repo);
 		free(ref);
-		if (dst == NULL || (rc = al_transfer_add_from_store(t, store, imgs[i].name, dst)) < 0) {
-			cli_error("cannot queue '%s': %s", imgs[i].name, al_error_message());
+		if (dst == NULL || (rc = al_transfer_add_from_store(
+		                        t, store, imgs[i].name, dst)) < 0) {
+			cli_error("cannot queue '%s': %s", imgs[i].name,
+			          al_error_message());
 			code = EXIT_RUNTIME;
 		}
 		free(dst);
@@ -135,11 +154,15 @@ int cmd_push(int argc, char **argv)
 		if (st < 0)
 			cli_error("%s", msg);
 	}
-	printf("pushed %llu images: uploaded %llu blobs (%llu bytes), %llu blobs already present or mounted\n",
-	       (unsigned long long)stats.images, (unsigned long long)stats.blobs_transferred,
-	       (unsigned long long)stats.bytes_transferred, (unsigned long long)stats.blobs_present);
+	printf("pushed %llu images: uploaded %llu blobs (%llu bytes), %llu "
+	       "blobs already present or mounted\n",
+	       (unsigned long long)stats.images,
+	       (unsigned long long)stats.blobs_transferred,
+	       (unsigned long long)stats.bytes_transferred,
+	       (unsigned long long)stats.blobs_present);
 	if (rc < 0 && code == EXIT_OK)
-		code = cli_exit_code(rc) == EXIT_USAGE ? EXIT_RUNTIME : cli_exit_code(rc);
+		code = cli_exit_code(rc) == EXIT_USAGE ? EXIT_RUNTIME
+		                                       : cli_exit_code(rc);
 out:
 	al_transfer_free(t);
 	al_store_images_free(imgs, nimgs);

@@ -1,4 +1,5 @@
-/* cmd_releases.c: airlock releases: a table of the mirrored releases (version, digest, components, signatures, pack, channels). */
+/* cmd_releases.c: airlock releases: a table of the mirrored releases (version,
+ * digest, components, signatures, pack, channels). */
 #include <dirent.h>
 #include <errno.h>
 #include <stdlib.h>
@@ -14,20 +15,22 @@ enum { OPT_STORE = OPT_COMMAND_BASE };
 #define PACK_RECORD_MAX (64 * 1024 * 1024)
 
 static const char releases_help[] =
-	"usage: airlock releases --store DIR\n"
-	"\n"
-	"List the releases the store holds (airlock/releases.json), sorted by version:\n"
-	"  VERSION  DIGEST  COMPONENTS  SIGNATURES  PACK  CHANNELS\n"
-	"SIGNATURES is verified, unverified (mirrored with --allow-unsigned) or -\n"
-	"(not checked). PACK names the packs\n"
-	"(airlock/packs/<id>.json) that carried the release, or -. CHANNELS are the\n"
-	"update channels the release was selected from, or -.\n"
-	"\n"
-	"Options:\n"
-	"      --store DIR   the store\n"
-	"  -h, --help        this help\n"
-	"\n"
-	"Exit status: 0 success, 2 usage error, 3 the store cannot be read.\n";
+    "usage: airlock releases --store DIR\n"
+    "\n"
+    "List the releases the store holds (airlock/releases.json), sorted by "
+    "version:\n"
+    "  VERSION  DIGEST  COMPONENTS  SIGNATURES  PACK  CHANNELS\n"
+    "SIGNATURES is verified, unverified (mirrored with --allow-unsigned) or -\n"
+    "(not checked). PACK names the packs\n"
+    "(airlock/packs/<id>.json) that carried the release, or -. CHANNELS are "
+    "the\n"
+    "update channels the release was selected from, or -.\n"
+    "\n"
+    "Options:\n"
+    "      --store DIR   the store\n"
+    "  -h, --help        this help\n"
+    "\n"
+    "Exit status: 0 success, 2 usage error, 3 the store cannot be read.\n";
 
 typedef struct pack_rec {
 	char *id;
@@ -56,14 +59,17 @@ static int load_packs(const char *store_path, pack_rec **out, size_t *n)
 		return al_error_set(AL_ENOMEM, "out of memory");
 	dh = opendir(dir);
 	if (dh == NULL) {
-		rc = errno == ENOENT ? 0 : al_error_errno(errno, "cannot read '%s'", dir);
+		rc = errno == ENOENT
+		         ? 0
+		         : al_error_errno(errno, "cannot read '%s'", dir);
 		free(dir);
 		return rc;
 	}
 	while ((de = readdir(dh)) != NULL) {
 		char **g;
 
-		if (de->d_name[0] == '.' || !al_str_endswith(de->d_name, ".json"))
+		if (de->d_name[0] == '.' ||
+		    !al_str_endswith(de->d_name, ".json"))
 			continue;
 		g = realloc(names, (nn + 1) * sizeof(*g));
 		if (g == NULL || (g[nn] = al_strdup(de->d_name)) == NULL) {
@@ -139,7 +145,8 @@ static char *packs_of(const pack_rec *packs, size_t n, const char *digest)
 	hex = hex != NULL ? hex + 1 : digest;
 	for (i = 0; hex != NULL && strlen(hex) >= 32 && i < n; i++)
 		if (strstr(packs[i].text, hex) != NULL)
-			al_buf_printf(&b, "%s%s", b.len > 0 ? "," : "", packs[i].id);
+			al_buf_printf(&b, "%s%s", b.len > 0 ? "," : "",
+			              packs[i].id);
 	if (b.len == 0)
 		al_buf_puts(&b, "-");
 	return al_buf_detach(&b, NULL);
@@ -221,7 +228,8 @@ static int table(const char *store_path)
 		goto out;
 	}
 	for (i = 0; i < n; i++) {
-		pks[i] = packs_of(packs, npacks, al_json_str(rows[i], "digest"));
+		pks[i] =
+		    packs_of(packs, npacks, al_json_str(rows[i], "digest"));
 		if (pks[i] != NULL && strlen(pks[i]) > wp)
 			wp = strlen(pks[i]);
 	}
@@ -268,11 +276,11 @@ out:
 int cmd_releases(int argc, char **argv)
 {
 	static const struct option longopts[] = {
-		{"store", required_argument, NULL, OPT_STORE},
-		{"quiet", no_argument, NULL, 'q'},
-		{"verbose", no_argument, NULL, 'v'},
-		{"help", no_argument, NULL, 'h'},
-		{NULL, 0, NULL, 0},
+	    {"store", required_argument, NULL, OPT_STORE},
+	    {"quiet", no_argument, NULL, 'q'},
+	    {"verbose", no_argument, NULL, 'v'},
+	    {"help", no_argument, NULL, 'h'},
+	    {NULL, 0, NULL, 0},
 	};
 	const char *store_path = NULL;
 	int opt;

@@ -1,4 +1,5 @@
-/* cmd_unpack.c: airlock unpack: verify a pack and import its volumes into a store, resumably. */
+/* cmd_unpack.c: airlock unpack: verify a pack and import its volumes into a
+ * store, resumably. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -9,45 +10,58 @@
 enum { OPT_STORE = OPT_COMMAND_BASE, OPT_TRUST };
 
 static const char unpack_help[] =
-	"usage: airlock unpack DIR --store STORE [--trust PUBKEY]\n"
-	"\n"
-	"Import the pack in DIR (its manifest airlock-<id>.json and any of its volumes)\n"
-	"into STORE (created if missing). Every entry's SHA-256 is checked before it\n"
-	"becomes visible in the store; the store's index is updated last, once every\n"
-	"entry of the pack is in, with the images whose every blob is present. Volumes\n"
-	"may come in any order and over several runs: what is missing is named, and a\n"
-	"later run with the rest (the manifest is remembered) completes the import.\n"
-	"Interrupting is safe: rerun to continue. Hostile or damaged media (paths out of\n"
-	"the store, links, devices, entries not in the manifest, duplicates, wrong sizes,\n"
-	"truncation, flipped bytes, another pack's volume) are refused, naming the\n"
-	"volume and entry; nothing is ever written outside STORE.\n"
-	"\n"
-	"Options:\n"
-	"      --store STORE       the store to import into\n"
-	"      --trust PUBKEY      the manifest must carry a valid Ed25519 signature\n"
-	"                          (airlock-<id>.json.sig) by this public key (PEM);\n"
-	"                          otherwise nothing is imported\n"
-	"  -q, --quiet             only errors\n"
-	"  -v, --verbose           debug output\n"
-	"  -h, --help              this help\n"
-	"\n"
-	"Output: one line on stdout:\n"
-	"  unpacked ID: E entries imported, P already present, T images added to the index\n"
-	"or, while volumes are missing, one line per missing volume:\n"
-	"  missing VOLUME\n"
-	"Exit status: 0 the pack is imported, 1 refused (signature, damaged or hostile\n"
-	"media) or images left out of the index for lack of blobs, 2 usage error,\n"
-	"3 volumes still missing (rerun with them) or runtime error.\n";
+    "usage: airlock unpack DIR --store STORE [--trust PUBKEY]\n"
+    "\n"
+    "Import the pack in DIR (its manifest airlock-<id>.json and any of its "
+    "volumes)\n"
+    "into STORE (created if missing). Every entry's SHA-256 is checked before "
+    "it\n"
+    "becomes visible in the store; the store's index is updated last, once "
+    "every\n"
+    "entry of the pack is in, with the images whose every blob is present. "
+    "Volumes\n"
+    "may come in any order and over several runs: what is missing is named, "
+    "and a\n"
+    "later run with the rest (the manifest is remembered) completes the "
+    "import.\n"
+    "Interrupting is safe: rerun to continue. Hostile or damaged media (paths "
+    "out of\n"
+    "the store, links, devices, entries not in the manifest, duplicates, wrong "
+    "sizes,\n"
+    "truncation, flipped bytes, another pack's volume) are refused, naming "
+    "the\n"
+    "volume and entry; nothing is ever written outside STORE.\n"
+    "\n"
+    "Options:\n"
+    "      --store STORE       the store to import into\n"
+    "      --trust PUBKEY      the manifest must carry a valid Ed25519 "
+    "signature\n"
+    "                          (airlock-<id>.json.sig) by this public key "
+    "(PEM);\n"
+    "                          otherwise nothing is imported\n"
+    "  -q, --quiet             only errors\n"
+    "  -v, --verbose           debug output\n"
+    "  -h, --help              this help\n"
+    "\n"
+    "Output: one line on stdout:\n"
+    "  unpacked ID: E entries imported, P already present, T images added to "
+    "the index\n"
+    "or, while volumes are missing, one line per missing volume:\n"
+    "  missing VOLUME\n"
+    "Exit status: 0 the pack is imported, 1 refused (signature, damaged or "
+    "hostile\n"
+    "media) or images left out of the index for lack of blobs, 2 usage error,\n"
+    "3 volumes still missing (rerun with them) or runtime error.\n";
 
 int cmd_unpack(int argc, char **argv)
 {
 	static const struct option longopts[] = {
-		{"store", required_argument, NULL, OPT_STORE},
-		{"trust", required_argument, NULL, OPT_TRUST},
-		{"quiet", no_argument, NULL, 'q'},
-		{"verbose", no_argument, NULL, 'v'},
-		{"help", no_argument, NULL, 'h'},
-		{NULL, 0, NULL, 0},
+	    {"store", required_argument, NULL, OPT_STORE},
+	    {"trust", required_argument, NULL, OPT_TRUST},
+	    {"quiet", no_argument, NULL, 'q'},
+	    {"verbose", no_argument, NULL, 'v'},
+	    {"help", no_argument, NULL, 'h'},
+	    {NULL, 0, NULL, 0},
 	};
 	const char *store_path = NULL, *dir = NULL;
 	al_store *store = NULL;
@@ -86,7 +100,8 @@ int cmd_unpack(int argc, char **argv)
 	if (store_path == NULL)
 		return cli_usage_error("unpack", "--store STORE is required");
 	if (argc - optind != 1)
-		return cli_usage_error("unpack", "give exactly one pack directory");
+		return cli_usage_error("unpack",
+		                       "give exactly one pack directory");
 	dir = argv[optind];
 	if ((code = cli_common_start(&c)) != EXIT_OK)
 		goto out;
@@ -110,21 +125,28 @@ int cmd_unpack(int argc, char **argv)
 	if (!res.complete) {
 		for (i = 0; i < res.nmissing; i++)
 			printf("missing %s\n", res.missing[i]);
-		cli_error("pack '%s' is incomplete: %zu of %llu volumes still missing; rerun with them", res.id,
-			  res.nmissing, (unsigned long long)res.volumes_total);
+		cli_error("pack '%s' is incomplete: %zu of %llu volumes still "
+		          "missing; rerun with them",
+		          res.id, res.nmissing,
+		          (unsigned long long)res.volumes_total);
 		code = EXIT_RUNTIME;
 		goto out;
 	}
 	if (res.already) {
-		printf("unpacked %s: already imported into '%s'\n", res.id, store_path);
+		printf("unpacked %s: already imported into '%s'\n", res.id,
+		       store_path);
 		goto out;
 	}
-	printf("unpacked %s: %llu entries imported, %llu already present, %llu images added to the index\n", res.id,
-	       (unsigned long long)res.entries_imported, (unsigned long long)res.entries_present,
+	printf("unpacked %s: %llu entries imported, %llu already present, %llu "
+	       "images added to the index\n",
+	       res.id, (unsigned long long)res.entries_imported,
+	       (unsigned long long)res.entries_present,
 	       (unsigned long long)res.images_tagged);
 	if (res.images_incomplete > 0) {
-		cli_error("%llu images of pack '%s' lack blobs in this store and were left out of the index "
-			  "(a delta whose base was not imported?)", (unsigned long long)res.images_incomplete, res.id);
+		cli_error("%llu images of pack '%s' lack blobs in this store "
+		          "and were left out of the index "
+		          "(a delta whose base was not imported?)",
+		          (unsigned long long)res.images_incomplete, res.id);
 		code = EXIT_VERIFY;
 	}
 out:

@@ -1,4 +1,5 @@
-/* cmd_update.c: airlock update: apply a release payload from the store to a cluster, with separate signature and sync budgets. */
+/* cmd_update.c: airlock update: apply a release payload from the store to a
+ * cluster, with separate signature and sync budgets. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -29,53 +30,77 @@ enum {
 #define MAX_LIST 32
 
 static const char update_help[] =
-	"usage: airlock update --store DIR --to VERSION|sha256:DIGEST [--kubeconfig FILE]\n"
-	"                      [--force] [--signature-timeout D] [--sync-timeout D]\n"
-	"                      [--parallel N] [--dry-run] [--watch] [--state FILE]\n"
-	"                      [--keyring FILE]... [--signature-store URL]...\n"
-	"\n"
-	"Apply a release payload from the store to a cluster in the Cluster Version\n"
-	"Operator's order: run levels one after another, the components of a level in\n"
-	"parallel, the manifests of a component in order; ClusterOperators hold their\n"
-	"level until they report the release version. docs/updater.md has the details.\n"
-	"\n"
-	"Phases, each with its own budget:\n"
-	"  accept  verify the release signature (store, cluster ConfigMaps in\n"
-	"          openshift-config-managed, --signature-store) within --signature-timeout;\n"
-	"          not verified and no --force: refused, nothing applied (exit 1)\n"
-	"  apply   within --sync-timeout, which starts when the accept phase ends\n"
-	"An update succeeds only when every manifest applied; anything else is a failure\n"
-	"(exit 3): the state stays Updating, the history entry Partial, and a rerun (or\n"
-	"--watch) resumes. After a Completed update, reruns reconcile (shuffled order).\n"
-	"\n"
-	"Options:\n"
-	"      --store DIR              the store holding the release\n"
-	"      --to VERSION|DIGEST      the release (a version or sha256:... in the store)\n"
-	"      --kubeconfig FILE        cluster credentials (default: $KUBECONFIG,\n"
-	"                               ~/.kube/config, in-cluster)\n"
-	"      --insecure-skip-tls-verify  do not verify the API server certificate\n"
-	"      --force                  apply without a verified signature (recorded as\n"
-	"                               verified: false); never turns a failure into success\n"
-	"      --keyring FILE           trusted OpenPGP keys (repeatable)\n"
-	"      --signature-store URL    HTTP(S) signature store (repeatable)\n"
-	"      --signature-timeout D    whole signature phase (default 30s)\n"
-	"      --sync-timeout D         whole apply phase (default 40m)\n"
-	"      --parallel N             components applied at once per level (default 8)\n"
-	"      --profile NAME           include.release.openshift.io/NAME (default\n"
-	"                               self-managed-high-availability)\n"
-	"      --exclude ID             skip manifests with exclude.release.openshift.io/ID\n"
-	"      --state FILE             also persist the state in FILE (read first)\n"
-	"      --dry-run                print the decision and the ordered graph, change nothing\n"
-	"      --watch                  on failure, retry with backoff until it succeeds\n"
-	"      --seed N                 shuffle seed for reconciling\n"
-	"      --operator-poll D        ClusterOperator poll interval (default 500ms)\n"
-	"      --timeout D              one API request (default 30s)\n"
-	"  -q, --quiet                  only errors and the result line\n"
-	"  -v, --verbose                debug output\n"
-	"  -h, --help                   this help\n"
-	"\n"
-	"Exit status: 0 applied (or, with --dry-run, accepted), 1 refused (signature not\n"
-	"verified), 2 usage error, 3 the update failed or could not run.\n";
+    "usage: airlock update --store DIR --to VERSION|sha256:DIGEST "
+    "[--kubeconfig FILE]\n"
+    "                      [--force] [--signature-timeout D] [--sync-timeout "
+    "D]\n"
+    "                      [--parallel N] [--dry-run] [--watch] [--state "
+    "FILE]\n"
+    "                      [--keyring FILE]... [--signature-store URL]...\n"
+    "\n"
+    "Apply a release payload from the store to a cluster in the Cluster "
+    "Version\n"
+    "Operator's order: run levels one after another, the components of a level "
+    "in\n"
+    "parallel, the manifests of a component in order; ClusterOperators hold "
+    "their\n"
+    "level until they report the release version. docs/updater.md has the "
+    "details.\n"
+    "\n"
+    "Phases, each with its own budget:\n"
+    "  accept  verify the release signature (store, cluster ConfigMaps in\n"
+    "          openshift-config-managed, --signature-store) within "
+    "--signature-timeout;\n"
+    "          not verified and no --force: refused, nothing applied (exit 1)\n"
+    "  apply   within --sync-timeout, which starts when the accept phase ends\n"
+    "An update succeeds only when every manifest applied; anything else is a "
+    "failure\n"
+    "(exit 3): the state stays Updating, the history entry Partial, and a "
+    "rerun (or\n"
+    "--watch) resumes. After a Completed update, reruns reconcile (shuffled "
+    "order).\n"
+    "\n"
+    "Options:\n"
+    "      --store DIR              the store holding the release\n"
+    "      --to VERSION|DIGEST      the release (a version or sha256:... in "
+    "the store)\n"
+    "      --kubeconfig FILE        cluster credentials (default: "
+    "$KUBECONFIG,\n"
+    "                               ~/.kube/config, in-cluster)\n"
+    "      --insecure-skip-tls-verify  do not verify the API server "
+    "certificate\n"
+    "      --force                  apply without a verified signature "
+    "(recorded as\n"
+    "                               verified: false); never turns a failure "
+    "into success\n"
+    "      --keyring FILE           trusted OpenPGP keys (repeatable)\n"
+    "      --signature-store URL    HTTP(S) signature store (repeatable)\n"
+    "      --signature-timeout D    whole signature phase (default 30s)\n"
+    "      --sync-timeout D         whole apply phase (default 40m)\n"
+    "      --parallel N             components applied at once per level "
+    "(default 8)\n"
+    "      --profile NAME           include.release.openshift.io/NAME "
+    "(default\n"
+    "                               self-managed-high-availability)\n"
+    "      --exclude ID             skip manifests with "
+    "exclude.release.openshift.io/ID\n"
+    "      --state FILE             also persist the state in FILE (read "
+    "first)\n"
+    "      --dry-run                print the decision and the ordered graph, "
+    "change nothing\n"
+    "      --watch                  on failure, retry with backoff until it "
+    "succeeds\n"
+    "      --seed N                 shuffle seed for reconciling\n"
+    "      --operator-poll D        ClusterOperator poll interval (default "
+    "500ms)\n"
+    "      --timeout D              one API request (default 30s)\n"
+    "  -q, --quiet                  only errors and the result line\n"
+    "  -v, --verbose                debug output\n"
+    "  -h, --help                   this help\n"
+    "\n"
+    "Exit status: 0 applied (or, with --dry-run, accepted), 1 refused "
+    "(signature not\n"
+    "verified), 2 usage error, 3 the update failed or could not run.\n";
 
 typedef struct ev_ctx {
 	int quiet;
@@ -102,7 +127,8 @@ static int load_keyring(al_pgp_keyring **kr, const char *const *files, size_t n)
 	for (i = 0; i < n; i++) {
 		al_buf_reset(&b);
 		if ((rc = al_fs_read_file(files[i], &b)) < 0) {
-			rc = al_error_wrap(rc, "reading keyring '%s'", files[i]);
+			rc =
+			    al_error_wrap(rc, "reading keyring '%s'", files[i]);
 			break;
 		}
 		if ((rc = al_pgp_keyring_add(*kr, b.ptr, b.len, files[i])) < 0)
@@ -115,26 +141,27 @@ static int load_keyring(al_pgp_keyring **kr, const char *const *files, size_t n)
 int cmd_update(int argc, char **argv)
 {
 	static const struct option longopts[] = {
-		{"store", required_argument, NULL, OPT_STORE},
-		{"to", required_argument, NULL, OPT_TO},
-		{"kubeconfig", required_argument, NULL, OPT_KUBECONFIG},
-		{"force", no_argument, NULL, OPT_FORCE},
-		{"signature-timeout", required_argument, NULL, OPT_SIG_TIMEOUT},
-		{"sync-timeout", required_argument, NULL, OPT_SYNC_TIMEOUT},
-		{"dry-run", no_argument, NULL, OPT_DRY_RUN},
-		{"watch", no_argument, NULL, OPT_WATCH},
-		{"state", required_argument, NULL, OPT_STATE},
-		{"keyring", required_argument, NULL, OPT_KEYRING},
-		{"signature-store", required_argument, NULL, OPT_SIG_STORE},
-		{"profile", required_argument, NULL, OPT_PROFILE},
-		{"exclude", required_argument, NULL, OPT_EXCLUDE},
-		{"seed", required_argument, NULL, OPT_SEED},
-		{"operator-poll", required_argument, NULL, OPT_POLL},
-		{"insecure-skip-tls-verify", no_argument, NULL, OPT_INSECURE},
-		CLI_COMMON_OPTIONS,
-		{NULL, 0, NULL, 0},
+	    {"store", required_argument, NULL, OPT_STORE},
+	    {"to", required_argument, NULL, OPT_TO},
+	    {"kubeconfig", required_argument, NULL, OPT_KUBECONFIG},
+	    {"force", no_argument, NULL, OPT_FORCE},
+	    {"signature-timeout", required_argument, NULL, OPT_SIG_TIMEOUT},
+	    {"sync-timeout", required_argument, NULL, OPT_SYNC_TIMEOUT},
+	    {"dry-run", no_argument, NULL, OPT_DRY_RUN},
+	    {"watch", no_argument, NULL, OPT_WATCH},
+	    {"state", required_argument, NULL, OPT_STATE},
+	    {"keyring", required_argument, NULL, OPT_KEYRING},
+	    {"signature-store", required_argument, NULL, OPT_SIG_STORE},
+	    {"profile", required_argument, NULL, OPT_PROFILE},
+	    {"exclude", required_argument, NULL, OPT_EXCLUDE},
+	    {"seed", required_argument, NULL, OPT_SEED},
+	    {"operator-poll", required_argument, NULL, OPT_POLL},
+	    {"insecure-skip-tls-verify", no_argument, NULL, OPT_INSECURE},
+	    CLI_COMMON_OPTIONS,
+	    {NULL, 0, NULL, 0},
 	};
-	const char *store_path = NULL, *kubeconfig = NULL, *keyrings[MAX_LIST], *sigstores[MAX_LIST];
+	const char *store_path = NULL, *kubeconfig = NULL, *keyrings[MAX_LIST],
+	           *sigstores[MAX_LIST];
 	size_t nkeyrings = 0, nsigstores = 0;
 	cli_common c;
 	al_update_opts uo;
@@ -169,16 +196,33 @@ int cmd_update(int argc, char **argv)
 			uo.force = 1;
 			break;
 		case OPT_SIG_TIMEOUT:
-			if (al_parse_duration(optarg, &uo.signature_timeout_ms) < 0 || uo.signature_timeout_ms == 0)
-				return cli_usage_error("update", "--signature-timeout takes a positive duration, not '%s'", optarg);
+			if (al_parse_duration(optarg,
+			                      &uo.signature_timeout_ms) < 0 ||
+			    uo.signature_timeout_ms == 0)
+				return cli_usage_error(
+				    "update",
+				    "--signature-timeout takes a positive "
+				    "duration, not '%s'",
+				    optarg);
 			break;
 		case OPT_SYNC_TIMEOUT:
-			if (al_parse_duration(optarg, &uo.sync_timeout_ms) < 0 || uo.sync_timeout_ms == 0)
-				return cli_usage_error("update", "--sync-timeout takes a positive duration, not '%s'", optarg);
+			if (al_parse_duration(optarg, &uo.sync_timeout_ms) <
+			        0 ||
+			    uo.sync_timeout_ms == 0)
+				return cli_usage_error(
+				    "update",
+				    "--sync-timeout takes a positive duration, "
+				    "not '%s'",
+				    optarg);
 			break;
 		case OPT_POLL:
-			if (al_parse_duration(optarg, &uo.poll_ms) < 0 || uo.poll_ms == 0)
-				return cli_usage_error("update", "--operator-poll takes a positive duration, not '%s'", optarg);
+			if (al_parse_duration(optarg, &uo.poll_ms) < 0 ||
+			    uo.poll_ms == 0)
+				return cli_usage_error(
+				    "update",
+				    "--operator-poll takes a positive "
+				    "duration, not '%s'",
+				    optarg);
 			break;
 		case OPT_DRY_RUN:
 			uo.dry_run = 1;
@@ -191,14 +235,22 @@ int cmd_update(int argc, char **argv)
 			break;
 		case OPT_KEYRING:
 			if (nkeyrings == MAX_LIST)
-				return cli_usage_error("update", "at most %d --keyring", MAX_LIST);
+				return cli_usage_error(
+				    "update", "at most %d --keyring", MAX_LIST);
 			keyrings[nkeyrings++] = optarg;
 			break;
 		case OPT_SIG_STORE:
 			if (nsigstores == MAX_LIST)
-				return cli_usage_error("update", "at most %d --signature-store", MAX_LIST);
-			if (!al_str_startswith(optarg, "http://") && !al_str_startswith(optarg, "https://"))
-				return cli_usage_error("update", "--signature-store takes an http(s) URL, not '%s'", optarg);
+				return cli_usage_error(
+				    "update", "at most %d --signature-store",
+				    MAX_LIST);
+			if (!al_str_startswith(optarg, "http://") &&
+			    !al_str_startswith(optarg, "https://"))
+				return cli_usage_error(
+				    "update",
+				    "--signature-store takes an http(s) URL, "
+				    "not '%s'",
+				    optarg);
 			sigstores[nsigstores++] = optarg;
 			break;
 		case OPT_PROFILE:
@@ -212,7 +264,9 @@ int cmd_update(int argc, char **argv)
 			unsigned long v = strtoul(optarg, &end, 10);
 
 			if (*optarg == '\0' || *end != '\0' || v > 0xffffffffUL)
-				return cli_usage_error("update", "--seed takes a number, not '%s'", optarg);
+				return cli_usage_error(
+				    "update", "--seed takes a number, not '%s'",
+				    optarg);
 			uo.seed = (unsigned)v;
 			break;
 		}
@@ -224,15 +278,18 @@ int cmd_update(int argc, char **argv)
 			if (h < 0)
 				return EXIT_USAGE;
 			if (h == 0)
-				return cli_usage_error("update", "unknown option");
+				return cli_usage_error("update",
+				                       "unknown option");
 		}
 	}
 	if (store_path == NULL)
 		return cli_usage_error("update", "--store DIR is required");
 	if (uo.target == NULL)
-		return cli_usage_error("update", "--to VERSION|sha256:DIGEST is required");
+		return cli_usage_error(
+		    "update", "--to VERSION|sha256:DIGEST is required");
 	if (argc != optind)
-		return cli_usage_error("update", "unexpected argument '%s'", argv[optind]);
+		return cli_usage_error("update", "unexpected argument '%s'",
+		                       argv[optind]);
 	if ((code = cli_common_start(&c)) != EXIT_OK)
 		goto out;
 	ev.quiet = c.quiet;
@@ -251,7 +308,8 @@ int cmd_update(int argc, char **argv)
 		ko.kubeconfig = kubeconfig;
 		ko.insecure = insecure;
 		ko.http.cancel = c.cancel;
-		ko.http.request_timeout_ms = c.timeout_ms ? c.timeout_ms : 30000;
+		ko.http.request_timeout_ms =
+		    c.timeout_ms ? c.timeout_ms : 30000;
 		if (c.timeout_ms) {
 			ko.http.connect_timeout_ms = c.timeout_ms;
 			ko.http.low_speed_time_ms = c.timeout_ms;
@@ -278,26 +336,37 @@ int cmd_update(int argc, char **argv)
 		if (uo.dry_run) {
 			if (res.plan != NULL)
 				fputs(res.plan, stdout);
-			code = rc == 0 ? EXIT_OK : cli_fail(rc, "update to '%s'", uo.target);
+			code = rc == 0
+			           ? EXIT_OK
+			           : cli_fail(rc, "update to '%s'", uo.target);
 			break;
 		}
 		if (rc == 0) {
 			if (res.mode == AL_UPDATE_MODE_RECONCILE) {
 				size_t i;
 
-				printf("reconciled %s: applied %zu of %zu, repaired %zu\n", res.version, res.applied, res.total,
+				printf("reconciled %s: applied %zu of %zu, "
+				       "repaired %zu\n",
+				       res.version, res.applied, res.total,
 				       res.nrepairs);
 				for (i = 0; i < res.nrepairs; i++)
-					printf("repaired drift: %s\n", res.repairs[i]);
+					printf("repaired drift: %s\n",
+					       res.repairs[i]);
 			} else {
-				printf("update to %s completed: applied %zu of %zu%s; state %s\n", res.version, res.applied,
-				       res.total, res.verified ? "" : " (signature not verified: forced)",
-				       al_update_state_name(res.state));
+				printf(
+				    "update to %s completed: applied %zu of "
+				    "%zu%s; state %s\n",
+				    res.version, res.applied, res.total,
+				    res.verified
+				        ? ""
+				        : " (signature not verified: forced)",
+				    al_update_state_name(res.state));
 			}
 			code = EXIT_OK;
 			break;
 		}
-		if (rc == AL_EVERIFY && res.outcome == AL_UPDATE_OUTCOME_REFUSED) {
+		if (rc == AL_EVERIFY &&
+		    res.outcome == AL_UPDATE_OUTCOME_REFUSED) {
 			cli_error("%s", al_error_message());
 			code = EXIT_VERIFY;
 			break;
@@ -315,7 +384,9 @@ int cmd_update(int argc, char **argv)
 		{
 			uint64_t b = al_backoff_ms(attempt++, 2000, 60000);
 
-			fprintf(stderr, "airlock: retrying in %.1fs (--watch)\n", (double)b / 1000.0);
+			fprintf(stderr,
+			        "airlock: retrying in %.1fs (--watch)\n",
+			        (double)b / 1000.0);
 			if (al_sleep_ms(b, c.cancel) < 0)
 				break;
 		}

@@ -1,4 +1,5 @@
-/* cmd_update.h: the 'airlock update' command (applies a release payload from the store to a cluster). */
+/* cmd_update.h: the 'airlock update' command (applies a release payload from
+ * the store to a cluster). */
 #ifndef AIRLOCK_CMD_UPDATE_H
 #define AIRLOCK_CMD_UPDATE_H
 

@@ -1,4 +1,5 @@
-/* cmd_verify.c: airlock verify: check release signatures offline, from a store or one signature file, against trusted keys. */
+/* cmd_verify.c: airlock verify: check release signatures offline, from a store
+ * or one signature file, against trusted keys. */
 #include <stdlib.h>
 #include <string.h>
 

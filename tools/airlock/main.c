@@ -1,4 +1,5 @@
-/* main.c: the airlock command: dispatch to one command per file, help and version. */
+/* main.c: the airlock command: dispatch to one command per file, help and
+ * version. */
 #include <stdio.h>
 #include <string.h>
 
@@ -21,34 +22,55 @@ typedef struct command {
 } command;
 
 static const command commands[] = {
-	{"mirror", cmd_mirror, "pull releases, their component images and additional images into a store"},
-	{"push", cmd_push, "push every image of a store into a registry, digests preserved"},
-	{"copy", cmd_copy, "copy one image between docker:// and oci: locations"},
-	{"check", cmd_check, "verify every blob and reference of a store; --gc removes unreferenced blobs"},
-	{"mirrorsets", cmd_mirrorsets, "write ImageDigestMirrorSet / ImageTagMirrorSet (and ICSP) YAML"},
-	{"verify", cmd_verify, "check release signatures in a store (or one signature file) against trusted keys"},
-	{"configmaps", cmd_configmaps, "write the signature ConfigMaps of a store's releases"},
-	{"graph", cmd_graph, "update-service graph data for the mirrored releases; resolve channels"},
-	{"releases", cmd_releases, "list the releases a store holds"},
-	{"pack", cmd_pack, "write the store (or what is new) as tar volumes with a signed manifest"},
-	{"unpack", cmd_unpack, "verify and import pack volumes into a store, resumably"},
-	{"inventory", cmd_inventory, "what a store holds, for 'airlock pack --have'"},
-	{"keygen", cmd_keygen, "make an Ed25519 key pair for signing packs"},
-	{"update", cmd_update, "apply a release from the store to a cluster, with correct failure semantics"},
+    {"mirror", cmd_mirror,
+     "pull releases, their component images and additional images into a "
+     "store"},
+    {"push", cmd_push,
+     "push every image of a store into a registry, digests preserved"},
+    {"copy", cmd_copy, "copy one image between docker:// and oci: locations"},
+    {"check", cmd_check,
+     "verify every blob and reference of a store; --gc removes unreferenced "
+     "blobs"},
+    {"mirrorsets", cmd_mirrorsets,
+     "write ImageDigestMirrorSet / ImageTagMirrorSet (and ICSP) YAML"},
+    {"verify", cmd_verify,
+     "check release signatures in a store (or one signature file) against "
+     "trusted keys"},
+    {"configmaps", cmd_configmaps,
+     "write the signature ConfigMaps of a store's releases"},
+    {"graph", cmd_graph,
+     "update-service graph data for the mirrored releases; resolve channels"},
+    {"releases", cmd_releases, "list the releases a store holds"},
+    {"pack", cmd_pack,
+     "write the store (or what is new) as tar volumes with a signed manifest"},
+    {"unpack", cmd_unpack,
+     "verify and import pack volumes into a store, resumably"},
+    {"inventory", cmd_inventory,
+     "what a store holds, for 'airlock pack --have'"},
+    {"keygen", cmd_keygen, "make an Ed25519 key pair for signing packs"},
+    {"update", cmd_update,
+     "apply a release from the store to a cluster, with correct failure "
+     "semantics"},
 };
 
 static void usage(FILE *f)
 {
 	size_t i;
 
-	fprintf(f, "usage: airlock COMMAND [OPTIONS] [ARGS]\n\n"
-		   "Carry container release payloads into disconnected networks.\n\n"
-		   "Commands:\n");
+	fprintf(
+	    f,
+	    "usage: airlock COMMAND [OPTIONS] [ARGS]\n\n"
+	    "Carry container release payloads into disconnected networks.\n\n"
+	    "Commands:\n");
 	for (i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
-		fprintf(f, "  %-12s %s\n", commands[i].name, commands[i].summary);
-	fprintf(f, "  %-12s %s\n", "help", "help for a command (airlock help mirror)");
-	fprintf(f, "\n'airlock COMMAND --help' describes a command. airlock --version prints versions.\n"
-		   "Exit status: 0 success, 1 verification failed, 2 usage error, 3 runtime error.\n");
+		fprintf(f, "  %-12s %s\n", commands[i].name,
+		        commands[i].summary);
+	fprintf(f, "  %-12s %s\n", "help",
+	        "help for a command (airlock help mirror)");
+	fprintf(f, "\n'airlock COMMAND --help' describes a command. airlock "
+	           "--version prints versions.\n"
+	           "Exit status: 0 success, 1 verification failed, 2 usage "
+	           "error, 3 runtime error.\n");
 }
 
 static void version(void)
@@ -86,7 +108,8 @@ int main(int argc, char **argv)
 		usage(stdout);
 		return EXIT_OK;
 	}
-	if (strcmp(argv[1], "--version") == 0 || strcmp(argv[1], "version") == 0) {
+	if (strcmp(argv[1], "--version") == 0 ||
+	    strcmp(argv[1], "version") == 0) {
 		version();
 		return EXIT_OK;
 	}
