@@ -515,8 +515,14 @@ static int scalar_to_json(json_t **out, const al_yaml_node *n)
 			    AL_EPARSE,
 			    "%zu:%zu: '%s' cannot be represented in JSON",
 			    n->line, n->column, s);
+		char *end;
+
 		errno = 0;
-		d = strtod(s, NULL);
+		d = strtod(s, &end);
+		if (*end != '\0')
+			return al_error_set(AL_EPARSE,
+			                    "%zu:%zu: '%.64s' is not a number",
+			                    n->line, n->column, s);
 		if (errno == ERANGE && (d == HUGE_VAL || d == -HUGE_VAL))
 			return al_error_set(
 			    AL_EPARSE, "%zu:%zu: number '%.64s' out of range",

@@ -4,8 +4,7 @@ set -euo pipefail
 . "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
 if ! command -v kubectl >/dev/null 2>&1; then
-	echo "skip: kubectl is not installed, kubeserver.py is not checked against it"
-	exit 0
+	al_skip "kubectl is not installed, kubeserver.py is not checked against it"
 fi
 kubectl version --client 2>/dev/null | head -1 || true
 

@@ -5,9 +5,7 @@ set -euo pipefail
 al_require_airlock
 
 if ! command -v gpg >/dev/null 2>&1; then
-	echo "gpg not found: skipping"
-	al_pass "skipped: no gpg"
-	al_finish
+	al_skip "gpg not found"
 fi
 
 store=$T/store
@@ -99,7 +97,7 @@ sys.exit(data != open(sys.argv[3], "rb").read())' "$T/kubectl.json" "$hex" "$sig
 		kubectl --server "http://127.0.0.1:$(cat "$T/kube.port")" create --dry-run=client --validate=false \
 		-f "$T/stream.yaml" -o name
 else
-	echo "note: kubectl not on PATH, skipping the kubectl check"
+	al_skip_part "kubectl not on PATH: the kubectl check"
 fi
 
 al_run "$T/out" "$T/err" "$AIRLOCK" configmaps --store "$store" -o "$T/cms" --json

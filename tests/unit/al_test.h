@@ -7,9 +7,15 @@
 /*
  * Register tests (a CU_TestInfo array ending in CU_TEST_INFO_NULL) as one
  * suite named suite, run them with the basic interface, print a summary,
- * and return the number of failed tests (use it as main's exit status).
+ * and return main's exit status: 1 if a test failed, 77 if none failed but
+ * one was skipped (al_test_skip), 0 otherwise.
  */
 int al_test_run(const char *suite, CU_TestInfo *tests);
+
+/* Record that part of the suite cannot run here (a tool is missing) and
+ * print why. A suite with skips and no failure exits 77, which ctest
+ * reports as skipped (SKIP_RETURN_CODE), never as passed. */
+void al_test_skip(const char *why);
 
 /* A fresh directory under $TMPDIR (or /tmp), removed recursively at exit
  * unless AL_TEST_KEEP is set. Never NULL (aborts the test program when it

@@ -73,6 +73,14 @@ unsigned al_test_seed(void)
 	return seed;
 }
 
+static unsigned skipped;
+
+void al_test_skip(const char *why)
+{
+	skipped++;
+	printf("SKIP: %s\n", why);
+}
+
 int al_test_run(const char *suite, CU_TestInfo *tests)
 {
 	CU_SuiteInfo suites[] = {
@@ -96,7 +104,13 @@ int al_test_run(const char *suite, CU_TestInfo *tests)
 	}
 	failed = CU_get_number_of_tests_failed();
 	CU_cleanup_registry();
-	return failed > 0 ? 1 : 0;
+	if (failed > 0)
+		return 1;
+	if (skipped > 0) {
+		printf("%u part(s) of suite %s skipped\n", skipped, suite);
+		return 77;
+	}
+	return 0;
 }
 
 int al_test_sh(const char *fmt, ...)

@@ -171,7 +171,7 @@ static int make_fixtures(void)
 	int k;
 
 	if (system("command -v gpg >/dev/null 2>&1") != 0) {
-		printf("gpg not found: skipping gpg-made fixtures\n");
+		al_test_skip("gpg not found: the gpg-made fixtures");
 		return -1;
 	}
 	k = snprintf(fx.dir, sizeof(fx.dir), "%s", al_test_tmpdir());

@@ -122,7 +122,7 @@ static int make_fixtures(void)
 	const char *d, *h;
 
 	if (system("command -v gpg >/dev/null 2>&1") != 0) {
-		printf("gpg not found: skipping signature tests\n");
+		al_test_skip("gpg not found: the signature tests");
 		return -1;
 	}
 	snprintf(fx.dir, sizeof(fx.dir), "%s", al_test_tmpdir());

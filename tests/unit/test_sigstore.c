@@ -168,8 +168,8 @@ static int init(void)
 	atexit(cleanup);
 	if (system("command -v gpg >/dev/null 2>&1") != 0 ||
 	    system("command -v python3 >/dev/null 2>&1") != 0) {
-		printf("gpg or python3 not found: skipping signature store "
-		       "tests\n");
+		al_test_skip("gpg or python3 not found: the signature store "
+		             "tests");
 		return 0;
 	}
 	if (mkdir(fx.home, 0700) != 0 ||

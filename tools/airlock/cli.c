@@ -1,5 +1,6 @@
 /* cli.c: common flags, diagnostics, exit codes, signals and the terminal
  * progress line. */
+#include <errno.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdlib.h>
@@ -127,8 +128,12 @@ int cli_common_option(cli_common *c, int opt, const char *arg)
 		return 1;
 	case OPT_PARALLEL: {
 		char *end;
-		unsigned long v = strtoul(arg, &end, 10);
-		if (*arg == '\0' || *end != '\0' || v < 1 || v > 64) {
+		unsigned long v;
+
+		errno = 0;
+		v = strtoul(arg, &end, 10);
+		if (*arg < '0' || *arg > '9' || *end != '\0' || errno != 0 ||
+		    v < 1 || v > 64) {
 			cli_error(
 			    "--parallel takes a number from 1 to 64, not '%s'",
 			    arg);

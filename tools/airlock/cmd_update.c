@@ -1,5 +1,6 @@
 /* cmd_update.c: airlock update: apply a release payload from the store to a
  * cluster, with separate signature and sync budgets. */
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -261,9 +262,12 @@ int cmd_update(int argc, char **argv)
 			break;
 		case OPT_SEED: {
 			char *end;
-			unsigned long v = strtoul(optarg, &end, 10);
+			unsigned long v;
 
-			if (*optarg == '\0' || *end != '\0' || v > 0xffffffffUL)
+			errno = 0;
+			v = strtoul(optarg, &end, 10);
+			if (*optarg < '0' || *optarg > '9' || *end != '\0' ||
+			    errno != 0 || v > 0xffffffffUL)
 				return cli_usage_error(
 				    "update", "--seed takes a number, not '%s'",
 				    optarg);

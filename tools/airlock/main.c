@@ -1,5 +1,6 @@
 /* main.c: the airlock command: dispatch to one command per file, help and
  * version. */
+#include <errno.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -96,7 +97,19 @@ static const command *find_command(const char *name)
 	return NULL;
 }
 
-int main(int argc, char **argv)
+/* Results go to stdout: a result that could not be written (a full disk, a
+ * closed pipe) is a runtime error, never exit 0. */
+static int finish(int rc)
+{
+	if (fflush(stdout) != 0 || ferror(stdout)) {
+		cli_error("cannot write the results to standard output: %s",
+		          strerror(errno));
+		return rc == EXIT_OK ? EXIT_RUNTIME : rc;
+	}
+	return rc;
+}
+
+static int run(int argc, char **argv)
 {
 	const command *cmd;
 
@@ -135,4 +148,9 @@ int main(int argc, char **argv)
 		return EXIT_USAGE;
 	}
 	return cmd->fn(argc - 1, argv + 1);
+}
+
+int main(int argc, char **argv)
+{
+	return finish(run(argc, argv));
 }
