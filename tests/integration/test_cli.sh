@@ -95,4 +95,16 @@ al_check "mirror of a release without --keyring or --allow-unsigned exits 2" tes
 al_check "the error says how to give trusted keys" grep -q -- "--keyring" "$T/err"
 al_check "nothing was written without trusted keys" test ! -e "$T/s5/index.json"
 
+# Results that cannot be written are a runtime error, never exit 0.
+if [ -w /dev/full ]; then
+	al_run /dev/null "$T/err" sh -c "'$AIRLOCK' --help >/dev/full"
+	al_check "--help into /dev/full exits 3" test "$AL_RC" = 3
+	al_check "the error says the results could not be written" grep -q "cannot write the results" "$T/err"
+	al_run /dev/null "$T/err" "$AIRLOCK" mirror -q --config "$AL_SOURCE_DIR/samples/imageset.yaml" --store "$T/s6"
+	al_run /dev/null "$T/err" sh -c "'$AIRLOCK' releases --store '$T/s6' >/dev/full"
+	al_check "releases into /dev/full exits 3" test "$AL_RC" = 3
+else
+	al_skip_part "/dev/full is not writable here"
+fi
+
 al_finish
