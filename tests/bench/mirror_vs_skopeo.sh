@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
-# mirror_vs_skopeo.sh: times airlock mirror against a skopeo copy loop on a synthetic release in a loopback registry.
+# mirror_vs_skopeo.sh: airlock mirror against the fastest working skopeo mode and a parallel curl + openssl floor, in interleaved rounds on a loopback registry.
 # Not run by ctest. See tests/bench/README.md. Prints ratios measured in this run only.
 set -euo pipefail
+set -a # the timed run_* functions run in a child shell: they see exported variables
 
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 AL_SOURCE_DIR=${AL_SOURCE_DIR:-$(cd "$here/../.." && pwd)}
@@ -17,10 +18,7 @@ if [ ! -x "$AIRLOCK" ]; then
 	echo "mirror_vs_skopeo: AIRLOCK='$AIRLOCK' is not executable (build first or set AIRLOCK)" >&2
 	exit 2
 fi
-if [ ! -x /usr/bin/time ]; then
-	echo "mirror_vs_skopeo: installing GNU time (Debian package 'time')" >&2
-	apt-get install -y -q time >/dev/null
-fi
+ROUNDS=${BENCH_ROUNDS:-3}
 
 W=$(mktemp -d "${TMPDIR:-/tmp}/airlock-bench.XXXXXX")
 export HOME=$W/home XDG_RUNTIME_DIR=$W/run
@@ -30,6 +28,7 @@ printf '{"default":[{"type":"insecureAcceptAnything"}]}\n' >"$W/policy.json"
 SKOPEO=(skopeo --policy "$W/policy.json")
 
 . "$AL_SOURCE_DIR/tests/tools/registry.sh"
+. "$AL_SOURCE_DIR/tests/bench/lib.sh"
 cleanup() {
 	local rc=$?
 	set +e
@@ -70,50 +69,71 @@ airlock:
     location: docker://$R/airlock-samples
 YAML
 
-# measure NAME CMD...: runs CMD under GNU time; sets SECS and RSS_KB.
-measure() {
-	local name=$1
-	shift
-	/usr/bin/time -v -o "$W/$name.time" "$@" >"$W/$name.out" 2>"$W/$name.err" || {
-		echo "bench: '$name' failed:" >&2
-		tail -n 20 "$W/$name.err" >&2
-		exit 3
-	}
-	SECS=$(awk -F': ' '/Elapsed \(wall clock\)/ {
-		n = split($2, p, ":"); s = 0
-		for (i = 1; i <= n; i++) s = s * 60 + p[i]
-		print s }' "$W/$name.time")
-	RSS_KB=$(awk -F': ' '/Maximum resident set size/ {print $2}' "$W/$name.time")
-	log "$name: ${SECS}s, peak RSS $((RSS_KB / 1024)) MiB"
+# The modes, each timed once per round (tests/bench/lib.sh rotates the order).
+# airlock: a first mirror into an empty store.
+prep_airlock() { rm -rf "$W/store"; }
+run_airlock() {
+	"$AIRLOCK" mirror -q --allow-unsigned --config "$W/imageset.yaml" --store "$W/store" \
+		--tls-verify=false --parallel "$PARALLEL"
+}
+# airlock_rerun: the same mirror again on the store the last first run left.
+prep_airlock_rerun() { [ -d "$W/store" ] || run_airlock; }
+run_airlock_rerun() { run_airlock; }
+# skopeo_loop: one skopeo copy per image, one after another, into one layout
+# (skopeo sync copies tags; release components are referenced by digest).
+prep_skopeo_loop() { rm -rf "$W/skopeo"; }
+run_skopeo_loop() { bash "$W/skopeo-loop.sh"; }
+# skopeo_par: $PARALLEL loops side by side, each into a layout of its own
+# (several skopeo processes writing one layout corrupt its index.json).
+prep_skopeo_par() { rm -rf "$W"/skopeo-par-*; }
+run_skopeo_par() {
+	local i
+	for ((i = 0; i < PARALLEL; i++)); do bash "$W/par-$i.sh" & done
+	wait
+}
+# floor: every unique blob and manifest fetched once with curl and hashed
+# with openssl, $PARALLEL at a time: the network and hashing cost alone.
+run_floor() {
+	xargs -a "$W/floor.list" -P "$PARALLEL" -n 2 sh -c \
+		'curl -sf "http://$R/v2/$0/blobs/$1" | openssl dgst -sha256 >/dev/null'
 }
 
-measure airlock-first "$AIRLOCK" mirror --allow-unsigned --config "$W/imageset.yaml" --store "$W/store" \
-	--tls-verify=false --parallel "$PARALLEL"
-a_first=$SECS a_rss=$RSS_KB
-tail -n 1 "$W/airlock-first.out" >&2
-measure airlock-rerun "$AIRLOCK" mirror --allow-unsigned --config "$W/imageset.yaml" --store "$W/store" \
-	--tls-verify=false --parallel "$PARALLEL"
-a_rerun=$SECS a_rerun_rss=$RSS_KB
-tail -n 1 "$W/airlock-rerun.out" >&2
+# The scripts the skopeo modes run, and the floor's (repository, digest) list.
+i=0
+: >"$W/skopeo-loop.sh"
+for ((p = 0; p < PARALLEL; p++)); do : >"$W/par-$p.sh"; done
+for n in $names; do
+	cmd=$(printf '%q ' "${SKOPEO[@]}" copy -q --src-tls-verify=false "docker://$R/${n#*/}")
+	echo "$cmd oci:$W/skopeo:$n || exit 1" >>"$W/skopeo-loop.sh"
+	echo "$cmd oci:$W/skopeo-par-$((i % PARALLEL)):$n || exit 1" >>"$W/par-$((i % PARALLEL)).sh"
+	i=$((i + 1))
+done
+python3 - "$W/release" >"$W/floor.list" <<'PY'
+import json, sys
+root = sys.argv[1]
+seen = set()
+def blob(d):
+    return json.load(open(f"{root}/blobs/{d.replace(':', '/')}"))
+for m in json.load(open(f"{root}/index.json"))["manifests"]:
+    repo = m["annotations"]["org.opencontainers.image.ref.name"].split("/", 1)[1].split(":")[0].split("@")[0]
+    man = blob(m["digest"])
+    for d in [m["digest"], man["config"]["digest"]] + [l["digest"] for l in man["layers"]]:
+        if d not in seen:
+            seen.add(d)
+            print(repo, d)
+PY
+
+bench_init "$W/bench"
+log "load before: $(bench_load); $ROUNDS rounds"
+bench_rounds "$ROUNDS" airlock airlock_rerun skopeo_loop skopeo_par floor
 "$AIRLOCK" check --store "$W/store" >"$W/check.out" || { log "airlock check failed"; tail -n 5 "$W/check.out" >&2; exit 3; }
+for ((p = 0; p < PARALLEL; p++)); do
+	[ "$(python3 -c 'import json,sys; print(len(json.load(open(sys.argv[1]))["manifests"]))' "$W/skopeo-par-$p/index.json")" -gt 0 ] ||
+		{ log "skopeo_par layout $p is empty"; exit 3; }
+done
 
-# skopeo sync cannot copy untagged (by-digest) component images, so skopeo
-# copies each image in a loop (sequentially, as a script would), all into one
-# OCI layout so the shared base layer is stored once.
-{
-	echo 'set -e'
-	for n in $names; do
-		printf '%q ' "${SKOPEO[@]}" copy -q --src-tls-verify=false \
-			"docker://$R/${n#*/}" "oci:$W/skopeo:$n"
-		echo
-	done
-} >"$W/skopeo-loop.sh"
-measure skopeo-loop bash "$W/skopeo-loop.sh"
-s_time=$SECS s_rss=$RSS_KB
-
-ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (b > 0) printf "%.2f", a / b; else print "n/a" }'; }
-echo "images: $(echo "$names" | wc -l), blobs: $((total / 1048576)) MiB, airlock --parallel $PARALLEL"
-echo "airlock first / skopeo copy loop (time): $(ratio "$a_first" "$s_time")"
-echo "airlock rerun / airlock first (time):    $(ratio "$a_rerun" "$a_first")"
-echo "peak RSS MiB: airlock first $((a_rss / 1024)), airlock rerun $((a_rerun_rss / 1024)), skopeo (largest single process) $((s_rss / 1024))"
-echo "airlock peak RSS / skopeo peak RSS:      $(ratio "$a_rss" "$s_rss")"
+echo "images: $(echo "$names" | wc -l), blobs: $((total / 1048576)) MiB, --parallel $PARALLEL, load $(bench_load) (before: see stderr)"
+bench_ratio "mirror vs skopeo" airlock skopeo_loop skopeo_par
+bench_ratio "mirror vs the curl + openssl floor" airlock floor
+bench_ratio "no-change rerun vs first run" airlock_rerun airlock
+echo "peak RSS MiB: airlock $(bench_rss airlock), rerun $(bench_rss airlock_rerun), skopeo (one process) $(bench_rss skopeo_loop)"

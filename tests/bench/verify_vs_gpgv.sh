@@ -9,7 +9,7 @@
 #   BENCH_SIGNATURES   how many signatures (default 200)
 #   BENCH_KEY          gpg key algorithm (default rsa4096, like Red Hat's
 #                      release key; also rsa2048, ed25519, nistp256)
-#   BENCH_REPEAT       timed loops per tool, best kept (default 3)
+#   BENCH_REPEAT       interleaved rounds, each timing every mode once (default 3)
 #   BENCH_KEEP=1       keep the work directory
 # Not run by ctest. Needs gpg and gpgv (Debian: gnupg, gpgv).
 #
@@ -23,14 +23,15 @@
 # Each is one process per signature, as a script checking signatures one by
 # one would run them; both must accept every signature (the script checks
 # the exit codes, and that airlock refuses a wrong digest). It prints the
-# total and per-signature wall time of each loop (best of BENCH_REPEAT), the
-# ratio airlock / gpgv, peak RSS of one verification, and what a process that
+# ratio airlock / gpgv as the median of BENCH_REPEAT interleaved rounds with
+# its range (tests/bench/lib.sh), peak RSS, and what a process that
 # does nothing costs (/bin/true in the same loop) and what starting airlock
 # costs ('airlock help verify': load the libraries, print) for scale. It also times
 # one 'airlock verify --store' process verifying all N signatures of a
 # synthetic store of N releases (the cost per signature without process
 # start-up; gpgv has no such mode).
 set -euo pipefail
+set -a # the timed run_* functions run in a child shell: they see exported variables
 
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 AL_BUILD_DIR=${AL_BUILD_DIR:-$here/build}
@@ -115,54 +116,36 @@ PY
 "$AIRLOCK" verify -q --store "$W/store" --keyring "$W/keyring.gpg" --identity-policy exact >/dev/null ||
 	{ echo "airlock verify --store refused the store of $N releases" >&2; exit 3; }
 
-# loop NAME: one timed pass over every signature; prints milliseconds
+# The modes (tests/bench/lib.sh times each once per round, rotating the order).
+# loop NAME: one pass over every signature with one process each.
 loop() {
-	local t0 t1 i=0 d
-	t0=$(date +%s%N)
+	local i=0 d
 	while read -r d; do
 		i=$((i + 1))
 		case $1 in
 		airlock) "$AIRLOCK" verify -q --signature "$W/sigs/$i" --digest "$d" --keyring "$W/keyring.gpg" >/dev/null ;;
 		gpgv) gpgv --keyring "$W/keyring.gpg" "$W/sigs/$i" 2>/dev/null ;;
 		true) /bin/true "$W/sigs/$i" ;;
-		start) "$AIRLOCK" help verify >/dev/null ;;
+		start) "$AIRLOCK" --version >/dev/null ;;
 		esac
 	done <"$W/digests"
-	t1=$(date +%s%N)
-	echo $(( (t1 - t0) / 1000000 ))
 }
-
+run_airlock() { loop airlock; }
+run_gpgv() { loop gpgv; }
+run_true() { loop true; }
+run_start() { loop start; }
 # store: one process verifying all N releases of the store
-store_pass() {
-	local t0 t1
-	t0=$(date +%s%N)
+run_store() {
 	"$AIRLOCK" verify -q --store "$W/store" --keyring "$W/keyring.gpg" --identity-policy exact >/dev/null
-	t1=$(date +%s%N)
-	echo $(( (t1 - t0) / 1000000 ))
 }
 
-best_airlock=0 best_gpgv=0 best_true=0 best_start=0 best_store=0
-for ((r = 0; r < REPEAT; r++)); do
-	# interleaved, so a change in machine load hits both tools alike
-	for tool in airlock gpgv true start store; do
-		if [ "$tool" = store ]; then ms=$(store_pass); else ms=$(loop "$tool"); fi
-		eval "cur=\$best_$tool"
-		if [ "$cur" = 0 ] || [ "$ms" -lt "$cur" ]; then eval "best_$tool=$ms"; fi
-		echo "  pass $((r + 1)): $tool $ms ms" >&2
-	done
-done
+. "$here/tests/bench/lib.sh"
+bench_init "$W/bench"
+bench_rounds "$REPEAT" airlock gpgv true start store
 
-rss_airlock=$(/usr/bin/time -f %M "$AIRLOCK" verify -q --signature "$W/sigs/1" \
-	--digest "$(head -n 1 "$W/digests")" --keyring "$W/keyring.gpg" 2>&1 >/dev/null | tail -n 1)
-rss_gpgv=$(/usr/bin/time -f %M gpgv --keyring "$W/keyring.gpg" "$W/sigs/1" 2>&1 >/dev/null | tail -n 1)
-
-echo "signatures: $N, key $KEYALGO, one process per signature, best of $REPEAT"
-awk -v n="$N" -v a="$best_airlock" -v g="$best_gpgv" -v t="$best_true" -v st="$best_start" -v s="$best_store" -v ra="$rss_airlock" -v rg="$rss_gpgv" 'BEGIN {
-	printf "  airlock verify --signature  %7.2f s  %6.2f ms per signature  peak RSS %6d KiB\n", a / 1000, a / n, ra
-	printf "  gpgv                        %7.2f s  %6.2f ms per signature  peak RSS %6d KiB\n", g / 1000, g / n, rg
-	printf "  /bin/true (process cost)    %7.2f s  %6.2f ms per call\n", t / 1000, t / n
-	printf "  airlock help verify (start-up, no work) %.2f s  %.2f ms per call\n", st / 1000, st / n
-	printf "  airlock verify --store (1 process, %d releases) %.2f s  %.2f ms per signature\n", n, s / 1000, s / n
-	printf "ratio airlock / gpgv: %.2f\n", (g > 0 ? a / g : 0)
-	printf "ratio without process cost (airlock - true) / (gpgv - true): %.2f\n", (g > t ? (a - t) / (g - t) : 0)
-}'
+echo "signatures: $N, key $KEYALGO, one process per signature, $REPEAT interleaved rounds, load $(bench_load)"
+bench_ratio "verify, one process per signature" airlock gpgv
+bench_ratio "airlock start-up alone (--version) vs gpgv verifying" start gpgv
+bench_ratio "a process doing nothing (/bin/true) vs gpgv verifying" true gpgv
+bench_ratio "one 'verify --store' for all $N vs gpgv one by one" store gpgv
+echo "peak RSS MiB: airlock $(bench_rss airlock), gpgv $(bench_rss gpgv)"
