@@ -126,7 +126,7 @@ loop() {
 		airlock) "$AIRLOCK" verify -q --signature "$W/sigs/$i" --digest "$d" --keyring "$W/keyring.gpg" >/dev/null ;;
 		gpgv) gpgv --keyring "$W/keyring.gpg" "$W/sigs/$i" 2>/dev/null ;;
 		true) /bin/true "$W/sigs/$i" ;;
-		start) "$AIRLOCK" --version >/dev/null ;;
+		start) "$AIRLOCK" help verify >/dev/null ;;
 		esac
 	done <"$W/digests"
 }
@@ -145,7 +145,7 @@ bench_rounds "$REPEAT" airlock gpgv true start store
 
 echo "signatures: $N, key $KEYALGO, one process per signature, $REPEAT interleaved rounds, load $(bench_load)"
 bench_ratio "verify, one process per signature" airlock gpgv
-bench_ratio "airlock start-up alone (--version) vs gpgv verifying" start gpgv
+bench_ratio "airlock start-up alone (help verify) vs gpgv verifying" start gpgv
 bench_ratio "a process doing nothing (/bin/true) vs gpgv verifying" true gpgv
 bench_ratio "one 'verify --store' for all $N vs gpgv one by one" store gpgv
 echo "peak RSS MiB: airlock $(bench_rss airlock), gpgv $(bench_rss gpgv)"

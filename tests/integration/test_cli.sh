@@ -107,4 +107,22 @@ else
 	al_skip_part "/dev/full is not writable here"
 fi
 
+# Start-up: with AL_LAZY_LOAD (the default), commands without network or
+# archive work never load libcurl or libarchive; those that need them do.
+if grep -q '^AL_LAZY_LOAD:BOOL=ON' "$AL_BUILD_DIR/CMakeCache.txt" 2>/dev/null; then
+	sig=$(ls "$AL_SOURCE_DIR"/samples/signatures/sha256=*/signature-1 | head -1)
+	hex=${sig%/signature-1}; hex=${hex##*sha256=}
+	loaded() { LD_DEBUG=files "$@" 2>&1 >/dev/null | grep -Eo 'file=lib(curl|archive)[^ ]*' | sort -u | tr '\n' ' ' || true; }
+	libs=$(loaded "$AIRLOCK" verify --signature "$sig" --digest "sha256:$hex" --keyring "$AL_SOURCE_DIR/samples/keys/release.gpg" --identity-policy ignore)
+	al_check "verify --signature loads neither libcurl nor libarchive (loaded: '$libs')" test -z "$libs"
+	libs=$(loaded "$AIRLOCK" help mirror)
+	al_check "help loads neither libcurl nor libarchive (loaded: '$libs')" test -z "$libs"
+	libs=$(loaded "$AIRLOCK" mirror -q --config "$AL_SOURCE_DIR/samples/imageset.yaml" --store "$T/s7")
+	al_check "mirror loads libarchive when it reads the release payload (loaded: '$libs')" sh -c "echo '$libs' | grep -q libarchive"
+	al_run /dev/null /dev/null "$AIRLOCK" verify --signature "$sig" --digest "sha256:$hex" --keyring "$AL_SOURCE_DIR/samples/keys/release.gpg" --identity-policy ignore
+	al_check "verify --signature still verifies the sample signature" test "$AL_RC" = 0
+else
+	al_skip_part "the program was built with AL_LAZY_LOAD=OFF"
+fi
+
 al_finish

@@ -22,6 +22,7 @@ files = sorted(
     + glob.glob(os.path.join(top, "include", "*.h"))
     + glob.glob(os.path.join(top, "include", "airlock", "*.h"))
     + glob.glob(os.path.join(top, "tools", "airlock", "*.[ch]"))
+    + glob.glob(os.path.join(top, "tools", "airlock", "lazy", "*.[ch]"))
 )
 findings = []
 
