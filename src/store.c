@@ -10,6 +10,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "airlock/clock.h"
 #include "airlock/error.h"
 #include "airlock/fs.h"
 #include "airlock/log.h"
@@ -23,6 +24,13 @@
 #define STORE_SIGNATURE_MAX (256 * AL_KIB)
 #define STORE_NAME_MAX 4096
 #define STORE_WALK_DEPTH 8
+/* The index journal (airlock/index.journal, docs/store.md): index.json is
+ * rewritten once per STORE_JOURNAL_BATCH names or STORE_JOURNAL_MS after
+ * the first unwritten one, and when the store is flushed or closed. */
+#define STORE_JOURNAL_BATCH 512
+#define STORE_JOURNAL_MS 1000
+#define STORE_JOURNAL_MAX (256 * AL_MIB)
+#define STORE_JOURNAL_LINE_MAX (64 * AL_KIB)
 
 struct al_store {
 	char *path;
@@ -30,8 +38,13 @@ struct al_store {
 	al_lock *lock;
 	pthread_mutex_t
 	    mu;        /* guards index, active_writers and layout file writes */
-	json_t *index; /* index.json as on disk */
+	json_t *index; /* index.json with the journal applied */
+	json_t *names; /* ref name -> position in index's "manifests" */
 	unsigned active_writers;
+	int jfd;           /* airlock/index.journal, -1 until first written */
+	unsigned pending;  /* journal records index.json does not hold yet */
+	uint64_t first_ms; /* when the first of them was written */
+	unsigned dirty;    /* bit (1 << algo): blob directories to fsync */
 };
 
 struct al_blob_writer {
@@ -315,11 +328,330 @@ void al_store_free(al_store *s)
 {
 	if (s == NULL)
 		return;
+	/* What cannot be written now stays in the journal, which the next
+	 * open applies: nothing is lost by a failure here. */
+	if (!s->readonly && s->index != NULL)
+		(void)al_store_flush(s);
+	if (s->jfd >= 0)
+		close(s->jfd);
+	json_decref(s->names);
 	json_decref(s->index);
 	al_lock_free(s->lock);
 	pthread_mutex_destroy(&s->mu);
 	free(s->path);
 	free(s);
+}
+
+static int check_name(const char *name)
+{
+	if (name == NULL || name[0] == '\0')
+		return al_error_set(AL_EINVAL,
+		                    "an image name must not be empty");
+	if (strlen(name) > STORE_NAME_MAX)
+		return al_error_set(
+		    AL_EINVAL, "image name '%.64s...' is longer than %d bytes",
+		    name, STORE_NAME_MAX);
+	return 0;
+}
+
+/* s->names from s->index: the position of each named entry (the first,
+ * when a foreign layout names two alike). */
+static int rebuild_names(al_store *s)
+{
+	json_t *names = json_object(), *e;
+	size_t i;
+
+	if (names == NULL)
+		return al_error_set(AL_ENOMEM, "out of memory");
+	json_array_foreach(json_object_get(s->index, "manifests"), i, e)
+	{
+		const char *n = entry_name(e);
+
+		if (n != NULL && json_object_get(names, n) == NULL &&
+		    json_object_set_new(names, n,
+		                        json_integer((json_int_t)i)) != 0) {
+			json_decref(names);
+			return al_error_set(AL_ENOMEM, "out of memory");
+		}
+	}
+	json_decref(s->names);
+	s->names = names;
+	return 0;
+}
+
+/* Position of the entry named name, or -1. */
+static long find_entry(const al_store *s, const char *name)
+{
+	json_t *v = json_object_get(s->names, name);
+
+	return json_is_integer(v) ? (long)json_integer_value(v) : -1;
+}
+
+/* Put entry (taken over) at the name's place, or append it. In memory
+ * only; with s->mu held. */
+static int index_put(al_store *s, const char *name, json_t *entry)
+{
+	json_t *arr = json_object_get(s->index, "manifests");
+	long i = find_entry(s, name);
+
+	if (i >= 0)
+		return json_array_set_new(arr, (size_t)i, entry) == 0
+		           ? 0
+		           : al_error_set(AL_ENOMEM, "out of memory");
+	if (json_array_size(arr) >= STORE_INDEX_ENTRIES_MAX) {
+		json_decref(entry);
+		return al_error_set(AL_ELIMIT,
+		                    "store '%s' already names %d images",
+		                    s->path, STORE_INDEX_ENTRIES_MAX);
+	}
+	if (json_array_append_new(arr, entry) != 0)
+		return al_error_set(AL_ENOMEM, "out of memory");
+	if (json_object_set_new(
+	        s->names, name,
+	        json_integer((json_int_t)json_array_size(arr) - 1)) != 0) {
+		json_array_remove(arr, json_array_size(arr) - 1);
+		return al_error_set(AL_ENOMEM, "out of memory");
+	}
+	return 0;
+}
+
+/* Remove the entry named name from memory; with s->mu held. */
+static int index_remove(al_store *s, const char *name)
+{
+	long i = find_entry(s, name);
+
+	if (i < 0)
+		return al_error_set(AL_ENOTFOUND,
+		                    "no image named '%s' in store '%s'", name,
+		                    s->path);
+	if (json_array_remove(json_object_get(s->index, "manifests"),
+	                      (size_t)i) != 0)
+		return al_error_set(AL_ENOMEM, "out of memory");
+	return rebuild_names(s);
+}
+
+/* fsync the blob directories that gained names since the last time, so
+ * that index.json never outlives, on a power loss, a blob it names. */
+static int sync_dirty_dirs(al_store *s)
+{
+	int rc;
+
+	if ((s->dirty & (1u << AL_DIGEST_SHA256)) &&
+	    (rc = al_store_sync_blob_dir(s, AL_DIGEST_SHA256)) < 0)
+		return rc;
+	if ((s->dirty & (1u << AL_DIGEST_SHA512)) &&
+	    (rc = al_store_sync_blob_dir(s, AL_DIGEST_SHA512)) < 0)
+		return rc;
+	s->dirty = 0;
+	return 0;
+}
+
+/* Empty a journal this process has not opened (one a killed writer left):
+ * 0, or -1 with errno. */
+static int empty_journal_file(const al_store *s)
+{
+	char *p = store_file(s, "airlock/index.journal");
+	int rc;
+
+	if (p == NULL) {
+		errno = ENOMEM;
+		return -1;
+	}
+	rc = truncate(p, 0);
+	if (rc != 0 && errno == ENOENT)
+		rc = 0;
+	free(p);
+	return rc;
+}
+
+/* Write index.json from memory (atomically), then empty the journal.
+ * With s->mu held. A crash between the two replays records index.json
+ * already holds: applying a record twice changes nothing. */
+static int compact(al_store *s)
+{
+	char *p;
+	int rc;
+
+	if ((rc = sync_dirty_dirs(s)) < 0)
+		return rc;
+	p = store_file(s, "index.json");
+	if (p == NULL)
+		return al_error_set(AL_ENOMEM, "out of memory");
+	rc = save_json(p, s->index, JSON_COMPACT);
+	free(p);
+	if (rc < 0)
+		return rc;
+	if (s->jfd >= 0 ? ftruncate(s->jfd, 0) != 0
+	                : empty_journal_file(s) != 0)
+		return al_error_set(
+		    AL_EIO, "cannot empty '%s/airlock/index.journal': %s",
+		    s->path, strerror(errno));
+	s->pending = 0;
+	return 0;
+}
+
+/* Append one record (a line of JSON) to the journal: one write(2) of the
+ * whole line, so a kill -9 leaves it whole or absent. With s->mu held. */
+static int journal_append(al_store *s, const json_t *rec)
+{
+	char *txt = NULL, *line = NULL, *p = NULL;
+	size_t n;
+	ssize_t w;
+	int rc = 0;
+
+	if (s->jfd < 0) {
+		p = store_file(s, "airlock/index.journal");
+		if (p == NULL)
+			return al_error_set(AL_ENOMEM, "out of memory");
+		s->jfd =
+		    open(p, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0644);
+		if (s->jfd < 0) {
+			rc = al_error_set(AL_EIO, "cannot open '%s': %s", p,
+			                  strerror(errno));
+			goto out;
+		}
+	}
+	txt = json_dumps(rec, JSON_COMPACT);
+	line = txt != NULL ? al_sprintf("%s\n", txt) : NULL;
+	if (line == NULL) {
+		rc = al_error_set(AL_ENOMEM, "out of memory");
+		goto out;
+	}
+	n = strlen(line);
+	w = write(s->jfd, line, n);
+	if (w < 0 || (size_t)w != n) {
+		rc = al_error_set(
+		    AL_EIO, "cannot write '%s/airlock/index.journal': %s",
+		    s->path, w < 0 ? strerror(errno) : "short write");
+		goto out;
+	}
+	if (s->pending++ == 0)
+		s->first_ms = al_clock_now_ms();
+	if (s->pending >= STORE_JOURNAL_BATCH ||
+	    al_clock_now_ms() - s->first_ms >= STORE_JOURNAL_MS)
+		rc = compact(s);
+out:
+	free(line);
+	free(txt);
+	free(p);
+	return rc;
+}
+
+/* One journal record applied to memory: {"op":"tag","entry":{...}} or
+ * {"op":"untag","name":"..."}. A tag whose manifest the store lacks (a
+ * power loss took its blob) is dropped: the next mirror names it again. */
+static int replay_record(al_store *s, const json_t *rec, const char *what)
+{
+	const char *op = json_string_value(json_object_get(rec, "op"));
+	json_t *entry = json_object_get(rec, "entry");
+	al_descriptor d;
+	const char *name;
+	int rc;
+
+	if (op != NULL && strcmp(op, "untag") == 0) {
+		name = json_string_value(json_object_get(rec, "name"));
+		if (name == NULL)
+			return al_error_set(AL_EPARSE,
+			                    "%s: untag without a name", what);
+		rc = index_remove(s, name);
+		return rc == AL_ENOTFOUND ? 0 : rc;
+	}
+	if (op == NULL || strcmp(op, "tag") != 0 || !json_is_object(entry))
+		return al_error_set(AL_EPARSE, "%s: not a tag or untag record",
+		                    what);
+	name = entry_name(entry);
+	if (name == NULL || check_name(name) < 0)
+		return al_error_set(AL_EPARSE, "%s: a tag without a valid name",
+		                    what);
+	if ((rc = al_descriptor_from_json(&d, entry, 1, what)) < 0)
+		return rc;
+	rc = al_store_has_blob(s, &d.digest, NULL);
+	al_descriptor_clear(&d);
+	if (rc <= 0)
+		return rc;
+	return index_put(s, name, json_deep_copy(entry));
+}
+
+/*
+ * Apply airlock/index.journal (what a killed writer had named but not yet
+ * written into index.json) and, in a writable store, write index.json and
+ * empty the journal. Only the last line may be torn (a power loss): it is
+ * dropped; a bad line before it is an error naming the line.
+ */
+static int replay_journal(al_store *s)
+{
+	al_buf b = AL_BUF_INIT(STORE_JOURNAL_MAX);
+	char *p = store_file(s, "airlock/index.journal"), *what = NULL;
+	size_t off = 0, line = 0, applied = 0;
+	int rc;
+
+	if (p == NULL)
+		return al_error_set(AL_ENOMEM, "out of memory");
+	rc = al_fs_read_file(p, &b);
+	if (rc == AL_ENOTFOUND) {
+		rc = 0;
+		goto out;
+	}
+	if (rc < 0)
+		goto out;
+	while (off < b.len) {
+		const uint8_t *nl = memchr(b.ptr + off, '\n', b.len - off);
+		size_t n =
+		    nl != NULL ? (size_t)(nl - b.ptr) - off : b.len - off;
+		json_error_t jerr;
+		json_t *rec;
+
+		line++;
+		if (nl == NULL)
+			break; /* torn last record */
+		free(what);
+		what = al_sprintf("'%s' line %zu", p, line);
+		if (what == NULL) {
+			rc = al_error_set(AL_ENOMEM, "out of memory");
+			goto out;
+		}
+		if (n > STORE_JOURNAL_LINE_MAX) {
+			rc = al_error_set(
+			    AL_ELIMIT, "%s: longer than %lu bytes", what,
+			    (unsigned long)STORE_JOURNAL_LINE_MAX);
+			goto out;
+		}
+		rec = json_loadb((const char *)b.ptr + off, n,
+		                 JSON_REJECT_DUPLICATES, &jerr);
+		if (rec == NULL) {
+			rc = al_error_set(AL_EPARSE, "%s: %s", what, jerr.text);
+			goto out;
+		}
+		rc = replay_record(s, rec, what);
+		json_decref(rec);
+		if (rc < 0)
+			goto out;
+		applied++;
+		off += n + 1;
+	}
+	if (!s->readonly && (applied > 0 || b.len > 0)) {
+		pthread_mutex_lock(&s->mu);
+		rc = compact(s);
+		pthread_mutex_unlock(&s->mu);
+	}
+out:
+	free(what);
+	free(p);
+	al_buf_free(&b);
+	return rc;
+}
+
+int al_store_flush(al_store *s)
+{
+	int rc = 0;
+
+	if (s->readonly)
+		return 0;
+	pthread_mutex_lock(&s->mu);
+	if (s->pending > 0 || s->dirty != 0)
+		rc = s->pending > 0 ? compact(s) : sync_dirty_dirs(s);
+	pthread_mutex_unlock(&s->mu);
+	return rc;
 }
 
 int al_store_open(al_store **out, const char *path, const al_store_opts *opts)
@@ -344,6 +676,7 @@ int al_store_open(al_store **out, const char *path, const al_store_opts *opts)
 		return al_error_set(AL_ENOMEM, "cannot create a mutex");
 	}
 	s->readonly = opts->readonly;
+	s->jfd = -1;
 	s->path = al_strdup(path);
 	p = store_file(s, "oci-layout");
 	if (s->path == NULL || p == NULL) {
@@ -403,6 +736,8 @@ int al_store_open(al_store **out, const char *path, const al_store_opts *opts)
 	if ((rc = load_json(&s->index, p, STORE_INDEX_MAX)) < 0)
 		goto out;
 	if ((rc = validate_index(s->index, p)) < 0)
+		goto out;
+	if ((rc = rebuild_names(s)) < 0 || (rc = replay_journal(s)) < 0)
 		goto out;
 	*out = s;
 	s = NULL;
@@ -689,10 +1024,16 @@ static int blob_commit(al_blob_writer *w, int sync_dir)
 	if ((rc = al_fs_mkdir_p(dir, 0755)) < 0)
 		goto out;
 	/* Renaming over an existing blob is harmless (same bytes) and
-	 * repairs one that was damaged on disk. */
-	rc = sync_dir ? al_tmpfile_commit(w->tmp, path)
-	              : al_tmpfile_commit_nodirsync(w->tmp, path);
+	 * repairs one that was damaged on disk. The directory is synced
+	 * once per batch, before index.json or releases.json next names
+	 * anything (sync_dirty_dirs), not once per blob. */
+	rc = al_tmpfile_commit_nodirsync(w->tmp, path);
 	w->tmp = NULL;
+	if (rc == 0 && sync_dir) {
+		pthread_mutex_lock(&w->s->mu);
+		w->s->dirty |= 1u << w->expected.algo;
+		pthread_mutex_unlock(&w->s->mu);
+	}
 out:
 	free(path);
 	free(dir);
@@ -827,22 +1168,6 @@ out:
 	return rc;
 }
 
-/* Position of the first entry named name in arr, or -1. */
-static long find_entry(const json_t *arr, const char *name)
-{
-	json_t *e;
-	size_t i;
-
-	json_array_foreach(arr, i, e)
-	{
-		const char *n = entry_name(e);
-
-		if (n != NULL && strcmp(n, name) == 0)
-			return (long)i;
-	}
-	return -1;
-}
-
 int al_store_find(al_store *s, const char *name, al_store_image *out)
 {
 	json_t *arr;
@@ -851,7 +1176,7 @@ int al_store_find(al_store *s, const char *name, al_store_image *out)
 
 	pthread_mutex_lock(&s->mu);
 	arr = json_object_get(s->index, "manifests");
-	i = find_entry(arr, name);
+	i = find_entry(s, name);
 	if (i < 0)
 		rc = al_error_set(AL_ENOTFOUND,
 		                  "no image named '%s' in store '%s'", name,
@@ -863,44 +1188,10 @@ int al_store_find(al_store *s, const char *name, al_store_image *out)
 	return rc;
 }
 
-/* Write root as index.json; on success it becomes the cached index. Takes
- * ownership of root. Called with s->mu held. */
-static int commit_index(al_store *s, json_t *root)
-{
-	char *p = store_file(s, "index.json");
-	int rc;
-
-	if (p == NULL) {
-		json_decref(root);
-		return al_error_set(AL_ENOMEM, "out of memory");
-	}
-	rc = save_json(p, root, JSON_COMPACT);
-	if (rc == 0) {
-		json_decref(s->index);
-		s->index = root;
-	} else {
-		json_decref(root);
-	}
-	free(p);
-	return rc;
-}
-
-static int check_name(const char *name)
-{
-	if (name == NULL || name[0] == '\0')
-		return al_error_set(AL_EINVAL,
-		                    "an image name must not be empty");
-	if (strlen(name) > STORE_NAME_MAX)
-		return al_error_set(
-		    AL_EINVAL, "image name '%.64s...' is longer than %d bytes",
-		    name, STORE_NAME_MAX);
-	return 0;
-}
-
 int al_store_tag(al_store *s, const char *name, const al_descriptor *desc)
 {
 	char ds[AL_DIGEST_STRMAX];
-	json_t *root = NULL, *entry = NULL, *annots, *arr;
+	json_t *entry = NULL, *annots, *rec = NULL, *old = NULL;
 	long i;
 	int rc;
 
@@ -932,40 +1223,48 @@ int al_store_tag(al_store *s, const char *name, const al_descriptor *desc)
 		return al_error_set(AL_ENOMEM, "out of memory");
 	}
 	json_decref(annots);
+	rec = json_pack("{s:s,s:O}", "op", "tag", "entry", entry);
+	if (rec == NULL) {
+		json_decref(entry);
+		return al_error_set(AL_ENOMEM, "out of memory");
+	}
 	pthread_mutex_lock(&s->mu);
-	root = json_deep_copy(s->index);
-	arr = json_object_get(root, "manifests");
-	if (root == NULL || arr == NULL) {
-		rc = al_error_set(AL_ENOMEM, "out of memory");
-		goto out;
+	i = find_entry(s, name);
+	if (i >= 0) {
+		old = json_array_get(json_object_get(s->index, "manifests"),
+		                     (size_t)i);
+		if (json_equal(old, entry)) {
+			old = NULL;
+			rc = 0; /* already so: nothing to write */
+			goto out;
+		}
+		json_incref(old);
 	}
-	i = find_entry(arr, name);
-	if (i < 0 && json_array_size(arr) >= STORE_INDEX_ENTRIES_MAX) {
-		rc = al_error_set(AL_ELIMIT,
-		                  "store '%s' already names %d images", s->path,
-		                  STORE_INDEX_ENTRIES_MAX);
-		goto out;
-	}
-	/* the _new calls take entry over, even when they fail */
-	rc = i >= 0 ? json_array_set_new(arr, (size_t)i, entry)
-	            : json_array_append_new(arr, entry);
+	/* the name's blob directory is synced before index.json names it */
+	s->dirty |= 1u << desc->digest.algo;
+	rc = index_put(s, name, entry);
 	entry = NULL;
-	if (rc != 0) {
-		rc = al_error_set(AL_ENOMEM, "out of memory");
+	if (rc < 0)
 		goto out;
+	if ((rc = journal_append(s, rec)) < 0) {
+		/* memory says what the disk says */
+		if (old != NULL)
+			(void)index_put(s, name, old);
+		else
+			(void)index_remove(s, name);
+		old = NULL;
 	}
-	rc = commit_index(s, root);
-	root = NULL;
 out:
 	pthread_mutex_unlock(&s->mu);
-	json_decref(root);
+	json_decref(old);
 	json_decref(entry);
+	json_decref(rec);
 	return rc;
 }
 
 int al_store_untag(al_store *s, const char *name)
 {
-	json_t *root = NULL, *arr;
+	json_t *arr, *old = NULL;
 	long i;
 	int rc;
 
@@ -975,25 +1274,22 @@ int al_store_untag(al_store *s, const char *name)
 	if ((rc = check_name(name)) < 0)
 		return rc;
 	pthread_mutex_lock(&s->mu);
-	i = find_entry(json_object_get(s->index, "manifests"), name);
-	if (i < 0) {
-		rc = al_error_set(AL_ENOTFOUND,
-		                  "no image named '%s' in store '%s'", name,
-		                  s->path);
+	arr = json_object_get(s->index, "manifests");
+	i = find_entry(s, name);
+	if (i >= 0)
+		old = json_incref(json_array_get(arr, (size_t)i));
+	if ((rc = index_remove(s, name)) < 0)
 		goto out;
+	/* A removal is rare and must not come back after a crash: index.json
+	 * is written at once (with every name the journal held). */
+	if ((rc = compact(s)) < 0) {
+		/* memory says what the disk says */
+		if (json_array_insert(arr, (size_t)i, old) == 0)
+			(void)rebuild_names(s);
 	}
-	root = json_deep_copy(s->index);
-	arr = json_object_get(root, "manifests");
-	if (root == NULL || arr == NULL ||
-	    json_array_remove(arr, (size_t)i) != 0) {
-		rc = al_error_set(AL_ENOMEM, "out of memory");
-		goto out;
-	}
-	rc = commit_index(s, root);
-	root = NULL;
 out:
 	pthread_mutex_unlock(&s->mu);
-	json_decref(root);
+	json_decref(old);
 	return rc;
 }
 
@@ -1048,7 +1344,10 @@ int al_store_releases_save(al_store *s, const json_t *v)
 	if (p == NULL)
 		return al_error_set(AL_ENOMEM, "out of memory");
 	pthread_mutex_lock(&s->mu);
-	rc = save_json(p, v, JSON_INDENT(2));
+	/* what releases.json names is written (and synced) before it */
+	rc = s->pending > 0 ? compact(s) : sync_dirty_dirs(s);
+	if (rc == 0)
+		rc = save_json(p, v, JSON_INDENT(2));
 	pthread_mutex_unlock(&s->mu);
 	free(p);
 	return rc;

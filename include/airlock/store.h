@@ -131,8 +131,20 @@ AL_EXPORT int al_store_find(al_store *s, const char *name, al_store_image *out);
  */
 AL_EXPORT int al_store_tag(al_store *s, const char *name,
                            const al_descriptor *desc);
-/* Remove the entry named name (AL_ENOTFOUND if none). */
+/* Remove the entry named name (AL_ENOTFOUND if none). index.json is
+ * rewritten at once. */
 AL_EXPORT int al_store_untag(al_store *s, const char *name);
+/*
+ * Names are journalled: al_store_tag appends one line to
+ * STORE/airlock/index.journal and index.json is rewritten (atomically)
+ * once per 512 names or a second after the first unwritten one, and by
+ * al_store_flush, al_store_untag, al_store_releases_save and
+ * al_store_free. Opening a store applies a journal a killed writer left
+ * (docs/store.md). Blob directories are fsynced in the same batches,
+ * before index.json names what they hold. al_store_flush writes now;
+ * errors: AL_EIO (the journal keeps the names for the next open).
+ */
+AL_EXPORT int al_store_flush(al_store *s);
 
 /* airlock/releases.json ({"releases": [...]}) load / atomic save.
  * A missing file loads as {"releases": []}. */

@@ -603,6 +603,127 @@ static void test_store__index_survives_kill9(void)
 	free(path);
 }
 
+/* Names are journalled (airlock/index.journal) and index.json rewritten in
+ * batches: a writer that dies before writing index.json loses no name, a
+ * torn last record is dropped, a damaged one before it is refused with its
+ * line, and a record whose manifest the store lacks is dropped. */
+static void test_store__index_journal_replayed_after_kill(void)
+{
+	char *path = tmp_path("journal"), *ip = NULL, *jp = NULL;
+	al_store *s = open_store(path, 1, 0);
+	struct image img;
+	al_store_image *imgs = NULL;
+	al_buf raw = AL_BUF_INIT(1 << 20);
+	size_t n = 0;
+	pid_t pid;
+	int status = 0, fd, rc;
+
+	memset(&img, 0, sizeof(img));
+	ip = al_sprintf("%s/index.json", path);
+	jp = al_sprintf("%s/airlock/index.journal", path);
+	if (s == NULL || ip == NULL || jp == NULL ||
+	    build_image(s, "seed", "j\n", &img) < 0) {
+		CU_FAIL("setup");
+		goto out;
+	}
+	al_store_free(s);
+	s = NULL;
+	pid = fork();
+	if (pid == 0) {
+		al_store *c = NULL;
+		char name[64];
+		int i;
+
+		if (al_store_open(&c, path, NULL) != 0)
+			_exit(2);
+		for (i = 0; i < 100; i++) {
+			snprintf(name, sizeof(name), "j-%d", i);
+			if (al_store_tag(c, name, &img.desc) != 0)
+				_exit(3);
+		}
+		_exit(0); /* as a kill -9 would: no flush, no free */
+	}
+	CU_ASSERT(pid > 0 && waitpid(pid, &status, 0) == pid && WIFEXITED(status) && WEXITSTATUS(status) == 0);
+	/* the child never wrote index.json: the names are in the journal only */
+	CU_ASSERT_EQUAL(al_fs_read_file(ip, &raw), 0);
+	CU_ASSERT_PTR_NULL(strstr(al_buf_cstr(&raw), "\"j-99\""));
+	/* a read-only open applies the journal in memory */
+	s = open_store(path, 0, 1);
+	CU_ASSERT_PTR_NOT_NULL(s);
+	if (s != NULL && al_store_list(s, &imgs, &n) == 0) {
+		CU_ASSERT_EQUAL(n, 101); /* and "seed" */
+		al_store_images_free(imgs, n);
+	}
+	al_store_free(s);
+	/* a writable open writes index.json and empties the journal */
+	s = open_store(path, 0, 0);
+	CU_ASSERT_PTR_NOT_NULL(s);
+	al_store_free(s);
+	s = NULL;
+	al_buf_reset(&raw);
+	CU_ASSERT_EQUAL(al_fs_read_file(ip, &raw), 0);
+	CU_ASSERT_PTR_NOT_NULL(strstr(al_buf_cstr(&raw), "\"j-99\""));
+	al_buf_reset(&raw);
+	CU_ASSERT_EQUAL(al_fs_read_file(jp, &raw), 0);
+	CU_ASSERT_EQUAL(raw.len, 0);
+
+	/* a torn last record (a power loss mid-write) is dropped */
+	fd = open(jp, O_WRONLY | O_APPEND);
+	CU_ASSERT(fd >= 0 && write(fd, "{\"op\":\"tag\",\"en", 16) == 16);
+	if (fd >= 0)
+		close(fd);
+	s = open_store(path, 0, 0);
+	CU_ASSERT_PTR_NOT_NULL(s);
+	if (s != NULL && al_store_list(s, &imgs, &n) == 0) {
+		CU_ASSERT_EQUAL(n, 101); /* and "seed" */
+		al_store_images_free(imgs, n);
+	}
+	al_store_free(s);
+	s = NULL;
+
+	/* a record naming a manifest the store lacks is dropped */
+	fd = open(jp, O_WRONLY | O_APPEND);
+	{
+		const char *rec = "{\"op\":\"tag\",\"entry\":{\"mediaType\":\"application/vnd.oci.image.manifest.v1+json\","
+		                  "\"digest\":\"sha256:0000000000000000000000000000000000000000000000000000000000000000\",\"size\":2,"
+		                  "\"annotations\":{\"org.opencontainers.image.ref.name\":\"ghost\"}}}\n";
+		CU_ASSERT(fd >= 0 && write(fd, rec, strlen(rec)) == (ssize_t)strlen(rec));
+	}
+	if (fd >= 0)
+		close(fd);
+	s = open_store(path, 0, 0);
+	CU_ASSERT_PTR_NOT_NULL(s);
+	if (s != NULL) {
+		al_store_image one;
+
+		memset(&one, 0, sizeof(one));
+		CU_ASSERT_EQUAL(al_store_find(s, "ghost", &one), AL_ENOTFOUND);
+	}
+	al_store_free(s);
+	s = NULL;
+
+	/* damage before the last line is refused, naming the line */
+	fd = open(jp, O_WRONLY | O_APPEND);
+	CU_ASSERT(fd >= 0 && write(fd, "garbage\n{}\n", 12) == 12);
+	if (fd >= 0)
+		close(fd);
+	{
+		al_store *t = NULL;
+
+		rc = al_store_open(&t, path, NULL);
+		CU_ASSERT_EQUAL(rc, AL_EPARSE);
+		CU_ASSERT_PTR_NOT_NULL(strstr(al_error_message(), "index.journal' line 1"));
+		al_store_free(t);
+	}
+out:
+	al_store_free(s);
+	al_descriptor_clear(&img.desc);
+	al_buf_free(&raw);
+	free(ip);
+	free(jp);
+	free(path);
+}
+
 static void test_store__stale_temp_removed_at_open(void)
 {
 	char *path = tmp_path("stale"), *t1 = NULL, *t2 = NULL;
@@ -930,6 +1051,7 @@ int main(void)
 		{"tag_untag_list_find_persist", test_store__tag_untag_list_find_persist},
 		{"releases_load_save", test_store__releases_load_save},
 		{"index_survives_kill9", test_store__index_survives_kill9},
+		{"index_journal_replayed_after_kill", test_store__index_journal_replayed_after_kill},
 		{"stale_temp_removed_at_open", test_store__stale_temp_removed_at_open},
 		{"check_reports_exactly_and_gc_removes", test_store__check_reports_exactly_and_gc_removes},
 		{"threads_write_and_tag_concurrently", test_store__threads_write_and_tag_concurrently},
