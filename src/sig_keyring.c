@@ -18,6 +18,7 @@
 #include "airlock/pgp.h"
 #include "airlock/ref.h"
 #include "airlock/sig.h"
+#include "airlock/yaml.h"
 
 /* src/keys/redhat-release.asc, compiled in by CMake (src/keys/embed.cmake). */
 extern const uint8_t al_default_keys_data[];
@@ -277,6 +278,42 @@ static int cm_yaml(al_pgp_keyring *kr, const uint8_t *p, size_t n,
 	return rc;
 }
 
+/*
+ * The ConfigMaps (or Lists of them) of a YAML stream through the strict
+ * loader. Returns 0 when the stream loaded (keys added, *found counted),
+ * 1 when the strict loader or the conversion refused it (nothing added),
+ * or a negative status when adding a key failed.
+ */
+static int yaml_docs(al_pgp_keyring *kr, const uint8_t *p, size_t n,
+                     const char *path, size_t *found)
+{
+	al_yaml_node **ydocs = NULL;
+	json_t **docs = NULL;
+	size_t nydocs = 0, i;
+	int rc = 0;
+
+	if (al_yaml_load(&ydocs, &nydocs, p, n, path) < 0)
+		return 1;
+	if (nydocs > 0 && (docs = calloc(nydocs, sizeof(*docs))) == NULL) {
+		rc = al_error_set(AL_ENOMEM, "out of memory");
+		goto out;
+	}
+	for (i = 0; i < nydocs; i++) {
+		if (al_yaml_to_json(&docs[i], ydocs[i]) < 0) {
+			rc = 1;
+			goto out;
+		}
+	}
+	for (i = 0; i < nydocs && rc == 0; i++)
+		rc = cm_keys(kr, docs[i], path, found);
+out:
+	for (i = 0; docs != NULL && i < nydocs; i++)
+		json_decref(docs[i]);
+	free(docs);
+	al_yaml_docs_free(ydocs, nydocs);
+	return rc;
+}
+
 /* 1 when a line of p[0..n) starts with "-----BEGIN PGP" (an armored key,
  * maybe after gpg's listing, as library-go's redhat.txt has it; in a
  * ConfigMap the armor is indented). */
@@ -313,7 +350,11 @@ static int add_bytes(al_pgp_keyring *kr, const uint8_t *p, size_t n,
 	if (p[i] == '{') {
 		if ((rc = al_json_parse(&doc, p, n, path)) == 0)
 			rc = cm_keys(kr, doc, path, &found);
-	} else {
+	} else if ((rc = yaml_docs(kr, p, n, path, &found)) == 1) {
+		/* not for the strict loader (the committed manifest's
+		 * duplicate key): the tolerant reader, from scratch */
+		al_error_clear();
+		found = 0;
 		rc = cm_yaml(kr, p, n, path, &found);
 	}
 	if (rc == 0 && found == 0)

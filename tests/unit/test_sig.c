@@ -809,6 +809,40 @@ static void test_sig__keyring_paths_in_every_form(void)
 		p[0] = json;
 		CU_ASSERT_EQUAL(rh_verify(p, 1, &count), 0);
 	}
+	/* a v1 List of ConfigMaps in YAML (oc get -o yaml of several) */
+	{
+		char list[1024], *text = NULL;
+		size_t i, k = 0;
+		char *ind = malloc(key.len * 2 + 16);
+		snprintf(list, sizeof(list), "%s/list.yaml", tmp);
+		if (ind != NULL) {
+			/* the armor as a literal block, indented 8 */
+			for (i = 0; i < key.len; i++) {
+				if (i == 0 || key.ptr[i - 1] == '\n') {
+					memcpy(ind + k, "        ", 8);
+					k += 8;
+				}
+				ind[k++] = (char)key.ptr[i];
+				if (k + 10 > key.len * 2 + 16)
+					break;
+			}
+			ind[k] = '\0';
+			text =
+			    al_sprintf("apiVersion: v1\nkind: List\nitems:\n"
+			               "- apiVersion: v1\n  kind: ConfigMap\n"
+			               "  data:\n    verifier-public-key-a: "
+			               "|\n%s",
+			               ind);
+		}
+		CU_ASSERT_PTR_NOT_NULL(text);
+		if (text != NULL) {
+			CU_ASSERT_EQUAL(put(list, text), 0);
+			p[0] = list;
+			CU_ASSERT_EQUAL(rh_verify(p, 1, &count), 0);
+		}
+		free(text);
+		free(ind);
+	}
 	/* what is none of these */
 	CU_ASSERT_EQUAL(put(junk, "kind: Secret\ndata:\n  x: y\n"), 0);
 	p[0] = junk;
