@@ -1737,17 +1737,26 @@ out:
 	return rc;
 }
 
-/* The key with k's fingerprint (and, for a subkey, the same primary at
- * index primary) in kr->keys[0..n), or (size_t)-1. */
-static size_t kr_find(const pgp_key *keys, size_t n, const uint8_t *fpr,
-                      int is_sub, size_t primary)
+/* Two copies of one key: the same fingerprint and the same key packet
+ * (fingerprints are SHA-1: equal bytes are required before state is shared).
+ */
+static int same_key(const pgp_key *a, const pgp_key *b)
+{
+	return a->is_sub == b->is_sub && memcmp(a->fpr, b->fpr, 20) == 0 &&
+	       a->body_len == b->body_len &&
+	       memcmp(a->body, b->body, a->body_len) == 0;
+}
+
+/* The copy of k (and, for a subkey, under the primary at index primary) in
+ * keys[0..n), or (size_t)-1. */
+static size_t kr_find(const pgp_key *keys, size_t n, const pgp_key *k,
+                      size_t primary)
 {
 	size_t i;
 
 	for (i = 0; i < n; i++)
-		if (keys[i].is_sub == is_sub &&
-		    memcmp(keys[i].fpr, fpr, 20) == 0 &&
-		    (!is_sub || keys[i].primary == primary))
+		if (same_key(&keys[i], k) &&
+		    (!k->is_sub || keys[i].primary == primary))
 			return i;
 	return (size_t)-1;
 }
@@ -1788,13 +1797,12 @@ static int kr_merge(al_pgp_keyring *kr, al_pgp_keyring *tmp)
 		const pgp_key *k = &tmp->keys[i];
 		size_t prim = k->is_sub ? map[k->primary] : 0;
 
-		j = kr_find(kr->keys, base, k->fpr, k->is_sub, prim);
+		j = kr_find(kr->keys, base, k, prim);
 		if (j == (size_t)-1) {
 			size_t e;
 			for (e = 0; e < i; e++) {
 				const pgp_key *o = &tmp->keys[e];
-				if (o->is_sub == k->is_sub &&
-				    memcmp(o->fpr, k->fpr, 20) == 0 &&
+				if (same_key(o, k) &&
 				    (!k->is_sub || map[o->primary] == prim)) {
 					j = map[e];
 					break;
