@@ -112,4 +112,10 @@ al_run "$T/out" "$T/err" "$AIRLOCK" verify --store "$T/s1" --identity-policy ign
 al_check "verify --store, no --keyring: shipped keys, sample key unknown (exit 1)" test "$AL_RC" = 1
 al_run "$T/out" "$T/err" "$AIRLOCK" verify --store "$T/s1" --identity-policy ignore --keyring "$samples/keys/release.gpg"
 al_check "verify --store with the sample key: verified" test "$AL_RC" = 0
+# The flags exist on every command that checks signatures.
+for c in verify mirror update; do
+	"$AIRLOCK" "$c" --help >"$T/help"
+	al_check "$c --help lists --strict-expiry and --no-default-keys" \
+		bash -c 'grep -q -- --strict-expiry "$1" && grep -q -- --no-default-keys "$1"' _ "$T/help"
+done
 al_finish
