@@ -66,8 +66,8 @@ enum {
 #define SHA1_KEYSIG_CUTOFF 1675209600u
 
 /* Reasons for revocation (RFC 9580 5.2.3.31) that are "soft": the key was
- * superseded or retired, not compromised, so signatures it made before the
- * revocation stay valid. Every other reason, and none, is hard. */
+ * superseded or retired, not compromised (RFC 9580 would keep signatures made
+ * before the revocation; we do not, see key_valid_for). */
 #define REVOKE_SUPERSEDED 1
 #define REVOKE_RETIRED 3
 
@@ -1470,8 +1470,8 @@ static void key_bind(pgp_key *k, const pgp_sig *s, int backsig,
 		k->b = b;
 }
 
-/* Record a verified revocation: hard unless its reason says the key was only
- * superseded or retired (RFC 9580 5.2.3.31). */
+/* Record a verified revocation; its reason (RFC 9580 5.2.3.31) only changes
+ * the message: key_valid_for() refuses the key either way. */
 static void key_revoke(pgp_key *k, const pgp_sig *s)
 {
 	if (s->has_reason &&
@@ -2181,14 +2181,15 @@ static int msg_collect(msg_state *ms, const uint8_t *p, size_t n, int depth)
 }
 
 /*
- * Whether key k could make signature s: a revocation, an expiry or a
- * signature older than the key refuses it. RFC 9580 5.2.3.13 semantics: a
- * key's expiry is compared with the signature's creation time, so a release
- * signed while the key was valid stays valid after the key expired; a soft
- * revocation (superseded, retired) refuses signatures made from its time
- * on; a hard one (no reason, compromised, any other reason) refuses every
- * signature. AL_PGP_STRICT_EXPIRY adds: the key must not be expired at now,
- * and any revocation is hard.
+ * Whether key k could make signature s. RFC 9580 5.2.3.13 semantics for
+ * expiry: a key's expiry is compared with the signature's creation time, so
+ * a release signed while the key was valid stays valid after the key
+ * expired. Any revocation refuses every signature, also a soft one
+ * (superseded, retired) that RFC 9580 5.2.3.31 would let keep older
+ * signatures: golang.org/x/crypto/openpgp, the cluster's verifier, skips
+ * every revoked key (KeysByIdUsage), and a release airlock accepts must be
+ * one the cluster accepts. AL_PGP_STRICT_EXPIRY adds: the key must not be
+ * expired at now.
  */
 static int key_valid_for(const pgp_key *k, const pgp_sig *s, uint64_t now,
                          unsigned flags)
@@ -2197,19 +2198,17 @@ static int key_valid_for(const pgp_key *k, const pgp_sig *s, uint64_t now,
 	uint64_t end = (uint64_t)k->created + k->b.expire;
 	char tb[32], tb2[32];
 
-	if (k->revoked ||
-	    (k->soft_revoked && (flags & AL_PGP_STRICT_EXPIRY) != 0))
+	if (k->revoked)
 		return al_error_set(AL_EVERIFY,
 		                    "%s 0x%016" PRIX64 " is revoked", what,
 		                    k->keyid);
-	if (k->soft_revoked && s->created >= k->soft_rev_at)
-		return al_error_set(AL_EVERIFY,
-		                    "%s 0x%016" PRIX64 " was retired or "
-		                    "superseded on %s, before it made this "
-		                    "signature (%s)",
-		                    what, k->keyid,
-		                    fmt_time(k->soft_rev_at, tb),
-		                    fmt_time(s->created, tb2));
+	if (k->soft_revoked)
+		return al_error_set(
+		    AL_EVERIFY,
+		    "%s 0x%016" PRIX64 " is revoked (superseded "
+		    "or retired on %s: refused for every "
+		    "signature, as the cluster's verifier does)",
+		    what, k->keyid, fmt_time(k->soft_rev_at, tb));
 	if (k->b.expire != 0 && end <= s->created)
 		return al_error_set(AL_EVERIFY,
 		                    "%s 0x%016" PRIX64 " expired on %s, before "

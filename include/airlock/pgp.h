@@ -61,8 +61,7 @@ AL_EXPORT int al_pgp_keyring_add(al_pgp_keyring *kr, const uint8_t *p, size_t n,
 
 /*
  * Keyring flags. AL_PGP_STRICT_EXPIRY: besides being valid when it made the
- * signature, the key must not be expired at verification time, and every
- * revocation counts as hard (also "superseded" and "retired" ones).
+ * signature, the key must not be expired at verification time.
  */
 #define AL_PGP_STRICT_EXPIRY 0x1u
 
@@ -129,9 +128,9 @@ typedef struct al_pgp_result {
  *                    key 0x<16 hex>", the key looked up: by issuer
  *                    fingerprint when present), issuer fingerprint and key
  *                    ID naming different keys, bad signature, SHA-1/MD5
- *                    hash, a key expired or soft-revoked before the
- *                    signature was made (or expired at now, with
- *                    AL_PGP_STRICT_EXPIRY), a hard-revoked key, expired
+ *                    hash, a key expired before the signature was made
+ *                    (or expired at now, with AL_PGP_STRICT_EXPIRY), a
+ *                    revoked key (any reason, whenever it signed), expired
  *                    signature, more than one signature, trailing data
  *   AL_EPARSE        malformed or truncated packets ("truncated packet at
  *                    offset N"), not a signed message
