@@ -4,7 +4,12 @@ file(READ "${IN}" hex HEX)
 string(LENGTH "${hex}" n2)
 math(EXPR n "${n2} / 2")
 string(REGEX REPLACE "([0-9a-f][0-9a-f])" "0x\\1, " bytes "${hex}")
-string(REGEX REPLACE "((0x.., ){12})" "\\1\n\t" bytes "${bytes}")
+# twelve bytes a line (CMake regexes have no {n} repetition)
+set(twelve "")
+foreach(i RANGE 11)
+  string(APPEND twelve "0x.., ")
+endforeach()
+string(REGEX REPLACE "(${twelve})" "\\1\n\t" bytes "${bytes}")
 get_filename_component(name "${IN}" NAME)
 file(WRITE "${OUT}.tmp"
 "/* Generated from src/keys/${name} by src/keys/embed.cmake: do not edit. */
