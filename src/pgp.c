@@ -1700,10 +1700,21 @@ static int kr_add_binary(al_pgp_keyring *kr, const uint8_t *p, size_t n,
 			if (skip || prim == (size_t)-1 || in_uattr)
 				break;
 			if (sig_parse(&s, pk.body, pk.len) < 0) {
+				char why[128];
 				al_log_debug("pgp: '%s': ignoring signature at "
 				             "offset %zu: %s",
 				             what, pk.offset,
 				             al_error_message());
+				/* the key's own self-signature, maybe: if the
+				 * key ends up unusable, this may be why */
+				set_why(
+				    why, sizeof(why),
+				    "a signature on it at offset %zu cannot "
+				    "be used: %s",
+				    pk.offset, al_error_message());
+				key_reject(
+				    &kr->keys[sub != (size_t)-1 ? sub : prim],
+				    why);
 				al_error_clear();
 				break;
 			}

@@ -2055,6 +2055,45 @@ out:
 	crafted_free(&c);
 }
 
+/* A self-signature that cannot be parsed (an unknown critical subpacket)
+ * leaves the key unusable, and the message says why. */
+static void test_pgp__unusable_self_signature_says_why(void)
+{
+	crafted c;
+	al_buf msg = AL_BUF_INIT(1 << 20);
+	al_pgp_keyring *kr = NULL;
+	static const char data[] = "{\"why\":1}";
+	uint8_t *flags;
+
+	if (craft_key(&c, 27) != 0) {
+		CU_FAIL("cannot craft a key");
+		goto out;
+	}
+	CU_ASSERT_EQUAL(craft_v4_message(&msg, &c, (const uint8_t *)data,
+	                                 strlen(data), NULL, 0, 8),
+	                0);
+	/* the self-signature's key flags subpacket becomes critical type 100 */
+	flags = find_bytes(c.keyring.ptr, c.keyring.len, "\x02\x1b\x03", 3);
+	CU_ASSERT_PTR_NOT_NULL(flags);
+	if (flags == NULL)
+		goto out;
+	flags[1] = 0x80 | 100;
+	CU_ASSERT_EQUAL(
+	    al_pgp_keyring_load(&kr, c.keyring.ptr, c.keyring.len, "crit.gpg"),
+	    0);
+	CU_ASSERT_EQUAL(al_pgp_verify(NULL, NULL, kr, msg.ptr, msg.len, 0),
+	                AL_EVERIFY);
+	CU_ASSERT(msg_contains("has no valid self-signature: a signature on "
+	                       "it at offset"));
+	CU_ASSERT(msg_contains("unknown critical subpacket 100"));
+	CU_ASSERT(has_warning(kr, "crit.gpg", "is not usable",
+	                      "unknown critical subpacket 100"));
+out:
+	al_pgp_keyring_free(kr);
+	al_buf_free(&msg);
+	crafted_free(&c);
+}
+
 static void test_pgp__revocation_in_any_added_file_counts(void)
 {
 	al_pgp_keyring *kr = NULL;
@@ -2296,6 +2335,8 @@ static CU_TestInfo tests[] = {
     {"soft_revocation_refuses_older_signatures",
      test_pgp__soft_revocation_refuses_older_signatures},
     {"redhat_release_key_as_copied", test_pgp__redhat_release_key_as_copied},
+    {"unusable_self_signature_says_why",
+     test_pgp__unusable_self_signature_says_why},
     {"issuer_mismatch_names_the_key_looked_up",
      test_pgp__issuer_mismatch_names_the_key_looked_up},
     {"key_expiry_from_most_recent_self_signature",
