@@ -549,9 +549,10 @@ typedef struct pgp_bind {
 	uint32_t expire; /* key expiry, seconds after key creation, 0 never */
 	int has_flags;
 	uint8_t flags;
-	int hash;     /* its hash algorithm (2: SHA-1, for warnings) */
-	int backsig;  /* subkeys: a valid 0x19 back-signature */
-	char uid[96]; /* primary keys: the user ID it certifies, printable */
+	int hash;      /* its hash algorithm (2: SHA-1, for warnings) */
+	int backsig;   /* subkeys: a valid 0x19 back-signature */
+	char uid[96];  /* primary keys: the user ID it certifies, printable */
+	char src[160]; /* the input it came from (messages only) */
 } pgp_bind;
 
 typedef struct pgp_key {
@@ -1447,7 +1448,7 @@ static int bind_better(const pgp_bind *a, const pgp_bind *b)
 /* Record a verified self-signature or binding s (with its back-signature
  * status and the user ID it certifies, may be NULL). */
 static void key_bind(pgp_key *k, const pgp_sig *s, int backsig,
-                     const uint8_t *uid, size_t uidlen)
+                     const uint8_t *uid, size_t uidlen, const char *src)
 {
 	pgp_bind b;
 	size_t i, n = 0;
@@ -1466,6 +1467,7 @@ static void key_bind(pgp_key *k, const pgp_sig *s, int backsig,
 		                 ? (char)uid[i]
 		                 : '?';
 	b.uid[n] = '\0';
+	set_why(b.src, sizeof(b.src), "%s", src != NULL ? src : "keyring");
 	if (bind_better(&b, &k->b))
 		k->b = b;
 }
@@ -1530,7 +1532,7 @@ static int kr_keysig(al_pgp_keyring *kr, size_t prim, size_t sub,
 		                        sizeof(why))) < 0)
 			return rc;
 		if (rc == 1)
-			key_bind(pk, s, 0, NULL, 0);
+			key_bind(pk, s, 0, NULL, 0, pk->src);
 		else
 			key_reject(pk, why);
 		return 0;
@@ -1545,7 +1547,7 @@ static int kr_keysig(al_pgp_keyring *kr, size_t prim, size_t sub,
 		    0)
 			return rc;
 		if (rc == 1)
-			key_bind(pk, s, 0, uid, uidlen);
+			key_bind(pk, s, 0, uid, uidlen, pk->src);
 		else
 			key_reject(pk, why);
 		return 0;
@@ -1591,7 +1593,7 @@ static int kr_keysig(al_pgp_keyring *kr, size_t prim, size_t sub,
 			}
 			al_error_clear();
 		}
-		key_bind(sk, s, backok, NULL, 0);
+		key_bind(sk, s, backok, NULL, 0, pk->src);
 	}
 	return 0;
 }
@@ -1900,7 +1902,7 @@ static int kr_finish(al_pgp_keyring *kr)
 			            "SHA-1 data signatures never are)",
 			            k->is_sub ? "subkey" : "key", fpr,
 			            pk->b.uid[0] ? " \"" : "", pk->b.uid,
-			            pk->b.uid[0] ? "\"" : "", src,
+			            pk->b.uid[0] ? "\"" : "", k->b.src,
 			            k->is_sub ? "binding" : "self-signature",
 			            fmt_time(k->b.at, tb),
 			            k->is_sub ? "binding" : "self-signature"));
