@@ -61,6 +61,35 @@ int al_sig_is_redhat_release(const char *reference)
 	return yes;
 }
 
+int al_sig_any_redhat_release(const char *const *refs, size_t n)
+{
+	size_t i;
+
+	for (i = 0; refs != NULL && i < n; i++)
+		if (al_sig_is_redhat_release(refs[i]))
+			return 1;
+	return 0;
+}
+
+int al_sig_sources_add_redhat(al_sig_source *sources, size_t *n, size_t cap)
+{
+	const char *url = al_sig_redhat_store();
+	size_t i;
+
+	if (sources == NULL || n == NULL || *n >= cap)
+		return 0;
+	for (i = 0; i < *n; i++)
+		if (sources[i].location != NULL &&
+		    strcmp(sources[i].location, url) == 0)
+			return 0;
+	if (al_sig_source_parse(&sources[*n], url) < 0) {
+		al_error_clear();
+		return 0;
+	}
+	(*n)++;
+	return 1;
+}
+
 const char *al_sig_redhat_store(void)
 {
 	const char *env = getenv("AIRLOCK_REDHAT_SIGNATURE_STORE");

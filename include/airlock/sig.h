@@ -179,6 +179,9 @@ AL_EXPORT int al_sig_verify_list(al_sig_info *out, size_t *which,
  * AL_SIG_REDHAT_RELEASE_PREFIX, 0 otherwise (also when it does not parse). */
 AL_EXPORT int al_sig_is_redhat_release(const char *reference);
 
+/* 1 when any of refs[0..n) is al_sig_is_redhat_release. */
+AL_EXPORT int al_sig_any_redhat_release(const char *const *refs, size_t n);
+
 /* The Red Hat signature store to query: $AIRLOCK_REDHAT_SIGNATURE_STORE when
  * set and not empty (tests point it at a loopback server), else
  * AL_SIG_REDHAT_STORE. Static or environment storage: do not free. */
@@ -278,6 +281,15 @@ typedef struct al_sig_source {
  * CONFIGMAP. *out->location borrows s (past "file://").
  */
 AL_EXPORT int al_sig_source_parse(al_sig_source *out, const char *s);
+
+/*
+ * Append Red Hat's signature store (al_sig_redhat_store) to sources[0..*n)
+ * unless it is there already or *n == cap; returns 1 when appended, else
+ * 0. For callers that query it for Red Hat's releases, as airlock mirror
+ * does; the location is borrowed from al_sig_redhat_store().
+ */
+AL_EXPORT int al_sig_sources_add_redhat(al_sig_source *sources, size_t *n,
+                                        size_t cap);
 
 /* --- bounded retrieval ------------------------------------------------ */
 

@@ -890,6 +890,27 @@ static void test_sig__redhat_defaults(void)
 	                0);
 	CU_ASSERT_STRING_EQUAL(al_sig_redhat_store(),
 	                       "http://127.0.0.1:1/sigs");
+	{
+		const char *refs[] = {"quay.io/example/r:1", RH_REF};
+		al_sig_source src[3];
+		size_t n = 0;
+
+		CU_ASSERT_EQUAL(al_sig_any_redhat_release(refs, 1), 0);
+		CU_ASSERT_EQUAL(al_sig_any_redhat_release(refs, 2), 1);
+		CU_ASSERT_EQUAL(al_sig_source_parse(&src[n++], "http://a/s"),
+		                0);
+		CU_ASSERT_EQUAL(al_sig_sources_add_redhat(src, &n, 3), 1);
+		CU_ASSERT_EQUAL(n, 2);
+		CU_ASSERT_EQUAL(src[1].kind, AL_SIG_SOURCE_HTTP);
+		CU_ASSERT_STRING_EQUAL(src[1].location,
+		                       "http://127.0.0.1:1/sigs");
+		/* once only, and never past the capacity */
+		CU_ASSERT_EQUAL(al_sig_sources_add_redhat(src, &n, 3), 0);
+		CU_ASSERT_EQUAL(n, 2);
+		n = 1;
+		CU_ASSERT_EQUAL(al_sig_sources_add_redhat(src, &n, 1), 0);
+		CU_ASSERT_EQUAL(n, 1);
+	}
 	CU_ASSERT_EQUAL(unsetenv("AIRLOCK_REDHAT_SIGNATURE_STORE"), 0);
 }
 

@@ -309,11 +309,9 @@ int cmd_mirror(int argc, char **argv)
 	}
 	/* Red Hat's releases (named, or from channels of the update service)
 	 * are checked against the shipped keys when no keyring is given */
-	if (nkeyrings == 0 && !no_default_keys) {
-		want_defaults = cfg != NULL && cfg->nchannels > 0;
-		for (i = 0; i < nreleases; i++)
-			want_defaults |= al_sig_is_redhat_release(releases[i]);
-	}
+	if (nkeyrings == 0 && !no_default_keys)
+		want_defaults = (cfg != NULL && cfg->nchannels > 0) ||
+		                al_sig_any_redhat_release(releases, nreleases);
 	if (nkeyrings == 0 && !want_defaults && !allow_unsigned &&
 	    (nreleases > 0 || (cfg != NULL && cfg->nchannels > 0))) {
 		code = cli_usage_error(
@@ -397,16 +395,9 @@ int cmd_mirror(int argc, char **argv)
 	if (kr != NULL && !no_default_store) {
 		/* Red Hat's published signature store, besides the configured
 		 * ones, when a release is Red Hat's (docs/signatures.md) */
-		int redhat = 0, dup = 0;
-		const char *url = al_sig_redhat_store();
-		for (i = 0; i < nreleases; i++)
-			redhat |= al_sig_is_redhat_release(releases[i]);
-		for (i = 0; i < sig.nsources; i++)
-			dup |= strcmp(sources[i].location, url) == 0;
-		if (redhat && !dup &&
-		    al_sig_source_parse(&sources[sig.nsources], url) == 0)
-			sig.nsources++;
-		al_error_clear();
+		if (al_sig_any_redhat_release(releases, nreleases))
+			al_sig_sources_add_redhat(sources, &sig.nsources,
+			                          nsigstores + 1);
 	}
 	if (kr == NULL && nreleases > 0)
 		al_log_warn("release signatures are not checked (no "
