@@ -107,6 +107,36 @@ al_check "no --keyring: the sample's key is unknown to the shipped keys" grep -q
 al_run "$T/out" "$T/err" "$AIRLOCK" mirror --config "$T/rh.yaml" --store "$T/s4" --no-default-keys
 al_check "--no-default-keys and no --keyring: usage error" test "$AL_RC" = 2
 
+# Channels whose update service names releases elsewhere: the shipped keys do not apply.
+cat >"$T/graph.json" <<JSON
+{"nodes": [{"version": "4.14.1", "payload": "quay.io/airlock-samples/release@sha256:$shex", "metadata": {}}],
+ "edges": [], "conditionalEdges": []}
+JSON
+cat >"$T/ch.yaml" <<YAML
+kind: ImageSetConfiguration
+apiVersion: mirror.openshift.io/v2alpha1
+mirror:
+  platform:
+    channels:
+    - name: stable-4.14
+      minVersion: 4.14.1
+      maxVersion: 4.14.1
+airlock:
+  sources:
+  - prefix: quay.io/airlock-samples
+    location: oci:$samples/layout
+YAML
+al_run "$T/out" "$T/err" "$AIRLOCK" mirror --config "$T/ch.yaml" --graph-file "$T/graph.json" --store "$T/s5"
+cat "$T/err"
+al_check "channels naming other releases, no --keyring: usage error (exit 2)" test "$AL_RC" = 2
+al_check "... saying the shipped keys do not apply" grep -q "not under quay.io/openshift-release-dev" "$T/err"
+asked=$(curl -s "http://$S/_log" | wc -l)
+al_run "$T/out" "$T/err" "$AIRLOCK" mirror --config "$T/ch.yaml" --graph-file "$T/graph.json" --store "$T/s6" \
+	--keyring "$samples/keys/release.gpg" --signature-store "$samples/signatures" --identity-policy ignore
+al_check "the same channels with --keyring: verified (exit 0)" test "$AL_RC" = 0
+al_check "Red Hat's store is not asked for releases that are not Red Hat's" \
+	test "$(curl -s "http://$S/_log" | wc -l)" = "$asked"
+
 # verify --store: the release recorded from quay.io/openshift-release-dev takes the shipped keys.
 al_run "$T/out" "$T/err" "$AIRLOCK" verify --store "$T/s1" --identity-policy ignore
 al_check "verify --store, no --keyring: shipped keys, sample key unknown (exit 1)" test "$AL_RC" = 1

@@ -123,6 +123,39 @@ static int push_str(const char ***list, size_t *n, const char *s)
 	return 0;
 }
 
+/*
+ * The trusted keys (keyrings, or the shipped Red Hat keys when there are
+ * none) and the signature sources, with one spare slot for Red Hat's store.
+ */
+static int load_trust(al_pgp_keyring **kr, al_sig_source **sources,
+                      const char **keyrings, size_t nkeyrings, unsigned kflags,
+                      const char **sigstores, size_t nsigstores,
+                      al_mirror_sig_opts *sig)
+{
+	size_t i;
+
+	if (al_sig_keyring_load_paths(kr, keyrings, nkeyrings, kflags) < 0) {
+		cli_error("%s", al_error_message());
+		return EXIT_USAGE;
+	}
+	for (i = 0; i < al_pgp_keyring_warning_count(*kr); i++)
+		cli_warn("%s", al_pgp_keyring_warning(*kr, i));
+	if ((*sources = calloc(nsigstores + 1, sizeof(**sources))) == NULL) {
+		cli_error("out of memory");
+		return EXIT_RUNTIME;
+	}
+	for (i = 0; i < nsigstores; i++) {
+		if (al_sig_source_parse(&(*sources)[i], sigstores[i]) < 0)
+			return cli_usage_error(
+			    "mirror", "signature store '%s': %s", sigstores[i],
+			    al_error_message());
+	}
+	sig->keyring = *kr;
+	sig->sources = *sources;
+	sig->nsources = nsigstores;
+	return EXIT_OK;
+}
+
 int cmd_mirror(int argc, char **argv)
 {
 	static const struct option longopts[] = {
@@ -323,33 +356,13 @@ int cmd_mirror(int argc, char **argv)
 	}
 	if ((code = cli_common_start(&c)) != EXIT_OK)
 		goto out;
-	if (nkeyrings > 0 || want_defaults) {
-		/* no paths: the shipped Red Hat keys */
-		if ((rc = al_sig_keyring_load_paths(&kr, keyrings, nkeyrings,
-		                                    kflags)) < 0) {
-			cli_error("%s", al_error_message());
-			code = EXIT_USAGE;
-			goto out;
-		}
-		for (i = 0; i < al_pgp_keyring_warning_count(kr); i++)
-			cli_warn("%s", al_pgp_keyring_warning(kr, i));
-		/* one spare slot: Red Hat's store, added below */
-		sources = calloc(nsigstores + 1, sizeof(*sources));
-		if (sources == NULL)
-			goto oom;
-		for (i = 0; i < nsigstores; i++) {
-			if ((rc = al_sig_source_parse(&sources[i],
-			                              sigstores[i])) < 0) {
-				code = cli_usage_error(
-				    "mirror", "signature store '%s': %s",
-				    sigstores[i], al_error_message());
-				goto out;
-			}
-		}
-		sig.keyring = kr;
-		sig.sources = sources;
-		sig.nsources = nsigstores;
-	}
+	/* the shipped keys for channels wait until the channels named their
+	 * releases: another update service's are not Red Hat's */
+	if ((nkeyrings > 0 || (want_defaults && al_sig_any_redhat_release(
+	                                            releases, nreleases))) &&
+	    (code = load_trust(&kr, &sources, keyrings, nkeyrings, kflags,
+	                       sigstores, nsigstores, &sig)) != EXIT_OK)
+		goto out;
 	sig.allow_unsigned = allow_unsigned;
 	sig.require_all = require_all;
 	if ((rc = al_store_open(&store, store_path, &so)) < 0) {
@@ -383,6 +396,19 @@ int cmd_mirror(int argc, char **argv)
 		code = cli_usage_error(
 		    "mirror",
 		    "nothing to mirror: the channels selected no release");
+		goto out;
+	}
+	if (kr == NULL && want_defaults &&
+	    al_sig_any_redhat_release(releases, nreleases) &&
+	    (code = load_trust(&kr, &sources, keyrings, nkeyrings, kflags,
+	                       sigstores, nsigstores, &sig)) != EXIT_OK)
+		goto out;
+	if (kr == NULL && !allow_unsigned && nreleases > 0) {
+		code = cli_usage_error(
+		    "mirror", "no trusted keys for releases not under "
+		              "quay.io/openshift-release-dev: give --keyring "
+		              "(or airlock.signatures.keyrings), or "
+		              "--allow-unsigned");
 		goto out;
 	}
 	to.platform = platform;
