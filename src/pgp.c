@@ -1,5 +1,6 @@
 /* pgp.c: OpenPGP packets, keyrings, verification on OpenSSL 3 and zlib. */
 #include <inttypes.h>
+#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -58,6 +59,17 @@ enum {
 };
 
 #define KEYFLAG_SIGN 0x02
+
+/* 2023-02-01 00:00:00 UTC: SHA-1 self-signatures and bindings made before it
+ * are still accepted (RFC 9580 9.5, what gpg and the CVO accept); never a
+ * SHA-1 data signature. */
+#define SHA1_KEYSIG_CUTOFF 1675209600u
+
+/* Reasons for revocation (RFC 9580 5.2.3.31) that are "soft": the key was
+ * superseded or retired, not compromised (RFC 9580 would keep signatures made
+ * before the revocation; we do not, see key_valid_for). */
+#define REVOKE_SUPERSEDED 1
+#define REVOKE_RETIRED 3
 
 /* ---------------------------------------------------------------- utils */
 
@@ -525,6 +537,24 @@ static int looks_armored(const uint8_t *p, size_t n)
 
 /* ------------------------------------------------------------- keys */
 
+/*
+ * The self-signature (primary key) or binding (subkey) that decides a key's
+ * expiry and flags: of all that verified, the most recent (RFC 9580
+ * 5.2.3.10); bind_better() breaks ties so that the choice never depends on
+ * the order keys were read in.
+ */
+typedef struct pgp_bind {
+	int ok;          /* one verified */
+	uint64_t at;     /* its creation time */
+	uint32_t expire; /* key expiry, seconds after key creation, 0 never */
+	int has_flags;
+	uint8_t flags;
+	int hash;      /* its hash algorithm (2: SHA-1, for warnings) */
+	int backsig;   /* subkeys: a valid 0x19 back-signature */
+	char uid[96];  /* primary keys: the user ID it certifies, printable */
+	char src[160]; /* the input it came from (messages only) */
+} pgp_bind;
+
 typedef struct pgp_key {
 	int algo;
 	uint32_t created;
@@ -536,24 +566,27 @@ typedef struct pgp_key {
 	int rsa_bytes;  /* modulus size for RSA */
 	size_t primary; /* index of the primary key (itself for a primary) */
 	int is_sub;
-	int bound;         /* a self-signature / binding verified */
-	uint64_t bound_at; /* creation time of the most recent one */
-	uint32_t expire;   /* seconds after creation, 0 never */
-	int has_flags;
-	uint8_t flags;
-	int backsig; /* subkeys: a valid 0x19 back-signature */
-	int revoked;
-	char why[96]; /* why a key is unusable, for messages */
+	pgp_bind b;
+	int revoked;          /* a hard revocation verified */
+	int soft_revoked;     /* a soft one (superseded, retired) verified */
+	uint64_t soft_rev_at; /* the earliest soft revocation's time */
+	char *src;            /* the first input it was read from (messages) */
+	char reject[128];     /* why a self-signature / binding was refused */
+	char why[256];        /* why the key is unusable, for messages */
 } pgp_key;
 
 struct al_pgp_keyring {
 	pgp_key *keys;
 	size_t n, cap;
+	unsigned flags;
+	char **warn; /* warnings about the keys, rebuilt by every add */
+	size_t nwarn;
 };
 
 static void key_clear(pgp_key *k)
 {
 	free(k->body);
+	free(k->src);
 	EVP_PKEY_free(k->pkey);
 	memset(k, 0, sizeof(*k));
 }
@@ -804,6 +837,8 @@ typedef struct pgp_sig {
 	uint8_t issuer_fpr[20];
 	int has_flags;
 	uint8_t flags;
+	int has_reason;
+	uint8_t reason; /* reason for revocation */
 	const uint8_t *
 	    hashed; /* v4: version..end of hashed subpackets; v3: type + time */
 	size_t hashed_len;
@@ -918,6 +953,12 @@ static int parse_subpackets(pgp_sig *s, const uint8_t *p, size_t n, int hashed)
 			if (hashed && dl >= 1) {
 				s->flags = d[0];
 				s->has_flags = 1;
+			}
+			break;
+		case 29:
+			if (hashed && dl >= 1) {
+				s->reason = d[0];
+				s->has_reason = 1;
 			}
 			break;
 		case 32:
@@ -1062,17 +1103,17 @@ static int hash_key(EVP_MD_CTX *md, const pgp_key *k)
 }
 
 /*
- * Start hashing for s: checks the hash algorithm (MD5/SHA-1 refused except
- * SHA-1 in revocations).
+ * Start hashing for s: checks the hash algorithm (MD5 refused, SHA-1 only
+ * when sha1_ok).
  */
-static int hash_begin(EVP_MD_CTX **out, const pgp_sig *s, const hash_info **hi)
+static int hash_begin(EVP_MD_CTX **out, const pgp_sig *s, const hash_info **hi,
+                      int sha1_ok)
 {
 	EVP_MD_CTX *md = NULL;
 	EVP_MD *alg = NULL;
-	int rc, revocation = s->type == SIG_KEY_REVOCATION ||
-	                     s->type == SIG_SUBKEY_REVOCATION;
+	int rc;
 
-	if ((rc = hash_lookup(hi, s->hashalgo, revocation)) < 0)
+	if ((rc = hash_lookup(hi, s->hashalgo, sha1_ok)) < 0)
 		return rc;
 	alg = EVP_MD_fetch(NULL, (*hi)->ossl, NULL);
 	md = EVP_MD_CTX_new();
@@ -1205,21 +1246,57 @@ out:
 	return ok;
 }
 
+/* printf into a fixed buffer, truncating; NULL buf is a no-op. */
+#if defined(__GNUC__)
+__attribute__((format(printf, 3, 4)))
+#endif
+static void
+set_why(char *buf, size_t n, const char *fmt, ...)
+{
+	va_list ap;
+	int k;
+
+	if (buf == NULL || n == 0)
+		return;
+	va_start(ap, fmt);
+	k = vsnprintf(buf, n, fmt, ap);
+	va_end(ap);
+	if (k < 0)
+		buf[0] = '\0';
+}
+
 /*
  * Verify a key signature s by signer over primary [+ subkey | + uid].
  * Returns 1 valid, 0 invalid or unusable (weak hash...), <0 on a real error.
+ * On 0, why[0..whylen) (may be NULL) says which hash or check failed;
+ * kind names the signature in it ("self-signature", "binding signature").
+ * SHA-1 is admitted for revocations (a forged one can only take trust away)
+ * and for self-signatures and bindings made before SHA1_KEYSIG_CUTOFF.
  */
 static int verify_keysig(const pgp_sig *s, const pgp_key *signer,
                          const pgp_key *primary, const pgp_key *sub,
-                         const uint8_t *uid, size_t uidlen)
+                         const uint8_t *uid, size_t uidlen, const char *kind,
+                         char *why, size_t whylen)
 {
 	const hash_info *hi;
 	EVP_MD_CTX *md = NULL;
 	uint8_t hash[EVP_MAX_MD_SIZE];
 	size_t hlen = 0;
-	int rc;
+	char tb[32];
+	int rc, sha1_ok = s->type == SIG_KEY_REVOCATION ||
+	                  s->type == SIG_SUBKEY_REVOCATION ||
+	                  (s->has_created && s->created < SHA1_KEYSIG_CUTOFF);
 
-	if (hash_begin(&md, s, &hi) < 0) {
+	if (hash_begin(&md, s, &hi, sha1_ok) < 0) {
+		if (s->hashalgo == 2)
+			set_why(
+			    why, whylen,
+			    "its %s uses SHA-1 and was made on %s (SHA-1 is "
+			    "accepted only before 2023-02-01)",
+			    kind, fmt_time(s->created, tb));
+		else
+			set_why(why, whylen, "its %s: %s", kind,
+			        al_error_message());
 		al_log_debug("pgp: ignoring key signature: %s",
 		             al_error_message());
 		al_error_clear();
@@ -1244,6 +1321,9 @@ static int verify_keysig(const pgp_sig *s, const pgp_key *signer,
 	if ((rc = hash_finish(md, s, hash, &hlen)) < 0)
 		goto out;
 	rc = verify_raw(signer, s, hi, hash, hlen);
+	if (rc == 0)
+		set_why(why, whylen, "its %s %s does not verify", hi->name,
+		        kind);
 out:
 	EVP_MD_CTX_free(md);
 	return rc;
@@ -1261,6 +1341,17 @@ int al_pgp_keyring_new(al_pgp_keyring **out)
 	return 0;
 }
 
+static void warn_clear(al_pgp_keyring *kr)
+{
+	size_t i;
+
+	for (i = 0; i < kr->nwarn; i++)
+		free(kr->warn[i]);
+	free(kr->warn);
+	kr->warn = NULL;
+	kr->nwarn = 0;
+}
+
 void al_pgp_keyring_free(al_pgp_keyring *kr)
 {
 	size_t i;
@@ -1270,6 +1361,7 @@ void al_pgp_keyring_free(al_pgp_keyring *kr)
 	for (i = 0; i < kr->n; i++)
 		key_clear(&kr->keys[i]);
 	free(kr->keys);
+	warn_clear(kr);
 	free(kr);
 }
 
@@ -1278,36 +1370,128 @@ size_t al_pgp_keyring_count(const al_pgp_keyring *kr)
 	return kr != NULL ? kr->n : 0;
 }
 
-static int kr_push(al_pgp_keyring *kr, pgp_key *k)
+void al_pgp_keyring_set_flags(al_pgp_keyring *kr, unsigned flags)
 {
-	if (kr->n >= AL_PGP_MAX_KEYS)
+	if (kr != NULL)
+		kr->flags = flags;
+}
+
+size_t al_pgp_keyring_warning_count(const al_pgp_keyring *kr)
+{
+	return kr != NULL ? kr->nwarn : 0;
+}
+
+const char *al_pgp_keyring_warning(const al_pgp_keyring *kr, size_t i)
+{
+	return kr != NULL && i < kr->nwarn ? kr->warn[i] : NULL;
+}
+
+static int kr_reserve(al_pgp_keyring *kr, size_t more)
+{
+	size_t cap;
+	pgp_key *nk;
+
+	if (more > AL_PGP_MAX_KEYS || kr->n > AL_PGP_MAX_KEYS - more)
 		return al_error_set(AL_ELIMIT,
 		                    "keyring holds more than %d keys",
 		                    AL_PGP_MAX_KEYS);
-	if (kr->n == kr->cap) {
-		size_t cap = kr->cap ? kr->cap * 2 : 8;
-		pgp_key *nk = realloc(kr->keys, cap * sizeof(*nk));
-		if (nk == NULL)
-			return al_error_set(AL_ENOMEM, "out of memory");
-		kr->keys = nk;
-		kr->cap = cap;
-	}
+	if (kr->n + more <= kr->cap)
+		return 0;
+	cap = kr->cap ? kr->cap : 8;
+	while (cap < kr->n + more)
+		cap *= 2;
+	nk = realloc(kr->keys, cap * sizeof(*nk));
+	if (nk == NULL)
+		return al_error_set(AL_ENOMEM, "out of memory");
+	kr->keys = nk;
+	kr->cap = cap;
+	return 0;
+}
+
+static int kr_push(al_pgp_keyring *kr, pgp_key *k)
+{
+	int rc;
+
+	if ((rc = kr_reserve(kr, 1)) < 0)
+		return rc;
 	kr->keys[kr->n++] = *k;
 	memset(k, 0, sizeof(*k));
 	return 0;
 }
 
-/* Record a verified self-signature or binding: the most recent one decides
- * expiry and flags (RFC 4880 5.2.3.3). */
-static void key_bind(pgp_key *k, const pgp_sig *s)
+/*
+ * 1 when binding a should replace b: the more recent one wins (RFC 9580
+ * 5.2.3.10); equal times are decided by fixed preferences (not SHA-1, a
+ * back-signature, the longer validity, then the bytes) so that merged copies
+ * give the same key whatever their order.
+ */
+static int bind_better(const pgp_bind *a, const pgp_bind *b)
 {
-	if (k->bound && s->created < k->bound_at)
+	if (!a->ok || !b->ok)
+		return a->ok && !b->ok;
+	if (a->at != b->at)
+		return a->at > b->at;
+	if ((a->hash == 2) != (b->hash == 2))
+		return b->hash == 2;
+	if (a->backsig != b->backsig)
+		return a->backsig;
+	if (a->expire != b->expire)
+		return a->expire == 0 ||
+		       (b->expire != 0 && a->expire > b->expire);
+	if (a->has_flags != b->has_flags)
+		return a->has_flags < b->has_flags;
+	if (a->flags != b->flags)
+		return a->flags > b->flags;
+	return strcmp(a->uid, b->uid) < 0;
+}
+
+/* Record a verified self-signature or binding s (with its back-signature
+ * status and the user ID it certifies, may be NULL). */
+static void key_bind(pgp_key *k, const pgp_sig *s, int backsig,
+                     const uint8_t *uid, size_t uidlen, const char *src)
+{
+	pgp_bind b;
+	size_t i, n = 0;
+
+	memset(&b, 0, sizeof(b));
+	b.ok = 1;
+	b.at = s->created;
+	b.expire = s->has_key_expire ? s->key_expire : 0;
+	b.has_flags = s->has_flags;
+	b.flags = s->flags;
+	b.hash = s->hashalgo;
+	b.backsig = backsig;
+	/* untrusted bytes: keep them printable for messages */
+	for (i = 0; uid != NULL && i < uidlen && n + 1 < sizeof(b.uid); i++)
+		b.uid[n++] = uid[i] >= 0x20 && uid[i] < 0x7f && uid[i] != '"'
+		                 ? (char)uid[i]
+		                 : '?';
+	b.uid[n] = '\0';
+	set_why(b.src, sizeof(b.src), "%s", src != NULL ? src : "keyring");
+	if (bind_better(&b, &k->b))
+		k->b = b;
+}
+
+/* Record a verified revocation; its reason (RFC 9580 5.2.3.31) only changes
+ * the message: key_valid_for() refuses the key either way. */
+static void key_revoke(pgp_key *k, const pgp_sig *s)
+{
+	if (s->has_reason &&
+	    (s->reason == REVOKE_SUPERSEDED || s->reason == REVOKE_RETIRED)) {
+		if (!k->soft_revoked || s->created < k->soft_rev_at)
+			k->soft_rev_at = s->created;
+		k->soft_revoked = 1;
 		return;
-	k->bound = 1;
-	k->bound_at = s->created;
-	k->expire = s->has_key_expire ? s->key_expire : 0;
-	k->has_flags = s->has_flags;
-	k->flags = s->flags;
+	}
+	k->revoked = 1;
+}
+
+/* Keep the first reason a self-signature of a not yet valid key was refused.
+ */
+static void key_reject(pgp_key *k, const char *why)
+{
+	if (!k->b.ok && k->reject[0] == '\0')
+		set_why(k->reject, sizeof(k->reject), "%s", why);
 }
 
 /* The issuer, when named, must be the expected key. */
@@ -1326,24 +1510,31 @@ static int kr_keysig(al_pgp_keyring *kr, size_t prim, size_t sub,
 {
 	pgp_key *pk = &kr->keys[prim];
 	pgp_key *sk = sub != (size_t)-1 ? &kr->keys[sub] : NULL;
+	char why[128];
 	int rc;
 
+	why[0] = '\0';
 	if (s->type == SIG_KEY_REVOCATION) {
 		if (!sig_from(s, pk))
 			return 0;
-		if ((rc = verify_keysig(s, pk, pk, NULL, NULL, 0)) < 0)
+		if ((rc = verify_keysig(s, pk, pk, NULL, NULL, 0, "revocation",
+		                        NULL, 0)) < 0)
 			return rc;
 		if (rc == 1)
-			pk->revoked = 1;
+			key_revoke(pk, s);
 		return 0;
 	}
 	if (s->type == SIG_DIRECT_KEY && sk == NULL && uid == NULL) {
 		if (!sig_from(s, pk) || s->version != 4)
 			return 0;
-		if ((rc = verify_keysig(s, pk, pk, NULL, NULL, 0)) < 0)
+		if ((rc = verify_keysig(s, pk, pk, NULL, NULL, 0,
+		                        "direct-key signature", why,
+		                        sizeof(why))) < 0)
 			return rc;
 		if (rc == 1)
-			key_bind(pk, s);
+			key_bind(pk, s, 0, NULL, 0, pk->src);
+		else
+			key_reject(pk, why);
 		return 0;
 	}
 	if (s->type >= SIG_CERT_FIRST && s->type <= SIG_CERT_LAST &&
@@ -1351,10 +1542,14 @@ static int kr_keysig(al_pgp_keyring *kr, size_t prim, size_t sub,
 		if (!sig_from(s, pk) || !s->has_created)
 			return 0; /* a third-party certification: not our
 			             business */
-		if ((rc = verify_keysig(s, pk, pk, NULL, uid, uidlen)) < 0)
+		if ((rc = verify_keysig(s, pk, pk, NULL, uid, uidlen,
+		                        "self-signature", why, sizeof(why))) <
+		    0)
 			return rc;
 		if (rc == 1)
-			key_bind(pk, s);
+			key_bind(pk, s, 0, uid, uidlen, pk->src);
+		else
+			key_reject(pk, why);
 		return 0;
 	}
 	if (sk == NULL)
@@ -1362,10 +1557,11 @@ static int kr_keysig(al_pgp_keyring *kr, size_t prim, size_t sub,
 	if (s->type == SIG_SUBKEY_REVOCATION) {
 		if (!sig_from(s, pk))
 			return 0;
-		if ((rc = verify_keysig(s, pk, pk, sk, NULL, 0)) < 0)
+		if ((rc = verify_keysig(s, pk, pk, sk, NULL, 0, "revocation",
+		                        NULL, 0)) < 0)
 			return rc;
 		if (rc == 1)
-			sk->revoked = 1;
+			key_revoke(sk, s);
 		return 0;
 	}
 	if (s->type == SIG_SUBKEY_BINDING) {
@@ -1374,10 +1570,14 @@ static int kr_keysig(al_pgp_keyring *kr, size_t prim, size_t sub,
 
 		if (!sig_from(s, pk) || !s->has_created)
 			return 0;
-		if ((rc = verify_keysig(s, pk, pk, sk, NULL, 0)) < 0)
+		if ((rc = verify_keysig(s, pk, pk, sk, NULL, 0,
+		                        "binding signature", why,
+		                        sizeof(why))) < 0)
 			return rc;
-		if (rc != 1)
+		if (rc != 1) {
+			key_reject(sk, why);
 			return 0;
+		}
 		if (s->embedded != NULL) {
 			/* the 0x19 back-signature: the subkey agrees to act for
 			 * the primary */
@@ -1386,16 +1586,14 @@ static int kr_keysig(al_pgp_keyring *kr, size_t prim, size_t sub,
 			    back.type == SIG_PRIMARY_BINDING &&
 			    sig_from(&back, sk)) {
 				if ((rc = verify_keysig(&back, sk, pk, sk, NULL,
-				                        0)) < 0)
+				                        0, "back-signature",
+				                        NULL, 0)) < 0)
 					return rc;
 				backok = rc == 1;
 			}
 			al_error_clear();
 		}
-		if (!sk->bound || s->created >= sk->bound_at) {
-			key_bind(sk, s);
-			sk->backsig = backok;
-		}
+		key_bind(sk, s, backok, NULL, 0, pk->src);
 	}
 	return 0;
 }
@@ -1471,6 +1669,12 @@ static int kr_add_binary(al_pgp_keyring *kr, const uint8_t *p, size_t n,
 				goto out;
 			}
 			k.is_sub = pk.tag == TAG_PUBSUBKEY;
+			if (pk.tag == TAG_PUBKEY &&
+			    (k.src = al_strdup(what)) == NULL) {
+				key_clear(&k);
+				rc = al_error_set(AL_ENOMEM, "out of memory");
+				goto out;
+			}
 			if (pk.tag == TAG_PUBKEY) {
 				skip = 0;
 				k.primary = kr->n;
@@ -1498,10 +1702,21 @@ static int kr_add_binary(al_pgp_keyring *kr, const uint8_t *p, size_t n,
 			if (skip || prim == (size_t)-1 || in_uattr)
 				break;
 			if (sig_parse(&s, pk.body, pk.len) < 0) {
+				char why[128];
 				al_log_debug("pgp: '%s': ignoring signature at "
 				             "offset %zu: %s",
 				             what, pk.offset,
 				             al_error_message());
+				/* the key's own self-signature, maybe: if the
+				 * key ends up unusable, this may be why */
+				set_why(
+				    why, sizeof(why),
+				    "a signature on it at offset %zu cannot "
+				    "be used: %s",
+				    pk.offset, al_error_message());
+				key_reject(
+				    &kr->keys[sub != (size_t)-1 ? sub : prim],
+				    why);
 				al_error_clear();
 				break;
 			}
@@ -1535,35 +1750,180 @@ out:
 	return rc;
 }
 
-/* Mark why each new key is unusable (for messages at verify time). */
-static void kr_finish(al_pgp_keyring *kr, size_t from)
+/* Two copies of one key: the same fingerprint and the same key packet
+ * (fingerprints are SHA-1: equal bytes are required before state is shared).
+ */
+static int same_key(const pgp_key *a, const pgp_key *b)
+{
+	return a->is_sub == b->is_sub && memcmp(a->fpr, b->fpr, 20) == 0 &&
+	       a->body_len == b->body_len &&
+	       memcmp(a->body, b->body, a->body_len) == 0;
+}
+
+/* The copy of k (and, for a subkey, under the primary at index primary) in
+ * keys[0..n), or (size_t)-1. */
+static size_t kr_find(const pgp_key *keys, size_t n, const pgp_key *k,
+                      size_t primary)
 {
 	size_t i;
-	int n;
 
-	for (i = from; i < kr->n; i++) {
-		pgp_key *k = &kr->keys[i];
-		if (k->bound)
-			continue;
-		n = snprintf(k->why, sizeof(k->why),
-		             k->is_sub ? "subkey 0x%016" PRIX64
-		                         " has no valid binding signature"
-		                       : "key 0x%016" PRIX64
-		                         " has no valid self-signature",
-		             k->keyid);
-		if (n < 0 || (size_t)n >= sizeof(k->why))
-			k->why[0] = '\0';
-		al_log_debug("pgp: %s", k->why);
+	for (i = 0; i < n; i++)
+		if (same_key(&keys[i], k) &&
+		    (!k->is_sub || keys[i].primary == primary))
+			return i;
+	return (size_t)-1;
+}
+
+/* Fold copy 'from' of a key into 'into' as gpg merges copies: the union of
+ * their verified self-signatures (the best one decides) and revocations. */
+static void key_merge(pgp_key *into, const pgp_key *from)
+{
+	if (bind_better(&from->b, &into->b))
+		into->b = from->b;
+	into->revoked |= from->revoked;
+	if (from->soft_revoked &&
+	    (!into->soft_revoked || from->soft_rev_at < into->soft_rev_at)) {
+		into->soft_revoked = 1;
+		into->soft_rev_at = from->soft_rev_at;
 	}
+	if (into->reject[0] == '\0')
+		memcpy(into->reject, from->reject, sizeof(into->reject));
+}
+
+/*
+ * Move the keys of tmp (one input, as parsed) into kr, merging each key
+ * that kr already holds (same fingerprint; a subkey under the same primary)
+ * and the copies within tmp. Fails (AL_ELIMIT, AL_ENOMEM) before changing
+ * kr, or not at all.
+ */
+static int kr_merge(al_pgp_keyring *kr, al_pgp_keyring *tmp)
+{
+	size_t *map = NULL, i, j, nnew = 0, base = kr->n;
+	int rc;
+
+	if (tmp->n == 0)
+		return 0;
+	if ((map = calloc(tmp->n, sizeof(*map))) == NULL)
+		return al_error_set(AL_ENOMEM, "out of memory");
+	/* where each key of tmp goes: an existing entry, or a new one */
+	for (i = 0; i < tmp->n; i++) {
+		const pgp_key *k = &tmp->keys[i];
+		size_t prim = k->is_sub ? map[k->primary] : 0;
+
+		j = kr_find(kr->keys, base, k, prim);
+		if (j == (size_t)-1) {
+			size_t e;
+			for (e = 0; e < i; e++) {
+				const pgp_key *o = &tmp->keys[e];
+				if (same_key(o, k) &&
+				    (!k->is_sub || map[o->primary] == prim)) {
+					j = map[e];
+					break;
+				}
+			}
+		}
+		if (j == (size_t)-1)
+			j = base + nnew++;
+		map[i] = j;
+	}
+	if ((rc = kr_reserve(kr, nnew)) < 0)
+		goto out;
+	for (i = 0; i < tmp->n; i++) {
+		pgp_key *k = &tmp->keys[i];
+		if (map[i] < kr->n) {
+			key_merge(&kr->keys[map[i]], k);
+			continue;
+		}
+		k->primary = k->is_sub ? map[k->primary] : map[i];
+		kr->keys[kr->n++] = *k;
+		memset(k, 0, sizeof(*k));
+	}
+	rc = 0;
+out:
+	free(map);
+	return rc;
+}
+
+static int warn_add(al_pgp_keyring *kr, char *msg)
+{
+	char **grown;
+
+	if (msg == NULL)
+		return al_error_set(AL_ENOMEM, "out of memory");
+	grown = realloc(kr->warn, (kr->nwarn + 1) * sizeof(*grown));
+	if (grown == NULL) {
+		free(msg);
+		return al_error_set(AL_ENOMEM, "out of memory");
+	}
+	kr->warn = grown;
+	kr->warn[kr->nwarn++] = msg;
+	return 0;
+}
+
+/*
+ * Say why each key is unusable (for messages at verify time) and rebuild the
+ * warnings: keys that are unusable, and keys valid only through a SHA-1
+ * self-signature or binding (accepted because it predates 2023-02-01).
+ */
+static int kr_finish(al_pgp_keyring *kr)
+{
+	char fpr[41], tb[32];
+	size_t i;
+	int rc;
+
+	warn_clear(kr);
+	for (i = 0; i < kr->n; i++) {
+		pgp_key *k = &kr->keys[i];
+		const pgp_key *pk = &kr->keys[k->primary];
+		const char *src = pk->src != NULL ? pk->src : "keyring";
+
+		hex_upper(fpr, k->fpr, 20);
+		k->why[0] = '\0';
+		if (!k->b.ok) {
+			set_why(k->why, sizeof(k->why),
+			        "%s 0x%016" PRIX64 " has no valid %s%s%s",
+			        k->is_sub ? "subkey" : "key", k->keyid,
+			        k->is_sub ? "binding signature"
+			                  : "self-signature",
+			        k->reject[0] ? ": " : "", k->reject);
+			al_log_debug("pgp: %s", k->why);
+			/* encryption subkeys never sign: not worth a warning */
+			if (k->pkey == NULL)
+				continue;
+			rc = warn_add(kr, al_sprintf("key %s from '%s' is not "
+			                             "usable: %s",
+			                             fpr, src, k->why));
+		} else if (k->b.hash == 2) {
+			rc = warn_add(
+			    kr, al_sprintf(
+			            "%s %s%s%s%s from '%s': accepted with a "
+			            "SHA-1 %s made on %s (SHA-1 %ss are "
+			            "accepted when made before 2023-02-01; "
+			            "SHA-1 data signatures never are)",
+			            k->is_sub ? "subkey" : "key", fpr,
+			            pk->b.uid[0] ? " \"" : "", pk->b.uid,
+			            pk->b.uid[0] ? "\"" : "", k->b.src,
+			            k->is_sub ? "binding" : "self-signature",
+			            fmt_time(k->b.at, tb),
+			            k->is_sub ? "binding" : "self-signature"));
+		} else {
+			continue;
+		}
+		if (rc < 0)
+			return rc;
+	}
+	return 0;
 }
 
 int al_pgp_keyring_add(al_pgp_keyring *kr, const uint8_t *p, size_t n,
                        const char *what)
 {
 	al_buf bin = AL_BUF_INIT(AL_PGP_MAX_KEYRING_BYTES);
-	size_t before, off = 0, i;
+	al_pgp_keyring tmp;
+	size_t off = 0, i;
 	int rc, blocks = 0;
 
+	memset(&tmp, 0, sizeof(tmp));
 	if (kr == NULL || (p == NULL && n > 0))
 		return al_error_set(AL_EINVAL, "invalid argument");
 	if (what == NULL)
@@ -1572,9 +1932,10 @@ int al_pgp_keyring_add(al_pgp_keyring *kr, const uint8_t *p, size_t n,
 		return al_error_set(AL_ELIMIT,
 		                    "'%s': keyring larger than %zu bytes", what,
 		                    (size_t)AL_PGP_MAX_KEYRING_BYTES);
-	before = kr->n;
+	/* parse into a keyring of its own, then merge: on failure kr is as
+	 * it was */
 	if (!looks_armored(p, n)) {
-		rc = kr_add_binary(kr, p, n, what);
+		rc = kr_add_binary(&tmp, p, n, what);
 		goto out;
 	}
 	for (;;) {
@@ -1585,7 +1946,7 @@ int al_pgp_keyring_add(al_pgp_keyring *kr, const uint8_t *p, size_t n,
 		if (rc == 0)
 			break;
 		blocks++;
-		if ((rc = kr_add_binary(kr, bin.ptr, bin.len, what)) < 0)
+		if ((rc = kr_add_binary(&tmp, bin.ptr, bin.len, what)) < 0)
 			goto out;
 	}
 	rc = blocks > 0 ? 0
@@ -1594,18 +1955,18 @@ int al_pgp_keyring_add(al_pgp_keyring *kr, const uint8_t *p, size_t n,
 	                               "PGP PUBLIC KEY BLOCK",
 	                               what);
 out:
-	if (rc == 0 && kr->n == before)
+	if (rc == 0 && tmp.n == 0)
 		rc = al_error_set(
 		    AL_EUNSUPPORTED,
 		    "'%s': no supported public key (v4 RSA, ECDSA or EdDSA)",
 		    what);
-	if (rc < 0) {
-		for (i = before; i < kr->n; i++)
-			key_clear(&kr->keys[i]);
-		kr->n = before;
-	} else {
-		kr_finish(kr, before);
-	}
+	if (rc == 0)
+		rc = kr_merge(kr, &tmp);
+	if (rc == 0)
+		rc = kr_finish(kr);
+	for (i = 0; i < tmp.n; i++)
+		key_clear(&tmp.keys[i]);
+	free(tmp.keys);
 	al_buf_free(&bin);
 	return rc;
 }
@@ -1832,16 +2193,51 @@ static int msg_collect(msg_state *ms, const uint8_t *p, size_t n, int depth)
 	}
 }
 
-/* 1 if any copy of the key with k's fingerprint (keyrings added from several
- * files may hold one key twice) carries a verified revocation. */
-static int any_revoked(const al_pgp_keyring *kr, const pgp_key *k)
+/*
+ * Whether key k could make signature s. RFC 9580 5.2.3.13 semantics for
+ * expiry: a key's expiry is compared with the signature's creation time, so
+ * a release signed while the key was valid stays valid after the key
+ * expired. Any revocation refuses every signature, also a soft one
+ * (superseded, retired) that RFC 9580 5.2.3.31 would let keep older
+ * signatures: golang.org/x/crypto/openpgp, the cluster's verifier, skips
+ * every revoked key (KeysByIdUsage), and a release airlock accepts must be
+ * one the cluster accepts. AL_PGP_STRICT_EXPIRY adds: the key must not be
+ * expired at now.
+ */
+static int key_valid_for(const pgp_key *k, const pgp_sig *s, uint64_t now,
+                         unsigned flags)
 {
-	size_t i;
+	const char *what = k->is_sub ? "subkey" : "key";
+	uint64_t end = (uint64_t)k->created + k->b.expire;
+	char tb[32], tb2[32];
 
-	for (i = 0; i < kr->n; i++)
-		if (kr->keys[i].revoked &&
-		    memcmp(kr->keys[i].fpr, k->fpr, 20) == 0)
-			return 1;
+	if (k->revoked)
+		return al_error_set(AL_EVERIFY,
+		                    "%s 0x%016" PRIX64 " is revoked", what,
+		                    k->keyid);
+	if (k->soft_revoked)
+		return al_error_set(
+		    AL_EVERIFY,
+		    "%s 0x%016" PRIX64 " is revoked (superseded "
+		    "or retired on %s: refused for every "
+		    "signature, as the cluster's verifier does)",
+		    what, k->keyid, fmt_time(k->soft_rev_at, tb));
+	if (k->b.expire != 0 && end <= s->created)
+		return al_error_set(AL_EVERIFY,
+		                    "%s 0x%016" PRIX64 " expired on %s, before "
+		                    "it made this signature (%s)",
+		                    what, k->keyid, fmt_time(end, tb),
+		                    fmt_time(s->created, tb2));
+	if (k->b.expire != 0 && end <= now &&
+	    (flags & AL_PGP_STRICT_EXPIRY) != 0)
+		return al_error_set(AL_EVERIFY,
+		                    "%s 0x%016" PRIX64 " expired on %s (strict "
+		                    "expiry: the key must be valid now)",
+		                    what, k->keyid, fmt_time(end, tb));
+	if (s->created < k->created)
+		return al_error_set(AL_EVERIFY,
+		                    "signature predates %s 0x%016" PRIX64, what,
+		                    k->keyid);
 	return 0;
 }
 
@@ -1850,39 +2246,24 @@ static int key_usable(const al_pgp_keyring *kr, const pgp_key *k,
                       const pgp_sig *s, uint64_t now)
 {
 	const pgp_key *pk = &kr->keys[k->primary];
-	char tb[32];
+	int rc;
 
-	if (!pk->bound)
+	if (!pk->b.ok)
 		return al_error_set(AL_EVERIFY, "%s", pk->why);
-	if (!k->bound)
+	if (!k->b.ok)
 		return al_error_set(AL_EVERIFY, "%s", k->why);
-	if (any_revoked(kr, pk))
-		return al_error_set(
-		    AL_EVERIFY, "key 0x%016" PRIX64 " is revoked", pk->keyid);
-	if (any_revoked(kr, k))
-		return al_error_set(
-		    AL_EVERIFY, "key 0x%016" PRIX64 " is revoked", k->keyid);
-	if (pk->expire != 0 && (uint64_t)pk->created + pk->expire <= now)
-		return al_error_set(
-		    AL_EVERIFY, "key 0x%016" PRIX64 " expired on %s", pk->keyid,
-		    fmt_time((uint64_t)pk->created + pk->expire, tb));
-	if (k != pk && k->expire != 0 &&
-	    (uint64_t)k->created + k->expire <= now)
-		return al_error_set(
-		    AL_EVERIFY, "key 0x%016" PRIX64 " expired on %s", k->keyid,
-		    fmt_time((uint64_t)k->created + k->expire, tb));
-	if (k->has_flags && !(k->flags & KEYFLAG_SIGN))
+	if ((rc = key_valid_for(pk, s, now, kr->flags)) < 0)
+		return rc;
+	if (k != pk && (rc = key_valid_for(k, s, now, kr->flags)) < 0)
+		return rc;
+	if (k->b.has_flags && !(k->b.flags & KEYFLAG_SIGN))
 		return al_error_set(AL_EVERIFY,
 		                    "key 0x%016" PRIX64 " is not a signing key",
 		                    k->keyid);
-	if (k != pk && !k->backsig)
+	if (k != pk && !k->b.backsig)
 		return al_error_set(AL_EVERIFY,
 		                    "signing subkey 0x%016" PRIX64
 		                    " has no valid back-signature",
-		                    k->keyid);
-	if (s->created < k->created)
-		return al_error_set(AL_EVERIFY,
-		                    "signature predates key 0x%016" PRIX64,
 		                    k->keyid);
 	return 0;
 }
@@ -1902,6 +2283,7 @@ int al_pgp_verify(al_pgp_result *out, al_buf *literal_out,
 	uint8_t hash[EVP_MAX_MD_SIZE];
 	const pgp_key *signer = NULL;
 	pgp_sig s;
+	uint64_t looked;
 	int rc, tried = 0, nsig;
 	char tb[32];
 
@@ -2011,7 +2393,8 @@ int al_pgp_verify(al_pgp_result *out, al_buf *literal_out,
 		                  "signature has no hashed creation time");
 		goto out;
 	}
-	if ((rc = hash_begin(&md, &s, &hi)) < 0)
+	/* a data signature: never SHA-1, whatever its date */
+	if ((rc = hash_begin(&md, &s, &hi, 0)) < 0)
 		goto out;
 	if (hash_data(md, ld, ldlen, s.type == SIG_TEXT) < 0 ||
 	    (rc = hash_finish(md, &s, hash, &hlen)) < 0) {
@@ -2023,12 +2406,29 @@ int al_pgp_verify(al_pgp_result *out, al_buf *literal_out,
 		rc = al_error_set(AL_EVERIFY, "signature names no issuer key");
 		goto out;
 	}
+	/* the key is looked up by the issuer fingerprint when there is one
+	 * (it names one key), else by the key ID; the two must agree */
+	looked = s.has_issuer_fpr ? be64(s.issuer_fpr + 12) : s.issuer;
+	if (s.has_issuer && s.has_issuer_fpr && s.issuer != looked) {
+		char fpr[41];
+		int known = 0;
+		for (i = 0; i < kr->n; i++)
+			known |= memcmp(kr->keys[i].fpr, s.issuer_fpr, 20) == 0;
+		hex_upper(fpr, s.issuer_fpr, 20);
+		rc = al_error_set(
+		    AL_EVERIFY,
+		    "signature names two issuers: looked up key "
+		    "0x%016" PRIX64 " (%s) by its issuer "
+		    "fingerprint %s, but its issuer key ID is "
+		    "0x%016" PRIX64,
+		    looked, known ? "in the keyring" : "not in the keyring",
+		    fpr, s.issuer);
+		goto out;
+	}
 	for (i = 0; i < kr->n; i++) {
 		const pgp_key *k = &kr->keys[i];
 		if (s.has_issuer_fpr ? memcmp(k->fpr, s.issuer_fpr, 20) != 0
 		                     : k->keyid != s.issuer)
-			continue;
-		if (s.has_issuer && s.has_issuer_fpr && k->keyid != s.issuer)
 			continue;
 		tried++;
 		if (verify_raw(k, &s, hi, hash, hlen) == 1) {
@@ -2037,11 +2437,10 @@ int al_pgp_verify(al_pgp_result *out, al_buf *literal_out,
 		}
 	}
 	if (signer == NULL) {
-		uint64_t id = s.has_issuer ? s.issuer : be64(s.issuer_fpr + 12);
 		rc = al_error_set(AL_EVERIFY,
 		                  tried ? "bad signature by key 0x%016" PRIX64
 		                        : "signed by unknown key 0x%016" PRIX64,
-		                  id);
+		                  looked);
 		goto out;
 	}
 	if ((rc = key_usable(kr, signer, &s, now)) < 0)

@@ -158,6 +158,14 @@ int al_sig_payload_parse(al_sig_payload *out, const uint8_t *p, size_t n)
 	    (rc = get_string(&reference, identity, "critical.identity",
 	                     "docker-reference")) < 0)
 		goto out;
+	if (reference[0] == '\0') {
+		/* library-go's verifyAtomicContainerSignature refuses it
+		 * whatever the policy: a signature must name an image */
+		rc = al_error_set(
+		    AL_EPARSE, "signature payload: "
+		               "critical.identity.docker-reference is empty");
+		goto out;
+	}
 	if (strcmp(type, AL_SIG_PAYLOAD_TYPE) != 0) {
 		rc = al_error_set(AL_EPARSE,
 		                  "signature payload: type '%s' is not '%s'",

@@ -162,6 +162,62 @@ AL_EXPORT int al_sig_verify_list(al_sig_info *out, size_t *which,
                                  const al_sig_list *l, const al_digest *release,
                                  const al_sig_verify_opts *opts);
 
+/* --- trusted keys ----------------------------------------------------- */
+
+/*
+ * Red Hat's release signatures: releases under this registry/repository
+ * prefix are checked against the release keys shipped with airlock when no
+ * keyring is given, and their signatures are also looked up in Red Hat's
+ * published signature store (docs/signatures.md names both).
+ */
+#define AL_SIG_REDHAT_RELEASE_PREFIX "quay.io/openshift-release-dev/"
+#define AL_SIG_REDHAT_STORE                                                    \
+	"https://mirror.openshift.com/pub/openshift-v4/signatures/openshift/"  \
+	"release"
+
+/* 1 when reference (docker:// optional) names an image under
+ * AL_SIG_REDHAT_RELEASE_PREFIX, 0 otherwise (also when it does not parse). */
+AL_EXPORT int al_sig_is_redhat_release(const char *reference);
+
+/* 1 when any of refs[0..n) is al_sig_is_redhat_release. */
+AL_EXPORT int al_sig_any_redhat_release(const char *const *refs, size_t n);
+
+/* The Red Hat signature store to query: $AIRLOCK_REDHAT_SIGNATURE_STORE when
+ * set and not empty (tests point it at a loopback server), else
+ * AL_SIG_REDHAT_STORE. Static or environment storage: do not free. */
+AL_EXPORT const char *al_sig_redhat_store(void);
+
+/* Add the shipped Red Hat release keys (release key 2 and beta key 2 as
+ * openshift/cluster-update-keys publishes them) to kr. */
+AL_EXPORT int al_sig_keyring_add_defaults(al_pgp_keyring *kr);
+
+/*
+ * Add the trusted keys at path to kr, in any of the forms clusters ship:
+ * an OpenPGP key file (binary or armored, one or many keys), a ConfigMap
+ * (YAML or JSON; a multi-document stream or a List) whose data
+ * "verifier-public-key-*" entries hold armored keys, as
+ * openshift/cluster-update-keys writes the release-verification ConfigMap,
+ * or a directory of such files (name order; hidden files and
+ * subdirectories skipped; a directory that holds verifier-public-key-*
+ * files is a mounted ConfigMap and only those are read). Symlinks are
+ * followed. Copies of one key merge (al_pgp_keyring_add).
+ * Errors: AL_ENOTFOUND (missing path, a directory without key files),
+ * AL_EIO, AL_EPARSE (neither keys nor such a ConfigMap), AL_EUNSUPPORTED,
+ * AL_ELIMIT, AL_ENOMEM; each message names the path.
+ */
+AL_EXPORT int al_sig_keyring_add_path(al_pgp_keyring *kr, const char *path);
+
+/*
+ * A new keyring of the keys at paths[0..n) (al_sig_keyring_add_path each),
+ * or of the shipped Red Hat keys when n is 0; flags as for
+ * al_pgp_keyring_set_flags (AL_PGP_STRICT_EXPIRY). The caller shows the
+ * keyring's warnings (al_pgp_keyring_warning) and frees it. *out is
+ * written only on success.
+ */
+AL_EXPORT int al_sig_keyring_load_paths(al_pgp_keyring **out,
+                                        const char *const *paths, size_t n,
+                                        unsigned flags);
+
 /* --- sources ---------------------------------------------------------- */
 
 /*
@@ -225,6 +281,15 @@ typedef struct al_sig_source {
  * CONFIGMAP. *out->location borrows s (past "file://").
  */
 AL_EXPORT int al_sig_source_parse(al_sig_source *out, const char *s);
+
+/*
+ * Append Red Hat's signature store (al_sig_redhat_store) to sources[0..*n)
+ * unless it is there already or *n == cap; returns 1 when appended, else
+ * 0. For callers that query it for Red Hat's releases, as airlock mirror
+ * does; the location is borrowed from al_sig_redhat_store().
+ */
+AL_EXPORT int al_sig_sources_add_redhat(al_sig_source *sources, size_t *n,
+                                        size_t cap);
 
 /* --- bounded retrieval ------------------------------------------------ */
 

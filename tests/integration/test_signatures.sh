@@ -50,7 +50,8 @@ al_check_fails "verify by digest, exact identity" 0 \
 	"$AIRLOCK" verify --store "$store" --keyring "$T/trusted.asc" --identity-policy exact -q "$digest"
 al_check_fails "a release not in the store is a runtime error" 3 \
 	"$AIRLOCK" verify --store "$store" --keyring "$T/trusted.asc" -q 9.9.9
-al_check_fails "no --keyring is a usage error" 2 "$AIRLOCK" verify --store "$store"
+al_check_fails "no --keyring for a release not from quay.io/openshift-release-dev: usage error" 2 \
+	"$AIRLOCK" verify --store "$store"
 
 al_run "$T/out" "$T/err" "$AIRLOCK" verify --store "$store" --keyring "$T/other.gpg"
 al_check "an untrusted key fails verification (exit 1)" test "$AL_RC" = 1
@@ -68,6 +69,32 @@ al_run "$T/out" "$T/err" "$AIRLOCK" verify --signature "$T/release.sig" \
 	--digest sha256:1111111111111111111111111111111111111111111111111111111111111111 --keyring "$T/trusted.asc"
 al_check "a signature for another digest fails (exit 1)" test "$AL_RC" = 1
 al_check "... saying digest mismatch" grep -q "digest mismatch: signature is for $digest" "$T/err"
+
+# Key expiry (RFC 9580): a key made two years ago that expired a year ago signed while it was
+# valid: verified, unless --strict-expiry (the key must be valid now). A revoked key never verifies.
+now=$(date +%s)
+"${G[@]}" --faked-system-time $((now - 2 * 366 * 86400)) \
+	--quick-gen-key 'Expired <expired@example.test>' ed25519 sign 1y 2>/dev/null
+"${G[@]}" --faked-system-time $((now - 540 * 86400)) -u expired@example.test \
+	-o "$T/expired.sig" --sign "$T/payload.json" 2>/dev/null
+"${G[@]}" --export expired@example.test >"$T/expired.gpg"
+V=("$AIRLOCK" verify --signature "$T/expired.sig" --digest "$digest" --keyring "$T/expired.gpg" --identity "$release")
+al_run "$T/out" "$T/err" "${V[@]}"
+cat "$T/err"
+al_check "signed while valid, key expired since: verified (exit 0)" test "$AL_RC" = 0
+al_run "$T/out" "$T/err" "${V[@]}" --strict-expiry
+al_check "--strict-expiry refuses the expired key (exit 1)" test "$AL_RC" = 1
+al_check "... saying it expired" grep -q "expired on" "$T/err"
+efpr=$("${G[@]}" --with-colons --list-keys expired@example.test | awk -F: '/^fpr/{print $10; exit}')
+"${G[@]}" --import "$GNUPGHOME/openpgp-revocs.d/$efpr.rev" 2>/dev/null || {
+	sed 's/^:-----BEGIN/-----BEGIN/' "$GNUPGHOME/openpgp-revocs.d/$efpr.rev" >"$T/e.rev"
+	"${G[@]}" --import "$T/e.rev" 2>/dev/null
+}
+"${G[@]}" --export expired@example.test >"$T/revoked.gpg"
+al_run "$T/out" "$T/err" "$AIRLOCK" verify --signature "$T/expired.sig" --digest "$digest" \
+	--keyring "$T/expired.gpg" --keyring "$T/revoked.gpg" --identity "$release"
+al_check "a revocation in any keyring file refuses the key whenever it signed (exit 1)" test "$AL_RC" = 1
+al_check "... saying it is revoked" grep -q "is revoked" "$T/err"
 
 # configmaps
 al_run "$T/out" "$T/err" "$AIRLOCK" configmaps --store "$store" -o -

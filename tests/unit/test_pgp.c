@@ -46,13 +46,16 @@ static struct fixtures {
 	char dir[600];
 	uint64_t t0; /* when fixtures were made */
 	char fpr_rsa4096[41], fpr_rsa2048[41], fpr_ed[41], fpr_p256[41],
-	    fpr_p384[41], fpr_sub[41], fpr_subkey[41];
+	    fpr_p384[41], fpr_sub[41], fpr_subkey[41], fpr_old[41],
+	    fpr_late[41], fpr_soft[41];
 	blob kr_rsa4096, kr_rsa2048, kr_ed, kr_p256, kr_p256_ext, kr_p384,
 	    kr_sub, kr_all, kr_armored, kr_rsa2048_revoked, kr_sub_revoked;
 	blob kr_ed_asc, kr_rsa4096_asc;
 	blob m_rsa4096, m_rsa2048_zip512, m_ed_zlib, m_p256_none, m_sub, m_sha1,
 	    m_sigexp, m_two, m_p256_armor;
 	blob m_p384, m_text, m_sha224;
+	blob kr_sha1old, kr_sha1late, m_sha1old, m_sha1late, m_p256_late,
+	    kr_soft, kr_soft_revoked, m_soft_before, m_soft_after;
 } fx;
 
 static void free_blob(blob *b)
@@ -111,8 +114,8 @@ static int get_fpr(char out[41], const char *uid, int idx)
 	int seen = 0, rc = -1;
 
 	if (al_test_sh("GNUPGHOME=%s " GPG
-	       " --with-colons --list-keys '%s' > %s/colons.txt",
-	       fx.home, uid, fx.dir) != 0 ||
+	               " --with-colons --list-keys '%s' > %s/colons.txt",
+	               fx.home, uid, fx.dir) != 0 ||
 	    slurp(&b, fx.dir, "colons.txt") != 0)
 		return -1;
 	b.p[b.n] = 0;
@@ -143,7 +146,8 @@ static int get_fpr(char out[41], const char *uid, int idx)
 static void stop_agent(void)
 {
 	if (fx.home[0] != '\0')
-		al_test_sh("GNUPGHOME=%s gpgconf --kill all >/dev/null 2>&1", fx.home);
+		al_test_sh("GNUPGHOME=%s gpgconf --kill all >/dev/null 2>&1",
+		           fx.home);
 }
 
 static int write_file(const char *name, const void *p, size_t n)
@@ -265,9 +269,10 @@ static int make_fixtures(void)
 		return -1;
 	/* revoke RSA 2048 with the revocation certificate gpg made at
 	 * generation */
-	if (al_test_sh("sed 's/^:-----BEGIN/-----BEGIN/' %s/openpgp-revocs.d/%s.rev > "
-	       "%s/rsa2048.rev",
-	       h, fx.fpr_rsa2048, d) ||
+	if (al_test_sh(
+	        "sed 's/^:-----BEGIN/-----BEGIN/' %s/openpgp-revocs.d/%s.rev > "
+	        "%s/rsa2048.rev",
+	        h, fx.fpr_rsa2048, d) ||
 	    G("--import rsa2048.rev 2>/dev/null", d, h) ||
 	    G("--export rsa2048@example.test > kr_rsa2048_revoked", d, h))
 		return -1;
@@ -276,10 +281,64 @@ static int make_fixtures(void)
 	      "payload.json",
 	      d, h) ||
 	    al_test_sh("printf 'key 1\\nrevkey\\ny\\n0\\n\\ny\\nsave\\n' | "
-	       "GNUPGHOME=%s " GPG " --command-fd 0 --edit-key %s "
-	       ">/dev/null 2>&1",
-	       h, fx.fpr_sub) ||
+	               "GNUPGHOME=%s " GPG " --command-fd 0 --edit-key %s "
+	               ">/dev/null 2>&1",
+	               h, fx.fpr_sub) ||
 	    G("--export sub@example.test > kr_sub_revoked", d, h))
+		return -1;
+	/* SHA-1 self-signatures made before and after 2023-02-01 (gpg
+	 * --cert-digest-algo SHA1 at a faked time); a signature made two years
+	 * on with the extended P-256 key (after the old copy expired); an
+	 * Ed25519 key revoked as "superseded" one day on, with signatures
+	 * made before and after that */
+	if (G("--faked-system-time 20200101T000000 --cert-digest-algo SHA1 "
+	      "--quick-gen-key 'Old <old@example.test>' rsa2048 sign never "
+	      "2>/dev/null",
+	      d, h) ||
+	    G("--faked-system-time 20240301T000000 --cert-digest-algo SHA1 "
+	      "--quick-gen-key 'Late <late@example.test>' rsa2048 sign never "
+	      "2>/dev/null",
+	      d, h) ||
+	    G("--quick-gen-key 'Soft <soft@example.test>' ed25519 sign never",
+	      d, h) ||
+	    get_fpr(fx.fpr_old, "old@example.test", 0) ||
+	    get_fpr(fx.fpr_late, "late@example.test", 0) ||
+	    get_fpr(fx.fpr_soft, "soft@example.test", 0) ||
+	    G("--export old@example.test > kr_sha1old", d, h) ||
+	    G("--export late@example.test > kr_sha1late", d, h) ||
+	    G("-u old@example.test --digest-algo SHA256 -o m_sha1old --sign "
+	      "payload.json",
+	      d, h) ||
+	    G("-u late@example.test --digest-algo SHA256 -o m_sha1late --sign "
+	      "payload.json 2>/dev/null",
+	      d, h) ||
+	    G("--faked-system-time %llu -u p256@example.test -o m_p256_late "
+	      "--sign payload.json 2>/dev/null",
+	      d, h, (unsigned long long)(fx.t0 + 2 * 366 * 86400)) ||
+	    G("--export soft@example.test > kr_soft", d, h) ||
+	    G("-u soft@example.test -o m_soft_before --sign payload.json", d,
+	      h) ||
+	    G("--faked-system-time %llu -u soft@example.test -o m_soft_after "
+	      "--sign payload.json 2>/dev/null",
+	      d, h, (unsigned long long)(fx.t0 + 2 * 86400)) ||
+	    al_test_sh("cd %s && printf 'y\\n2\\n\\ny\\n' | GNUPGHOME=%s gpg "
+	               "--no-tty --pinentry-mode loopback --passphrase '' "
+	               "--command-fd 0 --faked-system-time %llu --armor -o "
+	               "soft.rev --gen-revoke %s >/dev/null 2>&1",
+	               d, h, (unsigned long long)(fx.t0 + 86400),
+	               fx.fpr_soft) ||
+	    G("--import soft.rev 2>/dev/null", d, h) ||
+	    G("--export soft@example.test > kr_soft_revoked", d, h))
+		return -1;
+	if (slurp(&fx.kr_sha1old, d, "kr_sha1old") ||
+	    slurp(&fx.kr_sha1late, d, "kr_sha1late") ||
+	    slurp(&fx.m_sha1old, d, "m_sha1old") ||
+	    slurp(&fx.m_sha1late, d, "m_sha1late") ||
+	    slurp(&fx.m_p256_late, d, "m_p256_late") ||
+	    slurp(&fx.kr_soft, d, "kr_soft") ||
+	    slurp(&fx.kr_soft_revoked, d, "kr_soft_revoked") ||
+	    slurp(&fx.m_soft_before, d, "m_soft_before") ||
+	    slurp(&fx.m_soft_after, d, "m_soft_after"))
 		return -1;
 	if (slurp(&fx.kr_rsa4096, d, "kr_rsa4096") ||
 	    slurp(&fx.kr_rsa2048, d, "kr_rsa2048") ||
@@ -331,7 +390,16 @@ static void free_fixtures(void)
 	               &fx.m_p384,
 	               &fx.m_text,
 	               &fx.kr_sub_revoked,
-	               &fx.m_sha224};
+	               &fx.m_sha224,
+	               &fx.kr_sha1old,
+	               &fx.kr_sha1late,
+	               &fx.m_sha1old,
+	               &fx.m_sha1late,
+	               &fx.m_p256_late,
+	               &fx.kr_soft,
+	               &fx.kr_soft_revoked,
+	               &fx.m_soft_before,
+	               &fx.m_soft_after};
 	size_t i;
 
 	for (i = 0; i < sizeof(all) / sizeof(all[0]); i++)
@@ -352,9 +420,10 @@ static int have_fx(void)
 	return fx.ready > 0;
 }
 
-/* Load keyring bytes, verify msg; returns the status; lit gets the literal. */
-static int verify_with(const blob *kr_bytes, const uint8_t *m, size_t n,
-                       uint64_t now, al_buf *lit, al_pgp_result *res)
+/* Load keyring bytes (with keyring flags), verify msg; returns the status;
+ * lit gets the literal. */
+static int verify_flags(const blob *kr_bytes, unsigned flags, const uint8_t *m,
+                        size_t n, uint64_t now, al_buf *lit, al_pgp_result *res)
 {
 	al_pgp_keyring *kr = NULL;
 	int rc;
@@ -365,9 +434,16 @@ static int verify_with(const blob *kr_bytes, const uint8_t *m, size_t n,
 		        al_error_message());
 		return 1000 + rc;
 	}
+	al_pgp_keyring_set_flags(kr, flags);
 	rc = al_pgp_verify(res, lit, kr, m, n, now);
 	al_pgp_keyring_free(kr);
 	return rc;
+}
+
+static int verify_with(const blob *kr_bytes, const uint8_t *m, size_t n,
+                       uint64_t now, al_buf *lit, al_pgp_result *res)
+{
+	return verify_flags(kr_bytes, 0, m, n, now, lit, res);
 }
 
 /* First occurrence of needle in p[0..n) or NULL (memmem is a GNU extension). */
@@ -567,29 +643,294 @@ static void test_pgp__rejects_sha1(void)
 	           "hash algorithm SHA-1 is not accepted");
 }
 
-static void test_pgp__rejects_expired_key(void)
+/* Like check_fail, with keyring flags. */
+static void check_fail_flags(const blob *kr, unsigned flags, const blob *m,
+                             uint64_t now, int want_rc, const char *want)
 {
+	al_buf lit = AL_BUF_INIT(1 << 20);
+	int rc = verify_flags(kr, flags, m->p, m->n, now, &lit, NULL);
+
+	if (rc != want_rc || (want != NULL && !msg_contains(want)))
+		fprintf(stderr, "got %d '%s', wanted %d '%s'\n", rc,
+		        al_error_message(), want_rc, want ? want : "");
+	CU_ASSERT_EQUAL(rc, want_rc);
+	if (want != NULL)
+		CU_ASSERT(msg_contains(want));
+	CU_ASSERT_EQUAL(lit.len, 0);
+	al_buf_free(&lit);
+}
+
+/* RFC 9580: a signature made while the key was valid stays valid after the
+ * key expired; --strict-expiry (AL_PGP_STRICT_EXPIRY) refuses it. */
+static void test_pgp__expiry_is_judged_at_signing_time(void)
+{
+	al_buf lit = AL_BUF_INIT(1 << 20);
 	char want[64];
 
 	if (!have_fx())
 		return;
-	check_ok(&fx.kr_p256, &fx.m_p256_none, fx.t0 + 300 * 86400, NULL, 0);
+	/* signed at t0, the key expired at t0 + 1y: valid two years on */
+	check_ok(&fx.kr_p256, &fx.m_p256_none, fx.t0 + 2 * 366 * 86400, NULL,
+	         0);
+	CU_ASSERT_EQUAL(verify_flags(&fx.kr_p256, AL_PGP_STRICT_EXPIRY,
+	                             fx.m_p256_none.p, fx.m_p256_none.n,
+	                             fx.t0 + 300 * 86400, &lit, NULL),
+	                0);
 	snprintf(want, sizeof(want), "key 0x%.16s expired on ",
 	         fx.fpr_p256 + 24);
-	check_fail(&fx.kr_p256, fx.m_p256_none.p, fx.m_p256_none.n,
-	           fx.t0 + 2 * 366 * 86400, AL_EVERIFY, want);
+	check_fail_flags(&fx.kr_p256, AL_PGP_STRICT_EXPIRY, &fx.m_p256_none,
+	                 fx.t0 + 2 * 366 * 86400, AL_EVERIFY, want);
+	CU_ASSERT(msg_contains("strict expiry"));
+	/* signed at t0 + 2y: after this copy's expiry, whatever now is */
+	check_fail_flags(&fx.kr_p256, 0, &fx.m_p256_late, fx.t0 + 100,
+	                 AL_EVERIFY, "before it made this signature");
+	check_fail_flags(&fx.kr_p256, 0, &fx.m_p256_late,
+	                 fx.t0 + 2 * 366 * 86400 + 100, AL_EVERIFY, want);
+	al_buf_free(&lit);
 }
 
 static void test_pgp__key_expiry_from_most_recent_self_signature(void)
 {
+	al_buf lit = AL_BUF_INIT(1 << 20);
+
 	if (!have_fx())
 		return;
 	/* the extended key (3 years from tomorrow) is valid where the old one
 	 * expired */
-	check_ok(&fx.kr_p256_ext, &fx.m_p256_none, fx.t0 + 2 * 366 * 86400,
-	         fx.fpr_p256, 0);
-	check_fail(&fx.kr_p256_ext, fx.m_p256_none.p, fx.m_p256_none.n,
-	           fx.t0 + 5 * 366 * 86400, AL_EVERIFY, "expired on");
+	CU_ASSERT_EQUAL(verify_flags(&fx.kr_p256_ext, 0, fx.m_p256_late.p,
+	                             fx.m_p256_late.n,
+	                             fx.t0 + 2 * 366 * 86400 + 100, &lit, NULL),
+	                0);
+	CU_ASSERT_EQUAL(verify_flags(&fx.kr_p256_ext, AL_PGP_STRICT_EXPIRY,
+	                             fx.m_p256_none.p, fx.m_p256_none.n,
+	                             fx.t0 + 2 * 366 * 86400, &lit, NULL),
+	                0);
+	check_fail_flags(&fx.kr_p256_ext, AL_PGP_STRICT_EXPIRY, &fx.m_p256_none,
+	                 fx.t0 + 5 * 366 * 86400, AL_EVERIFY, "expired on");
+	al_buf_free(&lit);
+}
+
+/* Load a then b into one keyring (or one file when b is NULL); verify m. */
+static int verify_two(const blob *a, const blob *b, const blob *m, uint64_t now,
+                      size_t *count, size_t *warnings)
+{
+	al_pgp_keyring *kr = NULL;
+	int rc;
+
+	if ((rc = al_pgp_keyring_load(&kr, a->p, a->n, "first")) < 0)
+		return 1000 + rc;
+	if (b != NULL &&
+	    (rc = al_pgp_keyring_add(kr, b->p, b->n, "second")) < 0) {
+		al_pgp_keyring_free(kr);
+		return 1000 + rc;
+	}
+	rc = al_pgp_verify(NULL, NULL, kr, m->p, m->n, now);
+	if (count != NULL)
+		*count = al_pgp_keyring_count(kr);
+	if (warnings != NULL)
+		*warnings = al_pgp_keyring_warning_count(kr);
+	al_pgp_keyring_free(kr);
+	return rc;
+}
+
+/* Copies of one key merge (gpg's union of self-signatures): the newest
+ * self-signature decides, whatever the order of files or of copies in one
+ * file. */
+static void test_pgp__copies_of_a_key_merge_in_any_order(void)
+{
+	uint64_t now = fx.t0 + 2 * 366 * 86400 + 100;
+	blob both = {NULL, 0};
+	size_t count = 0;
+
+	if (!have_fx())
+		return;
+	CU_ASSERT_EQUAL(verify_two(&fx.kr_p256, &fx.kr_p256_ext,
+	                           &fx.m_p256_late, now, &count, NULL),
+	                0);
+	CU_ASSERT_EQUAL(count, 1);
+	CU_ASSERT_EQUAL(verify_two(&fx.kr_p256_ext, &fx.kr_p256,
+	                           &fx.m_p256_late, now, &count, NULL),
+	                0);
+	CU_ASSERT_EQUAL(count, 1);
+	/* stale and fresh copies in one file, both orders */
+	both.n = fx.kr_p256.n + fx.kr_p256_ext.n;
+	both.p = malloc(both.n);
+	if (both.p == NULL) {
+		CU_FAIL("out of memory");
+		return;
+	}
+	memcpy(both.p, fx.kr_p256.p, fx.kr_p256.n);
+	memcpy(both.p + fx.kr_p256.n, fx.kr_p256_ext.p, fx.kr_p256_ext.n);
+	CU_ASSERT_EQUAL(
+	    verify_two(&both, NULL, &fx.m_p256_late, now, &count, NULL), 0);
+	CU_ASSERT_EQUAL(count, 1);
+	memcpy(both.p, fx.kr_p256_ext.p, fx.kr_p256_ext.n);
+	memcpy(both.p + fx.kr_p256_ext.n, fx.kr_p256.p, fx.kr_p256.n);
+	CU_ASSERT_EQUAL(
+	    verify_two(&both, NULL, &fx.m_p256_late, now, &count, NULL), 0);
+	CU_ASSERT_EQUAL(count, 1);
+	free_blob(&both);
+	/* a subkey and a revocation in either copy count */
+	CU_ASSERT_EQUAL(verify_two(&fx.kr_rsa2048_revoked, &fx.kr_rsa2048,
+	                           &fx.m_rsa2048_zip512, 0, &count, NULL),
+	                AL_EVERIFY);
+	CU_ASSERT(msg_contains("is revoked"));
+	CU_ASSERT_EQUAL(count, 1);
+	CU_ASSERT_EQUAL(verify_two(&fx.kr_sub_revoked, &fx.kr_sub, &fx.m_sub, 0,
+	                           &count, NULL),
+	                AL_EVERIFY);
+	CU_ASSERT(msg_contains("is revoked"));
+	CU_ASSERT_EQUAL(count, 2);
+}
+
+/* A warning that contains every one of a..c (c may be NULL). */
+static int has_warning(const al_pgp_keyring *kr, const char *a, const char *b,
+                       const char *c)
+{
+	size_t i;
+
+	for (i = 0; i < al_pgp_keyring_warning_count(kr); i++) {
+		const char *w = al_pgp_keyring_warning(kr, i);
+		if (strstr(w, a) != NULL && strstr(w, b) != NULL &&
+		    (c == NULL || strstr(w, c) != NULL))
+			return 1;
+	}
+	return 0;
+}
+
+/* SHA-1 self-signatures made before 2023-02-01 are accepted with a warning
+ * naming the key; later ones are refused saying why; SHA-1 data
+ * signatures never verify. */
+static void test_pgp__sha1_self_signatures_before_2023(void)
+{
+	al_pgp_keyring *kr = NULL;
+
+	if (!have_fx())
+		return;
+	CU_ASSERT_EQUAL(al_pgp_keyring_load(&kr, fx.kr_sha1old.p,
+	                                    fx.kr_sha1old.n, "old.gpg"),
+	                0);
+	CU_ASSERT_EQUAL(
+	    al_pgp_verify(NULL, NULL, kr, fx.m_sha1old.p, fx.m_sha1old.n, 0),
+	    0);
+	CU_ASSERT(has_warning(kr, fx.fpr_old, "SHA-1 self-signature",
+	                      "old@example.test"));
+	CU_ASSERT(has_warning(kr, "'old.gpg'", "2020-01-01", NULL));
+	al_pgp_keyring_free(kr);
+	kr = NULL;
+	CU_ASSERT_EQUAL(al_pgp_keyring_load(&kr, fx.kr_sha1late.p,
+	                                    fx.kr_sha1late.n, "late.gpg"),
+	                0);
+	CU_ASSERT_EQUAL(
+	    al_pgp_verify(NULL, NULL, kr, fx.m_sha1late.p, fx.m_sha1late.n, 0),
+	    AL_EVERIFY);
+	CU_ASSERT(msg_contains("has no valid self-signature: its "
+	                       "self-signature uses SHA-1 and was made on "
+	                       "2024-03-01"));
+	CU_ASSERT(has_warning(kr, fx.fpr_late, "is not usable", "SHA-1"));
+	al_pgp_keyring_free(kr);
+	/* a SHA-1 data signature by a key with a good self-signature */
+	check_fail(&fx.kr_rsa2048, fx.m_sha1.p, fx.m_sha1.n, 0, AL_EVERIFY,
+	           "hash algorithm SHA-1 is not accepted");
+}
+
+/* A key revoked as superseded (a soft reason, RFC 9580 5.2.3.31) is refused
+ * for signatures made before the revocation too, as x/crypto/openpgp (the
+ * cluster's verifier) refuses every revoked key; the message says which. */
+static void test_pgp__soft_revocation_refuses_older_signatures(void)
+{
+	al_buf lit = AL_BUF_INIT(1 << 20);
+	char want[64];
+
+	if (!have_fx())
+		return;
+	snprintf(want, sizeof(want), "key 0x%.16s is revoked (superseded",
+	         fx.fpr_soft + 24);
+	check_fail_flags(&fx.kr_soft_revoked, 0, &fx.m_soft_before, 0,
+	                 AL_EVERIFY, want);
+	check_fail_flags(&fx.kr_soft_revoked, 0, &fx.m_soft_after, 0,
+	                 AL_EVERIFY, want);
+	/* in either order with the unrevoked copy */
+	CU_ASSERT_EQUAL(verify_two(&fx.kr_soft, &fx.kr_soft_revoked,
+	                           &fx.m_soft_before, 0, NULL, NULL),
+	                AL_EVERIFY);
+	CU_ASSERT_EQUAL(verify_two(&fx.kr_soft_revoked, &fx.kr_soft,
+	                           &fx.m_soft_before, 0, NULL, NULL),
+	                AL_EVERIFY);
+	/* the unrevoked copy alone verifies both */
+	CU_ASSERT_EQUAL(verify_flags(&fx.kr_soft, 0, fx.m_soft_before.p,
+	                             fx.m_soft_before.n, 0, &lit, NULL),
+	                0);
+	CU_ASSERT_EQUAL(verify_flags(&fx.kr_soft, 0, fx.m_soft_after.p,
+	                             fx.m_soft_after.n, 0, &lit, NULL),
+	                0);
+	al_buf_free(&lit);
+}
+
+/* tests/data/redhat/NAME into b. */
+static int redhat_fixture(blob *b, const char *name)
+{
+	char dir[1024];
+	int k = snprintf(dir, sizeof(dir), "%s/tests/data/redhat",
+	                 al_test_source_dir());
+
+	if (k < 0 || (size_t)k >= sizeof(dir) || slurp(b, dir, name) != 0) {
+		CU_FAIL("missing fixture under tests/data/redhat");
+		return -1;
+	}
+	return 0;
+}
+
+/* The Red Hat release key as library-go and oc-mirror copy it (SHA-1
+ * self-signature, 2009) and as cluster-update-keys ships it (SHA-256):
+ * each verifies the real 4.15.0 signature, and so do both together in
+ * either order. */
+static void test_pgp__redhat_release_key_as_copied(void)
+{
+	blob lg = {NULL, 0}, cuk = {NULL, 0}, ocm = {NULL, 0}, s415 = {NULL, 0},
+	     v3 = {NULL, 0};
+	al_pgp_keyring *kr = NULL;
+	al_pgp_result res;
+	size_t count = 0, nwarn = 0;
+
+	if (redhat_fixture(&lg, "library-go-redhat.txt") ||
+	    redhat_fixture(&cuk, "verifier-public-key-redhat-release") ||
+	    redhat_fixture(&ocm, "oc-mirror-custom-ocp-sig-key.asc") ||
+	    redhat_fixture(&s415, "ocp-release-4.15.0-x86_64.sig") ||
+	    redhat_fixture(&v3, "rhel7-7.6-v3.sig"))
+		goto out;
+	memset(&res, 0, sizeof(res));
+	CU_ASSERT_EQUAL(al_pgp_keyring_load(&kr, lg.p, lg.n, "redhat.txt"), 0);
+	CU_ASSERT_EQUAL(al_pgp_verify(&res, NULL, kr, s415.p, s415.n, 0), 0);
+	CU_ASSERT_STRING_EQUAL(res.fingerprint,
+	                       "567E347AD0044ADE55BA8A5F199E2F91FD431D51");
+	CU_ASSERT_EQUAL(res.sig_version, 4);
+	CU_ASSERT(has_warning(kr, "567E347AD0044ADE55BA8A5F199E2F91FD431D51",
+	                      "SHA-1 self-signature", "release key 2"));
+	CU_ASSERT_EQUAL(al_pgp_verify(&res, NULL, kr, v3.p, v3.n, 0), 0);
+	CU_ASSERT_EQUAL(res.sig_version, 3);
+	al_pgp_keyring_free(kr);
+	kr = NULL;
+	CU_ASSERT_EQUAL(verify_two(&cuk, NULL, &s415, 0, &count, &nwarn), 0);
+	CU_ASSERT_EQUAL(nwarn, 0);
+	CU_ASSERT_EQUAL(verify_two(&lg, &cuk, &s415, 0, &count, &nwarn), 0);
+	CU_ASSERT_EQUAL(count, 1);
+	CU_ASSERT_EQUAL(nwarn, 0); /* the SHA-256 copy decides */
+	CU_ASSERT_EQUAL(verify_two(&cuk, &lg, &s415, 0, &count, &nwarn), 0);
+	CU_ASSERT_EQUAL(count, 1);
+	CU_ASSERT_EQUAL(nwarn, 0);
+	/* oc-mirror's copy: release key 2 and beta key 2, both SHA-1 */
+	CU_ASSERT_EQUAL(verify_two(&ocm, NULL, &s415, 0, &count, &nwarn), 0);
+	CU_ASSERT_EQUAL(count, 2);
+	CU_ASSERT_EQUAL(nwarn, 2);
+	CU_ASSERT_EQUAL(verify_two(&ocm, &cuk, &s415, 0, &count, &nwarn), 0);
+	CU_ASSERT_EQUAL(nwarn, 1); /* beta key 2 still SHA-1 only */
+out:
+	free_blob(&lg);
+	free_blob(&cuk);
+	free_blob(&ocm);
+	free_blob(&s415);
+	free_blob(&v3);
 }
 
 static void test_pgp__rejects_expired_signature(void)
@@ -1662,6 +2003,97 @@ out:
 	crafted_free(&c);
 }
 
+/* The hashed issuer key ID names another key than the issuer fingerprint: the
+ * message names the key that was looked up (by fingerprint), not the other. */
+static void test_pgp__issuer_mismatch_names_the_key_looked_up(void)
+{
+	crafted c;
+	al_buf msg = AL_BUF_INIT(1 << 20);
+	static const char data[] = "{\"issuer\":1}";
+	static const uint8_t other[] = {9,    16,   0x01, 0x23, 0x45,
+	                                0x67, 0x89, 0xAB, 0xCD, 0xEF};
+	char want[64];
+
+	if (craft_key(&c, 27) != 0) {
+		CU_FAIL("cannot craft a key");
+		goto out;
+	}
+	CU_ASSERT_EQUAL(craft_v4_message(&msg, &c, (const uint8_t *)data,
+	                                 strlen(data), other, sizeof(other), 8),
+	                0);
+	/* a one-pass signature would name the key too: keep signature +
+	 * literal data (crafted packets have 6-byte headers) */
+	if (msg.len > 19 + 12) {
+		size_t llen =
+		    6 + ((size_t)msg.ptr[21] << 24 | (size_t)msg.ptr[22] << 16 |
+		         (size_t)msg.ptr[23] << 8 | msg.ptr[24]);
+		if (19 + llen <= msg.len) {
+			al_buf re = AL_BUF_INIT(1 << 20);
+			CU_ASSERT_EQUAL(al_buf_append(&re, msg.ptr + 19 + llen,
+			                              msg.len - 19 - llen),
+			                0);
+			CU_ASSERT_EQUAL(al_buf_append(&re, msg.ptr + 19, llen),
+			                0);
+			al_buf_free(&msg);
+			msg = re;
+		}
+	}
+	CU_ASSERT_EQUAL(verify_raw_kr(&c.keyring, msg.ptr, msg.len, NULL, NULL),
+	                AL_EVERIFY);
+	if (!msg_contains("looked up"))
+		fprintf(stderr, "got '%s'\n", al_error_message());
+	snprintf(want, sizeof(want),
+	         "looked up key 0x%02X%02X%02X%02X%02X%02X%02X%02X (in the "
+	         "keyring)",
+	         c.keyid[0], c.keyid[1], c.keyid[2], c.keyid[3], c.keyid[4],
+	         c.keyid[5], c.keyid[6], c.keyid[7]);
+	CU_ASSERT(msg_contains(want));
+	CU_ASSERT(msg_contains("issuer key ID is 0x0123456789ABCDEF"));
+	CU_ASSERT(!msg_contains("unknown key 0x0123456789ABCDEF"));
+out:
+	al_buf_free(&msg);
+	crafted_free(&c);
+}
+
+/* A self-signature that cannot be parsed (an unknown critical subpacket)
+ * leaves the key unusable, and the message says why. */
+static void test_pgp__unusable_self_signature_says_why(void)
+{
+	crafted c;
+	al_buf msg = AL_BUF_INIT(1 << 20);
+	al_pgp_keyring *kr = NULL;
+	static const char data[] = "{\"why\":1}";
+	uint8_t *flags;
+
+	if (craft_key(&c, 27) != 0) {
+		CU_FAIL("cannot craft a key");
+		goto out;
+	}
+	CU_ASSERT_EQUAL(craft_v4_message(&msg, &c, (const uint8_t *)data,
+	                                 strlen(data), NULL, 0, 8),
+	                0);
+	/* the self-signature's key flags subpacket becomes critical type 100 */
+	flags = find_bytes(c.keyring.ptr, c.keyring.len, "\x02\x1b\x03", 3);
+	CU_ASSERT_PTR_NOT_NULL(flags);
+	if (flags == NULL)
+		goto out;
+	flags[1] = 0x80 | 100;
+	CU_ASSERT_EQUAL(
+	    al_pgp_keyring_load(&kr, c.keyring.ptr, c.keyring.len, "crit.gpg"),
+	    0);
+	CU_ASSERT_EQUAL(al_pgp_verify(NULL, NULL, kr, msg.ptr, msg.len, 0),
+	                AL_EVERIFY);
+	CU_ASSERT(msg_contains("has no valid self-signature: a signature on "
+	                       "it at offset"));
+	CU_ASSERT(msg_contains("unknown critical subpacket 100"));
+	CU_ASSERT(has_warning(kr, "crit.gpg", "is not usable",
+	                      "unknown critical subpacket 100"));
+out:
+	al_pgp_keyring_free(kr);
+	al_buf_free(&msg);
+	crafted_free(&c);
+}
+
 static void test_pgp__revocation_in_any_added_file_counts(void)
 {
 	al_pgp_keyring *kr = NULL;
@@ -1894,7 +2326,19 @@ static CU_TestInfo tests[] = {
     {"rejects_tampered_payload", test_pgp__rejects_tampered_payload},
     {"rejects_unknown_key", test_pgp__rejects_unknown_key},
     {"rejects_sha1", test_pgp__rejects_sha1},
-    {"rejects_expired_key", test_pgp__rejects_expired_key},
+    {"expiry_is_judged_at_signing_time",
+     test_pgp__expiry_is_judged_at_signing_time},
+    {"copies_of_a_key_merge_in_any_order",
+     test_pgp__copies_of_a_key_merge_in_any_order},
+    {"sha1_self_signatures_before_2023",
+     test_pgp__sha1_self_signatures_before_2023},
+    {"soft_revocation_refuses_older_signatures",
+     test_pgp__soft_revocation_refuses_older_signatures},
+    {"redhat_release_key_as_copied", test_pgp__redhat_release_key_as_copied},
+    {"unusable_self_signature_says_why",
+     test_pgp__unusable_self_signature_says_why},
+    {"issuer_mismatch_names_the_key_looked_up",
+     test_pgp__issuer_mismatch_names_the_key_looked_up},
     {"key_expiry_from_most_recent_self_signature",
      test_pgp__key_expiry_from_most_recent_self_signature},
     {"rejects_expired_signature", test_pgp__rejects_expired_signature},

@@ -1,4 +1,5 @@
-/* test_sig.c: simple-signing payload checks and signature verification against keys and signatures gpg makes at test time. */
+/* test_sig.c: simple-signing payload checks and signature verification against
+ * keys and signatures gpg makes at test time. */
 #define _GNU_SOURCE /* memmem */
 #include <stdarg.h>
 #include <stdio.h>
@@ -6,8 +7,13 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include <unistd.h>
+
+#include <jansson.h>
+
 #include "al_test.h"
 #include "airlock/error.h"
+#include "airlock/fs.h"
 #include "airlock/sig.h"
 
 #define GPG                                                                    \
@@ -78,9 +84,10 @@ static int read_fpr(char out[41], const char *uid)
 	int ok;
 
 	snprintf(path, sizeof(path), "%s/fpr.txt", fx.dir);
-	if (al_test_sh("GNUPGHOME=%s " GPG " --with-colons --list-keys '%s' | awk -F: "
-	       "'/^fpr/{print $10; exit}' > %s",
-	       fx.home, uid, path) != 0 ||
+	if (al_test_sh("GNUPGHOME=%s " GPG
+	               " --with-colons --list-keys '%s' | awk -F: "
+	               "'/^fpr/{print $10; exit}' > %s",
+	               fx.home, uid, path) != 0 ||
 	    slurp(&b, path) != 0)
 		return -1;
 	ok = b.n >= 40;
@@ -110,7 +117,8 @@ static int load_keyring(al_pgp_keyring **kr, const char *name)
 static void stop_agent(void)
 {
 	if (fx.home[0] != '\0')
-		al_test_sh("GNUPGHOME=%s gpgconf --kill all >/dev/null 2>&1", fx.home);
+		al_test_sh("GNUPGHOME=%s gpgconf --kill all >/dev/null 2>&1",
+		           fx.home);
 	al_pgp_keyring_free(fx.kr);
 	al_pgp_keyring_free(fx.kr_other);
 }
@@ -174,8 +182,8 @@ static int sign_opts(blob *out, const char *uid, const char *json,
 	snprintf(in, sizeof(in), "%s/payload-%u.json", fx.dir, k);
 	snprintf(sig, sizeof(sig), "%s/payload-%u.sig", fx.dir, k);
 	if (spit(in, json, strlen(json)) != 0 ||
-	    al_test_sh("GNUPGHOME=%s " GPG " %s -u %s -o %s --sign %s", fx.home, opts,
-	       uid, sig, in) != 0)
+	    al_test_sh("GNUPGHOME=%s " GPG " %s -u %s -o %s --sign %s", fx.home,
+	               opts, uid, sig, in) != 0)
 		return -1;
 	return slurp(out, sig);
 }
@@ -657,6 +665,255 @@ static void test_sig__signature_size_is_bounded(void)
 	free(big);
 }
 
+/* library-go's verifyAtomicContainerSignature: "signature must have an
+ * identity", whatever the policy. */
+static void test_sig__empty_identity_refused_under_every_policy(void)
+{
+	static const al_sig_identity_policy pols[] = {
+	    AL_SIG_IDENTITY_EXACT, AL_SIG_IDENTITY_REPOSITORY,
+	    AL_SIG_IDENTITY_IGNORE};
+	char *json = payload(DIGEST_A, "", "");
+	al_sig_payload pl;
+	size_t i;
+
+	CU_ASSERT_EQUAL(parse_str(&pl, json), AL_EPARSE);
+	CU_ASSERT(contains(al_error_message(), "docker-reference is empty"));
+	if (have_fixtures()) {
+		for (i = 0; i < sizeof(pols) / sizeof(pols[0]); i++) {
+			CU_ASSERT_EQUAL(sign_verify(NULL, "rsa@example.test",
+			                            json, fx.kr, pols[i],
+			                            REF_A),
+			                AL_EVERIFY);
+			CU_ASSERT(contains(al_error_message(),
+			                   "docker-reference is empty"));
+		}
+	}
+	free(json);
+}
+
+#define RH_DIGEST                                                              \
+	"sha256:"                                                              \
+	"0da6316466d60a3a4535d5fed3589feb0391989982fba59d47d4c729912d6363"
+#define RH_REF "quay.io/openshift-release-dev/ocp-release:4.15.0-x86_64"
+
+/* tests/data/redhat/name (static buffer). */
+static const char *rh_path(const char *name)
+{
+	static char buf[4][1024];
+	static int next;
+	char *b = buf[next++ % 4];
+	int k = snprintf(b, sizeof(buf[0]), "%s/tests/data/redhat/%s",
+	                 al_test_source_dir(), name);
+
+	return k > 0 && (size_t)k < sizeof(buf[0]) ? b : "";
+}
+
+/* Load paths into a keyring and verify the real 4.15.0 signature with it:
+ * the al_status of the load (or of the verification); *count the keys. */
+static int rh_verify(const char *const *paths, size_t n, size_t *count)
+{
+	al_buf sig = AL_BUF_INIT(AL_SIG_MAX_BYTES);
+	al_pgp_keyring *kr = NULL;
+	al_sig_verify_opts vo;
+	al_digest d;
+	int rc;
+
+	if ((rc = al_sig_keyring_load_paths(&kr, paths, n, 0)) < 0)
+		return rc;
+	if (count != NULL)
+		*count = al_pgp_keyring_count(kr);
+	memset(&vo, 0, sizeof(vo));
+	vo.keyring = kr;
+	vo.policy = AL_SIG_IDENTITY_EXACT;
+	vo.reference = RH_REF;
+	if ((rc = al_fs_read_file(rh_path("ocp-release-4.15.0-x86_64.sig"),
+	                          &sig)) == 0 &&
+	    (rc = al_digest_parse_str(&d, RH_DIGEST)) == 0)
+		rc = al_sig_verify(NULL, sig.ptr, sig.len, &d, &vo);
+	al_buf_free(&sig);
+	al_pgp_keyring_free(kr);
+	return rc;
+}
+
+static int put(const char *path, const char *text)
+{
+	return al_fs_write_atomic(path, text, strlen(text));
+}
+
+/* Keyrings in the forms clusters ship: key files (with gpg's listing
+ * before the armor), the cluster-update-keys ConfigMap as committed (with
+ * its duplicate namespace), a directory, a mounted ConfigMap (symlinks into
+ * ..data, store-* URLs beside the keys), JSON; and the shipped defaults. */
+static void test_sig__keyring_paths_in_every_form(void)
+{
+	const char *tmp = al_test_tmpdir();
+	char dir[1024], mnt[1024], empty[1024], junk[1024], json[1024];
+	const char *p[3];
+	al_buf key = AL_BUF_INIT(1 << 20);
+	json_t *cm = NULL;
+	char *dumped = NULL;
+	size_t count = 0;
+
+	snprintf(dir, sizeof(dir), "%s/keys", tmp);
+	snprintf(mnt, sizeof(mnt), "%s/mounted", tmp);
+	snprintf(empty, sizeof(empty), "%s/empty", tmp);
+	snprintf(junk, sizeof(junk), "%s/junk.txt", tmp);
+	snprintf(json, sizeof(json), "%s/cm.json", tmp);
+	p[0] = rh_path("library-go-redhat.txt");
+	CU_ASSERT_EQUAL(rh_verify(p, 1, &count), 0);
+	CU_ASSERT_EQUAL(count, 1);
+	p[0] = rh_path("cluster-update-keys-configmap.yaml");
+	CU_ASSERT_EQUAL(rh_verify(p, 1, &count), 0);
+	CU_ASSERT_EQUAL(count, 2); /* release key 2 and beta key 2 */
+	p[0] = rh_path("verifier-public-key-redhat-release");
+	p[1] = rh_path("library-go-redhat.txt");
+	CU_ASSERT_EQUAL(rh_verify(p, 2, &count), 0);
+	CU_ASSERT_EQUAL(count, 1); /* merged */
+	/* a directory of both copies */
+	CU_ASSERT_EQUAL(
+	    al_test_sh("mkdir -p %s && cp %s %s %s/", dir,
+	               rh_path("library-go-redhat.txt"),
+	               rh_path("verifier-public-key-redhat-release"), dir),
+	    0);
+	p[0] = dir;
+	CU_ASSERT_EQUAL(rh_verify(p, 1, &count), 0);
+	CU_ASSERT_EQUAL(count, 1);
+	/* a mounted ConfigMap: only verifier-public-key-* are keys */
+	CU_ASSERT_EQUAL(
+	    al_test_sh("mkdir -p %s/..2026_01_01 && "
+	               "cp %s %s/..2026_01_01/verifier-public-key-redhat && "
+	               "echo https://mirror.example/sigs > "
+	               "%s/..2026_01_01/store-openshift-official-release && "
+	               "cd %s && ln -s ..2026_01_01 ..data && "
+	               "ln -s ..data/verifier-public-key-redhat . && "
+	               "ln -s ..data/store-openshift-official-release .",
+	               mnt, rh_path("verifier-public-key-redhat-release"), mnt,
+	               mnt, mnt),
+	    0);
+	p[0] = mnt;
+	CU_ASSERT_EQUAL(rh_verify(p, 1, &count), 0);
+	CU_ASSERT_EQUAL(count, 1);
+	/* the same ConfigMap as JSON (oc get -o json) */
+	CU_ASSERT_EQUAL(
+	    al_fs_read_file(rh_path("verifier-public-key-redhat-release"),
+	                    &key),
+	    0);
+	cm = json_pack(
+	    "{s:s, s:s, s:{s:s}, s:{s:s%}}", "apiVersion", "v1", "kind",
+	    "ConfigMap", "metadata", "name", "release-verification", "data",
+	    "verifier-public-key-redhat", (const char *)key.ptr, key.len);
+	dumped = cm != NULL ? json_dumps(cm, 0) : NULL;
+	CU_ASSERT_PTR_NOT_NULL(dumped);
+	if (dumped != NULL) {
+		CU_ASSERT_EQUAL(put(json, dumped), 0);
+		p[0] = json;
+		CU_ASSERT_EQUAL(rh_verify(p, 1, &count), 0);
+	}
+	/* a v1 List of ConfigMaps in YAML (oc get -o yaml of several) */
+	{
+		char list[1024], *text = NULL;
+		size_t i, k = 0;
+		char *ind = malloc(key.len * 2 + 16);
+		snprintf(list, sizeof(list), "%s/list.yaml", tmp);
+		if (ind != NULL) {
+			/* the armor as a literal block, indented 8 */
+			for (i = 0; i < key.len; i++) {
+				if (i == 0 || key.ptr[i - 1] == '\n') {
+					memcpy(ind + k, "        ", 8);
+					k += 8;
+				}
+				ind[k++] = (char)key.ptr[i];
+				if (k + 10 > key.len * 2 + 16)
+					break;
+			}
+			ind[k] = '\0';
+			text =
+			    al_sprintf("apiVersion: v1\nkind: List\nitems:\n"
+			               "- apiVersion: v1\n  kind: ConfigMap\n"
+			               "  data:\n    verifier-public-key-a: "
+			               "|\n%s",
+			               ind);
+		}
+		CU_ASSERT_PTR_NOT_NULL(text);
+		if (text != NULL) {
+			CU_ASSERT_EQUAL(put(list, text), 0);
+			p[0] = list;
+			CU_ASSERT_EQUAL(rh_verify(p, 1, &count), 0);
+		}
+		free(text);
+		free(ind);
+	}
+	/* what is none of these */
+	CU_ASSERT_EQUAL(put(junk, "kind: Secret\ndata:\n  x: y\n"), 0);
+	p[0] = junk;
+	CU_ASSERT_EQUAL(rh_verify(p, 1, NULL), AL_EPARSE);
+	CU_ASSERT(contains(al_error_message(), junk));
+	CU_ASSERT(contains(al_error_message(), "verifier-public-key-*"));
+	CU_ASSERT_EQUAL(mkdir(empty, 0700), 0);
+	p[0] = empty;
+	CU_ASSERT_EQUAL(rh_verify(p, 1, NULL), AL_ENOTFOUND);
+	CU_ASSERT(contains(al_error_message(), "holds no key file"));
+	p[0] = "/nonexistent/keys.gpg";
+	CU_ASSERT_EQUAL(rh_verify(p, 1, NULL), AL_ENOTFOUND);
+	CU_ASSERT(contains(al_error_message(), "/nonexistent/keys.gpg"));
+	/* no paths: the shipped Red Hat keys */
+	CU_ASSERT_EQUAL(rh_verify(NULL, 0, &count), 0);
+	CU_ASSERT_EQUAL(count, 2);
+	free(dumped);
+	json_decref(cm);
+	al_buf_free(&key);
+}
+
+static void test_sig__redhat_defaults(void)
+{
+	CU_ASSERT_EQUAL(al_sig_is_redhat_release(RH_REF), 1);
+	CU_ASSERT_EQUAL(al_sig_is_redhat_release("docker://" RH_REF), 1);
+	CU_ASSERT_EQUAL(
+	    al_sig_is_redhat_release(
+	        "quay.io/openshift-release-dev/ocp-v4.0-art-dev@" RH_DIGEST),
+	    1);
+	CU_ASSERT_EQUAL(
+	    al_sig_is_redhat_release("quay.io/openshift-release-dev-x/r:1"), 0);
+	CU_ASSERT_EQUAL(al_sig_is_redhat_release("quay.io/other/ocp-release:1"),
+	                0);
+	CU_ASSERT_EQUAL(al_sig_is_redhat_release(
+	                    "registry.example/openshift-release-dev/r:1"),
+	                0);
+	CU_ASSERT_EQUAL(al_sig_is_redhat_release("Not A Reference"), 0);
+	CU_ASSERT_EQUAL(al_sig_is_redhat_release(NULL), 0);
+	CU_ASSERT_EQUAL(unsetenv("AIRLOCK_REDHAT_SIGNATURE_STORE"), 0);
+	CU_ASSERT_STRING_EQUAL(al_sig_redhat_store(),
+	                       "https://mirror.openshift.com/pub/openshift-v4/"
+	                       "signatures/openshift/release");
+	CU_ASSERT_EQUAL(setenv("AIRLOCK_REDHAT_SIGNATURE_STORE",
+	                       "http://127.0.0.1:1/sigs", 1),
+	                0);
+	CU_ASSERT_STRING_EQUAL(al_sig_redhat_store(),
+	                       "http://127.0.0.1:1/sigs");
+	{
+		const char *refs[] = {"quay.io/example/r:1", RH_REF};
+		al_sig_source src[3];
+		size_t n = 0;
+
+		CU_ASSERT_EQUAL(al_sig_any_redhat_release(refs, 1), 0);
+		CU_ASSERT_EQUAL(al_sig_any_redhat_release(refs, 2), 1);
+		CU_ASSERT_EQUAL(al_sig_source_parse(&src[n++], "http://a/s"),
+		                0);
+		CU_ASSERT_EQUAL(al_sig_sources_add_redhat(src, &n, 3), 1);
+		CU_ASSERT_EQUAL(n, 2);
+		CU_ASSERT_EQUAL(src[1].kind, AL_SIG_SOURCE_HTTP);
+		CU_ASSERT_STRING_EQUAL(src[1].location,
+		                       "http://127.0.0.1:1/sigs");
+		/* once only, and never past the capacity */
+		CU_ASSERT_EQUAL(al_sig_sources_add_redhat(src, &n, 3), 0);
+		CU_ASSERT_EQUAL(n, 2);
+		n = 1;
+		CU_ASSERT_EQUAL(al_sig_sources_add_redhat(src, &n, 1), 0);
+		CU_ASSERT_EQUAL(n, 1);
+	}
+	CU_ASSERT_EQUAL(unsetenv("AIRLOCK_REDHAT_SIGNATURE_STORE"), 0);
+}
+
 int main(void)
 {
 	CU_TestInfo tests[] = {
@@ -681,6 +938,11 @@ int main(void)
 	    {"verify_list_first_good_and_all_reasons",
 	     test_sig__verify_list_first_good_and_all_reasons},
 	    {"signature_size_is_bounded", test_sig__signature_size_is_bounded},
+	    {"empty_identity_refused_under_every_policy",
+	     test_sig__empty_identity_refused_under_every_policy},
+	    {"keyring_paths_in_every_form",
+	     test_sig__keyring_paths_in_every_form},
+	    {"redhat_defaults", test_sig__redhat_defaults},
 	    CU_TEST_INFO_NULL,
 	};
 

@@ -17,7 +17,10 @@ enum {
 	OPT_SIG_TIMEOUT,
 	OPT_IDENTITY_POLICY,
 	OPT_ALLOW_UNSIGNED,
-	OPT_REQUIRE_ALL
+	OPT_REQUIRE_ALL,
+	OPT_STRICT_EXPIRY,
+	OPT_NO_DEFAULT_KEYS,
+	OPT_NO_DEFAULT_STORE
 };
 
 static const char mirror_help[] =
@@ -58,7 +61,10 @@ static const char mirror_help[] =
     "of\n"
     "                           <channel>-<arch>.json instead (e.g. "
     "STORE/airlock/graph)\n"
-    "\n"
+    "\n";
+
+/* Split in two: C11 compilers need not take longer strings. */
+static const char mirror_help_sig[] =
     "Release signatures (docs/signatures.md): each release's signatures are "
     "fetched\n"
     "from the signature stores (and STORE/signatures) within the signature "
@@ -66,10 +72,20 @@ static const char mirror_help[] =
     "verified against the trusted keys, and saved in STORE/signatures. A "
     "release\n"
     "without a verified signature is refused unless --allow-unsigned.\n"
-    "      --keyring FILE       trusted OpenPGP public keys, binary or "
-    "armored\n"
-    "                           (repeatable; also "
-    "airlock.signatures.keyrings)\n"
+    "      --keyring PATH       trusted OpenPGP public keys: a key file, a "
+    "directory of\n"
+    "                           them or a cluster-update-keys ConfigMap "
+    "(repeatable;\n"
+    "                           also airlock.signatures.keyrings). "
+    "Default for releases\n"
+    "                           under quay.io/openshift-release-dev: the "
+    "shipped Red Hat\n"
+    "                           release keys\n"
+    "      --no-default-keys    do not use the shipped Red Hat keys\n"
+    "      --no-default-store   do not also query Red Hat's signature store "
+    "for releases\n"
+    "                           under quay.io/openshift-release-dev\n"
+    "      --strict-expiry      also refuse keys that are expired now\n"
     "      --signature-store L  an http(s):// signature store, a directory in "
     "the same\n"
     "                           layout, or a ConfigMap file (repeatable; also\n"
@@ -107,6 +123,39 @@ static int push_str(const char ***list, size_t *n, const char *s)
 	return 0;
 }
 
+/*
+ * The trusted keys (keyrings, or the shipped Red Hat keys when there are
+ * none) and the signature sources, with one spare slot for Red Hat's store.
+ */
+static int load_trust(al_pgp_keyring **kr, al_sig_source **sources,
+                      const char **keyrings, size_t nkeyrings, unsigned kflags,
+                      const char **sigstores, size_t nsigstores,
+                      al_mirror_sig_opts *sig)
+{
+	size_t i;
+
+	if (al_sig_keyring_load_paths(kr, keyrings, nkeyrings, kflags) < 0) {
+		cli_error("%s", al_error_message());
+		return EXIT_USAGE;
+	}
+	for (i = 0; i < al_pgp_keyring_warning_count(*kr); i++)
+		cli_warn("%s", al_pgp_keyring_warning(*kr, i));
+	if ((*sources = calloc(nsigstores + 1, sizeof(**sources))) == NULL) {
+		cli_error("out of memory");
+		return EXIT_RUNTIME;
+	}
+	for (i = 0; i < nsigstores; i++) {
+		if (al_sig_source_parse(&(*sources)[i], sigstores[i]) < 0)
+			return cli_usage_error(
+			    "mirror", "signature store '%s': %s", sigstores[i],
+			    al_error_message());
+	}
+	sig->keyring = *kr;
+	sig->sources = *sources;
+	sig->nsources = nsigstores;
+	return EXIT_OK;
+}
+
 int cmd_mirror(int argc, char **argv)
 {
 	static const struct option longopts[] = {
@@ -123,6 +172,9 @@ int cmd_mirror(int argc, char **argv)
 	    {"identity-policy", required_argument, NULL, OPT_IDENTITY_POLICY},
 	    {"allow-unsigned", no_argument, NULL, OPT_ALLOW_UNSIGNED},
 	    {"require-all", no_argument, NULL, OPT_REQUIRE_ALL},
+	    {"strict-expiry", no_argument, NULL, OPT_STRICT_EXPIRY},
+	    {"no-default-keys", no_argument, NULL, OPT_NO_DEFAULT_KEYS},
+	    {"no-default-store", no_argument, NULL, OPT_NO_DEFAULT_STORE},
 	    {NULL, 0, NULL, 0},
 	};
 	cli_common c;
@@ -131,7 +183,9 @@ int cmd_mirror(int argc, char **argv)
 	const char **keyrings = NULL, **sigstores = NULL;
 	size_t nkeyrings = 0, nsigstores = 0;
 	const char *sig_timeout = NULL, *identity_policy = NULL;
-	int allow_unsigned = 0, require_all = 0;
+	int allow_unsigned = 0, require_all = 0, no_default_keys = 0,
+	    no_default_store = 0, want_defaults = 0;
+	unsigned kflags = 0;
 	al_pgp_keyring *kr = NULL;
 	al_sig_source *sources = NULL;
 	al_mirror_sig_opts sig;
@@ -163,6 +217,7 @@ int cmd_mirror(int argc, char **argv)
 		switch (opt) {
 		case 'h':
 			fputs(mirror_help, stdout);
+			fputs(mirror_help_sig, stdout);
 			return EXIT_OK;
 		case 'c':
 			config = optarg;
@@ -202,6 +257,15 @@ int cmd_mirror(int argc, char **argv)
 			break;
 		case OPT_REQUIRE_ALL:
 			require_all = 1;
+			break;
+		case OPT_STRICT_EXPIRY:
+			kflags |= AL_PGP_STRICT_EXPIRY;
+			break;
+		case OPT_NO_DEFAULT_KEYS:
+			no_default_keys = 1;
+			break;
+		case OPT_NO_DEFAULT_STORE:
+			no_default_store = 1;
 			break;
 		default:
 			free(images);
@@ -276,7 +340,12 @@ int cmd_mirror(int argc, char **argv)
 		                       al_error_message());
 		goto out;
 	}
-	if (nkeyrings == 0 && !allow_unsigned &&
+	/* Red Hat's releases (named, or from channels of the update service)
+	 * are checked against the shipped keys when no keyring is given */
+	if (nkeyrings == 0 && !no_default_keys)
+		want_defaults = (cfg != NULL && cfg->nchannels > 0) ||
+		                al_sig_any_redhat_release(releases, nreleases);
+	if (nkeyrings == 0 && !want_defaults && !allow_unsigned &&
 	    (nreleases > 0 || (cfg != NULL && cfg->nchannels > 0))) {
 		code = cli_usage_error(
 		    "mirror",
@@ -287,41 +356,13 @@ int cmd_mirror(int argc, char **argv)
 	}
 	if ((code = cli_common_start(&c)) != EXIT_OK)
 		goto out;
-	if (nkeyrings > 0) {
-		if ((rc = al_pgp_keyring_new(&kr)) < 0) {
-			code = cli_fail(rc, "out of memory");
-			goto out;
-		}
-		for (i = 0; i < nkeyrings; i++) {
-			al_buf kb = AL_BUF_INIT(AL_PGP_MAX_KEYRING_BYTES);
-			rc = al_fs_read_file(keyrings[i], &kb);
-			if (rc == 0)
-				rc = al_pgp_keyring_add(kr, kb.ptr, kb.len,
-				                        keyrings[i]);
-			al_buf_free(&kb);
-			if (rc < 0) {
-				code = cli_fail(rc, "cannot load keyring '%s'",
-				                keyrings[i]);
-				code = EXIT_USAGE;
-				goto out;
-			}
-		}
-		sources = calloc(nsigstores + 1, sizeof(*sources));
-		if (sources == NULL)
-			goto oom;
-		for (i = 0; i < nsigstores; i++) {
-			if ((rc = al_sig_source_parse(&sources[i],
-			                              sigstores[i])) < 0) {
-				code = cli_usage_error(
-				    "mirror", "signature store '%s': %s",
-				    sigstores[i], al_error_message());
-				goto out;
-			}
-		}
-		sig.keyring = kr;
-		sig.sources = sources;
-		sig.nsources = nsigstores;
-	}
+	/* the shipped keys for channels wait until the channels named their
+	 * releases: another update service's are not Red Hat's */
+	if ((nkeyrings > 0 || (want_defaults && al_sig_any_redhat_release(
+	                                            releases, nreleases))) &&
+	    (code = load_trust(&kr, &sources, keyrings, nkeyrings, kflags,
+	                       sigstores, nsigstores, &sig)) != EXIT_OK)
+		goto out;
 	sig.allow_unsigned = allow_unsigned;
 	sig.require_all = require_all;
 	if ((rc = al_store_open(&store, store_path, &so)) < 0) {
@@ -357,6 +398,19 @@ int cmd_mirror(int argc, char **argv)
 		    "nothing to mirror: the channels selected no release");
 		goto out;
 	}
+	if (kr == NULL && want_defaults &&
+	    al_sig_any_redhat_release(releases, nreleases) &&
+	    (code = load_trust(&kr, &sources, keyrings, nkeyrings, kflags,
+	                       sigstores, nsigstores, &sig)) != EXIT_OK)
+		goto out;
+	if (kr == NULL && !allow_unsigned && nreleases > 0) {
+		code = cli_usage_error(
+		    "mirror", "no trusted keys for releases not under "
+		              "quay.io/openshift-release-dev: give --keyring "
+		              "(or airlock.signatures.keyrings), or "
+		              "--allow-unsigned");
+		goto out;
+	}
 	to.platform = platform;
 	to.insecure_hosts = insecure;
 	if (cfg != NULL) {
@@ -364,6 +418,13 @@ int cmd_mirror(int argc, char **argv)
 		to.nsources = cfg->nsources;
 	}
 	sig.http = &to.registry.http;
+	if (kr != NULL && !no_default_store) {
+		/* Red Hat's published signature store, besides the configured
+		 * ones, when a release is Red Hat's (docs/signatures.md) */
+		if (al_sig_any_redhat_release(releases, nreleases))
+			al_sig_sources_add_redhat(sources, &sig.nsources,
+			                          nsigstores + 1);
+	}
 	if (kr == NULL && nreleases > 0)
 		al_log_warn("release signatures are not checked (no "
 		            "--keyring): releases are recorded as unverified");

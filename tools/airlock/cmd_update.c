@@ -26,6 +26,8 @@ enum {
 	OPT_SEED,
 	OPT_POLL,
 	OPT_INSECURE,
+	OPT_STRICT_EXPIRY,
+	OPT_NO_DEFAULT_KEYS,
 };
 
 #define MAX_LIST 32
@@ -37,7 +39,7 @@ static const char update_help[] =
     "D]\n"
     "                      [--parallel N] [--dry-run] [--watch] [--state "
     "FILE]\n"
-    "                      [--keyring FILE]... [--signature-store URL]...\n"
+    "                      [--keyring PATH]... [--signature-store URL]...\n"
     "\n"
     "Apply a release payload from the store to a cluster in the Cluster "
     "Version\n"
@@ -74,7 +76,15 @@ static const char update_help[] =
     "(recorded as\n"
     "                               verified: false); never turns a failure "
     "into success\n"
-    "      --keyring FILE           trusted OpenPGP keys (repeatable)\n"
+    "      --keyring PATH           trusted OpenPGP keys: a key file, a "
+    "directory of\n"
+    "                               them or a cluster-update-keys ConfigMap "
+    "(repeatable;\n"
+    "                               default: the shipped Red Hat release "
+    "keys)\n"
+    "      --no-default-keys        no shipped keys (without --keyring "
+    "nothing verifies)\n"
+    "      --strict-expiry          also refuse keys that are expired now\n"
     "      --signature-store URL    HTTP(S) signature store (repeatable)\n"
     "      --signature-timeout D    whole signature phase (default 30s)\n"
     "      --sync-timeout D         whole apply phase (default 40m)\n"
@@ -115,28 +125,21 @@ static void on_event(void *ud, const char *line)
 		fprintf(stderr, "%s\n", line);
 }
 
-static int load_keyring(al_pgp_keyring **kr, const char *const *files, size_t n)
+/* The trusted keys: --keyring PATHs, else the shipped Red Hat keys (what a
+ * cluster trusts by default), none with --no-default-keys. */
+static int load_keyring(al_pgp_keyring **kr, const char *const *files, size_t n,
+                        unsigned flags, int no_defaults)
 {
-	al_buf b = AL_BUF_INIT(AL_PGP_MAX_KEYRING_BYTES);
 	size_t i;
-	int rc = 0;
+	int rc;
 
-	if (n == 0)
+	if (n == 0 && no_defaults)
 		return 0;
-	if ((rc = al_pgp_keyring_new(kr)) < 0)
+	if ((rc = al_sig_keyring_load_paths(kr, files, n, flags)) < 0)
 		return rc;
-	for (i = 0; i < n; i++) {
-		al_buf_reset(&b);
-		if ((rc = al_fs_read_file(files[i], &b)) < 0) {
-			rc =
-			    al_error_wrap(rc, "reading keyring '%s'", files[i]);
-			break;
-		}
-		if ((rc = al_pgp_keyring_add(*kr, b.ptr, b.len, files[i])) < 0)
-			break;
-	}
-	al_buf_free(&b);
-	return rc;
+	for (i = 0; i < al_pgp_keyring_warning_count(*kr); i++)
+		cli_warn("%s", al_pgp_keyring_warning(*kr, i));
+	return 0;
 }
 
 int cmd_update(int argc, char **argv)
@@ -158,6 +161,8 @@ int cmd_update(int argc, char **argv)
 	    {"seed", required_argument, NULL, OPT_SEED},
 	    {"operator-poll", required_argument, NULL, OPT_POLL},
 	    {"insecure-skip-tls-verify", no_argument, NULL, OPT_INSECURE},
+	    {"strict-expiry", no_argument, NULL, OPT_STRICT_EXPIRY},
+	    {"no-default-keys", no_argument, NULL, OPT_NO_DEFAULT_KEYS},
 	    CLI_COMMON_OPTIONS,
 	    {NULL, 0, NULL, 0},
 	};
@@ -173,7 +178,9 @@ int cmd_update(int argc, char **argv)
 	al_kube *kube = NULL;
 	al_pgp_keyring *kr = NULL;
 	ev_ctx ev = {0};
-	int opt, rc, code = EXIT_OK, watch = 0, insecure = 0, h;
+	int opt, rc, code = EXIT_OK, watch = 0, insecure = 0, h,
+	             no_default_keys = 0;
+	unsigned kflags = 0;
 	unsigned attempt = 0;
 
 	cli_common_init(&c);
@@ -277,6 +284,12 @@ int cmd_update(int argc, char **argv)
 		case OPT_INSECURE:
 			insecure = 1;
 			break;
+		case OPT_STRICT_EXPIRY:
+			kflags |= AL_PGP_STRICT_EXPIRY;
+			break;
+		case OPT_NO_DEFAULT_KEYS:
+			no_default_keys = 1;
+			break;
 		default:
 			h = cli_common_option(&c, opt, optarg);
 			if (h < 0)
@@ -297,7 +310,8 @@ int cmd_update(int argc, char **argv)
 	if ((code = cli_common_start(&c)) != EXIT_OK)
 		goto out;
 	ev.quiet = c.quiet;
-	if ((rc = load_keyring(&kr, keyrings, nkeyrings)) < 0) {
+	if ((rc = load_keyring(&kr, keyrings, nkeyrings, kflags,
+	                       no_default_keys)) < 0) {
 		code = cli_fail(rc, "cannot load trusted keys");
 		code = EXIT_USAGE;
 		goto out;

@@ -14,13 +14,15 @@ enum {
 	OPT_IDENTITY,
 	OPT_SIGNATURE,
 	OPT_DIGEST,
+	OPT_STRICT_EXPIRY,
+	OPT_NO_DEFAULT_KEYS,
 };
 
 static const char verify_help[] =
-    "usage: airlock verify --store DIR --keyring FILE... [OPTIONS] "
+    "usage: airlock verify --store DIR [--keyring PATH...] [OPTIONS] "
     "[RELEASE...]\n"
-    "       airlock verify --signature FILE --digest sha256:... --keyring "
-    "FILE... [--identity REF]\n"
+    "       airlock verify --signature FILE --digest sha256:... [--keyring "
+    "PATH...] [--identity REF]\n"
     "\n"
     "Check release signatures offline against trusted OpenPGP keys.\n"
     "\n"
@@ -41,9 +43,21 @@ static const char verify_help[] =
     "\n"
     "Options:\n"
     "      --store DIR              the store\n"
-    "      --keyring FILE           trusted public keys, binary or "
-    "ASCII-armored\n"
-    "                               (repeatable; at least one is required)\n"
+    "      --keyring PATH           trusted public keys: a key file (binary "
+    "or armored),\n"
+    "                               a directory of them, or a "
+    "cluster-update-keys\n"
+    "                               ConfigMap (verifier-public-key-*); "
+    "repeatable.\n"
+    "                               Default: the Red Hat release keys "
+    "shipped with\n"
+    "                               airlock, for releases under "
+    "quay.io/openshift-release-dev\n"
+    "      --no-default-keys        no shipped keys: --keyring is required\n"
+    "      --strict-expiry          also refuse keys that are expired now "
+    "(default: a\n"
+    "                               key must have been valid when it "
+    "signed)\n"
     "      --identity-policy P      how the signed docker-reference must "
     "match:\n"
     "                               exact (the same reference), repository "
@@ -69,6 +83,7 @@ static const char verify_help[] =
 
 typedef struct verify_ctx {
 	al_pgp_keyring *kr;
+	int defaults; /* kr holds the shipped Red Hat keys (no --keyring) */
 	al_sig_identity_policy policy;
 	int policy_set;
 	const char *identity;
@@ -84,30 +99,36 @@ static int worst(int a, int b)
 	return a > b ? a : b;
 }
 
-static int load_keyrings(verify_ctx *v, const char *const *files, size_t n)
+/* The trusted keys: --keyring PATHs, or the shipped Red Hat keys. */
+static int load_keyrings(verify_ctx *v, const char *const *files, size_t n,
+                         unsigned flags)
 {
-	al_buf data = AL_BUF_INIT(AL_PGP_MAX_KEYRING_BYTES);
 	size_t i;
 	int rc;
 
-	if ((rc = al_pgp_keyring_new(&v->kr)) < 0)
-		return cli_fail(rc, "cannot create a keyring");
-	for (i = 0; i < n; i++) {
-		al_buf_reset(&data);
-		if ((rc = al_fs_read_file(files[i], &data)) < 0) {
-			al_buf_free(&data);
-			return cli_fail(rc == AL_EINVAL ? AL_EIO : rc,
-			                "cannot read keyring '%s'", files[i]);
-		}
-		if ((rc = al_pgp_keyring_add(v->kr, data.ptr, data.len,
-		                             files[i])) < 0) {
-			al_buf_free(&data);
-			cli_fail(rc, "cannot load keyring '%s'", files[i]);
-			return EXIT_RUNTIME;
-		}
+	if ((rc = al_sig_keyring_load_paths(&v->kr, files, n, flags)) < 0) {
+		cli_error("%s", al_error_message());
+		return EXIT_RUNTIME;
 	}
-	al_buf_free(&data);
+	v->defaults = n == 0;
+	for (i = 0; i < al_pgp_keyring_warning_count(v->kr); i++)
+		cli_warn("%s", al_pgp_keyring_warning(v->kr, i));
 	return EXIT_OK;
+}
+
+/* The shipped keys sign Red Hat's releases only: anything else needs
+ * --keyring (a usage error, as a missing --keyring was). */
+static int defaults_apply(const verify_ctx *v, const char *label,
+                          const char *ref)
+{
+	if (!v->defaults || al_sig_is_redhat_release(ref))
+		return EXIT_OK;
+	cli_error(
+	    "%s%s'%s' is not a release under " AL_SIG_REDHAT_RELEASE_PREFIX
+	    ": the shipped Red Hat keys do not apply, give --keyring PATH",
+	    label != NULL ? label : "", label != NULL ? ": " : "",
+	    ref != NULL ? ref : "");
+	return EXIT_USAGE;
 }
 
 static void print_verified(const verify_ctx *v, const char *version,
@@ -146,6 +167,14 @@ static int verify_file(verify_ctx *v, const char *path, const char *digest)
 		return cli_usage_error(
 		    "verify", "--identity-policy %s needs --identity REF",
 		    al_sig_identity_policy_name(v->policy));
+	if (v->defaults && v->identity == NULL)
+		return cli_usage_error(
+		    "verify",
+		    "--keyring PATH is required (the shipped Red Hat "
+		    "keys apply when --identity names a release under "
+		    "quay.io/openshift-release-dev)");
+	if ((code = defaults_apply(v, NULL, v->identity)) != EXIT_OK)
+		return code;
 	rc = al_fs_read_file(path, &data);
 	if (rc == AL_ELIMIT) {
 		cli_error("'%s' is larger than a signature can be (%llu bytes)",
@@ -214,6 +243,9 @@ static int verify_release(verify_ctx *v, al_store *s, const json_t *rel)
 		al_ref_clear(&ref);
 		identity = source;
 	}
+	if ((code = defaults_apply(
+	         v, label, identity != NULL ? identity : source)) != EXIT_OK)
+		return code;
 	if ((rc = al_sig_store_load(s, &d, &sigs)) < 0) {
 		code = cli_fail(rc, "release %s %s: cannot read its signatures",
 		                label, ds);
@@ -316,6 +348,8 @@ int cmd_verify(int argc, char **argv)
 	    {"identity", required_argument, NULL, OPT_IDENTITY},
 	    {"signature", required_argument, NULL, OPT_SIGNATURE},
 	    {"digest", required_argument, NULL, OPT_DIGEST},
+	    {"strict-expiry", no_argument, NULL, OPT_STRICT_EXPIRY},
+	    {"no-default-keys", no_argument, NULL, OPT_NO_DEFAULT_KEYS},
 	    {"quiet", no_argument, NULL, 'q'},
 	    {"verbose", no_argument, NULL, 'v'},
 	    {"help", no_argument, NULL, 'h'},
@@ -324,8 +358,10 @@ int cmd_verify(int argc, char **argv)
 	const char *store_path = NULL, *signature = NULL, *digest = NULL;
 	const char **keyrings = NULL, **grown;
 	size_t nkeyrings = 0;
+	unsigned kflags = 0;
 	verify_ctx v;
-	int opt, code;
+	al_ref idref;
+	int opt, code, no_default_keys = 0;
 
 	memset(&v, 0, sizeof(v));
 	optind = 1;
@@ -363,7 +399,25 @@ int cmd_verify(int argc, char **argv)
 			v.policy_set = 1;
 			break;
 		case OPT_IDENTITY:
+			/* a reference that does not parse can match nothing:
+			 * the caller's mistake, not a failed verification */
+			memset(&idref, 0, sizeof(idref));
+			if (al_ref_parse(&idref, optarg) < 0) {
+				free(keyrings);
+				return cli_usage_error(
+				    "verify",
+				    "--identity '%s' is not an image "
+				    "reference: %s",
+				    optarg, al_error_message());
+			}
+			al_ref_clear(&idref);
 			v.identity = optarg;
+			break;
+		case OPT_STRICT_EXPIRY:
+			kflags |= AL_PGP_STRICT_EXPIRY;
+			break;
+		case OPT_NO_DEFAULT_KEYS:
+			no_default_keys = 1;
 			break;
 		case OPT_SIGNATURE:
 			signature = optarg;
@@ -381,9 +435,10 @@ int cmd_verify(int argc, char **argv)
 			return cli_usage_error("verify", "unknown option");
 		}
 	}
-	if (nkeyrings == 0)
-		code = cli_usage_error(
-		    "verify", "--keyring FILE is required (the trusted keys)");
+	if (nkeyrings == 0 && no_default_keys)
+		code = cli_usage_error("verify",
+		                       "--keyring PATH is required with "
+		                       "--no-default-keys (the trusted keys)");
 	else if (store_path != NULL && signature != NULL)
 		code = cli_usage_error(
 		    "verify", "give either --store or --signature, not both");
@@ -397,7 +452,8 @@ int cmd_verify(int argc, char **argv)
 	else if (signature == NULL && digest != NULL)
 		code =
 		    cli_usage_error("verify", "--digest goes with --signature");
-	else if ((code = load_keyrings(&v, keyrings, nkeyrings)) == EXIT_OK)
+	else if ((code = load_keyrings(&v, keyrings, nkeyrings, kflags)) ==
+	         EXIT_OK)
 		code = signature != NULL
 		           ? verify_file(&v, signature, digest)
 		           : verify_store(&v, store_path, argv + optind,
