@@ -18,6 +18,11 @@
 #define MAX_PARALLEL 64
 #define MAX_INDEX_DEPTH 2
 #define IO_CHUNK (256 * 1024)
+/* An index may list one child many times (or many indexes one child): each
+ * distinct manifest is fetched once per image, and what is kept per
+ * manifest is its digest and media type (transfer.h). */
+#define IMAGE_MANIFESTS_MAX AL_TRANSFER_IMAGE_MANIFESTS_MAX
+#define RUN_MANIFESTS_MAX AL_TRANSFER_RUN_MANIFESTS_MAX
 
 typedef enum { EP_REGISTRY = 1, EP_LAYOUT = 2 } ep_kind;
 
@@ -31,17 +36,20 @@ typedef struct endpoint {
 	int owns_layout;
 } endpoint;
 
-/* A manifest (or index) of an image, bytes kept until written. */
+/* A manifest (or index) of an image. Its bytes are kept only when they
+ * cannot be read again at finish: a store destination gets them at once,
+ * a registry destination re-reads them from the source layout. */
 typedef struct mfile {
 	al_digest digest;
 	char *media_type;
-	uint8_t *data;
+	uint8_t *data; /* NULL: stored, or re-read from the source layout */
 	size_t len;
 } mfile;
 
 typedef struct image {
 	int run;    /* run number that owns it */
 	int queued; /* not yet run */
+	int hold;   /* store destination: do not tag (al_transfer_hold) */
 	endpoint *src;
 	char *src_repo; /* registry repository */
 	char *src_ref;  /* tag or digest (registry), or NULL */
@@ -59,6 +67,7 @@ typedef struct image {
 	size_t nblobs;
 	al_descriptor *pending; /* blob descriptors collected in phase A */
 	size_t npending;
+	json_t *seen; /* phase A: digests of the manifests walked */
 } image;
 
 typedef struct blob {
@@ -101,12 +110,15 @@ struct al_transfer {
 	size_t nblobs;
 	worker *workers;
 	int run;
-	pthread_mutex_t lock; /* progress counters and stats */
+	atomic_size_t run_manifests; /* distinct manifests walked this run */
+	pthread_mutex_t lock;        /* progress counters and stats */
 	al_progress_info prog;
 	uint64_t started_ms;
 	uint64_t last_report_ms;
 	al_transfer_stats stats;
 };
+
+static int tag_in_store(al_transfer *t, const image *img, const char *name);
 
 /* ---- small helpers ---- */
 
@@ -457,6 +469,7 @@ static void image_clear(image *img)
 	for (i = 0; i < img->npending; i++)
 		al_descriptor_clear(&img->pending[i]);
 	free(img->pending);
+	json_decref(img->seen);
 }
 
 void al_transfer_free(al_transfer *t)
@@ -510,6 +523,34 @@ int al_transfer_result(const al_transfer *t, int idx, int *status,
 	if (message != NULL)
 		*message = img->message != NULL ? img->message : "";
 	return 0;
+}
+
+int al_transfer_hold(al_transfer *t, int idx)
+{
+	if (idx < 0 || (size_t)idx >= t->nimages)
+		return al_error_set(AL_EINVAL, "no image %d in this transfer",
+		                    idx);
+	if (t->dst_store == NULL)
+		return al_error_set(AL_EINVAL,
+		                    "only a store destination holds tags");
+	t->images[idx].hold = 1;
+	return 0;
+}
+
+int al_transfer_tag(al_transfer *t, int idx, const char *name)
+{
+	image *img;
+
+	if (idx < 0 || (size_t)idx >= t->nimages)
+		return al_error_set(AL_EINVAL, "no image %d in this transfer",
+		                    idx);
+	img = &t->images[idx];
+	if (t->dst_store == NULL || img->queued || img->status < 0 ||
+	    img->top.media_type == NULL)
+		return al_error_set(AL_EINVAL,
+		                    "image '%s' has not arrived in the store",
+		                    img->display);
+	return tag_in_store(t, img, name != NULL ? name : img->dst_name);
 }
 
 /* ---- queueing ---- */
@@ -857,13 +898,30 @@ static int fetch_manifest(al_transfer *t, worker *w, image *img,
 	}
 }
 
-static int add_manifest(image *img, const al_digest *d, const char *media_type,
-                        al_buf *body)
+/*
+ * Record a manifest of img (appended: children before their index). A
+ * store destination gets the bytes now (so an image's state does not grow
+ * with its manifests); a registry destination re-reads them from a layout
+ * source at finish and keeps them only when the source is a registry.
+ */
+static int add_manifest(al_transfer *t, image *img, const al_digest *d,
+                        const char *media_type, al_buf *body)
 {
-	mfile *grown =
-	    realloc(img->manifests, (img->nmanifests + 1) * sizeof(*grown));
+	mfile *grown;
 	mfile *m;
+	int rc;
 
+	if (t->dst_store != NULL) {
+		al_digest got;
+		if ((rc = al_store_put_blob(t->dst_store, body->ptr, body->len,
+		                            &got)) < 0)
+			return rc;
+		if (!al_digest_equal(&got, d))
+			return al_error_set(AL_EVERIFY,
+			                    "manifest digest changed while "
+			                    "storing");
+	}
+	grown = realloc(img->manifests, (img->nmanifests + 1) * sizeof(*grown));
 	if (grown == NULL)
 		return al_error_set(AL_ENOMEM, "out of memory");
 	img->manifests = grown;
@@ -871,13 +929,48 @@ static int add_manifest(image *img, const al_digest *d, const char *media_type,
 	m->digest = *d;
 	m->media_type = al_strdup(media_type);
 	m->len = body->len;
-	m->data = (uint8_t *)al_buf_detach(body, NULL);
-	if (m->media_type == NULL || m->data == NULL) {
+	m->data = NULL;
+	if (t->dst_store == NULL && img->src->kind == EP_REGISTRY)
+		m->data = (uint8_t *)al_buf_detach(body, NULL);
+	if (m->media_type == NULL ||
+	    (t->dst_store == NULL && img->src->kind == EP_REGISTRY &&
+	     m->data == NULL)) {
 		free(m->media_type);
 		free(m->data);
 		return al_error_set(AL_ENOMEM, "out of memory");
 	}
 	img->nmanifests++;
+	return 0;
+}
+
+/*
+ * 1 if d was walked for img already (an index listing one child many
+ * times, or two indexes sharing one), else 0 and d is now marked, within
+ * the per-image and per-run bounds (AL_ELIMIT beyond them).
+ */
+static int seen_manifest(al_transfer *t, image *img, const al_digest *d)
+{
+	char ds[AL_DIGEST_STRMAX];
+	size_t n;
+
+	al_digest_str(d, ds);
+	if (img->seen == NULL && (img->seen = json_object()) == NULL)
+		return al_error_set(AL_ENOMEM, "out of memory");
+	if (json_object_get(img->seen, ds) != NULL)
+		return 1;
+	if (json_object_size(img->seen) >= IMAGE_MANIFESTS_MAX)
+		return al_error_set(AL_ELIMIT,
+		                    "more than %d distinct manifests in one "
+		                    "image",
+		                    IMAGE_MANIFESTS_MAX);
+	n = atomic_fetch_add(&t->run_manifests, 1);
+	if (n >= RUN_MANIFESTS_MAX)
+		return al_error_set(AL_ELIMIT,
+		                    "more than %d distinct manifests in one "
+		                    "run",
+		                    RUN_MANIFESTS_MAX);
+	if (json_object_set_new(img->seen, ds, json_true()) != 0)
+		return al_error_set(AL_ENOMEM, "out of memory");
 	return 0;
 }
 
@@ -942,9 +1035,16 @@ static int walk_manifest(al_transfer *t, worker *w, image *img, const char *ref,
 		goto out;
 	}
 	if (m.is_index) {
+		/* The index is complete only when each child is: the children
+		 * are recorded before it, each distinct one once. */
 		for (i = 0; i < m.nmanifests; i++) {
 			char cs[AL_DIGEST_STRMAX];
 			al_descriptor child = {0};
+			if ((rc = seen_manifest(t, img,
+			                        &m.manifests[i].digest)) < 0)
+				goto out;
+			if (rc == 1)
+				continue;
 			al_digest_str(&m.manifests[i].digest, cs);
 			rc = walk_manifest(t, w, img, cs,
 			                   m.manifests[i].media_type, depth + 1,
@@ -967,7 +1067,7 @@ static int walk_manifest(al_transfer *t, worker *w, image *img, const char *ref,
 		rc = al_error_set(AL_ENOMEM, "out of memory");
 		goto out;
 	}
-	rc = add_manifest(img, &d, m.media_type, &body);
+	rc = add_manifest(t, img, &d, m.media_type, &body);
 out:
 	if (parsed)
 		al_manifest_clear(&m);
@@ -1191,6 +1291,55 @@ static int job_blob(al_transfer *t, worker *w, size_t idx)
 
 /* ---- phase D: manifests and tags ---- */
 
+/* Name img's top manifest name in the destination store. An unchanged
+ * entry is not rewritten: a rerun then costs no index.json rewrite (and
+ * fsync) per image. */
+static int tag_in_store(al_transfer *t, const image *img, const char *name)
+{
+	al_store_image cur;
+	int same = 0;
+
+	if (al_store_find(t->dst_store, name, &cur) == 0) {
+		same = al_digest_equal(&cur.desc.digest, &img->top.digest) &&
+		       cur.desc.size == img->top.size &&
+		       cur.desc.media_type != NULL &&
+		       img->top.media_type != NULL &&
+		       strcmp(cur.desc.media_type, img->top.media_type) == 0;
+		al_store_image_clear(&cur);
+	}
+	al_error_clear();
+	if (same)
+		return 0;
+	return al_store_tag(t->dst_store, name, &img->top);
+}
+
+/* PUT one manifest of img to the destination registry: the top one under
+ * the destination reference, the others by digest. Bytes not kept in
+ * phase A are read again (re-hashed) from the source layout. */
+static int put_manifest(al_registry *reg, const image *img, const mfile *m,
+                        int top)
+{
+	al_buf b = AL_BUF_INIT(AL_MANIFEST_MAX);
+	char ds[AL_DIGEST_STRMAX];
+	const uint8_t *p = m->data;
+	size_t n = m->len;
+	int rc;
+
+	al_digest_str(&m->digest, ds);
+	if (p == NULL) {
+		if ((rc = al_store_read_blob(img->src->layout, &m->digest,
+		                             &b)) < 0)
+			goto out;
+		p = (const uint8_t *)b.ptr;
+		n = b.len;
+	}
+	rc = al_registry_put_manifest(
+	    reg, img->dst_repo, top ? img->dst_ref : ds, p, n, m->media_type);
+out:
+	al_buf_free(&b);
+	return rc;
+}
+
 static int job_finish(al_transfer *t, worker *w, size_t idx)
 {
 	image *img = &t->images[idx];
@@ -1214,58 +1363,18 @@ static int job_finish(al_transfer *t, worker *w, size_t idx)
 		return set_image_error(img,
 		                       al_error_set(AL_ECANCELED, "cancelled"));
 	if (t->dst_store != NULL) {
-		for (i = 0; i < img->nmanifests; i++) {
-			mfile *m = &img->manifests[i];
-			al_digest got;
-			if ((rc = al_store_put_blob(t->dst_store, m->data,
-			                            m->len, &got)) < 0)
-				return set_image_error(img, rc);
-			if (!al_digest_equal(&got, &m->digest))
-				return set_image_error(
-				    img, al_error_set(AL_EVERIFY,
-				                      "manifest digest changed "
-				                      "while storing"));
-		}
-		{
-			/* An unchanged entry is not rewritten: a rerun then
-			 * costs no index.json rewrite (and fsync) per image. */
-			al_store_image cur;
-			int same = 0;
-			if (al_store_find(t->dst_store, img->dst_name, &cur) ==
-			    0) {
-				same = al_digest_equal(&cur.desc.digest,
-				                       &img->top.digest) &&
-				       cur.desc.size == img->top.size &&
-				       cur.desc.media_type != NULL &&
-				       img->top.media_type != NULL &&
-				       strcmp(cur.desc.media_type,
-				              img->top.media_type) == 0;
-				al_store_image_clear(&cur);
-			}
-			if (!same &&
-			    (rc = al_store_tag(t->dst_store, img->dst_name,
-			                       &img->top)) < 0)
-				return set_image_error(img, rc);
-		}
+		/* the manifests were stored as they arrived (add_manifest) */
+		if (!img->hold &&
+		    (rc = tag_in_store(t, img, img->dst_name)) < 0)
+			return set_image_error(img, rc);
 	} else {
 		al_registry *reg;
-		char ds[AL_DIGEST_STRMAX];
 		if ((rc = worker_client(w, t->dst_host, t->dst_insecure,
 		                        &reg)) < 0)
 			return set_image_error(img, rc);
-		for (i = 0; i + 1 < img->nmanifests; i++) {
-			mfile *m = &img->manifests[i];
-			al_digest_str(&m->digest, ds);
-			if ((rc = al_registry_put_manifest(reg, img->dst_repo,
-			                                   ds, m->data, m->len,
-			                                   m->media_type)) < 0)
-				return set_image_error(img, rc);
-		}
-		if (img->nmanifests > 0) {
-			mfile *m = &img->manifests[img->nmanifests - 1];
-			if ((rc = al_registry_put_manifest(
-			         reg, img->dst_repo, img->dst_ref, m->data,
-			         m->len, m->media_type)) < 0)
+		for (i = 0; i < img->nmanifests; i++) {
+			if ((rc = put_manifest(reg, img, &img->manifests[i],
+			                       i + 1 == img->nmanifests)) < 0)
 				return set_image_error(img, rc);
 		}
 	}
@@ -1286,6 +1395,7 @@ int al_transfer_run(al_transfer *t, al_transfer_stats *stats)
 
 	t->run++;
 	t->started_ms = start;
+	atomic_store(&t->run_manifests, 0);
 	memset(&t->prog, 0, sizeof(t->prog));
 	memset(&t->stats, 0, sizeof(t->stats));
 	jobs = calloc(t->nimages + 1, sizeof(*jobs));
@@ -1328,6 +1438,8 @@ int al_transfer_run(al_transfer *t, al_transfer_stats *stats)
 		free(img->pending);
 		img->pending = NULL;
 		img->npending = 0;
+		json_decref(img->seen);
+		img->seen = NULL;
 	}
 	/* C: blobs, first occurrences of each digest, then mounts */
 	{
