@@ -10,6 +10,7 @@
 #include "airlock/json.h"
 #include "airlock/log.h"
 #include "airlock/mirror.h"
+#include "airlock/ref.h"
 #include "airlock/release.h"
 
 void al_mirror_report_clear(al_mirror_report *report)
@@ -785,6 +786,93 @@ int al_mirror_record_channels(al_store *s, const al_digest *release,
 	}
 	rc = al_store_releases_save(s, doc);
 out:
+	json_decref(doc);
+	return rc;
+}
+
+/* Component roots of one recorded release (none when it cannot be read:
+ * the walk reports what it lacks). */
+static int component_roots(al_store *s, const json_t *e, al_store_root **roots,
+                           size_t *nroots, char ***froms, size_t *nfroms)
+{
+	const char *d = al_json_str(e, "digest");
+	const char *v = al_json_str(e, "version");
+	al_release *r = NULL;
+	al_digest rd;
+	size_t j, n;
+	int rc = 0;
+
+	if (d == NULL || al_digest_parse_str(&rd, d) < 0 ||
+	    al_store_has_blob(s, &rd, NULL) != 1 ||
+	    al_release_open(&r, s, &rd, al_json_str(e, "platform")) < 0) {
+		al_error_clear();
+		return 0;
+	}
+	n = al_release_component_count(r);
+	for (j = 0; j < n; j++) {
+		const al_release_component *c = al_release_component_at(r, j);
+		al_ref ref = {0};
+		al_store_root *gr;
+		char **gf;
+		char *from;
+
+		if (al_ref_parse(&ref, c->image) < 0 || ref.digest == NULL) {
+			al_ref_clear(&ref);
+			al_error_clear();
+			continue; /* by tag: nothing fixed to keep */
+		}
+		gr = realloc(*roots, (*nroots + 1) * sizeof(*gr));
+		if (gr != NULL)
+			*roots = gr;
+		gf = realloc(*froms, (*nfroms + 1) * sizeof(*gf));
+		if (gf != NULL)
+			*froms = gf;
+		from = al_sprintf("component %s (%s) of release %s (%s) "
+		                  "recorded in airlock/releases.json",
+		                  c->name, c->image, v != NULL ? v : "?", d);
+		if (gr == NULL || gf == NULL || from == NULL) {
+			free(from);
+			al_ref_clear(&ref);
+			rc = al_error_set(AL_ENOMEM, "out of memory");
+			goto out;
+		}
+		(*froms)[(*nfroms)++] = from;
+		if (al_digest_parse_str(&(*roots)[*nroots].digest,
+		                        ref.digest) == 0) {
+			(*roots)[*nroots].from = from;
+			(*nroots)++;
+		}
+		al_error_clear();
+		al_ref_clear(&ref);
+	}
+out:
+	al_release_free(r);
+	return rc;
+}
+
+int al_mirror_check(al_store *s, int flags, al_check_fn fn, void *ud,
+                    al_check_result *res)
+{
+	json_t *doc = NULL, *list;
+	al_store_root *roots = NULL;
+	char **froms = NULL;
+	size_t nroots = 0, nfroms = 0, i;
+	int rc = 0;
+
+	/* An unreadable releases.json is reported by the store check. */
+	if (al_store_releases_load(s, &doc) == 0) {
+		list = json_object_get(doc, "releases");
+		for (i = 0; rc == 0 && i < json_array_size(list); i++)
+			rc = component_roots(s, json_array_get(list, i), &roots,
+			                     &nroots, &froms, &nfroms);
+	}
+	al_error_clear();
+	if (rc == 0)
+		rc = al_store_check_roots(s, flags, roots, nroots, fn, ud, res);
+	for (i = 0; i < nfroms; i++)
+		free(froms[i]);
+	free(froms);
+	free(roots);
 	json_decref(doc);
 	return rc;
 }

@@ -129,7 +129,7 @@ int cmd_check(int argc, char **argv)
 	so.readonly = ctx.gc ? 0 : 1;
 	if ((rc = al_store_open(&store, store_path, &so)) < 0)
 		return cli_fail(rc, "cannot open store '%s'", store_path);
-	rc = al_store_check(store, flags, report, &ctx, &res);
+	rc = al_mirror_check(store, flags, report, &ctx, &res);
 	if (rc < 0) {
 		code = cli_fail(rc, "cannot check store '%s'", store_path);
 		code = EXIT_RUNTIME;
