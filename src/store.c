@@ -1086,6 +1086,10 @@ static void remove_blob(struct walk *w, const char *path, const char *what,
 	report(w, AL_CHECK_REMOVED, what, path);
 }
 
+/* In w->seen: the blob parsed as a manifest or index (an index.json entry
+ * must be one, even when the walk met its blob as a config first). */
+#define SEEN_MANIFEST 0x100
+
 /* Remember what the walk found for blob ds (a root needing it is told). */
 static void mark(struct walk *w, const char *ds, al_check_kind kind)
 {
@@ -1127,6 +1131,8 @@ static int walk_children(struct walk *w, const al_descriptor *d,
 		rc = 0;
 		goto out;
 	}
+	json_object_set_new(w->seen, ds,
+	                    json_integer(AL_CHECK_OK | SEEN_MANIFEST));
 	if (depth >= STORE_WALK_DEPTH) {
 		w->res->invalid++;
 		report(w, AL_CHECK_INVALID, ds, "indexes nested too deeply");
@@ -1410,6 +1416,28 @@ out:
 	return rc;
 }
 
+/* An index.json entry typed as a manifest whose blob the walk met as
+ * something else first (a config): parse it now, INVALID if it is none. */
+static int entry_is_manifest(struct walk *w, const al_descriptor *d,
+                             const char *from)
+{
+	char ds[AL_DIGEST_STRMAX];
+	json_t *v;
+	char *path;
+	int rc;
+
+	al_digest_str(&d->digest, ds);
+	v = json_object_get(w->seen, ds);
+	if (v == NULL || json_integer_value(v) != AL_CHECK_OK)
+		return 0; /* parsed, or its problem reported */
+	path = al_store_blob_path(w->s, &d->digest);
+	if (path == NULL)
+		return al_error_set(AL_ENOMEM, "out of memory");
+	rc = walk_children(w, d, path, ds, from, 0);
+	free(path);
+	return rc;
+}
+
 /*
  * A blob something outside index.json needs (a release recorded in
  * releases.json, its components): walked like an index entry, so that gc
@@ -1433,7 +1461,8 @@ static int walk_root(struct walk *w, const al_store_root *root)
 	seen = json_object_get(w->seen, ds);
 	if (seen != NULL) {
 		/* walked already: say again, for this root, what is wrong */
-		al_check_kind kind = (al_check_kind)json_integer_value(seen);
+		al_check_kind kind =
+		    (al_check_kind)(json_integer_value(seen) & 0xff);
 		if (kind != AL_CHECK_OK) {
 			detail = al_sprintf("needed by %s", root->from);
 			report(w, kind, ds,
@@ -1583,6 +1612,9 @@ int al_store_check_roots(al_store *s, int flags, const al_store_root *roots,
 			free(detail);
 		}
 		rc = walk_desc(&w, &imgs[i].desc, from, 0);
+		if (rc == 0 &&
+		    al_media_type_is_manifest(imgs[i].desc.media_type))
+			rc = entry_is_manifest(&w, &imgs[i].desc, from);
 		free(from);
 		if (rc < 0)
 			goto out;
