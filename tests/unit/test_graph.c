@@ -1,5 +1,6 @@
 /* test_graph.c: version order, graph parsing, fetching from a loopback graph server (faults, deadlines), selection, the store and the graph data. */
 #include <signal.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -313,44 +314,68 @@ static void test_graph__select_shortest_path(void)
 	al_graph_free(c);
 }
 
-/* A graph of n nodes "1.<i/1000>.<i%1000>" in a chain, conditional edges
- * from node 0 to every 1000th node (and one to a version not in the
- * graph), node dup_at (if < n) repeating the version of node dup_of. */
-static char *big_graph(size_t n, size_t dup_at, size_t dup_of, size_t *len)
+/* A bounded text buffer for big_graph: a write that does not fit marks
+ * it failed. */
+typedef struct gbuf {
+	char *p;
+	size_t cap, off;
+	int failed;
+} gbuf;
+
+static void put(gbuf *b, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+
+static void put(gbuf *b, const char *fmt, ...)
 {
-	size_t cap = n * 120 + 4096, off = 0, i;
-	char *p = malloc(cap);
+	va_list ap;
 	int w;
 
-#define PUT(...)                                                               \
-	do {                                                                   \
-		w = snprintf(p + off, cap - off, __VA_ARGS__);                 \
-		if (w < 0 || (size_t)w >= cap - off) {                         \
-			free(p);                                               \
-			return NULL;                                           \
-		}                                                              \
-		off += (size_t)w;                                              \
-	} while (0)
-	if (p == NULL)
+	if (b->failed)
+		return;
+	va_start(ap, fmt);
+	w = vsnprintf(b->p + b->off, b->cap - b->off, fmt, ap);
+	va_end(ap);
+	if (w < 0 || (size_t)w >= b->cap - b->off)
+		b->failed = 1;
+	else
+		b->off += (size_t)w;
+}
+
+/* A graph of n nodes "1.<i/1000>.<i%1000>" in a chain, conditional edges
+ * from node 0 to every 1000th node (and one to a version not in the
+ * graph), node dup_at (if < n) repeating the version of node dup_of.
+ * Caller frees; NULL when it did not fit. */
+static char *big_graph(size_t n, size_t dup_at, size_t dup_of, size_t *len)
+{
+	gbuf b = {NULL, 0, 0, 0};
+	size_t i;
+
+	b.cap = n * 120 + 4096;
+	b.p = malloc(b.cap);
+	if (b.p == NULL)
 		return NULL;
-	PUT("{\"nodes\":[");
+	put(&b, "{\"nodes\":[");
 	for (i = 0; i < n; i++) {
 		size_t v = i == dup_at ? dup_of : i;
-		PUT("%s{\"version\":\"1.%zu.%zu\",\"payload\":\"example.com/"
+		put(&b,
+		    "%s{\"version\":\"1.%zu.%zu\",\"payload\":\"example.com/"
 		    "r@%zu\"}",
 		    i ? "," : "", v / 1000, v % 1000, i);
 	}
-	PUT("],\"edges\":[");
+	put(&b, "],\"edges\":[");
 	for (i = 0; i + 1 < n; i++)
-		PUT("%s[%zu,%zu]", i ? "," : "", i, i + 1);
-	PUT("],\"conditionalEdges\":[{\"edges\":[");
+		put(&b, "%s[%zu,%zu]", i ? "," : "", i, i + 1);
+	put(&b, "],\"conditionalEdges\":[{\"edges\":[");
 	for (i = 1000; i < n; i += 1000)
-		PUT("{\"from\":\"1.0.0\",\"to\":\"1.%zu.%zu\"},", i / 1000,
+		put(&b, "{\"from\":\"1.0.0\",\"to\":\"1.%zu.%zu\"},", i / 1000,
 		    i % 1000);
-	PUT("{\"from\":\"1.0.0\",\"to\":\"9.9.9\"}],\"risks\":[]}]}");
-#undef PUT
-	*len = off;
-	return p;
+	put(&b, "{\"from\":\"1.0.0\",\"to\":\"9.9.9\"}],\"risks\":[]}]}");
+	if (b.failed) {
+		free(b.p);
+		return NULL;
+	}
+	*len = b.off;
+	return b.p;
 }
 
 /* 200k nodes (the limit): parsed, duplicates found, lookups right. The
