@@ -79,7 +79,8 @@ AL_EXPORT int al_transfer_add_from_store(al_transfer *t, al_store *src_store,
 /*
  * Transfer everything queued since the last run: resolve manifests,
  * move missing blobs in parallel (digest-verified before they become
- * visible), write manifests, and only then tag each image. Images fail
+ * visible), write manifests, and only then tag each image (not the held
+ * ones: al_transfer_hold). Images fail
  * independently; the call returns 0 when every image of this run
  * succeeded, else the worst error (the messages are in the results).
  * stats (may be NULL) accumulates across runs.
