@@ -11,7 +11,7 @@ al_require_airlock
 # every child costs (2000 x 1 MiB).
 limit=$((64 * 1024))
 if ldd "$AIRLOCK" 2>/dev/null | grep -q 'libasan'; then
-	limit=$((320 * 1024))
+	limit=$((128 * 1024))
 	export ASAN_OPTIONS=${ASAN_OPTIONS:+$ASAN_OPTIONS:}quarantine_size_mb=16
 fi
 
