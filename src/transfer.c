@@ -23,6 +23,7 @@
  * manifest is its digest and media type (transfer.h). */
 #define IMAGE_MANIFESTS_MAX AL_TRANSFER_IMAGE_MANIFESTS_MAX
 #define RUN_MANIFESTS_MAX AL_TRANSFER_RUN_MANIFESTS_MAX
+#define IMAGE_BLOBS_MAX AL_TRANSFER_IMAGE_BLOBS_MAX
 
 typedef enum { EP_REGISTRY = 1, EP_LAYOUT = 2 } ep_kind;
 
@@ -67,7 +68,10 @@ typedef struct image {
 	size_t nblobs;
 	al_descriptor *pending; /* blob descriptors collected in phase A */
 	size_t npending;
-	json_t *seen; /* phase A: digests of the manifests walked */
+	size_t cap_pending;
+	json_t *seen; /* phase A: "m:<digest>" manifests walked, "b:<digest>"
+	                 blobs collected */
+	size_t nseen_manifests;
 } image;
 
 typedef struct blob {
@@ -107,7 +111,8 @@ struct al_transfer {
 	image *images;
 	size_t nimages;
 	blob *blobs;
-	size_t nblobs;
+	size_t nblobs, cap_blobs;
+	json_t *blob_index; /* find_or_add_blob */
 	worker *workers;
 	int run;
 	atomic_size_t run_manifests; /* distinct manifests walked this run */
@@ -491,6 +496,7 @@ void al_transfer_free(al_transfer *t)
 		free(t->blobs[i].mount_from);
 	}
 	free(t->blobs);
+	json_decref(t->blob_index);
 	for (i = 0; i < t->nendpoints; i++)
 		endpoint_free(t->endpoints[i]);
 	free(t->endpoints);
@@ -950,15 +956,17 @@ static int add_manifest(al_transfer *t, image *img, const al_digest *d,
  */
 static int seen_manifest(al_transfer *t, image *img, const al_digest *d)
 {
-	char ds[AL_DIGEST_STRMAX];
+	char ds[AL_DIGEST_STRMAX + 2];
 	size_t n;
 
-	al_digest_str(d, ds);
+	ds[0] = 'm';
+	ds[1] = ':';
+	al_digest_str(d, ds + 2);
 	if (img->seen == NULL && (img->seen = json_object()) == NULL)
 		return al_error_set(AL_ENOMEM, "out of memory");
 	if (json_object_get(img->seen, ds) != NULL)
 		return 1;
-	if (json_object_size(img->seen) >= IMAGE_MANIFESTS_MAX)
+	if (img->nseen_manifests >= IMAGE_MANIFESTS_MAX)
 		return al_error_set(AL_ELIMIT,
 		                    "more than %d distinct manifests in one "
 		                    "image",
@@ -971,22 +979,39 @@ static int seen_manifest(al_transfer *t, image *img, const al_digest *d)
 		                    RUN_MANIFESTS_MAX);
 	if (json_object_set_new(img->seen, ds, json_true()) != 0)
 		return al_error_set(AL_ENOMEM, "out of memory");
+	img->nseen_manifests++;
 	return 0;
 }
 
+/* Collect a blob of img once (O(1) per descriptor, however many manifests
+ * share it), within AL_TRANSFER_IMAGE_BLOBS_MAX distinct blobs. */
 static int add_pending(image *img, const al_descriptor *d)
 {
-	al_descriptor *grown;
-	size_t i;
+	char key[AL_DIGEST_STRMAX + 2];
+	size_t cap;
 
-	for (i = 0; i < img->npending; i++)
-		if (al_digest_equal(&img->pending[i].digest, &d->digest))
-			return 0;
-	grown = realloc(img->pending, (img->npending + 1) * sizeof(*grown));
-	if (grown == NULL)
+	key[0] = 'b';
+	key[1] = ':';
+	al_digest_str(&d->digest, key + 2);
+	if (img->seen == NULL && (img->seen = json_object()) == NULL)
 		return al_error_set(AL_ENOMEM, "out of memory");
-	img->pending = grown;
-	if (al_descriptor_copy(&img->pending[img->npending], d) < 0)
+	if (json_object_get(img->seen, key) != NULL)
+		return 0;
+	if (img->npending >= IMAGE_BLOBS_MAX)
+		return al_error_set(AL_ELIMIT,
+		                    "more than %d distinct blobs in one image",
+		                    IMAGE_BLOBS_MAX);
+	if (img->npending == img->cap_pending) {
+		al_descriptor *grown;
+		cap = img->cap_pending ? img->cap_pending * 2 : 16;
+		grown = realloc(img->pending, cap * sizeof(*grown));
+		if (grown == NULL)
+			return al_error_set(AL_ENOMEM, "out of memory");
+		img->pending = grown;
+		img->cap_pending = cap;
+	}
+	if (al_descriptor_copy(&img->pending[img->npending], d) < 0 ||
+	    json_object_set_new(img->seen, key, json_true()) != 0)
 		return al_error_set(AL_ENOMEM, "out of memory");
 	img->npending++;
 	return 0;
@@ -1099,28 +1124,42 @@ static int job_resolve(al_transfer *t, worker *w, size_t idx)
 
 /* ---- phase B: blob table ---- */
 
+/* The blob table entry for d going to img's destination (one per digest,
+ * per destination repository for a registry), added if new; found in
+ * O(1) through t->blob_index ("<digest>": the first entry of that digest,
+ * "<digest> <repo>": the entry for that repository). */
 static int find_or_add_blob(al_transfer *t, const image *img,
                             const al_descriptor *d, size_t *out)
 {
 	const char *dst_repo = img->dst_repo;
+	char ds[AL_DIGEST_STRMAX];
+	char *key = NULL;
+	json_t *v;
 	blob *grown, *b;
-	size_t i;
-	int seen_digest = 0;
+	int seen_digest, rc = 0;
 
-	for (i = 0; i < t->nblobs; i++) {
-		if (!al_digest_equal(&t->blobs[i].digest, &d->digest))
-			continue;
-		seen_digest = 1;
-		if (dst_repo == NULL ||
-		    strcmp(t->blobs[i].dst_repo, dst_repo) == 0) {
-			*out = i;
-			return 0;
-		}
-	}
-	grown = realloc(t->blobs, (t->nblobs + 1) * sizeof(*grown));
-	if (grown == NULL)
+	al_digest_str(&d->digest, ds);
+	if (t->blob_index == NULL && (t->blob_index = json_object()) == NULL)
 		return al_error_set(AL_ENOMEM, "out of memory");
-	t->blobs = grown;
+	seen_digest = json_object_get(t->blob_index, ds) != NULL;
+	if (dst_repo != NULL &&
+	    (key = al_sprintf("%s %s", ds, dst_repo)) == NULL)
+		return al_error_set(AL_ENOMEM, "out of memory");
+	v = json_object_get(t->blob_index, key != NULL ? key : ds);
+	if (v != NULL) {
+		*out = (size_t)json_integer_value(v);
+		goto out;
+	}
+	if (t->nblobs == t->cap_blobs) {
+		size_t cap = t->cap_blobs ? t->cap_blobs * 2 : 64;
+		grown = realloc(t->blobs, cap * sizeof(*grown));
+		if (grown == NULL) {
+			rc = al_error_set(AL_ENOMEM, "out of memory");
+			goto out;
+		}
+		t->blobs = grown;
+		t->cap_blobs = cap;
+	}
 	b = &t->blobs[t->nblobs];
 	memset(b, 0, sizeof(*b));
 	b->digest = d->digest;
@@ -1130,13 +1169,22 @@ static int find_or_add_blob(al_transfer *t, const image *img,
 	b->dst_repo = al_strdup(dst_repo);
 	b->first = !seen_digest;
 	if ((img->src_repo != NULL && b->src_repo == NULL) ||
-	    (dst_repo != NULL && b->dst_repo == NULL)) {
+	    (dst_repo != NULL && b->dst_repo == NULL) ||
+	    (!seen_digest &&
+	     json_object_set_new(t->blob_index, ds,
+	                         json_integer((json_int_t)t->nblobs)) != 0) ||
+	    (key != NULL &&
+	     json_object_set_new(t->blob_index, key,
+	                         json_integer((json_int_t)t->nblobs)) != 0)) {
 		free(b->src_repo);
 		free(b->dst_repo);
-		return al_error_set(AL_ENOMEM, "out of memory");
+		rc = al_error_set(AL_ENOMEM, "out of memory");
+		goto out;
 	}
 	*out = t->nblobs++;
-	return 0;
+out:
+	free(key);
+	return rc;
 }
 
 /* ---- phase C: blobs ---- */
@@ -1438,6 +1486,7 @@ int al_transfer_run(al_transfer *t, al_transfer_stats *stats)
 		free(img->pending);
 		img->pending = NULL;
 		img->npending = 0;
+		img->cap_pending = 0;
 		json_decref(img->seen);
 		img->seen = NULL;
 	}
@@ -1462,19 +1511,20 @@ int al_transfer_run(al_transfer *t, al_transfer_stats *stats)
 			size_t k2 = 0;
 			for (i = first_blob; i < t->nblobs; i++) {
 				blob *b = &t->blobs[i];
+				char ds[AL_DIGEST_STRMAX];
+				json_t *v;
 				if (b->first)
 					continue;
-				for (j = 0; j < t->nblobs; j++) {
-					if (t->blobs[j].first &&
-					    t->blobs[j].status == 0 &&
-					    t->blobs[j].done &&
-					    al_digest_equal(&t->blobs[j].digest,
-					                    &b->digest)) {
-						b->mount_from = al_strdup(
-						    t->blobs[j].dst_repo);
-						break;
-					}
-				}
+				/* mount from the first entry of this digest */
+				v = json_object_get(
+				    t->blob_index,
+				    al_digest_str(&b->digest, ds));
+				j = v != NULL ? (size_t)json_integer_value(v)
+				              : t->nblobs;
+				if (j < t->nblobs && t->blobs[j].first &&
+				    t->blobs[j].status == 0 && t->blobs[j].done)
+					b->mount_from =
+					    al_strdup(t->blobs[j].dst_repo);
 				bjobs[k2++] = i;
 			}
 			run_pool(t, bjobs, k2, job_blob);

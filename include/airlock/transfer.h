@@ -117,10 +117,13 @@ AL_EXPORT int al_transfer_tag(al_transfer *t, int image, const char *name);
  * has at most AL_OCI_ENTRIES_MAX entries (oci.h), each distinct child is
  * fetched once per image and kept as digest and media type only (its
  * bytes go to the store at once), an image has at most
- * AL_TRANSFER_IMAGE_MANIFESTS_MAX distinct manifests and a run at most
- * AL_TRANSFER_RUN_MANIFESTS_MAX (AL_ELIMIT for the image beyond them).
+ * AL_TRANSFER_IMAGE_MANIFESTS_MAX distinct manifests and
+ * AL_TRANSFER_IMAGE_BLOBS_MAX distinct blobs, and a run at most
+ * AL_TRANSFER_RUN_MANIFESTS_MAX manifests (AL_ELIMIT for the image
+ * beyond them).
  */
 #define AL_TRANSFER_IMAGE_MANIFESTS_MAX 10000
+#define AL_TRANSFER_IMAGE_BLOBS_MAX 100000
 #define AL_TRANSFER_RUN_MANIFESTS_MAX 100000
 
 /*
