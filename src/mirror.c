@@ -241,6 +241,21 @@ static int record_release(al_store *s, const al_mirror_release *rel,
 			 */
 			const char *k;
 			json_t *v;
+			/* A verified record is never downgraded by a later run
+			 * that could not verify (other keys, --allow-unsigned):
+			 * its signature stays in STORE/signatures. */
+			if (json_is_true(json_object_get(old, "verified")) &&
+			    json_is_false(json_object_get(entry, "verified"))) {
+				al_log_warn(
+				    "release %s (%s) was verified earlier "
+				    "(by %s): its record stays verified",
+				    rel->source, ds,
+				    al_json_str(old, "verifiedBy") != NULL
+				        ? al_json_str(old, "verifiedBy")
+				        : "a trusted key");
+				json_object_del(entry, "verified");
+				json_object_del(entry, "verifiedBy");
+			}
 			json_object_foreach(old, k, v)
 			{
 				if (json_object_get(entry, k) == NULL)

@@ -124,6 +124,30 @@ cat "$T/err"
 al_check "an additional image under a verified release's name: refused (exit 1)" test "$AL_RC" = 1
 al_check "the refusal names the verified release it keeps" grep -qF "names the verified release $signed" "$T/err"
 al_check "the name still refers to the signed manifest" test "$(al_digest_of "$store" "$name")" = "$signed"
+# 5. The verified release mirrored again without keys (--allow-unsigned):
+# its record is not downgraded to unverified.
+cat >"$T/bydigest.yaml" <<YAML
+kind: ImageSetConfiguration
+apiVersion: mirror.openshift.io/v2alpha1
+mirror:
+  platform:
+    release: quay.io/airlock-samples/release@$signed
+airlock:
+  sources:
+  - prefix: quay.io/airlock-samples
+    location: docker://$A/airlock-samples
+YAML
+al_run "$T/out" "$T/err" "$AIRLOCK" mirror --config "$T/bydigest.yaml" --store "$store" --tls-verify=false --allow-unsigned
+cat "$T/err"
+al_check "the verified release without keys: exit 0" test "$AL_RC" = 0
+al_check "the verified release without keys: its record stays verified" python3 -c '
+import json, sys
+rs = {r["digest"]: r for r in json.load(open(sys.argv[1]))["releases"]}
+assert rs[sys.argv[2]]["verified"] is True and len(rs[sys.argv[2]]["verifiedBy"]) == 40, rs' \
+	"$store/airlock/releases.json" "$signed"
+al_check "the verified release without keys: a warning says so" grep -q "its record stays verified" "$T/err"
+al_check "the name still refers to the signed manifest" test "$(al_digest_of "$store" "$name")" = "$signed"
+
 al_run "$T/out" "$T/err" "$AIRLOCK" check --store "$store" --gc
 al_check "check --gc at the end: exit 0" test "$AL_RC" = 0
 al_check "the signed release manifest survived every step" test -f "$store/blobs/sha256/${signed#sha256:}"
