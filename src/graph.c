@@ -239,24 +239,52 @@ int al_graph_find(const al_graph *g, const char *version, size_t *idx)
 	                    g->channel != NULL ? g->channel : "(unknown)");
 }
 
-static int find_quiet(const al_graph *g, const char *version, size_t *idx)
-{
-	size_t i;
+/* Node indices sorted by version bytes (strcmp), for duplicate detection
+ * and lookups while a document is parsed: O(n log n) however many nodes
+ * and conditional edges it lists. */
+typedef struct ver_index {
+	const char *version;
+	size_t node;
+} ver_index;
 
-	for (i = 0; i < g->nnodes; i++) {
-		if (strcmp(g->nodes[i].version, version) == 0) {
-			*idx = i;
+static int ver_index_cmp(const void *a, const void *b)
+{
+	const ver_index *x = a, *y = b;
+	int c = strcmp(x->version, y->version);
+
+	if (c != 0)
+		return c;
+	return x->node < y->node ? -1 : (x->node > y->node ? 1 : 0);
+}
+
+static int find_sorted(const ver_index *vi, size_t n, const char *version,
+                       size_t *idx)
+{
+	size_t lo = 0, hi = n;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		int c = strcmp(vi[mid].version, version);
+		if (c == 0) {
+			*idx = vi[mid].node;
 			return 0;
 		}
+		if (c < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
 	}
 	return -1;
 }
 
-static int parse_nodes(al_graph *g, const json_t *nodes, const char *what)
+/* Nodes of the document into g; *sorted (caller frees) indexes them. */
+static int parse_nodes(al_graph *g, const json_t *nodes, const char *what,
+                       ver_index **sorted)
 {
-	size_t i, j, n = json_array_size(nodes);
+	size_t i, n = json_array_size(nodes);
 	const json_t *node, *md;
 	const char *ver, *pay;
+	ver_index *vi;
 
 	if (!json_is_array(nodes))
 		return al_error_set(AL_EPARSE, "%s: \"nodes\" must be a list",
@@ -265,8 +293,12 @@ static int parse_nodes(al_graph *g, const json_t *nodes, const char *what)
 		return al_error_set(AL_ELIMIT, "%s: more than %d nodes", what,
 		                    MAX_NODES);
 	g->nodes = calloc(n + 1, sizeof(*g->nodes));
-	if (g->nodes == NULL)
+	vi = calloc(n + 1, sizeof(*vi));
+	if (g->nodes == NULL || vi == NULL) {
+		free(vi);
 		return oom();
+	}
+	*sorted = vi;
 	for (i = 0; i < n; i++) {
 		node = json_array_get(nodes, i);
 		ver = al_json_str(node, "version");
@@ -278,11 +310,6 @@ static int parse_nodes(al_graph *g, const json_t *nodes, const char *what)
 			    "%s: node %zu needs \"version\" and "
 			    "\"payload\" strings",
 			    what, i);
-		for (j = 0; j < g->nnodes; j++)
-			if (strcmp(g->nodes[j].version, ver) == 0)
-				return al_error_set(
-				    AL_EPARSE, "%s: version '%s' appears twice",
-				    what, ver);
 		md = json_object_get(node, "metadata");
 		if (md != NULL && !json_is_object(md))
 			return al_error_set(AL_EPARSE,
@@ -297,6 +324,22 @@ static int parse_nodes(al_graph *g, const json_t *nodes, const char *what)
 		if (g->nodes[i].version == NULL ||
 		    g->nodes[i].payload == NULL || g->nodes[i].metadata == NULL)
 			return oom();
+		vi[i].version = g->nodes[i].version;
+		vi[i].node = i;
+	}
+	/* Sorted by version then position: the first repeat in the sorted
+	 * order is reported, the one named by the earliest second copy. */
+	qsort(vi, n, sizeof(*vi), ver_index_cmp);
+	{
+		size_t dup = n;
+		for (i = 1; i < n; i++)
+			if (strcmp(vi[i - 1].version, vi[i].version) == 0 &&
+			    (dup == n || vi[i].node < vi[dup].node))
+				dup = i;
+		if (dup != n)
+			return al_error_set(AL_EPARSE,
+			                    "%s: version '%s' appears twice",
+			                    what, vi[dup].version);
 	}
 	return 0;
 }
@@ -345,10 +388,16 @@ static int add_cond(al_graph *g, size_t from, size_t to, json_t *risks)
 	if (g->ncond >= MAX_EDGES)
 		return al_error_set(AL_ELIMIT, "more than %d conditional edges",
 		                    MAX_EDGES);
-	p = realloc(g->cond, (g->ncond + 1) * sizeof(*p));
-	if (p == NULL)
-		return oom();
-	g->cond = p;
+	/* doubling: a long list of conditional edges stays linear */
+	if (g->ncond == 0 ||
+	    (g->ncond >= 16 && (g->ncond & (g->ncond - 1)) == 0)) {
+		size_t cap = g->ncond == 0 ? 16 : g->ncond * 2;
+		p = realloc(g->cond, cap * sizeof(*p));
+		if (p == NULL)
+			return oom();
+		g->cond = p;
+	}
+	p = g->cond;
 	p[g->ncond].from = from;
 	p[g->ncond].to = to;
 	p[g->ncond].risks = json_incref(risks);
@@ -356,7 +405,8 @@ static int add_cond(al_graph *g, size_t from, size_t to, json_t *risks)
 	return 0;
 }
 
-static int parse_cond(al_graph *g, const json_t *list, const char *what)
+static int parse_cond(al_graph *g, const json_t *list, const char *what,
+                      const ver_index *vi)
 {
 	size_t i, j, from, to;
 	const json_t *ce, *edges, *e, *risks;
@@ -387,8 +437,8 @@ static int parse_cond(al_graph *g, const json_t *list, const char *what)
 				    "%s: conditional edge %zu needs \"from\" "
 				    "and \"to\" versions",
 				    what, i);
-			if (find_quiet(g, f, &from) < 0 ||
-			    find_quiet(g, t, &to) < 0) {
+			if (find_sorted(vi, g->nnodes, f, &from) < 0 ||
+			    find_sorted(vi, g->nnodes, t, &to) < 0) {
 				al_log_debug("%s: conditional edge %s -> %s "
 				             "names a release outside the "
 				             "graph; ignored",
@@ -408,6 +458,7 @@ int al_graph_parse(al_graph **out, const uint8_t *p, size_t n, const char *what)
 	json_t *doc = NULL;
 	const json_t *al;
 	al_graph *g = NULL;
+	ver_index *vi = NULL;
 	const char *s;
 	int rc;
 
@@ -428,10 +479,11 @@ int al_graph_parse(al_graph **out, const uint8_t *p, size_t n, const char *what)
 		rc = oom();
 		goto out;
 	}
-	if ((rc = parse_nodes(g, json_object_get(doc, "nodes"), what)) < 0 ||
+	if ((rc = parse_nodes(g, json_object_get(doc, "nodes"), what, &vi)) <
+	        0 ||
 	    (rc = parse_edges(g, json_object_get(doc, "edges"), what)) < 0 ||
-	    (rc = parse_cond(g, json_object_get(doc, "conditionalEdges"),
-	                     what)) < 0)
+	    (rc = parse_cond(g, json_object_get(doc, "conditionalEdges"), what,
+	                     vi)) < 0)
 		goto out;
 	al = json_object_get(doc, "airlock");
 	if ((s = al_json_str(al, "channel")) != NULL &&
@@ -447,6 +499,7 @@ int al_graph_parse(al_graph **out, const uint8_t *p, size_t n, const char *what)
 	*out = g;
 	g = NULL;
 out:
+	free(vi);
 	al_graph_free(g);
 	json_decref(doc);
 	return rc;
@@ -628,25 +681,90 @@ out:
 
 /* ---------------------------------------------------------------- selection */
 
-static void sort_indices(const al_graph *g, size_t *idx, size_t n)
-{
-	size_t i, j, t;
+typedef struct by_version {
+	const char *version;
+	size_t idx;
+} by_version;
 
-	/* insertion sort: selections are small and this stays reentrant */
-	for (i = 1; i < n; i++) {
-		t = idx[i];
-		for (j = i;
-		     j > 0 && al_version_compare(g->nodes[idx[j - 1]].version,
-		                                 g->nodes[t].version) > 0;
-		     j--)
-			idx[j] = idx[j - 1];
-		idx[j] = t;
+static int by_version_cmp(const void *a, const void *b)
+{
+	const by_version *x = a, *y = b;
+	int c = al_version_compare(x->version, y->version);
+
+	if (c != 0)
+		return c;
+	return x->idx < y->idx ? -1 : (x->idx > y->idx ? 1 : 0);
+}
+
+/* Sort node indices by version precedence (ties by index): O(n log n). */
+static int sort_indices(const al_graph *g, size_t *idx, size_t n)
+{
+	by_version *v;
+	size_t i;
+
+	if (n < 2)
+		return 0;
+	v = malloc(n * sizeof(*v));
+	if (v == NULL)
+		return oom();
+	for (i = 0; i < n; i++) {
+		v[i].version = g->nodes[idx[i]].version;
+		v[i].idx = idx[i];
 	}
+	qsort(v, n, sizeof(*v), by_version_cmp);
+	for (i = 0; i < n; i++)
+		idx[i] = v[i].idx;
+	free(v);
+	return 0;
 }
 
 static const char *chan(const al_graph *g)
 {
 	return g->channel != NULL ? g->channel : "(unknown)";
+}
+
+/* Edge i of g's plain edges followed (cond) by its conditional ones. */
+static void edge_at(const al_graph *g, size_t i, size_t *f, size_t *t)
+{
+	if (i < g->nedges) {
+		*f = g->edges[i].from;
+		*t = g->edges[i].to;
+	} else {
+		*f = g->cond[i - g->nedges].from;
+		*t = g->cond[i - g->nedges].to;
+	}
+}
+
+/*
+ * Adjacency in compressed rows: for each node v, the edges whose end
+ * (by_to: "to", else "from") is v are adj[start[v] .. start[v + 1]),
+ * holding the other end. O(V + E) to build and to walk.
+ */
+static int adjacency(const al_graph *g, size_t ne, int by_to, size_t **start,
+                     size_t **adj)
+{
+	size_t *st = calloc(g->nnodes + 2, sizeof(*st));
+	size_t *a = malloc((ne + 1) * sizeof(*a));
+	size_t i, f, t;
+
+	if (st == NULL || a == NULL) {
+		free(st);
+		free(a);
+		return oom();
+	}
+	for (i = 0; i < ne; i++) {
+		edge_at(g, i, &f, &t);
+		st[(by_to ? t : f) + 2]++;
+	}
+	for (i = 2; i < g->nnodes + 2; i++)
+		st[i] += st[i - 1];
+	for (i = 0; i < ne; i++) {
+		edge_at(g, i, &f, &t);
+		a[st[(by_to ? t : f) + 1]++] = by_to ? f : t;
+	}
+	*start = st;
+	*adj = a;
+	return 0;
 }
 
 /* Reverse BFS from max over edges inside [lo, hi]: dist[i] = updates to max. */
@@ -655,6 +773,7 @@ static int shortest(const al_graph *g, size_t lo_i, size_t hi_i, int cond,
 {
 	const char *lo = g->nodes[lo_i].version, *hi = g->nodes[hi_i].version;
 	size_t *dist = NULL, *queue = NULL, *path = NULL;
+	size_t *rstart = NULL, *radj = NULL, *fstart = NULL, *fadj = NULL;
 	size_t qh = 0, qt = 0, i, v, cur, best, npath = 0;
 	size_t ne = g->nedges + (cond ? g->ncond : 0);
 	const size_t inf = (size_t)-1;
@@ -667,18 +786,18 @@ static int shortest(const al_graph *g, size_t lo_i, size_t hi_i, int cond,
 		rc = oom();
 		goto out;
 	}
+	if ((rc = adjacency(g, ne, 1, &rstart, &radj)) < 0 ||
+	    (rc = adjacency(g, ne, 0, &fstart, &fadj)) < 0)
+		goto out;
 	for (i = 0; i < g->nnodes; i++)
 		dist[i] = inf;
 	dist[hi_i] = 0;
 	queue[qt++] = hi_i;
 	while (qh < qt) {
 		v = queue[qh++];
-		for (i = 0; i < ne; i++) {
-			size_t f = i < g->nedges ? g->edges[i].from
-			                         : g->cond[i - g->nedges].from;
-			size_t t = i < g->nedges ? g->edges[i].to
-			                         : g->cond[i - g->nedges].to;
-			if (t != v || dist[f] != inf)
+		for (i = rstart[v]; i < rstart[v + 1]; i++) {
+			size_t f = radj[i];
+			if (dist[f] != inf)
 				continue;
 			if (al_version_compare(g->nodes[f].version, lo) < 0 ||
 			    al_version_compare(g->nodes[f].version, hi) > 0)
@@ -699,13 +818,9 @@ static int shortest(const al_graph *g, size_t lo_i, size_t hi_i, int cond,
 	path[npath++] = cur;
 	while (cur != hi_i) {
 		best = inf;
-		for (i = 0; i < ne; i++) {
-			size_t f = i < g->nedges ? g->edges[i].from
-			                         : g->cond[i - g->nedges].from;
-			size_t t = i < g->nedges ? g->edges[i].to
-			                         : g->cond[i - g->nedges].to;
-			if (f != cur || dist[t] == inf ||
-			    dist[t] + 1 != dist[cur])
+		for (i = fstart[cur]; i < fstart[cur + 1]; i++) {
+			size_t t = fadj[i];
+			if (dist[t] == inf || dist[t] + 1 != dist[cur])
 				continue;
 			if (best == inf ||
 			    al_version_compare(g->nodes[t].version,
@@ -715,11 +830,16 @@ static int shortest(const al_graph *g, size_t lo_i, size_t hi_i, int cond,
 		cur = best;
 		path[npath++] = cur;
 	}
-	sort_indices(g, path, npath);
+	if ((rc = sort_indices(g, path, npath)) < 0)
+		goto out;
 	*out = path;
 	*nout = npath;
 	path = NULL;
 out:
+	free(rstart);
+	free(radj);
+	free(fstart);
+	free(fadj);
 	free(dist);
 	free(queue);
 	free(path);
@@ -769,7 +889,10 @@ int al_graph_select(const al_graph *g, const char *min, const char *max,
 		                       g->nodes[hi_i].version) <= 0)
 			sel[cnt++] = i;
 	}
-	sort_indices(g, sel, cnt);
+	if ((rc = sort_indices(g, sel, cnt)) < 0) {
+		free(sel);
+		return rc;
+	}
 	*idx = sel;
 	*n = cnt;
 	return 0;

@@ -10,6 +10,7 @@
 #include "airlock/json.h"
 #include "airlock/log.h"
 #include "airlock/mirror.h"
+#include "airlock/ref.h"
 #include "airlock/release.h"
 
 void al_mirror_report_clear(al_mirror_report *report)
@@ -57,6 +58,46 @@ static int worse(int a, int b)
 	return a;
 }
 
+/* The index.json name mirror gives ref: the normalised docker reference
+ * (skopeo can then read it as oci:STORE:NAME); oci: sources keep their
+ * own name (NULL: none). *alt (may be NULL) gets "REPO@" for docker
+ * references, "NAME@" otherwise: the prefix of a name by digest. */
+static int store_name(const char *ref, char **name, char **alt)
+{
+	al_imgref ir = {0};
+	char *n = NULL, *a = NULL, *base = NULL;
+	int rc;
+
+	if ((rc = al_imgref_parse(&ir, ref)) < 0)
+		return rc;
+	if (ir.transport == AL_TRANSPORT_DOCKER) {
+		n = al_ref_string(&ir.ref);
+		base = al_ref_name(&ir.ref);
+	} else if (ir.name != NULL) {
+		n = al_strdup(ir.name);
+		base = al_strdup(ir.name);
+	}
+	if (alt != NULL && base != NULL)
+		a = al_sprintf("%s@", base);
+	if ((n == NULL && ir.transport == AL_TRANSPORT_DOCKER) ||
+	    (alt != NULL && base != NULL && a == NULL)) {
+		rc = al_error_set(AL_ENOMEM, "out of memory");
+		goto out;
+	}
+	*name = n;
+	n = NULL;
+	if (alt != NULL) {
+		*alt = a;
+		a = NULL;
+	}
+out:
+	free(n);
+	free(a);
+	free(base);
+	al_imgref_clear(&ir);
+	return rc;
+}
+
 static int queue(al_transfer *t, const char *ref, int *idx)
 {
 	al_imgref ir = {0};
@@ -65,12 +106,10 @@ static int queue(al_transfer *t, const char *ref, int *idx)
 
 	if ((rc = al_imgref_parse(&ir, ref)) < 0)
 		return rc;
-	/* Store under the normalised docker reference (skopeo can then
-	 * read it as oci:STORE:NAME); oci: sources keep their own name. */
-	if (ir.transport == AL_TRANSPORT_DOCKER)
-		name = al_ref_string(&ir.ref);
-	else if (ir.name != NULL)
-		name = al_strdup(ir.name);
+	if ((rc = store_name(ref, &name, NULL)) < 0) {
+		al_imgref_clear(&ir);
+		return rc;
+	}
 	rc = al_transfer_add(t, &ir, name);
 	free(name);
 	al_imgref_clear(&ir);
@@ -78,6 +117,67 @@ static int queue(al_transfer *t, const char *ref, int *idx)
 		return rc;
 	*idx = rc;
 	return 0;
+}
+
+/*
+ * 1 when index.json names name and releases.json records that manifest as
+ * a verified release (*digest and fpr, 41 bytes, set), 0 when name is
+ * absent or names something else (*digest set when present, *present).
+ */
+static int named_verified(al_store *s, const char *name, al_digest *digest,
+                          int *present, char *fpr)
+{
+	al_store_image cur;
+	json_t *doc = NULL, *list;
+	char ds[AL_DIGEST_STRMAX];
+	size_t i;
+	int verified = 0;
+
+	*present = 0;
+	fpr[0] = '\0';
+	if (name == NULL || al_store_find(s, name, &cur) < 0) {
+		al_error_clear();
+		return 0;
+	}
+	*present = 1;
+	*digest = cur.desc.digest;
+	al_store_image_clear(&cur);
+	if (al_store_releases_load(s, &doc) < 0) {
+		al_error_clear();
+		return 0;
+	}
+	al_digest_str(digest, ds);
+	list = json_object_get(doc, "releases");
+	for (i = 0; i < json_array_size(list); i++) {
+		json_t *e = json_array_get(list, i);
+		const char *d = al_json_str(e, "digest");
+		const char *by = al_json_str(e, "verifiedBy");
+		if (d == NULL || strcmp(d, ds) != 0 ||
+		    !json_is_true(json_object_get(e, "verified")))
+			continue;
+		verified = 1;
+		if (by != NULL)
+			snprintf(fpr, 41, "%s", by);
+		break;
+	}
+	json_decref(doc);
+	return verified;
+}
+
+/* What the store kept under name, for a refusal: "; the store keeps
+ * 'NAME' at DIGEST (verified by KEY)", or "" when nothing is named. */
+static char *kept_note(al_store *s, const char *name)
+{
+	al_digest d;
+	char ds[AL_DIGEST_STRMAX], fpr[41];
+	int present = 0, v = named_verified(s, name, &d, &present, fpr);
+
+	if (!present)
+		return al_strdup("");
+	return al_sprintf(
+	    "; the store keeps '%s' at %s%s%s%s", name, al_digest_str(&d, ds),
+	    v ? " (verified by " : " (not recorded as verified)",
+	    v ? (fpr[0] != '\0' ? fpr : "a trusted key") : "", v ? ")" : "");
 }
 
 static char *iso8601_now(void)
@@ -141,6 +241,21 @@ static int record_release(al_store *s, const al_mirror_release *rel,
 			 */
 			const char *k;
 			json_t *v;
+			/* A verified record is never downgraded by a later run
+			 * that could not verify (other keys, --allow-unsigned):
+			 * its signature stays in STORE/signatures. */
+			if (json_is_true(json_object_get(old, "verified")) &&
+			    json_is_false(json_object_get(entry, "verified"))) {
+				al_log_warn(
+				    "release %s (%s) was verified earlier "
+				    "(by %s): its record stays verified",
+				    rel->source, ds,
+				    al_json_str(old, "verifiedBy") != NULL
+				        ? al_json_str(old, "verifiedBy")
+				        : "a trusted key");
+				json_object_del(entry, "verified");
+				json_object_del(entry, "verifiedBy");
+			}
 			json_object_foreach(old, k, v)
 			{
 				if (json_object_get(entry, k) == NULL)
@@ -162,7 +277,7 @@ out:
 
 /* Retrieve and verify the signatures of rel; 0 when it may proceed. */
 static int check_signatures(al_store *s, al_mirror_release *rel,
-                            const al_transfer_opts *opts,
+                            const char *name, const al_transfer_opts *opts,
                             const al_mirror_sig_opts *sig,
                             al_mirror_report *report)
 {
@@ -232,9 +347,15 @@ static int check_signatures(al_store *s, al_mirror_release *rel,
 	}
 	{
 		char ds[AL_DIGEST_STRMAX];
-		char *m = al_sprintf(
-		    "%s (%s): no verified signature: %s", rel->source,
-		    al_digest_str(&rel->digest, ds), al_error_message());
+		char *why = al_strdup(al_error_message());
+		char *kept = sig->allow_unsigned ? NULL : kept_note(s, name);
+		char *m =
+		    al_sprintf("%s (%s): no verified signature: %s%s",
+		               rel->source, al_digest_str(&rel->digest, ds),
+		               why != NULL ? why : "out of memory",
+		               kept != NULL ? kept : "");
+		free(why);
+		free(kept);
 		if (sig->allow_unsigned) {
 			al_log_warn("%s; mirrored anyway (--allow-unsigned), "
 			            "recorded as unverified",
@@ -286,15 +407,111 @@ int al_mirror_signed(al_store *s, const char *const *releases, size_t nreleases,
 	                   opts, sig, report);
 }
 
+/*
+ * Name the release image idx after it verified and every component
+ * arrived. An unverified release (no keys, --allow-unsigned) never
+ * re-points a name that refers to a verified release: it is named by
+ * digest instead, and the verified one keeps the name.
+ */
+static int tag_release(al_store *s, al_transfer *t, int idx,
+                       const al_mirror_release *rel, int checked)
+{
+	char *name = NULL, *alt = NULL, *byd = NULL;
+	char ds[AL_DIGEST_STRMAX], ks[AL_DIGEST_STRMAX], fpr[41];
+	al_digest kept;
+	int rc, present = 0;
+
+	if ((rc = store_name(rel->source, &name, &alt)) < 0)
+		return rc;
+	if ((!checked || !rel->verified) && name != NULL && alt != NULL &&
+	    named_verified(s, name, &kept, &present, fpr) &&
+	    !al_digest_equal(&kept, &rel->digest)) {
+		byd = al_sprintf("%s%s", alt, al_digest_str(&rel->digest, ds));
+		if (byd == NULL) {
+			rc = al_error_set(AL_ENOMEM, "out of memory");
+			goto out;
+		}
+		al_log_warn("release %s (%s) is not verified: '%s' keeps the "
+		            "verified %s (verified by %s); this one is named "
+		            "'%s'",
+		            rel->source, ds, name, al_digest_str(&kept, ks),
+		            fpr[0] != '\0' ? fpr : "a trusted key", byd);
+		rc = al_transfer_tag(t, idx, byd);
+		goto out;
+	}
+	rc = al_transfer_tag(t, idx, NULL);
+out:
+	free(byd);
+	free(name);
+	free(alt);
+	return rc;
+}
+
+/*
+ * An additional or component image must not re-point a name that refers
+ * to a verified release either: such an image is held (*held set), and
+ * settle_held names it only when it is that very release.
+ */
+static int hold_if_verified_name(al_store *s, al_transfer *t, const char *ref,
+                                 int idx, int *held)
+{
+	char *name = NULL;
+	char fpr[41];
+	al_digest d;
+	int present = 0, rc;
+
+	*held = 0;
+	if ((rc = store_name(ref, &name, NULL)) < 0)
+		return rc;
+	if (named_verified(s, name, &d, &present, fpr))
+		*held = al_transfer_hold(t, idx) == 0;
+	free(name);
+	return 0;
+}
+
+/* After the run: a held image that arrived is named if it is the verified
+ * release its name refers to; else it is refused (*msg, caller frees). */
+static int settle_held(al_store *s, al_transfer *t, const char *ref, int idx,
+                       char **msg)
+{
+	char *name = NULL;
+	char fpr[41], ds[AL_DIGEST_STRMAX], ks[AL_DIGEST_STRMAX];
+	al_digest kept, got;
+	int present = 0, rc;
+
+	*msg = NULL;
+	if ((rc = store_name(ref, &name, NULL)) < 0)
+		return rc;
+	al_transfer_result(t, idx, NULL, &got, NULL, NULL);
+	if (named_verified(s, name, &kept, &present, fpr) &&
+	    !al_digest_equal(&kept, &got)) {
+		*msg = al_sprintf(
+		    "%s (%s): refused: '%s' names the verified release %s "
+		    "(verified by %s), which an unverified image does not "
+		    "replace; the store keeps it",
+		    ref, al_digest_str(&got, ds), name,
+		    al_digest_str(&kept, ks),
+		    fpr[0] != '\0' ? fpr : "a trusted key");
+		rc = *msg != NULL ? AL_EVERIFY
+		                  : al_error_set(AL_ENOMEM, "out of memory");
+		goto out;
+	}
+	rc = al_transfer_tag(t, idx, NULL);
+out:
+	free(name);
+	return rc;
+}
+
 static int mirror_impl(al_store *s, const char *const *releases,
                        size_t nreleases, const char *const *additional,
                        size_t nadditional, const al_transfer_opts *opts,
                        const al_mirror_sig_opts *sig, al_mirror_report *report)
 {
 	al_transfer *t = NULL;
-	int *rel_idx = NULL, *add_idx = NULL;
+	int *rel_idx = NULL, *rel_q = NULL, *add_idx = NULL, *add_held = NULL;
 	size_t **comp_idx = NULL;
-	size_t i, j;
+	char ***comp_held = NULL; /* the reference of each held component */
+	size_t i, j, k;
 	int rc = 0, worst = 0;
 
 	memset(report, 0, sizeof(*report));
@@ -302,28 +519,36 @@ static int mirror_impl(al_store *s, const char *const *releases,
 		return rc;
 	report->releases = calloc(nreleases + 1, sizeof(*report->releases));
 	rel_idx = calloc(nreleases + 1, sizeof(*rel_idx));
+	rel_q = calloc(nreleases + 1, sizeof(*rel_q));
 	add_idx = calloc(nadditional + 1, sizeof(*add_idx));
+	add_held = calloc(nadditional + 1, sizeof(*add_held));
 	comp_idx = calloc(nreleases + 1, sizeof(*comp_idx));
-	if (report->releases == NULL || rel_idx == NULL || add_idx == NULL ||
-	    comp_idx == NULL) {
+	comp_held = calloc(nreleases + 1, sizeof(*comp_held));
+	if (report->releases == NULL || rel_idx == NULL || rel_q == NULL ||
+	    add_idx == NULL || add_held == NULL || comp_idx == NULL ||
+	    comp_held == NULL) {
 		rc = al_error_set(AL_ENOMEM, "out of memory");
 		goto out;
 	}
 	report->nreleases = nreleases;
 	report->additional = nadditional;
 
-	/* 1. release images */
+	/* 1. release images: stored, not named until they verified and
+	 * their components arrived (a refusal leaves index.json as it was) */
 	for (i = 0; i < nreleases; i++) {
 		al_mirror_release *rel = &report->releases[i];
 		rel->source = al_strdup(releases[i]);
 		rel_idx[i] = -1;
-		if ((rc = queue(t, releases[i], &rel_idx[i])) < 0) {
+		if ((rc = queue(t, releases[i], &rel_idx[i])) < 0 ||
+		    (rc = al_transfer_hold(t, rel_idx[i])) < 0) {
 			rel->status = rc;
 			rel->message = al_sprintf("%s: %s", releases[i],
 			                          al_error_message());
 			add_error(report, rel->message);
 			worst = worse(worst, rc);
+			rel_idx[i] = -1;
 		}
+		rel_q[i] = rel_idx[i];
 	}
 	al_transfer_run(t, &report->stats);
 
@@ -331,6 +556,7 @@ static int mirror_impl(al_store *s, const char *const *releases,
 	for (i = 0; i < nreleases; i++) {
 		al_mirror_release *rel = &report->releases[i];
 		al_release *r = NULL;
+		char *name = NULL;
 		const char *msg;
 		int st;
 
@@ -346,23 +572,18 @@ static int mirror_impl(al_store *s, const char *const *releases,
 			rel_idx[i] = -1;
 			continue;
 		}
-		if (sig != NULL &&
-		    check_signatures(s, rel, opts, sig, report) < 0) {
-			/* refused: the unverified release does not stay named
-			 * in the store */
-			char *name = NULL;
-			al_imgref ir = {0};
-			if (al_imgref_parse(&ir, releases[i]) == 0)
-				name = ir.transport == AL_TRANSPORT_DOCKER
-				           ? al_ref_string(&ir.ref)
-				           : al_strdup(ir.name);
-			if (name != NULL)
-				al_store_untag(s, name);
+		if (sig != NULL) {
+			if ((rc = store_name(releases[i], &name, NULL)) < 0)
+				goto out;
+			rc = check_signatures(s, rel, name, opts, sig, report);
 			free(name);
-			al_imgref_clear(&ir);
-			worst = worse(worst, rel->status);
-			rel_idx[i] = -1;
-			continue;
+			if (rc < 0) {
+				/* refused: never named, whatever the name
+				 * referred to stays */
+				worst = worse(worst, rel->status);
+				rel_idx[i] = -1;
+				continue;
+			}
 		}
 		if ((rc = al_release_open(&r, s, &rel->digest,
 		                          opts != NULL ? opts->platform
@@ -379,7 +600,8 @@ static int mirror_impl(al_store *s, const char *const *releases,
 		rel->version = al_strdup(al_release_version(r));
 		rel->components = al_release_component_count(r);
 		comp_idx[i] = calloc(rel->components + 1, sizeof(size_t));
-		if (comp_idx[i] == NULL) {
+		comp_held[i] = calloc(rel->components + 1, sizeof(char *));
+		if (comp_idx[i] == NULL || comp_held[i] == NULL) {
 			al_release_free(r);
 			rc = al_error_set(AL_ENOMEM, "out of memory");
 			goto out;
@@ -387,8 +609,10 @@ static int mirror_impl(al_store *s, const char *const *releases,
 		for (j = 0; j < rel->components; j++) {
 			const al_release_component *c =
 			    al_release_component_at(r, j);
-			int idx = -1;
-			if ((rc = queue(t, c->image, &idx)) < 0) {
+			int idx = -1, held = 0;
+			if ((rc = queue(t, c->image, &idx)) < 0 ||
+			    (rc = hold_if_verified_name(s, t, c->image, idx,
+			                                &held)) < 0) {
 				char *m = al_sprintf(
 				    "%s (component %s of %s): %s", c->image,
 				    c->name, releases[i], al_error_message());
@@ -401,19 +625,28 @@ static int mirror_impl(al_store *s, const char *const *releases,
 				continue;
 			}
 			comp_idx[i][j] = (size_t)idx;
+			if (held &&
+			    (comp_held[i][j] = al_strdup(c->image)) == NULL) {
+				al_release_free(r);
+				rc = al_error_set(AL_ENOMEM, "out of memory");
+				goto out;
+			}
 		}
 		al_release_free(r);
 	}
 	/* 3. additional images */
 	for (i = 0; i < nadditional; i++) {
 		add_idx[i] = -1;
-		if ((rc = queue(t, additional[i], &add_idx[i])) < 0) {
+		if ((rc = queue(t, additional[i], &add_idx[i])) < 0 ||
+		    (rc = hold_if_verified_name(s, t, additional[i], add_idx[i],
+		                                &add_held[i])) < 0) {
 			char *m = al_sprintf("%s: %s", additional[i],
 			                     al_error_message());
 			add_error(report, m != NULL ? m : "out of memory");
 			free(m);
 			report->additional_failed++;
 			worst = worse(worst, rc);
+			add_idx[i] = -1;
 		}
 	}
 	al_transfer_run(t, &report->stats);
@@ -424,11 +657,16 @@ static int mirror_impl(al_store *s, const char *const *releases,
 			continue;
 		for (j = 0; j < rel->components; j++) {
 			const char *msg;
+			char *m = NULL;
 			int st;
 			if (comp_idx[i][j] == (size_t)-1)
 				continue;
 			al_transfer_result(t, (int)comp_idx[i][j], &st, NULL,
 			                   NULL, &msg);
+			if (st == 0 && comp_held[i][j] != NULL &&
+			    (st = settle_held(s, t, comp_held[i][j],
+			                      (int)comp_idx[i][j], &m)) < 0)
+				msg = m != NULL ? m : al_error_message();
 			if (st < 0) {
 				add_error(report, msg);
 				rel->components_failed++;
@@ -436,6 +674,13 @@ static int mirror_impl(al_store *s, const char *const *releases,
 				if (rel->message == NULL)
 					rel->message = al_strdup(msg);
 			}
+			free(m);
+		}
+		if (rel->status == 0 && (rc = tag_release(s, t, rel_idx[i], rel,
+		                                          sig != NULL)) < 0) {
+			rel->status = rc;
+			rel->message = al_strdup(al_error_message());
+			add_error(report, rel->message);
 		}
 		if (rel->status == 0) {
 			if ((rc = record_release(
@@ -455,15 +700,32 @@ static int mirror_impl(al_store *s, const char *const *releases,
 	}
 	for (i = 0; i < nadditional; i++) {
 		const char *msg;
+		char *m = NULL;
 		int st;
 		if (add_idx[i] < 0)
 			continue;
 		al_transfer_result(t, add_idx[i], &st, NULL, NULL, &msg);
+		/* the same image as a release: it shares the release's fate */
+		for (k = 0; st == 0 && k < nreleases; k++) {
+			if (rel_q[k] == add_idx[i] &&
+			    report->releases[k].status < 0) {
+				st = report->releases[k].status;
+				m = al_sprintf("%s: the same image as release "
+				               "%s, which was not mirrored",
+				               additional[i],
+				               report->releases[k].source);
+				msg = m != NULL ? m : "out of memory";
+			}
+		}
+		if (st == 0 && add_held[i] &&
+		    (st = settle_held(s, t, additional[i], add_idx[i], &m)) < 0)
+			msg = m != NULL ? m : al_error_message();
 		if (st < 0) {
 			add_error(report, msg);
 			report->additional_failed++;
 			worst = worse(worst, st);
 		}
+		free(m);
 	}
 	rc = worst;
 	if (rc < 0)
@@ -472,9 +734,20 @@ out:
 	if (comp_idx != NULL)
 		for (i = 0; i < nreleases; i++)
 			free(comp_idx[i]);
+	if (comp_held != NULL)
+		for (i = 0; i < nreleases; i++) {
+			for (j = 0; comp_held[i] != NULL &&
+			            j < report->releases[i].components;
+			     j++)
+				free(comp_held[i][j]);
+			free(comp_held[i]);
+		}
 	free(comp_idx);
+	free(comp_held);
 	free(rel_idx);
+	free(rel_q);
 	free(add_idx);
+	free(add_held);
 	al_transfer_free(t);
 	return rc;
 }
@@ -528,6 +801,93 @@ int al_mirror_record_channels(al_store *s, const al_digest *release,
 	}
 	rc = al_store_releases_save(s, doc);
 out:
+	json_decref(doc);
+	return rc;
+}
+
+/* Component roots of one recorded release (none when it cannot be read:
+ * the walk reports what it lacks). */
+static int component_roots(al_store *s, const json_t *e, al_store_root **roots,
+                           size_t *nroots, char ***froms, size_t *nfroms)
+{
+	const char *d = al_json_str(e, "digest");
+	const char *v = al_json_str(e, "version");
+	al_release *r = NULL;
+	al_digest rd;
+	size_t j, n;
+	int rc = 0;
+
+	if (d == NULL || al_digest_parse_str(&rd, d) < 0 ||
+	    al_store_has_blob(s, &rd, NULL) != 1 ||
+	    al_release_open(&r, s, &rd, al_json_str(e, "platform")) < 0) {
+		al_error_clear();
+		return 0;
+	}
+	n = al_release_component_count(r);
+	for (j = 0; j < n; j++) {
+		const al_release_component *c = al_release_component_at(r, j);
+		al_ref ref = {0};
+		al_store_root *gr;
+		char **gf;
+		char *from;
+
+		if (al_ref_parse(&ref, c->image) < 0 || ref.digest == NULL) {
+			al_ref_clear(&ref);
+			al_error_clear();
+			continue; /* by tag: nothing fixed to keep */
+		}
+		gr = realloc(*roots, (*nroots + 1) * sizeof(*gr));
+		if (gr != NULL)
+			*roots = gr;
+		gf = realloc(*froms, (*nfroms + 1) * sizeof(*gf));
+		if (gf != NULL)
+			*froms = gf;
+		from = al_sprintf("component %s (%s) of release %s (%s) "
+		                  "recorded in airlock/releases.json",
+		                  c->name, c->image, v != NULL ? v : "?", d);
+		if (gr == NULL || gf == NULL || from == NULL) {
+			free(from);
+			al_ref_clear(&ref);
+			rc = al_error_set(AL_ENOMEM, "out of memory");
+			goto out;
+		}
+		(*froms)[(*nfroms)++] = from;
+		if (al_digest_parse_str(&(*roots)[*nroots].digest,
+		                        ref.digest) == 0) {
+			(*roots)[*nroots].from = from;
+			(*nroots)++;
+		}
+		al_error_clear();
+		al_ref_clear(&ref);
+	}
+out:
+	al_release_free(r);
+	return rc;
+}
+
+int al_mirror_check(al_store *s, int flags, al_check_fn fn, void *ud,
+                    al_check_result *res)
+{
+	json_t *doc = NULL, *list;
+	al_store_root *roots = NULL;
+	char **froms = NULL;
+	size_t nroots = 0, nfroms = 0, i;
+	int rc = 0;
+
+	/* An unreadable releases.json is reported by the store check. */
+	if (al_store_releases_load(s, &doc) == 0) {
+		list = json_object_get(doc, "releases");
+		for (i = 0; rc == 0 && i < json_array_size(list); i++)
+			rc = component_roots(s, json_array_get(list, i), &roots,
+			                     &nroots, &froms, &nfroms);
+	}
+	al_error_clear();
+	if (rc == 0)
+		rc = al_store_check_roots(s, flags, roots, nroots, fn, ud, res);
+	for (i = 0; i < nfroms; i++)
+		free(froms[i]);
+	free(froms);
+	free(roots);
 	json_decref(doc);
 	return rc;
 }

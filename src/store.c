@@ -13,6 +13,7 @@
 #include "airlock/clock.h"
 #include "airlock/error.h"
 #include "airlock/fs.h"
+#include "airlock/json.h"
 #include "airlock/log.h"
 #include "airlock/store.h"
 
@@ -1384,6 +1385,16 @@ static void remove_blob(struct walk *w, const char *path, const char *what,
 	report(w, AL_CHECK_REMOVED, what, path);
 }
 
+/* In w->seen: the blob parsed as a manifest or index (an index.json entry
+ * must be one, even when the walk met its blob as a config first). */
+#define SEEN_MANIFEST 0x100
+
+/* Remember what the walk found for blob ds (a root needing it is told). */
+static void mark(struct walk *w, const char *ds, al_check_kind kind)
+{
+	json_object_set_new(w->seen, ds, json_integer(kind));
+}
+
 static int nondistributable(const char *mt)
 {
 	return mt != NULL && (strstr(mt, "nondistributable") != NULL ||
@@ -1413,11 +1424,14 @@ static int walk_children(struct walk *w, const al_descriptor *d,
 	if (rc < 0) {
 		detail = al_sprintf("%s (referenced by '%s')",
 		                    al_error_message(), from);
+		mark(w, ds, AL_CHECK_INVALID);
 		w->res->invalid++;
 		report(w, AL_CHECK_INVALID, ds, detail != NULL ? detail : from);
 		rc = 0;
 		goto out;
 	}
+	json_object_set_new(w->seen, ds,
+	                    json_integer(AL_CHECK_OK | SEEN_MANIFEST));
 	if (depth >= STORE_WALK_DEPTH) {
 		w->res->invalid++;
 		report(w, AL_CHECK_INVALID, ds, "indexes nested too deeply");
@@ -1451,7 +1465,8 @@ static int walk_desc(struct walk *w, const al_descriptor *d, const char *from,
 	al_digest_str(&d->digest, ds);
 	if (json_object_get(w->seen, ds) != NULL)
 		return 0;
-	if (json_object_set_new(w->seen, ds, json_true()) != 0)
+	/* the value becomes the blob's al_check_kind once known (roots) */
+	if (json_object_set_new(w->seen, ds, json_integer(AL_CHECK_OK)) != 0)
 		return al_error_set(AL_ENOMEM, "out of memory");
 	path = al_store_blob_path(w->s, &d->digest);
 	if (path == NULL)
@@ -1462,6 +1477,7 @@ static int walk_desc(struct walk *w, const al_descriptor *d, const char *from,
 			goto out;
 		}
 		if (!nondistributable(d->media_type)) {
+			mark(w, ds, AL_CHECK_MISSING);
 			w->res->missing++;
 			detail = al_sprintf("referenced by '%s'", from);
 			report(w, AL_CHECK_MISSING, ds,
@@ -1470,6 +1486,7 @@ static int walk_desc(struct walk *w, const al_descriptor *d, const char *from,
 		goto out;
 	}
 	if (!S_ISREG(st.st_mode)) {
+		mark(w, ds, AL_CHECK_CORRUPT);
 		w->res->corrupt++;
 		report(w, AL_CHECK_CORRUPT, ds, "not a regular file");
 		goto out;
@@ -1483,6 +1500,7 @@ static int walk_desc(struct walk *w, const al_descriptor *d, const char *from,
 	}
 	if (!al_digest_equal(&got, &d->digest) ||
 	    ((w->flags & AL_STORE_CHECK_QUICK) && size != d->size)) {
+		mark(w, ds, AL_CHECK_CORRUPT);
 		w->res->corrupt++;
 		if (w->flags & AL_STORE_CHECK_QUICK)
 			detail = al_sprintf(
@@ -1502,6 +1520,7 @@ static int walk_desc(struct walk *w, const al_descriptor *d, const char *from,
 	w->res->bytes_checked += size;
 	if (size != d->size) {
 		/* The blob is what its name says; the descriptor is wrong. */
+		mark(w, ds, AL_CHECK_INVALID);
 		w->res->invalid++;
 		detail = al_sprintf("descriptor says %llu bytes, the blob has "
 		                    "%llu (referenced by '%s')",
@@ -1696,8 +1715,154 @@ out:
 	return rc;
 }
 
+/* An index.json entry typed as a manifest whose blob the walk met as
+ * something else first (a config): parse it now, INVALID if it is none. */
+static int entry_is_manifest(struct walk *w, const al_descriptor *d,
+                             const char *from)
+{
+	char ds[AL_DIGEST_STRMAX];
+	json_t *v;
+	char *path;
+	int rc;
+
+	al_digest_str(&d->digest, ds);
+	v = json_object_get(w->seen, ds);
+	if (v == NULL || json_integer_value(v) != AL_CHECK_OK)
+		return 0; /* parsed, or its problem reported */
+	path = al_store_blob_path(w->s, &d->digest);
+	if (path == NULL)
+		return al_error_set(AL_ENOMEM, "out of memory");
+	rc = walk_children(w, d, path, ds, from, 0);
+	free(path);
+	return rc;
+}
+
+/*
+ * A blob something outside index.json needs (a release recorded in
+ * releases.json, its components): walked like an index entry, so that gc
+ * keeps it even when no name refers to it any more; what it lacks is
+ * reported naming root->from.
+ */
+static int walk_root(struct walk *w, const al_store_root *root)
+{
+	al_buf b = AL_BUF_INIT(AL_OCI_MANIFEST_MAX);
+	al_descriptor d;
+	al_manifest m;
+	char ds[AL_DIGEST_STRMAX];
+	char *path = NULL, *detail = NULL;
+	json_t *seen;
+	struct stat st;
+	int rc = 0, parsed = 0;
+
+	memset(&d, 0, sizeof(d));
+	memset(&m, 0, sizeof(m));
+	al_digest_str(&root->digest, ds);
+	seen = json_object_get(w->seen, ds);
+	if (seen != NULL) {
+		/* walked already: say again, for this root, what is wrong */
+		al_check_kind kind =
+		    (al_check_kind)(json_integer_value(seen) & 0xff);
+		if (kind != AL_CHECK_OK) {
+			detail = al_sprintf("needed by %s", root->from);
+			report(w, kind, ds,
+			       detail != NULL ? detail : root->from);
+		}
+		goto out;
+	}
+	path = al_store_blob_path(w->s, &root->digest);
+	if (path == NULL) {
+		rc = al_error_set(AL_ENOMEM, "out of memory");
+		goto out;
+	}
+	if (lstat(path, &st) != 0 || !S_ISREG(st.st_mode)) {
+		if (json_object_set_new(w->seen, ds,
+		                        json_integer(AL_CHECK_MISSING)) != 0) {
+			rc = al_error_set(AL_ENOMEM, "out of memory");
+			goto out;
+		}
+		w->res->missing++;
+		detail = al_sprintf("manifest of %s", root->from);
+		report(w, AL_CHECK_MISSING, ds,
+		       detail != NULL ? detail : root->from);
+		goto out;
+	}
+	/* The record holds only the digest: the blob says what it is. */
+	rc = al_fs_read_file(path, &b);
+	if (rc == 0)
+		rc = al_manifest_parse(&m, b.ptr, b.len, NULL, ds);
+	if (rc == AL_ENOMEM)
+		goto out;
+	parsed = rc == 0;
+	d.digest = root->digest;
+	d.size = (uint64_t)st.st_size;
+	d.media_type = parsed ? m.media_type : NULL;
+	if (!parsed) {
+		/* not a manifest: hashed and kept, reported as invalid */
+		if ((rc = walk_desc(w, &d, root->from, 0)) < 0)
+			goto out;
+		w->res->invalid++;
+		mark(w, ds, AL_CHECK_INVALID);
+		detail =
+		    al_sprintf("%s is not a manifest or index", root->from);
+		report(w, AL_CHECK_INVALID, ds,
+		       detail != NULL ? detail : root->from);
+		goto out;
+	}
+	rc = walk_desc(w, &d, root->from, 0);
+out:
+	if (parsed)
+		al_manifest_clear(&m);
+	al_buf_free(&b);
+	free(detail);
+	free(path);
+	return rc;
+}
+
+/* Roots from airlock/releases.json: each recorded release's manifest. */
+static int release_roots(struct walk *w, const json_t *rel)
+{
+	const json_t *list = json_object_get(rel, "releases");
+	size_t i;
+	int rc = 0;
+
+	for (i = 0; rc == 0 && i < json_array_size(list); i++) {
+		const json_t *e = json_array_get(list, i);
+		const char *d = al_json_str(e, "digest");
+		const char *v = al_json_str(e, "version");
+		al_store_root root;
+		char *from;
+
+		/* a record without a digest names nothing to check */
+		if (json_object_get(e, "digest") == NULL)
+			continue;
+		if (d == NULL || al_digest_parse_str(&root.digest, d) < 0) {
+			al_error_clear();
+			w->res->invalid++;
+			report(w, AL_CHECK_INVALID, "airlock/releases.json",
+			       "a release whose \"digest\" is not a digest");
+			continue;
+		}
+		from = al_sprintf("release %s (%s) recorded in "
+		                  "airlock/releases.json",
+		                  v != NULL ? v : "?", d);
+		if (from == NULL)
+			return al_error_set(AL_ENOMEM, "out of memory");
+		root.from = from;
+		rc = walk_root(w, &root);
+		free(from);
+	}
+	return rc;
+}
+
 int al_store_check(al_store *s, int flags, al_check_fn fn, void *ud,
                    al_check_result *res)
+{
+	return al_store_check_roots(s, flags, NULL, 0, fn, ud, res);
+}
+
+int al_store_check_roots(al_store *s, int flags, const al_store_root *roots,
+                         size_t nroots, al_check_fn fn, void *ud,
+                         al_check_result *res)
 {
 	struct walk w;
 	al_check_result r;
@@ -1731,19 +1896,44 @@ int al_store_check(al_store *s, int flags, al_check_fn fn, void *ud,
 			rc = al_error_set(AL_ENOMEM, "out of memory");
 			goto out;
 		}
+		/* An image is a manifest or an index: an entry naming a
+		 * layer, a config or other JSON is refused. */
+		if (!al_media_type_is_manifest(imgs[i].desc.media_type)) {
+			char ds[AL_DIGEST_STRMAX];
+			char *detail = al_sprintf(
+			    "index.json entry '%s' has media type '%s', not "
+			    "a manifest or index",
+			    from,
+			    imgs[i].desc.media_type != NULL
+			        ? imgs[i].desc.media_type
+			        : "(none)");
+			r.invalid++;
+			report(&w, AL_CHECK_INVALID,
+			       al_digest_str(&imgs[i].desc.digest, ds),
+			       detail != NULL ? detail : from);
+			free(detail);
+		}
 		rc = walk_desc(&w, &imgs[i].desc, from, 0);
+		if (rc == 0 &&
+		    al_media_type_is_manifest(imgs[i].desc.media_type))
+			rc = entry_is_manifest(&w, &imgs[i].desc, from);
 		free(from);
 		if (rc < 0)
 			goto out;
 	}
-	if ((rc = scan_blobs(&w)) < 0 || (rc = scan_signatures(&w)) < 0)
-		goto out;
 	if (al_store_releases_load(s, &rel) < 0) {
 		r.invalid++;
 		report(&w, AL_CHECK_INVALID, "airlock/releases.json",
 		       al_error_message());
 		al_error_clear();
+	} else if ((rc = release_roots(&w, rel)) < 0) {
+		goto out;
 	}
+	for (i = 0; i < nroots; i++)
+		if ((rc = walk_root(&w, &roots[i])) < 0)
+			goto out;
+	if ((rc = scan_blobs(&w)) < 0 || (rc = scan_signatures(&w)) < 0)
+		goto out;
 	if (flags & AL_STORE_CHECK_GC) {
 		pthread_mutex_lock(&s->mu);
 		if (s->active_writers == 0)

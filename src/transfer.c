@@ -18,6 +18,12 @@
 #define MAX_PARALLEL 64
 #define MAX_INDEX_DEPTH 2
 #define IO_CHUNK (256 * 1024)
+/* An index may list one child many times (or many indexes one child): each
+ * distinct manifest is fetched once per image, and what is kept per
+ * manifest is its digest and media type (transfer.h). */
+#define IMAGE_MANIFESTS_MAX AL_TRANSFER_IMAGE_MANIFESTS_MAX
+#define RUN_MANIFESTS_MAX AL_TRANSFER_RUN_MANIFESTS_MAX
+#define IMAGE_BLOBS_MAX AL_TRANSFER_IMAGE_BLOBS_MAX
 
 typedef enum { EP_REGISTRY = 1, EP_LAYOUT = 2 } ep_kind;
 
@@ -31,17 +37,20 @@ typedef struct endpoint {
 	int owns_layout;
 } endpoint;
 
-/* A manifest (or index) of an image, bytes kept until written. */
+/* A manifest (or index) of an image. Its bytes are kept only when they
+ * cannot be read again at finish: a store destination gets them at once,
+ * a registry destination re-reads them from the source layout. */
 typedef struct mfile {
 	al_digest digest;
 	char *media_type;
-	uint8_t *data;
+	uint8_t *data; /* NULL: stored, or re-read from the source layout */
 	size_t len;
 } mfile;
 
 typedef struct image {
 	int run;    /* run number that owns it */
 	int queued; /* not yet run */
+	int hold;   /* store destination: do not tag (al_transfer_hold) */
 	endpoint *src;
 	char *src_repo; /* registry repository */
 	char *src_ref;  /* tag or digest (registry), or NULL */
@@ -59,6 +68,10 @@ typedef struct image {
 	size_t nblobs;
 	al_descriptor *pending; /* blob descriptors collected in phase A */
 	size_t npending;
+	size_t cap_pending;
+	json_t *seen; /* phase A: "m:<digest>" manifests walked, "b:<digest>"
+	                 blobs collected */
+	size_t nseen_manifests;
 } image;
 
 typedef struct blob {
@@ -98,15 +111,19 @@ struct al_transfer {
 	image *images;
 	size_t nimages;
 	blob *blobs;
-	size_t nblobs;
+	size_t nblobs, cap_blobs;
+	json_t *blob_index; /* find_or_add_blob */
 	worker *workers;
 	int run;
-	pthread_mutex_t lock; /* progress counters and stats */
+	atomic_size_t run_manifests; /* distinct manifests walked this run */
+	pthread_mutex_t lock;        /* progress counters and stats */
 	al_progress_info prog;
 	uint64_t started_ms;
 	uint64_t last_report_ms;
 	al_transfer_stats stats;
 };
+
+static int tag_in_store(al_transfer *t, const image *img, const char *name);
 
 /* ---- small helpers ---- */
 
@@ -457,6 +474,7 @@ static void image_clear(image *img)
 	for (i = 0; i < img->npending; i++)
 		al_descriptor_clear(&img->pending[i]);
 	free(img->pending);
+	json_decref(img->seen);
 }
 
 void al_transfer_free(al_transfer *t)
@@ -478,6 +496,7 @@ void al_transfer_free(al_transfer *t)
 		free(t->blobs[i].mount_from);
 	}
 	free(t->blobs);
+	json_decref(t->blob_index);
 	for (i = 0; i < t->nendpoints; i++)
 		endpoint_free(t->endpoints[i]);
 	free(t->endpoints);
@@ -510,6 +529,34 @@ int al_transfer_result(const al_transfer *t, int idx, int *status,
 	if (message != NULL)
 		*message = img->message != NULL ? img->message : "";
 	return 0;
+}
+
+int al_transfer_hold(al_transfer *t, int idx)
+{
+	if (idx < 0 || (size_t)idx >= t->nimages)
+		return al_error_set(AL_EINVAL, "no image %d in this transfer",
+		                    idx);
+	if (t->dst_store == NULL)
+		return al_error_set(AL_EINVAL,
+		                    "only a store destination holds tags");
+	t->images[idx].hold = 1;
+	return 0;
+}
+
+int al_transfer_tag(al_transfer *t, int idx, const char *name)
+{
+	image *img;
+
+	if (idx < 0 || (size_t)idx >= t->nimages)
+		return al_error_set(AL_EINVAL, "no image %d in this transfer",
+		                    idx);
+	img = &t->images[idx];
+	if (t->dst_store == NULL || img->queued || img->status < 0 ||
+	    img->top.media_type == NULL)
+		return al_error_set(AL_EINVAL,
+		                    "image '%s' has not arrived in the store",
+		                    img->display);
+	return tag_in_store(t, img, name != NULL ? name : img->dst_name);
 }
 
 /* ---- queueing ---- */
@@ -857,13 +904,30 @@ static int fetch_manifest(al_transfer *t, worker *w, image *img,
 	}
 }
 
-static int add_manifest(image *img, const al_digest *d, const char *media_type,
-                        al_buf *body)
+/*
+ * Record a manifest of img (appended: children before their index). A
+ * store destination gets the bytes now (so an image's state does not grow
+ * with its manifests); a registry destination re-reads them from a layout
+ * source at finish and keeps them only when the source is a registry.
+ */
+static int add_manifest(al_transfer *t, image *img, const al_digest *d,
+                        const char *media_type, al_buf *body)
 {
-	mfile *grown =
-	    realloc(img->manifests, (img->nmanifests + 1) * sizeof(*grown));
+	mfile *grown;
 	mfile *m;
+	int rc;
 
+	if (t->dst_store != NULL) {
+		al_digest got;
+		if ((rc = al_store_put_blob(t->dst_store, body->ptr, body->len,
+		                            &got)) < 0)
+			return rc;
+		if (!al_digest_equal(&got, d))
+			return al_error_set(AL_EVERIFY,
+			                    "manifest digest changed while "
+			                    "storing");
+	}
+	grown = realloc(img->manifests, (img->nmanifests + 1) * sizeof(*grown));
 	if (grown == NULL)
 		return al_error_set(AL_ENOMEM, "out of memory");
 	img->manifests = grown;
@@ -871,8 +935,12 @@ static int add_manifest(image *img, const al_digest *d, const char *media_type,
 	m->digest = *d;
 	m->media_type = al_strdup(media_type);
 	m->len = body->len;
-	m->data = (uint8_t *)al_buf_detach(body, NULL);
-	if (m->media_type == NULL || m->data == NULL) {
+	m->data = NULL;
+	if (t->dst_store == NULL && img->src->kind == EP_REGISTRY)
+		m->data = (uint8_t *)al_buf_detach(body, NULL);
+	if (m->media_type == NULL ||
+	    (t->dst_store == NULL && img->src->kind == EP_REGISTRY &&
+	     m->data == NULL)) {
 		free(m->media_type);
 		free(m->data);
 		return al_error_set(AL_ENOMEM, "out of memory");
@@ -881,19 +949,69 @@ static int add_manifest(image *img, const al_digest *d, const char *media_type,
 	return 0;
 }
 
+/*
+ * 1 if d was walked for img already (an index listing one child many
+ * times, or two indexes sharing one), else 0 and d is now marked, within
+ * the per-image and per-run bounds (AL_ELIMIT beyond them).
+ */
+static int seen_manifest(al_transfer *t, image *img, const al_digest *d)
+{
+	char ds[AL_DIGEST_STRMAX + 2];
+	size_t n;
+
+	ds[0] = 'm';
+	ds[1] = ':';
+	al_digest_str(d, ds + 2);
+	if (img->seen == NULL && (img->seen = json_object()) == NULL)
+		return al_error_set(AL_ENOMEM, "out of memory");
+	if (json_object_get(img->seen, ds) != NULL)
+		return 1;
+	if (img->nseen_manifests >= IMAGE_MANIFESTS_MAX)
+		return al_error_set(AL_ELIMIT,
+		                    "more than %d distinct manifests in one "
+		                    "image",
+		                    IMAGE_MANIFESTS_MAX);
+	n = atomic_fetch_add(&t->run_manifests, 1);
+	if (n >= RUN_MANIFESTS_MAX)
+		return al_error_set(AL_ELIMIT,
+		                    "more than %d distinct manifests in one "
+		                    "run",
+		                    RUN_MANIFESTS_MAX);
+	if (json_object_set_new(img->seen, ds, json_true()) != 0)
+		return al_error_set(AL_ENOMEM, "out of memory");
+	img->nseen_manifests++;
+	return 0;
+}
+
+/* Collect a blob of img once (O(1) per descriptor, however many manifests
+ * share it), within AL_TRANSFER_IMAGE_BLOBS_MAX distinct blobs. */
 static int add_pending(image *img, const al_descriptor *d)
 {
-	al_descriptor *grown;
-	size_t i;
+	char key[AL_DIGEST_STRMAX + 2];
+	size_t cap;
 
-	for (i = 0; i < img->npending; i++)
-		if (al_digest_equal(&img->pending[i].digest, &d->digest))
-			return 0;
-	grown = realloc(img->pending, (img->npending + 1) * sizeof(*grown));
-	if (grown == NULL)
+	key[0] = 'b';
+	key[1] = ':';
+	al_digest_str(&d->digest, key + 2);
+	if (img->seen == NULL && (img->seen = json_object()) == NULL)
 		return al_error_set(AL_ENOMEM, "out of memory");
-	img->pending = grown;
-	if (al_descriptor_copy(&img->pending[img->npending], d) < 0)
+	if (json_object_get(img->seen, key) != NULL)
+		return 0;
+	if (img->npending >= IMAGE_BLOBS_MAX)
+		return al_error_set(AL_ELIMIT,
+		                    "more than %d distinct blobs in one image",
+		                    IMAGE_BLOBS_MAX);
+	if (img->npending == img->cap_pending) {
+		al_descriptor *grown;
+		cap = img->cap_pending ? img->cap_pending * 2 : 16;
+		grown = realloc(img->pending, cap * sizeof(*grown));
+		if (grown == NULL)
+			return al_error_set(AL_ENOMEM, "out of memory");
+		img->pending = grown;
+		img->cap_pending = cap;
+	}
+	if (al_descriptor_copy(&img->pending[img->npending], d) < 0 ||
+	    json_object_set_new(img->seen, key, json_true()) != 0)
 		return al_error_set(AL_ENOMEM, "out of memory");
 	img->npending++;
 	return 0;
@@ -942,9 +1060,16 @@ static int walk_manifest(al_transfer *t, worker *w, image *img, const char *ref,
 		goto out;
 	}
 	if (m.is_index) {
+		/* The index is complete only when each child is: the children
+		 * are recorded before it, each distinct one once. */
 		for (i = 0; i < m.nmanifests; i++) {
 			char cs[AL_DIGEST_STRMAX];
 			al_descriptor child = {0};
+			if ((rc = seen_manifest(t, img,
+			                        &m.manifests[i].digest)) < 0)
+				goto out;
+			if (rc == 1)
+				continue;
 			al_digest_str(&m.manifests[i].digest, cs);
 			rc = walk_manifest(t, w, img, cs,
 			                   m.manifests[i].media_type, depth + 1,
@@ -967,7 +1092,7 @@ static int walk_manifest(al_transfer *t, worker *w, image *img, const char *ref,
 		rc = al_error_set(AL_ENOMEM, "out of memory");
 		goto out;
 	}
-	rc = add_manifest(img, &d, m.media_type, &body);
+	rc = add_manifest(t, img, &d, m.media_type, &body);
 out:
 	if (parsed)
 		al_manifest_clear(&m);
@@ -999,28 +1124,42 @@ static int job_resolve(al_transfer *t, worker *w, size_t idx)
 
 /* ---- phase B: blob table ---- */
 
+/* The blob table entry for d going to img's destination (one per digest,
+ * per destination repository for a registry), added if new; found in
+ * O(1) through t->blob_index ("<digest>": the first entry of that digest,
+ * "<digest> <repo>": the entry for that repository). */
 static int find_or_add_blob(al_transfer *t, const image *img,
                             const al_descriptor *d, size_t *out)
 {
 	const char *dst_repo = img->dst_repo;
+	char ds[AL_DIGEST_STRMAX];
+	char *key = NULL;
+	json_t *v;
 	blob *grown, *b;
-	size_t i;
-	int seen_digest = 0;
+	int seen_digest, rc = 0;
 
-	for (i = 0; i < t->nblobs; i++) {
-		if (!al_digest_equal(&t->blobs[i].digest, &d->digest))
-			continue;
-		seen_digest = 1;
-		if (dst_repo == NULL ||
-		    strcmp(t->blobs[i].dst_repo, dst_repo) == 0) {
-			*out = i;
-			return 0;
-		}
-	}
-	grown = realloc(t->blobs, (t->nblobs + 1) * sizeof(*grown));
-	if (grown == NULL)
+	al_digest_str(&d->digest, ds);
+	if (t->blob_index == NULL && (t->blob_index = json_object()) == NULL)
 		return al_error_set(AL_ENOMEM, "out of memory");
-	t->blobs = grown;
+	seen_digest = json_object_get(t->blob_index, ds) != NULL;
+	if (dst_repo != NULL &&
+	    (key = al_sprintf("%s %s", ds, dst_repo)) == NULL)
+		return al_error_set(AL_ENOMEM, "out of memory");
+	v = json_object_get(t->blob_index, key != NULL ? key : ds);
+	if (v != NULL) {
+		*out = (size_t)json_integer_value(v);
+		goto out;
+	}
+	if (t->nblobs == t->cap_blobs) {
+		size_t cap = t->cap_blobs ? t->cap_blobs * 2 : 64;
+		grown = realloc(t->blobs, cap * sizeof(*grown));
+		if (grown == NULL) {
+			rc = al_error_set(AL_ENOMEM, "out of memory");
+			goto out;
+		}
+		t->blobs = grown;
+		t->cap_blobs = cap;
+	}
 	b = &t->blobs[t->nblobs];
 	memset(b, 0, sizeof(*b));
 	b->digest = d->digest;
@@ -1030,13 +1169,22 @@ static int find_or_add_blob(al_transfer *t, const image *img,
 	b->dst_repo = al_strdup(dst_repo);
 	b->first = !seen_digest;
 	if ((img->src_repo != NULL && b->src_repo == NULL) ||
-	    (dst_repo != NULL && b->dst_repo == NULL)) {
+	    (dst_repo != NULL && b->dst_repo == NULL) ||
+	    (!seen_digest &&
+	     json_object_set_new(t->blob_index, ds,
+	                         json_integer((json_int_t)t->nblobs)) != 0) ||
+	    (key != NULL &&
+	     json_object_set_new(t->blob_index, key,
+	                         json_integer((json_int_t)t->nblobs)) != 0)) {
 		free(b->src_repo);
 		free(b->dst_repo);
-		return al_error_set(AL_ENOMEM, "out of memory");
+		rc = al_error_set(AL_ENOMEM, "out of memory");
+		goto out;
 	}
 	*out = t->nblobs++;
-	return 0;
+out:
+	free(key);
+	return rc;
 }
 
 /* ---- phase C: blobs ---- */
@@ -1191,6 +1339,55 @@ static int job_blob(al_transfer *t, worker *w, size_t idx)
 
 /* ---- phase D: manifests and tags ---- */
 
+/* Name img's top manifest name in the destination store. An unchanged
+ * entry is not rewritten: a rerun then costs no index.json rewrite (and
+ * fsync) per image. */
+static int tag_in_store(al_transfer *t, const image *img, const char *name)
+{
+	al_store_image cur;
+	int same = 0;
+
+	if (al_store_find(t->dst_store, name, &cur) == 0) {
+		same = al_digest_equal(&cur.desc.digest, &img->top.digest) &&
+		       cur.desc.size == img->top.size &&
+		       cur.desc.media_type != NULL &&
+		       img->top.media_type != NULL &&
+		       strcmp(cur.desc.media_type, img->top.media_type) == 0;
+		al_store_image_clear(&cur);
+	}
+	al_error_clear();
+	if (same)
+		return 0;
+	return al_store_tag(t->dst_store, name, &img->top);
+}
+
+/* PUT one manifest of img to the destination registry: the top one under
+ * the destination reference, the others by digest. Bytes not kept in
+ * phase A are read again (re-hashed) from the source layout. */
+static int put_manifest(al_registry *reg, const image *img, const mfile *m,
+                        int top)
+{
+	al_buf b = AL_BUF_INIT(AL_MANIFEST_MAX);
+	char ds[AL_DIGEST_STRMAX];
+	const uint8_t *p = m->data;
+	size_t n = m->len;
+	int rc;
+
+	al_digest_str(&m->digest, ds);
+	if (p == NULL) {
+		if ((rc = al_store_read_blob(img->src->layout, &m->digest,
+		                             &b)) < 0)
+			goto out;
+		p = (const uint8_t *)b.ptr;
+		n = b.len;
+	}
+	rc = al_registry_put_manifest(
+	    reg, img->dst_repo, top ? img->dst_ref : ds, p, n, m->media_type);
+out:
+	al_buf_free(&b);
+	return rc;
+}
+
 static int job_finish(al_transfer *t, worker *w, size_t idx)
 {
 	image *img = &t->images[idx];
@@ -1214,58 +1411,18 @@ static int job_finish(al_transfer *t, worker *w, size_t idx)
 		return set_image_error(img,
 		                       al_error_set(AL_ECANCELED, "cancelled"));
 	if (t->dst_store != NULL) {
-		for (i = 0; i < img->nmanifests; i++) {
-			mfile *m = &img->manifests[i];
-			al_digest got;
-			if ((rc = al_store_put_blob(t->dst_store, m->data,
-			                            m->len, &got)) < 0)
-				return set_image_error(img, rc);
-			if (!al_digest_equal(&got, &m->digest))
-				return set_image_error(
-				    img, al_error_set(AL_EVERIFY,
-				                      "manifest digest changed "
-				                      "while storing"));
-		}
-		{
-			/* An unchanged entry is not rewritten: a rerun then
-			 * costs no index.json rewrite (and fsync) per image. */
-			al_store_image cur;
-			int same = 0;
-			if (al_store_find(t->dst_store, img->dst_name, &cur) ==
-			    0) {
-				same = al_digest_equal(&cur.desc.digest,
-				                       &img->top.digest) &&
-				       cur.desc.size == img->top.size &&
-				       cur.desc.media_type != NULL &&
-				       img->top.media_type != NULL &&
-				       strcmp(cur.desc.media_type,
-				              img->top.media_type) == 0;
-				al_store_image_clear(&cur);
-			}
-			if (!same &&
-			    (rc = al_store_tag(t->dst_store, img->dst_name,
-			                       &img->top)) < 0)
-				return set_image_error(img, rc);
-		}
+		/* the manifests were stored as they arrived (add_manifest) */
+		if (!img->hold &&
+		    (rc = tag_in_store(t, img, img->dst_name)) < 0)
+			return set_image_error(img, rc);
 	} else {
 		al_registry *reg;
-		char ds[AL_DIGEST_STRMAX];
 		if ((rc = worker_client(w, t->dst_host, t->dst_insecure,
 		                        &reg)) < 0)
 			return set_image_error(img, rc);
-		for (i = 0; i + 1 < img->nmanifests; i++) {
-			mfile *m = &img->manifests[i];
-			al_digest_str(&m->digest, ds);
-			if ((rc = al_registry_put_manifest(reg, img->dst_repo,
-			                                   ds, m->data, m->len,
-			                                   m->media_type)) < 0)
-				return set_image_error(img, rc);
-		}
-		if (img->nmanifests > 0) {
-			mfile *m = &img->manifests[img->nmanifests - 1];
-			if ((rc = al_registry_put_manifest(
-			         reg, img->dst_repo, img->dst_ref, m->data,
-			         m->len, m->media_type)) < 0)
+		for (i = 0; i < img->nmanifests; i++) {
+			if ((rc = put_manifest(reg, img, &img->manifests[i],
+			                       i + 1 == img->nmanifests)) < 0)
 				return set_image_error(img, rc);
 		}
 	}
@@ -1286,6 +1443,7 @@ int al_transfer_run(al_transfer *t, al_transfer_stats *stats)
 
 	t->run++;
 	t->started_ms = start;
+	atomic_store(&t->run_manifests, 0);
 	memset(&t->prog, 0, sizeof(t->prog));
 	memset(&t->stats, 0, sizeof(t->stats));
 	jobs = calloc(t->nimages + 1, sizeof(*jobs));
@@ -1328,6 +1486,9 @@ int al_transfer_run(al_transfer *t, al_transfer_stats *stats)
 		free(img->pending);
 		img->pending = NULL;
 		img->npending = 0;
+		img->cap_pending = 0;
+		json_decref(img->seen);
+		img->seen = NULL;
 	}
 	/* C: blobs, first occurrences of each digest, then mounts */
 	{
@@ -1350,19 +1511,20 @@ int al_transfer_run(al_transfer *t, al_transfer_stats *stats)
 			size_t k2 = 0;
 			for (i = first_blob; i < t->nblobs; i++) {
 				blob *b = &t->blobs[i];
+				char ds[AL_DIGEST_STRMAX];
+				json_t *v;
 				if (b->first)
 					continue;
-				for (j = 0; j < t->nblobs; j++) {
-					if (t->blobs[j].first &&
-					    t->blobs[j].status == 0 &&
-					    t->blobs[j].done &&
-					    al_digest_equal(&t->blobs[j].digest,
-					                    &b->digest)) {
-						b->mount_from = al_strdup(
-						    t->blobs[j].dst_repo);
-						break;
-					}
-				}
+				/* mount from the first entry of this digest */
+				v = json_object_get(
+				    t->blob_index,
+				    al_digest_str(&b->digest, ds));
+				j = v != NULL ? (size_t)json_integer_value(v)
+				              : t->nblobs;
+				if (j < t->nblobs && t->blobs[j].first &&
+				    t->blobs[j].status == 0 && t->blobs[j].done)
+					b->mount_from =
+					    al_strdup(t->blobs[j].dst_repo);
 				bjobs[k2++] = i;
 			}
 			run_pool(t, bjobs, k2, job_blob);

@@ -70,9 +70,19 @@ typedef struct al_mirror_sig_opts {
  * from sig->sources and STORE/signatures within sig->budget_ms, verified
  * against sig->keyring, and the verified ones saved under
  * STORE/signatures. A release that does not verify is refused
- * (AL_EVERIFY, its index entry removed, components not fetched) unless
- * sig->allow_unsigned, in which case it is mirrored and recorded
- * "verified": false. releases.json records "verified" and "verifiedBy".
+ * (AL_EVERIFY, components not fetched, index.json and releases.json left
+ * exactly as they were: the message says what the store keeps under the
+ * release's name) unless sig->allow_unsigned, in which case it is
+ * mirrored and recorded "verified": false. releases.json records
+ * "verified" and "verifiedBy".
+ *
+ * Names (both calls): a release image is named in index.json only after
+ * it verified and every component arrived, so a failed release never
+ * removes or re-points a name. A name that refers to a release recorded
+ * verified is re-pointed only by a verified release: an unverified one
+ * (no keys, allow_unsigned) is named "REPO@DIGEST" instead, with a
+ * warning, and an additional or component image under such a name is
+ * refused (AL_EVERIFY) unless it is that very manifest.
  * sig == NULL is al_mirror (no signature checks, nothing recorded).
  */
 AL_EXPORT int al_mirror_signed(al_store *s, const char *const *releases,
@@ -82,6 +92,18 @@ AL_EXPORT int al_mirror_signed(al_store *s, const char *const *releases,
                                al_mirror_report *report);
 
 AL_EXPORT void al_mirror_report_clear(al_mirror_report *report);
+
+/*
+ * al_store_check (store.h) with airlock/releases.json cross-checked: the
+ * manifest of every recorded release and every component image its
+ * image-references names by digest are roots (al_store_check_roots), so
+ * a missing or corrupt one is reported naming the release (and the
+ * component), and gc never removes what a recorded release needs, even
+ * when index.json no longer names it. A release whose image cannot be
+ * read contributes no component roots (its own blobs are reported).
+ */
+AL_EXPORT int al_mirror_check(al_store *s, int flags, al_check_fn fn, void *ud,
+                              al_check_result *res);
 
 /*
  * Add channel names to the releases.json entry of the release whose

@@ -195,13 +195,39 @@ typedef struct al_check_result {
  * manifest blob that does not parse, a descriptor size that disagrees
  * with a verified blob, a bad entry under signatures/ (not
  * sha256=<hex>/signature-<n>, not a regular file, empty or over 256 KiB),
- * an unreadable airlock/releases.json. UNREFERENCED: a file under blobs/
- * that no index entry reaches. GC removes unreferenced and corrupt blobs
+ * an unreadable airlock/releases.json, an index.json entry whose media
+ * type is not a manifest or index (a layer, a config: images are
+ * manifests). UNREFERENCED: a file under blobs/ that no index entry and
+ * no recorded release (airlock/releases.json) reaches. Recorded releases
+ * are roots: a release whose index name is gone is still checked, and gc
+ * keeps it. GC removes unreferenced and corrupt blobs
  * and stale temporary files (REMOVED, counted in removed/bytes_removed;
  * temp files are not counted as unreferenced). Subjects of referrers are
  * not followed. GC on a read-only store: AL_EINVAL.
  */
 AL_EXPORT int al_store_check(al_store *s, int flags, al_check_fn fn, void *ud,
                              al_check_result *res);
+
+/* A blob something outside index.json needs, by digest alone. */
+typedef struct al_store_root {
+	al_digest digest;
+	const char *from; /* who needs it, for messages ("component cli of
+	                     release 4.14.1 (sha256:...)") */
+} al_store_root;
+
+/*
+ * al_store_check with more roots: every blob reachable from roots[] is
+ * checked like an index entry's and never removed by gc. Each root's
+ * manifest is read for its media type (a root that is not a manifest or
+ * index is INVALID); a missing root is MISSING "manifest of FROM", and a
+ * root whose blobs the index walk found missing or corrupt is reported
+ * again "needed by FROM" (counted once). al_store_check itself adds the
+ * manifest of every release recorded in airlock/releases.json;
+ * al_mirror_check (mirror.h) adds their component images too.
+ */
+AL_EXPORT int al_store_check_roots(al_store *s, int flags,
+                                   const al_store_root *roots, size_t nroots,
+                                   al_check_fn fn, void *ud,
+                                   al_check_result *res);
 
 #endif

@@ -79,7 +79,8 @@ AL_EXPORT int al_transfer_add_from_store(al_transfer *t, al_store *src_store,
 /*
  * Transfer everything queued since the last run: resolve manifests,
  * move missing blobs in parallel (digest-verified before they become
- * visible), write manifests, and only then tag each image. Images fail
+ * visible), write manifests, and only then tag each image (not the held
+ * ones: al_transfer_hold). Images fail
  * independently; the call returns 0 when every image of this run
  * succeeded, else the worst error (the messages are in the results).
  * stats (may be NULL) accumulates across runs.
@@ -93,6 +94,37 @@ AL_EXPORT int al_transfer_result(const al_transfer *t, int image, int *status,
                                  al_digest *digest, const char **media_type,
                                  const char **message);
 AL_EXPORT size_t al_transfer_count(const al_transfer *t);
+
+/*
+ * Store destination: when image (an index from al_transfer_add) arrives,
+ * store its manifests and blobs but leave index.json alone; the caller
+ * names it with al_transfer_tag once it decided to (mirror tags a release
+ * only after its signatures verified and its components arrived, so that
+ * a refused release never re-points a name). Call before the run.
+ * AL_EINVAL for a registry destination or an unknown index.
+ */
+AL_EXPORT int al_transfer_hold(al_transfer *t, int image);
+/*
+ * Name an image of an earlier run (status 0) in the destination store:
+ * under name, or its destination name when name is NULL. An entry that
+ * already names the same manifest is not rewritten. AL_EINVAL when the
+ * image has not arrived.
+ */
+AL_EXPORT int al_transfer_tag(al_transfer *t, int image, const char *name);
+
+/*
+ * Bounds of one image and of one run, whatever the indexes list: an index
+ * has at most AL_OCI_ENTRIES_MAX entries (oci.h), each distinct child is
+ * fetched once per image and kept as digest and media type only (its
+ * bytes go to the store at once), an image has at most
+ * AL_TRANSFER_IMAGE_MANIFESTS_MAX distinct manifests and
+ * AL_TRANSFER_IMAGE_BLOBS_MAX distinct blobs, and a run at most
+ * AL_TRANSFER_RUN_MANIFESTS_MAX manifests (AL_ELIMIT for the image
+ * beyond them).
+ */
+#define AL_TRANSFER_IMAGE_MANIFESTS_MAX 10000
+#define AL_TRANSFER_IMAGE_BLOBS_MAX 100000
+#define AL_TRANSFER_RUN_MANIFESTS_MAX 100000
 
 /*
  * Where push puts a store image: "REG/REPO[:tag|@digest]" ->

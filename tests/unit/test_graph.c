@@ -1,5 +1,6 @@
 /* test_graph.c: version order, graph parsing, fetching from a loopback graph server (faults, deadlines), selection, the store and the graph data. */
 #include <signal.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -311,6 +312,128 @@ static void test_graph__select_shortest_path(void)
 	}
 	al_graph_free(g);
 	al_graph_free(c);
+}
+
+/* A bounded text buffer for big_graph: a write that does not fit marks
+ * it failed. */
+typedef struct gbuf {
+	char *p;
+	size_t cap, off;
+	int failed;
+} gbuf;
+
+static void put(gbuf *b, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+
+static void put(gbuf *b, const char *fmt, ...)
+{
+	va_list ap;
+	int w;
+
+	if (b->failed)
+		return;
+	va_start(ap, fmt);
+	w = vsnprintf(b->p + b->off, b->cap - b->off, fmt, ap);
+	va_end(ap);
+	if (w < 0 || (size_t)w >= b->cap - b->off)
+		b->failed = 1;
+	else
+		b->off += (size_t)w;
+}
+
+/* A graph of n nodes "1.<i/1000>.<i%1000>" in a chain, conditional edges
+ * from node 0 to every 1000th node (and one to a version not in the
+ * graph), node dup_at (if < n) repeating the version of node dup_of.
+ * Caller frees; NULL when it did not fit. */
+static char *big_graph(size_t n, size_t dup_at, size_t dup_of, size_t *len)
+{
+	gbuf b = {NULL, 0, 0, 0};
+	size_t i;
+
+	b.cap = n * 120 + 4096;
+	b.p = malloc(b.cap);
+	if (b.p == NULL)
+		return NULL;
+	put(&b, "{\"nodes\":[");
+	for (i = 0; i < n; i++) {
+		size_t v = i == dup_at ? dup_of : i;
+		put(&b,
+		    "%s{\"version\":\"1.%zu.%zu\",\"payload\":\"example.com/"
+		    "r@%zu\"}",
+		    i ? "," : "", v / 1000, v % 1000, i);
+	}
+	put(&b, "],\"edges\":[");
+	for (i = 0; i + 1 < n; i++)
+		put(&b, "%s[%zu,%zu]", i ? "," : "", i, i + 1);
+	put(&b, "],\"conditionalEdges\":[{\"edges\":[");
+	for (i = 1000; i < n; i += 1000)
+		put(&b, "{\"from\":\"1.0.0\",\"to\":\"1.%zu.%zu\"},", i / 1000,
+		    i % 1000);
+	put(&b, "{\"from\":\"1.0.0\",\"to\":\"9.9.9\"}],\"risks\":[]}]}");
+	if (b.failed) {
+		free(b.p);
+		return NULL;
+	}
+	*len = b.off;
+	return b.p;
+}
+
+/* 200k nodes (the limit): parsed, duplicates found, lookups right. The
+ * quadratic duplicate check took 17 s for 60k nodes; the time is printed,
+ * tests/bench/graph_parse.sh measures it against jansson alone. */
+static void test_graph__parse_200k_nodes(void)
+{
+	const size_t n = 200000;
+	al_graph *g = NULL;
+	size_t len = 0, *idx = NULL, nidx = 0;
+	char *doc = big_graph(n, n, 0, &len);
+	uint64_t t0;
+
+	CU_ASSERT_PTR_NOT_NULL(doc);
+	if (doc == NULL)
+		return;
+	t0 = al_clock_now_ms();
+	CU_ASSERT_EQUAL(al_graph_parse(&g, (const uint8_t *)doc, len, "big"),
+	                0);
+	printf("\n  200k-node graph (%zu bytes) parsed in %llu ms\n", len,
+	       (unsigned long long)(al_clock_now_ms() - t0));
+	if (g != NULL) {
+		CU_ASSERT_EQUAL(g->nnodes, n);
+		CU_ASSERT_EQUAL(g->nedges, n - 1);
+		/* every 1000th node, not the one outside the graph */
+		CU_ASSERT_EQUAL(g->ncond, n / 1000 - 1);
+		if (g->ncond == n / 1000 - 1) {
+			CU_ASSERT_EQUAL(g->cond[0].from, 0);
+			CU_ASSERT_EQUAL(g->cond[0].to, 1000);
+			CU_ASSERT_EQUAL(g->cond[g->ncond - 1].to, n - 1000);
+		}
+		/* shortest path over a conditional edge: two releases */
+		CU_ASSERT_EQUAL(al_graph_select(g, "1.0.0", "1.199.0", 1, 1,
+		                                &idx, &nidx),
+		                0);
+		CU_ASSERT_EQUAL(nidx, 2);
+		if (nidx == 2) {
+			CU_ASSERT_EQUAL(idx[0], 0);
+			CU_ASSERT_EQUAL(idx[1], n - 1000);
+		}
+		free(idx);
+	}
+	al_graph_free(g);
+	free(doc);
+	/* the last node repeats a version in the middle */
+	doc = big_graph(n, n - 1, 123456, &len);
+	CU_ASSERT_PTR_NOT_NULL(doc);
+	g = NULL;
+	if (doc != NULL) {
+		CU_ASSERT_EQUAL(al_graph_parse(&g, (const uint8_t *)doc, len,
+		                               "big"),
+		                AL_EPARSE);
+		CU_ASSERT_PTR_NOT_NULL(
+		    strstr(al_error_message(), "version '1.123.456' appears "
+		                               "twice"));
+		CU_ASSERT_PTR_NULL(g);
+	}
+	free(doc);
 }
 
 static void test_graph__select_errors(void)
@@ -756,6 +879,7 @@ int main(void)
 	    {"test_graph__select_shortest_path",
 	     test_graph__select_shortest_path},
 	    {"test_graph__select_errors", test_graph__select_errors},
+	    {"test_graph__parse_200k_nodes", test_graph__parse_200k_nodes},
 	    {"test_graph__hanging_server_bounded",
 	     test_graph__hanging_server_bounded},
 	    {"test_graph__server_errors_and_retries",

@@ -1040,10 +1040,103 @@ static void test_store__threads_write_and_tag_concurrently(void)
 	free(path);
 }
 
+/* Counts findings of one kind whose detail contains a string. */
+typedef struct find_ctx {
+	al_check_kind kind;
+	const char *needle;
+	int hits;
+} find_ctx;
+
+static void on_find(void *ud, al_check_kind kind, const char *what,
+                    const char *detail)
+{
+	find_ctx *c = ud;
+
+	(void)what;
+	if (kind == c->kind && detail != NULL && strstr(detail, c->needle))
+		c->hits++;
+}
+
+/* A release recorded in releases.json is a root: gc keeps it without an
+ * index name, and its missing manifest is reported naming it. An index
+ * entry that is not a manifest is invalid. */
+static void test_store__recorded_release_is_a_root(void)
+{
+	char *dir = al_path_join(al_test_tmpdir(), "roots");
+	al_store_opts so = {1, 0, 0};
+	al_store *s = NULL;
+	al_digest md, cd, ld;
+	al_descriptor d;
+	al_check_result res;
+	find_ctx fc;
+	char buf[512], ds[AL_DIGEST_STRMAX];
+	json_t *rel;
+	char *path = NULL;
+	const char *cfg = "{\"architecture\":\"amd64\",\"os\":\"linux\"}";
+	const char *layer = "layer bytes";
+	int n;
+
+	CU_ASSERT_EQUAL(al_store_open(&s, dir, &so), 0);
+	CU_ASSERT_EQUAL(al_store_put_blob(s, (const uint8_t *)cfg, strlen(cfg), &cd), 0);
+	CU_ASSERT_EQUAL(al_store_put_blob(s, (const uint8_t *)layer, strlen(layer), &ld), 0);
+	{
+		char cs[AL_DIGEST_STRMAX], ls[AL_DIGEST_STRMAX];
+		n = snprintf(buf, sizeof(buf),
+		             "{\"schemaVersion\":2,\"mediaType\":\"%s\","
+		             "\"config\":{\"mediaType\":\"application/vnd.oci.image.config.v1+json\",\"digest\":\"%s\",\"size\":%zu},"
+		             "\"layers\":[{\"mediaType\":\"application/vnd.oci.image.layer.v1.tar\",\"digest\":\"%s\",\"size\":%zu}]}",
+		             AL_MT_OCI_MANIFEST, al_digest_str(&cd, cs), strlen(cfg),
+		             al_digest_str(&ld, ls), strlen(layer));
+	}
+	CU_ASSERT(n > 0 && (size_t)n < sizeof(buf));
+	CU_ASSERT_EQUAL(al_store_put_blob(s, (const uint8_t *)buf, (size_t)n, &md), 0);
+	al_digest_str(&md, ds);
+	rel = json_pack("{s:[{s:s,s:s},{s:s}]}", "releases", "version", "9.9.9",
+	                "digest", ds, "version", "no digest: nothing to check");
+	CU_ASSERT_EQUAL(al_store_releases_save(s, rel), 0);
+	json_decref(rel);
+	/* no index entry at all: gc keeps the release */
+	memset(&res, 0, sizeof(res));
+	CU_ASSERT_EQUAL(al_store_check(s, AL_STORE_CHECK_GC, NULL, NULL, &res), 0);
+	CU_ASSERT_EQUAL(res.removed, 0);
+	CU_ASSERT_EQUAL(res.unreferenced + res.missing + res.invalid, 0);
+	CU_ASSERT_EQUAL(res.blobs_checked, 3);
+	CU_ASSERT_EQUAL(al_store_has_blob(s, &md, NULL), 1);
+	CU_ASSERT_EQUAL(al_store_has_blob(s, &ld, NULL), 1);
+	/* a layer named in index.json is not an image */
+	memset(&d, 0, sizeof(d));
+	d.digest = ld;
+	d.size = strlen(layer);
+	d.media_type = (char *)"application/vnd.oci.image.layer.v1.tar";
+	CU_ASSERT_EQUAL(al_store_tag(s, "a/layer:x", &d), 0);
+	fc.kind = AL_CHECK_INVALID;
+	fc.needle = "index.json entry 'a/layer:x' has media type";
+	fc.hits = 0;
+	memset(&res, 0, sizeof(res));
+	CU_ASSERT_EQUAL(al_store_check(s, 0, on_find, &fc, &res), 0);
+	CU_ASSERT_EQUAL(res.invalid, 1);
+	CU_ASSERT_EQUAL(fc.hits, 1);
+	CU_ASSERT_EQUAL(al_store_untag(s, "a/layer:x"), 0);
+	/* the release manifest gone: missing, naming the release */
+	path = al_store_blob_path(s, &md);
+	CU_ASSERT_EQUAL(unlink(path), 0);
+	fc.kind = AL_CHECK_MISSING;
+	fc.needle = "manifest of release 9.9.9";
+	fc.hits = 0;
+	memset(&res, 0, sizeof(res));
+	CU_ASSERT_EQUAL(al_store_check(s, 0, on_find, &fc, &res), 0);
+	CU_ASSERT_EQUAL(res.missing, 1);
+	CU_ASSERT_EQUAL(fc.hits, 1);
+	free(path);
+	al_store_free(s);
+	free(dir);
+}
+
 int main(void)
 {
 	CU_TestInfo tests[] = {
 		{"create_open_reopen", test_store__create_open_reopen},
+		{"recorded_release_is_a_root", test_store__recorded_release_is_a_root},
 		{"second_writable_open_is_locked", test_store__second_writable_open_is_locked},
 		{"blob_writer_commit_mismatch_abort", test_store__blob_writer_commit_mismatch_abort},
 		{"blob_writer_hash_worker_and_batch_commit", test_store__blob_writer_hash_worker_and_batch_commit},

@@ -171,6 +171,68 @@ static void test_transfer__copy_preserves_digests(void)
 	free(dst);
 }
 
+/* A held image arrives (manifest and blobs stored) but is named only by
+ * al_transfer_tag; a name it would replace stays until then. */
+static void test_transfer__held_image_is_named_only_when_tagged(void)
+{
+	char *layout = samples_layout();
+	char *dst = al_path_join(al_test_tmpdir(), "held-store");
+	char *ref = al_sprintf("oci:%s:quay.io/airlock-samples/release:4.14.1-x86_64", layout);
+	char *comp = al_sprintf("oci:%s:quay.io/airlock-samples/ocp-v4.0-art-dev@sha256:7026db9f135613885a678be3b2a287ad01a12e62f37c4c6754a01fb7dfdd9437", layout);
+	al_store_opts so = {1, 0, 0};
+	al_store *s = NULL;
+	al_transfer *t = NULL, *t2 = NULL;
+	al_imgref ir = {0}, ic = {0};
+	al_store_image found;
+	al_digest rd, cd;
+	int i, c, st = -1;
+
+	CU_ASSERT_EQUAL(al_store_open(&s, dst, &so), 0);
+	CU_ASSERT_EQUAL(al_imgref_parse(&ir, ref), 0);
+	CU_ASSERT_EQUAL(al_imgref_parse(&ic, comp), 0);
+	/* "name" refers to the component first */
+	CU_ASSERT_EQUAL(al_transfer_new_to_store(&t, s, NULL), 0);
+	c = al_transfer_add(t, &ic, "name");
+	CU_ASSERT_EQUAL(al_transfer_run(t, NULL), 0);
+	al_transfer_result(t, c, &st, &cd, NULL, NULL);
+	CU_ASSERT_EQUAL(st, 0);
+	/* the release under the same name, held */
+	CU_ASSERT_EQUAL(al_transfer_new_to_store(&t2, s, NULL), 0);
+	i = al_transfer_add(t2, &ir, "name");
+	CU_ASSERT(i >= 0);
+	CU_ASSERT_EQUAL(al_transfer_tag(t2, i, NULL), AL_EINVAL); /* not run */
+	CU_ASSERT_EQUAL(al_transfer_hold(t2, i), 0);
+	CU_ASSERT_EQUAL(al_transfer_hold(t2, i + 1), AL_EINVAL);
+	CU_ASSERT_EQUAL(al_transfer_run(t2, NULL), 0);
+	al_transfer_result(t2, i, &st, &rd, NULL, NULL);
+	CU_ASSERT_EQUAL(st, 0);
+	CU_ASSERT_EQUAL(al_store_has_blob(s, &rd, NULL), 1);
+	CU_ASSERT_EQUAL(al_store_find(s, "name", &found), 0);
+	CU_ASSERT(al_digest_equal(&found.desc.digest, &cd));
+	al_store_image_clear(&found);
+	/* named on request: elsewhere, then under its own name */
+	CU_ASSERT_EQUAL(al_transfer_tag(t2, i, "other"), 0);
+	CU_ASSERT_EQUAL(al_store_find(s, "other", &found), 0);
+	CU_ASSERT(al_digest_equal(&found.desc.digest, &rd));
+	al_store_image_clear(&found);
+	CU_ASSERT_EQUAL(al_store_find(s, "name", &found), 0);
+	CU_ASSERT(al_digest_equal(&found.desc.digest, &cd));
+	al_store_image_clear(&found);
+	CU_ASSERT_EQUAL(al_transfer_tag(t2, i, NULL), 0);
+	CU_ASSERT_EQUAL(al_store_find(s, "name", &found), 0);
+	CU_ASSERT(al_digest_equal(&found.desc.digest, &rd));
+	al_store_image_clear(&found);
+	al_transfer_free(t);
+	al_transfer_free(t2);
+	al_imgref_clear(&ir);
+	al_imgref_clear(&ic);
+	al_store_free(s);
+	free(ref);
+	free(comp);
+	free(layout);
+	free(dst);
+}
+
 int main(void)
 {
 	CU_TestInfo tests[] = {
@@ -178,6 +240,7 @@ int main(void)
 		{"test_transfer__mirror_from_layout_then_rerun_is_free", test_transfer__mirror_from_layout_then_rerun_is_free},
 		{"test_transfer__missing_image_fails_alone", test_transfer__missing_image_fails_alone},
 		{"test_transfer__copy_preserves_digests", test_transfer__copy_preserves_digests},
+		{"test_transfer__held_image_is_named_only_when_tagged", test_transfer__held_image_is_named_only_when_tagged},
 		CU_TEST_INFO_NULL,
 	};
 	return al_test_run("transfer", tests);

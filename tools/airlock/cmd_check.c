@@ -15,10 +15,17 @@ static const char check_help[] =
     "reference, re-hash each blob, and list what is missing or corrupt, one "
     "per line:\n"
     "  missing sha256:... - referenced by IMAGE\n"
+    "  missing sha256:... - manifest of release V (...) recorded in "
+    "airlock/releases.json\n"
     "  corrupt sha256:... - content does not match its digest\n"
     "  invalid PATH        (a manifest, index or layout file that does not "
-    "parse)\n"
+    "parse,\n"
+    "                       or an index entry that is not a manifest or "
+    "index)\n"
     "  unreferenced sha256:...\n"
+    "Releases recorded in airlock/releases.json are checked too (manifest, "
+    "blobs,\n"
+    "component images), named in index.json or not.\n"
     "A rerun of 'airlock mirror' (or 'airlock unpack') fetches what is "
     "missing.\n"
     "\n"
@@ -26,7 +33,9 @@ static const char check_help[] =
     "      --store DIR   the store\n"
     "      --gc          remove unreferenced blobs, stale temporary files and "
     "corrupt\n"
-    "                    blobs (so that a rerun fetches them again)\n"
+    "                    blobs (so that a rerun fetches them again); never "
+    "what a\n"
+    "                    recorded release needs\n"
     "      --quick       compare sizes only, do not re-hash\n"
     "  -q, --quiet       only the summary line\n"
     "  -h, --help        this help\n"
@@ -129,7 +138,7 @@ int cmd_check(int argc, char **argv)
 	so.readonly = ctx.gc ? 0 : 1;
 	if ((rc = al_store_open(&store, store_path, &so)) < 0)
 		return cli_fail(rc, "cannot open store '%s'", store_path);
-	rc = al_store_check(store, flags, report, &ctx, &res);
+	rc = al_mirror_check(store, flags, report, &ctx, &res);
 	if (rc < 0) {
 		code = cli_fail(rc, "cannot check store '%s'", store_path);
 		code = EXIT_RUNTIME;

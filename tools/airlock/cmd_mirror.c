@@ -431,6 +431,9 @@ int cmd_mirror(int argc, char **argv)
 	rc = al_mirror_signed(store, releases, nreleases, images, nimages, &to,
 	                      &sig, &report);
 	cli_progress_done(&c);
+	/* a refusal before any image (no keyring, no --allow-unsigned) */
+	if (rc < 0 && report.nerrors == 0)
+		cli_error("%s", al_error_message());
 	for (i = 0; i < sel.nreleases; i++) {
 		al_mirror_release *rel =
 		    &report.releases[first_channel_release + i];
