@@ -81,6 +81,8 @@ typedef struct al_unpack_opts {
 	al_progress_fn progress; /* may be NULL */
 	void *progress_ud;
 	const al_cancel *cancel; /* may be NULL */
+	int allow_rollback; /* 1: a pack older (by sequence) than one imported
+	                       before may move tags back (docs/pack.md) */
 } al_unpack_opts;
 
 typedef struct al_unpack_result {
