@@ -1769,18 +1769,128 @@ static int record_trusted_enough(const import_rec *r, const char *keyid)
 }
 
 /*
- * The highest sequence among the other packs this store imported that
- * count for this run: with --trust, only those verified with the same key
- * (an untrusted import can never hold a trusted one back); without, all.
+ * STORE/airlock/pack-marks.json: per key, the highest sequence of a pack
+ * imported with --trust and that key, and which pack it was:
+ * {"airlockPackMarks":1,"keys":{"sha256:<hex>":{"sequence":N,"pack":ID}}}.
+ * Only trusted imports raise it, and nothing lowers it, so neither a later
+ * untrusted import of the same pack id nor a lost record can open the door
+ * to a rollback. A missing file is empty; a damaged one is refused.
+ */
+static char *marks_path(const up_ctx *c)
+{
+	return al_sprintf("%s/airlock/pack-marks.json", al_store_path(c->s));
+}
+
+static int load_marks(const up_ctx *c, json_t **out)
+{
+	char *p = marks_path(c);
+	json_t *v = NULL, *keys, *e;
+	const char *k;
+	int rc;
+
+	if (p == NULL)
+		return al_error_set(AL_ENOMEM, "out of memory");
+	rc = al_pack__load_store_json(&v, p, AL_PACK_META_MAX);
+	if (rc == AL_ENOTFOUND) {
+		al_error_clear();
+		v = json_pack("{s:i, s:{}}", "airlockPackMarks", 1, "keys");
+		rc = v == NULL ? al_error_set(AL_ENOMEM, "out of memory") : 0;
+	}
+	if (rc < 0)
+		goto out;
+	keys = json_object_get(v, "keys");
+	if (json_integer_value(json_object_get(v, "airlockPackMarks")) != 1 ||
+	    !json_is_object(keys)) {
+		rc = al_error_set(AL_EVERIFY,
+		                  "store metadata '%s' is damaged: not an "
+		                  "airlock pack marks file",
+		                  p);
+		goto out;
+	}
+	json_object_foreach(keys, k, e)
+	{
+		json_t *sq = json_object_get(e, "sequence");
+		const char *id = al_json_str(e, "pack");
+		if (!json_is_integer(sq) || json_integer_value(sq) < 0 ||
+		    id == NULL || !al_pack_id_valid(id)) {
+			rc = al_error_set(AL_EVERIFY,
+			                  "store metadata '%s' is damaged: key "
+			                  "'%s'",
+			                  p, k);
+			goto out;
+		}
+	}
+	*out = v;
+	v = NULL;
+out:
+	json_decref(v);
+	free(p);
+	return rc;
+}
+
+/* Raise the mark of this run's key to this pack's sequence. */
+static int raise_mark(const up_ctx *c)
+{
+	json_t *v = NULL, *e;
+	char *p = NULL;
+	int rc;
+
+	if (c->keyid == NULL)
+		return 0;
+	if ((rc = load_marks(c, &v)) < 0)
+		return rc;
+	e = json_object_get(json_object_get(v, "keys"), c->keyid);
+	if (e != NULL && (uint64_t)json_integer_value(
+	                     json_object_get(e, "sequence")) >= c->sequence)
+		goto out;
+	if (json_object_set_new(json_object_get(v, "keys"), c->keyid,
+	                        json_pack("{s:I, s:s}", "sequence",
+	                                  (json_int_t)c->sequence, "pack",
+	                                  c->id)) < 0) {
+		rc = al_error_set(AL_ENOMEM, "out of memory");
+		goto out;
+	}
+	if ((p = marks_path(c)) == NULL) {
+		rc = al_error_set(AL_ENOMEM, "out of memory");
+		goto out;
+	}
+	rc = al_json_save_file(p, v, 1);
+out:
+	free(p);
+	json_decref(v);
+	return rc;
+}
+
+/*
+ * The highest sequence among what this store imported before that counts
+ * for this run: with --trust, the key's mark and the records of packs
+ * verified with the same key (an untrusted import can never hold a
+ * trusted one back); without, every mark and every other record.
  */
 static int rollback_mark(up_ctx *c)
 {
 	char **names = NULL, *dir = NULL;
+	json_t *marks = NULL, *e;
+	const char *k;
 	size_t n = 0, i;
 	int rc;
 
 	c->mark = 0;
 	c->mark_id[0] = '\0';
+	if ((rc = load_marks(c, &marks)) < 0)
+		return rc;
+	json_object_foreach(json_object_get(marks, "keys"), k, e)
+	{
+		uint64_t sq = (uint64_t)json_integer_value(
+		    json_object_get(e, "sequence"));
+		const char *id = al_json_str(e, "pack");
+		if ((c->keyid == NULL || strcmp(k, c->keyid) == 0) &&
+		    sq > c->mark && strcmp(id, c->id) != 0) {
+			c->mark = sq;
+			memcpy(c->mark_id, id, strlen(id) + 1);
+		}
+	}
+	json_decref(marks);
 	if ((dir = al_sprintf("%s/airlock/imported", al_store_path(c->s))) ==
 	    NULL)
 		return al_error_set(AL_ENOMEM, "out of memory");
@@ -1817,21 +1927,16 @@ out:
 	return rc;
 }
 
-/* Write the import record. An import without --trust never replaces the
- * record of a trusted one: it would make the trusted pack look untrusted
- * (and lower the rollback mark of its key). */
-static int write_record(up_ctx *c, const char *path, const char *mhex,
-                        const import_rec *old)
+/* Write the import record: it describes the last import of this pack id
+ * (an untrusted import of another manifest under a trusted pack's id makes
+ * the record untrusted, so a later --trust run imports the real one again;
+ * the key's mark in pack-marks.json stays). */
+static int write_record(up_ctx *c, const char *path, const char *mhex)
 {
 	json_t *rec;
 	char ts[32];
 	int rc;
 
-	if (c->keyid == NULL && old->exists && old->trusted) {
-		al_log_debug("pack '%s': kept the trusted import record '%s'",
-		             c->id, path);
-		return 0;
-	}
 	al_pack__timestamp(ts, sizeof(ts));
 	rec = json_pack("{s:i, s:s, s:s, s:I, s:s, s:b, s:o, s:s, s:s}",
 	                "airlockImport", 1, "id", c->id, "manifestSha256", mhex,
@@ -2208,8 +2313,8 @@ int al_unpack(al_store *s, const char *dir, const al_unpack_opts *opts,
 	free(p);
 	if ((p = al_sprintf("%s/airlock/imported", al_store_path(s))) == NULL)
 		goto oom;
-	if ((rc = al_fs_mkdir_p(p, 0755)) < 0 ||
-	    (rc = write_record(&c, imported, mhex, &rec)) < 0)
+	if ((rc = al_fs_mkdir_p(p, 0755)) < 0 || (rc = raise_mark(&c)) < 0 ||
+	    (rc = write_record(&c, imported, mhex)) < 0)
 		goto out;
 	remove_stage(c.stage);
 	if ((q = al_sprintf("%s/airlock/unpack", al_store_path(s))) != NULL)
