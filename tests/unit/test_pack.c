@@ -112,6 +112,9 @@ out:
 	return rc;
 }
 
+/* A string for assertions: never NULL. */
+#define STR(s) ((s) != NULL ? (s) : "(null)")
+
 static int write_text(const char *dir, const char *rel, const char *text)
 {
 	char *p = al_path_join(dir, rel), *d;
@@ -763,7 +766,7 @@ static void test_pack__sha512_blobs_round_trip_and_are_verified_with_sha512(void
 		const char *ep = al_json_str(e, "path");
 		if (ep != NULL && al_str_startswith(ep, "blobs/sha512/")) {
 			found++;
-			CU_ASSERT_STRING_EQUAL(al_json_str(e, "sha512"), ep + 13);
+			CU_ASSERT_STRING_EQUAL(STR(al_json_str(e, "sha512")), ep + 13);
 			CU_ASSERT_PTR_NULL(json_object_get(e, "sha256"));
 		}
 	}
@@ -974,8 +977,8 @@ static void test_pack__untrusted_forged_pack_does_not_preempt_a_trusted_one(void
 	m = man_path(f.real, f.real_id);
 	mhex = file_sha256(m);
 	CU_ASSERT_EQUAL(json_integer_value(json_object_get(rec, "airlockImport")), 1);
-	CU_ASSERT_STRING_EQUAL(al_json_str(rec, "id"), f.real_id);
-	CU_ASSERT_STRING_EQUAL(al_json_str(rec, "manifestSha256"), mhex != NULL ? mhex : "?");
+	CU_ASSERT_STRING_EQUAL(STR(al_json_str(rec, "id")), f.real_id);
+	CU_ASSERT_STRING_EQUAL(STR(al_json_str(rec, "manifestSha256")), STR(mhex));
 	CU_ASSERT(json_is_true(json_object_get(rec, "trusted")));
 	CU_ASSERT(al_str_startswith(al_json_str(rec, "key") ? al_json_str(rec, "key") : "", "sha256:"));
 	CU_ASSERT(json_integer_value(json_object_get(rec, "sequence")) > 0);
@@ -1532,6 +1535,138 @@ out:
 	free(far);
 }
 
+/* ---- FIFOs and devices given as media ---------------------------------- */
+
+/* Unpack dir into a fresh store in a child; 1 if it returned within 10 s (its status in *code). */
+static int unpack_returns_promptly(const char *dir, int *code, char *msg, size_t msglen)
+{
+	char *far = fresh("far");
+	int fds[2], status = 0, i, done = 0;
+	pid_t pid;
+
+	msg[0] = '\0';
+	if (pipe(fds) != 0) {
+		free(far);
+		return 0;
+	}
+	pid = fork();
+	if (pid == 0) {
+		al_unpack_result ur;
+		int rc;
+		memset(&ur, 0, sizeof(ur));
+		close(fds[0]);
+		rc = do_unpack(far, dir, NULL, &ur);
+		if (write(fds[1], al_error_message(), strlen(al_error_message())) < 0)
+			_exit(99);
+		_exit(-rc & 0xff);
+	}
+	close(fds[1]);
+	for (i = 0; pid > 0 && i < 1000 && !done; i++) {
+		if (waitpid(pid, &status, WNOHANG) == pid)
+			done = 1;
+		else
+			usleep(10000);
+	}
+	if (pid > 0 && !done) {
+		kill(pid, SIGKILL);
+		waitpid(pid, &status, 0);
+	} else if (done) {
+		ssize_t n = read(fds[0], msg, msglen - 1);
+		msg[n > 0 ? n : 0] = '\0';
+		*code = WIFEXITED(status) ? -WEXITSTATUS(status) : 1;
+	}
+	close(fds[0]);
+	free(far);
+	return done;
+}
+
+/* A copy of the good pack in which name (the manifest or volume 1) is a FIFO. */
+static void expect_fifo_refused(int manifest)
+{
+	char id[AL_PACK_ID_MAX + 1], msg[1024];
+	const char *good = good_pack(id);
+	char *dir = fresh("fifo"), *a = man_path(good, id), *b = man_path(dir, id);
+	char *va = vol_path(good, id, 1), *vb = vol_path(dir, id, 1);
+	int code = 0;
+
+	CU_ASSERT_EQUAL(al_fs_mkdir_p(dir, 0755), 0);
+	if (manifest) {
+		CU_ASSERT_EQUAL(mkfifo(b, 0644), 0);
+		CU_ASSERT_EQUAL(copy_file(va, vb), 0);
+	} else {
+		CU_ASSERT_EQUAL(copy_file(a, b), 0);
+		CU_ASSERT_EQUAL(mkfifo(vb, 0644), 0);
+	}
+	CU_ASSERT(unpack_returns_promptly(dir, &code, msg, sizeof(msg)));
+	CU_ASSERT_EQUAL(code, AL_EVERIFY);
+	if (strstr(msg, "a FIFO") == NULL)
+		fprintf(stderr, "\nunexpected message: %s\n", msg);
+	CU_ASSERT_PTR_NOT_NULL(strstr(msg, "a FIFO"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(msg, manifest ? b : vb));
+	free(dir);
+	free(a);
+	free(b);
+	free(va);
+	free(vb);
+}
+
+static void test_pack__refuses_fifo_volume_without_blocking(void)
+{
+	expect_fifo_refused(0);
+}
+
+static void test_pack__refuses_fifo_manifest_without_blocking(void)
+{
+	expect_fifo_refused(1);
+}
+
+/* ---- an index entry naming a non-manifest blob -------------------------- */
+
+/* A source store whose index names a blob that is not a manifest, under media type mt (NULL: the manifest type). */
+static void expect_index_entry_refused(const char *mt, const char *reason)
+{
+	char *src = make_source(), *out = fresh("out"), *far = fresh("far");
+	uint8_t layer[4096];
+	unsigned seed = 5;
+	al_store *s = NULL;
+	al_descriptor desc;
+	al_unpack_result ur;
+	al_pack_result pr;
+
+	memset(&ur, 0, sizeof(ur));
+	memset(&desc, 0, sizeof(desc));
+	fill_random(layer, sizeof(layer), &seed);
+	if (al_store_open(&s, src, NULL) != 0 || al_store_put_blob(s, layer, sizeof(layer), &desc.digest) != 0) {
+		al_store_free(s);
+		CU_FAIL("store");
+		goto out;
+	}
+	desc.media_type = (char *)(mt != NULL ? mt : AL_MT_OCI_MANIFEST);
+	desc.size = sizeof(layer);
+	CU_ASSERT_EQUAL(al_store_tag(s, "quay.io/airlock-test/not-a-manifest:1", &desc), 0);
+	al_store_free(s);
+	CU_ASSERT_EQUAL(do_pack(src, out, 0, NULL, NULL, NULL, &pr), 0);
+	CU_ASSERT_EQUAL(do_unpack(far, out, NULL, &ur), AL_EVERIFY);
+	CU_ASSERT_PTR_NOT_NULL(strstr(al_error_message(), "quay.io/airlock-test/not-a-manifest:1"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(al_error_message(), reason));
+	CU_ASSERT(index_empty(far));
+out:
+	al_unpack_result_clear(&ur);
+	free(src);
+	free(out);
+	free(far);
+}
+
+static void test_pack__refuses_index_entry_naming_a_layer_blob(void)
+{
+	expect_index_entry_refused(NULL, "not an image manifest or index");
+}
+
+static void test_pack__refuses_index_entry_with_a_layer_media_type(void)
+{
+	expect_index_entry_refused(AL_MT_OCI_LAYER_GZIP, "not an image manifest or index");
+}
+
 /* kill -9 an unpack at random moments; each rerun must finish with a clean store. */
 static void test_pack__kill9_during_unpack_then_rerun_is_clean(void)
 {
@@ -1657,6 +1792,10 @@ int main(void)
 		{"test_pack__refuses_volume_of_another_pack", test_pack__refuses_volume_of_another_pack},
 		{"test_pack__refuses_truncated_volume", test_pack__refuses_truncated_volume},
 		{"test_pack__refuses_manifest_of_another_pack", test_pack__refuses_manifest_of_another_pack},
+		{"test_pack__refuses_fifo_volume_without_blocking", test_pack__refuses_fifo_volume_without_blocking},
+		{"test_pack__refuses_fifo_manifest_without_blocking", test_pack__refuses_fifo_manifest_without_blocking},
+		{"test_pack__refuses_index_entry_naming_a_layer_blob", test_pack__refuses_index_entry_naming_a_layer_blob},
+		{"test_pack__refuses_index_entry_with_a_layer_media_type", test_pack__refuses_index_entry_with_a_layer_media_type},
 		{"test_pack__kill9_during_unpack_then_rerun_is_clean", test_pack__kill9_during_unpack_then_rerun_is_clean},
 		{"test_pack__inventory_lists_blobs_signatures_and_packs", test_pack__inventory_lists_blobs_signatures_and_packs},
 		CU_TEST_INFO_NULL,
