@@ -781,6 +781,31 @@ static void test_pack__sha512_blobs_round_trip_and_are_verified_with_sha512(void
 	CU_ASSERT_EQUAL(file_size(path), 200000);
 	al_unpack_result_clear(&ur);
 
+	/* deltas know sha512 blobs: --since and --have leave them out */
+	{
+		char *o3 = fresh("out"), *o4 = fresh("out"), *inv = fresh("inv.json"), want[AL_DIGEST_STRMAX + 8];
+		al_pack_result p3, p4;
+		json_t *j = NULL, *v;
+		size_t k, listed = 0;
+		CU_ASSERT_EQUAL(do_pack(src, o3, 0, pr.id, NULL, NULL, &p3), 0);
+		CU_ASSERT_EQUAL(p3.entries, 2); /* index.json and releases.json */
+		if (al_store_open(&s, dst, NULL) == 0) {
+			CU_ASSERT_EQUAL(al_inventory(s, &j), 0);
+			al_store_free(s);
+		}
+		snprintf(want, sizeof(want), "sha512:%s", hex);
+		json_array_foreach(json_object_get(j, "blobs"), k, v)
+			listed += strcmp(json_string_value(v), want) == 0;
+		CU_ASSERT_EQUAL(listed, 1);
+		CU_ASSERT_EQUAL(al_json_save_file(inv, j, 1), 0);
+		CU_ASSERT_EQUAL(do_pack(src, o4, 0, NULL, inv, NULL, &p4), 0);
+		CU_ASSERT_EQUAL(p4.entries, 2);
+		json_decref(j);
+		free(o3);
+		free(o4);
+		free(inv);
+	}
+
 	/* a sha512 blob whose bytes changed on the staging disk: the far side hashes it with SHA-512 */
 	free(path);
 	path = al_sprintf("%s/blobs/sha512/%s", src, hex2);
