@@ -2186,20 +2186,27 @@ int al_unpack(al_store *s, const char *dir, const al_unpack_opts *opts,
 	/* the signature first: nothing of an untrusted pack is even parsed
 	 * further */
 	if (c.opts->trust_key != NULL) {
-		if (!has_sig) {
+		if (!has_sig)
 			rc = al_error_set(AL_EVERIFY,
 			                  "pack '%s' is not signed (no '%s') "
 			                  "and --trust was given",
 			                  id, spath);
-			goto out;
-		}
-		if ((rc = al_pack__verify(
-		         c.opts->trust_key,
-		         mraw.ptr != NULL ? mraw.ptr : (const uint8_t *)"",
-		         mraw.len, sraw.ptr, sraw.len)) < 0) {
+		else if ((rc = al_pack__verify(
+		              c.opts->trust_key,
+		              mraw.ptr != NULL ? mraw.ptr : (const uint8_t *)"",
+		              mraw.len, sraw.ptr, sraw.len)) < 0)
 			rc = al_error_wrap(rc, "pack manifest '%s'", mpath);
+		/* the saved manifest may be one an untrusted run left */
+		if (rc < 0 && !has_manifest)
+			rc = al_error_wrap(
+			    rc,
+			    "give the directory holding "
+			    "airlock-%s.json and its signature "
+			    "(the manifest saved in the store does "
+			    "not verify)",
+			    id);
+		if (rc < 0)
 			goto out;
-		}
 	}
 	if ((rc = al_json_parse(
 	         &m, mraw.ptr != NULL ? mraw.ptr : (const uint8_t *)"",
