@@ -1160,6 +1160,56 @@ out:
 	trust_teardown(&f);
 }
 
+static void test_pack__forged_pack_after_a_trusted_one_does_not_stick(void)
+{
+	trust_fixture f;
+	al_unpack_result ur;
+	char *far = fresh("far"), *want = NULL, *got = NULL;
+	json_t *rec = NULL;
+
+	memset(&ur, 0, sizeof(ur));
+	if (trust_setup(&f) != 0) {
+		CU_FAIL("trust_setup");
+		goto out;
+	}
+	CU_ASSERT_EQUAL(do_unpack(far, f.real, f.pub, &ur), 0);
+	al_unpack_result_clear(&ur);
+	/* an untrusted import of another manifest under the same id: the record now says so */
+	CU_ASSERT_EQUAL(do_unpack(far, f.forged, NULL, &ur), 0);
+	CU_ASSERT_EQUAL(ur.already, 0);
+	al_unpack_result_clear(&ur);
+	rec = import_record(far, f.real_id);
+	CU_ASSERT(json_is_false(json_object_get(rec, "trusted")));
+	CU_ASSERT(json_is_null(json_object_get(rec, "key")));
+	/* so the trusted pack is not "already imported": it imports again and its tags win */
+	CU_ASSERT_EQUAL(do_unpack(far, f.real, f.pub, &ur), 0);
+	CU_ASSERT_EQUAL(ur.already, 0);
+	CU_ASSERT_EQUAL(ur.complete, 1);
+	want = tag_of(f.src, BIG);
+	got = tag_of(far, BIG);
+	CU_ASSERT_STRING_EQUAL(got, want);
+out:
+	al_unpack_result_clear(&ur);
+	json_decref(rec);
+	free(want);
+	free(got);
+	free(far);
+	trust_teardown(&f);
+}
+
+static void test_pack__failed_pack_leaves_no_volume_behind(void)
+{
+	char *src = make_source(), *out = fresh("out"), *key = fresh("notakey");
+
+	/* the signature is made after the volumes: a bad key fails the pack then */
+	CU_ASSERT_EQUAL(al_fs_write_atomic(key, "not a key\n", 10), 0);
+	CU_ASSERT_EQUAL(do_pack(src, out, 64 * AL_KIB, NULL, NULL, key, NULL), AL_EPARSE);
+	CU_ASSERT(no_pack_in(out));
+	free(src);
+	free(out);
+	free(key);
+}
+
 /* Set the "sequence" of a pack manifest (removed when seq < 0), unsigned afterwards. */
 static int set_sequence(const char *dir, const char *id, long long seq)
 {
@@ -1805,6 +1855,8 @@ int main(void)
 		{"test_pack__staged_parts_are_rehashed_before_reuse", test_pack__staged_parts_are_rehashed_before_reuse},
 		{"test_pack__volumes_only_after_an_untrusted_import_ask_for_the_manifest", test_pack__volumes_only_after_an_untrusted_import_ask_for_the_manifest},
 		{"test_pack__replayed_older_signed_pack_does_not_roll_tags_back", test_pack__replayed_older_signed_pack_does_not_roll_tags_back},
+		{"test_pack__forged_pack_after_a_trusted_one_does_not_stick", test_pack__forged_pack_after_a_trusted_one_does_not_stick},
+		{"test_pack__failed_pack_leaves_no_volume_behind", test_pack__failed_pack_leaves_no_volume_behind},
 		{"test_pack__refuses_path_traversal", test_pack__refuses_path_traversal},
 		{"test_pack__refuses_absolute_path", test_pack__refuses_absolute_path},
 		{"test_pack__refuses_symlink", test_pack__refuses_symlink},
