@@ -1610,6 +1610,44 @@ out:
 	free(far);
 }
 
+/* A store that imported the good pack, then its import record (or its marks file) overwritten by text: unpack refuses it, naming it. */
+static void expect_far_metadata_refused(int record, const char *text, const char *what)
+{
+	char id[AL_PACK_ID_MAX + 1], *far = fresh("far"), *other = fresh("other"), *path = NULL;
+	const char *good = good_pack(id);
+	al_unpack_result ur;
+
+	memset(&ur, 0, sizeof(ur));
+	CU_ASSERT_EQUAL(do_unpack(far, good, NULL, &ur), 0);
+	al_unpack_result_clear(&ur);
+	path = record ? al_sprintf("airlock/imported/%s.json", id) : al_strdup("airlock/pack-marks.json");
+	CU_ASSERT_EQUAL(write_text(far, path, text), 0);
+	/* the record is read for this pack; the marks for any pack not imported yet */
+	if (!record)
+		CU_ASSERT_EQUAL(forge_pack(good, id, other, "20000101T000000Z-00000001"), 0);
+	CU_ASSERT_EQUAL(do_unpack(far, record ? good : other, NULL, &ur), AL_EVERIFY);
+	CU_ASSERT_PTR_NOT_NULL(strstr(al_error_message(), what));
+	al_unpack_result_clear(&ur);
+	free(path);
+	free(far);
+	free(other);
+}
+
+static void test_pack__refuses_truncated_import_record(void)
+{
+	expect_far_metadata_refused(1, "{\"airlockImport\": 1, \"id\"", "import record");
+}
+
+static void test_pack__refuses_ill_typed_import_record(void)
+{
+	expect_far_metadata_refused(1, "{\"airlockImport\": 1, \"trusted\": \"yes\"}", "import record");
+}
+
+static void test_pack__refuses_damaged_pack_marks(void)
+{
+	expect_far_metadata_refused(0, "{\"airlockPackMarks\": 1, \"keys\": []}", "pack-marks.json");
+}
+
 /* ---- FIFOs and devices given as media ---------------------------------- */
 
 /* Unpack dir into a fresh store in a child; 1 if it returned within 10 s (its status in *code). */
@@ -1857,6 +1895,9 @@ int main(void)
 		{"test_pack__replayed_older_signed_pack_does_not_roll_tags_back", test_pack__replayed_older_signed_pack_does_not_roll_tags_back},
 		{"test_pack__forged_pack_after_a_trusted_one_does_not_stick", test_pack__forged_pack_after_a_trusted_one_does_not_stick},
 		{"test_pack__failed_pack_leaves_no_volume_behind", test_pack__failed_pack_leaves_no_volume_behind},
+		{"test_pack__refuses_truncated_import_record", test_pack__refuses_truncated_import_record},
+		{"test_pack__refuses_ill_typed_import_record", test_pack__refuses_ill_typed_import_record},
+		{"test_pack__refuses_damaged_pack_marks", test_pack__refuses_damaged_pack_marks},
 		{"test_pack__refuses_path_traversal", test_pack__refuses_path_traversal},
 		{"test_pack__refuses_absolute_path", test_pack__refuses_absolute_path},
 		{"test_pack__refuses_symlink", test_pack__refuses_symlink},
