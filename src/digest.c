@@ -217,9 +217,9 @@ int al_digest_file(al_digest *out, al_digest_algo algo, const char *path,
 	al_digest d;
 	int fd, rc;
 
-	fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
-	if (fd < 0)
-		return al_error_errno(errno, "cannot open '%s'", path);
+	/* never blocks on a FIFO or device swapped in for the file */
+	if ((rc = al_fs_open_regular(&fd, path, NULL)) < 0)
+		return rc;
 	buf = malloc(CHUNK);
 	if (buf == NULL) {
 		rc = al_error_set(AL_ENOMEM, "out of memory");

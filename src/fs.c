@@ -310,23 +310,53 @@ out:
 	return rc;
 }
 
+int al_fs_open_regular(int *fd_out, const char *path, struct stat *st_out)
+{
+	struct stat st;
+	int fd, fl;
+
+	/* O_NONBLOCK: opening a FIFO for reading would otherwise wait for a
+	 * writer, and a device may block in open; the type is checked on the
+	 * open descriptor, so nothing can be swapped in between. */
+	fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK);
+	if (fd < 0)
+		return al_error_errno(errno, "cannot open '%s'", path);
+	if (fstat(fd, &st) != 0) {
+		int e = errno;
+		close(fd);
+		return al_error_errno(e, "cannot stat '%s'", path);
+	}
+	if (!S_ISREG(st.st_mode)) {
+		close(fd);
+		return al_error_set(AL_EIO, "'%s' is not a regular file (%s)",
+		                    path,
+		                    S_ISFIFO(st.st_mode)  ? "a FIFO"
+		                    : S_ISCHR(st.st_mode) ? "a character device"
+		                    : S_ISBLK(st.st_mode) ? "a block device"
+		                    : S_ISDIR(st.st_mode) ? "a directory"
+		                    : S_ISSOCK(st.st_mode) ? "a socket"
+		                                           : "another type");
+	}
+	fl = fcntl(fd, F_GETFL);
+	if (fl < 0 || fcntl(fd, F_SETFL, fl & ~O_NONBLOCK) != 0) {
+		int e = errno;
+		close(fd);
+		return al_error_errno(e, "cannot open '%s'", path);
+	}
+	if (st_out != NULL)
+		*st_out = st;
+	*fd_out = fd;
+	return 0;
+}
+
 int al_fs_read_file(const char *path, al_buf *out)
 {
 	uint8_t chunk[16384];
 	struct stat st;
 	int fd, rc = 0;
 
-	fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
-	if (fd < 0)
-		return al_error_errno(errno, "cannot open '%s'", path);
-	if (fstat(fd, &st) != 0) {
-		rc = al_error_errno(errno, "cannot stat '%s'", path);
-		goto out;
-	}
-	if (!S_ISREG(st.st_mode)) {
-		rc = al_error_set(AL_EIO, "'%s' is not a regular file", path);
-		goto out;
-	}
+	if ((rc = al_fs_open_regular(&fd, path, &st)) < 0)
+		return rc;
 	if ((uint64_t)st.st_size > out->max) {
 		rc = al_error_set(AL_ELIMIT, "'%s' is larger than %zu bytes",
 		                  path, out->max);

@@ -13,6 +13,7 @@
 #include <openssl/crypto.h>
 #include <openssl/evp.h>
 #include <openssl/pem.h>
+#include <openssl/x509.h>
 
 #include "airlock/digest.h"
 #include "airlock/error.h"
@@ -32,6 +33,45 @@ int al_pack__is_hex64(const char *s)
 		      (s[i] >= 'a' && s[i] <= 'f')))
 			return 0;
 	return s[64] == '\0';
+}
+
+int al_pack__is_hex(const char *s, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		if (!((s[i] >= '0' && s[i] <= '9') ||
+		      (s[i] >= 'a' && s[i] <= 'f')))
+			return 0;
+	return s[n] == '\0';
+}
+
+int al_pack__blob_algo(const char *path)
+{
+	if (al_str_startswith(path, "blobs/sha256/") &&
+	    al_pack__is_hex(path + 13, 64))
+		return AL_DIGEST_SHA256;
+	if (al_str_startswith(path, "blobs/sha512/") &&
+	    al_pack__is_hex(path + 13, 128))
+		return AL_DIGEST_SHA512;
+	return 0;
+}
+
+int al_pack__load_store_json(json_t **out, const char *path, size_t max)
+{
+	al_buf b = AL_BUF_INIT(max);
+	int rc;
+
+	if ((rc = al_fs_read_file(path, &b)) < 0)
+		goto out;
+	if ((rc =
+	         al_json_parse(out, b.ptr != NULL ? b.ptr : (const uint8_t *)"",
+	                       b.len, path)) < 0)
+		rc = al_error_wrap(AL_EVERIFY, "store metadata '%s' is damaged",
+		                   path);
+out:
+	al_buf_free(&b);
+	return rc;
 }
 
 int al_pack_id_valid(const char *id)
@@ -60,8 +100,8 @@ int al_pack__classify(const char *path)
 		return AL_PK_INDEX;
 	if (strcmp(path, "airlock/releases.json") == 0)
 		return AL_PK_RELEASES;
-	if (al_str_startswith(path, "blobs/sha256/"))
-		return al_pack__is_hex64(path + 13) ? AL_PK_BLOB : AL_PK_NONE;
+	if (al_str_startswith(path, "blobs/"))
+		return al_pack__blob_algo(path) != 0 ? AL_PK_BLOB : AL_PK_NONE;
 	if (!al_str_startswith(path, "signatures/sha256="))
 		return AL_PK_NONE;
 	p = path + 18;
@@ -202,6 +242,31 @@ int al_pack__verify(const char *pubfile, const uint8_t *msg, size_t n,
 	}
 out:
 	EVP_MD_CTX_free(ctx);
+	EVP_PKEY_free(key);
+	return rc;
+}
+
+int al_pack__key_id(const char *pubfile, char *out, size_t len)
+{
+	EVP_PKEY *key = NULL;
+	unsigned char *der = NULL;
+	char hex[65];
+	int n, rc;
+
+	if ((rc = load_key(&key, pubfile, 0)) < 0)
+		return rc;
+	n = i2d_PUBKEY(key, &der);
+	if (n <= 0) {
+		rc =
+		    al_error_openssl(AL_EIO, "cannot encode key '%s'", pubfile);
+		goto out;
+	}
+	if ((rc = al_pack__sha256_hex(der, (size_t)n, hex)) < 0)
+		goto out;
+	if (snprintf(out, len, "sha256:%s", hex) >= (int)len)
+		rc = al_error_set(AL_ELIMIT, "key id buffer too small");
+out:
+	OPENSSL_free(der);
 	EVP_PKEY_free(key);
 	return rc;
 }
@@ -406,23 +471,28 @@ int al_inventory(al_store *s, json_t **out)
 	                        json_string("airlock " AL_VERSION_STRING)) < 0)
 		goto oom;
 
-	if ((dir = al_path_join(root, "blobs/sha256")) == NULL)
-		goto oom;
-	if ((rc = list_dir(dir, &names, &nnames)) < 0)
-		goto out;
-	for (i = 0; i < nnames; i++) {
-		char d[80];
-		if (!al_pack__is_hex64(names[i]))
-			continue;
-		if (snprintf(d, sizeof(d), "sha256:%s", names[i]) >=
-		    (int)sizeof(d))
+	for (j = 0; j < 2; j++) {
+		const char *alg = j == 0 ? "sha256" : "sha512";
+		size_t hl = j == 0 ? 64 : 128;
+		free(dir);
+		if ((dir = al_sprintf("%s/blobs/%s", root, alg)) == NULL)
 			goto oom;
-		if (json_array_append_new(blobs, json_string(d)) < 0)
-			goto oom;
+		if ((rc = list_dir(dir, &names, &nnames)) < 0)
+			goto out;
+		for (i = 0; i < nnames; i++) {
+			char d[AL_DIGEST_STRMAX + 8];
+			if (!al_pack__is_hex(names[i], hl))
+				continue;
+			if (snprintf(d, sizeof(d), "%s:%s", alg, names[i]) >=
+			    (int)sizeof(d))
+				goto oom;
+			if (json_array_append_new(blobs, json_string(d)) < 0)
+				goto oom;
+		}
+		free_list(names, nnames);
+		names = NULL;
+		nnames = 0;
 	}
-	free_list(names, nnames);
-	names = NULL;
-	nnames = 0;
 	free(dir);
 
 	if ((dir = al_path_join(root, "signatures")) == NULL)

@@ -6,12 +6,14 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include <jansson.h>
+
 #include "airlock/buf.h"
 
 /* What a pack entry path names in the store. */
 enum {
 	AL_PK_NONE = 0,
-	AL_PK_BLOB = 1,     /* blobs/sha256/<hex> */
+	AL_PK_BLOB = 1,     /* blobs/sha256/<hex>, blobs/sha512/<hex> */
 	AL_PK_SIG = 2,      /* signatures/sha256=<hex>/signature-<n> */
 	AL_PK_INDEX = 3,    /* index.json */
 	AL_PK_RELEASES = 4, /* airlock/releases.json */
@@ -22,10 +24,25 @@ enum {
 #define AL_PACK_SIGLEN 64
 #define AL_PACK_CHUNK (1024 * 1024)
 
+/* Hex of the longest digest (SHA-512) plus NUL. */
+#define AL_PACK_HEX_MAX 129
+
 /* Classify a store-relative path (AL_PK_NONE when it is none of the above). */
 int al_pack__classify(const char *path);
 /* 1 if s is exactly 64 lowercase hex digits. */
 int al_pack__is_hex64(const char *s);
+/* 1 if s is exactly n lowercase hex digits. */
+int al_pack__is_hex(const char *s, size_t n);
+/* For a blob path "blobs/<algo>/<hex>": the algorithm (AL_DIGEST_SHA256 or
+ * AL_DIGEST_SHA512), 0 for any other path. */
+int al_pack__blob_algo(const char *path);
+/* Read at most max bytes of the JSON file path (AL_ENOTFOUND if missing)
+ * and, when it does not parse, refuse it as damaged store metadata:
+ * AL_EVERIFY naming the file. */
+int al_pack__load_store_json(json_t **out, const char *path, size_t max);
+/* "sha256:<hex of the DER SubjectPublicKeyInfo>" of the PEM Ed25519 public
+ * key in pubfile into out (at least 80 bytes). */
+int al_pack__key_id(const char *pubfile, char *out, size_t len);
 /* "YYYY-MM-DDTHH:MM:SSZ" of now into out (at least 32 bytes). */
 void al_pack__timestamp(char *out, size_t len);
 /* Ed25519 over msg with the PEM private key in keyfile. */

@@ -38,8 +38,9 @@ typedef struct up_part {
 typedef struct up_entry {
 	char *path;
 	int kind;
+	int algo; /* blobs: AL_DIGEST_SHA256 or AL_DIGEST_SHA512 */
 	uint64_t size;
-	char hex[65];
+	char hex[AL_PACK_HEX_MAX]; /* the blob's digest, else the SHA-256 */
 	unsigned volume;
 	up_part *parts; /* split blobs only */
 	size_t nparts;
@@ -87,6 +88,12 @@ typedef struct up_ctx {
 	al_unpack_result *res;
 	char id[AL_PACK_ID_MAX + 1];
 	char base[AL_PACK_ID_MAX + 1];
+	uint64_t sequence; /* 0 for manifests written before the field */
+	char created[32];  /* the manifest's "created", or "" */
+	const char *keyid; /* "sha256:<hex>" of the --trust key, or NULL */
+	uint64_t mark;     /* highest sequence imported before (see
+	                      rollback_mark) */
+	char mark_id[AL_PACK_ID_MAX + 1]; /* the pack that had it */
 	up_vol *vols;
 	size_t nvols;
 	up_entry *entries;
@@ -147,6 +154,19 @@ static int get_hex(const json_t *obj, const char *key, char out[65])
 	return 0;
 }
 
+/* The entry's digest: "sha512" for a sha512 blob, "sha256" otherwise. */
+static int get_entry_hex(const json_t *obj, int algo, char *out)
+{
+	const char *s =
+	    al_json_str(obj, algo == AL_DIGEST_SHA512 ? "sha512" : "sha256");
+	size_t n = algo == AL_DIGEST_SHA512 ? 128 : 64;
+
+	if (s == NULL || !al_pack__is_hex(s, n))
+		return -1;
+	memcpy(out, s, n + 1);
+	return 0;
+}
+
 static int add_slot(up_ctx *c, size_t *cap, char *name, size_t entry,
                     size_t part, unsigned volume)
 {
@@ -195,6 +215,15 @@ static int parse_manifest(up_ctx *c, const json_t *m, const char *what,
 		                    "holds pack '%s', its name says '%s'",
 		                    what, id, want_id);
 	memcpy(c->id, id, strlen(id) + 1);
+	v = json_object_get(m, "sequence");
+	if (v != NULL && (!json_is_integer(v) || json_integer_value(v) < 0))
+		return al_error_set(
+		    AL_EPARSE,
+		    "'%s': \"sequence\" is not a non-negative integer", what);
+	c->sequence = v != NULL ? (uint64_t)json_integer_value(v) : 0;
+	s = al_json_str(m, "created");
+	if (s != NULL && strlen(s) < sizeof(c->created))
+		memcpy(c->created, s, strlen(s) + 1);
 	v = json_object_get(m, "base");
 	if (json_is_string(v)) {
 		s = json_string_value(v);
@@ -259,14 +288,18 @@ static int parse_manifest(up_ctx *c, const json_t *m, const char *what,
 			                    what, i, s != NULL ? s : "");
 		if ((e->path = al_strdup(s)) == NULL)
 			return al_error_set(AL_ENOMEM, "out of memory");
+		e->algo = e->kind == AL_PK_BLOB ? al_pack__blob_algo(s)
+		                                : AL_DIGEST_SHA256;
 		if (get_u64(v, "size", &e->size) < 0 ||
-		    get_hex(v, "sha256", e->hex) < 0 ||
+		    get_entry_hex(v, e->algo, e->hex) < 0 ||
 		    get_u64(v, "volume", &vol) < 0 || vol < 1 || vol > c->nvols)
 			return al_error_set(
 			    AL_EPARSE,
-			    "'%s': entry '%s' needs \"size\", \"sha256\" and "
+			    "'%s': entry '%s' needs \"size\", \"%s\" and "
 			    "\"volume\" (1..%zu)",
-			    what, s, c->nvols);
+			    what, s,
+			    e->algo == AL_DIGEST_SHA512 ? "sha512" : "sha256",
+			    c->nvols);
 		e->volume = (unsigned)vol;
 		max = e->kind == AL_PK_SIG    ? AL_PACK_SIGFILE_MAX
 		      : e->kind == AL_PK_BLOB ? UINT64_MAX
@@ -280,8 +313,10 @@ static int parse_manifest(up_ctx *c, const json_t *m, const char *what,
 			                    (unsigned long long)max);
 		if (e->kind == AL_PK_BLOB && strcmp(e->hex, s + 13) != 0)
 			return al_error_set(
-			    AL_EVERIFY, "'%s': entry '%s' claims SHA-256 %s",
-			    what, s, e->hex);
+			    AL_EVERIFY, "'%s': entry '%s' claims %s %s", what,
+			    s,
+			    e->algo == AL_DIGEST_SHA512 ? "SHA-512" : "SHA-256",
+			    e->hex);
 		if (e->kind == AL_PK_INDEX && have_index++)
 			return al_error_set(
 			    AL_EPARSE, "'%s': index.json listed twice", what);
@@ -390,12 +425,79 @@ static int file_matches(const char *path, uint64_t size, const char *hex,
 	return strcmp(al_digest_hex(&d, buf), hex) == 0;
 }
 
-static int blob_digest(const char *hex, al_digest *d)
+static int blob_digest(const up_entry *e, al_digest *d)
 {
-	char s[80];
+	char s[AL_DIGEST_STRMAX + 8];
 
-	snprintf(s, sizeof(s), "sha256:%s", hex);
+	snprintf(s, sizeof(s), "%s:%s",
+	         al_digest_algo_name((al_digest_algo)e->algo), e->hex);
 	return al_digest_parse_str(d, s);
+}
+
+/*
+ * 1 if some signature-<n> of the signature's directory holds exactly the
+ * entry's bytes: a signature the store kept under another number (see
+ * import_small) is in place.
+ */
+static int sig_present(const up_ctx *c, const up_entry *e)
+{
+	char *file = stage_file(c, e, 0), *dir = NULL, **names = NULL;
+	size_t n = 0, i;
+	int found = 0;
+
+	if (file == NULL)
+		return 0;
+	if (file_matches(file, e->size, e->hex, 1))
+		found = 1;
+	else if ((dir = al_strndup(
+	              file, (size_t)(strrchr(file, '/') - file))) != NULL &&
+	         al_pack__list_dir(dir, &names, &n) == 0) {
+		for (i = 0; i < n && !found; i++) {
+			char *p;
+			if (!al_str_startswith(names[i], "signature-"))
+				continue;
+			if ((p = al_path_join(dir, names[i])) == NULL)
+				break;
+			found = file_matches(p, e->size, e->hex, 1);
+			free(p);
+		}
+	}
+	al_error_clear();
+	al_pack__free_list(names, n);
+	free(dir);
+	free(file);
+	return found;
+}
+
+/*
+ * Where a pack's signature goes when the store holds a different file
+ * under its name: the first free signature-<n> of that digest (the
+ * signature store layout is read from 1 on, and a release verifies when any
+ * of its signatures does), so nothing is replaced and a file written by
+ * an earlier (untrusted, perhaps forged) import never blocks this one.
+ */
+static int free_sig_slot(const char *dest, char **out)
+{
+	const char *slash = strrchr(dest, '/');
+	unsigned n;
+
+	for (n = 1; n <= 9999; n++) {
+		char *p = al_sprintf("%.*s/signature-%u", (int)(slash - dest),
+		                     dest, n);
+		int ex;
+		if (p == NULL)
+			return al_error_set(AL_ENOMEM, "out of memory");
+		ex = al_fs_exists(p);
+		if (ex == 0) {
+			*out = p;
+			return 0;
+		}
+		free(p);
+		if (ex < 0)
+			return ex;
+	}
+	return al_error_set(AL_ELIMIT, "'%.*s' holds 9999 signatures already",
+	                    (int)(slash - dest), dest);
 }
 
 /* What is already in place, from what is on disk (nothing else is trusted). */
@@ -409,19 +511,24 @@ static int scan_done(up_ctx *c)
 		char *p;
 		if (e->kind == AL_PK_BLOB) {
 			al_digest d;
-			if ((rc = blob_digest(e->hex, &d)) < 0)
+			if ((rc = blob_digest(e, &d)) < 0)
 				return rc;
 			e->done = al_store_has_blob(c->s, &d, NULL) == 1;
 			for (j = 0; j < e->nparts && !e->done; j++) {
 				if ((p = stage_file(c, e, j)) == NULL)
 					return al_error_set(AL_ENOMEM,
 					                    "out of memory");
-				/* staged parts were renamed into place only
-				 * after their digest matched */
+				/* re-hashed: a part staged by another run (an
+				 * untrusted manifest of the same pack id, say)
+				 * matched that run's manifest, not this one */
 				e->parts[j].done = file_matches(
-				    p, e->parts[j].size, e->parts[j].hex, 0);
+				    p, e->parts[j].size, e->parts[j].hex, 1);
 				free(p);
 			}
+			continue;
+		}
+		if (e->kind == AL_PK_SIG) {
+			e->done = sig_present(c, e);
 			continue;
 		}
 		if ((p = stage_file(c, e, 0)) == NULL)
@@ -520,7 +627,7 @@ static void *committer_main(void *arg)
 	pthread_mutex_lock(&k->mu);
 	for (;;) {
 		size_t i, m;
-		int dirrc = 0, any = 0, failed = 0;
+		int dirrc = 0, any256 = 0, any512 = 0, failed = 0;
 		while (k->n == 0 && !k->stop)
 			pthread_cond_wait(&k->cv, &k->mu);
 		if (k->n == 0 && k->stop)
@@ -534,7 +641,10 @@ static void *committer_main(void *arg)
 		for (i = 0; i < m; i++) {
 			rcs[i] = al_blob_writer_commit_nodirsync(batch[i].w);
 			if (rcs[i] == 0) {
-				any = 1;
+				if (batch[i].e->algo == AL_DIGEST_SHA512)
+					any512 = 1;
+				else
+					any256 = 1;
 			} else if (!failed) {
 				failed = 1;
 				snprintf(msg, sizeof(msg),
@@ -543,11 +653,12 @@ static void *committer_main(void *arg)
 				         al_error_message());
 			}
 		}
-		/* pack entries are sha256 blobs (blob_digest) */
-		if (any &&
-		    (dirrc = al_store_sync_blob_dir(k->s, AL_DIGEST_SHA256)) <
-		        0 &&
-		    !failed) {
+		/* each blobs/<algo> directory the batch renamed into */
+		if (any256)
+			dirrc = al_store_sync_blob_dir(k->s, AL_DIGEST_SHA256);
+		if (any512 && dirrc == 0)
+			dirrc = al_store_sync_blob_dir(k->s, AL_DIGEST_SHA512);
+		if (dirrc < 0 && !failed) {
 			failed = 1;
 			snprintf(msg, sizeof(msg), "volume '%s': %s",
 			         batch[0].volname, al_error_message());
@@ -681,7 +792,7 @@ static int assemble(up_ctx *c, up_entry *e)
 	int rc, fd = -1;
 	char *p = NULL;
 
-	if ((rc = blob_digest(e->hex, &d)) < 0)
+	if ((rc = blob_digest(e, &d)) < 0)
 		return rc;
 	if ((rc = al_store_blob_begin(c->s, &d, e->size, &w)) < 0)
 		return rc;
@@ -877,12 +988,18 @@ static int import_small(up_ctx *c, struct archive *a, up_slot *sl)
 		if ((rc = al_fs_mkdir_p(ddir, 0755)) < 0)
 			goto out;
 		if (al_fs_exists(dest) == 1) {
-			rc =
-			    al_error_set(AL_EEXIST,
-			                 "volume '%s' entry '%s': the store "
-			                 "holds a different '%s'; not replaced",
-			                 c->volname, sl->name, e->path);
-			goto out;
+			char *alt = NULL;
+			if ((rc = free_sig_slot(dest, &alt)) < 0) {
+				rc = al_error_wrap(rc, "volume '%s' entry '%s'",
+				                   c->volname, sl->name);
+				goto out;
+			}
+			al_log_warn("pack '%s': the store holds a different "
+			            "'%s'; kept it, and added the pack's as "
+			            "'%s'",
+			            c->id, e->path, strrchr(alt, '/') + 1);
+			free(dest);
+			dest = alt;
 		}
 	}
 	rc = al_tmpfile_commit(t, dest);
@@ -907,7 +1024,7 @@ static int import_blob(up_ctx *c, struct archive *a, up_slot *sl)
 	al_digest d;
 	int rc;
 
-	if ((rc = blob_digest(e->hex, &d)) < 0)
+	if ((rc = blob_digest(e, &d)) < 0)
 		return rc;
 	if ((rc = al_store_blob_begin(c->s, &d, e->size, &w)) < 0)
 		return rc;
@@ -1118,6 +1235,29 @@ static int prefetch_start(prefetch *pf, int fd)
 	return 0;
 }
 
+/* Media given by the user must be regular files: a FIFO or a device is
+ * refused before it is opened (opening would block), and the open itself
+ * uses al_fs_open_regular for the race. Missing: 0 (the caller reports). */
+static int check_regular(const char *path, const char *what)
+{
+	struct stat st;
+
+	if (lstat(path, &st) != 0)
+		return 0;
+	if (S_ISREG(st.st_mode))
+		return 0;
+	return al_error_set(AL_EVERIFY,
+	                    "%s '%s' is not a regular file (%s): refused", what,
+	                    path,
+	                    S_ISFIFO(st.st_mode)   ? "a FIFO"
+	                    : S_ISCHR(st.st_mode)  ? "a character device"
+	                    : S_ISBLK(st.st_mode)  ? "a block device"
+	                    : S_ISDIR(st.st_mode)  ? "a directory"
+	                    : S_ISLNK(st.st_mode)  ? "a symbolic link"
+	                    : S_ISSOCK(st.st_mode) ? "a socket"
+	                                           : "another type");
+}
+
 static int read_volume(up_ctx *c, unsigned volno, const char *path)
 {
 	struct archive *a = NULL;
@@ -1129,14 +1269,13 @@ static int read_volume(up_ctx *c, unsigned volno, const char *path)
 
 	memset(&pf, 0, sizeof(pf));
 	c->volname = c->vols[volno - 1].name;
-	fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
-	if (fd < 0)
-		return al_error_errno(errno, "cannot open volume '%s'", path);
-	if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
-		rc = al_error_set(AL_EVERIFY,
-		                  "volume '%s' is not a regular file",
-		                  c->volname);
-		goto out;
+	if ((rc = check_regular(path, "volume")) < 0)
+		return rc;
+	if ((rc = al_fs_open_regular(&fd, path, &st)) < 0) {
+		if (rc == AL_EIO)
+			rc = al_error_wrap(AL_EVERIFY, "volume '%s'",
+			                   c->volname);
+		return rc;
 	}
 	/* read ahead: volumes are read once, front to back */
 	(void)posix_fadvise(fd, 0, 0, POSIX_FADV_SEQUENTIAL);
@@ -1351,10 +1490,105 @@ out:
 	return rc;
 }
 
+/* A named index entry of the pack, checked before anything is tagged. */
+typedef struct up_tag {
+	const char *name; /* borrowed from the pack's index */
+	al_descriptor d;
+	int complete;
+} up_tag;
+
+/*
+ * An index entry must name an image manifest or index: its media type
+ * says so and, when the blob is in the store, the blob parses as one. A
+ * layer or config named in the index would otherwise become a tag that
+ * push, update and check trip over later.
+ */
+static int check_index_target(up_ctx *c, const char *name,
+                              const al_descriptor *d)
+{
+	al_buf b = AL_BUF_INIT(AL_OCI_MANIFEST_MAX);
+	char ds[AL_DIGEST_STRMAX];
+	al_manifest m;
+	int rc = 0;
+
+	memset(&m, 0, sizeof(m));
+	al_digest_str(&d->digest, ds);
+	if (d->media_type == NULL || !al_media_type_is_manifest(d->media_type))
+		return al_error_set(AL_EVERIFY,
+		                    "index.json of pack '%s': '%s' names %s of "
+		                    "media type '%s', not an image manifest or "
+		                    "index: refused",
+		                    c->id, name, ds,
+		                    d->media_type != NULL ? d->media_type : "");
+	if (al_store_has_blob(c->s, &d->digest, NULL) != 1)
+		return 0; /* incomplete: counted by the caller */
+	if ((rc = al_store_read_blob(c->s, &d->digest, &b)) < 0 ||
+	    (rc = al_manifest_parse(&m, b.ptr, b.len, d->media_type, ds)) < 0)
+		rc = al_error_wrap(AL_EVERIFY,
+		                   "index.json of pack '%s': '%s' names blob "
+		                   "%s, which is not an image manifest or "
+		                   "index: refused",
+		                   c->id, name, ds);
+	al_manifest_clear(&m);
+	al_buf_free(&b);
+	return rc;
+}
+
+/*
+ * Rollback: a pack older (by sequence) than one imported before must not
+ * move a tag the store has. The first such tag is named with its digest
+ * in the store and the digest the pack would give it.
+ */
+static int check_rollback(up_ctx *c, const up_tag *tags, size_t n)
+{
+	char od[AL_DIGEST_STRMAX], nd[AL_DIGEST_STRMAX];
+	const up_tag *first = NULL;
+	size_t i, moved = 0;
+	int rc = 0;
+
+	if (c->opts->allow_rollback || c->sequence >= c->mark)
+		return 0;
+	for (i = 0; i < n; i++) {
+		al_store_image img;
+		if (tags[i].name == NULL || !tags[i].complete)
+			continue;
+		memset(&img, 0, sizeof(img));
+		rc = al_store_find(c->s, tags[i].name, &img);
+		if (rc == AL_ENOTFOUND) {
+			al_error_clear();
+			rc = 0;
+			continue;
+		}
+		if (rc < 0)
+			return rc;
+		if (!al_digest_equal(&img.desc.digest, &tags[i].d.digest)) {
+			if (first == NULL) {
+				first = &tags[i];
+				al_digest_str(&img.desc.digest, od);
+			}
+			moved++;
+		}
+		al_store_image_clear(&img);
+	}
+	if (first == NULL)
+		return 0;
+	return al_error_set(
+	    AL_EVERIFY,
+	    "pack '%s' (sequence %llu) is older than pack '%s' (sequence "
+	    "%llu), imported before%s: it would roll tag '%s' back from %s "
+	    "to %s%s; refused (--allow-rollback imports it anyway)",
+	    c->id, (unsigned long long)c->sequence, c->mark_id,
+	    (unsigned long long)c->mark,
+	    c->keyid != NULL ? " with the same key" : "", first->name, od,
+	    al_digest_str(&first->d.digest, nd),
+	    moved > 1 ? " (and other tags)" : "");
+}
+
 static int apply_index(up_ctx *c, const up_entry *e)
 {
 	json_t *idx = NULL, *arr, *v;
-	size_t i;
+	up_tag *tags = NULL;
+	size_t i, n = 0;
 	int rc;
 
 	if ((rc = load_staged(c, e, &idx)) < 0)
@@ -1367,31 +1601,48 @@ static int apply_index(up_ctx *c, const up_entry *e)
 		    c->id);
 		goto out;
 	}
+	n = json_array_size(arr);
+	if ((tags = calloc(n ? n : 1, sizeof(*tags))) == NULL) {
+		rc = al_error_set(AL_ENOMEM, "out of memory");
+		goto out;
+	}
+	/* every entry checked (and the rollback rule applied) before the
+	 * first tag changes */
 	json_array_foreach(arr, i, v)
 	{
-		al_descriptor d;
 		const char *name = al_json_str(
 		    json_object_get(v, "annotations"), AL_ANNOT_REF_NAME);
 		if (name == NULL || name[0] == '\0')
 			continue;
 		if ((rc = al_descriptor_from_json(
-		         &d, v, 1, "index.json of the pack")) < 0)
+		         &tags[i].d, v, 1, "index.json of the pack")) < 0)
 			goto out;
-		if (!image_complete(c, &d, 0)) {
+		tags[i].name = name;
+		if ((rc = check_index_target(c, name, &tags[i].d)) < 0)
+			goto out;
+		tags[i].complete = image_complete(c, &tags[i].d, 0);
+	}
+	if ((rc = check_rollback(c, tags, n)) < 0)
+		goto out;
+	for (i = 0; i < n; i++) {
+		if (tags[i].name == NULL)
+			continue;
+		if (!tags[i].complete) {
 			c->res->images_incomplete++;
 			al_log_warn("pack '%s': image '%s' lacks blobs in this "
 			            "store, not added to the index",
-			            c->id, name);
-			al_descriptor_clear(&d);
+			            c->id, tags[i].name);
 			continue;
 		}
-		rc = al_store_tag(c->s, name, &d);
-		al_descriptor_clear(&d);
-		if (rc < 0)
+		if ((rc = al_store_tag(c->s, tags[i].name, &tags[i].d)) < 0)
 			goto out;
 		c->res->images_tagged++;
 	}
 out:
+	for (i = 0; i < n && tags != NULL; i++)
+		if (tags[i].name != NULL)
+			al_descriptor_clear(&tags[i].d);
+	free(tags);
 	json_decref(idx);
 	return rc;
 }
@@ -1434,6 +1685,270 @@ static void clean_stage_tmp(const char *stage)
 		free(p);
 	}
 	al_pack__free_list(names, n);
+}
+
+/*
+ * The import record STORE/airlock/imported/<id>.json (docs/pack.md): which
+ * manifest (SHA-256 of its exact bytes) was imported, its sequence, and
+ * whether --trust verified it, with which key. Records written before
+ * this format hold the manifest itself: they read as untrusted.
+ */
+typedef struct import_rec {
+	int exists;
+	int trusted;
+	char key[80]; /* "sha256:<hex>" of the key, "" when untrusted */
+	char manifest[65];
+	uint64_t sequence;
+} import_rec;
+
+static int read_record(const char *path, import_rec *r)
+{
+	al_buf b = AL_BUF_INIT(AL_PACK_MANIFEST_MAX);
+	json_t *v = NULL, *seq;
+	const char *k, *h;
+	int rc;
+
+	memset(r, 0, sizeof(*r));
+	rc = al_fs_read_file(path, &b);
+	if (rc == AL_ENOTFOUND) {
+		al_error_clear();
+		rc = 0;
+		goto out;
+	}
+	if (rc < 0)
+		goto out;
+	if ((rc = al_json_parse(&v, b.ptr, b.len, path)) < 0) {
+		rc = al_error_wrap(AL_EVERIFY, "import record '%s' is damaged",
+		                   path);
+		goto out;
+	}
+	seq = json_object_get(v, "sequence");
+	if (seq != NULL &&
+	    (!json_is_integer(seq) || json_integer_value(seq) < 0))
+		goto damaged;
+	r->sequence = seq != NULL ? (uint64_t)json_integer_value(seq) : 0;
+	if (json_integer_value(json_object_get(v, "airlockImport")) == 1) {
+		json_t *t = json_object_get(v, "trusted");
+		h = al_json_str(v, "manifestSha256");
+		k = al_json_str(v, "key");
+		if (!json_is_boolean(t) || h == NULL || !al_pack__is_hex64(h) ||
+		    (json_is_true(t) && (k == NULL || strlen(k) != 71 ||
+		                         !al_str_startswith(k, "sha256:") ||
+		                         !al_pack__is_hex64(k + 7))))
+			goto damaged;
+		memcpy(r->manifest, h, 65);
+		r->trusted = json_is_true(t);
+		if (r->trusted)
+			memcpy(r->key, k, 72);
+	} else if (json_integer_value(json_object_get(v, "airlockPack")) == 1) {
+		if ((rc = al_pack__sha256_hex(b.ptr, b.len, r->manifest)) < 0)
+			goto out;
+	} else {
+		goto damaged;
+	}
+	r->exists = 1;
+	goto out;
+damaged:
+	rc = al_error_set(AL_EVERIFY,
+	                  "import record '%s' is damaged: not an airlock "
+	                  "import record",
+	                  path);
+out:
+	json_decref(v);
+	al_buf_free(&b);
+	return rc;
+}
+
+/* 1 if the record is as trusted as this run asks: any record without
+ * --trust, else one that this key verified. */
+static int record_trusted_enough(const import_rec *r, const char *keyid)
+{
+	if (!r->exists)
+		return 0;
+	return keyid == NULL || (r->trusted && strcmp(r->key, keyid) == 0);
+}
+
+/*
+ * STORE/airlock/pack-marks.json: per key, the highest sequence of a pack
+ * imported with --trust and that key, and which pack it was:
+ * {"airlockPackMarks":1,"keys":{"sha256:<hex>":{"sequence":N,"pack":ID}}}.
+ * Only trusted imports raise it, and nothing lowers it, so neither a later
+ * untrusted import of the same pack id nor a lost record can open the door
+ * to a rollback. A missing file is empty; a damaged one is refused.
+ */
+static char *marks_path(const up_ctx *c)
+{
+	return al_sprintf("%s/airlock/pack-marks.json", al_store_path(c->s));
+}
+
+static int load_marks(const up_ctx *c, json_t **out)
+{
+	char *p = marks_path(c);
+	json_t *v = NULL, *keys, *e;
+	const char *k;
+	int rc;
+
+	if (p == NULL)
+		return al_error_set(AL_ENOMEM, "out of memory");
+	rc = al_pack__load_store_json(&v, p, AL_PACK_META_MAX);
+	if (rc == AL_ENOTFOUND) {
+		al_error_clear();
+		v = json_pack("{s:i, s:{}}", "airlockPackMarks", 1, "keys");
+		rc = v == NULL ? al_error_set(AL_ENOMEM, "out of memory") : 0;
+	}
+	if (rc < 0)
+		goto out;
+	keys = json_object_get(v, "keys");
+	if (json_integer_value(json_object_get(v, "airlockPackMarks")) != 1 ||
+	    !json_is_object(keys)) {
+		rc = al_error_set(AL_EVERIFY,
+		                  "store metadata '%s' is damaged: not an "
+		                  "airlock pack marks file",
+		                  p);
+		goto out;
+	}
+	json_object_foreach(keys, k, e)
+	{
+		json_t *sq = json_object_get(e, "sequence");
+		const char *id = al_json_str(e, "pack");
+		if (!json_is_integer(sq) || json_integer_value(sq) < 0 ||
+		    id == NULL || !al_pack_id_valid(id)) {
+			rc = al_error_set(AL_EVERIFY,
+			                  "store metadata '%s' is damaged: key "
+			                  "'%s'",
+			                  p, k);
+			goto out;
+		}
+	}
+	*out = v;
+	v = NULL;
+out:
+	json_decref(v);
+	free(p);
+	return rc;
+}
+
+/* Raise the mark of this run's key to this pack's sequence. */
+static int raise_mark(const up_ctx *c)
+{
+	json_t *v = NULL, *e;
+	char *p = NULL;
+	int rc;
+
+	if (c->keyid == NULL)
+		return 0;
+	if ((rc = load_marks(c, &v)) < 0)
+		return rc;
+	e = json_object_get(json_object_get(v, "keys"), c->keyid);
+	if (e != NULL && (uint64_t)json_integer_value(
+	                     json_object_get(e, "sequence")) >= c->sequence)
+		goto out;
+	if (json_object_set_new(json_object_get(v, "keys"), c->keyid,
+	                        json_pack("{s:I, s:s}", "sequence",
+	                                  (json_int_t)c->sequence, "pack",
+	                                  c->id)) < 0) {
+		rc = al_error_set(AL_ENOMEM, "out of memory");
+		goto out;
+	}
+	if ((p = marks_path(c)) == NULL) {
+		rc = al_error_set(AL_ENOMEM, "out of memory");
+		goto out;
+	}
+	rc = al_json_save_file(p, v, 1);
+out:
+	free(p);
+	json_decref(v);
+	return rc;
+}
+
+/*
+ * The highest sequence among what this store imported before that counts
+ * for this run: with --trust, the key's mark and the records of packs
+ * verified with the same key (an untrusted import can never hold a
+ * trusted one back); without, every mark and every other record.
+ */
+static int rollback_mark(up_ctx *c)
+{
+	char **names = NULL, *dir = NULL;
+	json_t *marks = NULL, *e;
+	const char *k;
+	size_t n = 0, i;
+	int rc;
+
+	c->mark = 0;
+	c->mark_id[0] = '\0';
+	if ((rc = load_marks(c, &marks)) < 0)
+		return rc;
+	json_object_foreach(json_object_get(marks, "keys"), k, e)
+	{
+		uint64_t sq = (uint64_t)json_integer_value(
+		    json_object_get(e, "sequence"));
+		const char *id = al_json_str(e, "pack");
+		if ((c->keyid == NULL || strcmp(k, c->keyid) == 0) &&
+		    sq > c->mark && strcmp(id, c->id) != 0) {
+			c->mark = sq;
+			memcpy(c->mark_id, id, strlen(id) + 1);
+		}
+	}
+	json_decref(marks);
+	if ((dir = al_sprintf("%s/airlock/imported", al_store_path(c->s))) ==
+	    NULL)
+		return al_error_set(AL_ENOMEM, "out of memory");
+	if ((rc = al_pack__list_dir(dir, &names, &n)) < 0)
+		goto out;
+	for (i = 0; i < n; i++) {
+		char id[AL_PACK_ID_MAX + 8], *p;
+		size_t l = strlen(names[i]);
+		import_rec r;
+		if (l <= 5 || l - 5 > AL_PACK_ID_MAX ||
+		    !al_str_endswith(names[i], ".json"))
+			continue;
+		memcpy(id, names[i], l - 5);
+		id[l - 5] = '\0';
+		if (!al_pack_id_valid(id) || strcmp(id, c->id) == 0)
+			continue;
+		if ((p = al_path_join(dir, names[i])) == NULL) {
+			rc = al_error_set(AL_ENOMEM, "out of memory");
+			goto out;
+		}
+		rc = read_record(p, &r);
+		free(p);
+		if (rc < 0)
+			goto out;
+		if (record_trusted_enough(&r, c->keyid) &&
+		    r.sequence > c->mark) {
+			c->mark = r.sequence;
+			memcpy(c->mark_id, id, l - 4);
+		}
+	}
+out:
+	al_pack__free_list(names, n);
+	free(dir);
+	return rc;
+}
+
+/* Write the import record: it describes the last import of this pack id
+ * (an untrusted import of another manifest under a trusted pack's id makes
+ * the record untrusted, so a later --trust run imports the real one again;
+ * the key's mark in pack-marks.json stays). */
+static int write_record(up_ctx *c, const char *path, const char *mhex)
+{
+	json_t *rec;
+	char ts[32];
+	int rc;
+
+	al_pack__timestamp(ts, sizeof(ts));
+	rec = json_pack("{s:i, s:s, s:s, s:I, s:s, s:b, s:o, s:s, s:s}",
+	                "airlockImport", 1, "id", c->id, "manifestSha256", mhex,
+	                "sequence", (json_int_t)c->sequence, "created",
+	                c->created, "trusted", c->keyid != NULL, "key",
+	                c->keyid != NULL ? json_string(c->keyid) : json_null(),
+	                "imported", ts, "tool", "airlock " AL_VERSION_STRING);
+	if (rec == NULL)
+		return al_error_set(AL_ENOMEM, "out of memory");
+	rc = al_json_save_file(path, rec, 1);
+	json_decref(rec);
+	return rc;
 }
 
 /* Which pack dir holds: its manifest, or the id its volumes name. */
@@ -1572,6 +2087,8 @@ int al_unpack(al_store *s, const char *dir, const al_unpack_opts *opts,
 	al_buf mraw = AL_BUF_INIT(AL_PACK_MANIFEST_MAX),
 	       sraw = AL_BUF_INIT(AL_PACK_SIGLEN + 1);
 	char *mpath = NULL, *spath = NULL, *imported = NULL, *p = NULL, *q;
+	char keyid[80], mhex[65];
+	import_rec rec;
 	json_t *m = NULL;
 	int rc, has_manifest = 0, has_sig = 0, complete;
 	size_t i, v;
@@ -1597,14 +2114,14 @@ int al_unpack(al_store *s, const char *dir, const al_unpack_opts *opts,
 	if ((imported = al_sprintf("%s/airlock/imported/%s.json",
 	                           al_store_path(s), id)) == NULL)
 		goto oom;
-	if (al_fs_exists(imported) == 1) {
-		/* nothing to import; the index was updated when it completed */
-		res->already = 1;
-		res->complete = 1;
-		if (al_fs_exists(c.stage) == 1)
-			remove_stage(c.stage);
-		goto out;
+	if (c.opts->trust_key != NULL) {
+		if ((rc = al_pack__key_id(c.opts->trust_key, keyid,
+		                          sizeof(keyid))) < 0)
+			goto out;
+		c.keyid = keyid;
 	}
+	if ((rc = read_record(imported, &rec)) < 0)
+		goto out;
 	if (has_manifest) {
 		mpath = al_sprintf("%s/airlock-%s.json", dir, id);
 		spath = al_sprintf("%s/airlock-%s.json.sig", dir, id);
@@ -1614,6 +2131,26 @@ int al_unpack(al_store *s, const char *dir, const al_unpack_opts *opts,
 	}
 	if (mpath == NULL || spath == NULL)
 		goto oom;
+	if (!has_manifest && rec.exists && al_fs_exists(mpath) != 1) {
+		/* only volumes, and the import completed: without the
+		 * manifest, only the record can say how it was trusted */
+		if (record_trusted_enough(&rec, c.keyid)) {
+			res->already = 1;
+			res->complete = 1;
+			goto out;
+		}
+		rc = al_error_set(
+		    AL_ENOTFOUND,
+		    "pack '%s' was imported into this store %s: "
+		    "give the directory holding airlock-%s.json "
+		    "and its signature to import it with --trust",
+		    id, rec.trusted ? "with another key" : "without --trust",
+		    id);
+		goto out;
+	}
+	if ((rc = check_regular(mpath, "manifest")) < 0 ||
+	    (rc = check_regular(spath, "signature")) < 0)
+		goto out;
 	if ((rc = al_fs_read_file(mpath, &mraw)) < 0) {
 		if (rc == AL_ENOTFOUND && !has_manifest)
 			rc = al_error_set(
@@ -1622,6 +2159,20 @@ int al_unpack(al_store *s, const char *dir, const al_unpack_opts *opts,
 			    "run saved one: "
 			    "give the directory with airlock-%s.json",
 			    id, dir, id);
+		goto out;
+	}
+	if ((rc = al_pack__sha256_hex(mraw.ptr, mraw.len, mhex)) < 0)
+		goto out;
+	/* "already imported" means: these exact manifest bytes, imported
+	 * with at least the trust this run asks for. A pack id imported
+	 * without --trust (a forged manifest, say) is imported again, and
+	 * verified, by a run with --trust. */
+	if (record_trusted_enough(&rec, c.keyid) &&
+	    strcmp(rec.manifest, mhex) == 0) {
+		res->already = 1;
+		res->complete = 1;
+		if (al_fs_exists(c.stage) == 1)
+			remove_stage(c.stage);
 		goto out;
 	}
 	if ((rc = read_optional(spath, &sraw, &has_sig)) < 0) {
@@ -1635,20 +2186,27 @@ int al_unpack(al_store *s, const char *dir, const al_unpack_opts *opts,
 	/* the signature first: nothing of an untrusted pack is even parsed
 	 * further */
 	if (c.opts->trust_key != NULL) {
-		if (!has_sig) {
+		if (!has_sig)
 			rc = al_error_set(AL_EVERIFY,
 			                  "pack '%s' is not signed (no '%s') "
 			                  "and --trust was given",
 			                  id, spath);
-			goto out;
-		}
-		if ((rc = al_pack__verify(
-		         c.opts->trust_key,
-		         mraw.ptr != NULL ? mraw.ptr : (const uint8_t *)"",
-		         mraw.len, sraw.ptr, sraw.len)) < 0) {
+		else if ((rc = al_pack__verify(
+		              c.opts->trust_key,
+		              mraw.ptr != NULL ? mraw.ptr : (const uint8_t *)"",
+		              mraw.len, sraw.ptr, sraw.len)) < 0)
 			rc = al_error_wrap(rc, "pack manifest '%s'", mpath);
+		/* the saved manifest may be one an untrusted run left */
+		if (rc < 0 && !has_manifest)
+			rc = al_error_wrap(
+			    rc,
+			    "give the directory holding "
+			    "airlock-%s.json and its signature "
+			    "(the manifest saved in the store does "
+			    "not verify)",
+			    id);
+		if (rc < 0)
 			goto out;
-		}
 	}
 	if ((rc = al_json_parse(
 	         &m, mraw.ptr != NULL ? mraw.ptr : (const uint8_t *)"",
@@ -1657,6 +2215,8 @@ int al_unpack(al_store *s, const char *dir, const al_unpack_opts *opts,
 	if ((rc = parse_manifest(&c, m, mpath, id)) < 0)
 		goto out;
 	res->volumes_total = c.nvols;
+	if ((rc = rollback_mark(&c)) < 0)
+		goto out;
 
 	if (c.base[0] != '\0') {
 		p = al_sprintf("%s/airlock/imported/%s.json", al_store_path(s),
@@ -1760,8 +2320,8 @@ int al_unpack(al_store *s, const char *dir, const al_unpack_opts *opts,
 	free(p);
 	if ((p = al_sprintf("%s/airlock/imported", al_store_path(s))) == NULL)
 		goto oom;
-	if ((rc = al_fs_mkdir_p(p, 0755)) < 0 ||
-	    (rc = al_fs_write_atomic(imported, mraw.ptr, mraw.len)) < 0)
+	if ((rc = al_fs_mkdir_p(p, 0755)) < 0 || (rc = raise_mark(&c)) < 0 ||
+	    (rc = write_record(&c, imported, mhex)) < 0)
 		goto out;
 	remove_stage(c.stage);
 	if ((q = al_sprintf("%s/airlock/unpack", al_store_path(s))) != NULL)

@@ -33,8 +33,9 @@ typedef struct pw_item {
 	char *src;   /* file to copy (blobs), or NULL */
 	al_buf data; /* content (everything but blobs) */
 	uint64_t size;
-	char hex[65];
+	char hex[AL_PACK_HEX_MAX]; /* sha512 for a sha512 blob, else sha256 */
 	int kind;
+	int algo; /* blobs: AL_DIGEST_SHA256 or AL_DIGEST_SHA512 */
 } pw_item;
 
 typedef struct strset {
@@ -124,9 +125,22 @@ static int sig_key(char *out, size_t len, const char *path, const char *hex)
 	return 0;
 }
 
+/* The key of a blob in the holdings sets: "<hex>" for sha256 (what pack
+ * records always held), "sha512:<hex>" for sha512. */
+static int blob_key(char *out, size_t len, int algo, const char *hex)
+{
+	int n = algo == AL_DIGEST_SHA512 ? snprintf(out, len, "sha512:%s", hex)
+	                                 : snprintf(out, len, "%s", hex);
+
+	if (n < 0 || (size_t)n >= len)
+		return al_error_set(AL_ELIMIT, "digest '%s' too long", hex);
+	return 0;
+}
+
 /*
  * Read the far side's holdings from a {"blobs":[...],"signatures":[...]}
- * object: blobs as "sha256:<hex>" (inventory) or "<hex>" (pack record).
+ * object: blobs as "sha256:<hex>" / "sha512:<hex>" (inventory) or "<hex>"
+ * (pack record, sha256).
  */
 static int load_have(json_t *root, const char *what, strset *blobs,
                      strset *sigs)
@@ -144,10 +158,13 @@ static int load_have(json_t *root, const char *what, strset *blobs,
 		const char *s = json_string_value(v);
 		if (s != NULL && al_str_startswith(s, "sha256:"))
 			s += 7;
-		if (s == NULL || !al_pack__is_hex64(s))
-			return al_error_set(
-			    AL_EPARSE, "%s: blobs[%zu] is not a sha256 digest",
-			    what, i);
+		if (s == NULL || (!al_pack__is_hex64(s) &&
+		                  !(al_str_startswith(s, "sha512:") &&
+		                    al_pack__is_hex(s + 7, 128))))
+			return al_error_set(AL_EPARSE,
+			                    "%s: blobs[%zu] is not a sha256 or "
+			                    "sha512 digest",
+			                    what, i);
 		if ((rc = set_add(blobs, s)) < 0)
 			return rc;
 	}
@@ -249,6 +266,194 @@ out:
 	return rc;
 }
 
+/* A store file that is not a blob, or a blob directory pack cannot carry:
+ * refused rather than silently left behind. */
+static int not_a_blob(const char *path, const char *why)
+{
+	return al_error_set(AL_EVERIFY,
+	                    "'%s' %s: refusing to pack a store whose blobs "
+	                    "cannot all be carried (run 'airlock check "
+	                    "--gc', or remove it)",
+	                    path, why);
+}
+
+/* Every blob of one algorithm directory (blobs/sha256 or blobs/sha512). */
+static int gather_algo(const char *root, int algo, strset *hblobs,
+                       pw_item **items, size_t *n, size_t *cap,
+                       uint64_t *skipped, uint64_t *total)
+{
+	const char *alg = al_digest_algo_name((al_digest_algo)algo);
+	size_t hl = algo == AL_DIGEST_SHA512 ? 128 : 64, i, nnames = 0;
+	char **names = NULL, *dir, key[AL_DIGEST_STRMAX + 8];
+	pw_item *it;
+	int rc = 0;
+
+	if ((dir = al_sprintf("%s/blobs/%s", root, alg)) == NULL)
+		return al_error_set(AL_ENOMEM, "out of memory");
+	if ((rc = al_pack__list_dir(dir, &names, &nnames)) < 0)
+		goto out;
+	for (i = 0; i < nnames; i++) {
+		struct stat st;
+		char *p = al_path_join(dir, names[i]);
+		if (p == NULL) {
+			rc = al_error_set(AL_ENOMEM, "out of memory");
+			goto out;
+		}
+		if (!al_pack__is_hex(names[i], hl)) {
+			rc = not_a_blob(p, "is not named by its digest");
+			free(p);
+			goto out;
+		}
+		if (lstat(p, &st) != 0 || !S_ISREG(st.st_mode)) {
+			rc = not_a_blob(p, "is not a regular file");
+			free(p);
+			goto out;
+		}
+		if ((rc = blob_key(key, sizeof(key), algo, names[i])) < 0) {
+			free(p);
+			goto out;
+		}
+		if (set_has(hblobs, key)) {
+			free(p);
+			(*skipped)++;
+			continue;
+		}
+		if ((rc = items_push(items, n, cap, &it)) < 0) {
+			free(p);
+			goto out;
+		}
+		it->src = p;
+		it->kind = AL_PK_BLOB;
+		it->algo = algo;
+		it->size = (uint64_t)st.st_size;
+		memcpy(it->hex, names[i], hl + 1);
+		if ((it->path = al_sprintf("blobs/%s/%s", alg, names[i])) ==
+		    NULL) {
+			rc = al_error_set(AL_ENOMEM, "out of memory");
+			goto out;
+		}
+		*total += it->size;
+	}
+out:
+	al_pack__free_list(names, nnames);
+	free(dir);
+	return rc;
+}
+
+/*
+ * Every blob the store holds: blobs/sha256/ and blobs/sha512/ (the digest
+ * algorithms of the OCI image spec that al_digest verifies). blobs/.tmp is
+ * the store's own temporary directory; anything else under blobs/ is
+ * refused, so the count of files left out is always the truth.
+ */
+static int gather_blobs(const char *root, strset *hblobs, pw_item **items,
+                        size_t *n, size_t *cap, uint64_t *skipped,
+                        uint64_t *total)
+{
+	char **names = NULL, *dir, *p = NULL;
+	size_t nnames = 0, i;
+	int rc;
+
+	if ((dir = al_path_join(root, "blobs")) == NULL)
+		return al_error_set(AL_ENOMEM, "out of memory");
+	if ((rc = al_pack__list_dir(dir, &names, &nnames)) < 0)
+		goto out;
+	for (i = 0; i < nnames; i++) {
+		struct stat st;
+		int algo = strcmp(names[i], "sha256") == 0   ? AL_DIGEST_SHA256
+		           : strcmp(names[i], "sha512") == 0 ? AL_DIGEST_SHA512
+		                                             : 0;
+		if (strcmp(names[i], ".tmp") == 0)
+			continue;
+		free(p);
+		if ((p = al_path_join(dir, names[i])) == NULL) {
+			rc = al_error_set(AL_ENOMEM, "out of memory");
+			goto out;
+		}
+		if (algo == 0) {
+			rc =
+			    not_a_blob(p, "is not a blob directory of a "
+			                  "supported digest algorithm (sha256, "
+			                  "sha512)");
+			goto out;
+		}
+		if (lstat(p, &st) != 0 || !S_ISDIR(st.st_mode)) {
+			rc = not_a_blob(p, "is not a directory");
+			goto out;
+		}
+		if ((rc = gather_algo(root, algo, hblobs, items, n, cap,
+		                      skipped, total)) < 0)
+			goto out;
+	}
+out:
+	al_pack__free_list(names, nnames);
+	free(dir);
+	free(p);
+	return rc;
+}
+
+/*
+ * The store's metadata must parse before it is carried: a truncated or
+ * ill-typed file would otherwise travel and be refused (or worse, merged)
+ * on the far side. Checks the exact bytes that will be packed.
+ */
+static int check_metadata(const char *root, const pw_item *it)
+{
+	json_t *v = NULL, *arr, *e;
+	char *path = al_path_join(root, it->path);
+	size_t i;
+	int rc = 0;
+
+	if (path == NULL)
+		return al_error_set(AL_ENOMEM, "out of memory");
+	if ((rc = al_json_parse(
+	         &v, it->data.ptr != NULL ? it->data.ptr : (const uint8_t *)"",
+	         it->data.len, path)) < 0) {
+		rc = al_error_wrap(AL_EVERIFY,
+		                   "store metadata '%s' is damaged; not packed "
+		                   "(run 'airlock check')",
+		                   path);
+		goto out;
+	}
+	arr = json_object_get(v, it->kind == AL_PK_INDEX ? "manifests"
+	                                                 : "releases");
+	if (!json_is_object(v) || !json_is_array(arr)) {
+		rc = al_error_set(
+		    AL_EVERIFY,
+		    "store metadata '%s' is damaged: expected an "
+		    "object with a \"%s\" array; not packed",
+		    path, it->kind == AL_PK_INDEX ? "manifests" : "releases");
+		goto out;
+	}
+	json_array_foreach(arr, i, e)
+	{
+		if (it->kind == AL_PK_INDEX) {
+			al_descriptor d;
+			if ((rc = al_descriptor_from_json(&d, e, 1, path)) <
+			    0) {
+				rc = al_error_wrap(
+				    AL_EVERIFY,
+				    "store metadata '%s' is damaged: "
+				    "manifests[%zu]",
+				    path, i);
+				goto out;
+			}
+			al_descriptor_clear(&d);
+		} else if (!json_is_object(e)) {
+			rc = al_error_set(AL_EVERIFY,
+			                  "store metadata '%s' is damaged: "
+			                  "releases[%zu] is not an object; not "
+			                  "packed",
+			                  path, i);
+			goto out;
+		}
+	}
+out:
+	json_decref(v);
+	free(path);
+	return rc;
+}
+
 /* Everything the pack may carry, minus what the far side holds. */
 static int gather(pw_ctx *c, strset *hblobs, strset *hsigs, pw_item **out,
                   size_t *nout, uint64_t *skipped, uint64_t *total)
@@ -262,42 +467,9 @@ static int gather(pw_ctx *c, strset *hblobs, strset *hsigs, pw_item **out,
 
 	*skipped = 0;
 	*total = 0;
-	if ((dir = al_path_join(root, "blobs/sha256")) == NULL)
-		goto oom;
-	if ((rc = al_pack__list_dir(dir, &names, &nnames)) < 0)
+	if ((rc = gather_blobs(root, hblobs, &items, &n, &cap, skipped,
+	                       total)) < 0)
 		goto out;
-	for (i = 0; i < nnames; i++) {
-		struct stat st;
-		char *p;
-		if (!al_pack__is_hex64(names[i]))
-			continue;
-		if (set_has(hblobs, names[i])) {
-			(*skipped)++;
-			continue;
-		}
-		if ((p = al_path_join(dir, names[i])) == NULL)
-			goto oom;
-		if (lstat(p, &st) != 0 || !S_ISREG(st.st_mode)) {
-			free(p);
-			continue;
-		}
-		if ((rc = items_push(&items, &n, &cap, &it)) < 0) {
-			free(p);
-			goto out;
-		}
-		it->src = p;
-		it->kind = AL_PK_BLOB;
-		it->size = (uint64_t)st.st_size;
-		memcpy(it->hex, names[i], 65);
-		if ((it->path = al_sprintf("blobs/sha256/%s", names[i])) ==
-		    NULL)
-			goto oom;
-		*total += it->size;
-	}
-	al_pack__free_list(names, nnames);
-	names = NULL;
-	nnames = 0;
-	free(dir);
 
 	if ((dir = al_path_join(root, "signatures")) == NULL)
 		goto oom;
@@ -349,22 +521,29 @@ static int gather(pw_ctx *c, strset *hblobs, strset *hsigs, pw_item **out,
 
 	{
 		char *rp = al_path_join(root, "airlock/releases.json");
-		int ex = rp != NULL ? al_fs_exists(rp) : -1;
-		free(rp);
-		if (ex < 0)
+		int ex;
+		if (rp == NULL)
 			goto oom;
+		ex = al_fs_exists(rp);
+		free(rp);
+		if (ex < 0) {
+			rc = ex;
+			goto out;
+		}
 		if (ex == 1) {
 			if ((rc = add_small(&items, &n, &cap, root,
 			                    "airlock/releases.json",
 			                    AL_PK_RELEASES, AL_PACK_META_MAX)) <
-			    0)
+			        0 ||
+			    (rc = check_metadata(root, &items[n - 1])) < 0)
 				goto out;
 			*total += items[n - 1].size;
 		}
 	}
 	/* index.json last: the far side applies it last anyway */
 	if ((rc = add_small(&items, &n, &cap, root, "index.json", AL_PK_INDEX,
-	                    AL_PACK_META_MAX)) < 0)
+	                    AL_PACK_META_MAX)) < 0 ||
+	    (rc = check_metadata(root, &items[n - 1])) < 0)
 		goto out;
 	*total += items[n - 1].size;
 	*out = items;
@@ -603,12 +782,9 @@ static int write_item(pw_ctx *c, const pw_item *it)
 	unsigned partno = 0, first_vol = 0;
 	int fd = -1, rc = 0, split = 0;
 
-	if (it->src != NULL) {
-		fd = open(it->src, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
-		if (fd < 0)
-			return al_error_errno(errno, "cannot open '%s'",
-			                      it->src);
-	}
+	if (it->src != NULL &&
+	    (rc = al_fs_open_regular(&fd, it->src, NULL)) < 0)
+		return rc;
 	for (;;) {
 		uint64_t avail = room(c);
 		uint64_t need = round512(left);
@@ -681,9 +857,11 @@ static int write_item(pw_ctx *c, const pw_item *it)
 		if ((rc = close_volume(c)) < 0 || (rc = open_volume(c)) < 0)
 			goto out;
 	}
+	/* a blob carries the digest its name gives (sha256 or sha512) */
 	entry = json_pack("{s:s, s:I, s:s, s:I}", "path", it->path, "size",
-	                  (json_int_t)it->size, "sha256", it->hex, "volume",
-	                  (json_int_t)first_vol);
+	                  (json_int_t)it->size,
+	                  it->algo == AL_DIGEST_SHA512 ? "sha512" : "sha256",
+	                  it->hex, "volume", (json_int_t)first_vol);
 	if (entry == NULL)
 		goto oom;
 	if (parts != NULL && json_object_set(entry, "parts", parts) < 0)
@@ -705,7 +883,8 @@ out:
 /* The pack record for --since: what the far side holds once it imported this
  * pack. */
 static json_t *make_record(pw_ctx *c, const pw_item *items, size_t n,
-                           strset *hblobs, strset *hsigs, const char *base)
+                           strset *hblobs, strset *hsigs, const char *base,
+                           uint64_t seq)
 {
 	json_t *rec = NULL, *blobs = json_array(), *sigs = json_array();
 	size_t i;
@@ -727,8 +906,12 @@ static json_t *make_record(pw_ctx *c, const pw_item *items, size_t n,
 	}
 	for (i = 0; i < n; i++) {
 		json_t *o = NULL;
+		char key[AL_DIGEST_STRMAX + 8];
 		if (items[i].kind == AL_PK_BLOB)
-			o = json_string(items[i].hex);
+			o = blob_key(key, sizeof(key), items[i].algo,
+			             items[i].hex) == 0
+			        ? json_string(key)
+			        : NULL;
 		else if (items[i].kind == AL_PK_SIG)
 			o = json_pack("{s:s, s:s}", "path", items[i].path,
 			              "sha256", items[i].hex);
@@ -740,15 +923,107 @@ static json_t *make_record(pw_ctx *c, const pw_item *items, size_t n,
 			goto fail;
 	}
 	rec = json_pack(
-	    "{s:i, s:s, s:s, s:o, s:I, s:o, s:o}", "airlockPackRecord", 1, "id",
-	    c->id, "created", c->created, "base",
-	    base != NULL ? json_string(base) : json_null(), "volumes",
+	    "{s:i, s:s, s:s, s:I, s:o, s:I, s:o, s:o}", "airlockPackRecord", 1,
+	    "id", c->id, "created", c->created, "sequence", (json_int_t)seq,
+	    "base", base != NULL ? json_string(base) : json_null(), "volumes",
 	    (json_int_t)c->volno, "blobs", blobs, "signatures", sigs);
 	return rec;
 fail:
 	json_decref(blobs);
 	json_decref(sigs);
 	return NULL;
+}
+
+/*
+ * The pack's sequence: its creation time in milliseconds since 1970, or one
+ * more than the store's previous pack's when the clock went back, so that
+ * it grows with every pack a store writes. Reserved (written to
+ * STORE/airlock/pack-sequence) before any volume is written: a failed pack
+ * leaves a gap, never a reuse.
+ */
+static int reserve_sequence(al_store *s, uint64_t *out)
+{
+	al_buf b = AL_BUF_INIT(64);
+	char *path = NULL, *dir = NULL, text[32];
+	uint64_t last = 0, seq;
+	int rc, n;
+
+	path = al_sprintf("%s/airlock/pack-sequence", al_store_path(s));
+	dir = al_sprintf("%s/airlock", al_store_path(s));
+	if (path == NULL || dir == NULL) {
+		rc = al_error_set(AL_ENOMEM, "out of memory");
+		goto out;
+	}
+	rc = al_fs_read_file(path, &b);
+	if (rc == AL_ENOTFOUND) {
+		al_error_clear();
+		rc = 0;
+	} else if (rc == 0) {
+		char *end = NULL;
+		unsigned long long v;
+		size_t len = b.len;
+		if (len > 0 && b.ptr[len - 1] == '\n')
+			len--;
+		if (len == 0 || len >= sizeof(text)) {
+			rc = al_error_set(AL_EVERIFY,
+			                  "store metadata '%s' is damaged: not "
+			                  "a sequence number",
+			                  path);
+			goto out;
+		}
+		memcpy(text, b.ptr, len);
+		text[len] = '\0';
+		errno = 0;
+		v = strtoull(text, &end, 10);
+		if (errno != 0 || end != text + len || text[0] < '0' ||
+		    text[0] > '9' || v >= (unsigned long long)INT64_MAX) {
+			rc =
+			    al_error_set(AL_EVERIFY,
+			                 "store metadata '%s' is damaged: '%s' "
+			                 "is not a sequence number",
+			                 path, text);
+			goto out;
+		}
+		last = v;
+	} else {
+		if (rc == AL_ELIMIT)
+			rc = al_error_wrap(
+			    AL_EVERIFY, "store metadata '%s' is damaged", path);
+		goto out;
+	}
+	seq = al_clock_wall_ms();
+	if (seq <= last)
+		seq = last + 1;
+	n = snprintf(text, sizeof(text), "%llu\n", (unsigned long long)seq);
+	if (n < 0 || (size_t)n >= sizeof(text)) {
+		rc = al_error_set(AL_ELIMIT, "sequence too long");
+		goto out;
+	}
+	if ((rc = al_fs_mkdir_p(dir, 0755)) < 0 ||
+	    (rc = al_fs_write_atomic(path, text, (size_t)n)) < 0)
+		goto out;
+	*out = seq;
+out:
+	al_buf_free(&b);
+	free(path);
+	free(dir);
+	return rc;
+}
+
+/* A pack that failed leaves no volume or signature of its own behind. */
+static void remove_partial(const char *outdir, const char *id, unsigned nvol,
+                           const char *spath)
+{
+	unsigned v;
+
+	for (v = 1; v <= nvol; v++) {
+		char *p = al_sprintf("%s/airlock-%s-%04u.tar", outdir, id, v);
+		if (p != NULL)
+			unlink(p);
+		free(p);
+	}
+	if (spath != NULL)
+		unlink(spath);
 }
 
 int al_pack_write(al_store *s, const char *outdir, const al_pack_opts *opts,
@@ -764,8 +1039,9 @@ int al_pack_write(al_store *s, const char *outdir, const al_pack_opts *opts,
 	char *mpath = NULL, *spath = NULL, *rpath = NULL, *mtext = NULL,
 	     *have_ref = NULL;
 	const char *base = NULL;
+	uint64_t seq = 0;
 	size_t mlen;
-	int rc = 0;
+	int rc = 0, finished = 0, sig_written = 0;
 
 	memset(&c, 0, sizeof(c));
 	c.fd = -1;
@@ -794,8 +1070,8 @@ int al_pack_write(al_store *s, const char *outdir, const al_pack_opts *opts,
 		                   c.opts->since);
 		if (rpath == NULL)
 			goto oom;
-		if ((rc = al_json_load_file(&loaded, rpath,
-		                            AL_PACK_INVENTORY_MAX)) < 0) {
+		if ((rc = al_pack__load_store_json(
+		         &loaded, rpath, AL_PACK_INVENTORY_MAX)) < 0) {
 			if (rc == AL_ENOTFOUND)
 				rc = al_error_set(
 				    AL_ENOTFOUND,
@@ -803,8 +1079,13 @@ int al_pack_write(al_store *s, const char *outdir, const al_pack_opts *opts,
 				    c.opts->since, rpath);
 			goto out;
 		}
-		if ((rc = load_have(loaded, rpath, &hblobs, &hsigs)) < 0)
+		/* the store's own record: damaged, not a usage error */
+		if ((rc = load_have(loaded, rpath, &hblobs, &hsigs)) < 0) {
+			rc = al_error_wrap(AL_EVERIFY,
+			                   "store metadata '%s' is damaged",
+			                   rpath);
 			goto out;
+		}
 		base = c.opts->since;
 		free(rpath);
 		rpath = NULL;
@@ -846,10 +1127,13 @@ int al_pack_write(al_store *s, const char *outdir, const al_pack_opts *opts,
 		goto out;
 	al_pack__timestamp(c.created, sizeof(c.created));
 	c.mtime = (time_t)(al_clock_wall_ms() / 1000);
-	if ((rc = al_fs_mkdir_p(outdir, 0755)) < 0)
-		goto out;
+	/* everything is read and checked before anything is written */
 	if ((rc = gather(&c, &hblobs, &hsigs, &items, &nitems, &skipped,
 	                 &total)) < 0)
+		goto out;
+	if ((rc = reserve_sequence(s, &seq)) < 0)
+		goto out;
+	if ((rc = al_fs_mkdir_p(outdir, 0755)) < 0)
 		goto out;
 	c.pi.bytes_total = total;
 	c.pi.items_total = nitems;
@@ -868,14 +1152,14 @@ int al_pack_write(al_store *s, const char *outdir, const al_pack_opts *opts,
 	if ((rc = close_volume(&c)) < 0)
 		goto out;
 
-	manifest =
-	    json_pack("{s:i, s:s, s:s, s:s, s:o, s:o, s:I, s:O, s:O}",
-	              "airlockPack", 1, "id", c.id, "created", c.created,
-	              "tool", "airlock " AL_VERSION_STRING, "base",
-	              base != NULL ? json_string(base) : json_null(), "have",
-	              have_ref != NULL ? json_string(have_ref) : json_null(),
-	              "volumeSize", (json_int_t)c.volsize, "volumes", c.volumes,
-	              "entries", c.entries);
+	manifest = json_pack(
+	    "{s:i, s:s, s:s, s:I, s:s, s:o, s:o, s:I, s:O, s:O}", "airlockPack",
+	    1, "id", c.id, "created", c.created, "sequence", (json_int_t)seq,
+	    "tool", "airlock " AL_VERSION_STRING, "base",
+	    base != NULL ? json_string(base) : json_null(), "have",
+	    have_ref != NULL ? json_string(have_ref) : json_null(),
+	    "volumeSize", (json_int_t)c.volsize, "volumes", c.volumes,
+	    "entries", c.entries);
 	if (manifest == NULL || (mtext = al_json_dump(manifest, 1)) == NULL)
 		goto oom;
 	mlen = strlen(mtext);
@@ -886,16 +1170,18 @@ int al_pack_write(al_store *s, const char *outdir, const al_pack_opts *opts,
 	if (c.opts->sign_key != NULL) {
 		uint8_t sig[AL_PACK_SIGLEN];
 		if ((rc = al_pack__sign(c.opts->sign_key,
-		                        (const uint8_t *)mtext, mlen, sig)) <
-		        0 ||
-		    (rc = al_fs_write_atomic(spath, sig, sizeof(sig))) < 0)
+		                        (const uint8_t *)mtext, mlen, sig)) < 0)
+			goto out;
+		sig_written = 1;
+		if ((rc = al_fs_write_atomic(spath, sig, sizeof(sig))) < 0)
 			goto out;
 	}
 	/* the manifest last: its presence says the pack is complete */
 	if ((rc = al_fs_write_atomic(mpath, mtext, mlen)) < 0)
 		goto out;
+	finished = 1;
 
-	record = make_record(&c, items, nitems, &hblobs, &hsigs, base);
+	record = make_record(&c, items, nitems, &hblobs, &hsigs, base, seq);
 	if (record == NULL)
 		goto oom;
 	if ((rpath = al_sprintf("%s/airlock/packs", al_store_path(s))) == NULL)
@@ -932,6 +1218,9 @@ out:
 		close(c.fd);
 	if (c.tmp_path != NULL)
 		unlink(c.tmp_path);
+	if (rc < 0 && !finished && c.id[0] != '\0')
+		remove_partial(outdir, c.id, c.volno,
+		               sig_written ? spath : NULL);
 	free(c.tmp_path);
 	free(c.final_path);
 	free(c.chunk);

@@ -25,8 +25,20 @@ AL_EXPORT int al_fs_write_atomic(const char *path, const void *data,
                                  size_t len);
 
 /* Read a whole regular file into out (bounded by out->max: AL_ELIMIT).
- * Opens with O_NOFOLLOW; AL_ENOTFOUND if missing. */
+ * Opens with al_fs_open_regular; AL_ENOTFOUND if missing. */
 AL_EXPORT int al_fs_read_file(const char *path, al_buf *out);
+
+struct stat;
+/*
+ * Open a user-given input file for reading without ever blocking in open:
+ * O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK, fstat, then O_NONBLOCK is
+ * cleared. A FIFO, device, directory or socket is refused at once (AL_EIO,
+ * "'<path>' is not a regular file (a FIFO)"); a symlink fails (ELOOP);
+ * AL_ENOTFOUND if missing. *st_out (may be NULL) gets the fstat. The
+ * caller closes *fd_out.
+ */
+AL_EXPORT int al_fs_open_regular(int *fd_out, const char *path,
+                                 struct stat *st_out);
 
 /*
  * A temporary file for streaming writes, renamed into place on commit.

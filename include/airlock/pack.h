@@ -60,16 +60,24 @@ typedef struct al_pack_result {
 } al_pack_result;
 
 /*
- * Write the store's blobs (every file under blobs/sha256/), signatures,
- * index.json and airlock/releases.json into outdir (created if missing)
+ * Write the store's blobs (every file under blobs/sha256/ and
+ * blobs/sha512/), signatures, index.json and airlock/releases.json into
+ * outdir (created if missing)
  * as volumes of at most volume_size bytes each, then the manifest (and
  * with sign_key its signature), and record the pack in
  * STORE/airlock/packs/<id>.json for later --since deltas. A blob larger
  * than the room left in a volume is split across volumes. Volumes are
  * written as temporary files, fsynced, and renamed when complete.
- * since and have_path are exclusive (AL_EINVAL). AL_ENOTFOUND: unknown
- * since id or missing key/inventory; AL_EPARSE: bad inventory or key;
- * AL_EINVAL: volume_size below AL_PACK_VOLUME_MIN or a read-only store.
+ * since and have_path are exclusive (AL_EINVAL). The manifest carries a
+ * "sequence" that grows with every pack of the store (reserved in
+ * STORE/airlock/pack-sequence). Everything carried is checked before the
+ * first volume is written: AL_EVERIFY, naming the file, for store metadata
+ * that does not parse (releases.json, index.json, the since record,
+ * pack-sequence) and for anything under blobs/ that is not a sha256 or
+ * sha512 blob named by its digest (nothing is left out silently).
+ * AL_ENOTFOUND: unknown since id or missing key/inventory; AL_EPARSE: bad
+ * inventory or key; AL_EINVAL: volume_size below AL_PACK_VOLUME_MIN. On
+ * any failure the volumes and signature this call wrote are removed.
  * *res (may be NULL) is written only on success.
  */
 AL_EXPORT int al_pack_write(al_store *s, const char *outdir,
@@ -81,6 +89,8 @@ typedef struct al_unpack_opts {
 	al_progress_fn progress; /* may be NULL */
 	void *progress_ud;
 	const al_cancel *cancel; /* may be NULL */
+	int allow_rollback; /* 1: a pack older (by sequence) than one imported
+	                       before may move tags back (docs/pack.md) */
 } al_unpack_opts;
 
 typedef struct al_unpack_result {
@@ -107,9 +117,22 @@ typedef struct al_unpack_result {
  * is used, found by the volume names. With trust_key the manifest's
  * signature must verify (AL_EVERIFY, nothing imported; an unsigned pack
  * is refused too). Then each volume present is streamed: every entry's
- * SHA-256 is checked before it becomes visible in the store; the store's
- * index is updated last, only when every entry of the pack is present,
- * and only with images whose every blob is in the store.
+ * digest (SHA-256, or SHA-512 for a sha512 blob) is checked before it
+ * becomes visible in the store; the store's index is updated last, only
+ * when every entry of the pack is present, and only with images whose
+ * every blob is in the store.
+ *
+ * Trust (docs/pack.md): STORE/airlock/imported/<id>.json records which
+ * manifest (its SHA-256) was imported, its sequence, and the key that
+ * verified it (or none). A pack is "already imported" (res->already, a
+ * no-op) only for the same manifest bytes imported with at least this
+ * run's trust. A pack whose sequence is below the highest one imported
+ * before (by the same key with trust_key; by any pack without) that would
+ * move a tag to another digest is refused (AL_EVERIFY, naming the tag and
+ * both digests) unless allow_rollback. An index entry that names a blob
+ * other than an image manifest or index is refused (AL_EVERIFY). A
+ * manifest, signature or volume that is not a regular file (a FIFO, a
+ * device) is refused (AL_EVERIFY) without blocking.
  *
  * Returns 0 when every volume given was read, also when volumes are still
  * missing (res->complete == 0, res->missing names them; a later run with

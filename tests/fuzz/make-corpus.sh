@@ -119,4 +119,13 @@ printf '{"airlockPack":1,"id":"fz","base":null,"volumes":[{"name":"airlock-fz-00
 	"$(printf '{}' | sha256sum | cut -d' ' -f1)" >"$c/packmanifest/seed-minimal.json"
 printf '{"airlockPack":1,"id":"fz","volumes":[{"name":"airlock-fz-0001.tar","number":1,"size":1}],"entries":[{"path":"blobs/sha256/%s","size":4,"sha256":"%s","volume":1,"parts":[{"volume":1,"offset":0,"size":2,"sha256":"%s"},{"volume":1,"offset":2,"size":2,"sha256":"%s"}]}]}' \
 	"$h" "$h" "$h" "$h" >"$c/packmanifest/seed-parts.json"
+# a signed sequence (and an ill-typed one), and a sha512 blob split in two
+e=$(printf '{}' | sha256sum | cut -d' ' -f1)
+printf '{"airlockPack":1,"id":"fz","created":"2026-12-03T06:00:00Z","sequence":1796277523323,"base":null,"volumes":[{"name":"airlock-fz-0001.tar","number":1,"size":0}],"entries":[{"path":"index.json","size":2,"sha256":"%s","volume":1}]}' \
+	"$e" >"$c/packmanifest/seed-sequence.json"
+printf '{"airlockPack":1,"id":"fz","sequence":-1,"base":null,"volumes":[{"name":"airlock-fz-0001.tar","number":1,"size":0}],"entries":[{"path":"index.json","size":2,"sha256":"%s","volume":1}]}' \
+	"$e" >"$c/packmanifest/seed-sequence-negative.json"
+h5=$(printf 'abcd' | sha512sum | cut -d' ' -f1)
+printf '{"airlockPack":1,"id":"fz","sequence":2,"volumes":[{"name":"airlock-fz-0001.tar","number":1,"size":1}],"entries":[{"path":"blobs/sha512/%s","size":4,"sha512":"%s","volume":1,"parts":[{"volume":1,"offset":0,"size":2,"sha256":"%s"},{"volume":1,"offset":2,"size":2,"sha256":"%s"}]}]}' \
+	"$h5" "$h5" "$h" "$h" >"$c/packmanifest/seed-sha512.json"
 du -sh "$c"

@@ -21,7 +21,17 @@ the manifest (and .sig) and every volume, with volume 1 changed as CASE says:
   othermanifest the manifest saved under another pack's name
 
 Prints "VOLUME ENTRY" (the volume file name and the entry an error must
-name) on stdout. Python 3 standard library only.
+name) on stdout.
+
+usage: hostile_tar.py forge PACKDIR OUTDIR ID
+       hostile_tar.py sequence PACKDIR OUTDIR N|none
+
+forge copies the pack under the pack id ID (manifest, volume names and
+labels rewritten; ID must have the length of the pack's id), without its
+signature: a forged pack that claims another pack's id. sequence copies the
+pack with the manifest's "sequence" set to N (or removed, as an older
+airlock wrote it), without its signature. Both print the new manifest's
+file name. Python 3 standard library only.
 """
 
 import io
@@ -59,7 +69,44 @@ def regular(name, data):
     return m
 
 
+def copy_as(src, pid, dst, new_id, edit=None):
+    os.makedirs(dst, exist_ok=True)
+    for n in os.listdir(src):
+        if not n.startswith("airlock-" + pid) or n.endswith(".sig"):
+            continue
+        with open(os.path.join(src, n), "rb") as f:
+            data = f.read()
+        data = data.replace(pid.encode(), new_id.encode())
+        if edit is not None and n.endswith(".json"):
+            data = edit(data)
+        with open(os.path.join(dst, n.replace(pid, new_id)), "wb") as f:
+            f.write(data)
+    print("airlock-%s.json" % new_id)
+
+
+def set_sequence(value):
+    def edit(data):
+        m = json.loads(data)
+        out = {}
+        for k, v in m.items():
+            if k == "sequence" and value == "none":
+                continue
+            out[k] = int(value) if k == "sequence" else v
+        return json.dumps(out, indent=1).encode()
+    return edit
+
+
 def main():
+    if len(sys.argv) == 5 and sys.argv[1] in ("forge", "sequence"):
+        case, src, dst, arg = sys.argv[1:]
+        pid = find_pack(src)
+        if case == "forge":
+            if len(arg) != len(pid):
+                sys.exit("hostile_tar.py: forge: the id must have %d characters" % len(pid))
+            copy_as(src, pid, dst, arg)
+        else:
+            copy_as(src, pid, dst, pid, set_sequence(arg))
+        return
     if len(sys.argv) != 4:
         sys.exit(__doc__)
     case, src, dst = sys.argv[1:]

@@ -1,5 +1,6 @@
 /* test_fs.c: atomic writes, bounded reads, temporary files, locks, and atomicity under kill -9. */
 #include <errno.h>
+#include <fcntl.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -10,6 +11,7 @@
 
 #include "airlock/buf.h"
 #include "airlock/clock.h"
+#include "airlock/digest.h"
 #include "airlock/error.h"
 #include "airlock/fs.h"
 #include "al_test.h"
@@ -185,6 +187,91 @@ static void test_fs__atomic_write_survives_kill9(void)
 	free(p);
 }
 
+/*
+ * Run fn(arg) in a child; 1 if it returned within 10 s (its status in
+ * *code), 0 if it blocked (the child is then killed).
+ */
+static int returns_promptly(int (*fn)(const char *), const char *arg, int *code)
+{
+	pid_t pid = fork();
+	int status = 0, i;
+
+	if (pid == 0)
+		_exit(-fn(arg) & 0xff);
+	if (pid < 0)
+		return 0;
+	for (i = 0; i < 1000; i++) {
+		if (waitpid(pid, &status, WNOHANG) == pid) {
+			*code = WIFEXITED(status) ? -WEXITSTATUS(status) : 1;
+			return 1;
+		}
+		usleep(10000);
+	}
+	kill(pid, SIGKILL);
+	waitpid(pid, &status, 0);
+	return 0;
+}
+
+static int read_one(const char *path)
+{
+	al_buf b = AL_BUF_INIT(1024);
+	int rc = al_fs_read_file(path, &b);
+
+	al_buf_free(&b);
+	return rc;
+}
+
+static int digest_one(const char *path)
+{
+	al_digest d;
+
+	return al_digest_file(&d, AL_DIGEST_SHA256, path, NULL);
+}
+
+static void test_fs__read_refuses_fifo_without_blocking(void)
+{
+	char *p = tmp("fifo-read");
+	al_buf b = AL_BUF_INIT(1024);
+	int code = 0;
+
+	unlink(p);
+	CU_ASSERT_EQUAL(mkfifo(p, 0644), 0);
+	CU_ASSERT(returns_promptly(read_one, p, &code));
+	CU_ASSERT_EQUAL(code, AL_EIO);
+	CU_ASSERT(returns_promptly(digest_one, p, &code));
+	CU_ASSERT_EQUAL(code, AL_EIO);
+	/* in this process too: the message names the path and the type */
+	if (code == AL_EIO) {
+		CU_ASSERT_EQUAL(al_fs_read_file(p, &b), AL_EIO);
+		CU_ASSERT_PTR_NOT_NULL(strstr(al_error_message(), p));
+		CU_ASSERT_PTR_NOT_NULL(strstr(al_error_message(), "a FIFO"));
+	}
+	CU_ASSERT_EQUAL(al_fs_read_file("/dev/null", &b), AL_EIO);
+	CU_ASSERT_PTR_NOT_NULL(strstr(al_error_message(), "a character device"));
+	al_buf_free(&b);
+	unlink(p);
+	free(p);
+}
+
+static void test_fs__open_regular_gives_a_blocking_descriptor(void)
+{
+	char *p = tmp("regular.txt");
+	struct stat st;
+	int fd = -1;
+
+	CU_ASSERT_EQUAL(al_fs_write_atomic(p, "abc", 3), 0);
+	CU_ASSERT_EQUAL(al_fs_open_regular(&fd, p, &st), 0);
+	CU_ASSERT(fd >= 0);
+	CU_ASSERT_EQUAL(st.st_size, 3);
+	if (fd >= 0) {
+		CU_ASSERT_EQUAL(fcntl(fd, F_GETFL) & O_NONBLOCK, 0);
+		close(fd);
+	}
+	CU_ASSERT_EQUAL(al_fs_open_regular(&fd, al_test_tmpdir(), NULL), AL_EIO);
+	CU_ASSERT_PTR_NOT_NULL(strstr(al_error_message(), "a directory"));
+	free(p);
+}
+
 int main(void)
 {
 	CU_TestInfo tests[] = {
@@ -196,6 +283,8 @@ int main(void)
 		{"test_fs__mkdir_p", test_fs__mkdir_p},
 		{"test_fs__lock_excludes_other_processes", test_fs__lock_excludes_other_processes},
 		{"test_fs__atomic_write_survives_kill9", test_fs__atomic_write_survives_kill9},
+		{"test_fs__read_refuses_fifo_without_blocking", test_fs__read_refuses_fifo_without_blocking},
+		{"test_fs__open_regular_gives_a_blocking_descriptor", test_fs__open_regular_gives_a_blocking_descriptor},
 		CU_TEST_INFO_NULL,
 	};
 	return al_test_run("fs", tests);

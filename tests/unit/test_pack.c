@@ -112,6 +112,9 @@ out:
 	return rc;
 }
 
+/* A string for assertions: never NULL. */
+#define STR(s) ((s) != NULL ? (s) : "(null)")
+
 static int write_text(const char *dir, const char *rel, const char *text)
 {
 	char *p = al_path_join(dir, rel), *d;
@@ -155,10 +158,10 @@ static char *make_source(void)
 static char *store_listing(const char *store)
 {
 	al_buf out = AL_BUF_INIT(16 * AL_MIB);
-	const char *subs[] = {"blobs/sha256", "signatures"};
+	const char *subs[] = {"blobs/sha256", "blobs/sha512", "signatures"};
 	size_t k;
 
-	for (k = 0; k < 2; k++) {
+	for (k = 0; k < 3; k++) {
 		char *cmd = al_sprintf("cd '%s' && find %s -type f 2>/dev/null | LC_ALL=C sort | xargs -r sha256sum", store,
 				       subs[k]);
 		FILE *f = popen(cmd, "r");
@@ -595,6 +598,733 @@ out:
 	free(opub);
 }
 
+/* ---- store metadata and blobs pack must refuse to carry -------------- */
+
+/* 1 if dir holds no manifest and no volume (or does not exist). */
+static int no_pack_in(const char *dir)
+{
+	DIR *d = opendir(dir);
+	struct dirent *e;
+	int none = 1;
+
+	if (d == NULL)
+		return 1;
+	while ((e = readdir(d)) != NULL)
+		if (al_str_startswith(e->d_name, "airlock-") || al_str_endswith(e->d_name, ".tar") ||
+		    al_str_endswith(e->d_name, ".tmp"))
+			none = 0;
+	closedir(d);
+	return none;
+}
+
+/* Write rel (relative to the store) with text into a source store; pack must refuse it (exit 1) naming what. */
+static void expect_store_refused(const char *rel, const char *text, const char *what)
+{
+	char *src = make_source(), *out = fresh("out");
+	al_pack_result pr;
+	int rc;
+
+	CU_ASSERT_EQUAL(write_text(src, rel, text), 0);
+	rc = do_pack(src, out, 64 * AL_KIB, NULL, NULL, NULL, &pr);
+	CU_ASSERT_EQUAL(rc, AL_EVERIFY);
+	if (strstr(al_error_message(), what) == NULL)
+		fprintf(stderr, "\nunexpected message: %s\n", al_error_message());
+	CU_ASSERT_PTR_NOT_NULL(strstr(al_error_message(), what));
+	CU_ASSERT(no_pack_in(out));
+	free(src);
+	free(out);
+}
+
+static void test_pack__refuses_truncated_releases_json(void)
+{
+	expect_store_refused("airlock/releases.json", "{\"releases\": [{\"version\": \"4.1", "airlock/releases.json");
+}
+
+static void test_pack__refuses_ill_typed_releases_json(void)
+{
+	expect_store_refused("airlock/releases.json", "{\"releases\": {\"version\": \"4.14.1\"}}", "airlock/releases.json");
+}
+
+static void test_pack__refuses_release_that_is_not_an_object(void)
+{
+	expect_store_refused("airlock/releases.json", "{\"releases\": [\"4.14.1\"]}", "releases[0]");
+}
+
+static void test_pack__refuses_releases_json_that_is_an_array(void)
+{
+	expect_store_refused("airlock/releases.json", "[]", "airlock/releases.json");
+}
+
+static void test_pack__refuses_damaged_pack_sequence(void)
+{
+	expect_store_refused("airlock/pack-sequence", "12x\n", "airlock/pack-sequence");
+}
+
+static void test_pack__refuses_blobs_of_an_unknown_algorithm(void)
+{
+	expect_store_refused("blobs/blake3/0123456789abcdef", "x", "blobs/blake3");
+}
+
+static void test_pack__refuses_misnamed_file_among_blobs(void)
+{
+	expect_store_refused("blobs/sha256/README", "not a blob", "blobs/sha256/README");
+}
+
+static void test_pack__refuses_misnamed_file_among_sha512_blobs(void)
+{
+	expect_store_refused("blobs/sha512/" SIG_HEX, "a sha256-long name", "blobs/sha512/" SIG_HEX);
+}
+
+static void test_pack__refuses_damaged_since_record(void)
+{
+	char *src = make_source(), *o1 = fresh("out"), *o2 = fresh("out"), *rec = NULL;
+	al_pack_result pr;
+
+	if (do_pack(src, o1, 0, NULL, NULL, NULL, &pr) != 0) {
+		CU_FAIL("do_pack");
+		goto out;
+	}
+	rec = al_sprintf("%s/airlock/packs/%s.json", src, pr.id);
+	CU_ASSERT_EQUAL(truncate(rec, 20), 0);
+	CU_ASSERT_EQUAL(do_pack(src, o2, 0, pr.id, NULL, NULL, NULL), AL_EVERIFY);
+	CU_ASSERT_PTR_NOT_NULL(strstr(al_error_message(), rec));
+	CU_ASSERT(no_pack_in(o2));
+out:
+	free(rec);
+	free(src);
+	free(o1);
+	free(o2);
+}
+
+/* ---- sha512 blobs ------------------------------------------------------ */
+
+/* An image whose layer is a sha512 blob (written through the store's blob writer). */
+static int add_sha512_image(al_store *s, const char *name, size_t layer_size, unsigned seed, al_digest *layer)
+{
+	uint8_t *data = malloc(layer_size);
+	char cfg[128], man[1024], ch[AL_DIGEST_STRMAX], lh[AL_DIGEST_STRMAX];
+	al_blob_writer *w = NULL;
+	al_digest cd, md;
+	al_descriptor desc;
+	int rc = -1, n;
+
+	if (data == NULL)
+		return -1;
+	fill_random(data, layer_size, &seed);
+	if (al_digest_bytes(layer, AL_DIGEST_SHA512, data, layer_size) < 0 ||
+	    al_store_blob_begin(s, layer, layer_size, &w) < 0 || al_blob_writer_write(w, data, layer_size) < 0 ||
+	    al_blob_writer_commit(w) < 0)
+		goto out;
+	n = snprintf(cfg, sizeof(cfg), "{\"architecture\":\"amd64\",\"os\":\"linux\",\"sha512\":%u}", seed);
+	if (al_store_put_blob(s, (uint8_t *)cfg, (size_t)n, &cd) < 0)
+		goto out;
+	n = snprintf(man, sizeof(man),
+		     "{\"schemaVersion\":2,\"mediaType\":\"%s\",\"config\":{\"mediaType\":\"%s\",\"digest\":\"%s\",\"size\":%zu},"
+		     "\"layers\":[{\"mediaType\":\"%s\",\"digest\":\"%s\",\"size\":%zu}]}",
+		     AL_MT_OCI_MANIFEST, AL_MT_OCI_CONFIG, al_digest_str(&cd, ch), strlen(cfg), AL_MT_OCI_LAYER_GZIP,
+		     al_digest_str(layer, lh), layer_size);
+	if (al_store_put_blob(s, (uint8_t *)man, (size_t)n, &md) < 0)
+		goto out;
+	memset(&desc, 0, sizeof(desc));
+	desc.media_type = (char *)AL_MT_OCI_MANIFEST;
+	desc.digest = md;
+	desc.size = (uint64_t)n;
+	rc = al_store_tag(s, name, &desc);
+out:
+	free(data);
+	return rc;
+}
+
+static void test_pack__sha512_blobs_round_trip_and_are_verified_with_sha512(void)
+{
+	char *src = make_source(), *out = fresh("out"), *dst = fresh("dst"), *bad = fresh("dst"), *o2 = fresh("out");
+	char *p = NULL, *path = NULL, hex[AL_DIGEST_STRMAX], hex2[AL_DIGEST_STRMAX];
+	al_pack_result pr;
+	al_unpack_result ur;
+	al_store *s = NULL;
+	al_digest big, small;
+	json_t *m = NULL, *e;
+	size_t i, found = 0;
+
+	memset(&ur, 0, sizeof(ur));
+	if (al_store_open(&s, src, NULL) != 0) {
+		CU_FAIL("al_store_open");
+		goto out;
+	}
+	/* one split across 64 KiB volumes, one whole */
+	CU_ASSERT_EQUAL(add_sha512_image(s, "quay.io/airlock-test/sha512:big", 200000, 21, &big), 0);
+	CU_ASSERT_EQUAL(add_sha512_image(s, "quay.io/airlock-test/sha512:small", 3000, 22, &small), 0);
+	al_store_free(s);
+	al_digest_hex(&big, hex);
+	al_digest_hex(&small, hex2);
+	CU_ASSERT_EQUAL(do_pack(src, out, 64 * AL_KIB, NULL, NULL, NULL, &pr), 0);
+	CU_ASSERT_EQUAL(pr.skipped, 0);
+	p = man_path(out, pr.id);
+	CU_ASSERT_EQUAL(al_json_load_file(&m, p, 64 * AL_MIB), 0);
+	json_array_foreach(json_object_get(m, "entries"), i, e)
+	{
+		const char *ep = al_json_str(e, "path");
+		if (ep != NULL && al_str_startswith(ep, "blobs/sha512/")) {
+			found++;
+			CU_ASSERT_STRING_EQUAL(STR(al_json_str(e, "sha512")), ep + 13);
+			CU_ASSERT_PTR_NULL(json_object_get(e, "sha256"));
+		}
+	}
+	CU_ASSERT_EQUAL(found, 2);
+	CU_ASSERT_EQUAL(do_unpack(dst, out, NULL, &ur), 0);
+	CU_ASSERT_EQUAL(ur.complete, 1);
+	CU_ASSERT_EQUAL(ur.images_incomplete, 0);
+	CU_ASSERT_EQUAL(ur.images_tagged, 10);
+	CU_ASSERT(same_stores(src, dst));
+	CU_ASSERT(store_clean(dst));
+	path = al_sprintf("%s/blobs/sha512/%s", dst, hex);
+	CU_ASSERT_EQUAL(file_size(path), 200000);
+	al_unpack_result_clear(&ur);
+
+	/* deltas know sha512 blobs: --since and --have leave them out */
+	{
+		char *o3 = fresh("out"), *o4 = fresh("out"), *inv = fresh("inv.json"), want[AL_DIGEST_STRMAX + 8];
+		al_pack_result p3, p4;
+		json_t *j = NULL, *v;
+		size_t k, listed = 0;
+		CU_ASSERT_EQUAL(do_pack(src, o3, 0, pr.id, NULL, NULL, &p3), 0);
+		CU_ASSERT_EQUAL(p3.entries, 2); /* index.json and releases.json */
+		if (al_store_open(&s, dst, NULL) == 0) {
+			CU_ASSERT_EQUAL(al_inventory(s, &j), 0);
+			al_store_free(s);
+		}
+		snprintf(want, sizeof(want), "sha512:%s", hex);
+		json_array_foreach(json_object_get(j, "blobs"), k, v)
+			listed += strcmp(json_string_value(v), want) == 0;
+		CU_ASSERT_EQUAL(listed, 1);
+		CU_ASSERT_EQUAL(al_json_save_file(inv, j, 1), 0);
+		CU_ASSERT_EQUAL(do_pack(src, o4, 0, NULL, inv, NULL, &p4), 0);
+		CU_ASSERT_EQUAL(p4.entries, 2);
+		json_decref(j);
+		free(o3);
+		free(o4);
+		free(inv);
+	}
+
+	/* a sha512 blob whose bytes changed on the staging disk: the far side hashes it with SHA-512 */
+	free(path);
+	path = al_sprintf("%s/blobs/sha512/%s", src, hex2);
+	{
+		FILE *f = fopen(path, "r+b");
+		CU_ASSERT_PTR_NOT_NULL(f);
+		if (f != NULL) {
+			fputc('!', f);
+			fclose(f);
+		}
+	}
+	CU_ASSERT_EQUAL(do_pack(src, o2, 0, NULL, NULL, NULL, &pr), 0);
+	CU_ASSERT_EQUAL(do_unpack(bad, o2, NULL, &ur), AL_EVERIFY);
+	CU_ASSERT_PTR_NOT_NULL(strstr(al_error_message(), "digest mismatch"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(al_error_message(), hex2));
+	CU_ASSERT(index_empty(bad));
+out:
+	al_unpack_result_clear(&ur);
+	json_decref(m);
+	free(p);
+	free(path);
+	free(src);
+	free(out);
+	free(o2);
+	free(dst);
+	free(bad);
+}
+
+/* ---- trust: forged and replayed packs before and after a trusted one ---- */
+
+/* Replace every occurrence of from by to (same length) in b. */
+static void replace_all(al_buf *b, const char *from, const char *to)
+{
+	size_t n = strlen(from), i;
+
+	for (i = 0; b->len >= n && i + n <= b->len; i++)
+		if (memcmp(b->ptr + i, from, n) == 0)
+			memcpy(b->ptr + i, to, n);
+}
+
+/*
+ * A forged pack: the pack from/from_id copied to dir to under the id to_id
+ * (manifest, volume labels and names rewritten, same lengths), without its
+ * signature. What an attacker with a writable stick can make.
+ */
+static int forge_pack(const char *from, const char *from_id, const char *to, const char *to_id)
+{
+	DIR *d = opendir(from);
+	struct dirent *e;
+	int rc = 0;
+
+	if (d == NULL || strlen(from_id) != strlen(to_id) || al_fs_mkdir_p(to, 0755) < 0) {
+		if (d != NULL)
+			closedir(d);
+		return -1;
+	}
+	while (rc == 0 && (e = readdir(d)) != NULL) {
+		char prefix[AL_PACK_ID_MAX + 16], *a, *b, *name;
+		al_buf buf = AL_BUF_INIT(64 * AL_MIB);
+		snprintf(prefix, sizeof(prefix), "airlock-%s", from_id);
+		if (!al_str_startswith(e->d_name, prefix) || al_str_endswith(e->d_name, ".sig"))
+			continue;
+		name = al_sprintf("airlock-%s%s", to_id, e->d_name + strlen(prefix));
+		a = al_path_join(from, e->d_name);
+		b = al_path_join(to, name);
+		rc = al_fs_read_file(a, &buf);
+		if (rc == 0) {
+			replace_all(&buf, from_id, to_id);
+			rc = al_fs_write_atomic(b, buf.ptr, buf.len);
+		}
+		al_buf_free(&buf);
+		free(name);
+		free(a);
+		free(b);
+	}
+	closedir(d);
+	return rc;
+}
+
+static json_t *import_record(const char *store, const char *id)
+{
+	char *p = al_sprintf("%s/airlock/imported/%s.json", store, id);
+	json_t *j = NULL;
+
+	if (al_json_load_file(&j, p, AL_MIB) < 0)
+		j = NULL;
+	free(p);
+	return j;
+}
+
+static char *file_sha256(const char *path)
+{
+	al_digest d;
+	char hex[AL_DIGEST_STRMAX];
+
+	if (al_digest_file(&d, AL_DIGEST_SHA256, path, NULL) < 0)
+		return NULL;
+	return al_strdup(al_digest_hex(&d, hex));
+}
+
+/* The digest of tag name in store, as a string ("" when absent). */
+static char *tag_of(const char *store, const char *name)
+{
+	al_store *s = NULL;
+	al_store_opts ro = {0, 1, 0};
+	al_store_image img;
+	char d[AL_DIGEST_STRMAX] = "";
+
+	memset(&img, 0, sizeof(img));
+	if (al_store_open(&s, store, &ro) == 0 && al_store_find(s, name, &img) == 0)
+		al_digest_str(&img.desc.digest, d);
+	al_store_image_clear(&img);
+	al_store_free(s);
+	return al_strdup(d);
+}
+
+typedef struct trust_fixture {
+	char *keys, *key, *pub;
+	char *src, *real;        /* the staging store and its signed pack */
+	char real_id[AL_PACK_ID_MAX + 1];
+	char *evil, *forged;     /* another store's pack, forged under real_id */
+} trust_fixture;
+
+#define BIG "quay.io/airlock-test/big:1"
+
+static int trust_setup(trust_fixture *f)
+{
+	char *eout;
+	al_pack_result pr;
+	al_store *s = NULL;
+	int ok;
+
+	memset(f, 0, sizeof(*f));
+	f->keys = fresh("key");
+	f->key = al_sprintf("%s.key", f->keys);
+	f->pub = al_sprintf("%s.pub", f->keys);
+	f->src = make_source();
+	f->real = fresh("real");
+	f->evil = make_source();
+	f->forged = fresh("forged");
+	eout = fresh("evilout");
+	/* the evil store: other bytes under the same tag, and another signature-1 of the same release */
+	ok = al_pack_keygen(f->keys) == 0 && do_pack(f->src, f->real, 64 * AL_KIB, NULL, NULL, f->key, &pr) == 0;
+	if (ok)
+		memcpy(f->real_id, pr.id, sizeof(f->real_id));
+	ok = ok && al_store_open(&s, f->evil, NULL) == 0 && add_image(s, BIG, 300000, 666) == 0;
+	al_store_free(s);
+	ok = ok && write_text(f->evil, "signatures/sha256=" SIG_HEX "/signature-1", "forged signature\n") == 0 &&
+	     do_pack(f->evil, eout, 64 * AL_KIB, NULL, NULL, NULL, &pr) == 0 && forge_pack(eout, pr.id, f->forged, f->real_id) == 0;
+	free(eout);
+	return ok ? 0 : -1;
+}
+
+static void trust_teardown(trust_fixture *f)
+{
+	free(f->keys);
+	free(f->key);
+	free(f->pub);
+	free(f->src);
+	free(f->real);
+	free(f->evil);
+	free(f->forged);
+}
+
+static void test_pack__untrusted_forged_pack_does_not_preempt_a_trusted_one(void)
+{
+	trust_fixture f;
+	al_unpack_result ur;
+	char *far = fresh("far"), *want = NULL, *got = NULL, *m = NULL, *mhex = NULL;
+	json_t *rec = NULL;
+
+	memset(&ur, 0, sizeof(ur));
+	if (trust_setup(&f) != 0) {
+		CU_FAIL("trust_setup");
+		goto out;
+	}
+	/* the forged pack imports without --trust, under the real pack's id */
+	CU_ASSERT_EQUAL(do_unpack(far, f.forged, NULL, &ur), 0);
+	CU_ASSERT_EQUAL(ur.complete, 1);
+	al_unpack_result_clear(&ur);
+	/* with --trust the forged manifest is refused... */
+	CU_ASSERT_EQUAL(do_unpack(far, f.forged, f.pub, &ur), AL_EVERIFY);
+	al_unpack_result_clear(&ur);
+	/* ...and the real pack is not "already imported": it imports, and its tags win */
+	CU_ASSERT_EQUAL(do_unpack(far, f.real, f.pub, &ur), 0);
+	CU_ASSERT_EQUAL(ur.already, 0);
+	CU_ASSERT_EQUAL(ur.complete, 1);
+	al_unpack_result_clear(&ur);
+	want = tag_of(f.src, BIG);
+	got = tag_of(far, BIG);
+	CU_ASSERT_STRING_EQUAL(got, want);
+	/* the record: which manifest, trusted, by which key */
+	rec = import_record(far, f.real_id);
+	m = man_path(f.real, f.real_id);
+	mhex = file_sha256(m);
+	CU_ASSERT_EQUAL(json_integer_value(json_object_get(rec, "airlockImport")), 1);
+	CU_ASSERT_STRING_EQUAL(STR(al_json_str(rec, "id")), f.real_id);
+	CU_ASSERT_STRING_EQUAL(STR(al_json_str(rec, "manifestSha256")), STR(mhex));
+	CU_ASSERT(json_is_true(json_object_get(rec, "trusted")));
+	CU_ASSERT(al_str_startswith(al_json_str(rec, "key") ? al_json_str(rec, "key") : "", "sha256:"));
+	CU_ASSERT(json_integer_value(json_object_get(rec, "sequence")) > 0);
+	/* now it is imported: trusted or not, a rerun is a no-op */
+	CU_ASSERT_EQUAL(do_unpack(far, f.real, f.pub, &ur), 0);
+	CU_ASSERT_EQUAL(ur.already, 1);
+	al_unpack_result_clear(&ur);
+	CU_ASSERT_EQUAL(do_unpack(far, f.real, NULL, &ur), 0);
+	CU_ASSERT_EQUAL(ur.already, 1);
+out:
+	al_unpack_result_clear(&ur);
+	json_decref(rec);
+	free(m);
+	free(mhex);
+	free(want);
+	free(got);
+	free(far);
+	trust_teardown(&f);
+}
+
+static void test_pack__forged_signature_file_never_blocks_a_trusted_pack(void)
+{
+	trust_fixture f;
+	al_unpack_result ur;
+	char *far = fresh("far"), *one = NULL, *two = NULL;
+	al_buf b = AL_BUF_INIT(AL_MIB);
+
+	memset(&ur, 0, sizeof(ur));
+	if (trust_setup(&f) != 0) {
+		CU_FAIL("trust_setup");
+		goto out;
+	}
+	CU_ASSERT_EQUAL(do_unpack(far, f.forged, NULL, &ur), 0);
+	al_unpack_result_clear(&ur);
+	CU_ASSERT_EQUAL(do_unpack(far, f.real, f.pub, &ur), 0);
+	CU_ASSERT_EQUAL(ur.complete, 1);
+	al_unpack_result_clear(&ur);
+	/* nothing replaced: the forged file stays, the real one is added next to it */
+	one = al_sprintf("%s/signatures/sha256=" SIG_HEX "/signature-1", far);
+	two = al_sprintf("%s/signatures/sha256=" SIG_HEX "/signature-2", far);
+	CU_ASSERT_EQUAL(al_fs_read_file(one, &b), 0);
+	CU_ASSERT_STRING_EQUAL(al_buf_cstr(&b), "forged signature\n");
+	al_buf_reset(&b);
+	CU_ASSERT_EQUAL(al_fs_read_file(two, &b), 0);
+	CU_ASSERT_STRING_EQUAL(al_buf_cstr(&b), "not really a signature\n");
+	/* and the signature is found in place the next time */
+	CU_ASSERT_EQUAL(do_unpack(far, f.real, f.pub, &ur), 0);
+	CU_ASSERT_EQUAL(ur.already, 1);
+out:
+	al_unpack_result_clear(&ur);
+	al_buf_free(&b);
+	free(one);
+	free(two);
+	free(far);
+	trust_teardown(&f);
+}
+
+static void test_pack__staged_parts_are_rehashed_before_reuse(void)
+{
+	trust_fixture f;
+	al_unpack_result ur;
+	char *far = fresh("far"), *part = fresh("part"), *dir = NULL, *a = NULL, *b = NULL, *stage = NULL;
+	json_t *m = NULL, *e;
+	size_t i;
+	const char *hex = NULL;
+
+	memset(&ur, 0, sizeof(ur));
+	if (trust_setup(&f) != 0) {
+		CU_FAIL("trust_setup");
+		goto out;
+	}
+	/* the big layer is split: stage its first parts from volumes 1-2 only */
+	dir = fresh("two");
+	CU_ASSERT_EQUAL(al_fs_mkdir_p(dir, 0755), 0);
+	a = man_path(f.real, f.real_id);
+	CU_ASSERT_EQUAL(al_json_load_file(&m, a, 64 * AL_MIB), 0);
+	json_array_foreach(json_object_get(m, "entries"), i, e)
+		if (json_object_get(e, "parts") != NULL)
+			hex = al_json_str(e, "sha256");
+	CU_ASSERT_PTR_NOT_NULL(hex);
+	b = man_path(dir, f.real_id);
+	CU_ASSERT_EQUAL(copy_file(a, b), 0);
+	free(a);
+	free(b);
+	for (i = 1; i <= 2; i++) {
+		a = vol_path(f.real, f.real_id, (unsigned)i);
+		b = vol_path(dir, f.real_id, (unsigned)i);
+		CU_ASSERT_EQUAL(copy_file(a, b), 0);
+		free(a);
+		free(b);
+	}
+	a = b = NULL;
+	CU_ASSERT_EQUAL(do_unpack(far, dir, NULL, &ur), 0);
+	CU_ASSERT_EQUAL(ur.complete, 0);
+	al_unpack_result_clear(&ur);
+	/* a staged part with the right size and other bytes (what another manifest of this pack id staged) */
+	stage = al_sprintf("%s/airlock/unpack/%s/part-%s-0001", far, f.real_id, hex != NULL ? hex : "");
+	CU_ASSERT(file_size(stage) > 0);
+	{
+		FILE *fp = fopen(stage, "r+b");
+		CU_ASSERT_PTR_NOT_NULL(fp);
+		if (fp != NULL) {
+			fputs("poisoned", fp);
+			fclose(fp);
+		}
+	}
+	/* the whole pack, trusted: the part is hashed, found wrong, and read again */
+	CU_ASSERT_EQUAL(do_unpack(far, f.real, f.pub, &ur), 0);
+	if (ur.complete != 1)
+		fprintf(stderr, "\nunpack: %s\n", al_error_message());
+	CU_ASSERT_EQUAL(ur.complete, 1);
+	CU_ASSERT(same_stores(f.src, far));
+out:
+	al_unpack_result_clear(&ur);
+	json_decref(m);
+	free(stage);
+	free(dir);
+	free(part);
+	free(far);
+	trust_teardown(&f);
+}
+
+static void test_pack__volumes_only_after_an_untrusted_import_ask_for_the_manifest(void)
+{
+	trust_fixture f;
+	al_unpack_result ur;
+	char *far = fresh("far"), *dir = fresh("vols"), *a = NULL, *b = NULL;
+	unsigned v;
+
+	memset(&ur, 0, sizeof(ur));
+	if (trust_setup(&f) != 0) {
+		CU_FAIL("trust_setup");
+		goto out;
+	}
+	CU_ASSERT_EQUAL(do_unpack(far, f.forged, NULL, &ur), 0);
+	al_unpack_result_clear(&ur);
+	CU_ASSERT_EQUAL(al_fs_mkdir_p(dir, 0755), 0);
+	for (v = 1; v <= 20; v++) {
+		a = vol_path(f.real, f.real_id, v);
+		b = vol_path(dir, f.real_id, v);
+		if (file_size(a) > 0)
+			CU_ASSERT_EQUAL(copy_file(a, b), 0);
+		free(a);
+		free(b);
+	}
+	a = b = NULL;
+	CU_ASSERT_EQUAL(do_unpack(far, dir, f.pub, &ur), AL_ENOTFOUND);
+	CU_ASSERT_EQUAL(ur.already, 0);
+	CU_ASSERT_PTR_NOT_NULL(strstr(al_error_message(), "without --trust"));
+out:
+	al_unpack_result_clear(&ur);
+	free(far);
+	free(dir);
+	trust_teardown(&f);
+}
+
+static void test_pack__forged_pack_after_a_trusted_one_does_not_stick(void)
+{
+	trust_fixture f;
+	al_unpack_result ur;
+	char *far = fresh("far"), *want = NULL, *got = NULL;
+	json_t *rec = NULL;
+
+	memset(&ur, 0, sizeof(ur));
+	if (trust_setup(&f) != 0) {
+		CU_FAIL("trust_setup");
+		goto out;
+	}
+	CU_ASSERT_EQUAL(do_unpack(far, f.real, f.pub, &ur), 0);
+	al_unpack_result_clear(&ur);
+	/* an untrusted import of another manifest under the same id: the record now says so */
+	CU_ASSERT_EQUAL(do_unpack(far, f.forged, NULL, &ur), 0);
+	CU_ASSERT_EQUAL(ur.already, 0);
+	al_unpack_result_clear(&ur);
+	rec = import_record(far, f.real_id);
+	CU_ASSERT(json_is_false(json_object_get(rec, "trusted")));
+	CU_ASSERT(json_is_null(json_object_get(rec, "key")));
+	/* so the trusted pack is not "already imported": it imports again and its tags win */
+	CU_ASSERT_EQUAL(do_unpack(far, f.real, f.pub, &ur), 0);
+	CU_ASSERT_EQUAL(ur.already, 0);
+	CU_ASSERT_EQUAL(ur.complete, 1);
+	want = tag_of(f.src, BIG);
+	got = tag_of(far, BIG);
+	CU_ASSERT_STRING_EQUAL(got, want);
+out:
+	al_unpack_result_clear(&ur);
+	json_decref(rec);
+	free(want);
+	free(got);
+	free(far);
+	trust_teardown(&f);
+}
+
+static void test_pack__failed_pack_leaves_no_volume_behind(void)
+{
+	char *src = make_source(), *out = fresh("out"), *key = fresh("notakey");
+
+	/* the signature is made after the volumes: a bad key fails the pack then */
+	CU_ASSERT_EQUAL(al_fs_write_atomic(key, "not a key\n", 10), 0);
+	CU_ASSERT_EQUAL(do_pack(src, out, 64 * AL_KIB, NULL, NULL, key, NULL), AL_EPARSE);
+	CU_ASSERT(no_pack_in(out));
+	free(src);
+	free(out);
+	free(key);
+}
+
+/* Set the "sequence" of a pack manifest (removed when seq < 0), unsigned afterwards. */
+static int set_sequence(const char *dir, const char *id, long long seq)
+{
+	char *p = man_path(dir, id), *sig = al_sprintf("%s.sig", p);
+	json_t *m = NULL;
+	int rc = al_json_load_file(&m, p, 64 * AL_MIB);
+
+	if (rc == 0)
+		rc = seq < 0 ? json_object_del(m, "sequence") : json_object_set_new(m, "sequence", json_integer(seq));
+	if (rc == 0)
+		rc = al_json_save_file(p, m, 1);
+	unlink(sig);
+	json_decref(m);
+	free(p);
+	free(sig);
+	return rc;
+}
+
+static void test_pack__replayed_older_signed_pack_does_not_roll_tags_back(void)
+{
+	trust_fixture f;
+	al_unpack_result ur;
+	al_pack_result p2;
+	al_store *s = NULL;
+	char *o2 = fresh("newer"), *old0 = fresh("seq0"), *far = fresh("far"), *far2 = fresh("far"), *far3 = fresh("far");
+	char *old_d = NULL, *new_d = NULL, *now = NULL;
+	al_unpack_opts o;
+
+	memset(&ur, 0, sizeof(ur));
+	if (trust_setup(&f) != 0) {
+		CU_FAIL("trust_setup");
+		goto out;
+	}
+	old_d = tag_of(f.src, BIG);
+	/* a newer pack of the same staging store moves the tag */
+	if (al_store_open(&s, f.src, NULL) != 0 || add_image(s, BIG, 300000, 8) != 0) {
+		al_store_free(s);
+		CU_FAIL("retag");
+		goto out;
+	}
+	al_store_free(s);
+	new_d = tag_of(f.src, BIG);
+	CU_ASSERT_STRING_NOT_EQUAL(old_d, new_d);
+	CU_ASSERT_EQUAL(do_pack(f.src, o2, 64 * AL_KIB, NULL, NULL, f.key, &p2), 0);
+	CU_ASSERT_EQUAL(do_unpack(far, o2, f.pub, &ur), 0);
+	al_unpack_result_clear(&ur);
+
+	/* the older pack, validly signed, replayed after the newer one: refused, naming tag and digests */
+	CU_ASSERT_EQUAL(do_unpack(far, f.real, f.pub, &ur), AL_EVERIFY);
+	CU_ASSERT_PTR_NOT_NULL(strstr(al_error_message(), "'" BIG "'"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(al_error_message(), old_d));
+	CU_ASSERT_PTR_NOT_NULL(strstr(al_error_message(), new_d));
+	CU_ASSERT_PTR_NOT_NULL(strstr(al_error_message(), p2.id));
+	al_unpack_result_clear(&ur);
+	now = tag_of(far, BIG);
+	CU_ASSERT_STRING_EQUAL(now, new_d);
+	free(now);
+
+	/* a manifest without "sequence" (an older airlock's) is sequence 0: refused too, also untrusted */
+	CU_ASSERT_EQUAL(forge_pack(f.real, f.real_id, old0, f.real_id), 0);
+	CU_ASSERT_EQUAL(set_sequence(old0, f.real_id, -1), 0);
+	CU_ASSERT_EQUAL(do_unpack(far, old0, NULL, &ur), AL_EVERIFY);
+	CU_ASSERT_PTR_NOT_NULL(strstr(al_error_message(), "sequence 0"));
+	al_unpack_result_clear(&ur);
+	now = tag_of(far, BIG);
+	CU_ASSERT_STRING_EQUAL(now, new_d);
+	free(now);
+
+	/* an untrusted pack with a huge sequence does not hold a trusted key's packs back */
+	CU_ASSERT_EQUAL(set_sequence(f.forged, f.real_id, 9000000000000000LL), 0);
+	CU_ASSERT_EQUAL(do_unpack(far2, f.forged, NULL, &ur), 0);
+	al_unpack_result_clear(&ur);
+	CU_ASSERT_EQUAL(do_unpack(far2, o2, f.pub, &ur), 0);
+	al_unpack_result_clear(&ur);
+	now = tag_of(far2, BIG);
+	CU_ASSERT_STRING_EQUAL(now, new_d);
+	free(now);
+
+	/* older, then newer, then the older again: already imported, nothing moves */
+	CU_ASSERT_EQUAL(do_unpack(far3, f.real, f.pub, &ur), 0);
+	al_unpack_result_clear(&ur);
+	CU_ASSERT_EQUAL(do_unpack(far3, o2, f.pub, &ur), 0);
+	al_unpack_result_clear(&ur);
+	CU_ASSERT_EQUAL(do_unpack(far3, f.real, f.pub, &ur), 0);
+	CU_ASSERT_EQUAL(ur.already, 1);
+	al_unpack_result_clear(&ur);
+	now = tag_of(far3, BIG);
+	CU_ASSERT_STRING_EQUAL(now, new_d);
+	free(now);
+
+	/* with --allow-rollback the operator may */
+	memset(&o, 0, sizeof(o));
+	o.trust_key = f.pub;
+	o.allow_rollback = 1;
+	if (al_store_open(&s, far, NULL) == 0) {
+		CU_ASSERT_EQUAL(al_unpack(s, f.real, &o, &ur), 0);
+		CU_ASSERT_EQUAL(ur.complete, 1);
+	}
+	al_store_free(s);
+	al_unpack_result_clear(&ur);
+	now = tag_of(far, BIG);
+	CU_ASSERT_STRING_EQUAL(now, old_d);
+	free(now);
+out:
+	al_unpack_result_clear(&ur);
+	free(old_d);
+	free(new_d);
+	free(o2);
+	free(old0);
+	free(far);
+	free(far2);
+	free(far3);
+	trust_teardown(&f);
+}
+
 /* ---- hostile and broken media ---------------------------------------- */
 
 enum hostile {
@@ -880,6 +1610,176 @@ out:
 	free(far);
 }
 
+/* A store that imported the good pack, then its import record (or its marks file) overwritten by text: unpack refuses it, naming it. */
+static void expect_far_metadata_refused(int record, const char *text, const char *what)
+{
+	char id[AL_PACK_ID_MAX + 1], *far = fresh("far"), *other = fresh("other"), *path = NULL;
+	const char *good = good_pack(id);
+	al_unpack_result ur;
+
+	memset(&ur, 0, sizeof(ur));
+	CU_ASSERT_EQUAL(do_unpack(far, good, NULL, &ur), 0);
+	al_unpack_result_clear(&ur);
+	path = record ? al_sprintf("airlock/imported/%s.json", id) : al_strdup("airlock/pack-marks.json");
+	CU_ASSERT_EQUAL(write_text(far, path, text), 0);
+	/* the record is read for this pack; the marks for any pack not imported yet */
+	if (!record)
+		CU_ASSERT_EQUAL(forge_pack(good, id, other, "20000101T000000Z-00000001"), 0);
+	CU_ASSERT_EQUAL(do_unpack(far, record ? good : other, NULL, &ur), AL_EVERIFY);
+	CU_ASSERT_PTR_NOT_NULL(strstr(al_error_message(), what));
+	al_unpack_result_clear(&ur);
+	free(path);
+	free(far);
+	free(other);
+}
+
+static void test_pack__refuses_truncated_import_record(void)
+{
+	expect_far_metadata_refused(1, "{\"airlockImport\": 1, \"id\"", "import record");
+}
+
+static void test_pack__refuses_ill_typed_import_record(void)
+{
+	expect_far_metadata_refused(1, "{\"airlockImport\": 1, \"trusted\": \"yes\"}", "import record");
+}
+
+static void test_pack__refuses_damaged_pack_marks(void)
+{
+	expect_far_metadata_refused(0, "{\"airlockPackMarks\": 1, \"keys\": []}", "pack-marks.json");
+}
+
+/* ---- FIFOs and devices given as media ---------------------------------- */
+
+/* Unpack dir into a fresh store in a child; 1 if it returned within 10 s (its status in *code). */
+static int unpack_returns_promptly(const char *dir, int *code, char *msg, size_t msglen)
+{
+	char *far = fresh("far");
+	int fds[2], status = 0, i, done = 0;
+	pid_t pid;
+
+	msg[0] = '\0';
+	if (pipe(fds) != 0) {
+		free(far);
+		return 0;
+	}
+	pid = fork();
+	if (pid == 0) {
+		al_unpack_result ur;
+		int rc;
+		memset(&ur, 0, sizeof(ur));
+		close(fds[0]);
+		rc = do_unpack(far, dir, NULL, &ur);
+		if (write(fds[1], al_error_message(), strlen(al_error_message())) < 0)
+			_exit(99);
+		_exit(-rc & 0xff);
+	}
+	close(fds[1]);
+	for (i = 0; pid > 0 && i < 1000 && !done; i++) {
+		if (waitpid(pid, &status, WNOHANG) == pid)
+			done = 1;
+		else
+			usleep(10000);
+	}
+	if (pid > 0 && !done) {
+		kill(pid, SIGKILL);
+		waitpid(pid, &status, 0);
+	} else if (done) {
+		ssize_t n = read(fds[0], msg, msglen - 1);
+		msg[n > 0 ? n : 0] = '\0';
+		*code = WIFEXITED(status) ? -WEXITSTATUS(status) : 1;
+	}
+	close(fds[0]);
+	free(far);
+	return done;
+}
+
+/* A copy of the good pack in which name (the manifest or volume 1) is a FIFO. */
+static void expect_fifo_refused(int manifest)
+{
+	char id[AL_PACK_ID_MAX + 1], msg[1024];
+	const char *good = good_pack(id);
+	char *dir = fresh("fifo"), *a = man_path(good, id), *b = man_path(dir, id);
+	char *va = vol_path(good, id, 1), *vb = vol_path(dir, id, 1);
+	int code = 0;
+
+	CU_ASSERT_EQUAL(al_fs_mkdir_p(dir, 0755), 0);
+	if (manifest) {
+		CU_ASSERT_EQUAL(mkfifo(b, 0644), 0);
+		CU_ASSERT_EQUAL(copy_file(va, vb), 0);
+	} else {
+		CU_ASSERT_EQUAL(copy_file(a, b), 0);
+		CU_ASSERT_EQUAL(mkfifo(vb, 0644), 0);
+	}
+	CU_ASSERT(unpack_returns_promptly(dir, &code, msg, sizeof(msg)));
+	CU_ASSERT_EQUAL(code, AL_EVERIFY);
+	if (strstr(msg, "a FIFO") == NULL)
+		fprintf(stderr, "\nunexpected message: %s\n", msg);
+	CU_ASSERT_PTR_NOT_NULL(strstr(msg, "a FIFO"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(msg, manifest ? b : vb));
+	free(dir);
+	free(a);
+	free(b);
+	free(va);
+	free(vb);
+}
+
+static void test_pack__refuses_fifo_volume_without_blocking(void)
+{
+	expect_fifo_refused(0);
+}
+
+static void test_pack__refuses_fifo_manifest_without_blocking(void)
+{
+	expect_fifo_refused(1);
+}
+
+/* ---- an index entry naming a non-manifest blob -------------------------- */
+
+/* A source store whose index names a blob that is not a manifest, under media type mt (NULL: the manifest type). */
+static void expect_index_entry_refused(const char *mt, const char *reason)
+{
+	char *src = make_source(), *out = fresh("out"), *far = fresh("far");
+	uint8_t layer[4096];
+	unsigned seed = 5;
+	al_store *s = NULL;
+	al_descriptor desc;
+	al_unpack_result ur;
+	al_pack_result pr;
+
+	memset(&ur, 0, sizeof(ur));
+	memset(&desc, 0, sizeof(desc));
+	fill_random(layer, sizeof(layer), &seed);
+	if (al_store_open(&s, src, NULL) != 0 || al_store_put_blob(s, layer, sizeof(layer), &desc.digest) != 0) {
+		al_store_free(s);
+		CU_FAIL("store");
+		goto out;
+	}
+	desc.media_type = (char *)(mt != NULL ? mt : AL_MT_OCI_MANIFEST);
+	desc.size = sizeof(layer);
+	CU_ASSERT_EQUAL(al_store_tag(s, "quay.io/airlock-test/not-a-manifest:1", &desc), 0);
+	al_store_free(s);
+	CU_ASSERT_EQUAL(do_pack(src, out, 0, NULL, NULL, NULL, &pr), 0);
+	CU_ASSERT_EQUAL(do_unpack(far, out, NULL, &ur), AL_EVERIFY);
+	CU_ASSERT_PTR_NOT_NULL(strstr(al_error_message(), "quay.io/airlock-test/not-a-manifest:1"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(al_error_message(), reason));
+	CU_ASSERT(index_empty(far));
+out:
+	al_unpack_result_clear(&ur);
+	free(src);
+	free(out);
+	free(far);
+}
+
+static void test_pack__refuses_index_entry_naming_a_layer_blob(void)
+{
+	expect_index_entry_refused(NULL, "not an image manifest or index");
+}
+
+static void test_pack__refuses_index_entry_with_a_layer_media_type(void)
+{
+	expect_index_entry_refused(AL_MT_OCI_LAYER_GZIP, "not an image manifest or index");
+}
+
 /* kill -9 an unpack at random moments; each rerun must finish with a clean store. */
 static void test_pack__kill9_during_unpack_then_rerun_is_clean(void)
 {
@@ -978,6 +1878,26 @@ int main(void)
 		{"test_pack__delta_have_packs_exactly_what_the_inventory_lacks", test_pack__delta_have_packs_exactly_what_the_inventory_lacks},
 		{"test_pack__delta_without_its_base_is_refused", test_pack__delta_without_its_base_is_refused},
 		{"test_pack__signed_pack_verifies_and_bad_signatures_import_nothing", test_pack__signed_pack_verifies_and_bad_signatures_import_nothing},
+		{"test_pack__refuses_truncated_releases_json", test_pack__refuses_truncated_releases_json},
+		{"test_pack__refuses_ill_typed_releases_json", test_pack__refuses_ill_typed_releases_json},
+		{"test_pack__refuses_release_that_is_not_an_object", test_pack__refuses_release_that_is_not_an_object},
+		{"test_pack__refuses_releases_json_that_is_an_array", test_pack__refuses_releases_json_that_is_an_array},
+		{"test_pack__refuses_damaged_pack_sequence", test_pack__refuses_damaged_pack_sequence},
+		{"test_pack__refuses_blobs_of_an_unknown_algorithm", test_pack__refuses_blobs_of_an_unknown_algorithm},
+		{"test_pack__refuses_misnamed_file_among_blobs", test_pack__refuses_misnamed_file_among_blobs},
+		{"test_pack__refuses_misnamed_file_among_sha512_blobs", test_pack__refuses_misnamed_file_among_sha512_blobs},
+		{"test_pack__refuses_damaged_since_record", test_pack__refuses_damaged_since_record},
+		{"test_pack__sha512_blobs_round_trip_and_are_verified_with_sha512", test_pack__sha512_blobs_round_trip_and_are_verified_with_sha512},
+		{"test_pack__untrusted_forged_pack_does_not_preempt_a_trusted_one", test_pack__untrusted_forged_pack_does_not_preempt_a_trusted_one},
+		{"test_pack__forged_signature_file_never_blocks_a_trusted_pack", test_pack__forged_signature_file_never_blocks_a_trusted_pack},
+		{"test_pack__staged_parts_are_rehashed_before_reuse", test_pack__staged_parts_are_rehashed_before_reuse},
+		{"test_pack__volumes_only_after_an_untrusted_import_ask_for_the_manifest", test_pack__volumes_only_after_an_untrusted_import_ask_for_the_manifest},
+		{"test_pack__replayed_older_signed_pack_does_not_roll_tags_back", test_pack__replayed_older_signed_pack_does_not_roll_tags_back},
+		{"test_pack__forged_pack_after_a_trusted_one_does_not_stick", test_pack__forged_pack_after_a_trusted_one_does_not_stick},
+		{"test_pack__failed_pack_leaves_no_volume_behind", test_pack__failed_pack_leaves_no_volume_behind},
+		{"test_pack__refuses_truncated_import_record", test_pack__refuses_truncated_import_record},
+		{"test_pack__refuses_ill_typed_import_record", test_pack__refuses_ill_typed_import_record},
+		{"test_pack__refuses_damaged_pack_marks", test_pack__refuses_damaged_pack_marks},
 		{"test_pack__refuses_path_traversal", test_pack__refuses_path_traversal},
 		{"test_pack__refuses_absolute_path", test_pack__refuses_absolute_path},
 		{"test_pack__refuses_symlink", test_pack__refuses_symlink},
@@ -990,6 +1910,10 @@ int main(void)
 		{"test_pack__refuses_volume_of_another_pack", test_pack__refuses_volume_of_another_pack},
 		{"test_pack__refuses_truncated_volume", test_pack__refuses_truncated_volume},
 		{"test_pack__refuses_manifest_of_another_pack", test_pack__refuses_manifest_of_another_pack},
+		{"test_pack__refuses_fifo_volume_without_blocking", test_pack__refuses_fifo_volume_without_blocking},
+		{"test_pack__refuses_fifo_manifest_without_blocking", test_pack__refuses_fifo_manifest_without_blocking},
+		{"test_pack__refuses_index_entry_naming_a_layer_blob", test_pack__refuses_index_entry_naming_a_layer_blob},
+		{"test_pack__refuses_index_entry_with_a_layer_media_type", test_pack__refuses_index_entry_with_a_layer_media_type},
 		{"test_pack__kill9_during_unpack_then_rerun_is_clean", test_pack__kill9_during_unpack_then_rerun_is_clean},
 		{"test_pack__inventory_lists_blobs_signatures_and_packs", test_pack__inventory_lists_blobs_signatures_and_packs},
 		CU_TEST_INFO_NULL,

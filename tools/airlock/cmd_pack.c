@@ -53,11 +53,20 @@ static const char pack_help[] =
     "  -v, --verbose            debug output\n"
     "  -h, --help               this help\n"
     "\n"
+    "A store whose releases.json or index.json does not parse, or that holds "
+    "under\n"
+    "blobs/ anything but sha256 and sha512 blobs named by their digest, is "
+    "refused\n"
+    "before anything is written.\n"
+    "\n"
     "Output: one line on stdout:\n"
     "  pack ID: V volumes, E files (B bytes), S files left out\n"
-    "Exit status: 0 written, 2 usage error, 3 runtime error (nothing "
-    "half-written is\n"
-    "left under a volume's or the manifest's name).\n";
+    "Exit status: 0 written, 1 the store's metadata is damaged or it holds "
+    "files\n"
+    "under blobs/ that cannot be carried (named), 2 usage error, 3 runtime "
+    "error\n"
+    "(nothing half-written is left under a volume's or the manifest's "
+    "name).\n";
 
 int cmd_pack(int argc, char **argv)
 {

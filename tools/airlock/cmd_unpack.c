@@ -7,10 +7,11 @@
 #include "cli.h"
 #include "cmd_pack.h"
 
-enum { OPT_STORE = OPT_COMMAND_BASE, OPT_TRUST };
+enum { OPT_STORE = OPT_COMMAND_BASE, OPT_TRUST, OPT_ALLOW_ROLLBACK };
 
 static const char unpack_help[] =
-    "usage: airlock unpack DIR --store STORE [--trust PUBKEY]\n"
+    "usage: airlock unpack DIR --store STORE [--trust PUBKEY] "
+    "[--allow-rollback]\n"
     "\n"
     "Import the pack in DIR (its manifest airlock-<id>.json and any of its "
     "volumes)\n"
@@ -39,6 +40,9 @@ static const char unpack_help[] =
     "                          (airlock-<id>.json.sig) by this public key "
     "(PEM);\n"
     "                          otherwise nothing is imported\n"
+    "      --allow-rollback    let a pack older than one imported before "
+    "(by the\n"
+    "                          manifest's sequence) move tags back\n"
     "  -q, --quiet             only errors\n"
     "  -v, --verbose           debug output\n"
     "  -h, --help              this help\n"
@@ -58,6 +62,7 @@ int cmd_unpack(int argc, char **argv)
 	static const struct option longopts[] = {
 	    {"store", required_argument, NULL, OPT_STORE},
 	    {"trust", required_argument, NULL, OPT_TRUST},
+	    {"allow-rollback", no_argument, NULL, OPT_ALLOW_ROLLBACK},
 	    {"quiet", no_argument, NULL, 'q'},
 	    {"verbose", no_argument, NULL, 'v'},
 	    {"help", no_argument, NULL, 'h'},
@@ -86,6 +91,9 @@ int cmd_unpack(int argc, char **argv)
 			break;
 		case OPT_TRUST:
 			uo.trust_key = optarg;
+			break;
+		case OPT_ALLOW_ROLLBACK:
+			uo.allow_rollback = 1;
 			break;
 		case 'q':
 			c.quiet = 1;
