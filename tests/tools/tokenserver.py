@@ -9,6 +9,9 @@ Listens on 127.0.0.1 on a free port (written to FILE once ready). Loopback only.
                                 --user is given); {"access_token" (or "token"
                                 with --token-field), "expires_in": S (default
                                 300, left out with --expires-in 0)}
+                                ?bad=crlf|lf|esc|space|nul|utf8 (put it in
+                                the realm) appends a hostile suffix to
+                                the token: airlock must refuse it
   GET  /stats                   {"token_calls", "unauthorized", "leaked_auth", "storage_gets"}
   /v2/...                       manifests (GET/HEAD/PUT), blobs (HEAD, GET as a
                                 307 redirect to /storage), uploads (POST,
@@ -128,6 +131,14 @@ class Handler(BaseHTTPRequestHandler):
         tok = "tok-" + secrets.token_hex(8)
         with LOCK:
             STATE["tokens"][tok] = granted
+        # A hostile token server: ?bad=KIND in the realm appends a header
+        # injection (crlf), a terminal escape (esc), a space, a NUL or a
+        # non-ASCII byte to the token it hands out.
+        bad = {"crlf": "\r\nX-Injected: yes", "lf": "\nX-Injected: yes",
+               "esc": "\x1b[31m", "space": " x", "nul": "\x00x",
+               "utf8": "\u00e9"}.get(query.get("bad", [""])[0])
+        if bad is not None:
+            tok += bad
         answer = {ARGS.token_field: tok}
         if ARGS.expires_in > 0:
             answer["expires_in"] = ARGS.expires_in

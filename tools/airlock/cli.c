@@ -1,5 +1,6 @@
 /* cli.c: common flags, diagnostics, exit codes, signals and the terminal
  * progress line. */
+#include <errno.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdlib.h>
@@ -17,11 +18,20 @@ static void on_signal(int sig)
 	signal(sig, SIG_DFL);
 }
 
+/* Every diagnostic goes through here: the text (error messages carry
+ * registry answers, tar entry names, references) is printed escaped, so a
+ * hostile server can neither forge an "airlock:" line nor drive the
+ * terminal. */
 static void vmsg(const char *kind, const char *fmt, va_list ap)
 {
-	fprintf(stderr, "airlock: %s: ", kind);
-	vfprintf(stderr, fmt, ap);
-	fputc('\n', stderr);
+	char msg[4096], safe[4 * sizeof(msg)];
+	int n;
+
+	n = vsnprintf(msg, sizeof(msg), fmt, ap);
+	if (n < 0)
+		msg[0] = '\0';
+	al_str_escape(safe, sizeof(safe), msg, strlen(msg));
+	fprintf(stderr, "airlock: %s: %s\n", kind, safe);
 }
 
 void cli_error(const char *fmt, ...)
@@ -127,8 +137,13 @@ int cli_common_option(cli_common *c, int opt, const char *arg)
 		return 1;
 	case OPT_PARALLEL: {
 		char *end;
-		unsigned long v = strtoul(arg, &end, 10);
-		if (*arg == '\0' || *end != '\0' || v < 1 || v > 64) {
+		unsigned long v;
+
+		errno = 0;
+		v = strtoul(arg, &end, 10);
+		/* strtoul takes "-5", " 5" and "+5": digits only */
+		if (*arg < '0' || *arg > '9' || errno != 0 || *end != '\0' ||
+		    v < 1 || v > 64) {
 			cli_error(
 			    "--parallel takes a number from 1 to 64, not '%s'",
 			    arg);
@@ -178,11 +193,15 @@ static void json_escape_to(FILE *f, const char *s)
 	}
 }
 
-static void log_handler(al_log_level level, const char *msg, void *ud)
+static void log_handler(al_log_level level, const char *raw, void *ud)
 {
 	static const char *names[] = {"error", "warning", "info", "debug"};
 	cli_common *c = ud;
+	char msg[8192];
 
+	/* al_log escapes already; a message that reaches here another way is
+	 * escaped too (escaping twice changes nothing). */
+	al_str_escape(msg, sizeof(msg), raw, strlen(raw));
 	cli_progress_done(c);
 	if (c->log_json) {
 		fprintf(stderr, "{\"level\":\"%s\",\"msg\":\"", names[level]);
@@ -248,12 +267,15 @@ void cli_transfer_opts(cli_common *c, al_transfer_opts *o)
 	o->registry.http.ca_file = c->ca_file;
 	o->registry.http.proxy = c->proxy;
 	if (c->timeout_ms > 0) {
-		/* --timeout bounds waiting, not transferring: a connection
-		 * that does not connect, answer or move data for D fails,
-		 * while a large blob that keeps flowing is never cut. With
-		 * two retries a dead registry costs about 3 x D. */
+		/* --timeout D (docs/http.md "Bounds"): a connection that does
+		 * not connect, answer or move data for D fails; a document
+		 * (manifest, token, tag page) or an error body that is not
+		 * complete within D fails; a blob that keeps flowing at the
+		 * minimum rate is never cut. Two retries: a request for a
+		 * document ends within 3 x D. */
 		o->registry.http.connect_timeout_ms = c->timeout_ms;
 		o->registry.http.low_speed_time_ms = c->timeout_ms;
+		o->registry.http.doc_timeout_ms = c->timeout_ms;
 		o->registry.http.max_retries = 2;
 	}
 	o->registry.http.cancel = c->cancel;
