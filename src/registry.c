@@ -12,6 +12,7 @@
 #include "airlock/registry.h"
 #include "airlock/error.h"
 #include "airlock/log.h"
+#include "registry_int.h"
 
 #define DEFAULT_CHUNK (16 * AL_MIB)
 #define TAGS_BODY_MAX (16 * AL_MIB)
@@ -171,6 +172,9 @@ static char *make_url(const al_registry *r, const char *path_or_url)
 	return al_strdup(path_or_url);
 }
 
+static int64_t content_range_start(const char *v);
+static char *link_next(const char *v);
+
 #define REG_SAME 0      /* the registry's origin */
 #define REG_DOWNGRADE 1 /* its host and port over plain http, not allowed */
 #define REG_OTHER 2     /* somewhere else (object storage, ...) */
@@ -233,14 +237,11 @@ static char *resolve(const al_registry *r, const char *loc)
 	return al_sprintf("%s://%s/%s", r->scheme, r->endpoint, loc);
 }
 
-/* Printable, bounded copy of registry-supplied text for messages. */
+/* Bounded copy of registry-supplied text for messages, control characters
+ * and escape sequences escaped (buf.h al_str_escape). */
 static void clean_text(char *dst, size_t cap, const char *src)
 {
-	size_t i, j = 0;
-
-	for (i = 0; src[i] != '\0' && j + 1 < cap; i++)
-		dst[j++] = isprint((unsigned char)src[i]) ? src[i] : '?';
-	dst[j] = '\0';
+	al_str_escape(dst, cap, src, strlen(src));
 }
 
 /* Turn a non-success answer into an error naming what. */
@@ -782,19 +783,9 @@ int al_registry_blob_exists(al_registry *r, const char *repo,
 		goto out;
 	}
 	if (size != NULL) {
-		char *end = NULL;
-		unsigned long long v = 0;
-		int ok = 0;
-
-		/* strtoull takes "-5" (as a huge number), " 5" and "+5":
-		 * digits only */
 		cl = al_http_resp_header(&resp, "Content-Length");
-		if (cl != NULL && isdigit((unsigned char)cl[0])) {
-			errno = 0;
-			v = strtoull(cl, &end, 10);
-			ok = errno == 0 && *end == '\0';
-		}
-		*size = ok ? (uint64_t)v : 0;
+		if (cl == NULL || al_registry__parse_size(cl, size) != 0)
+			*size = 0;
 	}
 	*exists = 1;
 out:
@@ -862,6 +853,33 @@ static int bs_reset(void *ud)
 	}
 	bs->count = 0;
 	return 0;
+}
+
+int al_registry__parse_size(const char *s, uint64_t *out)
+{
+	char *end = NULL;
+	unsigned long long v;
+
+	/* strtoull takes "-5" (as a huge number), " 5" and "+5": digits
+	 * only, and nothing after them */
+	if (s == NULL || !isdigit((unsigned char)s[0]))
+		return -1;
+	errno = 0;
+	v = strtoull(s, &end, 10);
+	if (errno != 0 || *end != '\0' || v > INT64_MAX)
+		return -1;
+	*out = (uint64_t)v;
+	return 0;
+}
+
+int64_t al_registry__content_range_start(const char *v)
+{
+	return content_range_start(v);
+}
+
+char *al_registry__link_next(const char *v)
+{
+	return link_next(v);
 }
 
 /* Start offset of a "bytes START-END/TOTAL" Content-Range; -1 if unparsable. */
