@@ -414,7 +414,8 @@ static int reg_do(al_registry *r, const char *repo, int push,
 		rc = al_auth_challenge_url(r->auth, r->http, r->host, repo,
 		                           www, scope, url, &auth);
 		if (rc != 0) {
-			rc = al_error_wrap(rc, "'%s': ", url);
+			rc = al_error_wrap(rc, "'%.*s'",
+			                   (int)strcspn(url, "?"), url);
 			goto out;
 		}
 		rc = rewind_body(req);

@@ -3,6 +3,7 @@
 
 Usage: tokenserver.py --port-file FILE [--user USER:PASS] [--cuts N] [--max-page N]
                       [--expires-in S] [--token-field token|access_token]
+                      [--bad-token crlf|lf|esc|space|nul|utf8]
 
 Listens on 127.0.0.1 on a free port (written to FILE once ready). Loopback only.
   GET  /token?service=&scope=   token endpoint (Basic USER:PASS required when
@@ -136,7 +137,7 @@ class Handler(BaseHTTPRequestHandler):
         # non-ASCII byte to the token it hands out.
         bad = {"crlf": "\r\nX-Injected: yes", "lf": "\nX-Injected: yes",
                "esc": "\x1b[31m", "space": " x", "nul": "\x00x",
-               "utf8": "\u00e9"}.get(query.get("bad", [""])[0])
+               "utf8": "\u00e9"}.get(query.get("bad", [ARGS.bad_token])[0])
         if bad is not None:
             tok += bad
         answer = {ARGS.token_field: tok}
@@ -347,6 +348,7 @@ def main():
     p.add_argument("--max-page", type=int, default=0)
     p.add_argument("--expires-in", type=int, default=300, help="0: leave expires_in out")
     p.add_argument("--token-field", default="access_token", choices=["token", "access_token"])
+    p.add_argument("--bad-token", default="", help="as ?bad=KIND, for every token")
     ARGS = p.parse_args()
     srv = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
     srv.daemon_threads = True
