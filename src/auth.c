@@ -445,8 +445,9 @@ int al_auth_parse_challenge(al_auth_params *out, const char *hdr)
 	/* Parameters end up in a URL and in messages: no control character
 	 * (a quoted-string's qdtext excludes them, RFC 9110 5.6.4). */
 	if (!al_http_value_ok(hdr, strlen(hdr)))
-		return al_error_set(AL_EPARSE, "WWW-Authenticate '%.200s' "
-		                               "contains a control character",
+		return al_error_set(AL_EPARSE,
+		                    "WWW-Authenticate '%.200s' "
+		                    "contains a control character",
 		                    hdr);
 	while (*s == ' ' || *s == '\t')
 		s++;
@@ -731,16 +732,16 @@ int al_auth__parse_token(const uint8_t *p, size_t n, const char *realm,
 		realm = "";
 	root = json_loadb((const char *)p, n, JSON_REJECT_DUPLICATES, &jerr);
 	if (root == NULL || !json_is_object(root)) {
-		rc = al_error_set(AL_EPARSE,
-		                  "token server '%s': invalid JSON answer", realm);
+		rc = al_error_set(
+		    AL_EPARSE, "token server '%s': invalid JSON answer", realm);
 		goto out;
 	}
 	v = json_object_get(root, "token");
 	if (!json_is_string(v) || json_string_length(v) == 0)
 		v = json_object_get(root, "access_token");
 	if (!json_is_string(v) || json_string_length(v) == 0) {
-		rc = al_error_set(AL_EPROTO,
-		                  "token server '%s': answer has no token", realm);
+		rc = al_error_set(
+		    AL_EPROTO, "token server '%s': answer has no token", realm);
 		goto out;
 	}
 	tok = json_string_value(v);
@@ -759,11 +760,12 @@ int al_auth__parse_token(const uint8_t *p, size_t n, const char *realm,
 		unsigned char c = (unsigned char)tok[i];
 
 		if (c < 0x21 || c > 0x7e) {
-			rc = al_error_set(AL_EPROTO,
-			                  "token server '%s': the token contains "
-			                  "a control character, a space or a "
-			                  "non-ASCII byte (refused)",
-			                  realm);
+			rc = al_error_set(
+			    AL_EPROTO,
+			    "token server '%s': the token contains "
+			    "a control character, a space or a "
+			    "non-ASCII byte (refused)",
+			    realm);
 			goto out;
 		}
 	}
@@ -801,11 +803,12 @@ static int realm_allowed(al_http *h, const char *realm, const char *reg_url,
 		                    "refused",
 		                    registry, realm);
 	if (with_creds && !al_http_plain_allowed(h, realm))
-		return al_error_set(AL_EAUTH,
-		                    "refusing to send the credentials for '%s' "
-		                    "to the plain-http token realm '%s' (not an "
-		                    "insecure host)",
-		                    registry, realm);
+		return al_error_set(
+		    AL_EAUTH,
+		    "refusing to send the credentials for '%s' "
+		    "to the plain-http token realm '%s' (not an "
+		    "insecure host)",
+		    registry, realm);
 	return 0;
 }
 
@@ -889,9 +892,9 @@ int al_auth_challenge(al_auth *a, al_http *h, const char *registry,
 }
 
 int al_auth_challenge_url(al_auth *a, al_http *h, const char *registry,
-                          const char *repository,
-                          const char *www_authenticate, const char *scope,
-                          const char *request_url, char **header)
+                          const char *repository, const char *www_authenticate,
+                          const char *scope, const char *request_url,
+                          char **header)
 {
 	al_auth_params ch = {NULL, NULL, NULL, NULL};
 	char *user = NULL, *pass = NULL, *cred = NULL, *token = NULL,

@@ -75,7 +75,7 @@ struct xfer {
 	size_t hdr_bytes;     /* header bytes of this answer */
 	uint64_t side_bytes;  /* body bytes of a non-2xx / redirect answer */
 	uint64_t side_end_ms; /* its body must end by then (0: not yet set) */
-	uint64_t range_from; /* "Range: bytes=<range_from>-" sent (0: none) */
+	uint64_t range_from;  /* "Range: bytes=<range_from>-" sent (0: none) */
 	/* across attempts */
 	uint64_t given;   /* bytes given to the sink / body_out */
 	size_t out_start; /* body_out length before the call */
@@ -469,8 +469,7 @@ long al_http__status_code(const char *buf, size_t len)
 		return -1;
 	for (i = 5; i < len && buf[i] != ' '; i++)
 		;
-	for (i++; i < len && isdigit((unsigned char)buf[i]) && code < 1000;
-	     i++)
+	for (i++; i < len && isdigit((unsigned char)buf[i]) && code < 1000; i++)
 		code = code * 10 + (buf[i] - '0');
 	return code;
 }
@@ -760,12 +759,13 @@ static CURLcode run_transfer(al_http *h, struct xfer *x)
 		} else if (win_start != 0 &&
 		           now - win_start >= h->low_speed_ms) {
 			if (cur - win_bytes < win_min) {
-				set_errbuf(h,
-				           "too slow: %llu bytes in %llu ms "
-				           "(the minimum is %llu bytes/s)",
-				           (unsigned long long)(cur - win_bytes),
-				           (unsigned long long)(now - win_start),
-				           (unsigned long long)h->min_speed_bps);
+				set_errbuf(
+				    h,
+				    "too slow: %llu bytes in %llu ms "
+				    "(the minimum is %llu bytes/s)",
+				    (unsigned long long)(cur - win_bytes),
+				    (unsigned long long)(now - win_start),
+				    (unsigned long long)h->min_speed_bps);
 				res = CURLE_OPERATION_TIMEDOUT;
 				break;
 			}
@@ -773,7 +773,8 @@ static CURLcode run_transfer(al_http *h, struct xfer *x)
 			win_bytes = cur;
 		}
 		if (x->doc && now - start >= h->doc_ms) {
-			set_errbuf(h, "the answer did not complete within %llu ms",
+			set_errbuf(h,
+			           "the answer did not complete within %llu ms",
 			           (unsigned long long)h->doc_ms);
 			res = CURLE_OPERATION_TIMEDOUT;
 			break;
@@ -782,11 +783,11 @@ static CURLcode run_transfer(al_http *h, struct xfer *x)
 			if (x->side_end_ms == 0)
 				x->side_end_ms = now + h->doc_ms;
 			else if (now >= x->side_end_ms) {
-				set_errbuf(h,
-				           "the body of the HTTP %ld answer did "
-				           "not complete within %llu ms",
-				           x->status,
-				           (unsigned long long)h->doc_ms);
+				set_errbuf(
+				    h,
+				    "the body of the HTTP %ld answer did "
+				    "not complete within %llu ms",
+				    x->status, (unsigned long long)h->doc_ms);
 				res = CURLE_OPERATION_TIMEDOUT;
 				break;
 			}
@@ -1044,10 +1045,11 @@ int al_http_do(al_http *h, const al_http_req *req, al_http_resp *resp)
 		goto out;
 	}
 	if (url_has_ctl(url)) {
-		rc = al_error_set(AL_EINVAL,
-		                  "refusing the URL '%s': it contains a control "
-		                  "character or a space",
-		                  x.safe_url);
+		rc =
+		    al_error_set(AL_EINVAL,
+		                 "refusing the URL '%s': it contains a control "
+		                 "character or a space",
+		                 x.safe_url);
 		goto out;
 	}
 	for (hp = req->headers; hp != NULL && *hp != NULL; hp++) {

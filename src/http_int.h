@@ -12,8 +12,9 @@ long al_http__status_code(const char *buf, size_t len);
 #define AL_HTTP_HDR_FIELD 0 /* a "Name: value" field */
 #define AL_HTTP_HDR_END 1   /* the empty line that ends the headers */
 #define AL_HTTP_HDR_SKIP 2  /* ignored: folded continuation, no colon */
-#define AL_HTTP_HDR_BAD 3   /* refused: a control character, or blanks in
-                               the name */
+#define AL_HTTP_HDR_BAD                                                        \
+	3 /* refused: a control character, or blanks in                        \
+	     the name */
 
 /*
  * Split one raw header line (its CR LF included or not, len bytes, not

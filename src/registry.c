@@ -336,12 +336,13 @@ static int reg_do(al_registry *r, const char *repo, int push,
 	if (reg_origin(r, url) == REG_DOWNGRADE) {
 		/* e.g. an upload Location: the credentials would follow it
 		 * in clear text */
-		rc = al_error_set(AL_EPROTO,
-		                  "registry '%s' (https) sent the plain-http URL "
-		                  "'%.*s' on its own host and port: refusing the "
-		                  "downgrade (--tls-verify=false allows plain "
-		                  "http to this registry)",
-		                  r->host, (int)strcspn(url, "?"), url);
+		rc = al_error_set(
+		    AL_EPROTO,
+		    "registry '%s' (https) sent the plain-http URL "
+		    "'%.*s' on its own host and port: refusing the "
+		    "downgrade (--tls-verify=false allows plain "
+		    "http to this registry)",
+		    r->host, (int)strcspn(url, "?"), url);
 		goto out;
 	}
 	if (on_registry(r, url) &&
@@ -411,11 +412,11 @@ static int reg_do(al_registry *r, const char *repo, int push,
 			free(auth);
 			auth = NULL;
 		}
-		rc = al_auth_challenge_url(r->auth, r->http, r->host, repo,
-		                           www, scope, url, &auth);
+		rc = al_auth_challenge_url(r->auth, r->http, r->host, repo, www,
+		                           scope, url, &auth);
 		if (rc != 0) {
-			rc = al_error_wrap(rc, "'%.*s'",
-			                   (int)strcspn(url, "?"), url);
+			rc = al_error_wrap(rc, "'%.*s'", (int)strcspn(url, "?"),
+			                   url);
 			goto out;
 		}
 		rc = rewind_body(req);
@@ -1482,10 +1483,11 @@ int al_registry_list_tags(al_registry *r, const char *repo, char ***tags,
 		next = link_next(al_http_resp_header(&resp, "Link"));
 		if (next != NULL && !url_text_ok(next)) {
 			free(next);
-			rc = al_error_set(AL_EPROTO,
-			                  "tags of '%s': the pagination link "
-			                  "contains a control character or a space",
-			                  what);
+			rc = al_error_set(
+			    AL_EPROTO,
+			    "tags of '%s': the pagination link "
+			    "contains a control character or a space",
+			    what);
 			goto out;
 		}
 		if (next != NULL) {

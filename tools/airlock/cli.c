@@ -52,6 +52,14 @@ void cli_warn(const char *fmt, ...)
 	va_end(ap);
 }
 
+void cli_event(const char *line)
+{
+	char safe[8192];
+
+	al_str_escape(safe, sizeof(safe), line, strlen(line));
+	fprintf(stderr, "%s\n", safe);
+}
+
 int cli_exit_code(int rc)
 {
 	switch (rc) {

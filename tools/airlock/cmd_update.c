@@ -111,7 +111,7 @@ static void on_event(void *ud, const char *line)
 	ev_ctx *e = ud;
 
 	if (!e->quiet)
-		fprintf(stderr, "%s\n", line);
+		cli_event(line);
 }
 
 static int load_keyring(al_pgp_keyring **kr, const char *const *files, size_t n)
@@ -263,7 +263,9 @@ int cmd_update(int argc, char **argv)
 			char *end;
 			unsigned long v = strtoul(optarg, &end, 10);
 
-			if (*optarg == '\0' || *end != '\0' || v > 0xffffffffUL)
+			/* strtoul takes " 5" and "+5": digits only */
+			if (*optarg < '0' || *optarg > '9' || *end != '\0' ||
+			    v > 0xffffffffUL)
 				return cli_usage_error(
 				    "update", "--seed takes a number, not '%s'",
 				    optarg);
