@@ -72,7 +72,7 @@ struct xfer {
 	int follow;   /* a redirect we follow: its body is dropped */
 	int follow_allowed;
 	int is_head;
-	size_t hdr_bytes;     /* header bytes of this answer */
+	size_t hdr_bytes;     /* header bytes of this attempt (1xx included) */
 	uint64_t side_bytes;  /* body bytes of a non-2xx / redirect answer */
 	uint64_t side_end_ms; /* its body must end by then (0: not yet set) */
 	uint64_t range_from;  /* "Range: bytes=<range_from>-" sent (0: none) */
@@ -523,9 +523,9 @@ static size_t header_cb(char *buf, size_t size, size_t nitems, void *ud)
 		headers_clear(x->resp);
 		x->status = code;
 		x->headers_done = 0;
-		x->hdr_bytes = n;
-		return n;
 	}
+	/* counted over the whole attempt: an endless run of 1xx answers
+	 * must not keep it alive either */
 	x->hdr_bytes += n;
 	if (x->hdr_bytes > HTTP_MAX_HEADER_BYTES) {
 		x->err = al_error_set(AL_ELIMIT,
@@ -535,7 +535,7 @@ static size_t header_cb(char *buf, size_t size, size_t nitems, void *ud)
 		return 0;
 	}
 	rc = al_http__split_header(buf, n, &nlen, &vs, &vlen);
-	if (rc == AL_HTTP_HDR_SKIP)
+	if (code >= 0 || rc == AL_HTTP_HDR_SKIP)
 		return n;
 	if (rc == AL_HTTP_HDR_BAD) {
 		x->err = al_error_set(AL_EPROTO,

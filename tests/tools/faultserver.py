@@ -65,6 +65,7 @@ Paths:
   /endless/<code>?to=URL    <code> (Location: URL when given) with no
                             Content-Length and a body that never ends, sent
                             as fast as the client reads (for 120 s at most)
+  /endless-1xx              "102 Processing" answers that never end
   /drip-status/<code>/<ms>  <code> announcing a 1 GB body, one byte every
                             ms milliseconds, until the client gives up
   /many-headers/<n>         200 "ok\n" with n extra headers X-Many-<i>
@@ -350,6 +351,12 @@ class Handler(http.server.BaseHTTPRequestHandler):
                 while time.monotonic() < end:
                     self.wfile.write(chunk)
                 self.wfile.flush()
+            elif head == "endless-1xx":
+                self.close_connection = True
+                end = time.monotonic() + 120
+                while time.monotonic() < end:
+                    self.wfile.write(b"HTTP/1.1 102 Processing\r\n\r\n")
+                    self.wfile.flush()
             elif head == "drip-status" and len(args) == 2:
                 self.close_connection = True
                 code, ms = int(args[0]), int(args[1])

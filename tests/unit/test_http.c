@@ -1536,6 +1536,10 @@ static void test_http__header_count_and_size_are_bounded(void)
 	    strstr(al_error_message(), "response headers from"));
 	CU_ASSERT_PTR_NOT_NULL(strstr(al_error_message(), "exceed"));
 	CU_ASSERT_EQUAL(resp.body_overflow, 0);
+	/* interim answers count too: an endless run of them ends */
+	req.url = url("/endless-1xx");
+	CU_ASSERT_EQUAL(al_http_do(h, &req, &resp), AL_ELIMIT);
+	CU_ASSERT_PTR_NOT_NULL(strstr(al_error_message(), "exceed"));
 	/* a body past body_out's max says so */
 	req.url = url("/ok/5000");
 	CU_ASSERT_EQUAL(al_http_do(h, &req, &resp), AL_ELIMIT);
