@@ -82,6 +82,8 @@ struct xfer {
 	int err;          /* al_status from a callback; message already set */
 	int canceled;
 	int doc;              /* answer kept in memory: bounded in time */
+	int capped;           /* curl's total timeout is the deadline's rest */
+	int own_timeout;      /* run_transfer ended the attempt (stall...) */
 	al_deadline deadline; /* req->deadline, or earlier for a document */
 	/* request body */
 	int send_body;
@@ -496,7 +498,7 @@ int al_http__split_header(const char *buf, size_t len, size_t *name_len,
 		return AL_HTTP_HDR_SKIP;
 	for (i = 0; buf + i < colon; i++) {
 		if (buf[i] == ' ' || buf[i] == '\t')
-			return AL_HTTP_HDR_BAD; /* no space before the colon */
+			return AL_HTTP_HDR_SKIP; /* not a field name: ignored */
 	}
 	vs = (size_t)(colon - buf) + 1;
 	while (vs < len && (buf[vs] == ' ' || buf[vs] == '\t'))
@@ -540,7 +542,7 @@ static size_t header_cb(char *buf, size_t size, size_t nitems, void *ud)
 	if (rc == AL_HTTP_HDR_BAD) {
 		x->err = al_error_set(AL_EPROTO,
 		                      "a response header from '%s' contains a "
-		                      "control character or a malformed name",
+		                      "control character",
 		                      x->safe_url);
 		return 0;
 	}
@@ -729,6 +731,7 @@ static CURLcode run_transfer(al_http *h, struct xfer *x)
 	uint64_t win_start = 0, win_bytes = 0, win_min;
 
 	win_min = h->min_speed_bps * h->low_speed_ms / 1000;
+	x->own_timeout = 0;
 
 	if (curl_multi_add_handle(h->multi, h->easy) != CURLM_OK)
 		return CURLE_FAILED_INIT;
@@ -751,6 +754,7 @@ static CURLcode run_transfer(al_http *h, struct xfer *x)
 			set_errbuf(h, "stalled: no data for %llu ms",
 			           (unsigned long long)(now - last_move));
 			res = CURLE_OPERATION_TIMEDOUT;
+			x->own_timeout = 1;
 			break;
 		}
 		if (win_start == 0 && cur > 0) {
@@ -767,6 +771,7 @@ static CURLcode run_transfer(al_http *h, struct xfer *x)
 				    (unsigned long long)(now - win_start),
 				    (unsigned long long)h->min_speed_bps);
 				res = CURLE_OPERATION_TIMEDOUT;
+				x->own_timeout = 1;
 				break;
 			}
 			win_start = now;
@@ -777,6 +782,7 @@ static CURLcode run_transfer(al_http *h, struct xfer *x)
 			           "the answer did not complete within %llu ms",
 			           (unsigned long long)h->doc_ms);
 			res = CURLE_OPERATION_TIMEDOUT;
+			x->own_timeout = 1;
 			break;
 		}
 		if (x->headers_done && !x->body_2xx && !x->is_head) {
@@ -789,6 +795,7 @@ static CURLcode run_transfer(al_http *h, struct xfer *x)
 				    "not complete within %llu ms",
 				    x->status, (unsigned long long)h->doc_ms);
 				res = CURLE_OPERATION_TIMEDOUT;
+				x->own_timeout = 1;
 				break;
 			}
 		}
@@ -856,6 +863,8 @@ static int setup_attempt(al_http *h, struct xfer *x, const char *url,
 	uint64_t total =
 	    h->request_ms != 0 ? min_u64(h->request_ms, remaining) : remaining;
 	uint64_t connect = min_u64(h->connect_ms, remaining);
+
+	x->capped = remaining != UINT64_MAX && total == remaining;
 	/* curl's own check is only a backstop, 5 s behind ours (see
 	 * run_transfer), so a stall is reported with our message. */
 	uint64_t low = (h->low_speed_ms + 999) / 1000 + 5;
@@ -1260,8 +1269,12 @@ int al_http_do(al_http *h, const al_http_req *req, al_http_resp *resp)
 			              ? h->errbuf
 			              : curl_easy_strerror(res);
 			code = classify(res, &retry);
+			/* curl's timer may fire a few ms before ours: a
+			 * curl timeout set from the deadline's rest is the
+			 * deadline */
 			if (code == AL_ETIMEOUT &&
-			    al_deadline_expired(x.deadline)) {
+			    (al_deadline_expired(x.deadline) ||
+			     (x.capped && !x.own_timeout))) {
 				al_log_debug("http: %s %s failed (attempt %u): "
 				             "%s, deadline exceeded",
 				             method, x.safe_url, resp->attempts,

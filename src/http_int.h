@@ -9,12 +9,13 @@
  * most 4 digits read), or -1 when the line is not a status line. */
 long al_http__status_code(const char *buf, size_t len);
 
-#define AL_HTTP_HDR_FIELD 0 /* a "Name: value" field */
-#define AL_HTTP_HDR_END 1   /* the empty line that ends the headers */
-#define AL_HTTP_HDR_SKIP 2  /* ignored: folded continuation, no colon */
-#define AL_HTTP_HDR_BAD                                                        \
-	3 /* refused: a control character, or blanks in                        \
-	     the name */
+/* What al_http__split_header found: a "Name: value" field; the empty line
+ * that ends the headers; a line to ignore (folded continuation, no colon, a
+ * blank in the field name); a line to refuse (a control character). */
+#define AL_HTTP_HDR_FIELD 0
+#define AL_HTTP_HDR_END 1
+#define AL_HTTP_HDR_SKIP 2
+#define AL_HTTP_HDR_BAD 3
 
 /*
  * Split one raw header line (its CR LF included or not, len bytes, not
