@@ -730,7 +730,9 @@ static CURLcode run_transfer(al_http *h, struct xfer *x)
 	         cur;
 	uint64_t win_start = 0, win_bytes = 0, win_min;
 
-	win_min = h->min_speed_bps * h->low_speed_ms / 1000;
+	win_min = h->min_speed_bps > UINT64_MAX / h->low_speed_ms
+	              ? UINT64_MAX / 1000
+	              : h->min_speed_bps * h->low_speed_ms / 1000;
 	x->own_timeout = 0;
 
 	if (curl_multi_add_handle(h->multi, h->easy) != CURLM_OK)
