@@ -60,13 +60,14 @@ enum {
 	"      --proxy URL          HTTP(S) proxy (default: https_proxy / "    \
 	"no_proxy env)\n"                                                      \
 	"      --parallel N         concurrent transfers (default 8)\n"        \
-	"      --timeout D          give up on a connection that does not "    \
-	"connect, answer\n"                                                    \
-	"                           or move data for D (e.g. 10s, 2m), and "   \
-	"retry a request\n"                                                    \
-	"                           at most twice (default: 10s to connect, "  \
-	"30s without\n"                                                        \
-	"                           data, four retries)\n"                     \
+	"      --timeout D          fail a connection that does not connect "  \
+	"or move\n"                                                            \
+	"                           data for D (e.g. 10s, 2m), or a manifest " \
+	"not received\n"                                                       \
+	"                           within D; retry at most twice (default: "  \
+	"10s to\n"                                                             \
+	"                           connect, 30s without data, four "          \
+	"retries)\n"                                                           \
 	"      --log-format=FMT     text (default) or json\n"                  \
 	"  -q, --quiet              only errors\n"                             \
 	"  -v, --verbose            debug output\n"                            \
@@ -107,6 +108,9 @@ void cli_transfer_opts(cli_common *c, al_transfer_opts *o);
 /* "airlock: error: ..." on stderr. */
 void cli_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void cli_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* Print one line of progress or event text to stderr, escaped like every
+ * diagnostic (it may carry server data). */
+void cli_event(const char *line);
 /* Print "airlock: error: <context>: <al_error_message()>" and map rc. */
 int cli_fail(int rc, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));

@@ -122,7 +122,7 @@ static void on_event(void *ud, const char *line)
 	ev_ctx *e = ud;
 
 	if (!e->quiet)
-		fprintf(stderr, "%s\n", line);
+		cli_event(line);
 }
 
 /* The trusted keys: --keyring PATHs, else the shipped Red Hat keys (what a
