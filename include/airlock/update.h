@@ -69,6 +69,25 @@ typedef struct al_update_load_opts {
 	    *version; /* replaces AL_UPDATE_PLACEHOLDER_VERSION; required */
 	const al_update_image *images; /* image-references */
 	size_t nimages;
+	/* The cluster's filters (library-go manifest.Include; docs/updater.md
+	 * "What is applied"). feature_set: the cluster's spec.featureSet,
+	 * NULL or "" meaning "Default" (always applied, as the CVO does). */
+	const char *feature_set;
+	/* Enabled feature gates; used only when feature_gates_known. */
+	const char *const *feature_gates;
+	size_t nfeature_gates;
+	int feature_gates_known;
+	/* Enabled (explicitly or implicitly) capabilities and the known ones;
+	 * used only when capabilities_known (else nothing is filtered on
+	 * capabilities). known NULL: AL_UPDATE_KNOWN_CAPABILITIES. */
+	const char *const *capabilities;
+	size_t ncapabilities;
+	const char *const *known_capabilities;
+	size_t nknown_capabilities;
+	int capabilities_known;
+	/* {{.ReleaseImage}} in the image's manifests/ templates; NULL: the
+	 * version. */
+	const char *release_image;
 } al_update_load_opts;
 
 /* One task: one object of one manifest file. */
@@ -83,6 +102,8 @@ typedef struct al_update_task {
 	int create_only;      /* release.openshift.io/create-only: "true" */
 	int delete_it; /* release.openshift.io/delete: "true": delete, not apply
 	                */
+	int job;       /* a batch/v1 Job: a barrier (the CVO's SplitOnJobs) */
+	char *group;   /* API group of apiVersion ("" for core) */
 } al_update_task;
 
 /* A component: tasks[first .. first + count) applied in order. */
@@ -99,6 +120,8 @@ typedef struct al_update_level {
 	size_t first;
 	size_t count;
 	size_t ntasks;
+	char *number; /* the run level's digits as in the file name ("05");
+	                 NULL for names the CVO's pattern does not match */
 } al_update_level;
 
 typedef struct al_update_graph {
@@ -108,7 +131,10 @@ typedef struct al_update_graph {
 	size_t ncomponents;
 	al_update_level *levels;
 	size_t nlevels;
-	size_t skipped; /* documents left out (profile, exclude, empty) */
+	size_t skipped;            /* documents left out (any filter, empty) */
+	size_t skipped_feature;    /* of which: feature set / gate / major */
+	size_t skipped_capability; /* of which: capability not enabled */
+	size_t skipped_template;   /* manifests/ files whose template failed */
 } al_update_graph;
 
 /*
@@ -134,6 +160,45 @@ typedef struct al_update_graph {
 AL_EXPORT int al_update_graph_build(al_update_graph **out,
                                     const al_update_file *files, size_t nfiles,
                                     const al_update_load_opts *opts);
+
+/*
+ * The CVO's full load (pkg/payload LoadUpdate, task_graph.go): the image's
+ * manifests/ files (cvo, rendered as templates: {{.ReleaseImage}},
+ * {{.ClusterProfile}}, {{.Images.<tag>}}, string literals; a file using
+ * anything else is skipped, as the CVO skips a template that fails) come
+ * first, then release-manifests/ (files), each directory in file-name
+ * order. Every document is filtered as library-go's manifest.Include does
+ * (exclude, feature set, feature gate, major version, profile,
+ * capabilities). The same object (group, kind, namespace, name) twice in
+ * one file refuses the payload before filtering (library-go
+ * ParseManifests); the same object kept from two files refuses it too
+ * (AL_EPARSE naming both files). Order: the flat list is split at each
+ * batch/v1 Job (SplitOnJobs), then grouped as ByNumberAndComponent does:
+ * a run of names with the same run-level digits (compared as strings)
+ * and several components is one parallel level; anything else (one
+ * component, a name the pattern does not match) runs serially in place.
+ * al_update_graph_build is this with no manifests/ files.
+ */
+AL_EXPORT int al_update_graph_build2(al_update_graph **out,
+                                     const al_update_file *cvo, size_t ncvo,
+                                     const al_update_file *files, size_t nfiles,
+                                     const al_update_load_opts *opts);
+
+/* The capabilities the CVO knows (openshift/api
+ * KnownClusterVersionCapabilities), NULL-terminated. */
+AL_EXPORT const char *const *al_update_known_capabilities(void);
+
+/*
+ * The enabled capabilities of a cluster as the CVO computes them
+ * (lib/capability SetCapabilities): the baseline set of cv->spec.capabilities
+ * (default vCurrent; an unknown set name is AL_EINVAL), plus
+ * additionalEnabledCapabilities, plus status.capabilities.enabledCapabilities
+ * (capabilities once enabled stay enabled: implicitly enabled). cv is a
+ * config.openshift.io/v1 ClusterVersion. *out is a NULL-terminated array of
+ * borrowed/static strings (free the array only), *n its length.
+ */
+AL_EXPORT int al_update_cluster_capabilities(const json_t *cv,
+                                             const char ***out, size_t *n);
 
 /* al_update_graph_build on a release's files and image-references
  * (opts->images and opts->version are taken from r when NULL). */
@@ -247,7 +312,16 @@ typedef struct al_update_opts {
 	const char *profile;      /* NULL: AL_UPDATE_DEFAULT_PROFILE */
 	const char
 	    *exclude; /* exclude.release.openshift.io/<id>; may be NULL */
-	int dry_run;  /* decide and plan, touch nothing */
+	/* Override the cluster's feature set (FeatureGate cluster
+	 * spec.featureSet); NULL: read it from the cluster ("Default" when
+	 * there is none). */
+	const char *feature_set;
+	/* Override the cluster's capabilities (ClusterVersion version);
+	 * have_capabilities 1: exactly these are enabled. */
+	const char *const *capabilities;
+	size_t ncapabilities;
+	int have_capabilities;
+	int dry_run; /* decide and plan, touch nothing */
 	const char
 	    *state_path;   /* local state file; NULL: the cluster object only */
 	unsigned seed;     /* shuffle seed for Reconciling (0: time based) */

@@ -22,6 +22,8 @@ enum {
 	OPT_SIG_STORE,
 	OPT_PROFILE,
 	OPT_EXCLUDE,
+	OPT_FEATURE_SET,
+	OPT_CAPABILITIES,
 	OPT_SEED,
 	OPT_POLL,
 	OPT_INSECURE,
@@ -84,6 +86,13 @@ static const char update_help[] =
     "                               self-managed-high-availability)\n"
     "      --exclude ID             skip manifests with "
     "exclude.release.openshift.io/ID\n"
+    "      --feature-set NAME       the cluster's feature set (default: "
+    "FeatureGate\n"
+    "                               cluster spec.featureSet, else Default)\n"
+    "      --capabilities A,B,...   exactly these capabilities are enabled "
+    "(default:\n"
+    "                               from ClusterVersion version; \"\" for "
+    "none)\n"
     "      --state FILE             also persist the state in FILE (read "
     "first)\n"
     "      --dry-run                print the decision and the ordered graph, "
@@ -154,6 +163,8 @@ int cmd_update(int argc, char **argv)
 	    {"signature-store", required_argument, NULL, OPT_SIG_STORE},
 	    {"profile", required_argument, NULL, OPT_PROFILE},
 	    {"exclude", required_argument, NULL, OPT_EXCLUDE},
+	    {"feature-set", required_argument, NULL, OPT_FEATURE_SET},
+	    {"capabilities", required_argument, NULL, OPT_CAPABILITIES},
 	    {"seed", required_argument, NULL, OPT_SEED},
 	    {"operator-poll", required_argument, NULL, OPT_POLL},
 	    {"insecure-skip-tls-verify", no_argument, NULL, OPT_INSECURE},
@@ -162,7 +173,9 @@ int cmd_update(int argc, char **argv)
 	};
 	const char *store_path = NULL, *kubeconfig = NULL, *keyrings[MAX_LIST],
 	           *sigstores[MAX_LIST];
-	size_t nkeyrings = 0, nsigstores = 0;
+	size_t nkeyrings = 0, nsigstores = 0, ncaps = 0;
+	const char *caps[MAX_LIST];
+	char *capbuf = NULL;
 	cli_common c;
 	al_update_opts uo;
 	al_update_result res = AL_UPDATE_RESULT_INIT;
@@ -259,6 +272,42 @@ int cmd_update(int argc, char **argv)
 		case OPT_EXCLUDE:
 			uo.exclude = optarg;
 			break;
+		case OPT_FEATURE_SET:
+			uo.feature_set = optarg;
+			break;
+		case OPT_CAPABILITIES: {
+			char *p;
+
+			free(capbuf);
+			capbuf = al_strdup(optarg);
+			if (capbuf == NULL)
+				return cli_fail(AL_ENOMEM, "out of memory");
+			ncaps = 0;
+			for (p = capbuf; *p != '\0';) {
+				char *e = strchr(p, ',');
+
+				if (e != NULL)
+					*e = '\0';
+				if (*p != '\0') {
+					if (ncaps == MAX_LIST) {
+						free(capbuf);
+						return cli_usage_error(
+						    "update",
+						    "--capabilities: more "
+						    "than %d names",
+						    MAX_LIST);
+					}
+					caps[ncaps++] = p;
+				}
+				if (e == NULL)
+					break;
+				p = e + 1;
+			}
+			uo.capabilities = caps;
+			uo.ncapabilities = ncaps;
+			uo.have_capabilities = 1;
+			break;
+		}
 		case OPT_SEED: {
 			char *end;
 			unsigned long v = strtoul(optarg, &end, 10);
@@ -392,6 +441,7 @@ int cmd_update(int argc, char **argv)
 		}
 	}
 out:
+	free(capbuf);
 	al_update_result_clear(&res);
 	al_kube_free(kube);
 	al_store_free(store);
