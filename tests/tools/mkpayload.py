@@ -32,6 +32,7 @@ ideal (sum over levels of the largest component).
 """
 
 import argparse
+import hashlib
 import json
 import os
 import random
@@ -78,8 +79,7 @@ COMPONENT_RE = re.compile(r"^0000_(\d+)_([a-zA-Z0-9]+(-[a-zA-Z0-9]+)*?)_")
 def sanitize(name):
     base = re.sub(r"\.(yaml|yml|json)$", "", name).lower()
     for fs in FEATURE_SETS:
-        if base.endswith("-" + fs.lower()):
-            base = base[:-len(fs) - 1]
+        base = re.sub(r"-%s((\.[a-z]+)*)$" % fs.lower(), r"\1", base)
     return re.sub(r"[^a-z0-9.-]+", "-", base).strip("-.")[:200]
 
 
@@ -89,7 +89,7 @@ def object_for(name, with_caps):
     low = name.lower()
     ann = [ANN.rstrip("\n")]
     for fs in FEATURE_SETS:
-        if re.search(r"-%s\.(yaml|yml|json)$" % fs, name):
+        if re.search(r"-%s(\.[a-z]+)*\.(yaml|yml|json)$" % fs, name):
             ann.append('    release.openshift.io/feature-set: "%s"' % fs)
     m = COMPONENT_RE.match(name)
     if with_caps and m and m.group(2) in CAPABILITIES:
@@ -98,7 +98,9 @@ def object_for(name, with_caps):
     if "namespace" in low or low.endswith("-ns.yaml") or "_00-ns" in low:
         return "apiVersion: v1\nkind: Namespace\nmetadata:\n  name: %s\n  annotations:\n%s" % (obj_name, ann)
     if ".crd." in low or "crd" in low or "custom-resource-definition" in low:
-        plural = re.sub(r"[^a-z0-9]", "", obj_name)[:50] or "things"
+        plural = re.sub(r"[^a-z0-9]", "", obj_name) or "things"
+        if len(plural) > 60:  # unique, within a DNS label
+            plural = plural[:44] + hashlib.sha256(obj_name.encode()).hexdigest()[:16]
         return ("apiVersion: apiextensions.k8s.io/v1\nkind: CustomResourceDefinition\nmetadata:\n"
                 "  name: %s.names.airlock.io\n  annotations:\n%sspec:\n  group: names.airlock.io\n"
                 "  scope: Namespaced\n  names:\n    kind: K%s\n    plural: %s\n  versions:\n"
