@@ -35,19 +35,20 @@
 /* --- file names and the task graph ------------------------------------ */
 
 /*
- * Parse a release-manifests/ file name the way the Cluster Version
- * Operator does: "0000_<digits>_<component>_<rest>" (component: the
- * characters [A-Za-z0-9-] up to the next '_', at least one) gives
- * *numbered = 1, *level the run level (at most 9 digits) and *component
- * (caller frees). Any other name (no "0000_" prefix, no component, no '_'
- * after the component, a non-digit level) gives *numbered = 0, *level 0
- * and *component NULL: such files form one serial group after every
- * numbered level. Errors: AL_EINVAL (NULL name), AL_ENOMEM.
+ * Parse a manifest file name with the Cluster Version Operator's pattern
+ * (pkg/payload reMatchPattern, ^0000_(\d+)_([a-zA-Z0-9]+(-[a-zA-Z0-9]+)*?)_):
+ * a match gives *numbered = 1, *level the run level's digits as a number
+ * (UINT_MAX when larger; the graph compares the digits as strings, as the
+ * CVO does) and *component (caller frees). Any other name (no "0000_"
+ * prefix, no digits, no '_' after the component, a component with a
+ * leading, trailing or double '-') gives *numbered = 0, *level 0 and
+ * *component NULL: such files run serially in their place in file order.
+ * Errors: AL_EINVAL (NULL name), AL_ENOMEM.
  */
 AL_EXPORT int al_update_parse_name(const char *file, int *numbered,
                                    unsigned *level, char **component);
 
-/* One file of release-manifests/ (borrowed). */
+/* One manifest file (borrowed). */
 typedef struct al_update_file {
 	const char *name;
 	const uint8_t *data;
@@ -138,24 +139,21 @@ typedef struct al_update_graph {
 } al_update_graph;
 
 /*
- * Build the graph from files (any order; sorted by name here). Files not
- * ending in .yaml, .yml or .json, and "image-references" /
- * "release-metadata", are ignored. Every document is parsed (multi-document
- * YAML, JSON is YAML); empty documents are skipped; a document must be a
- * map with apiVersion, kind and metadata.name (AL_EPARSE naming the file
- * and document). A document is kept only when its
- * include.release.openshift.io/<profile> annotation is "true" and it has
- * no exclude.release.openshift.io/<exclude>: "true"; a kept document with
- * release.openshift.io/delete: "true" becomes a deletion task (delete_it).
+ * Build the graph from release-manifests/ files (any order; sorted by name
+ * here): al_update_graph_build2 without manifests/ files. Files not ending
+ * in .yaml, .yml or .json are ignored. Every document is parsed
+ * (multi-document YAML, JSON is YAML); empty documents are skipped; a
+ * document must be a map with apiVersion, kind and metadata.name
+ * (AL_EPARSE naming the file and document). Filters, duplicates and order:
+ * al_update_graph_build2. A kept document with release.openshift.io/delete:
+ * "true" becomes a deletion task (delete_it).
  * Substitution (in every string value of a kept document): each
  * "AL_UPDATE_PLACEHOLDER_REPO:<tag>" whose tag is in images becomes that
  * image (a tag not in images is AL_EPARSE naming the file), and each
  * AL_UPDATE_PLACEHOLDER_VERSION becomes opts->version. References that
- * are already full pull specs are left as they are. Levels are ordered
- * by number, the unnumbered group last; components of a level in the
- * order of their first file; tasks of a component in file then document
- * order. A graph without any task is AL_EPARSE. Errors also AL_ELIMIT
- * (over AL_UPDATE_MAX_TASKS), AL_ENOMEM. Free with al_update_graph_free.
+ * are already full pull specs are left as they are. A graph without any
+ * task is AL_EPARSE. Errors also AL_ELIMIT (over AL_UPDATE_MAX_TASKS),
+ * AL_ENOMEM. Free with al_update_graph_free.
  */
 AL_EXPORT int al_update_graph_build(al_update_graph **out,
                                     const al_update_file *files, size_t nfiles,
