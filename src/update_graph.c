@@ -787,6 +787,8 @@ static int load_file(loader *ld, const char *file, const char *base,
 			task_clear(&probe);
 			goto out;
 		}
+		/* the identity borrows from obj: keep it alive */
+		json_incref(obj);
 		/* library-go ParseManifests: a duplicate inside one file
 		 * refuses it, whatever the filters say */
 		for (k = 0; k < ndoc_ids; k++)
@@ -794,7 +796,6 @@ static int load_file(loader *ld, const char *file, const char *base,
 				break;
 		if (k < ndoc_ids) {
 			rc = dup_error(&ids[k], &probe);
-			probe.obj = NULL;
 			task_clear(&probe);
 			goto out;
 		}
@@ -841,10 +842,8 @@ static int load_file(loader *ld, const char *file, const char *base,
 		ld->nt++;
 	}
 out:
-	for (k = 0; k < ndoc_ids; k++) {
-		ids[k].obj = NULL;
+	for (k = 0; k < ndoc_ids; k++)
 		task_clear(&ids[k]);
-	}
 	free(ids);
 	json_decref(obj);
 	al_yaml_docs_free(docs, ndocs);
