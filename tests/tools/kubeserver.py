@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-# kubeserver.py: a loopback Kubernetes API test server: discovery, server-side apply, get/list/delete, status, ClusterOperator simulation, fault injection.
+# kubeserver.py: a loopback Kubernetes API test server: discovery, server-side apply, get/list/delete, status, ClusterOperator, CRD, Job and workload status simulation, fault injection.
 """Kubernetes API test server (Python 3 standard library only).
 
 There is no kube-apiserver on these machines; this implements the part of
