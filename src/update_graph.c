@@ -317,6 +317,16 @@ static const char *const known_feature_sets[] = {
     "Default", "TechPreviewNoUpgrade", "DevPreviewNoUpgrade", "CustomNoUpgrade",
     "OKD"};
 
+int al_update_feature_set_known(const char *name)
+{
+	if (name == NULL)
+		return 0;
+	return name[0] == '\0' || in_list(known_feature_sets,
+	                                  sizeof(known_feature_sets) /
+	                                      sizeof(known_feature_sets[0]),
+	                                  name, strlen(name));
+}
+
 /* Trim ASCII spaces of [*b, *e). */
 static void trim(const char **b, const char **e)
 {

@@ -182,6 +182,11 @@ AL_EXPORT int al_update_graph_build2(al_update_graph **out,
                                      const al_update_file *files, size_t nfiles,
                                      const al_update_load_opts *opts);
 
+/* 1 when name is a feature set library-go knows ("Default",
+ * "TechPreviewNoUpgrade", "DevPreviewNoUpgrade", "CustomNoUpgrade", "OKD";
+ * "" is "Default"), else 0. */
+AL_EXPORT int al_update_feature_set_known(const char *name);
+
 /* The capabilities the CVO knows (openshift/api
  * KnownClusterVersionCapabilities), NULL-terminated. */
 AL_EXPORT const char *const *al_update_known_capabilities(void);

@@ -145,6 +145,12 @@ al_check "1b: the TechPreviewNoUpgrade variant" grep -q 'clusterversions-TechPre
 al_check "1b: no console-operator manifest without the Console capability" [ "$(grep -c '0000_50_console-operator_' "$T/plan.4.14.2.txt")" = 0 ]
 al_check "1b: ... and no console ClusterOperator to wait for" [ "$(grep -c 'ClusterOperator console-operator ' "$T/plan.4.14.2.txt")" = 0 ]
 
+al_run "$T/o1u" "$T/e1u" "$AIRLOCK" update --store "$S" --to 4.14.2 --dry-run --force --feature-set TechPreview
+al_check "1u: an unknown --feature-set is a usage error (exit 2)" [ "$AL_RC" = 2 ]
+al_check "1u: ... naming it" grep -q "unknown feature set 'TechPreview'" "$T/e1u"
+al_run "$T/o1c" "$T/e1c" "$AIRLOCK" update --store "$S" --to 4.14.2 --dry-run --force -q --capabilities Console,Consol
+al_check "1u: an unknown capability is warned about" grep -q "capability 'Consol' is not known" "$T/e1c"
+
 up_ks_start --co-delay 0.05 --job-delay 1.0
 K=(--kubeconfig "$T/kubeconfig" --operator-poll 100ms --force)
 reset() {

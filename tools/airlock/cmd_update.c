@@ -147,6 +147,16 @@ static int load_keyring(al_pgp_keyring **kr, const char *const *files, size_t n)
 	return rc;
 }
 
+static int known_capability(const char *c)
+{
+	const char *const *k;
+
+	for (k = al_update_known_capabilities(); *k != NULL; k++)
+		if (strcmp(*k, c) == 0)
+			return 1;
+	return 0;
+}
+
 int cmd_update(int argc, char **argv)
 {
 	static const struct option longopts[] = {
@@ -273,6 +283,16 @@ int cmd_update(int argc, char **argv)
 			uo.exclude = optarg;
 			break;
 		case OPT_FEATURE_SET:
+			if (!al_update_feature_set_known(optarg)) {
+				free(capbuf);
+				return cli_usage_error(
+				    "update",
+				    "--feature-set: unknown feature set '%s' "
+				    "(Default, TechPreviewNoUpgrade, "
+				    "DevPreviewNoUpgrade, CustomNoUpgrade, "
+				    "OKD)",
+				    optarg);
+			}
 			uo.feature_set = optarg;
 			break;
 		case OPT_CAPABILITIES: {
@@ -297,6 +317,14 @@ int cmd_update(int argc, char **argv)
 						    "than %d names",
 						    MAX_LIST);
 					}
+					if (!known_capability(p))
+						fprintf(
+						    stderr,
+						    "airlock: warning: "
+						    "capability '%s' is not "
+						    "known: manifests naming "
+						    "it are skipped\n",
+						    p);
 					caps[ncaps++] = p;
 				}
 				if (e == NULL)
