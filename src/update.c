@@ -1284,20 +1284,58 @@ static int string_list(const json_t *a, const char *member, const char ***out,
 	return 0;
 }
 
+/* The version whose feature gates count: the CVO takes the entry of the
+ * payload it runs (cvo.go extractEnabledGates: the current version, else
+ * its own version on a fresh cluster). Here: the newest Completed entry of
+ * the record, else of ClusterVersion status.history, else the target. */
+static const char *gates_version(const record *rec, const json_t *cv,
+                                 const char *target)
+{
+	size_t i;
+	json_t *e;
+
+	json_array_foreach(rec->history, i, e)
+	{
+		if (strcmp(al_json_str(e, "state"), "Completed") == 0 &&
+		    al_json_str(e, "version") != NULL)
+			return al_json_str(e, "version");
+	}
+	json_array_foreach(
+	    json_object_get(json_object_get(cv, "status"), "history"), i, e)
+	{
+		const char *st = al_json_str(e, "state");
+
+		if (st != NULL && strcmp(st, "Completed") == 0 &&
+		    al_json_str(e, "version") != NULL)
+			return al_json_str(e, "version");
+	}
+	return target;
+}
+
 /* Fill lo's feature set, gates and capabilities: from the options when
  * given, else from the cluster (FeatureGate cluster: spec.featureSet and
- * the status.featureGates entry for this version, as the CVO reads them;
+ * the status.featureGates entry of the version gates_version picks;
  * ClusterVersion version: capabilities as lib/capability computes them);
  * a cluster without those objects gives Default and no capability
  * filter. A read that fails stops the run: never a guess. */
-static int cluster_filters(run *r, const char *version, filters *f,
-                           al_update_load_opts *lo)
+static int cluster_filters(run *r, const record *rec, const char *target,
+                           filters *f, al_update_load_opts *lo)
 {
 	const al_update_opts *o = r->o;
+	const char *version;
 	int rc;
 
 	memset(f, 0, sizeof(*f));
 	lo->feature_set = o->feature_set;
+	if (o->kube != NULL) {
+		rc = al_kube_get(o->kube, "config.openshift.io/v1",
+		                 "ClusterVersion", NULL, "version", &f->cv,
+		                 al_deadline_in(STATUS_WRITE_MS));
+		if (rc < 0 && rc != AL_ENOTFOUND)
+			return al_error_wrap(rc,
+			                     "reading ClusterVersion/version");
+	}
+	version = gates_version(rec, f->cv, target);
 	if (o->kube != NULL) {
 		rc = al_kube_get(o->kube, "config.openshift.io/v1",
 		                 "FeatureGate", NULL, "cluster", &f->fg,
@@ -1336,39 +1374,32 @@ static int cluster_filters(run *r, const char *version, filters *f,
 		lo->capabilities = o->capabilities;
 		lo->ncapabilities = o->ncapabilities;
 		lo->capabilities_known = 1;
-	} else if (o->kube != NULL) {
-		rc = al_kube_get(o->kube, "config.openshift.io/v1",
-		                 "ClusterVersion", NULL, "version", &f->cv,
-		                 al_deadline_in(STATUS_WRITE_MS));
-		if (rc < 0 && rc != AL_ENOTFOUND)
-			return al_error_wrap(rc,
-			                     "reading ClusterVersion/version");
-		if (rc == 0) {
-			const json_t *kc = json_object_get(
-			    json_object_get(json_object_get(f->cv, "status"),
-			                    "capabilities"),
-			    "knownCapabilities");
+	} else if (f->cv != NULL) {
+		const json_t *kc = json_object_get(
+		    json_object_get(json_object_get(f->cv, "status"),
+		                    "capabilities"),
+		    "knownCapabilities");
 
-			if ((rc = al_update_cluster_capabilities(
-			         f->cv, &f->caps, &f->ncaps)) < 0)
+		if ((rc = al_update_cluster_capabilities(f->cv, &f->caps,
+		                                         &f->ncaps)) < 0)
+			return rc;
+		lo->capabilities = f->caps;
+		lo->ncapabilities = f->ncaps;
+		lo->capabilities_known = 1;
+		if (json_array_size(kc) > 0) {
+			if ((rc = string_list(kc, NULL, &f->known,
+			                      &f->nknown)) < 0)
 				return rc;
-			lo->capabilities = f->caps;
-			lo->ncapabilities = f->ncaps;
-			lo->capabilities_known = 1;
-			if (json_array_size(kc) > 0) {
-				if ((rc = string_list(kc, NULL, &f->known,
-				                      &f->nknown)) < 0)
-					return rc;
-				lo->known_capabilities = f->known;
-				lo->nknown_capabilities = f->nknown;
-			}
+			lo->known_capabilities = f->known;
+			lo->nknown_capabilities = f->nknown;
 		}
 	}
-	emit(r, "filters: feature set %s, feature gates %s, capabilities %s",
+	emit(r, "filters: feature set %s, feature gates %s%s, capabilities %s",
 	     lo->feature_set != NULL && lo->feature_set[0] != '\0'
 	         ? lo->feature_set
 	         : "Default",
-	     lo->feature_gates_known ? "from the cluster" : "not filtered",
+	     lo->feature_gates_known ? "of " : "not filtered",
+	     lo->feature_gates_known ? version : "",
 	     !lo->capabilities_known ? "not filtered (no ClusterVersion)"
 	     : o->have_capabilities  ? "from --capabilities"
 	                             : "from the cluster");
@@ -1560,7 +1591,7 @@ int al_update_run(const al_update_opts *o, al_update_result *res)
 	lo.profile = o->profile;
 	lo.exclude = o->exclude;
 	lo.release_image = image;
-	if ((rc = cluster_filters(&r, version, &flt, &lo)) < 0)
+	if ((rc = cluster_filters(&r, &rec, version, &flt, &lo)) < 0)
 		goto out;
 	if ((rc = al_release_open(&rel, o->store, &d, NULL)) < 0 ||
 	    (rc = al_update_graph_from_release(&g, rel, &lo)) < 0) {

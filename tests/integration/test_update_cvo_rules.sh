@@ -220,6 +220,26 @@ al_check "3: manifests/ applied before release-manifests/ (the CVO Namespace is 
 p = [r["path"] for r in json.load(open(sys.argv[1]))["requests"] if r["method"] == "PATCH" and "airlock.io" not in r["path"] and not r["path"].endswith("/status")]
 sys.exit(0 if p and p[0].endswith("/namespaces/openshift-cluster-version") else 1)' "$T/log.json"
 
+al_check "3: the gates of the release the cluster runs (none completed: the target)" grep -q "feature gates of 4.14.3" "$T/e3"
+# 3g: extractEnabledGates takes the entry of the version the cluster runs:
+# ClusterVersion says 4.14.1 completed, whose gates enable ClusterUpdateAcceptRisks
+reset
+up_ctl kinds '{"kinds": [
+ {"group": "networking.k8s.io", "version": "v1", "kind": "NetworkPolicy", "plural": "networkpolicies", "namespaced": true},
+ {"group": "operator.openshift.io", "version": "v1alpha1", "kind": "ClusterVersionOperator", "plural": "clusterversionoperators", "namespaced": false},
+ {"group": "monitoring.coreos.com", "version": "v1", "kind": "ServiceMonitor", "plural": "servicemonitors", "namespaced": true},
+ {"group": "monitoring.coreos.com", "version": "v1", "kind": "PrometheusRule", "plural": "prometheusrules", "namespaced": true}]}' >/dev/null
+for ns in openshift-config openshift-config-managed; do
+	seed "{\"apiVersion\":\"v1\",\"kind\":\"Namespace\",\"metadata\":{\"name\":\"$ns\"}}"
+done
+seed '{"apiVersion":"config.openshift.io/v1","kind":"ClusterVersion","metadata":{"name":"version"},"spec":{},"status":{"history":[{"version":"4.14.1","state":"Completed"}]}}'
+seed '{"apiVersion":"config.openshift.io/v1","kind":"FeatureGate","metadata":{"name":"cluster"},"spec":{},"status":{"featureGates":[{"version":"4.14.1","enabled":[{"name":"ClusterUpdateAcceptRisks"}]},{"version":"4.14.3","enabled":[]}]}}'
+al_run "$T/o3g" "$T/e3g" "$AIRLOCK" update --store "$S" --to 4.14.3 "${K[@]}" --sync-timeout 60s
+al_check "3g: the update completes" [ "$AL_RC" = 0 ]
+al_check "3g: extractEnabledGates: the gates of the running release (4.14.1) are used" grep -q "feature gates of 4.14.1" "$T/e3g"
+al_check "3g: ... so the ClusterUpdateAcceptRisks PrometheusRule is applied" \
+	[ "$(curl -s -o /dev/null -w '%{http_code}' "$KS_URL/apis/monitoring.coreos.com/v1/namespaces/openshift-cluster-version/prometheusrules/cluster-version-operator-accept-risks")" = 200 ]
+
 # --- 4. waiting rules ----------------------------------------------------
 reset
 up_ctl status-sim '{"kind": "CustomResourceDefinition", "name": "widgets.example.airlock.io", "steps": [
