@@ -900,15 +900,15 @@ static not_ready_fn readiness_check(const al_update_task *t)
 }
 
 /* Poll the object until check says it is done, a permanent failure, the
- * sync deadline or cancellation. The first reason seen is reported as an
- * event, the last one ends the task. */
+ * sync deadline or cancellation. Each new reason is reported as an event
+ * (once, not at every poll); the last one ends the task. */
 static int wait_ready(run *r, const al_update_task *t, not_ready_fn check)
 {
 	const al_update_opts *o = r->o;
 	uint64_t poll = o->poll_ms ? o->poll_ms : DEFAULT_POLL_MS;
-	char *why = NULL;
+	char *why = NULL, *told = NULL;
 	json_t *live = NULL;
-	int rc, permanent = 0, told = 0;
+	int rc, permanent = 0;
 
 	if (check == co_not_ready &&
 	    json_array_size(json_object_get(json_object_get(t->obj, "status"),
@@ -927,15 +927,18 @@ static int wait_ready(run *r, const al_update_task *t, not_ready_fn check)
 			why = check(t, live, &permanent);
 			json_decref(live);
 			live = NULL;
-			if (why == NULL)
-				return 0;
+			if (why == NULL) {
+				rc = 0;
+				break;
+			}
 			if (permanent) {
 				rc = al_error_set(AL_EPROTO, "%s", why);
 				break;
 			}
-			if (!told) {
+			if (told == NULL || strcmp(told, why) != 0) {
 				emit(r, "waiting: %s", why);
-				told = 1;
+				free(told);
+				told = al_strdup(why);
 			}
 		} else if (!transient(rc)) {
 			break;
@@ -961,6 +964,7 @@ static int wait_ready(run *r, const al_update_task *t, not_ready_fn check)
 		}
 	}
 	free(why);
+	free(told);
 	return rc;
 }
 
