@@ -673,6 +673,13 @@ static const char *cond_status(const json_t *live, const char *type)
 	return al_json_str(c, "status") ? al_json_str(c, "status") : "Unknown";
 }
 
+/* A check's verdict "not ready because s" (s allocated; NULL: ENOMEM). */
+static int reason(char **why, char *s)
+{
+	*why = s;
+	return s != NULL ? 1 : al_error_set(AL_ENOMEM, "out of memory");
+}
+
 /*
  * Why a ClusterOperator is not done (NULL when it is), as the CVO's
  * checkOperatorHealth (pkg/cvo/internal/operatorstatus.go) decides, in its
@@ -681,8 +688,8 @@ static const char *cond_status(const json_t *live, const char *type)
  * entry of the manifest must be reported with that version. A manifest
  * without status.versions never completes (*permanent = 1). Caller frees.
  */
-static char *co_not_ready(const al_update_task *t, const json_t *live,
-                          int *permanent)
+static int co_not_ready(const al_update_task *t, const json_t *live,
+                        int *permanent, char **why)
 {
 	const json_t *want =
 	    json_object_get(json_object_get(t->obj, "status"), "versions");
@@ -698,31 +705,36 @@ static char *co_not_ready(const al_update_task *t, const json_t *live,
 	*permanent = 0;
 	if (json_array_size(want) == 0) {
 		*permanent = 1;
-		return al_sprintf(
-		    "cluster operator '%s' does not declare "
-		    "expected versions (ClusterOperatorNoVersions): "
-		    "its manifest has no status.versions",
-		    t->name);
+		return reason(
+		    why,
+		    al_sprintf("cluster operator '%s' does not declare "
+		               "expected versions (ClusterOperatorNoVersions): "
+		               "its manifest has no status.versions",
+		               t->name));
 	}
 	if (strcmp(av, "True") != 0)
-		return al_sprintf(
-		    "cluster operator '%s' is not available "
-		    "(ClusterOperatorNotAvailable): Available=%s%s%s%s%s "
-		    "(Degraded=%s)",
-		    t->name, av, avc != NULL ? ": " : "",
-		    cond_str(avc, "reason"),
-		    avc != NULL && al_json_str(avc, "message") ? ": " : "",
-		    cond_str(avc, "message"), dg);
+		return reason(
+		    why,
+		    al_sprintf(
+		        "cluster operator '%s' is not available "
+		        "(ClusterOperatorNotAvailable): Available=%s%s%s%s%s "
+		        "(Degraded=%s)",
+		        t->name, av, avc != NULL ? ": " : "",
+		        cond_str(avc, "reason"),
+		        avc != NULL && al_json_str(avc, "message") ? ": " : "",
+		        cond_str(avc, "message"), dg));
 	if (strcmp(dg, "False") != 0)
-		return al_sprintf(
-		    "cluster operator '%s' is degraded "
-		    "(ClusterOperatorDegraded): "
-		    "Degraded=%s%s%s%s%s",
-		    t->name, dg,
-		    dgc != NULL ? ": " : " (no Degraded condition)",
-		    cond_str(dgc, "reason"),
-		    dgc != NULL && al_json_str(dgc, "message") ? ", " : "",
-		    cond_str(dgc, "message"));
+		return reason(
+		    why,
+		    al_sprintf("cluster operator '%s' is degraded "
+		               "(ClusterOperatorDegraded): "
+		               "Degraded=%s%s%s%s%s",
+		               t->name, dg,
+		               dgc != NULL ? ": " : " (no Degraded condition)",
+		               cond_str(dgc, "reason"),
+		               dgc != NULL && al_json_str(dgc, "message") ? ", "
+		                                                          : "",
+		               cond_str(dgc, "message")));
 	json_array_foreach(want, i, w)
 	{
 		const char *n = al_json_str(w, "name"),
@@ -742,33 +754,38 @@ static char *co_not_ready(const al_update_task *t, const json_t *live,
 			}
 		}
 		if (cur == NULL || strcmp(cur, v) != 0)
-			return al_sprintf(
-			    "cluster operator '%s' has not reached %s %s "
-			    "(reports %s; Available=%s, Degraded=%s) "
-			    "(ClusterOperatorUpdating)",
-			    t->name, n, v, cur != NULL ? cur : "nothing", av,
-			    dg);
+			return reason(
+			    why,
+			    al_sprintf(
+			        "cluster operator '%s' has not reached %s %s "
+			        "(reports %s; Available=%s, Degraded=%s) "
+			        "(ClusterOperatorUpdating)",
+			        t->name, n, v, cur != NULL ? cur : "nothing",
+			        av, dg));
 	}
-	return NULL;
+	return 0;
 }
 
 /* lib/resourcebuilder checkCustomResourceDefinitionHealth. */
-static char *crd_not_ready(const al_update_task *t, const json_t *live,
-                           int *permanent)
+static int crd_not_ready(const al_update_task *t, const json_t *live,
+                         int *permanent, char **why)
 {
 	const json_t *c = find_cond(live, "Established");
 
 	*permanent = 0;
 	if (c == NULL)
-		return al_sprintf(
-		    "CustomResourceDefinition %s does not declare "
-		    "an Established status condition",
-		    t->name);
+		return reason(
+		    why,
+		    al_sprintf("CustomResourceDefinition %s does not declare "
+		               "an Established status condition",
+		               t->name));
 	if (strcmp(cond_str(c, "status"), "True") == 0)
-		return NULL;
-	return al_sprintf("CustomResourceDefinition %s Established=%s, %s: %s",
-	                  t->name, cond_str(c, "status"), cond_str(c, "reason"),
-	                  cond_str(c, "message"));
+		return 0;
+	return reason(
+	    why,
+	    al_sprintf("CustomResourceDefinition %s Established=%s, %s: %s",
+	               t->name, cond_str(c, "status"), cond_str(c, "reason"),
+	               cond_str(c, "message")));
 }
 
 static long long status_int(const json_t *live, const char *f)
@@ -785,8 +802,8 @@ static int being_deleted(const json_t *live)
 }
 
 /* lib/resourcebuilder checkDeploymentHealth (apps.go), in its order. */
-static char *deployment_not_ready(const al_update_task *t, const json_t *live,
-                                  int *permanent)
+static int deployment_not_ready(const al_update_task *t, const json_t *live,
+                                int *permanent, char **why)
 {
 	const json_t *av = find_cond(live, "Available"),
 	             *pr = find_cond(live, "Progressing"),
@@ -795,42 +812,48 @@ static char *deployment_not_ready(const al_update_task *t, const json_t *live,
 
 	*permanent = 0;
 	if (being_deleted(live))
-		return al_sprintf("deployment %s/%s is being deleted", ns,
-		                  t->name);
+		return reason(why,
+		              al_sprintf("deployment %s/%s is being deleted",
+		                         ns, t->name));
 	if (rf != NULL && strcmp(cond_str(rf, "status"), "True") == 0)
-		return al_sprintf(
-		    "deployment %s/%s has a replica failure %s: %s "
-		    "(WorkloadNotProgressing; unavailable "
-		    "replicas=%lld)",
-		    ns, t->name, cond_str(rf, "reason"),
-		    cond_str(rf, "message"),
-		    status_int(live, "unavailableReplicas"));
+		return reason(
+		    why,
+		    al_sprintf("deployment %s/%s has a replica failure %s: %s "
+		               "(WorkloadNotProgressing; unavailable "
+		               "replicas=%lld)",
+		               ns, t->name, cond_str(rf, "reason"),
+		               cond_str(rf, "message"),
+		               status_int(live, "unavailableReplicas")));
 	if (av != NULL && strcmp(cond_str(av, "status"), "False") == 0 &&
 	    pr != NULL && strcmp(cond_str(pr, "status"), "False") == 0)
-		return al_sprintf(
-		    "deployment %s/%s is not available %s (%s) or progressing "
-		    "%s (%s) (WorkloadNotAvailable)",
-		    ns, t->name, cond_str(av, "reason"),
-		    cond_str(av, "message"), cond_str(pr, "reason"),
-		    cond_str(pr, "message"));
+		return reason(why,
+		              al_sprintf("deployment %s/%s is not available %s "
+		                         "(%s) or progressing "
+		                         "%s (%s) (WorkloadNotAvailable)",
+		                         ns, t->name, cond_str(av, "reason"),
+		                         cond_str(av, "message"),
+		                         cond_str(pr, "reason"),
+		                         cond_str(pr, "message")));
 	if (pr != NULL && strcmp(cond_str(pr, "status"), "False") == 0 &&
 	    strcmp(cond_str(pr, "reason"), "ProgressDeadlineExceeded") == 0)
-		return al_sprintf("deployment %s/%s is Progressing=False: "
-		                  "ProgressDeadlineExceeded: %s "
-		                  "(WorkloadNotProgressing)",
-		                  ns, t->name, cond_str(pr, "message"));
-	return NULL;
+		return reason(
+		    why, al_sprintf("deployment %s/%s is Progressing=False: "
+		                    "ProgressDeadlineExceeded: %s "
+		                    "(WorkloadNotProgressing)",
+		                    ns, t->name, cond_str(pr, "message")));
+	return 0;
 }
 
 /* lib/resourcebuilder checkDaemonSetHealth: only a deletion in progress. */
-static char *daemonset_not_ready(const al_update_task *t, const json_t *live,
-                                 int *permanent)
+static int daemonset_not_ready(const al_update_task *t, const json_t *live,
+                               int *permanent, char **why)
 {
 	*permanent = 0;
 	if (being_deleted(live))
-		return al_sprintf("daemonset %s/%s is being deleted",
-		                  t->ns != NULL ? t->ns : "", t->name);
-	return NULL;
+		return reason(why,
+		              al_sprintf("daemonset %s/%s is being deleted",
+		                         t->ns != NULL ? t->ns : "", t->name));
+	return 0;
 }
 
 /* lib/resourcebuilder checkJobHealth's decisions, but waiting for the Job
@@ -838,8 +861,8 @@ static char *daemonset_not_ready(const al_update_task *t, const json_t *live,
  * failed; airlock holds the barrier until it succeeded): succeeded > 0
  * done; no active pod and failed > 0, or Failed=True with reason
  * DeadlineExceeded: failed for good (the Job controller gave up). */
-static char *job_not_ready(const al_update_task *t, const json_t *live,
-                           int *permanent)
+static int job_not_ready(const al_update_task *t, const json_t *live,
+                         int *permanent, char **why)
 {
 	const json_t *fc = find_cond(live, "Failed");
 	int failed = fc != NULL && strcmp(cond_str(fc, "status"), "True") == 0;
@@ -847,38 +870,43 @@ static char *job_not_ready(const al_update_task *t, const json_t *live,
 
 	*permanent = 0;
 	if (status_int(live, "succeeded") > 0)
-		return NULL;
+		return 0;
 	if (status_int(live, "active") == 0) {
 		if (status_int(live, "failed") > 0) {
 			*permanent = 1;
-			return al_sprintf(
-			    "job %s/%s: deadline exceeded, reason: \"%s\", "
-			    "message: \"%s\"",
-			    ns, t->name,
-			    failed ? cond_str(fc, "reason")
-			           : "DeadlineExceeded",
-			    failed ? cond_str(fc, "message")
-			           : "Job was active longer than specified "
-			             "deadline");
+			return reason(
+			    why,
+			    al_sprintf(
+			        "job %s/%s: deadline exceeded, reason: \"%s\", "
+			        "message: \"%s\"",
+			        ns, t->name,
+			        failed ? cond_str(fc, "reason")
+			               : "DeadlineExceeded",
+			        failed ? cond_str(fc, "message")
+			               : "Job was active longer than specified "
+			                 "deadline"));
 		}
 		if (failed &&
 		    strcmp(cond_str(fc, "reason"), "DeadlineExceeded") == 0) {
 			*permanent = 1;
-			return al_sprintf(
-			    "job %s/%s: deadline exceeded, reason: "
-			    "\"%s\", message: \"%s\"",
-			    ns, t->name, cond_str(fc, "reason"),
-			    cond_str(fc, "message"));
+			return reason(
+			    why,
+			    al_sprintf("job %s/%s: deadline exceeded, reason: "
+			               "\"%s\", message: \"%s\"",
+			               ns, t->name, cond_str(fc, "reason"),
+			               cond_str(fc, "message")));
 		}
 	}
-	return al_sprintf("job %s/%s has not completed (active %lld, "
-	                  "succeeded 0, failed %lld)",
-	                  ns, t->name, status_int(live, "active"),
-	                  status_int(live, "failed"));
+	return reason(why,
+	              al_sprintf("job %s/%s has not completed (active %lld, "
+	                         "succeeded 0, failed %lld)",
+	                         ns, t->name, status_int(live, "active"),
+	                         status_int(live, "failed")));
 }
 
-typedef char *(*not_ready_fn)(const al_update_task *t, const json_t *live,
-                              int *permanent);
+/* 0 ready, 1 not ready (*why says why, caller frees), AL_ENOMEM. */
+typedef int (*not_ready_fn)(const al_update_task *t, const json_t *live,
+                            int *permanent, char **why);
 
 /* Which check holds a task after it applied (NULL: none). */
 static not_ready_fn readiness_check(const al_update_task *t)
@@ -913,9 +941,9 @@ static int wait_ready(run *r, const al_update_task *t, not_ready_fn check)
 	if (check == co_not_ready &&
 	    json_array_size(json_object_get(json_object_get(t->obj, "status"),
 	                                    "versions")) == 0) {
-		why = co_not_ready(t, NULL, &permanent);
-		rc = al_error_set(AL_EPROTO, "%s",
-		                  why != NULL ? why : "out of memory");
+		if (co_not_ready(t, NULL, &permanent, &why) < 0)
+			return AL_ENOMEM;
+		rc = al_error_set(AL_EPROTO, "%s", why);
 		free(why);
 		return rc;
 	}
@@ -924,13 +952,12 @@ static int wait_ready(run *r, const al_update_task *t, not_ready_fn check)
 		                 t->name, &live, r->dl);
 		if (rc == 0) {
 			free(why);
-			why = check(t, live, &permanent);
+			why = NULL;
+			rc = check(t, live, &permanent, &why);
 			json_decref(live);
 			live = NULL;
-			if (why == NULL) {
-				rc = 0;
-				break;
-			}
+			if (rc <= 0)
+				break; /* ready, or out of memory */
 			if (permanent) {
 				rc = al_error_set(AL_EPROTO, "%s", why);
 				break;
