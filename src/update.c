@@ -1478,6 +1478,12 @@ static char *plan_text(const al_update_graph *g)
 			}
 		}
 	}
+	if (g->nleft_out > 0)
+		al_buf_printf(&b, "left out: %zu documents%s\n", g->skipped,
+		              g->nleft_out < g->skipped ? " (first listed)"
+		                                        : "");
+	for (ti = 0; ti < g->nleft_out; ti++)
+		al_buf_printf(&b, "  - %s\n", g->left_out[ti]);
 	return al_buf_detach(&b, NULL);
 }
 

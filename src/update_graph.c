@@ -237,7 +237,9 @@ typedef struct loader {
 	tmp_task *tt;
 	size_t nt, cap;
 	size_t skipped, skipped_feature, skipped_capability, skipped_template;
-	int major; /* the release's major version, -1 unknown */
+	int major;   /* the release's major version, -1 unknown */
+	char **left; /* "Kind ns/name (file #doc): why" of skipped ones */
+	size_t nleft, capleft;
 } loader;
 
 static int cmp_file(const void *a, const void *b)
@@ -267,6 +269,9 @@ void al_update_graph_free(al_update_graph *g)
 		free(g->components[i].name);
 	for (i = 0; i < g->nlevels; i++)
 		free(g->levels[i].number);
+	for (i = 0; i < g->nleft_out; i++)
+		free(g->left_out[i]);
+	free(g->left_out);
 	free(g->tasks);
 	free(g->components);
 	free(g->levels);
@@ -489,7 +494,8 @@ typedef enum keep_why {
  * feature-set and feature-gate together, feature set, feature gates,
  * major version, profile, capabilities (overrides: not supported). */
 static keep_why keep_object(const json_t *obj, const char *group,
-                            const char *kind, const loader *ld)
+                            const char *kind, const loader *ld,
+                            const char **why, const char **ann_key)
 {
 	const al_update_load_opts *o = ld->o;
 	const json_t *ann =
@@ -497,29 +503,43 @@ static keep_why keep_object(const json_t *obj, const char *group,
 	char key[512];
 	int n;
 
+	*ann_key = NULL;
+	*why = "no annotations";
 	if (!json_is_object(ann))
 		return SKIP_OTHER;
 	if (o->exclude != NULL && o->exclude[0] != '\0') {
 		n = snprintf(key, sizeof(key),
 		             "exclude.release.openshift.io/%s", o->exclude);
+		*why = "excluded";
 		if (n < 0 || (size_t)n >= sizeof(key) ||
 		    annotation_true(obj, key))
 			return SKIP_OTHER;
 	}
+	*why = "both a feature set and a feature gate";
 	if (o->feature_gates_known &&
 	    annotation(obj, "release.openshift.io/feature-set") != NULL &&
 	    annotation(obj, "release.openshift.io/feature-gate") != NULL)
 		return SKIP_FEATURE;
+	*why = "feature set";
+	*ann_key = "release.openshift.io/feature-set";
 	if (!feature_set_ok(obj, o->feature_set))
 		return SKIP_FEATURE;
+	*why = "feature gate";
+	*ann_key = "release.openshift.io/feature-gate";
 	if (o->feature_gates_known && !feature_gates_ok(obj, o))
 		return SKIP_FEATURE;
+	*why = "major version";
+	*ann_key = "release.openshift.io/major-version";
 	if (!major_ok(obj, group, kind, ld->major))
 		return SKIP_FEATURE;
 	n = snprintf(key, sizeof(key), "include.release.openshift.io/%s",
 	             o->profile);
+	*why = "not in the profile";
+	*ann_key = NULL;
 	if (n < 0 || (size_t)n >= sizeof(key) || !annotation_true(obj, key))
 		return SKIP_OTHER;
+	*why = "capability not enabled";
+	*ann_key = "capability.openshift.io/name";
 	if (!capabilities_ok(obj, o))
 		return SKIP_CAPABILITY;
 	return KEEP;
@@ -749,6 +769,39 @@ out:
 	return rc;
 }
 
+/* Remember why a document was left out, for the plan (at most
+ * AL_UPDATE_MAX_LEFT_OUT lines; the counts stay exact). */
+static int note_left_out(loader *ld, const al_update_task *t, const char *why,
+                         const char *akey, const json_t *obj)
+{
+	const char *v = akey != NULL ? annotation(obj, akey) : NULL;
+	char *d, *line;
+
+	if (ld->nleft >= AL_UPDATE_MAX_LEFT_OUT)
+		return 0;
+	if (ld->nleft == ld->capleft) {
+		size_t nc = ld->capleft ? ld->capleft * 2 : 32;
+		char **n2 = realloc(ld->left, nc * sizeof(*n2));
+
+		if (n2 == NULL)
+			return al_error_set(AL_ENOMEM, "out of memory");
+		ld->left = n2;
+		ld->capleft = nc;
+	}
+	d = al_update_task_describe(t);
+	if (d == NULL)
+		return al_error_set(AL_ENOMEM, "out of memory");
+	if (v != NULL)
+		line = al_sprintf("%s: %s (%s: %s)", d, why, akey, v);
+	else
+		line = al_sprintf("%s: %s", d, why);
+	free(d);
+	if (line == NULL)
+		return al_error_set(AL_ENOMEM, "out of memory");
+	ld->left[ld->nleft++] = line;
+	return 0;
+}
+
 /* Parse one file's documents into tasks appended to ld->tt. file: the name
  * tasks carry ("manifests/x" for the image's own manifests); base: the
  * name the CVO's pattern applies to (OriginalFilename). */
@@ -773,6 +826,7 @@ static int load_file(loader *ld, const char *file, const char *base,
 		tmp_task *x;
 		al_update_task probe;
 		keep_why why;
+		const char *reason = NULL, *akey = NULL;
 
 		if ((rc = al_yaml_to_json(&obj, docs[i])) < 0) {
 			rc =
@@ -810,8 +864,12 @@ static int load_file(loader *ld, const char *file, const char *base,
 			goto out;
 		}
 		ids[ndoc_ids++] = probe;
-		why = keep_object(obj, probe.group, probe.kind, ld);
+		why = keep_object(obj, probe.group, probe.kind, ld, &reason,
+		                  &akey);
 		if (why != KEEP) {
+			if ((rc = note_left_out(ld, &probe, reason, akey,
+			                        obj)) < 0)
+				goto out;
 			ld->skipped++;
 			if (why == SKIP_FEATURE)
 				ld->skipped_feature++;
@@ -1125,12 +1183,19 @@ int al_update_graph_build2(al_update_graph **out, const al_update_file *cvo,
 	g->skipped_feature = ld.skipped_feature;
 	g->skipped_capability = ld.skipped_capability;
 	g->skipped_template = ld.skipped_template;
+	g->left_out = ld.left;
+	g->nleft_out = ld.nleft;
+	ld.left = NULL;
+	ld.nleft = 0;
 	*out = g;
 	g = NULL;
 out:
 	for (i = 0; i < ld.nt; i++)
 		task_clear(&ld.tt[i].t);
 	free(ld.tt);
+	for (i = 0; i < ld.nleft; i++)
+		free(ld.left[i]);
+	free(ld.left);
 	free(sorted);
 	free(starts);
 	free(path);

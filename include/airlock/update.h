@@ -23,6 +23,7 @@
 #define AL_UPDATE_MAX_PARALLEL 64  /* workers per level */
 #define AL_UPDATE_MAX_STATE_BYTES (4 * AL_MIB) /* the --state file */
 #define AL_UPDATE_MAX_HISTORY 100              /* history entries kept */
+#define AL_UPDATE_MAX_LEFT_OUT 10000 /* left-out documents listed in a plan */
 #define AL_UPDATE_DEFAULT_PROFILE "self-managed-high-availability"
 #define AL_UPDATE_PLACEHOLDER_REPO "registry.ci.openshift.org/openshift"
 #define AL_UPDATE_PLACEHOLDER_VERSION "0.0.1-snapshot"
@@ -136,6 +137,10 @@ typedef struct al_update_graph {
 	size_t skipped_feature;    /* of which: feature set / gate / major */
 	size_t skipped_capability; /* of which: capability not enabled */
 	size_t skipped_template;   /* manifests/ files whose template failed */
+	/* The documents left out by a filter, "Kind ns/name (file #doc): why
+	 * (annotation: value)", at most AL_UPDATE_MAX_LEFT_OUT of them. */
+	char **left_out;
+	size_t nleft_out;
 } al_update_graph;
 
 /*

@@ -133,17 +133,21 @@ al_check "1: manifests/ (the CVO's own) come first" \
 keys = [m.group(1) for m in (re.search(r"\((\S+) #\d+\)$", l.rstrip()) for l in open(sys.argv[1])) if m]
 sys.exit(0 if keys[0].startswith("manifests/") and not any(k.startswith("manifests/") for k in keys[20:]) else 1)' "$T/plan.4.14.2.txt"
 al_check "1: Default feature set: one of the five clusterversions CRD variants" \
-	[ "$(grep -c 'clusterversions-' "$T/plan.4.14.2.txt")" = 1 ]
-al_check "1: ... the Default one" grep -q 'clusterversions-Default.crd.yaml' "$T/plan.4.14.2.txt"
+	[ "$(grep -c '^    .*clusterversions-' "$T/plan.4.14.2.txt")" = 1 ]
+al_check "1: ... the Default one" grep -q '^    .*clusterversions-Default.crd.yaml' "$T/plan.4.14.2.txt"
+al_check "1: the plan lists the variants left out, with the reason" \
+	grep -q '^  - .*clusterversions-TechPreviewNoUpgrade.crd.yaml #1): feature set (release.openshift.io/feature-set: TechPreviewNoUpgrade)' "$T/plan.4.14.2.txt"
 al_check "1b: dry-run with --feature-set TechPreviewNoUpgrade --capabilities ''" \
 	plan_of 4.14.2 --feature-set TechPreviewNoUpgrade --capabilities ''
 al_run "$T/g1b" "$T/g1be" python3 "$AL_TOOLS/cvograph.py" --payload "$T/real" --plan "$T/plan.4.14.2.txt" \
 	--feature-set TechPreviewNoUpgrade --capabilities ''
 cat "$T/g1b"
 al_check "1b: the graph equals the CVO's for TechPreviewNoUpgrade and no capabilities" [ "$AL_RC" = 0 ]
-al_check "1b: the TechPreviewNoUpgrade variant" grep -q 'clusterversions-TechPreviewNoUpgrade.crd.yaml' "$T/plan.4.14.2.txt"
-al_check "1b: no console-operator manifest without the Console capability" [ "$(grep -c '0000_50_console-operator_' "$T/plan.4.14.2.txt")" = 0 ]
-al_check "1b: ... and no console ClusterOperator to wait for" [ "$(grep -c 'ClusterOperator console-operator ' "$T/plan.4.14.2.txt")" = 0 ]
+al_check "1b: the TechPreviewNoUpgrade variant" grep -q '^    .*clusterversions-TechPreviewNoUpgrade.crd.yaml' "$T/plan.4.14.2.txt"
+al_check "1b: no console-operator manifest without the Console capability" [ "$(grep -c '^    .*0000_50_console-operator_' "$T/plan.4.14.2.txt")" = 0 ]
+al_check "1b: ... and no console ClusterOperator to wait for" [ "$(grep -c '^    ClusterOperator console-operator ' "$T/plan.4.14.2.txt")" = 0 ]
+al_check "1b: ... listed as left out: capability not enabled" \
+	grep -q '^  - ClusterOperator console-operator (0000_50_console-operator_08-clusteroperator.yaml #1): capability not enabled (capability.openshift.io/name: Console)' "$T/plan.4.14.2.txt"
 
 al_run "$T/o1u" "$T/e1u" "$AIRLOCK" update --store "$S" --to 4.14.2 --dry-run --force --feature-set TechPreview
 al_check "1u: an unknown --feature-set is a usage error (exit 2)" [ "$AL_RC" = 2 ]
