@@ -639,7 +639,8 @@ static int contained(const json_t *want, const json_t *have, int top)
 	return json_equal(want, have);
 }
 
-static const char *cond_status(const json_t *live, const char *type)
+/* The condition of type in live's status.conditions (NULL if absent). */
+static const json_t *find_cond(const json_t *live, const char *type)
 {
 	size_t i;
 	json_t *c;
@@ -651,99 +652,336 @@ static const char *cond_status(const json_t *live, const char *type)
 		const char *t = al_json_str(c, "type");
 
 		if (t != NULL && strcmp(t, type) == 0)
-			return al_json_str(c, "status")
-			           ? al_json_str(c, "status")
-			           : "Unknown";
+			return c;
 	}
-	return "Unknown";
+	return NULL;
 }
 
-/* Why a ClusterOperator is not ready (NULL when it is). Caller frees. */
-static char *co_not_ready(const al_update_task *t, const json_t *live)
+static const char *cond_str(const json_t *c, const char *field)
+{
+	const char *v = al_json_str(c, field);
+
+	return v != NULL ? v : "";
+}
+
+static const char *cond_status(const json_t *live, const char *type)
+{
+	const json_t *c = find_cond(live, type);
+
+	if (c == NULL)
+		return "missing";
+	return al_json_str(c, "status") ? al_json_str(c, "status") : "Unknown";
+}
+
+/* A check's verdict "not ready because s" (s allocated; NULL: ENOMEM). */
+static int reason(char **why, char *s)
+{
+	*why = s;
+	return s != NULL ? 1 : al_error_set(AL_ENOMEM, "out of memory");
+}
+
+/*
+ * Why a ClusterOperator is not done (NULL when it is), as the CVO's
+ * checkOperatorHealth (pkg/cvo/internal/operatorstatus.go) decides, in its
+ * order: Available must be True; Degraded must be present and False (a
+ * missing or Unknown Degraded counts as degraded); every status.versions
+ * entry of the manifest must be reported with that version. A manifest
+ * without status.versions never completes (*permanent = 1). Caller frees.
+ */
+static int co_not_ready(const al_update_task *t, const json_t *live,
+                        int *permanent, char **why)
 {
 	const json_t *want =
 	    json_object_get(json_object_get(t->obj, "status"), "versions");
 	const json_t *have =
 	    json_object_get(json_object_get(live, "status"), "versions");
+	const json_t *avc = find_cond(live, "Available"),
+	             *dgc = find_cond(live, "Degraded");
 	const char *av = cond_status(live, "Available"),
 	           *dg = cond_status(live, "Degraded");
 	size_t i, j;
 	json_t *w, *h;
 
+	*permanent = 0;
+	if (json_array_size(want) == 0) {
+		*permanent = 1;
+		return reason(
+		    why,
+		    al_sprintf("cluster operator '%s' does not declare "
+		               "expected versions (ClusterOperatorNoVersions): "
+		               "its manifest has no status.versions",
+		               t->name));
+	}
+	if (strcmp(av, "True") != 0)
+		return reason(
+		    why,
+		    al_sprintf(
+		        "cluster operator '%s' is not available "
+		        "(ClusterOperatorNotAvailable): Available=%s%s%s%s%s "
+		        "(Degraded=%s)",
+		        t->name, av, avc != NULL ? ": " : "",
+		        cond_str(avc, "reason"),
+		        avc != NULL && al_json_str(avc, "message") ? ": " : "",
+		        cond_str(avc, "message"), dg));
+	if (strcmp(dg, "False") != 0)
+		return reason(
+		    why,
+		    al_sprintf("cluster operator '%s' is degraded "
+		               "(ClusterOperatorDegraded): "
+		               "Degraded=%s%s%s%s%s",
+		               t->name, dg,
+		               dgc != NULL ? ": " : " (no Degraded condition)",
+		               cond_str(dgc, "reason"),
+		               dgc != NULL && al_json_str(dgc, "message") ? ", "
+		                                                          : "",
+		               cond_str(dgc, "message")));
 	json_array_foreach(want, i, w)
 	{
 		const char *n = al_json_str(w, "name"),
-		           *v = al_json_str(w, "version");
-		int ok = 0;
+		           *v = al_json_str(w, "version"), *cur = NULL;
 
-		if (n == NULL || v == NULL)
-			continue;
+		if (n == NULL)
+			n = "";
+		if (v == NULL)
+			v = "";
 		json_array_foreach(have, j, h)
 		{
-			const char *hn = al_json_str(h, "name"),
-			           *hv = al_json_str(h, "version");
+			const char *hn = al_json_str(h, "name");
 
-			if (hn != NULL && hv != NULL && strcmp(hn, n) == 0 &&
-			    strcmp(hv, v) == 0)
-				ok = 1;
-		}
-		if (!ok) {
-			const char *cur = NULL;
-
-			json_array_foreach(have, j, h)
-			{
-				if (al_json_str(h, "name") != NULL &&
-				    strcmp(al_json_str(h, "name"), n) == 0)
-					cur = al_json_str(h, "version");
+			if (hn != NULL && strcmp(hn, n) == 0) {
+				cur = al_json_str(h, "version");
+				break;
 			}
-			return al_sprintf(
-			    "cluster operator '%s' has not reached %s %s "
-			    "(reports %s; Available=%s, Degraded=%s)",
-			    t->name, n, v, cur != NULL ? cur : "nothing", av,
-			    dg);
+		}
+		if (cur == NULL || strcmp(cur, v) != 0)
+			return reason(
+			    why,
+			    al_sprintf(
+			        "cluster operator '%s' has not reached %s %s "
+			        "(reports %s; Available=%s, Degraded=%s) "
+			        "(ClusterOperatorUpdating)",
+			        t->name, n, v, cur != NULL ? cur : "nothing",
+			        av, dg));
+	}
+	return 0;
+}
+
+/* lib/resourcebuilder checkCustomResourceDefinitionHealth. */
+static int crd_not_ready(const al_update_task *t, const json_t *live,
+                         int *permanent, char **why)
+{
+	const json_t *c = find_cond(live, "Established");
+
+	*permanent = 0;
+	if (c == NULL)
+		return reason(
+		    why,
+		    al_sprintf("CustomResourceDefinition %s does not declare "
+		               "an Established status condition",
+		               t->name));
+	if (strcmp(cond_str(c, "status"), "True") == 0)
+		return 0;
+	return reason(
+	    why,
+	    al_sprintf("CustomResourceDefinition %s Established=%s, %s: %s",
+	               t->name, cond_str(c, "status"), cond_str(c, "reason"),
+	               cond_str(c, "message")));
+}
+
+static long long status_int(const json_t *live, const char *f)
+{
+	const json_t *v = json_object_get(json_object_get(live, "status"), f);
+
+	return json_is_integer(v) ? (long long)json_integer_value(v) : 0;
+}
+
+static int being_deleted(const json_t *live)
+{
+	return al_json_str(json_object_get(live, "metadata"),
+	                   "deletionTimestamp") != NULL;
+}
+
+/* lib/resourcebuilder checkDeploymentHealth (apps.go), in its order. */
+static int deployment_not_ready(const al_update_task *t, const json_t *live,
+                                int *permanent, char **why)
+{
+	const json_t *av = find_cond(live, "Available"),
+	             *pr = find_cond(live, "Progressing"),
+	             *rf = find_cond(live, "ReplicaFailure");
+	const char *ns = t->ns != NULL ? t->ns : "";
+
+	*permanent = 0;
+	if (being_deleted(live))
+		return reason(why,
+		              al_sprintf("deployment %s/%s is being deleted",
+		                         ns, t->name));
+	if (rf != NULL && strcmp(cond_str(rf, "status"), "True") == 0)
+		return reason(
+		    why,
+		    al_sprintf("deployment %s/%s has a replica failure %s: %s "
+		               "(WorkloadNotProgressing; unavailable "
+		               "replicas=%lld)",
+		               ns, t->name, cond_str(rf, "reason"),
+		               cond_str(rf, "message"),
+		               status_int(live, "unavailableReplicas")));
+	if (av != NULL && strcmp(cond_str(av, "status"), "False") == 0 &&
+	    pr != NULL && strcmp(cond_str(pr, "status"), "False") == 0)
+		return reason(why,
+		              al_sprintf("deployment %s/%s is not available %s "
+		                         "(%s) or progressing "
+		                         "%s (%s) (WorkloadNotAvailable)",
+		                         ns, t->name, cond_str(av, "reason"),
+		                         cond_str(av, "message"),
+		                         cond_str(pr, "reason"),
+		                         cond_str(pr, "message")));
+	if (pr != NULL && strcmp(cond_str(pr, "status"), "False") == 0 &&
+	    strcmp(cond_str(pr, "reason"), "ProgressDeadlineExceeded") == 0)
+		return reason(
+		    why, al_sprintf("deployment %s/%s is Progressing=False: "
+		                    "ProgressDeadlineExceeded: %s "
+		                    "(WorkloadNotProgressing)",
+		                    ns, t->name, cond_str(pr, "message")));
+	return 0;
+}
+
+/* lib/resourcebuilder checkDaemonSetHealth: only a deletion in progress. */
+static int daemonset_not_ready(const al_update_task *t, const json_t *live,
+                               int *permanent, char **why)
+{
+	*permanent = 0;
+	if (being_deleted(live))
+		return reason(why,
+		              al_sprintf("daemonset %s/%s is being deleted",
+		                         t->ns != NULL ? t->ns : "", t->name));
+	return 0;
+}
+
+/* lib/resourcebuilder checkJobHealth's decisions, but waiting for the Job
+ * to complete (the CVO's builder returns as soon as the Job is not
+ * failed; airlock holds the barrier until it succeeded): succeeded > 0
+ * done; no active pod and failed > 0, or Failed=True with reason
+ * DeadlineExceeded: failed for good (the Job controller gave up). */
+static int job_not_ready(const al_update_task *t, const json_t *live,
+                         int *permanent, char **why)
+{
+	const json_t *fc = find_cond(live, "Failed");
+	int failed = fc != NULL && strcmp(cond_str(fc, "status"), "True") == 0;
+	const char *ns = t->ns != NULL ? t->ns : "";
+
+	*permanent = 0;
+	if (status_int(live, "succeeded") > 0)
+		return 0;
+	if (status_int(live, "active") == 0) {
+		if (status_int(live, "failed") > 0) {
+			*permanent = 1;
+			return reason(
+			    why,
+			    al_sprintf(
+			        "job %s/%s: deadline exceeded, reason: \"%s\", "
+			        "message: \"%s\"",
+			        ns, t->name,
+			        failed ? cond_str(fc, "reason")
+			               : "DeadlineExceeded",
+			        failed ? cond_str(fc, "message")
+			               : "Job was active longer than specified "
+			                 "deadline"));
+		}
+		if (failed &&
+		    strcmp(cond_str(fc, "reason"), "DeadlineExceeded") == 0) {
+			*permanent = 1;
+			return reason(
+			    why,
+			    al_sprintf("job %s/%s: deadline exceeded, reason: "
+			               "\"%s\", message: \"%s\"",
+			               ns, t->name, cond_str(fc, "reason"),
+			               cond_str(fc, "message")));
 		}
 	}
-	if (strcmp(av, "True") != 0 || strcmp(dg, "True") == 0)
-		return al_sprintf("cluster operator '%s' is not available "
-		                  "(Available=%s, Degraded=%s)",
-		                  t->name, av, dg);
+	return reason(why,
+	              al_sprintf("job %s/%s has not completed (active %lld, "
+	                         "succeeded 0, failed %lld)",
+	                         ns, t->name, status_int(live, "active"),
+	                         status_int(live, "failed")));
+}
+
+/* 0 ready, 1 not ready (*why says why, caller frees), AL_ENOMEM. */
+typedef int (*not_ready_fn)(const al_update_task *t, const json_t *live,
+                            int *permanent, char **why);
+
+/* Which check holds a task after it applied (NULL: none). */
+static not_ready_fn readiness_check(const al_update_task *t)
+{
+	if (t->delete_it)
+		return NULL;
+	if (t->cluster_operator)
+		return co_not_ready;
+	if (t->job)
+		return job_not_ready;
+	if (strcmp(t->group, "apiextensions.k8s.io") == 0 &&
+	    strcmp(t->kind, "CustomResourceDefinition") == 0)
+		return crd_not_ready;
+	if (strcmp(t->group, "apps") == 0 && strcmp(t->kind, "Deployment") == 0)
+		return deployment_not_ready;
+	if (strcmp(t->group, "apps") == 0 && strcmp(t->kind, "DaemonSet") == 0)
+		return daemonset_not_ready;
 	return NULL;
 }
 
-static int wait_operator(run *r, const al_update_task *t)
+/* Poll the object until check says it is done, a permanent failure, the
+ * sync deadline or cancellation. Each new reason is reported as an event
+ * (once, not at every poll); the last one ends the task. */
+static int wait_ready(run *r, const al_update_task *t, not_ready_fn check)
 {
 	const al_update_opts *o = r->o;
 	uint64_t poll = o->poll_ms ? o->poll_ms : DEFAULT_POLL_MS;
-	char *why = NULL;
+	char *why = NULL, *told = NULL;
 	json_t *live = NULL;
-	int rc;
+	int rc, permanent = 0;
 
+	if (check == co_not_ready &&
+	    json_array_size(json_object_get(json_object_get(t->obj, "status"),
+	                                    "versions")) == 0) {
+		if (co_not_ready(t, NULL, &permanent, &why) < 0)
+			return AL_ENOMEM;
+		rc = al_error_set(AL_EPROTO, "%s", why);
+		free(why);
+		return rc;
+	}
 	for (;;) {
-		rc = al_kube_get(o->kube, t->api_version, t->kind, NULL,
+		rc = al_kube_get(o->kube, t->api_version, t->kind, t->ns,
 		                 t->name, &live, r->dl);
 		if (rc == 0) {
 			free(why);
-			why = co_not_ready(t, live);
+			why = NULL;
+			rc = check(t, live, &permanent, &why);
 			json_decref(live);
 			live = NULL;
-			if (why == NULL)
-				return 0;
+			if (rc <= 0)
+				break; /* ready, or out of memory */
+			if (permanent) {
+				rc = al_error_set(AL_EPROTO, "%s", why);
+				break;
+			}
+			if (told == NULL || strcmp(told, why) != 0) {
+				emit(r, "waiting: %s", why);
+				free(told);
+				told = al_strdup(why);
+			}
 		} else if (!transient(rc)) {
 			break;
 		}
 		if (al_cancel_is_set(o->cancel)) {
-			rc = al_error_set(
-			    AL_ECANCELED,
-			    "cancelled waiting for cluster operator '%s'",
-			    t->name);
+			rc = al_error_set(AL_ECANCELED,
+			                  "cancelled waiting for %s %s",
+			                  t->kind, t->name);
 			break;
 		}
 		if (al_deadline_expired(r->dl)) {
-			rc = al_error_set(
-			    AL_ETIMEOUT, "%s",
-			    why != NULL
-			        ? why
-			        : "timed out waiting for a cluster operator");
+			rc = al_error_set(AL_ETIMEOUT, "%s",
+			                  why != NULL
+			                      ? why
+			                      : "timed out waiting for "
+			                        "the object to be ready");
 			break;
 		}
 		{
@@ -753,6 +991,7 @@ static int wait_operator(run *r, const al_update_task *t)
 		}
 	}
 	free(why);
+	free(told);
 	return rc;
 }
 
@@ -838,8 +1077,12 @@ static int apply_task(run *r, const al_update_task *t, int *repaired)
 		if ((rc = retry_wait(r, t, attempt)) < 0)
 			return rc;
 	}
-	if (t->cluster_operator)
-		return wait_operator(r, t);
+	{
+		not_ready_fn check = readiness_check(t);
+
+		if (check != NULL)
+			return wait_ready(r, t, check);
+	}
 	return 0;
 }
 
@@ -995,9 +1238,9 @@ static int apply_graph(run *r, const al_update_graph *g, record *rec,
 		r->level_failed = 0;
 		if (r->mode == AL_UPDATE_MODE_RECONCILE)
 			shuffle(r->order, r->norder, &seed);
-		if (lv->numbered)
-			emit(r, "level %02u: %zu components, %zu manifests",
-			     lv->level, lv->count, lv->ntasks);
+		if (lv->number != NULL)
+			emit(r, "level %s: %zu components, %zu manifests",
+			     lv->number, lv->count, lv->ntasks);
 		else
 			emit(r, "unnumbered manifests: %zu", lv->ntasks);
 		for (i = 0; i < par && i < lv->count; i++) {
@@ -1026,6 +1269,174 @@ static int apply_graph(run *r, const al_update_graph *g, record *rec,
 	return r->first_rc;
 }
 
+/* --- the cluster's filters (what is applied) ----------------------------- */
+
+/* The feature set, feature gates and capabilities a load filters with
+ * (docs/updater.md "What is applied"); strings borrow from the objects. */
+typedef struct filters {
+	json_t *fg, *cv; /* FeatureGate cluster, ClusterVersion version */
+	const char **gates;
+	size_t ngates;
+	const char **caps;
+	size_t ncaps;
+	const char **known;
+	size_t nknown;
+} filters;
+
+static void filters_clear(filters *f)
+{
+	json_decref(f->fg);
+	json_decref(f->cv);
+	free(f->gates);
+	free(f->caps);
+	free(f->known);
+	memset(f, 0, sizeof(*f));
+}
+
+/* The names of a JSON array of strings (or of objects' "name"). */
+static int string_list(const json_t *a, const char *member, const char ***out,
+                       size_t *n)
+{
+	size_t i, k = 0;
+	json_t *x;
+
+	*out = calloc(json_array_size(a) + 1, sizeof(**out));
+	if (*out == NULL)
+		return al_error_set(AL_ENOMEM, "out of memory");
+	json_array_foreach(a, i, x)
+	{
+		const char *s = member != NULL ? al_json_str(x, member)
+		                               : json_string_value(x);
+
+		if (s != NULL)
+			(*out)[k++] = s;
+	}
+	*n = k;
+	return 0;
+}
+
+/* The version whose feature gates count: the CVO takes the entry of the
+ * payload it runs (cvo.go extractEnabledGates: the current version, else
+ * its own version on a fresh cluster). Here: the newest Completed entry of
+ * the record, else of ClusterVersion status.history, else the target. */
+static const char *gates_version(const record *rec, const json_t *cv,
+                                 const char *target)
+{
+	size_t i;
+	json_t *e;
+
+	json_array_foreach(rec->history, i, e)
+	{
+		if (strcmp(al_json_str(e, "state"), "Completed") == 0 &&
+		    al_json_str(e, "version") != NULL)
+			return al_json_str(e, "version");
+	}
+	json_array_foreach(
+	    json_object_get(json_object_get(cv, "status"), "history"), i, e)
+	{
+		const char *st = al_json_str(e, "state");
+
+		if (st != NULL && strcmp(st, "Completed") == 0 &&
+		    al_json_str(e, "version") != NULL)
+			return al_json_str(e, "version");
+	}
+	return target;
+}
+
+/* Fill lo's feature set, gates and capabilities: from the options when
+ * given, else from the cluster (FeatureGate cluster: spec.featureSet and
+ * the status.featureGates entry of the version gates_version picks;
+ * ClusterVersion version: capabilities as lib/capability computes them);
+ * a cluster without those objects gives Default and no capability
+ * filter. A read that fails stops the run: never a guess. */
+static int cluster_filters(run *r, const record *rec, const char *target,
+                           filters *f, al_update_load_opts *lo)
+{
+	const al_update_opts *o = r->o;
+	const char *version;
+	int rc;
+
+	memset(f, 0, sizeof(*f));
+	lo->feature_set = o->feature_set;
+	if (o->kube != NULL) {
+		rc = al_kube_get(o->kube, "config.openshift.io/v1",
+		                 "ClusterVersion", NULL, "version", &f->cv,
+		                 al_deadline_in(STATUS_WRITE_MS));
+		if (rc < 0 && rc != AL_ENOTFOUND)
+			return al_error_wrap(rc,
+			                     "reading ClusterVersion/version");
+	}
+	version = gates_version(rec, f->cv, target);
+	if (o->kube != NULL) {
+		rc = al_kube_get(o->kube, "config.openshift.io/v1",
+		                 "FeatureGate", NULL, "cluster", &f->fg,
+		                 al_deadline_in(STATUS_WRITE_MS));
+		if (rc < 0 && rc != AL_ENOTFOUND)
+			return al_error_wrap(rc, "reading FeatureGate/cluster");
+		if (rc == 0) {
+			size_t i;
+			json_t *e;
+
+			if (lo->feature_set == NULL)
+				lo->feature_set =
+				    al_json_str(json_object_get(f->fg, "spec"),
+				                "featureSet");
+			json_array_foreach(
+			    json_object_get(json_object_get(f->fg, "status"),
+			                    "featureGates"),
+			    i, e)
+			{
+				const char *v = al_json_str(e, "version");
+
+				if (v == NULL || strcmp(v, version) != 0)
+					continue;
+				if ((rc = string_list(
+				         json_object_get(e, "enabled"), "name",
+				         &f->gates, &f->ngates)) < 0)
+					return rc;
+				lo->feature_gates = f->gates;
+				lo->nfeature_gates = f->ngates;
+				lo->feature_gates_known = 1;
+				break;
+			}
+		}
+	}
+	if (o->have_capabilities) {
+		lo->capabilities = o->capabilities;
+		lo->ncapabilities = o->ncapabilities;
+		lo->capabilities_known = 1;
+	} else if (f->cv != NULL) {
+		const json_t *kc = json_object_get(
+		    json_object_get(json_object_get(f->cv, "status"),
+		                    "capabilities"),
+		    "knownCapabilities");
+
+		if ((rc = al_update_cluster_capabilities(f->cv, &f->caps,
+		                                         &f->ncaps)) < 0)
+			return rc;
+		lo->capabilities = f->caps;
+		lo->ncapabilities = f->ncaps;
+		lo->capabilities_known = 1;
+		if (json_array_size(kc) > 0) {
+			if ((rc = string_list(kc, NULL, &f->known,
+			                      &f->nknown)) < 0)
+				return rc;
+			lo->known_capabilities = f->known;
+			lo->nknown_capabilities = f->nknown;
+		}
+	}
+	emit(r, "filters: feature set %s, feature gates %s%s, capabilities %s",
+	     lo->feature_set != NULL && lo->feature_set[0] != '\0'
+	         ? lo->feature_set
+	         : "Default",
+	     lo->feature_gates_known ? "of " : "not filtered",
+	     lo->feature_gates_known ? version : "",
+	     !lo->capabilities_known ? "not filtered (no ClusterVersion)"
+	     : o->have_capabilities  ? "from --capabilities"
+	                             : "from the cluster");
+	return 0;
+}
+
 /* --- the plan (dry run) ------------------------------------------------- */
 
 static char *plan_text(const al_update_graph *g)
@@ -1035,16 +1446,19 @@ static char *plan_text(const al_update_graph *g)
 
 	al_buf_printf(&b,
 	              "graph: %zu manifests in %zu levels, %zu components (%zu "
-	              "documents left out)\n",
-	              g->ntasks, g->nlevels, g->ncomponents, g->skipped);
+	              "documents left out: %zu feature set/gate/major version, "
+	              "%zu capability; %zu manifests/ templates skipped)\n",
+	              g->ntasks, g->nlevels, g->ncomponents, g->skipped,
+	              g->skipped_feature, g->skipped_capability,
+	              g->skipped_template);
 	for (li = 0; li < g->nlevels; li++) {
 		const al_update_level *lv = &g->levels[li];
 
-		if (lv->numbered)
+		if (lv->number != NULL)
 			al_buf_printf(&b,
-			              "level %02u: %zu parallel components, "
+			              "level %s: %zu parallel components, "
 			              "%zu manifests\n",
-			              lv->level, lv->count, lv->ntasks);
+			              lv->number, lv->count, lv->ntasks);
 		else
 			al_buf_printf(
 			    &b, "unnumbered: 1 serial group, %zu manifests\n",
@@ -1064,6 +1478,12 @@ static char *plan_text(const al_update_graph *g)
 			}
 		}
 	}
+	if (g->nleft_out > 0)
+		al_buf_printf(&b, "left out: %zu documents%s\n", g->skipped,
+		              g->nleft_out < g->skipped ? " (first listed)"
+		                                        : "");
+	for (ti = 0; ti < g->nleft_out; ti++)
+		al_buf_printf(&b, "  - %s\n", g->left_out[ti]);
 	return al_buf_detach(&b, NULL);
 }
 
@@ -1106,6 +1526,7 @@ int al_update_run(const al_update_opts *o, al_update_result *res)
 	al_release *rel = NULL;
 	al_update_graph *g = NULL;
 	al_update_load_opts lo;
+	filters flt;
 	al_digest d;
 	al_lock *lock = NULL;
 	char *version = NULL, *digest = NULL, *image = NULL, *why = NULL,
@@ -1125,6 +1546,7 @@ int al_update_run(const al_update_opts *o, al_update_result *res)
 	memset(&r, 0, sizeof(r));
 	memset(&rec, 0, sizeof(rec));
 	memset(&rp, 0, sizeof(rp));
+	memset(&flt, 0, sizeof(flt));
 	r.o = o;
 	r.res = res;
 	pthread_mutex_init(&r.mu, NULL);
@@ -1205,6 +1627,9 @@ int al_update_run(const al_update_opts *o, al_update_result *res)
 	memset(&lo, 0, sizeof(lo));
 	lo.profile = o->profile;
 	lo.exclude = o->exclude;
+	lo.release_image = image;
+	if ((rc = cluster_filters(&r, &rec, version, &flt, &lo)) < 0)
+		goto out;
 	if ((rc = al_release_open(&rel, o->store, &d, NULL)) < 0 ||
 	    (rc = al_update_graph_from_release(&g, rel, &lo)) < 0) {
 		rc = al_error_wrap(rc, "loading release %s", version);
@@ -1392,6 +1817,7 @@ out : {
 }
 	al_update_graph_free(g);
 	al_release_free(rel);
+	filters_clear(&flt);
 	record_clear(&rec);
 	free(version);
 	free(digest);

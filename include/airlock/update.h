@@ -23,6 +23,7 @@
 #define AL_UPDATE_MAX_PARALLEL 64  /* workers per level */
 #define AL_UPDATE_MAX_STATE_BYTES (4 * AL_MIB) /* the --state file */
 #define AL_UPDATE_MAX_HISTORY 100              /* history entries kept */
+#define AL_UPDATE_MAX_LEFT_OUT 10000 /* left-out documents listed in a plan */
 #define AL_UPDATE_DEFAULT_PROFILE "self-managed-high-availability"
 #define AL_UPDATE_PLACEHOLDER_REPO "registry.ci.openshift.org/openshift"
 #define AL_UPDATE_PLACEHOLDER_VERSION "0.0.1-snapshot"
@@ -35,19 +36,20 @@
 /* --- file names and the task graph ------------------------------------ */
 
 /*
- * Parse a release-manifests/ file name the way the Cluster Version
- * Operator does: "0000_<digits>_<component>_<rest>" (component: the
- * characters [A-Za-z0-9-] up to the next '_', at least one) gives
- * *numbered = 1, *level the run level (at most 9 digits) and *component
- * (caller frees). Any other name (no "0000_" prefix, no component, no '_'
- * after the component, a non-digit level) gives *numbered = 0, *level 0
- * and *component NULL: such files form one serial group after every
- * numbered level. Errors: AL_EINVAL (NULL name), AL_ENOMEM.
+ * Parse a manifest file name with the Cluster Version Operator's pattern
+ * (pkg/payload reMatchPattern, ^0000_(\d+)_([a-zA-Z0-9]+(-[a-zA-Z0-9]+)*?)_):
+ * a match gives *numbered = 1, *level the run level's digits as a number
+ * (UINT_MAX when larger; the graph compares the digits as strings, as the
+ * CVO does) and *component (caller frees). Any other name (no "0000_"
+ * prefix, no digits, no '_' after the component, a component with a
+ * leading, trailing or double '-') gives *numbered = 0, *level 0 and
+ * *component NULL: such files run serially in their place in file order.
+ * Errors: AL_EINVAL (NULL name), AL_ENOMEM.
  */
 AL_EXPORT int al_update_parse_name(const char *file, int *numbered,
                                    unsigned *level, char **component);
 
-/* One file of release-manifests/ (borrowed). */
+/* One manifest file (borrowed). */
 typedef struct al_update_file {
 	const char *name;
 	const uint8_t *data;
@@ -69,6 +71,25 @@ typedef struct al_update_load_opts {
 	    *version; /* replaces AL_UPDATE_PLACEHOLDER_VERSION; required */
 	const al_update_image *images; /* image-references */
 	size_t nimages;
+	/* The cluster's filters (library-go manifest.Include; docs/updater.md
+	 * "What is applied"). feature_set: the cluster's spec.featureSet,
+	 * NULL or "" meaning "Default" (always applied, as the CVO does). */
+	const char *feature_set;
+	/* Enabled feature gates; used only when feature_gates_known. */
+	const char *const *feature_gates;
+	size_t nfeature_gates;
+	int feature_gates_known;
+	/* Enabled (explicitly or implicitly) capabilities and the known ones;
+	 * used only when capabilities_known (else nothing is filtered on
+	 * capabilities). known NULL: AL_UPDATE_KNOWN_CAPABILITIES. */
+	const char *const *capabilities;
+	size_t ncapabilities;
+	const char *const *known_capabilities;
+	size_t nknown_capabilities;
+	int capabilities_known;
+	/* {{.ReleaseImage}} in the image's manifests/ templates; NULL: the
+	 * version. */
+	const char *release_image;
 } al_update_load_opts;
 
 /* One task: one object of one manifest file. */
@@ -83,6 +104,8 @@ typedef struct al_update_task {
 	int create_only;      /* release.openshift.io/create-only: "true" */
 	int delete_it; /* release.openshift.io/delete: "true": delete, not apply
 	                */
+	int job;       /* a batch/v1 Job: a barrier (the CVO's SplitOnJobs) */
+	char *group;   /* API group of apiVersion ("" for core) */
 } al_update_task;
 
 /* A component: tasks[first .. first + count) applied in order. */
@@ -99,6 +122,8 @@ typedef struct al_update_level {
 	size_t first;
 	size_t count;
 	size_t ntasks;
+	char *number; /* the run level's digits as in the file name ("05");
+	                 NULL for names the CVO's pattern does not match */
 } al_update_level;
 
 typedef struct al_update_graph {
@@ -108,32 +133,80 @@ typedef struct al_update_graph {
 	size_t ncomponents;
 	al_update_level *levels;
 	size_t nlevels;
-	size_t skipped; /* documents left out (profile, exclude, empty) */
+	size_t skipped;            /* documents left out (any filter, empty) */
+	size_t skipped_feature;    /* of which: feature set / gate / major */
+	size_t skipped_capability; /* of which: capability not enabled */
+	size_t skipped_template;   /* manifests/ files whose template failed */
+	/* The documents left out by a filter, "Kind ns/name (file #doc): why
+	 * (annotation: value)", at most AL_UPDATE_MAX_LEFT_OUT of them. */
+	char **left_out;
+	size_t nleft_out;
 } al_update_graph;
 
 /*
- * Build the graph from files (any order; sorted by name here). Files not
- * ending in .yaml, .yml or .json, and "image-references" /
- * "release-metadata", are ignored. Every document is parsed (multi-document
- * YAML, JSON is YAML); empty documents are skipped; a document must be a
- * map with apiVersion, kind and metadata.name (AL_EPARSE naming the file
- * and document). A document is kept only when its
- * include.release.openshift.io/<profile> annotation is "true" and it has
- * no exclude.release.openshift.io/<exclude>: "true"; a kept document with
- * release.openshift.io/delete: "true" becomes a deletion task (delete_it).
+ * Build the graph from release-manifests/ files (any order; sorted by name
+ * here): al_update_graph_build2 without manifests/ files. Files not ending
+ * in .yaml, .yml or .json are ignored. Every document is parsed
+ * (multi-document YAML, JSON is YAML); empty documents are skipped; a
+ * document must be a map with apiVersion, kind and metadata.name
+ * (AL_EPARSE naming the file and document). Filters, duplicates and order:
+ * al_update_graph_build2. A kept document with release.openshift.io/delete:
+ * "true" becomes a deletion task (delete_it).
  * Substitution (in every string value of a kept document): each
  * "AL_UPDATE_PLACEHOLDER_REPO:<tag>" whose tag is in images becomes that
  * image (a tag not in images is AL_EPARSE naming the file), and each
  * AL_UPDATE_PLACEHOLDER_VERSION becomes opts->version. References that
- * are already full pull specs are left as they are. Levels are ordered
- * by number, the unnumbered group last; components of a level in the
- * order of their first file; tasks of a component in file then document
- * order. A graph without any task is AL_EPARSE. Errors also AL_ELIMIT
- * (over AL_UPDATE_MAX_TASKS), AL_ENOMEM. Free with al_update_graph_free.
+ * are already full pull specs are left as they are. A graph without any
+ * task is AL_EPARSE. Errors also AL_ELIMIT (over AL_UPDATE_MAX_TASKS),
+ * AL_ENOMEM. Free with al_update_graph_free.
  */
 AL_EXPORT int al_update_graph_build(al_update_graph **out,
                                     const al_update_file *files, size_t nfiles,
                                     const al_update_load_opts *opts);
+
+/*
+ * The CVO's full load (pkg/payload LoadUpdate, task_graph.go): the image's
+ * manifests/ files (cvo, rendered as templates: {{.ReleaseImage}},
+ * {{.ClusterProfile}}, {{.Images.<tag>}}, string literals; a file using
+ * anything else is skipped, as the CVO skips a template that fails) come
+ * first, then release-manifests/ (files), each directory in file-name
+ * order. Every document is filtered as library-go's manifest.Include does
+ * (exclude, feature set, feature gate, major version, profile,
+ * capabilities). The same object (group, kind, namespace, name) twice in
+ * one file refuses the payload before filtering (library-go
+ * ParseManifests); the same object kept from two files refuses it too
+ * (AL_EPARSE naming both files). Order: the flat list is split at each
+ * batch/v1 Job (SplitOnJobs), then grouped as ByNumberAndComponent does:
+ * a run of names with the same run-level digits (compared as strings)
+ * and several components is one parallel level; anything else (one
+ * component, a name the pattern does not match) runs serially in place.
+ * al_update_graph_build is this with no manifests/ files.
+ */
+AL_EXPORT int al_update_graph_build2(al_update_graph **out,
+                                     const al_update_file *cvo, size_t ncvo,
+                                     const al_update_file *files, size_t nfiles,
+                                     const al_update_load_opts *opts);
+
+/* 1 when name is a feature set library-go knows ("Default",
+ * "TechPreviewNoUpgrade", "DevPreviewNoUpgrade", "CustomNoUpgrade", "OKD";
+ * "" is "Default"), else 0. */
+AL_EXPORT int al_update_feature_set_known(const char *name);
+
+/* The capabilities the CVO knows (openshift/api
+ * KnownClusterVersionCapabilities), NULL-terminated. */
+AL_EXPORT const char *const *al_update_known_capabilities(void);
+
+/*
+ * The enabled capabilities of a cluster as the CVO computes them
+ * (lib/capability SetCapabilities): the baseline set of cv->spec.capabilities
+ * (default vCurrent; an unknown set name is AL_EINVAL), plus
+ * additionalEnabledCapabilities, plus status.capabilities.enabledCapabilities
+ * (capabilities once enabled stay enabled: implicitly enabled). cv is a
+ * config.openshift.io/v1 ClusterVersion. *out is a NULL-terminated array of
+ * borrowed/static strings (free the array only), *n its length.
+ */
+AL_EXPORT int al_update_cluster_capabilities(const json_t *cv,
+                                             const char ***out, size_t *n);
 
 /* al_update_graph_build on a release's files and image-references
  * (opts->images and opts->version are taken from r when NULL). */
@@ -247,7 +320,16 @@ typedef struct al_update_opts {
 	const char *profile;      /* NULL: AL_UPDATE_DEFAULT_PROFILE */
 	const char
 	    *exclude; /* exclude.release.openshift.io/<id>; may be NULL */
-	int dry_run;  /* decide and plan, touch nothing */
+	/* Override the cluster's feature set (FeatureGate cluster
+	 * spec.featureSet); NULL: read it from the cluster ("Default" when
+	 * there is none). */
+	const char *feature_set;
+	/* Override the cluster's capabilities (ClusterVersion version);
+	 * have_capabilities 1: exactly these are enabled. */
+	const char *const *capabilities;
+	size_t ncapabilities;
+	int have_capabilities;
+	int dry_run; /* decide and plan, touch nothing */
 	const char
 	    *state_path;   /* local state file; NULL: the cluster object only */
 	unsigned seed;     /* shuffle seed for Reconciling (0: time based) */

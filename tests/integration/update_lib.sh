@@ -6,8 +6,9 @@
 #   up_ctl PATH [JSON]     POST JSON (GET without) to $KS_URL/_control/PATH
 #   up_store DIR           mirror the sample release 4.14.1 into DIR
 #   up_store_add_4142 DIR  make release 4.14.2 (same manifests) and mirror it into DIR
-#   up_store_add_release DIR VERSION MANIFESTS
+#   up_store_add_release DIR VERSION MANIFESTS [CVO_MANIFESTS]
 #                          the same for any version and manifests directory
+#                          (CVO_MANIFESTS: the image's manifests/)
 #   up_sign DIR DIGEST     sign DIGEST with a fresh gpg key into DIR/signatures;
 #                          the public key is $T/trusted.gpg
 #   up_state FILE EXPR     evaluate a Python expression on the state file (s)
@@ -74,14 +75,15 @@ up_store_add_4142() {
 	up_store_add_release "$1" 4.14.2 "$AL_SOURCE_DIR/samples/release-manifests"
 }
 
-# up_store_add_release DIR VERSION MANIFESTS: make release VERSION (after
-# 4.14.1) from the manifests directory MANIFESTS and mirror it into DIR.
+# up_store_add_release DIR VERSION MANIFESTS [CVO_MANIFESTS]: make release
+# VERSION (after 4.14.1) from the manifests directory MANIFESTS (and the
+# image's manifests/ from CVO_MANIFESTS) and mirror it into DIR.
 up_store_add_release() {
 	local dir=$1 version=$2 manifests=$3 tag
 	tag=$(echo "$version" | tr -d .)
 	python3 "$AL_TOOLS/mkrelease.py" --out "$T/layout-$tag" --version "$version" --previous 4.14.1 \
 		--prefix quay.io/airlock-samples --components 6 --layer-size 4096 --base-size 8192 \
-		--manifests "$manifests" --seed airlock-samples >/dev/null || return 1
+		--manifests "$manifests" ${4:+--cvo-manifests "$4"} --seed airlock-samples >/dev/null || return 1
 	cat >"$T/imageset-$tag.yaml" <<EOF
 kind: ImageSetConfiguration
 apiVersion: mirror.openshift.io/v2alpha1

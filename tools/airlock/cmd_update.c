@@ -23,6 +23,8 @@ enum {
 	OPT_SIG_STORE,
 	OPT_PROFILE,
 	OPT_EXCLUDE,
+	OPT_FEATURE_SET,
+	OPT_CAPABILITIES,
 	OPT_SEED,
 	OPT_POLL,
 	OPT_INSECURE,
@@ -95,6 +97,13 @@ static const char update_help[] =
     "                               self-managed-high-availability)\n"
     "      --exclude ID             skip manifests with "
     "exclude.release.openshift.io/ID\n"
+    "      --feature-set NAME       the cluster's feature set (default: "
+    "FeatureGate\n"
+    "                               cluster spec.featureSet, else Default)\n"
+    "      --capabilities A,B,...   exactly these capabilities are enabled "
+    "(default:\n"
+    "                               from ClusterVersion version; \"\" for "
+    "none)\n"
     "      --state FILE             also persist the state in FILE (read "
     "first)\n"
     "      --dry-run                print the decision and the ordered graph, "
@@ -142,6 +151,16 @@ static int load_keyring(al_pgp_keyring **kr, const char *const *files, size_t n,
 	return 0;
 }
 
+static int known_capability(const char *c)
+{
+	const char *const *k;
+
+	for (k = al_update_known_capabilities(); *k != NULL; k++)
+		if (strcmp(*k, c) == 0)
+			return 1;
+	return 0;
+}
+
 int cmd_update(int argc, char **argv)
 {
 	static const struct option longopts[] = {
@@ -158,6 +177,8 @@ int cmd_update(int argc, char **argv)
 	    {"signature-store", required_argument, NULL, OPT_SIG_STORE},
 	    {"profile", required_argument, NULL, OPT_PROFILE},
 	    {"exclude", required_argument, NULL, OPT_EXCLUDE},
+	    {"feature-set", required_argument, NULL, OPT_FEATURE_SET},
+	    {"capabilities", required_argument, NULL, OPT_CAPABILITIES},
 	    {"seed", required_argument, NULL, OPT_SEED},
 	    {"operator-poll", required_argument, NULL, OPT_POLL},
 	    {"insecure-skip-tls-verify", no_argument, NULL, OPT_INSECURE},
@@ -168,7 +189,9 @@ int cmd_update(int argc, char **argv)
 	};
 	const char *store_path = NULL, *kubeconfig = NULL, *keyrings[MAX_LIST],
 	           *sigstores[MAX_LIST];
-	size_t nkeyrings = 0, nsigstores = 0;
+	size_t nkeyrings = 0, nsigstores = 0, ncaps = 0;
+	const char *caps[MAX_LIST];
+	char *capbuf = NULL;
 	cli_common c;
 	al_update_opts uo;
 	al_update_result res = AL_UPDATE_RESULT_INIT;
@@ -267,6 +290,60 @@ int cmd_update(int argc, char **argv)
 		case OPT_EXCLUDE:
 			uo.exclude = optarg;
 			break;
+		case OPT_FEATURE_SET:
+			if (!al_update_feature_set_known(optarg)) {
+				free(capbuf);
+				return cli_usage_error(
+				    "update",
+				    "--feature-set: unknown feature set '%s' "
+				    "(Default, TechPreviewNoUpgrade, "
+				    "DevPreviewNoUpgrade, CustomNoUpgrade, "
+				    "OKD)",
+				    optarg);
+			}
+			uo.feature_set = optarg;
+			break;
+		case OPT_CAPABILITIES: {
+			char *p;
+
+			free(capbuf);
+			capbuf = al_strdup(optarg);
+			if (capbuf == NULL)
+				return cli_fail(AL_ENOMEM, "out of memory");
+			ncaps = 0;
+			for (p = capbuf; *p != '\0';) {
+				char *e = strchr(p, ',');
+
+				if (e != NULL)
+					*e = '\0';
+				if (*p != '\0') {
+					if (ncaps == MAX_LIST) {
+						free(capbuf);
+						return cli_usage_error(
+						    "update",
+						    "--capabilities: more "
+						    "than %d names",
+						    MAX_LIST);
+					}
+					if (!known_capability(p))
+						fprintf(
+						    stderr,
+						    "airlock: warning: "
+						    "capability '%s' is not "
+						    "known: manifests naming "
+						    "it are skipped\n",
+						    p);
+					caps[ncaps++] = p;
+				}
+				if (e == NULL)
+					break;
+				p = e + 1;
+			}
+			uo.capabilities = caps;
+			uo.ncapabilities = ncaps;
+			uo.have_capabilities = 1;
+			break;
+		}
 		case OPT_SEED: {
 			char *end;
 			unsigned long v;
@@ -410,6 +487,7 @@ int cmd_update(int argc, char **argv)
 		}
 	}
 out:
+	free(capbuf);
 	al_update_result_clear(&res);
 	al_kube_free(kube);
 	al_store_free(store);
