@@ -898,6 +898,11 @@ void al_kube_free(al_kube *k)
 	free(k);
 }
 
+const char *al_kube_field_manager(const al_kube *k)
+{
+	return k != NULL ? k->field_manager : NULL;
+}
+
 const char *al_kube_server(const al_kube *k)
 {
 	return k != NULL ? k->server : NULL;

@@ -48,6 +48,8 @@ typedef struct al_kube al_kube;
  * (for tests). docs/kube.md has the details. */
 AL_EXPORT int al_kube_new(al_kube **out, const al_kube_opts *opts);
 AL_EXPORT void al_kube_free(al_kube *k);
+/* The field manager of this client's writes (borrowed). */
+AL_EXPORT const char *al_kube_field_manager(const al_kube *k);
 /* The server URL in use (borrowed). */
 AL_EXPORT const char *al_kube_server(const al_kube *k);
 /* The namespace used for namespaced objects that name none: the

@@ -25,6 +25,9 @@ enum {
 	OPT_SEED,
 	OPT_POLL,
 	OPT_INSECURE,
+	OPT_TAKE_OVER,
+	OPT_LOCK_WAIT,
+	OPT_LEASE_DURATION,
 };
 
 #define MAX_LIST 32
@@ -37,6 +40,7 @@ static const char update_help[] =
     "                      [--parallel N] [--dry-run] [--watch] [--state "
     "FILE]\n"
     "                      [--keyring FILE]... [--signature-store URL]...\n"
+    "                      [--lock-wait D] [--take-over]\n"
     "\n"
     "Apply a release payload from the store to a cluster in the Cluster "
     "Version\n"
@@ -69,10 +73,22 @@ static const char update_help[] =
     "                               ~/.kube/config, in-cluster)\n"
     "      --insecure-skip-tls-verify  do not verify the API server "
     "certificate\n"
-    "      --force                  apply without a verified signature "
-    "(recorded as\n"
-    "                               verified: false); never turns a failure "
+    "      --force                  apply without a verified signature, or "
+    "through failed\n"
+    "                               preconditions (recorded in history as "
+    "verified: false\n"
+    "                               and acceptedRisks); never turns a failure "
     "into success\n"
+    "      --lock-wait D            wait up to D for another updater's "
+    "cluster lease\n"
+    "                               (kube-system/airlock-update; default 0: "
+    "refuse at once)\n"
+    "      --lease-duration D       how long the lease lasts unrenewed "
+    "(default 60s)\n"
+    "      --take-over              update although a cluster-version-operator "
+    "runs\n"
+    "                               (scale it to 0 first: airlock becomes the "
+    "updater)\n"
     "      --keyring FILE           trusted OpenPGP keys (repeatable)\n"
     "      --signature-store URL    HTTP(S) signature store (repeatable)\n"
     "      --signature-timeout D    whole signature phase (default 30s)\n"
@@ -157,6 +173,9 @@ int cmd_update(int argc, char **argv)
 	    {"seed", required_argument, NULL, OPT_SEED},
 	    {"operator-poll", required_argument, NULL, OPT_POLL},
 	    {"insecure-skip-tls-verify", no_argument, NULL, OPT_INSECURE},
+	    {"take-over", no_argument, NULL, OPT_TAKE_OVER},
+	    {"lock-wait", required_argument, NULL, OPT_LOCK_WAIT},
+	    {"lease-duration", required_argument, NULL, OPT_LEASE_DURATION},
 	    CLI_COMMON_OPTIONS,
 	    {NULL, 0, NULL, 0},
 	};
@@ -273,6 +292,26 @@ int cmd_update(int argc, char **argv)
 		case OPT_INSECURE:
 			insecure = 1;
 			break;
+		case OPT_TAKE_OVER:
+			uo.take_over = 1;
+			break;
+		case OPT_LOCK_WAIT:
+			if (al_parse_duration(optarg, &uo.lock_wait_ms) < 0)
+				return cli_usage_error(
+				    "update",
+				    "--lock-wait takes a duration, not '%s'",
+				    optarg);
+			break;
+		case OPT_LEASE_DURATION:
+			if (al_parse_duration(optarg, &uo.lease_duration_ms) <
+			        0 ||
+			    uo.lease_duration_ms < 2000)
+				return cli_usage_error(
+				    "update",
+				    "--lease-duration takes a duration of at "
+				    "least 2s, not '%s'",
+				    optarg);
+			break;
 		default:
 			h = cli_common_option(&c, opt, optarg);
 			if (h < 0)
@@ -342,6 +381,11 @@ int cmd_update(int argc, char **argv)
 			break;
 		}
 		if (rc == 0) {
+			if (res.accepted_risks != NULL)
+				fprintf(stderr,
+				        "airlock: warning: accepted risks "
+				        "(recorded in history): %s\n",
+				        res.accepted_risks);
 			if (res.mode == AL_UPDATE_MODE_RECONCILE) {
 				size_t i;
 
@@ -369,6 +413,12 @@ int cmd_update(int argc, char **argv)
 		    res.outcome == AL_UPDATE_OUTCOME_REFUSED) {
 			cli_error("%s", al_error_message());
 			code = EXIT_VERIFY;
+			break;
+		}
+		if (res.outcome == AL_UPDATE_OUTCOME_REFUSED) {
+			/* preconditions: final, as a signature refusal */
+			cli_error("%s", al_error_message());
+			code = EXIT_RUNTIME;
 			break;
 		}
 		cli_error("%s", al_error_message());
