@@ -614,7 +614,8 @@ static void clean_stale_private(void)
  * included), and *fd receives it. Else (no memfd or no /proc, or
  * $AIRLOCK_KUBE_NO_MEMFD set, for tests): a private file (0600, mkstemp)
  * "airlock-kube-<pid>-XXXXXX" under $TMPDIR, *fd = -1; al_kube_free
- * removes it and the next al_kube_new removes one whose process is gone.
+ * removes it, and every client that holds data credentials first removes
+ * such files whose process is gone.
  */
 static int write_private(char **out, int *fd_out, const al_buf *data,
                          const char *what)
@@ -625,6 +626,7 @@ static int write_private(char **out, int *fd_out, const al_buf *data,
 	int fd = -1, rc = 0;
 
 	*fd_out = -1;
+	clean_stale_private();
 #ifdef MFD_CLOEXEC
 	if (nomemfd == NULL || *nomemfd == '\0')
 		fd = memfd_create("airlock-kube", MFD_CLOEXEC);
@@ -647,7 +649,6 @@ static int write_private(char **out, int *fd_out, const al_buf *data,
 		free(path);
 		path = NULL;
 	}
-	clean_stale_private();
 	path = al_sprintf("%s/" KUBE_TMP_PREFIX "%ld-XXXXXX", tmpdir,
 	                  (long)getpid());
 	if (path == NULL)
