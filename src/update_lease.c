@@ -318,6 +318,7 @@ int al_update_lease_acquire(al_update_lease **out, al_kube *k,
 		json_t *have = NULL, *want = NULL, *got = NULL;
 		const json_t *spec;
 		const char *holder, *rv;
+		char holder_buf[256];
 		uint64_t dur, renew, now_wall = al_clock_wall_ms(), left;
 
 		if (al_cancel_is_set(o->cancel)) {
@@ -355,6 +356,11 @@ int al_update_lease_acquire(al_update_lease **out, al_kube *k,
 		}
 		spec = json_object_get(have, "spec");
 		holder = al_json_str(spec, "holderIdentity");
+		/* a copy: have is released before the messages below */
+		if (holder != NULL) {
+			snprintf(holder_buf, sizeof(holder_buf), "%s", holder);
+			holder = holder_buf;
+		}
 		rv = al_json_str(json_object_get(have, "metadata"),
 		                 "resourceVersion");
 		dur = (uint64_t)json_integer_value(
