@@ -50,12 +50,12 @@ al_check "status: a failed update says Failing=True and Progressing=True Working
 al_check "status: ... and the history entry Partial" [ "$(up_obj $CV_PATH '[(h["version"], h["state"]) for h in o["status"]["history"]]')" = "[('4.14.1', 'Partial'), ('4.13.9', 'Completed')]" ]
 up_ctl operator '{"name": "kube-apiserver", "clear": true}' >/dev/null
 
-# --- the final ClusterUpdate status write fails: applied but not recorded --------
+# --- the final ClusterUpdate status write fails (422, not retried): applied but not recorded --
 reset
-up_ctl fault '{"path": "clusterupdates/cluster/status$", "method": "PATCH", "status": 500, "body": "\"state\":\"Completed\""}' >/dev/null
+up_ctl fault '{"path": "clusterupdates/cluster/status$", "method": "PATCH", "status": 422, "body": "\"state\":\"Completed\""}' >/dev/null
 al_run "$T/o2" "$T/e2" "$AIRLOCK" update --store "$S" --to 4.14.1 "${K[@]}" --sync-timeout 20s
 al_check "not recorded: exit 3" [ "$AL_RC" = 3 ]
-al_check "not recorded: the documented message" grep -q "airlock: error: update to 4.14.1 applied but not recorded: writing the status of ClusterUpdate/cluster: .*500.*; rerun to record it" "$T/e2"
+al_check "not recorded: the documented message" grep -q "airlock: error: update to 4.14.1 applied but not recorded: writing the status of ClusterUpdate/cluster: .*422.*; rerun to record it" "$T/e2"
 al_check "not recorded: everything was applied" [ "$(up_py 'print(missing())')" = "[]" ]
 al_check "not recorded: the state file says Updating, Partial" [ "$(say)" = "('Updating', ['Partial'])" ]
 al_check "not recorded: the ClusterUpdate says Updating, Partial" [ "$(up_obj $CU_PATH '(o["status"]["state"], [h["state"] for h in o["status"]["history"]])')" = "('Updating', ['Partial'])" ]
@@ -68,9 +68,9 @@ al_check "not recorded: ... and records: exit 0" [ "$AL_RC" = 0 ]
 al_check "not recorded: now Completed everywhere" bash -c "[ \"\$(cd / && true)\" = '' ] && [ \"$(say)\" = \"('Reconciling', ['Completed'])\" ]"
 al_check "not recorded: ClusterVersion Completed" [ "$(up_obj $CV_PATH '[(h["version"], h["state"]) for h in o["status"]["history"]][0]')" = "('4.14.1', 'Completed')" ]
 
-# --- the final ClusterVersion status write fails --------------------------------
+# --- the final ClusterVersion status write fails (403: RBAC without clusterversions/status) --
 reset
-up_ctl fault '{"path": "clusterversions/version/status$", "method": "PATCH", "status": 503, "body": "\"completionTime\":\"[^\"]+\",\"version\":\"4.14.1\""}' >/dev/null
+up_ctl fault '{"path": "clusterversions/version/status$", "method": "PATCH", "status": 403, "body": "\"completionTime\":\"[^\"]+\",\"version\":\"4.14.1\""}' >/dev/null
 al_run "$T/o3" "$T/e3" "$AIRLOCK" update --store "$S" --to 4.14.1 "${K[@]}" --sync-timeout 20s
 al_check "not recorded (ClusterVersion): exit 3 with the message" bash -c "[ $AL_RC = 3 ] && grep -q 'update to 4.14.1 applied but not recorded: writing the status of ClusterVersion/version' '$T/e3'"
 al_check "not recorded (ClusterVersion): neither the state file nor the ClusterUpdate says Completed or Reconciling" \
