@@ -540,7 +540,9 @@ static int save_targets(run *r, const record *rec, const report *rp,
 	st = status_json(rec, rp);
 	if (st == NULL)
 		return al_error_set(AL_ENOMEM, "out of memory");
-	if (o->kube == NULL || r->no_cluster_writes)
+	/* a run that lost the lease writes only its own state file */
+	if (o->kube == NULL || r->no_cluster_writes ||
+	    al_update_lease_lost(r->lease, NULL, 0))
 		goto file;
 	if (r->cv_owner && (rc = save_cluster_version(r, rec, rp, dl)) < 0) {
 		if (!best_effort)
@@ -1278,9 +1280,13 @@ static int apply_graph(run *r, const al_update_graph *g, record *rec,
 		if (must_stop(r)) {
 			/* count what was never started, with the reason */
 			if (r->first_rc == 0) {
-				char why[512];
-				int lost = al_update_lease_lost(r->lease, why,
-				                                sizeof(why));
+				char why[600], lw[512];
+				int lost = al_update_lease_lost(r->lease, lw,
+				                                sizeof(lw));
+
+				/* message text only: truncation intended */
+				snprintf(why, sizeof(why), "not applying: %s",
+				         lost ? lw : "");
 				int c = al_cancel_is_set(o->cancel)
 				            ? AL_ECANCELED
 				        : lost ? AL_ELOCKED

@@ -88,6 +88,25 @@ wait "$APID" && rc=0 || rc=$?
 al_check "renew: the holder completes, never losing the lease" bash -c "[ $rc = 0 ] && ! grep -q 'lease.*taken\|not renewed' '$T/ea'"
 up_ctl operator '{"name": "kube-apiserver", "clear": true}' >/dev/null
 
+# --- a lost lease stops the run: no new task, the cluster record left alone ------
+reset
+up_ctl operator '{"name": "kube-apiserver", "delay": 4}' >/dev/null
+: >"$T/el" # before the start: wait_for must not see the last scenario's lines
+"$AIRLOCK" update --store "$S" --to 4.14.1 "${K[@]}" --state "$T/state-a.json" --lease-duration 2s >"$T/ol" 2>"$T/el" &
+APID=$!
+wait_for "$T/el" "^level 20" || al_fail "lost: the run reaches level 20"
+NOW=$(date -u +%Y-%m-%dT%H:%M:%S.000000Z)
+up_ctl objects "{\"object\": {\"apiVersion\": \"coordination.k8s.io/v1\", \"kind\": \"Lease\", \"metadata\": {\"name\": \"airlock-update\", \"namespace\": \"kube-system\"}, \"spec\": {\"holderIdentity\": \"thief_1_x\", \"leaseDurationSeconds\": 60, \"acquireTime\": \"$NOW\", \"renewTime\": \"$NOW\", \"leaseTransitions\": 5}}}" >/dev/null
+CU_BEFORE=$(up_obj $CU_PATH 'o["status"]["progress"]["applied"]')
+wait "$APID" && rc=0 || rc=$?
+al_check "lost: the run fails (exit 3)" [ "$rc" = 3 ]
+al_check "lost: ... saying who took the lease" grep -q "not applying: lease kube-system/airlock-update was taken by 'thief_1_x'" "$T/el"
+al_check "lost: no later level was started" [ "$(up_py 'print([p for p in present() if p[0] > 20])')" = "[]" ]
+al_check "lost: the state file says Updating, Partial" [ "$(up_state "$T/state-a.json" '(s["state"], [h["state"] for h in s["history"]])')" = "('Updating', ['Partial'])" ]
+al_check "lost: the cluster's record was not written after the loss" [ "$(up_obj $CU_PATH 'o["status"]["progress"]["applied"]')" = "$CU_BEFORE" ]
+al_check "lost: the thief's lease is left alone (not released by the loser)" [ "$(holder)" = thief_1_x ]
+up_ctl operator '{"name": "kube-apiserver", "clear": true}' >/dev/null
+
 # --- expiry: a holder elsewhere that stopped renewing is taken over -----------
 reset
 NOW=$(date -u +%Y-%m-%dT%H:%M:%S.000000Z)
