@@ -61,6 +61,20 @@ al_run "$T/o2" "$T/e2" "$AIRLOCK" update --store "$S" --to 4.15.0 "${K[@]}"
 al_check "force: a rerun reconciles" [ "$AL_RC" = 0 ]
 al_check "force: ... and the history still says what was accepted" [ "$(up_obj $CV_PATH '"cloud-credential" in o["status"]["history"][0]["acceptedRisks"]')" = True ]
 
+# --- after an update airlock completed, its record is the current version ------
+reset
+al_run "$T/o7" "$T/e7" "$AIRLOCK" update --store "$S" --to 4.14.1 "${K[@]}"
+al_check "record: 4.14.1 completes" [ "$AL_RC" = 0 ]
+# an operator of the payload now says Upgradeable=False (the object as the
+# operator would report it)
+up_co_upgradeable etcd "etcd is defragmenting"
+al_run "$T/o7" "$T/e7" "$AIRLOCK" update --store "$S" --to 4.15.0 "${K[@]}"
+al_check "record: 4.14.1 -> 4.15.0 is refused while etcd says Upgradeable=False" bash -c "[ $AL_RC = 3 ] && grep -q 'Cluster operator etcd should not be upgraded between minor versions: Upgradeable=False (AdminAckRequired): etcd is defragmenting' '$T/e7'"
+al_check "record: ... the record still says Reconciling 4.14.1" [ "$(up_state "$T/state.json" '(s["state"], s["desired"]["version"], [h["state"] for h in s["history"]])')" = "('Reconciling', '4.14.1', ['Completed'])" ]
+al_check "record: ... and ClusterVersion Upgradeable=False names etcd" [ "$(up_obj $CV_PATH '[c["message"] for c in o["status"]["conditions"] if c["type"] == "Upgradeable"]')" = "['Cluster operator etcd should not be upgraded between minor versions: etcd is defragmenting']" ]
+al_run "$T/o7" "$T/e7" "$AIRLOCK" update --store "$S" --to 4.14.2 "${K[@]}"
+al_check "record: a patch update 4.14.1 -> 4.14.2 proceeds" [ "$AL_RC" = 0 ]
+
 # --- ClusterVersionGiantHop: more than one minor ahead ----------------------
 reset
 al_run "$T/o3" "$T/e3" "$AIRLOCK" update --store "$S" --to 4.16.0 "${K[@]}"
