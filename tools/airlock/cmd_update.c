@@ -375,9 +375,10 @@ int cmd_update(int argc, char **argv)
 		if (uo.dry_run) {
 			if (res.plan != NULL)
 				fputs(res.plan, stdout);
-			code = rc == 0
-			           ? EXIT_OK
-			           : cli_fail(rc, "update to '%s'", uo.target);
+			/* the library's message names the release already */
+			if (rc != 0)
+				cli_error("%s", al_error_message());
+			code = rc == 0 ? EXIT_OK : cli_exit_code(rc);
 			break;
 		}
 		if (rc == 0) {
