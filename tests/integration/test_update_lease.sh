@@ -117,6 +117,14 @@ al_run "$T/oe" "$T/ee" "$AIRLOCK" update --store "$S" --to 4.14.1 "${K[@]}" --st
 al_check "expiry: unrenewed for its whole duration while watched, it is taken over" [ "$AL_RC" = 0 ]
 al_check "expiry: leaseTransitions counts the new holder" [ "$(up_obj $LEASE_PATH 'o["spec"]["leaseTransitions"]')" = 1 ]
 
+# --- a lease whose renewTime is far older than its duration is expired at once ---
+reset
+OLD=$(date -u -d '-1 hour' +%Y-%m-%dT%H:%M:%S.000000Z)
+up_ctl objects "{\"object\": {\"apiVersion\": \"coordination.k8s.io/v1\", \"kind\": \"Lease\", \"metadata\": {\"name\": \"airlock-update\", \"namespace\": \"kube-system\"}, \"spec\": {\"holderIdentity\": \"otherhost_1_gone\", \"leaseDurationSeconds\": 60, \"acquireTime\": \"$OLD\", \"renewTime\": \"$OLD\", \"leaseTransitions\": 3}}}" >/dev/null
+al_run "$T/oe" "$T/ee" "$AIRLOCK" update --store "$S" --to 4.14.1 "${K[@]}" --state "$T/state-a.json"
+al_check "stale: a lease renewed an hour ago (60 s lease) is taken without waiting" [ "$AL_RC" = 0 ]
+al_check "stale: ... leaseTransitions 3 -> 4" [ "$(up_obj $LEASE_PATH 'o["spec"]["leaseTransitions"]')" = 4 ]
+
 # --- kill -9: a holder on this host that is gone does not block -----------------
 reset
 up_ctl operator '{"name": "kube-apiserver", "delay": 30}' >/dev/null
