@@ -2,7 +2,6 @@
  * persisted state and status, parallel apply by run level. */
 #include <pthread.h>
 #include <stdarg.h>
-#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>

@@ -200,14 +200,17 @@ static void *renew_main(void *arg)
 {
 	al_update_lease *l = arg;
 	uint64_t period = l->duration_ms / 3, last_ok = al_clock_now_ms();
+	int at_once = 0, was_at_once = 0;
 
 	for (;;) {
 		json_t *o = NULL, *got = NULL;
 		int rc;
 
-		if (al_sleep_ms(period, l->stop) < 0 ||
+		if ((!at_once && al_sleep_ms(period, l->stop) < 0) ||
 		    al_cancel_is_set(l->stop))
 			break;
+		was_at_once = at_once;
+		at_once = 0;
 		pthread_mutex_lock(&l->mu);
 		o = lease_object(l, l->obj, l->identity, l->duration_ms);
 		pthread_mutex_unlock(&l->mu);
@@ -237,7 +240,9 @@ static void *renew_main(void *arg)
 				l->obj = got;
 				pthread_mutex_unlock(&l->mu);
 				got = NULL;
-				continue; /* renew with the new version now */
+				/* renew with the new version now (once) */
+				at_once = !was_at_once;
+				continue;
 			}
 		}
 		if (rc == 0) {
@@ -247,6 +252,7 @@ static void *renew_main(void *arg)
 			pthread_mutex_unlock(&l->mu);
 			got = NULL;
 			last_ok = al_clock_now_ms();
+			period = l->duration_ms / 3;
 			continue;
 		}
 		json_decref(got);
