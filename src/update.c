@@ -1206,14 +1206,14 @@ static void *worker(void *arg)
 			if (must_stop(r)) {
 				char why[512];
 
-				rc = al_cancel_is_set(r->o->cancel)
+				rc = al_update_lease_lost(r->lease, why,
+				                          sizeof(why))
+				         ? al_error_set(AL_ELOCKED,
+				                        "not applying: %s", why)
+				     : al_cancel_is_set(r->o->cancel)
 				         ? al_error_set(
 				               AL_ECANCELED,
 				               "cancelled before applying")
-				     : al_update_lease_lost(r->lease, why,
-				                            sizeof(why))
-				         ? al_error_set(AL_ELOCKED,
-				                        "not applying: %s", why)
 				         : al_error_set(AL_ETIMEOUT,
 				                        "sync deadline reached "
 				                        "before applying");
@@ -1282,14 +1282,14 @@ static int apply_graph(run *r, const al_update_graph *g, record *rec,
 				char why[600], lw[512];
 				int lost = al_update_lease_lost(r->lease, lw,
 				                                sizeof(lw));
+				int c = lost ? AL_ELOCKED
+				        : al_cancel_is_set(o->cancel)
+				            ? AL_ECANCELED
+				            : AL_ETIMEOUT;
 
 				/* message text only: truncation intended */
 				snprintf(why, sizeof(why), "not applying: %s",
 				         lost ? lw : "");
-				int c = al_cancel_is_set(o->cancel)
-				            ? AL_ECANCELED
-				        : lost ? AL_ELOCKED
-				               : AL_ETIMEOUT;
 
 				record_error(
 				    r, c,
@@ -1714,9 +1714,66 @@ static int take_ownership(run *r, int *cv_served)
 	return 0;
 }
 
+/*
+ * While the lease is held the run uses its own cancel flag, set when the
+ * caller cancels or when the lease is lost, so that a run that lost the
+ * lease also stops waiting and retrying inside a task (not only before
+ * the next one). Polled every 100 ms.
+ */
+typedef struct watcher {
+	pthread_t tid;
+	int started;
+	const al_cancel *caller;
+	al_update_lease *lease;
+	al_cancel *run;
+	al_cancel *stop;
+} watcher;
+
+static void *watch_main(void *arg)
+{
+	watcher *w = arg;
+
+	while (!al_cancel_is_set(w->stop)) {
+		if (al_cancel_is_set(w->caller) ||
+		    al_update_lease_lost(w->lease, NULL, 0)) {
+			al_cancel_set(w->run);
+			break;
+		}
+		(void)al_sleep_ms(100, w->stop);
+	}
+	return NULL;
+}
+
+static int watch_start(watcher *w, run *r, al_update_opts *oc)
+{
+	memset(w, 0, sizeof(*w));
+	w->caller = r->o->cancel;
+	w->lease = r->lease;
+	if (al_cancel_new(&w->run) < 0 || al_cancel_new(&w->stop) < 0)
+		return al_error_set(AL_ENOMEM, "out of memory");
+	if (pthread_create(&w->tid, NULL, watch_main, w) != 0)
+		return al_error_set(AL_ENOMEM, "cannot start a thread");
+	w->started = 1;
+	oc->cancel = w->run;
+	return 0;
+}
+
+static void watch_stop(watcher *w)
+{
+	if (w->started) {
+		al_cancel_set(w->stop);
+		pthread_join(w->tid, NULL);
+	}
+	al_cancel_free(w->run);
+	al_cancel_free(w->stop);
+	memset(w, 0, sizeof(*w));
+}
+
 int al_update_run(const al_update_opts *o, al_update_result *res)
 {
 	run r;
+	al_update_opts oc;
+	watcher wt;
 	record rec;
 	report rp;
 	al_release *rel = NULL;
@@ -1741,7 +1798,9 @@ int al_update_run(const al_update_opts *o, al_update_result *res)
 	memset(&r, 0, sizeof(r));
 	memset(&rec, 0, sizeof(rec));
 	memset(&rp, 0, sizeof(rp));
-	r.o = o;
+	memset(&wt, 0, sizeof(wt));
+	oc = *o;
+	r.o = &oc; /* oc.cancel becomes the run's own while the lease is held */
 	r.res = res;
 	pthread_mutex_init(&r.mu, NULL);
 
@@ -1759,6 +1818,8 @@ int al_update_run(const al_update_opts *o, al_update_result *res)
 	}
 	/* One updater per cluster, whatever the state files: the lease. */
 	if (o->kube != NULL && (rc = take_ownership(&r, &cv_served)) < 0)
+		goto out;
+	if (r.lease != NULL && (rc = watch_start(&wt, &r, &oc)) < 0)
 		goto out;
 	/* The persisted state decides; a state that cannot be read stops us. */
 	if ((rc = load(&r, &rec)) < 0)
@@ -2051,6 +2112,21 @@ int al_update_run(const al_update_opts *o, al_update_result *res)
 			res->message = al_update_failure_message(
 			    rec.version, r.applied, g->ntasks, errs, r.nerrors);
 		}
+		{
+			char lw[512];
+
+			/* the cause of every "cancelled" in the list */
+			if (al_update_lease_lost(r.lease, lw, sizeof(lw)) &&
+			    res->message != NULL) {
+				char *m =
+				    al_sprintf("%s (%s)", res->message, lw);
+
+				if (m != NULL) {
+					free(res->message);
+					res->message = m;
+				}
+			}
+		}
 		rp.failing = 1;
 		rp.fail_message = res->message;
 	}
@@ -2104,6 +2180,7 @@ out : {
 	for (i = 0; i < r.nerrors; i++)
 		free(r.errors[i]);
 }
+	watch_stop(&wt);
 	if (r.lease != NULL) {
 		/* the release must not clobber the message that ends the run */
 		char keep[1024];

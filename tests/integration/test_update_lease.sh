@@ -100,7 +100,8 @@ up_ctl objects "{\"object\": {\"apiVersion\": \"coordination.k8s.io/v1\", \"kind
 CU_BEFORE=$(up_obj $CU_PATH 'o["status"]["progress"]["applied"]')
 wait "$APID" && rc=0 || rc=$?
 al_check "lost: the run fails (exit 3)" [ "$rc" = 3 ]
-al_check "lost: ... saying who took the lease" grep -q "not applying: lease kube-system/airlock-update was taken by 'thief_1_x'" "$T/el"
+al_check "lost: ... saying who took the lease" grep -q "lease kube-system/airlock-update was taken by 'thief_1_x'" "$T/el"
+al_check "lost: the wait in flight stopped too (not after the operator's 4 s)" grep -q "apply phase ended after [0-3]\." "$T/el"
 al_check "lost: no later level was started" [ "$(up_py 'print([p for p in present() if p[0] > 20])')" = "[]" ]
 al_check "lost: the state file says Updating, Partial" [ "$(up_state "$T/state-a.json" '(s["state"], [h["state"] for h in s["history"]])')" = "('Updating', ['Partial'])" ]
 al_check "lost: the cluster's record was not written after the loss" [ "$(up_obj $CU_PATH 'o["status"]["progress"]["applied"]')" = "$CU_BEFORE" ]
