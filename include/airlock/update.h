@@ -300,6 +300,89 @@ AL_EXPORT char *al_update_failure_message(const char *version, size_t applied,
                                           const char *const *errors,
                                           size_t nerrors);
 
+/* --- preconditions (the CVO's pkg/payload/precondition/clusterversion) -- */
+
+/*
+ * Pure: compare two versions as semantic versions (MAJOR.MINOR.PATCH,
+ * optional -PRERELEASE and +BUILD; build ignored, a pre-release sorts
+ * before its release, as blang/semver which the CVO uses). Returns 0 and
+ * *cmp (<0, 0, >0), or AL_EPARSE when either is not a semantic version.
+ */
+AL_EXPORT int al_update_semver_cmp(const char *a, const char *b, int *cmp);
+
+/* Something that says Upgradeable=False (borrowed strings). */
+typedef struct al_update_blocker {
+	const char *kind;    /* "ClusterOperator" or "ClusterVersion" */
+	const char *name;    /* the object's name */
+	const char *reason;  /* the condition's reason (may be NULL) */
+	const char *message; /* the condition's message (may be NULL) */
+} al_update_blocker;
+
+/*
+ * Pure: the preconditions of a new update from current (the version the
+ * cluster is at or working towards; NULL or "" when unknown: nothing to
+ * check) to target, as the CVO runs them before it accepts a payload:
+ * ClusterVersionUpgradeable (an Upgradeable=False blocker refuses a
+ * minor or major update; a patch update within the minor passes),
+ * ClusterVersionRollback (airlock: any lower version; the CVO lets one
+ * z-stream rollback to the previous version through), ClusterVersionGiantHop
+ * (a higher major, or more than one minor ahead). Returns the number of
+ * failed checks; *msg (caller frees; NULL when none) is the CVO's
+ * precondition.Summarize text: 'Precondition "NAME" failed because of
+ * "REASON": MESSAGE', several as "Multiple precondition checks
+ * failed:\n* ...". A current version that does not parse is no failure
+ * (the CVO's InvalidCurrentVersion warning); a target that does not
+ * parse fails (InvalidDesiredVersion). Negative: AL_ENOMEM.
+ */
+AL_EXPORT int al_update_check_preconditions(const char *current,
+                                            const char *target,
+                                            const al_update_blocker *b,
+                                            size_t nb, char **msg);
+
+/* --- the cluster-side lock --------------------------------------------- */
+
+#define AL_UPDATE_LEASE_NAMESPACE "kube-system"
+#define AL_UPDATE_LEASE_NAME "airlock-update"
+
+typedef struct al_update_lease al_update_lease;
+
+typedef struct al_update_lease_opts {
+	const char *ns;       /* NULL: AL_UPDATE_LEASE_NAMESPACE */
+	const char *name;     /* NULL: AL_UPDATE_LEASE_NAME */
+	const char *identity; /* NULL: "<hostname>_<random uuid>" */
+	uint64_t duration_ms; /* leaseDurationSeconds; 0: 60 s (at least 2 s) */
+	uint64_t wait_ms;     /* wait for another holder this long; 0: refuse */
+	const al_cancel *cancel; /* borrowed, may be NULL */
+} al_update_lease_opts;
+
+/*
+ * Acquire the coordination.k8s.io/v1 Lease as client-go's leader
+ * election does (tryAcquireOrRenew): create it when absent; take it when
+ * its holder is empty, is us, or has not renewed it for a whole
+ * leaseDurationSeconds while we watched (or its renewTime is older than
+ * twice that by the wall clock); every write conditional on the
+ * resourceVersion read (a 409 means re-read and decide again). Then a
+ * thread renews it every duration/3 until al_update_lease_release.
+ * Errors: AL_ELOCKED another holder kept it for wait_ms (the message
+ * names its identity), AL_ECANCELED, kube errors (AL_ENOTFOUND when the
+ * cluster serves no Lease kind or the namespace does not exist).
+ * Thread-safe: al_update_lease_lost may be called from any thread.
+ */
+AL_EXPORT int al_update_lease_acquire(al_update_lease **out, al_kube *k,
+                                      const al_update_lease_opts *o);
+
+/* Borrowed: our holderIdentity. */
+AL_EXPORT const char *al_update_lease_identity(const al_update_lease *l);
+
+/* 1 when the lease was lost (another holder took it, or it could not be
+ * renewed for 2/3 of its duration); why (may be NULL) gets the reason. */
+AL_EXPORT int al_update_lease_lost(al_update_lease *l, char *why, size_t cap);
+
+/* Stop renewing and release (holderIdentity "", conditional on our last
+ * write; a lease someone else took is left alone), then free. NULL is a
+ * no-op. Returns the release's error (the lease expires anyway). */
+AL_EXPORT int al_update_lease_release(al_update_lease *l);
+
 /* --- a run ------------------------------------------------------------ */
 
 typedef struct al_update_opts {
@@ -335,6 +418,13 @@ typedef struct al_update_opts {
 	unsigned seed;     /* shuffle seed for Reconciling (0: time based) */
 	uint64_t poll_ms;  /* ClusterOperator poll interval; 0: 500 */
 	al_cancel *cancel; /* borrowed, may be NULL */
+	/* Ownership (docs/updater.md, "One updater at a time"). */
+	int take_over;         /* proceed although a cluster-version-operator
+	                          Deployment runs (airlock becomes the updater) */
+	uint64_t lock_wait_ms; /* wait for another holder of the lease; 0:
+	                          refuse at once */
+	uint64_t lease_duration_ms; /* 0: 60 s */
+	const char *identity;       /* lease holder; NULL: hostname_uuid */
 	/* Progress lines ("level 10: 3 components, 7 manifests"), from the
 	 * calling thread or workers, serialised. May be NULL. */
 	void (*event)(void *ud, const char *line);
@@ -358,14 +448,17 @@ typedef struct al_update_result {
 	char *message;         /* failure message (NULL on success) */
 	char **repairs; /* Reconciling: objects whose drift was repaired */
 	size_t nrepairs;
-	char *plan; /* dry run: the ordered graph as text */
+	char *plan;           /* dry run: the ordered graph as text */
+	char *accepted_risks; /* what --force accepted (history acceptedRisks);
+	                         NULL when nothing */
+	int cluster_version;  /* 1: the ClusterVersion status was written */
 } al_update_result;
 
 #define AL_UPDATE_RESULT_INIT                                                  \
 	{                                                                      \
 		NULL, NULL, AL_UPDATE_MODE_NEW, 0, 0, NULL, 0, 0,              \
 		    AL_UPDATE_OUTCOME_FAILED, AL_UPDATE_INITIALIZING, 0, 0,    \
-		    NULL, NULL, 0, NULL                                        \
+		    NULL, NULL, 0, NULL, NULL, 0                               \
 	}
 
 AL_EXPORT void al_update_result_clear(al_update_result *res);

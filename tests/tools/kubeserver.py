@@ -98,6 +98,8 @@ Built-in kinds (group/version kind plural, namespaced?, status?):
       status), ClusterVersion clusterversions (cluster, status),
       FeatureGate featuregates (cluster, status)
   batch/v1: Job jobs (status)
+  coordination.k8s.io/v1: Lease leases (the updater's lock; PUT with a
+      stale resourceVersion is 409 Conflict, POST of an existing one 409)
 Applying a CustomResourceDefinition registers its kind for every served
 version (spec.group, spec.names.kind/plural, spec.scope, status when
 spec.versions[].subresources.status is present): payload CRDs work. A CRD
@@ -134,7 +136,11 @@ Control API (no token needed; POST bodies are JSON; answers are JSON):
                                  request is served normally)
          "hang": true,           never answer (until the client closes, or
                                  5 minutes)
-         "reset": true}          close the connection with a TCP RST
+         "reset": true,          close the connection with a TCP RST
+         "body": REGEX}          only requests whose body matches
+                                 (re.search on the UTF-8 text), e.g.
+                                 fail only the status write that says
+                                 "Completed"
         Rules are checked in the order added; the first matching rule that
         still has times left applies (and uses one).
   POST /_control/faults/clear   remove every fault rule
@@ -227,6 +233,18 @@ BUILTIN_KINDS = [
     ("config.openshift.io", "v1", "FeatureGate", "featuregates", False, True),
     ("batch", "v1", "Job", "jobs", True, True),
 ]
+
+# -- the updater's run: leader election ------------------------------------
+# coordination.k8s.io/v1 Lease (namespaced, no status): the updater's
+# cluster-side lock. Its compare-and-swap is the generic one above: POST
+# answers 409 AlreadyExists for an existing name, PUT with a stale
+# metadata.resourceVersion answers 409 Conflict. ClusterVersion status,
+# ClusterOperator Upgradeable conditions and a cluster-version-operator
+# Deployment are ordinary objects: seed them with POST /_control/objects.
+UPDATER_KINDS = [
+    ("coordination.k8s.io", "v1", "Lease", "leases", True, False),
+]
+BUILTIN_KINDS = BUILTIN_KINDS + UPDATER_KINDS
 
 
 class ApiError(Exception):
@@ -892,12 +910,15 @@ class Cluster(object):
 
     # -- faults and log ------------------------------------------------------
 
-    def pick_fault(self, method, path):
+    def pick_fault(self, method, path, body=b""):
         with self.lock:
             for f in self.faults:
                 if f["method"] not in ("*", method):
                     continue
                 if not f["re"].search(path):
+                    continue
+                if f.get("body_re") is not None and not f["body_re"].search(
+                        body.decode("utf-8", "replace")):
                     continue
                 if f["times"] and f["used"] >= f["times"]:
                     continue
@@ -1053,7 +1074,7 @@ class Handler(http.server.BaseHTTPRequestHandler):
         code = None
         try:
             body = self.read_body()
-            f = c.pick_fault(self.command, path)
+            f = c.pick_fault(self.command, path, body)
             if f is not None:
                 ent["fault"] = f["id"]
                 if f.get("latency_ms"):
@@ -1121,6 +1142,8 @@ class Handler(http.server.BaseHTTPRequestHandler):
                      "latency_ms": data.get("latency_ms"),
                      "hang": bool(data.get("hang")),
                      "reset": bool(data.get("reset")),
+                     "body_re": re.compile(data["body"])
+                     if data.get("body") else None,
                      "used": 0, "seen": 0}
                 c.faults.append(f)
             self.send_json(200, {"id": f["id"]})

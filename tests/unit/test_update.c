@@ -940,6 +940,92 @@ static void test_update__cvo_manifests_dir_first_rendered(void)
 	free(rel);
 }
 
+/* blang/semver ordering, which the CVO's preconditions compare with. */
+static void test_update__semver_order(void)
+{
+	static const char *const asc[] = {
+	    "1.0.0-alpha", "1.0.0-alpha.1", "1.0.0-alpha.beta", "1.0.0-beta",
+	    "1.0.0-beta.2", "1.0.0-beta.11", "1.0.0-rc.1", "1.0.0",
+	    "4.9.0", "4.14.0-ec.1", "4.14.0", "4.14.1", "4.14.10", "5.0.0",
+	};
+	size_t i, j;
+	int c = 9;
+
+	for (i = 0; i < sizeof(asc) / sizeof(asc[0]); i++)
+		for (j = 0; j < sizeof(asc) / sizeof(asc[0]); j++) {
+			CU_ASSERT_EQUAL(al_update_semver_cmp(asc[i], asc[j], &c), 0);
+			CU_ASSERT_EQUAL(c, i < j ? -1 : i > j ? 1 : 0);
+		}
+	CU_ASSERT_EQUAL(al_update_semver_cmp("4.14.1+build.5", "4.14.1", &c), 0);
+	CU_ASSERT_EQUAL(c, 0);
+	CU_ASSERT_EQUAL(al_update_semver_cmp("4.14", "4.14.1", &c), AL_EPARSE);
+	CU_ASSERT_EQUAL(al_update_semver_cmp("4.014.1", "4.14.1", &c), AL_EPARSE);
+	CU_ASSERT_EQUAL(al_update_semver_cmp("4.14.1-", "4.14.1", &c), AL_EPARSE);
+	CU_ASSERT_EQUAL(al_update_semver_cmp("v4.14.1", "4.14.1", &c), AL_EPARSE);
+}
+
+static int pre(const char *cur, const char *tgt, const al_update_blocker *b, size_t nb, char **msg)
+{
+	return al_update_check_preconditions(cur, tgt, b, nb, msg);
+}
+
+/* upgradeable.go, rollback.go, gianthop.go decision by decision. */
+static void test_update__preconditions_as_the_cvo(void)
+{
+	const al_update_blocker co = {"ClusterOperator", "etcd", "AdminAckRequired", "ack needed"};
+	const al_update_blocker cv = {"ClusterVersion", "version", "ClusterVersionOverridesSet", "overrides"};
+	al_update_blocker two[2];
+	char *m = NULL;
+
+	two[0] = co;
+	two[1] = cv;
+	/* nothing to compare with: no check */
+	CU_ASSERT_EQUAL(pre(NULL, "4.16.0", &co, 1, &m), 0);
+	CU_ASSERT_PTR_NULL(m);
+	CU_ASSERT_EQUAL(pre("not-a-version", "4.16.0", &co, 1, &m), 0); /* InvalidCurrentVersion: a warning */
+	/* Upgradeable=False: minor blocked, patch and same version pass */
+	CU_ASSERT_EQUAL(pre("4.14.1", "4.15.0", &co, 1, &m), 1);
+	CU_ASSERT_STRING_EQUAL(m, "Precondition \"ClusterVersionUpgradeable\" failed because of "
+				  "\"ClusterOperatorNotUpgradeable\": Cluster operator etcd should not be upgraded "
+				  "between minor versions: Upgradeable=False (AdminAckRequired): ack needed");
+	free(m);
+	CU_ASSERT_EQUAL(pre("4.14.1", "4.14.9", &co, 1, &m), 0);
+	CU_ASSERT_EQUAL(pre("4.14.1", "4.14.1", &co, 1, &m), 0);
+	CU_ASSERT_EQUAL(pre("4.14.1", "5.0.0", &cv, 1, &m), 1); /* major blocked too; 4 -> 5.0 is no giant hop */
+	CU_ASSERT_PTR_NOT_NULL(strstr(m, "failed because of \"ClusterVersionOverridesSet\": ClusterVersion version"));
+	free(m);
+	/* without blockers a minor update passes */
+	CU_ASSERT_EQUAL(pre("4.14.1", "4.15.0", NULL, 0, &m), 0);
+	/* Rollback: any lower version (stricter than the CVO's z-stream rollback) */
+	CU_ASSERT_EQUAL(pre("4.14.1", "4.14.0", NULL, 0, &m), 1);
+	CU_ASSERT_PTR_NOT_NULL(strstr(m, "\"ClusterVersionRollback\" failed because of \"LowDesiredVersion\": "
+					 "4.14.0 is less than the current target 4.14.1"));
+	free(m);
+	CU_ASSERT_EQUAL(pre("4.14.1", "4.14.1-rc.1", NULL, 0, &m), 1);
+	free(m);
+	/* GiantHop */
+	CU_ASSERT_EQUAL(pre("4.14.1", "4.16.0", NULL, 0, &m), 1);
+	CU_ASSERT_PTR_NOT_NULL(strstr(m, "\"MultipleMinorVersionsUpdate\": 4.16.0 is more than one minor version "
+					 "beyond the current target 4.14.1 (4.16 > 4.(14+1))"));
+	free(m);
+	CU_ASSERT_EQUAL(pre("4.14.1", "6.0.0", NULL, 0, &m), 1);
+	CU_ASSERT_PTR_NOT_NULL(strstr(m, "\"MajorVersionUpdate\""));
+	free(m);
+	CU_ASSERT_EQUAL(pre("4.14.1", "5.1.0", NULL, 0, &m), 1);
+	free(m);
+	/* several: Summarize's list, each named */
+	CU_ASSERT_EQUAL(pre("4.14.1", "4.16.0", two, 2, &m), 3);
+	CU_ASSERT_EQUAL(strncmp(m, "Multiple precondition checks failed:\n* Precondition \"ClusterVersionUpgradeable\"",
+				strlen("Multiple precondition checks failed:\n* Precondition \"ClusterVersionUpgradeable\"")),
+			0);
+	CU_ASSERT_PTR_NOT_NULL(strstr(m, "\n* Precondition \"ClusterVersionGiantHop\""));
+	free(m);
+	/* a target that is no version fails */
+	CU_ASSERT_EQUAL(pre("4.14.1", "latest", NULL, 0, &m), 1);
+	CU_ASSERT_PTR_NOT_NULL(strstr(m, "InvalidDesiredVersion"));
+	free(m);
+}
+
 static CU_TestInfo tests[] = {
 	{"test_update__parse_name_numbered", test_update__parse_name_numbered},
 	{"test_update__parse_name_unnumbered_and_weird", test_update__parse_name_unnumbered_and_weird},
@@ -961,6 +1047,8 @@ static CU_TestInfo tests[] = {
 	{"test_update__cvo_by_number_and_component_unmatched_names_serial_in_place", test_update__cvo_by_number_and_component_unmatched_names_serial_in_place},
 	{"test_update__cvo_split_on_jobs_is_a_barrier", test_update__cvo_split_on_jobs_is_a_barrier},
 	{"test_update__cvo_manifests_dir_first_rendered", test_update__cvo_manifests_dir_first_rendered},
+	{"test_update__semver_order", test_update__semver_order},
+	{"test_update__preconditions_as_the_cvo", test_update__preconditions_as_the_cvo},
 	CU_TEST_INFO_NULL,
 };
 

@@ -30,6 +30,9 @@ enum {
 	OPT_INSECURE,
 	OPT_STRICT_EXPIRY,
 	OPT_NO_DEFAULT_KEYS,
+	OPT_TAKE_OVER,
+	OPT_LOCK_WAIT,
+	OPT_LEASE_DURATION,
 };
 
 #define MAX_LIST 32
@@ -42,6 +45,7 @@ static const char update_help[] =
     "                      [--parallel N] [--dry-run] [--watch] [--state "
     "FILE]\n"
     "                      [--keyring PATH]... [--signature-store URL]...\n"
+    "                      [--lock-wait D] [--take-over]\n"
     "\n"
     "Apply a release payload from the store to a cluster in the Cluster "
     "Version\n"
@@ -74,10 +78,26 @@ static const char update_help[] =
     "                               ~/.kube/config, in-cluster)\n"
     "      --insecure-skip-tls-verify  do not verify the API server "
     "certificate\n"
-    "      --force                  apply without a verified signature "
-    "(recorded as\n"
-    "                               verified: false); never turns a failure "
-    "into success\n"
+    "      --force                  apply without a verified signature, or "
+    "through failed\n"
+    "                               preconditions (recorded in history as "
+    "verified: false\n"
+    "                               and acceptedRisks); never turns a failure "
+    "into success\n";
+
+/* A second part: C compilers need only support string literals of 4095
+ * bytes. */
+static const char update_help2[] =
+    "      --lock-wait D            wait up to D for another updater's "
+    "cluster lease\n"
+    "                               (kube-system/airlock-update; default 0: "
+    "refuse at once)\n"
+    "      --lease-duration D       how long the lease lasts unrenewed "
+    "(default 60s)\n"
+    "      --take-over              update although a cluster-version-operator "
+    "runs\n"
+    "                               (scale it to 0 first: airlock becomes the "
+    "updater)\n"
     "      --keyring PATH           trusted OpenPGP keys: a key file, a "
     "directory of\n"
     "                               them or a cluster-update-keys ConfigMap "
@@ -184,6 +204,9 @@ int cmd_update(int argc, char **argv)
 	    {"insecure-skip-tls-verify", no_argument, NULL, OPT_INSECURE},
 	    {"strict-expiry", no_argument, NULL, OPT_STRICT_EXPIRY},
 	    {"no-default-keys", no_argument, NULL, OPT_NO_DEFAULT_KEYS},
+	    {"take-over", no_argument, NULL, OPT_TAKE_OVER},
+	    {"lock-wait", required_argument, NULL, OPT_LOCK_WAIT},
+	    {"lease-duration", required_argument, NULL, OPT_LEASE_DURATION},
 	    CLI_COMMON_OPTIONS,
 	    {NULL, 0, NULL, 0},
 	};
@@ -213,6 +236,7 @@ int cmd_update(int argc, char **argv)
 		switch (opt) {
 		case 'h':
 			fputs(update_help, stdout);
+			fputs(update_help2, stdout);
 			return EXIT_OK;
 		case OPT_STORE:
 			store_path = optarg;
@@ -367,6 +391,26 @@ int cmd_update(int argc, char **argv)
 		case OPT_NO_DEFAULT_KEYS:
 			no_default_keys = 1;
 			break;
+		case OPT_TAKE_OVER:
+			uo.take_over = 1;
+			break;
+		case OPT_LOCK_WAIT:
+			if (al_parse_duration(optarg, &uo.lock_wait_ms) < 0)
+				return cli_usage_error(
+				    "update",
+				    "--lock-wait takes a duration, not '%s'",
+				    optarg);
+			break;
+		case OPT_LEASE_DURATION:
+			if (al_parse_duration(optarg, &uo.lease_duration_ms) <
+			        0 ||
+			    uo.lease_duration_ms < 2000)
+				return cli_usage_error(
+				    "update",
+				    "--lease-duration takes a duration of at "
+				    "least 2s, not '%s'",
+				    optarg);
+			break;
 		default:
 			h = cli_common_option(&c, opt, optarg);
 			if (h < 0)
@@ -431,12 +475,18 @@ int cmd_update(int argc, char **argv)
 		if (uo.dry_run) {
 			if (res.plan != NULL)
 				fputs(res.plan, stdout);
-			code = rc == 0
-			           ? EXIT_OK
-			           : cli_fail(rc, "update to '%s'", uo.target);
+			/* the library's message names the release already */
+			if (rc != 0)
+				cli_error("%s", al_error_message());
+			code = rc == 0 ? EXIT_OK : cli_exit_code(rc);
 			break;
 		}
 		if (rc == 0) {
+			if (res.accepted_risks != NULL)
+				fprintf(stderr,
+				        "airlock: warning: accepted risks "
+				        "(recorded in history): %s\n",
+				        res.accepted_risks);
 			if (res.mode == AL_UPDATE_MODE_RECONCILE) {
 				size_t i;
 
@@ -464,6 +514,12 @@ int cmd_update(int argc, char **argv)
 		    res.outcome == AL_UPDATE_OUTCOME_REFUSED) {
 			cli_error("%s", al_error_message());
 			code = EXIT_VERIFY;
+			break;
+		}
+		if (res.outcome == AL_UPDATE_OUTCOME_REFUSED) {
+			/* preconditions: final, as a signature refusal */
+			cli_error("%s", al_error_message());
+			code = EXIT_RUNTIME;
 			break;
 		}
 		cli_error("%s", al_error_message());
