@@ -1,0 +1,760 @@
+/* test_catalog.c: unit tests for the catalog module: FBC parsing and
+ * validation, semver ranges, every filter rule (selections worked out by
+ * hand below), dependencies, rendering, images, image read and rebuild. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "airlock/buf.h"
+#include "airlock/catalog.h"
+#include "airlock/error.h"
+#include "al_test.h"
+
+/*
+ * The test catalog. Package foo (default channel stable):
+ *
+ *   stable: v2.1.0 -> v2.0.0 -> v1.2.0 -> v1.1.0 -> v1.0.0   (replaces)
+ *           v1.2.0 skips v1.1.5; v1.1.5 replaces v1.1.0
+ *           v2.0.0 skipRange ">=1.0.0 <2.0.0"
+ *   fast:   v2.2.0-rc.1 -> v2.1.0
+ *   legacy: v0.9.5 -> v0.9.0
+ *   foo.v2.1.0 requires package dep ">=1.0.0 <2.0.0"
+ *   deprecations: the package, channel legacy, bundle foo.v1.0.0
+ *
+ * Package bar (stable): v1.2.0 -> v1.1.0 -> v1.0.0, v1.0.5 -> v1.0.0;
+ *   v1.2.0 skips v1.0.5; v1.1.0 skipRange ">=1.0.0 <1.1.0".
+ * Package dep (stable): v2.0.0 -> v1.5.0 -> v1.0.0; v1.x provide
+ *   example.com/v1 Widget, v2.0.0 example.com/v2 Widget.
+ * Package baz (stable): baz.v1.0.0 requires API example.com/v2 Widget
+ *   and package missing ">=1.0.0".
+ */
+static char *bundle(const char *pkg, const char *ver, const char *extra)
+{
+	return al_sprintf(
+	    "{\"schema\":\"olm.bundle\",\"name\":\"%s.v%s\",\"package\":\"%s\","
+	    "\"image\":\"quay.io/t/%s-bundle:v%s\",\"properties\":["
+	    "{\"type\":\"olm.package\",\"value\":{\"packageName\":\"%s\","
+	    "\"version\":\"%s\"}}%s],\"relatedImages\":["
+	    "{\"name\":\"op\",\"image\":\"quay.io/t/%s-op:v%s\"},"
+	    "{\"name\":\"shared\",\"image\":\"quay.io/t/shared:1\"}]}\n",
+	    pkg, ver, pkg, pkg, ver, pkg, ver, extra != NULL ? extra : "", pkg,
+	    ver);
+}
+
+#define GVK1 ",{\"type\":\"olm.gvk\",\"value\":{\"group\":\"example.com\",\"version\":\"v1\",\"kind\":\"Widget\"}}"
+#define GVK2 ",{\"type\":\"olm.gvk\",\"value\":{\"group\":\"example.com\",\"version\":\"v2\",\"kind\":\"Widget\"}}"
+
+static const char FOO_YAML[] =
+    "---\n"
+    "schema: olm.package\nname: foo\ndefaultChannel: stable\n"
+    "description: test package\n"
+    "---\n"
+    "schema: olm.channel\npackage: foo\nname: stable\nentries:\n"
+    "  - name: foo.v1.0.0\n"
+    "  - name: foo.v1.1.0\n    replaces: foo.v1.0.0\n"
+    "  - name: foo.v1.1.5\n    replaces: foo.v1.1.0\n"
+    "  - name: foo.v1.2.0\n    replaces: foo.v1.1.0\n    skips: [foo.v1.1.5]\n"
+    "  - name: foo.v2.0.0\n    replaces: foo.v1.2.0\n"
+    "    skipRange: '>=1.0.0 <2.0.0'\n"
+    "  - name: foo.v2.1.0\n    replaces: foo.v2.0.0\n"
+    "---\n"
+    "schema: olm.channel\npackage: foo\nname: fast\nentries:\n"
+    "  - name: foo.v2.1.0\n"
+    "  - name: foo.v2.2.0-rc.1\n    replaces: foo.v2.1.0\n"
+    "---\n"
+    "schema: olm.channel\npackage: foo\nname: legacy\nentries:\n"
+    "  - name: foo.v0.9.0\n"
+    "  - name: foo.v0.9.5\n    replaces: foo.v0.9.0\n"
+    "---\n"
+    "schema: olm.deprecations\npackage: foo\nentries:\n"
+    "  - reference: {schema: olm.package}\n    message: foo is old\n"
+    "  - reference: {schema: olm.channel, name: legacy}\n    message: gone\n"
+    "  - reference: {schema: olm.bundle, name: foo.v1.0.0}\n"
+    "    message: broken\n";
+
+static const char OTHER_JSON[] =
+    "{\"schema\":\"olm.package\",\"name\":\"bar\",\"defaultChannel\":\"stable\"}\n"
+    "{\"schema\":\"olm.channel\",\"package\":\"bar\",\"name\":\"stable\",\"entries\":["
+    "{\"name\":\"bar.v1.0.0\"},"
+    "{\"name\":\"bar.v1.0.5\",\"replaces\":\"bar.v1.0.0\"},"
+    "{\"name\":\"bar.v1.1.0\",\"replaces\":\"bar.v1.0.0\",\"skipRange\":\">=1.0.0 <1.1.0\"},"
+    "{\"name\":\"bar.v1.2.0\",\"replaces\":\"bar.v1.1.0\",\"skips\":[\"bar.v1.0.5\"]}]}"
+    "{\"schema\":\"olm.package\",\"name\":\"dep\",\"defaultChannel\":\"stable\"}"
+    "{\"schema\":\"olm.channel\",\"package\":\"dep\",\"name\":\"stable\",\"entries\":["
+    "{\"name\":\"dep.v1.0.0\"},{\"name\":\"dep.v1.5.0\",\"replaces\":\"dep.v1.0.0\"},"
+    "{\"name\":\"dep.v2.0.0\",\"replaces\":\"dep.v1.5.0\"}]}\n"
+    "{\"schema\":\"olm.package\",\"name\":\"baz\",\"defaultChannel\":\"stable\"}"
+    "{\"schema\":\"olm.channel\",\"package\":\"baz\",\"name\":\"stable\",\"entries\":["
+    "{\"name\":\"baz.v1.0.0\"}]}\n";
+
+static al_catalog *load_test_catalog(void)
+{
+	static const struct {
+		const char *pkg, *ver, *extra;
+	} bs[] = {
+	    {"foo", "0.9.0", NULL},
+	    {"foo", "0.9.5", NULL},
+	    {"foo", "1.0.0", NULL},
+	    {"foo", "1.1.0", NULL},
+	    {"foo", "1.1.5", NULL},
+	    {"foo", "1.2.0", NULL},
+	    {"foo", "2.0.0", NULL},
+	    {"foo", "2.1.0",
+	     ",{\"type\":\"olm.package.required\",\"value\":{\"packageName\":"
+	     "\"dep\",\"versionRange\":\">=1.0.0 <2.0.0\"}}"},
+	    {"foo", "2.2.0-rc.1", NULL},
+	    {"bar", "1.0.0", NULL},
+	    {"bar", "1.0.5", NULL},
+	    {"bar", "1.1.0", NULL},
+	    {"bar", "1.2.0", NULL},
+	    {"dep", "1.0.0", GVK1},
+	    {"dep", "1.5.0", GVK1},
+	    {"dep", "2.0.0", GVK2},
+	    {"baz", "1.0.0",
+	     ",{\"type\":\"olm.gvk.required\",\"value\":{\"group\":"
+	     "\"example.com\",\"version\":\"v2\",\"kind\":\"Widget\"}}"
+	     ",{\"type\":\"olm.package.required\",\"value\":{\"packageName\":"
+	     "\"missing\",\"versionRange\":\">=1.0.0\"}}"},
+	};
+	al_buf b = AL_BUF_INIT(1 << 20);
+	al_catalog *c = NULL;
+	size_t i;
+	int ok = 1;
+
+	for (i = 0; i < sizeof(bs) / sizeof(bs[0]); i++) {
+		char *s = bundle(bs[i].pkg, bs[i].ver, bs[i].extra);
+
+		ok = ok && s != NULL && al_buf_puts(&b, s) == 0;
+		free(s);
+	}
+	ok = ok && al_catalog_new(&c) == 0;
+	ok = ok && al_catalog_add_file(c, "foo/catalog.yaml",
+	                               (const uint8_t *)FOO_YAML,
+	                               strlen(FOO_YAML)) == 0;
+	ok = ok && al_catalog_add_file(c, "other.json",
+	                               (const uint8_t *)OTHER_JSON,
+	                               strlen(OTHER_JSON)) == 0;
+	ok = ok && al_catalog_add_file(c, "bundles.json", b.ptr, b.len) == 0;
+	ok = ok && al_catalog_finish(c) == 0;
+	if (!ok)
+		fprintf(stderr, "load_test_catalog: %s\n", al_error_message());
+	CU_ASSERT(ok);
+	al_buf_free(&b);
+	if (!ok) {
+		al_catalog_free(c);
+		return NULL;
+	}
+	return c;
+}
+
+/* Filter and compare the summary with the expectation worked out by
+ * hand; returns the filtered catalog for more checks (caller frees). */
+static al_catalog *filter_expect(const al_catalog_filter *f,
+                                 const char *expect)
+{
+	al_catalog *c = load_test_catalog(), *out = NULL;
+	char *sum = NULL;
+	int rc;
+
+	if (c == NULL)
+		return NULL;
+	rc = al_catalog_filter_apply(&out, c, f);
+	if (rc != 0)
+		fprintf(stderr, "filter: %s\n", al_error_message());
+	CU_ASSERT_EQUAL(rc, 0);
+	if (rc == 0) {
+		sum = al_catalog_summary(out);
+		CU_ASSERT_PTR_NOT_NULL(sum);
+		if (sum != NULL && strcmp(sum, expect) != 0)
+			fprintf(stderr, "got:\n%s\nwant:\n%s\n", sum, expect);
+		CU_ASSERT(sum != NULL && strcmp(sum, expect) == 0);
+	}
+	free(sum);
+	al_catalog_free(c);
+	return out;
+}
+
+/* Expect failure rc with a message containing want. */
+static void filter_fails(const al_catalog_filter *f, int want_rc,
+                         const char *want)
+{
+	al_catalog *c = load_test_catalog(), *out = NULL;
+	int rc;
+
+	if (c == NULL)
+		return;
+	rc = al_catalog_filter_apply(&out, c, f);
+	CU_ASSERT_EQUAL(rc, want_rc);
+	CU_ASSERT_PTR_NULL(out);
+	if (strstr(al_error_message(), want) == NULL)
+		fprintf(stderr, "message '%s' lacks '%s'\n",
+		        al_error_message(), want);
+	CU_ASSERT_PTR_NOT_NULL(strstr(al_error_message(), want));
+	al_catalog_free(out);
+	al_catalog_free(c);
+}
+
+#define DEP_15                                                                 \
+	"package dep default=stable\n"                                         \
+	"channel dep/stable head=dep.v1.5.0 entries=dep.v1.5.0\n"              \
+	"bundles dep: dep.v1.5.0\n"
+
+static void test_catalog__parses_json_streams_and_yaml_documents(void)
+{
+	al_catalog *c = load_test_catalog();
+	char *sum;
+
+	if (c == NULL)
+		return;
+	CU_ASSERT_EQUAL(al_catalog_package_count(c), 4);
+	CU_ASSERT_EQUAL(al_catalog_bundle_count(c), 17);
+	sum = al_catalog_summary(c);
+	CU_ASSERT_PTR_NOT_NULL(strstr(
+	    sum, "channel foo/stable head=foo.v2.1.0 entries=foo.v1.0.0,"
+	         "foo.v1.1.0,foo.v1.1.5,foo.v1.2.0,foo.v2.0.0,foo.v2.1.0\n"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(
+	    sum, "deprecations foo: olm.package,olm.channel/legacy,"
+	         "olm.bundle/foo.v1.0.0\n"));
+	CU_ASSERT_PTR_NOT_NULL(
+	    strstr(sum, "channel bar/stable head=bar.v1.2.0 "));
+	free(sum);
+	al_catalog_free(c);
+}
+
+/* Rule: no range -> each kept channel's head (filterChannelHead); with
+ * no channels listed every channel is kept; foo.v2.1.0's
+ * olm.package.required dep >=1.0.0 <2.0.0 pulls dep.v1.5.0 (the highest
+ * version in range in dep's default channel), alone in its channel. */
+static void test_catalog__no_range_keeps_channel_heads(void)
+{
+	al_catalog_package_filter pf = {.name = "foo"};
+	al_catalog_filter f = {.packages = &pf, .npackages = 1};
+	al_catalog *out = filter_expect(
+	    &f, DEP_15 "package foo default=stable\n"
+	               "channel foo/fast head=foo.v2.2.0-rc.1 "
+	               "entries=foo.v2.2.0-rc.1\n"
+	               "channel foo/legacy head=foo.v0.9.5 entries=foo.v0.9.5\n"
+	               "channel foo/stable head=foo.v2.1.0 entries=foo.v2.1.0\n"
+	               "bundles foo: foo.v0.9.5,foo.v2.1.0,foo.v2.2.0-rc.1\n"
+	               "deprecations foo: olm.package,olm.channel/legacy\n");
+
+	al_catalog_free(out);
+}
+
+/* Rule: a channel range keeps every bundle of the upgrade graph in it
+ * plus what links them. stable >=1.1.5 <=2.0.0: wanted 1.1.5, 1.2.0,
+ * 2.0.0; counts along the replaces chain (bottom up) 1.0.0:0 1.1.0:0
+ * 1.2.0:2 (itself + skips 1.1.5) 2.0.0:3 2.1.0:3; new head 2.0.0, tail
+ * 1.1.0 -> {2.0.0, 1.2.0, 1.1.5}. Deprecations of the dropped channel
+ * legacy and bundle 1.0.0 go. */
+static void test_catalog__channel_range_follows_replaces_and_skips(void)
+{
+	al_catalog_channel_filter cf = {"stable", "1.1.5", "2.0.0"};
+	al_catalog_package_filter pf = {
+	    .name = "foo", .channels = &cf, .nchannels = 1};
+	al_catalog_filter f = {.packages = &pf, .npackages = 1};
+	al_catalog *out = filter_expect(
+	    &f, "package foo default=stable\n"
+	        "channel foo/stable head=foo.v2.0.0 "
+	        "entries=foo.v1.1.5,foo.v1.2.0,foo.v2.0.0\n"
+	        "bundles foo: foo.v1.1.5,foo.v1.2.0,foo.v2.0.0\n"
+	        "deprecations foo: olm.package\n");
+
+	al_catalog_free(out);
+}
+
+/* stable >=1.0.0 <=1.1.5: wanted 1.0.0, 1.1.0, 1.1.5; counts 1.0.0:1
+ * 1.1.0:2 1.2.0:3 (skips 1.1.5) 2.0.0:3 2.1.0:3; the lowest entry with 3
+ * is 1.2.0, kept although outside the range so that 1.1.5 stays
+ * reachable (as the mirror filter warns and does). */
+static void test_catalog__range_keeps_linking_bundle(void)
+{
+	al_catalog_channel_filter cf = {"stable", "1.0.0", "1.1.5"};
+	al_catalog_package_filter pf = {
+	    .name = "foo", .channels = &cf, .nchannels = 1};
+	al_catalog_filter f = {.packages = &pf, .npackages = 1};
+	al_catalog *out = filter_expect(
+	    &f, "package foo default=stable\n"
+	        "channel foo/stable head=foo.v1.2.0 entries=foo.v1.0.0,"
+	        "foo.v1.1.0,foo.v1.1.5,foo.v1.2.0\n"
+	        "bundles foo: foo.v1.0.0,foo.v1.1.0,foo.v1.1.5,foo.v1.2.0\n"
+	        "deprecations foo: olm.package,olm.bundle/foo.v1.0.0\n");
+
+	al_catalog_free(out);
+}
+
+/* skipRange is an edge too. bar stable >=1.0.1 <=1.0.9 wants 1.0.5;
+ * counts 1.0.0:0, 1.1.0:1 (its skipRange >=1.0.0 <1.1.0 holds 1.0.5),
+ * 1.2.0:1; new head 1.1.0, tail 1.0.0 -> {1.1.0, 1.0.5}, and 1.1.0 gains
+ * skips [bar.v1.0.5] so that the channel keeps a single head. (Following
+ * replaces and skips only, the mirror filter would keep 1.2.0.) */
+static void test_catalog__skiprange_is_an_upgrade_edge(void)
+{
+	al_catalog_channel_filter cf = {"stable", "1.0.1", "1.0.9"};
+	al_catalog_package_filter pf = {
+	    .name = "bar", .channels = &cf, .nchannels = 1};
+	al_catalog_filter f = {.packages = &pf, .npackages = 1};
+	al_catalog *out = filter_expect(
+	    &f, "package bar default=stable\n"
+	        "channel bar/stable head=bar.v1.1.0 "
+	        "entries=bar.v1.0.5,bar.v1.1.0\n"
+	        "bundles bar: bar.v1.0.5,bar.v1.1.0\n");
+	al_buf b = AL_BUF_INIT(1 << 20);
+
+	if (out != NULL) {
+		CU_ASSERT_EQUAL(al_catalog_render_package(out, 0, &b), 0);
+		CU_ASSERT_PTR_NOT_NULL(strstr(al_buf_cstr(&b),
+		                              "\"skipRange\": \">=1.0.0 "
+		                              "<1.1.0\",\n"
+		                              "            \"skips\": [\n"
+		                              "                \"bar.v1.0.5\""));
+	}
+	al_buf_free(&b);
+	al_catalog_free(out);
+}
+
+/* Rule: min == max selects exactly that version (OCPBUGS-61497). */
+static void test_catalog__equal_min_max_selects_one_version(void)
+{
+	al_catalog_channel_filter cf = {"stable", "1.1.0", "1.1.0"};
+	al_catalog_package_filter pf = {
+	    .name = "foo", .channels = &cf, .nchannels = 1};
+	al_catalog_filter f = {.packages = &pf, .npackages = 1};
+	al_catalog *out = filter_expect(
+	    &f, "package foo default=stable\n"
+	        "channel foo/stable head=foo.v1.1.0 entries=foo.v1.1.0\n"
+	        "bundles foo: foo.v1.1.0\n"
+	        "deprecations foo: olm.package\n");
+
+	al_catalog_free(out);
+}
+
+/* Rule: package minVersion applies to every channel. foo >=2.0.0:
+ * stable {2.0.0, 2.1.0}; fast {2.1.0} (2.2.0-rc.1 is a prerelease and
+ * the range has none: Masterminds semantics); legacy has nothing in
+ * range and is not the default channel, so it is dropped; 2.1.0 pulls
+ * dep.v1.5.0. */
+static void test_catalog__package_range_applies_to_all_channels(void)
+{
+	al_catalog_package_filter pf = {.name = "foo", .min_version = "2.0.0"};
+	al_catalog_filter f = {.packages = &pf, .npackages = 1};
+	al_catalog *out = filter_expect(
+	    &f, DEP_15 "package foo default=stable\n"
+	               "channel foo/fast head=foo.v2.1.0 entries=foo.v2.1.0\n"
+	               "channel foo/stable head=foo.v2.1.0 "
+	               "entries=foo.v2.0.0,foo.v2.1.0\n"
+	               "bundles foo: foo.v2.0.0,foo.v2.1.0\n"
+	               "deprecations foo: olm.package\n");
+
+	al_catalog_free(out);
+}
+
+/* Rule: the default channel stays valid. Keeping only fast drops the
+ * catalog's default stable: oc-mirror requires a defaultChannel then. */
+static void test_catalog__default_channel_must_stay_valid(void)
+{
+	al_catalog_channel_filter cf = {"fast", NULL, NULL};
+	al_catalog_package_filter pf = {
+	    .name = "foo", .channels = &cf, .nchannels = 1};
+	al_catalog_filter f = {.packages = &pf, .npackages = 1,
+	                       .skip_dependencies = 1};
+	al_catalog *out;
+
+	filter_fails(&f, AL_EINVAL, "default channel 'stable' was filtered out");
+	pf.default_channel = "fast";
+	out = filter_expect(&f, "package foo default=fast\n"
+	                        "channel foo/fast head=foo.v2.2.0-rc.1 "
+	                        "entries=foo.v2.2.0-rc.1\n"
+	                        "bundles foo: foo.v2.2.0-rc.1\n"
+	                        "deprecations foo: olm.package\n");
+	al_catalog_free(out);
+	pf.default_channel = "legacy";
+	filter_fails(&f, AL_EINVAL, "defaultChannel 'legacy' is not among");
+}
+
+/* Rule: a range that empties the default channel is an error. */
+static void test_catalog__empty_default_channel_is_refused(void)
+{
+	al_catalog_package_filter pf = {.name = "foo", .max_version = "0.9.9"};
+	al_catalog_filter f = {.packages = &pf, .npackages = 1};
+
+	filter_fails(&f, AL_ENOTFOUND,
+	             "package 'foo' channel 'stable': no bundle in version "
+	             "range >= <=0.9.9; the channel has 1.0.0, 1.1.0");
+}
+
+/* Rule: full keeps every entry of the kept channels; with no packages
+ * the whole catalog. Mixing full with a range or bundles is refused. */
+static void test_catalog__full_keeps_everything(void)
+{
+	al_catalog_channel_filter cf = {"legacy", NULL, NULL};
+	al_catalog_package_filter pf = {.name = "foo",
+	                                .default_channel = "legacy",
+	                                .channels = &cf,
+	                                .nchannels = 1};
+	al_catalog_filter f = {.packages = &pf, .npackages = 1, .full = 1};
+	al_catalog_filter all = {.full = 1};
+	al_catalog *out = filter_expect(
+	    &f, "package foo default=legacy\n"
+	        "channel foo/legacy head=foo.v0.9.5 "
+	        "entries=foo.v0.9.0,foo.v0.9.5\n"
+	        "bundles foo: foo.v0.9.0,foo.v0.9.5\n"
+	        "deprecations foo: olm.package,olm.channel/legacy\n");
+	al_catalog *in = load_test_catalog();
+
+	al_catalog_free(out);
+	out = NULL;
+	if (in != NULL) {
+		char *a, *b;
+
+		CU_ASSERT_EQUAL(al_catalog_filter_apply(&out, in, &all), 0);
+		a = al_catalog_summary(in);
+		b = out != NULL ? al_catalog_summary(out) : NULL;
+		CU_ASSERT(a != NULL && b != NULL && strcmp(a, b) == 0);
+		free(a);
+		free(b);
+	}
+	al_catalog_free(in);
+	al_catalog_free(out);
+	cf.min_version = "0.9.0";
+	filter_fails(&f, AL_EINVAL, "full: true cannot be mixed");
+}
+
+/* Rule: bundles[] keeps exactly the named bundles in each kept channel;
+ * channels left empty (fast, legacy) go, the default must not be empty. */
+static void test_catalog__selected_bundles(void)
+{
+	const char *names[] = {"foo.v1.1.0", "foo.v1.0.0"};
+	const char *bad[] = {"foo.v0.9.0"};
+	const char *unknown[] = {"foo.v7.0.0"};
+	al_catalog_package_filter pf = {
+	    .name = "foo", .bundles = names, .nbundles = 2};
+	al_catalog_filter f = {.packages = &pf, .npackages = 1};
+	al_catalog *out = filter_expect(
+	    &f, "package foo default=stable\n"
+	        "channel foo/stable head=foo.v1.1.0 "
+	        "entries=foo.v1.0.0,foo.v1.1.0\n"
+	        "bundles foo: foo.v1.0.0,foo.v1.1.0\n"
+	        "deprecations foo: olm.package,olm.bundle/foo.v1.0.0\n");
+
+	al_catalog_free(out);
+	pf.bundles = bad;
+	pf.nbundles = 1;
+	filter_fails(&f, AL_ENOTFOUND, "none of the selected bundles");
+	pf.bundles = unknown;
+	filter_fails(&f, AL_ENOTFOUND, "bundle 'foo.v7.0.0' not found");
+	pf.bundles = names;
+	pf.nbundles = 2;
+	pf.min_version = "1.0.0";
+	filter_fails(&f, AL_EINVAL, "bundles cannot be mixed");
+}
+
+/* Rule: a filter that matches nothing names it and what exists. */
+static void test_catalog__no_match_names_what_exists(void)
+{
+	al_catalog_channel_filter cf = {"stable", "5.0.0", NULL};
+	al_catalog_channel_filter nocf = {"nightly", NULL, NULL};
+	al_catalog_package_filter pf = {
+	    .name = "foo", .channels = &cf, .nchannels = 1};
+	al_catalog_package_filter nopf = {.name = "qux"};
+	al_catalog_filter f = {.packages = &pf, .npackages = 1};
+
+	filter_fails(&f, AL_ENOTFOUND,
+	             "package 'foo' channel 'stable': no bundle in version "
+	             "range >=5.0.0 <=; the channel has 1.0.0, 1.1.0, 1.1.5, "
+	             "1.2.0, 2.0.0, 2.1.0");
+	pf.channels = &nocf;
+	filter_fails(&f, AL_ENOTFOUND,
+	             "channel 'nightly' not found; the package has fast, "
+	             "legacy, stable");
+	f.packages = &nopf;
+	filter_fails(&f, AL_ENOTFOUND,
+	             "package 'qux' not found in the catalog; it has bar, baz, "
+	             "dep, foo");
+	pf.channels = &cf;
+	pf.min_version = "1.0.0";
+	f.packages = &pf;
+	filter_fails(&f, AL_EINVAL, "cannot use channels and package");
+}
+
+/* Rule: olm.gvk.required pulls the bundle providing the API (dep.v2.0.0
+ * for example.com/v2 Widget); its channel keeps 2.0.0 alone; a required
+ * package that is not in the catalog is reported, not guessed. */
+static void test_catalog__gvk_dependency_and_unresolved(void)
+{
+	al_catalog_package_filter pf = {.name = "baz"};
+	al_catalog_filter f = {.packages = &pf, .npackages = 1};
+	al_catalog *out = filter_expect(
+	    &f, "package baz default=stable\n"
+	        "channel baz/stable head=baz.v1.0.0 entries=baz.v1.0.0\n"
+	        "bundles baz: baz.v1.0.0\n"
+	        "package dep default=stable\n"
+	        "channel dep/stable head=dep.v2.0.0 entries=dep.v2.0.0\n"
+	        "bundles dep: dep.v2.0.0\n");
+
+	if (out != NULL) {
+		CU_ASSERT_EQUAL(al_catalog_unresolved_count(out), 1);
+		CU_ASSERT_PTR_NOT_NULL(
+		    strstr(al_catalog_unresolved_at(out, 0) != NULL
+		               ? al_catalog_unresolved_at(out, 0)
+		               : "",
+		           "requires package 'missing' >=1.0.0"));
+	}
+	al_catalog_free(out);
+}
+
+/* Two dependents on dep: foo.v2.1.0 wants dep 1.x (1.5.0), baz wants
+ * example.com/v2 (2.0.0): dep's channel keeps 2.0.0 -> 1.5.0. With
+ * skipDependencies neither comes. */
+static void test_catalog__dependencies_merge_and_skip(void)
+{
+	al_catalog_channel_filter cf = {"stable", NULL, NULL};
+	al_catalog_package_filter pf[2] = {
+	    {.name = "foo", .channels = &cf, .nchannels = 1},
+	    {.name = "baz"}};
+	al_catalog_filter f = {.packages = pf, .npackages = 2};
+	al_catalog *out = filter_expect(
+	    &f, "package baz default=stable\n"
+	        "channel baz/stable head=baz.v1.0.0 entries=baz.v1.0.0\n"
+	        "bundles baz: baz.v1.0.0\n"
+	        "package dep default=stable\n"
+	        "channel dep/stable head=dep.v2.0.0 "
+	        "entries=dep.v1.5.0,dep.v2.0.0\n"
+	        "bundles dep: dep.v1.5.0,dep.v2.0.0\n"
+	        "package foo default=stable\n"
+	        "channel foo/stable head=foo.v2.1.0 entries=foo.v2.1.0\n"
+	        "bundles foo: foo.v2.1.0\n"
+	        "deprecations foo: olm.package\n");
+
+	al_catalog_free(out);
+	f.skip_dependencies = 1;
+	out = filter_expect(
+	    &f, "package baz default=stable\n"
+	        "channel baz/stable head=baz.v1.0.0 entries=baz.v1.0.0\n"
+	        "bundles baz: baz.v1.0.0\n"
+	        "package foo default=stable\n"
+	        "channel foo/stable head=foo.v2.1.0 entries=foo.v2.1.0\n"
+	        "bundles foo: foo.v2.1.0\n"
+	        "deprecations foo: olm.package\n");
+	al_catalog_free(out);
+}
+
+/* Rule: no packages and not full -> every channel's head of every
+ * package (the mirror filter's default case over the whole catalog). */
+static void test_catalog__no_packages_keeps_every_head(void)
+{
+	al_catalog_filter f = {.skip_dependencies = 1};
+	al_catalog *out = filter_expect(
+	    &f, "package bar default=stable\n"
+	        "channel bar/stable head=bar.v1.2.0 entries=bar.v1.2.0\n"
+	        "bundles bar: bar.v1.2.0\n"
+	        "package baz default=stable\n"
+	        "channel baz/stable head=baz.v1.0.0 entries=baz.v1.0.0\n"
+	        "bundles baz: baz.v1.0.0\n"
+	        "package dep default=stable\n"
+	        "channel dep/stable head=dep.v2.0.0 entries=dep.v2.0.0\n"
+	        "bundles dep: dep.v2.0.0\n"
+	        "package foo default=stable\n"
+	        "channel foo/fast head=foo.v2.2.0-rc.1 "
+	        "entries=foo.v2.2.0-rc.1\n"
+	        "channel foo/legacy head=foo.v0.9.5 entries=foo.v0.9.5\n"
+	        "channel foo/stable head=foo.v2.1.0 entries=foo.v2.1.0\n"
+	        "bundles foo: foo.v0.9.5,foo.v2.1.0,foo.v2.2.0-rc.1\n"
+	        "deprecations foo: olm.package,olm.channel/legacy\n");
+
+	al_catalog_free(out);
+}
+
+/* Rendered output parses back to the same catalog; images are every
+ * bundle image and related image, deduplicated. */
+static void test_catalog__render_roundtrip_and_images(void)
+{
+	al_catalog_channel_filter cf = {"stable", "1.1.5", "2.0.0"};
+	al_catalog_package_filter pf = {
+	    .name = "foo", .channels = &cf, .nchannels = 1};
+	al_catalog_filter f = {.packages = &pf, .npackages = 1};
+	al_catalog *in = load_test_catalog(), *out = NULL, *back = NULL;
+	al_buf b = AL_BUF_INIT(1 << 20);
+	char **imgs = NULL, *s1 = NULL, *s2 = NULL;
+	size_t n = 0;
+
+	if (in == NULL)
+		return;
+	CU_ASSERT_EQUAL(al_catalog_filter_apply(&out, in, &f), 0);
+	if (out == NULL)
+		goto out;
+	CU_ASSERT_EQUAL(al_catalog_render_package(out, 0, &b), 0);
+	CU_ASSERT(al_str_startswith(al_buf_cstr(&b),
+	                            "{\n    \"schema\": \"olm.package\",\n"
+	                            "    \"name\": \"foo\",\n"));
+	CU_ASSERT_EQUAL(al_catalog_new(&back), 0);
+	CU_ASSERT_EQUAL(al_catalog_add_file(back, "foo/catalog.json", b.ptr,
+	                                    b.len),
+	                0);
+	CU_ASSERT_EQUAL(al_catalog_finish(back), 0);
+	s1 = al_catalog_summary(out);
+	s2 = al_catalog_summary(back);
+	CU_ASSERT(s1 != NULL && s2 != NULL && strcmp(s1, s2) == 0);
+	CU_ASSERT_EQUAL(al_catalog_images(out, &imgs, &n), 0);
+	CU_ASSERT_EQUAL(n, 7);
+	if (n == 7) {
+		CU_ASSERT_STRING_EQUAL(imgs[0], "quay.io/t/foo-bundle:v1.1.5");
+		CU_ASSERT_STRING_EQUAL(imgs[3], "quay.io/t/foo-op:v1.1.5");
+		CU_ASSERT_STRING_EQUAL(imgs[6], "quay.io/t/shared:1");
+	}
+out:
+	al_catalog_images_free(imgs, n);
+	free(s1);
+	free(s2);
+	al_buf_free(&b);
+	al_catalog_free(back);
+	al_catalog_free(out);
+	al_catalog_free(in);
+}
+
+static int finish_fails(const char *text, const char *want)
+{
+	al_catalog *c = NULL;
+	int rc;
+
+	if (al_catalog_new(&c) != 0)
+		return 0;
+	rc = al_catalog_add_file(c, "x.yaml", (const uint8_t *)text,
+	                         strlen(text));
+	if (rc == 0)
+		rc = al_catalog_finish(c);
+	al_catalog_free(c);
+	if (rc == 0 || strstr(al_error_message(), want) == NULL) {
+		fprintf(stderr, "rc %d message '%s' (want '%s')\n", rc,
+		        al_error_message(), want);
+		return 0;
+	}
+	return 1;
+}
+
+#define PKG "{\"schema\":\"olm.package\",\"name\":\"p\",\"defaultChannel\":\"c\"}\n"
+#define B(v)                                                                   \
+	"{\"schema\":\"olm.bundle\",\"package\":\"p\",\"name\":\"p.v" v          \
+	"\",\"image\":\"i\",\"properties\":[{\"type\":\"olm.package\","      \
+	"\"value\":{\"packageName\":\"p\",\"version\":\"" v "\"}}]}\n"
+
+static void test_catalog__validation_like_declcfg(void)
+{
+	CU_ASSERT(finish_fails(PKG B("1.0.0") B("2.0.0")
+	                       "{\"schema\":\"olm.channel\",\"package\":\"p\","
+	                       "\"name\":\"c\",\"entries\":[{\"name\":"
+	                       "\"p.v1.0.0\"},{\"name\":\"p.v2.0.0\"}]}",
+	                       "multiple channel heads"));
+	CU_ASSERT(finish_fails(PKG B("1.0.0")
+	                       "{\"schema\":\"olm.channel\",\"package\":\"p\","
+	                       "\"name\":\"c\",\"entries\":[{\"name\":"
+	                       "\"p.v1.0.0\"},{\"name\":\"p.v3.0.0\"}]}",
+	                       "entry 'p.v3.0.0' has no bundle"));
+	CU_ASSERT(finish_fails(PKG B("1.0.0") B("2.0.0")
+	                       "{\"schema\":\"olm.channel\",\"package\":\"p\","
+	                       "\"name\":\"c\",\"entries\":[{\"name\":"
+	                       "\"p.v1.0.0\"}]}",
+	                       "bundle 'p.v2.0.0' is not in any channel"));
+	CU_ASSERT(finish_fails(PKG B("1.0.0") B("2.0.0")
+	                       "{\"schema\":\"olm.channel\",\"package\":\"p\","
+	                       "\"name\":\"c\",\"entries\":[{\"name\":"
+	                       "\"p.v1.0.0\",\"replaces\":\"p.v2.0.0\"},"
+	                       "{\"name\":\"p.v2.0.0\",\"replaces\":"
+	                       "\"p.v1.0.0\"}]}",
+	                       "no channel heads"));
+	CU_ASSERT(finish_fails(PKG PKG, "package 'p' is defined twice"));
+	CU_ASSERT(finish_fails("{\"name\":\"x\"}", "missing root schema"));
+	CU_ASSERT(finish_fails("{\"schema\":\"olm.package\",\"name\":\"a\","
+	                       "\"name\":\"b\"}",
+	                       "duplicate"));
+	CU_ASSERT(finish_fails("schema: olm.package\nname: a\nname: b\n",
+	                       "duplicate"));
+	CU_ASSERT(finish_fails(PKG B("1.0") "", "not a semantic version"));
+	CU_ASSERT(finish_fails("{\"schema\":\"olm.package\",\"name\":\"p\","
+	                       "\"defaultChannel\":\"nope\"}",
+	                       "default channel 'nope' does not exist"));
+	CU_ASSERT(finish_fails(PKG B("1.0.0")
+	                       "{\"schema\":\"olm.channel\",\"package\":\"p\","
+	                       "\"name\":\"c\",\"entries\":[{\"name\":"
+	                       "\"p.v1.0.0\",\"skipRange\":\"~~1\"}]}",
+	                       "skipRange '~~1' is not a version range"));
+	CU_ASSERT(finish_fails(B("1.0.0"), "package 'p' not found"));
+}
+
+static void test_catalog__semver_ranges_like_blang(void)
+{
+	int err = 0;
+
+	CU_ASSERT_EQUAL(al_catalog_semver_match(">=4.1.0 <4.2.0", "4.1.7"), 1);
+	CU_ASSERT_EQUAL(al_catalog_semver_match(">=4.1.0 <4.2.0", "4.2.0"), 0);
+	CU_ASSERT_EQUAL(al_catalog_semver_match("<1.0.0 || >=2.0.0", "2.1.0"),
+	                1);
+	CU_ASSERT_EQUAL(al_catalog_semver_match("<1.0.0 || >=2.0.0", "1.5.0"),
+	                0);
+	CU_ASSERT_EQUAL(al_catalog_semver_match(">= 1.2.3", "1.2.3"), 1);
+	CU_ASSERT_EQUAL(al_catalog_semver_match("1.2.x", "1.2.9"), 1);
+	CU_ASSERT_EQUAL(al_catalog_semver_match("1.2.x", "1.3.0"), 0);
+	CU_ASSERT_EQUAL(al_catalog_semver_match("<=1.x", "1.99.0"), 1);
+	CU_ASSERT_EQUAL(al_catalog_semver_match("!=1.0.0", "1.0.0"), 0);
+	/* blang: prereleases take part in ranges like any version */
+	CU_ASSERT_EQUAL(al_catalog_semver_match(">=1.0.0 <2.0.0", "2.0.0-rc.1"),
+	                1);
+	CU_ASSERT_EQUAL(al_catalog_semver_match("1.0.0", "1.0.0+build.5"), 1);
+	CU_ASSERT(al_catalog_semver_match(">=1.0", "1.0.0") < 0);
+	CU_ASSERT(al_catalog_semver_match(">=1.0.0", "01.0.0") < 0);
+	CU_ASSERT(al_catalog_semver_match("", "1.0.0") < 0);
+	CU_ASSERT(al_catalog_semver_cmp("1.0.0-alpha", "1.0.0-alpha.1", &err) <
+	          0);
+	CU_ASSERT(al_catalog_semver_cmp("1.0.0-alpha.beta", "1.0.0-beta",
+	                                &err) < 0);
+	CU_ASSERT(al_catalog_semver_cmp("1.0.0-beta.11", "1.0.0-rc.1", &err) <
+	          0);
+	CU_ASSERT(al_catalog_semver_cmp("1.0.0-beta.2", "1.0.0-beta.11",
+	                                &err) < 0);
+	CU_ASSERT(al_catalog_semver_cmp("1.0.0-rc.1", "1.0.0", &err) < 0);
+	CU_ASSERT(al_catalog_semver_cmp("1.0.0+a", "1.0.0+b", &err) == 0);
+	CU_ASSERT_EQUAL(err, 0);
+	al_catalog_semver_cmp("x", "1.0.0", &err);
+	CU_ASSERT_EQUAL(err, 1);
+}
+
+int main(void)
+{
+	CU_TestInfo tests[] = {
+	    {"parses_json_streams_and_yaml_documents",
+	     test_catalog__parses_json_streams_and_yaml_documents},
+	    {"no_range_keeps_channel_heads",
+	     test_catalog__no_range_keeps_channel_heads},
+	    {"channel_range_follows_replaces_and_skips",
+	     test_catalog__channel_range_follows_replaces_and_skips},
+	    {"range_keeps_linking_bundle",
+	     test_catalog__range_keeps_linking_bundle},
+	    {"skiprange_is_an_upgrade_edge",
+	     test_catalog__skiprange_is_an_upgrade_edge},
+	    {"equal_min_max_selects_one_version",
+	     test_catalog__equal_min_max_selects_one_version},
+	    {"package_range_applies_to_all_channels",
+	     test_catalog__package_range_applies_to_all_channels},
+	    {"default_channel_must_stay_valid",
+	     test_catalog__default_channel_must_stay_valid},
+	    {"empty_default_channel_is_refused",
+	     test_catalog__empty_default_channel_is_refused},
+	    {"full_keeps_everything", test_catalog__full_keeps_everything},
+	    {"selected_bundles", test_catalog__selected_bundles},
+	    {"no_match_names_what_exists",
+	     test_catalog__no_match_names_what_exists},
+	    {"gvk_dependency_and_unresolved",
+	     test_catalog__gvk_dependency_and_unresolved},
+	    {"dependencies_merge_and_skip",
+	     test_catalog__dependencies_merge_and_skip},
+	    {"no_packages_keeps_every_head",
+	     test_catalog__no_packages_keeps_every_head},
+	    {"render_roundtrip_and_images",
+	     test_catalog__render_roundtrip_and_images},
+	    {"validation_like_declcfg", test_catalog__validation_like_declcfg},
+	    {"semver_ranges_like_blang", test_catalog__semver_ranges_like_blang},
+	    CU_TEST_INFO_NULL,
+	};
+
+	return al_test_run("catalog", tests);
+}
