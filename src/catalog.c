@@ -141,16 +141,16 @@ static int add_json_stream(al_catalog *c, const char *path, const uint8_t *p,
 		if (v == NULL) {
 			if (json_error_code(&err) == json_error_out_of_memory)
 				return al_error_set(AL_ENOMEM, "out of memory");
-			return al_error_set(AL_EPARSE,
-			                    "%s: object %zu: line %d, column %d "
-			                    "of the object: %s",
-			                    path, k, err.line, err.column,
-			                    err.text);
+			return al_error_set(
+			    AL_EPARSE,
+			    "%s: object %zu: line %d, column %d "
+			    "of the object: %s",
+			    path, k, err.line, err.column, err.text);
 		}
 		if (err.position <= 0) {
 			json_decref(v);
-			return al_error_set(AL_EPARSE, "%s: object %zu: no bytes",
-			                    path, k);
+			return al_error_set(
+			    AL_EPARSE, "%s: object %zu: no bytes", path, k);
 		}
 		off += (size_t)err.position;
 		snprintf(where, sizeof(where), "%s: object %zu", path, k);
@@ -201,8 +201,7 @@ int al_catalog_add_file(al_catalog *c, const char *path, const uint8_t *p,
 		                    path,
 		                    (unsigned long long)AL_CATALOG_FILE_MAX);
 	if (c->nfiles >= AL_CATALOG_FILES_MAX)
-		return al_error_set(AL_ELIMIT,
-		                    "catalog has more than %d files",
+		return al_error_set(AL_ELIMIT, "catalog has more than %d files",
 		                    AL_CATALOG_FILES_MAX);
 	if (c->total + n > AL_CATALOG_TOTAL_MAX)
 		return al_error_set(AL_ELIMIT,
@@ -215,8 +214,8 @@ int al_catalog_add_file(al_catalog *c, const char *path, const uint8_t *p,
 	if (memchr(p, '\0', n) != NULL)
 		return al_error_set(AL_EPARSE, "%s: NUL byte in catalog file",
 		                    path);
-	while (i < n && (p[i] == ' ' || p[i] == '\t' || p[i] == '\n' ||
-	                 p[i] == '\r'))
+	while (i < n &&
+	       (p[i] == ' ' || p[i] == '\t' || p[i] == '\n' || p[i] == '\r'))
 		i++;
 	if (i < n && p[i] == '{')
 		return add_json_stream(c, path, p, n);
@@ -314,8 +313,8 @@ static const char *name_of(const json_t *o, const char *key, const char *what,
 	const char *s = al_json_str(o, key);
 
 	if (s == NULL || s[0] == '\0') {
-		*rc = al_error_set(AL_EPARSE, "%s: missing or empty '%s'",
-		                   what, key);
+		*rc = al_error_set(AL_EPARSE, "%s: missing or empty '%s'", what,
+		                   key);
 		return NULL;
 	}
 	if (strlen(s) > AL_CATALOG_NAME_MAX) {
@@ -336,8 +335,8 @@ static struct cat_package *package_of(al_catalog *c, const json_t *o,
 		return NULL;
 	i = cat_find_package(c, pn);
 	if (i < 0) {
-		*rc = al_error_set(AL_EPARSE, "%s: package '%s' not found", what,
-		                   pn);
+		*rc = al_error_set(AL_EPARSE, "%s: package '%s' not found",
+		                   what, pn);
 		return NULL;
 	}
 	return &c->packages[i];
@@ -424,23 +423,24 @@ static int parse_properties(struct cat_bundle *b, const char *pkg,
 		json_t *v = json_object_get(pr, "value");
 
 		if (type == NULL)
-			return al_error_set(AL_EPARSE,
-			                    "%s: property %zu has no type", what,
-			                    i);
+			return al_error_set(
+			    AL_EPARSE, "%s: property %zu has no type", what, i);
 		if (strcmp(type, "olm.package") == 0) {
 			const char *pn = al_json_str(v, "packageName");
 			const char *ver = al_json_str(v, "version");
 
 			if (npkg++ > 0)
-				return al_error_set(AL_EPARSE,
-				                    "%s: more than one olm.package "
-				                    "property",
-				                    what);
+				return al_error_set(
+				    AL_EPARSE,
+				    "%s: more than one olm.package "
+				    "property",
+				    what);
 			if (pn == NULL || ver == NULL)
-				return al_error_set(AL_EPARSE,
-				                    "%s: olm.package property needs "
-				                    "packageName and version",
-				                    what);
+				return al_error_set(
+				    AL_EPARSE,
+				    "%s: olm.package property needs "
+				    "packageName and version",
+				    what);
 			if (strcmp(pn, pkg) != 0)
 				return al_error_set(
 				    AL_EPARSE,
@@ -477,15 +477,17 @@ static int parse_properties(struct cat_bundle *b, const char *pkg,
 			q->package = al_json_str(v, "packageName");
 			q->range_text = al_json_str(v, "versionRange");
 			if (q->package == NULL || q->range_text == NULL)
-				return al_error_set(AL_EPARSE,
-				                    "%s: olm.package.required needs "
-				                    "packageName and versionRange",
-				                    what);
+				return al_error_set(
+				    AL_EPARSE,
+				    "%s: olm.package.required needs "
+				    "packageName and versionRange",
+				    what);
 			if (cat_range_parse(&q->range, q->range_text) < 0)
-				return al_error_set(AL_EPARSE,
-				                    "%s: versionRange '%s' of '%s' "
-				                    "is not a version range",
-				                    what, q->range_text, q->package);
+				return al_error_set(
+				    AL_EPARSE,
+				    "%s: versionRange '%s' of '%s' "
+				    "is not a version range",
+				    what, q->range_text, q->package);
 			b->npkgreqs++;
 		}
 	}
@@ -524,14 +526,14 @@ static int index_bundles(al_catalog *c)
 		b->name = name;
 		b->obj = o;
 		c->nbundles++;
-		snprintf(what, sizeof(what), "package '%s' bundle '%s'", p->name,
-		         name);
+		snprintf(what, sizeof(what), "package '%s' bundle '%s'",
+		         p->name, name);
 		img = al_json_str(o, "image");
 		b->image = img != NULL ? img : "";
 		ri = json_object_get(o, "relatedImages");
 		if (ri != NULL && !json_is_array(ri)) {
-			rc = al_error_set(AL_EPARSE,
-			                  "%s: relatedImages is not a list", what);
+			rc = al_error_set(
+			    AL_EPARSE, "%s: relatedImages is not a list", what);
 			goto out;
 		}
 		if ((rc = parse_properties(b, p->name, what)) < 0)
@@ -545,12 +547,13 @@ static int index_bundles(al_catalog *c)
 			qsort(p->bundles, p->nbundles, sizeof(*p->bundles),
 			      cmp_bundle);
 		for (j = 1; j < p->nbundles; j++) {
-			if (strcmp(p->bundles[j - 1].name, p->bundles[j].name) ==
-			    0) {
-				rc = al_error_set(AL_EPARSE,
-				                  "package '%s': bundle '%s' is "
-				                  "defined twice",
-				                  p->name, p->bundles[j].name);
+			if (strcmp(p->bundles[j - 1].name,
+			           p->bundles[j].name) == 0) {
+				rc =
+				    al_error_set(AL_EPARSE,
+				                 "package '%s': bundle '%s' is "
+				                 "defined twice",
+				                 p->name, p->bundles[j].name);
 				goto out;
 			}
 		}
@@ -598,10 +601,9 @@ static int check_graph(const struct cat_package *p, struct cat_channel *ch)
 		}
 	}
 	if (nheads != 1) {
-		rc = al_error_set(AL_EPARSE,
-		                  "package '%s' channel '%s': %s channel heads",
-		                  p->name, ch->name,
-		                  nheads == 0 ? "no" : "multiple");
+		rc = al_error_set(
+		    AL_EPARSE, "package '%s' channel '%s': %s channel heads",
+		    p->name, ch->name, nheads == 0 ? "no" : "multiple");
 		goto out;
 	}
 	while (qh < qt) {
@@ -694,29 +696,32 @@ static int index_channel(struct cat_package *p, struct cat_channel *ch,
 
 		en->name = al_json_str(e, "name");
 		if (en->name == NULL || en->name[0] == '\0') {
-			rc = al_error_set(AL_EPARSE,
-			                  "package '%s' channel '%s': entry %zu "
-			                  "has no name",
-			                  p->name, ch->name, i);
+			rc =
+			    al_error_set(AL_EPARSE,
+			                 "package '%s' channel '%s': entry %zu "
+			                 "has no name",
+			                 p->name, ch->name, i);
 			goto out;
 		}
 		en->replaces = al_json_str(e, "replaces");
 		if (en->replaces != NULL && en->replaces[0] == '\0')
 			en->replaces = NULL;
 		if (sk != NULL && !json_is_array(sk)) {
-			rc = al_error_set(AL_EPARSE,
-			                  "package '%s' channel '%s' entry '%s': "
-			                  "skips is not a list",
-			                  p->name, ch->name, en->name);
+			rc = al_error_set(
+			    AL_EPARSE,
+			    "package '%s' channel '%s' entry '%s': "
+			    "skips is not a list",
+			    p->name, ch->name, en->name);
 			goto out;
 		}
 		json_array_foreach(sk, k, s)
 		{
 			if (!json_is_string(s)) {
-				rc = al_error_set(AL_EPARSE,
-				                  "package '%s' channel '%s' entry "
-				                  "'%s': skips holds a non-string",
-				                  p->name, ch->name, en->name);
+				rc = al_error_set(
+				    AL_EPARSE,
+				    "package '%s' channel '%s' entry "
+				    "'%s': skips holds a non-string",
+				    p->name, ch->name, en->name);
 				goto out;
 			}
 		}
@@ -728,17 +733,19 @@ static int index_channel(struct cat_package *p, struct cat_channel *ch,
 				    AL_EPARSE,
 				    "package '%s' channel '%s' entry '%s': "
 				    "skipRange '%s' is not a version range",
-				    p->name, ch->name, en->name, en->skip_range);
+				    p->name, ch->name, en->name,
+				    en->skip_range);
 				goto out;
 			}
 			en->has_range = 1;
 		}
 		en->bundle = cat_find_bundle(p, en->name);
 		if (en->bundle < 0) {
-			rc = al_error_set(AL_EPARSE,
-			                  "package '%s' channel '%s': entry '%s' "
-			                  "has no bundle",
-			                  p->name, ch->name, en->name);
+			rc = al_error_set(
+			    AL_EPARSE,
+			    "package '%s' channel '%s': entry '%s' "
+			    "has no bundle",
+			    p->name, ch->name, en->name);
 			goto out;
 		}
 		ch->byname[i] = i;
@@ -747,11 +754,11 @@ static int index_channel(struct cat_package *p, struct cat_channel *ch,
 	for (i = 1; i < ch->nentries; i++) {
 		if (strcmp(ch->entries[ch->byname[i - 1]].name,
 		           ch->entries[ch->byname[i]].name) == 0) {
-			rc = al_error_set(AL_EPARSE,
-			                  "package '%s' channel '%s': duplicate "
-			                  "entry '%s'",
-			                  p->name, ch->name,
-			                  ch->entries[ch->byname[i]].name);
+			rc = al_error_set(
+			    AL_EPARSE,
+			    "package '%s' channel '%s': duplicate "
+			    "entry '%s'",
+			    p->name, ch->name, ch->entries[ch->byname[i]].name);
 			goto out;
 		}
 	}
@@ -783,10 +790,11 @@ static int index_channels(al_catalog *c)
 		if (name == NULL)
 			goto out;
 		if (cat_find_channel(p, name) >= 0) {
-			rc = al_error_set(AL_EPARSE,
-			                  "package '%s': channel '%s' is defined "
-			                  "twice",
-			                  p->name, name);
+			rc = al_error_set(
+			    AL_EPARSE,
+			    "package '%s': channel '%s' is defined "
+			    "twice",
+			    p->name, name);
 			goto out;
 		}
 		if ((rc = grow((void **)&p->channels, &caps[p - c->packages],
@@ -826,10 +834,11 @@ static int index_channels(al_catalog *c)
 		}
 		for (j = 0; j < p->nbundles; j++) {
 			if (!inchan[j]) {
-				rc = al_error_set(AL_EPARSE,
-				                  "package '%s': bundle '%s' is "
-				                  "not in any channel",
-				                  p->name, p->bundles[j].name);
+				rc =
+				    al_error_set(AL_EPARSE,
+				                 "package '%s': bundle '%s' is "
+				                 "not in any channel",
+				                 p->name, p->bundles[j].name);
 				goto out;
 			}
 		}
@@ -874,10 +883,11 @@ static int index_rest(al_catalog *c)
 			long k = cat_find_package(c, pn);
 
 			if (k < 0)
-				return al_error_set(AL_EPARSE,
-				                    "schema '%s': package '%s' not "
-				                    "found",
-				                    al_json_str(o, "schema"), pn);
+				return al_error_set(
+				    AL_EPARSE,
+				    "schema '%s': package '%s' not "
+				    "found",
+				    al_json_str(o, "schema"), pn);
 			dst = c->packages[k].others;
 		}
 		if (json_array_append(dst, o) < 0)
@@ -939,9 +949,9 @@ char *al_catalog_summary(const al_catalog *c)
 		for (j = 0; j < p->nchannels && rc == 0; j++) {
 			const struct cat_channel *ch = &p->channels[j];
 
-			rc = al_buf_printf(&b, "channel %s/%s head=%s entries=",
-			                   p->name, ch->name,
-			                   ch->entries[ch->head].name);
+			rc = al_buf_printf(
+			    &b, "channel %s/%s head=%s entries=", p->name,
+			    ch->name, ch->entries[ch->head].name);
 			for (k = 0; k < ch->nentries && rc == 0; k++)
 				rc = al_buf_printf(
 				    &b, "%s%s", k ? "," : "",
@@ -957,7 +967,8 @@ char *al_catalog_summary(const al_catalog *c)
 		if (rc == 0)
 			rc = al_buf_puts(&b, "\n");
 		if (p->deprecations != NULL && rc == 0) {
-			json_t *es = json_object_get(p->deprecations, "entries");
+			json_t *es =
+			    json_object_get(p->deprecations, "entries");
 			json_t *e;
 
 			rc = al_buf_printf(&b, "deprecations %s:", p->name);

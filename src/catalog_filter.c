@@ -122,7 +122,8 @@ static int covers(const struct cat_package *p, const struct cat_channel *ch,
 
 	if (e == x || skips_has(en, ch->entries[x].name))
 		return 1;
-	return en->has_range && cat_range_match(&en->range, entry_ver(p, ch, x));
+	return en->has_range &&
+	       cat_range_match(&en->range, entry_ver(p, ch, x));
 }
 
 /*
@@ -148,8 +149,7 @@ static int select_connected(const struct cat_package *p,
 	long cur = ch->head, maxc = -1;
 	int rc = 0;
 
-	if (chain == NULL || count == NULL || seen == NULL ||
-	    onchain == NULL) {
+	if (chain == NULL || count == NULL || seen == NULL || onchain == NULL) {
 		rc = al_error_set(AL_ENOMEM, "out of memory");
 		goto out;
 	}
@@ -199,7 +199,8 @@ static int select_connected(const struct cat_package *p,
 		if (!fc->keep[x] || (head < tail && x == chain[head]))
 			continue;
 		for (k = 0; k < n && !reached; k++)
-			reached = fc->keep[k] && k != x && direct_edge(ch, k, x);
+			reached =
+			    fc->keep[k] && k != x && direct_edge(ch, k, x);
 		for (k = head; k < tail && !reached; k++) {
 			if (covers(p, ch, chain[k], x) && chain[k] != x) {
 				fc->extra[x] = (long)chain[k];
@@ -300,19 +301,19 @@ static int by_range(const struct cat_package *p, const struct cat_channel *ch,
 
 	memset(&r, 0, sizeof(r));
 	if (cat_range_minmax(&r, min, max) < 0)
-		return al_error_set(AL_EINVAL,
-		                    "package '%s' channel '%s': minVersion '%s' "
-		                    "or maxVersion '%s' is not a version",
-		                    p->name, ch->name, min ? min : "",
-		                    max ? max : "");
+		return al_error_set(
+		    AL_EINVAL,
+		    "package '%s' channel '%s': minVersion '%s' "
+		    "or maxVersion '%s' is not a version",
+		    p->name, ch->name, min ? min : "", max ? max : "");
 	want = calloc(ch->nentries + 1, 1);
 	if (want == NULL) {
 		rc = al_error_set(AL_ENOMEM, "out of memory");
 		goto out;
 	}
 	for (k = 0; k < ch->nentries; k++)
-		want[k] = (unsigned char)cat_range_match(&r,
-		                                         entry_ver(p, ch, k));
+		want[k] =
+		    (unsigned char)cat_range_match(&r, entry_ver(p, ch, k));
 	if (is_set(min) && is_set(max) && strcmp(min, max) == 0) {
 		/* OCPBUGS-61497: min == max selects that version only */
 		memcpy(fc->keep, want, ch->nentries);
@@ -323,12 +324,13 @@ static int by_range(const struct cat_package *p, const struct cat_channel *ch,
 		if (is_default || explicit) {
 			char *vs = list_versions(p, ch);
 
-			rc = al_error_set(AL_ENOTFOUND,
-			                  "package '%s' channel '%s': no bundle "
-			                  "in version range >=%s <=%s; the "
-			                  "channel has %s",
-			                  p->name, ch->name, min ? min : "",
-			                  max ? max : "", vs ? vs : "");
+			rc =
+			    al_error_set(AL_ENOTFOUND,
+			                 "package '%s' channel '%s': no bundle "
+			                 "in version range >=%s <=%s; the "
+			                 "channel has %s",
+			                 p->name, ch->name, min ? min : "",
+			                 max ? max : "", vs ? vs : "");
 			free(vs);
 			goto out;
 		}
@@ -340,9 +342,9 @@ out:
 	return rc;
 }
 
-static int by_bundles(const struct cat_package *p,
-                      const struct cat_channel *ch, struct fchan *fc,
-                      const al_catalog_package_filter *pf, int is_default)
+static int by_bundles(const struct cat_package *p, const struct cat_channel *ch,
+                      struct fchan *fc, const al_catalog_package_filter *pf,
+                      int is_default)
 {
 	size_t k, b;
 
@@ -354,11 +356,12 @@ static int by_bundles(const struct cat_package *p,
 	}
 	if (count_keep(fc, ch->nentries) == 0) {
 		if (is_default)
-			return al_error_set(AL_ENOTFOUND,
-			                    "package '%s': none of the selected "
-			                    "bundles is in the default channel "
-			                    "'%s'",
-			                    p->name, ch->name);
+			return al_error_set(
+			    AL_ENOTFOUND,
+			    "package '%s': none of the selected "
+			    "bundles is in the default channel "
+			    "'%s'",
+			    p->name, ch->name);
 		fc->kept = 0;
 	}
 	return 0;
@@ -390,18 +393,20 @@ static int check_config(const al_catalog_filter *f,
 		                    "with bundles",
 		                    pf->name);
 	if (pf->nbundles > 0 && pkgrange)
-		return al_error_set(AL_EINVAL,
-		                    "package '%s': bundles cannot be mixed with "
-		                    "minVersion/maxVersion",
-		                    pf->name);
+		return al_error_set(
+		    AL_EINVAL,
+		    "package '%s': bundles cannot be mixed with "
+		    "minVersion/maxVersion",
+		    pf->name);
 	for (i = 0; i < pf->nchannels; i++) {
 		const al_catalog_channel_filter *cf = &pf->channels[i];
-		int chrange = is_set(cf->min_version) || is_set(cf->max_version);
+		int chrange =
+		    is_set(cf->min_version) || is_set(cf->max_version);
 
 		if (!is_set(cf->name))
-			return al_error_set(AL_EINVAL,
-			                    "package '%s': a channel has no name",
-			                    pf->name);
+			return al_error_set(
+			    AL_EINVAL, "package '%s': a channel has no name",
+			    pf->name);
 		if (f->full && chrange)
 			return al_error_set(AL_EINVAL,
 			                    "package '%s' channel '%s': full: "
@@ -409,17 +414,19 @@ static int check_config(const al_catalog_filter *f,
 			                    "minVersion/maxVersion",
 			                    pf->name, cf->name);
 		if (pf->nbundles > 0 && chrange)
-			return al_error_set(AL_EINVAL,
-			                    "package '%s' channel '%s': bundles "
-			                    "cannot be mixed with "
-			                    "minVersion/maxVersion",
-			                    pf->name, cf->name);
+			return al_error_set(
+			    AL_EINVAL,
+			    "package '%s' channel '%s': bundles "
+			    "cannot be mixed with "
+			    "minVersion/maxVersion",
+			    pf->name, cf->name);
 		for (j = 0; j < i; j++) {
 			if (strcmp(pf->channels[j].name, cf->name) == 0)
-				return al_error_set(AL_EINVAL,
-				                    "package '%s': channel '%s' "
-				                    "given twice",
-				                    pf->name, cf->name);
+				return al_error_set(
+				    AL_EINVAL,
+				    "package '%s': channel '%s' "
+				    "given twice",
+				    pf->name, cf->name);
 		}
 	}
 	return 0;
@@ -444,11 +451,11 @@ static int select_package(struct fstate *st, size_t pi,
 		if (c < 0) {
 			char *cs = list_channels(p);
 
-			rc = al_error_set(AL_ENOTFOUND,
-			                  "package '%s': channel '%s' not found; "
-			                  "the package has %s",
-			                  p->name, pf->channels[j].name,
-			                  cs ? cs : "");
+			rc = al_error_set(
+			    AL_ENOTFOUND,
+			    "package '%s': channel '%s' not found; "
+			    "the package has %s",
+			    p->name, pf->channels[j].name, cs ? cs : "");
 			free(cs);
 			return rc;
 		}
@@ -459,10 +466,11 @@ static int select_package(struct fstate *st, size_t pi,
 		long c = cat_find_channel(p, pf->default_channel);
 
 		if (c < 0 || !fp->ch[c].kept)
-			return al_error_set(AL_EINVAL,
-			                    "package '%s': defaultChannel '%s' "
-			                    "is not among the selected channels",
-			                    p->name, pf->default_channel);
+			return al_error_set(
+			    AL_EINVAL,
+			    "package '%s': defaultChannel '%s' "
+			    "is not among the selected channels",
+			    p->name, pf->default_channel);
 		fp->defch = p->channels[c].name;
 	} else if (is_set(p->default_channel) &&
 	           !fp->ch[cat_find_channel(p, p->default_channel)].kept) {
@@ -475,10 +483,11 @@ static int select_package(struct fstate *st, size_t pi,
 	if (pf != NULL && pf->nbundles > 0) {
 		for (k = 0; k < pf->nbundles; k++) {
 			if (cat_find_bundle(p, pf->bundles[k]) < 0)
-				return al_error_set(AL_ENOTFOUND,
-				                    "package '%s': bundle '%s' not "
-				                    "found",
-				                    p->name, pf->bundles[k]);
+				return al_error_set(
+				    AL_ENOTFOUND,
+				    "package '%s': bundle '%s' not "
+				    "found",
+				    p->name, pf->bundles[k]);
 		}
 	}
 	for (j = 0; j < p->nchannels; j++) {
@@ -507,7 +516,8 @@ static int select_package(struct fstate *st, size_t pi,
 			memset(fc->keep, 1, ch->nentries);
 			rc = 0;
 		} else if (is_set(min) || is_set(max)) {
-			rc = by_range(p, ch, fc, min, max, is_default, explicit);
+			rc =
+			    by_range(p, ch, fc, min, max, is_default, explicit);
 		} else {
 			/* no range: the channel head (filterChannelHead) */
 			fc->keep[ch->head] = 1;
@@ -599,8 +609,8 @@ static int add_bundle(struct fstate *st, size_t pi, size_t b)
 	}
 	set_bundles(p, fp);
 	if (fp->by_dep) {
-		long dc = is_set(fp->defch) ? cat_find_channel(p, fp->defch)
-		                            : -1;
+		long dc =
+		    is_set(fp->defch) ? cat_find_channel(p, fp->defch) : -1;
 
 		if (dc < 0 || !fp->ch[dc].kept) {
 			for (j = 0; j < p->nchannels; j++) {
@@ -631,8 +641,8 @@ static int note_unresolved(struct fstate *st, char *s)
 		}
 	}
 
-	if (s == NULL || json_array_append_new(st->unresolved,
-	                                       json_string(s)) < 0)
+	if (s == NULL ||
+	    json_array_append_new(st->unresolved, json_string(s)) < 0)
 		rc = al_error_set(AL_ENOMEM, "out of memory");
 	free(s);
 	return rc;
@@ -666,28 +676,31 @@ static int deps_pass(struct fstate *st, int *changed)
 				long best = -1;
 				int ok = 0;
 
-				for (i = 0; dp >= 0 && i < c->packages[dp].nbundles;
+				for (i = 0;
+				     dp >= 0 && i < c->packages[dp].nbundles;
 				     i++) {
 					const struct cat_bundle *cb =
 					    &c->packages[dp].bundles[i];
 
-					if (!cat_range_match(&r->range, &cb->ver))
+					if (!cat_range_match(&r->range,
+					                     &cb->ver))
 						continue;
 					if (st->p[dp].sel && st->p[dp].bkeep[i])
 						ok = 1;
-					if (better(c, (size_t)dp, i, best < 0 ? -1 : dp,
-					           best))
+					if (better(c, (size_t)dp, i,
+					           best < 0 ? -1 : dp, best))
 						best = (long)i;
 				}
 				if (ok)
 					continue;
 				if (best < 0) {
 					if ((rc = note_unresolved(
-					         st, al_sprintf("bundle '%s' requires "
-					                        "package '%s' %s: not "
-					                        "in this catalog",
-					                        bu->name, r->package,
-					                        r->range_text))) < 0)
+					         st, al_sprintf(
+					                 "bundle '%s' requires "
+					                 "package '%s' %s: not "
+					                 "in this catalog",
+					                 bu->name, r->package,
+					                 r->range_text))) < 0)
 						return rc;
 					continue;
 				}
@@ -702,20 +715,26 @@ static int deps_pass(struct fstate *st, int *changed)
 				int ok = 0;
 
 				for (i = 0; i < c->npackages && !ok; i++) {
-					const struct cat_package *cp = &c->packages[i];
+					const struct cat_package *cp =
+					    &c->packages[i];
 
-					for (j = 0; j < cp->nbundles && !ok; j++) {
+					for (j = 0; j < cp->nbundles && !ok;
+					     j++) {
 						const struct cat_bundle *cb =
 						    &cp->bundles[j];
 						size_t k;
 
-						for (k = 0; k < cb->ngvks; k++) {
-							if (!gvk_eq(&cb->gvks[k], g))
+						for (k = 0; k < cb->ngvks;
+						     k++) {
+							if (!gvk_eq(
+							        &cb->gvks[k],
+							        g))
 								continue;
 							if (st->p[i].sel &&
 							    st->p[i].bkeep[j])
 								ok = 1;
-							else if (better(c, i, j, bp,
+							else if (better(c, i, j,
+							                bp,
 							                bb)) {
 								bp = (long)i;
 								bb = (long)j;
@@ -728,11 +747,13 @@ static int deps_pass(struct fstate *st, int *changed)
 					continue;
 				if (bp < 0) {
 					rc = note_unresolved(
-					    st, al_sprintf("bundle '%s' requires "
-					                   "API %s/%s %s: no bundle in "
-					                   "this catalog provides it",
-					                   bu->name, g->group,
-					                   g->version, g->kind));
+					    st,
+					    al_sprintf(
+					        "bundle '%s' requires "
+					        "API %s/%s %s: no bundle in "
+					        "this catalog provides it",
+					        bu->name, g->group, g->version,
+					        g->kind));
 					if (rc < 0)
 						return rc;
 					continue;
@@ -831,7 +852,8 @@ static int emit_deprecations(al_catalog *out, const struct cat_package *p,
 			long b = name != NULL ? cat_find_bundle(p, name) : -1;
 
 			keep = b >= 0 && fp->bkeep[b];
-		} else if (schema != NULL && strcmp(schema, "olm.channel") == 0) {
+		} else if (schema != NULL &&
+		           strcmp(schema, "olm.channel") == 0) {
 			long c = name != NULL ? cat_find_channel(p, name) : -1;
 
 			keep = c >= 0 && fp->ch[c].kept;

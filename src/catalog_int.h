@@ -105,7 +105,7 @@ struct al_catalog {
 	struct cat_package *packages; /* sorted by name */
 	size_t npackages;
 	size_t nbundles;
-	json_t *global; /* objects without a package */
+	json_t *global;          /* objects without a package */
 	json_t *unresolved_list; /* filter: dependencies not found */
 };
 

@@ -227,8 +227,8 @@ static int end_group(cat_range *r)
  * possibly with "x"/"X"/"*" wildcards as blang's expandWildcardVersion:
  * "1.2.x" is >=1.2.0 <1.3.0, ">1.2.x" is >=1.3.0, "<=1.2.x" is <1.3.0.
  */
-static int add_token(cat_range *r, size_t *cap, enum cat_op op,
-                     const char *p, size_t n)
+static int add_token(cat_range *r, size_t *cap, enum cat_op op, const char *p,
+                     size_t n)
 {
 	cat_semver v, hi;
 	const char *d1, *d2;
@@ -246,8 +246,7 @@ static int add_token(cat_range *r, size_t *cap, enum cat_op op,
 		return push_cmp(r, cap, op, &v);
 	}
 	memset(&v, 0, sizeof(v));
-	if (cat_semver_parse(&v, p, (size_t)((wild == 1 ? d1 : d2) - p), 1) <
-	    0)
+	if (cat_semver_parse(&v, p, (size_t)((wild == 1 ? d1 : d2) - p), 1) < 0)
 		return AL_EPARSE;
 	hi = v;
 	if (wild == 1) {
@@ -370,8 +369,8 @@ int cat_range_minmax(cat_range *out, const char *min, const char *max)
 
 	memset(&r, 0, sizeof(r));
 	lmin = min != NULL ? strlen(min) : 0;
-	r.text = al_sprintf("%s|%s", min != NULL ? min : "",
-	                    max != NULL ? max : "");
+	r.text =
+	    al_sprintf("%s|%s", min != NULL ? min : "", max != NULL ? max : "");
 	if (r.text == NULL)
 		return al_error_set(AL_ENOMEM, "out of memory");
 	r.prerelease_strict = 1;

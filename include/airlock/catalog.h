@@ -74,8 +74,7 @@ AL_EXPORT int al_catalog_open_image(al_catalog **out, char **configs_dir,
 AL_EXPORT size_t al_catalog_package_count(const al_catalog *c);
 AL_EXPORT const char *al_catalog_package_name(const al_catalog *c, size_t i);
 /* "" when the package has none. */
-AL_EXPORT const char *al_catalog_default_channel(const al_catalog *c,
-                                                 size_t i);
+AL_EXPORT const char *al_catalog_default_channel(const al_catalog *c, size_t i);
 /* Bundles in all packages. */
 AL_EXPORT size_t al_catalog_bundle_count(const al_catalog *c);
 
@@ -166,15 +165,19 @@ AL_EXPORT int al_catalog_write_dir(const al_catalog *c, const char *dir);
 /*
  * Rebuild the catalog image base (manifest in s, platform as in
  * open_image) for c: a new gzip layer that holds only c under the
- * image's configs directory (an opaque whiteout hides the old files),
- * removes opm's serving cache (the directory of --cache-dir in the
- * config's Cmd or Entrypoint, whited out) and a new config whose
- * command adds --cache-enforce-integrity=false so that opm rebuilds the
- * cache at start, with the diff ID appended and a history entry, labels
- * kept. The layer is deterministic (fixed times and owners). Writes the
- * blobs, tags the new OCI manifest as name in s when name is non-NULL,
- * and returns its descriptor in *out (cleared with
- * al_descriptor_clear).
+ * image's configs directory, DIR/<package>/catalog.json (an opaque
+ * whiteout hides every older file there), and a whiteout of opm's
+ * serving cache (the directory of --cache-dir in the config's Cmd or
+ * Entrypoint); the new config drops --cache-dir and
+ * --cache-enforce-integrity from the command so that opm serve builds
+ * its cache at start (docs/operators.md says why), appends the layer's
+ * diff ID and a history entry, and keeps the labels. Docker layer media
+ * types become their OCI equivalents (same bytes) in the new OCI
+ * manifest. The layer is deterministic (fixed times and owners, gzip
+ * without name or time). Writes the blobs, tags the manifest as name in
+ * s when name is non-NULL, and returns its descriptor in *out (cleared
+ * with al_descriptor_clear). AL_EUNSUPPORTED when the configs directory
+ * is the image root or a package name is not a safe directory name.
  */
 AL_EXPORT int al_catalog_rebuild(al_store *s, const al_digest *base,
                                  const char *platform, const al_catalog *c,

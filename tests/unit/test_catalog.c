@@ -8,6 +8,9 @@
 #include "airlock/buf.h"
 #include "airlock/catalog.h"
 #include "airlock/error.h"
+#include "airlock/fs.h"
+#include "airlock/json.h"
+#include "airlock/store.h"
 #include "al_test.h"
 
 /*
@@ -718,6 +721,234 @@ static void test_catalog__semver_ranges_like_blang(void)
 	CU_ASSERT_EQUAL(err, 1);
 }
 
+/* ---- images (tests/tools/mkcatalog.py) ------------------------------- */
+
+/* Make a layout with mkcatalog.py; returns the opened store and the
+ * manifest digest of name, or NULL (test skipped without python3). */
+static al_store *make_layout(const char *sub, const char *name,
+                             const char *flags, al_digest *d)
+{
+	char *dir = al_sprintf("%s/%s", al_test_tmpdir(), sub);
+	al_store *s = NULL;
+	al_store_image img;
+	int rc;
+
+	memset(&img, 0, sizeof(img));
+	if (al_test_sh("command -v python3 >/dev/null") != 0) {
+		al_test_skip("python3 missing: catalog image tests");
+		free(dir);
+		return NULL;
+	}
+	rc = al_test_sh("python3 %s/tests/tools/mkcatalog.py %s %s %s >/dev/null",
+	                al_test_source_dir(), dir, name, flags);
+	CU_ASSERT_EQUAL(rc, 0);
+	if (rc == 0 && al_store_open(&s, dir, NULL) == 0 &&
+	    al_store_find(s, name, &img) == 0)
+		*d = img.desc.digest;
+	else
+		CU_FAIL("cannot open the generated layout");
+	al_store_image_clear(&img);
+	free(dir);
+	return s;
+}
+
+#define GEN_ALPHA                                                              \
+	"package alpha default=stable\n"                                       \
+	"channel alpha/fast head=alpha.v2.0.0-rc.1 "                           \
+	"entries=alpha.v1.3.0,alpha.v2.0.0-rc.1\n"                             \
+	"channel alpha/stable head=alpha.v1.3.0 entries=alpha.v1.0.0,"         \
+	"alpha.v1.1.0,alpha.v1.1.1,alpha.v1.2.0,alpha.v1.3.0\n"                \
+	"bundles alpha: alpha.v1.0.0,alpha.v1.1.0,alpha.v1.1.1,alpha.v1.2.0,"  \
+	"alpha.v1.3.0,alpha.v2.0.0-rc.1\n"
+
+/* Three layers: the third deletes configs/stale (.wh.stale) and replaces
+ * gamma's YAML; .indexignore hides README.md (not YAML). */
+static void test_catalog__reads_image_layers_with_whiteouts(void)
+{
+	al_digest d;
+	al_store *s = make_layout("img1", "cat:1", "", &d);
+	al_catalog *c = NULL;
+	char *dir = NULL, *sum = NULL;
+	int rc;
+
+	if (s == NULL)
+		return;
+	rc = al_catalog_open_image(&c, &dir, s, &d, NULL);
+	if (rc != 0)
+		fprintf(stderr, "open_image: %s\n", al_error_message());
+	CU_ASSERT_EQUAL(rc, 0);
+	if (rc == 0) {
+		CU_ASSERT_STRING_EQUAL(dir, "configs");
+		sum = al_catalog_summary(c);
+		CU_ASSERT(al_str_startswith(sum, GEN_ALPHA));
+		CU_ASSERT_PTR_NULL(strstr(sum, "stale"));
+		CU_ASSERT_PTR_NOT_NULL(
+		    strstr(sum, "channel gamma/stable head=gamma.v0.2.0 "
+		                "entries=gamma.v0.1.0,gamma.v0.2.0\n"
+		                "bundles gamma: gamma.v0.1.0,gamma.v0.2.0\n"
+		                "deprecations gamma: olm.bundle/gamma.v0.1.0\n"));
+		CU_ASSERT_EQUAL(al_catalog_package_count(c), 3);
+	}
+	free(sum);
+	free(dir);
+	al_catalog_free(c);
+	al_store_free(s);
+}
+
+static void test_catalog__sqlite_catalog_is_refused(void)
+{
+	al_digest d;
+	al_store *s = make_layout("img2", "sqlite:1", "--sqlite", &d);
+	al_catalog *c = NULL;
+
+	if (s == NULL)
+		return;
+	CU_ASSERT_EQUAL(al_catalog_open_image(&c, NULL, s, &d, NULL),
+	                AL_EUNSUPPORTED);
+	CU_ASSERT_PTR_NOT_NULL(strstr(al_error_message(), "SQLite-based"));
+	CU_ASSERT_PTR_NULL(c);
+	al_store_free(s);
+}
+
+/* A layer whose bytes changed after it was stored is AL_EVERIFY. */
+static void test_catalog__corrupt_layer_is_everify(void)
+{
+	al_digest d;
+	al_store *s = make_layout("img3", "cat:1", "", &d);
+	al_catalog *c = NULL;
+	al_buf mb = AL_BUF_INIT(1 << 20);
+	json_t *m = NULL;
+	char *path = NULL;
+
+	if (s == NULL)
+		return;
+	if (al_store_read_blob(s, &d, &mb) == 0 &&
+	    al_json_parse(&m, mb.ptr, mb.len, "m") == 0) {
+		al_digest ld;
+		const char *l = al_json_str(
+		    json_array_get(json_object_get(m, "layers"), 1), "digest");
+
+		if (l != NULL && al_digest_parse_str(&ld, l) == 0) {
+			path = al_store_blob_path(s, &ld);
+			CU_ASSERT_EQUAL(
+			    al_test_sh("printf 'X' | dd of=%s bs=1 seek=100 "
+			               "conv=notrunc 2>/dev/null",
+			               path),
+			    0);
+			CU_ASSERT_EQUAL(al_catalog_open_image(&c, NULL, s, &d,
+			                                      NULL),
+			                AL_EVERIFY);
+		} else {
+			CU_FAIL("no layer digest");
+		}
+	} else {
+		CU_FAIL("cannot read the manifest");
+	}
+	free(path);
+	json_decref(m);
+	al_buf_free(&mb);
+	al_catalog_free(c);
+	al_store_free(s);
+}
+
+/* Filter alpha (heads) + dependency beta, rebuild, read the new image
+ * back: same catalog; the config keeps the label, drops --cache-dir, has
+ * one more diff ID and history entry; rebuilding twice gives the same
+ * digest. */
+static void test_catalog__rebuild_reads_back_filtered_catalog(void)
+{
+	al_catalog_package_filter pf = {.name = "alpha"};
+	al_catalog_filter f = {.packages = &pf, .npackages = 1};
+	al_digest d;
+	al_store *s = make_layout("img4", "cat:1", "--docker", &d);
+	al_catalog *c = NULL, *fc = NULL, *back = NULL;
+	al_descriptor nd, nd2;
+	al_buf b = AL_BUF_INIT(1 << 20);
+	json_t *m = NULL, *cfg = NULL;
+	char *s1 = NULL, *s2 = NULL;
+	al_store_image img;
+
+	memset(&nd, 0, sizeof(nd));
+	memset(&nd2, 0, sizeof(nd2));
+	memset(&img, 0, sizeof(img));
+	if (s == NULL)
+		return;
+	if (al_catalog_open_image(&c, NULL, s, &d, NULL) != 0 ||
+	    al_catalog_filter_apply(&fc, c, &f) != 0) {
+		fprintf(stderr, "%s\n", al_error_message());
+		CU_FAIL("open or filter");
+		goto out;
+	}
+	if (al_catalog_rebuild(s, &d, NULL, fc, "cat:filtered", &nd) != 0) {
+		fprintf(stderr, "rebuild: %s\n", al_error_message());
+		CU_FAIL("rebuild");
+		goto out;
+	}
+	CU_ASSERT_EQUAL(al_store_find(s, "cat:filtered", &img), 0);
+	CU_ASSERT(al_digest_equal(&img.desc.digest, &nd.digest));
+	CU_ASSERT_EQUAL(al_catalog_open_image(&back, NULL, s, &nd.digest, NULL),
+	                0);
+	s1 = al_catalog_summary(fc);
+	s2 = back != NULL ? al_catalog_summary(back) : NULL;
+	CU_ASSERT(s1 != NULL && s2 != NULL && strcmp(s1, s2) == 0);
+	CU_ASSERT_PTR_NOT_NULL(
+	    strstr(s1 != NULL ? s1 : "",
+	           "package beta default=stable\n"
+	           "channel beta/stable head=beta.v1.1.0 entries=beta.v1.1.0\n"));
+	CU_ASSERT_EQUAL(al_store_read_blob(s, &nd.digest, &b), 0);
+	CU_ASSERT_EQUAL(al_json_parse(&m, b.ptr, b.len, "m"), 0);
+	if (m != NULL) {
+		json_t *layers = json_object_get(m, "layers");
+		al_digest cd;
+
+		CU_ASSERT_STRING_EQUAL(al_json_str(m, "mediaType"),
+		                       "application/vnd.oci.image.manifest.v1+json");
+		CU_ASSERT_EQUAL(json_array_size(layers), 4);
+		CU_ASSERT_STRING_EQUAL(
+		    al_json_str(json_array_get(layers, 0), "mediaType"),
+		    "application/vnd.oci.image.layer.v1.tar+gzip");
+		al_buf_reset(&b);
+		if (al_digest_parse_str(&cd, al_json_str(json_object_get(m, "config"),
+		                                         "digest")) == 0 &&
+		    al_store_read_blob(s, &cd, &b) == 0 &&
+		    al_json_parse(&cfg, b.ptr, b.len, "c") == 0) {
+			json_t *cc = json_object_get(cfg, "config");
+			char *cmd = json_dumps(json_object_get(cc, "Cmd"),
+			                       JSON_COMPACT);
+
+			CU_ASSERT_STRING_EQUAL(cmd, "[\"serve\",\"/configs\"]");
+			free(cmd);
+			CU_ASSERT_STRING_EQUAL(
+			    al_json_str(json_object_get(cc, "Labels"),
+			                AL_CATALOG_LABEL),
+			    "/configs");
+			CU_ASSERT_EQUAL(json_array_size(json_object_get(
+			                    json_object_get(cfg, "rootfs"),
+			                    "diff_ids")),
+			                4);
+			CU_ASSERT_EQUAL(
+			    json_array_size(json_object_get(cfg, "history")), 4);
+		} else {
+			CU_FAIL("config");
+		}
+	}
+	CU_ASSERT_EQUAL(al_catalog_rebuild(s, &d, NULL, fc, NULL, &nd2), 0);
+	CU_ASSERT(al_digest_equal(&nd.digest, &nd2.digest));
+out:
+	free(s1);
+	free(s2);
+	json_decref(m);
+	json_decref(cfg);
+	al_buf_free(&b);
+	al_store_image_clear(&img);
+	al_descriptor_clear(&nd);
+	al_descriptor_clear(&nd2);
+	al_catalog_free(back);
+	al_catalog_free(fc);
+	al_catalog_free(c);
+	al_store_free(s);
+}
+
 int main(void)
 {
 	CU_TestInfo tests[] = {
@@ -753,6 +984,12 @@ int main(void)
 	     test_catalog__render_roundtrip_and_images},
 	    {"validation_like_declcfg", test_catalog__validation_like_declcfg},
 	    {"semver_ranges_like_blang", test_catalog__semver_ranges_like_blang},
+	    {"reads_image_layers_with_whiteouts",
+	     test_catalog__reads_image_layers_with_whiteouts},
+	    {"sqlite_catalog_is_refused", test_catalog__sqlite_catalog_is_refused},
+	    {"corrupt_layer_is_everify", test_catalog__corrupt_layer_is_everify},
+	    {"rebuild_reads_back_filtered_catalog",
+	     test_catalog__rebuild_reads_back_filtered_catalog},
 	    CU_TEST_INFO_NULL,
 	};
 

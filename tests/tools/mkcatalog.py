@@ -1,0 +1,324 @@
+#!/usr/bin/env python3
+"""mkcatalog.py: write an operator catalog image in the real file-based
+catalog (FBC) format into an OCI image layout, for airlock's tests.
+
+The image has three layers, as a catalog built FROM an opm base image:
+  1. base: etc/, bin/opm (a placeholder text file, never run), and an
+     opm serving cache under tmp/cache/ (as `opm serve --cache-only`
+     leaves it);
+  2. configs/<package>/catalog.json (or .yaml) for every package, plus
+     configs/stale/catalog.json and configs/.indexignore;
+  3. an update: configs/.wh.stale (the stale package is deleted) and a
+     changed configs/gamma/catalog.yaml.
+Its config carries the label operators.operatorframework.io.index.configs.v1
+=/configs and the command `opm serve /configs --cache-dir=/tmp/cache`.
+
+Packages (versions, channels and edges are what the tests assert on):
+  alpha  stable: 1.0.0 <- 1.1.0 <- 1.2.0 <- 1.3.0 (replaces);
+                 1.1.1 replaces 1.1.0, skipped by 1.2.0;
+                 1.3.0 skipRange ">=1.0.0 <1.3.0"
+         fast:   1.3.0 <- 2.0.0-rc.1
+         alpha 1.3.0 requires package beta ">=1.0.0 <2.0.0"
+  beta   stable: 1.0.0 <- 1.1.0 <- 2.0.0; 1.x provide example.com/v1 Widget,
+                 2.0.0 example.com/v2 Widget
+  gamma  (YAML) stable: 0.1.0 <- 0.2.0; 0.2.0 requires API example.com/v2
+         Widget; deprecations: channel stable's 0.1.0 bundle
+  big    with --bundles N: N bundles 1.<m>.<p> in channel stable (replaces
+         chain, every x.y.0 has skipRange ">=1.<y-1>.0 <1.<y>.0", every 7th
+         skips its predecessor's predecessor), 3 related images each
+
+Usage: mkcatalog.py LAYOUT NAME [--bundles N] [--sqlite] [--docker]
+  LAYOUT  an OCI image layout directory (created if missing)
+  NAME    the org.opencontainers.image.ref.name to tag
+  --sqlite  write a pre-4.11 SQLite-style catalog (database label) instead
+  --docker  use Docker schema2 media types for manifest, config and layers
+Prints the manifest digest.
+"""
+import gzip
+import hashlib
+import io
+import json
+import os
+import sys
+import tarfile
+
+OCI_MANIFEST = "application/vnd.oci.image.manifest.v1+json"
+OCI_CONFIG = "application/vnd.oci.image.config.v1+json"
+OCI_LAYER = "application/vnd.oci.image.layer.v1.tar+gzip"
+D_MANIFEST = "application/vnd.docker.distribution.manifest.v2+json"
+D_CONFIG = "application/vnd.docker.container.image.v1+json"
+D_LAYER = "application/vnd.docker.image.rootfs.diff.tar.gzip"
+LABEL = "operators.operatorframework.io.index.configs.v1"
+DB_LABEL = "operators.operatorframework.io.index.database.v1"
+
+
+def digest_of(b):
+    return "sha256:" + hashlib.sha256(b).hexdigest()
+
+
+def fake_digest(s):
+    return "sha256:" + hashlib.sha256(s.encode()).hexdigest()
+
+
+def bundle(pkg, ver, props=(), related=None):
+    name = "%s.v%s" % (pkg, ver)
+    image = "quay.io/example/%s-bundle@%s" % (pkg, fake_digest(name))
+    ri = [{"name": "", "image": image},
+          {"name": "operator",
+           "image": "quay.io/example/%s-operator@%s" % (pkg, fake_digest(name + "op"))}]
+    if related:
+        ri.extend(related)
+    return {
+        "schema": "olm.bundle", "name": name, "package": pkg, "image": image,
+        "properties": [{"type": "olm.package",
+                        "value": {"packageName": pkg, "version": ver}}] + list(props),
+        "relatedImages": ri,
+    }
+
+
+def gvk(v, kind="Widget", req=False):
+    return {"type": "olm.gvk.required" if req else "olm.gvk",
+            "value": {"group": "example.com", "version": v, "kind": kind}}
+
+
+def pkgreq(p, r):
+    return {"type": "olm.package.required",
+            "value": {"packageName": p, "versionRange": r}}
+
+
+SHARED = {"name": "kube-rbac-proxy",
+          "image": "registry.example/openshift4/kube-rbac-proxy@" + fake_digest("krp")}
+
+
+def alpha():
+    return [
+        {"schema": "olm.package", "name": "alpha", "defaultChannel": "stable",
+         "description": "alpha operator"},
+        {"schema": "olm.channel", "package": "alpha", "name": "stable", "entries": [
+            {"name": "alpha.v1.0.0"},
+            {"name": "alpha.v1.1.0", "replaces": "alpha.v1.0.0"},
+            {"name": "alpha.v1.1.1", "replaces": "alpha.v1.1.0"},
+            {"name": "alpha.v1.2.0", "replaces": "alpha.v1.1.0", "skips": ["alpha.v1.1.1"]},
+            {"name": "alpha.v1.3.0", "replaces": "alpha.v1.2.0", "skipRange": ">=1.0.0 <1.3.0"},
+        ]},
+        {"schema": "olm.channel", "package": "alpha", "name": "fast", "entries": [
+            {"name": "alpha.v1.3.0"},
+            {"name": "alpha.v2.0.0-rc.1", "replaces": "alpha.v1.3.0"},
+        ]},
+        bundle("alpha", "1.0.0", related=[SHARED]),
+        bundle("alpha", "1.1.0", related=[SHARED]),
+        bundle("alpha", "1.1.1", related=[SHARED]),
+        bundle("alpha", "1.2.0", related=[SHARED]),
+        bundle("alpha", "1.3.0", [pkgreq("beta", ">=1.0.0 <2.0.0")], related=[SHARED]),
+        bundle("alpha", "2.0.0-rc.1"),
+    ]
+
+
+def beta():
+    return [
+        {"schema": "olm.package", "name": "beta", "defaultChannel": "stable"},
+        {"schema": "olm.channel", "package": "beta", "name": "stable", "entries": [
+            {"name": "beta.v1.0.0"},
+            {"name": "beta.v1.1.0", "replaces": "beta.v1.0.0"},
+            {"name": "beta.v2.0.0", "replaces": "beta.v1.1.0"},
+        ]},
+        bundle("beta", "1.0.0", [gvk("v1")]),
+        bundle("beta", "1.1.0", [gvk("v1")]),
+        bundle("beta", "2.0.0", [gvk("v2")]),
+    ]
+
+
+def gamma(version):
+    entries = [{"name": "gamma.v0.1.0"}, {"name": "gamma.v0.2.0", "replaces": "gamma.v0.1.0"}]
+    objs = [
+        {"schema": "olm.package", "name": "gamma", "defaultChannel": "stable"},
+        {"schema": "olm.channel", "package": "gamma", "name": "stable",
+         "entries": entries[:version]},
+        bundle("gamma", "0.1.0"),
+    ]
+    if version > 1:
+        objs.append(bundle("gamma", "0.2.0", [gvk("v2", req=True)]))
+    objs.append({"schema": "olm.deprecations", "package": "gamma", "entries": [
+        {"reference": {"schema": "olm.bundle", "name": "gamma.v0.1.0"},
+         "message": "gamma 0.1.0 is deprecated"}]})
+    return objs
+
+
+def stale():
+    return [
+        {"schema": "olm.package", "name": "stale", "defaultChannel": "stable"},
+        {"schema": "olm.channel", "package": "stale", "name": "stable",
+         "entries": [{"name": "stale.v1.0.0"}]},
+        bundle("stale", "1.0.0"),
+    ]
+
+
+def big(n):
+    objs = [{"schema": "olm.package", "name": "big", "defaultChannel": "stable"}]
+    entries, bundles, prev = [], [], []
+    for i in range(n):
+        minor, patch = divmod(i, 10)
+        ver = "1.%d.%d" % (minor, patch)
+        name = "big.v" + ver
+        e = {"name": name}
+        if prev:
+            e["replaces"] = prev[-1]
+        if patch == 0 and minor > 0:
+            e["skipRange"] = ">=1.%d.0 <1.%d.0" % (minor - 1, minor)
+        if i % 7 == 6 and len(prev) >= 2:
+            e["skips"] = [prev[-2]]
+        entries.append(e)
+        rel = [{"name": "operand-%d" % k,
+                "image": "quay.io/example/big-operand-%d@%s" % (k, fake_digest(name + str(k)))}
+               for k in range(3)]
+        bundles.append(bundle("big", ver, [gvk("v1", "Big")], related=rel))
+        prev.append(name)
+    # an entry skipped by a later one must not also be replaced by it
+    for e in entries:
+        if "skips" in e and e["skips"][0] == e.get("replaces"):
+            del e["skips"]
+    objs.append({"schema": "olm.channel", "package": "big", "name": "stable",
+                 "entries": entries})
+    return objs + bundles
+
+
+def json_stream(objs):
+    return "".join(json.dumps(o, indent=4) + "\n" for o in objs).encode()
+
+
+def yaml_scalar(v):
+    if isinstance(v, str):
+        return json.dumps(v)  # JSON strings are valid YAML flow scalars
+    return json.dumps(v)
+
+
+def yaml_docs(objs):
+    # JSON is a subset of YAML; emit each object as one flow document
+    out = io.StringIO()
+    for o in objs:
+        out.write("---\n")
+        out.write(json.dumps(o, indent=2))
+        out.write("\n")
+    return out.getvalue().encode()
+
+
+def make_tar(files):
+    """files: list of (path, bytes or None for a directory)."""
+    raw = io.BytesIO()
+    with tarfile.open(fileobj=raw, mode="w", format=tarfile.PAX_FORMAT) as t:
+        for path, data in files:
+            ti = tarfile.TarInfo(path)
+            ti.mtime = 0
+            ti.uid = ti.gid = 0
+            if data is None:
+                ti.type = tarfile.DIRTYPE
+                ti.mode = 0o755
+                t.addfile(ti)
+            else:
+                ti.mode = 0o644
+                ti.size = len(data)
+                t.addfile(ti, io.BytesIO(data))
+    tar = raw.getvalue()
+    gz = io.BytesIO()
+    with gzip.GzipFile(fileobj=gz, mode="wb", mtime=0) as g:
+        g.write(tar)
+    return tar, gz.getvalue()
+
+
+def put_blob(layout, data):
+    d = digest_of(data)
+    p = os.path.join(layout, "blobs", "sha256", d.split(":")[1])
+    if not os.path.exists(p):
+        with open(p + ".tmp", "wb") as f:
+            f.write(data)
+        os.rename(p + ".tmp", p)
+    return d
+
+
+def main(argv):
+    args = [a for a in argv[1:] if not a.startswith("--")]
+    if len(args) < 2:
+        sys.stderr.write(__doc__)
+        return 2
+    layout, name = args[0], args[1]
+    nbig = 0
+    if "--bundles" in argv:
+        nbig = int(argv[argv.index("--bundles") + 1])
+        args = [a for a in args if a != str(nbig)]
+    sqlite = "--sqlite" in argv
+    docker = "--docker" in argv
+    os.makedirs(os.path.join(layout, "blobs", "sha256"), exist_ok=True)
+    if not os.path.exists(os.path.join(layout, "oci-layout")):
+        with open(os.path.join(layout, "oci-layout"), "w") as f:
+            f.write('{"imageLayoutVersion":"1.0.0"}')
+    base = [("etc", None), ("etc/passwd", b"root:x:0:0:root:/root:/bin/sh\n"),
+            ("bin", None), ("bin/opm", b"placeholder: never executed\n"),
+            ("tmp", None), ("tmp/cache", None),
+            ("tmp/cache/digest", b"0123456789abcdef\n"),
+            ("tmp/cache/pogreb.v1", None),
+            ("tmp/cache/pogreb.v1/db", b"stale cache\n")]
+    layers = [base]
+    if sqlite:
+        layers.append([("database", None), ("database/index.db", b"SQLite format 3\0")])
+        labels = {DB_LABEL: "/database/index.db"}
+        cmd = ["registry", "serve", "--database", "/database/index.db"]
+    else:
+        l2 = [("configs", None),
+              ("configs/.indexignore", b"# not catalog content\nREADME*\n"),
+              ("configs/README.md", b"this: is: not: yaml\n")]
+        pk = [("alpha", json_stream(alpha())), ("beta", json_stream(beta())),
+              ("stale", json_stream(stale()))]
+        if nbig:
+            pk.append(("big", json_stream(big(nbig))))
+        for p, data in pk:
+            l2 += [("configs/" + p, None), ("configs/%s/catalog.json" % p, data)]
+        l2 += [("configs/gamma", None), ("configs/gamma/catalog.yaml", yaml_docs(gamma(1)))]
+        layers.append(l2)
+        layers.append([("configs", None), ("configs/.wh.stale", b""),
+                       ("configs/gamma", None),
+                       ("configs/gamma/catalog.yaml", yaml_docs(gamma(2)))])
+        labels = {LABEL: "/configs"}
+        cmd = ["serve", "/configs", "--cache-dir=/tmp/cache"]
+    descs, diffs, hist = [], [], []
+    for files in layers:
+        tar, gz = make_tar(files)
+        d = put_blob(layout, gz)
+        descs.append({"mediaType": D_LAYER if docker else OCI_LAYER,
+                      "digest": d, "size": len(gz)})
+        diffs.append(digest_of(tar))
+        hist.append({"created_by": "mkcatalog.py layer %d" % len(hist)})
+    config = {
+        "architecture": "amd64", "os": "linux",
+        "config": {"Entrypoint": ["/bin/opm"], "Cmd": cmd, "Labels": labels,
+                   "WorkingDir": "/"},
+        "rootfs": {"type": "layers", "diff_ids": diffs},
+        "history": hist,
+    }
+    cb = json.dumps(config, sort_keys=True).encode()
+    cd = put_blob(layout, cb)
+    manifest = {"schemaVersion": 2,
+                "mediaType": D_MANIFEST if docker else OCI_MANIFEST,
+                "config": {"mediaType": D_CONFIG if docker else OCI_CONFIG,
+                           "digest": cd, "size": len(cb)},
+                "layers": descs}
+    mb = json.dumps(manifest, sort_keys=True).encode()
+    md = put_blob(layout, mb)
+    ip = os.path.join(layout, "index.json")
+    index = {"schemaVersion": 2, "manifests": []}
+    if os.path.exists(ip):
+        with open(ip) as f:
+            index = json.load(f)
+    index["manifests"] = [m for m in index.get("manifests", [])
+                          if m.get("annotations", {}).get("org.opencontainers.image.ref.name") != name]
+    index["manifests"].append({"mediaType": manifest["mediaType"], "digest": md,
+                               "size": len(mb),
+                               "annotations": {"org.opencontainers.image.ref.name": name}})
+    with open(ip + ".tmp", "w") as f:
+        json.dump(index, f)
+    os.rename(ip + ".tmp", ip)
+    print(md)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))
