@@ -1011,6 +1011,166 @@ out:
 	al_store_free(s);
 }
 
+/* ---- real public catalogs (tests/data/catalogs, README names them) ---- */
+
+static al_catalog *load_files(const char *const *rel, size_t n)
+{
+	al_catalog *c = NULL;
+	al_buf b = AL_BUF_INIT(64 << 20);
+	size_t i;
+	int ok = al_catalog_new(&c) == 0;
+
+	for (i = 0; ok && i < n; i++) {
+		char *p = al_sprintf("%s/tests/data/catalogs/%s",
+		                     al_test_source_dir(), rel[i]);
+
+		al_buf_reset(&b);
+		ok = p != NULL && al_fs_read_file(p, &b) == 0 &&
+		     al_catalog_add_file(c, p, b.ptr, b.len) == 0;
+		free(p);
+	}
+	ok = ok && al_catalog_finish(c) == 0;
+	if (!ok) {
+		fprintf(stderr, "load_files: %s\n", al_error_message());
+		al_catalog_free(c);
+		c = NULL;
+	}
+	CU_ASSERT(ok);
+	al_buf_free(&b);
+	return c;
+}
+
+static const char *const E2E[] = {"oc-mirror-e2e/configs/index.yaml"};
+
+static void real_expect(const al_catalog_filter *f, const char *want)
+{
+	al_catalog *c = load_files(E2E, 1), *out = NULL;
+	char *sum = NULL;
+
+	if (c == NULL)
+		return;
+	CU_ASSERT_EQUAL(al_catalog_filter_apply(&out, c, f), 0);
+	if (out != NULL)
+		sum = al_catalog_summary(out);
+	if (sum != NULL && strcmp(sum, want) != 0)
+		fprintf(stderr, "got:\n%s\nwant:\n%s\n", sum, want);
+	CU_ASSERT(sum != NULL && strcmp(sum, want) == 0);
+	free(sum);
+	al_catalog_free(out);
+	al_catalog_free(c);
+}
+
+#define E2E_BAR                                                                \
+	"package bar default=alpha\n"                                          \
+	"channel bar/alpha head=bar.v0.1.0 entries=bar.v0.1.0\n"               \
+	"bundles bar: bar.v0.1.0\n"
+
+/*
+ * oc-mirror's e2e catalog, foo with no range: channel beta's head is
+ * foo.v0.3.1 (0.3.0 is skipped by it, 0.2.0 replaced by both). It needs
+ * bar <0.2.0: only bar.v0.1.0 (0.2.0 is not < 0.2.0), which is not in
+ * bar's default channel stable (that holds 1.0.0 only), so bar keeps
+ * channel alpha with 0.1.0 (lowest chain entry covering it: 0.2.0 skips
+ * it, 1.0.0's skipRange <1.0.0 holds it, counts 1 all the way up) and
+ * alpha becomes bar's default channel. bar.v0.1.0 also provides the
+ * required API test.bar/v1alpha1 Bar.
+ */
+static void test_catalog__real_e2e_heads_and_dependencies(void)
+{
+	al_catalog_package_filter pf = {.name = "foo"};
+	al_catalog_filter f = {.packages = &pf, .npackages = 1};
+
+	real_expect(&f, E2E_BAR "package foo default=beta\n"
+	                        "channel foo/beta head=foo.v0.3.1 "
+	                        "entries=foo.v0.3.1\n"
+	                        "bundles foo: foo.v0.3.1\n");
+}
+
+/* foo beta >=0.2.0 <=0.3.0: wanted 0.2.0 and 0.3.0. The replaces chain is
+ * 0.3.1 -> 0.2.0 -> 0.1.0; counts 0.1.0:0, 0.2.0:1, 0.3.1:2 (it skips
+ * 0.3.0); head 0.3.1, tail 0.1.0 -> {0.3.1, 0.3.0, 0.2.0}. 0.2.0 needs
+ * bar <0.2.0 (bar.v0.1.0), 0.3.0 bar <0.3.0 (then already satisfied). */
+static void test_catalog__real_e2e_range(void)
+{
+	al_catalog_channel_filter cf = {"beta", "0.2.0", "0.3.0"};
+	al_catalog_package_filter pf = {
+	    .name = "foo", .channels = &cf, .nchannels = 1};
+	al_catalog_filter f = {.packages = &pf, .npackages = 1};
+
+	real_expect(&f, E2E_BAR "package foo default=beta\n"
+	                        "channel foo/beta head=foo.v0.3.1 "
+	                        "entries=foo.v0.2.0,foo.v0.3.0,foo.v0.3.1\n"
+	                        "bundles foo: foo.v0.2.0,foo.v0.3.0,foo.v0.3.1\n");
+}
+
+/* baz stable 1.0.1..1.1.0 (1.1.0 replaces 1.0.1, which skips 1.0.0) and
+ * a pinned version: min == max 1.0.0 gives baz.v1.0.0 alone. */
+static void test_catalog__real_e2e_skips_and_pin(void)
+{
+	al_catalog_channel_filter cf = {"stable", "1.0.1", NULL};
+	al_catalog_package_filter pf = {
+	    .name = "baz", .channels = &cf, .nchannels = 1};
+	al_catalog_filter f = {.packages = &pf, .npackages = 1};
+
+	real_expect(&f, "package baz default=stable\n"
+	                "channel baz/stable head=baz.v1.1.0 "
+	                "entries=baz.v1.0.1,baz.v1.1.0\n"
+	                "bundles baz: baz.v1.0.1,baz.v1.1.0\n");
+	cf.max_version = cf.min_version = "1.0.0";
+	real_expect(&f, "package baz default=stable\n"
+	                "channel baz/stable head=baz.v1.0.0 "
+	                "entries=baz.v1.0.0\n"
+	                "bundles baz: baz.v1.0.0\n");
+}
+
+/* Red Hat's aws-load-balancer-operator package as opm renders it: two
+ * channels holding one bundle; images: the bundle and its 4 distinct
+ * related images (the bundle image is among them). */
+static void test_catalog__real_redhat_package(void)
+{
+	static const char *const files[] = {
+	    "oc-mirror-olm-artifacts/configs/aws-load-balancer-operator/"
+	    "catalog.json",
+	    "oc-mirror-olm-artifacts/configs/node-observability-operator/"
+	    "catalog.json"};
+	al_catalog_package_filter pf = {.name = "aws-load-balancer-operator"};
+	al_catalog_filter f = {.packages = &pf, .npackages = 1};
+	al_catalog *c = load_files(files, 2), *out = NULL;
+	char **imgs = NULL, *sum = NULL;
+	size_t n = 0;
+
+	if (c == NULL)
+		return;
+	CU_ASSERT_EQUAL(al_catalog_package_count(c), 2);
+	CU_ASSERT_EQUAL(al_catalog_filter_apply(&out, c, &f), 0);
+	if (out != NULL) {
+		sum = al_catalog_summary(out);
+		CU_ASSERT_STRING_EQUAL(
+		    sum, "package aws-load-balancer-operator "
+		         "default=stable-v0.1\n"
+		         "channel aws-load-balancer-operator/alpha "
+		         "head=aws-load-balancer-operator.v0.0.1 "
+		         "entries=aws-load-balancer-operator.v0.0.1\n"
+		         "channel aws-load-balancer-operator/stable-v0.1 "
+		         "head=aws-load-balancer-operator.v0.0.1 "
+		         "entries=aws-load-balancer-operator.v0.0.1\n"
+		         "bundles aws-load-balancer-operator: "
+		         "aws-load-balancer-operator.v0.0.1\n");
+		CU_ASSERT_EQUAL(al_catalog_images(out, &imgs, &n), 0);
+		CU_ASSERT_EQUAL(n, 4);
+		if (n == 4)
+			CU_ASSERT_STRING_EQUAL(
+			    imgs[1],
+			    "registry.redhat.io/albo/aws-load-balancer-operator-"
+			    "bundle@sha256:50b9402635dd4b312a86bed05dcdbda8c0012"
+			    "0d3789ec2e9b527045100b3bdb4");
+	}
+	al_catalog_images_free(imgs, n);
+	free(sum);
+	al_catalog_free(out);
+	al_catalog_free(c);
+}
+
 int main(void)
 {
 	CU_TestInfo tests[] = {
@@ -1046,6 +1206,11 @@ int main(void)
 	     test_catalog__render_roundtrip_and_images},
 	    {"validation_like_declcfg", test_catalog__validation_like_declcfg},
 	    {"semver_ranges_like_blang", test_catalog__semver_ranges_like_blang},
+	    {"real_e2e_heads_and_dependencies",
+	     test_catalog__real_e2e_heads_and_dependencies},
+	    {"real_e2e_range", test_catalog__real_e2e_range},
+	    {"real_e2e_skips_and_pin", test_catalog__real_e2e_skips_and_pin},
+	    {"real_redhat_package", test_catalog__real_redhat_package},
 	    {"reads_image_layers_with_whiteouts",
 	     test_catalog__reads_image_layers_with_whiteouts},
 	    {"sqlite_catalog_is_refused", test_catalog__sqlite_catalog_is_refused},
