@@ -184,6 +184,24 @@ AL_EXPORT int al_catalog_rebuild(al_store *s, const al_digest *base,
                                  const char *name, al_descriptor *out);
 
 /*
+ * Cluster resources for a catalog pushed as image (a pull spec,
+ * registry/path:tag or @digest), appended to out as one YAML document:
+ * a CatalogSource (operators.coreos.com/v1alpha1, namespace
+ * openshift-marketplace, sourceType grpc; display_name may be NULL) for
+ * OLM v0, a ClusterCatalog (olm.operatorframework.io/v1, source type
+ * Image) for OLM v1. AL_EINVAL without name or image.
+ */
+AL_EXPORT int al_catalog_source_yaml(al_buf *out, const char *name,
+                                     const char *image,
+                                     const char *display_name);
+AL_EXPORT int al_cluster_catalog_yaml(al_buf *out, const char *name,
+                                      const char *image);
+/* "<prefix>-<repository basename>-<tag>" lowercased, other characters
+ * '-', at most 63 bytes (a DNS-1123 label), as oc-mirror names them
+ * ("cs-redhat-operator-index-v4-16"). Caller frees; NULL on failure. */
+AL_EXPORT char *al_catalog_resource_name(const char *prefix, const char *image);
+
+/*
  * Semantic versions (semver 2.0) and ranges as blang/semver (OLM's
  * skipRange and olm.package.required versionRange): "||" between
  * alternatives, space-separated comparators (>, >=, <, <=, =, ==, !=,

@@ -11,6 +11,7 @@
 #include "airlock/fs.h"
 #include "airlock/json.h"
 #include "airlock/store.h"
+#include "airlock/yaml.h"
 #include "al_test.h"
 
 /*
@@ -1171,6 +1172,64 @@ static void test_catalog__real_redhat_package(void)
 	al_catalog_free(c);
 }
 
+/* Required fields of the CRDs (operator-framework/api CatalogSource:
+ * spec.sourceType; operator-controller ClusterCatalog v1: spec.source
+ * with type Image and image.ref), parsed back from the YAML. */
+static void test_catalog__cluster_resources(void)
+{
+	const char *img = "mirror.example:5000/redhat/redhat-operator-index:v4.16";
+	char *n1 = al_catalog_resource_name("cs", "docker://" "registry.redhat.io/"
+	                                          "redhat/redhat-operator-index:v4.16");
+	char *n2 = al_catalog_resource_name("cc", "quay.io/a/Cat_X@sha256:00");
+	al_buf b = AL_BUF_INIT(1 << 16);
+	al_yaml_node **docs = NULL;
+	size_t nd = 0;
+	json_t *j = NULL;
+
+	CU_ASSERT_STRING_EQUAL(n1, "cs-redhat-operator-index-v4-16");
+	CU_ASSERT_STRING_EQUAL(n2, "cc-cat-x");
+	CU_ASSERT_EQUAL(al_catalog_source_yaml(&b, n1, img, "Red Hat"), 0);
+	CU_ASSERT_EQUAL(al_yaml_load(&docs, &nd, b.ptr, b.len, "cs"), 0);
+	CU_ASSERT_EQUAL(nd, 1);
+	if (nd == 1 && al_yaml_to_json(&j, docs[0]) == 0) {
+		char *t = json_dumps(j, JSON_COMPACT | JSON_PRESERVE_ORDER);
+
+		CU_ASSERT_STRING_EQUAL(
+		    t, "{\"apiVersion\":\"operators.coreos.com/v1alpha1\","
+		       "\"kind\":\"CatalogSource\",\"metadata\":{\"name\":"
+		       "\"cs-redhat-operator-index-v4-16\",\"namespace\":"
+		       "\"openshift-marketplace\"},\"spec\":{\"sourceType\":"
+		       "\"grpc\",\"image\":\"mirror.example:5000/redhat/"
+		       "redhat-operator-index:v4.16\",\"displayName\":"
+		       "\"Red Hat\"}}");
+		free(t);
+	}
+	json_decref(j);
+	j = NULL;
+	al_yaml_docs_free(docs, nd);
+	docs = NULL;
+	al_buf_reset(&b);
+	CU_ASSERT_EQUAL(al_cluster_catalog_yaml(&b, n2, img), 0);
+	CU_ASSERT_EQUAL(al_yaml_load(&docs, &nd, b.ptr, b.len, "cc"), 0);
+	if (nd == 1 && al_yaml_to_json(&j, docs[0]) == 0) {
+		char *t = json_dumps(j, JSON_COMPACT | JSON_PRESERVE_ORDER);
+
+		CU_ASSERT_STRING_EQUAL(
+		    t, "{\"apiVersion\":\"olm.operatorframework.io/v1\","
+		       "\"kind\":\"ClusterCatalog\",\"metadata\":{\"name\":"
+		       "\"cc-cat-x\"},\"spec\":{\"source\":{\"type\":\"Image\","
+		       "\"image\":{\"ref\":\"mirror.example:5000/redhat/"
+		       "redhat-operator-index:v4.16\"}}}}");
+		free(t);
+	}
+	CU_ASSERT_EQUAL(al_cluster_catalog_yaml(&b, "", img), AL_EINVAL);
+	json_decref(j);
+	al_yaml_docs_free(docs, nd);
+	al_buf_free(&b);
+	free(n1);
+	free(n2);
+}
+
 int main(void)
 {
 	CU_TestInfo tests[] = {
@@ -1206,6 +1265,7 @@ int main(void)
 	     test_catalog__render_roundtrip_and_images},
 	    {"validation_like_declcfg", test_catalog__validation_like_declcfg},
 	    {"semver_ranges_like_blang", test_catalog__semver_ranges_like_blang},
+	    {"cluster_resources", test_catalog__cluster_resources},
 	    {"real_e2e_heads_and_dependencies",
 	     test_catalog__real_e2e_heads_and_dependencies},
 	    {"real_e2e_range", test_catalog__real_e2e_range},
