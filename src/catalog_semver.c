@@ -475,3 +475,10 @@ int al_catalog_semver_cmp(const char *a, const char *b, int *err)
 	}
 	return cat_semver_cmp(&va, &vb);
 }
+
+int al_catalog_version_valid(const char *s)
+{
+	cat_semver v;
+
+	return s != NULL && cat_semver_parse(&v, s, strlen(s), 1) == 0;
+}

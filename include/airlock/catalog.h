@@ -207,6 +207,9 @@ AL_EXPORT char *al_catalog_resource_name(const char *prefix, const char *image);
  * alternatives, space-separated comparators (>, >=, <, <=, =, ==, !=,
  * none = equal), "x" wildcards. Exposed for tests.
  */
+/* 1 if s is a version as oc-mirror's minVersion/maxVersion take it
+ * (semver.ParseTolerant: "v1.2" is 1.2.0), 0 if not. */
+AL_EXPORT int al_catalog_version_valid(const char *s);
 /* 1 if v (strict semver) satisfies range, 0 if not; AL_EPARSE if either
  * does not parse. */
 AL_EXPORT int al_catalog_semver_match(const char *range, const char *v);

@@ -1,0 +1,99 @@
+#!/usr/bin/env bash
+# test_catalog.sh: airlock catalog filter on generated catalog images: selection, images, rebuilt image read by umoci, resources, errors.
+set -euo pipefail
+. "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+al_require_airlock
+
+if ! command -v umoci >/dev/null || ! command -v python3 >/dev/null; then
+	echo "SKIP: umoci (Debian package umoci) or python3 missing"
+	exit 77
+fi
+
+S=$T/store
+python3 "$AL_TOOLS/mkcatalog.py" "$S" quay.io/example/catalog:v1 >/dev/null
+python3 "$AL_TOOLS/mkcatalog.py" "$S" quay.io/example/old-index:v4.10 --sqlite >/dev/null
+
+cat >"$T/isc.yaml" <<'EOF'
+kind: ImageSetConfiguration
+apiVersion: mirror.openshift.io/v2alpha1
+mirror:
+  operators:
+    - catalog: docker://quay.io/example/catalog:v1
+      targetTag: v1-filtered
+      packages:
+        - name: alpha
+EOF
+
+# heads of alpha's channels (stable 1.3.0, fast 2.0.0-rc.1) and, for
+# alpha 1.3.0's olm.package.required beta >=1.0.0 <2.0.0, beta 1.1.0:
+# bundle + operator image each, plus the kube-rbac-proxy alpha 1.3.0 uses
+al_run "$T/out" "$T/err" "$AIRLOCK" catalog filter --store "$S" --config "$T/isc.yaml" \
+	--fbc "$T/fbc" --resources "$T/res" --registry 127.0.0.1:5000/mirror
+al_check "catalog filter exits 0" test "$AL_RC" = 0
+al_check "7 images listed" test "$(wc -l <"$T/out")" = 7
+al_check "the images are by digest" bash -c '! grep -v "@sha256:[0-9a-f]\{64\}$" "$1"' _ "$T/out"
+for want in alpha-bundle alpha-operator beta-bundle beta-operator kube-rbac-proxy; do
+	al_check "images include $want" grep -q "/$want@" "$T/out"
+done
+al_check "no gamma, no stale image" bash -c '! grep -qE "gamma|stale" "$1"' _ "$T/out"
+al_check "the rebuilt catalog is tagged in the store" \
+	bash -c 'al_digest_of() { python3 -c "import json,sys; print([m[\"digest\"] for m in json.load(open(sys.argv[1]+\"/index.json\"))[\"manifests\"] if m.get(\"annotations\",{}).get(\"org.opencontainers.image.ref.name\")==sys.argv[2]][0])" "$1" "$2"; }; al_digest_of "$1" quay.io/example/catalog:v1-filtered' _ "$S"
+al_check "filtered FBC written per package" \
+	test -f "$T/fbc/catalog-v1-filtered/alpha/catalog.json" -a \
+	-f "$T/fbc/catalog-v1-filtered/beta/catalog.json" -a \
+	! -e "$T/fbc/catalog-v1-filtered/gamma"
+
+# an independent reader: umoci
+umoci unpack --rootless --image "$S:quay.io/example/catalog:v1-filtered" "$T/bundle" >/dev/null 2>&1 &&
+	al_pass "umoci unpacks the rebuilt catalog" || al_fail "umoci unpacks the rebuilt catalog"
+(cd "$T/bundle/rootfs" 2>/dev/null && find configs | sort) >"$T/files" || true
+printf 'configs\nconfigs/alpha\nconfigs/alpha/catalog.json\nconfigs/beta\nconfigs/beta/catalog.json\n' >"$T/want"
+al_check "the unpacked image holds the filtered catalog only (no stale files)" diff -u "$T/want" "$T/files"
+al_check "the serving cache is gone" test ! -e "$T/bundle/rootfs/tmp/cache"
+al_check "the unpacked catalog.json equals the --fbc output" \
+	cmp "$T/bundle/rootfs/configs/alpha/catalog.json" "$T/fbc/catalog-v1-filtered/alpha/catalog.json"
+al_check "umoci sees the label and a command without --cache-dir" \
+	bash -c 'python3 - "$1" <<'"'"'PY'"'"'
+import json, sys
+c = json.load(open(sys.argv[1] + "/config.json"))
+args = c["process"]["args"]
+assert args == ["/bin/opm", "serve", "/configs"], args
+PY' _ "$T/bundle"
+al_check "the store checks clean after the rebuild" "$AIRLOCK" check --store "$S"
+
+al_check "CatalogSource written" grep -q "image: 127.0.0.1:5000/mirror/example/catalog:v1-filtered" \
+	"$T/res/catalogSource-cs-catalog-v1-filtered.yaml"
+al_check "ClusterCatalog written" grep -q "ref: 127.0.0.1:5000/mirror/example/catalog:v1-filtered" \
+	"$T/res/clusterCatalog-cc-catalog-v1-filtered.yaml"
+
+# a second run is deterministic: the same rebuilt digest
+d1=$(python3 -c 'import json,sys; print([m["digest"] for m in json.load(open(sys.argv[1]))["manifests"] if m["annotations"]["org.opencontainers.image.ref.name"].endswith("v1-filtered")][0])' "$S/index.json")
+"$AIRLOCK" catalog filter --store "$S" --config "$T/isc.yaml" >/dev/null 2>&1 || true
+d2=$(python3 -c 'import json,sys; print([m["digest"] for m in json.load(open(sys.argv[1]))["manifests"] if m["annotations"]["org.opencontainers.image.ref.name"].endswith("v1-filtered")][0])' "$S/index.json")
+al_check "rebuilding again gives the same digest" test "$d1" = "$d2"
+
+# errors
+sed 's/name: alpha/name: nosuch/' "$T/isc.yaml" >"$T/bad-pkg.yaml"
+al_run "$T/out" "$T/err" "$AIRLOCK" catalog filter --store "$S" --config "$T/bad-pkg.yaml"
+al_check "unknown package exits 2" test "$AL_RC" = 2
+al_check "unknown package is named with what exists" \
+	grep -q "package 'nosuch' not found in the catalog; it has alpha, beta, gamma" "$T/err"
+
+sed 's/- name: alpha/- name: alpha\n          headsOnly: true/' "$T/isc.yaml" >"$T/bad-field.yaml"
+al_run "$T/out" "$T/err" "$AIRLOCK" catalog filter --store "$S" --config "$T/bad-field.yaml"
+al_check "unknown field exits 2" test "$AL_RC" = 2
+al_check "unknown field named with file:line" grep -q "bad-field.yaml:9:11: unknown field 'headsOnly'" "$T/err"
+
+sed 's|quay.io/example/catalog:v1|quay.io/example/old-index:v4.10|' "$T/isc.yaml" >"$T/sqlite.yaml"
+al_run "$T/out" "$T/err" "$AIRLOCK" catalog filter --store "$S" --config "$T/sqlite.yaml"
+al_check "SQLite catalog exits 3" test "$AL_RC" = 3
+al_check "SQLite catalog refused with a message saying so" grep -q "SQLite-based catalog" "$T/err"
+
+al_run "$T/out" "$T/err" "$AIRLOCK" mirror --store "$T/s2" --config "$T/isc.yaml"
+al_check "airlock mirror still refuses mirror.operators (never ignored)" test "$AL_RC" != 0
+al_check "... naming the field" grep -q "operators" "$T/err"
+
+al_run "$T/out" "$T/err" "$AIRLOCK" catalog --help
+al_check "catalog --help exits 0 with usage" bash -c '[ "$1" = 0 ] && grep -q "usage: airlock catalog" "$2"' _ "$AL_RC" "$T/out"
+
+al_finish

@@ -1,0 +1,423 @@
+/* cmd_catalog.c: airlock catalog: filter the operator catalogs of an
+ * ImageSetConfiguration that are in a store, rebuild them, list images. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "airlock/catalog.h"
+#include "airlock/fs.h"
+#include "airlock/imageset.h"
+#include "airlock/ref.h"
+#include "cli.h"
+#include "cmd_catalog.h"
+
+enum {
+	OPT_STORE = OPT_COMMAND_BASE,
+	OPT_CONFIG,
+	OPT_FBC,
+	OPT_RESOURCES,
+	OPT_REGISTRY,
+	OPT_PLATFORM,
+	OPT_DRY_RUN,
+};
+
+static const char catalog_help[] =
+    "usage: airlock catalog filter --store DIR --config IMAGESET [options]\n"
+    "\n"
+    "For each mirror.operators[] entry of IMAGESET whose catalog image is "
+    "already in\n"
+    "the store: read its file-based catalog from the image layers, select "
+    "what the\n"
+    "entry asks for (packages, channels, versions, bundles, full, "
+    "dependencies, as\n"
+    "oc-mirror v2 does; docs/operators.md), rebuild the catalog image with "
+    "only the\n"
+    "selection and tag it in the store as "
+    "REGISTRY/(targetCatalog|repository):\n"
+    "(targetTag|tag). Prints every image the selection needs (bundle "
+    "images and\n"
+    "related images), one per line, sorted.\n"
+    "\n"
+    "Options:\n"
+    "      --store DIR         the store holding the catalog images\n"
+    "      --config FILE       the ImageSetConfiguration\n"
+    "      --fbc DIR           also write each filtered catalog as "
+    "DIR/<name>/<package>/catalog.json\n"
+    "      --resources DIR     write CatalogSource and ClusterCatalog YAML "
+    "there\n"
+    "      --registry HOST[:PORT][/PREFIX]\n"
+    "                          where the catalogs will be pushed (for "
+    "--resources)\n"
+    "      --platform OS/ARCH  the entry of a multi-arch catalog (default "
+    "linux/amd64)\n"
+    "      --dry-run           filter and list, rebuild nothing\n"
+    "  -h, --help              this help\n"
+    "\n"
+    "Exit status: 0 done, 2 usage or configuration error, 3 runtime "
+    "error.\n";
+
+/* The store name of the catalog and the name of the rebuilt one. */
+static int names_of(const al_imageset_operator *op, char **src, char **dst,
+                    char **repo_path)
+{
+	const char *s = op->catalog;
+	al_ref r;
+	const char *tag;
+	int rc;
+
+	memset(&r, 0, sizeof(r));
+	if (al_str_startswith(s, "oci:")) {
+		cli_error(
+		    "catalog '%s': an oci: catalog must be copied into the "
+		    "store first ('airlock copy %s oci:STORE:NAME') and "
+		    "named by reference",
+		    s, s);
+		return AL_EINVAL;
+	}
+	if (al_str_startswith(s, "docker://"))
+		s += strlen("docker://");
+	if ((rc = al_ref_parse(&r, s)) < 0)
+		return cli_fail(rc, "catalog '%s'", s), rc;
+	tag = op->target_tag != NULL ? op->target_tag : r.tag;
+	if (tag == NULL && r.digest == NULL)
+		tag = "latest";
+	if (tag == NULL) {
+		cli_error("catalog '%s' is named by digest: give targetTag",
+		          op->catalog);
+		al_ref_clear(&r);
+		return AL_EINVAL;
+	}
+	*src = al_ref_string(&r);
+	*repo_path = al_strdup(op->target_catalog != NULL ? op->target_catalog
+	                                                  : r.repository);
+	*dst = al_sprintf("%s/%s:%s", r.registry, *repo_path, tag);
+	al_ref_clear(&r);
+	if (*src == NULL || *dst == NULL || *repo_path == NULL) {
+		cli_error("out of memory");
+		return AL_ENOMEM;
+	}
+	return 0;
+}
+
+/* Configuration strings -> the library's filter (borrowed pointers). */
+static int make_filter(const al_imageset_operator *op, al_catalog_filter *f,
+                       al_catalog_package_filter **pfs,
+                       al_catalog_channel_filter ***cfs)
+{
+	size_t i, j;
+
+	memset(f, 0, sizeof(*f));
+	*pfs = calloc(op->npackages + 1, sizeof(**pfs));
+	*cfs = calloc(op->npackages + 1, sizeof(**cfs));
+	if (*pfs == NULL || *cfs == NULL)
+		return AL_ENOMEM;
+	for (i = 0; i < op->npackages; i++) {
+		const al_imageset_op_package *p = &op->packages[i];
+		al_catalog_package_filter *pf = &(*pfs)[i];
+
+		(*cfs)[i] = calloc(p->nchannels + 1, sizeof(***cfs));
+		if ((*cfs)[i] == NULL)
+			return AL_ENOMEM;
+		for (j = 0; j < p->nchannels; j++) {
+			(*cfs)[i][j].name = p->channels[j].name;
+			(*cfs)[i][j].min_version = p->channels[j].min_version;
+			(*cfs)[i][j].max_version = p->channels[j].max_version;
+		}
+		pf->name = p->name;
+		pf->default_channel = p->default_channel;
+		pf->min_version = p->min_version;
+		pf->max_version = p->max_version;
+		pf->channels = (*cfs)[i];
+		pf->nchannels = p->nchannels;
+		pf->bundles = (const char *const *)p->bundles;
+		pf->nbundles = p->nbundles;
+	}
+	f->packages = *pfs;
+	f->npackages = op->npackages;
+	f->full = op->full;
+	f->skip_dependencies = op->skip_dependencies;
+	return 0;
+}
+
+static int write_resources(const char *dir, const char *registry,
+                           const char *repo_path, const char *dst)
+{
+	const char *tag = strrchr(dst, ':');
+	char *image = al_sprintf("%s/%s%s", registry, repo_path, tag);
+	char *cs = al_catalog_resource_name("cs", image != NULL ? image : "");
+	char *cc = al_catalog_resource_name("cc", image != NULL ? image : "");
+	char *p1 = NULL, *p2 = NULL;
+	al_buf b1 = AL_BUF_INIT(1 << 20), b2 = AL_BUF_INIT(1 << 20);
+	int rc;
+
+	if (image == NULL || cs == NULL || cc == NULL) {
+		rc = AL_ENOMEM;
+		goto out;
+	}
+	p1 = al_sprintf("%s/catalogSource-%s.yaml", dir, cs);
+	p2 = al_sprintf("%s/clusterCatalog-%s.yaml", dir, cc);
+	if (p1 == NULL || p2 == NULL) {
+		rc = AL_ENOMEM;
+		goto out;
+	}
+	if ((rc = al_fs_mkdir_p(dir, 0755)) < 0 ||
+	    (rc = al_catalog_source_yaml(&b1, cs, image, NULL)) < 0 ||
+	    (rc = al_cluster_catalog_yaml(&b2, cc, image)) < 0 ||
+	    (rc = al_fs_write_atomic(p1, b1.ptr, b1.len)) < 0 ||
+	    (rc = al_fs_write_atomic(p2, b2.ptr, b2.len)) < 0)
+		cli_fail(rc, "cannot write resources into '%s'", dir);
+out:
+	if (rc == AL_ENOMEM)
+		cli_error("out of memory");
+	free(image);
+	free(cs);
+	free(cc);
+	free(p1);
+	free(p2);
+	al_buf_free(&b1);
+	al_buf_free(&b2);
+	return rc;
+}
+
+static int cmp_str(const void *a, const void *b)
+{
+	return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+/* One mirror.operators[] entry; appends its images to *all. */
+static int do_one(al_store *s, const al_imageset *cfg,
+                  const al_imageset_operator *op, const char *fbc,
+                  const char *resources, const char *registry,
+                  const char *platform, int dry_run, char ***all, size_t *nall)
+{
+	char *src = NULL, *dst = NULL, *repo = NULL, **imgs = NULL;
+	al_catalog_package_filter *pfs = NULL;
+	al_catalog_channel_filter **cfs = NULL;
+	al_catalog *c = NULL, *fc = NULL;
+	al_catalog_filter f;
+	al_store_image img;
+	al_descriptor nd;
+	size_t n = 0, i;
+	int rc;
+
+	memset(&img, 0, sizeof(img));
+	memset(&nd, 0, sizeof(nd));
+	if ((rc = names_of(op, &src, &dst, &repo)) < 0)
+		goto out;
+	if ((rc = al_store_find(s, src, &img)) < 0 &&
+	    (rc = al_store_find(s, op->catalog, &img)) < 0) {
+		cli_error("%s:%zu: catalog '%s' is not in the store '%s': "
+		          "mirror or copy it first",
+		          cfg->path, op->line, src, al_store_path(s));
+		goto out;
+	}
+	if ((rc = al_catalog_open_image(&c, NULL, s, &img.desc.digest,
+	                                platform)) < 0) {
+		cli_fail(rc, "%s:%zu: catalog '%s'", cfg->path, op->line, src);
+		goto out;
+	}
+	if ((rc = make_filter(op, &f, &pfs, &cfs)) < 0) {
+		cli_error("out of memory");
+		goto out;
+	}
+	if ((rc = al_catalog_filter_apply(&fc, c, &f)) < 0) {
+		cli_fail(rc, "%s:%zu: catalog '%s'", cfg->path, op->line, src);
+		if (rc == AL_ENOTFOUND)
+			rc = AL_EINVAL; /* the configuration asks for nothing */
+		goto out;
+	}
+	for (i = 0; i < al_catalog_unresolved_count(fc); i++)
+		cli_warn("catalog '%s': %s", src,
+		         al_catalog_unresolved_at(fc, i));
+	if ((rc = al_catalog_images(fc, &imgs, &n)) < 0) {
+		cli_fail(rc, "catalog '%s'", src);
+		goto out;
+	}
+	for (i = 0; i < n; i++) {
+		char **nv = realloc(*all, (*nall + 1) * sizeof(*nv));
+
+		if (nv == NULL) {
+			rc = AL_ENOMEM;
+			cli_error("out of memory");
+			goto out;
+		}
+		*all = nv;
+		(*all)[(*nall)++] = imgs[i];
+		imgs[i] = NULL;
+	}
+	if (fbc != NULL) {
+		char *sub = al_catalog_resource_name("fbc", dst);
+		char *d =
+		    sub != NULL ? al_sprintf("%s/%s", fbc, sub + 4) : NULL;
+
+		rc = d != NULL ? al_catalog_write_dir(fc, d) : AL_ENOMEM;
+		if (rc < 0)
+			cli_fail(rc, "cannot write the catalog into '%s'", fbc);
+		free(sub);
+		free(d);
+		if (rc < 0)
+			goto out;
+	}
+	if (!dry_run && (rc = al_catalog_rebuild(s, &img.desc.digest, platform,
+	                                         fc, dst, &nd)) < 0) {
+		cli_fail(rc, "cannot rebuild catalog '%s'", src);
+		goto out;
+	}
+	if (resources != NULL &&
+	    (rc = write_resources(resources, registry, repo, dst)) < 0)
+		goto out;
+	if (!dry_run) {
+		char ds[AL_DIGEST_STRMAX];
+
+		fprintf(stderr,
+		        "airlock: catalog '%s': %zu packages, %zu "
+		        "bundles -> '%s' (%s)\n",
+		        src, al_catalog_package_count(fc),
+		        al_catalog_bundle_count(fc), dst,
+		        al_digest_str(&nd.digest, ds));
+	}
+out:
+	if (imgs != NULL) {
+		for (i = 0; i < n; i++)
+			free(imgs[i]);
+		free(imgs);
+	}
+	for (i = 0; cfs != NULL && i < op->npackages; i++)
+		free(cfs[i]);
+	free(cfs);
+	free(pfs);
+	al_descriptor_clear(&nd);
+	al_store_image_clear(&img);
+	al_catalog_free(fc);
+	al_catalog_free(c);
+	free(src);
+	free(dst);
+	free(repo);
+	return rc;
+}
+
+int cmd_catalog(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+	    {"store", required_argument, NULL, OPT_STORE},
+	    {"config", required_argument, NULL, OPT_CONFIG},
+	    {"fbc", required_argument, NULL, OPT_FBC},
+	    {"resources", required_argument, NULL, OPT_RESOURCES},
+	    {"registry", required_argument, NULL, OPT_REGISTRY},
+	    {"platform", required_argument, NULL, OPT_PLATFORM},
+	    {"dry-run", no_argument, NULL, OPT_DRY_RUN},
+	    {"quiet", no_argument, NULL, 'q'},
+	    {"verbose", no_argument, NULL, 'v'},
+	    {"help", no_argument, NULL, 'h'},
+	    {NULL, 0, NULL, 0},
+	};
+	const char *store_path = NULL, *config = NULL, *fbc = NULL;
+	const char *resources = NULL, *registry = NULL, *platform = NULL;
+	al_store_opts so = {0, 0, 0};
+	al_imageset *cfg = NULL;
+	al_store *store = NULL;
+	char **all = NULL;
+	size_t nall = 0, i;
+	int opt, rc, dry_run = 0, code = EXIT_OK;
+
+	if (argc >= 2 &&
+	    (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0)) {
+		fputs(catalog_help, stdout);
+		return EXIT_OK;
+	}
+	if (argc < 2 || strcmp(argv[1], "filter") != 0)
+		return cli_usage_error("catalog", "the subcommand is 'filter'");
+	argc--;
+	argv++;
+	optind = 1;
+	while ((opt = getopt_long(argc, argv, "qvh", longopts, NULL)) != -1) {
+		switch (opt) {
+		case 'h':
+			fputs(catalog_help, stdout);
+			return EXIT_OK;
+		case OPT_STORE:
+			store_path = optarg;
+			break;
+		case OPT_CONFIG:
+			config = optarg;
+			break;
+		case OPT_FBC:
+			fbc = optarg;
+			break;
+		case OPT_RESOURCES:
+			resources = optarg;
+			break;
+		case OPT_REGISTRY:
+			registry = optarg;
+			break;
+		case OPT_PLATFORM:
+			platform = optarg;
+			break;
+		case OPT_DRY_RUN:
+			dry_run = 1;
+			so.readonly = 1;
+			break;
+		case 'q':
+		case 'v':
+			break;
+		default:
+			return cli_usage_error("catalog", "unknown option");
+		}
+	}
+	if (store_path == NULL || config == NULL)
+		return cli_usage_error("catalog",
+		                       "--store DIR and --config FILE are "
+		                       "required");
+	if (argc != optind)
+		return cli_usage_error("catalog", "unexpected argument '%s'",
+		                       argv[optind]);
+	if ((resources == NULL) != (registry == NULL))
+		return cli_usage_error("catalog", "--resources and --registry "
+		                                  "go together");
+	if ((rc = al_imageset_load_ex(&cfg, config, AL_IMAGESET_OPERATORS)) <
+	    0) {
+		code = cli_fail(rc, "cannot load '%s'", config);
+		if (rc == AL_EPARSE || rc == AL_EUNSUPPORTED)
+			code = EXIT_USAGE;
+		goto out;
+	}
+	if (cfg->noperators == 0) {
+		cli_error("'%s' has no mirror.operators", config);
+		code = EXIT_USAGE;
+		goto out;
+	}
+	if ((rc = al_store_open(&store, store_path, &so)) < 0) {
+		code = cli_fail(rc, "cannot open store '%s'", store_path);
+		if (code == EXIT_USAGE)
+			code = EXIT_RUNTIME;
+		goto out;
+	}
+	for (i = 0; i < cfg->noperators; i++) {
+		rc = do_one(store, cfg, &cfg->operators[i], fbc, resources,
+		            registry, platform, dry_run, &all, &nall);
+		if (rc < 0) {
+			int c = cli_exit_code(rc);
+
+			if (c > code || code == EXIT_OK)
+				code = c;
+		}
+	}
+	if (nall > 1)
+		qsort(all, nall, sizeof(*all), cmp_str);
+	for (i = 0; i < nall; i++) {
+		if (i > 0 && strcmp(all[i], all[i - 1]) == 0)
+			continue;
+		if (printf("%s\n", all[i]) < 0)
+			code = EXIT_RUNTIME;
+	}
+	if (fflush(stdout) != 0) {
+		cli_error("cannot write to stdout");
+		code = EXIT_RUNTIME;
+	}
+out:
+	for (i = 0; i < nall; i++)
+		free(all[i]);
+	free(all);
+	al_store_free(store);
+	al_imageset_free(cfg);
+	return code;
+}
