@@ -9,6 +9,7 @@
 #include "airlock/catalog.h"
 #include "airlock/error.h"
 #include "airlock/fs.h"
+#include "airlock/imageset.h"
 #include "airlock/json.h"
 #include "airlock/store.h"
 #include "airlock/yaml.h"
@@ -1230,6 +1231,101 @@ static void test_catalog__cluster_resources(void)
 	free(n2);
 }
 
+/* ---- mirror.operators[] in the ImageSetConfiguration ------------------ */
+
+static char *write_isc(const char *name, const char *body)
+{
+	char *p = al_sprintf("%s/%s", al_test_tmpdir(), name);
+
+	if (p != NULL && al_fs_write_atomic(p, body, strlen(body)) != 0) {
+		free(p);
+		return NULL;
+	}
+	return p;
+}
+
+#define ISC_HEAD                                                               \
+	"kind: ImageSetConfiguration\n"                                        \
+	"apiVersion: mirror.openshift.io/v2alpha1\n"                           \
+	"mirror:\n"                                                            \
+	"  operators:\n"
+
+static void test_catalog__imageset_operators(void)
+{
+	char *p = write_isc(
+	    "isc-ops.yaml",
+	    ISC_HEAD "    - catalog: registry.redhat.io/redhat/"
+	             "redhat-operator-index:v4.16\n"
+	             "      targetCatalog: olm/redhat-index\n"
+	             "      targetTag: v4.16-min\n"
+	             "      full: false\n"
+	             "      skipDependencies: true\n"
+	             "      packages:\n"
+	             "        - name: aws-load-balancer-operator\n"
+	             "          defaultChannel: stable-v1\n"
+	             "          channels:\n"
+	             "            - name: stable-v1\n"
+	             "              minVersion: v1.1.0\n"
+	             "              maxVersion: '1.2.0'\n"
+	             "        - name: odf\n"
+	             "          bundles:\n"
+	             "            - name: odf-operator.v4.16.1\n"
+	             "    - catalog: oci://layouts/cat\n");
+	char *bad = write_isc("isc-bad.yaml",
+	                      ISC_HEAD "    - catalog: quay.io/x/y:1\n"
+	                               "      packages:\n"
+	                               "        - name: a\n"
+	                               "          channels:\n"
+	                               "            - name: c\n"
+	                               "              minBundle: a.v1\n");
+	char *badv = write_isc("isc-badv.yaml",
+	                       ISC_HEAD "    - catalog: quay.io/x/y:1\n"
+	                                "      packages:\n"
+	                                "        - name: a\n"
+	                                "          minVersion: one\n");
+	al_imageset *cfg = NULL;
+
+	CU_ASSERT_EQUAL(al_imageset_load_ex(&cfg, p, AL_IMAGESET_OPERATORS), 0);
+	if (cfg != NULL) {
+		const al_imageset_operator *op = &cfg->operators[0];
+
+		CU_ASSERT_EQUAL(cfg->noperators, 2);
+		CU_ASSERT_STRING_EQUAL(op->catalog, "registry.redhat.io/redhat/"
+		                                    "redhat-operator-index:v4.16");
+		CU_ASSERT_STRING_EQUAL(op->target_catalog, "olm/redhat-index");
+		CU_ASSERT_STRING_EQUAL(op->target_tag, "v4.16-min");
+		CU_ASSERT_EQUAL(op->skip_dependencies, 1);
+		CU_ASSERT_EQUAL(op->npackages, 2);
+		CU_ASSERT_STRING_EQUAL(op->packages[0].default_channel,
+		                       "stable-v1");
+		CU_ASSERT_STRING_EQUAL(op->packages[0].channels[0].min_version,
+		                       "v1.1.0");
+		CU_ASSERT_STRING_EQUAL(op->packages[0].channels[0].max_version,
+		                       "1.2.0");
+		CU_ASSERT_STRING_EQUAL(op->packages[1].bundles[0],
+		                       "odf-operator.v4.16.1");
+		CU_ASSERT(al_str_startswith(cfg->operators[1].catalog, "oci:/"));
+		CU_ASSERT(al_str_endswith(cfg->operators[1].catalog,
+		                          "/layouts/cat"));
+	}
+	al_imageset_free(cfg);
+	cfg = NULL;
+	/* without the flag: still refused, never ignored */
+	CU_ASSERT_EQUAL(al_imageset_load(&cfg, p), AL_EUNSUPPORTED);
+	CU_ASSERT_PTR_NOT_NULL(strstr(al_error_message(), "isc-ops.yaml:4:3: "
+	                                                  "'operators'"));
+	CU_ASSERT_EQUAL(al_imageset_load_ex(&cfg, bad, AL_IMAGESET_OPERATORS),
+	                AL_EUNSUPPORTED);
+	CU_ASSERT_PTR_NOT_NULL(strstr(al_error_message(),
+	                              "isc-bad.yaml:10:15: 'minBundle'"));
+	CU_ASSERT_EQUAL(al_imageset_load_ex(&cfg, badv, AL_IMAGESET_OPERATORS),
+	                AL_EPARSE);
+	CU_ASSERT_PTR_NOT_NULL(strstr(al_error_message(), "isc-badv.yaml:8:23"));
+	free(p);
+	free(bad);
+	free(badv);
+}
+
 int main(void)
 {
 	CU_TestInfo tests[] = {
@@ -1266,6 +1362,7 @@ int main(void)
 	    {"validation_like_declcfg", test_catalog__validation_like_declcfg},
 	    {"semver_ranges_like_blang", test_catalog__semver_ranges_like_blang},
 	    {"cluster_resources", test_catalog__cluster_resources},
+	    {"imageset_operators", test_catalog__imageset_operators},
 	    {"real_e2e_heads_and_dependencies",
 	     test_catalog__real_e2e_heads_and_dependencies},
 	    {"real_e2e_range", test_catalog__real_e2e_range},
