@@ -89,41 +89,91 @@ static const cat_semver *entry_ver(const struct cat_package *p,
 	return &p->bundles[ch->entries[e].bundle].ver;
 }
 
-static int skips_has(const struct cat_entry *en, const char *name)
+/* Call fn for every entry chain node e covers (itself, its skips, the
+ * entries in its skipRange), each once per call (mark is scratch). */
+static void for_covered(const struct cat_package *p,
+                        const struct cat_channel *ch, size_t e,
+                        unsigned char *mark, void (*fn)(void *ud, size_t x),
+                        void *ud)
 {
-	json_t *s;
+	const struct cat_entry *en = &ch->entries[e];
+	json_t *sv;
 	size_t k;
 
-	json_array_foreach(en->skips, k, s)
-	{
-		if (strcmp(json_string_value(s), name) == 0)
-			return 1;
+	/* the common case (no skipRange) visits a handful of entries */
+	if (!mark[e]) {
+		mark[e] = 1;
+		fn(ud, e);
 	}
-	return 0;
+	json_array_foreach(en->skips, k, sv)
+	{
+		long x = cat_find_entry(ch, json_string_value(sv));
+
+		if (x >= 0 && !mark[x]) {
+			mark[x] = 1;
+			fn(ud, (size_t)x);
+		}
+	}
+	if (en->has_range) {
+		for (k = 0; k < ch->nentries; k++) {
+			if (!mark[k] &&
+			    cat_range_match(&en->range, entry_ver(p, ch, k))) {
+				mark[k] = 1;
+				fn(ud, k);
+			}
+		}
+	}
+	/* clear the marks again: the same scratch serves the next node */
+	mark[e] = 0;
+	json_array_foreach(en->skips, k, sv)
+	{
+		long x = cat_find_entry(ch, json_string_value(sv));
+
+		if (x >= 0)
+			mark[x] = 0;
+	}
+	if (en->has_range) {
+		for (k = 0; k < ch->nentries; k++)
+			mark[k] = 0;
+	}
 }
 
-/* 1 if entry x is the target of a replaces or skips edge of entry e. */
-static int direct_edge(const struct cat_channel *ch, size_t e, size_t x)
-{
-	const struct cat_entry *en = &ch->entries[e];
+struct count_ctx {
+	const unsigned char *want;
+	unsigned char *seen;
+	size_t count;
+};
 
-	if (en->replaces != NULL &&
-	    strcmp(en->replaces, ch->entries[x].name) == 0)
-		return 1;
-	return skips_has(en, ch->entries[x].name);
+static void count_cb(void *ud, size_t x)
+{
+	struct count_ctx *cc = ud;
+
+	if (cc->want[x] && !cc->seen[x]) {
+		cc->seen[x] = 1;
+		cc->count++;
+	}
 }
 
-/* 1 if entry e covers entry x: x is e, e skips x, or e's skipRange holds
- * x's version (the edges OLM upgrades along, besides replaces). */
-static int covers(const struct cat_package *p, const struct cat_channel *ch,
-                  size_t e, size_t x)
-{
-	const struct cat_entry *en = &ch->entries[e];
+struct keep_ctx {
+	const unsigned char *want;
+	struct fchan *fc;
+	size_t node;
+	int mark_extra; /* second pass: record skipRange-only edges */
+	const unsigned char *reached;
+};
 
-	if (e == x || skips_has(en, ch->entries[x].name))
-		return 1;
-	return en->has_range &&
-	       cat_range_match(&en->range, entry_ver(p, ch, x));
+static void keep_cb(void *ud, size_t x)
+{
+	struct keep_ctx *kc = ud;
+
+	if (!kc->want[x] && x != kc->node)
+		return;
+	if (!kc->mark_extra) {
+		kc->fc->keep[x] = 1;
+		return;
+	}
+	if (x != kc->node && !kc->reached[x] && kc->fc->extra[x] < 0)
+		kc->fc->extra[x] = (long)kc->node;
 }
 
 /*
@@ -146,10 +196,14 @@ static int select_connected(const struct cat_package *p,
 	size_t *chain = calloc(n + 1, sizeof(*chain));
 	size_t *count = calloc(n + 1, sizeof(*count));
 	unsigned char *seen = calloc(n + 1, 1), *onchain = calloc(n + 1, 1);
+	unsigned char *mark = calloc(n + 1, 1), *reached = calloc(n + 1, 1);
 	long cur = ch->head, maxc = -1;
+	struct count_ctx cc;
+	struct keep_ctx kc;
 	int rc = 0;
 
-	if (chain == NULL || count == NULL || seen == NULL || onchain == NULL) {
+	if (chain == NULL || count == NULL || seen == NULL || onchain == NULL ||
+	    mark == NULL || reached == NULL) {
 		rc = al_error_set(AL_ENOMEM, "out of memory");
 		goto out;
 	}
@@ -160,16 +214,12 @@ static int select_connected(const struct cat_package *p,
 		chain[len++] = (size_t)cur;
 		cur = r != NULL ? cat_find_entry(ch, r) : -1;
 	}
+	cc.want = want;
+	cc.seen = seen;
+	cc.count = 0;
 	for (k = len; k-- > 0;) {
-		size_t c = k + 1 < len ? count[k + 1] : 0;
-
-		for (x = 0; x < n; x++) {
-			if (want[x] && !seen[x] && covers(p, ch, chain[k], x)) {
-				seen[x] = 1;
-				c++;
-			}
-		}
-		count[k] = c;
+		for_covered(p, ch, chain[k], mark, count_cb, &cc);
+		count[k] = cc.count;
 	}
 	tail = len;
 	for (k = 0; k < len; k++) {
@@ -185,34 +235,47 @@ static int select_connected(const struct cat_package *p,
 	memset(fc->keep, 0, n);
 	for (x = 0; x < n; x++)
 		fc->extra[x] = -1;
+	kc.want = want;
+	kc.fc = fc;
+	kc.mark_extra = 0;
+	kc.reached = reached;
 	for (k = head; k < tail; k++) {
-		fc->keep[chain[k]] = 1;
-		for (x = 0; x < n; x++) {
-			if (want[x] && covers(p, ch, chain[k], x))
-				fc->keep[x] = 1;
-		}
+		kc.node = chain[k];
+		for_covered(p, ch, chain[k], mark, keep_cb, &kc);
 	}
 	/* entries kept through a skipRange alone need an explicit edge */
-	for (x = 0; x < n; x++) {
-		int reached = 0;
+	for (k = 0; k < n; k++) {
+		const struct cat_entry *en = &ch->entries[k];
+		json_t *sv;
+		size_t j;
+		long t;
 
-		if (!fc->keep[x] || (head < tail && x == chain[head]))
+		if (!fc->keep[k])
 			continue;
-		for (k = 0; k < n && !reached; k++)
-			reached =
-			    fc->keep[k] && k != x && direct_edge(ch, k, x);
-		for (k = head; k < tail && !reached; k++) {
-			if (covers(p, ch, chain[k], x) && chain[k] != x) {
-				fc->extra[x] = (long)chain[k];
-				reached = 1;
-			}
+		if (en->replaces != NULL &&
+		    (t = cat_find_entry(ch, en->replaces)) >= 0)
+			reached[t] = 1;
+		json_array_foreach(en->skips, j, sv)
+		{
+			if ((t = cat_find_entry(ch, json_string_value(sv))) >=
+			    0)
+				reached[t] = 1;
 		}
+	}
+	if (head < tail)
+		reached[chain[head]] = 1;
+	kc.mark_extra = 1;
+	for (k = head; k < tail; k++) {
+		kc.node = chain[k];
+		for_covered(p, ch, chain[k], mark, keep_cb, &kc);
 	}
 out:
 	free(chain);
 	free(count);
 	free(seen);
 	free(onchain);
+	free(mark);
+	free(reached);
 	return rc;
 }
 
