@@ -812,6 +812,38 @@ static int ignored(const struct cset *files, const char *path, int *out)
 	return 0;
 }
 
+int al_catalog_image_kind(al_store *s, const al_digest *manifest,
+                          const char *platform)
+{
+	al_manifest m;
+	json_t *cfg = NULL;
+	char *dir = NULL;
+	int rc;
+
+	memset(&m, 0, sizeof(m));
+	if (platform == NULL)
+		platform = "linux/amd64";
+	if ((rc = load_manifest(s, manifest, platform, &m)) < 0 ||
+	    (rc = load_config(s, &m, &cfg)) < 0)
+		goto out;
+	rc = configs_dir_of(cfg, &dir);
+	if (rc == 0)
+		rc = 1;
+	else if (rc == AL_EPARSE &&
+	         json_object_get(
+	             json_object_get(json_object_get(cfg, "config"), "Labels"),
+	             AL_CATALOG_LABEL) == NULL)
+		rc = 0; /* no label: not a catalog */
+	al_error_clear();
+	if (rc == AL_EUNSUPPORTED)
+		rc = 2;
+out:
+	free(dir);
+	json_decref(cfg);
+	al_manifest_clear(&m);
+	return rc;
+}
+
 int al_catalog_open_image(al_catalog **out, char **configs_dir, al_store *s,
                           const al_digest *manifest, const char *platform)
 {

@@ -70,6 +70,13 @@ AL_EXPORT int al_catalog_open_image(al_catalog **out, char **configs_dir,
                                     al_store *s, const al_digest *manifest,
                                     const char *platform);
 
+/* What the image is, from its config's labels only: 1 a file-based
+ * catalog, 2 a SQLite-based catalog, 0 not a catalog; negative when the
+ * manifest or config cannot be read (a missing blob, an image index
+ * without the platform). */
+AL_EXPORT int al_catalog_image_kind(al_store *s, const al_digest *manifest,
+                                    const char *platform);
+
 /* Packages, sorted by name. Borrowed strings live as long as c. */
 AL_EXPORT size_t al_catalog_package_count(const al_catalog *c);
 AL_EXPORT const char *al_catalog_package_name(const al_catalog *c, size_t i);

@@ -72,6 +72,20 @@ d1=$(python3 -c 'import json,sys; print([m["digest"] for m in json.load(open(sys
 d2=$(python3 -c 'import json,sys; print([m["digest"] for m in json.load(open(sys.argv[1]))["manifests"] if m["annotations"]["org.opencontainers.image.ref.name"].endswith("v1-filtered")][0])' "$S/index.json")
 al_check "rebuilding again gives the same digest" test "$d1" = "$d2"
 
+# the rebuilt catalog keeps its digest in a loopback registry
+if command -v docker-registry >/dev/null && command -v skopeo >/dev/null; then
+	al_start_registry "$T/reg"
+	al_check "airlock push of the store" "$AIRLOCK" push -q --store "$S" --tls-verify=false "docker://$REG_ADDR/mirror"
+	got=$("${SKOPEO[@]}" inspect --tls-verify=false --raw "docker://$REG_ADDR/mirror/example/catalog:v1-filtered" | sha256sum | cut -d' ' -f1)
+	al_check "the pushed catalog has the store's digest" test "sha256:$got" = "$d2"
+	al_check "skopeo reads the pushed catalog's config label" bash -c \
+		'"${@:2}" inspect --tls-verify=false "docker://$1/mirror/example/catalog:v1-filtered" | grep -q "operators.operatorframework.io.index.configs.v1"' \
+		_ "$REG_ADDR" "${SKOPEO[@]}"
+	al_stop "$REG_PID"
+else
+	echo "note: docker-registry or skopeo missing: the push is not checked"
+fi
+
 # errors
 sed 's/name: alpha/name: nosuch/' "$T/isc.yaml" >"$T/bad-pkg.yaml"
 al_run "$T/out" "$T/err" "$AIRLOCK" catalog filter --store "$S" --config "$T/bad-pkg.yaml"
@@ -92,6 +106,15 @@ al_check "SQLite catalog refused with a message saying so" grep -q "SQLite-based
 al_run "$T/out" "$T/err" "$AIRLOCK" mirror --store "$T/s2" --config "$T/isc.yaml"
 al_check "airlock mirror still refuses mirror.operators (never ignored)" test "$AL_RC" != 0
 al_check "... naming the field" grep -q "operators" "$T/err"
+
+al_run "$T/out" "$T/err" "$AIRLOCK" catalog list --store "$S"
+al_check "catalog list exits 0" test "$AL_RC" = 0
+al_check "catalog list shows the source catalog" \
+	grep -q "^quay.io/example/catalog:v1 sha256:[0-9a-f]* fbc packages=3 bundles=11$" "$T/out"
+al_check "catalog list shows the rebuilt catalog" \
+	grep -q "^quay.io/example/catalog:v1-filtered $d2 fbc packages=2 bundles=3$" "$T/out"
+al_check "catalog list marks the SQLite catalog" \
+	grep -q "^quay.io/example/old-index:v4.10 sha256:[0-9a-f]* sqlite (not supported)$" "$T/out"
 
 al_run "$T/out" "$T/err" "$AIRLOCK" catalog --help
 al_check "catalog --help exits 0 with usage" bash -c '[ "$1" = 0 ] && grep -q "usage: airlock catalog" "$2"' _ "$AL_RC" "$T/out"

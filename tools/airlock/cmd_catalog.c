@@ -22,6 +22,7 @@ enum {
 
 static const char catalog_help[] =
     "usage: airlock catalog filter --store DIR --config IMAGESET [options]\n"
+    "       airlock catalog list --store DIR [--platform OS/ARCH]\n"
     "\n"
     "For each mirror.operators[] entry of IMAGESET whose catalog image is "
     "already in\n"
@@ -36,6 +37,9 @@ static const char catalog_help[] =
     "(targetTag|tag). Prints every image the selection needs (bundle "
     "images and\n"
     "related images), one per line, sorted.\n"
+    "\n"
+    "'list' prints every operator catalog of the store: NAME DIGEST fbc\n"
+    "packages=N bundles=M, or NAME DIGEST sqlite (not supported).\n"
     "\n"
     "Options:\n"
     "      --store DIR         the store holding the catalog images\n"
@@ -295,6 +299,48 @@ out:
 	return rc;
 }
 
+/* airlock catalog list: the catalogs of a store. */
+static int list_catalogs(al_store *store, const char *platform)
+{
+	al_store_image *imgs = NULL;
+	size_t n = 0, i;
+	int rc, code = EXIT_OK;
+
+	if ((rc = al_store_list(store, &imgs, &n)) < 0)
+		return cli_fail(rc, "cannot list the store");
+	for (i = 0; i < n; i++) {
+		char ds[AL_DIGEST_STRMAX];
+		al_catalog *c = NULL;
+		int kind = al_catalog_image_kind(store, &imgs[i].desc.digest,
+		                                 platform);
+
+		al_digest_str(&imgs[i].desc.digest, ds);
+		if (kind == 2) {
+			printf("%s %s sqlite (not supported)\n", imgs[i].name,
+			       ds);
+			continue;
+		}
+		if (kind != 1)
+			continue;
+		rc = al_catalog_open_image(&c, NULL, store,
+		                           &imgs[i].desc.digest, platform);
+		if (rc < 0) {
+			cli_fail(rc, "catalog '%s'", imgs[i].name);
+			code = EXIT_RUNTIME;
+			continue;
+		}
+		printf("%s %s fbc packages=%zu bundles=%zu\n", imgs[i].name, ds,
+		       al_catalog_package_count(c), al_catalog_bundle_count(c));
+		al_catalog_free(c);
+	}
+	al_store_images_free(imgs, n);
+	if (fflush(stdout) != 0) {
+		cli_error("cannot write to stdout");
+		code = EXIT_RUNTIME;
+	}
+	return code;
+}
+
 int cmd_catalog(int argc, char **argv)
 {
 	static const struct option longopts[] = {
@@ -317,15 +363,18 @@ int cmd_catalog(int argc, char **argv)
 	al_store *store = NULL;
 	char **all = NULL;
 	size_t nall = 0, i;
-	int opt, rc, dry_run = 0, code = EXIT_OK;
+	int opt, rc, dry_run = 0, list = 0, code = EXIT_OK;
 
 	if (argc >= 2 &&
 	    (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0)) {
 		fputs(catalog_help, stdout);
 		return EXIT_OK;
 	}
-	if (argc < 2 || strcmp(argv[1], "filter") != 0)
-		return cli_usage_error("catalog", "the subcommand is 'filter'");
+	if (argc >= 2 && strcmp(argv[1], "list") == 0)
+		list = 1;
+	else if (argc < 2 || strcmp(argv[1], "filter") != 0)
+		return cli_usage_error("catalog",
+		                       "the subcommand is 'filter' or 'list'");
 	argc--;
 	argv++;
 	optind = 1;
@@ -362,6 +411,20 @@ int cmd_catalog(int argc, char **argv)
 		default:
 			return cli_usage_error("catalog", "unknown option");
 		}
+	}
+	if (list) {
+		if (store_path == NULL)
+			return cli_usage_error("catalog",
+			                       "--store DIR is required");
+		so.readonly = 1;
+		if ((rc = al_store_open(&store, store_path, &so)) < 0) {
+			code =
+			    cli_fail(rc, "cannot open store '%s'", store_path);
+			return code == EXIT_USAGE ? EXIT_RUNTIME : code;
+		}
+		code = list_catalogs(store, platform);
+		al_store_free(store);
+		return code;
 	}
 	if (store_path == NULL || config == NULL)
 		return cli_usage_error("catalog",
