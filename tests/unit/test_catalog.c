@@ -1326,6 +1326,176 @@ static void test_catalog__imageset_operators(void)
 	free(badv);
 }
 
+/* A structural check against an openAPIV3Schema: types, required fields,
+ * enums, string lengths, and no field the schema does not define (the API
+ * server would prune it). CEL rules (x-kubernetes-validations) and
+ * patterns are not evaluated. Returns 1 when v conforms. */
+static int schema_ok(const json_t *schema, const json_t *v, const char *path)
+{
+	const char *type = al_json_str(schema, "type");
+	json_t *en = json_object_get(schema, "enum"), *req, *props, *x;
+	const char *k;
+	size_t i;
+
+	if (type != NULL &&
+	    ((strcmp(type, "object") == 0 && !json_is_object(v)) ||
+	     (strcmp(type, "string") == 0 && !json_is_string(v)) ||
+	     (strcmp(type, "integer") == 0 && !json_is_integer(v)) ||
+	     (strcmp(type, "boolean") == 0 && !json_is_boolean(v)) ||
+	     (strcmp(type, "array") == 0 && !json_is_array(v)))) {
+		fprintf(stderr, "%s: not of type %s\n", path, type);
+		return 0;
+	}
+	if (json_is_array(en)) {
+		int found = 0;
+
+		json_array_foreach(en, i, x) found |= json_equal(x, v);
+		if (!found) {
+			fprintf(stderr, "%s: not in the enum\n", path);
+			return 0;
+		}
+	}
+	if (json_is_string(v)) {
+		json_t *mx = json_object_get(schema, "maxLength");
+		json_t *mn = json_object_get(schema, "minLength");
+		size_t len = json_string_length(v);
+
+		if ((mx != NULL && (json_int_t)len > json_integer_value(mx)) ||
+		    (mn != NULL && (json_int_t)len < json_integer_value(mn))) {
+			fprintf(stderr, "%s: length out of bounds\n", path);
+			return 0;
+		}
+	}
+	req = json_object_get(schema, "required");
+	json_array_foreach(req, i, x)
+	{
+		if (json_object_get(v, json_string_value(x)) == NULL) {
+			fprintf(stderr, "%s: missing required '%s'\n", path,
+			        json_string_value(x));
+			return 0;
+		}
+	}
+	props = json_object_get(schema, "properties");
+	if (json_is_object(v) && props != NULL) {
+		json_object_foreach((json_t *)v, k, x)
+		{
+			json_t *sub = json_object_get(props, k);
+			char p2[512];
+
+			snprintf(p2, sizeof(p2), "%s.%s", path, k);
+			if (sub == NULL) {
+				fprintf(stderr, "%s: not in the schema\n", p2);
+				return 0;
+			}
+			if (!schema_ok(sub, x, p2))
+				return 0;
+		}
+	}
+	return 1;
+}
+
+/* The openAPIV3Schema of version ver in a CRD file of tests/data/crds. */
+static json_t *crd_schema(const char *file, const char *ver)
+{
+	char *p = al_sprintf("%s/tests/data/crds/%s", al_test_source_dir(), file);
+	al_buf b = AL_BUF_INIT(4 << 20);
+	al_yaml_node **docs = NULL;
+	size_t nd = 0, i, k;
+	json_t *out = NULL;
+
+	if (p != NULL && al_fs_read_file(p, &b) == 0 &&
+	    al_yaml_load(&docs, &nd, b.ptr, b.len, p) == 0) {
+		for (i = 0; i < nd && out == NULL; i++) {
+			json_t *crd = NULL, *v;
+
+			if (al_yaml_to_json(&crd, docs[i]) != 0)
+				continue;
+			json_array_foreach(json_object_get(json_object_get(crd,
+			                                                   "spec"),
+			                                   "versions"),
+			                   k, v)
+			{
+				const char *n = al_json_str(v, "name");
+
+				if (out == NULL && n != NULL && strcmp(n, ver) == 0)
+					out = json_incref(json_object_get(
+					    json_object_get(v, "schema"),
+					    "openAPIV3Schema"));
+			}
+			json_decref(crd);
+		}
+	} else {
+		fprintf(stderr, "crd %s: %s\n", file, al_error_message());
+	}
+	al_yaml_docs_free(docs, nd);
+	al_buf_free(&b);
+	free(p);
+	return out;
+}
+
+static json_t *yaml_doc(const al_buf *b)
+{
+	al_yaml_node **docs = NULL;
+	size_t nd = 0;
+	json_t *j = NULL;
+
+	if (al_yaml_load(&docs, &nd, b->ptr, b->len, "out") == 0 && nd == 1)
+		(void)al_yaml_to_json(&j, docs[0]);
+	al_yaml_docs_free(docs, nd);
+	return j;
+}
+
+static void test_catalog__cluster_resources_match_crds(void)
+{
+	const char *img = "mirror.example:5000/olm/redhat-operator-index:v4.16";
+	json_t *cs_schema = crd_schema("operators.coreos.com_catalogsources.yaml",
+	                               "v1alpha1");
+	json_t *cc_schema = crd_schema(
+	    "olm.operatorframework.io_clustercatalogs.yaml", "v1");
+	al_buf b = AL_BUF_INIT(1 << 16);
+	json_t *doc = NULL, *bad = NULL;
+
+	CU_ASSERT_PTR_NOT_NULL(cs_schema);
+	CU_ASSERT_PTR_NOT_NULL(cc_schema);
+	if (cs_schema == NULL || cc_schema == NULL)
+		goto out;
+	CU_ASSERT_EQUAL(al_catalog_source_yaml(&b, "cs-redhat-operator-index-"
+	                                           "v4-16",
+	                                       img, "Red Hat Operators"),
+	                0);
+	doc = yaml_doc(&b);
+	CU_ASSERT(doc != NULL && schema_ok(cs_schema, doc, "CatalogSource"));
+	/* the check can fail: without the required sourceType, or with a
+	 * field the schema does not have */
+	bad = json_deep_copy(doc);
+	json_object_del(json_object_get(bad, "spec"), "sourceType");
+	CU_ASSERT(!schema_ok(cs_schema, bad, "CatalogSource(bad)"));
+	json_decref(bad);
+	bad = json_deep_copy(doc);
+	json_object_set_new(json_object_get(bad, "spec"), "imagee",
+	                    json_string(img));
+	CU_ASSERT(!schema_ok(cs_schema, bad, "CatalogSource(bad)"));
+	json_decref(doc);
+	json_decref(bad);
+	al_buf_reset(&b);
+	CU_ASSERT_EQUAL(al_cluster_catalog_yaml(&b, "cc-redhat-operator-index-"
+	                                            "v4-16",
+	                                        img),
+	                0);
+	doc = yaml_doc(&b);
+	CU_ASSERT(doc != NULL && schema_ok(cc_schema, doc, "ClusterCatalog"));
+	bad = json_deep_copy(doc);
+	json_object_del(json_object_get(json_object_get(bad, "spec"), "source"),
+	                "type");
+	CU_ASSERT(!schema_ok(cc_schema, bad, "ClusterCatalog(bad)"));
+	json_decref(doc);
+	json_decref(bad);
+out:
+	json_decref(cs_schema);
+	json_decref(cc_schema);
+	al_buf_free(&b);
+}
+
 int main(void)
 {
 	CU_TestInfo tests[] = {
@@ -1362,6 +1532,8 @@ int main(void)
 	    {"validation_like_declcfg", test_catalog__validation_like_declcfg},
 	    {"semver_ranges_like_blang", test_catalog__semver_ranges_like_blang},
 	    {"cluster_resources", test_catalog__cluster_resources},
+	    {"cluster_resources_match_crds",
+	     test_catalog__cluster_resources_match_crds},
 	    {"imageset_operators", test_catalog__imageset_operators},
 	    {"real_e2e_heads_and_dependencies",
 	     test_catalog__real_e2e_heads_and_dependencies},
