@@ -86,6 +86,31 @@ else
 	echo "note: docker-registry or skopeo missing: the push is not checked"
 fi
 
+# a catalog update: the delta pack carries only the new catalog layers
+U=$T/ustore
+python3 "$AL_TOOLS/mkcatalog.py" "$U" quay.io/example/catalog:v1 >/dev/null
+"$AIRLOCK" catalog filter --store "$U" --config "$T/isc.yaml" >"$T/img1" 2>/dev/null
+al_check "first pack" bash -c '"$1" pack -q --store "$2" -o "$3" >/dev/null' _ "$AIRLOCK" "$U" "$T/p1"
+id1=$(ls "$T/p1"/airlock-*.json | sed 's/.*airlock-\(.*\)\.json/\1/')
+python3 "$AL_TOOLS/mkcatalog.py" "$U" quay.io/example/catalog:v2 --update >/dev/null
+sed 's/catalog:v1/catalog:v2/' "$T/isc.yaml" >"$T/isc2.yaml"
+"$AIRLOCK" catalog filter --store "$U" --config "$T/isc2.yaml" >"$T/img2" 2>/dev/null
+al_check "after the update the new head alpha 1.4.0 is selected" \
+	bash -c 'comm -13 "$1" "$2" | grep -q alpha-bundle' _ "$T/img1" "$T/img2"
+al_check "the images that left are alpha 1.3.0's only" \
+	test "$(comm -23 "$T/img1" "$T/img2" | wc -l)" = 2
+al_check "delta pack" bash -c '"$1" pack -q --store "$2" -o "$3" --since "$4" >/dev/null' _ "$AIRLOCK" "$U" "$T/p2" "$id1"
+# new: the update's layer, config and manifest; the rebuilt catalog's
+# layer, config and manifest. Every base and older catalog layer is shared.
+al_check "the delta holds 6 blobs (two new layers, configs, manifests) and the index" \
+	python3 - "$T/p2" <<'PY'
+import glob, json, sys
+m = json.load(open(glob.glob(sys.argv[1] + "/airlock-*.json")[0]))
+paths = sorted(e["path"] for e in m["entries"])
+blobs = [p for p in paths if p.startswith("blobs/")]
+assert len(blobs) == 6 and "index.json" in paths, paths
+PY
+
 # errors
 sed 's/name: alpha/name: nosuch/' "$T/isc.yaml" >"$T/bad-pkg.yaml"
 al_run "$T/out" "$T/err" "$AIRLOCK" catalog filter --store "$S" --config "$T/bad-pkg.yaml"

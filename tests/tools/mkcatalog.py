@@ -27,7 +27,10 @@ Packages (versions, channels and edges are what the tests assert on):
          chain, every x.y.0 has skipRange ">=1.<y-1>.0 <1.<y>.0", every 7th
          skips its predecessor's predecessor), 3 related images each
 
-Usage: mkcatalog.py LAYOUT NAME [--bundles N] [--sqlite] [--docker]
+  --update adds a fourth layer, a catalog update: alpha 1.4.0 (replaces
+  1.3.0, skipRange ">=1.0.0 <1.4.0") at the head of stable.
+
+Usage: mkcatalog.py LAYOUT NAME [--bundles N] [--sqlite] [--docker] [--update]
   LAYOUT  an OCI image layout directory (created if missing)
   NAME    the org.opencontainers.image.ref.name to tag
   --sqlite  write a pre-4.11 SQLite-style catalog (database label) instead
@@ -90,8 +93,8 @@ SHARED = {"name": "kube-rbac-proxy",
           "image": "registry.example/openshift4/kube-rbac-proxy@" + fake_digest("krp")}
 
 
-def alpha():
-    return [
+def alpha(update=False):
+    objs = [
         {"schema": "olm.package", "name": "alpha", "defaultChannel": "stable",
          "description": "alpha operator"},
         {"schema": "olm.channel", "package": "alpha", "name": "stable", "entries": [
@@ -112,6 +115,12 @@ def alpha():
         bundle("alpha", "1.3.0", [pkgreq("beta", ">=1.0.0 <2.0.0")], related=[SHARED]),
         bundle("alpha", "2.0.0-rc.1"),
     ]
+    if update:
+        objs[1]["entries"].append({"name": "alpha.v1.4.0", "replaces": "alpha.v1.3.0",
+                                   "skipRange": ">=1.0.0 <1.4.0"})
+        objs.append(bundle("alpha", "1.4.0", [pkgreq("beta", ">=1.0.0 <2.0.0")],
+                           related=[SHARED]))
+    return objs
 
 
 def beta():
@@ -247,6 +256,7 @@ def main(argv):
         args = [a for a in args if a != str(nbig)]
     sqlite = "--sqlite" in argv
     docker = "--docker" in argv
+    update = "--update" in argv
     os.makedirs(os.path.join(layout, "blobs", "sha256"), exist_ok=True)
     if not os.path.exists(os.path.join(layout, "oci-layout")):
         with open(os.path.join(layout, "oci-layout"), "w") as f:
@@ -277,6 +287,9 @@ def main(argv):
         layers.append([("configs", None), ("configs/.wh.stale", b""),
                        ("configs/gamma", None),
                        ("configs/gamma/catalog.yaml", yaml_docs(gamma(2)))])
+        if update:
+            layers.append([("configs", None), ("configs/alpha", None),
+                           ("configs/alpha/catalog.json", json_stream(alpha(True)))])
         labels = {LABEL: "/configs"}
         cmd = ["serve", "/configs", "--cache-dir=/tmp/cache"]
     descs, diffs, hist = [], [], []
