@@ -86,6 +86,33 @@ else
 	echo "note: docker-registry or skopeo missing: the push is not checked"
 fi
 
+# --mirror: fetch the catalog and every image it needs (airlock.sources
+# reads quay.io/example from a layout with real images)
+python3 "$AL_TOOLS/mkcatalog.py" "$T/src" quay.io/example/catalog:v1 --images >/dev/null
+cat >"$T/isc-m.yaml" <<EOF
+kind: ImageSetConfiguration
+apiVersion: mirror.openshift.io/v2alpha1
+mirror:
+  operators:
+    - catalog: docker://quay.io/example/catalog:v1
+      targetTag: v1-filtered
+      packages:
+        - name: alpha
+airlock:
+  sources:
+    - prefix: quay.io/example
+      location: oci:$T/src
+EOF
+al_run "$T/out" "$T/err" "$AIRLOCK" catalog filter --mirror --store "$T/m" --config "$T/isc-m.yaml"
+al_check "catalog filter --mirror into a new store exits 0" test "$AL_RC" = 0
+al_check "7 images mirrored" grep -q "7 images, 14 blobs transferred" "$T/err"
+al_check "every listed image is in the store by digest" bash -c '
+	for i in $(cat "$1"); do grep -q "\"${i#*@}\"" "$2/index.json" || exit 1; done' _ "$T/out" "$T/m"
+al_check "the mirrored store checks clean (the source catalog kept under its name)" \
+	bash -c '"$1" check --store "$2" | grep -q " 0 missing, 0 corrupt, 0 unreferenced"' _ "$AIRLOCK" "$T/m"
+al_run "$T/out2" "$T/err2" "$AIRLOCK" catalog filter --mirror --store "$T/m" --config "$T/isc-m.yaml"
+al_check "a second --mirror transfers nothing" grep -q "7 images, 0 blobs transferred (0 B), 14 already present" "$T/err2"
+
 # a catalog update: the delta pack carries only the new catalog layers
 U=$T/ustore
 python3 "$AL_TOOLS/mkcatalog.py" "$U" quay.io/example/catalog:v1 >/dev/null

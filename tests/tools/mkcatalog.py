@@ -30,7 +30,12 @@ Packages (versions, channels and edges are what the tests assert on):
   --update adds a fourth layer, a catalog update: alpha 1.4.0 (replaces
   1.3.0, skipRange ">=1.0.0 <1.4.0") at the head of stable.
 
-Usage: mkcatalog.py LAYOUT NAME [--bundles N] [--sqlite] [--docker] [--update]
+  --images also writes, into LAYOUT, a tiny real image for every bundle
+  and related image (one small layer each), tagged with its repository and
+  a tag, and the catalog names them by their real digests: the catalog's
+  images can then be mirrored from the layout (airlock.sources).
+
+Usage: mkcatalog.py LAYOUT NAME [--bundles N] [--sqlite] [--docker] [--update] [--images]
   LAYOUT  an OCI image layout directory (created if missing)
   NAME    the org.opencontainers.image.ref.name to tag
   --sqlite  write a pre-4.11 SQLite-style catalog (database label) instead
@@ -59,16 +64,41 @@ def digest_of(b):
     return "sha256:" + hashlib.sha256(b).hexdigest()
 
 
+# --images: the layout to write real images into, and the index entries
+IMAGES = {"layout": None, "entries": {}}
+
+
 def fake_digest(s):
     return "sha256:" + hashlib.sha256(s.encode()).hexdigest()
 
 
+def image_ref(repo, seed):
+    """repo@digest: a fake digest, or with --images a real tiny image."""
+    if IMAGES["layout"] is None:
+        return "%s@%s" % (repo, fake_digest(seed))
+    layout = IMAGES["layout"]
+    tar, gz = make_tar([("content", None), ("content/id", seed.encode() + b"\n")])
+    ld = put_blob(layout, gz)
+    cfg = json.dumps({"architecture": "amd64", "os": "linux",
+                      "rootfs": {"type": "layers", "diff_ids": [digest_of(tar)]}},
+                     sort_keys=True).encode()
+    cd = put_blob(layout, cfg)
+    man = json.dumps({"schemaVersion": 2, "mediaType": OCI_MANIFEST,
+                      "config": {"mediaType": OCI_CONFIG, "digest": cd, "size": len(cfg)},
+                      "layers": [{"mediaType": OCI_LAYER, "digest": ld, "size": len(gz)}]},
+                     sort_keys=True).encode()
+    md = put_blob(layout, man)
+    tag = "t" + hashlib.sha256(seed.encode()).hexdigest()[:12]
+    IMAGES["entries"]["%s:%s" % (repo, tag)] = (md, len(man))
+    return "%s@%s" % (repo, md)
+
+
 def bundle(pkg, ver, props=(), related=None):
     name = "%s.v%s" % (pkg, ver)
-    image = "quay.io/example/%s-bundle@%s" % (pkg, fake_digest(name))
+    image = image_ref("quay.io/example/%s-bundle" % pkg, name)
     ri = [{"name": "", "image": image},
           {"name": "operator",
-           "image": "quay.io/example/%s-operator@%s" % (pkg, fake_digest(name + "op"))}]
+           "image": image_ref("quay.io/example/%s-operator" % pkg, name + "op")}]
     if related:
         ri.extend(related)
     return {
@@ -89,8 +119,9 @@ def pkgreq(p, r):
             "value": {"packageName": p, "versionRange": r}}
 
 
-SHARED = {"name": "kube-rbac-proxy",
-          "image": "registry.example/openshift4/kube-rbac-proxy@" + fake_digest("krp")}
+def shared():
+    return {"name": "kube-rbac-proxy",
+            "image": image_ref("quay.io/example/openshift4/kube-rbac-proxy", "krp")}
 
 
 def alpha(update=False):
@@ -108,18 +139,18 @@ def alpha(update=False):
             {"name": "alpha.v1.3.0"},
             {"name": "alpha.v2.0.0-rc.1", "replaces": "alpha.v1.3.0"},
         ]},
-        bundle("alpha", "1.0.0", related=[SHARED]),
-        bundle("alpha", "1.1.0", related=[SHARED]),
-        bundle("alpha", "1.1.1", related=[SHARED]),
-        bundle("alpha", "1.2.0", related=[SHARED]),
-        bundle("alpha", "1.3.0", [pkgreq("beta", ">=1.0.0 <2.0.0")], related=[SHARED]),
+        bundle("alpha", "1.0.0", related=[shared()]),
+        bundle("alpha", "1.1.0", related=[shared()]),
+        bundle("alpha", "1.1.1", related=[shared()]),
+        bundle("alpha", "1.2.0", related=[shared()]),
+        bundle("alpha", "1.3.0", [pkgreq("beta", ">=1.0.0 <2.0.0")], related=[shared()]),
         bundle("alpha", "2.0.0-rc.1"),
     ]
     if update:
         objs[1]["entries"].append({"name": "alpha.v1.4.0", "replaces": "alpha.v1.3.0",
                                    "skipRange": ">=1.0.0 <1.4.0"})
         objs.append(bundle("alpha", "1.4.0", [pkgreq("beta", ">=1.0.0 <2.0.0")],
-                           related=[SHARED]))
+                           related=[shared()]))
     return objs
 
 
@@ -258,6 +289,8 @@ def main(argv):
     docker = "--docker" in argv
     update = "--update" in argv
     os.makedirs(os.path.join(layout, "blobs", "sha256"), exist_ok=True)
+    if "--images" in argv:
+        IMAGES["layout"] = layout
     if not os.path.exists(os.path.join(layout, "oci-layout")):
         with open(os.path.join(layout, "oci-layout"), "w") as f:
             f.write('{"imageLayoutVersion":"1.0.0"}')
@@ -323,6 +356,11 @@ def main(argv):
             index = json.load(f)
     index["manifests"] = [m for m in index.get("manifests", [])
                           if m.get("annotations", {}).get("org.opencontainers.image.ref.name") != name]
+    for ref, (d, size) in sorted(IMAGES["entries"].items()):
+        index["manifests"] = [m for m in index["manifests"]
+                              if m.get("annotations", {}).get("org.opencontainers.image.ref.name") != ref]
+        index["manifests"].append({"mediaType": OCI_MANIFEST, "digest": d, "size": size,
+                                   "annotations": {"org.opencontainers.image.ref.name": ref}})
     index["manifests"].append({"mediaType": manifest["mediaType"], "digest": md,
                                "size": len(mb),
                                "annotations": {"org.opencontainers.image.ref.name": name}})

@@ -7,6 +7,7 @@
 #include "airlock/fs.h"
 #include "airlock/imageset.h"
 #include "airlock/ref.h"
+#include "airlock/transfer.h"
 #include "cli.h"
 #include "cmd_catalog.h"
 
@@ -18,6 +19,7 @@ enum {
 	OPT_REGISTRY,
 	OPT_PLATFORM,
 	OPT_DRY_RUN,
+	OPT_MIRROR,
 };
 
 static const char catalog_help[] =
@@ -54,8 +56,14 @@ static const char catalog_help[] =
     "      --platform OS/ARCH  the entry of a multi-arch catalog (default "
     "linux/amd64)\n"
     "      --dry-run           filter and list, rebuild nothing\n"
-    "  -h, --help              this help\n"
-    "\n"
+    "      --mirror            fetch each catalog image into the store "
+    "first, and\n"
+    "                          mirror every image the selection needs into "
+    "it\n"
+    "                          (the transfer engine of 'airlock mirror': "
+    "deduplicated,\n"
+    "                          --parallel, airlock.sources and "
+    "insecureRegistries)\n" CLI_COMMON_HELP "\n"
     "Exit status: 0 done, 2 usage or configuration error, 3 runtime "
     "error.\n";
 
@@ -187,11 +195,72 @@ static int cmp_str(const void *a, const void *b)
 	return strcmp(*(const char *const *)a, *(const char *const *)b);
 }
 
-/* One mirror.operators[] entry; appends its images to *all. */
+/* Run the transfer t over what is queued; report each failed image. */
+static int run_transfer(al_transfer *t, cli_common *cc, const char *what)
+{
+	al_transfer_stats st;
+	size_t i;
+	int rc, worst = 0;
+
+	memset(&st, 0, sizeof(st));
+	rc = al_transfer_run(t, &st);
+	cli_progress_done(cc);
+	for (i = 0; rc < 0 && i < al_transfer_count(t); i++) {
+		const char *msg = NULL;
+		int status = 0;
+
+		al_transfer_result(t, (int)i, &status, NULL, NULL, &msg);
+		if (status < 0) {
+			cli_error("%s: %s", what, msg != NULL ? msg : "");
+			if (worst == 0 || status == AL_EVERIFY)
+				worst = status;
+		}
+	}
+	if (!cc->quiet) {
+		char b[32];
+
+		fprintf(
+		    stderr,
+		    "airlock: %s: %llu images, %llu blobs transferred (%s), "
+		    "%llu already present\n",
+		    what, (unsigned long long)st.images,
+		    (unsigned long long)st.blobs_transferred,
+		    cli_bytes(st.bytes_transferred, b, sizeof(b)),
+		    (unsigned long long)st.blobs_present);
+	}
+	return rc < 0 ? (worst < 0 ? worst : rc) : 0;
+}
+
+/* Queue s (a docker reference) for the store under its own name. */
+static int queue_image(al_transfer *t, const char *s)
+{
+	char *with =
+	    al_str_startswith(s, "docker://") || al_str_startswith(s, "oci:")
+	        ? al_strdup(s)
+	        : al_sprintf("docker://%s", s);
+	al_imgref r;
+	int rc;
+
+	memset(&r, 0, sizeof(r));
+	if (with == NULL)
+		return AL_ENOMEM;
+	rc = al_imgref_parse(&r, with);
+	if (rc == 0)
+		rc = al_transfer_add(t, &r, NULL);
+	if (rc < 0)
+		cli_fail(rc, "cannot queue '%s'", s);
+	al_imgref_clear(&r);
+	free(with);
+	return rc < 0 ? rc : 0;
+}
+
+/* One mirror.operators[] entry; appends its images to *all. t (may be
+ * NULL): fetch the catalog and the images it needs into s. */
 static int do_one(al_store *s, const al_imageset *cfg,
                   const al_imageset_operator *op, const char *fbc,
                   const char *resources, const char *registry,
-                  const char *platform, int dry_run, char ***all, size_t *nall)
+                  const char *platform, int dry_run, char ***all, size_t *nall,
+                  al_transfer *t, cli_common *cc)
 {
 	char *src = NULL, *dst = NULL, *repo = NULL, **imgs = NULL;
 	al_catalog_package_filter *pfs = NULL;
@@ -207,6 +276,12 @@ static int do_one(al_store *s, const al_imageset *cfg,
 	memset(&nd, 0, sizeof(nd));
 	if ((rc = names_of(op, &src, &dst, &repo)) < 0)
 		goto out;
+	if (t != NULL) {
+		/* the catalog image first: it may have moved since last time */
+		if ((rc = queue_image(t, op->catalog)) < 0 ||
+		    (rc = run_transfer(t, cc, op->catalog)) < 0)
+			goto out;
+	}
 	if ((rc = al_store_find(s, src, &img)) < 0 &&
 	    (rc = al_store_find(s, op->catalog, &img)) < 0) {
 		cli_error("%s:%zu: catalog '%s' is not in the store '%s': "
@@ -235,6 +310,17 @@ static int do_one(al_store *s, const al_imageset *cfg,
 	if ((rc = al_catalog_images(fc, &imgs, &n)) < 0) {
 		cli_fail(rc, "catalog '%s'", src);
 		goto out;
+	}
+	if (t != NULL) {
+		char *what = al_sprintf("images of catalog '%s'", src);
+
+		for (i = 0; i < n && rc == 0; i++)
+			rc = queue_image(t, imgs[i]);
+		if (rc == 0)
+			rc = run_transfer(t, cc, what != NULL ? what : src);
+		free(what);
+		if (rc < 0)
+			goto out;
 	}
 	for (i = 0; i < n; i++) {
 		char **nv = realloc(*all, (*nall + 1) * sizeof(*nv));
@@ -351,11 +437,15 @@ int cmd_catalog(int argc, char **argv)
 	    {"registry", required_argument, NULL, OPT_REGISTRY},
 	    {"platform", required_argument, NULL, OPT_PLATFORM},
 	    {"dry-run", no_argument, NULL, OPT_DRY_RUN},
-	    {"quiet", no_argument, NULL, 'q'},
-	    {"verbose", no_argument, NULL, 'v'},
-	    {"help", no_argument, NULL, 'h'},
+	    {"mirror", no_argument, NULL, OPT_MIRROR},
+	    CLI_COMMON_OPTIONS,
 	    {NULL, 0, NULL, 0},
 	};
+	cli_common cc;
+	al_transfer_opts to;
+	al_transfer *t = NULL;
+	const char **insecure = NULL;
+	int mirror = 0;
 	const char *store_path = NULL, *config = NULL, *fbc = NULL;
 	const char *resources = NULL, *registry = NULL, *platform = NULL;
 	al_store_opts so = {0, 0, 0};
@@ -364,6 +454,8 @@ int cmd_catalog(int argc, char **argv)
 	char **all = NULL;
 	size_t nall = 0, i;
 	int opt, rc, dry_run = 0, list = 0, code = EXIT_OK;
+
+	cli_common_init(&cc);
 
 	if (argc >= 2 &&
 	    (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0)) {
@@ -379,6 +471,13 @@ int cmd_catalog(int argc, char **argv)
 	argv++;
 	optind = 1;
 	while ((opt = getopt_long(argc, argv, "qvh", longopts, NULL)) != -1) {
+		int r = cli_common_option(&cc, opt, optarg);
+
+		if (r < 0)
+			return cli_usage_error("catalog",
+			                       "invalid option value");
+		if (r > 0 && opt != 'h')
+			continue;
 		switch (opt) {
 		case 'h':
 			fputs(catalog_help, stdout);
@@ -405,8 +504,8 @@ int cmd_catalog(int argc, char **argv)
 			dry_run = 1;
 			so.readonly = 1;
 			break;
-		case 'q':
-		case 'v':
+		case OPT_MIRROR:
+			mirror = 1;
 			break;
 		default:
 			return cli_usage_error("catalog", "unknown option");
@@ -433,6 +532,9 @@ int cmd_catalog(int argc, char **argv)
 	if (argc != optind)
 		return cli_usage_error("catalog", "unexpected argument '%s'",
 		                       argv[optind]);
+	if (mirror && dry_run)
+		return cli_usage_error(
+		    "catalog", "--mirror and --dry-run exclude each other");
 	if ((resources == NULL) != (registry == NULL))
 		return cli_usage_error("catalog", "--resources and --registry "
 		                                  "go together");
@@ -448,15 +550,37 @@ int cmd_catalog(int argc, char **argv)
 		code = EXIT_USAGE;
 		goto out;
 	}
+	so.create = mirror;
 	if ((rc = al_store_open(&store, store_path, &so)) < 0) {
 		code = cli_fail(rc, "cannot open store '%s'", store_path);
 		if (code == EXIT_USAGE)
 			code = EXIT_RUNTIME;
 		goto out;
 	}
+	if (mirror) {
+		if ((code = cli_common_start(&cc)) != EXIT_OK)
+			goto out;
+		cli_transfer_opts(&cc, &to);
+		to.sources = cfg->sources;
+		to.nsources = cfg->nsources;
+		to.platform = NULL; /* every platform, as airlock mirror */
+		insecure = calloc(cfg->ninsecure + 1, sizeof(*insecure));
+		if (insecure == NULL) {
+			cli_error("out of memory");
+			code = EXIT_RUNTIME;
+			goto out;
+		}
+		for (i = 0; i < cfg->ninsecure; i++)
+			insecure[i] = cfg->insecure[i];
+		to.insecure_hosts = insecure;
+		if ((rc = al_transfer_new_to_store(&t, store, &to)) < 0) {
+			code = cli_fail(rc, "cannot start the transfer");
+			goto out;
+		}
+	}
 	for (i = 0; i < cfg->noperators; i++) {
 		rc = do_one(store, cfg, &cfg->operators[i], fbc, resources,
-		            registry, platform, dry_run, &all, &nall);
+		            registry, platform, dry_run, &all, &nall, t, &cc);
 		if (rc < 0) {
 			int c = cli_exit_code(rc);
 
@@ -480,7 +604,10 @@ out:
 	for (i = 0; i < nall; i++)
 		free(all[i]);
 	free(all);
+	al_transfer_free(t);
+	free(insecure);
 	al_store_free(store);
 	al_imageset_free(cfg);
+	cli_common_finish(&cc);
 	return code;
 }
