@@ -110,6 +110,11 @@ al_check "every listed image is in the store by digest" bash -c '
 	for i in $(cat "$1"); do grep -q "\"${i#*@}\"" "$2/index.json" || exit 1; done' _ "$T/out" "$T/m"
 al_check "the mirrored store checks clean (the source catalog kept under its name)" \
 	bash -c '"$1" check --store "$2" | grep -q " 0 missing, 0 corrupt, 0 unreferenced"' _ "$AIRLOCK" "$T/m"
+al_run "$T/ms" "$T/err" "$AIRLOCK" mirrorsets --store "$T/m" --registry 127.0.0.1:5000/mirror
+al_check "the ImageDigestMirrorSet gains the operator repositories" bash -c '
+	grep -q "source: quay.io/example/alpha-bundle" "$1" &&
+	grep -q "source: quay.io/example/beta-operator" "$1" &&
+	grep -q "127.0.0.1:5000/mirror/example/openshift4/kube-rbac-proxy" "$1"' _ "$T/ms"
 al_run "$T/out2" "$T/err2" "$AIRLOCK" catalog filter --mirror --store "$T/m" --config "$T/isc-m.yaml"
 al_check "a second --mirror transfers nothing" grep -q "7 images, 0 blobs transferred (0 B), 14 already present" "$T/err2"
 
