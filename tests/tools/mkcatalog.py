@@ -35,7 +35,11 @@ Packages (versions, channels and edges are what the tests assert on):
   a tag, and the catalog names them by their real digests: the catalog's
   images can then be mirrored from the layout (airlock.sources).
 
+  --opaque makes the third layer an opaque whiteout of configs/ (only its
+  own gamma stays); --symlink adds configs/link -> alpha/catalog.json.
+
 Usage: mkcatalog.py LAYOUT NAME [--bundles N] [--sqlite] [--docker] [--update] [--images]
+                    [--opaque] [--symlink]
   LAYOUT  an OCI image layout directory (created if missing)
   NAME    the org.opencontainers.image.ref.name to tag
   --sqlite  write a pre-4.11 SQLite-style catalog (database label) instead
@@ -243,7 +247,7 @@ def yaml_docs(objs):
 
 
 def make_tar(files):
-    """files: list of (path, bytes or None for a directory)."""
+    """files: list of (path, bytes, None for a directory, or ("link", target))."""
     raw = io.BytesIO()
     with tarfile.open(fileobj=raw, mode="w", format=tarfile.PAX_FORMAT) as t:
         for path, data in files:
@@ -253,6 +257,10 @@ def make_tar(files):
             if data is None:
                 ti.type = tarfile.DIRTYPE
                 ti.mode = 0o755
+                t.addfile(ti)
+            elif isinstance(data, tuple):
+                ti.type = tarfile.SYMTYPE
+                ti.linkname = data[1]
                 t.addfile(ti)
             else:
                 ti.mode = 0o644
@@ -317,9 +325,14 @@ def main(argv):
             l2 += [("configs/" + p, None), ("configs/%s/catalog.json" % p, data)]
         l2 += [("configs/gamma", None), ("configs/gamma/catalog.yaml", yaml_docs(gamma(1)))]
         layers.append(l2)
-        layers.append([("configs", None), ("configs/.wh.stale", b""),
-                       ("configs/gamma", None),
-                       ("configs/gamma/catalog.yaml", yaml_docs(gamma(2)))])
+        l3 = [("configs", None), ("configs/.wh.stale", b""),
+              ("configs/gamma", None),
+              ("configs/gamma/catalog.yaml", yaml_docs(gamma(2)))]
+        if "--opaque" in argv:
+            l3[1] = ("configs/.wh..wh..opq", b"")
+        if "--symlink" in argv:
+            l3.append(("configs/link", ("link", "alpha/catalog.json")))
+        layers.append(l3)
         if update:
             layers.append([("configs", None), ("configs/alpha", None),
                            ("configs/alpha/catalog.json", json_stream(alpha(True)))])

@@ -797,6 +797,38 @@ static void test_catalog__reads_image_layers_with_whiteouts(void)
 	al_store_free(s);
 }
 
+/* An opaque whiteout in the third layer hides every lower file of
+ * configs/: only that layer's gamma remains. A symbolic link under
+ * configs/ is refused (airlock never resolves paths in an image). */
+static void test_catalog__opaque_whiteout_and_symlink(void)
+{
+	al_digest d1, d2;
+	al_store *s1 = make_layout("img5", "cat:1", "--opaque", &d1);
+	al_store *s2 = make_layout("img6", "cat:1", "--symlink", &d2);
+	al_catalog *c = NULL;
+
+	if (s1 != NULL) {
+		CU_ASSERT_EQUAL(al_catalog_open_image(&c, NULL, s1, &d1, NULL),
+		                0);
+		if (c != NULL) {
+			CU_ASSERT_EQUAL(al_catalog_package_count(c), 1);
+			CU_ASSERT_STRING_EQUAL(al_catalog_package_name(c, 0),
+			                       "gamma");
+		}
+		al_catalog_free(c);
+		c = NULL;
+	}
+	if (s2 != NULL) {
+		CU_ASSERT_EQUAL(al_catalog_open_image(&c, NULL, s2, &d2, NULL),
+		                AL_EUNSUPPORTED);
+		CU_ASSERT_PTR_NOT_NULL(
+		    strstr(al_error_message(), "'configs/link' is a symbolic link"));
+		CU_ASSERT_PTR_NULL(c);
+	}
+	al_store_free(s1);
+	al_store_free(s2);
+}
+
 static void test_catalog__sqlite_catalog_is_refused(void)
 {
 	al_digest d;
@@ -1543,6 +1575,8 @@ int main(void)
 	    {"reads_image_layers_with_whiteouts",
 	     test_catalog__reads_image_layers_with_whiteouts},
 	    {"sqlite_catalog_is_refused", test_catalog__sqlite_catalog_is_refused},
+	    {"opaque_whiteout_and_symlink",
+	     test_catalog__opaque_whiteout_and_symlink},
 	    {"corrupt_layer_is_everify", test_catalog__corrupt_layer_is_everify},
 	    {"rebuild_reads_back_filtered_catalog",
 	     test_catalog__rebuild_reads_back_filtered_catalog},
