@@ -6,6 +6,7 @@
 #include "common.h"
 #include "buf.h"
 #include "digest.h"
+#include "imageset.h"
 #include "oci.h"
 #include "store.h"
 
@@ -207,6 +208,43 @@ AL_EXPORT int al_cluster_catalog_yaml(al_buf *out, const char *name,
  * '-', at most 63 bytes (a DNS-1123 label), as oc-mirror names them
  * ("cs-redhat-operator-index-v4-16"). Caller frees; NULL on failure. */
 AL_EXPORT char *al_catalog_resource_name(const char *prefix, const char *image);
+
+/*
+ * One mirror.operators[] entry (imageset.h) on a store. al_catalog_names:
+ * the store name of the source catalog (the reference without
+ * docker://, normalised), of the rebuilt one
+ * (REGISTRY/(targetCatalog|repository):(targetTag|tag|latest)) and the
+ * target repository path; caller frees all three. AL_EUNSUPPORTED for an
+ * oci: catalog, AL_EINVAL for a catalog named by digest without
+ * targetTag, AL_EPARSE for a bad reference.
+ */
+AL_EXPORT int al_catalog_names(const al_imageset_operator *op,
+                               char **source_name, char **target_name,
+                               char **target_repo);
+
+/* What al_catalog_select produced. Free with al_catalog_selection_free. */
+typedef struct al_catalog_selection {
+	char *source_name;
+	char *target_name;
+	char *target_repo;
+	al_catalog *filtered;  /* the selection */
+	al_descriptor rebuilt; /* the rebuilt image (media_type NULL when not
+	                        * rebuilt) */
+	char **images;         /* al_catalog_images of the selection */
+	size_t nimages;
+} al_catalog_selection;
+
+/*
+ * The whole step for one entry whose catalog image is in s: find it
+ * (AL_ENOTFOUND), read it, filter it as the entry says, list its images
+ * and, when rebuild, rebuild and tag it under target_name. Messages name
+ * the catalog. Fetching the catalog and the images is the caller's
+ * (transfer.h), so that they share one transfer with everything else.
+ */
+AL_EXPORT int al_catalog_select(al_catalog_selection **out, al_store *s,
+                                const al_imageset_operator *op,
+                                const char *platform, int rebuild);
+AL_EXPORT void al_catalog_selection_free(al_catalog_selection *sel);
 
 /*
  * Semantic versions (semver 2.0) and ranges as blang/semver (OLM's

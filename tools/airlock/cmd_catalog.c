@@ -67,89 +67,6 @@ static const char catalog_help[] =
     "Exit status: 0 done, 2 usage or configuration error, 3 runtime "
     "error.\n";
 
-/* The store name of the catalog and the name of the rebuilt one. */
-static int names_of(const al_imageset_operator *op, char **src, char **dst,
-                    char **repo_path)
-{
-	const char *s = op->catalog;
-	al_ref r;
-	const char *tag;
-	int rc;
-
-	memset(&r, 0, sizeof(r));
-	if (al_str_startswith(s, "oci:")) {
-		cli_error(
-		    "catalog '%s': an oci: catalog must be copied into the "
-		    "store first ('airlock copy %s oci:STORE:NAME') and "
-		    "named by reference",
-		    s, s);
-		return AL_EINVAL;
-	}
-	if (al_str_startswith(s, "docker://"))
-		s += strlen("docker://");
-	if ((rc = al_ref_parse(&r, s)) < 0)
-		return cli_fail(rc, "catalog '%s'", s), rc;
-	tag = op->target_tag != NULL ? op->target_tag : r.tag;
-	if (tag == NULL && r.digest == NULL)
-		tag = "latest";
-	if (tag == NULL) {
-		cli_error("catalog '%s' is named by digest: give targetTag",
-		          op->catalog);
-		al_ref_clear(&r);
-		return AL_EINVAL;
-	}
-	*src = al_ref_string(&r);
-	*repo_path = al_strdup(op->target_catalog != NULL ? op->target_catalog
-	                                                  : r.repository);
-	*dst = al_sprintf("%s/%s:%s", r.registry, *repo_path, tag);
-	al_ref_clear(&r);
-	if (*src == NULL || *dst == NULL || *repo_path == NULL) {
-		cli_error("out of memory");
-		return AL_ENOMEM;
-	}
-	return 0;
-}
-
-/* Configuration strings -> the library's filter (borrowed pointers). */
-static int make_filter(const al_imageset_operator *op, al_catalog_filter *f,
-                       al_catalog_package_filter **pfs,
-                       al_catalog_channel_filter ***cfs)
-{
-	size_t i, j;
-
-	memset(f, 0, sizeof(*f));
-	*pfs = calloc(op->npackages + 1, sizeof(**pfs));
-	*cfs = calloc(op->npackages + 1, sizeof(**cfs));
-	if (*pfs == NULL || *cfs == NULL)
-		return AL_ENOMEM;
-	for (i = 0; i < op->npackages; i++) {
-		const al_imageset_op_package *p = &op->packages[i];
-		al_catalog_package_filter *pf = &(*pfs)[i];
-
-		(*cfs)[i] = calloc(p->nchannels + 1, sizeof(***cfs));
-		if ((*cfs)[i] == NULL)
-			return AL_ENOMEM;
-		for (j = 0; j < p->nchannels; j++) {
-			(*cfs)[i][j].name = p->channels[j].name;
-			(*cfs)[i][j].min_version = p->channels[j].min_version;
-			(*cfs)[i][j].max_version = p->channels[j].max_version;
-		}
-		pf->name = p->name;
-		pf->default_channel = p->default_channel;
-		pf->min_version = p->min_version;
-		pf->max_version = p->max_version;
-		pf->channels = (*cfs)[i];
-		pf->nchannels = p->nchannels;
-		pf->bundles = (const char *const *)p->bundles;
-		pf->nbundles = p->nbundles;
-	}
-	f->packages = *pfs;
-	f->npackages = op->npackages;
-	f->full = op->full;
-	f->skip_dependencies = op->skip_dependencies;
-	return 0;
-}
-
 static int write_resources(const char *dir, const char *registry,
                            const char *repo_path, const char *dst)
 {
@@ -262,67 +179,50 @@ static int do_one(al_store *s, const al_imageset *cfg,
                   const char *platform, int dry_run, char ***all, size_t *nall,
                   al_transfer *t, cli_common *cc)
 {
-	char *src = NULL, *dst = NULL, *repo = NULL, **imgs = NULL;
-	al_catalog_package_filter *pfs = NULL;
-	al_catalog_channel_filter **cfs = NULL;
-	al_catalog *c = NULL, *fc = NULL;
-	al_catalog_filter f;
-	al_store_image img;
-	al_descriptor nd;
-	size_t n = 0, i;
+	al_catalog_selection *sel = NULL;
+	char *src = NULL, *dst = NULL, *repo = NULL;
+	size_t i;
 	int rc;
 
-	memset(&img, 0, sizeof(img));
-	memset(&nd, 0, sizeof(nd));
-	if ((rc = names_of(op, &src, &dst, &repo)) < 0)
+	if ((rc = al_catalog_names(op, &src, &dst, &repo)) < 0) {
+		cli_fail(rc, "%s:%zu", cfg->path, op->line);
 		goto out;
+	}
 	if (t != NULL) {
 		/* the catalog image first: it may have moved since last time */
 		if ((rc = queue_image(t, op->catalog)) < 0 ||
 		    (rc = run_transfer(t, cc, op->catalog)) < 0)
 			goto out;
 	}
-	if ((rc = al_store_find(s, src, &img)) < 0 &&
-	    (rc = al_store_find(s, op->catalog, &img)) < 0) {
-		cli_error("%s:%zu: catalog '%s' is not in the store '%s': "
-		          "mirror or copy it first",
-		          cfg->path, op->line, src, al_store_path(s));
+	if ((rc = al_catalog_select(&sel, s, op, platform, !dry_run)) < 0) {
+		cli_fail(rc, "%s:%zu", cfg->path, op->line);
+		if (rc == AL_ENOTFOUND) {
+			al_store_image img;
+
+			memset(&img, 0, sizeof(img));
+			/* the catalog is there: the configuration asks for
+			 * something it does not have */
+			if (al_store_find(s, src, &img) == 0)
+				rc = AL_EINVAL;
+			al_store_image_clear(&img);
+		}
 		goto out;
 	}
-	if ((rc = al_catalog_open_image(&c, NULL, s, &img.desc.digest,
-	                                platform)) < 0) {
-		cli_fail(rc, "%s:%zu: catalog '%s'", cfg->path, op->line, src);
-		goto out;
-	}
-	if ((rc = make_filter(op, &f, &pfs, &cfs)) < 0) {
-		cli_error("out of memory");
-		goto out;
-	}
-	if ((rc = al_catalog_filter_apply(&fc, c, &f)) < 0) {
-		cli_fail(rc, "%s:%zu: catalog '%s'", cfg->path, op->line, src);
-		if (rc == AL_ENOTFOUND)
-			rc = AL_EINVAL; /* the configuration asks for nothing */
-		goto out;
-	}
-	for (i = 0; i < al_catalog_unresolved_count(fc); i++)
+	for (i = 0; i < al_catalog_unresolved_count(sel->filtered); i++)
 		cli_warn("catalog '%s': %s", src,
-		         al_catalog_unresolved_at(fc, i));
-	if ((rc = al_catalog_images(fc, &imgs, &n)) < 0) {
-		cli_fail(rc, "catalog '%s'", src);
-		goto out;
-	}
+		         al_catalog_unresolved_at(sel->filtered, i));
 	if (t != NULL) {
 		char *what = al_sprintf("images of catalog '%s'", src);
 
-		for (i = 0; i < n && rc == 0; i++)
-			rc = queue_image(t, imgs[i]);
+		for (i = 0; i < sel->nimages && rc == 0; i++)
+			rc = queue_image(t, sel->images[i]);
 		if (rc == 0)
 			rc = run_transfer(t, cc, what != NULL ? what : src);
 		free(what);
 		if (rc < 0)
 			goto out;
 	}
-	for (i = 0; i < n; i++) {
+	for (i = 0; i < sel->nimages; i++) {
 		char **nv = realloc(*all, (*nall + 1) * sizeof(*nv));
 
 		if (nv == NULL) {
@@ -331,26 +231,22 @@ static int do_one(al_store *s, const al_imageset *cfg,
 			goto out;
 		}
 		*all = nv;
-		(*all)[(*nall)++] = imgs[i];
-		imgs[i] = NULL;
+		(*all)[(*nall)++] = sel->images[i];
+		sel->images[i] = NULL;
 	}
 	if (fbc != NULL) {
 		char *sub = al_catalog_resource_name("fbc", dst);
 		char *d =
 		    sub != NULL ? al_sprintf("%s/%s", fbc, sub + 4) : NULL;
 
-		rc = d != NULL ? al_catalog_write_dir(fc, d) : AL_ENOMEM;
+		rc = d != NULL ? al_catalog_write_dir(sel->filtered, d)
+		               : AL_ENOMEM;
 		if (rc < 0)
 			cli_fail(rc, "cannot write the catalog into '%s'", fbc);
 		free(sub);
 		free(d);
 		if (rc < 0)
 			goto out;
-	}
-	if (!dry_run && (rc = al_catalog_rebuild(s, &img.desc.digest, platform,
-	                                         fc, dst, &nd)) < 0) {
-		cli_fail(rc, "cannot rebuild catalog '%s'", src);
-		goto out;
 	}
 	if (resources != NULL &&
 	    (rc = write_resources(resources, registry, repo, dst)) < 0)
@@ -361,24 +257,12 @@ static int do_one(al_store *s, const al_imageset *cfg,
 		fprintf(stderr,
 		        "airlock: catalog '%s': %zu packages, %zu "
 		        "bundles -> '%s' (%s)\n",
-		        src, al_catalog_package_count(fc),
-		        al_catalog_bundle_count(fc), dst,
-		        al_digest_str(&nd.digest, ds));
+		        src, al_catalog_package_count(sel->filtered),
+		        al_catalog_bundle_count(sel->filtered), dst,
+		        al_digest_str(&sel->rebuilt.digest, ds));
 	}
 out:
-	if (imgs != NULL) {
-		for (i = 0; i < n; i++)
-			free(imgs[i]);
-		free(imgs);
-	}
-	for (i = 0; cfs != NULL && i < op->npackages; i++)
-		free(cfs[i]);
-	free(cfs);
-	free(pfs);
-	al_descriptor_clear(&nd);
-	al_store_image_clear(&img);
-	al_catalog_free(fc);
-	al_catalog_free(c);
+	al_catalog_selection_free(sel);
 	free(src);
 	free(dst);
 	free(repo);
