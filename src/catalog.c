@@ -178,7 +178,7 @@ static int add_yaml_stream(al_catalog *c, const char *path, const uint8_t *p,
 		if (docs[i]->type == AL_YAML_SCALAR && docs[i]->len == 0)
 			continue;
 		if ((rc = al_yaml_to_json(&v, docs[i])) < 0) {
-			rc = al_error_wrap(rc, "%s: ", path);
+			rc = al_error_wrap(rc, "%s", path);
 			break;
 		}
 		snprintf(where, sizeof(where), "%s:%zu", path, docs[i]->line);

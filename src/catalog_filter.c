@@ -1053,7 +1053,7 @@ int al_catalog_filter_apply(al_catalog **out, const al_catalog *in,
 	if ((rc = al_catalog_new(&res)) < 0 || (rc = emit(res, &st)) < 0)
 		goto out;
 	if ((rc = al_catalog_finish(res)) < 0) {
-		rc = al_error_wrap(rc, "the filtered catalog is not valid: ");
+		rc = al_error_wrap(rc, "the filtered catalog is not valid");
 		goto out;
 	}
 	json_decref(res->unresolved_list);

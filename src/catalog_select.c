@@ -30,7 +30,7 @@ int al_catalog_names(const al_imageset_operator *op, char **source_name,
 	if (al_str_startswith(s, "docker://"))
 		s += strlen("docker://");
 	if ((rc = al_ref_parse(&r, s)) < 0)
-		return al_error_wrap(rc, "catalog '%s': ", op->catalog);
+		return al_error_wrap(rc, "catalog '%s'", op->catalog);
 	tag = op->target_tag != NULL ? op->target_tag : r.tag;
 	if (tag == NULL && r.digest == NULL)
 		tag = "latest";
@@ -148,13 +148,13 @@ int al_catalog_select(al_catalog_selection **out, al_store *s,
 	}
 	if ((rc = al_catalog_open_image(&c, NULL, s, &img.desc.digest,
 	                                platform)) < 0) {
-		rc = al_error_wrap(rc, "catalog '%s': ", sel->source_name);
+		rc = al_error_wrap(rc, "catalog '%s'", sel->source_name);
 		goto out;
 	}
 	if ((rc = make_filter(op, &f, &pfs, &cfs)) < 0)
 		goto out;
 	if ((rc = al_catalog_filter_apply(&sel->filtered, c, &f)) < 0) {
-		rc = al_error_wrap(rc, "catalog '%s': ", sel->source_name);
+		rc = al_error_wrap(rc, "catalog '%s'", sel->source_name);
 		goto out;
 	}
 	if ((rc = al_catalog_images(sel->filtered, &sel->images,
@@ -163,8 +163,8 @@ int al_catalog_select(al_catalog_selection **out, al_store *s,
 	if (rebuild && (rc = al_catalog_rebuild(s, &img.desc.digest, platform,
 	                                        sel->filtered, sel->target_name,
 	                                        &sel->rebuilt)) < 0) {
-		rc = al_error_wrap(
-		    rc, "rebuilding catalog '%s': ", sel->source_name);
+		rc = al_error_wrap(rc, "rebuilding catalog '%s'",
+		                   sel->source_name);
 		goto out;
 	}
 	*out = sel;

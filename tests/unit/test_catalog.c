@@ -1528,6 +1528,58 @@ out:
 	al_buf_free(&b);
 }
 
+/* al_catalog_names and al_catalog_select: one entry end to end. */
+static void test_catalog__select_entry(void)
+{
+	al_imageset_op_package pkg = {.name = (char *)"alpha"};
+	al_imageset_operator op = {.catalog = (char *)"docker://cat:1",
+	                           .packages = &pkg,
+	                           .npackages = 1};
+	al_imageset_operator byd = {
+	    .catalog = (char *)"quay.io/a/b@sha256:"
+	                       "0000000000000000000000000000000000000000000000"
+	                       "000000000000000000"};
+	al_catalog_selection *sel = NULL;
+	char *a = NULL, *b = NULL, *c = NULL;
+	al_digest d;
+	al_store *s;
+
+	CU_ASSERT_EQUAL(al_catalog_names(&byd, &a, &b, &c), AL_EINVAL);
+	byd.target_catalog = (char *)"olm/idx";
+	byd.target_tag = (char *)"v1";
+	CU_ASSERT_EQUAL(al_catalog_names(&byd, &a, &b, &c), 0);
+	if (b != NULL)
+		CU_ASSERT_STRING_EQUAL(b, "quay.io/olm/idx:v1");
+	free(a);
+	free(b);
+	free(c);
+	a = b = c = NULL;
+	op.catalog = (char *)"oci:/x/y";
+	CU_ASSERT_EQUAL(al_catalog_names(&op, &a, &b, &c), AL_EUNSUPPORTED);
+	op.catalog = (char *)"docker://quay.io/example/catalog:v1";
+	s = make_layout("img7", "quay.io/example/catalog:v1", "", &d);
+	if (s == NULL)
+		return;
+	CU_ASSERT_EQUAL(al_catalog_select(&sel, s, &op, NULL, 1), 0);
+	if (sel != NULL) {
+		CU_ASSERT_STRING_EQUAL(sel->source_name,
+		                       "quay.io/example/catalog:v1");
+		CU_ASSERT_STRING_EQUAL(sel->target_name,
+		                       "quay.io/example/catalog:v1");
+		CU_ASSERT_EQUAL(sel->nimages, 7);
+		CU_ASSERT_PTR_NOT_NULL(sel->rebuilt.media_type);
+		CU_ASSERT_EQUAL(al_catalog_package_count(sel->filtered), 2);
+	}
+	al_catalog_selection_free(sel);
+	sel = NULL;
+	pkg.name = (char *)"nosuch";
+	CU_ASSERT_EQUAL(al_catalog_select(&sel, s, &op, NULL, 0), AL_ENOTFOUND);
+	CU_ASSERT_PTR_NOT_NULL(strstr(al_error_message(),
+	                              "catalog 'quay.io/example/catalog:v1': "
+	                              "package 'nosuch' not found"));
+	al_store_free(s);
+}
+
 int main(void)
 {
 	CU_TestInfo tests[] = {
@@ -1564,6 +1616,7 @@ int main(void)
 	    {"validation_like_declcfg", test_catalog__validation_like_declcfg},
 	    {"semver_ranges_like_blang", test_catalog__semver_ranges_like_blang},
 	    {"cluster_resources", test_catalog__cluster_resources},
+	    {"select_entry", test_catalog__select_entry},
 	    {"cluster_resources_match_crds",
 	     test_catalog__cluster_resources_match_crds},
 	    {"imageset_operators", test_catalog__imageset_operators},
