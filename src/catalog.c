@@ -358,6 +358,15 @@ static int index_packages(al_catalog *c)
 		p->name = name_of(o, "name", "olm.package", &rc);
 		if (p->name == NULL)
 			return rc;
+		/* the name becomes a directory (declcfg.WriteFS layout) */
+		if (strchr(p->name, '/') != NULL || strcmp(p->name, ".") == 0 ||
+		    strcmp(p->name, "..") == 0 ||
+		    strcmp(p->name, AL_CATALOG_GLOBAL_NAME) == 0 ||
+		    strncmp(p->name, ".wh.", 4) == 0)
+			return al_error_set(AL_EPARSE,
+			                    "package name '%s' cannot be a "
+			                    "directory name",
+			                    p->name);
 		p->obj = o;
 		dc = al_json_str(o, "defaultChannel");
 		p->default_channel = dc != NULL ? dc : "";

@@ -1163,9 +1163,10 @@ static json_t *desc_json(const char *mt, const al_digest *d, uint64_t size)
 	                 al_digest_str(d, ds), "size", (json_int_t)size);
 }
 
-int al_catalog_rebuild(al_store *s, const al_digest *base, const char *platform,
-                       const al_catalog *c, const char *name,
-                       al_descriptor *out)
+/* Rebuild one image manifest (base, or the platform entry of an index);
+ * writes the blobs, tags nothing. */
+static int rebuild_one(al_store *s, const al_digest *base, const char *platform,
+                       const al_catalog *c, al_descriptor *out)
 {
 	al_buf tar = AL_BUF_INIT(AL_CATALOG_TOTAL_MAX + 64 * AL_MIB);
 	al_buf gz = AL_BUF_INIT(AL_CATALOG_TOTAL_MAX + 64 * AL_MIB);
@@ -1181,11 +1182,6 @@ int al_catalog_rebuild(al_store *s, const al_digest *base, const char *platform,
 
 	memset(&m, 0, sizeof(m));
 	memset(&d, 0, sizeof(d));
-	if (s == NULL || base == NULL || c == NULL || out == NULL ||
-	    !c->finished)
-		return al_error_set(AL_EINVAL, "no store, image or catalog");
-	if (platform == NULL)
-		platform = "linux/amd64";
 	if ((rc = load_manifest(s, base, platform, &m)) < 0 ||
 	    (rc = load_config(s, &m, &cfg)) < 0 ||
 	    (rc = configs_dir_of(cfg, &dir)) < 0)
@@ -1286,8 +1282,6 @@ int al_catalog_rebuild(al_store *s, const al_digest *base, const char *platform,
 	}
 	d.digest = mand;
 	d.size = strlen(mtext);
-	if (name != NULL && (rc = al_store_tag(s, name, &d)) < 0)
-		goto out;
 	*out = d;
 	memset(&d, 0, sizeof(d));
 out:
@@ -1303,5 +1297,131 @@ out:
 	free(cache);
 	al_buf_free(&tar);
 	al_buf_free(&gz);
+	return rc;
+}
+
+/* An index of the rebuilt platform images (attestation entries, platform
+ * "unknown", are left out: they describe the old images). */
+static int rebuild_index(al_store *s, const al_manifest *idx,
+                         const al_catalog *c, al_descriptor *out)
+{
+	json_t *mans = json_array(), *doc = NULL;
+	char ds[AL_DIGEST_STRMAX], *text = NULL;
+	al_descriptor d;
+	al_digest id;
+	size_t i;
+	int rc = 0;
+
+	memset(&d, 0, sizeof(d));
+	if (mans == NULL)
+		return al_error_set(AL_ENOMEM, "out of memory");
+	for (i = 0; i < idx->nmanifests; i++) {
+		const al_descriptor *e = &idx->manifests[i];
+		al_descriptor nd;
+		json_t *ent, *plat;
+
+		memset(&nd, 0, sizeof(nd));
+		if (e->os != NULL && strcmp(e->os, "unknown") == 0)
+			continue;
+		if (al_media_type_is_index(e->media_type)) {
+			rc = al_error_set(
+			    AL_EUNSUPPORTED,
+			    "catalog index entry '%s' is itself an "
+			    "index",
+			    al_digest_str(&e->digest, ds));
+			goto out;
+		}
+		if ((rc = rebuild_one(s, &e->digest, "linux/amd64", c, &nd)) <
+		    0) {
+			rc = al_error_wrap(rc, "platform %s/%s",
+			                   e->os != NULL ? e->os : "?",
+			                   e->arch != NULL ? e->arch : "?");
+			goto out;
+		}
+		ent = desc_json(AL_MT_OCI_MANIFEST, &nd.digest, nd.size);
+		al_descriptor_clear(&nd);
+		plat = e->os != NULL || e->arch != NULL
+		           ? json_pack("{s:s, s:s}", "architecture",
+		                       e->arch != NULL ? e->arch : "", "os",
+		                       e->os != NULL ? e->os : "")
+		           : NULL;
+		if (plat != NULL && e->variant != NULL)
+			json_object_set_new(plat, "variant",
+			                    json_string(e->variant));
+		if (ent == NULL ||
+		    (plat != NULL &&
+		     json_object_set_new(ent, "platform", plat) < 0) ||
+		    json_array_append_new(mans, ent) < 0) {
+			rc = al_error_set(AL_ENOMEM, "out of memory");
+			goto out;
+		}
+	}
+	if (json_array_size(mans) == 0) {
+		rc = al_error_set(AL_EPARSE, "the catalog index has no image");
+		goto out;
+	}
+	doc = json_pack("{s:i, s:s, s:O}", "schemaVersion", 2, "mediaType",
+	                AL_MT_OCI_INDEX, "manifests", mans);
+	text = doc != NULL ? json_dumps(doc, JSON_COMPACT | JSON_PRESERVE_ORDER)
+	                   : NULL;
+	if (text == NULL) {
+		rc = al_error_set(AL_ENOMEM, "out of memory");
+		goto out;
+	}
+	if ((rc = al_store_put_blob(s, (const uint8_t *)text, strlen(text),
+	                            &id)) < 0)
+		goto out;
+	d.media_type = al_strdup(AL_MT_OCI_INDEX);
+	if (d.media_type == NULL) {
+		rc = al_error_set(AL_ENOMEM, "out of memory");
+		goto out;
+	}
+	d.digest = id;
+	d.size = strlen(text);
+	*out = d;
+	memset(&d, 0, sizeof(d));
+out:
+	al_descriptor_clear(&d);
+	json_decref(doc);
+	json_decref(mans);
+	free(text);
+	return rc;
+}
+
+int al_catalog_rebuild(al_store *s, const al_digest *base, const char *platform,
+                       const al_catalog *c, const char *name,
+                       al_descriptor *out)
+{
+	al_buf b = AL_BUF_INIT(AL_OCI_MANIFEST_MAX);
+	char ds[AL_DIGEST_STRMAX];
+	al_descriptor d;
+	al_manifest m;
+	int rc;
+
+	memset(&m, 0, sizeof(m));
+	memset(&d, 0, sizeof(d));
+	if (s == NULL || base == NULL || c == NULL || out == NULL ||
+	    !c->finished)
+		return al_error_set(AL_EINVAL, "no store, image or catalog");
+	al_digest_str(base, ds);
+	if ((rc = al_store_read_blob(s, base, &b)) < 0 ||
+	    (rc = al_manifest_parse(&m, b.ptr, b.len, NULL, ds)) < 0)
+		goto out;
+	if (m.is_index && platform == NULL)
+		rc = rebuild_index(s, &m, c, &d);
+	else
+		rc = rebuild_one(s, base,
+		                 platform != NULL ? platform : "linux/amd64", c,
+		                 &d);
+	if (rc < 0)
+		goto out;
+	if (name != NULL && (rc = al_store_tag(s, name, &d)) < 0)
+		goto out;
+	*out = d;
+	memset(&d, 0, sizeof(d));
+out:
+	al_descriptor_clear(&d);
+	al_manifest_clear(&m);
+	al_buf_free(&b);
 	return rc;
 }

@@ -171,12 +171,15 @@ AL_EXPORT int al_catalog_render_global(const al_catalog *c, al_buf *out);
 AL_EXPORT int al_catalog_write_dir(const al_catalog *c, const char *dir);
 
 /*
- * Rebuild the catalog image base (manifest in s, platform as in
- * open_image) for c: a new gzip layer that holds only c under the
- * image's configs directory, DIR/<package>/catalog.json (an opaque
- * whiteout hides every older file there), and a whiteout of opm's
- * serving cache (the directory of --cache-dir in the config's Cmd or
- * Entrypoint); the new config drops --cache-dir and
+ * Rebuild the catalog image base (a manifest in s) for c. An image
+ * index is rebuilt entry by entry into a new OCI index (every platform
+ * when platform is NULL, attestation entries of platform "unknown" left
+ * out, each platform keeping its own base layers and config); with
+ * platform, or for a single image, one OCI manifest. For each image: a new gzip
+ * layer that holds only c under the image's configs directory,
+ * DIR/<package>/catalog.json (an opaque whiteout hides every older file there),
+ * and a whiteout of opm's serving cache (the directory of --cache-dir in the
+ * config's Cmd or Entrypoint); the new config drops --cache-dir and
  * --cache-enforce-integrity from the command so that opm serve builds
  * its cache at start (docs/operators.md says why), appends the layer's
  * diff ID and a history entry, and keeps the labels. Docker layer media

@@ -38,8 +38,12 @@ Packages (versions, channels and edges are what the tests assert on):
   --opaque makes the third layer an opaque whiteout of configs/ (only its
   own gamma stays); --symlink adds configs/link -> alpha/catalog.json.
 
+  --index tags an OCI image index of two platform images (linux/amd64,
+  linux/arm64: same layers, own configs) plus an attestation entry
+  (platform unknown/unknown), as multi-arch catalogs are published.
+
 Usage: mkcatalog.py LAYOUT NAME [--bundles N] [--sqlite] [--docker] [--update] [--images]
-                    [--opaque] [--symlink]
+                    [--opaque] [--symlink] [--index]
   LAYOUT  an OCI image layout directory (created if missing)
   NAME    the org.opencontainers.image.ref.name to tag
   --sqlite  write a pre-4.11 SQLite-style catalog (database label) instead
@@ -353,15 +357,33 @@ def main(argv):
         "rootfs": {"type": "layers", "diff_ids": diffs},
         "history": hist,
     }
-    cb = json.dumps(config, sort_keys=True).encode()
-    cd = put_blob(layout, cb)
-    manifest = {"schemaVersion": 2,
-                "mediaType": D_MANIFEST if docker else OCI_MANIFEST,
-                "config": {"mediaType": D_CONFIG if docker else OCI_CONFIG,
-                           "digest": cd, "size": len(cb)},
-                "layers": descs}
-    mb = json.dumps(manifest, sort_keys=True).encode()
-    md = put_blob(layout, mb)
+    def image(arch):
+        config["architecture"] = arch
+        cb = json.dumps(config, sort_keys=True).encode()
+        cd = put_blob(layout, cb)
+        manifest = {"schemaVersion": 2,
+                    "mediaType": D_MANIFEST if docker else OCI_MANIFEST,
+                    "config": {"mediaType": D_CONFIG if docker else OCI_CONFIG,
+                               "digest": cd, "size": len(cb)},
+                    "layers": descs}
+        mb = json.dumps(manifest, sort_keys=True).encode()
+        return manifest, mb, put_blob(layout, mb)
+    manifest, mb, md = image("amd64")
+    if "--index" in argv:
+        ents = [{"mediaType": manifest["mediaType"], "digest": md, "size": len(mb),
+                 "platform": {"architecture": "amd64", "os": "linux"}}]
+        _, mb2, md2 = image("arm64")
+        ents.append({"mediaType": manifest["mediaType"], "digest": md2, "size": len(mb2),
+                     "platform": {"architecture": "arm64", "os": "linux"}})
+        att = json.dumps({"schemaVersion": 2, "mediaType": OCI_MANIFEST,
+                          "config": {"mediaType": OCI_CONFIG, "digest": put_blob(layout, b"{}"),
+                                     "size": 2}, "layers": []}).encode()
+        ents.append({"mediaType": OCI_MANIFEST, "digest": put_blob(layout, att),
+                     "size": len(att), "platform": {"architecture": "unknown", "os": "unknown"}})
+        manifest = {"schemaVersion": 2, "mediaType": "application/vnd.oci.image.index.v1+json",
+                    "manifests": ents}
+        mb = json.dumps(manifest, sort_keys=True).encode()
+        md = put_blob(layout, mb)
     ip = os.path.join(layout, "index.json")
     index = {"schemaVersion": 2, "manifests": []}
     if os.path.exists(ip):

@@ -684,6 +684,13 @@ static void test_catalog__validation_like_declcfg(void)
 	                       "\"p.v1.0.0\",\"skipRange\":\"~~1\"}]}",
 	                       "skipRange '~~1' is not a version range"));
 	CU_ASSERT(finish_fails(B("1.0.0"), "package 'p' not found"));
+	/* package names become directories: no traversal */
+	CU_ASSERT(finish_fails("{\"schema\":\"olm.package\",\"name\":"
+	                       "\"../etc\"}",
+	                       "package name '../etc' cannot be a directory"));
+	CU_ASSERT(finish_fails("{\"schema\":\"olm.package\",\"name\":"
+	                       "\"..\"}",
+	                       "cannot be a directory"));
 }
 
 static void test_catalog__semver_ranges_like_blang(void)
@@ -827,6 +834,61 @@ static void test_catalog__opaque_whiteout_and_symlink(void)
 	}
 	al_store_free(s1);
 	al_store_free(s2);
+}
+
+/* A multi-arch catalog: read through the index (linux/amd64 by default,
+ * linux/arm64 on request); rebuilt into an OCI index with both platforms
+ * (the attestation entry left out), each readable back. */
+static void test_catalog__rebuild_index_keeps_platforms(void)
+{
+	al_catalog_package_filter pf = {.name = "beta"};
+	al_catalog_filter f = {.packages = &pf, .npackages = 1};
+	al_digest d;
+	al_store *s = make_layout("img8", "cat:1", "--index", &d);
+	al_catalog *c = NULL, *fc = NULL, *arm = NULL;
+	al_descriptor nd;
+	al_buf b = AL_BUF_INIT(1 << 20);
+	json_t *idx = NULL;
+
+	memset(&nd, 0, sizeof(nd));
+	if (s == NULL)
+		return;
+	CU_ASSERT_EQUAL(al_catalog_open_image(&c, NULL, s, &d, NULL), 0);
+	CU_ASSERT_EQUAL(al_catalog_open_image(&arm, NULL, s, &d, "linux/arm64"),
+	                0);
+	if (c == NULL || al_catalog_filter_apply(&fc, c, &f) != 0)
+		goto out;
+	CU_ASSERT_EQUAL(al_catalog_rebuild(s, &d, NULL, fc, "cat:f", &nd), 0);
+	CU_ASSERT_STRING_EQUAL(nd.media_type != NULL ? nd.media_type : "",
+	                       "application/vnd.oci.image.index.v1+json");
+	if (al_store_read_blob(s, &nd.digest, &b) == 0 &&
+	    al_json_parse(&idx, b.ptr, b.len, "idx") == 0) {
+		json_t *m = json_object_get(idx, "manifests");
+
+		CU_ASSERT_EQUAL(json_array_size(m), 2);
+		CU_ASSERT_STRING_EQUAL(
+		    al_json_str(json_object_get(json_array_get(m, 1), "platform"),
+		                "architecture"),
+		    "arm64");
+	} else {
+		CU_FAIL("index");
+	}
+	al_catalog_free(arm);
+	arm = NULL;
+	CU_ASSERT_EQUAL(
+	    al_catalog_open_image(&arm, NULL, s, &nd.digest, "linux/arm64"), 0);
+	if (arm != NULL) {
+		CU_ASSERT_EQUAL(al_catalog_package_count(arm), 1);
+		CU_ASSERT_STRING_EQUAL(al_catalog_package_name(arm, 0), "beta");
+	}
+out:
+	json_decref(idx);
+	al_buf_free(&b);
+	al_descriptor_clear(&nd);
+	al_catalog_free(arm);
+	al_catalog_free(fc);
+	al_catalog_free(c);
+	al_store_free(s);
 }
 
 static void test_catalog__sqlite_catalog_is_refused(void)
@@ -1628,6 +1690,8 @@ int main(void)
 	    {"reads_image_layers_with_whiteouts",
 	     test_catalog__reads_image_layers_with_whiteouts},
 	    {"sqlite_catalog_is_refused", test_catalog__sqlite_catalog_is_refused},
+	    {"rebuild_index_keeps_platforms",
+	     test_catalog__rebuild_index_keeps_platforms},
 	    {"opaque_whiteout_and_symlink",
 	     test_catalog__opaque_whiteout_and_symlink},
 	    {"corrupt_layer_is_everify", test_catalog__corrupt_layer_is_everify},
