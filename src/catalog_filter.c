@@ -8,6 +8,8 @@
 #include "catalog_int.h"
 
 #define LIST_MAX 20 /* names listed in "what exists" messages */
+/* skipRange x entries per channel (docs/operators.md, Bounds) */
+#define SKIPRANGE_WORK_MAX ((uint64_t)100000000)
 
 struct fchan {
 	int kept;
@@ -205,6 +207,20 @@ static int select_connected(const struct cat_package *p,
 	if (chain == NULL || count == NULL || seen == NULL || onchain == NULL ||
 	    mark == NULL || reached == NULL) {
 		rc = al_error_set(AL_ENOMEM, "out of memory");
+		goto out;
+	}
+	/* each skipRange is checked against every entry, three times: bound
+	 * the work a hostile catalog can ask for */
+	for (k = 0, x = 0; k < n; k++)
+		x += ch->entries[k].has_range != 0;
+	if (x > 0 && (uint64_t)x * n > SKIPRANGE_WORK_MAX) {
+		rc =
+		    al_error_set(AL_ELIMIT,
+		                 "package '%s' channel '%s': %zu skipRanges "
+		                 "over %zu entries is more than airlock checks "
+		                 "(%llu)",
+		                 p->name, ch->name, x, n,
+		                 (unsigned long long)SKIPRANGE_WORK_MAX);
 		goto out;
 	}
 	while (cur >= 0 && !onchain[cur]) {

@@ -1642,6 +1642,53 @@ static void test_catalog__select_entry(void)
 	al_store_free(s);
 }
 
+/* The skipRange work bound: 10,001 entries, each with a skipRange, ask
+ * for more than 10^8 checks: AL_ELIMIT naming the channel. */
+static void test_catalog__skiprange_work_is_bounded(void)
+{
+	al_buf b = AL_BUF_INIT(64 << 20);
+	al_catalog *c = NULL, *out = NULL;
+	al_catalog_channel_filter cf = {"c", "1.0.0", "1.5.0"};
+	al_catalog_package_filter pf = {
+	    .name = "p", .channels = &cf, .nchannels = 1};
+	al_catalog_filter f = {.packages = &pf, .npackages = 1};
+	size_t i, n = 10001;
+	int ok;
+
+	ok = al_buf_puts(&b, PKG "{\"schema\":\"olm.channel\",\"package\":"
+	                         "\"p\",\"name\":\"c\",\"entries\":[") == 0;
+	for (i = 0; ok && i < n; i++) {
+		ok = al_buf_printf(&b, "%s{\"name\":\"p.v1.%zu.0\"",
+		                   i ? "," : "", i) == 0;
+		if (ok && i > 0)
+			ok = al_buf_printf(&b, ",\"replaces\":\"p.v1.%zu.0\"",
+			                   i - 1) == 0;
+		ok = ok && al_buf_printf(&b, ",\"skipRange\":\"<1.%zu.0\"}",
+		                         i) == 0;
+	}
+	ok = ok && al_buf_puts(&b, "]}\n") == 0;
+	for (i = 0; ok && i < n; i++)
+		ok = al_buf_printf(&b,
+		                   "{\"schema\":\"olm.bundle\",\"package\":\"p\","
+		                   "\"name\":\"p.v1.%zu.0\",\"properties\":[{"
+		                   "\"type\":\"olm.package\",\"value\":{"
+		                   "\"packageName\":\"p\",\"version\":"
+		                   "\"1.%zu.0\"}}]}\n",
+		                   i, i) == 0;
+	CU_ASSERT(ok);
+	CU_ASSERT_EQUAL(al_catalog_new(&c), 0);
+	if (al_catalog_add_file(c, "big.json", b.ptr, b.len) != 0)
+		fprintf(stderr, "%s\n", al_error_message());
+	CU_ASSERT_EQUAL(al_catalog_finish(c), 0);
+	CU_ASSERT_EQUAL(al_catalog_filter_apply(&out, c, &f), AL_ELIMIT);
+	CU_ASSERT_PTR_NOT_NULL(strstr(al_error_message(),
+	                              "package 'p' channel 'c': 10001 "
+	                              "skipRanges over 10001 entries"));
+	al_catalog_free(out);
+	al_catalog_free(c);
+	al_buf_free(&b);
+}
+
 int main(void)
 {
 	CU_TestInfo tests[] = {
@@ -1679,6 +1726,8 @@ int main(void)
 	    {"semver_ranges_like_blang", test_catalog__semver_ranges_like_blang},
 	    {"cluster_resources", test_catalog__cluster_resources},
 	    {"select_entry", test_catalog__select_entry},
+	    {"skiprange_work_is_bounded",
+	     test_catalog__skiprange_work_is_bounded},
 	    {"cluster_resources_match_crds",
 	     test_catalog__cluster_resources_match_crds},
 	    {"imageset_operators", test_catalog__imageset_operators},
