@@ -34,6 +34,8 @@ Packages (versions, channels and edges are what the tests assert on):
   and related image (one small layer each), tagged with its repository and
   a tag, and the catalog names them by their real digests: the catalog's
   images can then be mirrored from the layout (airlock.sources).
+  --image-size N gives every non-bundle image N more bytes of
+  incompressible data (gzip level 1), for benchmarks.
 
   --opaque makes the third layer an opaque whiteout of configs/ (only its
   own gamma stays); --symlink adds configs/link -> alpha/catalog.json.
@@ -55,6 +57,7 @@ import hashlib
 import io
 import json
 import os
+import random
 import sys
 import tarfile
 
@@ -73,7 +76,7 @@ def digest_of(b):
 
 
 # --images: the layout to write real images into, and the index entries
-IMAGES = {"layout": None, "entries": {}}
+IMAGES = {"layout": None, "entries": {}, "size": 0}
 
 
 def fake_digest(s):
@@ -85,7 +88,11 @@ def image_ref(repo, seed):
     if IMAGES["layout"] is None:
         return "%s@%s" % (repo, fake_digest(seed))
     layout = IMAGES["layout"]
-    tar, gz = make_tar([("content", None), ("content/id", seed.encode() + b"\n")])
+    files = [("content", None), ("content/id", seed.encode() + b"\n")]
+    if IMAGES["size"] and "-bundle" not in repo:
+        # operand-sized data, incompressible, reproducible from the seed
+        files.append(("content/data", random.Random(seed).randbytes(IMAGES["size"])))
+    tar, gz = make_tar(files, level=1 if IMAGES["size"] else 9)
     ld = put_blob(layout, gz)
     cfg = json.dumps({"architecture": "amd64", "os": "linux",
                       "rootfs": {"type": "layers", "diff_ids": [digest_of(tar)]}},
@@ -250,7 +257,7 @@ def yaml_docs(objs):
     return out.getvalue().encode()
 
 
-def make_tar(files):
+def make_tar(files, level=9):
     """files: list of (path, bytes, None for a directory, or ("link", target))."""
     raw = io.BytesIO()
     with tarfile.open(fileobj=raw, mode="w", format=tarfile.PAX_FORMAT) as t:
@@ -272,7 +279,7 @@ def make_tar(files):
                 t.addfile(ti, io.BytesIO(data))
     tar = raw.getvalue()
     gz = io.BytesIO()
-    with gzip.GzipFile(fileobj=gz, mode="wb", mtime=0) as g:
+    with gzip.GzipFile(fileobj=gz, mode="wb", mtime=0, compresslevel=level) as g:
         g.write(tar)
     return tar, gz.getvalue()
 
@@ -303,6 +310,8 @@ def main(argv):
     os.makedirs(os.path.join(layout, "blobs", "sha256"), exist_ok=True)
     if "--images" in argv:
         IMAGES["layout"] = layout
+    if "--image-size" in argv:
+        IMAGES["size"] = int(argv[argv.index("--image-size") + 1])
     if not os.path.exists(os.path.join(layout, "oci-layout")):
         with open(os.path.join(layout, "oci-layout"), "w") as f:
             f.write('{"imageLayoutVersion":"1.0.0"}')
