@@ -7,6 +7,89 @@
 #include "airlock/ref.h"
 #include "catalog_int.h"
 
+/* A valid lowercase repository component from the layout directory. */
+static char *repo_from_dir(const char *path)
+{
+	const char *b = strrchr(path, '/');
+	char *r;
+	size_t i, w = 0;
+
+	b = b != NULL ? b + 1 : path;
+	r = al_strdup(b);
+	if (r == NULL)
+		return NULL;
+	for (i = 0; r[i] != '\0'; i++) {
+		char ch = r[i];
+
+		if (ch >= 'A' && ch <= 'Z')
+			ch = (char)(ch - 'A' + 'a');
+		if ((ch >= 'a' && ch <= 'z') || (ch >= '0' && ch <= '9'))
+			r[w++] = ch;
+		else if (w > 0 && r[w - 1] != '-')
+			r[w++] = '-';
+	}
+	while (w > 0 && r[w - 1] == '-')
+		w--;
+	r[w] = '\0';
+	return r;
+}
+
+/*
+ * oci:DIR[:NAME]: the catalog is copied from the layout into the store as
+ * localhost/(targetCatalog|DIR's base name):(targetTag|NAME|latest), the
+ * name the rebuilt catalog then takes too ('airlock push' drops the
+ * "localhost" registry, as for any store image).
+ */
+static int oci_names(const al_imageset_operator *op, char **source_name,
+                     char **target_name, char **target_repo)
+{
+	al_imgref ir;
+	al_ref check;
+	char *repo = NULL, *name = NULL;
+	const char *tag;
+	int rc = 0;
+
+	memset(&ir, 0, sizeof(ir));
+	memset(&check, 0, sizeof(check));
+	if ((rc = al_imgref_parse(&ir, op->catalog)) < 0)
+		return al_error_wrap(rc, "catalog '%s'", op->catalog);
+	repo = op->target_catalog != NULL ? al_strdup(op->target_catalog)
+	                                  : repo_from_dir(ir.path);
+	if (op->target_tag != NULL)
+		tag = op->target_tag;
+	else if (ir.name != NULL && strchr(ir.name, '/') == NULL &&
+	         strchr(ir.name, ':') == NULL && strchr(ir.name, '@') == NULL)
+		tag = ir.name;
+	else
+		tag = "latest";
+	name = repo != NULL ? al_sprintf("localhost/%s:%s", repo, tag) : NULL;
+	if (name == NULL) {
+		rc = al_error_set(AL_ENOMEM, "out of memory");
+		goto out;
+	}
+	if (repo[0] == '\0' || al_ref_parse(&check, name) < 0) {
+		rc = al_error_set(AL_EINVAL,
+		                  "catalog '%s': '%s' is not a valid image "
+		                  "name: give targetCatalog and targetTag",
+		                  op->catalog, name);
+		goto out;
+	}
+	*target_name = al_strdup(name);
+	if (*target_name == NULL) {
+		rc = al_error_set(AL_ENOMEM, "out of memory");
+		goto out;
+	}
+	*source_name = name;
+	*target_repo = repo;
+	name = repo = NULL;
+out:
+	al_ref_clear(&check);
+	al_imgref_clear(&ir);
+	free(repo);
+	free(name);
+	return rc;
+}
+
 int al_catalog_names(const al_imageset_operator *op, char **source_name,
                      char **target_name, char **target_repo)
 {
@@ -21,12 +104,7 @@ int al_catalog_names(const al_imageset_operator *op, char **source_name,
 		return al_error_set(AL_EINVAL, "no catalog");
 	s = op->catalog;
 	if (al_str_startswith(s, "oci:"))
-		return al_error_set(
-		    AL_EUNSUPPORTED,
-		    "catalog '%s': an oci: catalog must be copied "
-		    "into the store first ('airlock copy %s "
-		    "oci:STORE:NAME') and named by reference",
-		    s, s);
+		return oci_names(op, source_name, target_name, target_repo);
 	if (al_str_startswith(s, "docker://"))
 		s += strlen("docker://");
 	if ((rc = al_ref_parse(&r, s)) < 0)

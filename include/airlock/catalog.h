@@ -217,8 +217,10 @@ AL_EXPORT char *al_catalog_resource_name(const char *prefix, const char *image);
  * the store name of the source catalog (the reference without
  * docker://, normalised), of the rebuilt one
  * (REGISTRY/(targetCatalog|repository):(targetTag|tag|latest)) and the
- * target repository path; caller frees all three. AL_EUNSUPPORTED for an
- * oci: catalog, AL_EINVAL for a catalog named by digest without
+ * target repository path; caller frees all three. An oci:DIR[:NAME]
+ * catalog is named localhost/(targetCatalog|DIR base name):
+ * (targetTag|NAME|latest) for both (copy it there first, e.g. with
+ * transfer.h). AL_EINVAL for a catalog named by digest without
  * targetTag, AL_EPARSE for a bad reference.
  */
 AL_EXPORT int al_catalog_names(const al_imageset_operator *op,

@@ -118,6 +118,15 @@ al_check "the ImageDigestMirrorSet gains the operator repositories" bash -c '
 al_run "$T/out2" "$T/err2" "$AIRLOCK" catalog filter --mirror --store "$T/m" --config "$T/isc-m.yaml"
 al_check "a second --mirror transfers nothing" grep -q "7 images, 0 blobs transferred (0 B), 14 already present" "$T/err2"
 
+# an oci: catalog (a layout on disk), with --mirror
+sed -e "s|docker://quay.io/example/catalog:v1|oci:$T/src:quay.io/example/catalog:v1|" \
+	-e "s|targetTag: v1-filtered|targetCatalog: olm/example-catalog\n      targetTag: v1|" "$T/isc-m.yaml" >"$T/isc-oci.yaml"
+al_run "$T/out" "$T/err" "$AIRLOCK" catalog filter --mirror --store "$T/o" --config "$T/isc-oci.yaml"
+al_check "an oci: catalog filters and mirrors" test "$AL_RC" = 0
+al_check "... tagged localhost/olm/example-catalog:v1" \
+	bash -c '"$1" catalog list --store "$2" | grep -q "^localhost/olm/example-catalog:v1 sha256:[0-9a-f]* fbc packages=2 bundles=3$"' _ "$AIRLOCK" "$T/o"
+al_check "... with the same 7 images" test "$(wc -l <"$T/out")" = 7
+
 # a catalog update: the delta pack carries only the new catalog layers
 U=$T/ustore
 python3 "$AL_TOOLS/mkcatalog.py" "$U" quay.io/example/catalog:v1 >/dev/null

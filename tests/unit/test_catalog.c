@@ -1616,8 +1616,16 @@ static void test_catalog__select_entry(void)
 	free(b);
 	free(c);
 	a = b = c = NULL;
-	op.catalog = (char *)"oci:/x/y";
-	CU_ASSERT_EQUAL(al_catalog_names(&op, &a, &b, &c), AL_EUNSUPPORTED);
+	op.catalog = (char *)"oci:/x/My_Catalog:v2";
+	CU_ASSERT_EQUAL(al_catalog_names(&op, &a, &b, &c), 0);
+	if (a != NULL && b != NULL) {
+		CU_ASSERT_STRING_EQUAL(a, "localhost/my-catalog:v2");
+		CU_ASSERT_STRING_EQUAL(b, "localhost/my-catalog:v2");
+	}
+	free(a);
+	free(b);
+	free(c);
+	a = b = c = NULL;
 	op.catalog = (char *)"docker://quay.io/example/catalog:v1";
 	s = make_layout("img7", "quay.io/example/catalog:v1", "", &d);
 	if (s == NULL)

@@ -148,8 +148,9 @@ static int run_transfer(al_transfer *t, cli_common *cc, const char *what)
 	return rc < 0 ? (worst < 0 ? worst : rc) : 0;
 }
 
-/* Queue s (a docker reference) for the store under its own name. */
-static int queue_image(al_transfer *t, const char *s)
+/* Queue s (a docker reference, or oci:) for the store under dst_name
+ * (NULL: its own name). */
+static int queue_image(al_transfer *t, const char *s, const char *dst_name)
 {
 	char *with =
 	    al_str_startswith(s, "docker://") || al_str_startswith(s, "oci:")
@@ -163,7 +164,7 @@ static int queue_image(al_transfer *t, const char *s)
 		return AL_ENOMEM;
 	rc = al_imgref_parse(&r, with);
 	if (rc == 0)
-		rc = al_transfer_add(t, &r, NULL);
+		rc = al_transfer_add(t, &r, dst_name);
 	if (rc < 0)
 		cli_fail(rc, "cannot queue '%s'", s);
 	al_imgref_clear(&r);
@@ -190,7 +191,7 @@ static int do_one(al_store *s, const al_imageset *cfg,
 	}
 	if (t != NULL) {
 		/* the catalog image first: it may have moved since last time */
-		if ((rc = queue_image(t, op->catalog)) < 0 ||
+		if ((rc = queue_image(t, op->catalog, src)) < 0 ||
 		    (rc = run_transfer(t, cc, op->catalog)) < 0)
 			goto out;
 	}
@@ -215,7 +216,7 @@ static int do_one(al_store *s, const al_imageset *cfg,
 		char *what = al_sprintf("images of catalog '%s'", src);
 
 		for (i = 0; i < sel->nimages && rc == 0; i++)
-			rc = queue_image(t, sel->images[i]);
+			rc = queue_image(t, sel->images[i], NULL);
 		if (rc == 0)
 			rc = run_transfer(t, cc, what != NULL ? what : src);
 		free(what);
