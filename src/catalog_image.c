@@ -911,38 +911,99 @@ out:
 
 /* ---- rebuilding ------------------------------------------------------ */
 
-static la_ssize_t buf_write_cb(struct archive *a, void *ud, const void *p,
-                               size_t n)
+/*
+ * A POSIX tar (pax) writer for the rebuilt layer: ustar headers, a pax
+ * "path" record for names over 100 bytes, fixed owner (0/0), time (0) and
+ * modes, two zero blocks at the end. Written here rather than with
+ * libarchive so the layer is byte-for-byte reproducible and the program
+ * needs no libarchive writer.
+ */
+#define TAR_BLOCK 512
+
+static void tar_octal(char *field, size_t width, uint64_t v)
 {
-	(void)a;
-	return al_buf_append(ud, p, n) == 0 ? (la_ssize_t)n : -1;
+	size_t i = width - 1;
+
+	field[i] = '\0';
+	while (i-- > 0) {
+		field[i] = (char)('0' + (v & 7));
+		v >>= 3;
+	}
 }
 
-static int tar_entry(struct archive *a, struct archive_entry *e,
-                     const char *path, int dir, const al_buf *data)
+static int tar_header(al_buf *out, const char *name, char type, uint64_t size,
+                      unsigned mode)
 {
-	archive_entry_clear(e);
-	archive_entry_set_pathname(e, path);
-	archive_entry_set_filetype(e, dir ? AE_IFDIR : AE_IFREG);
-	archive_entry_set_perm(e, dir ? 0755 : 0644);
-	archive_entry_set_size(e,
-	                       dir || data == NULL ? 0 : (la_int64_t)data->len);
-	archive_entry_set_mtime(e, 0, 0);
-	archive_entry_set_uid(e, 0);
-	archive_entry_set_gid(e, 0);
-	if (archive_write_header(a, e) != ARCHIVE_OK)
-		return al_error_set(AL_ELIMIT,
-		                    "cannot write '%s' to the "
-		                    "layer: %s",
-		                    path, archive_error_string(a));
-	if (!dir && data != NULL && data->len > 0 &&
-	    archive_write_data(a, data->ptr, data->len) !=
-	        (la_ssize_t)data->len)
-		return al_error_set(AL_ELIMIT,
-		                    "cannot write '%s' to the "
-		                    "layer: %s",
-		                    path, archive_error_string(a));
+	uint8_t h[TAR_BLOCK];
+	unsigned sum = 0;
+	size_t i, n = strlen(name);
+
+	memset(h, 0, sizeof(h));
+	memcpy(h, name, n < 100 ? n : 100);
+	tar_octal((char *)h + 100, 8, mode);
+	tar_octal((char *)h + 108, 8, 0);
+	tar_octal((char *)h + 116, 8, 0);
+	tar_octal((char *)h + 124, 12, size);
+	tar_octal((char *)h + 136, 12, 0);
+	memset(h + 148, ' ', 8);
+	h[156] = (uint8_t)type;
+	memcpy(h + 257, "ustar", 6);
+	memcpy(h + 263, "00", 2);
+	for (i = 0; i < sizeof(h); i++)
+		sum += h[i];
+	tar_octal((char *)h + 148, 7, sum);
+	h[155] = ' ';
+	return al_buf_append(out, h, sizeof(h));
+}
+
+static int tar_data(al_buf *out, const uint8_t *p, size_t n)
+{
+	static const uint8_t zero[TAR_BLOCK];
+	int rc;
+
+	if (n > 0 && (rc = al_buf_append(out, p, n)) < 0)
+		return rc;
+	if (n % TAR_BLOCK != 0)
+		return al_buf_append(out, zero, TAR_BLOCK - n % TAR_BLOCK);
 	return 0;
+}
+
+/* One entry: a directory (data NULL, dir 1) or a regular file. */
+static int tar_entry(al_buf *out, const char *path, int dir, const al_buf *data)
+{
+	size_t n = strlen(path), len = dir || data == NULL ? 0 : data->len;
+	int rc;
+
+	if (n > 100) {
+		/* pax extended header: "<len> path=<path>\n", len counting
+		 * itself */
+		char rec[AL_CATALOG_NAME_MAX + 600];
+		size_t body = n + strlen(" path=\n"), digits = 1, total;
+		int w;
+
+		while (1) {
+			size_t p10 = 1, k;
+
+			for (k = 0; k < digits; k++)
+				p10 *= 10;
+			if (body + digits < p10)
+				break;
+			digits++;
+		}
+		total = body + digits;
+		w = snprintf(rec, sizeof(rec), "%zu path=%s\n", total, path);
+		if (w < 0 || (size_t)w != total)
+			return al_error_set(AL_ELIMIT,
+			                    "name '%.40s...' too long", path);
+		if ((rc = tar_header(out, "././@PaxHeader", 'x', total, 0644)) <
+		        0 ||
+		    (rc = tar_data(out, (const uint8_t *)rec, total)) < 0)
+			return rc;
+	}
+	if ((rc = tar_header(out, path, dir ? '5' : '0', len,
+	                     dir ? 0755 : 0644)) < 0)
+		return rc;
+	return tar_data(out, len > 0 ? data->ptr : NULL, len);
 }
 
 /* Package names become directory names: one safe path component. */
@@ -955,32 +1016,21 @@ static int safe_component(const char *s)
 static int build_tar(const al_catalog *c, const char *dir, const char *cache,
                      al_buf *tar)
 {
-	struct archive *a = archive_write_new();
-	struct archive_entry *e = archive_entry_new();
+	static const uint8_t zero[2 * TAR_BLOCK];
 	al_buf body = AL_BUF_INIT(AL_CATALOG_TOTAL_MAX);
 	char *p = NULL;
 	size_t i;
 	int rc = 0;
 
-	if (a == NULL || e == NULL) {
-		rc = al_error_set(AL_ENOMEM, "out of memory");
-		goto out;
-	}
-	archive_write_set_format_pax_restricted(a);
-	archive_write_set_bytes_in_last_block(a, 1);
-	if (archive_write_open(a, tar, NULL, buf_write_cb, NULL) !=
-	    ARCHIVE_OK) {
-		rc = al_error_set(AL_ENOMEM, "cannot start the layer");
-		goto out;
-	}
-	if ((rc = tar_entry(a, e, dir, 1, NULL)) < 0)
-		goto out;
+	/* the directory itself: later layers' directories win their mode */
+	p = al_sprintf("%s/", dir);
+	if (p == NULL || (rc = tar_entry(tar, p, 1, NULL)) < 0)
+		goto nomem;
+	free(p);
 	/* hide every file the lower layers had in the directory */
 	p = al_sprintf("%s/%s", dir, WH_OPQ);
-	if (p == NULL || (rc = tar_entry(a, e, p, 0, NULL)) < 0) {
-		rc = rc < 0 ? rc : al_error_set(AL_ENOMEM, "out of memory");
-		goto out;
-	}
+	if (p == NULL || (rc = tar_entry(tar, p, 0, NULL)) < 0)
+		goto nomem;
 	for (i = 0; i <= c->npackages; i++) {
 		const char *name = i < c->npackages ? c->packages[i].name
 		                                    : AL_CATALOG_GLOBAL_NAME;
@@ -1003,19 +1053,13 @@ static int build_tar(const al_catalog *c, const char *dir, const char *cache,
 			goto out;
 		}
 		free(p);
-		p = al_sprintf("%s/%s", dir, name);
-		if (p == NULL || (rc = tar_entry(a, e, p, 1, NULL)) < 0) {
-			rc = rc < 0 ? rc
-			            : al_error_set(AL_ENOMEM, "out of memory");
-			goto out;
-		}
+		p = al_sprintf("%s/%s/", dir, name);
+		if (p == NULL || (rc = tar_entry(tar, p, 1, NULL)) < 0)
+			goto nomem;
 		free(p);
 		p = al_sprintf("%s/%s/catalog.json", dir, name);
-		if (p == NULL || (rc = tar_entry(a, e, p, 0, &body)) < 0) {
-			rc = rc < 0 ? rc
-			            : al_error_set(AL_ENOMEM, "out of memory");
-			goto out;
-		}
+		if (p == NULL || (rc = tar_entry(tar, p, 0, &body)) < 0)
+			goto nomem;
 	}
 	rc = 0;
 	if (cache != NULL) {
@@ -1027,22 +1071,21 @@ static int build_tar(const al_catalog *c, const char *dir, const char *cache,
 			               WH, slash + 1);
 		else
 			p = al_sprintf("%s%s", WH, cache);
-		if (p == NULL || (rc = tar_entry(a, e, p, 0, NULL)) < 0) {
-			rc = rc < 0 ? rc
-			            : al_error_set(AL_ENOMEM, "out of memory");
-			goto out;
-		}
+		if (p == NULL || (rc = tar_entry(tar, p, 0, NULL)) < 0)
+			goto nomem;
 	}
-	if (archive_write_close(a) != ARCHIVE_OK)
-		rc = al_error_set(AL_ELIMIT, "cannot finish the layer: %s",
-		                  archive_error_string(a));
+	rc = al_buf_append(tar, zero, sizeof(zero));
+	goto out;
+nomem:
+	if (rc == 0)
+		rc = al_error_set(AL_ENOMEM, "out of memory");
+	else if (rc == AL_ELIMIT)
+		rc = al_error_set(AL_ELIMIT,
+		                  "the catalog layer is larger than %llu bytes",
+		                  (unsigned long long)tar->max);
 out:
 	free(p);
 	al_buf_free(&body);
-	if (e != NULL)
-		archive_entry_free(e);
-	if (a != NULL)
-		archive_write_free(a);
 	return rc;
 }
 

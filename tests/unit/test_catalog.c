@@ -1697,6 +1697,49 @@ static void test_catalog__skiprange_work_is_bounded(void)
 	al_buf_free(&b);
 }
 
+/* Paths over 100 bytes go through a pax "path" record in the rebuilt
+ * layer: a 150-byte package name reads back (libarchive) intact. */
+static void test_catalog__rebuild_long_names(void)
+{
+	char name[151], *text = NULL, *sum = NULL;
+	al_catalog *c = NULL, *back = NULL;
+	al_descriptor nd;
+	al_digest d;
+	al_store *s = make_layout("img9", "cat:1", "", &d);
+
+	memset(&nd, 0, sizeof(nd));
+	if (s == NULL)
+		return;
+	memset(name, 'n', 150);
+	name[150] = '\0';
+	text = al_sprintf(
+	    "{\"schema\":\"olm.package\",\"name\":\"%s\",\"defaultChannel\":"
+	    "\"c\"}{\"schema\":\"olm.channel\",\"package\":\"%s\",\"name\":"
+	    "\"c\",\"entries\":[{\"name\":\"b\"}]}{\"schema\":\"olm.bundle\","
+	    "\"package\":\"%s\",\"name\":\"b\",\"image\":\"q.io/b@sha256:00\","
+	    "\"properties\":[{\"type\":\"olm.package\",\"value\":{"
+	    "\"packageName\":\"%s\",\"version\":\"1.0.0\"}}]}",
+	    name, name, name, name);
+	CU_ASSERT_EQUAL(al_catalog_new(&c), 0);
+	CU_ASSERT_EQUAL(al_catalog_add_file(c, "long.json", (const uint8_t *)text,
+	                                    strlen(text)),
+	                0);
+	CU_ASSERT_EQUAL(al_catalog_finish(c), 0);
+	CU_ASSERT_EQUAL(al_catalog_rebuild(s, &d, NULL, c, NULL, &nd), 0);
+	CU_ASSERT_EQUAL(al_catalog_open_image(&back, NULL, s, &nd.digest, NULL),
+	                0);
+	if (back != NULL) {
+		CU_ASSERT_EQUAL(al_catalog_package_count(back), 1);
+		CU_ASSERT_STRING_EQUAL(al_catalog_package_name(back, 0), name);
+	}
+	free(sum);
+	free(text);
+	al_descriptor_clear(&nd);
+	al_catalog_free(back);
+	al_catalog_free(c);
+	al_store_free(s);
+}
+
 int main(void)
 {
 	CU_TestInfo tests[] = {
@@ -1734,6 +1777,7 @@ int main(void)
 	    {"semver_ranges_like_blang", test_catalog__semver_ranges_like_blang},
 	    {"cluster_resources", test_catalog__cluster_resources},
 	    {"select_entry", test_catalog__select_entry},
+	    {"rebuild_long_names", test_catalog__rebuild_long_names},
 	    {"skiprange_work_is_bounded",
 	     test_catalog__skiprange_work_is_bounded},
 	    {"cluster_resources_match_crds",
