@@ -152,6 +152,13 @@ blobs = [p for p in paths if p.startswith("blobs/")]
 assert len(blobs) == 6 and "index.json" in paths, paths
 PY
 
+# images named by tag are listed, with a warning (catalogs pin digests)
+python3 "$AL_TOOLS/mkcatalog.py" "$T/tags" quay.io/example/catalog:v1 --tag-refs >/dev/null
+al_run "$T/out" "$T/err" "$AIRLOCK" catalog filter --dry-run --store "$T/tags" --config "$T/isc.yaml"
+al_check "tag references: exit 0, 7 images" bash -c '[ "$1" = 0 ] && [ "$(wc -l <"$2")" = 7 ]' _ "$AL_RC" "$T/out"
+al_check "tag references: a warning says so" grep -q "airlock: warning: .*7 images are referenced by tag, not digest" "$T/err"
+al_check "digest references: no such warning" bash -c '! "$1" catalog filter --dry-run --store "$2" --config "$3" 2>&1 >/dev/null | grep -q "referenced by tag"' _ "$AIRLOCK" "$S" "$T/isc.yaml"
+
 # errors
 sed 's/name: alpha/name: nosuch/' "$T/isc.yaml" >"$T/bad-pkg.yaml"
 al_run "$T/out" "$T/err" "$AIRLOCK" catalog filter --store "$S" --config "$T/bad-pkg.yaml"

@@ -34,6 +34,7 @@ Packages (versions, channels and edges are what the tests assert on):
   and related image (one small layer each), tagged with its repository and
   a tag, and the catalog names them by their real digests: the catalog's
   images can then be mirrored from the layout (airlock.sources).
+  --tag-refs names every bundle and related image by tag instead.
   --image-size N gives every non-bundle image N more bytes of
   incompressible data (gzip level 1), for benchmarks.
 
@@ -84,7 +85,10 @@ def fake_digest(s):
 
 
 def image_ref(repo, seed):
-    """repo@digest: a fake digest, or with --images a real tiny image."""
+    """repo@digest: a fake digest, or with --images a real tiny image;
+    repo:tag with --tag-refs."""
+    if IMAGES.get("tags"):
+        return "%s:v-%s" % (repo, hashlib.sha256(seed.encode()).hexdigest()[:8])
     if IMAGES["layout"] is None:
         return "%s@%s" % (repo, fake_digest(seed))
     layout = IMAGES["layout"]
@@ -310,6 +314,7 @@ def main(argv):
     os.makedirs(os.path.join(layout, "blobs", "sha256"), exist_ok=True)
     if "--images" in argv:
         IMAGES["layout"] = layout
+    IMAGES["tags"] = "--tag-refs" in argv
     if "--image-size" in argv:
         IMAGES["size"] = int(argv[argv.index("--image-size") + 1])
     if not os.path.exists(os.path.join(layout, "oci-layout")):

@@ -217,6 +217,20 @@ static int do_one(al_store *s, const al_imageset *cfg,
 	for (i = 0; i < al_catalog_unresolved_count(sel->filtered); i++)
 		cli_warn("catalog '%s': %s", src,
 		         al_catalog_unresolved_at(sel->filtered, i));
+	{
+		size_t ntag = 0, first = 0;
+
+		/* catalogs name their images by digest; a tag can move */
+		for (i = 0; i < sel->nimages; i++) {
+			if (strchr(sel->images[i], '@') == NULL && ntag++ == 0)
+				first = i;
+		}
+		if (ntag > 0)
+			cli_warn(
+			    "catalog '%s': %zu images are referenced by tag, "
+			    "not digest (the first: '%s')",
+			    src, ntag, sel->images[first]);
+	}
 	if (t != NULL) {
 		char *what = al_sprintf("images of catalog '%s'", src);
 
