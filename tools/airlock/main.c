@@ -15,6 +15,7 @@
 #include "cmd_graph.h"
 #include "cmd_update.h"
 #include "cmd_pack.h"
+#include "cmd_catalog.h"
 
 typedef struct command {
 	const char *name;
@@ -46,6 +47,7 @@ static const command commands[] = {
      "write the store (or what is new) as tar volumes with a signed manifest"},
     {"unpack", cmd_unpack,
      "verify and import pack volumes into a store, resumably"},
+    {"catalog", cmd_catalog, "filter and rebuild operator catalogs in a store"},
     {"inventory", cmd_inventory,
      "what a store holds, for 'airlock pack --have'"},
     {"keygen", cmd_keygen, "make an Ed25519 key pair for signing packs"},
