@@ -1,0 +1,213 @@
+/* cosign.h: sigstore (cosign) image signatures verified offline: the
+ * simple-signing payload, key-based and keyless (Fulcio + Rekor) signatures,
+ * sigstore bundles. */
+#ifndef AIRLOCK_COSIGN_H
+#define AIRLOCK_COSIGN_H
+
+#include "common.h"
+#include "digest.h"
+#include "sig.h"
+
+/*
+ * Thread safety: every function here is reentrant. An al_cosign_trust is
+ * read-only once built and may then be shared by threads verifying at
+ * once; building it (the _add_ functions) is not thread-safe.
+ * docs/cosign.md names the specification each rule follows.
+ */
+
+/* Bounds. */
+#define AL_COSIGN_MAX_PAYLOAD (64 * AL_KIB) /* simple-signing or DSSE body */
+#define AL_COSIGN_MAX_BUNDLE (1 * AL_MIB)   /* one sigstore bundle (JSON) */
+#define AL_COSIGN_MAX_PEM (1 * AL_MIB)      /* one key or certificate file */
+#define AL_COSIGN_MAX_TRUST 64 /* keys, certificates or logs per trust */
+
+/* critical.type of a cosign simple-signing payload. */
+#define AL_COSIGN_PAYLOAD_TYPE "cosign container image signature"
+/* Media type of the layer holding the payload in a ".sig" image. */
+#define AL_COSIGN_SIMPLESIGNING_MEDIA_TYPE                                     \
+	"application/vnd.dev.cosign.simplesigning.v1+json"
+/* Annotations of that layer. */
+#define AL_COSIGN_ANN_SIGNATURE "dev.cosignproject.cosign/signature"
+#define AL_COSIGN_ANN_CERTIFICATE "dev.sigstore.cosign/certificate"
+#define AL_COSIGN_ANN_CHAIN "dev.sigstore.cosign/chain"
+#define AL_COSIGN_ANN_BUNDLE "dev.sigstore.cosign/bundle"
+/* Prefix of every sigstore bundle media type (and referrer artifactType). */
+#define AL_COSIGN_BUNDLE_MEDIA_PREFIX "application/vnd.dev.sigstore.bundle"
+
+/*
+ * Parse p[0..n) as a cosign simple-signing payload with the rules of
+ * containers/image (signature/internal/sigstore_payload.go): one JSON
+ * object (duplicate keys refused) with exactly "critical" and "optional"
+ * (optional may be null, as cosign writes it without annotations);
+ * critical holds exactly "type" (AL_COSIGN_PAYLOAD_TYPE), "image"
+ * {"docker-manifest-digest"} and "identity" {"docker-reference"}, nothing
+ * missing and nothing more. An empty docker-reference is refused.
+ * optional may hold anything; "creator" must be a string and "timestamp"
+ * an integer when present. The result is an al_sig_payload (sig.h):
+ * clear it with al_sig_payload_clear.
+ * Errors: AL_EPARSE (with the reason), AL_ELIMIT (more than
+ * AL_COSIGN_MAX_PAYLOAD), AL_ENOMEM.
+ */
+AL_EXPORT int al_cosign_payload_parse(al_sig_payload *out, const uint8_t *p,
+                                      size_t n);
+
+/* --- trust ---------------------------------------------------------- */
+
+/* Public keys, Fulcio certificates and Rekor keys to verify against. */
+typedef struct al_cosign_trust al_cosign_trust;
+
+AL_EXPORT int al_cosign_trust_new(al_cosign_trust **out);
+/* NULL is a no-op. */
+AL_EXPORT void al_cosign_trust_free(al_cosign_trust *t);
+
+/*
+ * Add every "PUBLIC KEY" PEM block (PKIX SubjectPublicKeyInfo: ECDSA
+ * P-256/P-384/P-521, Ed25519, RSA of 2048 bits or more) of pem[0..n) as a
+ * signing key. what names the input in messages. A block of another kind,
+ * an unsupported key or no block at all is AL_EPARSE / AL_EUNSUPPORTED.
+ */
+AL_EXPORT int al_cosign_trust_add_keys(al_cosign_trust *t, const uint8_t *pem,
+                                       size_t n, const char *what);
+/*
+ * Add every "CERTIFICATE" PEM block of pem[0..n) as a Fulcio trust anchor
+ * (a root or an intermediate: any of them ends a chain, as Go's
+ * x509.CertPool roots do in containers/image).
+ */
+AL_EXPORT int al_cosign_trust_add_fulcio(al_cosign_trust *t, const uint8_t *pem,
+                                         size_t n, const char *what);
+/*
+ * Add every "PUBLIC KEY" PEM block of pem[0..n) as a Rekor (transparency
+ * log) key; its log ID is the SHA-256 of its DER SubjectPublicKeyInfo.
+ */
+AL_EXPORT int al_cosign_trust_add_rekor(al_cosign_trust *t, const uint8_t *pem,
+                                        size_t n, const char *what);
+/* Read path (at most AL_COSIGN_MAX_PEM bytes) and add it as above. */
+AL_EXPORT int al_cosign_trust_add_keys_file(al_cosign_trust *t,
+                                            const char *path);
+AL_EXPORT int al_cosign_trust_add_fulcio_file(al_cosign_trust *t,
+                                              const char *path);
+AL_EXPORT int al_cosign_trust_add_rekor_file(al_cosign_trust *t,
+                                             const char *path);
+/*
+ * The identity a keyless certificate must carry: issuer (the OIDC issuer,
+ * Fulcio extension 1.3.6.1.4.1.57264.1.8, or .1.1 in older certificates)
+ * and subject (a SAN email address or URI), both compared exactly. Either
+ * may be NULL (not checked), but keyless verification refuses to run with
+ * neither set: any certificate Fulcio ever issued would pass.
+ */
+AL_EXPORT int al_cosign_trust_set_identity(al_cosign_trust *t,
+                                           const char *issuer,
+                                           const char *subject);
+
+/* How many keys, Fulcio anchors and Rekor keys t holds. */
+AL_EXPORT void al_cosign_trust_counts(const al_cosign_trust *t, size_t *keys,
+                                      size_t *fulcio, size_t *rekor);
+
+/* --- verification --------------------------------------------------- */
+
+typedef struct al_cosign_opts {
+	const al_cosign_trust *trust; /* required */
+	/* Require a transparency-log entry whose SET (or inclusion proof to
+	 * a signed checkpoint) verifies against a Rekor key of trust, also
+	 * for key-based signatures. Keyless ones always need a SET: it
+	 * gives the time at which the short-lived certificate was valid. */
+	int require_tlog;
+} al_cosign_opts;
+
+/* What a verified signature says. Strings owned; al_cosign_info_clear. */
+typedef struct al_cosign_info {
+	int keyless;       /* 1: Fulcio certificate, 0: a trusted key */
+	char key_id[65];   /* hex SHA-256 of the signer's DER public key */
+	char *subject;     /* keyless: the SAN that matched (or the first) */
+	char *issuer;      /* keyless: the OIDC issuer extension */
+	int tlog_verified; /* 1 if a Rekor entry verified */
+	int has_time;      /* 1 if integrated_time is vouched for (SET) */
+	int64_t integrated_time; /* Rekor integratedTime (Unix seconds) */
+	int64_t log_index;
+	/* The signed statement: a simple-signing payload when has_payload. */
+	int has_payload;
+	al_sig_payload payload;
+	/* Bundles with a DSSE envelope: its payloadType and payload. */
+	char *payload_type;
+	uint8_t *dsse_payload;
+	size_t dsse_payload_len;
+} al_cosign_info;
+
+/* Free info's strings and zero it; NULL is a no-op. */
+AL_EXPORT void al_cosign_info_clear(al_cosign_info *info);
+
+/*
+ * One tag-scheme signature: a layer of a "sha256-<hex>.sig" image. payload
+ * is the layer's bytes (its digest already checked by whoever fetched it);
+ * signature, certificate, chain and bundle are the values of the
+ * AL_COSIGN_ANN_* annotations (NULL when absent).
+ */
+typedef struct al_cosign_sig {
+	const uint8_t *payload;
+	size_t payload_len;
+	const char *signature;   /* base64 (required) */
+	const char *certificate; /* PEM leaf (keyless) */
+	const char *chain;       /* PEM intermediates (untrusted) */
+	const char *bundle;      /* Rekor bundle JSON */
+} al_cosign_sig;
+
+/*
+ * Verify one tag-scheme signature: the signature over the payload bytes
+ * with a trusted key, or (certificate present) with the certificate's key,
+ * the certificate chaining to a Fulcio anchor at the Rekor SET's time and
+ * carrying the configured identity; the Rekor bundle's SET and body
+ * (hashedrekord: payload hash, signature and key) when present or
+ * required; then the payload parsed (al_cosign_payload_parse). The image
+ * digest and identity are not compared here: see al_cosign_check_image.
+ * Returns 0 only when every check passed; only then is *out (may be
+ * NULL) written.
+ * Errors: AL_EVERIFY for bad content, naming the failed check;
+ * AL_EINVAL (no trust for the kind of signature); AL_ENOMEM.
+ */
+AL_EXPORT int al_cosign_verify_sig(al_cosign_info *out, const al_cosign_sig *s,
+                                   const al_cosign_opts *opts);
+
+/*
+ * Verify a sigstore bundle b[0..n) (media types ...bundle+json;version=0.1,
+ * 0.2, 0.3 and ...bundle.v0.3+json): a messageSignature over artifact
+ * (required then; its messageDigest must be its SHA-256) or a DSSE
+ * envelope (one signature over the DSSE PAE), with verificationMaterial
+ * publicKey (a trusted key), x509CertificateChain or certificate (keyless),
+ * tlogEntries (inclusionPromise: SET; inclusionProof: Merkle path to a
+ * signed checkpoint; hashedrekord or dsse body matched against the
+ * signature). A DSSE payload of type
+ * application/vnd.dev.cosign.simplesigning.v1+json, or a messageSignature
+ * artifact that is a cosign payload, is parsed into info->payload.
+ * Errors as al_cosign_verify_sig, and AL_ELIMIT (over
+ * AL_COSIGN_MAX_BUNDLE), AL_EUNSUPPORTED (an unknown bundle version or
+ * tlog kind).
+ */
+AL_EXPORT int al_cosign_verify_bundle(al_cosign_info *out, const uint8_t *b,
+                                      size_t n, const uint8_t *artifact,
+                                      size_t artifact_len,
+                                      const al_cosign_opts *opts);
+
+/*
+ * Check what a verified signature vouches for against the image: a
+ * simple-signing payload's digest must equal digest and its identity
+ * match reference under policy (al_sig_payload_check); a DSSE in-toto
+ * statement (payloadType application/vnd.in-toto+json) must list digest
+ * among its subjects (its identity is not checked: in-toto names no
+ * registry). AL_EVERIFY otherwise, also when info vouches for neither.
+ */
+AL_EXPORT int al_cosign_check_image(const al_cosign_info *info,
+                                    const al_digest *digest,
+                                    const char *reference,
+                                    al_sig_identity_policy policy);
+
+/*
+ * RFC 6962 Merkle audit path: 0 when the leaf hash at index in a tree of
+ * tree_size leaves, combined with the n 32-byte hashes of path, gives
+ * root. AL_EVERIFY otherwise (wrong count, index out of range,
+ * mismatch). Exposed for tests.
+ */
+AL_EXPORT int al_cosign_merkle_verify(const uint8_t leaf[32], uint64_t index,
+                                      uint64_t tree_size, const uint8_t *path,
+                                      size_t n, const uint8_t root[32]);
+
+#endif
