@@ -254,48 +254,32 @@ static int key_supported(EVP_PKEY *k, const char *what)
 int al__cosign_sig_ok(EVP_PKEY *k, const uint8_t *msg, size_t mlen,
                       const uint8_t *sig, size_t slen)
 {
-	const EVP_MD *mds[2] = {NULL, NULL};
-	char group[64];
-	size_t glen = 0, i, nmd = 1;
+	const EVP_MD *md = NULL;
+	EVP_MD_CTX *ctx;
 	int ok = 0;
 
+	/* ECDSA is SHA-256 whatever the curve: cosign loads every verifier
+	 * with crypto.SHA256, and sigstore-js verifies with Node's default
+	 * digest (SHA-256); Ed25519 is pure (no prehash). */
 	switch (EVP_PKEY_get_base_id(k)) {
 	case EVP_PKEY_ED25519:
-		mds[0] = NULL;
 		break;
 	case EVP_PKEY_RSA:
-		mds[0] = EVP_sha256();
-		break;
 	case EVP_PKEY_EC:
-		/* cosign hashes with SHA-256 whatever the curve; sigstore's
-		 * algorithm registry pairs P-384 with SHA-384 and P-521
-		 * with SHA-512: accept both. */
-		mds[0] = EVP_sha256();
-		if (EVP_PKEY_get_group_name(k, group, sizeof(group), &glen) ==
-		    1) {
-			if (strcmp(group, "secp384r1") == 0)
-				mds[nmd++] = EVP_sha384();
-			else if (strcmp(group, "secp521r1") == 0)
-				mds[nmd++] = EVP_sha512();
-		}
+		md = EVP_sha256();
 		break;
 	default:
 		return 0;
 	}
-	for (i = 0; i < nmd && !ok; i++) {
-		EVP_MD_CTX *ctx = EVP_MD_CTX_new();
-
-		if (ctx == NULL)
-			break;
-		if (EVP_DigestVerifyInit(ctx, NULL, mds[i], NULL, k) == 1 &&
-		    EVP_DigestVerify(ctx, sig, slen, msg, mlen) == 1)
-			ok = 1;
-		EVP_MD_CTX_free(ctx);
-	}
+	if ((ctx = EVP_MD_CTX_new()) == NULL)
+		return 0;
+	if (EVP_DigestVerifyInit(ctx, NULL, md, NULL, k) == 1 &&
+	    EVP_DigestVerify(ctx, sig, slen, msg, mlen) == 1)
+		ok = 1;
+	EVP_MD_CTX_free(ctx);
 	ERR_clear_error();
 	return ok;
 }
-
 /* Call fn for every PEM block of pem[0..n). */
 typedef int (*pem_fn)(void *ud, const char *name, const uint8_t *der, long len,
                       const char *what);

@@ -30,8 +30,8 @@ int al__cosign_key_id(uint8_t id[32], EVP_PKEY *k);
 
 /*
  * Check sig[0..slen) over msg[0..mlen) with k as sigstore clients sign:
- * ECDSA (DER) with SHA-256, or the curve's own hash for P-384 / P-521,
- * Ed25519 (pure), RSA PKCS#1 v1.5 with SHA-256. 1 good, 0 bad.
+ * ECDSA (DER) with SHA-256 on every curve, Ed25519 (pure), RSA PKCS#1
+ * v1.5 with SHA-256. 1 good, 0 bad.
  */
 int al__cosign_sig_ok(EVP_PKEY *k, const uint8_t *msg, size_t mlen,
                       const uint8_t *sig, size_t slen);

@@ -322,6 +322,42 @@ static int sig_matches(const json_t *obj, const char *key, const cs_signed *s)
 	return ok;
 }
 
+/* rekor pkg/types/intoto/v0.0.2: the envelope's signature and key are
+ * base64 of base64 and base64 of PEM; payloadHash names the payload. */
+static int verify_intoto(const json_t *spec, const cs_signed *s)
+{
+	const json_t *content = json_object_get(spec, "content");
+	const json_t *sigs =
+	    json_object_get(json_object_get(content, "envelope"), "signatures");
+	const json_t *sig0 = json_array_get(sigs, 0);
+	al_buf outer = AL_BUF_INIT(64 * 1024), inner = AL_BUF_INIT(64 * 1024);
+	int rc = 0;
+
+	if (json_array_size(sigs) != 1) {
+		rc = al_error_set(AL_EVERIFY,
+		                  "transparency log entry holds %zu DSSE "
+		                  "signatures, not 1",
+		                  json_array_size(sigs));
+	} else if (!hash_matches(json_object_get(content, "payloadHash"),
+	                         s->digest)) {
+		rc = al_error_set(AL_EVERIFY, "transparency log entry is for "
+		                              "another DSSE payload");
+	} else if (b64_member(&outer, sig0, "sig") < 0 ||
+	           al_base64_decode(&inner, (const char *)outer.ptr,
+	                            outer.len) < 0 ||
+	           inner.len != s->siglen ||
+	           CRYPTO_memcmp(inner.ptr, s->sig, inner.len) != 0) {
+		rc = al_error_set(AL_EVERIFY, "transparency log entry holds "
+		                              "another signature");
+	} else if (!body_key_matches(sig0, "publicKey", s->signer)) {
+		rc = al_error_set(AL_EVERIFY, "transparency log entry names "
+		                              "another key or certificate");
+	}
+	al_buf_free(&outer);
+	al_buf_free(&inner);
+	return rc;
+}
+
 /* rekor pkg/types/hashedrekord/v0.0.1 and dsse/v0.0.1. */
 static int verify_body(const cs_tlog *e, const cs_signed *s)
 {
@@ -350,7 +386,8 @@ static int verify_body(const cs_tlog *e, const cs_signed *s)
 		                  e->kind, e->version, kind, version);
 		goto out;
 	}
-	if (strcmp(version, "0.0.1") != 0) {
+	if (strcmp(version, strcmp(kind, "intoto") == 0 ? "0.0.2" : "0.0.1") !=
+	    0) {
 		rc = al_error_set(AL_EUNSUPPORTED,
 		                  "transparency log entry %s version %s is not "
 		                  "supported",
@@ -401,6 +438,8 @@ static int verify_body(const cs_tlog *e, const cs_signed *s)
 			                "key or certificate");
 		else
 			rc = 0;
+	} else if (strcmp(kind, "intoto") == 0 && s->dsse) {
+		rc = verify_intoto(spec, s);
 	} else {
 		rc = al_error_set(
 		    AL_EVERIFY,

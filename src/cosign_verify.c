@@ -141,13 +141,18 @@ static int verify_core(al_cosign_info *info, const core *c,
 	return 0;
 }
 
-/* An int64 from a JSON integer or a decimal string (protobuf JSON). */
+/* An int64 from a JSON integer or a decimal string (protobuf JSON, which
+ * leaves out members holding their default: absent is 0). */
 static int json_int64(int64_t *out, const json_t *v)
 {
 	const char *s;
 	char *end = NULL;
 	long long x;
 
+	if (v == NULL) {
+		*out = 0;
+		return 0;
+	}
 	if (json_is_integer(v)) {
 		*out = (int64_t)json_integer_value(v);
 		return 0;
@@ -413,7 +418,8 @@ static int parse_entry(cs_tlog *e, const json_t *j, int version, size_t idx)
 		               json_object_get(proof, "treeSize")) < 0 ||
 		    json_b64(&root, json_object_get(proof, "rootHash")) < 0 ||
 		    root.len != 32 || cp == NULL ||
-		    !json_is_array(json_object_get(proof, "hashes"));
+		    (json_object_get(proof, "hashes") != NULL &&
+		     !json_is_array(json_object_get(proof, "hashes")));
 
 		if (!bad)
 			memcpy(e->root, root.ptr, 32);

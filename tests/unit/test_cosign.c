@@ -1,0 +1,720 @@
+/* test_cosign.c: the cosign payload parser, RFC 6962 audit paths, key-based
+ * signatures made by the openssl tool, bundle parsing; and, with --cases DIR,
+ * agreement with @sigstore/verify over the cases sigstore_fixtures.js made. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <jansson.h>
+#include <openssl/evp.h>
+
+#include "al_test.h"
+#include "airlock/buf.h"
+#include "airlock/cosign.h"
+#include "airlock/error.h"
+#include "airlock/fs.h"
+#include "airlock/json.h"
+
+#define DIGEST_A                                                               \
+	"sha256:"                                                              \
+	"6d8c2c3a0f0d5bd8c3f1b8cbd0e7f6c2a1b9d0e4f3a2b1c0d9e8f7a6b5c4d3e2"
+#define DIGEST_B                                                               \
+	"sha256:"                                                              \
+	"1111111111111111111111111111111111111111111111111111111111111111"
+#define REF_A "quay.io/example/release:4.16.0"
+
+#define PAYLOAD(digest, ref, optional)                                         \
+	"{\"critical\":{\"identity\":{\"docker-reference\":\"" ref             \
+	"\"},\"image\":{\"docker-manifest-digest\":\"" digest                  \
+	"\"},\"type\":\"cosign container image "                               \
+	"signature\"},\"optional\":" optional "}"
+
+static int parse(const char *s, al_sig_payload *pl)
+{
+	return al_cosign_payload_parse(pl, (const uint8_t *)s, strlen(s));
+}
+
+static void test_cosign__payload_parses_cosign_output(void)
+{
+	al_sig_payload pl;
+	al_digest d;
+
+	memset(&pl, 0, sizeof(pl));
+	CU_ASSERT_EQUAL(parse(PAYLOAD(DIGEST_A, REF_A, "null"), &pl), 0);
+	CU_ASSERT_EQUAL(al_digest_parse_str(&d, DIGEST_A), 0);
+	CU_ASSERT(al_digest_equal(&pl.digest, &d));
+	CU_ASSERT_STRING_EQUAL(pl.reference, REF_A);
+	CU_ASSERT_PTR_NULL(pl.creator);
+	CU_ASSERT_EQUAL(pl.has_timestamp, 0);
+	al_sig_payload_clear(&pl);
+	CU_ASSERT_EQUAL(
+	    parse(PAYLOAD(DIGEST_A, REF_A,
+	                  "{\"creator\":\"airlock\",\"timestamp\":1700000000,"
+	                  "\"anything\":[1,2]}"),
+	          &pl),
+	    0);
+	CU_ASSERT_STRING_EQUAL(pl.creator, "airlock");
+	CU_ASSERT_EQUAL(pl.has_timestamp, 1);
+	CU_ASSERT_EQUAL(pl.timestamp, 1700000000);
+	al_sig_payload_clear(&pl);
+}
+
+static void test_cosign__payload_is_strict(void)
+{
+	static const char *const bad[] = {
+	    /* optional is required (containers/image: exact fields) */
+	    "{\"critical\":{\"identity\":{\"docker-reference\":\"" REF_A
+	    "\"},\"image\":{\"docker-manifest-digest\":\"" DIGEST_A
+	    "\"},\"type\":\"cosign container image signature\"}}",
+	    /* the OpenPGP payload type */
+	    "{\"critical\":{\"identity\":{\"docker-reference\":\"" REF_A
+	    "\"},\"image\":{\"docker-manifest-digest\":\"" DIGEST_A
+	    "\"},\"type\":\"atomic container signature\"},\"optional\":null}",
+	    /* unknown critical member */
+	    "{\"critical\":{\"identity\":{\"docker-reference\":\"" REF_A
+	    "\"},\"image\":{\"docker-manifest-digest\":\"" DIGEST_A
+	    "\"},\"type\":\"cosign container image signature\",\"x\":1},"
+	    "\"optional\":null}",
+	    /* unknown image member */
+	    "{\"critical\":{\"identity\":{\"docker-reference\":\"" REF_A
+	    "\"},\"image\":{\"docker-manifest-digest\":\"" DIGEST_A
+	    "\",\"x\":1},\"type\":\"cosign container image signature\"},"
+	    "\"optional\":null}",
+	    /* duplicate key */
+	    "{\"critical\":{\"identity\":{\"docker-reference\":\"" REF_A
+	    "\"},\"image\":{\"docker-manifest-digest\":\"" DIGEST_A
+	    "\",\"docker-manifest-digest\":\"" DIGEST_B
+	    "\"},\"type\":\"cosign container image signature\"},"
+	    "\"optional\":null}",
+	    PAYLOAD(DIGEST_A, "", "null"),
+	    PAYLOAD("sha256:abc", REF_A, "null"),
+	    PAYLOAD(DIGEST_A, REF_A, "[]"),
+	    PAYLOAD(DIGEST_A, REF_A, "{\"timestamp\":1.5}"),
+	    PAYLOAD(DIGEST_A, REF_A, "{\"creator\":7}"),
+	    "[]",
+	    "",
+	};
+	size_t i;
+
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		al_sig_payload pl;
+		int rc;
+
+		memset(&pl, 0, sizeof(pl));
+		rc = parse(bad[i], &pl);
+		if (rc != AL_EPARSE)
+			printf("case %zu: rc %d (%s)\n", i, rc,
+			       al_error_message());
+		CU_ASSERT_EQUAL(rc, AL_EPARSE);
+	}
+	{
+		al_sig_payload pl;
+		const char *extra =
+		    "{\"critical\":{\"identity\":{\"docker-reference\":\"" REF_A
+		    "\"},\"image\":{\"docker-manifest-digest\":\"" DIGEST_A
+		    "\"},\"type\":\"cosign container image signature\"},"
+		    "\"optional\":null,\"extra\":{}}";
+
+		memset(&pl, 0, sizeof(pl));
+		CU_ASSERT_EQUAL(parse(extra, &pl), AL_EPARSE);
+		CU_ASSERT_PTR_NOT_NULL(strstr(al_error_message(), "extra"));
+	}
+}
+
+static void test_cosign__payload_size_is_bounded(void)
+{
+	size_t n = AL_COSIGN_MAX_PAYLOAD + 1;
+	uint8_t *big = malloc(n);
+	al_sig_payload pl;
+
+	CU_ASSERT_PTR_NOT_NULL_FATAL(big);
+	memset(big, ' ', n);
+	CU_ASSERT_EQUAL(al_cosign_payload_parse(&pl, big, n), AL_ELIMIT);
+	free(big);
+}
+
+/* --- RFC 6962 ------------------------------------------------------- */
+
+static void h_leaf(uint8_t out[32], uint32_t i)
+{
+	uint8_t buf[5] = {0, (uint8_t)(i >> 24), (uint8_t)(i >> 16),
+	                  (uint8_t)(i >> 8), (uint8_t)i};
+
+	EVP_Digest(buf, sizeof(buf), out, NULL, EVP_sha256(), NULL);
+}
+
+static void h_node(uint8_t out[32], const uint8_t l[32], const uint8_t r[32])
+{
+	uint8_t buf[65];
+
+	buf[0] = 1;
+	memcpy(buf + 1, l, 32);
+	memcpy(buf + 33, r, 32);
+	EVP_Digest(buf, sizeof(buf), out, NULL, EVP_sha256(), NULL);
+}
+
+static uint64_t split_point(uint64_t n)
+{
+	uint64_t k = 1;
+
+	while (k * 2 < n)
+		k *= 2;
+	return k;
+}
+
+/* MTH(D[lo:lo+n]) as RFC 6962 section 2.1 defines it, recursively. */
+static void mth(uint8_t out[32], uint64_t lo, uint64_t n)
+{
+	uint8_t l[32], r[32];
+	uint64_t k;
+
+	if (n == 1) {
+		h_leaf(out, (uint32_t)lo);
+		return;
+	}
+	k = split_point(n);
+	mth(l, lo, k);
+	mth(r, lo + k, n - k);
+	h_node(out, l, r);
+}
+
+/* PATH(m, D[lo:lo+n]) (RFC 6962 section 2.1.1), appended to path. */
+static void audit_path(uint8_t *path, size_t *np, uint64_t m, uint64_t lo,
+                       uint64_t n)
+{
+	uint64_t k;
+
+	if (n <= 1)
+		return;
+	k = split_point(n);
+	if (m < k) {
+		audit_path(path, np, m, lo, k);
+		mth(path + 32 * (*np)++, lo + k, n - k);
+	} else {
+		audit_path(path, np, m - k, lo + k, n - k);
+		mth(path + 32 * (*np)++, lo, k);
+	}
+}
+
+static void test_cosign__merkle_paths_from_the_rfc_definition(void)
+{
+	uint8_t path[32 * 64], root[32], leaf[32];
+	uint64_t n, m;
+	size_t np;
+	int bad = 0;
+
+	for (n = 1; n <= 33; n++) {
+		mth(root, 0, n);
+		for (m = 0; m < n; m++) {
+			np = 0;
+			audit_path(path, &np, m, 0, n);
+			h_leaf(leaf, (uint32_t)m);
+			if (al_cosign_merkle_verify(leaf, m, n, path, np,
+			                            root) != 0) {
+				printf("n=%llu m=%llu: %s\n",
+				       (unsigned long long)n,
+				       (unsigned long long)m,
+				       al_error_message());
+				bad++;
+			}
+			/* every altered input is refused (a size claim alone
+			 * is not: the signed checkpoint binds size to root) */
+			if (np > 0) {
+				path[0] ^= 1;
+				if (al_cosign_merkle_verify(leaf, m, n, path,
+				                            np, root) == 0)
+					bad++;
+				path[0] ^= 1;
+				if (al_cosign_merkle_verify(leaf, m, n, path,
+				                            np - 1, root) == 0)
+					bad++;
+			}
+			if (al_cosign_merkle_verify(leaf, m, n, path, np + 1,
+			                            root) == 0) {
+				printf("n=%llu m=%llu: an extra hash passed\n",
+				       (unsigned long long)n,
+				       (unsigned long long)m);
+				bad++;
+			}
+			if (n > 1 &&
+			    al_cosign_merkle_verify(leaf, (m + 1) % n, n, path,
+			                            np, root) == 0)
+				bad++;
+		}
+	}
+	CU_ASSERT_EQUAL(bad, 0);
+	h_leaf(leaf, 0);
+	CU_ASSERT_EQUAL(al_cosign_merkle_verify(leaf, 0, 0, NULL, 0, leaf),
+	                AL_EVERIFY);
+	CU_ASSERT_EQUAL(al_cosign_merkle_verify(leaf, 0, 1, NULL, 0, leaf), 0);
+	CU_ASSERT_EQUAL(al_cosign_merkle_verify(leaf, 1, 1, NULL, 0, leaf),
+	                AL_EVERIFY);
+}
+
+/* --- keys made by the openssl tool ------------------------------------ */
+
+static int slurp(al_buf *b, const char *path)
+{
+	al_buf_init(b, 4 * 1024 * 1024);
+	return al_fs_read_file(path, b);
+}
+
+static int have_openssl(void)
+{
+	return system("command -v openssl >/dev/null 2>&1") == 0;
+}
+
+/* key NAME made with openssl GENARGS; the payload signed into NAME.sig
+ * (base64). */
+static int make_key(const char *dir, const char *name, const char *gen, int ed)
+{
+	if (al_test_sh("cd %s && openssl %s -out %s.key 2>/dev/null && "
+	               "openssl pkey -in %s.key -pubout -out %s.pub",
+	               dir, gen, name, name, name) != 0)
+		return -1;
+	if (ed)
+		return al_test_sh(
+		    "cd %s && openssl pkeyutl -sign -rawin -inkey "
+		    "%s.key -in payload.json | base64 -w0 > %s.sig",
+		    dir, name, name);
+	return al_test_sh("cd %s && openssl dgst -sha256 -sign %s.key "
+	                  "payload.json | base64 -w0 > %s.sig",
+	                  dir, name, name);
+}
+
+static int verify_with(const char *dir, const char *keyname,
+                       const char *signame, const char *payload_file,
+                       al_cosign_info *info)
+{
+	char path[1024];
+	al_cosign_trust *t = NULL;
+	al_buf sig, pl;
+	al_cosign_sig s;
+	al_cosign_opts o;
+	int rc;
+
+	memset(&s, 0, sizeof(s));
+	memset(&o, 0, sizeof(o));
+	snprintf(path, sizeof(path), "%s/%s.sig", dir, signame);
+	if (slurp(&sig, path) < 0)
+		return -100;
+	snprintf(path, sizeof(path), "%s/%s", dir, payload_file);
+	if (slurp(&pl, path) < 0) {
+		al_buf_free(&sig);
+		return -100;
+	}
+	snprintf(path, sizeof(path), "%s/%s.pub", dir, keyname);
+	if ((rc = al_cosign_trust_new(&t)) < 0 ||
+	    (rc = al_cosign_trust_add_keys_file(t, path)) < 0)
+		goto out;
+	s.payload = pl.ptr;
+	s.payload_len = pl.len;
+	s.signature = al_buf_cstr(&sig);
+	o.trust = t;
+	rc = al_cosign_verify_sig(info, &s, &o);
+out:
+	al_cosign_trust_free(t);
+	al_buf_free(&sig);
+	al_buf_free(&pl);
+	return rc;
+}
+
+static void test_cosign__key_based_signatures_by_openssl(void)
+{
+	static const struct {
+		const char *name, *gen;
+		int ed;
+	} keys[] = {
+	    {"p256", "ecparam -name prime256v1 -genkey -noout", 0},
+	    {"p384", "ecparam -name secp384r1 -genkey -noout", 0},
+	    {"p521", "ecparam -name secp521r1 -genkey -noout", 0},
+	    {"ed25519", "genpkey -algorithm ed25519", 1},
+	    {"rsa2048", "genpkey -algorithm rsa -pkeyopt rsa_keygen_bits:2048",
+	     0},
+	};
+	char dir[512];
+	al_cosign_info info;
+	al_digest a, b;
+	size_t i;
+
+	if (!have_openssl()) {
+		printf("openssl not found: skipping\n");
+		return;
+	}
+	snprintf(dir, sizeof(dir), "%s/keys", al_test_tmpdir());
+	CU_ASSERT_EQUAL_FATAL(al_fs_mkdir_p(dir, 0700), 0);
+	CU_ASSERT_EQUAL_FATAL(
+	    al_test_sh("cd %s && printf '%%s' '" PAYLOAD(
+	                   DIGEST_A, REF_A,
+	                   "null") "' > "
+	                           "payload.json && printf '%%s' '" PAYLOAD(
+	                               DIGEST_B, REF_A, "null") "' > "
+	                                                        "other.json",
+	               dir),
+	    0);
+	CU_ASSERT_EQUAL(al_digest_parse_str(&a, DIGEST_A), 0);
+	CU_ASSERT_EQUAL(al_digest_parse_str(&b, DIGEST_B), 0);
+	for (i = 0; i < sizeof(keys) / sizeof(keys[0]); i++) {
+		int rc;
+
+		CU_ASSERT_EQUAL_FATAL(
+		    make_key(dir, keys[i].name, keys[i].gen, keys[i].ed), 0);
+		memset(&info, 0, sizeof(info));
+		rc = verify_with(dir, keys[i].name, keys[i].name,
+		                 "payload.json", &info);
+		if (rc != 0)
+			printf("%s: %s\n", keys[i].name, al_error_message());
+		CU_ASSERT_EQUAL(rc, 0);
+		CU_ASSERT_EQUAL(info.keyless, 0);
+		CU_ASSERT_EQUAL(info.has_payload, 1);
+		CU_ASSERT_EQUAL(strlen(info.key_id), 64);
+		CU_ASSERT_EQUAL(al_cosign_check_image(&info, &a, REF_A,
+		                                      AL_SIG_IDENTITY_EXACT),
+		                0);
+		/* the signature names image A, not B */
+		CU_ASSERT_EQUAL(al_cosign_check_image(&info, &b, REF_A,
+		                                      AL_SIG_IDENTITY_EXACT),
+		                AL_EVERIFY);
+		CU_ASSERT_EQUAL(
+		    al_cosign_check_image(&info, &a, "quay.io/example/other",
+		                          AL_SIG_IDENTITY_REPOSITORY),
+		    AL_EVERIFY);
+		al_cosign_info_clear(&info);
+		/* the same signature over another payload */
+		CU_ASSERT_EQUAL(verify_with(dir, keys[i].name, keys[i].name,
+		                            "other.json", NULL),
+		                AL_EVERIFY);
+	}
+	/* wrong key */
+	CU_ASSERT_EQUAL(verify_with(dir, "p256", "p384", "payload.json", NULL),
+	                AL_EVERIFY);
+	CU_ASSERT_PTR_NOT_NULL(strstr(al_error_message(), "trusted keys"));
+	CU_ASSERT_EQUAL(
+	    verify_with(dir, "ed25519", "rsa2048", "payload.json", NULL),
+	    AL_EVERIFY);
+	/* P-384 hashed with SHA-384: cosign and sigstore-js use SHA-256 */
+	CU_ASSERT_EQUAL(al_test_sh("cd %s && openssl dgst -sha384 -sign "
+	                           "p384.key payload.json | base64 -w0 > "
+	                           "p384s.sig",
+	                           dir),
+	                0);
+	CU_ASSERT_EQUAL(verify_with(dir, "p384", "p384s", "payload.json", NULL),
+	                AL_EVERIFY);
+}
+
+static void test_cosign__trust_refuses_weak_or_wrong_keys(void)
+{
+	char dir[512], path[600];
+	al_cosign_trust *t = NULL;
+	al_buf b;
+
+	if (!have_openssl()) {
+		printf("openssl not found: skipping\n");
+		return;
+	}
+	snprintf(dir, sizeof(dir), "%s/weak", al_test_tmpdir());
+	CU_ASSERT_EQUAL_FATAL(al_fs_mkdir_p(dir, 0700), 0);
+	CU_ASSERT_EQUAL_FATAL(
+	    al_test_sh("cd %s && openssl genpkey -algorithm rsa -pkeyopt "
+	               "rsa_keygen_bits:1024 2>/dev/null | openssl pkey "
+	               "-pubout -out rsa1024.pub && openssl ecparam -name "
+	               "secp256k1 -genkey -noout 2>/dev/null | openssl pkey "
+	               "-pubout -out k1.pub && openssl req -x509 -newkey "
+	               "ed25519 -nodes -keyout ca.key -subj /CN=ca -days 1 "
+	               "-out ca.pem 2>/dev/null && printf 'nothing\\n' > "
+	               "empty.pem",
+	               dir),
+	    0);
+	CU_ASSERT_EQUAL_FATAL(al_cosign_trust_new(&t), 0);
+	snprintf(path, sizeof(path), "%s/rsa1024.pub", dir);
+	CU_ASSERT_EQUAL(al_cosign_trust_add_keys_file(t, path),
+	                AL_EUNSUPPORTED);
+	snprintf(path, sizeof(path), "%s/k1.pub", dir);
+	CU_ASSERT_EQUAL(al_cosign_trust_add_keys_file(t, path),
+	                AL_EUNSUPPORTED);
+	snprintf(path, sizeof(path), "%s/ca.pem", dir);
+	CU_ASSERT_EQUAL(al_cosign_trust_add_keys_file(t, path), AL_EPARSE);
+	CU_ASSERT_EQUAL(al_cosign_trust_add_fulcio_file(t, path), 0);
+	snprintf(path, sizeof(path), "%s/empty.pem", dir);
+	CU_ASSERT_EQUAL(al_cosign_trust_add_keys_file(t, path), AL_EPARSE);
+	snprintf(path, sizeof(path), "%s/missing.pem", dir);
+	CU_ASSERT_EQUAL(al_cosign_trust_add_keys_file(t, path), AL_ENOTFOUND);
+	{
+		size_t k, f, r;
+
+		al_cosign_trust_counts(t, &k, &f, &r);
+		CU_ASSERT_EQUAL(k, 0);
+		CU_ASSERT_EQUAL(f, 1);
+		CU_ASSERT_EQUAL(r, 0);
+	}
+	/* keyless with no identity to require */
+	snprintf(path, sizeof(path), "%s/ca.pem", dir);
+	CU_ASSERT_EQUAL_FATAL(slurp(&b, path), 0);
+	{
+		al_cosign_sig s;
+		al_cosign_opts o;
+
+		memset(&s, 0, sizeof(s));
+		memset(&o, 0, sizeof(o));
+		s.payload = (const uint8_t *)"{}";
+		s.payload_len = 2;
+		s.signature = "AAAA";
+		s.certificate = al_buf_cstr(&b);
+		o.trust = t;
+		/* the signature check comes first and fails */
+		CU_ASSERT_EQUAL(al_cosign_verify_sig(NULL, &s, &o), AL_EVERIFY);
+		s.signature = NULL;
+		CU_ASSERT_EQUAL(al_cosign_verify_sig(NULL, &s, &o), AL_EVERIFY);
+	}
+	al_buf_free(&b);
+	al_cosign_trust_free(t);
+	al_cosign_trust_free(NULL);
+}
+
+static int bundle(const char *json)
+{
+	al_cosign_trust *t = NULL;
+	al_cosign_opts o;
+	int rc;
+
+	memset(&o, 0, sizeof(o));
+	if (al_cosign_trust_new(&t) < 0)
+		return -100;
+	o.trust = t;
+	rc = al_cosign_verify_bundle(NULL, (const uint8_t *)json, strlen(json),
+	                             (const uint8_t *)"x", 1, &o);
+	al_cosign_trust_free(t);
+	return rc;
+}
+
+static void test_cosign__bundle_shape_is_checked(void)
+{
+	CU_ASSERT_EQUAL(bundle("{"), AL_EVERIFY);
+	CU_ASSERT_EQUAL(bundle("{\"mediaType\":\"application/"
+	                       "vnd.dev.sigstore.bundle.v9+json\"}"),
+	                AL_EUNSUPPORTED);
+	CU_ASSERT_EQUAL(bundle("{\"mediaType\":\"application/"
+	                       "vnd.dev.sigstore.bundle.v0.3+json\"}"),
+	                AL_EVERIFY);
+	CU_ASSERT_EQUAL(
+	    bundle(
+	        "{\"mediaType\":\"application/"
+	        "vnd.dev.sigstore.bundle.v0.3+json\",\"verificationMaterial\":"
+	        "{\"publicKey\":{\"hint\":\"x\"},\"certificate\":{"
+	        "\"rawBytes\":\"AA==\"}},\"messageSignature\":{}}"),
+	    AL_EVERIFY);
+	CU_ASSERT_EQUAL(
+	    bundle(
+	        "{\"mediaType\":\"application/"
+	        "vnd.dev.sigstore.bundle.v0.3+json\",\"verificationMaterial\":"
+	        "{\"publicKey\":{\"hint\":\"x\"}}}"),
+	    AL_EVERIFY);
+	CU_ASSERT_PTR_NOT_NULL(strstr(al_error_message(), "neither"));
+	CU_ASSERT_EQUAL(
+	    bundle(
+	        "{\"mediaType\":\"application/"
+	        "vnd.dev.sigstore.bundle.v0.3+json\",\"verificationMaterial\":"
+	        "{\"x509CertificateChain\":{\"certificates\":[]}}}"),
+	    AL_EVERIFY);
+	/* a key-based bundle, and no key trusted */
+	CU_ASSERT_EQUAL(
+	    bundle(
+	        "{\"mediaType\":\"application/"
+	        "vnd.dev.sigstore.bundle.v0.3+json\",\"verificationMaterial\":"
+	        "{\"publicKey\":{\"hint\":\"x\"},\"tlogEntries\":[]},"
+	        "\"messageSignature\":{\"signature\":\"AAAA\"}}"),
+	    AL_EINVAL);
+	{
+		size_t n = AL_COSIGN_MAX_BUNDLE + 1;
+		char *big = malloc(n + 1);
+		al_cosign_trust *t = NULL;
+		al_cosign_opts o;
+
+		CU_ASSERT_PTR_NOT_NULL_FATAL(big);
+		memset(big, ' ', n);
+		big[n] = '\0';
+		memset(&o, 0, sizeof(o));
+		CU_ASSERT_EQUAL(al_cosign_trust_new(&t), 0);
+		o.trust = t;
+		CU_ASSERT_EQUAL(al_cosign_verify_bundle(NULL, (uint8_t *)big, n,
+		                                        NULL, 0, &o),
+		                AL_ELIMIT);
+		al_cosign_trust_free(t);
+		free(big);
+	}
+}
+
+/* --- agreement with @sigstore/verify ---------------------------------- */
+
+static int add_files(al_cosign_trust *t, const char *dir, const json_t *arr,
+                     int (*fn)(al_cosign_trust *, const char *))
+{
+	char path[1024];
+	size_t i;
+	json_t *v;
+	int rc;
+
+	json_array_foreach(arr, i, v)
+	{
+		snprintf(path, sizeof(path), "%s/%s", dir,
+		         json_string_value(v));
+		if ((rc = fn(t, path)) < 0)
+			return rc;
+	}
+	return 0;
+}
+
+static char *file_text(const char *dir, const char *name)
+{
+	char path[1024];
+	al_buf b;
+
+	if (name == NULL)
+		return NULL;
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	if (slurp(&b, path) < 0)
+		return NULL;
+	return al_buf_detach(&b, NULL);
+}
+
+/* Run one case; 0 when airlock and the peer (or the case's expectation)
+ * agree. */
+static int run_case(const char *dir, const json_t *c, const al_digest *img,
+                    const char *ref)
+{
+	const char *name = al_json_str(c, "name");
+	const char *peer = al_json_str(c, "peer");
+	const char *expect = al_json_str(c, "expect");
+	const json_t *sig = json_object_get(c, "sig");
+	al_cosign_trust *t = NULL;
+	al_cosign_info info;
+	al_cosign_opts o;
+	char *files[5] = {NULL, NULL, NULL, NULL, NULL};
+	size_t i, alen = 0;
+	int rc, want_ok, got_ok, image_rc = 0;
+
+	memset(&info, 0, sizeof(info));
+	memset(&o, 0, sizeof(o));
+	want_ok = expect != NULL ? strcmp(expect, "ok") == 0
+	                         : (peer != NULL && strcmp(peer, "ok") == 0);
+	if ((rc = al_cosign_trust_new(&t)) < 0 ||
+	    (rc = add_files(t, dir, json_object_get(c, "keys"),
+	                    al_cosign_trust_add_keys_file)) < 0 ||
+	    (rc = add_files(t, dir, json_object_get(c, "fulcio"),
+	                    al_cosign_trust_add_fulcio_file)) < 0 ||
+	    (rc = add_files(t, dir, json_object_get(c, "rekor"),
+	                    al_cosign_trust_add_rekor_file)) < 0 ||
+	    (rc = al_cosign_trust_set_identity(
+	         t, al_json_str(c, "issuer"), al_json_str(c, "subject"))) < 0) {
+		printf("FAIL %s: trust: %s\n", name, al_error_message());
+		al_cosign_trust_free(t);
+		return 1;
+	}
+	o.trust = t;
+	o.require_tlog = json_is_true(json_object_get(c, "require_tlog"));
+	if (sig != NULL) {
+		al_cosign_sig s;
+
+		memset(&s, 0, sizeof(s));
+		files[0] = file_text(dir, al_json_str(sig, "payload"));
+		files[1] = file_text(dir, al_json_str(sig, "signature"));
+		files[2] = file_text(dir, al_json_str(sig, "certificate"));
+		files[3] = file_text(dir, al_json_str(sig, "chain"));
+		files[4] = file_text(dir, al_json_str(sig, "bundle"));
+		s.payload = (const uint8_t *)files[0];
+		s.payload_len = files[0] != NULL ? strlen(files[0]) : 0;
+		s.signature = files[1];
+		s.certificate = files[2];
+		s.chain = files[3];
+		s.bundle = files[4];
+		rc = al_cosign_verify_sig(&info, &s, &o);
+	} else {
+		files[0] = file_text(dir, al_json_str(c, "bundle"));
+		files[1] = file_text(dir, al_json_str(c, "artifact"));
+		if (files[1] != NULL)
+			alen = strlen(files[1]);
+		rc = al_cosign_verify_bundle(
+		    &info, (const uint8_t *)files[0],
+		    files[0] != NULL ? strlen(files[0]) : 0,
+		    (const uint8_t *)files[1], alen, &o);
+	}
+	got_ok = rc == 0;
+	/* a refusal must be for the reason the case is about, not an
+	 * earlier parse error that hides it */
+	if (!got_ok && al_json_str(c, "reason") != NULL &&
+	    strstr(al_error_message(), al_json_str(c, "reason")) == NULL)
+		image_rc = -2;
+	if (got_ok) {
+		/* what it vouches for is this image, and not another */
+		al_digest other;
+
+		image_rc = al_cosign_check_image(&info, img, ref,
+		                                 AL_SIG_IDENTITY_EXACT);
+		memset(&other, 0, sizeof(other));
+		other = *img;
+		other.bytes[0] ^= 1;
+		if (image_rc == 0 &&
+		    al_cosign_check_image(&info, &other, ref,
+		                          AL_SIG_IDENTITY_EXACT) != AL_EVERIFY)
+			image_rc = -1;
+	}
+	printf("%s %s: airlock %s%s%s, peer %s%s%s\n",
+	       got_ok == want_ok && image_rc == 0 ? "ok  " : "FAIL", name,
+	       got_ok ? "ok" : "refused: ", got_ok ? "" : al_error_message(),
+	       image_rc == -2  ? " (not the expected reason)"
+	       : image_rc != 0 ? " (image check failed)"
+	                       : "",
+	       peer != NULL ? peer : "(not asked)",
+	       al_json_str(c, "peer_note") != NULL ? "; expected: " : "",
+	       al_json_str(c, "peer_note") != NULL ? al_json_str(c, "peer_note")
+	                                           : "");
+	al_cosign_info_clear(&info);
+	for (i = 0; i < 5; i++)
+		free(files[i]);
+	al_cosign_trust_free(t);
+	return got_ok == want_ok && image_rc == 0 ? 0 : 1;
+}
+
+static int run_cases(const char *dir, const char *digest, const char *ref)
+{
+	char path[1024];
+	json_t *cases = NULL, *c;
+	al_digest img;
+	size_t i;
+	int failed = 0;
+
+	snprintf(path, sizeof(path), "%s/cases.json", dir);
+	if (al_json_load_file(&cases, path, 4 * 1024 * 1024) < 0 ||
+	    al_digest_parse_str(&img, digest) < 0) {
+		printf("FAIL cannot read %s: %s\n", path, al_error_message());
+		return 1;
+	}
+	json_array_foreach(cases, i, c) failed += run_case(dir, c, &img, ref);
+	printf("%zu cases, %d disagreements\n", json_array_size(cases), failed);
+	json_decref(cases);
+	return failed;
+}
+
+int main(int argc, char **argv)
+{
+	CU_TestInfo tests[] = {
+	    {"payload_parses_cosign_output",
+	     test_cosign__payload_parses_cosign_output},
+	    {"payload_is_strict", test_cosign__payload_is_strict},
+	    {"payload_size_is_bounded", test_cosign__payload_size_is_bounded},
+	    {"merkle_paths_from_the_rfc_definition",
+	     test_cosign__merkle_paths_from_the_rfc_definition},
+	    {"key_based_signatures_by_openssl",
+	     test_cosign__key_based_signatures_by_openssl},
+	    {"trust_refuses_weak_or_wrong_keys",
+	     test_cosign__trust_refuses_weak_or_wrong_keys},
+	    {"bundle_shape_is_checked", test_cosign__bundle_shape_is_checked},
+	    CU_TEST_INFO_NULL,
+	};
+
+	/* test_cosign --cases DIR DIGEST REFERENCE: the agreement run of
+	 * tests/integration/test_cosign_peer.sh */
+	if (argc == 5 && strcmp(argv[1], "--cases") == 0)
+		return run_cases(argv[2], argv[3], argv[4]) != 0;
+	return al_test_run("cosign", tests);
+}
