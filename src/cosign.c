@@ -357,7 +357,30 @@ void al_cosign_trust_free(al_cosign_trust *t)
 	free(t->fulcio);
 	free(t->issuer);
 	free(t->subject);
+	free(t->pki_email);
+	free(t->pki_hostname);
 	free(t);
+}
+
+int al__cosign_trust_set_pki(al_cosign_trust *t, const char *email,
+                             const char *hostname)
+{
+	char *e = NULL, *h = NULL;
+
+	if (email == NULL && hostname == NULL)
+		return al_error_set(AL_EINVAL, "a PKI trust needs an email or "
+		                               "a hostname to require");
+	if ((email != NULL && (e = al_strdup(email)) == NULL) ||
+	    (hostname != NULL && (h = al_strdup(hostname)) == NULL)) {
+		free(e);
+		return al_error_set(AL_ENOMEM, "out of memory");
+	}
+	free(t->pki_email);
+	free(t->pki_hostname);
+	t->pki_email = e;
+	t->pki_hostname = h;
+	t->pki = 1;
+	return 0;
 }
 
 typedef struct key_add {
@@ -652,7 +675,8 @@ static char *cert_issuer(X509 *c)
 
 /* The SAN emails and URIs of c joined by ", " for messages, and whether
  * want (may be NULL: first one) is among them. */
-static int cert_subject(X509 *c, const char *want, char **matched, al_buf *all)
+static int cert_subject(X509 *c, const char *want, const char *want_dns,
+                        char **matched, al_buf *all)
 {
 	GENERAL_NAMES *names =
 	    X509_get_ext_d2i(c, NID_subject_alt_name, NULL, NULL);
@@ -665,8 +689,10 @@ static int cert_subject(X509 *c, const char *want, char **matched, al_buf *all)
 
 		if (gn->type == GEN_EMAIL)
 			s = gn->d.rfc822Name;
-		else if (gn->type == GEN_URI)
+		else if (gn->type == GEN_URI && want_dns == NULL)
 			s = gn->d.uniformResourceIdentifier;
+		else if (gn->type == GEN_DNS && want_dns != NULL)
+			s = gn->d.dNSName;
 		if (s == NULL || memchr(ASN1_STRING_get0_data(s), 0,
 		                        (size_t)ASN1_STRING_length(s)) != NULL)
 			continue;
@@ -675,7 +701,11 @@ static int cert_subject(X509 *c, const char *want, char **matched, al_buf *all)
 		if (v == NULL)
 			break;
 		(void)al_buf_printf(all, "%s'%s'", all->len > 0 ? ", " : "", v);
-		if (!found && (want == NULL || strcmp(v, want) == 0)) {
+		if (!found && ((want == NULL && want_dns == NULL) ||
+		               (want != NULL && gn->type != GEN_DNS &&
+		                strcmp(v, want) == 0) ||
+		               (want_dns != NULL && gn->type == GEN_DNS &&
+		                strcmp(v, want_dns) == 0))) {
 			found = 1;
 			*matched = v;
 		} else {
@@ -702,7 +732,7 @@ int al__cosign_cert_verify(const al_cosign_trust *t, X509 *leaf,
 		return al_error_set(AL_EINVAL,
 		                    "a keyless signature, and no Fulcio "
 		                    "certificate is trusted");
-	if (t->issuer == NULL && t->subject == NULL)
+	if (!t->pki && t->issuer == NULL && t->subject == NULL)
 		return al_error_set(AL_EINVAL,
 		                    "a keyless signature, and no identity "
 		                    "(issuer or subject) to require");
@@ -733,10 +763,50 @@ int al__cosign_cert_verify(const al_cosign_trust *t, X509 *leaf,
 
 		rc = al_error_set(AL_EVERIFY,
 		                  "certificate does not verify against the "
-		                  "Fulcio roots at the log time %lld: %s",
-		                  (long long)at,
+		                  "%s at the %s %lld: %s",
+		                  t->pki ? "CA roots" : "Fulcio roots",
+		                  t->pki ? "time" : "log time", (long long)at,
 		                  X509_verify_cert_error_string(err));
 		ERR_clear_error();
+		goto out;
+	}
+	if (t->pki) {
+		/* BYOPKI: containers/image checks the SAN only (email or
+		 * DNS name), no Fulcio extension, no key usage. */
+		if (t->pki_email != NULL &&
+		    !cert_subject(leaf, t->pki_email, NULL, &sub, &names)) {
+			rc = al_error_set(AL_EVERIFY,
+			                  "certificate identity mismatch: want "
+			                  "email '%s', certificate names %s",
+			                  t->pki_email,
+			                  names.len > 0 ? al_buf_cstr(&names)
+			                                : "none");
+			goto out;
+		}
+		if (t->pki_hostname != NULL) {
+			char *dns = NULL;
+
+			al_buf_reset(&names);
+			if (!cert_subject(leaf, NULL, t->pki_hostname, &dns,
+			                  &names)) {
+				rc = al_error_set(
+				    AL_EVERIFY,
+				    "certificate identity mismatch: want "
+				    "hostname '%s', certificate names %s",
+				    t->pki_hostname,
+				    names.len > 0 ? al_buf_cstr(&names)
+				                  : "none");
+				goto out;
+			}
+			if (sub == NULL)
+				sub = dns;
+			else
+				free(dns);
+		}
+		*subject = sub;
+		*issuer = NULL;
+		sub = NULL;
+		rc = 0;
 		goto out;
 	}
 	if ((X509_get_extension_flags(leaf) & EXFLAG_XKUSAGE) == 0 ||
@@ -745,7 +815,7 @@ int al__cosign_cert_verify(const al_cosign_trust *t, X509 *leaf,
 		    AL_EVERIFY, "certificate lacks the code signing key usage");
 		goto out;
 	}
-	if (!cert_subject(leaf, t->subject, &sub, &names)) {
+	if (!cert_subject(leaf, t->subject, NULL, &sub, &names)) {
 		rc = al_error_set(AL_EVERIFY,
 		                  t->subject != NULL
 		                      ? "certificate identity mismatch: want "

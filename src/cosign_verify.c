@@ -4,6 +4,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include <jansson.h>
 #include <openssl/evp.h>
@@ -105,7 +106,7 @@ static int verify_core(al_cosign_info *info, const core *c,
 			logged = 1;
 		}
 	}
-	if ((o->require_tlog || c->leaf != NULL) && t->nrekor == 0)
+	if ((o->require_tlog || (c->leaf != NULL && !t->pki)) && t->nrekor == 0)
 		return al_error_set(AL_EINVAL,
 		                    "a transparency log entry is required, and "
 		                    "no Rekor key is trusted");
@@ -116,9 +117,12 @@ static int verify_core(al_cosign_info *info, const core *c,
 	if (c->leaf != NULL) {
 		char *sub = NULL, *iss = NULL;
 
-		/* The certificate lives minutes: it is checked at the time the
-		 * log vouched for, and nothing else dates the signature. */
-		if (!have_time)
+		/* A Fulcio certificate lives minutes: it is checked at the
+		 * time the log vouched for, and nothing else dates the
+		 * signature. A PKI certificate is checked now. */
+		if (t->pki)
+			at = (int64_t)time(NULL);
+		else if (!have_time)
 			return al_error_set(
 			    AL_EVERIFY, "keyless signature without a verified "
 			                "signed entry timestamp: nothing "
