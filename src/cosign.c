@@ -676,7 +676,7 @@ static char *cert_issuer(X509 *c)
 /* The SAN emails and URIs of c joined by ", " for messages, and whether
  * want (may be NULL: first one) is among them. */
 static int cert_subject(X509 *c, const char *want, const char *want_dns,
-                        char **matched, al_buf *all)
+                        int email_only, char **matched, al_buf *all)
 {
 	GENERAL_NAMES *names =
 	    X509_get_ext_d2i(c, NID_subject_alt_name, NULL, NULL);
@@ -689,7 +689,7 @@ static int cert_subject(X509 *c, const char *want, const char *want_dns,
 
 		if (gn->type == GEN_EMAIL)
 			s = gn->d.rfc822Name;
-		else if (gn->type == GEN_URI && want_dns == NULL)
+		else if (gn->type == GEN_URI && want_dns == NULL && !email_only)
 			s = gn->d.uniformResourceIdentifier;
 		else if (gn->type == GEN_DNS && want_dns != NULL)
 			s = gn->d.dNSName;
@@ -774,7 +774,7 @@ int al__cosign_cert_verify(const al_cosign_trust *t, X509 *leaf,
 		/* BYOPKI: containers/image checks the SAN only (email or
 		 * DNS name), no Fulcio extension, no key usage. */
 		if (t->pki_email != NULL &&
-		    !cert_subject(leaf, t->pki_email, NULL, &sub, &names)) {
+		    !cert_subject(leaf, t->pki_email, NULL, 1, &sub, &names)) {
 			rc = al_error_set(AL_EVERIFY,
 			                  "certificate identity mismatch: want "
 			                  "email '%s', certificate names %s",
@@ -787,7 +787,7 @@ int al__cosign_cert_verify(const al_cosign_trust *t, X509 *leaf,
 			char *dns = NULL;
 
 			al_buf_reset(&names);
-			if (!cert_subject(leaf, NULL, t->pki_hostname, &dns,
+			if (!cert_subject(leaf, NULL, t->pki_hostname, 0, &dns,
 			                  &names)) {
 				rc = al_error_set(
 				    AL_EVERIFY,
@@ -815,7 +815,8 @@ int al__cosign_cert_verify(const al_cosign_trust *t, X509 *leaf,
 		    AL_EVERIFY, "certificate lacks the code signing key usage");
 		goto out;
 	}
-	if (!cert_subject(leaf, t->subject, NULL, &sub, &names)) {
+	if (!cert_subject(leaf, t->subject, NULL, t->subject_email_only, &sub,
+	                  &names)) {
 		rc = al_error_set(AL_EVERIFY,
 		                  t->subject != NULL
 		                      ? "certificate identity mismatch: want "

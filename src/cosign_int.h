@@ -23,6 +23,7 @@ struct al_cosign_trust {
 	size_t nrekor;
 	char *issuer;
 	char *subject;
+	int subject_email_only; /* fulcioSubject.signedEmail: no URI SAN */
 	/* PKI (BYOPKI): certificates chain to the anchors at the present
 	 * time, no Fulcio extensions, no log; SAN email or DNS name. */
 	int pki;

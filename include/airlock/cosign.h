@@ -210,4 +210,101 @@ AL_EXPORT int al_cosign_merkle_verify(const uint8_t leaf[32], uint64_t index,
                                       uint64_t tree_size, const uint8_t *path,
                                       size_t n, const uint8_t root[32]);
 
+/* --- cluster policy (ClusterImagePolicy / ImagePolicy) --------------- */
+
+/* The signedIdentity.matchPolicy values of config.openshift.io. */
+typedef enum al_cosign_match {
+	AL_COSIGN_MATCH_REPO_DIGEST_OR_EXACT = 0, /* the default */
+	AL_COSIGN_MATCH_REPOSITORY = 1,
+	AL_COSIGN_MATCH_EXACT_REPOSITORY = 2,
+	AL_COSIGN_MATCH_REMAP_IDENTITY = 3,
+} al_cosign_match;
+
+/* Policies read from ClusterImagePolicy / ImagePolicy resources. */
+typedef struct al_cosign_policy al_cosign_policy;
+
+#define AL_COSIGN_MAX_POLICIES 256
+#define AL_COSIGN_MAX_POLICY_BYTES (4 * AL_MIB)
+
+/*
+ * Read every ClusterImagePolicy and ImagePolicy (apiVersion
+ * config.openshift.io/v1 or v1alpha1) of p[0..n): YAML or JSON, one
+ * resource, a multi-document stream or a v1 List; other kinds are
+ * skipped. The schema is openshift/api config/v1/types_image_policy.go:
+ * spec.scopes (1..256 scopes), spec.policy.rootOfTrust with policyType
+ * PublicKey (publicKey.keyData, optional rekorKeyData), FulcioCAWithRekor
+ * (fulcioCAWithRekor.fulcioCAData, rekorKeyData, fulcioSubject.oidcIssuer
+ * and signedEmail) or PKI (pki.caRootsData, caIntermediatesData,
+ * pkiCertificateSubject.email / hostname), and spec.policy.signedIdentity
+ * (matchPolicy, exactRepository.repository, remapIdentity.prefix and
+ * signedPrefix). Key data is base64 of PEM. An unknown field, a missing
+ * required one, a union member that does not match policyType, or key
+ * data that does not parse is AL_EPARSE naming the resource and field.
+ * No policy in the input is AL_ENOTFOUND. Free with al_cosign_policy_free.
+ */
+AL_EXPORT int al_cosign_policy_load(al_cosign_policy **out, const uint8_t *p,
+                                    size_t n, const char *what);
+/* Read path (at most AL_COSIGN_MAX_POLICY_BYTES) and load it. */
+AL_EXPORT int al_cosign_policy_load_file(al_cosign_policy **out,
+                                         const char *path);
+/* NULL is a no-op. */
+AL_EXPORT void al_cosign_policy_free(al_cosign_policy *p);
+/* How many policies p holds. */
+AL_EXPORT size_t al_cosign_policy_count(const al_cosign_policy *p);
+
+/* One signature of an image as discovery found it: a tag-scheme layer, or
+ * a sigstore bundle (with the artifact a message signature is over). */
+typedef struct al_cosign_candidate {
+	const al_cosign_sig *sig; /* or NULL */
+	const uint8_t *bundle;
+	size_t bundle_len;
+	const uint8_t *artifact;
+	size_t artifact_len;
+} al_cosign_candidate;
+
+/* The outcome of al_cosign_policy_check. Owned; al_cosign_verdict_clear. */
+typedef struct al_cosign_verdict {
+	int covered;  /* 0: no scope of any policy covers the image */
+	char *policy; /* "ClusterImagePolicy/NAME" that decided */
+	char *scope;  /* its scope that matched */
+	size_t which; /* the accepted candidate */
+	al_cosign_info info;
+} al_cosign_verdict;
+
+AL_EXPORT void al_cosign_verdict_clear(al_cosign_verdict *v);
+
+/*
+ * Check the image reference (registry/repository[:tag][@digest], the name
+ * it is pulled by) with manifest digest against p, as the cluster's
+ * verifier (containers/image, configured from these resources by the
+ * machine-config operator) does: the most specific scope matching the
+ * reference wins (a tagged or digested reference, then the repository,
+ * its parent namespaces, the host, then "*.domain" wildcards), a
+ * ClusterImagePolicy before an ImagePolicy, and every policy with that
+ * scope must be satisfied by at least one candidate whose signature
+ * verifies under its rootOfTrust and whose cosign payload names digest
+ * and an identity signedIdentity accepts. Returns 0 with out->covered 0
+ * when no scope matches (the cluster does not check the image), 0 with
+ * covered 1 when accepted, AL_EVERIFY when refused (the message lists
+ * each candidate's reason), AL_EINVAL for a reference that does not
+ * parse. *out (may be NULL) is written on success.
+ */
+AL_EXPORT int al_cosign_policy_check(al_cosign_verdict *out,
+                                     const al_cosign_policy *p,
+                                     const char *reference,
+                                     const al_digest *digest,
+                                     const al_cosign_candidate *c, size_t n);
+
+/*
+ * Whether a signature's docker-reference sig_ref is acceptable for the
+ * image reference image_ref under match (containers/image
+ * signature/policy_reference_match.go semantics); arg1 / arg2 are the
+ * exactRepository repository or the remapIdentity prefix and
+ * signedPrefix. 1 yes, 0 no (also when either reference does not parse).
+ */
+AL_EXPORT int al_cosign_identity_matches(al_cosign_match match,
+                                         const char *image_ref,
+                                         const char *sig_ref, const char *arg1,
+                                         const char *arg2);
+
 #endif

@@ -1,6 +1,7 @@
 /* test_cosign.c: the cosign payload parser, RFC 6962 audit paths, key-based
  * signatures made by the openssl tool, bundle parsing; and, with --cases DIR,
  * agreement with @sigstore/verify over the cases sigstore_fixtures.js made. */
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -544,6 +545,347 @@ static void test_cosign__bundle_shape_is_checked(void)
 	}
 }
 
+/* --- cluster policy --------------------------------------------------- */
+
+static void test_cosign__identity_matches_like_containers_image(void)
+{
+	static const struct {
+		al_cosign_match m;
+		const char *img, *sig, *a1, *a2;
+		int want;
+	} cases[] = {
+	    /* MatchRepoDigestOrExact: digest -> same repository; tag ->
+	     * the same tag; a name-only signature never */
+	    {AL_COSIGN_MATCH_REPO_DIGEST_OR_EXACT, "quay.io/a/b@" DIGEST_A,
+	     "quay.io/a/b:1", NULL, NULL, 1},
+	    {AL_COSIGN_MATCH_REPO_DIGEST_OR_EXACT, "quay.io/a/b@" DIGEST_A,
+	     "quay.io/a/b", NULL, NULL, 0},
+	    {AL_COSIGN_MATCH_REPO_DIGEST_OR_EXACT, "quay.io/a/b@" DIGEST_A,
+	     "quay.io/a/c:1", NULL, NULL, 0},
+	    {AL_COSIGN_MATCH_REPO_DIGEST_OR_EXACT, "quay.io/a/b:1",
+	     "quay.io/a/b:1", NULL, NULL, 1},
+	    {AL_COSIGN_MATCH_REPO_DIGEST_OR_EXACT, "quay.io/a/b:1",
+	     "quay.io/a/b:2", NULL, NULL, 0},
+	    {AL_COSIGN_MATCH_REPO_DIGEST_OR_EXACT, "quay.io/a/b", "quay.io/a/b",
+	     NULL, NULL, 0},
+	    {AL_COSIGN_MATCH_REPO_DIGEST_OR_EXACT, "busybox:1",
+	     "docker.io/library/busybox:1", NULL, NULL, 1},
+	    {AL_COSIGN_MATCH_REPOSITORY, "quay.io/a/b@" DIGEST_A, "quay.io/a/b",
+	     NULL, NULL, 1},
+	    {AL_COSIGN_MATCH_REPOSITORY, "quay.io/a/b:1", "quay.io/a/b:9", NULL,
+	     NULL, 1},
+	    {AL_COSIGN_MATCH_REPOSITORY, "quay.io/a/b", "quay.io/a/bc", NULL,
+	     NULL, 0},
+	    {AL_COSIGN_MATCH_EXACT_REPOSITORY, "mirror.local/x/y@" DIGEST_A,
+	     "quay.io/a/b", "quay.io/a/b", NULL, 1},
+	    {AL_COSIGN_MATCH_EXACT_REPOSITORY, "mirror.local/x/y@" DIGEST_A,
+	     "quay.io/a/c", "quay.io/a/b", NULL, 0},
+	    /* RemapIdentity: the mirror's name mapped back to the source */
+	    {AL_COSIGN_MATCH_REMAP_IDENTITY,
+	     "mirror.local:5000/ocp/release@" DIGEST_A,
+	     "quay.io/openshift-release-dev/release:4.16",
+	     "mirror.local:5000/ocp", "quay.io/openshift-release-dev", 1},
+	    {AL_COSIGN_MATCH_REMAP_IDENTITY,
+	     "mirror.local:5000/ocpx/release@" DIGEST_A,
+	     "quay.io/openshift-release-dev/release:4.16",
+	     "mirror.local:5000/ocp", "quay.io/openshift-release-dev", 0},
+	    {AL_COSIGN_MATCH_REMAP_IDENTITY,
+	     "mirror.local:5000/ocp/release:4.16",
+	     "quay.io/openshift-release-dev/release:4.16",
+	     "mirror.local:5000/ocp", "quay.io/openshift-release-dev", 1},
+	    {AL_COSIGN_MATCH_REMAP_IDENTITY, "other.io/x/release:4.16",
+	     "other.io/x/release:4.16", "mirror.local:5000/ocp",
+	     "quay.io/openshift-release-dev", 1},
+	    {AL_COSIGN_MATCH_REPOSITORY, "quay.io/a/b", "not a reference", NULL,
+	     NULL, 0},
+	};
+	size_t i;
+
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		int got = al_cosign_identity_matches(cases[i].m, cases[i].img,
+		                                     cases[i].sig, cases[i].a1,
+		                                     cases[i].a2);
+		if (got != cases[i].want)
+			printf("case %zu: %s vs %s: %d\n", i, cases[i].img,
+			       cases[i].sig, got);
+		CU_ASSERT_EQUAL(got, cases[i].want);
+	}
+}
+
+static char *b64_file(const char *path)
+{
+	al_buf b;
+	char *s;
+
+	if (slurp(&b, path) < 0)
+		return NULL;
+	s = al_base64_encode(b.ptr, b.len);
+	al_buf_free(&b);
+	return s;
+}
+
+static int load_policy(al_cosign_policy **out, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+
+static int load_policy(al_cosign_policy **out, const char *fmt, ...)
+{
+	char text[16384];
+	va_list ap;
+	int n;
+
+	va_start(ap, fmt);
+	n = vsnprintf(text, sizeof(text), fmt, ap);
+	va_end(ap);
+	if (n < 0 || (size_t)n >= sizeof(text))
+		return -100;
+	return al_cosign_policy_load(out, (const uint8_t *)text, (size_t)n,
+	                             "test.yaml");
+}
+
+#define CIP_HEAD                                                               \
+	"apiVersion: config.openshift.io/v1\nkind: ClusterImagePolicy\n"       \
+	"metadata:\n  name: %s\nspec:\n"
+
+static void test_cosign__policy_reads_the_cluster_form_strictly(void)
+{
+	char dir[512], path[600];
+	al_cosign_policy *p = NULL;
+	char *key = NULL;
+
+	if (!have_openssl()) {
+		printf("openssl not found: skipping\n");
+		return;
+	}
+	snprintf(dir, sizeof(dir), "%s/pol", al_test_tmpdir());
+	CU_ASSERT_EQUAL_FATAL(al_fs_mkdir_p(dir, 0700), 0);
+	CU_ASSERT_EQUAL_FATAL(
+	    al_test_sh("cd %s && openssl ecparam -name prime256v1 -genkey "
+	               "-noout -out k.key && openssl pkey -in k.key -pubout "
+	               "-out k.pub",
+	               dir),
+	    0);
+	snprintf(path, sizeof(path), "%s/k.pub", dir);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(key = b64_file(path));
+	CU_ASSERT_EQUAL(load_policy(&p,
+	                            CIP_HEAD
+	                            "  scopes: [quay.io/example]\n"
+	                            "  policy:\n    rootOfTrust:\n"
+	                            "      policyType: PublicKey\n"
+	                            "      publicKey:\n        keyData: %s\n"
+	                            "    signedIdentity:\n"
+	                            "      matchPolicy: MatchRepository\n"
+	                            "---\napiVersion: v1\nkind: ConfigMap\n"
+	                            "metadata: {name: x}\n",
+	                            "a", key),
+	                0);
+	CU_ASSERT_EQUAL(al_cosign_policy_count(p), 1);
+	al_cosign_policy_free(p);
+	p = NULL;
+	/* a List of two, v1alpha1 and an ImagePolicy */
+	CU_ASSERT_EQUAL(
+	    load_policy(&p,
+	                "apiVersion: v1\nkind: List\nitems:\n"
+	                "- apiVersion: config.openshift.io/v1alpha1\n"
+	                "  kind: ClusterImagePolicy\n  metadata: {name: a}\n"
+	                "  spec:\n    scopes: [quay.io]\n    policy:\n"
+	                "      rootOfTrust: {policyType: PublicKey, "
+	                "publicKey: {keyData: %s}}\n"
+	                "- apiVersion: config.openshift.io/v1\n"
+	                "  kind: ImagePolicy\n  metadata: {name: b, "
+	                "namespace: ns}\n"
+	                "  spec:\n    scopes: [quay.io]\n    policy:\n"
+	                "      rootOfTrust: {policyType: PublicKey, "
+	                "publicKey: {keyData: %s}}\n",
+	                key, key),
+	    0);
+	CU_ASSERT_EQUAL(al_cosign_policy_count(p), 2);
+	al_cosign_policy_free(p);
+	p = NULL;
+	/* refusals, each naming what is wrong */
+	CU_ASSERT_EQUAL(load_policy(&p,
+	                            CIP_HEAD "  scopes: [quay.io]\n"
+	                                     "  policy:\n    rootOfTrust:\n"
+	                                     "      policyType: PublicKey\n"
+	                                     "      publicKey:\n"
+	                                     "        keyData: %s\n"
+	                                     "        keyPath: /x\n",
+	                            "a", key),
+	                AL_EPARSE);
+	CU_ASSERT_PTR_NOT_NULL(strstr(al_error_message(), "keyPath"));
+	CU_ASSERT_EQUAL(load_policy(&p,
+	                            CIP_HEAD
+	                            "  scopes: [quay.io]\n"
+	                            "  policy:\n    rootOfTrust:\n"
+	                            "      policyType: FulcioCAWithRekor\n"
+	                            "      publicKey:\n        keyData: %s\n",
+	                            "a", key),
+	                AL_EPARSE);
+	CU_ASSERT_PTR_NOT_NULL(strstr(al_error_message(), "policyType"));
+	CU_ASSERT_EQUAL(load_policy(&p,
+	                            CIP_HEAD
+	                            "  scopes: []\n"
+	                            "  policy:\n    rootOfTrust:\n"
+	                            "      policyType: PublicKey\n"
+	                            "      publicKey:\n        keyData: %s\n",
+	                            "a", key),
+	                AL_EPARSE);
+	CU_ASSERT_EQUAL(load_policy(&p,
+	                            CIP_HEAD "  scopes: [quay.io]\n"
+	                                     "  policy:\n    rootOfTrust:\n"
+	                                     "      policyType: PublicKey\n"
+	                                     "      publicKey:\n"
+	                                     "        keyData: '!!!'\n",
+	                            "a"),
+	                AL_EPARSE);
+	CU_ASSERT_EQUAL(load_policy(&p,
+	                            CIP_HEAD "  scopes: [quay.io]\n"
+	                                     "  policy:\n    rootOfTrust:\n"
+	                                     "      policyType: PublicKey\n"
+	                                     "      publicKey:\n"
+	                                     "        keyData: %s\n"
+	                                     "    signedIdentity:\n"
+	                                     "      matchPolicy: "
+	                                     "ExactRepository\n",
+	                            "a", key),
+	                AL_EPARSE);
+	CU_ASSERT_EQUAL(
+	    load_policy(&p, "apiVersion: v1\nkind: ConfigMap\nmetadata: {}\n"),
+	    AL_ENOTFOUND);
+	CU_ASSERT_EQUAL(
+	    load_policy(&p, "apiVersion: config.openshift.io/v2\nkind: "
+	                    "ClusterImagePolicy\nmetadata: {name: a}\n"),
+	    AL_EPARSE);
+	free(key);
+}
+
+/* A policy with scopes and identity around a key, checked against a
+ * signature made by openssl over a payload naming ref. */
+static void test_cosign__policy_check_scopes_identity_digest(void)
+{
+	char dir[512], path[600];
+	al_cosign_policy *p = NULL;
+	al_cosign_verdict v;
+	al_cosign_candidate cand;
+	al_cosign_sig sig;
+	al_buf pl, sg;
+	al_digest a, b;
+	char *key = NULL, *other = NULL;
+
+	if (!have_openssl()) {
+		printf("openssl not found: skipping\n");
+		return;
+	}
+	snprintf(dir, sizeof(dir), "%s/polcheck", al_test_tmpdir());
+	CU_ASSERT_EQUAL_FATAL(al_fs_mkdir_p(dir, 0700), 0);
+	CU_ASSERT_EQUAL_FATAL(
+	    al_test_sh("cd %s && printf '%%s' '" PAYLOAD(
+	                   DIGEST_A, "quay.io/example/release",
+	                   "null") "' > payload.json",
+	               dir),
+	    0);
+	CU_ASSERT_EQUAL_FATAL(
+	    make_key(dir, "k", "ecparam -name prime256v1 -genkey -noout", 0),
+	    0);
+	CU_ASSERT_EQUAL_FATAL(
+	    make_key(dir, "o", "ecparam -name prime256v1 -genkey -noout", 0),
+	    0);
+	snprintf(path, sizeof(path), "%s/k.pub", dir);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(key = b64_file(path));
+	snprintf(path, sizeof(path), "%s/o.pub", dir);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(other = b64_file(path));
+	snprintf(path, sizeof(path), "%s/payload.json", dir);
+	CU_ASSERT_EQUAL_FATAL(slurp(&pl, path), 0);
+	snprintf(path, sizeof(path), "%s/k.sig", dir);
+	CU_ASSERT_EQUAL_FATAL(slurp(&sg, path), 0);
+	memset(&sig, 0, sizeof(sig));
+	sig.payload = pl.ptr;
+	sig.payload_len = pl.len;
+	sig.signature = al_buf_cstr(&sg);
+	memset(&cand, 0, sizeof(cand));
+	cand.sig = &sig;
+	CU_ASSERT_EQUAL(al_digest_parse_str(&a, DIGEST_A), 0);
+	CU_ASSERT_EQUAL(al_digest_parse_str(&b, DIGEST_B), 0);
+	/* quay.io/example (this key, by repository) is more specific than
+	 * *.io (another key); quay.io/example/other has its own */
+	CU_ASSERT_EQUAL_FATAL(
+	    load_policy(&p,
+	                CIP_HEAD
+	                "  scopes: [quay.io/example]\n  policy:\n"
+	                "    rootOfTrust: {policyType: PublicKey, "
+	                "publicKey: {keyData: %s}}\n"
+	                "    signedIdentity: {matchPolicy: "
+	                "MatchRepository}\n---\n" CIP_HEAD
+	                "  scopes: ['*.io', quay.io/example/other]\n"
+	                "  policy:\n    rootOfTrust: {policyType: PublicKey, "
+	                "publicKey: {keyData: %s}}\n",
+	                "by-key", key, "other", other),
+	    0);
+	memset(&v, 0, sizeof(v));
+	CU_ASSERT_EQUAL(
+	    al_cosign_policy_check(&v, p, "quay.io/example/release@" DIGEST_A,
+	                           &a, &cand, 1),
+	    0);
+	CU_ASSERT_EQUAL(v.covered, 1);
+	CU_ASSERT_STRING_EQUAL(v.scope, "quay.io/example");
+	CU_ASSERT_STRING_EQUAL(v.policy, "ClusterImagePolicy/by-key");
+	al_cosign_verdict_clear(&v);
+	/* the signature names image A */
+	CU_ASSERT_EQUAL(
+	    al_cosign_policy_check(&v, p, "quay.io/example/release@" DIGEST_B,
+	                           &b, &cand, 1),
+	    AL_EVERIFY);
+	CU_ASSERT_PTR_NOT_NULL(strstr(al_error_message(), "digest mismatch"));
+	/* another repository under the same scope: identity */
+	CU_ASSERT_EQUAL(
+	    al_cosign_policy_check(&v, p, "quay.io/example/tools@" DIGEST_A, &a,
+	                           &cand, 1),
+	    AL_EVERIFY);
+	CU_ASSERT_PTR_NOT_NULL(strstr(al_error_message(), "identity"));
+	/* the *.io scope wants the other key */
+	CU_ASSERT_EQUAL(al_cosign_policy_check(&v, p, "docker.io/x/y@" DIGEST_A,
+	                                       &a, &cand, 1),
+	                AL_EVERIFY);
+	CU_ASSERT_PTR_NOT_NULL(strstr(al_error_message(), "*.io"));
+	CU_ASSERT_EQUAL(
+	    al_cosign_policy_check(&v, p, "quay.io/example/other@" DIGEST_A, &a,
+	                           &cand, 1),
+	    AL_EVERIFY);
+	CU_ASSERT_PTR_NOT_NULL(
+	    strstr(al_error_message(), "quay.io/example/other"));
+	/* no scope: not covered */
+	CU_ASSERT_EQUAL(al_cosign_policy_check(
+	                    &v, p, "mirror.local/x@" DIGEST_A, &a, &cand, 1),
+	                0);
+	CU_ASSERT_EQUAL(v.covered, 0);
+	al_cosign_verdict_clear(&v);
+	/* covered and no signature at all */
+	CU_ASSERT_EQUAL(
+	    al_cosign_policy_check(&v, p, "quay.io/example/release@" DIGEST_A,
+	                           &a, NULL, 0),
+	    AL_EVERIFY);
+	CU_ASSERT_PTR_NOT_NULL(strstr(al_error_message(), "no signature"));
+	al_cosign_policy_free(p);
+	p = NULL;
+	/* the default MatchRepoDigestOrExact refuses cosign's name-only
+	 * identity, as containers/image does */
+	CU_ASSERT_EQUAL_FATAL(
+	    load_policy(&p,
+	                CIP_HEAD "  scopes: [quay.io/example]\n  policy:\n"
+	                         "    rootOfTrust: {policyType: PublicKey, "
+	                         "publicKey: {keyData: %s}}\n",
+	                "default", key),
+	    0);
+	CU_ASSERT_EQUAL(
+	    al_cosign_policy_check(&v, p, "quay.io/example/release@" DIGEST_A,
+	                           &a, &cand, 1),
+	    AL_EVERIFY);
+	al_cosign_policy_free(p);
+	al_buf_free(&pl);
+	al_buf_free(&sg);
+	free(key);
+	free(other);
+}
+
 /* --- agreement with @sigstore/verify ---------------------------------- */
 
 static int add_files(al_cosign_trust *t, const char *dir, const json_t *arr,
@@ -709,6 +1051,12 @@ int main(int argc, char **argv)
 	    {"trust_refuses_weak_or_wrong_keys",
 	     test_cosign__trust_refuses_weak_or_wrong_keys},
 	    {"bundle_shape_is_checked", test_cosign__bundle_shape_is_checked},
+	    {"identity_matches_like_containers_image",
+	     test_cosign__identity_matches_like_containers_image},
+	    {"policy_reads_the_cluster_form_strictly",
+	     test_cosign__policy_reads_the_cluster_form_strictly},
+	    {"policy_check_scopes_identity_digest",
+	     test_cosign__policy_check_scopes_identity_digest},
 	    CU_TEST_INFO_NULL,
 	};
 
