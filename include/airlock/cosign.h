@@ -6,7 +6,9 @@
 
 #include "common.h"
 #include "digest.h"
+#include "registry.h"
 #include "sig.h"
+#include "store.h"
 
 /*
  * Thread safety: every function here is reentrant. An al_cosign_trust is
@@ -306,5 +308,134 @@ AL_EXPORT int al_cosign_identity_matches(al_cosign_match match,
                                          const char *image_ref,
                                          const char *sig_ref, const char *arg1,
                                          const char *arg2);
+
+/* --- discovery (tag scheme and OCI 1.1 referrers) --------------------- */
+
+/* What al_cosign_discover looks for. */
+#define AL_COSIGN_FIND_SIG 0x1       /* "sha256-<hex>.sig" */
+#define AL_COSIGN_FIND_ATT 0x2       /* "sha256-<hex>.att" */
+#define AL_COSIGN_FIND_SBOM 0x4      /* "sha256-<hex>.sbom" */
+#define AL_COSIGN_FIND_REFERRERS 0x8 /* referrers API, else "sha256-<hex>" */
+#define AL_COSIGN_FIND_DEFAULT (AL_COSIGN_FIND_SIG | AL_COSIGN_FIND_REFERRERS)
+
+#define AL_COSIGN_MAX_ARTIFACTS 256 /* per image */
+
+typedef enum al_cosign_kind {
+	AL_COSIGN_KIND_SIG = 1,
+	AL_COSIGN_KIND_ATT = 2,
+	AL_COSIGN_KIND_SBOM = 3,
+	AL_COSIGN_KIND_REFERRER = 4,
+} al_cosign_kind;
+
+/* One signature-like artifact of an image, with its manifest bytes (the
+ * digest checked). Carry it by digest: the bytes stay exact. */
+typedef struct al_cosign_artifact {
+	al_cosign_kind kind;
+	char *tag;           /* tag scheme: the tag; NULL for referrers */
+	al_digest digest;    /* its manifest's digest */
+	char *media_type;    /* its manifest's media type */
+	char *artifact_type; /* referrers: artifactType, NULL when none */
+	uint8_t *manifest;
+	size_t manifest_len;
+} al_cosign_artifact;
+
+typedef struct al_cosign_found {
+	al_cosign_artifact *items;
+	size_t n;
+	int referrers_api;    /* 1: the registry's referrers API answered */
+	char *fallback_tag;   /* the "sha256-<hex>" tag read instead, or NULL */
+	size_t skipped;       /* referrers refused: subject is another image */
+	char *skipped_reason; /* why the last one was refused */
+} al_cosign_found;
+
+/* Free everything and zero f; NULL is a no-op. */
+AL_EXPORT void al_cosign_found_clear(al_cosign_found *f);
+
+/* Where signatures are looked up: a registry repository, or the store. */
+typedef struct al_cosign_source al_cosign_source;
+
+/* r and repo are borrowed and must outlive the source. */
+AL_EXPORT int al_cosign_source_registry(al_cosign_source **out, al_registry *r,
+                                        const char *repo);
+/* Images named "name:tag" in the store (name: registry/repository). */
+AL_EXPORT int al_cosign_source_store(al_cosign_source **out, al_store *s,
+                                     const char *name);
+AL_EXPORT void al_cosign_source_free(al_cosign_source *src);
+
+/*
+ * Find the signatures of the image with manifest digest image: the cosign
+ * tags asked for in what (absent tags are not an error), and with
+ * AL_COSIGN_FIND_REFERRERS its OCI 1.1 referrers from the referrers API
+ * or, when the registry has none, from the "sha256-<hex>" tag (an index).
+ * A referrer whose manifest's subject is not image is left out and
+ * counted in skipped. Errors: AL_ENET, AL_EAUTH, AL_EPROTO from the
+ * source; AL_EVERIFY for a manifest whose bytes do not match its digest;
+ * AL_ELIMIT beyond AL_COSIGN_MAX_ARTIFACTS.
+ */
+AL_EXPORT int al_cosign_discover(al_cosign_found *out, al_cosign_source *src,
+                                 const al_digest *image, unsigned what);
+
+/* The signature candidates of found artifacts, with their blobs fetched
+ * (digests checked) and owned. al_cosign_cands_clear. */
+typedef struct al_cosign_cands {
+	al_cosign_candidate *items;
+	size_t n;
+	void **owned; /* private */
+	size_t nowned;
+} al_cosign_cands;
+
+/*
+ * Every candidate of f: each simple-signing layer of a ".sig" image (with
+ * its annotations) and each referrer whose artifactType is a sigstore
+ * bundle (its first layer's bytes). ".att", ".sbom" and other referrers
+ * carry no image signature and give no candidate.
+ */
+AL_EXPORT int al_cosign_candidates(al_cosign_cands *out, al_cosign_source *src,
+                                   const al_cosign_found *f);
+AL_EXPORT void al_cosign_cands_clear(al_cosign_cands *c);
+
+/* --- what the disconnected cluster needs ------------------------------ */
+
+/*
+ * Append to out a containers-registries.d(5) YAML document turning on
+ * sigstore attachments (cosign tags and referrers) for each location
+ * (host[:port][/namespace...]) as the mirror serves them:
+ *   docker:
+ *     LOCATION:
+ *       use-sigstore-attachments: true
+ * Locations are sorted and repeated ones written once. AL_EINVAL for an
+ * empty or malformed location (with a tag, a digest or a space).
+ */
+AL_EXPORT int al_cosign_emit_registries_d(al_buf *out,
+                                          const char *const *locations,
+                                          size_t n);
+
+/* One trust for al_cosign_emit_policy: PEM texts (NULL when unused). */
+typedef struct al_cosign_policy_spec {
+	const char *name; /* metadata.name */
+	const char *const *scopes;
+	size_t nscopes;
+	const uint8_t *key_pem; /* PublicKey policy */
+	size_t key_len;
+	const uint8_t *fulcio_pem; /* FulcioCAWithRekor policy */
+	size_t fulcio_len;
+	const uint8_t
+	    *rekor_pem; /* optional with a key, required with Fulcio */
+	size_t rekor_len;
+	const char *oidc_issuer; /* FulcioCAWithRekor fulcioSubject */
+	const char *signed_email;
+	al_cosign_match match;
+	const char *arg1, *arg2; /* exactRepository / remapIdentity values */
+} al_cosign_policy_spec;
+
+/*
+ * Append to out one ClusterImagePolicy (config.openshift.io/v1) in YAML:
+ * spec.scopes, rootOfTrust (PublicKey when key_pem, else
+ * FulcioCAWithRekor), signedIdentity. What it writes,
+ * al_cosign_policy_load reads back. AL_EINVAL for a spec that names
+ * neither kind of trust, or lacks what its kind requires.
+ */
+AL_EXPORT int al_cosign_emit_policy(al_buf *out,
+                                    const al_cosign_policy_spec *spec);
 
 #endif
