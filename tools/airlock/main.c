@@ -15,6 +15,8 @@
 #include "cmd_update.h"
 #include "cmd_pack.h"
 
+int cmd_verify_image(int argc, char **argv);
+
 typedef struct command {
 	const char *name;
 	int (*fn)(int argc, char **argv);
@@ -48,6 +50,8 @@ static const command commands[] = {
     {"inventory", cmd_inventory,
      "what a store holds, for 'airlock pack --have'"},
     {"keygen", cmd_keygen, "make an Ed25519 key pair for signing packs"},
+    {"verify-image", cmd_verify_image,
+     "verify an image's sigstore (cosign) signatures against keys or a policy"},
     {"update", cmd_update,
      "apply a release from the store to a cluster, with correct failure "
      "semantics"},
