@@ -171,7 +171,7 @@ static int add_referrers(al_cosign_found *f, al_cosign_source *s,
 {
 	al_manifest idx, m;
 	al_buf body = AL_BUF_INIT(AL_MANIFEST_MAX);
-	char ds[AL_DIGEST_STRMAX], is[AL_DIGEST_STRMAX];
+	char ds[AL_DIGEST_STRMAX], is[AL_DIGEST_STRMAX], ws[AL_DIGEST_STRMAX];
 	char *mt = NULL;
 	al_digest got;
 	size_t i;
@@ -214,7 +214,7 @@ static int add_referrers(al_cosign_found *f, al_cosign_source *s,
 			    m.has_subject ? "subject " : "no subject",
 			    m.has_subject ? al_digest_str(&m.subject.digest, is)
 			                  : "",
-			    al_digest_str(image, is));
+			    al_digest_str(image, ws));
 			f->skipped++;
 			al_manifest_clear(&m);
 			continue;

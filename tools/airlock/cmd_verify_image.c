@@ -192,12 +192,10 @@ static int judge(const vi_opts *o, const al_cosign_trust *t,
                  size_t n)
 {
 	al_buf why = AL_BUF_INIT(8192);
-	char ds[AL_DIGEST_STRMAX];
 	al_cosign_opts opts;
 	size_t i;
 	int rc, code = EXIT_VERIFY;
 
-	al_digest_str(digest, ds);
 	if (pol != NULL) {
 		al_cosign_verdict v;
 
@@ -208,13 +206,12 @@ static int judge(const vi_opts *o, const al_cosign_trust *t,
 			return cli_fail(rc, "%s", reference);
 		}
 		if (!v.covered)
-			printf("%s: %s: no policy scope covers it (not "
-			       "checked)\n",
-			       reference, ds);
+			printf("%s: no policy scope covers it (not checked)\n",
+			       reference);
 		else
-			printf("%s: %s: accepted by %s (scope %s), signature "
+			printf("%s: accepted by %s (scope %s), signature "
 			       "%zu%s%s\n",
-			       reference, ds, v.policy, v.scope, v.which + 1,
+			       reference, v.policy, v.scope, v.which + 1,
 			       v.info.keyless ? ", keyless: " : "",
 			       v.info.keyless && v.info.subject != NULL
 			           ? v.info.subject
@@ -240,8 +237,8 @@ static int judge(const vi_opts *o, const al_cosign_trust *t,
 			rc = al_cosign_check_image(&info, digest, reference,
 			                           o->identity);
 		if (rc == 0) {
-			printf("%s: %s: verified (signature %zu, %s%s%s%s)\n",
-			       reference, ds, i + 1,
+			printf("%s: verified (signature %zu, %s%s%s%s)\n",
+			       reference, i + 1,
 			       c[i].sig != NULL ? "cosign tag" : "bundle",
 			       info.keyless ? ", keyless: " : ", key ",
 			       info.keyless
