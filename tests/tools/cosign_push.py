@@ -83,7 +83,7 @@ def cmd_image(reg, repo, tag):
                       "rootfs": {"type": "layers", "diff_ids": []}}).encode()
     c = put_blob(reg, repo, cfg)
     c["mediaType"] = "application/vnd.oci.image.config.v1+json"
-    layer = put_blob(reg, repo, (tag + " layer").encode())
+    layer = put_blob(reg, repo, (repo + ":" + tag + " layer").encode())
     layer["mediaType"] = "application/vnd.oci.image.layer.v1.tar"
     d, _ = put_manifest(reg, repo, tag, {"schemaVersion": 2, "mediaType": OCI_MANIFEST,
                                          "config": c, "layers": [layer]}, OCI_MANIFEST)

@@ -1,0 +1,103 @@
+#!/usr/bin/env bash
+# test_cosign_registry.sh: airlock verify-image against a loopback
+# docker-registry holding images signed both ways (a cosign
+# "sha256-<hex>.sig" tag, and sigstore-bundle referrers in the
+# "sha256-<hex>" tag schema, since docker-registry 2.8 has no referrers API),
+# with keys, a ClusterImagePolicy, from a store, and the adversarial cases:
+# wrong key, unsigned image, a referrer whose subject is another image, a
+# signature for another digest. With npm reachable, a keyless bundle made by
+# sigstore-js is a referrer too.
+set -euo pipefail
+. "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+al_require_airlock
+command -v openssl >/dev/null || exit 77
+[ -x "${AL_REGISTRY_BIN:-/usr/bin/docker-registry}" ] || exit 77
+
+PUSH=(python3 "$AL_TOOLS/cosign_push.py")
+al_start_registry "$T/reg"
+R=$REG_ADDR
+cd "$T"
+for k in k other; do
+	openssl ecparam -name prime256v1 -genkey -noout -out $k.key 2>/dev/null
+	openssl pkey -in $k.key -pubout -out $k.pub
+done
+VI=("$AIRLOCK" verify-image --tls-verify=false)
+
+D=$("${PUSH[@]}" image "$R" ex/app v1)
+U=$("${PUSH[@]}" image "$R" ex/unsigned v1)
+W=$("${PUSH[@]}" image "$R" ex/wrong v1)
+"${PUSH[@]}" sig "$R" ex/app "$D" k.key "$R/ex/app" >/dev/null
+"${PUSH[@]}" referrers "$R" ex/app "$D" k.key "$R/ex/app" >/dev/null
+# ex/wrong's .sig names ex/app's digest (a signature moved to another image)
+"${PUSH[@]}" sig "$R" ex/wrong "$D" k.key "$R/ex/wrong" >/dev/null
+curl -sf -H "Accept: application/vnd.oci.image.manifest.v1+json" \
+	-o moved.json "http://$R/v2/ex/wrong/manifests/sha256-${D#sha256:}.sig"
+curl -sf -X PUT -H "Content-Type: application/vnd.oci.image.manifest.v1+json" \
+	--data-binary @moved.json "http://$R/v2/ex/wrong/manifests/sha256-${W#sha256:}.sig" >/dev/null
+
+al_run out err "${VI[@]}" --key k.pub "docker://$R/ex/app:v1"
+al_check "a cosign tag signature verifies (tag resolved to its digest)" \
+	grep -q "^$R/ex/app@$D: verified (signature 1, cosign tag, key " out
+al_check "exit 0 when verified" [ "$AL_RC" = 0 ]
+al_check "the referrer for another image is left out, and said" \
+	grep -q "referrer(s) left out: referrer .* names subject sha256:0000" err
+al_run out err "${VI[@]}" --attachments referrers --key k.pub "docker://$R/ex/app@$D"
+al_check "a sigstore bundle referrer (tag schema) verifies" \
+	grep -q "verified (signature 1, bundle, key " out
+al_run out err "${VI[@]}" --attachments sig --key other.pub "docker://$R/ex/app@$D"
+al_check "wrong key: exit 1" [ "$AL_RC" = 1 ]
+al_check "wrong key: the reason" grep -q "does not verify with any of the 1 trusted keys" err
+al_run out err "${VI[@]}" --key k.pub "docker://$R/ex/unsigned:v1"
+al_check "unsigned image: exit 1, no signature found" \
+	sh -c "[ $AL_RC = 1 ] && grep -q 'no sigstore signature found' err"
+al_run out err "${VI[@]}" --key k.pub "docker://$R/ex/wrong:v1"
+al_check "a signature for another digest: exit 1" [ "$AL_RC" = 1 ]
+al_check "a signature for another digest: digest mismatch" grep -q "digest mismatch" err || cat out err
+al_run out err "${VI[@]}" --identity exact --key k.pub "docker://$R/ex/app:v1"
+al_check "identity exact refuses cosign's name-only identity for a digest" [ "$AL_RC" = 1 ]
+
+# the policy resources for the mirror, and the image checked against them
+al_check "--write-config writes registries.d and the policy" \
+	"$AIRLOCK" verify-image --write-config cfg --mirror "$R/ex" --key k.pub
+al_check "registries.d turns on sigstore attachments for the mirror" \
+	grep -qx "    use-sigstore-attachments: true" cfg/registries.d/airlock-sigstore.yaml
+al_check "registries.d names the mirror" grep -qx "  $R/ex:" cfg/registries.d/airlock-sigstore.yaml
+al_run out err "${VI[@]}" --policy cfg/clusterimagepolicy.yaml "docker://$R/ex/app:v1"
+al_check "the written ClusterImagePolicy accepts the signed image" \
+	grep -q "accepted by ClusterImagePolicy/airlock-sigstore (scope $R/ex)" out
+al_run out err "${VI[@]}" --policy cfg/clusterimagepolicy.yaml "docker://$R/ex/unsigned:v1"
+al_check "the policy refuses the unsigned image (exit 1)" \
+	sh -c "[ $AL_RC = 1 ] && grep -q 'refused by ClusterImagePolicy/airlock-sigstore' err"
+"$AIRLOCK" verify-image --write-config cfg2 --mirror "$R/ex" --key other.pub >/dev/null
+al_run out err "${VI[@]}" --policy cfg2/clusterimagepolicy.yaml "docker://$R/ex/app:v1"
+al_check "a policy with another key refuses the image" [ "$AL_RC" = 1 ]
+al_run out err "${VI[@]}" --policy cfg/clusterimagepolicy.yaml "docker://$R/other/app@$D"
+al_check "an image outside every scope is not checked" grep -q "no policy scope covers it" out
+printf 'apiVersion: config.openshift.io/v1\nkind: ClusterImagePolicy\nmetadata: {name: x}\nspec:\n  scopes: [a.io]\n  policy:\n    rootOfTrust: {policyType: PublicKey}\n' >bad.yaml
+al_check_fails "a malformed policy is a usage error" 2 "${VI[@]}" --policy bad.yaml "docker://$R/ex/app:v1"
+
+# the same from a store (images copied with airlock copy, .sig by its tag)
+"$AIRLOCK" copy -q --tls-verify=false "docker://$R/ex/app:v1" "oci:$T/store" >/dev/null
+"$AIRLOCK" copy -q --tls-verify=false "docker://$R/ex/app:sha256-${D#sha256:}.sig" "oci:$T/store" >/dev/null
+al_run out err "$AIRLOCK" verify-image --store "$T/store" --key k.pub "$R/ex/app:v1"
+al_check "verify-image --store finds the .sig in the store" grep -q "verified (signature 1, cosign tag" out
+al_run out err "$AIRLOCK" verify-image --store "$T/store" --key other.pub "$R/ex/app:v1"
+al_check "verify-image --store with another key: exit 1" [ "$AL_RC" = 1 ]
+
+# keyless, when sigstore-js can be installed: a bundle referrer made by it
+if NM=$("$AL_TOOLS/sigstore-setup.sh" "$AL_BUILD_DIR/sigstore-npm" 2>/dev/null); then
+	K=$("${PUSH[@]}" image "$R" ex/keyless v1)
+	env NODE_PATH="$NM" node "$AL_TOOLS/sigstore_fixtures.js" fx "$K" "$R/ex/keyless" >/dev/null
+	"${PUSH[@]}" referrers "$R" ex/keyless "$K" k.key "$R/ex/keyless" fx/keyless-dsse-bundle.bundle.json >/dev/null
+	SUBJ='https://github.com/example/release/.github/workflows/sign.yml@refs/heads/main'
+	al_run out err "${VI[@]}" --fulcio-root fx/fulcio-root.pem --rekor-key fx/rekor.pub \
+		--certificate-identity "$SUBJ" --certificate-oidc-issuer https://oidc.airlock.test \
+		"docker://$R/ex/keyless:v1"
+	al_check "a keyless sigstore-js bundle referrer verifies" grep -q "bundle, keyless: $SUBJ, logged in Rekor" out
+	al_run out err "${VI[@]}" --fulcio-root fx/fulcio-root.pem --rekor-key fx/rekor.pub \
+		--certificate-identity "https://github.com/mallory/x" "docker://$R/ex/keyless:v1"
+	al_check "keyless with another identity: exit 1" [ "$AL_RC" = 1 ]
+else
+	echo "skip: sigstore-js not installable, keyless referrer case not run"
+fi
+al_finish
