@@ -9,6 +9,7 @@
 #include "registry.h"
 #include "sig.h"
 #include "store.h"
+#include "transfer.h"
 
 /*
  * Thread safety: every function here is reentrant. An al_cosign_trust is
@@ -437,5 +438,35 @@ typedef struct al_cosign_policy_spec {
  */
 AL_EXPORT int al_cosign_emit_policy(al_buf *out,
                                     const al_cosign_policy_spec *spec);
+
+/* --- carrying signatures with mirrored images ------------------------- */
+
+typedef struct al_cosign_carry_report {
+	size_t images;    /* store images looked up at their source */
+	size_t artifacts; /* signature artifacts copied (tags and referrers) */
+	size_t indexes;   /* "sha256-<hex>" referrers indexes written */
+	size_t skipped;   /* referrers left out (subject is another image) */
+	size_t failed;    /* images whose lookup or copy failed */
+	char *first_error;
+} al_cosign_carry_report;
+
+AL_EXPORT void al_cosign_carry_report_clear(al_cosign_carry_report *r);
+
+/*
+ * Carry the sigstore attachments of store images: for each image named
+ * REGISTRY/REPO[:TAG|@DIGEST] in s (names, n restrict the set; NULL: every
+ * image that is not itself a signature artifact), look them up at its
+ * source registry (al_cosign_discover with what) and copy them into s,
+ * digests unchanged: a tag-scheme artifact under "REGISTRY/REPO:<its tag>",
+ * a referrer under "REGISTRY/REPO@<its digest>", and an OCI index of the
+ * image's referrers under "REGISTRY/REPO:sha256-<hex>" (the referrers tag
+ * schema), so that after push a registry without the referrers API still
+ * serves them. opts: the transfer settings (registry, TLS, parallelism).
+ * Returns 0 when every image was looked up, else the worst status (each
+ * failure counted in report; the caller clears it).
+ */
+AL_EXPORT int al_cosign_carry(al_store *s, const char *const *names, size_t n,
+                              unsigned what, const al_transfer_opts *opts,
+                              al_cosign_carry_report *report);
 
 #endif

@@ -84,6 +84,47 @@ al_check "verify-image --store finds the .sig in the store" grep -q "verified (s
 al_run out err "$AIRLOCK" verify-image --store "$T/store" --key other.pub "$R/ex/app:v1"
 al_check "verify-image --store with another key: exit 1" [ "$AL_RC" = 1 ]
 
+# carry with the image: store -> carry from the source -> push -> verify at the mirror
+"$AIRLOCK" copy -q --tls-verify=false "docker://$R/ex/app:v1" "oci:$T/m" >/dev/null
+al_run out err "$AIRLOCK" verify-image --carry --store "$T/m" --tls-verify=false
+al_check "carry copies the .sig and the referrer (the foreign one left out)" \
+	grep -q "carried 2 signature artifact(s) of 1 image(s), 1 referrers index(es)" out
+al_check "carry said it left the foreign referrer out" grep -q "1 referrer(s) left out" err
+al_check "the store names the .sig by its tag" grep -q "$R/ex/app:sha256-${D#sha256:}.sig" "$T/m/index.json"
+al_check "the store names the referrers index" grep -q "\"$R/ex/app:sha256-${D#sha256:}\"" "$T/m/index.json"
+al_run out err "$AIRLOCK" verify-image --carry --store "$T/m" --tls-verify=false
+al_check "a second carry finds the same, adds nothing new" \
+	grep -q "carried 2 signature artifact(s) of 1 image(s)" out
+al_check "airlock check accepts the store with its attachments" "$AIRLOCK" check --store "$T/m"
+al_check "push the store to the mirror" "$AIRLOCK" push -q --store "$T/m" --tls-verify=false "docker://$R/mirror"
+hd() { curl -sfI -H "Accept: application/vnd.oci.image.manifest.v1+json" "http://$R/v2/$1/manifests/$2" | tr -d '\r' | sed -n 's/^Docker-Content-Digest: //Ip'; }
+al_check "the pushed .sig keeps its digest" \
+	[ "$(hd ex/app "sha256-${D#sha256:}.sig")" = "$(hd mirror/ex/app "sha256-${D#sha256:}.sig")" ]
+al_run out err "${VI[@]}" --identity ignore --attachments sig --key k.pub "docker://$R/mirror/ex/app:v1"
+al_check "the pushed .sig verifies at the mirror, naming the mirrored digest" \
+	grep -q "^$R/mirror/ex/app@$D: verified (signature 1, cosign tag" out
+al_run out err "${VI[@]}" --identity ignore --attachments referrers --key k.pub "docker://$R/mirror/ex/app:v1"
+al_check "the pushed referrer verifies at the mirror (referrers tag schema)" \
+	grep -q "verified (signature 1, bundle" out
+KD=$(base64 -w0 k.pub)
+cat >remap.yaml <<YAML
+apiVersion: config.openshift.io/v1
+kind: ClusterImagePolicy
+metadata: {name: mirror}
+spec:
+  scopes: [$R/mirror]
+  policy:
+    rootOfTrust: {policyType: PublicKey, publicKey: {keyData: $KD}}
+    signedIdentity:
+      matchPolicy: RemapIdentity
+      remapIdentity: {prefix: $R/mirror, signedPrefix: $R}
+YAML
+al_run out err "${VI[@]}" --policy remap.yaml "docker://$R/mirror/ex/app:v1"
+# RemapIdentity matches as MatchRepoDigestOrExact after the remap, which
+# refuses a name-only identity (containers/image), and cosign writes those
+al_check "RemapIdentity refuses cosign's name-only identity, as the cluster does" \
+	sh -c "[ $AL_RC = 1 ] && grep -q 'identity mismatch: the signature names .$R/ex/app.' err"
+
 # keyless, when sigstore-js can be installed: a bundle referrer made by it
 if NM=$("$AL_TOOLS/sigstore-setup.sh" "$AL_BUILD_DIR/sigstore-npm" 2>/dev/null); then
 	K=$("${PUSH[@]}" image "$R" ex/keyless v1)

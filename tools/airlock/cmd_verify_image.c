@@ -27,6 +27,7 @@ enum {
 	OPT_MIRROR,
 	OPT_SCOPE,
 	OPT_MATCH,
+	OPT_CARRY,
 };
 
 static const char vi_help[] =
@@ -72,6 +73,15 @@ static const char vi_help[] =
     "                               must name a digest); --artifact FILE "
     "for a\n"
     "                               message signature's signed bytes\n"
+    "Carrying signatures with mirrored images:\n"
+    "      --carry                  with --store: copy the attachments of "
+    "the store's\n"
+    "                               images (or the NAMEs given) from their "
+    "source\n"
+    "                               registries into the store, digests "
+    "unchanged, with\n"
+    "                               a \"sha256-<hex>\" referrers index for "
+    "push\n"
     "Configuration for the disconnected cluster:\n"
     "      --write-config DIR       write DIR/registries.d/airlock-"
     "sigstore.yaml (and,\n"
@@ -98,6 +108,7 @@ typedef struct vi_opts {
 	const char *issuer, *subject, *policy, *store, *bundle, *artifact;
 	const char *write_config;
 	int require_tlog;
+	int carry;
 	al_sig_identity_policy identity;
 	al_cosign_match match;
 	unsigned what;
@@ -517,6 +528,40 @@ out:
 	return code;
 }
 
+static int carry(cli_common *c, const vi_opts *o, const char *const *names,
+                 size_t n)
+{
+	al_store *store = NULL;
+	al_store_opts so = {0, 0, 30000};
+	al_transfer_opts to;
+	al_cosign_carry_report rep;
+	int rc, code = EXIT_OK;
+
+	memset(&rep, 0, sizeof(rep));
+	if ((rc = al_store_open(&store, o->store, &so)) < 0)
+		return cli_fail(rc, "cannot open store '%s'", o->store);
+	cli_transfer_opts(c, &to);
+	rc =
+	    al_cosign_carry(store, n > 0 ? names : NULL, n, o->what, &to, &rep);
+	cli_progress_done(c);
+	if (rep.skipped > 0)
+		cli_warn("%zu referrer(s) left out: their subject is another "
+		         "image",
+		         rep.skipped);
+	if (rc < 0) {
+		cli_error("%zu image(s) failed; first: %s", rep.failed,
+		          rep.first_error != NULL ? rep.first_error : "");
+		code = cli_exit_code(rc) == EXIT_USAGE ? EXIT_RUNTIME
+		                                       : cli_exit_code(rc);
+	}
+	printf("carried %zu signature artifact(s) of %zu image(s), %zu "
+	       "referrers index(es)\n",
+	       rep.artifacts, rep.images, rep.indexes);
+	al_cosign_carry_report_clear(&rep);
+	al_store_free(store);
+	return code;
+}
+
 int cmd_verify_image(int argc, char **argv)
 {
 	static const struct option longopts[] = {
@@ -537,6 +582,7 @@ int cmd_verify_image(int argc, char **argv)
 	    {"mirror", required_argument, NULL, OPT_MIRROR},
 	    {"scope", required_argument, NULL, OPT_SCOPE},
 	    {"match", required_argument, NULL, OPT_MATCH},
+	    {"carry", no_argument, NULL, OPT_CARRY},
 	    {NULL, 0, NULL, 0},
 	};
 	cli_common c;
@@ -614,6 +660,9 @@ int cmd_verify_image(int argc, char **argv)
 		case OPT_MATCH:
 			bad = parse_match(&o.match, optarg) < 0;
 			break;
+		case OPT_CARRY:
+			o.carry = 1;
+			break;
 		default:
 			return cli_usage_error("verify-image",
 			                       "unknown option");
@@ -628,6 +677,16 @@ int cmd_verify_image(int argc, char **argv)
 			return cli_usage_error("verify-image",
 			                       "--write-config takes no IMAGE");
 		return write_config(&o);
+	}
+	if (o.carry) {
+		if (o.store == NULL)
+			return cli_usage_error("verify-image",
+			                       "--carry needs --store");
+		if ((code = cli_common_start(&c)) != EXIT_OK)
+			goto out;
+		code = carry(&c, &o, (const char *const *)argv + optind,
+		             (size_t)(argc - optind));
+		goto out;
 	}
 	if (optind == argc)
 		return cli_usage_error("verify-image", "give an IMAGE");

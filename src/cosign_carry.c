@@ -1,0 +1,278 @@
+/* cosign_carry.c: copying the sigstore attachments of mirrored images (cosign
+ * tags, referrers) from their source registries into the store, with the
+ * referrers tag-schema index a registry without the referrers API needs. */
+#include <stdlib.h>
+#include <string.h>
+
+#include <jansson.h>
+
+#include "airlock/cosign.h"
+#include "airlock/error.h"
+#include "airlock/json.h"
+#include "airlock/oci.h"
+
+void al_cosign_carry_report_clear(al_cosign_carry_report *r)
+{
+	if (r == NULL)
+		return;
+	free(r->first_error);
+	memset(r, 0, sizeof(*r));
+}
+
+static void note_failure(al_cosign_carry_report *r, int rc, int *worst,
+                         const char *what)
+{
+	r->failed++;
+	if (r->first_error == NULL)
+		r->first_error = al_sprintf("%s: %s", what, al_error_message());
+	if (*worst == 0 || (rc < 0 && rc > *worst))
+		*worst = rc;
+}
+
+/* A name whose tag is "sha256-<64 hex>" with or without a suffix: a
+ * signature artifact or a referrers index, not an image to sign. */
+static int is_attachment_tag(const char *tag)
+{
+	size_t i;
+
+	if (tag == NULL || strncmp(tag, "sha256-", 7) != 0 ||
+	    strlen(tag) < 7 + 64)
+		return 0;
+	for (i = 7; i < 7 + 64; i++) {
+		if (!((tag[i] >= '0' && tag[i] <= '9') ||
+		      (tag[i] >= 'a' && tag[i] <= 'f')))
+			return 0;
+	}
+	return tag[71] == '\0' || strcmp(tag + 71, ".sig") == 0 ||
+	       strcmp(tag + 71, ".att") == 0 || strcmp(tag + 71, ".sbom") == 0;
+}
+
+/* A manifest with a subject or an artifactType is an artifact itself. */
+static int is_artifact(al_store *s, const al_descriptor *d)
+{
+	al_buf b = AL_BUF_INIT(AL_MANIFEST_MAX);
+	json_t *j = NULL;
+	int yes = 0;
+
+	if (al_store_read_blob(s, &d->digest, &b) == 0 &&
+	    al_json_parse(&j, b.ptr, b.len, "manifest") == 0)
+		yes = json_object_get(j, "subject") != NULL ||
+		      json_object_get(j, "artifactType") != NULL;
+	json_decref(j);
+	al_buf_free(&b);
+	al_error_clear();
+	return yes;
+}
+
+static int host_insecure(const al_transfer_opts *o, const char *host)
+{
+	const char *const *h;
+
+	if (o->all_insecure)
+		return 1;
+	for (h = o->insecure_hosts; h != NULL && *h != NULL; h++) {
+		if (strcmp(*h, host) == 0)
+			return 1;
+	}
+	return 0;
+}
+
+/* Write the referrers index of one image into the store. */
+static int write_index(al_store *s, const char *base, const al_digest *image,
+                       const al_cosign_found *f)
+{
+	json_t *idx = NULL, *list = NULL, *e;
+	al_descriptor desc;
+	char ds[AL_DIGEST_STRMAX], hex[AL_DIGEST_STRMAX];
+	char *body = NULL, *name = NULL;
+	size_t i;
+	int rc;
+
+	memset(&desc, 0, sizeof(desc));
+	if ((list = json_array()) == NULL)
+		return al_error_set(AL_ENOMEM, "out of memory");
+	for (i = 0; i < f->n; i++) {
+		const al_cosign_artifact *a = &f->items[i];
+		al_store_image have;
+		char *nm;
+		int found;
+
+		if (a->kind != AL_COSIGN_KIND_REFERRER)
+			continue;
+		/* only what arrived: the index must not name a missing
+		 * manifest */
+		memset(&have, 0, sizeof(have));
+		nm = al_sprintf("%s@%s", base, al_digest_str(&a->digest, ds));
+		found = nm != NULL && al_store_find(s, nm, &have) == 0;
+		free(nm);
+		al_store_image_clear(&have);
+		al_error_clear();
+		if (!found)
+			continue;
+		e = json_pack("{s:s,s:s,s:I}", "mediaType",
+		              a->media_type != NULL ? a->media_type
+		                                    : AL_MT_OCI_MANIFEST,
+		              "digest", al_digest_str(&a->digest, ds), "size",
+		              (json_int_t)a->manifest_len);
+		if (e == NULL ||
+		    (a->artifact_type != NULL &&
+		     json_object_set_new(e, "artifactType",
+		                         json_string(a->artifact_type)) < 0) ||
+		    json_array_append_new(list, e) < 0) {
+			json_decref(list);
+			return al_error_set(AL_ENOMEM, "out of memory");
+		}
+	}
+	if (json_array_size(list) == 0) {
+		json_decref(list);
+		return 0;
+	}
+	idx = json_pack("{s:i,s:s,s:o}", "schemaVersion", 2, "mediaType",
+	                AL_MT_OCI_INDEX, "manifests", list);
+	if (idx == NULL || (body = json_dumps(idx, JSON_COMPACT)) == NULL) {
+		rc = al_error_set(AL_ENOMEM, "out of memory");
+		goto out;
+	}
+	if ((rc = al_store_put_blob(s, (const uint8_t *)body, strlen(body),
+	                            &desc.digest)) < 0)
+		goto out;
+	desc.size = strlen(body);
+	desc.media_type = (char *)AL_MT_OCI_INDEX;
+	al_digest_hex(image, hex);
+	if ((name = al_sprintf("%s:%s-%s", base,
+	                       al_digest_algo_name(image->algo), hex)) ==
+	    NULL) {
+		rc = al_error_set(AL_ENOMEM, "out of memory");
+		goto out;
+	}
+	rc = al_store_tag(s, name, &desc);
+out:
+	free(name);
+	free(body);
+	json_decref(idx);
+	return rc;
+}
+
+int al_cosign_carry(al_store *s, const char *const *names, size_t n,
+                    unsigned what, const al_transfer_opts *opts,
+                    al_cosign_carry_report *report)
+{
+	al_store_image *imgs = NULL;
+	size_t nimgs = 0, i, k;
+	al_transfer *t = NULL;
+	al_cosign_found *founds = NULL;
+	char **bases = NULL;
+	int rc, worst = 0;
+
+	memset(report, 0, sizeof(*report));
+	if ((rc = al_store_list(s, &imgs, &nimgs)) < 0)
+		return rc;
+	if ((rc = al_transfer_new_to_store(&t, s, opts)) < 0)
+		goto out;
+	founds = calloc(nimgs + 1, sizeof(*founds));
+	bases = calloc(nimgs + 1, sizeof(*bases));
+	if (founds == NULL || bases == NULL) {
+		rc = al_error_set(AL_ENOMEM, "out of memory");
+		goto out;
+	}
+	for (i = 0; i < nimgs; i++) {
+		al_ref r;
+		al_registry *reg = NULL;
+		al_registry_opts ro = opts->registry;
+		al_cosign_source *src = NULL;
+		int wanted = names == NULL;
+
+		for (k = 0; names != NULL && k < n && !wanted; k++)
+			wanted = strcmp(names[k], imgs[i].name) == 0;
+		memset(&r, 0, sizeof(r));
+		if (!wanted || imgs[i].name[0] == '\0' ||
+		    al_ref_parse(&r, imgs[i].name) < 0) {
+			al_error_clear();
+			continue;
+		}
+		if (is_attachment_tag(r.tag) || is_artifact(s, &imgs[i].desc)) {
+			al_ref_clear(&r);
+			continue;
+		}
+		report->images++;
+		ro.insecure = host_insecure(opts, r.registry);
+		if ((bases[i] = al_ref_name(&r)) == NULL) {
+			rc = al_error_set(AL_ENOMEM, "out of memory");
+			al_ref_clear(&r);
+			goto out;
+		}
+		if ((rc = al_registry_new(&reg, r.registry, &ro)) < 0 ||
+		    (rc = al_cosign_source_registry(&src, reg, r.repository)) <
+		        0 ||
+		    (rc = al_cosign_discover(&founds[i], src,
+		                             &imgs[i].desc.digest, what)) < 0) {
+			note_failure(report, rc, &worst, imgs[i].name);
+		} else {
+			report->skipped += founds[i].skipped;
+			for (k = 0; k < founds[i].n; k++) {
+				const al_cosign_artifact *a =
+				    &founds[i].items[k];
+				char ds[AL_DIGEST_STRMAX];
+				char *src_s = NULL, *dst = NULL;
+				al_imgref ir;
+
+				memset(&ir, 0, sizeof(ir));
+				al_digest_str(&a->digest, ds);
+				src_s =
+				    al_sprintf("docker://%s@%s", bases[i], ds);
+				dst =
+				    a->tag != NULL
+				        ? al_sprintf("%s:%s", bases[i], a->tag)
+				        : al_sprintf("%s@%s", bases[i], ds);
+				if (src_s == NULL || dst == NULL ||
+				    (rc = al_imgref_parse(&ir, src_s)) < 0 ||
+				    (rc = al_transfer_add(t, &ir, dst)) < 0) {
+					if (rc == 0)
+						rc = al_error_set(
+						    AL_ENOMEM, "out of memory");
+					note_failure(report, rc, &worst, dst);
+				} else {
+					report->artifacts++;
+				}
+				al_imgref_clear(&ir);
+				free(src_s);
+				free(dst);
+			}
+		}
+		al_cosign_source_free(src);
+		al_registry_free(reg);
+		al_ref_clear(&r);
+	}
+	if ((rc = al_transfer_run(t, NULL)) < 0) {
+		report->failed++;
+		if (report->first_error == NULL)
+			report->first_error = al_strdup(al_error_message());
+		if (worst == 0)
+			worst = rc;
+	}
+	for (i = 0; i < nimgs; i++) {
+		size_t refs = 0;
+
+		for (k = 0; k < founds[i].n; k++)
+			refs +=
+			    founds[i].items[k].kind == AL_COSIGN_KIND_REFERRER;
+		if (refs == 0)
+			continue;
+		if ((rc = write_index(s, bases[i], &imgs[i].desc.digest,
+		                      &founds[i])) < 0)
+			note_failure(report, rc, &worst, imgs[i].name);
+		else
+			report->indexes++;
+	}
+	rc = worst;
+out:
+	for (i = 0; founds != NULL && i < nimgs; i++)
+		al_cosign_found_clear(&founds[i]);
+	for (i = 0; bases != NULL && i < nimgs; i++)
+		free(bases[i]);
+	free(founds);
+	free(bases);
+	al_transfer_free(t);
+	al_store_images_free(imgs, nimgs);
+	return rc;
+}
