@@ -276,3 +276,109 @@ out:
 	al_store_images_free(imgs, nimgs);
 	return rc;
 }
+
+void al_cosign_store_report_clear(al_cosign_store_report *r)
+{
+	size_t i;
+
+	if (r == NULL)
+		return;
+	for (i = 0; i < r->nmessages; i++)
+		free(r->messages[i]);
+	free(r->messages);
+	memset(r, 0, sizeof(*r));
+}
+
+static int add_message(al_cosign_store_report *r, const char *name)
+{
+	char **grown =
+	    realloc(r->messages, (r->nmessages + 1) * sizeof(*grown));
+	char *m;
+
+	if (grown == NULL)
+		return al_error_set(AL_ENOMEM, "out of memory");
+	r->messages = grown;
+	if ((m = al_sprintf("%s: %s", name, al_error_message())) == NULL)
+		return al_error_set(AL_ENOMEM, "out of memory");
+	r->messages[r->nmessages++] = m;
+	return 0;
+}
+
+int al_cosign_check_store(al_store *s, const al_cosign_policy *p,
+                          const char *const *names, size_t n,
+                          al_cosign_store_report *report)
+{
+	al_store_image *imgs = NULL;
+	size_t nimgs = 0, i, k;
+	int rc;
+
+	memset(report, 0, sizeof(*report));
+	if ((rc = al_store_list(s, &imgs, &nimgs)) < 0)
+		return rc;
+	for (i = 0; i < nimgs; i++) {
+		al_ref r;
+		al_cosign_source *src = NULL;
+		al_cosign_found f;
+		al_cosign_cands c;
+		al_cosign_verdict v;
+		char ds[AL_DIGEST_STRMAX];
+		char *base = NULL, *ref = NULL;
+		int wanted = names == NULL;
+
+		for (k = 0; names != NULL && k < n && !wanted; k++)
+			wanted = strcmp(names[k], imgs[i].name) == 0;
+		memset(&r, 0, sizeof(r));
+		memset(&f, 0, sizeof(f));
+		memset(&c, 0, sizeof(c));
+		memset(&v, 0, sizeof(v));
+		if (!wanted || imgs[i].name[0] == '\0' ||
+		    al_ref_parse(&r, imgs[i].name) < 0) {
+			al_error_clear();
+			continue;
+		}
+		if (is_attachment_tag(r.tag) || is_artifact(s, &imgs[i].desc)) {
+			al_ref_clear(&r);
+			continue;
+		}
+		base = al_ref_name(&r);
+		ref = base != NULL
+		          ? al_sprintf("%s@%s", base,
+		                       al_digest_str(&imgs[i].desc.digest, ds))
+		          : NULL;
+		if (ref == NULL) {
+			rc = al_error_set(AL_ENOMEM, "out of memory");
+		} else if ((rc = al_cosign_source_store(&src, s, base)) == 0 &&
+		           (rc = al_cosign_discover(
+		                &f, src, &imgs[i].desc.digest,
+		                AL_COSIGN_FIND_DEFAULT)) == 0 &&
+		           (rc = al_cosign_candidates(&c, src, &f)) == 0) {
+			rc = al_cosign_policy_check(
+			    &v, p, ref, &imgs[i].desc.digest, c.items, c.n);
+		}
+		if (rc == 0 && v.covered)
+			report->accepted++;
+		else if (rc == 0)
+			report->uncovered++;
+		else if (rc == AL_EVERIFY) {
+			report->refused++;
+			rc = add_message(report, imgs[i].name);
+		}
+		al_cosign_verdict_clear(&v);
+		al_cosign_cands_clear(&c);
+		al_cosign_found_clear(&f);
+		al_cosign_source_free(src);
+		al_ref_clear(&r);
+		free(base);
+		free(ref);
+		if (rc < 0 && rc != AL_EVERIFY)
+			goto out;
+	}
+	rc = report->refused > 0
+	         ? al_error_set(AL_EVERIFY,
+	                        "%zu image(s) refused by the image policy",
+	                        report->refused)
+	         : 0;
+out:
+	al_store_images_free(imgs, nimgs);
+	return rc;
+}

@@ -469,4 +469,26 @@ AL_EXPORT int al_cosign_carry(al_store *s, const char *const *names, size_t n,
                               unsigned what, const al_transfer_opts *opts,
                               al_cosign_carry_report *report);
 
+/* The outcome of al_cosign_check_store. Owned; clear it. */
+typedef struct al_cosign_store_report {
+	size_t accepted;  /* covered by a scope and accepted */
+	size_t uncovered; /* no scope covers them */
+	size_t refused;
+	char **messages; /* one per refused image: "NAME: reason" */
+	size_t nmessages;
+} al_cosign_store_report;
+
+AL_EXPORT void al_cosign_store_report_clear(al_cosign_store_report *r);
+
+/*
+ * Check every image of s (names, n restrict the set; NULL: every image
+ * that is not a signature artifact) against p, with the signatures the
+ * store holds for it (carried by al_cosign_carry), as REGISTRY/REPO@DIGEST.
+ * Returns 0 when none was refused, AL_EVERIFY when some were (listed in
+ * report), or another status when the store could not be read.
+ */
+AL_EXPORT int al_cosign_check_store(al_store *s, const al_cosign_policy *p,
+                                    const char *const *names, size_t n,
+                                    al_cosign_store_report *report);
+
 #endif

@@ -125,6 +125,25 @@ al_run out err "${VI[@]}" --policy remap.yaml "docker://$R/mirror/ex/app:v1"
 al_check "RemapIdentity refuses cosign's name-only identity, as the cluster does" \
 	sh -c "[ $AL_RC = 1 ] && grep -q 'identity mismatch: the signature names .$R/ex/app.' err"
 
+# airlock mirror --sigstore / --sigstore-policy
+al_run out err "$AIRLOCK" mirror --keyring "$AL_SOURCE_DIR/samples/keys/release.gpg" --store "$T/ms" --tls-verify=false --sigstore \
+	--image "docker://$R/ex/app:v1" --image "docker://$R/ex/unsigned:v1"
+al_check "mirror --sigstore: exit 0" [ "$AL_RC" = 0 ]
+al_check "mirror --sigstore carried the attachments" grep -q "sigstore: carried 2 signature artifact(s) of 2 image(s)" err
+al_check "mirror --sigstore: the .sig is in the store" grep -q "$R/ex/app:sha256-${D#sha256:}.sig" "$T/ms/index.json"
+al_run out err "$AIRLOCK" mirror --keyring "$AL_SOURCE_DIR/samples/keys/release.gpg" --store "$T/ms2" --tls-verify=false \
+	--sigstore-policy cfg/clusterimagepolicy.yaml --image "docker://$R/ex/app:v1"
+al_check "mirror --sigstore-policy accepts the signed image" \
+	sh -c "[ $AL_RC = 0 ] && grep -q 'sigstore policy: 1 image(s) accepted, 0 refused' err"
+al_run out err "$AIRLOCK" mirror --keyring "$AL_SOURCE_DIR/samples/keys/release.gpg" --store "$T/ms3" --tls-verify=false \
+	--sigstore-policy cfg/clusterimagepolicy.yaml --image "docker://$R/ex/app:v1" --image "docker://$R/ex/unsigned:v1"
+al_check "mirror --sigstore-policy refuses the unsigned image (exit 1)" [ "$AL_RC" = 1 ]
+al_check "mirror --sigstore-policy names the refused image" grep -q "$R/ex/unsigned:v1: .*refused by ClusterImagePolicy/airlock-sigstore" err
+al_run out err "$AIRLOCK" mirror --keyring "$AL_SOURCE_DIR/samples/keys/release.gpg" --store "$T/ms3" --tls-verify=false --allow-unsigned \
+	--sigstore-policy cfg/clusterimagepolicy.yaml --image "docker://$R/ex/app:v1" --image "docker://$R/ex/unsigned:v1"
+al_check "mirror --sigstore-policy --allow-unsigned: exit 0 with a warning" \
+	sh -c "[ $AL_RC = 0 ] && grep -q 'allowed (--allow-unsigned): $R/ex/unsigned:v1' err"
+
 # keyless, when sigstore-js can be installed: a bundle referrer made by it
 if NM=$("$AL_TOOLS/sigstore-setup.sh" "$AL_BUILD_DIR/sigstore-npm" 2>/dev/null); then
 	K=$("${PUSH[@]}" image "$R" ex/keyless v1)

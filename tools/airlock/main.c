@@ -14,8 +14,7 @@
 #include "cmd_graph.h"
 #include "cmd_update.h"
 #include "cmd_pack.h"
-
-int cmd_verify_image(int argc, char **argv);
+#include "cmd_verify_image.h"
 
 typedef struct command {
 	const char *name;
