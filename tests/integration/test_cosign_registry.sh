@@ -125,6 +125,14 @@ al_run out err "${VI[@]}" --policy remap.yaml "docker://$R/mirror/ex/app:v1"
 al_check "RemapIdentity refuses cosign's name-only identity, as the cluster does" \
 	sh -c "[ $AL_RC = 1 ] && grep -q 'identity mismatch: the signature names .$R/ex/app.' err"
 
+# pack and unpack carry the attachments with the images (they are store images)
+al_check "pack the store with its attachments" "$AIRLOCK" pack -q --store "$T/m" -o "$T/vol"
+al_check "unpack it on the other side" "$AIRLOCK" unpack -q "$T/vol" --store "$T/far"
+al_run out err "$AIRLOCK" verify-image --store "$T/far" --key k.pub "$R/ex/app:v1"
+al_check "the unpacked store still verifies by its .sig" grep -q "verified (signature 1, cosign tag" out
+al_run out err "$AIRLOCK" verify-image --store "$T/far" --attachments referrers --key k.pub "$R/ex/app:v1"
+al_check "the unpacked store still verifies by its referrer" grep -q "verified (signature 1, bundle" out
+
 # airlock mirror --sigstore / --sigstore-policy
 al_run out err "$AIRLOCK" mirror --keyring "$AL_SOURCE_DIR/samples/keys/release.gpg" --store "$T/ms" --tls-verify=false --sigstore \
 	--image "docker://$R/ex/app:v1" --image "docker://$R/ex/unsigned:v1"
