@@ -886,6 +886,63 @@ static void test_cosign__policy_check_scopes_identity_digest(void)
 	free(other);
 }
 
+static void test_cosign__emitted_config_reads_back(void)
+{
+	static const char *const locs[] = {
+	    "mirror.local:5000/ocp", "mirror.local:5000/ocp", "a.example.com"};
+	static const char *const bad[] = {"mirror.local/x:tag"};
+	static const char pem[] =
+	    "-----BEGIN PUBLIC KEY-----\n"
+	    "MCowBQYDK2VwAyEAGb9ECWmEzf6FQbrBZ9w7lshQhqowtrbLDFw4rXAxZuE=\n"
+	    "-----END PUBLIC KEY-----\n";
+	al_buf out = AL_BUF_INIT(65536);
+	al_cosign_policy_spec sp;
+	al_cosign_policy *p = NULL;
+
+	CU_ASSERT_EQUAL(al_cosign_emit_registries_d(&out, locs, 3), 0);
+	CU_ASSERT_PTR_NOT_NULL(strstr(al_buf_cstr(&out),
+	                              "docker:\n  a.example.com:\n    "
+	                              "use-sigstore-attachments: true\n  "
+	                              "mirror.local:5000/ocp:\n"));
+	CU_ASSERT_EQUAL(al_cosign_emit_registries_d(&out, bad, 1), AL_EINVAL);
+	CU_ASSERT_EQUAL(al_cosign_emit_registries_d(&out, NULL, 0), AL_EINVAL);
+	al_buf_reset(&out);
+	memset(&sp, 0, sizeof(sp));
+	sp.name = "p";
+	sp.scopes = locs;
+	sp.nscopes = 1;
+	sp.key_pem = (const uint8_t *)pem;
+	sp.key_len = strlen(pem);
+	sp.match = AL_COSIGN_MATCH_REMAP_IDENTITY;
+	CU_ASSERT_EQUAL(al_cosign_emit_policy(&out, &sp), AL_EINVAL);
+	sp.arg1 = "mirror.local:5000/ocp";
+	sp.arg2 = "quay.io/openshift-release-dev";
+	CU_ASSERT_EQUAL(al_cosign_emit_policy(&out, &sp), 0);
+	CU_ASSERT_EQUAL(al_cosign_policy_load(&p, out.ptr, out.len, "emitted"),
+	                0);
+	CU_ASSERT_EQUAL(al_cosign_policy_count(p), 1);
+	al_cosign_policy_free(p);
+	p = NULL;
+	/* keyless: a Fulcio CA and Rekor key need issuer and email */
+	al_buf_reset(&out);
+	sp.key_pem = NULL;
+	sp.fulcio_pem = (const uint8_t *)pem;
+	sp.fulcio_len = strlen(pem);
+	sp.rekor_pem = (const uint8_t *)pem;
+	sp.rekor_len = strlen(pem);
+	sp.match = AL_COSIGN_MATCH_REPOSITORY;
+	CU_ASSERT_EQUAL(al_cosign_emit_policy(&out, &sp), AL_EINVAL);
+	sp.oidc_issuer = "https://issuer.test";
+	sp.signed_email = "a@b.test";
+	CU_ASSERT_EQUAL(al_cosign_emit_policy(&out, &sp), 0);
+	CU_ASSERT_PTR_NOT_NULL(
+	    strstr(al_buf_cstr(&out), "policyType: FulcioCAWithRekor"));
+	/* the "CA" here is a key, which the loader refuses as a CA */
+	CU_ASSERT_EQUAL(al_cosign_policy_load(&p, out.ptr, out.len, "emitted"),
+	                AL_EPARSE);
+	al_buf_free(&out);
+}
+
 /* --- agreement with @sigstore/verify ---------------------------------- */
 
 static int add_files(al_cosign_trust *t, const char *dir, const json_t *arr,
@@ -1057,6 +1114,8 @@ int main(int argc, char **argv)
 	     test_cosign__policy_reads_the_cluster_form_strictly},
 	    {"policy_check_scopes_identity_digest",
 	     test_cosign__policy_check_scopes_identity_digest},
+	    {"emitted_config_reads_back",
+	     test_cosign__emitted_config_reads_back},
 	    CU_TEST_INFO_NULL,
 	};
 
