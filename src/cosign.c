@@ -352,6 +352,9 @@ void al_cosign_trust_free(al_cosign_trust *t)
 		EVP_PKEY_free(t->rekor[i].pkey);
 	for (i = 0; i < t->nfulcio; i++)
 		X509_free(t->fulcio[i]);
+	for (i = 0; i < t->ntsa; i++)
+		X509_free(t->tsa[i]);
+	free(t->tsa);
 	free(t->keys);
 	free(t->rekor);
 	free(t->fulcio);
@@ -444,10 +447,15 @@ int al_cosign_trust_add_rekor(al_cosign_trust *t, const uint8_t *pem, size_t n,
 	return pem_each(pem, n, what, add_key_block, &ka);
 }
 
+typedef struct cert_add {
+	X509 ***list;
+	size_t *n;
+} cert_add;
+
 static int add_cert_block(void *ud, const char *name, const uint8_t *der,
                           long len, const char *what)
 {
-	al_cosign_trust *t = ud;
+	cert_add *ca = ud;
 	const unsigned char *p = der;
 	X509 *c;
 	X509 **grown;
@@ -457,7 +465,7 @@ static int add_cert_block(void *ud, const char *name, const uint8_t *der,
 		                    "%s: a '%s' PEM block where a CERTIFICATE "
 		                    "was expected",
 		                    what, name);
-	if (t->nfulcio >= AL_COSIGN_MAX_TRUST)
+	if (*ca->n >= AL_COSIGN_MAX_TRUST)
 		return al_error_set(AL_ELIMIT, "%s: more than %d certificates",
 		                    what, AL_COSIGN_MAX_TRUST);
 	if ((c = d2i_X509(NULL, &p, len)) == NULL || p != der + len) {
@@ -465,20 +473,30 @@ static int add_cert_block(void *ud, const char *name, const uint8_t *der,
 		return al_error_openssl(AL_EPARSE, "%s: malformed certificate",
 		                        what);
 	}
-	grown = realloc(t->fulcio, (t->nfulcio + 1) * sizeof(*grown));
+	grown = realloc(*ca->list, (*ca->n + 1) * sizeof(*grown));
 	if (grown == NULL) {
 		X509_free(c);
 		return al_error_set(AL_ENOMEM, "out of memory");
 	}
-	t->fulcio = grown;
-	t->fulcio[t->nfulcio++] = c;
+	*ca->list = grown;
+	grown[(*ca->n)++] = c;
 	return 0;
 }
 
 int al_cosign_trust_add_fulcio(al_cosign_trust *t, const uint8_t *pem, size_t n,
                                const char *what)
 {
-	return pem_each(pem, n, what, add_cert_block, t);
+	cert_add ca = {&t->fulcio, &t->nfulcio};
+
+	return pem_each(pem, n, what, add_cert_block, &ca);
+}
+
+int al_cosign_trust_add_tsa(al_cosign_trust *t, const uint8_t *pem, size_t n,
+                            const char *what)
+{
+	cert_add ca = {&t->tsa, &t->ntsa};
+
+	return pem_each(pem, n, what, add_cert_block, &ca);
 }
 
 typedef int (*add_fn)(al_cosign_trust *, const uint8_t *, size_t, const char *);
@@ -508,6 +526,11 @@ int al_cosign_trust_add_fulcio_file(al_cosign_trust *t, const char *path)
 int al_cosign_trust_add_rekor_file(al_cosign_trust *t, const char *path)
 {
 	return add_file(t, path, al_cosign_trust_add_rekor);
+}
+
+int al_cosign_trust_add_tsa_file(al_cosign_trust *t, const char *path)
+{
+	return add_file(t, path, al_cosign_trust_add_tsa);
 }
 
 int al_cosign_trust_set_identity(al_cosign_trust *t, const char *issuer,

@@ -21,6 +21,8 @@ struct al_cosign_trust {
 	size_t nfulcio;
 	cs_key *rekor;
 	size_t nrekor;
+	X509 **tsa;
+	size_t ntsa;
 	char *issuer;
 	char *subject;
 	int subject_email_only; /* fulcioSubject.signedEmail: no URI SAN */
@@ -105,6 +107,16 @@ int al__cosign_pem_certs(STACK_OF(X509) * *out, const char *pem, size_t n,
                          const char *what);
 /* A PEM text holding one certificate or one public key into a key. */
 int al__cosign_pem_any_key(EVP_PKEY **out, const uint8_t *pem, size_t n);
+
+/*
+ * Verify the RFC 3161 timestamp token der[0..n) (a CMS SignedData
+ * TimeStampToken) as a timestamp of sig[0..siglen) (message imprint:
+ * SHA-256 of the signature bytes) by a timestamp authority of t; *at
+ * receives its genTime. AL_EVERIFY with the reason.
+ */
+int al__cosign_tsa_verify(const al_cosign_trust *t, const uint8_t *der,
+                          size_t n, const uint8_t *sig, size_t siglen,
+                          int64_t *at);
 
 /* Hex of p[0..n) into out (2n+1 bytes). */
 void al__cosign_hex(char *out, const uint8_t *p, size_t n);

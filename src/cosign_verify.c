@@ -32,6 +32,8 @@ typedef struct core {
 	STACK_OF(X509) * chain;
 	cs_tlog *entries;
 	size_t nentries;
+	const al_buf *tsa; /* RFC 3161 tokens (DER) */
+	size_t ntsa;
 } core;
 
 static int sha256(uint8_t out[32], const uint8_t *p, size_t n)
@@ -106,6 +108,21 @@ static int verify_core(al_cosign_info *info, const core *c,
 			logged = 1;
 		}
 	}
+	/* an RFC 3161 token over the signature dates it too (sigstore-js
+	 * getTSATimestamp); with a timestamp authority trusted, every token
+	 * given must verify; without one, tokens date nothing */
+	for (i = 0; i < c->ntsa && c->leaf != NULL && !t->pki && t->ntsa > 0;
+	     i++) {
+		int64_t when = 0;
+
+		if ((rc = al__cosign_tsa_verify(t, c->tsa[i].ptr, c->tsa[i].len,
+		                                c->sig, c->siglen, &when)) < 0)
+			return al_error_wrap(rc, "timestamp %zu", i + 1);
+		if (!have_time) {
+			have_time = 2;
+			at = when;
+		}
+	}
 	if ((o->require_tlog || (c->leaf != NULL && !t->pki)) && t->nrekor == 0)
 		return al_error_set(AL_EINVAL,
 		                    "a transparency log entry is required, and "
@@ -118,16 +135,17 @@ static int verify_core(al_cosign_info *info, const core *c,
 		char *sub = NULL, *iss = NULL;
 
 		/* A Fulcio certificate lives minutes: it is checked at the
-		 * time the log vouched for, and nothing else dates the
-		 * signature. A PKI certificate is checked now. */
+		 * time the log (SET) or a timestamp authority vouched for;
+		 * nothing else dates the signature. A PKI certificate is
+		 * checked now. */
 		if (t->pki)
 			at = (int64_t)time(NULL);
 		else if (!have_time)
 			return al_error_set(
 			    AL_EVERIFY, "keyless signature without a verified "
-			                "signed entry timestamp: nothing "
-			                "proves when the certificate was "
-			                "used");
+			                "signed entry timestamp or RFC 3161 "
+			                "timestamp: nothing proves when the "
+			                "certificate was used");
 		if ((rc = al__cosign_cert_verify(t, c->leaf, c->chain, at, &sub,
 		                                 &iss)) < 0)
 			return rc;
@@ -139,7 +157,8 @@ static int verify_core(al_cosign_info *info, const core *c,
 		return rc;
 	al__cosign_hex(info->key_id, s.digest, 32);
 	info->tlog_verified = logged;
-	info->has_time = have_time;
+	info->has_time = have_time != 0;
+	info->tsa_time = have_time == 2;
 	info->integrated_time = at;
 	info->log_index = index;
 	return 0;
@@ -485,7 +504,8 @@ int al_cosign_verify_bundle(al_cosign_info *out, const uint8_t *b, size_t n,
 	       pae = AL_BUF_INIT(AL_COSIGN_MAX_PAYLOAD + 1024),
 	       der = AL_BUF_INIT(64 * 1024), md = AL_BUF_INIT(64);
 	cs_tlog *entries = NULL;
-	size_t nentries = 0, i, nmat = 0;
+	al_buf tsa[MAX_TLOG_ENTRIES];
+	size_t nentries = 0, i, nmat = 0, ntsa = 0;
 	X509 *leaf = NULL;
 	STACK_OF(X509) *chain = NULL;
 	const char *ptype = NULL;
@@ -626,6 +646,28 @@ int al_cosign_verify_bundle(al_cosign_info *out, const uint8_t *b, size_t n,
 				goto out;
 		}
 	}
+	j = json_object_get(json_object_get(vm, "timestampVerificationData"),
+	                    "rfc3161Timestamps");
+	if (json_array_size(j) > MAX_TLOG_ENTRIES) {
+		rc = al_error_set(AL_EVERIFY,
+		                  "sigstore bundle with %zu timestamps",
+		                  json_array_size(j));
+		goto out;
+	}
+	for (i = 0; i < json_array_size(j); i++) {
+		al_buf_init(&tsa[ntsa], 64 * 1024);
+		ntsa++;
+		if (json_b64(&tsa[ntsa - 1],
+		             json_object_get(json_array_get(j, i),
+		                             "signedTimestamp")) < 0 ||
+		    tsa[ntsa - 1].len == 0) {
+			rc = al_error_set(AL_EVERIFY,
+			                  "sigstore bundle: malformed "
+			                  "rfc3161Timestamps[%zu]",
+			                  i);
+			goto out;
+		}
+	}
 	ms = json_object_get(root, "messageSignature");
 	dsse = json_object_get(root, "dsseEnvelope");
 	if ((ms != NULL) == (dsse != NULL)) {
@@ -699,6 +741,8 @@ int al_cosign_verify_bundle(al_cosign_info *out, const uint8_t *b, size_t n,
 	c.chain = chain;
 	c.entries = entries;
 	c.nentries = nentries;
+	c.tsa = tsa;
+	c.ntsa = ntsa;
 	if ((rc = verify_core(&info, &c, opts)) < 0)
 		goto out;
 	if (ms != NULL) {
@@ -735,6 +779,8 @@ int al_cosign_verify_bundle(al_cosign_info *out, const uint8_t *b, size_t n,
 out:
 	al_cosign_info_clear(&info);
 	free_entries(entries, nentries);
+	for (i = 0; i < ntsa; i++)
+		al_buf_free(&tsa[i]);
 	json_decref(root);
 	al_buf_free(&sig);
 	al_buf_free(&payload);

@@ -84,6 +84,14 @@ AL_EXPORT int al_cosign_trust_add_fulcio(al_cosign_trust *t, const uint8_t *pem,
  */
 AL_EXPORT int al_cosign_trust_add_rekor(al_cosign_trust *t, const uint8_t *pem,
                                         size_t n, const char *what);
+/*
+ * Add every "CERTIFICATE" PEM block of pem[0..n) as an RFC 3161 timestamp
+ * authority's chain (its signing certificate and the CAs above it): a
+ * bundle's timestampVerificationData then dates a keyless signature when
+ * no signed entry timestamp does.
+ */
+AL_EXPORT int al_cosign_trust_add_tsa(al_cosign_trust *t, const uint8_t *pem,
+                                      size_t n, const char *what);
 /* Read path (at most AL_COSIGN_MAX_PEM bytes) and add it as above. */
 AL_EXPORT int al_cosign_trust_add_keys_file(al_cosign_trust *t,
                                             const char *path);
@@ -91,6 +99,8 @@ AL_EXPORT int al_cosign_trust_add_fulcio_file(al_cosign_trust *t,
                                               const char *path);
 AL_EXPORT int al_cosign_trust_add_rekor_file(al_cosign_trust *t,
                                              const char *path);
+AL_EXPORT int al_cosign_trust_add_tsa_file(al_cosign_trust *t,
+                                           const char *path);
 /*
  * The identity a keyless certificate must carry: issuer (the OIDC issuer,
  * Fulcio extension 1.3.6.1.4.1.57264.1.8, or .1.1 in older certificates)
@@ -124,8 +134,9 @@ typedef struct al_cosign_info {
 	char *subject;     /* keyless: the SAN that matched (or the first) */
 	char *issuer;      /* keyless: the OIDC issuer extension */
 	int tlog_verified; /* 1 if a Rekor entry verified */
-	int has_time;      /* 1 if integrated_time is vouched for (SET) */
-	int64_t integrated_time; /* Rekor integratedTime (Unix seconds) */
+	int has_time; /* 1 if integrated_time is vouched for (SET or TSA) */
+	int tsa_time; /* 1 if that time came from an RFC 3161 token */
+	int64_t integrated_time; /* Rekor integratedTime or TSA genTime */
 	int64_t log_index;
 	/* The signed statement: a simple-signing payload when has_payload. */
 	int has_payload;

@@ -21,6 +21,7 @@ const { Verifier, toSignedEntity } = require('@sigstore/verify');
 
 const FULCIO_URL = 'https://fulcio.airlock.test';
 const REKOR_URL = 'https://rekor.airlock.test';
+const TSA_URL = 'https://tsa.airlock.test';
 const ISSUER = 'https://oidc.airlock.test';
 const SUBJECT = 'https://github.com/example/release/.github/workflows/sign.yml@refs/heads/main';
 const OTHER_SUBJECT = 'https://github.com/mallory/evil/.github/workflows/sign.yml@refs/heads/main';
@@ -85,6 +86,9 @@ async function main() {
 	const tlog = await mock.initializeTLog(REKOR_URL, rekorKP);
 	// An old CA clock: certificates that expired long before the log saw them.
 	const oldCA = await mock.initializeCA(fulcioKP, ctlog, new Date(Date.now() - 86400 * 1000));
+	const tsaKP = crypto.generateKeyPairSync('ec', { namedCurve: 'prime256v1' });
+	const tsa = await mock.initializeTSA(tsaKP);
+	const tsaHandler = mock.tsaHandler(tsa);
 	const caHandler = mock.fulcioHandler(ca);
 	const oldCAHandler = mock.fulcioHandler(oldCA);
 	const rekorHandler = mock.rekorHandler(tlog);
@@ -103,6 +107,7 @@ async function main() {
 	}
 
 	write('rekor.pub', pubPem(rekorKP.publicKey));
+	write('tsa-chain.pem', derToPem(tsa.intCertificate, 'CERTIFICATE') + derToPem(tsa.rootCertificate, 'CERTIFICATE'));
 	write('fulcio-root.pem', derToPem(ca.rootCertificate, 'CERTIFICATE'));
 	write('ctlog.pub', pubPem(ctKP.publicKey));
 	const other = crypto.generateKeyPairSync('ec', { namedCurve: 'prime256v1' });
@@ -115,7 +120,7 @@ async function main() {
 	const ctDER = ctKP.publicKey.export({ type: 'spki', format: 'der' });
 	const trust = (keys) => ({
 		certificateAuthorities: [{ certChain: [X509Certificate.parse(ca.rootCertificate)], validFor: forever }],
-		timestampAuthorities: [],
+		timestampAuthorities: [{ certChain: [X509Certificate.parse(Buffer.from(tsa.intCertificate)), X509Certificate.parse(Buffer.from(tsa.rootCertificate))], validFor: forever }],
 		tlogs: [{ logID: crypto.createHash('sha256').update(rekorDER).digest(), baseURL: REKOR_URL, publicKey: rekorKP.publicKey, validFor: forever }],
 		ctlogs: [{ logID: crypto.createHash('sha256').update(ctDER).digest(), baseURL: 'https://ctfe.airlock.test', publicKey: ctKP.publicKey, validFor: forever }],
 		publicKey: (hint) => {
@@ -157,7 +162,7 @@ async function main() {
 		const file = write(`${name}.bundle.json`, JSON.stringify(bundleJSON));
 		cases.push({
 			name, bundle: file, artifact: artifactName,
-			keys: opts.keyFiles || [], fulcio: opts.fulcio || [], rekor: opts.rekor || [],
+			keys: opts.keyFiles || [], fulcio: opts.fulcio || [], rekor: opts.rekor || [], tsa: opts.tsa || [],
 			issuer: opts.issuer, subject: opts.subject, require_tlog: !!opts.requireTlog,
 			expect: opts.expect, peer_note: opts.peer_note, reason: opts.reason,
 			peer: opts.nopeer ? undefined : peer(bundleJSON, artifact, opts),
@@ -240,6 +245,13 @@ async function main() {
 		// "intoto" for DSSE: the mock log stores proposed entries as they
 		// come, and only the intoto form carries its hashes when proposed.
 		const witnesses = [new sign.RekorWitness({ rekorBaseURL: REKOR_URL, entryType: o.dsse ? 'intoto' : undefined })];
+		if (o.tsa) {
+			nock(TSA_URL).post(tsaHandler.path).reply(async (_, body) => {
+				const r = await tsaHandler.fn(typeof body === 'string' ? body : JSON.stringify(body));
+				return [r.statusCode, r.response, { 'Content-Type': r.contentType || 'application/timestamp-reply' }];
+			});
+			witnesses.push(new sign.TSAWitness({ tsaBaseURL: TSA_URL }));
+		}
 		const builder = o.dsse
 			? new sign.DSSEBundleBuilder({ signer, witnesses, certificateChain: o.chain })
 			: new sign.MessageSignatureBundleBuilder({ signer, witnesses });
@@ -285,6 +297,22 @@ async function main() {
 	const tMedia = JSON.parse(JSON.stringify(good));
 	tMedia.mediaType = 'application/vnd.dev.sigstore.bundle.v9.9+json';
 	addBundle('keyless-unknown-version-bundle', tMedia, 'payload.json', payload, { ...kl, nopeer: true, expect: 'fail' , reason: 'not supported' });
+
+	// an RFC 3161 timestamp instead of the SET dates the certificate
+	const tsaKl = { ...kl, tsa: ['tsa-chain.pem'] };
+	const withTsa = await keyless('keyless-tsa', payload, 'payload.json', { tsa: true });
+	delete withTsa.verificationMaterial.tlogEntries[0].inclusionPromise;
+	addBundle('keyless-tsa-bundle', withTsa, 'payload.json', payload, tsaKl);
+	addBundle('keyless-tsa-untrusted-bundle', withTsa, 'payload.json', payload, { ...kl, reason: 'nothing proves when', nopeer: true, expect: 'fail' });
+	const tTsa = JSON.parse(JSON.stringify(withTsa));
+	const tok = Buffer.from(tTsa.verificationMaterial.timestampVerificationData.rfc3161Timestamps[0].signedTimestamp, 'base64');
+	tok[tok.length - 5] ^= 1;
+	tTsa.verificationMaterial.timestampVerificationData.rfc3161Timestamps[0].signedTimestamp = tok.toString('base64');
+	addBundle('keyless-tsa-tampered-bundle', tTsa, 'payload.json', payload, { ...tsaKl, reason: 'timestamp' });
+	// a genuine token, but over another signature (moved between bundles)
+	const moved = JSON.parse(JSON.stringify(noSET));
+	moved.verificationMaterial.timestampVerificationData = withTsa.verificationMaterial.timestampVerificationData;
+	addBundle('keyless-tsa-other-signature-bundle', moved, 'payload.json', payload, { ...tsaKl, reason: 'timestamp 1' });
 
 	// the tag-scheme form of the keyless signature (cosign sign, annotations)
 	const leaf = good.verificationMaterial.x509CertificateChain

@@ -1003,6 +1003,8 @@ static int run_case(const char *dir, const json_t *c, const al_digest *img,
 	                    al_cosign_trust_add_fulcio_file)) < 0 ||
 	    (rc = add_files(t, dir, json_object_get(c, "rekor"),
 	                    al_cosign_trust_add_rekor_file)) < 0 ||
+	    (rc = add_files(t, dir, json_object_get(c, "tsa"),
+	                    al_cosign_trust_add_tsa_file)) < 0 ||
 	    (rc = al_cosign_trust_set_identity(
 	         t, al_json_str(c, "issuer"), al_json_str(c, "subject"))) < 0) {
 		printf("FAIL %s: trust: %s\n", name, al_error_message());

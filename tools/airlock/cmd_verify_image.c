@@ -26,6 +26,7 @@ enum {
 	OPT_SCOPE,
 	OPT_MATCH,
 	OPT_CARRY,
+	OPT_TSA,
 };
 
 static const char vi_help[] =
@@ -52,6 +53,8 @@ static const char vi_help[] =
     "YAML: check as\n"
     "                               the cluster would\n"
     "      --rekor-key FILE         Rekor public key(s) (repeatable)\n"
+    "      --tsa-cert-chain FILE    RFC 3161 timestamp authority chain "
+    "(PEM)\n"
     "      --certificate-identity S the SAN (email or URI) the certificate "
     "must name\n"
     "      --certificate-oidc-issuer S  the OIDC issuer it must name\n"
@@ -99,8 +102,9 @@ static const char vi_help[] =
 #define MAX_LIST 64
 
 typedef struct vi_opts {
-	const char *keys[MAX_LIST], *fulcio[MAX_LIST], *rekor[MAX_LIST];
-	size_t nkeys, nfulcio, nrekor;
+	const char *keys[MAX_LIST], *fulcio[MAX_LIST], *rekor[MAX_LIST],
+	    *tsa[MAX_LIST];
+	size_t nkeys, nfulcio, nrekor, ntsa;
 	const char *mirrors[MAX_LIST], *scopes[MAX_LIST];
 	size_t nmirrors, nscopes;
 	const char *issuer, *subject, *policy, *store, *bundle, *artifact;
@@ -175,6 +179,10 @@ static int build_trust(al_cosign_trust **out, const vi_opts *o)
 	}
 	for (i = 0; i < o->nrekor; i++) {
 		if ((rc = al_cosign_trust_add_rekor_file(t, o->rekor[i])) < 0)
+			goto fail;
+	}
+	for (i = 0; i < o->ntsa; i++) {
+		if ((rc = al_cosign_trust_add_tsa_file(t, o->tsa[i])) < 0)
 			goto fail;
 	}
 	if ((o->issuer != NULL || o->subject != NULL) &&
@@ -642,6 +650,7 @@ int cmd_verify_image(int argc, char **argv)
 	    {"scope", required_argument, NULL, OPT_SCOPE},
 	    {"match", required_argument, NULL, OPT_MATCH},
 	    {"carry", no_argument, NULL, OPT_CARRY},
+	    {"tsa-cert-chain", required_argument, NULL, OPT_TSA},
 	    {NULL, 0, NULL, 0},
 	};
 	cli_common c;
@@ -721,6 +730,9 @@ int cmd_verify_image(int argc, char **argv)
 			break;
 		case OPT_CARRY:
 			o.carry = 1;
+			break;
+		case OPT_TSA:
+			bad = push(o.tsa, &o.ntsa, optarg);
 			break;
 		default:
 			return cli_usage_error("verify-image",
