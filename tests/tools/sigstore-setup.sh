@@ -9,8 +9,13 @@ dir=${1:?usage: sigstore-setup.sh DIR}
 stamp="$dir/.airlock-sigstore-1"
 command -v node >/dev/null 2>&1 || { echo "node not found" >&2; exit 77; }
 command -v npm >/dev/null 2>&1 || { echo "npm not found" >&2; exit 77; }
+mkdir -p "$dir" || exit 77
+# two tests may set up at once (ctest -j): one installs, the other waits
+if command -v flock >/dev/null 2>&1; then
+	exec 9>"$dir/.lock"
+	flock -w 600 9 || exit 77
+fi
 if [ ! -f "$stamp" ]; then
-	mkdir -p "$dir" || exit 77
 	printf '{"name":"airlock-sigstore-tests","private":true}\n' >"$dir/package.json"
 	# Versions these tests were written against; the cache stays in DIR.
 	if ! (cd "$dir" && timeout 300 npm install --no-audit --no-fund \
