@@ -77,6 +77,25 @@ static int host_insecure(const al_transfer_opts *o, const char *host)
 	return 0;
 }
 
+/* Is name read through one of opts->sources (transfer.h)? */
+static int remapped(const al_transfer_opts *o, const char *name)
+{
+	size_t i, n;
+
+	for (i = 0; i < o->nsources; i++) {
+		const char *p = o->sources[i].prefix;
+
+		if (p == NULL)
+			continue;
+		n = strlen(p);
+		if (strncmp(name, p, n) == 0 &&
+		    (name[n] == '\0' || name[n] == '/' || name[n] == ':' ||
+		     name[n] == '@'))
+			return 1;
+	}
+	return 0;
+}
+
 /* Write the referrers index of one image into the store. */
 static int write_index(al_store *s, const char *base, const al_digest *image,
                        const al_cosign_found *f)
@@ -191,6 +210,11 @@ int al_cosign_carry(al_store *s, const char *const *names, size_t n,
 			continue;
 		}
 		if (is_attachment_tag(r.tag) || is_artifact(s, &imgs[i].desc)) {
+			al_ref_clear(&r);
+			continue;
+		}
+		if (remapped(opts, imgs[i].name)) {
+			report->remapped++;
 			al_ref_clear(&r);
 			continue;
 		}

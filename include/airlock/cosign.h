@@ -458,6 +458,7 @@ typedef struct al_cosign_carry_report {
 	size_t indexes;   /* "sha256-<hex>" referrers indexes written */
 	size_t skipped;   /* referrers left out (subject is another image) */
 	size_t failed;    /* images whose lookup or copy failed */
+	size_t remapped;  /* images read through opts->sources: not looked up */
 	char *first_error;
 } al_cosign_carry_report;
 
@@ -472,7 +473,9 @@ AL_EXPORT void al_cosign_carry_report_clear(al_cosign_carry_report *r);
  * a referrer under "REGISTRY/REPO@<its digest>", and an OCI index of the
  * image's referrers under "REGISTRY/REPO:sha256-<hex>" (the referrers tag
  * schema), so that after push a registry without the referrers API still
- * serves them. opts: the transfer settings (registry, TLS, parallelism).
+ * serves them. opts: the transfer settings (registry, TLS, parallelism);
+ * an image under an opts->sources prefix (read from a layout or another
+ * registry) is not looked up, and counted in report->remapped.
  * Returns 0 when every image was looked up, else the worst status (each
  * failure counted in report; the caller clears it).
  */

@@ -943,6 +943,56 @@ static void test_cosign__emitted_config_reads_back(void)
 	al_buf_free(&out);
 }
 
+/* Images read through airlock.sources are not looked up at the registry
+ * their name names; attachment tags are not images. No network. */
+static void test_cosign__carry_skips_remapped_and_attachments(void)
+{
+	static const char manifest[] =
+	    "{\"schemaVersion\":2,\"mediaType\":\"application/"
+	    "vnd.oci.image.manifest.v1+json\",\"config\":{\"mediaType\":"
+	    "\"application/vnd.oci.image.config.v1+json\",\"digest\":"
+	    "\"sha256:44136fa355b3678a1146ad16f7e8649e94fb4fc21fe77e8310c060f61"
+	    "caaff8a\",\"size\":2},\"layers\":[]}";
+	char dir[512];
+	al_store *st = NULL;
+	al_store_opts so = {1, 0, 0};
+	al_descriptor d;
+	al_imageset_source src = {(char *)"quay.io/example",
+	                          (char *)"oci:/nonexistent"};
+	al_transfer_opts to;
+	al_cosign_carry_report rep;
+
+	snprintf(dir, sizeof(dir), "%s/carry-store", al_test_tmpdir());
+	CU_ASSERT_EQUAL_FATAL(al_store_open(&st, dir, &so), 0);
+	memset(&d, 0, sizeof(d));
+	d.media_type = (char *)"application/vnd.oci.image.manifest.v1+json";
+	d.size = strlen(manifest);
+	CU_ASSERT_EQUAL(al_store_put_blob(st, (const uint8_t *)"{}", 2, NULL),
+	                0);
+	CU_ASSERT_EQUAL(al_store_put_blob(st, (const uint8_t *)manifest,
+	                                  strlen(manifest), &d.digest),
+	                0);
+	CU_ASSERT_EQUAL(al_store_tag(st, "quay.io/example/app:v1", &d), 0);
+	CU_ASSERT_EQUAL(
+	    al_store_tag(st,
+	                 "quay.io/example/app:sha256-"
+	                 "0000000000000000000000000000000000000000000000000000"
+	                 "000000000000.sig",
+	                 &d),
+	    0);
+	memset(&to, 0, sizeof(to));
+	to.sources = &src;
+	to.nsources = 1;
+	memset(&rep, 0, sizeof(rep));
+	CU_ASSERT_EQUAL(
+	    al_cosign_carry(st, NULL, 0, AL_COSIGN_FIND_DEFAULT, &to, &rep), 0);
+	CU_ASSERT_EQUAL(rep.remapped, 1);
+	CU_ASSERT_EQUAL(rep.images, 0);
+	CU_ASSERT_EQUAL(rep.failed, 0);
+	al_cosign_carry_report_clear(&rep);
+	al_store_free(st);
+}
+
 /* --- agreement with @sigstore/verify ---------------------------------- */
 
 static int add_files(al_cosign_trust *t, const char *dir, const json_t *arr,
@@ -1118,6 +1168,8 @@ int main(int argc, char **argv)
 	     test_cosign__policy_check_scopes_identity_digest},
 	    {"emitted_config_reads_back",
 	     test_cosign__emitted_config_reads_back},
+	    {"carry_skips_remapped_and_attachments",
+	     test_cosign__carry_skips_remapped_and_attachments},
 	    CU_TEST_INFO_NULL,
 	};
 
