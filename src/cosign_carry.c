@@ -8,6 +8,7 @@
 
 #include "airlock/cosign.h"
 #include "airlock/error.h"
+#include "airlock/fs.h"
 #include "airlock/json.h"
 #include "airlock/oci.h"
 
@@ -310,7 +311,70 @@ void al_cosign_store_report_clear(al_cosign_store_report *r)
 	for (i = 0; i < r->nmessages; i++)
 		free(r->messages[i]);
 	free(r->messages);
+	json_decref(r->record);
 	memset(r, 0, sizeof(*r));
+}
+
+static int record(al_cosign_store_report *r, const char *name,
+                  const al_digest *d, const char *verdict, const char *policy,
+                  const char *reason)
+{
+	char ds[AL_DIGEST_STRMAX];
+	json_t *e;
+
+	if (r->record == NULL && (r->record = json_array()) == NULL)
+		return al_error_set(AL_ENOMEM, "out of memory");
+	e = json_pack("{s:s,s:s,s:s}", "name", name, "digest",
+	              al_digest_str(d, ds), "verdict", verdict);
+	if (e == NULL ||
+	    (policy != NULL &&
+	     json_object_set_new(e, "policy", json_string(policy)) < 0) ||
+	    (reason != NULL &&
+	     json_object_set_new(e, "reason", json_string(reason)) < 0) ||
+	    json_array_append_new(r->record, e) < 0)
+		return al_error_set(AL_ENOMEM, "out of memory");
+	return 0;
+}
+
+int al_cosign_record(al_store *s, const al_cosign_store_report *r,
+                     const char *policy_name, int allowed)
+{
+	json_t *doc = NULL, *images;
+	char *dir = NULL, *path = NULL;
+	size_t i;
+	int rc;
+
+	images = r->record != NULL ? json_deep_copy(r->record) : json_array();
+	if (images == NULL)
+		return al_error_set(AL_ENOMEM, "out of memory");
+	if (allowed) {
+		json_t *e;
+
+		json_array_foreach(images, i, e)
+		{
+			const char *v = al_json_str(e, "verdict");
+
+			if (v != NULL && strcmp(v, "refused") == 0)
+				json_object_set_new(e, "verdict",
+				                    json_string("allowed"));
+		}
+	}
+	doc = json_pack("{s:s,s:b,s:o}", "policy",
+	                policy_name != NULL ? policy_name : "", "allowUnsigned",
+	                allowed, "images", images);
+	if (doc == NULL ||
+	    (dir = al_path_join(al_store_path(s), "airlock")) == NULL ||
+	    (path = al_path_join(dir, "sigstore.json")) == NULL) {
+		rc = al_error_set(AL_ENOMEM, "out of memory");
+		goto out;
+	}
+	if ((rc = al_fs_mkdir_p(dir, 0755)) == 0)
+		rc = al_json_save_file(path, doc, 2);
+out:
+	json_decref(doc);
+	free(dir);
+	free(path);
+	return rc;
 }
 
 static int add_message(al_cosign_store_report *r, const char *name)
@@ -379,13 +443,24 @@ int al_cosign_check_store(al_store *s, const al_cosign_policy *p,
 			rc = al_cosign_policy_check(
 			    &v, p, ref, &imgs[i].desc.digest, c.items, c.n);
 		}
-		if (rc == 0 && v.covered)
+		if (rc == 0 && v.covered) {
 			report->accepted++;
-		else if (rc == 0)
+			rc = record(report, imgs[i].name, &imgs[i].desc.digest,
+			            "accepted", v.policy, NULL);
+		} else if (rc == 0) {
 			report->uncovered++;
-		else if (rc == AL_EVERIFY) {
+			rc = record(report, imgs[i].name, &imgs[i].desc.digest,
+			            "not-covered", NULL, NULL);
+		} else if (rc == AL_EVERIFY) {
+			char *why = al_strdup(al_error_message());
+
 			report->refused++;
 			rc = add_message(report, imgs[i].name);
+			if (rc == 0)
+				rc = record(report, imgs[i].name,
+				            &imgs[i].desc.digest, "refused",
+				            NULL, why != NULL ? why : "");
+			free(why);
 		}
 		al_cosign_verdict_clear(&v);
 		al_cosign_cands_clear(&c);

@@ -4,6 +4,8 @@
 #ifndef AIRLOCK_COSIGN_H
 #define AIRLOCK_COSIGN_H
 
+#include <jansson.h>
+
 #include "common.h"
 #include "digest.h"
 #include "registry.h"
@@ -490,6 +492,7 @@ typedef struct al_cosign_store_report {
 	size_t refused;
 	char **messages; /* one per refused image: "NAME: reason" */
 	size_t nmessages;
+	json_t *record; /* [{"name","digest","verdict","policy","reason"}] */
 } al_cosign_store_report;
 
 AL_EXPORT void al_cosign_store_report_clear(al_cosign_store_report *r);
@@ -504,5 +507,14 @@ AL_EXPORT void al_cosign_store_report_clear(al_cosign_store_report *r);
 AL_EXPORT int al_cosign_check_store(al_store *s, const al_cosign_policy *p,
                                     const char *const *names, size_t n,
                                     al_cosign_store_report *report);
+
+/*
+ * Record report in STORE/airlock/sigstore.json (atomically): {"policy":
+ * policy_name, "allowUnsigned": allowed, "images": report->record}, each
+ * image with its verdict "accepted", "refused" (or "allowed" when allowed
+ * is set: mirrored although the policy refuses it) or "not-covered".
+ */
+AL_EXPORT int al_cosign_record(al_store *s, const al_cosign_store_report *r,
+                               const char *policy_name, int allowed);
 
 #endif

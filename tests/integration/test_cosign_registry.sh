@@ -151,6 +151,14 @@ al_run out err "$AIRLOCK" mirror --keyring "$AL_SOURCE_DIR/samples/keys/release.
 	--sigstore-policy cfg/clusterimagepolicy.yaml --image "docker://$R/ex/app:v1" --image "docker://$R/ex/unsigned:v1"
 al_check "mirror --sigstore-policy --allow-unsigned: exit 0 with a warning" \
 	sh -c "[ $AL_RC = 0 ] && grep -q 'allowed (--allow-unsigned): $R/ex/unsigned:v1' err"
+al_check "the verdicts are recorded in STORE/airlock/sigstore.json" python3 -c '
+import json, sys
+d = json.load(open(sys.argv[1]))
+v = {i["name"]: i["verdict"] for i in d["images"]}
+assert d["allowUnsigned"] is True, d
+assert v[sys.argv[2] + "/ex/unsigned:v1"] == "allowed", v
+assert v[sys.argv[2] + "/ex/app:v1"] == "accepted", v
+' "$T/ms3/airlock/sigstore.json" "$R"
 
 # keyless, when sigstore-js can be installed: a bundle referrer made by it
 if NM=$("$AL_TOOLS/sigstore-setup.sh" "$AL_BUILD_DIR/sigstore-npm" 2>/dev/null); then

@@ -624,6 +624,17 @@ int cli_mirror_sigstore(cli_common *c, al_store *store,
 		        "sigstore policy: %zu image(s) accepted, %zu refused, "
 		        "%zu not covered\n",
 		        sr.accepted, sr.refused, sr.uncovered);
+	if (rc == 0 || rc == AL_EVERIFY) {
+		int r2 =
+		    al_cosign_record(store, &sr, policy_path, allow_unsigned);
+
+		if (r2 < 0) {
+			cli_error("recording the policy verdicts: %s",
+			          al_error_message());
+			if (worst == 0)
+				worst = r2;
+		}
+	}
 	if (rc == AL_EVERIFY && allow_unsigned)
 		rc = 0;
 	if (rc < 0 && (worst == 0 || rc == AL_EVERIFY))
