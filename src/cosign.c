@@ -365,8 +365,8 @@ void al_cosign_trust_free(al_cosign_trust *t)
 	free(t);
 }
 
-int al__cosign_trust_set_pki(al_cosign_trust *t, const char *email,
-                             const char *hostname)
+int al_cosign_trust_set_pki(al_cosign_trust *t, const char *email,
+                            const char *hostname)
 {
 	char *e = NULL, *h = NULL;
 

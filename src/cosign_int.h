@@ -33,10 +33,6 @@ struct al_cosign_trust {
 	char *pki_hostname;
 };
 
-/* Make t a PKI trust (its anchors are the CA roots and intermediates). */
-int al__cosign_trust_set_pki(al_cosign_trust *t, const char *email,
-                             const char *hostname);
-
 /* SHA-256 of k's DER SubjectPublicKeyInfo into id. */
 int al__cosign_key_id(uint8_t id[32], EVP_PKEY *k);
 

@@ -221,7 +221,7 @@ static int parse_root(cs_rule *r, const json_t *root, const char *what)
 		                "pkiCertificateSubject",
 		                ps_keys)) < 0)
 			return rc;
-		if ((rc = al__cosign_trust_set_pki(
+		if ((rc = al_cosign_trust_set_pki(
 		         r->trust, al_json_str(sub, "email"),
 		         al_json_str(sub, "hostname"))) < 0)
 			return al_error_wrap(AL_EPARSE, "%s", what);

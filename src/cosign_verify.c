@@ -191,6 +191,23 @@ static int json_int64(int64_t *out, const json_t *v)
 	return 0;
 }
 
+/* Base64 as Go's encoding/base64 reads it in cosign and containers/image:
+ * CR and LF are ignored (cosign's PKI signatures carry MIME line breaks). */
+static int b64_lines(al_buf *out, const char *s)
+{
+	al_buf flat = AL_BUF_INIT(4 * AL_COSIGN_MAX_BUNDLE);
+	int rc = 0;
+
+	for (; *s != '\0' && rc == 0; s++) {
+		if (*s != '\r' && *s != '\n')
+			rc = al_buf_append(&flat, s, 1);
+	}
+	if (rc == 0)
+		rc = al_base64_decode(out, al_buf_cstr(&flat), flat.len);
+	al_buf_free(&flat);
+	return rc < 0 ? -1 : 0;
+}
+
 static int json_b64(al_buf *out, const json_t *v)
 {
 	const char *s = json_string_value(v);
@@ -307,8 +324,7 @@ int al_cosign_verify_sig(al_cosign_info *out, const al_cosign_sig *s,
 		                  AL_COSIGN_ANN_SIGNATURE);
 		goto out;
 	}
-	if (al_base64_decode(&sig, s->signature, strlen(s->signature)) < 0 ||
-	    sig.len == 0) {
+	if (b64_lines(&sig, s->signature) < 0 || sig.len == 0) {
 		rc = al_error_set(AL_EVERIFY, "malformed %s annotation",
 		                  AL_COSIGN_ANN_SIGNATURE);
 		goto out;

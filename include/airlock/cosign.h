@@ -114,6 +114,15 @@ AL_EXPORT int al_cosign_trust_set_identity(al_cosign_trust *t,
                                            const char *issuer,
                                            const char *subject);
 
+/*
+ * Make t a PKI (BYOPKI) trust: its Fulcio anchors are read as the CA roots
+ * and intermediates, a certificate is checked at the present time with no
+ * Fulcio extension and no log, and its SAN must hold email and/or the DNS
+ * name hostname (at least one given, AL_EINVAL otherwise).
+ */
+AL_EXPORT int al_cosign_trust_set_pki(al_cosign_trust *t, const char *email,
+                                      const char *hostname);
+
 /* How many keys, Fulcio anchors and Rekor keys t holds. */
 AL_EXPORT void al_cosign_trust_counts(const al_cosign_trust *t, size_t *keys,
                                       size_t *fulcio, size_t *rekor);

@@ -4,7 +4,8 @@
 # (tests/fixtures/containers-image-cosign, source and commit in its README),
 # must get the verdicts containers/image's own tests give them: key-based,
 # key + Rekor SET, Fulcio + Rekor with identity and issuer, wrong key, wrong
-# Rekor key, missing required log entry, another identity or issuer, a good
+# Rekor key, missing required log entry, another identity or issuer, PKI
+# (BYOPKI) with its email and another one, a good
 # signature shown with another manifest.
 set -euo pipefail
 . "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
@@ -22,5 +23,6 @@ cat "$T/out"
 al_check "airlock agrees with containers/image on every fixture" [ "$AL_RC" = 0 ]
 al_check "the real Fulcio + Rekor signature verifies" grep -q '^ok   cimage-fulcio-rekor-valid: airlock ok' "$T/out"
 al_check "the real key + Rekor SET verifies" grep -q '^ok   cimage-key-rekor-valid: airlock ok' "$T/out"
-al_check "11 cases ran" grep -q '^11 cases, 0 disagreements' "$T/out"
+al_check "the real PKI (BYOPKI) signature verifies" grep -q '^ok   cimage-pki-valid: airlock ok' "$T/out"
+al_check "13 cases ran" grep -q '^13 cases, 0 disagreements' "$T/out"
 al_finish

@@ -76,6 +76,12 @@ def main():
              fulcio=["fulcio_v1.crt.pem"], rekor=["rekor.pub"],
              issuer="https://accounts.google.com", subject="mitr@redhat.com",
              expect="fail", reason="issuer mismatch")
+    sig_case("cimage-pki-valid", "dir-img-cosign-pki-valid",
+             fulcio=["pki_root_crts.pem", "pki_intermediate_crts.pem"],
+             pki="qiwan@redhat.com")
+    sig_case("cimage-pki-other-email", "dir-img-cosign-pki-valid",
+             fulcio=["pki_root_crts.pem", "pki_intermediate_crts.pem"],
+             pki="someone@example.com", expect="fail", reason="identity mismatch")
     # the signature is valid, the manifest it is shown with is not the one it names
     sig_case("cimage-manifest-digest-error", "dir-img-cosign-manifest-digest-error",
              keys=["cosign.pub"], image="fail")

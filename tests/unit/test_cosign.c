@@ -1057,7 +1057,10 @@ static int run_case(const char *dir, const json_t *c, const al_digest *img,
 	    (rc = add_files(t, dir, json_object_get(c, "tsa"),
 	                    al_cosign_trust_add_tsa_file)) < 0 ||
 	    (rc = al_cosign_trust_set_identity(
-	         t, al_json_str(c, "issuer"), al_json_str(c, "subject"))) < 0) {
+	         t, al_json_str(c, "issuer"), al_json_str(c, "subject"))) < 0 ||
+	    (al_json_str(c, "pki_email") != NULL &&
+	     (rc = al_cosign_trust_set_pki(t, al_json_str(c, "pki_email"),
+	                                   NULL)) < 0)) {
 		printf("FAIL %s: trust: %s\n", name, al_error_message());
 		al_cosign_trust_free(t);
 		return 1;
