@@ -993,6 +993,118 @@ static void test_cosign__carry_skips_remapped_and_attachments(void)
 	al_store_free(st);
 }
 
+/* A FulcioCAWithRekor policy accepts the real cosign keyless signature of
+ * containers/image's fixtures, and refuses it for another email. */
+static void test_cosign__policy_fulcio_with_real_cosign_signature(void)
+{
+	const char *src = al_test_source_dir();
+	char path[1024], *ca = NULL, *rk = NULL, *yaml = NULL;
+	al_buf raw, man;
+	json_t *j = NULL;
+	al_buf payload = AL_BUF_INIT(65536);
+	al_cosign_sig sig;
+	al_cosign_candidate cand;
+	al_cosign_policy *p = NULL;
+	al_cosign_verdict v;
+	al_digest d;
+	char ds[AL_DIGEST_STRMAX], ref[512];
+	const json_t *ann;
+	int pass;
+
+	snprintf(path, sizeof(path),
+	         "%s/tests/fixtures/containers-image-cosign/fulcio_v1.crt.pem",
+	         src);
+	ca = b64_file(path);
+	snprintf(path, sizeof(path),
+	         "%s/tests/fixtures/containers-image-cosign/rekor.pub", src);
+	rk = b64_file(path);
+	snprintf(path, sizeof(path),
+	         "%s/tests/fixtures/containers-image-cosign/"
+	         "dir-img-cosign-fulcio-rekor-valid/signature-1",
+	         src);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(ca);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(rk);
+	CU_ASSERT_EQUAL_FATAL(slurp(&raw, path), 0);
+	snprintf(path, sizeof(path),
+	         "%s/tests/fixtures/containers-image-cosign/"
+	         "dir-img-cosign-fulcio-rekor-valid/manifest.json",
+	         src);
+	CU_ASSERT_EQUAL_FATAL(slurp(&man, path), 0);
+	CU_ASSERT_EQUAL(al_digest_bytes(&d, AL_DIGEST_SHA256, man.ptr, man.len),
+	                0);
+	/* "\0sigstore-json\n" + {"mimeType","payload","annotations"} */
+	CU_ASSERT_FATAL(raw.len > 15 &&
+	                memcmp(raw.ptr, "\0sigstore-json\n", 15) == 0);
+	CU_ASSERT_EQUAL_FATAL(
+	    al_json_parse(&j, raw.ptr + 15, raw.len - 15, "signature-1"), 0);
+	CU_ASSERT_EQUAL(al_base64_decode(&payload, al_json_str(j, "payload"),
+	                                 strlen(al_json_str(j, "payload"))),
+	                0);
+	ann = json_object_get(j, "annotations");
+	memset(&sig, 0, sizeof(sig));
+	sig.payload = payload.ptr;
+	sig.payload_len = payload.len;
+	sig.signature = al_json_str(ann, AL_COSIGN_ANN_SIGNATURE);
+	sig.certificate = al_json_str(ann, AL_COSIGN_ANN_CERTIFICATE);
+	sig.chain = al_json_str(ann, AL_COSIGN_ANN_CHAIN);
+	sig.bundle = al_json_str(ann, AL_COSIGN_ANN_BUNDLE);
+	memset(&cand, 0, sizeof(cand));
+	cand.sig = &sig;
+	snprintf(ref, sizeof(ref),
+	         "192.168.64.2:5000/cosign-signed/"
+	         "fulcio-rekor-1@%s",
+	         al_digest_str(&d, ds));
+	for (pass = 0; pass < 2; pass++) {
+		yaml = al_sprintf(
+		    "apiVersion: config.openshift.io/v1\n"
+		    "kind: ClusterImagePolicy\nmetadata: {name: fulcio}\n"
+		    "spec:\n  scopes: [192.168.64.2:5000/cosign-signed]\n"
+		    "  policy:\n    rootOfTrust:\n"
+		    "      policyType: FulcioCAWithRekor\n"
+		    "      fulcioCAWithRekor:\n        fulcioCAData: %s\n"
+		    "        rekorKeyData: %s\n        fulcioSubject:\n"
+		    "          oidcIssuer: https://github.com/login/oauth\n"
+		    "          signedEmail: %s\n"
+		    "    signedIdentity: {matchPolicy: MatchRepository}\n",
+		    ca, rk, pass == 0 ? "mitr@redhat.com" : "x@example.com");
+		CU_ASSERT_PTR_NOT_NULL_FATAL(yaml);
+		CU_ASSERT_EQUAL(al_cosign_policy_load(&p, (uint8_t *)yaml,
+		                                      strlen(yaml),
+		                                      "fulcio.yaml"),
+		                0);
+		memset(&v, 0, sizeof(v));
+		if (pass == 0) {
+			int rc =
+			    al_cosign_policy_check(&v, p, ref, &d, &cand, 1);
+
+			if (rc != 0)
+				printf("%s\n", al_error_message());
+			CU_ASSERT_EQUAL(rc, 0);
+			CU_ASSERT_EQUAL(v.covered, 1);
+			CU_ASSERT_EQUAL(v.info.keyless, 1);
+			CU_ASSERT(v.info.subject != NULL &&
+			          strcmp(v.info.subject, "mitr@redhat.com") ==
+			              0);
+		} else {
+			CU_ASSERT_EQUAL(
+			    al_cosign_policy_check(&v, p, ref, &d, &cand, 1),
+			    AL_EVERIFY);
+			CU_ASSERT_PTR_NOT_NULL(
+			    strstr(al_error_message(), "identity mismatch"));
+		}
+		al_cosign_verdict_clear(&v);
+		al_cosign_policy_free(p);
+		p = NULL;
+		free(yaml);
+	}
+	json_decref(j);
+	al_buf_free(&payload);
+	al_buf_free(&raw);
+	al_buf_free(&man);
+	free(ca);
+	free(rk);
+}
+
 /* --- agreement with @sigstore/verify ---------------------------------- */
 
 static int add_files(al_cosign_trust *t, const char *dir, const json_t *arr,
@@ -1188,6 +1300,8 @@ int main(int argc, char **argv)
 	     test_cosign__emitted_config_reads_back},
 	    {"carry_skips_remapped_and_attachments",
 	     test_cosign__carry_skips_remapped_and_attachments},
+	    {"policy_fulcio_with_real_cosign_signature",
+	     test_cosign__policy_fulcio_with_real_cosign_signature},
 	    CU_TEST_INFO_NULL,
 	};
 
