@@ -165,7 +165,23 @@ static int write_index(al_store *s, const char *base, const al_digest *image,
 		rc = al_error_set(AL_ENOMEM, "out of memory");
 		goto out;
 	}
-	rc = al_store_tag(s, name, &desc);
+	if ((rc = al_store_tag(s, name, &desc)) < 0)
+		goto out;
+	/* the index names its referrers from now on: one store image, so
+	 * push sends the children before the index in one piece (pushed as
+	 * separate images too, the index could race its own children) */
+	for (i = 0; i < f->n; i++) {
+		const al_cosign_artifact *a = &f->items[i];
+		char *nm;
+
+		if (a->kind != AL_COSIGN_KIND_REFERRER)
+			continue;
+		nm = al_sprintf("%s@%s", base, al_digest_str(&a->digest, ds));
+		if (nm != NULL)
+			(void)al_store_untag(s, nm);
+		free(nm);
+		al_error_clear();
+	}
 out:
 	free(name);
 	free(body);

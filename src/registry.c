@@ -1476,8 +1476,10 @@ int al_registry_get_referrers(al_registry *r, const char *repo,
 	req.body_out = body;
 	if ((rc = reg_do(r, repo, 0, path, hdrs, &req, &resp)) != 0)
 		goto out;
-	/* distribution 2.8 has no referrers API: a plain-text 404 */
-	if (resp.status == 404) {
+	/* distribution 2.8 has no referrers API: a plain-text 404; others
+	 * answer 400, 405, 406 or 501 for a path they do not know */
+	if (resp.status == 404 || resp.status == 400 || resp.status == 405 ||
+	    resp.status == 406 || resp.status == 501) {
 		rc = al_error_set(AL_ENOTFOUND, "'%s': no referrers API", what);
 		goto out;
 	}

@@ -481,14 +481,14 @@ AL_EXPORT void al_cosign_carry_report_clear(al_cosign_carry_report *r);
  * image that is not itself a signature artifact), look them up at its
  * source registry (al_cosign_discover with what) and copy them into s,
  * digests unchanged: a tag-scheme artifact under "REGISTRY/REPO:<its tag>",
- * a referrer under "REGISTRY/REPO@<its digest>", and an OCI index of the
- * image's referrers under "REGISTRY/REPO:sha256-<hex>" (the referrers tag
- * schema), so that after push a registry without the referrers API still
- * serves them. opts: the transfer settings (registry, TLS, parallelism);
- * an image under an opts->sources prefix (read from a layout or another
- * registry) is not looked up, and counted in report->remapped.
- * Returns 0 when every image was looked up, else the worst status (each
- * failure counted in report; the caller clears it).
+ * and the image's referrers as the children of an OCI index named
+ * "REGISTRY/REPO:sha256-<hex>" (the referrers tag schema), so that after
+ * push a registry without the referrers API still serves them. opts: the
+ * transfer settings (registry, TLS, parallelism); an image under an
+ * opts->sources prefix (read from a layout or another registry) is not looked
+ * up, and counted in report->remapped. Returns 0 when every image was looked
+ * up, else the worst status (each failure counted in report; the caller clears
+ * it).
  */
 AL_EXPORT int al_cosign_carry(al_store *s, const char *const *names, size_t n,
                               unsigned what, const al_transfer_opts *opts,

@@ -160,6 +160,32 @@ assert v[sys.argv[2] + "/ex/unsigned:v1"] == "allowed", v
 assert v[sys.argv[2] + "/ex/app:v1"] == "accepted", v
 ' "$T/ms3/airlock/sigstore.json" "$R"
 
+# a registry that answers the referrers path with 405 (some do) is one
+# without the referrers API: fall back, do not fail
+cat >stub.py <<'PY'
+import http.server, sys
+class H(http.server.BaseHTTPRequestHandler):
+    def do_GET(self):
+        if self.path == "/v2/":
+            self.send_response(200); self.send_header("Content-Length", "0"); self.end_headers()
+        elif "/referrers/" in self.path:
+            self.send_response(405); self.send_header("Content-Length", "0"); self.end_headers()
+        else:
+            self.send_response(404); self.send_header("Content-Length", "0"); self.end_headers()
+    do_HEAD = do_GET
+    def log_message(self, *a): pass
+s = http.server.HTTPServer(("127.0.0.1", 0), H)
+open(sys.argv[1], "w").write(str(s.server_address[1]))
+s.serve_forever()
+PY
+python3 stub.py stub.port & STUB_PID=$!
+AL_PIDS+=("$STUB_PID")
+for _ in $(seq 50); do [ -s stub.port ] && break; sleep 0.1; done
+al_run out err "${VI[@]}" --key k.pub "docker://127.0.0.1:$(cat stub.port)/ex/app@$D"
+al_check "referrers answered 405: no signature found (exit 1), not a protocol error" \
+	sh -c "[ $AL_RC = 1 ] && grep -q 'no sigstore signature found' err"
+al_stop "$STUB_PID"
+
 # keyless, when sigstore-js can be installed: a bundle referrer made by it
 if NM=$("$AL_TOOLS/sigstore-setup.sh" "$AL_BUILD_DIR/sigstore-npm" 2>/dev/null); then
 	K=$("${PUSH[@]}" image "$R" ex/keyless v1)
