@@ -96,6 +96,9 @@ al_run out err "$AIRLOCK" verify-image --carry --store "$T/m" --tls-verify=false
 al_check "a second carry finds the same, adds nothing new" \
 	grep -q "carried 2 signature artifact(s) of 1 image(s)" out
 al_check "airlock check accepts the store with its attachments" "$AIRLOCK" check --store "$T/m"
+al_check "airlock check --gc keeps them" "$AIRLOCK" check -q --gc --store "$T/m"
+al_run out err "$AIRLOCK" verify-image --store "$T/m" --attachments referrers --key k.pub "$R/ex/app:v1"
+al_check "the referrers survive gc (children of their index)" grep -q "verified (signature 1, bundle" out
 al_check "push the store to the mirror" "$AIRLOCK" push -q --store "$T/m" --tls-verify=false "docker://$R/mirror"
 hd() { curl -sfI -H "Accept: application/vnd.oci.image.manifest.v1+json" "http://$R/v2/$1/manifests/$2" | tr -d '\r' | sed -n 's/^Docker-Content-Digest: //Ip'; }
 al_check "the pushed .sig keeps its digest" \
