@@ -27,6 +27,9 @@ enum {
 	OPT_MATCH,
 	OPT_CARRY,
 	OPT_TSA,
+	OPT_PKI_CA,
+	OPT_PKI_EMAIL,
+	OPT_PKI_HOST,
 };
 
 static const char vi_help[] =
@@ -55,6 +58,9 @@ static const char vi_help[] =
     "      --rekor-key FILE         Rekor public key(s) (repeatable)\n"
     "      --tsa-cert-chain FILE    RFC 3161 timestamp authority chain "
     "(PEM)\n"
+    "      --pki-ca FILE            BYOPKI CA roots / intermediates (PEM); "
+    "with\n"
+    "                               --pki-email and/or --pki-hostname\n"
     "      --certificate-identity S the SAN (email or URI) the certificate "
     "must name\n"
     "      --certificate-oidc-issuer S  the OIDC issuer it must name\n"
@@ -103,8 +109,9 @@ static const char vi_help[] =
 
 typedef struct vi_opts {
 	const char *keys[MAX_LIST], *fulcio[MAX_LIST], *rekor[MAX_LIST],
-	    *tsa[MAX_LIST];
-	size_t nkeys, nfulcio, nrekor, ntsa;
+	    *tsa[MAX_LIST], *pki[MAX_LIST];
+	size_t nkeys, nfulcio, nrekor, ntsa, npki;
+	const char *pki_email, *pki_host;
 	const char *mirrors[MAX_LIST], *scopes[MAX_LIST];
 	size_t nmirrors, nscopes;
 	const char *issuer, *subject, *policy, *store, *bundle, *artifact;
@@ -185,6 +192,13 @@ static int build_trust(al_cosign_trust **out, const vi_opts *o)
 		if ((rc = al_cosign_trust_add_tsa_file(t, o->tsa[i])) < 0)
 			goto fail;
 	}
+	for (i = 0; i < o->npki; i++) {
+		if ((rc = al_cosign_trust_add_fulcio_file(t, o->pki[i])) < 0)
+			goto fail;
+	}
+	if (o->npki > 0 &&
+	    (rc = al_cosign_trust_set_pki(t, o->pki_email, o->pki_host)) < 0)
+		goto fail;
 	if ((o->issuer != NULL || o->subject != NULL) &&
 	    (rc = al_cosign_trust_set_identity(t, o->issuer, o->subject)) < 0)
 		goto fail;
@@ -666,6 +680,9 @@ int cmd_verify_image(int argc, char **argv)
 	    {"match", required_argument, NULL, OPT_MATCH},
 	    {"carry", no_argument, NULL, OPT_CARRY},
 	    {"tsa-cert-chain", required_argument, NULL, OPT_TSA},
+	    {"pki-ca", required_argument, NULL, OPT_PKI_CA},
+	    {"pki-email", required_argument, NULL, OPT_PKI_EMAIL},
+	    {"pki-hostname", required_argument, NULL, OPT_PKI_HOST},
 	    {NULL, 0, NULL, 0},
 	};
 	cli_common c;
@@ -749,6 +766,15 @@ int cmd_verify_image(int argc, char **argv)
 		case OPT_TSA:
 			bad = push(o.tsa, &o.ntsa, optarg);
 			break;
+		case OPT_PKI_CA:
+			bad = push(o.pki, &o.npki, optarg);
+			break;
+		case OPT_PKI_EMAIL:
+			o.pki_email = optarg;
+			break;
+		case OPT_PKI_HOST:
+			o.pki_host = optarg;
+			break;
 		default:
 			return cli_usage_error("verify-image",
 			                       "unknown option");
@@ -776,10 +802,18 @@ int cmd_verify_image(int argc, char **argv)
 	}
 	if (optind == argc)
 		return cli_usage_error("verify-image", "give an IMAGE");
-	if ((o.policy != NULL) == (o.nkeys > 0 || o.nfulcio > 0))
+	if ((o.policy != NULL) == (o.nkeys > 0 || o.nfulcio > 0 || o.npki > 0))
 		return cli_usage_error(
 		    "verify-image", "give --policy, or --key / --fulcio-root "
-		                    "(one of them)");
+		                    "/ --pki-ca (one of them)");
+	if (o.nfulcio > 0 && o.npki > 0)
+		return cli_usage_error(
+		    "verify-image", "--fulcio-root and --pki-ca exclude each "
+		                    "other");
+	if (o.npki > 0 && o.pki_email == NULL && o.pki_host == NULL)
+		return cli_usage_error("verify-image",
+		                       "--pki-ca needs --pki-email or "
+		                       "--pki-hostname");
 	if (o.nfulcio > 0 && o.issuer == NULL && o.subject == NULL)
 		return cli_usage_error("verify-image",
 		                       "--fulcio-root needs "
