@@ -385,7 +385,7 @@ static int sig_candidates(al_cosign_cands *c, al_cosign_source *s,
 	    AL_COSIGN_ANN_SIGNATURE, AL_COSIGN_ANN_CERTIFICATE,
 	    AL_COSIGN_ANN_CHAIN, AL_COSIGN_ANN_BUNDLE};
 	json_t *root = NULL, *layer;
-	size_t i, k;
+	size_t i, k, nsig = 0;
 	int rc;
 
 	if ((rc = al_json_parse(&root, a->manifest, a->manifest_len, a->tag)) <
@@ -403,6 +403,14 @@ static int sig_candidates(al_cosign_cands *c, al_cosign_source *s,
 		               : "",
 		           AL_COSIGN_SIMPLESIGNING_MEDIA_TYPE) != 0)
 			continue;
+		/* cosign writes one layer per signature; a registry offering
+		 * thousands would cost a fetch each */
+		if (++nsig > AL_COSIGN_MAX_ARTIFACTS) {
+			rc = al_error_set(AL_ELIMIT,
+			                  "%s: more than %d signature layers",
+			                  a->tag, AL_COSIGN_MAX_ARTIFACTS);
+			goto out;
+		}
 		if ((rc = layer_digest(&d, layer, a->tag)) < 0 ||
 		    (rc = src_blob(s, &d, &b)) < 0) {
 			al_buf_free(&b);
