@@ -186,6 +186,14 @@ static int add_referrers(al_cosign_found *f, al_cosign_source *s,
 		    al_error_set(AL_EPROTO, "referrers answer is not an index");
 		goto out;
 	}
+	if (idx.nmanifests > AL_COSIGN_MAX_ARTIFACTS) {
+		rc =
+		    al_error_set(AL_ELIMIT,
+		                 "referrers index lists %zu manifests (at most "
+		                 "%d)",
+		                 idx.nmanifests, AL_COSIGN_MAX_ARTIFACTS);
+		goto out;
+	}
 	for (i = 0; i < idx.nmanifests; i++) {
 		const al_descriptor *d = &idx.manifests[i];
 		const char *at;
