@@ -78,23 +78,73 @@ static int host_insecure(const al_transfer_opts *o, const char *host)
 	return 0;
 }
 
-/* Is name read through one of opts->sources (transfer.h)? */
-static int remapped(const al_transfer_opts *o, const char *name)
+/* The opts->sources entry name is read through (transfer.h), or NULL. */
+static const al_imageset_source *remapped(const al_transfer_opts *o,
+                                          const char *name)
 {
 	size_t i, n;
 
 	for (i = 0; i < o->nsources; i++) {
 		const char *p = o->sources[i].prefix;
 
-		if (p == NULL)
+		if (p == NULL || o->sources[i].location == NULL)
 			continue;
 		n = strlen(p);
 		if (strncmp(name, p, n) == 0 &&
 		    (name[n] == '\0' || name[n] == '/' || name[n] == ':' ||
 		     name[n] == '@'))
-			return 1;
+			return &o->sources[i];
 	}
-	return 0;
+	return NULL;
+}
+
+/*
+ * Where the attachments of the image named base (registry/repository) are
+ * looked up: its registry, or what airlock.sources puts in its place
+ * (docker://HOST/NS: the same rest under HOST/NS; oci:DIR: the layout,
+ * where images keep their full names). *reg and *layout (caller frees)
+ * hold what the source borrows.
+ */
+static int open_source(al_cosign_source **src, al_registry **reg,
+                       al_store **layout, char **repo_out, const char *base,
+                       const al_transfer_opts *opts)
+{
+	const al_imageset_source *m = remapped(opts, base);
+	al_registry_opts ro = opts->registry;
+	al_store_opts so = {0, 1, 0};
+	al_ref r;
+	char *where = NULL;
+	int rc;
+
+	memset(&r, 0, sizeof(r));
+	if (m != NULL && al_str_startswith(m->location, "oci:")) {
+		if ((rc = al_store_open(layout, m->location + 4, &so)) < 0)
+			return rc;
+		return al_cosign_source_store(src, *layout, base);
+	}
+	if (m != NULL && al_str_startswith(m->location, "docker://"))
+		where = al_sprintf("%s%s", m->location + 9,
+		                   base + strlen(m->prefix));
+	else if (m != NULL)
+		return al_error_set(AL_EUNSUPPORTED,
+		                    "source location '%s' for '%s'",
+		                    m->location, base);
+	else
+		where = al_strdup(base);
+	if (where == NULL)
+		return al_error_set(AL_ENOMEM, "out of memory");
+	rc = al_ref_parse(&r, where);
+	free(where);
+	if (rc < 0)
+		return rc;
+	ro.insecure = host_insecure(opts, r.registry);
+	if ((rc = al_registry_new(reg, r.registry, &ro)) == 0) {
+		*repo_out = r.repository;
+		r.repository = NULL;
+		rc = al_cosign_source_registry(src, *reg, *repo_out);
+	}
+	al_ref_clear(&r);
+	return rc;
 }
 
 /* Write the referrers index of one image into the store. */
@@ -214,7 +264,8 @@ int al_cosign_carry(al_store *s, const char *const *names, size_t n,
 	for (i = 0; i < nimgs; i++) {
 		al_ref r;
 		al_registry *reg = NULL;
-		al_registry_opts ro = opts->registry;
+		al_store *layout = NULL;
+		char *repo = NULL;
 		al_cosign_source *src = NULL;
 		int wanted = names == NULL;
 
@@ -230,21 +281,16 @@ int al_cosign_carry(al_store *s, const char *const *names, size_t n,
 			al_ref_clear(&r);
 			continue;
 		}
-		if (remapped(opts, imgs[i].name)) {
-			report->remapped++;
-			al_ref_clear(&r);
-			continue;
-		}
 		report->images++;
-		ro.insecure = host_insecure(opts, r.registry);
+		if (remapped(opts, imgs[i].name) != NULL)
+			report->remapped++;
 		if ((bases[i] = al_ref_name(&r)) == NULL) {
 			rc = al_error_set(AL_ENOMEM, "out of memory");
 			al_ref_clear(&r);
 			goto out;
 		}
-		if ((rc = al_registry_new(&reg, r.registry, &ro)) < 0 ||
-		    (rc = al_cosign_source_registry(&src, reg, r.repository)) <
-		        0 ||
+		if ((rc = open_source(&src, &reg, &layout, &repo, bases[i],
+		                      opts)) < 0 ||
 		    (rc = al_cosign_discover(&founds[i], src,
 		                             &imgs[i].desc.digest, what)) < 0) {
 			note_failure(report, rc, &worst, imgs[i].name);
@@ -282,6 +328,8 @@ int al_cosign_carry(al_store *s, const char *const *names, size_t n,
 		}
 		al_cosign_source_free(src);
 		al_registry_free(reg);
+		al_store_free(layout);
+		free(repo);
 		al_ref_clear(&r);
 	}
 	if ((rc = al_transfer_run(t, NULL)) < 0) {

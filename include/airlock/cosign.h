@@ -469,7 +469,7 @@ typedef struct al_cosign_carry_report {
 	size_t indexes;   /* "sha256-<hex>" referrers indexes written */
 	size_t skipped;   /* referrers left out (subject is another image) */
 	size_t failed;    /* images whose lookup or copy failed */
-	size_t remapped;  /* images read through opts->sources: not looked up */
+	size_t remapped;  /* of images, read through opts->sources */
 	char *first_error;
 } al_cosign_carry_report;
 

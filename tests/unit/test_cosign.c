@@ -943,9 +943,10 @@ static void test_cosign__emitted_config_reads_back(void)
 	al_buf_free(&out);
 }
 
-/* Images read through airlock.sources are not looked up at the registry
- * their name names; attachment tags are not images. No network. */
-static void test_cosign__carry_skips_remapped_and_attachments(void)
+/* Images read through airlock.sources have their attachments looked up
+ * where the source points (here an OCI layout, no network); attachment
+ * tags are not images. */
+static void test_cosign__carry_follows_sources_and_skips_attachments(void)
 {
 	static const char manifest[] =
 	    "{\"schemaVersion\":2,\"mediaType\":\"application/"
@@ -953,26 +954,53 @@ static void test_cosign__carry_skips_remapped_and_attachments(void)
 	    "\"application/vnd.oci.image.config.v1+json\",\"digest\":"
 	    "\"sha256:44136fa355b3678a1146ad16f7e8649e94fb4fc21fe77e8310c060f61"
 	    "caaff8a\",\"size\":2},\"layers\":[]}";
-	char dir[512];
-	al_store *st = NULL;
+	static const char sigman[] =
+	    "{\"schemaVersion\":2,\"mediaType\":\"application/"
+	    "vnd.oci.image.manifest.v1+json\",\"config\":{\"mediaType\":"
+	    "\"application/vnd.oci.image.config.v1+json\",\"digest\":"
+	    "\"sha256:44136fa355b3678a1146ad16f7e8649e94fb4fc21fe77e8310c060f61"
+	    "caaff8a\",\"size\":2},\"layers\":[],\"annotations\":{\"x\":"
+	    "\"sig\"}}";
+	char dir[512], srcdir[512], signame[256], hex[AL_DIGEST_STRMAX];
+	al_store *st = NULL, *src = NULL;
 	al_store_opts so = {1, 0, 0};
-	al_descriptor d;
-	al_imageset_source src = {(char *)"quay.io/example",
-	                          (char *)"oci:/nonexistent"};
+	al_descriptor d, sd;
+	al_store_image img;
+	char loc[600];
+	al_imageset_source source = {(char *)"quay.io/example", loc};
 	al_transfer_opts to;
 	al_cosign_carry_report rep;
 
 	snprintf(dir, sizeof(dir), "%s/carry-store", al_test_tmpdir());
+	snprintf(srcdir, sizeof(srcdir), "%s/carry-src", al_test_tmpdir());
+	snprintf(loc, sizeof(loc), "oci:%s", srcdir);
 	CU_ASSERT_EQUAL_FATAL(al_store_open(&st, dir, &so), 0);
+	CU_ASSERT_EQUAL_FATAL(al_store_open(&src, srcdir, &so), 0);
 	memset(&d, 0, sizeof(d));
-	d.media_type = (char *)"application/vnd.oci.image.manifest.v1+json";
+	memset(&sd, 0, sizeof(sd));
+	d.media_type = sd.media_type =
+	    (char *)"application/vnd.oci.image.manifest.v1+json";
 	d.size = strlen(manifest);
+	sd.size = strlen(sigman);
 	CU_ASSERT_EQUAL(al_store_put_blob(st, (const uint8_t *)"{}", 2, NULL),
 	                0);
 	CU_ASSERT_EQUAL(al_store_put_blob(st, (const uint8_t *)manifest,
 	                                  strlen(manifest), &d.digest),
 	                0);
+	CU_ASSERT_EQUAL(al_store_put_blob(src, (const uint8_t *)"{}", 2, NULL),
+	                0);
+	CU_ASSERT_EQUAL(al_store_put_blob(src, (const uint8_t *)manifest,
+	                                  strlen(manifest), NULL),
+	                0);
+	CU_ASSERT_EQUAL(al_store_put_blob(src, (const uint8_t *)sigman,
+	                                  strlen(sigman), &sd.digest),
+	                0);
+	snprintf(signame, sizeof(signame), "quay.io/example/app:sha256-%s.sig",
+	         al_digest_hex(&d.digest, hex));
 	CU_ASSERT_EQUAL(al_store_tag(st, "quay.io/example/app:v1", &d), 0);
+	CU_ASSERT_EQUAL(al_store_tag(src, "quay.io/example/app:v1", &d), 0);
+	CU_ASSERT_EQUAL(al_store_tag(src, signame, &sd), 0);
+	/* an attachment tag in the destination is not an image to sign */
 	CU_ASSERT_EQUAL(
 	    al_store_tag(st,
 	                 "quay.io/example/app:sha256-"
@@ -980,15 +1008,23 @@ static void test_cosign__carry_skips_remapped_and_attachments(void)
 	                 "000000000000.sig",
 	                 &d),
 	    0);
+	al_store_free(src);
 	memset(&to, 0, sizeof(to));
-	to.sources = &src;
+	to.sources = &source;
 	to.nsources = 1;
 	memset(&rep, 0, sizeof(rep));
 	CU_ASSERT_EQUAL(
 	    al_cosign_carry(st, NULL, 0, AL_COSIGN_FIND_DEFAULT, &to, &rep), 0);
+	if (rep.first_error != NULL)
+		printf("%s\n", rep.first_error);
+	CU_ASSERT_EQUAL(rep.images, 1);
 	CU_ASSERT_EQUAL(rep.remapped, 1);
-	CU_ASSERT_EQUAL(rep.images, 0);
+	CU_ASSERT_EQUAL(rep.artifacts, 1);
 	CU_ASSERT_EQUAL(rep.failed, 0);
+	memset(&img, 0, sizeof(img));
+	CU_ASSERT_EQUAL(al_store_find(st, signame, &img), 0);
+	CU_ASSERT(al_digest_equal(&img.desc.digest, &sd.digest));
+	al_store_image_clear(&img);
 	al_cosign_carry_report_clear(&rep);
 	al_store_free(st);
 }
@@ -1298,8 +1334,8 @@ int main(int argc, char **argv)
 	     test_cosign__policy_check_scopes_identity_digest},
 	    {"emitted_config_reads_back",
 	     test_cosign__emitted_config_reads_back},
-	    {"carry_skips_remapped_and_attachments",
-	     test_cosign__carry_skips_remapped_and_attachments},
+	    {"carry_follows_sources_and_skips_attachments",
+	     test_cosign__carry_follows_sources_and_skips_attachments},
 	    {"policy_fulcio_with_real_cosign_signature",
 	     test_cosign__policy_fulcio_with_real_cosign_signature},
 	    CU_TEST_INFO_NULL,

@@ -607,10 +607,6 @@ int cli_mirror_sigstore(cli_common *c, al_store *store,
 		cli_warn("%zu referrer(s) left out: their subject is another "
 		         "image",
 		         rep.skipped);
-	if (rep.remapped > 0)
-		cli_warn("sigstore signatures of %zu image(s) read through "
-		         "airlock.sources were not looked up",
-		         rep.remapped);
 	if (!c->quiet)
 		fprintf(stderr,
 		        "sigstore: carried %zu signature artifact(s) of %zu "
