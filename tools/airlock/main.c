@@ -16,6 +16,7 @@
 #include "cmd_update.h"
 #include "cmd_pack.h"
 #include "cmd_catalog.h"
+#include "cmd_verify_image.h"
 
 typedef struct command {
 	const char *name;
@@ -51,6 +52,8 @@ static const command commands[] = {
     {"inventory", cmd_inventory,
      "what a store holds, for 'airlock pack --have'"},
     {"keygen", cmd_keygen, "make an Ed25519 key pair for signing packs"},
+    {"verify-image", cmd_verify_image,
+     "verify an image's sigstore (cosign) signatures against keys or a policy"},
     {"update", cmd_update,
      "apply a release from the store to a cluster, with correct failure "
      "semantics"},
