@@ -914,9 +914,9 @@ out:
 /*
  * A POSIX tar (pax) writer for the rebuilt layer: ustar headers, a pax
  * "path" record for names over 100 bytes, fixed owner (0/0), time (0) and
- * modes, two zero blocks at the end. Written here rather than with
- * libarchive so the layer is byte-for-byte reproducible and the program
- * needs no libarchive writer.
+ * modes, two zero blocks at the end: every field is fixed here, so the
+ * layer (and its digest) is byte-for-byte reproducible from the filtered
+ * catalog alone, whatever libarchive version would have written it.
  */
 #define TAR_BLOCK 512
 
