@@ -128,14 +128,16 @@ int cat_semver_parse(cat_semver *out, const char *s, size_t n, int tolerant)
 /* Compare prerelease identifier lists (semver 2.0 item 11). */
 static int cmp_pre(const cat_semver *a, const cat_semver *b)
 {
-	const char *pa = a->pre, *ea = a->pre + a->prelen;
-	const char *pb = b->pre, *eb = b->pre + b->prelen;
+	const char *pa = a->pre, *ea, *pb = b->pre, *eb;
 
 	if (a->pre == NULL || b->pre == NULL) {
 		if (a->pre == NULL && b->pre == NULL)
 			return 0;
 		return a->pre == NULL ? 1 : -1;
 	}
+	/* after the NULL checks: NULL + 0 is undefined behaviour */
+	ea = a->pre + a->prelen;
+	eb = b->pre + b->prelen;
 	for (;;) {
 		const char *qa = pa, *qb = pb;
 		int na = 1, nb = 1;
