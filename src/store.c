@@ -657,7 +657,7 @@ int al_store_flush(al_store *s)
 
 int al_store_open(al_store **out, const char *path, const al_store_opts *opts)
 {
-	al_store_opts def = {0, 0, 0};
+	al_store_opts def = AL_STORE_OPTS_INIT;
 	al_store *s = NULL;
 	char *p = NULL;
 	int rc = 0, have;

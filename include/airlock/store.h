@@ -26,12 +26,22 @@
  */
 typedef struct al_store al_store;
 
+/*
+ * How to open a store. Start from AL_STORE_OPTS_INIT (or a zeroed struct)
+ * and set fields by name: al_store_opts o = AL_STORE_OPTS_INIT;
+ * o.readonly = 1. Fields are only ever added at the end.
+ */
 typedef struct al_store_opts {
 	int create;   /* create the layout if path is missing or empty */
 	int readonly; /* no lock, no writes (AL_EINVAL on write calls) */
 	uint64_t lock_wait_ms; /* wait for another process's lock; 0 = fail at
 	                          once (AL_ELOCKED) */
 } al_store_opts;
+
+#define AL_STORE_OPTS_INIT                                                     \
+	{                                                                      \
+		.create = 0                                                    \
+	}
 
 /*
  * Open (and with opts->create, create) the store at path (opts may be
