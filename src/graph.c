@@ -1350,18 +1350,17 @@ static const char *payload_digest(const char *payload)
 	return at != NULL ? at + 1 : NULL;
 }
 
-static int is_mirrored(const json_t *list, const al_graph_node *node)
+static int is_mirrored(const al_store_release *list, size_t n,
+                       const al_graph_node *node)
 {
 	const char *dg = payload_digest(node->payload), *s;
 	size_t i;
 
-	for (i = 0; i < json_array_size(list); i++) {
-		const json_t *e = json_array_get(list, i);
-
-		s = al_json_str(e, "digest");
+	for (i = 0; i < n; i++) {
+		s = list[i].digest_text;
 		if (dg != NULL && s != NULL && strcmp(s, dg) == 0)
 			return 1;
-		s = al_json_str(e, "version");
+		s = list[i].version;
 		if (s != NULL && strcmp(s, node->version) == 0)
 			return 1;
 	}
@@ -1385,7 +1384,8 @@ static char *safe_part(const char *s)
 
 /* The graph restricted to mirrored nodes; records channel versions,
  * allowed updates and conditional risks in d. */
-static int restrict_graph(data_ctx *d, const al_graph *g, const json_t *list,
+static int restrict_graph(data_ctx *d, const al_graph *g,
+                          const al_store_release *list, size_t nlist,
                           al_graph **out)
 {
 	al_graph *r = NULL;
@@ -1415,7 +1415,7 @@ static int restrict_graph(data_ctx *d, const al_graph *g, const json_t *list,
 		goto out;
 	for (i = 0; i < g->nnodes; i++) {
 		map[i] = none;
-		if (!is_mirrored(list, &g->nodes[i]))
+		if (!is_mirrored(list, nlist, &g->nodes[i]))
 			continue;
 		map[i] = r->nnodes;
 		r->nodes[r->nnodes].version = al_strdup(g->nodes[i].version);
@@ -1718,23 +1718,23 @@ int al_graph_write_data(al_store *s, const char *outdir,
 {
 	al_graph_data_report dummy;
 	data_ctx d;
-	json_t *doc = NULL, *list, *rj = NULL;
+	al_store_release *list = NULL;
+	json_t *rj = NULL;
 	char *gdir = NULL, *odir = NULL, *path = NULL, *opath = NULL;
 	char *vpath = NULL;
 	DIR *dh = NULL;
 	struct dirent *de;
 	al_graph *g = NULL, *r = NULL;
-	size_t i, j;
+	size_t i, j, nlist = 0;
 	int rc;
 
 	memset(&d, 0, sizeof(d));
 	if (rep == NULL)
 		rep = &dummy;
 	memset(rep, 0, sizeof(*rep));
-	if ((rc = al_store_releases_load(s, &doc)) < 0)
+	if ((rc = al_store_releases_list(s, &list, &nlist)) < 0)
 		return rc;
-	list = json_object_get(doc, "releases");
-	if (json_array_size(list) == 0) {
+	if (nlist == 0) {
 		rc = al_error_set(AL_ENOTFOUND,
 		                  "the store '%s' holds no release",
 		                  al_store_path(s));
@@ -1773,7 +1773,7 @@ int al_graph_write_data(al_store *s, const char *outdir,
 			                  path);
 			goto out;
 		}
-		if ((rc = restrict_graph(&d, g, list, &r)) < 0)
+		if ((rc = restrict_graph(&d, g, list, nlist, &r)) < 0)
 			goto out;
 		opath = al_sprintf("%s/%s-%s.json", odir, g->channel, g->arch);
 		rj = al_graph_to_json(r);
@@ -1796,16 +1796,13 @@ int al_graph_write_data(al_store *s, const char *outdir,
 		path = NULL;
 	}
 	/* channels recorded by mirror for each release */
-	for (i = 0; i < json_array_size(list); i++) {
-		const json_t *e = json_array_get(list, i);
-		const json_t *chs = json_object_get(e, "channels");
-		const char *ver = al_json_str(e, "version");
+	for (i = 0; i < nlist; i++) {
+		const char *ver = list[i].version;
 
-		for (j = 0; ver != NULL && j < json_array_size(chs); j++) {
-			const char *c =
-			    json_string_value(json_array_get(chs, j));
+		for (j = 0; ver != NULL && j < list[i].nchannels; j++) {
+			const char *c = list[i].channels[j];
 
-			if (c == NULL || check_name(c, "channel") < 0)
+			if (check_name(c, "channel") < 0)
 				continue;
 			if ((rc = chan_add(&d, c, ver)) < 0 ||
 			    (rc = strlist_add(&d.all_versions, ver)) < 0)
@@ -1831,7 +1828,7 @@ out:
 	if (dh != NULL)
 		closedir(dh);
 	json_decref(rj);
-	json_decref(doc);
+	al_store_releases_free(list, nlist);
 	al_graph_free(g);
 	al_graph_free(r);
 	free(gdir);

@@ -16,6 +16,7 @@
 #include "airlock/json.h"
 #include "airlock/log.h"
 #include "airlock/store.h"
+#include "store_int.h"
 
 /* Bounds on the files of the layout itself. */
 #define STORE_INDEX_MAX (64 * AL_MIB)
@@ -1300,17 +1301,13 @@ static int releases_valid(const json_t *v)
 	       json_is_array(json_object_get(v, "releases"));
 }
 
-int al_store_releases_load(al_store *s, json_t **out)
+/* releases.json into *out (a missing file is an empty list); call with
+ * s->mu held. */
+static int releases_read_locked(const char *p, json_t **out)
 {
-	char *p = store_file(s, "airlock/releases.json");
 	json_t *v = NULL;
-	int rc;
+	int rc = load_json(&v, p, STORE_RELEASES_MAX);
 
-	if (p == NULL)
-		return al_error_set(AL_ENOMEM, "out of memory");
-	pthread_mutex_lock(&s->mu);
-	rc = load_json(&v, p, STORE_RELEASES_MAX);
-	pthread_mutex_unlock(&s->mu);
 	if (rc == AL_ENOTFOUND) {
 		al_error_clear();
 		v = json_pack("{s:[]}", "releases");
@@ -1325,6 +1322,35 @@ int al_store_releases_load(al_store *s, json_t **out)
 		v = NULL;
 	}
 	json_decref(v);
+	return rc;
+}
+
+/* Write v as releases.json; call with s->mu held. */
+static int releases_write_locked(al_store *s, const char *p, const json_t *v)
+{
+	int rc;
+
+	if (!releases_valid(v))
+		return al_error_set(
+		    AL_EINVAL,
+		    "releases.json must be an object with a 'releases' array");
+	/* what releases.json names is written (and synced) before it */
+	rc = s->pending > 0 ? compact(s) : sync_dirty_dirs(s);
+	if (rc == 0)
+		rc = save_json(p, v, JSON_INDENT(2));
+	return rc;
+}
+
+int al_store_releases_load(al_store *s, json_t **out)
+{
+	char *p = store_file(s, "airlock/releases.json");
+	int rc;
+
+	if (p == NULL)
+		return al_error_set(AL_ENOMEM, "out of memory");
+	pthread_mutex_lock(&s->mu);
+	rc = releases_read_locked(p, out);
+	pthread_mutex_unlock(&s->mu);
 	free(p);
 	return rc;
 }
@@ -1337,21 +1363,39 @@ int al_store_releases_save(al_store *s, const json_t *v)
 	if (s->readonly)
 		return al_error_set(AL_EINVAL, "store '%s' is read-only",
 		                    s->path);
-	if (!releases_valid(v))
-		return al_error_set(
-		    AL_EINVAL,
-		    "releases.json must be an object with a 'releases' array");
 	p = store_file(s, "airlock/releases.json");
 	if (p == NULL)
 		return al_error_set(AL_ENOMEM, "out of memory");
 	pthread_mutex_lock(&s->mu);
-	/* what releases.json names is written (and synced) before it */
-	rc = s->pending > 0 ? compact(s) : sync_dirty_dirs(s);
-	if (rc == 0)
-		rc = save_json(p, v, JSON_INDENT(2));
+	rc = releases_write_locked(s, p, v);
 	pthread_mutex_unlock(&s->mu);
 	free(p);
 	return rc;
+}
+
+int al_store__releases_edit(al_store *s, al_store__releases_edit_fn edit,
+                            void *ud)
+{
+	json_t *doc = NULL;
+	char *p;
+	int rc;
+
+	if (s->readonly)
+		return al_error_set(AL_EINVAL, "store '%s' is read-only",
+		                    s->path);
+	p = store_file(s, "airlock/releases.json");
+	if (p == NULL)
+		return al_error_set(AL_ENOMEM, "out of memory");
+	/* one lock over read, change and write: two threads recording
+	 * releases of one store never lose each other's records */
+	pthread_mutex_lock(&s->mu);
+	rc = releases_read_locked(p, &doc);
+	if (rc == 0 && (rc = edit(doc, ud)) == 0)
+		rc = releases_write_locked(s, p, doc);
+	pthread_mutex_unlock(&s->mu);
+	json_decref(doc);
+	free(p);
+	return rc > 0 ? 0 : rc;
 }
 
 /* --- check and gc ------------------------------------------------------ */
