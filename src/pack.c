@@ -445,7 +445,7 @@ void al_pack__free_list(char **v, size_t n)
 	free_list(v, n);
 }
 
-int al_inventory(al_store *s, json_t **out)
+int al_pack__inventory_json(al_store *s, json_t **out)
 {
 	const char *root = al_store_path(s);
 	char **names = NULL, **files = NULL;
@@ -568,6 +568,30 @@ out:
 	free(dir);
 	free(sub);
 	free(path);
+	json_decref(inv);
+	return rc;
+}
+
+int al_pack_inventory(al_store *s, char **json, size_t *len)
+{
+	json_t *inv = NULL;
+	char *txt = NULL, *line = NULL;
+	int rc;
+
+	if ((rc = al_pack__inventory_json(s, &inv)) < 0)
+		return rc;
+	if ((txt = al_json_dump(inv, 1)) == NULL ||
+	    (line = al_sprintf("%s\n", txt)) == NULL) {
+		rc = al_error_set(AL_ENOMEM, "out of memory");
+		goto out;
+	}
+	if (len != NULL)
+		*len = strlen(line);
+	*json = line;
+	line = NULL;
+out:
+	free(line);
+	free(txt);
 	json_decref(inv);
 	return rc;
 }

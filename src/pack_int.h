@@ -9,6 +9,7 @@
 #include <jansson.h>
 
 #include "airlock/buf.h"
+#include "airlock/store.h"
 
 /* What a pack entry path names in the store. */
 enum {
@@ -59,5 +60,8 @@ int al_pack__sha256_hex(const void *p, size_t n, char hex[65]);
  * with al_pack__free_list. */
 int al_pack__list_dir(const char *dir, char ***out, size_t *n);
 void al_pack__free_list(char **v, size_t n);
+
+/* al_pack_inventory's document as JSON (the caller decrefs). */
+int al_pack__inventory_json(al_store *s, json_t **out);
 
 #endif

@@ -1,5 +1,5 @@
-/* pack_unpack.c: al_unpack: verify a pack's manifest, stream its volumes into
- * the store entry by entry, update the index last. */
+/* pack_unpack.c: al_pack_unpack: verify a pack's manifest, stream its volumes
+ * into the store entry by entry, update the index last. */
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
@@ -21,6 +21,7 @@
 #include "airlock/oci.h"
 #include "airlock/pack.h"
 #include "airlock/store.h"
+#include "oci_int.h"
 #include "pack_int.h"
 #include "store_int.h"
 
@@ -2056,6 +2057,12 @@ static void ctx_free(up_ctx *c)
 
 int al_unpack(al_store *s, const char *dir, const al_unpack_opts *opts,
               al_unpack_result *res)
+{
+	return al_pack_unpack(s, dir, opts, res);
+}
+
+int al_pack_unpack(al_store *s, const char *dir, const al_unpack_opts *opts,
+                   al_unpack_result *res)
 {
 	static const al_unpack_opts defaults;
 	al_unpack_result local;

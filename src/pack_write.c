@@ -20,6 +20,7 @@
 #include "airlock/json.h"
 #include "airlock/log.h"
 #include "airlock/pack.h"
+#include "oci_int.h"
 #include "pack_int.h"
 
 /* Room budgeted per tar header (ustar header plus a possible pax header)

@@ -16,6 +16,7 @@
 #include "airlock/json.h"
 #include "airlock/log.h"
 #include "airlock/store.h"
+#include "oci_int.h"
 #include "store_int.h"
 
 /* Bounds on the files of the layout itself. */

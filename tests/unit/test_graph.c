@@ -549,7 +549,7 @@ static void test_graph__file_source_and_store(void)
 	al_graph *g = fetch("", "stable-4.14", "amd64");
 	al_graph *f = NULL, *s2 = NULL;
 	al_store *st = NULL;
-	al_store_opts so = {1, 0, 0};
+	al_store_opts so = {.create = 1};
 	char *path = al_path_join(al_test_tmpdir(), "g.json");
 	char *sdir = al_path_join(al_test_tmpdir(), "store-fs");
 	char *saved = NULL;
@@ -800,7 +800,7 @@ static void test_graph__write_data(void)
 	char *sdir = al_path_join(al_test_tmpdir(), "store-data");
 	char *out = al_path_join(al_test_tmpdir(), "graph-data");
 	al_store *st = NULL;
-	al_store_opts so = {1, 0, 0};
+	al_store_opts so = {.create = 1};
 	al_graph_data_report rep;
 	json_t *rel = NULL;
 	size_t i1, i9, i10;

@@ -34,7 +34,7 @@ static char *tmp_path(const char *name)
 
 static al_store *open_store(const char *path, int create, int readonly)
 {
-	al_store_opts o = {create, readonly, 0};
+	al_store_opts o = {.create = create, .readonly = readonly};
 	al_store *s = NULL;
 	int rc = al_store_open(&s, path, &o);
 
@@ -151,7 +151,7 @@ static void test_store__create_open_reopen(void)
 {
 	char *path = tmp_path("create"), *foreign = tmp_path("foreign"), *p = NULL;
 	al_buf b = AL_BUF_INIT(4096);
-	al_store_opts bad = {1, 1, 0};
+	al_store_opts bad = {.create = 1, .readonly = 1};
 	al_store *s = open_store(path, 1, 0), *t = NULL;
 	json_t *v;
 
@@ -549,7 +549,7 @@ static void test_store__index_survives_kill9(void)
 		}
 		if (pid == 0) {
 			al_store *c = NULL;
-			al_store_opts o = {0, 0, 5000};
+			al_store_opts o = {.lock_wait_ms = 5000};
 			char name[64];
 			int i;
 
@@ -1063,7 +1063,7 @@ static void on_find(void *ud, al_check_kind kind, const char *what,
 static void test_store__recorded_release_is_a_root(void)
 {
 	char *dir = al_path_join(al_test_tmpdir(), "roots");
-	al_store_opts so = {1, 0, 0};
+	al_store_opts so = {.create = 1};
 	al_store *s = NULL;
 	al_digest md, cd, ld;
 	al_descriptor d;
