@@ -48,6 +48,10 @@ struct al_store {
 	unsigned pending;  /* journal records index.json does not hold yet */
 	uint64_t first_ms; /* when the first of them was written */
 	unsigned dirty;    /* bit (1 << algo): blob directories to fsync */
+	/* signatures/: numbering reads the directory and then writes the
+	 * next file, one save at a time (the store lock serialises
+	 * processes) */
+	pthread_mutex_t sig_mu;
 };
 
 struct al_blob_writer {
@@ -341,6 +345,7 @@ void al_store_free(al_store *s)
 	json_decref(s->index);
 	al_lock_free(s->lock);
 	pthread_mutex_destroy(&s->mu);
+	pthread_mutex_destroy(&s->sig_mu);
 	free(s->path);
 	free(s);
 }
@@ -675,6 +680,11 @@ int al_store_open(al_store **out, const char *path, const al_store_opts *opts)
 	if (s == NULL)
 		return al_error_set(AL_ENOMEM, "out of memory");
 	if (pthread_mutex_init(&s->mu, NULL) != 0) {
+		free(s);
+		return al_error_set(AL_ENOMEM, "cannot create a mutex");
+	}
+	if (pthread_mutex_init(&s->sig_mu, NULL) != 0) {
+		pthread_mutex_destroy(&s->mu);
 		free(s);
 		return al_error_set(AL_ENOMEM, "cannot create a mutex");
 	}
@@ -1397,6 +1407,75 @@ int al_store__releases_edit(al_store *s, al_store__releases_edit_fn edit,
 	json_decref(doc);
 	free(p);
 	return rc > 0 ? 0 : rc;
+}
+
+/* --- signatures/ ------------------------------------------------------ */
+
+char *al_store_signature_dir(const al_store *s, const al_digest *release)
+{
+	char hex[AL_DIGEST_STRMAX];
+
+	if (release == NULL)
+		return al_path_join(s->path, "signatures");
+	return al_sprintf("%s/signatures/%s=%s", s->path,
+	                  al_digest_algo_name(release->algo),
+	                  al_digest_hex(release, hex));
+}
+
+int al_store_signature_add(al_store *s, const al_digest *release,
+                           const uint8_t *p, size_t n, size_t max_bytes,
+                           unsigned max_count, unsigned *index)
+{
+	al_buf have = AL_BUF_INIT(max_bytes);
+	char *ddir = NULL, *path = NULL;
+	unsigned k;
+	int rc = 0;
+
+	if (s->readonly)
+		return al_error_set(AL_EINVAL, "store '%s' is read-only",
+		                    s->path);
+	if ((ddir = al_store_signature_dir(s, release)) == NULL)
+		return al_error_set(AL_ENOMEM, "out of memory");
+	pthread_mutex_lock(&s->sig_mu);
+	/* the same bytes saved before keep their number */
+	for (k = 1; k <= max_count; k++) {
+		free(path);
+		if ((path = al_sprintf("%s/signature-%u", ddir, k)) == NULL) {
+			rc = al_error_set(AL_ENOMEM, "out of memory");
+			goto out;
+		}
+		al_buf_reset(&have);
+		rc = al_fs_read_file(path, &have);
+		if (rc == AL_ENOTFOUND) {
+			al_error_clear();
+			rc = 0;
+			break;
+		}
+		if (rc < 0)
+			goto out;
+		if (have.len == n && memcmp(have.ptr, p, n) == 0) {
+			if (index != NULL)
+				*index = k;
+			goto out;
+		}
+	}
+	if (k > max_count) {
+		rc = al_error_set(AL_ELIMIT, "'%s' already holds %u signatures",
+		                  ddir, max_count);
+		goto out;
+	}
+	if ((rc = al_fs_mkdir_p(ddir, 0755)) < 0 ||
+	    (rc = al_fs_write_atomic(path, p, n)) < 0)
+		goto out;
+	al_log_debug("saved signature '%s'", path);
+	if (index != NULL)
+		*index = k;
+out:
+	pthread_mutex_unlock(&s->sig_mu);
+	al_buf_free(&have);
+	free(ddir);
+	free(path);
+	return rc;
 }
 
 /* --- check and gc ------------------------------------------------------ */

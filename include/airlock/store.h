@@ -229,6 +229,30 @@ enum {
 AL_EXPORT int al_store_release_put(al_store *s, const al_store_release *rel,
                                    unsigned flags, int *kept_verified);
 
+/* --- signatures/<algo>=<hex>/signature-<n> ----------------------------- */
+
+/*
+ * The directory holding the signatures of release
+ * (STORE/signatures/sha256=<hex>), or STORE/signatures for release
+ * NULL: the layout containers/image's sigstore "file" stores use
+ * (docs/signatures.md). Caller frees; NULL on allocation failure.
+ */
+AL_EXPORT char *al_store_signature_dir(const al_store *s,
+                                       const al_digest *release);
+
+/*
+ * Save one signature of release (p, n bytes, n <= max_bytes) as the next
+ * signature-<k>, or find the same bytes already saved; *index (may be
+ * NULL) gets k. Numbering is one step under the store's lock (thread-safe
+ * for one store; the store's file lock serialises processes). AL_ELIMIT
+ * when max_count signatures are there already; AL_EINVAL for a read-only
+ * store. sig.h's al_sig_store_save checks and calls it.
+ */
+AL_EXPORT int al_store_signature_add(al_store *s, const al_digest *release,
+                                     const uint8_t *p, size_t n,
+                                     size_t max_bytes, unsigned max_count,
+                                     unsigned *index);
+
 /* --- pack records: airlock/packs/<id>.json ------------------------------ */
 
 /* What one pack this store wrote carried (for --since and listings). */

@@ -1271,12 +1271,53 @@ out:
 	free(path);
 }
 
+static void test_store__owns_signature_layout(void)
+{
+	char *path = tmp_path("sig-layout");
+	al_store *s = open_store(path, 1, 0), *ro = NULL;
+	al_digest d;
+	char *dir = NULL, *root = NULL, *want = NULL;
+	unsigned k = 0;
+
+	if (s == NULL) {
+		CU_FAIL("no store");
+		goto out;
+	}
+	CU_ASSERT_EQUAL(al_digest_parse_str(&d, REL_A), 0);
+	dir = al_store_signature_dir(s, &d);
+	root = al_store_signature_dir(s, NULL);
+	want = al_sprintf("%s/signatures/sha256=%s", path, REL_A + 7);
+	CU_ASSERT(dir != NULL && want != NULL && strcmp(dir, want) == 0);
+	CU_ASSERT(root != NULL && al_str_endswith(root, "/signatures"));
+	CU_ASSERT_EQUAL(al_store_signature_add(s, &d, (const uint8_t *)"one", 3, 16, 2, &k), 0);
+	CU_ASSERT_EQUAL(k, 1);
+	CU_ASSERT_EQUAL(al_store_signature_add(s, &d, (const uint8_t *)"two", 3, 16, 2, &k), 0);
+	CU_ASSERT_EQUAL(k, 2);
+	/* the same bytes keep their number, a third is over the limit */
+	CU_ASSERT_EQUAL(al_store_signature_add(s, &d, (const uint8_t *)"one", 3, 16, 2, &k), 0);
+	CU_ASSERT_EQUAL(k, 1);
+	CU_ASSERT_EQUAL(al_store_signature_add(s, &d, (const uint8_t *)"six", 3, 16, 2, &k), AL_ELIMIT);
+	CU_ASSERT_EQUAL(al_test_sh("test \"$(cat '%s/signature-2')\" = two", dir), 0);
+	al_store_free(s);
+	s = NULL;
+	ro = open_store(path, 0, 1);
+	CU_ASSERT(ro != NULL && al_store_signature_add(ro, &d, (const uint8_t *)"x", 1, 16, 4, NULL) == AL_EINVAL);
+out:
+	al_store_free(ro);
+	al_store_free(s);
+	free(want);
+	free(root);
+	free(dir);
+	free(path);
+}
+
 int main(void)
 {
 	CU_TestInfo tests[] = {
 		{"create_open_reopen", test_store__create_open_reopen},
 		{"release_records_typed", test_store__release_records_typed},
 		{"pack_records_typed", test_store__pack_records_typed},
+		{"owns_signature_layout", test_store__owns_signature_layout},
 		{"recorded_release_is_a_root", test_store__recorded_release_is_a_root},
 		{"second_writable_open_is_locked", test_store__second_writable_open_is_locked},
 		{"blob_writer_commit_mismatch_abort", test_store__blob_writer_commit_mismatch_abort},
