@@ -455,15 +455,48 @@ out:
 	return rc;
 }
 
+typedef struct gather_ctx {
+	const char *root;
+	strset *hsigs;
+	pw_item **items;
+	size_t *n, *cap;
+	uint64_t *skipped, *total;
+} gather_ctx;
+
+/* One signature file, unless the far side holds it. */
+static int gather_sig(void *ud, const char *rel, const char *path)
+{
+	gather_ctx *g = ud;
+	char key[512];
+	pw_item *it;
+	int rc;
+
+	(void)path;
+	if ((rc = add_small(g->items, g->n, g->cap, g->root, rel, AL_PK_SIG,
+	                    AL_PACK_SIGFILE_MAX)) < 0)
+		return rc;
+	it = &(*g->items)[*g->n - 1];
+	if ((rc = sig_key(key, sizeof(key), it->path, it->hex)) < 0)
+		return rc;
+	if (set_has(g->hsigs, key)) {
+		(*g->n)--;
+		free(it->path);
+		al_buf_free(&it->data);
+		(*g->skipped)++;
+		return 0;
+	}
+	*g->total += it->size;
+	return 0;
+}
+
 /* Everything the pack may carry, minus what the far side holds. */
 static int gather(pw_ctx *c, strset *hblobs, strset *hsigs, pw_item **out,
                   size_t *nout, uint64_t *skipped, uint64_t *total)
 {
 	const char *root = al_store_path(c->store);
-	pw_item *items = NULL, *it;
-	size_t n = 0, cap = 0, i, j, nnames = 0, nfiles = 0;
-	char **names = NULL, **files = NULL;
-	char *dir = NULL, *sub = NULL;
+	pw_item *items = NULL;
+	size_t n = 0, cap = 0;
+	gather_ctx g;
 	int rc = 0;
 
 	*skipped = 0;
@@ -472,53 +505,15 @@ static int gather(pw_ctx *c, strset *hblobs, strset *hsigs, pw_item **out,
 	                       total)) < 0)
 		goto out;
 
-	if ((dir = al_path_join(root, "signatures")) == NULL)
-		goto oom;
-	if ((rc = al_pack__list_dir(dir, &names, &nnames)) < 0)
+	g.root = root;
+	g.hsigs = hsigs;
+	g.items = &items;
+	g.n = &n;
+	g.cap = &cap;
+	g.skipped = skipped;
+	g.total = total;
+	if ((rc = al_pack__walk_signatures(root, gather_sig, &g)) < 0)
 		goto out;
-	for (i = 0; i < nnames; i++) {
-		free(sub);
-		if ((sub = al_path_join(dir, names[i])) == NULL)
-			goto oom;
-		al_pack__free_list(files, nfiles);
-		files = NULL;
-		nfiles = 0;
-		if (al_pack__list_dir(sub, &files, &nfiles) < 0)
-			continue; /* not a directory: store check reports it */
-		for (j = 0; j < nfiles; j++) {
-			char rel[256], key[512];
-			struct stat st;
-			char *p;
-			if (snprintf(rel, sizeof(rel), "signatures/%s/%s",
-			             names[i], files[j]) >= (int)sizeof(rel))
-				continue;
-			if (al_pack__classify(rel) != AL_PK_SIG)
-				continue;
-			if ((p = al_path_join(root, rel)) == NULL)
-				goto oom;
-			if (lstat(p, &st) != 0 || !S_ISREG(st.st_mode)) {
-				free(p);
-				continue;
-			}
-			free(p);
-			if ((rc = add_small(&items, &n, &cap, root, rel,
-			                    AL_PK_SIG, AL_PACK_SIGFILE_MAX)) <
-			    0)
-				goto out;
-			it = &items[n - 1];
-			if ((rc = sig_key(key, sizeof(key), it->path,
-			                  it->hex)) < 0)
-				goto out;
-			if (set_has(hsigs, key)) {
-				n--;
-				free(it->path);
-				al_buf_free(&it->data);
-				(*skipped)++;
-				continue;
-			}
-			*total += it->size;
-		}
-	}
 
 	{
 		char *rp = al_path_join(root, "airlock/releases.json");
@@ -556,10 +551,6 @@ oom:
 	rc = al_error_set(AL_ENOMEM, "out of memory");
 out:
 	items_free(items, n);
-	al_pack__free_list(names, nnames);
-	al_pack__free_list(files, nfiles);
-	free(dir);
-	free(sub);
 	return rc;
 }
 
