@@ -1243,6 +1243,8 @@ static void test_store__pack_records_typed(void)
 	}
 	CU_ASSERT_EQUAL(al_store_packs_list(s, &packs, &n), 0);
 	CU_ASSERT_EQUAL(n, 0);
+	al_store_packs_free(packs, n);
+	packs = NULL;
 	CU_ASSERT_EQUAL(al_test_sh("mkdir -p '%s/airlock/packs' && "
 	                           "printf '%%s' '{\"airlockPackRecord\":1,\"id\":\"p2\",\"created\":\"2026-01-01T00:00:00Z\",\"sequence\":7,\"base\":\"p1\",\"volumes\":1,\"blobs\":[],\"signatures\":[{\"path\":\"signatures/sha256=%s/signature-1\",\"sha256\":\"00\"}]}' > '%s/airlock/packs/p2.json' && "
 	                           "printf '%%s' '{\"airlockPackRecord\":1,\"id\":\"p1\",\"created\":\"2026-01-01T00:00:00Z\",\"sequence\":6,\"base\":null,\"volumes\":2,\"blobs\":[\"%s\"],\"signatures\":[]}' > '%s/airlock/packs/p1.json'",
