@@ -311,8 +311,8 @@ int al_mirror_plan_run(al_mirror_plan *p, al_store *store,
 	if (has_channels(p)) {
 		/* Channels: ask the update graph which releases are in
 		 * range. */
-		al_graph_opts go;
-		memset(&go, 0, sizeof(go));
+		al_graph_opts go = AL_GRAPH_OPTS_INIT;
+
 		go.url = p->opts->graph_url;
 		go.graph_file = p->opts->graph_file;
 		go.http = &to.registry.http;

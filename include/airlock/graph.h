@@ -147,6 +147,12 @@ typedef struct al_graph_opts {
 	                             AL_GRAPH_DEFAULT_TIMEOUT_MS each) */
 } al_graph_opts;
 
+/* Every field zero / NULL: the defaults; set fields by name. */
+#define AL_GRAPH_OPTS_INIT                                                     \
+	{                                                                      \
+		.url = NULL                                                    \
+	}
+
 /* One release to mirror. */
 typedef struct al_graph_release {
 	char *version;

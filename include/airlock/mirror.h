@@ -65,6 +65,12 @@ typedef struct al_mirror_sig_opts {
 	    *http; /* CA, proxy, TLS settings for HTTP stores (may be NULL) */
 } al_mirror_sig_opts;
 
+/* Every field zero / NULL: the defaults; set fields by name. */
+#define AL_MIRROR_SIG_OPTS_INIT                                                \
+	{                                                                      \
+		.keyring = NULL                                                \
+	}
+
 /*
  * al_mirror with release signatures: after each release image arrived
  * and before its components are fetched, its signatures are retrieved

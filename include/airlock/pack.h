@@ -49,6 +49,12 @@ typedef struct al_pack_opts {
 	    *cancel; /* polled between chunks (AL_ECANCELED), may be NULL */
 } al_pack_opts;
 
+/* Every field zero / NULL: the defaults; set fields by name. */
+#define AL_PACK_OPTS_INIT                                                      \
+	{                                                                      \
+		.volume_size = 0                                               \
+	}
+
 typedef struct al_pack_result {
 	char id[AL_PACK_ID_MAX + 1];
 	uint64_t volumes;
@@ -91,6 +97,12 @@ typedef struct al_unpack_opts {
 	int allow_rollback; /* 1: a pack older (by sequence) than one imported
 	                       before may move tags back (docs/pack.md) */
 } al_unpack_opts;
+
+/* Every field zero / NULL: the defaults; set fields by name. */
+#define AL_UNPACK_OPTS_INIT                                                    \
+	{                                                                      \
+		.trust_key = NULL                                              \
+	}
 
 typedef struct al_unpack_result {
 	char id[AL_PACK_ID_MAX + 1];
