@@ -22,6 +22,7 @@
 #include "airlock/pack.h"
 #include "oci_int.h"
 #include "pack_int.h"
+#include "store_int.h"
 
 /* Room budgeted per tar header (ustar header plus a possible pax header)
  * and for the end-of-archive blocks. */
@@ -1058,8 +1059,7 @@ int al_pack_write(al_store *s, const char *outdir, const al_pack_opts *opts,
 		if (!al_pack_id_valid(c.opts->since))
 			return al_error_set(AL_EINVAL, "'%s' is not a pack id",
 			                    c.opts->since);
-		rpath = al_sprintf("%s/airlock/packs/%s.json", al_store_path(s),
-		                   c.opts->since);
+		rpath = al_store_pack_record_path(s, c.opts->since);
 		if (rpath == NULL)
 			goto oom;
 		if ((rc = al_pack__load_store_json(
@@ -1176,15 +1176,7 @@ int al_pack_write(al_store *s, const char *outdir, const al_pack_opts *opts,
 	record = make_record(&c, items, nitems, &hblobs, &hsigs, base, seq);
 	if (record == NULL)
 		goto oom;
-	if ((rpath = al_sprintf("%s/airlock/packs", al_store_path(s))) == NULL)
-		goto oom;
-	if ((rc = al_fs_mkdir_p(rpath, 0755)) < 0)
-		goto out;
-	free(rpath);
-	if ((rpath = al_sprintf("%s/airlock/packs/%s.json", al_store_path(s),
-	                        c.id)) == NULL)
-		goto oom;
-	if ((rc = al_json_save_file(rpath, record, 0)) < 0)
+	if ((rc = al_store__pack_record_save(s, c.id, record)) < 0)
 		goto out;
 	progress(&c, 1);
 	al_log_debug("pack %s: %llu volumes, %zu entries", c.id,

@@ -431,6 +431,26 @@ static int pack_from_json(al_store_pack *p, const char *id, const json_t *v)
 	return 0;
 }
 
+char *al_store_pack_record_path(const al_store *s, const char *id)
+{
+	return al_sprintf("%s/airlock/packs/%s.json", al_store_path(s), id);
+}
+
+int al_store__pack_record_save(al_store *s, const char *id, const json_t *rec)
+{
+	char *dir = al_path_join(al_store_path(s), "airlock/packs");
+	char *path = al_store_pack_record_path(s, id);
+	int rc;
+
+	if (dir == NULL || path == NULL)
+		rc = oom();
+	else if ((rc = al_fs_mkdir_p(dir, 0755)) == 0)
+		rc = al_json_save_file(path, rec, 0);
+	free(dir);
+	free(path);
+	return rc;
+}
+
 static int cmp_str(const void *a, const void *b)
 {
 	return strcmp(*(char *const *)a, *(char *const *)b);

@@ -274,6 +274,10 @@ typedef struct al_store_pack {
  * with al_store_packs_free. A record that does not parse is AL_EVERIFY
  * ("store metadata ... is damaged") naming it.
  */
+/* STORE/airlock/packs/<id>.json (id not checked here); caller frees; NULL
+ * on allocation failure. */
+AL_EXPORT char *al_store_pack_record_path(const al_store *s, const char *id);
+
 AL_EXPORT int al_store_packs_list(al_store *s, al_store_pack **out, size_t *n);
 AL_EXPORT void al_store_packs_free(al_store_pack *list, size_t n);
 
