@@ -7,6 +7,7 @@
 #include <sys/stat.h>
 
 #include "airlock/graph.h"
+#include "graph_int.h"
 #include "airlock/buf.h"
 #include "airlock/error.h"
 #include "airlock/fs.h"
@@ -35,10 +36,10 @@ void al_graph_free(al_graph *g)
 	for (i = 0; i < g->nnodes; i++) {
 		free(g->nodes[i].version);
 		free(g->nodes[i].payload);
-		json_decref(g->nodes[i].metadata);
+		json_decref(al_graph__json(g->nodes[i].metadata));
 	}
 	for (i = 0; i < g->ncond; i++)
-		json_decref(g->cond[i].risks);
+		json_decref(al_graph__json(g->cond[i].risks));
 	free(g->nodes);
 	free(g->edges);
 	free(g->cond);
@@ -147,8 +148,8 @@ static int parse_nodes(al_graph *g, const json_t *nodes, const char *what,
 			                    what, ver);
 		g->nodes[i].version = al_strdup(ver);
 		g->nodes[i].payload = al_strdup(pay);
-		g->nodes[i].metadata =
-		    md != NULL ? json_incref((json_t *)md) : json_object();
+		g->nodes[i].metadata = al_graph__opaque(
+		    md != NULL ? json_incref((json_t *)md) : json_object());
 		g->nnodes++;
 		if (g->nodes[i].version == NULL ||
 		    g->nodes[i].payload == NULL || g->nodes[i].metadata == NULL)
@@ -229,7 +230,7 @@ static int add_cond(al_graph *g, size_t from, size_t to, json_t *risks)
 	p = g->cond;
 	p[g->ncond].from = from;
 	p[g->ncond].to = to;
-	p[g->ncond].risks = json_incref(risks);
+	p[g->ncond].risks = al_graph__opaque(json_incref(risks));
 	g->ncond++;
 	return 0;
 }
@@ -372,7 +373,7 @@ json_t *al_graph_to_json(const al_graph *g)
 		node =
 		    json_pack("{s:s, s:s, s:O}", "version", g->nodes[i].version,
 		              "payload", g->nodes[i].payload, "metadata",
-		              g->nodes[i].metadata);
+		              al_graph__json(g->nodes[i].metadata));
 		if (node == NULL || json_array_append_new(nodes, node) < 0)
 			goto fail;
 	}
@@ -386,7 +387,7 @@ json_t *al_graph_to_json(const al_graph *g)
 		e = json_pack("{s:[{s:s, s:s}], s:O}", "edges", "from",
 		              g->nodes[g->cond[i].from].version, "to",
 		              g->nodes[g->cond[i].to].version, "risks",
-		              g->cond[i].risks);
+		              al_graph__json(g->cond[i].risks));
 		if (e == NULL || json_array_append_new(cond, e) < 0)
 			goto fail;
 	}
@@ -1249,8 +1250,8 @@ static int restrict_graph(data_ctx *d, const al_graph *g,
 		map[i] = r->nnodes;
 		r->nodes[r->nnodes].version = al_strdup(g->nodes[i].version);
 		r->nodes[r->nnodes].payload = al_strdup(g->nodes[i].payload);
-		r->nodes[r->nnodes].metadata =
-		    json_incref(g->nodes[i].metadata);
+		r->nodes[r->nnodes].metadata = al_graph__opaque(
+		    json_incref(al_graph__json(g->nodes[i].metadata)));
 		r->nnodes++;
 		if (r->nodes[r->nnodes - 1].version == NULL ||
 		    r->nodes[r->nnodes - 1].payload == NULL) {
@@ -1296,13 +1297,14 @@ static int restrict_graph(data_ctx *d, const al_graph *g,
 		}
 		r->cond[r->ncond].from = map[f];
 		r->cond[r->ncond].to = map[t];
-		r->cond[r->ncond].risks =
-		    json_incref(g->cond[k - g->nedges].risks);
+		r->cond[r->ncond].risks = al_graph__opaque(
+		    json_incref(al_graph__json(g->cond[k - g->nedges].risks)));
 		r->ncond++;
-		for (j = 0; j < json_array_size(g->cond[k - g->nedges].risks);
+		for (j = 0; j < json_array_size(al_graph__json(
+		                    g->cond[k - g->nedges].risks));
 		     j++) {
-			json_t *risk =
-			    json_array_get(g->cond[k - g->nedges].risks, j);
+			json_t *risk = json_array_get(
+			    al_graph__json(g->cond[k - g->nedges].risks), j);
 			const char *name = al_json_str(risk, "name");
 
 			if (!json_is_object(risk))

@@ -3,7 +3,6 @@
 #ifndef AIRLOCK_GRAPH_H
 #define AIRLOCK_GRAPH_H
 
-#include <jansson.h>
 #include "common.h"
 #include "clock.h"
 #include "http.h"
@@ -26,12 +25,16 @@
 
 /* al_version_compare and al_version_valid live in common.h. */
 
+/* A JSON value a graph owns (node metadata, risks), opaque here: the
+ * library reads it (src/graph_int.h); graph files carry it unchanged. */
+typedef struct al_graph_json al_graph_json;
+
 /* One release in a graph. */
 typedef struct al_graph_node {
 	char *version; /* "4.14.10" */
 	char *payload; /* release image pull spec, normally by digest */
-	json_t *
-	    metadata; /* object of strings (may be empty), owned by the graph */
+	al_graph_json *metadata; /* object of strings (may be empty), owned by
+	                            the graph */
 } al_graph_node;
 
 /* An update from nodes[from] to nodes[to]. */
@@ -44,8 +47,8 @@ typedef struct al_graph_edge {
 typedef struct al_graph_cond_edge {
 	size_t from;
 	size_t to;
-	json_t *risks; /* array of {"url","name","message","matchingRules"},
-	                  owned by the graph */
+	al_graph_json *risks; /* array of {"url","name","message",
+	                         "matchingRules"}, owned by the graph */
 } al_graph_cond_edge;
 
 /*
@@ -82,10 +85,7 @@ AL_EXPORT int al_graph_parse(al_graph **out, const uint8_t *p, size_t n,
  * for a missing file. */
 AL_EXPORT int al_graph_load_file(al_graph **out, const char *path);
 AL_EXPORT void al_graph_free(al_graph *g);
-/* The graph as a Cincinnati JSON document with an "airlock" member
- * holding channel and arch when known. Caller owns (json_decref). NULL on
- * allocation failure. */
-AL_EXPORT json_t *al_graph_to_json(const al_graph *g);
+/* The graph as a JSON document: al_graph_to_json in src/graph_int.h. */
 
 /*
  * Fetch the graph of channel for arch (e.g. "amd64") from the update

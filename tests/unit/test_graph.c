@@ -8,6 +8,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "graph_int.h"
 #include "al_test.h"
 #include "airlock/buf.h"
 #include "airlock/clock.h"
@@ -223,7 +224,7 @@ static void test_graph__parse_rejects_malformed(void)
 		CU_ASSERT_EQUAL(g->nnodes, 2);
 		CU_ASSERT_EQUAL(g->nedges, 1);
 		CU_ASSERT_EQUAL(g->ncond, 0); /* names a version outside */
-		CU_ASSERT_STRING_EQUAL(al_json_str(g->nodes[1].metadata, "a"),
+		CU_ASSERT_STRING_EQUAL(al_json_str(al_graph__json(g->nodes[1].metadata), "a"),
 		                       "b");
 		CU_ASSERT_PTR_NULL(g->channel);
 	}
@@ -262,11 +263,11 @@ static void test_graph__fetch_recorded_shape(void)
 		CU_ASSERT_STRING_EQUAL(g->nodes[g->cond[0].to].version,
 		                       "4.14.9");
 		CU_ASSERT_STRING_EQUAL(
-		    al_json_str(json_array_get(g->cond[0].risks, 0), "name"),
+		    al_json_str(json_array_get(al_graph__json(g->cond[0].risks), 0), "name"),
 		    "ExampleRisk");
 	}
 	CU_ASSERT(strstr(g->nodes[0].payload, "@sha256:") != NULL);
-	CU_ASSERT_PTR_NOT_NULL(al_json_str(g->nodes[0].metadata, "url"));
+	CU_ASSERT_PTR_NOT_NULL(al_json_str(al_graph__json(g->nodes[0].metadata), "url"));
 	al_graph_free(g);
 }
 
