@@ -48,10 +48,10 @@ static const char configmaps_help[] =
 
 /* The ConfigMap of one release, or NULL with *code set (EXIT_VERIFY: no
  * signatures). */
-static json_t *release_configmap(al_store *s, const json_t *rel, int *code)
+static json_t *release_configmap(al_store *s, const al_store_release *rel,
+                                 int *code)
 {
-	const char *version = al_json_str(rel, "version"),
-	           *ds = al_json_str(rel, "digest");
+	const char *version = rel->version, *ds = rel->digest_text;
 	const char *label = version != NULL ? version : (ds != NULL ? ds : "?");
 	al_sig_list sigs = AL_SIG_LIST_INIT;
 	const uint8_t **ptrs = NULL;
@@ -60,12 +60,13 @@ static json_t *release_configmap(al_store *s, const json_t *rel, int *code)
 	al_digest d;
 	int rc;
 
-	if (ds == NULL || al_digest_parse_str(&d, ds) < 0) {
+	if (!rel->has_digest) {
 		cli_error("release '%s' in releases.json has no valid digest",
 		          label);
 		*code = EXIT_RUNTIME;
 		return NULL;
 	}
+	d = rel->digest;
 	if ((rc = al_sig_store_load(s, &d, &sigs)) < 0) {
 		*code = cli_fail(
 		    rc, "release %s %s: cannot read its signatures", label, ds);
@@ -198,8 +199,9 @@ int cmd_configmaps(int argc, char **argv)
 	const char *store_path = NULL, *outdir = ".";
 	al_store_opts so = {0, 1, 0};
 	al_store *s = NULL;
-	json_t *doc = NULL, *list, *rel, **docs = NULL;
-	size_t ndocs = 0, i, j, nnames;
+	al_store_release *list = NULL;
+	json_t **docs = NULL;
+	size_t ndocs = 0, nlist = 0, i, j, nnames;
 	int opt, rc, json = 0, quiet = 0, code = EXIT_OK, *used = NULL;
 	char **names;
 
@@ -237,24 +239,22 @@ int cmd_configmaps(int argc, char **argv)
 	if ((rc = al_store_open(&s, store_path, &so)) < 0)
 		return cli_fail(rc == AL_EINVAL ? AL_EIO : rc,
 		                "cannot open store '%s'", store_path);
-	if ((rc = al_store_releases_load(s, &doc)) < 0) {
+	if ((rc = al_store_releases_list(s, &list, &nlist)) < 0) {
 		code = cli_fail(rc == AL_EINVAL ? AL_EIO : rc,
 		                "cannot read the releases of store '%s'",
 		                store_path);
 		goto out;
 	}
-	list = json_object_get(doc, "releases");
-	docs = calloc(json_array_size(list) + 1, sizeof(*docs));
+	docs = calloc(nlist + 1, sizeof(*docs));
 	used = calloc(nnames + 1, sizeof(*used));
 	if (docs == NULL || used == NULL) {
 		cli_error("out of memory");
 		code = EXIT_RUNTIME;
 		goto out;
 	}
-	json_array_foreach(list, i, rel)
-	{
-		const char *version = al_json_str(rel, "version"),
-		           *ds = al_json_str(rel, "digest");
+	for (i = 0; i < nlist; i++) {
+		const char *version = list[i].version,
+		           *ds = list[i].digest_text;
 		int wanted = nnames == 0, c = EXIT_OK;
 
 		for (j = 0; j < nnames; j++) {
@@ -267,7 +267,7 @@ int cmd_configmaps(int argc, char **argv)
 		}
 		if (!wanted)
 			continue;
-		docs[ndocs] = release_configmap(s, rel, &c);
+		docs[ndocs] = release_configmap(s, &list[i], &c);
 		if (docs[ndocs] != NULL)
 			ndocs++;
 		if (c > code)
@@ -308,7 +308,7 @@ out:
 		json_decref(docs[i]);
 	free(docs);
 	free(used);
-	json_decref(doc);
+	al_store_releases_free(list, nlist);
 	al_store_free(s);
 	return code;
 }

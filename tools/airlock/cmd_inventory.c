@@ -40,7 +40,7 @@ int cmd_inventory(int argc, char **argv)
 	const char *store_path = NULL, *out = NULL;
 	al_store *store = NULL;
 	al_store_opts so = {0, 1, 0};
-	json_t *inv = NULL;
+	size_t len = 0;
 	char *text = NULL;
 	int opt, rc, code = EXIT_OK;
 
@@ -74,31 +74,24 @@ int cmd_inventory(int argc, char **argv)
 			code = EXIT_RUNTIME;
 		goto out;
 	}
-	if ((rc = al_inventory(store, &inv)) < 0) {
+	if ((rc = al_pack_inventory(store, &text, &len)) < 0) {
 		cli_fail(rc, "cannot list store '%s'", store_path);
 		code = EXIT_RUNTIME;
 		goto out;
 	}
 	if (out != NULL) {
-		if ((rc = al_json_save_file(out, inv, 1)) < 0) {
+		if ((rc = al_fs_write_atomic(out, text, len)) < 0) {
 			cli_fail(rc, "cannot write '%s'", out);
 			code = EXIT_RUNTIME;
 		}
 		goto out;
 	}
-	if ((text = al_json_dump(inv, 1)) == NULL) {
-		cli_error("out of memory");
-		code = EXIT_RUNTIME;
-		goto out;
-	}
-	if (fputs(text, stdout) == EOF || fputc('\n', stdout) == EOF ||
-	    fflush(stdout) != 0) {
+	if (fputs(text, stdout) == EOF || fflush(stdout) != 0) {
 		cli_error("cannot write the inventory to stdout");
 		code = EXIT_RUNTIME;
 	}
 out:
 	free(text);
-	json_decref(inv);
 	al_store_free(store);
 	return code;
 }

@@ -67,7 +67,7 @@ int cmd_push(int argc, char **argv)
 	const char *store_path = NULL;
 	char *host = NULL, *prefix = NULL;
 	al_store *store = NULL;
-	al_store_opts so = {0, 1, 0};
+	al_store_opts so = {.readonly = 1};
 	al_store_image *imgs = NULL;
 	size_t nimgs = 0, i;
 	al_transfer *t = NULL;

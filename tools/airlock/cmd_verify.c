@@ -207,12 +207,11 @@ out:
 }
 
 /* Check one release of the store. */
-static int verify_release(verify_ctx *v, al_store *s, const json_t *rel)
+static int verify_release(verify_ctx *v, al_store *s,
+                          const al_store_release *rel)
 {
-	const char *version = al_json_str(rel, "version"),
-	           *ds = al_json_str(rel, "digest");
-	const char *source = al_json_str(rel, "source"),
-	           *identity = v->identity;
+	const char *version = rel->version, *ds = rel->digest_text;
+	const char *source = rel->source, *identity = v->identity;
 	const char *label = version != NULL ? version : (ds != NULL ? ds : "?");
 	al_sig_list sigs = AL_SIG_LIST_INIT;
 	al_sig_verify_opts vo;
@@ -223,11 +222,12 @@ static int verify_release(verify_ctx *v, al_store *s, const json_t *rel)
 
 	memset(&info, 0, sizeof(info));
 	memset(&ref, 0, sizeof(ref));
-	if (ds == NULL || al_digest_parse_str(&d, ds) < 0) {
+	if (!rel->has_digest) {
 		cli_error("release '%s' in releases.json has no valid digest",
 		          label);
 		return EXIT_RUNTIME;
 	}
+	d = rel->digest;
 	if (identity == NULL && v->policy != AL_SIG_IDENTITY_IGNORE) {
 		/* the reference it was mirrored from, if it is one */
 		if (source != NULL && al_str_startswith(source, "docker://"))
@@ -281,31 +281,29 @@ static int verify_store(verify_ctx *v, const char *store_path, char **names,
 {
 	al_store_opts so = {0, 1, 0};
 	al_store *s = NULL;
-	json_t *doc = NULL, *list, *rel;
+	al_store_release *list = NULL;
 	int rc, code = EXIT_OK, *used = NULL;
-	size_t i, j, nchecked = 0;
+	size_t i, j, n = 0, nchecked = 0;
 
 	if (!v->policy_set)
 		v->policy = AL_SIG_IDENTITY_REPOSITORY;
 	if ((rc = al_store_open(&s, store_path, &so)) < 0)
 		return cli_fail(rc == AL_EINVAL ? AL_EIO : rc,
 		                "cannot open store '%s'", store_path);
-	if ((rc = al_store_releases_load(s, &doc)) < 0) {
+	if ((rc = al_store_releases_list(s, &list, &n)) < 0) {
 		code = cli_fail(rc == AL_EINVAL ? AL_EIO : rc,
 		                "cannot read the releases of store '%s'",
 		                store_path);
 		goto out;
 	}
-	list = json_object_get(doc, "releases");
 	if (nnames > 0 && (used = calloc(nnames, sizeof(*used))) == NULL) {
 		cli_error("out of memory");
 		code = EXIT_RUNTIME;
 		goto out;
 	}
-	json_array_foreach(list, i, rel)
-	{
-		const char *version = al_json_str(rel, "version"),
-		           *ds = al_json_str(rel, "digest");
+	for (i = 0; i < n; i++) {
+		const char *version = list[i].version,
+		           *ds = list[i].digest_text;
 		int wanted = nnames == 0;
 
 		for (j = 0; j < nnames; j++) {
@@ -319,7 +317,7 @@ static int verify_store(verify_ctx *v, const char *store_path, char **names,
 		if (!wanted)
 			continue;
 		nchecked++;
-		code = worst(code, verify_release(v, s, rel));
+		code = worst(code, verify_release(v, s, &list[i]));
 	}
 	for (j = 0; j < nnames; j++) {
 		if (!used[j]) {
@@ -334,7 +332,7 @@ static int verify_store(verify_ctx *v, const char *store_path, char **names,
 	}
 out:
 	free(used);
-	json_decref(doc);
+	al_store_releases_free(list, n);
 	al_store_free(s);
 	return code;
 }
