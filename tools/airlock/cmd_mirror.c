@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "cmd.h"
 
 enum {
 	OPT_CONFIG = OPT_COMMAND_BASE,
@@ -134,10 +135,11 @@ static int load_trust(al_pgp_keyring **kr, al_sig_source **sources,
 {
 	size_t i;
 
-	if (al_sig_keyring_load_paths(kr, keyrings, nkeyrings, kflags) < 0) {
-		cli_error("%s", al_error_message());
-		return EXIT_USAGE;
-	}
+	int rc;
+
+	if ((rc = al_sig_keyring_load_paths(kr, keyrings, nkeyrings, kflags)) <
+	    0)
+		return cli_input_fail(rc, "cannot load the trusted keys");
 	for (i = 0; i < al_pgp_keyring_warning_count(*kr); i++)
 		cli_warn("%s", al_pgp_keyring_warning(*kr, i));
 	if ((*sources = calloc(nsigstores + 1, sizeof(**sources))) == NULL) {
@@ -196,7 +198,7 @@ int cmd_mirror(int argc, char **argv)
 	       nrel_ok = 0;
 	al_imageset *cfg = NULL;
 	al_store *store = NULL;
-	al_store_opts so = {1, 0, 0};
+	al_store_opts so = {.create = 1};
 	al_transfer_opts to;
 	al_mirror_report report;
 	char platbuf[64];
@@ -207,13 +209,8 @@ int cmd_mirror(int argc, char **argv)
 	memset(&sel, 0, sizeof(sel));
 	cli_common_init(&c);
 	optind = 1;
-	while ((opt = getopt_long(argc, argv, "c:qvh", longopts, NULL)) != -1) {
-		int r = cli_common_option(&c, opt, optarg);
-		if (r < 0)
-			return cli_usage_error("mirror",
-			                       "invalid option value");
-		if (r > 0)
-			continue;
+	while ((opt = cli_getopt(&c, "mirror", argc, argv, "c:h", longopts)) !=
+	       -1) {
 		switch (opt) {
 		case 'h':
 			fputs(mirror_help, stdout);
@@ -269,7 +266,7 @@ int cmd_mirror(int argc, char **argv)
 			break;
 		default:
 			free(images);
-			return cli_usage_error("mirror", "unknown option");
+			return EXIT_USAGE;
 		}
 	}
 	if (store_path == NULL) {
@@ -278,8 +275,7 @@ int cmd_mirror(int argc, char **argv)
 	}
 	if (config != NULL) {
 		if ((rc = al_imageset_load(&cfg, config)) < 0) {
-			cli_error("%s", al_error_message());
-			code = EXIT_USAGE;
+			code = cli_input_fail(rc, "cannot load '%s'", config);
 			goto out;
 		}
 		for (i = 0; i < cfg->nreleases; i++)
@@ -444,19 +440,16 @@ int cmd_mirror(int argc, char **argv)
 		    store, &rel->digest,
 		    (const char *const *)sel.releases[i].channels,
 		    sel.releases[i].nchannels);
-		if (r2 < 0) {
-			cli_error("recording channels of %s: %s", rel->source,
-			          al_error_message());
-			rc = rc < 0 ? rc : r2;
-		}
+		if (r2 < 0)
+			code = cli_worst(
+			    code, cli_fail(r2, "recording channels of %s",
+			                   rel->source));
 	}
 	for (i = 0; i < sel.ngraphs; i++) {
 		int r2 = al_graph_save_to_store(store, sel.graphs[i]);
-		if (r2 < 0) {
-			cli_error("saving the update graph: %s",
-			          al_error_message());
-			rc = rc < 0 ? rc : r2;
-		}
+		if (r2 < 0)
+			code = cli_worst(
+			    code, cli_fail(r2, "saving the update graph"));
 	}
 	for (i = 0; i < report.nerrors; i++)
 		cli_error("%s", report.errors[i]);
@@ -474,11 +467,11 @@ int cmd_mirror(int argc, char **argv)
 		        cli_bytes(report.stats.bytes_transferred, bytes,
 		                  sizeof(bytes)),
 		        (double)report.stats.elapsed_ms / 1000.0);
-	if (rc < 0)
-		code = al_cancel_is_set(c.cancel) ? EXIT_RUNTIME
-		                                  : cli_exit_code(rc);
-	if (code == EXIT_USAGE)
-		code = EXIT_RUNTIME;
+	/* the worst status over the run and each release (docs/commands.md) */
+	code = cli_worst(code, cli_exit_code(rc));
+	for (i = 0; i < report.nreleases; i++)
+		code =
+		    cli_worst(code, cli_exit_code(report.releases[i].status));
 	goto out;
 oom:
 	cli_error("out of memory");

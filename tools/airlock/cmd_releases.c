@@ -7,7 +7,7 @@
 
 #include "airlock/graph.h"
 #include "cli.h"
-#include "cmd_graph.h"
+#include "cmd.h"
 
 enum { OPT_STORE = OPT_COMMAND_BASE };
 
@@ -28,8 +28,7 @@ static const char releases_help[] =
     "\n"
     "Options:\n"
     "      --store DIR   the store\n"
-    "  -h, --help        this help\n"
-    "\n"
+    CLI_LOCAL_HELP "\n"
     "Exit status: 0 success, 2 usage error, 3 the store cannot be read.\n";
 
 typedef struct pack_rec {
@@ -183,7 +182,7 @@ static const char *sig_status(const json_t *e)
 static int table(const char *store_path)
 {
 	al_store *store = NULL;
-	al_store_opts so = {0, 1, 0};
+	al_store_opts so = {.readonly = 1};
 	json_t *doc = NULL, *list;
 	json_t **rows = NULL;
 	pack_rec *packs = NULL;
@@ -196,8 +195,6 @@ static int table(const char *store_path)
 	if ((rc = al_store_releases_load(store, &doc)) < 0 ||
 	    (rc = load_packs(store_path, &packs, &npacks)) < 0) {
 		code = cli_fail(rc, "cannot read store '%s'", store_path);
-		if (code == EXIT_USAGE)
-			code = EXIT_RUNTIME;
 		goto out;
 	}
 	list = json_object_get(doc, "releases");
@@ -277,16 +274,17 @@ int cmd_releases(int argc, char **argv)
 {
 	static const struct option longopts[] = {
 	    {"store", required_argument, NULL, OPT_STORE},
-	    {"quiet", no_argument, NULL, 'q'},
-	    {"verbose", no_argument, NULL, 'v'},
-	    {"help", no_argument, NULL, 'h'},
+	    CLI_LOCAL_OPTIONS,
 	    {NULL, 0, NULL, 0},
 	};
 	const char *store_path = NULL;
+	cli_common c;
 	int opt;
 
+	cli_common_init(&c);
 	optind = 1;
-	while ((opt = getopt_long(argc, argv, "qvh", longopts, NULL)) != -1) {
+	while ((opt = cli_getopt(&c, "releases", argc, argv, "h", longopts)) !=
+	       -1) {
 		switch (opt) {
 		case 'h':
 			fputs(releases_help, stdout);
@@ -294,11 +292,8 @@ int cmd_releases(int argc, char **argv)
 		case OPT_STORE:
 			store_path = optarg;
 			break;
-		case 'q':
-		case 'v':
-			break;
 		default:
-			return cli_usage_error("releases", "unknown option");
+			return EXIT_USAGE;
 		}
 	}
 	if (store_path == NULL)
@@ -306,5 +301,6 @@ int cmd_releases(int argc, char **argv)
 	if (optind != argc)
 		return cli_usage_error("releases", "unexpected argument '%s'",
 		                       argv[optind]);
+	cli_log_start(&c);
 	return table(store_path);
 }
