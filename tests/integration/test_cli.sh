@@ -143,12 +143,13 @@ done
 
 # -v turns on the library's debug log, --log-format=json makes it JSON,
 # -q leaves only errors.
-al_run "$T/out" "$T/err" "$AIRLOCK" pack --store "$AL_SOURCE_DIR/samples/layout" -o "$T/pv" -v --log-format=json
+cp -r "$AL_SOURCE_DIR/samples/layout" "$T/pstore"
+al_run "$T/out" "$T/err" "$AIRLOCK" pack --store "$T/pstore" -o "$T/pv" -v --log-format=json
 al_check "pack -v --log-format=json: exit 0" test "$AL_RC" = 0
 al_check "pack -v --log-format=json logs debug lines as JSON" grep -q '^{"level":"debug","msg":' "$T/err"
-al_run "$T/out" "$T/err" "$AIRLOCK" pack --store "$AL_SOURCE_DIR/samples/layout" -o "$T/pq" --log-format=json
+al_run "$T/out" "$T/err" "$AIRLOCK" pack --store "$T/pstore" -o "$T/pq" --log-format=json
 al_check "pack without -v logs no debug line" bash -c '! grep -q "\"debug\"" "$1"' _ "$T/err"
-al_run "$T/out" "$T/err" "$AIRLOCK" pack --store "$AL_SOURCE_DIR/samples/layout" -o "$T/pq2" -q
+al_run "$T/out" "$T/err" "$AIRLOCK" pack --store "$T/pstore" -o "$T/pq2" -q
 al_check "pack -q: nothing on stderr" test ! -s "$T/err"
 
 # A mistyped option names the nearest one, in every command.
