@@ -27,8 +27,7 @@ static const char releases_help[] =
     "update channels the release was selected from, or -.\n"
     "\n"
     "Options:\n"
-    "      --store DIR   the store\n"
-    CLI_LOCAL_HELP "\n"
+    "      --store DIR   the store\n" CLI_LOCAL_HELP "\n"
     "Exit status: 0 success, 2 usage error, 3 the store cannot be read.\n";
 
 typedef struct pack_rec {
