@@ -129,7 +129,7 @@ static int run_getopt(cli_common *c, char **argv, char *seen, size_t seenlen,
 		if (k + 1 < seenlen)
 			seen[k++] = opt == 'o' || opt == 'h'
 			                ? (char)opt
-			                : (char)('0' + opt % 10);
+			                : "0123456789"[opt % 10];
 	}
 	seen[k] = '\0';
 	fflush(stderr);
