@@ -19,6 +19,10 @@ static void on_signal(int sig)
 	signal(sig, SIG_DFL);
 }
 
+/* clang's -Wformat-nonliteral needs to know fmt is a format. */
+static void vmsg(const char *kind, const char *fmt, va_list ap)
+    __attribute__((format(printf, 2, 0)));
+
 static void vmsg(const char *kind, const char *fmt, va_list ap)
 {
 	fprintf(stderr, "airlock: %s: ", kind);
@@ -103,6 +107,9 @@ int cli_worst(int a, int b)
 {
 	return exit_rank(b) > exit_rank(a) ? b : a;
 }
+
+static void fail_message(const char *fmt, va_list ap)
+    __attribute__((format(printf, 1, 0)));
 
 static void fail_message(const char *fmt, va_list ap)
 {
