@@ -449,6 +449,8 @@ int cli_common_start(cli_common *c)
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
 	signal(SIGPIPE, SIG_IGN);
+	if (c->offline)
+		return EXIT_OK;
 	if ((rc = al_http_global_init()) < 0)
 		return cli_fail(rc, "cannot initialise libcurl");
 	if ((rc = al_auth_new(&c->auth, c->authfile)) < 0)
@@ -466,7 +468,8 @@ void cli_common_finish(cli_common *c)
 	signal_cancel = NULL;
 	al_cancel_free(c->cancel);
 	c->cancel = NULL;
-	al_http_global_cleanup();
+	if (!c->offline)
+		al_http_global_cleanup();
 }
 
 void cli_transfer_opts(cli_common *c, al_transfer_opts *o)

@@ -98,6 +98,8 @@ typedef struct cli_common {
 	al_auth *auth;
 	al_cancel *cancel;
 	int started; /* cli_common_start ran */
+	int offline; /* set before cli_common_start: no libcurl, no
+	                credentials (pack, unpack) */
 	/* progress display state */
 	int progress_tty;
 	int progress_shown;
@@ -125,7 +127,8 @@ int cli_getopt(cli_common *c, const char *cmd, int argc, char **argv,
  * or NULL when none is close (test hook for cli_getopt's suggestion). */
 const char *cli_nearest_option(const char *name, const struct option *longopts);
 /* Install log handler, signal handlers (SIGINT/SIGTERM cancel), curl init,
- * credentials. Returns an exit code (EXIT_OK to go on). */
+ * credentials (the last two not when c->offline). Returns an exit code
+ * (EXIT_OK to go on). */
 int cli_common_start(cli_common *c);
 /* For commands that need no network: only the log handler and level
  * (-q, -v, --log-format); signals keep their default action. */

@@ -137,6 +137,7 @@ int cmd_pack(int argc, char **argv)
 	if (argc != optind)
 		return cli_usage_error("pack", "unexpected argument '%s'",
 		                       argv[optind]);
+	c.offline = 1;
 	if ((code = cli_common_start(&c)) != EXIT_OK)
 		goto out;
 	if ((rc = al_store_open(&store, store_path, &so)) < 0) {

@@ -101,6 +101,7 @@ int cmd_unpack(int argc, char **argv)
 		return cli_usage_error("unpack",
 		                       "give exactly one pack directory");
 	dir = argv[optind];
+	c.offline = 1;
 	if ((code = cli_common_start(&c)) != EXIT_OK)
 		goto out;
 	if ((rc = al_store_open(&store, store_path, &so)) < 0) {

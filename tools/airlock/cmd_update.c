@@ -176,7 +176,10 @@ int cmd_update(int argc, char **argv)
 	    {"insecure-skip-tls-verify", no_argument, NULL, OPT_INSECURE},
 	    {"strict-expiry", no_argument, NULL, OPT_STRICT_EXPIRY},
 	    {"no-default-keys", no_argument, NULL, OPT_NO_DEFAULT_KEYS},
-	    CLI_COMMON_OPTIONS,
+	    /* of the network options, those the updater uses */
+	    {"parallel", required_argument, NULL, OPT_PARALLEL},
+	    {"timeout", required_argument, NULL, OPT_TIMEOUT},
+	    CLI_LOCAL_OPTIONS,
 	    {NULL, 0, NULL, 0},
 	};
 	const char *store_path = NULL, *kubeconfig = NULL, *keyrings[MAX_LIST],
