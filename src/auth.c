@@ -14,11 +14,14 @@
 #include "airlock/error.h"
 #include "airlock/fs.h"
 #include "airlock/log.h"
+#include "auth_int.h"
 
 #define AUTH_FILE_MAX (4 * AL_MIB)
 #define TOKEN_BODY_MAX (1 * AL_MIB)
 #define TOKEN_DEFAULT_TTL_S 60
 #define TOKEN_MARGIN_S 30
+#define TOKEN_MAX_TTL_S (24 * 3600)
+#define TOKEN_MAX_LEN (64 * 1024)
 #define CACHE_MAX 256
 
 typedef struct auth_cred {
@@ -439,6 +442,13 @@ int al_auth_parse_challenge(al_auth_params *out, const char *hdr)
 	if (hdr == NULL)
 		return al_error_set(AL_EPARSE,
 		                    "missing WWW-Authenticate challenge");
+	/* Parameters end up in a URL and in messages: no control character
+	 * (a quoted-string's qdtext excludes them, RFC 9110 5.6.4). */
+	if (!al_http_value_ok(hdr, strlen(hdr)))
+		return al_error_set(AL_EPARSE,
+		                    "WWW-Authenticate '%.200s' "
+		                    "contains a control character",
+		                    hdr);
 	while (*s == ' ' || *s == '\t')
 		s++;
 	start = s;
@@ -708,6 +718,100 @@ static int url_escape(al_buf *b, const char *s)
 	return rc;
 }
 
+int al_auth__parse_token(const uint8_t *p, size_t n, const char *realm,
+                         char **token, uint64_t *ttl_s)
+{
+	json_error_t jerr;
+	json_t *root = NULL, *v;
+	const char *tok;
+	size_t len, i;
+	uint64_t ttl = TOKEN_DEFAULT_TTL_S;
+	int rc = 0;
+
+	if (realm == NULL)
+		realm = "";
+	root = json_loadb((const char *)p, n, JSON_REJECT_DUPLICATES, &jerr);
+	if (root == NULL || !json_is_object(root)) {
+		rc = al_error_set(
+		    AL_EPARSE, "token server '%s': invalid JSON answer", realm);
+		goto out;
+	}
+	v = json_object_get(root, "token");
+	if (!json_is_string(v) || json_string_length(v) == 0)
+		v = json_object_get(root, "access_token");
+	if (!json_is_string(v) || json_string_length(v) == 0) {
+		rc = al_error_set(
+		    AL_EPROTO, "token server '%s': answer has no token", realm);
+		goto out;
+	}
+	tok = json_string_value(v);
+	len = json_string_length(v);
+	if (len > TOKEN_MAX_LEN) {
+		rc = al_error_set(AL_EPROTO,
+		                  "token server '%s': the token is longer than "
+		                  "%d bytes",
+		                  realm, TOKEN_MAX_LEN);
+		goto out;
+	}
+	/* It becomes "Authorization: Bearer <token>": visible ASCII only
+	 * (RFC 6750 b64token is narrower still), so no CR, LF, NUL, space
+	 * or escape can add a header line or reach a terminal. */
+	for (i = 0; i < len; i++) {
+		unsigned char c = (unsigned char)tok[i];
+
+		if (c < 0x21 || c > 0x7e) {
+			rc = al_error_set(
+			    AL_EPROTO,
+			    "token server '%s': the token contains "
+			    "a control character, a space or a "
+			    "non-ASCII byte (refused)",
+			    realm);
+			goto out;
+		}
+	}
+	v = json_object_get(root, "expires_in");
+	if (json_is_integer(v) && json_integer_value(v) > 0)
+		ttl = json_integer_value(v) > TOKEN_MAX_TTL_S
+		          ? TOKEN_MAX_TTL_S
+		          : (uint64_t)json_integer_value(v);
+	*token = al_strndup(tok, len);
+	if (*token == NULL) {
+		rc = al_error_set(AL_ENOMEM, "out of memory");
+		goto out;
+	}
+	*ttl_s = ttl;
+out:
+	json_decref(root);
+	return rc;
+}
+
+/*
+ * Where a token request may go (docs/http.md "Where credentials go"): the
+ * realm is https, or the registry itself was reached over plain http
+ * (which only an insecure registry does) and, when credentials go with the
+ * request, the realm's host is one the user marked insecure too.
+ */
+static int realm_allowed(al_http *h, const char *realm, const char *reg_url,
+                         const char *registry, int with_creds)
+{
+	if (strncasecmp(realm, "http://", 7) != 0)
+		return 0; /* https, or not a URL fetch_token takes */
+	if (reg_url == NULL || strncasecmp(reg_url, "http://", 7) != 0)
+		return al_error_set(AL_EAUTH,
+		                    "registry '%s' is reached over https but "
+		                    "names the plain-http token realm '%s': "
+		                    "refused",
+		                    registry, realm);
+	if (with_creds && !al_http_plain_allowed(h, realm))
+		return al_error_set(
+		    AL_EAUTH,
+		    "refusing to send the credentials for '%s' "
+		    "to the plain-http token realm '%s' (not an "
+		    "insecure host)",
+		    registry, realm);
+	return 0;
+}
+
 static int fetch_token(al_http *h, const al_auth_params *ch, const char *scope,
                        const char *cred_header, char **token, uint64_t *ttl_s)
 {
@@ -715,18 +819,16 @@ static int fetch_token(al_http *h, const al_auth_params *ch, const char *scope,
 	al_http_resp resp = AL_HTTP_RESP_INIT;
 	al_http_req req;
 	const char *headers[2] = {cred_header, NULL};
-	const char *tok;
 	char sep;
-	json_error_t jerr;
-	json_t *root = NULL, *v;
 	int rc;
 
 	memset(&req, 0, sizeof(req));
 	if (ch->realm == NULL || ch->realm[0] == '\0')
 		return al_error_set(AL_EPARSE,
 		                    "Bearer challenge without realm");
-	if (!al_str_startswith(ch->realm, "https://") &&
-	    !al_str_startswith(ch->realm, "http://"))
+	if ((strncasecmp(ch->realm, "https://", 8) != 0 &&
+	     strncasecmp(ch->realm, "http://", 7) != 0) ||
+	    strpbrk(ch->realm, " \t") != NULL)
 		return al_error_set(AL_EPARSE,
 		                    "Bearer realm '%s' is not an http(s) URL",
 		                    ch->realm);
@@ -769,44 +871,30 @@ static int fetch_token(al_http *h, const al_auth_params *ch, const char *scope,
 		                  ch->realm, resp.status);
 		goto out;
 	}
-	root = json_loadb((const char *)body.ptr, body.len,
-	                  JSON_REJECT_DUPLICATES, &jerr);
-	if (root == NULL || !json_is_object(root)) {
-		rc = al_error_set(AL_EPARSE,
-		                  "token server '%s': invalid JSON answer",
-		                  ch->realm);
-		goto out;
-	}
-	v = json_object_get(root, "token");
-	if (!json_is_string(v) || json_string_length(v) == 0)
-		v = json_object_get(root, "access_token");
-	if (!json_is_string(v) || json_string_length(v) == 0) {
-		rc = al_error_set(AL_EPROTO,
-		                  "token server '%s': answer has no token",
-		                  ch->realm);
-		goto out;
-	}
-	tok = json_string_value(v);
-	v = json_object_get(root, "expires_in");
-	*ttl_s = TOKEN_DEFAULT_TTL_S;
-	if (json_is_integer(v) && json_integer_value(v) > 0)
-		*ttl_s = (uint64_t)json_integer_value(v);
-	*token = al_strdup(tok);
-	if (*token == NULL)
-		rc = al_error_set(AL_ENOMEM, "out of memory");
+	rc = al_auth__parse_token(body.ptr != NULL ? body.ptr
+	                                           : (const uint8_t *)"",
+	                          body.len, ch->realm, token, ttl_s);
 out:
 	if (body.ptr != NULL)
 		OPENSSL_cleanse(body.ptr, body.len);
 	al_buf_free(&body);
 	al_buf_free(&url);
 	al_http_resp_clear(&resp);
-	json_decref(root);
 	return rc;
 }
 
 int al_auth_challenge(al_auth *a, al_http *h, const char *registry,
                       const char *repository, const char *www_authenticate,
                       const char *scope, char **header)
+{
+	return al_auth_challenge_url(a, h, registry, repository,
+	                             www_authenticate, scope, NULL, header);
+}
+
+int al_auth_challenge_url(al_auth *a, al_http *h, const char *registry,
+                          const char *repository, const char *www_authenticate,
+                          const char *scope, const char *request_url,
+                          char **header)
 {
 	al_auth_params ch = {NULL, NULL, NULL, NULL};
 	char *user = NULL, *pass = NULL, *cred = NULL, *token = NULL,
@@ -863,6 +951,12 @@ int al_auth_challenge(al_auth *a, al_http *h, const char *registry,
 				rc = al_error_set(AL_ENOMEM, "out of memory");
 				goto out;
 			}
+		}
+		if (ch.realm != NULL && ch.realm[0] != '\0') {
+			rc = realm_allowed(h, ch.realm, request_url, registry,
+			                   cred != NULL);
+			if (rc != 0)
+				goto out;
 		}
 		al_log_debug(
 		    "auth: requesting a token for '%s' scope '%s' from '%s'",

@@ -284,3 +284,132 @@ int al_base64_decode(al_buf *out, const char *s, size_t n)
 	}
 	return 0;
 }
+
+/*
+ * Length of the valid, printable UTF-8 character at s (at most n bytes), or 0
+ * when s[0] must be escaped (see al_str_escape in buf.h). Follows the
+ * well-formed byte sequences of Unicode 15, table 3-7.
+ */
+static size_t printable_char_len(const unsigned char *s, size_t n)
+{
+	unsigned char c = s[0];
+	size_t len, i;
+	uint32_t cp;
+
+	if (c < 0x20 || c == 0x7f)
+		return 0;
+	if (c < 0x80)
+		return 1;
+	if (c >= 0xc2 && c <= 0xdf) {
+		len = 2;
+		cp = c & 0x1f;
+	} else if (c >= 0xe0 && c <= 0xef) {
+		len = 3;
+		cp = c & 0x0f;
+	} else if (c >= 0xf0 && c <= 0xf4) {
+		len = 4;
+		cp = c & 0x07;
+	} else {
+		return 0; /* continuation byte, overlong lead, > U+10FFFF */
+	}
+	if (n < len)
+		return 0;
+	for (i = 1; i < len; i++) {
+		if ((s[i] & 0xc0) != 0x80)
+			return 0;
+		cp = (cp << 6) | (uint32_t)(s[i] & 0x3f);
+	}
+	if ((len == 3 && cp < 0x800) || (len == 4 && cp < 0x10000) ||
+	    cp > 0x10ffff || (cp >= 0xd800 && cp <= 0xdfff))
+		return 0;
+	/* C1 controls; line and paragraph separators; bidi controls, which
+	 * can make a line read differently from what it says. */
+	if ((cp >= 0x80 && cp <= 0x9f) || cp == 0x2028 || cp == 0x2029 ||
+	    cp == 0x200e || cp == 0x200f || (cp >= 0x202a && cp <= 0x202e) ||
+	    (cp >= 0x2066 && cp <= 0x2069))
+		return 0;
+	return len;
+}
+
+int al_str_needs_escape(const char *s, size_t n)
+{
+	const unsigned char *p = (const unsigned char *)s;
+	size_t i = 0, l;
+
+	while (i < n) {
+		l = printable_char_len(p + i, n - i);
+		if (l == 0)
+			return 1;
+		i += l;
+	}
+	return 0;
+}
+
+/* Call put(ud, bytes, len) for each output piece of the escaped text; stop
+ * at the first nonzero return. */
+static int escape_each(const char *s, size_t n,
+                       int (*put)(void *ud, const char *p, size_t len),
+                       void *ud)
+{
+	static const char hex[] = "0123456789abcdef";
+	const unsigned char *p = (const unsigned char *)s;
+	size_t i = 0, l;
+	int rc;
+
+	while (i < n) {
+		l = printable_char_len(p + i, n - i);
+		if (l > 0) {
+			rc = put(ud, s + i, l);
+			i += l;
+		} else {
+			char e[4] = {'\\', 'x', hex[p[i] >> 4], hex[p[i] & 15]};
+
+			rc = put(ud, e, sizeof(e));
+			i++;
+		}
+		if (rc != 0)
+			return rc;
+	}
+	return 0;
+}
+
+struct escape_out {
+	char *out;
+	size_t cap;
+	size_t len;
+};
+
+static int put_fixed(void *ud, const char *p, size_t len)
+{
+	struct escape_out *o = ud;
+
+	if (len >= o->cap - o->len)
+		return 1;
+	memcpy(o->out + o->len, p, len);
+	o->len += len;
+	return 0;
+}
+
+size_t al_str_escape(char *out, size_t cap, const char *s, size_t n)
+{
+	struct escape_out o = {out, cap, 0};
+
+	if (out == NULL || cap == 0)
+		return 0;
+	if (s != NULL)
+		(void)escape_each(s, n, put_fixed, &o);
+	out[o.len] = '\0';
+	return o.len;
+}
+
+static int put_buf(void *ud, const char *p, size_t len)
+{
+	return al_buf_append(ud, p, len);
+}
+
+int al_buf_append_escaped(al_buf *b, const char *s, size_t n)
+{
+	if (s == NULL)
+		return 0;
+	return escape_each(s, n, put_buf, b);
+}

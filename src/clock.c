@@ -1,5 +1,6 @@
 /* clock.c: monotonic clock, deadlines, cancellation flags, durations, sizes and
  * backoff. */
+#include <ctype.h>
 #include <errno.h>
 #include <math.h>
 #include <stdatomic.h>
@@ -128,9 +129,17 @@ int al_parse_duration(const char *s, uint64_t *ms)
 		char *end;
 		double v, mult;
 
+		/* strtod also takes blanks, signs, hex and "inf": a duration
+		 * starts each number with a digit or '.' */
+		if (!isdigit((unsigned char)*p) && *p != '.')
+			return al_error_set(AL_EPARSE,
+			                    "invalid duration '%s' (expected "
+			                    "e.g. 30s, 2m, 1h30m, 500ms)",
+			                    s);
 		errno = 0;
 		v = strtod(p, &end);
-		if (end == p || errno != 0 || v < 0 || !isfinite(v))
+		if (end == p || errno != 0 || v < 0 || !isfinite(v) ||
+		    strspn(p, "0123456789.") != (size_t)(end - p))
 			return al_error_set(AL_EPARSE,
 			                    "invalid duration '%s' (expected "
 			                    "e.g. 30s, 2m, 1h30m, 500ms)",

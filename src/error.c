@@ -12,12 +12,20 @@
 
 static _Thread_local char errmsg[AL_ERRMSG_MAX];
 
+/*
+ * Format into a temporary, then copy: an argument may be
+ * al_error_message() itself (al_error_set(rc, "x: %s",
+ * al_error_message())), and formatting a buffer into itself is undefined
+ * (glibc reads what it has just written: "x: x: ...").
+ */
 static void set_message(const char *fmt, va_list ap)
 {
-	int n = vsnprintf(errmsg, sizeof(errmsg), fmt, ap);
+	char tmp[AL_ERRMSG_MAX];
+	int n = vsnprintf(tmp, sizeof(tmp), fmt, ap);
 
 	if (n < 0)
-		errmsg[0] = '\0';
+		tmp[0] = '\0';
+	memcpy(errmsg, tmp, sizeof(errmsg));
 }
 
 static void append_message(const char *text)

@@ -1,6 +1,8 @@
 /* http.c: the libcurl client: timeouts, retries with backoff and Retry-After,
  * own redirects, resumable downloads, cancellation. */
 #include <ctype.h>
+#include <stdarg.h>
+#include <stdio.h>
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
@@ -14,6 +16,7 @@
 #include "airlock/error.h"
 #include "airlock/http.h"
 #include "airlock/log.h"
+#include "http_int.h"
 
 #define HTTP_DEFAULT_CONNECT_MS 10000
 #define HTTP_DEFAULT_LOW_SPEED_MS 30000
@@ -21,8 +24,13 @@
 #define HTTP_DEFAULT_BACKOFF_BASE_MS 250
 #define HTTP_DEFAULT_BACKOFF_MAX_MS 20000
 #define HTTP_MAX_REDIRECTS 5
+#define HTTP_DEFAULT_DOC_MS 60000
+#define HTTP_DEFAULT_MIN_SPEED 1024
 #define HTTP_MAX_HEADERS 256
+#define HTTP_MAX_HEADER_BYTES (256 * 1024)
 #define HTTP_ERROR_BODY_MAX (64 * 1024)
+/* A non-2xx or redirect body past this is hostile: the call fails. */
+#define HTTP_ERROR_BODY_LIMIT (1024 * 1024)
 #define HTTP_POLL_MS 100
 #define HTTP_SAFE_URL_MAX 512
 
@@ -43,6 +51,9 @@ struct al_http {
 	unsigned max_retries;
 	uint64_t backoff_base_ms;
 	uint64_t backoff_max_ms;
+	uint64_t doc_ms;
+	uint64_t min_speed_bps;
+	int no_plain_auth;
 	al_cancel *cancel;
 	char errbuf[CURL_ERROR_SIZE];
 };
@@ -61,12 +72,19 @@ struct xfer {
 	int follow;   /* a redirect we follow: its body is dropped */
 	int follow_allowed;
 	int is_head;
-	uint64_t range_from; /* "Range: bytes=<range_from>-" sent (0: none) */
+	size_t hdr_bytes;     /* header bytes of this attempt (1xx included) */
+	uint64_t side_bytes;  /* body bytes of a non-2xx / redirect answer */
+	uint64_t side_end_ms; /* its body must end by then (0: not yet set) */
+	uint64_t range_from;  /* "Range: bytes=<range_from>-" sent (0: none) */
 	/* across attempts */
 	uint64_t given;   /* bytes given to the sink / body_out */
 	size_t out_start; /* body_out length before the call */
 	int err;          /* al_status from a callback; message already set */
 	int canceled;
+	int doc;              /* answer kept in memory: bounded in time */
+	int capped;           /* curl's total timeout is the deadline's rest */
+	int own_timeout;      /* run_transfer ended the attempt (stall...) */
+	al_deadline deadline; /* req->deadline, or earlier for a document */
 	/* request body */
 	int send_body;
 	size_t body_pos;
@@ -217,6 +235,80 @@ out:
 	curl_free(po);
 	al_error_clear();
 	return hit;
+}
+
+int al_http_origin_compare(const char *a, const char *b)
+{
+	char *s1 = NULL, *h1 = NULL, *p1 = NULL, *s2 = NULL, *h2 = NULL,
+	     *p2 = NULL;
+	int rel = AL_HTTP_ORIGIN_OTHER;
+
+	if (a != NULL && b != NULL && url_origin(a, &s1, &h1, &p1) == 0 &&
+	    url_origin(b, &s2, &h2, &p2) == 0 && strcasecmp(h1, h2) == 0 &&
+	    strcmp(p1, p2) == 0)
+		rel = strcasecmp(s1, s2) == 0 ? AL_HTTP_ORIGIN_SAME
+		                              : AL_HTTP_ORIGIN_SCHEME;
+	curl_free(s1);
+	curl_free(h1);
+	curl_free(p1);
+	curl_free(s2);
+	curl_free(h2);
+	curl_free(p2);
+	al_error_clear();
+	return rel;
+}
+
+int al_http_plain_allowed(const al_http *h, const char *url)
+{
+	if (h == NULL || url == NULL)
+		return 0;
+	return h->tls_verify_off || host_is_insecure(h, url);
+}
+
+int al_http_value_ok(const char *v, size_t n)
+{
+	size_t i;
+
+	if (v == NULL)
+		return 0;
+	for (i = 0; i < n; i++) {
+		unsigned char c = (unsigned char)v[i];
+
+		if ((c < 0x20 && c != '\t') || c == 0x7f)
+			return 0;
+	}
+	return 1;
+}
+
+/* 1 when url holds a byte that has no place in a URL on the wire (controls,
+ * space, DEL): a Location or realm built to smuggle a header line. */
+static int url_has_ctl(const char *url)
+{
+	for (; *url != '\0'; url++) {
+		unsigned char c = (unsigned char)*url;
+
+		if (c <= 0x20 || c == 0x7f)
+			return 1;
+	}
+	return 0;
+}
+
+/* 1 if url uses plain http. */
+static int url_is_plain(const char *url)
+{
+	return strncasecmp(url, "http://", 7) == 0;
+}
+
+/* 1 if the request headers (not dropped) carry an Authorization line. */
+static int has_auth(const al_http_req *req)
+{
+	const char *const *hp;
+
+	for (hp = req->headers; hp != NULL && *hp != NULL; hp++) {
+		if (strncasecmp(*hp, "Authorization:", 14) == 0)
+			return 1;
+	}
+	return 0;
 }
 
 static int is_retryable_status(long status)
@@ -370,32 +462,91 @@ static int on_headers_done(struct xfer *x)
 	return body_restart(x);
 }
 
+long al_http__status_code(const char *buf, size_t len)
+{
+	long code = 0;
+	size_t i;
+
+	if (len < 5 || memcmp(buf, "HTTP/", 5) != 0)
+		return -1;
+	for (i = 5; i < len && buf[i] != ' '; i++)
+		;
+	for (i++; i < len && isdigit((unsigned char)buf[i]) && code < 1000; i++)
+		code = code * 10 + (buf[i] - '0');
+	return code;
+}
+
+int al_http__split_header(const char *buf, size_t len, size_t *name_len,
+                          size_t *value_off, size_t *value_len)
+{
+	const char *colon;
+	size_t vs, i;
+
+	while (len > 0 && (buf[len - 1] == '\n' || buf[len - 1] == '\r'))
+		len--;
+	if (len == 0)
+		return AL_HTTP_HDR_END;
+	if (buf[0] == ' ' || buf[0] == '\t')
+		return AL_HTTP_HDR_SKIP; /* obsolete line folding: ignored */
+	/* RFC 9110 5.5: CR, LF or NUL inside a field are grounds to reject
+	 * the message; so is any other control: nothing built from a header
+	 * value may smuggle a line into a later request or a message. */
+	if (!al_http_value_ok(buf, len))
+		return AL_HTTP_HDR_BAD;
+	colon = memchr(buf, ':', len);
+	if (colon == NULL)
+		return AL_HTTP_HDR_SKIP;
+	for (i = 0; buf + i < colon; i++) {
+		if (buf[i] == ' ' || buf[i] == '\t')
+			return AL_HTTP_HDR_SKIP; /* not a field name: ignored */
+	}
+	vs = (size_t)(colon - buf) + 1;
+	while (vs < len && (buf[vs] == ' ' || buf[vs] == '\t'))
+		vs++;
+	while (len > vs && (buf[len - 1] == ' ' || buf[len - 1] == '\t'))
+		len--;
+	*name_len = (size_t)(colon - buf);
+	*value_off = vs;
+	*value_len = len - vs;
+	return AL_HTTP_HDR_FIELD;
+}
+
 static size_t header_cb(char *buf, size_t size, size_t nitems, void *ud)
 {
 	struct xfer *x = ud;
-	size_t n = size * nitems, len = n, i, vs;
-	const char *colon;
+	size_t n = size * nitems, nlen = 0, vs = 0, vlen = 0;
+	long code;
 	int rc;
 
 	if (x->err != 0)
 		return 0;
-	if (len >= 5 && memcmp(buf, "HTTP/", 5) == 0) {
-		long code = 0;
-
+	code = al_http__status_code(buf, n);
+	if (code >= 0) {
 		headers_clear(x->resp);
-		for (i = 5; i < len && buf[i] != ' '; i++)
-			;
-		for (i++;
-		     i < len && isdigit((unsigned char)buf[i]) && code < 1000;
-		     i++)
-			code = code * 10 + (buf[i] - '0');
 		x->status = code;
 		x->headers_done = 0;
-		return n;
 	}
-	while (len > 0 && (buf[len - 1] == '\n' || buf[len - 1] == '\r'))
-		len--;
-	if (len == 0) {
+	/* counted over the whole attempt: an endless run of 1xx answers
+	 * must not keep it alive either */
+	x->hdr_bytes += n;
+	if (x->hdr_bytes > HTTP_MAX_HEADER_BYTES) {
+		x->err = al_error_set(AL_ELIMIT,
+		                      "the response headers from '%s' exceed "
+		                      "%d bytes",
+		                      x->safe_url, HTTP_MAX_HEADER_BYTES);
+		return 0;
+	}
+	rc = al_http__split_header(buf, n, &nlen, &vs, &vlen);
+	if (code >= 0 || rc == AL_HTTP_HDR_SKIP)
+		return n;
+	if (rc == AL_HTTP_HDR_BAD) {
+		x->err = al_error_set(AL_EPROTO,
+		                      "a response header from '%s' contains a "
+		                      "control character",
+		                      x->safe_url);
+		return 0;
+	}
+	if (rc == AL_HTTP_HDR_END) {
 		if (x->status >= 100 && x->status < 200)
 			return n;
 		x->headers_done = 1;
@@ -406,18 +557,7 @@ static size_t header_cb(char *buf, size_t size, size_t nitems, void *ud)
 		}
 		return n;
 	}
-	if (buf[0] == ' ' || buf[0] == '\t')
-		return n; /* obsolete line folding: ignored */
-	colon = memchr(buf, ':', len);
-	if (colon == NULL)
-		return n;
-	vs = (size_t)(colon - buf) + 1;
-	while (vs < len && (buf[vs] == ' ' || buf[vs] == '\t'))
-		vs++;
-	while (len > vs && (buf[len - 1] == ' ' || buf[len - 1] == '\t'))
-		len--;
-	rc = headers_add(x->resp, buf, (size_t)(colon - buf), buf + vs,
-	                 len - vs);
+	rc = headers_add(x->resp, buf, nlen, buf + vs, vlen);
 	if (rc == AL_ELIMIT) {
 		x->err = al_error_set(AL_ELIMIT,
 		                      "more than %d response headers from '%s'",
@@ -442,6 +582,19 @@ static size_t write_cb(char *p, size_t size, size_t nmemb, void *ud)
 
 	if (x->err != 0)
 		return 0;
+	if (x->follow || !x->body_2xx) {
+		/* A hostile server must not keep a call alive with an
+		 * endless error or redirect body. */
+		x->side_bytes += n;
+		if (x->side_bytes > HTTP_ERROR_BODY_LIMIT) {
+			x->err = al_error_set(
+			    AL_ELIMIT,
+			    "the HTTP %ld answer from '%s' has a body larger "
+			    "than %d bytes",
+			    x->status, x->safe_url, HTTP_ERROR_BODY_LIMIT);
+			return 0;
+		}
+	}
 	if (x->follow)
 		return n;
 	if (!x->body_2xx) {
@@ -461,6 +614,7 @@ static size_t write_cb(char *p, size_t size, size_t nmemb, void *ud)
 	} else if (req->body_out != NULL) {
 		rc = al_buf_append(req->body_out, p, n);
 		if (rc == AL_ELIMIT) {
+			x->resp->body_overflow = 1;
 			x->err = al_error_set(
 			    AL_ELIMIT,
 			    "the response body of '%s' exceeds %zu bytes",
@@ -543,16 +697,43 @@ static uint64_t transfer_progress(CURL *e)
 	       (uint64_t)(hdr > 0 ? hdr : 0);
 }
 
+/* Set h->errbuf (curl's error text slot) to a message of ours. */
+static void set_errbuf(al_http *h, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+
+static void set_errbuf(al_http *h, const char *fmt, ...)
+{
+	va_list ap;
+	int n;
+
+	va_start(ap, fmt);
+	n = vsnprintf(h->errbuf, sizeof(h->errbuf), fmt, ap);
+	va_end(ap);
+	if (n < 0)
+		h->errbuf[0] = '\0';
+}
+
 /* Run the easy handle to completion on the multi handle, polling for
- * cancellation every HTTP_POLL_MS. A transfer that moves no byte for
- * low_speed_ms is aborted here: curl's own low-speed check averages over
- * a 5 s window and reacts several seconds late. */
+ * cancellation every HTTP_POLL_MS. Aborted here (docs/http.md "Bounds"):
+ * a transfer that moves no byte for low_speed_ms (curl's own low-speed
+ * check averages over a 5 s window and reacts several seconds late); one
+ * that moves less than the minimum rate over a window of low_speed_ms once
+ * bytes flow (a drip keeps a stall check happy forever); a document
+ * attempt past doc_ms; a non-2xx or redirect body not done doc_ms after
+ * its headers. */
 static CURLcode run_transfer(al_http *h, struct xfer *x)
 {
 	CURLcode res = CURLE_FAILED_INIT;
 	CURLMsg *msg;
-	int running = 1, left, n;
-	uint64_t moved = 0, now, last_move = al_clock_now_ms(), cur;
+	int running = 1, left;
+	uint64_t moved = 0, now, start = al_clock_now_ms(), last_move = start,
+	         cur;
+	uint64_t win_start = 0, win_bytes = 0, win_min;
+
+	win_min = h->min_speed_bps > UINT64_MAX / h->low_speed_ms
+	              ? UINT64_MAX / 1000
+	              : h->min_speed_bps * h->low_speed_ms / 1000;
+	x->own_timeout = 0;
 
 	if (curl_multi_add_handle(h->multi, h->easy) != CURLM_OK)
 		return CURLE_FAILED_INIT;
@@ -572,13 +753,53 @@ static CURLcode run_transfer(al_http *h, struct xfer *x)
 			moved = cur;
 			last_move = now;
 		} else if (now - last_move >= h->low_speed_ms) {
-			n = snprintf(h->errbuf, sizeof(h->errbuf),
-			             "stalled: no data for %llu ms",
-			             (unsigned long long)(now - last_move));
-			if (n < 0)
-				h->errbuf[0] = '\0';
+			set_errbuf(h, "stalled: no data for %llu ms",
+			           (unsigned long long)(now - last_move));
 			res = CURLE_OPERATION_TIMEDOUT;
+			x->own_timeout = 1;
 			break;
+		}
+		if (win_start == 0 && cur > 0) {
+			win_start = now;
+			win_bytes = cur;
+		} else if (win_start != 0 &&
+		           now - win_start >= h->low_speed_ms) {
+			if (cur - win_bytes < win_min) {
+				set_errbuf(
+				    h,
+				    "too slow: %llu bytes in %llu ms "
+				    "(the minimum is %llu bytes/s)",
+				    (unsigned long long)(cur - win_bytes),
+				    (unsigned long long)(now - win_start),
+				    (unsigned long long)h->min_speed_bps);
+				res = CURLE_OPERATION_TIMEDOUT;
+				x->own_timeout = 1;
+				break;
+			}
+			win_start = now;
+			win_bytes = cur;
+		}
+		if (x->doc && now - start >= h->doc_ms) {
+			set_errbuf(h,
+			           "the answer did not complete within %llu ms",
+			           (unsigned long long)h->doc_ms);
+			res = CURLE_OPERATION_TIMEDOUT;
+			x->own_timeout = 1;
+			break;
+		}
+		if (x->headers_done && !x->body_2xx && !x->is_head) {
+			if (x->side_end_ms == 0)
+				x->side_end_ms = now + h->doc_ms;
+			else if (now >= x->side_end_ms) {
+				set_errbuf(
+				    h,
+				    "the body of the HTTP %ld answer did "
+				    "not complete within %llu ms",
+				    x->status, (unsigned long long)h->doc_ms);
+				res = CURLE_OPERATION_TIMEDOUT;
+				x->own_timeout = 1;
+				break;
+			}
 		}
 		if (curl_multi_poll(h->multi, NULL, 0, HTTP_POLL_MS, NULL) !=
 		    CURLM_OK)
@@ -640,10 +861,12 @@ static int setup_attempt(al_http *h, struct xfer *x, const char *url,
 {
 	const al_http_req *req = x->req;
 	CURL *e = h->easy;
-	uint64_t remaining = al_deadline_remaining_ms(req->deadline);
+	uint64_t remaining = al_deadline_remaining_ms(x->deadline);
 	uint64_t total =
 	    h->request_ms != 0 ? min_u64(h->request_ms, remaining) : remaining;
 	uint64_t connect = min_u64(h->connect_ms, remaining);
+
+	x->capped = remaining != UINT64_MAX && total == remaining;
 	/* curl's own check is only a backstop, 5 s behind ours (see
 	 * run_transfer), so a stall is reported with our message. */
 	uint64_t low = (h->low_speed_ms + 999) / 1000 + 5;
@@ -793,6 +1016,7 @@ int al_http_do(al_http *h, const al_http_req *req, al_http_resp *resp)
 {
 	struct xfer x;
 	struct curl_slist *hdrs = NULL;
+	const char *const *hp;
 	const char *method, *errtext;
 	char *url = NULL, *loc;
 	unsigned retries = 0, redirects = 0;
@@ -831,6 +1055,32 @@ int al_http_do(al_http *h, const al_http_req *req, al_http_resp *resp)
 		                  x.safe_url);
 		goto out;
 	}
+	if (url_has_ctl(url)) {
+		rc =
+		    al_error_set(AL_EINVAL,
+		                 "refusing the URL '%s': it contains a control "
+		                 "character or a space",
+		                 x.safe_url);
+		goto out;
+	}
+	for (hp = req->headers; hp != NULL && *hp != NULL; hp++) {
+		/* a value built from server data (a token, a Location) must
+		 * not add a line to the request */
+		if (!al_http_value_ok(*hp, strlen(*hp))) {
+			rc = al_error_set(AL_EINVAL,
+			                  "refusing to send a request header "
+			                  "with a control character to '%s'",
+			                  x.safe_url);
+			goto out;
+		}
+	}
+	/* Documents are bounded in time, all attempts included. */
+	x.doc = req->sink == NULL && req->reader == NULL;
+	x.deadline = req->deadline;
+	if (x.doc)
+		x.deadline = al_deadline_min(
+		    x.deadline,
+		    al_deadline_in(h->doc_ms * ((uint64_t)h->max_retries + 1)));
 
 	for (;;) {
 		if (al_cancel_is_set(h->cancel)) {
@@ -838,7 +1088,7 @@ int al_http_do(al_http *h, const al_http_req *req, al_http_resp *resp)
 			                  method, x.safe_url);
 			goto out;
 		}
-		if (al_deadline_expired(req->deadline)) {
+		if (al_deadline_expired(x.deadline)) {
 			rc = al_error_set(
 			    AL_ETIMEOUT,
 			    "deadline exceeded for %s '%s' after %u attempt(s)",
@@ -867,7 +1117,19 @@ int al_http_do(al_http *h, const al_http_req *req, al_http_resp *resp)
 		x.follow = 0;
 		x.follow_allowed = !req->no_redirect;
 		x.is_head = strcmp(method, "HEAD") == 0;
+		x.hdr_bytes = 0;
+		x.side_bytes = 0;
+		x.side_end_ms = 0;
 		x.range_from = req->resumable ? x.given : 0;
+		if (h->no_plain_auth && !drop_auth && has_auth(req) &&
+		    url_is_plain(url) && !al_http_plain_allowed(h, url)) {
+			rc = al_error_set(AL_EPROTO,
+			                  "refusing to send credentials over "
+			                  "plain http to '%s' (not an insecure "
+			                  "host)",
+			                  x.safe_url);
+			goto out;
+		}
 		headers_clear(resp);
 		al_buf_reset(&resp->error_body);
 		curl_slist_free_all(hdrs);
@@ -918,12 +1180,33 @@ int al_http_do(al_http *h, const al_http_req *req, al_http_resp *resp)
 					    HTTP_MAX_REDIRECTS, x.safe_url);
 					goto out;
 				}
-				if (!url_is_http(loc)) {
+				if (!url_is_http(loc) || url_has_ctl(loc)) {
 					al_error_clear();
 					rc = al_error_set(AL_EPROTO,
 					                  "'%s' redirects to a "
 					                  "non-http(s) URL",
 					                  x.safe_url);
+					goto out;
+				}
+				/* https -> http on the same host and port with
+				 * credentials: a downgrade, refused (dropping
+				 * them would hide the attack). */
+				if (!drop_auth && has_auth(req) &&
+				    url_is_plain(loc) && !url_is_plain(url) &&
+				    al_http_origin_compare(req->url, loc) ==
+				        AL_HTTP_ORIGIN_SCHEME &&
+				    !al_http_plain_allowed(h, loc)) {
+					char safe_loc[HTTP_SAFE_URL_MAX];
+
+					url_redact(loc, safe_loc,
+					           sizeof(safe_loc));
+					rc = al_error_set(
+					    AL_EPROTO,
+					    "'%s' redirects to plain http on "
+					    "the same host and port ('%s'): "
+					    "refusing to send credentials in "
+					    "clear text",
+					    x.safe_url, safe_loc);
 					goto out;
 				}
 				al_log_debug("http: %s %s -> %ld (attempt %u), "
@@ -972,7 +1255,7 @@ int al_http_do(al_http *h, const al_http_req *req, al_http_resp *resp)
 			    req->reader->rewind == NULL)
 				break;
 			delay = retry_delay(h, resp, retries, 1);
-			if (delay >= al_deadline_remaining_ms(req->deadline)) {
+			if (delay >= al_deadline_remaining_ms(x.deadline)) {
 				al_log_debug("http: %s %s -> %ld (attempt %u), "
 				             "no time left to retry",
 				             method, x.safe_url, status,
@@ -988,8 +1271,12 @@ int al_http_do(al_http *h, const al_http_req *req, al_http_resp *resp)
 			              ? h->errbuf
 			              : curl_easy_strerror(res);
 			code = classify(res, &retry);
+			/* curl's timer may fire a few ms before ours: a
+			 * curl timeout set from the deadline's rest is the
+			 * deadline */
 			if (code == AL_ETIMEOUT &&
-			    al_deadline_expired(req->deadline)) {
+			    (al_deadline_expired(x.deadline) ||
+			     (x.capped && !x.own_timeout))) {
 				al_log_debug("http: %s %s failed (attempt %u): "
 				             "%s, deadline exceeded",
 				             method, x.safe_url, resp->attempts,
@@ -1016,7 +1303,7 @@ int al_http_do(al_http *h, const al_http_req *req, al_http_resp *resp)
 			            ? retry_delay(h, resp, retries, 0)
 			            : 0;
 			if (retry && retries < h->max_retries &&
-			    delay >= al_deadline_remaining_ms(req->deadline)) {
+			    delay >= al_deadline_remaining_ms(x.deadline)) {
 				/* Another attempt was due but the deadline
 				 * leaves no time for it: the deadline is
 				 * what ended the request. */
@@ -1101,6 +1388,7 @@ void al_http_resp_clear(al_http_resp *resp)
 	if (resp->error_body.max == 0)
 		resp->error_body.max = HTTP_ERROR_BODY_MAX;
 	resp->status = 0;
+	resp->body_overflow = 0;
 	resp->body_bytes = 0;
 	resp->attempts = 0;
 }
@@ -1282,6 +1570,11 @@ int al_http_new(al_http **out, const al_http_opts *opts)
 	h->backoff_max_ms = opts->backoff_max_ms != 0
 	                        ? opts->backoff_max_ms
 	                        : HTTP_DEFAULT_BACKOFF_MAX_MS;
+	h->doc_ms = opts->doc_timeout_ms != 0 ? opts->doc_timeout_ms
+	                                      : HTTP_DEFAULT_DOC_MS;
+	h->min_speed_bps = opts->min_speed_bps != 0 ? opts->min_speed_bps
+	                                            : HTTP_DEFAULT_MIN_SPEED;
+	h->no_plain_auth = opts->no_plain_auth != 0;
 	h->cancel = opts->cancel;
 	if (copy_opts(h, opts) != 0) {
 		rc = al_error_set(AL_ENOMEM,

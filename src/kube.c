@@ -1,11 +1,17 @@
 /* kube.c: minimal Kubernetes API client: kubeconfig and in-cluster config,
- * discovery cache, server-side apply, get, list, retries. */
+ * discovery cache, server-side apply, get, list, create, replace, retries. */
+#define _GNU_SOURCE /* memfd_create */
 #include <ctype.h>
+#include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <pthread.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <openssl/crypto.h>
@@ -53,6 +59,8 @@ struct al_kube {
 	char *no_proxy;
 	char *user_agent;
 	char *tmp[KUBE_TMP_FILES]; /* private files written from *-data */
+	int tmpfd[KUBE_TMP_FILES]; /* >= 0: tmp[i] is /proc/self/fd/<fd> of a
+	                              memory file, closed (not unlinked) */
 	pthread_mutex_t pool_lock;
 	al_http **idle;
 	size_t nidle;
@@ -529,17 +537,120 @@ static int load_default(kcfg *c, const char *context)
 	return load_incluster(c);
 }
 
-/* Write data to a new private file (0600, from mkstemp) under $TMPDIR. */
-static int write_private(char **out, const al_buf *data, const char *what)
+#define KUBE_TMP_PREFIX "airlock-kube-"
+
+static const char *tmp_dir(void)
 {
 	const char *tmpdir = getenv("TMPDIR");
-	char *path;
-	size_t off = 0;
-	int fd, rc = 0;
 
-	if (tmpdir == NULL || *tmpdir == '\0')
-		tmpdir = "/tmp";
-	path = al_sprintf("%s/airlock-kube-XXXXXX", tmpdir);
+	return tmpdir == NULL || *tmpdir == '\0' ? "/tmp" : tmpdir;
+}
+
+static int write_all(int fd, const al_buf *data, const char *path)
+{
+	size_t off = 0;
+
+	while (off < data->len) {
+		ssize_t w = write(fd, data->ptr + off, data->len - off);
+
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w <= 0)
+			return al_error_errno(errno, "cannot write '%s'", path);
+		off += (size_t)w;
+	}
+	return 0;
+}
+
+/*
+ * Remove private files that a killed process left behind: named
+ * "airlock-kube-<pid>-XXXXXX" in $TMPDIR, owned by us, regular, and
+ * whose <pid> no longer runs. Best effort: errors are ignored.
+ */
+static void clean_stale_private(void)
+{
+	const char *dir = tmp_dir();
+	DIR *d = opendir(dir);
+	struct dirent *e;
+
+	if (d == NULL)
+		return;
+	while ((e = readdir(d)) != NULL) {
+		const char *p = e->d_name + strlen(KUBE_TMP_PREFIX);
+		char *end = NULL, path[4096];
+		struct stat st;
+		long pid;
+		int n;
+
+		if (strncmp(e->d_name, KUBE_TMP_PREFIX,
+		            strlen(KUBE_TMP_PREFIX)) != 0 ||
+		    !isdigit((unsigned char)*p))
+			continue;
+		errno = 0;
+		pid = strtol(p, &end, 10);
+		if (errno != 0 || end == p || *end != '-' || pid <= 0 ||
+		    (pid_t)pid == getpid())
+			continue;
+		if (kill((pid_t)pid, 0) == 0 || errno != ESRCH)
+			continue;
+		n = snprintf(path, sizeof(path), "%s/%s", dir, e->d_name);
+		if (n < 0 || (size_t)n >= sizeof(path))
+			continue;
+		if (lstat(path, &st) != 0 || !S_ISREG(st.st_mode) ||
+		    st.st_uid != getuid())
+			continue;
+		if (unlink(path) == 0)
+			al_log_debug("kube: removed '%s' left by process %ld",
+			             path, pid);
+	}
+	closedir(d);
+}
+
+/*
+ * Hold data (a CA, certificate or key from a kubeconfig's *-data) where
+ * libcurl can read it by name. First choice: an anonymous memory file
+ * (memfd_create) read through /proc/self/fd/<fd>: it has no name in any
+ * directory, so nothing is left behind however the process ends (kill -9
+ * included), and *fd receives it. Else (no memfd or no /proc, or
+ * $AIRLOCK_KUBE_NO_MEMFD set, for tests): a private file (0600, mkstemp)
+ * "airlock-kube-<pid>-XXXXXX" under $TMPDIR, *fd = -1; al_kube_free
+ * removes it, and every client that holds data credentials first removes
+ * such files whose process is gone.
+ */
+static int write_private(char **out, int *fd_out, const al_buf *data,
+                         const char *what)
+{
+	const char *tmpdir = tmp_dir(),
+	           *nomemfd = getenv("AIRLOCK_KUBE_NO_MEMFD");
+	char *path = NULL;
+	int fd = -1, rc = 0;
+
+	*fd_out = -1;
+	clean_stale_private();
+#ifdef MFD_CLOEXEC
+	if (nomemfd == NULL || *nomemfd == '\0')
+		fd = memfd_create("airlock-kube", MFD_CLOEXEC);
+#endif
+	if (fd >= 0) {
+		path = al_sprintf("/proc/self/fd/%d", fd);
+		if (path == NULL) {
+			close(fd);
+			return al_error_set(AL_ENOMEM, "out of memory");
+		}
+		if ((rc = write_all(fd, data, what)) == 0 &&
+		    access(path, R_OK) == 0) {
+			*out = path;
+			*fd_out = fd;
+			return 0;
+		}
+		/* no /proc: fall back to a named file */
+		al_error_clear();
+		close(fd);
+		free(path);
+		path = NULL;
+	}
+	path = al_sprintf("%s/" KUBE_TMP_PREFIX "%ld-XXXXXX", tmpdir,
+	                  (long)getpid());
 	if (path == NULL)
 		return al_error_set(AL_ENOMEM, "out of memory");
 	fd = mkstemp(path);
@@ -551,17 +662,7 @@ static int write_private(char **out, const al_buf *data, const char *what)
 		free(path);
 		return rc;
 	}
-	while (off < data->len) {
-		ssize_t w = write(fd, data->ptr + off, data->len - off);
-
-		if (w < 0 && errno == EINTR)
-			continue;
-		if (w <= 0) {
-			rc = al_error_errno(errno, "cannot write '%s'", path);
-			break;
-		}
-		off += (size_t)w;
-	}
+	rc = write_all(fd, data, path);
 	if (close(fd) != 0 && rc == 0)
 		rc = al_error_errno(errno, "cannot write '%s'", path);
 	if (rc < 0) {
@@ -574,21 +675,23 @@ static int write_private(char **out, const al_buf *data, const char *what)
 }
 
 /*
- * *out becomes the path of a credential given as data (written to a
- * private file, recorded in *tmp and counted in *ntmp so it is removed
- * with the client) or as a file name; nothing when neither is given.
+ * *out becomes the path of a credential given as data (held by
+ * write_private in k->tmp[*ntmp] / k->tmpfd[*ntmp], counted in *ntmp so
+ * it goes with the client) or as a file name; nothing when neither is
+ * given.
  */
-static int credential_file(char **out, char **tmp, size_t *ntmp,
+static int credential_file(al_kube *k, char **out, size_t *ntmp,
                            const al_buf *data, const char *file,
                            const char *what)
 {
 	int rc;
 
 	if (data->len > 0) {
-		if ((rc = write_private(tmp, data, what)) < 0)
+		if ((rc = write_private(&k->tmp[*ntmp], &k->tmpfd[*ntmp], data,
+		                        what)) < 0)
 			return rc;
+		file = k->tmp[*ntmp];
 		(*ntmp)++;
-		file = *tmp;
 	}
 	if (file != NULL && (*out = al_strdup(file)) == NULL)
 		return al_error_set(AL_ENOMEM, "out of memory");
@@ -646,6 +749,8 @@ int al_kube_new(al_kube **out, const al_kube_opts *opts)
 		rc = al_error_set(AL_ENOMEM, "out of memory");
 		goto out;
 	}
+	for (n = 0; n < KUBE_TMP_FILES; n++)
+		k->tmpfd[n] = -1;
 	if (pthread_mutex_init(&k->pool_lock, NULL) != 0) {
 		free(k);
 		k = NULL;
@@ -694,13 +799,12 @@ int al_kube_new(al_kube **out, const al_kube_opts *opts)
 		}
 	}
 	/* Data forms become private files that live as long as k. */
-	if ((rc = credential_file(&k->ca_file, &k->tmp[ntmp], &ntmp, &c.ca_data,
-	                          c.ca_file, "cluster CA")) < 0 ||
-	    (rc = credential_file(&k->cert_file, &k->tmp[ntmp], &ntmp,
-	                          &c.cert_data, c.cert_file,
-	                          "client certificate")) < 0 ||
-	    (rc = credential_file(&k->key_file, &k->tmp[ntmp], &ntmp,
-	                          &c.key_data, c.key_file, "client key")) < 0)
+	if ((rc = credential_file(k, &k->ca_file, &ntmp, &c.ca_data, c.ca_file,
+	                          "cluster CA")) < 0 ||
+	    (rc = credential_file(k, &k->cert_file, &ntmp, &c.cert_data,
+	                          c.cert_file, "client certificate")) < 0 ||
+	    (rc = credential_file(k, &k->key_file, &ntmp, &c.key_data,
+	                          c.key_file, "client key")) < 0)
 		goto out;
 	if ((opts->http.proxy != NULL &&
 	     (k->proxy = al_strdup(opts->http.proxy)) == NULL) ||
@@ -772,10 +876,11 @@ void al_kube_free(al_kube *k)
 	}
 	free(k->gvs);
 	for (i = 0; i < KUBE_TMP_FILES; i++) {
-		if (k->tmp[i] != NULL) {
+		if (k->tmpfd[i] >= 0)
+			close(k->tmpfd[i]);
+		else if (k->tmp[i] != NULL)
 			unlink(k->tmp[i]);
-			free(k->tmp[i]);
-		}
+		free(k->tmp[i]);
 	}
 	free_secret(k->auth_hdr);
 	free(k->token_file);
@@ -792,6 +897,11 @@ void al_kube_free(al_kube *k)
 	pthread_mutex_destroy(&k->disc_lock);
 	pthread_mutex_destroy(&k->auth_lock);
 	free(k);
+}
+
+const char *al_kube_field_manager(const al_kube *k)
+{
+	return k != NULL ? k->field_manager : NULL;
 }
 
 const char *al_kube_server(const al_kube *k)
@@ -970,9 +1080,11 @@ static int retryable_status(long st)
  * k->max_retries times without a deadline. On 2xx, *out (may be NULL)
  * receives the parsed body.
  */
-static int kube_call(al_kube *k, const char *method, const char *path,
-                     const char *ctype, const char *body, json_t **out,
-                     al_deadline dl)
+#define KUBE_CALL_CONFLICT_FINAL 1 /* a 409 is an answer, not retried */
+
+static int kube_call_ex(al_kube *k, const char *method, const char *path,
+                        const char *ctype, const char *body, json_t **out,
+                        al_deadline dl, unsigned flags)
 {
 	al_buf url = AL_BUF_INIT(16 * 1024);
 	al_buf resp_body = AL_BUF_INIT(KUBE_RESP_MAX);
@@ -1072,6 +1184,13 @@ static int kube_call(al_kube *k, const char *method, const char *path,
 				    path, msg[0] != '\0' ? msg : "Not Found");
 				goto out;
 			}
+			if (resp.status == 409 &&
+			    (flags & KUBE_CALL_CONFLICT_FINAL) != 0) {
+				rc = al_error_set(
+				    AL_EEXIST, "%s '%s': 409 %s", method, path,
+				    msg[0] != '\0' ? msg : "Conflict");
+				goto out;
+			}
 			/* last: message text, truncation intended */
 			snprintf(last, sizeof(last), "%ld %s", resp.status,
 			         msg);
@@ -1132,6 +1251,13 @@ out:
 	al_buf_free(&resp_body);
 	al_buf_free(&url);
 	return rc;
+}
+
+static int kube_call(al_kube *k, const char *method, const char *path,
+                     const char *ctype, const char *body, json_t **out,
+                     al_deadline dl)
+{
+	return kube_call_ex(k, method, path, ctype, body, out, dl, 0);
 }
 
 /* "/api/v1" or "/apis/<gv>" for a group-version. */
@@ -1566,4 +1692,82 @@ out:
 	al_buf_free(&path);
 	al_kube_resource_clear(&r);
 	return rc;
+}
+
+/*
+ * POST (create) or PUT (replace) obj without retrying a 409: the
+ * compare-and-swap of leader election (client-go resourcelock) needs to
+ * see the conflict.
+ */
+static int write_exclusive(al_kube *k, const json_t *obj, int replace,
+                           json_t **result, al_deadline dl)
+{
+	al_kube_resource r;
+	al_buf path = AL_BUF_INIT(4096);
+	const json_t *md;
+	const char *av, *kind, *name, *ns;
+	char *body = NULL;
+	json_t *res = NULL;
+	int rc;
+
+	memset(&r, 0, sizeof(r));
+	if (k == NULL || !json_is_object(obj))
+		return al_error_set(AL_EINVAL, "write: not a JSON object");
+	av = al_json_str(obj, "apiVersion");
+	kind = al_json_str(obj, "kind");
+	md = json_object_get(obj, "metadata");
+	name = al_json_str(md, "name");
+	ns = al_json_str(md, "namespace");
+	if (av == NULL || kind == NULL || name == NULL)
+		return al_error_set(AL_EINVAL,
+		                    "write: object without apiVersion, kind "
+		                    "or metadata.name");
+	if ((rc = check_segment(name, "name")) < 0)
+		return rc;
+	if ((rc = al_kube_discover(k, av, kind, &r, dl)) < 0)
+		goto out;
+	if (r.namespaced) {
+		if (ns == NULL || *ns == '\0')
+			ns = k->namespace;
+		if ((rc = check_segment(ns, "namespace")) < 0)
+			goto out;
+	}
+	if ((rc = object_path(&path, &r, ns, replace ? name : NULL, NULL)) <
+	        0 ||
+	    (rc = al_buf_puts(&path, "?fieldManager=")) < 0 ||
+	    (rc = put_escaped(&path, k->field_manager)) < 0) {
+		rc = al_error_set(rc, "write: path too long for '%.64s'", name);
+		goto out;
+	}
+	body = json_dumps(obj, JSON_COMPACT | JSON_PRESERVE_ORDER);
+	if (body == NULL) {
+		rc = al_error_set(AL_ENOMEM, "write: cannot serialise '%s'",
+		                  name);
+		goto out;
+	}
+	rc = kube_call_ex(
+	    k, replace ? "PUT" : "POST", al_buf_cstr(&path), "application/json",
+	    body, result != NULL ? &res : NULL, dl, KUBE_CALL_CONFLICT_FINAL);
+	if (rc == 0 && result != NULL) {
+		*result = res;
+		res = NULL;
+	}
+out:
+	json_decref(res);
+	free(body);
+	al_buf_free(&path);
+	al_kube_resource_clear(&r);
+	return rc;
+}
+
+int al_kube_create(al_kube *k, const json_t *obj, json_t **result,
+                   al_deadline dl)
+{
+	return write_exclusive(k, obj, 0, result, dl);
+}
+
+int al_kube_replace(al_kube *k, const json_t *obj, json_t **result,
+                    al_deadline dl)
+{
+	return write_exclusive(k, obj, 1, result, dl);
 }

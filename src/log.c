@@ -1,7 +1,9 @@
 /* log.c: the process-wide log handler and level. */
 #include <stdarg.h>
 #include <stdio.h>
+#include <string.h>
 
+#include "airlock/buf.h"
 #include "airlock/log.h"
 
 static al_log_fn log_fn;
@@ -26,7 +28,7 @@ al_log_level al_log_get_level(void)
 
 void al_log(al_log_level level, const char *fmt, ...)
 {
-	char msg[2048];
+	char msg[2048], safe[4 * sizeof(msg)];
 	va_list ap;
 	int n;
 
@@ -37,5 +39,9 @@ void al_log(al_log_level level, const char *fmt, ...)
 	va_end(ap);
 	if (n < 0)
 		return;
-	log_fn(level, msg, log_ud);
+	/* Messages carry server-supplied text (tar entry names, registry
+	 * errors, references): a handler never sees a control character or
+	 * an escape sequence that could forge a line or drive a terminal. */
+	al_str_escape(safe, sizeof(safe), msg, strlen(msg));
+	log_fn(level, safe, log_ud);
 }

@@ -1,5 +1,6 @@
 /* registry.c: OCI distribution client: manifests, blobs, uploads, tags. */
 #include <ctype.h>
+#include <errno.h>
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
@@ -11,6 +12,7 @@
 #include "airlock/registry.h"
 #include "airlock/error.h"
 #include "airlock/log.h"
+#include "registry_int.h"
 
 #define DEFAULT_CHUNK (16 * AL_MIB)
 #define TAGS_BODY_MAX (16 * AL_MIB)
@@ -121,6 +123,9 @@ int al_registry_new(al_registry **out, const char *host,
 	}
 	if (r->chunk_size == 0)
 		r->chunk_size = DEFAULT_CHUNK;
+	/* credentials never go over plain http unless the user asked for
+	 * plain http to this registry */
+	hopts.no_plain_auth = 1;
 	if (r->insecure) {
 		r->insecure_hosts[0] = r->endpoint;
 		r->insecure_hosts[1] = NULL;
@@ -167,18 +172,55 @@ static char *make_url(const al_registry *r, const char *path_or_url)
 	return al_strdup(path_or_url);
 }
 
+static int64_t content_range_start(const char *v);
+static char *link_next(const char *v);
+
+#define REG_SAME 0      /* the registry's origin */
+#define REG_DOWNGRADE 1 /* its host and port over plain http, not allowed */
+#define REG_OTHER 2     /* somewhere else (object storage, ...) */
+
+/*
+ * How url relates to the registry (docs/http.md "Where credentials go").
+ * Scheme, host and port are compared: a plain-http URL on the registry's
+ * host and port is the registry only when the user asked for plain http
+ * to it (insecure); else it is a downgrade. An https URL on the host and
+ * port of a registry reached over plain http is the registry (an upgrade).
+ */
+static int reg_origin(const al_registry *r, const char *url)
+{
+	char *base = al_sprintf("%s://%s/", r->scheme, r->endpoint);
+	int rel;
+
+	if (base == NULL)
+		return REG_OTHER;
+	rel = al_http_origin_compare(base, url);
+	free(base);
+	if (rel == AL_HTTP_ORIGIN_SAME)
+		return REG_SAME;
+	if (rel == AL_HTTP_ORIGIN_SCHEME) {
+		if (strncasecmp(url, "https://", 8) == 0 || r->insecure)
+			return REG_SAME;
+		return REG_DOWNGRADE;
+	}
+	return REG_OTHER;
+}
+
 /* 1 when url is on this registry (the only place an Authorization header may
  * go). */
 static int on_registry(const al_registry *r, const char *url)
 {
-	const char *p = strstr(url, "://");
-	size_t hl = strlen(r->endpoint);
+	return reg_origin(r, url) == REG_SAME;
+}
 
-	if (p == NULL)
-		return 0;
-	p += 3;
-	return strncasecmp(p, r->endpoint, hl) == 0 &&
-	       (p[hl] == '/' || p[hl] == '\0' || p[hl] == '?');
+/* 1 when a URL taken from an answer (Location, Link) has no control
+ * character or space: it is sent back in a request line. */
+static int url_text_ok(const char *u)
+{
+	for (; *u != '\0'; u++) {
+		if ((unsigned char)*u <= 0x20 || (unsigned char)*u == 0x7f)
+			return 0;
+	}
+	return 1;
 }
 
 /*
@@ -195,14 +237,11 @@ static char *resolve(const al_registry *r, const char *loc)
 	return al_sprintf("%s://%s/%s", r->scheme, r->endpoint, loc);
 }
 
-/* Printable, bounded copy of registry-supplied text for messages. */
+/* Bounded copy of registry-supplied text for messages, control characters
+ * and escape sequences escaped (buf.h al_str_escape). */
 static void clean_text(char *dst, size_t cap, const char *src)
 {
-	size_t i, j = 0;
-
-	for (i = 0; src[i] != '\0' && j + 1 < cap; i++)
-		dst[j++] = isprint((unsigned char)src[i]) ? src[i] : '?';
-	dst[j] = '\0';
+	al_str_escape(dst, cap, src, strlen(src));
 }
 
 /* Turn a non-success answer into an error naming what. */
@@ -294,6 +333,18 @@ static int reg_do(al_registry *r, const char *repo, int push,
 	}
 	for (i = 0; extra != NULL && extra[i] != NULL && nh < MAX_HDRS - 2; i++)
 		hdrs[nh++] = extra[i];
+	if (reg_origin(r, url) == REG_DOWNGRADE) {
+		/* e.g. an upload Location: the credentials would follow it
+		 * in clear text */
+		rc = al_error_set(
+		    AL_EPROTO,
+		    "registry '%s' (https) sent the plain-http URL "
+		    "'%.*s' on its own host and port: refusing the "
+		    "downgrade (--tls-verify=false allows plain "
+		    "http to this registry)",
+		    r->host, (int)strcspn(url, "?"), url);
+		goto out;
+	}
 	if (on_registry(r, url) &&
 	    al_auth_cached(r->auth, r->host, scope, &auth) == 0)
 		used_cache = 1;
@@ -361,10 +412,11 @@ static int reg_do(al_registry *r, const char *repo, int push,
 			free(auth);
 			auth = NULL;
 		}
-		rc = al_auth_challenge(r->auth, r->http, r->host, repo, www,
-		                       scope, &auth);
+		rc = al_auth_challenge_url(r->auth, r->http, r->host, repo, www,
+		                           scope, url, &auth);
 		if (rc != 0) {
-			rc = al_error_wrap(rc, "'%s': ", url);
+			rc = al_error_wrap(rc, "'%.*s'", (int)strcspn(url, "?"),
+			                   url);
 			goto out;
 		}
 		rc = rewind_body(req);
@@ -467,7 +519,7 @@ int al_registry_get_manifest(al_registry *r, const char *repo, const char *ref,
 	req.method = "GET";
 	req.body_out = &tmp;
 	rc = reg_do(r, repo, 0, path, hdrs, &req, &resp);
-	if (rc == AL_ELIMIT) {
+	if (rc == AL_ELIMIT && resp.body_overflow) {
 		rc = al_error_set(AL_ELIMIT,
 		                  "manifest '%s' is larger than %zu bytes",
 		                  what, tmp.max);
@@ -733,14 +785,9 @@ int al_registry_blob_exists(al_registry *r, const char *repo,
 		goto out;
 	}
 	if (size != NULL) {
-		char *end = NULL;
-		unsigned long long v = 0;
-
 		cl = al_http_resp_header(&resp, "Content-Length");
-		if (cl != NULL)
-			v = strtoull(cl, &end, 10);
-		*size =
-		    (cl != NULL && end != cl && *end == '\0') ? (uint64_t)v : 0;
+		if (cl == NULL || al_registry__parse_size(cl, size) != 0)
+			*size = 0;
 	}
 	*exists = 1;
 out:
@@ -810,6 +857,33 @@ static int bs_reset(void *ud)
 	return 0;
 }
 
+int al_registry__parse_size(const char *s, uint64_t *out)
+{
+	char *end = NULL;
+	unsigned long long v;
+
+	/* strtoull takes "-5" (as a huge number), " 5" and "+5": digits
+	 * only, and nothing after them */
+	if (s == NULL || !isdigit((unsigned char)s[0]))
+		return -1;
+	errno = 0;
+	v = strtoull(s, &end, 10);
+	if (errno != 0 || *end != '\0' || v > INT64_MAX)
+		return -1;
+	*out = (uint64_t)v;
+	return 0;
+}
+
+int64_t al_registry__content_range_start(const char *v)
+{
+	return content_range_start(v);
+}
+
+char *al_registry__link_next(const char *v)
+{
+	return link_next(v);
+}
+
 /* Start offset of a "bytes START-END/TOTAL" Content-Range; -1 if unparsable. */
 static int64_t content_range_start(const char *v)
 {
@@ -819,8 +893,9 @@ static int64_t content_range_start(const char *v)
 	if (v == NULL || strncasecmp(v, "bytes ", 6) != 0 ||
 	    !isdigit((unsigned char)v[6]))
 		return -1;
+	errno = 0;
 	s = strtoull(v + 6, &end, 10);
-	if (end == v + 6 || *end != '-' || s > INT64_MAX)
+	if (errno != 0 || end == v + 6 || *end != '-' || s > INT64_MAX)
 		return -1;
 	return (int64_t)s;
 }
@@ -1051,6 +1126,11 @@ static int location_of(const al_registry *r, const al_http_resp *resp,
 		return al_error_set(
 		    AL_EPROTO, "'%s': upload answer (HTTP %ld) has no Location",
 		    what, resp->status);
+	if (!url_text_ok(h))
+		return al_error_set(AL_EPROTO,
+		                    "'%s': the upload Location contains a "
+		                    "control character or a space",
+		                    what);
 	u = resolve(r, h);
 	if (u == NULL)
 		return al_error_set(AL_ENOMEM, "out of memory");
@@ -1332,7 +1412,7 @@ int al_registry_list_tags(al_registry *r, const char *repo, char ***tags,
 		req.method = "GET";
 		req.body_out = &body;
 		rc = reg_do(r, repo, 0, url, NULL, &req, &resp);
-		if (rc == AL_ELIMIT)
+		if (rc == AL_ELIMIT && resp.body_overflow)
 			rc = al_error_set(
 			    AL_ELIMIT,
 			    "tags of '%s': page larger than %zu bytes", what,
@@ -1401,6 +1481,15 @@ int al_registry_list_tags(al_registry *r, const char *repo, char ***tags,
 		free(url);
 		url = NULL;
 		next = link_next(al_http_resp_header(&resp, "Link"));
+		if (next != NULL && !url_text_ok(next)) {
+			free(next);
+			rc = al_error_set(
+			    AL_EPROTO,
+			    "tags of '%s': the pagination link "
+			    "contains a control character or a space",
+			    what);
+			goto out;
+		}
 		if (next != NULL) {
 			url = resolve(r, next);
 			free(next);

@@ -1,5 +1,5 @@
-/* release.c: release payloads: release-manifests/ from verified image layers
- * (libarchive), image-references, release-metadata. */
+/* release.c: release payloads: release-manifests/ (and manifests/) from
+ * verified image layers (libarchive), image-references, release-metadata. */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -15,6 +15,7 @@
 
 #define RELEASE_FILES_MAX 100000 /* files in release-manifests/ */
 #define RELEASE_DIR "release-manifests/"
+#define CVO_DIR "manifests/" /* the CVO's own manifests (pkg/payload) */
 #define WH_PREFIX ".wh."
 #define WH_OPAQUE ".wh..wh..opq"
 
@@ -33,8 +34,9 @@ struct fileset {
 
 struct al_release {
 	struct fileset files;
-	json_t *refs; /* image-references; components borrow from it */
-	json_t *meta; /* release-metadata, may be NULL */
+	struct fileset cvo; /* manifests/ */
+	json_t *refs;       /* image-references; components borrow from it */
+	json_t *meta;       /* release-metadata, may be NULL */
 	al_release_component *comps;
 	size_t ncomps;
 	const char *version;
@@ -178,6 +180,7 @@ void al_release_free(al_release *r)
 	if (r == NULL)
 		return;
 	fileset_clear(&r->files);
+	fileset_clear(&r->cvo);
 	free(r->comps);
 	json_decref(r->refs);
 	json_decref(r->meta);
@@ -258,21 +261,25 @@ static int ls_verify(struct lstream *ls, const al_descriptor *d, const char *ds)
 
 enum ekind { E_NONE, E_FILE, E_WHITEOUT, E_CLEAR };
 
-/* What an archive path means for release-manifests/; *name borrowed. */
-static enum ekind classify(const char *path, const char **name)
+/* What an archive path means for directory dir ("release-manifests/" or
+ * "manifests/"); *name borrowed. */
+static enum ekind classify(const char *path, const char *dir, const char **name)
 {
 	const char *rest;
+	size_t dl = strlen(dir);
 
 	if (strncmp(path, "./", 2) == 0)
 		path += 2;
 	else if (path[0] == '/')
 		path += 1;
-	if (strcmp(path, WH_PREFIX "release-manifests") == 0 ||
+	if ((strncmp(path, WH_PREFIX, strlen(WH_PREFIX)) == 0 &&
+	     strncmp(path + strlen(WH_PREFIX), dir, dl - 1) == 0 &&
+	     path[strlen(WH_PREFIX) + dl - 1] == '\0') ||
 	    strcmp(path, WH_OPAQUE) == 0)
 		return E_CLEAR;
-	if (strncmp(path, RELEASE_DIR, strlen(RELEASE_DIR)) != 0)
+	if (strncmp(path, dir, dl) != 0)
 		return E_NONE;
-	rest = path + strlen(RELEASE_DIR);
+	rest = path + dl;
 	if (rest[0] == '\0' || strchr(rest, '/') != NULL)
 		return E_NONE;
 	if (strcmp(rest, WH_OPAQUE) == 0)
@@ -348,15 +355,17 @@ out:
 /* Walk one layer's tar stream into l. Returns our own error, or 1 when
  * libarchive failed (the caller decides between EVERIFY and EPARSE once
  * the digest is known). */
-static int scan_layer(struct archive *a, const char *ds, struct layer *l)
+static int scan_layer(struct archive *a, const char *ds, struct layer *rl,
+                      struct layer *cl)
 {
 	struct archive_entry *ent;
 	struct rfile f;
 	int rc;
 
 	for (;;) {
-		const char *path, *name = NULL;
-		enum ekind k;
+		const char *path, *name = NULL, *cname = NULL;
+		struct layer *l = rl;
+		enum ekind k, kc;
 
 		rc = archive_read_next_header(a, &ent);
 		if (rc == ARCHIVE_EOF)
@@ -366,7 +375,16 @@ static int scan_layer(struct archive *a, const char *ds, struct layer *l)
 		path = archive_entry_pathname(ent);
 		if (path == NULL)
 			continue;
-		k = classify(path, &name);
+		k = classify(path, RELEASE_DIR, &name);
+		kc = classify(path, CVO_DIR, &cname);
+		if (kc == E_CLEAR) {
+			/* manifests/ cleared (or everything, at the root) */
+			cl->clear = 1;
+		} else if (kc != E_NONE) {
+			l = cl;
+			k = kc;
+			name = cname;
+		}
 		if (k == E_CLEAR) {
 			/* Lower layers' files go; this layer's own stay. */
 			l->clear = 1;
@@ -411,11 +429,12 @@ static int apply_layer(al_release *r, al_store *s, const al_descriptor *d)
 	char ds[AL_DIGEST_STRMAX];
 	struct lstream *ls = NULL;
 	struct archive *a = NULL;
-	struct layer l;
+	struct layer l, lc;
 	size_t i;
 	int rc, arc = 0;
 
 	memset(&l, 0, sizeof(l));
+	memset(&lc, 0, sizeof(lc));
 	al_digest_str(&d->digest, ds);
 	if (!layer_type_ok(d->media_type))
 		return al_error_set(
@@ -442,7 +461,7 @@ static int apply_layer(al_release *r, al_store *s, const al_descriptor *d)
 	if (archive_read_open(a, ls, NULL, ls_read, NULL) != ARCHIVE_OK)
 		arc = 1;
 	else
-		arc = scan_layer(a, ds, &l);
+		arc = scan_layer(a, ds, &l, &lc);
 	if (arc == AL_ENOMEM) {
 		rc = arc;
 		goto out;
@@ -475,6 +494,16 @@ static int apply_layer(al_release *r, al_store *s, const al_descriptor *d)
 		rc = al_error_set(
 		    AL_ELIMIT, "release-manifests/ is larger than %llu bytes",
 		    (unsigned long long)AL_RELEASE_TOTAL_MAX);
+	if (rc == 0 && lc.clear)
+		fileset_drop_all(&r->cvo);
+	for (i = 0; rc == 0 && i < lc.nwh; i++)
+		fileset_remove(&r->cvo, lc.wh[i]);
+	for (i = 0; rc == 0 && i < lc.add.n; i++)
+		rc = fileset_put(&r->cvo, &lc.add.v[i]);
+	if (rc == 0 && r->cvo.total > AL_RELEASE_TOTAL_MAX)
+		rc = al_error_set(AL_ELIMIT,
+		                  "manifests/ is larger than %llu bytes",
+		                  (unsigned long long)AL_RELEASE_TOTAL_MAX);
 out:
 	if (a != NULL)
 		archive_read_free(a);
@@ -485,6 +514,7 @@ out:
 		free(ls);
 	}
 	layer_clear(&l);
+	layer_clear(&lc);
 	return rc;
 }
 
@@ -744,6 +774,8 @@ int al_release_open(al_release **out, al_store *s, const al_digest *manifest,
 	}
 	if (r->files.n > 1)
 		qsort(r->files.v, r->files.n, sizeof(r->files.v[0]), cmp_files);
+	if (r->cvo.n > 1)
+		qsort(r->cvo.v, r->cvo.n, sizeof(r->cvo.v[0]), cmp_files);
 	for (i = 0; i < r->files.n; i++) {
 		if (strcmp(r->files.v[i].name, "image-references") == 0)
 			refs = &r->files.v[i];
@@ -818,6 +850,26 @@ const uint8_t *al_release_file_data(const al_release *r, size_t i, size_t *len)
 	if (len != NULL)
 		*len = r->files.v[i].len;
 	return r->files.v[i].data;
+}
+
+size_t al_release_cvo_file_count(const al_release *r)
+{
+	return r->cvo.n;
+}
+
+const char *al_release_cvo_file_name(const al_release *r, size_t i)
+{
+	return i < r->cvo.n ? r->cvo.v[i].name : NULL;
+}
+
+const uint8_t *al_release_cvo_file_data(const al_release *r, size_t i,
+                                        size_t *len)
+{
+	if (i >= r->cvo.n)
+		return NULL;
+	if (len != NULL)
+		*len = r->cvo.v[i].len;
+	return r->cvo.v[i].data;
 }
 
 int al_release_extract(const al_release *r, const char *dir)

@@ -1766,6 +1766,10 @@ static int walk_root(struct walk *w, const al_store_root *root)
 			detail = al_sprintf("needed by %s", root->from);
 			report(w, kind, ds,
 			       detail != NULL ? detail : root->from);
+		} else {
+			/* met as a config or layer: must parse as an image */
+			d.digest = root->digest;
+			rc = entry_is_manifest(w, &d, root->from);
 		}
 		goto out;
 	}

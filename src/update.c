@@ -24,6 +24,13 @@
 #define MAX_ERRORS_KEPT 8
 #define SIG_CONFIGMAP_NS "openshift-config-managed"
 #define SIG_CONFIGMAP_LABEL "release.openshift.io/verification-signatures"
+/* The cluster's own record and updater (docs/updater.md, "The record"). */
+#define CV_API "config.openshift.io/v1"
+#define CV_KIND "ClusterVersion"
+#define CV_NAME "version"
+#define CVO_NAMESPACE "openshift-cluster-version"
+#define CVO_DEPLOYMENT "cluster-version-operator"
+#define CV_MAX_HISTORY 100
 
 /* --- the persisted decision record -------------------------------------- */
 
@@ -133,10 +140,14 @@ typedef struct report {
 	int verified;
 	const char *accept_reason;
 	const char *accept_message;
+	const char *cvo_accept_reason; /* ReleaseAccepted reason as the CVO
+	                                  words it (PayloadLoaded, ...) */
 	int failing;
 	const char *fail_message;
 	size_t applied;
 	size_t total;
+	const char *upgradeable_reason; /* NULL: upgradeable */
+	const char *upgradeable_message;
 } report;
 
 static json_t *condition(const char *type, int status, const char *reason,
@@ -207,6 +218,12 @@ static json_t *status_json(const record *r, const report *rp)
 	json_array_append_new(conds, condition("ReleaseAccepted", rp->accepted,
 	                                       rp->accept_reason,
 	                                       rp->accept_message, now));
+	json_array_append_new(conds, condition("Upgradeable",
+	                                       rp->upgradeable_reason == NULL,
+	                                       rp->upgradeable_reason != NULL
+	                                           ? rp->upgradeable_reason
+	                                           : "AsExpected",
+	                                       rp->upgradeable_message, now));
 	json_object_set_new(st, "state",
 	                    json_string(al_update_state_name(r->state)));
 	json_object_set_new(st, "desired", desired_json(r));
@@ -245,6 +262,11 @@ typedef struct run {
 	int level_failed;
 	char *errors[MAX_ERRORS_KEPT];
 	size_t nerrors;
+	/* ownership and the cluster's record */
+	al_update_lease *lease;
+	int cv_owner;    /* airlock writes ClusterVersion status */
+	json_t *cv_live; /* ClusterVersion "version" as last read or written */
+	int no_cluster_writes; /* the lease was lost: the cluster is not ours */
 } run;
 
 static void emit(run *r, const char *fmt, ...)
@@ -280,19 +302,295 @@ static const char crd_json[] =
     "\"subresources\":{\"status\":{}},\"schema\":{\"openAPIV3Schema\":"
     "{\"type\":\"object\",\"x-kubernetes-preserve-unknown-fields\":true}}}]}}";
 
-/* Persist the record (local file, then the cluster object), the cluster
- * writes bounded by dl. */
-static int save(run *r, const record *rec, const report *rp, al_deadline dl)
+/* --- the ClusterVersion status (what oc get clusterversion reads) -------- */
+
+/* lastTransitionTime kept while the status stays the same, as the CVO's
+ * resourcemerge.SetOperatorStatusCondition does. */
+static json_t *cv_condition(const run *r, const char *type, const char *status,
+                            const char *reason, const char *msg,
+                            const char *now)
+{
+	const char *since = now;
+	size_t i;
+	json_t *c;
+
+	json_array_foreach(
+	    json_object_get(json_object_get(r->cv_live, "status"),
+	                    "conditions"),
+	    i, c)
+	{
+		const char *t = al_json_str(c, "type"),
+		           *st = al_json_str(c, "status");
+
+		if (t != NULL && strcmp(t, type) == 0 && st != NULL &&
+		    strcmp(st, status) == 0 &&
+		    al_json_str(c, "lastTransitionTime") != NULL)
+			since = al_json_str(c, "lastTransitionTime");
+	}
+	return json_pack("{s:s, s:s, s:s, s:s, s:s}", "type", type, "status",
+	                 status, "reason", reason, "message",
+	                 msg != NULL ? msg : "", "lastTransitionTime", since);
+}
+
+/* One record history entry as configv1.UpdateHistory. */
+static json_t *cv_history_entry(const json_t *e)
+{
+	json_t *h = json_object();
+	const char *risks = al_json_str(e, "acceptedRisks");
+
+	if (h == NULL)
+		return NULL;
+	json_object_set_new(h, "state", json_string(al_json_str(e, "state")));
+	json_object_set_new(h, "startedTime",
+	                    json_string(al_json_str(e, "started") != NULL
+	                                    ? al_json_str(e, "started")
+	                                    : "1970-01-01T00:00:00Z"));
+	json_object_set_new(h, "completionTime",
+	                    al_json_str(e, "completed") != NULL
+	                        ? json_string(al_json_str(e, "completed"))
+	                        : json_null());
+	json_object_set_new(h, "version",
+	                    json_string(al_json_str(e, "version") != NULL
+	                                    ? al_json_str(e, "version")
+	                                    : ""));
+	json_object_set_new(h, "image",
+	                    json_string(al_json_str(e, "image") != NULL
+	                                    ? al_json_str(e, "image")
+	                                    : ""));
+	json_object_set_new(
+	    h, "verified",
+	    json_boolean(json_is_true(json_object_get(e, "verified"))));
+	if (risks != NULL && risks[0] != '\0')
+		json_object_set_new(h, "acceptedRisks", json_string(risks));
+	return h;
+}
+
+/* The ClusterVersion status from the record and the report (as the CVO's
+ * syncStatus / mergeOperatorHistory shape it): airlock's history first,
+ * then the entries the cluster had from before airlock (other images). */
+static json_t *cv_status_json(const run *r, const record *rec, const report *rp)
+{
+	const json_t *live_st = json_object_get(r->cv_live, "status");
+	json_t *st = json_object(), *hist = json_array(), *conds = json_array(),
+	       *e;
+	const char *cur = NULL, *desired_v = rec->version,
+	           *desired_i = rec->image;
+	char now[32], *prog = NULL, *avail = NULL;
+	size_t i, j;
+
+	if (st == NULL || hist == NULL || conds == NULL)
+		goto fail;
+	rfc3339(now, al_clock_wall_ms());
+	json_array_foreach(rec->history, i, e)
+	{
+		if (json_array_size(hist) >= CV_MAX_HISTORY ||
+		    json_array_append_new(hist, cv_history_entry(e)) < 0)
+			break;
+		if (cur == NULL &&
+		    strcmp(al_json_str(e, "state"), "Completed") == 0)
+			cur = al_json_str(e, "version");
+	}
+	json_array_foreach(json_object_get(live_st, "history"), i, e)
+	{
+		const char *img = al_json_str(e, "image");
+		int ours = 0;
+		json_t *m;
+
+		json_array_foreach(rec->history, j, m)
+		{
+			if (img != NULL && al_json_str(m, "image") != NULL &&
+			    strcmp(img, al_json_str(m, "image")) == 0)
+				ours = 1;
+		}
+		if (ours || json_array_size(hist) >= CV_MAX_HISTORY)
+			continue;
+		json_array_append(hist, e);
+		if (cur == NULL && al_json_str(e, "state") != NULL &&
+		    strcmp(al_json_str(e, "state"), "Completed") == 0)
+			cur = al_json_str(e, "version");
+	}
+	if (desired_v == NULL) {
+		const json_t *d = json_object_get(live_st, "desired");
+
+		desired_v = al_json_str(d, "version");
+		desired_i = al_json_str(d, "image");
+	}
+	json_object_set_new(st, "desired",
+	                    json_pack("{s:s, s:s}", "version",
+	                              desired_v != NULL ? desired_v : "",
+	                              "image",
+	                              desired_i != NULL ? desired_i : ""));
+	json_object_set_new(st, "history", hist);
+	hist = NULL;
+	json_object_set_new(
+	    st, "observedGeneration",
+	    json_integer(json_integer_value(json_object_get(
+	        json_object_get(r->cv_live, "metadata"), "generation"))));
+	json_object_set_new(st, "versionHash",
+	                    json_string(rec->digest != NULL
+	                                    ? rec->digest + strlen("sha256:")
+	                                    : ""));
+	if (json_object_get(live_st, "availableUpdates") == NULL)
+		json_object_set_new(st, "availableUpdates", json_null());
+	if (rec->state == AL_UPDATE_UPDATING)
+		prog = al_sprintf(
+		    "Working towards %s: %zu of %zu done (%zu%% complete)",
+		    desired_v != NULL ? desired_v : "?", rp->applied, rp->total,
+		    rp->total ? rp->applied * 100 / rp->total : 0);
+	else
+		prog = al_sprintf("Cluster version is %s",
+		                  cur != NULL ? cur : "unknown");
+	avail = cur != NULL ? al_sprintf("Done applying %s", cur) : NULL;
+	if (prog == NULL || (cur != NULL && avail == NULL))
+		goto fail;
+	json_array_append_new(
+	    conds,
+	    cv_condition(r, "Available", cur != NULL ? "True" : "False",
+	                 cur != NULL ? "" : "NoCompletedUpdate", avail, now));
+	json_array_append_new(
+	    conds, cv_condition(r, "Failing", rp->failing ? "True" : "False",
+	                        rp->failing ? "UpdateFailed" : "",
+	                        rp->fail_message, now));
+	json_array_append_new(
+	    conds,
+	    cv_condition(r, "Progressing",
+	                 rec->state == AL_UPDATE_UPDATING ? "True" : "False",
+	                 rec->state == AL_UPDATE_UPDATING && rp->failing
+	                     ? "UpdateFailed"
+	                     : "",
+	                 prog, now));
+	json_array_append_new(
+	    conds,
+	    cv_condition(r, "ReleaseAccepted", rp->accepted ? "True" : "False",
+	                 rp->cvo_accept_reason != NULL ? rp->cvo_accept_reason
+	                                               : "PayloadLoaded",
+	                 rp->accept_message, now));
+	json_array_append_new(
+	    conds,
+	    cv_condition(r, "Upgradeable",
+	                 rp->upgradeable_reason != NULL ? "False" : "True",
+	                 rp->upgradeable_reason != NULL ? rp->upgradeable_reason
+	                                                : "AsExpected",
+	                 rp->upgradeable_message, now));
+	json_object_set_new(st, "conditions", conds);
+	free(prog);
+	free(avail);
+	return st;
+fail:
+	free(prog);
+	free(avail);
+	json_decref(hist);
+	json_decref(conds);
+	json_decref(st);
+	return NULL;
+}
+
+/* Write the ClusterVersion status. The object itself is the installer's
+ * (its spec.clusterID names the cluster): airlock never creates it. */
+static int save_cluster_version(run *r, const record *rec, const report *rp,
+                                al_deadline dl)
+{
+	al_kube *k = r->o->kube;
+	json_t *st = NULL, *obj = NULL, *got = NULL;
+	int rc;
+
+	st = cv_status_json(r, rec, rp);
+	obj = st != NULL ? json_pack("{s:s, s:s, s:{s:s}, s:O}", "apiVersion",
+	                             CV_API, "kind", CV_KIND, "metadata",
+	                             "name", CV_NAME, "status", st)
+	                 : NULL;
+	if (obj == NULL) {
+		rc = al_error_set(AL_ENOMEM, "out of memory");
+		goto out;
+	}
+	if ((rc = al_kube_apply_status(k, obj, &got, dl)) < 0) {
+		rc = al_error_wrap(rc, "writing the status of %s/%s", CV_KIND,
+		                   CV_NAME);
+		goto out;
+	}
+	json_decref(r->cv_live);
+	r->cv_live = got;
+	got = NULL;
+	r->res->cluster_version = 1;
+out:
+	json_decref(got);
+	json_decref(obj);
+	json_decref(st);
+	return rc;
+}
+
+/*
+ * Persist the record: the cluster's ClusterVersion status (when airlock
+ * is the updater), the ClusterUpdate object, then the --state file; the
+ * cluster writes bounded by dl. The decision record goes last so that a
+ * failed write leaves the state file at what it said before (see "The
+ * record" in docs/updater.md). best_effort: write every target, ignore
+ * errors (used to take back a Completed that was not recorded everywhere).
+ */
+static int save_targets(run *r, const record *rec, const report *rp,
+                        al_deadline dl, int best_effort)
 {
 	const al_update_opts *o = r->o;
 	json_t *st = NULL, *doc = NULL, *obj = NULL, *crd = NULL;
-	int rc = 0;
+	int rc = 0, first = 0;
 
 	if (o->dry_run)
 		return 0;
 	st = status_json(rec, rp);
 	if (st == NULL)
 		return al_error_set(AL_ENOMEM, "out of memory");
+	/* a run that lost the lease writes only its own state file */
+	if (o->kube == NULL || r->no_cluster_writes ||
+	    al_update_lease_lost(r->lease, NULL, 0))
+		goto file;
+	if (r->cv_owner && (rc = save_cluster_version(r, rec, rp, dl)) < 0) {
+		if (!best_effort)
+			goto out;
+		first = first ? first : rc;
+	}
+	if (!r->crd_done) {
+		crd = json_loads(crd_json, 0, NULL);
+		if (crd == NULL) {
+			rc = al_error_set(AL_ENOMEM, "out of memory");
+			goto out;
+		}
+		if ((rc = al_kube_apply(o->kube, crd, NULL, dl)) < 0) {
+			rc = al_error_wrap(
+			    rc, "applying the ClusterUpdate definition");
+			if (!best_effort)
+				goto out;
+			first = first ? first : rc;
+		} else {
+			r->crd_done = 1;
+		}
+	}
+	obj = json_pack("{s:s, s:s, s:{s:s}, s:{s:o}}", "apiVersion",
+	                AL_UPDATE_STATUS_API_VERSION, "kind",
+	                AL_UPDATE_STATUS_KIND, "metadata", "name",
+	                AL_UPDATE_STATUS_NAME, "spec", "desiredUpdate",
+	                desired_json(rec));
+	if (obj == NULL) {
+		rc = al_error_set(AL_ENOMEM, "out of memory");
+		goto out;
+	}
+	if ((rc = al_kube_apply(o->kube, obj, NULL, dl)) < 0) {
+		rc = al_error_wrap(rc, "writing %s/%s", AL_UPDATE_STATUS_KIND,
+		                   AL_UPDATE_STATUS_NAME);
+		if (!best_effort)
+			goto out;
+		first = first ? first : rc;
+	}
+	json_object_del(obj, "spec");
+	json_object_set(obj, "status", st);
+	if ((rc = al_kube_apply_status(o->kube, obj, NULL, dl)) < 0) {
+		rc =
+		    al_error_wrap(rc, "writing the status of %s/%s",
+		                  AL_UPDATE_STATUS_KIND, AL_UPDATE_STATUS_NAME);
+		if (!best_effort)
+			goto out;
+		first = first ? first : rc;
+	}
+file:
 	if (o->state_path != NULL) {
 		doc = json_deep_copy(st);
 		if (doc == NULL ||
@@ -307,50 +605,23 @@ static int save(run *r, const record *rec, const report *rp, al_deadline dl)
 		if ((rc = al_json_save_file(o->state_path, doc, 2)) < 0) {
 			rc = al_error_wrap(rc, "writing state file '%s'",
 			                   o->state_path);
-			goto out;
+			if (!best_effort)
+				goto out;
+			first = first ? first : rc;
 		}
 	}
-	if (o->kube == NULL)
-		goto out;
-	if (!r->crd_done) {
-		crd = json_loads(crd_json, 0, NULL);
-		if (crd == NULL) {
-			rc = al_error_set(AL_ENOMEM, "out of memory");
-			goto out;
-		}
-		if ((rc = al_kube_apply(o->kube, crd, NULL, dl)) < 0) {
-			rc = al_error_wrap(
-			    rc, "applying the ClusterUpdate definition");
-			goto out;
-		}
-		r->crd_done = 1;
-	}
-	obj = json_pack("{s:s, s:s, s:{s:s}, s:{s:o}}", "apiVersion",
-	                AL_UPDATE_STATUS_API_VERSION, "kind",
-	                AL_UPDATE_STATUS_KIND, "metadata", "name",
-	                AL_UPDATE_STATUS_NAME, "spec", "desiredUpdate",
-	                desired_json(rec));
-	if (obj == NULL) {
-		rc = al_error_set(AL_ENOMEM, "out of memory");
-		goto out;
-	}
-	if ((rc = al_kube_apply(o->kube, obj, NULL, dl)) < 0) {
-		rc = al_error_wrap(rc, "writing %s/%s", AL_UPDATE_STATUS_KIND,
-		                   AL_UPDATE_STATUS_NAME);
-		goto out;
-	}
-	json_object_del(obj, "spec");
-	json_object_set(obj, "status", st);
-	if ((rc = al_kube_apply_status(o->kube, obj, NULL, dl)) < 0)
-		rc =
-		    al_error_wrap(rc, "writing the status of %s/%s",
-		                  AL_UPDATE_STATUS_KIND, AL_UPDATE_STATUS_NAME);
+	rc = best_effort ? first : 0;
 out:
 	json_decref(crd);
 	json_decref(obj);
 	json_decref(doc);
 	json_decref(st);
 	return rc;
+}
+
+static int save(run *r, const record *rec, const report *rp, al_deadline dl)
+{
+	return save_targets(r, rec, rp, dl, 0);
 }
 
 /* Load the record: the state file when given and present, else the cluster
@@ -511,10 +782,18 @@ static int accept_release(run *r, const al_digest *d, al_deadline dl,
 	}
 	al_buf_printf(&reasons, "store: %s",
 	              rc == AL_ENOTFOUND ? "no signature" : al_error_message());
-	/* 2. the cluster's signature ConfigMaps */
+	/* 2. the cluster's signature ConfigMaps: with HTTP stores to ask
+	 * after it, at most half of what is left, so a LIST that hangs
+	 * leaves them their own share (and not 1 ms). */
 	if (o->kube != NULL && !al_deadline_expired(dl)) {
+		al_deadline cm_dl = dl;
+
+		if (o->nsignature_stores > 0)
+			cm_dl = al_deadline_min(
+			    dl, al_deadline_in(
+			            al_deadline_remaining_ms(dl) / 2 + 1));
 		rc = al_kube_list(o->kube, "v1", "ConfigMap", SIG_CONFIGMAP_NS,
-		                  SIG_CONFIGMAP_LABEL, &cms, dl);
+		                  SIG_CONFIGMAP_LABEL, &cms, cm_dl);
 		if (rc == 0) {
 			size_t i;
 			json_t *cm;
@@ -639,7 +918,8 @@ static int contained(const json_t *want, const json_t *have, int top)
 	return json_equal(want, have);
 }
 
-static const char *cond_status(const json_t *live, const char *type)
+/* The condition of type in live's status.conditions (NULL if absent). */
+static const json_t *find_cond(const json_t *live, const char *type)
 {
 	size_t i;
 	json_t *c;
@@ -651,99 +931,336 @@ static const char *cond_status(const json_t *live, const char *type)
 		const char *t = al_json_str(c, "type");
 
 		if (t != NULL && strcmp(t, type) == 0)
-			return al_json_str(c, "status")
-			           ? al_json_str(c, "status")
-			           : "Unknown";
+			return c;
 	}
-	return "Unknown";
+	return NULL;
 }
 
-/* Why a ClusterOperator is not ready (NULL when it is). Caller frees. */
-static char *co_not_ready(const al_update_task *t, const json_t *live)
+static const char *cond_str(const json_t *c, const char *field)
+{
+	const char *v = al_json_str(c, field);
+
+	return v != NULL ? v : "";
+}
+
+static const char *cond_status(const json_t *live, const char *type)
+{
+	const json_t *c = find_cond(live, type);
+
+	if (c == NULL)
+		return "missing";
+	return al_json_str(c, "status") ? al_json_str(c, "status") : "Unknown";
+}
+
+/* A check's verdict "not ready because s" (s allocated; NULL: ENOMEM). */
+static int reason(char **why, char *s)
+{
+	*why = s;
+	return s != NULL ? 1 : al_error_set(AL_ENOMEM, "out of memory");
+}
+
+/*
+ * Why a ClusterOperator is not done (NULL when it is), as the CVO's
+ * checkOperatorHealth (pkg/cvo/internal/operatorstatus.go) decides, in its
+ * order: Available must be True; Degraded must be present and False (a
+ * missing or Unknown Degraded counts as degraded); every status.versions
+ * entry of the manifest must be reported with that version. A manifest
+ * without status.versions never completes (*permanent = 1). Caller frees.
+ */
+static int co_not_ready(const al_update_task *t, const json_t *live,
+                        int *permanent, char **why)
 {
 	const json_t *want =
 	    json_object_get(json_object_get(t->obj, "status"), "versions");
 	const json_t *have =
 	    json_object_get(json_object_get(live, "status"), "versions");
+	const json_t *avc = find_cond(live, "Available"),
+	             *dgc = find_cond(live, "Degraded");
 	const char *av = cond_status(live, "Available"),
 	           *dg = cond_status(live, "Degraded");
 	size_t i, j;
 	json_t *w, *h;
 
+	*permanent = 0;
+	if (json_array_size(want) == 0) {
+		*permanent = 1;
+		return reason(
+		    why,
+		    al_sprintf("cluster operator '%s' does not declare "
+		               "expected versions (ClusterOperatorNoVersions): "
+		               "its manifest has no status.versions",
+		               t->name));
+	}
+	if (strcmp(av, "True") != 0)
+		return reason(
+		    why,
+		    al_sprintf(
+		        "cluster operator '%s' is not available "
+		        "(ClusterOperatorNotAvailable): Available=%s%s%s%s%s "
+		        "(Degraded=%s)",
+		        t->name, av, avc != NULL ? ": " : "",
+		        cond_str(avc, "reason"),
+		        avc != NULL && al_json_str(avc, "message") ? ": " : "",
+		        cond_str(avc, "message"), dg));
+	if (strcmp(dg, "False") != 0)
+		return reason(
+		    why,
+		    al_sprintf("cluster operator '%s' is degraded "
+		               "(ClusterOperatorDegraded): "
+		               "Degraded=%s%s%s%s%s",
+		               t->name, dg,
+		               dgc != NULL ? ": " : " (no Degraded condition)",
+		               cond_str(dgc, "reason"),
+		               dgc != NULL && al_json_str(dgc, "message") ? ", "
+		                                                          : "",
+		               cond_str(dgc, "message")));
 	json_array_foreach(want, i, w)
 	{
 		const char *n = al_json_str(w, "name"),
-		           *v = al_json_str(w, "version");
-		int ok = 0;
+		           *v = al_json_str(w, "version"), *cur = NULL;
 
-		if (n == NULL || v == NULL)
-			continue;
+		if (n == NULL)
+			n = "";
+		if (v == NULL)
+			v = "";
 		json_array_foreach(have, j, h)
 		{
-			const char *hn = al_json_str(h, "name"),
-			           *hv = al_json_str(h, "version");
+			const char *hn = al_json_str(h, "name");
 
-			if (hn != NULL && hv != NULL && strcmp(hn, n) == 0 &&
-			    strcmp(hv, v) == 0)
-				ok = 1;
-		}
-		if (!ok) {
-			const char *cur = NULL;
-
-			json_array_foreach(have, j, h)
-			{
-				if (al_json_str(h, "name") != NULL &&
-				    strcmp(al_json_str(h, "name"), n) == 0)
-					cur = al_json_str(h, "version");
+			if (hn != NULL && strcmp(hn, n) == 0) {
+				cur = al_json_str(h, "version");
+				break;
 			}
-			return al_sprintf(
-			    "cluster operator '%s' has not reached %s %s "
-			    "(reports %s; Available=%s, Degraded=%s)",
-			    t->name, n, v, cur != NULL ? cur : "nothing", av,
-			    dg);
+		}
+		if (cur == NULL || strcmp(cur, v) != 0)
+			return reason(
+			    why,
+			    al_sprintf(
+			        "cluster operator '%s' has not reached %s %s "
+			        "(reports %s; Available=%s, Degraded=%s) "
+			        "(ClusterOperatorUpdating)",
+			        t->name, n, v, cur != NULL ? cur : "nothing",
+			        av, dg));
+	}
+	return 0;
+}
+
+/* lib/resourcebuilder checkCustomResourceDefinitionHealth. */
+static int crd_not_ready(const al_update_task *t, const json_t *live,
+                         int *permanent, char **why)
+{
+	const json_t *c = find_cond(live, "Established");
+
+	*permanent = 0;
+	if (c == NULL)
+		return reason(
+		    why,
+		    al_sprintf("CustomResourceDefinition %s does not declare "
+		               "an Established status condition",
+		               t->name));
+	if (strcmp(cond_str(c, "status"), "True") == 0)
+		return 0;
+	return reason(
+	    why,
+	    al_sprintf("CustomResourceDefinition %s Established=%s, %s: %s",
+	               t->name, cond_str(c, "status"), cond_str(c, "reason"),
+	               cond_str(c, "message")));
+}
+
+static long long status_int(const json_t *live, const char *f)
+{
+	const json_t *v = json_object_get(json_object_get(live, "status"), f);
+
+	return json_is_integer(v) ? (long long)json_integer_value(v) : 0;
+}
+
+static int being_deleted(const json_t *live)
+{
+	return al_json_str(json_object_get(live, "metadata"),
+	                   "deletionTimestamp") != NULL;
+}
+
+/* lib/resourcebuilder checkDeploymentHealth (apps.go), in its order. */
+static int deployment_not_ready(const al_update_task *t, const json_t *live,
+                                int *permanent, char **why)
+{
+	const json_t *av = find_cond(live, "Available"),
+	             *pr = find_cond(live, "Progressing"),
+	             *rf = find_cond(live, "ReplicaFailure");
+	const char *ns = t->ns != NULL ? t->ns : "";
+
+	*permanent = 0;
+	if (being_deleted(live))
+		return reason(why,
+		              al_sprintf("deployment %s/%s is being deleted",
+		                         ns, t->name));
+	if (rf != NULL && strcmp(cond_str(rf, "status"), "True") == 0)
+		return reason(
+		    why,
+		    al_sprintf("deployment %s/%s has a replica failure %s: %s "
+		               "(WorkloadNotProgressing; unavailable "
+		               "replicas=%lld)",
+		               ns, t->name, cond_str(rf, "reason"),
+		               cond_str(rf, "message"),
+		               status_int(live, "unavailableReplicas")));
+	if (av != NULL && strcmp(cond_str(av, "status"), "False") == 0 &&
+	    pr != NULL && strcmp(cond_str(pr, "status"), "False") == 0)
+		return reason(why,
+		              al_sprintf("deployment %s/%s is not available %s "
+		                         "(%s) or progressing "
+		                         "%s (%s) (WorkloadNotAvailable)",
+		                         ns, t->name, cond_str(av, "reason"),
+		                         cond_str(av, "message"),
+		                         cond_str(pr, "reason"),
+		                         cond_str(pr, "message")));
+	if (pr != NULL && strcmp(cond_str(pr, "status"), "False") == 0 &&
+	    strcmp(cond_str(pr, "reason"), "ProgressDeadlineExceeded") == 0)
+		return reason(
+		    why, al_sprintf("deployment %s/%s is Progressing=False: "
+		                    "ProgressDeadlineExceeded: %s "
+		                    "(WorkloadNotProgressing)",
+		                    ns, t->name, cond_str(pr, "message")));
+	return 0;
+}
+
+/* lib/resourcebuilder checkDaemonSetHealth: only a deletion in progress. */
+static int daemonset_not_ready(const al_update_task *t, const json_t *live,
+                               int *permanent, char **why)
+{
+	*permanent = 0;
+	if (being_deleted(live))
+		return reason(why,
+		              al_sprintf("daemonset %s/%s is being deleted",
+		                         t->ns != NULL ? t->ns : "", t->name));
+	return 0;
+}
+
+/* lib/resourcebuilder checkJobHealth's decisions, but waiting for the Job
+ * to complete (the CVO's builder returns as soon as the Job is not
+ * failed; airlock holds the barrier until it succeeded): succeeded > 0
+ * done; no active pod and failed > 0, or Failed=True with reason
+ * DeadlineExceeded: failed for good (the Job controller gave up). */
+static int job_not_ready(const al_update_task *t, const json_t *live,
+                         int *permanent, char **why)
+{
+	const json_t *fc = find_cond(live, "Failed");
+	int failed = fc != NULL && strcmp(cond_str(fc, "status"), "True") == 0;
+	const char *ns = t->ns != NULL ? t->ns : "";
+
+	*permanent = 0;
+	if (status_int(live, "succeeded") > 0)
+		return 0;
+	if (status_int(live, "active") == 0) {
+		if (status_int(live, "failed") > 0) {
+			*permanent = 1;
+			return reason(
+			    why,
+			    al_sprintf(
+			        "job %s/%s: deadline exceeded, reason: \"%s\", "
+			        "message: \"%s\"",
+			        ns, t->name,
+			        failed ? cond_str(fc, "reason")
+			               : "DeadlineExceeded",
+			        failed ? cond_str(fc, "message")
+			               : "Job was active longer than specified "
+			                 "deadline"));
+		}
+		if (failed &&
+		    strcmp(cond_str(fc, "reason"), "DeadlineExceeded") == 0) {
+			*permanent = 1;
+			return reason(
+			    why,
+			    al_sprintf("job %s/%s: deadline exceeded, reason: "
+			               "\"%s\", message: \"%s\"",
+			               ns, t->name, cond_str(fc, "reason"),
+			               cond_str(fc, "message")));
 		}
 	}
-	if (strcmp(av, "True") != 0 || strcmp(dg, "True") == 0)
-		return al_sprintf("cluster operator '%s' is not available "
-		                  "(Available=%s, Degraded=%s)",
-		                  t->name, av, dg);
+	return reason(why,
+	              al_sprintf("job %s/%s has not completed (active %lld, "
+	                         "succeeded 0, failed %lld)",
+	                         ns, t->name, status_int(live, "active"),
+	                         status_int(live, "failed")));
+}
+
+/* 0 ready, 1 not ready (*why says why, caller frees), AL_ENOMEM. */
+typedef int (*not_ready_fn)(const al_update_task *t, const json_t *live,
+                            int *permanent, char **why);
+
+/* Which check holds a task after it applied (NULL: none). */
+static not_ready_fn readiness_check(const al_update_task *t)
+{
+	if (t->delete_it)
+		return NULL;
+	if (t->cluster_operator)
+		return co_not_ready;
+	if (t->job)
+		return job_not_ready;
+	if (strcmp(t->group, "apiextensions.k8s.io") == 0 &&
+	    strcmp(t->kind, "CustomResourceDefinition") == 0)
+		return crd_not_ready;
+	if (strcmp(t->group, "apps") == 0 && strcmp(t->kind, "Deployment") == 0)
+		return deployment_not_ready;
+	if (strcmp(t->group, "apps") == 0 && strcmp(t->kind, "DaemonSet") == 0)
+		return daemonset_not_ready;
 	return NULL;
 }
 
-static int wait_operator(run *r, const al_update_task *t)
+/* Poll the object until check says it is done, a permanent failure, the
+ * sync deadline or cancellation. Each new reason is reported as an event
+ * (once, not at every poll); the last one ends the task. */
+static int wait_ready(run *r, const al_update_task *t, not_ready_fn check)
 {
 	const al_update_opts *o = r->o;
 	uint64_t poll = o->poll_ms ? o->poll_ms : DEFAULT_POLL_MS;
-	char *why = NULL;
+	char *why = NULL, *told = NULL;
 	json_t *live = NULL;
-	int rc;
+	int rc, permanent = 0;
 
+	if (check == co_not_ready &&
+	    json_array_size(json_object_get(json_object_get(t->obj, "status"),
+	                                    "versions")) == 0) {
+		if (co_not_ready(t, NULL, &permanent, &why) < 0)
+			return AL_ENOMEM;
+		rc = al_error_set(AL_EPROTO, "%s", why);
+		free(why);
+		return rc;
+	}
 	for (;;) {
-		rc = al_kube_get(o->kube, t->api_version, t->kind, NULL,
+		rc = al_kube_get(o->kube, t->api_version, t->kind, t->ns,
 		                 t->name, &live, r->dl);
 		if (rc == 0) {
 			free(why);
-			why = co_not_ready(t, live);
+			why = NULL;
+			rc = check(t, live, &permanent, &why);
 			json_decref(live);
 			live = NULL;
-			if (why == NULL)
-				return 0;
+			if (rc <= 0)
+				break; /* ready, or out of memory */
+			if (permanent) {
+				rc = al_error_set(AL_EPROTO, "%s", why);
+				break;
+			}
+			if (told == NULL || strcmp(told, why) != 0) {
+				emit(r, "waiting: %s", why);
+				free(told);
+				told = al_strdup(why);
+			}
 		} else if (!transient(rc)) {
 			break;
 		}
 		if (al_cancel_is_set(o->cancel)) {
-			rc = al_error_set(
-			    AL_ECANCELED,
-			    "cancelled waiting for cluster operator '%s'",
-			    t->name);
+			rc = al_error_set(AL_ECANCELED,
+			                  "cancelled waiting for %s %s",
+			                  t->kind, t->name);
 			break;
 		}
 		if (al_deadline_expired(r->dl)) {
-			rc = al_error_set(
-			    AL_ETIMEOUT, "%s",
-			    why != NULL
-			        ? why
-			        : "timed out waiting for a cluster operator");
+			rc = al_error_set(AL_ETIMEOUT, "%s",
+			                  why != NULL
+			                      ? why
+			                      : "timed out waiting for "
+			                        "the object to be ready");
 			break;
 		}
 		{
@@ -753,18 +1270,38 @@ static int wait_operator(run *r, const al_update_task *t)
 		}
 	}
 	free(why);
+	free(told);
 	return rc;
 }
+
+/* The last answer of a task's attempts, per worker thread: when the sync
+ * deadline ends the retries the final attempt often never reached the
+ * server ("... after 0 attempt(s)"), and the cause worth naming is the
+ * answer before it (a 409 that never cleared). */
+static _Thread_local char retry_cause[512];
 
 /* Wait before the next attempt of a transient failure, within the sync
  * deadline: 0 to retry, or the error that ends the task. */
 static int retry_wait(run *r, const al_update_task *t, unsigned attempt)
 {
+	const char *now = al_error_message();
 	uint64_t rem, b;
 
-	if (al_deadline_expired(r->dl))
-		return al_error_set(AL_ETIMEOUT, "sync deadline reached: %s",
-		                    al_error_message());
+	if (attempt == 0)
+		retry_cause[0] = '\0';
+	if (al_deadline_expired(r->dl)) {
+		if (retry_cause[0] != '\0' && strstr(now, "after 0 attempt"))
+			return al_error_set(AL_ETIMEOUT,
+			                    "sync deadline reached after %u "
+			                    "attempt(s); last answer: %s",
+			                    attempt, retry_cause);
+		return al_error_set(AL_ETIMEOUT,
+		                    "sync deadline reached after %u "
+		                    "attempt(s): %s",
+		                    attempt + 1, now);
+	}
+	/* message text only: truncation intended */
+	snprintf(retry_cause, sizeof(retry_cause), "%s", now);
 	rem = al_deadline_remaining_ms(r->dl);
 	b = al_backoff_ms(attempt, 200, 5000);
 	al_log_debug("update: retrying %s/%s after: %s", t->kind, t->name,
@@ -838,8 +1375,12 @@ static int apply_task(run *r, const al_update_task *t, int *repaired)
 		if ((rc = retry_wait(r, t, attempt)) < 0)
 			return rc;
 	}
-	if (t->cluster_operator)
-		return wait_operator(r, t);
+	{
+		not_ready_fn check = readiness_check(t);
+
+		if (check != NULL)
+			return wait_ready(r, t, check);
+	}
 	return 0;
 }
 
@@ -883,7 +1424,8 @@ static void add_repair(run *r, const al_update_task *t)
 /* Stop taking new work: cancellation or the sync deadline. */
 static int must_stop(run *r)
 {
-	return al_cancel_is_set(r->o->cancel) || al_deadline_expired(r->dl);
+	return al_cancel_is_set(r->o->cancel) || al_deadline_expired(r->dl) ||
+	       al_update_lease_lost(r->lease, NULL, 0);
 }
 
 static void *worker(void *arg)
@@ -905,7 +1447,13 @@ static void *worker(void *arg)
 			int repaired = 0, rc;
 
 			if (must_stop(r)) {
-				rc = al_cancel_is_set(r->o->cancel)
+				char why[512];
+
+				rc = al_update_lease_lost(r->lease, why,
+				                          sizeof(why))
+				         ? al_error_set(AL_ELOCKED,
+				                        "not applying: %s", why)
+				     : al_cancel_is_set(r->o->cancel)
 				         ? al_error_set(
 				               AL_ECANCELED,
 				               "cancelled before applying")
@@ -974,17 +1522,26 @@ static int apply_graph(run *r, const al_update_graph *g, record *rec,
 		if (must_stop(r)) {
 			/* count what was never started, with the reason */
 			if (r->first_rc == 0) {
-				int c = al_cancel_is_set(o->cancel)
+				char why[600], lw[512];
+				int lost = al_update_lease_lost(r->lease, lw,
+				                                sizeof(lw));
+				int c = lost ? AL_ELOCKED
+				        : al_cancel_is_set(o->cancel)
 				            ? AL_ECANCELED
 				            : AL_ETIMEOUT;
+
+				/* message text only: truncation intended */
+				snprintf(why, sizeof(why), "not applying: %s",
+				         lost ? lw : "");
 
 				record_error(
 				    r, c,
 				    &g->tasks[g->components[lv->first].first],
 				    c == AL_ECANCELED
 				        ? "cancelled before applying"
-				        : "sync deadline reached before "
-				          "applying");
+				    : lost ? why
+				           : "sync deadline reached "
+				             "before applying");
 			}
 			break;
 		}
@@ -995,9 +1552,9 @@ static int apply_graph(run *r, const al_update_graph *g, record *rec,
 		r->level_failed = 0;
 		if (r->mode == AL_UPDATE_MODE_RECONCILE)
 			shuffle(r->order, r->norder, &seed);
-		if (lv->numbered)
-			emit(r, "level %02u: %zu components, %zu manifests",
-			     lv->level, lv->count, lv->ntasks);
+		if (lv->number != NULL)
+			emit(r, "level %s: %zu components, %zu manifests",
+			     lv->number, lv->count, lv->ntasks);
 		else
 			emit(r, "unnumbered manifests: %zu", lv->ntasks);
 		for (i = 0; i < par && i < lv->count; i++) {
@@ -1026,6 +1583,174 @@ static int apply_graph(run *r, const al_update_graph *g, record *rec,
 	return r->first_rc;
 }
 
+/* --- the cluster's filters (what is applied) ----------------------------- */
+
+/* The feature set, feature gates and capabilities a load filters with
+ * (docs/updater.md "What is applied"); strings borrow from the objects. */
+typedef struct filters {
+	json_t *fg, *cv; /* FeatureGate cluster, ClusterVersion version */
+	const char **gates;
+	size_t ngates;
+	const char **caps;
+	size_t ncaps;
+	const char **known;
+	size_t nknown;
+} filters;
+
+static void filters_clear(filters *f)
+{
+	json_decref(f->fg);
+	json_decref(f->cv);
+	free(f->gates);
+	free(f->caps);
+	free(f->known);
+	memset(f, 0, sizeof(*f));
+}
+
+/* The names of a JSON array of strings (or of objects' "name"). */
+static int string_list(const json_t *a, const char *member, const char ***out,
+                       size_t *n)
+{
+	size_t i, k = 0;
+	json_t *x;
+
+	*out = calloc(json_array_size(a) + 1, sizeof(**out));
+	if (*out == NULL)
+		return al_error_set(AL_ENOMEM, "out of memory");
+	json_array_foreach(a, i, x)
+	{
+		const char *s = member != NULL ? al_json_str(x, member)
+		                               : json_string_value(x);
+
+		if (s != NULL)
+			(*out)[k++] = s;
+	}
+	*n = k;
+	return 0;
+}
+
+/* The version whose feature gates count: the CVO takes the entry of the
+ * payload it runs (cvo.go extractEnabledGates: the current version, else
+ * its own version on a fresh cluster). Here: the newest Completed entry of
+ * the record, else of ClusterVersion status.history, else the target. */
+static const char *gates_version(const record *rec, const json_t *cv,
+                                 const char *target)
+{
+	size_t i;
+	json_t *e;
+
+	json_array_foreach(rec->history, i, e)
+	{
+		if (strcmp(al_json_str(e, "state"), "Completed") == 0 &&
+		    al_json_str(e, "version") != NULL)
+			return al_json_str(e, "version");
+	}
+	json_array_foreach(
+	    json_object_get(json_object_get(cv, "status"), "history"), i, e)
+	{
+		const char *st = al_json_str(e, "state");
+
+		if (st != NULL && strcmp(st, "Completed") == 0 &&
+		    al_json_str(e, "version") != NULL)
+			return al_json_str(e, "version");
+	}
+	return target;
+}
+
+/* Fill lo's feature set, gates and capabilities: from the options when
+ * given, else from the cluster (FeatureGate cluster: spec.featureSet and
+ * the status.featureGates entry of the version gates_version picks;
+ * ClusterVersion version: capabilities as lib/capability computes them);
+ * a cluster without those objects gives Default and no capability
+ * filter. A read that fails stops the run: never a guess. */
+static int cluster_filters(run *r, const record *rec, const char *target,
+                           filters *f, al_update_load_opts *lo)
+{
+	const al_update_opts *o = r->o;
+	const char *version;
+	int rc;
+
+	memset(f, 0, sizeof(*f));
+	lo->feature_set = o->feature_set;
+	if (o->kube != NULL) {
+		rc = al_kube_get(o->kube, "config.openshift.io/v1",
+		                 "ClusterVersion", NULL, "version", &f->cv,
+		                 al_deadline_in(STATUS_WRITE_MS));
+		if (rc < 0 && rc != AL_ENOTFOUND)
+			return al_error_wrap(rc,
+			                     "reading ClusterVersion/version");
+	}
+	version = gates_version(rec, f->cv, target);
+	if (o->kube != NULL) {
+		rc = al_kube_get(o->kube, "config.openshift.io/v1",
+		                 "FeatureGate", NULL, "cluster", &f->fg,
+		                 al_deadline_in(STATUS_WRITE_MS));
+		if (rc < 0 && rc != AL_ENOTFOUND)
+			return al_error_wrap(rc, "reading FeatureGate/cluster");
+		if (rc == 0) {
+			size_t i;
+			json_t *e;
+
+			if (lo->feature_set == NULL)
+				lo->feature_set =
+				    al_json_str(json_object_get(f->fg, "spec"),
+				                "featureSet");
+			json_array_foreach(
+			    json_object_get(json_object_get(f->fg, "status"),
+			                    "featureGates"),
+			    i, e)
+			{
+				const char *v = al_json_str(e, "version");
+
+				if (v == NULL || strcmp(v, version) != 0)
+					continue;
+				if ((rc = string_list(
+				         json_object_get(e, "enabled"), "name",
+				         &f->gates, &f->ngates)) < 0)
+					return rc;
+				lo->feature_gates = f->gates;
+				lo->nfeature_gates = f->ngates;
+				lo->feature_gates_known = 1;
+				break;
+			}
+		}
+	}
+	if (o->have_capabilities) {
+		lo->capabilities = o->capabilities;
+		lo->ncapabilities = o->ncapabilities;
+		lo->capabilities_known = 1;
+	} else if (f->cv != NULL) {
+		const json_t *kc = json_object_get(
+		    json_object_get(json_object_get(f->cv, "status"),
+		                    "capabilities"),
+		    "knownCapabilities");
+
+		if ((rc = al_update_cluster_capabilities(f->cv, &f->caps,
+		                                         &f->ncaps)) < 0)
+			return rc;
+		lo->capabilities = f->caps;
+		lo->ncapabilities = f->ncaps;
+		lo->capabilities_known = 1;
+		if (json_array_size(kc) > 0) {
+			if ((rc = string_list(kc, NULL, &f->known,
+			                      &f->nknown)) < 0)
+				return rc;
+			lo->known_capabilities = f->known;
+			lo->nknown_capabilities = f->nknown;
+		}
+	}
+	emit(r, "filters: feature set %s, feature gates %s%s, capabilities %s",
+	     lo->feature_set != NULL && lo->feature_set[0] != '\0'
+	         ? lo->feature_set
+	         : "Default",
+	     lo->feature_gates_known ? "of " : "not filtered",
+	     lo->feature_gates_known ? version : "",
+	     !lo->capabilities_known ? "not filtered (no ClusterVersion)"
+	     : o->have_capabilities  ? "from --capabilities"
+	                             : "from the cluster");
+	return 0;
+}
+
 /* --- the plan (dry run) ------------------------------------------------- */
 
 static char *plan_text(const al_update_graph *g)
@@ -1035,16 +1760,19 @@ static char *plan_text(const al_update_graph *g)
 
 	al_buf_printf(&b,
 	              "graph: %zu manifests in %zu levels, %zu components (%zu "
-	              "documents left out)\n",
-	              g->ntasks, g->nlevels, g->ncomponents, g->skipped);
+	              "documents left out: %zu feature set/gate/major version, "
+	              "%zu capability; %zu manifests/ templates skipped)\n",
+	              g->ntasks, g->nlevels, g->ncomponents, g->skipped,
+	              g->skipped_feature, g->skipped_capability,
+	              g->skipped_template);
 	for (li = 0; li < g->nlevels; li++) {
 		const al_update_level *lv = &g->levels[li];
 
-		if (lv->numbered)
+		if (lv->number != NULL)
 			al_buf_printf(&b,
-			              "level %02u: %zu parallel components, "
+			              "level %s: %zu parallel components, "
 			              "%zu manifests\n",
-			              lv->level, lv->count, lv->ntasks);
+			              lv->number, lv->count, lv->ntasks);
 		else
 			al_buf_printf(
 			    &b, "unnumbered: 1 serial group, %zu manifests\n",
@@ -1064,6 +1792,12 @@ static char *plan_text(const al_update_graph *g)
 			}
 		}
 	}
+	if (g->nleft_out > 0)
+		al_buf_printf(&b, "left out: %zu documents%s\n", g->skipped,
+		              g->nleft_out < g->skipped ? " (first listed)"
+		                                        : "");
+	for (ti = 0; ti < g->nleft_out; ti++)
+		al_buf_printf(&b, "  - %s\n", g->left_out[ti]);
 	return al_buf_detach(&b, NULL);
 }
 
@@ -1083,36 +1817,380 @@ void al_update_result_clear(al_update_result *res)
 		free(res->repairs[i]);
 	free(res->repairs);
 	free(res->plan);
+	free(res->accepted_risks);
 	memset(res, 0, sizeof(*res));
 }
 
+/* --- ownership: a running CVO, the ClusterVersion, preconditions ------- */
+
+/*
+ * A cluster-version-operator Deployment in openshift-cluster-version that
+ * runs (replicas wanted or available) and that airlock did not apply
+ * itself from a payload: another updater owns this cluster. *running
+ * receives 1 with a description in *what (caller frees).
+ */
+static int find_cvo(run *r, int *running, char **what)
+{
+	al_kube *k = r->o->kube;
+	const char *fm = al_kube_field_manager(k);
+	json_t *d = NULL, *e;
+	const json_t *st, *spec;
+	json_int_t want = 1, avail, ready;
+	size_t i;
+	int rc, mine = 0;
+
+	*running = 0;
+	*what = NULL;
+	rc = al_kube_get(k, "apps/v1", "Deployment", CVO_NAMESPACE,
+	                 CVO_DEPLOYMENT, &d, al_deadline_in(STATUS_WRITE_MS));
+	if (rc == AL_ENOTFOUND) {
+		al_error_clear();
+		return 0;
+	}
+	if (rc < 0)
+		return al_error_wrap(rc,
+		                     "looking for a cluster-version-operator");
+	spec = json_object_get(d, "spec");
+	st = json_object_get(d, "status");
+	if (json_is_integer(json_object_get(spec, "replicas")))
+		want = json_integer_value(json_object_get(spec, "replicas"));
+	avail = json_integer_value(json_object_get(st, "availableReplicas"));
+	ready = json_integer_value(json_object_get(st, "readyReplicas"));
+	json_array_foreach(
+	    json_object_get(json_object_get(d, "metadata"), "managedFields"), i,
+	    e)
+	{
+		const char *m = al_json_str(e, "manager");
+
+		if (m != NULL && fm != NULL && strcmp(m, fm) == 0)
+			mine = 1;
+	}
+	if (!mine && (want > 0 || avail > 0 || ready > 0)) {
+		*running = 1;
+		*what = al_sprintf("Deployment %s/%s (%lld wanted, %lld "
+		                   "available)",
+		                   CVO_NAMESPACE, CVO_DEPLOYMENT,
+		                   (long long)want, (long long)avail);
+		if (*what == NULL)
+			rc = al_error_set(AL_ENOMEM, "out of memory");
+	}
+	json_decref(d);
+	return rc < 0 ? rc : 0;
+}
+
+/* Does the cluster serve ClusterVersion, and its "version" object. */
+static int read_cluster_version(run *r, int *served)
+{
+	al_kube *k = r->o->kube;
+	al_kube_resource res;
+	int rc;
+
+	*served = 0;
+	memset(&res, 0, sizeof(res));
+	rc = al_kube_discover(k, CV_API, CV_KIND, &res,
+	                      al_deadline_in(STATUS_WRITE_MS));
+	al_kube_resource_clear(&res);
+	if (rc == AL_ENOTFOUND) {
+		al_error_clear();
+		return 0;
+	}
+	if (rc < 0)
+		return al_error_wrap(rc, "discovering %s", CV_KIND);
+	*served = 1;
+	rc = al_kube_get(k, CV_API, CV_KIND, NULL, CV_NAME, &r->cv_live,
+	                 al_deadline_in(STATUS_WRITE_MS));
+	if (rc == AL_ENOTFOUND) {
+		al_error_clear();
+		return 0;
+	}
+	if (rc < 0)
+		return al_error_wrap(rc, "reading %s/%s", CV_KIND, CV_NAME);
+	return 0;
+}
+
+static int is_false(const json_t *c)
+{
+	const char *st = al_json_str(c, "status");
+
+	return st != NULL && strcmp(st, "False") == 0;
+}
+
+/*
+ * The preconditions of a new update to version: Upgradeable=False on a
+ * ClusterOperator (or on the ClusterVersion, unless airlock wrote it
+ * from the operators), rollback, giant hop. *npre failures summarised in
+ * *pre (caller frees); *up_reason / *up_msg (caller frees, NULL when
+ * upgradeable) the Upgradeable condition airlock reports, from the
+ * operators, in the words of the CVO's ClusterOperatorsNotUpgradeable.
+ */
+static int preconditions(run *r, const record *rec, const char *version,
+                         int *npre, char **pre, char **up_reason, char **up_msg)
+{
+	al_kube *k = r->o->kube;
+	al_update_blocker *bl = NULL;
+	al_buf m = AL_BUF_INIT(64 * 1024);
+	json_t *cos = NULL, *co;
+	const json_t *cvu;
+	const char *current = NULL;
+	size_t i, nb = 0, nco = 0;
+	int rc = 0;
+
+	*npre = 0;
+	*pre = *up_reason = *up_msg = NULL;
+	if (k != NULL) {
+		rc = al_kube_list(k, CV_API, "ClusterOperator", NULL, NULL,
+		                  &cos, al_deadline_in(STATUS_WRITE_MS));
+		if (rc == AL_ENOTFOUND) {
+			al_error_clear();
+			rc = 0;
+		} else if (rc < 0) {
+			rc = al_error_wrap(rc, "listing ClusterOperators for "
+			                       "their Upgradeable condition");
+			goto out;
+		}
+	}
+	bl = calloc(json_array_size(json_object_get(cos, "items")) + 1,
+	            sizeof(*bl));
+	if (bl == NULL) {
+		rc = al_error_set(AL_ENOMEM, "out of memory");
+		goto out;
+	}
+	json_array_foreach(json_object_get(cos, "items"), i, co)
+	{
+		const json_t *c = find_cond(co, "Upgradeable");
+		const char *name =
+		    al_json_str(json_object_get(co, "metadata"), "name");
+
+		if (!is_false(c) || name == NULL)
+			continue;
+		bl[nb].kind = "ClusterOperator";
+		bl[nb].name = name;
+		bl[nb].reason = al_json_str(c, "reason");
+		bl[nb].message = al_json_str(c, "message");
+		al_buf_printf(&m,
+		              "%sCluster operator %s should not be upgraded "
+		              "between minor versions: %s",
+		              nb > 0 ? "\n* " : "", name,
+		              bl[nb].message != NULL ? bl[nb].message : "");
+		nb++;
+		nco++;
+	}
+	if (nco > 0) {
+		*up_reason =
+		    al_strdup(nco == 1 ? "ClusterOperatorNotUpgradeable"
+		                       : "ClusterOperatorsNotUpgradeable");
+		*up_msg = nco == 1
+		              ? al_strdup(al_buf_cstr(&m))
+		              : al_sprintf("Multiple cluster operators "
+		                           "should not be upgraded between "
+		                           "minor versions:\n* %s",
+		                           al_buf_cstr(&m));
+		if (*up_reason == NULL || *up_msg == NULL) {
+			rc = al_error_set(AL_ENOMEM, "out of memory");
+			goto out;
+		}
+	}
+	cvu = find_cond(r->cv_live, "Upgradeable");
+	if (is_false(cvu) && al_json_str(cvu, "reason") != NULL &&
+	    strcmp(al_json_str(cvu, "reason"),
+	           "ClusterOperatorNotUpgradeable") != 0 &&
+	    strcmp(al_json_str(cvu, "reason"),
+	           "ClusterOperatorsNotUpgradeable") != 0) {
+		bl[nb].kind = "ClusterVersion";
+		bl[nb].name = CV_NAME;
+		bl[nb].reason = al_json_str(cvu, "reason");
+		bl[nb].message = al_json_str(cvu, "message");
+		nb++;
+	}
+	/* the CVO compares with status.desired: what the cluster is at or
+	 * working towards */
+	if (rec->state != AL_UPDATE_INITIALIZING && rec->version != NULL)
+		current = rec->version;
+	else
+		current = al_json_str(
+		    json_object_get(json_object_get(r->cv_live, "status"),
+		                    "desired"),
+		    "version");
+	rc = al_update_check_preconditions(current, version, bl, nb, pre);
+	if (rc > 0) {
+		*npre = rc;
+		rc = 0;
+	}
+out:
+	if (rc < 0) {
+		free(*up_reason);
+		free(*up_msg);
+		*up_reason = *up_msg = NULL;
+	}
+	al_buf_free(&m);
+	free(bl);
+	json_decref(cos);
+	return rc;
+}
+
+/* "a\nb" from two optional parts (NULL when both are empty). */
+static char *join_risks(const char *a, const char *b)
+{
+	int ha = a != NULL && a[0] != '\0', hb = b != NULL && b[0] != '\0';
+
+	if (ha && hb)
+		return al_sprintf("%s\n%s", a, b);
+	if (ha || hb)
+		return al_strdup(ha ? a : b);
+	return NULL;
+}
+
 static json_t *history_entry(const char *version, const char *image,
-                             const char *digest, int verified)
+                             const char *digest, int verified,
+                             const char *risks)
 {
 	char now[32];
+	json_t *e;
 
 	rfc3339(now, al_clock_wall_ms());
-	return json_pack("{s:s, s:s, s:s, s:s, s:s, s:n, s:b}", "version",
-	                 version, "image", image, "digest", digest, "state",
-	                 "Partial", "started", now, "completed", "verified",
-	                 verified);
+	e = json_pack("{s:s, s:s, s:s, s:s, s:s, s:n, s:b}", "version", version,
+	              "image", image, "digest", digest, "state", "Partial",
+	              "started", now, "completed", "verified", verified);
+	if (e != NULL && risks != NULL)
+		json_object_set_new(e, "acceptedRisks", json_string(risks));
+	return e;
+}
+
+/* The newest history entry back to what was persisted before the final
+ * write: Partial, not completed. */
+static void entry_back_to_partial(record *rec)
+{
+	json_t *h0 = json_array_get(rec->history, 0);
+
+	if (h0 == NULL)
+		return;
+	json_object_set_new(h0, "state", json_string("Partial"));
+	json_object_set_new(h0, "completed", json_null());
+}
+
+/* Take the cluster lease and check who else updates this cluster (a
+ * running CVO), before anything is read or written. */
+static int take_ownership(run *r, int *cv_served)
+{
+	const al_update_opts *o = r->o;
+	al_update_lease_opts lo;
+	char *what = NULL;
+	int rc, cvo = 0;
+
+	*cv_served = 0;
+	if ((rc = find_cvo(r, &cvo, &what)) < 0)
+		return rc;
+	if (cvo && !o->take_over) {
+		rc = al_error_set(
+		    AL_ELOCKED,
+		    "a cluster-version-operator updates this cluster (%s): "
+		    "update it with the CVO (oc adm upgrade), or scale the CVO "
+		    "to 0 replicas and rerun with --take-over to make airlock "
+		    "the updater",
+		    what);
+		free(what);
+		return rc;
+	}
+	if (cvo)
+		emit(
+		    r,
+		    "taking over from a running cluster-version-operator (%s): "
+		    "scale it to 0 replicas or it will undo this update",
+		    what);
+	free(what);
+	if ((rc = read_cluster_version(r, cv_served)) < 0)
+		return rc;
+	if (o->dry_run)
+		return 0;
+	memset(&lo, 0, sizeof(lo));
+	lo.identity = o->identity;
+	lo.duration_ms = o->lease_duration_ms;
+	lo.wait_ms = o->lock_wait_ms;
+	lo.cancel = o->cancel;
+	if ((rc = al_update_lease_acquire(&r->lease, o->kube, &lo)) < 0)
+		return rc;
+	emit(r, "holding lease %s/%s as '%s'", AL_UPDATE_LEASE_NAMESPACE,
+	     AL_UPDATE_LEASE_NAME, al_update_lease_identity(r->lease));
+	/* The CVO's own record is ours to write only when no CVO runs (or
+	 * we were told to take over), and only on the cluster's own
+	 * ClusterVersion. */
+	r->cv_owner = *cv_served && r->cv_live != NULL;
+	return 0;
+}
+
+/*
+ * While the lease is held the run uses its own cancel flag, set when the
+ * caller cancels or when the lease is lost, so that a run that lost the
+ * lease also stops waiting and retrying inside a task (not only before
+ * the next one). Polled every 100 ms.
+ */
+typedef struct watcher {
+	pthread_t tid;
+	int started;
+	const al_cancel *caller;
+	al_update_lease *lease;
+	al_cancel *run;
+	al_cancel *stop;
+} watcher;
+
+static void *watch_main(void *arg)
+{
+	watcher *w = arg;
+
+	while (!al_cancel_is_set(w->stop)) {
+		if (al_cancel_is_set(w->caller) ||
+		    al_update_lease_lost(w->lease, NULL, 0)) {
+			al_cancel_set(w->run);
+			break;
+		}
+		(void)al_sleep_ms(100, w->stop);
+	}
+	return NULL;
+}
+
+static int watch_start(watcher *w, run *r, al_update_opts *oc)
+{
+	memset(w, 0, sizeof(*w));
+	w->caller = r->o->cancel;
+	w->lease = r->lease;
+	if (al_cancel_new(&w->run) < 0 || al_cancel_new(&w->stop) < 0)
+		return al_error_set(AL_ENOMEM, "out of memory");
+	if (pthread_create(&w->tid, NULL, watch_main, w) != 0)
+		return al_error_set(AL_ENOMEM, "cannot start a thread");
+	w->started = 1;
+	oc->cancel = w->run;
+	return 0;
+}
+
+static void watch_stop(watcher *w)
+{
+	if (w->started) {
+		al_cancel_set(w->stop);
+		pthread_join(w->tid, NULL);
+	}
+	al_cancel_free(w->run);
+	al_cancel_free(w->stop);
+	memset(w, 0, sizeof(*w));
 }
 
 int al_update_run(const al_update_opts *o, al_update_result *res)
 {
 	run r;
+	al_update_opts oc;
+	watcher wt;
 	record rec;
 	report rp;
 	al_release *rel = NULL;
 	al_update_graph *g = NULL;
 	al_update_load_opts lo;
+	filters flt;
 	al_digest d;
 	al_lock *lock = NULL;
 	char *version = NULL, *digest = NULL, *image = NULL, *why = NULL,
-	     *lockpath = NULL;
+	     *lockpath = NULL, *pre = NULL, *up_reason = NULL, *up_msg = NULL,
+	     *accept_msg = NULL, *forced = NULL;
 	uint64_t t0;
-	int rc, same, completed = 0, vrc;
-	al_update_state before;
+	int rc, same, completed = 0, vrc, npre = 0, cv_served = 0;
 	json_t *h0;
 
 	if (o == NULL || res == NULL || o->store == NULL || o->target == NULL ||
@@ -1125,7 +2203,10 @@ int al_update_run(const al_update_opts *o, al_update_result *res)
 	memset(&r, 0, sizeof(r));
 	memset(&rec, 0, sizeof(rec));
 	memset(&rp, 0, sizeof(rp));
-	r.o = o;
+	memset(&flt, 0, sizeof(flt));
+	memset(&wt, 0, sizeof(wt));
+	oc = *o;
+	r.o = &oc; /* oc.cancel becomes the run's own while the lease is held */
 	r.res = res;
 	pthread_mutex_init(&r.mu, NULL);
 
@@ -1141,10 +2222,14 @@ int al_update_run(const al_update_opts *o, al_update_result *res)
 			goto out;
 		}
 	}
+	/* One updater per cluster, whatever the state files: the lease. */
+	if (o->kube != NULL && (rc = take_ownership(&r, &cv_served)) < 0)
+		goto out;
+	if (r.lease != NULL && (rc = watch_start(&wt, &r, &oc)) < 0)
+		goto out;
 	/* The persisted state decides; a state that cannot be read stops us. */
 	if ((rc = load(&r, &rec)) < 0)
 		goto out;
-	before = rec.state;
 	res->state = rec.state;
 	if ((rc = resolve(&r, &version, &digest, &image)) < 0)
 		goto out;
@@ -1182,6 +2267,8 @@ int al_update_run(const al_update_opts *o, al_update_result *res)
 	rp.accept_reason = res->verified ? "Verified"
 	                   : o->force    ? "Forced"
 	                                 : "NotVerified";
+	rp.cvo_accept_reason =
+	    res->accepted ? "PayloadLoaded" : "RetrievePayload";
 	rp.accept_message =
 	    res->verified ? "release signature verified" : res->accept_message;
 	emit(&r, "release %s %s%s%s (%.1fs)", version,
@@ -1192,6 +2279,57 @@ int al_update_run(const al_update_opts *o, al_update_result *res)
 	     res->verified ? ""
 	                   : (res->accept_message ? res->accept_message : ""),
 	     (double)res->accept_ms / 1000.0);
+	/* What --force accepts goes into the history entry (the CVO's
+	 * acceptedRisks), not only into a condition. */
+	if (!res->verified && o->force)
+		forced = join_risks("release signature not verified",
+		                    res->accept_message);
+
+	/* Preconditions, for a new update only (the CVO checks them when
+	 * it accepts a new payload). */
+	if ((rc = preconditions(&r, &rec, version, &npre, &pre, &up_reason,
+	                        &up_msg)) < 0)
+		goto out;
+	rp.upgradeable_reason = up_reason;
+	rp.upgradeable_message = up_msg;
+	if (r.mode != AL_UPDATE_MODE_NEW) {
+		free(pre);
+		pre = NULL;
+		npre = 0;
+	}
+	if (npre > 0) {
+		emit(&r, "preconditions %s: %s",
+		     o->force ? "forced through" : "failed", pre);
+		if (o->force) {
+			char *f =
+			         al_sprintf("Forced through blocking failures: "
+			                    "%s",
+			                    pre),
+			     *j = f != NULL ? join_risks(forced, f) : NULL;
+
+			free(f);
+			free(forced);
+			forced = j;
+			if (forced == NULL) {
+				rc = al_error_set(AL_ENOMEM, "out of memory");
+				goto out;
+			}
+		} else if (res->accepted) {
+			accept_msg =
+			    al_sprintf("Preconditions failed for payload "
+			               "loaded version=\"%s\" image=\"%s\": %s",
+			               version, image, pre);
+			if (accept_msg == NULL) {
+				rc = al_error_set(AL_ENOMEM, "out of memory");
+				goto out;
+			}
+			res->accepted = rp.accepted = 0;
+			rp.accept_reason = rp.cvo_accept_reason =
+			    "PreconditionChecks";
+			rp.accept_message = accept_msg;
+		}
+	}
+	res->accepted_risks = forced != NULL ? al_strdup(forced) : NULL;
 
 	if (al_cancel_is_set(o->cancel)) {
 		rc = al_error_set(
@@ -1205,6 +2343,9 @@ int al_update_run(const al_update_opts *o, al_update_result *res)
 	memset(&lo, 0, sizeof(lo));
 	lo.profile = o->profile;
 	lo.exclude = o->exclude;
+	lo.release_image = image;
+	if ((rc = cluster_filters(&r, &rec, version, &flt, &lo)) < 0)
+		goto out;
 	if ((rc = al_release_open(&rel, o->store, &d, NULL)) < 0 ||
 	    (rc = al_update_graph_from_release(&g, rel, &lo)) < 0) {
 		rc = al_error_wrap(rc, "loading release %s", version);
@@ -1215,12 +2356,15 @@ int al_update_run(const al_update_opts *o, al_update_result *res)
 	if (o->dry_run) {
 		char *p = plan_text(g),
 		     *head = al_sprintf(
-		         "release %s (%s): %s\nmode: %s (%s -> %s when every "
-		         "manifest applied)\n",
+		         "release %s (%s): %s\n%s%s%smode: %s (%s -> %s when "
+		         "every manifest applied)\n",
 		         version, digest,
-		         res->verified ? "accepted (signature verified)"
-		         : o->force    ? "accepted (forced, not verified)"
-		                       : "refused (not verified)",
+		         accept_msg != NULL ? "refused (preconditions)"
+		         : res->verified    ? "accepted (signature verified)"
+		         : o->force         ? "accepted (forced, not verified)"
+		                            : "refused (not verified)",
+		         pre != NULL ? "preconditions: " : "",
+		         pre != NULL ? pre : "", pre != NULL ? "\n" : "",
 		         r.mode == AL_UPDATE_MODE_RECONCILE ? "reconcile"
 		         : r.mode == AL_UPDATE_MODE_RESUME  ? "resume update"
 		                                            : "new update",
@@ -1237,8 +2381,10 @@ int al_update_run(const al_update_opts *o, al_update_result *res)
 		}
 		res->outcome = res->accepted ? AL_UPDATE_OUTCOME_APPLIED
 		                             : AL_UPDATE_OUTCOME_REFUSED;
-		rc = res->accepted
-		         ? 0
+		rc = res->accepted ? 0
+		     : accept_msg != NULL
+		         ? al_error_set(AL_EUNSUPPORTED,
+		                        "release %s refused: %s", version, pre)
 		         : al_error_set(
 		               AL_EVERIFY,
 		               "release %s refused: not verified: %s", version,
@@ -1255,11 +2401,18 @@ int al_update_run(const al_update_opts *o, al_update_result *res)
 		if ((rc = save(&r, &rec, &rp,
 		               al_deadline_in(STATUS_WRITE_MS))) < 0)
 			goto out;
-		rc = al_error_set(
-		    AL_EVERIFY,
-		    "release %s refused: not verified (use --force to apply "
-		    "anyway): %s",
-		    version, res->accept_message ? res->accept_message : "");
+		if (accept_msg != NULL)
+			rc = al_error_set(AL_EUNSUPPORTED,
+			                  "release %s refused (use --force to "
+			                  "apply anyway): %s",
+			                  version, pre);
+		else
+			rc = al_error_set(
+			    AL_EVERIFY,
+			    "release %s refused: not verified (use --force to "
+			    "apply anyway): %s",
+			    version,
+			    res->accept_message ? res->accept_message : "");
 		goto out;
 	}
 
@@ -1269,7 +2422,7 @@ int al_update_run(const al_update_opts *o, al_update_result *res)
 		if (r.mode == AL_UPDATE_MODE_NEW || h0 == NULL ||
 		    strcmp(al_json_str(h0, "digest"), digest) != 0) {
 			json_t *e = history_entry(version, image, digest,
-			                          res->verified);
+			                          res->verified, forced);
 
 			if (e == NULL ||
 			    json_array_insert_new(rec.history, 0, e) < 0) {
@@ -1281,8 +2434,16 @@ int al_update_run(const al_update_opts *o, al_update_result *res)
 				json_array_remove(rec.history,
 				                  json_array_size(rec.history) -
 				                      1);
-		} else if (res->verified) {
-			json_object_set_new(h0, "verified", json_true());
+		} else {
+			if (res->verified)
+				json_object_set_new(h0, "verified",
+				                    json_true());
+			/* a resumed entry keeps what was accepted when it
+			 * started, plus what is forced now */
+			if (forced != NULL &&
+			    al_json_str(h0, "acceptedRisks") == NULL)
+				json_object_set_new(h0, "acceptedRisks",
+				                    json_string(forced));
 		}
 		rec.state = AL_UPDATE_UPDATING;
 		free(rec.version);
@@ -1312,6 +2473,15 @@ int al_update_run(const al_update_opts *o, al_update_result *res)
 	res->outcome = al_update_outcome_of(rc, r.applied, g->ntasks);
 	if (res->outcome != AL_UPDATE_OUTCOME_APPLIED && rc == 0)
 		rc = al_error_set(AL_EIO, "not every manifest applied");
+	if (al_update_lease_lost(r.lease, NULL, 0)) {
+		/* Someone else may be updating now: the cluster's record is
+		 * theirs; only the state file is written. */
+		r.no_cluster_writes = 1;
+		if (res->outcome == AL_UPDATE_OUTCOME_APPLIED) {
+			res->outcome = AL_UPDATE_OUTCOME_FAILED;
+			rc = AL_ELOCKED;
+		}
+	}
 	rec.state = al_update_next_state(rec.state, r.mode, res->outcome);
 	h0 = json_array_get(rec.history, 0);
 	if (h0 != NULL && r.mode != AL_UPDATE_MODE_RECONCILE) {
@@ -1351,6 +2521,21 @@ int al_update_run(const al_update_opts *o, al_update_result *res)
 			res->message = al_update_failure_message(
 			    rec.version, r.applied, g->ntasks, errs, r.nerrors);
 		}
+		{
+			char lw[512];
+
+			/* the cause of every "cancelled" in the list */
+			if (al_update_lease_lost(r.lease, lw, sizeof(lw)) &&
+			    res->message != NULL) {
+				char *m =
+				    al_sprintf("%s (%s)", res->message, lw);
+
+				if (m != NULL) {
+					free(res->message);
+					res->message = m;
+				}
+			}
+		}
 		rp.failing = 1;
 		rp.fail_message = res->message;
 	}
@@ -1358,17 +2543,31 @@ int al_update_run(const al_update_opts *o, al_update_result *res)
 		int src = save(&r, &rec, &rp, al_deadline_in(STATUS_WRITE_MS));
 
 		if (src < 0 && res->outcome == AL_UPDATE_OUTCOME_APPLIED) {
-			/* Not recorded as Completed: the next run resumes and
-			 * completes. */
-			res->outcome = AL_UPDATE_OUTCOME_FAILED;
-			res->state = before == AL_UPDATE_RECONCILING &&
-			                     r.mode == AL_UPDATE_MODE_RECONCILE
-			                 ? before
-			                 : AL_UPDATE_UPDATING;
+			/* Not recorded as Completed everywhere: take it back
+			 * wherever it was written, so that nothing says
+			 * Completed (or Reconciling); the next run resumes
+			 * and records. */
+			int reconciling = r.mode == AL_UPDATE_MODE_RECONCILE;
+
 			res->message = al_sprintf(
-			    "update to %s applied but not recorded: %s",
+			    "%s %s applied but not recorded: %s; rerun to "
+			    "record it",
+			    reconciling ? "reconciling" : "update to",
 			    rec.version, al_error_message());
-			rc = src;
+			res->outcome = AL_UPDATE_OUTCOME_FAILED;
+			if (!reconciling) {
+				rec.state = AL_UPDATE_UPDATING;
+				entry_back_to_partial(&rec);
+			}
+			res->state = rec.state;
+			rp.failing = 1;
+			rp.fail_message = res->message;
+			(void)save_targets(&r, &rec, &rp,
+			                   al_deadline_in(STATUS_WRITE_MS), 1);
+			rc = al_error_set(src, "%s",
+			                  res->message != NULL
+			                      ? res->message
+			                      : "applied but not recorded");
 			goto out;
 		}
 	}
@@ -1390,13 +2589,30 @@ out : {
 	for (i = 0; i < r.nerrors; i++)
 		free(r.errors[i]);
 }
+	watch_stop(&wt);
+	if (r.lease != NULL) {
+		/* the release must not clobber the message that ends the run */
+		char keep[1024];
+
+		snprintf(keep, sizeof(keep), "%s", al_error_message());
+		if (al_update_lease_release(r.lease) < 0)
+			al_log_warn("update: %s", al_error_message());
+		al_error_set(rc, "%s", keep);
+	}
 	al_update_graph_free(g);
 	al_release_free(rel);
+	filters_clear(&flt);
 	record_clear(&rec);
+	json_decref(r.cv_live);
 	free(version);
 	free(digest);
 	free(image);
 	free(why);
+	free(pre);
+	free(up_reason);
+	free(up_msg);
+	free(accept_msg);
+	free(forced);
 	al_lock_free(lock);
 	free(lockpath);
 	pthread_mutex_destroy(&r.mu);

@@ -76,6 +76,23 @@ AL_EXPORT int al_auth_challenge(al_auth *a, al_http *h, const char *registry,
                                 const char *www_authenticate, const char *scope,
                                 char **header);
 
+/*
+ * al_auth_challenge for a 401 answered to request_url (the registry URL the
+ * challenge came from; NULL: treated as https). A Bearer realm must be
+ * https, unless request_url is plain http (an insecure registry) and, when
+ * credentials go with the token request, the realm's host is insecure on h
+ * too (al_http_plain_allowed); otherwise AL_EAUTH naming the realm. A token
+ * with a control character, space or non-ASCII byte is refused (AL_EPROTO):
+ * it would become a header line. al_auth_challenge is this with
+ * request_url NULL.
+ */
+AL_EXPORT int al_auth_challenge_url(al_auth *a, al_http *h,
+                                    const char *registry,
+                                    const char *repository,
+                                    const char *www_authenticate,
+                                    const char *scope, const char *request_url,
+                                    char **header);
+
 /* A cached "Authorization: ..." header for (registry, scope) that is still
  * valid; AL_ENOTFOUND otherwise. Caller frees. */
 AL_EXPORT int al_auth_cached(al_auth *a, const char *registry,

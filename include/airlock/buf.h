@@ -52,6 +52,29 @@ AL_EXPORT char *al_sprintf(const char *fmt, ...)
 AL_EXPORT int al_str_startswith(const char *s, const char *prefix);
 /* 1 if s ends with suffix. */
 AL_EXPORT int al_str_endswith(const char *s, const char *suffix);
+/*
+ * Text from outside (registry answers, tar entry names, references) made safe
+ * to print: each byte that could drive a terminal or forge a line is written
+ * as "\xNN" (lowercase hex): C0 controls (TAB, LF, CR and ESC included), DEL,
+ * C1 controls (U+0080..U+009F, and the raw bytes 0x80..0x9F), bytes that are
+ * not valid UTF-8 (overlong forms, surrogates, > U+10FFFF, truncated
+ * sequences), and the Unicode line / paragraph separators and bidirectional
+ * controls (U+2028, U+2029, U+200E, U+200F, U+202A..U+202E, U+2066..U+2069).
+ * Valid printable UTF-8 and backslashes are kept as they are, so escaping
+ * twice changes nothing.
+ *
+ * al_str_escape: the n bytes at s into out (capacity cap > 0, always
+ * NUL-terminated); when out is too small the text is cut before the first
+ * character (or escape) that does not fit. Returns the length written. No
+ * allocation, no error state: usable from log handlers. Thread-safe.
+ * al_buf_append_escaped: the same onto b (AL_ELIMIT past b->max: nothing of
+ * the character that did not fit is appended; AL_ENOMEM).
+ */
+AL_EXPORT size_t al_str_escape(char *out, size_t cap, const char *s, size_t n);
+AL_EXPORT int al_buf_append_escaped(al_buf *b, const char *s, size_t n);
+/* 1 if the n bytes at s hold a byte al_str_escape would escape. */
+AL_EXPORT int al_str_needs_escape(const char *s, size_t n);
+
 /* Base64 (RFC 4648, padded). Caller frees. NULL on allocation failure. */
 AL_EXPORT char *al_base64_encode(const uint8_t *p, size_t n);
 /* Decode padded or unpadded base64 into out (bounded by out->max);

@@ -34,6 +34,22 @@ typedef struct al_http_opts {
 	 * client_cert). Ignored when client_cert is NULL. */
 	const char *client_cert;
 	const char *client_key;
+	/* 1: refuse (AL_EPROTO, naming the URL) to send an "Authorization:"
+	 * header over plain http to a host that is not insecure
+	 * (tls_verify_off / insecure_hosts). Registries set it: a server
+	 * must not be able to pull credentials into clear text. */
+	int no_plain_auth;
+	/* Small documents (docs/http.md "Bounds"): an attempt whose answer
+	 * is kept in memory (no sink and no reader: manifests, tokens, tag
+	 * pages, HEADs) must end within this, all its attempts within
+	 * (max_retries + 1) times this; the body of a non-2xx or redirect
+	 * answer must end within this after its headers. Default 60000. */
+	uint64_t doc_timeout_ms;
+	/* Minimum rate once bytes flow: a transfer that moves fewer than
+	 * min_speed_bps * low_speed_time_ms / 1000 bytes in one window of
+	 * low_speed_time_ms is aborted as too slow. Default 1024; set 1 to
+	 * keep only the stall rule. */
+	uint64_t min_speed_bps;
 } al_http_opts;
 
 #define AL_HTTP_NO_RETRY ((unsigned)-1)
@@ -85,11 +101,14 @@ typedef struct al_http_resp {
 	char **hdr_names;
 	char **hdr_values;
 	size_t nhdr;
+	/* 1 when the call failed with AL_ELIMIT because body_out was full
+	 * (not because of too many headers or an oversized error body) */
+	int body_overflow;
 } al_http_resp;
 
 #define AL_HTTP_RESP_INIT                                                      \
 	{                                                                      \
-		0, NULL, AL_BUF_INIT(64 * 1024), 0, 0, NULL, NULL, 0           \
+		0, NULL, AL_BUF_INIT(64 * 1024), 0, 0, NULL, NULL, 0, 0        \
 	}
 
 /*
@@ -129,6 +148,23 @@ AL_EXPORT const char *al_http_resp_header(const al_http_resp *resp,
  * asctime form) into ms from now (0 for a date in the past; a huge delta
  * saturates); AL_EPARSE if neither, *ms untouched. Thread-safe. */
 AL_EXPORT int al_http_parse_retry_after(const char *value, uint64_t *ms);
+
+/* How two URLs' origins relate (al_http_origin_compare). Ports are
+ * compared with the scheme's default filled in; host names literally
+ * (case-insensitive), so "localhost" and "127.0.0.1" differ. */
+#define AL_HTTP_ORIGIN_SAME 0   /* scheme, host and port equal */
+#define AL_HTTP_ORIGIN_SCHEME 1 /* host and port equal, scheme differs */
+#define AL_HTTP_ORIGIN_OTHER 2  /* another host or port, or unparsable */
+AL_EXPORT int al_http_origin_compare(const char *a, const char *b);
+
+/* 1 when the user allowed plain http / unverified TLS for url on this
+ * client (tls_verify_off, or url's host[:port] in insecure_hosts): the
+ * only case where credentials may travel over plain http. */
+AL_EXPORT int al_http_plain_allowed(const al_http *h, const char *url);
+
+/* 1 when the n bytes at v may go into an HTTP header value: no control
+ * character but HTAB (so no CR, LF, NUL or ESC), no DEL. Thread-safe. */
+AL_EXPORT int al_http_value_ok(const char *v, size_t n);
 
 /* Process-wide libcurl init; call once from main before threads. */
 AL_EXPORT int al_http_global_init(void);

@@ -34,8 +34,11 @@ typedef struct al_kube al_kube;
 /* Load credentials (bearer token, token file, client cert/key file or
  * data, CA file or data, insecure-skip-tls-verify) and prepare a client.
  * No request is made. Relative paths in a kubeconfig are relative to its
- * directory; *-data values are written to private files (mode 0600 under
- * $TMPDIR or /tmp) removed by al_kube_free. exec and auth-provider users
+ * directory; *-data values are held in anonymous memory files (memfd,
+ * read by libcurl through /proc/self/fd: nothing on disk, nothing left
+ * by kill -9), else in private files (mode 0600 under $TMPDIR or /tmp,
+ * "airlock-kube-<pid>-*") removed by al_kube_free or, when the process
+ * died, by the next al_kube_new. exec and auth-provider users
  * are AL_EUNSUPPORTED. AL_ENOTFOUND when no configuration exists (or the
  * named kubeconfig or context does not), AL_EPARSE naming the kubeconfig
  * file (YAML errors with line:column). As in kubectl, a bearer token is
@@ -45,6 +48,8 @@ typedef struct al_kube al_kube;
  * (for tests). docs/kube.md has the details. */
 AL_EXPORT int al_kube_new(al_kube **out, const al_kube_opts *opts);
 AL_EXPORT void al_kube_free(al_kube *k);
+/* The field manager of this client's writes (borrowed). */
+AL_EXPORT const char *al_kube_field_manager(const al_kube *k);
 /* The server URL in use (borrowed). */
 AL_EXPORT const char *al_kube_server(const al_kube *k);
 /* The namespace used for namespaced objects that name none: the
@@ -118,5 +123,19 @@ AL_EXPORT int al_kube_list(al_kube *k, const char *api_version,
                            const char *kind, const char *ns,
                            const char *label_selector, json_t **out,
                            al_deadline dl);
+
+/*
+ * Create obj (POST to its collection) or replace it (PUT; a
+ * metadata.resourceVersion in obj makes the write conditional on it).
+ * Unlike apply, a 409 is never retried: it is the answer, AL_EEXIST
+ * (create: the object exists; replace: the resourceVersion no longer
+ * matches, someone else wrote it). Other errors and retries as
+ * al_kube_apply. *result (may be NULL) receives the stored object.
+ * This is the compare-and-swap that leader election builds on.
+ */
+AL_EXPORT int al_kube_create(al_kube *k, const json_t *obj, json_t **result,
+                             al_deadline dl);
+AL_EXPORT int al_kube_replace(al_kube *k, const json_t *obj, json_t **result,
+                              al_deadline dl);
 
 #endif

@@ -19,7 +19,9 @@ typedef void (*al_log_fn)(al_log_level level, const char *msg, void *ud);
 AL_EXPORT void al_log_set_handler(al_log_fn fn, void *ud);
 AL_EXPORT void al_log_set_level(al_log_level level);
 AL_EXPORT al_log_level al_log_get_level(void);
-/* Thread-safe. Messages above the level are dropped cheaply. */
+/* Thread-safe. Messages above the level are dropped cheaply. The handler
+ * receives the message escaped with al_str_escape (buf.h): no control
+ * character or terminal escape sequence, whatever the arguments held. */
 AL_EXPORT void al_log(al_log_level level, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
 

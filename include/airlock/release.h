@@ -68,6 +68,15 @@ AL_EXPORT const char *al_release_file_name(const al_release *r, size_t i);
 AL_EXPORT const uint8_t *al_release_file_data(const al_release *r, size_t i,
                                               size_t *len);
 
+/* Files of the image's manifests/ directory (the Cluster Version
+ * Operator's own manifests, which the CVO loads before release-manifests/),
+ * read from the same layers with the same whiteout rules; sorted by name.
+ * An image without that directory has none. */
+AL_EXPORT size_t al_release_cvo_file_count(const al_release *r);
+AL_EXPORT const char *al_release_cvo_file_name(const al_release *r, size_t i);
+AL_EXPORT const uint8_t *al_release_cvo_file_data(const al_release *r, size_t i,
+                                                  size_t *len);
+
 /* Write release-manifests/ into dir (created with parents; each file
  * written atomically, existing files of the same name replaced, other
  * files left alone). */

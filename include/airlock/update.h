@@ -23,6 +23,7 @@
 #define AL_UPDATE_MAX_PARALLEL 64  /* workers per level */
 #define AL_UPDATE_MAX_STATE_BYTES (4 * AL_MIB) /* the --state file */
 #define AL_UPDATE_MAX_HISTORY 100              /* history entries kept */
+#define AL_UPDATE_MAX_LEFT_OUT 10000 /* left-out documents listed in a plan */
 #define AL_UPDATE_DEFAULT_PROFILE "self-managed-high-availability"
 #define AL_UPDATE_PLACEHOLDER_REPO "registry.ci.openshift.org/openshift"
 #define AL_UPDATE_PLACEHOLDER_VERSION "0.0.1-snapshot"
@@ -35,19 +36,20 @@
 /* --- file names and the task graph ------------------------------------ */
 
 /*
- * Parse a release-manifests/ file name the way the Cluster Version
- * Operator does: "0000_<digits>_<component>_<rest>" (component: the
- * characters [A-Za-z0-9-] up to the next '_', at least one) gives
- * *numbered = 1, *level the run level (at most 9 digits) and *component
- * (caller frees). Any other name (no "0000_" prefix, no component, no '_'
- * after the component, a non-digit level) gives *numbered = 0, *level 0
- * and *component NULL: such files form one serial group after every
- * numbered level. Errors: AL_EINVAL (NULL name), AL_ENOMEM.
+ * Parse a manifest file name with the Cluster Version Operator's pattern
+ * (pkg/payload reMatchPattern, ^0000_(\d+)_([a-zA-Z0-9]+(-[a-zA-Z0-9]+)*?)_):
+ * a match gives *numbered = 1, *level the run level's digits as a number
+ * (UINT_MAX when larger; the graph compares the digits as strings, as the
+ * CVO does) and *component (caller frees). Any other name (no "0000_"
+ * prefix, no digits, no '_' after the component, a component with a
+ * leading, trailing or double '-') gives *numbered = 0, *level 0 and
+ * *component NULL: such files run serially in their place in file order.
+ * Errors: AL_EINVAL (NULL name), AL_ENOMEM.
  */
 AL_EXPORT int al_update_parse_name(const char *file, int *numbered,
                                    unsigned *level, char **component);
 
-/* One file of release-manifests/ (borrowed). */
+/* One manifest file (borrowed). */
 typedef struct al_update_file {
 	const char *name;
 	const uint8_t *data;
@@ -69,6 +71,25 @@ typedef struct al_update_load_opts {
 	    *version; /* replaces AL_UPDATE_PLACEHOLDER_VERSION; required */
 	const al_update_image *images; /* image-references */
 	size_t nimages;
+	/* The cluster's filters (library-go manifest.Include; docs/updater.md
+	 * "What is applied"). feature_set: the cluster's spec.featureSet,
+	 * NULL or "" meaning "Default" (always applied, as the CVO does). */
+	const char *feature_set;
+	/* Enabled feature gates; used only when feature_gates_known. */
+	const char *const *feature_gates;
+	size_t nfeature_gates;
+	int feature_gates_known;
+	/* Enabled (explicitly or implicitly) capabilities and the known ones;
+	 * used only when capabilities_known (else nothing is filtered on
+	 * capabilities). known NULL: AL_UPDATE_KNOWN_CAPABILITIES. */
+	const char *const *capabilities;
+	size_t ncapabilities;
+	const char *const *known_capabilities;
+	size_t nknown_capabilities;
+	int capabilities_known;
+	/* {{.ReleaseImage}} in the image's manifests/ templates; NULL: the
+	 * version. */
+	const char *release_image;
 } al_update_load_opts;
 
 /* One task: one object of one manifest file. */
@@ -83,6 +104,8 @@ typedef struct al_update_task {
 	int create_only;      /* release.openshift.io/create-only: "true" */
 	int delete_it; /* release.openshift.io/delete: "true": delete, not apply
 	                */
+	int job;       /* a batch/v1 Job: a barrier (the CVO's SplitOnJobs) */
+	char *group;   /* API group of apiVersion ("" for core) */
 } al_update_task;
 
 /* A component: tasks[first .. first + count) applied in order. */
@@ -99,6 +122,8 @@ typedef struct al_update_level {
 	size_t first;
 	size_t count;
 	size_t ntasks;
+	char *number; /* the run level's digits as in the file name ("05");
+	                 NULL for names the CVO's pattern does not match */
 } al_update_level;
 
 typedef struct al_update_graph {
@@ -108,32 +133,80 @@ typedef struct al_update_graph {
 	size_t ncomponents;
 	al_update_level *levels;
 	size_t nlevels;
-	size_t skipped; /* documents left out (profile, exclude, empty) */
+	size_t skipped;            /* documents left out (any filter, empty) */
+	size_t skipped_feature;    /* of which: feature set / gate / major */
+	size_t skipped_capability; /* of which: capability not enabled */
+	size_t skipped_template;   /* manifests/ files whose template failed */
+	/* The documents left out by a filter, "Kind ns/name (file #doc): why
+	 * (annotation: value)", at most AL_UPDATE_MAX_LEFT_OUT of them. */
+	char **left_out;
+	size_t nleft_out;
 } al_update_graph;
 
 /*
- * Build the graph from files (any order; sorted by name here). Files not
- * ending in .yaml, .yml or .json, and "image-references" /
- * "release-metadata", are ignored. Every document is parsed (multi-document
- * YAML, JSON is YAML); empty documents are skipped; a document must be a
- * map with apiVersion, kind and metadata.name (AL_EPARSE naming the file
- * and document). A document is kept only when its
- * include.release.openshift.io/<profile> annotation is "true" and it has
- * no exclude.release.openshift.io/<exclude>: "true"; a kept document with
- * release.openshift.io/delete: "true" becomes a deletion task (delete_it).
+ * Build the graph from release-manifests/ files (any order; sorted by name
+ * here): al_update_graph_build2 without manifests/ files. Files not ending
+ * in .yaml, .yml or .json are ignored. Every document is parsed
+ * (multi-document YAML, JSON is YAML); empty documents are skipped; a
+ * document must be a map with apiVersion, kind and metadata.name
+ * (AL_EPARSE naming the file and document). Filters, duplicates and order:
+ * al_update_graph_build2. A kept document with release.openshift.io/delete:
+ * "true" becomes a deletion task (delete_it).
  * Substitution (in every string value of a kept document): each
  * "AL_UPDATE_PLACEHOLDER_REPO:<tag>" whose tag is in images becomes that
  * image (a tag not in images is AL_EPARSE naming the file), and each
  * AL_UPDATE_PLACEHOLDER_VERSION becomes opts->version. References that
- * are already full pull specs are left as they are. Levels are ordered
- * by number, the unnumbered group last; components of a level in the
- * order of their first file; tasks of a component in file then document
- * order. A graph without any task is AL_EPARSE. Errors also AL_ELIMIT
- * (over AL_UPDATE_MAX_TASKS), AL_ENOMEM. Free with al_update_graph_free.
+ * are already full pull specs are left as they are. A graph without any
+ * task is AL_EPARSE. Errors also AL_ELIMIT (over AL_UPDATE_MAX_TASKS),
+ * AL_ENOMEM. Free with al_update_graph_free.
  */
 AL_EXPORT int al_update_graph_build(al_update_graph **out,
                                     const al_update_file *files, size_t nfiles,
                                     const al_update_load_opts *opts);
+
+/*
+ * The CVO's full load (pkg/payload LoadUpdate, task_graph.go): the image's
+ * manifests/ files (cvo, rendered as templates: {{.ReleaseImage}},
+ * {{.ClusterProfile}}, {{.Images.<tag>}}, string literals; a file using
+ * anything else is skipped, as the CVO skips a template that fails) come
+ * first, then release-manifests/ (files), each directory in file-name
+ * order. Every document is filtered as library-go's manifest.Include does
+ * (exclude, feature set, feature gate, major version, profile,
+ * capabilities). The same object (group, kind, namespace, name) twice in
+ * one file refuses the payload before filtering (library-go
+ * ParseManifests); the same object kept from two files refuses it too
+ * (AL_EPARSE naming both files). Order: the flat list is split at each
+ * batch/v1 Job (SplitOnJobs), then grouped as ByNumberAndComponent does:
+ * a run of names with the same run-level digits (compared as strings)
+ * and several components is one parallel level; anything else (one
+ * component, a name the pattern does not match) runs serially in place.
+ * al_update_graph_build is this with no manifests/ files.
+ */
+AL_EXPORT int al_update_graph_build2(al_update_graph **out,
+                                     const al_update_file *cvo, size_t ncvo,
+                                     const al_update_file *files, size_t nfiles,
+                                     const al_update_load_opts *opts);
+
+/* 1 when name is a feature set library-go knows ("Default",
+ * "TechPreviewNoUpgrade", "DevPreviewNoUpgrade", "CustomNoUpgrade", "OKD";
+ * "" is "Default"), else 0. */
+AL_EXPORT int al_update_feature_set_known(const char *name);
+
+/* The capabilities the CVO knows (openshift/api
+ * KnownClusterVersionCapabilities), NULL-terminated. */
+AL_EXPORT const char *const *al_update_known_capabilities(void);
+
+/*
+ * The enabled capabilities of a cluster as the CVO computes them
+ * (lib/capability SetCapabilities): the baseline set of cv->spec.capabilities
+ * (default vCurrent; an unknown set name is AL_EINVAL), plus
+ * additionalEnabledCapabilities, plus status.capabilities.enabledCapabilities
+ * (capabilities once enabled stay enabled: implicitly enabled). cv is a
+ * config.openshift.io/v1 ClusterVersion. *out is a NULL-terminated array of
+ * borrowed/static strings (free the array only), *n its length.
+ */
+AL_EXPORT int al_update_cluster_capabilities(const json_t *cv,
+                                             const char ***out, size_t *n);
 
 /* al_update_graph_build on a release's files and image-references
  * (opts->images and opts->version are taken from r when NULL). */
@@ -227,6 +300,89 @@ AL_EXPORT char *al_update_failure_message(const char *version, size_t applied,
                                           const char *const *errors,
                                           size_t nerrors);
 
+/* --- preconditions (the CVO's pkg/payload/precondition/clusterversion) -- */
+
+/*
+ * Pure: compare two versions as semantic versions (MAJOR.MINOR.PATCH,
+ * optional -PRERELEASE and +BUILD; build ignored, a pre-release sorts
+ * before its release, as blang/semver which the CVO uses). Returns 0 and
+ * *cmp (<0, 0, >0), or AL_EPARSE when either is not a semantic version.
+ */
+AL_EXPORT int al_update_semver_cmp(const char *a, const char *b, int *cmp);
+
+/* Something that says Upgradeable=False (borrowed strings). */
+typedef struct al_update_blocker {
+	const char *kind;    /* "ClusterOperator" or "ClusterVersion" */
+	const char *name;    /* the object's name */
+	const char *reason;  /* the condition's reason (may be NULL) */
+	const char *message; /* the condition's message (may be NULL) */
+} al_update_blocker;
+
+/*
+ * Pure: the preconditions of a new update from current (the version the
+ * cluster is at or working towards; NULL or "" when unknown: nothing to
+ * check) to target, as the CVO runs them before it accepts a payload:
+ * ClusterVersionUpgradeable (an Upgradeable=False blocker refuses a
+ * minor or major update; a patch update within the minor passes),
+ * ClusterVersionRollback (airlock: any lower version; the CVO lets one
+ * z-stream rollback to the previous version through), ClusterVersionGiantHop
+ * (a higher major, or more than one minor ahead). Returns the number of
+ * failed checks; *msg (caller frees; NULL when none) is the CVO's
+ * precondition.Summarize text: 'Precondition "NAME" failed because of
+ * "REASON": MESSAGE', several as "Multiple precondition checks
+ * failed:\n* ...". A current version that does not parse is no failure
+ * (the CVO's InvalidCurrentVersion warning); a target that does not
+ * parse fails (InvalidDesiredVersion). Negative: AL_ENOMEM.
+ */
+AL_EXPORT int al_update_check_preconditions(const char *current,
+                                            const char *target,
+                                            const al_update_blocker *b,
+                                            size_t nb, char **msg);
+
+/* --- the cluster-side lock --------------------------------------------- */
+
+#define AL_UPDATE_LEASE_NAMESPACE "kube-system"
+#define AL_UPDATE_LEASE_NAME "airlock-update"
+
+typedef struct al_update_lease al_update_lease;
+
+typedef struct al_update_lease_opts {
+	const char *ns;       /* NULL: AL_UPDATE_LEASE_NAMESPACE */
+	const char *name;     /* NULL: AL_UPDATE_LEASE_NAME */
+	const char *identity; /* NULL: "<hostname>_<random uuid>" */
+	uint64_t duration_ms; /* leaseDurationSeconds; 0: 60 s (at least 2 s) */
+	uint64_t wait_ms;     /* wait for another holder this long; 0: refuse */
+	const al_cancel *cancel; /* borrowed, may be NULL */
+} al_update_lease_opts;
+
+/*
+ * Acquire the coordination.k8s.io/v1 Lease as client-go's leader
+ * election does (tryAcquireOrRenew): create it when absent; take it when
+ * its holder is empty, is us, or has not renewed it for a whole
+ * leaseDurationSeconds while we watched (or its renewTime is older than
+ * twice that by the wall clock); every write conditional on the
+ * resourceVersion read (a 409 means re-read and decide again). Then a
+ * thread renews it every duration/3 until al_update_lease_release.
+ * Errors: AL_ELOCKED another holder kept it for wait_ms (the message
+ * names its identity), AL_ECANCELED, kube errors (AL_ENOTFOUND when the
+ * cluster serves no Lease kind or the namespace does not exist).
+ * Thread-safe: al_update_lease_lost may be called from any thread.
+ */
+AL_EXPORT int al_update_lease_acquire(al_update_lease **out, al_kube *k,
+                                      const al_update_lease_opts *o);
+
+/* Borrowed: our holderIdentity. */
+AL_EXPORT const char *al_update_lease_identity(const al_update_lease *l);
+
+/* 1 when the lease was lost (another holder took it, or it could not be
+ * renewed for 2/3 of its duration); why (may be NULL) gets the reason. */
+AL_EXPORT int al_update_lease_lost(al_update_lease *l, char *why, size_t cap);
+
+/* Stop renewing and release (holderIdentity "", conditional on our last
+ * write; a lease someone else took is left alone), then free. NULL is a
+ * no-op. Returns the release's error (the lease expires anyway). */
+AL_EXPORT int al_update_lease_release(al_update_lease *l);
+
 /* --- a run ------------------------------------------------------------ */
 
 typedef struct al_update_opts {
@@ -247,12 +403,28 @@ typedef struct al_update_opts {
 	const char *profile;      /* NULL: AL_UPDATE_DEFAULT_PROFILE */
 	const char
 	    *exclude; /* exclude.release.openshift.io/<id>; may be NULL */
-	int dry_run;  /* decide and plan, touch nothing */
+	/* Override the cluster's feature set (FeatureGate cluster
+	 * spec.featureSet); NULL: read it from the cluster ("Default" when
+	 * there is none). */
+	const char *feature_set;
+	/* Override the cluster's capabilities (ClusterVersion version);
+	 * have_capabilities 1: exactly these are enabled. */
+	const char *const *capabilities;
+	size_t ncapabilities;
+	int have_capabilities;
+	int dry_run; /* decide and plan, touch nothing */
 	const char
 	    *state_path;   /* local state file; NULL: the cluster object only */
 	unsigned seed;     /* shuffle seed for Reconciling (0: time based) */
 	uint64_t poll_ms;  /* ClusterOperator poll interval; 0: 500 */
 	al_cancel *cancel; /* borrowed, may be NULL */
+	/* Ownership (docs/updater.md, "One updater at a time"). */
+	int take_over;         /* proceed although a cluster-version-operator
+	                          Deployment runs (airlock becomes the updater) */
+	uint64_t lock_wait_ms; /* wait for another holder of the lease; 0:
+	                          refuse at once */
+	uint64_t lease_duration_ms; /* 0: 60 s */
+	const char *identity;       /* lease holder; NULL: hostname_uuid */
 	/* Progress lines ("level 10: 3 components, 7 manifests"), from the
 	 * calling thread or workers, serialised. May be NULL. */
 	void (*event)(void *ud, const char *line);
@@ -276,14 +448,17 @@ typedef struct al_update_result {
 	char *message;         /* failure message (NULL on success) */
 	char **repairs; /* Reconciling: objects whose drift was repaired */
 	size_t nrepairs;
-	char *plan; /* dry run: the ordered graph as text */
+	char *plan;           /* dry run: the ordered graph as text */
+	char *accepted_risks; /* what --force accepted (history acceptedRisks);
+	                         NULL when nothing */
+	int cluster_version;  /* 1: the ClusterVersion status was written */
 } al_update_result;
 
 #define AL_UPDATE_RESULT_INIT                                                  \
 	{                                                                      \
 		NULL, NULL, AL_UPDATE_MODE_NEW, 0, 0, NULL, 0, 0,              \
 		    AL_UPDATE_OUTCOME_FAILED, AL_UPDATE_INITIALIZING, 0, 0,    \
-		    NULL, NULL, 0, NULL                                        \
+		    NULL, NULL, 0, NULL, NULL, 0                               \
 	}
 
 AL_EXPORT void al_update_result_clear(al_update_result *res);

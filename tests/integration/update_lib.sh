@@ -6,8 +6,9 @@
 #   up_ctl PATH [JSON]     POST JSON (GET without) to $KS_URL/_control/PATH
 #   up_store DIR           mirror the sample release 4.14.1 into DIR
 #   up_store_add_4142 DIR  make release 4.14.2 (same manifests) and mirror it into DIR
-#   up_store_add_release DIR VERSION MANIFESTS
+#   up_store_add_release DIR VERSION MANIFESTS [CVO_MANIFESTS]
 #                          the same for any version and manifests directory
+#                          (CVO_MANIFESTS: the image's manifests/)
 #   up_sign DIR DIGEST     sign DIGEST with a fresh gpg key into DIR/signatures;
 #                          the public key is $T/trusted.gpg
 #   up_state FILE EXPR     evaluate a Python expression on the state file (s)
@@ -74,14 +75,15 @@ up_store_add_4142() {
 	up_store_add_release "$1" 4.14.2 "$AL_SOURCE_DIR/samples/release-manifests"
 }
 
-# up_store_add_release DIR VERSION MANIFESTS: make release VERSION (after
-# 4.14.1) from the manifests directory MANIFESTS and mirror it into DIR.
+# up_store_add_release DIR VERSION MANIFESTS [CVO_MANIFESTS]: make release
+# VERSION (after 4.14.1) from the manifests directory MANIFESTS (and the
+# image's manifests/ from CVO_MANIFESTS) and mirror it into DIR.
 up_store_add_release() {
 	local dir=$1 version=$2 manifests=$3 tag
 	tag=$(echo "$version" | tr -d .)
 	python3 "$AL_TOOLS/mkrelease.py" --out "$T/layout-$tag" --version "$version" --previous 4.14.1 \
 		--prefix quay.io/airlock-samples --components 6 --layer-size 4096 --base-size 8192 \
-		--manifests "$manifests" --seed airlock-samples >/dev/null || return 1
+		--manifests "$manifests" ${4:+--cvo-manifests "$4"} --seed airlock-samples >/dev/null || return 1
 	cat >"$T/imageset-$tag.yaml" <<EOF
 kind: ImageSetConfiguration
 apiVersion: mirror.openshift.io/v2alpha1
@@ -177,3 +179,37 @@ up_require_update() {
 		al_finish
 	fi
 }
+
+# --- ownership and the cluster's record (preconditions, lease, ClusterVersion) ---
+#   up_seed_cv VERSION [HISTORY_JSON]  seed ClusterVersion "version" whose
+#                          status.desired is VERSION (as an installed cluster has)
+#   up_co_upgradeable NAME MESSAGE     seed ClusterOperator NAME with
+#                          Upgradeable=False (reason AdminAckRequired, MESSAGE)
+#   up_seed_cvo [REPLICAS] seed a cluster-version-operator Deployment
+#   up_obj PATH EXPR       evaluate a Python expression on the object at
+#                          API PATH (o), e.g. up_obj /apis/.../version 'o["status"]'
+up_seed_cv() {
+	local v=$1 hist=${2:-[]}
+	up_ctl objects "{\"object\": {\"apiVersion\": \"config.openshift.io/v1\", \"kind\": \"ClusterVersion\", \"metadata\": {\"name\": \"version\"}, \"spec\": {\"clusterID\": \"4d3a1a3e-0000-4000-8000-000000000001\"}, \"status\": {\"desired\": {\"version\": \"$v\", \"image\": \"quay.io/openshift-release-dev/ocp-release@sha256:$(printf '%064d' 1)\"}, \"history\": $hist, \"observedGeneration\": 1, \"versionHash\": \"x\", \"availableUpdates\": null, \"conditions\": []}}}" >/dev/null
+}
+
+up_co_upgradeable() {
+	up_ctl objects "{\"object\": {\"apiVersion\": \"config.openshift.io/v1\", \"kind\": \"ClusterOperator\", \"metadata\": {\"name\": \"$1\"}, \"status\": {\"conditions\": [{\"type\": \"Upgradeable\", \"status\": \"False\", \"reason\": \"AdminAckRequired\", \"message\": \"$2\", \"lastTransitionTime\": \"2026-01-01T00:00:00Z\"}]}}}" >/dev/null
+}
+
+up_seed_cvo() {
+	up_ctl objects '{"object": {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": "openshift-cluster-version"}}}' >/dev/null
+	up_ctl objects "{\"object\": {\"apiVersion\": \"apps/v1\", \"kind\": \"Deployment\", \"metadata\": {\"name\": \"cluster-version-operator\", \"namespace\": \"openshift-cluster-version\"}, \"spec\": {\"replicas\": ${1:-1}}, \"status\": {\"availableReplicas\": ${1:-1}}}}" >/dev/null
+}
+
+up_obj() {
+	python3 -c 'import json,sys,urllib.request
+try:
+    o = json.load(urllib.request.urlopen(sys.argv[1] + sys.argv[2]))
+except Exception as e:
+    o = None
+print(eval(sys.argv[3]))' "$KS_URL" "$1" "$2"
+}
+CV_PATH=/apis/config.openshift.io/v1/clusterversions/version
+CU_PATH=/apis/airlock.io/v1alpha1/clusterupdates/cluster
+LEASE_PATH=/apis/coordination.k8s.io/v1/namespaces/kube-system/leases/airlock-update

@@ -62,6 +62,14 @@ Paths:
                             /ok/<n>, Range ignored; with ?badrange=1: 206
                             with a Content-Range that always starts at 0)
   /slowdrip/<n>/<ms>        Content-Length n, one byte every ms milliseconds
+  /endless/<code>?to=URL    <code> (Location: URL when given) with no
+                            Content-Length and a body that never ends, sent
+                            as fast as the client reads (for 120 s at most)
+  /endless-1xx              "102 Processing" answers that never end
+  /drip-status/<code>/<ms>  <code> announcing a 1 GB body, one byte every
+                            ms milliseconds, until the client gives up
+  /many-headers/<n>         200 "ok\n" with n extra headers X-Many-<i>
+  /big-headers/<n>/<size>   200 "ok\n" with n headers of size bytes each
   /upload?fail=N            read the body; answer 500 the first N times for
                             this path, then 201 JSON {"bytes": B,
                             "sha256": "<hex>"} of the body received
@@ -330,6 +338,43 @@ class Handler(http.server.BaseHTTPRequestHandler):
                     self.wfile.write(data_bytes(i, i + 1))
                     self.wfile.flush()
                     time.sleep(ms / 1000.0)
+            elif head == "endless" and len(args) == 1:
+                self.close_connection = True
+                self.send_response(int(args[0]))
+                if q("to"):
+                    self.send_header("Location", q("to"))
+                self.send_header("Content-Type", "text/plain")
+                self.send_header("Connection", "close")
+                self.end_headers()
+                chunk = b"endless body " * 5000
+                end = time.monotonic() + 120
+                while time.monotonic() < end:
+                    self.wfile.write(chunk)
+                self.wfile.flush()
+            elif head == "endless-1xx":
+                self.close_connection = True
+                end = time.monotonic() + 120
+                while time.monotonic() < end:
+                    self.wfile.write(b"HTTP/1.1 102 Processing\r\n\r\n")
+                    self.wfile.flush()
+            elif head == "drip-status" and len(args) == 2:
+                self.close_connection = True
+                code, ms = int(args[0]), int(args[1])
+                self.send_response(code)
+                self.send_header("Content-Length", str(10 ** 9))
+                self.end_headers()
+                end = time.monotonic() + 120
+                while time.monotonic() < end:
+                    self.wfile.write(b"x")
+                    self.wfile.flush()
+                    time.sleep(ms / 1000.0)
+            elif head == "many-headers" and len(args) == 1:
+                self.send(200, b"ok\n", [("X-Many-%d" % i, "v")
+                                         for i in range(int(args[0]))])
+            elif head == "big-headers" and len(args) == 2:
+                n, size = int(args[0]), int(args[1])
+                self.send(200, b"ok\n", [("X-Big-%d" % i, "b" * size)
+                                         for i in range(n)])
             elif head == "upload":
                 if hit < qint("fail", 0):
                     self.send(500, b"injected failure\n")

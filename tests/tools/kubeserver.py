@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-# kubeserver.py: a loopback Kubernetes API test server: discovery, server-side apply, get/list/delete, status, ClusterOperator simulation, fault injection.
+# kubeserver.py: a loopback Kubernetes API test server: discovery, server-side apply, get/list/delete, status, ClusterOperator, CRD, Job and workload status simulation, fault injection.
 """Kubernetes API test server (Python 3 standard library only).
 
 There is no kube-apiserver on these machines; this implements the part of
@@ -95,7 +95,11 @@ Built-in kinds (group/version kind plural, namespaced?, status?):
   apiextensions.k8s.io/v1: CustomResourceDefinition
       customresourcedefinitions (cluster, status)
   config.openshift.io/v1: ClusterOperator clusteroperators (cluster,
-      status), ClusterVersion clusterversions (cluster, status)
+      status), ClusterVersion clusterversions (cluster, status),
+      FeatureGate featuregates (cluster, status)
+  batch/v1: Job jobs (status)
+  coordination.k8s.io/v1: Lease leases (the updater's lock; PUT with a
+      stale resourceVersion is 409 Conflict, POST of an existing one 409)
 Applying a CustomResourceDefinition registers its kind for every served
 version (spec.group, spec.names.kind/plural, spec.scope, status when
 spec.versions[].subresources.status is present): payload CRDs work. A CRD
@@ -132,7 +136,11 @@ Control API (no token needed; POST bodies are JSON; answers are JSON):
                                  request is served normally)
          "hang": true,           never answer (until the client closes, or
                                  5 minutes)
-         "reset": true}          close the connection with a TCP RST
+         "reset": true,          close the connection with a TCP RST
+         "body": REGEX}          only requests whose body matches
+                                 (re.search on the UTF-8 text), e.g.
+                                 fail only the status write that says
+                                 "Completed"
         Rules are checked in the order added; the first matching rule that
         still has times left applies (and uses one).
   POST /_control/faults/clear   remove every fault rule
@@ -156,6 +164,22 @@ Control API (no token needed; POST bodies are JSON; answers are JSON):
         manifest's versions: every entry gets it), "never": true,
         "degraded": "message" or true}; {"name": X, "clear": true} drops X's
         settings. Applies to later applies and to pending simulations.
+  POST /_control/status-sim  {"kind": "Deployment", "namespace": NS or "*",
+        "name": N or "*", "steps": [{"after": S, "status": {...}}, ...]}:
+        when a matching object is applied (main resource), its status is
+        replaced by each step's status, S seconds after the apply (steps in
+        order, S cumulative from the apply); "steps": [] means the status is
+        never written; {"kind", "namespace", "name", "clear": true} drops
+        the setting. Defaults without a setting (the CVO rules section):
+          CustomResourceDefinition: NamesAccepted=True, Established=True
+            after --crd-delay (default 0: at once); until then the kinds it
+            defines are not served (404, absent from discovery), as a real
+            API server serves a kind once its CRD is Established;
+          batch/v1 Job: status {active: 1} at once, then after --job-delay
+            (default 0.2 s) {succeeded: 1, conditions Complete=True};
+          Deployment, DaemonSet: no status written.
+        A CRD with a setting is not served until a step reports
+        Established=True.
   POST /_control/reset    drop every object (then recreate the start
         namespaces), CRD-registered kinds, fault rules, operator settings,
         the log (seq restarts at 1). Kinds from --kinds and /_control/kinds
@@ -206,7 +230,21 @@ BUILTIN_KINDS = [
     ("apiextensions.k8s.io", "v1", "CustomResourceDefinition", "customresourcedefinitions", False, True),
     ("config.openshift.io", "v1", "ClusterOperator", "clusteroperators", False, True),
     ("config.openshift.io", "v1", "ClusterVersion", "clusterversions", False, True),
+    ("config.openshift.io", "v1", "FeatureGate", "featuregates", False, True),
+    ("batch", "v1", "Job", "jobs", True, True),
 ]
+
+# -- the updater's run: leader election ------------------------------------
+# coordination.k8s.io/v1 Lease (namespaced, no status): the updater's
+# cluster-side lock. Its compare-and-swap is the generic one above: POST
+# answers 409 AlreadyExists for an existing name, PUT with a stale
+# metadata.resourceVersion answers 409 Conflict. ClusterVersion status,
+# ClusterOperator Upgradeable conditions and a cluster-version-operator
+# Deployment are ordinary objects: seed them with POST /_control/objects.
+UPDATER_KINDS = [
+    ("coordination.k8s.io", "v1", "Lease", "leases", True, False),
+]
+BUILTIN_KINDS = BUILTIN_KINDS + UPDATER_KINDS
 
 
 class ApiError(Exception):
@@ -351,6 +389,8 @@ class Cluster(object):
         self.co_targets = {}   # CO name -> target versions list
         self.co_timers = {}    # CO name -> threading.Timer
         self.co_settings = {}  # name or "*" -> dict
+        self.sim_settings = {}  # (kind, ns, name) -> steps (CVO rules)
+        self.sim_timers = {}    # object key -> [threading.Timer]
         self.faults = []
         self.fault_seq = 0
         self.log = []
@@ -379,13 +419,15 @@ class Cluster(object):
 
     def find_kind_plural(self, group, version, plural):
         for k in self.kinds:
-            if k.group == group and k.version == version and k.plural == plural:
+            if k.group == group and k.version == version and \
+                    k.plural == plural and not getattr(k, "hidden", False):
                 return k
         return None
 
     def find_kind(self, api_version, kind):
         for k in self.kinds:
-            if k.gv == api_version and k.kind == kind:
+            if k.gv == api_version and k.kind == kind and \
+                    not getattr(k, "hidden", False):
                 return k
         return None
 
@@ -609,6 +651,8 @@ class Cluster(object):
         if kind.plural == "clusteroperators" and kind.group == \
                 "config.openshift.io" and subresource is None:
             self.co_applied(name, manifest_status)
+        if subresource is None:
+            self.sim_applied(kind, key)
         return obj, created
 
     def merge(self, kind, ns, name, patch, subresource, manager):
@@ -780,14 +824,101 @@ class Cluster(object):
             self.store(key, kind, old, new, "kubeserver-operator", "Update")
             self.save_state()
 
+    # -- CVO rules: CRD, Job, Deployment/DaemonSet status simulation --------
+
+    def sim_steps(self, kind, ns, name):
+        for k in ((kind.kind, ns, name), (kind.kind, "*", name),
+                  (kind.kind, ns, "*"), (kind.kind, "*", "*")):
+            if k in self.sim_settings:
+                return copy.deepcopy(self.sim_settings[k]), True
+        ts = now_rfc3339()
+        if kind.group == "apiextensions.k8s.io" and \
+                kind.plural == "customresourcedefinitions":
+            conds = [{"type": t, "status": "True", "reason": r,
+                      "message": m, "lastTransitionTime": ts}
+                     for t, r, m in (
+                         ("NamesAccepted", "NoConflicts",
+                          "no conflicts found"),
+                         ("Established", "InitialNamesAccepted",
+                          "the initial names have been accepted"))]
+            return [{"after": self.args.crd_delay,
+                     "status": {"conditions": conds}}], False
+        if kind.group == "batch" and kind.kind == "Job":
+            return [{"after": 0, "status": {"active": 1}},
+                    {"after": self.args.job_delay,
+                     "status": {"succeeded": 1, "conditions": [
+                         {"type": "Complete", "status": "True",
+                          "lastTransitionTime": ts}]}}], False
+        return None, False
+
+    def crd_kinds(self, crd):
+        spec = crd.get("spec") or {}
+        plural = (spec.get("names") or {}).get("plural")
+        return [k for k in self.kinds if k.source == "crd" and
+                k.group == spec.get("group", "") and k.plural == plural]
+
+    @staticmethod
+    def established(status):
+        for c in (status or {}).get("conditions") or []:
+            if isinstance(c, dict) and c.get("type") == "Established":
+                return c.get("status") == "True"
+        return False
+
+    def sim_applied(self, kind, key):
+        steps, _ = self.sim_steps(kind, key[2] or "*", key[3])
+        if steps is None:
+            return
+        for t in self.sim_timers.pop(key, []):
+            t.cancel()
+        is_crd = kind.group == "apiextensions.k8s.io" and \
+            kind.plural == "customresourcedefinitions"
+        obj = self.objects.get(key)
+        if is_crd and obj is not None and \
+                not self.established(obj.get("status")):
+            for k in self.crd_kinds(obj):
+                k.hidden = True
+        timers, at = [], 0.0
+        for st in steps:
+            at += float(st.get("after", 0))
+            if at <= 0 and not timers:
+                self.sim_fire(kind, key, st.get("status") or {})
+                continue
+            t = threading.Timer(at, self.sim_fire_locked,
+                                (kind, key, st.get("status") or {}))
+            t.daemon = True
+            timers.append(t)
+        self.sim_timers[key] = timers
+        for t in timers:
+            t.start()
+
+    def sim_fire_locked(self, kind, key, status):
+        with self.lock:
+            self.sim_fire(kind, key, status)
+
+    def sim_fire(self, kind, key, status):
+        old = self.objects.get(key)
+        if old is None:
+            return
+        new = copy.deepcopy(old)
+        new["status"] = copy.deepcopy(status)
+        self.store(key, kind, old, new, "kubeserver-controller", "Update")
+        if kind.group == "apiextensions.k8s.io" and \
+                kind.plural == "customresourcedefinitions" and \
+                self.established(status):
+            for k in self.crd_kinds(new):
+                k.hidden = False
+
     # -- faults and log ------------------------------------------------------
 
-    def pick_fault(self, method, path):
+    def pick_fault(self, method, path, body=b""):
         with self.lock:
             for f in self.faults:
                 if f["method"] not in ("*", method):
                     continue
                 if not f["re"].search(path):
+                    continue
+                if f.get("body_re") is not None and not f["body_re"].search(
+                        body.decode("utf-8", "replace")):
                     continue
                 if f["times"] and f["used"] >= f["times"]:
                     continue
@@ -815,6 +946,11 @@ class Cluster(object):
             self.co_timers = {}
             self.co_targets = {}
             self.co_settings = {}
+            for ts in self.sim_timers.values():
+                for t in ts:
+                    t.cancel()
+            self.sim_timers = {}
+            self.sim_settings = {}
             self.objects = {}
             self.applied = {}
             self.kinds = [k for k in self.kinds if k.source != "crd"]
@@ -938,7 +1074,7 @@ class Handler(http.server.BaseHTTPRequestHandler):
         code = None
         try:
             body = self.read_body()
-            f = c.pick_fault(self.command, path)
+            f = c.pick_fault(self.command, path, body)
             if f is not None:
                 ent["fault"] = f["id"]
                 if f.get("latency_ms"):
@@ -1006,6 +1142,8 @@ class Handler(http.server.BaseHTTPRequestHandler):
                      "latency_ms": data.get("latency_ms"),
                      "hang": bool(data.get("hang")),
                      "reset": bool(data.get("reset")),
+                     "body_re": re.compile(data["body"])
+                     if data.get("body") else None,
                      "used": 0, "seen": 0}
                 c.faults.append(f)
             self.send_json(200, {"id": f["id"]})
@@ -1065,6 +1203,15 @@ class Handler(http.server.BaseHTTPRequestHandler):
                     if name in ("*", n):
                         c.schedule_co(n)
             self.send_json(200, {"ok": True})
+        elif path == "/_control/status-sim" and self.command == "POST":
+            k = (data["kind"], data.get("namespace", "*"),
+                 data.get("name", "*"))
+            with c.lock:
+                if data.get("clear"):
+                    c.sim_settings.pop(k, None)
+                else:
+                    c.sim_settings[k] = list(data.get("steps") or [])
+            self.send_json(200, {"ok": True})
         elif path == "/_control/reset" and self.command == "POST":
             c.reset()
             self.send_json(200, {"ok": True})
@@ -1078,7 +1225,8 @@ class Handler(http.server.BaseHTTPRequestHandler):
         c = self.cluster
         res = []
         for k in c.kinds:
-            if k.group != group or k.version != version:
+            if k.group != group or k.version != version or \
+                    getattr(k, "hidden", False):
                 continue
             verbs = ["create", "delete", "get", "list", "patch", "update"]
             ent = {"name": k.plural, "singularName": k.kind.lower(),
@@ -1264,6 +1412,8 @@ def main():
     ap.add_argument("--state-file")
     ap.add_argument("--kinds")
     ap.add_argument("--co-delay", type=float, default=0.2)
+    ap.add_argument("--crd-delay", type=float, default=0.0)
+    ap.add_argument("--job-delay", type=float, default=0.2)
     ap.add_argument("-v", "--verbose", action="store_true")
     args = ap.parse_args()
     if args.host not in LOOPBACK:

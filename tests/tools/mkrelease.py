@@ -190,6 +190,8 @@ def main(argv):
     ap.add_argument("--base-size", type=int, default=8192,
                     help="bytes of the base layer shared by every image")
     ap.add_argument("--manifests", help="directory copied into release-manifests/")
+    ap.add_argument("--cvo-manifests",
+                    help="directory copied into manifests/ (the CVO's own)")
     ap.add_argument("--multi-repo", action="store_true",
                     help="put two components into <prefix>/other")
     ap.add_argument("--seed", default="airlock")
@@ -278,6 +280,10 @@ def main(argv):
               (json.dumps(release_metadata, indent=2) + "\n").encode())]
     for name, data in manifests:
         files.append(("release-manifests/" + name, data))
+    if a.cvo_manifests:
+        files.append(("manifests", None))
+        for name, data in read_manifests(a.cvo_manifests):
+            files.append(("manifests/" + name, data))
     payload = img.layer(files)
     rdigest, rsize = img.image([base, payload], {
         "io.openshift.release": a.version,

@@ -3,12 +3,16 @@
 
 Usage: tokenserver.py --port-file FILE [--user USER:PASS] [--cuts N] [--max-page N]
                       [--expires-in S] [--token-field token|access_token]
+                      [--bad-token crlf|lf|esc|space|nul|utf8]
 
 Listens on 127.0.0.1 on a free port (written to FILE once ready). Loopback only.
   GET  /token?service=&scope=   token endpoint (Basic USER:PASS required when
                                 --user is given); {"access_token" (or "token"
                                 with --token-field), "expires_in": S (default
                                 300, left out with --expires-in 0)}
+                                ?bad=crlf|lf|esc|space|nul|utf8 (put it in
+                                the realm) appends a hostile suffix to
+                                the token: airlock must refuse it
   GET  /stats                   {"token_calls", "unauthorized", "leaked_auth", "storage_gets"}
   /v2/...                       manifests (GET/HEAD/PUT), blobs (HEAD, GET as a
                                 307 redirect to /storage), uploads (POST,
@@ -128,6 +132,14 @@ class Handler(BaseHTTPRequestHandler):
         tok = "tok-" + secrets.token_hex(8)
         with LOCK:
             STATE["tokens"][tok] = granted
+        # A hostile token server: ?bad=KIND in the realm appends a header
+        # injection (crlf), a terminal escape (esc), a space, a NUL or a
+        # non-ASCII byte to the token it hands out.
+        bad = {"crlf": "\r\nX-Injected: yes", "lf": "\nX-Injected: yes",
+               "esc": "\x1b[31m", "space": " x", "nul": "\x00x",
+               "utf8": "\u00e9"}.get(query.get("bad", [ARGS.bad_token])[0])
+        if bad is not None:
+            tok += bad
         answer = {ARGS.token_field: tok}
         if ARGS.expires_in > 0:
             answer["expires_in"] = ARGS.expires_in
@@ -336,6 +348,7 @@ def main():
     p.add_argument("--max-page", type=int, default=0)
     p.add_argument("--expires-in", type=int, default=300, help="0: leave expires_in out")
     p.add_argument("--token-field", default="access_token", choices=["token", "access_token"])
+    p.add_argument("--bad-token", default="", help="as ?bad=KIND, for every token")
     ARGS = p.parse_args()
     srv = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
     srv.daemon_threads = True

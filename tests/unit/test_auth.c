@@ -15,6 +15,7 @@
 #include "airlock/error.h"
 #include "airlock/http.h"
 #include "al_test.h"
+#include "auth_int.h"
 
 static char *write_file(const char *name, const char *content)
 {
@@ -525,14 +526,20 @@ static void test_auth__bearer_token_fetch_cache_and_expiry(void)
 	al_http *h = NULL;
 	al_auth *a = NULL, *anon = NULL;
 	char *path = NULL, *chal = NULL, *hdr = NULL, *cached = NULL,
-	     *json = NULL;
+	     *json = NULL, *reg_url = NULL;
+	const char *insecure[2] = {NULL, NULL};
 	const char *scope = "repository:a/b:pull";
 
 	if (!need_tokenserver())
 		return;
 	memset(&o, 0, sizeof(o));
 	o.max_retries = AL_HTTP_NO_RETRY;
+	/* the token server speaks plain http: the user marked it insecure
+	 * (an insecure registry, --tls-verify=false) */
+	insecure[0] = token_addr;
+	o.insecure_hosts = insecure;
 	CU_ASSERT_EQUAL(al_http_new(&h, &o), 0);
+	reg_url = al_sprintf("http://%s/v2/a/b/manifests/latest", token_addr);
 	/* base64("bob:pw") = Ym9iOnB3 */
 	json =
 	    al_sprintf("{\"auths\": {\"http://%s\": {\"auth\": \"Ym9iOnB3\"}}}",
@@ -543,11 +550,13 @@ static void test_auth__bearer_token_fetch_cache_and_expiry(void)
 	               "realm=\"http://%s/"
 	               "token\",service=\"airlock-tokenserver\",scope=\"%s\"",
 	               token_addr, scope);
-	if (h == NULL || path == NULL || chal == NULL ||
+	if (h == NULL || path == NULL || chal == NULL || reg_url == NULL ||
 	    al_auth_new(&a, path) != 0)
 		goto out;
 	CU_ASSERT_EQUAL(
-	    al_auth_challenge(a, h, token_addr, "a/b", chal, scope, &hdr), 0);
+	    al_auth_challenge_url(a, h, token_addr, "a/b", chal, scope,
+	                          reg_url, &hdr),
+	    0);
 	CU_ASSERT(hdr != NULL &&
 	          al_str_startswith(hdr, "Authorization: Bearer tok-"));
 	CU_ASSERT_EQUAL(al_auth_cached(a, token_addr, scope, &cached), 0);
@@ -564,7 +573,9 @@ static void test_auth__bearer_token_fetch_cache_and_expiry(void)
 	free(hdr);
 	hdr = NULL;
 	CU_ASSERT_EQUAL(
-	    al_auth_challenge(a, h, token_addr, "a/b", chal, scope, &hdr), 0);
+	    al_auth_challenge_url(a, h, token_addr, "a/b", chal, scope,
+	                          reg_url, &hdr),
+	    0);
 	al_auth_invalidate(a, token_addr, scope);
 	CU_ASSERT_EQUAL(al_auth_cached(a, token_addr, scope, &cached),
 	                AL_ENOTFOUND);
@@ -575,8 +586,9 @@ static void test_auth__bearer_token_fetch_cache_and_expiry(void)
 	 */
 	CU_ASSERT_EQUAL(al_auth_new_anonymous(&anon), 0);
 	if (anon != NULL) {
-		CU_ASSERT_EQUAL(al_auth_challenge(anon, h, token_addr, "a/b",
-		                                  chal, scope, &hdr),
+		CU_ASSERT_EQUAL(al_auth_challenge_url(anon, h, token_addr,
+		                                      "a/b", chal, scope,
+		                                      reg_url, &hdr),
 		                AL_EAUTH);
 		CU_ASSERT_PTR_NOT_NULL(strstr(al_error_message(), "/token"));
 		CU_ASSERT_PTR_NULL(hdr);
@@ -597,9 +609,212 @@ out:
 	free(json);
 	free(path);
 	free(chal);
+	free(reg_url);
 	al_auth_free(a);
 	al_auth_free(anon);
 	al_http_free(h);
+}
+
+/* Where a token request may go: an http realm only for a registry reached
+ * over plain http, and with credentials only to an insecure host. */
+static void test_auth__refuses_plain_http_realms(void)
+{
+	al_http_opts o;
+	al_http *strict = NULL, *lax = NULL;
+	al_auth *a = NULL;
+	const char *insecure[2] = {NULL, NULL};
+	char *path = NULL, *chal = NULL, *hdr = NULL, *json = NULL,
+	     *plain_url = NULL, *tls_url = NULL;
+	const char *scope = "repository:a/b:pull";
+
+	if (!need_tokenserver())
+		return;
+	memset(&o, 0, sizeof(o));
+	o.max_retries = AL_HTTP_NO_RETRY;
+	CU_ASSERT_EQUAL(al_http_new(&strict, &o), 0);
+	insecure[0] = token_addr;
+	o.insecure_hosts = insecure;
+	CU_ASSERT_EQUAL(al_http_new(&lax, &o), 0);
+	json =
+	    al_sprintf("{\"auths\": {\"%s\": {\"auth\": \"Ym9iOnB3\"}}}",
+	               token_addr);
+	path = json != NULL ? write_file("realm.json", json) : NULL;
+	chal = al_sprintf("Bearer realm=\"http://%s/token\","
+	                  "service=\"airlock-tokenserver\"",
+	                  token_addr);
+	plain_url = al_sprintf("http://%s/v2/", token_addr);
+	tls_url = al_sprintf("https://%s/v2/", token_addr);
+	if (strict == NULL || lax == NULL || path == NULL || chal == NULL ||
+	    plain_url == NULL || tls_url == NULL || al_auth_new(&a, path) != 0)
+		goto out;
+	/* an https registry naming an http realm */
+	CU_ASSERT_EQUAL(al_auth_challenge_url(a, lax, token_addr, "a/b", chal,
+	                                      scope, tls_url, &hdr),
+	                AL_EAUTH);
+	CU_ASSERT_PTR_NOT_NULL(
+	    strstr(al_error_message(), "plain-http token realm"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(al_error_message(), "/token"));
+	/* no request URL: treated as https */
+	CU_ASSERT_EQUAL(al_auth_challenge(a, lax, token_addr, "a/b", chal,
+	                                  scope, &hdr),
+	                AL_EAUTH);
+	/* a plain-http registry, but the realm's host is not insecure on
+	 * this client: the credentials stay home */
+	CU_ASSERT_EQUAL(al_auth_challenge_url(a, strict, token_addr, "a/b",
+	                                      chal, scope, plain_url, &hdr),
+	                AL_EAUTH);
+	CU_ASSERT_PTR_NOT_NULL(
+	    strstr(al_error_message(), "refusing to send the credentials"));
+	CU_ASSERT_PTR_NULL(hdr);
+	/* the same with the host insecure: allowed */
+	CU_ASSERT_EQUAL(al_auth_challenge_url(a, lax, token_addr, "a/b", chal,
+	                                      scope, plain_url, &hdr),
+	                0);
+out:
+	free(hdr);
+	free(json);
+	free(path);
+	free(chal);
+	free(plain_url);
+	free(tls_url);
+	al_auth_free(a);
+	al_http_free(strict);
+	al_http_free(lax);
+}
+
+/* A token server handing out tokens that would inject a header line or
+ * reach a terminal: refused, nothing cached. */
+static void test_auth__refuses_hostile_tokens(void)
+{
+	/* (a NUL is refused by the JSON parser already: AL_EPARSE) */
+	static const char *const kinds[] = {"crlf", "lf", "esc", "space",
+	                                    "utf8"};
+	al_http_opts o;
+	al_http *h = NULL;
+	al_auth *a = NULL;
+	const char *insecure[2] = {NULL, NULL};
+	char *path = NULL, *chal = NULL, *hdr = NULL, *json = NULL,
+	     *plain_url = NULL;
+	const char *scope = "repository:a/b:pull";
+	size_t i;
+
+	if (!need_tokenserver())
+		return;
+	memset(&o, 0, sizeof(o));
+	o.max_retries = AL_HTTP_NO_RETRY;
+	insecure[0] = token_addr;
+	o.insecure_hosts = insecure;
+	CU_ASSERT_EQUAL(al_http_new(&h, &o), 0);
+	json =
+	    al_sprintf("{\"auths\": {\"%s\": {\"auth\": \"Ym9iOnB3\"}}}",
+	               token_addr);
+	path = json != NULL ? write_file("hostile.json", json) : NULL;
+	plain_url = al_sprintf("http://%s/v2/", token_addr);
+	if (h == NULL || path == NULL || plain_url == NULL ||
+	    al_auth_new(&a, path) != 0)
+		goto out;
+	for (i = 0; i < sizeof(kinds) / sizeof(kinds[0]); i++) {
+		free(chal);
+		chal = al_sprintf("Bearer realm=\"http://%s/token?bad=%s\","
+		                  "service=\"airlock-tokenserver\"",
+		                  token_addr, kinds[i]);
+		if (chal == NULL)
+			break;
+		CU_ASSERT_EQUAL(al_auth_challenge_url(a, h, token_addr, "a/b",
+		                                      chal, scope, plain_url,
+		                                      &hdr),
+		                AL_EPROTO);
+		CU_ASSERT_PTR_NOT_NULL(strstr(al_error_message(), "token"));
+		CU_ASSERT_PTR_NULL(hdr);
+		CU_ASSERT_EQUAL(al_auth_cached(a, token_addr, scope, &hdr),
+		                AL_ENOTFOUND);
+		free(hdr);
+		hdr = NULL;
+	}
+out:
+	free(hdr);
+	free(json);
+	free(path);
+	free(chal);
+	free(plain_url);
+	al_auth_free(a);
+	al_http_free(h);
+}
+
+/* The token-answer parser on its own (the fuzz target fuzz_token drives
+ * the same function). */
+static void test_auth__parses_token_answers(void)
+{
+	static const struct {
+		const char *json;
+		int rc;
+		const char *token;
+		uint64_t ttl;
+	} cases[] = {
+	    {"{\"token\":\"eyJ.a-b_c.d~+/=\",\"expires_in\":300}", 0,
+	     "eyJ.a-b_c.d~+/=", 300},
+	    {"{\"access_token\":\"t\"}", 0, "t", 60},
+	    {"{\"token\":\"\",\"access_token\":\"u\",\"expires_in\":-4}", 0,
+	     "u", 60},
+	    {"{\"token\":\"t\",\"expires_in\":99999999999999}", 0, "t",
+	     86400},
+	    {"{\"token\":\"t\\r\\nX-Injected: yes\"}", AL_EPROTO, NULL, 0},
+	    {"{\"token\":\"t\\u001b[31m\"}", AL_EPROTO, NULL, 0},
+	    {"{\"token\":\"t\\u0000x\"}", AL_EPARSE, NULL, 0},
+	    {"{\"token\":\"a b\"}", AL_EPROTO, NULL, 0},
+	    {"{\"token\":\"\\u00e9\"}", AL_EPROTO, NULL, 0},
+	    {"{\"token\":\"t\\u007f\"}", AL_EPROTO, NULL, 0},
+	    {"{\"token\":5}", AL_EPROTO, NULL, 0},
+	    {"[]", AL_EPARSE, NULL, 0},
+	    {"{\"token\":\"a\",\"token\":\"b\"}", AL_EPARSE, NULL, 0},
+	};
+	size_t i;
+
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		char *tok = NULL;
+		uint64_t ttl = 7;
+		int rc = al_auth__parse_token((const uint8_t *)cases[i].json,
+		                              strlen(cases[i].json), "realm",
+		                              &tok, &ttl);
+
+		if (rc != cases[i].rc)
+			fprintf(stderr, "case %zu: %s -> %d\n", i,
+			        cases[i].json, rc);
+		CU_ASSERT_EQUAL(rc, cases[i].rc);
+		if (cases[i].token != NULL) {
+			CU_ASSERT(tok != NULL &&
+			          strcmp(tok, cases[i].token) == 0);
+			CU_ASSERT_EQUAL(ttl, cases[i].ttl);
+		} else {
+			CU_ASSERT_PTR_NULL(tok);
+			CU_ASSERT_EQUAL(ttl, 7);
+		}
+		free(tok);
+	}
+}
+
+/* Challenges with control characters never parse (their parameters end
+ * up in a URL and in messages). */
+static void test_auth__challenge_refuses_control_characters(void)
+{
+	static const char *const bad[] = {
+	    "Bearer realm=\"https://a/t\r\nX: y\"",
+	    "Bearer realm=\"https://a/t\",service=\"s\x1b[2J\"",
+	    "Bearer realm=\"https://a/t\",scope=\"x\ny\"",
+	    "Bearer realm=\"https://a/t\x7f\"",
+	};
+	al_auth_params p = {NULL, NULL, NULL, NULL};
+	size_t i;
+
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		CU_ASSERT_EQUAL(al_auth_parse_challenge(&p, bad[i]), AL_EPARSE);
+		CU_ASSERT_PTR_NULL(p.scheme);
+		al_auth_params_clear(&p);
+	}
+	/* HTAB stays allowed */
+	CU_ASSERT_EQUAL(
+	    al_auth_parse_challenge(&p, "Bearer\trealm=\"https://a/t\""), 0);
+	al_auth_params_clear(&p);
 }
 
 int main(void)
@@ -631,6 +846,14 @@ int main(void)
 	     test_auth__bearer_token_fetch_cache_and_expiry},
 	    {"test_auth__shared_between_threads",
 	     test_auth__shared_between_threads},
+	    {"test_auth__refuses_plain_http_realms",
+	     test_auth__refuses_plain_http_realms},
+	    {"test_auth__refuses_hostile_tokens",
+	     test_auth__refuses_hostile_tokens},
+	    {"test_auth__parses_token_answers",
+	     test_auth__parses_token_answers},
+	    {"test_auth__challenge_refuses_control_characters",
+	     test_auth__challenge_refuses_control_characters},
 	    CU_TEST_INFO_NULL,
 	};
 

@@ -102,6 +102,83 @@ static void test_buf__writer_appends_and_resets(void)
 	al_buf_free(&b);
 }
 
+static void test_buf__escape_keeps_printable_utf8(void)
+{
+	char out[256];
+	const char *s = "caf\xc3\xa9 \xe2\x9c\x93 \xf0\x9f\x93\xa6 back\\slash";
+
+	CU_ASSERT_EQUAL(al_str_escape(out, sizeof(out), s, strlen(s)),
+	                strlen(s));
+	CU_ASSERT_STRING_EQUAL(out, s);
+	CU_ASSERT_EQUAL(al_str_needs_escape(s, strlen(s)), 0);
+}
+
+static void test_buf__escape_controls_and_sequences(void)
+{
+	static const struct {
+		const char *in;
+		size_t n;
+		const char *out;
+	} cases[] = {
+	    {"a\nairlock: error: forged", 24,
+	     "a\\x0aairlock: error: forged"},
+	    {"\x1b[31mred\x1b[0m", 12, "\\x1b[31mred\\x1b[0m"},
+	    {"tab\there\r", 9, "tab\\x09here\\x0d"},
+	    {"nul\0x", 5, "nul\\x00x"},
+	    {"del\x7f", 4, "del\\x7f"},
+	    /* C1 CSI, raw and as UTF-8 */
+	    {"\x9b" "2J", 3, "\\x9b2J"},
+	    {"\xc2\x9b" "2J", 4, "\\xc2\\x9b2J"},
+	    /* overlong '/', a surrogate, past U+10FFFF, truncated, stray
+	     * continuation */
+	    {"\xc0\xaf", 2, "\\xc0\\xaf"},
+	    {"\xed\xa0\x80", 3, "\\xed\\xa0\\x80"},
+	    {"\xf4\x90\x80\x80", 4, "\\xf4\\x90\\x80\\x80"},
+	    {"\xe2\x9c", 2, "\\xe2\\x9c"},
+	    {"\x80z", 2, "\\x80z"},
+	    /* U+2028 line separator, U+202E right-to-left override */
+	    {"\xe2\x80\xa8", 3, "\\xe2\\x80\\xa8"},
+	    {"\xe2\x80\xaetxt", 6, "\\xe2\\x80\\xaetxt"},
+	};
+	char out[256], again[256];
+	size_t i;
+
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		size_t n = al_str_escape(out, sizeof(out), cases[i].in,
+		                         cases[i].n);
+
+		CU_ASSERT_EQUAL(n, strlen(cases[i].out));
+		CU_ASSERT_STRING_EQUAL(out, cases[i].out);
+		CU_ASSERT_EQUAL(al_str_needs_escape(cases[i].in, cases[i].n),
+		                1);
+		/* escaping twice changes nothing */
+		al_str_escape(again, sizeof(again), out, strlen(out));
+		CU_ASSERT_STRING_EQUAL(again, out);
+	}
+}
+
+static void test_buf__escape_truncates_at_a_boundary(void)
+{
+	char out[8];
+	al_buf b = AL_BUF_INIT(6);
+
+	/* "ab" + 4-byte escape does not fit in 7 chars + NUL after "abcd" */
+	CU_ASSERT_EQUAL(al_str_escape(out, sizeof(out), "abcd\n", 5), 4);
+	CU_ASSERT_STRING_EQUAL(out, "abcd");
+	CU_ASSERT_EQUAL(al_str_escape(out, sizeof(out), "\xc3\xa9\xc3\xa9"
+	                                                "\xc3\xa9\xc3\xa9",
+	                              8),
+	                6);
+	CU_ASSERT_STRING_EQUAL(out, "\xc3\xa9\xc3\xa9\xc3\xa9");
+	CU_ASSERT_EQUAL(al_str_escape(out, 1, "abc", 3), 0);
+	CU_ASSERT_STRING_EQUAL(out, "");
+	CU_ASSERT_EQUAL(al_buf_append_escaped(&b, "a\x1b", 2), 0);
+	CU_ASSERT_STRING_EQUAL(al_buf_cstr(&b), "a\\x1b");
+	CU_ASSERT_EQUAL(al_buf_append_escaped(&b, "\n", 1), AL_ELIMIT);
+	CU_ASSERT_STRING_EQUAL(al_buf_cstr(&b), "a\\x1b");
+	al_buf_free(&b);
+}
+
 int main(void)
 {
 	CU_TestInfo tests[] = {
@@ -112,6 +189,9 @@ int main(void)
 		{"test_buf__base64_rejects_garbage", test_buf__base64_rejects_garbage},
 		{"test_buf__string_helpers", test_buf__string_helpers},
 		{"test_buf__writer_appends_and_resets", test_buf__writer_appends_and_resets},
+		{"test_buf__escape_keeps_printable_utf8", test_buf__escape_keeps_printable_utf8},
+		{"test_buf__escape_controls_and_sequences", test_buf__escape_controls_and_sequences},
+		{"test_buf__escape_truncates_at_a_boundary", test_buf__escape_truncates_at_a_boundary},
 		CU_TEST_INFO_NULL,
 	};
 	return al_test_run("buf", tests);

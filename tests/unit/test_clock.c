@@ -34,6 +34,12 @@ static void test_clock__rejects_bad_durations(void)
 	CU_ASSERT_EQUAL(al_parse_duration("s", &ms), AL_EPARSE);
 	CU_ASSERT_EQUAL(al_parse_duration("1s2", &ms), AL_EPARSE);
 	CU_ASSERT_PTR_NOT_NULL(strstr(al_error_message(), "'1s2'"));
+	/* strtod's blanks, signs, hex floats and infinities */
+	CU_ASSERT_EQUAL(al_parse_duration(" 5s", &ms), AL_EPARSE);
+	CU_ASSERT_EQUAL(al_parse_duration("5s 3m", &ms), AL_EPARSE);
+	CU_ASSERT_EQUAL(al_parse_duration("+5s", &ms), AL_EPARSE);
+	CU_ASSERT_EQUAL(al_parse_duration("0x10s", &ms), AL_EPARSE);
+	CU_ASSERT_EQUAL(al_parse_duration("infs", &ms), AL_EPARSE);
 }
 
 static void test_clock__parses_sizes(void)

@@ -22,6 +22,7 @@
 #include "airlock/http.h"
 #include "airlock/log.h"
 #include "al_test.h"
+#include "http_int.h"
 
 /* Server 0: the main one; 1: another origin (port), also used as a proxy;
  * 2: HTTPS with a self-signed certificate (cert_path). */
@@ -1222,9 +1223,39 @@ static void test_http__mid_body_failure_without_reset_not_retried(void)
 	al_http_free(h);
 }
 
+/* A client like client() with the bounds of docs/http.md "Bounds" set. */
+static al_http *bounded_client(unsigned retries, uint64_t doc_ms,
+                               uint64_t min_speed)
+{
+	al_http_opts o;
+	al_http *h = NULL;
+
+	memset(&o, 0, sizeof(o));
+	o.max_retries = retries;
+	o.connect_timeout_ms = 2000;
+	o.low_speed_time_ms = 1000;
+	o.backoff_base_ms = 20;
+	o.backoff_max_ms = 200;
+	o.doc_timeout_ms = doc_ms;
+	o.min_speed_bps = min_speed;
+	if (al_http_new(&h, &o) != 0)
+		return NULL;
+	return h;
+}
+
+/* A sink that keeps nothing. */
+static int null_write(void *ud, const uint8_t *p, size_t n)
+{
+	(void)ud;
+	(void)p;
+	(void)n;
+	return 0;
+}
+
 static void test_http__slow_but_moving_is_not_a_stall(void)
 {
-	al_http *h = client(AL_HTTP_NO_RETRY, 0); /* stall after 1 s */
+	/* stall after 1 s; a minimum rate of 1 B/s keeps only that rule */
+	al_http *h = bounded_client(AL_HTTP_NO_RETRY, 0, 1);
 	al_buf body = AL_BUF_INIT(100);
 	al_http_req req = {0};
 	al_http_resp resp = AL_HTTP_RESP_INIT;
@@ -1395,6 +1426,299 @@ static void test_http__https_to_http_redirect_drops_authorization(void)
 	al_http_free(h);
 }
 
+/* A blob that keeps moving, but below the minimum rate, is cut after one
+ * window (low_speed_time_ms), not kept alive by each byte. */
+static void test_http__drip_below_minimum_rate_is_cut(void)
+{
+	al_http *h = bounded_client(AL_HTTP_NO_RETRY, 0, 0); /* 1 KiB/s */
+	al_writer w = {null_write, NULL, NULL};
+	al_http_req req = {0};
+	al_http_resp resp = AL_HTTP_RESP_INIT;
+	uint64_t t0 = al_clock_now_ms(), el;
+
+	req.url = url("/slowdrip/100000/20");
+	req.sink = &w;
+	CU_ASSERT_EQUAL(al_http_do(h, &req, &resp), AL_ETIMEOUT);
+	el = al_clock_now_ms() - t0;
+	CU_ASSERT_PTR_NOT_NULL(strstr(al_error_message(), "too slow"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(al_error_message(), "/slowdrip/"));
+	/* one window of 1 s after the first byte, plus polling */
+	CU_ASSERT(el < 3000);
+	al_http_resp_clear(&resp);
+	al_http_free(h);
+}
+
+/* A document dripped faster than the minimum rate still ends: each
+ * attempt within doc_timeout_ms, all within (retries + 1) times that. */
+static void test_http__document_has_a_total_deadline(void)
+{
+	al_http *h = bounded_client(2, 700, 1);
+	al_buf body = AL_BUF_INIT(4096);
+	al_http_req req = {0};
+	al_http_resp resp = AL_HTTP_RESP_INIT;
+	uint64_t t0 = al_clock_now_ms(), el;
+
+	req.url = url("/slowdrip/1000/50");
+	req.body_out = &body;
+	CU_ASSERT_EQUAL(al_http_do(h, &req, &resp), AL_ETIMEOUT);
+	el = al_clock_now_ms() - t0;
+	CU_ASSERT_PTR_NOT_NULL(strstr(al_error_message(), "/slowdrip/1000/50"));
+	/* the third attempt runs into the call's deadline */
+	CU_ASSERT_PTR_NOT_NULL(strstr(al_error_message(), "deadline exceeded"));
+	CU_ASSERT_EQUAL(resp.attempts, 3);
+	/* the documented bound: 3 x 700 ms (and a little for polling) */
+	CU_ASSERT(el >= 2000 && el < 2100 + 400);
+	al_http_resp_clear(&resp);
+	al_buf_free(&body);
+	al_http_free(h);
+}
+
+/* Endless error and redirect bodies end at the byte cap with an error
+ * naming the URL; dripped ones at the time cap, also for a sink request
+ * (a blob GET answered 404). */
+static void test_http__endless_error_bodies_end(void)
+{
+	al_http *h = bounded_client(AL_HTTP_NO_RETRY, 800, 1);
+	al_writer w = {null_write, NULL, NULL};
+	al_buf body = AL_BUF_INIT(4096);
+	al_http_req req = {0};
+	al_http_resp resp = AL_HTTP_RESP_INIT;
+	uint64_t t0, el;
+
+	req.url = url("/endless/404");
+	req.body_out = &body;
+	t0 = al_clock_now_ms();
+	CU_ASSERT_EQUAL(al_http_do(h, &req, &resp), AL_ELIMIT);
+	CU_ASSERT_PTR_NOT_NULL(strstr(al_error_message(), "/endless/404"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(al_error_message(), "HTTP 404"));
+	CU_ASSERT_EQUAL(resp.body_overflow, 0);
+	CU_ASSERT(al_clock_now_ms() - t0 < 2000);
+
+	req.url = url("/endless/302?to=/ok/16");
+	CU_ASSERT_EQUAL(al_http_do(h, &req, &resp), AL_ELIMIT);
+	CU_ASSERT_PTR_NOT_NULL(strstr(al_error_message(), "HTTP 302"));
+
+	req.url = url("/drip-status/404/50");
+	req.body_out = NULL;
+	req.sink = &w;
+	t0 = al_clock_now_ms();
+	CU_ASSERT_EQUAL(al_http_do(h, &req, &resp), AL_ETIMEOUT);
+	el = al_clock_now_ms() - t0;
+	CU_ASSERT_PTR_NOT_NULL(strstr(al_error_message(), "/drip-status/404"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(al_error_message(), "HTTP 404"));
+	CU_ASSERT(el >= 700 && el < 800 + 600);
+	al_http_resp_clear(&resp);
+	al_buf_free(&body);
+	al_http_free(h);
+}
+
+/* Thousands of headers, or a few huge ones: a message about headers, and
+ * body_overflow stays 0 so callers do not blame the body. */
+static void test_http__header_count_and_size_are_bounded(void)
+{
+	al_http *h = client(AL_HTTP_NO_RETRY, 5000);
+	al_buf body = AL_BUF_INIT(4096);
+	al_http_req req = {0};
+	al_http_resp resp = AL_HTTP_RESP_INIT;
+
+	req.body_out = &body;
+	req.url = url("/many-headers/200");
+	CU_ASSERT_EQUAL(al_http_do(h, &req, &resp), 0);
+	CU_ASSERT_STRING_EQUAL(al_http_resp_header(&resp, "X-Many-199"), "v");
+	req.url = url("/many-headers/5000");
+	CU_ASSERT_EQUAL(al_http_do(h, &req, &resp), AL_ELIMIT);
+	CU_ASSERT_PTR_NOT_NULL(strstr(al_error_message(), "response headers"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(al_error_message(), "/many-headers/"));
+	CU_ASSERT_EQUAL(resp.body_overflow, 0);
+	req.url = url("/big-headers/40/8000");
+	CU_ASSERT_EQUAL(al_http_do(h, &req, &resp), AL_ELIMIT);
+	CU_ASSERT_PTR_NOT_NULL(
+	    strstr(al_error_message(), "response headers from"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(al_error_message(), "exceed"));
+	CU_ASSERT_EQUAL(resp.body_overflow, 0);
+	/* interim answers count too: an endless run of them ends */
+	req.url = url("/endless-1xx");
+	CU_ASSERT_EQUAL(al_http_do(h, &req, &resp), AL_ELIMIT);
+	CU_ASSERT_PTR_NOT_NULL(strstr(al_error_message(), "exceed"));
+	/* a body past body_out's max says so */
+	req.url = url("/ok/5000");
+	CU_ASSERT_EQUAL(al_http_do(h, &req, &resp), AL_ELIMIT);
+	CU_ASSERT_EQUAL(resp.body_overflow, 1);
+	al_http_resp_clear(&resp);
+	al_buf_free(&body);
+	al_http_free(h);
+}
+
+/* A response header carrying a control character (a bare CR, an ESC) is
+ * refused: its value could end up in a request line or a message. */
+static void test_http__header_with_control_character_refused(void)
+{
+	al_http *h = client(AL_HTTP_NO_RETRY, 5000);
+	al_http_req req = {0};
+	al_http_resp resp = AL_HTTP_RESP_INIT;
+
+	req.url = url("/headers?h=X-Evil:a%1B%5B2Jb");
+	CU_ASSERT_EQUAL(al_http_do(h, &req, &resp), AL_EPROTO);
+	CU_ASSERT_PTR_NOT_NULL(strstr(al_error_message(), "control character"));
+	req.url = url("/headers?h=Location:/ok/1%0DX-Injected:%20yes");
+	CU_ASSERT_EQUAL(al_http_do(h, &req, &resp), AL_EPROTO);
+	req.url = url("/headers?h=X-Fine:a%09b");
+	CU_ASSERT_EQUAL(al_http_do(h, &req, &resp), 0);
+	CU_ASSERT_STRING_EQUAL(al_http_resp_header(&resp, "X-Fine"), "a\tb");
+	al_http_resp_clear(&resp);
+	al_http_free(h);
+}
+
+/* Nothing the caller built from server data adds a request line. */
+static void test_http__request_header_injection_refused(void)
+{
+	const char *const hdrs[] = {"Authorization: Bearer t\r\nX-Injected: 1",
+	                            NULL};
+	al_http *h = client(AL_HTTP_NO_RETRY, 5000);
+	al_http_req req = {0};
+	al_http_resp resp = AL_HTTP_RESP_INIT;
+
+	req.url = url("/echo");
+	req.headers = hdrs;
+	CU_ASSERT_EQUAL(al_http_do(h, &req, &resp), AL_EINVAL);
+	CU_ASSERT_PTR_NOT_NULL(strstr(al_error_message(), "control character"));
+	CU_ASSERT_EQUAL(resp.attempts, 0);
+	req.headers = NULL;
+	req.url = url("/echo\r\nX-Injected: 1");
+	CU_ASSERT_EQUAL(al_http_do(h, &req, &resp), AL_EINVAL);
+	req.url = url("/ok/1 HTTP/1.0");
+	CU_ASSERT_EQUAL(al_http_do(h, &req, &resp), AL_EINVAL);
+	al_http_resp_clear(&resp);
+	al_http_free(h);
+}
+
+/* no_plain_auth: an Authorization header never goes over plain http to a
+ * host the user did not mark insecure. */
+static void test_http__no_plain_auth_refuses_clear_text_credentials(void)
+{
+	const char *const hdrs[] = {"Authorization: Basic dXNlcjpwYXNz", NULL};
+	const char *insecure[2] = {NULL, NULL};
+	char host[64];
+	al_http_opts o = {0};
+	al_http *h = NULL, *lax = NULL;
+	al_buf body = AL_BUF_INIT(4096);
+	al_http_req req = {0};
+	al_http_resp resp = AL_HTTP_RESP_INIT;
+
+	o.max_retries = AL_HTTP_NO_RETRY;
+	o.no_plain_auth = 1;
+	CU_ASSERT_EQUAL(al_http_new(&h, &o), 0);
+	req.url = url("/echo-auth");
+	req.headers = hdrs;
+	req.body_out = &body;
+	CU_ASSERT_EQUAL(al_http_do(h, &req, &resp), AL_EPROTO);
+	CU_ASSERT_PTR_NOT_NULL(strstr(al_error_message(), "plain http"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(al_error_message(), "/echo-auth"));
+	CU_ASSERT_EQUAL(resp.attempts, 0);
+	/* without credentials the request goes */
+	req.headers = NULL;
+	CU_ASSERT_EQUAL(al_http_do(h, &req, &resp), 0);
+	CU_ASSERT_STRING_EQUAL(al_buf_cstr(&body), "none");
+	/* an insecure host may have them */
+	sfmt(host, sizeof(host), "127.0.0.1:%d", srv_port[0]);
+	insecure[0] = host;
+	o.insecure_hosts = insecure;
+	CU_ASSERT_EQUAL(al_http_new(&lax, &o), 0);
+	req.headers = hdrs;
+	al_buf_reset(&body);
+	CU_ASSERT_EQUAL(al_http_do(lax, &req, &resp), 0);
+	CU_ASSERT_STRING_EQUAL(al_buf_cstr(&body), "Basic dXNlcjpwYXNz");
+	CU_ASSERT_EQUAL(al_http_plain_allowed(lax, req.url), 1);
+	CU_ASSERT_EQUAL(al_http_plain_allowed(h, req.url), 0);
+	al_http_resp_clear(&resp);
+	al_buf_free(&body);
+	al_http_free(h);
+	al_http_free(lax);
+}
+
+/* https -> http on the same host and port with credentials is refused,
+ * naming both URLs. */
+static void test_http__same_host_downgrade_redirect_refused(void)
+{
+	const char *const hdrs[] = {"Authorization: Basic dXNlcjpwYXNz", NULL};
+	char path[2100];
+	al_http_opts o = {0};
+	al_http *h = NULL;
+	al_buf body = AL_BUF_INIT(4096);
+	al_http_req req = {0};
+	al_http_resp resp = AL_HTTP_RESP_INIT;
+
+	(void)url_of(2, "/");
+	sfmt(path, sizeof(path), "/redirect?to=http://127.0.0.1:%d/echo-auth",
+	     srv_port[2]);
+	req.url = url_of(2, path);
+	o.ca_file = cert_path;
+	o.max_retries = AL_HTTP_NO_RETRY;
+	CU_ASSERT_EQUAL(al_http_new(&h, &o), 0);
+	req.headers = hdrs;
+	req.body_out = &body;
+	CU_ASSERT_EQUAL(al_http_do(h, &req, &resp), AL_EPROTO);
+	CU_ASSERT_PTR_NOT_NULL(strstr(al_error_message(), "plain http"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(al_error_message(), "/echo-auth"));
+	CU_ASSERT_EQUAL(resp.attempts, 1);
+	al_http_resp_clear(&resp);
+	al_buf_free(&body);
+	al_http_free(h);
+}
+
+static void test_http__origin_compare(void)
+{
+	CU_ASSERT_EQUAL(al_http_origin_compare("https://a:5000/x",
+	                                       "https://A:5000/y?z"),
+	                AL_HTTP_ORIGIN_SAME);
+	CU_ASSERT_EQUAL(
+	    al_http_origin_compare("https://a/x", "https://a:443/y"),
+	    AL_HTTP_ORIGIN_SAME);
+	CU_ASSERT_EQUAL(
+	    al_http_origin_compare("https://a:5000/", "http://a:5000/up"),
+	    AL_HTTP_ORIGIN_SCHEME);
+	CU_ASSERT_EQUAL(al_http_origin_compare("https://a/", "http://a/"),
+	                AL_HTTP_ORIGIN_OTHER);
+	CU_ASSERT_EQUAL(al_http_origin_compare("https://a:1/", "https://b:1/"),
+	                AL_HTTP_ORIGIN_OTHER);
+	CU_ASSERT_EQUAL(al_http_origin_compare("https://a:1/", "not a url"),
+	                AL_HTTP_ORIGIN_OTHER);
+	CU_ASSERT_EQUAL(al_http_value_ok("a\tb", 3), 1);
+	CU_ASSERT_EQUAL(al_http_value_ok("a\rb", 3), 0);
+	CU_ASSERT_EQUAL(al_http_value_ok("a\x7f", 2), 0);
+	CU_ASSERT_EQUAL(al_http_value_ok("a\0b", 3), 0);
+}
+
+static void test_http__split_header_lines(void)
+{
+	size_t nl = 99, vo = 99, vl = 99;
+
+	CU_ASSERT_EQUAL(al_http__split_header("Name:  v a l \t\r\n", 16, &nl,
+	                                      &vo, &vl),
+	                AL_HTTP_HDR_FIELD);
+	CU_ASSERT_EQUAL(nl, 4);
+	CU_ASSERT_EQUAL(vo, 7);
+	CU_ASSERT_EQUAL(vl, 5);
+	CU_ASSERT_EQUAL(al_http__split_header("\r\n", 2, &nl, &vo, &vl),
+	                AL_HTTP_HDR_END);
+	CU_ASSERT_EQUAL(al_http__split_header(" folded\r\n", 9, &nl, &vo, &vl),
+	                AL_HTTP_HDR_SKIP);
+	CU_ASSERT_EQUAL(al_http__split_header("nocolon\r\n", 9, &nl, &vo, &vl),
+	                AL_HTTP_HDR_SKIP);
+	CU_ASSERT_EQUAL(al_http__split_header("Bad Name: v\r\n", 13, &nl, &vo,
+	                                      &vl),
+	                AL_HTTP_HDR_SKIP);
+	CU_ASSERT_EQUAL(al_http__split_header("N: a\rb\r\n", 8, &nl, &vo, &vl),
+	                AL_HTTP_HDR_BAD);
+	CU_ASSERT_EQUAL(al_http__split_header("N: \x1b[2J\r\n", 9, &nl, &vo,
+	                                      &vl),
+	                AL_HTTP_HDR_BAD);
+	CU_ASSERT_EQUAL(al_http__status_code("HTTP/1.1 404 Not Found", 22),
+	                404);
+	CU_ASSERT_EQUAL(al_http__status_code("HTTP/2 200", 10), 200);
+	CU_ASSERT_EQUAL(al_http__status_code("X-HTTP/1.1 200", 14), -1);
+}
+
 static CU_TestInfo tests[] = {
     {"get_into_body_out", test_http__get_into_body_out},
     {"body_out_limit", test_http__body_out_limit},
@@ -1456,6 +1780,23 @@ static CU_TestInfo tests[] = {
      test_http__tls_ca_file_and_insecure_hosts},
     {"https_to_http_redirect_drops_authorization",
      test_http__https_to_http_redirect_drops_authorization},
+    {"drip_below_minimum_rate_is_cut",
+     test_http__drip_below_minimum_rate_is_cut},
+    {"document_has_a_total_deadline",
+     test_http__document_has_a_total_deadline},
+    {"endless_error_bodies_end", test_http__endless_error_bodies_end},
+    {"header_count_and_size_are_bounded",
+     test_http__header_count_and_size_are_bounded},
+    {"header_with_control_character_refused",
+     test_http__header_with_control_character_refused},
+    {"request_header_injection_refused",
+     test_http__request_header_injection_refused},
+    {"no_plain_auth_refuses_clear_text_credentials",
+     test_http__no_plain_auth_refuses_clear_text_credentials},
+    {"same_host_downgrade_redirect_refused",
+     test_http__same_host_downgrade_redirect_refused},
+    {"origin_compare", test_http__origin_compare},
+    {"split_header_lines", test_http__split_header_lines},
     CU_TEST_INFO_NULL,
 };
 

@@ -24,7 +24,7 @@
 #include "al_test.h"
 
 #define TOKEN "s3cr3t-t0ken"
-#define MAXSRV 16
+#define MAXSRV 64
 
 /* Every server started, stopped at exit even when a test failed. */
 static pid_t all_pids[MAXSRV];
@@ -780,7 +780,23 @@ static void test_kube__client_certificate_data(void)
 	tmp_path(tdir, sizeof(tdir), "privtmp");
 	mkdir(tdir, 0700);
 	setenv("TMPDIR", tdir, 1);
+	/* by default the data lives in memory files: nothing in TMPDIR,
+	 * so a kill -9 leaves nothing behind */
 	CU_ASSERT_EQUAL(new_client(&k, cfg), 0);
+	CU_ASSERT_EQUAL(private_files(tdir, &priv), 0);
+	if (k != NULL)
+		CU_ASSERT_EQUAL(al_kube_get(k, "v1", "Namespace", NULL,
+		                            "default", &ns,
+		                            al_deadline_in(10000)),
+		                0);
+	json_decref(ns);
+	ns = NULL;
+	al_kube_free(k);
+	k = NULL;
+	/* the fallback (no memfd): private files */
+	setenv("AIRLOCK_KUBE_NO_MEMFD", "1", 1);
+	CU_ASSERT_EQUAL(new_client(&k, cfg), 0);
+	unsetenv("AIRLOCK_KUBE_NO_MEMFD");
 	/* CA, certificate and key were written as private files */
 	CU_ASSERT_EQUAL(private_files(tdir, &priv), 3);
 	CU_ASSERT_EQUAL(priv, 1);
@@ -814,7 +830,123 @@ static void test_kube__client_certificate_data(void)
 	srv_stop(&s);
 }
 
+/* A private file left by a process that died (kill -9 with the fallback)
+ * is removed by the next client that writes one; a live process's file and
+ * other names are left alone. */
+static void test_kube__stale_private_files_are_removed(void)
+{
+	char cfg[8192], tdir[2048], dead[4096], live[4096], other[4096];
+	char ux[8192];
+	const char *old_tmp = getenv("TMPDIR");
+	char *save_tmp = old_tmp != NULL ? al_strdup(old_tmp) : NULL;
+	char *keyd = NULL, *certd = NULL;
+	al_kube *k = NULL;
+	pid_t child;
+	FILE *f;
+	int priv = 0;
+
+	CU_ASSERT_EQUAL_FATAL(make_certs(), 0);
+	tmp_path(tdir, sizeof(tdir), "staletmp");
+	mkdir(tdir, 0700);
+	child = fork();
+	if (child == 0)
+		_exit(0);
+	CU_ASSERT_FATAL(child > 0);
+	waitpid(child, NULL, 0);
+	snprintf(dead, sizeof(dead), "%s/airlock-kube-%ld-AbCdEf", tdir,
+	         (long)child);
+	snprintf(live, sizeof(live), "%s/airlock-kube-%ld-GhIjKl", tdir,
+	         (long)getppid());
+	snprintf(other, sizeof(other), "%s/airlock-kube-notapid", tdir);
+	f = fopen(dead, "w");
+	if (f != NULL)
+		fclose(f);
+	f = fopen(live, "w");
+	if (f != NULL)
+		fclose(f);
+	f = fopen(other, "w");
+	if (f != NULL)
+		fclose(f);
+	certd = b64_file("cli.pem");
+	keyd = b64_file("cli.key");
+	snprintf(ux, sizeof(ux),
+	         "    client-certificate-data: %s\n"
+	         "    client-key-data: %s\n",
+	         certd != NULL ? certd : "", keyd != NULL ? keyd : "");
+	kubeconfig(cfg, sizeof(cfg), "stale.yaml", "https://127.0.0.1:1", "",
+	           ux);
+	setenv("TMPDIR", tdir, 1);
+	setenv("AIRLOCK_KUBE_NO_MEMFD", "1", 1);
+	CU_ASSERT_EQUAL(new_client(&k, cfg), 0);
+	unsetenv("AIRLOCK_KUBE_NO_MEMFD");
+	CU_ASSERT_NOT_EQUAL(access(dead, F_OK), 0);
+	CU_ASSERT_EQUAL(access(live, F_OK), 0);
+	CU_ASSERT_EQUAL(access(other, F_OK), 0);
+	/* the live one, the other name and this client's two */
+	CU_ASSERT_EQUAL(private_files(tdir, &priv), 4);
+	al_kube_free(k);
+	CU_ASSERT_EQUAL(private_files(tdir, &priv), 2);
+	if (save_tmp != NULL)
+		setenv("TMPDIR", save_tmp, 1);
+	else
+		unsetenv("TMPDIR");
+	free(save_tmp);
+	free(certd);
+	free(keyd);
+}
+
 /* ---- API -------------------------------------------------------------- */
+
+/* create and replace are compare-and-swap: a 409 comes back at once as
+ * AL_EEXIST (never retried), as leader election needs. */
+static void test_kube__create_and_replace_do_not_retry_conflicts(void)
+{
+	char cfg[4096];
+	srv s;
+	al_kube *k = NULL;
+	json_t *cm = NULL, *got = NULL, *stale = NULL;
+	al_deadline dl = al_deadline_in(20000);
+	const char *path = "/api/v1/namespaces/default/configmaps/cas";
+
+	CU_ASSERT_EQUAL_FATAL(srv_start(&s, NULL), 0);
+	kubeconfig(cfg, sizeof(cfg), "cas.yaml", s.url, "", "    {}\n");
+	CU_ASSERT_EQUAL(new_client(&k, cfg), 0);
+	if (k == NULL)
+		goto out;
+	cm = json_pack("{s:s, s:s, s:{s:s, s:s}, s:{s:s}}", "apiVersion", "v1",
+	               "kind", "ConfigMap", "metadata", "name", "cas",
+	               "namespace", "default", "data", "a", "1");
+	CU_ASSERT_EQUAL(al_kube_create(k, cm, &got, dl), 0);
+	CU_ASSERT_EQUAL(al_kube_create(k, cm, NULL, dl), AL_EEXIST);
+	CU_ASSERT_PTR_NOT_NULL(strstr(al_error_message(), "409"));
+	CU_ASSERT_EQUAL(count_requests(&s, "POST",
+	                               "/api/v1/namespaces/default/configmaps"),
+	                2);
+	/* replace with the current resourceVersion: accepted */
+	stale = json_deep_copy(got);
+	json_object_set_new(json_object_get(got, "data"), "a",
+	                    json_string("2"));
+	CU_ASSERT_EQUAL(al_kube_replace(k, got, NULL, dl), 0);
+	/* with the old one: a conflict, once */
+	CU_ASSERT_EQUAL(al_kube_replace(k, stale, NULL, dl), AL_EEXIST);
+	CU_ASSERT_EQUAL(count_requests(&s, "PUT", path), 2);
+	json_decref(got);
+	got = NULL;
+	CU_ASSERT_EQUAL(al_kube_get(k, "v1", "ConfigMap", "default", "cas",
+	                            &got, dl),
+	                0);
+	CU_ASSERT_STRING_EQUAL(
+	    al_json_str(json_object_get(got, "data"), "a") != NULL
+	        ? al_json_str(json_object_get(got, "data"), "a")
+	        : "",
+	    "2");
+out:
+	json_decref(cm);
+	json_decref(got);
+	json_decref(stale);
+	al_kube_free(k);
+	srv_stop(&s);
+}
 
 static void test_kube__discovery_is_cached(void)
 {
@@ -1352,9 +1484,13 @@ int main(void)
 	     test_kube__malformed_yaml_names_position},
 	    {"test_kube__incluster_config", test_kube__incluster_config},
 	    {"test_kube__tls_with_ca_data", test_kube__tls_with_ca_data},
+	    {"test_kube__stale_private_files_are_removed",
+	     test_kube__stale_private_files_are_removed},
 	    {"test_kube__client_certificate_data",
 	     test_kube__client_certificate_data},
 	    {"test_kube__discovery_is_cached", test_kube__discovery_is_cached},
+	    {"test_kube__create_and_replace_do_not_retry_conflicts",
+	     test_kube__create_and_replace_do_not_retry_conflicts},
 	    {"test_kube__apply_creates_then_updates",
 	     test_kube__apply_creates_then_updates},
 	    {"test_kube__status_apply", test_kube__status_apply},

@@ -19,6 +19,7 @@
 #include "airlock/log.h"
 #include "airlock/registry.h"
 #include "al_test.h"
+#include "registry_int.h"
 
 #define MAX_SERVERS 8
 
@@ -969,6 +970,301 @@ static void log_to_stderr(al_log_level level, const char *msg, void *ud)
 	fprintf(stderr, "log: %s\n", msg);
 }
 
+/* tests/tools/hostileregistry.py (TLS and plain http on one port) with a
+ * certificate made by openssl for 127.0.0.1. */
+static char hostile_addr[64], hostile_cert[4096];
+static int hostile_ok = -1;
+
+static int need_hostile(void)
+{
+	char *dir = NULL, *py = NULL, *pf = NULL, *key = NULL, *cmd = NULL;
+	FILE *f = NULL;
+	pid_t pid;
+	int i, port = 0, n;
+
+	if (hostile_ok >= 0)
+		goto done;
+	hostile_ok = 0;
+	dir = al_sprintf("%s/hostile", al_test_tmpdir());
+	py = tool_path("hostileregistry.py");
+	if (dir == NULL || py == NULL || mkdir(dir, 0700) != 0)
+		goto out;
+	pf = al_sprintf("%s/port", dir);
+	key = al_sprintf("%s/key.pem", dir);
+	n = snprintf(hostile_cert, sizeof(hostile_cert), "%s/cert.pem", dir);
+	cmd = al_sprintf("openssl req -x509 -newkey ec -pkeyopt "
+	                 "ec_paramgen_curve:prime256v1 -nodes -keyout '%s' "
+	                 "-out '%s' -days 2 -subj /CN=127.0.0.1 -addext "
+	                 "subjectAltName=IP:127.0.0.1 >/dev/null 2>&1",
+	                 key != NULL ? key : "", hostile_cert);
+	if (pf == NULL || key == NULL || cmd == NULL || n < 0 ||
+	    (size_t)n >= sizeof(hostile_cert) || system(cmd) != 0)
+		goto out;
+	pid = fork();
+	if (pid < 0)
+		goto out;
+	if (pid == 0) {
+		execlp("python3", "python3", py, "--port-file", pf,
+		       "--tls-cert", hostile_cert, "--tls-key", key,
+		       (char *)NULL);
+		_exit(127);
+	}
+	remember_pid(pid);
+	for (i = 0; i < 100 && f == NULL; i++) {
+		f = fopen(pf, "r");
+		if (f == NULL)
+			usleep(100 * 1000);
+	}
+	if (f == NULL || fscanf(f, "%d", &port) != 1 || port <= 0)
+		goto out;
+	snprintf(hostile_addr, sizeof(hostile_addr), "127.0.0.1:%d", port);
+	hostile_ok = 1;
+out:
+	if (f != NULL)
+		fclose(f);
+	free(dir);
+	free(py);
+	free(pf);
+	free(key);
+	free(cmd);
+done:
+	CU_ASSERT(hostile_ok == 1);
+	return hostile_ok == 1;
+}
+
+/* Requests the hostile registry saw on its plain-http side, and how many
+ * of them carried an Authorization header; -1 when /_log fails. */
+static int hostile_plain_requests(int *with_auth)
+{
+	al_http *h = NULL;
+	al_buf body = AL_BUF_INIT(1024 * 1024);
+	al_http_req req = {0};
+	al_http_resp resp = AL_HTTP_RESP_INIT;
+	char *u = al_sprintf("http://%s/_log", hostile_addr);
+	json_t *root = NULL, *e;
+	size_t i;
+	int n = -1;
+
+	*with_auth = 0;
+	if (u == NULL || al_http_new(&h, NULL) != 0)
+		goto out;
+	req.url = u;
+	req.body_out = &body;
+	if (al_http_do(h, &req, &resp) != 0 || resp.status != 200)
+		goto out;
+	root = json_loadb((const char *)body.ptr, body.len, 0, NULL);
+	if (!json_is_array(root))
+		goto out;
+	n = 0;
+	json_array_foreach(root, i, e)
+	{
+		if (strcmp(json_string_value(json_object_get(e, "side")),
+		           "plain") != 0)
+			continue;
+		n++;
+		if (json_is_true(json_object_get(e, "auth")))
+			(*with_auth)++;
+	}
+out:
+	json_decref(root);
+	al_http_resp_clear(&resp);
+	al_buf_free(&body);
+	al_http_free(h);
+	free(u);
+	return n;
+}
+
+static void hostile_reset(void)
+{
+	al_http *h = NULL;
+	al_http_req req = {0};
+	al_http_resp resp = AL_HTTP_RESP_INIT;
+	char *u = al_sprintf("http://%s/_reset", hostile_addr);
+
+	if (u != NULL && al_http_new(&h, NULL) == 0) {
+		req.url = u;
+		CU_ASSERT_EQUAL(al_http_do(h, &req, &resp), 0);
+	}
+	al_http_resp_clear(&resp);
+	al_http_free(h);
+	free(u);
+}
+
+/* A verified-TLS registry whose upload Location says http:// on its own
+ * host and port: refused, naming the URL; the credentials never reach the
+ * plain side. With --tls-verify=false (insecure) the user asked for plain
+ * http: allowed. */
+static void test_registry__upload_location_downgrade_refused(void)
+{
+	static const uint8_t blob[] = "hostile";
+	al_registry *r = NULL;
+	al_auth *a = NULL;
+	al_digest d;
+	mem_reader m = {blob, sizeof(blob) - 1, 0};
+	al_reader rd = {mr_read, mr_rewind, &m};
+	char *want = NULL;
+	int plain, with_auth;
+
+	if (!need_hostile())
+		return;
+	hostile_reset();
+	a = auth_for(hostile_addr, "airlock", "s3cret");
+	CU_ASSERT_EQUAL(al_digest_bytes(&d, AL_DIGEST_SHA256, blob, m.n), 0);
+	if (a != NULL)
+		r = client(hostile_addr, a, 0, hostile_cert, 0);
+	want = al_sprintf("http://%s/v2/downgrade/x/blobs/uploads/u1",
+	                  hostile_addr);
+	if (r != NULL && want != NULL) {
+		CU_ASSERT_EQUAL(al_registry_put_blob(r, "downgrade/x", &d, m.n,
+		                                     &rd, NULL, NULL),
+		                AL_EPROTO);
+		CU_ASSERT_PTR_NOT_NULL(strstr(al_error_message(), want));
+		CU_ASSERT_PTR_NOT_NULL(strstr(al_error_message(), "downgrade"));
+	}
+	plain = hostile_plain_requests(&with_auth);
+	CU_ASSERT_EQUAL(plain, 0);
+	CU_ASSERT_EQUAL(with_auth, 0);
+	al_registry_free(r);
+	r = NULL;
+
+	/* insecure: plain http to this registry was asked for */
+	m.pos = 0;
+	if (a != NULL)
+		r = client(hostile_addr, a, 1, NULL, 0);
+	if (r != NULL)
+		CU_ASSERT_EQUAL(al_registry_put_blob(r, "downgrade/x", &d, m.n,
+		                                     &rd, NULL, NULL),
+		                0);
+	plain = hostile_plain_requests(&with_auth);
+	CU_ASSERT(plain >= 1);
+	CU_ASSERT_EQUAL(with_auth, plain);
+	al_registry_free(r);
+	al_auth_free(a);
+	free(want);
+}
+
+/* A redirect from the TLS side to http:// on the same host and port, with
+ * credentials: refused by the http module, nothing sent in clear text. */
+static void test_registry__redirect_downgrade_refused(void)
+{
+	al_buf body = AL_BUF_INIT(AL_MANIFEST_MAX);
+	al_registry *r = NULL;
+	al_auth *a = NULL;
+	al_digest d;
+	char *mt = NULL;
+	int plain, with_auth;
+
+	if (!need_hostile())
+		return;
+	hostile_reset();
+	a = auth_for(hostile_addr, "airlock", "s3cret");
+	if (a != NULL)
+		r = client(hostile_addr, a, 0, hostile_cert, 0);
+	if (r != NULL) {
+		CU_ASSERT_EQUAL(al_registry_get_manifest(r, "redirect/x", "v1",
+		                                         &body, &mt, &d),
+		                AL_EPROTO);
+		CU_ASSERT_PTR_NOT_NULL(
+		    strstr(al_error_message(), "redirects to plain http"));
+	}
+	plain = hostile_plain_requests(&with_auth);
+	CU_ASSERT_EQUAL(plain, 0);
+	CU_ASSERT_EQUAL(with_auth, 0);
+	al_registry_free(r);
+	al_auth_free(a);
+	al_buf_free(&body);
+}
+
+/* An https registry naming a plain-http Bearer realm: refused before any
+ * token request (the credentials would go with it). */
+static void test_registry__http_realm_refused_for_https_registry(void)
+{
+	al_buf body = AL_BUF_INIT(AL_MANIFEST_MAX);
+	al_registry *r = NULL;
+	al_auth *a = NULL;
+	al_digest d;
+	char *mt = NULL;
+	int plain, with_auth;
+
+	if (!need_hostile())
+		return;
+	hostile_reset();
+	a = auth_for(hostile_addr, "airlock", "s3cret");
+	if (a != NULL)
+		r = client(hostile_addr, a, 0, hostile_cert, 0);
+	if (r != NULL) {
+		CU_ASSERT_EQUAL(al_registry_get_manifest(r, "realm/x", "v1",
+		                                         &body, &mt, &d),
+		                AL_EAUTH);
+		CU_ASSERT_PTR_NOT_NULL(
+		    strstr(al_error_message(), "plain-http token realm"));
+	}
+	plain = hostile_plain_requests(&with_auth);
+	CU_ASSERT_EQUAL(plain, 0);
+	al_registry_free(r);
+	al_auth_free(a);
+	al_buf_free(&body);
+}
+
+/* Thousands of headers: the message is about headers, not the manifest
+ * size; a registry's error text reaches the message escaped. */
+static void test_registry__hostile_answers_give_precise_messages(void)
+{
+	al_buf body = AL_BUF_INIT(AL_MANIFEST_MAX);
+	al_registry *r = NULL;
+	al_digest d;
+	char *mt = NULL;
+	const char *msg;
+
+	if (!need_hostile())
+		return;
+	r = client(hostile_addr, NULL, 0, hostile_cert, 0);
+	if (r == NULL)
+		return;
+	CU_ASSERT_EQUAL(
+	    al_registry_get_manifest(r, "manyheaders/x", "v1", &body, &mt, &d),
+	    AL_ELIMIT);
+	msg = al_error_message();
+	CU_ASSERT_PTR_NOT_NULL(strstr(msg, "response headers"));
+	CU_ASSERT_PTR_NULL(strstr(msg, "larger than"));
+	CU_ASSERT_EQUAL(
+	    al_registry_get_manifest(r, "forge/x", "error", &body, &mt, &d),
+	    AL_ENOTFOUND);
+	msg = al_error_message();
+	CU_ASSERT_PTR_NOT_NULL(
+	    strstr(msg, "gone\\x0a airlock: error: forged\\x1b[31m red "
+	                "\\x1b]0;owned\\x07"));
+	CU_ASSERT_PTR_NULL(strchr(msg, '\n'));
+	CU_ASSERT_PTR_NULL(strchr(msg, '\x1b'));
+	CU_ASSERT_PTR_NULL(mt);
+	al_registry_free(r);
+	al_buf_free(&body);
+}
+
+static void test_registry__parse_size_refuses_signs_and_junk(void)
+{
+	static const char *const bad[] = {"-5", " 5", "+5", "5x", "",
+	                                  "0x10", "18446744073709551616",
+	                                  "9223372036854775808"};
+	uint64_t v = 42;
+	size_t i;
+
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		CU_ASSERT_EQUAL(al_registry__parse_size(bad[i], &v), -1);
+		CU_ASSERT_EQUAL(v, 42);
+	}
+	CU_ASSERT_EQUAL(al_registry__parse_size("0", &v), 0);
+	CU_ASSERT_EQUAL(v, 0);
+	CU_ASSERT_EQUAL(al_registry__parse_size("9223372036854775807", &v),
+	                0);
+	CU_ASSERT_EQUAL(v, 9223372036854775807ULL);
+	CU_ASSERT_EQUAL(al_registry__content_range_start("bytes -5-9/10"), -1);
+	CU_ASSERT_EQUAL(al_registry__content_range_start("bytes 5-9/10"), 5);
+	CU_ASSERT_EQUAL(
+	    al_registry__content_range_start("bytes 99999999999999999999-"),
+	    -1);
+}
+
 int main(void)
 {
 	CU_TestInfo tests[] = {
@@ -996,6 +1292,16 @@ int main(void)
 	     test_registry__bearer_token_flow_and_cache},
 	    {"test_registry__bearer_refused_is_eauth",
 	     test_registry__bearer_refused_is_eauth},
+	    {"test_registry__upload_location_downgrade_refused",
+	     test_registry__upload_location_downgrade_refused},
+	    {"test_registry__redirect_downgrade_refused",
+	     test_registry__redirect_downgrade_refused},
+	    {"test_registry__http_realm_refused_for_https_registry",
+	     test_registry__http_realm_refused_for_https_registry},
+	    {"test_registry__hostile_answers_give_precise_messages",
+	     test_registry__hostile_answers_give_precise_messages},
+	    {"test_registry__parse_size_refuses_signs_and_junk",
+	     test_registry__parse_size_refuses_signs_and_junk},
 	    CU_TEST_INFO_NULL,
 	};
 	int rc;

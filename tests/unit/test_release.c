@@ -258,6 +258,71 @@ out:
 	al_store_free(s);
 }
 
+static void test_release__reads_cvo_manifests_dir_with_whiteouts(void)
+{
+	static const struct entry lower[] = {
+		{"release-manifests/image-references", 'f', REFS_OK, 0},
+		{"release-manifests/0000_10_a.yaml", 'f', "a: 1\n", 0},
+		{"manifests/", 'd', NULL, 0},
+		{"manifests/0000_00_cvo_00_ns.yaml", 'f', "ns: 1\n", 0},
+		{"./manifests/0000_00_cvo_30_deployment.yaml", 'f', "d: 1\n", 0},
+		{"manifests/0000_90_cvo_00_gone.yaml", 'f', "g: 1\n", 0},
+		{"manifests/sub/ignored.yaml", 'f', "no\n", 0},
+		{"other-manifests/x.yaml", 'f', "no\n", 0},
+	};
+	static const struct entry upper[] = {
+		{"manifests/.wh.0000_90_cvo_00_gone.yaml", 'f', NULL, 0},
+		{"manifests/0000_00_cvo_30_deployment.yaml", 'f', "d: 2\n", 0},
+	};
+	static const struct entry opq[] = {
+		{"manifests/.wh..wh..opq", 'f', NULL, 0},
+		{"manifests/0000_00_cvo_99_only.yaml", 'f', "o\n", 0},
+	};
+	struct layer_spec ls[] = {{1, lower, 8}, {0, upper, 2}};
+	struct layer_spec ls2[] = {{1, lower, 8}, {0, opq, 2}};
+	al_store *s = new_store("cvo");
+	al_release *r = NULL;
+	struct built b;
+	const uint8_t *data;
+	size_t len = 0;
+
+	if (s == NULL || build_release(s, ls, 2, &b) < 0) {
+		CU_FAIL("setup");
+		goto out;
+	}
+	CU_ASSERT_EQUAL(al_release_open(&r, s, &b.manifest, NULL), 0);
+	if (r != NULL) {
+		/* release-manifests/ is not affected */
+		CU_ASSERT_EQUAL(al_release_file_count(r), 2);
+		CU_ASSERT_EQUAL(al_release_cvo_file_count(r), 2);
+		if (al_release_cvo_file_count(r) == 2) {
+			CU_ASSERT_STRING_EQUAL(al_release_cvo_file_name(r, 0), "0000_00_cvo_00_ns.yaml");
+			CU_ASSERT_STRING_EQUAL(al_release_cvo_file_name(r, 1), "0000_00_cvo_30_deployment.yaml");
+			data = al_release_cvo_file_data(r, 1, &len);
+			CU_ASSERT(len == 5 && memcmp(data, "d: 2\n", 5) == 0);
+		}
+		CU_ASSERT_PTR_NULL(al_release_cvo_file_name(r, 2));
+		CU_ASSERT_PTR_NULL(al_release_cvo_file_data(r, 2, &len));
+	}
+	al_release_free(r);
+	r = NULL;
+	/* an opaque marker in manifests/ clears only manifests/ */
+	if (build_release(s, ls2, 2, &b) < 0) {
+		CU_FAIL("setup 2");
+		goto out;
+	}
+	CU_ASSERT_EQUAL(al_release_open(&r, s, &b.manifest, NULL), 0);
+	if (r != NULL) {
+		CU_ASSERT_EQUAL(al_release_file_count(r), 2);
+		CU_ASSERT_EQUAL(al_release_cvo_file_count(r), 1);
+		if (al_release_cvo_file_count(r) == 1)
+			CU_ASSERT_STRING_EQUAL(al_release_cvo_file_name(r, 0), "0000_00_cvo_99_only.yaml");
+	}
+out:
+	al_release_free(r);
+	al_store_free(s);
+}
+
 static void test_release__index_picks_platform(void)
 {
 	static const struct entry arm[] = {
@@ -525,6 +590,7 @@ int main(void)
 	CU_TestInfo tests[] = {
 		{"reads_layers_with_whiteouts", test_release__reads_layers_with_whiteouts},
 		{"opaque_whiteout_clears_lower_layers", test_release__opaque_whiteout_clears_lower_layers},
+		{"reads_cvo_manifests_dir_with_whiteouts", test_release__reads_cvo_manifests_dir_with_whiteouts},
 		{"index_picks_platform", test_release__index_picks_platform},
 		{"wrong_layer_digest_is_everify", test_release__wrong_layer_digest_is_everify},
 		{"oversize_file_is_elimit", test_release__oversize_file_is_elimit},

@@ -1117,6 +1117,22 @@ static void test_store__recorded_release_is_a_root(void)
 	CU_ASSERT_EQUAL(res.invalid, 1);
 	CU_ASSERT_EQUAL(fc.hits, 1);
 	CU_ASSERT_EQUAL(al_store_untag(s, "a/layer:x"), 0);
+	/* a record naming the release's config (met first as a config) */
+	{
+		char cs[AL_DIGEST_STRMAX];
+		rel = json_pack("{s:[{s:s,s:s},{s:s,s:s}]}", "releases",
+		                "version", "9.9.9", "digest", ds, "version",
+		                "8.8.8", "digest", al_digest_str(&cd, cs));
+		CU_ASSERT_EQUAL(al_store_releases_save(s, rel), 0);
+		json_decref(rel);
+	}
+	fc.kind = AL_CHECK_INVALID;
+	fc.needle = "referenced by 'release 8.8.8";
+	fc.hits = 0;
+	memset(&res, 0, sizeof(res));
+	CU_ASSERT_EQUAL(al_store_check(s, 0, on_find, &fc, &res), 0);
+	CU_ASSERT_EQUAL(res.invalid, 1);
+	CU_ASSERT_EQUAL(fc.hits, 1);
 	/* the release manifest gone: missing, naming the release */
 	path = al_store_blob_path(s, &md);
 	CU_ASSERT_EQUAL(unlink(path), 0);
@@ -1127,6 +1143,8 @@ static void test_store__recorded_release_is_a_root(void)
 	CU_ASSERT_EQUAL(al_store_check(s, 0, on_find, &fc, &res), 0);
 	CU_ASSERT_EQUAL(res.missing, 1);
 	CU_ASSERT_EQUAL(fc.hits, 1);
+	/* and the config record, now walked first, is no manifest either */
+	CU_ASSERT_EQUAL(res.invalid, 1);
 	free(path);
 	al_store_free(s);
 	free(dir);

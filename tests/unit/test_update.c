@@ -85,7 +85,9 @@ static void test_update__parse_name_unnumbered_and_weird(void)
 		"0000_10__y.yaml",         /* empty component */
 		"0000_10_etcd.yaml",       /* no '_' after the component */
 		"0000_10_etcd.op_x.yaml",  /* '.' ends the component without '_' */
-		"0000_1234567890_a_b",     /* level longer than 9 digits */
+		"0000_10_-etcd_x.yaml",    /* the CVO's pattern: no leading '-' */
+		"0000_10_etcd-_x.yaml",    /* ... no trailing '-' */
+		"0000_10_etcd--op_x.yaml", /* ... no double '-' */
 		"0000_10",                 /* truncated */
 		"",
 	};
@@ -534,8 +536,17 @@ static void test_update__dry_run_on_sample_release(void)
 		char *l00 = strstr(res.plan, "level 00:"), *l10 = strstr(res.plan, "level 10:"), *l90 = strstr(res.plan, "level 90:");
 
 		CU_ASSERT(l00 != NULL && l10 != NULL && l90 != NULL && l00 < l10 && l10 < l90);
-		/* the single-node-only manifest is left out */
-		CU_ASSERT_PTR_NULL(strstr(res.plan, "not-ha"));
+		/* the single-node-only manifest is left out: not in the graph,
+		 * listed with the reason after it */
+		char *left = strstr(res.plan, "\nleft out: ");
+
+		CU_ASSERT_PTR_NOT_NULL(left);
+		if (left != NULL) {
+			*left = '\0';
+			CU_ASSERT_PTR_NULL(strstr(res.plan, "not-ha"));
+			*left = '\n';
+			CU_ASSERT_PTR_NOT_NULL(strstr(left, "not-ha.yaml #1): not in the profile"));
+		}
 	}
 	al_update_result_clear(&res);
 	/* unknown target */
@@ -555,6 +566,466 @@ out:
 	free(prefix);
 }
 
+/* --- the CVO's rules (docs/updater.md "What is applied", "In what order") */
+
+/* A ConfigMap named name with extra annotation lines (each "    k: v\n"). */
+static char *cm_ann(const char *name, const char *ann)
+{
+	return al_sprintf("apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: %s\n  annotations:\n" INC "%s", name,
+			  ann != NULL ? ann : "");
+}
+
+static int graph_has(const al_update_graph *g, const char *name)
+{
+	size_t i;
+
+	for (i = 0; g != NULL && i < g->ntasks; i++)
+		if (strcmp(g->tasks[i].name, name) == 0)
+			return 1;
+	return 0;
+}
+
+static void test_update__library_go_include_feature_set_default_gets_only_default(void)
+{
+	static const char *const sets[] = {"Default", "TechPreviewNoUpgrade", "DevPreviewNoUpgrade", "CustomNoUpgrade", "OKD"};
+	char *d[6], names[5][128];
+	al_update_file f[6];
+	al_update_load_opts o = opts_default();
+	al_update_graph *g = NULL;
+	size_t i;
+
+	for (i = 0; i < 5; i++) {
+		char ann[128];
+
+		snprintf(ann, sizeof(ann), "    release.openshift.io/feature-set: %s\n", sets[i]);
+		/* the same object in five variants, as the real clusterversions CRD */
+		d[i] = al_sprintf("apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: clusterversions\n  annotations:\n" INC
+				  "%sdata:\n  set: %s\n",
+				  ann, sets[i]);
+		snprintf(names[i], sizeof(names[i]), "0000_00_cluster-version-operator_01_clusterversions-%s.crd.yaml", sets[i]);
+		f[i] = file_of(names[i], d[i]);
+	}
+	d[5] = cm_ann("unknown-set", "    release.openshift.io/feature-set: Default,NoSuchSet\n");
+	f[5] = file_of("0000_00_x_02.yaml", d[5]);
+	/* the default (NULL) is Default */
+	CU_ASSERT_EQUAL(al_update_graph_build(&g, f, 6, &o), 0);
+	if (g != NULL) {
+		CU_ASSERT_EQUAL(g->ntasks, 1);
+		CU_ASSERT_STRING_EQUAL(al_json_str(json_object_get(g->tasks[0].obj, "data"), "set"), "Default");
+		/* a value outside the known feature sets: never included */
+		CU_ASSERT(!graph_has(g, "unknown-set"));
+		CU_ASSERT_EQUAL(g->skipped_feature, 5);
+	}
+	al_update_graph_free(g);
+	g = NULL;
+	o.feature_set = "TechPreviewNoUpgrade";
+	CU_ASSERT_EQUAL(al_update_graph_build(&g, f, 6, &o), 0);
+	if (g != NULL) {
+		CU_ASSERT_EQUAL(g->ntasks, 1);
+		CU_ASSERT_STRING_EQUAL(al_json_str(json_object_get(g->tasks[0].obj, "data"), "set"), "TechPreviewNoUpgrade");
+	}
+	al_update_graph_free(g);
+	for (i = 0; i < 6; i++)
+		free(d[i]);
+}
+
+static void test_update__library_go_include_feature_gates_and_major_version(void)
+{
+	char *d[7];
+	al_update_file f[7];
+	al_update_load_opts o = opts_default();
+	al_update_graph *g = NULL;
+	const char *gates[] = {"GateA"};
+	size_t i;
+
+	d[0] = cm_ann("needs-a", "    release.openshift.io/feature-gate: GateA\n");
+	d[1] = cm_ann("needs-b", "    release.openshift.io/feature-gate: GateB\n");
+	d[2] = cm_ann("not-a", "    release.openshift.io/feature-gate: -GateA\n");
+	d[3] = cm_ann("both", "    release.openshift.io/feature-gate: GateA\n    release.openshift.io/feature-set: Default\n");
+	d[4] = al_sprintf("apiVersion: apiextensions.k8s.io/v1\nkind: CustomResourceDefinition\nmetadata:\n  name: m4.x.io\n"
+			  "  annotations:\n" INC "    release.openshift.io/major-version: \"4\"\n");
+	d[5] = al_sprintf("apiVersion: apiextensions.k8s.io/v1\nkind: CustomResourceDefinition\nmetadata:\n  name: m5.x.io\n"
+			  "  annotations:\n" INC "    release.openshift.io/major-version: \"5,-4\"\n");
+	/* major-version on a kind that is neither a FeatureGate nor a CRD */
+	d[6] = cm_ann("major-on-cm", "    release.openshift.io/major-version: \"4\"\n");
+	f[0] = file_of("0000_10_a_00.yaml", d[0]);
+	f[1] = file_of("0000_10_a_01.yaml", d[1]);
+	f[2] = file_of("0000_10_a_02.yaml", d[2]);
+	f[3] = file_of("0000_10_a_03.yaml", d[3]);
+	f[4] = file_of("0000_10_a_04.yaml", d[4]);
+	f[5] = file_of("0000_10_a_05.yaml", d[5]);
+	f[6] = file_of("0000_10_a_06.yaml", d[6]);
+	/* gates unknown: no gate filter (the CVO without enabled gates) */
+	CU_ASSERT_EQUAL(al_update_graph_build(&g, f, 7, &o), 0);
+	CU_ASSERT(graph_has(g, "needs-a") && graph_has(g, "needs-b") && graph_has(g, "not-a") && graph_has(g, "both"));
+	CU_ASSERT(graph_has(g, "m4.x.io"));
+	CU_ASSERT(!graph_has(g, "m5.x.io"));
+	CU_ASSERT(!graph_has(g, "major-on-cm"));
+	al_update_graph_free(g);
+	g = NULL;
+	o.feature_gates = gates;
+	o.nfeature_gates = 1;
+	o.feature_gates_known = 1;
+	CU_ASSERT_EQUAL(al_update_graph_build(&g, f, 7, &o), 0);
+	CU_ASSERT(graph_has(g, "needs-a"));
+	CU_ASSERT(!graph_has(g, "needs-b"));
+	CU_ASSERT(!graph_has(g, "not-a"));
+	/* a feature set and a feature gate on one manifest: excluded */
+	CU_ASSERT(!graph_has(g, "both"));
+	al_update_graph_free(g);
+	g = NULL;
+	o.version = "5.0.0";
+	CU_ASSERT_EQUAL(al_update_graph_build(&g, f, 7, &o), 0);
+	CU_ASSERT(!graph_has(g, "m4.x.io"));
+	CU_ASSERT(graph_has(g, "m5.x.io"));
+	al_update_graph_free(g);
+	for (i = 0; i < 7; i++)
+		free(d[i]);
+}
+
+static void test_update__library_go_include_disabled_capability_skipped(void)
+{
+	char *d[5];
+	al_update_file f[5];
+	al_update_load_opts o = opts_default();
+	al_update_graph *g = NULL;
+	const char *caps[] = {"Console", "marketplace"};
+	size_t i;
+
+	d[0] = cm_ann("console", "    capability.openshift.io/name: Console\n");
+	d[1] = cm_ann("console-and-insights", "    capability.openshift.io/name: Console+Insights\n");
+	d[2] = cm_ann("marketplace", "    capability.openshift.io/name: marketplace\n");
+	d[3] = cm_ann("unknown-cap", "    capability.openshift.io/name: NoSuchCapability\n");
+	d[4] = al_sprintf("apiVersion: config.openshift.io/v1\nkind: ClusterOperator\nmetadata:\n  name: insights\n"
+			  "  annotations:\n" INC "    capability.openshift.io/name: Insights\n"
+			  "status:\n  versions:\n  - name: operator\n    version: 0.0.1-snapshot\n");
+	for (i = 0; i < 5; i++)
+		f[i] = file_of(i == 4 ? "0000_50_insights_99_co.yaml" : i == 0 ? "0000_50_a_00.yaml" : i == 1 ? "0000_50_a_01.yaml" : i == 2 ? "0000_50_a_02.yaml" : "0000_50_a_03.yaml", d[i]);
+	/* capabilities unknown (no ClusterVersion): nothing filtered */
+	CU_ASSERT_EQUAL(al_update_graph_build(&g, f, 5, &o), 0);
+	CU_ASSERT(g != NULL && g->ntasks == 5);
+	al_update_graph_free(g);
+	g = NULL;
+	o.capabilities = caps;
+	o.ncapabilities = 2;
+	o.capabilities_known = 1;
+	CU_ASSERT_EQUAL(al_update_graph_build(&g, f, 5, &o), 0);
+	CU_ASSERT(graph_has(g, "console"));
+	CU_ASSERT(graph_has(g, "marketplace"));
+	/* every capability of a '+' list must be enabled */
+	CU_ASSERT(!graph_has(g, "console-and-insights"));
+	CU_ASSERT(!graph_has(g, "unknown-cap"));
+	/* the operator of a disabled capability is not waited for: not a task */
+	CU_ASSERT(!graph_has(g, "insights"));
+	if (g != NULL)
+		CU_ASSERT_EQUAL(g->skipped_capability, 3);
+	al_update_graph_free(g);
+	for (i = 0; i < 5; i++)
+		free(d[i]);
+}
+
+static void test_update__cvo_capabilities_baseline_additional_and_implicit(void)
+{
+	json_t *cv = json_loads("{\"spec\":{\"capabilities\":{\"baselineCapabilitySet\":\"None\","
+				"\"additionalEnabledCapabilities\":[\"marketplace\"]}},"
+				"\"status\":{\"capabilities\":{\"enabledCapabilities\":[\"Console\",\"marketplace\"]}}}",
+				0, NULL);
+	json_t *cv2 = json_loads("{\"spec\":{}}", 0, NULL);
+	json_t *bad = json_loads("{\"spec\":{\"capabilities\":{\"baselineCapabilitySet\":\"v9.99\"}}}", 0, NULL);
+	const char **v = NULL;
+	size_t n = 0, i;
+	int console = 0, ingress = 0, capi = 0;
+
+	CU_ASSERT_EQUAL(al_update_cluster_capabilities(cv, &v, &n), 0);
+	/* None + additional marketplace + Console once enabled (implicitly) */
+	CU_ASSERT_EQUAL(n, 2);
+	for (i = 0; i < n; i++)
+		console |= strcmp(v[i], "Console") == 0;
+	CU_ASSERT(console);
+	free(v);
+	v = NULL;
+	/* no spec.capabilities: vCurrent */
+	CU_ASSERT_EQUAL(al_update_cluster_capabilities(cv2, &v, &n), 0);
+	for (i = 0; i < n; i++) {
+		ingress |= strcmp(v[i], "Ingress") == 0;
+		capi |= strcmp(v[i], "ClusterAPI") == 0;
+	}
+	CU_ASSERT(ingress);
+	/* feature-gated capabilities are not in the baseline without their gates */
+	CU_ASSERT(!capi);
+	free(v);
+	v = NULL;
+	CU_ASSERT_EQUAL(al_update_cluster_capabilities(bad, &v, &n), AL_EINVAL);
+	json_decref(cv);
+	json_decref(cv2);
+	json_decref(bad);
+}
+
+static void test_update__library_go_duplicate_resource_refused_naming_both_files(void)
+{
+	char *a = cm_ann("same", NULL), *b = al_sprintf("%s---\n%s", a, a), *other = al_sprintf("%s", a);
+	char *ns1 = al_sprintf("apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: same\n  namespace: one\n  annotations:\n" INC);
+	char *filtered = al_sprintf("apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: same\n  annotations:\n" INC
+				    "    release.openshift.io/feature-set: TechPreviewNoUpgrade\n");
+	al_update_file f[2];
+	al_update_load_opts o = opts_default();
+	al_update_graph *g = NULL;
+
+	/* twice in one file: refused (library-go ParseManifests) */
+	f[0] = file_of("0000_10_a_00.yaml", b);
+	CU_ASSERT_EQUAL(al_update_graph_build(&g, f, 1, &o), AL_EPARSE);
+	CU_ASSERT_PTR_NOT_NULL(strstr(al_error_message(), "duplicate resource"));
+	/* in two files: refused, both named */
+	f[0] = file_of("0000_10_a_00.yaml", a);
+	f[1] = file_of("0000_20_b_00.yaml", other);
+	CU_ASSERT_EQUAL(al_update_graph_build(&g, f, 2, &o), AL_EPARSE);
+	CU_ASSERT_PTR_NOT_NULL(strstr(al_error_message(), "0000_10_a_00.yaml"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(al_error_message(), "0000_20_b_00.yaml"));
+	/* another namespace is another object */
+	f[1] = file_of("0000_20_b_00.yaml", ns1);
+	CU_ASSERT_EQUAL(al_update_graph_build(&g, f, 2, &o), 0);
+	al_update_graph_free(g);
+	g = NULL;
+	/* a variant the filters leave out is no duplicate */
+	f[1] = file_of("0000_20_b_00.yaml", filtered);
+	CU_ASSERT_EQUAL(al_update_graph_build(&g, f, 2, &o), 0);
+	al_update_graph_free(g);
+	free(a);
+	free(b);
+	free(other);
+	free(ns1);
+	free(filtered);
+}
+
+/* "L:comp:name,name|comp:name;L2:..." : levels ';', components '|'. */
+static char *graph_shape(const al_update_graph *g)
+{
+	al_buf b = AL_BUF_INIT(1 << 20);
+	size_t li, ci, ti;
+
+	for (li = 0; g != NULL && li < g->nlevels; li++) {
+		const al_update_level *lv = &g->levels[li];
+
+		al_buf_printf(&b, "%s%s:", li ? ";" : "", lv->number ? lv->number : "-");
+		for (ci = lv->first; ci < lv->first + lv->count; ci++) {
+			const al_update_component *c = &g->components[ci];
+
+			al_buf_printf(&b, "%s%s=", ci > lv->first ? "|" : "", c->name);
+			for (ti = c->first; ti < c->first + c->count; ti++)
+				al_buf_printf(&b, "%s%s", ti > c->first ? "," : "", g->tasks[ti].name);
+		}
+	}
+	return al_buf_detach(&b, NULL);
+}
+
+static void test_update__cvo_by_number_and_component_unmatched_names_serial_in_place(void)
+{
+	static const char *const names[] = {
+		"0000-early.yaml",                        /* '-' sorts before '_': first, serially */
+		"0000_05_a_00.yaml", "0000_05_b_00.yaml", /* two components: parallel */
+		"0000_10_consoleclidownload.crd.yaml",    /* real name the pattern does not match */
+		"0000_10_c_00.yaml",                      /* one component: serial */
+		"0000_5_a_00.yaml",                       /* "5" is not "05" or "50": its own level, after "50" */
+		"0000_50_cluster_monitoring_operator_01-namespace.yaml", /* component "cluster" */
+		"0000_50_cluster-x_00.yaml",
+		"zz.yaml",
+	};
+	/* byte order of the names: '-' < '0'..'9' < '_' < 'a'..'z', so
+	 * "0000_10_c_" < "0000_10_co...", "0000_50" < "0000_5_" and
+	 * "cluster-x" < "cluster_" */
+	static const char *const want = "-:=n0;05:a=n1|b=n2;10:c=n4;-:=n3;50:cluster-x=n7|cluster=n6;5:a=n5;-:=n8";
+	size_t n = sizeof(names) / sizeof(names[0]), i;
+	char *d[16];
+	al_update_file f[16];
+	al_update_load_opts o = opts_default();
+	al_update_graph *g = NULL;
+	char *shape;
+
+	for (i = 0; i < n; i++) {
+		char nm[16];
+
+		snprintf(nm, sizeof(nm), "n%zu", i);
+		d[i] = doc("ConfigMap", nm, NULL);
+		f[n - 1 - i] = file_of(names[i], d[i]); /* given in reverse */
+	}
+	CU_ASSERT_EQUAL(al_update_graph_build(&g, f, n, &o), 0);
+	shape = graph_shape(g);
+	CU_ASSERT_PTR_NOT_NULL(shape);
+	if (shape != NULL) {
+		CU_ASSERT_STRING_EQUAL(shape, want);
+		if (strcmp(shape, want) != 0)
+			printf("\n got: %s\nwant: %s\n", shape, want);
+	}
+	free(shape);
+	al_update_graph_free(g);
+	for (i = 0; i < n; i++)
+		free(d[i]);
+}
+
+static void test_update__cvo_split_on_jobs_is_a_barrier(void)
+{
+	char *d[5];
+	al_update_file f[5];
+	al_update_load_opts o = opts_default();
+	al_update_graph *g = NULL;
+	char *shape;
+	static const char *const want = "50:a=a0,a1;50:b=job;50:b=b1|c=c0";
+	size_t i;
+
+	d[0] = doc("ConfigMap", "a0", NULL);
+	d[1] = doc("ConfigMap", "a1", NULL);
+	d[2] = al_sprintf("apiVersion: batch/v1\nkind: Job\nmetadata:\n  name: job\n  namespace: x\n  annotations:\n" INC);
+	d[3] = doc("ConfigMap", "b1", NULL);
+	d[4] = doc("ConfigMap", "c0", NULL);
+	f[0] = file_of("0000_50_a_00.yaml", d[0]);
+	f[1] = file_of("0000_50_a_01.yaml", d[1]);
+	f[2] = file_of("0000_50_b_00_job.yaml", d[2]);
+	f[3] = file_of("0000_50_b_01.yaml", d[3]);
+	f[4] = file_of("0000_50_c_00.yaml", d[4]);
+	CU_ASSERT_EQUAL(al_update_graph_build(&g, f, 5, &o), 0);
+	shape = graph_shape(g);
+	if (shape != NULL) {
+		CU_ASSERT_STRING_EQUAL(shape, want);
+		if (strcmp(shape, want) != 0)
+			printf("\n got: %s\nwant: %s\n", shape, want);
+	}
+	if (g != NULL && g->ntasks == 5)
+		CU_ASSERT(g->tasks[2].job);
+	free(shape);
+	al_update_graph_free(g);
+	for (i = 0; i < 5; i++)
+		free(d[i]);
+}
+
+static void test_update__cvo_manifests_dir_first_rendered(void)
+{
+	char *cvo_dep = al_sprintf("apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: cluster-version-operator\n"
+				   "  namespace: openshift-cluster-version\n  annotations:\n" INC
+				   "spec:\n  template:\n    spec:\n      containers:\n      - image: '{{.ReleaseImage}}'\n"
+				   "        env:\n        - name: CLUSTER_PROFILE\n          value: '{{ .ClusterProfile }}'\n"
+				   "        - name: RULE\n          value: 'a {{ \"{{ $labels.risk }}\" }} b'\n");
+	char *bad = al_sprintf("apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: unknown-field\n  annotations:\n" INC
+			       "data:\n  x: '{{ .NoSuchField }}'\n");
+	char *rel = doc("ConfigMap", "release-00", NULL);
+	al_update_file cvo[3], files[1];
+	al_update_load_opts o = opts_default();
+	al_update_graph *g = NULL;
+
+	cvo[0] = file_of("0000_90_cluster-version-operator_02_x.yaml", cvo_dep);
+	cvo[1] = file_of("0000_50_unknown-field.yaml", bad);
+	cvo[2] = file_of("image-references", "{}");
+	files[0] = file_of("0000_00_a_00.yaml", rel);
+	o.release_image = "quay.io/x/release@sha256:abc";
+	CU_ASSERT_EQUAL(al_update_graph_build2(&g, cvo, 3, files, 1, &o), 0);
+	if (g != NULL && g->ntasks == 2) {
+		const json_t *c0 = json_array_get(json_object_get(json_object_get(json_object_get(json_object_get(
+						  g->tasks[0].obj, "spec"), "template"), "spec"), "containers"), 0);
+
+		/* manifests/ before release-manifests/, whatever the levels */
+		CU_ASSERT_STRING_EQUAL(g->tasks[0].file, "manifests/0000_90_cluster-version-operator_02_x.yaml");
+		CU_ASSERT_STRING_EQUAL(g->tasks[1].name, "release-00");
+		CU_ASSERT_STRING_EQUAL(al_json_str(c0, "image"), "quay.io/x/release@sha256:abc");
+		CU_ASSERT_STRING_EQUAL(al_json_str(json_array_get(json_object_get(c0, "env"), 0), "value"),
+				       AL_UPDATE_DEFAULT_PROFILE);
+		CU_ASSERT_STRING_EQUAL(al_json_str(json_array_get(json_object_get(c0, "env"), 1), "value"),
+				       "a {{ $labels.risk }} b");
+		/* a template that fails is skipped, as the CVO skips it */
+		CU_ASSERT_EQUAL(g->skipped_template, 1);
+	} else {
+		CU_FAIL("expected two tasks");
+	}
+	al_update_graph_free(g);
+	free(cvo_dep);
+	free(bad);
+	free(rel);
+}
+
+/* blang/semver ordering, which the CVO's preconditions compare with. */
+static void test_update__semver_order(void)
+{
+	static const char *const asc[] = {
+	    "1.0.0-alpha", "1.0.0-alpha.1", "1.0.0-alpha.beta", "1.0.0-beta",
+	    "1.0.0-beta.2", "1.0.0-beta.11", "1.0.0-rc.1", "1.0.0",
+	    "4.9.0", "4.14.0-ec.1", "4.14.0", "4.14.1", "4.14.10", "5.0.0",
+	};
+	size_t i, j;
+	int c = 9;
+
+	for (i = 0; i < sizeof(asc) / sizeof(asc[0]); i++)
+		for (j = 0; j < sizeof(asc) / sizeof(asc[0]); j++) {
+			CU_ASSERT_EQUAL(al_update_semver_cmp(asc[i], asc[j], &c), 0);
+			CU_ASSERT_EQUAL(c, i < j ? -1 : i > j ? 1 : 0);
+		}
+	CU_ASSERT_EQUAL(al_update_semver_cmp("4.14.1+build.5", "4.14.1", &c), 0);
+	CU_ASSERT_EQUAL(c, 0);
+	CU_ASSERT_EQUAL(al_update_semver_cmp("4.14", "4.14.1", &c), AL_EPARSE);
+	CU_ASSERT_EQUAL(al_update_semver_cmp("4.014.1", "4.14.1", &c), AL_EPARSE);
+	CU_ASSERT_EQUAL(al_update_semver_cmp("4.14.1-", "4.14.1", &c), AL_EPARSE);
+	CU_ASSERT_EQUAL(al_update_semver_cmp("v4.14.1", "4.14.1", &c), AL_EPARSE);
+}
+
+static int pre(const char *cur, const char *tgt, const al_update_blocker *b, size_t nb, char **msg)
+{
+	return al_update_check_preconditions(cur, tgt, b, nb, msg);
+}
+
+/* upgradeable.go, rollback.go, gianthop.go decision by decision. */
+static void test_update__preconditions_as_the_cvo(void)
+{
+	const al_update_blocker co = {"ClusterOperator", "etcd", "AdminAckRequired", "ack needed"};
+	const al_update_blocker cv = {"ClusterVersion", "version", "ClusterVersionOverridesSet", "overrides"};
+	al_update_blocker two[2];
+	char *m = NULL;
+
+	two[0] = co;
+	two[1] = cv;
+	/* nothing to compare with: no check */
+	CU_ASSERT_EQUAL(pre(NULL, "4.16.0", &co, 1, &m), 0);
+	CU_ASSERT_PTR_NULL(m);
+	CU_ASSERT_EQUAL(pre("not-a-version", "4.16.0", &co, 1, &m), 0); /* InvalidCurrentVersion: a warning */
+	/* Upgradeable=False: minor blocked, patch and same version pass */
+	CU_ASSERT_EQUAL(pre("4.14.1", "4.15.0", &co, 1, &m), 1);
+	CU_ASSERT_STRING_EQUAL(m, "Precondition \"ClusterVersionUpgradeable\" failed because of "
+				  "\"ClusterOperatorNotUpgradeable\": Cluster operator etcd should not be upgraded "
+				  "between minor versions: Upgradeable=False (AdminAckRequired): ack needed");
+	free(m);
+	CU_ASSERT_EQUAL(pre("4.14.1", "4.14.9", &co, 1, &m), 0);
+	CU_ASSERT_EQUAL(pre("4.14.1", "4.14.1", &co, 1, &m), 0);
+	CU_ASSERT_EQUAL(pre("4.14.1", "5.0.0", &cv, 1, &m), 1); /* major blocked too; 4 -> 5.0 is no giant hop */
+	CU_ASSERT_PTR_NOT_NULL(strstr(m, "failed because of \"ClusterVersionOverridesSet\": ClusterVersion version"));
+	free(m);
+	/* without blockers a minor update passes */
+	CU_ASSERT_EQUAL(pre("4.14.1", "4.15.0", NULL, 0, &m), 0);
+	/* Rollback: any lower version (stricter than the CVO's z-stream rollback) */
+	CU_ASSERT_EQUAL(pre("4.14.1", "4.14.0", NULL, 0, &m), 1);
+	CU_ASSERT_PTR_NOT_NULL(strstr(m, "\"ClusterVersionRollback\" failed because of \"LowDesiredVersion\": "
+					 "4.14.0 is less than the current target 4.14.1"));
+	free(m);
+	CU_ASSERT_EQUAL(pre("4.14.1", "4.14.1-rc.1", NULL, 0, &m), 1);
+	free(m);
+	/* GiantHop */
+	CU_ASSERT_EQUAL(pre("4.14.1", "4.16.0", NULL, 0, &m), 1);
+	CU_ASSERT_PTR_NOT_NULL(strstr(m, "\"MultipleMinorVersionsUpdate\": 4.16.0 is more than one minor version "
+					 "beyond the current target 4.14.1 (4.16 > 4.(14+1))"));
+	free(m);
+	CU_ASSERT_EQUAL(pre("4.14.1", "6.0.0", NULL, 0, &m), 1);
+	CU_ASSERT_PTR_NOT_NULL(strstr(m, "\"MajorVersionUpdate\""));
+	free(m);
+	CU_ASSERT_EQUAL(pre("4.14.1", "5.1.0", NULL, 0, &m), 1);
+	free(m);
+	/* several: Summarize's list, each named */
+	CU_ASSERT_EQUAL(pre("4.14.1", "4.16.0", two, 2, &m), 3);
+	CU_ASSERT_EQUAL(strncmp(m, "Multiple precondition checks failed:\n* Precondition \"ClusterVersionUpgradeable\"",
+				strlen("Multiple precondition checks failed:\n* Precondition \"ClusterVersionUpgradeable\"")),
+			0);
+	CU_ASSERT_PTR_NOT_NULL(strstr(m, "\n* Precondition \"ClusterVersionGiantHop\""));
+	free(m);
+	/* a target that is no version fails */
+	CU_ASSERT_EQUAL(pre("4.14.1", "latest", NULL, 0, &m), 1);
+	CU_ASSERT_PTR_NOT_NULL(strstr(m, "InvalidDesiredVersion"));
+	free(m);
+}
+
 static CU_TestInfo tests[] = {
 	{"test_update__parse_name_numbered", test_update__parse_name_numbered},
 	{"test_update__parse_name_unnumbered_and_weird", test_update__parse_name_unnumbered_and_weird},
@@ -568,6 +1039,16 @@ static CU_TestInfo tests[] = {
 	{"test_update__random_walks_keep_the_invariant", test_update__random_walks_keep_the_invariant},
 	{"test_update__failure_message_format", test_update__failure_message_format},
 	{"test_update__dry_run_on_sample_release", test_update__dry_run_on_sample_release},
+	{"test_update__library_go_include_feature_set_default_gets_only_default", test_update__library_go_include_feature_set_default_gets_only_default},
+	{"test_update__library_go_include_feature_gates_and_major_version", test_update__library_go_include_feature_gates_and_major_version},
+	{"test_update__library_go_include_disabled_capability_skipped", test_update__library_go_include_disabled_capability_skipped},
+	{"test_update__cvo_capabilities_baseline_additional_and_implicit", test_update__cvo_capabilities_baseline_additional_and_implicit},
+	{"test_update__library_go_duplicate_resource_refused_naming_both_files", test_update__library_go_duplicate_resource_refused_naming_both_files},
+	{"test_update__cvo_by_number_and_component_unmatched_names_serial_in_place", test_update__cvo_by_number_and_component_unmatched_names_serial_in_place},
+	{"test_update__cvo_split_on_jobs_is_a_barrier", test_update__cvo_split_on_jobs_is_a_barrier},
+	{"test_update__cvo_manifests_dir_first_rendered", test_update__cvo_manifests_dir_first_rendered},
+	{"test_update__semver_order", test_update__semver_order},
+	{"test_update__preconditions_as_the_cvo", test_update__preconditions_as_the_cvo},
 	CU_TEST_INFO_NULL,
 };
 

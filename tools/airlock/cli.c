@@ -19,15 +19,23 @@ static void on_signal(int sig)
 	signal(sig, SIG_DFL);
 }
 
-/* clang's -Wformat-nonliteral needs to know fmt is a format. */
+/* Every diagnostic goes through here: the text (error messages carry
+ * registry answers, tar entry names, references) is printed escaped, so a
+ * hostile server can neither forge an "airlock:" line nor drive the
+ * terminal. */
 static void vmsg(const char *kind, const char *fmt, va_list ap)
     __attribute__((format(printf, 2, 0)));
 
 static void vmsg(const char *kind, const char *fmt, va_list ap)
 {
-	fprintf(stderr, "airlock: %s: ", kind);
-	vfprintf(stderr, fmt, ap);
-	fputc('\n', stderr);
+	char msg[4096], safe[4 * sizeof(msg)];
+	int n;
+
+	n = vsnprintf(msg, sizeof(msg), fmt, ap);
+	if (n < 0)
+		msg[0] = '\0';
+	al_str_escape(safe, sizeof(safe), msg, strlen(msg));
+	fprintf(stderr, "airlock: %s: %s\n", kind, safe);
 }
 
 void cli_error(const char *fmt, ...)
@@ -46,6 +54,14 @@ void cli_warn(const char *fmt, ...)
 	va_start(ap, fmt);
 	vmsg("warning", fmt, ap);
 	va_end(ap);
+}
+
+void cli_event(const char *line)
+{
+	char safe[8192];
+
+	al_str_escape(safe, sizeof(safe), line, strlen(line));
+	fprintf(stderr, "%s\n", safe);
 }
 
 /* The exit-code map: one row per status whose exit differs from 3. */
@@ -402,11 +418,15 @@ static void json_escape_to(FILE *f, const char *s)
 	}
 }
 
-static void log_handler(al_log_level level, const char *msg, void *ud)
+static void log_handler(al_log_level level, const char *raw, void *ud)
 {
 	static const char *names[] = {"error", "warning", "info", "debug"};
 	cli_common *c = ud;
+	char msg[8192];
 
+	/* al_log escapes already; a message that reaches here another way is
+	 * escaped too (escaping twice changes nothing). */
+	al_str_escape(msg, sizeof(msg), raw, strlen(raw));
 	cli_progress_done(c);
 	if (c->log_json) {
 		fprintf(stderr, "{\"level\":\"%s\",\"msg\":\"", names[level]);
@@ -481,12 +501,15 @@ void cli_transfer_opts(cli_common *c, al_transfer_opts *o)
 	o->registry.http.ca_file = c->ca_file;
 	o->registry.http.proxy = c->proxy;
 	if (c->timeout_ms > 0) {
-		/* --timeout bounds waiting, not transferring: a connection
-		 * that does not connect, answer or move data for D fails,
-		 * while a large blob that keeps flowing is never cut. With
-		 * two retries a dead registry costs about 3 x D. */
+		/* --timeout D (docs/http.md "Bounds"): a connection that does
+		 * not connect, answer or move data for D fails; a document
+		 * (manifest, token, tag page) or an error body that is not
+		 * complete within D fails; a blob that keeps flowing at the
+		 * minimum rate is never cut. Two retries: a request for a
+		 * document ends within 3 x D. */
 		o->registry.http.connect_timeout_ms = c->timeout_ms;
 		o->registry.http.low_speed_time_ms = c->timeout_ms;
+		o->registry.http.doc_timeout_ms = c->timeout_ms;
 		o->registry.http.max_retries = 2;
 	}
 	o->registry.http.cancel = c->cancel;

@@ -77,13 +77,14 @@ enum {
 	"      --proxy URL          HTTP(S) proxy (default: https_proxy / "    \
 	"no_proxy env)\n"                                                      \
 	"      --parallel N         concurrent transfers (default 8)\n"        \
-	"      --timeout D          give up on a connection that does not "    \
-	"connect, answer\n"                                                    \
-	"                           or move data for D (e.g. 10s, 2m), and "   \
-	"retry a request\n"                                                    \
-	"                           at most twice (default: 10s to connect, "  \
-	"30s without\n"                                                        \
-	"                           data, four retries)\n" CLI_LOCAL_HELP
+	"      --timeout D          fail a connection that does not connect "  \
+	"or move\n"                                                            \
+	"                           data for D (e.g. 10s, 2m), or a manifest " \
+	"not received\n"                                                       \
+	"                           within D; retry at most twice (default: "  \
+	"10s to\n"                                                             \
+	"                           connect, 30s without data, four "          \
+	"retries)\n" CLI_LOCAL_HELP
 
 typedef struct cli_common {
 	const char *authfile;
@@ -140,6 +141,9 @@ void cli_transfer_opts(cli_common *c, al_transfer_opts *o);
 /* "airlock: error: ..." on stderr. */
 void cli_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void cli_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* Print one line of progress or event text to stderr, escaped like every
+ * diagnostic (it may carry server data). */
+void cli_event(const char *line);
 /*
  * The exit-code map (docs/commands.md, "Exit status"), the only place that
  * turns a library status into an exit status:

@@ -23,11 +23,16 @@ enum {
 	OPT_SIG_STORE,
 	OPT_PROFILE,
 	OPT_EXCLUDE,
+	OPT_FEATURE_SET,
+	OPT_CAPABILITIES,
 	OPT_SEED,
 	OPT_POLL,
 	OPT_INSECURE,
 	OPT_STRICT_EXPIRY,
 	OPT_NO_DEFAULT_KEYS,
+	OPT_TAKE_OVER,
+	OPT_LOCK_WAIT,
+	OPT_LEASE_DURATION,
 };
 
 #define MAX_LIST 32
@@ -40,6 +45,7 @@ static const char update_help[] =
     "                      [--parallel N] [--dry-run] [--watch] [--state "
     "FILE]\n"
     "                      [--keyring PATH]... [--signature-store URL]...\n"
+    "                      [--lock-wait D] [--take-over]\n"
     "\n"
     "Apply a release payload from the store to a cluster in the Cluster "
     "Version\n"
@@ -72,10 +78,26 @@ static const char update_help[] =
     "                               ~/.kube/config, in-cluster)\n"
     "      --insecure-skip-tls-verify  do not verify the API server "
     "certificate\n"
-    "      --force                  apply without a verified signature "
-    "(recorded as\n"
-    "                               verified: false); never turns a failure "
-    "into success\n"
+    "      --force                  apply without a verified signature, or "
+    "through failed\n"
+    "                               preconditions (recorded in history as "
+    "verified: false\n"
+    "                               and acceptedRisks); never turns a failure "
+    "into success\n";
+
+/* A second part: C compilers need only support string literals of 4095
+ * bytes. */
+static const char update_help2[] =
+    "      --lock-wait D            wait up to D for another updater's "
+    "cluster lease\n"
+    "                               (kube-system/airlock-update; default 0: "
+    "refuse at once)\n"
+    "      --lease-duration D       how long the lease lasts unrenewed "
+    "(default 60s)\n"
+    "      --take-over              update although a cluster-version-operator "
+    "runs\n"
+    "                               (scale it to 0 first: airlock becomes the "
+    "updater)\n"
     "      --keyring PATH           trusted OpenPGP keys: a key file, a "
     "directory of\n"
     "                               them or a cluster-update-keys ConfigMap "
@@ -95,6 +117,13 @@ static const char update_help[] =
     "                               self-managed-high-availability)\n"
     "      --exclude ID             skip manifests with "
     "exclude.release.openshift.io/ID\n"
+    "      --feature-set NAME       the cluster's feature set (default: "
+    "FeatureGate\n"
+    "                               cluster spec.featureSet, else Default)\n"
+    "      --capabilities A,B,...   exactly these capabilities are enabled "
+    "(default:\n"
+    "                               from ClusterVersion version; \"\" for "
+    "none)\n"
     "      --state FILE             also persist the state in FILE (read "
     "first)\n"
     "      --dry-run                print the decision and the ordered graph, "
@@ -123,7 +152,7 @@ static void on_event(void *ud, const char *line)
 	ev_ctx *e = ud;
 
 	if (!e->quiet)
-		fprintf(stderr, "%s\n", line);
+		cli_event(line);
 }
 
 /* The trusted keys: --keyring PATHs, else the shipped Red Hat keys (what a
@@ -143,9 +172,20 @@ static int load_keyring(al_pgp_keyring **kr, const char *const *files, size_t n,
 	return 0;
 }
 
+static int known_capability(const char *c)
+{
+	const char *const *k;
+
+	for (k = al_update_known_capabilities(); *k != NULL; k++)
+		if (strcmp(*k, c) == 0)
+			return 1;
+	return 0;
+}
+
 /* The exit status of an update (not the status map: an update's outcome
- * decides): 0 applied, 1 refused (not verified, nothing applied), else 3:
- * a failed update is exit 3, never 2, whatever status ended it. */
+ * decides): 0 applied, 1 refused for its signature (not verified, nothing
+ * applied), else 3 (failed preconditions included): a failed update is
+ * exit 3, never 2, whatever status ended it. */
 static int update_exit(int rc, const al_update_result *res)
 {
 	if (rc == 0)
@@ -171,11 +211,16 @@ int cmd_update(int argc, char **argv)
 	    {"signature-store", required_argument, NULL, OPT_SIG_STORE},
 	    {"profile", required_argument, NULL, OPT_PROFILE},
 	    {"exclude", required_argument, NULL, OPT_EXCLUDE},
+	    {"feature-set", required_argument, NULL, OPT_FEATURE_SET},
+	    {"capabilities", required_argument, NULL, OPT_CAPABILITIES},
 	    {"seed", required_argument, NULL, OPT_SEED},
 	    {"operator-poll", required_argument, NULL, OPT_POLL},
 	    {"insecure-skip-tls-verify", no_argument, NULL, OPT_INSECURE},
 	    {"strict-expiry", no_argument, NULL, OPT_STRICT_EXPIRY},
 	    {"no-default-keys", no_argument, NULL, OPT_NO_DEFAULT_KEYS},
+	    {"take-over", no_argument, NULL, OPT_TAKE_OVER},
+	    {"lock-wait", required_argument, NULL, OPT_LOCK_WAIT},
+	    {"lease-duration", required_argument, NULL, OPT_LEASE_DURATION},
 	    /* of the network options, those the updater uses */
 	    {"parallel", required_argument, NULL, OPT_PARALLEL},
 	    {"timeout", required_argument, NULL, OPT_TIMEOUT},
@@ -184,7 +229,9 @@ int cmd_update(int argc, char **argv)
 	};
 	const char *store_path = NULL, *kubeconfig = NULL, *keyrings[MAX_LIST],
 	           *sigstores[MAX_LIST];
-	size_t nkeyrings = 0, nsigstores = 0;
+	size_t nkeyrings = 0, nsigstores = 0, ncaps = 0;
+	const char *caps[MAX_LIST];
+	char *capbuf = NULL;
 	cli_common c;
 	al_update_opts uo;
 	al_update_result res = AL_UPDATE_RESULT_INIT;
@@ -207,6 +254,7 @@ int cmd_update(int argc, char **argv)
 		switch (opt) {
 		case 'h':
 			fputs(update_help, stdout);
+			fputs(update_help2, stdout);
 			return EXIT_OK;
 		case OPT_STORE:
 			store_path = optarg;
@@ -284,6 +332,60 @@ int cmd_update(int argc, char **argv)
 		case OPT_EXCLUDE:
 			uo.exclude = optarg;
 			break;
+		case OPT_FEATURE_SET:
+			if (!al_update_feature_set_known(optarg)) {
+				free(capbuf);
+				return cli_usage_error(
+				    "update",
+				    "--feature-set: unknown feature set '%s' "
+				    "(Default, TechPreviewNoUpgrade, "
+				    "DevPreviewNoUpgrade, CustomNoUpgrade, "
+				    "OKD)",
+				    optarg);
+			}
+			uo.feature_set = optarg;
+			break;
+		case OPT_CAPABILITIES: {
+			char *p;
+
+			free(capbuf);
+			capbuf = al_strdup(optarg);
+			if (capbuf == NULL)
+				return cli_fail(AL_ENOMEM, "out of memory");
+			ncaps = 0;
+			for (p = capbuf; *p != '\0';) {
+				char *e = strchr(p, ',');
+
+				if (e != NULL)
+					*e = '\0';
+				if (*p != '\0') {
+					if (ncaps == MAX_LIST) {
+						free(capbuf);
+						return cli_usage_error(
+						    "update",
+						    "--capabilities: more "
+						    "than %d names",
+						    MAX_LIST);
+					}
+					if (!known_capability(p))
+						fprintf(
+						    stderr,
+						    "airlock: warning: "
+						    "capability '%s' is not "
+						    "known: manifests naming "
+						    "it are skipped\n",
+						    p);
+					caps[ncaps++] = p;
+				}
+				if (e == NULL)
+					break;
+				p = e + 1;
+			}
+			uo.capabilities = caps;
+			uo.ncapabilities = ncaps;
+			uo.have_capabilities = 1;
+			break;
+		}
 		case OPT_SEED: {
 			char *end;
 			unsigned long v;
@@ -306,6 +408,26 @@ int cmd_update(int argc, char **argv)
 			break;
 		case OPT_NO_DEFAULT_KEYS:
 			no_default_keys = 1;
+			break;
+		case OPT_TAKE_OVER:
+			uo.take_over = 1;
+			break;
+		case OPT_LOCK_WAIT:
+			if (al_parse_duration(optarg, &uo.lock_wait_ms) < 0)
+				return cli_usage_error(
+				    "update",
+				    "--lock-wait takes a duration, not '%s'",
+				    optarg);
+			break;
+		case OPT_LEASE_DURATION:
+			if (al_parse_duration(optarg, &uo.lease_duration_ms) <
+			        0 ||
+			    uo.lease_duration_ms < 2000)
+				return cli_usage_error(
+				    "update",
+				    "--lease-duration takes a duration of at "
+				    "least 2s, not '%s'",
+				    optarg);
 			break;
 		default:
 			return EXIT_USAGE;
@@ -365,12 +487,18 @@ int cmd_update(int argc, char **argv)
 		if (uo.dry_run) {
 			if (res.plan != NULL)
 				fputs(res.plan, stdout);
-			if (rc < 0)
-				cli_fail(rc, "update to '%s'", uo.target);
+			/* the library's message names the release already */
+			if (rc != 0)
+				cli_error("%s", al_error_message());
 			code = update_exit(rc, &res);
 			break;
 		}
 		if (rc == 0) {
+			if (res.accepted_risks != NULL)
+				fprintf(stderr,
+				        "airlock: warning: accepted risks "
+				        "(recorded in history): %s\n",
+				        res.accepted_risks);
 			if (res.mode == AL_UPDATE_MODE_RECONCILE) {
 				size_t i;
 
@@ -396,7 +524,9 @@ int cmd_update(int argc, char **argv)
 		}
 		cli_error("%s", al_error_message());
 		code = update_exit(rc, &res);
-		if (code == EXIT_VERIFY)
+		/* a refusal (the signature, or preconditions) is final: no
+		 * --watch retry */
+		if (res.outcome == AL_UPDATE_OUTCOME_REFUSED)
 			break;
 		if (res.nrepairs > 0) {
 			size_t i;
@@ -417,6 +547,7 @@ int cmd_update(int argc, char **argv)
 		}
 	}
 out:
+	free(capbuf);
 	al_update_result_clear(&res);
 	al_kube_free(kube);
 	al_store_free(store);
