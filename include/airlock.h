@@ -27,5 +27,6 @@
 #include "airlock/kube.h"
 #include "airlock/update.h"
 #include "airlock/pack.h"
+#include "airlock/cosign.h"
 
 #endif

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "airlock/catalog.h"
 #include "airlock/clock.h"
 #include "airlock/imageset.h"
 #include "airlock/buf.h"
@@ -19,6 +20,7 @@
 #define IMAGESET_API "mirror.openshift.io/v2alpha1"
 
 typedef struct ctx {
+	int flags;        /* AL_IMAGESET_* */
 	const char *path; /* for messages */
 	char *dir;        /* absolute directory of the file */
 	al_imageset *cfg;
@@ -445,10 +447,14 @@ static int load_additional(ctx *c, const al_yaml_node *seq)
 	return 0;
 }
 
+static int load_operators(ctx *c, const al_yaml_node *seq);
+
 static int load_mirror(ctx *c, const al_yaml_node *m)
 {
 	static const char *const allowed[] = {"platform", "additionalImages",
 	                                      NULL};
+	static const char *const allowed_ops[] = {
+	    "platform", "additionalImages", "operators", NULL};
 	static const char *const unsupported[] = {
 	    "operators", "helm", "blockedImages", "samples", NULL};
 	const al_yaml_node *n;
@@ -456,7 +462,14 @@ static int load_mirror(ctx *c, const al_yaml_node *m)
 
 	if (m->type != AL_YAML_MAP)
 		return type_error(c, m, "mirror", "a mapping");
-	if ((rc = check_fields(c, m, "mirror", allowed, unsupported)) < 0)
+	if ((rc = check_fields(c, m, "mirror",
+	                       (c->flags & AL_IMAGESET_OPERATORS) ? allowed_ops
+	                                                          : allowed,
+	                       unsupported)) < 0)
+		return rc;
+	n = al_yaml_get(m, "operators");
+	if (n != NULL && (c->flags & AL_IMAGESET_OPERATORS) &&
+	    (rc = load_operators(c, n)) < 0)
 		return rc;
 	n = al_yaml_get(m, "platform");
 	if (n != NULL && (rc = load_platform(c, n)) < 0)
@@ -799,6 +812,254 @@ static int check_header(ctx *c, const al_yaml_node *root)
 }
 
 /* Free cfg and everything it owns; NULL is a no-op. */
+/* ---- mirror.operators[] (oc-mirror v2alpha1.Operator) ---------------- */
+
+static void op_package_clear(al_imageset_op_package *p)
+{
+	size_t i;
+
+	free(p->name);
+	free(p->default_channel);
+	free(p->min_version);
+	free(p->max_version);
+	for (i = 0; i < p->nchannels; i++) {
+		free(p->channels[i].name);
+		free(p->channels[i].min_version);
+		free(p->channels[i].max_version);
+	}
+	free(p->channels);
+	for (i = 0; i < p->nbundles; i++)
+		free(p->bundles[i]);
+	free(p->bundles);
+}
+
+static void operator_clear(al_imageset_operator *op)
+{
+	size_t i;
+
+	free(op->catalog);
+	free(op->target_catalog);
+	free(op->target_tag);
+	for (i = 0; i < op->npackages; i++)
+		op_package_clear(&op->packages[i]);
+	free(op->packages);
+	memset(op, 0, sizeof(*op));
+}
+
+static int dup_string(const ctx *c, const al_yaml_node *n, const char *where,
+                      char **out)
+{
+	const char *s;
+	int rc;
+
+	if ((rc = get_string(c, n, where, &s)) < 0)
+		return rc;
+	if ((*out = al_strdup(s)) == NULL)
+		return al_error_set(AL_ENOMEM, "out of memory");
+	return 0;
+}
+
+/* oc-mirror parses min/max with semver.ParseTolerant: "v1.2" is 1.2.0. */
+static int op_version(const ctx *c, const al_yaml_node *map, const char *key,
+                      const char *where, char **out)
+{
+	const al_yaml_node *n = al_yaml_get(map, key);
+
+	if (n == NULL)
+		return 0;
+	if (n->type != AL_YAML_SCALAR || n->len == 0 ||
+	    strlen(n->value) != n->len || !al_catalog_version_valid(n->value))
+		return al_error_set(AL_EPARSE,
+		                    "%s:%zu:%zu: %s.%s must be a version like "
+		                    "1.2.3, not '%.100s'",
+		                    c->path, n->line, n->column, where, key,
+		                    n->type == AL_YAML_SCALAR ? n->value : "");
+	if ((*out = al_strdup(n->value)) == NULL)
+		return al_error_set(AL_ENOMEM, "out of memory");
+	return 0;
+}
+
+static int load_op_package(ctx *c, const al_yaml_node *m,
+                           al_imageset_op_package *p)
+{
+	static const char *const allowed[] = {
+	    "name",     "defaultChannel", "minVersion", "maxVersion",
+	    "channels", "bundles",        NULL};
+	static const char *const unsupported[] = {"minBundle", NULL};
+	static const char *const ch_allowed[] = {"name", "minVersion",
+	                                         "maxVersion", NULL};
+	static const char *const b_allowed[] = {"name", NULL};
+	const char *where = "mirror.operators[].packages[]";
+	const al_yaml_node *n;
+	size_t i;
+	int rc;
+
+	if (m->type != AL_YAML_MAP)
+		return type_error(c, m, where, "a mapping");
+	if ((rc = check_fields(c, m, where, allowed, unsupported)) < 0)
+		return rc;
+	if ((n = al_yaml_get(m, "name")) == NULL)
+		return at(c, m, AL_EPARSE, "a package needs a name", NULL,
+		          NULL);
+	if ((rc = dup_string(c, n, "packages[].name", &p->name)) < 0)
+		return rc;
+	if ((n = al_yaml_get(m, "defaultChannel")) != NULL &&
+	    (rc = dup_string(c, n, "packages[].defaultChannel",
+	                     &p->default_channel)) < 0)
+		return rc;
+	if ((rc = op_version(c, m, "minVersion", where, &p->min_version)) < 0 ||
+	    (rc = op_version(c, m, "maxVersion", where, &p->max_version)) < 0)
+		return rc;
+	if ((n = al_yaml_get(m, "channels")) != NULL) {
+		if (n->type != AL_YAML_SEQ)
+			return type_error(c, n, "packages[].channels",
+			                  "a list");
+		p->channels = calloc(n->n + 1, sizeof(*p->channels));
+		if (p->channels == NULL)
+			return al_error_set(AL_ENOMEM, "out of memory");
+		for (i = 0; i < n->n; i++) {
+			const al_yaml_node *ch = n->items[i], *cn;
+			al_imageset_op_channel *oc = &p->channels[i];
+
+			p->nchannels++;
+			if (ch->type != AL_YAML_MAP)
+				return type_error(c, ch,
+				                  "packages[].channels[]",
+				                  "a mapping");
+			if ((rc = check_fields(c, ch, "packages[].channels[]",
+			                       ch_allowed, unsupported)) < 0)
+				return rc;
+			if ((cn = al_yaml_get(ch, "name")) == NULL)
+				return at(c, ch, AL_EPARSE,
+				          "a channel needs a name", NULL, NULL);
+			if ((rc = dup_string(c, cn, "channels[].name",
+			                     &oc->name)) < 0 ||
+			    (rc = op_version(c, ch, "minVersion", "channels[]",
+			                     &oc->min_version)) < 0 ||
+			    (rc = op_version(c, ch, "maxVersion", "channels[]",
+			                     &oc->max_version)) < 0)
+				return rc;
+		}
+	}
+	if ((n = al_yaml_get(m, "bundles")) != NULL) {
+		if (n->type != AL_YAML_SEQ)
+			return type_error(c, n, "packages[].bundles", "a list");
+		for (i = 0; i < n->n; i++) {
+			const al_yaml_node *b = n->items[i], *bn;
+			const char *s;
+
+			if (b->type != AL_YAML_MAP)
+				return type_error(c, b, "packages[].bundles[]",
+				                  "a mapping");
+			if ((rc = check_fields(c, b, "packages[].bundles[]",
+			                       b_allowed, NULL)) < 0)
+				return rc;
+			if ((bn = al_yaml_get(b, "name")) == NULL)
+				return at(c, b, AL_EPARSE,
+				          "a bundle needs a name", NULL, NULL);
+			if ((rc = get_string(c, bn, "bundles[].name", &s)) <
+			        0 ||
+			    (rc = push(&p->bundles, &p->nbundles, s)) < 0)
+				return rc;
+		}
+	}
+	return 0;
+}
+
+static int load_operator(ctx *c, const al_yaml_node *m,
+                         al_imageset_operator *op)
+{
+	static const char *const allowed[] = {
+	    "catalog",          "targetCatalog", "targetTag", "full",
+	    "skipDependencies", "packages",      NULL};
+	static const char *const unsupported[] = {"targetName", "originalRef",
+	                                          NULL};
+	const char *where = "mirror.operators[]";
+	const al_yaml_node *n;
+	const char *s;
+	size_t i;
+	int rc;
+
+	op->line = m->line;
+	if (m->type != AL_YAML_MAP)
+		return type_error(c, m, where, "a mapping");
+	if ((rc = check_fields(c, m, where, allowed, unsupported)) < 0)
+		return rc;
+	if ((n = al_yaml_get(m, "catalog")) == NULL)
+		return at(c, m, AL_EPARSE, "an operator entry needs a catalog",
+		          NULL, NULL);
+	if ((rc = get_string(c, n, "mirror.operators[].catalog", &s)) < 0)
+		return rc;
+	if (al_str_startswith(s, "oci:")) {
+		const char *p = s + 4;
+
+		while (p[0] == '/' && p[1] == '/')
+			p++;
+		op->catalog = p[0] == '/' ? al_sprintf("oci:%s", p)
+		                          : al_sprintf("oci:%s/%s", c->dir, p);
+		if (op->catalog == NULL)
+			return al_error_set(AL_ENOMEM, "out of memory");
+	} else {
+		const char *r = al_str_startswith(s, "docker://")
+		                    ? s + strlen("docker://")
+		                    : s;
+
+		if ((rc = check_ref(c, n, r)) < 0)
+			return rc;
+		if ((op->catalog = al_strdup(s)) == NULL)
+			return al_error_set(AL_ENOMEM, "out of memory");
+	}
+	if ((n = al_yaml_get(m, "targetCatalog")) != NULL &&
+	    (rc = dup_string(c, n, "mirror.operators[].targetCatalog",
+	                     &op->target_catalog)) < 0)
+		return rc;
+	if ((n = al_yaml_get(m, "targetTag")) != NULL &&
+	    (rc = dup_string(c, n, "mirror.operators[].targetTag",
+	                     &op->target_tag)) < 0)
+		return rc;
+	if ((n = al_yaml_get(m, "full")) != NULL &&
+	    (rc = get_bool(c, n, "mirror.operators[].full", &op->full)) < 0)
+		return rc;
+	if ((n = al_yaml_get(m, "skipDependencies")) != NULL &&
+	    (rc = get_bool(c, n, "mirror.operators[].skipDependencies",
+	                   &op->skip_dependencies)) < 0)
+		return rc;
+	if ((n = al_yaml_get(m, "packages")) != NULL) {
+		if (n->type != AL_YAML_SEQ)
+			return type_error(c, n, "mirror.operators[].packages",
+			                  "a list");
+		op->packages = calloc(n->n + 1, sizeof(*op->packages));
+		if (op->packages == NULL)
+			return al_error_set(AL_ENOMEM, "out of memory");
+		for (i = 0; i < n->n; i++) {
+			op->npackages++;
+			if ((rc = load_op_package(c, n->items[i],
+			                          &op->packages[i])) < 0)
+				return rc;
+		}
+	}
+	return 0;
+}
+
+static int load_operators(ctx *c, const al_yaml_node *seq)
+{
+	size_t i;
+	int rc;
+
+	if (seq->type != AL_YAML_SEQ)
+		return type_error(c, seq, "mirror.operators", "a list");
+	c->cfg->operators = calloc(seq->n + 1, sizeof(*c->cfg->operators));
+	if (c->cfg->operators == NULL)
+		return al_error_set(AL_ENOMEM, "out of memory");
+	for (i = 0; i < seq->n; i++) {
+		c->cfg->noperators++;
+		if ((rc = load_operator(c, seq->items[i],
+		                        &c->cfg->operators[i])) < 0)
+			return rc;
+	}
+	return 0;
+}
+
 void al_imageset_free(al_imageset *cfg)
 {
 	size_t i;
@@ -829,6 +1090,9 @@ void al_imageset_free(al_imageset *cfg)
 	free(cfg->signature_stores);
 	free(cfg->identity_policy);
 	free(cfg->signature_timeout);
+	for (i = 0; i < cfg->noperators; i++)
+		operator_clear(&cfg->operators[i]);
+	free(cfg->operators);
 	free(cfg->releases);
 	free(cfg->architectures);
 	free(cfg->additional);
@@ -873,6 +1137,11 @@ static int abs_dir(const char *path, char **out)
  */
 int al_imageset_load(al_imageset **out, const char *path)
 {
+	return al_imageset_load_ex(out, path, 0);
+}
+
+int al_imageset_load_ex(al_imageset **out, const char *path, int flags)
+{
 	static const char *const allowed[] = {"kind", "apiVersion", "mirror",
 	                                      "airlock", NULL};
 	static const char *const unsupported[] = {
@@ -881,7 +1150,7 @@ int al_imageset_load(al_imageset **out, const char *path)
 	al_yaml_node **docs = NULL;
 	size_t ndocs = 0;
 	const al_yaml_node *root, *n;
-	ctx c = {path, NULL, NULL};
+	ctx c = {flags, path, NULL, NULL};
 	int rc;
 
 	rc = al_fs_read_file(path, &b);

@@ -1521,3 +1521,65 @@ out:
 	free(what);
 	return rc;
 }
+
+int al_registry_get_referrers(al_registry *r, const char *repo,
+                              const al_digest *subject,
+                              const char *artifact_type, al_buf *body)
+{
+	al_http_resp resp = AL_HTTP_RESP_INIT;
+	al_http_req req;
+	const char *hdrs[] = {"Accept: " AL_MT_REFERRERS_INDEX, NULL};
+	char ds[AL_DIGEST_STRMAX];
+	char *path = NULL, *what = NULL;
+	int rc;
+
+	if (r == NULL || subject == NULL || body == NULL || !valid_repo(repo))
+		return al_error_set(AL_EINVAL,
+		                    "al_registry_get_referrers: bad argument");
+	al_digest_str(subject, ds);
+	/* artifactType is a media type: no character of it needs escaping
+	 * but '+', which a query decodes as a space */
+	if (artifact_type != NULL && strchr(artifact_type, '&') == NULL &&
+	    strchr(artifact_type, '#') == NULL) {
+		al_buf q = AL_BUF_INIT(1024);
+		const char *c;
+
+		for (c = artifact_type; *c != '\0'; c++) {
+			if ((rc = *c == '+' ? al_buf_puts(&q, "%2B")
+			                    : al_buf_append(&q, c, 1)) < 0)
+				break;
+		}
+		path = al_sprintf("/v2/%s/referrers/%s?artifactType=%s", repo,
+		                  ds, al_buf_cstr(&q));
+		al_buf_free(&q);
+	} else {
+		path = al_sprintf("/v2/%s/referrers/%s", repo, ds);
+	}
+	what = al_sprintf("%s/%s referrers of %s", r->host, repo, ds);
+	if (path == NULL || what == NULL) {
+		rc = al_error_set(AL_ENOMEM, "out of memory");
+		goto out;
+	}
+	memset(&req, 0, sizeof(req));
+	req.method = "GET";
+	req.body_out = body;
+	if ((rc = reg_do(r, repo, 0, path, hdrs, &req, &resp)) != 0)
+		goto out;
+	/* distribution 2.8 has no referrers API: a plain-text 404; others
+	 * answer 400, 405, 406 or 501 for a path they do not know */
+	if (resp.status == 404 || resp.status == 400 || resp.status == 405 ||
+	    resp.status == 406 || resp.status == 501) {
+		rc = al_error_set(AL_ENOTFOUND, "'%s': no referrers API", what);
+		goto out;
+	}
+	if (resp.status != 200) {
+		rc = reg_fail(&resp, what);
+		goto out;
+	}
+	rc = 0;
+out:
+	al_http_resp_clear(&resp);
+	free(path);
+	free(what);
+	return rc;
+}

@@ -815,7 +815,7 @@ static int load_file(loader *ld, const char *file, const char *base,
 	int rc;
 
 	(void)base; /* the pattern is applied once the array stops moving */
-	if ((rc = al_yaml_load(&docs, &ndocs, data, len, file)) < 0)
+	if ((rc = al_yaml_load_lenient(&docs, &ndocs, data, len, file)) < 0)
 		goto out;
 	ids = calloc(ndocs + 1, sizeof(*ids));
 	if (ids == NULL) {

@@ -21,6 +21,7 @@ typedef struct loader {
 	size_t depth;
 	al_yaml_node *key; /* a key waiting for its value */
 	size_t nnodes;
+	int allow_dup; /* al_yaml_load_lenient: a later key wins */
 } loader;
 
 /* Free a node and everything below it; NULL is a no-op. */
@@ -291,7 +292,8 @@ static int on_event(loader *l, yaml_event_t *ev)
 		l->depth--;
 		return 0;
 	case YAML_MAPPING_END_EVENT:
-		rc = check_duplicates(l, l->stack[l->depth - 1]);
+		rc = l->allow_dup ? 0
+		                  : check_duplicates(l, l->stack[l->depth - 1]);
 		l->depth--;
 		return rc;
 	default:
@@ -305,8 +307,8 @@ static int on_event(loader *l, yaml_event_t *ev)
  * An empty stream gives zero documents; an empty document a NULL-valued
  * plain scalar "".
  */
-int al_yaml_load(al_yaml_node ***docs, size_t *ndocs, const uint8_t *p,
-                 size_t n, const char *name)
+static int yaml_load(al_yaml_node ***docs, size_t *ndocs, const uint8_t *p,
+                     size_t n, const char *name, int allow_dup)
 {
 	yaml_parser_t parser;
 	yaml_event_t ev;
@@ -315,6 +317,7 @@ int al_yaml_load(al_yaml_node ***docs, size_t *ndocs, const uint8_t *p,
 
 	memset(&l, 0, sizeof(l));
 	l.name = name != NULL ? name : "YAML";
+	l.allow_dup = allow_dup;
 	if (n > AL_YAML_MAX_INPUT)
 		return al_error_set(AL_ELIMIT, "%s: larger than %d bytes",
 		                    l.name, AL_YAML_MAX_INPUT);
@@ -374,6 +377,18 @@ out:
 	al_yaml_node_free(l.root);
 	al_yaml_docs_free(l.docs, l.ndocs);
 	return rc;
+}
+
+int al_yaml_load(al_yaml_node ***docs, size_t *ndocs, const uint8_t *p,
+                 size_t n, const char *name)
+{
+	return yaml_load(docs, ndocs, p, n, name, 0);
+}
+
+int al_yaml_load_lenient(al_yaml_node ***docs, size_t *ndocs, const uint8_t *p,
+                         size_t n, const char *name)
+{
+	return yaml_load(docs, ndocs, p, n, name, 1);
 }
 
 /* Borrowed value of key in map, NULL when map is not a MAP or lacks key. */

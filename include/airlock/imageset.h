@@ -35,6 +35,37 @@ typedef struct al_imageset_channel {
 	int okd;           /* type: okd (default ocp) */
 } al_imageset_channel;
 
+/* mirror.operators[].packages[].channels[] (oc-mirror IncludeChannel). */
+typedef struct al_imageset_op_channel {
+	char *name;
+	char *min_version; /* NULL when not given */
+	char *max_version;
+} al_imageset_op_channel;
+
+/* mirror.operators[].packages[] (oc-mirror IncludePackage). */
+typedef struct al_imageset_op_package {
+	char *name;
+	char *default_channel; /* NULL when not given */
+	char *min_version;
+	char *max_version;
+	al_imageset_op_channel *channels;
+	size_t nchannels;
+	char **bundles; /* bundles[].name */
+	size_t nbundles;
+} al_imageset_op_package;
+
+/* mirror.operators[] (oc-mirror v2alpha1.Operator). */
+typedef struct al_imageset_operator {
+	char *catalog;        /* as written; an oci: path made absolute */
+	char *target_catalog; /* NULL when not given */
+	char *target_tag;
+	int full;
+	int skip_dependencies;
+	al_imageset_op_package *packages;
+	size_t npackages;
+	size_t line; /* of the entry, for messages */
+} al_imageset_operator;
+
 typedef struct al_imageset {
 	char **releases; /* mirror.platform.release: one string or a list */
 	size_t nreleases;
@@ -63,6 +94,9 @@ typedef struct al_imageset {
 	                          default) */
 	char
 	    *signature_timeout; /* timeout: a duration ("30s"), NULL: default */
+	/* mirror.operators, only with AL_IMAGESET_OPERATORS */
+	al_imageset_operator *operators;
+	size_t noperators;
 } al_imageset;
 
 /* Largest configuration file accepted (AL_ELIMIT beyond). */
@@ -81,6 +115,20 @@ typedef struct al_imageset {
  * docs/imageset.md lists the supported fields.
  */
 AL_EXPORT int al_imageset_load(al_imageset **out, const char *path);
+
+/*
+ * al_imageset_load with flags. AL_IMAGESET_OPERATORS: read
+ * mirror.operators[] into cfg->operators (catalog, targetCatalog,
+ * targetTag, full, skipDependencies, packages[] with name,
+ * defaultChannel, minVersion, maxVersion, channels[] with name,
+ * minVersion, maxVersion, and bundles[] with name); any other field is
+ * refused with its position. Without the flag operators stay
+ * AL_EUNSUPPORTED, so a command that does not mirror them never ignores
+ * them (docs/operators.md).
+ */
+#define AL_IMAGESET_OPERATORS 1
+AL_EXPORT int al_imageset_load_ex(al_imageset **out, const char *path,
+                                  int flags);
 AL_EXPORT void al_imageset_free(al_imageset *cfg);
 
 #endif

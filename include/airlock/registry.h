@@ -117,4 +117,20 @@ AL_EXPORT int al_registry_mount_blob(al_registry *r, const char *repo,
 AL_EXPORT int al_registry_list_tags(al_registry *r, const char *repo,
                                     char ***tags, size_t *ntags);
 
+/* Media type of the referrers API answer (an OCI image index). */
+#define AL_MT_REFERRERS_INDEX "application/vnd.oci.image.index.v1+json"
+
+/*
+ * GET /v2/<repo>/referrers/<subject> (OCI distribution-spec 1.1), with
+ * ?artifactType= when artifact_type is not NULL (a registry may ignore the
+ * filter: check each descriptor). body (bounded by its max) receives the
+ * index bytes. AL_ENOTFOUND when the registry has no referrers API (404,
+ * and 400, 405, 406 or 501 as some registries answer an unknown path):
+ * fall back to the "sha256-<hex>" tag schema.
+ */
+AL_EXPORT int al_registry_get_referrers(al_registry *r, const char *repo,
+                                        const al_digest *subject,
+                                        const char *artifact_type,
+                                        al_buf *body);
+
 #endif

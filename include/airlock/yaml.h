@@ -51,6 +51,16 @@ struct al_yaml_node {
  */
 AL_EXPORT int al_yaml_load(al_yaml_node ***docs, size_t *ndocs,
                            const uint8_t *p, size_t n, const char *name);
+/*
+ * al_yaml_load, except that a map may name a key twice and the later one
+ * wins (al_yaml_to_json keeps the last). This is how Kubernetes' decoders
+ * (sigs.k8s.io/yaml over go-yaml v2, not strict) read cluster manifests,
+ * and real release payloads rely on it (cluster-update-keys' ConfigMap
+ * names metadata.namespace twice). For cluster manifests only.
+ */
+AL_EXPORT int al_yaml_load_lenient(al_yaml_node ***docs, size_t *ndocs,
+                                   const uint8_t *p, size_t n,
+                                   const char *name);
 AL_EXPORT void al_yaml_docs_free(al_yaml_node **docs, size_t ndocs);
 AL_EXPORT void al_yaml_node_free(al_yaml_node *n);
 

@@ -1026,6 +1026,36 @@ static void test_update__preconditions_as_the_cvo(void)
 	free(m);
 }
 
+/* A real payload's cluster-update-keys ConfigMap names metadata.namespace
+ * twice; the CVO's decoder (sigs.k8s.io/yaml, not strict) keeps the later
+ * one, and so must the loader (the strict one refuses it). */
+static void test_update__real_manifest_with_a_repeated_key_loads(void)
+{
+	char *path = al_path_join(al_test_source_dir(), "tests/data/redhat/cluster-update-keys-configmap.yaml");
+	al_buf b = AL_BUF_INIT(1 << 20);
+	al_update_load_opts o = opts_default();
+	al_update_graph *g = NULL;
+	al_update_file f;
+
+	if (path == NULL || al_fs_read_file(path, &b) != 0) {
+		CU_FAIL("cannot read tests/data/redhat/cluster-update-keys-configmap.yaml");
+		goto out;
+	}
+	f = file_of("0000_90_cluster-update-keys_configmap.yaml", al_buf_cstr(&b));
+	CU_ASSERT_EQUAL(al_update_graph_build(&g, &f, 1, &o), 0);
+	if (g != NULL) {
+		CU_ASSERT_EQUAL(g->ntasks, 1);
+		if (g->ntasks == 1) {
+			CU_ASSERT_STRING_EQUAL(g->tasks[0].name, "release-verification");
+			CU_ASSERT_STRING_EQUAL(g->tasks[0].ns, "openshift-config-managed");
+		}
+	}
+out:
+	al_update_graph_free(g);
+	al_buf_free(&b);
+	free(path);
+}
+
 static CU_TestInfo tests[] = {
 	{"test_update__parse_name_numbered", test_update__parse_name_numbered},
 	{"test_update__parse_name_unnumbered_and_weird", test_update__parse_name_unnumbered_and_weird},
@@ -1049,6 +1079,7 @@ static CU_TestInfo tests[] = {
 	{"test_update__cvo_manifests_dir_first_rendered", test_update__cvo_manifests_dir_first_rendered},
 	{"test_update__semver_order", test_update__semver_order},
 	{"test_update__preconditions_as_the_cvo", test_update__preconditions_as_the_cvo},
+	{"test_update__real_manifest_with_a_repeated_key_loads", test_update__real_manifest_with_a_repeated_key_loads},
 	CU_TEST_INFO_NULL,
 };
 

@@ -571,11 +571,33 @@ static void test_yaml__random_input_is_refused_cleanly(void)
 	CU_ASSERT(ok > 0 && bad > 0);
 }
 
+/* al_yaml_load refuses a repeated key; al_yaml_load_lenient keeps the
+ * later value, as Kubernetes' decoders read cluster manifests. */
+static void test_yaml__lenient_loader_keeps_the_later_key(void)
+{
+	static const char src[] = "a: 1\nb:\n  c: x\n  c: y\n";
+	al_yaml_node **docs = NULL;
+	size_t n = 0;
+	json_t *v = NULL;
+
+	CU_ASSERT_EQUAL(al_yaml_load(&docs, &n, (const uint8_t *)src, sizeof(src) - 1, "t.yaml"), AL_EPARSE);
+	CU_ASSERT_PTR_NOT_NULL(strstr(al_error_message(), "t.yaml:4:3: duplicate key 'c'"));
+	CU_ASSERT_EQUAL(al_yaml_load_lenient(&docs, &n, (const uint8_t *)src, sizeof(src) - 1, "t.yaml"), 0);
+	if (n == 1 && al_yaml_to_json(&v, docs[0]) == 0) {
+		CU_ASSERT_STRING_EQUAL(json_string_value(json_object_get(json_object_get(v, "b"), "c")), "y");
+	} else {
+		CU_FAIL("lenient load");
+	}
+	json_decref(v);
+	al_yaml_docs_free(docs, n);
+}
+
 int main(void)
 {
 	CU_TestInfo tests[] = {
 	    {"test_yaml__tree_with_positions", test_yaml__tree_with_positions},
 	    {"test_yaml__multi_document", test_yaml__multi_document},
+	    {"test_yaml__lenient_loader_keeps_the_later_key", test_yaml__lenient_loader_keeps_the_later_key},
 	    {"test_yaml__refuses_aliases_and_anchors",
 	     test_yaml__refuses_aliases_and_anchors},
 	    {"test_yaml__refuses_duplicate_keys",

@@ -21,6 +21,11 @@ int cmd_pack(int argc, char **argv);
 int cmd_unpack(int argc, char **argv);
 int cmd_inventory(int argc, char **argv);
 int cmd_keygen(int argc, char **argv);
+/* airlock catalog: operator catalogs (docs/commands/catalog.md). */
+int cmd_catalog(int argc, char **argv);
+/* airlock verify-image: sigstore signatures of store images against an
+ * image policy. */
+int cmd_verify_image(int argc, char **argv);
 /* airlock update --store DIR --to VERSION|sha256:DIGEST [...]; exit 0 done,
  * 1 refused (not verified), 2 usage, 3 the update failed (retry). */
 int cmd_update(int argc, char **argv);

@@ -5,6 +5,7 @@
 
 #include "cli.h"
 #include "cmd.h"
+#include "cmd_verify_image.h"
 
 enum {
 	OPT_CONFIG = OPT_COMMAND_BASE,
@@ -21,8 +22,22 @@ enum {
 	OPT_REQUIRE_ALL,
 	OPT_STRICT_EXPIRY,
 	OPT_NO_DEFAULT_KEYS,
-	OPT_NO_DEFAULT_STORE
+	OPT_NO_DEFAULT_STORE,
+	OPT_SIGSTORE,
+	OPT_SIGSTORE_POLICY
 };
+
+static const char mirror_help_sigstore[] =
+    "\nSigstore (cosign) signatures (docs/cosign.md):\n"
+    "      --sigstore           also carry each image's sha256-<hex>.sig tag "
+    "and OCI\n"
+    "                           referrers from its source into the store\n"
+    "      --sigstore-policy F  --sigstore, then check every image against "
+    "the\n"
+    "                           ClusterImagePolicy / ImagePolicy file F; "
+    "refused\n"
+    "                           images fail the mirror (exit 1) unless "
+    "--allow-unsigned\n";
 
 static const char mirror_help[] =
     "usage: airlock mirror [--config IMAGESET.yaml] --store DIR [OPTIONS] "
@@ -177,6 +192,8 @@ int cmd_mirror(int argc, char **argv)
 	    {"strict-expiry", no_argument, NULL, OPT_STRICT_EXPIRY},
 	    {"no-default-keys", no_argument, NULL, OPT_NO_DEFAULT_KEYS},
 	    {"no-default-store", no_argument, NULL, OPT_NO_DEFAULT_STORE},
+	    {"sigstore", no_argument, NULL, OPT_SIGSTORE},
+	    {"sigstore-policy", required_argument, NULL, OPT_SIGSTORE_POLICY},
 	    {NULL, 0, NULL, 0},
 	};
 	cli_common c;
@@ -203,7 +220,8 @@ int cmd_mirror(int argc, char **argv)
 	al_mirror_report report;
 	char platbuf[64];
 	char bytes[32];
-	int opt, rc, code = EXIT_OK;
+	int opt, rc, code = EXIT_OK, sigstore = 0;
+	const char *sigstore_policy = NULL;
 
 	memset(&report, 0, sizeof(report));
 	memset(&sel, 0, sizeof(sel));
@@ -214,6 +232,8 @@ int cmd_mirror(int argc, char **argv)
 		switch (opt) {
 		case 'h':
 			fputs(mirror_help, stdout);
+			fputs(mirror_help_sigstore, stdout);
+			fputs("\n", stdout);
 			fputs(mirror_help_sig, stdout);
 			return EXIT_OK;
 		case 'c':
@@ -263,6 +283,13 @@ int cmd_mirror(int argc, char **argv)
 			break;
 		case OPT_NO_DEFAULT_STORE:
 			no_default_store = 1;
+			break;
+		case OPT_SIGSTORE:
+			sigstore = 1;
+			break;
+		case OPT_SIGSTORE_POLICY:
+			sigstore = 1;
+			sigstore_policy = optarg;
 			break;
 		default:
 			free(images);
@@ -430,6 +457,14 @@ int cmd_mirror(int argc, char **argv)
 	/* a refusal before any image (no keyring, no --allow-unsigned) */
 	if (rc < 0 && report.nerrors == 0)
 		cli_error("%s", al_error_message());
+	if (sigstore) {
+		/* cmd_sigstore.c: carry cosign tags and referrers, check the
+		 * policy (docs/cosign.md) */
+		int r2 = cli_mirror_sigstore(&c, store, &to, sigstore_policy,
+		                             allow_unsigned);
+		if (r2 < 0 && (rc == 0 || r2 == AL_EVERIFY))
+			rc = r2;
+	}
 	for (i = 0; i < sel.nreleases; i++) {
 		al_mirror_release *rel =
 		    &report.releases[first_channel_release + i];

@@ -44,9 +44,12 @@ static const command commands[] = {
      "write the store (or what is new) as tar volumes with a signed manifest"},
     {"unpack", cmd_unpack,
      "verify and import pack volumes into a store, resumably"},
+    {"catalog", cmd_catalog, "filter and rebuild operator catalogs in a store"},
     {"inventory", cmd_inventory,
      "what a store holds, for 'airlock pack --have'"},
     {"keygen", cmd_keygen, "make an Ed25519 key pair for signing packs"},
+    {"verify-image", cmd_verify_image,
+     "verify an image's sigstore (cosign) signatures against keys or a policy"},
     {"update", cmd_update,
      "apply a release from the store to a cluster, with correct failure "
      "semantics"},

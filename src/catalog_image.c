@@ -1,0 +1,1470 @@
+/* catalog_image.c: catalog images: the FBC directory from verified layers
+ * (libarchive, whiteouts), and the rebuilt image with a filtered catalog. */
+#include <errno.h>
+#include <fnmatch.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <archive.h>
+#include <archive_entry.h>
+#include <zlib.h>
+
+#include "airlock/error.h"
+#include "airlock/json.h"
+#include "airlock/log.h"
+#include "catalog_int.h"
+
+#define CONFIG_MAX (16 * AL_MIB)
+#define WH ".wh."
+#define WH_OPQ ".wh..wh..opq"
+#define IGNORE_FILE ".indexignore"
+
+struct cfile {
+	char *path; /* relative to the FBC directory */
+	uint8_t *data;
+	size_t len;
+};
+
+struct cset {
+	struct cfile *v;
+	size_t n, cap;
+	uint64_t total;
+};
+
+struct clayer {
+	struct cset add;
+	char **rm; /* whited-out paths (files or directories) */
+	size_t nrm, caprm;
+	char **opq; /* opaque directories ("" = the FBC directory) */
+	size_t nopq, capopq;
+	int clear; /* the FBC directory or an ancestor was removed */
+};
+
+struct lstream {
+	int fd;
+	al_hasher *h;
+	uint64_t nread, limit;
+	int rc;
+	uint8_t buf[65536];
+};
+
+static void cset_clear(struct cset *s)
+{
+	size_t i;
+
+	for (i = 0; i < s->n; i++) {
+		free(s->v[i].path);
+		free(s->v[i].data);
+	}
+	free(s->v);
+	memset(s, 0, sizeof(*s));
+}
+
+static void strv_free(char **v, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		free(v[i]);
+	free(v);
+}
+
+static void clayer_clear(struct clayer *l)
+{
+	cset_clear(&l->add);
+	strv_free(l->rm, l->nrm);
+	strv_free(l->opq, l->nopq);
+	memset(l, 0, sizeof(*l));
+}
+
+static int strv_push(char ***v, size_t *n, size_t *cap, const char *s)
+{
+	if (*n >= AL_CATALOG_FILES_MAX)
+		return al_error_set(AL_ELIMIT,
+		                    "more than %d whiteouts in a "
+		                    "layer",
+		                    AL_CATALOG_FILES_MAX);
+	if (*n == *cap) {
+		size_t ncap = *cap ? *cap * 2 : 8;
+		char **nv = realloc(*v, ncap * sizeof(*nv));
+
+		if (nv == NULL)
+			return al_error_set(AL_ENOMEM, "out of memory");
+		*v = nv;
+		*cap = ncap;
+	}
+	(*v)[*n] = al_strdup(s);
+	if ((*v)[*n] == NULL)
+		return al_error_set(AL_ENOMEM, "out of memory");
+	(*n)++;
+	return 0;
+}
+
+/* path equals dir or lies below it ("" is the root of everything). */
+static int under(const char *path, const char *dir)
+{
+	size_t n = strlen(dir);
+
+	if (n == 0)
+		return 1;
+	return strncmp(path, dir, n) == 0 &&
+	       (path[n] == '\0' || path[n] == '/');
+}
+
+/* Drop lower files under rel ("" = all). */
+static void cset_remove_under(struct cset *s, const char *rel)
+{
+	size_t i, w = 0;
+
+	for (i = 0; i < s->n; i++) {
+		if (under(s->v[i].path, rel)) {
+			s->total -= s->v[i].len;
+			free(s->v[i].path);
+			free(s->v[i].data);
+			continue;
+		}
+		s->v[w++] = s->v[i];
+	}
+	s->n = w;
+}
+
+/* Merge add (sorted, unique) over s (sorted, unique): add wins. */
+static int cset_merge(struct cset *s, struct cset *add)
+{
+	struct cfile *nv;
+	size_t i = 0, j = 0, k = 0;
+
+	if (add->n == 0)
+		return 0;
+	if (s->n + add->n > AL_CATALOG_FILES_MAX)
+		return al_error_set(AL_ELIMIT, "catalog has more than %d files",
+		                    AL_CATALOG_FILES_MAX);
+	nv = calloc(s->n + add->n, sizeof(*nv));
+	if (nv == NULL)
+		return al_error_set(AL_ENOMEM, "out of memory");
+	while (i < s->n || j < add->n) {
+		int d = i == s->n     ? 1
+		        : j == add->n ? -1
+		                      : strcmp(s->v[i].path, add->v[j].path);
+
+		if (d < 0) {
+			nv[k++] = s->v[i++];
+		} else {
+			if (d == 0) {
+				s->total -= s->v[i].len;
+				free(s->v[i].path);
+				free(s->v[i].data);
+				i++;
+			}
+			s->total += add->v[j].len;
+			nv[k++] = add->v[j++];
+		}
+	}
+	free(s->v);
+	s->v = nv;
+	s->n = k;
+	s->cap = s->n + add->n;
+	free(add->v);
+	memset(add, 0, sizeof(*add));
+	if (s->total > AL_CATALOG_TOTAL_MAX)
+		return al_error_set(AL_ELIMIT,
+		                    "catalog files are larger than %llu bytes",
+		                    (unsigned long long)AL_CATALOG_TOTAL_MAX);
+	return 0;
+}
+
+static la_ssize_t ls_read(struct archive *a, void *ud, const void **out)
+{
+	struct lstream *ls = ud;
+	ssize_t r;
+
+	do {
+		r = read(ls->fd, ls->buf, sizeof(ls->buf));
+	} while (r < 0 && errno == EINTR);
+	if (r < 0) {
+		ls->rc = al_error_errno(errno, "cannot read layer");
+		archive_set_error(a, EIO, "read failed");
+		return -1;
+	}
+	if ((uint64_t)r > ls->limit - ls->nread) {
+		ls->rc = AL_EVERIFY;
+		archive_set_error(a, EIO, "layer longer than its descriptor");
+		return -1;
+	}
+	ls->nread += (uint64_t)r;
+	if (al_hasher_update(ls->h, ls->buf, (size_t)r) < 0) {
+		ls->rc = AL_ENOMEM;
+		archive_set_error(a, ENOMEM, "hash failed");
+		return -1;
+	}
+	*out = ls->buf;
+	return (la_ssize_t)r;
+}
+
+/* The rest of the blob hashed; digest and size compared. */
+static int ls_verify(struct lstream *ls, const al_descriptor *d, const char *ds)
+{
+	char gs[AL_DIGEST_STRMAX];
+	al_digest got;
+	int rc;
+
+	while (ls->rc == 0) {
+		ssize_t r = read(ls->fd, ls->buf, sizeof(ls->buf));
+
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r < 0)
+			return al_error_errno(errno, "cannot read layer '%s'",
+			                      ds);
+		if (r == 0)
+			break;
+		if ((uint64_t)r > ls->limit - ls->nread) {
+			ls->rc = AL_EVERIFY;
+			break;
+		}
+		ls->nread += (uint64_t)r;
+		if ((rc = al_hasher_update(ls->h, ls->buf, (size_t)r)) < 0)
+			return rc;
+	}
+	if (ls->rc < 0 && ls->rc != AL_EVERIFY)
+		return ls->rc;
+	if (ls->rc == AL_EVERIFY || ls->nread != d->size)
+		return al_error_set(AL_EVERIFY,
+		                    "layer '%s' is not %llu bytes long", ds,
+		                    (unsigned long long)d->size);
+	if ((rc = al_hasher_final(ls->h, &got)) < 0)
+		return rc;
+	if (!al_digest_equal(&got, &d->digest))
+		return al_error_set(AL_EVERIFY,
+		                    "digest mismatch for layer '%s': the bytes "
+		                    "hash to '%s'",
+		                    ds, al_digest_str(&got, gs));
+	return 0;
+}
+
+/* "./a/b/" -> "a/b" in place. */
+static char *norm(char *p)
+{
+	size_t n;
+
+	while (p[0] == '.' && p[1] == '/')
+		p += 2;
+	while (p[0] == '/')
+		p++;
+	n = strlen(p);
+	while (n > 0 && p[n - 1] == '/')
+		p[--n] = '\0';
+	if (strcmp(p, ".") == 0)
+		p[0] = '\0';
+	return p;
+}
+
+static const char *rel_of(const char *path, const char *dir)
+{
+	size_t n = strlen(dir);
+
+	if (n == 0)
+		return path;
+	return path[n] == '/' ? path + n + 1 : path + n;
+}
+
+static int read_file_entry(struct archive *a, struct archive_entry *ent,
+                           const char *path, const char *ds, struct cfile *out)
+{
+	al_buf b = AL_BUF_INIT(AL_CATALOG_FILE_MAX);
+	uint8_t chunk[65536];
+	int rc = 0;
+
+	if (archive_entry_size_is_set(ent) &&
+	    archive_entry_size(ent) > (la_int64_t)AL_CATALOG_FILE_MAX)
+		return al_error_set(AL_ELIMIT,
+		                    "'%s' in layer '%s' is larger than %llu "
+		                    "bytes",
+		                    path, ds,
+		                    (unsigned long long)AL_CATALOG_FILE_MAX);
+	for (;;) {
+		la_ssize_t r = archive_read_data(a, chunk, sizeof(chunk));
+
+		if (r == 0)
+			break;
+		if (r < 0) {
+			rc = 1; /* libarchive failed: EVERIFY or EPARSE later */
+			goto out;
+		}
+		if ((rc = al_buf_append(&b, chunk, (size_t)r)) == AL_ELIMIT) {
+			rc = al_error_set(
+			    AL_ELIMIT,
+			    "'%s' in layer '%s' is larger than "
+			    "%llu bytes",
+			    path, ds, (unsigned long long)AL_CATALOG_FILE_MAX);
+			goto out;
+		} else if (rc < 0) {
+			goto out;
+		}
+	}
+	out->len = b.len;
+	out->data = b.len > 0 ? (uint8_t *)al_buf_detach(&b, NULL) : NULL;
+	if (b.len > 0 && out->data == NULL)
+		rc = al_error_set(AL_ENOMEM, "out of memory");
+out:
+	al_buf_free(&b);
+	return rc;
+}
+
+/* One entry of a layer, for the FBC directory dir. */
+static int scan_entry(struct archive *a, struct archive_entry *ent,
+                      const char *dir, const char *ds, struct clayer *l)
+{
+	char *copy = al_strdup(archive_entry_pathname(ent)), *path, *base;
+	char *parent;
+	int rc = 0;
+
+	if (copy == NULL)
+		return al_error_set(AL_ENOMEM, "out of memory");
+	path = norm(copy);
+	base = strrchr(path, '/');
+	parent = path;
+	if (base != NULL) {
+		*base++ = '\0';
+	} else {
+		base = path;
+		parent = (char *)"";
+	}
+	if (strcmp(base, WH_OPQ) == 0) {
+		/* parent's lower contents go */
+		if (under(dir, parent))
+			l->clear = 1;
+		else if (under(parent, dir))
+			rc = strv_push(&l->opq, &l->nopq, &l->capopq,
+			               rel_of(parent, dir));
+		goto out;
+	}
+	if (strncmp(base, WH, strlen(WH)) == 0) {
+		char *target = parent[0] != '\0' ? al_sprintf("%s/%s", parent,
+		                                              base + strlen(WH))
+		                                 : al_strdup(base + strlen(WH));
+
+		if (target == NULL) {
+			rc = al_error_set(AL_ENOMEM, "out of memory");
+			goto out;
+		}
+		if (under(dir, target))
+			l->clear = 1;
+		else if (under(target, dir))
+			rc = strv_push(&l->rm, &l->nrm, &l->caprm,
+			               rel_of(target, dir));
+		free(target);
+		goto out;
+	}
+	if (base != path)
+		base[-1] = '/';
+	if (!under(path, dir) || strcmp(path, dir) == 0)
+		goto out;
+	switch (archive_entry_filetype(ent)) {
+	case AE_IFDIR:
+		break;
+	case AE_IFREG: {
+		struct cfile f;
+
+		if (archive_entry_hardlink(ent) != NULL) {
+			rc = al_error_set(
+			    AL_EUNSUPPORTED,
+			    "layer '%s': '%s' is a hard link; links "
+			    "in the catalog directory are not "
+			    "supported",
+			    ds, path);
+			break;
+		}
+		memset(&f, 0, sizeof(f));
+		if ((rc = read_file_entry(a, ent, path, ds, &f)) != 0)
+			break;
+		f.path = al_strdup(rel_of(path, dir));
+		if (f.path == NULL || l->add.n >= AL_CATALOG_FILES_MAX) {
+			free(f.path);
+			free(f.data);
+			rc = f.path == NULL
+			         ? al_error_set(AL_ENOMEM, "out of memory")
+			         : al_error_set(AL_ELIMIT,
+			                        "more than %d catalog files",
+			                        AL_CATALOG_FILES_MAX);
+			break;
+		}
+		if (l->add.n == l->add.cap) {
+			size_t ncap = l->add.cap ? l->add.cap * 2 : 64;
+			struct cfile *nv =
+			    realloc(l->add.v, ncap * sizeof(*nv));
+
+			if (nv == NULL) {
+				free(f.path);
+				free(f.data);
+				rc = al_error_set(AL_ENOMEM, "out of memory");
+				break;
+			}
+			l->add.v = nv;
+			l->add.cap = ncap;
+		}
+		l->add.v[l->add.n++] = f;
+		l->add.total += f.len;
+		if (l->add.total > AL_CATALOG_TOTAL_MAX)
+			rc = al_error_set(
+			    AL_ELIMIT,
+			    "catalog files are larger than %llu "
+			    "bytes",
+			    (unsigned long long)AL_CATALOG_TOTAL_MAX);
+		break;
+	}
+	case AE_IFLNK:
+		rc = al_error_set(
+		    AL_EUNSUPPORTED,
+		    "layer '%s': '%s' is a symbolic link; links in "
+		    "the catalog directory are not supported",
+		    ds, path);
+		break;
+	default:
+		al_log_debug("catalog: layer '%s': skipping special file '%s'",
+		             ds, path);
+		break;
+	}
+out:
+	free(copy);
+	return rc;
+}
+
+static int layer_type_ok(const char *mt)
+{
+	return mt != NULL && (strcmp(mt, AL_MT_OCI_LAYER_GZIP) == 0 ||
+	                      strcmp(mt, AL_MT_OCI_LAYER) == 0 ||
+	                      strcmp(mt, AL_MT_DOCKER_LAYER_GZIP) == 0 ||
+	                      strcmp(mt, AL_MT_DOCKER_LAYER) == 0);
+}
+
+/* Sort a layer's files; a path given twice in one layer: the last wins. */
+static void dedupe_sorted(struct cset *s)
+{
+	size_t i, w = 0;
+
+	for (i = 0; i < s->n; i++) {
+		if (w > 0 && strcmp(s->v[w - 1].path, s->v[i].path) == 0) {
+			s->total -= s->v[w - 1].len;
+			free(s->v[w - 1].path);
+			free(s->v[w - 1].data);
+			s->v[w - 1] = s->v[i];
+			continue;
+		}
+		s->v[w++] = s->v[i];
+	}
+	s->n = w;
+}
+
+struct seqfile {
+	struct cfile f;
+	size_t seq;
+};
+
+static int seq_cmp(const void *a, const void *b)
+{
+	const struct seqfile *x = a, *y = b;
+	int d = strcmp(x->f.path, y->f.path);
+
+	if (d != 0)
+		return d;
+	return x->seq < y->seq ? -1 : x->seq > y->seq;
+}
+
+/* Stable sort by path (order within the layer kept for equal paths). */
+static int sort_layer(struct cset *s)
+{
+	struct seqfile *t;
+	size_t i;
+
+	if (s->n < 2)
+		return 0;
+	t = calloc(s->n, sizeof(*t));
+	if (t == NULL)
+		return al_error_set(AL_ENOMEM, "out of memory");
+	for (i = 0; i < s->n; i++) {
+		t[i].f = s->v[i];
+		t[i].seq = i;
+	}
+	qsort(t, s->n, sizeof(*t), seq_cmp);
+	for (i = 0; i < s->n; i++)
+		s->v[i] = t[i].f;
+	free(t);
+	dedupe_sorted(s);
+	return 0;
+}
+
+static int apply_layer(struct cset *files, al_store *s, const al_descriptor *d,
+                       const char *dir)
+{
+	char ds[AL_DIGEST_STRMAX];
+	struct lstream *ls = NULL;
+	struct archive *a = NULL;
+	struct archive_entry *ent;
+	struct clayer l;
+	size_t i;
+	int rc = 0, arc = 0;
+
+	memset(&l, 0, sizeof(l));
+	al_digest_str(&d->digest, ds);
+	if (!layer_type_ok(d->media_type))
+		return al_error_set(AL_EUNSUPPORTED,
+		                    "layer '%s': media type '%s' is not "
+		                    "supported",
+		                    ds, d->media_type ? d->media_type : "");
+	ls = calloc(1, sizeof(*ls));
+	if (ls == NULL)
+		return al_error_set(AL_ENOMEM, "out of memory");
+	ls->fd = -1;
+	ls->limit = d->size;
+	if ((rc = al_hasher_new(&ls->h, d->digest.algo)) < 0 ||
+	    (rc = al_store_blob_open(s, &d->digest, &ls->fd, NULL)) < 0)
+		goto out;
+	a = archive_read_new();
+	if (a == NULL) {
+		rc = al_error_set(AL_ENOMEM, "out of memory");
+		goto out;
+	}
+	archive_read_support_filter_gzip(a);
+	archive_read_support_format_tar(a);
+	archive_read_support_format_empty(a);
+	if (archive_read_open(a, ls, NULL, ls_read, NULL) != ARCHIVE_OK) {
+		arc = 1;
+	} else {
+		for (;;) {
+			int r = archive_read_next_header(a, &ent);
+
+			if (r == ARCHIVE_EOF)
+				break;
+			if (r != ARCHIVE_OK && r != ARCHIVE_WARN) {
+				arc = 1;
+				break;
+			}
+			if (archive_entry_pathname(ent) == NULL)
+				continue;
+			if ((arc = scan_entry(a, ent, dir, ds, &l)) != 0)
+				break;
+		}
+	}
+	if (arc == AL_ENOMEM) {
+		rc = arc;
+		goto out;
+	}
+	/* the digest decides first: bad bytes are AL_EVERIFY whatever
+	 * libarchive made of them */
+	if ((rc = ls_verify(ls, d, ds)) < 0)
+		goto out;
+	if (arc < 0) {
+		rc = arc;
+		goto out;
+	}
+	if (arc > 0) {
+		rc = al_error_set(
+		    AL_EPARSE, "layer '%s' is not a readable tar stream: %s",
+		    ds,
+		    archive_error_string(a) != NULL ? archive_error_string(a)
+		                                    : "unknown error");
+		goto out;
+	}
+	/* whiteouts apply to lower layers only (image-spec layer.md) */
+	if (l.clear)
+		cset_remove_under(files, "");
+	for (i = 0; i < l.nopq; i++) {
+		if (l.opq[i][0] == '\0') {
+			cset_remove_under(files, "");
+		} else {
+			/* the directory's contents, not the directory */
+			char *p = al_sprintf("%s/", l.opq[i]);
+			size_t k, w = 0;
+
+			if (p == NULL) {
+				rc = al_error_set(AL_ENOMEM, "out of memory");
+				goto out;
+			}
+			for (k = 0; k < files->n; k++) {
+				if (al_str_startswith(files->v[k].path, p)) {
+					files->total -= files->v[k].len;
+					free(files->v[k].path);
+					free(files->v[k].data);
+					continue;
+				}
+				files->v[w++] = files->v[k];
+			}
+			files->n = w;
+			free(p);
+		}
+	}
+	for (i = 0; i < l.nrm; i++)
+		cset_remove_under(files, l.rm[i]);
+	if ((rc = sort_layer(&l.add)) < 0)
+		goto out;
+	rc = cset_merge(files, &l.add);
+out:
+	if (a != NULL)
+		archive_read_free(a);
+	if (ls != NULL) {
+		if (ls->fd >= 0)
+			close(ls->fd);
+		al_hasher_free(ls->h);
+		free(ls);
+	}
+	clayer_clear(&l);
+	return rc;
+}
+
+/* The image manifest (through an index when need be). */
+static int load_manifest(al_store *s, const al_digest *digest,
+                         const char *platform, al_manifest *out)
+{
+	al_buf b = AL_BUF_INIT(AL_OCI_MANIFEST_MAX);
+	char ds[AL_DIGEST_STRMAX];
+	al_manifest m, inner;
+	al_digest pick;
+	size_t i;
+	int rc, found = 0;
+
+	memset(&m, 0, sizeof(m));
+	memset(&inner, 0, sizeof(inner));
+	al_digest_str(digest, ds);
+	if ((rc = al_store_read_blob(s, digest, &b)) < 0 ||
+	    (rc = al_manifest_parse(&m, b.ptr, b.len, NULL, ds)) < 0)
+		goto out;
+	if (m.is_index) {
+		for (i = 0; i < m.nmanifests && !found; i++) {
+			if (al_platform_match(&m.manifests[i], platform)) {
+				pick = m.manifests[i].digest;
+				found = 1;
+			}
+		}
+		if (!found && m.nmanifests == 1) {
+			pick = m.manifests[0].digest;
+			found = 1;
+		}
+		if (!found) {
+			rc =
+			    al_error_set(AL_ENOTFOUND,
+			                 "catalog index '%s' has no '%s' image",
+			                 ds, platform);
+			goto out;
+		}
+		al_buf_reset(&b);
+		al_digest_str(&pick, ds);
+		if ((rc = al_store_read_blob(s, &pick, &b)) < 0 ||
+		    (rc = al_manifest_parse(&inner, b.ptr, b.len, NULL, ds)) <
+		        0)
+			goto out;
+		if (inner.is_index) {
+			rc = al_error_set(
+			    AL_EUNSUPPORTED,
+			    "catalog index entry '%s' is itself an "
+			    "index",
+			    ds);
+			goto out;
+		}
+		al_manifest_clear(&m);
+		m = inner;
+		memset(&inner, 0, sizeof(inner));
+	}
+	*out = m;
+	memset(&m, 0, sizeof(m));
+out:
+	al_manifest_clear(&inner);
+	al_manifest_clear(&m);
+	al_buf_free(&b);
+	return rc;
+}
+
+static int load_config(al_store *s, const al_manifest *m, json_t **out)
+{
+	al_buf b = AL_BUF_INIT(CONFIG_MAX);
+	char ds[AL_DIGEST_STRMAX];
+	int rc;
+
+	al_digest_str(&m->config.digest, ds);
+	if ((rc = al_store_read_blob(s, &m->config.digest, &b)) == 0)
+		rc = al_json_parse(out, b.ptr, b.len, ds);
+	if (rc == 0 && !json_is_object(*out)) {
+		json_decref(*out);
+		*out = NULL;
+		rc = al_error_set(AL_EPARSE,
+		                  "image config '%s' is not an "
+		                  "object",
+		                  ds);
+	}
+	al_buf_free(&b);
+	return rc;
+}
+
+/* The FBC directory from the labels, normalised. Caller frees. */
+static int configs_dir_of(const json_t *cfg, char **out)
+{
+	const json_t *labels =
+	    json_object_get(json_object_get(cfg, "config"), "Labels");
+	const char *dir = al_json_str(labels, AL_CATALOG_LABEL);
+	const char *db = al_json_str(labels, AL_CATALOG_DB_LABEL);
+	char *copy, *n;
+
+	if (dir == NULL && db != NULL)
+		return al_error_set(
+		    AL_EUNSUPPORTED,
+		    "this is a SQLite-based catalog (label %s=%s, "
+		    "OpenShift 4.10 and earlier): only "
+		    "file-based catalogs are supported; use a "
+		    "catalog for OpenShift 4.11 or later, or "
+		    "migrate it with 'opm migrate'",
+		    AL_CATALOG_DB_LABEL, db);
+	if (dir == NULL)
+		return al_error_set(
+		    AL_EPARSE, "not an operator catalog image: no %s label",
+		    AL_CATALOG_LABEL);
+	copy = al_strdup(dir);
+	if (copy == NULL)
+		return al_error_set(AL_ENOMEM, "out of memory");
+	n = al_strdup(norm(copy));
+	free(copy);
+	if (n == NULL)
+		return al_error_set(AL_ENOMEM, "out of memory");
+	if (strstr(n, "..") != NULL) {
+		free(n);
+		return al_error_set(AL_EPARSE, "catalog label %s has '..'",
+		                    AL_CATALOG_LABEL);
+	}
+	*out = n;
+	return 0;
+}
+
+/* .indexignore: gitignore-style patterns relative to the file's own
+ * directory (declcfg's walkFiles); supported here: plain globs, a
+ * leading '/' anchoring, comments. Negations ("!") are refused. */
+static int ignored(const struct cset *files, const char *path, int *out)
+{
+	size_t i;
+
+	*out = 0;
+	for (i = 0; i < files->n && !*out; i++) {
+		const struct cfile *f = &files->v[i];
+		const char *slash = strrchr(f->path, '/');
+		size_t dl = slash != NULL ? (size_t)(slash - f->path) : 0;
+		const char *rel, *p, *end, *base;
+
+		if (strcmp(slash != NULL ? slash + 1 : f->path, IGNORE_FILE) !=
+		    0)
+			continue;
+		if (dl > 0 &&
+		    (strncmp(path, f->path, dl) != 0 || path[dl] != '/'))
+			continue;
+		rel = dl > 0 ? path + dl + 1 : path;
+		base = strrchr(rel, '/') != NULL ? strrchr(rel, '/') + 1 : rel;
+		p = (const char *)f->data;
+		end = p + f->len;
+		while (p != NULL && p < end && !*out) {
+			const char *nl = memchr(p, '\n', (size_t)(end - p));
+			size_t n =
+			    nl != NULL ? (size_t)(nl - p) : (size_t)(end - p);
+			char pat[1024];
+
+			while (n > 0 && (p[n - 1] == '\r' || p[n - 1] == ' '))
+				n--;
+			if (n > 0 && n < sizeof(pat) && p[0] != '#') {
+				memcpy(pat, p, n);
+				pat[n] = '\0';
+				if (pat[0] == '!')
+					return al_error_set(
+					    AL_EUNSUPPORTED,
+					    "%s: negated patterns are not "
+					    "supported",
+					    f->path);
+				if (pat[n - 1] == '/')
+					pat[--n] = '\0';
+				if (pat[0] == '/') {
+					*out = fnmatch(pat + 1, rel,
+					               FNM_PATHNAME) == 0;
+				} else if (strchr(pat, '/') != NULL) {
+					*out = fnmatch(pat, rel,
+					               FNM_PATHNAME) == 0;
+				} else {
+					const char *q = rel;
+
+					/* any path component, or below it */
+					*out = fnmatch(pat, base, 0) == 0;
+					while (!*out && q != NULL) {
+						const char *e = strchr(q, '/');
+						char comp[1024];
+						size_t cl =
+						    e != NULL ? (size_t)(e - q)
+						              : strlen(q);
+
+						if (cl < sizeof(comp)) {
+							memcpy(comp, q, cl);
+							comp[cl] = '\0';
+							*out =
+							    fnmatch(pat, comp,
+							            0) == 0;
+						}
+						q = e != NULL ? e + 1 : NULL;
+					}
+				}
+			}
+			p = nl != NULL ? nl + 1 : NULL;
+		}
+	}
+	return 0;
+}
+
+int al_catalog_image_kind(al_store *s, const al_digest *manifest,
+                          const char *platform)
+{
+	al_manifest m;
+	json_t *cfg = NULL;
+	char *dir = NULL;
+	int rc;
+
+	memset(&m, 0, sizeof(m));
+	if (platform == NULL)
+		platform = "linux/amd64";
+	if ((rc = load_manifest(s, manifest, platform, &m)) < 0 ||
+	    (rc = load_config(s, &m, &cfg)) < 0)
+		goto out;
+	rc = configs_dir_of(cfg, &dir);
+	if (rc == 0)
+		rc = 1;
+	else if (rc == AL_EPARSE &&
+	         json_object_get(
+	             json_object_get(json_object_get(cfg, "config"), "Labels"),
+	             AL_CATALOG_LABEL) == NULL)
+		rc = 0; /* no label: not a catalog */
+	al_error_clear();
+	if (rc == AL_EUNSUPPORTED)
+		rc = 2;
+out:
+	free(dir);
+	json_decref(cfg);
+	al_manifest_clear(&m);
+	return rc;
+}
+
+int al_catalog_open_image(al_catalog **out, char **configs_dir, al_store *s,
+                          const al_digest *manifest, const char *platform)
+{
+	struct cset files;
+	al_manifest m;
+	al_catalog *c = NULL;
+	json_t *cfg = NULL;
+	char *dir = NULL;
+	size_t i;
+	int rc;
+
+	memset(&files, 0, sizeof(files));
+	memset(&m, 0, sizeof(m));
+	if (platform == NULL)
+		platform = "linux/amd64";
+	if ((rc = load_manifest(s, manifest, platform, &m)) < 0 ||
+	    (rc = load_config(s, &m, &cfg)) < 0 ||
+	    (rc = configs_dir_of(cfg, &dir)) < 0)
+		goto out;
+	for (i = 0; i < m.nlayers; i++) {
+		if ((rc = apply_layer(&files, s, &m.layers[i], dir)) < 0)
+			goto out;
+	}
+	if ((rc = al_catalog_new(&c)) < 0)
+		goto out;
+	for (i = 0; i < files.n; i++) {
+		struct cfile *f = &files.v[i];
+		const char *base = strrchr(f->path, '/');
+		char *where;
+		int ig;
+
+		base = base != NULL ? base + 1 : f->path;
+		if (strcmp(base, IGNORE_FILE) == 0)
+			continue;
+		if ((rc = ignored(&files, f->path, &ig)) < 0)
+			goto out;
+		if (ig)
+			continue;
+		where = al_sprintf("%s%s%s", dir, dir[0] ? "/" : "", f->path);
+		if (where == NULL) {
+			rc = al_error_set(AL_ENOMEM, "out of memory");
+			goto out;
+		}
+		rc = al_catalog_add_file(c, where, f->data, f->len);
+		free(where);
+		if (rc < 0)
+			goto out;
+	}
+	if ((rc = al_catalog_finish(c)) < 0)
+		goto out;
+	if (configs_dir != NULL) {
+		*configs_dir = dir;
+		dir = NULL;
+	}
+	*out = c;
+	c = NULL;
+out:
+	al_catalog_free(c);
+	cset_clear(&files);
+	al_manifest_clear(&m);
+	json_decref(cfg);
+	free(dir);
+	return rc;
+}
+
+/* ---- rebuilding ------------------------------------------------------ */
+
+/*
+ * A POSIX tar (pax) writer for the rebuilt layer: ustar headers, a pax
+ * "path" record for names over 100 bytes, fixed owner (0/0), time (0) and
+ * modes, two zero blocks at the end: every field is fixed here, so the
+ * layer (and its digest) is byte-for-byte reproducible from the filtered
+ * catalog alone, whatever libarchive version would have written it.
+ */
+#define TAR_BLOCK 512
+
+static void tar_octal(char *field, size_t width, uint64_t v)
+{
+	size_t i = width - 1;
+
+	field[i] = '\0';
+	while (i-- > 0) {
+		field[i] = (char)('0' + (v & 7));
+		v >>= 3;
+	}
+}
+
+static int tar_header(al_buf *out, const char *name, char type, uint64_t size,
+                      unsigned mode)
+{
+	uint8_t h[TAR_BLOCK];
+	unsigned sum = 0;
+	size_t i, n = strlen(name);
+
+	memset(h, 0, sizeof(h));
+	memcpy(h, name, n < 100 ? n : 100);
+	tar_octal((char *)h + 100, 8, mode);
+	tar_octal((char *)h + 108, 8, 0);
+	tar_octal((char *)h + 116, 8, 0);
+	tar_octal((char *)h + 124, 12, size);
+	tar_octal((char *)h + 136, 12, 0);
+	memset(h + 148, ' ', 8);
+	h[156] = (uint8_t)type;
+	memcpy(h + 257, "ustar", 6);
+	memcpy(h + 263, "00", 2);
+	for (i = 0; i < sizeof(h); i++)
+		sum += h[i];
+	tar_octal((char *)h + 148, 7, sum);
+	h[155] = ' ';
+	return al_buf_append(out, h, sizeof(h));
+}
+
+static int tar_data(al_buf *out, const uint8_t *p, size_t n)
+{
+	static const uint8_t zero[TAR_BLOCK];
+	int rc;
+
+	if (n > 0 && (rc = al_buf_append(out, p, n)) < 0)
+		return rc;
+	if (n % TAR_BLOCK != 0)
+		return al_buf_append(out, zero, TAR_BLOCK - n % TAR_BLOCK);
+	return 0;
+}
+
+/* One entry: a directory (data NULL, dir 1) or a regular file. */
+static int tar_entry(al_buf *out, const char *path, int dir, const al_buf *data)
+{
+	size_t n = strlen(path), len = dir || data == NULL ? 0 : data->len;
+	int rc;
+
+	if (n > 100) {
+		/* pax extended header: "<len> path=<path>\n", len counting
+		 * itself */
+		char rec[AL_CATALOG_NAME_MAX + 600];
+		size_t body = n + strlen(" path=\n"), digits = 1, total;
+		int w;
+
+		while (1) {
+			size_t p10 = 1, k;
+
+			for (k = 0; k < digits; k++)
+				p10 *= 10;
+			if (body + digits < p10)
+				break;
+			digits++;
+		}
+		total = body + digits;
+		w = snprintf(rec, sizeof(rec), "%zu path=%s\n", total, path);
+		if (w < 0 || (size_t)w != total)
+			return al_error_set(AL_ELIMIT,
+			                    "name '%.40s...' too long", path);
+		if ((rc = tar_header(out, "././@PaxHeader", 'x', total, 0644)) <
+		        0 ||
+		    (rc = tar_data(out, (const uint8_t *)rec, total)) < 0)
+			return rc;
+	}
+	if ((rc = tar_header(out, path, dir ? '5' : '0', len,
+	                     dir ? 0755 : 0644)) < 0)
+		return rc;
+	return tar_data(out, len > 0 ? data->ptr : NULL, len);
+}
+
+/* Package names become directory names: one safe path component. */
+static int safe_component(const char *s)
+{
+	return s[0] != '\0' && strchr(s, '/') == NULL && strcmp(s, ".") != 0 &&
+	       strcmp(s, "..") != 0 && !al_str_startswith(s, WH);
+}
+
+static int build_tar(const al_catalog *c, const char *dir, const char *cache,
+                     al_buf *tar)
+{
+	static const uint8_t zero[2 * TAR_BLOCK];
+	al_buf body = AL_BUF_INIT(AL_CATALOG_TOTAL_MAX);
+	char *p = NULL;
+	size_t i;
+	int rc = 0;
+
+	/* the directory itself: later layers' directories win their mode */
+	p = al_sprintf("%s/", dir);
+	if (p == NULL || (rc = tar_entry(tar, p, 1, NULL)) < 0)
+		goto nomem;
+	free(p);
+	/* hide every file the lower layers had in the directory */
+	p = al_sprintf("%s/%s", dir, WH_OPQ);
+	if (p == NULL || (rc = tar_entry(tar, p, 0, NULL)) < 0)
+		goto nomem;
+	for (i = 0; i <= c->npackages; i++) {
+		const char *name = i < c->npackages ? c->packages[i].name
+		                                    : AL_CATALOG_GLOBAL_NAME;
+
+		al_buf_reset(&body);
+		if (i < c->npackages) {
+			rc = al_catalog_render_package(c, i, &body);
+		} else {
+			rc = al_catalog_render_global(c, &body);
+			if (rc == 0)
+				break;
+		}
+		if (rc < 0)
+			goto out;
+		if (!safe_component(name)) {
+			rc = al_error_set(AL_EUNSUPPORTED,
+			                  "package name '%s' cannot be a "
+			                  "directory name",
+			                  name);
+			goto out;
+		}
+		free(p);
+		p = al_sprintf("%s/%s/", dir, name);
+		if (p == NULL || (rc = tar_entry(tar, p, 1, NULL)) < 0)
+			goto nomem;
+		free(p);
+		p = al_sprintf("%s/%s/catalog.json", dir, name);
+		if (p == NULL || (rc = tar_entry(tar, p, 0, &body)) < 0)
+			goto nomem;
+	}
+	rc = 0;
+	if (cache != NULL) {
+		const char *slash = strrchr(cache, '/');
+
+		free(p);
+		if (slash != NULL)
+			p = al_sprintf("%.*s/%s%s", (int)(slash - cache), cache,
+			               WH, slash + 1);
+		else
+			p = al_sprintf("%s%s", WH, cache);
+		if (p == NULL || (rc = tar_entry(tar, p, 0, NULL)) < 0)
+			goto nomem;
+	}
+	rc = al_buf_append(tar, zero, sizeof(zero));
+	goto out;
+nomem:
+	if (rc == 0)
+		rc = al_error_set(AL_ENOMEM, "out of memory");
+	else if (rc == AL_ELIMIT)
+		rc = al_error_set(AL_ELIMIT,
+		                  "the catalog layer is larger than %llu bytes",
+		                  (unsigned long long)tar->max);
+out:
+	free(p);
+	al_buf_free(&body);
+	return rc;
+}
+
+static int gzip_buf(const al_buf *in, al_buf *out)
+{
+	z_stream zs;
+	uint8_t chunk[65536];
+	int zr, rc = 0;
+
+	memset(&zs, 0, sizeof(zs));
+	/* windowBits 15 + 16: a gzip wrapper; no name, mtime 0 */
+	if (deflateInit2(&zs, 6, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY) !=
+	    Z_OK)
+		return al_error_set(AL_ENOMEM, "cannot initialise zlib");
+	zs.next_in = in->ptr;
+	zs.avail_in = (uInt)in->len;
+	do {
+		zs.next_out = chunk;
+		zs.avail_out = sizeof(chunk);
+		zr = deflate(&zs, Z_FINISH);
+		if (zr == Z_STREAM_ERROR) {
+			rc = al_error_set(AL_ENOMEM, "zlib failed");
+			break;
+		}
+		if ((rc = al_buf_append(out, chunk,
+		                        sizeof(chunk) - zs.avail_out)) < 0)
+			break;
+	} while (zr != Z_STREAM_END);
+	deflateEnd(&zs);
+	return rc;
+}
+
+/*
+ * opm's serving cache: find --cache-dir in the config's Cmd or
+ * Entrypoint, remove it and any --cache-enforce-integrity so that opm
+ * serve builds its cache at start (see docs/operators.md for why it is
+ * not rebuilt here). *cache receives the normalised directory (caller
+ * frees) or NULL when the image has none.
+ */
+static int drop_cache_flags(json_t *cfg, char **cache)
+{
+	static const char *const keys[] = {"Cmd", "Entrypoint"};
+	json_t *cc = json_object_get(cfg, "config");
+	size_t k;
+
+	*cache = NULL;
+	for (k = 0; k < 2; k++) {
+		json_t *arr = json_object_get(cc, keys[k]);
+		size_t i = 0;
+
+		if (!json_is_array(arr))
+			continue;
+		while (i < json_array_size(arr)) {
+			const char *a =
+			    json_string_value(json_array_get(arr, i));
+			const char *val = NULL;
+			size_t drop = 0;
+
+			if (a == NULL) {
+				i++;
+				continue;
+			}
+			if (strcmp(a, "--cache-dir") == 0) {
+				val = json_string_value(
+				    json_array_get(arr, i + 1));
+				drop = val != NULL ? 2 : 1;
+			} else if (al_str_startswith(a, "--cache-dir=")) {
+				val = a + strlen("--cache-dir=");
+				drop = 1;
+			} else if (strcmp(a, "--cache-enforce-integrity") ==
+			               0 ||
+			           al_str_startswith(
+			               a, "--cache-enforce-integrity=")) {
+				drop = 1;
+			}
+			if (val != NULL && *cache == NULL && val[0] != '\0') {
+				char *copy = al_strdup(val);
+
+				if (copy == NULL)
+					return al_error_set(AL_ENOMEM,
+					                    "out of memory");
+				*cache = al_strdup(norm(copy));
+				free(copy);
+				if (*cache == NULL)
+					return al_error_set(AL_ENOMEM,
+					                    "out of memory");
+				if ((*cache)[0] == '\0' ||
+				    strstr(*cache, "..") != NULL) {
+					free(*cache);
+					*cache = NULL;
+				}
+			}
+			if (drop == 0) {
+				i++;
+				continue;
+			}
+			while (drop-- > 0)
+				json_array_remove(arr, i);
+		}
+	}
+	return 0;
+}
+
+static const char *oci_layer_type(const char *mt)
+{
+	if (strcmp(mt, AL_MT_DOCKER_LAYER_GZIP) == 0)
+		return AL_MT_OCI_LAYER_GZIP;
+	if (strcmp(mt, AL_MT_DOCKER_LAYER) == 0)
+		return AL_MT_OCI_LAYER;
+	return mt;
+}
+
+static json_t *desc_json(const char *mt, const al_digest *d, uint64_t size)
+{
+	char ds[AL_DIGEST_STRMAX];
+
+	return json_pack("{s:s, s:s, s:I}", "mediaType", mt, "digest",
+	                 al_digest_str(d, ds), "size", (json_int_t)size);
+}
+
+/* Rebuild one image manifest (base, or the platform entry of an index);
+ * writes the blobs, tags nothing. */
+static int rebuild_one(al_store *s, const al_digest *base, const char *platform,
+                       const al_catalog *c, al_descriptor *out)
+{
+	al_buf tar = AL_BUF_INIT(AL_CATALOG_TOTAL_MAX + 64 * AL_MIB);
+	al_buf gz = AL_BUF_INIT(AL_CATALOG_TOTAL_MAX + 64 * AL_MIB);
+	char ds[AL_DIGEST_STRMAX], *dir = NULL, *cache = NULL;
+	char *cfgtext = NULL, *mtext = NULL;
+	json_t *cfg = NULL, *ncfg = NULL, *man = NULL, *layers = NULL;
+	json_t *rootfs, *diffs, *hist;
+	al_digest diff, layer, cfgd, mand;
+	al_descriptor d;
+	al_manifest m;
+	size_t i;
+	int rc;
+
+	memset(&m, 0, sizeof(m));
+	memset(&d, 0, sizeof(d));
+	if ((rc = load_manifest(s, base, platform, &m)) < 0 ||
+	    (rc = load_config(s, &m, &cfg)) < 0 ||
+	    (rc = configs_dir_of(cfg, &dir)) < 0)
+		goto out;
+	if (dir[0] == '\0') {
+		rc = al_error_set(AL_EUNSUPPORTED,
+		                  "the catalog directory is the image root; "
+		                  "rebuilding it is not supported");
+		goto out;
+	}
+	ncfg = json_deep_copy(cfg);
+	if (ncfg == NULL) {
+		rc = al_error_set(AL_ENOMEM, "out of memory");
+		goto out;
+	}
+	if ((rc = drop_cache_flags(ncfg, &cache)) < 0 ||
+	    (rc = build_tar(c, dir, cache, &tar)) < 0 ||
+	    (rc = al_digest_bytes(&diff, AL_DIGEST_SHA256, tar.ptr, tar.len)) <
+	        0 ||
+	    (rc = gzip_buf(&tar, &gz)) < 0 ||
+	    (rc = al_store_put_blob(s, gz.ptr, gz.len, &layer)) < 0)
+		goto out;
+	rootfs = json_object_get(ncfg, "rootfs");
+	diffs = json_object_get(rootfs, "diff_ids");
+	if (!json_is_array(diffs) || json_array_size(diffs) != m.nlayers) {
+		rc = al_error_set(AL_EPARSE,
+		                  "image config has no rootfs.diff_ids for its "
+		                  "%zu layers",
+		                  m.nlayers);
+		goto out;
+	}
+	hist = json_object_get(ncfg, "history");
+	if (hist == NULL) {
+		hist = json_array();
+		if (hist == NULL ||
+		    json_object_set_new(ncfg, "history", hist) < 0) {
+			rc = al_error_set(AL_ENOMEM, "out of memory");
+			goto out;
+		}
+	}
+	if (!json_is_array(hist) ||
+	    json_array_append_new(diffs,
+	                          json_string(al_digest_str(&diff, ds))) < 0 ||
+	    json_array_append_new(
+	        hist, json_pack("{s:s, s:s}", "created_by",
+	                        "airlock catalog rebuild", "comment",
+	                        "filtered file-based catalog; opm serve cache "
+	                        "removed, built at start")) < 0) {
+		rc = al_error_set(AL_EPARSE, "image config history is not a "
+		                             "list");
+		goto out;
+	}
+	cfgtext = json_dumps(ncfg, JSON_COMPACT | JSON_PRESERVE_ORDER);
+	if (cfgtext == NULL) {
+		rc = al_error_set(AL_ENOMEM, "out of memory");
+		goto out;
+	}
+	if ((rc = al_store_put_blob(s, (const uint8_t *)cfgtext,
+	                            strlen(cfgtext), &cfgd)) < 0)
+		goto out;
+	layers = json_array();
+	if (layers == NULL) {
+		rc = al_error_set(AL_ENOMEM, "out of memory");
+		goto out;
+	}
+	for (i = 0; i < m.nlayers; i++) {
+		if (json_array_append_new(
+		        layers,
+		        desc_json(oci_layer_type(m.layers[i].media_type),
+		                  &m.layers[i].digest, m.layers[i].size)) < 0) {
+			rc = al_error_set(AL_ENOMEM, "out of memory");
+			goto out;
+		}
+	}
+	if (json_array_append_new(
+	        layers, desc_json(AL_MT_OCI_LAYER_GZIP, &layer, gz.len)) < 0) {
+		rc = al_error_set(AL_ENOMEM, "out of memory");
+		goto out;
+	}
+	man = json_pack("{s:i, s:s, s:o, s:O}", "schemaVersion", 2, "mediaType",
+	                AL_MT_OCI_MANIFEST, "config",
+	                desc_json(AL_MT_OCI_CONFIG, &cfgd, strlen(cfgtext)),
+	                "layers", layers);
+	mtext = man != NULL
+	            ? json_dumps(man, JSON_COMPACT | JSON_PRESERVE_ORDER)
+	            : NULL;
+	if (mtext == NULL) {
+		rc = al_error_set(AL_ENOMEM, "out of memory");
+		goto out;
+	}
+	if ((rc = al_store_put_blob(s, (const uint8_t *)mtext, strlen(mtext),
+	                            &mand)) < 0)
+		goto out;
+	d.media_type = al_strdup(AL_MT_OCI_MANIFEST);
+	if (d.media_type == NULL) {
+		rc = al_error_set(AL_ENOMEM, "out of memory");
+		goto out;
+	}
+	d.digest = mand;
+	d.size = strlen(mtext);
+	*out = d;
+	memset(&d, 0, sizeof(d));
+out:
+	al_descriptor_clear(&d);
+	al_manifest_clear(&m);
+	json_decref(cfg);
+	json_decref(ncfg);
+	json_decref(man);
+	json_decref(layers);
+	free(cfgtext);
+	free(mtext);
+	free(dir);
+	free(cache);
+	al_buf_free(&tar);
+	al_buf_free(&gz);
+	return rc;
+}
+
+/* An index of the rebuilt platform images (attestation entries, platform
+ * "unknown", are left out: they describe the old images). */
+static int rebuild_index(al_store *s, const al_manifest *idx,
+                         const al_catalog *c, al_descriptor *out)
+{
+	json_t *mans = json_array(), *doc = NULL;
+	char ds[AL_DIGEST_STRMAX], *text = NULL;
+	al_descriptor d;
+	al_digest id;
+	size_t i;
+	int rc = 0;
+
+	memset(&d, 0, sizeof(d));
+	if (mans == NULL)
+		return al_error_set(AL_ENOMEM, "out of memory");
+	for (i = 0; i < idx->nmanifests; i++) {
+		const al_descriptor *e = &idx->manifests[i];
+		al_descriptor nd;
+		json_t *ent, *plat;
+
+		memset(&nd, 0, sizeof(nd));
+		if (e->os != NULL && strcmp(e->os, "unknown") == 0)
+			continue;
+		if (al_media_type_is_index(e->media_type)) {
+			rc = al_error_set(
+			    AL_EUNSUPPORTED,
+			    "catalog index entry '%s' is itself an "
+			    "index",
+			    al_digest_str(&e->digest, ds));
+			goto out;
+		}
+		if ((rc = rebuild_one(s, &e->digest, "linux/amd64", c, &nd)) <
+		    0) {
+			rc = al_error_wrap(rc, "platform %s/%s",
+			                   e->os != NULL ? e->os : "?",
+			                   e->arch != NULL ? e->arch : "?");
+			goto out;
+		}
+		ent = desc_json(AL_MT_OCI_MANIFEST, &nd.digest, nd.size);
+		al_descriptor_clear(&nd);
+		plat = e->os != NULL || e->arch != NULL
+		           ? json_pack("{s:s, s:s}", "architecture",
+		                       e->arch != NULL ? e->arch : "", "os",
+		                       e->os != NULL ? e->os : "")
+		           : NULL;
+		if (plat != NULL && e->variant != NULL)
+			json_object_set_new(plat, "variant",
+			                    json_string(e->variant));
+		if (ent == NULL ||
+		    (plat != NULL &&
+		     json_object_set_new(ent, "platform", plat) < 0) ||
+		    json_array_append_new(mans, ent) < 0) {
+			rc = al_error_set(AL_ENOMEM, "out of memory");
+			goto out;
+		}
+	}
+	if (json_array_size(mans) == 0) {
+		rc = al_error_set(AL_EPARSE, "the catalog index has no image");
+		goto out;
+	}
+	doc = json_pack("{s:i, s:s, s:O}", "schemaVersion", 2, "mediaType",
+	                AL_MT_OCI_INDEX, "manifests", mans);
+	text = doc != NULL ? json_dumps(doc, JSON_COMPACT | JSON_PRESERVE_ORDER)
+	                   : NULL;
+	if (text == NULL) {
+		rc = al_error_set(AL_ENOMEM, "out of memory");
+		goto out;
+	}
+	if ((rc = al_store_put_blob(s, (const uint8_t *)text, strlen(text),
+	                            &id)) < 0)
+		goto out;
+	d.media_type = al_strdup(AL_MT_OCI_INDEX);
+	if (d.media_type == NULL) {
+		rc = al_error_set(AL_ENOMEM, "out of memory");
+		goto out;
+	}
+	d.digest = id;
+	d.size = strlen(text);
+	*out = d;
+	memset(&d, 0, sizeof(d));
+out:
+	al_descriptor_clear(&d);
+	json_decref(doc);
+	json_decref(mans);
+	free(text);
+	return rc;
+}
+
+int al_catalog_rebuild(al_store *s, const al_digest *base, const char *platform,
+                       const al_catalog *c, const char *name,
+                       al_descriptor *out)
+{
+	al_buf b = AL_BUF_INIT(AL_OCI_MANIFEST_MAX);
+	char ds[AL_DIGEST_STRMAX];
+	al_descriptor d;
+	al_manifest m;
+	int rc;
+
+	memset(&m, 0, sizeof(m));
+	memset(&d, 0, sizeof(d));
+	if (s == NULL || base == NULL || c == NULL || out == NULL ||
+	    !c->finished)
+		return al_error_set(AL_EINVAL, "no store, image or catalog");
+	al_digest_str(base, ds);
+	if ((rc = al_store_read_blob(s, base, &b)) < 0 ||
+	    (rc = al_manifest_parse(&m, b.ptr, b.len, NULL, ds)) < 0)
+		goto out;
+	if (m.is_index && platform == NULL)
+		rc = rebuild_index(s, &m, c, &d);
+	else
+		rc = rebuild_one(s, base,
+		                 platform != NULL ? platform : "linux/amd64", c,
+		                 &d);
+	if (rc < 0)
+		goto out;
+	if (name != NULL && (rc = al_store_tag(s, name, &d)) < 0)
+		goto out;
+	*out = d;
+	memset(&d, 0, sizeof(d));
+out:
+	al_descriptor_clear(&d);
+	al_manifest_clear(&m);
+	al_buf_free(&b);
+	return rc;
+}

@@ -1,0 +1,119 @@
+/* catalog_int.h: the catalog module's private model, shared by catalog*.c. */
+#ifndef AIRLOCK_CATALOG_INT_H
+#define AIRLOCK_CATALOG_INT_H
+
+#include <jansson.h>
+
+#include "airlock/catalog.h"
+
+/* A semantic version; pre borrows from the string it was parsed from. */
+typedef struct cat_semver {
+	uint64_t major, minor, patch;
+	const char *pre; /* prerelease identifiers, NULL when none */
+	size_t prelen;
+} cat_semver;
+
+enum cat_op { OP_EQ, OP_NE, OP_GT, OP_GE, OP_LT, OP_LE };
+
+struct cat_cmp {
+	enum cat_op op;
+	cat_semver v;
+};
+
+/* OR of ANDs of comparators. */
+typedef struct cat_range {
+	char *text; /* owns the bytes the versions borrow */
+	struct cat_cmp *cmps;
+	size_t ncmps;
+	size_t *group_end; /* cmps[group_end[i-1] .. group_end[i]) */
+	size_t ngroups;
+	int prerelease_strict; /* Masterminds: a prerelease version only
+	                        * satisfies comparators with a prerelease */
+} cat_range;
+
+int cat_semver_parse(cat_semver *out, const char *s, size_t n, int tolerant);
+int cat_semver_cmp(const cat_semver *a, const cat_semver *b);
+/* blang/semver range syntax. */
+int cat_range_parse(cat_range *out, const char *s);
+/* ">=min <=max" (either may be NULL), tolerant versions, Masterminds
+ * prerelease rule. */
+int cat_range_minmax(cat_range *out, const char *min, const char *max);
+int cat_range_match(const cat_range *r, const cat_semver *v);
+void cat_range_clear(cat_range *r);
+
+struct cat_entry {
+	const char *name; /* borrowed from the channel object */
+	const char *replaces;
+	json_t *skips; /* array of strings or NULL */
+	const char *skip_range;
+	cat_range range; /* parsed skip_range (ncmps 0 when none) */
+	int has_range;
+	long bundle; /* index in the package's bundles */
+};
+
+struct cat_channel {
+	const char *name;
+	json_t *obj;
+	struct cat_entry *entries;
+	size_t nentries;
+	size_t *byname; /* entry indexes sorted by name */
+	long head;      /* entry index */
+};
+
+struct cat_gvk {
+	const char *group, *version, *kind;
+};
+
+struct cat_pkgreq {
+	const char *package;
+	const char *range_text;
+	cat_range range;
+};
+
+struct cat_bundle {
+	const char *name;
+	const char *image; /* "" when absent */
+	json_t *obj;
+	cat_semver ver;
+	const char *version; /* text */
+	struct cat_gvk *gvks, *gvkreqs;
+	size_t ngvks, ngvkreqs;
+	struct cat_pkgreq *pkgreqs;
+	size_t npkgreqs;
+};
+
+struct cat_package {
+	const char *name;
+	json_t *obj;
+	const char *default_channel;
+	struct cat_channel *channels;
+	size_t nchannels;
+	struct cat_bundle *bundles; /* sorted by name */
+	size_t nbundles;
+	json_t *deprecations; /* the olm.deprecations object or NULL */
+	json_t *others;       /* array */
+};
+
+struct al_catalog {
+	/* raw objects by schema until finish */
+	json_t *raw_packages, *raw_channels, *raw_bundles, *raw_deprecations,
+	    *raw_others;
+	size_t nobjects;
+	uint64_t total;
+	size_t nfiles;
+	int finished;
+	struct cat_package *packages; /* sorted by name */
+	size_t npackages;
+	size_t nbundles;
+	json_t *global;          /* objects without a package */
+	json_t *unresolved_list; /* filter: dependencies not found */
+};
+
+/* Add one object (a reference is taken) as if read from a file. */
+int cat_add_object(al_catalog *c, json_t *obj, const char *where);
+long cat_find_package(const al_catalog *c, const char *name);
+long cat_find_bundle(const struct cat_package *p, const char *name);
+long cat_find_entry(const struct cat_channel *ch, const char *name);
+long cat_find_channel(const struct cat_package *p, const char *name);
+
+#endif

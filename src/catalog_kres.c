@@ -1,0 +1,106 @@
+/* catalog_kres.c: cluster resources for a pushed catalog: CatalogSource
+ * (OLM v0) and ClusterCatalog (OLM v1). */
+#include <stdlib.h>
+#include <string.h>
+
+#include "airlock/error.h"
+#include "airlock/yaml.h"
+#include "catalog_int.h"
+
+#define NAME_MAX_LEN 63 /* a DNS-1123 label: CatalogSource names a Service */
+
+char *al_catalog_resource_name(const char *prefix, const char *image)
+{
+	al_buf b = AL_BUF_INIT(4096);
+	const char *slash, *at, *colon, *repo, *tag = NULL;
+	size_t rl, i, n;
+	char *s;
+
+	if (prefix == NULL || image == NULL)
+		return NULL;
+	if (al_str_startswith(image, "docker://"))
+		image += strlen("docker://");
+	at = strchr(image, '@');
+	slash = strrchr(image, '/');
+	repo = slash != NULL ? slash + 1 : image;
+	colon = strchr(repo, ':');
+	if (colon != NULL && (at == NULL || colon < at)) {
+		rl = (size_t)(colon - repo);
+		tag = colon + 1;
+	} else {
+		rl = at != NULL ? (size_t)(at - repo) : strlen(repo);
+	}
+	if (al_buf_printf(&b, "%s-%.*s", prefix, (int)rl, repo) < 0 ||
+	    (tag != NULL &&
+	     al_buf_printf(&b, "-%.*s",
+	                   (int)(at != NULL && at > tag ? (size_t)(at - tag)
+	                                                : strlen(tag)),
+	                   tag) < 0)) {
+		al_buf_free(&b);
+		return NULL;
+	}
+	s = al_buf_detach(&b, &n);
+	if (s == NULL)
+		return NULL;
+	for (i = 0; i < n; i++) {
+		char ch = s[i];
+
+		if (ch >= 'A' && ch <= 'Z')
+			s[i] = (char)(ch - 'A' + 'a');
+		else if (!((ch >= 'a' && ch <= 'z') ||
+		           (ch >= '0' && ch <= '9')))
+			s[i] = '-';
+	}
+	if (n > NAME_MAX_LEN)
+		s[n = NAME_MAX_LEN] = '\0';
+	while (n > 0 && s[n - 1] == '-')
+		s[--n] = '\0';
+	return s;
+}
+
+static int emit(al_buf *out, json_t *doc)
+{
+	int rc;
+
+	if (doc == NULL)
+		return al_error_set(AL_ENOMEM, "out of memory");
+	rc = al_yaml_emit_json(out, &doc, 1);
+	json_decref(doc);
+	return rc;
+}
+
+int al_catalog_source_yaml(al_buf *out, const char *name, const char *image,
+                           const char *display_name)
+{
+	json_t *doc, *spec;
+
+	if (out == NULL || name == NULL || image == NULL || name[0] == '\0' ||
+	    image[0] == '\0')
+		return al_error_set(AL_EINVAL, "no name or image");
+	spec = json_pack("{s:s, s:s}", "sourceType", "grpc", "image", image);
+	if (spec != NULL && display_name != NULL &&
+	    json_object_set_new(spec, "displayName",
+	                        json_string(display_name)) < 0) {
+		json_decref(spec);
+		spec = NULL;
+	}
+	if (spec == NULL)
+		return al_error_set(AL_ENOMEM, "out of memory");
+	doc = json_pack("{s:s, s:s, s:{s:s, s:s}, s:o}", "apiVersion",
+	                "operators.coreos.com/v1alpha1", "kind",
+	                "CatalogSource", "metadata", "name", name, "namespace",
+	                "openshift-marketplace", "spec", spec);
+	return emit(out, doc);
+}
+
+int al_cluster_catalog_yaml(al_buf *out, const char *name, const char *image)
+{
+	if (out == NULL || name == NULL || image == NULL || name[0] == '\0' ||
+	    image[0] == '\0')
+		return al_error_set(AL_EINVAL, "no name or image");
+	return emit(out, json_pack("{s:s, s:s, s:{s:s}, s:{s:{s:s, s:{s:s}}}}",
+	                           "apiVersion", "olm.operatorframework.io/v1",
+	                           "kind", "ClusterCatalog", "metadata", "name",
+	                           name, "spec", "source", "type", "Image",
+	                           "image", "ref", image));
+}

@@ -1,0 +1,931 @@
+/* cosign.c: the cosign simple-signing payload, the trust store (keys, Fulcio
+ * anchors, Rekor keys), signature checks on OpenSSL 3 EVP and Fulcio
+ * certificates. */
+#include <stdlib.h>
+#include <string.h>
+
+#include <jansson.h>
+#include <openssl/asn1.h>
+#include <openssl/err.h>
+#include <openssl/evp.h>
+#include <openssl/pem.h>
+#include <openssl/x509.h>
+#include <openssl/x509v3.h>
+
+#include "airlock/cosign.h"
+#include "airlock/error.h"
+#include "airlock/fs.h"
+#include "airlock/json.h"
+#include "cosign_int.h"
+
+/* --- payload -------------------------------------------------------- */
+
+/* Refuse members of obj other than allowed (NULL-terminated) and require
+ * each of them: the critical section is what the signer vouched for. */
+static int exact_members(const json_t *obj, const char *where,
+                         const char *const *allowed)
+{
+	const char *key;
+	json_t *v;
+	size_t i;
+
+	json_object_foreach((json_t *)obj, key, v)
+	{
+		(void)v;
+		for (i = 0; allowed[i] != NULL; i++) {
+			if (strcmp(allowed[i], key) == 0)
+				break;
+		}
+		if (allowed[i] == NULL)
+			return al_error_set(AL_EPARSE,
+			                    "cosign payload: unknown field "
+			                    "'%s%s%s'",
+			                    where, where[0] != '\0' ? "." : "",
+			                    key);
+	}
+	for (i = 0; allowed[i] != NULL; i++) {
+		if (json_object_get(obj, allowed[i]) == NULL)
+			return al_error_set(AL_EPARSE,
+			                    "cosign payload: missing field "
+			                    "'%s%s%s'",
+			                    where, where[0] != '\0' ? "." : "",
+			                    allowed[i]);
+	}
+	return 0;
+}
+
+static int member_object(json_t **out, const json_t *obj, const char *where,
+                         const char *key)
+{
+	json_t *v = json_object_get(obj, key);
+
+	if (!json_is_object(v))
+		return al_error_set(AL_EPARSE,
+		                    "cosign payload: '%s.%s' is not an object",
+		                    where, key);
+	*out = v;
+	return 0;
+}
+
+static int member_string(const char **out, const json_t *obj, const char *where,
+                         const char *key)
+{
+	json_t *v = json_object_get(obj, key);
+
+	if (!json_is_string(v))
+		return al_error_set(AL_EPARSE,
+		                    "cosign payload: '%s.%s' is not a string",
+		                    where, key);
+	*out = json_string_value(v);
+	return 0;
+}
+
+int al_cosign_payload_parse(al_sig_payload *out, const uint8_t *p, size_t n)
+{
+	static const char *const top_keys[] = {"critical", "optional", NULL};
+	static const char *const critical_keys[] = {"type", "image", "identity",
+	                                            NULL};
+	static const char *const image_keys[] = {"docker-manifest-digest",
+	                                         NULL};
+	static const char *const identity_keys[] = {"docker-reference", NULL};
+	al_sig_payload pl;
+	json_t *root = NULL, *critical = NULL, *image = NULL, *identity = NULL,
+	       *optional, *v;
+	const char *type = NULL, *digest = NULL, *reference = NULL;
+	int rc;
+
+	memset(&pl, 0, sizeof(pl));
+	if (n > AL_COSIGN_MAX_PAYLOAD)
+		return al_error_set(AL_ELIMIT,
+		                    "cosign payload of %zu bytes exceeds the "
+		                    "%llu byte limit",
+		                    n,
+		                    (unsigned long long)AL_COSIGN_MAX_PAYLOAD);
+	if ((rc = al_json_parse(&root, p, n, "cosign payload")) < 0)
+		return rc;
+	if (!json_is_object(root)) {
+		rc = al_error_set(AL_EPARSE,
+		                  "cosign payload: not a JSON object");
+		goto out;
+	}
+	if ((rc = exact_members(root, "", top_keys)) < 0 ||
+	    (rc = member_object(&critical, root, "", "critical")) < 0 ||
+	    (rc = exact_members(critical, "critical", critical_keys)) < 0 ||
+	    (rc = member_string(&type, critical, "critical", "type")) < 0 ||
+	    (rc = member_object(&image, critical, "critical", "image")) < 0 ||
+	    (rc = member_object(&identity, critical, "critical", "identity")) <
+	        0 ||
+	    (rc = exact_members(image, "critical.image", image_keys)) < 0 ||
+	    (rc = exact_members(identity, "critical.identity", identity_keys)) <
+	        0 ||
+	    (rc = member_string(&digest, image, "critical.image",
+	                        "docker-manifest-digest")) < 0 ||
+	    (rc = member_string(&reference, identity, "critical.identity",
+	                        "docker-reference")) < 0)
+		goto out;
+	if (strcmp(type, AL_COSIGN_PAYLOAD_TYPE) != 0) {
+		rc = al_error_set(AL_EPARSE,
+		                  "cosign payload: type '%s' is not '%s'", type,
+		                  AL_COSIGN_PAYLOAD_TYPE);
+		goto out;
+	}
+	if (al_digest_parse_str(&pl.digest, digest) < 0) {
+		rc = al_error_set(
+		    AL_EPARSE,
+		    "cosign payload: invalid docker-manifest-digest '%s'",
+		    digest);
+		goto out;
+	}
+	/* An empty identity names no image: the CVO and containers/image
+	 * refuse it under every identity policy. */
+	if (reference[0] == '\0') {
+		rc = al_error_set(AL_EPARSE,
+		                  "cosign payload: empty "
+		                  "critical.identity.docker-reference");
+		goto out;
+	}
+	optional = json_object_get(root, "optional");
+	if (!json_is_null(optional) && !json_is_object(optional)) {
+		rc = al_error_set(
+		    AL_EPARSE,
+		    "cosign payload: 'optional' is neither null nor an object");
+		goto out;
+	}
+	if ((v = json_object_get(optional, "creator")) != NULL) {
+		if (!json_is_string(v)) {
+			rc = al_error_set(
+			    AL_EPARSE, "cosign payload: 'optional.creator' is "
+			               "not a string");
+			goto out;
+		}
+		if ((pl.creator = al_strdup(json_string_value(v))) == NULL)
+			goto oom;
+	}
+	if ((v = json_object_get(optional, "timestamp")) != NULL) {
+		if (!json_is_integer(v)) {
+			rc = al_error_set(
+			    AL_EPARSE, "cosign payload: 'optional.timestamp' "
+			               "is not an integer");
+			goto out;
+		}
+		pl.timestamp = (int64_t)json_integer_value(v);
+		pl.has_timestamp = 1;
+	}
+	if ((pl.reference = al_strdup(reference)) == NULL)
+		goto oom;
+	*out = pl;
+	memset(&pl, 0, sizeof(pl));
+	rc = 0;
+	goto out;
+oom:
+	rc = al_error_set(AL_ENOMEM, "out of memory parsing a cosign payload");
+out:
+	al_sig_payload_clear(&pl);
+	json_decref(root);
+	return rc;
+}
+
+/* --- keys and PEM --------------------------------------------------- */
+
+void al__cosign_hex(char *out, const uint8_t *p, size_t n)
+{
+	static const char hx[] = "0123456789abcdef";
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		out[2 * i] = hx[p[i] >> 4];
+		out[2 * i + 1] = hx[p[i] & 15];
+	}
+	out[2 * n] = '\0';
+}
+
+int al__cosign_key_id(uint8_t id[32], EVP_PKEY *k)
+{
+	unsigned char *der = NULL;
+	unsigned int mdlen = 0;
+	int len = i2d_PUBKEY(k, &der);
+	int ok;
+
+	if (len <= 0)
+		return al_error_openssl(AL_EPARSE,
+		                        "cannot encode a public key");
+	ok = EVP_Digest(der, (size_t)len, id, &mdlen, EVP_sha256(), NULL);
+	OPENSSL_free(der);
+	if (ok != 1 || mdlen != 32)
+		return al_error_openssl(AL_ENOMEM, "SHA-256 failed");
+	return 0;
+}
+
+/* 0 when k is a kind of key sigstore signs with. */
+static int key_supported(EVP_PKEY *k, const char *what)
+{
+	char group[64];
+	size_t glen = 0;
+
+	switch (EVP_PKEY_get_base_id(k)) {
+	case EVP_PKEY_ED25519:
+		return 0;
+	case EVP_PKEY_RSA:
+		if (EVP_PKEY_get_bits(k) < 2048)
+			return al_error_set(AL_EUNSUPPORTED,
+			                    "%s: RSA key of %d bits (at least "
+			                    "2048 needed)",
+			                    what, EVP_PKEY_get_bits(k));
+		return 0;
+	case EVP_PKEY_EC:
+		if (EVP_PKEY_get_group_name(k, group, sizeof(group), &glen) !=
+		    1)
+			break;
+		if (strcmp(group, "prime256v1") == 0 ||
+		    strcmp(group, "secp384r1") == 0 ||
+		    strcmp(group, "secp521r1") == 0)
+			return 0;
+		return al_error_set(AL_EUNSUPPORTED,
+		                    "%s: unsupported elliptic curve '%s'", what,
+		                    group);
+	default:
+		break;
+	}
+	ERR_clear_error();
+	return al_error_set(AL_EUNSUPPORTED, "%s: unsupported public key type",
+	                    what);
+}
+
+int al__cosign_sig_ok(EVP_PKEY *k, const uint8_t *msg, size_t mlen,
+                      const uint8_t *sig, size_t slen)
+{
+	const EVP_MD *md = NULL;
+	EVP_MD_CTX *ctx;
+	int ok = 0;
+
+	/* ECDSA is SHA-256 whatever the curve: cosign loads every verifier
+	 * with crypto.SHA256, and sigstore-js verifies with Node's default
+	 * digest (SHA-256); Ed25519 is pure (no prehash). */
+	switch (EVP_PKEY_get_base_id(k)) {
+	case EVP_PKEY_ED25519:
+		break;
+	case EVP_PKEY_RSA:
+	case EVP_PKEY_EC:
+		md = EVP_sha256();
+		break;
+	default:
+		return 0;
+	}
+	if ((ctx = EVP_MD_CTX_new()) == NULL)
+		return 0;
+	if (EVP_DigestVerifyInit(ctx, NULL, md, NULL, k) == 1 &&
+	    EVP_DigestVerify(ctx, sig, slen, msg, mlen) == 1)
+		ok = 1;
+	EVP_MD_CTX_free(ctx);
+	ERR_clear_error();
+	return ok;
+}
+/* Call fn for every PEM block of pem[0..n). */
+typedef int (*pem_fn)(void *ud, const char *name, const uint8_t *der, long len,
+                      const char *what);
+
+static int pem_each(const uint8_t *pem, size_t n, const char *what, pem_fn fn,
+                    void *ud)
+{
+	BIO *bio = NULL;
+	char *name = NULL, *header = NULL;
+	unsigned char *data = NULL;
+	long len = 0;
+	int rc = 0, blocks = 0;
+
+	if (n > AL_COSIGN_MAX_PEM)
+		return al_error_set(AL_ELIMIT, "%s: more than %llu bytes", what,
+		                    (unsigned long long)AL_COSIGN_MAX_PEM);
+	if ((bio = BIO_new_mem_buf(pem, (int)n)) == NULL)
+		return al_error_set(AL_ENOMEM, "out of memory");
+	for (;;) {
+		if (PEM_read_bio(bio, &name, &header, &data, &len) != 1) {
+			unsigned long e = ERR_peek_last_error();
+
+			if (ERR_GET_REASON(e) == PEM_R_NO_START_LINE &&
+			    blocks > 0) {
+				ERR_clear_error();
+				break;
+			}
+			rc = al_error_openssl(AL_EPARSE, "%s: %s", what,
+			                      blocks > 0 ? "malformed PEM block"
+			                                 : "no PEM block");
+			goto out;
+		}
+		blocks++;
+		rc = fn(ud, name, data, len, what);
+		OPENSSL_free(name);
+		OPENSSL_free(header);
+		OPENSSL_free(data);
+		name = header = NULL;
+		data = NULL;
+		if (rc < 0)
+			goto out;
+	}
+out:
+	OPENSSL_free(name);
+	OPENSSL_free(header);
+	OPENSSL_free(data);
+	BIO_free(bio);
+	return rc;
+}
+
+int al_cosign_trust_new(al_cosign_trust **out)
+{
+	al_cosign_trust *t = calloc(1, sizeof(*t));
+
+	if (t == NULL)
+		return al_error_set(AL_ENOMEM, "out of memory");
+	*out = t;
+	return 0;
+}
+
+void al_cosign_trust_free(al_cosign_trust *t)
+{
+	size_t i;
+
+	if (t == NULL)
+		return;
+	for (i = 0; i < t->nkeys; i++)
+		EVP_PKEY_free(t->keys[i].pkey);
+	for (i = 0; i < t->nrekor; i++)
+		EVP_PKEY_free(t->rekor[i].pkey);
+	for (i = 0; i < t->nfulcio; i++)
+		X509_free(t->fulcio[i]);
+	for (i = 0; i < t->ntsa; i++)
+		X509_free(t->tsa[i]);
+	free(t->tsa);
+	free(t->keys);
+	free(t->rekor);
+	free(t->fulcio);
+	free(t->issuer);
+	free(t->subject);
+	free(t->pki_email);
+	free(t->pki_hostname);
+	free(t);
+}
+
+int al_cosign_trust_set_pki(al_cosign_trust *t, const char *email,
+                            const char *hostname)
+{
+	char *e = NULL, *h = NULL;
+
+	if (email == NULL && hostname == NULL)
+		return al_error_set(AL_EINVAL, "a PKI trust needs an email or "
+		                               "a hostname to require");
+	if ((email != NULL && (e = al_strdup(email)) == NULL) ||
+	    (hostname != NULL && (h = al_strdup(hostname)) == NULL)) {
+		free(e);
+		return al_error_set(AL_ENOMEM, "out of memory");
+	}
+	free(t->pki_email);
+	free(t->pki_hostname);
+	t->pki_email = e;
+	t->pki_hostname = h;
+	t->pki = 1;
+	return 0;
+}
+
+typedef struct key_add {
+	cs_key **keys;
+	size_t *n;
+} key_add;
+
+static int add_key_block(void *ud, const char *name, const uint8_t *der,
+                         long len, const char *what)
+{
+	key_add *ka = ud;
+	const unsigned char *p = der;
+	EVP_PKEY *k = NULL;
+	cs_key *grown;
+	int rc;
+
+	if (strcmp(name, "PUBLIC KEY") != 0)
+		return al_error_set(AL_EPARSE,
+		                    "%s: a '%s' PEM block where a PUBLIC KEY "
+		                    "was expected",
+		                    what, name);
+	if (*ka->n >= AL_COSIGN_MAX_TRUST)
+		return al_error_set(AL_ELIMIT, "%s: more than %d keys", what,
+		                    AL_COSIGN_MAX_TRUST);
+	if ((k = d2i_PUBKEY(NULL, &p, len)) == NULL || p != der + len) {
+		EVP_PKEY_free(k);
+		return al_error_openssl(AL_EPARSE, "%s: malformed public key",
+		                        what);
+	}
+	if ((rc = key_supported(k, what)) < 0)
+		goto fail;
+	grown = realloc(*ka->keys, (*ka->n + 1) * sizeof(**ka->keys));
+	if (grown == NULL) {
+		rc = al_error_set(AL_ENOMEM, "out of memory");
+		goto fail;
+	}
+	*ka->keys = grown;
+	if ((rc = al__cosign_key_id(grown[*ka->n].id, k)) < 0)
+		goto fail;
+	grown[*ka->n].pkey = k;
+	(*ka->n)++;
+	return 0;
+fail:
+	EVP_PKEY_free(k);
+	return rc;
+}
+
+int al_cosign_trust_add_keys(al_cosign_trust *t, const uint8_t *pem, size_t n,
+                             const char *what)
+{
+	key_add ka = {&t->keys, &t->nkeys};
+
+	return pem_each(pem, n, what, add_key_block, &ka);
+}
+
+int al_cosign_trust_add_rekor(al_cosign_trust *t, const uint8_t *pem, size_t n,
+                              const char *what)
+{
+	key_add ka = {&t->rekor, &t->nrekor};
+
+	return pem_each(pem, n, what, add_key_block, &ka);
+}
+
+typedef struct cert_add {
+	X509 ***list;
+	size_t *n;
+} cert_add;
+
+static int add_cert_block(void *ud, const char *name, const uint8_t *der,
+                          long len, const char *what)
+{
+	cert_add *ca = ud;
+	const unsigned char *p = der;
+	X509 *c;
+	X509 **grown;
+
+	if (strcmp(name, "CERTIFICATE") != 0)
+		return al_error_set(AL_EPARSE,
+		                    "%s: a '%s' PEM block where a CERTIFICATE "
+		                    "was expected",
+		                    what, name);
+	if (*ca->n >= AL_COSIGN_MAX_TRUST)
+		return al_error_set(AL_ELIMIT, "%s: more than %d certificates",
+		                    what, AL_COSIGN_MAX_TRUST);
+	if ((c = d2i_X509(NULL, &p, len)) == NULL || p != der + len) {
+		X509_free(c);
+		return al_error_openssl(AL_EPARSE, "%s: malformed certificate",
+		                        what);
+	}
+	grown = realloc(*ca->list, (*ca->n + 1) * sizeof(*grown));
+	if (grown == NULL) {
+		X509_free(c);
+		return al_error_set(AL_ENOMEM, "out of memory");
+	}
+	*ca->list = grown;
+	grown[(*ca->n)++] = c;
+	return 0;
+}
+
+int al_cosign_trust_add_fulcio(al_cosign_trust *t, const uint8_t *pem, size_t n,
+                               const char *what)
+{
+	cert_add ca = {&t->fulcio, &t->nfulcio};
+
+	return pem_each(pem, n, what, add_cert_block, &ca);
+}
+
+int al_cosign_trust_add_tsa(al_cosign_trust *t, const uint8_t *pem, size_t n,
+                            const char *what)
+{
+	cert_add ca = {&t->tsa, &t->ntsa};
+
+	return pem_each(pem, n, what, add_cert_block, &ca);
+}
+
+typedef int (*add_fn)(al_cosign_trust *, const uint8_t *, size_t, const char *);
+
+static int add_file(al_cosign_trust *t, const char *path, add_fn fn)
+{
+	al_buf b = AL_BUF_INIT(AL_COSIGN_MAX_PEM);
+	int rc;
+
+	if ((rc = al_fs_read_file(path, &b)) < 0)
+		return rc;
+	rc = fn(t, b.ptr, b.len, path);
+	al_buf_free(&b);
+	return rc;
+}
+
+int al_cosign_trust_add_keys_file(al_cosign_trust *t, const char *path)
+{
+	return add_file(t, path, al_cosign_trust_add_keys);
+}
+
+int al_cosign_trust_add_fulcio_file(al_cosign_trust *t, const char *path)
+{
+	return add_file(t, path, al_cosign_trust_add_fulcio);
+}
+
+int al_cosign_trust_add_rekor_file(al_cosign_trust *t, const char *path)
+{
+	return add_file(t, path, al_cosign_trust_add_rekor);
+}
+
+int al_cosign_trust_add_tsa_file(al_cosign_trust *t, const char *path)
+{
+	return add_file(t, path, al_cosign_trust_add_tsa);
+}
+
+int al_cosign_trust_set_identity(al_cosign_trust *t, const char *issuer,
+                                 const char *subject)
+{
+	char *i = NULL, *s = NULL;
+
+	if ((issuer != NULL && (i = al_strdup(issuer)) == NULL) ||
+	    (subject != NULL && (s = al_strdup(subject)) == NULL)) {
+		free(i);
+		return al_error_set(AL_ENOMEM, "out of memory");
+	}
+	free(t->issuer);
+	free(t->subject);
+	t->issuer = i;
+	t->subject = s;
+	return 0;
+}
+
+void al_cosign_trust_counts(const al_cosign_trust *t, size_t *keys,
+                            size_t *fulcio, size_t *rekor)
+{
+	if (keys != NULL)
+		*keys = t->nkeys;
+	if (fulcio != NULL)
+		*fulcio = t->nfulcio;
+	if (rekor != NULL)
+		*rekor = t->nrekor;
+}
+
+typedef struct certs_add {
+	STACK_OF(X509) * sk;
+} certs_add;
+
+static int add_chain_block(void *ud, const char *name, const uint8_t *der,
+                           long len, const char *what)
+{
+	certs_add *ca = ud;
+	const unsigned char *p = der;
+	X509 *c;
+
+	if (strcmp(name, "CERTIFICATE") != 0)
+		return al_error_set(AL_EVERIFY,
+		                    "%s: a '%s' PEM block where a CERTIFICATE "
+		                    "was expected",
+		                    what, name);
+	if (sk_X509_num(ca->sk) >= AL_COSIGN_MAX_TRUST)
+		return al_error_set(AL_EVERIFY, "%s: too many certificates",
+		                    what);
+	if ((c = d2i_X509(NULL, &p, len)) == NULL || p != der + len) {
+		X509_free(c);
+		return al_error_openssl(AL_EVERIFY, "%s: malformed certificate",
+		                        what);
+	}
+	if (sk_X509_push(ca->sk, c) <= 0) {
+		X509_free(c);
+		return al_error_set(AL_ENOMEM, "out of memory");
+	}
+	return 0;
+}
+
+int al__cosign_pem_certs(STACK_OF(X509) * *out, const char *pem, size_t n,
+                         const char *what)
+{
+	certs_add ca;
+	int rc;
+
+	if (*out == NULL && (*out = sk_X509_new_null()) == NULL)
+		return al_error_set(AL_ENOMEM, "out of memory");
+	ca.sk = *out;
+	rc = pem_each((const uint8_t *)pem, n, what, add_chain_block, &ca);
+	if (rc == AL_EPARSE)
+		rc = AL_EVERIFY; /* signature material, not configuration */
+	return rc;
+}
+
+typedef struct any_key {
+	EVP_PKEY *k;
+} any_key;
+
+static int any_key_block(void *ud, const char *name, const uint8_t *der,
+                         long len, const char *what)
+{
+	any_key *ak = ud;
+	const unsigned char *p = der;
+	X509 *c;
+
+	if (ak->k != NULL)
+		return al_error_set(AL_EVERIFY, "%s: more than one PEM block",
+		                    what);
+	if (strcmp(name, "PUBLIC KEY") == 0) {
+		ak->k = d2i_PUBKEY(NULL, &p, len);
+	} else if (strcmp(name, "CERTIFICATE") == 0) {
+		if ((c = d2i_X509(NULL, &p, len)) != NULL) {
+			ak->k = X509_get_pubkey(c);
+			X509_free(c);
+		}
+	}
+	if (ak->k == NULL)
+		return al_error_openssl(
+		    AL_EVERIFY, "%s: no key in a '%s' block", what, name);
+	return 0;
+}
+
+int al__cosign_pem_any_key(EVP_PKEY **out, const uint8_t *pem, size_t n)
+{
+	any_key ak = {NULL};
+	int rc =
+	    pem_each(pem, n, "transparency log entry key", any_key_block, &ak);
+
+	if (rc < 0) {
+		EVP_PKEY_free(ak.k);
+		return rc == AL_ENOMEM ? rc : AL_EVERIFY;
+	}
+	*out = ak.k;
+	return 0;
+}
+
+/* --- Fulcio certificates ------------------------------------------- */
+
+/* The OIDC issuer of a Fulcio certificate: extension .1.8 holds a DER
+ * UTF8String, the deprecated .1.1 the raw bytes (Fulcio's
+ * docs/oid-info.md). Caller frees; NULL when absent. */
+static char *cert_issuer(X509 *c)
+{
+	static const char *const oids[] = {"1.3.6.1.4.1.57264.1.8",
+	                                   "1.3.6.1.4.1.57264.1.1"};
+	size_t i;
+
+	for (i = 0; i < 2; i++) {
+		ASN1_OBJECT *obj = OBJ_txt2obj(oids[i], 1);
+		int pos = obj != NULL ? X509_get_ext_by_OBJ(c, obj, -1) : -1;
+		X509_EXTENSION *ext;
+		ASN1_OCTET_STRING *os;
+		const unsigned char *p;
+		char *s = NULL;
+
+		ASN1_OBJECT_free(obj);
+		if (pos < 0)
+			continue;
+		ext = X509_get_ext(c, pos);
+		os = X509_EXTENSION_get_data(ext);
+		p = ASN1_STRING_get0_data(os);
+		if (i == 0) {
+			ASN1_UTF8STRING *u = d2i_ASN1_UTF8STRING(
+			    NULL, &p, ASN1_STRING_length(os));
+			if (u != NULL &&
+			    memchr(ASN1_STRING_get0_data(u), 0,
+			           (size_t)ASN1_STRING_length(u)) == NULL)
+				s = al_strndup(
+				    (const char *)ASN1_STRING_get0_data(u),
+				    (size_t)ASN1_STRING_length(u));
+			ASN1_UTF8STRING_free(u);
+		} else if (memchr(p, 0, (size_t)ASN1_STRING_length(os)) ==
+		           NULL) {
+			s = al_strndup((const char *)p,
+			               (size_t)ASN1_STRING_length(os));
+		}
+		ERR_clear_error();
+		if (s != NULL)
+			return s;
+	}
+	return NULL;
+}
+
+/* The SAN emails and URIs of c joined by ", " for messages, and whether
+ * want (may be NULL: first one) is among them. */
+static int cert_subject(X509 *c, const char *want, const char *want_dns,
+                        int email_only, char **matched, al_buf *all)
+{
+	GENERAL_NAMES *names =
+	    X509_get_ext_d2i(c, NID_subject_alt_name, NULL, NULL);
+	int i, found = 0;
+
+	for (i = 0; names != NULL && i < sk_GENERAL_NAME_num(names); i++) {
+		GENERAL_NAME *gn = sk_GENERAL_NAME_value(names, i);
+		ASN1_IA5STRING *s = NULL;
+		char *v;
+
+		if (gn->type == GEN_EMAIL)
+			s = gn->d.rfc822Name;
+		else if (gn->type == GEN_URI && want_dns == NULL && !email_only)
+			s = gn->d.uniformResourceIdentifier;
+		else if (gn->type == GEN_DNS && want_dns != NULL)
+			s = gn->d.dNSName;
+		if (s == NULL || memchr(ASN1_STRING_get0_data(s), 0,
+		                        (size_t)ASN1_STRING_length(s)) != NULL)
+			continue;
+		v = al_strndup((const char *)ASN1_STRING_get0_data(s),
+		               (size_t)ASN1_STRING_length(s));
+		if (v == NULL)
+			break;
+		(void)al_buf_printf(all, "%s'%s'", all->len > 0 ? ", " : "", v);
+		if (!found && ((want == NULL && want_dns == NULL) ||
+		               (want != NULL && gn->type != GEN_DNS &&
+		                strcmp(v, want) == 0) ||
+		               (want_dns != NULL && gn->type == GEN_DNS &&
+		                strcmp(v, want_dns) == 0))) {
+			found = 1;
+			*matched = v;
+		} else {
+			free(v);
+		}
+	}
+	GENERAL_NAMES_free(names);
+	return found;
+}
+
+int al__cosign_cert_verify(const al_cosign_trust *t, X509 *leaf,
+                           STACK_OF(X509) * chain, int64_t at, char **subject,
+                           char **issuer)
+{
+	X509_STORE *store = NULL;
+	X509_STORE_CTX *ctx = NULL;
+	X509_VERIFY_PARAM *param;
+	al_buf names = AL_BUF_INIT(4096);
+	char *sub = NULL, *iss = NULL;
+	size_t i;
+	int rc;
+
+	if (t->nfulcio == 0)
+		return al_error_set(AL_EINVAL,
+		                    "a keyless signature, and no Fulcio "
+		                    "certificate is trusted");
+	if (!t->pki && t->issuer == NULL && t->subject == NULL)
+		return al_error_set(AL_EINVAL,
+		                    "a keyless signature, and no identity "
+		                    "(issuer or subject) to require");
+	if ((store = X509_STORE_new()) == NULL ||
+	    (ctx = X509_STORE_CTX_new()) == NULL) {
+		rc = al_error_set(AL_ENOMEM, "out of memory");
+		goto out;
+	}
+	for (i = 0; i < t->nfulcio; i++) {
+		if (X509_STORE_add_cert(store, t->fulcio[i]) != 1) {
+			rc = al_error_openssl(AL_ENOMEM, "X509_STORE_add_cert");
+			goto out;
+		}
+	}
+	if (X509_STORE_CTX_init(ctx, store, leaf, chain) != 1) {
+		rc = al_error_openssl(AL_ENOMEM, "X509_STORE_CTX_init");
+		goto out;
+	}
+	param = X509_STORE_CTX_get0_param(ctx);
+	/* Every configured certificate is an anchor (Go's CertPool roots);
+	 * the time is the log's, not ours: Fulcio certificates live ten
+	 * minutes. */
+	X509_VERIFY_PARAM_set_flags(param, X509_V_FLAG_PARTIAL_CHAIN |
+	                                       X509_V_FLAG_X509_STRICT);
+	X509_VERIFY_PARAM_set_time(param, (time_t)at);
+	if (X509_verify_cert(ctx) != 1) {
+		int err = X509_STORE_CTX_get_error(ctx);
+
+		rc = al_error_set(AL_EVERIFY,
+		                  "certificate does not verify against the "
+		                  "%s at the %s %lld: %s",
+		                  t->pki ? "CA roots" : "Fulcio roots",
+		                  t->pki ? "time" : "log time", (long long)at,
+		                  X509_verify_cert_error_string(err));
+		ERR_clear_error();
+		goto out;
+	}
+	if (t->pki) {
+		/* BYOPKI: containers/image checks the SAN only (email or
+		 * DNS name), no Fulcio extension, no key usage. */
+		if (t->pki_email != NULL &&
+		    !cert_subject(leaf, t->pki_email, NULL, 1, &sub, &names)) {
+			rc = al_error_set(AL_EVERIFY,
+			                  "certificate identity mismatch: want "
+			                  "email '%s', certificate names %s",
+			                  t->pki_email,
+			                  names.len > 0 ? al_buf_cstr(&names)
+			                                : "none");
+			goto out;
+		}
+		if (t->pki_hostname != NULL) {
+			char *dns = NULL;
+
+			al_buf_reset(&names);
+			if (!cert_subject(leaf, NULL, t->pki_hostname, 0, &dns,
+			                  &names)) {
+				rc = al_error_set(
+				    AL_EVERIFY,
+				    "certificate identity mismatch: want "
+				    "hostname '%s', certificate names %s",
+				    t->pki_hostname,
+				    names.len > 0 ? al_buf_cstr(&names)
+				                  : "none");
+				goto out;
+			}
+			if (sub == NULL)
+				sub = dns;
+			else
+				free(dns);
+		}
+		*subject = sub;
+		*issuer = NULL;
+		sub = NULL;
+		rc = 0;
+		goto out;
+	}
+	if ((X509_get_extension_flags(leaf) & EXFLAG_XKUSAGE) == 0 ||
+	    (X509_get_extended_key_usage(leaf) & XKU_CODE_SIGN) == 0) {
+		rc = al_error_set(
+		    AL_EVERIFY, "certificate lacks the code signing key usage");
+		goto out;
+	}
+	if (!cert_subject(leaf, t->subject, NULL, t->subject_email_only, &sub,
+	                  &names)) {
+		rc = al_error_set(AL_EVERIFY,
+		                  t->subject != NULL
+		                      ? "certificate identity mismatch: want "
+		                        "'%s', certificate names %s"
+		                      : "certificate names no identity%s%s",
+		                  t->subject != NULL ? t->subject : "",
+		                  names.len > 0 ? al_buf_cstr(&names) : "none");
+		goto out;
+	}
+	iss = cert_issuer(leaf);
+	if (t->issuer != NULL && (iss == NULL || strcmp(iss, t->issuer) != 0)) {
+		rc = al_error_set(AL_EVERIFY,
+		                  "certificate issuer mismatch: want '%s', "
+		                  "certificate names '%s'",
+		                  t->issuer, iss != NULL ? iss : "none");
+		goto out;
+	}
+	*subject = sub;
+	*issuer = iss;
+	sub = iss = NULL;
+	rc = 0;
+out:
+	free(sub);
+	free(iss);
+	al_buf_free(&names);
+	X509_STORE_CTX_free(ctx);
+	X509_STORE_free(store);
+	return rc;
+}
+
+/* --- results -------------------------------------------------------- */
+
+void al_cosign_info_clear(al_cosign_info *info)
+{
+	if (info == NULL)
+		return;
+	free(info->subject);
+	free(info->issuer);
+	free(info->payload_type);
+	free(info->dsse_payload);
+	al_sig_payload_clear(&info->payload);
+	memset(info, 0, sizeof(*info));
+}
+
+/* 0 when the in-toto statement p[0..n) names d among its subjects. */
+static int intoto_names(const uint8_t *p, size_t n, const al_digest *d)
+{
+	char hex[AL_DIGEST_STRMAX];
+	json_t *root = NULL, *subjects, *s;
+	size_t i;
+	int rc = AL_EVERIFY;
+
+	if (al_json_parse(&root, p, n, "in-toto statement") < 0)
+		return al_error_wrap(AL_EVERIFY, "invalid in-toto statement");
+	subjects = json_object_get(root, "subject");
+	al_digest_hex(d, hex);
+	json_array_foreach(subjects, i, s)
+	{
+		const char *v = al_json_str(json_object_get(s, "digest"),
+		                            al_digest_algo_name(d->algo));
+
+		if (v != NULL && strcmp(v, hex) == 0) {
+			rc = 0;
+			break;
+		}
+	}
+	json_decref(root);
+	if (rc < 0)
+		return al_error_set(AL_EVERIFY,
+		                    "digest mismatch: the in-toto statement "
+		                    "does not name %s:%s",
+		                    al_digest_algo_name(d->algo), hex);
+	return 0;
+}
+
+int al_cosign_check_image(const al_cosign_info *info, const al_digest *digest,
+                          const char *reference, al_sig_identity_policy policy)
+{
+	if (info->has_payload)
+		return al_sig_payload_check(&info->payload, digest, reference,
+		                            policy);
+	if (info->payload_type != NULL &&
+	    strcmp(info->payload_type, "application/vnd.in-toto+json") == 0)
+		return intoto_names(info->dsse_payload, info->dsse_payload_len,
+		                    digest);
+	return al_error_set(AL_EVERIFY,
+	                    "the signature vouches for no image (neither a "
+	                    "cosign payload nor an in-toto statement)");
+}

@@ -1,0 +1,547 @@
+/* cosign_carry.c: copying the sigstore attachments of mirrored images (cosign
+ * tags, referrers) from their source registries into the store, with the
+ * referrers tag-schema index a registry without the referrers API needs. */
+#include <stdlib.h>
+#include <string.h>
+
+#include <jansson.h>
+
+#include "airlock/cosign.h"
+#include "airlock/error.h"
+#include "airlock/fs.h"
+#include "airlock/json.h"
+#include "airlock/oci.h"
+
+void al_cosign_carry_report_clear(al_cosign_carry_report *r)
+{
+	if (r == NULL)
+		return;
+	free(r->first_error);
+	memset(r, 0, sizeof(*r));
+}
+
+static void note_failure(al_cosign_carry_report *r, int rc, int *worst,
+                         const char *what)
+{
+	r->failed++;
+	if (r->first_error == NULL)
+		r->first_error = al_sprintf("%s: %s", what, al_error_message());
+	if (*worst == 0 || (rc < 0 && rc > *worst))
+		*worst = rc;
+}
+
+/* A name whose tag is "sha256-<64 hex>" with or without a suffix: a
+ * signature artifact or a referrers index, not an image to sign. */
+static int is_attachment_tag(const char *tag)
+{
+	size_t i;
+
+	if (tag == NULL || strncmp(tag, "sha256-", 7) != 0 ||
+	    strlen(tag) < 7 + 64)
+		return 0;
+	for (i = 7; i < 7 + 64; i++) {
+		if (!((tag[i] >= '0' && tag[i] <= '9') ||
+		      (tag[i] >= 'a' && tag[i] <= 'f')))
+			return 0;
+	}
+	return tag[71] == '\0' || strcmp(tag + 71, ".sig") == 0 ||
+	       strcmp(tag + 71, ".att") == 0 || strcmp(tag + 71, ".sbom") == 0;
+}
+
+/* A manifest with a subject or an artifactType is an artifact itself. */
+static int is_artifact(al_store *s, const al_descriptor *d)
+{
+	al_buf b = AL_BUF_INIT(AL_MANIFEST_MAX);
+	json_t *j = NULL;
+	int yes = 0;
+
+	if (al_store_read_blob(s, &d->digest, &b) == 0 &&
+	    al_json_parse(&j, b.ptr, b.len, "manifest") == 0)
+		yes = json_object_get(j, "subject") != NULL ||
+		      json_object_get(j, "artifactType") != NULL;
+	json_decref(j);
+	al_buf_free(&b);
+	al_error_clear();
+	return yes;
+}
+
+static int host_insecure(const al_transfer_opts *o, const char *host)
+{
+	const char *const *h;
+
+	if (o->all_insecure)
+		return 1;
+	for (h = o->insecure_hosts; h != NULL && *h != NULL; h++) {
+		if (strcmp(*h, host) == 0)
+			return 1;
+	}
+	return 0;
+}
+
+/* The opts->sources entry name is read through (transfer.h), or NULL. */
+static const al_imageset_source *remapped(const al_transfer_opts *o,
+                                          const char *name)
+{
+	size_t i, n;
+
+	for (i = 0; i < o->nsources; i++) {
+		const char *p = o->sources[i].prefix;
+
+		if (p == NULL || o->sources[i].location == NULL)
+			continue;
+		n = strlen(p);
+		if (strncmp(name, p, n) == 0 &&
+		    (name[n] == '\0' || name[n] == '/' || name[n] == ':' ||
+		     name[n] == '@'))
+			return &o->sources[i];
+	}
+	return NULL;
+}
+
+/*
+ * Where the attachments of the image named base (registry/repository) are
+ * looked up: its registry, or what airlock.sources puts in its place
+ * (docker://HOST/NS: the same rest under HOST/NS; oci:DIR: the layout,
+ * where images keep their full names). *reg and *layout (caller frees)
+ * hold what the source borrows.
+ */
+static int open_source(al_cosign_source **src, al_registry **reg,
+                       al_store **layout, char **repo_out, const char *base,
+                       const al_transfer_opts *opts)
+{
+	const al_imageset_source *m = remapped(opts, base);
+	al_registry_opts ro = opts->registry;
+	al_store_opts so = {0, 1, 0};
+	al_ref r;
+	char *where = NULL;
+	int rc;
+
+	memset(&r, 0, sizeof(r));
+	if (m != NULL && al_str_startswith(m->location, "oci:")) {
+		if ((rc = al_store_open(layout, m->location + 4, &so)) < 0)
+			return rc;
+		return al_cosign_source_store(src, *layout, base);
+	}
+	if (m != NULL && al_str_startswith(m->location, "docker://"))
+		where = al_sprintf("%s%s", m->location + 9,
+		                   base + strlen(m->prefix));
+	else if (m != NULL)
+		return al_error_set(AL_EUNSUPPORTED,
+		                    "source location '%s' for '%s'",
+		                    m->location, base);
+	else
+		where = al_strdup(base);
+	if (where == NULL)
+		return al_error_set(AL_ENOMEM, "out of memory");
+	rc = al_ref_parse(&r, where);
+	free(where);
+	if (rc < 0)
+		return rc;
+	ro.insecure = host_insecure(opts, r.registry);
+	if ((rc = al_registry_new(reg, r.registry, &ro)) == 0) {
+		*repo_out = r.repository;
+		r.repository = NULL;
+		rc = al_cosign_source_registry(src, *reg, *repo_out);
+	}
+	al_ref_clear(&r);
+	return rc;
+}
+
+/* Write the referrers index of one image into the store. */
+static int write_index(al_store *s, const char *base, const al_digest *image,
+                       const al_cosign_found *f)
+{
+	json_t *idx = NULL, *list = NULL, *e;
+	al_descriptor desc;
+	char ds[AL_DIGEST_STRMAX], hex[AL_DIGEST_STRMAX];
+	char *body = NULL, *name = NULL;
+	size_t i;
+	int rc;
+
+	memset(&desc, 0, sizeof(desc));
+	if ((list = json_array()) == NULL)
+		return al_error_set(AL_ENOMEM, "out of memory");
+	for (i = 0; i < f->n; i++) {
+		const al_cosign_artifact *a = &f->items[i];
+		al_store_image have;
+		char *nm;
+		int found;
+
+		if (a->kind != AL_COSIGN_KIND_REFERRER)
+			continue;
+		/* only what arrived: the index must not name a missing
+		 * manifest */
+		memset(&have, 0, sizeof(have));
+		nm = al_sprintf("%s@%s", base, al_digest_str(&a->digest, ds));
+		found = nm != NULL && al_store_find(s, nm, &have) == 0;
+		free(nm);
+		al_store_image_clear(&have);
+		al_error_clear();
+		if (!found)
+			continue;
+		e = json_pack("{s:s,s:s,s:I}", "mediaType",
+		              a->media_type != NULL ? a->media_type
+		                                    : AL_MT_OCI_MANIFEST,
+		              "digest", al_digest_str(&a->digest, ds), "size",
+		              (json_int_t)a->manifest_len);
+		if (e == NULL ||
+		    (a->artifact_type != NULL &&
+		     json_object_set_new(e, "artifactType",
+		                         json_string(a->artifact_type)) < 0) ||
+		    json_array_append_new(list, e) < 0) {
+			json_decref(list);
+			return al_error_set(AL_ENOMEM, "out of memory");
+		}
+	}
+	if (json_array_size(list) == 0) {
+		json_decref(list);
+		return 0;
+	}
+	idx = json_pack("{s:i,s:s,s:o}", "schemaVersion", 2, "mediaType",
+	                AL_MT_OCI_INDEX, "manifests", list);
+	if (idx == NULL || (body = json_dumps(idx, JSON_COMPACT)) == NULL) {
+		rc = al_error_set(AL_ENOMEM, "out of memory");
+		goto out;
+	}
+	if ((rc = al_store_put_blob(s, (const uint8_t *)body, strlen(body),
+	                            &desc.digest)) < 0)
+		goto out;
+	desc.size = strlen(body);
+	desc.media_type = (char *)AL_MT_OCI_INDEX;
+	al_digest_hex(image, hex);
+	if ((name = al_sprintf("%s:%s-%s", base,
+	                       al_digest_algo_name(image->algo), hex)) ==
+	    NULL) {
+		rc = al_error_set(AL_ENOMEM, "out of memory");
+		goto out;
+	}
+	if ((rc = al_store_tag(s, name, &desc)) < 0)
+		goto out;
+	/* the index names its referrers from now on: one store image, so
+	 * push sends the children before the index in one piece (pushed as
+	 * separate images too, the index could race its own children) */
+	for (i = 0; i < f->n; i++) {
+		const al_cosign_artifact *a = &f->items[i];
+		char *nm;
+
+		if (a->kind != AL_COSIGN_KIND_REFERRER)
+			continue;
+		nm = al_sprintf("%s@%s", base, al_digest_str(&a->digest, ds));
+		if (nm != NULL)
+			(void)al_store_untag(s, nm);
+		free(nm);
+		al_error_clear();
+	}
+out:
+	free(name);
+	free(body);
+	json_decref(idx);
+	return rc;
+}
+
+int al_cosign_carry(al_store *s, const char *const *names, size_t n,
+                    unsigned what, const al_transfer_opts *opts,
+                    al_cosign_carry_report *report)
+{
+	al_store_image *imgs = NULL;
+	size_t nimgs = 0, i, k;
+	al_transfer *t = NULL;
+	al_cosign_found *founds = NULL;
+	char **bases = NULL;
+	int rc, worst = 0;
+
+	memset(report, 0, sizeof(*report));
+	if ((rc = al_store_list(s, &imgs, &nimgs)) < 0)
+		return rc;
+	if ((rc = al_transfer_new_to_store(&t, s, opts)) < 0)
+		goto out;
+	founds = calloc(nimgs + 1, sizeof(*founds));
+	bases = calloc(nimgs + 1, sizeof(*bases));
+	if (founds == NULL || bases == NULL) {
+		rc = al_error_set(AL_ENOMEM, "out of memory");
+		goto out;
+	}
+	for (i = 0; i < nimgs; i++) {
+		al_ref r;
+		al_registry *reg = NULL;
+		al_store *layout = NULL;
+		char *repo = NULL;
+		al_cosign_source *src = NULL;
+		int wanted = names == NULL;
+
+		for (k = 0; names != NULL && k < n && !wanted; k++)
+			wanted = strcmp(names[k], imgs[i].name) == 0;
+		memset(&r, 0, sizeof(r));
+		if (!wanted || imgs[i].name[0] == '\0' ||
+		    al_ref_parse(&r, imgs[i].name) < 0) {
+			al_error_clear();
+			continue;
+		}
+		if (is_attachment_tag(r.tag) || is_artifact(s, &imgs[i].desc)) {
+			al_ref_clear(&r);
+			continue;
+		}
+		report->images++;
+		if (remapped(opts, imgs[i].name) != NULL)
+			report->remapped++;
+		if ((bases[i] = al_ref_name(&r)) == NULL) {
+			rc = al_error_set(AL_ENOMEM, "out of memory");
+			al_ref_clear(&r);
+			goto out;
+		}
+		if ((rc = open_source(&src, &reg, &layout, &repo, bases[i],
+		                      opts)) < 0 ||
+		    (rc = al_cosign_discover(&founds[i], src,
+		                             &imgs[i].desc.digest, what)) < 0) {
+			note_failure(report, rc, &worst, imgs[i].name);
+		} else {
+			report->skipped += founds[i].skipped;
+			for (k = 0; k < founds[i].n; k++) {
+				const al_cosign_artifact *a =
+				    &founds[i].items[k];
+				char ds[AL_DIGEST_STRMAX];
+				char *src_s = NULL, *dst = NULL;
+				al_imgref ir;
+
+				memset(&ir, 0, sizeof(ir));
+				al_digest_str(&a->digest, ds);
+				src_s =
+				    al_sprintf("docker://%s@%s", bases[i], ds);
+				dst =
+				    a->tag != NULL
+				        ? al_sprintf("%s:%s", bases[i], a->tag)
+				        : al_sprintf("%s@%s", bases[i], ds);
+				if (src_s == NULL || dst == NULL ||
+				    (rc = al_imgref_parse(&ir, src_s)) < 0 ||
+				    (rc = al_transfer_add(t, &ir, dst)) < 0) {
+					if (rc == 0)
+						rc = al_error_set(
+						    AL_ENOMEM, "out of memory");
+					note_failure(report, rc, &worst, dst);
+				} else {
+					report->artifacts++;
+				}
+				al_imgref_clear(&ir);
+				free(src_s);
+				free(dst);
+			}
+		}
+		al_cosign_source_free(src);
+		al_registry_free(reg);
+		al_store_free(layout);
+		free(repo);
+		al_ref_clear(&r);
+	}
+	if ((rc = al_transfer_run(t, NULL)) < 0) {
+		report->failed++;
+		if (report->first_error == NULL)
+			report->first_error = al_strdup(al_error_message());
+		if (worst == 0)
+			worst = rc;
+	}
+	for (i = 0; i < nimgs; i++) {
+		size_t refs = 0;
+
+		for (k = 0; k < founds[i].n; k++)
+			refs +=
+			    founds[i].items[k].kind == AL_COSIGN_KIND_REFERRER;
+		if (refs == 0)
+			continue;
+		if ((rc = write_index(s, bases[i], &imgs[i].desc.digest,
+		                      &founds[i])) < 0)
+			note_failure(report, rc, &worst, imgs[i].name);
+		else
+			report->indexes++;
+	}
+	rc = worst;
+out:
+	for (i = 0; founds != NULL && i < nimgs; i++)
+		al_cosign_found_clear(&founds[i]);
+	for (i = 0; bases != NULL && i < nimgs; i++)
+		free(bases[i]);
+	free(founds);
+	free(bases);
+	al_transfer_free(t);
+	al_store_images_free(imgs, nimgs);
+	return rc;
+}
+
+void al_cosign_store_report_clear(al_cosign_store_report *r)
+{
+	size_t i;
+
+	if (r == NULL)
+		return;
+	for (i = 0; i < r->nmessages; i++)
+		free(r->messages[i]);
+	free(r->messages);
+	json_decref(r->record);
+	memset(r, 0, sizeof(*r));
+}
+
+static int record(al_cosign_store_report *r, const char *name,
+                  const al_digest *d, const char *verdict, const char *policy,
+                  const char *reason)
+{
+	char ds[AL_DIGEST_STRMAX];
+	json_t *e;
+
+	if (r->record == NULL && (r->record = json_array()) == NULL)
+		return al_error_set(AL_ENOMEM, "out of memory");
+	e = json_pack("{s:s,s:s,s:s}", "name", name, "digest",
+	              al_digest_str(d, ds), "verdict", verdict);
+	if (e == NULL ||
+	    (policy != NULL &&
+	     json_object_set_new(e, "policy", json_string(policy)) < 0) ||
+	    (reason != NULL &&
+	     json_object_set_new(e, "reason", json_string(reason)) < 0) ||
+	    json_array_append_new(r->record, e) < 0)
+		return al_error_set(AL_ENOMEM, "out of memory");
+	return 0;
+}
+
+int al_cosign_record(al_store *s, const al_cosign_store_report *r,
+                     const char *policy_name, int allowed)
+{
+	json_t *doc = NULL, *images;
+	char *dir = NULL, *path = NULL;
+	size_t i;
+	int rc;
+
+	images = r->record != NULL ? json_deep_copy(r->record) : json_array();
+	if (images == NULL)
+		return al_error_set(AL_ENOMEM, "out of memory");
+	if (allowed) {
+		json_t *e;
+
+		json_array_foreach(images, i, e)
+		{
+			const char *v = al_json_str(e, "verdict");
+
+			if (v != NULL && strcmp(v, "refused") == 0)
+				json_object_set_new(e, "verdict",
+				                    json_string("allowed"));
+		}
+	}
+	doc = json_pack("{s:s,s:b,s:o}", "policy",
+	                policy_name != NULL ? policy_name : "", "allowUnsigned",
+	                allowed, "images", images);
+	if (doc == NULL ||
+	    (dir = al_path_join(al_store_path(s), "airlock")) == NULL ||
+	    (path = al_path_join(dir, "sigstore.json")) == NULL) {
+		rc = al_error_set(AL_ENOMEM, "out of memory");
+		goto out;
+	}
+	if ((rc = al_fs_mkdir_p(dir, 0755)) == 0)
+		rc = al_json_save_file(path, doc, 2);
+out:
+	json_decref(doc);
+	free(dir);
+	free(path);
+	return rc;
+}
+
+static int add_message(al_cosign_store_report *r, const char *name)
+{
+	char **grown =
+	    realloc(r->messages, (r->nmessages + 1) * sizeof(*grown));
+	char *m;
+
+	if (grown == NULL)
+		return al_error_set(AL_ENOMEM, "out of memory");
+	r->messages = grown;
+	if ((m = al_sprintf("%s: %s", name, al_error_message())) == NULL)
+		return al_error_set(AL_ENOMEM, "out of memory");
+	r->messages[r->nmessages++] = m;
+	return 0;
+}
+
+int al_cosign_check_store(al_store *s, const al_cosign_policy *p,
+                          const char *const *names, size_t n,
+                          al_cosign_store_report *report)
+{
+	al_store_image *imgs = NULL;
+	size_t nimgs = 0, i, k;
+	int rc;
+
+	memset(report, 0, sizeof(*report));
+	if ((rc = al_store_list(s, &imgs, &nimgs)) < 0)
+		return rc;
+	for (i = 0; i < nimgs; i++) {
+		al_ref r;
+		al_cosign_source *src = NULL;
+		al_cosign_found f;
+		al_cosign_cands c;
+		al_cosign_verdict v;
+		char ds[AL_DIGEST_STRMAX];
+		char *base = NULL, *ref = NULL;
+		int wanted = names == NULL;
+
+		for (k = 0; names != NULL && k < n && !wanted; k++)
+			wanted = strcmp(names[k], imgs[i].name) == 0;
+		memset(&r, 0, sizeof(r));
+		memset(&f, 0, sizeof(f));
+		memset(&c, 0, sizeof(c));
+		memset(&v, 0, sizeof(v));
+		if (!wanted || imgs[i].name[0] == '\0' ||
+		    al_ref_parse(&r, imgs[i].name) < 0) {
+			al_error_clear();
+			continue;
+		}
+		if (is_attachment_tag(r.tag) || is_artifact(s, &imgs[i].desc)) {
+			al_ref_clear(&r);
+			continue;
+		}
+		base = al_ref_name(&r);
+		ref = base != NULL
+		          ? al_sprintf("%s@%s", base,
+		                       al_digest_str(&imgs[i].desc.digest, ds))
+		          : NULL;
+		if (ref == NULL) {
+			rc = al_error_set(AL_ENOMEM, "out of memory");
+		} else if ((rc = al_cosign_source_store(&src, s, base)) == 0 &&
+		           (rc = al_cosign_discover(
+		                &f, src, &imgs[i].desc.digest,
+		                AL_COSIGN_FIND_DEFAULT)) == 0 &&
+		           (rc = al_cosign_candidates(&c, src, &f)) == 0) {
+			rc = al_cosign_policy_check(
+			    &v, p, ref, &imgs[i].desc.digest, c.items, c.n);
+		}
+		if (rc == 0 && v.covered) {
+			report->accepted++;
+			rc = record(report, imgs[i].name, &imgs[i].desc.digest,
+			            "accepted", v.policy, NULL);
+		} else if (rc == 0) {
+			report->uncovered++;
+			rc = record(report, imgs[i].name, &imgs[i].desc.digest,
+			            "not-covered", NULL, NULL);
+		} else if (rc == AL_EVERIFY) {
+			char *why = al_strdup(al_error_message());
+
+			report->refused++;
+			rc = add_message(report, imgs[i].name);
+			if (rc == 0)
+				rc = record(report, imgs[i].name,
+				            &imgs[i].desc.digest, "refused",
+				            NULL, why != NULL ? why : "");
+			free(why);
+		}
+		al_cosign_verdict_clear(&v);
+		al_cosign_cands_clear(&c);
+		al_cosign_found_clear(&f);
+		al_cosign_source_free(src);
+		al_ref_clear(&r);
+		free(base);
+		free(ref);
+		if (rc < 0 && rc != AL_EVERIFY)
+			goto out;
+	}
+	rc = report->refused > 0
+	         ? al_error_set(AL_EVERIFY,
+	                        "%zu image(s) refused by the image policy",
+	                        report->refused)
+	         : 0;
+out:
+	al_store_images_free(imgs, nimgs);
+	return rc;
+}
