@@ -110,8 +110,10 @@ fi
 # Every command takes the common flags -q, -v and --log-format, with --help
 # and with a trivial input that fails at run time (exit 3, never 2: the
 # flags were accepted).
-for cmd in mirror push copy check mirrorsets verify configmaps graph releases pack unpack inventory keygen update; do
-	al_run "$T/out" "$T/err" "$AIRLOCK" "$cmd" -q -v --log-format=json --help
+for cmd in mirror push copy check mirrorsets verify configmaps graph releases pack unpack inventory keygen update "catalog filter" verify-image; do
+	# shellcheck disable=SC2086
+	al_run "$T/out" "$T/err" "$AIRLOCK" $cmd -q -v --log-format=json --help
+	cmd=${cmd%% *}
 	al_check "$cmd -q -v --log-format=json --help exits 0 with its usage" \
 		bash -c '[ "$1" = 0 ] && grep -qiE "usage:.*$2" "$3"' _ "$AL_RC" "$cmd" "$T/out"
 	al_check "$cmd --help lists --log-format and -v" \
@@ -133,6 +135,8 @@ fails=(
 	"graph --store $nostore -o $T/g"
 	"mirror --store $T/m --allow-unsigned oci:$T/no-such-layout:x"
 	"update --store $nostore --to 4.14.1"
+	"catalog list --store $nostore"
+	"verify-image --carry --store $nostore"
 )
 for f in "${fails[@]}"; do
 	# shellcheck disable=SC2086

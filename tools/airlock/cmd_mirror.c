@@ -462,8 +462,7 @@ int cmd_mirror(int argc, char **argv)
 		 * policy (docs/cosign.md) */
 		int r2 = cli_mirror_sigstore(&c, store, &to, sigstore_policy,
 		                             allow_unsigned);
-		if (r2 < 0 && (rc == 0 || r2 == AL_EVERIFY))
-			rc = r2;
+		code = cli_worst(code, cli_exit_code(r2));
 	}
 	for (i = 0; i < sel.nreleases; i++) {
 		al_mirror_release *rel =
