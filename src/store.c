@@ -691,7 +691,7 @@ int al_store_open(al_store **out, const char *path, const al_store_opts *opts)
 	s->readonly = opts->readonly;
 	s->jfd = -1;
 	s->path = al_strdup(path);
-	p = store_file(s, "oci-layout");
+	p = s->path != NULL ? store_file(s, "oci-layout") : NULL;
 	if (s->path == NULL || p == NULL) {
 		rc = al_error_set(AL_ENOMEM, "out of memory");
 		goto out;

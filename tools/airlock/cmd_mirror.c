@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "cmd.h"
 #include "cmd_verify_image.h"
 
 enum {
@@ -190,13 +191,8 @@ int cmd_mirror(int argc, char **argv)
 	cli_common_init(&c);
 	so.create = 1;
 	optind = 1;
-	while ((opt = getopt_long(argc, argv, "c:qvh", longopts, NULL)) != -1) {
-		int r = cli_common_option(&c, opt, optarg);
-		if (r < 0)
-			return cli_usage_error("mirror",
-			                       "invalid option value");
-		if (r > 0)
-			continue;
+	while ((opt = cli_getopt(&c, "mirror", argc, argv, "c:h", longopts)) !=
+	       -1) {
 		switch (opt) {
 		case 'h':
 			fputs(mirror_help, stdout);
@@ -260,7 +256,8 @@ int cmd_mirror(int argc, char **argv)
 			sigstore_policy = optarg;
 			break;
 		default:
-			code = cli_usage_error("mirror", "unknown option");
+			/* cli_getopt said what was wrong */
+			code = EXIT_USAGE;
 			goto out;
 		}
 	}
@@ -326,11 +323,11 @@ int cmd_mirror(int argc, char **argv)
 		        cli_bytes(res.report.stats.bytes_transferred, bytes,
 		                  sizeof(bytes)),
 		        (double)res.report.stats.elapsed_ms / 1000.0);
-	if (rc < 0)
-		code = al_cancel_is_set(c.cancel) ? EXIT_RUNTIME
-		                                  : cli_exit_code(rc);
-	if (code == EXIT_USAGE)
-		code = EXIT_RUNTIME;
+	/* the worst status over the run and each release (docs/commands.md) */
+	code = cli_worst(code, cli_exit_code(rc));
+	for (i = 0; i < res.report.nreleases; i++)
+		code = cli_worst(code,
+		                 cli_exit_code(res.report.releases[i].status));
 	goto out;
 oom:
 	cli_error("out of memory");

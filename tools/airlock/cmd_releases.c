@@ -5,7 +5,7 @@
 
 #include "airlock/graph.h"
 #include "cli.h"
-#include "cmd_graph.h"
+#include "cmd.h"
 
 enum { OPT_STORE = OPT_COMMAND_BASE };
 
@@ -22,9 +22,7 @@ static const char releases_help[] =
     "update channels the release was selected from, or -.\n"
     "\n"
     "Options:\n"
-    "      --store DIR   the store\n"
-    "  -h, --help        this help\n"
-    "\n"
+    "      --store DIR   the store\n" CLI_LOCAL_HELP "\n"
     "Exit status: 0 success, 2 usage error, 3 the store cannot be read.\n";
 
 static int cmp_release(const void *a, const void *b)
@@ -87,7 +85,6 @@ static int table(const char *store_path)
 		return cli_fail(rc, "cannot open store '%s'", store_path);
 	if ((rc = al_store_releases_list(store, &rows, &n)) < 0 ||
 	    (rc = al_store_packs_list(store, &packs, &npacks)) < 0) {
-		/* a damaged record is a store that cannot be read: 3 */
 		cli_fail(rc, "cannot read store '%s'", store_path);
 		code = EXIT_RUNTIME;
 		goto out;
@@ -147,16 +144,17 @@ int cmd_releases(int argc, char **argv)
 {
 	static const struct option longopts[] = {
 	    {"store", required_argument, NULL, OPT_STORE},
-	    {"quiet", no_argument, NULL, 'q'},
-	    {"verbose", no_argument, NULL, 'v'},
-	    {"help", no_argument, NULL, 'h'},
+	    CLI_LOCAL_OPTIONS,
 	    {NULL, 0, NULL, 0},
 	};
 	const char *store_path = NULL;
+	cli_common c;
 	int opt;
 
+	cli_common_init(&c);
 	optind = 1;
-	while ((opt = getopt_long(argc, argv, "qvh", longopts, NULL)) != -1) {
+	while ((opt = cli_getopt(&c, "releases", argc, argv, "h", longopts)) !=
+	       -1) {
 		switch (opt) {
 		case 'h':
 			fputs(releases_help, stdout);
@@ -164,11 +162,8 @@ int cmd_releases(int argc, char **argv)
 		case OPT_STORE:
 			store_path = optarg;
 			break;
-		case 'q':
-		case 'v':
-			break;
 		default:
-			return cli_usage_error("releases", "unknown option");
+			return EXIT_USAGE;
 		}
 	}
 	if (store_path == NULL)
@@ -176,5 +171,6 @@ int cmd_releases(int argc, char **argv)
 	if (optind != argc)
 		return cli_usage_error("releases", "unexpected argument '%s'",
 		                       argv[optind]);
+	cli_log_start(&c);
 	return table(store_path);
 }
