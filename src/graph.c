@@ -1,5 +1,6 @@
-/* graph.c: update-graph client (network and file), semantic-version order,
- * release selection, graph data for the update service. */
+/* graph.c: update-graph documents (parse, fetch, load, save) and release
+ * selection between versions. Versions: version.c; imageset channels:
+ * graph_imageset.c; update-service graph data: graph_data.c. */
 #include <dirent.h>
 #include <errno.h>
 #include <stdlib.h>
@@ -7,6 +8,7 @@
 #include <sys/stat.h>
 
 #include "airlock/graph.h"
+#include "graph_int.h"
 #include "airlock/buf.h"
 #include "airlock/error.h"
 #include "airlock/fs.h"
@@ -17,181 +19,10 @@
 #define MAX_NODES 200000
 #define MAX_EDGES 4000000
 
-/* ---------------------------------------------------------------- versions */
-
-typedef struct semver {
-	uint64_t num[3];
-	const char *pre; /* pre-release identifiers, NULL if none */
-	size_t prelen;
-} semver;
-
 static int is_alnum_dash(char c)
 {
 	return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'z') ||
 	       (c >= 'A' && c <= 'Z') || c == '-';
-}
-
-/* Dot-separated non-empty [0-9A-Za-z-] identifiers in s[0..n). */
-static int valid_idents(const char *s, size_t n)
-{
-	size_t i, run = 0;
-
-	if (n == 0)
-		return 0;
-	for (i = 0; i < n; i++) {
-		if (s[i] == '.') {
-			if (run == 0)
-				return 0;
-			run = 0;
-		} else if (is_alnum_dash(s[i])) {
-			run++;
-		} else {
-			return 0;
-		}
-	}
-	return run > 0;
-}
-
-static int semver_parse(const char *s, semver *v)
-{
-	const char *p = s, *end;
-	int i;
-
-	if (s == NULL)
-		return -1;
-	for (i = 0; i < 3; i++) {
-		uint64_t n = 0;
-		const char *start = p;
-
-		while (*p >= '0' && *p <= '9') {
-			if (n > (UINT64_MAX - 9) / 10)
-				return -1;
-			n = n * 10 + (uint64_t)(*p - '0');
-			p++;
-		}
-		if (p == start)
-			return -1;
-		v->num[i] = n;
-		if (i < 2) {
-			if (*p != '.')
-				return -1;
-			p++;
-		}
-	}
-	v->pre = NULL;
-	v->prelen = 0;
-	if (*p == '-') {
-		p++;
-		end = strchr(p, '+');
-		if (end == NULL)
-			end = p + strlen(p);
-		if (!valid_idents(p, (size_t)(end - p)))
-			return -1;
-		v->pre = p;
-		v->prelen = (size_t)(end - p);
-		p = end;
-	}
-	if (*p == '+') {
-		p++;
-		if (!valid_idents(p, strlen(p)))
-			return -1;
-		p += strlen(p);
-	}
-	return *p == '\0' ? 0 : -1;
-}
-
-/* 1 if s parses as MAJOR.MINOR.PATCH[-PRE][+BUILD] (semver 2.0.0). */
-int al_version_valid(const char *s)
-{
-	semver v;
-
-	return semver_parse(s, &v) == 0;
-}
-
-static int all_digits(const char *s, size_t n)
-{
-	size_t i;
-
-	for (i = 0; i < n; i++)
-		if (s[i] < '0' || s[i] > '9')
-			return 0;
-	return n > 0;
-}
-
-/* One pre-release identifier against another (semver 11.4). */
-static int ident_cmp(const char *a, size_t an, const char *b, size_t bn)
-{
-	int da = all_digits(a, an), db = all_digits(b, bn), c;
-
-	if (da && db) {
-		while (an > 1 && *a == '0') {
-			a++;
-			an--;
-		}
-		while (bn > 1 && *b == '0') {
-			b++;
-			bn--;
-		}
-		if (an != bn)
-			return an < bn ? -1 : 1;
-		return memcmp(a, b, an);
-	}
-	if (da != db)
-		return da ? -1 : 1;
-	c = memcmp(a, b, an < bn ? an : bn);
-	if (c != 0)
-		return c;
-	return an < bn ? -1 : (an > bn ? 1 : 0);
-}
-
-static int pre_cmp(const semver *a, const semver *b)
-{
-	const char *pa = a->pre, *pb = b->pre;
-	const char *ea = pa + a->prelen, *eb = pb + b->prelen;
-
-	if (pa == NULL || pb == NULL)
-		return pa == pb ? 0 : (pa == NULL ? 1 : -1);
-	while (pa < ea && pb < eb) {
-		const char *na = memchr(pa, '.', (size_t)(ea - pa));
-		const char *nb = memchr(pb, '.', (size_t)(eb - pb));
-		int c;
-
-		if (na == NULL)
-			na = ea;
-		if (nb == NULL)
-			nb = eb;
-		c = ident_cmp(pa, (size_t)(na - pa), pb, (size_t)(nb - pb));
-		if (c != 0)
-			return c;
-		pa = na < ea ? na + 1 : ea;
-		pb = nb < eb ? nb + 1 : eb;
-	}
-	if (pa < ea)
-		return 1;
-	if (pb < eb)
-		return -1;
-	return 0;
-}
-
-/* Semver precedence; invalid strings after valid ones, bytewise (graph.h). */
-int al_version_compare(const char *a, const char *b)
-{
-	semver va, vb;
-	int oka, okb, i, c;
-
-	oka = semver_parse(a, &va) == 0;
-	okb = semver_parse(b, &vb) == 0;
-	if (!oka || !okb) {
-		if (oka != okb)
-			return oka ? -1 : 1;
-		c = strcmp(a != NULL ? a : "", b != NULL ? b : "");
-		return c < 0 ? -1 : (c > 0 ? 1 : 0);
-	}
-	for (i = 0; i < 3; i++)
-		if (va.num[i] != vb.num[i])
-			return va.num[i] < vb.num[i] ? -1 : 1;
-	c = pre_cmp(&va, &vb);
-	return c < 0 ? -1 : (c > 0 ? 1 : 0);
 }
 
 /* ---------------------------------------------------------------- graphs */
@@ -206,10 +37,10 @@ void al_graph_free(al_graph *g)
 	for (i = 0; i < g->nnodes; i++) {
 		free(g->nodes[i].version);
 		free(g->nodes[i].payload);
-		json_decref(g->nodes[i].metadata);
+		json_decref(al_graph__json(g->nodes[i].metadata));
 	}
 	for (i = 0; i < g->ncond; i++)
-		json_decref(g->cond[i].risks);
+		json_decref(al_graph__json(g->cond[i].risks));
 	free(g->nodes);
 	free(g->edges);
 	free(g->cond);
@@ -318,8 +149,8 @@ static int parse_nodes(al_graph *g, const json_t *nodes, const char *what,
 			                    what, ver);
 		g->nodes[i].version = al_strdup(ver);
 		g->nodes[i].payload = al_strdup(pay);
-		g->nodes[i].metadata =
-		    md != NULL ? json_incref((json_t *)md) : json_object();
+		g->nodes[i].metadata = al_graph__opaque(
+		    md != NULL ? json_incref((json_t *)md) : json_object());
 		g->nnodes++;
 		if (g->nodes[i].version == NULL ||
 		    g->nodes[i].payload == NULL || g->nodes[i].metadata == NULL)
@@ -400,7 +231,7 @@ static int add_cond(al_graph *g, size_t from, size_t to, json_t *risks)
 	p = g->cond;
 	p[g->ncond].from = from;
 	p[g->ncond].to = to;
-	p[g->ncond].risks = json_incref(risks);
+	p[g->ncond].risks = al_graph__opaque(json_incref(risks));
 	g->ncond++;
 	return 0;
 }
@@ -543,7 +374,7 @@ json_t *al_graph_to_json(const al_graph *g)
 		node =
 		    json_pack("{s:s, s:s, s:O}", "version", g->nodes[i].version,
 		              "payload", g->nodes[i].payload, "metadata",
-		              g->nodes[i].metadata);
+		              al_graph__json(g->nodes[i].metadata));
 		if (node == NULL || json_array_append_new(nodes, node) < 0)
 			goto fail;
 	}
@@ -557,7 +388,7 @@ json_t *al_graph_to_json(const al_graph *g)
 		e = json_pack("{s:[{s:s, s:s}], s:O}", "edges", "from",
 		              g->nodes[g->cond[i].from].version, "to",
 		              g->nodes[g->cond[i].to].version, "risks",
-		              g->cond[i].risks);
+		              al_graph__json(g->cond[i].risks));
 		if (e == NULL || json_array_append_new(cond, e) < 0)
 			goto fail;
 	}
@@ -574,7 +405,7 @@ fail:
 }
 
 /* Channel and architecture names end up in URLs and file names. */
-static int check_name(const char *s, const char *what)
+int al_graph__check_name(const char *s, const char *what)
 {
 	size_t i;
 
@@ -608,8 +439,8 @@ int al_graph_fetch(al_graph **out, const char *base_url, const char *channel,
 	size_t len;
 	int rc;
 
-	if ((rc = check_name(channel, "channel")) < 0 ||
-	    (rc = check_name(arch, "architecture")) < 0)
+	if ((rc = al_graph__check_name(channel, "channel")) < 0 ||
+	    (rc = al_graph__check_name(arch, "architecture")) < 0)
 		return rc;
 	if (base_url == NULL || (!al_str_startswith(base_url, "http://") &&
 	                         !al_str_startswith(base_url, "https://")))
@@ -900,14 +731,14 @@ int al_graph_select(const al_graph *g, const char *min, const char *max,
 
 /* ---------------------------------------------------------------- store */
 
-static char *graph_dir(al_store *s)
+char *al_graph__dir(al_store *s)
 {
 	return al_path_join(al_store_path(s), "airlock/graph");
 }
 
 static char *graph_path(al_store *s, const char *channel, const char *arch)
 {
-	char *dir = graph_dir(s), *p = NULL;
+	char *dir = al_graph__dir(s), *p = NULL;
 
 	if (dir != NULL)
 		p = al_sprintf("%s/%s-%s.json", dir, channel, arch);
@@ -922,10 +753,10 @@ int al_graph_save_to_store(al_store *s, const al_graph *g)
 	json_t *doc = NULL;
 	int rc;
 
-	if ((rc = check_name(g->channel, "channel")) < 0 ||
-	    (rc = check_name(g->arch, "architecture")) < 0)
+	if ((rc = al_graph__check_name(g->channel, "channel")) < 0 ||
+	    (rc = al_graph__check_name(g->arch, "architecture")) < 0)
 		return rc;
-	dir = graph_dir(s);
+	dir = al_graph__dir(s);
 	path = graph_path(s, g->channel, g->arch);
 	doc = al_graph_to_json(g);
 	if (dir == NULL || path == NULL || doc == NULL) {
@@ -950,8 +781,8 @@ int al_graph_load_from_store(al_graph **out, al_store *s, const char *channel,
 	al_graph *g = NULL;
 	int rc;
 
-	if ((rc = check_name(channel, "channel")) < 0 ||
-	    (rc = check_name(arch, "architecture")) < 0)
+	if ((rc = al_graph__check_name(channel, "channel")) < 0 ||
+	    (rc = al_graph__check_name(arch, "architecture")) < 0)
 		return rc;
 	path = graph_path(s, channel, arch);
 	if (path == NULL)
@@ -976,869 +807,5 @@ int al_graph_load_from_store(al_graph **out, al_store *s, const char *channel,
 	}
 	al_graph_free(g);
 	free(path);
-	return rc;
-}
-
-/* ---------------------------------------------------------------- imageset */
-
-typedef struct strlist {
-	char **v;
-	size_t n;
-} strlist;
-
-static void strlist_free(strlist *l)
-{
-	size_t i;
-
-	for (i = 0; i < l->n; i++)
-		free(l->v[i]);
-	free(l->v);
-	l->v = NULL;
-	l->n = 0;
-}
-
-static int strlist_has(const strlist *l, const char *s)
-{
-	size_t i;
-
-	for (i = 0; i < l->n; i++)
-		if (strcmp(l->v[i], s) == 0)
-			return 1;
-	return 0;
-}
-
-/* Append s unless present. */
-static int strlist_add(strlist *l, const char *s)
-{
-	char **p, *dup;
-
-	if (strlist_has(l, s))
-		return 0;
-	if (l->n >= SIZE_MAX / sizeof(*p) - 1)
-		return oom();
-	dup = al_strdup(s);
-	p = dup != NULL ? realloc(l->v, (l->n + 1) * sizeof(*p)) : NULL;
-	if (p == NULL) {
-		free(dup);
-		return oom();
-	}
-	p[l->n++] = dup;
-	l->v = p;
-	return 0;
-}
-
-static void sort_versions(strlist *l)
-{
-	size_t i, j;
-	char *t;
-
-	for (i = 1; i < l->n; i++) {
-		t = l->v[i];
-		for (j = i; j > 0 && al_version_compare(l->v[j - 1], t) > 0;
-		     j--)
-			l->v[j] = l->v[j - 1];
-		l->v[j] = t;
-	}
-}
-
-/* Free what sel holds and zero it; NULL is a no-op. */
-void al_graph_selection_clear(al_graph_selection *sel)
-{
-	size_t i, j;
-
-	if (sel == NULL)
-		return;
-	for (i = 0; i < sel->nreleases; i++) {
-		al_graph_release *r = &sel->releases[i];
-
-		free(r->version);
-		free(r->payload);
-		free(r->arch);
-		for (j = 0; j < r->nchannels; j++)
-			free(r->channels[j]);
-		free(r->channels);
-	}
-	for (i = 0; i < sel->ngraphs; i++)
-		al_graph_free(sel->graphs[i]);
-	free(sel->releases);
-	free(sel->graphs);
-	memset(sel, 0, sizeof(*sel));
-}
-
-static int is_dir(const char *path)
-{
-	struct stat st;
-
-	return stat(path, &st) == 0 && S_ISDIR(st.st_mode);
-}
-
-/* The graph of channel/arch, read once per resolve. */
-static int get_graph(al_graph_selection *sel, const al_imageset *cfg,
-                     const al_graph_opts *opts, const char *channel,
-                     const char *arch, const al_graph **out)
-{
-	al_graph *g = NULL, **p;
-	char *path = NULL;
-	const char *url;
-	size_t i;
-	int rc;
-
-	for (i = 0; i < sel->ngraphs; i++) {
-		if (strcmp(sel->graphs[i]->channel, channel) == 0 &&
-		    strcmp(sel->graphs[i]->arch, arch) == 0) {
-			*out = sel->graphs[i];
-			return 0;
-		}
-	}
-	if ((rc = check_name(channel, "channel")) < 0 ||
-	    (rc = check_name(arch, "architecture")) < 0)
-		return rc;
-	if (opts->graph_file != NULL) {
-		if (is_dir(opts->graph_file)) {
-			path = al_sprintf("%s/%s-%s.json", opts->graph_file,
-			                  channel, arch);
-			if (path == NULL)
-				return oom();
-			rc = al_graph_load_file(&g, path);
-			free(path);
-		} else {
-			rc = al_graph_load_file(&g, opts->graph_file);
-		}
-		if (rc < 0)
-			return rc;
-		free(g->channel);
-		free(g->arch);
-		g->channel = al_strdup(channel);
-		g->arch = al_strdup(arch);
-		if (g->channel == NULL || g->arch == NULL) {
-			al_graph_free(g);
-			return oom();
-		}
-	} else {
-		url = opts->url != NULL        ? opts->url
-		      : cfg->graph_url != NULL ? cfg->graph_url
-		                               : AL_GRAPH_DEFAULT_URL;
-		if ((rc = al_graph_fetch(&g, url, channel, arch, opts->http,
-		                         opts->deadline)) < 0)
-			return rc;
-	}
-	p = realloc(sel->graphs, (sel->ngraphs + 1) * sizeof(*p));
-	if (p == NULL) {
-		al_graph_free(g);
-		return oom();
-	}
-	sel->graphs = p;
-	p[sel->ngraphs++] = g;
-	*out = g;
-	return 0;
-}
-
-static int add_release(al_graph_selection *sel, const al_graph_node *node,
-                       const char *arch, const char *channel)
-{
-	al_graph_release *r = NULL, *p;
-	char **c;
-	size_t i;
-
-	for (i = 0; i < sel->nreleases; i++)
-		if (strcmp(sel->releases[i].payload, node->payload) == 0)
-			r = &sel->releases[i];
-	if (r == NULL) {
-		p = realloc(sel->releases, (sel->nreleases + 1) * sizeof(*p));
-		if (p == NULL)
-			return oom();
-		sel->releases = p;
-		r = &p[sel->nreleases];
-		memset(r, 0, sizeof(*r));
-		sel->nreleases++;
-		r->version = al_strdup(node->version);
-		r->payload = al_strdup(node->payload);
-		r->arch = al_strdup(arch);
-		if (r->version == NULL || r->payload == NULL || r->arch == NULL)
-			return oom();
-	}
-	for (i = 0; i < r->nchannels; i++)
-		if (strcmp(r->channels[i], channel) == 0)
-			return 0;
-	c = realloc(r->channels, (r->nchannels + 1) * sizeof(*c));
-	if (c == NULL)
-		return oom();
-	r->channels = c;
-	if ((c[r->nchannels] = al_strdup(channel)) == NULL)
-		return oom();
-	r->nchannels++;
-	return 0;
-}
-
-static int cmp_release(const void *a, const void *b)
-{
-	const al_graph_release *x = a, *y = b;
-	int c = strcmp(x->arch, y->arch);
-
-	return c != 0 ? c : al_version_compare(x->version, y->version);
-}
-
-/* Releases to mirror for every channel and architecture of cfg (graph.h). */
-int al_graph_resolve_imageset(const al_imageset *cfg, const al_graph_opts *opts,
-                              al_graph_selection *out)
-{
-	static const char *const default_arch[] = {"amd64"};
-	static const al_graph_opts no_opts;
-	const char *const *arches = default_arch;
-	size_t narch = 1, i, a, k, *idx = NULL, n = 0;
-	const al_graph *g = NULL;
-	int rc = 0;
-
-	memset(out, 0, sizeof(*out));
-	if (opts == NULL)
-		opts = &no_opts;
-	if (cfg->narchitectures > 0) {
-		arches = (const char *const *)cfg->architectures;
-		narch = cfg->narchitectures;
-	}
-	for (i = 0; i < cfg->nchannels; i++) {
-		const al_imageset_channel *ch = &cfg->channels[i];
-		const char *min = ch->min_version;
-
-		for (a = 0; a < narch; a++) {
-			if ((rc = get_graph(out, cfg, opts, ch->name, arches[a],
-			                    &g)) < 0)
-				return rc;
-			if (min == NULL && !ch->full) {
-				/* neither bound and not full: only the latest
-				 */
-				if (ch->max_version != NULL)
-					min = ch->max_version;
-			}
-			if (min == NULL && !ch->full && g->nnodes > 0) {
-				size_t hi = 0;
-
-				for (k = 1; k < g->nnodes; k++)
-					if (al_version_compare(
-					        g->nodes[k].version,
-					        g->nodes[hi].version) > 0)
-						hi = k;
-				min = g->nodes[hi].version;
-			}
-			rc = al_graph_select(
-			    g, min, ch->max_version, ch->shortest_path,
-			    !cfg->graph_exclude_conditional, &idx, &n);
-			if (rc < 0)
-				return rc;
-			for (k = 0; k < n && rc == 0; k++)
-				rc = add_release(out, &g->nodes[idx[k]],
-				                 arches[a], ch->name);
-			free(idx);
-			idx = NULL;
-			if (rc < 0)
-				return rc;
-			al_log_debug("channel '%s' (%s): %zu releases selected",
-			             ch->name, arches[a], n);
-			min = ch->min_version;
-		}
-	}
-	if (out->nreleases > 1)
-		qsort(out->releases, out->nreleases, sizeof(*out->releases),
-		      cmp_release);
-	return 0;
-}
-
-/* ---------------------------------------------------------------- graph data
- */
-
-typedef struct chan_entry {
-	char *name;
-	strlist versions;
-} chan_entry;
-
-typedef struct block_entry {
-	char *to;    /* version, or version+arch */
-	char *risk;  /* NULL: not in the upstream graph */
-	json_t *obj; /* the risk (borrowed reference held) */
-	strlist from;
-} block_entry;
-
-typedef struct data_ctx {
-	chan_entry *chans;
-	size_t nchans;
-	block_entry *blocks;
-	size_t nblocks;
-	strlist allowed;  /* "arch|from|to" */
-	strlist archvers; /* "arch|version" of mirrored nodes */
-	strlist arches;
-	strlist all_versions;
-} data_ctx;
-
-static void data_free(data_ctx *d)
-{
-	size_t i;
-
-	for (i = 0; i < d->nchans; i++) {
-		free(d->chans[i].name);
-		strlist_free(&d->chans[i].versions);
-	}
-	for (i = 0; i < d->nblocks; i++) {
-		free(d->blocks[i].to);
-		free(d->blocks[i].risk);
-		json_decref(d->blocks[i].obj);
-		strlist_free(&d->blocks[i].from);
-	}
-	free(d->chans);
-	free(d->blocks);
-	strlist_free(&d->allowed);
-	strlist_free(&d->archvers);
-	strlist_free(&d->arches);
-	strlist_free(&d->all_versions);
-}
-
-static int chan_add(data_ctx *d, const char *name, const char *version)
-{
-	chan_entry *p;
-	size_t i;
-
-	for (i = 0; i < d->nchans; i++)
-		if (strcmp(d->chans[i].name, name) == 0)
-			goto found;
-	p = realloc(d->chans, (d->nchans + 1) * sizeof(*p));
-	if (p == NULL)
-		return oom();
-	d->chans = p;
-	memset(&p[i], 0, sizeof(p[i]));
-	if ((p[i].name = al_strdup(name)) == NULL)
-		return oom();
-	d->nchans++;
-found:
-	if (version == NULL)
-		return 0;
-	return strlist_add(&d->chans[i].versions, version);
-}
-
-static int block_add(data_ctx *d, const char *to, const char *risk, json_t *obj,
-                     const char *from)
-{
-	block_entry *p;
-	size_t i;
-
-	for (i = 0; i < d->nblocks; i++) {
-		if (strcmp(d->blocks[i].to, to) != 0)
-			continue;
-		if ((risk == NULL) != (d->blocks[i].risk == NULL))
-			continue;
-		if (risk == NULL || strcmp(risk, d->blocks[i].risk) == 0)
-			goto found;
-	}
-	p = realloc(d->blocks, (d->nblocks + 1) * sizeof(*p));
-	if (p == NULL)
-		return oom();
-	d->blocks = p;
-	memset(&p[i], 0, sizeof(p[i]));
-	d->nblocks++;
-	p[i].to = al_strdup(to);
-	p[i].risk = risk != NULL ? al_strdup(risk) : NULL;
-	p[i].obj = json_incref(obj);
-	if (p[i].to == NULL || (risk != NULL && p[i].risk == NULL))
-		return oom();
-found:
-	return strlist_add(&d->blocks[i].from, from);
-}
-
-/* "sha256:..." part of a pull spec, or NULL. */
-static const char *payload_digest(const char *payload)
-{
-	const char *at = strrchr(payload, '@');
-
-	return at != NULL ? at + 1 : NULL;
-}
-
-static int is_mirrored(const json_t *list, const al_graph_node *node)
-{
-	const char *dg = payload_digest(node->payload), *s;
-	size_t i;
-
-	for (i = 0; i < json_array_size(list); i++) {
-		const json_t *e = json_array_get(list, i);
-
-		s = al_json_str(e, "digest");
-		if (dg != NULL && s != NULL && strcmp(s, dg) == 0)
-			return 1;
-		s = al_json_str(e, "version");
-		if (s != NULL && strcmp(s, node->version) == 0)
-			return 1;
-	}
-	return 0;
-}
-
-/* A file name part: anything outside [A-Za-z0-9._+-] becomes '_'. */
-static char *safe_part(const char *s)
-{
-	char *r = al_strdup(s);
-	size_t i;
-
-	for (i = 0; r != NULL && r[i] != '\0'; i++)
-		if (!is_alnum_dash(r[i]) && r[i] != '.' && r[i] != '_' &&
-		    r[i] != '+')
-			r[i] = '_';
-	if (r != NULL && r[0] == '.')
-		r[0] = '_';
-	return r;
-}
-
-/* The graph restricted to mirrored nodes; records channel versions,
- * allowed updates and conditional risks in d. */
-static int restrict_graph(data_ctx *d, const al_graph *g, const json_t *list,
-                          al_graph **out)
-{
-	al_graph *r = NULL;
-	size_t *map = NULL, i, j, k;
-	const size_t none = (size_t)-1;
-	char *key = NULL;
-	int rc = 0;
-
-	r = calloc(1, sizeof(*r));
-	map = malloc((g->nnodes + 1) * sizeof(*map));
-	if (r == NULL || map == NULL) {
-		rc = oom();
-		goto out;
-	}
-	r->channel = al_strdup(g->channel);
-	r->arch = al_strdup(g->arch);
-	r->nodes = calloc(g->nnodes + 1, sizeof(*r->nodes));
-	r->edges = calloc(g->nedges + 1, sizeof(*r->edges));
-	r->cond = calloc(g->ncond + 1, sizeof(*r->cond));
-	if (r->channel == NULL || r->arch == NULL || r->nodes == NULL ||
-	    r->edges == NULL || r->cond == NULL) {
-		rc = oom();
-		goto out;
-	}
-	if ((rc = chan_add(d, g->channel, NULL)) < 0 ||
-	    (rc = strlist_add(&d->arches, g->arch)) < 0)
-		goto out;
-	for (i = 0; i < g->nnodes; i++) {
-		map[i] = none;
-		if (!is_mirrored(list, &g->nodes[i]))
-			continue;
-		map[i] = r->nnodes;
-		r->nodes[r->nnodes].version = al_strdup(g->nodes[i].version);
-		r->nodes[r->nnodes].payload = al_strdup(g->nodes[i].payload);
-		r->nodes[r->nnodes].metadata =
-		    json_incref(g->nodes[i].metadata);
-		r->nnodes++;
-		if (r->nodes[r->nnodes - 1].version == NULL ||
-		    r->nodes[r->nnodes - 1].payload == NULL) {
-			rc = oom();
-			goto out;
-		}
-		key = al_sprintf("%s|%s", g->arch, g->nodes[i].version);
-		if (key == NULL) {
-			rc = oom();
-			goto out;
-		}
-		if ((rc = chan_add(d, g->channel, g->nodes[i].version)) < 0 ||
-		    (rc = strlist_add(&d->archvers, key)) < 0 ||
-		    (rc = strlist_add(&d->all_versions, g->nodes[i].version)) <
-		        0)
-			goto out;
-		free(key);
-		key = NULL;
-	}
-	for (k = 0; k < g->nedges + g->ncond; k++) {
-		int is_cond = k >= g->nedges;
-		size_t f =
-		    is_cond ? g->cond[k - g->nedges].from : g->edges[k].from;
-		size_t t = is_cond ? g->cond[k - g->nedges].to : g->edges[k].to;
-
-		if (map[f] == none || map[t] == none)
-			continue;
-		key = al_sprintf("%s|%s|%s", g->arch, g->nodes[f].version,
-		                 g->nodes[t].version);
-		if (key == NULL) {
-			rc = oom();
-			goto out;
-		}
-		if ((rc = strlist_add(&d->allowed, key)) < 0)
-			goto out;
-		free(key);
-		key = NULL;
-		if (!is_cond) {
-			r->edges[r->nedges].from = map[f];
-			r->edges[r->nedges].to = map[t];
-			r->nedges++;
-			continue;
-		}
-		r->cond[r->ncond].from = map[f];
-		r->cond[r->ncond].to = map[t];
-		r->cond[r->ncond].risks =
-		    json_incref(g->cond[k - g->nedges].risks);
-		r->ncond++;
-		for (j = 0; j < json_array_size(g->cond[k - g->nedges].risks);
-		     j++) {
-			json_t *risk =
-			    json_array_get(g->cond[k - g->nedges].risks, j);
-			const char *name = al_json_str(risk, "name");
-
-			if (!json_is_object(risk))
-				continue;
-			if ((rc = block_add(d, g->nodes[t].version,
-			                    name != NULL ? name : "risk", risk,
-			                    g->nodes[f].version)) < 0)
-				goto out;
-		}
-	}
-	*out = r;
-	r = NULL;
-out:
-	free(key);
-	free(map);
-	al_graph_free(r);
-	return rc;
-}
-
-/* "from" regex matching exactly the given versions: "4[.]14[.]1|...". */
-static char *from_regex(const strlist *froms)
-{
-	al_buf b = AL_BUF_INIT(16 * 1024 * 1024);
-	size_t i, j;
-	int rc = 0;
-
-	for (i = 0; i < froms->n && rc == 0; i++) {
-		if (i > 0)
-			rc = al_buf_puts(&b, "|");
-		for (j = 0; froms->v[i][j] != '\0' && rc == 0; j++) {
-			char c = froms->v[i][j];
-
-			if ((c >= '0' && c <= '9') || (c >= 'a' && c <= 'z') ||
-			    (c >= 'A' && c <= 'Z') || c == '-')
-				rc = al_buf_append(&b, &c, 1);
-			else
-				rc = al_buf_printf(&b, "[%c]", c);
-		}
-	}
-	if (rc < 0) {
-		al_buf_free(&b);
-		return NULL;
-	}
-	if (froms->n > 1) {
-		char *r = al_sprintf("(%s)", al_buf_cstr(&b));
-
-		al_buf_free(&b);
-		return r;
-	}
-	return al_buf_detach(&b, NULL);
-}
-
-static int write_yaml(const char *path, json_t *doc)
-{
-	al_buf b = AL_BUF_INIT(64 * 1024 * 1024);
-	int rc;
-
-	if ((rc = al_yaml_emit_json(&b, &doc, 1)) == 0)
-		rc = al_fs_write_atomic(
-		    path, b.ptr != NULL ? (const void *)b.ptr : "", b.len);
-	al_buf_free(&b);
-	return rc;
-}
-
-static int write_channels(data_ctx *d, const char *outdir,
-                          al_graph_data_report *rep)
-{
-	char *dir = al_path_join(outdir, "channels"), *name = NULL,
-	     *path = NULL;
-	json_t *doc = NULL, *vers;
-	size_t i, j;
-	int rc;
-
-	if (dir == NULL)
-		return oom();
-	if ((rc = al_fs_mkdir_p(dir, 0755)) < 0)
-		goto out;
-	for (i = 0; i < d->nchans; i++) {
-		sort_versions(&d->chans[i].versions);
-		doc = json_pack("{s:s, s:[]}", "name", d->chans[i].name,
-		                "versions");
-		name = safe_part(d->chans[i].name);
-		path =
-		    name != NULL ? al_sprintf("%s/%s.yaml", dir, name) : NULL;
-		if (doc == NULL || path == NULL) {
-			rc = oom();
-			goto out;
-		}
-		vers = json_object_get(doc, "versions");
-		for (j = 0; j < d->chans[i].versions.n; j++)
-			if (json_array_append_new(
-			        vers, json_string(d->chans[i].versions.v[j])) <
-			    0) {
-				rc = oom();
-				goto out;
-			}
-		if ((rc = write_yaml(path, doc)) < 0)
-			goto out;
-		rep->channels++;
-		json_decref(doc);
-		doc = NULL;
-		free(name);
-		free(path);
-		name = path = NULL;
-	}
-out:
-	json_decref(doc);
-	free(name);
-	free(path);
-	free(dir);
-	return rc;
-}
-
-/* Updates between mirrored releases of one architecture that no saved
- * graph has: the cluster-side service would otherwise offer them when
- * the release images' own metadata lists them. */
-static int add_not_in_graph(data_ctx *d)
-{
-	size_t a, i, j;
-	char *key = NULL, *to = NULL;
-	int rc = 0;
-
-	for (a = 0; a < d->arches.n; a++) {
-		const char *arch = d->arches.v[a];
-
-		for (i = 0; i < d->all_versions.n; i++) {
-			const char *vt = d->all_versions.v[i];
-
-			key = al_sprintf("%s|%s", arch, vt);
-			if (key == NULL)
-				return oom();
-			if (!strlist_has(&d->archvers, key) ||
-			    !al_version_valid(vt)) {
-				free(key);
-				key = NULL;
-				continue;
-			}
-			free(key);
-			key = NULL;
-			for (j = 0; j < d->all_versions.n; j++) {
-				const char *vf = d->all_versions.v[j];
-
-				if (al_version_compare(vf, vt) >= 0 ||
-				    !al_version_valid(vf))
-					continue;
-				key = al_sprintf("%s|%s", arch, vf);
-				if (key == NULL)
-					return oom();
-				rc = strlist_has(&d->archvers, key);
-				free(key);
-				key = al_sprintf("%s|%s|%s", arch, vf, vt);
-				if (key == NULL)
-					return oom();
-				if (rc == 1 && !strlist_has(&d->allowed, key)) {
-					to = al_sprintf("%s+%s", vt, arch);
-					rc = to != NULL ? block_add(d, to, NULL,
-					                            NULL, vf)
-					                : oom();
-					free(to);
-					to = NULL;
-					if (rc < 0) {
-						free(key);
-						return rc;
-					}
-				}
-				rc = 0;
-				free(key);
-				key = NULL;
-			}
-		}
-	}
-	return rc;
-}
-
-static int write_blocks(data_ctx *d, const char *outdir,
-                        al_graph_data_report *rep)
-{
-	char *dir = al_path_join(outdir, "blocked-edges");
-	char *to = NULL, *risk = NULL, *path = NULL, *re = NULL;
-	json_t *doc = NULL;
-	const char *k;
-	json_t *v;
-	size_t i;
-	int rc;
-
-	if (dir == NULL)
-		return oom();
-	if ((rc = al_fs_mkdir_p(dir, 0755)) < 0)
-		goto out;
-	for (i = 0; i < d->nblocks; i++) {
-		block_entry *b = &d->blocks[i];
-
-		sort_versions(&b->from);
-		re = from_regex(&b->from);
-		to = safe_part(b->to);
-		risk = safe_part(b->risk != NULL ? b->risk
-		                                 : "airlock-not-in-graph");
-		path = (to != NULL && risk != NULL)
-		           ? al_sprintf("%s/%s-%s.yaml", dir, to, risk)
-		           : NULL;
-		doc = json_pack("{s:s, s:s?}", "to", b->to, "from", re);
-		if (re == NULL || path == NULL || doc == NULL) {
-			rc = oom();
-			goto out;
-		}
-		/* a conditional risk keeps url, name, message and
-		 * matchingRules: the service then serves it as a
-		 * conditional update instead of blocking it */
-		json_object_foreach(b->obj, k, v)
-		{
-			if (strcmp(k, "to") == 0 || strcmp(k, "from") == 0)
-				continue;
-			if (json_object_set(doc, k, v) < 0) {
-				rc = oom();
-				goto out;
-			}
-		}
-		if ((rc = write_yaml(path, doc)) < 0)
-			goto out;
-		rep->blocked_edges++;
-		json_decref(doc);
-		doc = NULL;
-		free(re);
-		free(to);
-		free(risk);
-		free(path);
-		re = to = risk = path = NULL;
-	}
-out:
-	json_decref(doc);
-	free(re);
-	free(to);
-	free(risk);
-	free(path);
-	free(dir);
-	return rc;
-}
-
-/* The cincinnati-graph-data layout for the store's releases into outdir. */
-int al_graph_write_data(al_store *s, const char *outdir,
-                        al_graph_data_report *rep)
-{
-	al_graph_data_report dummy;
-	data_ctx d;
-	json_t *doc = NULL, *list, *rj = NULL;
-	char *gdir = NULL, *odir = NULL, *path = NULL, *opath = NULL;
-	char *vpath = NULL;
-	DIR *dh = NULL;
-	struct dirent *de;
-	al_graph *g = NULL, *r = NULL;
-	size_t i, j;
-	int rc;
-
-	memset(&d, 0, sizeof(d));
-	if (rep == NULL)
-		rep = &dummy;
-	memset(rep, 0, sizeof(*rep));
-	if ((rc = al_store_releases_load(s, &doc)) < 0)
-		return rc;
-	list = json_object_get(doc, "releases");
-	if (json_array_size(list) == 0) {
-		rc = al_error_set(AL_ENOTFOUND,
-		                  "the store '%s' holds no release",
-		                  al_store_path(s));
-		goto out;
-	}
-	gdir = graph_dir(s);
-	odir = al_path_join(outdir, "airlock/graph");
-	if (gdir == NULL || odir == NULL) {
-		rc = oom();
-		goto out;
-	}
-	if ((rc = al_fs_mkdir_p(odir, 0755)) < 0)
-		goto out;
-	dh = opendir(gdir);
-	if (dh == NULL && errno != ENOENT) {
-		rc = al_error_errno(errno, "cannot read '%s'", gdir);
-		goto out;
-	}
-	while (dh != NULL && (de = readdir(dh)) != NULL) {
-		if (de->d_name[0] == '.' ||
-		    !al_str_endswith(de->d_name, ".json"))
-			continue;
-		path = al_path_join(gdir, de->d_name);
-		if (path == NULL) {
-			rc = oom();
-			goto out;
-		}
-		if ((rc = al_graph_load_file(&g, path)) < 0)
-			goto out;
-		if (g->channel == NULL || g->arch == NULL ||
-		    check_name(g->channel, "channel") < 0 ||
-		    check_name(g->arch, "architecture") < 0) {
-			rc = al_error_set(AL_EPARSE,
-			                  "'%s': no valid \"airlock\": "
-			                  "{\"channel\", \"arch\"}",
-			                  path);
-			goto out;
-		}
-		if ((rc = restrict_graph(&d, g, list, &r)) < 0)
-			goto out;
-		opath = al_sprintf("%s/%s-%s.json", odir, g->channel, g->arch);
-		rj = al_graph_to_json(r);
-		if (opath == NULL || rj == NULL) {
-			rc = oom();
-			goto out;
-		}
-		if ((rc = al_json_save_file(opath, rj, 1)) < 0)
-			goto out;
-		rep->graphs++;
-		json_decref(rj);
-		rj = NULL;
-		free(opath);
-		opath = NULL;
-		al_graph_free(r);
-		r = NULL;
-		al_graph_free(g);
-		g = NULL;
-		free(path);
-		path = NULL;
-	}
-	/* channels recorded by mirror for each release */
-	for (i = 0; i < json_array_size(list); i++) {
-		const json_t *e = json_array_get(list, i);
-		const json_t *chs = json_object_get(e, "channels");
-		const char *ver = al_json_str(e, "version");
-
-		for (j = 0; ver != NULL && j < json_array_size(chs); j++) {
-			const char *c =
-			    json_string_value(json_array_get(chs, j));
-
-			if (c == NULL || check_name(c, "channel") < 0)
-				continue;
-			if ((rc = chan_add(&d, c, ver)) < 0 ||
-			    (rc = strlist_add(&d.all_versions, ver)) < 0)
-				goto out;
-		}
-	}
-	al_error_clear();
-	if ((rc = add_not_in_graph(&d)) < 0)
-		goto out;
-	if ((rc = write_channels(&d, outdir, rep)) < 0 ||
-	    (rc = write_blocks(&d, outdir, rep)) < 0)
-		goto out;
-	/* schema version of the graph-data layout (major 1) */
-	vpath = al_path_join(outdir, "version");
-	if (vpath == NULL) {
-		rc = oom();
-		goto out;
-	}
-	if ((rc = al_fs_write_atomic(vpath, "1.2.0\n", 6)) < 0)
-		goto out;
-	rep->versions = d.all_versions.n;
-out:
-	if (dh != NULL)
-		closedir(dh);
-	json_decref(rj);
-	json_decref(doc);
-	al_graph_free(g);
-	al_graph_free(r);
-	free(gdir);
-	free(odir);
-	free(path);
-	free(opath);
-	free(vpath);
-	data_free(&d);
 	return rc;
 }

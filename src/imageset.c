@@ -11,7 +11,6 @@
 #include "airlock/buf.h"
 #include "airlock/error.h"
 #include "airlock/fs.h"
-#include "airlock/graph.h"
 #include "airlock/json.h"
 #include "airlock/ref.h"
 #include "airlock/yaml.h"

@@ -25,7 +25,10 @@ int al_json_parse(json_t **out, const uint8_t *p, size_t n, const char *what)
 	v = json_loadb((const char *)(p != NULL ? p : (const uint8_t *)""), n,
 	               JSON_REJECT_DUPLICATES | JSON_DECODE_ANY, &err);
 	if (v == NULL) {
-		if (json_error_code(&err) == json_error_out_of_memory)
+		/* jansson states every input error; one with no text is a
+		 * failed allocation it did not name (tests/unit/test_oom.c) */
+		if (json_error_code(&err) == json_error_out_of_memory ||
+		    err.text[0] == '\0')
 			return al_error_set(
 			    AL_ENOMEM, "%s: out of memory parsing JSON", what);
 		return al_error_set(AL_EPARSE, "%s: line %d, column %d: %s",

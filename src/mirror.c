@@ -1,5 +1,6 @@
 /* mirror.c: releases, their component images and additional images into the
  * store; releases.json bookkeeping. */
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -7,7 +8,6 @@
 #include "airlock/buf.h"
 #include "airlock/error.h"
 #include "airlock/fs.h"
-#include "airlock/json.h"
 #include "airlock/log.h"
 #include "airlock/mirror.h"
 #include "airlock/ref.h"
@@ -128,9 +128,8 @@ static int named_verified(al_store *s, const char *name, al_digest *digest,
                           int *present, char *fpr)
 {
 	al_store_image cur;
-	json_t *doc = NULL, *list;
+	al_store_release rec;
 	char ds[AL_DIGEST_STRMAX];
-	size_t i;
 	int verified = 0;
 
 	*present = 0;
@@ -142,25 +141,18 @@ static int named_verified(al_store *s, const char *name, al_digest *digest,
 	*present = 1;
 	*digest = cur.desc.digest;
 	al_store_image_clear(&cur);
-	if (al_store_releases_load(s, &doc) < 0) {
+	if (al_store_release_find(s, al_digest_str(digest, ds), &rec) < 0) {
 		al_error_clear();
 		return 0;
 	}
-	al_digest_str(digest, ds);
-	list = json_object_get(doc, "releases");
-	for (i = 0; i < json_array_size(list); i++) {
-		json_t *e = json_array_get(list, i);
-		const char *d = al_json_str(e, "digest");
-		const char *by = al_json_str(e, "verifiedBy");
-		if (d == NULL || strcmp(d, ds) != 0 ||
-		    !json_is_true(json_object_get(e, "verified")))
-			continue;
+	/* the first record of that digest decides, as it always did */
+	if (rec.verified == AL_STORE_VERIFIED && rec.has_digest &&
+	    al_digest_equal(&rec.digest, digest)) {
 		verified = 1;
-		if (by != NULL)
-			snprintf(fpr, 41, "%s", by);
-		break;
+		if (rec.verified_by != NULL)
+			snprintf(fpr, 41, "%s", rec.verified_by);
 	}
-	json_decref(doc);
+	al_store_release_clear(&rec);
 	return verified;
 }
 
@@ -192,86 +184,46 @@ static char *iso8601_now(void)
 	return al_strdup(buf);
 }
 
-/* Add or replace (same digest) the release entry in releases.json. */
+/* Add or update (same digest) the release record in releases.json. */
 static int record_release(al_store *s, const al_mirror_release *rel,
                           const char *platform, int checked)
 {
-	json_t *doc = NULL, *list, *entry = NULL;
+	al_store_release rec;
 	char ds[AL_DIGEST_STRMAX];
-	char *when = NULL;
-	size_t i;
-	int rc;
+	int rc, kept = 0;
 
-	if ((rc = al_store_releases_load(s, &doc)) < 0)
-		return rc;
-	list = json_object_get(doc, "releases");
-	if (!json_is_array(list)) {
-		rc = al_error_set(
-		    AL_EPARSE,
-		    "'%s/airlock/releases.json': \"releases\" is not a list",
-		    al_store_path(s));
-		goto out;
+	memset(&rec, 0, sizeof(rec));
+	rec.version = rel->version;
+	rec.digest = rel->digest;
+	rec.has_digest = 1;
+	rec.source = rel->source;
+	rec.components = (long long)rel->components;
+	rec.platform = (char *)platform;
+	rec.mirrored = iso8601_now();
+	rec.verified = !checked        ? AL_STORE_UNCHECKED
+	               : rel->verified ? AL_STORE_VERIFIED
+	                               : AL_STORE_UNVERIFIED;
+	rec.verified_by = (char *)(uintptr_t)rel->verified_by;
+	if (rec.mirrored == NULL)
+		return al_error_set(AL_ENOMEM, "out of memory");
+	rc = al_store_release_put(s, &rec, 0, &kept);
+	/* A verified record is never downgraded by a later run that could
+	 * not verify (other keys, --allow-unsigned): its signature stays in
+	 * STORE/signatures. */
+	if (rc == 0 && kept) {
+		al_store_release old;
+		int found = al_store_release_find(
+		                s, al_digest_str(&rel->digest, ds), &old) == 0;
+		al_log_warn("release %s (%s) was verified earlier "
+		            "(by %s): its record stays verified",
+		            rel->source, ds,
+		            found && old.verified_by != NULL ? old.verified_by
+		                                             : "a trusted key");
+		if (found)
+			al_store_release_clear(&old);
+		al_error_clear();
 	}
-	al_digest_str(&rel->digest, ds);
-	when = iso8601_now();
-	entry = json_pack("{s:s?, s:s, s:s, s:I, s:s?, s:s?}", "version",
-	                  rel->version, "digest", ds, "source", rel->source,
-	                  "components", (json_int_t)rel->components, "platform",
-	                  platform, "mirrored", when);
-	if (entry == NULL) {
-		rc = al_error_set(AL_ENOMEM, "out of memory");
-		goto out;
-	}
-	if (platform == NULL)
-		json_object_del(entry, "platform");
-	if (checked) {
-		json_object_set_new(entry, "verified",
-		                    json_boolean(rel->verified));
-		if (rel->verified)
-			json_object_set_new(entry, "verifiedBy",
-			                    json_string(rel->verified_by));
-		else
-			json_object_set_new(entry, "verifiedBy", json_null());
-	}
-	for (i = 0; i < json_array_size(list); i++) {
-		const char *d = al_json_str(json_array_get(list, i), "digest");
-		json_t *old = json_array_get(list, i);
-		if (d != NULL && strcmp(d, ds) == 0) {
-			/* keep what other modules recorded (signatures, packs)
-			 */
-			const char *k;
-			json_t *v;
-			/* A verified record is never downgraded by a later run
-			 * that could not verify (other keys, --allow-unsigned):
-			 * its signature stays in STORE/signatures. */
-			if (json_is_true(json_object_get(old, "verified")) &&
-			    json_is_false(json_object_get(entry, "verified"))) {
-				al_log_warn(
-				    "release %s (%s) was verified earlier "
-				    "(by %s): its record stays verified",
-				    rel->source, ds,
-				    al_json_str(old, "verifiedBy") != NULL
-				        ? al_json_str(old, "verifiedBy")
-				        : "a trusted key");
-				json_object_del(entry, "verified");
-				json_object_del(entry, "verifiedBy");
-			}
-			json_object_foreach(old, k, v)
-			{
-				if (json_object_get(entry, k) == NULL)
-					json_object_set(entry, k, v);
-			}
-			json_array_set(list, i, entry);
-			goto save;
-		}
-	}
-	json_array_append(list, entry);
-save:
-	rc = al_store_releases_save(s, doc);
-out:
-	json_decref(entry);
-	json_decref(doc);
-	free(when);
+	free(rec.mirrored);
 	return rc;
 }
 
@@ -755,71 +707,32 @@ out:
 int al_mirror_record_channels(al_store *s, const al_digest *release,
                               const char *const *channels, size_t n)
 {
-	json_t *doc = NULL, *list, *entry = NULL, *chans;
-	char ds[AL_DIGEST_STRMAX];
-	size_t i, j;
-	int rc;
+	al_store_release rec;
 
-	if ((rc = al_store_releases_load(s, &doc)) < 0)
-		return rc;
-	list = json_object_get(doc, "releases");
-	al_digest_str(release, ds);
-	for (i = 0; i < json_array_size(list); i++) {
-		const char *d = al_json_str(json_array_get(list, i), "digest");
-		if (d != NULL && strcmp(d, ds) == 0) {
-			entry = json_array_get(list, i);
-			break;
-		}
-	}
-	if (entry == NULL) {
-		rc = al_error_set(AL_ENOTFOUND,
-		                  "no release %s in '%s/airlock/releases.json'",
-		                  ds, al_store_path(s));
-		goto out;
-	}
-	chans = json_object_get(entry, "channels");
-	if (!json_is_array(chans)) {
-		chans = json_array();
-		if (chans == NULL ||
-		    json_object_set_new(entry, "channels", chans) != 0) {
-			rc = al_error_set(AL_ENOMEM, "out of memory");
-			goto out;
-		}
-	}
-	for (i = 0; i < n; i++) {
-		int found = 0;
-		for (j = 0; j < json_array_size(chans); j++)
-			if (json_is_string(json_array_get(chans, j)) &&
-			    strcmp(json_string_value(json_array_get(chans, j)),
-			           channels[i]) == 0)
-				found = 1;
-		if (!found && json_array_append_new(
-		                  chans, json_string(channels[i])) != 0) {
-			rc = al_error_set(AL_ENOMEM, "out of memory");
-			goto out;
-		}
-	}
-	rc = al_store_releases_save(s, doc);
-out:
-	json_decref(doc);
-	return rc;
+	memset(&rec, 0, sizeof(rec));
+	rec.digest = *release;
+	rec.has_digest = 1;
+	rec.components = -1;
+	rec.verified = AL_STORE_UNCHECKED;
+	rec.channels = (char **)(uintptr_t)channels;
+	rec.nchannels = n;
+	return al_store_release_put(s, &rec, AL_STORE_RELEASE_EXISTING, NULL);
 }
 
 /* Component roots of one recorded release (none when it cannot be read:
  * the walk reports what it lacks). */
-static int component_roots(al_store *s, const json_t *e, al_store_root **roots,
-                           size_t *nroots, char ***froms, size_t *nfroms)
+static int component_roots(al_store *s, const al_store_release *e,
+                           al_store_root **roots, size_t *nroots, char ***froms,
+                           size_t *nfroms)
 {
-	const char *d = al_json_str(e, "digest");
-	const char *v = al_json_str(e, "version");
+	const char *d = e->digest_text;
+	const char *v = e->version;
 	al_release *r = NULL;
-	al_digest rd;
 	size_t j, n;
 	int rc = 0;
 
-	if (d == NULL || al_digest_parse_str(&rd, d) < 0 ||
-	    al_store_has_blob(s, &rd, NULL) != 1 ||
-	    al_release_open(&r, s, &rd, al_json_str(e, "platform")) < 0) {
+	if (!e->has_digest || al_store_has_blob(s, &e->digest, NULL) != 1 ||
+	    al_release_open(&r, s, &e->digest, e->platform) < 0) {
 		al_error_clear();
 		return 0;
 	}
@@ -868,18 +781,17 @@ out:
 int al_mirror_check(al_store *s, int flags, al_check_fn fn, void *ud,
                     al_check_result *res)
 {
-	json_t *doc = NULL, *list;
+	al_store_release *list = NULL;
 	al_store_root *roots = NULL;
 	char **froms = NULL;
-	size_t nroots = 0, nfroms = 0, i;
+	size_t nroots = 0, nfroms = 0, nlist = 0, i;
 	int rc = 0;
 
 	/* An unreadable releases.json is reported by the store check. */
-	if (al_store_releases_load(s, &doc) == 0) {
-		list = json_object_get(doc, "releases");
-		for (i = 0; rc == 0 && i < json_array_size(list); i++)
-			rc = component_roots(s, json_array_get(list, i), &roots,
-			                     &nroots, &froms, &nfroms);
+	if (al_store_releases_list(s, &list, &nlist) == 0) {
+		for (i = 0; rc == 0 && i < nlist; i++)
+			rc = component_roots(s, &list[i], &roots, &nroots,
+			                     &froms, &nfroms);
 	}
 	al_error_clear();
 	if (rc == 0)
@@ -888,6 +800,6 @@ int al_mirror_check(al_store *s, int flags, al_check_fn fn, void *ud,
 		free(froms[i]);
 	free(froms);
 	free(roots);
-	json_decref(doc);
+	al_store_releases_free(list, nlist);
 	return rc;
 }

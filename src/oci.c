@@ -8,6 +8,7 @@
 #include "airlock/buf.h"
 #include "airlock/error.h"
 #include "airlock/oci.h"
+#include "oci_int.h"
 
 /* Bound on any string we copy out of a manifest (media types, platform). */
 #define OCI_STR_MAX 1024

@@ -445,7 +445,80 @@ void al_pack__free_list(char **v, size_t n)
 	free_list(v, n);
 }
 
-int al_inventory(al_store *s, json_t **out)
+int al_pack__walk_signatures(const char *root, al_pack__sig_fn fn, void *ud)
+{
+	char **names = NULL, **files = NULL;
+	size_t nnames = 0, nfiles = 0, i, j;
+	char *dir = NULL, *sub = NULL, *path = NULL;
+	int rc = 0;
+
+	if ((dir = al_path_join(root, "signatures")) == NULL)
+		return al_error_set(AL_ENOMEM, "out of memory");
+	if ((rc = list_dir(dir, &names, &nnames)) < 0)
+		goto out;
+	for (i = 0; rc == 0 && i < nnames; i++) {
+		free(sub);
+		if ((sub = al_path_join(dir, names[i])) == NULL) {
+			rc = al_error_set(AL_ENOMEM, "out of memory");
+			goto out;
+		}
+		free_list(files, nfiles);
+		files = NULL;
+		nfiles = 0;
+		if ((rc = list_dir(sub, &files, &nfiles)) < 0) {
+			if (rc != AL_EIO)
+				goto out;
+			/* not a directory: not a signature (the store check
+			 * reports it) */
+			al_error_clear();
+			rc = 0;
+			continue;
+		}
+		for (j = 0; rc == 0 && j < nfiles; j++) {
+			char rel[256];
+			struct stat st;
+			if (snprintf(rel, sizeof(rel), "signatures/%s/%s",
+			             names[i], files[j]) >= (int)sizeof(rel))
+				continue;
+			if (al_pack__classify(rel) != AL_PK_SIG)
+				continue;
+			free(path);
+			if ((path = al_path_join(sub, files[j])) == NULL) {
+				rc = al_error_set(AL_ENOMEM, "out of memory");
+				goto out;
+			}
+			if (lstat(path, &st) != 0 || !S_ISREG(st.st_mode))
+				continue;
+			rc = fn(ud, rel, path);
+		}
+	}
+out:
+	free_list(names, nnames);
+	free_list(files, nfiles);
+	free(dir);
+	free(sub);
+	free(path);
+	return rc;
+}
+
+/* One signature file into the inventory's "signatures". */
+static int inventory_sig(void *ud, const char *rel, const char *path)
+{
+	json_t *sigs = ud, *o;
+	char hex[AL_DIGEST_STRMAX];
+	al_digest d;
+	int rc;
+
+	if ((rc = al_digest_file(&d, AL_DIGEST_SHA256, path, NULL)) < 0)
+		return rc;
+	o = json_pack("{s:s, s:s}", "path", rel, "sha256",
+	              al_digest_hex(&d, hex));
+	if (o == NULL || json_array_append_new(sigs, o) < 0)
+		return al_error_set(AL_ENOMEM, "out of memory");
+	return 0;
+}
+
+int al_pack__inventory_json(al_store *s, json_t **out)
 {
 	const char *root = al_store_path(s);
 	char **names = NULL, **files = NULL;
@@ -494,51 +567,10 @@ int al_inventory(al_store *s, json_t **out)
 		nnames = 0;
 	}
 	free(dir);
+	dir = NULL;
 
-	if ((dir = al_path_join(root, "signatures")) == NULL)
-		goto oom;
-	if ((rc = list_dir(dir, &names, &nnames)) < 0)
+	if ((rc = al_pack__walk_signatures(root, inventory_sig, sigs)) < 0)
 		goto out;
-	for (i = 0; i < nnames; i++) {
-		free(sub);
-		if ((sub = al_path_join(dir, names[i])) == NULL)
-			goto oom;
-		free_list(files, nfiles);
-		files = NULL;
-		nfiles = 0;
-		if ((rc = list_dir(sub, &files, &nfiles)) < 0) {
-			if (rc == AL_EIO)
-				continue; /* not a directory: not a signature */
-			goto out;
-		}
-		for (j = 0; j < nfiles; j++) {
-			char rel[256], hex[AL_DIGEST_STRMAX];
-			al_digest d;
-			struct stat st;
-			json_t *o;
-			if (snprintf(rel, sizeof(rel), "signatures/%s/%s",
-			             names[i], files[j]) >= (int)sizeof(rel))
-				continue;
-			if (al_pack__classify(rel) != AL_PK_SIG)
-				continue;
-			free(path);
-			if ((path = al_path_join(sub, files[j])) == NULL)
-				goto oom;
-			if (lstat(path, &st) != 0 || !S_ISREG(st.st_mode))
-				continue;
-			if ((rc = al_digest_file(&d, AL_DIGEST_SHA256, path,
-			                         NULL)) < 0)
-				goto out;
-			o = json_pack("{s:s, s:s}", "path", rel, "sha256",
-			              al_digest_hex(&d, hex));
-			if (o == NULL || json_array_append_new(sigs, o) < 0)
-				goto oom;
-		}
-	}
-	free_list(names, nnames);
-	names = NULL;
-	nnames = 0;
-	free(dir);
 
 	if ((dir = al_path_join(root, "airlock/imported")) == NULL)
 		goto oom;
@@ -568,6 +600,30 @@ out:
 	free(dir);
 	free(sub);
 	free(path);
+	json_decref(inv);
+	return rc;
+}
+
+int al_pack_inventory(al_store *s, char **json, size_t *len)
+{
+	json_t *inv = NULL;
+	char *txt = NULL, *line = NULL;
+	int rc;
+
+	if ((rc = al_pack__inventory_json(s, &inv)) < 0)
+		return rc;
+	if ((txt = al_json_dump(inv, 1)) == NULL ||
+	    (line = al_sprintf("%s\n", txt)) == NULL) {
+		rc = al_error_set(AL_ENOMEM, "out of memory");
+		goto out;
+	}
+	if (len != NULL)
+		*len = strlen(line);
+	*json = line;
+	line = NULL;
+out:
+	free(line);
+	free(txt);
 	json_decref(inv);
 	return rc;
 }

@@ -9,6 +9,7 @@
 #include <jansson.h>
 
 #include "airlock/buf.h"
+#include "airlock/store.h"
 
 /* What a pack entry path names in the store. */
 enum {
@@ -59,5 +60,18 @@ int al_pack__sha256_hex(const void *p, size_t n, char hex[65]);
  * with al_pack__free_list. */
 int al_pack__list_dir(const char *dir, char ***out, size_t *n);
 void al_pack__free_list(char **v, size_t n);
+
+/*
+ * The one walk of STORE/signatures (root: the store path) that pack,
+ * inventory and pack write share: fn(ud, "signatures/<d>/<f>", path) for
+ * every regular file al_pack__classify calls a signature, in name order.
+ * A directory entry that is not a directory is skipped (the store check
+ * reports it); fn's negative return ends the walk with it.
+ */
+typedef int (*al_pack__sig_fn)(void *ud, const char *rel, const char *path);
+int al_pack__walk_signatures(const char *root, al_pack__sig_fn fn, void *ud);
+
+/* al_pack_inventory's document as JSON (the caller decrefs). */
+int al_pack__inventory_json(al_store *s, json_t **out);
 
 #endif

@@ -1,5 +1,5 @@
-/* pack_unpack.c: al_unpack: verify a pack's manifest, stream its volumes into
- * the store entry by entry, update the index last. */
+/* pack_unpack.c: al_pack_unpack: verify a pack's manifest, stream its volumes
+ * into the store entry by entry, update the index last. */
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
@@ -21,7 +21,9 @@
 #include "airlock/oci.h"
 #include "airlock/pack.h"
 #include "airlock/store.h"
+#include "oci_int.h"
 #include "pack_int.h"
+#include "store_int.h"
 
 #define MAX_VOLUMES 9999
 #define MAX_ENTRIES 1000000
@@ -1451,42 +1453,18 @@ out:
 
 static int merge_releases(up_ctx *c, const up_entry *e)
 {
-	json_t *pk = NULL, *mine = NULL, *pa, *ma, *v, *w;
-	size_t i, j;
+	json_t *pk = NULL;
+	char *what = NULL;
 	int rc;
 
 	if ((rc = load_staged(c, e, &pk)) < 0)
 		return rc;
-	if ((rc = al_store_releases_load(c->s, &mine)) < 0)
-		goto out;
-	pa = json_object_get(pk, "releases");
-	ma = json_object_get(mine, "releases");
-	if (!json_is_array(pa) || !json_is_array(ma)) {
-		rc = al_error_set(AL_EPARSE,
-		                  "airlock/releases.json of pack '%s' has no "
-		                  "\"releases\" array",
-		                  c->id);
-		goto out;
-	}
-	json_array_foreach(pa, i, v)
-	{
-		int found = 0;
-		json_array_foreach(ma, j, w)
-		{
-			if (json_equal(v, w)) {
-				found = 1;
-				break;
-			}
-		}
-		if (!found && json_array_append(ma, v) < 0) {
-			rc = al_error_set(AL_ENOMEM, "out of memory");
-			goto out;
-		}
-	}
-	rc = al_store_releases_save(c->s, mine);
-out:
+	if ((what = al_sprintf("pack '%s'", c->id)) == NULL)
+		rc = al_error_set(AL_ENOMEM, "out of memory");
+	else
+		rc = al_store__releases_import(c->s, pk, what);
+	free(what);
 	json_decref(pk);
-	json_decref(mine);
 	return rc;
 }
 
@@ -2079,6 +2057,12 @@ static void ctx_free(up_ctx *c)
 
 int al_unpack(al_store *s, const char *dir, const al_unpack_opts *opts,
               al_unpack_result *res)
+{
+	return al_pack_unpack(s, dir, opts, res);
+}
+
+int al_pack_unpack(al_store *s, const char *dir, const al_unpack_opts *opts,
+                   al_unpack_result *res)
 {
 	static const al_unpack_opts defaults;
 	al_unpack_result local;

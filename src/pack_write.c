@@ -20,7 +20,9 @@
 #include "airlock/json.h"
 #include "airlock/log.h"
 #include "airlock/pack.h"
+#include "oci_int.h"
 #include "pack_int.h"
+#include "store_int.h"
 
 /* Room budgeted per tar header (ustar header plus a possible pax header)
  * and for the end-of-archive blocks. */
@@ -454,15 +456,48 @@ out:
 	return rc;
 }
 
+typedef struct gather_ctx {
+	const char *root;
+	strset *hsigs;
+	pw_item **items;
+	size_t *n, *cap;
+	uint64_t *skipped, *total;
+} gather_ctx;
+
+/* One signature file, unless the far side holds it. */
+static int gather_sig(void *ud, const char *rel, const char *path)
+{
+	gather_ctx *g = ud;
+	char key[512];
+	pw_item *it;
+	int rc;
+
+	(void)path;
+	if ((rc = add_small(g->items, g->n, g->cap, g->root, rel, AL_PK_SIG,
+	                    AL_PACK_SIGFILE_MAX)) < 0)
+		return rc;
+	it = &(*g->items)[*g->n - 1];
+	if ((rc = sig_key(key, sizeof(key), it->path, it->hex)) < 0)
+		return rc;
+	if (set_has(g->hsigs, key)) {
+		(*g->n)--;
+		free(it->path);
+		al_buf_free(&it->data);
+		(*g->skipped)++;
+		return 0;
+	}
+	*g->total += it->size;
+	return 0;
+}
+
 /* Everything the pack may carry, minus what the far side holds. */
 static int gather(pw_ctx *c, strset *hblobs, strset *hsigs, pw_item **out,
                   size_t *nout, uint64_t *skipped, uint64_t *total)
 {
 	const char *root = al_store_path(c->store);
-	pw_item *items = NULL, *it;
-	size_t n = 0, cap = 0, i, j, nnames = 0, nfiles = 0;
-	char **names = NULL, **files = NULL;
-	char *dir = NULL, *sub = NULL;
+	pw_item *items = NULL;
+	size_t n = 0, cap = 0;
+	gather_ctx g;
 	int rc = 0;
 
 	*skipped = 0;
@@ -471,53 +506,15 @@ static int gather(pw_ctx *c, strset *hblobs, strset *hsigs, pw_item **out,
 	                       total)) < 0)
 		goto out;
 
-	if ((dir = al_path_join(root, "signatures")) == NULL)
-		goto oom;
-	if ((rc = al_pack__list_dir(dir, &names, &nnames)) < 0)
+	g.root = root;
+	g.hsigs = hsigs;
+	g.items = &items;
+	g.n = &n;
+	g.cap = &cap;
+	g.skipped = skipped;
+	g.total = total;
+	if ((rc = al_pack__walk_signatures(root, gather_sig, &g)) < 0)
 		goto out;
-	for (i = 0; i < nnames; i++) {
-		free(sub);
-		if ((sub = al_path_join(dir, names[i])) == NULL)
-			goto oom;
-		al_pack__free_list(files, nfiles);
-		files = NULL;
-		nfiles = 0;
-		if (al_pack__list_dir(sub, &files, &nfiles) < 0)
-			continue; /* not a directory: store check reports it */
-		for (j = 0; j < nfiles; j++) {
-			char rel[256], key[512];
-			struct stat st;
-			char *p;
-			if (snprintf(rel, sizeof(rel), "signatures/%s/%s",
-			             names[i], files[j]) >= (int)sizeof(rel))
-				continue;
-			if (al_pack__classify(rel) != AL_PK_SIG)
-				continue;
-			if ((p = al_path_join(root, rel)) == NULL)
-				goto oom;
-			if (lstat(p, &st) != 0 || !S_ISREG(st.st_mode)) {
-				free(p);
-				continue;
-			}
-			free(p);
-			if ((rc = add_small(&items, &n, &cap, root, rel,
-			                    AL_PK_SIG, AL_PACK_SIGFILE_MAX)) <
-			    0)
-				goto out;
-			it = &items[n - 1];
-			if ((rc = sig_key(key, sizeof(key), it->path,
-			                  it->hex)) < 0)
-				goto out;
-			if (set_has(hsigs, key)) {
-				n--;
-				free(it->path);
-				al_buf_free(&it->data);
-				(*skipped)++;
-				continue;
-			}
-			*total += it->size;
-		}
-	}
 
 	{
 		char *rp = al_path_join(root, "airlock/releases.json");
@@ -555,10 +552,6 @@ oom:
 	rc = al_error_set(AL_ENOMEM, "out of memory");
 out:
 	items_free(items, n);
-	al_pack__free_list(names, nnames);
-	al_pack__free_list(files, nfiles);
-	free(dir);
-	free(sub);
 	return rc;
 }
 
@@ -1066,8 +1059,7 @@ int al_pack_write(al_store *s, const char *outdir, const al_pack_opts *opts,
 		if (!al_pack_id_valid(c.opts->since))
 			return al_error_set(AL_EINVAL, "'%s' is not a pack id",
 			                    c.opts->since);
-		rpath = al_sprintf("%s/airlock/packs/%s.json", al_store_path(s),
-		                   c.opts->since);
+		rpath = al_store_pack_record_path(s, c.opts->since);
 		if (rpath == NULL)
 			goto oom;
 		if ((rc = al_pack__load_store_json(
@@ -1184,15 +1176,7 @@ int al_pack_write(al_store *s, const char *outdir, const al_pack_opts *opts,
 	record = make_record(&c, items, nitems, &hblobs, &hsigs, base, seq);
 	if (record == NULL)
 		goto oom;
-	if ((rpath = al_sprintf("%s/airlock/packs", al_store_path(s))) == NULL)
-		goto oom;
-	if ((rc = al_fs_mkdir_p(rpath, 0755)) < 0)
-		goto out;
-	free(rpath);
-	if ((rpath = al_sprintf("%s/airlock/packs/%s.json", al_store_path(s),
-	                        c.id)) == NULL)
-		goto oom;
-	if ((rc = al_json_save_file(rpath, record, 0)) < 0)
+	if ((rc = al_store__pack_record_save(s, c.id, record)) < 0)
 		goto out;
 	progress(&c, 1);
 	al_log_debug("pack %s: %llu volumes, %zu entries", c.id,

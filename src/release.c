@@ -12,6 +12,7 @@
 #include "airlock/fs.h"
 #include "airlock/log.h"
 #include "airlock/release.h"
+#include "release_int.h"
 
 #define RELEASE_FILES_MAX 100000 /* files in release-manifests/ */
 #define RELEASE_DIR "release-manifests/"

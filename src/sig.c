@@ -1,7 +1,6 @@
 /* sig.c: simple-signing payloads, signature verification, directory and
  * ConfigMap sources, signatures in the store. */
 #include <errno.h>
-#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -801,21 +800,9 @@ int al_sig_configmap_load(al_sig_list *out, const char *path,
 
 /* --- signatures in the store ------------------------------------------ */
 
-/* STORE/signatures; caller frees. */
-static char *store_sig_root(al_store *s)
-{
-	return al_path_join(al_store_path(s), "signatures");
-}
-
-static int store_save(al_store *s, const al_digest *release, const uint8_t *p,
+int al_sig_store_save(al_store *s, const al_digest *release, const uint8_t *p,
                       size_t n, unsigned *index)
 {
-	al_sig_list have = AL_SIG_LIST_INIT;
-	char *root = NULL, *ddir = NULL, *path = NULL;
-	unsigned k;
-	size_t i;
-	int rc;
-
 	if (s == NULL || release == NULL || p == NULL || n == 0)
 		return al_error_set(AL_EINVAL,
 		                    "no store, digest or signature to save");
@@ -824,60 +811,9 @@ static int store_save(al_store *s, const al_digest *release, const uint8_t *p,
 		    AL_ELIMIT,
 		    "signature of %zu bytes exceeds the %llu byte limit", n,
 		    (unsigned long long)AL_SIG_MAX_BYTES);
-	if ((root = store_sig_root(s)) == NULL ||
-	    (ddir = digest_dir(root, release)) == NULL) {
-		rc = al_error_set(AL_ENOMEM, "out of memory");
-		goto out;
-	}
-	if ((rc = al_sig_dir_read(&have, root, release, AL_SIG_MAX_STORED)) < 0)
-		goto out;
-	for (i = 0; i < have.n; i++) {
-		if (have.items[i].len == n &&
-		    memcmp(have.items[i].data, p, n) == 0) {
-			if (index != NULL)
-				*index = (unsigned)(i + 1);
-			rc = 0;
-			goto out;
-		}
-	}
-	if (have.n >= AL_SIG_MAX_STORED) {
-		rc = al_error_set(AL_ELIMIT, "'%s' already holds %d signatures",
-		                  ddir, AL_SIG_MAX_STORED);
-		goto out;
-	}
-	k = (unsigned)have.n + 1;
-	if ((rc = al_fs_mkdir_p(ddir, 0755)) < 0)
-		goto out;
-	if ((path = al_sprintf("%s/signature-%u", ddir, k)) == NULL) {
-		rc = al_error_set(AL_ENOMEM, "out of memory");
-		goto out;
-	}
-	if ((rc = al_fs_write_atomic(path, p, n)) < 0)
-		goto out;
-	al_log_debug("saved signature '%s'", path);
-	if (index != NULL)
-		*index = k;
-out:
-	al_sig_list_clear(&have);
-	free(root);
-	free(ddir);
-	free(path);
-	return rc;
-}
-
-/* Numbering reads the directory and then writes the next file: one save at a
- * time in this process (the store lock serialises processes). */
-static pthread_mutex_t save_mu = PTHREAD_MUTEX_INITIALIZER;
-
-int al_sig_store_save(al_store *s, const al_digest *release, const uint8_t *p,
-                      size_t n, unsigned *index)
-{
-	int rc;
-
-	pthread_mutex_lock(&save_mu);
-	rc = store_save(s, release, p, n, index);
-	pthread_mutex_unlock(&save_mu);
-	return rc;
+	/* the store owns signatures/ (numbering, its lock) */
+	return al_store_signature_add(s, release, p, n, AL_SIG_MAX_BYTES,
+	                              AL_SIG_MAX_STORED, index);
 }
 
 int al_sig_store_load(al_store *s, const al_digest *release, al_sig_list *out)
@@ -888,7 +824,7 @@ int al_sig_store_load(al_store *s, const al_digest *release, al_sig_list *out)
 	if (s == NULL || release == NULL || out == NULL)
 		return al_error_set(
 		    AL_EINVAL, "no store or digest to load signatures for");
-	if ((root = store_sig_root(s)) == NULL)
+	if ((root = al_store_signature_dir(s, NULL)) == NULL)
 		return al_error_set(AL_ENOMEM, "out of memory");
 	/* a layout written by another tool has no signatures/ at all */
 	rc = al_fs_exists(root);

@@ -16,6 +16,8 @@
 #include "airlock/json.h"
 #include "airlock/log.h"
 #include "airlock/store.h"
+#include "oci_int.h"
+#include "store_int.h"
 
 /* Bounds on the files of the layout itself. */
 #define STORE_INDEX_MAX (64 * AL_MIB)
@@ -46,6 +48,10 @@ struct al_store {
 	unsigned pending;  /* journal records index.json does not hold yet */
 	uint64_t first_ms; /* when the first of them was written */
 	unsigned dirty;    /* bit (1 << algo): blob directories to fsync */
+	/* signatures/: numbering reads the directory and then writes the
+	 * next file, one save at a time (the store lock serialises
+	 * processes) */
+	pthread_mutex_t sig_mu;
 };
 
 struct al_blob_writer {
@@ -339,6 +345,7 @@ void al_store_free(al_store *s)
 	json_decref(s->index);
 	al_lock_free(s->lock);
 	pthread_mutex_destroy(&s->mu);
+	pthread_mutex_destroy(&s->sig_mu);
 	free(s->path);
 	free(s);
 }
@@ -657,7 +664,7 @@ int al_store_flush(al_store *s)
 
 int al_store_open(al_store **out, const char *path, const al_store_opts *opts)
 {
-	al_store_opts def = {0, 0, 0};
+	al_store_opts def = AL_STORE_OPTS_INIT;
 	al_store *s = NULL;
 	char *p = NULL;
 	int rc = 0, have;
@@ -676,10 +683,15 @@ int al_store_open(al_store **out, const char *path, const al_store_opts *opts)
 		free(s);
 		return al_error_set(AL_ENOMEM, "cannot create a mutex");
 	}
+	if (pthread_mutex_init(&s->sig_mu, NULL) != 0) {
+		pthread_mutex_destroy(&s->mu);
+		free(s);
+		return al_error_set(AL_ENOMEM, "cannot create a mutex");
+	}
 	s->readonly = opts->readonly;
 	s->jfd = -1;
 	s->path = al_strdup(path);
-	p = store_file(s, "oci-layout");
+	p = s->path != NULL ? store_file(s, "oci-layout") : NULL;
 	if (s->path == NULL || p == NULL) {
 		rc = al_error_set(AL_ENOMEM, "out of memory");
 		goto out;
@@ -1300,17 +1312,13 @@ static int releases_valid(const json_t *v)
 	       json_is_array(json_object_get(v, "releases"));
 }
 
-int al_store_releases_load(al_store *s, json_t **out)
+/* releases.json into *out (a missing file is an empty list); call with
+ * s->mu held. */
+static int releases_read_locked(const char *p, json_t **out)
 {
-	char *p = store_file(s, "airlock/releases.json");
 	json_t *v = NULL;
-	int rc;
+	int rc = load_json(&v, p, STORE_RELEASES_MAX);
 
-	if (p == NULL)
-		return al_error_set(AL_ENOMEM, "out of memory");
-	pthread_mutex_lock(&s->mu);
-	rc = load_json(&v, p, STORE_RELEASES_MAX);
-	pthread_mutex_unlock(&s->mu);
 	if (rc == AL_ENOTFOUND) {
 		al_error_clear();
 		v = json_pack("{s:[]}", "releases");
@@ -1325,6 +1333,35 @@ int al_store_releases_load(al_store *s, json_t **out)
 		v = NULL;
 	}
 	json_decref(v);
+	return rc;
+}
+
+/* Write v as releases.json; call with s->mu held. */
+static int releases_write_locked(al_store *s, const char *p, const json_t *v)
+{
+	int rc;
+
+	if (!releases_valid(v))
+		return al_error_set(
+		    AL_EINVAL,
+		    "releases.json must be an object with a 'releases' array");
+	/* what releases.json names is written (and synced) before it */
+	rc = s->pending > 0 ? compact(s) : sync_dirty_dirs(s);
+	if (rc == 0)
+		rc = save_json(p, v, JSON_INDENT(2));
+	return rc;
+}
+
+int al_store_releases_load(al_store *s, json_t **out)
+{
+	char *p = store_file(s, "airlock/releases.json");
+	int rc;
+
+	if (p == NULL)
+		return al_error_set(AL_ENOMEM, "out of memory");
+	pthread_mutex_lock(&s->mu);
+	rc = releases_read_locked(p, out);
+	pthread_mutex_unlock(&s->mu);
 	free(p);
 	return rc;
 }
@@ -1337,20 +1374,107 @@ int al_store_releases_save(al_store *s, const json_t *v)
 	if (s->readonly)
 		return al_error_set(AL_EINVAL, "store '%s' is read-only",
 		                    s->path);
-	if (!releases_valid(v))
-		return al_error_set(
-		    AL_EINVAL,
-		    "releases.json must be an object with a 'releases' array");
 	p = store_file(s, "airlock/releases.json");
 	if (p == NULL)
 		return al_error_set(AL_ENOMEM, "out of memory");
 	pthread_mutex_lock(&s->mu);
-	/* what releases.json names is written (and synced) before it */
-	rc = s->pending > 0 ? compact(s) : sync_dirty_dirs(s);
-	if (rc == 0)
-		rc = save_json(p, v, JSON_INDENT(2));
+	rc = releases_write_locked(s, p, v);
 	pthread_mutex_unlock(&s->mu);
 	free(p);
+	return rc;
+}
+
+int al_store__releases_edit(al_store *s, al_store__releases_edit_fn edit,
+                            void *ud)
+{
+	json_t *doc = NULL;
+	char *p;
+	int rc;
+
+	if (s->readonly)
+		return al_error_set(AL_EINVAL, "store '%s' is read-only",
+		                    s->path);
+	p = store_file(s, "airlock/releases.json");
+	if (p == NULL)
+		return al_error_set(AL_ENOMEM, "out of memory");
+	/* one lock over read, change and write: two threads recording
+	 * releases of one store never lose each other's records */
+	pthread_mutex_lock(&s->mu);
+	rc = releases_read_locked(p, &doc);
+	if (rc == 0 && (rc = edit(doc, ud)) == 0)
+		rc = releases_write_locked(s, p, doc);
+	pthread_mutex_unlock(&s->mu);
+	json_decref(doc);
+	free(p);
+	return rc > 0 ? 0 : rc;
+}
+
+/* --- signatures/ ------------------------------------------------------ */
+
+char *al_store_signature_dir(const al_store *s, const al_digest *release)
+{
+	char hex[AL_DIGEST_STRMAX];
+
+	if (release == NULL)
+		return al_path_join(s->path, "signatures");
+	return al_sprintf("%s/signatures/%s=%s", s->path,
+	                  al_digest_algo_name(release->algo),
+	                  al_digest_hex(release, hex));
+}
+
+int al_store_signature_add(al_store *s, const al_digest *release,
+                           const uint8_t *p, size_t n, size_t max_bytes,
+                           unsigned max_count, unsigned *index)
+{
+	al_buf have = AL_BUF_INIT(max_bytes);
+	char *ddir = NULL, *path = NULL;
+	unsigned k;
+	int rc = 0;
+
+	if (s->readonly)
+		return al_error_set(AL_EINVAL, "store '%s' is read-only",
+		                    s->path);
+	if ((ddir = al_store_signature_dir(s, release)) == NULL)
+		return al_error_set(AL_ENOMEM, "out of memory");
+	pthread_mutex_lock(&s->sig_mu);
+	/* the same bytes saved before keep their number */
+	for (k = 1; k <= max_count; k++) {
+		free(path);
+		if ((path = al_sprintf("%s/signature-%u", ddir, k)) == NULL) {
+			rc = al_error_set(AL_ENOMEM, "out of memory");
+			goto out;
+		}
+		al_buf_reset(&have);
+		rc = al_fs_read_file(path, &have);
+		if (rc == AL_ENOTFOUND) {
+			al_error_clear();
+			rc = 0;
+			break;
+		}
+		if (rc < 0)
+			goto out;
+		if (have.len == n && memcmp(have.ptr, p, n) == 0) {
+			if (index != NULL)
+				*index = k;
+			goto out;
+		}
+	}
+	if (k > max_count) {
+		rc = al_error_set(AL_ELIMIT, "'%s' already holds %u signatures",
+		                  ddir, max_count);
+		goto out;
+	}
+	if ((rc = al_fs_mkdir_p(ddir, 0755)) < 0 ||
+	    (rc = al_fs_write_atomic(path, p, n)) < 0)
+		goto out;
+	al_log_debug("saved signature '%s'", path);
+	if (index != NULL)
+		*index = k;
+out:
+	pthread_mutex_unlock(&s->sig_mu);
+	al_buf_free(&have);
+	free(ddir);
+	free(path);
 	return rc;
 }
 

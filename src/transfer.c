@@ -236,7 +236,7 @@ static int get_endpoint(al_transfer *t, ep_kind kind, const char *key,
 		ep->layout = layout;
 		ep->path = al_strdup(al_store_path(layout));
 	} else {
-		al_store_opts so = {0, 1, 0};
+		al_store_opts so = {.readonly = 1};
 		ep->path = al_strdup(key);
 		if (ep->path == NULL) {
 			rc = al_error_set(AL_ENOMEM, "out of memory");

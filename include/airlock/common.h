@@ -46,4 +46,18 @@ typedef struct al_reader {
 /* The library version string ("0.1.0"). */
 AL_EXPORT const char *al_version(void);
 
+/*
+ * Semantic-version precedence (semver.org 2.0.0, section 11): numeric
+ * major.minor.patch compared as numbers (4.14.9 < 4.14.10), a version
+ * with a pre-release sorts before the same version without one
+ * (4.15.0-rc.1 < 4.15.0), pre-release identifiers compared one by one
+ * (numeric < alphanumeric, numbers as numbers), build metadata ("+amd64")
+ * ignored. A string that is not a semantic version sorts after every
+ * valid one, and such strings compare bytewise among themselves, so
+ * the order is total. Returns <0, 0 or >0.
+ */
+AL_EXPORT int al_version_compare(const char *a, const char *b);
+/* 1 if s is a semantic version (MAJOR.MINOR.PATCH[-PRE][+BUILD]). */
+AL_EXPORT int al_version_valid(const char *s);
+
 #endif

@@ -3,7 +3,6 @@
 #ifndef AIRLOCK_GRAPH_H
 #define AIRLOCK_GRAPH_H
 
-#include <jansson.h>
 #include "common.h"
 #include "clock.h"
 #include "http.h"
@@ -24,26 +23,18 @@
 /* Default total budget of one graph fetch (all attempts and backoff). */
 #define AL_GRAPH_DEFAULT_TIMEOUT_MS 60000
 
-/*
- * Semantic-version precedence (semver.org 2.0.0, section 11): numeric
- * major.minor.patch compared as numbers (4.14.9 < 4.14.10), a version
- * with a pre-release sorts before the same version without one
- * (4.15.0-rc.1 < 4.15.0), pre-release identifiers compared one by one
- * (numeric < alphanumeric, numbers as numbers), build metadata ("+amd64")
- * ignored. A string that is not a semantic version sorts after every
- * valid one, and such strings compare bytewise among themselves, so
- * the order is total. Returns <0, 0 or >0.
- */
-AL_EXPORT int al_version_compare(const char *a, const char *b);
-/* 1 if s is a semantic version (MAJOR.MINOR.PATCH[-PRE][+BUILD]). */
-AL_EXPORT int al_version_valid(const char *s);
+/* al_version_compare and al_version_valid live in common.h. */
+
+/* A JSON value a graph owns (node metadata, risks), opaque here: the
+ * library reads it (src/graph_int.h); graph files carry it unchanged. */
+typedef struct al_graph_json al_graph_json;
 
 /* One release in a graph. */
 typedef struct al_graph_node {
 	char *version; /* "4.14.10" */
 	char *payload; /* release image pull spec, normally by digest */
-	json_t *
-	    metadata; /* object of strings (may be empty), owned by the graph */
+	al_graph_json *metadata; /* object of strings (may be empty), owned by
+	                            the graph */
 } al_graph_node;
 
 /* An update from nodes[from] to nodes[to]. */
@@ -56,8 +47,8 @@ typedef struct al_graph_edge {
 typedef struct al_graph_cond_edge {
 	size_t from;
 	size_t to;
-	json_t *risks; /* array of {"url","name","message","matchingRules"},
-	                  owned by the graph */
+	al_graph_json *risks; /* array of {"url","name","message",
+	                         "matchingRules"}, owned by the graph */
 } al_graph_cond_edge;
 
 /*
@@ -94,10 +85,7 @@ AL_EXPORT int al_graph_parse(al_graph **out, const uint8_t *p, size_t n,
  * for a missing file. */
 AL_EXPORT int al_graph_load_file(al_graph **out, const char *path);
 AL_EXPORT void al_graph_free(al_graph *g);
-/* The graph as a Cincinnati JSON document with an "airlock" member
- * holding channel and arch when known. Caller owns (json_decref). NULL on
- * allocation failure. */
-AL_EXPORT json_t *al_graph_to_json(const al_graph *g);
+/* The graph as a JSON document: al_graph_to_json in src/graph_int.h. */
 
 /*
  * Fetch the graph of channel for arch (e.g. "amd64") from the update
@@ -158,6 +146,12 @@ typedef struct al_graph_opts {
 	al_deadline deadline;     /* bounds each fetch (NONE:
 	                             AL_GRAPH_DEFAULT_TIMEOUT_MS each) */
 } al_graph_opts;
+
+/* Every field zero / NULL: the defaults; set fields by name. */
+#define AL_GRAPH_OPTS_INIT                                                     \
+	{                                                                      \
+		.url = NULL                                                    \
+	}
 
 /* One release to mirror. */
 typedef struct al_graph_release {

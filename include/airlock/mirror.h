@@ -9,6 +9,7 @@
 #include "transfer.h"
 #include "pgp.h"
 #include "sig.h"
+#include "imageset.h"
 
 /* What happened to one release. */
 typedef struct al_mirror_release {
@@ -64,6 +65,12 @@ typedef struct al_mirror_sig_opts {
 	    *http; /* CA, proxy, TLS settings for HTTP stores (may be NULL) */
 } al_mirror_sig_opts;
 
+/* Every field zero / NULL: the defaults; set fields by name. */
+#define AL_MIRROR_SIG_OPTS_INIT                                                \
+	{                                                                      \
+		.keyring = NULL                                                \
+	}
+
 /*
  * al_mirror with release signatures: after each release image arrived
  * and before its components are fetched, its signatures are retrieved
@@ -112,5 +119,143 @@ AL_EXPORT int al_mirror_check(al_store *s, int flags, al_check_fn fn, void *ud,
  */
 AL_EXPORT int al_mirror_record_channels(al_store *s, const al_digest *release,
                                         const char *const *channels, size_t n);
+
+/* --- the whole workflow: al_mirror_run -------------------------------- */
+
+/* The version of al_mirror_opts this header describes (see
+ * AL_MIRROR_OPTS_INIT). */
+#define AL_MIRROR_OPTS_VERSION 1
+
+/* al_mirror_opts.flags */
+enum {
+	/* mirror releases whose signatures do not verify (or with no keys
+	 * at all), recorded "verified": false (--allow-unsigned) */
+	AL_MIRROR_ALLOW_UNSIGNED = 1u << 0,
+	/* every signature store must give a verified signature */
+	AL_MIRROR_REQUIRE_ALL = 1u << 1,
+	/* never fall back to the shipped Red Hat release keys */
+	AL_MIRROR_NO_DEFAULT_KEYS = 1u << 2,
+	/* do not also query Red Hat's signature store for its releases */
+	AL_MIRROR_NO_DEFAULT_STORE = 1u << 3,
+};
+
+/*
+ * What `airlock mirror` takes besides the ImageSetConfiguration. Start
+ * from AL_MIRROR_OPTS_INIT and set fields by name:
+ *
+ *     al_mirror_opts o = AL_MIRROR_OPTS_INIT;
+ *     o.releases = refs; o.nreleases = n;
+ *
+ * version is AL_MIRROR_OPTS_VERSION of the header the caller was built
+ * with (0, a zeroed struct, reads as version 1). Fields are only ever
+ * added at the end; a library reads only the fields of the version it is
+ * given, and refuses (AL_EINVAL) a version newer than its own, so a
+ * program built against an older header keeps working with a newer
+ * library. Every pointer is borrowed and must
+ * outlive the call (or the plan).
+ */
+typedef struct al_mirror_opts {
+	unsigned version;
+	/* releases to mirror besides the imageset's mirror.platform.release
+	 * (after them) */
+	const char *const *releases;
+	size_t nreleases;
+	/* additional images besides the imageset's additionalImages
+	 * (before them) */
+	const char *const *images;
+	size_t nimages;
+	/* trusted keys (paths as for al_sig_keyring_add_path) besides the
+	 * imageset's airlock.signatures.keyrings (before them) */
+	const char *const *keyrings;
+	size_t nkeyrings;
+	unsigned keyring_flags; /* al_pgp_keyring_set_flags flags */
+	/* signature stores (al_sig_source_parse) besides the imageset's */
+	const char *const *signature_stores;
+	size_t nsignature_stores;
+	/* NULL: the imageset's value, else the default (30 s, repository) */
+	const char *signature_timeout; /* a duration, "30s" */
+	const char *identity_policy;   /* exact, repository or ignore */
+	/* "os/arch": NULL: linux/ARCH when the imageset names exactly one
+	 * architecture, else every platform */
+	const char *platform;
+	const char *graph_url;  /* NULL: airlock.graph.url, else the default */
+	const char *graph_file; /* channel graphs from a file or directory */
+	unsigned flags;         /* AL_MIRROR_* */
+	/* HTTP, auth, parallelism, progress, cancellation (may be NULL);
+	 * platform, insecure hosts and sources are filled from the above */
+	const al_transfer_opts *transfer;
+} al_mirror_opts;
+
+#define AL_MIRROR_OPTS_INIT                                                    \
+	{                                                                      \
+		.version = AL_MIRROR_OPTS_VERSION                              \
+	}
+
+/* What al_mirror_run did; free with al_mirror_result_clear. */
+typedef struct al_mirror_result {
+	/* nonzero: refused before anything was fetched because the inputs
+	 * do not make sense together (no trusted keys, nothing to mirror,
+	 * an option that does not parse): a usage error for a CLI */
+	int refused;
+	/* nonzero: the transfer ran, report and the counts below are
+	 * meaningful */
+	int ran;
+	size_t releases_mirrored; /* releases with status 0 */
+	size_t channel_releases;  /* releases the channels selected */
+	size_t images;            /* images completed */
+	/* every release, image, channel-recording and graph-saving error;
+	 * also the reason of a refusal that named no image */
+	al_mirror_report report;
+} al_mirror_result;
+
+AL_EXPORT void al_mirror_result_clear(al_mirror_result *result);
+
+/*
+ * A mirror run prepared without a store: the options merged with the
+ * imageset (command-line releases after the imageset's, images and
+ * keyrings before), checked, and the trusted keys loaded. Opaque.
+ */
+typedef struct al_mirror_plan al_mirror_plan;
+
+/*
+ * Merge and check imageset (may be NULL) with opts, and load the trusted
+ * keys when they are already known to be needed (keyrings given, or a
+ * named Red Hat release with no keyring: the shipped keys). Touches no
+ * store and no network, so a caller can refuse bad input before creating
+ * a store. Every failure is a refusal of the inputs: AL_EINVAL (bad
+ * option, nothing to mirror, no trusted keys), or the keyring's own code
+ * (AL_ENOTFOUND, AL_EPARSE...) naming the file. Keyring warnings go to
+ * the log (al_log_warn). imageset and opts are borrowed until
+ * al_mirror_plan_free. *out written only on success.
+ */
+AL_EXPORT int al_mirror_plan_new(al_mirror_plan **out,
+                                 const al_imageset *imageset,
+                                 const al_mirror_opts *opts);
+
+/*
+ * Run the plan into store (open writable): resolve the imageset's
+ * channels through the update graph (info "channels: N releases
+ * selected"), load the shipped keys when channels named Red Hat's
+ * releases, add Red Hat's signature store for Red Hat releases (unless
+ * AL_MIRROR_NO_DEFAULT_STORE), mirror with signatures
+ * (al_mirror_signed), record each mirrored release's channels
+ * (al_mirror_record_channels) and save the graphs read
+ * (al_graph_save_to_store). Returns 0 or the worst status; result
+ * (cleared first, freed by the caller with al_mirror_result_clear even on
+ * failure) says whether it was refused or ran and what failed.
+ */
+AL_EXPORT int al_mirror_plan_run(al_mirror_plan *plan, al_store *store,
+                                 al_mirror_result *result);
+
+AL_EXPORT void al_mirror_plan_free(al_mirror_plan *plan);
+
+/*
+ * What `airlock mirror` does, in one call: al_mirror_plan_new,
+ * al_mirror_plan_run, al_mirror_plan_free. A refusal by the plan sets
+ * result->refused.
+ */
+AL_EXPORT int al_mirror_run(al_store *store, const al_imageset *imageset,
+                            const al_mirror_opts *opts,
+                            al_mirror_result *result);
 
 #endif

@@ -3,7 +3,6 @@
 #ifndef AIRLOCK_OCI_H
 #define AIRLOCK_OCI_H
 
-#include <jansson.h>
 #include "common.h"
 #include "digest.h"
 
@@ -85,17 +84,7 @@ AL_EXPORT void al_descriptor_clear(al_descriptor *d);
 /* Deep copy (AL_ENOMEM); *out is written only on success. */
 AL_EXPORT int al_descriptor_copy(al_descriptor *out, const al_descriptor *in);
 
-/*
- * Parse one descriptor object (mediaType, digest, size, optional
- * artifactType, urls, annotations and, when platform_ok, platform) with
- * the same strictness as al_manifest_parse. what names the source in
- * messages. *out is written only on success.
- */
-AL_EXPORT int al_descriptor_from_json(al_descriptor *out, const json_t *obj,
-                                      int platform_ok, const char *what);
-/* A new JSON object {"mediaType","digest","size"[,"artifactType"]
- * [,"platform"]} for d; NULL on allocation failure. Caller decrefs. */
-AL_EXPORT json_t *al_descriptor_to_json(const al_descriptor *d);
+/* JSON forms of a descriptor: src/oci_int.h (library internal). */
 
 /* 1 if media_type is a manifest or index type we handle. */
 AL_EXPORT int al_media_type_is_manifest(const char *media_type);

@@ -3,7 +3,6 @@
 #ifndef AIRLOCK_PACK_H
 #define AIRLOCK_PACK_H
 
-#include <jansson.h>
 #include "common.h"
 #include "clock.h"
 #include "log.h"
@@ -50,6 +49,12 @@ typedef struct al_pack_opts {
 	    *cancel; /* polled between chunks (AL_ECANCELED), may be NULL */
 } al_pack_opts;
 
+/* Every field zero / NULL: the defaults; set fields by name. */
+#define AL_PACK_OPTS_INIT                                                      \
+	{                                                                      \
+		.volume_size = 0                                               \
+	}
+
 typedef struct al_pack_result {
 	char id[AL_PACK_ID_MAX + 1];
 	uint64_t volumes;
@@ -92,6 +97,12 @@ typedef struct al_unpack_opts {
 	int allow_rollback; /* 1: a pack older (by sequence) than one imported
 	                       before may move tags back (docs/pack.md) */
 } al_unpack_opts;
+
+/* Every field zero / NULL: the defaults; set fields by name. */
+#define AL_UNPACK_OPTS_INIT                                                    \
+	{                                                                      \
+		.trust_key = NULL                                              \
+	}
 
 typedef struct al_unpack_result {
 	char id[AL_PACK_ID_MAX + 1];
@@ -146,6 +157,9 @@ typedef struct al_unpack_result {
  * half-written. *res (may be NULL) is filled in on success and on
  * failure (clear it with al_unpack_result_clear).
  */
+AL_EXPORT int al_pack_unpack(al_store *s, const char *dir,
+                             const al_unpack_opts *opts, al_unpack_result *res);
+/* The former name of al_pack_unpack, kept until its callers move. */
 AL_EXPORT int al_unpack(al_store *s, const char *dir,
                         const al_unpack_opts *opts, al_unpack_result *res);
 /* Free what r holds and zero it; NULL is a no-op. */
@@ -157,9 +171,11 @@ AL_EXPORT void al_unpack_result_clear(al_unpack_result *r);
  *  "blobs":["sha256:...",...],
  *  "signatures":[{"path":"signatures/sha256=<hex>/signature-1","sha256":"<hex>"},...],
  *  "packs":["<id>",...]} (packs imported into this store).
- * Caller decrefs *out.
+ * The document, indented, with a trailing newline (what `airlock
+ * inventory` writes) in *json (NUL-terminated, *len bytes, len may be
+ * NULL); the caller frees it. *json written only on success.
  */
-AL_EXPORT int al_inventory(al_store *s, json_t **out);
+AL_EXPORT int al_pack_inventory(al_store *s, char **json, size_t *len);
 
 /*
  * Make an Ed25519 key pair: "<prefix>.key" (PKCS#8 PEM, mode 0600) and

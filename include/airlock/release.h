@@ -3,7 +3,6 @@
 #ifndef AIRLOCK_RELEASE_H
 #define AIRLOCK_RELEASE_H
 
-#include <jansson.h>
 #include "common.h"
 #include "digest.h"
 #include "store.h"
@@ -54,8 +53,6 @@ AL_EXPORT void al_release_free(al_release *r);
 /* release-metadata "version" (or image-references metadata.name),
  * borrowed, never NULL. Every borrowed pointer below lives as long as r. */
 AL_EXPORT const char *al_release_version(const al_release *r);
-/* release-metadata as parsed (borrowed, may be NULL if absent). */
-AL_EXPORT const json_t *al_release_metadata(const al_release *r);
 
 AL_EXPORT size_t al_release_component_count(const al_release *r);
 AL_EXPORT const al_release_component *

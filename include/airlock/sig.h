@@ -99,6 +99,12 @@ typedef struct al_sig_verify_opts {
 	uint64_t now; /* Unix seconds for key expiry; 0: system clock */
 } al_sig_verify_opts;
 
+/* Every field zero / NULL: the defaults; set fields by name. */
+#define AL_SIG_VERIFY_OPTS_INIT                                                \
+	{                                                                      \
+		.keyring = NULL                                                \
+	}
+
 /* What a verified signature says. Strings owned; al_sig_info_clear. */
 typedef struct al_sig_info {
 	char fingerprint[41]; /* signing key (primary or subkey), uppercase hex
@@ -348,6 +354,12 @@ typedef struct al_sig_fetch_opts {
 	const al_http_opts *http;
 	al_cancel *cancel; /* caller's cancellation (borrowed, may be NULL) */
 } al_sig_fetch_opts;
+
+/* Every field zero / NULL: the defaults; set fields by name. */
+#define AL_SIG_FETCH_OPTS_INIT                                                 \
+	{                                                                      \
+		.sources = NULL                                                \
+	}
 
 /* Filled by al_sig_fetch even on failure; clear with al_sig_fetch_result_clear.
  */

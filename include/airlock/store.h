@@ -26,12 +26,22 @@
  */
 typedef struct al_store al_store;
 
+/*
+ * How to open a store. Start from AL_STORE_OPTS_INIT (or a zeroed struct)
+ * and set fields by name: al_store_opts o = AL_STORE_OPTS_INIT;
+ * o.readonly = 1. Fields are only ever added at the end.
+ */
 typedef struct al_store_opts {
 	int create;   /* create the layout if path is missing or empty */
 	int readonly; /* no lock, no writes (AL_EINVAL on write calls) */
 	uint64_t lock_wait_ms; /* wait for another process's lock; 0 = fail at
 	                          once (AL_ELOCKED) */
 } al_store_opts;
+
+#define AL_STORE_OPTS_INIT                                                     \
+	{                                                                      \
+		.create = 0                                                    \
+	}
 
 /*
  * Open (and with opts->create, create) the store at path (opts may be
@@ -146,10 +156,134 @@ AL_EXPORT int al_store_untag(al_store *s, const char *name);
  */
 AL_EXPORT int al_store_flush(al_store *s);
 
-/* airlock/releases.json ({"releases": [...]}) load / atomic save.
- * A missing file loads as {"releases": []}. */
+/* airlock/releases.json ({"releases": [...]}) load / atomic save: the raw
+ * document, for src/update.c until it uses the typed calls below (not for
+ * new code). A missing file loads as {"releases": []}. */
 AL_EXPORT int al_store_releases_load(al_store *s, json_t **out);
 AL_EXPORT int al_store_releases_save(al_store *s, const json_t *v);
+
+/* --- releases: airlock/releases.json, typed ----------------------------- */
+
+/* al_store_release.verified */
+enum {
+	AL_STORE_UNCHECKED = -1, /* signatures not checked (no keyring) */
+	AL_STORE_UNVERIFIED = 0, /* checked, none verified (--allow-unsigned) */
+	AL_STORE_VERIFIED = 1,   /* a trusted key verified it */
+};
+
+/*
+ * One release the store records (docs/store.md, "releases.json"). Strings
+ * are owned by the struct (al_store_release_clear frees them) and NULL
+ * when the record has no such member.
+ */
+typedef struct al_store_release {
+	char *version;     /* from release-metadata */
+	al_digest digest;  /* the release image manifest */
+	int has_digest;    /* 0: the record's "digest" is missing or invalid */
+	char *digest_text; /* "digest" as recorded (NULL when missing) */
+	char *source;      /* the reference it was mirrored from */
+	long long components; /* images in image-references, -1 unknown */
+	char *platform;       /* "os/arch" when only one was mirrored */
+	char *mirrored;       /* ISO 8601 UTC time of the last mirror */
+	int verified;         /* AL_STORE_VERIFIED, _UNVERIFIED, _UNCHECKED */
+	char *verified_by;    /* fingerprint of the key that verified it */
+	char **channels;      /* update channels it was selected from */
+	size_t nchannels;
+} al_store_release;
+
+AL_EXPORT void al_store_release_clear(al_store_release *r);
+AL_EXPORT void al_store_releases_free(al_store_release *list, size_t n);
+
+/*
+ * Every recorded release, in file order (a missing file: none). Caller
+ * frees with al_store_releases_free. AL_EPARSE (naming the file) when
+ * releases.json does not parse or is not {"releases": [...]}.
+ */
+AL_EXPORT int al_store_releases_list(al_store *s, al_store_release **out,
+                                     size_t *n);
+
+/*
+ * The release whose version or digest ("sha256:...") is key; the first
+ * in file order when several share a version. AL_ENOTFOUND naming the
+ * file when none. Caller clears *out (written only on success).
+ */
+AL_EXPORT int al_store_release_find(al_store *s, const char *key,
+                                    al_store_release *out);
+
+/* al_store_release_put flags */
+enum {
+	/* only update an existing record: AL_ENOTFOUND when there is none */
+	AL_STORE_RELEASE_EXISTING = 1u << 0,
+};
+
+/*
+ * Add rel (rel->has_digest required) or update the record of the same
+ * digest, under the store's lock (read, change and write are one step):
+ * members set in rel (non-NULL strings, components >= 0, verified other
+ * than AL_STORE_UNCHECKED) replace the recorded ones, the others and any
+ * member this API does not know are kept, channels are a union. A record
+ * once verified is never downgraded to unverified: then *kept_verified
+ * (may be NULL) is set to 1 and the verification stays. Read-only store:
+ * AL_EINVAL.
+ */
+AL_EXPORT int al_store_release_put(al_store *s, const al_store_release *rel,
+                                   unsigned flags, int *kept_verified);
+
+/* --- signatures/<algo>=<hex>/signature-<n> ----------------------------- */
+
+/*
+ * The directory holding the signatures of release
+ * (STORE/signatures/sha256=<hex>), or STORE/signatures for release
+ * NULL: the layout containers/image's sigstore "file" stores use
+ * (docs/signatures.md). Caller frees; NULL on allocation failure.
+ */
+AL_EXPORT char *al_store_signature_dir(const al_store *s,
+                                       const al_digest *release);
+
+/*
+ * Save one signature of release (p, n bytes, n <= max_bytes) as the next
+ * signature-<k>, or find the same bytes already saved; *index (may be
+ * NULL) gets k. Numbering is one step under the store's lock (thread-safe
+ * for one store; the store's file lock serialises processes). AL_ELIMIT
+ * when max_count signatures are there already; AL_EINVAL for a read-only
+ * store. sig.h's al_sig_store_save checks and calls it.
+ */
+AL_EXPORT int al_store_signature_add(al_store *s, const al_digest *release,
+                                     const uint8_t *p, size_t n,
+                                     size_t max_bytes, unsigned max_count,
+                                     unsigned *index);
+
+/* --- pack records: airlock/packs/<id>.json ------------------------------ */
+
+/* What one pack this store wrote carried (for --since and listings). */
+typedef struct al_store_pack {
+	char *id;
+	char *created;     /* ISO 8601 UTC */
+	uint64_t sequence; /* grows with every pack the store writes */
+	char *base;        /* the --since pack, NULL for a full pack */
+	uint64_t volumes;
+	char **blobs; /* "sha256:<hex>" / "sha512:<hex>" it carried or the far
+	                 side had */
+	size_t nblobs;
+	char **signatures; /* paths under signatures/ */
+	size_t nsignatures;
+} al_store_pack;
+
+/*
+ * Every pack record, sorted by id (no airlock/packs/: none). Caller frees
+ * with al_store_packs_free. A record that does not parse is AL_EVERIFY
+ * ("store metadata ... is damaged") naming it.
+ */
+/* STORE/airlock/packs/<id>.json (id not checked here); caller frees; NULL
+ * on allocation failure. */
+AL_EXPORT char *al_store_pack_record_path(const al_store *s, const char *id);
+
+AL_EXPORT int al_store_packs_list(al_store *s, al_store_pack **out, size_t *n);
+AL_EXPORT void al_store_packs_free(al_store_pack *list, size_t n);
+
+/* 1 when the pack carried the release image d (its manifest blob, or a
+ * signature of it), else 0. */
+AL_EXPORT int al_store_pack_carries(const al_store_pack *p, const al_digest *d);
 
 typedef enum al_check_kind {
 	AL_CHECK_OK = 0,      /* informational: a verified item */

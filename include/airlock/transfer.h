@@ -31,6 +31,12 @@ typedef struct al_transfer_opts {
 	al_cancel *cancel; /* borrowed; may be NULL */
 } al_transfer_opts;
 
+/* Every field zero / NULL: the defaults; set fields by name. */
+#define AL_TRANSFER_OPTS_INIT                                                  \
+	{                                                                      \
+		.parallel = 0                                                  \
+	}
+
 /* Totals of one or more runs. */
 typedef struct al_transfer_stats {
 	uint64_t images; /* images completed (tagged / pushed) */

@@ -4,6 +4,7 @@
 
 #include <jansson.h>
 
+#include "oci_int.h"
 #include "airlock/error.h"
 #include "airlock/oci.h"
 #include "harness.h"

@@ -91,7 +91,7 @@ static void check_media_untouched(const char *target, const char *packdir, unsig
 
 void al_fuzz_unpack(const char *target, const uint8_t *data, size_t size)
 {
-	static const al_store_opts create = {1, 0, 0};
+	static const al_store_opts create = {.create = 1};
 	const size_t seplen = strlen(AL_FUZZ_VOLUME_SEP);
 	char id[AL_PACK_ID_MAX + 1];
 	char *packdir, *storedir;
@@ -120,7 +120,7 @@ void al_fuzz_unpack(const char *target, const uint8_t *data, size_t size)
 	if (al_store_open(&s, storedir, &create) < 0)
 		al_fuzz_fail(target, "cannot create a store");
 	memset(&res, 0, sizeof(res));
-	rc = al_unpack(s, packdir, NULL, &res);
+	rc = al_pack_unpack(s, packdir, NULL, &res);
 	al_fuzz_note(target, res.complete ? "al_unpack (complete)" : "al_unpack", rc);
 	if (rc == 0 && res.complete && res.nmissing != 0)
 		al_fuzz_fail(target, "complete import with missing volumes");

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# test_cli.sh: the command line's surface: --help for every command, exit codes for usage and config errors.
+# test_cli.sh: the command line's surface: --help for every command, the common flags, option suggestions, the exit-code map and the worst-status rule.
 set -euo pipefail
 . "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 al_require_airlock
@@ -106,6 +106,118 @@ if [ -w /dev/full ]; then
 else
 	al_skip_part "/dev/full is not writable here"
 fi
+
+# Every command takes the common flags -q, -v and --log-format, with --help
+# and with a trivial input that fails at run time (exit 3, never 2: the
+# flags were accepted).
+for cmd in mirror push copy check mirrorsets verify configmaps graph releases pack unpack inventory keygen update "catalog filter" verify-image; do
+	# shellcheck disable=SC2086
+	al_run "$T/out" "$T/err" "$AIRLOCK" $cmd -q -v --log-format=json --help
+	cmd=${cmd%% *}
+	al_check "$cmd -q -v --log-format=json --help exits 0 with its usage" \
+		bash -c '[ "$1" = 0 ] && grep -qiE "usage:.*$2" "$3"' _ "$AL_RC" "$cmd" "$T/out"
+	al_check "$cmd --help lists --log-format and -v" \
+		bash -c 'grep -q -- "--log-format" "$1" && grep -q -- "--verbose" "$1"' _ "$T/out"
+done
+nostore=$T/no-such-store
+fails=(
+	"check --store $nostore"
+	"verify --store $nostore"
+	"configmaps --store $nostore -o $T/cm"
+	"releases --store $nostore"
+	"inventory --store $nostore"
+	"mirrorsets --store $nostore --registry mirror.example"
+	"pack --store $nostore -o $T/p"
+	"unpack --store $T/u $T/no-such-pack"
+	"keygen -o $T/no-such-dir/key"
+	"push --store $nostore docker://127.0.0.1:9"
+	"copy oci:$T/no-such-layout:x oci:$T/dst:y"
+	"graph --store $nostore -o $T/g"
+	"mirror --store $T/m --allow-unsigned oci:$T/no-such-layout:x"
+	"update --store $nostore --to 4.14.1"
+	"catalog list --store $nostore"
+	"verify-image --carry --store $nostore"
+)
+for f in "${fails[@]}"; do
+	# shellcheck disable=SC2086
+	al_run "$T/out" "$T/err" "$AIRLOCK" $f -q -v --log-format=json
+	al_check "airlock $f -q -v --log-format=json: a runtime error (exit 3, got $AL_RC)" test "$AL_RC" = 3
+	al_check "airlock $f: no option refused" bash -c '! grep -q "option" "$1"' _ "$T/err"
+done
+
+# -v turns on the library's debug log, --log-format=json makes it JSON,
+# -q leaves only errors.
+cp -r "$AL_SOURCE_DIR/samples/layout" "$T/pstore"
+al_run "$T/out" "$T/err" "$AIRLOCK" pack --store "$T/pstore" -o "$T/pv" -v --log-format=json
+al_check "pack -v --log-format=json: exit 0" test "$AL_RC" = 0
+al_check "pack -v --log-format=json logs debug lines as JSON" grep -q '^{"level":"debug","msg":' "$T/err"
+al_run "$T/out" "$T/err" "$AIRLOCK" pack --store "$T/pstore" -o "$T/pq" --log-format=json
+al_check "pack without -v logs no debug line" bash -c '! grep -q "\"debug\"" "$1"' _ "$T/err"
+al_run "$T/out" "$T/err" "$AIRLOCK" pack --store "$T/pstore" -o "$T/pq2" -q
+al_check "pack -q: nothing on stderr" test ! -s "$T/err"
+
+# A mistyped option names the nearest one, in every command.
+al_run "$T/out" "$T/err" "$AIRLOCK" mirror --kerying x --store "$T/s"
+al_check "mirror --kerying: exit 2" test "$AL_RC" = 2
+al_check "mirror --kerying: did you mean '--keyring'?" \
+	grep -qF "unknown option '--kerying'; did you mean '--keyring'?" "$T/err"
+al_check "mirror --kerying: says how to get help" grep -qF "try 'airlock mirror --help'" "$T/err"
+al_run "$T/out" "$T/err" "$AIRLOCK" verify --stroe "$T/s"
+al_check "verify --stroe: did you mean '--store'?" grep -qF "did you mean '--store'?" "$T/err"
+al_run "$T/out" "$T/err" "$AIRLOCK" update --sync-timout 1m --store "$T/s" --to 1
+al_check "update --sync-timout: did you mean '--sync-timeout'?" grep -qF "did you mean '--sync-timeout'?" "$T/err"
+al_run "$T/out" "$T/err" "$AIRLOCK" check --log-fromat=json --store "$T/s"
+al_check "check --log-fromat=json: did you mean '--log-format'?" grep -qF "unknown option '--log-fromat'; did you mean '--log-format'?" "$T/err"
+al_run "$T/out" "$T/err" "$AIRLOCK" check --frobnicate --store "$T/s"
+al_check "check --frobnicate: exit 2, no suggestion for a name near nothing" \
+	bash -c '[ "$1" = 2 ] && grep -qF "unknown option '"'"'--frobnicate'"'"'" "$2" && ! grep -q "did you mean" "$2"' _ "$AL_RC" "$T/err"
+al_run "$T/out" "$T/err" "$AIRLOCK" check --store
+al_check "check --store with no value: exit 2, 'needs a value'" \
+	bash -c '[ "$1" = 2 ] && grep -qF "option '"'"'--store'"'"' needs a value" "$2"' _ "$AL_RC" "$T/err"
+al_run "$T/out" "$T/err" "$AIRLOCK" check --quiet=yes --store "$T/s"
+al_check "check --quiet=yes: exit 2, 'takes no value'" \
+	bash -c '[ "$1" = 2 ] && grep -qF "takes no value" "$2"' _ "$AL_RC" "$T/err"
+al_run "$T/out" "$T/err" "$AIRLOCK" check -Z --store "$T/s"
+al_check "check -Z: exit 2, names '-Z'" \
+	bash -c '[ "$1" = 2 ] && grep -qF "unknown option '"'"'-Z'"'"'" "$2"' _ "$AL_RC" "$T/err"
+al_run "$T/out" "$T/err" "$AIRLOCK" mirror --log-format=xml --store "$T/s"
+al_check "mirror --log-format=xml: exit 2, names the value" \
+	bash -c '[ "$1" = 2 ] && grep -qF "xml" "$2"' _ "$AL_RC" "$T/err"
+
+# One exit-code map: an argument the library refuses at run time is exit
+# 3 (it was exit 2 before for some commands), a failed update is exit 3.
+al_run "$T/out" "$T/err" "$AIRLOCK" check --store ''
+al_check "check --store '': the library's refusal is a runtime error (exit 3)" test "$AL_RC" = 3
+al_run "$T/out" "$T/err" "$AIRLOCK" inventory --store ''
+al_check "inventory --store '': exit 3" test "$AL_RC" = 3
+al_run "$T/out" "$T/err" "$AIRLOCK" update --store '' --to 4.14.1
+al_check "update that cannot run: exit 3, never 2" test "$AL_RC" = 3
+
+# The worst status of many items (docs/commands.md): 1 (verification)
+# outranks 2 (usage), which outranks 3 (runtime), whatever the order.
+al_run /dev/null "$T/err" "$AIRLOCK" mirror -q --config "$AL_SOURCE_DIR/samples/imageset.yaml" --store "$T/w"
+al_check "mirror of the samples for the worst-status store: exit 0" test "$AL_RC" = 0
+python3 - "$T/w/airlock/releases.json" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+r = d["releases"][0]
+d["releases"].insert(0, dict(r, version="4.14.0", digest="sha256:" + "0" * 64))
+d["releases"].append(dict(r, version="4.14.2", digest="not-a-digest"))
+json.dump(d, open(sys.argv[1], "w"))
+PY
+key=$AL_SOURCE_DIR/samples/keys/release.gpg
+al_run "$T/out" "$T/err" "$AIRLOCK" verify --store "$T/w" --keyring "$key"
+al_check "verify: a release without signatures (1) and one with a broken digest (3): exit 1" test "$AL_RC" = 1
+al_check "verify: the good release is still verified" grep -q "^verified 4.14.1" "$T/out"
+al_check "verify: both failures are named" \
+	bash -c 'grep -q "4.14.0.*no signatures" "$1" && grep -q "4.14.2" "$1"' _ "$T/err"
+al_run "$T/out" "$T/err" "$AIRLOCK" verify --store "$T/w" --keyring "$key" 4.14.2 4.14.1 4.14.0
+al_check "verify, releases named in another order: exit 1" test "$AL_RC" = 1
+al_run "$T/out" "$T/err" "$AIRLOCK" verify --store "$T/w" --keyring "$key" 4.14.2 4.14.1
+al_check "verify: a broken digest alone beside a verified release: exit 3" test "$AL_RC" = 3
+al_run "$T/out" "$T/err" "$AIRLOCK" configmaps --store "$T/w" -o "$T/cmw"
+al_check "configmaps: no signatures (1) and a broken digest (3): exit 1" test "$AL_RC" = 1
+al_check "configmaps: the good release is written" test -n "$(ls "$T/cmw")"
 
 # Start-up: with AL_LAZY_LOAD (the default), commands without network or
 # archive work never load libcurl or libarchive; those that need them do.

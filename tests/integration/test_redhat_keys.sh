@@ -47,7 +47,7 @@ al_run "$T/out" "$T/err" "${V[@]}" --keyring "$T/mnt"
 al_check "a mounted ConfigMap directory is a keyring (store-* skipped)" test "$AL_RC" = 0
 echo 'kind: Secret' >"$T/junk.yaml"
 al_run "$T/out" "$T/err" "${V[@]}" --keyring "$T/junk.yaml"
-al_check "a file that holds no key is refused naming it (exit 3)" test "$AL_RC" = 3
+al_check "a file that holds no key is refused naming it (exit 2: a keyring is configuration, as for mirror and update)" test "$AL_RC" = 2
 al_check "the error names the file" grep -q "junk.yaml" "$T/err"
 
 # 4. No --keyring: the shipped Red Hat keys, for Red Hat's releases only.

@@ -8,6 +8,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "graph_int.h"
 #include "al_test.h"
 #include "airlock/buf.h"
 #include "airlock/clock.h"
@@ -223,7 +224,7 @@ static void test_graph__parse_rejects_malformed(void)
 		CU_ASSERT_EQUAL(g->nnodes, 2);
 		CU_ASSERT_EQUAL(g->nedges, 1);
 		CU_ASSERT_EQUAL(g->ncond, 0); /* names a version outside */
-		CU_ASSERT_STRING_EQUAL(al_json_str(g->nodes[1].metadata, "a"),
+		CU_ASSERT_STRING_EQUAL(al_json_str(al_graph__json(g->nodes[1].metadata), "a"),
 		                       "b");
 		CU_ASSERT_PTR_NULL(g->channel);
 	}
@@ -262,11 +263,11 @@ static void test_graph__fetch_recorded_shape(void)
 		CU_ASSERT_STRING_EQUAL(g->nodes[g->cond[0].to].version,
 		                       "4.14.9");
 		CU_ASSERT_STRING_EQUAL(
-		    al_json_str(json_array_get(g->cond[0].risks, 0), "name"),
+		    al_json_str(json_array_get(al_graph__json(g->cond[0].risks), 0), "name"),
 		    "ExampleRisk");
 	}
 	CU_ASSERT(strstr(g->nodes[0].payload, "@sha256:") != NULL);
-	CU_ASSERT_PTR_NOT_NULL(al_json_str(g->nodes[0].metadata, "url"));
+	CU_ASSERT_PTR_NOT_NULL(al_json_str(al_graph__json(g->nodes[0].metadata), "url"));
 	al_graph_free(g);
 }
 
@@ -549,7 +550,7 @@ static void test_graph__file_source_and_store(void)
 	al_graph *g = fetch("", "stable-4.14", "amd64");
 	al_graph *f = NULL, *s2 = NULL;
 	al_store *st = NULL;
-	al_store_opts so = {1, 0, 0};
+	al_store_opts so = {.create = 1};
 	char *path = al_path_join(al_test_tmpdir(), "g.json");
 	char *sdir = al_path_join(al_test_tmpdir(), "store-fs");
 	char *saved = NULL;
@@ -800,7 +801,7 @@ static void test_graph__write_data(void)
 	char *sdir = al_path_join(al_test_tmpdir(), "store-data");
 	char *out = al_path_join(al_test_tmpdir(), "graph-data");
 	al_store *st = NULL;
-	al_store_opts so = {1, 0, 0};
+	al_store_opts so = {.create = 1};
 	al_graph_data_report rep;
 	json_t *rel = NULL;
 	size_t i1, i9, i10;

@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "oci_int.h"
 #include "airlock/error.h"
 #include "airlock/oci.h"
 #include "al_test.h"

@@ -16,6 +16,7 @@
 #include <archive_entry.h>
 #include <CUnit/CUnit.h>
 
+#include "pack_int.h"
 #include "airlock.h"
 #include "airlock/pack.h"
 #include "al_test.h"
@@ -179,7 +180,7 @@ static char *store_listing(const char *store)
 static char *index_listing(const char *store)
 {
 	al_store *s = NULL;
-	al_store_opts ro = {0, 1, 0};
+	al_store_opts ro = {.readonly = 1};
 	al_store_image *imgs = NULL;
 	al_buf out = AL_BUF_INIT(AL_MIB);
 	size_t n = 0, i;
@@ -233,7 +234,7 @@ static int do_pack(const char *store, const char *out, uint64_t volsize, const c
 static int do_unpack(const char *store, const char *dir, const char *trust, al_unpack_result *res)
 {
 	al_store *s = NULL;
-	al_store_opts so = {1, 0, 0};
+	al_store_opts so = {.create = 1};
 	al_unpack_opts o;
 	int rc;
 
@@ -241,7 +242,7 @@ static int do_unpack(const char *store, const char *dir, const char *trust, al_u
 	o.trust_key = trust;
 	if ((rc = al_store_open(&s, store, &so)) < 0)
 		return rc;
-	rc = al_unpack(s, dir, &o, res);
+	rc = al_pack_unpack(s, dir, &o, res);
 	al_store_free(s);
 	return rc;
 }
@@ -249,7 +250,7 @@ static int do_unpack(const char *store, const char *dir, const char *trust, al_u
 static int store_clean(const char *store)
 {
 	al_store *s = NULL;
-	al_store_opts ro = {0, 1, 0};
+	al_store_opts ro = {.readonly = 1};
 	al_check_result r;
 	int rc;
 
@@ -468,7 +469,7 @@ static void test_pack__delta_have_packs_exactly_what_the_inventory_lacks(void)
 		CU_FAIL("al_store_open(&s, far, NULL)");
 		goto out;
 	}
-	CU_ASSERT_EQUAL(al_inventory(s, &j), 0);
+	CU_ASSERT_EQUAL(al_pack__inventory_json(s, &j), 0);
 	al_store_free(s);
 	CU_ASSERT_EQUAL(json_array_size(json_object_get(j, "packs")), 1);
 	CU_ASSERT_STRING_EQUAL(json_string_value(json_array_get(json_object_get(j, "packs"), 0)), p1.id);
@@ -790,7 +791,7 @@ static void test_pack__sha512_blobs_round_trip_and_are_verified_with_sha512(void
 		CU_ASSERT_EQUAL(do_pack(src, o3, 0, pr.id, NULL, NULL, &p3), 0);
 		CU_ASSERT_EQUAL(p3.entries, 2); /* index.json and releases.json */
 		if (al_store_open(&s, dst, NULL) == 0) {
-			CU_ASSERT_EQUAL(al_inventory(s, &j), 0);
+			CU_ASSERT_EQUAL(al_pack__inventory_json(s, &j), 0);
 			al_store_free(s);
 		}
 		snprintf(want, sizeof(want), "sha512:%s", hex);
@@ -910,7 +911,7 @@ static char *file_sha256(const char *path)
 static char *tag_of(const char *store, const char *name)
 {
 	al_store *s = NULL;
-	al_store_opts ro = {0, 1, 0};
+	al_store_opts ro = {.readonly = 1};
 	al_store_image img;
 	char d[AL_DIGEST_STRMAX] = "";
 
@@ -1305,7 +1306,7 @@ static void test_pack__replayed_older_signed_pack_does_not_roll_tags_back(void)
 	o.trust_key = f.pub;
 	o.allow_rollback = 1;
 	if (al_store_open(&s, far, NULL) == 0) {
-		CU_ASSERT_EQUAL(al_unpack(s, f.real, &o, &ur), 0);
+		CU_ASSERT_EQUAL(al_pack_unpack(s, f.real, &o, &ur), 0);
 		CU_ASSERT_EQUAL(ur.complete, 1);
 	}
 	al_store_free(s);
@@ -1853,7 +1854,7 @@ static void test_pack__inventory_lists_blobs_signatures_and_packs(void)
 		CU_FAIL("al_store_open(&s, src, NULL)");
 		goto out;
 	}
-	CU_ASSERT_EQUAL(al_inventory(s, &j), 0);
+	CU_ASSERT_EQUAL(al_pack__inventory_json(s, &j), 0);
 	al_store_free(s);
 	CU_ASSERT_EQUAL(json_integer_value(json_object_get(j, "airlockInventory")), 1);
 	CU_ASSERT_EQUAL(json_array_size(json_object_get(j, "packs")), 0);

@@ -7,6 +7,7 @@
 #include <archive.h>
 #include <archive_entry.h>
 
+#include "release_int.h"
 #include "airlock/buf.h"
 #include "airlock/error.h"
 #include "airlock/fs.h"
@@ -143,7 +144,7 @@ out:
 static al_store *new_store(const char *name)
 {
 	char *p = al_sprintf("%s/%s", al_test_tmpdir(), name);
-	al_store_opts o = {1, 0, 0};
+	al_store_opts o = {.create = 1};
 	al_store *s = NULL;
 
 	if (al_store_open(&s, p, &o) < 0)
@@ -555,7 +556,7 @@ static void test_release__reads_mkrelease_layout(void)
 	char *script = al_sprintf("%s/tests/tools/mkrelease.py", al_test_source_dir());
 	char *out = al_sprintf("%s/mkrelease", al_test_tmpdir());
 	char *cmd = al_sprintf("python3 '%s' --out '%s' --components 4 --layer-size 100 --base-size 100 >/dev/null", script, out);
-	al_store_opts o = {0, 1, 0};
+	al_store_opts o = {.readonly = 1};
 	al_store *s = NULL;
 	al_store_image img;
 	al_release *r = NULL;

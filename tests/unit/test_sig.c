@@ -411,7 +411,7 @@ static int sign_verify(al_sig_info *info, const char *uid, const char *json,
                        const al_pgp_keyring *kr, al_sig_identity_policy policy,
                        const char *ref)
 {
-	al_sig_verify_opts vo = {kr, policy, ref, 0};
+	al_sig_verify_opts vo = {.keyring = kr, .policy = policy, .reference = ref};
 	blob s = {NULL, 0};
 	al_digest a;
 	int rc;
@@ -527,7 +527,7 @@ static void test_sig__verify_refuses_bad_payloads(void)
 static void test_sig__verify_refuses_wrong_key_and_tampering(void)
 {
 	char *json = payload(DIGEST_A, REF_A, "");
-	al_sig_verify_opts vo = {NULL, AL_SIG_IDENTITY_EXACT, REF_A, 0};
+	al_sig_verify_opts vo = {.policy = AL_SIG_IDENTITY_EXACT, .reference = REF_A};
 	blob s = {NULL, 0};
 	al_digest a;
 
@@ -567,7 +567,7 @@ static void test_sig__verify_refuses_wrong_key_and_tampering(void)
 static void test_sig__verify_refuses_tampered_uncompressed(void)
 {
 	char *json = payload(DIGEST_A, REF_A, "");
-	al_sig_verify_opts vo = {NULL, AL_SIG_IDENTITY_EXACT, REF_A, 0};
+	al_sig_verify_opts vo = {.policy = AL_SIG_IDENTITY_EXACT, .reference = REF_A};
 	blob s = {NULL, 0};
 	uint8_t *at;
 	al_digest a;
@@ -603,7 +603,7 @@ static void test_sig__verify_list_first_good_and_all_reasons(void)
 {
 	char *good = payload(DIGEST_A, REF_A, "");
 	char *wrong = payload(DIGEST_B, REF_A, "");
-	al_sig_verify_opts vo = {NULL, AL_SIG_IDENTITY_EXACT, REF_A, 0};
+	al_sig_verify_opts vo = {.policy = AL_SIG_IDENTITY_EXACT, .reference = REF_A};
 	al_sig_list l = AL_SIG_LIST_INIT;
 	blob g = {NULL, 0}, w = {NULL, 0}, o = {NULL, 0};
 	al_sig_info info;
@@ -643,7 +643,7 @@ out:
 
 static void test_sig__signature_size_is_bounded(void)
 {
-	al_sig_verify_opts vo = {NULL, AL_SIG_IDENTITY_IGNORE, NULL, 0};
+	al_sig_verify_opts vo = {.policy = AL_SIG_IDENTITY_IGNORE, .reference = NULL};
 	size_t n = AL_SIG_MAX_BYTES + 1;
 	uint8_t *big = calloc(1, n);
 	al_sig_list l = AL_SIG_LIST_INIT;

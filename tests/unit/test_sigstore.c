@@ -327,7 +327,7 @@ static void test_sigstore__store_save_numbers_and_dedups(void)
 {
 	char *path = al_path_join(al_test_tmpdir(), "store1"), *f1 = NULL,
 	     *f3 = NULL;
-	al_store_opts so = {1, 0, 0};
+	al_store_opts so = {.create = 1};
 	al_sig_list l = AL_SIG_LIST_INIT;
 	al_store *s = NULL;
 	unsigned k = 0;
@@ -401,7 +401,7 @@ static void *save_five(void *arg)
 static void test_sigstore__store_save_is_thread_safe(void)
 {
 	char *path = al_path_join(al_test_tmpdir(), "store3");
-	al_store_opts so = {1, 0, 0};
+	al_store_opts so = {.create = 1};
 	al_sig_list l = AL_SIG_LIST_INIT;
 	al_store *s = NULL;
 	saver sv[4];
@@ -939,7 +939,7 @@ static void test_sigstore__fetch_release_saves_into_store(void)
 	char *good = url("/files/good"), *alt = url("/files/alt");
 	char *path = al_path_join(al_test_tmpdir(), "store2"), *f1 = NULL,
 	     *f2 = NULL, *f3 = NULL;
-	al_store_opts so = {1, 0, 0};
+	al_store_opts so = {.create = 1};
 	al_store *s = NULL;
 	al_sig_source src[2];
 	al_sig_fetch_opts o;

@@ -34,7 +34,7 @@ static char *tmp_path(const char *name)
 
 static al_store *open_store(const char *path, int create, int readonly)
 {
-	al_store_opts o = {create, readonly, 0};
+	al_store_opts o = {.create = create, .readonly = readonly};
 	al_store *s = NULL;
 	int rc = al_store_open(&s, path, &o);
 
@@ -151,7 +151,7 @@ static void test_store__create_open_reopen(void)
 {
 	char *path = tmp_path("create"), *foreign = tmp_path("foreign"), *p = NULL;
 	al_buf b = AL_BUF_INIT(4096);
-	al_store_opts bad = {1, 1, 0};
+	al_store_opts bad = {.create = 1, .readonly = 1};
 	al_store *s = open_store(path, 1, 0), *t = NULL;
 	json_t *v;
 
@@ -549,7 +549,7 @@ static void test_store__index_survives_kill9(void)
 		}
 		if (pid == 0) {
 			al_store *c = NULL;
-			al_store_opts o = {0, 0, 5000};
+			al_store_opts o = {.lock_wait_ms = 5000};
 			char name[64];
 			int i;
 
@@ -1063,7 +1063,7 @@ static void on_find(void *ud, al_check_kind kind, const char *what,
 static void test_store__recorded_release_is_a_root(void)
 {
 	char *dir = al_path_join(al_test_tmpdir(), "roots");
-	al_store_opts so = {1, 0, 0};
+	al_store_opts so = {.create = 1};
 	al_store *s = NULL;
 	al_digest md, cd, ld;
 	al_descriptor d;
@@ -1150,10 +1150,194 @@ static void test_store__recorded_release_is_a_root(void)
 	free(dir);
 }
 
+static char *read_text(const char *path)
+{
+	al_buf b = AL_BUF_INIT(1 << 20);
+
+	if (al_fs_read_file(path, &b) < 0 || al_buf_puts(&b, "") < 0) {
+		al_buf_free(&b);
+		return NULL;
+	}
+	return al_buf_detach(&b, NULL);
+}
+
+static const char REL_A[] = "sha256:ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad";
+
+static void test_store__release_records_typed(void)
+{
+	char *path = tmp_path("typed-releases");
+	al_store *s = open_store(path, 1, 0);
+	al_store_release r, got, *list = NULL;
+	char c_stable[] = "stable-4.14", c_fast[] = "fast-4.14";
+	char *chans1[] = {c_stable}, *chans2[] = {c_fast, c_stable};
+	char vb[] = "0123456789ABCDEF0123456789ABCDEF01234567";
+	char *txt = NULL, *rp = NULL;
+	size_t n = 0;
+	int kept = -1;
+
+	if (s == NULL) {
+		CU_FAIL("no store");
+		goto out;
+	}
+	memset(&r, 0, sizeof(r));
+	CU_ASSERT_EQUAL(al_store_releases_list(s, &list, &n), 0);
+	CU_ASSERT_EQUAL(n, 0);
+	al_store_releases_free(list, n);
+	/* no digest: refused */
+	CU_ASSERT_EQUAL(al_store_release_put(s, &r, 0, NULL), AL_EINVAL);
+	CU_ASSERT_EQUAL(al_digest_parse_str(&r.digest, REL_A), 0);
+	r.has_digest = 1;
+	r.components = -1;
+	r.verified = AL_STORE_UNCHECKED;
+	/* channels of a release not recorded: AL_ENOTFOUND, nothing written */
+	r.channels = chans1;
+	r.nchannels = 1;
+	CU_ASSERT_EQUAL(al_store_release_put(s, &r, AL_STORE_RELEASE_EXISTING, NULL), AL_ENOTFOUND);
+	r.channels = NULL;
+	r.nchannels = 0;
+	r.version = (char *)"4.14.1";
+	r.source = (char *)"quay.io/a/release:4.14.1";
+	r.components = 3;
+	r.verified = AL_STORE_VERIFIED;
+	r.verified_by = vb;
+	CU_ASSERT_EQUAL(al_store_release_put(s, &r, 0, &kept), 0);
+	CU_ASSERT_EQUAL(kept, 0);
+	/* a later unverified run keeps the verification */
+	r.verified = AL_STORE_UNVERIFIED;
+	r.verified_by = NULL;
+	r.components = 4;
+	CU_ASSERT_EQUAL(al_store_release_put(s, &r, 0, &kept), 0);
+	CU_ASSERT_EQUAL(kept, 1);
+	/* channels are a union */
+	r.version = NULL;
+	r.source = NULL;
+	r.components = -1;
+	r.verified = AL_STORE_UNCHECKED;
+	r.channels = chans1;
+	r.nchannels = 1;
+	CU_ASSERT_EQUAL(al_store_release_put(s, &r, AL_STORE_RELEASE_EXISTING, NULL), 0);
+	r.channels = chans2;
+	r.nchannels = 2;
+	CU_ASSERT_EQUAL(al_store_release_put(s, &r, AL_STORE_RELEASE_EXISTING, NULL), 0);
+	/* by version and by digest */
+	CU_ASSERT_EQUAL(al_store_release_find(s, "4.14.1", &got), 0);
+	CU_ASSERT_EQUAL(got.verified, AL_STORE_VERIFIED);
+	CU_ASSERT_STRING_EQUAL(got.verified_by != NULL ? got.verified_by : "", vb);
+	CU_ASSERT_EQUAL(got.components, 4);
+	CU_ASSERT_STRING_EQUAL(got.source != NULL ? got.source : "", "quay.io/a/release:4.14.1");
+	CU_ASSERT_EQUAL(got.nchannels, 2);
+	CU_ASSERT(got.has_digest);
+	al_store_release_clear(&got);
+	CU_ASSERT_EQUAL(al_store_release_find(s, REL_A, &got), 0);
+	CU_ASSERT_STRING_EQUAL(got.version != NULL ? got.version : "", "4.14.1");
+	al_store_release_clear(&got);
+	CU_ASSERT_EQUAL(al_store_release_find(s, "4.99.0", &got), AL_ENOTFOUND);
+	CU_ASSERT(strstr(al_error_message(), "4.99.0") != NULL);
+	/* on disk: one record, the names docs/store.md gives */
+	rp = al_sprintf("%s/airlock/releases.json", path);
+	txt = rp != NULL ? read_text(rp) : NULL;
+	CU_ASSERT(txt != NULL && strstr(txt, "\"verifiedBy\": \"0123456789ABCDEF") != NULL);
+	CU_ASSERT(txt != NULL && strstr(txt, "\"channels\"") != NULL);
+	CU_ASSERT(txt != NULL && strstr(txt, "fast-4.14") != NULL);
+	CU_ASSERT(txt != NULL && strstr(strstr(txt, REL_A) + 1, REL_A) == NULL);
+out:
+	free(txt);
+	free(rp);
+	al_store_free(s);
+	free(path);
+}
+
+static void test_store__pack_records_typed(void)
+{
+	char *path = tmp_path("typed-packs");
+	al_store *s = open_store(path, 1, 0);
+	al_store_pack *packs = NULL;
+	al_digest d, other;
+	size_t n = 0;
+
+	if (s == NULL) {
+		CU_FAIL("no store");
+		goto out;
+	}
+	CU_ASSERT_EQUAL(al_store_packs_list(s, &packs, &n), 0);
+	CU_ASSERT_EQUAL(n, 0);
+	al_store_packs_free(packs, n);
+	packs = NULL;
+	CU_ASSERT_EQUAL(al_test_sh("mkdir -p '%s/airlock/packs' && "
+	                           "printf '%%s' '{\"airlockPackRecord\":1,\"id\":\"p2\",\"created\":\"2026-01-01T00:00:00Z\",\"sequence\":7,\"base\":\"p1\",\"volumes\":1,\"blobs\":[],\"signatures\":[{\"path\":\"signatures/sha256=%s/signature-1\",\"sha256\":\"00\"}]}' > '%s/airlock/packs/p2.json' && "
+	                           "printf '%%s' '{\"airlockPackRecord\":1,\"id\":\"p1\",\"created\":\"2026-01-01T00:00:00Z\",\"sequence\":6,\"base\":null,\"volumes\":2,\"blobs\":[\"%s\"],\"signatures\":[]}' > '%s/airlock/packs/p1.json'",
+	                           path, REL_A + 7, path, REL_A, path), 0);
+	CU_ASSERT_EQUAL(al_digest_parse_str(&d, REL_A), 0);
+	CU_ASSERT_EQUAL(al_digest_parse_str(&other, "sha256:0000000000000000000000000000000000000000000000000000000000000000"), 0);
+	CU_ASSERT_EQUAL(al_store_packs_list(s, &packs, &n), 0);
+	CU_ASSERT_EQUAL(n, 2);
+	if (n == 2) {
+		CU_ASSERT_STRING_EQUAL(packs[0].id, "p1");
+		CU_ASSERT_PTR_NULL(packs[0].base);
+		CU_ASSERT_EQUAL(packs[0].volumes, 2);
+		CU_ASSERT_STRING_EQUAL(packs[1].base != NULL ? packs[1].base : "", "p1");
+		CU_ASSERT_EQUAL(packs[1].sequence, 7);
+		CU_ASSERT_EQUAL(al_store_pack_carries(&packs[0], &d), 1);
+		CU_ASSERT_EQUAL(al_store_pack_carries(&packs[1], &d), 1);
+		CU_ASSERT_EQUAL(al_store_pack_carries(&packs[0], &other), 0);
+	}
+	al_store_packs_free(packs, n);
+	/* a damaged record is named */
+	CU_ASSERT_EQUAL(al_test_sh("printf '{' > '%s/airlock/packs/p3.json'", path), 0);
+	CU_ASSERT_EQUAL(al_store_packs_list(s, &packs, &n), AL_EVERIFY);
+	CU_ASSERT(strstr(al_error_message(), "p3.json") != NULL);
+out:
+	al_store_free(s);
+	free(path);
+}
+
+static void test_store__owns_signature_layout(void)
+{
+	char *path = tmp_path("sig-layout");
+	al_store *s = open_store(path, 1, 0), *ro = NULL;
+	al_digest d;
+	char *dir = NULL, *root = NULL, *want = NULL;
+	unsigned k = 0;
+
+	if (s == NULL) {
+		CU_FAIL("no store");
+		goto out;
+	}
+	CU_ASSERT_EQUAL(al_digest_parse_str(&d, REL_A), 0);
+	dir = al_store_signature_dir(s, &d);
+	root = al_store_signature_dir(s, NULL);
+	want = al_sprintf("%s/signatures/sha256=%s", path, REL_A + 7);
+	CU_ASSERT(dir != NULL && want != NULL && strcmp(dir, want) == 0);
+	CU_ASSERT(root != NULL && al_str_endswith(root, "/signatures"));
+	CU_ASSERT_EQUAL(al_store_signature_add(s, &d, (const uint8_t *)"one", 3, 16, 2, &k), 0);
+	CU_ASSERT_EQUAL(k, 1);
+	CU_ASSERT_EQUAL(al_store_signature_add(s, &d, (const uint8_t *)"two", 3, 16, 2, &k), 0);
+	CU_ASSERT_EQUAL(k, 2);
+	/* the same bytes keep their number, a third is over the limit */
+	CU_ASSERT_EQUAL(al_store_signature_add(s, &d, (const uint8_t *)"one", 3, 16, 2, &k), 0);
+	CU_ASSERT_EQUAL(k, 1);
+	CU_ASSERT_EQUAL(al_store_signature_add(s, &d, (const uint8_t *)"six", 3, 16, 2, &k), AL_ELIMIT);
+	CU_ASSERT_EQUAL(al_test_sh("test \"$(cat '%s/signature-2')\" = two", dir), 0);
+	al_store_free(s);
+	s = NULL;
+	ro = open_store(path, 0, 1);
+	CU_ASSERT(ro != NULL && al_store_signature_add(ro, &d, (const uint8_t *)"x", 1, 16, 4, NULL) == AL_EINVAL);
+out:
+	al_store_free(ro);
+	al_store_free(s);
+	free(want);
+	free(root);
+	free(dir);
+	free(path);
+}
+
 int main(void)
 {
 	CU_TestInfo tests[] = {
 		{"create_open_reopen", test_store__create_open_reopen},
+		{"release_records_typed", test_store__release_records_typed},
+		{"pack_records_typed", test_store__pack_records_typed},
+		{"owns_signature_layout", test_store__owns_signature_layout},
 		{"recorded_release_is_a_root", test_store__recorded_release_is_a_root},
 		{"second_writable_open_is_locked", test_store__second_writable_open_is_locked},
 		{"blob_writer_commit_mismatch_abort", test_store__blob_writer_commit_mismatch_abort},

@@ -54,7 +54,7 @@ static void test_transfer__mirror_from_layout_then_rerun_is_free(void)
 	char *dst = al_path_join(al_test_tmpdir(), "mirror-store");
 	const char *rel[] = {"quay.io/airlock-samples/release:4.14.1-x86_64"};
 	al_imageset_source src = {NULL, NULL};
-	al_store_opts so = {1, 0, 0};
+	al_store_opts so = {.create = 1};
 	al_store *s = NULL;
 	al_transfer_opts to;
 	al_mirror_report rep;
@@ -98,7 +98,7 @@ static void test_transfer__missing_image_fails_alone(void)
 {
 	char *layout = samples_layout();
 	char *dst = al_path_join(al_test_tmpdir(), "partial-store");
-	al_store_opts so = {1, 0, 0};
+	al_store_opts so = {.create = 1};
 	al_store *s = NULL;
 	al_transfer *t = NULL;
 	al_imgref good = {0}, bad = {0};
@@ -140,7 +140,7 @@ static void test_transfer__copy_preserves_digests(void)
 {
 	char *layout = samples_layout();
 	char *dst = al_path_join(al_test_tmpdir(), "copy-store");
-	al_store_opts ro = {0, 1, 0}, so = {1, 0, 0};
+	al_store_opts ro = {.readonly = 1}, so = {1, 0, 0};
 	al_store *src = NULL, *s = NULL;
 	al_transfer *t = NULL;
 	char **names = NULL;
@@ -179,7 +179,7 @@ static void test_transfer__held_image_is_named_only_when_tagged(void)
 	char *dst = al_path_join(al_test_tmpdir(), "held-store");
 	char *ref = al_sprintf("oci:%s:quay.io/airlock-samples/release:4.14.1-x86_64", layout);
 	char *comp = al_sprintf("oci:%s:quay.io/airlock-samples/ocp-v4.0-art-dev@sha256:7026db9f135613885a678be3b2a287ad01a12e62f37c4c6754a01fb7dfdd9437", layout);
-	al_store_opts so = {1, 0, 0};
+	al_store_opts so = {.create = 1};
 	al_store *s = NULL;
 	al_transfer *t = NULL, *t2 = NULL;
 	al_imgref ir = {0}, ic = {0};

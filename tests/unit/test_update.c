@@ -490,7 +490,7 @@ static void test_update__dry_run_on_sample_release(void)
 	char *prefix = al_strdup("quay.io/airlock-samples");
 	const char *rel[] = {"quay.io/airlock-samples/release:4.14.1-x86_64"};
 	al_imageset_source src;
-	al_store_opts so = {1, 0, 0};
+	al_store_opts so = {.create = 1};
 	al_store *s = NULL;
 	al_transfer_opts to;
 	al_mirror_report rep;

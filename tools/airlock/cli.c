@@ -3,6 +3,7 @@
 #include <errno.h>
 #include <signal.h>
 #include <stdarg.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -22,6 +23,9 @@ static void on_signal(int sig)
  * registry answers, tar entry names, references) is printed escaped, so a
  * hostile server can neither forge an "airlock:" line nor drive the
  * terminal. */
+static void vmsg(const char *kind, const char *fmt, va_list ap)
+    __attribute__((format(printf, 2, 0)));
+
 static void vmsg(const char *kind, const char *fmt, va_list ap)
 {
 	char msg[4096], safe[4 * sizeof(msg)];
@@ -60,36 +64,101 @@ void cli_event(const char *line)
 	fprintf(stderr, "%s\n", safe);
 }
 
+/* The exit-code map: one row per status whose exit differs from 3. */
+static const struct exit_row {
+	int status;
+	unsigned char work;  /* the command's work */
+	unsigned char input; /* a configuration file the user named */
+} exit_map[] = {
+    {AL_OK, EXIT_OK, EXIT_OK},
+    {AL_EVERIFY, EXIT_VERIFY, EXIT_VERIFY},
+    {AL_EUNSUPPORTED, EXIT_VERIFY, EXIT_USAGE},
+    {AL_EINVAL, EXIT_RUNTIME, EXIT_USAGE},
+    {AL_EPARSE, EXIT_RUNTIME, EXIT_USAGE},
+    {AL_ENOTFOUND, EXIT_RUNTIME, EXIT_USAGE},
+    {AL_ELIMIT, EXIT_RUNTIME, EXIT_USAGE},
+};
+
+static const struct exit_row *exit_row_of(int rc)
+{
+	size_t i;
+
+	for (i = 0; i < sizeof(exit_map) / sizeof(exit_map[0]); i++)
+		if (exit_map[i].status == rc)
+			return &exit_map[i];
+	return NULL;
+}
+
 int cli_exit_code(int rc)
 {
-	switch (rc) {
-	case AL_OK:
-		return EXIT_OK;
-	case AL_EVERIFY:
-		return EXIT_VERIFY;
-	case AL_EINVAL:
-		return EXIT_USAGE;
+	const struct exit_row *r = exit_row_of(rc);
+
+	return r != NULL ? r->work : EXIT_RUNTIME;
+}
+
+int cli_input_exit_code(int rc)
+{
+	const struct exit_row *r = exit_row_of(rc);
+
+	return r != NULL ? r->input : EXIT_RUNTIME;
+}
+
+static int exit_rank(int code)
+{
+	switch (code) {
+	case EXIT_OK:
+		return 0;
+	case EXIT_RUNTIME:
+		return 1;
+	case EXIT_USAGE:
+		return 2;
+	case EXIT_VERIFY:
+		return 3;
 	default:
-		return EXIT_RUNTIME;
+		return 1;
 	}
 }
 
-int cli_fail(int rc, const char *fmt, ...)
+int cli_worst(int a, int b)
+{
+	return exit_rank(b) > exit_rank(a) ? b : a;
+}
+
+static void fail_message(const char *fmt, va_list ap)
+    __attribute__((format(printf, 1, 0)));
+
+static void fail_message(const char *fmt, va_list ap)
 {
 	char ctx[1024];
-	va_list ap;
 	int n;
 
-	va_start(ap, fmt);
 	n = vsnprintf(ctx, sizeof(ctx), fmt, ap);
-	va_end(ap);
 	if (n < 0)
 		ctx[0] = '\0';
 	if (al_error_message()[0] != '\0')
 		cli_error("%s: %s", ctx, al_error_message());
 	else
 		cli_error("%s", ctx);
+}
+
+int cli_fail(int rc, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	fail_message(fmt, ap);
+	va_end(ap);
 	return cli_exit_code(rc);
+}
+
+int cli_input_fail(int rc, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	fail_message(fmt, ap);
+	va_end(ap);
+	return cli_input_exit_code(rc);
 }
 
 int cli_usage_error(const char *cmd, const char *fmt, ...)
@@ -187,6 +256,155 @@ int cli_common_option(cli_common *c, int opt, const char *arg)
 	}
 }
 
+/* Optimal string alignment distance (a transposition costs 1), capped:
+ * small names only, so a fixed table serves. */
+#define NEAR_MAX 40
+static size_t osa_distance(const char *a, const char *b)
+{
+	size_t d[NEAR_MAX + 1][NEAR_MAX + 1];
+	size_t la = strlen(a), lb = strlen(b), i, j;
+
+	if (la > NEAR_MAX || lb > NEAR_MAX)
+		return SIZE_MAX;
+	for (i = 0; i <= la; i++)
+		d[i][0] = i;
+	for (j = 0; j <= lb; j++)
+		d[0][j] = j;
+	for (i = 1; i <= la; i++) {
+		for (j = 1; j <= lb; j++) {
+			size_t cost = a[i - 1] == b[j - 1] ? 0 : 1;
+			size_t v = d[i - 1][j] + 1;
+
+			if (d[i][j - 1] + 1 < v)
+				v = d[i][j - 1] + 1;
+			if (d[i - 1][j - 1] + cost < v)
+				v = d[i - 1][j - 1] + cost;
+			if (i > 1 && j > 1 && a[i - 1] == b[j - 2] &&
+			    a[i - 2] == b[j - 1] && d[i - 2][j - 2] + 1 < v)
+				v = d[i - 2][j - 2] + 1;
+			d[i][j] = v;
+		}
+	}
+	return d[la][lb];
+}
+
+const char *cli_nearest_option(const char *name, const struct option *longopts)
+{
+	const char *best = NULL;
+	size_t best_d = SIZE_MAX, limit, i;
+
+	/* a third of the name, at least 1 and at most 3 edits: close enough
+	 * to be a slip, far enough not to suggest nonsense */
+	limit = strlen(name) / 3;
+	if (limit < 1)
+		limit = 1;
+	if (limit > 3)
+		limit = 3;
+	for (i = 0; longopts[i].name != NULL; i++) {
+		size_t d = osa_distance(name, longopts[i].name);
+
+		if (d < best_d) {
+			best_d = d;
+			best = longopts[i].name;
+		}
+	}
+	return best_d <= limit ? best : NULL;
+}
+
+/* The long option named exactly name (len bytes), or NULL. */
+static const struct option *long_named(const struct option *longopts,
+                                       const char *name, size_t len)
+{
+	size_t i;
+
+	for (i = 0; longopts[i].name != NULL; i++)
+		if (strlen(longopts[i].name) == len &&
+		    strncmp(longopts[i].name, name, len) == 0)
+			return &longopts[i];
+	return NULL;
+}
+
+/* getopt_long said '?' or ':': say why, as a usage error of cmd. */
+static void bad_option(const char *cmd, int opt, const char *arg,
+                       const struct option *longopts)
+{
+	char name[64];
+	const char *eq, *near;
+	size_t len, i, nprefix = 0;
+
+	if (arg == NULL || strncmp(arg, "--", 2) != 0 ||
+	    (opt == '?' && optopt != 0 && strchr(arg, '=') == NULL)) {
+		/* a short option */
+		if (opt == ':')
+			cli_usage_error(cmd, "option '-%c' needs a value",
+			                optopt);
+		else
+			cli_usage_error(cmd, "unknown option '-%c'", optopt);
+		return;
+	}
+	arg += 2;
+	eq = strchr(arg, '=');
+	len = eq != NULL ? (size_t)(eq - arg) : strlen(arg);
+	snprintf(name, sizeof(name), "%.*s", (int)len, arg);
+	if (opt == ':') {
+		cli_usage_error(cmd, "option '--%s' needs a value", name);
+		return;
+	}
+	if (long_named(longopts, arg, len) != NULL) {
+		cli_usage_error(cmd, "option '--%s' takes no value", name);
+		return;
+	}
+	for (i = 0; longopts[i].name != NULL; i++)
+		if (strncmp(longopts[i].name, arg, len) == 0)
+			nprefix++;
+	if (nprefix > 1) {
+		cli_usage_error(cmd, "option '--%s' is ambiguous", name);
+		return;
+	}
+	near = cli_nearest_option(name, longopts);
+	if (near != NULL)
+		cli_usage_error(cmd,
+		                "unknown option '--%s'; did you mean '--%s'?",
+		                name, near);
+	else
+		cli_usage_error(cmd, "unknown option '--%s'", name);
+}
+
+int cli_getopt(cli_common *c, const char *cmd, int argc, char **argv,
+               const char *shortopts, const struct option *longopts)
+{
+	char spec[64];
+	int opt, r;
+
+	/* -q and -v for every command; a leading ':' makes getopt tell a
+	 * missing value (':') from an unknown option ('?'); we print both
+	 * messages ourselves */
+	if (snprintf(spec, sizeof(spec), ":qv%s", shortopts) >=
+	    (int)sizeof(spec))
+		return CLI_OPT_USAGE;
+	opterr = 0;
+	for (;;) {
+		opt = getopt_long(argc, argv, spec, longopts, NULL);
+		if (opt == -1)
+			return -1;
+		if (opt == '?' || opt == ':') {
+			bad_option(cmd, opt,
+			           optind > 0 && optind <= argc
+			               ? argv[optind - 1]
+			               : NULL,
+			           longopts);
+			return CLI_OPT_USAGE;
+		}
+		r = cli_common_option(c, opt, optarg);
+		if (r < 0) {
+			fprintf(stderr, "try 'airlock %s --help'\n", cmd);
+			return CLI_OPT_USAGE;
+		}
+		if (r == 0)
+			return opt;
+	}
+}
+
 static void json_escape_to(FILE *f, const char *s)
 {
 	for (; *s != '\0'; s++) {
@@ -222,18 +440,24 @@ static void log_handler(al_log_level level, const char *raw, void *ud)
 		fprintf(stderr, "airlock: %s: %s\n", names[level], msg);
 }
 
-int cli_common_start(cli_common *c)
+void cli_log_start(cli_common *c)
 {
-	struct sigaction sa;
 	const char *ci = getenv("CI");
-	int rc;
 
-	c->started = 1;
 	al_log_set_handler(log_handler, c);
 	al_log_set_level(c->verbose ? AL_LOG_DEBUG
 	                            : (c->quiet ? AL_LOG_WARN : AL_LOG_INFO));
 	c->progress_tty = !c->quiet && !c->log_json && isatty(STDERR_FILENO) &&
 	                  (ci == NULL || ci[0] == '\0');
+}
+
+int cli_common_start(cli_common *c)
+{
+	struct sigaction sa;
+	int rc;
+
+	c->started = 1;
+	cli_log_start(c);
 	if (al_cancel_new(&c->cancel) < 0) {
 		cli_error("out of memory");
 		return EXIT_RUNTIME;
@@ -245,6 +469,8 @@ int cli_common_start(cli_common *c)
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
 	signal(SIGPIPE, SIG_IGN);
+	if (c->offline)
+		return EXIT_OK;
 	if ((rc = al_http_global_init()) < 0)
 		return cli_fail(rc, "cannot initialise libcurl");
 	if ((rc = al_auth_new(&c->auth, c->authfile)) < 0)
@@ -262,7 +488,8 @@ void cli_common_finish(cli_common *c)
 	signal_cancel = NULL;
 	al_cancel_free(c->cancel);
 	c->cancel = NULL;
-	al_http_global_cleanup();
+	if (!c->offline)
+		al_http_global_cleanup();
 }
 
 void cli_transfer_opts(cli_common *c, al_transfer_opts *o)

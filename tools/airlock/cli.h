@@ -29,20 +29,37 @@ enum {
 	OPT_COMMAND_BASE = 1100, /* command-specific long options start here */
 };
 
-/* The common long options; commands append theirs before the terminator. */
-#define CLI_COMMON_OPTIONS                                                     \
-	{"authfile", required_argument, NULL, OPT_AUTHFILE},                   \
-	    {"tls-verify", required_argument, NULL, OPT_TLS_VERIFY},           \
-	    {"ca-file", required_argument, NULL, OPT_CA_FILE},                 \
-	    {"proxy", required_argument, NULL, OPT_PROXY},                     \
-	    {"parallel", required_argument, NULL, OPT_PARALLEL},               \
-	    {"timeout", required_argument, NULL, OPT_TIMEOUT},                 \
-	    {"log-format", required_argument, NULL, OPT_LOG_FORMAT},           \
+/* The long options every command takes (-q, -v, --log-format, -h);
+ * commands list theirs before or after and end with {NULL, 0, NULL, 0}. */
+#define CLI_LOCAL_OPTIONS                                                      \
+	{"log-format", required_argument, NULL, OPT_LOG_FORMAT},               \
 	    {"quiet", no_argument, NULL, 'q'},                                 \
 	    {"verbose", no_argument, NULL, 'v'},                               \
 	{                                                                      \
 		"help", no_argument, NULL, 'h'                                 \
 	}
+
+/* The network options of the commands that talk to registries. */
+#define CLI_NET_OPTIONS                                                        \
+	{"authfile", required_argument, NULL, OPT_AUTHFILE},                   \
+	    {"tls-verify", required_argument, NULL, OPT_TLS_VERIFY},           \
+	    {"ca-file", required_argument, NULL, OPT_CA_FILE},                 \
+	    {"proxy", required_argument, NULL, OPT_PROXY},                     \
+	    {"parallel", required_argument, NULL, OPT_PARALLEL},               \
+	{                                                                      \
+		"timeout", required_argument, NULL, OPT_TIMEOUT                \
+	}
+
+/* Both: what mirror, push, copy and graph take. */
+#define CLI_COMMON_OPTIONS CLI_NET_OPTIONS, CLI_LOCAL_OPTIONS
+
+/* Help lines of CLI_LOCAL_OPTIONS (CLI_LOG_HELP: without -q, for commands
+ * that say what their -q leaves out). */
+#define CLI_LOG_HELP                                                           \
+	"      --log-format=FMT     log lines as text (default) or json\n"     \
+	"  -v, --verbose            debug output (the library's debug log)\n"  \
+	"  -h, --help               this help\n"
+#define CLI_LOCAL_HELP "  -q, --quiet              only errors\n" CLI_LOG_HELP
 
 #define CLI_COMMON_HELP                                                        \
 	"Common options:\n"                                                    \
@@ -67,11 +84,7 @@ enum {
 	"                           within D; retry at most twice (default: "  \
 	"10s to\n"                                                             \
 	"                           connect, 30s without data, four "          \
-	"retries)\n"                                                           \
-	"      --log-format=FMT     text (default) or json\n"                  \
-	"  -q, --quiet              only errors\n"                             \
-	"  -v, --verbose            debug output\n"                            \
-	"  -h, --help               this help\n"
+	"retries)\n" CLI_LOCAL_HELP
 
 typedef struct cli_common {
 	const char *authfile;
@@ -86,6 +99,8 @@ typedef struct cli_common {
 	al_auth *auth;
 	al_cancel *cancel;
 	int started; /* cli_common_start ran */
+	int offline; /* set before cli_common_start: no libcurl, no
+	                credentials (pack, unpack) */
 	/* progress display state */
 	int progress_tty;
 	int progress_shown;
@@ -98,9 +113,27 @@ void cli_common_init(cli_common *c);
  * 0 if not a common option, -1 after printing a usage error.
  */
 int cli_common_option(cli_common *c, int opt, const char *arg);
+/*
+ * The one getopt loop step of every command: getopt_long over argv,
+ * handling the common options itself. Returns the next command option
+ * (including 'h'), -1 at the end, or CLI_OPT_USAGE after printing a usage
+ * error for command cmd: an unknown option (with the nearest known one:
+ * "did you mean '--keyring'?"), an ambiguous abbreviation, a missing or
+ * unexpected value, a bad common option value.
+ */
+#define CLI_OPT_USAGE (-2)
+int cli_getopt(cli_common *c, const char *cmd, int argc, char **argv,
+               const char *shortopts, const struct option *longopts);
+/* The long option of longopts nearest to the unknown name (without "--"),
+ * or NULL when none is close (test hook for cli_getopt's suggestion). */
+const char *cli_nearest_option(const char *name, const struct option *longopts);
 /* Install log handler, signal handlers (SIGINT/SIGTERM cancel), curl init,
- * credentials. Returns an exit code (EXIT_OK to go on). */
+ * credentials (the last two not when c->offline). Returns an exit code
+ * (EXIT_OK to go on). */
 int cli_common_start(cli_common *c);
+/* For commands that need no network: only the log handler and level
+ * (-q, -v, --log-format); signals keep their default action. */
+void cli_log_start(cli_common *c);
 void cli_common_finish(cli_common *c);
 /* Fill transfer options from the common flags. */
 void cli_transfer_opts(cli_common *c, al_transfer_opts *o);
@@ -111,11 +144,31 @@ void cli_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* Print one line of progress or event text to stderr, escaped like every
  * diagnostic (it may carry server data). */
 void cli_event(const char *line);
-/* Print "airlock: error: <context>: <al_error_message()>" and map rc. */
+/*
+ * The exit-code map (docs/commands.md, "Exit status"), the only place that
+ * turns a library status into an exit status:
+ *   cli_exit_code: the command's work. AL_OK -> 0; AL_EVERIFY and
+ *     AL_EUNSUPPORTED (content of a kind airlock cannot check) -> 1;
+ *     everything else -> 3 (AL_EINVAL too: the command checked its
+ *     arguments, so a refusal now is the library's, at run time).
+ *   cli_input_exit_code: loading a file the user named as configuration
+ *     (an ImageSetConfiguration, a keyring): what does not parse, does not
+ *     exist or is not supported -> 2; AL_ENOMEM, AL_EIO, ... -> 3.
+ * Exit 2 otherwise comes only from the command's own checks
+ * (cli_usage_error, cli_getopt).
+ */
+int cli_exit_code(int rc);
+int cli_input_exit_code(int rc);
+/* The worst of two exit statuses, for commands given many items: 1
+ * (verification failed) outranks 2 (usage), which outranks 3 (runtime),
+ * which outranks 0 -- the status a rerun is least likely to change wins. */
+int cli_worst(int a, int b);
+/* Print "airlock: error: <context>: <al_error_message()>" and return
+ * cli_exit_code(rc) (cli_input_fail: cli_input_exit_code(rc)). */
 int cli_fail(int rc, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
-/* Map an al_status to an exit code (AL_EVERIFY -> 1, usage -> 2, else 3). */
-int cli_exit_code(int rc);
+int cli_input_fail(int rc, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
 /* Usage error: message plus "try 'airlock CMD --help'", returns EXIT_USAGE. */
 int cli_usage_error(const char *cmd, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
@@ -127,14 +180,5 @@ void cli_progress_done(cli_common *c);
 
 /* Human-readable byte count ("1.5 GiB") into buf. */
 const char *cli_bytes(uint64_t n, char *buf, size_t len);
-
-/* The commands. */
-int cmd_mirror(int argc, char **argv);
-int cmd_push(int argc, char **argv);
-int cmd_copy(int argc, char **argv);
-int cmd_check(int argc, char **argv);
-int cmd_mirrorsets(int argc, char **argv);
-int cmd_verify(int argc, char **argv);
-int cmd_configmaps(int argc, char **argv);
 
 #endif

@@ -9,7 +9,7 @@
 #include "airlock/ref.h"
 #include "airlock/transfer.h"
 #include "cli.h"
-#include "cmd_catalog.h"
+#include "cmd.h"
 
 enum {
 	OPT_STORE = OPT_COMMAND_BASE,
@@ -178,7 +178,9 @@ static int queue_image(al_transfer *t, const char *s, const char *dst_name)
 }
 
 /* One mirror.operators[] entry; appends its images to *all. t (may be
- * NULL): fetch the catalog and the images it needs into s. */
+ * NULL): fetch the catalog and the images it needs into s. Returns an exit
+ * status: a configuration asking for what the catalog lacks is a
+ * configuration error (2), the rest goes through the exit-code map. */
 static int do_one(al_store *s, const al_imageset *cfg,
                   const al_imageset_operator *op, const char *fbc,
                   const char *resources, const char *registry,
@@ -188,7 +190,7 @@ static int do_one(al_store *s, const al_imageset *cfg,
 	al_catalog_selection *sel = NULL;
 	char *src = NULL, *dst = NULL, *repo = NULL;
 	size_t i;
-	int rc;
+	int rc, input = 0;
 
 	if ((rc = al_catalog_names(op, &src, &dst, &repo)) < 0) {
 		cli_fail(rc, "%s:%zu", cfg->path, op->line);
@@ -209,7 +211,7 @@ static int do_one(al_store *s, const al_imageset *cfg,
 			/* the catalog is there: the configuration asks for
 			 * something it does not have */
 			if (al_store_find(s, src, &img) == 0)
-				rc = AL_EINVAL;
+				input = 1;
 			al_store_image_clear(&img);
 		}
 		goto out;
@@ -286,7 +288,9 @@ out:
 	free(src);
 	free(dst);
 	free(repo);
-	return rc;
+	if (rc == 0)
+		return EXIT_OK;
+	return input ? cli_input_exit_code(rc) : cli_exit_code(rc);
 }
 
 /* airlock catalog list: the catalogs of a store. */
@@ -315,8 +319,8 @@ static int list_catalogs(al_store *store, const char *platform)
 		rc = al_catalog_open_image(&c, NULL, store,
 		                           &imgs[i].desc.digest, platform);
 		if (rc < 0) {
-			cli_fail(rc, "catalog '%s'", imgs[i].name);
-			code = EXIT_RUNTIME;
+			code = cli_worst(
+			    code, cli_fail(rc, "catalog '%s'", imgs[i].name));
 			continue;
 		}
 		printf("%s %s fbc packages=%zu bundles=%zu\n", imgs[i].name, ds,
@@ -352,7 +356,7 @@ int cmd_catalog(int argc, char **argv)
 	int mirror = 0;
 	const char *store_path = NULL, *config = NULL, *fbc = NULL;
 	const char *resources = NULL, *registry = NULL, *platform = NULL;
-	al_store_opts so = {0, 0, 0};
+	al_store_opts so = {.readonly = 0};
 	al_imageset *cfg = NULL;
 	al_store *store = NULL;
 	char **all = NULL;
@@ -374,14 +378,8 @@ int cmd_catalog(int argc, char **argv)
 	argc--;
 	argv++;
 	optind = 1;
-	while ((opt = getopt_long(argc, argv, "qvh", longopts, NULL)) != -1) {
-		int r = cli_common_option(&cc, opt, optarg);
-
-		if (r < 0)
-			return cli_usage_error("catalog",
-			                       "invalid option value");
-		if (r > 0 && opt != 'h')
-			continue;
+	while ((opt = cli_getopt(&cc, "catalog", argc, argv, "h", longopts)) !=
+	       -1) {
 		switch (opt) {
 		case 'h':
 			fputs(catalog_help, stdout);
@@ -412,18 +410,18 @@ int cmd_catalog(int argc, char **argv)
 			mirror = 1;
 			break;
 		default:
-			return cli_usage_error("catalog", "unknown option");
+			return EXIT_USAGE;
 		}
 	}
+	cli_log_start(&cc);
 	if (list) {
 		if (store_path == NULL)
 			return cli_usage_error("catalog",
 			                       "--store DIR is required");
 		so.readonly = 1;
 		if ((rc = al_store_open(&store, store_path, &so)) < 0) {
-			code =
-			    cli_fail(rc, "cannot open store '%s'", store_path);
-			return code == EXIT_USAGE ? EXIT_RUNTIME : code;
+			return cli_fail(rc, "cannot open store '%s'",
+			                store_path);
 		}
 		code = list_catalogs(store, platform);
 		al_store_free(store);
@@ -444,9 +442,7 @@ int cmd_catalog(int argc, char **argv)
 		                                  "go together");
 	if ((rc = al_imageset_load_ex(&cfg, config, AL_IMAGESET_OPERATORS)) <
 	    0) {
-		code = cli_fail(rc, "cannot load '%s'", config);
-		if (rc == AL_EPARSE || rc == AL_EUNSUPPORTED)
-			code = EXIT_USAGE;
+		code = cli_input_fail(rc, "cannot load '%s'", config);
 		goto out;
 	}
 	if (cfg->noperators == 0) {
@@ -457,8 +453,6 @@ int cmd_catalog(int argc, char **argv)
 	so.create = mirror;
 	if ((rc = al_store_open(&store, store_path, &so)) < 0) {
 		code = cli_fail(rc, "cannot open store '%s'", store_path);
-		if (code == EXIT_USAGE)
-			code = EXIT_RUNTIME;
 		goto out;
 	}
 	if (mirror) {
@@ -485,12 +479,7 @@ int cmd_catalog(int argc, char **argv)
 	for (i = 0; i < cfg->noperators; i++) {
 		rc = do_one(store, cfg, &cfg->operators[i], fbc, resources,
 		            registry, platform, dry_run, &all, &nall, t, &cc);
-		if (rc < 0) {
-			int c = cli_exit_code(rc);
-
-			if (c > code || code == EXIT_OK)
-				code = c;
-		}
+		code = cli_worst(code, rc);
 	}
 	if (nall > 1)
 		qsort(all, nall, sizeof(*all), cmp_str);

@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "cmd.h"
 
 enum { OPT_STORE = OPT_COMMAND_BASE, OPT_GC, OPT_QUICK };
 
@@ -37,9 +38,7 @@ static const char check_help[] =
     "what a\n"
     "                    recorded release needs\n"
     "      --quick       compare sizes only, do not re-hash\n"
-    "  -q, --quiet       only the summary line\n"
-    "  -h, --help        this help\n"
-    "\n"
+    "  -q, --quiet       only problems and the summary line\n" CLI_LOG_HELP "\n"
     "Last line: checked I images, B blobs: M missing, C corrupt, U "
     "unreferenced\n"
     "Exit status: 0 clean (unreferenced blobs do not count), 1 anything "
@@ -92,21 +91,22 @@ int cmd_check(int argc, char **argv)
 	    {"store", required_argument, NULL, OPT_STORE},
 	    {"gc", no_argument, NULL, OPT_GC},
 	    {"quick", no_argument, NULL, OPT_QUICK},
-	    {"quiet", no_argument, NULL, 'q'},
-	    {"verbose", no_argument, NULL, 'v'},
-	    {"help", no_argument, NULL, 'h'},
+	    CLI_LOCAL_OPTIONS,
 	    {NULL, 0, NULL, 0},
 	};
 	const char *store_path = NULL;
 	al_store *store = NULL;
-	al_store_opts so = {0, 1, 0};
+	al_store_opts so = {.readonly = 1};
 	al_check_result res;
-	check_ctx ctx = {0, 0};
+	check_ctx ctx = {.quiet = 0, .gc = 0};
+	cli_common c;
 	int opt, rc, flags = 0, code = EXIT_OK;
 
 	memset(&res, 0, sizeof(res));
+	cli_common_init(&c);
 	optind = 1;
-	while ((opt = getopt_long(argc, argv, "qvh", longopts, NULL)) != -1) {
+	while ((opt = cli_getopt(&c, "check", argc, argv, "h", longopts)) !=
+	       -1) {
 		switch (opt) {
 		case 'h':
 			fputs(check_help, stdout);
@@ -121,13 +121,8 @@ int cmd_check(int argc, char **argv)
 		case OPT_QUICK:
 			flags |= AL_STORE_CHECK_QUICK;
 			break;
-		case 'q':
-			ctx.quiet = 1;
-			break;
-		case 'v':
-			break;
 		default:
-			return cli_usage_error("check", "unknown option");
+			return EXIT_USAGE;
 		}
 	}
 	if (store_path == NULL)
@@ -135,13 +130,14 @@ int cmd_check(int argc, char **argv)
 	if (argc != optind)
 		return cli_usage_error("check", "unexpected argument '%s'",
 		                       argv[optind]);
+	ctx.quiet = c.quiet;
+	cli_log_start(&c);
 	so.readonly = ctx.gc ? 0 : 1;
 	if ((rc = al_store_open(&store, store_path, &so)) < 0)
 		return cli_fail(rc, "cannot open store '%s'", store_path);
 	rc = al_mirror_check(store, flags, report, &ctx, &res);
 	if (rc < 0) {
 		code = cli_fail(rc, "cannot check store '%s'", store_path);
-		code = EXIT_RUNTIME;
 		goto out;
 	}
 	printf("checked %llu images, %llu blobs: %llu missing, %llu corrupt, "

@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "cmd.h"
 #include "airlock/sig.h"
 
 enum { OPT_STORE = OPT_COMMAND_BASE, OPT_JSON };
@@ -38,9 +39,7 @@ static const char configmaps_help[] =
     "                    to stdout\n"
     "      --json        JSON, as 'oc adm release mirror' writes it, instead "
     "of YAML\n"
-    "  -q, --quiet       do not list the files written\n"
-    "  -h, --help        this help\n"
-    "\n"
+    "  -q, --quiet       do not list the files written\n" CLI_LOG_HELP "\n"
     "The signatures are copied, not verified: run 'airlock verify' for that.\n"
     "Exit status: 0 written, 1 a release has no signatures (the others are "
     "written),\n"
@@ -48,10 +47,10 @@ static const char configmaps_help[] =
 
 /* The ConfigMap of one release, or NULL with *code set (EXIT_VERIFY: no
  * signatures). */
-static json_t *release_configmap(al_store *s, const json_t *rel, int *code)
+static json_t *release_configmap(al_store *s, const al_store_release *rel,
+                                 int *code)
 {
-	const char *version = al_json_str(rel, "version"),
-	           *ds = al_json_str(rel, "digest");
+	const char *version = rel->version, *ds = rel->digest_text;
 	const char *label = version != NULL ? version : (ds != NULL ? ds : "?");
 	al_sig_list sigs = AL_SIG_LIST_INIT;
 	const uint8_t **ptrs = NULL;
@@ -60,12 +59,13 @@ static json_t *release_configmap(al_store *s, const json_t *rel, int *code)
 	al_digest d;
 	int rc;
 
-	if (ds == NULL || al_digest_parse_str(&d, ds) < 0) {
+	if (!rel->has_digest) {
 		cli_error("release '%s' in releases.json has no valid digest",
 		          label);
 		*code = EXIT_RUNTIME;
 		return NULL;
 	}
+	d = rel->digest;
 	if ((rc = al_sig_store_load(s, &d, &sigs)) < 0) {
 		*code = cli_fail(
 		    rc, "release %s %s: cannot read its signatures", label, ds);
@@ -139,7 +139,7 @@ static int write_file(const char *dir, json_t *cm, int json, int quiet)
 	al_buf out = AL_BUF_INIT(CM_MAX_OUTPUT);
 	char *file = NULL, *path = NULL, *text = NULL;
 	al_digest d;
-	int rc;
+	int rc, code;
 
 	/* metadata.name is "sha256-<hex>": the digest again, for the file name
 	 */
@@ -147,7 +147,7 @@ static int write_file(const char *dir, json_t *cm, int json, int quiet)
 	    (path = al_sprintf("sha256:%s", name + strlen("sha256-"))) ==
 	        NULL ||
 	    al_digest_parse_str(&d, path) < 0) {
-		rc = al_error_set(AL_EINVAL, "unexpected ConfigMap name");
+		rc = al_error_set(AL_EPARSE, "unexpected ConfigMap name");
 		goto out;
 	}
 	free(path);
@@ -174,14 +174,15 @@ static int write_file(const char *dir, json_t *cm, int json, int quiet)
 	if (!quiet)
 		printf("wrote %s\n", path);
 out:
-	if (rc < 0)
-		rc = cli_fail(rc, "cannot write the ConfigMap '%s'",
-		              path != NULL ? path : (name != NULL ? name : ""));
+	code = rc < 0
+	           ? cli_fail(rc, "cannot write the ConfigMap '%s'",
+	                      path != NULL ? path : (name != NULL ? name : ""))
+	           : EXIT_OK;
 	free(file);
 	free(path);
 	free(text);
 	al_buf_free(&out);
-	return rc != 0 ? EXIT_RUNTIME : EXIT_OK;
+	return code;
 }
 
 int cmd_configmaps(int argc, char **argv)
@@ -190,21 +191,23 @@ int cmd_configmaps(int argc, char **argv)
 	    {"store", required_argument, NULL, OPT_STORE},
 	    {"output", required_argument, NULL, 'o'},
 	    {"json", no_argument, NULL, OPT_JSON},
-	    {"quiet", no_argument, NULL, 'q'},
-	    {"verbose", no_argument, NULL, 'v'},
-	    {"help", no_argument, NULL, 'h'},
+	    CLI_LOCAL_OPTIONS,
 	    {NULL, 0, NULL, 0},
 	};
 	const char *store_path = NULL, *outdir = ".";
-	al_store_opts so = {0, 1, 0};
+	al_store_opts so = {.readonly = 1};
 	al_store *s = NULL;
-	json_t *doc = NULL, *list, *rel, **docs = NULL;
-	size_t ndocs = 0, i, j, nnames;
-	int opt, rc, json = 0, quiet = 0, code = EXIT_OK, *used = NULL;
+	al_store_release *list = NULL;
+	json_t **docs = NULL;
+	size_t ndocs = 0, nlist = 0, i, j, nnames;
+	int opt, rc, json = 0, code = EXIT_OK, *used = NULL;
+	cli_common cc;
 	char **names;
 
+	cli_common_init(&cc);
 	optind = 1;
-	while ((opt = getopt_long(argc, argv, "o:qvh", longopts, NULL)) != -1) {
+	while ((opt = cli_getopt(&cc, "configmaps", argc, argv, "o:h",
+	                         longopts)) != -1) {
 		switch (opt) {
 		case 'h':
 			fputs(configmaps_help, stdout);
@@ -218,13 +221,8 @@ int cmd_configmaps(int argc, char **argv)
 		case OPT_JSON:
 			json = 1;
 			break;
-		case 'q':
-			quiet = 1;
-			break;
-		case 'v':
-			break;
 		default:
-			return cli_usage_error("configmaps", "unknown option");
+			return EXIT_USAGE;
 		}
 	}
 	if (store_path == NULL)
@@ -232,29 +230,26 @@ int cmd_configmaps(int argc, char **argv)
 	if (outdir[0] == '\0')
 		return cli_usage_error("configmaps",
 		                       "-o takes a directory or '-'");
+	cli_log_start(&cc);
 	names = argv + optind;
 	nnames = (size_t)(argc - optind);
 	if ((rc = al_store_open(&s, store_path, &so)) < 0)
-		return cli_fail(rc == AL_EINVAL ? AL_EIO : rc,
-		                "cannot open store '%s'", store_path);
-	if ((rc = al_store_releases_load(s, &doc)) < 0) {
-		code = cli_fail(rc == AL_EINVAL ? AL_EIO : rc,
-		                "cannot read the releases of store '%s'",
+		return cli_fail(rc, "cannot open store '%s'", store_path);
+	if ((rc = al_store_releases_list(s, &list, &nlist)) < 0) {
+		code = cli_fail(rc, "cannot read the releases of store '%s'",
 		                store_path);
 		goto out;
 	}
-	list = json_object_get(doc, "releases");
-	docs = calloc(json_array_size(list) + 1, sizeof(*docs));
+	docs = calloc(nlist + 1, sizeof(*docs));
 	used = calloc(nnames + 1, sizeof(*used));
 	if (docs == NULL || used == NULL) {
 		cli_error("out of memory");
 		code = EXIT_RUNTIME;
 		goto out;
 	}
-	json_array_foreach(list, i, rel)
-	{
-		const char *version = al_json_str(rel, "version"),
-		           *ds = al_json_str(rel, "digest");
+	for (i = 0; i < nlist; i++) {
+		const char *version = list[i].version,
+		           *ds = list[i].digest_text;
 		int wanted = nnames == 0, c = EXIT_OK;
 
 		for (j = 0; j < nnames; j++) {
@@ -267,17 +262,16 @@ int cmd_configmaps(int argc, char **argv)
 		}
 		if (!wanted)
 			continue;
-		docs[ndocs] = release_configmap(s, rel, &c);
+		docs[ndocs] = release_configmap(s, &list[i], &c);
 		if (docs[ndocs] != NULL)
 			ndocs++;
-		if (c > code)
-			code = c;
+		code = cli_worst(code, c);
 	}
 	for (j = 0; j < nnames; j++) {
 		if (!used[j]) {
 			cli_error("release '%s' is not in store '%s'", names[j],
 			          store_path);
-			code = EXIT_RUNTIME;
+			code = cli_worst(code, EXIT_RUNTIME);
 		}
 	}
 	if (ndocs == 0) {
@@ -288,27 +282,23 @@ int cmd_configmaps(int argc, char **argv)
 		goto out;
 	}
 	if (strcmp(outdir, "-") == 0) {
-		rc = write_stream(docs, ndocs, json);
-		if (rc > code)
-			code = rc;
+		code = cli_worst(code, write_stream(docs, ndocs, json));
 		goto out;
 	}
 	if ((rc = al_fs_mkdir_p(outdir, 0755)) < 0) {
-		cli_fail(rc, "cannot create '%s'", outdir);
-		code = EXIT_RUNTIME;
+		code =
+		    cli_worst(code, cli_fail(rc, "cannot create '%s'", outdir));
 		goto out;
 	}
-	for (i = 0; i < ndocs; i++) {
-		rc = write_file(outdir, docs[i], json, quiet);
-		if (rc > code)
-			code = rc;
-	}
+	for (i = 0; i < ndocs; i++)
+		code = cli_worst(code,
+		                 write_file(outdir, docs[i], json, cc.quiet));
 out:
 	for (i = 0; i < ndocs; i++)
 		json_decref(docs[i]);
 	free(docs);
 	free(used);
-	json_decref(doc);
+	al_store_releases_free(list, nlist);
 	al_store_free(s);
 	return code;
 }

@@ -3,6 +3,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "cmd.h"
 
 enum { OPT_PLATFORM = OPT_COMMAND_BASE, OPT_ALL };
 
@@ -31,7 +32,9 @@ static const char copy_help[] =
     "      --platform OS/ARCH[/VARIANT]  copy only that platform of an index\n"
     "      --all                         copy every platform (the "
     "default)\n" CLI_COMMON_HELP "\n"
-    "Exit status: 0 copied, 2 usage error, 3 runtime error.\n";
+    "Exit status: 0 copied, 1 the image failed verification (a digest did "
+    "not match)\nor is of a kind airlock does not support, 2 usage error, 3 "
+    "runtime error.\n";
 
 int cmd_copy(int argc, char **argv)
 {
@@ -45,7 +48,7 @@ int cmd_copy(int argc, char **argv)
 	const char *platform = NULL;
 	al_imgref src = {0}, dst = {0};
 	al_store *store = NULL;
-	al_store_opts so = {1, 0, 0};
+	al_store_opts so = {.create = 1};
 	al_transfer *t = NULL;
 	al_transfer_opts to;
 	al_transfer_stats stats;
@@ -57,12 +60,8 @@ int cmd_copy(int argc, char **argv)
 	memset(&stats, 0, sizeof(stats));
 	cli_common_init(&c);
 	optind = 1;
-	while ((opt = getopt_long(argc, argv, "qvh", longopts, NULL)) != -1) {
-		int r = cli_common_option(&c, opt, optarg);
-		if (r < 0)
-			return cli_usage_error("copy", "invalid option value");
-		if (r > 0)
-			continue;
+	while ((opt = cli_getopt(&c, "copy", argc, argv, "h", longopts)) !=
+	       -1) {
 		switch (opt) {
 		case 'h':
 			fputs(copy_help, stdout);
@@ -74,7 +73,7 @@ int cmd_copy(int argc, char **argv)
 			platform = NULL;
 			break;
 		default:
-			return cli_usage_error("copy", "unknown option");
+			return EXIT_USAGE;
 		}
 	}
 	if (argc - optind != 2)
@@ -132,8 +131,7 @@ int cmd_copy(int argc, char **argv)
 	al_transfer_result(t, idx, &st, &d, NULL, &msg);
 	if (st < 0) {
 		cli_error("%s", msg);
-		code = cli_exit_code(st) == EXIT_USAGE ? EXIT_RUNTIME
-		                                       : cli_exit_code(st);
+		code = cli_exit_code(st);
 		goto out;
 	}
 	if (!c.quiet) {

@@ -5,7 +5,7 @@
 
 #include "airlock/graph.h"
 #include "cli.h"
-#include "cmd_graph.h"
+#include "cmd.h"
 
 enum {
 	OPT_STORE = OPT_COMMAND_BASE,
@@ -72,7 +72,7 @@ static int resolve(cli_common *c, const char *config, const char *store_path,
 {
 	al_imageset *cfg = NULL;
 	al_store *store = NULL;
-	al_store_opts so = {1, 0, 0};
+	al_store_opts so = {.create = 1};
 	al_graph_selection sel;
 	al_graph_opts go;
 	al_http_opts ho;
@@ -80,10 +80,8 @@ static int resolve(cli_common *c, const char *config, const char *store_path,
 	int rc, code = EXIT_OK;
 
 	memset(&sel, 0, sizeof(sel));
-	if ((rc = al_imageset_load(&cfg, config)) < 0) {
-		cli_error("%s", al_error_message());
-		return EXIT_USAGE;
-	}
+	if ((rc = al_imageset_load(&cfg, config)) < 0)
+		return cli_input_fail(rc, "cannot load '%s'", config);
 	if (cfg->nchannels == 0) {
 		cli_error("'%s' has no mirror.platform.channels", config);
 		code = EXIT_USAGE;
@@ -97,8 +95,6 @@ static int resolve(cli_common *c, const char *config, const char *store_path,
 	if ((rc = al_graph_resolve_imageset(cfg, &go, &sel)) < 0) {
 		code =
 		    cli_fail(rc, "cannot resolve the channels of '%s'", config);
-		if (code == EXIT_USAGE)
-			code = EXIT_RUNTIME;
 		goto out;
 	}
 	for (i = 0; i < sel.nreleases; i++) {
@@ -136,7 +132,7 @@ out:
 static int write_data(const char *store_path, const char *outdir)
 {
 	al_store *store = NULL;
-	al_store_opts so = {0, 1, 0};
+	al_store_opts so = {.readonly = 1};
 	al_graph_data_report rep;
 	int rc;
 
@@ -144,11 +140,9 @@ static int write_data(const char *store_path, const char *outdir)
 		return cli_fail(rc, "cannot open store '%s'", store_path);
 	rc = al_graph_write_data(store, outdir, &rep);
 	al_store_free(store);
-	if (rc < 0) {
-		rc =
-		    cli_fail(rc, "cannot write the graph data to '%s'", outdir);
-		return rc == EXIT_USAGE ? EXIT_RUNTIME : rc;
-	}
+	if (rc < 0)
+		return cli_fail(rc, "cannot write the graph data to '%s'",
+		                outdir);
 	printf("wrote %zu channels, %zu versions, %zu blocked edges from %zu "
 	       "graphs to %s\n",
 	       rep.channels, rep.versions, rep.blocked_edges, rep.graphs,
@@ -174,14 +168,8 @@ int cmd_graph(int argc, char **argv)
 
 	cli_common_init(&c);
 	optind = 1;
-	while ((opt = getopt_long(argc, argv, "o:c:qvh", longopts, NULL)) !=
+	while ((opt = cli_getopt(&c, "graph", argc, argv, "o:c:h", longopts)) !=
 	       -1) {
-		int r = cli_common_option(&c, opt, optarg);
-
-		if (r < 0)
-			return cli_usage_error("graph", "invalid option value");
-		if (r > 0)
-			continue;
 		switch (opt) {
 		case 'h':
 			fputs(graph_help, stdout);
@@ -202,7 +190,7 @@ int cmd_graph(int argc, char **argv)
 			file = optarg;
 			break;
 		default:
-			return cli_usage_error("graph", "unknown option");
+			return EXIT_USAGE;
 		}
 	}
 	if (optind != argc)

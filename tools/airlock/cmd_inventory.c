@@ -5,7 +5,7 @@
 
 #include "airlock/pack.h"
 #include "cli.h"
-#include "cmd_pack.h"
+#include "cmd.h"
 
 enum { OPT_STORE = OPT_COMMAND_BASE };
 
@@ -22,9 +22,8 @@ static const char inventory_help[] =
     "\n"
     "Options:\n"
     "      --store DIR        the store (opened read-only)\n"
-    "  -o, --output FILE      write there (atomically) instead of stdout\n"
-    "  -h, --help             this help\n"
-    "\n"
+    "  -o, --output FILE      write there (atomically) instead of "
+    "stdout\n" CLI_LOCAL_HELP "\n"
     "Exit status: 0 written, 2 usage error, 3 runtime error.\n";
 
 int cmd_inventory(int argc, char **argv)
@@ -32,20 +31,21 @@ int cmd_inventory(int argc, char **argv)
 	static const struct option longopts[] = {
 	    {"store", required_argument, NULL, OPT_STORE},
 	    {"output", required_argument, NULL, 'o'},
-	    {"quiet", no_argument, NULL, 'q'},
-	    {"verbose", no_argument, NULL, 'v'},
-	    {"help", no_argument, NULL, 'h'},
+	    CLI_LOCAL_OPTIONS,
 	    {NULL, 0, NULL, 0},
 	};
 	const char *store_path = NULL, *out = NULL;
 	al_store *store = NULL;
-	al_store_opts so = {0, 1, 0};
-	json_t *inv = NULL;
+	al_store_opts so = {.readonly = 1};
+	size_t len = 0;
 	char *text = NULL;
+	cli_common c;
 	int opt, rc, code = EXIT_OK;
 
+	cli_common_init(&c);
 	optind = 1;
-	while ((opt = getopt_long(argc, argv, "o:qvh", longopts, NULL)) != -1) {
+	while ((opt = cli_getopt(&c, "inventory", argc, argv, "o:h",
+	                         longopts)) != -1) {
 		switch (opt) {
 		case 'h':
 			fputs(inventory_help, stdout);
@@ -56,11 +56,8 @@ int cmd_inventory(int argc, char **argv)
 		case 'o':
 			out = optarg;
 			break;
-		case 'q':
-		case 'v':
-			break;
 		default:
-			return cli_usage_error("inventory", "unknown option");
+			return EXIT_USAGE;
 		}
 	}
 	if (store_path == NULL)
@@ -68,37 +65,26 @@ int cmd_inventory(int argc, char **argv)
 	if (argc != optind)
 		return cli_usage_error("inventory", "unexpected argument '%s'",
 		                       argv[optind]);
+	cli_log_start(&c);
 	if ((rc = al_store_open(&store, store_path, &so)) < 0) {
 		code = cli_fail(rc, "cannot open store '%s'", store_path);
-		if (code == EXIT_USAGE)
-			code = EXIT_RUNTIME;
 		goto out;
 	}
-	if ((rc = al_inventory(store, &inv)) < 0) {
-		cli_fail(rc, "cannot list store '%s'", store_path);
-		code = EXIT_RUNTIME;
+	if ((rc = al_pack_inventory(store, &text, &len)) < 0) {
+		code = cli_fail(rc, "cannot list store '%s'", store_path);
 		goto out;
 	}
 	if (out != NULL) {
-		if ((rc = al_json_save_file(out, inv, 1)) < 0) {
-			cli_fail(rc, "cannot write '%s'", out);
-			code = EXIT_RUNTIME;
-		}
+		if ((rc = al_fs_write_atomic(out, text, len)) < 0)
+			code = cli_fail(rc, "cannot write '%s'", out);
 		goto out;
 	}
-	if ((text = al_json_dump(inv, 1)) == NULL) {
-		cli_error("out of memory");
-		code = EXIT_RUNTIME;
-		goto out;
-	}
-	if (fputs(text, stdout) == EOF || fputc('\n', stdout) == EOF ||
-	    fflush(stdout) != 0) {
+	if (fputs(text, stdout) == EOF || fflush(stdout) != 0) {
 		cli_error("cannot write the inventory to stdout");
 		code = EXIT_RUNTIME;
 	}
 out:
 	free(text);
-	json_decref(inv);
 	al_store_free(store);
 	return code;
 }

@@ -4,7 +4,7 @@
 
 #include "airlock/pack.h"
 #include "cli.h"
-#include "cmd_pack.h"
+#include "cmd.h"
 
 static const char keygen_help[] =
     "usage: airlock keygen -o PREFIX\n"
@@ -18,8 +18,7 @@ static const char keygen_help[] =
     "\n"
     "Options:\n"
     "  -o, --output PREFIX   where to write the two files\n"
-    "  -h, --help            this help\n"
-    "\n"
+    "  -q, --quiet           do not name the files written\n" CLI_LOG_HELP "\n"
     "Exit status: 0 written, 2 usage error, 3 runtime error (e.g. a file "
     "exists).\n";
 
@@ -27,16 +26,17 @@ int cmd_keygen(int argc, char **argv)
 {
 	static const struct option longopts[] = {
 	    {"output", required_argument, NULL, 'o'},
-	    {"quiet", no_argument, NULL, 'q'},
-	    {"verbose", no_argument, NULL, 'v'},
-	    {"help", no_argument, NULL, 'h'},
+	    CLI_LOCAL_OPTIONS,
 	    {NULL, 0, NULL, 0},
 	};
 	const char *prefix = NULL;
-	int opt, rc, quiet = 0;
+	cli_common c;
+	int opt, rc;
 
+	cli_common_init(&c);
 	optind = 1;
-	while ((opt = getopt_long(argc, argv, "o:qvh", longopts, NULL)) != -1) {
+	while ((opt = cli_getopt(&c, "keygen", argc, argv, "o:h", longopts)) !=
+	       -1) {
 		switch (opt) {
 		case 'h':
 			fputs(keygen_help, stdout);
@@ -44,13 +44,8 @@ int cmd_keygen(int argc, char **argv)
 		case 'o':
 			prefix = optarg;
 			break;
-		case 'q':
-			quiet = 1;
-			break;
-		case 'v':
-			break;
 		default:
-			return cli_usage_error("keygen", "unknown option");
+			return EXIT_USAGE;
 		}
 	}
 	if (prefix == NULL || prefix[0] == '\0')
@@ -58,11 +53,10 @@ int cmd_keygen(int argc, char **argv)
 	if (argc != optind)
 		return cli_usage_error("keygen", "unexpected argument '%s'",
 		                       argv[optind]);
-	if ((rc = al_pack_keygen(prefix)) < 0) {
-		cli_fail(rc, "cannot make a key pair at '%s'", prefix);
-		return EXIT_RUNTIME;
-	}
-	if (!quiet)
+	cli_log_start(&c);
+	if ((rc = al_pack_keygen(prefix)) < 0)
+		return cli_fail(rc, "cannot make a key pair at '%s'", prefix);
+	if (!c.quiet)
 		printf("wrote %s.key (private) and %s.pub (public)\n", prefix,
 		       prefix);
 	return EXIT_OK;

@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "cmd.h"
 #include "cmd_verify_image.h"
 
 enum {
@@ -138,37 +139,13 @@ static int push_str(const char ***list, size_t *n, const char *s)
 	return 0;
 }
 
-/*
- * The trusted keys (keyrings, or the shipped Red Hat keys when there are
- * none) and the signature sources, with one spare slot for Red Hat's store.
- */
-static int load_trust(al_pgp_keyring **kr, al_sig_source **sources,
-                      const char **keyrings, size_t nkeyrings, unsigned kflags,
-                      const char **sigstores, size_t nsigstores,
-                      al_mirror_sig_opts *sig)
+/* A refusal of the inputs (al_mirror_plan_new, or result.refused). */
+static int refusal(int rc)
 {
-	size_t i;
-
-	if (al_sig_keyring_load_paths(kr, keyrings, nkeyrings, kflags) < 0) {
-		cli_error("%s", al_error_message());
-		return EXIT_USAGE;
-	}
-	for (i = 0; i < al_pgp_keyring_warning_count(*kr); i++)
-		cli_warn("%s", al_pgp_keyring_warning(*kr, i));
-	if ((*sources = calloc(nsigstores + 1, sizeof(**sources))) == NULL) {
-		cli_error("out of memory");
-		return EXIT_RUNTIME;
-	}
-	for (i = 0; i < nsigstores; i++) {
-		if (al_sig_source_parse(&(*sources)[i], sigstores[i]) < 0)
-			return cli_usage_error(
-			    "mirror", "signature store '%s': %s", sigstores[i],
-			    al_error_message());
-	}
-	sig->keyring = *kr;
-	sig->sources = *sources;
-	sig->nsources = nsigstores;
-	return EXIT_OK;
+	if (rc == AL_EINVAL)
+		return cli_usage_error("mirror", "%s", al_error_message());
+	cli_error("%s", al_error_message());
+	return EXIT_USAGE;
 }
 
 int cmd_mirror(int argc, char **argv)
@@ -195,43 +172,27 @@ int cmd_mirror(int argc, char **argv)
 	    {NULL, 0, NULL, 0},
 	};
 	cli_common c;
-	const char *config = NULL, *store_path = NULL, *platform = NULL;
-	const char *graph_url = NULL, *graph_file = NULL;
-	const char **keyrings = NULL, **sigstores = NULL;
-	size_t nkeyrings = 0, nsigstores = 0;
-	const char *sig_timeout = NULL, *identity_policy = NULL;
-	int allow_unsigned = 0, require_all = 0, no_default_keys = 0,
-	    no_default_store = 0, want_defaults = 0;
-	unsigned kflags = 0;
-	al_pgp_keyring *kr = NULL;
-	al_sig_source *sources = NULL;
-	al_mirror_sig_opts sig;
-	al_graph_selection sel;
-	size_t first_channel_release = 0;
-	const char **releases = NULL, **images = NULL, **insecure = NULL;
-	size_t nreleases = 0, nimages = 0, ninsecure = 0, i, nimg_total = 0,
-	       nrel_ok = 0;
+	const char *config = NULL, *store_path = NULL;
+	const char **keyrings = NULL, **sigstores = NULL, **images = NULL;
+	size_t nkeyrings = 0, nsigstores = 0, nimages = 0;
+	al_mirror_opts mo = AL_MIRROR_OPTS_INIT;
+	al_mirror_plan *plan = NULL;
+	al_mirror_result res;
 	al_imageset *cfg = NULL;
 	al_store *store = NULL;
-	al_store_opts so = {1, 0, 0};
+	al_store_opts so = AL_STORE_OPTS_INIT;
 	al_transfer_opts to;
-	al_mirror_report report;
-	char platbuf[64];
 	char bytes[32];
+	size_t i;
 	int opt, rc, code = EXIT_OK, sigstore = 0;
 	const char *sigstore_policy = NULL;
 
-	memset(&report, 0, sizeof(report));
-	memset(&sel, 0, sizeof(sel));
+	memset(&res, 0, sizeof(res));
 	cli_common_init(&c);
+	so.create = 1;
 	optind = 1;
-	while ((opt = getopt_long(argc, argv, "c:qvh", longopts, NULL)) != -1) {
-		int r = cli_common_option(&c, opt, optarg);
-		if (r < 0)
-			return cli_usage_error("mirror",
-			                       "invalid option value");
-		if (r > 0)
-			continue;
+	while ((opt = cli_getopt(&c, "mirror", argc, argv, "c:h", longopts)) !=
+	       -1) {
 		switch (opt) {
 		case 'h':
 			fputs(mirror_help, stdout);
@@ -247,45 +208,45 @@ int cmd_mirror(int argc, char **argv)
 			break;
 		case OPT_IMAGE:
 			if (push_str(&images, &nimages, optarg) < 0)
-				return EXIT_RUNTIME;
+				goto oom;
 			break;
 		case OPT_PLATFORM:
-			platform = optarg;
+			mo.platform = optarg;
 			break;
 		case OPT_GRAPH_URL:
-			graph_url = optarg;
+			mo.graph_url = optarg;
 			break;
 		case OPT_GRAPH_FILE:
-			graph_file = optarg;
+			mo.graph_file = optarg;
 			break;
 		case OPT_KEYRING:
 			if (push_str(&keyrings, &nkeyrings, optarg) < 0)
-				return EXIT_RUNTIME;
+				goto oom;
 			break;
 		case OPT_SIG_STORE:
 			if (push_str(&sigstores, &nsigstores, optarg) < 0)
-				return EXIT_RUNTIME;
+				goto oom;
 			break;
 		case OPT_SIG_TIMEOUT:
-			sig_timeout = optarg;
+			mo.signature_timeout = optarg;
 			break;
 		case OPT_IDENTITY_POLICY:
-			identity_policy = optarg;
+			mo.identity_policy = optarg;
 			break;
 		case OPT_ALLOW_UNSIGNED:
-			allow_unsigned = 1;
+			mo.flags |= AL_MIRROR_ALLOW_UNSIGNED;
 			break;
 		case OPT_REQUIRE_ALL:
-			require_all = 1;
+			mo.flags |= AL_MIRROR_REQUIRE_ALL;
 			break;
 		case OPT_STRICT_EXPIRY:
-			kflags |= AL_PGP_STRICT_EXPIRY;
+			mo.keyring_flags |= AL_PGP_STRICT_EXPIRY;
 			break;
 		case OPT_NO_DEFAULT_KEYS:
-			no_default_keys = 1;
+			mo.flags |= AL_MIRROR_NO_DEFAULT_KEYS;
 			break;
 		case OPT_NO_DEFAULT_STORE:
-			no_default_store = 1;
+			mo.flags |= AL_MIRROR_NO_DEFAULT_STORE;
 			break;
 		case OPT_SIGSTORE:
 			sigstore = 1;
@@ -295,241 +256,90 @@ int cmd_mirror(int argc, char **argv)
 			sigstore_policy = optarg;
 			break;
 		default:
-			free(images);
-			return cli_usage_error("mirror", "unknown option");
-		}
-	}
-	if (store_path == NULL) {
-		free(images);
-		return cli_usage_error("mirror", "--store DIR is required");
-	}
-	if (config != NULL) {
-		if ((rc = al_imageset_load(&cfg, config)) < 0) {
-			cli_error("%s", al_error_message());
+			/* cli_getopt said what was wrong */
 			code = EXIT_USAGE;
 			goto out;
 		}
-		for (i = 0; i < cfg->nreleases; i++)
-			if (push_str(&releases, &nreleases, cfg->releases[i]) <
-			    0)
-				goto oom;
-		for (i = 0; i < cfg->nadditional; i++)
-			if (push_str(&images, &nimages, cfg->additional[i]) < 0)
-				goto oom;
-		for (i = 0; i < cfg->ninsecure; i++)
-			if (push_str(&insecure, &ninsecure, cfg->insecure[i]) <
-			    0)
-				goto oom;
-		for (i = 0; i < cfg->nkeyrings; i++)
-			if (push_str(&keyrings, &nkeyrings, cfg->keyrings[i]) <
-			    0)
-				goto oom;
-		for (i = 0; i < cfg->nsignature_stores; i++)
-			if (push_str(&sigstores, &nsigstores,
-			             cfg->signature_stores[i]) < 0)
-				goto oom;
-		if (sig_timeout == NULL)
-			sig_timeout = cfg->signature_timeout;
-		if (identity_policy == NULL)
-			identity_policy = cfg->identity_policy;
-		if (platform == NULL && cfg->narchitectures == 1) {
-			snprintf(platbuf, sizeof(platbuf), "linux/%s",
-			         cfg->architectures[0]);
-			platform = platbuf;
-		}
 	}
-	for (i = (size_t)optind; i < (size_t)argc; i++)
-		if (push_str(&releases, &nreleases, argv[i]) < 0)
-			goto oom;
-	if (nreleases == 0 && nimages == 0 &&
-	    (cfg == NULL || cfg->nchannels == 0)) {
-		code = cli_usage_error(
-		    "mirror",
-		    "nothing to mirror: give RELEASE references or --config");
+	if (store_path == NULL) {
+		code = cli_usage_error("mirror", "--store DIR is required");
 		goto out;
 	}
-	if (push_str(&insecure, &ninsecure, NULL) < 0)
-		goto oom;
-	memset(&sig, 0, sizeof(sig));
-	sig.policy = AL_SIG_IDENTITY_REPOSITORY;
-	if (identity_policy != NULL &&
-	    al_sig_identity_policy_parse(&sig.policy, identity_policy) < 0) {
-		code = cli_usage_error("mirror",
-		                       "--identity-policy takes exact, "
-		                       "repository or ignore, not '%s'",
-		                       identity_policy);
+	if (config != NULL && (rc = al_imageset_load(&cfg, config)) < 0) {
+		cli_error("%s", al_error_message());
+		code = EXIT_USAGE;
 		goto out;
 	}
-	if (sig_timeout != NULL &&
-	    (al_parse_duration(sig_timeout, &sig.budget_ms) < 0 ||
-	     sig.budget_ms == 0)) {
-		code = cli_usage_error("mirror", "signature timeout: %s",
-		                       al_error_message());
-		goto out;
-	}
-	/* Red Hat's releases (named, or from channels of the update service)
-	 * are checked against the shipped keys when no keyring is given */
-	if (nkeyrings == 0 && !no_default_keys)
-		want_defaults = (cfg != NULL && cfg->nchannels > 0) ||
-		                al_sig_any_redhat_release(releases, nreleases);
-	if (nkeyrings == 0 && !want_defaults && !allow_unsigned &&
-	    (nreleases > 0 || (cfg != NULL && cfg->nchannels > 0))) {
-		code = cli_usage_error(
-		    "mirror",
-		    "no trusted keys to verify release signatures: give "
-		    "--keyring "
-		    "(or airlock.signatures.keyrings), or --allow-unsigned");
-		goto out;
-	}
+	mo.releases = (const char *const *)argv + optind;
+	mo.nreleases = (size_t)(argc - optind);
+	mo.images = images;
+	mo.nimages = nimages;
+	mo.keyrings = keyrings;
+	mo.nkeyrings = nkeyrings;
+	mo.signature_stores = sigstores;
+	mo.nsignature_stores = nsigstores;
 	if ((code = cli_common_start(&c)) != EXIT_OK)
 		goto out;
-	/* the shipped keys for channels wait until the channels named their
-	 * releases: another update service's are not Red Hat's */
-	if ((nkeyrings > 0 || (want_defaults && al_sig_any_redhat_release(
-	                                            releases, nreleases))) &&
-	    (code = load_trust(&kr, &sources, keyrings, nkeyrings, kflags,
-	                       sigstores, nsigstores, &sig)) != EXIT_OK)
+	cli_transfer_opts(&c, &to);
+	mo.transfer = &to;
+	if ((rc = al_mirror_plan_new(&plan, cfg, &mo)) < 0) {
+		code = refusal(rc);
 		goto out;
-	sig.allow_unsigned = allow_unsigned;
-	sig.require_all = require_all;
+	}
 	if ((rc = al_store_open(&store, store_path, &so)) < 0) {
 		code = cli_fail(rc, "cannot open store '%s'", store_path);
 		goto out;
 	}
-	cli_transfer_opts(&c, &to);
-	if (cfg != NULL && cfg->nchannels > 0) {
-		/* Channels: ask the update graph which releases are in range.
-		 */
-		al_graph_opts go;
-		memset(&go, 0, sizeof(go));
-		go.url = graph_url;
-		go.graph_file = graph_file;
-		go.http = &to.registry.http;
-		if ((rc = al_graph_resolve_imageset(cfg, &go, &sel)) < 0) {
-			code = cli_fail(
-			    rc, "cannot resolve the channels of '%s'", config);
-			goto out;
-		}
-		first_channel_release = nreleases;
-		for (i = 0; i < sel.nreleases; i++)
-			if (push_str(&releases, &nreleases,
-			             sel.releases[i].payload) < 0)
-				goto oom;
-		if (!c.quiet)
-			fprintf(stderr, "channels: %zu releases selected\n",
-			        sel.nreleases);
-	}
-	if (nreleases == 0 && nimages == 0) {
-		code = cli_usage_error(
-		    "mirror",
-		    "nothing to mirror: the channels selected no release");
-		goto out;
-	}
-	if (kr == NULL && want_defaults &&
-	    al_sig_any_redhat_release(releases, nreleases) &&
-	    (code = load_trust(&kr, &sources, keyrings, nkeyrings, kflags,
-	                       sigstores, nsigstores, &sig)) != EXIT_OK)
-		goto out;
-	if (kr == NULL && !allow_unsigned && nreleases > 0) {
-		code = cli_usage_error(
-		    "mirror", "no trusted keys for releases not under "
-		              "quay.io/openshift-release-dev: give --keyring "
-		              "(or airlock.signatures.keyrings), or "
-		              "--allow-unsigned");
-		goto out;
-	}
-	to.platform = platform;
-	to.insecure_hosts = insecure;
-	if (cfg != NULL) {
-		to.sources = cfg->sources;
-		to.nsources = cfg->nsources;
-	}
-	sig.http = &to.registry.http;
-	if (kr != NULL && !no_default_store) {
-		/* Red Hat's published signature store, besides the configured
-		 * ones, when a release is Red Hat's (docs/signatures.md) */
-		if (al_sig_any_redhat_release(releases, nreleases))
-			al_sig_sources_add_redhat(sources, &sig.nsources,
-			                          nsigstores + 1);
-	}
-	if (kr == NULL && nreleases > 0)
-		al_log_warn("release signatures are not checked (no "
-		            "--keyring): releases are recorded as unverified");
-	rc = al_mirror_signed(store, releases, nreleases, images, nimages, &to,
-	                      &sig, &report);
+	rc = al_mirror_plan_run(plan, store, &res);
 	cli_progress_done(&c);
-	/* a refusal before any image (no keyring, no --allow-unsigned) */
-	if (rc < 0 && report.nerrors == 0)
+	if (res.refused) {
+		code = refusal(rc);
+		goto out;
+	}
+	if (!res.ran) {
 		cli_error("%s", al_error_message());
+		code = cli_exit_code(rc);
+		goto out;
+	}
 	if (sigstore) {
 		/* cmd_sigstore.c: carry cosign tags and referrers, check the
 		 * policy (docs/cosign.md) */
-		int r2 = cli_mirror_sigstore(&c, store, &to, sigstore_policy,
-		                             allow_unsigned);
+		int r2 = cli_mirror_sigstore(
+		    &c, store, &to, sigstore_policy,
+		    (mo.flags & AL_MIRROR_ALLOW_UNSIGNED) != 0);
 		if (r2 < 0 && (rc == 0 || r2 == AL_EVERIFY))
 			rc = r2;
 	}
-	for (i = 0; i < sel.nreleases; i++) {
-		al_mirror_release *rel =
-		    &report.releases[first_channel_release + i];
-		int r2;
-		if (rel->status != 0)
-			continue;
-		r2 = al_mirror_record_channels(
-		    store, &rel->digest,
-		    (const char *const *)sel.releases[i].channels,
-		    sel.releases[i].nchannels);
-		if (r2 < 0) {
-			cli_error("recording channels of %s: %s", rel->source,
-			          al_error_message());
-			rc = rc < 0 ? rc : r2;
-		}
-	}
-	for (i = 0; i < sel.ngraphs; i++) {
-		int r2 = al_graph_save_to_store(store, sel.graphs[i]);
-		if (r2 < 0) {
-			cli_error("saving the update graph: %s",
-			          al_error_message());
-			rc = rc < 0 ? rc : r2;
-		}
-	}
-	for (i = 0; i < report.nerrors; i++)
-		cli_error("%s", report.errors[i]);
-	nimg_total = (size_t)report.stats.images;
-	for (i = 0; i < report.nreleases; i++)
-		nrel_ok += report.releases[i].status == 0;
+	for (i = 0; i < res.report.nerrors; i++)
+		cli_error("%s", res.report.errors[i]);
 	printf("mirrored %zu releases, %zu images: transferred %llu blobs "
 	       "(%llu bytes), %llu blobs already present\n",
-	       nrel_ok, nimg_total,
-	       (unsigned long long)report.stats.blobs_transferred,
-	       (unsigned long long)report.stats.bytes_transferred,
-	       (unsigned long long)report.stats.blobs_present);
+	       res.releases_mirrored, res.images,
+	       (unsigned long long)res.report.stats.blobs_transferred,
+	       (unsigned long long)res.report.stats.bytes_transferred,
+	       (unsigned long long)res.report.stats.blobs_present);
 	if (!c.quiet)
 		fprintf(stderr, "%s transferred in %.1f s\n",
-		        cli_bytes(report.stats.bytes_transferred, bytes,
+		        cli_bytes(res.report.stats.bytes_transferred, bytes,
 		                  sizeof(bytes)),
-		        (double)report.stats.elapsed_ms / 1000.0);
-	if (rc < 0)
-		code = al_cancel_is_set(c.cancel) ? EXIT_RUNTIME
-		                                  : cli_exit_code(rc);
-	if (code == EXIT_USAGE)
-		code = EXIT_RUNTIME;
+		        (double)res.report.stats.elapsed_ms / 1000.0);
+	/* the worst status over the run and each release (docs/commands.md) */
+	code = cli_worst(code, cli_exit_code(rc));
+	for (i = 0; i < res.report.nreleases; i++)
+		code = cli_worst(code,
+		                 cli_exit_code(res.report.releases[i].status));
 	goto out;
 oom:
 	cli_error("out of memory");
 	code = EXIT_RUNTIME;
 out:
-	al_pgp_keyring_free(kr);
-	free(sources);
-	free(keyrings);
-	free(sigstores);
-	al_graph_selection_clear(&sel);
-	al_mirror_report_clear(&report);
+	al_mirror_result_clear(&res);
+	al_mirror_plan_free(plan);
 	al_store_free(store);
 	al_imageset_free(cfg);
-	free(releases);
+	free(keyrings);
+	free(sigstores);
 	free(images);
-	free(insecure);
 	cli_common_finish(&c);
 	return code;
 }

@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "cmd.h"
 
 enum { OPT_STORE = OPT_COMMAND_BASE, OPT_REGISTRY, OPT_ICSP, OPT_NAME };
 
@@ -28,9 +29,8 @@ static const char mirrorsets_help[] =
     "      --icsp            also write an ImageContentSourcePolicy\n"
     "      --name NAME       metadata.name of the resources (default: "
     "airlock)\n"
-    "  -o, --output FILE     write to FILE (atomically); - or absent: stdout\n"
-    "  -h, --help            this help\n"
-    "\n"
+    "  -o, --output FILE     write to FILE (atomically); - or absent: "
+    "stdout\n" CLI_LOCAL_HELP "\n"
     "Exit status: 0 written, 2 usage error, 3 runtime error.\n";
 
 int cmd_mirrorsets(int argc, char **argv)
@@ -41,22 +41,25 @@ int cmd_mirrorsets(int argc, char **argv)
 	    {"icsp", no_argument, NULL, OPT_ICSP},
 	    {"name", required_argument, NULL, OPT_NAME},
 	    {"output", required_argument, NULL, 'o'},
-	    {"help", no_argument, NULL, 'h'},
+	    CLI_LOCAL_OPTIONS,
 	    {NULL, 0, NULL, 0},
 	};
 	const char *store_path = NULL, *dest = NULL, *output = NULL,
 	           *name = "airlock";
 	al_store *store = NULL;
-	al_store_opts so = {0, 1, 0};
+	al_store_opts so = {.readonly = 1};
 	al_store_image *imgs = NULL;
 	size_t nimgs = 0, i, nmaps = 0, destlen;
 	al_mirror_map *maps = NULL;
-	char **strs = NULL;
+	char **strs = NULL, *prefix = NULL, *tref = NULL;
 	al_buf out = AL_BUF_INIT(64 * AL_MIB);
+	cli_common c;
 	int opt, rc, flags = 0, code = EXIT_OK;
 
+	cli_common_init(&c);
 	optind = 1;
-	while ((opt = getopt_long(argc, argv, "o:h", longopts, NULL)) != -1) {
+	while ((opt = cli_getopt(&c, "mirrorsets", argc, argv, "o:h",
+	                         longopts)) != -1) {
 		switch (opt) {
 		case 'h':
 			fputs(mirrorsets_help, stdout);
@@ -77,7 +80,7 @@ int cmd_mirrorsets(int argc, char **argv)
 			output = optarg;
 			break;
 		default:
-			return cli_usage_error("mirrorsets", "unknown option");
+			return EXIT_USAGE;
 		}
 	}
 	if (store_path == NULL || dest == NULL)
@@ -92,11 +95,16 @@ int cmd_mirrorsets(int argc, char **argv)
 	if (dest[0] == '\0' || dest[0] == '/')
 		return cli_usage_error("mirrorsets",
 		                       "--registry '%s' has no host", dest);
+	cli_log_start(&c);
 	destlen = strlen(dest);
 	while (destlen > 0 && dest[destlen - 1] == '/')
 		destlen--;
-	if ((rc = al_store_open(&store, store_path, &so)) < 0)
-		return cli_fail(rc, "cannot open store '%s'", store_path);
+	if ((prefix = al_strndup(dest, destlen)) == NULL)
+		return cli_fail(AL_ENOMEM, "out of memory");
+	if ((rc = al_store_open(&store, store_path, &so)) < 0) {
+		code = cli_fail(rc, "cannot open store '%s'", store_path);
+		goto out;
+	}
 	if ((rc = al_store_list(store, &imgs, &nimgs)) < 0) {
 		code = cli_fail(rc, "cannot read store '%s'", store_path);
 		goto out;
@@ -117,13 +125,19 @@ int cmd_mirrorsets(int argc, char **argv)
 		}
 		src = al_ref_name(&r);
 		strs[2 * nmaps] = src;
-		strs[2 * nmaps + 1] =
-		    al_sprintf("%.*s/%s", (int)destlen, dest, r.repository);
-		if (src == NULL || strs[2 * nmaps + 1] == NULL) {
+		/* where push puts it: the one mapping (al_push_target) */
+		if (src == NULL ||
+		    (rc = al_push_target(imgs[i].name, prefix,
+		                         &strs[2 * nmaps + 1], &tref)) < 0) {
+			int e = src == NULL ? AL_ENOMEM : rc;
 			al_ref_clear(&r);
-			code = cli_fail(AL_ENOMEM, "out of memory");
+			free(src);
+			strs[2 * nmaps] = NULL;
+			code = cli_fail(e, "cannot map '%s'", imgs[i].name);
 			goto out;
 		}
+		free(tref);
+		tref = NULL;
 		maps[nmaps].source = strs[2 * nmaps];
 		maps[nmaps].mirror = strs[2 * nmaps + 1];
 		/* Clusters pull even tag-mirrored images (release images
@@ -159,5 +173,6 @@ out:
 	al_buf_free(&out);
 	al_store_images_free(imgs, nimgs);
 	al_store_free(store);
+	free(prefix);
 	return code;
 }

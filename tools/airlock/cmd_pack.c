@@ -5,7 +5,7 @@
 
 #include "airlock/pack.h"
 #include "cli.h"
-#include "cmd_pack.h"
+#include "cmd.h"
 
 enum {
 	OPT_STORE = OPT_COMMAND_BASE,
@@ -48,11 +48,7 @@ static const char pack_help[] =
     "      --sign KEYFILE       sign the manifest with this Ed25519 private "
     "key (PEM,\n"
     "                           from 'airlock keygen'): writes "
-    "airlock-<id>.json.sig\n"
-    "  -q, --quiet              only errors\n"
-    "  -v, --verbose            debug output\n"
-    "  -h, --help               this help\n"
-    "\n"
+    "airlock-<id>.json.sig\n" CLI_LOCAL_HELP "\n"
     "A store whose releases.json or index.json does not parse, or that holds "
     "under\n"
     "blobs/ anything but sha256 and sha512 blobs named by their digest, is "
@@ -77,14 +73,12 @@ int cmd_pack(int argc, char **argv)
 	    {"since", required_argument, NULL, OPT_SINCE},
 	    {"have", required_argument, NULL, OPT_HAVE},
 	    {"sign", required_argument, NULL, OPT_SIGN},
-	    {"quiet", no_argument, NULL, 'q'},
-	    {"verbose", no_argument, NULL, 'v'},
-	    {"help", no_argument, NULL, 'h'},
+	    CLI_LOCAL_OPTIONS,
 	    {NULL, 0, NULL, 0},
 	};
 	const char *store_path = NULL, *outdir = NULL;
 	al_store *store = NULL;
-	al_store_opts so = {0, 0, 0};
+	al_store_opts so = {.create = 0};
 	al_pack_opts po;
 	al_pack_result res;
 	cli_common c;
@@ -95,7 +89,8 @@ int cmd_pack(int argc, char **argv)
 	memset(&res, 0, sizeof(res));
 	cli_common_init(&c);
 	optind = 1;
-	while ((opt = getopt_long(argc, argv, "o:qvh", longopts, NULL)) != -1) {
+	while ((opt = cli_getopt(&c, "pack", argc, argv, "o:h", longopts)) !=
+	       -1) {
 		switch (opt) {
 		case 'h':
 			fputs(pack_help, stdout);
@@ -128,14 +123,8 @@ int cmd_pack(int argc, char **argv)
 		case OPT_SIGN:
 			po.sign_key = optarg;
 			break;
-		case 'q':
-			c.quiet = 1;
-			break;
-		case 'v':
-			c.verbose = 1;
-			break;
 		default:
-			return cli_usage_error("pack", "unknown option");
+			return EXIT_USAGE;
 		}
 	}
 	if (store_path == NULL)
@@ -148,6 +137,7 @@ int cmd_pack(int argc, char **argv)
 	if (argc != optind)
 		return cli_usage_error("pack", "unexpected argument '%s'",
 		                       argv[optind]);
+	c.offline = 1;
 	if ((code = cli_common_start(&c)) != EXIT_OK)
 		goto out;
 	if ((rc = al_store_open(&store, store_path, &so)) < 0) {
@@ -162,8 +152,6 @@ int cmd_pack(int argc, char **argv)
 	if (rc < 0) {
 		code = cli_fail(rc, "cannot pack store '%s' into '%s'",
 		                store_path, outdir);
-		if (code == EXIT_USAGE && rc != AL_EINVAL)
-			code = EXIT_RUNTIME;
 		goto out;
 	}
 	printf("pack %s: %llu volumes, %llu files (%llu bytes), %llu files "

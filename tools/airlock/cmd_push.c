@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "cmd.h"
 
 enum { OPT_STORE = OPT_COMMAND_BASE };
 
@@ -67,7 +68,7 @@ int cmd_push(int argc, char **argv)
 	const char *store_path = NULL;
 	char *host = NULL, *prefix = NULL;
 	al_store *store = NULL;
-	al_store_opts so = {0, 1, 0};
+	al_store_opts so = {.readonly = 1};
 	al_store_image *imgs = NULL;
 	size_t nimgs = 0, i;
 	al_transfer *t = NULL;
@@ -78,12 +79,8 @@ int cmd_push(int argc, char **argv)
 	memset(&stats, 0, sizeof(stats));
 	cli_common_init(&c);
 	optind = 1;
-	while ((opt = getopt_long(argc, argv, "qvh", longopts, NULL)) != -1) {
-		int r = cli_common_option(&c, opt, optarg);
-		if (r < 0)
-			return cli_usage_error("push", "invalid option value");
-		if (r > 0)
-			continue;
+	while ((opt = cli_getopt(&c, "push", argc, argv, "h", longopts)) !=
+	       -1) {
 		switch (opt) {
 		case 'h':
 			fputs(push_help, stdout);
@@ -92,7 +89,7 @@ int cmd_push(int argc, char **argv)
 			store_path = optarg;
 			break;
 		default:
-			return cli_usage_error("push", "unknown option");
+			return EXIT_USAGE;
 		}
 	}
 	if (store_path == NULL)
@@ -127,9 +124,8 @@ int cmd_push(int argc, char **argv)
 		char *repo = NULL, *ref = NULL, *dst = NULL;
 		if ((rc = al_push_target(imgs[i].name, prefix, &repo, &ref)) <
 		    0) {
-			cli_error("skipping '%s': %s", imgs[i].name,
-			          al_error_message());
-			code = EXIT_RUNTIME;
+			code = cli_worst(
+			    code, cli_fail(rc, "skipping '%s'", imgs[i].name));
 			continue;
 		}
 		dst = al_sprintf("%s%s%s", repo,
@@ -137,12 +133,14 @@ int cmd_push(int argc, char **argv)
 		                 ref);
 		free(repo);
 		free(ref);
-		if (dst == NULL || (rc = al_transfer_add_from_store(
-		                        t, store, imgs[i].name, dst)) < 0) {
-			cli_error("cannot queue '%s': %s", imgs[i].name,
-			          al_error_message());
-			code = EXIT_RUNTIME;
-		}
+		if (dst == NULL)
+			rc = al_error_set(AL_ENOMEM, "out of memory");
+		else
+			rc = al_transfer_add_from_store(t, store, imgs[i].name,
+			                                dst);
+		if (rc < 0)
+			code = cli_worst(code, cli_fail(rc, "cannot queue '%s'",
+			                                imgs[i].name));
 		free(dst);
 	}
 	rc = al_transfer_run(t, &stats);
@@ -151,8 +149,10 @@ int cmd_push(int argc, char **argv)
 		const char *msg;
 		int st;
 		al_transfer_result(t, (int)i, &st, NULL, NULL, &msg);
-		if (st < 0)
+		if (st < 0) {
 			cli_error("%s", msg);
+			code = cli_worst(code, cli_exit_code(st));
+		}
 	}
 	printf("pushed %llu images: uploaded %llu blobs (%llu bytes), %llu "
 	       "blobs already present or mounted\n",
@@ -160,9 +160,7 @@ int cmd_push(int argc, char **argv)
 	       (unsigned long long)stats.blobs_transferred,
 	       (unsigned long long)stats.bytes_transferred,
 	       (unsigned long long)stats.blobs_present);
-	if (rc < 0 && code == EXIT_OK)
-		code = cli_exit_code(rc) == EXIT_USAGE ? EXIT_RUNTIME
-		                                       : cli_exit_code(rc);
+	code = cli_worst(code, cli_exit_code(rc));
 out:
 	al_transfer_free(t);
 	al_store_images_free(imgs, nimgs);

@@ -5,7 +5,7 @@
 
 #include "airlock/pack.h"
 #include "cli.h"
-#include "cmd_pack.h"
+#include "cmd.h"
 
 enum { OPT_STORE = OPT_COMMAND_BASE, OPT_TRUST, OPT_ALLOW_ROLLBACK };
 
@@ -42,11 +42,8 @@ static const char unpack_help[] =
     "                          otherwise nothing is imported\n"
     "      --allow-rollback    let a pack older than one imported before "
     "(by the\n"
-    "                          manifest's sequence) move tags back\n"
-    "  -q, --quiet             only errors\n"
-    "  -v, --verbose           debug output\n"
-    "  -h, --help              this help\n"
-    "\n"
+    "                          manifest's sequence) move tags "
+    "back\n" CLI_LOCAL_HELP "\n"
     "Output: one line on stdout:\n"
     "  unpacked ID: E entries imported, P already present, T images added to "
     "the index\n"
@@ -63,14 +60,12 @@ int cmd_unpack(int argc, char **argv)
 	    {"store", required_argument, NULL, OPT_STORE},
 	    {"trust", required_argument, NULL, OPT_TRUST},
 	    {"allow-rollback", no_argument, NULL, OPT_ALLOW_ROLLBACK},
-	    {"quiet", no_argument, NULL, 'q'},
-	    {"verbose", no_argument, NULL, 'v'},
-	    {"help", no_argument, NULL, 'h'},
+	    CLI_LOCAL_OPTIONS,
 	    {NULL, 0, NULL, 0},
 	};
 	const char *store_path = NULL, *dir = NULL;
 	al_store *store = NULL;
-	al_store_opts so = {1, 0, 0};
+	al_store_opts so = {.create = 1};
 	al_unpack_opts uo;
 	al_unpack_result res;
 	cli_common c;
@@ -81,7 +76,8 @@ int cmd_unpack(int argc, char **argv)
 	memset(&res, 0, sizeof(res));
 	cli_common_init(&c);
 	optind = 1;
-	while ((opt = getopt_long(argc, argv, "qvh", longopts, NULL)) != -1) {
+	while ((opt = cli_getopt(&c, "unpack", argc, argv, "h", longopts)) !=
+	       -1) {
 		switch (opt) {
 		case 'h':
 			fputs(unpack_help, stdout);
@@ -95,14 +91,8 @@ int cmd_unpack(int argc, char **argv)
 		case OPT_ALLOW_ROLLBACK:
 			uo.allow_rollback = 1;
 			break;
-		case 'q':
-			c.quiet = 1;
-			break;
-		case 'v':
-			c.verbose = 1;
-			break;
 		default:
-			return cli_usage_error("unpack", "unknown option");
+			return EXIT_USAGE;
 		}
 	}
 	if (store_path == NULL)
@@ -111,12 +101,11 @@ int cmd_unpack(int argc, char **argv)
 		return cli_usage_error("unpack",
 		                       "give exactly one pack directory");
 	dir = argv[optind];
+	c.offline = 1;
 	if ((code = cli_common_start(&c)) != EXIT_OK)
 		goto out;
 	if ((rc = al_store_open(&store, store_path, &so)) < 0) {
 		code = cli_fail(rc, "cannot open store '%s'", store_path);
-		if (code == EXIT_USAGE)
-			code = EXIT_RUNTIME;
 		goto out;
 	}
 	uo.progress = cli_progress;
@@ -126,8 +115,6 @@ int cmd_unpack(int argc, char **argv)
 	cli_progress_done(&c);
 	if (rc < 0) {
 		code = cli_fail(rc, "cannot unpack '%s'", dir);
-		if (code == EXIT_USAGE)
-			code = EXIT_RUNTIME;
 		goto out;
 	}
 	if (!res.complete) {

@@ -6,7 +6,7 @@
 #include <string.h>
 
 #include "cli.h"
-#include "cmd_update.h"
+#include "cmd.h"
 #include "airlock/update.h"
 
 enum {
@@ -134,6 +134,7 @@ static const char update_help2[] =
     "      --operator-poll D        ClusterOperator poll interval (default "
     "500ms)\n"
     "      --timeout D              one API request (default 30s)\n"
+    "      --log-format=FMT         log lines as text (default) or json\n"
     "  -q, --quiet                  only errors and the result line\n"
     "  -v, --verbose                debug output\n"
     "  -h, --help                   this help\n"
@@ -181,6 +182,19 @@ static int known_capability(const char *c)
 	return 0;
 }
 
+/* The exit status of an update (not the status map: an update's outcome
+ * decides): 0 applied, 1 refused for its signature (not verified, nothing
+ * applied), else 3 (failed preconditions included): a failed update is
+ * exit 3, never 2, whatever status ended it. */
+static int update_exit(int rc, const al_update_result *res)
+{
+	if (rc == 0)
+		return EXIT_OK;
+	if (rc == AL_EVERIFY && res->outcome == AL_UPDATE_OUTCOME_REFUSED)
+		return EXIT_VERIFY;
+	return EXIT_RUNTIME;
+}
+
 int cmd_update(int argc, char **argv)
 {
 	static const struct option longopts[] = {
@@ -207,7 +221,10 @@ int cmd_update(int argc, char **argv)
 	    {"take-over", no_argument, NULL, OPT_TAKE_OVER},
 	    {"lock-wait", required_argument, NULL, OPT_LOCK_WAIT},
 	    {"lease-duration", required_argument, NULL, OPT_LEASE_DURATION},
-	    CLI_COMMON_OPTIONS,
+	    /* of the network options, those the updater uses */
+	    {"parallel", required_argument, NULL, OPT_PARALLEL},
+	    {"timeout", required_argument, NULL, OPT_TIMEOUT},
+	    CLI_LOCAL_OPTIONS,
 	    {NULL, 0, NULL, 0},
 	};
 	const char *store_path = NULL, *kubeconfig = NULL, *keyrings[MAX_LIST],
@@ -218,13 +235,13 @@ int cmd_update(int argc, char **argv)
 	cli_common c;
 	al_update_opts uo;
 	al_update_result res = AL_UPDATE_RESULT_INIT;
-	al_store_opts so = {0, 1, 0};
+	al_store_opts so = {.readonly = 1};
 	al_store *store = NULL;
 	al_kube_opts ko;
 	al_kube *kube = NULL;
 	al_pgp_keyring *kr = NULL;
-	ev_ctx ev = {0};
-	int opt, rc, code = EXIT_OK, watch = 0, insecure = 0, h,
+	ev_ctx ev = {.quiet = 0};
+	int opt, rc, code = EXIT_OK, watch = 0, insecure = 0,
 	             no_default_keys = 0;
 	unsigned kflags = 0;
 	unsigned attempt = 0;
@@ -232,7 +249,8 @@ int cmd_update(int argc, char **argv)
 	cli_common_init(&c);
 	memset(&uo, 0, sizeof(uo));
 	optind = 1;
-	while ((opt = getopt_long(argc, argv, "qvh", longopts, NULL)) != -1) {
+	while ((opt = cli_getopt(&c, "update", argc, argv, "h", longopts)) !=
+	       -1) {
 		switch (opt) {
 		case 'h':
 			fputs(update_help, stdout);
@@ -412,12 +430,7 @@ int cmd_update(int argc, char **argv)
 				    optarg);
 			break;
 		default:
-			h = cli_common_option(&c, opt, optarg);
-			if (h < 0)
-				return EXIT_USAGE;
-			if (h == 0)
-				return cli_usage_error("update",
-				                       "unknown option");
+			return EXIT_USAGE;
 		}
 	}
 	if (store_path == NULL)
@@ -433,8 +446,7 @@ int cmd_update(int argc, char **argv)
 	ev.quiet = c.quiet;
 	if ((rc = load_keyring(&kr, keyrings, nkeyrings, kflags,
 	                       no_default_keys)) < 0) {
-		code = cli_fail(rc, "cannot load trusted keys");
-		code = EXIT_USAGE;
+		code = cli_input_fail(rc, "cannot load trusted keys");
 		goto out;
 	}
 	if ((rc = al_store_open(&store, store_path, &so)) < 0) {
@@ -455,8 +467,8 @@ int cmd_update(int argc, char **argv)
 		}
 		ko.field_manager = "airlock-update";
 		if ((rc = al_kube_new(&kube, &ko)) < 0) {
-			code = cli_fail(rc, "cannot set up the cluster client");
-			code = EXIT_RUNTIME;
+			cli_fail(rc, "cannot set up the cluster client");
+			code = update_exit(rc, &res);
 			goto out;
 		}
 	}
@@ -478,7 +490,7 @@ int cmd_update(int argc, char **argv)
 			/* the library's message names the release already */
 			if (rc != 0)
 				cli_error("%s", al_error_message());
-			code = rc == 0 ? EXIT_OK : cli_exit_code(rc);
+			code = update_exit(rc, &res);
 			break;
 		}
 		if (rc == 0) {
@@ -510,26 +522,18 @@ int cmd_update(int argc, char **argv)
 			code = EXIT_OK;
 			break;
 		}
-		if (rc == AL_EVERIFY &&
-		    res.outcome == AL_UPDATE_OUTCOME_REFUSED) {
-			cli_error("%s", al_error_message());
-			code = EXIT_VERIFY;
-			break;
-		}
-		if (res.outcome == AL_UPDATE_OUTCOME_REFUSED) {
-			/* preconditions: final, as a signature refusal */
-			cli_error("%s", al_error_message());
-			code = EXIT_RUNTIME;
-			break;
-		}
 		cli_error("%s", al_error_message());
+		code = update_exit(rc, &res);
+		/* a refusal (the signature, or preconditions) is final: no
+		 * --watch retry */
+		if (res.outcome == AL_UPDATE_OUTCOME_REFUSED)
+			break;
 		if (res.nrepairs > 0) {
 			size_t i;
 
 			for (i = 0; i < res.nrepairs; i++)
 				printf("repaired drift: %s\n", res.repairs[i]);
 		}
-		code = rc == AL_EINVAL ? EXIT_USAGE : EXIT_RUNTIME;
 		if (!watch || al_cancel_is_set(c.cancel) || res.total == 0)
 			break;
 		{

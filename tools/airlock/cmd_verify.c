@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "cmd.h"
 #include "airlock/pgp.h"
 #include "airlock/sig.h"
 
@@ -73,13 +74,16 @@ static const char verify_help[] =
     "      --signature FILE         check this one signature file\n"
     "      --digest sha256:...      the release digest it must sign (with "
     "--signature)\n"
-    "  -q, --quiet                  only errors\n"
-    "  -h, --help                   this help\n"
-    "\n"
-    "Exit status: 0 every release verified, 1 a signature is missing or "
+    "  -q, --quiet                  only errors\n" CLI_LOG_HELP "\n"
+    "Exit status: 0 every release verified, 1 a signature is missing, "
     "failed\n"
-    "verification, 2 usage error, 3 runtime error (store or keyring "
-    "unreadable).\n";
+    "verification or is of a kind airlock does not support, 2 usage error "
+    "(or a\n"
+    "keyring that does not exist or parse), 3 runtime error (store "
+    "unreadable).\n"
+    "Given many releases, every one is checked and the worst status wins "
+    "(1, then 2,\n"
+    "then 3).\n";
 
 typedef struct verify_ctx {
 	al_pgp_keyring *kr;
@@ -90,15 +94,6 @@ typedef struct verify_ctx {
 	int quiet;
 } verify_ctx;
 
-static int worst(int a, int b)
-{
-	/* runtime errors outrank verification failures, which outrank success
-	 */
-	if (a == EXIT_RUNTIME || b == EXIT_RUNTIME)
-		return EXIT_RUNTIME;
-	return a > b ? a : b;
-}
-
 /* The trusted keys: --keyring PATHs, or the shipped Red Hat keys. */
 static int load_keyrings(verify_ctx *v, const char *const *files, size_t n,
                          unsigned flags)
@@ -106,10 +101,8 @@ static int load_keyrings(verify_ctx *v, const char *const *files, size_t n,
 	size_t i;
 	int rc;
 
-	if ((rc = al_sig_keyring_load_paths(&v->kr, files, n, flags)) < 0) {
-		cli_error("%s", al_error_message());
-		return EXIT_RUNTIME;
-	}
+	if ((rc = al_sig_keyring_load_paths(&v->kr, files, n, flags)) < 0)
+		return cli_input_fail(rc, "cannot load the trusted keys");
 	v->defaults = n == 0;
 	for (i = 0; i < al_pgp_keyring_warning_count(v->kr); i++)
 		cli_warn("%s", al_pgp_keyring_warning(v->kr, i));
@@ -183,8 +176,7 @@ static int verify_file(verify_ctx *v, const char *path, const char *digest)
 		goto out;
 	}
 	if (rc < 0) {
-		code = cli_fail(rc == AL_EINVAL ? AL_EIO : rc,
-		                "cannot read signature '%s'", path);
+		code = cli_fail(rc, "cannot read signature '%s'", path);
 		goto out;
 	}
 	memset(&vo, 0, sizeof(vo));
@@ -194,8 +186,6 @@ static int verify_file(verify_ctx *v, const char *path, const char *digest)
 	rc = al_sig_verify(&info, data.ptr, data.len, &d, &vo);
 	if (rc < 0) {
 		code = cli_fail(rc, "'%s'", path);
-		if (code == EXIT_USAGE)
-			code = EXIT_RUNTIME;
 		goto out;
 	}
 	print_verified(v, NULL, digest, &info);
@@ -207,12 +197,11 @@ out:
 }
 
 /* Check one release of the store. */
-static int verify_release(verify_ctx *v, al_store *s, const json_t *rel)
+static int verify_release(verify_ctx *v, al_store *s,
+                          const al_store_release *rel)
 {
-	const char *version = al_json_str(rel, "version"),
-	           *ds = al_json_str(rel, "digest");
-	const char *source = al_json_str(rel, "source"),
-	           *identity = v->identity;
+	const char *version = rel->version, *ds = rel->digest_text;
+	const char *source = rel->source, *identity = v->identity;
 	const char *label = version != NULL ? version : (ds != NULL ? ds : "?");
 	al_sig_list sigs = AL_SIG_LIST_INIT;
 	al_sig_verify_opts vo;
@@ -223,11 +212,12 @@ static int verify_release(verify_ctx *v, al_store *s, const json_t *rel)
 
 	memset(&info, 0, sizeof(info));
 	memset(&ref, 0, sizeof(ref));
-	if (ds == NULL || al_digest_parse_str(&d, ds) < 0) {
+	if (!rel->has_digest) {
 		cli_error("release '%s' in releases.json has no valid digest",
 		          label);
 		return EXIT_RUNTIME;
 	}
+	d = rel->digest;
 	if (identity == NULL && v->policy != AL_SIG_IDENTITY_IGNORE) {
 		/* the reference it was mirrored from, if it is one */
 		if (source != NULL && al_str_startswith(source, "docker://"))
@@ -264,8 +254,6 @@ static int verify_release(verify_ctx *v, al_store *s, const json_t *rel)
 	rc = al_sig_verify_list(&info, NULL, &sigs, &d, &vo);
 	if (rc < 0) {
 		code = cli_fail(rc, "release %s %s", label, ds);
-		if (code == EXIT_USAGE)
-			code = EXIT_RUNTIME;
 		goto out;
 	}
 	print_verified(v, version, ds, &info);
@@ -279,33 +267,29 @@ out:
 static int verify_store(verify_ctx *v, const char *store_path, char **names,
                         size_t nnames)
 {
-	al_store_opts so = {0, 1, 0};
+	al_store_opts so = {.readonly = 1};
 	al_store *s = NULL;
-	json_t *doc = NULL, *list, *rel;
+	al_store_release *list = NULL;
 	int rc, code = EXIT_OK, *used = NULL;
-	size_t i, j, nchecked = 0;
+	size_t i, j, n = 0, nchecked = 0;
 
 	if (!v->policy_set)
 		v->policy = AL_SIG_IDENTITY_REPOSITORY;
 	if ((rc = al_store_open(&s, store_path, &so)) < 0)
-		return cli_fail(rc == AL_EINVAL ? AL_EIO : rc,
-		                "cannot open store '%s'", store_path);
-	if ((rc = al_store_releases_load(s, &doc)) < 0) {
-		code = cli_fail(rc == AL_EINVAL ? AL_EIO : rc,
-		                "cannot read the releases of store '%s'",
+		return cli_fail(rc, "cannot open store '%s'", store_path);
+	if ((rc = al_store_releases_list(s, &list, &n)) < 0) {
+		code = cli_fail(rc, "cannot read the releases of store '%s'",
 		                store_path);
 		goto out;
 	}
-	list = json_object_get(doc, "releases");
 	if (nnames > 0 && (used = calloc(nnames, sizeof(*used))) == NULL) {
 		cli_error("out of memory");
 		code = EXIT_RUNTIME;
 		goto out;
 	}
-	json_array_foreach(list, i, rel)
-	{
-		const char *version = al_json_str(rel, "version"),
-		           *ds = al_json_str(rel, "digest");
+	for (i = 0; i < n; i++) {
+		const char *version = list[i].version,
+		           *ds = list[i].digest_text;
 		int wanted = nnames == 0;
 
 		for (j = 0; j < nnames; j++) {
@@ -319,22 +303,22 @@ static int verify_store(verify_ctx *v, const char *store_path, char **names,
 		if (!wanted)
 			continue;
 		nchecked++;
-		code = worst(code, verify_release(v, s, rel));
+		code = cli_worst(code, verify_release(v, s, &list[i]));
 	}
 	for (j = 0; j < nnames; j++) {
 		if (!used[j]) {
 			cli_error("release '%s' is not in store '%s'", names[j],
 			          store_path);
-			code = worst(code, EXIT_RUNTIME);
+			code = cli_worst(code, EXIT_RUNTIME);
 		}
 	}
 	if (nnames == 0 && nchecked == 0) {
 		cli_error("store '%s' records no releases", store_path);
-		code = worst(code, EXIT_RUNTIME);
+		code = cli_worst(code, EXIT_RUNTIME);
 	}
 out:
 	free(used);
-	json_decref(doc);
+	al_store_releases_free(list, n);
 	al_store_free(s);
 	return code;
 }
@@ -350,9 +334,7 @@ int cmd_verify(int argc, char **argv)
 	    {"digest", required_argument, NULL, OPT_DIGEST},
 	    {"strict-expiry", no_argument, NULL, OPT_STRICT_EXPIRY},
 	    {"no-default-keys", no_argument, NULL, OPT_NO_DEFAULT_KEYS},
-	    {"quiet", no_argument, NULL, 'q'},
-	    {"verbose", no_argument, NULL, 'v'},
-	    {"help", no_argument, NULL, 'h'},
+	    CLI_LOCAL_OPTIONS,
 	    {NULL, 0, NULL, 0},
 	};
 	const char *store_path = NULL, *signature = NULL, *digest = NULL;
@@ -360,12 +342,15 @@ int cmd_verify(int argc, char **argv)
 	size_t nkeyrings = 0;
 	unsigned kflags = 0;
 	verify_ctx v;
+	cli_common c;
 	al_ref idref;
 	int opt, code, no_default_keys = 0;
 
 	memset(&v, 0, sizeof(v));
+	cli_common_init(&c);
 	optind = 1;
-	while ((opt = getopt_long(argc, argv, "qvh", longopts, NULL)) != -1) {
+	while ((opt = cli_getopt(&c, "verify", argc, argv, "h", longopts)) !=
+	       -1) {
 		switch (opt) {
 		case 'h':
 			free(keyrings);
@@ -425,16 +410,13 @@ int cmd_verify(int argc, char **argv)
 		case OPT_DIGEST:
 			digest = optarg;
 			break;
-		case 'q':
-			v.quiet = 1;
-			break;
-		case 'v':
-			break;
 		default:
 			free(keyrings);
-			return cli_usage_error("verify", "unknown option");
+			return EXIT_USAGE;
 		}
 	}
+	v.quiet = c.quiet;
+	cli_log_start(&c);
 	if (nkeyrings == 0 && no_default_keys)
 		code = cli_usage_error("verify",
 		                       "--keyring PATH is required with "

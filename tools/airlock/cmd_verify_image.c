@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "airlock/cosign.h"
+#include "cmd.h"
 #include "cmd_verify_image.h"
 
 enum {
@@ -207,7 +208,7 @@ static int build_trust(al_cosign_trust **out, const vi_opts *o)
 fail:
 	al_cosign_trust_free(t);
 	cli_error("%s", al_error_message());
-	return rc == AL_ENOMEM ? EXIT_RUNTIME : EXIT_USAGE;
+	return cli_input_exit_code(rc);
 }
 
 static int slurp(al_buf *b, const char *path, size_t max)
@@ -552,7 +553,7 @@ static int carry(cli_common *c, const vi_opts *o, const char *const *names,
                  size_t n)
 {
 	al_store *store = NULL;
-	al_store_opts so = {0, 0, 30000};
+	al_store_opts so = {.lock_wait_ms = 30000};
 	al_transfer_opts to;
 	al_cosign_carry_report rep;
 	int rc, code = EXIT_OK;
@@ -571,8 +572,7 @@ static int carry(cli_common *c, const vi_opts *o, const char *const *names,
 	if (rc < 0) {
 		cli_error("%zu image(s) failed; first: %s", rep.failed,
 		          rep.first_error != NULL ? rep.first_error : "");
-		code = cli_exit_code(rc) == EXIT_USAGE ? EXIT_RUNTIME
-		                                       : cli_exit_code(rc);
+		code = cli_exit_code(rc);
 	}
 	printf("carried %zu signature artifact(s) of %zu image(s), %zu "
 	       "referrers index(es)\n",
@@ -686,7 +686,7 @@ int cmd_verify_image(int argc, char **argv)
 	al_cosign_trust *t = NULL;
 	al_cosign_policy *pol = NULL;
 	al_store *store = NULL;
-	al_store_opts so = {0, 1, 0};
+	al_store_opts so = {.readonly = 1};
 	int opt, rc, code = EXIT_OK, i;
 
 	memset(&o, 0, sizeof(o));
@@ -695,14 +695,10 @@ int cmd_verify_image(int argc, char **argv)
 	o.what = AL_COSIGN_FIND_DEFAULT;
 	cli_common_init(&c);
 	optind = 1;
-	while ((opt = getopt_long(argc, argv, "qvh", longopts, NULL)) != -1) {
-		int r = cli_common_option(&c, opt, optarg), bad = 0;
+	while ((opt = cli_getopt(&c, "verify-image", argc, argv, "h",
+	                         longopts)) != -1) {
+		int bad = 0;
 
-		if (r < 0)
-			return cli_usage_error("verify-image",
-			                       "invalid option value");
-		if (r > 0)
-			continue;
 		switch (opt) {
 		case 'h':
 			fputs(vi_help, stdout);
@@ -772,14 +768,14 @@ int cmd_verify_image(int argc, char **argv)
 			o.pki_host = optarg;
 			break;
 		default:
-			return cli_usage_error("verify-image",
-			                       "unknown option");
+			return EXIT_USAGE;
 		}
 		if (bad)
 			return cli_usage_error("verify-image",
 			                       "invalid option value '%s'",
 			                       optarg != NULL ? optarg : "");
 	}
+	cli_log_start(&c);
 	if (o.write_config != NULL) {
 		if (optind != argc)
 			return cli_usage_error("verify-image",
@@ -820,9 +816,7 @@ int cmd_verify_image(int argc, char **argv)
 	if (o.policy != NULL) {
 		if ((rc = al_cosign_policy_load_file(&pol, o.policy)) < 0) {
 			cli_error("%s", al_error_message());
-			code = rc == AL_EPARSE || rc == AL_ENOTFOUND
-			           ? EXIT_USAGE
-			           : EXIT_RUNTIME;
+			code = cli_input_exit_code(rc);
 			goto out;
 		}
 	} else if ((code = build_trust(&t, &o)) != EXIT_OK) {
@@ -833,10 +827,8 @@ int cmd_verify_image(int argc, char **argv)
 		goto out;
 	}
 	for (i = optind; i < argc; i++) {
-		int r = verify_one(&c, &o, t, pol, store, argv[i]);
-
-		if (r > code)
-			code = r;
+		code =
+		    cli_worst(code, verify_one(&c, &o, t, pol, store, argv[i]));
 	}
 out:
 	al_store_free(store);

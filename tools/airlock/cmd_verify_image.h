@@ -1,11 +1,10 @@
-/* cmd_verify_image.h: airlock verify-image, and the sigstore step of airlock
- * mirror (carry attachments, check the image policy). */
+/* cmd_verify_image.h: the sigstore step of airlock mirror (carry
+ * attachments, check the image policy), shared with airlock verify-image
+ * (whose prototype is in cmd.h). */
 #ifndef AIRLOCK_CMD_VERIFY_IMAGE_H
 #define AIRLOCK_CMD_VERIFY_IMAGE_H
 
 #include "cli.h"
-
-int cmd_verify_image(int argc, char **argv);
 
 /*
  * After a mirror into store: copy the sigstore attachments of every store

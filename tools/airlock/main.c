@@ -12,11 +12,7 @@
 #include <zlib.h>
 
 #include "cli.h"
-#include "cmd_graph.h"
-#include "cmd_update.h"
-#include "cmd_pack.h"
-#include "cmd_catalog.h"
-#include "cmd_verify_image.h"
+#include "cmd.h"
 
 typedef struct command {
 	const char *name;

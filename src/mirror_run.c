@@ -1,0 +1,405 @@
+/* mirror_run.c: the whole mirror workflow (al_mirror_run): imageset and
+ * options merged, trusted keys and signature stores chosen, channels
+ * resolved, releases mirrored, channels recorded and graphs saved. */
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "airlock/buf.h"
+#include "airlock/error.h"
+#include "airlock/graph.h"
+#include "airlock/log.h"
+#include "airlock/mirror.h"
+
+typedef struct strv {
+	const char **v;
+	size_t n;
+} strv;
+
+struct al_mirror_plan {
+	const al_imageset *cfg;
+	const al_mirror_opts *opts;
+	strv releases, images, keyrings, sigstores, insecure;
+	al_mirror_sig_opts sig;
+	al_pgp_keyring *kr;
+	al_sig_source *sources; /* nsigstores + 1 slots (Red Hat's store) */
+	int want_defaults; /* the shipped keys, if releases are Red Hat's */
+	const char *platform;
+	char platbuf[64];
+};
+
+static int strv_push(strv *s, const char *x)
+{
+	const char **grown = realloc(s->v, (s->n + 1) * sizeof(*grown));
+
+	if (grown == NULL)
+		return al_error_set(AL_ENOMEM, "out of memory");
+	s->v = grown;
+	s->v[s->n++] = x;
+	return 0;
+}
+
+static int strv_add(strv *s, const char *const *v, size_t n)
+{
+	size_t i;
+	int rc;
+
+	for (i = 0; i < n; i++)
+		if ((rc = strv_push(s, v[i])) < 0)
+			return rc;
+	return 0;
+}
+
+static int has_channels(const al_mirror_plan *p)
+{
+	return p->cfg != NULL && p->cfg->nchannels > 0;
+}
+
+static int red_hat(const al_mirror_plan *p)
+{
+	return al_sig_any_redhat_release(p->releases.v, p->releases.n);
+}
+
+/* The trusted keys (the keyrings, or the shipped Red Hat keys when there
+ * are none) and the signature sources, with a spare slot for Red Hat's
+ * store. */
+static int load_trust(al_mirror_plan *p)
+{
+	size_t i;
+	int rc;
+
+	if ((rc =
+	         al_sig_keyring_load_paths(&p->kr, p->keyrings.v, p->keyrings.n,
+	                                   p->opts->keyring_flags)) < 0)
+		return rc;
+	for (i = 0; i < al_pgp_keyring_warning_count(p->kr); i++)
+		al_log_warn("%s", al_pgp_keyring_warning(p->kr, i));
+	p->sources = calloc(p->sigstores.n + 1, sizeof(*p->sources));
+	if (p->sources == NULL)
+		return al_error_set(AL_ENOMEM, "out of memory");
+	for (i = 0; i < p->sigstores.n; i++)
+		if (al_sig_source_parse(&p->sources[i], p->sigstores.v[i]) < 0)
+			return al_error_wrap(AL_EINVAL, "signature store '%s'",
+			                     p->sigstores.v[i]);
+	p->sig.keyring = p->kr;
+	p->sig.sources = p->sources;
+	p->sig.nsources = p->sigstores.n;
+	return 0;
+}
+
+static int merge(al_mirror_plan *p)
+{
+	const al_imageset *cfg = p->cfg;
+	const al_mirror_opts *o = p->opts;
+	int rc;
+
+	if (cfg != NULL &&
+	    ((rc = strv_add(&p->releases, (const char *const *)cfg->releases,
+	                    cfg->nreleases)) < 0))
+		return rc;
+	if ((rc = strv_add(&p->releases, o->releases, o->nreleases)) < 0 ||
+	    (rc = strv_add(&p->images, o->images, o->nimages)) < 0 ||
+	    (rc = strv_add(&p->keyrings, o->keyrings, o->nkeyrings)) < 0 ||
+	    (rc = strv_add(&p->sigstores, o->signature_stores,
+	                   o->nsignature_stores)) < 0)
+		return rc;
+	if (cfg != NULL &&
+	    ((rc = strv_add(&p->images, (const char *const *)cfg->additional,
+	                    cfg->nadditional)) < 0 ||
+	     (rc = strv_add(&p->insecure, (const char *const *)cfg->insecure,
+	                    cfg->ninsecure)) < 0 ||
+	     (rc = strv_add(&p->keyrings, (const char *const *)cfg->keyrings,
+	                    cfg->nkeyrings)) < 0 ||
+	     (rc = strv_add(&p->sigstores,
+	                    (const char *const *)cfg->signature_stores,
+	                    cfg->nsignature_stores)) < 0))
+		return rc;
+	if (o->transfer != NULL && o->transfer->insecure_hosts != NULL) {
+		const char *const *h;
+		for (h = o->transfer->insecure_hosts; *h != NULL; h++)
+			if ((rc = strv_push(&p->insecure, *h)) < 0)
+				return rc;
+	}
+	if ((rc = strv_push(&p->insecure, NULL)) < 0)
+		return rc;
+	p->platform = o->platform;
+	if (p->platform == NULL && cfg != NULL && cfg->narchitectures == 1) {
+		int n = snprintf(p->platbuf, sizeof(p->platbuf), "linux/%s",
+		                 cfg->architectures[0]);
+		if (n < 0 || (size_t)n >= sizeof(p->platbuf))
+			return al_error_set(AL_EINVAL,
+			                    "architecture '%s' is too long",
+			                    cfg->architectures[0]);
+		p->platform = p->platbuf;
+	}
+	return 0;
+}
+
+static int check(al_mirror_plan *p)
+{
+	const char *timeout = p->opts->signature_timeout;
+	const char *policy = p->opts->identity_policy;
+	unsigned flags = p->opts->flags;
+
+	if (p->cfg != NULL && timeout == NULL)
+		timeout = p->cfg->signature_timeout;
+	if (p->cfg != NULL && policy == NULL)
+		policy = p->cfg->identity_policy;
+	if (p->releases.n == 0 && p->images.n == 0 && !has_channels(p))
+		return al_error_set(AL_EINVAL,
+		                    "nothing to mirror: give "
+		                    "RELEASE references or --config");
+	p->sig.policy = AL_SIG_IDENTITY_REPOSITORY;
+	if (policy != NULL &&
+	    al_sig_identity_policy_parse(&p->sig.policy, policy) < 0)
+		return al_error_set(AL_EINVAL,
+		                    "--identity-policy takes exact, "
+		                    "repository or ignore, not '%s'",
+		                    policy);
+	if (timeout != NULL &&
+	    (al_parse_duration(timeout, &p->sig.budget_ms) < 0 ||
+	     p->sig.budget_ms == 0))
+		return al_error_wrap(AL_EINVAL, "signature timeout");
+	/* Red Hat's releases (named, or from channels of the update service)
+	 * are checked against the shipped keys when no keyring is given */
+	if (p->keyrings.n == 0 && !(flags & AL_MIRROR_NO_DEFAULT_KEYS))
+		p->want_defaults = has_channels(p) || red_hat(p);
+	if (p->keyrings.n == 0 && !p->want_defaults &&
+	    !(flags & AL_MIRROR_ALLOW_UNSIGNED) &&
+	    (p->releases.n > 0 || has_channels(p)))
+		return al_error_set(
+		    AL_EINVAL,
+		    "no trusted keys to verify release signatures: give "
+		    "--keyring "
+		    "(or airlock.signatures.keyrings), or --allow-unsigned");
+	p->sig.allow_unsigned = (flags & AL_MIRROR_ALLOW_UNSIGNED) != 0;
+	p->sig.require_all = (flags & AL_MIRROR_REQUIRE_ALL) != 0;
+	return 0;
+}
+
+void al_mirror_plan_free(al_mirror_plan *plan)
+{
+	if (plan == NULL)
+		return;
+	al_pgp_keyring_free(plan->kr);
+	free(plan->sources);
+	free(plan->releases.v);
+	free(plan->images.v);
+	free(plan->keyrings.v);
+	free(plan->sigstores.v);
+	free(plan->insecure.v);
+	free(plan);
+}
+
+int al_mirror_plan_new(al_mirror_plan **out, const al_imageset *imageset,
+                       const al_mirror_opts *opts)
+{
+	al_mirror_plan *p = NULL;
+	int rc;
+
+	if (out == NULL || opts == NULL)
+		return al_error_set(AL_EINVAL,
+		                    "al_mirror_plan_new: no options");
+	if (opts->version > AL_MIRROR_OPTS_VERSION)
+		return al_error_set(AL_EINVAL,
+		                    "al_mirror_opts version %u not supported "
+		                    "(this library: %d)",
+		                    opts->version, AL_MIRROR_OPTS_VERSION);
+	if ((p = calloc(1, sizeof(*p))) == NULL)
+		return al_error_set(AL_ENOMEM, "out of memory");
+	p->cfg = imageset;
+	p->opts = opts;
+	if ((rc = merge(p)) < 0 || (rc = check(p)) < 0)
+		goto out;
+	/* the shipped keys for channels wait until the channels named their
+	 * releases: another update service's are not Red Hat's */
+	if ((p->keyrings.n > 0 || (p->want_defaults && red_hat(p))) &&
+	    (rc = load_trust(p)) < 0)
+		goto out;
+	*out = p;
+	p = NULL;
+out:
+	al_mirror_plan_free(p);
+	return rc;
+}
+
+void al_mirror_result_clear(al_mirror_result *result)
+{
+	if (result == NULL)
+		return;
+	al_mirror_report_clear(&result->report);
+	memset(result, 0, sizeof(*result));
+}
+
+static int add_errorf(al_mirror_report *r, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+
+static int add_errorf(al_mirror_report *r, const char *fmt, ...)
+{
+	char msg[2048];
+	char **grown;
+	va_list ap;
+	int n;
+
+	va_start(ap, fmt);
+	n = vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	if (n < 0)
+		msg[0] = '\0';
+	grown = realloc(r->errors, (r->nerrors + 1) * sizeof(*grown));
+	if (grown == NULL)
+		return al_error_set(AL_ENOMEM, "out of memory");
+	r->errors = grown;
+	if ((r->errors[r->nerrors] = al_strdup(msg)) == NULL)
+		return al_error_set(AL_ENOMEM, "out of memory");
+	r->nerrors++;
+	return 0;
+}
+
+/* Record the channels of the releases they selected, save the graphs. */
+static int after(al_store *store, const al_graph_selection *sel, size_t first,
+                 al_mirror_result *res, int rc)
+{
+	size_t i;
+
+	for (i = 0; i < sel->nreleases && first + i < res->report.nreleases;
+	     i++) {
+		al_mirror_release *rel = &res->report.releases[first + i];
+		int r2;
+		if (rel->status != 0)
+			continue;
+		r2 = al_mirror_record_channels(
+		    store, &rel->digest,
+		    (const char *const *)sel->releases[i].channels,
+		    sel->releases[i].nchannels);
+		if (r2 < 0) {
+			add_errorf(&res->report, "recording channels of %s: %s",
+			           rel->source, al_error_message());
+			rc = rc < 0 ? rc : r2;
+		}
+	}
+	for (i = 0; i < sel->ngraphs; i++) {
+		int r2 = al_graph_save_to_store(store, sel->graphs[i]);
+		if (r2 < 0) {
+			add_errorf(&res->report, "saving the update graph: %s",
+			           al_error_message());
+			rc = rc < 0 ? rc : r2;
+		}
+	}
+	return rc;
+}
+
+int al_mirror_plan_run(al_mirror_plan *p, al_store *store,
+                       al_mirror_result *res)
+{
+	al_graph_selection sel;
+	al_transfer_opts to;
+	size_t first = 0, base, i;
+	unsigned flags;
+	int rc = 0, r2;
+
+	memset(&sel, 0, sizeof(sel));
+	memset(&to, 0, sizeof(to));
+	if (res == NULL || p == NULL || store == NULL)
+		return al_error_set(AL_EINVAL, "al_mirror_plan_run: NULL");
+	memset(res, 0, sizeof(*res));
+	flags = p->opts->flags;
+	base = p->releases.n;
+	if (p->opts->transfer != NULL)
+		to = *p->opts->transfer;
+	if (has_channels(p)) {
+		/* Channels: ask the update graph which releases are in
+		 * range. */
+		al_graph_opts go = AL_GRAPH_OPTS_INIT;
+
+		go.url = p->opts->graph_url;
+		go.graph_file = p->opts->graph_file;
+		go.http = &to.registry.http;
+		if ((rc = al_graph_resolve_imageset(p->cfg, &go, &sel)) < 0) {
+			rc = al_error_wrap(
+			    rc, "cannot resolve the channels of '%s'",
+			    p->cfg->path ? p->cfg->path : "");
+			goto out;
+		}
+		first = p->releases.n;
+		for (i = 0; i < sel.nreleases; i++)
+			if ((rc = strv_push(&p->releases,
+			                    sel.releases[i].payload)) < 0)
+				goto out;
+		res->channel_releases = sel.nreleases;
+		al_log_info("channels: %zu releases selected", sel.nreleases);
+	}
+	if (p->releases.n == 0 && p->images.n == 0) {
+		res->refused = 1;
+		rc = al_error_set(
+		    AL_EINVAL,
+		    "nothing to mirror: the channels selected no release");
+		goto out;
+	}
+	if (p->kr == NULL && p->want_defaults && red_hat(p) &&
+	    (rc = load_trust(p)) < 0) {
+		res->refused = 1;
+		goto out;
+	}
+	if (p->kr == NULL && !(flags & AL_MIRROR_ALLOW_UNSIGNED) &&
+	    p->releases.n > 0) {
+		res->refused = 1;
+		rc = al_error_set(
+		    AL_EINVAL, "no trusted keys for releases not under "
+		               "quay.io/openshift-release-dev: give --keyring "
+		               "(or airlock.signatures.keyrings), or "
+		               "--allow-unsigned");
+		goto out;
+	}
+	to.platform = p->platform;
+	to.insecure_hosts = p->insecure.v;
+	if (p->cfg != NULL) {
+		to.sources = p->cfg->sources;
+		to.nsources = p->cfg->nsources;
+	}
+	p->sig.http = &to.registry.http;
+	/* Red Hat's published signature store, besides the configured ones,
+	 * when a release is Red Hat's (docs/signatures.md) */
+	if (p->kr != NULL && !(flags & AL_MIRROR_NO_DEFAULT_STORE) &&
+	    red_hat(p))
+		al_sig_sources_add_redhat(p->sources, &p->sig.nsources,
+		                          p->sigstores.n + 1);
+	if (p->kr == NULL && p->releases.n > 0)
+		al_log_warn("release signatures are not checked (no "
+		            "--keyring): releases are recorded as unverified");
+	res->ran = 1;
+	rc = al_mirror_signed(store, p->releases.v, p->releases.n, p->images.v,
+	                      p->images.n, &to, &p->sig, &res->report);
+	/* a refusal before any image (no keyring, no --allow-unsigned) */
+	if (rc < 0 && res->report.nerrors == 0 &&
+	    (r2 = add_errorf(&res->report, "%s", al_error_message())) < 0)
+		rc = r2;
+	rc = after(store, &sel, first, res, rc);
+	res->images = (size_t)res->report.stats.images;
+	for (i = 0; i < res->report.nreleases; i++)
+		res->releases_mirrored += res->report.releases[i].status == 0;
+out:
+	/* channel releases borrowed sel's payloads: forget them */
+	p->releases.n = base;
+	al_graph_selection_clear(&sel);
+	return rc;
+}
+
+int al_mirror_run(al_store *store, const al_imageset *imageset,
+                  const al_mirror_opts *opts, al_mirror_result *result)
+{
+	al_mirror_plan *plan = NULL;
+	int rc;
+
+	if (result != NULL)
+		memset(result, 0, sizeof(*result));
+	if ((rc = al_mirror_plan_new(&plan, imageset, opts)) < 0) {
+		if (result != NULL)
+			result->refused = 1;
+		return rc;
+	}
+	rc = al_mirror_plan_run(plan, store, result);
+	al_mirror_plan_free(plan);
+	return rc;
+}

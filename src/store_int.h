@@ -1,0 +1,36 @@
+/* store_int.h: the store's internals shared by its own files (store.c,
+ * store_meta.c) and the library modules that import another store's
+ * metadata (pack_unpack.c). Not installed. */
+#ifndef AL_STORE_INT_H
+#define AL_STORE_INT_H
+
+#include <jansson.h>
+
+#include "airlock/store.h"
+
+/* Change doc ({"releases": [...]}) in place: 0 to write it back, 1 to
+ * leave the file as it was, negative to fail. */
+typedef int (*al_store__releases_edit_fn)(json_t *doc, void *ud);
+
+/*
+ * Read airlock/releases.json (a missing file is an empty list), let edit
+ * change it and write it back atomically, all under the store's lock.
+ * Read-only store: AL_EINVAL.
+ */
+int al_store__releases_edit(al_store *s, al_store__releases_edit_fn edit,
+                            void *ud);
+
+/*
+ * Merge the "releases" of other (the releases.json of a pack being
+ * imported, named what in messages) into the store's: each record not
+ * already there (the same JSON) is appended. AL_EPARSE when other has no
+ * "releases" array.
+ */
+int al_store__releases_import(al_store *s, const json_t *other,
+                              const char *what);
+
+/* Write the record of pack id (its JSON, compact, a trailing newline) as
+ * airlock/packs/<id>.json, atomically, creating airlock/packs/. */
+int al_store__pack_record_save(al_store *s, const char *id, const json_t *rec);
+
+#endif

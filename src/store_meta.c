@@ -1,0 +1,571 @@
+/* store_meta.c: the store's metadata formats, typed: release records
+ * (airlock/releases.json) and pack records (airlock/packs/<id>.json). */
+#include <dirent.h>
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "airlock/buf.h"
+#include "airlock/error.h"
+#include "airlock/fs.h"
+#include "airlock/json.h"
+#include "airlock/store.h"
+#include "store_int.h"
+
+/* Largest pack record read (the same bound pack.c uses for inventories). */
+#define PACK_RECORD_MAX (64 * 1024 * 1024)
+
+static int oom(void)
+{
+	return al_error_set(AL_ENOMEM, "out of memory");
+}
+
+void al_store_release_clear(al_store_release *r)
+{
+	size_t i;
+
+	if (r == NULL)
+		return;
+	free(r->version);
+	free(r->digest_text);
+	free(r->source);
+	free(r->platform);
+	free(r->mirrored);
+	free(r->verified_by);
+	for (i = 0; i < r->nchannels; i++)
+		free(r->channels[i]);
+	free(r->channels);
+	memset(r, 0, sizeof(*r));
+	r->components = -1;
+	r->verified = AL_STORE_UNCHECKED;
+}
+
+void al_store_releases_free(al_store_release *list, size_t n)
+{
+	size_t i;
+
+	if (list == NULL)
+		return;
+	for (i = 0; i < n; i++)
+		al_store_release_clear(&list[i]);
+	free(list);
+}
+
+static int dup_member(char **out, const json_t *e, const char *key)
+{
+	const char *v = al_json_str(e, key);
+
+	*out = NULL;
+	if (v != NULL && (*out = al_strdup(v)) == NULL)
+		return oom();
+	return 0;
+}
+
+/* One record of releases.json into r (cleared first). */
+static int release_from_json(al_store_release *r, const json_t *e)
+{
+	const json_t *comp = json_object_get(e, "components");
+	const json_t *ver = json_object_get(e, "verified");
+	const json_t *chs = json_object_get(e, "channels");
+	size_t i;
+	int rc;
+
+	memset(r, 0, sizeof(*r));
+	r->components = json_is_integer(comp) ? json_integer_value(comp) : -1;
+	r->verified = json_is_true(ver)    ? AL_STORE_VERIFIED
+	              : json_is_false(ver) ? AL_STORE_UNVERIFIED
+	                                   : AL_STORE_UNCHECKED;
+	if ((rc = dup_member(&r->version, e, "version")) < 0 ||
+	    (rc = dup_member(&r->digest_text, e, "digest")) < 0 ||
+	    (rc = dup_member(&r->source, e, "source")) < 0 ||
+	    (rc = dup_member(&r->platform, e, "platform")) < 0 ||
+	    (rc = dup_member(&r->mirrored, e, "mirrored")) < 0 ||
+	    (rc = dup_member(&r->verified_by, e, "verifiedBy")) < 0)
+		goto fail;
+	r->has_digest = r->digest_text != NULL &&
+	                al_digest_parse_str(&r->digest, r->digest_text) == 0;
+	al_error_clear();
+	if (json_array_size(chs) > 0 &&
+	    (r->channels = calloc(json_array_size(chs), sizeof(char *))) ==
+	        NULL) {
+		rc = oom();
+		goto fail;
+	}
+	for (i = 0; i < json_array_size(chs); i++) {
+		const char *c = json_string_value(json_array_get(chs, i));
+		if (c == NULL)
+			continue;
+		if ((r->channels[r->nchannels] = al_strdup(c)) == NULL) {
+			rc = oom();
+			goto fail;
+		}
+		r->nchannels++;
+	}
+	return 0;
+fail:
+	al_store_release_clear(r);
+	return rc;
+}
+
+int al_store_releases_list(al_store *s, al_store_release **out, size_t *n)
+{
+	json_t *doc = NULL, *list;
+	al_store_release *v = NULL;
+	size_t i, cnt = 0;
+	int rc;
+
+	*out = NULL;
+	*n = 0;
+	if ((rc = al_store_releases_load(s, &doc)) < 0)
+		return rc;
+	list = json_object_get(doc, "releases");
+	if ((v = calloc(json_array_size(list) + 1, sizeof(*v))) == NULL) {
+		rc = oom();
+		goto out;
+	}
+	for (i = 0; i < json_array_size(list); i++) {
+		if ((rc = release_from_json(&v[cnt], json_array_get(list, i))) <
+		    0)
+			goto out;
+		cnt++;
+	}
+	*out = v;
+	*n = cnt;
+	v = NULL;
+out:
+	al_store_releases_free(v, cnt);
+	json_decref(doc);
+	return rc;
+}
+
+int al_store_release_find(al_store *s, const char *key, al_store_release *out)
+{
+	al_store_release *list = NULL;
+	size_t n = 0, i;
+	int rc;
+
+	if (key == NULL)
+		return al_error_set(AL_EINVAL, "no release to find");
+	if ((rc = al_store_releases_list(s, &list, &n)) < 0)
+		return rc;
+	for (i = 0; i < n; i++) {
+		const al_store_release *r = &list[i];
+		if ((r->version != NULL && strcmp(r->version, key) == 0) ||
+		    (r->digest_text != NULL &&
+		     strcmp(r->digest_text, key) == 0))
+			break;
+	}
+	if (i == n) {
+		rc = al_error_set(
+		    AL_ENOTFOUND,
+		    "no release '%s' in '%s/airlock/releases.json'", key,
+		    al_store_path(s));
+	} else {
+		*out = list[i];
+		memset(&list[i], 0, sizeof(list[i]));
+	}
+	al_store_releases_free(list, n);
+	return rc;
+}
+
+typedef struct put_ctx {
+	const al_store_release *rel;
+	unsigned flags;
+	int kept_verified;
+	const char *path;
+} put_ctx;
+
+static int set_str(json_t *o, const char *key, const char *v)
+{
+	if (v == NULL)
+		return 0;
+	return json_object_set_new(o, key, json_string(v)) == 0 ? 0 : oom();
+}
+
+static int add_channels(json_t *entry, const al_store_release *rel)
+{
+	json_t *chans = json_object_get(entry, "channels");
+	size_t i, j;
+
+	if (rel->nchannels == 0)
+		return 0;
+	if (!json_is_array(chans)) {
+		chans = json_array();
+		if (chans == NULL ||
+		    json_object_set_new(entry, "channels", chans) != 0)
+			return oom();
+	}
+	for (i = 0; i < rel->nchannels; i++) {
+		int found = 0;
+		for (j = 0; j < json_array_size(chans); j++) {
+			const char *c =
+			    json_string_value(json_array_get(chans, j));
+			if (c != NULL && strcmp(c, rel->channels[i]) == 0)
+				found = 1;
+		}
+		if (!found && json_array_append_new(
+		                  chans, json_string(rel->channels[i])) != 0)
+			return oom();
+	}
+	return 0;
+}
+
+static int put_edit(json_t *doc, void *ud)
+{
+	put_ctx *c = ud;
+	const al_store_release *rel = c->rel;
+	json_t *list = json_object_get(doc, "releases"), *old = NULL;
+	json_t *entry = NULL, *fresh = NULL;
+	char ds[AL_DIGEST_STRMAX];
+	size_t i;
+	int rc = 0;
+
+	al_digest_str(&rel->digest, ds);
+	for (i = 0; i < json_array_size(list); i++) {
+		const char *d = al_json_str(json_array_get(list, i), "digest");
+		if (d != NULL && strcmp(d, ds) == 0) {
+			old = json_array_get(list, i);
+			break;
+		}
+	}
+	if (old == NULL && (c->flags & AL_STORE_RELEASE_EXISTING))
+		return al_error_set(AL_ENOTFOUND, "no release %s in '%s'", ds,
+		                    c->path);
+	/* a new record lists its members in the order mirror always wrote
+	 * them; an update keeps the record's order */
+	if (old == NULL) {
+		if ((fresh = json_object()) == NULL)
+			return oom();
+		entry = fresh;
+		if ((rc = set_str(entry, "version", rel->version)) < 0 ||
+		    (rc = set_str(entry, "digest", ds)) < 0)
+			goto out;
+	} else {
+		entry = old;
+		if ((rc = set_str(entry, "version", rel->version)) < 0)
+			goto out;
+	}
+	if ((rc = set_str(entry, "source", rel->source)) < 0)
+		goto out;
+	if (rel->components >= 0 &&
+	    json_object_set_new(entry, "components",
+	                        json_integer(rel->components)) != 0) {
+		rc = oom();
+		goto out;
+	}
+	if ((rc = set_str(entry, "platform", rel->platform)) < 0 ||
+	    (rc = set_str(entry, "mirrored", rel->mirrored)) < 0)
+		goto out;
+	if (rel->verified != AL_STORE_UNCHECKED) {
+		if (rel->verified == AL_STORE_UNVERIFIED &&
+		    json_is_true(json_object_get(entry, "verified"))) {
+			/* its signature stays in STORE/signatures */
+			c->kept_verified = 1;
+		} else if (json_object_set_new(
+		               entry, "verified",
+		               json_boolean(rel->verified ==
+		                            AL_STORE_VERIFIED)) != 0 ||
+		           json_object_set_new(
+		               entry, "verifiedBy",
+		               rel->verified == AL_STORE_VERIFIED &&
+		                       rel->verified_by != NULL
+		                   ? json_string(rel->verified_by)
+		                   : json_null()) != 0) {
+			rc = oom();
+			goto out;
+		}
+	}
+	if ((rc = add_channels(entry, rel)) < 0)
+		goto out;
+	if (fresh != NULL && json_array_append(list, fresh) != 0)
+		rc = oom();
+out:
+	json_decref(fresh);
+	return rc;
+}
+
+int al_store_release_put(al_store *s, const al_store_release *rel,
+                         unsigned flags, int *kept_verified)
+{
+	put_ctx c;
+	char *path = NULL;
+	int rc;
+
+	if (kept_verified != NULL)
+		*kept_verified = 0;
+	if (rel == NULL || !rel->has_digest)
+		return al_error_set(AL_EINVAL,
+		                    "a release record needs a digest");
+	path = al_path_join(al_store_path(s), "airlock/releases.json");
+	if (path == NULL)
+		return oom();
+	memset(&c, 0, sizeof(c));
+	c.rel = rel;
+	c.flags = flags;
+	c.path = path;
+	rc = al_store__releases_edit(s, put_edit, &c);
+	if (rc == 0 && kept_verified != NULL)
+		*kept_verified = c.kept_verified;
+	free(path);
+	return rc;
+}
+
+typedef struct import_ctx {
+	const json_t *other;
+	const char *what;
+} import_ctx;
+
+static int import_edit(json_t *doc, void *ud)
+{
+	import_ctx *c = ud;
+	json_t *pa = json_object_get(c->other, "releases");
+	json_t *ma = json_object_get(doc, "releases"), *v, *w;
+	size_t i, j;
+
+	if (!json_is_array(pa))
+		return al_error_set(AL_EPARSE,
+		                    "airlock/releases.json of %s has no "
+		                    "\"releases\" array",
+		                    c->what);
+	json_array_foreach(pa, i, v)
+	{
+		int found = 0;
+		json_array_foreach(ma, j, w)
+		{
+			if (json_equal(v, w)) {
+				found = 1;
+				break;
+			}
+		}
+		if (!found && json_array_append(ma, v) < 0)
+			return oom();
+	}
+	return 0;
+}
+
+int al_store__releases_import(al_store *s, const json_t *other,
+                              const char *what)
+{
+	import_ctx c = {other, what};
+
+	return al_store__releases_edit(s, import_edit, &c);
+}
+
+/* --- pack records ------------------------------------------------------- */
+
+static void pack_clear(al_store_pack *p)
+{
+	size_t i;
+
+	free(p->id);
+	free(p->created);
+	free(p->base);
+	for (i = 0; i < p->nblobs; i++)
+		free(p->blobs[i]);
+	free(p->blobs);
+	for (i = 0; i < p->nsignatures; i++)
+		free(p->signatures[i]);
+	free(p->signatures);
+	memset(p, 0, sizeof(*p));
+}
+
+void al_store_packs_free(al_store_pack *list, size_t n)
+{
+	size_t i;
+
+	if (list == NULL)
+		return;
+	for (i = 0; i < n; i++)
+		pack_clear(&list[i]);
+	free(list);
+}
+
+static int str_list(char ***out, size_t *n, const json_t *arr,
+                    const char *member)
+{
+	size_t i;
+
+	*out = NULL;
+	*n = 0;
+	if (json_array_size(arr) == 0)
+		return 0;
+	if ((*out = calloc(json_array_size(arr), sizeof(char *))) == NULL)
+		return oom();
+	for (i = 0; i < json_array_size(arr); i++) {
+		const json_t *e = json_array_get(arr, i);
+		const char *v = member != NULL ? al_json_str(e, member)
+		                               : json_string_value(e);
+		if (v == NULL)
+			continue;
+		if (((*out)[*n] = al_strdup(v)) == NULL)
+			return oom();
+		(*n)++;
+	}
+	return 0;
+}
+
+static int pack_from_json(al_store_pack *p, const char *id, const json_t *v)
+{
+	const json_t *seq = json_object_get(v, "sequence");
+	const json_t *vol = json_object_get(v, "volumes");
+	int rc = 0;
+
+	memset(p, 0, sizeof(*p));
+	p->sequence = json_is_integer(seq) && json_integer_value(seq) > 0
+	                  ? (uint64_t)json_integer_value(seq)
+	                  : 0;
+	p->volumes = json_is_integer(vol) && json_integer_value(vol) > 0
+	                 ? (uint64_t)json_integer_value(vol)
+	                 : 0;
+	if ((p->id = al_strdup(id)) == NULL)
+		return oom();
+	if ((rc = dup_member(&p->created, v, "created")) < 0 ||
+	    (rc = dup_member(&p->base, v, "base")) < 0 ||
+	    (rc = str_list(&p->blobs, &p->nblobs, json_object_get(v, "blobs"),
+	                   NULL)) < 0 ||
+	    (rc = str_list(&p->signatures, &p->nsignatures,
+	                   json_object_get(v, "signatures"), "path")) < 0) {
+		pack_clear(p);
+		return rc;
+	}
+	return 0;
+}
+
+char *al_store_pack_record_path(const al_store *s, const char *id)
+{
+	return al_sprintf("%s/airlock/packs/%s.json", al_store_path(s), id);
+}
+
+int al_store__pack_record_save(al_store *s, const char *id, const json_t *rec)
+{
+	char *dir = al_path_join(al_store_path(s), "airlock/packs");
+	char *path = al_store_pack_record_path(s, id);
+	int rc;
+
+	if (dir == NULL || path == NULL)
+		rc = oom();
+	else if ((rc = al_fs_mkdir_p(dir, 0755)) == 0)
+		rc = al_json_save_file(path, rec, 0);
+	free(dir);
+	free(path);
+	return rc;
+}
+
+static int cmp_str(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+int al_store_packs_list(al_store *s, al_store_pack **out, size_t *n)
+{
+	char *dir = al_path_join(al_store_path(s), "airlock/packs");
+	char **names = NULL, *path = NULL;
+	al_store_pack *recs = NULL;
+	size_t nn = 0, cnt = 0, i;
+	DIR *dh = NULL;
+	struct dirent *de;
+	al_buf b = AL_BUF_INIT(PACK_RECORD_MAX);
+	json_t *v = NULL;
+	int rc = 0;
+
+	*out = NULL;
+	*n = 0;
+	if (dir == NULL)
+		return oom();
+	if ((dh = opendir(dir)) == NULL) {
+		rc = errno == ENOENT
+		         ? 0
+		         : al_error_errno(errno, "cannot read '%s'", dir);
+		free(dir);
+		return rc;
+	}
+	while ((de = readdir(dh)) != NULL) {
+		size_t len = strlen(de->d_name);
+		char **g;
+
+		if (de->d_name[0] == '.' ||
+		    !al_str_endswith(de->d_name, ".json"))
+			continue;
+		if ((g = realloc(names, (nn + 1) * sizeof(*g))) == NULL) {
+			rc = oom();
+			goto out;
+		}
+		names = g;
+		if ((names[nn] = al_strndup(de->d_name, len - 5)) == NULL) {
+			rc = oom();
+			goto out;
+		}
+		nn++;
+	}
+	if (nn > 1)
+		qsort(names, nn, sizeof(*names), cmp_str);
+	if ((recs = calloc(nn + 1, sizeof(*recs))) == NULL) {
+		rc = oom();
+		goto out;
+	}
+	for (i = 0; i < nn; i++) {
+		if ((path = al_sprintf("%s/%s.json", dir, names[i])) == NULL) {
+			rc = oom();
+			goto out;
+		}
+		al_buf_reset(&b);
+		if ((rc = al_fs_read_file(path, &b)) < 0)
+			goto out;
+		if ((rc = al_json_parse(
+		         &v, b.ptr != NULL ? b.ptr : (const uint8_t *)"", b.len,
+		         path)) < 0) {
+			rc = al_error_wrap(
+			    AL_EVERIFY, "store metadata '%s' is damaged", path);
+			goto out;
+		}
+		if ((rc = pack_from_json(&recs[cnt], names[i], v)) < 0)
+			goto out;
+		cnt++;
+		json_decref(v);
+		v = NULL;
+		free(path);
+		path = NULL;
+	}
+	*out = recs;
+	*n = cnt;
+	recs = NULL;
+out:
+	al_store_packs_free(recs, cnt);
+	for (i = 0; i < nn; i++)
+		free(names[i]);
+	free(names);
+	json_decref(v);
+	free(path);
+	al_buf_free(&b);
+	closedir(dh);
+	free(dir);
+	return rc;
+}
+
+int al_store_pack_carries(const al_store_pack *p, const al_digest *d)
+{
+	char ds[AL_DIGEST_STRMAX], hex[AL_DIGEST_STRMAX];
+	char dir[AL_DIGEST_STRMAX + 8];
+	size_t i, dl;
+	int n;
+
+	al_digest_str(d, ds);
+	al_digest_hex(d, hex);
+	for (i = 0; i < p->nblobs; i++)
+		if (strcmp(p->blobs[i], ds) == 0)
+			return 1;
+	/* a signature of it: [signatures/]<algo>=<hex>/signature-N */
+	n = snprintf(dir, sizeof(dir), "%s=%s/", al_digest_algo_name(d->algo),
+	             hex);
+	if (n < 0 || (size_t)n >= sizeof(dir))
+		return 0;
+	dl = (size_t)n;
+	for (i = 0; i < p->nsignatures; i++) {
+		const char *sp = p->signatures[i];
+		if (al_str_startswith(sp, "signatures/"))
+			sp += strlen("signatures/");
+		if (strncmp(sp, dir, dl) == 0)
+			return 1;
+	}
+	return 0;
+}

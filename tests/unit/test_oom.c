@@ -1,0 +1,340 @@
+/* test_oom.c: allocation-failure injection: library entry points run with
+ * the 1st, 2nd, 3rd, ... allocation failing (and, in a second pass, every
+ * allocation from the Nth on) until they succeed; each failure must return
+ * an error, never crash, and release everything (checked by the hook's
+ * allocation balance, and by LeakSanitizer in the sanitizer build). */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "airlock.h"
+#include "airlock/sig.h"
+#include "al_test.h"
+#include "oom_inject.h"
+
+/* More allocations than any of these entry points makes. */
+#define OOM_MAX_STEPS 20000
+
+/* What an entry point returns when it succeeded with a wrong result. */
+#define OOM_WRONG (-1000)
+
+/* One entry point: run it, check what it made (OOM_WRONG if that differs
+ * from the run without failures) and release it; an al_status. */
+typedef int (*oom_fn)(void *ud);
+
+/* Run fn with allocation n failing, n = 1, 2, ... until a run makes fewer
+ * than n allocations (it then succeeded with every allocation granted). */
+static void oom_sweep(const char *what, oom_fn fn, void *ud, int persistent)
+{
+	unsigned long n, failed, nomem = 0, other = 0, recovered = 0;
+	unsigned long wrong = 0, by_status[32];
+	size_t k;
+	int rc, leaked = 0;
+	long bal;
+
+	memset(by_status, 0, sizeof(by_status));
+	/* a run with no failure first: it must succeed, and lazily built
+	 * state (if any) is then in place before the balance is counted */
+	rc = fn(ud);
+	CU_ASSERT_EQUAL(rc, 0);
+	if (rc != 0) {
+		printf("%s: fails without injection: %s\n", what,
+		       al_error_message());
+		return;
+	}
+	for (n = 1; n <= OOM_MAX_STEPS; n++) {
+		oom_arm(n, persistent);
+		rc = fn(ud);
+		failed = oom_disarm();
+		bal = oom_balance();
+		if (bal != 0 && leaked++ < 5)
+			printf("%s: allocation %lu failed: %ld allocations "
+			       "not freed\n",
+			       what, n, bal);
+		CU_ASSERT_EQUAL(bal, 0);
+		if (failed == 0) {
+			CU_ASSERT_EQUAL(rc, 0);
+			break;
+		}
+		if (rc == OOM_WRONG && wrong++ < 5)
+			printf("%s: allocation %lu failed: succeeded with a "
+			       "wrong result\n",
+			       what, n);
+		CU_ASSERT_NOT_EQUAL(rc, OOM_WRONG);
+		if (rc == AL_ENOMEM)
+			nomem++;
+		else if (rc < 0)
+			other++;
+		if (rc < 0 && -rc < 32)
+			by_status[-rc]++;
+		if (rc < 0 && rc != AL_ENOMEM && getenv("OOM_DEBUG") != NULL)
+			printf("  %lu: %s: %s\n", n, al_status_name(rc),
+			       al_error_message());
+		else
+			recovered++;
+	}
+	/* a success despite a failed allocation (an abandoned attempt at
+	 * another format, a best-effort message) is fine when the result is
+	 * the same, which each entry point checks */
+	CU_ASSERT(n <= OOM_MAX_STEPS);
+	printf("%s%s: %lu allocations; failures gave AL_ENOMEM %lu times, "
+	       "another error %lu, success %lu\n",
+	       what, persistent ? " (persistent)" : "", n - 1, nomem, other,
+	       recovered);
+	for (k = 1; k < 32; k++)
+		if (by_status[k] > 0 && k != (size_t)-AL_ENOMEM)
+			printf("  %s %lu\n", al_status_name(-(int)k),
+			       by_status[k]);
+}
+
+static void oom_both(const char *what, oom_fn fn, void *ud)
+{
+	oom_sweep(what, fn, ud, 0);
+	oom_sweep(what, fn, ud, 1);
+}
+
+/* tests/data/redhat/NAME (static buffer). */
+static const char *rh_path(const char *name)
+{
+	static char buf[2][1024];
+	static int next;
+	char *b = buf[next++ % 2];
+	int k = snprintf(b, sizeof(buf[0]), "%s/tests/data/redhat/%s",
+	                 al_test_source_dir(), name);
+
+	return k > 0 && (size_t)k < sizeof(buf[0]) ? b : "";
+}
+
+static const char manifest_json[] =
+    "{\"schemaVersion\":2,"
+    "\"mediaType\":\"application/vnd.oci.image.manifest.v1+json\","
+    "\"config\":{\"mediaType\":\"application/vnd.oci.image.config.v1+json\","
+    "\"digest\":\"sha256:"
+    "44136fa355b3678a1146ad16f7e8649e94fb4fc21fe77e8310c060f61caaff8a\","
+    "\"size\":2},"
+    "\"layers\":[{\"mediaType\":"
+    "\"application/vnd.oci.image.layer.v1.tar+gzip\","
+    "\"digest\":\"sha256:"
+    "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855\","
+    "\"size\":0,\"urls\":[\"https://example.com/l\"],"
+    "\"annotations\":{\"a\":\"b\"}}],"
+    "\"annotations\":{\"org.opencontainers.image.ref.name\":\"x\"}}";
+
+static int run_manifest(void *ud)
+{
+	al_manifest m;
+	int rc;
+
+	(void)ud;
+	memset(&m, 0, sizeof(m));
+	rc = al_manifest_parse(&m, (const uint8_t *)manifest_json,
+	                       strlen(manifest_json), NULL, "oom manifest");
+	if (rc == 0 &&
+	    (m.is_index || m.nlayers != 1 || m.layers[0].media_type == NULL))
+		rc = OOM_WRONG;
+	al_manifest_clear(&m);
+	return rc;
+}
+
+static void test_oom__manifest_parse(void)
+{
+	oom_both("al_manifest_parse", run_manifest, NULL);
+}
+
+static const char imageset_yaml[] =
+    "kind: ImageSetConfiguration\n"
+    "apiVersion: mirror.openshift.io/v2alpha1\n"
+    "mirror:\n"
+    "  platform:\n"
+    "    architectures: [amd64]\n"
+    "    release: quay.io/openshift-release-dev/ocp-release:4.15.0-x86_64\n"
+    "    channels:\n"
+    "      - name: stable-4.15\n"
+    "        minVersion: 4.15.0\n"
+    "        maxVersion: 4.15.3\n"
+    "  additionalImages:\n"
+    "    - name: registry.example.com/ns/app:1.0\n"
+    "    - name: registry.example.com/ns/tool@sha256:"
+    "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855\n";
+
+static int run_imageset(void *ud)
+{
+	al_imageset *cfg = NULL;
+	int rc = al_imageset_load(&cfg, ud);
+
+	if (rc == 0 && (cfg->nreleases != 1 || cfg->nadditional != 2 ||
+	                cfg->nchannels != 1 || cfg->narchitectures != 1))
+		rc = OOM_WRONG;
+	al_imageset_free(cfg);
+	return rc;
+}
+
+static void test_oom__imageset_load(void)
+{
+	static char path[1024];
+
+	snprintf(path, sizeof(path), "%s/imageset.yaml", al_test_tmpdir());
+	CU_ASSERT_EQUAL(
+	    al_fs_write_atomic(path, imageset_yaml, strlen(imageset_yaml)), 0);
+	oom_both("al_imageset_load", run_imageset, path);
+}
+
+static const char payload_json[] =
+    "{\"critical\":{\"type\":\"atomic container signature\","
+    "\"image\":{\"docker-manifest-digest\":\"sha256:"
+    "0da6316466d60a3a4535d5fed3589feb0391989982fba59d47d4c729912d6363\"},"
+    "\"identity\":{\"docker-reference\":"
+    "\"quay.io/openshift-release-dev/ocp-release:4.15.0-x86_64\"}},"
+    "\"optional\":{\"creator\":\"oom test\",\"timestamp\":1708939412}}";
+
+static int run_payload(void *ud)
+{
+	al_sig_payload pl;
+	int rc;
+
+	(void)ud;
+	memset(&pl, 0, sizeof(pl));
+	rc = al_sig_payload_parse(&pl, (const uint8_t *)payload_json,
+	                          strlen(payload_json));
+	if (rc == 0 && (pl.creator == NULL || !pl.has_timestamp))
+		rc = OOM_WRONG;
+	al_sig_payload_clear(&pl);
+	return rc;
+}
+
+static void test_oom__signature_payload_parse(void)
+{
+	oom_both("al_sig_payload_parse", run_payload, NULL);
+}
+
+static int run_keyring(void *ud)
+{
+	const char *paths[2];
+	al_pgp_keyring *kr = NULL;
+	int rc;
+
+	(void)ud;
+	paths[0] = rh_path("oc-mirror-custom-ocp-sig-key.asc");
+	paths[1] = rh_path("cluster-update-keys-configmap.yaml");
+	rc = al_sig_keyring_load_paths(&kr, paths, 2, 0);
+	/* both release keys, and no key dropped with a warning */
+	if (rc == 0 && (al_pgp_keyring_count(kr) != 2 ||
+	                al_pgp_keyring_warning_count(kr) != 0))
+		rc = OOM_WRONG;
+	al_pgp_keyring_free(kr);
+	return rc;
+}
+
+static void test_oom__keyring_load(void)
+{
+	oom_both("al_sig_keyring_load_paths", run_keyring, NULL);
+}
+
+/* A keyring, then the real 4.15.0 release signature verified with it. */
+static int run_verify(void *ud)
+{
+	const char *path = rh_path("verifier-public-key-redhat-release");
+	al_buf sig = AL_BUF_INIT(AL_SIG_MAX_BYTES);
+	al_pgp_keyring *kr = NULL;
+	al_sig_verify_opts vo;
+	al_sig_info info;
+	al_digest d;
+	int rc;
+
+	(void)ud;
+	memset(&info, 0, sizeof(info));
+	if ((rc = al_sig_keyring_load_paths(&kr, &path, 1, 0)) < 0)
+		goto out;
+	if ((rc = al_fs_read_file(rh_path("ocp-release-4.15.0-x86_64.sig"),
+	                          &sig)) < 0)
+		goto out;
+	if ((rc = al_digest_parse_str(
+	         &d, "sha256:0da6316466d60a3a4535d5fed3589feb0391989982fba59d"
+	             "47d4c729912d6363")) < 0)
+		goto out;
+	memset(&vo, 0, sizeof(vo));
+	vo.keyring = kr;
+	vo.policy = AL_SIG_IDENTITY_EXACT;
+	vo.reference =
+	    "quay.io/openshift-release-dev/ocp-release:4.15.0-x86_64";
+	rc = al_sig_verify(&info, sig.ptr, sig.len, &d, &vo);
+	if (rc == 0 && (info.reference == NULL || info.fingerprint[0] == '\0'))
+		rc = OOM_WRONG;
+out:
+	al_sig_info_clear(&info);
+	al_buf_free(&sig);
+	al_pgp_keyring_free(kr);
+	return rc;
+}
+
+static void test_oom__signature_verify(void)
+{
+	oom_both("al_sig_verify", run_verify, NULL);
+}
+
+/* Create a store in a fresh directory each run, write a blob and read
+ * the releases back. */
+static int run_store_create(void *ud)
+{
+	static unsigned long serial;
+	const al_store_opts so = {.create = 1};
+	al_store *s = NULL;
+	char path[1024];
+	int rc;
+
+	snprintf(path, sizeof(path), "%s/%s-%lu", al_test_tmpdir(),
+	         (const char *)ud, serial++);
+	rc = al_store_open(&s, path, &so);
+	al_store_free(s);
+	if (rc == 0) {
+		char lay[1100];
+
+		snprintf(lay, sizeof(lay), "%s/oci-layout", path);
+		if (al_fs_exists(lay) != 1)
+			rc = OOM_WRONG;
+	}
+	return rc;
+}
+
+static int run_store_open(void *ud)
+{
+	const al_store_opts so = {.readonly = 1};
+	al_store *s = NULL;
+	al_store_image *imgs = NULL;
+	size_t n = 0;
+	int rc;
+
+	if ((rc = al_store_open(&s, ud, &so)) == 0)
+		rc = al_store_list(s, &imgs, &n);
+	/* the sample layout holds images: an empty list is a lost one */
+	if (rc == 0 && n == 0)
+		rc = OOM_WRONG;
+	al_store_images_free(imgs, n);
+	al_store_free(s);
+	return rc;
+}
+
+static void test_oom__store_open(void)
+{
+	static char path[1024], prefix[] = "created";
+
+	oom_both("al_store_open (create)", run_store_create, prefix);
+	snprintf(path, sizeof(path), "%s/samples/layout", al_test_source_dir());
+	oom_both("al_store_open + al_store_list", run_store_open, path);
+}
+
+int main(void)
+{
+	CU_TestInfo tests[] = {
+	    {"manifest_parse", test_oom__manifest_parse},
+	    {"imageset_load", test_oom__imageset_load},
+	    {"signature_payload_parse", test_oom__signature_payload_parse},
+	    {"keyring_load", test_oom__keyring_load},
+	    {"signature_verify", test_oom__signature_verify},
+	    {"store_open", test_oom__store_open},
+	    CU_TEST_INFO_NULL,
+	};
+
+	oom_install_jansson();
+	return al_test_run("oom", tests);
+}
