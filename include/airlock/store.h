@@ -12,12 +12,14 @@
 /*
  * Thread safety: one al_store may be shared by threads. has_blob,
  * blob_path, blob_open, read_blob, put_blob, blob_begin (and each writer
- * used by one thread at a time), list, find, tag, untag, releases_load
- * and releases_save are thread-safe: index.json is cached in memory under
- * one mutex and rewritten atomically. open/free are not (free only after
- * every other call returned). check may run while writers are active; it
- * then leaves blobs/.tmp alone, but gc may remove a blob that a worker
- * committed and has not tagged yet, so do not gc while mirroring.
+ * used by one thread at a time), list, find, tag, untag, releases_load,
+ * releases_save, the typed release and pack record calls and the
+ * signature calls are thread-safe: index.json is cached in memory under
+ * one mutex and rewritten atomically, releases.json is read, changed and
+ * written under it, signatures are numbered under their own. open/free are not
+ * (free only after every other call returned). check may run while writers are
+ * active; it then leaves blobs/.tmp alone, but gc may remove a blob that a
+ * worker committed and has not tagged yet, so do not gc while mirroring.
  *
  * Layout (docs/store.md):
  *   oci-layout, index.json, blobs/sha256/<hex>, signatures/,
