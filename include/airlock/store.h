@@ -158,11 +158,11 @@ AL_EXPORT int al_store_untag(al_store *s, const char *name);
  */
 AL_EXPORT int al_store_flush(al_store *s);
 
-/* airlock/releases.json ({"releases": [...]}) load / atomic save: the raw
- * document, for src/update.c until it uses the typed calls below (not for
- * new code). A missing file loads as {"releases": []}. */
+/* airlock/releases.json ({"releases": [...]}) as the raw document, for
+ * src/update.c until it uses the typed calls below (not for new code). A
+ * missing file loads as {"releases": []}. (The raw save is internal:
+ * src/store_int.h.) */
 AL_EXPORT int al_store_releases_load(al_store *s, json_t **out);
-AL_EXPORT int al_store_releases_save(al_store *s, const json_t *v);
 
 /* --- releases: airlock/releases.json, typed ----------------------------- */
 
