@@ -267,7 +267,9 @@ typedef struct al_store_pack {
 	char **blobs; /* "sha256:<hex>" / "sha512:<hex>" it carried or the far
 	                 side had */
 	size_t nblobs;
-	char **signatures; /* paths under signatures/ */
+	char **signatures;       /* paths under signatures/ */
+	char **signature_sha256; /* hex SHA-256 of each, parallel to
+	                            signatures (NULL entries: unknown) */
 	size_t nsignatures;
 } al_store_pack;
 
@@ -282,6 +284,17 @@ AL_EXPORT char *al_store_pack_record_path(const al_store *s, const char *id);
 
 AL_EXPORT int al_store_packs_list(al_store *s, al_store_pack **out, size_t *n);
 AL_EXPORT void al_store_packs_free(al_store_pack *list, size_t n);
+
+/*
+ * Write rec as airlock/packs/<rec->id>.json (atomic, airlock/packs/
+ * created): {"airlockPackRecord":1,"id","created","sequence","base"
+ * (null for a full pack),"volumes","blobs":[...],"signatures":[{"path",
+ * "sha256"}]}. rec->id must be a file name (no '/', no leading '.':
+ * AL_EINVAL); pack.h's al_pack_id_valid is the caller's check.
+ */
+AL_EXPORT int al_store_pack_put(al_store *s, const al_store_pack *rec);
+/* Free what p holds and zero it; NULL is a no-op. */
+AL_EXPORT void al_store_pack_clear(al_store_pack *p);
 
 /* 1 when the pack carried the release image d (its manifest blob, or a
  * signature of it), else 0. */
