@@ -128,8 +128,8 @@ static int named_verified(al_store *s, const char *name, al_digest *digest,
                           int *present, char *fpr)
 {
 	al_store_image cur;
-	al_store_release rec;
-	char ds[AL_DIGEST_STRMAX];
+	al_store_release *list = NULL;
+	size_t n = 0, i;
 	int verified = 0;
 
 	*present = 0;
@@ -141,18 +141,21 @@ static int named_verified(al_store *s, const char *name, al_digest *digest,
 	*present = 1;
 	*digest = cur.desc.digest;
 	al_store_image_clear(&cur);
-	if (al_store_release_find(s, al_digest_str(digest, ds), &rec) < 0) {
+	if (al_store_releases_list(s, &list, &n) < 0) {
 		al_error_clear();
 		return 0;
 	}
-	/* the first record of that digest decides, as it always did */
-	if (rec.verified == AL_STORE_VERIFIED && rec.has_digest &&
-	    al_digest_equal(&rec.digest, digest)) {
+	/* any record of that digest (an import may have added a second) */
+	for (i = 0; i < n && !verified; i++) {
+		if (list[i].verified != AL_STORE_VERIFIED ||
+		    !list[i].has_digest ||
+		    !al_digest_equal(&list[i].digest, digest))
+			continue;
 		verified = 1;
-		if (rec.verified_by != NULL)
-			snprintf(fpr, 41, "%s", rec.verified_by);
+		if (list[i].verified_by != NULL)
+			snprintf(fpr, 41, "%s", list[i].verified_by);
 	}
-	al_store_release_clear(&rec);
+	al_store_releases_free(list, n);
 	return verified;
 }
 

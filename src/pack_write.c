@@ -873,58 +873,84 @@ out:
 	return rc;
 }
 
-/* The pack record for --since: what the far side holds once it imported this
- * pack. */
-static json_t *make_record(pw_ctx *c, const pw_item *items, size_t n,
-                           strset *hblobs, strset *hsigs, const char *base,
-                           uint64_t seq)
+static int push_owned(char ***v, size_t *n, char *s)
 {
-	json_t *rec = NULL, *blobs = json_array(), *sigs = json_array();
-	size_t i;
+	char **g;
 
-	if (blobs == NULL || sigs == NULL)
-		goto fail;
+	if (s == NULL || (g = realloc(*v, (*n + 1) * sizeof(*g))) == NULL) {
+		free(s);
+		return al_error_set(AL_ENOMEM, "out of memory");
+	}
+	*v = g;
+	(*v)[(*n)++] = s;
+	return 0;
+}
+
+static int push_sig(al_store_pack *r, char *path, char *sha)
+{
+	size_t n = r->nsignatures;
+	char **g;
+
+	if (path == NULL || sha == NULL ||
+	    (g = realloc(r->signature_sha256, (n + 1) * sizeof(*g))) == NULL) {
+		free(path);
+		free(sha);
+		return al_error_set(AL_ENOMEM, "out of memory");
+	}
+	r->signature_sha256 = g;
+	g[n] = sha;
+	if (push_owned(&r->signatures, &r->nsignatures, path) < 0) {
+		free(sha);
+		g[n] = NULL;
+		return al_error_set(AL_ENOMEM, "out of memory");
+	}
+	return 0;
+}
+
+/* The pack record for --since (the store writes it): what the far side
+ * holds once it imported this pack. */
+static int make_record(al_store_pack *r, pw_ctx *c, const pw_item *items,
+                       size_t n, strset *hblobs, strset *hsigs,
+                       const char *base, uint64_t seq)
+{
+	size_t i;
+	int rc;
+
+	memset(r, 0, sizeof(*r));
+	if ((r->id = al_strdup(c->id)) == NULL ||
+	    (r->created = al_strdup(c->created)) == NULL ||
+	    (base != NULL && (r->base = al_strdup(base)) == NULL))
+		return al_error_set(AL_ENOMEM, "out of memory");
+	r->sequence = seq;
+	r->volumes = c->volno;
 	for (i = 0; i < hblobs->n; i++)
-		if (json_array_append_new(blobs, json_string(hblobs->v[i])) < 0)
-			goto fail;
+		if ((rc = push_owned(&r->blobs, &r->nblobs,
+		                     al_strdup(hblobs->v[i]))) < 0)
+			return rc;
 	for (i = 0; i < hsigs->n; i++) {
 		char *sp = strchr(hsigs->v[i], ' ');
-		json_t *o;
 		if (sp == NULL)
 			continue;
-		o = json_pack("{s:s%, s:s}", "path", hsigs->v[i],
-		              (size_t)(sp - hsigs->v[i]), "sha256", sp + 1);
-		if (o == NULL || json_array_append_new(sigs, o) < 0)
-			goto fail;
+		if ((rc = push_sig(
+		         r, al_strndup(hsigs->v[i], (size_t)(sp - hsigs->v[i])),
+		         al_strdup(sp + 1))) < 0)
+			return rc;
 	}
 	for (i = 0; i < n; i++) {
-		json_t *o = NULL;
 		char key[AL_DIGEST_STRMAX + 8];
-		if (items[i].kind == AL_PK_BLOB)
-			o = blob_key(key, sizeof(key), items[i].algo,
-			             items[i].hex) == 0
-			        ? json_string(key)
-			        : NULL;
-		else if (items[i].kind == AL_PK_SIG)
-			o = json_pack("{s:s, s:s}", "path", items[i].path,
-			              "sha256", items[i].hex);
-		else
-			continue;
-		if (o == NULL ||
-		    json_array_append_new(
-		        items[i].kind == AL_PK_BLOB ? blobs : sigs, o) < 0)
-			goto fail;
+		if (items[i].kind == AL_PK_BLOB) {
+			if (blob_key(key, sizeof(key), items[i].algo,
+			             items[i].hex) != 0 ||
+			    (rc = push_owned(&r->blobs, &r->nblobs,
+			                     al_strdup(key))) < 0)
+				return al_error_set(AL_ENOMEM, "out of memory");
+		} else if (items[i].kind == AL_PK_SIG) {
+			if ((rc = push_sig(r, al_strdup(items[i].path),
+			                   al_strdup(items[i].hex))) < 0)
+				return rc;
+		}
 	}
-	rec = json_pack(
-	    "{s:i, s:s, s:s, s:I, s:o, s:I, s:o, s:o}", "airlockPackRecord", 1,
-	    "id", c->id, "created", c->created, "sequence", (json_int_t)seq,
-	    "base", base != NULL ? json_string(base) : json_null(), "volumes",
-	    (json_int_t)c->volno, "blobs", blobs, "signatures", sigs);
-	return rec;
-fail:
-	json_decref(blobs);
-	json_decref(sigs);
-	return NULL;
+	return 0;
 }
 
 /*
@@ -1028,7 +1054,8 @@ int al_pack_write(al_store *s, const char *outdir, const al_pack_opts *opts,
 	pw_item *items = NULL;
 	size_t nitems = 0, i;
 	uint64_t skipped = 0, total = 0;
-	json_t *loaded = NULL, *manifest = NULL, *record = NULL;
+	json_t *loaded = NULL, *manifest = NULL;
+	al_store_pack record;
 	char *mpath = NULL, *spath = NULL, *rpath = NULL, *mtext = NULL,
 	     *have_ref = NULL;
 	const char *base = NULL;
@@ -1037,6 +1064,7 @@ int al_pack_write(al_store *s, const char *outdir, const al_pack_opts *opts,
 	int rc = 0, finished = 0, sig_written = 0;
 
 	memset(&c, 0, sizeof(c));
+	memset(&record, 0, sizeof(record));
 	c.fd = -1;
 	c.store = s;
 	c.outdir = outdir;
@@ -1173,10 +1201,9 @@ int al_pack_write(al_store *s, const char *outdir, const al_pack_opts *opts,
 		goto out;
 	finished = 1;
 
-	record = make_record(&c, items, nitems, &hblobs, &hsigs, base, seq);
-	if (record == NULL)
-		goto oom;
-	if ((rc = al_store__pack_record_save(s, c.id, record)) < 0)
+	if ((rc = make_record(&record, &c, items, nitems, &hblobs, &hsigs, base,
+	                      seq)) < 0 ||
+	    (rc = al_store_pack_put(s, &record)) < 0)
 		goto out;
 	progress(&c, 1);
 	al_log_debug("pack %s: %llu volumes, %zu entries", c.id,
@@ -1212,7 +1239,7 @@ out:
 	json_decref(c.volumes);
 	json_decref(c.entries);
 	json_decref(manifest);
-	json_decref(record);
+	al_store_pack_clear(&record);
 	json_decref(loaded);
 	items_free(items, nitems);
 	set_free(&hblobs);

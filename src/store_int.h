@@ -8,6 +8,11 @@
 
 #include "airlock/store.h"
 
+/* Write v ({"releases": [...]}, else AL_EINVAL) as airlock/releases.json,
+ * atomically, after what it names is synced. Read-only store: AL_EINVAL.
+ * White-box tests use it to lay out records. */
+int al_store_releases_save(al_store *s, const json_t *v);
+
 /* Change doc ({"releases": [...]}) in place: 0 to write it back, 1 to
  * leave the file as it was, negative to fail. */
 typedef int (*al_store__releases_edit_fn)(json_t *doc, void *ud);

@@ -353,19 +353,25 @@ int al_store__releases_import(al_store *s, const json_t *other,
 
 /* --- pack records ------------------------------------------------------- */
 
-static void pack_clear(al_store_pack *p)
+void al_store_pack_clear(al_store_pack *p)
 {
 	size_t i;
 
+	if (p == NULL)
+		return;
 	free(p->id);
 	free(p->created);
 	free(p->base);
 	for (i = 0; i < p->nblobs; i++)
 		free(p->blobs[i]);
 	free(p->blobs);
-	for (i = 0; i < p->nsignatures; i++)
+	for (i = 0; i < p->nsignatures; i++) {
 		free(p->signatures[i]);
+		if (p->signature_sha256 != NULL)
+			free(p->signature_sha256[i]);
+	}
 	free(p->signatures);
+	free(p->signature_sha256);
 	memset(p, 0, sizeof(*p));
 }
 
@@ -376,7 +382,7 @@ void al_store_packs_free(al_store_pack *list, size_t n)
 	if (list == NULL)
 		return;
 	for (i = 0; i < n; i++)
-		pack_clear(&list[i]);
+		al_store_pack_clear(&list[i]);
 	free(list);
 }
 
@@ -404,6 +410,33 @@ static int str_list(char ***out, size_t *n, const json_t *arr,
 	return 0;
 }
 
+/* "signatures": [{"path","sha256"}] into the parallel arrays. */
+static int sig_list(al_store_pack *p, const json_t *arr)
+{
+	size_t i, n = json_array_size(arr);
+
+	if (n == 0)
+		return 0;
+	p->signatures = calloc(n, sizeof(char *));
+	p->signature_sha256 = calloc(n, sizeof(char *));
+	if (p->signatures == NULL || p->signature_sha256 == NULL)
+		return oom();
+	for (i = 0; i < n; i++) {
+		const json_t *e = json_array_get(arr, i);
+		const char *path = al_json_str(e, "path");
+		const char *sha = al_json_str(e, "sha256");
+		if (path == NULL)
+			continue;
+		if ((p->signatures[p->nsignatures] = al_strdup(path)) == NULL)
+			return oom();
+		p->nsignatures++;
+		if (sha != NULL && (p->signature_sha256[p->nsignatures - 1] =
+		                        al_strdup(sha)) == NULL)
+			return oom();
+	}
+	return 0;
+}
+
 static int pack_from_json(al_store_pack *p, const char *id, const json_t *v)
 {
 	const json_t *seq = json_object_get(v, "sequence");
@@ -423,9 +456,8 @@ static int pack_from_json(al_store_pack *p, const char *id, const json_t *v)
 	    (rc = dup_member(&p->base, v, "base")) < 0 ||
 	    (rc = str_list(&p->blobs, &p->nblobs, json_object_get(v, "blobs"),
 	                   NULL)) < 0 ||
-	    (rc = str_list(&p->signatures, &p->nsignatures,
-	                   json_object_get(v, "signatures"), "path")) < 0) {
-		pack_clear(p);
+	    (rc = sig_list(p, json_object_get(v, "signatures"))) < 0) {
+		al_store_pack_clear(p);
 		return rc;
 	}
 	return 0;
@@ -448,6 +480,53 @@ int al_store__pack_record_save(al_store *s, const char *id, const json_t *rec)
 		rc = al_json_save_file(path, rec, 0);
 	free(dir);
 	free(path);
+	return rc;
+}
+
+int al_store_pack_put(al_store *s, const al_store_pack *rec)
+{
+	json_t *doc = NULL, *blobs = NULL, *sigs = NULL;
+	size_t i;
+	int rc;
+
+	/* a file name in airlock/packs/, nothing more (pack.h checks ids) */
+	if (rec == NULL || rec->id == NULL || rec->id[0] == '\0' ||
+	    rec->id[0] == '.' || strchr(rec->id, '/') != NULL)
+		return al_error_set(AL_EINVAL, "'%s' is not a pack id",
+		                    rec != NULL && rec->id != NULL ? rec->id
+		                                                   : "");
+	if ((blobs = json_array()) == NULL || (sigs = json_array()) == NULL) {
+		rc = oom();
+		goto out;
+	}
+	for (i = 0; i < rec->nblobs; i++)
+		if (json_array_append_new(blobs, json_string(rec->blobs[i])) <
+		    0) {
+			rc = oom();
+			goto out;
+		}
+	for (i = 0; i < rec->nsignatures; i++) {
+		const char *sha = rec->signature_sha256 != NULL
+		                      ? rec->signature_sha256[i]
+		                      : NULL;
+		json_t *o = json_pack("{s:s, s:s}", "path", rec->signatures[i],
+		                      "sha256", sha != NULL ? sha : "");
+		if (o == NULL || json_array_append_new(sigs, o) < 0) {
+			rc = oom();
+			goto out;
+		}
+	}
+	doc = json_pack(
+	    "{s:i, s:s, s:s, s:I, s:o, s:I, s:O, s:O}", "airlockPackRecord", 1,
+	    "id", rec->id, "created", rec->created != NULL ? rec->created : "",
+	    "sequence", (json_int_t)rec->sequence, "base",
+	    rec->base != NULL ? json_string(rec->base) : json_null(), "volumes",
+	    (json_int_t)rec->volumes, "blobs", blobs, "signatures", sigs);
+	rc = doc == NULL ? oom() : al_store__pack_record_save(s, rec->id, doc);
+out:
+	json_decref(doc);
+	json_decref(blobs);
+	json_decref(sigs);
 	return rc;
 }
 

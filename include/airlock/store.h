@@ -12,12 +12,14 @@
 /*
  * Thread safety: one al_store may be shared by threads. has_blob,
  * blob_path, blob_open, read_blob, put_blob, blob_begin (and each writer
- * used by one thread at a time), list, find, tag, untag, releases_load
- * and releases_save are thread-safe: index.json is cached in memory under
- * one mutex and rewritten atomically. open/free are not (free only after
- * every other call returned). check may run while writers are active; it
- * then leaves blobs/.tmp alone, but gc may remove a blob that a worker
- * committed and has not tagged yet, so do not gc while mirroring.
+ * used by one thread at a time), list, find, tag, untag, releases_load,
+ * releases_save, the typed release and pack record calls and the
+ * signature calls are thread-safe: index.json is cached in memory under
+ * one mutex and rewritten atomically, releases.json is read, changed and
+ * written under it, signatures are numbered under their own. open/free are not
+ * (free only after every other call returned). check may run while writers are
+ * active; it then leaves blobs/.tmp alone, but gc may remove a blob that a
+ * worker committed and has not tagged yet, so do not gc while mirroring.
  *
  * Layout (docs/store.md):
  *   oci-layout, index.json, blobs/sha256/<hex>, signatures/,
@@ -156,11 +158,11 @@ AL_EXPORT int al_store_untag(al_store *s, const char *name);
  */
 AL_EXPORT int al_store_flush(al_store *s);
 
-/* airlock/releases.json ({"releases": [...]}) load / atomic save: the raw
- * document, for src/update.c until it uses the typed calls below (not for
- * new code). A missing file loads as {"releases": []}. */
+/* airlock/releases.json ({"releases": [...]}) as the raw document, for
+ * src/update.c until it uses the typed calls below (not for new code). A
+ * missing file loads as {"releases": []}. (The raw save is internal:
+ * src/store_int.h.) */
 AL_EXPORT int al_store_releases_load(al_store *s, json_t **out);
-AL_EXPORT int al_store_releases_save(al_store *s, const json_t *v);
 
 /* --- releases: airlock/releases.json, typed ----------------------------- */
 
@@ -265,7 +267,9 @@ typedef struct al_store_pack {
 	char **blobs; /* "sha256:<hex>" / "sha512:<hex>" it carried or the far
 	                 side had */
 	size_t nblobs;
-	char **signatures; /* paths under signatures/ */
+	char **signatures;       /* paths under signatures/ */
+	char **signature_sha256; /* hex SHA-256 of each, parallel to
+	                            signatures (NULL entries: unknown) */
 	size_t nsignatures;
 } al_store_pack;
 
@@ -280,6 +284,17 @@ AL_EXPORT char *al_store_pack_record_path(const al_store *s, const char *id);
 
 AL_EXPORT int al_store_packs_list(al_store *s, al_store_pack **out, size_t *n);
 AL_EXPORT void al_store_packs_free(al_store_pack *list, size_t n);
+
+/*
+ * Write rec as airlock/packs/<rec->id>.json (atomic, airlock/packs/
+ * created): {"airlockPackRecord":1,"id","created","sequence","base"
+ * (null for a full pack),"volumes","blobs":[...],"signatures":[{"path",
+ * "sha256"}]}. rec->id must be a file name (no '/', no leading '.':
+ * AL_EINVAL); pack.h's al_pack_id_valid is the caller's check.
+ */
+AL_EXPORT int al_store_pack_put(al_store *s, const al_store_pack *rec);
+/* Free what p holds and zero it; NULL is a no-op. */
+AL_EXPORT void al_store_pack_clear(al_store_pack *p);
 
 /* 1 when the pack carried the release image d (its manifest blob, or a
  * signature of it), else 0. */

@@ -8,6 +8,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "store_int.h"
 #include "graph_int.h"
 #include "al_test.h"
 #include "airlock/buf.h"

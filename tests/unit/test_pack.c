@@ -16,6 +16,7 @@
 #include <archive_entry.h>
 #include <CUnit/CUnit.h>
 
+#include "store_int.h"
 #include "pack_int.h"
 #include "airlock.h"
 #include "airlock/pack.h"

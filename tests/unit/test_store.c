@@ -14,6 +14,7 @@
 #include <archive.h>
 #include <archive_entry.h>
 
+#include "store_int.h"
 #include "airlock/buf.h"
 #include "airlock/error.h"
 #include "airlock/fs.h"
@@ -1282,6 +1283,39 @@ static void test_store__pack_records_typed(void)
 		CU_ASSERT_EQUAL(al_store_pack_carries(&packs[0], &other), 0);
 	}
 	al_store_packs_free(packs, n);
+	/* a record the store writes reads back the same */
+	{
+		char id[] = "p0", cr[] = "2026-01-02T00:00:00Z", bl[] = "sha256:00";
+		char sp[] = "signatures/sha256=00/signature-1", sh[] = "ab";
+		char *blv[] = {bl}, *spv[] = {sp}, *shv[] = {sh};
+		al_store_pack w, *back = NULL;
+		size_t nb = 0;
+
+		memset(&w, 0, sizeof(w));
+		w.id = id;
+		w.created = cr;
+		w.sequence = 5;
+		w.volumes = 3;
+		w.blobs = blv;
+		w.nblobs = 1;
+		w.signatures = spv;
+		w.signature_sha256 = shv;
+		w.nsignatures = 1;
+		CU_ASSERT_EQUAL(al_store_pack_put(s, &w), 0);
+		w.id = sp;
+		CU_ASSERT_EQUAL(al_store_pack_put(s, &w), AL_EINVAL);
+		CU_ASSERT_EQUAL(al_store_packs_list(s, &back, &nb), 0);
+		CU_ASSERT_EQUAL(nb, 3);
+		if (nb == 3) {
+			CU_ASSERT_STRING_EQUAL(back[0].id, "p0");
+			CU_ASSERT_EQUAL(back[0].sequence, 5);
+			CU_ASSERT_EQUAL(back[0].volumes, 3);
+			CU_ASSERT_PTR_NULL(back[0].base);
+			CU_ASSERT(back[0].nblobs == 1 && strcmp(back[0].blobs[0], bl) == 0);
+			CU_ASSERT(back[0].nsignatures == 1 && strcmp(back[0].signature_sha256[0], "ab") == 0);
+		}
+		al_store_packs_free(back, nb);
+	}
 	/* a damaged record is named */
 	CU_ASSERT_EQUAL(al_test_sh("printf '{' > '%s/airlock/packs/p3.json'", path), 0);
 	CU_ASSERT_EQUAL(al_store_packs_list(s, &packs, &n), AL_EVERIFY);
