@@ -11,11 +11,14 @@
 # unless BENCH_KEEP=1). Not run by ctest. Needs about 5x the store's size
 # free in BENCH_DIR.
 #
-# Every run is made on a warm page cache (the store is read once first), in
-# the same session, on the same file system. airlock fsyncs each volume and
+# Every mode is timed once per round, in interleaved rounds whose order
+# rotates (tests/bench/lib.sh), on a warm page cache (the store is read once
+# first), on the same file system; the ratios are medians over the rounds
+# with their range. airlock fsyncs each volume and
 # each imported blob; tar does not, so the table also shows tar followed by
 # sync(1) for comparison.
 set -euo pipefail
+set -a # the timed run_* functions run in a child shell: they see exported variables
 
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 AL_BUILD_DIR=${AL_BUILD_DIR:-$here/build}
@@ -41,40 +44,31 @@ nfiles=$(wc -l <"$B/files")
 echo "store: $store: $nfiles files, $bytes bytes"
 (cd "$store" && xargs -a "$B/files" cat >/dev/null)   # warm the cache
 
-# run NAME PREP CMD...: run PREP (untimed: remove the last run's output,
-# then sync so one run's write-back does not land on the next), then time
-# CMD; the best of $REPEAT runs goes into t_NAME (s) and r_NAME (peak KiB).
-REPEAT=${REPEAT:-3}
-run() {
-	local name=$1 prep=$2 i best="" rss=0 secs r
-	shift 2
-	for ((i = 0; i < REPEAT; i++)); do
-		bash -c "$prep"
-		sync
-		/usr/bin/time -f '%e %M' -o "$B/time.$name" "$@" >"$B/out.$name" 2>"$B/err.$name" || {
-			echo "$name failed:" >&2
-			cat "$B/err.$name" >&2
-			exit 1
-		}
-		read -r secs r <"$B/time.$name"
-		if [ -z "$best" ] || awk -v a="$secs" -v b="$best" 'BEGIN {exit !(a < b)}'; then
-			best=$secs
-		fi
-		[ "$r" -gt "$rss" ] && rss=$r
-	done
-	eval "t_$name=$best r_$name=$rss"
-	printf '  %-22s %8.2f s  %7.1f MB/s  peak RSS %6d KiB\n' "$name" "$best" \
-		"$(awk -v b="$bytes" -v s="$best" 'BEGIN {print (s > 0 ? b / s / 1e6 : 0)}')" "$rss"
-}
+# Inputs the read-side modes share, made once: a reference tar and a
+# reference pack (the write-side modes write elsewhere each round).
+(cd "$store" && tar -cf "$B/ref.tar" -T "$B/files")
+"$AIRLOCK" pack -q --store "$store" -o "$B/ref-pack" >/dev/null
+rm -f "$store"/airlock/packs/*
 
-echo "runs (best of $REPEAT):"
-run tar_cf "rm -f '$B/plain.tar'" bash -c 'cd "$1" && tar -cf "$2/plain.tar" -T "$3"' _ "$store" "$B" "$B/files"
-run tar_cf_sync "rm -f '$B/plain.tar'" bash -c 'cd "$1" && tar -cf "$2/plain.tar" -T "$3" && sync "$2/plain.tar"' _ "$store" "$B" "$B/files"
-run sha256sum ":" bash -c 'cd "$1" && xargs -a "$2" sha256sum >/dev/null' _ "$store" "$B/files"
-run airlock_pack "rm -rf '$B/pack' '$store'/airlock/packs/*" "$AIRLOCK" pack -q --store "$store" -o "$B/pack"
-run tar_xf "rm -rf '$B/x'; mkdir -p '$B/x'" tar -xf "$B/plain.tar" -C "$B/x"
-run tar_xf_sync "rm -rf '$B/x'; mkdir -p '$B/x'" bash -c 'tar -xf "$1/plain.tar" -C "$1/x" && sync -f "$1/x"' _ "$B"
-run airlock_unpack "rm -rf '$B/far'" "$AIRLOCK" unpack -q "$B/pack" --store "$B/far"
+prep_tar_cf() { rm -f "$B/plain.tar"; }
+run_tar_cf() { cd "$store" && tar -cf "$B/plain.tar" -T "$B/files"; }
+prep_tar_cf_sync() { rm -f "$B/plain.tar"; }
+run_tar_cf_sync() { cd "$store" && tar -cf "$B/plain.tar" -T "$B/files" && sync "$B/plain.tar"; }
+run_sha256sum() { cd "$store" && xargs -a "$B/files" sha256sum >/dev/null; }
+prep_airlock_pack() { rm -rf "$B/pack" "$store"/airlock/packs/*; }
+run_airlock_pack() { "$AIRLOCK" pack -q --store "$store" -o "$B/pack"; }
+prep_tar_xf() { rm -rf "$B/x"; mkdir -p "$B/x"; }
+run_tar_xf() { tar -xf "$B/ref.tar" -C "$B/x"; }
+prep_tar_xf_sync() { rm -rf "$B/x"; mkdir -p "$B/x"; }
+run_tar_xf_sync() { tar -xf "$B/ref.tar" -C "$B/x" && sync -f "$B/x"; }
+prep_airlock_unpack() { rm -rf "$B/far"; }
+run_airlock_unpack() { "$AIRLOCK" unpack -q "$B/ref-pack" --store "$B/far"; }
+
+. "$here/tests/bench/lib.sh"
+ROUNDS=${BENCH_ROUNDS:-${REPEAT:-3}}
+bench_init "$B/bench"
+echo "load before: $(bench_load); $ROUNDS rounds"
+bench_rounds "$ROUNDS" tar_cf tar_cf_sync sha256sum airlock_pack tar_xf tar_xf_sync airlock_unpack
 
 # the far store must be what we packed
 if [ "$(cd "$store" && find blobs/sha256 -type f | sort)" != "$(cd "$B/far" && find blobs/sha256 -type f | sort)" ]; then
@@ -82,11 +76,9 @@ if [ "$(cd "$store" && find blobs/sha256 -type f | sort)" != "$(cd "$B/far" && f
 	exit 1
 fi
 
-ratio() { awk -v a="$1" -v b="$2" 'BEGIN {printf "%.2f", (b > 0 ? a / b : 0)}'; }
-echo "ratios (lower is better for airlock):"
-echo "  pack / tar -cf                    $(ratio "$t_airlock_pack" "$t_tar_cf")   (target <= 1.00)"
-echo "  pack / (tar -cf + sync)           $(ratio "$t_airlock_pack" "$t_tar_cf_sync")"
-echo "  pack / (tar -cf + sha256sum)      $(ratio "$t_airlock_pack" "$(awk -v a="$t_tar_cf" -v b="$t_sha256sum" 'BEGIN {print a + b}')")"
-echo "  unpack (verified) / tar -xf       $(ratio "$t_airlock_unpack" "$t_tar_xf")   (target <= 1.30)"
-echo "  unpack (verified) / (tar -xf + sync) $(ratio "$t_airlock_unpack" "$t_tar_xf_sync")"
-echo "  peak RSS: pack $r_airlock_pack KiB, unpack $r_airlock_unpack KiB (tar -cf $r_tar_cf KiB)"
+echo "store: $nfiles files, $bytes bytes; $ROUNDS interleaved rounds, load $(bench_load)"
+bench_ratio "pack / tar -cf (target <= 1.00)" airlock_pack tar_cf
+bench_ratio "pack / (tar -cf + sync)" airlock_pack tar_cf_sync
+bench_ratio "unpack, verified and fsynced / tar -xf (target <= 1.30)" airlock_unpack tar_xf
+bench_ratio "unpack / (tar -xf + sync) (target <= 1.00)" airlock_unpack tar_xf_sync
+echo "peak RSS MiB: pack $(bench_rss airlock_pack), unpack $(bench_rss airlock_unpack), tar -cf $(bench_rss tar_cf)"
