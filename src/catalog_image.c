@@ -613,68 +613,6 @@ out:
 	return rc;
 }
 
-/* The image manifest (through an index when need be). */
-static int load_manifest(al_store *s, const al_digest *digest,
-                         const char *platform, al_manifest *out)
-{
-	al_buf b = AL_BUF_INIT(AL_OCI_MANIFEST_MAX);
-	char ds[AL_DIGEST_STRMAX];
-	al_manifest m, inner;
-	al_digest pick;
-	size_t i;
-	int rc, found = 0;
-
-	memset(&m, 0, sizeof(m));
-	memset(&inner, 0, sizeof(inner));
-	al_digest_str(digest, ds);
-	if ((rc = al_store_read_blob(s, digest, &b)) < 0 ||
-	    (rc = al_manifest_parse(&m, b.ptr, b.len, NULL, ds)) < 0)
-		goto out;
-	if (m.is_index) {
-		for (i = 0; i < m.nmanifests && !found; i++) {
-			if (al_platform_match(&m.manifests[i], platform)) {
-				pick = m.manifests[i].digest;
-				found = 1;
-			}
-		}
-		if (!found && m.nmanifests == 1) {
-			pick = m.manifests[0].digest;
-			found = 1;
-		}
-		if (!found) {
-			rc =
-			    al_error_set(AL_ENOTFOUND,
-			                 "catalog index '%s' has no '%s' image",
-			                 ds, platform);
-			goto out;
-		}
-		al_buf_reset(&b);
-		al_digest_str(&pick, ds);
-		if ((rc = al_store_read_blob(s, &pick, &b)) < 0 ||
-		    (rc = al_manifest_parse(&inner, b.ptr, b.len, NULL, ds)) <
-		        0)
-			goto out;
-		if (inner.is_index) {
-			rc = al_error_set(
-			    AL_EUNSUPPORTED,
-			    "catalog index entry '%s' is itself an "
-			    "index",
-			    ds);
-			goto out;
-		}
-		al_manifest_clear(&m);
-		m = inner;
-		memset(&inner, 0, sizeof(inner));
-	}
-	*out = m;
-	memset(&m, 0, sizeof(m));
-out:
-	al_manifest_clear(&inner);
-	al_manifest_clear(&m);
-	al_buf_free(&b);
-	return rc;
-}
-
 static int load_config(al_store *s, const al_manifest *m, json_t **out)
 {
 	al_buf b = AL_BUF_INIT(CONFIG_MAX);
@@ -823,7 +761,8 @@ int al_catalog_image_kind(al_store *s, const al_digest *manifest,
 	memset(&m, 0, sizeof(m));
 	if (platform == NULL)
 		platform = "linux/amd64";
-	if ((rc = load_manifest(s, manifest, platform, &m)) < 0 ||
+	if ((rc = al_store_image_manifest(s, manifest, platform, "catalog",
+	                                  &m)) < 0 ||
 	    (rc = load_config(s, &m, &cfg)) < 0)
 		goto out;
 	rc = configs_dir_of(cfg, &dir);
@@ -859,7 +798,8 @@ int al_catalog_open_image(al_catalog **out, char **configs_dir, al_store *s,
 	memset(&m, 0, sizeof(m));
 	if (platform == NULL)
 		platform = "linux/amd64";
-	if ((rc = load_manifest(s, manifest, platform, &m)) < 0 ||
+	if ((rc = al_store_image_manifest(s, manifest, platform, "catalog",
+	                                  &m)) < 0 ||
 	    (rc = load_config(s, &m, &cfg)) < 0 ||
 	    (rc = configs_dir_of(cfg, &dir)) < 0)
 		goto out;
@@ -1225,7 +1165,8 @@ static int rebuild_one(al_store *s, const al_digest *base, const char *platform,
 
 	memset(&m, 0, sizeof(m));
 	memset(&d, 0, sizeof(d));
-	if ((rc = load_manifest(s, base, platform, &m)) < 0 ||
+	if ((rc = al_store_image_manifest(s, base, platform, "catalog", &m)) <
+	        0 ||
 	    (rc = load_config(s, &m, &cfg)) < 0 ||
 	    (rc = configs_dir_of(cfg, &dir)) < 0)
 		goto out;

@@ -690,66 +690,6 @@ out:
 	return rc;
 }
 
-/* Read the image manifest of the release (through an index if need be). */
-static int load_image_manifest(al_store *s, const al_digest *digest,
-                               const char *platform, al_manifest *out)
-{
-	al_buf b = AL_BUF_INIT(AL_OCI_MANIFEST_MAX);
-	char ds[AL_DIGEST_STRMAX];
-	al_manifest m, inner;
-	al_digest pick;
-	size_t i;
-	int rc, found = 0;
-
-	memset(&m, 0, sizeof(m));
-	memset(&inner, 0, sizeof(inner));
-	al_digest_str(digest, ds);
-	if ((rc = al_store_read_blob(s, digest, &b)) < 0 ||
-	    (rc = al_manifest_parse(&m, b.ptr, b.len, NULL, ds)) < 0)
-		goto out;
-	if (m.is_index) {
-		for (i = 0; i < m.nmanifests && !found; i++) {
-			if (al_platform_match(&m.manifests[i], platform)) {
-				pick = m.manifests[i].digest;
-				found = 1;
-			}
-		}
-		if (!found && m.nmanifests == 1) {
-			pick = m.manifests[0].digest;
-			found = 1;
-		}
-		if (!found) {
-			rc =
-			    al_error_set(AL_ENOTFOUND,
-			                 "release index '%s' has no '%s' image",
-			                 ds, platform);
-			goto out;
-		}
-		al_buf_reset(&b);
-		al_digest_str(&pick, ds);
-		if ((rc = al_store_read_blob(s, &pick, &b)) < 0 ||
-		    (rc = al_manifest_parse(&inner, b.ptr, b.len, NULL, ds)) <
-		        0)
-			goto out;
-		if (inner.is_index) {
-			rc = al_error_set(
-			    AL_EUNSUPPORTED,
-			    "release index entry '%s' is itself an index", ds);
-			goto out;
-		}
-		al_manifest_clear(&m);
-		m = inner;
-		memset(&inner, 0, sizeof(inner));
-	}
-	*out = m;
-	memset(&m, 0, sizeof(m));
-out:
-	al_manifest_clear(&inner);
-	al_manifest_clear(&m);
-	al_buf_free(&b);
-	return rc;
-}
-
 int al_release_open(al_release **out, al_store *s, const al_digest *manifest,
                     const char *platform)
 {
@@ -762,7 +702,8 @@ int al_release_open(al_release **out, al_store *s, const al_digest *manifest,
 	memset(&m, 0, sizeof(m));
 	if (platform == NULL)
 		platform = "linux/amd64";
-	if ((rc = load_image_manifest(s, manifest, platform, &m)) < 0)
+	if ((rc = al_store_image_manifest(s, manifest, platform, "release",
+	                                  &m)) < 0)
 		return rc;
 	r = calloc(1, sizeof(*r));
 	if (r == NULL) {

@@ -130,6 +130,13 @@ AL_EXPORT void al_store_images_free(al_store_image *imgs, size_t n);
 AL_EXPORT int al_store_list(al_store *s, al_store_image **out, size_t *n);
 /* The entry named name: AL_ENOTFOUND if none. */
 AL_EXPORT int al_store_find(al_store *s, const char *name, al_store_image *out);
+/* The image manifest at digest, through an index when it is one: the
+ * entry matching platform ("os/arch[/variant]"), or the only entry. what
+ * ("release", "catalog") names the image in errors. Caller clears *out.
+ * AL_ENOTFOUND: no entry for platform; AL_EUNSUPPORTED: nested index. */
+AL_EXPORT int al_store_image_manifest(al_store *s, const al_digest *digest,
+                                      const char *platform, const char *what,
+                                      al_manifest *out);
 
 /*
  * Add or replace (same name) index entries and rewrite index.json
