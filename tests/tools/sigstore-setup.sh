@@ -8,6 +8,13 @@ set -u
 dir=${1:?usage: sigstore-setup.sh DIR}
 stamp="$dir/.airlock-sigstore-1"
 command -v node >/dev/null 2>&1 || { echo "node not found" >&2; exit 77; }
+# Debian's nodejs comes without npm, and Debian's npm conflicts with the
+# nodejs builds that bundle it: so npm is not in .ci/packages, and a root
+# set-up installs Debian's only where none is there.
+if ! command -v npm >/dev/null 2>&1 && [ "$(id -u)" = 0 ] &&
+	command -v apt-get >/dev/null 2>&1; then
+	apt-get install -y -q --no-install-recommends npm >/dev/null 2>&1 || true
+fi
 command -v npm >/dev/null 2>&1 || { echo "npm not found" >&2; exit 77; }
 mkdir -p "$dir" || exit 77
 # two tests may set up at once (ctest -j): one installs, the other waits
