@@ -88,6 +88,18 @@ async function main() {
 	const oldCA = await mock.initializeCA(fulcioKP, ctlog, new Date(Date.now() - 86400 * 1000));
 	const tsaKP = crypto.generateKeyPairSync('ec', { namedCurve: 'prime256v1' });
 	const tsa = await mock.initializeTSA(tsaKP);
+	// The mock encodes genTime with DER's trailing zeros of the fraction
+	// removed (".05"), and @sigstore/core's parser accepts only three
+	// digits: one run in ten failed the peer with "invalid time". Keep the
+	// clock real but never on a multiple of 10 ms, so both agree.
+	// tsaMs forces the fraction for the one case that tests it.
+	let tsaMs = null;
+	tsa.getCurrentTime = () => {
+		const d = new Date();
+		if (tsaMs !== null) d.setMilliseconds(tsaMs);
+		else if (d.getMilliseconds() % 10 === 0) d.setMilliseconds(d.getMilliseconds() + 1);
+		return d;
+	};
 	const tsaHandler = mock.tsaHandler(tsa);
 	const caHandler = mock.fulcioHandler(ca);
 	const oldCAHandler = mock.fulcioHandler(oldCA);
@@ -303,6 +315,14 @@ async function main() {
 	const withTsa = await keyless('keyless-tsa', payload, 'payload.json', { tsa: true });
 	delete withTsa.verificationMaterial.tlogEntries[0].inclusionPromise;
 	addBundle('keyless-tsa-bundle', withTsa, 'payload.json', payload, tsaKl);
+	// genTime "...05.05Z": DER drops the fraction's trailing zeros
+	// (X.690 11.7.3), which airlock reads and @sigstore/core refuses.
+	tsaMs = 50;
+	const shortFrac = await keyless('keyless-tsa-fraction', payload, 'payload.json', { tsa: true });
+	tsaMs = null;
+	delete shortFrac.verificationMaterial.tlogEntries[0].inclusionPromise;
+	addBundle('keyless-tsa-fraction-bundle', shortFrac, 'payload.json', payload,
+		{ ...tsaKl, expect: 'ok', peer_note: '@sigstore/core parses only three-digit fractions of GeneralizedTime' });
 	addBundle('keyless-tsa-untrusted-bundle', withTsa, 'payload.json', payload, { ...kl, reason: 'nothing proves when', nopeer: true, expect: 'fail' });
 	const tTsa = JSON.parse(JSON.stringify(withTsa));
 	const tok = Buffer.from(tTsa.verificationMaterial.timestampVerificationData.rfc3161Timestamps[0].signedTimestamp, 'base64');
