@@ -15,6 +15,24 @@ void al_buf_init(al_buf *b, size_t max)
 }
 
 /* Make room for n more bytes plus the terminating NUL. */
+int al_buf_reserve(al_buf *b, size_t n)
+{
+	uint8_t *p;
+
+	if (n > b->max || b->len > b->max - n)
+		return al_error_set(
+		    AL_ELIMIT, "buffer limit of %zu bytes exceeded", b->max);
+	if (b->len + n + 1 <= b->cap)
+		return 0;
+	p = realloc(b->ptr, b->len + n + 1);
+	if (p == NULL)
+		return al_error_set(AL_ENOMEM, "out of memory (%zu bytes)",
+		                    b->len + n + 1);
+	b->ptr = p;
+	b->cap = b->len + n + 1;
+	return 0;
+}
+
 static int buf_grow(al_buf *b, size_t n)
 {
 	size_t need, cap;

@@ -362,6 +362,9 @@ int al_fs_read_file(const char *path, al_buf *out)
 		                  path, out->max);
 		goto out;
 	}
+	/* the whole file in one allocation of its size (it may still grow) */
+	if ((rc = al_buf_reserve(out, (size_t)st.st_size)) < 0)
+		goto out;
 	for (;;) {
 		size_t r;
 		if ((rc = al_fd_read(fd, chunk, sizeof(chunk), &r, path)) < 0)

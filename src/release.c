@@ -311,6 +311,10 @@ static int read_entry(struct archive *a, struct archive_entry *ent,
 		                    "larger than %llu bytes",
 		                    name, ds,
 		                    (unsigned long long)AL_RELEASE_FILE_MAX);
+	/* one allocation of the size the tar header gives */
+	if (archive_entry_size_is_set(ent) &&
+	    (rc = al_buf_reserve(&b, (size_t)archive_entry_size(ent))) < 0)
+		return rc;
 	for (;;) {
 		la_ssize_t r = archive_read_data(a, chunk, sizeof(chunk));
 

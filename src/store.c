@@ -35,14 +35,29 @@
 #define STORE_JOURNAL_MAX (256 * AL_MIB)
 #define STORE_JOURNAL_LINE_MAX (64 * AL_KIB)
 
+/* One index.json entry. */
+typedef struct store_entry {
+	char *name; /* its ref.name annotation, NULL when it has none */
+	char *json; /* the descriptor, compact JSON */
+} store_entry;
+
+static void entry_clear(store_entry *e);
+
 struct al_store {
 	char *path;
 	int readonly;
 	al_lock *lock;
 	pthread_mutex_t
-	    mu;        /* guards index, active_writers and layout file writes */
-	json_t *index; /* index.json with the journal applied */
-	json_t *names; /* ref name -> position in index's "manifests" */
+	    mu; /* guards index, active_writers and layout file writes */
+	/* index.json with the journal applied: its top level without
+	 * "manifests", and each entry as compact JSON text (a jansson tree
+	 * per entry costs several times the memory at catalog scale) */
+	json_t *top;
+	store_entry *ents;
+	size_t nents, cap;
+	size_t *slots; /* ref name hash: entry position + 1, 0 empty */
+	size_t nslots; /* a power of two, at least twice the named entries */
+	size_t nnamed;
 	unsigned active_writers;
 	int jfd;           /* airlock/index.journal, -1 until first written */
 	unsigned pending;  /* journal records index.json does not hold yet */
@@ -337,12 +352,15 @@ void al_store_free(al_store *s)
 		return;
 	/* What cannot be written now stays in the journal, which the next
 	 * open applies: nothing is lost by a failure here. */
-	if (!s->readonly && s->index != NULL)
+	if (!s->readonly && s->top != NULL)
 		(void)al_store_flush(s);
 	if (s->jfd >= 0)
 		close(s->jfd);
-	json_decref(s->names);
-	json_decref(s->index);
+	for (size_t i = 0; i < s->nents; i++)
+		entry_clear(&s->ents[i]);
+	free(s->ents);
+	free(s->slots);
+	json_decref(s->top);
 	al_lock_free(s->lock);
 	pthread_mutex_destroy(&s->mu);
 	pthread_mutex_destroy(&s->sig_mu);
@@ -362,69 +380,169 @@ static int check_name(const char *name)
 	return 0;
 }
 
-/* s->names from s->index: the position of each named entry (the first,
- * when a foreign layout names two alike). */
-static int rebuild_names(al_store *s)
+static void entry_clear(store_entry *e)
 {
-	json_t *names = json_object(), *e;
-	size_t i;
+	free(e->name);
+	free(e->json);
+	e->name = NULL;
+	e->json = NULL;
+}
 
-	if (names == NULL)
+/* The text form of an index entry. */
+static int entry_from_json(store_entry *out, const json_t *e)
+{
+	const char *n = entry_name(e);
+
+	out->json = json_dumps(e, JSON_COMPACT);
+	out->name = n != NULL ? al_strdup(n) : NULL;
+	if (out->json == NULL || (n != NULL && out->name == NULL)) {
+		entry_clear(out);
 		return al_error_set(AL_ENOMEM, "out of memory");
-	json_array_foreach(json_object_get(s->index, "manifests"), i, e)
-	{
-		const char *n = entry_name(e);
-
-		if (n != NULL && json_object_get(names, n) == NULL &&
-		    json_object_set_new(names, n,
-		                        json_integer((json_int_t)i)) != 0) {
-			json_decref(names);
-			return al_error_set(AL_ENOMEM, "out of memory");
-		}
 	}
-	json_decref(s->names);
-	s->names = names;
 	return 0;
 }
 
-/* Position of the entry named name, or -1. */
-static long find_entry(const al_store *s, const char *name)
+/* The tree of an entry, for the caller to release. */
+static int entry_tree(const store_entry *e, json_t **out)
 {
-	json_t *v = json_object_get(s->names, name);
+	json_error_t jerr;
 
-	return json_is_integer(v) ? (long)json_integer_value(v) : -1;
+	*out = json_loads(e->json, JSON_REJECT_DUPLICATES, &jerr);
+	if (*out == NULL)
+		return al_error_set(AL_ENOMEM,
+		                    "cannot read back an index "
+		                    "entry: %s",
+		                    jerr.text);
+	return 0;
 }
 
-/* Put entry (taken over) at the name's place, or append it. In memory
- * only; with s->mu held. */
-static int index_put(al_store *s, const char *name, json_t *entry)
+static uint64_t name_hash(const char *name)
 {
-	json_t *arr = json_object_get(s->index, "manifests");
-	long i = find_entry(s, name);
+	uint64_t h = 14695981039346656037ull; /* FNV-1a */
 
-	if (i >= 0)
-		return json_array_set_new(arr, (size_t)i, entry) == 0
-		           ? 0
-		           : al_error_set(AL_ENOMEM, "out of memory");
-	if (json_array_size(arr) >= STORE_INDEX_ENTRIES_MAX) {
-		json_decref(entry);
+	for (; *name != '\0'; name++) {
+		h ^= (unsigned char)*name;
+		h *= 1099511628211ull;
+	}
+	return h;
+}
+
+/* Position of the entry named name (the first, when a foreign layout
+ * names two alike), or -1. */
+static long find_entry(const al_store *s, const char *name)
+{
+	size_t mask = s->nslots - 1, k;
+
+	if (s->nslots == 0)
+		return -1;
+	for (k = (size_t)name_hash(name) & mask; s->slots[k] != 0;
+	     k = (k + 1) & mask) {
+		const store_entry *e = &s->ents[s->slots[k] - 1];
+
+		if (strcmp(e->name, name) == 0)
+			return (long)(s->slots[k] - 1);
+	}
+	return -1;
+}
+
+/* Name entry pos in the table, unless an earlier entry has its name. */
+static void slot_add(al_store *s, size_t pos)
+{
+	size_t mask = s->nslots - 1, k;
+	const char *name = s->ents[pos].name;
+
+	for (k = (size_t)name_hash(name) & mask; s->slots[k] != 0;
+	     k = (k + 1) & mask)
+		if (strcmp(s->ents[s->slots[k] - 1].name, name) == 0)
+			return;
+	s->slots[k] = pos + 1;
+	s->nnamed++;
+}
+
+/* The name table from the entries, with room for want named entries. */
+static int rebuild_names(al_store *s, size_t want)
+{
+	size_t n = 16, i;
+	size_t *slots;
+
+	while (n < 2 * want + 2)
+		n *= 2;
+	slots = calloc(n, sizeof(*slots));
+	if (slots == NULL)
+		return al_error_set(AL_ENOMEM, "out of memory");
+	free(s->slots);
+	s->slots = slots;
+	s->nslots = n;
+	s->nnamed = 0;
+	for (i = 0; i < s->nents; i++)
+		if (s->ents[i].name != NULL)
+			slot_add(s, i);
+	return 0;
+}
+
+/* Insert e (taken over) at position pos; in memory only, with s->mu held
+ * (or before the store is shared). */
+static int index_insert(al_store *s, size_t pos, store_entry *e)
+{
+	if (s->nents >= STORE_INDEX_ENTRIES_MAX) {
+		entry_clear(e);
 		return al_error_set(AL_ELIMIT,
 		                    "store '%s' already names %d images",
 		                    s->path, STORE_INDEX_ENTRIES_MAX);
 	}
-	if (json_array_append_new(arr, entry) != 0)
-		return al_error_set(AL_ENOMEM, "out of memory");
-	if (json_object_set_new(
-	        s->names, name,
-	        json_integer((json_int_t)json_array_size(arr) - 1)) != 0) {
-		json_array_remove(arr, json_array_size(arr) - 1);
-		return al_error_set(AL_ENOMEM, "out of memory");
+	if (s->nents == s->cap) {
+		size_t cap = s->cap > 0 ? s->cap * 2 : 64;
+		store_entry *v = realloc(s->ents, cap * sizeof(*v));
+
+		if (v == NULL) {
+			entry_clear(e);
+			return al_error_set(AL_ENOMEM, "out of memory");
+		}
+		s->ents = v;
+		s->cap = cap;
 	}
+	memmove(&s->ents[pos + 1], &s->ents[pos],
+	        (s->nents - pos) * sizeof(*s->ents));
+	s->ents[pos] = *e;
+	s->nents++;
+	memset(e, 0, sizeof(*e));
+	if (pos + 1 < s->nents || 2 * (s->nnamed + 1) + 2 > s->nslots)
+		return rebuild_names(s, s->nnamed + 1);
+	if (s->ents[pos].name != NULL)
+		slot_add(s, pos);
 	return 0;
 }
 
-/* Remove the entry named name from memory; with s->mu held. */
-static int index_remove(al_store *s, const char *name)
+/* Put e (taken over) at its name's place, or append it. In memory only;
+ * with s->mu held. */
+static int index_put_entry(al_store *s, store_entry *e)
+{
+	long i = e->name != NULL ? find_entry(s, e->name) : -1;
+
+	if (i >= 0) {
+		entry_clear(&s->ents[i]);
+		s->ents[i] = *e;
+		memset(e, 0, sizeof(*e));
+		return 0;
+	}
+	return index_insert(s, s->nents, e);
+}
+
+/* Put a copy of entry at its name's place or at the end. */
+static int index_put(al_store *s, const json_t *entry)
+{
+	store_entry e;
+	int rc;
+
+	if ((rc = entry_from_json(&e, entry)) < 0)
+		return rc;
+	return index_put_entry(s, &e);
+}
+
+/* Remove the entry named name from memory, into *old when not NULL;
+ * with s->mu held. */
+static int index_remove(al_store *s, const char *name, store_entry *old,
+                        size_t *pos)
 {
 	long i = find_entry(s, name);
 
@@ -432,10 +550,108 @@ static int index_remove(al_store *s, const char *name)
 		return al_error_set(AL_ENOTFOUND,
 		                    "no image named '%s' in store '%s'", name,
 		                    s->path);
-	if (json_array_remove(json_object_get(s->index, "manifests"),
-	                      (size_t)i) != 0)
+	if (old != NULL)
+		*old = s->ents[i];
+	else
+		entry_clear(&s->ents[i]);
+	if (pos != NULL)
+		*pos = (size_t)i;
+	memmove(&s->ents[i], &s->ents[i + 1],
+	        (s->nents - (size_t)i - 1) * sizeof(*s->ents));
+	s->nents--;
+	return rebuild_names(s, s->nnamed);
+}
+
+/* The entries from a loaded index.json tree, which keeps the rest. */
+static int index_take(al_store *s, json_t *root)
+{
+	json_t *arr = json_object_get(root, "manifests"), *e;
+	size_t i;
+	int rc;
+
+	s->cap = json_array_size(arr) > 0 ? json_array_size(arr) : 16;
+	s->ents = calloc(s->cap, sizeof(*s->ents));
+	if (s->ents == NULL)
 		return al_error_set(AL_ENOMEM, "out of memory");
-	return rebuild_names(s);
+	json_array_foreach(arr, i, e)
+	{
+		if ((rc = entry_from_json(&s->ents[i], e)) < 0)
+			return rc;
+		s->nents++;
+	}
+	if (json_object_del(root, "manifests") != 0)
+		return al_error_set(AL_ENOMEM, "out of memory");
+	return rebuild_names(s, s->nents);
+}
+
+/* index.json on its way out, through a 64 KiB buffer. */
+typedef struct index_out {
+	al_tmpfile *t;
+	size_t len;
+	char buf[64 * 1024];
+} index_out;
+
+/* Append n bytes, writing the buffer out whenever it is full. */
+static int out_put(index_out *w, const char *p, size_t n)
+{
+	int rc;
+
+	while (n > 0) {
+		size_t k = sizeof(w->buf) - w->len;
+
+		if (k > n)
+			k = n;
+		memcpy(w->buf + w->len, p, k);
+		w->len += k;
+		p += k;
+		n -= k;
+		if (w->len == sizeof(w->buf)) {
+			if ((rc = al_tmpfile_write(w->t, w->buf, w->len)) < 0)
+				return rc;
+			w->len = 0;
+		}
+	}
+	return 0;
+}
+
+/* Write index.json atomically, streaming: the top level with the entries
+ * as "manifests", never the whole text in memory. */
+static int index_write(const al_store *s, const char *path)
+{
+	index_out *w = calloc(1, sizeof(*w));
+	char *top = json_dumps(s->top, JSON_COMPACT);
+	const char *sep;
+	size_t i, n;
+	int rc;
+
+	if (w == NULL || top == NULL) {
+		rc = al_error_set(AL_ENOMEM, "cannot serialise '%s'", path);
+		goto out;
+	}
+	if ((rc = al_tmpfile_new(&w->t, s->path)) < 0)
+		goto out;
+	/* top is "{...}": all but its closing brace, then the array */
+	n = strlen(top) - 1;
+	sep = n > 1 ? ",\"manifests\":[" : "\"manifests\":[";
+	if ((rc = out_put(w, top, n)) < 0 ||
+	    (rc = out_put(w, sep, strlen(sep))) < 0)
+		goto out;
+	for (i = 0; i < s->nents; i++)
+		if ((i > 0 && (rc = out_put(w, ",", 1)) < 0) ||
+		    (rc = out_put(w, s->ents[i].json,
+		                  strlen(s->ents[i].json))) < 0)
+			goto out;
+	if ((rc = out_put(w, "]}\n", 3)) < 0 ||
+	    (rc = al_tmpfile_write(w->t, w->buf, w->len)) < 0)
+		goto out;
+	rc = al_tmpfile_commit(w->t, path); /* frees it */
+	w->t = NULL;
+out:
+	if (w != NULL)
+		al_tmpfile_free(w->t);
+	free(w);
+	free(top);
+	return rc;
 }
 
 /* fsync the blob directories that gained names since the last time, so
@@ -485,7 +701,7 @@ static int compact(al_store *s)
 	p = store_file(s, "index.json");
 	if (p == NULL)
 		return al_error_set(AL_ENOMEM, "out of memory");
-	rc = save_json(p, s->index, JSON_COMPACT);
+	rc = index_write(s, p);
 	free(p);
 	if (rc < 0)
 		return rc;
@@ -561,7 +777,7 @@ static int replay_record(al_store *s, const json_t *rec, const char *what)
 		if (name == NULL)
 			return al_error_set(AL_EPARSE,
 			                    "%s: untag without a name", what);
-		rc = index_remove(s, name);
+		rc = index_remove(s, name, NULL, NULL);
 		return rc == AL_ENOTFOUND ? 0 : rc;
 	}
 	if (op == NULL || strcmp(op, "tag") != 0 || !json_is_object(entry))
@@ -577,7 +793,7 @@ static int replay_record(al_store *s, const json_t *rec, const char *what)
 	al_descriptor_clear(&d);
 	if (rc <= 0)
 		return rc;
-	return index_put(s, name, json_deep_copy(entry));
+	return index_put(s, entry);
 }
 
 /*
@@ -746,11 +962,19 @@ int al_store_open(al_store **out, const char *path, const al_store_opts *opts)
 		rc = al_error_set(AL_ENOMEM, "out of memory");
 		goto out;
 	}
-	if ((rc = load_json(&s->index, p, STORE_INDEX_MAX)) < 0)
-		goto out;
-	if ((rc = validate_index(s->index, p)) < 0)
-		goto out;
-	if ((rc = rebuild_names(s)) < 0 || (rc = replay_journal(s)) < 0)
+	{
+		json_t *root = NULL;
+
+		if ((rc = load_json(&root, p, STORE_INDEX_MAX)) < 0)
+			goto out;
+		if ((rc = validate_index(root, p)) < 0 ||
+		    (rc = index_take(s, root)) < 0) {
+			json_decref(root);
+			goto out;
+		}
+		s->top = root;
+	}
+	if ((rc = replay_journal(s)) < 0)
 		goto out;
 	*out = s;
 	s = NULL;
@@ -1155,20 +1379,22 @@ int al_store_list(al_store *s, al_store_image **out, size_t *n)
 {
 	al_store_image *v = NULL;
 	size_t i, count, done = 0;
-	json_t *arr, *e;
+	json_t *e;
 	int rc = 0;
 
 	pthread_mutex_lock(&s->mu);
-	arr = json_object_get(s->index, "manifests");
-	count = json_array_size(arr);
+	count = s->nents;
 	v = calloc(count > 0 ? count : 1, sizeof(*v));
 	if (v == NULL) {
 		rc = al_error_set(AL_ENOMEM, "out of memory");
 		goto out;
 	}
-	json_array_foreach(arr, i, e)
-	{
-		if ((rc = image_from_entry(&v[i], e, "index.json")) < 0)
+	for (i = 0; i < count; i++) {
+		if ((rc = entry_tree(&s->ents[i], &e)) < 0)
+			goto out;
+		rc = image_from_entry(&v[i], e, "index.json");
+		json_decref(e);
+		if (rc < 0)
 			goto out;
 		done++;
 	}
@@ -1183,28 +1409,29 @@ out:
 
 int al_store_find(al_store *s, const char *name, al_store_image *out)
 {
-	json_t *arr;
+	json_t *e = NULL;
 	long i;
 	int rc;
 
 	pthread_mutex_lock(&s->mu);
-	arr = json_object_get(s->index, "manifests");
 	i = find_entry(s, name);
 	if (i < 0)
 		rc = al_error_set(AL_ENOTFOUND,
 		                  "no image named '%s' in store '%s'", name,
 		                  s->path);
-	else
-		rc = image_from_entry(out, json_array_get(arr, (size_t)i),
-		                      "index.json");
+	else if ((rc = entry_tree(&s->ents[i], &e)) == 0)
+		rc = image_from_entry(out, e, "index.json");
 	pthread_mutex_unlock(&s->mu);
+	json_decref(e);
 	return rc;
 }
 
 int al_store_tag(al_store *s, const char *name, const al_descriptor *desc)
 {
 	char ds[AL_DIGEST_STRMAX];
-	json_t *entry = NULL, *annots, *rec = NULL, *old = NULL;
+	json_t *entry = NULL, *annots, *rec = NULL;
+	store_entry old = {NULL, NULL}, e = {NULL, NULL};
+	int have_old = 0;
 	long i;
 	int rc;
 
@@ -1241,35 +1468,41 @@ int al_store_tag(al_store *s, const char *name, const al_descriptor *desc)
 		json_decref(entry);
 		return al_error_set(AL_ENOMEM, "out of memory");
 	}
+	if ((rc = entry_from_json(&e, entry)) < 0) {
+		json_decref(entry);
+		json_decref(rec);
+		return rc;
+	}
 	pthread_mutex_lock(&s->mu);
 	i = find_entry(s, name);
 	if (i >= 0) {
-		old = json_array_get(json_object_get(s->index, "manifests"),
-		                     (size_t)i);
-		if (json_equal(old, entry)) {
-			old = NULL;
+		if (strcmp(s->ents[i].json, e.json) == 0) {
 			rc = 0; /* already so: nothing to write */
 			goto out;
 		}
-		json_incref(old);
+		old.name = al_strdup(s->ents[i].name);
+		old.json = al_strdup(s->ents[i].json);
+		if (old.name == NULL || old.json == NULL) {
+			rc = al_error_set(AL_ENOMEM, "out of memory");
+			goto out;
+		}
+		have_old = 1;
 	}
 	/* the name's blob directory is synced before index.json names it */
 	s->dirty |= 1u << desc->digest.algo;
-	rc = index_put(s, name, entry);
-	entry = NULL;
-	if (rc < 0)
+	if ((rc = index_put_entry(s, &e)) < 0)
 		goto out;
 	if ((rc = journal_append(s, rec)) < 0) {
 		/* memory says what the disk says */
-		if (old != NULL)
-			(void)index_put(s, name, old);
+		if (have_old)
+			(void)index_put_entry(s, &old);
 		else
-			(void)index_remove(s, name);
-		old = NULL;
+			(void)index_remove(s, name, NULL, NULL);
 	}
 out:
 	pthread_mutex_unlock(&s->mu);
-	json_decref(old);
+	entry_clear(&old);
+	entry_clear(&e);
 	json_decref(entry);
 	json_decref(rec);
 	return rc;
@@ -1277,8 +1510,8 @@ out:
 
 int al_store_untag(al_store *s, const char *name)
 {
-	json_t *arr, *old = NULL;
-	long i;
+	store_entry old = {NULL, NULL};
+	size_t pos = 0;
 	int rc;
 
 	if (s->readonly)
@@ -1287,22 +1520,17 @@ int al_store_untag(al_store *s, const char *name)
 	if ((rc = check_name(name)) < 0)
 		return rc;
 	pthread_mutex_lock(&s->mu);
-	arr = json_object_get(s->index, "manifests");
-	i = find_entry(s, name);
-	if (i >= 0)
-		old = json_incref(json_array_get(arr, (size_t)i));
-	if ((rc = index_remove(s, name)) < 0)
+	if ((rc = index_remove(s, name, &old, &pos)) < 0)
 		goto out;
 	/* A removal is rare and must not come back after a crash: index.json
 	 * is written at once (with every name the journal held). */
 	if ((rc = compact(s)) < 0) {
 		/* memory says what the disk says */
-		if (json_array_insert(arr, (size_t)i, old) == 0)
-			(void)rebuild_names(s);
+		(void)index_insert(s, pos, &old);
 	}
 out:
 	pthread_mutex_unlock(&s->mu);
-	json_decref(old);
+	entry_clear(&old);
 	return rc;
 }
 

@@ -24,6 +24,9 @@ typedef struct al_buf {
 	}
 
 AL_EXPORT void al_buf_init(al_buf *b, size_t max);
+/* Room for n more bytes, allocated exactly (for a size known in advance:
+ * appending grows by doubling); AL_ELIMIT past max, AL_ENOMEM. */
+AL_EXPORT int al_buf_reserve(al_buf *b, size_t n);
 /* Append n bytes; AL_ELIMIT if len + n would exceed max, AL_ENOMEM. */
 AL_EXPORT int al_buf_append(al_buf *b, const void *p, size_t n);
 AL_EXPORT int al_buf_puts(al_buf *b, const char *s);

@@ -2,6 +2,10 @@
  * version. */
 #include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
+#ifdef __GLIBC__
+#include <malloc.h>
+#endif
 #include <string.h>
 
 #include <archive.h>
@@ -153,5 +157,12 @@ static int run(int argc, char **argv)
 
 int main(int argc, char **argv)
 {
+#ifdef __GLIBC__
+	/* One malloc arena: glibc gives each transfer thread its own, and
+	 * their fragmentation was most of the peak RSS of a 10,000-image
+	 * mirror (docs/performance.md); MALLOC_ARENA_MAX overrides. */
+	if (getenv("MALLOC_ARENA_MAX") == NULL)
+		(void)mallopt(M_ARENA_MAX, 1);
+#endif
 	return finish(run(argc, argv));
 }
