@@ -340,7 +340,8 @@ static int import_edit(json_t *doc, void *ud)
 		if (!found && json_array_append(ma, v) < 0)
 			return oom();
 	}
-	return 0;
+	/* operator catalog records (store_catalogs.c) */
+	return al_store__catalogs_merge(doc, c->other, c->what);
 }
 
 int al_store__releases_import(al_store *s, const json_t *other,
