@@ -631,8 +631,12 @@ int al_store_pack_carries(const al_store_pack *p, const al_digest *d)
 
 	al_digest_str(d, ds);
 	al_digest_hex(d, hex);
+	/* pack records name sha256 blobs by bare hex (pack_write.c
+	 * blob_key), other algorithms as "algo:hex" */
 	for (i = 0; i < p->nblobs; i++)
-		if (strcmp(p->blobs[i], ds) == 0)
+		if (strcmp(p->blobs[i], ds) == 0 ||
+		    (d->algo == AL_DIGEST_SHA256 &&
+		     strcmp(p->blobs[i], hex) == 0))
 			return 1;
 	/* a signature of it: [signatures/]<algo>=<hex>/signature-N */
 	n = snprintf(dir, sizeof(dir), "%s=%s/", al_digest_algo_name(d->algo),
