@@ -293,3 +293,31 @@ int al_store__catalogs_merge(json_t *doc, const json_t *other, const char *what)
 	}
 	return 0;
 }
+
+int al_store__catalogs_inventory(al_store *s, json_t *inv)
+{
+	al_store_catalog *list = NULL;
+	json_t *arr = json_array();
+	size_t n = 0, i;
+	int rc = 0;
+
+	if (arr == NULL || json_object_set_new(inv, "catalogs", arr) != 0)
+		return oom();
+	if (al_store_catalogs_list(s, &list, &n) < 0) {
+		al_error_clear();
+		return 0;
+	}
+	for (i = 0; rc == 0 && i < n; i++) {
+		char ds[AL_DIGEST_STRMAX];
+
+		if (list[i].name == NULL || !list[i].has_digest)
+			continue;
+		if (json_array_append_new(
+		        arr,
+		        json_pack("{s:s, s:s}", "name", list[i].name, "digest",
+		                  al_digest_str(&list[i].digest, ds))) != 0)
+			rc = oom();
+	}
+	al_store_catalogs_free(list, n);
+	return rc;
+}

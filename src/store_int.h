@@ -38,6 +38,10 @@ int al_store__releases_import(al_store *s, const json_t *other,
  * each replacing the record of the same name (store_catalogs.c). */
 int al_store__catalogs_merge(json_t *doc, const json_t *other,
                              const char *what);
+/* Set inv's "catalogs" to [{"name","digest"}] of every recorded catalog
+ * (for 'airlock inventory'); a store whose records do not read gets
+ * none (check reports it). */
+int al_store__catalogs_inventory(al_store *s, json_t *inv);
 
 /* Write the record of pack id (its JSON, compact, a trailing newline) as
  * airlock/packs/<id>.json, atomically, creating airlock/packs/. */

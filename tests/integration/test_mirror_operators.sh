@@ -190,6 +190,20 @@ m = json.load(open(glob.glob(sys.argv[1] + "/airlock-*.json")[0]))
 blobs = sorted(e["path"] for e in m["entries"] if e["path"].startswith("blobs/"))
 assert len(blobs) == 12, blobs
 PY
+# the same delta from the far store's inventory (--have)
+al_check "the far store's inventory lists its catalogs" python3 - "$("$AIRLOCK" inventory --store "$F" -o "$T/have.json" && echo "$T/have.json")" <<'PY'
+import json, sys
+inv = json.load(open(sys.argv[1]))
+assert sorted(c["name"] for c in inv["catalogs"]) == ["quay.io/example/catalog:v1-filtered", "quay.io/mirror/big:v1"], inv["catalogs"]
+PY
+al_run "$T/out" "$T/err" "$AIRLOCK" pack -q --store "$S" -o "$T/p3" --have "$T/have.json"
+al_check "a --have delta carries the same 12 blobs" python3 - "$T/p2" "$T/p3" <<'PY'
+import glob, json, sys
+def blobs(d):
+    m = json.load(open(glob.glob(d + "/airlock-*.json")[0]))
+    return sorted(e["path"] for e in m["entries"] if e["path"].startswith("blobs/"))
+assert blobs(sys.argv[1]) == blobs(sys.argv[2]) and len(blobs(sys.argv[2])) == 12
+PY
 al_run "$T/out" "$T/err" "$AIRLOCK" unpack "$T/p2" --store "$F"
 al_check "unpack of the delta exits 0" test "$AL_RC" = 0
 al_run "$T/fcats" "$T/err" "$AIRLOCK" catalogs --store "$F"
