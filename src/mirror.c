@@ -12,6 +12,7 @@
 #include "airlock/mirror.h"
 #include "airlock/ref.h"
 #include "airlock/release.h"
+#include "mirror_catalogs.h"
 
 void al_mirror_report_clear(al_mirror_report *report)
 {
@@ -355,7 +356,10 @@ int al_mirror_signed(al_store *s, const char *const *releases, size_t nreleases,
                      const al_transfer_opts *opts,
                      const al_mirror_sig_opts *sig, al_mirror_report *report)
 {
-	if (sig != NULL && sig->keyring == NULL && !sig->allow_unsigned)
+	/* no release: nothing is signed, no keyring needed (additional
+	 * images, operator catalogs only) */
+	if (sig != NULL && sig->keyring == NULL && !sig->allow_unsigned &&
+	    nreleases > 0)
 		return al_error_set(AL_EINVAL,
 		                    "signature checks need a keyring");
 	return mirror_impl(s, releases, nreleases, additional, nadditional,
@@ -797,6 +801,10 @@ int al_mirror_check(al_store *s, int flags, al_check_fn fn, void *ud,
 			                     &froms, &nfroms);
 	}
 	al_error_clear();
+	/* operator catalogs recorded in releases.json (mirror_catalogs.c) */
+	if (rc == 0)
+		rc = al_mirror__catalog_roots(s, &roots, &nroots, &froms,
+		                              &nfroms);
 	if (rc == 0)
 		rc = al_store_check_roots(s, flags, roots, nroots, fn, ud, res);
 	for (i = 0; i < nfroms; i++)

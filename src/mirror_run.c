@@ -11,6 +11,7 @@
 #include "airlock/graph.h"
 #include "airlock/log.h"
 #include "airlock/mirror.h"
+#include "mirror_catalogs.h"
 
 typedef struct strv {
 	const char **v;
@@ -54,6 +55,12 @@ static int strv_add(strv *s, const char *const *v, size_t n)
 static int has_channels(const al_mirror_plan *p)
 {
 	return p->cfg != NULL && p->cfg->nchannels > 0;
+}
+
+/* mirror.operators[] (mirror_catalogs.c) */
+static int has_operators(const al_mirror_plan *p)
+{
+	return p->cfg != NULL && p->cfg->noperators > 0;
 }
 
 static int red_hat(const al_mirror_plan *p)
@@ -146,7 +153,8 @@ static int check(al_mirror_plan *p)
 		timeout = p->cfg->signature_timeout;
 	if (p->cfg != NULL && policy == NULL)
 		policy = p->cfg->identity_policy;
-	if (p->releases.n == 0 && p->images.n == 0 && !has_channels(p))
+	if (p->releases.n == 0 && p->images.n == 0 && !has_channels(p) &&
+	    !has_operators(p))
 		return al_error_set(AL_EINVAL,
 		                    "nothing to mirror: give "
 		                    "RELEASE references or --config");
@@ -229,6 +237,7 @@ void al_mirror_result_clear(al_mirror_result *result)
 	if (result == NULL)
 		return;
 	al_mirror_report_clear(&result->report);
+	al_mirror__catalogs_clear(result);
 	memset(result, 0, sizeof(*result));
 }
 
@@ -330,7 +339,7 @@ int al_mirror_plan_run(al_mirror_plan *p, al_store *store,
 		res->channel_releases = sel.nreleases;
 		al_log_info("channels: %zu releases selected", sel.nreleases);
 	}
-	if (p->releases.n == 0 && p->images.n == 0) {
+	if (p->releases.n == 0 && p->images.n == 0 && !has_operators(p)) {
 		res->refused = 1;
 		rc = al_error_set(
 		    AL_EINVAL,
@@ -376,6 +385,9 @@ int al_mirror_plan_run(al_mirror_plan *p, al_store *store,
 	    (r2 = add_errorf(&res->report, "%s", al_error_message())) < 0)
 		rc = r2;
 	rc = after(store, &sel, first, res, rc);
+	/* operator catalogs: after the releases, so that their shared blobs
+	 * are already in the store (mirror_catalogs.c) */
+	rc = al_mirror__catalogs(store, p->cfg, &to, res, rc);
 	res->images = (size_t)res->report.stats.images;
 	for (i = 0; i < res->report.nreleases; i++)
 		res->releases_mirrored += res->report.releases[i].status == 0;

@@ -21,6 +21,7 @@
 #include "airlock/json.h"
 #include "airlock/pack.h"
 #include "pack_int.h"
+#include "store_int.h"
 
 #define KEYFILE_MAX (64 * 1024)
 
@@ -589,6 +590,9 @@ int al_pack__inventory_json(al_store *s, json_t **out)
 		if (json_array_append_new(packs, json_string(id)) < 0)
 			goto oom;
 	}
+	/* the operator catalogs it records (store_catalogs.c) */
+	if ((rc = al_store__catalogs_inventory(s, inv)) < 0)
+		goto out;
 	*out = inv;
 	inv = NULL;
 	goto out;

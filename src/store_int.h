@@ -34,6 +34,15 @@ int al_store__releases_edit(al_store *s, al_store__releases_edit_fn edit,
 int al_store__releases_import(al_store *s, const json_t *other,
                               const char *what);
 
+/* Merge other's "catalogs" records into doc (a releases.json document),
+ * each replacing the record of the same name (store_catalogs.c). */
+int al_store__catalogs_merge(json_t *doc, const json_t *other,
+                             const char *what);
+/* Set inv's "catalogs" to [{"name","digest"}] of every recorded catalog
+ * (for 'airlock inventory'); a store whose records do not read gets
+ * none (check reports it). */
+int al_store__catalogs_inventory(al_store *s, json_t *inv);
+
 /* Write the record of pack id (its JSON, compact, a trailing newline) as
  * airlock/packs/<id>.json, atomically, creating airlock/packs/. */
 int al_store__pack_record_save(al_store *s, const char *id, const json_t *rec);

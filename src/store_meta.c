@@ -340,7 +340,8 @@ static int import_edit(json_t *doc, void *ud)
 		if (!found && json_array_append(ma, v) < 0)
 			return oom();
 	}
-	return 0;
+	/* operator catalog records (store_catalogs.c) */
+	return al_store__catalogs_merge(doc, c->other, c->what);
 }
 
 int al_store__releases_import(al_store *s, const json_t *other,
@@ -630,8 +631,12 @@ int al_store_pack_carries(const al_store_pack *p, const al_digest *d)
 
 	al_digest_str(d, ds);
 	al_digest_hex(d, hex);
+	/* pack records name sha256 blobs by bare hex (pack_write.c
+	 * blob_key), other algorithms as "algo:hex" */
 	for (i = 0; i < p->nblobs; i++)
-		if (strcmp(p->blobs[i], ds) == 0)
+		if (strcmp(p->blobs[i], ds) == 0 ||
+		    (d->algo == AL_DIGEST_SHA256 &&
+		     strcmp(p->blobs[i], hex) == 0))
 			return 1;
 	/* a signature of it: [signatures/]<algo>=<hex>/signature-N */
 	n = snprintf(dir, sizeof(dir), "%s=%s/", al_digest_algo_name(d->algo),

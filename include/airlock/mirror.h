@@ -191,6 +191,24 @@ typedef struct al_mirror_opts {
 		.version = AL_MIRROR_OPTS_VERSION                              \
 	}
 
+/* What happened to one mirror.operators[] catalog (mirror_catalogs.c,
+ * docs/operators.md "airlock mirror"). */
+typedef struct al_mirror_catalog {
+	char *source;            /* the catalog as the imageset names it */
+	char *source_name;       /* store name of the fetched catalog */
+	char *target_name;       /* store name of the rebuilt catalog */
+	char *target_repo;       /* targetCatalog or the source repository */
+	al_digest source_digest; /* the fetched catalog (status 0) */
+	al_digest digest;        /* the rebuilt catalog (status 0) */
+	size_t packages;         /* in the selection */
+	size_t bundles;          /* in the selection */
+	size_t images;           /* bundle and related images selected */
+	size_t images_failed;
+	size_t unresolved; /* dependencies nothing in the catalog provides */
+	int status;        /* 0 or the worst negative al_status */
+	char *message;     /* first error, NULL on success */
+} al_mirror_catalog;
+
 /* What al_mirror_run did; free with al_mirror_result_clear. */
 typedef struct al_mirror_result {
 	/* nonzero: refused before anything was fetched because the inputs
@@ -206,6 +224,12 @@ typedef struct al_mirror_result {
 	/* every release, image, channel-recording and graph-saving error;
 	 * also the reason of a refusal that named no image */
 	al_mirror_report report;
+	/* mirror.operators[] of the imageset (read with
+	 * AL_IMAGESET_OPERATORS), one per entry, in order; their image
+	 * errors are in report.errors and their transfers in report.stats */
+	al_mirror_catalog *catalogs;
+	size_t ncatalogs;
+	size_t catalogs_mirrored; /* catalogs with status 0 */
 } al_mirror_result;
 
 AL_EXPORT void al_mirror_result_clear(al_mirror_result *result);

@@ -238,6 +238,51 @@ enum {
 AL_EXPORT int al_store_release_put(al_store *s, const al_store_release *rel,
                                    unsigned flags, int *kept_verified);
 
+/* --- catalogs: the "catalogs" array of airlock/releases.json, typed ------ */
+
+/*
+ * One operator catalog the store records (docs/store.md, "catalogs"): what
+ * 'airlock mirror' made of one mirror.operators[] entry. Kept in
+ * airlock/releases.json beside "releases", so that every pack (full or
+ * delta) carries it and unpack merges it. Strings are owned (NULL when
+ * the record lacks them).
+ */
+typedef struct al_store_catalog {
+	char *name;        /* store name of the rebuilt catalog (the key) */
+	al_digest digest;  /* the rebuilt catalog's manifest */
+	int has_digest;    /* 0: "digest" missing or invalid */
+	char *source;      /* the catalog as the imageset names it */
+	char *source_name; /* store name of the catalog as fetched */
+	al_digest source_digest; /* the fetched catalog's manifest */
+	int has_source_digest;
+	char *target_repo;  /* targetCatalog, or the source repository */
+	char *target_tag;   /* targetTag, or the source tag */
+	char *platform;     /* "os/arch" when only one was mirrored */
+	char *mirrored;     /* ISO 8601 UTC time of the last mirror */
+	long long packages; /* in the selection, -1 unknown */
+	long long bundles;  /* in the selection, -1 unknown */
+	char **images;      /* bundle and related images, sorted */
+	size_t nimages;
+} al_store_catalog;
+
+AL_EXPORT void al_store_catalog_clear(al_store_catalog *c);
+AL_EXPORT void al_store_catalogs_free(al_store_catalog *list, size_t n);
+
+/*
+ * Every recorded catalog, in file order (none when releases.json is
+ * missing or has no "catalogs"). Caller frees with
+ * al_store_catalogs_free. AL_EPARSE naming the file when "catalogs" is
+ * not an array of objects.
+ */
+AL_EXPORT int al_store_catalogs_list(al_store *s, al_store_catalog **out,
+                                     size_t *n);
+
+/*
+ * Add c (c->name and c->has_digest required) or replace the record of
+ * the same name, under the store's lock. Read-only store: AL_EINVAL.
+ */
+AL_EXPORT int al_store_catalog_put(al_store *s, const al_store_catalog *c);
+
 /* --- signatures/<algo>=<hex>/signature-<n> ----------------------------- */
 
 /*

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# catalog_mirror_vs_release.sh: benchmark: mirroring a filtered operator catalog (airlock catalog filter --mirror) against mirroring a release (airlock mirror) of about the same bytes, per byte, from OCI layouts.
+# catalog_mirror_vs_release.sh: benchmark: mirroring a filtered operator catalog (airlock mirror with mirror.operators[]) against mirroring a release (airlock mirror) of about the same bytes, per byte, from OCI layouts.
 #
 # usage: tests/bench/catalog_mirror_vs_release.sh
 # Environment: AIRLOCK (default $AL_BUILD_DIR/airlock, a release build),
@@ -15,7 +15,9 @@
 # Both are read through airlock.sources from OCI layouts into a fresh
 # store each run, so the figures compare airlock's own work (hashing,
 # writing, fsync, the catalog's read/filter/rebuild) per byte, without a
-# network. Pairs are interleaved (catalog, release, catalog, ...); printed:
+# network. The catalog is mirrored by 'airlock mirror' (mirror.operators[]:
+# fetch, filter, mirror the images, rebuild, record). Pairs are
+# interleaved (catalog, release, catalog, ...); printed: the load average,
 # the median seconds per MB of each and the median ratio catalog/release
 # with its range.
 set -euo pipefail
@@ -74,11 +76,13 @@ run() {
 	echo "$(cat "$B/t.$name") $(du -sb "$B/store.$name/blobs" | cut -f1)"
 }
 : >"$B/pairs"
+load0=$(cut -d' ' -f1-3 /proc/loadavg)
 for ((i = 0; i < PAIRS; i++)); do
-	c=$(run cat "$AIRLOCK" catalog filter --mirror -q --config "$B/cat.yaml")
+	c=$(run cat "$AIRLOCK" mirror -q --config "$B/cat.yaml")
 	r=$(run rel "$AIRLOCK" mirror -q --allow-unsigned --config "$B/rel.yaml")
 	echo "$c $r" >>"$B/pairs"
 done
+echo "load average before: $load0, after: $(cut -d' ' -f1-3 /proc/loadavg)"
 awk '
 { cs[NR] = $1 / ($2 / 1e6); rs[NR] = $3 / ($4 / 1e6); q[NR] = cs[NR] / rs[NR]; cb = $2; rb = $4 }
 function med(a, n,   i, j, t, b) { for (i = 1; i <= n; i++) b[i] = a[i]

@@ -228,7 +228,7 @@ def big(n):
             e["skips"] = [prev[-2]]
         entries.append(e)
         rel = [{"name": "operand-%d" % k,
-                "image": "quay.io/example/big-operand-%d@%s" % (k, fake_digest(name + str(k)))}
+                "image": image_ref("quay.io/example/big-operand-%d" % k, name + str(k))}
                for k in range(3)]
         bundles.append(bundle("big", ver, [gvk("v1", "Big")], related=rel))
         prev.append(name)

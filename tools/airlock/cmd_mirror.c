@@ -59,7 +59,9 @@ static const char mirror_help[] =
     "  -c, --config FILE        ImageSetConfiguration "
     "(mirror.openshift.io/v2alpha1):\n"
     "                           mirror.platform.release, "
-    "mirror.additionalImages and\n"
+    "mirror.additionalImages,\n"
+    "                           mirror.operators (operator catalogs, "
+    "docs/operators.md) and\n"
     "                           airlock.sources (read a registry prefix from a "
     "local\n"
     "                           layout or another registry); see "
@@ -265,7 +267,8 @@ int cmd_mirror(int argc, char **argv)
 		code = cli_usage_error("mirror", "--store DIR is required");
 		goto out;
 	}
-	if (config != NULL && (rc = al_imageset_load(&cfg, config)) < 0) {
+	if (config != NULL && (rc = al_imageset_load_ex(
+	                           &cfg, config, AL_IMAGESET_OPERATORS)) < 0) {
 		cli_error("%s", al_error_message());
 		code = EXIT_USAGE;
 		goto out;
@@ -318,6 +321,25 @@ int cmd_mirror(int argc, char **argv)
 	       (unsigned long long)res.report.stats.blobs_transferred,
 	       (unsigned long long)res.report.stats.bytes_transferred,
 	       (unsigned long long)res.report.stats.blobs_present);
+	/* mirror.operators[]: one line per catalog (docs/operators.md) */
+	for (i = 0; i < res.ncatalogs; i++) {
+		const al_mirror_catalog *mc = &res.catalogs[i];
+		char ds[AL_DIGEST_STRMAX];
+
+		if (mc->status == 0)
+			printf(
+			    "catalog %s -> %s %s: %zu packages, %zu bundles, "
+			    "%zu images\n",
+			    mc->source_name, mc->target_name,
+			    al_digest_str(&mc->digest, ds), mc->packages,
+			    mc->bundles, mc->images);
+		else
+			printf("catalog %s: failed (%zu of %zu images "
+			       "failed)\n",
+			       mc->source_name != NULL ? mc->source_name
+			                               : mc->source,
+			       mc->images_failed, mc->images);
+	}
 	if (!c.quiet)
 		fprintf(stderr, "%s transferred in %.1f s\n",
 		        cli_bytes(res.report.stats.bytes_transferred, bytes,

@@ -5,6 +5,7 @@
 
 #include "cli.h"
 #include "cmd.h"
+#include "cmd_catalogs.h"
 
 enum { OPT_STORE = OPT_COMMAND_BASE, OPT_REGISTRY, OPT_ICSP, OPT_NAME };
 
@@ -21,6 +22,11 @@ static const char mirrorsets_help[] =
     "and with --icsp the legacy ImageContentSourcePolicy. REGISTRY/REPO maps "
     "to\n"
     "HOST[:PORT]/PREFIX/REPO, as 'airlock push' lays it out.\n"
+    "For every operator catalog 'airlock mirror' recorded "
+    "('airlock catalogs'), a\n"
+    "CatalogSource (OLM v0) and a ClusterCatalog (OLM v1) pointing at the "
+    "pushed\n"
+    "catalog follow.\n"
     "\n"
     "Options:\n"
     "      --store DIR       the store\n"
@@ -150,6 +156,12 @@ int cmd_mirrorsets(int argc, char **argv)
 	}
 	if ((rc = al_kres_mirrorsets(&out, maps, nmaps, name, flags)) < 0) {
 		code = cli_fail(rc, "cannot write mirror sets");
+		goto out;
+	}
+	/* a CatalogSource and a ClusterCatalog per recorded operator catalog
+	 * (cmd_catalogs.c, docs/operators.md) */
+	if ((rc = cli_catalog_resources(&out, store, prefix)) < 0) {
+		code = cli_fail(rc, "cannot write the catalog resources");
 		goto out;
 	}
 	if (output == NULL || strcmp(output, "-") == 0) {

@@ -17,6 +17,7 @@
 
 #include "cli.h"
 #include "cmd.h"
+#include "cmd_catalogs.h"
 
 typedef struct command {
 	const char *name;
@@ -49,6 +50,8 @@ static const command commands[] = {
     {"unpack", cmd_unpack,
      "verify and import pack volumes into a store, resumably"},
     {"catalog", cmd_catalog, "filter and rebuild operator catalogs in a store"},
+    {"catalogs", cmd_catalogs,
+     "list the operator catalogs 'airlock mirror' recorded in a store"},
     {"inventory", cmd_inventory,
      "what a store holds, for 'airlock pack --have'"},
     {"keygen", cmd_keygen, "make an Ed25519 key pair for signing packs"},

@@ -1,0 +1,484 @@
+/* mirror_catalogs.c: the operator catalogs of an ImageSetConfiguration in
+ * 'airlock mirror' (mirror.operators[]): fetch, filter, mirror the
+ * selected bundle and related images, rebuild, name and record. */
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "airlock/catalog.h"
+#include "airlock/error.h"
+#include "airlock/log.h"
+#include "airlock/ref.h"
+#include "mirror_catalogs.h"
+
+static int oom(void)
+{
+	return al_error_set(AL_ENOMEM, "out of memory");
+}
+
+static int worse(int a, int b)
+{
+	if (a == 0)
+		return b;
+	if (b == 0)
+		return a;
+	/* verification failures outrank runtime errors (as mirror.c) */
+	if (b == AL_EVERIFY)
+		return b;
+	return a;
+}
+
+static int add_errorf(al_mirror_report *r, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+
+static int add_errorf(al_mirror_report *r, const char *fmt, ...)
+{
+	char msg[2048];
+	char **grown;
+	va_list ap;
+	int n;
+
+	va_start(ap, fmt);
+	n = vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	if (n < 0)
+		msg[0] = '\0';
+	grown = realloc(r->errors, (r->nerrors + 1) * sizeof(*grown));
+	if (grown == NULL)
+		return oom();
+	r->errors = grown;
+	if ((r->errors[r->nerrors] = al_strdup(msg)) == NULL)
+		return oom();
+	r->nerrors++;
+	return 0;
+}
+
+/* The catalog failed: status, first message, the report's error list. */
+static void cat_fail(al_mirror_result *res, al_mirror_catalog *c, int st,
+                     const char *msg)
+{
+	c->status = worse(c->status, st < 0 ? st : AL_EINVAL);
+	if (c->message == NULL)
+		c->message = al_strdup(msg);
+	add_errorf(&res->report, "%s", msg);
+}
+
+void al_mirror__catalogs_clear(al_mirror_result *res)
+{
+	size_t i;
+
+	if (res == NULL || res->catalogs == NULL)
+		return;
+	for (i = 0; i < res->ncatalogs; i++) {
+		al_mirror_catalog *c = &res->catalogs[i];
+
+		free(c->source);
+		free(c->source_name);
+		free(c->target_name);
+		free(c->target_repo);
+		free(c->message);
+	}
+	free(res->catalogs);
+	res->catalogs = NULL;
+	res->ncatalogs = 0;
+	res->catalogs_mirrored = 0;
+}
+
+/* Queue ref (docker, bare or oci:) under its store name: name when given,
+ * else the normalised docker reference, as mirror.c names components. */
+static int queue(al_transfer *t, const char *ref, const char *name)
+{
+	al_imgref ir;
+	char *own = NULL;
+	int rc;
+
+	memset(&ir, 0, sizeof(ir));
+	if ((rc = al_imgref_parse(&ir, ref)) < 0)
+		return rc;
+	if (name == NULL && ir.transport == AL_TRANSPORT_DOCKER &&
+	    (own = al_ref_string(&ir.ref)) == NULL) {
+		al_imgref_clear(&ir);
+		return oom();
+	}
+	rc = al_transfer_add(t, &ir, name != NULL ? name : own);
+	free(own);
+	al_imgref_clear(&ir);
+	return rc;
+}
+
+static char *iso8601_now(void)
+{
+	char buf[32];
+	time_t now = time(NULL);
+	struct tm tm;
+
+	if (gmtime_r(&now, &tm) == NULL ||
+	    strftime(buf, sizeof(buf), "%Y-%m-%dT%H:%M:%SZ", &tm) == 0)
+		return al_strdup("1970-01-01T00:00:00Z");
+	return al_strdup(buf);
+}
+
+static int cmp_str(const void *a, const void *b)
+{
+	return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+/* The images of every selection, once each (sorted, borrowed), and each
+ * one's transfer index. */
+typedef struct uimg {
+	const char **v;
+	int *idx;
+	size_t n;
+} uimg;
+
+static int uimg_build(uimg *u, al_catalog_selection **sel, size_t nsel)
+{
+	size_t i, j, total = 0, w = 0;
+
+	for (i = 0; i < nsel; i++)
+		total += sel[i] != NULL ? sel[i]->nimages : 0;
+	u->v = calloc(total + 1, sizeof(*u->v));
+	u->idx = calloc(total + 1, sizeof(*u->idx));
+	if (u->v == NULL || u->idx == NULL)
+		return oom();
+	for (i = 0; i < nsel; i++)
+		for (j = 0; sel[i] != NULL && j < sel[i]->nimages; j++)
+			u->v[w++] = sel[i]->images[j];
+	if (w > 1)
+		qsort(u->v, w, sizeof(*u->v), cmp_str);
+	u->n = 0;
+	for (i = 0; i < w; i++)
+		if (u->n == 0 || strcmp(u->v[u->n - 1], u->v[i]) != 0)
+			u->v[u->n++] = u->v[i];
+	for (i = 0; i < u->n; i++)
+		u->idx[i] = -1;
+	return 0;
+}
+
+static int uimg_index(const uimg *u, const char *img)
+{
+	const char **hit = bsearch(&img, u->v, u->n, sizeof(*u->v), cmp_str);
+
+	return hit != NULL ? u->idx[hit - u->v] : -1;
+}
+
+static void uimg_free(uimg *u)
+{
+	free(u->v);
+	free(u->idx);
+	memset(u, 0, sizeof(*u));
+}
+
+/* The repository path and tag of the rebuilt catalog's name. */
+static void split_target(const char *name, char **repo, char **tag)
+{
+	al_ref r;
+
+	memset(&r, 0, sizeof(r));
+	*repo = *tag = NULL;
+	if (al_ref_parse(&r, name) == 0) {
+		*repo = r.repository != NULL ? al_strdup(r.repository) : NULL;
+		*tag = r.tag != NULL ? al_strdup(r.tag) : NULL;
+	}
+	al_error_clear();
+	al_ref_clear(&r);
+}
+
+/* Rebuild, name and record one catalog whose images all arrived. */
+static int finish_one(al_store *s, const al_transfer_opts *to,
+                      al_catalog_selection *sel, al_mirror_catalog *c)
+{
+	al_store_catalog rec;
+	al_descriptor d;
+	char *tag = NULL;
+	int rc;
+
+	memset(&d, 0, sizeof(d));
+	memset(&rec, 0, sizeof(rec));
+	if ((rc = al_catalog_rebuild(s, &c->source_digest, to->platform,
+	                             sel->filtered, c->target_name, &d)) < 0)
+		return al_error_wrap(rc, "rebuilding catalog '%s'",
+		                     c->source_name);
+	c->digest = d.digest;
+	rec.name = c->target_name;
+	rec.digest = d.digest;
+	rec.has_digest = 1;
+	rec.source = c->source;
+	rec.source_name = c->source_name;
+	rec.source_digest = c->source_digest;
+	rec.has_source_digest = 1;
+	split_target(c->target_name, &rec.target_repo, &tag);
+	rec.target_tag = tag;
+	rec.platform = (char *)(uintptr_t)to->platform;
+	rec.mirrored = iso8601_now();
+	rec.packages = (long long)c->packages;
+	rec.bundles = (long long)c->bundles;
+	rec.images = sel->images;
+	rec.nimages = sel->nimages;
+	if (rec.mirrored == NULL)
+		rc = oom();
+	else
+		rc = al_store_catalog_put(s, &rec);
+	free(rec.target_repo);
+	free(tag);
+	free(rec.mirrored);
+	al_descriptor_clear(&d);
+	return rc;
+}
+
+int al_mirror__catalogs(al_store *s, const al_imageset *cfg,
+                        const al_transfer_opts *to, al_mirror_result *res,
+                        int rc)
+{
+	al_catalog_selection **sel = NULL;
+	al_transfer *t = NULL;
+	const al_imageset_operator *ops;
+	int *cidx = NULL;
+	uimg u;
+	size_t n, i, j;
+	int r2, worst = 0;
+
+	memset(&u, 0, sizeof(u));
+	if (cfg == NULL || cfg->noperators == 0 || res == NULL)
+		return rc;
+	n = cfg->noperators;
+	ops = cfg->operators;
+	res->catalogs = calloc(n, sizeof(*res->catalogs));
+	sel = calloc(n, sizeof(*sel));
+	cidx = calloc(n, sizeof(*cidx));
+	if (res->catalogs == NULL || sel == NULL || cidx == NULL) {
+		r2 = oom();
+		goto out;
+	}
+	res->ncatalogs = n;
+	if ((r2 = al_transfer_new_to_store(&t, s, to)) < 0)
+		goto out;
+
+	/* 1. the catalog images, under the names of al_catalog_names */
+	for (i = 0; i < n; i++) {
+		al_mirror_catalog *c = &res->catalogs[i];
+		char msg[2048];
+
+		cidx[i] = -1;
+		if ((c->source = al_strdup(ops[i].catalog)) == NULL) {
+			r2 = oom();
+			goto out;
+		}
+		r2 = al_catalog_names(&ops[i], &c->source_name, &c->target_name,
+		                      &c->target_repo);
+		if (r2 == 0)
+			r2 = cidx[i] = queue(t, ops[i].catalog, c->source_name);
+		if (r2 < 0) {
+			snprintf(msg, sizeof(msg), "%s:%zu: catalog '%s': %s",
+			         cfg->path != NULL ? cfg->path : "",
+			         ops[i].line, ops[i].catalog,
+			         al_error_message());
+			cat_fail(res, c, r2, msg);
+			cidx[i] = -1;
+		}
+	}
+	al_log_info("operators: fetching %zu catalog images", n);
+	al_transfer_run(t, &res->report.stats);
+
+	/* 2. read and filter each; its images join one transfer */
+	for (i = 0; i < n; i++) {
+		al_mirror_catalog *c = &res->catalogs[i];
+		char msg[2048];
+		const char *m = NULL;
+		int st = 0;
+
+		if (cidx[i] < 0)
+			continue;
+		al_transfer_result(t, cidx[i], &st, &c->source_digest, NULL,
+		                   &m);
+		if (st == 0)
+			st = al_catalog_select(&sel[i], s, &ops[i],
+			                       to->platform, 0);
+		else
+			al_error_set(st, "%s", m != NULL ? m : "");
+		if (st < 0) {
+			snprintf(msg, sizeof(msg), "%s:%zu: %s",
+			         cfg->path != NULL ? cfg->path : "",
+			         ops[i].line, al_error_message());
+			cat_fail(res, c, st, msg);
+			continue;
+		}
+		c->packages = al_catalog_package_count(sel[i]->filtered);
+		c->bundles = al_catalog_bundle_count(sel[i]->filtered);
+		c->images = sel[i]->nimages;
+		c->unresolved = al_catalog_unresolved_count(sel[i]->filtered);
+		for (j = 0; j < c->unresolved; j++)
+			al_log_warn(
+			    "catalog '%s': %s", c->source_name,
+			    al_catalog_unresolved_at(sel[i]->filtered, j));
+		al_log_info("catalog '%s': %zu packages, %zu bundles, %zu "
+		            "images selected",
+		            c->source_name, c->packages, c->bundles, c->images);
+	}
+	if ((r2 = uimg_build(&u, sel, n)) < 0)
+		goto out;
+	for (i = 0; i < u.n; i++) {
+		int q = queue(t, u.v[i], NULL);
+
+		/* a reference that does not parse fails its catalogs below */
+		u.idx[i] = q;
+		if (q < 0)
+			al_error_clear();
+	}
+	if (u.n > 0) {
+		al_log_info("operators: mirroring %zu bundle and related "
+		            "images",
+		            u.n);
+		al_transfer_run(t, &res->report.stats);
+	}
+
+	/* 3. a catalog whose images all arrived is rebuilt, named and
+	 * recorded; one with a failed image is not named (as a release) */
+	for (i = 0; i < n; i++) {
+		al_mirror_catalog *c = &res->catalogs[i];
+		char msg[2048];
+
+		if (sel[i] == NULL) {
+			worst = worse(worst, c->status);
+			continue;
+		}
+		for (j = 0; j < sel[i]->nimages; j++) {
+			const char *img = sel[i]->images[j];
+			int idx = uimg_index(&u, img), st = AL_EPARSE;
+			const char *m = "not an image reference";
+
+			if (idx >= 0)
+				al_transfer_result(t, idx, &st, NULL, NULL, &m);
+			if (st == 0)
+				continue;
+			c->images_failed++;
+			c->status = worse(c->status, st);
+			snprintf(msg, sizeof(msg),
+			         "%s (image of catalog '%s'): %s", img,
+			         c->source_name, m != NULL ? m : "");
+			add_errorf(&res->report, "%s", msg);
+			if (c->message == NULL)
+				c->message = al_strdup(msg);
+		}
+		if (c->images_failed > 0) {
+			snprintf(msg, sizeof(msg),
+			         "catalog '%s': %zu of %zu images failed; the "
+			         "rebuilt catalog is not named '%s'",
+			         c->source_name, c->images_failed, c->images,
+			         c->target_name);
+			add_errorf(&res->report, "%s", msg);
+		} else if ((r2 = finish_one(s, to, sel[i], c)) < 0) {
+			snprintf(msg, sizeof(msg), "%s:%zu: %s",
+			         cfg->path != NULL ? cfg->path : "",
+			         ops[i].line, al_error_message());
+			cat_fail(res, c, r2, msg);
+		} else {
+			char ds[AL_DIGEST_STRMAX];
+
+			res->catalogs_mirrored++;
+			al_log_info("mirrored catalog %s -> %s (%s): %zu "
+			            "packages, %zu bundles, %zu images",
+			            c->source_name, c->target_name,
+			            al_digest_str(&c->digest, ds), c->packages,
+			            c->bundles, c->images);
+		}
+		worst = worse(worst, c->status);
+	}
+	r2 = 0;
+out:
+	if (r2 < 0) {
+		add_errorf(&res->report, "operator catalogs: %s",
+		           al_error_message());
+		worst = worse(worst, r2);
+	}
+	for (i = 0; sel != NULL && i < n; i++)
+		al_catalog_selection_free(sel[i]);
+	free(sel);
+	free(cidx);
+	uimg_free(&u);
+	al_transfer_free(t);
+	rc = worse(rc, worst);
+	if (worst < 0 && rc == worst)
+		al_error_set(rc, "%zu of %zu operator catalog(s) failed",
+		             res->ncatalogs - res->catalogs_mirrored,
+		             res->ncatalogs);
+	return rc;
+}
+
+/* One root for al_mirror_check: digest d, needed by from (owned). */
+static int add_root(al_store_root **roots, size_t *nroots, char ***froms,
+                    size_t *nfroms, const al_digest *d, char *from)
+{
+	al_store_root *gr;
+	char **gf;
+
+	if (from == NULL)
+		return oom();
+	gr = realloc(*roots, (*nroots + 1) * sizeof(*gr));
+	if (gr != NULL)
+		*roots = gr;
+	gf = realloc(*froms, (*nfroms + 1) * sizeof(*gf));
+	if (gf != NULL)
+		*froms = gf;
+	if (gr == NULL || gf == NULL) {
+		free(from);
+		return oom();
+	}
+	(*froms)[(*nfroms)++] = from;
+	(*roots)[*nroots].digest = *d;
+	(*roots)[*nroots].from = from;
+	(*nroots)++;
+	return 0;
+}
+
+int al_mirror__catalog_roots(al_store *s, al_store_root **roots, size_t *nroots,
+                             char ***froms, size_t *nfroms)
+{
+	al_store_catalog *list = NULL;
+	size_t n = 0, i, j;
+	int rc = 0;
+
+	/* an unreadable releases.json is reported by the store check */
+	if (al_store_catalogs_list(s, &list, &n) < 0) {
+		al_error_clear();
+		return 0;
+	}
+	for (i = 0; rc == 0 && i < n; i++) {
+		const al_store_catalog *c = &list[i];
+		char ds[AL_DIGEST_STRMAX];
+		const char *name = c->name != NULL ? c->name : "?";
+
+		if (c->has_digest)
+			rc = add_root(
+			    roots, nroots, froms, nfroms, &c->digest,
+			    al_sprintf("catalog %s (%s) recorded in "
+			               "airlock/releases.json",
+			               name, al_digest_str(&c->digest, ds)));
+		if (rc == 0 && c->has_source_digest)
+			rc = add_root(
+			    roots, nroots, froms, nfroms, &c->source_digest,
+			    al_sprintf("the source of catalog %s (%s)", name,
+			               c->source_name != NULL ? c->source_name
+			                                      : "?"));
+		for (j = 0; rc == 0 && j < c->nimages; j++) {
+			al_ref r;
+			al_digest d;
+
+			memset(&r, 0, sizeof(r));
+			if (al_ref_parse(&r, c->images[j]) == 0 &&
+			    r.digest != NULL &&
+			    al_digest_parse_str(&d, r.digest) == 0)
+				rc = add_root(
+				    roots, nroots, froms, nfroms, &d,
+				    al_sprintf("image %s of catalog %s",
+				               c->images[j], name));
+			al_ref_clear(&r);
+			al_error_clear();
+		}
+	}
+	al_store_catalogs_free(list, n);
+	return rc;
+}

@@ -1,0 +1,193 @@
+/* cmd_catalogs.c: airlock catalogs: a table of the operator catalogs a store
+ * records (airlock/releases.json "catalogs"); the CatalogSource /
+ * ClusterCatalog resources 'airlock mirrorsets' writes for them. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "airlock/catalog.h"
+#include "cli.h"
+#include "cmd.h"
+#include "cmd_catalogs.h"
+
+enum { OPT_STORE = OPT_COMMAND_BASE };
+
+static const char catalogs_help[] =
+    "usage: airlock catalogs --store DIR\n"
+    "\n"
+    "List the operator catalogs 'airlock mirror' recorded in the store\n"
+    "(mirror.operators[] of an ImageSetConfiguration; airlock/releases.json\n"
+    "\"catalogs\"), sorted by name:\n"
+    "  NAME  DIGEST  PACKAGES  BUNDLES  IMAGES  PACK  SOURCE\n"
+    "NAME is the rebuilt catalog's store name (REGISTRY/(targetCatalog|"
+    "repository):\n"
+    "(targetTag|tag)), DIGEST its manifest, PACKAGES and BUNDLES what the "
+    "filter\n"
+    "selected, IMAGES the bundle and related images mirrored with it, PACK "
+    "the packs\n"
+    "that carried the catalog (or -), SOURCE the catalog as the imageset "
+    "named it.\n"
+    "\n"
+    "Options:\n"
+    "      --store DIR   the store\n" CLI_LOCAL_HELP "\n"
+    "Exit status: 0 success, 2 usage error, 3 the store cannot be read.\n";
+
+static int cmp_catalog(const void *a, const void *b)
+{
+	const al_store_catalog *x = a, *y = b;
+
+	return strcmp(x->name != NULL ? x->name : "",
+	              y->name != NULL ? y->name : "");
+}
+
+static char *packs_of(const al_store_pack *packs, size_t n,
+                      const al_store_catalog *c)
+{
+	al_buf b = AL_BUF_INIT(64 * 1024);
+	size_t i;
+
+	for (i = 0; c->has_digest && i < n; i++)
+		if (al_store_pack_carries(&packs[i], &c->digest))
+			al_buf_printf(&b, "%s%s", b.len > 0 ? "," : "",
+			              packs[i].id);
+	if (b.len == 0)
+		al_buf_puts(&b, "-");
+	return al_buf_detach(&b, NULL);
+}
+
+static int table(const char *store_path)
+{
+	al_store *store = NULL;
+	al_store_opts so = AL_STORE_OPTS_INIT;
+	al_store_catalog *rows = NULL;
+	al_store_pack *packs = NULL;
+	size_t n = 0, npacks = 0, i, wn = 4, wp = 4;
+	char **pks = NULL;
+	int rc, code = EXIT_OK;
+
+	so.readonly = 1;
+	if ((rc = al_store_open(&store, store_path, &so)) < 0)
+		return cli_fail(rc, "cannot open store '%s'", store_path);
+	if ((rc = al_store_catalogs_list(store, &rows, &n)) < 0 ||
+	    (rc = al_store_packs_list(store, &packs, &npacks)) < 0) {
+		cli_fail(rc, "cannot read store '%s'", store_path);
+		code = EXIT_RUNTIME;
+		goto out;
+	}
+	if (n > 1)
+		qsort(rows, n, sizeof(*rows), cmp_catalog);
+	if ((pks = calloc(n + 1, sizeof(*pks))) == NULL) {
+		cli_error("out of memory");
+		code = EXIT_RUNTIME;
+		goto out;
+	}
+	for (i = 0; i < n; i++) {
+		if (rows[i].name != NULL && strlen(rows[i].name) > wn)
+			wn = strlen(rows[i].name);
+		pks[i] = packs_of(packs, npacks, &rows[i]);
+		if (pks[i] != NULL && strlen(pks[i]) > wp)
+			wp = strlen(pks[i]);
+	}
+	printf("%-*s  %-71s  %8s  %7s  %6s  %-*s  %s\n", (int)wn, "NAME",
+	       "DIGEST", "PACKAGES", "BUNDLES", "IMAGES", (int)wp, "PACK",
+	       "SOURCE");
+	for (i = 0; i < n; i++) {
+		const al_store_catalog *c = &rows[i];
+		char ds[AL_DIGEST_STRMAX], pb[32], bb[32];
+
+		snprintf(pb, sizeof(pb), "%lld", c->packages);
+		snprintf(bb, sizeof(bb), "%lld", c->bundles);
+		printf("%-*s  %-71s  %8s  %7s  %6zu  %-*s  %s\n", (int)wn,
+		       c->name != NULL ? c->name : "-",
+		       c->has_digest ? al_digest_str(&c->digest, ds) : "-",
+		       c->packages >= 0 ? pb : "-", c->bundles >= 0 ? bb : "-",
+		       c->nimages, (int)wp, pks[i] != NULL ? pks[i] : "-",
+		       c->source != NULL ? c->source : "-");
+	}
+	if (fflush(stdout) != 0) {
+		cli_error("cannot write to stdout");
+		code = EXIT_RUNTIME;
+	}
+out:
+	for (i = 0; pks != NULL && i < n; i++)
+		free(pks[i]);
+	free(pks);
+	al_store_packs_free(packs, npacks);
+	al_store_catalogs_free(rows, n);
+	al_store_free(store);
+	return code;
+}
+
+int cmd_catalogs(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+	    {"store", required_argument, NULL, OPT_STORE},
+	    CLI_LOCAL_OPTIONS,
+	    {NULL, 0, NULL, 0},
+	};
+	const char *store_path = NULL;
+	cli_common c;
+	int opt;
+
+	cli_common_init(&c);
+	optind = 1;
+	while ((opt = cli_getopt(&c, "catalogs", argc, argv, "h", longopts)) !=
+	       -1) {
+		switch (opt) {
+		case 'h':
+			fputs(catalogs_help, stdout);
+			return EXIT_OK;
+		case OPT_STORE:
+			store_path = optarg;
+			break;
+		default:
+			return EXIT_USAGE;
+		}
+	}
+	if (store_path == NULL)
+		return cli_usage_error("catalogs", "--store DIR is required");
+	if (optind != argc)
+		return cli_usage_error("catalogs", "unexpected argument '%s'",
+		                       argv[optind]);
+	cli_log_start(&c);
+	return table(store_path);
+}
+
+int cli_catalog_resources(al_buf *out, al_store *store, const char *prefix)
+{
+	al_store_catalog *rows = NULL;
+	size_t n = 0, i;
+	int rc;
+
+	if ((rc = al_store_catalogs_list(store, &rows, &n)) < 0)
+		return rc;
+	if (n > 1)
+		qsort(rows, n, sizeof(*rows), cmp_catalog);
+	for (i = 0; rc == 0 && i < n; i++) {
+		char *repo = NULL, *ref = NULL, *image = NULL, *cs = NULL,
+		     *cc = NULL;
+
+		if (rows[i].name == NULL)
+			continue;
+		/* where push put it: the one mapping (al_push_target) */
+		if ((rc = al_push_target(rows[i].name, prefix, &repo, &ref)) <
+		    0)
+			break;
+		image = al_sprintf("%s%s%s", repo,
+		                   strchr(ref, ':') != NULL ? "@" : ":", ref);
+		cs = al_catalog_resource_name("cs", image != NULL ? image : "");
+		cc = al_catalog_resource_name("cc", image != NULL ? image : "");
+		if (image == NULL || cs == NULL || cc == NULL)
+			rc = al_error_set(AL_ENOMEM, "out of memory");
+		if (rc == 0 && (rc = al_buf_puts(out, "---\n")) == 0 &&
+		    (rc = al_catalog_source_yaml(out, cs, image, NULL)) == 0 &&
+		    (rc = al_buf_puts(out, "---\n")) == 0)
+			rc = al_cluster_catalog_yaml(out, cc, image);
+		free(repo);
+		free(ref);
+		free(image);
+		free(cs);
+		free(cc);
+	}
+	al_store_catalogs_free(rows, n);
+	return rc < 0 ? rc : (int)(n > 0);
+}
