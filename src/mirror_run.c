@@ -11,6 +11,7 @@
 #include "airlock/graph.h"
 #include "airlock/log.h"
 #include "airlock/mirror.h"
+#include "imageset_int.h"
 
 typedef struct strv {
 	const char **v;
@@ -133,6 +134,10 @@ static int merge(al_mirror_plan *p)
 			                    cfg->architectures[0]);
 		p->platform = p->platbuf;
 	}
+	/* imageset: notes, blockedImages, platforms (imageset_mirror.c) */
+	p->platform = al_imageset_plan_hook(cfg, p->platform, o->platform,
+	                                    p->releases.v, &p->releases.n,
+	                                    p->images.v, &p->images.n);
 	return 0;
 }
 
@@ -374,6 +379,11 @@ int al_mirror_plan_run(al_mirror_plan *p, al_store *store,
 	/* a refusal before any image (no keyring, no --allow-unsigned) */
 	if (rc < 0 && res->report.nerrors == 0 &&
 	    (r2 = add_errorf(&res->report, "%s", al_error_message())) < 0)
+		rc = r2;
+	/* imageset: architectures, kubeVirtContainer, archiveSize */
+	if ((r2 = al_imageset_after_mirror(p->cfg, store, &to, &res->report)) <
+	        0 &&
+	    rc == 0)
 		rc = r2;
 	rc = after(store, &sel, first, res, rc);
 	res->images = (size_t)res->report.stats.images;

@@ -150,13 +150,14 @@ static void test_imageset__wrong_kind_or_api(void)
 	check_bad("kind: ImageSetConfiguration\n", AL_EPARSE,
 	          "missing 'apiVersion");
 	check_bad("kind: ImageSetConfiguration\napiVersion: "
-	          "mirror.openshift.io/v1alpha2\n",
-	          AL_EUNSUPPORTED,
-	          "%s:2:13: apiVersion mirror.openshift.io/v1alpha2");
+	          "mirror.openshift.io/v1alpha1\n",
+	          AL_EPARSE, "%s:2:13: apiVersion must be");
 	check_bad("kind: ImageSetConfiguration\napiVersion: v1\n", AL_EPARSE,
 	          "%s:2:13: apiVersion must be");
-	check_bad("- a\n", AL_EPARSE, "expected one YAML document");
-	check_bad(HEAD "---\n" HEAD, AL_EPARSE, "expected one YAML document");
+	check_bad("- a\n", AL_EPARSE,
+	          "%s:1:1: expected an ImageSetConfiguration mapping");
+	check_bad(HEAD "---\n- a\n", AL_EPARSE,
+	          "%s:4:1: expected an ImageSetConfiguration mapping");
 	check_bad("", AL_EPARSE, "expected one YAML document");
 }
 
@@ -188,13 +189,9 @@ static void test_imageset__unsupported_features(void)
 	          "%s:4:3: 'operators' in mirror is not supported");
 	check_bad(HEAD "mirror:\n  helm: {}\n", AL_EUNSUPPORTED,
 	          "'helm' in mirror");
-	check_bad(HEAD "mirror:\n  blockedImages: []\n", AL_EUNSUPPORTED,
-	          "'blockedImages' in mirror");
-	check_bad(
-	    HEAD "archiveSize: 4\n", AL_EUNSUPPORTED,
-	    "%s:3:1: 'archiveSize' in ImageSetConfiguration is not supported");
-	check_bad(HEAD "storageConfig:\n  local: {path: x}\n", AL_EUNSUPPORTED,
-	          "'storageConfig'");
+	check_bad(HEAD "storageConfig:\n  local: {path: x}\n", AL_EPARSE,
+	          "%s:3:1: 'storageConfig' is a field of "
+	          "mirror.openshift.io/v1alpha2, not of v2alpha1");
 	check_bad(HEAD "mirror:\n  platform:\n    graph: true\n",
 	          AL_EUNSUPPORTED, "%s:5:12: graph: true is not supported");
 }

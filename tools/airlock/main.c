@@ -45,6 +45,8 @@ static const command commands[] = {
     {"unpack", cmd_unpack,
      "verify and import pack volumes into a store, resumably"},
     {"catalog", cmd_catalog, "filter and rebuild operator catalogs in a store"},
+    {"imageset", cmd_imageset,
+     "check ImageSetConfiguration files (oc-mirror v2alpha1 and v1alpha2)"},
     {"inventory", cmd_inventory,
      "what a store holds, for 'airlock pack --have'"},
     {"keygen", cmd_keygen, "make an Ed25519 key pair for signing packs"},
