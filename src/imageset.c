@@ -60,16 +60,17 @@ static int in_list(const char *s, size_t len, const char *const *list)
  * another spelling has it (Go's encoding/json matches keys ignoring case,
  * so oc-mirror takes "additionalimages"; airlock wants the documented
  * name). */
-static int unknown_field(const ctx *c, const al_yaml_node *k,
-                         const char *where)
+static int unknown_field(const ctx *c, const al_yaml_node *k, const char *where)
 {
-	static const char *const v2_only[] = {
-	    "release", "kubeVirtContainer", "platforms", "targetRepo",
-	    "targetTag", NULL};
+	static const char *const v2_only[] = {"release",   "kubeVirtContainer",
+	                                      "platforms", "targetRepo",
+	                                      "targetTag", NULL};
 	static const char *const spelled[] = {
-	    "additionalImages", "blockedImages", "kubeVirtContainer",
-	    "archiveSize", "storageConfig", "minVersion", "maxVersion",
-	    "shortestPath", "apiVersion", NULL};
+	    "additionalImages",  "blockedImages",
+	    "kubeVirtContainer", "archiveSize",
+	    "storageConfig",     "minVersion",
+	    "maxVersion",        "shortestPath",
+	    "apiVersion",        NULL};
 	size_t i;
 
 	if (c->api == 1 && in_list(k->value, k->len, v2_only))
@@ -98,8 +99,8 @@ static int unknown_field(const ctx *c, const al_yaml_node *k,
 			    c->path, k->line, k->column, k->value, where,
 			    spelled[i]);
 	return al_error_set(AL_EPARSE,
-	                    "%s:%zu:%zu: unknown field '%.100s' in %s",
-	                    c->path, k->line, k->column, k->value, where);
+	                    "%s:%zu:%zu: unknown field '%.100s' in %s", c->path,
+	                    k->line, k->column, k->value, where);
 }
 
 /*
@@ -172,8 +173,7 @@ static int push(char ***arr, size_t *n, const char *s)
 }
 
 /* A note for the user (cfg->notes): "<path>:<line>:<column>: msg". */
-static int note(ctx *c, const al_yaml_node *n, const char *msg,
-                const char *arg)
+static int note(ctx *c, const al_yaml_node *n, const char *msg, const char *arg)
 {
 	char *s = al_sprintf("%s:%zu:%zu: %s%s", c->path, n->line, n->column,
 	                     msg, arg != NULL ? arg : "");
@@ -432,7 +432,8 @@ static int load_platform_filter(ctx *c, const al_yaml_node *item,
 	if (os == NULL || arch == NULL)
 		return at(c, item, AL_EPARSE, where,
 		          " needs 'os' and 'architecture' (oc-mirror: "
-		          "platform OS/architecture must not be empty)", NULL);
+		          "platform OS/architecture must not be empty)",
+		          NULL);
 	if ((rc = get_string(c, os, where, &o)) < 0 ||
 	    (rc = get_string(c, arch, where, &a)) < 0)
 		return rc;
@@ -632,8 +633,8 @@ static int load_additional(ctx *c, const al_yaml_node *seq)
 static int check_pattern(const ctx *c, const al_yaml_node *n, const char *s)
 {
 	static const char *const re2_only[] = {
-	    "(?", "\\d", "\\D", "\\w", "\\W", "\\s", "\\S",
-	    "\\b", "\\B", "\\p", "\\P", "\\A", "\\z", "\\Q", NULL};
+	    "(?",  "\\d", "\\D", "\\w", "\\W", "\\s", "\\S", "\\b",
+	    "\\B", "\\p", "\\P", "\\A", "\\z", "\\Q", NULL};
 	regex_t re;
 	size_t i;
 	int e;
@@ -679,8 +680,8 @@ static int load_names(ctx *c, const al_yaml_node *seq, const char *where,
 		if ((rc = check_fields(c, item, where, allowed, NULL)) < 0)
 			return rc;
 		if ((n = al_yaml_get(item, "name")) == NULL)
-			return at(c, item, AL_EPARSE, where,
-			          "[] needs 'name'", NULL);
+			return at(c, item, AL_EPARSE, where, "[] needs 'name'",
+			          NULL);
 		if ((rc = get_string(c, n, where, &s)) < 0)
 			return rc;
 		if (pattern && (rc = check_pattern(c, n, s)) < 0)
@@ -721,8 +722,8 @@ static int load_operators(ctx *c, const al_yaml_node *seq);
 
 static int load_mirror(ctx *c, const al_yaml_node *m)
 {
-	static const char *const allowed[] = {
-	    "platform", "additionalImages", "blockedImages", "samples", NULL};
+	static const char *const allowed[] = {"platform", "additionalImages",
+	                                      "blockedImages", "samples", NULL};
 	static const char *const allowed_ops[] = {
 	    "platform",      "additionalImages", "operators",
 	    "blockedImages", "samples",          NULL};
@@ -1095,8 +1096,7 @@ static int load_archive_size(ctx *c, const al_yaml_node *n)
 	if (n->type != AL_YAML_SCALAR || al_yaml_to_json(&j, n) < 0 ||
 	    !json_is_integer(j)) {
 		json_decref(j);
-		return type_error(c, n, "archiveSize",
-		                  "a whole number of GiB");
+		return type_error(c, n, "archiveSize", "a whole number of GiB");
 	}
 	v = json_integer_value(j);
 	json_decref(j);
@@ -1172,8 +1172,8 @@ static int load_document(ctx *c, const al_yaml_node *root)
 	static const char *const allowed[] = {
 	    "kind", "apiVersion", "mirror", "airlock", "archiveSize", NULL};
 	static const char *const allowed_v1[] = {
-	    "kind",        "apiVersion",    "mirror",
-	    "airlock",     "archiveSize",   "storageConfig", NULL};
+	    "kind",        "apiVersion",    "mirror", "airlock",
+	    "archiveSize", "storageConfig", NULL};
 	static const char *const unsupported[] = {"delete", NULL};
 	const al_yaml_node *n;
 	int rc;
@@ -1589,11 +1589,12 @@ int al_imageset_load_ex(al_imageset **out, const char *path, int flags)
 	c.cfg->ndocuments = ndocs;
 	if (ndocs > 1) {
 		char msg[160];
-		int len = snprintf(msg, sizeof(msg),
-		                   "the file holds %zu YAML documents: airlock "
-		                   "mirrors the union of all of them (oc-mirror "
-		                   "reads only the first)",
-		                   ndocs);
+		int len =
+		    snprintf(msg, sizeof(msg),
+		             "the file holds %zu YAML documents: airlock "
+		             "mirrors the union of all of them (oc-mirror "
+		             "reads only the first)",
+		             ndocs);
 
 		if (len < 0 || (size_t)len >= sizeof(msg) ||
 		    (rc = note(&c, docs[1], msg, NULL)) < 0) {

@@ -13,8 +13,7 @@
  * mirror.platform.platforms' one entry (NULL, every entry, for several),
  * NULL for architectures [multi], else platform (what the plan chose).
  */
-const char *al_imageset_plan_hook(const al_imageset *cfg,
-                                  const char *platform,
+const char *al_imageset_plan_hook(const al_imageset *cfg, const char *platform,
                                   const char *opts_platform,
                                   const char **releases, size_t *nreleases,
                                   const char **images, size_t *nimages);

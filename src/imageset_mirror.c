@@ -87,8 +87,7 @@ static void drop_blocked(const al_imageset *cfg, const char **v, size_t *n,
 	*n = k;
 }
 
-const char *al_imageset_plan_hook(const al_imageset *cfg,
-                                  const char *platform,
+const char *al_imageset_plan_hook(const al_imageset *cfg, const char *platform,
                                   const char *opts_platform,
                                   const char **releases, size_t *nreleases,
                                   const char **images, size_t *nimages)
@@ -267,8 +266,8 @@ int al_imageset_kubevirt_refs(const uint8_t *p, size_t len, const char *what,
 		                  "%s: not a ConfigMap with data.stream", what);
 		goto out;
 	}
-	if ((rc = al_json_parse(&j, (const uint8_t *)stream->value,
-	                        stream->len, what)) < 0)
+	if ((rc = al_json_parse(&j, (const uint8_t *)stream->value, stream->len,
+	                        what)) < 0)
 		goto out;
 	refs = calloc(nkeys + 1, sizeof(*refs));
 	if (refs == NULL) {
@@ -279,8 +278,8 @@ int al_imageset_kubevirt_refs(const uint8_t *p, size_t len, const char *what,
 		/* architectures.<key>.images.kubevirt.digest-ref */
 		json_t *kv = json_object_get(
 		    json_object_get(
-		        json_object_get(
-		            json_object_get(j, "architectures"), keys[i]),
+		        json_object_get(json_object_get(j, "architectures"),
+		                        keys[i]),
 		        "images"),
 		    "kubevirt");
 		const char *ref = al_json_str(kv, "digest-ref");
@@ -360,9 +359,8 @@ static int kubevirt_of(const al_imageset *cfg, al_store *s,
 		if (strcmp(al_release_file_name(r, i), BOOTIMAGES) == 0)
 			break;
 	if (i == nf) {
-		rc = al_error_set(AL_ENOTFOUND,
-		                  "release-manifests/" BOOTIMAGES
-		                  " is not in the release");
+		rc = al_error_set(AL_ENOTFOUND, "release-manifests/" BOOTIMAGES
+		                                " is not in the release");
 		goto fail;
 	}
 	{

@@ -135,9 +135,9 @@ static int merge(al_mirror_plan *p)
 		p->platform = p->platbuf;
 	}
 	/* imageset: notes, blockedImages, platforms (imageset_mirror.c) */
-	p->platform = al_imageset_plan_hook(cfg, p->platform, o->platform,
-	                                    p->releases.v, &p->releases.n,
-	                                    p->images.v, &p->images.n);
+	p->platform =
+	    al_imageset_plan_hook(cfg, p->platform, o->platform, p->releases.v,
+	                          &p->releases.n, p->images.v, &p->images.n);
 	return 0;
 }
 

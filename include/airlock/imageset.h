@@ -98,8 +98,8 @@ typedef struct al_imageset {
 	al_imageset_operator *operators;
 	size_t noperators;
 	/* --- oc-mirror fields as users have them (docs/imageset.md) --- */
-	int api_version; /* 2: mirror.openshift.io/v2alpha1, 1: v1alpha2 (the
-	                    last document's, when there are several) */
+	int api_version;   /* 2: mirror.openshift.io/v2alpha1, 1: v1alpha2 (the
+	                      last document's, when there are several) */
 	size_t ndocuments; /* YAML documents read (their union is kept) */
 	/* archiveSize: GiB per archive, in bytes (0: not given); the default
 	 * of `airlock pack --volume-size` (al_imageset_record_defaults) */

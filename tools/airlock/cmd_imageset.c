@@ -89,7 +89,8 @@ int cmd_imageset(int argc, char **argv)
 
 	cli_common_init(&c);
 	optind = 1;
-	while ((opt = cli_getopt(&c, "imageset", argc, argv, "h", longopts)) != -1) {
+	while ((opt = cli_getopt(&c, "imageset", argc, argv, "h", longopts)) !=
+	       -1) {
 		switch (opt) {
 		case 'h':
 			fputs(imageset_help, stdout);
