@@ -9,6 +9,7 @@
 #include "airlock/error.h"
 #include "airlock/fs.h"
 #include "airlock/imageset.h"
+#include "imageset_int.h"
 
 #define HEAD                                                                   \
 	"kind: ImageSetConfiguration\napiVersion: "                            \
@@ -721,6 +722,56 @@ static void test_imageset__archive_size_for_pack(void)
 	free(store);
 }
 
+/* The KubeVirt image as oc-mirror getKubeVirtImages finds it, in the
+ * coreos-bootimages ConfigMap of oc-mirror's test data. */
+static void test_imageset__kubevirt_from_bootimages(void)
+{
+	char *path = al_sprintf("%s/tests/fixtures/oc-mirror-bootimages/"
+	                        "0000_50_installer_coreos-bootimages.yaml",
+	                        al_test_source_dir());
+	const char *x86[] = {"x86_64"}, *both[] = {"x86_64", "s390x"},
+	           *arm[] = {"aarch64"};
+	al_buf b = AL_BUF_INIT(1024 * 1024);
+	char **refs = NULL;
+	size_t n = 0, i;
+
+	CU_ASSERT_EQUAL(al_fs_read_file(path, &b), 0);
+	CU_ASSERT_EQUAL(al_imageset_kubevirt_refs(b.ptr, b.len, "bootimages",
+	                                          x86, 1, &refs, &n),
+	                0);
+	CU_ASSERT_EQUAL(n, 1);
+	if (n == 1)
+		CU_ASSERT_STRING_EQUAL(
+		    refs[0],
+		    "quay.io/openshift-release-dev/ocp-v4.0-art-dev@"
+		    "sha256:729265d5ef6ed6a45bcd55c46877e3acb9eae3f49c7"
+		    "8cd795d5b53aa85e3775b");
+	for (i = 0; i < n; i++)
+		free(refs[i]);
+	free(refs);
+	CU_ASSERT_EQUAL(al_imageset_kubevirt_refs(b.ptr, b.len, "bootimages",
+	                                          both, 2, &refs, &n),
+	                0);
+	CU_ASSERT_EQUAL(n, 2);
+	for (i = 0; i < n; i++)
+		free(refs[i]);
+	free(refs);
+	/* aarch64 carries no kubevirt image */
+	CU_ASSERT_EQUAL(al_imageset_kubevirt_refs(b.ptr, b.len, "bootimages",
+	                                          arm, 1, &refs, &n),
+	                0);
+	CU_ASSERT_EQUAL(n, 0);
+	free(refs);
+	CU_ASSERT_EQUAL(al_imageset_kubevirt_refs(
+	                    (const uint8_t *)"kind: ConfigMap\ndata: {}\n", 25,
+	                    "cm", x86, 1, &refs, &n),
+	                AL_EPARSE);
+	CU_ASSERT_PTR_NOT_NULL(strstr(al_error_message(), "cm: not a ConfigMap "
+	                                                  "with data.stream"));
+	al_buf_free(&b);
+	free(path);
+}
+
 int main(void)
 {
 	CU_TestInfo tests[] = {
@@ -757,6 +808,8 @@ int main(void)
 	     test_imageset__several_documents},
 	    {"test_imageset__archive_size_for_pack",
 	     test_imageset__archive_size_for_pack},
+	    {"test_imageset__kubevirt_from_bootimages",
+	     test_imageset__kubevirt_from_bootimages},
 	    CU_TEST_INFO_NULL,
 	};
 

@@ -1,0 +1,120 @@
+#!/usr/bin/env bash
+# test_imageset_fields.sh: oc-mirror's fields at mirror time: kubeVirtContainer mirrors the KubeVirt image the release's coreos-bootimages ConfigMap names, blockedImages keeps matching images out, architectures the release lacks are reported, archiveSize becomes pack's volume size, storageConfig.local.path is the store.
+set -euo pipefail
+. "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+al_require_airlock
+command -v python3 >/dev/null || al_skip "python3 is needed for mkrelease.py"
+
+mk=$AL_SOURCE_DIR/tests/tools/mkrelease.py
+prefix=quay.io/openshift-release-dev
+# the KubeVirt image: one image of another synthetic layout
+python3 "$mk" --out "$T/kv" --prefix "$prefix" --components 1 --seed kubevirt \
+	--version 4.15.0 >/dev/null
+kv=$(python3 -c 'import json,sys
+for m in json.load(open(sys.argv[1]))["manifests"]:
+    n = m["annotations"]["org.opencontainers.image.ref.name"]
+    if "ocp-v4.0-art-dev" in n: print(m["digest"]); break' "$T/kv/index.json")
+al_check "the KubeVirt image has a digest" test -n "$kv"
+mkdir -p "$T/manifests"
+sed "s|sha256:729265d5ef6ed6a45bcd55c46877e3acb9eae3f49c78cd795d5b53aa85e3775b|$kv|" \
+	"$AL_SOURCE_DIR/tests/fixtures/oc-mirror-bootimages/0000_50_installer_coreos-bootimages.yaml" \
+	>"$T/manifests/0000_50_installer_coreos-bootimages.yaml"
+al_check "the ConfigMap names it" grep -q "$kv" "$T/manifests/0000_50_installer_coreos-bootimages.yaml"
+python3 "$mk" --out "$T/rel" --prefix "$prefix" --components 2 --manifests "$T/manifests" \
+	--version 4.15.0 >/dev/null
+# the layout the mirror reads holds the release and, by digest, the KubeVirt image
+cp -n "$T/kv/blobs/sha256/"* "$T/rel/blobs/sha256/"
+python3 - "$T/rel/index.json" "$T/kv/index.json" "$kv" <<'PY'
+import json, sys
+rel, kv, d = json.load(open(sys.argv[1])), json.load(open(sys.argv[2])), sys.argv[3]
+rel["manifests"] += [m for m in kv["manifests"] if m["digest"] == d]
+json.dump(rel, open(sys.argv[1], "w"))
+PY
+release=$prefix/release:4.15.0-x86_64
+
+write_cfg() { # FILE EXTRA-MIRROR-YAML [TOP-LEVEL-YAML]
+	cat >"$1" <<YAML
+kind: ImageSetConfiguration
+apiVersion: mirror.openshift.io/v2alpha1
+${3:-}
+mirror:
+  platform:
+    release: $release
+    kubeVirtContainer: true
+$2
+airlock:
+  sources:
+  - prefix: $prefix
+    location: oci:$T/rel
+YAML
+}
+
+# 1. kubeVirtContainer, architectures the release lacks, archiveSize
+write_cfg "$T/a.yaml" "    architectures: [arm64]" "archiveSize: 1"
+al_run "$T/out" "$T/err" "$AIRLOCK" mirror --config "$T/a.yaml" --store "$T/s1" --allow-unsigned --no-default-keys --no-default-store
+cat "$T/err"
+al_check "mirror with kubeVirtContainer exits 0" test "$AL_RC" = 0
+al_check "the KubeVirt image is in the store" test -f "$T/s1/blobs/sha256/${kv#sha256:}"
+al_check "the KubeVirt image is named in index.json" grep -q "$kv" "$T/s1/index.json"
+al_check "the log says which image the release named" \
+	grep -q "kubeVirtContainer: $release names $prefix/ocp-v4.0-art-dev@$kv" "$T/err"
+al_check "architecture arm64 that the release lacks is reported" \
+	grep -q "release $release provides only amd64, not arm64" "$T/err"
+al_check "archiveSize is recorded for pack" \
+	grep -q '"packVolumeSize": 1073741824' "$T/s1/airlock/defaults.json"
+al_run "$T/out" "$T/err" "$AIRLOCK" pack --store "$T/s1" -o "$T/pack"
+al_check "pack exits 0" test "$AL_RC" = 0
+al_check "pack takes archiveSize as its volume size" \
+	grep -q "volume size 1.0 GiB: the imageset's archiveSize" "$T/err"
+al_run "$T/out" "$T/err" "$AIRLOCK" pack --store "$T/s1" -o "$T/pack2" --volume-size 64M
+al_check "--volume-size still wins" bash -c '! grep -q "archiveSize" "$1"' _ "$T/err"
+
+# 2. blockedImages keeps the KubeVirt image out (as oc-mirror's excludeImages)
+write_cfg "$T/b.yaml" "  blockedImages:
+  - name: \"ocp-v4.0-art-dev@${kv}\$\""
+al_run "$T/out" "$T/err" "$AIRLOCK" mirror --config "$T/b.yaml" --store "$T/s2" --allow-unsigned --no-default-keys --no-default-store
+cat "$T/err"
+al_check "mirror with the KubeVirt image blocked exits 0" test "$AL_RC" = 0
+al_check "the blocked KubeVirt image is not in the store" test ! -e "$T/s2/blobs/sha256/${kv#sha256:}"
+al_check "the warning names the pattern" \
+	grep -q "KubeVirt image $prefix/ocp-v4.0-art-dev@$kv is not mirrored: it matches mirror.blockedImages" "$T/err"
+al_check "the release itself was mirrored" grep -q "4.15.0" "$T/s2/airlock/releases.json"
+
+# 3. a blocked additional image; samples are reported as not mirrored
+cat >"$T/c.yaml" <<YAML
+kind: ImageSetConfiguration
+apiVersion: mirror.openshift.io/v1alpha2
+storageConfig:
+  local:
+    path: s3
+mirror:
+  additionalImages:
+  - name: $prefix/ocp-v4.0-art-dev@$kv
+  blockedImages:
+  - name: art-dev
+  samples:
+  - name: ruby
+airlock:
+  sources:
+  - prefix: $prefix
+    location: oci:$T/rel
+YAML
+al_run "$T/out" "$T/err" "$AIRLOCK" mirror --config "$T/c.yaml" --allow-unsigned --no-default-keys --no-default-store
+cat "$T/err"
+al_check "an imageset whose only image is blocked has nothing to mirror (exit 2)" test "$AL_RC" = 2
+al_check "the blocked image is named" grep -q "image $prefix/ocp-v4.0-art-dev@$kv is not mirrored" "$T/err"
+al_check "samples are reported as not mirrored" grep -q "mirror.samples: sample images are not mirrored" "$T/err"
+sed -i 's/  - name: art-dev/  - name: nothing-matches-this/' "$T/c.yaml"
+al_run "$T/out" "$T/err" "$AIRLOCK" mirror --config "$T/c.yaml" --allow-unsigned --no-default-keys --no-default-store
+al_check "without --store, storageConfig.local.path (relative to the file) is the store" \
+	bash -c '[ "$1" = 0 ] && test -f "$2/s3/blobs/sha256/${3#sha256:}"' _ "$AL_RC" "$T" "$kv"
+
+# 4. a release without the ConfigMap: kubeVirtContainer fails, saying why
+write_cfg "$T/d.yaml" ""
+sed -i "s|oci:$T/rel|oci:$T/kv|; s|release: $release|release: $prefix/release:4.15.0-x86_64|" "$T/d.yaml"
+al_run "$T/out" "$T/err" "$AIRLOCK" mirror --config "$T/d.yaml" --store "$T/s4" --allow-unsigned --no-default-keys --no-default-store
+cat "$T/err"
+al_check "kubeVirtContainer with a release that names no KubeVirt image fails" test "$AL_RC" != 0
+al_check "the error names the missing ConfigMap" \
+	grep -q "kubeVirtContainer: release-manifests/0000_50_installer_coreos-bootimages.yaml is not in the release" "$T/err"
+al_finish
