@@ -550,7 +550,10 @@ static int load_platform(ctx *c, const al_yaml_node *p)
 		if (rc)
 			return at(c, n, AL_EUNSUPPORTED,
 			          "graph: true is not supported (airlock does "
-			          "not build the update graph image)",
+			          "not build the update graph image; the "
+			          "channels' graphs are saved in the store and "
+			          "'airlock graph -o DIR' writes the update "
+			          "service's graph data)",
 			          NULL, NULL);
 	}
 	return 0;
@@ -576,19 +579,79 @@ static int additional_refusals(const ctx *c, const al_yaml_node *item)
 		          "source name, which push, mirrorsets and the "
 		          "signature ConfigMaps derive the destination from",
 		          NULL, NULL);
-	if ((n = al_yaml_get(item, "platforms")) != NULL)
-		return at(c, n, AL_EUNSUPPORTED,
-		          "mirror.additionalImages[].platforms is not "
-		          "supported: airlock copies an image index whole or "
-		          "one platform for the whole run (--platform, or "
-		          "mirror.platform.platforms with one entry)",
-		          NULL, NULL);
+	return 0;
+}
+
+/*
+ * additionalImages[].platforms (v2alpha1 InstancePlatformFilter) of the
+ * image just pushed as cfg->additional[last]: one platform is the entry
+ * of its index that is mirrored; several copy the whole index (airlock
+ * writes no sparse manifest lists), with a note.
+ */
+static int load_additional_platforms(ctx *c, const al_yaml_node *seq)
+{
+	al_imageset *cfg = c->cfg;
+	char **list = NULL, **grown;
+	size_t n = 0, i, last = cfg->nadditional - 1;
+	int rc = 0;
+
+	if (seq->type != AL_YAML_SEQ)
+		return type_error(c, seq, "mirror.additionalImages[].platforms",
+		                  "a list");
+	for (i = 0; i < seq->n && rc == 0; i++)
+		rc = load_platform_filter(
+		    c, seq->items[i], "mirror.additionalImages[].platforms[]",
+		    &list, &n);
+	if (rc < 0)
+		goto out;
+	/* the parallel array grows with additional (zeroed: NULL) */
+	grown = realloc(cfg->additional_platforms,
+	                (cfg->nadditional + 1) * sizeof(*grown));
+	if (grown == NULL) {
+		rc = al_error_set(AL_ENOMEM, "out of memory");
+		goto out;
+	}
+	if (cfg->additional_platforms == NULL)
+		memset(grown, 0, (cfg->nadditional + 1) * sizeof(*grown));
+	cfg->additional_platforms = grown;
+	if (n == 1) {
+		grown[last] = list[0];
+		list[0] = NULL;
+	} else if (n > 1) {
+		rc = note(c, seq,
+		          "mirror.additionalImages[].platforms names several "
+		          "platforms: airlock mirrors the whole index of ",
+		          cfg->additional[last]);
+	}
+out:
+	for (i = 0; i < n; i++)
+		free(list[i]);
+	free(list);
+	return rc;
+}
+
+/* Keep additional_platforms (when there is one) as long as additional,
+ * the new slot NULL. */
+static int grow_additional_platforms(al_imageset *cfg)
+{
+	char **grown;
+
+	if (cfg->additional_platforms == NULL)
+		return 0;
+	grown = realloc(cfg->additional_platforms,
+	                (cfg->nadditional + 1) * sizeof(*grown));
+	if (grown == NULL)
+		return al_error_set(AL_ENOMEM, "out of memory");
+	grown[cfg->nadditional - 1] = NULL;
+	grown[cfg->nadditional] = NULL;
+	cfg->additional_platforms = grown;
 	return 0;
 }
 
 static int load_additional(ctx *c, const al_yaml_node *seq)
 {
-	static const char *const allowed[] = {"name", NULL};
+	static const char *const allowed[] = {"name", "platforms", NULL};
+	static const char *const allowed_v1[] = {"name", NULL};
 	const al_yaml_node *item, *n;
 	const char *s;
 	size_t i;
@@ -603,7 +666,8 @@ static int load_additional(ctx *c, const al_yaml_node *seq)
 			                  "a mapping with 'name'");
 		if ((rc = additional_refusals(c, item)) < 0 ||
 		    (rc = check_fields(c, item, "mirror.additionalImages[]",
-		                       allowed, NULL)) < 0)
+		                       c->api == 1 ? allowed_v1 : allowed,
+		                       NULL)) < 0)
 			return rc;
 		n = al_yaml_get(item, "name");
 		if (n == NULL)
@@ -617,6 +681,11 @@ static int load_additional(ctx *c, const al_yaml_node *seq)
 			return rc;
 		if ((rc = push(&c->cfg->additional, &c->cfg->nadditional, s)) <
 		    0)
+			return rc;
+		if ((rc = grow_additional_platforms(c->cfg)) < 0)
+			return rc;
+		n = c->api == 2 ? al_yaml_get(item, "platforms") : NULL;
+		if (n != NULL && (rc = load_additional_platforms(c, n)) < 0)
 			return rc;
 	}
 	return 0;
@@ -1500,6 +1569,10 @@ void al_imageset_free(al_imageset *cfg)
 	for (i = 0; i < cfg->nnotes; i++)
 		free(cfg->notes[i]);
 	free(cfg->notes);
+	for (i = 0; cfg->additional_platforms != NULL && i < cfg->nadditional;
+	     i++)
+		free(cfg->additional_platforms[i]);
+	free(cfg->additional_platforms);
 	free(cfg->releases);
 	free(cfg->architectures);
 	free(cfg->additional);

@@ -18,10 +18,16 @@ const char *al_imageset_plan_hook(const al_imageset *cfg, const char *platform,
                                   const char **releases, size_t *nreleases,
                                   const char **images, size_t *nimages);
 
+/* The additional images mirrored with their own platform after the rest
+ * (additionalImages[].platforms with one entry, not blocked): the plan
+ * has something to mirror when there are any. */
+size_t al_imageset_own_platform_count(const al_imageset *cfg);
+
 /*
  * After the releases were mirrored: warn for each requested architecture
  * a mirrored release does not provide; with kubeVirtContainer, mirror the
- * KubeVirt image(s) each release names (not blocked ones) and merge what
+ * KubeVirt image(s) each release names (not blocked ones), mirror the
+ * additional images that have their own platform, merge what
  * happened into report; record archiveSize for pack. Returns 0 or the
  * worst status; failures are also in report->errors.
  */

@@ -87,12 +87,72 @@ static void drop_blocked(const al_imageset *cfg, const char **v, size_t *n,
 	*n = k;
 }
 
+/* Whether ref is (by pointer) an additional image of cfg with its own
+ * platform. */
+static int own_platform(const al_imageset *cfg, const char *ref)
+{
+	size_t i;
+
+	for (i = 0; cfg->additional_platforms != NULL && i < cfg->nadditional;
+	     i++)
+		if (cfg->additional[i] == ref &&
+		    cfg->additional_platforms[i] != NULL)
+			return 1;
+	return 0;
+}
+
+static int merge_report(al_mirror_report *r, al_mirror_report *sub);
+
+size_t al_imageset_own_platform_count(const al_imageset *cfg)
+{
+	const char *pat;
+	size_t i, n = 0;
+
+	for (i = 0; cfg != NULL && cfg->additional_platforms != NULL &&
+	            i < cfg->nadditional;
+	     i++)
+		n += cfg->additional_platforms[i] != NULL &&
+		     !al_imageset_blocked(cfg, cfg->additional[i], &pat);
+	return n;
+}
+
+/* The additional images with their own platform, each mirrored with it
+ * (not blocked ones). */
+static int own_platform_images(const al_imageset *cfg, al_store *s,
+                               const al_transfer_opts *to,
+                               al_mirror_report *report)
+{
+	al_transfer_opts o = *to;
+	al_mirror_report sub;
+	const char *one[1], *pat = NULL;
+	size_t i;
+	int rc = 0, r2;
+
+	for (i = 0; cfg->additional_platforms != NULL && i < cfg->nadditional;
+	     i++) {
+		if (cfg->additional_platforms[i] == NULL ||
+		    al_imageset_blocked(cfg, cfg->additional[i], &pat))
+			continue;
+		one[0] = cfg->additional[i];
+		o.platform = cfg->additional_platforms[i];
+		al_log_info("%s: platform %s (mirror.additionalImages[]."
+		            "platforms)",
+		            one[0], o.platform);
+		memset(&sub, 0, sizeof(sub));
+		if ((r2 = al_mirror(s, NULL, 0, one, 1, &o, &sub)) < 0)
+			rc = rc < 0 ? rc : r2;
+		if ((r2 = merge_report(report, &sub)) < 0)
+			rc = r2;
+	}
+	return rc;
+}
+
 const char *al_imageset_plan_hook(const al_imageset *cfg, const char *platform,
                                   const char *opts_platform,
                                   const char **releases, size_t *nreleases,
                                   const char **images, size_t *nimages)
 {
-	size_t i;
+	size_t i, k;
 
 	if (cfg == NULL)
 		return platform;
@@ -100,6 +160,12 @@ const char *al_imageset_plan_hook(const al_imageset *cfg, const char *platform,
 		al_log_warn("%s", cfg->notes[i]);
 	drop_blocked(cfg, releases, nreleases, "release");
 	drop_blocked(cfg, images, nimages, "image");
+	/* an additional image with its own platform is mirrored after the
+	 * rest, with that platform (al_imageset_after_mirror) */
+	for (i = 0, k = 0; i < *nimages; i++)
+		if (!own_platform(cfg, images[i]))
+			images[k++] = images[i];
+	*nimages = k;
 	if (opts_platform != NULL)
 		return opts_platform;
 	/* platforms: one is that entry of the index, several the whole
@@ -453,6 +519,8 @@ int al_imageset_after_mirror(const al_imageset *cfg, al_store *s,
 		if ((r2 = merge_report(report, &sub)) < 0)
 			rc = r2;
 	}
+	if ((r2 = own_platform_images(cfg, s, to, report)) < 0)
+		rc = rc < 0 ? rc : r2;
 	if ((r2 = al_imageset_record_defaults(cfg, al_store_path(s))) < 0) {
 		if (add_error(report, al_error_message()) < 0)
 			r2 = AL_ENOMEM;

@@ -355,7 +355,10 @@ int al_mirror_signed(al_store *s, const char *const *releases, size_t nreleases,
                      const al_transfer_opts *opts,
                      const al_mirror_sig_opts *sig, al_mirror_report *report)
 {
-	if (sig != NULL && sig->keyring == NULL && !sig->allow_unsigned)
+	/* only releases are signature-checked: additional images alone
+	 * need no keyring */
+	if (sig != NULL && sig->keyring == NULL && !sig->allow_unsigned &&
+	    nreleases > 0)
 		return al_error_set(AL_EINVAL,
 		                    "signature checks need a keyring");
 	return mirror_impl(s, releases, nreleases, additional, nadditional,

@@ -151,7 +151,8 @@ static int check(al_mirror_plan *p)
 		timeout = p->cfg->signature_timeout;
 	if (p->cfg != NULL && policy == NULL)
 		policy = p->cfg->identity_policy;
-	if (p->releases.n == 0 && p->images.n == 0 && !has_channels(p))
+	if (p->releases.n == 0 && p->images.n == 0 && !has_channels(p) &&
+	    al_imageset_own_platform_count(p->cfg) == 0)
 		return al_error_set(AL_EINVAL,
 		                    "nothing to mirror: give "
 		                    "RELEASE references or --config");
@@ -335,7 +336,8 @@ int al_mirror_plan_run(al_mirror_plan *p, al_store *store,
 		res->channel_releases = sel.nreleases;
 		al_log_info("channels: %zu releases selected", sel.nreleases);
 	}
-	if (p->releases.n == 0 && p->images.n == 0) {
+	if (p->releases.n == 0 && p->images.n == 0 &&
+	    al_imageset_own_platform_count(p->cfg) == 0) {
 		res->refused = 1;
 		rc = al_error_set(
 		    AL_EINVAL,

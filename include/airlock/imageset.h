@@ -125,6 +125,11 @@ typedef struct al_imageset {
 	 * each with "path:line:column: "; al_mirror_plan_new logs them */
 	char **notes;
 	size_t nnotes;
+	/* mirror.additionalImages[].platforms, parallel to additional (NULL
+	 * when no image has one): NULL for an image without platforms, else
+	 * its "os/architecture" (one); several platforms leave it NULL (the
+	 * whole index) with a note */
+	char **additional_platforms;
 } al_imageset;
 
 /* Largest configuration file accepted (AL_ELIMIT beyond). */

@@ -117,4 +117,54 @@ cat "$T/err"
 al_check "kubeVirtContainer with a release that names no KubeVirt image fails" test "$AL_RC" != 0
 al_check "the error names the missing ConfigMap" \
 	grep -q "kubeVirtContainer: release-manifests/0000_50_installer_coreos-bootimages.yaml is not in the release" "$T/err"
+# 5. additionalImages[].platforms: one platform is that entry of the index
+python3 - "$T/multi" <<'PY'
+import hashlib, json, os, sys
+out = sys.argv[1]
+os.makedirs(out + "/blobs/sha256", exist_ok=True)
+def blob(b):
+    d = hashlib.sha256(b).hexdigest()
+    open("%s/blobs/sha256/%s" % (out, d), "wb").write(b)
+    return "sha256:" + d, len(b)
+kids = []
+for arch in ("amd64", "arm64"):
+    layer = blob(("layer of %s\n" % arch).encode() * 64)
+    cfg = blob(json.dumps({"architecture": arch, "os": "linux",
+                           "rootfs": {"type": "layers", "diff_ids": [layer[0]]}}).encode())
+    m = json.dumps({"schemaVersion": 2, "mediaType": "application/vnd.oci.image.manifest.v1+json",
+                    "config": {"mediaType": "application/vnd.oci.image.config.v1+json", "digest": cfg[0], "size": cfg[1]},
+                    "layers": [{"mediaType": "application/vnd.oci.image.layer.v1.tar", "digest": layer[0], "size": layer[1]}]}).encode()
+    md = blob(m)
+    kids.append({"mediaType": "application/vnd.oci.image.manifest.v1+json", "digest": md[0], "size": md[1],
+                 "platform": {"os": "linux", "architecture": arch}})
+    open("%s/%s" % (out, arch), "w").write(layer[0] + "\n")
+idx = blob(json.dumps({"schemaVersion": 2, "mediaType": "application/vnd.oci.image.index.v1+json",
+                       "manifests": kids}).encode())
+json.dump({"schemaVersion": 2, "manifests": [{"mediaType": "application/vnd.oci.image.index.v1+json",
+           "digest": idx[0], "size": idx[1],
+           "annotations": {"org.opencontainers.image.ref.name": "quay.io/multi/tool:1"}}]},
+          open(out + "/index.json", "w"))
+open(out + "/oci-layout", "w").write('{"imageLayoutVersion":"1.0.0"}')
+PY
+cat >"$T/e.yaml" <<YAML
+kind: ImageSetConfiguration
+apiVersion: mirror.openshift.io/v2alpha1
+mirror:
+  additionalImages:
+  - name: quay.io/multi/tool:1
+    platforms:
+    - os: linux
+      architecture: arm64
+airlock:
+  sources:
+  - prefix: quay.io/multi
+    location: oci:$T/multi
+YAML
+al_run "$T/out" "$T/err" "$AIRLOCK" mirror --config "$T/e.yaml" --store "$T/s5"
+cat "$T/err"
+al_check "an additional image with one platform is mirrored (exit 0)" test "$AL_RC" = 0
+arm=$(cat "$T/multi/arm64") amd=$(cat "$T/multi/amd64")
+al_check "its arm64 layer is in the store" test -f "$T/s5/blobs/sha256/${arm#sha256:}"
+al_check "its amd64 layer is not" test ! -e "$T/s5/blobs/sha256/${amd#sha256:}"
+al_check "the store names it" grep -q "quay.io/multi/tool:1" "$T/s5/index.json"
 al_finish

@@ -614,11 +614,40 @@ static void test_imageset__v2alpha1_fields(void)
 	          AL_EUNSUPPORTED,
 	          "%s:6:17: mirror.additionalImages[].targetRepo and "
 	          "targetTag are not supported");
+	cfg =
+	    load_ok("v2c.yaml", HEAD "mirror:\n  additionalImages:\n"
+	                             "  - name: quay.io/a:1\n"
+	                             "  - name: quay.io/a:2\n"
+	                             "    platforms:\n"
+	                             "    - {os: linux, architecture: amd64}\n"
+	                             "  - name: quay.io/a:3\n"
+	                             "    platforms:\n"
+	                             "    - {os: linux, architecture: amd64}\n"
+	                             "    - {os: linux, architecture: arm64}\n"
+	                             "  - name: quay.io/a:4\n"
+	                             "    platforms: []\n");
+	if (cfg != NULL) {
+		CU_ASSERT_EQUAL(cfg->nadditional, 4);
+		CU_ASSERT_PTR_NOT_NULL(cfg->additional_platforms);
+		if (cfg->additional_platforms != NULL) {
+			CU_ASSERT_PTR_NULL(cfg->additional_platforms[0]);
+			CU_ASSERT_STRING_EQUAL(cfg->additional_platforms[1],
+			                       "linux/amd64");
+			CU_ASSERT_PTR_NULL(cfg->additional_platforms[2]);
+			CU_ASSERT_PTR_NULL(cfg->additional_platforms[3]);
+		}
+		CU_ASSERT(has_note(cfg, ":11:5: mirror.additionalImages[]."
+		                        "platforms names several platforms: "
+		                        "airlock mirrors the whole index of "
+		                        "quay.io/a:3"));
+		CU_ASSERT_EQUAL(al_imageset_own_platform_count(cfg), 1);
+	}
+	al_imageset_free(cfg);
 	check_bad(HEAD "mirror:\n  additionalImages:\n  - name: quay.io/a:1\n"
-	               "    platforms: []\n",
-	          AL_EUNSUPPORTED,
-	          "%s:6:16: mirror.additionalImages[].platforms is not "
-	          "supported");
+	               "    platforms: [linux/amd64]\n",
+	          AL_EPARSE,
+	          "%s:6:17: mirror.additionalImages[].platforms[] must be a "
+	          "mapping with 'os' and 'architecture'");
 	check_bad(HEAD "mirror:\n  blockedImages:\n  - name: \"a(b\"\n",
 	          AL_EPARSE,
 	          "%s:5:11: blocked image 'a(b': invalid regular expression");
