@@ -695,7 +695,7 @@ static int load_additional(ctx *c, const al_yaml_node *seq)
  * A blockedImages pattern as oc-mirror reads it (Go regexp, RE2 syntax),
  * compiled here as a POSIX extended expression. The syntax both share is
  * what real files use (names, '^', '|', groups, classes); RE2-only
- * constructs ("(?i)", "\\d", "\\w", "\\s", "\\b", "\\p") would mean
+ * constructs ((?i), \d, \w, \s, \b, \p) would mean
  * something else to regcomp, so they are refused instead of matching
  * differently.
  */

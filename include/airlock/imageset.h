@@ -137,10 +137,13 @@ typedef struct al_imageset {
 
 /*
  * Load path. kind must be ImageSetConfiguration and apiVersion
- * mirror.openshift.io/v2alpha1. Any field not understood is AL_EPARSE
+ * mirror.openshift.io/v2alpha1 or v1alpha2 (oc-mirror v1: storageConfig,
+ * no platform.release); several YAML documents are read as their union
+ * (cfg->notes says so). Any field not understood is AL_EPARSE
  * "<path>:<line>:<column>: unknown field 'x' in mirror.platform";
  * oc-mirror features airlock does not implement (operators, helm,
- * graph: true) are AL_EUNSUPPORTED with position. Channel entries need a
+ * graph: true, targetRepo/targetTag, storageConfig.registry) are
+ * AL_EUNSUPPORTED with position. Channel entries need a
  * name; minVersion/maxVersion must be semantic versions with
  * minVersion <= maxVersion (AL_EPARSE with position). Image references
  * are validated (al_ref_parse) with position in the message.
