@@ -1219,7 +1219,11 @@ static int load_storage(ctx *c, const al_yaml_node *n)
 		          NULL, NULL);
 	if ((rc = get_string(c, pn, "storageConfig.local.path", &s)) < 0)
 		return rc;
-	abs = s[0] == '/' ? al_strdup(s) : al_path_join(c->dir, s);
+	while (s[0] == '.' && s[1] == '/')
+		s += 2;
+	abs = s[0] == '/'    ? al_strdup(s)
+	      : s[0] == '\0' ? al_strdup(c->dir)
+	                     : al_path_join(c->dir, s);
 	if (abs == NULL)
 		return al_error_set(AL_ENOMEM, "out of memory");
 	if (c->cfg->store_path != NULL &&

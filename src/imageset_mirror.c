@@ -28,7 +28,7 @@
 /* An unanchored POSIX extended match of pattern in s (regexp.MatchString
  * semantics); a pattern that does not compile matches nothing (the
  * loader refused it already). */
-static int re_search(const char *pattern, const char *s)
+static int pattern_search(const char *pattern, const char *s)
 {
 	regex_t re;
 	int m;
@@ -59,8 +59,8 @@ int al_imageset_blocked(const al_imageset *cfg, const char *ref,
 		al_ref_clear(&r);
 	}
 	for (i = 0; i < cfg->nblocked && !hit; i++) {
-		hit = re_search(cfg->blocked[i], bare) ||
-		      (full != NULL && re_search(cfg->blocked[i], full));
+		hit = pattern_search(cfg->blocked[i], bare) ||
+		      (full != NULL && pattern_search(cfg->blocked[i], full));
 		if (hit && pattern != NULL)
 			*pattern = cfg->blocked[i];
 	}

@@ -495,7 +495,7 @@ static void test_imageset__v1alpha2_mapped(void)
 	                       "  - name: ^blocked-registry.com\n"
 	                       "  samples:\n"
 	                       "  - name: ruby\n");
-	char *want = al_path_join(al_test_tmpdir(), "./metadata");
+	char *want = al_path_join(al_test_tmpdir(), "metadata");
 
 	if (cfg != NULL) {
 		CU_ASSERT_EQUAL(cfg->api_version, 1);
