@@ -475,6 +475,35 @@ out:
 	return rc;
 }
 
+/* blockedImages does not cut a release (a store that names a release holds
+ * every image of its image-references): say which components it matched. */
+static void warn_blocked_components(const al_imageset *cfg, al_store *s,
+                                    const al_mirror_release *rel,
+                                    const char *platform)
+{
+	al_release *r = NULL;
+	const char *pat = NULL;
+	size_t i, n;
+
+	if (al_release_open(&r, s, &rel->digest, platform) < 0) {
+		al_error_clear();
+		return;
+	}
+	n = al_release_component_count(r);
+	for (i = 0; i < n; i++) {
+		const al_release_component *c = al_release_component_at(r, i);
+
+		if (al_imageset_blocked(cfg, c->image, &pat))
+			al_log_warn(
+			    "component %s (%s) of release %s matches "
+			    "mirror.blockedImages '%s' and was mirrored "
+			    "all the same: airlock keeps a release "
+			    "whole",
+			    c->name, c->image, rel->source, pat);
+	}
+	al_release_free(r);
+}
+
 int al_imageset_after_mirror(const al_imageset *cfg, al_store *s,
                              const al_transfer_opts *to,
                              al_mirror_report *report)
@@ -493,6 +522,8 @@ int al_imageset_after_mirror(const al_imageset *cfg, al_store *s,
 		if (rel->status != 0)
 			continue;
 		check_arches(cfg, s, rel);
+		if (cfg->nblocked > 0)
+			warn_blocked_components(cfg, s, rel, to->platform);
 		if (cfg->kubevirt &&
 		    (r2 = kubevirt_of(cfg, s, rel, to->platform, &kv, &nkv,
 		                      report)) < 0)

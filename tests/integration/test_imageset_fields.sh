@@ -70,8 +70,13 @@ al_run "$T/out" "$T/err" "$AIRLOCK" pack --store "$T/s1" -o "$T/pack2" --volume-
 al_check "--volume-size still wins" bash -c '! grep -q "archiveSize" "$1"' _ "$T/err"
 
 # 2. blockedImages keeps the KubeVirt image out (as oc-mirror's excludeImages)
+comp=$(python3 -c 'import json,sys
+for m in json.load(open(sys.argv[1]))["manifests"]:
+    n = m["annotations"]["org.opencontainers.image.ref.name"]
+    if "ocp-v4.0-art-dev" in n and m["digest"] != sys.argv[2]: print(m["digest"]); break' "$T/rel/index.json" "$kv")
 write_cfg "$T/b.yaml" "  blockedImages:
-  - name: \"ocp-v4.0-art-dev@${kv}\$\""
+  - name: \"ocp-v4.0-art-dev@${kv}\$\"
+  - name: \"${comp#sha256:}\""
 al_run "$T/out" "$T/err" "$AIRLOCK" mirror --config "$T/b.yaml" --store "$T/s2" --allow-unsigned --no-default-keys --no-default-store
 cat "$T/err"
 al_check "mirror with the KubeVirt image blocked exits 0" test "$AL_RC" = 0
@@ -79,6 +84,9 @@ al_check "the blocked KubeVirt image is not in the store" test ! -e "$T/s2/blobs
 al_check "the warning names the pattern" \
 	grep -q "KubeVirt image $prefix/ocp-v4.0-art-dev@$kv is not mirrored: it matches mirror.blockedImages" "$T/err"
 al_check "the release itself was mirrored" grep -q "4.15.0" "$T/s2/airlock/releases.json"
+al_check "a blocked component is reported, and mirrored (a release stays whole)" \
+	bash -c 'grep -q "of release $1 matches mirror.blockedImages .* and was mirrored all the same" "$2" &&
+		test -f "$3/blobs/sha256/${4#sha256:}"' _ "$release" "$T/err" "$T/s2" "$comp"
 
 # 3. a blocked additional image; samples are reported as not mirrored
 cat >"$T/c.yaml" <<YAML
