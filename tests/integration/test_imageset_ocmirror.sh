@@ -42,4 +42,12 @@ echo "$n files: $ok accepted, $((n - ok)) refused"
 # a refusal always says where and why
 al_check "every refusal has line:column and a reason" \
 	bash -c '! grep $'"'"'\trefused'"'"' "$1" | grep -vqE $'"'"'\trefused \(exit [23]\): [0-9]+:[0-9]+: .+'"'"'' _ "$got"
+# the command itself: several files give the worst status; usage errors
+al_run "$T/out" "$T/err" "$AIRLOCK" imageset check "$AL_SOURCE_DIR/samples/imageset.yaml" "$T/missing.yaml"
+al_check "a missing file: exit 2, 'cannot read' naming it" \
+	bash -c '[ "$1" = 2 ] && grep -q "airlock: error: cannot read .*missing.yaml" "$2"' _ "$AL_RC" "$T/err"
+al_check "the other file is still checked" grep -q "samples/imageset.yaml: accepted: " "$T/out"
+al_run "$T/out" "$T/err" "$AIRLOCK" imageset lint x.yaml
+al_check "an unknown subcommand is a usage error" \
+	bash -c '[ "$1" = 2 ] && grep -q "unknown subcommand .lint." "$2"' _ "$AL_RC" "$T/err"
 al_finish

@@ -25,9 +25,9 @@ static const char imageset_help[] =
     "is fetched.\n"
     "\n"
     "Options:\n" CLI_LOCAL_HELP "\n"
-    "Exit status: 0 every file accepted, 2 a file refused (or a usage "
-    "error),\n"
-    "3 a file could not be read.\n";
+    "Exit status: 0 every file accepted, 2 a file refused or missing (or "
+    "a usage\n"
+    "error), 3 a file could not be read.\n";
 
 static void summary(const char *path, const al_imageset *cfg)
 {
@@ -70,7 +70,10 @@ static int check(cli_common *c, const char *path)
 	int rc;
 
 	if ((rc = al_imageset_load_ex(&cfg, path, CHECK_FLAGS)) < 0)
-		return cli_input_fail(rc, "'%s' is refused", path);
+		return rc == AL_EPARSE || rc == AL_EUNSUPPORTED ||
+		               rc == AL_ELIMIT
+		           ? cli_input_fail(rc, "'%s' is refused", path)
+		           : cli_input_fail(rc, "cannot read '%s'", path);
 	summary(path, cfg);
 	for (i = 0; !c->quiet && i < cfg->nnotes; i++)
 		cli_warn("%s", cfg->notes[i]);
