@@ -91,6 +91,10 @@ airlock:
 YAML
 printf 'kind: ImageSetConfiguration\napiVersion: mirror.openshift.io/v2alpha1\nmirror:\n  operators: []\n  bogus: 1\n' >"$c/imageset/seed-unknown.yaml"
 printf 'a: &x [1, 2]\nb: *x\n' >"$c/imageset/seed-yaml-anchor.yaml"
+# a real oc-mirror file whose channel has minVersion == maxVersion (NULL + 0
+# in version.c's pre-release comparison before it was fixed)
+cp "$src/tests/fixtures/oc-mirror-imagesets/tests/integration/testdata/imagesetconfigs/sparse_manifest/isc-archs-multi-release.yaml" \
+	"$c/imageset/seed-ocmirror-archs-multi.yaml"
 # oc-mirror v1's format in two documents; v2alpha1's platform fields
 cat >"$c/imageset/seed-v1alpha2.yaml" <<'YAML'
 kind: ImageSetConfiguration
