@@ -390,7 +390,7 @@ static int load_channels(ctx *c, const al_yaml_node *seq)
 {
 	al_imageset *cfg = c->cfg;
 	al_imageset_channel *p;
-	size_t i;
+	size_t i, j, first = cfg->nchannels;
 	int rc;
 
 	if (seq->type != AL_YAML_SEQ)
@@ -407,6 +407,14 @@ static int load_channels(ctx *c, const al_yaml_node *seq)
 		rc = load_channel(c, seq->items[i], &p[cfg->nchannels - 1]);
 		if (rc < 0)
 			return rc;
+		/* oc-mirror validateReleaseChannels (both versions): a name
+		 * once per document */
+		for (j = first; j + 1 < cfg->nchannels; j++)
+			if (strcmp(p[j].name, p[cfg->nchannels - 1].name) == 0)
+				return at(c, seq->items[i], AL_EPARSE,
+				          "duplicate release channel '",
+				          p[j].name,
+				          "' (oc-mirror refuses it too)");
 	}
 	return 0;
 }

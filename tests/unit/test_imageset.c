@@ -433,6 +433,11 @@ static void test_imageset__channel_errors(void)
 	check_bad(HEAD "mirror:\n  platform:\n    channels:\n    - name: a\n"
 	               "      shortestPath: yes\n",
 	          AL_EPARSE, "shortestPath must be true or false");
+	check_bad(HEAD "mirror:\n  platform:\n    channels:\n    - name: a\n"
+	               "    - name: b\n    - name: a\n      full: true\n",
+	          AL_EPARSE,
+	          "%s:8:7: duplicate release channel 'a' (oc-mirror refuses it "
+	          "too)");
 	check_bad(HEAD "airlock:\n  graph:\n    url: ftp://x\n", AL_EPARSE,
 	          "%s:5:10: airlock.graph.url must start with http://");
 	check_bad(HEAD "airlock:\n  graph:\n    urls: x\n", AL_EPARSE,
