@@ -217,6 +217,9 @@ int al_graph_resolve_imageset(const al_imageset *cfg, const al_graph_opts *opts,
                               al_graph_selection *out)
 {
 	static const char *const default_arch[] = {"amd64"};
+	/* mirror.platform.platforms: the multi payload (oc-mirror
+	 * cincinnati.go sets Arch "multi" for them) */
+	static const char *const multi_arch[] = {"multi"};
 	static const al_graph_opts no_opts;
 	const char *const *arches = default_arch;
 	size_t narch = 1, i, a, k, *idx = NULL, n = 0;
@@ -229,6 +232,8 @@ int al_graph_resolve_imageset(const al_imageset *cfg, const al_graph_opts *opts,
 	if (cfg->narchitectures > 0) {
 		arches = (const char *const *)cfg->architectures;
 		narch = cfg->narchitectures;
+	} else if (cfg->nplatforms > 0) {
+		arches = multi_arch;
 	}
 	for (i = 0; i < cfg->nchannels; i++) {
 		const al_imageset_channel *ch = &cfg->channels[i];

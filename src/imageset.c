@@ -2,8 +2,10 @@
  * understands. */
 #include <errno.h>
 #include <limits.h>
+#include <regex.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "airlock/catalog.h"
 #include "airlock/clock.h"
@@ -17,12 +19,14 @@
 
 #define IMAGESET_KIND "ImageSetConfiguration"
 #define IMAGESET_API "mirror.openshift.io/v2alpha1"
+#define IMAGESET_API_V1 "mirror.openshift.io/v1alpha2"
 
 typedef struct ctx {
 	int flags;        /* AL_IMAGESET_* */
 	const char *path; /* for messages */
 	char *dir;        /* absolute directory of the file */
 	al_imageset *cfg;
+	int api; /* of the document being read: 2 v2alpha1, 1 v1alpha2 */
 } ctx;
 
 static int at(const ctx *c, const al_yaml_node *n, int code, const char *fmt,
@@ -52,6 +56,53 @@ static int in_list(const char *s, size_t len, const char *const *list)
 	return 0;
 }
 
+/* An unknown key, with a hint when oc-mirror's other API version or
+ * another spelling has it (Go's encoding/json matches keys ignoring case,
+ * so oc-mirror takes "additionalimages"; airlock wants the documented
+ * name). */
+static int unknown_field(const ctx *c, const al_yaml_node *k, const char *where)
+{
+	static const char *const v2_only[] = {"release",   "kubeVirtContainer",
+	                                      "platforms", "targetRepo",
+	                                      "targetTag", NULL};
+	static const char *const spelled[] = {
+	    "additionalImages",  "blockedImages",
+	    "kubeVirtContainer", "archiveSize",
+	    "storageConfig",     "minVersion",
+	    "maxVersion",        "shortestPath",
+	    "apiVersion",        NULL};
+	size_t i;
+
+	if (c->api == 1 && in_list(k->value, k->len, v2_only))
+		return al_error_set(AL_EPARSE,
+		                    "%s:%zu:%zu: '%s' in %s is a field of "
+		                    "mirror.openshift.io/v2alpha1, not of "
+		                    "v1alpha2 (oc-mirror v1 refuses it too)",
+		                    c->path, k->line, k->column, k->value,
+		                    where);
+	if (c->api == 2 && k->len == strlen("storageConfig") &&
+	    memcmp(k->value, "storageConfig", k->len) == 0)
+		return al_error_set(
+		    AL_EPARSE,
+		    "%s:%zu:%zu: 'storageConfig' is a field of "
+		    "mirror.openshift.io/v1alpha2, not of v2alpha1 (oc-mirror "
+		    "v2 refuses it too): airlock's state is the --store "
+		    "directory",
+		    c->path, k->line, k->column);
+	for (i = 0; spelled[i] != NULL; i++)
+		if (strlen(spelled[i]) == k->len &&
+		    strcasecmp(spelled[i], k->value) == 0)
+			return al_error_set(
+			    AL_EPARSE,
+			    "%s:%zu:%zu: unknown field '%.100s' in %s: the "
+			    "field is spelled '%s'",
+			    c->path, k->line, k->column, k->value, where,
+			    spelled[i]);
+	return al_error_set(AL_EPARSE,
+	                    "%s:%zu:%zu: unknown field '%.100s' in %s", c->path,
+	                    k->line, k->column, k->value, where);
+}
+
 /*
  * Every key of map must be in allowed; keys in unsupported are oc-mirror
  * features airlock does not implement (AL_EUNSUPPORTED), anything else
@@ -74,9 +125,7 @@ static int check_fields(const ctx *c, const al_yaml_node *map,
 			                    "supported by airlock",
 			                    c->path, k->line, k->column,
 			                    k->value, where);
-		return al_error_set(
-		    AL_EPARSE, "%s:%zu:%zu: unknown field '%.100s' in %s",
-		    c->path, k->line, k->column, k->value, where);
+		return unknown_field(c, k, where);
 	}
 	return 0;
 }
@@ -121,6 +170,20 @@ static int push(char ***arr, size_t *n, const char *s)
 	p[(*n)++] = dup;
 	*arr = p;
 	return 0;
+}
+
+/* A note for the user (cfg->notes): "<path>:<line>:<column>: msg". */
+static int note(ctx *c, const al_yaml_node *n, const char *msg, const char *arg)
+{
+	char *s = al_sprintf("%s:%zu:%zu: %s%s", c->path, n->line, n->column,
+	                     msg, arg != NULL ? arg : "");
+	int rc;
+
+	if (s == NULL)
+		return al_error_set(AL_ENOMEM, "out of memory");
+	rc = push(&c->cfg->notes, &c->cfg->nnotes, s);
+	free(s);
+	return rc;
 }
 
 /* An image reference with its position in the message when invalid. */
@@ -327,7 +390,7 @@ static int load_channels(ctx *c, const al_yaml_node *seq)
 {
 	al_imageset *cfg = c->cfg;
 	al_imageset_channel *p;
-	size_t i;
+	size_t i, j, first = cfg->nchannels;
 	int rc;
 
 	if (seq->type != AL_YAML_SEQ)
@@ -344,15 +407,103 @@ static int load_channels(ctx *c, const al_yaml_node *seq)
 		rc = load_channel(c, seq->items[i], &p[cfg->nchannels - 1]);
 		if (rc < 0)
 			return rc;
+		/* oc-mirror validateReleaseChannels (both versions): a name
+		 * once per document */
+		for (j = first; j + 1 < cfg->nchannels; j++)
+			if (strcmp(p[j].name, p[cfg->nchannels - 1].name) == 0)
+				return at(c, seq->items[i], AL_EPARSE,
+				          "duplicate release channel '",
+				          p[j].name,
+				          "' (oc-mirror refuses it too)");
 	}
+	return 0;
+}
+
+/* "os/architecture" of a platforms[] entry (v2alpha1
+ * InstancePlatformFilter: both non-empty, nothing else). */
+static int load_platform_filter(ctx *c, const al_yaml_node *item,
+                                const char *where, char ***arr, size_t *n)
+{
+	static const char *const allowed[] = {"os", "architecture", NULL};
+	const al_yaml_node *os, *arch;
+	const char *o, *a;
+	char *s;
+	int rc;
+
+	if (item->type != AL_YAML_MAP)
+		return type_error(c, item, where,
+		                  "a mapping with 'os' and 'architecture'");
+	if ((rc = check_fields(c, item, where, allowed, NULL)) < 0)
+		return rc;
+	os = al_yaml_get(item, "os");
+	arch = al_yaml_get(item, "architecture");
+	if (os == NULL || arch == NULL)
+		return at(c, item, AL_EPARSE, where,
+		          " needs 'os' and 'architecture' (oc-mirror: "
+		          "platform OS/architecture must not be empty)",
+		          NULL);
+	if ((rc = get_string(c, os, where, &o)) < 0 ||
+	    (rc = get_string(c, arch, where, &a)) < 0)
+		return rc;
+	if (strchr(o, '/') != NULL || strchr(a, '/') != NULL)
+		return at(c, item, AL_EPARSE, where,
+		          ": os and architecture cannot contain '/'", NULL);
+	if ((s = al_sprintf("%s/%s", o, a)) == NULL)
+		return al_error_set(AL_ENOMEM, "out of memory");
+	rc = push(arr, n, s);
+	free(s);
+	return rc;
+}
+
+/* v2alpha1's kubeVirtContainer and platforms. */
+static int load_platform_v2(ctx *c, const al_yaml_node *p)
+{
+	const al_yaml_node *n;
+	size_t i;
+	int rc, on = 0;
+
+	n = al_yaml_get(p, "kubeVirtContainer");
+	if (n != NULL) {
+		if ((rc = get_bool(c, n, "mirror.platform.kubeVirtContainer",
+		                   &on)) < 0)
+			return rc;
+		c->cfg->kubevirt |= on;
+	}
+	n = al_yaml_get(p, "platforms");
+	if (n == NULL)
+		return 0;
+	if (n->type != AL_YAML_SEQ)
+		return type_error(c, n, "mirror.platform.platforms", "a list");
+	/* oc-mirror validateReleasePlatformFields */
+	if (al_yaml_get(p, "architectures") != NULL)
+		return at(c, n, AL_EPARSE,
+		          "mirror.platform.platforms and "
+		          "mirror.platform.architectures cannot be used "
+		          "together (oc-mirror refuses it too)",
+		          NULL, NULL);
+	for (i = 0; i < n->n; i++)
+		if ((rc = load_platform_filter(
+		         c, n->items[i], "mirror.platform.platforms[]",
+		         &c->cfg->platforms, &c->cfg->nplatforms)) < 0)
+			return rc;
+	if (c->cfg->nplatforms > 1 &&
+	    (rc = note(c, n,
+	               "mirror.platform.platforms names several platforms: "
+	               "airlock mirrors every platform of a release index "
+	               "(no sparse manifest lists)",
+	               NULL)) < 0)
+		return rc;
 	return 0;
 }
 
 static int load_platform(ctx *c, const al_yaml_node *p)
 {
-	static const char *const allowed[] = {"release", "architectures",
-	                                      "graph", "channels", NULL};
-	static const char *const unsupported[] = {"kubeVirtContainer", NULL};
+	static const char *const allowed[] = {
+	    "release",           "architectures", "graph", "channels",
+	    "kubeVirtContainer", "platforms",     NULL};
+	/* oc-mirror v1's Platform (v1alpha2 types_config.go) */
+	static const char *const allowed_v1[] = {"architectures", "graph",
+	                                         "channels", NULL};
 	static const char *const arches[] = {"amd64", "arm64", "ppc64le",
 	                                     "s390x", "multi", NULL};
 	const al_yaml_node *n;
@@ -363,8 +514,10 @@ static int load_platform(ctx *c, const al_yaml_node *p)
 
 	if (p->type != AL_YAML_MAP)
 		return type_error(c, p, "mirror.platform", "a mapping");
-	if ((rc = check_fields(c, p, "mirror.platform", allowed, unsupported)) <
-	    0)
+	if ((rc = check_fields(c, p, "mirror.platform",
+	                       c->api == 1 ? allowed_v1 : allowed, NULL)) < 0)
+		return rc;
+	if ((rc = load_platform_v2(c, p)) < 0)
 		return rc;
 	n = al_yaml_get(p, "release");
 	if (n != NULL && (rc = load_releases(c, n)) < 0)
@@ -405,15 +558,108 @@ static int load_platform(ctx *c, const al_yaml_node *p)
 		if (rc)
 			return at(c, n, AL_EUNSUPPORTED,
 			          "graph: true is not supported (airlock does "
-			          "not build the update graph image)",
+			          "not build the update graph image; the "
+			          "channels' graphs are saved in the store and "
+			          "'airlock graph -o DIR' writes the update "
+			          "service's graph data)",
 			          NULL, NULL);
 	}
 	return 0;
 }
 
+/*
+ * v2alpha1 AdditionalImage fields airlock does not act on, refused with
+ * the reason: the store keeps every image under its source name, which
+ * push, mirrorsets and the signature ConfigMaps all derive from, and the
+ * transfer takes one platform for the whole run.
+ */
+static int additional_refusals(const ctx *c, const al_yaml_node *item)
+{
+	const al_yaml_node *n;
+
+	if (c->api != 2)
+		return 0;
+	if ((n = al_yaml_get(item, "targetRepo")) != NULL ||
+	    (n = al_yaml_get(item, "targetTag")) != NULL)
+		return at(c, n, AL_EUNSUPPORTED,
+		          "mirror.additionalImages[].targetRepo and targetTag "
+		          "are not supported: airlock keeps an image under its "
+		          "source name, which push, mirrorsets and the "
+		          "signature ConfigMaps derive the destination from",
+		          NULL, NULL);
+	return 0;
+}
+
+/*
+ * additionalImages[].platforms (v2alpha1 InstancePlatformFilter) of the
+ * image just pushed as cfg->additional[last]: one platform is the entry
+ * of its index that is mirrored; several copy the whole index (airlock
+ * writes no sparse manifest lists), with a note.
+ */
+static int load_additional_platforms(ctx *c, const al_yaml_node *seq)
+{
+	al_imageset *cfg = c->cfg;
+	char **list = NULL, **grown;
+	size_t n = 0, i, last = cfg->nadditional - 1;
+	int rc = 0;
+
+	if (seq->type != AL_YAML_SEQ)
+		return type_error(c, seq, "mirror.additionalImages[].platforms",
+		                  "a list");
+	for (i = 0; i < seq->n && rc == 0; i++)
+		rc = load_platform_filter(
+		    c, seq->items[i], "mirror.additionalImages[].platforms[]",
+		    &list, &n);
+	if (rc < 0)
+		goto out;
+	/* the parallel array grows with additional (zeroed: NULL) */
+	grown = realloc(cfg->additional_platforms,
+	                (cfg->nadditional + 1) * sizeof(*grown));
+	if (grown == NULL) {
+		rc = al_error_set(AL_ENOMEM, "out of memory");
+		goto out;
+	}
+	if (cfg->additional_platforms == NULL)
+		memset(grown, 0, (cfg->nadditional + 1) * sizeof(*grown));
+	cfg->additional_platforms = grown;
+	if (n == 1) {
+		grown[last] = list[0];
+		list[0] = NULL;
+	} else if (n > 1) {
+		rc = note(c, seq,
+		          "mirror.additionalImages[].platforms names several "
+		          "platforms: airlock mirrors the whole index of ",
+		          cfg->additional[last]);
+	}
+out:
+	for (i = 0; i < n; i++)
+		free(list[i]);
+	free(list);
+	return rc;
+}
+
+/* Keep additional_platforms (when there is one) as long as additional,
+ * the new slot NULL. */
+static int grow_additional_platforms(al_imageset *cfg)
+{
+	char **grown;
+
+	if (cfg->additional_platforms == NULL)
+		return 0;
+	grown = realloc(cfg->additional_platforms,
+	                (cfg->nadditional + 1) * sizeof(*grown));
+	if (grown == NULL)
+		return al_error_set(AL_ENOMEM, "out of memory");
+	grown[cfg->nadditional - 1] = NULL;
+	grown[cfg->nadditional] = NULL;
+	cfg->additional_platforms = grown;
+	return 0;
+}
+
 static int load_additional(ctx *c, const al_yaml_node *seq)
 {
-	static const char *const allowed[] = {"name", NULL};
+	static const char *const allowed[] = {"name", "platforms", NULL};
+	static const char *const allowed_v1[] = {"name", NULL};
 	const al_yaml_node *item, *n;
 	const char *s;
 	size_t i;
@@ -426,8 +672,10 @@ static int load_additional(ctx *c, const al_yaml_node *seq)
 		if (item->type != AL_YAML_MAP)
 			return type_error(c, item, "mirror.additionalImages[]",
 			                  "a mapping with 'name'");
-		if ((rc = check_fields(c, item, "mirror.additionalImages[]",
-		                       allowed, NULL)) < 0)
+		if ((rc = additional_refusals(c, item)) < 0 ||
+		    (rc = check_fields(c, item, "mirror.additionalImages[]",
+		                       c->api == 1 ? allowed_v1 : allowed,
+		                       NULL)) < 0)
 			return rc;
 		n = al_yaml_get(item, "name");
 		if (n == NULL)
@@ -442,7 +690,108 @@ static int load_additional(ctx *c, const al_yaml_node *seq)
 		if ((rc = push(&c->cfg->additional, &c->cfg->nadditional, s)) <
 		    0)
 			return rc;
+		if ((rc = grow_additional_platforms(c->cfg)) < 0)
+			return rc;
+		n = c->api == 2 ? al_yaml_get(item, "platforms") : NULL;
+		if (n != NULL && (rc = load_additional_platforms(c, n)) < 0)
+			return rc;
 	}
+	return 0;
+}
+
+/*
+ * A blockedImages pattern as oc-mirror reads it (Go regexp, RE2 syntax),
+ * compiled here as a POSIX extended expression. The syntax both share is
+ * what real files use (names, '^', '|', groups, classes); RE2-only
+ * constructs ((?i), \d, \w, \s, \b, \p) would mean
+ * something else to regcomp, so they are refused instead of matching
+ * differently.
+ */
+static int check_pattern(const ctx *c, const al_yaml_node *n, const char *s)
+{
+	static const char *const re2_only[] = {
+	    "(?",  "\\d", "\\D", "\\w", "\\W", "\\s", "\\S", "\\b",
+	    "\\B", "\\p", "\\P", "\\A", "\\z", "\\Q", NULL};
+	regex_t re;
+	size_t i;
+	int e;
+
+	for (i = 0; re2_only[i] != NULL; i++)
+		if (strstr(s, re2_only[i]) != NULL)
+			return at(c, n, AL_EUNSUPPORTED,
+			          "mirror.blockedImages[].name uses Go "
+			          "regexp syntax that POSIX extended regular "
+			          "expressions lack: ",
+			          re2_only[i], NULL);
+	e = regcomp(&re, s, REG_EXTENDED | REG_NOSUB);
+	if (e != 0) {
+		char why[128];
+
+		regerror(e, &re, why, sizeof(why));
+		return al_error_set(AL_EPARSE,
+		                    "%s:%zu:%zu: blocked image '%.100s': "
+		                    "invalid regular expression: %s",
+		                    c->path, n->line, n->column, s, why);
+	}
+	regfree(&re);
+	return 0;
+}
+
+/* A list of {name: STRING} (blockedImages, samples). */
+static int load_names(ctx *c, const al_yaml_node *seq, const char *where,
+                      char ***arr, size_t *narr, int pattern)
+{
+	static const char *const allowed[] = {"name", NULL};
+	const al_yaml_node *item, *n;
+	const char *s;
+	size_t i;
+	int rc;
+
+	if (seq->type != AL_YAML_SEQ)
+		return type_error(c, seq, where, "a list");
+	for (i = 0; i < seq->n; i++) {
+		item = seq->items[i];
+		if (item->type != AL_YAML_MAP)
+			return type_error(c, item, where,
+			                  "a list of mappings with 'name'");
+		if ((rc = check_fields(c, item, where, allowed, NULL)) < 0)
+			return rc;
+		if ((n = al_yaml_get(item, "name")) == NULL)
+			return at(c, item, AL_EPARSE, where, "[] needs 'name'",
+			          NULL);
+		if ((rc = get_string(c, n, where, &s)) < 0)
+			return rc;
+		if (pattern && (rc = check_pattern(c, n, s)) < 0)
+			return rc;
+		if ((rc = push(arr, narr, s)) < 0)
+			return rc;
+	}
+	return 0;
+}
+
+/* mirror.blockedImages and mirror.samples (both API versions). */
+static int load_blocked_samples(ctx *c, const al_yaml_node *m)
+{
+	const al_yaml_node *n;
+	size_t first = c->cfg->nsamples;
+	int rc;
+
+	n = al_yaml_get(m, "blockedImages");
+	if (n != NULL &&
+	    (rc = load_names(c, n, "mirror.blockedImages", &c->cfg->blocked,
+	                     &c->cfg->nblocked, 1)) < 0)
+		return rc;
+	n = al_yaml_get(m, "samples");
+	if (n == NULL)
+		return 0;
+	if ((rc = load_names(c, n, "mirror.samples", &c->cfg->samples,
+	                     &c->cfg->nsamples, 0)) < 0)
+		return rc;
+	if (c->cfg->nsamples > first)
+		return note(c, n,
+		            "mirror.samples: sample images are not mirrored "
+		            "(oc-mirror does not implement them either): ",
+		            c->cfg->samples[first]);
 	return 0;
 }
 
@@ -451,11 +800,11 @@ static int load_operators(ctx *c, const al_yaml_node *seq);
 static int load_mirror(ctx *c, const al_yaml_node *m)
 {
 	static const char *const allowed[] = {"platform", "additionalImages",
-	                                      NULL};
+	                                      "blockedImages", "samples", NULL};
 	static const char *const allowed_ops[] = {
-	    "platform", "additionalImages", "operators", NULL};
-	static const char *const unsupported[] = {
-	    "operators", "helm", "blockedImages", "samples", NULL};
+	    "platform",      "additionalImages", "operators",
+	    "blockedImages", "samples",          NULL};
+	static const char *const unsupported[] = {"operators", "helm", NULL};
 	const al_yaml_node *n;
 	int rc;
 
@@ -475,6 +824,8 @@ static int load_mirror(ctx *c, const al_yaml_node *m)
 		return rc;
 	n = al_yaml_get(m, "additionalImages");
 	if (n != NULL && (rc = load_additional(c, n)) < 0)
+		return rc;
+	if ((rc = load_blocked_samples(c, m)) < 0)
 		return rc;
 	return 0;
 }
@@ -799,14 +1150,139 @@ static int check_header(ctx *c, const al_yaml_node *root)
 		          "missing 'apiVersion: " IMAGESET_API "'", NULL, NULL);
 	if ((rc = get_string(c, api, "apiVersion", &s)) < 0)
 		return rc;
-	if (strcmp(s, "mirror.openshift.io/v1alpha2") == 0)
-		return at(c, api, AL_EUNSUPPORTED,
-		          "apiVersion mirror.openshift.io/v1alpha2 (oc-mirror "
-		          "v1) is not supported: use " IMAGESET_API,
-		          NULL, NULL);
-	if (strcmp(s, IMAGESET_API) != 0)
+	if (strcmp(s, IMAGESET_API_V1) == 0)
+		c->api = 1;
+	else if (strcmp(s, IMAGESET_API) == 0)
+		c->api = 2;
+	else
 		return at(c, api, AL_EPARSE,
-		          "apiVersion must be " IMAGESET_API ", not '", s, "'");
+		          "apiVersion must be " IMAGESET_API
+		          " or " IMAGESET_API_V1 ", not '",
+		          s, "'");
+	c->cfg->api_version = c->api;
+	return 0;
+}
+
+/* archiveSize: whole GiB (oc-mirror segMultiplier 1024^3), > 0. */
+static int load_archive_size(ctx *c, const al_yaml_node *n)
+{
+	json_t *j = NULL;
+	json_int_t v;
+	uint64_t bytes;
+
+	if (n->type != AL_YAML_SCALAR || al_yaml_to_json(&j, n) < 0 ||
+	    !json_is_integer(j)) {
+		json_decref(j);
+		return type_error(c, n, "archiveSize", "a whole number of GiB");
+	}
+	v = json_integer_value(j);
+	json_decref(j);
+	/* 1 PiB: far beyond any medium, and no overflow below */
+	if (v <= 0 || v > 1024 * 1024)
+		return at(c, n, AL_EPARSE,
+		          "archiveSize must be between 1 and 1048576 (GiB)",
+		          NULL, NULL);
+	bytes = (uint64_t)v * AL_GIB;
+	if (c->cfg->archive_size != 0 && c->cfg->archive_size != bytes)
+		return at(c, n, AL_EPARSE,
+		          "archiveSize differs from an earlier document's",
+		          NULL, NULL);
+	c->cfg->archive_size = bytes;
+	return 0;
+}
+
+/*
+ * storageConfig (v1alpha2): local.path is the store; registry (oc-mirror
+ * v1 kept its metadata in an image there) is refused.
+ */
+static int load_storage(ctx *c, const al_yaml_node *n)
+{
+	static const char *const allowed[] = {"local", "registry", NULL};
+	static const char *const local_allowed[] = {"path", NULL};
+	const al_yaml_node *l, *pn;
+	const char *s;
+	char *abs;
+	int rc;
+
+	if (n->type != AL_YAML_MAP)
+		return type_error(c, n, "storageConfig", "a mapping");
+	if ((rc = check_fields(c, n, "storageConfig", allowed, NULL)) < 0)
+		return rc;
+	if ((l = al_yaml_get(n, "registry")) != NULL)
+		return at(c, l, AL_EUNSUPPORTED,
+		          "storageConfig.registry is not supported: oc-mirror "
+		          "v1 kept its metadata in a registry image, airlock "
+		          "keeps its state in the store directory (--store, or "
+		          "storageConfig.local.path)",
+		          NULL, NULL);
+	if ((l = al_yaml_get(n, "local")) == NULL)
+		return 0;
+	if (l->type != AL_YAML_MAP)
+		return type_error(c, l, "storageConfig.local", "a mapping");
+	if ((rc = check_fields(c, l, "storageConfig.local", local_allowed,
+	                       NULL)) < 0)
+		return rc;
+	if ((pn = al_yaml_get(l, "path")) == NULL)
+		return at(c, l, AL_EPARSE, "storageConfig.local needs 'path'",
+		          NULL, NULL);
+	if ((rc = get_string(c, pn, "storageConfig.local.path", &s)) < 0)
+		return rc;
+	while (s[0] == '.' && s[1] == '/')
+		s += 2;
+	abs = s[0] == '/'    ? al_strdup(s)
+	      : s[0] == '\0' ? al_strdup(c->dir)
+	                     : al_path_join(c->dir, s);
+	if (abs == NULL)
+		return al_error_set(AL_ENOMEM, "out of memory");
+	if (c->cfg->store_path != NULL &&
+	    strcmp(c->cfg->store_path, abs) != 0) {
+		free(abs);
+		return at(c, pn, AL_EPARSE,
+		          "storageConfig.local.path differs from an earlier "
+		          "document's",
+		          NULL, NULL);
+	}
+	free(c->cfg->store_path);
+	c->cfg->store_path = abs;
+	return 0;
+}
+
+/* One document of the file, into c->cfg (lists append). */
+static int load_document(ctx *c, const al_yaml_node *root)
+{
+	static const char *const allowed[] = {
+	    "kind", "apiVersion", "mirror", "airlock", "archiveSize", NULL};
+	static const char *const allowed_v1[] = {
+	    "kind",        "apiVersion",    "mirror", "airlock",
+	    "archiveSize", "storageConfig", NULL};
+	static const char *const unsupported[] = {"delete", NULL};
+	const al_yaml_node *n;
+	int rc;
+
+	if (root == NULL || root->type != AL_YAML_MAP)
+		return al_error_set(AL_EPARSE,
+		                    "%s:%zu:%zu: expected an "
+		                    "ImageSetConfiguration mapping",
+		                    c->path, root != NULL ? root->line : 1,
+		                    root != NULL ? root->column : 1);
+	if ((rc = check_header(c, root)) < 0)
+		return rc;
+	if ((rc = check_fields(c, root, "ImageSetConfiguration",
+	                       c->api == 1 ? allowed_v1 : allowed,
+	                       unsupported)) < 0)
+		return rc;
+	n = al_yaml_get(root, "archiveSize");
+	if (n != NULL && (rc = load_archive_size(c, n)) < 0)
+		return rc;
+	n = al_yaml_get(root, "storageConfig");
+	if (n != NULL && (rc = load_storage(c, n)) < 0)
+		return rc;
+	n = al_yaml_get(root, "mirror");
+	if (n != NULL && (rc = load_mirror(c, n)) < 0)
+		return rc;
+	n = al_yaml_get(root, "airlock");
+	if (n != NULL && (rc = load_airlock(c, n)) < 0)
+		return rc;
 	return 0;
 }
 
@@ -1042,18 +1518,22 @@ static int load_operator(ctx *c, const al_yaml_node *m,
 
 static int load_operators(ctx *c, const al_yaml_node *seq)
 {
-	size_t i;
+	al_imageset_operator *v;
+	size_t i, base;
 	int rc;
 
 	if (seq->type != AL_YAML_SEQ)
 		return type_error(c, seq, "mirror.operators", "a list");
-	c->cfg->operators = calloc(seq->n + 1, sizeof(*c->cfg->operators));
-	if (c->cfg->operators == NULL)
+	/* appended: several YAML documents give the union */
+	base = c->cfg->noperators;
+	v = realloc(c->cfg->operators, (base + seq->n + 1) * sizeof(*v));
+	if (v == NULL)
 		return al_error_set(AL_ENOMEM, "out of memory");
+	memset(v + base, 0, (seq->n + 1) * sizeof(*v));
+	c->cfg->operators = v;
 	for (i = 0; i < seq->n; i++) {
 		c->cfg->noperators++;
-		if ((rc = load_operator(c, seq->items[i],
-		                        &c->cfg->operators[i])) < 0)
+		if ((rc = load_operator(c, seq->items[i], &v[base + i])) < 0)
 			return rc;
 	}
 	return 0;
@@ -1092,6 +1572,23 @@ void al_imageset_free(al_imageset *cfg)
 	for (i = 0; i < cfg->noperators; i++)
 		operator_clear(&cfg->operators[i]);
 	free(cfg->operators);
+	free(cfg->store_path);
+	for (i = 0; i < cfg->nblocked; i++)
+		free(cfg->blocked[i]);
+	free(cfg->blocked);
+	for (i = 0; i < cfg->nsamples; i++)
+		free(cfg->samples[i]);
+	free(cfg->samples);
+	for (i = 0; i < cfg->nplatforms; i++)
+		free(cfg->platforms[i]);
+	free(cfg->platforms);
+	for (i = 0; i < cfg->nnotes; i++)
+		free(cfg->notes[i]);
+	free(cfg->notes);
+	for (i = 0; cfg->additional_platforms != NULL && i < cfg->nadditional;
+	     i++)
+		free(cfg->additional_platforms[i]);
+	free(cfg->additional_platforms);
 	free(cfg->releases);
 	free(cfg->architectures);
 	free(cfg->additional);
@@ -1141,15 +1638,10 @@ int al_imageset_load(al_imageset **out, const char *path)
 
 int al_imageset_load_ex(al_imageset **out, const char *path, int flags)
 {
-	static const char *const allowed[] = {"kind", "apiVersion", "mirror",
-	                                      "airlock", NULL};
-	static const char *const unsupported[] = {
-	    "archiveSize", "storageConfig", "delete", NULL};
 	al_buf b = AL_BUF_INIT(AL_IMAGESET_MAX_BYTES);
 	al_yaml_node **docs = NULL;
-	size_t ndocs = 0;
-	const al_yaml_node *root, *n;
-	ctx c = {flags, path, NULL, NULL};
+	size_t ndocs = 0, i;
+	ctx c = {flags, path, NULL, NULL, 0};
 	int rc;
 
 	rc = al_fs_read_file(path, &b);
@@ -1162,14 +1654,13 @@ int al_imageset_load_ex(al_imageset **out, const char *path, int flags)
 		goto out;
 	if ((rc = al_yaml_load(&docs, &ndocs, b.ptr, b.len, path)) < 0)
 		goto out;
-	if (ndocs != 1 || docs[0] == NULL || docs[0]->type != AL_YAML_MAP) {
+	if (ndocs == 0) {
 		rc = al_error_set(AL_EPARSE,
 		                  "%s: expected one YAML document holding an "
 		                  "ImageSetConfiguration mapping",
 		                  path);
 		goto out;
 	}
-	root = docs[0];
 	if ((rc = abs_dir(path, &c.dir)) < 0)
 		goto out;
 	c.cfg = calloc(1, sizeof(*c.cfg));
@@ -1177,17 +1668,29 @@ int al_imageset_load_ex(al_imageset **out, const char *path, int flags)
 		rc = al_error_set(AL_ENOMEM, "out of memory");
 		goto out;
 	}
-	if ((rc = check_header(&c, root)) < 0)
-		goto out;
-	if ((rc = check_fields(&c, root, "ImageSetConfiguration", allowed,
-	                       unsupported)) < 0)
-		goto out;
-	n = al_yaml_get(root, "mirror");
-	if (n != NULL && (rc = load_mirror(&c, n)) < 0)
-		goto out;
-	n = al_yaml_get(root, "airlock");
-	if (n != NULL && (rc = load_airlock(&c, n)) < 0)
-		goto out;
+	/* Several documents: every one is read and their union kept (lists
+	 * concatenated; archiveSize and storageConfig must agree), where
+	 * oc-mirror (sigs.k8s.io/yaml) reads the first and drops the rest
+	 * without a word. */
+	for (i = 0; i < ndocs; i++)
+		if ((rc = load_document(&c, docs[i])) < 0)
+			goto out;
+	c.cfg->ndocuments = ndocs;
+	if (ndocs > 1) {
+		char msg[160];
+		int len =
+		    snprintf(msg, sizeof(msg),
+		             "the file holds %zu YAML documents: airlock "
+		             "mirrors the union of all of them (oc-mirror "
+		             "reads only the first)",
+		             ndocs);
+
+		if (len < 0 || (size_t)len >= sizeof(msg) ||
+		    (rc = note(&c, docs[1], msg, NULL)) < 0) {
+			rc = rc < 0 ? rc : al_error_set(AL_EINVAL, "note");
+			goto out;
+		}
+	}
 	*out = c.cfg;
 	c.cfg = NULL;
 out:

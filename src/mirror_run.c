@@ -12,6 +12,7 @@
 #include "airlock/log.h"
 #include "airlock/mirror.h"
 #include "mirror_catalogs.h"
+#include "imageset_int.h"
 
 typedef struct strv {
 	const char **v;
@@ -140,6 +141,10 @@ static int merge(al_mirror_plan *p)
 			                    cfg->architectures[0]);
 		p->platform = p->platbuf;
 	}
+	/* imageset: notes, blockedImages, platforms (imageset_mirror.c) */
+	p->platform =
+	    al_imageset_plan_hook(cfg, p->platform, o->platform, p->releases.v,
+	                          &p->releases.n, p->images.v, &p->images.n);
 	return 0;
 }
 
@@ -154,7 +159,7 @@ static int check(al_mirror_plan *p)
 	if (p->cfg != NULL && policy == NULL)
 		policy = p->cfg->identity_policy;
 	if (p->releases.n == 0 && p->images.n == 0 && !has_channels(p) &&
-	    !has_operators(p))
+	    !has_operators(p) && al_imageset_own_platform_count(p->cfg) == 0)
 		return al_error_set(AL_EINVAL,
 		                    "nothing to mirror: give "
 		                    "RELEASE references or --config");
@@ -339,7 +344,8 @@ int al_mirror_plan_run(al_mirror_plan *p, al_store *store,
 		res->channel_releases = sel.nreleases;
 		al_log_info("channels: %zu releases selected", sel.nreleases);
 	}
-	if (p->releases.n == 0 && p->images.n == 0 && !has_operators(p)) {
+	if (p->releases.n == 0 && p->images.n == 0 && !has_operators(p) &&
+	    al_imageset_own_platform_count(p->cfg) == 0) {
 		res->refused = 1;
 		rc = al_error_set(
 		    AL_EINVAL,
@@ -383,6 +389,11 @@ int al_mirror_plan_run(al_mirror_plan *p, al_store *store,
 	/* a refusal before any image (no keyring, no --allow-unsigned) */
 	if (rc < 0 && res->report.nerrors == 0 &&
 	    (r2 = add_errorf(&res->report, "%s", al_error_message())) < 0)
+		rc = r2;
+	/* imageset: architectures, kubeVirtContainer, archiveSize */
+	if ((r2 = al_imageset_after_mirror(p->cfg, store, &to, &res->report)) <
+	        0 &&
+	    rc == 0)
 		rc = r2;
 	rc = after(store, &sel, first, res, rc);
 	/* operator catalogs: after the releases, so that their shared blobs

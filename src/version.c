@@ -133,11 +133,13 @@ static int ident_cmp(const char *a, size_t an, const char *b, size_t bn)
 
 static int pre_cmp(const semver *a, const semver *b)
 {
-	const char *pa = a->pre, *pb = b->pre;
-	const char *ea = pa + a->prelen, *eb = pb + b->prelen;
+	const char *pa = a->pre, *pb = b->pre, *ea, *eb;
 
 	if (pa == NULL || pb == NULL)
 		return pa == pb ? 0 : (pa == NULL ? 1 : -1);
+	/* only now: NULL + 0 is undefined behaviour (clang's UBSan says so) */
+	ea = pa + a->prelen;
+	eb = pb + b->prelen;
 	while (pa < ea && pb < eb) {
 		const char *na = memchr(pa, '.', (size_t)(ea - pa));
 		const char *nb = memchr(pb, '.', (size_t)(eb - pb));

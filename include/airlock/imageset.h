@@ -97,6 +97,39 @@ typedef struct al_imageset {
 	/* mirror.operators, only with AL_IMAGESET_OPERATORS */
 	al_imageset_operator *operators;
 	size_t noperators;
+	/* --- oc-mirror fields as users have them (docs/imageset.md) --- */
+	int api_version;   /* 2: mirror.openshift.io/v2alpha1, 1: v1alpha2 (the
+	                      last document's, when there are several) */
+	size_t ndocuments; /* YAML documents read (their union is kept) */
+	/* archiveSize: GiB per archive, in bytes (0: not given); the default
+	 * of `airlock pack --volume-size` (al_imageset_record_defaults) */
+	uint64_t archive_size;
+	/* storageConfig.local.path (v1alpha2), made absolute: the store when
+	 * --store is not given; NULL when absent */
+	char *store_path;
+	/* mirror.blockedImages[].name: regular expressions (POSIX extended,
+	 * checked at load); a reference that matches is not mirrored */
+	char **blocked;
+	size_t nblocked;
+	/* mirror.samples[].name: accepted and reported as not mirrored */
+	char **samples;
+	size_t nsamples;
+	/* mirror.platform.kubeVirtContainer: also mirror the KubeVirt boot
+	 * image each release names (0000_50_installer_coreos-bootimages) */
+	int kubevirt;
+	/* mirror.platform.platforms[]: "os/architecture" */
+	char **platforms;
+	size_t nplatforms;
+	/* what the file says that airlock reads differently from oc-mirror
+	 * or does not act on ("samples are not mirrored"), one sentence
+	 * each with "path:line:column: "; al_mirror_plan_new logs them */
+	char **notes;
+	size_t nnotes;
+	/* mirror.additionalImages[].platforms, parallel to additional (NULL
+	 * when no image has one): NULL for an image without platforms, else
+	 * its "os/architecture" (one); several platforms leave it NULL (the
+	 * whole index) with a note */
+	char **additional_platforms;
 } al_imageset;
 
 /* Largest configuration file accepted (AL_ELIMIT beyond). */
@@ -104,10 +137,13 @@ typedef struct al_imageset {
 
 /*
  * Load path. kind must be ImageSetConfiguration and apiVersion
- * mirror.openshift.io/v2alpha1. Any field not understood is AL_EPARSE
+ * mirror.openshift.io/v2alpha1 or v1alpha2 (oc-mirror v1: storageConfig,
+ * no platform.release); several YAML documents are read as their union
+ * (cfg->notes says so). Any field not understood is AL_EPARSE
  * "<path>:<line>:<column>: unknown field 'x' in mirror.platform";
  * oc-mirror features airlock does not implement (operators, helm,
- * graph: true) are AL_EUNSUPPORTED with position. Channel entries need a
+ * graph: true, targetRepo/targetTag, storageConfig.registry) are
+ * AL_EUNSUPPORTED with position. Channel entries need a
  * name; minVersion/maxVersion must be semantic versions with
  * minVersion <= maxVersion (AL_EPARSE with position). Image references
  * are validated (al_ref_parse) with position in the message.
@@ -130,5 +166,33 @@ AL_EXPORT int al_imageset_load(al_imageset **out, const char *path);
 AL_EXPORT int al_imageset_load_ex(al_imageset **out, const char *path,
                                   int flags);
 AL_EXPORT void al_imageset_free(al_imageset *cfg);
+
+/*
+ * 1 when ref (a docker reference as written, or its normalised form
+ * "docker.io/library/x:latest") matches one of cfg->blocked, as oc-mirror
+ * matches blockedImages: an unanchored regular-expression search
+ * (regexp.MatchString) against the reference without its transport.
+ * *pattern (may be NULL) gets the pattern that matched, borrowed.
+ */
+AL_EXPORT int al_imageset_blocked(const al_imageset *cfg, const char *ref,
+                                  const char **pattern);
+
+/*
+ * Record what the imageset says about later steps in the store (today
+ * archiveSize: airlock/defaults.json "packVolumeSize", read by
+ * al_imageset_pack_volume_default). Nothing is written when the imageset
+ * has nothing to say. store_path is the store's directory.
+ */
+AL_EXPORT int al_imageset_record_defaults(const al_imageset *cfg,
+                                          const char *store_path);
+
+/*
+ * The default volume size for `airlock pack` recorded by a mirror from
+ * the imageset's archiveSize: *bytes, or 0 when none is recorded.
+ * AL_EPARSE naming the file when it is not what
+ * al_imageset_record_defaults wrote.
+ */
+AL_EXPORT int al_imageset_pack_volume_default(const char *store_path,
+                                              uint64_t *bytes);
 
 #endif

@@ -91,6 +91,49 @@ airlock:
 YAML
 printf 'kind: ImageSetConfiguration\napiVersion: mirror.openshift.io/v2alpha1\nmirror:\n  operators: []\n  bogus: 1\n' >"$c/imageset/seed-unknown.yaml"
 printf 'a: &x [1, 2]\nb: *x\n' >"$c/imageset/seed-yaml-anchor.yaml"
+# a real oc-mirror file whose channel has minVersion == maxVersion (NULL + 0
+# in version.c's pre-release comparison before it was fixed)
+cp "$src/tests/fixtures/oc-mirror-imagesets/tests/integration/testdata/imagesetconfigs/sparse_manifest/isc-archs-multi-release.yaml" \
+	"$c/imageset/seed-ocmirror-archs-multi.yaml"
+# oc-mirror v1's format in two documents; v2alpha1's platform fields
+cat >"$c/imageset/seed-v1alpha2.yaml" <<'YAML'
+kind: ImageSetConfiguration
+apiVersion: mirror.openshift.io/v1alpha2
+archiveSize: 4
+storageConfig:
+  local:
+    path: ./metadata
+mirror:
+  platform:
+    channels:
+    - name: stable-4.15
+  blockedImages:
+  - name: ^docker.io/library/(alpine|redis)
+  samples:
+  - name: ruby
+---
+kind: ImageSetConfiguration
+apiVersion: mirror.openshift.io/v1alpha2
+archiveSize: 4
+mirror:
+  additionalImages:
+  - name: registry.redhat.io/ubi9/ubi:latest
+YAML
+cat >"$c/imageset/seed-v2-platforms.yaml" <<'YAML'
+kind: ImageSetConfiguration
+apiVersion: mirror.openshift.io/v2alpha1
+mirror:
+  platform:
+    kubeVirtContainer: true
+    platforms:
+    - os: linux
+      architecture: s390x
+    release: quay.io/openshift-release-dev/ocp-release:4.16.0-multi
+  additionalImages:
+  - name: quay.io/a/b:1
+    platforms:
+    - {os: linux, architecture: arm64}
+YAML
 printf -- '- !!str 1\n- "yes"\n- yes\n- 0x1F\n- -0.5e3\n- ~\n- {k: v, "n": null}\n- |\n  block\n---\n! x\n...\n' >"$c/imageset/seed-yaml-features.yaml"
 
 # packmanifest and volume: packs of the sample store (one small, one with a blob split across volumes)

@@ -1,4 +1,5 @@
-/* test_imageset.c: unit tests for ImageSetConfiguration loading: accepted subset, refusals with positions. */
+/* test_imageset.c: unit tests for ImageSetConfiguration loading: accepted
+ * subset, refusals with positions. */
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -8,6 +9,7 @@
 #include "airlock/error.h"
 #include "airlock/fs.h"
 #include "airlock/imageset.h"
+#include "imageset_int.h"
 
 #define HEAD                                                                   \
 	"kind: ImageSetConfiguration\napiVersion: "                            \
@@ -150,13 +152,14 @@ static void test_imageset__wrong_kind_or_api(void)
 	check_bad("kind: ImageSetConfiguration\n", AL_EPARSE,
 	          "missing 'apiVersion");
 	check_bad("kind: ImageSetConfiguration\napiVersion: "
-	          "mirror.openshift.io/v1alpha2\n",
-	          AL_EUNSUPPORTED,
-	          "%s:2:13: apiVersion mirror.openshift.io/v1alpha2");
+	          "mirror.openshift.io/v1alpha1\n",
+	          AL_EPARSE, "%s:2:13: apiVersion must be");
 	check_bad("kind: ImageSetConfiguration\napiVersion: v1\n", AL_EPARSE,
 	          "%s:2:13: apiVersion must be");
-	check_bad("- a\n", AL_EPARSE, "expected one YAML document");
-	check_bad(HEAD "---\n" HEAD, AL_EPARSE, "expected one YAML document");
+	check_bad("- a\n", AL_EPARSE,
+	          "%s:1:1: expected an ImageSetConfiguration mapping");
+	check_bad(HEAD "---\n- a\n", AL_EPARSE,
+	          "%s:4:1: expected an ImageSetConfiguration mapping");
 	check_bad("", AL_EPARSE, "expected one YAML document");
 }
 
@@ -188,13 +191,9 @@ static void test_imageset__unsupported_features(void)
 	          "%s:4:3: 'operators' in mirror is not supported");
 	check_bad(HEAD "mirror:\n  helm: {}\n", AL_EUNSUPPORTED,
 	          "'helm' in mirror");
-	check_bad(HEAD "mirror:\n  blockedImages: []\n", AL_EUNSUPPORTED,
-	          "'blockedImages' in mirror");
-	check_bad(
-	    HEAD "archiveSize: 4\n", AL_EUNSUPPORTED,
-	    "%s:3:1: 'archiveSize' in ImageSetConfiguration is not supported");
-	check_bad(HEAD "storageConfig:\n  local: {path: x}\n", AL_EUNSUPPORTED,
-	          "'storageConfig'");
+	check_bad(HEAD "storageConfig:\n  local: {path: x}\n", AL_EPARSE,
+	          "%s:3:1: 'storageConfig' is a field of "
+	          "mirror.openshift.io/v1alpha2, not of v2alpha1");
 	check_bad(HEAD "mirror:\n  platform:\n    graph: true\n",
 	          AL_EUNSUPPORTED, "%s:5:12: graph: true is not supported");
 }
@@ -367,23 +366,22 @@ static void test_imageset__bundled_sample(void)
 
 static void test_imageset__channels(void)
 {
-	char *path = write_cfg(
-	    "channels.yaml", HEAD
-	    "mirror:\n"
-	    "  platform:\n"
-	    "    channels:\n"
-	    "    - name: stable-4.14\n"
-	    "      minVersion: 4.14.9\n"
-	    "      maxVersion: 4.14.10\n"
-	    "      shortestPath: true\n"
-	    "    - name: okd-4.15\n"
-	    "      type: okd\n"
-	    "      full: true\n"
-	    "    architectures: [amd64]\n"
-	    "airlock:\n"
-	    "  graph:\n"
-	    "    url: http://127.0.0.1:1/api\n"
-	    "    excludeConditional: true\n");
+	char *path =
+	    write_cfg("channels.yaml", HEAD "mirror:\n"
+	                                    "  platform:\n"
+	                                    "    channels:\n"
+	                                    "    - name: stable-4.14\n"
+	                                    "      minVersion: 4.14.9\n"
+	                                    "      maxVersion: 4.14.10\n"
+	                                    "      shortestPath: true\n"
+	                                    "    - name: okd-4.15\n"
+	                                    "      type: okd\n"
+	                                    "      full: true\n"
+	                                    "    architectures: [amd64]\n"
+	                                    "airlock:\n"
+	                                    "  graph:\n"
+	                                    "    url: http://127.0.0.1:1/api\n"
+	                                    "    excludeConditional: true\n");
 	al_imageset *cfg = NULL;
 
 	CU_ASSERT_PTR_NOT_NULL(path);
@@ -404,7 +402,8 @@ static void test_imageset__channels(void)
 			CU_ASSERT_EQUAL(cfg->channels[1].full, 1);
 			CU_ASSERT_PTR_NULL(cfg->channels[1].min_version);
 		}
-		CU_ASSERT_STRING_EQUAL(cfg->graph_url, "http://127.0.0.1:1/api");
+		CU_ASSERT_STRING_EQUAL(cfg->graph_url,
+		                       "http://127.0.0.1:1/api");
 		CU_ASSERT_EQUAL(cfg->graph_exclude_conditional, 1);
 	}
 	al_imageset_free(cfg);
@@ -418,8 +417,9 @@ static void test_imageset__channel_errors(void)
 	          AL_EPARSE, "%s:6:7: mirror.platform.channels[] needs 'name'");
 	check_bad(HEAD "mirror:\n  platform:\n    channels:\n    - name: a\n"
 	               "      minVersion: 4.15\n",
-	          AL_EPARSE, "minVersion must be a full version like 4.15.3, "
-	                     "not '4.15'");
+	          AL_EPARSE,
+	          "minVersion must be a full version like 4.15.3, "
+	          "not '4.15'");
 	check_bad(HEAD "mirror:\n  platform:\n    channels:\n    - name: a\n"
 	               "      minVersion: 4.15.2\n      maxVersion: 4.15.1\n",
 	          AL_EPARSE,
@@ -433,10 +433,377 @@ static void test_imageset__channel_errors(void)
 	check_bad(HEAD "mirror:\n  platform:\n    channels:\n    - name: a\n"
 	               "      shortestPath: yes\n",
 	          AL_EPARSE, "shortestPath must be true or false");
+	check_bad(HEAD "mirror:\n  platform:\n    channels:\n    - name: a\n"
+	               "    - name: b\n    - name: a\n      full: true\n",
+	          AL_EPARSE,
+	          "%s:8:7: duplicate release channel 'a' (oc-mirror refuses it "
+	          "too)");
 	check_bad(HEAD "airlock:\n  graph:\n    url: ftp://x\n", AL_EPARSE,
 	          "%s:5:10: airlock.graph.url must start with http://");
 	check_bad(HEAD "airlock:\n  graph:\n    urls: x\n", AL_EPARSE,
 	          "unknown field 'urls' in airlock.graph");
+}
+
+#define HEAD_V1                                                                \
+	"kind: ImageSetConfiguration\napiVersion: "                            \
+	"mirror.openshift.io/v1alpha2\n"
+
+/* Load text that must be accepted; NULL (and a test failure) if not. */
+static al_imageset *load_ok(const char *name, const char *text)
+{
+	char *path = write_cfg(name, text);
+	al_imageset *cfg = NULL;
+	int rc;
+
+	CU_ASSERT_PTR_NOT_NULL(path);
+	if (path == NULL)
+		return NULL;
+	rc = al_imageset_load(&cfg, path);
+	CU_ASSERT_EQUAL(rc, 0);
+	if (rc < 0)
+		fprintf(stderr, "%s: %s\n", name, al_error_message());
+	free(path);
+	return cfg;
+}
+
+static int has_note(const al_imageset *cfg, const char *needle)
+{
+	size_t i;
+
+	for (i = 0; i < cfg->nnotes; i++)
+		if (strstr(cfg->notes[i], needle) != NULL)
+			return 1;
+	return 0;
+}
+
+/* oc-mirror v1's format: channels, archiveSize, storageConfig.local (the
+ * store, relative to the file), blockedImages, samples. */
+static void test_imageset__v1alpha2_mapped(void)
+{
+	al_imageset *cfg = load_ok(
+	    "v1.yaml", HEAD_V1 "archiveSize: 4\n"
+	                       "storageConfig:\n"
+	                       "  local:\n"
+	                       "    path: ./metadata\n"
+	                       "mirror:\n"
+	                       "  platform:\n"
+	                       "    architectures: [amd64]\n"
+	                       "    channels:\n"
+	                       "    - name: stable-4.15\n"
+	                       "      minVersion: 4.15.1\n"
+	                       "      maxVersion: 4.15.3\n"
+	                       "    graph: false\n"
+	                       "  additionalImages:\n"
+	                       "  - name: registry.redhat.io/ubi9/ubi:latest\n"
+	                       "  blockedImages:\n"
+	                       "  - name: alpine\n"
+	                       "  - name: ^blocked-registry.com\n"
+	                       "  samples:\n"
+	                       "  - name: ruby\n");
+	char *want = al_path_join(al_test_tmpdir(), "metadata");
+
+	if (cfg != NULL) {
+		CU_ASSERT_EQUAL(cfg->api_version, 1);
+		CU_ASSERT_EQUAL(cfg->archive_size, 4 * AL_GIB);
+		CU_ASSERT_PTR_NOT_NULL(cfg->store_path);
+		if (cfg->store_path != NULL && want != NULL)
+			CU_ASSERT_STRING_EQUAL(cfg->store_path, want);
+		CU_ASSERT_EQUAL(cfg->nchannels, 1);
+		CU_ASSERT_EQUAL(cfg->nadditional, 1);
+		CU_ASSERT_EQUAL(cfg->nblocked, 2);
+		CU_ASSERT_EQUAL(cfg->nsamples, 1);
+		CU_ASSERT(has_note(cfg, "mirror.samples: sample images are not "
+		                        "mirrored"));
+		CU_ASSERT(has_note(cfg, ":21:3: "));
+	}
+	al_imageset_free(cfg);
+	free(want);
+}
+
+/* What each version does not have is refused with its position. */
+static void test_imageset__v1alpha2_refusals(void)
+{
+	check_bad(HEAD_V1 "mirror:\n  platform:\n    release: quay.io/a:1\n",
+	          AL_EPARSE,
+	          "%s:5:5: 'release' in mirror.platform is a field of "
+	          "mirror.openshift.io/v2alpha1, not of v1alpha2");
+	check_bad(HEAD_V1 "mirror:\n  platform:\n    kubeVirtContainer: true\n",
+	          AL_EPARSE, "%s:5:5: 'kubeVirtContainer' in mirror.platform");
+	check_bad(HEAD_V1
+	          "mirror:\n  additionalImages:\n  - name: quay.io/a:1\n"
+	          "    targetTag: b\n",
+	          AL_EPARSE,
+	          "%s:6:5: 'targetTag' in mirror.additionalImages[] "
+	          "is a field of mirror.openshift.io/v2alpha1");
+	check_bad(HEAD_V1 "storageConfig:\n  registry:\n    imageURL: "
+	                  "localhost:5000/metadata:latest\n    skipTLS: true\n",
+	          AL_EUNSUPPORTED,
+	          "%s:5:5: storageConfig.registry is not supported");
+	check_bad(HEAD_V1 "storageConfig:\n  local: {}\n", AL_EPARSE,
+	          "%s:4:10: storageConfig.local needs 'path'");
+	check_bad(HEAD_V1 "storageConfig:\n  locale: {path: x}\n", AL_EPARSE,
+	          "%s:4:3: unknown field 'locale' in storageConfig");
+	check_bad(HEAD_V1 "archiveSize: 0\n", AL_EPARSE,
+	          "%s:3:14: archiveSize must be between 1 and 1048576");
+	check_bad(HEAD_V1 "archiveSize: -2\n", AL_EPARSE,
+	          "%s:3:14: archiveSize must be between");
+	check_bad(HEAD "archiveSize: 4G\n", AL_EPARSE,
+	          "%s:3:14: archiveSize must be a whole number of GiB");
+	check_bad(HEAD "archiveSize: 2.5\n", AL_EPARSE,
+	          "archiveSize must be a whole number of GiB");
+	check_bad(HEAD "mirror:\n  additionalimages: []\n", AL_EPARSE,
+	          "%s:4:3: unknown field 'additionalimages' in mirror: the "
+	          "field is spelled 'additionalImages'");
+}
+
+/* v2alpha1's platform fields, additionalImages refusals, blockedImages. */
+static void test_imageset__v2alpha1_fields(void)
+{
+	al_imageset *cfg = load_ok(
+	    "v2.yaml", HEAD "archiveSize: 8\n"
+	                    "mirror:\n"
+	                    "  platform:\n"
+	                    "    kubeVirtContainer: true\n"
+	                    "    platforms:\n"
+	                    "    - os: linux\n"
+	                    "      architecture: arm64\n"
+	                    "    channels:\n"
+	                    "    - name: stable-4.16\n"
+	                    "  blockedImages:\n"
+	                    "  - name: \"(aws|gcp|azure|ibm|openstack)\"\n");
+
+	if (cfg != NULL) {
+		CU_ASSERT_EQUAL(cfg->api_version, 2);
+		CU_ASSERT_EQUAL(cfg->archive_size, 8 * AL_GIB);
+		CU_ASSERT_EQUAL(cfg->kubevirt, 1);
+		CU_ASSERT_EQUAL(cfg->nplatforms, 1);
+		if (cfg->nplatforms == 1)
+			CU_ASSERT_STRING_EQUAL(cfg->platforms[0],
+			                       "linux/arm64");
+		CU_ASSERT_EQUAL(cfg->nblocked, 1);
+		CU_ASSERT_PTR_NULL(cfg->store_path);
+		CU_ASSERT_EQUAL(cfg->nnotes, 0);
+	}
+	al_imageset_free(cfg);
+	cfg = load_ok("v2b.yaml",
+	              HEAD "mirror:\n  platform:\n    platforms:\n"
+	                   "    - {os: linux, architecture: amd64}\n"
+	                   "    - {os: linux, architecture: s390x}\n");
+	if (cfg != NULL) {
+		CU_ASSERT_EQUAL(cfg->nplatforms, 2);
+		CU_ASSERT(has_note(cfg, "%s:5:5: ") ||
+		          has_note(cfg, "names several platforms"));
+	}
+	al_imageset_free(cfg);
+	check_bad(HEAD "mirror:\n  platform:\n    architectures: [amd64]\n"
+	               "    platforms:\n    - {os: linux, architecture: "
+	               "amd64}\n",
+	          AL_EPARSE,
+	          "%s:7:5: mirror.platform.platforms and "
+	          "mirror.platform.architectures cannot be used together");
+	check_bad(HEAD "mirror:\n  platform:\n    platforms:\n    - {os: linux}"
+	               "\n",
+	          AL_EPARSE,
+	          "%s:6:7: mirror.platform.platforms[] needs 'os' and "
+	          "'architecture'");
+	check_bad(HEAD "mirror:\n  platform:\n    platforms:\n    - {os: "
+	               "linux, architecture: amd64, variant: v8}\n",
+	          AL_EPARSE,
+	          "unknown field 'variant' in mirror.platform.platforms[]");
+	check_bad(HEAD "mirror:\n  platform:\n    kubeVirtContainer: yes\n",
+	          AL_EPARSE,
+	          "%s:5:24: mirror.platform.kubeVirtContainer must be true or "
+	          "false");
+	check_bad(HEAD "mirror:\n  additionalImages:\n  - name: quay.io/a:1\n"
+	               "    targetRepo: b/c\n",
+	          AL_EUNSUPPORTED,
+	          "%s:6:17: mirror.additionalImages[].targetRepo and "
+	          "targetTag are not supported");
+	cfg =
+	    load_ok("v2c.yaml", HEAD "mirror:\n  additionalImages:\n"
+	                             "  - name: quay.io/a:1\n"
+	                             "  - name: quay.io/a:2\n"
+	                             "    platforms:\n"
+	                             "    - {os: linux, architecture: amd64}\n"
+	                             "  - name: quay.io/a:3\n"
+	                             "    platforms:\n"
+	                             "    - {os: linux, architecture: amd64}\n"
+	                             "    - {os: linux, architecture: arm64}\n"
+	                             "  - name: quay.io/a:4\n"
+	                             "    platforms: []\n");
+	if (cfg != NULL) {
+		CU_ASSERT_EQUAL(cfg->nadditional, 4);
+		CU_ASSERT_PTR_NOT_NULL(cfg->additional_platforms);
+		if (cfg->additional_platforms != NULL) {
+			CU_ASSERT_PTR_NULL(cfg->additional_platforms[0]);
+			CU_ASSERT_STRING_EQUAL(cfg->additional_platforms[1],
+			                       "linux/amd64");
+			CU_ASSERT_PTR_NULL(cfg->additional_platforms[2]);
+			CU_ASSERT_PTR_NULL(cfg->additional_platforms[3]);
+		}
+		CU_ASSERT(has_note(cfg, ":11:5: mirror.additionalImages[]."
+		                        "platforms names several platforms: "
+		                        "airlock mirrors the whole index of "
+		                        "quay.io/a:3"));
+		CU_ASSERT_EQUAL(al_imageset_own_platform_count(cfg), 1);
+	}
+	al_imageset_free(cfg);
+	check_bad(HEAD "mirror:\n  additionalImages:\n  - name: quay.io/a:1\n"
+	               "    platforms: [linux/amd64]\n",
+	          AL_EPARSE,
+	          "%s:6:17: mirror.additionalImages[].platforms[] must be a "
+	          "mapping with 'os' and 'architecture'");
+	check_bad(HEAD "mirror:\n  blockedImages:\n  - name: \"a(b\"\n",
+	          AL_EPARSE,
+	          "%s:5:11: blocked image 'a(b': invalid regular expression");
+	check_bad(HEAD "mirror:\n  blockedImages:\n  - name: \"(?i)ubi\"\n",
+	          AL_EUNSUPPORTED,
+	          "%s:5:11: mirror.blockedImages[].name uses Go regexp syntax");
+	check_bad(HEAD "mirror:\n  blockedImages:\n  - ubi\n", AL_EPARSE,
+	          "%s:5:5: mirror.blockedImages must be a list of mappings");
+	check_bad(HEAD "mirror:\n  samples:\n  - {name: ruby, tag: x}\n",
+	          AL_EPARSE, "unknown field 'tag' in mirror.samples");
+}
+
+/* blockedImages match as oc-mirror's regexp.MatchString: unanchored,
+ * against the reference without transport or its normalised form. */
+static void test_imageset__blocked_matching(void)
+{
+	al_imageset *cfg = load_ok(
+	    "blocked.yaml", HEAD "mirror:\n"
+	                         "  blockedImages:\n"
+	                         "  - name: registry.redhat.io/ubi8/ubi:fake\n"
+	                         "  - name: ^docker.io/library/alpine\n"
+	                         "  - name: \"(aws|gcp)\"\n");
+	const char *pat = NULL;
+
+	if (cfg == NULL)
+		return;
+	CU_ASSERT(
+	    al_imageset_blocked(cfg, "registry.redhat.io/ubi8/ubi:fake", &pat));
+	CU_ASSERT_PTR_NOT_NULL(pat);
+	CU_ASSERT(al_imageset_blocked(
+	    cfg, "docker://registry.redhat.io/ubi8/ubi:fake", NULL));
+	CU_ASSERT(
+	    !al_imageset_blocked(cfg, "registry.redhat.io/ubi8/ubi:8.9", NULL));
+	/* "alpine" is docker.io/library/alpine:latest normalised */
+	CU_ASSERT(al_imageset_blocked(cfg, "alpine", NULL));
+	CU_ASSERT(!al_imageset_blocked(cfg, "quay.io/library/alpine", NULL));
+	CU_ASSERT(al_imageset_blocked(
+	    cfg, "quay.io/openshift-release-dev/aws-ebs-csi:1", NULL));
+	CU_ASSERT(!al_imageset_blocked(NULL, "alpine", NULL));
+	al_imageset_free(cfg);
+}
+
+/* Several documents: the union, notes say so; scalars must agree. */
+static void test_imageset__several_documents(void)
+{
+	al_imageset *cfg = load_ok("multi.yaml", HEAD_V1
+	                           "archiveSize: 2\n"
+	                           "mirror:\n"
+	                           "  additionalImages:\n"
+	                           "  - name: quay.io/a/b:1\n"
+	                           "---\n" HEAD "archiveSize: 2\n"
+	                           "mirror:\n"
+	                           "  platform:\n"
+	                           "    release: quay.io/a/release:4.15.0\n"
+	                           "  additionalImages:\n"
+	                           "  - name: quay.io/a/c:1\n");
+
+	if (cfg != NULL) {
+		CU_ASSERT_EQUAL(cfg->ndocuments, 2);
+		CU_ASSERT_EQUAL(cfg->nadditional, 2);
+		CU_ASSERT_EQUAL(cfg->nreleases, 1);
+		CU_ASSERT_EQUAL(cfg->archive_size, 2 * AL_GIB);
+		CU_ASSERT(
+		    has_note(cfg, ":8:1: the file holds 2 YAML documents"));
+	}
+	al_imageset_free(cfg);
+	check_bad(HEAD "archiveSize: 2\n---\n" HEAD "archiveSize: 3\n",
+	          AL_EPARSE,
+	          "%s:7:14: archiveSize differs from an earlier document's");
+	check_bad(HEAD "---\n" HEAD "mirror:\n  helm: {}\n", AL_EUNSUPPORTED,
+	          "%s:7:3: 'helm' in mirror");
+	check_bad(HEAD "---\nkind: Foo\n", AL_EPARSE,
+	          "%s:4:7: kind must be ImageSetConfiguration");
+}
+
+/* archiveSize recorded in a store, read back for pack. */
+static void test_imageset__archive_size_for_pack(void)
+{
+	al_imageset *cfg = load_ok("arch.yaml", HEAD "archiveSize: 3\n");
+	char *store = al_path_join(al_test_tmpdir(), "defaults-store");
+	char *adir = al_path_join(store, "airlock");
+	char *file = al_path_join(adir, "defaults.json");
+	uint64_t v = 1;
+
+	CU_ASSERT_EQUAL(mkdir(store, 0755), 0);
+	CU_ASSERT_EQUAL(mkdir(adir, 0755), 0);
+	CU_ASSERT_EQUAL(al_imageset_pack_volume_default(store, &v), 0);
+	CU_ASSERT_EQUAL(v, 0);
+	if (cfg != NULL) {
+		CU_ASSERT_EQUAL(al_imageset_record_defaults(cfg, store), 0);
+		CU_ASSERT_EQUAL(al_imageset_pack_volume_default(store, &v), 0);
+		CU_ASSERT_EQUAL(v, 3 * AL_GIB);
+	}
+	CU_ASSERT_EQUAL(
+	    al_fs_write_atomic(file, "{\"packVolumeSize\": \"4G\"}", 25), 0);
+	CU_ASSERT_EQUAL(al_imageset_pack_volume_default(store, &v), AL_EPARSE);
+	CU_ASSERT_PTR_NOT_NULL(strstr(al_error_message(), "defaults.json"));
+	al_imageset_free(cfg);
+	free(file);
+	free(adir);
+	free(store);
+}
+
+/* The KubeVirt image as oc-mirror getKubeVirtImages finds it, in the
+ * coreos-bootimages ConfigMap of oc-mirror's test data. */
+static void test_imageset__kubevirt_from_bootimages(void)
+{
+	char *path = al_sprintf("%s/tests/fixtures/oc-mirror-bootimages/"
+	                        "0000_50_installer_coreos-bootimages.yaml",
+	                        al_test_source_dir());
+	const char *x86[] = {"x86_64"}, *both[] = {"x86_64", "s390x"},
+	           *arm[] = {"aarch64"};
+	al_buf b = AL_BUF_INIT(1024 * 1024);
+	char **refs = NULL;
+	size_t n = 0, i;
+
+	CU_ASSERT_EQUAL(al_fs_read_file(path, &b), 0);
+	CU_ASSERT_EQUAL(al_imageset_kubevirt_refs(b.ptr, b.len, "bootimages",
+	                                          x86, 1, &refs, &n),
+	                0);
+	CU_ASSERT_EQUAL(n, 1);
+	if (n == 1)
+		CU_ASSERT_STRING_EQUAL(
+		    refs[0],
+		    "quay.io/openshift-release-dev/ocp-v4.0-art-dev@"
+		    "sha256:729265d5ef6ed6a45bcd55c46877e3acb9eae3f49c7"
+		    "8cd795d5b53aa85e3775b");
+	for (i = 0; i < n; i++)
+		free(refs[i]);
+	free(refs);
+	CU_ASSERT_EQUAL(al_imageset_kubevirt_refs(b.ptr, b.len, "bootimages",
+	                                          both, 2, &refs, &n),
+	                0);
+	CU_ASSERT_EQUAL(n, 2);
+	for (i = 0; i < n; i++)
+		free(refs[i]);
+	free(refs);
+	/* aarch64 carries no kubevirt image */
+	CU_ASSERT_EQUAL(al_imageset_kubevirt_refs(b.ptr, b.len, "bootimages",
+	                                          arm, 1, &refs, &n),
+	                0);
+	CU_ASSERT_EQUAL(n, 0);
+	free(refs);
+	CU_ASSERT_EQUAL(al_imageset_kubevirt_refs(
+	                    (const uint8_t *)"kind: ConfigMap\ndata: {}\n", 25,
+	                    "cm", x86, 1, &refs, &n),
+	                AL_EPARSE);
+	CU_ASSERT_PTR_NOT_NULL(strstr(al_error_message(), "cm: not a ConfigMap "
+	                                                  "with data.stream"));
+	al_buf_free(&b);
+	free(path);
 }
 
 int main(void)
@@ -465,6 +832,18 @@ int main(void)
 	    {"test_imageset__relative_config_path",
 	     test_imageset__relative_config_path},
 	    {"test_imageset__bundled_sample", test_imageset__bundled_sample},
+	    {"test_imageset__v1alpha2_mapped", test_imageset__v1alpha2_mapped},
+	    {"test_imageset__v1alpha2_refusals",
+	     test_imageset__v1alpha2_refusals},
+	    {"test_imageset__v2alpha1_fields", test_imageset__v2alpha1_fields},
+	    {"test_imageset__blocked_matching",
+	     test_imageset__blocked_matching},
+	    {"test_imageset__several_documents",
+	     test_imageset__several_documents},
+	    {"test_imageset__archive_size_for_pack",
+	     test_imageset__archive_size_for_pack},
+	    {"test_imageset__kubevirt_from_bootimages",
+	     test_imageset__kubevirt_from_bootimages},
 	    CU_TEST_INFO_NULL,
 	};
 

@@ -66,7 +66,9 @@ static const char mirror_help[] =
     "local\n"
     "                           layout or another registry); see "
     "docs/imageset.md\n"
-    "      --store DIR          the store to fill (required)\n"
+    "      --store DIR          the store to fill (required, unless the "
+    "imageset's\n"
+    "                           storageConfig.local.path names it)\n"
     "      --image REF          an additional image (repeatable)\n"
     "      --platform OS/ARCH   from multi-platform images take only this "
     "platform\n"
@@ -263,14 +265,17 @@ int cmd_mirror(int argc, char **argv)
 			goto out;
 		}
 	}
-	if (store_path == NULL) {
-		code = cli_usage_error("mirror", "--store DIR is required");
-		goto out;
-	}
 	if (config != NULL && (rc = al_imageset_load_ex(
 	                           &cfg, config, AL_IMAGESET_OPERATORS)) < 0) {
 		cli_error("%s", al_error_message());
 		code = EXIT_USAGE;
+		goto out;
+	}
+	/* oc-mirror v1's storageConfig.local.path is the store */
+	if (store_path == NULL && cfg != NULL)
+		store_path = cfg->store_path;
+	if (store_path == NULL) {
+		code = cli_usage_error("mirror", "--store DIR is required");
 		goto out;
 	}
 	mo.releases = (const char *const *)argv + optind;

@@ -34,7 +34,9 @@ static const char pack_help[] =
     "      --store DIR          the store to pack (run 'airlock check' on it "
     "first)\n"
     "  -o, --output OUTDIR      where to write the volumes and the manifest\n"
-    "      --volume-size SIZE   bytes per volume: 4G (default, fits FAT32), "
+    "      --volume-size SIZE   bytes per volume: 4G (default, fits FAT32, or "
+    "the\n"
+    "                           archiveSize of the imageset mirrored), "
     "4480M for\n"
     "                           a DVD, 700M, ... (K, M, G: powers of 1024; at "
     "least 64K)\n"
@@ -143,6 +145,24 @@ int cmd_pack(int argc, char **argv)
 	if ((rc = al_store_open(&store, store_path, &so)) < 0) {
 		code = cli_fail(rc, "cannot open store '%s'", store_path);
 		goto out;
+	}
+	/* no --volume-size: the imageset's archiveSize that mirror recorded
+	 * (docs/imageset.md) */
+	if (po.volume_size == 0) {
+		if ((rc = al_imageset_pack_volume_default(
+		         store_path, &po.volume_size)) < 0) {
+			code = cli_fail(rc,
+			                "cannot read the defaults of store "
+			                "'%s'",
+			                store_path);
+			goto out;
+		}
+		if (po.volume_size > 0 && !c.quiet)
+			fprintf(stderr,
+			        "volume size %s: the imageset's archiveSize "
+			        "(%s/airlock/defaults.json)\n",
+			        cli_bytes(po.volume_size, bytes, sizeof(bytes)),
+			        store_path);
 	}
 	po.progress = cli_progress;
 	po.progress_ud = &c;

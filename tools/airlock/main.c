@@ -52,6 +52,8 @@ static const command commands[] = {
     {"catalog", cmd_catalog, "filter and rebuild operator catalogs in a store"},
     {"catalogs", cmd_catalogs,
      "list the operator catalogs 'airlock mirror' recorded in a store"},
+    {"imageset", cmd_imageset,
+     "check ImageSetConfiguration files (oc-mirror v2alpha1 and v1alpha2)"},
     {"inventory", cmd_inventory,
      "what a store holds, for 'airlock pack --have'"},
     {"keygen", cmd_keygen, "make an Ed25519 key pair for signing packs"},
