@@ -1,6 +1,8 @@
 /* auth_helper.c: docker credential helpers ("docker-credential-NAME get"),
  * run without a shell, bounded in time and output. */
-#define _GNU_SOURCE
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE /* pipe2 */
+#endif
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
