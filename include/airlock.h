@@ -15,6 +15,7 @@
 #include "airlock/http.h"
 #include "airlock/auth.h"
 #include "airlock/registry.h"
+#include "airlock/regconf.h"
 #include "airlock/oci.h"
 #include "airlock/store.h"
 #include "airlock/release.h"

@@ -4,6 +4,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <pwd.h>
+#include <unistd.h>
 
 #include <jansson.h>
 #include <openssl/crypto.h>
@@ -24,11 +26,35 @@
 #define TOKEN_MAX_LEN (64 * 1024)
 #define CACHE_MAX 256
 
+/* One "auths" entry of one file, under its key as written. user NULL: an
+ * entry without usable credentials (a credential-helper marker "{}", an
+ * identity token): it ends the search in that file (containers/image's
+ * findCredentialsInFile returns it empty) and the next file is read. */
 typedef struct auth_cred {
-	char *key; /* normalised: "host" or "host/namespace/repo" */
+	char *key;
 	char *user;
 	char *pass;
 } auth_cred;
+
+/* One credentials file, in search order. */
+typedef struct auth_file {
+	char *path;
+	int legacy; /* ~/.dockercfg: the top-level object is "auths" */
+	auth_cred *creds;
+	size_t ncreds;
+	char **helper_keys; /* credHelpers: registry -> helper name */
+	char **helper_names;
+	size_t nhelpers;
+	char *creds_store; /* credsStore (docker CLI), or NULL */
+} auth_file;
+
+/* A credential helper's answer, kept for the life of the al_auth. */
+typedef struct auth_helper_hit {
+	char *helper;
+	char *registry;
+	char *user; /* NULL: the helper has none for registry */
+	char *pass;
+} auth_helper_hit;
 
 typedef struct auth_token {
 	char *registry;
@@ -39,8 +65,12 @@ typedef struct auth_token {
 
 struct al_auth {
 	pthread_mutex_t lock;
-	auth_cred *creds;
-	size_t ncreds;
+	auth_file *files;
+	size_t nfiles;
+	char *sources; /* "A, B, C": the files searched, for messages */
+	auth_helper_hit *hits;
+	size_t nhits;
+	uint64_t helper_timeout_ms;
 	auth_token *tokens;
 	size_t ntokens;
 };
@@ -108,8 +138,30 @@ static int auth_alloc(al_auth **out)
 		return al_error_set(AL_ENOMEM,
 		                    "cannot initialise the credentials lock");
 	}
+	a->helper_timeout_ms = AL_AUTH_HELPER_TIMEOUT_MS;
 	*out = a;
 	return 0;
+}
+
+static void file_clear(auth_file *f)
+{
+	size_t i;
+
+	for (i = 0; i < f->ncreds; i++) {
+		free(f->creds[i].key);
+		wipe_free(f->creds[i].user);
+		wipe_free(f->creds[i].pass);
+	}
+	free(f->creds);
+	for (i = 0; i < f->nhelpers; i++) {
+		free(f->helper_keys[i]);
+		free(f->helper_names[i]);
+	}
+	free(f->helper_keys);
+	free(f->helper_names);
+	free(f->creds_store);
+	free(f->path);
+	memset(f, 0, sizeof(*f));
 }
 
 void al_auth_free(al_auth *a)
@@ -118,12 +170,17 @@ void al_auth_free(al_auth *a)
 
 	if (a == NULL)
 		return;
-	for (i = 0; i < a->ncreds; i++) {
-		free(a->creds[i].key);
-		wipe_free(a->creds[i].user);
-		wipe_free(a->creds[i].pass);
+	for (i = 0; i < a->nfiles; i++)
+		file_clear(&a->files[i]);
+	free(a->files);
+	for (i = 0; i < a->nhits; i++) {
+		free(a->hits[i].helper);
+		free(a->hits[i].registry);
+		wipe_free(a->hits[i].user);
+		wipe_free(a->hits[i].pass);
 	}
-	free(a->creds);
+	free(a->hits);
+	free(a->sources);
 	for (i = 0; i < a->ntokens; i++)
 		token_clear(&a->tokens[i]);
 	free(a->tokens);
@@ -131,43 +188,30 @@ void al_auth_free(al_auth *a)
 	free(a);
 }
 
-/* Add one credential; a later duplicate key (after normalisation) replaces the
- * earlier one. */
-static int cred_add(al_auth *a, char *key, char *user, char *pass)
+/* Add one entry to f (takes key, user, pass). */
+static int cred_add(auth_file *f, char *key, char *user, char *pass)
 {
 	auth_cred *n;
-	size_t i;
 
-	for (i = 0; i < a->ncreds; i++) {
-		if (strcmp(a->creds[i].key, key) == 0) {
-			free(a->creds[i].key);
-			wipe_free(a->creds[i].user);
-			wipe_free(a->creds[i].pass);
-			a->creds[i].key = key;
-			a->creds[i].user = user;
-			a->creds[i].pass = pass;
-			return 0;
-		}
-	}
-	if (a->ncreds >= SIZE_MAX / sizeof(*n) - 1)
+	if (f->ncreds >= SIZE_MAX / sizeof(*n) - 1)
 		return al_error_set(AL_ENOMEM, "too many credentials");
-	n = realloc(a->creds, (a->ncreds + 1) * sizeof(*n));
+	n = realloc(f->creds, (f->ncreds + 1) * sizeof(*n));
 	if (n == NULL)
 		return al_error_set(AL_ENOMEM,
 		                    "out of memory adding credentials");
-	a->creds = n;
-	a->creds[a->ncreds].key = key;
-	a->creds[a->ncreds].user = user;
-	a->creds[a->ncreds].pass = pass;
-	a->ncreds++;
+	f->creds = n;
+	f->creds[f->ncreds].key = key;
+	f->creds[f->ncreds].user = user;
+	f->creds[f->ncreds].pass = pass;
+	f->ncreds++;
 	return 0;
 }
 
-static int parse_entry(al_auth *a, const char *path, const char *key,
-                       json_t *entry)
+static int parse_entry(auth_file *f, const char *key, json_t *entry)
 {
 	al_buf dec = AL_BUF_INIT(64 * 1024);
 	char *nkey = NULL, *user = NULL, *pass = NULL;
+	const char *path = f->path;
 	json_t *v;
 	const char *colon;
 	int rc = 0;
@@ -208,6 +252,11 @@ static int parse_entry(al_auth *a, const char *path, const char *key,
 		pass = al_strndup(
 		    colon + 1,
 		    dec.len - (size_t)(colon - (const char *)dec.ptr) - 1);
+		if (user == NULL || pass == NULL) {
+			rc = al_error_set(AL_ENOMEM,
+			                  "out of memory reading '%s'", path);
+			goto out;
+		}
 	} else {
 		const char *u = NULL, *p = NULL;
 
@@ -217,19 +266,26 @@ static int parse_entry(al_auth *a, const char *path, const char *key,
 		v = json_object_get(entry, "password");
 		if (json_is_string(v))
 			p = json_string_value(v);
-		if (u == NULL || p == NULL || u[0] == '\0')
-			goto out; /* no usable credentials (identity tokens,
-			             helpers): skip */
-		user = al_strdup(u);
-		pass = al_strdup(p);
+		/* else: no usable credentials (a helper marker, an identity
+		 * token): kept empty, it ends the search in this file */
+		if (u != NULL && p != NULL && u[0] != '\0') {
+			user = al_strdup(u);
+			pass = al_strdup(p);
+			if (user == NULL || pass == NULL) {
+				rc = al_error_set(AL_ENOMEM,
+				                  "out of memory reading '%s'",
+				                  path);
+				goto out;
+			}
+		}
 	}
-	nkey = al_auth_normalize_key(key);
-	if (user == NULL || pass == NULL || nkey == NULL) {
+	nkey = al_strdup(key);
+	if (nkey == NULL) {
 		rc =
 		    al_error_set(AL_ENOMEM, "out of memory reading '%s'", path);
 		goto out;
 	}
-	rc = cred_add(a, nkey, user, pass);
+	rc = cred_add(f, nkey, user, pass);
 	if (rc == 0)
 		nkey = user = pass = NULL;
 out:
@@ -242,15 +298,62 @@ out:
 	return rc;
 }
 
-static int load_file(al_auth *a, const char *path)
+/* credHelpers {registry: name} and credsStore of a docker config.json. */
+static int parse_helpers(auth_file *f, json_t *root)
+{
+	json_t *helpers = json_object_get(root, "credHelpers"), *v;
+	const char *key;
+	size_t n;
+
+	v = json_object_get(root, "credsStore");
+	if (v != NULL && !json_is_string(v))
+		return al_error_set(
+		    AL_EPARSE, "'%s': \"credsStore\" is not a string", f->path);
+	if (json_is_string(v) && json_string_length(v) > 0 &&
+	    (f->creds_store = al_strdup(json_string_value(v))) == NULL)
+		return al_error_set(AL_ENOMEM, "out of memory");
+	if (helpers == NULL)
+		return 0;
+	if (!json_is_object(helpers))
+		return al_error_set(AL_EPARSE,
+		                    "'%s': \"credHelpers\" is not an object",
+		                    f->path);
+	n = json_object_size(helpers);
+	f->helper_keys = calloc(n + 1, sizeof(char *));
+	f->helper_names = calloc(n + 1, sizeof(char *));
+	if (f->helper_keys == NULL || f->helper_names == NULL)
+		return al_error_set(AL_ENOMEM, "out of memory");
+	json_object_foreach(helpers, key, v)
+	{
+		if (!json_is_string(v))
+			return al_error_set(
+			    AL_EPARSE, "'%s': credHelpers '%s' is not a string",
+			    f->path, key);
+		f->helper_keys[f->nhelpers] = al_strdup(key);
+		f->helper_names[f->nhelpers] = al_strdup(json_string_value(v));
+		f->nhelpers++;
+		if (f->helper_keys[f->nhelpers - 1] == NULL ||
+		    f->helper_names[f->nhelpers - 1] == NULL)
+			return al_error_set(AL_ENOMEM, "out of memory");
+	}
+	return 0;
+}
+
+/* Read one file into f (f->path set). A missing file leaves f empty. */
+static int load_file(auth_file *f, int must_exist)
 {
 	al_buf data = AL_BUF_INIT(AUTH_FILE_MAX);
 	json_error_t jerr;
 	json_t *root = NULL, *auths, *entry;
-	const char *key;
+	const char *key, *path = f->path;
 	int rc;
 
 	rc = al_fs_read_file(path, &data);
+	if (rc == AL_ENOTFOUND && !must_exist) {
+		al_error_clear();
+		rc = 0;
+		goto out;
+	}
 	if (rc != 0)
 		goto out;
 	root = json_loadb((const char *)data.ptr, data.len,
@@ -264,7 +367,13 @@ static int load_file(al_auth *a, const char *path)
 		rc = al_error_set(AL_EPARSE, "'%s': not a JSON object", path);
 		goto out;
 	}
-	auths = json_object_get(root, "auths");
+	if (f->legacy) {
+		auths = root;
+	} else {
+		auths = json_object_get(root, "auths");
+		if ((rc = parse_helpers(f, root)) < 0)
+			goto out;
+	}
 	if (auths == NULL)
 		goto out;
 	if (!json_is_object(auths)) {
@@ -274,11 +383,11 @@ static int load_file(al_auth *a, const char *path)
 	}
 	json_object_foreach(auths, key, entry)
 	{
-		rc = parse_entry(a, path, key, entry);
+		rc = parse_entry(f, key, entry);
 		if (rc != 0)
 			goto out;
 	}
-	al_log_debug("auth: %zu credential entries from '%s'", a->ncreds, path);
+	al_log_debug("auth: %zu credential entries from '%s'", f->ncreds, path);
 out:
 	if (data.ptr != NULL)
 		OPENSSL_cleanse(data.ptr, data.len);
@@ -292,11 +401,99 @@ int al_auth_new_anonymous(al_auth **out)
 	return auth_alloc(out);
 }
 
+static int add_file(al_auth *a, char *path, int legacy)
+{
+	auth_file *n;
+
+	if (path == NULL)
+		return al_error_set(AL_ENOMEM, "out of memory");
+	n = realloc(a->files, (a->nfiles + 1) * sizeof(*n));
+	if (n == NULL) {
+		free(path);
+		return al_error_set(AL_ENOMEM, "out of memory");
+	}
+	a->files = n;
+	memset(&a->files[a->nfiles], 0, sizeof(*n));
+	a->files[a->nfiles].path = path;
+	a->files[a->nfiles].legacy = legacy;
+	a->nfiles++;
+	return 0;
+}
+
+static const char *env_nonempty(const char *name)
+{
+	const char *v = getenv(name);
+
+	return v != NULL && v[0] != '\0' ? v : NULL;
+}
+
+/* $HOME, else the password database (homedir.Get in containers/storage). */
+static char *home_dir(void)
+{
+	const char *h = env_nonempty("HOME");
+	struct passwd pw, *res = NULL;
+	char buf[4096];
+
+	if (h != NULL)
+		return al_strdup(h);
+	if (getpwuid_r(getuid(), &pw, buf, sizeof(buf), &res) == 0 &&
+	    res != NULL && pw.pw_dir != NULL)
+		return al_strdup(pw.pw_dir);
+	return al_strdup("/");
+}
+
+/*
+ * The files containers/image searches (pkg/docker/config getAuthFilePaths
+ * and getPathToAuthWithOS, Linux): the user's file alone when one is given
+ * (--authfile, $REGISTRY_AUTH_FILE as skopeo reads it), else
+ * $XDG_RUNTIME_DIR/containers/auth.json (or /run/containers/UID/auth.json),
+ * $XDG_CONFIG_HOME/containers/auth.json (~/.config/...),
+ * $DOCKER_CONFIG/config.json or ~/.docker/config.json, ~/.dockercfg.
+ */
+static int default_files(al_auth *a)
+{
+	const char *xdg = env_nonempty("XDG_RUNTIME_DIR");
+	const char *cfg = env_nonempty("XDG_CONFIG_HOME");
+	const char *dc = env_nonempty("DOCKER_CONFIG");
+	char *home = home_dir();
+	int rc = 0;
+
+	if (home == NULL)
+		return al_error_set(AL_ENOMEM, "out of memory");
+	if (xdg != NULL && al_fs_exists(xdg) != 1)
+		/* as containers/image: warn, go on for public images */
+		al_log_warn("'%s' (set by $XDG_RUNTIME_DIR) does not exist: "
+		            "not reading credentials from it",
+		            xdg);
+	else if (xdg != NULL)
+		rc = add_file(a, al_sprintf("%s/containers/auth.json", xdg), 0);
+	else
+		rc = add_file(a,
+		              al_sprintf("/run/containers/%lu/auth.json",
+		                         (unsigned long)getuid()),
+		              0);
+	if (rc == 0 && cfg != NULL)
+		rc = add_file(a, al_sprintf("%s/containers/auth.json", cfg), 0);
+	else if (rc == 0)
+		rc = add_file(
+		    a, al_sprintf("%s/.config/containers/auth.json", home), 0);
+	if (rc == 0)
+		rc = dc != NULL
+		         ? add_file(a, al_sprintf("%s/config.json", dc), 0)
+		         : add_file(a,
+		                    al_sprintf("%s/.docker/config.json", home),
+		                    0);
+	if (rc == 0)
+		rc = add_file(a, al_sprintf("%s/.dockercfg", home), 1);
+	free(home);
+	return rc;
+}
+
 int al_auth_new(al_auth **out, const char *authfile)
 {
+	al_buf src = AL_BUF_INIT(64 * 1024);
 	al_auth *a = NULL;
-	char *cand[3] = {NULL, NULL, NULL};
-	const char *env;
+	const char *env = env_nonempty("REGISTRY_AUTH_FILE");
 	size_t i;
 	int rc;
 
@@ -304,37 +501,38 @@ int al_auth_new(al_auth **out, const char *authfile)
 	if (rc != 0)
 		return rc;
 	if (authfile != NULL) {
-		rc = load_file(a, authfile);
+		if ((rc = add_file(a, al_strdup(authfile), 0)) < 0)
+			goto out;
+		rc = load_file(&a->files[0], 1);
 		if (rc == AL_ENOTFOUND)
 			rc = al_error_set(AL_ENOTFOUND,
 			                  "auth file '%s' does not exist",
 			                  authfile);
-		goto out;
-	}
-	env = getenv("REGISTRY_AUTH_FILE");
-	if (env != NULL && env[0] != '\0')
-		cand[0] = al_strdup(env);
-	env = getenv("XDG_RUNTIME_DIR");
-	if (env != NULL && env[0] != '\0')
-		cand[1] = al_sprintf("%s/containers/auth.json", env);
-	env = getenv("HOME");
-	if (env != NULL && env[0] != '\0')
-		cand[2] = al_sprintf("%s/.docker/config.json", env);
-	for (i = 0; i < 3; i++) {
-		if (cand[i] == NULL)
-			continue;
-		rc = al_fs_exists(cand[i]);
-		if (rc == 0)
-			continue;
 		if (rc < 0)
 			goto out;
-		rc = load_file(a, cand[i]);
+	} else if (env != NULL) {
+		/* skopeo takes $REGISTRY_AUTH_FILE as its --authfile: that
+		 * file only, and a missing one means no credentials */
+		if ((rc = add_file(a, al_strdup(env), 0)) < 0 ||
+		    (rc = load_file(&a->files[0], 0)) < 0)
+			goto out;
+	} else {
+		if ((rc = default_files(a)) < 0)
+			goto out;
+		for (i = 0; i < a->nfiles; i++)
+			if ((rc = load_file(&a->files[i], 0)) < 0)
+				goto out;
+	}
+	for (i = 0; i < a->nfiles && rc == 0; i++)
+		rc = al_buf_printf(&src, "%s'%s'", i > 0 ? ", " : "",
+		                   a->files[i].path);
+	if (rc < 0 || (a->sources = al_buf_detach(&src, NULL)) == NULL) {
+		rc = al_error_set(AL_ENOMEM, "out of memory");
 		goto out;
 	}
 	rc = 0;
 out:
-	for (i = 0; i < 3; i++)
-		free(cand[i]);
+	al_buf_free(&src);
 	if (rc != 0) {
 		al_auth_free(a);
 		return rc;
@@ -343,43 +541,181 @@ out:
 	return 0;
 }
 
-/* The credential whose key is the longest prefix (at a '/' boundary) of
- * registry/repository. */
-static const auth_cred *cred_find(const al_auth *a, const char *reg,
-                                  const char *repo)
+const char *al_auth_sources(const al_auth *a)
 {
-	const auth_cred *best = NULL;
-	size_t bestlen = 0, rl = strlen(reg), i;
+	return a != NULL && a->sources != NULL ? a->sources : "";
+}
 
-	for (i = 0; i < a->ncreds; i++) {
-		const char *k = a->creds[i].key;
-		size_t kl = strlen(k);
+void al_auth__set_helper_timeout_ms(al_auth *a, uint64_t ms)
+{
+	if (a != NULL)
+		a->helper_timeout_ms = ms;
+}
 
-		if (kl < rl || strncasecmp(k, reg, rl) != 0)
-			continue;
-		if (kl > rl) {
-			/* "host/ns/repo" key: must be a path prefix of repo */
-			size_t pl = kl - rl - 1;
+/* normalizeRegistry: the docker.io names compare as one. */
+static int same_registry(const char *a, size_t alen, const char *b)
+{
+	static const char *const hub[] = {"docker.io", "index.docker.io",
+	                                  "registry-1.docker.io"};
+	int ha = 0, hb = 0;
+	size_t i;
 
-			if (k[rl] != '/' || repo == NULL ||
-			    strncmp(k + rl + 1, repo, pl) != 0)
-				continue;
-			if (repo[pl] != '\0' && repo[pl] != '/')
-				continue;
-		}
-		if (best == NULL || kl > bestlen) {
-			best = &a->creds[i];
-			bestlen = kl;
-		}
+	for (i = 0; i < 3; i++) {
+		if (alen == strlen(hub[i]) && strncmp(a, hub[i], alen) == 0)
+			ha = 1;
+		if (strcmp(b, hub[i]) == 0)
+			hb = 1;
 	}
-	return best;
+	if (ha || hb)
+		return ha && hb;
+	return alen == strlen(b) && strncmp(a, b, alen) == 0;
+}
+
+/* normalizeAuthFileKey compared with registry: "http(s)://" stripped (and
+ * then, as for legacy files, everything from the first '/'). */
+static int key_names_registry(const char *key, int legacy, const char *reg)
+{
+	const char *s = key;
+	size_t n;
+	int had_scheme = 0;
+
+	if (strncmp(s, "http://", 7) == 0) {
+		s += 7;
+		had_scheme = 1;
+	} else if (strncmp(s, "https://", 8) == 0) {
+		s += 8;
+		had_scheme = 1;
+	}
+	n = strlen(s);
+	if (legacy || had_scheme)
+		n = strcspn(s, "/");
+	return same_registry(s, n, reg);
+}
+
+/* The helper's answer for registry, from the cache or by running it.
+ * Called with the lock held (one run per helper and registry). 0 with
+ * *user NULL: the helper has none. */
+static int helper_lookup(al_auth *a, const char *helper, const char *reg,
+                         const char *origin, char **user, char **pass)
+{
+	auth_helper_hit *n, *h = NULL;
+	char *u = NULL, *p = NULL;
+	size_t i;
+	int rc;
+
+	for (i = 0; i < a->nhits; i++)
+		if (strcmp(a->hits[i].helper, helper) == 0 &&
+		    strcmp(a->hits[i].registry, reg) == 0)
+			h = &a->hits[i];
+	if (h == NULL) {
+		al_log_debug("auth: asking credential helper "
+		             "'docker-credential-%s' for '%s' (%s)",
+		             helper, reg, origin);
+		rc = al_auth__run_helper(helper, reg, a->helper_timeout_ms, &u,
+		                         &p);
+		if (rc == AL_ENOTFOUND) {
+			al_error_clear();
+			rc = 0;
+		}
+		if (rc < 0)
+			return al_error_wrap(rc, "credentials for '%s' (%s)",
+			                     reg, origin);
+		n = realloc(a->hits, (a->nhits + 1) * sizeof(*n));
+		if (n == NULL) {
+			wipe_free(u);
+			wipe_free(p);
+			return al_error_set(AL_ENOMEM, "out of memory");
+		}
+		a->hits = n;
+		h = &a->hits[a->nhits];
+		h->helper = al_strdup(helper);
+		h->registry = al_strdup(reg);
+		h->user = u;
+		h->pass = p;
+		if (h->helper == NULL || h->registry == NULL) {
+			free(h->helper);
+			free(h->registry);
+			wipe_free(u);
+			wipe_free(p);
+			return al_error_set(AL_ENOMEM, "out of memory");
+		}
+		a->nhits++;
+	}
+	if (h->user == NULL)
+		return 0;
+	*user = al_strdup(h->user);
+	*pass = al_strdup(h->pass);
+	if (*user == NULL || *pass == NULL) {
+		wipe_free(*user);
+		wipe_free(*pass);
+		*user = *pass = NULL;
+		return al_error_set(AL_ENOMEM, "out of memory");
+	}
+	return 0;
+}
+
+/*
+ * containers/image findCredentialsInFile for one file: its credHelpers
+ * entry for the registry; else the most specific of "reg/ns/repo",
+ * "reg/ns", "reg" written exactly (authKeyLookupOrder; a legacy file:
+ * "reg" only); else a key that names the registry as a URL or another
+ * docker.io name; else (docker CLI, not containers/image) its credsStore.
+ * 0 with *user NULL: nothing usable in this file.
+ */
+static int file_lookup(al_auth *a, const auth_file *f, const char *reg,
+                       const char *repo, char **user, char **pass)
+{
+	const auth_cred *hit = NULL;
+	char *key = NULL;
+	size_t i, kl;
+	int rc = 0;
+
+	for (i = 0; i < f->nhelpers; i++)
+		if (strcmp(f->helper_keys[i], reg) == 0)
+			return helper_lookup(a, f->helper_names[i], reg,
+			                     f->path, user, pass);
+	key = !f->legacy && repo != NULL && repo[0] != '\0'
+	          ? al_sprintf("%s/%s", reg, repo)
+	          : al_strdup(reg);
+	if (key == NULL)
+		return al_error_set(AL_ENOMEM, "out of memory");
+	for (kl = strlen(key); hit == NULL && kl >= strlen(reg);) {
+		for (i = 0; i < f->ncreds && hit == NULL; i++)
+			if (strlen(f->creds[i].key) == kl &&
+			    strncmp(f->creds[i].key, key, kl) == 0)
+				hit = &f->creds[i];
+		while (kl > 0 && key[kl - 1] != '/')
+			kl--;
+		if (kl == 0)
+			break;
+		kl--;
+	}
+	for (i = 0; i < f->ncreds && hit == NULL; i++)
+		if (key_names_registry(f->creds[i].key, f->legacy, reg))
+			hit = &f->creds[i];
+	free(key);
+	if (hit != NULL && hit->user != NULL) {
+		*user = al_strdup(hit->user);
+		*pass = al_strdup(hit->pass);
+		if (*user == NULL || *pass == NULL) {
+			wipe_free(*user);
+			wipe_free(*pass);
+			*user = *pass = NULL;
+			rc = al_error_set(AL_ENOMEM, "out of memory");
+		}
+		return rc;
+	}
+	if (f->creds_store != NULL)
+		return helper_lookup(a, f->creds_store, reg, f->path, user,
+		                     pass);
+	return 0;
 }
 
 int al_auth_lookup(al_auth *a, const char *registry, const char *repository,
                    char **user, char **pass)
 {
-	const auth_cred *c;
 	char *reg = NULL, *u = NULL, *p = NULL;
+	size_t i;
 	int rc = 0;
 
 	if (a == NULL || registry == NULL || user == NULL || pass == NULL)
@@ -389,20 +725,16 @@ int al_auth_lookup(al_auth *a, const char *registry, const char *repository,
 	if (reg == NULL)
 		return al_error_set(AL_ENOMEM, "out of memory");
 	pthread_mutex_lock(&a->lock);
-	c = cred_find(a, reg, repository);
-	if (c != NULL) {
-		u = al_strdup(c->user);
-		p = al_strdup(c->pass);
-	}
+	/* the first file with usable credentials wins (getCredentials) */
+	for (i = 0; i < a->nfiles && u == NULL && rc == 0; i++)
+		rc = file_lookup(a, &a->files[i], reg, repository, &u, &p);
 	pthread_mutex_unlock(&a->lock);
-	if (c == NULL) {
+	if (rc < 0)
+		goto out;
+	if (u == NULL) {
 		rc = al_error_set(AL_ENOTFOUND, "no credentials for '%s%s%s'",
 		                  registry, repository != NULL ? "/" : "",
 		                  repository != NULL ? repository : "");
-		goto out;
-	}
-	if (u == NULL || p == NULL) {
-		rc = al_error_set(AL_ENOMEM, "out of memory");
 		goto out;
 	}
 	*user = u;
@@ -922,10 +1254,11 @@ int al_auth_challenge_url(al_auth *a, al_http *h, const char *registry,
 	}
 	if (strcasecmp(ch.scheme, "Basic") == 0) {
 		if (user == NULL) {
-			rc = al_error_set(AL_EAUTH,
-			                  "registry '%s' requires credentials "
-			                  "and none are configured",
-			                  registry);
+			rc = al_error_set(
+			    AL_EAUTH,
+			    "registry '%s' requires credentials "
+			    "and none were found (searched: %s)",
+			    registry, a->nfiles > 0 ? a->sources : "nothing");
 			goto out;
 		}
 		hv = basic_header(user, pass);

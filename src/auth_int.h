@@ -17,4 +17,29 @@
 int al_auth__parse_token(const uint8_t *p, size_t n, const char *realm,
                          char **token, uint64_t *ttl_s);
 
+/* How long a credential helper may run (docs/registry.md). */
+#define AL_AUTH_HELPER_TIMEOUT_MS 10000
+/* Its answer on stdout is bounded to this. */
+#define AL_AUTH_HELPER_OUT_MAX (64 * 1024)
+
+struct al_auth;
+
+/*
+ * Run "docker-credential-<helper> get" (found on $PATH, no shell) with
+ * server on its stdin, as docker-credential-helpers' client does; its
+ * stdout must be {"ServerURL", "Username", "Secret"}. At most timeout_ms
+ * (then the helper is killed: AL_ETIMEOUT) and AL_AUTH_HELPER_OUT_MAX
+ * bytes of output (AL_ELIMIT). AL_ENOTFOUND when it answers "credentials
+ * not found" (exit status non-zero), or answers the "<token>" user of an
+ * identity token (not supported); AL_EINVAL for a helper name that is not
+ * [A-Za-z0-9._-]; AL_EAUTH when it fails otherwise (its message, escaped,
+ * is in ours). *user and *pass (caller wipes and frees) only on success.
+ * Thread-safe.
+ */
+int al_auth__run_helper(const char *helper, const char *server,
+                        uint64_t timeout_ms, char **user, char **pass);
+
+/* Tests: bound credential helpers to ms instead of the default. */
+void al_auth__set_helper_timeout_ms(struct al_auth *a, uint64_t ms);
+
 #endif

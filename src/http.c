@@ -8,6 +8,7 @@
 #include <string.h>
 #include <strings.h>
 #include <time.h>
+#include <unistd.h>
 
 #include <curl/curl.h>
 
@@ -16,6 +17,7 @@
 #include "airlock/error.h"
 #include "airlock/http.h"
 #include "airlock/log.h"
+#include "certsd_int.h"
 #include "http_int.h"
 
 #define HTTP_DEFAULT_CONNECT_MS 10000
@@ -56,6 +58,10 @@ struct al_http {
 	int no_plain_auth;
 	al_cancel *cancel;
 	char errbuf[CURL_ERROR_SIZE];
+	/* the trusted CAs when more than one file's worth (ca_setup) */
+	uint8_t *ca_pem;
+	size_t ca_pem_len;
+	char *ca_path; /* $SSL_CERT_DIR, as curl's CAPATH */
 };
 
 /* State of one al_http_do call, shared with the curl callbacks. */
@@ -906,9 +912,19 @@ static int setup_attempt(al_http *h, struct xfer *x, const char *url,
 	bad |= curl_easy_setopt(e, CURLOPT_LOW_SPEED_LIMIT, 1L) != CURLE_OK;
 	bad |= curl_easy_setopt(e, CURLOPT_LOW_SPEED_TIME,
 	                        ms_to_long(low != 0 ? low : 1)) != CURLE_OK;
-	if (h->ca_file != NULL)
+	if (h->ca_pem != NULL) {
+		struct curl_blob blob = {h->ca_pem, h->ca_pem_len,
+		                         CURL_BLOB_NOCOPY};
+
+		bad |=
+		    curl_easy_setopt(e, CURLOPT_CAINFO_BLOB, &blob) != CURLE_OK;
+	} else if (h->ca_file != NULL) {
 		bad |=
 		    curl_easy_setopt(e, CURLOPT_CAINFO, h->ca_file) != CURLE_OK;
+	}
+	if (h->ca_path != NULL)
+		bad |=
+		    curl_easy_setopt(e, CURLOPT_CAPATH, h->ca_path) != CURLE_OK;
 	if (h->client_cert != NULL) {
 		bad |= curl_easy_setopt(e, CURLOPT_SSLCERT, h->client_cert) !=
 		       CURLE_OK;
@@ -1538,6 +1554,70 @@ static int copy_opts(al_http *h, const al_http_opts *opts)
 	return 0;
 }
 
+/*
+ * The trusted CAs, as Go's crypto/x509 system pool plus a registry's
+ * certs.d (containers/image tlsclientconfig): $SSL_CERT_FILE stands for
+ * the default bundle file unless opts->ca_file is set; $SSL_CERT_DIR
+ * replaces the CA directory (curl's CAPATH, ':'-separated) and its files
+ * are read as they are (Go needs no hashed names). When certificates come
+ * from more than one file, they go to curl as one blob: the bundle file
+ * (ca_file, $SSL_CERT_FILE or curl's default), then opts->ca_pem, then
+ * the $SSL_CERT_DIR files. Runs once per client, after the easy handle.
+ */
+static int ca_setup(al_http *h, const al_http_opts *opts)
+{
+	const char *envf = getenv("SSL_CERT_FILE");
+	const char *envd = getenv("SSL_CERT_DIR");
+	al_buf pem = AL_BUF_INIT(AL_CERTS_TOTAL_MAX);
+	char *deflt = NULL;
+	const char *base;
+	int rc = 0;
+
+	if (h->ca_file == NULL && envf != NULL && envf[0] != '\0') {
+		if (access(envf, R_OK) == 0) {
+			if ((h->ca_file = al_strdup(envf)) == NULL)
+				return al_error_set(AL_ENOMEM, "out of memory");
+		} else {
+			al_log_warn("$SSL_CERT_FILE names '%s', which cannot "
+			            "be read: using the default CA bundle",
+			            envf);
+		}
+	}
+	if (envd != NULL && envd[0] != '\0' &&
+	    (h->ca_path = al_strdup(envd)) == NULL)
+		return al_error_set(AL_ENOMEM, "out of memory");
+	if ((opts->ca_pem == NULL || opts->ca_pem_len == 0) &&
+	    h->ca_path == NULL)
+		return 0;
+	base = h->ca_file;
+	if (base == NULL &&
+	    curl_easy_getinfo(h->easy, CURLINFO_CAINFO, &deflt) == CURLE_OK)
+		base = deflt;
+	if (base != NULL && (rc = al_certs_read_file(base, &pem)) < 0 &&
+	    (rc != AL_ENOTFOUND || base == h->ca_file))
+		goto out;
+	if (rc < 0)
+		al_error_clear();
+	rc = 0;
+	if (opts->ca_pem != NULL && opts->ca_pem_len > 0 &&
+	    al_buf_append(&pem, opts->ca_pem, opts->ca_pem_len) < 0) {
+		rc = al_error_set(AL_ELIMIT, "CA certificates too large");
+		goto out;
+	}
+	if (h->ca_path != NULL &&
+	    (rc = al_certs_read_dirs(h->ca_path, &pem)) < 0)
+		goto out;
+	if (pem.len == 0)
+		goto out;
+	h->ca_pem_len = pem.len;
+	h->ca_pem = (uint8_t *)al_buf_detach(&pem, NULL);
+	if (h->ca_pem == NULL)
+		rc = al_error_set(AL_ENOMEM, "out of memory");
+out:
+	al_buf_free(&pem);
+	return rc;
+}
+
 int al_http_new(al_http **out, const al_http_opts *opts)
 {
 	static const al_http_opts defaults;
@@ -1587,6 +1667,8 @@ int al_http_new(al_http **out, const al_http_opts *opts)
 		rc = al_error_set(AL_ENOMEM, "cannot create a libcurl handle");
 		goto out;
 	}
+	if ((rc = ca_setup(h, opts)) < 0)
+		goto out;
 	*out = h;
 	h = NULL;
 out:
@@ -1608,6 +1690,8 @@ void al_http_free(al_http *h)
 		free(*e);
 	free(h->insecure);
 	free(h->ca_file);
+	free(h->ca_pem);
+	free(h->ca_path);
 	free(h->client_cert);
 	free(h->client_key);
 	free(h->proxy);

@@ -24,6 +24,7 @@ void al_mirror_report_clear(al_mirror_report *report)
 		free(report->releases[i].source);
 		free(report->releases[i].version);
 		free(report->releases[i].message);
+		free(report->releases[i].pulled_from);
 	}
 	free(report->releases);
 	for (i = 0; i < report->nerrors; i++)
@@ -498,7 +499,10 @@ static int mirror_impl(al_store *s, const char *const *releases,
 		al_mirror_release *rel = &report->releases[i];
 		rel->source = al_strdup(releases[i]);
 		rel_idx[i] = -1;
-		if ((rc = queue(t, releases[i], &rel_idx[i])) < 0 ||
+		if ((rc = al_regconf_check_release_ref(
+		         opts != NULL ? opts->regconf : NULL, releases[i])) <
+		        0 ||
+		    (rc = queue(t, releases[i], &rel_idx[i])) < 0 ||
 		    (rc = al_transfer_hold(t, rel_idx[i])) < 0) {
 			rel->status = rc;
 			rel->message = al_sprintf("%s: %s", releases[i],
@@ -530,6 +534,12 @@ static int mirror_impl(al_store *s, const char *const *releases,
 			worst = worse(worst, st);
 			rel_idx[i] = -1;
 			continue;
+		}
+		if (al_transfer_pulled_from(t, rel_idx[i]) != NULL &&
+		    (rel->pulled_from = al_strdup(
+		         al_transfer_pulled_from(t, rel_idx[i]))) == NULL) {
+			rc = al_error_set(AL_ENOMEM, "out of memory");
+			goto out;
 		}
 		if (sig != NULL) {
 			if ((rc = store_name(releases[i], &name, NULL)) < 0)

@@ -12,6 +12,7 @@
 #include "airlock/registry.h"
 #include "airlock/error.h"
 #include "airlock/log.h"
+#include "certsd_int.h"
 #include "registry_int.h"
 
 #define DEFAULT_CHUNK (16 * AL_MIB)
@@ -86,9 +87,11 @@ int al_registry_new(al_registry **out, const char *host,
 {
 	al_registry *r = NULL;
 	al_http_opts hopts;
+	al_certs_host certs;
 	size_t i;
 	int rc;
 
+	memset(&certs, 0, sizeof(certs));
 	if (out == NULL || host == NULL || host[0] == '\0')
 		return al_error_set(AL_EINVAL,
 		                    "al_registry_new: missing registry host");
@@ -137,12 +140,28 @@ int al_registry_new(al_registry **out, const char *host,
 			goto out;
 		r->auth = r->own_auth;
 	}
+	/* certs.d for this host (containers/image newDockerClient:
+	 * dockerCertDir + tlsclientconfig.SetupCertificates) */
+	rc = al_certs_for_host(r->endpoint, &certs);
+	if (rc != 0) {
+		rc = al_error_wrap(rc, "registry '%s': TLS files", r->host);
+		goto out;
+	}
+	if (certs.ca_pem.len > 0) {
+		hopts.ca_pem = certs.ca_pem.ptr;
+		hopts.ca_pem_len = certs.ca_pem.len;
+	}
+	if (certs.client_cert != NULL && hopts.client_cert == NULL) {
+		hopts.client_cert = certs.client_cert;
+		hopts.client_key = certs.client_key;
+	}
 	rc = al_http_new(&r->http, &hopts);
 	if (rc != 0)
 		goto out;
 	*out = r;
 	r = NULL;
 out:
+	al_certs_host_clear(&certs);
 	al_registry_free(r);
 	return rc;
 }
@@ -307,6 +326,34 @@ static int rewind_body(const al_http_req *req)
 }
 
 /*
+ * A final 401 when no credentials were found for the registry: say where
+ * they were looked for (docs/registry.md "Credentials"). 0 when some
+ * exist (the caller reports the refusal).
+ */
+static int no_credentials_hint(al_registry *r, const char *repo)
+{
+	char *u = NULL, *p = NULL;
+	const char *src = al_auth_sources(r->auth);
+	int rc = al_auth_lookup(r->auth, r->host, repo, &u, &p);
+
+	if (u != NULL)
+		OPENSSL_cleanse(u, strlen(u));
+	if (p != NULL)
+		OPENSSL_cleanse(p, strlen(p));
+	free(u);
+	free(p);
+	if (rc != AL_ENOTFOUND) {
+		al_error_clear();
+		return 0;
+	}
+	return al_error_set(AL_EAUTH,
+	                    "'%s/%s': the registry requires credentials (HTTP "
+	                    "401) and none were found for '%s' (searched: %s)",
+	                    r->host, repo, r->host,
+	                    src[0] != '\0' ? src : "no credentials file");
+}
+
+/*
  * Perform one registry request: path_or_url relative to the registry or
  * absolute (upload locations), extra headers (NULL-terminated, at most
  * MAX_HDRS - 2). Adds a cached Authorization header, answers one 401
@@ -424,6 +471,8 @@ static int reg_do(al_registry *r, const char *repo, int push,
 			goto out;
 		al_http_resp_clear(resp);
 	}
+	if (rc == 0 && resp->status == 401 && on_registry(r, url))
+		rc = no_credentials_hint(r, repo);
 out:
 	req->url = NULL;
 	req->headers = NULL;

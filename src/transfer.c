@@ -5,6 +5,7 @@
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
+#include <stdio.h>
 #include <unistd.h>
 
 #include "airlock/buf.h"
@@ -72,6 +73,13 @@ typedef struct image {
 	json_t *seen; /* phase A: "m:<digest>" manifests walked, "b:<digest>"
 	                 blobs collected */
 	size_t nseen_manifests;
+	/* registries.conf pull sources (regconf_sources): mirrors first, the
+	 * location last, tried in order in phase A; alt is the one in use */
+	endpoint **alt_src;
+	char **alt_repo;
+	int *alt_mirror;
+	size_t nalts, alt;
+	char *pulled_from; /* "host/repo" of the mirror it came from */
 } image;
 
 typedef struct blob {
@@ -124,6 +132,9 @@ struct al_transfer {
 };
 
 static int tag_in_store(al_transfer *t, const image *img, const char *name);
+static int regconf_sources(al_transfer *t, const al_ref *ref, image *img);
+static int regconf_resolve(al_transfer *t, worker *w, image *img,
+                           const char *ref);
 
 /* ---- small helpers ---- */
 
@@ -448,6 +459,16 @@ int al_transfer_new_to_registry(al_transfer **out, const char *host,
 		return al_error_set(AL_ENOMEM, "out of memory");
 	}
 	t->dst_insecure = host_insecure(t, host);
+	if (t->opts.regconf != NULL) {
+		int ins = 0;
+
+		/* containers/image newDockerClient: blocked, insecure */
+		if ((rc = al_regconf_host(t->opts.regconf, host, &ins)) < 0) {
+			al_transfer_free(t);
+			return rc;
+		}
+		t->dst_insecure |= ins;
+	}
 	*out = t;
 	return 0;
 }
@@ -475,6 +496,12 @@ static void image_clear(image *img)
 		al_descriptor_clear(&img->pending[i]);
 	free(img->pending);
 	json_decref(img->seen);
+	for (i = 0; i < img->nalts; i++)
+		free(img->alt_repo[i]);
+	free(img->alt_src);
+	free(img->alt_repo);
+	free(img->alt_mirror);
+	free(img->pulled_from);
 }
 
 void al_transfer_free(al_transfer *t)
@@ -716,6 +743,10 @@ static int map_source(al_transfer *t, const al_ref *ref, image *img)
 		    AL_EINVAL,
 		    "source location '%s' must start with oci: or docker://",
 		    s->location);
+		goto out;
+	}
+	if (t->opts.regconf != NULL) {
+		rc = regconf_sources(t, ref, img);
 		goto out;
 	}
 	if ((rc = get_endpoint(t, EP_REGISTRY, api_host(ref->registry), NULL,
@@ -1112,7 +1143,10 @@ static int job_resolve(al_transfer *t, worker *w, size_t idx)
 		return set_image_error(img,
 		                       al_error_set(AL_ECANCELED, "cancelled"));
 	al_descriptor_clear(&img->top);
-	rc = walk_manifest(t, w, img, ref, NULL, 0, &img->top);
+	if (img->nalts > 1)
+		rc = regconf_resolve(t, w, img, ref);
+	else
+		rc = walk_manifest(t, w, img, ref, NULL, 0, &img->top);
 	if (rc < 0)
 		return set_image_error(img, rc);
 	pthread_mutex_lock(&t->lock);
@@ -1566,4 +1600,130 @@ int al_transfer_run(al_transfer *t, al_transfer_stats *stats)
 		                    njobs);
 	}
 	return 0;
+}
+
+/* ---- registries.conf (docs/registry.md "registries.conf") ---- */
+
+/*
+ * The pull sources of a docker reference (al_regconf_pull_sources: the
+ * mirrors that apply, then the location), each an endpoint of its own
+ * made now, while images are queued on one thread. The first is used
+ * until phase A says otherwise.
+ */
+static int regconf_sources(al_transfer *t, const al_ref *ref, image *img)
+{
+	al_regconf_source *src = NULL;
+	size_t n = 0, i;
+	int rc;
+
+	if ((rc = al_regconf_pull_sources(t->opts.regconf, ref, &src, &n)) < 0)
+		return rc;
+	img->alt_src = calloc(n, sizeof(*img->alt_src));
+	img->alt_repo = calloc(n, sizeof(*img->alt_repo));
+	img->alt_mirror = calloc(n, sizeof(*img->alt_mirror));
+	if (img->alt_src == NULL || img->alt_repo == NULL ||
+	    img->alt_mirror == NULL) {
+		rc = al_error_set(AL_ENOMEM, "out of memory");
+		goto out;
+	}
+	for (i = 0; i < n; i++) {
+		endpoint *ep;
+
+		if ((rc = get_endpoint(t, EP_REGISTRY,
+		                       api_host(src[i].registry), NULL, &ep)) <
+		    0)
+			goto out;
+		if (src[i].insecure)
+			ep->insecure = 1;
+		img->alt_src[i] = ep;
+		img->alt_mirror[i] = src[i].mirror;
+		img->alt_repo[i] = src[i].repository;
+		src[i].repository = NULL;
+		img->nalts++;
+	}
+	img->src = img->alt_src[0];
+	img->src_repo = al_strdup(img->alt_repo[0]);
+	img->src_ref = al_strdup(
+	    ref->digest != NULL ? ref->digest
+	                        : (ref->tag != NULL ? ref->tag : "latest"));
+	if (img->src_repo == NULL || img->src_ref == NULL)
+		rc = al_error_set(AL_ENOMEM, "out of memory");
+out:
+	al_regconf_sources_free(src, n);
+	return rc;
+}
+
+/* Forget what phase A collected from a source that failed. */
+static void reset_phase_a(image *img)
+{
+	size_t i;
+
+	for (i = 0; i < img->nmanifests; i++) {
+		free(img->manifests[i].media_type);
+		free(img->manifests[i].data);
+	}
+	img->nmanifests = 0;
+	for (i = 0; i < img->npending; i++)
+		al_descriptor_clear(&img->pending[i]);
+	img->npending = 0;
+	json_decref(img->seen);
+	img->seen = NULL;
+	img->nseen_manifests = 0;
+	al_descriptor_clear(&img->top);
+}
+
+/*
+ * containers/image newImageSource: each pull source in turn until one
+ * gives the manifest; the image then comes from that one. When all fail,
+ * the location's error, with the mirrors' errors after it.
+ */
+static int regconf_resolve(al_transfer *t, worker *w, image *img,
+                           const char *ref)
+{
+	al_buf failed = AL_BUF_INIT(4096);
+	char msg[512];
+	int rc;
+
+	for (;;) {
+		rc = walk_manifest(t, w, img, ref, NULL, 0, &img->top);
+		if (rc >= 0 || rc == AL_ECANCELED || img->alt + 1 >= img->nalts)
+			break;
+		snprintf(msg, sizeof(msg), "%s", al_error_message());
+		al_log_info("'%s': mirror '%s/%s' failed (%s): trying the next "
+		            "source",
+		            img->display, img->src->host, img->src_repo, msg);
+		al_buf_printf(&failed, "%s[%s/%s: %s]",
+		              failed.len > 0 ? " " : "", img->src->host,
+		              img->src_repo, msg);
+		reset_phase_a(img);
+		img->alt++;
+		img->src = img->alt_src[img->alt];
+		free(img->src_repo);
+		if ((img->src_repo = al_strdup(img->alt_repo[img->alt])) ==
+		    NULL) {
+			rc = al_error_set(AL_ENOMEM, "out of memory");
+			break;
+		}
+	}
+	if (rc < 0 && failed.len > 0 && rc != AL_ENOMEM) {
+		snprintf(msg, sizeof(msg), "%s", al_error_message());
+		rc = al_error_set(rc, "%s (mirrors also failed: %s)", msg,
+		                  al_buf_cstr(&failed));
+	}
+	if (rc >= 0 && img->alt_mirror[img->alt]) {
+		img->pulled_from =
+		    al_sprintf("%s/%s", img->src->host, img->src_repo);
+		al_log_info("'%s': pulled from mirror '%s' (registries.conf)",
+		            img->display,
+		            img->pulled_from != NULL ? img->pulled_from : "?");
+	}
+	al_buf_free(&failed);
+	return rc;
+}
+
+const char *al_transfer_pulled_from(const al_transfer *t, int idx)
+{
+	if (t == NULL || idx < 0 || (size_t)idx >= t->nimages)
+		return NULL;
+	return t->images[idx].pulled_from;
 }

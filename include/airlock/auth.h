@@ -13,17 +13,27 @@
 typedef struct al_auth al_auth;
 
 /*
- * Load credentials. authfile != NULL: only that file (must exist).
- * Else the first that exists of: $REGISTRY_AUTH_FILE,
- * $XDG_RUNTIME_DIR/containers/auth.json, ~/.docker/config.json. A missing
- * default file is not an error. Formats: {"auths": {KEY: {"auth":
- * base64(user:pass)} | {"username","password"}}} (containers auth.json,
- * docker config.json, OpenShift pull secret). KEY may be "host",
- * "host/namespace/repo" (most specific prefix wins), or a URL such as
- * "https://index.docker.io/v1/" (normalised to docker.io).
- * AL_EPARSE names the file and position.
+ * Load credentials as containers/image (skopeo, podman) finds them
+ * (docs/registry.md "Credentials"). authfile != NULL (--authfile): only
+ * that file (must exist). Else $REGISTRY_AUTH_FILE alone when set (as
+ * skopeo; missing: no credentials), else every one of
+ * $XDG_RUNTIME_DIR/containers/auth.json (/run/containers/UID/auth.json),
+ * $XDG_CONFIG_HOME/containers/auth.json (~/.config/containers/auth.json),
+ * $DOCKER_CONFIG/config.json (~/.docker/config.json) and ~/.dockercfg,
+ * searched in that order for each lookup: the first file with usable
+ * credentials for the registry wins. Missing default files are fine.
+ * Formats: {"auths": {KEY: {"auth": base64(user:pass)} |
+ * {"username","password"}}, "credHelpers": {REGISTRY: NAME},
+ * "credsStore": NAME} (containers auth.json, docker config.json, OpenShift
+ * pull secret). KEY may be "host", "host/namespace[/repo]" (most specific
+ * first), or a URL such as "https://index.docker.io/v1/". Helpers run as
+ * "docker-credential-NAME get" when a lookup needs them. AL_EPARSE names
+ * the file and position.
  */
 AL_EXPORT int al_auth_new(al_auth **out, const char *authfile);
+/* The files a lookup searches, "'A', 'B'" ("" for an anonymous al_auth):
+ * borrowed, for messages such as "no credentials were found in ...". */
+AL_EXPORT const char *al_auth_sources(const al_auth *a);
 /* An al_auth without credentials (anonymous tokens only). */
 AL_EXPORT int al_auth_new_anonymous(al_auth **out);
 /* Wipes credentials and cached tokens; NULL is a no-op. */
@@ -57,7 +67,9 @@ AL_EXPORT int al_auth_parse_challenge(al_auth_params *out,
 AL_EXPORT void al_auth_params_clear(al_auth_params *p);
 
 /* Credentials for registry/repository (repository may be NULL):
- * AL_ENOTFOUND when none. Caller frees *user, *pass (and should wipe). */
+ * AL_ENOTFOUND when none. May run a credential helper (once per helper and
+ * registry; its failure or timeout is returned). Caller frees *user,
+ * *pass (and should wipe). */
 AL_EXPORT int al_auth_lookup(al_auth *a, const char *registry,
                              const char *repository, char **user, char **pass);
 

@@ -50,6 +50,11 @@ typedef struct al_http_opts {
 	 * low_speed_time_ms is aborted as too slow. Default 1024; set 1 to
 	 * keep only the stall rule. */
 	uint64_t min_speed_bps;
+	/* Extra trusted CA certificates (PEM, ca_pem_len bytes; copied),
+	 * added to ca_file or the default bundle: a registry's certs.d
+	 * "*.crt" files (docs/http.md "Proxy and CA handling"). */
+	const uint8_t *ca_pem;
+	size_t ca_pem_len;
 } al_http_opts;
 
 #define AL_HTTP_NO_RETRY ((unsigned)-1)

@@ -22,6 +22,9 @@ typedef struct al_mirror_release {
 	char verified_by[41]; /* fingerprint of the key that verified it */
 	int status;           /* 0 or the worst negative al_status */
 	char *message;        /* first error, NULL on success */
+	/* "host/repository" of the registries.conf mirror the release
+	 * image was pulled from; NULL: from its own location */
+	char *pulled_from;
 } al_mirror_release;
 
 typedef struct al_mirror_report {

@@ -10,6 +10,7 @@
 #include "log.h"
 #include "ref.h"
 #include "registry.h"
+#include "regconf.h"
 #include "store.h"
 
 typedef struct al_transfer_opts {
@@ -29,6 +30,11 @@ typedef struct al_transfer_opts {
 	al_progress_fn progress; /* may be NULL */
 	void *progress_ud;
 	al_cancel *cancel; /* borrowed; may be NULL */
+	/* registries.conf (borrowed; NULL: not used): docker sources not
+	 * remapped by sources are pulled from their mirrors in order, then
+	 * their location; blocked registries are refused and insecure ones
+	 * honoured, for a registry destination too (docs/registry.md). */
+	const al_regconf *regconf;
 } al_transfer_opts;
 
 /* Every field zero / NULL: the defaults; set fields by name. */
@@ -100,6 +106,10 @@ AL_EXPORT int al_transfer_result(const al_transfer *t, int image, int *status,
                                  al_digest *digest, const char **media_type,
                                  const char **message);
 AL_EXPORT size_t al_transfer_count(const al_transfer *t);
+
+/* After a run: "host/repository" of the registries.conf mirror image idx
+ * was pulled from (borrowed), NULL when it came from its own location. */
+AL_EXPORT const char *al_transfer_pulled_from(const al_transfer *t, int idx);
 
 /*
  * Store destination: when image (an index from al_transfer_add) arrives,

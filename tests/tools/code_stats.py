@@ -24,7 +24,7 @@ import sys
 LAYERS = [
     ("foundation", "common error buf clock log fs digest json yaml version"),
     ("formats", "ref oci pgp imageset http"),
-    ("services", "auth registry store release kres kube"),
+    ("services", "auth registry regconf certsd store release kres kube"),
     ("domain", "sig graph transfer catalog cosign"),
     ("workflows", "mirror pack update"),
 ]

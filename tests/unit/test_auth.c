@@ -13,6 +13,8 @@
 #include "airlock/auth.h"
 #include "airlock/buf.h"
 #include "airlock/error.h"
+#include "airlock/fs.h"
+#include "airlock/clock.h"
 #include "airlock/http.h"
 #include "al_test.h"
 #include "auth_int.h"
@@ -68,6 +70,8 @@ static void clear_env(void)
 {
 	unsetenv("REGISTRY_AUTH_FILE");
 	unsetenv("XDG_RUNTIME_DIR");
+	unsetenv("XDG_CONFIG_HOME");
+	unsetenv("DOCKER_CONFIG");
 }
 
 static void test_auth__parses_base64_and_username_forms(void)
@@ -258,10 +262,14 @@ static void test_auth__default_file_precedence(void)
 	al_auth_free(a);
 	a = NULL;
 
-	/* a REGISTRY_AUTH_FILE that does not exist falls through to the next */
+	/* skopeo reads $REGISTRY_AUTH_FILE as its --authfile: that file
+	 * alone, and one that does not exist means no credentials (skopeo
+	 * 1.9.3 answers 401 there, measured) */
 	setenv("REGISTRY_AUTH_FILE", missing, 1);
 	CU_ASSERT_EQUAL(al_auth_new(&a, NULL), 0);
-	CU_ASSERT_EQUAL(expect_cred(a, "quay.io", "a/b", "x", "x"), 0);
+	CU_ASSERT_EQUAL(expect_cred(a, "quay.io", "a/b", "", ""), AL_ENOTFOUND);
+	CU_ASSERT_PTR_NOT_NULL(strstr(al_auth_sources(a), "missing.json"));
+	CU_ASSERT_PTR_NULL(strstr(al_auth_sources(a), "config.json"));
 	al_auth_free(a);
 	a = NULL;
 
@@ -553,10 +561,9 @@ static void test_auth__bearer_token_fetch_cache_and_expiry(void)
 	if (h == NULL || path == NULL || chal == NULL || reg_url == NULL ||
 	    al_auth_new(&a, path) != 0)
 		goto out;
-	CU_ASSERT_EQUAL(
-	    al_auth_challenge_url(a, h, token_addr, "a/b", chal, scope,
-	                          reg_url, &hdr),
-	    0);
+	CU_ASSERT_EQUAL(al_auth_challenge_url(a, h, token_addr, "a/b", chal,
+	                                      scope, reg_url, &hdr),
+	                0);
 	CU_ASSERT(hdr != NULL &&
 	          al_str_startswith(hdr, "Authorization: Bearer tok-"));
 	CU_ASSERT_EQUAL(al_auth_cached(a, token_addr, scope, &cached), 0);
@@ -572,10 +579,9 @@ static void test_auth__bearer_token_fetch_cache_and_expiry(void)
 	                AL_ENOTFOUND);
 	free(hdr);
 	hdr = NULL;
-	CU_ASSERT_EQUAL(
-	    al_auth_challenge_url(a, h, token_addr, "a/b", chal, scope,
-	                          reg_url, &hdr),
-	    0);
+	CU_ASSERT_EQUAL(al_auth_challenge_url(a, h, token_addr, "a/b", chal,
+	                                      scope, reg_url, &hdr),
+	                0);
 	al_auth_invalidate(a, token_addr, scope);
 	CU_ASSERT_EQUAL(al_auth_cached(a, token_addr, scope, &cached),
 	                AL_ENOTFOUND);
@@ -635,9 +641,8 @@ static void test_auth__refuses_plain_http_realms(void)
 	insecure[0] = token_addr;
 	o.insecure_hosts = insecure;
 	CU_ASSERT_EQUAL(al_http_new(&lax, &o), 0);
-	json =
-	    al_sprintf("{\"auths\": {\"%s\": {\"auth\": \"Ym9iOnB3\"}}}",
-	               token_addr);
+	json = al_sprintf("{\"auths\": {\"%s\": {\"auth\": \"Ym9iOnB3\"}}}",
+	                  token_addr);
 	path = json != NULL ? write_file("realm.json", json) : NULL;
 	chal = al_sprintf("Bearer realm=\"http://%s/token\","
 	                  "service=\"airlock-tokenserver\"",
@@ -655,9 +660,9 @@ static void test_auth__refuses_plain_http_realms(void)
 	    strstr(al_error_message(), "plain-http token realm"));
 	CU_ASSERT_PTR_NOT_NULL(strstr(al_error_message(), "/token"));
 	/* no request URL: treated as https */
-	CU_ASSERT_EQUAL(al_auth_challenge(a, lax, token_addr, "a/b", chal,
-	                                  scope, &hdr),
-	                AL_EAUTH);
+	CU_ASSERT_EQUAL(
+	    al_auth_challenge(a, lax, token_addr, "a/b", chal, scope, &hdr),
+	    AL_EAUTH);
 	/* a plain-http registry, but the realm's host is not insecure on
 	 * this client: the credentials stay home */
 	CU_ASSERT_EQUAL(al_auth_challenge_url(a, strict, token_addr, "a/b",
@@ -705,9 +710,8 @@ static void test_auth__refuses_hostile_tokens(void)
 	insecure[0] = token_addr;
 	o.insecure_hosts = insecure;
 	CU_ASSERT_EQUAL(al_http_new(&h, &o), 0);
-	json =
-	    al_sprintf("{\"auths\": {\"%s\": {\"auth\": \"Ym9iOnB3\"}}}",
-	               token_addr);
+	json = al_sprintf("{\"auths\": {\"%s\": {\"auth\": \"Ym9iOnB3\"}}}",
+	                  token_addr);
 	path = json != NULL ? write_file("hostile.json", json) : NULL;
 	plain_url = al_sprintf("http://%s/v2/", token_addr);
 	if (h == NULL || path == NULL || plain_url == NULL ||
@@ -756,8 +760,7 @@ static void test_auth__parses_token_answers(void)
 	    {"{\"access_token\":\"t\"}", 0, "t", 60},
 	    {"{\"token\":\"\",\"access_token\":\"u\",\"expires_in\":-4}", 0,
 	     "u", 60},
-	    {"{\"token\":\"t\",\"expires_in\":99999999999999}", 0, "t",
-	     86400},
+	    {"{\"token\":\"t\",\"expires_in\":99999999999999}", 0, "t", 86400},
 	    {"{\"token\":\"t\\r\\nX-Injected: yes\"}", AL_EPROTO, NULL, 0},
 	    {"{\"token\":\"t\\u001b[31m\"}", AL_EPROTO, NULL, 0},
 	    {"{\"token\":\"t\\u0000x\"}", AL_EPARSE, NULL, 0},
@@ -817,6 +820,197 @@ static void test_auth__challenge_refuses_control_characters(void)
 	al_auth_params_clear(&p);
 }
 
+/* aDpo = h:h, eDp4 = x:x, Yzpj = c:c, ZDpk = d:d, bjpu = n:n */
+static void test_auth__searches_every_file_in_skopeo_order(void)
+{
+	char *home = al_sprintf("%s/h2", al_test_tmpdir());
+	char *xdg = al_sprintf("%s/h2run", al_test_tmpdir());
+	char *dc = al_sprintf("%s/h2dc", al_test_tmpdir());
+	char *f1 =
+	    write_file("h2run/containers/auth.json",
+	               "{\"auths\": {\"a.example\": {\"auth\": \"aDpo\"},"
+	               "\"e.example\": {}}}");
+	char *f2 =
+	    write_file("h2/.config/containers/auth.json",
+	               "{\"auths\": {\"b.example\": {\"auth\": \"eDp4\"},"
+	               "\"e.example\": {\"auth\": \"eDp4\"}}}");
+	char *f3 = write_file("h2dc/config.json",
+	                      "{\"auths\": {\"c.example/ns\": {\"auth\": "
+	                      "\"Yzpj\"}, \"a.example/ns/repo\": "
+	                      "{\"auth\": \"bjpu\"}}}");
+	char *f4 = write_file("h2/.docker/config.json",
+	                      "{\"auths\": {\"f.example\": {\"auth\": "
+	                      "\"aDpo\"}}}");
+	char *f5 = write_file("h2/.dockercfg",
+	                      "{\"https://d.example/v1/\": {\"auth\": "
+	                      "\"ZDpk\"}}");
+	al_auth *a = NULL;
+	const char *src;
+
+	clear_env();
+	setenv("HOME", home, 1);
+	setenv("XDG_RUNTIME_DIR", xdg, 1);
+	setenv("DOCKER_CONFIG", dc, 1);
+	CU_ASSERT_EQUAL(al_auth_new(&a, NULL), 0);
+	/* each registry is found in the file that has it */
+	CU_ASSERT_EQUAL(expect_cred(a, "a.example", "x/y", "h", "h"), 0);
+	CU_ASSERT_EQUAL(expect_cred(a, "b.example", "x/y", "x", "x"), 0);
+	CU_ASSERT_EQUAL(expect_cred(a, "c.example", "ns/y", "c", "c"), 0);
+	CU_ASSERT_EQUAL(expect_cred(a, "c.example", "other/y", "", ""),
+	                AL_ENOTFOUND);
+	CU_ASSERT_EQUAL(expect_cred(a, "d.example", "x/y", "d", "d"), 0);
+	/* an earlier file's host entry beats a later file's namespace */
+	CU_ASSERT_EQUAL(expect_cred(a, "a.example", "ns/repo", "h", "h"), 0);
+	/* an entry without credentials falls through to the next file */
+	CU_ASSERT_EQUAL(expect_cred(a, "e.example", "x/y", "x", "x"), 0);
+	/* $DOCKER_CONFIG replaces ~/.docker */
+	CU_ASSERT_EQUAL(expect_cred(a, "f.example", "x/y", "", ""),
+	                AL_ENOTFOUND);
+	src = al_auth_sources(a);
+	CU_ASSERT_PTR_NOT_NULL(strstr(src, "h2run/containers/auth.json"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(src, ".config/containers/auth.json"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(src, "h2dc/config.json"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(src, ".dockercfg"));
+	CU_ASSERT_PTR_NULL(strstr(src, ".docker/config.json"));
+	CU_ASSERT(strstr(src, "h2run") < strstr(src, ".config/") &&
+	          strstr(src, ".config/") < strstr(src, "h2dc") &&
+	          strstr(src, "h2dc") < strstr(src, ".dockercfg"));
+	al_auth_free(a);
+	a = NULL;
+
+	/* without DOCKER_CONFIG: ~/.docker/config.json; XDG_CONFIG_HOME
+	 * replaces ~/.config */
+	unsetenv("DOCKER_CONFIG");
+	setenv("XDG_CONFIG_HOME", dc, 1);
+	CU_ASSERT_EQUAL(al_auth_new(&a, NULL), 0);
+	CU_ASSERT_EQUAL(expect_cred(a, "f.example", "x/y", "h", "h"), 0);
+	CU_ASSERT_EQUAL(expect_cred(a, "b.example", "x/y", "", ""),
+	                AL_ENOTFOUND);
+	al_auth_free(a);
+	clear_env();
+	free(home);
+	free(xdg);
+	free(dc);
+	free(f1);
+	free(f2);
+	free(f3);
+	free(f4);
+	free(f5);
+}
+
+/* A fake docker-credential-test on PATH: logs its argument and stdin,
+ * answers by host (see the script). */
+static char *helper_bin(void)
+{
+	char *bin = al_sprintf("%s/bin", al_test_tmpdir());
+	char *script;
+	const char *path = getenv("PATH");
+	char *np;
+
+	mkdir(bin, 0700);
+	script = write_file(
+	    "bin/docker-credential-test",
+	    "#!/bin/sh\n"
+	    "host=$(cat)\n"
+	    "printf '%s %s\\n' \"$1\" \"$host\" >>\"$0.log\"\n"
+	    "case $host in\n"
+	    "slow.example) exec sleep 30 ;;\n"
+	    "loud.example) yes '{}' | head -c 200000; exit 0 ;;\n"
+	    "none.example) echo 'credentials not found in native keychain';"
+	    " exit 1 ;;\n"
+	    "bad.example) echo 'broken keyring'; exit 3 ;;\n"
+	    "tok.example) echo '{\"Username\":\"<token>\",\"Secret\":\"t\"}';"
+	    " exit 0 ;;\n"
+	    "esac\n"
+	    "printf '{\"ServerURL\":\"%s\",\"Username\":\"hu-%s\","
+	    "\"Secret\":\"hp\"}' \"$host\" \"$host\"\n");
+	chmod(script, 0700);
+	np = al_sprintf("%s:%s", bin, path != NULL ? path : "/usr/bin:/bin");
+	setenv("PATH", np, 1);
+	free(np);
+	free(script);
+	return bin;
+}
+
+static void test_auth__runs_credential_helpers(void)
+{
+	char *bin = helper_bin();
+	char *path = write_file(
+	    "helpers.json",
+	    "{\"auths\": {\"plain.example\": {\"auth\": \"aDpo\"},"
+	    "\"store.example\": {}},"
+	    "\"credHelpers\": {\"h.example\": \"test\", \"slow.example\": "
+	    "\"test\", \"loud.example\": \"test\", \"none.example\": \"test\","
+	    "\"bad.example\": \"test\", \"evil.example\": \"../../bin/sh\","
+	    "\"tok.example\": \"test\"}}");
+	char *path2 = write_file("store.json", "{\"auths\": {\"plain.example\":"
+	                                       " {\"auth\": \"aDpo\"}},"
+	                                       "\"credsStore\": \"test\"}");
+	char *logf = al_sprintf("%s/docker-credential-test.log", bin);
+	al_buf log = AL_BUF_INIT(4096);
+	al_auth *a = NULL;
+	uint64_t t0;
+	int rc;
+
+	CU_ASSERT_EQUAL(al_auth_new(&a, path), 0);
+	CU_ASSERT_EQUAL(
+	    expect_cred(a, "h.example", "ns/r", "hu-h.example", "hp"), 0);
+	/* asked once per registry: the answer is kept */
+	CU_ASSERT_EQUAL(
+	    expect_cred(a, "h.example", "ns/other", "hu-h.example", "hp"), 0);
+	CU_ASSERT_EQUAL(al_fs_read_file(logf, &log), 0);
+	CU_ASSERT_STRING_EQUAL(al_buf_cstr(&log), "get h.example\n");
+	CU_ASSERT_EQUAL(expect_cred(a, "plain.example", NULL, "h", "h"), 0);
+	CU_ASSERT_EQUAL(expect_cred(a, "none.example", NULL, "", ""),
+	                AL_ENOTFOUND);
+	CU_ASSERT_EQUAL(expect_cred(a, "tok.example", NULL, "", ""),
+	                AL_ENOTFOUND);
+	CU_ASSERT_EQUAL(expect_cred(a, "bad.example", NULL, "", ""), AL_EAUTH);
+	CU_ASSERT_PTR_NOT_NULL(strstr(al_error_message(), "broken keyring"));
+	CU_ASSERT_EQUAL(expect_cred(a, "evil.example", NULL, "", ""),
+	                AL_EINVAL);
+	CU_ASSERT_EQUAL(expect_cred(a, "loud.example", NULL, "", ""),
+	                AL_ELIMIT);
+	al_auth__set_helper_timeout_ms(a, 500);
+	t0 = al_clock_now_ms();
+	rc = expect_cred(a, "slow.example", NULL, "", "");
+	CU_ASSERT_EQUAL(rc, AL_ETIMEOUT);
+	CU_ASSERT(al_clock_now_ms() - t0 < 5000);
+	CU_ASSERT_PTR_NOT_NULL(strstr(al_error_message(), "killed"));
+	al_auth_free(a);
+	a = NULL;
+
+	/* credsStore (docker CLI): for what the auths entries do not hold */
+	CU_ASSERT_EQUAL(al_auth_new(&a, path2), 0);
+	CU_ASSERT_EQUAL(expect_cred(a, "plain.example", NULL, "h", "h"), 0);
+	CU_ASSERT_EQUAL(
+	    expect_cred(a, "q.example", "a/b", "hu-q.example", "hp"), 0);
+	al_auth_free(a);
+	al_buf_free(&log);
+	free(logf);
+	free(path);
+	free(path2);
+	free(bin);
+}
+
+static void test_auth__names_searched_files_when_none_found(void)
+{
+	char *path = write_file("onlyother.json",
+	                        "{\"auths\": {\"o.example\": {\"auth\": "
+	                        "\"aDpo\"}}}");
+	al_auth *a = NULL;
+	char *hdr = NULL;
+
+	CU_ASSERT_EQUAL(al_auth_new(&a, path), 0);
+	CU_ASSERT_EQUAL(al_auth_challenge(a, NULL, "q.example", "a/b",
+	                                  "Basic realm=\"x\"", NULL, &hdr),
+	                AL_EAUTH);
+	CU_ASSERT_PTR_NOT_NULL(strstr(al_error_message(), "onlyother.json"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(al_error_message(), "q.example"));
+	al_auth_free(a);
+	free(path);
+}
+
 int main(void)
 {
 	CU_TestInfo tests[] = {
@@ -836,6 +1030,12 @@ int main(void)
 	     test_auth__malformed_base64_names_the_file},
 	    {"test_auth__default_file_precedence",
 	     test_auth__default_file_precedence},
+	    {"test_auth__searches_every_file_in_skopeo_order",
+	     test_auth__searches_every_file_in_skopeo_order},
+	    {"test_auth__runs_credential_helpers",
+	     test_auth__runs_credential_helpers},
+	    {"test_auth__names_searched_files_when_none_found",
+	     test_auth__names_searched_files_when_none_found},
 	    {"test_auth__parses_bearer_challenge",
 	     test_auth__parses_bearer_challenge},
 	    {"test_auth__rejects_bad_challenges",

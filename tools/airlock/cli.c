@@ -475,6 +475,8 @@ int cli_common_start(cli_common *c)
 		return cli_fail(rc, "cannot initialise libcurl");
 	if ((rc = al_auth_new(&c->auth, c->authfile)) < 0)
 		return cli_fail(rc, "cannot load credentials");
+	if ((rc = al_regconf_load(&c->regconf, NULL)) < 0)
+		return cli_fail(rc, "cannot read the registries configuration");
 	return EXIT_OK;
 }
 
@@ -485,6 +487,8 @@ void cli_common_finish(cli_common *c)
 	cli_progress_done(c);
 	al_auth_free(c->auth);
 	c->auth = NULL;
+	al_regconf_free(c->regconf);
+	c->regconf = NULL;
 	signal_cancel = NULL;
 	al_cancel_free(c->cancel);
 	c->cancel = NULL;
@@ -516,6 +520,7 @@ void cli_transfer_opts(cli_common *c, al_transfer_opts *o)
 	o->cancel = c->cancel;
 	o->progress = cli_progress;
 	o->progress_ud = c;
+	o->regconf = c->regconf;
 }
 
 const char *cli_bytes(uint64_t n, char *buf, size_t len)

@@ -104,6 +104,9 @@ typedef struct cli_common {
 	/* progress display state */
 	int progress_tty;
 	int progress_shown;
+	/* registries.conf (docs/registry.md), loaded by cli_common_start
+	 * for commands that reach registries */
+	al_regconf *regconf;
 } cli_common;
 
 /* Initialise defaults. */
