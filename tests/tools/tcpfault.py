@@ -52,7 +52,10 @@ Faults act on the response direction (upstream -> client):
               or signature check can catch
 
 The first matching rule with uses left applies (rules are tried in order).
-Counters (uses per rule text) survive a re-read of the file.
+Counters (uses per rule text) survive a re-read of an unchanged file; a
+new schedule (different text) starts with fresh counters and a random
+stream seeded from (--seed, the schedule's text), so what `prob` draws in
+one schedule does not depend on how many requests earlier schedules saw.
 
 --stats-file FILE: rewritten (temp + rename) after every fault as JSON
 {"connections": N, "injected": {"reset": n, ...}, "log": ["3 reset ..."]}.
@@ -71,7 +74,7 @@ import time
 KINDS = ("reset", "stall", "drip", "truncate", "badlen", "5xx", "flip")
 LOCK = threading.Lock()
 STATE = {"conns": 0, "used": {}, "injected": {k: 0 for k in KINDS},
-         "log": []}
+         "log": [], "schedule": None}
 ARGS = None
 RNG = None
 
@@ -115,8 +118,15 @@ def load_rules():
         except FileNotFoundError:
             pass
     rules = []
+    lines = [line.split("#", 1)[0].strip() for line in lines]
+    schedule = "\n".join(line for line in lines if line)
+    global RNG
+    with LOCK:
+        if schedule != STATE["schedule"]:
+            STATE["schedule"] = schedule
+            STATE["used"] = {}
+            RNG = random.Random("%d\n%s" % (ARGS.seed, schedule))
     for line in lines:
-        line = line.split("#", 1)[0].strip()
         if line:
             try:
                 rules.append(parse_rule(line))
@@ -377,7 +387,7 @@ def main():
         sys.exit("tcpfault: the upstream must be a loopback address")
     for r in ARGS.rule:
         parse_rule(r)
-    RNG = random.Random(ARGS.seed)
+    load_rules()
     ls = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
     ls.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
     ls.bind(("127.0.0.1", 0))
