@@ -296,6 +296,7 @@ int al_cosign_carry(al_store *s, const char *const *names, size_t n,
 			note_failure(report, rc, &worst, imgs[i].name);
 		} else {
 			report->skipped += founds[i].skipped;
+			report->unsigned_images += founds[i].n == 0;
 			for (k = 0; k < founds[i].n; k++) {
 				const al_cosign_artifact *a =
 				    &founds[i].items[k];

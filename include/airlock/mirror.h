@@ -124,7 +124,7 @@ AL_EXPORT int al_mirror_record_channels(al_store *s, const al_digest *release,
 
 /* The version of al_mirror_opts this header describes (see
  * AL_MIRROR_OPTS_INIT). */
-#define AL_MIRROR_OPTS_VERSION 1
+#define AL_MIRROR_OPTS_VERSION 2
 
 /* al_mirror_opts.flags */
 enum {
@@ -137,6 +137,9 @@ enum {
 	AL_MIRROR_NO_DEFAULT_KEYS = 1u << 2,
 	/* do not also query Red Hat's signature store for its releases */
 	AL_MIRROR_NO_DEFAULT_STORE = 1u << 3,
+	/* do not carry the images' sigstore (cosign) signatures
+	 * (--no-sigstore); bit 12 leaves the low bits to other flags */
+	AL_MIRROR_NO_SIGSTORE = 1u << 12,
 };
 
 /*
@@ -184,12 +187,35 @@ typedef struct al_mirror_opts {
 	/* HTTP, auth, parallelism, progress, cancellation (may be NULL);
 	 * platform, insecure hosts and sources are filled from the above */
 	const al_transfer_opts *transfer;
+	/* version 2: sigstore (cosign) signatures, carried with every
+	 * mirrored image unless AL_MIRROR_NO_SIGSTORE (docs/cosign.md) */
+	/* a ClusterImagePolicy / ImagePolicy file every mirrored image is
+	 * checked against (NULL: none); read by al_mirror_plan_new */
+	const char *sigstore_policy;
+	/* what to look up: AL_COSIGN_FIND_* bits (cosign.h); 0: the
+	 * "sha256-<hex>.sig" tag and the referrers */
+	unsigned sigstore_find;
 } al_mirror_opts;
 
 #define AL_MIRROR_OPTS_INIT                                                    \
 	{                                                                      \
 		.version = AL_MIRROR_OPTS_VERSION                              \
 	}
+
+/* The sigstore step of a mirror run (al_mirror_result.sigstore). */
+typedef struct al_mirror_sigstore_result {
+	int ran;                /* the step ran (no AL_MIRROR_NO_SIGSTORE) */
+	size_t images;          /* mirrored images looked up at their source */
+	size_t unsigned_images; /* of them, with no signature artifact at all
+	                           (normal for many images: not an error) */
+	size_t artifacts;       /* tags and referrers carried */
+	size_t indexes;         /* "sha256-<hex>" referrers indexes written */
+	size_t skipped; /* referrers left out: their subject is another image */
+	size_t failed;  /* images whose lookup or copy failed */
+	size_t local;   /* images read from an oci: reference, not looked up */
+	int policy_checked; /* sigstore_policy given and checked */
+	size_t accepted, refused, uncovered; /* its verdicts */
+} al_mirror_sigstore_result;
 
 /* What al_mirror_run did; free with al_mirror_result_clear. */
 typedef struct al_mirror_result {
@@ -206,6 +232,8 @@ typedef struct al_mirror_result {
 	/* every release, image, channel-recording and graph-saving error;
 	 * also the reason of a refusal that named no image */
 	al_mirror_report report;
+	/* sigstore signatures carried and checked (after the images) */
+	al_mirror_sigstore_result sigstore;
 } al_mirror_result;
 
 AL_EXPORT void al_mirror_result_clear(al_mirror_result *result);
