@@ -268,7 +268,12 @@ AL_EXPORT int al_mirror_plan_new(al_mirror_plan **out,
  * AL_MIRROR_NO_DEFAULT_STORE), mirror with signatures
  * (al_mirror_signed), record each mirrored release's channels
  * (al_mirror_record_channels) and save the graphs read
- * (al_graph_save_to_store). Returns 0 or the worst status; result
+ * (al_graph_save_to_store); then, unless AL_MIRROR_NO_SIGSTORE, carry
+ * the sigstore signatures of every image the run mirrored from its
+ * source (al_cosign_carry; an image without any is counted, not an
+ * error) and check them against opts->sigstore_policy (a refusal is
+ * AL_EVERIFY unless AL_MIRROR_ALLOW_UNSIGNED; result->sigstore says what
+ * happened). Returns 0 or the worst status; result
  * (cleared first, freed by the caller with al_mirror_result_clear even on
  * failure) says whether it was refused or ran and what failed.
  */

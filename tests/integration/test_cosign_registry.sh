@@ -212,6 +212,31 @@ for c in idx["manifests"]:
 ' "$R" m2/ex/app "$D"
 al_run out err "${VI[@]}" --identity ignore --key k.pub "docker://$R/m2/ex/app:v1"
 al_check "what mirror+push put at the mirror verifies there" grep -q "^$R/m2/ex/app@$D: verified" out
+# skopeo (containers/image) as the reader of what push put there: a
+# sigstoreSigned policy with the key, sigstore attachments on. Debian's
+# skopeo 1.9.3 finds and fetches the attachment, then refuses with
+# "Debian-local change: sigstore disabled": then only its lookup is checked
+# (it found airlock's .sig at the tag and fetched its layer by digest).
+if command -v skopeo >/dev/null; then
+	printf '{"default":[{"type":"reject"}],"transports":{"docker":{"%s/m2":[{"type":"sigstoreSigned","keyPath":"%s","signedIdentity":{"type":"remapIdentity","prefix":"%s/m2","signedPrefix":"%s"}}]},"oci":{"":[{"type":"insecureAcceptAnything"}]}}}\n' \
+		"$R" "$T/k.pub" "$R" "$R" >sk-policy.json
+	mkdir -p sk-rd
+	printf 'docker:\n  %s/m2:\n    use-sigstore-attachments: true\n' "$R" >sk-rd/m2.yaml
+	al_run out err skopeo --debug --policy sk-policy.json --registries.d sk-rd copy --src-tls-verify=false \
+		"docker://$R/m2/ex/app:v1" "oci:$T/sk-out:x"
+	if [ "$AL_RC" = 0 ]; then
+		al_check "skopeo with a sigstoreSigned policy accepts what airlock pushed" true
+	elif grep -q "Debian-local change: sigstore disabled" err; then
+		al_check "skopeo (sigstore disabled in this build) finds airlock's .sig at the mirror and fetches its layer" \
+			sh -c "grep -q 'Looking for sigstore attachments in $R/m2/ex/app:sha256-${D#sha256:}.sig' err &&
+				grep -q 'Found a sigstore attachment manifest with 1 layers' err &&
+				grep -q 'Fetching sigstore attachment 1/1' err"
+		echo "note: skopeo $(skopeo --version | cut -d' ' -f3) cannot verify sigstore signatures here (Debian-local change)"
+	else
+		al_check "skopeo with a sigstoreSigned policy accepts what airlock pushed" false
+		tail -n 5 err
+	fi
+fi
 al_run out err "$AIRLOCK" mirror --keyring "$AL_SOURCE_DIR/samples/keys/release.gpg" --store "$T/ms2" --tls-verify=false \
 	--sigstore-policy cfg/clusterimagepolicy.yaml --image "docker://$R/ex/app:v1"
 al_check "mirror --sigstore-policy accepts the signed image" \
