@@ -116,7 +116,7 @@ run_off_rerun() { run_off; }
 bench_init "$W/bench"
 log "load before: $(bench_load); $ROUNDS rounds"
 bench_rounds "$ROUNDS" on off on_rerun off_rerun
-sigs=$(grep -c 'sha256-[0-9a-f]*\.sig' "$W/store-on/index.json" || true)
+sigs=$(grep -o "sha256-[0-9a-f]*\.sig" "$W/store-on/index.json" | wc -l)
 [ "$sigs" = "$signed" ] || { log "store-on holds $sigs .sig tags, $signed were pushed"; exit 3; }
 
 images=$((N + 1))
