@@ -1,6 +1,7 @@
 /* cosign_carry.c: copying the sigstore attachments of mirrored images (cosign
  * tags, referrers) from their source registries into the store, with the
  * referrers tag-schema index a registry without the referrers API needs. */
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -11,6 +12,7 @@
 #include "airlock/fs.h"
 #include "airlock/json.h"
 #include "airlock/oci.h"
+#include "cosign_int.h"
 
 void al_cosign_carry_report_clear(al_cosign_carry_report *r)
 {
@@ -239,6 +241,140 @@ out:
 	return rc;
 }
 
+/* One image whose attachments are looked up, and what was found. */
+typedef struct carry_job {
+	size_t img;       /* index into the store's image list */
+	char *base;       /* REGISTRY/REPO */
+	al_digest digest; /* the image's manifest digest */
+	al_cosign_found found;
+	int rc;      /* 0 or the lookup's status */
+	char *error; /* its message (al_error is per thread) */
+} carry_job;
+
+/* Registries whose referrers API answered "none" (404 and the like): a
+ * registry with the API never does (distribution-spec 1.1), so the others
+ * of the run go straight to the tag schema. */
+#define CARRY_NO_API_MAX 64
+#define CARRY_THREADS_DEFAULT 8
+
+typedef struct carry_pool {
+	carry_job *jobs;
+	size_t njobs, next;
+	unsigned what;
+	const al_transfer_opts *opts;
+	pthread_mutex_t lock;
+	char no_api[CARRY_NO_API_MAX][256];
+	size_t nno_api;
+} carry_pool;
+
+/* The registry host of base (up to the first '/'). */
+static size_t host_len(const char *base)
+{
+	const char *slash = strchr(base, '/');
+
+	return slash != NULL ? (size_t)(slash - base) : strlen(base);
+}
+
+/* Under p->lock. */
+static int no_api_locked(const carry_pool *p, const char *base)
+{
+	size_t i, n = host_len(base);
+
+	for (i = 0; i < p->nno_api; i++)
+		if (strlen(p->no_api[i]) == n &&
+		    strncmp(p->no_api[i], base, n) == 0)
+			return 1;
+	return 0;
+}
+
+static void carry_one(carry_pool *p, carry_job *j)
+{
+	al_registry *reg = NULL;
+	al_store *layout = NULL;
+	al_cosign_source *src = NULL;
+	char *repo = NULL;
+	unsigned what = p->what;
+	size_t n = host_len(j->base);
+
+	pthread_mutex_lock(&p->lock);
+	if (no_api_locked(p, j->base))
+		what |= AL_COSIGN__FIND_NO_API;
+	pthread_mutex_unlock(&p->lock);
+	j->rc = open_source(&src, &reg, &layout, &repo, j->base, p->opts);
+	if (j->rc == 0)
+		j->rc = al_cosign_discover(&j->found, src, &j->digest, what);
+	if (j->rc < 0) {
+		j->error = al_strdup(al_error_message());
+	} else if (reg != NULL && (what & AL_COSIGN_FIND_REFERRERS) != 0 &&
+	           (what & AL_COSIGN__FIND_NO_API) == 0 &&
+	           !j->found.referrers_api && n < sizeof(p->no_api[0])) {
+		pthread_mutex_lock(&p->lock);
+		if (p->nno_api < CARRY_NO_API_MAX &&
+		    !no_api_locked(p, j->base)) {
+			memcpy(p->no_api[p->nno_api], j->base, n);
+			p->no_api[p->nno_api][n] = '\0';
+			p->nno_api++;
+		}
+		pthread_mutex_unlock(&p->lock);
+	}
+	al_error_clear();
+	al_cosign_source_free(src);
+	al_registry_free(reg);
+	al_store_free(layout);
+	free(repo);
+}
+
+static void *carry_worker(void *arg)
+{
+	carry_pool *p = arg;
+
+	for (;;) {
+		carry_job *j = NULL;
+
+		pthread_mutex_lock(&p->lock);
+		if (p->next < p->njobs)
+			j = &p->jobs[p->next++];
+		pthread_mutex_unlock(&p->lock);
+		if (j == NULL)
+			return NULL;
+		carry_one(p, j);
+	}
+}
+
+/* Look every job up, opts->parallel at a time (the lookups are round
+ * trips to the sources; the copies go through one transfer after). */
+static int carry_lookups(carry_pool *p)
+{
+	pthread_t th[64];
+	size_t nth =
+	    p->opts->parallel != 0 ? p->opts->parallel : CARRY_THREADS_DEFAULT;
+	size_t i, started = 0;
+
+	if (nth > sizeof(th) / sizeof(th[0]))
+		nth = sizeof(th) / sizeof(th[0]);
+	if (nth > p->njobs)
+		nth = p->njobs;
+	if (pthread_mutex_init(&p->lock, NULL) != 0)
+		return al_error_set(AL_ENOMEM, "cannot create a mutex");
+	/* the first lookup alone: it learns whether the registry has the
+	 * referrers API before the others ask */
+	if (p->njobs > 0) {
+		p->next = 1;
+		carry_one(p, &p->jobs[0]);
+	}
+	for (i = 1; i < nth; i++) {
+		if (pthread_create(&th[started], NULL, carry_worker, p) != 0)
+			break;
+		started++;
+	}
+	carry_worker(p); /* this thread works too (all of it if none
+	                    started) */
+	for (i = 0; i < started; i++)
+		pthread_join(th[i], NULL);
+	pthread_mutex_destroy(&p->lock);
+	return 0;
+}
+
 int al_cosign_carry(al_store *s, const char *const *names, size_t n,
                     unsigned what, const al_transfer_opts *opts,
                     al_cosign_carry_report *report)
@@ -246,27 +382,25 @@ int al_cosign_carry(al_store *s, const char *const *names, size_t n,
 	al_store_image *imgs = NULL;
 	size_t nimgs = 0, i, k;
 	al_transfer *t = NULL;
-	al_cosign_found *founds = NULL;
-	char **bases = NULL;
+	carry_pool pool;
 	int rc, worst = 0;
 
 	memset(report, 0, sizeof(*report));
+	memset(&pool, 0, sizeof(pool));
+	pool.what = what;
+	pool.opts = opts;
 	if ((rc = al_store_list(s, &imgs, &nimgs)) < 0)
 		return rc;
 	if ((rc = al_transfer_new_to_store(&t, s, opts)) < 0)
 		goto out;
-	founds = calloc(nimgs + 1, sizeof(*founds));
-	bases = calloc(nimgs + 1, sizeof(*bases));
-	if (founds == NULL || bases == NULL) {
+	if ((pool.jobs = calloc(nimgs + 1, sizeof(*pool.jobs))) == NULL) {
 		rc = al_error_set(AL_ENOMEM, "out of memory");
 		goto out;
 	}
+	/* which store images: the ones asked for that are not attachments */
 	for (i = 0; i < nimgs; i++) {
+		carry_job *j = &pool.jobs[pool.njobs];
 		al_ref r;
-		al_registry *reg = NULL;
-		al_store *layout = NULL;
-		char *repo = NULL;
-		al_cosign_source *src = NULL;
 		int wanted = names == NULL;
 
 		for (k = 0; names != NULL && k < n && !wanted; k++)
@@ -284,53 +418,57 @@ int al_cosign_carry(al_store *s, const char *const *names, size_t n,
 		report->images++;
 		if (remapped(opts, imgs[i].name) != NULL)
 			report->remapped++;
-		if ((bases[i] = al_ref_name(&r)) == NULL) {
+		j->img = i;
+		j->digest = imgs[i].desc.digest;
+		j->base = al_ref_name(&r);
+		al_ref_clear(&r);
+		if (j->base == NULL) {
 			rc = al_error_set(AL_ENOMEM, "out of memory");
-			al_ref_clear(&r);
 			goto out;
 		}
-		if ((rc = open_source(&src, &reg, &layout, &repo, bases[i],
-		                      opts)) < 0 ||
-		    (rc = al_cosign_discover(&founds[i], src,
-		                             &imgs[i].desc.digest, what)) < 0) {
-			note_failure(report, rc, &worst, imgs[i].name);
-		} else {
-			report->skipped += founds[i].skipped;
-			for (k = 0; k < founds[i].n; k++) {
-				const al_cosign_artifact *a =
-				    &founds[i].items[k];
-				char ds[AL_DIGEST_STRMAX];
-				char *src_s = NULL, *dst = NULL;
-				al_imgref ir;
+		pool.njobs++;
+	}
+	if ((rc = carry_lookups(&pool)) < 0)
+		goto out;
+	for (i = 0; i < pool.njobs; i++) {
+		carry_job *j = &pool.jobs[i];
 
-				memset(&ir, 0, sizeof(ir));
-				al_digest_str(&a->digest, ds);
-				src_s =
-				    al_sprintf("docker://%s@%s", bases[i], ds);
-				dst =
-				    a->tag != NULL
-				        ? al_sprintf("%s:%s", bases[i], a->tag)
-				        : al_sprintf("%s@%s", bases[i], ds);
-				if (src_s == NULL || dst == NULL ||
-				    (rc = al_imgref_parse(&ir, src_s)) < 0 ||
-				    (rc = al_transfer_add(t, &ir, dst)) < 0) {
-					if (rc == 0)
-						rc = al_error_set(
-						    AL_ENOMEM, "out of memory");
-					note_failure(report, rc, &worst, dst);
-				} else {
-					report->artifacts++;
-				}
-				al_imgref_clear(&ir);
-				free(src_s);
-				free(dst);
-			}
+		if (j->rc < 0) {
+			al_error_set(j->rc, "%s",
+			             j->error != NULL ? j->error : "");
+			note_failure(report, j->rc, &worst, imgs[j->img].name);
+			continue;
 		}
-		al_cosign_source_free(src);
-		al_registry_free(reg);
-		al_store_free(layout);
-		free(repo);
-		al_ref_clear(&r);
+		report->skipped += j->found.skipped;
+		report->unsigned_images += j->found.n == 0;
+		for (k = 0; k < j->found.n; k++) {
+			const al_cosign_artifact *a = &j->found.items[k];
+			char ds[AL_DIGEST_STRMAX];
+			char *src_s = NULL, *dst = NULL;
+			al_imgref ir;
+
+			memset(&ir, 0, sizeof(ir));
+			al_digest_str(&a->digest, ds);
+			rc = 0;
+			src_s = al_sprintf("docker://%s@%s", j->base, ds);
+			dst = a->tag != NULL
+			          ? al_sprintf("%s:%s", j->base, a->tag)
+			          : al_sprintf("%s@%s", j->base, ds);
+			if (src_s == NULL || dst == NULL ||
+			    (rc = al_imgref_parse(&ir, src_s)) < 0 ||
+			    (rc = al_transfer_add(t, &ir, dst)) < 0) {
+				if (rc == 0)
+					rc = al_error_set(AL_ENOMEM,
+					                  "out of memory");
+				note_failure(report, rc, &worst,
+				             dst != NULL ? dst : j->base);
+			} else {
+				report->artifacts++;
+			}
+			al_imgref_clear(&ir);
+			free(src_s);
+			free(dst);
+		}
 	}
 	if ((rc = al_transfer_run(t, NULL)) < 0) {
 		report->failed++;
@@ -339,28 +477,28 @@ int al_cosign_carry(al_store *s, const char *const *names, size_t n,
 		if (worst == 0)
 			worst = rc;
 	}
-	for (i = 0; i < nimgs; i++) {
+	for (i = 0; i < pool.njobs; i++) {
+		carry_job *j = &pool.jobs[i];
 		size_t refs = 0;
 
-		for (k = 0; k < founds[i].n; k++)
+		for (k = 0; k < j->found.n; k++)
 			refs +=
-			    founds[i].items[k].kind == AL_COSIGN_KIND_REFERRER;
-		if (refs == 0)
+			    j->found.items[k].kind == AL_COSIGN_KIND_REFERRER;
+		if (j->rc < 0 || refs == 0)
 			continue;
-		if ((rc = write_index(s, bases[i], &imgs[i].desc.digest,
-		                      &founds[i])) < 0)
-			note_failure(report, rc, &worst, imgs[i].name);
+		if ((rc = write_index(s, j->base, &j->digest, &j->found)) < 0)
+			note_failure(report, rc, &worst, imgs[j->img].name);
 		else
 			report->indexes++;
 	}
 	rc = worst;
 out:
-	for (i = 0; founds != NULL && i < nimgs; i++)
-		al_cosign_found_clear(&founds[i]);
-	for (i = 0; bases != NULL && i < nimgs; i++)
-		free(bases[i]);
-	free(founds);
-	free(bases);
+	for (i = 0; pool.jobs != NULL && i < pool.njobs; i++) {
+		al_cosign_found_clear(&pool.jobs[i].found);
+		free(pool.jobs[i].base);
+		free(pool.jobs[i].error);
+	}
+	free(pool.jobs);
 	al_transfer_free(t);
 	al_store_images_free(imgs, nimgs);
 	return rc;

@@ -12,6 +12,7 @@
 #include "airlock/json.h"
 #include "airlock/oci.h"
 #include "airlock/store.h"
+#include "cosign_int.h"
 
 struct al_cosign_source {
 	al_registry *reg;
@@ -284,9 +285,10 @@ int al_cosign_discover(al_cosign_found *out, al_cosign_source *s,
 	}
 	if ((what & AL_COSIGN_FIND_REFERRERS) != 0) {
 		al_buf_reset(&body);
-		rc = s->reg != NULL ? al_registry_get_referrers(
-		                          s->reg, s->repo, image, NULL, &body)
-		                    : AL_ENOTFOUND;
+		rc = s->reg != NULL && (what & AL_COSIGN__FIND_NO_API) == 0
+		         ? al_registry_get_referrers(s->reg, s->repo, image,
+		                                     NULL, &body)
+		         : AL_ENOTFOUND;
 		if (rc == 0) {
 			f.referrers_api = 1;
 		} else if (rc == AL_ENOTFOUND) {

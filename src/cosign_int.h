@@ -33,6 +33,12 @@ struct al_cosign_trust {
 	char *pki_hostname;
 };
 
+/* al_cosign_discover: with AL_COSIGN_FIND_REFERRERS, skip the referrers
+ * API and read the "sha256-<hex>" tag straight away (the registry answered
+ * the API with 404 before: distribution-spec 1.1 says a registry with the
+ * API never does). Internal: al_cosign_carry sets it per registry. */
+#define AL_COSIGN__FIND_NO_API 0x100
+
 /* SHA-256 of k's DER SubjectPublicKeyInfo into id. */
 int al__cosign_key_id(uint8_t id[32], EVP_PKEY *k);
 

@@ -13,6 +13,7 @@
 #include "airlock/mirror.h"
 #include "mirror_catalogs.h"
 #include "imageset_int.h"
+#include "mirror_sigstore.h"
 
 typedef struct strv {
 	const char **v;
@@ -29,6 +30,7 @@ struct al_mirror_plan {
 	int want_defaults; /* the shipped keys, if releases are Red Hat's */
 	const char *platform;
 	char platbuf[64];
+	al_mirror__sigstore *sigstore; /* NULL: off (mirror_sigstore.c) */
 };
 
 static int strv_push(strv *s, const char *x)
@@ -196,6 +198,7 @@ void al_mirror_plan_free(al_mirror_plan *plan)
 	if (plan == NULL)
 		return;
 	al_pgp_keyring_free(plan->kr);
+	al_mirror__sigstore_free(plan->sigstore);
 	free(plan->sources);
 	free(plan->releases.v);
 	free(plan->images.v);
@@ -223,7 +226,8 @@ int al_mirror_plan_new(al_mirror_plan **out, const al_imageset *imageset,
 		return al_error_set(AL_ENOMEM, "out of memory");
 	p->cfg = imageset;
 	p->opts = opts;
-	if ((rc = merge(p)) < 0 || (rc = check(p)) < 0)
+	if ((rc = merge(p)) < 0 || (rc = check(p)) < 0 ||
+	    (rc = al_mirror__sigstore_prepare(&p->sigstore, opts)) < 0)
 		goto out;
 	/* the shipped keys for channels wait until the channels named their
 	 * releases: another update service's are not Red Hat's */
@@ -399,6 +403,9 @@ int al_mirror_plan_run(al_mirror_plan *p, al_store *store,
 	/* operator catalogs: after the releases, so that their shared blobs
 	 * are already in the store (mirror_catalogs.c) */
 	rc = al_mirror__catalogs(store, p->cfg, &to, res, rc);
+	rc = al_mirror__sigstore_run(p->sigstore, store, &to, p->images.v,
+	                             p->images.n, p->sig.allow_unsigned, res,
+	                             rc);
 	res->images = (size_t)res->report.stats.images;
 	for (i = 0; i < res->report.nreleases; i++)
 		res->releases_mirrored += res->report.releases[i].status == 0;

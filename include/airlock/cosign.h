@@ -471,6 +471,7 @@ typedef struct al_cosign_carry_report {
 	size_t failed;    /* images whose lookup or copy failed */
 	size_t remapped;  /* of images, read through opts->sources */
 	char *first_error;
+	size_t unsigned_images; /* of images, with no artifact found at all */
 } al_cosign_carry_report;
 
 AL_EXPORT void al_cosign_carry_report_clear(al_cosign_carry_report *r);

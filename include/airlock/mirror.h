@@ -127,7 +127,7 @@ AL_EXPORT int al_mirror_record_channels(al_store *s, const al_digest *release,
 
 /* The version of al_mirror_opts this header describes (see
  * AL_MIRROR_OPTS_INIT). */
-#define AL_MIRROR_OPTS_VERSION 1
+#define AL_MIRROR_OPTS_VERSION 2
 
 /* al_mirror_opts.flags */
 enum {
@@ -140,6 +140,9 @@ enum {
 	AL_MIRROR_NO_DEFAULT_KEYS = 1u << 2,
 	/* do not also query Red Hat's signature store for its releases */
 	AL_MIRROR_NO_DEFAULT_STORE = 1u << 3,
+	/* do not carry the images' sigstore (cosign) signatures
+	 * (--no-sigstore); bit 12 leaves the low bits to other flags */
+	AL_MIRROR_NO_SIGSTORE = 1u << 12,
 };
 
 /*
@@ -187,6 +190,14 @@ typedef struct al_mirror_opts {
 	/* HTTP, auth, parallelism, progress, cancellation (may be NULL);
 	 * platform, insecure hosts and sources are filled from the above */
 	const al_transfer_opts *transfer;
+	/* version 2: sigstore (cosign) signatures, carried with every
+	 * mirrored image unless AL_MIRROR_NO_SIGSTORE (docs/cosign.md) */
+	/* a ClusterImagePolicy / ImagePolicy file every mirrored image is
+	 * checked against (NULL: none); read by al_mirror_plan_new */
+	const char *sigstore_policy;
+	/* what to look up: AL_COSIGN_FIND_* bits (cosign.h); 0: the
+	 * "sha256-<hex>.sig" tag and the referrers */
+	unsigned sigstore_find;
 } al_mirror_opts;
 
 #define AL_MIRROR_OPTS_INIT                                                    \
@@ -211,6 +222,20 @@ typedef struct al_mirror_catalog {
 	int status;        /* 0 or the worst negative al_status */
 	char *message;     /* first error, NULL on success */
 } al_mirror_catalog;
+/* The sigstore step of a mirror run (al_mirror_result.sigstore). */
+typedef struct al_mirror_sigstore_result {
+	int ran;                /* the step ran (no AL_MIRROR_NO_SIGSTORE) */
+	size_t images;          /* mirrored images looked up at their source */
+	size_t unsigned_images; /* of them, with no signature artifact at all
+	                           (normal for many images: not an error) */
+	size_t artifacts;       /* tags and referrers carried */
+	size_t indexes;         /* "sha256-<hex>" referrers indexes written */
+	size_t skipped; /* referrers left out: their subject is another image */
+	size_t failed;  /* images whose lookup or copy failed */
+	size_t local;   /* images read from an oci: reference, not looked up */
+	int policy_checked; /* sigstore_policy given and checked */
+	size_t accepted, refused, uncovered; /* its verdicts */
+} al_mirror_sigstore_result;
 
 /* What al_mirror_run did; free with al_mirror_result_clear. */
 typedef struct al_mirror_result {
@@ -233,6 +258,8 @@ typedef struct al_mirror_result {
 	al_mirror_catalog *catalogs;
 	size_t ncatalogs;
 	size_t catalogs_mirrored; /* catalogs with status 0 */
+	/* sigstore signatures carried and checked (after the images) */
+	al_mirror_sigstore_result sigstore;
 } al_mirror_result;
 
 AL_EXPORT void al_mirror_result_clear(al_mirror_result *result);
@@ -267,7 +294,12 @@ AL_EXPORT int al_mirror_plan_new(al_mirror_plan **out,
  * AL_MIRROR_NO_DEFAULT_STORE), mirror with signatures
  * (al_mirror_signed), record each mirrored release's channels
  * (al_mirror_record_channels) and save the graphs read
- * (al_graph_save_to_store). Returns 0 or the worst status; result
+ * (al_graph_save_to_store); then, unless AL_MIRROR_NO_SIGSTORE, carry
+ * the sigstore signatures of every image the run mirrored from its
+ * source (al_cosign_carry; an image without any is counted, not an
+ * error) and check them against opts->sigstore_policy (a refusal is
+ * AL_EVERIFY unless AL_MIRROR_ALLOW_UNSIGNED; result->sigstore says what
+ * happened). Returns 0 or the worst status; result
  * (cleared first, freed by the caller with al_mirror_result_clear even on
  * failure) says whether it was refused or ran and what failed.
  */

@@ -15,6 +15,7 @@
 #include "airlock/error.h"
 #include "airlock/fs.h"
 #include "airlock/json.h"
+#include "airlock/mirror.h"
 
 #define DIGEST_A                                                               \
 	"sha256:"                                                              \
@@ -1029,6 +1030,150 @@ static void test_cosign__carry_follows_sources_and_skips_attachments(void)
 	al_store_free(st);
 }
 
+/* A source layout holding quay.io/example/app:v1 and its ".sig"; *img and
+ * *sig get their digests. */
+static int make_signed_layout(const char *dir, al_digest *img, al_digest *sig)
+{
+	static const char manifest[] =
+	    "{\"schemaVersion\":2,\"mediaType\":\"application/"
+	    "vnd.oci.image.manifest.v1+json\",\"config\":{\"mediaType\":"
+	    "\"application/vnd.oci.image.config.v1+json\",\"digest\":"
+	    "\"sha256:44136fa355b3678a1146ad16f7e8649e94fb4fc21fe77e8310c060f61"
+	    "caaff8a\",\"size\":2},\"layers\":[]}";
+	static const char sigman[] =
+	    "{\"schemaVersion\":2,\"mediaType\":\"application/"
+	    "vnd.oci.image.manifest.v1+json\",\"config\":{\"mediaType\":"
+	    "\"application/vnd.oci.image.config.v1+json\",\"digest\":"
+	    "\"sha256:44136fa355b3678a1146ad16f7e8649e94fb4fc21fe77e8310c060f61"
+	    "caaff8a\",\"size\":2},\"layers\":[],\"annotations\":{\"x\":"
+	    "\"sig\"}}";
+	al_store_opts so = {1, 0, 0};
+	al_store *src = NULL;
+	al_descriptor d, sd;
+	char name[256], hex[AL_DIGEST_STRMAX];
+	int rc;
+
+	memset(&d, 0, sizeof(d));
+	memset(&sd, 0, sizeof(sd));
+	d.media_type = sd.media_type =
+	    (char *)"application/vnd.oci.image.manifest.v1+json";
+	d.size = strlen(manifest);
+	sd.size = strlen(sigman);
+	if ((rc = al_store_open(&src, dir, &so)) < 0)
+		return rc;
+	if ((rc = al_store_put_blob(src, (const uint8_t *)"{}", 2, NULL)) ==
+	        0 &&
+	    (rc = al_store_put_blob(src, (const uint8_t *)manifest,
+	                            strlen(manifest), &d.digest)) == 0 &&
+	    (rc = al_store_put_blob(src, (const uint8_t *)sigman,
+	                            strlen(sigman), &sd.digest)) == 0 &&
+	    (rc = al_store_tag(src, "quay.io/example/app:v1", &d)) == 0) {
+		snprintf(name, sizeof(name),
+		         "quay.io/example/app:sha256-%s.sig",
+		         al_digest_hex(&d.digest, hex));
+		rc = al_store_tag(src, name, &sd);
+	}
+	*img = d.digest;
+	*sig = sd.digest;
+	al_store_free(src);
+	return rc;
+}
+
+/* al_mirror_run carries the signatures of the images it mirrored, by
+ * default: here from an OCI layout through airlock.sources (no network);
+ * an image of an earlier run is not looked up (its registry does not
+ * exist); AL_MIRROR_NO_SIGSTORE turns it off; a policy with it off is a
+ * refusal; version 1 options never read the version 2 fields. */
+static void test_cosign__mirror_run_carries_by_default(void)
+{
+	static const char *const images[] = {"quay.io/example/app:v1"};
+	char dir[512], dir2[512], srcdir[512], cfgpath[512];
+	char signame[256], hex[AL_DIGEST_STRMAX];
+	al_store *st = NULL, *st2 = NULL;
+	al_store_opts so = {1, 0, 0};
+	al_imageset *cfg = NULL;
+	al_mirror_opts mo = AL_MIRROR_OPTS_INIT;
+	al_mirror_result res;
+	al_store_image img;
+	al_digest id, sd;
+	al_descriptor other;
+	FILE *f;
+
+	snprintf(dir, sizeof(dir), "%s/mr-store", al_test_tmpdir());
+	snprintf(dir2, sizeof(dir2), "%s/mr-store2", al_test_tmpdir());
+	snprintf(srcdir, sizeof(srcdir), "%s/mr-src", al_test_tmpdir());
+	snprintf(cfgpath, sizeof(cfgpath), "%s/mr.yaml", al_test_tmpdir());
+	CU_ASSERT_EQUAL_FATAL(make_signed_layout(srcdir, &id, &sd), 0);
+	f = fopen(cfgpath, "w");
+	CU_ASSERT_FATAL(f != NULL);
+	fprintf(f,
+	        "kind: ImageSetConfiguration\n"
+	        "apiVersion: mirror.openshift.io/v2alpha1\n"
+	        "airlock:\n  sources:\n  - prefix: quay.io/example\n"
+	        "    location: \"oci:%s\"\n",
+	        srcdir);
+	fclose(f);
+	CU_ASSERT_EQUAL_FATAL(al_imageset_load(&cfg, cfgpath), 0);
+	CU_ASSERT_EQUAL_FATAL(al_store_open(&st, dir, &so), 0);
+	/* an image of an earlier run, at a registry that does not resolve */
+	memset(&other, 0, sizeof(other));
+	other.media_type = (char *)"application/vnd.oci.image.manifest.v1+json";
+	other.size = 2;
+	CU_ASSERT_EQUAL(
+	    al_store_put_blob(st, (const uint8_t *)"{}", 2, &other.digest), 0);
+	CU_ASSERT_EQUAL(al_store_tag(st, "nowhere.invalid/x:v1", &other), 0);
+	mo.images = images;
+	mo.nimages = 1;
+	/* no keyring: al_mirror_signed wants one even for images alone */
+	mo.flags = AL_MIRROR_ALLOW_UNSIGNED;
+	memset(&res, 0, sizeof(res));
+	CU_ASSERT_EQUAL(al_mirror_run(st, cfg, &mo, &res), 0);
+	if (res.report.nerrors > 0)
+		printf("%s\n", res.report.errors[0]);
+	CU_ASSERT_EQUAL(res.sigstore.ran, 1);
+	CU_ASSERT_EQUAL(res.sigstore.images, 1);
+	CU_ASSERT_EQUAL(res.sigstore.artifacts, 1);
+	CU_ASSERT_EQUAL(res.sigstore.unsigned_images, 0);
+	CU_ASSERT_EQUAL(res.sigstore.failed, 0);
+	snprintf(signame, sizeof(signame), "quay.io/example/app:sha256-%s.sig",
+	         al_digest_hex(&id, hex));
+	memset(&img, 0, sizeof(img));
+	CU_ASSERT_EQUAL(al_store_find(st, signame, &img), 0);
+	CU_ASSERT(al_digest_equal(&img.desc.digest, &sd));
+	al_store_image_clear(&img);
+	al_mirror_result_clear(&res);
+
+	/* off */
+	CU_ASSERT_EQUAL_FATAL(al_store_open(&st2, dir2, &so), 0);
+	mo.flags = AL_MIRROR_ALLOW_UNSIGNED | AL_MIRROR_NO_SIGSTORE;
+	CU_ASSERT_EQUAL(al_mirror_run(st2, cfg, &mo, &res), 0);
+	CU_ASSERT_EQUAL(res.sigstore.ran, 0);
+	CU_ASSERT_EQUAL(al_store_find(st2, signame, &img), AL_ENOTFOUND);
+	al_store_image_clear(&img);
+	al_error_clear();
+	al_mirror_result_clear(&res);
+	mo.sigstore_policy = "/nonexistent/policy.yaml";
+	CU_ASSERT_EQUAL(al_mirror_run(st2, cfg, &mo, &res), AL_EINVAL);
+	CU_ASSERT_EQUAL(res.refused, 1);
+	al_mirror_result_clear(&res);
+	/* on, with a policy that does not load: refused before anything */
+	mo.flags = AL_MIRROR_ALLOW_UNSIGNED;
+	CU_ASSERT(al_mirror_run(st2, cfg, &mo, &res) < 0);
+	CU_ASSERT_EQUAL(res.refused, 1);
+	CU_ASSERT_EQUAL(res.ran, 0);
+	al_mirror_result_clear(&res);
+	/* a version 1 caller: sigstore_policy is not read, carrying is on */
+	mo.version = 1;
+	CU_ASSERT_EQUAL(al_mirror_run(st2, cfg, &mo, &res), 0);
+	CU_ASSERT_EQUAL(res.sigstore.artifacts, 1);
+	CU_ASSERT_EQUAL(res.sigstore.policy_checked, 0);
+	al_mirror_result_clear(&res);
+	al_error_clear();
+	al_imageset_free(cfg);
+	al_store_free(st);
+	al_store_free(st2);
+}
+
 /* A FulcioCAWithRekor policy accepts the real cosign keyless signature of
  * containers/image's fixtures, and refuses it for another email. */
 static void test_cosign__policy_fulcio_with_real_cosign_signature(void)
@@ -1338,6 +1483,8 @@ int main(int argc, char **argv)
 	     test_cosign__carry_follows_sources_and_skips_attachments},
 	    {"policy_fulcio_with_real_cosign_signature",
 	     test_cosign__policy_fulcio_with_real_cosign_signature},
+	    {"mirror_run_carries_by_default",
+	     test_cosign__mirror_run_carries_by_default},
 	    CU_TEST_INFO_NULL,
 	};
 

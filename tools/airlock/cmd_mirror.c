@@ -24,15 +24,23 @@ enum {
 	OPT_NO_DEFAULT_KEYS,
 	OPT_NO_DEFAULT_STORE,
 	OPT_SIGSTORE,
-	OPT_SIGSTORE_POLICY
+	OPT_SIGSTORE_POLICY,
+	OPT_NO_SIGSTORE,
+	OPT_SIGSTORE_ATTACH
 };
 
 static const char mirror_help_sigstore[] =
     "\nSigstore (cosign) signatures (docs/cosign.md):\n"
-    "      --sigstore           also carry each image's sha256-<hex>.sig tag "
-    "and OCI\n"
-    "                           referrers from its source into the store\n"
-    "      --sigstore-policy F  --sigstore, then check every image against "
+    "By default each mirrored image's sha256-<hex>.sig tag and OCI "
+    "referrers\n"
+    "(sigstore bundles) are carried from its source into the store, "
+    "digests kept;\n"
+    "an image without any is normal (counted).\n"
+    "      --no-sigstore        do not carry them\n"
+    "      --sigstore           accepted for compatibility (the default)\n"
+    "      --sigstore-attachments LIST  what to carry: sig,att,sbom,referrers\n"
+    "                           (default sig,referrers)\n"
+    "      --sigstore-policy F  check every mirrored image against "
     "the\n"
     "                           ClusterImagePolicy / ImagePolicy file F; "
     "refused\n"
@@ -173,6 +181,9 @@ int cmd_mirror(int argc, char **argv)
 	    {"no-default-store", no_argument, NULL, OPT_NO_DEFAULT_STORE},
 	    {"sigstore", no_argument, NULL, OPT_SIGSTORE},
 	    {"sigstore-policy", required_argument, NULL, OPT_SIGSTORE_POLICY},
+	    {"no-sigstore", no_argument, NULL, OPT_NO_SIGSTORE},
+	    {"sigstore-attachments", required_argument, NULL,
+	     OPT_SIGSTORE_ATTACH},
 	    {NULL, 0, NULL, 0},
 	};
 	cli_common c;
@@ -188,8 +199,7 @@ int cmd_mirror(int argc, char **argv)
 	al_transfer_opts to;
 	char bytes[32];
 	size_t i;
-	int opt, rc, code = EXIT_OK, sigstore = 0;
-	const char *sigstore_policy = NULL;
+	int opt, rc, code = EXIT_OK;
 
 	memset(&res, 0, sizeof(res));
 	cli_common_init(&c);
@@ -253,11 +263,24 @@ int cmd_mirror(int argc, char **argv)
 			mo.flags |= AL_MIRROR_NO_DEFAULT_STORE;
 			break;
 		case OPT_SIGSTORE:
-			sigstore = 1;
+			/* the default since sigstore carrying is on */
 			break;
 		case OPT_SIGSTORE_POLICY:
-			sigstore = 1;
-			sigstore_policy = optarg;
+			mo.sigstore_policy = optarg;
+			break;
+		case OPT_NO_SIGSTORE:
+			mo.flags |= AL_MIRROR_NO_SIGSTORE;
+			break;
+		case OPT_SIGSTORE_ATTACH:
+			if (cli_parse_attachments(&mo.sigstore_find, optarg) <
+			    0) {
+				code = cli_usage_error(
+				    "mirror",
+				    "--sigstore-attachments takes a list of "
+				    "sig, att, sbom, referrers, not '%s'",
+				    optarg);
+				goto out;
+			}
 			break;
 		default:
 			/* cli_getopt said what was wrong */
@@ -308,15 +331,6 @@ int cmd_mirror(int argc, char **argv)
 		cli_error("%s", al_error_message());
 		code = cli_exit_code(rc);
 		goto out;
-	}
-	if (sigstore) {
-		/* cmd_sigstore.c: carry cosign tags and referrers, check the
-		 * policy (docs/cosign.md) */
-		int r2 = cli_mirror_sigstore(
-		    &c, store, &to, sigstore_policy,
-		    (mo.flags & AL_MIRROR_ALLOW_UNSIGNED) != 0);
-		if (r2 < 0 && (rc == 0 || r2 == AL_EVERIFY))
-			rc = r2;
 	}
 	for (i = 0; i < res.report.nerrors; i++)
 		cli_error("%s", res.report.errors[i]);

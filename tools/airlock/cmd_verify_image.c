@@ -132,7 +132,7 @@ static int push(const char **list, size_t *n, const char *v)
 	return 0;
 }
 
-static int parse_attach(unsigned *out, const char *s)
+int cli_parse_attachments(unsigned *out, const char *s)
 {
 	unsigned w = 0;
 
@@ -582,78 +582,6 @@ static int carry(cli_common *c, const vi_opts *o, const char *const *names,
 	return code;
 }
 
-int cli_mirror_sigstore(cli_common *c, al_store *store,
-                        const al_transfer_opts *to, const char *policy_path,
-                        int allow_unsigned)
-{
-	al_cosign_carry_report rep;
-	al_cosign_store_report sr;
-	al_cosign_policy *pol = NULL;
-	size_t i;
-	int rc, worst = 0;
-
-	memset(&rep, 0, sizeof(rep));
-	memset(&sr, 0, sizeof(sr));
-	rc = al_cosign_carry(store, NULL, 0, AL_COSIGN_FIND_DEFAULT, to, &rep);
-	cli_progress_done(c);
-	if (rc < 0) {
-		cli_error("sigstore signatures of %zu image(s) not carried; "
-		          "first: %s",
-		          rep.failed,
-		          rep.first_error != NULL ? rep.first_error : "");
-		worst = rc;
-	}
-	if (rep.skipped > 0)
-		cli_warn("%zu referrer(s) left out: their subject is another "
-		         "image",
-		         rep.skipped);
-	if (!c->quiet)
-		fprintf(stderr,
-		        "sigstore: carried %zu signature artifact(s) of %zu "
-		        "image(s)\n",
-		        rep.artifacts, rep.images);
-	al_cosign_carry_report_clear(&rep);
-	if (policy_path == NULL)
-		return worst;
-	if ((rc = al_cosign_policy_load_file(&pol, policy_path)) < 0) {
-		cli_error("%s", al_error_message());
-		return rc;
-	}
-	rc = al_cosign_check_store(store, pol, NULL, 0, &sr);
-	for (i = 0; i < sr.nmessages; i++) {
-		if (allow_unsigned)
-			cli_warn("allowed (--allow-unsigned): %s",
-			         sr.messages[i]);
-		else
-			cli_error("%s", sr.messages[i]);
-	}
-	if (rc < 0 && rc != AL_EVERIFY)
-		cli_error("checking the image policy: %s", al_error_message());
-	if (!c->quiet)
-		fprintf(stderr,
-		        "sigstore policy: %zu image(s) accepted, %zu refused, "
-		        "%zu not covered\n",
-		        sr.accepted, sr.refused, sr.uncovered);
-	if (rc == 0 || rc == AL_EVERIFY) {
-		int r2 =
-		    al_cosign_record(store, &sr, policy_path, allow_unsigned);
-
-		if (r2 < 0) {
-			cli_error("recording the policy verdicts: %s",
-			          al_error_message());
-			if (worst == 0)
-				worst = r2;
-		}
-	}
-	if (rc == AL_EVERIFY && allow_unsigned)
-		rc = 0;
-	if (rc < 0 && (worst == 0 || rc == AL_EVERIFY))
-		worst = rc;
-	al_cosign_store_report_clear(&sr);
-	al_cosign_policy_free(pol);
-	return worst;
-}
-
 int cmd_verify_image(int argc, char **argv)
 {
 	static const struct option longopts[] = {
@@ -744,7 +672,7 @@ int cmd_verify_image(int argc, char **argv)
 			o.artifact = optarg;
 			break;
 		case OPT_ATTACH:
-			bad = parse_attach(&o.what, optarg) < 0;
+			bad = cli_parse_attachments(&o.what, optarg) < 0;
 			break;
 		case OPT_WRITE_CONFIG:
 			o.write_config = optarg;

@@ -1,21 +1,15 @@
-/* cmd_verify_image.h: the sigstore step of airlock mirror (carry
- * attachments, check the image policy), shared with airlock verify-image
- * (whose prototype is in cmd.h). */
+/* cmd_verify_image.h: what airlock verify-image shares with airlock mirror
+ * (whose prototypes are in cmd.h). */
 #ifndef AIRLOCK_CMD_VERIFY_IMAGE_H
 #define AIRLOCK_CMD_VERIFY_IMAGE_H
 
 #include "cli.h"
 
 /*
- * After a mirror into store: copy the sigstore attachments of every store
- * image from its source (al_cosign_carry), then, with policy_path, check
- * every image against that ClusterImagePolicy / ImagePolicy file; a
- * refused image is an error (AL_EVERIFY) unless allow_unsigned, which
- * turns it into a warning. Prints its summary and errors; returns 0 or the
- * worst status.
+ * Parse a comma-separated list of sig, att, sbom and referrers into
+ * AL_COSIGN_FIND_* bits (--attachments, --sigstore-attachments). -1 for
+ * an unknown word or an empty list.
  */
-int cli_mirror_sigstore(cli_common *c, al_store *store,
-                        const al_transfer_opts *to, const char *policy_path,
-                        int allow_unsigned);
+int cli_parse_attachments(unsigned *out, const char *s);
 
 #endif

@@ -1,0 +1,320 @@
+/* mirror_sigstore.c: the sigstore step of al_mirror_plan_run: the cosign
+ * tags and referrers of every image a run mirrored carried into the store
+ * (al_cosign_carry), then the images checked against a ClusterImagePolicy /
+ * ImagePolicy file (al_cosign_check_store). docs/cosign.md. */
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "airlock/cosign.h"
+#include "airlock/error.h"
+#include "airlock/log.h"
+#include "airlock/release.h"
+#include "mirror_sigstore.h"
+
+struct al_mirror__sigstore {
+	unsigned what;         /* AL_COSIGN_FIND_* */
+	const char *path;      /* the policy file, or NULL */
+	al_cosign_policy *pol; /* loaded from path */
+};
+
+typedef struct namev {
+	char **v;
+	size_t n;
+} namev;
+
+int al_mirror__sigstore_prepare(al_mirror__sigstore **out,
+                                const al_mirror_opts *opts)
+{
+	al_mirror__sigstore *ss = NULL;
+	const char *path = NULL;
+	unsigned what = 0;
+	int rc = 0;
+
+	*out = NULL;
+	if (opts->version >= 2) {
+		path = opts->sigstore_policy;
+		what = opts->sigstore_find;
+	}
+	if (opts->flags & AL_MIRROR_NO_SIGSTORE) {
+		if (path != NULL)
+			return al_error_set(
+			    AL_EINVAL,
+			    "a sigstore policy ('%s') needs the "
+			    "signatures: it cannot be checked "
+			    "with sigstore off",
+			    path);
+		return 0;
+	}
+	if (what & ~(unsigned)(AL_COSIGN_FIND_SIG | AL_COSIGN_FIND_ATT |
+	                       AL_COSIGN_FIND_SBOM | AL_COSIGN_FIND_REFERRERS))
+		return al_error_set(AL_EINVAL,
+		                    "sigstore_find: unknown bits 0x%x", what);
+	if ((ss = calloc(1, sizeof(*ss))) == NULL)
+		return al_error_set(AL_ENOMEM, "out of memory");
+	ss->what = what != 0 ? what : AL_COSIGN_FIND_DEFAULT;
+	ss->path = path;
+	if (path != NULL &&
+	    (rc = al_cosign_policy_load_file(&ss->pol, path)) < 0)
+		goto out;
+	*out = ss;
+	ss = NULL;
+out:
+	al_mirror__sigstore_free(ss);
+	return rc;
+}
+
+void al_mirror__sigstore_free(al_mirror__sigstore *ss)
+{
+	if (ss == NULL)
+		return;
+	al_cosign_policy_free(ss->pol);
+	free(ss);
+}
+
+static int add_errorf(al_mirror_report *r, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+
+static int add_errorf(al_mirror_report *r, const char *fmt, ...)
+{
+	char **grown;
+	va_list ap;
+	char *m;
+	char msg[2048];
+	int n;
+
+	va_start(ap, fmt);
+	n = vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	if (n < 0)
+		msg[0] = '\0';
+	grown = realloc(r->errors, (r->nerrors + 1) * sizeof(*grown));
+	if (grown == NULL)
+		return al_error_set(AL_ENOMEM, "out of memory");
+	r->errors = grown;
+	if ((m = al_strdup(msg)) == NULL)
+		return al_error_set(AL_ENOMEM, "out of memory");
+	r->errors[r->nerrors++] = m;
+	return 0;
+}
+
+/* Take ownership of s (NULL: out of memory). */
+static int namev_take(namev *nv, char *s)
+{
+	char **grown;
+
+	if (s == NULL)
+		return al_error_set(AL_ENOMEM, "out of memory");
+	grown = realloc(nv->v, (nv->n + 1) * sizeof(*grown));
+	if (grown == NULL) {
+		free(s);
+		return al_error_set(AL_ENOMEM, "out of memory");
+	}
+	nv->v = grown;
+	nv->v[nv->n++] = s;
+	return 0;
+}
+
+static void namev_clear(namev *nv)
+{
+	size_t i;
+
+	for (i = 0; i < nv->n; i++)
+		free(nv->v[i]);
+	free(nv->v);
+	memset(nv, 0, sizeof(*nv));
+}
+
+/*
+ * The store name mirror gives ref (src/mirror.c: the normalised docker
+ * reference), and with digest also "REPO@DIGEST" (the name of a release
+ * that could not take its tag). An oci: reference has no registry to look
+ * its signatures up at: counted in *local. A reference that does not
+ * parse failed in the mirror already and is left alone.
+ */
+static int add_ref(namev *nv, const char *ref, const al_digest *digest,
+                   size_t *local)
+{
+	al_imgref ir;
+	char ds[AL_DIGEST_STRMAX];
+	char *base = NULL;
+	int rc = 0;
+
+	memset(&ir, 0, sizeof(ir));
+	if (al_imgref_parse(&ir, ref) < 0) {
+		al_error_clear();
+		return 0;
+	}
+	if (ir.transport != AL_TRANSPORT_DOCKER) {
+		(*local)++;
+		goto out;
+	}
+	if ((rc = namev_take(nv, al_ref_string(&ir.ref))) < 0)
+		goto out;
+	if (digest != NULL) {
+		if ((base = al_ref_name(&ir.ref)) == NULL) {
+			rc = al_error_set(AL_ENOMEM, "out of memory");
+			goto out;
+		}
+		rc = namev_take(
+		    nv, al_sprintf("%s@%s", base, al_digest_str(digest, ds)));
+	}
+out:
+	free(base);
+	al_imgref_clear(&ir);
+	return rc;
+}
+
+/* Every store name the run gave an image: releases that were opened
+ * (their signatures verified or were allowed), their components, the
+ * additional images. */
+static int run_names(namev *nv, al_store *store, const al_transfer_opts *to,
+                     const char *const *images, size_t nimages,
+                     const al_mirror_report *rep, size_t *local)
+{
+	size_t i, j;
+	int rc;
+
+	for (i = 0; i < rep->nreleases; i++) {
+		const al_mirror_release *rel = &rep->releases[i];
+		al_release *r = NULL;
+
+		if (rel->version == NULL || rel->source == NULL)
+			continue;
+		if ((rc = add_ref(nv, rel->source, &rel->digest, local)) < 0)
+			return rc;
+		if (al_release_open(&r, store, &rel->digest, to->platform) <
+		    0) {
+			/* the mirror reported it */
+			al_error_clear();
+			continue;
+		}
+		for (j = 0; j < al_release_component_count(r); j++) {
+			const al_release_component *c =
+			    al_release_component_at(r, j);
+
+			if ((rc = add_ref(nv, c->image, NULL, local)) < 0)
+				break;
+		}
+		al_release_free(r);
+		if (rc < 0)
+			return rc;
+	}
+	for (i = 0; i < nimages; i++)
+		if ((rc = add_ref(nv, images[i], NULL, local)) < 0)
+			return rc;
+	return 0;
+}
+
+/* The worse of two statuses: a verification failure wins (exit 1). */
+static int worse(int rc, int r2)
+{
+	if (r2 < 0 && (rc == 0 || r2 == AL_EVERIFY))
+		return r2;
+	return rc;
+}
+
+static int check_policy(al_mirror__sigstore *ss, al_store *store,
+                        const namev *nv, int allow_unsigned,
+                        al_mirror_result *res, int rc)
+{
+	al_mirror_sigstore_result *out = &res->sigstore;
+	al_cosign_store_report sr;
+	size_t i;
+	int r2;
+
+	memset(&sr, 0, sizeof(sr));
+	r2 = al_cosign_check_store(store, ss->pol, (const char *const *)nv->v,
+	                           nv->n, &sr);
+	out->policy_checked = 1;
+	out->accepted = sr.accepted;
+	out->refused = sr.refused;
+	out->uncovered = sr.uncovered;
+	for (i = 0; i < sr.nmessages; i++) {
+		if (allow_unsigned)
+			al_log_warn("allowed (--allow-unsigned): %s",
+			            sr.messages[i]);
+		else
+			add_errorf(&res->report, "%s", sr.messages[i]);
+	}
+	if (r2 < 0 && r2 != AL_EVERIFY) {
+		add_errorf(&res->report, "checking the image policy: %s",
+		           al_error_message());
+		rc = worse(rc, r2);
+		goto out;
+	}
+	al_log_info("sigstore policy: %zu image(s) accepted, %zu refused, "
+	            "%zu not covered",
+	            sr.accepted, sr.refused, sr.uncovered);
+	{
+		int r3 = al_cosign_record(store, &sr, ss->path, allow_unsigned);
+
+		if (r3 < 0) {
+			add_errorf(&res->report,
+			           "recording the policy verdicts: %s",
+			           al_error_message());
+			rc = worse(rc, r3);
+		}
+	}
+	if (r2 == AL_EVERIFY && !allow_unsigned)
+		rc = worse(rc, r2);
+out:
+	al_cosign_store_report_clear(&sr);
+	return rc;
+}
+
+int al_mirror__sigstore_run(al_mirror__sigstore *ss, al_store *store,
+                            const al_transfer_opts *to,
+                            const char *const *images, size_t nimages,
+                            int allow_unsigned, al_mirror_result *res, int rc)
+{
+	al_mirror_sigstore_result *out = &res->sigstore;
+	al_cosign_carry_report rep;
+	namev nv;
+	int r2;
+
+	if (ss == NULL)
+		return rc;
+	memset(&rep, 0, sizeof(rep));
+	memset(&nv, 0, sizeof(nv));
+	out->ran = 1;
+	if ((r2 = run_names(&nv, store, to, images, nimages, &res->report,
+	                    &out->local)) < 0) {
+		add_errorf(&res->report, "sigstore: %s", al_error_message());
+		rc = worse(rc, r2);
+		goto out;
+	}
+	if (nv.n == 0)
+		goto out;
+	r2 = al_cosign_carry(store, (const char *const *)nv.v, nv.n, ss->what,
+	                     to, &rep);
+	out->images = rep.images;
+	out->unsigned_images = rep.unsigned_images;
+	out->artifacts = rep.artifacts;
+	out->indexes = rep.indexes;
+	out->skipped = rep.skipped;
+	out->failed = rep.failed;
+	if (r2 < 0) {
+		add_errorf(&res->report,
+		           "sigstore signatures of %zu image(s) not carried; "
+		           "first: %s",
+		           rep.failed,
+		           rep.first_error != NULL ? rep.first_error : "");
+		rc = worse(rc, r2);
+	}
+	if (rep.skipped > 0)
+		al_log_warn(
+		    "%zu referrer(s) left out: their subject is another "
+		    "image",
+		    rep.skipped);
+	al_log_info("sigstore: carried %zu signature artifact(s) of %zu "
+	            "image(s), %zu without any signature",
+	            rep.artifacts, rep.images, rep.unsigned_images);
+	if (ss->pol != NULL)
+		rc = check_policy(ss, store, &nv, allow_unsigned, res, rc);
+out:
+	al_cosign_carry_report_clear(&rep);
+	namev_clear(&nv);
+	return rc;
+}
