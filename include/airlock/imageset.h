@@ -66,6 +66,30 @@ typedef struct al_imageset_operator {
 	size_t line; /* of the entry, for messages */
 } al_imageset_operator;
 
+/* mirror.helm.repositories[].charts[] and mirror.helm.local[] (oc-mirror
+ * v2alpha1.Chart), docs/helm.md. */
+typedef struct al_imageset_helm_chart {
+	char *name;
+	char *version; /* exact version; NULL: the latest stable (Helm's
+	                  IndexFile.Get); always NULL for local[] */
+	char *path;    /* local[]: the chart archive (.tgz), made absolute */
+	char **image_paths; /* imagePaths: paths into the chart's values */
+	size_t nimage_paths;
+	size_t line; /* of the entry, for messages */
+} al_imageset_helm_chart;
+
+/* mirror.helm.repositories[] (oc-mirror v2alpha1.Repository). */
+typedef struct al_imageset_helm_repo {
+	char *name;
+	char *url; /* http(s):// chart repository or oci:// namespace */
+	al_imageset_helm_chart *charts;
+	size_t ncharts;
+	/* no charts: every version of every chart of the index that is not
+	 * a library chart (oc-mirror getChartsFromIndex) */
+	int all_charts;
+	size_t line;
+} al_imageset_helm_repo;
+
 typedef struct al_imageset {
 	char **releases; /* mirror.platform.release: one string or a list */
 	size_t nreleases;
@@ -97,6 +121,11 @@ typedef struct al_imageset {
 	/* mirror.operators, only with AL_IMAGESET_OPERATORS */
 	al_imageset_operator *operators;
 	size_t noperators;
+	/* mirror.helm (docs/helm.md) */
+	al_imageset_helm_repo *helm_repos;
+	size_t nhelm_repos;
+	al_imageset_helm_chart *helm_local;
+	size_t nhelm_local;
 } al_imageset;
 
 /* Largest configuration file accepted (AL_ELIMIT beyond). */
