@@ -970,9 +970,10 @@ static int image_key(const al_yaml_node *k)
 
 /*
  * An image in values: a string "repo:tag", or a map with repository and
- * optionally registry, tag, digest (as common charts write it; a map
- * without tag and digest takes the chart's appVersion, which is what
- * their templates default to). A map without repository is not an image.
+ * optionally registry, tag, digest (as common charts write it). A map
+ * with a repository but neither tag nor digest is listed as unresolved
+ * (its template picks the tag, often .Chart.AppVersion: the template
+ * lines say which); a map without repository is not an image.
  */
 static int values_image(cctx *c, const al_yaml_node *v, const char *where,
                         int must)
@@ -1010,6 +1011,9 @@ static int values_image(cctx *c, const al_yaml_node *v, const char *where,
 	reg = scalar_str(al_yaml_get(v, "registry"));
 	tag = scalar_str(al_yaml_get(v, "tag"));
 	dig = scalar_str(al_yaml_get(v, "digest"));
+	/* {registry, image, tag}: the registry says where the image is */
+	if (repo == NULL && reg != NULL)
+		repo = scalar_str(al_yaml_get(v, "image"));
 	if (repo == NULL) {
 		if (!must && tag == NULL && reg == NULL && dig == NULL)
 			return 0;
@@ -1019,12 +1023,17 @@ static int values_image(cctx *c, const al_yaml_node *v, const char *where,
 		free(src);
 		return rc;
 	}
-	if (tag == NULL && dig == NULL && c->app_version != NULL) {
-		tag = c->app_version;
-		src = al_sprintf("%s (tag: appVersion)", where);
-	} else {
-		src = al_sprintf("%s", where);
+	if (tag == NULL && dig == NULL) {
+		/* the template decides (often .Chart.AppVersion): do not
+		 * guess */
+		src = al_sprintf("%s (repository without tag or digest)",
+		                 where);
+		rc = src != NULL ? unresolved(c, repo, src)
+		                 : al_error_set(AL_ENOMEM, "out of memory");
+		free(src);
+		return rc;
 	}
+	src = al_sprintf("%s", where);
 	ref = al_sprintf("%s%s%s%s%s%s%s", reg != NULL ? reg : "",
 	                 reg != NULL ? "/" : "", repo, tag != NULL ? ":" : "",
 	                 tag != NULL ? tag : "", dig != NULL ? "@" : "",
@@ -1079,9 +1088,10 @@ static int walk_values(cctx *c, const al_yaml_node *n, al_buf *path,
 			free(where);
 			if (rc < 0)
 				return rc;
-			if (v->type == AL_YAML_MAP &&
-			    al_yaml_get(v, "repository") != NULL)
-				continue;
+			/* what is inside an image map is its parts, not
+			 * other images ({image: ingress-nginx/controller}
+			 * there has no registry to go with) */
+			continue;
 		}
 		if ((rc = walk_values(c, v, path, depth + 1)) < 0)
 			return rc;
@@ -1237,7 +1247,7 @@ typedef struct tok {
 	int str; /* a "..." literal (p, n without the quotes) */
 } tok;
 
-#define TOK_MAX 16
+#define TOK_MAX 32
 
 /* The value of one term: 0 with *out set (borrowed or in buf), 1 when it
  * cannot be known without running the template. */
@@ -1328,7 +1338,7 @@ static int tokenize(const char *p, size_t n, tok *t, size_t *nt)
 			i = j + 1;
 			continue;
 		}
-		if (p[i] == '|') {
+		if (p[i] == '|' || p[i] == '(' || p[i] == ')') {
 			t[k].p = p + i;
 			t[k].n = 1;
 			t[k].str = 0;
@@ -1336,11 +1346,12 @@ static int tokenize(const char *p, size_t n, tok *t, size_t *nt)
 			i++;
 			continue;
 		}
-		if (p[i] == '(' || p[i] == ')' || p[i] == '`' || p[i] == '\'')
-			return 1;
+		if (p[i] == '`' || p[i] == '\'' || p[i] == ':' || p[i] == '=')
+			return 1; /* raw strings, characters, variables */
 		t[k].p = p + i;
 		t[k].str = 0;
-		while (i < n && p[i] != ' ' && p[i] != '\t' && p[i] != '|')
+		while (i < n && p[i] != ' ' && p[i] != '\t' && p[i] != '|' &&
+		       p[i] != '(' && p[i] != ')')
 			i++;
 		t[k].n = (size_t)(p + i - t[k].p);
 		k++;
@@ -1354,103 +1365,180 @@ static int word(const tok *t, const char *w)
 	return !t->str && t->n == strlen(w) && memcmp(t->p, w, t->n) == 0;
 }
 
-/* printf with %s / %v verbs only. */
-static int do_printf(const cctx *c, const tok *t, size_t nt, al_buf *out)
+static int pipeline(const cctx *c, const tok *t, size_t nt, al_buf *out,
+                    unsigned depth);
+
+/* Append b to out (b may be empty, with no storage): 0 or -1. */
+static int cat(al_buf *out, const al_buf *b)
 {
-	size_t i, a = 2;
-
-	if (nt < 2 || !t[1].str)
-		return 1;
-	for (i = 0; i < t[1].n; i++) {
-		const char *v;
-		size_t vl;
-
-		if (t[1].p[i] != '%') {
-			if (al_buf_append(out, t[1].p + i, 1) < 0)
-				return -1;
-			continue;
-		}
-		if (i + 1 >= t[1].n ||
-		    (t[1].p[i + 1] != 's' && t[1].p[i + 1] != 'v'))
-			return 1;
-		i++;
-		if (a >= nt || term(c, &t[a++], &v, &vl) != 0)
-			return 1;
-		if (al_buf_append(out, v, vl) < 0)
-			return -1;
-	}
-	return a == nt ? 0 : 1;
+	if (b->len == 0)
+		return 0;
+	return al_buf_append(out, b->ptr, b->len) < 0 ? -1 : 0;
 }
 
-/*
- * One {{ ... }} action: a term, "default A B", "printf FMT ARGS", piped
- * into "default X", "quote", "squote", "toString", "trim". 0 with the
- * text appended to out, 1 when only running the template would tell, -1
- * out of memory.
- */
-static int action(const cctx *c, const char *p, size_t n, al_buf *out)
+/* The matching ')' of the '(' at t[i], or nt. */
+static size_t close_paren(const tok *t, size_t nt, size_t i)
 {
-	tok t[TOK_MAX];
-	size_t nt = 0, i, start = 0;
-	al_buf cur = AL_BUF_INIT(4096);
-	int first = 1, rc = 0;
+	int d = 0;
 
-	if (tokenize(p, n, t, &nt) != 0 || nt == 0)
+	for (; i < nt; i++) {
+		if (word(&t[i], "("))
+			d++;
+		else if (word(&t[i], ")") && --d == 0)
+			return i;
+	}
+	return nt;
+}
+
+/* One argument at t[*i]: a term or a (pipeline). */
+static int arg(const cctx *c, const tok *t, size_t nt, size_t *i, al_buf *v,
+               unsigned depth)
+{
+	const char *s;
+	size_t len;
+	int rc;
+
+	if (word(&t[*i], "(")) {
+		size_t j = close_paren(t, nt, *i);
+
+		if (j >= nt)
+			return 1;
+		rc = pipeline(c, t + *i + 1, j - *i - 1, v, depth + 1);
+		*i = j + 1;
+		return rc;
+	}
+	if (word(&t[*i], ")") || word(&t[*i], "|"))
 		return 1;
-	for (i = 0; i <= nt && rc == 0; i++) {
-		const tok *cmd = t + start;
-		size_t nc = i - start;
-		const char *v, *v2;
-		size_t vl, vl2;
+	if ((rc = term(c, &t[*i], &s, &len)) != 0)
+		return rc;
+	(*i)++;
+	return al_buf_append(v, s, len) < 0 ? -1 : 0;
+}
 
-		if (i < nt && !word(&t[i], "|"))
-			continue;
-		start = i + 1;
-		if (nc == 0) {
+#define ARG_MAX 8
+
+/*
+ * One command: a term, or default / printf (%s, %v) / quote / squote /
+ * toString / trim / print with arguments, piped gives its last one.
+ */
+static int command(const cctx *c, const tok *t, size_t nt,
+                   const al_buf *piped, al_buf *out, unsigned depth)
+{
+	al_buf args[ARG_MAX];
+	size_t na = 0, i = 0, k, a;
+	int fn, rc = 0;
+
+	if (nt == 0)
+		return 1;
+	fn = word(&t[0], "default") || word(&t[0], "printf") ||
+	     word(&t[0], "quote") || word(&t[0], "squote") ||
+	     word(&t[0], "toString") || word(&t[0], "trim") ||
+	     word(&t[0], "print");
+	if (!fn) {
+		if (piped != NULL)
+			return 1;
+		rc = arg(c, t, nt, &i, out, depth);
+		return rc == 0 && i != nt ? 1 : rc;
+	}
+	for (k = 0; k < ARG_MAX; k++)
+		al_buf_init(&args[k], 64 * 1024);
+	for (i = 1; i < nt && rc == 0;) {
+		if (na + (piped != NULL) >= ARG_MAX) {
 			rc = 1;
 			break;
 		}
-		if (first) {
-			first = 0;
-			if (nc == 1) {
-				if ((rc = term(c, cmd, &v, &vl)) == 0 &&
-				    al_buf_append(&cur, v, vl) < 0)
-					rc = -1;
-			} else if (word(cmd, "default") && nc == 3) {
-				if ((rc = term(c, &cmd[1], &v, &vl)) == 0 &&
-				    (rc = term(c, &cmd[2], &v2, &vl2)) == 0 &&
-				    al_buf_append(&cur, vl2 ? v2 : v,
-				                  vl2 ? vl2 : vl) < 0)
-					rc = -1;
-			} else if (word(cmd, "printf")) {
-				rc = do_printf(c, cmd, nc, &cur);
-			} else if ((word(cmd, "quote") ||
-			            word(cmd, "toString")) &&
-			           nc == 2) {
-				if ((rc = term(c, &cmd[1], &v, &vl)) == 0 &&
-				    al_buf_append(&cur, v, vl) < 0)
-					rc = -1;
-			} else {
-				rc = 1;
-			}
-			continue;
-		}
-		if (nc == 1 &&
-		    (word(cmd, "quote") || word(cmd, "squote") ||
-		     word(cmd, "toString") || word(cmd, "trim")))
-			continue;
-		if (nc == 2 && word(cmd, "default")) {
-			if ((rc = term(c, &cmd[1], &v, &vl)) == 0 &&
-			    cur.len == 0 && al_buf_append(&cur, v, vl) < 0)
-				rc = -1;
-			continue;
-		}
-		rc = 1;
+		rc = arg(c, t, nt, &i, &args[na++], depth);
 	}
-	if (rc == 0 && cur.len > 0 && al_buf_append(out, cur.ptr, cur.len) < 0)
-		rc = -1;
-	al_buf_free(&cur);
+	if (rc == 0 && piped != NULL)
+		rc = cat(&args[na++], piped);
+	if (rc != 0)
+		goto out;
+	if (word(&t[0], "default")) {
+		if (na != 2) {
+			rc = 1;
+			goto out;
+		}
+		rc = cat(out, &args[args[1].len > 0 ? 1 : 0]);
+	} else if (word(&t[0], "printf")) {
+		const al_buf *f = &args[0];
+
+		for (i = 0, a = 1; na > 0 && i < f->len && rc == 0; i++) {
+			if (f->ptr[i] != '%') {
+				rc = al_buf_append(out, f->ptr + i, 1) < 0 ? -1
+				                                           : 0;
+				continue;
+			}
+			if (i + 1 >= f->len ||
+			    (f->ptr[i + 1] != 's' && f->ptr[i + 1] != 'v') ||
+			    a >= na) {
+				rc = 1;
+				break;
+			}
+			i++;
+			rc = cat(out, &args[a++]);
+		}
+		if (rc == 0 && (na == 0 || a != na))
+			rc = 1;
+	} else {
+		/* quote, squote, toString, trim: the text is the value */
+		if (na != 1 && !word(&t[0], "print")) {
+			rc = 1;
+			goto out;
+		}
+		for (k = 0; k < na && rc == 0; k++)
+			rc = cat(out, &args[k]);
+	}
+out:
+	for (k = 0; k < ARG_MAX; k++)
+		al_buf_free(&args[k]);
 	return rc;
+}
+
+/* Commands separated by '|' at the top level, each piped into the next. */
+static int pipeline(const cctx *c, const tok *t, size_t nt, al_buf *out,
+                    unsigned depth)
+{
+	al_buf cur = AL_BUF_INIT(64 * 1024), next = AL_BUF_INIT(64 * 1024);
+	size_t i, start = 0;
+	int d = 0, first = 1, rc = 0;
+
+	if (depth > 8 || nt == 0)
+		return 1;
+	for (i = 0; i <= nt && rc == 0; i++) {
+		if (i < nt) {
+			if (word(&t[i], "("))
+				d++;
+			else if (word(&t[i], ")"))
+				d--;
+			if (d != 0 || !word(&t[i], "|"))
+				continue;
+		}
+		al_buf_reset(&next);
+		rc = command(c, t + start, i - start, first ? NULL : &cur,
+		             &next, depth);
+		first = 0;
+		start = i + 1;
+		al_buf_reset(&cur);
+		if (rc == 0)
+			rc = cat(&cur, &next);
+	}
+	if (rc == 0)
+		rc = cat(out, &cur);
+	al_buf_free(&cur);
+	al_buf_free(&next);
+	return rc;
+}
+
+/* One {{ ... }} action: 0 with the text appended to out, 1 when only
+ * running the template would tell, -1 out of memory. */
+static int action(const cctx *c, const char *p, size_t n, al_buf *out)
+{
+	tok t[TOK_MAX];
+	size_t nt = 0;
+
+	if (tokenize(p, n, t, &nt) != 0 || nt == 0)
+		return 1;
+	return pipeline(c, t, nt, out, 0);
 }
 
 /* The value of an image: line with its actions done; 1 when it cannot be

@@ -146,7 +146,8 @@ static int check(al_mirror_plan *p)
 		timeout = p->cfg->signature_timeout;
 	if (p->cfg != NULL && policy == NULL)
 		policy = p->cfg->identity_policy;
-	if (p->releases.n == 0 && p->images.n == 0 && !has_channels(p))
+	if (p->releases.n == 0 && p->images.n == 0 && !has_channels(p) &&
+	    !al_mirror_helm_wanted(p->cfg))
 		return al_error_set(AL_EINVAL,
 		                    "nothing to mirror: give "
 		                    "RELEASE references or --config");
@@ -330,7 +331,8 @@ int al_mirror_plan_run(al_mirror_plan *p, al_store *store,
 		res->channel_releases = sel.nreleases;
 		al_log_info("channels: %zu releases selected", sel.nreleases);
 	}
-	if (p->releases.n == 0 && p->images.n == 0) {
+	if (p->releases.n == 0 && p->images.n == 0 &&
+	    !al_mirror_helm_wanted(p->cfg)) {
 		res->refused = 1;
 		rc = al_error_set(
 		    AL_EINVAL,
@@ -374,6 +376,10 @@ int al_mirror_plan_run(al_mirror_plan *p, al_store *store,
 	/* a refusal before any image (no keyring, no --allow-unsigned) */
 	if (rc < 0 && res->report.nerrors == 0 &&
 	    (r2 = add_errorf(&res->report, "%s", al_error_message())) < 0)
+		rc = r2;
+	/* mirror.helm: charts and their images (src/mirror_helm.c) */
+	if ((r2 = al_mirror_helm(store, p->cfg, &to, &res->report)) < 0 &&
+	    rc == 0)
 		rc = r2;
 	rc = after(store, &sel, first, res, rc);
 	res->images = (size_t)res->report.stats.images;
