@@ -968,6 +968,14 @@ static int image_key(const al_yaml_node *k)
 	       (k->len > 5 && memcmp(k->value + k->len - 5, "Image", 5) == 0);
 }
 
+/* A string that is not empty ("tag: \"\"" is no tag). */
+static const char *nonempty(const al_yaml_node *n)
+{
+	const char *s = scalar_str(n);
+
+	return s != NULL && s[0] != '\0' ? s : NULL;
+}
+
 /*
  * An image in values: a string "repo:tag", or a map with repository and
  * optionally registry, tag, digest (as common charts write it). A map
@@ -1007,13 +1015,13 @@ static int values_image(cctx *c, const al_yaml_node *v, const char *where,
 		free(src);
 		return rc;
 	}
-	repo = scalar_str(al_yaml_get(v, "repository"));
-	reg = scalar_str(al_yaml_get(v, "registry"));
-	tag = scalar_str(al_yaml_get(v, "tag"));
-	dig = scalar_str(al_yaml_get(v, "digest"));
+	repo = nonempty(al_yaml_get(v, "repository"));
+	reg = nonempty(al_yaml_get(v, "registry"));
+	tag = nonempty(al_yaml_get(v, "tag"));
+	dig = nonempty(al_yaml_get(v, "digest"));
 	/* {registry, image, tag}: the registry says where the image is */
 	if (repo == NULL && reg != NULL)
-		repo = scalar_str(al_yaml_get(v, "image"));
+		repo = nonempty(al_yaml_get(v, "image"));
 	if (repo == NULL) {
 		if (!must && tag == NULL && reg == NULL && dig == NULL)
 			return 0;

@@ -371,8 +371,11 @@ int al_mirror_plan_run(al_mirror_plan *p, al_store *store,
 		al_log_warn("release signatures are not checked (no "
 		            "--keyring): releases are recorded as unverified");
 	res->ran = 1;
-	rc = al_mirror_signed(store, p->releases.v, p->releases.n, p->images.v,
-	                      p->images.n, &to, &p->sig, &res->report);
+	/* (a run of only Helm charts has nothing for al_mirror_signed) */
+	if (p->releases.n > 0 || p->images.n > 0)
+		rc = al_mirror_signed(store, p->releases.v, p->releases.n,
+		                      p->images.v, p->images.n, &to, &p->sig,
+		                      &res->report);
 	/* a refusal before any image (no keyring, no --allow-unsigned) */
 	if (rc < 0 && res->report.nerrors == 0 &&
 	    (r2 = add_errorf(&res->report, "%s", al_error_message())) < 0)
