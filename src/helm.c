@@ -218,9 +218,9 @@ static const char *scalar_str(const al_yaml_node *n)
 
 	if (s == NULL)
 		return NULL;
-	if (n->plain && (s[0] == '\0' || strcmp(s, "~") == 0 ||
-	                 strcmp(s, "null") == 0 || strcmp(s, "Null") == 0 ||
-	                 strcmp(s, "NULL") == 0))
+	if (n->plain &&
+	    (s[0] == '\0' || strcmp(s, "~") == 0 || strcmp(s, "null") == 0 ||
+	     strcmp(s, "Null") == 0 || strcmp(s, "NULL") == 0))
 		return NULL;
 	return s;
 }
@@ -296,8 +296,8 @@ static int parse_entry(const al_yaml_node *key, const al_yaml_node *m,
 		for (i = 0; i < n->n; i++) {
 			if ((s = scalar_str(n->items[i])) == NULL)
 				continue;
-			if ((rc = push_str(&e->urls, &e->nurls, s,
-			                   strlen(s))) < 0)
+			if ((rc = push_str(&e->urls, &e->nurls, s, strlen(s))) <
+			    0)
 				return rc;
 		}
 	}
@@ -342,8 +342,8 @@ int al_helm_index_parse(al_helm_index *out, const uint8_t *p, size_t n,
 		                  entries->line, entries->column);
 		goto out;
 	}
-	for (i = 0; entries != NULL && entries->type == AL_YAML_MAP &&
-	            i < entries->n;
+	for (i = 0;
+	     entries != NULL && entries->type == AL_YAML_MAP && i < entries->n;
 	     i++) {
 		const al_yaml_node *vs = entries->items[i];
 
@@ -476,18 +476,18 @@ int al_helm_resolve_url(const char *repo_url, const char *ref, char **out)
 		                : bl;
 
 		base = al_strndup(repo_url, hl);
-		*out = base != NULL ? al_sprintf("%s%s%s", base, ref,
-		                                 q != NULL ? q : "")
-		                    : NULL;
+		*out = base != NULL
+		           ? al_sprintf("%s%s%s", base, ref, q != NULL ? q : "")
+		           : NULL;
 	} else {
 		const char *r = ref;
 
 		while (r[0] == '.' && r[1] == '/')
 			r += 2;
 		base = al_strndup(repo_url, bl);
-		*out = base != NULL ? al_sprintf("%s/%s%s", base, r,
-		                                 q != NULL ? q : "")
-		                    : NULL;
+		*out = base != NULL
+		           ? al_sprintf("%s/%s%s", base, r, q != NULL ? q : "")
+		           : NULL;
 	}
 	free(base);
 done:
@@ -583,8 +583,8 @@ static la_ssize_t src_read(struct archive *a, void *ud, const void **out)
  * outside the base directory"): *top is the first component, *rel the
  * rest; *rel NULL for the top directory itself. Caller frees both.
  */
-static int entry_path(const char *path, int dir, const char *what,
-                      char **top, char **rel)
+static int entry_path(const char *path, int dir, const char *what, char **top,
+                      char **rel)
 {
 	al_buf b = AL_BUF_INIT(4096);
 	const char *p = path, *e;
@@ -612,10 +612,11 @@ static int entry_path(const char *path, int dir, const char *what,
 		if (n == 0 || (n == 1 && p[0] == '.'))
 			continue;
 		if (n == 2 && p[0] == '.' && p[1] == '.') {
-			rc = al_error_set(AL_EPARSE,
-			                  "%s: chart illegally references parent "
-			                  "directory ('%.200s')",
-			                  what, path);
+			rc = al_error_set(
+			    AL_EPARSE,
+			    "%s: chart illegally references parent "
+			    "directory ('%.200s')",
+			    what, path);
 			goto out;
 		}
 		if (ncomp == 0) {
@@ -630,10 +631,11 @@ static int entry_path(const char *path, int dir, const char *what,
 		ncomp++;
 	}
 	if (ncomp == 0 || (ncomp == 1 && !dir)) {
-		rc = al_error_set(AL_EPARSE,
-		                  "%s: chart illegally contains content outside "
-		                  "the base directory ('%.200s')",
-		                  what, path);
+		rc =
+		    al_error_set(AL_EPARSE,
+		                 "%s: chart illegally contains content outside "
+		                 "the base directory ('%.200s')",
+		                 what, path);
 		goto out;
 	}
 	if (ncomp > 1 && (*rel = al_strdup(al_buf_cstr(&b))) == NULL)
@@ -658,8 +660,7 @@ static int wanted(const char *rel)
 		return al_str_endswith(rel, ".yaml") ||
 		       al_str_endswith(rel, ".yml") ||
 		       al_str_endswith(rel, ".tpl");
-	if (al_str_startswith(rel, "charts/") &&
-	    strchr(rel + 7, '/') == NULL)
+	if (al_str_startswith(rel, "charts/") && strchr(rel + 7, '/') == NULL)
 		return al_str_endswith(rel, ".tgz");
 	return 0;
 }
@@ -685,8 +686,8 @@ static void split_chart(const char *rel, size_t *chart_len, unsigned *depth)
 	*chart_len = off;
 }
 
-static int read_entry(struct archive *a, struct archive_entry *ent,
-                      hset *h, const char *shown, al_buf *b)
+static int read_entry(struct archive *a, struct archive_entry *ent, hset *h,
+                      const char *shown, al_buf *b)
 {
 	uint8_t chunk[65536];
 
@@ -761,14 +762,15 @@ static int read_archive(hset *h, hsrc *s, const char *base, unsigned depth)
 		if (r == ARCHIVE_EOF)
 			break;
 		if (r != ARCHIVE_OK && r != ARCHIVE_WARN) {
-			rc = s->rc < 0 ? s->rc
-			               : al_error_set(
-			                     AL_EPARSE,
-			                     "%s: not a readable chart archive: %s",
-			                     h->what,
-			                     archive_error_string(a) != NULL
-			                         ? archive_error_string(a)
-			                         : "unknown error");
+			rc = s->rc < 0
+			         ? s->rc
+			         : al_error_set(
+			               AL_EPARSE,
+			               "%s: not a readable chart archive: %s",
+			               h->what,
+			               archive_error_string(a) != NULL
+			                   ? archive_error_string(a)
+			                   : "unknown error");
 			goto out;
 		}
 		path = archive_entry_pathname(ent);
@@ -798,10 +800,11 @@ static int read_archive(hset *h, hsrc *s, const char *base, unsigned depth)
 			if (archive_entry_size_is_set(ent))
 				h->total += (uint64_t)archive_entry_size(ent);
 			if (h->total > AL_HELM_CHART_MAX) {
-				rc = al_error_set(AL_ELIMIT,
-				                  "%s: the chart is larger than %d "
-				                  "bytes decompressed",
-				                  h->what, AL_HELM_CHART_MAX);
+				rc = al_error_set(
+				    AL_ELIMIT,
+				    "%s: the chart is larger than %d "
+				    "bytes decompressed",
+				    h->what, AL_HELM_CHART_MAX);
 				goto out;
 			}
 			archive_read_data_skip(a);
@@ -821,18 +824,16 @@ static int read_archive(hset *h, hsrc *s, const char *base, unsigned depth)
 			h->cap = nc;
 		}
 		memset(&h->v[h->n], 0, sizeof(h->v[h->n]));
-		h->v[h->n].chart =
-		    depth == 0 ? al_strndup(rel, clen)
-		               : al_sprintf("%s%s/%.*s", base, top, (int)clen,
-		                            rel);
+		h->v[h->n].chart = depth == 0 ? al_strndup(rel, clen)
+		                              : al_sprintf("%s%s/%.*s", base,
+		                                           top, (int)clen, rel);
 		h->v[h->n].rel = al_strdup(rel + clen);
 		h->v[h->n].mtime = (int64_t)archive_entry_mtime(ent);
 		h->v[h->n].len = b.len;
 		h->v[h->n].data = (uint8_t *)al_buf_detach(&b, NULL);
 		h->n++;
 		if (h->v[h->n - 1].chart == NULL ||
-		    h->v[h->n - 1].rel == NULL ||
-		    h->v[h->n - 1].data == NULL) {
+		    h->v[h->n - 1].rel == NULL || h->v[h->n - 1].data == NULL) {
 			rc = al_error_set(AL_ENOMEM, "out of memory");
 			goto out;
 		}
@@ -994,8 +995,8 @@ static int values_image(cctx *c, const al_yaml_node *v, const char *where,
 		const char *s = scalar_str(v);
 
 		if (s == NULL) {
-			if (must && (src = al_sprintf("%s (empty)", where)) !=
-			                NULL)
+			if (must &&
+			    (src = al_sprintf("%s (empty)", where)) != NULL)
 				rc = unresolved(c, "", src);
 			free(src);
 			return rc;
@@ -1034,8 +1035,8 @@ static int values_image(cctx *c, const al_yaml_node *v, const char *where,
 	if (tag == NULL && dig == NULL) {
 		/* the template decides (often .Chart.AppVersion): do not
 		 * guess */
-		src = al_sprintf("%s (repository without tag or digest)",
-		                 where);
+		src =
+		    al_sprintf("%s (repository without tag or digest)", where);
 		rc = src != NULL ? unresolved(c, repo, src)
 		                 : al_error_set(AL_ENOMEM, "out of memory");
 		free(src);
@@ -1086,9 +1087,9 @@ static int walk_values(cctx *c, const al_yaml_node *n, al_buf *path,
 		                        (int)k->len, k->value)) < 0)
 			return rc;
 		if (image_key(k)) {
-			char *where = al_sprintf(
-			    "%svalues.yaml:%zu %s", c->chart, k->line,
-			    al_buf_cstr(path));
+			char *where =
+			    al_sprintf("%svalues.yaml:%zu %s", c->chart,
+			               k->line, al_buf_cstr(path));
 
 			if (where == NULL)
 				return al_error_set(AL_ENOMEM, "out of memory");
@@ -1429,8 +1430,8 @@ static int arg(const cctx *c, const tok *t, size_t nt, size_t *i, al_buf *v,
  * One command: a term, or default / printf (%s, %v) / quote / squote /
  * toString / trim / print with arguments, piped gives its last one.
  */
-static int command(const cctx *c, const tok *t, size_t nt,
-                   const al_buf *piped, al_buf *out, unsigned depth)
+static int command(const cctx *c, const tok *t, size_t nt, const al_buf *piped,
+                   al_buf *out, unsigned depth)
 {
 	al_buf args[ARG_MAX];
 	size_t na = 0, i = 0, k, a;
@@ -1690,8 +1691,9 @@ static int artifacthub(cctx *c, const char *text)
 	                 "artifacthub.io/images") < 0 ||
 	    ndocs != 1 || docs[0] == NULL || docs[0]->type != AL_YAML_SEQ) {
 		al_error_clear();
-		rc = unresolved(c, "", "Chart.yaml artifacthub.io/images (not "
-		                       "a YAML list)");
+		rc = unresolved(c, "",
+		                "Chart.yaml artifacthub.io/images (not "
+		                "a YAML list)");
 		goto out;
 	}
 	for (i = 0; i < docs[0]->n && rc == 0; i++) {
@@ -1832,8 +1834,7 @@ static int helm_config(const al_yaml_node *ch, char **out)
 			keys[i] = n->keys[i];
 		qsort(keys, n->n, sizeof(*keys), key_cmp);
 		for (i = 0; i < n->n; i++) {
-			const char *v =
-			    scalar(al_yaml_get(n, keys[i]->value));
+			const char *v = scalar(al_yaml_get(n, keys[i]->value));
 
 			json_object_set_new(m, keys[i]->value,
 			                    json_string(v != NULL ? v : ""));
@@ -1852,7 +1853,8 @@ static int helm_config(const al_yaml_node *ch, char **out)
 		for (i = 0; i < n->n; i++) {
 			const al_yaml_node *d = n->items[i];
 			const char *repo = scalar(al_yaml_get(d, "repository"));
-			const al_yaml_node *iv = al_yaml_get(d, "import-values");
+			const al_yaml_node *iv =
+			    al_yaml_get(d, "import-values");
 			json_t *m = json_object();
 
 			if (m == NULL || json_array_append_new(a, m) < 0)
@@ -1875,7 +1877,8 @@ static int helm_config(const al_yaml_node *ch, char **out)
 			if (is_true(al_yaml_get(d, "enabled")) &&
 			    json_object_set_new(m, "enabled", json_true()) < 0)
 				goto nomem;
-			if (iv != NULL && iv->type == AL_YAML_SEQ && iv->n > 0) {
+			if (iv != NULL && iv->type == AL_YAML_SEQ &&
+			    iv->n > 0) {
 				json_t *j = NULL;
 
 				if (al_yaml_to_json(&j, iv) < 0) {
@@ -1885,8 +1888,8 @@ static int helm_config(const al_yaml_node *ch, char **out)
 					goto nomem;
 				}
 			}
-			if ((rc = set_str(m, "alias", al_yaml_get(d, "alias"))) <
-			    0)
+			if ((rc = set_str(m, "alias",
+			                  al_yaml_get(d, "alias"))) < 0)
 				goto out;
 		}
 		if (json_object_set_new(o, "dependencies", a) < 0) {
@@ -1935,10 +1938,10 @@ out:
 	return rc;
 }
 
-/* ---- one chart: Chart.yaml, values, templates ----------------------------- */
+/* ---- one chart: Chart.yaml, values, templates -----------------------------
+ */
 
-static const hfile *find_file(const hset *h, const char *chart,
-                              const char *rel)
+static const hfile *find_file(const hset *h, const char *chart, const char *rel)
 {
 	size_t i;
 
@@ -1985,8 +1988,9 @@ static int search_chart(al_helm_chart *out, cctx *c, const hset *h,
 	if ((rc = load_yaml(cf, what, &cd, &ncd)) < 0)
 		goto out;
 	if (ncd != 1 || cd[0]->type != AL_YAML_MAP) {
-		rc = al_error_set(AL_EPARSE, "%s: %sChart.yaml is not a mapping",
-		                  what, c->chart);
+		rc =
+		    al_error_set(AL_EPARSE, "%s: %sChart.yaml is not a mapping",
+		                 what, c->chart);
 		goto out;
 	}
 	ch = cd[0];
@@ -1997,9 +2001,9 @@ static int search_chart(al_helm_chart *out, cctx *c, const hset *h,
 		const char *type = scalar_str(al_yaml_get(ch, "type"));
 
 		if (c->name == NULL || c->version == NULL) {
-			rc = al_error_set(AL_EPARSE,
-			                  "%s: Chart.yaml needs name and version",
-			                  what);
+			rc = al_error_set(
+			    AL_EPARSE, "%s: Chart.yaml needs name and version",
+			    what);
 			goto out;
 		}
 		if ((out->name = al_strdup(c->name)) == NULL ||
@@ -2037,11 +2041,10 @@ static int search_chart(al_helm_chart *out, cctx *c, const hset *h,
 	ann = al_yaml_get(ch, "annotations");
 	if (ann != NULL &&
 	    scalar_str(al_yaml_get(ann, "artifacthub.io/images")) != NULL &&
-	    (rc = artifacthub(c, al_yaml_get(ann, "artifacthub.io/images")
-	                             ->value)) < 0)
+	    (rc = artifacthub(
+	         c, al_yaml_get(ann, "artifacthub.io/images")->value)) < 0)
 		goto out;
-	if (c->values != NULL &&
-	    (rc = walk_values(c, c->values, &path, 0)) < 0)
+	if (c->values != NULL && (rc = walk_values(c, c->values, &path, 0)) < 0)
 		goto out;
 	for (i = 0; i < h->n; i++)
 		if (strcmp(h->v[i].chart, c->chart) == 0 &&
@@ -2062,9 +2065,8 @@ static int chart_cmp(const void *a, const void *b)
 	return strcmp(*(const char *const *)a, *(const char *const *)b);
 }
 
-static int read_chart(al_helm_chart *out, hsrc *s,
-                      const char *const *paths, size_t npaths,
-                      const char *what)
+static int read_chart(al_helm_chart *out, hsrc *s, const char *const *paths,
+                      size_t npaths, const char *what)
 {
 	hset h;
 	cctx c;
@@ -2096,9 +2098,9 @@ static int read_chart(al_helm_chart *out, hsrc *s,
 			char *src_ = al_sprintf("%s%s (nested too deep)",
 			                        f->chart, f->rel);
 
-			rc = src_ != NULL ? imgs_add(&c.unresolved, "", src_, 0)
-			                  : al_error_set(AL_ENOMEM,
-			                                 "out of memory");
+			rc = src_ != NULL
+			         ? imgs_add(&c.unresolved, "", src_, 0)
+			         : al_error_set(AL_ENOMEM, "out of memory");
 			free(src_);
 			if (rc < 0)
 				goto out;
@@ -2139,8 +2141,8 @@ static int read_chart(al_helm_chart *out, hsrc *s,
 	}
 	qsort(charts, nch, sizeof(*charts), chart_cmp);
 	if (nch == 0 || charts[0][0] != '\0') {
-		rc = al_error_set(AL_EPARSE, "%s: the archive has no Chart.yaml",
-		                  what);
+		rc = al_error_set(AL_EPARSE,
+		                  "%s: the archive has no Chart.yaml", what);
 		goto out;
 	}
 	for (i = 0; i < nch; i++) {
@@ -2181,8 +2183,8 @@ int al_helm_chart_read(al_helm_chart *out, int fd,
 }
 
 int al_helm_chart_read_mem(al_helm_chart *out, const uint8_t *p, size_t n,
-                           const char *const *image_paths,
-                           size_t nimage_paths, const char *what)
+                           const char *const *image_paths, size_t nimage_paths,
+                           const char *what)
 {
 	hsrc *s;
 	int rc;
@@ -2324,8 +2326,8 @@ int al_helm_manifest(al_buf *out, const al_helm_chart *chart,
 	if ((sorted = json_object()) == NULL)
 		goto nomem;
 	{
-		const char **keys = calloc(json_object_size(ann) + 1,
-		                           sizeof(*keys));
+		const char **keys =
+		    calloc(json_object_size(ann) + 1, sizeof(*keys));
 		size_t nk = 0;
 
 		if (keys == NULL) {

@@ -457,8 +457,8 @@ static int load_mirror(ctx *c, const al_yaml_node *m)
 	                                      "helm", NULL};
 	static const char *const allowed_ops[] = {
 	    "platform", "additionalImages", "operators", "helm", NULL};
-	static const char *const unsupported[] = {
-	    "operators", "blockedImages", "samples", NULL};
+	static const char *const unsupported[] = {"operators", "blockedImages",
+	                                          "samples", NULL};
 	const al_yaml_node *n;
 	int rc;
 
@@ -1301,8 +1301,8 @@ static int load_helm_chart(ctx *c, const al_yaml_node *m, int local,
 	                                               NULL};
 	static const char *const local_unsupported[] = {"version", "platforms",
 	                                                NULL};
-	const char *where =
-	    local ? "mirror.helm.local[]" : "mirror.helm.repositories[].charts[]";
+	const char *where = local ? "mirror.helm.local[]"
+	                          : "mirror.helm.repositories[].charts[]";
 	const al_yaml_node *n;
 	const char *s;
 	size_t i;
@@ -1311,10 +1311,9 @@ static int load_helm_chart(ctx *c, const al_yaml_node *m, int local,
 	ch->line = m->line;
 	if (m->type != AL_YAML_MAP)
 		return type_error(c, m, where, "a mapping with 'name'");
-	if ((rc = check_fields(c, m, where,
-	                       local ? local_allowed : repo_allowed,
-	                       local ? local_unsupported : repo_unsupported)) <
-	    0)
+	if ((rc = check_fields(
+	         c, m, where, local ? local_allowed : repo_allowed,
+	         local ? local_unsupported : repo_unsupported)) < 0)
 		return rc;
 	if ((n = al_yaml_get(m, "name")) == NULL)
 		return al_error_set(AL_EPARSE, "%s:%zu:%zu: %s needs 'name'",
@@ -1346,11 +1345,10 @@ static int load_helm_chart(ctx *c, const al_yaml_node *m, int local,
 			          "mirror.helm.local[] needs 'path' (the chart "
 			          "archive)",
 			          NULL, NULL);
-		if ((rc = get_string(c, n, "mirror.helm.local[].path", &s)) <
-		    0)
+		if ((rc = get_string(c, n, "mirror.helm.local[].path", &s)) < 0)
 			return rc;
-		ch->path = s[0] == '/' ? al_strdup(s)
-		                       : al_sprintf("%s/%s", c->dir, s);
+		ch->path =
+		    s[0] == '/' ? al_strdup(s) : al_sprintf("%s/%s", c->dir, s);
 		if (ch->path == NULL)
 			return al_error_set(AL_ENOMEM, "out of memory");
 	}
@@ -1389,12 +1387,14 @@ static int load_helm_repo(ctx *c, const al_yaml_node *m,
 
 	r->line = m->line;
 	if (m->type != AL_YAML_MAP)
-		return type_error(c, m, where, "a mapping with 'name' and 'url'");
+		return type_error(c, m, where,
+		                  "a mapping with 'name' and 'url'");
 	if ((rc = check_fields(c, m, where, allowed, NULL)) < 0)
 		return rc;
 	if ((n = al_yaml_get(m, "name")) == NULL)
 		return at(c, m, AL_EPARSE,
-		          "mirror.helm.repositories[] needs 'name'", NULL, NULL);
+		          "mirror.helm.repositories[] needs 'name'", NULL,
+		          NULL);
 	if ((rc = get_string(c, n, "repositories[].name", &s)) < 0)
 		return rc;
 	if (!helm_name_ok(s))
@@ -1436,8 +1436,8 @@ static int load_helm_repo(ctx *c, const al_yaml_node *m,
 		return al_error_set(AL_ENOMEM, "out of memory");
 	for (i = 0; i < n->n; i++) {
 		r->ncharts++;
-		if ((rc = load_helm_chart(c, n->items[i], 0,
-		                          &r->charts[i])) < 0)
+		if ((rc = load_helm_chart(c, n->items[i], 0, &r->charts[i])) <
+		    0)
 			return rc;
 	}
 	return 0;

@@ -50,8 +50,7 @@ static void fail(hm *m, int rc, const char *fmt, ...)
 		msg[0] = '\0';
 	if (m->rc == 0 || rc == AL_ENOMEM)
 		m->rc = rc;
-	g = realloc(m->report->errors,
-	            (m->report->nerrors + 1) * sizeof(*g));
+	g = realloc(m->report->errors, (m->report->nerrors + 1) * sizeof(*g));
 	if (g == NULL)
 		return;
 	m->report->errors = g;
@@ -83,8 +82,7 @@ static char *url_host(const char *url)
  * credentials of the auth file for the URL's host (as for a registry:
  * Basic, or a Bearer token from the realm).
  */
-static int http_get(hm *m, const char *url, al_buf *body,
-                    const al_writer *sink)
+static int http_get(hm *m, const char *url, al_buf *body, const al_writer *sink)
 {
 	al_http_resp resp = AL_HTTP_RESP_INIT;
 	al_http_req req;
@@ -119,11 +117,11 @@ static int http_get(hm *m, const char *url, al_buf *body,
 			goto out;
 		hdrs[0] = auth;
 	}
-	rc = al_error_set(resp.status == 404 ? AL_ENOTFOUND
-	                  : resp.status == 401 || resp.status == 403
-	                      ? AL_EAUTH
-	                      : AL_EPROTO,
-	                  "GET %s: HTTP status %ld", url, resp.status);
+	rc =
+	    al_error_set(resp.status == 404 ? AL_ENOTFOUND
+	                 : resp.status == 401 || resp.status == 403 ? AL_EAUTH
+	                                                            : AL_EPROTO,
+	                 "GET %s: HTTP status %ld", url, resp.status);
 out:
 	if (auth != NULL) {
 		memset(auth, 0, strlen(auth));
@@ -189,10 +187,9 @@ static int store_artifact(hm *m, const al_helm_chart *ch,
 	memset(&old, 0, sizeof(old));
 	if ((rc = al_store_put_blob(m->store, (const uint8_t *)ch->config,
 	                            strlen(ch->config), &cfg)) < 0 ||
-	    (rc = al_helm_manifest(&man, ch, &cfg, strlen(ch->config),
-	                           archive, size)) < 0 ||
-	    (rc = al_store_put_blob(m->store, man.ptr, man.len, &d.digest)) <
-	        0)
+	    (rc = al_helm_manifest(&man, ch, &cfg, strlen(ch->config), archive,
+	                           size)) < 0 ||
+	    (rc = al_store_put_blob(m->store, man.ptr, man.len, &d.digest)) < 0)
 		goto out;
 	d.media_type = (char *)AL_MT_OCI_MANIFEST;
 	d.size = man.len;
@@ -375,9 +372,9 @@ static int http_chart(hm *m, const al_imageset_helm_repo *r,
 	memset(&f, 0, sizeof(f));
 	f.fd = -1;
 	if (e->nurls == 0)
-		return al_error_set(AL_EPARSE,
-		                    "chart %s %s of repository '%s' has no urls",
-		                    e->name, e->version, r->name);
+		return al_error_set(
+		    AL_EPARSE, "chart %s %s of repository '%s' has no urls",
+		    e->name, e->version, r->name);
 	if ((rc = al_helm_resolve_url(r->url, e->urls[0], &url)) < 0)
 		return rc;
 	if (al_str_startswith(url, "oci://")) {
@@ -410,24 +407,25 @@ static int http_chart(hm *m, const al_imageset_helm_repo *r,
 		goto out;
 	if (e->digest != NULL) {
 		if (hex_digest(&idx, e->digest) < 0) {
-			rc = al_error_set(AL_EPARSE,
-			                  "chart %s %s: index digest '%.80s' is "
-			                  "not a sha256",
-			                  e->name, e->version, e->digest);
+			rc =
+			    al_error_set(AL_EPARSE,
+			                 "chart %s %s: index digest '%.80s' is "
+			                 "not a sha256",
+			                 e->name, e->version, e->digest);
 			goto out;
 		}
 		if (!al_digest_equal(&idx, &d)) {
-			rc = al_error_set(AL_EVERIFY,
-			                  "%s: the archive hashes to %s, the index "
-			                  "says sha256:%s",
-			                  url, al_digest_str(&d, ds), e->digest);
+			rc = al_error_set(
+			    AL_EVERIFY,
+			    "%s: the archive hashes to %s, the index "
+			    "says sha256:%s",
+			    url, al_digest_str(&d, ds), e->digest);
 			goto out;
 		}
 	}
 	rc = chart_from_fd(m, f.fd, &d, f.n,
-	                   want != NULL
-	                       ? (const char *const *)want->image_paths
-	                       : NULL,
+	                   want != NULL ? (const char *const *)want->image_paths
+	                                : NULL,
 	                   want != NULL ? want->nimage_paths : 0, what);
 out:
 	if (f.fd >= 0)
@@ -452,8 +450,9 @@ static int http_repo(hm *m, const al_imageset_helm_repo *r)
 		goto out;
 	if ((rc = http_get(m, url, &body, NULL)) < 0) {
 		if (rc == AL_ELIMIT)
-			rc = al_error_set(AL_ELIMIT, "%s is larger than %d bytes",
-			                  url, AL_HELM_INDEX_MAX);
+			rc = al_error_set(AL_ELIMIT,
+			                  "%s is larger than %d bytes", url,
+			                  AL_HELM_INDEX_MAX);
 		goto out;
 	}
 	if ((rc = al_helm_index_parse(&ix, body.ptr, body.len, url)) < 0)
@@ -490,8 +489,7 @@ out:
 
 /* Helm's Tags + GetTagMatchingVersionOrConstraint("*"): the highest tag
  * that is a version without prerelease ('_' read as '+'). */
-static int latest_tag(hm *m, const al_ref *base, const char *chart,
-                      char **out)
+static int latest_tag(hm *m, const al_ref *base, const char *chart, char **out)
 {
 	al_registry_opts ro = m->to->registry;
 	al_registry *reg = NULL;
@@ -501,8 +499,8 @@ static int latest_tag(hm *m, const al_ref *base, const char *chart,
 
 	ro.http.insecure_hosts = m->to->insecure_hosts;
 	ro.insecure = m->to->all_insecure;
-	for (i = 0; m->to->insecure_hosts != NULL &&
-	            m->to->insecure_hosts[i] != NULL;
+	for (i = 0;
+	     m->to->insecure_hosts != NULL && m->to->insecure_hosts[i] != NULL;
 	     i++)
 		if (strcmp(m->to->insecure_hosts[i], base->registry) == 0)
 			ro.insecure = 1;
@@ -622,12 +620,11 @@ static int oci_chart(hm *m, const al_imageset_helm_repo *r,
 		goto out;
 	if (man.config.media_type == NULL ||
 	    strcmp(man.config.media_type, AL_HELM_CONFIG_MT) != 0) {
-		rc = al_error_set(AL_EPARSE,
-		                  "%s is not a Helm chart (config media type "
-		                  "'%s')",
-		                  ref,
-		                  man.config.media_type ? man.config.media_type
-		                                        : "");
+		rc = al_error_set(
+		    AL_EPARSE,
+		    "%s is not a Helm chart (config media type "
+		    "'%s')",
+		    ref, man.config.media_type ? man.config.media_type : "");
 		goto out;
 	}
 	for (i = 0; i < man.nlayers; i++)
@@ -642,7 +639,8 @@ static int oci_chart(hm *m, const al_imageset_helm_repo *r,
 	}
 	if ((rc = al_store_blob_open(m->store, &layer->digest, &fd, NULL)) <
 	        0 ||
-	    (rc = al_helm_chart_read(&ch, fd, (const char *const *)c->image_paths,
+	    (rc = al_helm_chart_read(&ch, fd,
+	                             (const char *const *)c->image_paths,
 	                             c->nimage_paths, ref)) < 0)
 		goto out;
 	m->charts++;
@@ -674,16 +672,18 @@ static int local_chart(hm *m, const al_imageset_helm_chart *c)
 
 	fd = open(c->path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
-		return al_error_errno(errno, "helm local chart '%s': cannot "
-		                             "open '%s'",
+		return al_error_errno(errno,
+		                      "helm local chart '%s': cannot "
+		                      "open '%s'",
 		                      c->name, c->path);
 	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
 		close(fd);
-		return al_error_set(AL_EUNSUPPORTED,
-		                    "helm local chart '%s': '%s' is not a chart "
-		                    "archive (package a chart directory with "
-		                    "'helm package' first)",
-		                    c->name, c->path);
+		return al_error_set(
+		    AL_EUNSUPPORTED,
+		    "helm local chart '%s': '%s' is not a chart "
+		    "archive (package a chart directory with "
+		    "'helm package' first)",
+		    c->name, c->path);
 	}
 	if ((uint64_t)st.st_size > AL_HELM_ARCHIVE_MAX) {
 		close(fd);
@@ -757,14 +757,14 @@ int al_mirror_helm(al_store *s, const al_imageset *cfg,
 
 		if (!al_str_startswith(r->url, "oci://")) {
 			if ((rc = http_repo(&m, r)) < 0)
-				fail(&m, rc, "helm repository %s: %s",
-				     r->name, al_error_message());
+				fail(&m, rc, "helm repository %s: %s", r->name,
+				     al_error_message());
 			continue;
 		}
 		for (j = 0; j < r->ncharts; j++)
 			if ((rc = oci_chart(&m, r, &r->charts[j])) < 0)
-				fail(&m, rc, "helm repository %s: %s",
-				     r->name, al_error_message());
+				fail(&m, rc, "helm repository %s: %s", r->name,
+				     al_error_message());
 	}
 	al_log_info("helm: %zu charts, %zu images to mirror, %zu image "
 	            "fields not resolved",

@@ -42,8 +42,8 @@ AL_EXPORT int al_helm_version_compare(const char *a, const char *b);
 typedef struct al_helm_index_entry {
 	char *name;
 	char *version;
-	char *type;   /* "application", "library" or NULL */
-	char **urls;  /* as written (relative or absolute) */
+	char *type;  /* "application", "library" or NULL */
+	char **urls; /* as written (relative or absolute) */
 	size_t nurls;
 	char *digest; /* sha256 hex of the archive, NULL when absent */
 } al_helm_index_entry;
@@ -96,12 +96,12 @@ typedef struct al_helm_image {
 typedef struct al_helm_chart {
 	char *name; /* Chart.yaml */
 	char *version;
-	char *app_version;       /* NULL when absent */
-	int library;             /* type: library */
-	char *config;            /* Helm's OCI config JSON (json.Marshal of
-	                            chart.Metadata, in its field order) */
-	int64_t created;         /* mtime of Chart.yaml in the archive */
-	al_helm_image *images;   /* deduplicated, in the order found */
+	char *app_version;     /* NULL when absent */
+	int library;           /* type: library */
+	char *config;          /* Helm's OCI config JSON (json.Marshal of
+	                          chart.Metadata, in its field order) */
+	int64_t created;       /* mtime of Chart.yaml in the archive */
+	al_helm_image *images; /* deduplicated, in the order found */
 	size_t nimages;
 	al_helm_image *unresolved; /* image fields that need templates */
 	size_t nunresolved;
@@ -132,8 +132,7 @@ AL_EXPORT int al_helm_chart_read(al_helm_chart *out, int fd,
                                  size_t nimage_paths, const char *what);
 /* al_helm_chart_read of n bytes in memory. */
 AL_EXPORT int al_helm_chart_read_mem(al_helm_chart *out, const uint8_t *p,
-                                     size_t n,
-                                     const char *const *image_paths,
+                                     size_t n, const char *const *image_paths,
                                      size_t nimage_paths, const char *what);
 AL_EXPORT void al_helm_chart_clear(al_helm_chart *c);
 
@@ -147,8 +146,7 @@ AL_EXPORT void al_helm_chart_clear(al_helm_chart *c);
  */
 AL_EXPORT int al_helm_manifest(al_buf *out, const al_helm_chart *chart,
                                const al_digest *config, uint64_t config_size,
-                               const al_digest *archive,
-                               uint64_t archive_size);
+                               const al_digest *archive, uint64_t archive_size);
 
 /* The tag `helm push` gives version: '+' becomes '_' (OCI tags cannot
  * hold '+'). Caller frees. */

@@ -29,18 +29,18 @@ static int read_all(const char *path, al_buf *b)
 
 static void test_version(void)
 {
-	static const char *const ok[] = {"1.2.3",     "v1.2.3", "1.2", "1",
-	                                 "1.0.0-rc.1", "1.0.0+b.5",
-	                                 "1.0.0-0.3.7", NULL};
+	static const char *const ok[] = {
+	    "1.2.3",      "v1.2.3",    "1.2",         "1",
+	    "1.0.0-rc.1", "1.0.0+b.5", "1.0.0-0.3.7", NULL};
 	static const char *const bad[] = {
-	    "",      "x1.2",   "1.2.3.4", "1..2",    "1.0.0-",
-	    "1.0.0-01", "^1.0", ">=1.0.0", "1.0.0 ", "V1.0.0", NULL};
+	    "",     "x1.2",    "1.2.3.4", "1..2",   "1.0.0-", "1.0.0-01",
+	    "^1.0", ">=1.0.0", "1.0.0 ",  "V1.0.0", NULL};
 	/* semver 2.0 ordering, each below the next */
 	static const char *const order[] = {
-	    "1.0.0-alpha",      "1.0.0-alpha.1", "1.0.0-alpha.beta",
-	    "1.0.0-beta",       "1.0.0-beta.2",  "1.0.0-beta.11",
-	    "1.0.0-rc.1",       "1.0.0",         "1.0.1",
-	    "1.9.0",            "1.10.0",        "2.0.0",
+	    "1.0.0-alpha", "1.0.0-alpha.1", "1.0.0-alpha.beta",
+	    "1.0.0-beta",  "1.0.0-beta.2",  "1.0.0-beta.11",
+	    "1.0.0-rc.1",  "1.0.0",         "1.0.1",
+	    "1.9.0",       "1.10.0",        "2.0.0",
 	    NULL};
 	size_t i;
 
@@ -79,13 +79,11 @@ static void test_index_real(void)
 		CU_ASSERT_STRING_EQUAL(ix.entries[i].version, newest_first[i]);
 		CU_ASSERT_STRING_EQUAL(ix.entries[i].type, "application");
 	}
-	CU_ASSERT_EQUAL(al_helm_index_get(&ix, "service-binding-operator",
-	                                  NULL, &e),
-	                0);
+	CU_ASSERT_EQUAL(
+	    al_helm_index_get(&ix, "service-binding-operator", NULL, &e), 0);
 	CU_ASSERT(e != NULL && strcmp(e->version, "1.4.1") == 0);
-	CU_ASSERT_EQUAL(al_helm_index_get(&ix, "service-binding-operator",
-	                                  "1.3.3", &e),
-	                0);
+	CU_ASSERT_EQUAL(
+	    al_helm_index_get(&ix, "service-binding-operator", "1.3.3", &e), 0);
 	if (e != NULL) {
 		CU_ASSERT_STRING_EQUAL(e->version, "1.3.3");
 		CU_ASSERT_EQUAL(e->nurls, 1);
@@ -96,16 +94,15 @@ static void test_index_real(void)
 		                       "ff300ae6ca36282b82fd1abfe");
 	}
 	/* "v1.3.3" is not written so, but equal as a version */
-	CU_ASSERT_EQUAL(al_helm_index_get(&ix, "service-binding-operator",
-	                                  "v1.3.3", &e),
-	                0);
+	CU_ASSERT_EQUAL(
+	    al_helm_index_get(&ix, "service-binding-operator", "v1.3.3", &e),
+	    0);
 	CU_ASSERT(e != NULL && strcmp(e->version, "1.3.3") == 0);
-	CU_ASSERT_EQUAL(al_helm_index_get(&ix, "service-binding-operator",
-	                                  "1.2.0", &e),
-	                AL_ENOTFOUND);
+	CU_ASSERT_EQUAL(
+	    al_helm_index_get(&ix, "service-binding-operator", "1.2.0", &e),
+	    AL_ENOTFOUND);
 	CU_ASSERT_PTR_NOT_NULL(strstr(al_error_message(), "1.4.1, 1.4.0"));
-	CU_ASSERT_EQUAL(al_helm_index_get(&ix, "nope", NULL, &e),
-	                AL_ENOTFOUND);
+	CU_ASSERT_EQUAL(al_helm_index_get(&ix, "nope", NULL, &e), AL_ENOTFOUND);
 	al_helm_index_clear(&ix);
 	al_buf_free(&b);
 	free(path);
@@ -136,9 +133,9 @@ static void test_index_rules(void)
 	al_helm_index ix;
 	size_t i;
 
-	CU_ASSERT_EQUAL_FATAL(al_helm_index_parse(&ix, (const uint8_t *)idx,
-	                                          strlen(idx), "idx"),
-	                      0);
+	CU_ASSERT_EQUAL_FATAL(
+	    al_helm_index_parse(&ix, (const uint8_t *)idx, strlen(idx), "idx"),
+	    0);
 	CU_ASSERT_EQUAL(ix.n, 7);
 	for (i = 0; i < 5 && i < ix.n; i++)
 		CU_ASSERT_STRING_EQUAL(ix.entries[i].version, a_order[i]);
@@ -155,13 +152,13 @@ static void test_index_rules(void)
 	CU_ASSERT_EQUAL(al_helm_index_get(&ix, "b", NULL, &e), AL_ENOTFOUND);
 	CU_ASSERT_PTR_NOT_NULL(strstr(al_error_message(), "stable version"));
 	al_helm_index_clear(&ix);
-	CU_ASSERT_EQUAL(al_helm_index_parse(&ix, (const uint8_t *)"entries: {}\n",
-	                                    12, "idx"),
+	CU_ASSERT_EQUAL(al_helm_index_parse(
+	                    &ix, (const uint8_t *)"entries: {}\n", 12, "idx"),
 	                AL_EPARSE);
-	CU_ASSERT_EQUAL(
-	    al_helm_index_parse(&ix, (const uint8_t *)"apiVersion: v1\n", 15,
-	                        "idx"),
-	    0);
+	CU_ASSERT_EQUAL(al_helm_index_parse(&ix,
+	                                    (const uint8_t *)"apiVersion: v1\n",
+	                                    15, "idx"),
+	                0);
 	CU_ASSERT_EQUAL(ix.n, 0);
 	al_helm_index_clear(&ix);
 	CU_ASSERT_EQUAL(al_helm_index_parse(&ix, (const uint8_t *)"", 0, "idx"),
@@ -344,6 +341,32 @@ static void test_chart_sbo(void)
 	free(path);
 }
 
+/*
+ * ingress-nginx 4.12.1: every image is built in templates with {{ if }}
+ * and include, and values.yaml's image maps have no repository (the
+ * registry is global.image.registry): nothing is guessed, the four value
+ * maps and the six template lines are listed.
+ */
+static void test_chart_ingress_nginx(void)
+{
+	char *path = data_path("ingress-nginx-4.12.1.tgz");
+	al_helm_chart c;
+
+	CU_ASSERT_EQUAL_FATAL(read_chart_file(&c, path, NULL, 0), 0);
+	CU_ASSERT_STRING_EQUAL(c.name, "ingress-nginx");
+	CU_ASSERT_EQUAL(c.nimages, 0);
+	CU_ASSERT_EQUAL(c.nunresolved, 10);
+	CU_ASSERT(has_source(c.unresolved, c.nunresolved,
+	                     "values.yaml:25 controller.image (a map without "
+	                     "repository)"));
+	CU_ASSERT(has_source(c.unresolved, c.nunresolved,
+	                     "templates/controller-deployment.yaml:85"));
+	if (c.nimages != 0 || c.nunresolved != 10)
+		dump(&c);
+	al_helm_chart_clear(&c);
+	free(path);
+}
+
 /* Write files (pairs of archive name and content, NULL-ended) as a tgz;
  * returns its path (caller frees). */
 static char *mk_tgz(const char *name, const char *const *files)
@@ -357,8 +380,8 @@ static char *mk_tgz(const char *name, const char *const *files)
 
 	json_object_set_new(j, "out", json_string(out));
 	for (i = 0; files[i] != NULL; i += 2)
-		json_array_append_new(fl, json_pack("[ss]", files[i],
-		                                    files[i + 1]));
+		json_array_append_new(
+		    fl, json_pack("[ss]", files[i], files[i + 1]));
 	json_object_set_new(j, "files", fl);
 	text = json_dumps(j, 0);
 	CU_ASSERT_EQUAL(al_fs_write_atomic(spec, text, strlen(text)), 0);
@@ -444,7 +467,8 @@ static void test_chart_rules(void)
 		    "web:\n  image: \"nginx:1.25\"\n"
 		    "db:\n  image:\n    registry: r.io\n    repository: a/b\n"
 		    "    tag: \"1.0\"\n    digest: sha256:"
-		    "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa"
+		    "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa"
+		    "a"
 		    "aaaaa\n"
 		    "sidecarImage:\n  registry: r.io\n  image: s/c\n  tag: v2\n"
 		    "tpl:\n  image: \"{{ .Values.x }}\"\n"
@@ -456,7 +480,8 @@ static void test_chart_rules(void)
 		    "  - image: \"{{ .Values.app.repo }}:{{ .Values.app.tag | "
 		    "default .Chart.AppVersion }}\"\n"
 		    "  - image: {{ include \"x.image\" . }}\n"
-		    "  - image: {{ printf \"%s:%s\" \"quay.io/x/pf\" \"4\" }}\n",
+		    "  - image: {{ printf \"%s:%s\" \"quay.io/x/pf\" \"4\" "
+		    "}}\n",
 		    "top/templates/NOTES.txt",
 		    "image: quay.io/x/notes:0\n",
 		    "top/README.md",
@@ -481,8 +506,8 @@ static void test_chart_rules(void)
 	                     "imagePaths: matches nothing"));
 	CU_ASSERT(has_source(c.unresolved, c.nunresolved,
 	                     "values.yaml:19 tpl.image (a template)"));
-	CU_ASSERT(has_source(c.unresolved, c.nunresolved,
-	                     "templates/a.yaml:6"));
+	CU_ASSERT(
+	    has_source(c.unresolved, c.nunresolved, "templates/a.yaml:6"));
 	/* noTag.image: a repository without tag is not guessed */
 	CU_ASSERT(has_source(c.unresolved, c.nunresolved,
 	                     "values.yaml:21 noTag.image (repository without"));
@@ -526,7 +551,8 @@ static void test_chart_refused(void)
 		char *p = mk_tgz("nochart.tgz", files);
 
 		CU_ASSERT_EQUAL(read_chart_file(&c, p, NULL, 0), AL_EPARSE);
-		CU_ASSERT_PTR_NOT_NULL(strstr(al_error_message(), "Chart.yaml"));
+		CU_ASSERT_PTR_NOT_NULL(
+		    strstr(al_error_message(), "Chart.yaml"));
 		free(p);
 	}
 	{
@@ -539,9 +565,8 @@ static void test_chart_refused(void)
 		memset(big, 'a', AL_HELM_FILE_MAX + 1);
 		big[AL_HELM_FILE_MAX + 1] = '\0';
 		bigp = al_sprintf("%s/big.bin", al_test_tmpdir());
-		CU_ASSERT_EQUAL(al_fs_write_atomic(bigp, big,
-		                                   AL_HELM_FILE_MAX + 1),
-		                0);
+		CU_ASSERT_EQUAL(
+		    al_fs_write_atomic(bigp, big, AL_HELM_FILE_MAX + 1), 0);
 		free(big);
 		big = al_sprintf("@%s", bigp);
 		{
@@ -573,13 +598,12 @@ static void test_manifest(void)
 	json_t *m = NULL, *ann, *l;
 
 	CU_ASSERT_EQUAL_FATAL(read_chart_file(&c, path, NULL, 0), 0);
-	CU_ASSERT_EQUAL(al_digest_bytes(&cfg, AL_DIGEST_SHA256, c.config,
-	                                strlen(c.config)),
-	                0);
+	CU_ASSERT_EQUAL(
+	    al_digest_bytes(&cfg, AL_DIGEST_SHA256, c.config, strlen(c.config)),
+	    0);
 	CU_ASSERT_EQUAL(al_digest_bytes(&arc, AL_DIGEST_SHA256, "x", 1), 0);
-	CU_ASSERT_EQUAL_FATAL(al_helm_manifest(&b, &c, &cfg, strlen(c.config),
-	                                       &arc, 11396),
-	                      0);
+	CU_ASSERT_EQUAL_FATAL(
+	    al_helm_manifest(&b, &c, &cfg, strlen(c.config), &arc, 11396), 0);
 	CU_ASSERT(al_str_startswith(al_buf_cstr(&b),
 	                            "{\"schemaVersion\":2,\"config\":{"
 	                            "\"mediaType\":\"application/"
@@ -644,13 +668,15 @@ static void test_imageset(void)
 	    {HEAD "    local:\n    - name: l\n      path: x.tgz\n      "
 	          "version: 1.0.0\n",
 	     AL_EUNSUPPORTED, ":8:7: 'version' in mirror.helm.local[]"},
-	    {HEAD "    local:\n    - name: l\n      path: x.tgz\n      "
-	          "imagePaths: ['{.spec.containers[?(@.name==\"a\")].image}']\n",
+	    {HEAD
+	     "    local:\n    - name: l\n      path: x.tgz\n      "
+	     "imagePaths: ['{.spec.containers[?(@.name==\"a\")].image}']\n",
 	     AL_EUNSUPPORTED, "not a plain path"},
 	    {HEAD "    repositories:\n    - name: r\n      url: https://x\n"
 	          "    - name: r\n      url: https://y\n",
 	     AL_EPARSE, "appears twice"},
-	    {HEAD "    oops: 1\n", AL_EPARSE, "unknown field 'oops' in mirror.helm"},
+	    {HEAD "    oops: 1\n", AL_EPARSE,
+	     "unknown field 'oops' in mirror.helm"},
 	};
 	al_imageset *cfg = NULL;
 	size_t i;
@@ -707,6 +733,7 @@ int main(void)
 	    {"resolve_url", test_resolve_url},
 	    {"chart_podinfo", test_chart_podinfo},
 	    {"chart_sbo", test_chart_sbo},
+	    {"chart_ingress_nginx", test_chart_ingress_nginx},
 	    {"chart_rules", test_chart_rules},
 	    {"chart_refused", test_chart_refused},
 	    {"manifest", test_manifest},
