@@ -135,7 +135,7 @@ typedef struct al_imageset {
  * Load path. kind must be ImageSetConfiguration and apiVersion
  * mirror.openshift.io/v2alpha1. Any field not understood is AL_EPARSE
  * "<path>:<line>:<column>: unknown field 'x' in mirror.platform";
- * oc-mirror features airlock does not implement (operators, helm,
+ * oc-mirror features airlock does not implement (operators, helm platforms,
  * graph: true) are AL_EUNSUPPORTED with position. Channel entries need a
  * name; minVersion/maxVersion must be semantic versions with
  * minVersion <= maxVersion (AL_EPARSE with position). Image references
