@@ -521,7 +521,8 @@ static int latest_tag(hm *m, const al_ref *base, const char *chart, char **out)
 		for (p = v; *p != '\0'; p++)
 			if (*p == '_')
 				*p = '+';
-		if (al_helm_version_valid(v) && strchr(v, '-') == NULL &&
+		if (al_helm_version_valid(v) &&
+		    strcspn(v, "-+") == strcspn(v, "+") &&
 		    (best == NULL || al_helm_version_compare(v, best) > 0)) {
 			free(best);
 			best = v;

@@ -30,7 +30,8 @@ static void index_checks(const uint8_t *data, size_t size)
 	}
 	for (i = 0; i < ix.n && i < 16; i++) {
 		if (al_helm_index_get(&ix, ix.entries[i].name, NULL, &e) == 0 &&
-		    (e == NULL || strchr(e->version, '-') != NULL ||
+		    (e == NULL ||
+		     strcspn(e->version, "-+") != strcspn(e->version, "+") ||
 		     !al_helm_version_valid(e->version)))
 			al_fuzz_fail("helm", "latest stable is a prerelease");
 		al_error_clear();
