@@ -13,6 +13,7 @@
 #include "airlock/buf.h"
 #include "airlock/error.h"
 #include "airlock/fs.h"
+#include "airlock/helm.h"
 #include "airlock/json.h"
 #include "airlock/ref.h"
 #include "airlock/yaml.h"
@@ -796,15 +797,18 @@ static int load_blocked_samples(ctx *c, const al_yaml_node *m)
 }
 
 static int load_operators(ctx *c, const al_yaml_node *seq);
+static int load_helm(ctx *c, const al_yaml_node *m);
+static void helm_clear(al_imageset *cfg);
 
 static int load_mirror(ctx *c, const al_yaml_node *m)
 {
 	static const char *const allowed[] = {"platform", "additionalImages",
-	                                      "blockedImages", "samples", NULL};
+	                                      "blockedImages", "samples",
+	                                      "helm", NULL};
 	static const char *const allowed_ops[] = {
-	    "platform",      "additionalImages", "operators",
-	    "blockedImages", "samples",          NULL};
-	static const char *const unsupported[] = {"operators", "helm", NULL};
+	    "platform", "additionalImages", "operators", "blockedImages",
+	    "samples",  "helm",             NULL};
+	static const char *const unsupported[] = {"operators", NULL};
 	const al_yaml_node *n;
 	int rc;
 
@@ -826,6 +830,10 @@ static int load_mirror(ctx *c, const al_yaml_node *m)
 	if (n != NULL && (rc = load_additional(c, n)) < 0)
 		return rc;
 	if ((rc = load_blocked_samples(c, m)) < 0)
+		return rc;
+	/* mirror.helm: load_helm below */
+	n = al_yaml_get(m, "helm");
+	if (n != NULL && (rc = load_helm(c, n)) < 0)
 		return rc;
 	return 0;
 }
@@ -1589,6 +1597,7 @@ void al_imageset_free(al_imageset *cfg)
 	     i++)
 		free(cfg->additional_platforms[i]);
 	free(cfg->additional_platforms);
+	helm_clear(cfg);
 	free(cfg->releases);
 	free(cfg->architectures);
 	free(cfg->additional);
@@ -1699,4 +1708,290 @@ out:
 	al_yaml_docs_free(docs, ndocs);
 	al_buf_free(&b);
 	return rc;
+}
+
+/* ---- mirror.helm (oc-mirror v2alpha1.Helm), docs/helm.md --------------- */
+
+static void helm_chart_clear(al_imageset_helm_chart *ch)
+{
+	size_t i;
+
+	free(ch->name);
+	free(ch->version);
+	free(ch->path);
+	for (i = 0; i < ch->nimage_paths; i++)
+		free(ch->image_paths[i]);
+	free(ch->image_paths);
+	memset(ch, 0, sizeof(*ch));
+}
+
+static void helm_clear(al_imageset *cfg)
+{
+	size_t i, j;
+
+	for (i = 0; i < cfg->nhelm_repos; i++) {
+		al_imageset_helm_repo *r = &cfg->helm_repos[i];
+
+		free(r->name);
+		free(r->url);
+		for (j = 0; j < r->ncharts; j++)
+			helm_chart_clear(&r->charts[j]);
+		free(r->charts);
+	}
+	free(cfg->helm_repos);
+	for (i = 0; i < cfg->nhelm_local; i++)
+		helm_chart_clear(&cfg->helm_local[i]);
+	free(cfg->helm_local);
+	cfg->helm_repos = NULL;
+	cfg->helm_local = NULL;
+	cfg->nhelm_repos = cfg->nhelm_local = 0;
+}
+
+/* A chart or repository name: what Helm accepts in a chart name, also
+ * safe in a store name and a file name. */
+static int helm_name_ok(const char *s)
+{
+	size_t i;
+
+	if (s[0] == '\0' || s[0] == '.' || s[0] == '-' || strlen(s) > 250)
+		return 0;
+	for (i = 0; s[i] != '\0'; i++) {
+		char ch = s[i];
+
+		if (!((ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') ||
+		      (ch >= '0' && ch <= '9') || ch == '.' || ch == '-' ||
+		      ch == '_'))
+			return 0;
+	}
+	return 1;
+}
+
+/* imagePaths: "{.a.b[*].c}", ".a.b" or "a.b" (al_helm_chart_read). */
+static int helm_image_path_ok(const char *s)
+{
+	size_t n = strlen(s), i;
+
+	if (n >= 2 && s[0] == '{' && s[n - 1] == '}') {
+		s++;
+		n -= 2;
+	}
+	if (n > 0 && s[0] == '.') {
+		s++;
+		n--;
+	}
+	if (n == 0 || n > 1000)
+		return 0;
+	for (i = 0; i < n; i++) {
+		char ch = s[i];
+
+		if (ch == '{' || ch == '}' || ch == '?' || ch == '@' ||
+		    ch == '(' || ch == ' ' || ch == '$' || ch == '\'' ||
+		    ch == '"')
+			return 0;
+		if (ch == '.' && (i + 1 == n || s[i + 1] == '.'))
+			return 0;
+	}
+	return 1;
+}
+
+static int load_helm_chart(ctx *c, const al_yaml_node *m, int local,
+                           al_imageset_helm_chart *ch)
+{
+	static const char *const repo_allowed[] = {"name", "version",
+	                                           "imagePaths", NULL};
+	static const char *const local_allowed[] = {"name", "path",
+	                                            "imagePaths", NULL};
+	static const char *const repo_unsupported[] = {"path", "platforms",
+	                                               NULL};
+	static const char *const local_unsupported[] = {"version", "platforms",
+	                                                NULL};
+	const char *where = local ? "mirror.helm.local[]"
+	                          : "mirror.helm.repositories[].charts[]";
+	const al_yaml_node *n;
+	const char *s;
+	size_t i;
+	int rc;
+
+	ch->line = m->line;
+	if (m->type != AL_YAML_MAP)
+		return type_error(c, m, where, "a mapping with 'name'");
+	if ((rc = check_fields(
+	         c, m, where, local ? local_allowed : repo_allowed,
+	         local ? local_unsupported : repo_unsupported)) < 0)
+		return rc;
+	if ((n = al_yaml_get(m, "name")) == NULL)
+		return al_error_set(AL_EPARSE, "%s:%zu:%zu: %s needs 'name'",
+		                    c->path, m->line, m->column, where);
+	if ((rc = get_string(c, n, "name", &s)) < 0)
+		return rc;
+	if (!helm_name_ok(s))
+		return at(c, n, AL_EPARSE, "invalid chart name '", s,
+		          "' (letters, digits, '.', '_' and '-')");
+	if ((ch->name = al_strdup(s)) == NULL)
+		return al_error_set(AL_ENOMEM, "out of memory");
+	if ((n = al_yaml_get(m, "version")) != NULL) {
+		/* a plain 1.2 is a number to YAML, but Helm reads the text */
+		if (n->type != AL_YAML_SCALAR || n->len == 0 ||
+		    strlen(n->value) != n->len)
+			return type_error(c, n, "charts[].version",
+			                  "a version string");
+		if (!al_helm_version_valid(n->value))
+			return at(c, n, AL_EPARSE,
+			          "charts[].version must be one exact chart "
+			          "version like 1.2.3 (no range), not '",
+			          n->value, "'");
+		if ((ch->version = al_strdup(n->value)) == NULL)
+			return al_error_set(AL_ENOMEM, "out of memory");
+	}
+	if (local) {
+		if ((n = al_yaml_get(m, "path")) == NULL)
+			return at(c, m, AL_EPARSE,
+			          "mirror.helm.local[] needs 'path' (the chart "
+			          "archive)",
+			          NULL, NULL);
+		if ((rc = get_string(c, n, "mirror.helm.local[].path", &s)) < 0)
+			return rc;
+		ch->path =
+		    s[0] == '/' ? al_strdup(s) : al_sprintf("%s/%s", c->dir, s);
+		if (ch->path == NULL)
+			return al_error_set(AL_ENOMEM, "out of memory");
+	}
+	if ((n = al_yaml_get(m, "imagePaths")) != NULL) {
+		if (n->type != AL_YAML_SEQ)
+			return type_error(c, n, "imagePaths",
+			                  "a list of strings");
+		for (i = 0; i < n->n; i++) {
+			if ((rc = get_string(c, n->items[i], "imagePaths[]",
+			                     &s)) < 0)
+				return rc;
+			if (!helm_image_path_ok(s))
+				return at(c, n->items[i], AL_EUNSUPPORTED,
+				          "imagePaths[] '", s,
+				          "' is not a plain path such as "
+				          "{.image.repository} (airlock reads "
+				          "values, it runs no JSONPath "
+				          "filters)");
+			if ((rc = push(&ch->image_paths, &ch->nimage_paths,
+			               s)) < 0)
+				return rc;
+		}
+	}
+	return 0;
+}
+
+static int load_helm_repo(ctx *c, const al_yaml_node *m,
+                          al_imageset_helm_repo *r)
+{
+	static const char *const allowed[] = {"name", "url", "charts", NULL};
+	const char *where = "mirror.helm.repositories[]";
+	const al_yaml_node *n;
+	const char *s;
+	size_t i;
+	int rc;
+
+	r->line = m->line;
+	if (m->type != AL_YAML_MAP)
+		return type_error(c, m, where,
+		                  "a mapping with 'name' and 'url'");
+	if ((rc = check_fields(c, m, where, allowed, NULL)) < 0)
+		return rc;
+	if ((n = al_yaml_get(m, "name")) == NULL)
+		return at(c, m, AL_EPARSE,
+		          "mirror.helm.repositories[] needs 'name'", NULL,
+		          NULL);
+	if ((rc = get_string(c, n, "repositories[].name", &s)) < 0)
+		return rc;
+	if (!helm_name_ok(s))
+		return at(c, n, AL_EPARSE, "invalid repository name '", s,
+		          "' (letters, digits, '.', '_' and '-')");
+	if ((r->name = al_strdup(s)) == NULL)
+		return al_error_set(AL_ENOMEM, "out of memory");
+	if ((n = al_yaml_get(m, "url")) == NULL)
+		return at(c, m, AL_EPARSE,
+		          "mirror.helm.repositories[] needs 'url'", NULL, NULL);
+	if ((rc = get_string(c, n, "repositories[].url", &s)) < 0)
+		return rc;
+	if (al_str_startswith(s, "oci://")) {
+		if ((rc = check_prefix(c, n, s + 6, "repositories[].url")) < 0)
+			return rc;
+	} else if (!al_str_startswith(s, "https://") &&
+	           !al_str_startswith(s, "http://")) {
+		return at(c, n, AL_EPARSE,
+		          "repositories[].url must be an http://, https:// or "
+		          "oci:// URL, not '",
+		          s, "'");
+	}
+	if ((r->url = al_strdup(s)) == NULL)
+		return al_error_set(AL_ENOMEM, "out of memory");
+	n = al_yaml_get(m, "charts");
+	if (n == NULL) {
+		if (al_str_startswith(r->url, "oci://"))
+			return at(c, m, AL_EPARSE,
+			          "an oci:// repository has no index: name its "
+			          "charts[]",
+			          NULL, NULL);
+		r->all_charts = 1;
+		return 0;
+	}
+	if (n->type != AL_YAML_SEQ)
+		return type_error(c, n, "repositories[].charts", "a list");
+	r->charts = calloc(n->n + 1, sizeof(*r->charts));
+	if (r->charts == NULL)
+		return al_error_set(AL_ENOMEM, "out of memory");
+	for (i = 0; i < n->n; i++) {
+		r->ncharts++;
+		if ((rc = load_helm_chart(c, n->items[i], 0, &r->charts[i])) <
+		    0)
+			return rc;
+	}
+	return 0;
+}
+
+static int load_helm(ctx *c, const al_yaml_node *m)
+{
+	static const char *const allowed[] = {"repositories", "local", NULL};
+	const al_yaml_node *n;
+	al_imageset *cfg = c->cfg;
+	size_t i, j;
+	int rc;
+
+	if (m->type != AL_YAML_MAP)
+		return type_error(c, m, "mirror.helm", "a mapping");
+	if ((rc = check_fields(c, m, "mirror.helm", allowed, NULL)) < 0)
+		return rc;
+	if ((n = al_yaml_get(m, "repositories")) != NULL) {
+		if (n->type != AL_YAML_SEQ)
+			return type_error(c, n, "mirror.helm.repositories",
+			                  "a list");
+		cfg->helm_repos = calloc(n->n + 1, sizeof(*cfg->helm_repos));
+		if (cfg->helm_repos == NULL)
+			return al_error_set(AL_ENOMEM, "out of memory");
+		for (i = 0; i < n->n; i++) {
+			cfg->nhelm_repos++;
+			if ((rc = load_helm_repo(c, n->items[i],
+			                         &cfg->helm_repos[i])) < 0)
+				return rc;
+			for (j = 0; j < i; j++)
+				if (strcmp(cfg->helm_repos[j].name,
+				           cfg->helm_repos[i].name) == 0)
+					return at(c, n->items[i], AL_EPARSE,
+					          "repository name '",
+					          cfg->helm_repos[i].name,
+					          "' appears twice");
+		}
+	}
+	if ((n = al_yaml_get(m, "local")) != NULL) {
+		if (n->type != AL_YAML_SEQ)
+			return type_error(c, n, "mirror.helm.local", "a list");
+		cfg->helm_local = calloc(n->n + 1, sizeof(*cfg->helm_local));
+		if (cfg->helm_local == NULL)
+			return al_error_set(AL_ENOMEM, "out of memory");
+		for (i = 0; i < n->n; i++) {
+			cfg->nhelm_local++;
+			if ((rc = load_helm_chart(c, n->items[i], 1,
+			                          &cfg->helm_local[i])) < 0)
+				return rc;
+		}
+	}
+	return 0;
 }

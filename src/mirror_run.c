@@ -161,7 +161,8 @@ static int check(al_mirror_plan *p)
 	if (p->cfg != NULL && policy == NULL)
 		policy = p->cfg->identity_policy;
 	if (p->releases.n == 0 && p->images.n == 0 && !has_channels(p) &&
-	    !has_operators(p) && al_imageset_own_platform_count(p->cfg) == 0)
+	    !has_operators(p) && al_imageset_own_platform_count(p->cfg) == 0 &&
+	    !al_mirror_helm_wanted(p->cfg))
 		return al_error_set(AL_EINVAL,
 		                    "nothing to mirror: give "
 		                    "RELEASE references or --config");
@@ -349,7 +350,8 @@ int al_mirror_plan_run(al_mirror_plan *p, al_store *store,
 		al_log_info("channels: %zu releases selected", sel.nreleases);
 	}
 	if (p->releases.n == 0 && p->images.n == 0 && !has_operators(p) &&
-	    al_imageset_own_platform_count(p->cfg) == 0) {
+	    al_imageset_own_platform_count(p->cfg) == 0 &&
+	    !al_mirror_helm_wanted(p->cfg)) {
 		res->refused = 1;
 		rc = al_error_set(
 		    AL_EINVAL,
@@ -388,11 +390,18 @@ int al_mirror_plan_run(al_mirror_plan *p, al_store *store,
 		al_log_warn("release signatures are not checked (no "
 		            "--keyring): releases are recorded as unverified");
 	res->ran = 1;
-	rc = al_mirror_signed(store, p->releases.v, p->releases.n, p->images.v,
-	                      p->images.n, &to, &p->sig, &res->report);
+	/* (a run of only Helm charts has nothing for al_mirror_signed) */
+	if (p->releases.n > 0 || p->images.n > 0)
+		rc = al_mirror_signed(store, p->releases.v, p->releases.n,
+		                      p->images.v, p->images.n, &to, &p->sig,
+		                      &res->report);
 	/* a refusal before any image (no keyring, no --allow-unsigned) */
 	if (rc < 0 && res->report.nerrors == 0 &&
 	    (r2 = add_errorf(&res->report, "%s", al_error_message())) < 0)
+		rc = r2;
+	/* mirror.helm: charts and their images (src/mirror_helm.c) */
+	if ((r2 = al_mirror_helm(store, p->cfg, &to, &res->report)) < 0 &&
+	    rc == 0)
 		rc = r2;
 	/* imageset: architectures, kubeVirtContainer, archiveSize */
 	if ((r2 = al_imageset_after_mirror(p->cfg, store, &to, &res->report)) <

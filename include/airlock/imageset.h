@@ -66,6 +66,30 @@ typedef struct al_imageset_operator {
 	size_t line; /* of the entry, for messages */
 } al_imageset_operator;
 
+/* mirror.helm.repositories[].charts[] and mirror.helm.local[] (oc-mirror
+ * v2alpha1.Chart), docs/helm.md. */
+typedef struct al_imageset_helm_chart {
+	char *name;
+	char *version; /* exact version; NULL: the latest stable (Helm's
+	                  IndexFile.Get); always NULL for local[] */
+	char *path;    /* local[]: the chart archive (.tgz), made absolute */
+	char **image_paths; /* imagePaths: paths into the chart's values */
+	size_t nimage_paths;
+	size_t line; /* of the entry, for messages */
+} al_imageset_helm_chart;
+
+/* mirror.helm.repositories[] (oc-mirror v2alpha1.Repository). */
+typedef struct al_imageset_helm_repo {
+	char *name;
+	char *url; /* http(s):// chart repository or oci:// namespace */
+	al_imageset_helm_chart *charts;
+	size_t ncharts;
+	/* no charts: every version of every chart of the index that is not
+	 * a library chart (oc-mirror getChartsFromIndex) */
+	int all_charts;
+	size_t line;
+} al_imageset_helm_repo;
+
 typedef struct al_imageset {
 	char **releases; /* mirror.platform.release: one string or a list */
 	size_t nreleases;
@@ -130,6 +154,11 @@ typedef struct al_imageset {
 	 * its "os/architecture" (one); several platforms leave it NULL (the
 	 * whole index) with a note */
 	char **additional_platforms;
+	/* mirror.helm (docs/helm.md) */
+	al_imageset_helm_repo *helm_repos;
+	size_t nhelm_repos;
+	al_imageset_helm_chart *helm_local;
+	size_t nhelm_local;
 } al_imageset;
 
 /* Largest configuration file accepted (AL_ELIMIT beyond). */
@@ -141,9 +170,10 @@ typedef struct al_imageset {
  * no platform.release); several YAML documents are read as their union
  * (cfg->notes says so). Any field not understood is AL_EPARSE
  * "<path>:<line>:<column>: unknown field 'x' in mirror.platform";
- * oc-mirror features airlock does not implement (operators, helm,
- * graph: true, targetRepo/targetTag, storageConfig.registry) are
- * AL_EUNSUPPORTED with position. Channel entries need a
+ * oc-mirror features airlock does not implement (helm platforms,
+ * graph: true, targetRepo/targetTag, storageConfig.registry; operators
+ * without AL_IMAGESET_OPERATORS) are AL_EUNSUPPORTED with position.
+ * Channel entries need a
  * name; minVersion/maxVersion must be semantic versions with
  * minVersion <= maxVersion (AL_EPARSE with position). Image references
  * are validated (al_ref_parse) with position in the message.

@@ -317,4 +317,24 @@ AL_EXPORT int al_mirror_run(al_store *store, const al_imageset *imageset,
                             const al_mirror_opts *opts,
                             al_mirror_result *result);
 
+/* --- mirror.helm (src/mirror_helm.c, docs/helm.md) ------------------- */
+
+/* 1 when imageset names Helm charts (mirror.helm repositories or local). */
+AL_EXPORT int al_mirror_helm_wanted(const al_imageset *imageset);
+
+/*
+ * The mirror.helm step of a mirror run: each chart (a repository's
+ * index.yaml and archive over HTTP with opts' TLS, proxy and auth
+ * settings, an oci:// chart through the transfer engine, or a local
+ * archive) into s as a Helm OCI artifact named charts/NAME:TAG (oci://
+ * charts keep their own reference); the images each chart uses
+ * (al_helm_chart_read) then mirrored like additional images. Charts fail
+ * independently: every error is appended to report (and the image
+ * transfer's counts added to it); image fields that could not be
+ * resolved are logged as warnings. Returns 0 or the worst status.
+ */
+AL_EXPORT int al_mirror_helm(al_store *s, const al_imageset *imageset,
+                             const al_transfer_opts *opts,
+                             al_mirror_report *report);
+
 #endif

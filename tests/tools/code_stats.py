@@ -23,7 +23,7 @@ import sys
 # Layers, bottom to top: a module may include its own layer or lower ones.
 LAYERS = [
     ("foundation", "common error buf clock log fs digest json yaml version"),
-    ("formats", "ref oci pgp imageset http"),
+    ("formats", "ref oci pgp imageset http helm"),
     ("services", "auth registry regconf certsd store release kres kube"),
     ("domain", "sig graph transfer catalog cosign"),
     ("workflows", "mirror pack update"),

@@ -189,8 +189,10 @@ static void test_imageset__unsupported_features(void)
 	          "not supported");
 	check_bad(HEAD "mirror:\n  operators: []\n", AL_EUNSUPPORTED,
 	          "%s:4:3: 'operators' in mirror is not supported");
-	check_bad(HEAD "mirror:\n  helm: {}\n", AL_EUNSUPPORTED,
-	          "'helm' in mirror");
+	/* mirror.helm is read (test_helm.c); its platforms are not */
+	check_bad(HEAD "mirror:\n  helm:\n    local:\n    - name: a\n"
+	               "      path: a.tgz\n      platforms: []\n",
+	          AL_EUNSUPPORTED, "'platforms' in mirror.helm.local[]");
 	check_bad(HEAD "storageConfig:\n  local: {path: x}\n", AL_EPARSE,
 	          "%s:3:1: 'storageConfig' is a field of "
 	          "mirror.openshift.io/v1alpha2, not of v2alpha1");

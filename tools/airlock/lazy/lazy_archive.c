@@ -56,6 +56,7 @@
 	  (e))                                                                 \
 	X(const char *, archive_entry_symlink, (struct archive_entry * e),     \
 	  (e))                                                                 \
+	X(time_t, archive_entry_mtime, (struct archive_entry * e), (e))        \
 	X(la_int64_t, archive_entry_size, (struct archive_entry * e), (e))     \
 	X(int, archive_entry_size_is_set, (struct archive_entry * e), (e))     \
 	X(int, archive_entry_sparse_count, (struct archive_entry * e), (e))    \
