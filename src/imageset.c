@@ -802,12 +802,14 @@ static void helm_clear(al_imageset *cfg);
 
 static int load_mirror(ctx *c, const al_yaml_node *m)
 {
-	static const char *const allowed[] = {"platform", "additionalImages",
-	                                      "blockedImages", "samples",
-	                                      "helm", NULL};
+	static const char *const allowed[] = {
+	    "platform", "additionalImages", "blockedImages", "samples", "helm",
+	    NULL};
 	static const char *const allowed_ops[] = {
-	    "platform", "additionalImages", "operators", "blockedImages",
-	    "samples",  "helm",             NULL};
+	    "platform",  "additionalImages",
+	    "operators", "blockedImages",
+	    "samples",   "helm",
+	    NULL};
 	static const char *const unsupported[] = {"operators", NULL};
 	const al_yaml_node *n;
 	int rc;

@@ -724,8 +724,10 @@ static void test_imageset__several_documents(void)
 	check_bad(HEAD "archiveSize: 2\n---\n" HEAD "archiveSize: 3\n",
 	          AL_EPARSE,
 	          "%s:7:14: archiveSize differs from an earlier document's");
-	check_bad(HEAD "---\n" HEAD "mirror:\n  helm: {}\n", AL_EUNSUPPORTED,
-	          "%s:7:3: 'helm' in mirror");
+	check_bad(
+	    HEAD "---\n" HEAD "mirror:\n  helm:\n    local:\n    - name: a\n"
+	         "      path: a.tgz\n      platforms: []\n",
+	    AL_EUNSUPPORTED, "%s:11:7: 'platforms' in mirror.helm.local[]");
 	check_bad(HEAD "---\nkind: Foo\n", AL_EPARSE,
 	          "%s:4:7: kind must be ImageSetConfiguration");
 }

@@ -17,7 +17,8 @@ static const char imageset_help[] =
     "whether it is accepted (oc-mirror's mirror.openshift.io/v2alpha1 and "
     "v1alpha2,\n"
     "docs/imageset.md). An accepted file prints one line on stdout:\n"
-    "  FILE: accepted: N releases, N channels, N additional images, ...\n"
+    "  FILE: accepted: APIVERSION, N releases, N channels, N additional "
+    "images, ...\n"
     "and its notes (what airlock reads differently from oc-mirror) as "
     "warnings;\n"
     "a refused one prints the reason with its line and column on stderr. "
@@ -41,6 +42,12 @@ static void summary(const char *path, const al_imageset *cfg)
 	              cfg->api_version == 1 ? "mirror.openshift.io/v1alpha2"
 	                                    : "mirror.openshift.io/v2alpha1",
 	              cfg->nreleases, cfg->nchannels, cfg->nadditional);
+	if (cfg->noperators > 0)
+		al_buf_printf(&b, ", %zu operator catalogs", cfg->noperators);
+	if (cfg->nhelm_repos > 0)
+		al_buf_printf(&b, ", %zu helm repositories", cfg->nhelm_repos);
+	if (cfg->nhelm_local > 0)
+		al_buf_printf(&b, ", %zu local helm charts", cfg->nhelm_local);
 	if (cfg->nblocked > 0)
 		al_buf_printf(&b, ", %zu blocked", cfg->nblocked);
 	if (cfg->kubevirt)
