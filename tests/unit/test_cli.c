@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include "../../tools/airlock/cli.c"
+#include "../../tools/airlock/cli_json.c"
 #include "al_test.h"
 
 /* Every status of include/airlock/error.h. */
