@@ -119,6 +119,21 @@ void cli_json_append_str(json_t *arr, const char *s)
 		doc_failed = 1;
 }
 
+void cli_json_set_stats(json_t *obj, const char *key,
+                        const al_transfer_stats *st)
+{
+	json_t *o = cli_json_set_object(obj, key);
+
+	cli_json_set_u64(o, "images", st->images);
+	cli_json_set_u64(o, "images_failed", st->images_failed);
+	cli_json_set_u64(o, "blobs_transferred", st->blobs_transferred);
+	cli_json_set_u64(o, "bytes_transferred", st->bytes_transferred);
+	cli_json_set_u64(o, "blobs_present", st->blobs_present);
+	cli_json_set_u64(o, "bytes_present", st->bytes_present);
+	cli_json_set_u64(o, "manifests", st->manifests);
+	cli_json_set_u64(o, "elapsed_ms", st->elapsed_ms);
+}
+
 int cli_json_begin(const char *command)
 {
 	char schema[96];

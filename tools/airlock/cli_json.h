@@ -61,6 +61,9 @@ json_t *cli_json_set_object(json_t *obj, const char *key);
 /* A new object appended to arr (borrowed; NULL on failure). */
 json_t *cli_json_append_object(json_t *arr);
 void cli_json_append_str(json_t *arr, const char *s);
+/* The transfer counters as an object under key. */
+void cli_json_set_stats(json_t *obj, const char *key,
+                        const al_transfer_stats *st);
 /* A JSON string of s, escaped when it is not valid UTF-8 (new reference,
  * NULL on failure). */
 json_t *cli_json_string(const char *s);
