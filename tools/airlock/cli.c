@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "cli_hint.h"
 #include "cli_json.h"
 
 static al_cancel *signal_cancel;
@@ -38,6 +39,7 @@ static void vmsg(const char *kind, const char *fmt, va_list ap)
 	if (n < 0)
 		msg[0] = '\0';
 	al_str_escape(safe, sizeof(safe), msg, strlen(msg));
+	cli_hint_append(safe, sizeof(safe)); /* cli_hint.c: what to do */
 	cli_json_note(kind, safe);
 	if (log_json_mode)
 		cli_json_log_line(stderr, kind, safe, NULL);

@@ -333,14 +333,13 @@ out:
 	return code;
 }
 
-int cli_cluster_resources(al_store *store, const cli_cr_opts *o, json_t *files)
+static int write_mirror_sets(al_store *store, const cli_cr_opts *o,
+                             json_t *files)
 {
 	al_buf b = AL_BUF_INIT(CR_MAX_OUTPUT);
 	maps ms;
-	int rc, code;
+	int code;
 
-	if ((rc = al_fs_mkdir_p(o->dir, 0755)) < 0)
-		return cli_fail(rc, "cannot create '%s'", o->dir);
 	if ((code = maps_build(store, o->dest, o->max_nested, &ms)) != EXIT_OK)
 		return code;
 	if ((code = emit(&ms, "airlock", EMIT_IDMS, &b)) == EXIT_OK &&
@@ -368,7 +367,75 @@ int cli_cluster_resources(al_store *store, const cli_cr_opts *o, json_t *files)
 		                &b, files);
 	maps_free(&ms);
 	al_buf_free(&b);
-	if (code != EXIT_OK)
+	return code;
+}
+
+int cli_cluster_resources(al_store *store, const cli_cr_opts *o, json_t *files)
+{
+	int rc, code;
+
+	if ((rc = al_fs_mkdir_p(o->dir, 0755)) < 0)
+		return cli_fail(rc, "cannot create '%s'", o->dir);
+	if (o->dest != NULL &&
+	    (code = write_mirror_sets(store, o, files)) != EXIT_OK)
 		return code;
 	return write_configmaps(store, o, files);
+}
+
+int cli_mirror_cluster_resources(al_store *store, const char *dir,
+                                 const char *registry, int icsp,
+                                 int oc_mirror_names, int quiet, json_t *files)
+{
+	cli_cr_opts co;
+	char *host = NULL, *prefix = NULL, *dest = NULL;
+	unsigned nested = 0;
+	int code, rc;
+
+	memset(&co, 0, sizeof(co));
+	if (registry != NULL) {
+		rc = cli_dest_parse(registry, &host, &prefix);
+		if (rc < 0) {
+			cli_error("--registry '%s' is not a mirror location a "
+			          "cluster accepts (HOST[:PORT][/PATH], PATH "
+			          "lower-case)",
+			          registry);
+			return EXIT_USAGE;
+		}
+		dest = prefix[0] != '\0' ? al_sprintf("%s/%s", host, prefix)
+		                         : al_strdup(host);
+		free(host);
+		free(prefix);
+		if (dest == NULL)
+			return cli_fail(AL_ENOMEM, "out of memory");
+	} else {
+		al_store_push p;
+
+		memset(&p, 0, sizeof(p));
+		if (al_store_push_last(store, &p) == 0) {
+			dest = p.prefix[0] != '\0'
+			           ? al_sprintf("%s/%s", p.registry, p.prefix)
+			           : al_strdup(p.registry);
+			nested = p.max_nested_paths;
+			if (dest != NULL)
+				cli_warn("--cluster-resources: mirror sets for "
+				         "the store's last push, %s (%s); "
+				         "--registry names another",
+				         dest, p.time);
+		} else {
+			cli_warn("--cluster-resources: no --registry and no "
+			         "push recorded in the store: only the "
+			         "signature ConfigMaps are written (run "
+			         "'airlock mirrorsets' after 'airlock push')");
+		}
+		al_store_push_clear(&p);
+	}
+	co.dir = dir;
+	co.dest = dest;
+	co.max_nested = nested;
+	co.icsp = icsp;
+	co.oc_mirror_names = oc_mirror_names;
+	co.quiet = quiet;
+	code = cli_cluster_resources(store, &co, files);
+	free(dest);
+	return code;
 }

@@ -64,4 +64,15 @@ typedef struct cli_cr_opts {
  */
 int cli_cluster_resources(al_store *store, const cli_cr_opts *o, json_t *files);
 
+/*
+ * mirror --cluster-resources DIR [--registry DEST]: as above, to DEST or
+ * else to the store's last push; with neither, only the signature
+ * ConfigMaps (the mirror sets need a destination: said). Returns an exit
+ * status.
+ */
+int cli_mirror_cluster_resources(al_store *store, const char *dir,
+                                 const char *registry, int icsp,
+                                 int oc_mirror_names, int quiet,
+                                 json_t *files);
+
 #endif

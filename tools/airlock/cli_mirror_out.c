@@ -1,0 +1,86 @@
+/* cli_mirror_out.c: what `airlock mirror` prints beyond its summary line:
+ * the --json document (airlock.mirror/v1) from al_mirror_result, and the
+ * checks of its arguments against other tools' habits. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+#include "cli_hint.h"
+#include "cli_json.h"
+#include "cli_mirror_out.h"
+
+void cli_mirror_json(const al_mirror_result *res, const char *store_path)
+{
+	json_t *root = cli_json_root(), *arr;
+	size_t i;
+
+	if (root == NULL)
+		return;
+	cli_json_set_str(root, "store", store_path);
+	cli_json_set_u64(root, "releases_mirrored", res->releases_mirrored);
+	cli_json_set_u64(root, "channel_releases", res->channel_releases);
+	cli_json_set_u64(root, "images", res->images);
+	arr = cli_json_set_array(root, "releases");
+	for (i = 0; i < res->report.nreleases; i++) {
+		const al_mirror_release *r = &res->report.releases[i];
+		json_t *o = cli_json_append_object(arr);
+
+		cli_json_set_str(o, "source", r->source);
+		cli_json_set_str(o, "version", r->version);
+		cli_json_set_digest(
+		    o, "digest",
+		    r->version != NULL || r->status == 0 ? &r->digest : NULL);
+		cli_json_set_u64(o, "components", r->components);
+		cli_json_set_u64(o, "components_failed", r->components_failed);
+		cli_json_set_bool(o, "verified", r->verified);
+		cli_json_set_str(o, "verified_by",
+		                 r->verified_by[0] != '\0' ? r->verified_by
+		                                           : NULL);
+		cli_json_set_str(o, "status",
+		                 r->status == 0 ? "mirrored" : "failed");
+		cli_json_set_int(o, "exit", cli_exit_code(r->status));
+		cli_json_set_str(o, "error", r->message);
+	}
+	cli_json_set_u64(root, "additional", res->report.additional);
+	cli_json_set_u64(root, "additional_failed",
+	                 res->report.additional_failed);
+	cli_json_set_stats(root, "stats", &res->report.stats);
+}
+
+int cli_mirror_check_args(const char *const *releases, size_t nreleases,
+                          const char *const *images, size_t nimages,
+                          const al_imageset *cfg)
+{
+	char buf[1024];
+	const char *why;
+	size_t i;
+	int code = EXIT_OK;
+
+	for (i = 0; i < nreleases; i++) {
+		if ((why = cli_mirror_arg_refusal(releases[i], buf,
+		                                  sizeof(buf))) != NULL) {
+			cli_usage_error("mirror", "%s", why);
+			return EXIT_USAGE;
+		}
+	}
+	for (i = 0; i < nimages; i++)
+		if (cli_ref_is_bare(images[i])) {
+			cli_error(
+			    "--image '%s' names no registry: airlock does "
+			    "not guess docker.io; write the registry "
+			    "(docker.io/library/%s for Docker Hub)",
+			    images[i], images[i]);
+			code = EXIT_USAGE;
+		}
+	for (i = 0; cfg != NULL && i < cfg->nadditional; i++)
+		if (cli_ref_is_bare(cfg->additional[i])) {
+			cli_error(
+			    "mirror.additionalImages '%s' names no "
+			    "registry: airlock does not guess docker.io; "
+			    "write the registry (docker.io/library/%s for "
+			    "Docker Hub)",
+			    cfg->additional[i], cfg->additional[i]);
+			code = EXIT_USAGE;
+		}
+	return code;
+}
