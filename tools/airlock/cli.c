@@ -163,13 +163,15 @@ static void fail_message(const char *fmt, va_list ap)
 static void fail_message(const char *fmt, va_list ap)
 {
 	char ctx[1024];
+	const char *msg;
 	int n;
 
 	n = vsnprintf(ctx, sizeof(ctx), fmt, ap);
 	if (n < 0)
 		ctx[0] = '\0';
-	if (al_error_message()[0] != '\0')
-		cli_error("%s: %s", ctx, al_error_message());
+	msg = cli_join_subject(ctx, al_error_message());
+	if (msg[0] != '\0')
+		cli_error("%s: %s", ctx, msg);
 	else
 		cli_error("%s", ctx);
 }

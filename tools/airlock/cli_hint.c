@@ -58,6 +58,33 @@ void cli_hint_append(char *msg, size_t cap)
 		snprintf(msg + n, cap - n, "; %s", h);
 }
 
+const char *cli_join_subject(char *ctx, const char *msg)
+{
+	size_t n = strlen(ctx), qlen;
+	const char *q;
+
+	while (n > 0 && (ctx[n - 1] == ' ' || ctx[n - 1] == ':'))
+		ctx[--n] = '\0';
+	while (*msg == ':' || *msg == ' ')
+		msg++;
+	/* the quoted subject at the end of ctx: '...' */
+	if (n < 2 || ctx[n - 1] != '\'')
+		return msg;
+	q = ctx + n - 2;
+	while (q > ctx && *q != '\'')
+		q--;
+	if (*q != '\'')
+		return msg;
+	qlen = (size_t)(ctx + n - q);
+	if (strncmp(msg, q, qlen) != 0)
+		return msg;
+	if (strncmp(msg + qlen, " is ", 4) == 0)
+		return msg + qlen + 4;
+	if (strncmp(msg + qlen, ": ", 2) == 0)
+		return msg + qlen + 2;
+	return msg;
+}
+
 /* What the transport said, without the image and the URL: the text after
  * "attempt(s): " (http.c's retry wrapper), else NULL (nothing shared). */
 static const char *reason_of(const char *msg)

@@ -19,6 +19,15 @@ const char *cli_hint_for(const char *msg);
 void cli_hint_append(char *msg, size_t cap);
 
 /*
+ * Join "ctx: msg" without saying anything twice: drops trailing ':' and
+ * blanks of ctx (in place) and returns msg past its leading ones, and
+ * past "'X' is " / "'X': " when ctx ends with the same quoted subject
+ * 'X' ("cannot open store 'S'" + "'S' is not a store" -> "... 'S': not a
+ * store"). Borrowed from msg.
+ */
+const char *cli_join_subject(char *ctx, const char *msg);
+
+/*
  * Print the n messages of failed images: each on its own line, except
  * that messages sharing one reason (what the transport said, after the
  * image and URL) are printed once, with their count and the first
