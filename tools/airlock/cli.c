@@ -222,6 +222,7 @@ void cli_common_init(cli_common *c)
 {
 	memset(c, 0, sizeof(*c));
 	c->tls_verify = 1;
+	log_json_mode = 0; /* until this command's --log-format */
 }
 
 static int parse_bool(const char *s, int *out)

@@ -72,7 +72,6 @@ int cli_cluster_resources(al_store *store, const cli_cr_opts *o, json_t *files);
  */
 int cli_mirror_cluster_resources(al_store *store, const char *dir,
                                  const char *registry, int icsp,
-                                 int oc_mirror_names, int quiet,
-                                 json_t *files);
+                                 int oc_mirror_names, int quiet, json_t *files);
 
 #endif
