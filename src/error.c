@@ -104,14 +104,30 @@ int al_error_wrap(int code, const char *fmt, ...)
 	va_list ap;
 	int n;
 
+	const char *o;
+	size_t plen;
+
 	va_start(ap, fmt);
 	n = vsnprintf(prefix, sizeof(prefix), fmt, ap);
 	va_end(ap);
 	if (n < 0)
 		return code;
 	memcpy(old, errmsg, sizeof(old));
-	if (old[0] != '\0')
-		n = snprintf(errmsg, sizeof(errmsg), "%s: %s", prefix, old);
+	/* one separator between the two, whatever either brings: a prefix
+	 * written "'%s': " or a message starting ": " never gives ": :" */
+	plen = strlen(prefix);
+	while (plen > 0 && (prefix[plen - 1] == ' ' || prefix[plen - 1] == ':'))
+		prefix[--plen] = '\0';
+	for (o = old; *o == ':' || *o == ' '; o++)
+		;
+	/* the message already names the subject first ("'X' is not a
+	 * store"): the prefix would say it twice */
+	if (plen > 0 && strncmp(o, prefix, plen) == 0)
+		return code;
+	if (o[0] != '\0' && plen > 0)
+		n = snprintf(errmsg, sizeof(errmsg), "%s: %s", prefix, o);
+	else if (o[0] != '\0')
+		n = snprintf(errmsg, sizeof(errmsg), "%s", o);
 	else
 		n = snprintf(errmsg, sizeof(errmsg), "%s", prefix);
 	if (n < 0)

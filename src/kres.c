@@ -105,6 +105,91 @@ static json_t *resource(const char *api, const char *kind, const char *name,
  * See kres.h. AL_EINVAL for a NULL or empty source or mirror, or a name
  * that is not a DNS subdomain; with nothing to mirror out is left as is.
  */
+/* One DNS label of the CRD pattern: [a-zA-Z0-9] or
+ * [a-zA-Z0-9][a-zA-Z0-9-]*[a-zA-Z0-9]; returns its length, 0 if none. */
+static size_t host_label(const char *s)
+{
+	size_t n = 0;
+
+	while ((s[n] >= 'a' && s[n] <= 'z') || (s[n] >= 'A' && s[n] <= 'Z') ||
+	       (s[n] >= '0' && s[n] <= '9') || s[n] == '-')
+		n++;
+	if (n == 0 || s[0] == '-' || s[n - 1] == '-')
+		return 0;
+	return n;
+}
+
+static int lower_alnum(char c)
+{
+	return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9');
+}
+
+/* One path component: [a-z0-9]+((?:[._]|__|[-]*)[a-z0-9]+)*. */
+static size_t path_component(const char *s)
+{
+	size_t n = 0;
+
+	if (!lower_alnum(s[0]))
+		return 0;
+	for (;;) {
+		size_t sep = 0;
+
+		while (lower_alnum(s[n]))
+			n++;
+		if (s[n] == '.')
+			sep = 1;
+		else if (s[n] == '_')
+			sep = s[n + 1] == '_' ? 2 : 1;
+		else
+			while (s[n + sep] == '-')
+				sep++;
+		if (sep == 0 || !lower_alnum(s[n + sep]))
+			return n;
+		n += sep;
+	}
+}
+
+int al_kres_location_valid(const char *s, int source)
+{
+	size_t n;
+
+	if (s == NULL || s[0] == '\0')
+		return 0;
+	if (source && s[0] == '*') {
+		/* ^\*(?:\.LABEL)+$ */
+		s++;
+		if (*s != '.')
+			return 0;
+		while (*s == '.') {
+			if ((n = host_label(s + 1)) == 0)
+				return 0;
+			s += 1 + n;
+		}
+		return *s == '\0';
+	}
+	if ((n = host_label(s)) == 0)
+		return 0;
+	s += n;
+	while (*s == '.') {
+		if ((n = host_label(s + 1)) == 0)
+			return 0;
+		s += 1 + n;
+	}
+	if (*s == ':') {
+		s++;
+		if (*s < '0' || *s > '9')
+			return 0;
+		while (*s >= '0' && *s <= '9')
+			s++;
+	}
+	while (*s == '/') {
+		if ((n = path_component(s + 1)) == 0)
+			return 0;
+		s += 1 + n;
+	}
+	return *s == '\0';
+}
+
 int al_kres_mirrorsets(al_buf *out, const al_mirror_map *maps, size_t n,
                        const char *name, int flags)
 {
@@ -137,6 +222,20 @@ int al_kres_mirrorsets(al_buf *out, const al_mirror_map *maps, size_t n,
 			    i);
 			goto out;
 		}
+		/* what the cluster's CRD schema would refuse, refused here
+		 * (al_kres_location_valid) */
+		if (!al_kres_location_valid(m->source, 1) ||
+		    !al_kres_location_valid(m->mirror, 0)) {
+			rc = al_error_set(
+			    AL_EINVAL,
+			    "'%s' is not a %s the cluster accepts "
+			    "(lower-case repository path, HOST[:PORT][/PATH])",
+			    al_kres_location_valid(m->source, 1) ? m->mirror
+			                                         : m->source,
+			    al_kres_location_valid(m->source, 1) ? "mirror"
+			                                         : "source");
+			goto out;
+		}
 		if (!m->by_digest && !m->by_tag)
 			continue;
 		for (j = 0; j < nents; j++) {
@@ -156,7 +255,9 @@ int al_kres_mirrorsets(al_buf *out, const al_mirror_map *maps, size_t n,
 		ndig += ents[i].by_digest != 0;
 		ntag += ents[i].by_tag != 0;
 	}
-	if (ndig > 0) {
+	if ((flags & AL_KRES_ICSP_ONLY) != 0)
+		ntag = 0;
+	if (ndig > 0 && (flags & AL_KRES_ICSP_ONLY) == 0) {
 		docs[ndocs] = resource(
 		    "config.openshift.io/v1", "ImageDigestMirrorSet", name,
 		    "imageDigestMirrors", mirror_list(ents, nents, 1));
@@ -176,7 +277,7 @@ int al_kres_mirrorsets(al_buf *out, const al_mirror_map *maps, size_t n,
 			goto out;
 		}
 	}
-	if ((flags & AL_KRES_ICSP) != 0 && ndig > 0) {
+	if ((flags & (AL_KRES_ICSP | AL_KRES_ICSP_ONLY)) != 0 && ndig > 0) {
 		docs[ndocs] = resource("operator.openshift.io/v1alpha1",
 		                       "ImageContentSourcePolicy", name,
 		                       "repositoryDigestMirrors",

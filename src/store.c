@@ -878,6 +878,27 @@ int al_store_flush(al_store *s)
 	return rc;
 }
 
+/* The path itself or the nearest existing ancestor, when it is not a
+ * directory (a store path under a regular file), into buf; else 0. */
+static int file_in_the_way(const char *path, char *buf, size_t cap)
+{
+	struct stat st;
+	char *slash;
+
+	if (snprintf(buf, cap, "%s", path) >= (int)cap)
+		return 0;
+	for (;;) {
+		if (stat(buf, &st) == 0)
+			return !S_ISDIR(st.st_mode);
+		if (errno != ENOENT && errno != ENOTDIR)
+			return 0;
+		slash = strrchr(buf, '/');
+		if (slash == NULL || slash == buf)
+			return 0;
+		*slash = '\0';
+	}
+}
+
 int al_store_open(al_store **out, const char *path, const al_store_opts *opts)
 {
 	al_store_opts def = AL_STORE_OPTS_INIT;
@@ -917,6 +938,21 @@ int al_store_open(al_store **out, const char *path, const al_store_opts *opts)
 		goto out;
 	}
 	if (!have) {
+		char file[4096];
+
+		if (file_in_the_way(path, file, sizeof(file))) {
+			rc = strcmp(file, path) == 0
+			         ? al_error_set(AL_ENOTFOUND,
+			                        "'%s' is a file, not a store "
+			                        "directory",
+			                        path)
+			         : al_error_set(
+			               AL_ENOTFOUND,
+			               "'%s' is under '%s', a file, not "
+			               "a directory",
+			               path, file);
+			goto out;
+		}
 		if (!opts->create) {
 			rc = al_error_set(AL_ENOTFOUND,
 			                  "'%s' is not a store: no oci-layout",

@@ -616,6 +616,69 @@ int al_push_target(const char *name, const char *prefix, char **repo,
 	return 0;
 }
 
+/* Join components past max_nested - 1 with '-' (see transfer.h). */
+static char *nest_path(const char *path, unsigned max_nested)
+{
+	size_t ncomp = 1, i, seen = 0;
+	char *out;
+
+	for (i = 0; path[i] != '\0'; i++)
+		if (path[i] == '/')
+			ncomp++;
+	if ((out = al_strdup(path)) == NULL || max_nested == 0 ||
+	    ncomp <= max_nested)
+		return out;
+	for (i = 0; out[i] != '\0'; i++) {
+		if (out[i] != '/')
+			continue;
+		seen++;
+		/* the first max_nested - 1 separators stay */
+		if (seen >= max_nested)
+			out[i] = '-';
+	}
+	return out;
+}
+
+int al_push_target_nested(const char *name, const char *prefix,
+                          unsigned max_nested, char **repo, char **ref)
+{
+	char *rp = NULL, *rf = NULL, *nested;
+	int rc;
+
+	if ((rc = al_push_target(name, prefix, &rp, &rf)) < 0)
+		return rc;
+	if (max_nested == 0) {
+		*repo = rp;
+		*ref = rf;
+		return 0;
+	}
+	nested = nest_path(rp, max_nested);
+	free(rp);
+	if (nested == NULL) {
+		free(rf);
+		return al_error_set(AL_ENOMEM, "out of memory");
+	}
+	*repo = nested;
+	*ref = rf;
+	return 0;
+}
+
+char *al_push_digest_tag(const char *digest)
+{
+	const char *colon = digest != NULL ? strchr(digest, ':') : NULL;
+	char *tag;
+
+	if (colon == NULL || colon == digest || colon[1] == '\0')
+		return NULL;
+	if ((tag = al_strdup(digest)) == NULL)
+		return NULL;
+	tag[colon - digest] = '-';
+	/* a tag is at most 128 characters; oc-mirror keeps 127 */
+	if (strlen(tag) > 127)
+		tag[127] = '\0';
+	return tag;
+}
+
 static int grow_images(al_transfer *t)
 {
 	image *grown = realloc(t->images, (t->nimages + 1) * sizeof(*grown));

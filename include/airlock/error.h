@@ -49,7 +49,10 @@ AL_EXPORT int al_error_errno(int err, const char *fmt, ...)
 AL_EXPORT int al_error_openssl(int code, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
 
-/* Prefix the current message with context ("pulling 'x': " + old message).
+/* Prefix the current message with context ("pulling 'x'" + ": " + old
+ * message). Exactly one ": " joins them: trailing ':' and blanks of the
+ * context and leading ones of the message are dropped, and a message that
+ * already starts with the context is left as it is (no subject twice).
  * Returns code unchanged so callers can: return al_error_wrap(rc, ...). */
 AL_EXPORT int al_error_wrap(int code, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));

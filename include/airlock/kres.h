@@ -24,6 +24,21 @@ typedef struct al_mirror_map {
 /* Flag: also the legacy operator.openshift.io/v1alpha1
  * ImageContentSourcePolicy. */
 #define AL_KRES_ICSP 1
+/* Flag: only the ImageContentSourcePolicy (its own file, for a cluster
+ * older than 4.13 that has no IDMS/ITMS); 8, clear of AL_KRES_JSON. */
+#define AL_KRES_ICSP_ONLY 8
+
+/*
+ * 1 when s is a location the config.openshift.io/v1 ImageDigestMirrorSet
+ * and ImageTagMirrorSet CRDs accept (openshift/api, config/v1
+ * zz_generated.crd-manifests, imagedigestmirrorsets: the items pattern of
+ * "mirrors", and with source also the "[*.]host" form of "source"):
+ * HOST[:PORT][/PATH...], HOST dot-separated labels of letters, digits and
+ * inner '-', PORT digits, each PATH component lower-case letters and
+ * digits separated by '.', '_', '__' or dashes. al_kres_mirrorsets
+ * refuses (AL_EINVAL) a map whose source or mirror is not one.
+ */
+AL_EXPORT int al_kres_location_valid(const char *s, int source);
 
 /*
  * Append to out a YAML stream of: one config.openshift.io/v1

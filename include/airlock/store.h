@@ -431,4 +431,37 @@ AL_EXPORT int al_store_check_roots(al_store *s, int flags,
                                    al_check_fn fn, void *ud,
                                    al_check_result *res);
 
+/* --- push records (airlock/pushes.json, src/store_push.c) ------------- */
+
+/* Where `airlock push` put the store's images, one record per push. */
+typedef struct al_store_push {
+	char *registry;            /* "host[:port]" */
+	char *prefix;              /* repository prefix, "" for none */
+	char *time;                /* ISO 8601 UTC, when the push ended */
+	uint64_t images;           /* images pushed */
+	uint64_t failed;           /* images that failed */
+	unsigned max_nested_paths; /* --max-nested-paths, 0: no limit */
+	int digest_tags;           /* component images also got a tag */
+} al_store_push;
+
+/* Free what p holds and zero it; NULL is a no-op. */
+AL_EXPORT void al_store_push_clear(al_store_push *p);
+
+/*
+ * Append rec to STORE/airlock/pushes.json ({"airlockPushes":1,"pushes":
+ * [...]}, the newest last, at most AL_STORE_PUSHES_MAX kept). Written
+ * even on a store opened read-only: it is the one file push writes
+ * (docs/push.md), under a lock (airlock/pushes.lock) so that two pushes
+ * never lose each other's record. AL_EINVAL without registry.
+ */
+#define AL_STORE_PUSHES_MAX 100
+AL_EXPORT int al_store_push_put(al_store *s, const al_store_push *rec);
+
+/*
+ * The newest push record into *out (cleared by the caller, written only on
+ * success). AL_ENOTFOUND when the store records no push; AL_EPARSE naming
+ * the file when it does not parse.
+ */
+AL_EXPORT int al_store_push_last(al_store *s, al_store_push *out);
+
 #endif

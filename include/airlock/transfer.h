@@ -152,4 +152,26 @@ AL_EXPORT int al_transfer_tag(al_transfer *t, int image, const char *name);
 AL_EXPORT int al_push_target(const char *name, const char *prefix, char **repo,
                              char **ref);
 
+/*
+ * al_push_target for a registry that limits path depth (oc-mirror's
+ * --max-nested-paths, image.WithMaxNestedPaths): when the repository path
+ * PREFIX/REPO has more than max_nested components, the first
+ * max_nested - 1 are kept and the rest are joined with '-' into the last
+ * one ("a/b/c/d" with 2: "a/b-c-d"; with 1: "a-b-c-d"). max_nested 0: no
+ * limit (al_push_target). Errors as al_push_target.
+ */
+AL_EXPORT int al_push_target_nested(const char *name, const char *prefix,
+                                    unsigned max_nested, char **repo,
+                                    char **ref);
+
+/*
+ * The tag push gives an image it pushes by digest, so that a registry's
+ * garbage collection of untagged manifests (docker-registry
+ * garbage-collect --delete-untagged) keeps it: "<algo>-<hex>" of digest
+ * ("sha256:ab..." -> "sha256-ab..."), cut to 127 characters as oc-mirror
+ * v2 does (prepareM2DCopyBatch). Caller frees; NULL when digest is not
+ * "algo:hex" or on allocation failure.
+ */
+AL_EXPORT char *al_push_digest_tag(const char *digest);
+
 #endif

@@ -7,6 +7,8 @@
 #include <unistd.h>
 
 #include "../../tools/airlock/cli.c"
+#include "../../tools/airlock/cli_json.c"
+#include "../../tools/airlock/cli_hint.c"
 #include "al_test.h"
 
 /* Every status of include/airlock/error.h. */

@@ -9,8 +9,12 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "cli_hint.h"
+#include "cli_json.h"
 
 static al_cancel *signal_cancel;
+/* --log-format=json seen: every stderr line is a JSON object */
+static int log_json_mode;
 
 static void on_signal(int sig)
 {
@@ -35,7 +39,12 @@ static void vmsg(const char *kind, const char *fmt, va_list ap)
 	if (n < 0)
 		msg[0] = '\0';
 	al_str_escape(safe, sizeof(safe), msg, strlen(msg));
-	fprintf(stderr, "airlock: %s: %s\n", kind, safe);
+	cli_hint_append(safe, sizeof(safe)); /* cli_hint.c: what to do */
+	cli_json_note(kind, safe);
+	if (log_json_mode)
+		cli_json_log_line(stderr, kind, safe, NULL);
+	else
+		fprintf(stderr, "airlock: %s: %s\n", kind, safe);
 }
 
 void cli_error(const char *fmt, ...)
@@ -61,7 +70,31 @@ void cli_event(const char *line)
 	char safe[8192];
 
 	al_str_escape(safe, sizeof(safe), line, strlen(line));
-	fprintf(stderr, "%s\n", safe);
+	if (log_json_mode)
+		cli_json_log_line(stderr, "info", safe, NULL);
+	else
+		fprintf(stderr, "%s\n", safe);
+}
+
+int cli_log_json(void)
+{
+	return log_json_mode;
+}
+
+void cli_info(const cli_common *c, const char *fmt, ...)
+{
+	char line[4096];
+	va_list ap;
+	int n;
+
+	if (c != NULL && c->quiet)
+		return;
+	va_start(ap, fmt);
+	n = vsnprintf(line, sizeof(line), fmt, ap);
+	va_end(ap);
+	if (n < 0)
+		line[0] = '\0';
+	cli_event(line);
 }
 
 /* The exit-code map: one row per status whose exit differs from 3. */
@@ -130,13 +163,15 @@ static void fail_message(const char *fmt, va_list ap)
 static void fail_message(const char *fmt, va_list ap)
 {
 	char ctx[1024];
+	const char *msg;
 	int n;
 
 	n = vsnprintf(ctx, sizeof(ctx), fmt, ap);
 	if (n < 0)
 		ctx[0] = '\0';
-	if (al_error_message()[0] != '\0')
-		cli_error("%s: %s", ctx, al_error_message());
+	msg = cli_join_subject(ctx, al_error_message());
+	if (msg[0] != '\0')
+		cli_error("%s: %s", ctx, msg);
 	else
 		cli_error("%s", ctx);
 }
@@ -161,6 +196,17 @@ int cli_input_fail(int rc, const char *fmt, ...)
 	return cli_input_exit_code(rc);
 }
 
+static void usage_hint(const char *cmd)
+{
+	char hint[128];
+
+	snprintf(hint, sizeof(hint), "try 'airlock %s --help'", cmd);
+	if (log_json_mode)
+		cli_json_log_line(stderr, "info", hint, NULL);
+	else
+		fprintf(stderr, "%s\n", hint);
+}
+
 int cli_usage_error(const char *cmd, const char *fmt, ...)
 {
 	va_list ap;
@@ -168,7 +214,7 @@ int cli_usage_error(const char *cmd, const char *fmt, ...)
 	va_start(ap, fmt);
 	vmsg("error", fmt, ap);
 	va_end(ap);
-	fprintf(stderr, "try 'airlock %s --help'\n", cmd);
+	usage_hint(cmd);
 	return EXIT_USAGE;
 }
 
@@ -176,6 +222,7 @@ void cli_common_init(cli_common *c)
 {
 	memset(c, 0, sizeof(*c));
 	c->tls_verify = 1;
+	log_json_mode = 0; /* until this command's --log-format */
 }
 
 static int parse_bool(const char *s, int *out)
@@ -236,9 +283,9 @@ int cli_common_option(cli_common *c, int opt, const char *arg)
 		return 1;
 	case OPT_LOG_FORMAT:
 		if (strcmp(arg, "json") == 0)
-			c->log_json = 1;
+			c->log_json = log_json_mode = 1;
 		else if (strcmp(arg, "text") == 0)
-			c->log_json = 0;
+			c->log_json = log_json_mode = 0;
 		else {
 			cli_error("--log-format takes text or json, not '%s'",
 			          arg);
@@ -397,24 +444,11 @@ int cli_getopt(cli_common *c, const char *cmd, int argc, char **argv,
 		}
 		r = cli_common_option(c, opt, optarg);
 		if (r < 0) {
-			fprintf(stderr, "try 'airlock %s --help'\n", cmd);
+			usage_hint(cmd);
 			return CLI_OPT_USAGE;
 		}
 		if (r == 0)
 			return opt;
-	}
-}
-
-static void json_escape_to(FILE *f, const char *s)
-{
-	for (; *s != '\0'; s++) {
-		unsigned char ch = (unsigned char)*s;
-		if (ch == '"' || ch == '\\')
-			fprintf(f, "\\%c", ch);
-		else if (ch < 0x20)
-			fprintf(f, "\\u%04x", ch);
-		else
-			fputc(ch, f);
 	}
 }
 
@@ -429,9 +463,7 @@ static void log_handler(al_log_level level, const char *raw, void *ud)
 	al_str_escape(msg, sizeof(msg), raw, strlen(raw));
 	cli_progress_done(c);
 	if (c->log_json) {
-		fprintf(stderr, "{\"level\":\"%s\",\"msg\":\"", names[level]);
-		json_escape_to(stderr, msg);
-		fputs("\"}\n", stderr);
+		cli_json_log_line(stderr, names[level], msg, NULL);
 		return;
 	}
 	if (level == AL_LOG_INFO)

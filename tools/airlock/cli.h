@@ -147,6 +147,12 @@ void cli_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* Print one line of progress or event text to stderr, escaped like every
  * diagnostic (it may carry server data). */
 void cli_event(const char *line);
+/* A closing summary or note on stderr (not under -q): a plain line, or a
+ * JSON log line under --log-format=json. */
+void cli_info(const cli_common *c, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+/* 1 under --log-format=json. */
+int cli_log_json(void);
 /*
  * The exit-code map (docs/commands.md, "Exit status"), the only place that
  * turns a library status into an exit status:

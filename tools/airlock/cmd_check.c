@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "cli_json.h"
 #include "cmd.h"
 
 enum { OPT_STORE = OPT_COMMAND_BASE, OPT_GC, OPT_QUICK };
@@ -38,6 +39,8 @@ static const char check_help[] =
     "what a\n"
     "                    recorded release needs\n"
     "      --quick       compare sizes only, do not re-hash\n"
+    "      --json        the result as JSON (airlock.check/v1, "
+    "docs/json.md)\n"
     "  -q, --quiet       only problems and the summary line\n" CLI_LOG_HELP "\n"
     "Last line: checked I images, B blobs: M missing, C corrupt, U "
     "unreferenced\n"
@@ -48,6 +51,7 @@ static const char check_help[] =
 typedef struct check_ctx {
 	int quiet;
 	int gc;
+	json_t *problems; /* --json: the problems array */
 } check_ctx;
 
 static void report(void *ud, al_check_kind kind, const char *what,
@@ -79,10 +83,50 @@ static void report(void *ud, al_check_kind kind, const char *what,
 	default:
 		return;
 	}
-	if (detail != NULL && detail[0] != '\0')
-		printf("%s %s - %s\n", label, what, detail);
-	else
-		printf("%s %s\n", label, what);
+	if (cli_json_active()) {
+		json_t *o = cli_json_append_object(c->problems);
+
+		cli_json_set_str(o, "kind", label);
+		cli_json_set_str(o, "what", what);
+		cli_json_set_str(o, "detail",
+		                 detail != NULL && detail[0] != '\0' ? detail
+		                                                     : NULL);
+		return;
+	}
+	/* what and detail may carry names from index.json or a manifest:
+	 * escaped, like every diagnostic */
+	{
+		char swhat[1024], sdetail[2048];
+
+		al_str_escape(swhat, sizeof(swhat), what, strlen(what));
+		if (detail != NULL && detail[0] != '\0') {
+			al_str_escape(sdetail, sizeof(sdetail), detail,
+			              strlen(detail));
+			printf("%s %s - %s\n", label, swhat, sdetail);
+		} else {
+			printf("%s %s\n", label, swhat);
+		}
+	}
+}
+
+static void json_result(const al_check_result *res, int gc)
+{
+	json_t *root = cli_json_root();
+
+	cli_json_set_u64(root, "images", res->images);
+	cli_json_set_u64(root, "blobs_checked", res->blobs_checked);
+	cli_json_set_u64(root, "bytes_checked", res->bytes_checked);
+	cli_json_set_u64(root, "missing", res->missing);
+	cli_json_set_u64(root, "corrupt", res->corrupt);
+	cli_json_set_u64(root, "invalid", res->invalid);
+	cli_json_set_u64(root, "unreferenced", res->unreferenced);
+	if (gc) {
+		cli_json_set_u64(root, "removed", res->removed);
+		cli_json_set_u64(root, "bytes_removed", res->bytes_removed);
+	}
+	cli_json_set_bool(root, "clean",
+	                  res->missing == 0 && res->corrupt == 0 &&
+	                      res->invalid == 0);
 }
 
 int cmd_check(int argc, char **argv)
@@ -91,6 +135,7 @@ int cmd_check(int argc, char **argv)
 	    {"store", required_argument, NULL, OPT_STORE},
 	    {"gc", no_argument, NULL, OPT_GC},
 	    {"quick", no_argument, NULL, OPT_QUICK},
+	    CLI_JSON_OPTION,
 	    CLI_LOCAL_OPTIONS,
 	    {NULL, 0, NULL, 0},
 	};
@@ -98,9 +143,9 @@ int cmd_check(int argc, char **argv)
 	al_store *store = NULL;
 	al_store_opts so = {.readonly = 1};
 	al_check_result res;
-	check_ctx ctx = {.quiet = 0, .gc = 0};
+	check_ctx ctx = {.quiet = 0, .gc = 0, .problems = NULL};
 	cli_common c;
-	int opt, rc, flags = 0, code = EXIT_OK;
+	int opt, rc, flags = 0, code = EXIT_OK, json = 0;
 
 	memset(&res, 0, sizeof(res));
 	cli_common_init(&c);
@@ -121,6 +166,9 @@ int cmd_check(int argc, char **argv)
 		case OPT_QUICK:
 			flags |= AL_STORE_CHECK_QUICK;
 			break;
+		case OPT_JSON:
+			json = 1;
+			break;
 		default:
 			return EXIT_USAGE;
 		}
@@ -132,12 +180,24 @@ int cmd_check(int argc, char **argv)
 		                       argv[optind]);
 	ctx.quiet = c.quiet;
 	cli_log_start(&c);
+	if (json) {
+		if (cli_json_begin("check") < 0)
+			return EXIT_RUNTIME;
+		cli_json_set_str(cli_json_root(), "store", store_path);
+		ctx.problems = cli_json_set_array(cli_json_root(), "problems");
+	}
 	so.readonly = ctx.gc ? 0 : 1;
 	if ((rc = al_store_open(&store, store_path, &so)) < 0)
 		return cli_fail(rc, "cannot open store '%s'", store_path);
 	rc = al_mirror_check(store, flags, report, &ctx, &res);
 	if (rc < 0) {
 		code = cli_fail(rc, "cannot check store '%s'", store_path);
+		goto out;
+	}
+	if (res.missing > 0 || res.corrupt > 0 || res.invalid > 0)
+		code = EXIT_VERIFY;
+	if (json) {
+		json_result(&res, ctx.gc);
 		goto out;
 	}
 	printf("checked %llu images, %llu blobs: %llu missing, %llu corrupt, "
@@ -153,8 +213,6 @@ int cmd_check(int argc, char **argv)
 		       (unsigned long long)res.removed,
 		       (unsigned long long)res.bytes_removed);
 	printf("\n");
-	if (res.missing > 0 || res.corrupt > 0 || res.invalid > 0)
-		code = EXIT_VERIFY;
 out:
 	al_store_free(store);
 	return code;

@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "cli_resources.h"
 #include "cmd.h"
 #include "airlock/sig.h"
 
@@ -98,6 +99,12 @@ out:
 	free(lens);
 	al_sig_list_clear(&sigs);
 	return cm;
+}
+
+json_t *cli_release_configmap(al_store *s, const al_store_release *rel,
+                              int *code)
+{
+	return release_configmap(s, rel, code);
 }
 
 static int write_stream(json_t **docs, size_t n, int json)

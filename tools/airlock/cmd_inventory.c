@@ -5,6 +5,7 @@
 
 #include "airlock/pack.h"
 #include "cli.h"
+#include "cli_json.h"
 #include "cmd.h"
 
 enum { OPT_STORE = OPT_COMMAND_BASE };
@@ -23,14 +24,40 @@ static const char inventory_help[] =
     "Options:\n"
     "      --store DIR        the store (opened read-only)\n"
     "  -o, --output FILE      write there (atomically) instead of "
-    "stdout\n" CLI_LOCAL_HELP "\n"
+    "stdout\n"
+    "      --json             counts and the inventory in one JSON document "
+    "(airlock.inventory/v1)\n" CLI_LOCAL_HELP "\n"
     "Exit status: 0 written, 2 usage error, 3 runtime error.\n";
+
+/* --json: the counts, and the inventory itself under "inventory" (the
+ * document `pack --have` reads, as al_pack_inventory wrote it). */
+static void json_inventory(const char *store_path, const char *out,
+                           const char *text, size_t len)
+{
+	json_t *root = cli_json_root(), *inv = NULL;
+
+	cli_json_set_str(root, "store", store_path);
+	cli_json_set_str(root, "output", out);
+	if (al_json_parse(&inv, (const uint8_t *)text, len, "inventory") < 0) {
+		cli_error("%s", al_error_message());
+		return;
+	}
+	cli_json_set_u64(root, "blobs",
+	                 json_array_size(json_object_get(inv, "blobs")));
+	cli_json_set_u64(root, "signatures",
+	                 json_array_size(json_object_get(inv, "signatures")));
+	cli_json_set_u64(root, "packs",
+	                 json_array_size(json_object_get(inv, "packs")));
+	if (json_object_set_new(root, "inventory", inv) < 0)
+		cli_error("out of memory");
+}
 
 int cmd_inventory(int argc, char **argv)
 {
 	static const struct option longopts[] = {
 	    {"store", required_argument, NULL, OPT_STORE},
 	    {"output", required_argument, NULL, 'o'},
+	    CLI_JSON_OPTION,
 	    CLI_LOCAL_OPTIONS,
 	    {NULL, 0, NULL, 0},
 	};
@@ -40,7 +67,7 @@ int cmd_inventory(int argc, char **argv)
 	size_t len = 0;
 	char *text = NULL;
 	cli_common c;
-	int opt, rc, code = EXIT_OK;
+	int opt, rc, code = EXIT_OK, json = 0;
 
 	cli_common_init(&c);
 	optind = 1;
@@ -56,6 +83,9 @@ int cmd_inventory(int argc, char **argv)
 		case 'o':
 			out = optarg;
 			break;
+		case OPT_JSON:
+			json = 1;
+			break;
 		default:
 			return EXIT_USAGE;
 		}
@@ -66,6 +96,8 @@ int cmd_inventory(int argc, char **argv)
 		return cli_usage_error("inventory", "unexpected argument '%s'",
 		                       argv[optind]);
 	cli_log_start(&c);
+	if (json && cli_json_begin("inventory") < 0)
+		return EXIT_RUNTIME;
 	if ((rc = al_store_open(&store, store_path, &so)) < 0) {
 		code = cli_fail(rc, "cannot open store '%s'", store_path);
 		goto out;
@@ -77,6 +109,12 @@ int cmd_inventory(int argc, char **argv)
 	if (out != NULL) {
 		if ((rc = al_fs_write_atomic(out, text, len)) < 0)
 			code = cli_fail(rc, "cannot write '%s'", out);
+		if (json)
+			json_inventory(store_path, out, text, len);
+		goto out;
+	}
+	if (json) {
+		json_inventory(store_path, NULL, text, len);
 		goto out;
 	}
 	if (fputs(text, stdout) == EOF || fflush(stdout) != 0) {

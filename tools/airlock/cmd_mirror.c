@@ -6,6 +6,10 @@
 #include "cli.h"
 #include "cmd.h"
 #include "cmd_verify_image.h"
+#include "cli_hint.h"
+#include "cli_json.h"
+#include "cli_mirror_out.h"
+#include "cli_resources.h"
 
 enum {
 	OPT_CONFIG = OPT_COMMAND_BASE,
@@ -28,6 +32,29 @@ enum {
 	OPT_NO_SIGSTORE,
 	OPT_SIGSTORE_ATTACH
 };
+
+/* Output options (cli_mirror_out.c, cli_resources.c): values of their
+ * own, clear of the list above. */
+enum {
+	OPT_CLUSTER_RESOURCES = OPT_COMMAND_BASE + 60,
+	OPT_CR_REGISTRY,
+	OPT_CR_OC_MIRROR_NAMES,
+	OPT_CR_ICSP,
+};
+
+static const char mirror_help_output[] =
+    "\nOutput:\n" CLI_JSON_HELP
+    "      --cluster-resources DIR  write IDMS, ITMS and the signature "
+    "ConfigMaps\n"
+    "                           into DIR (mirror sets for --registry, else "
+    "the\n"
+    "                           store's last push)\n"
+    "      --registry DEST      with --cluster-resources: where the images "
+    "are pushed\n"
+    "      --icsp               with --cluster-resources: also the "
+    "ImageContentSourcePolicy\n"
+    "      --oc-mirror-names    with --cluster-resources: oc-mirror's file "
+    "names\n";
 
 static const char mirror_help_sigstore[] =
     "\nSigstore (cosign) signatures (docs/cosign.md):\n"
@@ -184,6 +211,12 @@ int cmd_mirror(int argc, char **argv)
 	    {"no-sigstore", no_argument, NULL, OPT_NO_SIGSTORE},
 	    {"sigstore-attachments", required_argument, NULL,
 	     OPT_SIGSTORE_ATTACH},
+	    CLI_JSON_OPTION,
+	    {"cluster-resources", required_argument, NULL,
+	     OPT_CLUSTER_RESOURCES},
+	    {"registry", required_argument, NULL, OPT_CR_REGISTRY},
+	    {"oc-mirror-names", no_argument, NULL, OPT_CR_OC_MIRROR_NAMES},
+	    {"icsp", no_argument, NULL, OPT_CR_ICSP},
 	    {NULL, 0, NULL, 0},
 	};
 	cli_common c;
@@ -200,6 +233,9 @@ int cmd_mirror(int argc, char **argv)
 	char bytes[32];
 	size_t i;
 	int opt, rc, code = EXIT_OK;
+	/* output options (cli_mirror_out.c) */
+	const char *cr_dir = NULL, *cr_registry = NULL;
+	int json = 0, cr_ocm = 0, cr_icsp = 0;
 
 	memset(&res, 0, sizeof(res));
 	cli_common_init(&c);
@@ -211,6 +247,7 @@ int cmd_mirror(int argc, char **argv)
 		case 'h':
 			fputs(mirror_help, stdout);
 			fputs(mirror_help_sigstore, stdout);
+			fputs(mirror_help_output, stdout);
 			fputs("\n", stdout);
 			fputs(mirror_help_sig, stdout);
 			return EXIT_OK;
@@ -282,11 +319,36 @@ int cmd_mirror(int argc, char **argv)
 				goto out;
 			}
 			break;
+		case OPT_JSON:
+			json = 1;
+			break;
+		case OPT_CLUSTER_RESOURCES:
+			cr_dir = optarg;
+			break;
+		case OPT_CR_REGISTRY:
+			cr_registry = optarg;
+			break;
+		case OPT_CR_OC_MIRROR_NAMES:
+			cr_ocm = 1;
+			break;
+		case OPT_CR_ICSP:
+			cr_icsp = 1;
+			break;
 		default:
 			/* cli_getopt said what was wrong */
 			code = EXIT_USAGE;
 			goto out;
 		}
+	}
+	if (json && cli_json_begin("mirror") < 0) {
+		code = EXIT_RUNTIME;
+		goto out;
+	}
+	if (cr_dir == NULL && (cr_registry != NULL || cr_ocm || cr_icsp)) {
+		code = cli_usage_error(
+		    "mirror", "--registry, --icsp and --oc-mirror-names "
+		              "go with --cluster-resources DIR");
+		goto out;
 	}
 	if (config != NULL && (rc = al_imageset_load_ex(
 	                           &cfg, config, AL_IMAGESET_OPERATORS)) < 0) {
@@ -301,6 +363,10 @@ int cmd_mirror(int argc, char **argv)
 		code = cli_usage_error("mirror", "--store DIR is required");
 		goto out;
 	}
+	if ((code = cli_mirror_check_args((const char *const *)argv + optind,
+	                                  (size_t)(argc - optind), images,
+	                                  nimages, cfg)) != EXIT_OK)
+		goto out;
 	mo.releases = (const char *const *)argv + optind;
 	mo.nreleases = (size_t)(argc - optind);
 	mo.images = images;
@@ -332,38 +398,35 @@ int cmd_mirror(int argc, char **argv)
 		code = cli_exit_code(rc);
 		goto out;
 	}
-	for (i = 0; i < res.report.nerrors; i++)
-		cli_error("%s", res.report.errors[i]);
-	printf("mirrored %zu releases, %zu images: transferred %llu blobs "
-	       "(%llu bytes), %llu blobs already present\n",
-	       res.releases_mirrored, res.images,
-	       (unsigned long long)res.report.stats.blobs_transferred,
-	       (unsigned long long)res.report.stats.bytes_transferred,
-	       (unsigned long long)res.report.stats.blobs_present);
-	/* mirror.operators[]: one line per catalog (docs/operators.md) */
-	for (i = 0; i < res.ncatalogs; i++) {
-		const al_mirror_catalog *mc = &res.catalogs[i];
-		char ds[AL_DIGEST_STRMAX];
-
-		if (mc->status == 0)
-			printf(
-			    "catalog %s -> %s %s: %zu packages, %zu bundles, "
-			    "%zu images\n",
-			    mc->source_name, mc->target_name,
-			    al_digest_str(&mc->digest, ds), mc->packages,
-			    mc->bundles, mc->images);
-		else
-			printf("catalog %s: failed (%zu of %zu images "
-			       "failed)\n",
-			       mc->source_name != NULL ? mc->source_name
-			                               : mc->source,
-			       mc->images_failed, mc->images);
+	/* errors many images share are one line (cli_hint.c) */
+	cli_report_failures((const char *const *)res.report.errors,
+	                    res.report.nerrors);
+	if (json)
+		cli_mirror_json(&res, store_path);
+	if (cr_dir != NULL)
+		code = cli_worst(
+		    code, cli_mirror_cluster_resources(
+		              store, cr_dir, cr_registry, cr_icsp, cr_ocm,
+		              c.quiet || json,
+		              json ? cli_json_set_array(cli_json_root(),
+		                                        "cluster_resources")
+		                   : NULL));
+	if (!json) {
+		printf(
+		    "mirrored %zu releases, %zu images: transferred %llu blobs "
+		    "(%llu bytes), %llu blobs already present\n",
+		    res.releases_mirrored, res.images,
+		    (unsigned long long)res.report.stats.blobs_transferred,
+		    (unsigned long long)res.report.stats.bytes_transferred,
+		    (unsigned long long)res.report.stats.blobs_present);
+		/* mirror.operators[]: one line per catalog (docs/operators.md)
+		 */
+		cli_mirror_catalog_lines(&res);
 	}
-	if (!c.quiet)
-		fprintf(stderr, "%s transferred in %.1f s\n",
-		        cli_bytes(res.report.stats.bytes_transferred, bytes,
-		                  sizeof(bytes)),
-		        (double)res.report.stats.elapsed_ms / 1000.0);
+	cli_info(
+	    &c, "%s transferred in %.1f s",
+	    cli_bytes(res.report.stats.bytes_transferred, bytes, sizeof(bytes)),
+	    (double)res.report.stats.elapsed_ms / 1000.0);
 	/* the worst status over the run and each release (docs/commands.md) */
 	code = cli_worst(code, cli_exit_code(rc));
 	for (i = 0; i < res.report.nreleases; i++)

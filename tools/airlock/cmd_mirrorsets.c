@@ -4,14 +4,23 @@
 #include <string.h>
 
 #include "cli.h"
+#include "cli_resources.h"
 #include "cmd.h"
 #include "cmd_catalogs.h"
 
-enum { OPT_STORE = OPT_COMMAND_BASE, OPT_REGISTRY, OPT_ICSP, OPT_NAME };
+enum {
+	OPT_STORE = OPT_COMMAND_BASE,
+	OPT_REGISTRY,
+	OPT_ICSP,
+	OPT_NAME,
+	OPT_ICSP_OUTPUT,
+	OPT_MAX_NESTED
+};
 
 static const char mirrorsets_help[] =
-    "usage: airlock mirrorsets --store DIR --registry HOST[:PORT][/PREFIX] "
-    "[--icsp] [-o FILE|-]\n"
+    "usage: airlock mirrorsets --store DIR [--registry HOST[:PORT][/PREFIX]] "
+    "[--icsp]\n"
+    "                          [--icsp-output FILE|-] [-o FILE|-]\n"
     "\n"
     "Write the cluster resources that redirect pulls of the store's images to "
     "the\n"
@@ -31,13 +40,46 @@ static const char mirrorsets_help[] =
     "Options:\n"
     "      --store DIR       the store\n"
     "      --registry DEST   where the images were pushed (docker:// prefix "
-    "optional)\n"
-    "      --icsp            also write an ImageContentSourcePolicy\n"
+    "optional);\n"
+    "                        default: the store's last push "
+    "(airlock/pushes.json).\n"
+    "                        Refused (exit 2) unless the cluster's CRD "
+    "pattern accepts\n"
+    "                        it: HOST[:PORT][/PATH], PATH lower-case\n"
+    "      --max-nested-paths N  the repository depth push used (default: "
+    "the push\n"
+    "                        record's, else no limit)\n"
+    "      --icsp            also write an ImageContentSourcePolicy (in the "
+    "same stream)\n"
+    "      --icsp-output F   write the ImageContentSourcePolicy alone to F "
+    "(- for\n"
+    "                        stdout), for a cluster older than 4.13: apply "
+    "either it\n"
+    "                        or the mirror sets, never both\n"
     "      --name NAME       metadata.name of the resources (default: "
     "airlock)\n"
     "  -o, --output FILE     write to FILE (atomically); - or absent: "
     "stdout\n" CLI_LOCAL_HELP "\n"
-    "Exit status: 0 written, 2 usage error, 3 runtime error.\n";
+    "Exit status: 0 written, 2 usage error (a destination the cluster would "
+    "refuse),\n"
+    "3 runtime error.\n";
+
+static int write_out(const char *output, const al_buf *b)
+{
+	int rc;
+
+	if (output == NULL || strcmp(output, "-") == 0) {
+		if (fwrite(al_buf_cstr(b), 1, b->len, stdout) != b->len ||
+		    fflush(stdout) != 0)
+			return cli_fail(AL_EIO, "cannot write to stdout");
+		return EXIT_OK;
+	}
+	if ((rc = al_fs_write_atomic(
+	         output, b->ptr != NULL ? b->ptr : (const uint8_t *)"",
+	         b->len)) < 0)
+		return cli_fail(rc, "cannot write '%s'", output);
+	return EXIT_OK;
+}
 
 int cmd_mirrorsets(int argc, char **argv)
 {
@@ -45,22 +87,22 @@ int cmd_mirrorsets(int argc, char **argv)
 	    {"store", required_argument, NULL, OPT_STORE},
 	    {"registry", required_argument, NULL, OPT_REGISTRY},
 	    {"icsp", no_argument, NULL, OPT_ICSP},
+	    {"icsp-output", required_argument, NULL, OPT_ICSP_OUTPUT},
+	    {"max-nested-paths", required_argument, NULL, OPT_MAX_NESTED},
 	    {"name", required_argument, NULL, OPT_NAME},
 	    {"output", required_argument, NULL, 'o'},
 	    CLI_LOCAL_OPTIONS,
 	    {NULL, 0, NULL, 0},
 	};
 	const char *store_path = NULL, *dest = NULL, *output = NULL,
-	           *name = "airlock";
+	           *name = "airlock", *icsp_output = NULL;
 	al_store *store = NULL;
 	al_store_opts so = {.readonly = 1};
-	al_store_image *imgs = NULL;
-	size_t nimgs = 0, i, nmaps = 0, destlen;
-	al_mirror_map *maps = NULL;
-	char **strs = NULL, *prefix = NULL, *tref = NULL;
-	al_buf out = AL_BUF_INIT(64 * AL_MIB);
+	char *host = NULL, *prefix = NULL, *loc = NULL;
+	al_buf out = AL_BUF_INIT(64 * AL_MIB), icsp = AL_BUF_INIT(64 * AL_MIB);
+	unsigned max_nested = 0;
 	cli_common c;
-	int opt, rc, flags = 0, code = EXIT_OK;
+	int opt, rc, icsp_same = 0, nested_set = 0, code = EXIT_OK;
 
 	cli_common_init(&c);
 	optind = 1;
@@ -77,7 +119,19 @@ int cmd_mirrorsets(int argc, char **argv)
 			dest = optarg;
 			break;
 		case OPT_ICSP:
-			flags |= AL_KRES_ICSP;
+			icsp_same = 1;
+			break;
+		case OPT_ICSP_OUTPUT:
+			icsp_output = optarg;
+			break;
+		case OPT_MAX_NESTED:
+			if (cli_parse_nested(optarg, &max_nested) < 0)
+				return cli_usage_error(
+				    "mirrorsets",
+				    "--max-nested-paths takes a number from 1 "
+				    "to 32, not '%s'",
+				    optarg);
+			nested_set = 1;
 			break;
 		case OPT_NAME:
 			name = optarg;
@@ -89,102 +143,86 @@ int cmd_mirrorsets(int argc, char **argv)
 			return EXIT_USAGE;
 		}
 	}
-	if (store_path == NULL || dest == NULL)
-		return cli_usage_error("mirrorsets",
-		                       "--store DIR and --registry "
-		                       "HOST[:PORT][/PREFIX] are required");
+	if (store_path == NULL)
+		return cli_usage_error("mirrorsets", "--store DIR is required");
 	if (argc != optind)
 		return cli_usage_error("mirrorsets", "unexpected argument '%s'",
 		                       argv[optind]);
-	if (al_str_startswith(dest, "docker://"))
-		dest += strlen("docker://");
-	if (dest[0] == '\0' || dest[0] == '/')
+	if (dest != NULL) {
+		rc = cli_dest_parse(dest, &host, &prefix);
+		if (rc == -1)
+			return cli_usage_error(
+			    "mirrorsets", "--registry '%s' has no host", dest);
+		if (rc == -2)
+			return cli_usage_error(
+			    "mirrorsets",
+			    "--registry '%s' is not a mirror location the "
+			    "cluster accepts: HOST[:PORT][/PATH] with a "
+			    "lower-case PATH of letters, digits and single "
+			    "'.', '_', '__' or '-' separators (the "
+			    "ImageDigestMirrorSet CRD pattern)",
+			    dest);
+	}
+	if (output != NULL && icsp_output != NULL &&
+	    strcmp(output, icsp_output) == 0)
 		return cli_usage_error("mirrorsets",
-		                       "--registry '%s' has no host", dest);
+		                       "--icsp-output must differ from -o");
 	cli_log_start(&c);
-	destlen = strlen(dest);
-	while (destlen > 0 && dest[destlen - 1] == '/')
-		destlen--;
-	if ((prefix = al_strndup(dest, destlen)) == NULL)
-		return cli_fail(AL_ENOMEM, "out of memory");
 	if ((rc = al_store_open(&store, store_path, &so)) < 0) {
 		code = cli_fail(rc, "cannot open store '%s'", store_path);
 		goto out;
 	}
-	if ((rc = al_store_list(store, &imgs, &nimgs)) < 0) {
-		code = cli_fail(rc, "cannot read store '%s'", store_path);
-		goto out;
-	}
-	maps = calloc(nimgs + 1, sizeof(*maps));
-	strs = calloc(2 * nimgs + 1, sizeof(*strs));
-	if (maps == NULL || strs == NULL) {
-		code = cli_fail(AL_ENOMEM, "out of memory");
-		goto out;
-	}
-	for (i = 0; i < nimgs; i++) {
-		al_ref r = {0};
-		char *src;
-		if (al_ref_parse(&r, imgs[i].name) < 0) {
-			/* names that are not docker references (oci: copies)
-			 * have no source to redirect */
-			continue;
-		}
-		src = al_ref_name(&r);
-		strs[2 * nmaps] = src;
-		/* where push puts it: the one mapping (al_push_target) */
-		if (src == NULL ||
-		    (rc = al_push_target(imgs[i].name, prefix,
-		                         &strs[2 * nmaps + 1], &tref)) < 0) {
-			int e = src == NULL ? AL_ENOMEM : rc;
-			al_ref_clear(&r);
-			free(src);
-			strs[2 * nmaps] = NULL;
-			code = cli_fail(e, "cannot map '%s'", imgs[i].name);
+	if (host == NULL) {
+		unsigned rec_nested = 0;
+
+		if ((loc = cli_dest_from_record(store, "mirrorsets",
+		                                &rec_nested)) == NULL) {
+			code = EXIT_USAGE;
 			goto out;
 		}
-		free(tref);
-		tref = NULL;
-		maps[nmaps].source = strs[2 * nmaps];
-		maps[nmaps].mirror = strs[2 * nmaps + 1];
-		/* Clusters pull even tag-mirrored images (release images
-		 * above all) by digest, so every source gets a digest
-		 * mirror; tag-referenced ones get a tag mirror too. */
-		maps[nmaps].by_digest = 1;
-		maps[nmaps].by_tag = r.digest == NULL;
-		nmaps++;
-		al_ref_clear(&r);
+		if (!nested_set)
+			max_nested = rec_nested;
+	} else {
+		loc = prefix[0] != '\0' ? al_sprintf("%s/%s", host, prefix)
+		                        : al_strdup(host);
+		if (loc == NULL) {
+			code = cli_fail(AL_ENOMEM, "out of memory");
+			goto out;
+		}
 	}
-	if ((rc = al_kres_mirrorsets(&out, maps, nmaps, name, flags)) < 0) {
-		code = cli_fail(rc, "cannot write mirror sets");
+	code = cli_mirror_sets(store, loc, max_nested, name, &out,
+	                       icsp_same || icsp_output != NULL ? &icsp : NULL);
+	if (code != EXIT_OK)
 		goto out;
-	}
 	/* a CatalogSource and a ClusterCatalog per recorded operator catalog
 	 * (cmd_catalogs.c, docs/operators.md) */
-	if ((rc = cli_catalog_resources(&out, store, prefix)) < 0) {
+	if ((rc = cli_catalog_resources(&out, store, loc)) < 0) {
 		code = cli_fail(rc, "cannot write the catalog resources");
 		goto out;
 	}
-	if (output == NULL || strcmp(output, "-") == 0) {
-		if (fwrite(al_buf_cstr(&out), 1, out.len, stdout) != out.len ||
-		    fflush(stdout) != 0) {
-			code = cli_fail(AL_EIO, "cannot write to stdout");
+	if (icsp_same && icsp_output == NULL) {
+		/* the old single stream: ICSP after the mirror sets */
+		if (icsp.len > 0 &&
+		    al_buf_append(&out, icsp.ptr, icsp.len) < 0) {
+			code = cli_fail(AL_ELIMIT, "cannot write mirror sets");
 			goto out;
 		}
-	} else if ((rc = al_fs_write_atomic(
-	                output, out.ptr != NULL ? out.ptr : (const uint8_t *)"",
-	                out.len)) < 0) {
-		code = cli_fail(rc, "cannot write '%s'", output);
-		goto out;
+		if (icsp.len > 0 && !c.quiet)
+			cli_warn("the ImageContentSourcePolicy is in the same "
+			         "stream as the mirror sets: a cluster applies "
+			         "one or the other (before 4.13: the ICSP "
+			         "alone); --icsp-output FILE writes it apart");
 	}
+	if ((code = write_out(output, &out)) != EXIT_OK)
+		goto out;
+	if (icsp_output != NULL)
+		code = write_out(icsp_output, &icsp);
 out:
-	if (strs != NULL)
-		for (i = 0; i < 2 * nmaps; i++)
-			free(strs[i]);
-	free(strs);
-	free(maps);
 	al_buf_free(&out);
-	al_store_images_free(imgs, nimgs);
+	al_buf_free(&icsp);
 	al_store_free(store);
+	free(host);
 	free(prefix);
+	free(loc);
 	return code;
 }

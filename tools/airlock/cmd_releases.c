@@ -5,6 +5,7 @@
 
 #include "airlock/graph.h"
 #include "cli.h"
+#include "cli_json.h"
 #include "cmd.h"
 
 enum { OPT_STORE = OPT_COMMAND_BASE };
@@ -22,7 +23,9 @@ static const char releases_help[] =
     "update channels the release was selected from, or -.\n"
     "\n"
     "Options:\n"
-    "      --store DIR   the store\n" CLI_LOCAL_HELP "\n"
+    "      --store DIR   the store\n"
+    "      --json        the releases as JSON (airlock.releases/v1, "
+    "docs/json.md)\n" CLI_LOCAL_HELP "\n"
     "Exit status: 0 success, 2 usage error, 3 the store cannot be read.\n";
 
 static int cmp_release(const void *a, const void *b)
@@ -70,6 +73,44 @@ static const char *sig_status(const al_store_release *r)
 	return "-";
 }
 
+/* --json: one object per release (docs/json.md, airlock.releases/v1). */
+static void json_rows(const char *store_path, const al_store_release *rows,
+                      size_t n, const al_store_pack *packs, size_t npacks)
+{
+	json_t *root = cli_json_root(), *arr;
+	size_t i, j, k;
+
+	cli_json_set_str(root, "store", store_path);
+	arr = cli_json_set_array(root, "releases");
+	for (i = 0; i < n; i++) {
+		const al_store_release *r = &rows[i];
+		json_t *o = cli_json_append_object(arr), *a;
+
+		cli_json_set_str(o, "version", r->version);
+		cli_json_set_str(o, "digest", r->digest_text);
+		cli_json_set_str(o, "source", r->source);
+		if (r->components >= 0)
+			cli_json_set_int(o, "components", r->components);
+		else
+			cli_json_set_str(o, "components", NULL);
+		cli_json_set_str(o, "platform", r->platform);
+		cli_json_set_str(o, "mirrored", r->mirrored);
+		cli_json_set_str(o, "signatures",
+		                 r->verified == AL_STORE_VERIFIED ? "verified"
+		                 : r->verified == AL_STORE_UNVERIFIED
+		                     ? "unverified"
+		                     : "unchecked");
+		cli_json_set_str(o, "verified_by", r->verified_by);
+		a = cli_json_set_array(o, "packs");
+		for (j = 0; r->has_digest && j < npacks; j++)
+			if (al_store_pack_carries(&packs[j], &r->digest))
+				cli_json_append_str(a, packs[j].id);
+		a = cli_json_set_array(o, "channels");
+		for (k = 0; k < r->nchannels; k++)
+			cli_json_append_str(a, r->channels[k]);
+	}
+}
+
 static int table(const char *store_path)
 {
 	al_store *store = NULL;
@@ -103,6 +144,10 @@ static int table(const char *store_path)
 	if (pks == NULL) {
 		cli_error("out of memory");
 		code = EXIT_RUNTIME;
+		goto out;
+	}
+	if (cli_json_active()) {
+		json_rows(store_path, rows, n, packs, npacks);
 		goto out;
 	}
 	for (i = 0; i < n; i++) {
@@ -144,12 +189,13 @@ int cmd_releases(int argc, char **argv)
 {
 	static const struct option longopts[] = {
 	    {"store", required_argument, NULL, OPT_STORE},
+	    CLI_JSON_OPTION,
 	    CLI_LOCAL_OPTIONS,
 	    {NULL, 0, NULL, 0},
 	};
 	const char *store_path = NULL;
 	cli_common c;
-	int opt;
+	int opt, json = 0;
 
 	cli_common_init(&c);
 	optind = 1;
@@ -162,6 +208,9 @@ int cmd_releases(int argc, char **argv)
 		case OPT_STORE:
 			store_path = optarg;
 			break;
+		case OPT_JSON:
+			json = 1;
+			break;
 		default:
 			return EXIT_USAGE;
 		}
@@ -172,5 +221,7 @@ int cmd_releases(int argc, char **argv)
 		return cli_usage_error("releases", "unexpected argument '%s'",
 		                       argv[optind]);
 	cli_log_start(&c);
+	if (json && cli_json_begin("releases") < 0)
+		return EXIT_RUNTIME;
 	return table(store_path);
 }

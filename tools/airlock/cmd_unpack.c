@@ -5,6 +5,7 @@
 
 #include "airlock/pack.h"
 #include "cli.h"
+#include "cli_json.h"
 #include "cmd.h"
 
 enum { OPT_STORE = OPT_COMMAND_BASE, OPT_TRUST, OPT_ALLOW_ROLLBACK };
@@ -43,7 +44,9 @@ static const char unpack_help[] =
     "      --allow-rollback    let a pack older than one imported before "
     "(by the\n"
     "                          manifest's sequence) move tags "
-    "back\n" CLI_LOCAL_HELP "\n"
+    "back\n"
+    "      --json              the result as JSON (airlock.unpack/v1, "
+    "docs/json.md)\n" CLI_LOCAL_HELP "\n"
     "Output: one line on stdout:\n"
     "  unpacked ID: E entries imported, P already present, T images added to "
     "the index\n"
@@ -54,12 +57,37 @@ static const char unpack_help[] =
     "media) or images left out of the index for lack of blobs, 2 usage error,\n"
     "3 volumes still missing (rerun with them) or runtime error.\n";
 
+/* --json: al_unpack_result (docs/json.md, airlock.unpack/v1). */
+static void json_result(const char *store_path, const char *dir,
+                        const al_unpack_result *res)
+{
+	json_t *root = cli_json_root(), *arr;
+	size_t i;
+
+	cli_json_set_str(root, "store", store_path);
+	cli_json_set_str(root, "pack_dir", dir);
+	cli_json_set_str(root, "id", res->id);
+	cli_json_set_bool(root, "complete", res->complete);
+	cli_json_set_bool(root, "already", res->already);
+	cli_json_set_u64(root, "volumes_total", res->volumes_total);
+	cli_json_set_u64(root, "volumes_read", res->volumes_read);
+	cli_json_set_u64(root, "entries_imported", res->entries_imported);
+	cli_json_set_u64(root, "entries_present", res->entries_present);
+	cli_json_set_u64(root, "bytes", res->bytes);
+	cli_json_set_u64(root, "images_tagged", res->images_tagged);
+	cli_json_set_u64(root, "images_incomplete", res->images_incomplete);
+	arr = cli_json_set_array(root, "missing");
+	for (i = 0; i < res->nmissing; i++)
+		cli_json_append_str(arr, res->missing[i]);
+}
+
 int cmd_unpack(int argc, char **argv)
 {
 	static const struct option longopts[] = {
 	    {"store", required_argument, NULL, OPT_STORE},
 	    {"trust", required_argument, NULL, OPT_TRUST},
 	    {"allow-rollback", no_argument, NULL, OPT_ALLOW_ROLLBACK},
+	    CLI_JSON_OPTION,
 	    CLI_LOCAL_OPTIONS,
 	    {NULL, 0, NULL, 0},
 	};
@@ -70,7 +98,7 @@ int cmd_unpack(int argc, char **argv)
 	al_unpack_result res;
 	cli_common c;
 	size_t i;
-	int opt, rc, code = EXIT_OK;
+	int opt, rc, code = EXIT_OK, json = 0;
 
 	memset(&uo, 0, sizeof(uo));
 	memset(&res, 0, sizeof(res));
@@ -91,6 +119,9 @@ int cmd_unpack(int argc, char **argv)
 		case OPT_ALLOW_ROLLBACK:
 			uo.allow_rollback = 1;
 			break;
+		case OPT_JSON:
+			json = 1;
+			break;
 		default:
 			return EXIT_USAGE;
 		}
@@ -101,6 +132,8 @@ int cmd_unpack(int argc, char **argv)
 		return cli_usage_error("unpack",
 		                       "give exactly one pack directory");
 	dir = argv[optind];
+	if (json && cli_json_begin("unpack") < 0)
+		return EXIT_RUNTIME;
 	c.offline = 1;
 	if ((code = cli_common_start(&c)) != EXIT_OK)
 		goto out;
@@ -117,8 +150,10 @@ int cmd_unpack(int argc, char **argv)
 		code = cli_fail(rc, "cannot unpack '%s'", dir);
 		goto out;
 	}
+	if (json)
+		json_result(store_path, dir, &res);
 	if (!res.complete) {
-		for (i = 0; i < res.nmissing; i++)
+		for (i = 0; !json && i < res.nmissing; i++)
 			printf("missing %s\n", res.missing[i]);
 		cli_error("pack '%s' is incomplete: %zu of %llu volumes still "
 		          "missing; rerun with them",
@@ -128,15 +163,18 @@ int cmd_unpack(int argc, char **argv)
 		goto out;
 	}
 	if (res.already) {
-		printf("unpacked %s: already imported into '%s'\n", res.id,
-		       store_path);
+		if (!json)
+			printf("unpacked %s: already imported into '%s'\n",
+			       res.id, store_path);
 		goto out;
 	}
-	printf("unpacked %s: %llu entries imported, %llu already present, %llu "
-	       "images added to the index\n",
-	       res.id, (unsigned long long)res.entries_imported,
-	       (unsigned long long)res.entries_present,
-	       (unsigned long long)res.images_tagged);
+	if (!json)
+		printf("unpacked %s: %llu entries imported, %llu already "
+		       "present, %llu "
+		       "images added to the index\n",
+		       res.id, (unsigned long long)res.entries_imported,
+		       (unsigned long long)res.entries_present,
+		       (unsigned long long)res.images_tagged);
 	if (res.images_incomplete > 0) {
 		cli_error("%llu images of pack '%s' lack blobs in this store "
 		          "and were left out of the index "

@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "cli_json.h"
 #include "cmd.h"
 #include "airlock/pgp.h"
 #include "airlock/sig.h"
@@ -72,6 +73,8 @@ static const char verify_help[] =
     "--store: the\n"
     "                               source the release was mirrored from)\n"
     "      --signature FILE         check this one signature file\n"
+    "      --json                   the results as JSON (airlock.verify/v1, "
+    "docs/json.md)\n"
     "      --digest sha256:...      the release digest it must sign (with "
     "--signature)\n"
     "  -q, --quiet                  only errors\n" CLI_LOG_HELP "\n"
@@ -92,7 +95,31 @@ typedef struct verify_ctx {
 	int policy_set;
 	const char *identity;
 	int quiet;
+	json_t *cur;       /* --json: the object of the release being checked */
+	json_t *jreleases; /* --json: the releases array */
 } verify_ctx;
+
+/* --json: the status of one release or signature, and the last error
+ * printed since nerr errors (the reason). */
+static size_t json_errors(void)
+{
+	return json_array_size(json_object_get(cli_json_root(), "errors"));
+}
+
+static void json_outcome(json_t *o, int code, size_t nerr)
+{
+	json_t *errs = json_object_get(cli_json_root(), "errors");
+
+	cli_json_set_str(o, "status",
+	                 code == EXIT_OK       ? "verified"
+	                 : code == EXIT_VERIFY ? "failed"
+	                                       : "error");
+	cli_json_set_int(o, "exit", code);
+	if (code != EXIT_OK && json_array_size(errs) > nerr)
+		cli_json_set_str(o, "error",
+		                 json_string_value(json_array_get(
+		                     errs, json_array_size(errs) - 1)));
+}
 
 /* The trusted keys: --keyring PATHs, or the shipped Red Hat keys. */
 static int load_keyrings(verify_ctx *v, const char *const *files, size_t n,
@@ -127,7 +154,17 @@ static int defaults_apply(const verify_ctx *v, const char *label,
 static void print_verified(const verify_ctx *v, const char *version,
                            const char *digest, const al_sig_info *info)
 {
-	if (v->quiet)
+	if (v->cur != NULL) {
+		cli_json_set_str(v->cur, "key", info->fingerprint);
+		cli_json_set_str(v->cur, "primary_key",
+		                 info->primary_fingerprint);
+		cli_json_set_str(v->cur, "creator", info->creator);
+		if (info->has_timestamp)
+			cli_json_set_int(v->cur, "timestamp",
+			                 (long long)info->timestamp);
+		return;
+	}
+	if (v->quiet || cli_json_active())
 		return;
 	printf("verified %s%s%s by %s", version != NULL ? version : "",
 	       version != NULL ? " " : "", digest, info->fingerprint);
@@ -183,13 +220,25 @@ static int verify_file(verify_ctx *v, const char *path, const char *digest)
 	vo.keyring = v->kr;
 	vo.policy = v->policy;
 	vo.reference = v->identity;
+	if (cli_json_active()) {
+		v->cur = cli_json_set_object(cli_json_root(), "signature");
+		cli_json_set_str(v->cur, "path", path);
+		cli_json_set_str(v->cur, "digest", digest);
+		cli_json_set_str(v->cur, "identity", v->identity);
+	}
 	rc = al_sig_verify(&info, data.ptr, data.len, &d, &vo);
 	if (rc < 0) {
+		size_t nerr = json_errors();
+
 		code = cli_fail(rc, "'%s'", path);
+		if (v->cur != NULL)
+			json_outcome(v->cur, code, nerr);
 		goto out;
 	}
 	print_verified(v, NULL, digest, &info);
 	code = EXIT_OK;
+	if (v->cur != NULL)
+		json_outcome(v->cur, code, 0);
 out:
 	al_sig_info_clear(&info);
 	al_buf_free(&data);
@@ -275,6 +324,10 @@ static int verify_store(verify_ctx *v, const char *store_path, char **names,
 
 	if (!v->policy_set)
 		v->policy = AL_SIG_IDENTITY_REPOSITORY;
+	if (cli_json_active()) {
+		cli_json_set_str(cli_json_root(), "store", store_path);
+		v->jreleases = cli_json_set_array(cli_json_root(), "releases");
+	}
 	if ((rc = al_store_open(&s, store_path, &so)) < 0)
 		return cli_fail(rc, "cannot open store '%s'", store_path);
 	if ((rc = al_store_releases_list(s, &list, &n)) < 0) {
@@ -303,6 +356,20 @@ static int verify_store(verify_ctx *v, const char *store_path, char **names,
 		if (!wanted)
 			continue;
 		nchecked++;
+		if (cli_json_active()) {
+			size_t nerr = json_errors();
+			int rcode;
+
+			v->cur = cli_json_append_object(v->jreleases);
+			cli_json_set_str(v->cur, "version", version);
+			cli_json_set_str(v->cur, "digest", ds);
+			cli_json_set_str(v->cur, "source", list[i].source);
+			rcode = verify_release(v, s, &list[i]);
+			json_outcome(v->cur, rcode, nerr);
+			v->cur = NULL;
+			code = cli_worst(code, rcode);
+			continue;
+		}
 		code = cli_worst(code, verify_release(v, s, &list[i]));
 	}
 	for (j = 0; j < nnames; j++) {
@@ -334,6 +401,7 @@ int cmd_verify(int argc, char **argv)
 	    {"digest", required_argument, NULL, OPT_DIGEST},
 	    {"strict-expiry", no_argument, NULL, OPT_STRICT_EXPIRY},
 	    {"no-default-keys", no_argument, NULL, OPT_NO_DEFAULT_KEYS},
+	    CLI_JSON_OPTION,
 	    CLI_LOCAL_OPTIONS,
 	    {NULL, 0, NULL, 0},
 	};
@@ -344,7 +412,7 @@ int cmd_verify(int argc, char **argv)
 	verify_ctx v;
 	cli_common c;
 	al_ref idref;
-	int opt, code, no_default_keys = 0;
+	int opt, code, no_default_keys = 0, json = 0;
 
 	memset(&v, 0, sizeof(v));
 	cli_common_init(&c);
@@ -410,6 +478,9 @@ int cmd_verify(int argc, char **argv)
 		case OPT_DIGEST:
 			digest = optarg;
 			break;
+		case OPT_JSON:
+			json = 1;
+			break;
 		default:
 			free(keyrings);
 			return EXIT_USAGE;
@@ -417,6 +488,10 @@ int cmd_verify(int argc, char **argv)
 	}
 	v.quiet = c.quiet;
 	cli_log_start(&c);
+	if (json && cli_json_begin("verify") < 0) {
+		free(keyrings);
+		return EXIT_RUNTIME;
+	}
 	if (nkeyrings == 0 && no_default_keys)
 		code = cli_usage_error("verify",
 		                       "--keyring PATH is required with "

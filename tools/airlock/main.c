@@ -16,6 +16,7 @@
 #include <zlib.h>
 
 #include "cli.h"
+#include "cli_json.h"
 #include "cmd.h"
 #include "cmd_catalogs.h"
 
@@ -157,7 +158,8 @@ static int run(int argc, char **argv)
 		usage(stderr);
 		return EXIT_USAGE;
 	}
-	return cmd->fn(argc - 1, argv + 1);
+	/* a --json document the command opened is written once it ends */
+	return cli_json_finish(cmd->fn(argc - 1, argv + 1));
 }
 
 int main(int argc, char **argv)

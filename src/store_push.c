@@ -1,0 +1,161 @@
+/* store_push.c: push records (STORE/airlock/pushes.json): where `airlock
+ * push` put the store's images, read by mirrorsets, configmaps and the
+ * cluster-resources writer so the destination is not retyped. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "airlock/buf.h"
+#include "airlock/error.h"
+#include "airlock/fs.h"
+#include "airlock/json.h"
+#include "airlock/store.h"
+
+#define PUSHES_FILE_MAX (4 * 1024 * 1024)
+
+void al_store_push_clear(al_store_push *p)
+{
+	if (p == NULL)
+		return;
+	free(p->registry);
+	free(p->prefix);
+	free(p->time);
+	memset(p, 0, sizeof(*p));
+}
+
+/* The document at path, or a new empty one when there is none. */
+static int pushes_load(const char *path, json_t **out)
+{
+	json_t *doc = NULL;
+	int rc;
+
+	if (!al_fs_exists(path)) {
+		doc = json_pack("{s:i, s:[]}", "airlockPushes", 1, "pushes");
+		if (doc == NULL)
+			return al_error_set(AL_ENOMEM, "out of memory");
+		*out = doc;
+		return 0;
+	}
+	if ((rc = al_json_load_file(&doc, path, PUSHES_FILE_MAX)) < 0)
+		return rc;
+	if (!json_is_object(doc) ||
+	    !json_is_array(json_object_get(doc, "pushes"))) {
+		json_decref(doc);
+		return al_error_set(AL_EPARSE,
+		                    "'%s' is not a push record file "
+		                    "({\"pushes\": [...]})",
+		                    path);
+	}
+	*out = doc;
+	return 0;
+}
+
+int al_store_push_put(al_store *s, const al_store_push *rec)
+{
+	char *dir = NULL, *path = NULL, *lockp = NULL;
+	al_lock *lock = NULL;
+	json_t *doc = NULL, *arr, *o = NULL;
+	int rc;
+
+	if (rec == NULL || rec->registry == NULL || rec->registry[0] == '\0')
+		return al_error_set(AL_EINVAL,
+		                    "a push record needs a registry");
+	dir = al_path_join(al_store_path(s), "airlock");
+	path = al_path_join(al_store_path(s), "airlock/pushes.json");
+	lockp = al_path_join(al_store_path(s), "airlock/pushes.lock");
+	if (dir == NULL || path == NULL || lockp == NULL) {
+		rc = al_error_set(AL_ENOMEM, "out of memory");
+		goto out;
+	}
+	if ((rc = al_fs_mkdir_p(dir, 0755)) < 0 ||
+	    (rc = al_lock_acquire(&lock, lockp, 10000)) < 0 ||
+	    (rc = pushes_load(path, &doc)) < 0)
+		goto out;
+	o = json_pack(
+	    "{s:s, s:s, s:s, s:I, s:I, s:I, s:b}", "registry", rec->registry,
+	    "prefix", rec->prefix != NULL ? rec->prefix : "", "time",
+	    rec->time != NULL ? rec->time : "", "images",
+	    (json_int_t)rec->images, "failed", (json_int_t)rec->failed,
+	    "maxNestedPaths", (json_int_t)rec->max_nested_paths, "digestTags",
+	    rec->digest_tags != 0);
+	arr = json_object_get(doc, "pushes");
+	if (o == NULL || json_array_append_new(arr, o) < 0) {
+		o = NULL;
+		rc = al_error_set(AL_ENOMEM, "out of memory");
+		goto out;
+	}
+	o = NULL;
+	while (json_array_size(arr) > AL_STORE_PUSHES_MAX)
+		json_array_remove(arr, 0);
+	rc = al_json_save_file(path, doc, 2);
+out:
+	json_decref(o);
+	json_decref(doc);
+	al_lock_free(lock);
+	free(dir);
+	free(path);
+	free(lockp);
+	return rc;
+}
+
+static int dup_str(char **out, const json_t *o, const char *key)
+{
+	const char *v = al_json_str(o, key);
+
+	*out = al_strdup(v != NULL ? v : "");
+	return *out == NULL ? al_error_set(AL_ENOMEM, "out of memory") : 0;
+}
+
+int al_store_push_last(al_store *s, al_store_push *out)
+{
+	char *path = al_path_join(al_store_path(s), "airlock/pushes.json");
+	json_t *doc = NULL, *arr, *last;
+	al_store_push p;
+	json_int_t v;
+	int rc;
+
+	memset(&p, 0, sizeof(p));
+	if (path == NULL)
+		return al_error_set(AL_ENOMEM, "out of memory");
+	if (!al_fs_exists(path)) {
+		rc = al_error_set(AL_ENOTFOUND,
+		                  "store '%s' records no push (airlock push "
+		                  "writes airlock/pushes.json)",
+		                  al_store_path(s));
+		goto out;
+	}
+	if ((rc = pushes_load(path, &doc)) < 0)
+		goto out;
+	arr = json_object_get(doc, "pushes");
+	last = json_array_get(arr, json_array_size(arr) - 1);
+	if (json_array_size(arr) == 0 || !json_is_object(last) ||
+	    al_json_str(last, "registry") == NULL ||
+	    al_json_str(last, "registry")[0] == '\0') {
+		rc = json_array_size(arr) == 0
+		         ? al_error_set(AL_ENOTFOUND,
+		                        "store '%s' records no push",
+		                        al_store_path(s))
+		         : al_error_set(AL_EPARSE,
+		                        "'%s': the last push record has no "
+		                        "registry",
+		                        path);
+		goto out;
+	}
+	if ((rc = dup_str(&p.registry, last, "registry")) < 0 ||
+	    (rc = dup_str(&p.prefix, last, "prefix")) < 0 ||
+	    (rc = dup_str(&p.time, last, "time")) < 0)
+		goto out;
+	v = json_integer_value(json_object_get(last, "images"));
+	p.images = v > 0 ? (uint64_t)v : 0;
+	v = json_integer_value(json_object_get(last, "failed"));
+	p.failed = v > 0 ? (uint64_t)v : 0;
+	v = json_integer_value(json_object_get(last, "maxNestedPaths"));
+	p.max_nested_paths = v > 0 && v < 1000 ? (unsigned)v : 0;
+	p.digest_tags = json_is_true(json_object_get(last, "digestTags"));
+	*out = p;
+	memset(&p, 0, sizeof(p));
+out:
+	al_store_push_clear(&p);
+	json_decref(doc);
+	free(path);
+	return rc;
+}

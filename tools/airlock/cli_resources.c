@@ -1,0 +1,441 @@
+/* cli_resources.c: the destination of a push, checked and recorded, and the
+ * cluster resources written from it (mirrorsets, push and mirror
+ * --cluster-resources). */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+#include "cli_resources.h"
+
+#define CR_MAX_OUTPUT (256 * AL_MIB)
+
+/* "N" from 1 to 32 (path depths registries allow are small). */
+int cli_parse_nested(const char *arg, unsigned *out)
+{
+	char *end;
+	unsigned long v;
+
+	errno = 0;
+	v = strtoul(arg, &end, 10);
+	if (*arg < '0' || *arg > '9' || *end != '\0' || errno != 0 || v < 1 ||
+	    v > 32)
+		return -1;
+	*out = (unsigned)v;
+	return 0;
+}
+
+int cli_dest_parse(const char *s, char **host, char **prefix)
+{
+	const char *p = s, *slash;
+	char *h = NULL, *pf = NULL, *loc = NULL;
+	size_t n;
+	int ok;
+
+	if (al_str_startswith(p, "docker://"))
+		p += strlen("docker://");
+	if (*p == '\0' || *p == '/')
+		return -1;
+	slash = strchr(p, '/');
+	h = slash != NULL ? al_strndup(p, (size_t)(slash - p)) : al_strdup(p);
+	pf = al_strdup(slash != NULL ? slash + 1 : "");
+	if (h == NULL || pf == NULL) {
+		free(h);
+		free(pf);
+		return -1;
+	}
+	n = strlen(pf);
+	while (n > 0 && pf[n - 1] == '/')
+		pf[--n] = '\0';
+	/* what the cluster's IDMS/ITMS schema accepts as a mirror */
+	loc = pf[0] != '\0' ? al_sprintf("%s/%s", h, pf) : al_strdup(h);
+	ok = loc != NULL && al_kres_location_valid(loc, 0);
+	free(loc);
+	if (!ok) {
+		free(h);
+		free(pf);
+		return -2;
+	}
+	*host = h;
+	*prefix = pf;
+	return 0;
+}
+
+/* One source repository per store image, mapped where push put it. */
+typedef struct maps {
+	al_mirror_map *m;
+	char **strs;
+	size_t n;
+} maps;
+
+static void maps_free(maps *ms)
+{
+	size_t i;
+
+	if (ms->strs != NULL)
+		for (i = 0; i < 2 * ms->n; i++)
+			free(ms->strs[i]);
+	free(ms->strs);
+	free(ms->m);
+	memset(ms, 0, sizeof(*ms));
+}
+
+static int maps_build(al_store *store, const char *dest, unsigned max_nested,
+                      maps *ms)
+{
+	al_store_image *imgs = NULL;
+	size_t nimgs = 0, i;
+	char *tref = NULL;
+	int rc, code = EXIT_OK;
+
+	memset(ms, 0, sizeof(*ms));
+	if ((rc = al_store_list(store, &imgs, &nimgs)) < 0)
+		return cli_fail(rc, "cannot read store '%s'",
+		                al_store_path(store));
+	ms->m = calloc(nimgs + 1, sizeof(*ms->m));
+	ms->strs = calloc(2 * nimgs + 1, sizeof(*ms->strs));
+	if (ms->m == NULL || ms->strs == NULL) {
+		code = cli_fail(AL_ENOMEM, "out of memory");
+		goto out;
+	}
+	for (i = 0; i < nimgs; i++) {
+		al_ref r = {0};
+		char *src;
+		size_t k = ms->n;
+
+		if (al_ref_parse(&r, imgs[i].name) < 0)
+			continue; /* not a docker reference: nothing to
+			             redirect */
+		src = al_ref_name(&r);
+		ms->strs[2 * k] = src;
+		/* where push puts it: the one mapping */
+		if (src == NULL || (rc = al_push_target_nested(
+		                        imgs[i].name, dest, max_nested,
+		                        &ms->strs[2 * k + 1], &tref)) < 0) {
+			int e = src == NULL ? AL_ENOMEM : rc;
+
+			al_ref_clear(&r);
+			free(src);
+			ms->strs[2 * k] = NULL;
+			code = cli_fail(e, "cannot map '%s'", imgs[i].name);
+			goto out;
+		}
+		free(tref);
+		tref = NULL;
+		ms->m[k].source = ms->strs[2 * k];
+		ms->m[k].mirror = ms->strs[2 * k + 1];
+		/* clusters pull even tag-mirrored images (release images
+		 * above all) by digest: every source gets a digest mirror,
+		 * tag-referenced ones a tag mirror too */
+		ms->m[k].by_digest = 1;
+		ms->m[k].by_tag = r.digest == NULL;
+		ms->n++;
+		al_ref_clear(&r);
+	}
+out:
+	al_store_images_free(imgs, nimgs);
+	if (code != EXIT_OK)
+		maps_free(ms);
+	return code;
+}
+
+enum { EMIT_SETS, EMIT_IDMS, EMIT_ITMS, EMIT_ICSP };
+
+static int emit(const maps *ms, const char *name, int mode, al_buf *out)
+{
+	al_mirror_map *m = NULL;
+	size_t i;
+	int rc;
+
+	if (ms->n > 0 && (m = calloc(ms->n, sizeof(*m))) == NULL)
+		return cli_fail(AL_ENOMEM, "out of memory");
+	for (i = 0; i < ms->n; i++) {
+		m[i] = ms->m[i];
+		if (mode == EMIT_IDMS || mode == EMIT_ICSP)
+			m[i].by_tag = 0;
+		if (mode == EMIT_ITMS)
+			m[i].by_digest = 0;
+	}
+	rc = al_kres_mirrorsets(out, m, ms->n, name,
+	                        mode == EMIT_ICSP ? AL_KRES_ICSP_ONLY : 0);
+	free(m);
+	if (rc == AL_EINVAL) {
+		/* a mapping the cluster would refuse: the destination's
+		 * fault, said before anything is written */
+		cli_fail(rc, "cannot write mirror sets");
+		return EXIT_USAGE;
+	}
+	if (rc < 0)
+		return cli_fail(rc, "cannot write mirror sets");
+	return EXIT_OK;
+}
+
+int cli_mirror_sets(al_store *store, const char *dest, unsigned max_nested,
+                    const char *name, al_buf *sets, al_buf *icsp)
+{
+	maps ms;
+	int code;
+
+	if ((code = maps_build(store, dest, max_nested, &ms)) != EXIT_OK)
+		return code;
+	code = emit(&ms, name, EMIT_SETS, sets);
+	if (code == EXIT_OK && icsp != NULL)
+		code = emit(&ms, name, EMIT_ICSP, icsp);
+	maps_free(&ms);
+	return code;
+}
+
+char *cli_dest_from_record(al_store *store, const char *cmd,
+                           unsigned *max_nested)
+{
+	al_store_push p;
+	char *dest;
+	int rc;
+
+	memset(&p, 0, sizeof(p));
+	if ((rc = al_store_push_last(store, &p)) < 0) {
+		if (rc == AL_ENOTFOUND)
+			cli_error("%s; give --registry HOST[:PORT][/PREFIX] "
+			          "(where 'airlock push' put the images)",
+			          al_error_message());
+		else
+			cli_fail(rc, "cannot read the push record");
+		return NULL;
+	}
+	dest = p.prefix != NULL && p.prefix[0] != '\0'
+	           ? al_sprintf("%s/%s", p.registry, p.prefix)
+	           : al_strdup(p.registry);
+	if (dest == NULL) {
+		cli_error("out of memory");
+	} else {
+		*max_nested = p.max_nested_paths;
+		cli_warn("%s: no --registry: using the destination of the "
+		         "store's last push, %s (%s)",
+		         cmd, dest, p.time != NULL ? p.time : "");
+	}
+	al_store_push_clear(&p);
+	return dest;
+}
+
+/* Write b to DIR/file (atomically), record and name it. */
+static int put_file(const cli_cr_opts *o, const char *file, const al_buf *b,
+                    json_t *files)
+{
+	char *path = al_path_join(o->dir, file);
+	int rc;
+
+	if (path == NULL)
+		return cli_fail(AL_ENOMEM, "out of memory");
+	rc = al_fs_write_atomic(
+	    path, b->ptr != NULL ? b->ptr : (const uint8_t *)"", b->len);
+	if (rc < 0) {
+		rc = cli_fail(rc, "cannot write '%s'", path);
+		free(path);
+		return rc;
+	}
+	if (files != NULL)
+		json_array_append_new(files, json_string(path));
+	if (!o->quiet)
+		cli_event(path);
+	free(path);
+	return EXIT_OK;
+}
+
+/* The signature ConfigMaps of every release with signatures. */
+static int write_configmaps(al_store *store, const cli_cr_opts *o,
+                            json_t *files)
+{
+	al_store_release *list = NULL;
+	size_t n = 0, i, ndocs = 0;
+	json_t **docs = NULL;
+	al_buf b = AL_BUF_INIT(CR_MAX_OUTPUT);
+	int rc, code = EXIT_OK;
+
+	if ((rc = al_store_releases_list(store, &list, &n)) < 0)
+		return cli_fail(rc, "cannot read the releases of store '%s'",
+		                al_store_path(store));
+	if ((docs = calloc(n + 1, sizeof(*docs))) == NULL) {
+		code = cli_fail(AL_ENOMEM, "out of memory");
+		goto out;
+	}
+	for (i = 0; i < n; i++) {
+		int c = EXIT_OK;
+
+		if (list[i].verified != AL_STORE_VERIFIED &&
+		    list[i].verified != AL_STORE_UNVERIFIED)
+			continue; /* no signatures were looked for */
+		docs[ndocs] = cli_release_configmap(store, &list[i], &c);
+		if (docs[ndocs] != NULL)
+			ndocs++;
+		else if (c != EXIT_VERIFY)
+			code = cli_worst(code, c);
+	}
+	if (o->oc_mirror_names && ndocs > 0) {
+		json_t *items = json_array(), *lst;
+		char *text = NULL;
+
+		if ((rc = al_yaml_emit_json(&b, docs, ndocs)) < 0) {
+			code = cli_worst(code, cli_fail(rc, "cannot write the "
+			                                    "ConfigMaps"));
+			json_decref(items);
+			goto out;
+		}
+		code = cli_worst(
+		    code, put_file(o, "signature-configmap.yaml", &b, files));
+		al_buf_reset(&b);
+		for (i = 0; items != NULL && i < ndocs; i++)
+			json_array_append(items, docs[i]);
+		lst = json_pack("{s:s, s:s, s:o}", "apiVersion", "v1", "kind",
+		                "List", "items", items);
+		if (lst == NULL || (text = al_json_dump(lst, 2)) == NULL ||
+		    al_buf_puts(&b, text) < 0 || al_buf_puts(&b, "\n") < 0)
+			code = cli_worst(code,
+			                 cli_fail(AL_ENOMEM, "out of memory"));
+		else
+			code = cli_worst(
+			    code,
+			    put_file(o, "signature-configmap.json", &b, files));
+		free(text);
+		json_decref(lst);
+		goto out;
+	}
+	for (i = 0; i < ndocs; i++) {
+		const char *name =
+		    al_json_str(json_object_get(docs[i], "metadata"), "name");
+		char *digest =
+		    name != NULL
+		        ? al_sprintf("sha256:%s", name + strlen("sha256-"))
+		        : NULL;
+		char *file = NULL;
+		al_digest d;
+
+		al_buf_reset(&b);
+		if (digest == NULL || al_digest_parse_str(&d, digest) < 0 ||
+		    (file = al_kres_signature_configmap_filename(&d, 0)) ==
+		        NULL ||
+		    (rc = al_yaml_emit_json(&b, &docs[i], 1)) < 0)
+			code =
+			    cli_worst(code, cli_fail(AL_ENOMEM,
+			                             "cannot write the "
+			                             "ConfigMap of '%s'",
+			                             name != NULL ? name : ""));
+		else
+			code = cli_worst(code, put_file(o, file, &b, files));
+		free(digest);
+		free(file);
+	}
+out:
+	for (i = 0; i < ndocs; i++)
+		json_decref(docs[i]);
+	free(docs);
+	al_buf_free(&b);
+	al_store_releases_free(list, n);
+	return code;
+}
+
+static int write_mirror_sets(al_store *store, const cli_cr_opts *o,
+                             json_t *files)
+{
+	al_buf b = AL_BUF_INIT(CR_MAX_OUTPUT);
+	maps ms;
+	int code;
+
+	if ((code = maps_build(store, o->dest, o->max_nested, &ms)) != EXIT_OK)
+		return code;
+	if ((code = emit(&ms, "airlock", EMIT_IDMS, &b)) == EXIT_OK &&
+	    b.len > 0)
+		code = put_file(o,
+		                o->oc_mirror_names ? "idms-oc-mirror.yaml"
+		                                   : "idms-airlock.yaml",
+		                &b, files);
+	al_buf_reset(&b);
+	if (code == EXIT_OK &&
+	    (code = emit(&ms, "airlock", EMIT_ITMS, &b)) == EXIT_OK &&
+	    b.len > 0)
+		code = put_file(o,
+		                o->oc_mirror_names ? "itms-oc-mirror.yaml"
+		                                   : "itms-airlock.yaml",
+		                &b, files);
+	al_buf_reset(&b);
+	if (code == EXIT_OK && o->icsp &&
+	    (code = emit(&ms, "airlock", EMIT_ICSP, &b)) == EXIT_OK &&
+	    b.len > 0)
+		code = put_file(o,
+		                o->oc_mirror_names
+		                    ? "imageContentSourcePolicy.yaml"
+		                    : "icsp-airlock.yaml",
+		                &b, files);
+	maps_free(&ms);
+	al_buf_free(&b);
+	return code;
+}
+
+int cli_cluster_resources(al_store *store, const cli_cr_opts *o, json_t *files)
+{
+	int rc, code;
+
+	if ((rc = al_fs_mkdir_p(o->dir, 0755)) < 0)
+		return cli_fail(rc, "cannot create '%s'", o->dir);
+	if (o->dest != NULL &&
+	    (code = write_mirror_sets(store, o, files)) != EXIT_OK)
+		return code;
+	return write_configmaps(store, o, files);
+}
+
+int cli_mirror_cluster_resources(al_store *store, const char *dir,
+                                 const char *registry, int icsp,
+                                 int oc_mirror_names, int quiet, json_t *files)
+{
+	cli_cr_opts co;
+	char *host = NULL, *prefix = NULL, *dest = NULL;
+	unsigned nested = 0;
+	int code, rc;
+
+	memset(&co, 0, sizeof(co));
+	if (registry != NULL) {
+		rc = cli_dest_parse(registry, &host, &prefix);
+		if (rc < 0) {
+			cli_error("--registry '%s' is not a mirror location a "
+			          "cluster accepts (HOST[:PORT][/PATH], PATH "
+			          "lower-case)",
+			          registry);
+			return EXIT_USAGE;
+		}
+		dest = prefix[0] != '\0' ? al_sprintf("%s/%s", host, prefix)
+		                         : al_strdup(host);
+		free(host);
+		free(prefix);
+		if (dest == NULL)
+			return cli_fail(AL_ENOMEM, "out of memory");
+	} else {
+		al_store_push p;
+
+		memset(&p, 0, sizeof(p));
+		if (al_store_push_last(store, &p) == 0) {
+			dest = p.prefix[0] != '\0'
+			           ? al_sprintf("%s/%s", p.registry, p.prefix)
+			           : al_strdup(p.registry);
+			nested = p.max_nested_paths;
+			if (dest != NULL)
+				cli_warn("--cluster-resources: mirror sets for "
+				         "the store's last push, %s (%s); "
+				         "--registry names another",
+				         dest, p.time);
+		} else {
+			cli_warn("--cluster-resources: no --registry and no "
+			         "push recorded in the store: only the "
+			         "signature ConfigMaps are written (run "
+			         "'airlock mirrorsets' after 'airlock push')");
+		}
+		al_store_push_clear(&p);
+	}
+	co.dir = dir;
+	co.dest = dest;
+	co.max_nested = nested;
+	co.icsp = icsp;
+	co.oc_mirror_names = oc_mirror_names;
+	co.quiet = quiet;
+	code = cli_cluster_resources(store, &co, files);
+	free(dest);
+	return code;
+}

@@ -1,0 +1,77 @@
+/* cli_resources.h: where push put a store's images (the destination, its
+ * check against the cluster's CRD patterns, the store's push record) and
+ * the cluster resources that follow from it: mirror sets, ICSP, signature
+ * ConfigMaps, a cluster-resources/ directory (docs/push.md). */
+#ifndef AIRLOCK_CLI_RESOURCES_H
+#define AIRLOCK_CLI_RESOURCES_H
+
+#include <jansson.h>
+
+#include "airlock.h"
+
+/*
+ * Split a destination "[docker://]HOST[:PORT][/PREFIX]" (trailing '/'
+ * dropped) into *host and *prefix (caller frees both). Returns 0; -1 when
+ * it has no host (nothing allocated); -2 when HOST[:PORT][/PREFIX] is not
+ * a location the ImageDigestMirrorSet CRD accepts (al_kres_location_valid:
+ * an upper-case path, a bad port...), also with nothing allocated.
+ */
+int cli_dest_parse(const char *s, char **host, char **prefix);
+
+/* --max-nested-paths N: 1 to 32 into *out; -1 otherwise. */
+int cli_parse_nested(const char *arg, unsigned *out);
+
+/*
+ * The mirror sets of the store's images pushed to HOST/PREFIX (dest,
+ * without docker://) with max_nested (--max-nested-paths): IDMS and ITMS
+ * appended to sets, and when icsp is not NULL the ImageContentSourcePolicy
+ * alone appended to icsp. Prints its errors; returns an exit status.
+ */
+int cli_mirror_sets(al_store *store, const char *dest, unsigned max_nested,
+                    const char *name, al_buf *sets, al_buf *icsp);
+
+/* The destination of the store's last push ("HOST[/PREFIX]", caller
+ * frees) and its max_nested_paths, saying on stderr that it was taken from
+ * the record. NULL (said) when the store records none. */
+char *cli_dest_from_record(al_store *store, const char *cmd,
+                           unsigned *max_nested);
+
+/* The signature ConfigMap of one release (cmd_configmaps.c), or NULL with
+ * *code set (EXIT_VERIFY: no signatures; said on stderr). */
+json_t *cli_release_configmap(al_store *s, const al_store_release *rel,
+                              int *code);
+
+/* What cli_cluster_resources writes. */
+typedef struct cli_cr_opts {
+	const char *dir;     /* the directory, created if missing */
+	const char *dest;    /* "HOST[:PORT][/PREFIX]" images went to */
+	unsigned max_nested; /* --max-nested-paths */
+	int icsp;            /* also the ImageContentSourcePolicy, alone */
+	int oc_mirror_names; /* oc-mirror v2's file names */
+	int quiet;
+} cli_cr_opts;
+
+/*
+ * Write DIR/: the ImageDigestMirrorSet and ImageTagMirrorSet
+ * (idms-airlock.yaml, itms-airlock.yaml; oc-mirror: idms-oc-mirror.yaml,
+ * itms-oc-mirror.yaml), with icsp the ImageContentSourcePolicy alone
+ * (icsp-airlock.yaml; oc-mirror v1: imageContentSourcePolicy.yaml), and
+ * one signature ConfigMap per release with signatures
+ * (signature-sha256-<16 hex>.yaml; oc-mirror: all of them in
+ * signature-configmap.yaml and, as a v1 List, signature-configmap.json).
+ * Each file written is appended to files (a JSON array, may be NULL) and,
+ * unless quiet, named on stderr. Returns an exit status.
+ */
+int cli_cluster_resources(al_store *store, const cli_cr_opts *o, json_t *files);
+
+/*
+ * mirror --cluster-resources DIR [--registry DEST]: as above, to DEST or
+ * else to the store's last push; with neither, only the signature
+ * ConfigMaps (the mirror sets need a destination: said). Returns an exit
+ * status.
+ */
+int cli_mirror_cluster_resources(al_store *store, const char *dir,
+                                 const char *registry, int icsp,
+                                 int oc_mirror_names, int quiet, json_t *files);
+
+#endif
