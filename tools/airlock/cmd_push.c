@@ -77,9 +77,38 @@ static char *utc_now(void)
 	return al_strdup(buf);
 }
 
+static int cmp_str(const void *a, const void *b)
+{
+	return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+/*
+ * Whether the store holds "REPO:TAG" beside "REPO@DIGEST" (names sorted).
+ * A "sha256-<hex>" tag of the store is the referrers index of the image
+ * with that digest (distribution-spec 1.1 tag schema, docs/cosign.md):
+ * giving the image itself that tag would hide its referrers from a
+ * registry without the referrers API.
+ */
+static int tag_taken(const char *const *sorted, size_t n, const char *name,
+                     const char *tag)
+{
+	const char *at = strchr(name, '@');
+	char *key;
+	int found;
+
+	if (at == NULL || sorted == NULL)
+		return 0;
+	if ((key = al_sprintf("%.*s:%s", (int)(at - name), name, tag)) == NULL)
+		return 1; /* out of memory: fall back to the digest */
+	found = bsearch(&key, sorted, n, sizeof(*sorted), cmp_str) != NULL;
+	free(key);
+	return found;
+}
+
 /* The destination reference of one store image, or NULL (said). */
 static char *dest_of(const char *name, const char *prefix, unsigned nested,
-                     int digest_tags, char **digest_ref)
+                     int digest_tags, const char *const *sorted, size_t nsorted,
+                     char **digest_ref)
 {
 	char *repo = NULL, *ref = NULL, *dst = NULL, *tag = NULL;
 	int rc;
@@ -94,7 +123,8 @@ static char *dest_of(const char *name, const char *prefix, unsigned nested,
 	    al_str_startswith(ref, "sha512:")) {
 		/* pushed under the digest-derived tag: the registry stores
 		 * the same manifest (same digest) and keeps it tagged */
-		if (digest_tags && (tag = al_push_digest_tag(ref)) != NULL)
+		if (digest_tags && (tag = al_push_digest_tag(ref)) != NULL &&
+		    !tag_taken(sorted, nsorted, name, tag))
 			dst = al_sprintf("%s:%s", repo, tag);
 		else
 			dst = al_sprintf("%s@%s", repo, ref);
@@ -135,7 +165,7 @@ int cmd_push(int argc, char **argv)
 	al_transfer *t = NULL;
 	al_transfer_opts to;
 	al_transfer_stats stats;
-	const char **fails = NULL;
+	const char **fails = NULL, **sorted = NULL;
 	json_t *jimgs = NULL;
 	unsigned nested = 0;
 	int opt, rc, code = EXIT_OK, json = 0, digest_tags = 1, record = 1;
@@ -243,10 +273,18 @@ int cmd_push(int argc, char **argv)
 		code = cli_fail(AL_ENOMEM, "out of memory");
 		goto out;
 	}
+	/* store names, sorted, for tag_taken */
+	if ((sorted = calloc(nimgs + 1, sizeof(*sorted))) == NULL) {
+		code = cli_fail(AL_ENOMEM, "out of memory");
+		goto out;
+	}
+	for (i = 0; i < nimgs; i++)
+		sorted[i] = imgs[i].name;
+	qsort(sorted, nimgs, sizeof(*sorted), cmp_str);
 	for (i = 0; i < nimgs; i++) {
 		queued[i] = -1;
 		dsts[i] = dest_of(imgs[i].name, prefix, nested, digest_tags,
-		                  &dref[i]);
+		                  sorted, nimgs, &dref[i]);
 		if (dsts[i] == NULL) {
 			code = cli_worst(code, EXIT_RUNTIME);
 			continue;
@@ -362,6 +400,7 @@ out:
 	free(dref);
 	free(queued);
 	free(fails);
+	free(sorted);
 	al_transfer_free(t);
 	al_store_images_free(imgs, nimgs);
 	al_store_free(store);
