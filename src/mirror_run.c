@@ -11,6 +11,7 @@
 #include "airlock/graph.h"
 #include "airlock/log.h"
 #include "airlock/mirror.h"
+#include "mirror_plan_int.h"
 
 typedef struct strv {
 	const char **v;
@@ -368,6 +369,15 @@ int al_mirror_plan_run(al_mirror_plan *p, al_store *store,
 	if (p->kr == NULL && p->releases.n > 0)
 		al_log_warn("release signatures are not checked (no "
 		            "--keyring): releases are recorded as unverified");
+	/* mirror_plan.c: --dry-run and the free-space check
+	 * (docs/lifecycle.md) */
+	if (p->opts->version >= 2 &&
+	    (rc = al_mirror__plan_before(store, p->opts->lifecycle,
+	                                 p->releases.v, p->releases.n,
+	                                 p->images.v, p->images.n, &to)) != 0) {
+		rc = rc > 0 ? 0 : rc;
+		goto out;
+	}
 	res->ran = 1;
 	rc = al_mirror_signed(store, p->releases.v, p->releases.n, p->images.v,
 	                      p->images.n, &to, &p->sig, &res->report);

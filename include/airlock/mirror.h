@@ -124,7 +124,7 @@ AL_EXPORT int al_mirror_record_channels(al_store *s, const al_digest *release,
 
 /* The version of al_mirror_opts this header describes (see
  * AL_MIRROR_OPTS_INIT). */
-#define AL_MIRROR_OPTS_VERSION 1
+#define AL_MIRROR_OPTS_VERSION 2
 
 /* al_mirror_opts.flags */
 enum {
@@ -184,6 +184,9 @@ typedef struct al_mirror_opts {
 	/* HTTP, auth, parallelism, progress, cancellation (may be NULL);
 	 * platform, insecure hosts and sources are filled from the above */
 	const al_transfer_opts *transfer;
+	/* version 2: --dry-run, the free-space check (mirror_plan.h; may be
+	 * NULL: no plan, no check) */
+	struct al_mirror_lifecycle *lifecycle;
 } al_mirror_opts;
 
 #define AL_MIRROR_OPTS_INIT                                                    \

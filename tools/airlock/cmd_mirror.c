@@ -6,6 +6,7 @@
 #include "cli.h"
 #include "cmd.h"
 #include "cmd_verify_image.h"
+#include "cmd_lifecycle.h"
 
 enum {
 	OPT_CONFIG = OPT_COMMAND_BASE,
@@ -169,6 +170,7 @@ int cmd_mirror(int argc, char **argv)
 	    {"no-default-store", no_argument, NULL, OPT_NO_DEFAULT_STORE},
 	    {"sigstore", no_argument, NULL, OPT_SIGSTORE},
 	    {"sigstore-policy", required_argument, NULL, OPT_SIGSTORE_POLICY},
+	    CLI_MIRROR_LIFECYCLE_OPTIONS,
 	    {NULL, 0, NULL, 0},
 	};
 	cli_common c;
@@ -186,6 +188,7 @@ int cmd_mirror(int argc, char **argv)
 	size_t i;
 	int opt, rc, code = EXIT_OK, sigstore = 0;
 	const char *sigstore_policy = NULL;
+	al_mirror_lifecycle lc = AL_MIRROR_LIFECYCLE_INIT;
 
 	memset(&res, 0, sizeof(res));
 	cli_common_init(&c);
@@ -197,6 +200,7 @@ int cmd_mirror(int argc, char **argv)
 		case 'h':
 			fputs(mirror_help, stdout);
 			fputs(mirror_help_sigstore, stdout);
+			fputs(cli_mirror_lifecycle_help, stdout);
 			fputs("\n", stdout);
 			fputs(mirror_help_sig, stdout);
 			return EXIT_OK;
@@ -256,6 +260,8 @@ int cmd_mirror(int argc, char **argv)
 			sigstore_policy = optarg;
 			break;
 		default:
+			if (cli_mirror_lifecycle_option(&lc, opt, optarg))
+				break;
 			/* cli_getopt said what was wrong */
 			code = EXIT_USAGE;
 			goto out;
@@ -282,6 +288,7 @@ int cmd_mirror(int argc, char **argv)
 		goto out;
 	cli_transfer_opts(&c, &to);
 	mo.transfer = &to;
+	mo.lifecycle = &lc;
 	if ((rc = al_mirror_plan_new(&plan, cfg, &mo)) < 0) {
 		code = refusal(rc);
 		goto out;
@@ -294,6 +301,10 @@ int cmd_mirror(int argc, char **argv)
 	cli_progress_done(&c);
 	if (res.refused) {
 		code = refusal(rc);
+		goto out;
+	}
+	if (lc.dry_run && rc == 0 && lc.plan != NULL) {
+		code = cli_mirror_dry_run_report(&c, &lc);
 		goto out;
 	}
 	if (!res.ran) {
@@ -334,6 +345,7 @@ oom:
 	code = EXIT_RUNTIME;
 out:
 	al_mirror_result_clear(&res);
+	al_mirror_lifecycle_clear(&lc);
 	al_mirror_plan_free(plan);
 	al_store_free(store);
 	al_imageset_free(cfg);
