@@ -137,8 +137,7 @@ int al_plan_add(al_plan *p, const char *kind, const char *source,
 }
 
 int al_plan_add_failed(al_plan *p, const char *kind, const char *source,
-                       const char *destination, int status,
-                       const char *message)
+                       const char *destination, int status, const char *message)
 {
 	al_plan_entry *e = NULL;
 	int rc;
@@ -255,7 +254,7 @@ void al_mirror_lifecycle_clear(al_mirror_lifecycle *lc)
 	lc->plan = NULL;
 	free(lc->dir);
 	lc->dir = NULL;
-	lc->free = lc->need = lc->prefetched = 0;
+	lc->free = lc->need = lc->prefetched = lc->prefetched_blobs = 0;
 	lc->signatures_missing = 0;
 }
 
@@ -337,8 +336,8 @@ static char *destination_of(const planner *pl, const char *name)
 }
 
 /* Queue ref as an image of kind; failures become failed entries. */
-static int queue(planner *pl, al_transfer *t, const char *kind,
-                 const char *ref, int hold, int *idx)
+static int queue(planner *pl, al_transfer *t, const char *kind, const char *ref,
+                 int hold, int *idx)
 {
 	al_imgref ir = {0};
 	char *name = NULL, *source = NULL, *dest = NULL;
@@ -474,6 +473,7 @@ static int plan_releases(planner *pl, al_transfer *t,
 	}
 	al_transfer_run(fetch, &st);
 	pl->lc->prefetched += st.bytes_transferred;
+	pl->lc->prefetched_blobs += st.blobs_transferred;
 	for (i = 0; i < n; i++) {
 		al_release *r = NULL;
 		al_digest d;
@@ -511,6 +511,23 @@ out:
 	al_transfer_free(fetch);
 	free(idx);
 	return rc;
+}
+
+void al_mirror__plan_after(const al_mirror_lifecycle *lc,
+                           al_transfer_stats *stats)
+{
+	uint64_t n;
+
+	if (lc == NULL || stats == NULL || lc->dry_run)
+		return;
+	n = lc->prefetched_blobs < stats->blobs_present ? lc->prefetched_blobs
+	                                                : stats->blobs_present;
+	stats->blobs_transferred += n;
+	stats->blobs_present -= n;
+	stats->bytes_transferred += lc->prefetched;
+	stats->bytes_present = stats->bytes_present > lc->prefetched
+	                           ? stats->bytes_present - lc->prefetched
+	                           : 0;
 }
 
 int al_mirror__plan_before(al_store *store, al_mirror_lifecycle *lc,

@@ -20,4 +20,9 @@ int al_mirror__plan_before(al_store *store, al_mirror_lifecycle *lc,
                            const char *const *images, size_t nimages,
                            const al_transfer_opts *to);
 
+/* After the mirror: count what the plan fetched as transferred by the
+ * run (the mirror found those blobs present). lc NULL: nothing. */
+void al_mirror__plan_after(const al_mirror_lifecycle *lc,
+                           al_transfer_stats *stats);
+
 #endif

@@ -381,6 +381,8 @@ int al_mirror_plan_run(al_mirror_plan *p, al_store *store,
 	res->ran = 1;
 	rc = al_mirror_signed(store, p->releases.v, p->releases.n, p->images.v,
 	                      p->images.n, &to, &p->sig, &res->report);
+	if (p->opts->version >= 2)
+		al_mirror__plan_after(p->opts->lifecycle, &res->report.stats);
 	/* a refusal before any image (no keyring, no --allow-unsigned) */
 	if (rc < 0 && res->report.nerrors == 0 &&
 	    (r2 = add_errorf(&res->report, "%s", al_error_message())) < 0)

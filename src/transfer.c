@@ -1600,10 +1600,11 @@ int al_transfer_resolve(al_transfer *t, al_transfer_resolve_fn fn, void *ud)
 			mbytes += img->manifests[i].len;
 		if (rc == 0)
 			rc = fn(ud, (int)jobs[j], img->status,
-		        img->status < 0 && img->message != NULL ? img->message
-		                                                : "",
-		        img->status < 0 ? NULL : &img->top, mbytes,
-		        img->pending, img->npending);
+			        img->status < 0 && img->message != NULL
+			            ? img->message
+			            : "",
+			        img->status < 0 ? NULL : &img->top, mbytes,
+			        img->pending, img->npending);
 		for (i = 0; i < img->npending; i++)
 			al_descriptor_clear(&img->pending[i]);
 		free(img->pending);
@@ -1615,8 +1616,8 @@ int al_transfer_resolve(al_transfer *t, al_transfer_resolve_fn fn, void *ud)
 		/* resolved, not transferred: never tagged or reported done */
 		if (img->status == 0) {
 			free(img->message);
-			img->message = al_sprintf("%s: resolved only",
-			                          img->display);
+			img->message =
+			    al_sprintf("%s: resolved only", img->display);
 			img->status = AL_ECANCELED;
 		}
 	}

@@ -84,8 +84,7 @@ AL_EXPORT int al_fs_free_space(const char *path, uint64_t *avail);
  * "not enough space for WHAT on 'PATH': N bytes needed, M bytes free"
  * (both figures named; callers add their own way out, --no-space-check).
  */
-AL_EXPORT int al_space_check(const char *path, uint64_t need,
-                             const char *what);
+AL_EXPORT int al_space_check(const char *path, uint64_t need, const char *what);
 
 /*
  * The lifecycle options of a mirror run (al_mirror_opts.lifecycle).
@@ -105,11 +104,12 @@ typedef struct al_mirror_lifecycle {
 	const char *to;
 
 	/* out */
-	al_plan *plan;      /* what was resolved (NULL when not planned) */
-	char *dir;          /* where mapping.txt and missing.txt went */
-	uint64_t free;      /* bytes free on the store's file system */
-	uint64_t need;      /* bytes still to transfer when it was checked */
+	al_plan *plan;       /* what was resolved (NULL when not planned) */
+	char *dir;           /* where mapping.txt and missing.txt went */
+	uint64_t free;       /* bytes free on the store's file system */
+	uint64_t need;       /* bytes still to transfer when it was checked */
 	uint64_t prefetched; /* release-image bytes the plan itself fetched */
+	uint64_t prefetched_blobs; /* and their number */
 	size_t signatures_missing; /* releases without a stored signature */
 } al_mirror_lifecycle;
 

@@ -65,10 +65,11 @@ int cli_mirror_dry_run_report(const cli_common *c,
 	       (unsigned long long)tot.bytes_missing,
 	       cli_bytes(tot.bytes_missing, b1, sizeof(b1)),
 	       (unsigned long long)lc->prefetched);
-	printf("free space on the store's file system: %llu bytes (%s); "
-	       "still needed: %llu bytes (%s)\n",
-	       (unsigned long long)lc->free, cli_bytes(lc->free, b2, sizeof(b2)),
-	       (unsigned long long)lc->need, cli_bytes(lc->need, b3, sizeof(b3)));
+	printf(
+	    "free space on the store's file system: %llu bytes (%s); "
+	    "still needed: %llu bytes (%s)\n",
+	    (unsigned long long)lc->free, cli_bytes(lc->free, b2, sizeof(b2)),
+	    (unsigned long long)lc->need, cli_bytes(lc->need, b3, sizeof(b3)));
 	if (lc->signatures_missing > 0)
 		printf("signatures: %zu releases have none in the store yet "
 		       "(fetched by the run)\n",

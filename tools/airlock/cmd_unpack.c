@@ -7,7 +7,12 @@
 #include "cli.h"
 #include "cmd.h"
 
-enum { OPT_STORE = OPT_COMMAND_BASE, OPT_TRUST, OPT_ALLOW_ROLLBACK };
+enum {
+	OPT_STORE = OPT_COMMAND_BASE,
+	OPT_TRUST,
+	OPT_ALLOW_ROLLBACK,
+	OPT_NO_SPACE_CHECK
+};
 
 static const char unpack_help[] =
     "usage: airlock unpack DIR --store STORE [--trust PUBKEY] "
@@ -43,7 +48,11 @@ static const char unpack_help[] =
     "      --allow-rollback    let a pack older than one imported before "
     "(by the\n"
     "                          manifest's sequence) move tags "
-    "back\n" CLI_LOCAL_HELP "\n"
+    "back\n"
+    "      --no-space-check    import even when what is still to import "
+    "exceeds the\n"
+    "                          free space of STORE's file "
+    "system\n" CLI_LOCAL_HELP "\n"
     "Output: one line on stdout:\n"
     "  unpacked ID: E entries imported, P already present, T images added to "
     "the index\n"
@@ -60,6 +69,7 @@ int cmd_unpack(int argc, char **argv)
 	    {"store", required_argument, NULL, OPT_STORE},
 	    {"trust", required_argument, NULL, OPT_TRUST},
 	    {"allow-rollback", no_argument, NULL, OPT_ALLOW_ROLLBACK},
+	    {"no-space-check", no_argument, NULL, OPT_NO_SPACE_CHECK},
 	    CLI_LOCAL_OPTIONS,
 	    {NULL, 0, NULL, 0},
 	};
@@ -90,6 +100,9 @@ int cmd_unpack(int argc, char **argv)
 			break;
 		case OPT_ALLOW_ROLLBACK:
 			uo.allow_rollback = 1;
+			break;
+		case OPT_NO_SPACE_CHECK:
+			uo.no_space_check = 1;
 			break;
 		default:
 			return EXIT_USAGE;
