@@ -23,6 +23,7 @@
 #include "airlock/transfer.h"
 #include "airlock/mirror.h"
 #include "airlock/mirror_plan.h"
+#include "airlock/delete.h"
 #include "airlock/pgp.h"
 #include "airlock/graph.h"
 #include "airlock/kube.h"

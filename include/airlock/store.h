@@ -386,4 +386,16 @@ AL_EXPORT int al_store_check_roots(al_store *s, int flags,
                                    al_check_fn fn, void *ud,
                                    al_check_result *res);
 
+/* --- removal (airlock delete, docs/lifecycle.md) ------------------------ */
+
+/* Remove every record of the release whose manifest digest is digest from
+ * airlock/releases.json, under the store's lock. AL_ENOTFOUND when there
+ * is none; read-only store: AL_EINVAL. */
+AL_EXPORT int al_store_release_remove(al_store *s, const al_digest *digest);
+
+/* Remove STORE/signatures/<algo>=<hex>/ and every signature in it (none
+ * there: 0). Read-only store: AL_EINVAL. */
+AL_EXPORT int al_store_signatures_remove(al_store *s,
+                                         const al_digest *release);
+
 #endif

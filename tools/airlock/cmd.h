@@ -29,5 +29,7 @@ int cmd_verify_image(int argc, char **argv);
 /* airlock update --store DIR --to VERSION|sha256:DIGEST [...]; exit 0 done,
  * 1 refused (not verified), 2 usage, 3 the update failed (retry). */
 int cmd_update(int argc, char **argv);
+/* cmd_delete.c (docs/lifecycle.md) */
+int cmd_delete(int argc, char **argv);
 
 #endif
