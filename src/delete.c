@@ -78,7 +78,8 @@ static int is_digest_key(const char *k)
 {
 	al_digest d;
 
-	return al_str_startswith(k, "sha256:") && al_digest_parse_str(&d, k) == 0;
+	return al_str_startswith(k, "sha256:") &&
+	       al_digest_parse_str(&d, k) == 0;
 }
 
 static int release_key(del *d, const char *key)
@@ -158,9 +159,8 @@ static int ref_key(del *d, const char *ref)
 		return oom();
 	for (i = 0; i < d->nrels; i++) {
 		const al_store_release *r = &d->rels[i];
-		int match = r->source != NULL &&
-		            (strcmp(r->source, ref) == 0 ||
-		             strcmp(r->source, norm) == 0);
+		int match = r->source != NULL && (strcmp(r->source, ref) == 0 ||
+		                                  strcmp(r->source, norm) == 0);
 		for (j = 0; !match && j < d->nimgs; j++)
 			match = r->has_digest &&
 			        strcmp(d->imgs[j].name, norm) == 0 &&
@@ -181,9 +181,11 @@ static int in_range(const char *v, const al_delete_channel *ch)
 {
 	if (v == NULL)
 		return 0;
-	if (ch->min_version != NULL && al_version_compare(v, ch->min_version) < 0)
+	if (ch->min_version != NULL &&
+	    al_version_compare(v, ch->min_version) < 0)
 		return 0;
-	if (ch->max_version != NULL && al_version_compare(v, ch->max_version) > 0)
+	if (ch->max_version != NULL &&
+	    al_version_compare(v, ch->max_version) > 0)
 		return 0;
 	return 1;
 }
@@ -212,8 +214,7 @@ static int apply_config(del *d, const al_delete_config *c)
 		if (hit == 0)
 			al_log_warn("%s: channel %s: no release recorded in "
 			            "the store is in range",
-			            c->path != NULL ? c->path : "",
-			            ch->name);
+			            c->path != NULL ? c->path : "", ch->name);
 	}
 	for (i = 0; i < c->nimages; i++)
 		if ((rc = image_key(d, c->images[i], 0)) < 0)
@@ -330,7 +331,8 @@ static int digest_kept(const del *d, const al_digest *dg)
 	size_t i;
 
 	for (i = 0; i < d->nimgs; i++)
-		if (!d->del_img[i] && al_digest_equal(&d->imgs[i].desc.digest, dg))
+		if (!d->del_img[i] &&
+		    al_digest_equal(&d->imgs[i].desc.digest, dg))
 			return 1;
 	for (i = 0; i < d->nrels; i++)
 		if (!d->del_rel[i] && d->rels[i].has_digest &&
@@ -427,8 +429,8 @@ static int guard(del *d)
 	for (f = 0; f < d->o->nstate_files; f++) {
 		char **held = NULL;
 		size_t nheld = 0;
-		if ((rc = al_update_record_releases(d->o->state_files[f],
-		                                    &held, &nheld)) < 0)
+		if ((rc = al_update_record_releases(d->o->state_files[f], &held,
+		                                    &nheld)) < 0)
 			return rc;
 		for (i = 0; i < d->nrels && rc == 0; i++) {
 			const al_store_release *r = &d->rels[i];
@@ -438,12 +440,13 @@ static int guard(del *d)
 				if (strcmp(held[j], r->digest_text) != 0)
 					continue;
 				if (d->o->force) {
-					al_log_warn("deleting release %s (%s), "
-					            "which the cluster record "
-					            "'%s' holds on to (--force)",
-					            r->version ? r->version : "?",
-					            r->digest_text,
-					            d->o->state_files[f]);
+					al_log_warn(
+					    "deleting release %s (%s), "
+					    "which the cluster record "
+					    "'%s' holds on to (--force)",
+					    r->version ? r->version : "?",
+					    r->digest_text,
+					    d->o->state_files[f]);
 					continue;
 				}
 				rc = al_error_set(
@@ -499,8 +502,8 @@ static int walk(al_store *s, const al_digest *dg, json_t *set, int depth)
 			if (json_object_get(set, ds) != NULL ||
 			    al_store_has_blob(s, &x->digest, &sz) != 1)
 				continue;
-			if (json_object_set_new(set, ds,
-			                        json_integer((json_int_t)sz)) != 0)
+			if (json_object_set_new(
+			        set, ds, json_integer((json_int_t)sz)) != 0)
 				rc = oom();
 		}
 	}
@@ -530,8 +533,8 @@ static int mark(del *d, int all, json_t *set)
 		for (j = 0; j < json_array_size(arr); j++) {
 			al_digest cd;
 			if (al_digest_parse_str(
-			        &cd, json_string_value(json_array_get(
-			                 arr, j))) == 0 &&
+			        &cd, json_string_value(
+			                 json_array_get(arr, j))) == 0 &&
 			    (rc = walk(d->s, &cd, set, 0)) < 0)
 				return rc;
 		}
@@ -579,8 +582,8 @@ typedef struct rplan {
 	json_t *keep; /* "repo digest" a kept image needs */
 } rplan;
 
-static int rplan_add(rplan *p, const char *repo, const al_digest *dg,
-                     int depth, json_t *set)
+static int rplan_add(rplan *p, const char *repo, const al_digest *dg, int depth,
+                     json_t *set)
 {
 	char ds[AL_DIGEST_STRMAX];
 	char *key;
@@ -652,8 +655,8 @@ static int split_registry(const char *dst, char **host, char **prefix)
 	if (al_str_startswith(p, "docker://"))
 		p += strlen("docker://");
 	slash = strchr(p, '/');
-	*host = slash != NULL ? al_strndup(p, (size_t)(slash - p))
-	                      : al_strdup(p);
+	*host =
+	    slash != NULL ? al_strndup(p, (size_t)(slash - p)) : al_strdup(p);
 	*prefix = al_strdup(slash != NULL ? slash + 1 : "");
 	if (*host == NULL || *prefix == NULL) {
 		free(*host);
@@ -668,9 +671,8 @@ static int split_registry(const char *dst, char **host, char **prefix)
 	if ((*host)[0] == '\0') {
 		free(*host);
 		free(*prefix);
-		return al_error_set(AL_EINVAL,
-		                    "registry '%s': want docker://HOST/PREFIX",
-		                    dst);
+		return al_error_set(
+		    AL_EINVAL, "registry '%s': want docker://HOST/PREFIX", dst);
 	}
 	return 0;
 }
@@ -776,18 +778,18 @@ static int registry_delete(del *d)
 		char ds[AL_DIGEST_STRMAX];
 		int deleted = 0;
 		if (!o->dry_run) {
-			if ((rc = al_registry_delete_manifest(
-			         reg, p.v[i].repo, &p.v[i].digest, &deleted)) <
-			    0)
+			if ((rc = al_registry_delete_manifest(reg, p.v[i].repo,
+			                                      &p.v[i].digest,
+			                                      &deleted)) < 0)
 				goto out;
 			if (!deleted)
 				d->res->registry_gone++;
 		}
-		if ((rc = strv_push(&d->res->registry_manifests,
-		                    &d->res->nregistry_manifests,
-		                    al_sprintf("%s/%s@%s", host, p.v[i].repo,
-		                               al_digest_str(&p.v[i].digest,
-		                                             ds)))) < 0)
+		if ((rc = strv_push(
+		         &d->res->registry_manifests,
+		         &d->res->nregistry_manifests,
+		         al_sprintf("%s/%s@%s", host, p.v[i].repo,
+		                    al_digest_str(&p.v[i].digest, ds)))) < 0)
 			goto out;
 	}
 out:
@@ -832,8 +834,9 @@ static int store_delete(del *d)
 	if ((rc = al_store_flush(d->s)) < 0)
 		return rc;
 	memset(&cr, 0, sizeof(cr));
-	if ((rc = al_mirror_check(d->s, AL_STORE_CHECK_GC | AL_STORE_CHECK_QUICK,
-	                          NULL, NULL, &cr)) < 0)
+	if ((rc =
+	         al_mirror_check(d->s, AL_STORE_CHECK_GC | AL_STORE_CHECK_QUICK,
+	                         NULL, NULL, &cr)) < 0)
 		return rc;
 	d->res->blobs_freed = cr.removed;
 	d->res->bytes_freed = cr.bytes_removed;

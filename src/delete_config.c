@@ -43,8 +43,9 @@ static int fields(const dctx *c, const al_yaml_node *map, const char *where,
 	size_t i;
 
 	if (map->type != AL_YAML_MAP)
-		return al_error_set(AL_EPARSE, "%s:%zu:%zu: %s must be a mapping",
-		                    c->path, map->line, map->column, where);
+		return al_error_set(AL_EPARSE,
+		                    "%s:%zu:%zu: %s must be a mapping", c->path,
+		                    map->line, map->column, where);
 	for (i = 0; i < map->n; i++) {
 		const al_yaml_node *k = map->keys[i];
 		if (in_list(k, allowed))
@@ -55,10 +56,9 @@ static int fields(const dctx *c, const al_yaml_node *map, const char *where,
 			                    "supported by airlock delete",
 			                    c->path, k->line, k->column,
 			                    k->value, where);
-		return al_error_set(AL_EPARSE,
-		                    "%s:%zu:%zu: unknown field '%.100s' in %s",
-		                    c->path, k->line, k->column, k->value,
-		                    where);
+		return al_error_set(
+		    AL_EPARSE, "%s:%zu:%zu: unknown field '%.100s' in %s",
+		    c->path, k->line, k->column, k->value, where);
 	}
 	return 0;
 }
@@ -114,16 +114,16 @@ static int bool_of(const dctx *c, const al_yaml_node *n, const char *where,
 
 static int channels(dctx *c, const al_yaml_node *seq)
 {
-	static const char *const allowed[] = {"name",       "type",
-	                                      "minVersion", "maxVersion",
-	                                      "full",       "shortestPath",
-	                                      NULL};
+	static const char *const allowed[] = {
+	    "name", "type",         "minVersion", "maxVersion",
+	    "full", "shortestPath", NULL};
 	size_t i;
 	int rc;
 
 	if (seq->type != AL_YAML_SEQ)
 		return pos_error(c, seq, AL_EPARSE,
-		                 "delete.platform.channels must be a list", NULL);
+		                 "delete.platform.channels must be a list",
+		                 NULL);
 	for (i = 0; i < seq->n; i++) {
 		const al_yaml_node *m = seq->items[i], *n;
 		al_delete_channel *grown, *ch;
@@ -195,10 +195,11 @@ static int platform(dctx *c, const al_yaml_node *p)
 		return rc;
 	if ((n = al_yaml_get(p, "architectures")) != NULL) {
 		if (n->type != AL_YAML_SEQ)
-			return pos_error(c, n, AL_EPARSE,
-			                 "delete.platform.architectures must be "
-			                 "a list",
-			                 NULL);
+			return pos_error(
+			    c, n, AL_EPARSE,
+			    "delete.platform.architectures must be "
+			    "a list",
+			    NULL);
 		for (i = 0; i < n->n; i++) {
 			char *s = NULL;
 			if ((rc = string_of(c, n->items[i],
@@ -231,7 +232,8 @@ static int named_list(dctx *c, const al_yaml_node *seq, const char *where,
 		if ((rc = fields(c, m, where, allowed, unsupported)) < 0)
 			return rc;
 		if ((n = al_yaml_get(m, key)) == NULL)
-			return pos_error(c, m, AL_EPARSE, where, " needs a name");
+			return pos_error(c, m, AL_EPARSE, where,
+			                 " needs a name");
 		if ((rc = string_of(c, n, key, &s)) < 0 ||
 		    (rc = push(v, nv, s)) < 0)
 			return rc;
@@ -279,11 +281,10 @@ static int header(const dctx *c, const al_yaml_node *root)
 		                 "missing 'kind: " DELETE_KIND "'", NULL);
 	if ((rc = string_of(c, kind, "kind", &s)) < 0)
 		return rc;
-	rc = strcmp(s, DELETE_KIND) == 0 ? 0
-	                                 : pos_error(c, kind, AL_EPARSE,
-	                                             "kind must be " DELETE_KIND
-	                                             ", not ",
-	                                             s);
+	rc = strcmp(s, DELETE_KIND) == 0
+	         ? 0
+	         : pos_error(c, kind, AL_EPARSE,
+	                     "kind must be " DELETE_KIND ", not ", s);
 	free(s);
 	if (rc < 0)
 		return rc;
@@ -303,12 +304,16 @@ static int header(const dctx *c, const al_yaml_node *root)
 int al_delete_config_load(al_delete_config **out, const char *path)
 {
 	static const char *const top[] = {"kind", "apiVersion", "delete", NULL};
-	static const char *const del_allowed[] = {"platform", "additionalImages",
-	                                          "operators", NULL};
+	static const char *const del_allowed[] = {
+	    "platform", "additionalImages", "operators", NULL};
 	static const char *const del_unsupported[] = {"helm", "samples", NULL};
 	static const char *const op_unsupported[] = {
-	    "packages",  "full",     "targetCatalog",
-	    "targetTag", "skipDependencies", "targetCatalogSourceTemplate",
+	    "packages",
+	    "full",
+	    "targetCatalog",
+	    "targetTag",
+	    "skipDependencies",
+	    "targetCatalogSourceTemplate",
 	    NULL};
 	al_buf b = AL_BUF_INIT(AL_IMAGESET_MAX_BYTES);
 	al_yaml_node **docs = NULL;

@@ -1594,8 +1594,8 @@ int al_registry_delete_manifest(al_registry *r, const char *repo,
 	int rc;
 
 	if (r == NULL || digest == NULL || !valid_repo(repo))
-		return al_error_set(AL_EINVAL,
-		                    "al_registry_delete_manifest: bad argument");
+		return al_error_set(
+		    AL_EINVAL, "al_registry_delete_manifest: bad argument");
 	if (deleted != NULL)
 		*deleted = 0;
 	al_digest_str(digest, ds);

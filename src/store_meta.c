@@ -665,8 +665,8 @@ static int remove_edit(json_t *doc, void *ud)
 
 	al_digest_str(c->digest, ds);
 	for (i = json_array_size(arr); i > 0; i--) {
-		const char *d = al_json_str(json_array_get(arr, i - 1),
-		                            "digest");
+		const char *d =
+		    al_json_str(json_array_get(arr, i - 1), "digest");
 		if (d != NULL && strcmp(d, ds) == 0) {
 			if (json_array_remove(arr, i - 1) != 0)
 				return oom();

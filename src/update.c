@@ -2645,8 +2645,7 @@ int al_update_record_releases(const char *state_path, char ***out, size_t *n)
 	}
 	/* the release it moves to, and the one it runs: the newest
 	 * Completed history entry */
-	if (rec.digest != NULL &&
-	    (list[k++] = al_strdup(rec.digest)) == NULL) {
+	if (rec.digest != NULL && (list[k++] = al_strdup(rec.digest)) == NULL) {
 		rc = al_error_set(AL_ENOMEM, "out of memory");
 		goto out;
 	}

@@ -395,7 +395,6 @@ AL_EXPORT int al_store_release_remove(al_store *s, const al_digest *digest);
 
 /* Remove STORE/signatures/<algo>=<hex>/ and every signature in it (none
  * there: 0). Read-only store: AL_EINVAL. */
-AL_EXPORT int al_store_signatures_remove(al_store *s,
-                                         const al_digest *release);
+AL_EXPORT int al_store_signatures_remove(al_store *s, const al_digest *release);
 
 #endif

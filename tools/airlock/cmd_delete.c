@@ -180,8 +180,8 @@ int cmd_delete(int argc, char **argv)
 		goto out;
 	}
 	for (i = 0; i < res.nreleases; i++)
-		printf("%s release %s\n", o.dry_run ? "would delete" : "deleted",
-		       res.releases[i]);
+		printf("%s release %s\n",
+		       o.dry_run ? "would delete" : "deleted", res.releases[i]);
 	for (i = 0; i < res.nnames; i++)
 		printf("%s name %s\n", o.dry_run ? "would delete" : "deleted",
 		       res.names[i]);
