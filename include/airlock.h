@@ -23,6 +23,8 @@
 #include "airlock/kres.h"
 #include "airlock/transfer.h"
 #include "airlock/mirror.h"
+#include "airlock/mirror_plan.h"
+#include "airlock/delete.h"
 #include "airlock/pgp.h"
 #include "airlock/graph.h"
 #include "airlock/kube.h"

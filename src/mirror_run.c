@@ -14,6 +14,7 @@
 #include "mirror_catalogs.h"
 #include "imageset_int.h"
 #include "mirror_sigstore.h"
+#include "mirror_plan_int.h"
 
 typedef struct strv {
 	const char **v;
@@ -389,12 +390,23 @@ int al_mirror_plan_run(al_mirror_plan *p, al_store *store,
 	if (p->kr == NULL && p->releases.n > 0)
 		al_log_warn("release signatures are not checked (no "
 		            "--keyring): releases are recorded as unverified");
+	/* mirror_plan.c: --dry-run and the free-space check
+	 * (docs/lifecycle.md) */
+	if (p->opts->version >= 3 &&
+	    (rc = al_mirror__plan_before(store, p->opts->lifecycle,
+	                                 p->releases.v, p->releases.n,
+	                                 p->images.v, p->images.n, &to)) != 0) {
+		rc = rc > 0 ? 0 : rc;
+		goto out;
+	}
 	res->ran = 1;
 	/* (a run of only Helm charts has nothing for al_mirror_signed) */
 	if (p->releases.n > 0 || p->images.n > 0)
 		rc = al_mirror_signed(store, p->releases.v, p->releases.n,
 		                      p->images.v, p->images.n, &to, &p->sig,
 		                      &res->report);
+	if (p->opts->version >= 3)
+		al_mirror__plan_after(p->opts->lifecycle, &res->report.stats);
 	/* a refusal before any image (no keyring, no --allow-unsigned) */
 	if (rc < 0 && res->report.nerrors == 0 &&
 	    (r2 = add_errorf(&res->report, "%s", al_error_message())) < 0)

@@ -18,6 +18,7 @@
 #include "airlock/fs.h"
 #include "airlock/json.h"
 #include "airlock/log.h"
+#include "airlock/mirror_plan.h"
 #include "airlock/oci.h"
 #include "airlock/pack.h"
 #include "airlock/store.h"
@@ -2032,6 +2033,29 @@ void al_unpack_result_clear(al_unpack_result *r)
 	memset(r, 0, sizeof(*r));
 }
 
+/* What the import still writes: every entry not in the store, and a split
+ * blob once more while its parts are joined; checked against the free
+ * space of the store's file system (mirror_plan.h). */
+static int unpack_space(const up_ctx *c)
+{
+	uint64_t need = 0, joined = 0;
+	size_t i;
+
+	for (i = 0; i < c->nentries; i++) {
+		const up_entry *e = &c->entries[i];
+		if (e->done)
+			continue;
+		need += e->size;
+		if (e->nparts > 0 && e->size > joined)
+			joined = e->size;
+	}
+	need += joined;
+	al_log_info("unpack: %llu bytes to import", (unsigned long long)need);
+	if (c->opts->no_space_check || need == 0)
+		return 0;
+	return al_space_check(al_store_path(c->s), need, "the import");
+}
+
 static void ctx_free(up_ctx *c)
 {
 	size_t i;
@@ -2240,6 +2264,9 @@ int al_pack_unpack(al_store *s, const char *dir, const al_unpack_opts *opts,
 	    (rc = al_hash_worker_new(&c.hw)) < 0)
 		goto out;
 	if ((rc = scan_done(&c)) < 0)
+		goto out;
+	/* docs/lifecycle.md: refused before anything is imported */
+	if ((rc = unpack_space(&c)) < 0)
 		goto out;
 	if ((rc = committer_start(&c.commit, c.s)) < 0)
 		goto out;

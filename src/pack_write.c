@@ -19,6 +19,7 @@
 #include "airlock/fs.h"
 #include "airlock/json.h"
 #include "airlock/log.h"
+#include "airlock/mirror_plan.h"
 #include "airlock/pack.h"
 #include "oci_int.h"
 #include "pack_int.h"
@@ -1030,6 +1031,29 @@ out:
 }
 
 /* A pack that failed leaves no volume or signature of its own behind. */
+/* The volumes' size from the items (each entry's payload in 512-byte
+ * blocks plus its headers, a label and end blocks per volume), logged
+ * and checked against the free space of outdir (mirror_plan.h). */
+static int pack_space(const pw_ctx *c, size_t nitems, uint64_t total)
+{
+	uint64_t per = c->volsize > HDR_BUDGET + END_BUDGET + 1024
+	                   ? c->volsize - HDR_BUDGET - END_BUDGET - 1024
+	                   : 1;
+	uint64_t need = total + (uint64_t)nitems * (HDR_BUDGET + 512);
+	uint64_t vols = need / per + 1;
+
+	/* the manifest: about 256 bytes an entry and volume */
+	need += vols * (HDR_BUDGET + 512 + END_BUDGET) +
+	        ((uint64_t)nitems + vols) * 256 + 4096;
+	al_log_info("pack: %zu entries, %llu payload bytes: about %llu "
+	            "volumes of at most %llu bytes, %llu bytes in all",
+	            nitems, (unsigned long long)total, (unsigned long long)vols,
+	            (unsigned long long)c->volsize, (unsigned long long)need);
+	if (c->opts->no_space_check)
+		return 0;
+	return al_space_check(c->outdir, need, "the pack");
+}
+
 static void remove_partial(const char *outdir, const char *id, unsigned nvol,
                            const char *spath)
 {
@@ -1154,6 +1178,9 @@ int al_pack_write(al_store *s, const char *outdir, const al_pack_opts *opts,
 	if ((rc = reserve_sequence(s, &seq)) < 0)
 		goto out;
 	if ((rc = al_fs_mkdir_p(outdir, 0755)) < 0)
+		goto out;
+	/* docs/lifecycle.md: refused before the first volume is written */
+	if ((rc = pack_space(&c, nitems, total)) < 0)
 		goto out;
 	c.pi.bytes_total = total;
 	c.pi.items_total = nitems;

@@ -1632,3 +1632,53 @@ out:
 	free(what);
 	return rc;
 }
+
+int al_registry_delete_manifest(al_registry *r, const char *repo,
+                                const al_digest *digest, int *deleted)
+{
+	al_http_resp resp = AL_HTTP_RESP_INIT;
+	al_http_req req;
+	char ds[AL_DIGEST_STRMAX];
+	char *what = NULL, *path = NULL;
+	int rc;
+
+	if (r == NULL || digest == NULL || !valid_repo(repo))
+		return al_error_set(
+		    AL_EINVAL, "al_registry_delete_manifest: bad argument");
+	if (deleted != NULL)
+		*deleted = 0;
+	al_digest_str(digest, ds);
+	what = manifest_what(r, repo, ds, 1);
+	path = al_sprintf("/v2/%s/manifests/%s", repo, ds);
+	if (what == NULL || path == NULL) {
+		rc = al_error_set(AL_ENOMEM, "out of memory");
+		goto out;
+	}
+	memset(&req, 0, sizeof(req));
+	req.method = "DELETE";
+	if ((rc = reg_do(r, repo, 1, path, NULL, &req, &resp)) != 0)
+		goto out;
+	if (resp.status == 202 || resp.status == 200 || resp.status == 204) {
+		if (deleted != NULL)
+			*deleted = 1;
+		goto out;
+	}
+	if (resp.status == 404)
+		goto out; /* gone already: a rerun after an interruption */
+	if (resp.status == 405) {
+		rc = al_error_set(AL_EPROTO,
+		                  "'%s': the registry does not allow deleting "
+		                  "manifests (HTTP 405; docker-registry: "
+		                  "REGISTRY_STORAGE_DELETE_ENABLED=true)",
+		                  what);
+		goto out;
+	}
+	rc = reg_fail(&resp, what);
+	if (rc == AL_ENOTFOUND)
+		rc = 0;
+out:
+	al_http_resp_clear(&resp);
+	free(what);
+	free(path);
+	return rc;
+}

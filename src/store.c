@@ -2402,3 +2402,58 @@ out:
 	al_buf_free(&b);
 	return rc;
 }
+
+int al_store_signatures_remove(al_store *s, const al_digest *release)
+{
+	char *ddir = NULL;
+	DIR *d = NULL;
+	struct dirent *de;
+	int rc = 0;
+
+	if (release == NULL)
+		return al_error_set(AL_EINVAL,
+		                    "al_store_signatures_remove: NULL");
+	if (s->readonly)
+		return al_error_set(AL_EINVAL, "store '%s' is read-only",
+		                    s->path);
+	if ((ddir = al_store_signature_dir(s, release)) == NULL)
+		return al_error_set(AL_ENOMEM, "out of memory");
+	pthread_mutex_lock(&s->sig_mu);
+	if ((d = opendir(ddir)) == NULL) {
+		if (errno != ENOENT)
+			rc = al_error_errno(errno, "cannot open '%s'", ddir);
+		goto out;
+	}
+	while ((de = readdir(d)) != NULL) {
+		char *p;
+		if (strcmp(de->d_name, ".") == 0 ||
+		    strcmp(de->d_name, "..") == 0)
+			continue;
+		if ((p = al_path_join(ddir, de->d_name)) == NULL) {
+			rc = al_error_set(AL_ENOMEM, "out of memory");
+			goto out;
+		}
+		if (unlink(p) != 0 && errno != ENOENT) {
+			rc = al_error_errno(errno, "cannot remove '%s'", p);
+			free(p);
+			goto out;
+		}
+		free(p);
+	}
+	if (rmdir(ddir) != 0 && errno != ENOENT) {
+		rc = al_error_errno(errno, "cannot remove '%s'", ddir);
+		goto out;
+	}
+	{
+		char *parent = al_store_signature_dir(s, NULL);
+		if (parent != NULL)
+			al_fs_fsync_dir(parent);
+		free(parent);
+	}
+out:
+	if (d != NULL)
+		closedir(d);
+	pthread_mutex_unlock(&s->sig_mu);
+	free(ddir);
+	return rc;
+}

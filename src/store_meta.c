@@ -653,3 +653,48 @@ int al_store_pack_carries(const al_store_pack *p, const al_digest *d)
 	}
 	return 0;
 }
+
+/* --- removing a release record (airlock delete) -------------------------- */
+
+typedef struct remove_ctx {
+	const al_digest *digest;
+	int removed;
+} remove_ctx;
+
+static int remove_edit(json_t *doc, void *ud)
+{
+	remove_ctx *c = ud;
+	json_t *arr = json_object_get(doc, "releases");
+	char ds[AL_DIGEST_STRMAX];
+	size_t i;
+
+	al_digest_str(c->digest, ds);
+	for (i = json_array_size(arr); i > 0; i--) {
+		const char *d =
+		    al_json_str(json_array_get(arr, i - 1), "digest");
+		if (d != NULL && strcmp(d, ds) == 0) {
+			if (json_array_remove(arr, i - 1) != 0)
+				return oom();
+			c->removed++;
+		}
+	}
+	return 0;
+}
+
+int al_store_release_remove(al_store *s, const al_digest *digest)
+{
+	remove_ctx c = {digest, 0};
+	int rc;
+
+	if (digest == NULL)
+		return al_error_set(AL_EINVAL, "al_store_release_remove: NULL");
+	if ((rc = al_store__releases_edit(s, remove_edit, &c)) < 0)
+		return rc;
+	if (c.removed == 0) {
+		char ds[AL_DIGEST_STRMAX];
+		return al_error_set(AL_ENOTFOUND,
+		                    "no release %s in airlock/releases.json",
+		                    al_digest_str(digest, ds));
+	}
+	return 0;
+}

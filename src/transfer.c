@@ -1790,3 +1790,60 @@ const char *al_transfer_pulled_from(const al_transfer *t, int idx)
 		return NULL;
 	return t->images[idx].pulled_from;
 }
+
+/* ---- resolve only (mirror --dry-run, the free-space check) ---- */
+
+int al_transfer_resolve(al_transfer *t, al_transfer_resolve_fn fn, void *ud)
+{
+	size_t *jobs = NULL, njobs = 0, i, j;
+	int rc = 0;
+
+	if (t == NULL || fn == NULL)
+		return al_error_set(AL_EINVAL, "al_transfer_resolve: NULL");
+	t->run++;
+	atomic_store(&t->run_manifests, 0);
+	memset(&t->prog, 0, sizeof(t->prog));
+	if ((jobs = calloc(t->nimages + 1, sizeof(*jobs))) == NULL)
+		return al_error_set(AL_ENOMEM, "out of memory");
+	for (i = 0; i < t->nimages; i++) {
+		if (t->images[i].queued) {
+			t->images[i].queued = 0;
+			t->images[i].run = t->run;
+			jobs[njobs++] = i;
+		}
+	}
+	t->prog.phase = "manifests";
+	t->prog.items_total = njobs;
+	run_pool(t, jobs, njobs, job_resolve);
+	report_progress(t, 1);
+	for (j = 0; j < njobs; j++) {
+		image *img = &t->images[jobs[j]];
+		uint64_t mbytes = 0;
+		for (i = 0; i < img->nmanifests; i++)
+			mbytes += img->manifests[i].len;
+		if (rc == 0)
+			rc = fn(ud, (int)jobs[j], img->status,
+			        img->status < 0 && img->message != NULL
+			            ? img->message
+			            : "",
+			        img->status < 0 ? NULL : &img->top, mbytes,
+			        img->pending, img->npending);
+		for (i = 0; i < img->npending; i++)
+			al_descriptor_clear(&img->pending[i]);
+		free(img->pending);
+		img->pending = NULL;
+		img->npending = 0;
+		img->cap_pending = 0;
+		json_decref(img->seen);
+		img->seen = NULL;
+		/* resolved, not transferred: never tagged or reported done */
+		if (img->status == 0) {
+			free(img->message);
+			img->message =
+			    al_sprintf("%s: resolved only", img->display);
+			img->status = AL_ECANCELED;
+		}
+	}
+	free(jobs);
+	return rc;
+}

@@ -2618,3 +2618,59 @@ out : {
 	pthread_mutex_destroy(&r.mu);
 	return rc;
 }
+
+/* --- what a decision record holds on to (airlock delete) ------------------ */
+
+int al_update_record_releases(const char *state_path, char ***out, size_t *n)
+{
+	record rec;
+	json_t *v = NULL, *e;
+	char **list = NULL;
+	size_t i, k = 0;
+	int rc;
+
+	if (state_path == NULL || out == NULL || n == NULL)
+		return al_error_set(AL_EINVAL,
+		                    "al_update_record_releases: NULL");
+	if ((rc = al_json_load_file(&v, state_path,
+	                            AL_UPDATE_MAX_STATE_BYTES)) < 0)
+		return al_error_wrap(rc, "reading state file '%s'", state_path);
+	rc = record_from_json(&rec, v, state_path);
+	json_decref(v);
+	if (rc < 0)
+		return rc;
+	if ((list = calloc(3, sizeof(*list))) == NULL) {
+		rc = al_error_set(AL_ENOMEM, "out of memory");
+		goto out;
+	}
+	/* the release it moves to, and the one it runs: the newest
+	 * Completed history entry */
+	if (rec.digest != NULL && (list[k++] = al_strdup(rec.digest)) == NULL) {
+		rc = al_error_set(AL_ENOMEM, "out of memory");
+		goto out;
+	}
+	json_array_foreach(rec.history, i, e)
+	{
+		const char *st = al_json_str(e, "state");
+		const char *d = al_json_str(e, "digest");
+		if (st == NULL || strcmp(st, "Completed") != 0 || d == NULL)
+			continue;
+		if ((rec.digest == NULL || strcmp(d, rec.digest) != 0) &&
+		    (list[k++] = al_strdup(d)) == NULL) {
+			rc = al_error_set(AL_ENOMEM, "out of memory");
+			goto out;
+		}
+		break;
+	}
+	*out = list;
+	*n = k;
+	list = NULL;
+out:
+	if (list != NULL) {
+		for (i = 0; i < k; i++)
+			free(list[i]);
+		free(list);
+	}
+	record_clear(&rec);
+	return rc;
+}

@@ -127,7 +127,7 @@ AL_EXPORT int al_mirror_record_channels(al_store *s, const al_digest *release,
 
 /* The version of al_mirror_opts this header describes (see
  * AL_MIRROR_OPTS_INIT). */
-#define AL_MIRROR_OPTS_VERSION 2
+#define AL_MIRROR_OPTS_VERSION 3
 
 /* al_mirror_opts.flags */
 enum {
@@ -198,6 +198,9 @@ typedef struct al_mirror_opts {
 	/* what to look up: AL_COSIGN_FIND_* bits (cosign.h); 0: the
 	 * "sha256-<hex>.sig" tag and the referrers */
 	unsigned sigstore_find;
+	/* version 3: --dry-run, the free-space check (mirror_plan.h; may be
+	 * NULL: no plan, no check) */
+	struct al_mirror_lifecycle *lifecycle;
 } al_mirror_opts;
 
 #define AL_MIRROR_OPTS_INIT                                                    \

@@ -47,6 +47,9 @@ typedef struct al_pack_opts {
 	void *progress_ud;
 	const al_cancel
 	    *cancel; /* polled between chunks (AL_ECANCELED), may be NULL */
+	/* 1: do not refuse (AL_EIO) a pack that needs more bytes than the
+	 * output directory's file system has free (docs/lifecycle.md) */
+	int no_space_check;
 } al_pack_opts;
 
 /* Every field zero / NULL: the defaults; set fields by name. */
@@ -96,6 +99,9 @@ typedef struct al_unpack_opts {
 	const al_cancel *cancel; /* may be NULL */
 	int allow_rollback; /* 1: a pack older (by sequence) than one imported
 	                       before may move tags back (docs/pack.md) */
+	/* 1: do not refuse (AL_EIO) an import that needs more bytes than the
+	 * store's file system has free (docs/lifecycle.md) */
+	int no_space_check;
 } al_unpack_opts;
 
 /* Every field zero / NULL: the defaults; set fields by name. */

@@ -133,4 +133,16 @@ AL_EXPORT int al_registry_get_referrers(al_registry *r, const char *repo,
                                         const char *artifact_type,
                                         al_buf *body);
 
+/*
+ * DELETE /v2/<repo>/manifests/<digest> (distribution-spec "Deleting
+ * manifests"): *deleted (may be NULL) is 1 on 202, 0 when the registry no
+ * longer has it (404, MANIFEST_UNKNOWN: deleting twice is not an error).
+ * The registry removes every tag of the manifest; its blobs stay until
+ * the registry's own garbage collection runs. AL_EPROTO on 405
+ * (deletes disabled), AL_EAUTH on 401/403.
+ */
+AL_EXPORT int al_registry_delete_manifest(al_registry *r, const char *repo,
+                                          const al_digest *digest,
+                                          int *deleted);
+
 #endif

@@ -464,4 +464,15 @@ AL_EXPORT int al_store_push_put(al_store *s, const al_store_push *rec);
  */
 AL_EXPORT int al_store_push_last(al_store *s, al_store_push *out);
 
+/* --- removal (airlock delete, docs/lifecycle.md) ------------------------ */
+
+/* Remove every record of the release whose manifest digest is digest from
+ * airlock/releases.json, under the store's lock. AL_ENOTFOUND when there
+ * is none; read-only store: AL_EINVAL. */
+AL_EXPORT int al_store_release_remove(al_store *s, const al_digest *digest);
+
+/* Remove STORE/signatures/<algo>=<hex>/ and every signature in it (none
+ * there: 0). Read-only store: AL_EINVAL. */
+AL_EXPORT int al_store_signatures_remove(al_store *s, const al_digest *release);
+
 #endif

@@ -174,4 +174,24 @@ AL_EXPORT int al_push_target_nested(const char *name, const char *prefix,
  */
 AL_EXPORT char *al_push_digest_tag(const char *digest);
 
+/*
+ * Resolve the images queued since the last run without moving any blob:
+ * their manifests are fetched (a store destination stores them, as a run
+ * would) and, for each image in queue order, fn is called with its
+ * status (0 or negative) and message, the top manifest (NULL on
+ * failure), the bytes of its manifests, and its distinct blobs (configs
+ * and layers, borrowed for the call). The images are then finished: a
+ * later run does not transfer or tag them (al_transfer_result says
+ * AL_ECANCELED "resolved only"). Returns 0, or the first negative value
+ * fn returned (the remaining images are still finished).
+ */
+typedef int (*al_transfer_resolve_fn)(void *ud, int image, int status,
+                                      const char *message,
+                                      const al_descriptor *top,
+                                      uint64_t manifest_bytes,
+                                      const al_descriptor *blobs,
+                                      size_t nblobs);
+AL_EXPORT int al_transfer_resolve(al_transfer *t, al_transfer_resolve_fn fn,
+                                  void *ud);
+
 #endif

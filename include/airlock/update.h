@@ -478,4 +478,14 @@ AL_EXPORT void al_update_result_clear(al_update_result *res);
  */
 AL_EXPORT int al_update_run(const al_update_opts *opts, al_update_result *res);
 
+/*
+ * The release digests ("sha256:...") the decision record in state_path
+ * (an `airlock update --state` file) holds on to: the desired release and
+ * the newest Completed history entry (what the cluster runs), at most 2,
+ * no duplicates. Caller frees each and the array. AL_ENOTFOUND: no such
+ * file; AL_EPARSE: not a valid record (never a guess).
+ */
+AL_EXPORT int al_update_record_releases(const char *state_path, char ***out,
+                                        size_t *n);
+
 #endif

@@ -31,5 +31,7 @@ int cmd_verify_image(int argc, char **argv);
 int cmd_update(int argc, char **argv);
 /* airlock imageset check FILE...: whether mirror --config accepts them. */
 int cmd_imageset(int argc, char **argv);
+/* cmd_delete.c (docs/lifecycle.md) */
+int cmd_delete(int argc, char **argv);
 
 #endif

@@ -10,6 +10,7 @@
 #include "cli_json.h"
 #include "cli_mirror_out.h"
 #include "cli_resources.h"
+#include "cmd_lifecycle.h"
 
 enum {
 	OPT_CONFIG = OPT_COMMAND_BASE,
@@ -217,6 +218,7 @@ int cmd_mirror(int argc, char **argv)
 	    {"registry", required_argument, NULL, OPT_CR_REGISTRY},
 	    {"oc-mirror-names", no_argument, NULL, OPT_CR_OC_MIRROR_NAMES},
 	    {"icsp", no_argument, NULL, OPT_CR_ICSP},
+	    CLI_MIRROR_LIFECYCLE_OPTIONS,
 	    {NULL, 0, NULL, 0},
 	};
 	cli_common c;
@@ -236,6 +238,7 @@ int cmd_mirror(int argc, char **argv)
 	/* output options (cli_mirror_out.c) */
 	const char *cr_dir = NULL, *cr_registry = NULL;
 	int json = 0, cr_ocm = 0, cr_icsp = 0;
+	al_mirror_lifecycle lc = AL_MIRROR_LIFECYCLE_INIT;
 
 	memset(&res, 0, sizeof(res));
 	cli_common_init(&c);
@@ -248,6 +251,7 @@ int cmd_mirror(int argc, char **argv)
 			fputs(mirror_help, stdout);
 			fputs(mirror_help_sigstore, stdout);
 			fputs(mirror_help_output, stdout);
+			fputs(cli_mirror_lifecycle_help, stdout);
 			fputs("\n", stdout);
 			fputs(mirror_help_sig, stdout);
 			return EXIT_OK;
@@ -335,6 +339,8 @@ int cmd_mirror(int argc, char **argv)
 			cr_icsp = 1;
 			break;
 		default:
+			if (cli_mirror_lifecycle_option(&lc, opt, optarg))
+				break;
 			/* cli_getopt said what was wrong */
 			code = EXIT_USAGE;
 			goto out;
@@ -379,6 +385,7 @@ int cmd_mirror(int argc, char **argv)
 		goto out;
 	cli_transfer_opts(&c, &to);
 	mo.transfer = &to;
+	mo.lifecycle = &lc;
 	if ((rc = al_mirror_plan_new(&plan, cfg, &mo)) < 0) {
 		code = refusal(rc);
 		goto out;
@@ -391,6 +398,10 @@ int cmd_mirror(int argc, char **argv)
 	cli_progress_done(&c);
 	if (res.refused) {
 		code = refusal(rc);
+		goto out;
+	}
+	if (lc.dry_run && rc == 0 && lc.plan != NULL) {
+		code = cli_mirror_dry_run_report(&c, &lc);
 		goto out;
 	}
 	if (!res.ran) {
@@ -438,6 +449,7 @@ oom:
 	code = EXIT_RUNTIME;
 out:
 	al_mirror_result_clear(&res);
+	al_mirror_lifecycle_clear(&lc);
 	al_mirror_plan_free(plan);
 	al_store_free(store);
 	al_imageset_free(cfg);

@@ -12,7 +12,8 @@ enum {
 	OPT_VOLSIZE,
 	OPT_SINCE,
 	OPT_HAVE,
-	OPT_SIGN
+	OPT_SIGN,
+	OPT_NO_SPACE_CHECK
 };
 
 static const char pack_help[] =
@@ -50,7 +51,11 @@ static const char pack_help[] =
     "      --sign KEYFILE       sign the manifest with this Ed25519 private "
     "key (PEM,\n"
     "                           from 'airlock keygen'): writes "
-    "airlock-<id>.json.sig\n" CLI_LOCAL_HELP "\n"
+    "airlock-<id>.json.sig\n"
+    "      --no-space-check     write even when the volumes (estimated "
+    "before the first\n"
+    "                           is written) exceed the free space of "
+    "OUTDIR\n" CLI_LOCAL_HELP "\n"
     "A store whose releases.json or index.json does not parse, or that holds "
     "under\n"
     "blobs/ anything but sha256 and sha512 blobs named by their digest, is "
@@ -75,6 +80,7 @@ int cmd_pack(int argc, char **argv)
 	    {"since", required_argument, NULL, OPT_SINCE},
 	    {"have", required_argument, NULL, OPT_HAVE},
 	    {"sign", required_argument, NULL, OPT_SIGN},
+	    {"no-space-check", no_argument, NULL, OPT_NO_SPACE_CHECK},
 	    CLI_LOCAL_OPTIONS,
 	    {NULL, 0, NULL, 0},
 	};
@@ -124,6 +130,9 @@ int cmd_pack(int argc, char **argv)
 			break;
 		case OPT_SIGN:
 			po.sign_key = optarg;
+			break;
+		case OPT_NO_SPACE_CHECK:
+			po.no_space_check = 1;
 			break;
 		default:
 			return EXIT_USAGE;

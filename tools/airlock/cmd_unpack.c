@@ -8,7 +8,12 @@
 #include "cli_json.h"
 #include "cmd.h"
 
-enum { OPT_STORE = OPT_COMMAND_BASE, OPT_TRUST, OPT_ALLOW_ROLLBACK };
+enum {
+	OPT_STORE = OPT_COMMAND_BASE,
+	OPT_TRUST,
+	OPT_ALLOW_ROLLBACK,
+	OPT_NO_SPACE_CHECK
+};
 
 static const char unpack_help[] =
     "usage: airlock unpack DIR --store STORE [--trust PUBKEY] "
@@ -46,7 +51,11 @@ static const char unpack_help[] =
     "                          manifest's sequence) move tags "
     "back\n"
     "      --json              the result as JSON (airlock.unpack/v1, "
-    "docs/json.md)\n" CLI_LOCAL_HELP "\n"
+    "docs/json.md)\n"
+    "      --no-space-check    import even when what is still to import "
+    "exceeds the\n"
+    "                          free space of STORE's file "
+    "system\n" CLI_LOCAL_HELP "\n"
     "Output: one line on stdout:\n"
     "  unpacked ID: E entries imported, P already present, T images added to "
     "the index\n"
@@ -88,6 +97,7 @@ int cmd_unpack(int argc, char **argv)
 	    {"trust", required_argument, NULL, OPT_TRUST},
 	    {"allow-rollback", no_argument, NULL, OPT_ALLOW_ROLLBACK},
 	    CLI_JSON_OPTION,
+	    {"no-space-check", no_argument, NULL, OPT_NO_SPACE_CHECK},
 	    CLI_LOCAL_OPTIONS,
 	    {NULL, 0, NULL, 0},
 	};
@@ -121,6 +131,9 @@ int cmd_unpack(int argc, char **argv)
 			break;
 		case OPT_JSON:
 			json = 1;
+			break;
+		case OPT_NO_SPACE_CHECK:
+			uo.no_space_check = 1;
 			break;
 		default:
 			return EXIT_USAGE;

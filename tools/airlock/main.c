@@ -63,6 +63,9 @@ static const command commands[] = {
     {"update", cmd_update,
      "apply a release from the store to a cluster, with correct failure "
      "semantics"},
+    {"delete", cmd_delete,
+     "remove releases and images from a store (and their manifests from a "
+     "registry)"},
 };
 
 static void usage(FILE *f)

@@ -1,0 +1,116 @@
+/* delete.h: removing releases and images from a store (and their manifests
+ * from a registry): airlock delete, oc-mirror's DeleteImageSetConfiguration
+ * (docs/lifecycle.md). */
+#ifndef AIRLOCK_DELETE_H
+#define AIRLOCK_DELETE_H
+
+#include "common.h"
+#include "store.h"
+#include "transfer.h"
+
+/* A DeleteImageSetConfiguration channel: releases recorded in the store
+ * with this channel, between the versions (NULL: unbounded). */
+typedef struct al_delete_channel {
+	char *name;
+	char *min_version;
+	char *max_version;
+} al_delete_channel;
+
+/*
+ * oc-mirror's DeleteImageSetConfiguration (mirror.openshift.io/v2alpha1,
+ * kind DeleteImageSetConfiguration, everything under "delete:"): the
+ * subset that names store content. Strings are owned.
+ */
+typedef struct al_delete_config {
+	char *path;
+	char **releases; /* delete.platform.release */
+	size_t nreleases;
+	al_delete_channel *channels; /* delete.platform.channels */
+	size_t nchannels;
+	char **architectures; /* delete.platform.architectures (accepted) */
+	size_t narchitectures;
+	int graph;     /* delete.platform.graph: also the graph-data image */
+	char **images; /* delete.additionalImages[].name */
+	size_t nimages;
+	char **catalogs; /* delete.operators[].catalog (whole catalogs) */
+	size_t ncatalogs;
+} al_delete_config;
+
+/*
+ * Load a DeleteImageSetConfiguration. Unknown fields are AL_EPARSE with
+ * file:line:column; oc-mirror fields airlock does not implement
+ * (operators[].packages: a part of a catalog; helm; samples) are
+ * AL_EUNSUPPORTED; an ImageSetConfiguration (kind) is refused, as
+ * oc-mirror does, so that a mirror configuration never deletes by
+ * accident. Caller frees with al_delete_config_free.
+ */
+AL_EXPORT int al_delete_config_load(al_delete_config **out, const char *path);
+AL_EXPORT void al_delete_config_free(al_delete_config *cfg);
+
+typedef struct al_delete_opts {
+	/* releases by version ("4.14.1") or digest ("sha256:...") */
+	const char *const *releases;
+	size_t nreleases;
+	/* images by index.json name or by digest (every name of it) */
+	const char *const *images;
+	size_t nimages;
+	const al_delete_config *config; /* may be NULL */
+	/* `airlock update --state` files: the releases they hold on to are
+	 * refused unless force */
+	const char *const *state_files;
+	size_t nstate_files;
+	int force;
+	int dry_run; /* say what would go, change nothing */
+	/* "docker://HOST[:PORT]/PREFIX" (as given to push): delete the
+	 * manifests there too; NULL: the store only */
+	const char *registry;
+	const al_transfer_opts *transfer; /* http, auth, TLS (may be NULL) */
+} al_delete_opts;
+
+#define AL_DELETE_OPTS_INIT                                                    \
+	{                                                                      \
+		.releases = NULL                                               \
+	}
+
+/* What a delete did (dry run: would do). Free with al_delete_result_clear. */
+typedef struct al_delete_result {
+	char **releases; /* "VERSION (sha256:...)" */
+	size_t nreleases;
+	char **names; /* index.json names removed */
+	size_t nnames;
+	/* blobs nothing kept references any more: a dry run's estimate
+	 * (from the manifests), a real run's figure from the gc that
+	 * removed them (which also removes garbage older runs left) */
+	uint64_t blobs_freed;
+	uint64_t bytes_freed;
+	/* "HOST/REPO@sha256:..." in the order they were (would be) deleted:
+	 * indexes before their children */
+	char **registry_manifests;
+	size_t nregistry_manifests;
+	size_t registry_gone; /* of them, the registry had no longer */
+} al_delete_result;
+
+AL_EXPORT void al_delete_result_clear(al_delete_result *res);
+
+/*
+ * Delete what opts names from s (open writable unless dry_run):
+ * - a release: its releases.json record, its index names, its
+ *   signatures/ directory, the index names of its components (names by
+ *   digest only) that no kept release also uses;
+ * - an image: its index names;
+ * - then their sigstore attachments (sha256-<hex>.sig/.att/.sbom tags)
+ *   and referrers whose subject is gone;
+ * and finally every blob no kept name, release or component reaches
+ * (al_mirror_check with gc). A release that a state file holds on to
+ * (desired, or the newest Completed) is refused (AL_EINVAL, naming it and
+ * the file) unless force. With registry, the manifests are deleted there
+ * first (indexes before their children; a digest a kept image of the same
+ * repository still needs is left), so that an interrupted delete is
+ * rerun as a whole: the store still names everything. Nothing named:
+ * AL_EINVAL; a key that matches nothing: AL_ENOTFOUND naming it.
+ * res (cleared first) is filled on success and on failure.
+ */
+AL_EXPORT int al_delete_run(al_store *s, const al_delete_opts *opts,
+                            al_delete_result *res);
+
+#endif

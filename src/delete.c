@@ -1,0 +1,935 @@
+/* delete.c: airlock delete: releases and images out of a store (mark and
+ * sweep over index.json, releases, components, attachments, referrers)
+ * and their manifests out of a registry, indexes before children. */
+#include <stdlib.h>
+#include <string.h>
+
+#include <jansson.h>
+
+#include "airlock/buf.h"
+#include "airlock/delete.h"
+#include "airlock/error.h"
+#include "airlock/log.h"
+#include "airlock/mirror.h"
+#include "airlock/oci.h"
+#include "airlock/ref.h"
+#include "airlock/registry.h"
+#include "airlock/release.h"
+#include "airlock/update.h"
+
+#define WALK_DEPTH 8
+#define ATTACH_PASSES 4
+
+typedef struct del {
+	al_store *s;
+	const al_delete_opts *o;
+	al_delete_result *res;
+	al_store_image *imgs;
+	size_t nimgs;
+	char *del_img; /* per index entry */
+	al_store_release *rels;
+	size_t nrels;
+	char *del_rel;   /* per release record */
+	json_t *comp_of; /* per release record i: "<i>" -> [digests] */
+} del;
+
+static int oom(void)
+{
+	return al_error_set(AL_ENOMEM, "out of memory");
+}
+
+static int strv_push(char ***v, size_t *n, char *s)
+{
+	char **grown;
+
+	if (s == NULL)
+		return oom();
+	if ((grown = realloc(*v, (*n + 1) * sizeof(*grown))) == NULL) {
+		free(s);
+		return oom();
+	}
+	grown[(*n)++] = s;
+	*v = grown;
+	return 0;
+}
+
+static void strv_free(char **v, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		free(v[i]);
+	free(v);
+}
+
+void al_delete_result_clear(al_delete_result *res)
+{
+	if (res == NULL)
+		return;
+	strv_free(res->releases, res->nreleases);
+	strv_free(res->names, res->nnames);
+	strv_free(res->registry_manifests, res->nregistry_manifests);
+	memset(res, 0, sizeof(*res));
+}
+
+/* ---- which records and names the keys select ---- */
+
+static int is_digest_key(const char *k)
+{
+	al_digest d;
+
+	return al_str_startswith(k, "sha256:") &&
+	       al_digest_parse_str(&d, k) == 0;
+}
+
+static int release_key(del *d, const char *key)
+{
+	size_t i, hit = 0;
+
+	for (i = 0; i < d->nrels; i++) {
+		const al_store_release *r = &d->rels[i];
+		if ((r->version != NULL && strcmp(r->version, key) == 0) ||
+		    (r->digest_text != NULL &&
+		     strcmp(r->digest_text, key) == 0)) {
+			d->del_rel[i] = 1;
+			hit++;
+		}
+	}
+	if (hit == 0)
+		return al_error_set(AL_ENOTFOUND,
+		                    "no release '%s' in store '%s' "
+		                    "(airlock/releases.json)",
+		                    key, al_store_path(d->s));
+	return 0;
+}
+
+/* key with its transport dropped and, for a docker reference, normalised
+ * (what mirror names images); caller frees */
+static char *normal_name(const char *key)
+{
+	al_ref r;
+	char *n;
+
+	if (al_str_startswith(key, "docker://"))
+		key += strlen("docker://");
+	if (al_ref_parse(&r, key) < 0)
+		return al_strdup(key);
+	n = al_ref_string(&r);
+	al_ref_clear(&r);
+	return n;
+}
+
+static int image_key(del *d, const char *key, int quiet)
+{
+	char *norm = NULL;
+	size_t i, hit = 0;
+	al_digest dg;
+	int by_digest = is_digest_key(key);
+
+	if (by_digest)
+		al_digest_parse_str(&dg, key);
+	else if ((norm = normal_name(key)) == NULL)
+		return oom();
+	for (i = 0; i < d->nimgs; i++) {
+		const al_store_image *im = &d->imgs[i];
+		if ((by_digest && al_digest_equal(&im->desc.digest, &dg)) ||
+		    (!by_digest && (strcmp(im->name, key) == 0 ||
+		                    strcmp(im->name, norm) == 0))) {
+			d->del_img[i] = 1;
+			hit++;
+		}
+	}
+	free(norm);
+	if (hit == 0 && !quiet)
+		return al_error_set(AL_ENOTFOUND,
+		                    "no image '%s' in store '%s' (index.json)",
+		                    key, al_store_path(d->s));
+	return hit > 0 ? 1 : 0;
+}
+
+/* A reference that names a release (by its index name or record source)
+ * deletes the release; anything else the image. */
+static int ref_key(del *d, const char *ref)
+{
+	char *norm = normal_name(ref);
+	size_t i, j;
+	int hit = 0;
+
+	if (norm == NULL)
+		return oom();
+	for (i = 0; i < d->nrels; i++) {
+		const al_store_release *r = &d->rels[i];
+		int match = r->source != NULL && (strcmp(r->source, ref) == 0 ||
+		                                  strcmp(r->source, norm) == 0);
+		for (j = 0; !match && j < d->nimgs; j++)
+			match = r->has_digest &&
+			        strcmp(d->imgs[j].name, norm) == 0 &&
+			        al_digest_equal(&d->imgs[j].desc.digest,
+			                        &r->digest);
+		if (match) {
+			d->del_rel[i] = 1;
+			hit = 1;
+		}
+	}
+	free(norm);
+	if (hit)
+		return 0;
+	return image_key(d, ref, 0) < 0 ? -1 : 0;
+}
+
+static int in_range(const char *v, const al_delete_channel *ch)
+{
+	if (v == NULL)
+		return 0;
+	if (ch->min_version != NULL &&
+	    al_version_compare(v, ch->min_version) < 0)
+		return 0;
+	if (ch->max_version != NULL &&
+	    al_version_compare(v, ch->max_version) > 0)
+		return 0;
+	return 1;
+}
+
+static int apply_config(del *d, const al_delete_config *c)
+{
+	size_t i, j, k;
+	int rc;
+
+	for (i = 0; i < c->nreleases; i++)
+		if ((rc = ref_key(d, c->releases[i])) < 0)
+			return rc;
+	for (i = 0; i < c->nchannels; i++) {
+		const al_delete_channel *ch = &c->channels[i];
+		size_t hit = 0;
+		for (j = 0; j < d->nrels; j++) {
+			const al_store_release *r = &d->rels[j];
+			int named = 0;
+			for (k = 0; k < r->nchannels && !named; k++)
+				named = strcmp(r->channels[k], ch->name) == 0;
+			if (named && in_range(r->version, ch)) {
+				d->del_rel[j] = 1;
+				hit++;
+			}
+		}
+		if (hit == 0)
+			al_log_warn("%s: channel %s: no release recorded in "
+			            "the store is in range",
+			            c->path != NULL ? c->path : "", ch->name);
+	}
+	for (i = 0; i < c->nimages; i++)
+		if ((rc = image_key(d, c->images[i], 0)) < 0)
+			return rc;
+	for (i = 0; i < c->ncatalogs; i++)
+		if ((rc = image_key(d, c->catalogs[i], 0)) < 0)
+			return rc;
+	return 0;
+}
+
+/* ---- components ---- */
+
+/* The component digests of release record i, read once ("<i>" -> [..]). */
+static const json_t *components(del *d, size_t i)
+{
+	char key[32];
+	json_t *arr;
+	al_release *r = NULL;
+	size_t j;
+
+	if (snprintf(key, sizeof(key), "%zu", i) >= (int)sizeof(key))
+		return NULL;
+	if ((arr = json_object_get(d->comp_of, key)) != NULL)
+		return arr;
+	if ((arr = json_array()) == NULL)
+		return NULL;
+	if (d->rels[i].has_digest &&
+	    al_release_open(&r, d->s, &d->rels[i].digest,
+	                    d->rels[i].platform) == 0) {
+		for (j = 0; j < al_release_component_count(r); j++) {
+			const al_release_component *c =
+			    al_release_component_at(r, j);
+			al_ref ref;
+			if (al_ref_parse(&ref, c->image) < 0)
+				continue;
+			if (ref.digest != NULL)
+				json_array_append_new(arr,
+				                      json_string(ref.digest));
+			al_ref_clear(&ref);
+		}
+		al_release_free(r);
+	}
+	if (json_object_set_new(d->comp_of, key, arr) != 0)
+		return NULL;
+	return arr;
+}
+
+/* 1 when digest (a string) is a kept release or one of its components */
+static int kept_release_needs(del *d, const char *ds)
+{
+	size_t i, j;
+
+	for (i = 0; i < d->nrels; i++) {
+		const json_t *arr;
+		if (d->del_rel[i])
+			continue;
+		if (d->rels[i].digest_text != NULL &&
+		    strcmp(d->rels[i].digest_text, ds) == 0)
+			return 1;
+		if ((arr = components(d, i)) == NULL)
+			return -1;
+		for (j = 0; j < json_array_size(arr); j++)
+			if (strcmp(json_string_value(json_array_get(arr, j)),
+			           ds) == 0)
+				return 1;
+	}
+	return 0;
+}
+
+static int name_by_digest(const char *name, const char *ds)
+{
+	size_t nl = strlen(name), dl = strlen(ds);
+
+	return nl > dl + 1 && name[nl - dl - 1] == '@' &&
+	       strcmp(name + nl - dl, ds) == 0;
+}
+
+/* The names of what deleted releases are: the release image's names, and
+ * the by-digest names of components that no kept release needs. */
+static int release_names(del *d)
+{
+	size_t i, j, k;
+	int r;
+
+	for (i = 0; i < d->nrels; i++) {
+		const json_t *arr;
+		if (!d->del_rel[i] || !d->rels[i].has_digest)
+			continue;
+		for (k = 0; k < d->nimgs; k++)
+			if (al_digest_equal(&d->imgs[k].desc.digest,
+			                    &d->rels[i].digest))
+				d->del_img[k] = 1;
+		if ((arr = components(d, i)) == NULL)
+			return oom();
+		for (j = 0; j < json_array_size(arr); j++) {
+			const char *ds =
+			    json_string_value(json_array_get(arr, j));
+			if ((r = kept_release_needs(d, ds)) < 0)
+				return oom();
+			if (r)
+				continue;
+			for (k = 0; k < d->nimgs; k++)
+				if (name_by_digest(d->imgs[k].name, ds))
+					d->del_img[k] = 1;
+		}
+	}
+	return 0;
+}
+
+/* ---- digests still or no longer named ---- */
+
+static int digest_kept(const del *d, const al_digest *dg)
+{
+	size_t i;
+
+	for (i = 0; i < d->nimgs; i++)
+		if (!d->del_img[i] &&
+		    al_digest_equal(&d->imgs[i].desc.digest, dg))
+			return 1;
+	for (i = 0; i < d->nrels; i++)
+		if (!d->del_rel[i] && d->rels[i].has_digest &&
+		    al_digest_equal(&d->rels[i].digest, dg))
+			return 1;
+	return 0;
+}
+
+/* 1 when dg is something deleted and nothing kept names it */
+static int digest_gone(const del *d, const al_digest *dg)
+{
+	size_t i;
+	int deleted = 0;
+
+	for (i = 0; i < d->nimgs && !deleted; i++)
+		deleted = d->del_img[i] &&
+		          al_digest_equal(&d->imgs[i].desc.digest, dg);
+	for (i = 0; i < d->nrels && !deleted; i++)
+		deleted = d->del_rel[i] && d->rels[i].has_digest &&
+		          al_digest_equal(&d->rels[i].digest, dg);
+	return deleted && !digest_kept(d, dg);
+}
+
+/* "REPO:sha256-<hex>.sig" (.att, .sbom): the subject's digest */
+static int attachment_subject(const char *name, al_digest *out)
+{
+	const char *t = strrchr(name, ':');
+	char buf[AL_DIGEST_STRMAX + 8];
+	const char *dot;
+	size_t n;
+
+	if (t == NULL || !al_str_startswith(t + 1, "sha256-"))
+		return 0;
+	t += 1 + strlen("sha256-");
+	if ((dot = strchr(t, '.')) == NULL ||
+	    (strcmp(dot, ".sig") != 0 && strcmp(dot, ".att") != 0 &&
+	     strcmp(dot, ".sbom") != 0))
+		return 0;
+	n = (size_t)(dot - t);
+	if (n + 8 >= sizeof(buf))
+		return 0;
+	memcpy(buf, "sha256:", 7);
+	memcpy(buf + 7, t, n);
+	buf[7 + n] = '\0';
+	return al_digest_parse_str(out, buf) == 0;
+}
+
+/* Attachments and referrers of what is gone go with it (again for
+ * referrers of referrers, a few passes). */
+static int attachments(del *d)
+{
+	size_t i, pass;
+	int changed = 1;
+
+	for (pass = 0; pass < ATTACH_PASSES && changed; pass++) {
+		changed = 0;
+		for (i = 0; i < d->nimgs; i++) {
+			al_buf b = AL_BUF_INIT(AL_MANIFEST_MAX);
+			al_manifest m;
+			al_digest subj;
+			int gone = 0;
+
+			if (d->del_img[i])
+				continue;
+			if (attachment_subject(d->imgs[i].name, &subj))
+				gone = digest_gone(d, &subj);
+			if (!gone &&
+			    al_store_read_blob(d->s, &d->imgs[i].desc.digest,
+			                       &b) == 0 &&
+			    al_manifest_parse(&m, b.ptr, b.len,
+			                      d->imgs[i].desc.media_type,
+			                      d->imgs[i].name) == 0) {
+				gone = m.has_subject &&
+				       digest_gone(d, &m.subject.digest);
+				al_manifest_clear(&m);
+			}
+			al_buf_free(&b);
+			if (gone) {
+				d->del_img[i] = 1;
+				changed = 1;
+			}
+		}
+	}
+	return 0;
+}
+
+/* ---- the cluster records ---- */
+
+static int guard(del *d)
+{
+	size_t f, i, j;
+	int rc = 0;
+
+	for (f = 0; f < d->o->nstate_files; f++) {
+		char **held = NULL;
+		size_t nheld = 0;
+		if ((rc = al_update_record_releases(d->o->state_files[f], &held,
+		                                    &nheld)) < 0)
+			return rc;
+		for (i = 0; i < d->nrels && rc == 0; i++) {
+			const al_store_release *r = &d->rels[i];
+			if (!d->del_rel[i] || r->digest_text == NULL)
+				continue;
+			for (j = 0; j < nheld && rc == 0; j++) {
+				if (strcmp(held[j], r->digest_text) != 0)
+					continue;
+				if (d->o->force) {
+					al_log_warn(
+					    "deleting release %s (%s), "
+					    "which the cluster record "
+					    "'%s' holds on to (--force)",
+					    r->version ? r->version : "?",
+					    r->digest_text,
+					    d->o->state_files[f]);
+					continue;
+				}
+				rc = al_error_set(
+				    AL_EINVAL,
+				    "release %s (%s) is current for the "
+				    "cluster record '%s' (its desired release "
+				    "or the one it runs): not deleted (--force "
+				    "to delete it anyway)",
+				    r->version ? r->version : "?",
+				    r->digest_text, d->o->state_files[f]);
+			}
+		}
+		strv_free(held, nheld);
+		if (rc < 0)
+			return rc;
+	}
+	return 0;
+}
+
+/* ---- mark ---- */
+
+static int walk(al_store *s, const al_digest *dg, json_t *set, int depth)
+{
+	al_buf b = AL_BUF_INIT(AL_MANIFEST_MAX);
+	char ds[AL_DIGEST_STRMAX];
+	al_manifest m;
+	uint64_t size = 0;
+	size_t i;
+	int rc = 0;
+
+	al_digest_str(dg, ds);
+	if (json_object_get(set, ds) != NULL)
+		return 0;
+	if (al_store_has_blob(s, dg, &size) != 1)
+		return 0; /* missing: nothing to free */
+	if (json_object_set_new(set, ds, json_integer((json_int_t)size)) != 0)
+		return oom();
+	if (depth > WALK_DEPTH || al_store_read_blob(s, dg, &b) < 0 ||
+	    al_manifest_parse(&m, b.ptr, b.len, NULL, ds) < 0) {
+		al_buf_free(&b);
+		return 0;
+	}
+	al_buf_free(&b);
+	if (m.is_index) {
+		for (i = 0; i < m.nmanifests && rc == 0; i++)
+			rc = walk(s, &m.manifests[i].digest, set, depth + 1);
+	} else {
+		const al_descriptor *c = &m.config;
+		for (i = 0; i <= m.nlayers && rc == 0; i++) {
+			const al_descriptor *x = i == 0 ? c : &m.layers[i - 1];
+			uint64_t sz = 0;
+			al_digest_str(&x->digest, ds);
+			if (json_object_get(set, ds) != NULL ||
+			    al_store_has_blob(s, &x->digest, &sz) != 1)
+				continue;
+			if (json_object_set_new(
+			        set, ds, json_integer((json_int_t)sz)) != 0)
+				rc = oom();
+		}
+	}
+	al_manifest_clear(&m);
+	return rc;
+}
+
+/* Every blob the (kept, or all when all) names, releases and components
+ * reach. */
+static int mark(del *d, int all, json_t *set)
+{
+	size_t i, j;
+	int rc;
+
+	for (i = 0; i < d->nimgs; i++)
+		if ((all || !d->del_img[i]) &&
+		    (rc = walk(d->s, &d->imgs[i].desc.digest, set, 0)) < 0)
+			return rc;
+	for (i = 0; i < d->nrels; i++) {
+		const json_t *arr;
+		if ((!all && d->del_rel[i]) || !d->rels[i].has_digest)
+			continue;
+		if ((rc = walk(d->s, &d->rels[i].digest, set, 0)) < 0)
+			return rc;
+		if ((arr = components(d, i)) == NULL)
+			return oom();
+		for (j = 0; j < json_array_size(arr); j++) {
+			al_digest cd;
+			if (al_digest_parse_str(
+			        &cd, json_string_value(
+			                 json_array_get(arr, j))) == 0 &&
+			    (rc = walk(d->s, &cd, set, 0)) < 0)
+				return rc;
+		}
+	}
+	return 0;
+}
+
+static int estimate_freed(del *d)
+{
+	json_t *before = json_object(), *after = json_object(), *v;
+	const char *k;
+	int rc;
+
+	if (before == NULL || after == NULL) {
+		rc = oom();
+		goto out;
+	}
+	if ((rc = mark(d, 1, before)) < 0 || (rc = mark(d, 0, after)) < 0)
+		goto out;
+	json_object_foreach(before, k, v)
+	{
+		if (json_object_get(after, k) != NULL)
+			continue;
+		d->res->blobs_freed++;
+		d->res->bytes_freed += (uint64_t)json_integer_value(v);
+	}
+out:
+	json_decref(before);
+	json_decref(after);
+	return rc;
+}
+
+/* ---- the registry ---- */
+
+typedef struct rman {
+	char *repo;
+	al_digest digest;
+	int depth;
+} rman;
+
+typedef struct rplan {
+	rman *v;
+	size_t n;
+	json_t *seen; /* "repo digest" */
+	json_t *keep; /* "repo digest" a kept image needs */
+} rplan;
+
+static int rplan_add(rplan *p, const char *repo, const al_digest *dg, int depth,
+                     json_t *set)
+{
+	char ds[AL_DIGEST_STRMAX];
+	char *key;
+	rman *grown;
+
+	al_digest_str(dg, ds);
+	if ((key = al_sprintf("%s %s", repo, ds)) == NULL)
+		return oom();
+	if (json_object_get(set, key) != NULL) {
+		free(key);
+		return 0;
+	}
+	if (json_object_set_new(set, key, json_true()) != 0) {
+		free(key);
+		return oom();
+	}
+	free(key);
+	if (set == p->keep)
+		return 1;
+	if ((grown = realloc(p->v, (p->n + 1) * sizeof(*grown))) == NULL)
+		return oom();
+	p->v = grown;
+	p->v[p->n].repo = al_strdup(repo);
+	p->v[p->n].digest = *dg;
+	p->v[p->n].depth = depth;
+	if (p->v[p->n].repo == NULL)
+		return oom();
+	p->n++;
+	return 1;
+}
+
+/* The manifest dg and, for an index, its children (from the store). */
+static int rplan_walk(al_store *s, rplan *p, const char *repo,
+                      const al_digest *dg, int depth, json_t *set)
+{
+	al_buf b = AL_BUF_INIT(AL_MANIFEST_MAX);
+	al_manifest m;
+	size_t i;
+	int rc;
+
+	if ((rc = rplan_add(p, repo, dg, depth, set)) <= 0)
+		return rc;
+	if (depth > WALK_DEPTH || al_store_read_blob(s, dg, &b) < 0 ||
+	    al_manifest_parse(&m, b.ptr, b.len, NULL, repo) < 0) {
+		al_buf_free(&b);
+		return 0;
+	}
+	al_buf_free(&b);
+	rc = 0;
+	if (m.is_index)
+		for (i = 0; i < m.nmanifests && rc == 0; i++)
+			rc = rplan_walk(s, p, repo, &m.manifests[i].digest,
+			                depth + 1, set);
+	al_manifest_clear(&m);
+	return rc;
+}
+
+static int cmp_depth(const void *a, const void *b)
+{
+	const rman *x = a, *y = b;
+
+	return (x->depth > y->depth) - (x->depth < y->depth);
+}
+
+static int split_registry(const char *dst, char **host, char **prefix)
+{
+	const char *p = dst, *slash;
+
+	if (al_str_startswith(p, "docker://"))
+		p += strlen("docker://");
+	slash = strchr(p, '/');
+	*host =
+	    slash != NULL ? al_strndup(p, (size_t)(slash - p)) : al_strdup(p);
+	*prefix = al_strdup(slash != NULL ? slash + 1 : "");
+	if (*host == NULL || *prefix == NULL) {
+		free(*host);
+		free(*prefix);
+		return oom();
+	}
+	{
+		size_t n = strlen(*prefix);
+		while (n > 0 && (*prefix)[n - 1] == '/')
+			(*prefix)[--n] = '\0';
+	}
+	if ((*host)[0] == '\0') {
+		free(*host);
+		free(*prefix);
+		return al_error_set(
+		    AL_EINVAL, "registry '%s': want docker://HOST/PREFIX", dst);
+	}
+	return 0;
+}
+
+static int host_insecure(const al_transfer_opts *to, const char *host)
+{
+	const char *const *h;
+
+	if (to == NULL)
+		return 0;
+	if (to->all_insecure)
+		return 1;
+	for (h = to->insecure_hosts; h != NULL && *h != NULL; h++)
+		if (strcmp(*h, host) == 0)
+			return 1;
+	return 0;
+}
+
+static int registry_delete(del *d)
+{
+	const al_delete_opts *o = d->o;
+	rplan p;
+	al_registry_opts ro;
+	al_registry *reg = NULL;
+	char *host = NULL, *prefix = NULL;
+	size_t i;
+	int rc = 0, pass;
+
+	memset(&p, 0, sizeof(p));
+	memset(&ro, 0, sizeof(ro));
+	if ((rc = split_registry(o->registry, &host, &prefix)) < 0)
+		return rc;
+	if ((p.seen = json_object()) == NULL ||
+	    (p.keep = json_object()) == NULL) {
+		rc = oom();
+		goto out;
+	}
+	/* what kept images need, per repository, first; then what goes */
+	for (pass = 0; pass < 2; pass++) {
+		for (i = 0; i < d->nimgs; i++) {
+			char *repo = NULL, *ref = NULL;
+			if ((pass == 0) == (d->del_img[i] != 0))
+				continue;
+			if (al_push_target(d->imgs[i].name, prefix, &repo,
+			                   &ref) < 0) {
+				al_log_warn("registry: '%s' is not a docker "
+				            "reference: left alone",
+				            d->imgs[i].name);
+				continue;
+			}
+			if (pass == 0)
+				rc = rplan_walk(d->s, &p, repo,
+				                &d->imgs[i].desc.digest, 0,
+				                p.keep);
+			else {
+				/* a kept name of the same manifest in the same
+				 * repository: deleting by digest would take
+				 * its tag too */
+				char ds[AL_DIGEST_STRMAX];
+				char *key = al_sprintf(
+				    "%s %s", repo,
+				    al_digest_str(&d->imgs[i].desc.digest, ds));
+				if (key == NULL)
+					rc = oom();
+				else if (json_object_get(p.keep, key) == NULL)
+					rc = rplan_walk(d->s, &p, repo,
+					                &d->imgs[i].desc.digest,
+					                0, p.seen);
+				free(key);
+			}
+			free(repo);
+			free(ref);
+			if (rc < 0)
+				goto out;
+		}
+	}
+	/* children that a kept image of the same repository needs stay */
+	for (i = 0; i < p.n;) {
+		char ds[AL_DIGEST_STRMAX];
+		char *key = al_sprintf("%s %s", p.v[i].repo,
+		                       al_digest_str(&p.v[i].digest, ds));
+		if (key == NULL) {
+			rc = oom();
+			goto out;
+		}
+		if (json_object_get(p.keep, key) != NULL) {
+			free(p.v[i].repo);
+			p.v[i] = p.v[--p.n];
+		} else {
+			i++;
+		}
+		free(key);
+	}
+	/* indexes before their children: never a referenced child missing */
+	qsort(p.v, p.n, sizeof(*p.v), cmp_depth);
+	if (o->transfer != NULL)
+		ro = o->transfer->registry;
+	ro.insecure = host_insecure(o->transfer, host);
+	if (!o->dry_run && p.n > 0 &&
+	    (rc = al_registry_new(&reg, host, &ro)) < 0)
+		goto out;
+	for (i = 0; i < p.n; i++) {
+		char ds[AL_DIGEST_STRMAX];
+		int deleted = 0;
+		if (!o->dry_run) {
+			if ((rc = al_registry_delete_manifest(reg, p.v[i].repo,
+			                                      &p.v[i].digest,
+			                                      &deleted)) < 0)
+				goto out;
+			if (!deleted)
+				d->res->registry_gone++;
+		}
+		if ((rc = strv_push(
+		         &d->res->registry_manifests,
+		         &d->res->nregistry_manifests,
+		         al_sprintf("%s/%s@%s", host, p.v[i].repo,
+		                    al_digest_str(&p.v[i].digest, ds)))) < 0)
+			goto out;
+	}
+out:
+	for (i = 0; i < p.n; i++)
+		free(p.v[i].repo);
+	free(p.v);
+	json_decref(p.seen);
+	json_decref(p.keep);
+	al_registry_free(reg);
+	free(host);
+	free(prefix);
+	return rc;
+}
+
+/* ---- the store ---- */
+
+static int store_delete(del *d)
+{
+	al_check_result cr;
+	size_t i;
+	int rc;
+
+	for (i = 0; i < d->nimgs; i++) {
+		if (!d->del_img[i])
+			continue;
+		rc = al_store_untag(d->s, d->imgs[i].name);
+		if (rc < 0 && rc != AL_ENOTFOUND)
+			return rc;
+	}
+	for (i = 0; i < d->nrels; i++) {
+		if (!d->del_rel[i] || !d->rels[i].has_digest)
+			continue;
+		/* two records of one digest: the first removed both */
+		rc = al_store_release_remove(d->s, &d->rels[i].digest);
+		if (rc < 0 && rc != AL_ENOTFOUND)
+			return rc;
+		if (!digest_kept(d, &d->rels[i].digest) &&
+		    (rc = al_store_signatures_remove(d->s,
+		                                     &d->rels[i].digest)) < 0)
+			return rc;
+	}
+	if ((rc = al_store_flush(d->s)) < 0)
+		return rc;
+	memset(&cr, 0, sizeof(cr));
+	if ((rc =
+	         al_mirror_check(d->s, AL_STORE_CHECK_GC | AL_STORE_CHECK_QUICK,
+	                         NULL, NULL, &cr)) < 0)
+		return rc;
+	d->res->blobs_freed = cr.removed;
+	d->res->bytes_freed = cr.bytes_removed;
+	return 0;
+}
+
+static int record_result(del *d)
+{
+	char ds[AL_DIGEST_STRMAX];
+	size_t i;
+	int rc;
+
+	for (i = 0; i < d->nrels; i++) {
+		const al_store_release *r = &d->rels[i];
+		if (!d->del_rel[i])
+			continue;
+		if (r->has_digest)
+			al_digest_str(&r->digest, ds);
+		if ((rc = strv_push(&d->res->releases, &d->res->nreleases,
+		                    al_sprintf("%s (%s)",
+		                               r->version ? r->version : "?",
+		                               r->has_digest ? ds : "?"))) < 0)
+			return rc;
+	}
+	for (i = 0; i < d->nimgs; i++)
+		if (d->del_img[i] &&
+		    (rc = strv_push(&d->res->names, &d->res->nnames,
+		                    al_strdup(d->imgs[i].name))) < 0)
+			return rc;
+	return 0;
+}
+
+int al_delete_run(al_store *s, const al_delete_opts *o, al_delete_result *res)
+{
+	del d;
+	size_t i;
+	int rc, any = 0;
+
+	if (s == NULL || o == NULL || res == NULL)
+		return al_error_set(AL_EINVAL, "al_delete_run: NULL");
+	memset(res, 0, sizeof(*res));
+	memset(&d, 0, sizeof(d));
+	d.s = s;
+	d.o = o;
+	d.res = res;
+	if (o->nreleases == 0 && o->nimages == 0 && o->config == NULL)
+		return al_error_set(AL_EINVAL,
+		                    "nothing to delete: give releases, "
+		                    "--image or --config");
+	if ((rc = al_store_list(s, &d.imgs, &d.nimgs)) < 0 ||
+	    (rc = al_store_releases_list(s, &d.rels, &d.nrels)) < 0)
+		goto out;
+	d.del_img = calloc(d.nimgs + 1, 1);
+	d.del_rel = calloc(d.nrels + 1, 1);
+	d.comp_of = json_object();
+	if (d.del_img == NULL || d.del_rel == NULL || d.comp_of == NULL) {
+		rc = oom();
+		goto out;
+	}
+	for (i = 0; i < o->nreleases; i++)
+		if ((rc = release_key(&d, o->releases[i])) < 0)
+			goto out;
+	for (i = 0; i < o->nimages; i++)
+		if ((rc = image_key(&d, o->images[i], 0)) < 0)
+			goto out;
+	if (o->config != NULL && (rc = apply_config(&d, o->config)) < 0)
+		goto out;
+	if ((rc = guard(&d)) < 0 || (rc = release_names(&d)) < 0 ||
+	    (rc = attachments(&d)) < 0)
+		goto out;
+	for (i = 0; i < d.nimgs; i++)
+		any |= d.del_img[i];
+	for (i = 0; i < d.nrels; i++)
+		any |= d.del_rel[i];
+	if (!any) {
+		rc = al_error_set(AL_ENOTFOUND, "nothing in store '%s' matches",
+		                  al_store_path(s));
+		goto out;
+	}
+	if ((rc = record_result(&d)) < 0)
+		goto out;
+	if (o->dry_run && (rc = estimate_freed(&d)) < 0)
+		goto out;
+	/* the registry first: until the store changes, a rerun redoes all */
+	if (o->registry != NULL && (rc = registry_delete(&d)) < 0)
+		goto out;
+	if (!o->dry_run)
+		rc = store_delete(&d);
+out:
+	al_store_images_free(d.imgs, d.nimgs);
+	al_store_releases_free(d.rels, d.nrels);
+	free(d.del_img);
+	free(d.del_rel);
+	json_decref(d.comp_of);
+	return rc;
+}

@@ -1,0 +1,603 @@
+/* mirror_plan.c: the plan of a mirror (what it would move, from manifests
+ * only), mapping.txt and missing.txt, and free-space checks. */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/statvfs.h>
+
+#include <jansson.h>
+
+#include "airlock/buf.h"
+#include "airlock/error.h"
+#include "airlock/fs.h"
+#include "airlock/log.h"
+#include "airlock/release.h"
+#include "mirror_plan_int.h"
+
+/* mapping.txt and missing.txt are built in memory up to this size */
+#define PLAN_TEXT_MAX (256 * AL_MIB)
+
+struct al_plan {
+	al_plan_entry *v;
+	size_t n, cap;
+	json_t *seen; /* "<digest>": true when present in the store */
+	al_plan_totals totals;
+};
+
+int al_plan_new(al_plan **out)
+{
+	al_plan *p;
+
+	if (out == NULL)
+		return al_error_set(AL_EINVAL, "al_plan_new: NULL");
+	if ((p = calloc(1, sizeof(*p))) == NULL ||
+	    (p->seen = json_object()) == NULL) {
+		free(p);
+		return al_error_set(AL_ENOMEM, "out of memory");
+	}
+	*out = p;
+	return 0;
+}
+
+void al_plan_free(al_plan *p)
+{
+	size_t i;
+
+	if (p == NULL)
+		return;
+	for (i = 0; i < p->n; i++) {
+		free(p->v[i].kind);
+		free(p->v[i].source);
+		free(p->v[i].destination);
+		free(p->v[i].message);
+	}
+	free(p->v);
+	json_decref(p->seen);
+	free(p);
+}
+
+static int push_entry(al_plan *p, const char *kind, const char *source,
+                      const char *destination, al_plan_entry **out)
+{
+	al_plan_entry *e;
+
+	if (p->n == p->cap) {
+		size_t cap = p->cap ? p->cap * 2 : 32;
+		al_plan_entry *grown = realloc(p->v, cap * sizeof(*grown));
+		if (grown == NULL)
+			return al_error_set(AL_ENOMEM, "out of memory");
+		p->v = grown;
+		p->cap = cap;
+	}
+	e = &p->v[p->n];
+	memset(e, 0, sizeof(*e));
+	e->kind = al_strdup(kind != NULL ? kind : "image");
+	e->source = al_strdup(source != NULL ? source : "");
+	e->destination = al_strdup(destination != NULL ? destination : "");
+	if (e->kind == NULL || e->source == NULL || e->destination == NULL) {
+		free(e->kind);
+		free(e->source);
+		free(e->destination);
+		return al_error_set(AL_ENOMEM, "out of memory");
+	}
+	p->n++;
+	p->totals.images++;
+	*out = e;
+	return 0;
+}
+
+int al_plan_add(al_plan *p, const char *kind, const char *source,
+                const char *destination, al_store *store,
+                uint64_t manifest_bytes, const al_descriptor *blobs,
+                size_t nblobs)
+{
+	al_plan_entry *e = NULL;
+	size_t i;
+	int rc;
+
+	if (p == NULL || (nblobs > 0 && blobs == NULL))
+		return al_error_set(AL_EINVAL, "al_plan_add: NULL");
+	if ((rc = push_entry(p, kind, source, destination, &e)) < 0)
+		return rc;
+	e->size = manifest_bytes;
+	e->present = 1;
+	for (i = 0; i < nblobs; i++) {
+		char ds[AL_DIGEST_STRMAX];
+		json_t *v;
+		int have;
+
+		al_digest_str(&blobs[i].digest, ds);
+		e->size += blobs[i].size;
+		if ((v = json_object_get(p->seen, ds)) != NULL) {
+			/* counted already: its presence then is its presence */
+			have = json_is_true(v);
+		} else {
+			have = store != NULL &&
+			       al_store_has_blob(store, &blobs[i].digest,
+			                         NULL) == 1;
+			if (json_object_set_new(p->seen, ds,
+			                        json_boolean(have)) != 0)
+				return al_error_set(AL_ENOMEM, "out of memory");
+			p->totals.blobs++;
+			p->totals.bytes += blobs[i].size;
+			if (!have) {
+				p->totals.blobs_missing++;
+				p->totals.bytes_missing += blobs[i].size;
+			}
+		}
+		if (!have) {
+			e->missing += blobs[i].size;
+			e->present = 0;
+		}
+	}
+	p->totals.bytes += manifest_bytes;
+	if (!e->present)
+		p->totals.images_missing++;
+	return 0;
+}
+
+int al_plan_add_failed(al_plan *p, const char *kind, const char *source,
+                       const char *destination, int status, const char *message)
+{
+	al_plan_entry *e = NULL;
+	int rc;
+
+	if (p == NULL)
+		return al_error_set(AL_EINVAL, "al_plan_add_failed: NULL");
+	if ((rc = push_entry(p, kind, source, destination, &e)) < 0)
+		return rc;
+	e->status = status < 0 ? status : AL_EINVAL;
+	if ((e->message = al_strdup(message != NULL ? message : "")) == NULL)
+		return al_error_set(AL_ENOMEM, "out of memory");
+	p->totals.images_failed++;
+	p->totals.images_missing++;
+	return 0;
+}
+
+size_t al_plan_count(const al_plan *p)
+{
+	return p != NULL ? p->n : 0;
+}
+
+const al_plan_entry *al_plan_entry_at(const al_plan *p, size_t i)
+{
+	return p != NULL && i < p->n ? &p->v[i] : NULL;
+}
+
+void al_plan_get_totals(const al_plan *p, al_plan_totals *out)
+{
+	if (out == NULL)
+		return;
+	if (p == NULL) {
+		memset(out, 0, sizeof(*out));
+		return;
+	}
+	*out = p->totals;
+}
+
+static int write_list(const al_plan *p, const char *dir, const char *file,
+                      int missing_only)
+{
+	al_buf b = AL_BUF_INIT(PLAN_TEXT_MAX);
+	char *path = NULL;
+	size_t i;
+	int rc = 0;
+
+	for (i = 0; i < p->n && rc == 0; i++) {
+		const al_plan_entry *e = &p->v[i];
+		if (missing_only && e->present && e->status == 0)
+			continue;
+		rc = al_buf_printf(&b, "%s=%s\n", e->source, e->destination);
+	}
+	if (rc < 0)
+		goto out;
+	if ((path = al_path_join(dir, file)) == NULL) {
+		rc = al_error_set(AL_ENOMEM, "out of memory");
+		goto out;
+	}
+	rc = al_fs_write_atomic(path, b.len > 0 ? b.ptr : (const void *)"",
+	                        b.len);
+out:
+	free(path);
+	al_buf_free(&b);
+	return rc;
+}
+
+int al_plan_write(const al_plan *p, const char *dir)
+{
+	int rc;
+
+	if (p == NULL || dir == NULL)
+		return al_error_set(AL_EINVAL, "al_plan_write: NULL");
+	if ((rc = al_fs_mkdir_p(dir, 0755)) < 0)
+		return al_error_wrap(rc, "cannot create '%s'", dir);
+	if ((rc = write_list(p, dir, "mapping.txt", 0)) < 0 ||
+	    (rc = write_list(p, dir, "missing.txt", 1)) < 0)
+		return rc;
+	return 0;
+}
+
+int al_fs_free_space(const char *path, uint64_t *avail)
+{
+	struct statvfs sv;
+
+	if (path == NULL || avail == NULL)
+		return al_error_set(AL_EINVAL, "al_fs_free_space: NULL");
+	if (statvfs(path, &sv) != 0)
+		return al_error_errno(errno, "cannot statvfs '%s'", path);
+	*avail = (uint64_t)sv.f_bavail * (uint64_t)sv.f_frsize;
+	return 0;
+}
+
+int al_space_check(const char *path, uint64_t need, const char *what)
+{
+	uint64_t avail = 0;
+	int rc;
+
+	if ((rc = al_fs_free_space(path, &avail)) < 0)
+		return rc;
+	if (need > avail)
+		return al_error_set(AL_EIO,
+		                    "not enough space for %s on '%s': %llu "
+		                    "bytes needed, %llu bytes free",
+		                    what != NULL ? what : "the data", path,
+		                    (unsigned long long)need,
+		                    (unsigned long long)avail);
+	return 0;
+}
+
+void al_mirror_lifecycle_clear(al_mirror_lifecycle *lc)
+{
+	if (lc == NULL)
+		return;
+	al_plan_free(lc->plan);
+	lc->plan = NULL;
+	free(lc->dir);
+	lc->dir = NULL;
+	lc->free = lc->need = lc->prefetched = lc->prefetched_blobs = 0;
+	lc->signatures_missing = 0;
+}
+
+/* ---- the hook of al_mirror_plan_run ---- */
+
+/* What one transfer image of the plan is. */
+typedef struct slot {
+	const char *kind;
+	char *source;      /* canonical, with transport */
+	char *destination; /* oci:STORE:NAME or docker://... */
+	char *name;        /* store name (index.json) */
+} slot;
+
+typedef struct planner {
+	al_store *store;
+	al_mirror_lifecycle *lc;
+	al_plan *plan;
+	slot *slots; /* by transfer image index */
+	size_t nslots;
+} planner;
+
+static void slots_free(planner *pl)
+{
+	size_t i;
+
+	for (i = 0; i < pl->nslots; i++) {
+		free(pl->slots[i].source);
+		free(pl->slots[i].destination);
+		free(pl->slots[i].name);
+	}
+	free(pl->slots);
+	pl->slots = NULL;
+	pl->nslots = 0;
+}
+
+/* The store name mirror gives ref (mirror.c's store_name: the normalised
+ * docker reference, an oci: source's own name) and the canonical source. */
+static int names_of(const char *ref, char **name, char **source)
+{
+	al_imgref ir = {0};
+	char *n = NULL, *s = NULL;
+	int rc;
+
+	if ((rc = al_imgref_parse(&ir, ref)) < 0)
+		return rc;
+	if (ir.transport == AL_TRANSPORT_DOCKER)
+		n = al_ref_string(&ir.ref);
+	else
+		n = al_strdup(ir.name != NULL ? ir.name : ir.path);
+	s = al_imgref_string(&ir);
+	al_imgref_clear(&ir);
+	if (n == NULL || s == NULL) {
+		free(n);
+		free(s);
+		return al_error_set(AL_ENOMEM, "out of memory");
+	}
+	*name = n;
+	*source = s;
+	return 0;
+}
+
+static char *destination_of(const planner *pl, const char *name)
+{
+	char *repo = NULL, *ref = NULL, *d = NULL;
+	const char *prefix;
+
+	if (pl->lc->to == NULL)
+		return al_sprintf("oci:%s:%s", al_store_path(pl->store), name);
+	prefix = pl->lc->to;
+	if (al_str_startswith(prefix, "docker://"))
+		prefix += strlen("docker://");
+	if (al_push_target(name, prefix, &repo, &ref) < 0)
+		return al_sprintf("oci:%s:%s", al_store_path(pl->store), name);
+	d = al_sprintf("docker://%s%s%s", repo,
+	               al_str_startswith(ref, "sha256:") ? "@" : ":", ref);
+	free(repo);
+	free(ref);
+	return d;
+}
+
+/* Queue ref as an image of kind; failures become failed entries. */
+static int queue(planner *pl, al_transfer *t, const char *kind, const char *ref,
+                 int hold, int *idx)
+{
+	al_imgref ir = {0};
+	char *name = NULL, *source = NULL, *dest = NULL;
+	int rc, i = -1;
+
+	*idx = -1;
+	if ((rc = names_of(ref, &name, &source)) < 0 ||
+	    (rc = al_imgref_parse(&ir, ref)) < 0) {
+		if (rc == AL_ENOMEM)
+			goto out;
+		rc = al_plan_add_failed(pl->plan, kind, ref, "", rc,
+		                        al_error_message());
+		goto out;
+	}
+	if ((dest = destination_of(pl, name)) == NULL) {
+		rc = al_error_set(AL_ENOMEM, "out of memory");
+		goto out;
+	}
+	if ((i = al_transfer_add(t, &ir, name)) < 0 ||
+	    (hold && (rc = al_transfer_hold(t, i)) < 0)) {
+		rc = al_plan_add_failed(pl->plan, kind, source, dest,
+		                        i < 0 ? i : rc, al_error_message());
+		goto out;
+	}
+	if ((size_t)i >= pl->nslots) {
+		size_t n = (size_t)i + 1;
+		slot *grown = realloc(pl->slots, n * sizeof(*grown));
+		if (grown == NULL) {
+			rc = al_error_set(AL_ENOMEM, "out of memory");
+			goto out;
+		}
+		memset(grown + pl->nslots, 0,
+		       (n - pl->nslots) * sizeof(*grown));
+		pl->slots = grown;
+		pl->nslots = n;
+	}
+	/* the same image queued twice is one transfer image */
+	free(pl->slots[i].source);
+	free(pl->slots[i].destination);
+	free(pl->slots[i].name);
+	pl->slots[i].kind = kind;
+	pl->slots[i].source = source;
+	pl->slots[i].destination = dest;
+	pl->slots[i].name = name;
+	source = dest = name = NULL;
+	*idx = i;
+	rc = 0;
+out:
+	al_imgref_clear(&ir);
+	free(name);
+	free(source);
+	free(dest);
+	return rc;
+}
+
+static int on_resolved(void *ud, int image, int status, const char *message,
+                       const al_descriptor *top, uint64_t manifest_bytes,
+                       const al_descriptor *blobs, size_t nblobs)
+{
+	planner *pl = ud;
+	const slot *s;
+
+	(void)top;
+	if (image < 0 || (size_t)image >= pl->nslots)
+		return 0;
+	s = &pl->slots[image];
+	if (status < 0)
+		return al_plan_add_failed(pl->plan, s->kind, s->source,
+		                          s->destination, status, message);
+	return al_plan_add(pl->plan, s->kind, s->source, s->destination,
+	                   pl->store, manifest_bytes, blobs, nblobs);
+}
+
+/* 1 when STORE/signatures/<algo>=<hex>/signature-1 exists. */
+static int has_signature(al_store *store, const al_digest *d)
+{
+	char *dir = al_store_signature_dir(store, d);
+	char *f = dir != NULL ? al_path_join(dir, "signature-1") : NULL;
+	int r = f != NULL && al_fs_exists(f) == 1;
+
+	free(dir);
+	free(f);
+	return r;
+}
+
+/* Releases: resolved for the plan, then fetched (held, unnamed: the
+ * mirror that follows, or a later one, reuses the blobs) so that their
+ * image-references can be read; components queued. */
+static int plan_releases(planner *pl, al_transfer *t,
+                         const char *const *releases, size_t n,
+                         const al_transfer_opts *to)
+{
+	al_transfer_stats st;
+	al_transfer *fetch = NULL;
+	int *idx = NULL;
+	size_t i, j;
+	int rc = 0;
+
+	memset(&st, 0, sizeof(st));
+	if (n == 0)
+		return 0;
+	if ((idx = calloc(n, sizeof(*idx))) == NULL)
+		return al_error_set(AL_ENOMEM, "out of memory");
+	for (i = 0; i < n; i++)
+		if ((rc = queue(pl, t, "release", releases[i], 1, &idx[i])) < 0)
+			goto out;
+	if ((rc = al_transfer_resolve(t, on_resolved, pl)) < 0)
+		goto out;
+	/* fetch the releases that resolved, held (never named by the plan) */
+	if ((rc = al_transfer_new_to_store(&fetch, pl->store, to)) < 0)
+		goto out;
+	for (i = 0; i < n; i++) {
+		al_imgref ir = {0};
+		char *name = NULL, *source = NULL;
+		int status = 0;
+		if (idx[i] < 0)
+			continue;
+		al_transfer_result(t, idx[i], &status, NULL, NULL, NULL);
+		idx[i] = -1;
+		if (status != AL_ECANCELED)
+			continue;
+		if ((rc = names_of(releases[i], &name, &source)) == 0 &&
+		    (rc = al_imgref_parse(&ir, releases[i])) == 0 &&
+		    (rc = al_transfer_add(fetch, &ir, name)) >= 0) {
+			idx[i] = rc;
+			rc = al_transfer_hold(fetch, idx[i]);
+		}
+		al_imgref_clear(&ir);
+		free(name);
+		free(source);
+		if (rc < 0)
+			goto out;
+	}
+	al_transfer_run(fetch, &st);
+	pl->lc->prefetched += st.bytes_transferred;
+	pl->lc->prefetched_blobs += st.blobs_transferred;
+	for (i = 0; i < n; i++) {
+		al_release *r = NULL;
+		al_digest d;
+		const char *msg;
+		int status;
+
+		if (idx[i] < 0)
+			continue;
+		al_transfer_result(fetch, idx[i], &status, &d, NULL, &msg);
+		if (status < 0) {
+			al_log_warn("plan: %s", msg);
+			continue;
+		}
+		if (!has_signature(pl->store, &d))
+			pl->lc->signatures_missing++;
+		if (al_release_open(&r, pl->store, &d,
+		                    to != NULL ? to->platform : NULL) < 0) {
+			al_log_warn("plan: %s: not a release image: %s",
+			            releases[i], al_error_message());
+			continue;
+		}
+		for (j = 0; j < al_release_component_count(r); j++) {
+			const al_release_component *c =
+			    al_release_component_at(r, j);
+			int ci;
+			if ((rc = queue(pl, t, "component", c->image, 0, &ci)) <
+			    0)
+				break;
+		}
+		al_release_free(r);
+		if (rc < 0)
+			goto out;
+	}
+out:
+	al_transfer_free(fetch);
+	free(idx);
+	return rc;
+}
+
+void al_mirror__plan_after(const al_mirror_lifecycle *lc,
+                           al_transfer_stats *stats)
+{
+	uint64_t n;
+
+	if (lc == NULL || stats == NULL || lc->dry_run)
+		return;
+	n = lc->prefetched_blobs < stats->blobs_present ? lc->prefetched_blobs
+	                                                : stats->blobs_present;
+	stats->blobs_transferred += n;
+	stats->blobs_present -= n;
+	stats->bytes_transferred += lc->prefetched;
+	stats->bytes_present = stats->bytes_present > lc->prefetched
+	                           ? stats->bytes_present - lc->prefetched
+	                           : 0;
+}
+
+int al_mirror__plan_before(al_store *store, al_mirror_lifecycle *lc,
+                           const char *const *releases, size_t nreleases,
+                           const char *const *images, size_t nimages,
+                           const al_transfer_opts *to)
+{
+	planner pl;
+	al_transfer *t = NULL;
+	al_plan_totals tot;
+	size_t i;
+	int rc, idx;
+
+	if (lc == NULL || (!lc->dry_run && lc->no_space_check))
+		return 0;
+	memset(&pl, 0, sizeof(pl));
+	pl.store = store;
+	pl.lc = lc;
+	al_mirror_lifecycle_clear(lc);
+	if ((rc = al_plan_new(&lc->plan)) < 0)
+		return rc;
+	pl.plan = lc->plan;
+	if ((rc = al_transfer_new_to_store(&t, store, to)) < 0)
+		goto out;
+	if ((rc = plan_releases(&pl, t, releases, nreleases, to)) < 0)
+		goto out;
+	for (i = 0; i < nimages; i++)
+		if ((rc = queue(&pl, t, "image", images[i], 0, &idx)) < 0)
+			goto out;
+	if ((rc = al_transfer_resolve(t, on_resolved, &pl)) < 0)
+		goto out;
+	al_plan_get_totals(lc->plan, &tot);
+	if ((rc = al_fs_free_space(al_store_path(store), &lc->free)) < 0)
+		goto out;
+	/* what the plan fetched itself is on disk already */
+	lc->need = tot.bytes_missing > lc->prefetched
+	               ? tot.bytes_missing - lc->prefetched
+	               : 0;
+	if (lc->dry_run) {
+		lc->dir = lc->dry_run_dir != NULL
+		              ? al_strdup(lc->dry_run_dir)
+		              : al_sprintf("%s/airlock/dry-run",
+		                           al_store_path(store));
+		if (lc->dir == NULL) {
+			rc = al_error_set(AL_ENOMEM, "out of memory");
+			goto out;
+		}
+		if ((rc = al_plan_write(lc->plan, lc->dir)) < 0)
+			goto out;
+		rc = 1;
+		goto out;
+	}
+	if (lc->need > lc->free) {
+		rc = al_error_set(AL_EIO,
+		                  "not enough space on '%s': the selection "
+		                  "needs %llu more bytes, the file system has "
+		                  "%llu bytes free (--no-space-check to try "
+		                  "anyway)",
+		                  al_store_path(store),
+		                  (unsigned long long)lc->need,
+		                  (unsigned long long)lc->free);
+		goto out;
+	}
+	al_log_info("plan: %zu images, %llu bytes to transfer, %llu bytes "
+	            "free",
+	            tot.images, (unsigned long long)lc->need,
+	            (unsigned long long)lc->free);
+	rc = 0;
+out:
+	slots_free(&pl);
+	al_transfer_free(t);
+	return rc;
+}
