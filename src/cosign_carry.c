@@ -9,7 +9,7 @@
 #include "airlock/cosign.h"
 #include "airlock/error.h"
 #include "airlock/fs.h"
-#include "airlock/json.h"
+#include "json_int.h"
 #include "airlock/oci.h"
 
 void al_cosign_carry_report_clear(al_cosign_carry_report *r)

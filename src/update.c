@@ -8,10 +8,12 @@
 #include <time.h>
 
 #include "airlock/update.h"
+#include "update_int.h"
 #include "airlock/buf.h"
 #include "airlock/error.h"
 #include "airlock/fs.h"
-#include "airlock/json.h"
+#include "json_int.h"
+#include "kube_int.h"
 #include "airlock/log.h"
 #include "airlock/sig.h"
 
@@ -971,7 +973,7 @@ static int co_not_ready(const al_update_task *t, const json_t *live,
                         int *permanent, char **why)
 {
 	const json_t *want =
-	    json_object_get(json_object_get(t->obj, "status"), "versions");
+	    json_object_get(json_object_get(al_update__obj(t), "status"), "versions");
 	const json_t *have =
 	    json_object_get(json_object_get(live, "status"), "versions");
 	const json_t *avc = find_cond(live, "Available"),
@@ -1218,7 +1220,7 @@ static int wait_ready(run *r, const al_update_task *t, not_ready_fn check)
 	int rc, permanent = 0;
 
 	if (check == co_not_ready &&
-	    json_array_size(json_object_get(json_object_get(t->obj, "status"),
+	    json_array_size(json_object_get(json_object_get(al_update__obj(t), "status"),
 	                                    "versions")) == 0) {
 		if (co_not_ready(t, NULL, &permanent, &why) < 0)
 			return AL_ENOMEM;
@@ -1356,7 +1358,7 @@ static int apply_task(run *r, const al_update_task *t, int *repaired)
 			json_decref(live);
 			return 0;
 		}
-		if (rc == 0 && !contained(t->obj, live, 1))
+		if (rc == 0 && !contained(al_update__obj(t), live, 1))
 			*repaired = 1;
 		else if (rc == AL_ENOTFOUND &&
 		         r->mode == AL_UPDATE_MODE_RECONCILE)
@@ -1367,7 +1369,7 @@ static int apply_task(run *r, const al_update_task *t, int *repaired)
 	for (attempt = 0;; attempt++) {
 		if (al_cancel_is_set(o->cancel))
 			return al_error_set(AL_ECANCELED, "cancelled");
-		rc = al_kube_apply(o->kube, t->obj, NULL, r->dl);
+		rc = al_kube_apply(o->kube, al_update__obj(t), NULL, r->dl);
 		if (rc == 0)
 			break;
 		if (!transient(rc))

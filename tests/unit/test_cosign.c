@@ -14,7 +14,7 @@
 #include "airlock/cosign.h"
 #include "airlock/error.h"
 #include "airlock/fs.h"
-#include "airlock/json.h"
+#include "json_int.h"
 
 #define DIGEST_A                                                               \
 	"sha256:"                                                              \
