@@ -7,6 +7,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include <jansson.h>
+
 #include "airlock/buf.h"
 #include "airlock/error.h"
 #include "airlock/fs.h"
