@@ -10,8 +10,6 @@
 #include "airlock/log.h"
 #include "airlock/digest.h"
 #include "airlock/ref.h"
-#include "airlock/json.h"
-#include "airlock/yaml.h"
 #include "airlock/http.h"
 #include "airlock/auth.h"
 #include "airlock/registry.h"

@@ -7,8 +7,8 @@
 
 #include "airlock/error.h"
 #include "airlock/fs.h"
-#include "airlock/json.h"
-#include "airlock/yaml.h"
+#include "json_int.h"
+#include "yaml_int.h"
 #include "catalog_int.h"
 
 #define S_PACKAGE "olm.package"

@@ -4,7 +4,7 @@
 #include <string.h>
 
 #include "airlock/error.h"
-#include "airlock/json.h"
+#include "json_int.h"
 #include "catalog_int.h"
 
 #define LIST_MAX 20 /* names listed in "what exists" messages */

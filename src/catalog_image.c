@@ -11,7 +11,7 @@
 #include <zlib.h>
 
 #include "airlock/error.h"
-#include "airlock/json.h"
+#include "json_int.h"
 #include "airlock/log.h"
 #include "catalog_int.h"
 

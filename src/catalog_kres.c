@@ -4,7 +4,7 @@
 #include <string.h>
 
 #include "airlock/error.h"
-#include "airlock/yaml.h"
+#include "yaml_int.h"
 #include "catalog_int.h"
 
 #define NAME_MAX_LEN 63 /* a DNS-1123 label: CatalogSource names a Service */

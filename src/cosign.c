@@ -15,7 +15,7 @@
 #include "airlock/cosign.h"
 #include "airlock/error.h"
 #include "airlock/fs.h"
-#include "airlock/json.h"
+#include "json_int.h"
 #include "cosign_int.h"
 
 /* --- payload -------------------------------------------------------- */

@@ -8,7 +8,7 @@
 
 #include "airlock/cosign.h"
 #include "airlock/error.h"
-#include "airlock/yaml.h"
+#include "yaml_int.h"
 
 static int cmp_str(const void *a, const void *b)
 {

@@ -9,7 +9,7 @@
 
 #include "airlock/cosign.h"
 #include "airlock/error.h"
-#include "airlock/json.h"
+#include "json_int.h"
 #include "airlock/oci.h"
 #include "airlock/store.h"
 #include "cosign_int.h"

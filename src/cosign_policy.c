@@ -9,9 +9,9 @@
 #include "airlock/cosign.h"
 #include "airlock/error.h"
 #include "airlock/fs.h"
-#include "airlock/json.h"
+#include "json_int.h"
 #include "airlock/ref.h"
-#include "airlock/yaml.h"
+#include "yaml_int.h"
 #include "cosign_int.h"
 
 typedef struct cs_rule {

@@ -10,7 +10,7 @@
 #include <openssl/evp.h>
 
 #include "airlock/error.h"
-#include "airlock/json.h"
+#include "json_int.h"
 #include "cosign_int.h"
 
 void al__cosign_tlog_init(cs_tlog *e)

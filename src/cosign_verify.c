@@ -12,7 +12,7 @@
 
 #include "airlock/cosign.h"
 #include "airlock/error.h"
-#include "airlock/json.h"
+#include "json_int.h"
 #include "cosign_int.h"
 
 #define MAX_SIG_BYTES (16 * 1024)

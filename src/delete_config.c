@@ -8,8 +8,8 @@
 #include "airlock/error.h"
 #include "airlock/fs.h"
 #include "airlock/imageset.h"
-#include "airlock/json.h"
-#include "airlock/yaml.h"
+#include "json_int.h"
+#include "yaml_int.h"
 
 #define DELETE_KIND "DeleteImageSetConfiguration"
 #define DELETE_API "mirror.openshift.io/v2alpha1"

@@ -12,9 +12,9 @@
 #include "airlock/buf.h"
 #include "airlock/error.h"
 #include "airlock/fs.h"
-#include "airlock/json.h"
+#include "json_int.h"
 #include "airlock/log.h"
-#include "airlock/yaml.h"
+#include "yaml_int.h"
 
 #define MAX_NODES 200000
 #define MAX_EDGES 4000000

@@ -11,9 +11,9 @@
 #include "airlock/buf.h"
 #include "airlock/error.h"
 #include "airlock/fs.h"
-#include "airlock/json.h"
+#include "json_int.h"
 #include "airlock/log.h"
-#include "airlock/yaml.h"
+#include "yaml_int.h"
 
 static int oom(void)
 {

@@ -12,9 +12,9 @@
 #include "airlock/buf.h"
 #include "airlock/error.h"
 #include "airlock/helm.h"
-#include "airlock/json.h"
+#include "json_int.h"
 #include "airlock/ref.h"
-#include "airlock/yaml.h"
+#include "yaml_int.h"
 
 /* ---- versions (Masterminds semver v3, NewVersion) ------------------------ */
 

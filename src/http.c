@@ -1028,19 +1028,338 @@ static uint64_t retry_delay(const al_http *h, const al_http_resp *resp,
 	return al_backoff_ms(retry, h->backoff_base_ms, h->backoff_max_ms);
 }
 
+/* One al_http_do call: what its attempts share. */
+struct call {
+	al_http *h;
+	const al_http_req *req;
+	al_http_resp *resp;
+	struct xfer x;
+	char *url;          /* this attempt's URL (a redirect's target) */
+	const char *method; /* this attempt's method (a 303 makes it GET) */
+	int orig_send_body; /* the request as the caller made it sends one */
+	int drop_auth;      /* a redirect left the original origin */
+	unsigned retries, redirects;
+};
+
+static const char *req_method(const al_http_req *req)
+{
+	return req->method != NULL && req->method[0] != '\0' ? req->method
+	                                                     : "GET";
+}
+
+/* The body was partly sent and cannot be sent again from byte 0. */
+static int cannot_resend(const struct call *c)
+{
+	return c->x.send_body && c->req->reader != NULL && c->x.sent > 0 &&
+	       c->req->reader->rewind == NULL;
+}
+
+/* Check the request and set up what every attempt shares. */
+static int call_start(struct call *c, al_http *h, const al_http_req *req,
+                      al_http_resp *resp)
+{
+	struct xfer *x = &c->x;
+	const char *const *hp;
+
+	memset(c, 0, sizeof(*c));
+	c->h = h;
+	c->req = req;
+	c->resp = resp;
+	x->h = h;
+	x->req = req;
+	x->resp = resp;
+	x->out_start = req->body_out != NULL ? req->body_out->len : 0;
+	c->method = req_method(req);
+	c->orig_send_body = req->reader != NULL || req->body != NULL ||
+	                    strcmp(c->method, "PUT") == 0 ||
+	                    strcmp(c->method, "POST") == 0 ||
+	                    strcmp(c->method, "PATCH") == 0;
+	x->send_body = c->orig_send_body;
+	if ((c->url = al_strdup(req->url)) == NULL)
+		return al_error_set(AL_ENOMEM, "out of memory copying a URL");
+	url_redact(c->url, x->safe_url, sizeof(x->safe_url));
+	if (!url_is_http(c->url))
+		return al_error_set(AL_EINVAL, "not an http(s) URL: '%s'",
+		                    x->safe_url);
+	if (url_has_ctl(c->url))
+		return al_error_set(
+		    AL_EINVAL,
+		    "refusing the URL '%s': it contains a control "
+		    "character or a space",
+		    x->safe_url);
+	for (hp = req->headers; hp != NULL && *hp != NULL; hp++) {
+		/* a value built from server data (a token, a Location) must
+		 * not add a line to the request */
+		if (!al_http_value_ok(*hp, strlen(*hp)))
+			return al_error_set(AL_EINVAL,
+			                    "refusing to send a request header "
+			                    "with a control character to '%s'",
+			                    x->safe_url);
+	}
+	/* Documents are bounded in time, all attempts included. */
+	x->doc = req->sink == NULL && req->reader == NULL;
+	x->deadline = req->deadline;
+	if (x->doc)
+		x->deadline = al_deadline_min(
+		    x->deadline,
+		    al_deadline_in(h->doc_ms * ((uint64_t)h->max_retries + 1)));
+	return 0;
+}
+
+/* Before an attempt: still wanted and in time, the request body back at
+ * byte 0 (resend), the attempt's answer state reset. */
+static int attempt_start(struct call *c)
+{
+	struct xfer *x = &c->x;
+	const al_http_req *req = c->req;
+	int rc;
+
+	if (al_cancel_is_set(c->h->cancel))
+		return al_error_set(AL_ECANCELED, "%s '%s' cancelled",
+		                    c->method, x->safe_url);
+	if (al_deadline_expired(x->deadline))
+		return al_error_set(
+		    AL_ETIMEOUT,
+		    "deadline exceeded for %s '%s' after %u attempt(s)",
+		    c->method, x->safe_url, c->resp->attempts);
+	/* A fresh attempt: a request body starts again at byte 0. */
+	if (x->send_body && req->reader != NULL && x->sent > 0) {
+		if (req->reader->rewind == NULL)
+			return al_error_set(
+			    AL_EINVAL,
+			    "cannot send the body of %s '%s' again: "
+			    "the reader has no rewind",
+			    c->method, x->safe_url);
+		if ((rc = req->reader->rewind(req->reader->ud)) < 0)
+			return rc;
+		x->sent = 0;
+	}
+	x->body_pos = 0;
+	x->status = 0;
+	x->headers_done = 0;
+	x->body_2xx = 0;
+	x->follow = 0;
+	x->follow_allowed = !req->no_redirect;
+	x->is_head = strcmp(c->method, "HEAD") == 0;
+	x->hdr_bytes = 0;
+	x->side_bytes = 0;
+	x->side_end_ms = 0;
+	x->range_from = req->resumable ? x->given : 0;
+	if (c->h->no_plain_auth && !c->drop_auth && has_auth(req) &&
+	    url_is_plain(c->url) && !al_http_plain_allowed(c->h, c->url))
+		return al_error_set(AL_EPROTO,
+		                    "refusing to send credentials over "
+		                    "plain http to '%s' (not an insecure "
+		                    "host)",
+		                    x->safe_url);
+	return 0;
+}
+
+/* An attempt a callback ended: cancelled, or its error. */
+static int attempt_aborted(struct call *c, CURLcode res, long status)
+{
+	struct xfer *x = &c->x;
+
+	if (x->canceled || (res == CURLE_ABORTED_BY_CALLBACK && x->err == 0)) {
+		al_log_debug("http: %s %s cancelled (attempt %u)", c->method,
+		             x->safe_url, c->resp->attempts);
+		return al_error_set(AL_ECANCELED, "%s '%s' cancelled",
+		                    c->method, x->safe_url);
+	}
+	if (x->err != 0) {
+		al_log_debug("http: %s %s -> %ld (attempt %u): %s", c->method,
+		             x->safe_url, status, c->resp->attempts,
+		             al_error_message());
+		return x->err;
+	}
+	return 0;
+}
+
+/*
+ * The redirect decision for an answer the transfer marked to follow: 1
+ * followed (c->url, method and credentials set for the next attempt), 0
+ * not followed (the answer is final: no Location, or a body that cannot
+ * be sent again), negative refused (too many, not http(s), a downgrade
+ * to plain http with credentials).
+ */
+static int redirect_follow(struct call *c, long status)
+{
+	struct xfer *x = &c->x;
+	const al_http_req *req = c->req;
+	char *loc = NULL;
+
+	if (curl_easy_getinfo(c->h->easy, CURLINFO_REDIRECT_URL, &loc) !=
+	        CURLE_OK ||
+	    loc == NULL)
+		return 0;
+	if (c->redirects >= HTTP_MAX_REDIRECTS)
+		return al_error_set(AL_EPROTO,
+		                    "too many redirects (more than %d) "
+		                    "from '%s'",
+		                    HTTP_MAX_REDIRECTS, x->safe_url);
+	if (!url_is_http(loc) || url_has_ctl(loc)) {
+		al_error_clear();
+		return al_error_set(AL_EPROTO,
+		                    "'%s' redirects to a non-http(s) URL",
+		                    x->safe_url);
+	}
+	/* https -> http on the same host and port with credentials: a
+	 * downgrade, refused (dropping them would hide the attack). */
+	if (!c->drop_auth && has_auth(req) && url_is_plain(loc) &&
+	    !url_is_plain(c->url) &&
+	    al_http_origin_compare(req->url, loc) == AL_HTTP_ORIGIN_SCHEME &&
+	    !al_http_plain_allowed(c->h, loc)) {
+		char safe_loc[HTTP_SAFE_URL_MAX];
+
+		url_redact(loc, safe_loc, sizeof(safe_loc));
+		return al_error_set(AL_EPROTO,
+		                    "'%s' redirects to plain http on "
+		                    "the same host and port ('%s'): "
+		                    "refusing to send credentials in "
+		                    "clear text",
+		                    x->safe_url, safe_loc);
+	}
+	al_log_debug("http: %s %s -> %ld (attempt %u), redirect %u", c->method,
+	             x->safe_url, status, c->resp->attempts, c->redirects + 1);
+	if ((status == 303 && !x->is_head) ||
+	    ((status == 301 || status == 302) &&
+	     strcmp(c->method, "POST") == 0)) {
+		c->method = "GET";
+		x->send_body = 0;
+	}
+	if (cannot_resend(c)) {
+		al_log_debug("http: %s %s -> %ld: cannot send the body "
+		             "again, not following",
+		             c->method, x->safe_url, status);
+		return 0;
+	}
+	/* Credentials never follow a redirect that leaves the original
+	 * scheme, host or port (signed storage URLs). */
+	if (!c->drop_auth && !same_origin(req->url, loc))
+		c->drop_auth = 1;
+	free(c->url);
+	if ((c->url = al_strdup(loc)) == NULL)
+		return al_error_set(AL_ENOMEM, "out of memory copying a URL");
+	c->redirects++;
+	if (c->drop_auth)
+		al_log_debug("http: redirect left the original origin, "
+		             "Authorization dropped");
+	url_redact(c->url, x->safe_url, sizeof(x->safe_url));
+	return 1;
+}
+
+/* The retry decision for an answer (status): 1 ask again after *delay,
+ * 0 the answer is final (not retryable, no retries or time left, a body
+ * that cannot be sent again). */
+static int status_retry(struct call *c, long status, uint64_t *delay)
+{
+	struct xfer *x = &c->x;
+
+	if (!is_retryable_status(status) || c->retries >= c->h->max_retries ||
+	    cannot_resend(c))
+		return 0;
+	*delay = retry_delay(c->h, c->resp, c->retries, 1);
+	if (*delay >= al_deadline_remaining_ms(x->deadline)) {
+		al_log_debug("http: %s %s -> %ld (attempt %u), no time left "
+		             "to retry",
+		             c->method, x->safe_url, status, c->resp->attempts);
+		return 0;
+	}
+	al_log_debug("http: %s %s -> %ld (attempt %u), retrying in %llu ms",
+	             c->method, x->safe_url, status, c->resp->attempts,
+	             (unsigned long long)*delay);
+	return 1;
+}
+
+/* The retry decision for a transfer that failed (res): 1 try again after
+ * *delay (a received body restarted when it cannot resume), negative the
+ * failure is final (its message set). */
+static int failure_retry(struct call *c, CURLcode res, uint64_t *delay)
+{
+	struct xfer *x = &c->x;
+	const al_http_req *req = c->req;
+	const char *errtext =
+	    c->h->errbuf[0] != '\0' ? c->h->errbuf : curl_easy_strerror(res);
+	int retry, code, rc;
+
+	code = classify(res, &retry);
+	/* curl's timer may fire a few ms before ours: a curl timeout set from
+	 * the deadline's rest is the deadline */
+	if (code == AL_ETIMEOUT && (al_deadline_expired(x->deadline) ||
+	                            (x->capped && !x->own_timeout))) {
+		al_log_debug("http: %s %s failed (attempt %u): %s, deadline "
+		             "exceeded",
+		             c->method, x->safe_url, c->resp->attempts,
+		             errtext);
+		return al_error_set(AL_ETIMEOUT,
+		                    "deadline exceeded for %s '%s' after %u "
+		                    "attempt(s): %s",
+		                    c->method, x->safe_url, c->resp->attempts,
+		                    errtext);
+	}
+	if (c->retries >= c->h->max_retries || cannot_resend(c))
+		retry = 0;
+	/* a body partly given to a sink that cannot start again */
+	if (x->given > 0 && !req->resumable && req->sink != NULL &&
+	    req->sink->reset == NULL)
+		retry = 0;
+	*delay = retry ? retry_delay(c->h, c->resp, c->retries, 0) : 0;
+	if (retry && *delay >= al_deadline_remaining_ms(x->deadline))
+		/* Another attempt was due but the deadline leaves no time
+		 * for it: the deadline is what ended the request. */
+		return al_error_set(code,
+		                    "deadline exceeded for %s '%s' after %u "
+		                    "attempt(s), no time left to retry: %s",
+		                    c->method, x->safe_url, c->resp->attempts,
+		                    errtext);
+	if (!retry) {
+		al_log_debug("http: %s %s failed (attempt %u): %s", c->method,
+		             x->safe_url, c->resp->attempts, errtext);
+		return al_error_set(
+		    code, "%s '%s' failed after %u attempt(s): %s%s", c->method,
+		    x->safe_url, c->resp->attempts,
+		    code == AL_ETIMEOUT ? "timed out: " : "", errtext);
+	}
+	al_log_debug("http: %s %s failed (attempt %u): %s, retrying in %llu "
+	             "ms",
+	             c->method, x->safe_url, c->resp->attempts, errtext,
+	             (unsigned long long)*delay);
+	if (x->given > 0 && !req->resumable && (rc = body_restart(x)) < 0)
+		return rc;
+	return 1;
+}
+
+/* Wait before the next attempt, which asks the original URL again: a
+ * redirect target may be a signed URL that has expired meanwhile. */
+static int retry_wait(struct call *c, uint64_t delay)
+{
+	struct xfer *x = &c->x;
+
+	if (al_sleep_ms(delay, c->h->cancel) != 0)
+		return al_error_set(AL_ECANCELED, "%s '%s' cancelled",
+		                    c->method, x->safe_url);
+	c->retries++;
+	if (c->redirects == 0)
+		return 0;
+	free(c->url);
+	if ((c->url = al_strdup(c->req->url)) == NULL)
+		return al_error_set(AL_ENOMEM, "out of memory copying a URL");
+	url_redact(c->url, x->safe_url, sizeof(x->safe_url));
+	c->method = req_method(c->req);
+	x->send_body = c->orig_send_body;
+	c->drop_auth = 0;
+	c->redirects = 0;
+	return 0;
+}
+
 int al_http_do(al_http *h, const al_http_req *req, al_http_resp *resp)
 {
-	struct xfer x;
+	struct call c;
 	struct curl_slist *hdrs = NULL;
-	const char *const *hp;
-	const char *method, *errtext;
-	char *url = NULL, *loc;
-	unsigned retries = 0, redirects = 0;
-	int rc = 0, drop_auth = 0, retry, code;
-	int orig_send_body;
 	CURLcode res;
-	long status;
+	long status = 0;
 	uint64_t delay;
+	int rc;
 
 	if (resp == NULL)
 		return al_error_set(AL_EINVAL, "al_http_do: no response");
@@ -1048,348 +1367,56 @@ int al_http_do(al_http *h, const al_http_req *req, al_http_resp *resp)
 	if (h == NULL || req == NULL || req->url == NULL)
 		return al_error_set(AL_EINVAL,
 		                    "al_http_do: no client, request or URL");
-	memset(&x, 0, sizeof(x));
-	x.h = h;
-	x.req = req;
-	x.resp = resp;
-	x.out_start = req->body_out != NULL ? req->body_out->len : 0;
-	method =
-	    req->method != NULL && req->method[0] != '\0' ? req->method : "GET";
-	orig_send_body = req->reader != NULL || req->body != NULL ||
-	                 strcmp(method, "PUT") == 0 ||
-	                 strcmp(method, "POST") == 0 ||
-	                 strcmp(method, "PATCH") == 0;
-	x.send_body = orig_send_body;
-	url = al_strdup(req->url);
-	if (url == NULL) {
-		rc = al_error_set(AL_ENOMEM, "out of memory copying a URL");
+	if ((rc = call_start(&c, h, req, resp)) < 0)
 		goto out;
-	}
-	url_redact(url, x.safe_url, sizeof(x.safe_url));
-	if (!url_is_http(url)) {
-		rc = al_error_set(AL_EINVAL, "not an http(s) URL: '%s'",
-		                  x.safe_url);
-		goto out;
-	}
-	if (url_has_ctl(url)) {
-		rc =
-		    al_error_set(AL_EINVAL,
-		                 "refusing the URL '%s': it contains a control "
-		                 "character or a space",
-		                 x.safe_url);
-		goto out;
-	}
-	for (hp = req->headers; hp != NULL && *hp != NULL; hp++) {
-		/* a value built from server data (a token, a Location) must
-		 * not add a line to the request */
-		if (!al_http_value_ok(*hp, strlen(*hp))) {
-			rc = al_error_set(AL_EINVAL,
-			                  "refusing to send a request header "
-			                  "with a control character to '%s'",
-			                  x.safe_url);
-			goto out;
-		}
-	}
-	/* Documents are bounded in time, all attempts included. */
-	x.doc = req->sink == NULL && req->reader == NULL;
-	x.deadline = req->deadline;
-	if (x.doc)
-		x.deadline = al_deadline_min(
-		    x.deadline,
-		    al_deadline_in(h->doc_ms * ((uint64_t)h->max_retries + 1)));
-
 	for (;;) {
-		if (al_cancel_is_set(h->cancel)) {
-			rc = al_error_set(AL_ECANCELED, "%s '%s' cancelled",
-			                  method, x.safe_url);
+		if ((rc = attempt_start(&c)) < 0)
 			goto out;
-		}
-		if (al_deadline_expired(x.deadline)) {
-			rc = al_error_set(
-			    AL_ETIMEOUT,
-			    "deadline exceeded for %s '%s' after %u attempt(s)",
-			    method, x.safe_url, resp->attempts);
-			goto out;
-		}
-		/* A fresh attempt: a request body starts again at byte 0. */
-		if (x.send_body && req->reader != NULL && x.sent > 0) {
-			if (req->reader->rewind == NULL) {
-				rc = al_error_set(
-				    AL_EINVAL,
-				    "cannot send the body of %s '%s' again: "
-				    "the reader has no rewind",
-				    method, x.safe_url);
-				goto out;
-			}
-			rc = req->reader->rewind(req->reader->ud);
-			if (rc < 0)
-				goto out;
-			x.sent = 0;
-		}
-		x.body_pos = 0;
-		x.status = 0;
-		x.headers_done = 0;
-		x.body_2xx = 0;
-		x.follow = 0;
-		x.follow_allowed = !req->no_redirect;
-		x.is_head = strcmp(method, "HEAD") == 0;
-		x.hdr_bytes = 0;
-		x.side_bytes = 0;
-		x.side_end_ms = 0;
-		x.range_from = req->resumable ? x.given : 0;
-		if (h->no_plain_auth && !drop_auth && has_auth(req) &&
-		    url_is_plain(url) && !al_http_plain_allowed(h, url)) {
-			rc = al_error_set(AL_EPROTO,
-			                  "refusing to send credentials over "
-			                  "plain http to '%s' (not an insecure "
-			                  "host)",
-			                  x.safe_url);
-			goto out;
-		}
 		headers_clear(resp);
 		al_buf_reset(&resp->error_body);
 		curl_slist_free_all(hdrs);
-		hdrs = build_headers(&x, drop_auth);
-		if (hdrs == NULL) {
+		if ((hdrs = build_headers(&c.x, c.drop_auth)) == NULL) {
 			rc = al_error_set(
 			    AL_ENOMEM,
 			    "out of memory building the headers of '%s'",
-			    x.safe_url);
+			    c.x.safe_url);
 			goto out;
 		}
-		rc = setup_attempt(h, &x, url, method, hdrs);
-		if (rc < 0)
+		if ((rc = setup_attempt(h, &c.x, c.url, c.method, hdrs)) < 0)
 			goto out;
 		resp->attempts++;
-		res = run_transfer(h, &x);
+		res = run_transfer(h, &c.x);
 		status = 0;
 		curl_easy_getinfo(h->easy, CURLINFO_RESPONSE_CODE, &status);
-		if (x.canceled ||
-		    (res == CURLE_ABORTED_BY_CALLBACK && x.err == 0)) {
-			al_log_debug("http: %s %s cancelled (attempt %u)",
-			             method, x.safe_url, resp->attempts);
-			rc = al_error_set(AL_ECANCELED, "%s '%s' cancelled",
-			                  method, x.safe_url);
+		if ((rc = attempt_aborted(&c, res, status)) < 0)
 			goto out;
-		}
-		if (x.err != 0) {
-			al_log_debug("http: %s %s -> %ld (attempt %u): %s",
-			             method, x.safe_url, status, resp->attempts,
-			             al_error_message());
-			rc = x.err;
-			goto out;
-		}
-
-		if (res == CURLE_OK) {
-			if (x.follow) {
-				loc = NULL;
-				if (curl_easy_getinfo(h->easy,
-				                      CURLINFO_REDIRECT_URL,
-				                      &loc) != CURLE_OK ||
-				    loc == NULL)
-					break;
-				if (redirects >= HTTP_MAX_REDIRECTS) {
-					rc = al_error_set(
-					    AL_EPROTO,
-					    "too many redirects (more than %d) "
-					    "from '%s'",
-					    HTTP_MAX_REDIRECTS, x.safe_url);
-					goto out;
-				}
-				if (!url_is_http(loc) || url_has_ctl(loc)) {
-					al_error_clear();
-					rc = al_error_set(AL_EPROTO,
-					                  "'%s' redirects to a "
-					                  "non-http(s) URL",
-					                  x.safe_url);
-					goto out;
-				}
-				/* https -> http on the same host and port with
-				 * credentials: a downgrade, refused (dropping
-				 * them would hide the attack). */
-				if (!drop_auth && has_auth(req) &&
-				    url_is_plain(loc) && !url_is_plain(url) &&
-				    al_http_origin_compare(req->url, loc) ==
-				        AL_HTTP_ORIGIN_SCHEME &&
-				    !al_http_plain_allowed(h, loc)) {
-					char safe_loc[HTTP_SAFE_URL_MAX];
-
-					url_redact(loc, safe_loc,
-					           sizeof(safe_loc));
-					rc = al_error_set(
-					    AL_EPROTO,
-					    "'%s' redirects to plain http on "
-					    "the same host and port ('%s'): "
-					    "refusing to send credentials in "
-					    "clear text",
-					    x.safe_url, safe_loc);
-					goto out;
-				}
-				al_log_debug("http: %s %s -> %ld (attempt %u), "
-				             "redirect %u",
-				             method, x.safe_url, status,
-				             resp->attempts, redirects + 1);
-				if ((status == 303 && !x.is_head) ||
-				    ((status == 301 || status == 302) &&
-				     strcmp(method, "POST") == 0)) {
-					method = "GET";
-					x.send_body = 0;
-				}
-				if (x.send_body && req->reader != NULL &&
-				    x.sent > 0 && req->reader->rewind == NULL) {
-					al_log_debug(
-					    "http: %s %s -> %ld: cannot send "
-					    "the body again, not following",
-					    method, x.safe_url, status);
-					break;
-				}
-				/* Credentials never follow a redirect that
-				 * leaves the original scheme, host or port
-				 * (signed storage URLs). */
-				if (!drop_auth && !same_origin(req->url, loc))
-					drop_auth = 1;
-				free(url);
-				url = al_strdup(loc);
-				if (url == NULL) {
-					rc = al_error_set(
-					    AL_ENOMEM,
-					    "out of memory copying a URL");
-					goto out;
-				}
-				redirects++;
-				if (drop_auth)
-					al_log_debug(
-					    "http: redirect left the original "
-					    "origin, Authorization dropped");
-				url_redact(url, x.safe_url, sizeof(x.safe_url));
+		if (res == CURLE_OK && c.x.follow) {
+			if ((rc = redirect_follow(&c, status)) < 0)
+				goto out;
+			if (rc == 1)
 				continue;
-			}
-			if (!is_retryable_status(status) ||
-			    retries >= h->max_retries)
-				break;
-			if (x.send_body && req->reader != NULL && x.sent > 0 &&
-			    req->reader->rewind == NULL)
-				break;
-			delay = retry_delay(h, resp, retries, 1);
-			if (delay >= al_deadline_remaining_ms(x.deadline)) {
-				al_log_debug("http: %s %s -> %ld (attempt %u), "
-				             "no time left to retry",
-				             method, x.safe_url, status,
-				             resp->attempts);
-				break;
-			}
-			al_log_debug("http: %s %s -> %ld (attempt %u), "
-			             "retrying in %llu ms",
-			             method, x.safe_url, status, resp->attempts,
-			             (unsigned long long)delay);
-		} else {
-			errtext = h->errbuf[0] != '\0'
-			              ? h->errbuf
-			              : curl_easy_strerror(res);
-			code = classify(res, &retry);
-			/* curl's timer may fire a few ms before ours: a
-			 * curl timeout set from the deadline's rest is the
-			 * deadline */
-			if (code == AL_ETIMEOUT &&
-			    (al_deadline_expired(x.deadline) ||
-			     (x.capped && !x.own_timeout))) {
-				al_log_debug("http: %s %s failed (attempt %u): "
-				             "%s, deadline exceeded",
-				             method, x.safe_url, resp->attempts,
-				             errtext);
-				rc =
-				    al_error_set(AL_ETIMEOUT,
-				                 "deadline exceeded for %s "
-				                 "'%s' after %u attempt(s): %s",
-				                 method, x.safe_url,
-				                 resp->attempts, errtext);
-				goto out;
-			}
-			if (retry && retries < h->max_retries && x.send_body &&
-			    req->reader != NULL && x.sent > 0 &&
-			    req->reader->rewind == NULL)
-				retry = 0;
-			if (retry && retries < h->max_retries && x.given > 0 &&
-			    !req->resumable) {
-				if (req->sink != NULL &&
-				    req->sink->reset == NULL)
-					retry = 0;
-			}
-			delay = retry && retries < h->max_retries
-			            ? retry_delay(h, resp, retries, 0)
-			            : 0;
-			if (retry && retries < h->max_retries &&
-			    delay >= al_deadline_remaining_ms(x.deadline)) {
-				/* Another attempt was due but the deadline
-				 * leaves no time for it: the deadline is
-				 * what ended the request. */
-				rc = al_error_set(
-				    code,
-				    "deadline exceeded for %s '%s' after %u "
-				    "attempt(s), no time left to retry: %s",
-				    method, x.safe_url, resp->attempts,
-				    errtext);
-				goto out;
-			}
-			if (!retry || retries >= h->max_retries) {
-				al_log_debug(
-				    "http: %s %s failed (attempt %u): %s",
-				    method, x.safe_url, resp->attempts,
-				    errtext);
-				rc = al_error_set(
-				    code,
-				    "%s '%s' failed after %u attempt(s): %s%s",
-				    method, x.safe_url, resp->attempts,
-				    code == AL_ETIMEOUT ? "timed out: " : "",
-				    errtext);
-				goto out;
-			}
-			al_log_debug("http: %s %s failed (attempt %u): %s, "
-			             "retrying in %llu ms",
-			             method, x.safe_url, resp->attempts,
-			             errtext, (unsigned long long)delay);
-			if (x.given > 0 && !req->resumable) {
-				rc = body_restart(&x);
-				if (rc < 0)
-					goto out;
-			}
+			break;
 		}
-		if (al_sleep_ms(delay, h->cancel) != 0) {
-			rc = al_error_set(AL_ECANCELED, "%s '%s' cancelled",
-			                  method, x.safe_url);
+		delay = 0;
+		rc = res == CURLE_OK ? status_retry(&c, status, &delay)
+		                     : failure_retry(&c, res, &delay);
+		if (rc < 0)
 			goto out;
-		}
-		retries++;
-		/* Ask the original URL again: a redirect target may be a signed
-		 * URL that has expired meanwhile. */
-		if (redirects > 0) {
-			free(url);
-			url = al_strdup(req->url);
-			if (url == NULL) {
-				rc = al_error_set(
-				    AL_ENOMEM, "out of memory copying a URL");
-				goto out;
-			}
-			url_redact(url, x.safe_url, sizeof(x.safe_url));
-			method = req->method != NULL && req->method[0] != '\0'
-			             ? req->method
-			             : "GET";
-			x.send_body = orig_send_body;
-			drop_auth = 0;
-			redirects = 0;
-		}
+		if (rc == 0)
+			break;
+		if ((rc = retry_wait(&c, delay)) < 0)
+			goto out;
 	}
-
-	al_log_debug("http: %s %s -> %ld (attempt %u)", method, x.safe_url,
+	al_log_debug("http: %s %s -> %ld (attempt %u)", c.method, c.x.safe_url,
 	             status, resp->attempts);
 	resp->status = status;
-	resp->effective_url = url;
-	url = NULL;
+	resp->effective_url = c.url;
+	c.url = NULL;
 	rc = 0;
 out:
-	resp->body_bytes = x.given;
+	resp->body_bytes = c.x.given;
 	curl_slist_free_all(hdrs);
-	free(url);
+	free(c.url);
 	return rc;
 }
 

@@ -14,9 +14,9 @@
 #include "airlock/error.h"
 #include "airlock/fs.h"
 #include "airlock/helm.h"
-#include "airlock/json.h"
+#include "json_int.h"
 #include "airlock/ref.h"
-#include "airlock/yaml.h"
+#include "yaml_int.h"
 
 #define IMAGESET_KIND "ImageSetConfiguration"
 #define IMAGESET_API "mirror.openshift.io/v2alpha1"

@@ -3,13 +3,13 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "airlock/json.h"
+#include "json_int.h"
 #include "airlock/buf.h"
 #include "airlock/error.h"
 #include "airlock/fs.h"
 
 /*
- * Parse p[0..n) as exactly one JSON value (see json.h). jansson's EOF
+ * Parse p[0..n) as exactly one JSON value (see json_int.h). jansson's EOF
  * check stays on, so anything after the value is an error; NUL bytes are
  * refused because JSON_ALLOW_NUL is not given.
  */

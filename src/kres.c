@@ -6,9 +6,10 @@
 #include <jansson.h>
 
 #include "airlock/kres.h"
+#include "kres_int.h"
 #include "airlock/error.h"
-#include "airlock/yaml.h"
-#include "airlock/json.h"
+#include "yaml_int.h"
+#include "json_int.h"
 
 /* One source with its merged mirrors (borrowed strings, first-seen order). */
 typedef struct entry {
@@ -298,7 +299,7 @@ out:
 	return rc;
 }
 
-/* See kres.h. */
+/* See kres_int.h. */
 int al_kres_signature_configmap_json(json_t **out, const al_digest *release,
                                      const uint8_t *const *sigs,
                                      const size_t *lens, size_t n)
@@ -361,13 +362,58 @@ out:
 	return rc;
 }
 
+/* Append cm (or a v1 List of it with list) to out: a YAML stream, or
+ * indented JSON and a newline. */
+static int write_docs(al_buf *out, json_t *const *docs, size_t n, int list,
+                      int flags)
+{
+	json_t *doc = NULL, *items;
+	char *text = NULL;
+	size_t i;
+	int rc;
+
+	if (out == NULL)
+		return al_error_set(AL_EINVAL, "no output buffer");
+	if ((flags & AL_KRES_JSON) == 0) {
+		rc = al_yaml_emit_json(out, docs, n);
+		goto out;
+	}
+	if (list) {
+		items = json_array();
+		doc = json_pack("{s:s, s:s, s:o}", "apiVersion", "v1", "kind",
+		                "List", "items", items);
+		for (i = 0; doc != NULL && i < n; i++) {
+			if (json_array_append(items, docs[i]) != 0)
+				break;
+		}
+		if (doc == NULL || i < n) {
+			rc = al_error_set(AL_ENOMEM,
+			                  "out of memory writing a ConfigMap");
+			goto out;
+		}
+	} else {
+		doc = json_incref(docs[0]);
+	}
+	if ((text = al_json_dump(doc, 2)) == NULL)
+		rc = al_error_set(AL_ENOMEM,
+		                  "out of memory writing a ConfigMap");
+	else if ((rc = al_buf_puts(out, text)) == 0)
+		rc = al_buf_puts(out, "\n");
+out:
+	if (rc == AL_ELIMIT)
+		rc = al_error_set(
+		    AL_ELIMIT, "signature ConfigMap exceeds the output limit");
+	free(text);
+	json_decref(doc);
+	return rc;
+}
+
 /* See kres.h. */
 int al_kres_signature_configmap(al_buf *out, const al_digest *release,
                                 const uint8_t *const *sigs, const size_t *lens,
                                 size_t n, int flags)
 {
 	json_t *cm = NULL;
-	char *text = NULL;
 	int rc;
 
 	if (out == NULL)
@@ -375,22 +421,108 @@ int al_kres_signature_configmap(al_buf *out, const al_digest *release,
 	if ((rc = al_kres_signature_configmap_json(&cm, release, sigs, lens,
 	                                           n)) < 0)
 		return rc;
-	if ((flags & AL_KRES_JSON) != 0) {
-		text = al_json_dump(cm, 2);
-		if (text == NULL)
-			rc = al_error_set(AL_ENOMEM,
-			                  "out of memory writing a ConfigMap");
-		else if ((rc = al_buf_puts(out, text)) == 0)
-			rc = al_buf_puts(out, "\n");
-	} else {
-		rc = al_yaml_emit_json(out, &cm, 1);
-	}
-	if (rc == AL_ELIMIT)
-		rc = al_error_set(
-		    AL_ELIMIT, "signature ConfigMap exceeds the output limit");
-	free(text);
+	rc = write_docs(out, &cm, 1, 0, flags);
 	json_decref(cm);
 	return rc;
+}
+
+struct al_kres_configmaps {
+	json_t **docs;
+	al_digest *digests;
+	size_t n, cap;
+};
+
+/* See kres.h. */
+int al_kres_configmaps_new(al_kres_configmaps **out)
+{
+	if (out == NULL)
+		return al_error_set(AL_EINVAL, "no output");
+	if ((*out = calloc(1, sizeof(**out))) == NULL)
+		return al_error_set(AL_ENOMEM, "out of memory");
+	return 0;
+}
+
+/* See kres.h. */
+void al_kres_configmaps_free(al_kres_configmaps *c)
+{
+	size_t i;
+
+	if (c == NULL)
+		return;
+	for (i = 0; i < c->n; i++)
+		json_decref(c->docs[i]);
+	free(c->docs);
+	free(c->digests);
+	free(c);
+}
+
+/* See kres.h. */
+int al_kres_configmaps_add(al_kres_configmaps *c, const al_digest *release,
+                           const uint8_t *const *sigs, const size_t *lens,
+                           size_t n)
+{
+	json_t *cm = NULL;
+	int rc;
+
+	if (c == NULL)
+		return al_error_set(AL_EINVAL, "no ConfigMap list");
+	if ((rc = al_kres_signature_configmap_json(&cm, release, sigs, lens,
+	                                           n)) < 0)
+		return rc;
+	if (c->n == c->cap) {
+		size_t cap = c->cap == 0 ? 8 : c->cap * 2;
+		json_t **docs = realloc(c->docs, cap * sizeof(*docs));
+		al_digest *digests;
+
+		if (docs != NULL)
+			c->docs = docs;
+		digests = docs != NULL
+		              ? realloc(c->digests, cap * sizeof(*digests))
+		              : NULL;
+		if (digests == NULL) {
+			json_decref(cm);
+			return al_error_set(AL_ENOMEM, "out of memory");
+		}
+		c->digests = digests;
+		c->cap = cap;
+	}
+	c->docs[c->n] = cm;
+	c->digests[c->n] = *release;
+	c->n++;
+	return 0;
+}
+
+/* See kres.h. */
+size_t al_kres_configmaps_count(const al_kres_configmaps *c)
+{
+	return c != NULL ? c->n : 0;
+}
+
+/* See kres.h. */
+int al_kres_configmaps_write_one(const al_kres_configmaps *c, size_t i,
+                                 al_buf *out, int flags)
+{
+	if (c == NULL || i >= c->n)
+		return al_error_set(AL_EINVAL, "no ConfigMap %zu", i);
+	return write_docs(out, &c->docs[i], 1, 0, flags);
+}
+
+/* See kres.h. */
+char *al_kres_configmaps_filename(const al_kres_configmaps *c, size_t i,
+                                  int flags)
+{
+	if (c == NULL || i >= c->n)
+		return NULL;
+	return al_kres_signature_configmap_filename(&c->digests[i], flags);
+}
+
+/* See kres.h. */
+int al_kres_configmaps_write(const al_kres_configmaps *c, al_buf *out,
+                             int flags)
+{
+	if (c == NULL)
+		return al_error_set(AL_EINVAL, "no ConfigMap list");
+	return write_docs(out, c->docs, c->n, 1, flags);
 }
 
 /* See kres.h. */

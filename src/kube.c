@@ -20,9 +20,10 @@
 #include "airlock/buf.h"
 #include "airlock/error.h"
 #include "airlock/fs.h"
-#include "airlock/json.h"
+#include "json_int.h"
+#include "kube_int.h"
 #include "airlock/log.h"
-#include "airlock/yaml.h"
+#include "yaml_int.h"
 
 #define KUBE_CONFIG_MAX (4 * 1024 * 1024)
 #define KUBE_TOKEN_MAX (64 * 1024)

@@ -1,6 +1,7 @@
 /* mirror.c: releases, their component images and additional images into the
  * store; releases.json bookkeeping. */
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>

@@ -18,7 +18,7 @@
 #include "airlock/digest.h"
 #include "airlock/error.h"
 #include "airlock/fs.h"
-#include "airlock/json.h"
+#include "json_int.h"
 #include "airlock/pack.h"
 #include "pack_int.h"
 #include "store_int.h"

@@ -17,7 +17,7 @@
 #include "airlock/digest.h"
 #include "airlock/error.h"
 #include "airlock/fs.h"
-#include "airlock/json.h"
+#include "json_int.h"
 #include "airlock/log.h"
 #include "airlock/mirror_plan.h"
 #include "airlock/pack.h"

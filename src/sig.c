@@ -10,10 +10,10 @@
 #include "airlock/sig.h"
 #include "airlock/error.h"
 #include "airlock/fs.h"
-#include "airlock/json.h"
+#include "json_int.h"
 #include "airlock/log.h"
 #include "airlock/ref.h"
-#include "airlock/yaml.h"
+#include "yaml_int.h"
 
 int al_sig_identity_policy_parse(al_sig_identity_policy *out, const char *s)
 {

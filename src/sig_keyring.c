@@ -14,11 +14,11 @@
 #include "airlock/buf.h"
 #include "airlock/error.h"
 #include "airlock/fs.h"
-#include "airlock/json.h"
+#include "json_int.h"
 #include "airlock/pgp.h"
 #include "airlock/ref.h"
 #include "airlock/sig.h"
-#include "airlock/yaml.h"
+#include "yaml_int.h"
 
 /* src/keys/redhat-release.asc, compiled in by CMake (src/keys/embed.cmake). */
 extern const uint8_t al_default_keys_data[];

@@ -13,7 +13,7 @@
 #include "airlock/clock.h"
 #include "airlock/error.h"
 #include "airlock/fs.h"
-#include "airlock/json.h"
+#include "json_int.h"
 #include "airlock/log.h"
 #include "airlock/store.h"
 #include "oci_int.h"

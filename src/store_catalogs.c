@@ -6,7 +6,7 @@
 
 #include "airlock/error.h"
 #include "airlock/fs.h"
-#include "airlock/json.h"
+#include "json_int.h"
 #include "airlock/store.h"
 #include "store_int.h"
 

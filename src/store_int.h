@@ -8,6 +8,12 @@
 
 #include "airlock/store.h"
 
+/* airlock/releases.json ({"releases": [...]}) as the raw document (a
+ * missing file loads as {"releases": []}); the store's own readers and
+ * white-box tests. Everything else uses the typed al_store_release* calls
+ * of store.h. */
+int al_store_releases_load(al_store *s, json_t **out);
+
 /* Write v ({"releases": [...]}, else AL_EINVAL) as airlock/releases.json,
  * atomically, after what it names is synced. Read-only store: AL_EINVAL.
  * White-box tests use it to lay out records. */

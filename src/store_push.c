@@ -7,7 +7,7 @@
 #include "airlock/buf.h"
 #include "airlock/error.h"
 #include "airlock/fs.h"
-#include "airlock/json.h"
+#include "json_int.h"
 #include "airlock/store.h"
 
 #define PUSHES_FILE_MAX (4 * 1024 * 1024)

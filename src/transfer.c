@@ -8,6 +8,8 @@
 #include <stdio.h>
 #include <unistd.h>
 
+#include <jansson.h>
+
 #include "airlock/buf.h"
 #include "airlock/error.h"
 #include "airlock/fs.h"

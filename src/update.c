@@ -8,10 +8,12 @@
 #include <time.h>
 
 #include "airlock/update.h"
+#include "update_int.h"
 #include "airlock/buf.h"
 #include "airlock/error.h"
 #include "airlock/fs.h"
-#include "airlock/json.h"
+#include "json_int.h"
+#include "kube_int.h"
 #include "airlock/log.h"
 #include "airlock/sig.h"
 
@@ -699,31 +701,29 @@ static char *image_of(const char *source, const char *digest)
 static int resolve(run *r, char **version, char **digest, char **image)
 {
 	const char *target = r->o->target;
-	json_t *doc = NULL, *e, *found = NULL;
-	size_t i;
+	al_store_release *list = NULL;
+	const al_store_release *found = NULL;
+	size_t n = 0, i;
 	int by_digest, rc;
 
-	if ((rc = al_store_releases_load(r->o->store, &doc)) < 0)
+	if ((rc = al_store_releases_list(r->o->store, &list, &n)) < 0)
 		return rc;
 	by_digest = al_str_startswith(target, "sha256:");
-	json_array_foreach(json_object_get(doc, "releases"), i, e)
-	{
-		const char *v = al_json_str(e, "version"),
-		           *d = al_json_str(e, "digest");
+	for (i = 0; i < n; i++) {
+		const char *v = list[i].version, *d = list[i].digest_text;
 
 		if (d == NULL ||
 		    (by_digest ? strcmp(d, target)
 		               : (v == NULL || strcmp(v, target))) != 0)
 			continue;
-		if (found != NULL &&
-		    strcmp(al_json_str(found, "digest"), d) != 0) {
+		if (found != NULL && strcmp(found->digest_text, d) != 0) {
 			rc = al_error_set(AL_EINVAL,
 			                  "version '%s' names several releases "
 			                  "in the store: give the digest",
 			                  target);
 			goto out;
 		}
-		found = e;
+		found = &list[i];
 	}
 	if (found == NULL) {
 		rc = al_error_set(AL_ENOTFOUND,
@@ -732,16 +732,13 @@ static int resolve(run *r, char **version, char **digest, char **image)
 		                  target, al_store_path(r->o->store));
 		goto out;
 	}
-	*version = al_strdup(al_json_str(found, "version")
-	                         ? al_json_str(found, "version")
-	                         : target);
-	*digest = al_strdup(al_json_str(found, "digest"));
-	*image = image_of(al_json_str(found, "source"),
-	                  al_json_str(found, "digest"));
+	*version = al_strdup(found->version != NULL ? found->version : target);
+	*digest = al_strdup(found->digest_text);
+	*image = image_of(found->source, found->digest_text);
 	if (*version == NULL || *digest == NULL || *image == NULL)
 		rc = al_error_set(AL_ENOMEM, "out of memory");
 out:
-	json_decref(doc);
+	al_store_releases_free(list, n);
 	return rc;
 }
 
@@ -970,8 +967,8 @@ static int reason(char **why, char *s)
 static int co_not_ready(const al_update_task *t, const json_t *live,
                         int *permanent, char **why)
 {
-	const json_t *want =
-	    json_object_get(json_object_get(t->obj, "status"), "versions");
+	const json_t *want = json_object_get(
+	    json_object_get(al_update__obj(t), "status"), "versions");
 	const json_t *have =
 	    json_object_get(json_object_get(live, "status"), "versions");
 	const json_t *avc = find_cond(live, "Available"),
@@ -1218,8 +1215,9 @@ static int wait_ready(run *r, const al_update_task *t, not_ready_fn check)
 	int rc, permanent = 0;
 
 	if (check == co_not_ready &&
-	    json_array_size(json_object_get(json_object_get(t->obj, "status"),
-	                                    "versions")) == 0) {
+	    json_array_size(json_object_get(
+	        json_object_get(al_update__obj(t), "status"), "versions")) ==
+	        0) {
 		if (co_not_ready(t, NULL, &permanent, &why) < 0)
 			return AL_ENOMEM;
 		rc = al_error_set(AL_EPROTO, "%s", why);
@@ -1356,7 +1354,7 @@ static int apply_task(run *r, const al_update_task *t, int *repaired)
 			json_decref(live);
 			return 0;
 		}
-		if (rc == 0 && !contained(t->obj, live, 1))
+		if (rc == 0 && !contained(al_update__obj(t), live, 1))
 			*repaired = 1;
 		else if (rc == AL_ENOTFOUND &&
 		         r->mode == AL_UPDATE_MODE_RECONCILE)
@@ -1367,7 +1365,7 @@ static int apply_task(run *r, const al_update_task *t, int *repaired)
 	for (attempt = 0;; attempt++) {
 		if (al_cancel_is_set(o->cancel))
 			return al_error_set(AL_ECANCELED, "cancelled");
-		rc = al_kube_apply(o->kube, t->obj, NULL, r->dl);
+		rc = al_kube_apply(o->kube, al_update__obj(t), NULL, r->dl);
 		if (rc == 0)
 			break;
 		if (!transient(rc))

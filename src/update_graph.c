@@ -5,11 +5,12 @@
 #include <string.h>
 
 #include "airlock/update.h"
+#include "update_int.h"
 #include "airlock/buf.h"
 #include "airlock/error.h"
-#include "airlock/json.h"
+#include "json_int.h"
 #include "airlock/log.h"
-#include "airlock/yaml.h"
+#include "yaml_int.h"
 
 /* The CVO's file-name pattern (pkg/payload/task_graph.go reMatchPattern):
  * ^0000_(\d+)_([a-zA-Z0-9]+(-[a-zA-Z0-9]+)*?)_ . 1 on a match with the
@@ -253,7 +254,7 @@ static void task_clear(al_update_task *t)
 {
 	free(t->file);
 	free(t->group);
-	json_decref(t->obj);
+	json_decref(al_update__obj(t));
 	memset(t, 0, sizeof(*t));
 }
 
@@ -587,7 +588,7 @@ static int fill_task(al_update_task *t, json_t *obj, const char *file,
 	if (t->file == NULL || t->group == NULL)
 		return al_error_set(AL_ENOMEM, "out of memory");
 	t->doc = doc;
-	t->obj = obj;
+	t->obj = al_update__opaque(obj);
 	return 0;
 }
 
@@ -1398,6 +1399,14 @@ char *al_update_task_describe(const al_update_task *t)
 		                  t->name, t->file, t->doc + 1);
 	return al_sprintf("%s%s %s (%s #%zu)", t->delete_it ? "delete " : "",
 	                  t->kind, t->name, t->file, t->doc + 1);
+}
+
+/* See update.h. */
+char *al_update_task_json(const al_update_task *t)
+{
+	if (t == NULL || t->obj == NULL)
+		return NULL;
+	return al_json_dump(al_update__obj(t), 0);
 }
 
 /* --- the state machine ------------------------------------------------- */

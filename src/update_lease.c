@@ -15,9 +15,11 @@
 #include <openssl/rand.h>
 
 #include "airlock/update.h"
+#include "update_int.h"
 #include "airlock/buf.h"
 #include "airlock/error.h"
-#include "airlock/json.h"
+#include "json_int.h"
+#include "kube_int.h"
 #include "airlock/log.h"
 
 #define LEASE_API "coordination.k8s.io/v1"

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "airlock/update.h"
+#include "update_int.h"
 #include "airlock/buf.h"
 #include "airlock/error.h"
 

@@ -9,7 +9,7 @@
 
 #include <yaml.h>
 
-#include "airlock/yaml.h"
+#include "yaml_int.h"
 #include "airlock/error.h"
 
 typedef struct loader {
@@ -302,7 +302,7 @@ static int on_event(loader *l, yaml_event_t *ev)
 }
 
 /*
- * Load every document of p[0..n) (see yaml.h). Bounds: AL_YAML_MAX_INPUT
+ * Load every document of p[0..n) (see yaml_int.h). Bounds: AL_YAML_MAX_INPUT
  * bytes, AL_YAML_MAX_DEPTH nesting, AL_YAML_MAX_NODES nodes (AL_ELIMIT).
  * An empty stream gives zero documents; an empty document a NULL-valued
  * plain scalar "".
@@ -555,7 +555,7 @@ static int scalar_to_json(json_t **out, const al_yaml_node *n)
 }
 
 /*
- * Convert n to JSON (see yaml.h). Errors carry "line:column" of the node:
+ * Convert n to JSON (see yaml_int.h). Errors carry "line:column" of the node:
  * integers out of range, .inf/.nan, strings that are not valid UTF-8 for
  * jansson. Caller owns *out.
  */
@@ -793,7 +793,7 @@ static int emit_value(yaml_emitter_t *e, emit_ctx *c, json_t *v, size_t depth)
 }
 
 /*
- * Append the YAML stream of docs to out (see yaml.h): AL_ELIMIT when out
+ * Append the YAML stream of docs to out (see yaml_int.h): AL_ELIMIT when out
  * would pass its maximum, AL_EINVAL for values YAML cannot carry here
  * (non-finite reals, nesting past AL_YAML_MAX_DEPTH). On failure out may
  * hold a partial stream.

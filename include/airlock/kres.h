@@ -3,7 +3,6 @@
 #ifndef AIRLOCK_KRES_H
 #define AIRLOCK_KRES_H
 
-#include <jansson.h>
 #include "common.h"
 #include "buf.h"
 #include "digest.h"
@@ -66,22 +65,17 @@ AL_EXPORT int al_kres_mirrorsets(al_buf *out, const al_mirror_map *maps,
 #define AL_KRES_SIGNATURE_LABEL "release.openshift.io/verification-signatures"
 
 /*
- * The signature ConfigMap of one release as a JSON object: apiVersion v1,
- * kind ConfigMap, metadata.name "sha256-<hex>", metadata.namespace
+ * The signature ConfigMap of one release: apiVersion v1, kind ConfigMap,
+ * metadata.name "sha256-<hex>", metadata.namespace
  * AL_KRES_SIGNATURE_NAMESPACE, metadata.labels {AL_KRES_SIGNATURE_LABEL:
  * ""}, binaryData {"sha256-<hex>-1": base64 of sigs[0], "-2": sigs[1],
  * ...} in the order given. n must be at least 1 and every signature
- * non-empty (AL_EINVAL). Caller owns *out (json_decref). AL_ENOMEM.
+ * non-empty (AL_EINVAL); AL_ENOMEM.
  */
-AL_EXPORT int al_kres_signature_configmap_json(json_t **out,
-                                               const al_digest *release,
-                                               const uint8_t *const *sigs,
-                                               const size_t *lens, size_t n);
-
 /*
- * Append that ConfigMap to out: one YAML document (al_yaml_emit_json), or
- * with AL_KRES_JSON indented JSON and a newline. Errors as above, and
- * AL_ELIMIT when out's maximum is reached.
+ * Append that ConfigMap to out: one YAML document, or with AL_KRES_JSON
+ * indented JSON and a newline. Errors as above, and AL_ELIMIT when out's
+ * maximum is reached.
  */
 AL_EXPORT int al_kres_signature_configmap(al_buf *out, const al_digest *release,
                                           const uint8_t *const *sigs,
@@ -96,5 +90,47 @@ AL_EXPORT int al_kres_signature_configmap(al_buf *out, const al_digest *release,
  */
 AL_EXPORT char *al_kres_signature_configmap_filename(const al_digest *release,
                                                      int flags);
+
+/*
+ * A list of signature ConfigMaps, for writing many releases' ConfigMaps
+ * one at a time or as one stream. Not thread-safe: one thread at a time
+ * per list.
+ */
+typedef struct al_kres_configmaps al_kres_configmaps;
+
+/* An empty list. Free with al_kres_configmaps_free. AL_ENOMEM. */
+AL_EXPORT int al_kres_configmaps_new(al_kres_configmaps **out);
+AL_EXPORT void al_kres_configmaps_free(al_kres_configmaps *c);
+
+/* Add the ConfigMap of one release (as al_kres_signature_configmap builds
+ * it; same errors, and nothing is added on error). */
+AL_EXPORT int al_kres_configmaps_add(al_kres_configmaps *c,
+                                     const al_digest *release,
+                                     const uint8_t *const *sigs,
+                                     const size_t *lens, size_t n);
+
+/* How many ConfigMaps the list holds. */
+AL_EXPORT size_t al_kres_configmaps_count(const al_kres_configmaps *c);
+
+/* Append the i-th ConfigMap (0-based, in the order added) to out exactly
+ * as al_kres_signature_configmap writes it with flags. AL_EINVAL (i out of
+ * range), AL_ELIMIT, AL_ENOMEM. */
+AL_EXPORT int al_kres_configmaps_write_one(const al_kres_configmaps *c,
+                                           size_t i, al_buf *out, int flags);
+
+/* The file name of the i-th ConfigMap (al_kres_signature_configmap_filename
+ * of its release). Caller frees; NULL when i is out of range or on ENOMEM. */
+AL_EXPORT char *al_kres_configmaps_filename(const al_kres_configmaps *c,
+                                            size_t i, int flags);
+
+/*
+ * Append every ConfigMap of the list to out as one stream: a YAML stream
+ * of one document each, or with AL_KRES_JSON one indented v1 List
+ * ({"apiVersion": "v1", "kind": "List", "items": [...]}) and a newline, as
+ * `oc adm release mirror` writes it. AL_ELIMIT when out's maximum is
+ * reached, AL_ENOMEM.
+ */
+AL_EXPORT int al_kres_configmaps_write(const al_kres_configmaps *c, al_buf *out,
+                                       int flags);
 
 #endif

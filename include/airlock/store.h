@@ -3,7 +3,6 @@
 #ifndef AIRLOCK_STORE_H
 #define AIRLOCK_STORE_H
 
-#include <jansson.h>
 #include "common.h"
 #include "buf.h"
 #include "digest.h"
@@ -164,12 +163,6 @@ AL_EXPORT int al_store_untag(al_store *s, const char *name);
  * errors: AL_EIO (the journal keeps the names for the next open).
  */
 AL_EXPORT int al_store_flush(al_store *s);
-
-/* airlock/releases.json ({"releases": [...]}) as the raw document, for
- * src/update.c until it uses the typed calls below (not for new code). A
- * missing file loads as {"releases": []}. (The raw save is internal:
- * src/store_int.h.) */
-AL_EXPORT int al_store_releases_load(al_store *s, json_t **out);
 
 /* --- releases: airlock/releases.json, typed ----------------------------- */
 

@@ -3,7 +3,6 @@
 #ifndef AIRLOCK_UPDATE_H
 #define AIRLOCK_UPDATE_H
 
-#include <jansson.h>
 #include "common.h"
 #include "clock.h"
 #include "kube.h"
@@ -92,11 +91,15 @@ typedef struct al_update_load_opts {
 	const char *release_image;
 } al_update_load_opts;
 
+/* The object of a task (a JSON object; al_update_task_json gives its
+ * text). */
+typedef struct al_update_object al_update_object;
+
 /* One task: one object of one manifest file. */
 typedef struct al_update_task {
-	char *file;  /* manifest file name */
-	size_t doc;  /* 0-based YAML document index in the file */
-	json_t *obj; /* the object to apply (substituted) */
+	char *file;            /* manifest file name */
+	size_t doc;            /* 0-based YAML document index in the file */
+	al_update_object *obj; /* the object to apply (substituted) */
 	const char *api_version, *kind, *name,
 	    *ns;              /* borrowed from obj; ns may be NULL */
 	int cluster_operator; /* a config.openshift.io ClusterOperator: gates
@@ -196,18 +199,6 @@ AL_EXPORT int al_update_feature_set_known(const char *name);
  * KnownClusterVersionCapabilities), NULL-terminated. */
 AL_EXPORT const char *const *al_update_known_capabilities(void);
 
-/*
- * The enabled capabilities of a cluster as the CVO computes them
- * (lib/capability SetCapabilities): the baseline set of cv->spec.capabilities
- * (default vCurrent; an unknown set name is AL_EINVAL), plus
- * additionalEnabledCapabilities, plus status.capabilities.enabledCapabilities
- * (capabilities once enabled stay enabled: implicitly enabled). cv is a
- * config.openshift.io/v1 ClusterVersion. *out is a NULL-terminated array of
- * borrowed/static strings (free the array only), *n its length.
- */
-AL_EXPORT int al_update_cluster_capabilities(const json_t *cv,
-                                             const char ***out, size_t *n);
-
 /* al_update_graph_build on a release's files and image-references
  * (opts->images and opts->version are taken from r when NULL). */
 AL_EXPORT int al_update_graph_from_release(al_update_graph **out,
@@ -219,6 +210,10 @@ AL_EXPORT void al_update_graph_free(al_update_graph *g);
 /* "Kind ns/name (file #doc)" into a new string (caller frees), NULL on ENOMEM.
  */
 AL_EXPORT char *al_update_task_describe(const al_update_task *t);
+
+/* The task's object as compact JSON with keys in document order (caller
+ * frees), NULL on ENOMEM. */
+AL_EXPORT char *al_update_task_json(const al_update_task *t);
 
 /* --- the state machine ------------------------------------------------ */
 

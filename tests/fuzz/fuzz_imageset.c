@@ -8,7 +8,7 @@
 #include "airlock/buf.h"
 #include "airlock/error.h"
 #include "airlock/imageset.h"
-#include "airlock/yaml.h"
+#include "yaml_int.h"
 #include "harness.h"
 
 /* The loader takes up to 1 MiB; fuzz inputs stay far below. */

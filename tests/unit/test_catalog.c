@@ -10,9 +10,9 @@
 #include "airlock/error.h"
 #include "airlock/fs.h"
 #include "airlock/imageset.h"
-#include "airlock/json.h"
+#include "json_int.h"
 #include "airlock/store.h"
-#include "airlock/yaml.h"
+#include "yaml_int.h"
 #include "al_test.h"
 
 /*

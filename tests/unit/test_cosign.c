@@ -14,8 +14,8 @@
 #include "airlock/cosign.h"
 #include "airlock/error.h"
 #include "airlock/fs.h"
-#include "airlock/json.h"
 #include "airlock/mirror.h"
+#include "json_int.h"
 
 #define DIGEST_A                                                               \
 	"sha256:"                                                              \

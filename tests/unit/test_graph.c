@@ -16,7 +16,7 @@
 #include "airlock/error.h"
 #include "airlock/fs.h"
 #include "airlock/graph.h"
-#include "airlock/json.h"
+#include "json_int.h"
 #include "airlock/store.h"
 
 static struct {

@@ -14,7 +14,7 @@
 #include "airlock/fs.h"
 #include "airlock/helm.h"
 #include "airlock/imageset.h"
-#include "airlock/json.h"
+#include "json_int.h"
 #include "al_test.h"
 
 static char *data_path(const char *rel)

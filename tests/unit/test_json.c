@@ -5,7 +5,7 @@
 #include "al_test.h"
 #include "airlock/error.h"
 #include "airlock/fs.h"
-#include "airlock/json.h"
+#include "json_int.h"
 
 /* Parse text; expect rc; when rc < 0, the message must contain needle. */
 static void check_parse(const char *text, size_t n, int want,

@@ -7,9 +7,9 @@
 #include "airlock/error.h"
 #include "airlock/fs.h"
 #include "airlock/digest.h"
-#include "airlock/json.h"
+#include "json_int.h"
 #include "airlock/kres.h"
-#include "airlock/yaml.h"
+#include "yaml_int.h"
 
 /* Load out back as JSON documents into a JSON array; NULL on failure. */
 static json_t *load_back(const al_buf *out)
@@ -385,6 +385,76 @@ static void test_kres__signature_configmap_rejects_bad_input(void)
 	al_buf_free(&out);
 }
 
+/* A list of ConfigMaps: each one written alone is al_kres_signature_configmap's
+ * bytes; the stream is one YAML document each or one v1 List; a refused
+ * release is not added. */
+static void test_kres__signature_configmap_list(void)
+{
+	uint8_t a[256], b[100];
+	const uint8_t *ptrs[2];
+	size_t lens[2], i;
+	al_buf one = AL_BUF_INIT(1 << 20), want = AL_BUF_INIT(1 << 20);
+	al_buf all = AL_BUF_INIT(1 << 20);
+	al_kres_configmaps *c = NULL;
+	json_t *docs, *list = NULL;
+	al_digest d[2];
+	char *name;
+	int flags;
+
+	sig_samples(a, b, ptrs, lens);
+	CU_ASSERT_EQUAL_FATAL(al_digest_parse_str(&d[0], "sha256:" SIG_HEX), 0);
+	d[1] = d[0];
+	d[1].bytes[0] ^= 1;
+	CU_ASSERT_EQUAL_FATAL(al_kres_configmaps_new(&c), 0);
+	CU_ASSERT_EQUAL(al_kres_configmaps_add(c, &d[0], ptrs, lens, 2), 0);
+	CU_ASSERT_EQUAL(al_kres_configmaps_add(c, &d[1], ptrs, lens, 0),
+	                AL_EINVAL);
+	CU_ASSERT_EQUAL(al_kres_configmaps_add(c, &d[1], ptrs, lens, 1), 0);
+	CU_ASSERT_EQUAL(al_kres_configmaps_count(c), 2);
+	CU_ASSERT_EQUAL(al_kres_configmaps_write_one(c, 2, &one, 0), AL_EINVAL);
+	CU_ASSERT_PTR_NULL(al_kres_configmaps_filename(c, 2, 0));
+	for (flags = 0; flags <= AL_KRES_JSON; flags += AL_KRES_JSON) {
+		for (i = 0; i < 2; i++) {
+			al_buf_reset(&one);
+			al_buf_reset(&want);
+			CU_ASSERT_EQUAL(
+			    al_kres_configmaps_write_one(c, i, &one, flags), 0);
+			CU_ASSERT_EQUAL(al_kres_signature_configmap(
+			                    &want, &d[i], ptrs, lens, 2 - i, flags),
+			                0);
+			CU_ASSERT(one.len == want.len &&
+			          memcmp(one.ptr, want.ptr, one.len) == 0);
+			name = al_kres_configmaps_filename(c, i, flags);
+			CU_ASSERT_PTR_NOT_NULL(name);
+			CU_ASSERT(name != NULL &&
+			          al_str_endswith(name, flags ? ".json" : ".yaml"));
+			free(name);
+		}
+	}
+	CU_ASSERT_EQUAL(al_kres_configmaps_write(c, &all, 0), 0);
+	docs = load_back(&all);
+	CU_ASSERT_EQUAL(json_array_size(docs), 2);
+	if (json_array_size(docs) == 2)
+		check_configmap(json_array_get(docs, 0), ptrs, lens, 2);
+	json_decref(docs);
+	al_buf_reset(&all);
+	CU_ASSERT_EQUAL(al_kres_configmaps_write(c, &all, AL_KRES_JSON), 0);
+	CU_ASSERT(al_str_endswith(al_buf_cstr(&all), "}\n"));
+	CU_ASSERT_EQUAL(al_json_parse(&list, all.ptr, all.len, "list"), 0);
+	CU_ASSERT_STRING_EQUAL(al_json_str(list, "kind"), "List");
+	CU_ASSERT_STRING_EQUAL(al_json_str(list, "apiVersion"), "v1");
+	CU_ASSERT_EQUAL(json_array_size(json_object_get(list, "items")), 2);
+	if (json_array_size(json_object_get(list, "items")) == 2)
+		check_configmap(json_array_get(json_object_get(list, "items"), 0),
+		                ptrs, lens, 2);
+	json_decref(list);
+	al_kres_configmaps_free(c);
+	al_kres_configmaps_free(NULL);
+	al_buf_free(&one);
+	al_buf_free(&want);
+	al_buf_free(&all);
+}
+
 int main(void)
 {
 	CU_TestInfo tests[] = {
@@ -401,6 +471,8 @@ int main(void)
 	     test_kres__signature_configmap_yaml},
 	    {"test_kres__signature_configmap_json",
 	     test_kres__signature_configmap_json},
+	    {"test_kres__signature_configmap_list",
+	     test_kres__signature_configmap_list},
 	    {"test_kres__signature_configmap_rejects_bad_input",
 	     test_kres__signature_configmap_rejects_bad_input},
 	    CU_TEST_INFO_NULL,

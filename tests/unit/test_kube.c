@@ -19,7 +19,8 @@
 #include "airlock/error.h"
 #include "airlock/fs.h"
 #include "airlock/http.h"
-#include "airlock/json.h"
+#include "json_int.h"
+#include "kube_int.h"
 #include "airlock/kube.h"
 #include "al_test.h"
 

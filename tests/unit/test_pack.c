@@ -19,6 +19,7 @@
 #include "store_int.h"
 #include "pack_int.h"
 #include "airlock.h"
+#include "json_int.h"
 #include "airlock/pack.h"
 #include "al_test.h"
 

@@ -8,9 +8,10 @@
 #include "airlock/error.h"
 #include "airlock/fs.h"
 #include "airlock/imageset.h"
-#include "airlock/json.h"
+#include "json_int.h"
 #include "airlock/mirror.h"
 #include "airlock/update.h"
+#include "update_int.h"
 
 #define INC "    include.release.openshift.io/self-managed-high-availability: \"true\"\n"
 
@@ -254,7 +255,7 @@ static void test_update__image_and_version_substitution(void)
 	CU_ASSERT_PTR_NOT_NULL(strstr(al_error_message(), "etcd-extra"));
 	CU_ASSERT_EQUAL(al_update_graph_build(&g, &f2, 1, &o), 0);
 	if (g != NULL)
-		CU_ASSERT_STRING_EQUAL(al_json_str(json_object_get(g->tasks[0].obj, "data"), "img"), test_images[1].image);
+		CU_ASSERT_STRING_EQUAL(al_json_str(json_object_get(al_update__obj(&g->tasks[0]), "data"), "img"), test_images[1].image);
 	al_update_graph_free(g);
 	g = NULL;
 	/* with the extra tag known, everything is substituted */
@@ -270,7 +271,7 @@ static void test_update__image_and_version_substitution(void)
 		CU_ASSERT_EQUAL(al_update_graph_build(&g, &f, 1, &o2), 0);
 		if (g == NULL)
 			return;
-		c = json_object_get(json_object_get(json_object_get(json_object_get(g->tasks[0].obj, "spec"), "template"), "spec"),
+		c = json_object_get(json_object_get(json_object_get(json_object_get(al_update__obj(&g->tasks[0]), "spec"), "template"), "spec"),
 				    "containers");
 		CU_ASSERT_STRING_EQUAL(al_json_str(json_array_get(c, 0), "image"), test_images[0].image);
 		{
@@ -308,7 +309,7 @@ static void test_update__flags_and_bad_documents(void)
 		CU_ASSERT_EQUAL(g->tasks[0].cluster_operator, 1);
 		CU_ASSERT_EQUAL(g->tasks[0].create_only, 1);
 		CU_ASSERT_PTR_NULL(g->tasks[0].ns);
-		CU_ASSERT_STRING_EQUAL(al_json_str(json_array_get(json_object_get(json_object_get(g->tasks[0].obj, "status"),
+		CU_ASSERT_STRING_EQUAL(al_json_str(json_array_get(json_object_get(json_object_get(al_update__obj(&g->tasks[0]), "status"),
 										  "versions"), 0), "version"), "4.14.2");
 	}
 	al_update_graph_free(g);
@@ -611,7 +612,7 @@ static void test_update__library_go_include_feature_set_default_gets_only_defaul
 	CU_ASSERT_EQUAL(al_update_graph_build(&g, f, 6, &o), 0);
 	if (g != NULL) {
 		CU_ASSERT_EQUAL(g->ntasks, 1);
-		CU_ASSERT_STRING_EQUAL(al_json_str(json_object_get(g->tasks[0].obj, "data"), "set"), "Default");
+		CU_ASSERT_STRING_EQUAL(al_json_str(json_object_get(al_update__obj(&g->tasks[0]), "data"), "set"), "Default");
 		/* a value outside the known feature sets: never included */
 		CU_ASSERT(!graph_has(g, "unknown-set"));
 		CU_ASSERT_EQUAL(g->skipped_feature, 5);
@@ -622,7 +623,7 @@ static void test_update__library_go_include_feature_set_default_gets_only_defaul
 	CU_ASSERT_EQUAL(al_update_graph_build(&g, f, 6, &o), 0);
 	if (g != NULL) {
 		CU_ASSERT_EQUAL(g->ntasks, 1);
-		CU_ASSERT_STRING_EQUAL(al_json_str(json_object_get(g->tasks[0].obj, "data"), "set"), "TechPreviewNoUpgrade");
+		CU_ASSERT_STRING_EQUAL(al_json_str(json_object_get(al_update__obj(&g->tasks[0]), "data"), "set"), "TechPreviewNoUpgrade");
 	}
 	al_update_graph_free(g);
 	for (i = 0; i < 6; i++)
@@ -919,7 +920,7 @@ static void test_update__cvo_manifests_dir_first_rendered(void)
 	CU_ASSERT_EQUAL(al_update_graph_build2(&g, cvo, 3, files, 1, &o), 0);
 	if (g != NULL && g->ntasks == 2) {
 		const json_t *c0 = json_array_get(json_object_get(json_object_get(json_object_get(json_object_get(
-						  g->tasks[0].obj, "spec"), "template"), "spec"), "containers"), 0);
+						  al_update__obj(&g->tasks[0]), "spec"), "template"), "spec"), "containers"), 0);
 
 		/* manifests/ before release-manifests/, whatever the levels */
 		CU_ASSERT_STRING_EQUAL(g->tasks[0].file, "manifests/0000_90_cluster-version-operator_02_x.yaml");

@@ -6,8 +6,8 @@
 #include "al_test.h"
 #include "airlock/error.h"
 #include "airlock/fs.h"
-#include "airlock/json.h"
-#include "airlock/yaml.h"
+#include "json_int.h"
+#include "yaml_int.h"
 
 /* Load text expecting failure rc with needle in the message. */
 static void check_bad(const char *text, int want, const char *needle)

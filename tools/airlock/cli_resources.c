@@ -246,16 +246,16 @@ static int write_configmaps(al_store *store, const cli_cr_opts *o,
                             json_t *files)
 {
 	al_store_release *list = NULL;
-	size_t n = 0, i, ndocs = 0;
-	json_t **docs = NULL;
+	al_kres_configmaps *cms = NULL;
+	size_t n = 0, i, ndocs;
 	al_buf b = AL_BUF_INIT(CR_MAX_OUTPUT);
 	int rc, code = EXIT_OK;
 
 	if ((rc = al_store_releases_list(store, &list, &n)) < 0)
 		return cli_fail(rc, "cannot read the releases of store '%s'",
 		                al_store_path(store));
-	if ((docs = calloc(n + 1, sizeof(*docs))) == NULL) {
-		code = cli_fail(AL_ENOMEM, "out of memory");
+	if ((rc = al_kres_configmaps_new(&cms)) < 0) {
+		code = cli_fail(rc, "out of memory");
 		goto out;
 	}
 	for (i = 0; i < n; i++) {
@@ -264,70 +264,48 @@ static int write_configmaps(al_store *store, const cli_cr_opts *o,
 		if (list[i].verified != AL_STORE_VERIFIED &&
 		    list[i].verified != AL_STORE_UNVERIFIED)
 			continue; /* no signatures were looked for */
-		docs[ndocs] = cli_release_configmap(store, &list[i], &c);
-		if (docs[ndocs] != NULL)
-			ndocs++;
-		else if (c != EXIT_VERIFY)
+		cli_release_configmap(store, &list[i], cms, &c);
+		if (c != EXIT_OK && c != EXIT_VERIFY)
 			code = cli_worst(code, c);
 	}
+	ndocs = al_kres_configmaps_count(cms);
 	if (o->oc_mirror_names && ndocs > 0) {
-		json_t *items = json_array(), *lst;
-		char *text = NULL;
-
-		if ((rc = al_yaml_emit_json(&b, docs, ndocs)) < 0) {
+		/* oc-mirror's one file of every ConfigMap, YAML and JSON */
+		if ((rc = al_kres_configmaps_write(cms, &b, 0)) < 0)
 			code = cli_worst(code, cli_fail(rc, "cannot write the "
 			                                    "ConfigMaps"));
-			json_decref(items);
-			goto out;
-		}
-		code = cli_worst(
-		    code, put_file(o, "signature-configmap.yaml", &b, files));
+		else
+			code = cli_worst(
+			    code,
+			    put_file(o, "signature-configmap.yaml", &b, files));
 		al_buf_reset(&b);
-		for (i = 0; items != NULL && i < ndocs; i++)
-			json_array_append(items, docs[i]);
-		lst = json_pack("{s:s, s:s, s:o}", "apiVersion", "v1", "kind",
-		                "List", "items", items);
-		if (lst == NULL || (text = al_json_dump(lst, 2)) == NULL ||
-		    al_buf_puts(&b, text) < 0 || al_buf_puts(&b, "\n") < 0)
-			code = cli_worst(code,
-			                 cli_fail(AL_ENOMEM, "out of memory"));
+		if ((rc = al_kres_configmaps_write(cms, &b, AL_KRES_JSON)) < 0)
+			code = cli_worst(code, cli_fail(rc, "cannot write the "
+			                                    "ConfigMaps"));
 		else
 			code = cli_worst(
 			    code,
 			    put_file(o, "signature-configmap.json", &b, files));
-		free(text);
-		json_decref(lst);
 		goto out;
 	}
 	for (i = 0; i < ndocs; i++) {
-		const char *name =
-		    al_json_str(json_object_get(docs[i], "metadata"), "name");
-		char *digest =
-		    name != NULL
-		        ? al_sprintf("sha256:%s", name + strlen("sha256-"))
-		        : NULL;
-		char *file = NULL;
-		al_digest d;
+		char *file = al_kres_configmaps_filename(cms, i, 0);
 
 		al_buf_reset(&b);
-		if (digest == NULL || al_digest_parse_str(&d, digest) < 0 ||
-		    (file = al_kres_signature_configmap_filename(&d, 0)) ==
-		        NULL ||
-		    (rc = al_yaml_emit_json(&b, &docs[i], 1)) < 0)
-			code =
-			    cli_worst(code, cli_fail(AL_ENOMEM,
-			                             "cannot write the "
-			                             "ConfigMap of '%s'",
-			                             name != NULL ? name : ""));
+		if (file == NULL)
+			code = cli_worst(code,
+			                 cli_fail(AL_ENOMEM, "out of memory"));
+		else if ((rc = al_kres_configmaps_write_one(cms, i, &b, 0)) < 0)
+			code = cli_worst(code, cli_fail(rc,
+			                                "cannot write the "
+			                                "ConfigMap '%s'",
+			                                file));
 		else
 			code = cli_worst(code, put_file(o, file, &b, files));
-		free(digest);
 		free(file);
 	}
 out:
-	for (i = 0; i < ndocs; i++)
-		json_decref(docs[i]);
-	free(docs);
+	al_kres_configmaps_free(cms);
 	al_buf_free(&b);
 	al_store_releases_free(list, n);
 	return code;

@@ -36,10 +36,11 @@ int cli_mirror_sets(al_store *store, const char *dest, unsigned max_nested,
 char *cli_dest_from_record(al_store *store, const char *cmd,
                            unsigned *max_nested);
 
-/* The signature ConfigMap of one release (cmd_configmaps.c), or NULL with
- * *code set (EXIT_VERIFY: no signatures; said on stderr). */
-json_t *cli_release_configmap(al_store *s, const al_store_release *rel,
-                              int *code);
+/* Add the signature ConfigMap of one release to cms (cmd_configmaps.c);
+ * when it is not added, *code is set (EXIT_VERIFY: no signatures) and the
+ * reason said on stderr. */
+void cli_release_configmap(al_store *s, const al_store_release *rel,
+                           al_kres_configmaps *cms, int *code);
 
 /* What cli_cluster_resources writes. */
 typedef struct cli_cr_opts {

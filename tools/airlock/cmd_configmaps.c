@@ -46,17 +46,16 @@ static const char configmaps_help[] =
     "written),\n"
     "2 usage error, 3 runtime error.\n";
 
-/* The ConfigMap of one release, or NULL with *code set (EXIT_VERIFY: no
- * signatures). */
-static json_t *release_configmap(al_store *s, const al_store_release *rel,
-                                 int *code)
+/* Add the ConfigMap of one release to cms; *code set when it was not
+ * (EXIT_VERIFY: no signatures). Also cli_resources.c's. */
+void cli_release_configmap(al_store *s, const al_store_release *rel,
+                           al_kres_configmaps *cms, int *code)
 {
 	const char *version = rel->version, *ds = rel->digest_text;
 	const char *label = version != NULL ? version : (ds != NULL ? ds : "?");
 	al_sig_list sigs = AL_SIG_LIST_INIT;
 	const uint8_t **ptrs = NULL;
 	size_t *lens = NULL, i;
-	json_t *cm = NULL;
 	al_digest d;
 	int rc;
 
@@ -64,7 +63,7 @@ static json_t *release_configmap(al_store *s, const al_store_release *rel,
 		cli_error("release '%s' in releases.json has no valid digest",
 		          label);
 		*code = EXIT_RUNTIME;
-		return NULL;
+		return;
 	}
 	d = rel->digest;
 	if ((rc = al_sig_store_load(s, &d, &sigs)) < 0) {
@@ -89,93 +88,42 @@ static json_t *release_configmap(al_store *s, const al_store_release *rel,
 		ptrs[i] = sigs.items[i].data;
 		lens[i] = sigs.items[i].len;
 	}
-	if ((rc = al_kres_signature_configmap_json(&cm, &d, ptrs, lens,
-	                                           sigs.n)) < 0) {
+	if ((rc = al_kres_configmaps_add(cms, &d, ptrs, lens, sigs.n)) < 0)
 		*code = cli_fail(rc, "release %s %s", label, ds);
-		cm = NULL;
-	}
 out:
 	free(ptrs);
 	free(lens);
 	al_sig_list_clear(&sigs);
-	return cm;
 }
 
-json_t *cli_release_configmap(al_store *s, const al_store_release *rel,
-                              int *code)
-{
-	return release_configmap(s, rel, code);
-}
-
-static int write_stream(json_t **docs, size_t n, int json)
+static int write_stream(const al_kres_configmaps *cms, int json)
 {
 	al_buf out = AL_BUF_INIT(CM_MAX_OUTPUT);
-	json_t *list = NULL, *items;
-	char *text = NULL;
-	size_t i;
-	int rc = 0;
+	int rc;
 
-	if (json) {
-		items = json_array();
-		list = json_pack("{s:s, s:s, s:o}", "apiVersion", "v1", "kind",
-		                 "List", "items", items);
-		for (i = 0; list != NULL && i < n; i++) {
-			if (json_array_append(items, docs[i]) != 0)
-				break;
-		}
-		if (list == NULL || i < n ||
-		    (text = al_json_dump(list, 2)) == NULL)
-			rc = al_error_set(AL_ENOMEM, "out of memory");
-		else if ((rc = al_buf_puts(&out, text)) == 0)
-			rc = al_buf_puts(&out, "\n");
-	} else {
-		rc = al_yaml_emit_json(&out, docs, n);
-	}
+	rc = al_kres_configmaps_write(cms, &out, json ? AL_KRES_JSON : 0);
 	if (rc == 0 && (fwrite(out.ptr, 1, out.len, stdout) != out.len ||
 	                fflush(stdout) != 0))
 		rc = al_error_set(AL_EIO, "cannot write to stdout");
-	json_decref(list);
-	free(text);
 	al_buf_free(&out);
 	return rc < 0 ? cli_fail(rc, "cannot write the ConfigMaps") : EXIT_OK;
 }
 
-static int write_file(const char *dir, json_t *cm, int json, int quiet)
+static int write_file(const char *dir, const al_kres_configmaps *cms, size_t i,
+                      int json, int quiet)
 {
-	const char *name = al_json_str(json_object_get(cm, "metadata"), "name");
+	int flags = json ? AL_KRES_JSON : 0;
 	al_buf out = AL_BUF_INIT(CM_MAX_OUTPUT);
-	char *file = NULL, *path = NULL, *text = NULL;
-	al_digest d;
+	char *file = NULL, *path = NULL;
 	int rc, code;
 
-	/* metadata.name is "sha256-<hex>": the digest again, for the file name
-	 */
-	if (name == NULL ||
-	    (path = al_sprintf("sha256:%s", name + strlen("sha256-"))) ==
-	        NULL ||
-	    al_digest_parse_str(&d, path) < 0) {
-		rc = al_error_set(AL_EPARSE, "unexpected ConfigMap name");
-		goto out;
-	}
-	free(path);
-	path = NULL;
-	if (json) {
-		if ((text = al_json_dump(cm, 2)) == NULL) {
-			rc = al_error_set(AL_ENOMEM, "out of memory");
-			goto out;
-		}
-		if ((rc = al_buf_puts(&out, text)) < 0 ||
-		    (rc = al_buf_puts(&out, "\n")) < 0)
-			goto out;
-	} else if ((rc = al_yaml_emit_json(&out, &cm, 1)) < 0) {
-		goto out;
-	}
-	file =
-	    al_kres_signature_configmap_filename(&d, json ? AL_KRES_JSON : 0);
+	file = al_kres_configmaps_filename(cms, i, flags);
 	if (file == NULL || (path = al_path_join(dir, file)) == NULL) {
 		rc = al_error_set(AL_ENOMEM, "out of memory");
 		goto out;
 	}
+	if ((rc = al_kres_configmaps_write_one(cms, i, &out, flags)) < 0)
+		goto out;
 	if ((rc = al_fs_write_atomic(path, out.ptr, out.len)) < 0)
 		goto out;
 	if (!quiet)
@@ -183,11 +131,10 @@ static int write_file(const char *dir, json_t *cm, int json, int quiet)
 out:
 	code = rc < 0
 	           ? cli_fail(rc, "cannot write the ConfigMap '%s'",
-	                      path != NULL ? path : (name != NULL ? name : ""))
+	                      path != NULL ? path : (file != NULL ? file : ""))
 	           : EXIT_OK;
 	free(file);
 	free(path);
-	free(text);
 	al_buf_free(&out);
 	return code;
 }
@@ -205,8 +152,8 @@ int cmd_configmaps(int argc, char **argv)
 	al_store_opts so = {.readonly = 1};
 	al_store *s = NULL;
 	al_store_release *list = NULL;
-	json_t **docs = NULL;
-	size_t ndocs = 0, nlist = 0, i, j, nnames;
+	al_kres_configmaps *cms = NULL;
+	size_t ndocs, nlist = 0, i, j, nnames;
 	int opt, rc, json = 0, code = EXIT_OK, *used = NULL;
 	cli_common cc;
 	char **names;
@@ -247,9 +194,8 @@ int cmd_configmaps(int argc, char **argv)
 		                store_path);
 		goto out;
 	}
-	docs = calloc(nlist + 1, sizeof(*docs));
 	used = calloc(nnames + 1, sizeof(*used));
-	if (docs == NULL || used == NULL) {
+	if (used == NULL || al_kres_configmaps_new(&cms) < 0) {
 		cli_error("out of memory");
 		code = EXIT_RUNTIME;
 		goto out;
@@ -269,9 +215,7 @@ int cmd_configmaps(int argc, char **argv)
 		}
 		if (!wanted)
 			continue;
-		docs[ndocs] = release_configmap(s, &list[i], &c);
-		if (docs[ndocs] != NULL)
-			ndocs++;
+		cli_release_configmap(s, &list[i], cms, &c);
 		code = cli_worst(code, c);
 	}
 	for (j = 0; j < nnames; j++) {
@@ -281,7 +225,7 @@ int cmd_configmaps(int argc, char **argv)
 			code = cli_worst(code, EXIT_RUNTIME);
 		}
 	}
-	if (ndocs == 0) {
+	if ((ndocs = al_kres_configmaps_count(cms)) == 0) {
 		if (code == EXIT_OK) {
 			cli_error("store '%s' records no releases", store_path);
 			code = EXIT_RUNTIME;
@@ -289,7 +233,7 @@ int cmd_configmaps(int argc, char **argv)
 		goto out;
 	}
 	if (strcmp(outdir, "-") == 0) {
-		code = cli_worst(code, write_stream(docs, ndocs, json));
+		code = cli_worst(code, write_stream(cms, json));
 		goto out;
 	}
 	if ((rc = al_fs_mkdir_p(outdir, 0755)) < 0) {
@@ -298,12 +242,10 @@ int cmd_configmaps(int argc, char **argv)
 		goto out;
 	}
 	for (i = 0; i < ndocs; i++)
-		code = cli_worst(code,
-		                 write_file(outdir, docs[i], json, cc.quiet));
+		code =
+		    cli_worst(code, write_file(outdir, cms, i, json, cc.quiet));
 out:
-	for (i = 0; i < ndocs; i++)
-		json_decref(docs[i]);
-	free(docs);
+	al_kres_configmaps_free(cms);
 	free(used);
 	al_store_releases_free(list, nlist);
 	al_store_free(s);

@@ -34,12 +34,16 @@ static const char inventory_help[] =
 static void json_inventory(const char *store_path, const char *out,
                            const char *text, size_t len)
 {
-	json_t *root = cli_json_root(), *inv = NULL;
+	json_t *root = cli_json_root(), *inv;
+	json_error_t jerr;
 
 	cli_json_set_str(root, "store", store_path);
 	cli_json_set_str(root, "output", out);
-	if (al_json_parse(&inv, (const uint8_t *)text, len, "inventory") < 0) {
-		cli_error("%s", al_error_message());
+	/* airlock wrote it a moment ago; read as strictly as airlock reads
+	 * JSON (duplicate keys refused) */
+	if ((inv = json_loadb(text, len, JSON_REJECT_DUPLICATES, &jerr)) ==
+	    NULL) {
+		cli_error("inventory: line %d: %s", jerr.line, jerr.text);
 		return;
 	}
 	cli_json_set_u64(root, "blobs",

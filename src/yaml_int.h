@@ -1,11 +1,11 @@
-/* yaml.h: libyaml loader into a positioned node tree, YAML<->JSON,
- * multi-document emitter. */
-#ifndef AIRLOCK_YAML_H
-#define AIRLOCK_YAML_H
+/* yaml_int.h (internal): libyaml loader into a positioned node tree,
+ * YAML<->JSON, multi-document emitter. */
+#ifndef AL_YAML_INT_H
+#define AL_YAML_INT_H
 
 #include <jansson.h>
-#include "common.h"
-#include "buf.h"
+#include "airlock/common.h"
+#include "airlock/buf.h"
 
 /* Thread safety: every function here is reentrant; distinct objects may be
  * used from different threads at once. */

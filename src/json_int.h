@@ -1,10 +1,10 @@
-/* json.h: strict JSON on jansson: duplicate keys rejected, bounded input,
- * positions in errors. */
-#ifndef AIRLOCK_JSON_H
-#define AIRLOCK_JSON_H
+/* json_int.h (internal): strict JSON on jansson: duplicate keys rejected,
+ * bounded input, positions in errors. */
+#ifndef AL_JSON_INT_H
+#define AL_JSON_INT_H
 
 #include <jansson.h>
-#include "common.h"
+#include "airlock/common.h"
 
 /* Thread safety: every function here is reentrant; distinct objects may be
  * used from different threads at once. */

@@ -1,0 +1,34 @@
+/* update_int.h (internal): what the updater's files share: the jansson
+ * form of a task's object, the cluster's capabilities. */
+#ifndef AL_UPDATE_INT_H
+#define AL_UPDATE_INT_H
+
+#include <stdint.h>
+
+#include <jansson.h>
+#include "airlock/update.h"
+
+/* The json_t behind a task's object (the same object). */
+static inline json_t *al_update__obj(const al_update_task *t)
+{
+	return (json_t *)(void *)(uintptr_t)t->obj;
+}
+
+static inline al_update_object *al_update__opaque(json_t *v)
+{
+	return (al_update_object *)(void *)v;
+}
+
+/*
+ * The enabled capabilities of a cluster as the CVO computes them
+ * (lib/capability SetCapabilities): the baseline set of cv->spec.capabilities
+ * (default vCurrent; an unknown set name is AL_EINVAL), plus
+ * additionalEnabledCapabilities, plus status.capabilities.enabledCapabilities
+ * (capabilities once enabled stay enabled: implicitly enabled). cv is a
+ * config.openshift.io/v1 ClusterVersion. *out is a NULL-terminated array of
+ * borrowed/static strings (free the array only), *n its length.
+ */
+int al_update_cluster_capabilities(const json_t *cv, const char ***out,
+                                   size_t *n);
+
+#endif
