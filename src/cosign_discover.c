@@ -304,6 +304,12 @@ int al_cosign_discover(al_cosign_found *out, al_cosign_source *s,
 				al_error_clear();
 				al_buf_reset(&body);
 				rc = 0;
+			} else if (rc == 0 && al_digest_equal(&got, image)) {
+				/* the image itself under its digest tag, as
+				 * oc-mirror v2 and `airlock push` name images
+				 * mirrored by digest (prepareM2DCopyBatch):
+				 * no referrers index there */
+				al_buf_reset(&body);
 			} else if (rc == 0 &&
 			           (f.fallback_tag = al_strdup(tag)) == NULL) {
 				rc = al_error_set(AL_ENOMEM, "out of memory");

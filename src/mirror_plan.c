@@ -274,6 +274,12 @@ typedef struct planner {
 	al_plan *plan;
 	slot *slots; /* by transfer image index */
 	size_t nslots;
+	/* what the resolution gave: when no image resolved and some failed,
+	 * the mirror stops with the first failure instead of meeting it
+	 * again (a hung registry would cost every deadline twice) */
+	size_t resolved, failed;
+	int first_status;
+	char *first_error;
 } planner;
 
 static void slots_free(planner *pl)
@@ -404,9 +410,17 @@ static int on_resolved(void *ud, int image, int status, const char *message,
 	if (image < 0 || (size_t)image >= pl->nslots)
 		return 0;
 	s = &pl->slots[image];
-	if (status < 0)
+	if (status < 0) {
+		if (pl->failed++ == 0) {
+			pl->first_status = status;
+			pl->first_error = al_sprintf(
+			    "%s: %s", s->source != NULL ? s->source : "?",
+			    message != NULL ? message : "failed");
+		}
 		return al_plan_add_failed(pl->plan, s->kind, s->source,
 		                          s->destination, status, message);
+	}
+	pl->resolved++;
 	return al_plan_add(pl->plan, s->kind, s->source, s->destination,
 	                   pl->store, manifest_bytes, blobs, nblobs);
 }
@@ -559,6 +573,12 @@ int al_mirror__plan_before(al_store *store, al_mirror_lifecycle *lc,
 			goto out;
 	if ((rc = al_transfer_resolve(t, on_resolved, &pl)) < 0)
 		goto out;
+	if (!lc->dry_run && pl.resolved == 0 && pl.failed > 0) {
+		rc = al_error_set(pl.first_status, "%s",
+		                  pl.first_error != NULL ? pl.first_error
+		                                         : "no image resolved");
+		goto out;
+	}
 	al_plan_get_totals(lc->plan, &tot);
 	if ((rc = al_fs_free_space(al_store_path(store), &lc->free)) < 0)
 		goto out;
@@ -597,6 +617,7 @@ int al_mirror__plan_before(al_store *store, al_mirror_lifecycle *lc,
 	            (unsigned long long)lc->free);
 	rc = 0;
 out:
+	free(pl.first_error);
 	slots_free(&pl);
 	al_transfer_free(t);
 	return rc;
