@@ -159,8 +159,14 @@ static int ref_key(del *d, const char *ref)
 		return oom();
 	for (i = 0; i < d->nrels; i++) {
 		const al_store_release *r = &d->rels[i];
-		int match = r->source != NULL && (strcmp(r->source, ref) == 0 ||
-		                                  strcmp(r->source, norm) == 0);
+		/* oc-mirror names a release image here; a version or a
+		 * digest (as on the command line) names its record */
+		int match =
+		    (r->source != NULL && (strcmp(r->source, ref) == 0 ||
+		                           strcmp(r->source, norm) == 0)) ||
+		    (r->version != NULL && strcmp(r->version, ref) == 0) ||
+		    (r->digest_text != NULL &&
+		     strcmp(r->digest_text, ref) == 0);
 		for (j = 0; !match && j < d->nimgs; j++)
 			match = r->has_digest &&
 			        strcmp(d->imgs[j].name, norm) == 0 &&

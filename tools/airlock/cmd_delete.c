@@ -151,7 +151,9 @@ int cmd_delete(int argc, char **argv)
 		goto out;
 	}
 	if (config != NULL && (rc = al_delete_config_load(&cfg, config)) < 0) {
-		code = cli_input_fail(rc, "%s", al_error_message());
+		/* the message names the file (and line) already */
+		cli_error("%s", al_error_message());
+		code = cli_input_exit_code(rc);
 		goto out;
 	}
 	o.releases = (const char *const *)argv + optind;
@@ -176,7 +178,8 @@ int cmd_delete(int argc, char **argv)
 	}
 	rc = al_delete_run(store, &o, &res);
 	if (rc < 0) {
-		code = cli_fail(rc, "%s", al_error_message());
+		code =
+		    cli_fail(rc, "cannot delete from store '%s'", store_path);
 		goto out;
 	}
 	for (i = 0; i < res.nreleases; i++)

@@ -1,0 +1,322 @@
+#!/usr/bin/env bash
+# test_delete.sh: airlock delete on a store holding two releases that share blobs and two additional images: --dry-run, by version, by DeleteImageSetConfiguration, refusals and the --state guard.
+set -euo pipefail
+. "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+al_require_airlock
+command -v python3 >/dev/null || al_skip "python3 is needed for mkrelease.py"
+
+mk=$AL_SOURCE_DIR/tests/tools/mkrelease.py
+prefix=quay.io/airlock-delete
+extra=quay.io/airlock-extra
+# 4.14.1 has four components, 4.14.2 the first three of them (same seed:
+# the same images), so only 4.14.1's release image and its fourth
+# component (oauth-server) are its own. The base layer is shared by all.
+python3 "$mk" --out "$T/a" --prefix "$prefix" --version 4.14.1 --components 4 --seed shared >/dev/null
+python3 "$mk" --out "$T/b" --prefix "$prefix" --version 4.14.2 --components 3 --seed shared \
+	--previous 4.14.1 >/dev/null
+# the additional images: a tagged image and one by digest (both of another
+# synthetic layout)
+python3 "$mk" --out "$T/x" --prefix "$extra" --version 9.9.9 --components 1 --seed extra >/dev/null
+
+# one source layout holding all three
+mkdir -p "$T/src/blobs/sha256"
+for l in a b x; do cp -n "$T/$l/blobs/sha256/"* "$T/src/blobs/sha256/"; done
+cp "$T/a/oci-layout" "$T/src/oci-layout"
+python3 - "$T/src/index.json" "$T/a" "$T/b" "$T/x" <<'PY'
+import json, sys
+seen, out = set(), []
+for d in sys.argv[2:]:
+    for m in json.load(open(d + "/index.json"))["manifests"]:
+        n = m["annotations"]["org.opencontainers.image.ref.name"]
+        if n not in seen:
+            seen.add(n)
+            out.append(m)
+json.dump({"schemaVersion": 2, "manifests": out}, open(sys.argv[1], "w"))
+PY
+
+rel_a=$prefix/release:4.14.1-x86_64
+rel_b=$prefix/release:4.14.2-x86_64
+x_tag=$extra/release:9.9.9-x86_64
+dig_a=$(al_digest_of "$T/a" "$rel_a")
+dig_b=$(al_digest_of "$T/b" "$rel_b")
+x_comp=$(python3 -c 'import json,sys
+for m in json.load(open(sys.argv[1]))["manifests"]:
+    n = m["annotations"]["org.opencontainers.image.ref.name"]
+    if "@" in n: print(n)' "$T/x/index.json")
+oauth=$(python3 -c 'import json,sys
+for m in json.load(open(sys.argv[1]))["manifests"]:
+    n = m["annotations"]["org.opencontainers.image.ref.name"]
+    if "@" in n and n not in [e["annotations"]["org.opencontainers.image.ref.name"] for e in json.load(open(sys.argv[2]))["manifests"]]: print(n)' \
+	"$T/a/index.json" "$T/b/index.json")
+al_check "fixture: 4.14.1 has exactly one component of its own" test "$(printf '%s\n' "$oauth" | grep -c .)" = 1
+
+# Blobs reachable from the images of a layout (manifests, configs, layers).
+reach() {
+	python3 - "$@" <<'PY'
+import json, sys
+root, names = sys.argv[1], sys.argv[2:]
+def blob(d):
+    return json.load(open(root + "/blobs/sha256/" + d.split(":")[1]))
+out = set()
+for m in json.load(open(root + "/index.json"))["manifests"]:
+    n = m["annotations"]["org.opencontainers.image.ref.name"]
+    if names and n not in names:
+        continue
+    man = blob(m["digest"])
+    out.add(m["digest"])
+    for d in [man["config"]] + man["layers"]:
+        out.add(d["digest"])
+for d in sorted(out):
+    print(d)
+PY
+}
+# "BLOBS BYTES" of the digests on stdin, sizes from the files in DIR
+count_bytes() {
+	local n=0 b=0 d
+	while read -r d; do
+		n=$((n + 1))
+		b=$((b + $(stat -c %s "$1/blobs/sha256/${d#sha256:}")))
+	done
+	echo "$n $b"
+}
+store_blobs() { (cd "$1/blobs/sha256" && ls | sed 's/^/sha256:/' | sort); }
+store_sums() { (cd "$1" && find . -type f -exec sha256sum {} + | sort); }
+
+mkstore() {
+	local store=$1
+	cat >"$T/is-a.yaml" <<YAML
+kind: ImageSetConfiguration
+apiVersion: mirror.openshift.io/v2alpha1
+mirror:
+  platform:
+    release: $rel_a
+  additionalImages:
+  - name: $x_tag
+  - name: $x_comp
+airlock:
+  sources:
+  - prefix: $prefix
+    location: oci:$T/src
+  - prefix: $extra
+    location: oci:$T/src
+YAML
+	cat >"$T/is-b.yaml" <<YAML
+kind: ImageSetConfiguration
+apiVersion: mirror.openshift.io/v2alpha1
+mirror:
+  platform:
+    release: $rel_b
+airlock:
+  sources:
+  - prefix: $prefix
+    location: oci:$T/src
+YAML
+	"$AIRLOCK" mirror --allow-unsigned -c "$T/is-a.yaml" --store "$store" >"$T/mirror.out" 2>&1 &&
+		"$AIRLOCK" mirror --allow-unsigned -c "$T/is-b.yaml" --store "$store" >>"$T/mirror.out" 2>&1
+}
+
+store=$T/store
+if ! mkstore "$store"; then
+	cat "$T/mirror.out"
+	al_fail "the store with both releases is mirrored"
+	al_finish
+fi
+al_run "$T/out" "$T/err" "$AIRLOCK" releases --store "$store"
+al_check "the store holds 4.14.1 and 4.14.2" \
+	bash -c 'grep -q "4\.14\.1" "$1" && grep -q "4\.14\.2" "$1"' _ "$T/out"
+
+# What deleting 4.14.1 frees: what its release image and its own component
+# reach, minus what the kept release and the additional images reach.
+reach "$T/src" "$rel_a" "$oauth" | sort >"$T/a-only.all"
+b_names=$(python3 -c 'import json,sys
+for m in json.load(open(sys.argv[1]))["manifests"]: print(m["annotations"]["org.opencontainers.image.ref.name"])' "$T/b/index.json")
+# shellcheck disable=SC2086 # one name a word
+reach "$T/src" $b_names "$x_tag" "$x_comp" | sort >"$T/kept"
+comm -23 "$T/a-only.all" "$T/kept" >"$T/freed"
+read -r want_blobs want_bytes < <(count_bytes "$T/src" <"$T/freed")
+echo "deleting 4.14.1 must free $want_blobs blobs, $want_bytes bytes"
+al_check "fixture: 4.14.1 frees some blobs and shares some" \
+	bash -c '[ "$1" -ge 4 ] && [ -n "$(comm -12 "$2" "$3")" ]' _ "$want_blobs" "$T/a-only.all" "$T/kept"
+
+# ---- --dry-run ----
+before=$(store_sums "$store")
+al_run "$T/out" "$T/err" "$AIRLOCK" delete --store "$store" 4.14.1 --dry-run
+cat "$T/out" "$T/err"
+al_check "dry run exits 0" test "$AL_RC" = 0
+al_check "dry run names the release with its digest" grep -qxF "would delete release 4.14.1 ($dig_a)" "$T/out"
+al_check "dry run names the release image's name" grep -qxF "would delete name $rel_a" "$T/out"
+al_check "dry run names the component only 4.14.1 uses" grep -qxF "would delete name $oauth" "$T/out"
+al_check "dry run names nothing of 4.14.2 or the additional images" \
+	test "$(grep -c '^would delete name ' "$T/out")" = 2
+al_check "dry run: the bytes it would free ($want_blobs blobs, $want_bytes bytes)" \
+	grep -qE "^would delete 1 releases, 2 names: would free $want_blobs blobs \\($want_bytes bytes, " "$T/out"
+al_check "dry run changes no file of the store" test "$before" = "$(store_sums "$store")"
+al_run "$T/out" "$T/err" "$AIRLOCK" check --store "$store"
+al_check "after the dry run: check exits 0" test "$AL_RC" = 0
+
+# ---- refusals ----
+al_run "$T/out" "$T/err" "$AIRLOCK" delete --store "$store" 4.99.0
+cat "$T/err"
+al_check "an unknown release: exit 3" test "$AL_RC" = 3
+al_check "an unknown release: the error names it, once" \
+	test "$(grep -o "no release '4\.99\.0' in store '$store'" "$T/err" | wc -l)" = 1
+al_run "$T/out" "$T/err" "$AIRLOCK" delete --store "$store" 4.14.2 4.99.0
+al_check "an unknown release among known ones: exit 3, nothing deleted" \
+	bash -c '[ "$1" = 3 ] && [ "$2" = "$3" ]' _ "$AL_RC" "$before" "$(store_sums "$store")"
+al_run "$T/out" "$T/err" "$AIRLOCK" delete --store "$store" --image "$extra/nothing:1"
+al_check "an unknown image: exit 3, the error names it" \
+	bash -c '[ "$1" = 3 ] && grep -q "no image .*nothing:1" "$2"' _ "$AL_RC" "$T/err"
+al_run "$T/out" "$T/err" "$AIRLOCK" delete --store "$store"
+al_check "nothing named: usage error, exit 2" test "$AL_RC" = 2
+
+cat >"$T/helm.yaml" <<'YAML'
+kind: DeleteImageSetConfiguration
+apiVersion: mirror.openshift.io/v2alpha1
+delete:
+  platform:
+    release: 4.14.1
+  helm:
+    repositories:
+    - name: x
+      url: https://example.invalid/charts
+YAML
+al_run "$T/out" "$T/err" "$AIRLOCK" delete --store "$store" -c "$T/helm.yaml"
+cat "$T/err"
+al_check "delete.helm is refused: exit 2, file:line:column, the field named" \
+	bash -c '[ "$1" = 2 ] && grep -qxF "airlock: error: $2:6:3: '"'"'helm'"'"' in delete is not supported by airlock delete" "$3"' _ "$AL_RC" "$T/helm.yaml" "$T/err"
+cat >"$T/packages.yaml" <<'YAML'
+kind: DeleteImageSetConfiguration
+apiVersion: mirror.openshift.io/v2alpha1
+delete:
+  operators:
+  - catalog: registry.redhat.io/redhat/redhat-operator-index:v4.14
+    packages:
+    - name: aws-load-balancer-operator
+YAML
+al_run "$T/out" "$T/err" "$AIRLOCK" delete --store "$store" -c "$T/packages.yaml"
+cat "$T/err"
+al_check "delete.operators[].packages is refused: exit 2, file:line:column" \
+	bash -c '[ "$1" = 2 ] && grep -qF "$2:6:5: '"'"'packages'"'"' in delete.operators[] is not supported" "$3"' _ "$AL_RC" "$T/packages.yaml" "$T/err"
+sed 's/^kind: .*/kind: ImageSetConfiguration/' "$T/packages.yaml" >"$T/mirror-kind.yaml"
+al_run "$T/out" "$T/err" "$AIRLOCK" delete --store "$store" -c "$T/mirror-kind.yaml"
+al_check "an ImageSetConfiguration is refused (exit 2, kind named)" \
+	bash -c '[ "$1" = 2 ] && grep -qF "$2:1:7: kind must be DeleteImageSetConfiguration, not ImageSetConfiguration" "$3"' \
+	_ "$AL_RC" "$T/mirror-kind.yaml" "$T/err"
+printf 'kind: DeleteImageSetConfiguration\napiVersion: mirror.openshift.io/v2alpha1\ndelete:\n  platform:\n    releases: 4.14.1\n' >"$T/typo.yaml"
+al_run "$T/out" "$T/err" "$AIRLOCK" delete --store "$store" -c "$T/typo.yaml"
+al_check "an unknown field is refused (exit 2, file:line:column)" \
+	bash -c '[ "$1" = 2 ] && grep -qF "$2:5:5: unknown field '"'"'releases'"'"' in delete.platform" "$3"' _ "$AL_RC" "$T/typo.yaml" "$T/err"
+al_check "the refusals changed no file of the store" test "$before" = "$(store_sums "$store")"
+
+# ---- the --state guard ----
+# the cluster runs 4.14.1 (the newest Completed) and moves to 4.14.2
+cat >"$T/state.json" <<JSON
+{"state": "Updating",
+ "desired": {"version": "4.14.2", "image": "$prefix/release@$dig_b", "digest": "$dig_b"},
+ "history": [{"state": "Partial", "version": "4.14.2", "digest": "$dig_b"},
+             {"state": "Completed", "version": "4.14.1", "digest": "$dig_a"}]}
+JSON
+al_run "$T/out" "$T/err" "$AIRLOCK" delete --store "$store" --state "$T/state.json" 4.14.1
+cat "$T/err"
+al_check "--state: the release the cluster runs is refused (exit 3)" test "$AL_RC" = 3
+al_check "--state: the refusal names the release, the file and --force" \
+	grep -qF "release 4.14.1 ($dig_a) is current for the cluster record '$T/state.json'" "$T/err"
+al_run "$T/out" "$T/err" "$AIRLOCK" delete --store "$store" --state "$T/state.json" --dry-run 4.14.2
+al_check "--state: the desired release is refused too, even in a dry run" \
+	bash -c '[ "$1" = 3 ] && grep -q "release 4\.14\.2 " "$2"' _ "$AL_RC" "$T/err"
+al_check "--state refusals changed no file of the store" test "$before" = "$(store_sums "$store")"
+# once the update completed, 4.14.1 is history
+cat >"$T/state2.json" <<JSON
+{"state": "Reconciling",
+ "desired": {"version": "4.14.2", "image": "$prefix/release@$dig_b", "digest": "$dig_b"},
+ "history": [{"state": "Completed", "version": "4.14.2", "digest": "$dig_b"},
+             {"state": "Completed", "version": "4.14.1", "digest": "$dig_a"}]}
+JSON
+al_run "$T/out" "$T/err" "$AIRLOCK" delete --store "$store" --state "$T/state2.json" --dry-run 4.14.1
+al_check "--state: an older Completed release may go" test "$AL_RC" = 0
+al_run "$T/out" "$T/err" "$AIRLOCK" delete --store "$store" --state "$T/state.json" --force --dry-run 4.14.1
+al_check "--state --force: deleted anyway, with a warning naming it" \
+	bash -c '[ "$1" = 0 ] && grep -q "warning: .*4\.14\.1.*--force" "$2"' _ "$AL_RC" "$T/err"
+printf '{"state": "Nonsense"}\n' >"$T/bad-state.json"
+al_run "$T/out" "$T/err" "$AIRLOCK" delete --store "$store" --state "$T/bad-state.json" --dry-run 4.14.1
+al_check "--state: an unreadable record refuses the delete and names the file" \
+	bash -c '[ "$1" != 0 ] && grep -qF "$2" "$3"' _ "$AL_RC" "$T/bad-state.json" "$T/err"
+
+# ---- delete by version ----
+al_run "$T/out" "$T/err" "$AIRLOCK" delete --store "$store" 4.14.1
+cat "$T/out" "$T/err"
+al_check "delete 4.14.1 exits 0" test "$AL_RC" = 0
+al_check "delete: the summary counts what it freed ($want_blobs blobs, $want_bytes bytes)" \
+	grep -qE "^deleted 1 releases, 2 names: freed $want_blobs blobs \\($want_bytes bytes, " "$T/out"
+al_run "$T/out" "$T/err" "$AIRLOCK" releases --store "$store"
+al_check "airlock releases: 4.14.1 is gone, 4.14.2 stays" \
+	bash -c '! grep -q "4\.14\.1" "$1" && grep -q "4\.14\.2" "$1"' _ "$T/out"
+al_run "$T/out" "$T/err" "$AIRLOCK" check --store "$store"
+cat "$T/out"
+al_check "check --store after the delete exits 0" test "$AL_RC" = 0
+al_check "check: 0 missing, 0 corrupt, 0 unreferenced" \
+	grep -qE '^checked [0-9]+ images, [0-9]+ blobs: 0 missing, 0 corrupt, 0 unreferenced$' <(al_last_line "$T/out")
+after=$(store_blobs "$store")
+al_check "exactly the blobs only 4.14.1 used are gone" \
+	test "$(comm -23 <(printf '%s\n' "$before" | sed -n 's|.* \./blobs/sha256/|sha256:|p' | sort) <(printf '%s\n' "$after"))" = "$(cat "$T/freed")"
+al_check "every blob 4.14.2 and the additional images use stays" \
+	test -z "$(comm -23 "$T/kept" <(printf '%s\n' "$after"))"
+al_index_digests "$store" >"$T/names"
+al_check "the index no longer names 4.14.1 or its own component" \
+	bash -c 'test -s "$1" && ! grep -qF -e "$2 " -e "$3 " "$1"' _ "$T/names" "$rel_a" "$oauth"
+al_check "the index still names the shared components" \
+	test "$(al_index_digests "$store" | grep -c "$prefix/ocp-v4.0-art-dev@")" = 3
+got=$("${SKOPEO[@]}" inspect --format '{{.Digest}}' "oci:$store:$rel_b" 2>/dev/null || true)
+al_check "skopeo still reads 4.14.2 from the store" test "$got" = "$dig_b"
+al_run "$T/out" "$T/err" "$AIRLOCK" delete --store "$store" 4.14.1
+al_check "deleting it again: exit 3, not found" \
+	bash -c '[ "$1" = 3 ] && grep -q "no release .4\.14\.1." "$2"' _ "$AL_RC" "$T/err"
+
+# ---- DeleteImageSetConfiguration: the other release and one additional image ----
+cat >"$T/delete.yaml" <<YAML
+kind: DeleteImageSetConfiguration
+apiVersion: mirror.openshift.io/v2alpha1
+delete:
+  platform:
+    release: $rel_b
+  additionalImages:
+  - name: $x_tag
+YAML
+al_run "$T/out" "$T/err" "$AIRLOCK" delete --store "$store" -c "$T/delete.yaml"
+cat "$T/out" "$T/err"
+al_check "delete -c DELETE.yaml exits 0" test "$AL_RC" = 0
+al_check "-c: 4.14.2 deleted" grep -qxF "deleted release 4.14.2 ($dig_b)" "$T/out"
+al_check "-c: the additional image deleted" grep -qxF "deleted name $x_tag" "$T/out"
+al_run "$T/out" "$T/err" "$AIRLOCK" releases --store "$store"
+al_check "-c: no release left" bash -c '! grep -q "4\.14\." "$1"' _ "$T/out"
+al_check "-c: only the additional image by digest is still named" \
+	test "$(al_index_digests "$store" | cut -d' ' -f1)" = "$x_comp"
+al_run "$T/out" "$T/err" "$AIRLOCK" check --store "$store"
+al_check "-c: check --store exits 0, nothing unreferenced" \
+	bash -c '[ "$1" = 0 ] && grep -qE "0 missing, 0 corrupt, 0 unreferenced$" "$2"' _ "$AL_RC" "$T/out"
+al_check "-c: the store holds exactly the blobs of the image left" \
+	test "$(store_blobs "$store")" = "$(reach "$T/src" "$x_comp" | sort)"
+
+# a release by version in the configuration, and an image by digest
+store2=$T/store2
+if mkstore "$store2"; then
+	cat >"$T/delete2.yaml" <<YAML
+kind: DeleteImageSetConfiguration
+apiVersion: mirror.openshift.io/v2alpha1
+delete:
+  platform:
+    release: 4.14.1
+  additionalImages:
+  - name: ${x_comp#*@}
+YAML
+	al_run "$T/out" "$T/err" "$AIRLOCK" delete --store "$store2" -c "$T/delete2.yaml" --dry-run
+	cat "$T/out" "$T/err"
+	al_check "-c: a release by version, an image by digest (dry run exits 0)" \
+		bash -c '[ "$1" = 0 ] && grep -qxF "would delete release 4.14.1 ($2)" "$3" && grep -qxF "would delete name $4" "$3"' \
+		_ "$AL_RC" "$dig_a" "$T/out" "$x_comp"
+else
+	cat "$T/mirror.out"
+	al_fail "the second store is mirrored"
+fi
+
+al_finish
