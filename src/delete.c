@@ -697,6 +697,24 @@ static int host_insecure(const al_transfer_opts *to, const char *host)
 	return 0;
 }
 
+/* The --max-nested-paths of the store's last push when it went to host and
+ * prefix (airlock/pushes.json): push joined deep repository paths, and the
+ * manifests are where it put them. 0: no limit. */
+static unsigned pushed_nested(al_store *s, const char *host, const char *prefix)
+{
+	al_store_push last;
+	unsigned n = 0;
+
+	memset(&last, 0, sizeof(last));
+	if (al_store_push_last(s, &last) < 0)
+		return 0;
+	if (strcmp(last.registry, host) == 0 &&
+	    strcmp(last.prefix, prefix) == 0)
+		n = last.max_nested_paths;
+	al_store_push_clear(&last);
+	return n;
+}
+
 static int registry_delete(del *d)
 {
 	const al_delete_opts *o = d->o;
@@ -705,12 +723,14 @@ static int registry_delete(del *d)
 	al_registry *reg = NULL;
 	char *host = NULL, *prefix = NULL;
 	size_t i;
+	unsigned nested;
 	int rc = 0, pass;
 
 	memset(&p, 0, sizeof(p));
 	memset(&ro, 0, sizeof(ro));
 	if ((rc = split_registry(o->registry, &host, &prefix)) < 0)
 		return rc;
+	nested = pushed_nested(d->s, host, prefix);
 	if ((p.seen = json_object()) == NULL ||
 	    (p.keep = json_object()) == NULL) {
 		rc = oom();
@@ -722,8 +742,8 @@ static int registry_delete(del *d)
 			char *repo = NULL, *ref = NULL;
 			if ((pass == 0) == (d->del_img[i] != 0))
 				continue;
-			if (al_push_target(d->imgs[i].name, prefix, &repo,
-			                   &ref) < 0) {
+			if (al_push_target_nested(d->imgs[i].name, prefix,
+			                          nested, &repo, &ref) < 0) {
 				al_log_warn("registry: '%s' is not a docker "
 				            "reference: left alone",
 				            d->imgs[i].name);

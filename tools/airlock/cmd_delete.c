@@ -198,6 +198,11 @@ int cmd_delete(int argc, char **argv)
 	       (unsigned long long)res.blobs_freed,
 	       (unsigned long long)res.bytes_freed,
 	       cli_bytes(res.bytes_freed, b, sizeof(b)));
+	if (o.registry != NULL && !o.dry_run && res.nregistry_manifests > 0 &&
+	    res.registry_gone == res.nregistry_manifests)
+		cli_warn("none of the %zu manifests was in %s: is that where "
+		         "'airlock push' put this store?",
+		         res.nregistry_manifests, o.registry);
 	if (o.registry != NULL && !o.dry_run && !c.quiet)
 		fprintf(stderr,
 		        "airlock: deleted %zu manifests from the registry (%zu "
