@@ -198,4 +198,23 @@ else
 	al_fail "the second store is mirrored"
 fi
 
+# ---- the bundled samples: a release with a stored signature ----
+ss=$T/samples-store
+al_run "$T/out" "$T/err" "$AIRLOCK" mirror --config "$AL_SOURCE_DIR/samples/imageset.yaml" --store "$ss"
+al_check "samples: mirrored (exit 0) with the release's signature" \
+	bash -c '[ "$1" = 0 ] && ls "$2"/signatures/sha256=*/signature-1 >/dev/null' _ "$AL_RC" "$ss"
+al_run "$T/out" "$T/err" "$AIRLOCK" delete --store "$ss" quay.io/airlock-samples/release:4.14.1-x86_64 --dry-run
+al_check "samples: a release named by its image reference is not a version (exit 3)" test "$AL_RC" = 3
+read -r sb sbytes < <(store_blobs "$ss" | count_bytes "$ss")
+al_run "$T/out" "$T/err" "$AIRLOCK" delete --store "$ss" 4.14.1
+cat "$T/out" "$T/err"
+al_check "samples: delete 4.14.1 frees every blob ($sb blobs, $sbytes bytes)" \
+	bash -c '[ "$1" = 0 ] && grep -qE "^deleted 1 releases, 7 names: freed $2 blobs \\($3 bytes, " "$4"' _ "$AL_RC" "$sb" "$sbytes" "$T/out"
+al_check "samples: the signature went with the release" bash -c '! ls "$1"/signatures/sha256=* >/dev/null 2>&1' _ "$ss"
+al_check "samples: the store is empty" \
+	bash -c '[ -z "$(ls "$1/blobs/sha256")" ] && [ "$2" = "[]" ]' _ "$ss" \
+	"$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["manifests"])' "$ss/index.json")"
+al_run "$T/out" "$T/err" "$AIRLOCK" check --store "$ss"
+al_check "samples: the empty store checks clean" test "$AL_RC" = 0
+
 al_finish
