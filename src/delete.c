@@ -201,6 +201,11 @@ static int apply_config(del *d, const al_delete_config *c)
 	size_t i, j, k;
 	int rc;
 
+	if (c->narchitectures > 0)
+		al_log_warn("%s: delete.platform.architectures is not a filter "
+		            "in airlock delete: the releases named go whatever "
+		            "their architecture",
+		            c->path != NULL ? c->path : "");
 	for (i = 0; i < c->nreleases; i++)
 		if ((rc = ref_key(d, c->releases[i])) < 0)
 			return rc;
