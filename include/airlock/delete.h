@@ -1,6 +1,6 @@
 /* delete.h: removing releases and images from a store (and their manifests
  * from a registry): airlock delete, oc-mirror's DeleteImageSetConfiguration
- * (docs/lifecycle.md). */
+ * (docs/commands/delete.md, docs/store.md "Deleting"). */
 #ifndef AIRLOCK_DELETE_H
 #define AIRLOCK_DELETE_H
 

@@ -1,5 +1,6 @@
 /* cmd_delete.c: airlock delete: releases and images out of a store, and
- * their manifests out of a registry (docs/lifecycle.md). */
+ * their manifests out of a registry (docs/commands/delete.md,
+ * docs/store.md "Deleting"). */
 #include <stdlib.h>
 #include <string.h>
 
@@ -29,7 +30,7 @@ static const char delete_help[] =
     "there\n"
     "first (indexes before their children); the registry's own garbage "
     "collection\n"
-    "then frees the blobs. See docs/lifecycle.md.\n"
+    "then frees the blobs. See docs/commands/delete.md.\n"
     "\n"
     "Options:\n"
     "      --store DIR          the store\n"
@@ -52,7 +53,7 @@ static const char delete_help[] =
     "                           also delete the manifests where 'airlock "
     "push' put them\n" CLI_COMMON_HELP "\n"
     "Output: a line per release, image and registry manifest, then:\n"
-    "  deleted R releases, N names: freed B blobs (X bytes)\n"
+    "  deleted R releases, N names: freed B blobs (X bytes, SIZE)\n"
     "Exit status: 0 deleted, 2 usage or configuration error, 3 runtime "
     "error (a\n"
     "release a cluster record holds on to, a name that matches nothing, "
