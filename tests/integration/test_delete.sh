@@ -217,4 +217,14 @@ al_check "samples: the store is empty" \
 al_run "$T/out" "$T/err" "$AIRLOCK" check --store "$ss"
 al_check "samples: the empty store checks clean" test "$AL_RC" = 0
 
+# ---- the documentation names every option --help gives, and no other ----
+doc=$AL_SOURCE_DIR/docs/commands/delete.md
+"$AIRLOCK" delete --help >"$T/help"
+grep -oE '^ +(-[a-z], )?--[a-z-]+' "$T/help" | grep -oE -- '--[a-z-]+' | sort -u >"$T/help-opts"
+sed -n '/^## Options/,/^## /p' "$doc" | grep -oE '^\| `(-[a-z]`, `)?--[a-z-]+' | grep -oE -- '--[a-z-]+' | sort -u >"$T/doc-opts"
+al_check "docs/commands/delete.md lists the options of 'airlock delete --help' ($(wc -l <"$T/help-opts"))" \
+	diff "$T/help-opts" "$T/doc-opts"
+al_check "--help and the doc give the same summary line" \
+	bash -c 'grep -qF "deleted R releases, N names: freed B blobs (X bytes, SIZE)" "$1" && grep -qF "deleted R releases, N names: freed B blobs (X bytes, SIZE)" "$2"' _ "$T/help" "$doc"
+
 al_finish
