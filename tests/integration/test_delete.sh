@@ -217,6 +217,57 @@ al_check "samples: the store is empty" \
 al_run "$T/out" "$T/err" "$AIRLOCK" check --store "$ss"
 al_check "samples: the empty store checks clean" test "$AL_RC" = 0
 
+# ---- channels: the releases recorded as mirrored from a channel, in range ----
+cat >"$T/graph.json" <<JSON
+{"nodes": [
+  {"version": "4.14.1", "payload": "$prefix/release@$dig_a", "metadata": {}},
+  {"version": "4.14.2", "payload": "$prefix/release@$dig_b", "metadata": {}}],
+ "edges": [[0, 1]], "conditionalEdges": []}
+JSON
+cat >"$T/is-ch.yaml" <<YAML
+kind: ImageSetConfiguration
+apiVersion: mirror.openshift.io/v2alpha1
+mirror:
+  platform:
+    channels:
+    - name: stable-4.14
+      minVersion: 4.14.1
+      maxVersion: 4.14.2
+airlock:
+  sources:
+  - prefix: $prefix
+    location: oci:$T/src
+YAML
+s3=$T/store3
+al_run "$T/out" "$T/err" "$AIRLOCK" mirror --allow-unsigned -c "$T/is-ch.yaml" --graph-file "$T/graph.json" --store "$s3"
+al_run "$T/out2" "$T/err2" "$AIRLOCK" releases --store "$s3"
+al_check "channels: both releases mirrored from stable-4.14" \
+	bash -c '[ "$1" = 0 ] && [ "$(grep -c "stable-4\.14$" "$2")" = 2 ]' _ "$AL_RC" "$T/out2"
+cat >"$T/del-ch.yaml" <<YAML
+kind: DeleteImageSetConfiguration
+apiVersion: mirror.openshift.io/v2alpha1
+delete:
+  platform:
+    channels:
+    - name: stable-4.14
+      minVersion: 4.14.2
+YAML
+al_run "$T/out" "$T/err" "$AIRLOCK" delete --store "$s3" -c "$T/del-ch.yaml"
+cat "$T/out" "$T/err"
+al_check "channels: minVersion 4.14.2 deletes 4.14.2 only" \
+	bash -c '[ "$1" = 0 ] && grep -qxF "deleted release 4.14.2 ($2)" "$3" && [ "$(grep -c "^deleted release" "$3")" = 1 ]' \
+	_ "$AL_RC" "$dig_b" "$T/out"
+al_run "$T/out" "$T/err" "$AIRLOCK" releases --store "$s3"
+al_check "channels: 4.14.1 stays" bash -c 'grep -q "^4\.14\.1 " "$1" && ! grep -q "^4\.14\.2 " "$1"' _ "$T/out"
+al_run "$T/out" "$T/err" "$AIRLOCK" check --store "$s3"
+al_check "channels: check --store clean" test "$AL_RC" = 0
+sed -i 's/minVersion: 4.14.2/minVersion: 4.15.0/' "$T/del-ch.yaml"
+al_run "$T/out" "$T/err" "$AIRLOCK" delete --store "$s3" -c "$T/del-ch.yaml"
+cat "$T/err"
+al_check "channels: a range with no recorded release warns and deletes nothing (exit 3)" \
+	bash -c '[ "$1" = 3 ] && grep -q "channel stable-4.14: no release recorded in the store is in range" "$2" && grep -q "nothing in store .* matches" "$2"' \
+	_ "$AL_RC" "$T/err"
+
 # ---- the documentation names every option --help gives, and no other ----
 doc=$AL_SOURCE_DIR/docs/commands/delete.md
 "$AIRLOCK" delete --help >"$T/help"
