@@ -2,7 +2,8 @@
 # Two synthetic releases that share blobs (4.14.1: four components; 4.14.2:
 # the first three of them, same seed, so the same images) and two additional
 # images of a third layout, all in one source layout $T/src. Gives the names
-# (rel_a, rel_b, x_tag, x_comp, oauth: the one component only 4.14.1 uses),
+# (rel_a, rel_b, x_tag, x_comp, oauth: the one component only 4.14.1 uses,
+# x_sig: a cosign tag-scheme signature of x_tag),
 # the digests (dig_a, dig_b), and:
 #   reach DIR [NAME...]   the blobs NAMEs (all when none) of layout DIR reach
 #   count_bytes DIR       "BLOBS BYTES" of the digests on stdin
@@ -48,6 +49,32 @@ rel_b=$prefix/release:4.14.2-x86_64
 x_tag=$extra/release:9.9.9-x86_64
 dig_a=$(al_digest_of "$T/a" "$rel_a")
 dig_b=$(al_digest_of "$T/b" "$rel_b")
+# a cosign signature of the tagged additional image (tag scheme
+# REPO:sha256-<hex>.sig): a manifest of its own, with its own layer
+x_sig=$(python3 - "$T/src" "$x_tag" <<'PY'
+import hashlib, json, sys
+root, tag = sys.argv[1], sys.argv[2]
+idx = json.load(open(root + "/index.json"))
+subject = [m for m in idx["manifests"] if m["annotations"]["org.opencontainers.image.ref.name"] == tag][0]
+def put(data):
+    d = hashlib.sha256(data).hexdigest()
+    open(root + "/blobs/sha256/" + d, "wb").write(data)
+    return "sha256:" + d, len(data)
+payload = json.dumps({"critical": {"image": {"docker-manifest-digest": subject["digest"]}}}).encode()
+ld, ls = put(payload)
+cd, cs = put(b'{"architecture":"","os":"","config":{},"rootfs":{"type":"layers","diff_ids":["%s"]}}' % ld.encode())
+man = json.dumps({"schemaVersion": 2, "mediaType": "application/vnd.oci.image.manifest.v1+json",
+                  "config": {"mediaType": "application/vnd.oci.image.config.v1+json", "digest": cd, "size": cs},
+                  "layers": [{"mediaType": "application/vnd.dev.cosign.simplesigning.v1+json", "digest": ld, "size": ls,
+                              "annotations": {"dev.cosignproject.cosign/signature": "MEUCIQ=="}}]}).encode()
+md, ms = put(man)
+name = tag.rsplit(":", 1)[0] + ":" + subject["digest"].replace(":", "-") + ".sig"
+idx["manifests"].append({"mediaType": "application/vnd.oci.image.manifest.v1+json", "digest": md, "size": ms,
+                         "annotations": {"org.opencontainers.image.ref.name": name}})
+json.dump(idx, open(root + "/index.json", "w"))
+print(name)
+PY
+)
 x_comp=$(python3 -c 'import json,sys
 for m in json.load(open(sys.argv[1]))["manifests"]:
     n = m["annotations"]["org.opencontainers.image.ref.name"]

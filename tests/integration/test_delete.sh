@@ -13,6 +13,8 @@ if ! mkstore "$store"; then
 	al_fail "the store with both releases is mirrored"
 	al_finish
 fi
+al_check "the store holds the signature of the additional image ($x_sig)" \
+	grep -qF "\"$x_sig\"" "$store/index.json"
 al_run "$T/out" "$T/err" "$AIRLOCK" releases --store "$store"
 al_check "the store holds 4.14.1 and 4.14.2" \
 	bash -c 'grep -q "4\.14\.1" "$1" && grep -q "4\.14\.2" "$1"' _ "$T/out"
@@ -166,6 +168,7 @@ cat "$T/out" "$T/err"
 al_check "delete -c DELETE.yaml exits 0" test "$AL_RC" = 0
 al_check "-c: 4.14.2 deleted" grep -qxF "deleted release 4.14.2 ($dig_b)" "$T/out"
 al_check "-c: the additional image deleted" grep -qxF "deleted name $x_tag" "$T/out"
+al_check "-c: its cosign signature (tag scheme) went with it" grep -qxF "deleted name $x_sig" "$T/out"
 al_run "$T/out" "$T/err" "$AIRLOCK" releases --store "$store"
 al_check "-c: no release left" bash -c '! grep -q "4\.14\." "$1"' _ "$T/out"
 al_check "-c: only the additional image by digest is still named" \

@@ -110,8 +110,19 @@ if mkstore "$store2"; then
 	al_check "delete after a nested push: the release answers not found there" gone "$nested"
 	al_check "delete after a nested push: 4.14.2 is still there" \
 		there "docker://$R/n1/n2-airlock-delete-release:4.14.2-x86_64"
+	# an image and its cosign signature (tag scheme) go together
+	sig_at="docker://$R/n1/n2-airlock-extra-release:${x_sig##*:}"
+	al_check "fixture: the signature of $x_tag was pushed" there "$sig_at"
+	al_run "$T/out" "$T/err" "$AIRLOCK" delete --store "$store2" --registry "docker://$R/n1/n2" --tls-verify=false --image "$x_tag"
+	cat "$T/out" "$T/err"
+	al_check "--image with its signature: exit 0, 2 manifests deleted there" \
+		bash -c '[ "$1" = 0 ] && grep -qF "deleted 2 manifests from the registry (0 were gone already)" "$2"' _ "$AL_RC" "$T/err"
+	al_check "--image: the image answers not found" gone "docker://$R/n1/n2-airlock-extra-release:9.9.9-x86_64"
+	al_check "--image: its signature answers not found" gone "$sig_at"
+	al_check "--image: the other additional image is still there" \
+		there "docker://$R/n1/n2-airlock-extra-ocp-v4.0-art-dev@${x_comp#*@}"
 	# the wrong prefix: every manifest is missing there, and it says so
-	al_run "$T/out" "$T/err" "$AIRLOCK" delete --store "$store2" --registry "docker://$R/elsewhere" --tls-verify=false --image "$x_tag"
+	al_run "$T/out" "$T/err" "$AIRLOCK" delete --store "$store2" --registry "docker://$R/elsewhere" --tls-verify=false --image "$x_comp"
 	cat "$T/err"
 	al_check "a registry prefix the store was not pushed to: a warning naming it" \
 		bash -c '[ "$1" = 0 ] && grep -qF "warning: none of the 1 manifests was in docker://$2/elsewhere" "$3"' _ "$AL_RC" "$R" "$T/err"
