@@ -147,8 +147,8 @@ static int image_key(del *d, const char *key, int quiet)
 	return hit > 0 ? 1 : 0;
 }
 
-/* A reference that names a release (by its index name or record source)
- * deletes the release; anything else the image. */
+/* A reference that names a release (by its index name or record source,
+ * its version or digest) deletes the release; anything else the image. */
 static int ref_key(del *d, const char *ref)
 {
 	char *norm = normal_name(ref);
@@ -228,7 +228,7 @@ static int apply_config(del *d, const al_delete_config *c)
 			            c->path != NULL ? c->path : "", ch->name);
 	}
 	for (i = 0; i < c->nimages; i++)
-		if ((rc = image_key(d, c->images[i], 0)) < 0)
+		if ((rc = ref_key(d, c->images[i])) < 0)
 			return rc;
 	for (i = 0; i < c->ncatalogs; i++)
 		if ((rc = image_key(d, c->catalogs[i], 0)) < 0)
@@ -930,8 +930,10 @@ int al_delete_run(al_store *s, const al_delete_opts *o, al_delete_result *res)
 	for (i = 0; i < o->nreleases; i++)
 		if ((rc = release_key(&d, o->releases[i])) < 0)
 			goto out;
+	/* an image that is a recorded release's image is that release: its
+	 * name alone would go, and the record keep every blob */
 	for (i = 0; i < o->nimages; i++)
-		if ((rc = image_key(&d, o->images[i], 0)) < 0)
+		if ((rc = ref_key(&d, o->images[i])) < 0)
 			goto out;
 	if (o->config != NULL && (rc = apply_config(&d, o->config)) < 0)
 		goto out;

@@ -208,6 +208,9 @@ al_check "samples: mirrored (exit 0) with the release's signature" \
 	bash -c '[ "$1" = 0 ] && ls "$2"/signatures/sha256=*/signature-1 >/dev/null' _ "$AL_RC" "$ss"
 al_run "$T/out" "$T/err" "$AIRLOCK" delete --store "$ss" quay.io/airlock-samples/release:4.14.1-x86_64 --dry-run
 al_check "samples: a release named by its image reference is not a version (exit 3)" test "$AL_RC" = 3
+al_run "$T/out" "$T/err" "$AIRLOCK" delete --store "$ss" --image quay.io/airlock-samples/release:4.14.1-x86_64 --dry-run
+al_check "samples: --image naming the release image deletes the release, not just its name" \
+	bash -c '[ "$1" = 0 ] && grep -q "^would delete release 4\.14\.1 " "$2" && grep -q "^would delete 1 releases, 7 names: would free 22 blobs" "$2"' _ "$AL_RC" "$T/out"
 read -r sb sbytes < <(store_blobs "$ss" | count_bytes "$ss")
 al_run "$T/out" "$T/err" "$AIRLOCK" delete --store "$ss" 4.14.1
 cat "$T/out" "$T/err"
