@@ -30,6 +30,10 @@ all_there() {
 	local r
 	for r; do there "$r" || return 1; done
 }
+all_gone() {
+	local r
+	for r; do gone "$r" || return 1; done
+}
 gone() {
 	! there "$1" && grep -qiE 'manifest unknown|not found|404' "$T/skopeo.err"
 }
@@ -98,7 +102,46 @@ al_check "the additional images are still there" all_there "$(at "$x_tag")" "$(a
 # a push with --max-nested-paths: delete finds the manifests where that
 # push put them (its record in airlock/pushes.json)
 store2=$T/store2
-if mkstore "$store2"; then
+# a multi-platform image: an index and two platform manifests
+multi=$extra/multi:1
+read -r multi_idx multi_kids < <(python3 - "$T/src" "$multi" <<'PY'
+import hashlib, json, sys
+root, name = sys.argv[1], sys.argv[2]
+def put(data):
+    d = hashlib.sha256(data).hexdigest()
+    open(root + "/blobs/sha256/" + d, "wb").write(data)
+    return {"digest": "sha256:" + d, "size": len(data)}
+kids = []
+for arch in ("amd64", "arm64"):
+    layer = put(("layer of %s\n" % arch).encode())
+    cfg = put(json.dumps({"architecture": arch, "os": "linux",
+                          "rootfs": {"type": "layers", "diff_ids": [layer["digest"]]}}).encode())
+    m = put(json.dumps({"schemaVersion": 2, "mediaType": "application/vnd.oci.image.manifest.v1+json",
+                        "config": dict(cfg, mediaType="application/vnd.oci.image.config.v1+json"),
+                        "layers": [dict(layer, mediaType="application/vnd.oci.image.layer.v1.tar")]}).encode())
+    kids.append(dict(m, mediaType="application/vnd.oci.image.manifest.v1+json",
+                     platform={"architecture": arch, "os": "linux"}))
+idx = put(json.dumps({"schemaVersion": 2, "mediaType": "application/vnd.oci.image.index.v1+json",
+                      "manifests": kids}).encode())
+top = json.load(open(root + "/index.json"))
+top["manifests"].append(dict(idx, mediaType="application/vnd.oci.image.index.v1+json",
+                             annotations={"org.opencontainers.image.ref.name": name}))
+json.dump(top, open(root + "/index.json", "w"))
+print(idx["digest"], ",".join(k["digest"] for k in kids))
+PY
+)
+cat >"$T/is-m.yaml" <<YAML
+kind: ImageSetConfiguration
+apiVersion: mirror.openshift.io/v2alpha1
+mirror:
+  additionalImages:
+  - name: $multi
+airlock:
+  sources:
+  - prefix: $extra
+    location: oci:$T/src
+YAML
+if mkstore "$store2" && "$AIRLOCK" mirror --allow-unsigned -c "$T/is-m.yaml" --store "$store2" >>"$T/mirror.out" 2>&1; then
 	al_run "$T/out" "$T/err" "$AIRLOCK" push --store "$store2" "docker://$R/n1/n2" --max-nested-paths 2 --tls-verify=false
 	al_check "push --max-nested-paths 2 exits 0" test "$AL_RC" = 0
 	nested="docker://$R/n1/n2-airlock-delete-release@$dig_a"
@@ -121,6 +164,19 @@ if mkstore "$store2"; then
 	al_check "--image: its signature answers not found" gone "$sig_at"
 	al_check "--image: the other additional image is still there" \
 		there "docker://$R/n1/n2-airlock-extra-ocp-v4.0-art-dev@${x_comp#*@}"
+	# an index goes before its children
+	m_repo="$R/n1/n2-airlock-extra-multi"
+	al_check "fixture: the index and both children were pushed" \
+		all_there "docker://$m_repo@$multi_idx" "docker://$m_repo@${multi_kids%,*}" "docker://$m_repo@${multi_kids#*,}"
+	al_run "$T/out" "$T/err" "$AIRLOCK" delete --store "$store2" --registry "docker://$R/n1/n2" --tls-verify=false --image "$multi"
+	cat "$T/out" "$T/err"
+	al_check "a multi-platform image: exit 0, 3 manifests deleted there" \
+		bash -c '[ "$1" = 0 ] && grep -qF "deleted 3 manifests from the registry (0 were gone already)" "$2"' _ "$AL_RC" "$T/err"
+	al_check "a multi-platform image: the index is deleted first" \
+		test "$(grep -m1 '^deleted manifest ' "$T/out")" = "deleted manifest $m_repo@$multi_idx"
+	al_check "a multi-platform image: the index and both children answer not found" \
+		all_gone "docker://$m_repo@$multi_idx" "docker://$m_repo@${multi_kids%,*}" "docker://$m_repo@${multi_kids#*,}"
+
 	# the wrong prefix: every manifest is missing there, and it says so
 	al_run "$T/out" "$T/err" "$AIRLOCK" delete --store "$store2" --registry "docker://$R/elsewhere" --tls-verify=false --image "$x_comp"
 	cat "$T/err"
