@@ -187,10 +187,23 @@ else
 	al_fail "the second store is mirrored"
 fi
 
-# a registry that no longer answers: exit 3, the store unchanged
-al_registry_stop 2>/dev/null || true
+# a registry that does not allow deletes (HTTP 405): exit 3 with the hint,
+# the store unchanged (REGISTRY_* only for the registry's own environment)
 al_stop "$REG_PID"
+REGISTRY_STORAGE_DELETE_ENABLED=false al_start_registry "$T/reg405"
+dst=docker://$REG_ADDR/mirror
+al_run "$T/out" "$T/err" "$AIRLOCK" push --store "$store" "$dst" --tls-verify=false
+al_check "push into the registry without deletes exits 0" test "$AL_RC" = 0
 sums=$(store_sums "$store")
+al_run "$T/out" "$T/err" "$AIRLOCK" delete --store "$store" --registry "$dst" --tls-verify=false --image "$x_tag"
+cat "$T/err"
+al_check "HTTP 405: exit 3, the hint names REGISTRY_STORAGE_DELETE_ENABLED" \
+	bash -c '[ "$1" = 3 ] && grep -q "HTTP 405.*REGISTRY_STORAGE_DELETE_ENABLED=true" "$2"' _ "$AL_RC" "$T/err"
+al_check "HTTP 405: the store unchanged" test "$sums" = "$(store_sums "$store")"
+al_check "HTTP 405: the image is still in the registry" there "$dst/airlock-extra/release:9.9.9-x86_64"
+
+# a registry that no longer answers: exit 3, the store unchanged
+al_stop "$REG_PID"
 al_run "$T/out" "$T/err" "$AIRLOCK" delete --store "$store" --registry "$dst" --tls-verify=false --image "$x_tag"
 cat "$T/err"
 al_check "a registry that does not answer: exit 3, the store unchanged" \
