@@ -593,21 +593,34 @@ typedef struct rplan {
 	json_t *keep; /* "repo digest" a kept image needs */
 } rplan;
 
+/* Add (repo, dg) at depth to set: 1 when new, or (the delete set) when
+ * it was there at a smaller depth, so that the caller walks its children
+ * again, deeper: a manifest named on its own and also a child of an index
+ * that goes is deleted after that index. 0 when already there. */
 static int rplan_add(rplan *p, const char *repo, const al_digest *dg, int depth,
                      json_t *set)
 {
 	char ds[AL_DIGEST_STRMAX];
 	char *key;
+	const json_t *at;
 	rman *grown;
 
 	al_digest_str(dg, ds);
 	if ((key = al_sprintf("%s %s", repo, ds)) == NULL)
 		return oom();
-	if (json_object_get(set, key) != NULL) {
+	if ((at = json_object_get(set, key)) != NULL) {
+		json_int_t k = json_integer_value(at);
 		free(key);
-		return 0;
+		if (set == p->keep || k < 0 || (size_t)k >= p->n ||
+		    p->v[k].depth >= depth)
+			return 0;
+		p->v[k].depth = depth;
+		return 1;
 	}
-	if (json_object_set_new(set, key, json_true()) != 0) {
+	if (json_object_set_new(set, key,
+	                        set == p->keep
+	                            ? json_true()
+	                            : json_integer((json_int_t)p->n)) != 0) {
 		free(key);
 		return oom();
 	}

@@ -135,6 +135,7 @@ kind: ImageSetConfiguration
 apiVersion: mirror.openshift.io/v2alpha1
 mirror:
   additionalImages:
+  - name: $extra/multi@${multi_kids%,*}
   - name: $multi
 airlock:
   sources:
@@ -164,11 +165,18 @@ if mkstore "$store2" && "$AIRLOCK" mirror --allow-unsigned -c "$T/is-m.yaml" --s
 	al_check "--image: its signature answers not found" gone "$sig_at"
 	al_check "--image: the other additional image is still there" \
 		there "docker://$R/n1/n2-airlock-extra-ocp-v4.0-art-dev@${x_comp#*@}"
-	# an index goes before its children
+	# an index goes before its children, even a child that has a name of
+	# its own (listed first in index.json) and goes too
+	al_check "fixture: the first child is named in the store before the index" \
+		python3 -c 'import json,sys
+n = [m["annotations"]["org.opencontainers.image.ref.name"] for m in json.load(open(sys.argv[1]))["manifests"]]
+sys.exit(not (sys.argv[2] in n and sys.argv[3] in n and n.index(sys.argv[2]) < n.index(sys.argv[3])))' \
+		"$store2/index.json" "$extra/multi@${multi_kids%,*}" "$multi"
 	m_repo="$R/n1/n2-airlock-extra-multi"
 	al_check "fixture: the index and both children were pushed" \
 		all_there "docker://$m_repo@$multi_idx" "docker://$m_repo@${multi_kids%,*}" "docker://$m_repo@${multi_kids#*,}"
-	al_run "$T/out" "$T/err" "$AIRLOCK" delete --store "$store2" --registry "docker://$R/n1/n2" --tls-verify=false --image "$multi"
+	al_run "$T/out" "$T/err" "$AIRLOCK" delete --store "$store2" --registry "docker://$R/n1/n2" --tls-verify=false \
+		--image "$multi" --image "$extra/multi@${multi_kids%,*}"
 	cat "$T/out" "$T/err"
 	al_check "a multi-platform image: exit 0, 3 manifests deleted there" \
 		bash -c '[ "$1" = 0 ] && grep -qF "deleted 3 manifests from the registry (0 were gone already)" "$2"' _ "$AL_RC" "$T/err"
