@@ -785,6 +785,14 @@ static int registry_delete(del *d)
 					rc = rplan_walk(d->s, &p, repo,
 					                &d->imgs[i].desc.digest,
 					                0, p.seen);
+				else
+					al_log_warn(
+					    "registry: %s/%s@%s left: a kept "
+					    "image of that repository has the "
+					    "same manifest (its tag '%s' stays "
+					    "there too)",
+					    host, repo, ds,
+					    ref != NULL ? ref : "");
 				free(key);
 			}
 			free(repo);

@@ -126,6 +126,8 @@ idx = put(json.dumps({"schemaVersion": 2, "mediaType": "application/vnd.oci.imag
 top = json.load(open(root + "/index.json"))
 top["manifests"].append(dict(idx, mediaType="application/vnd.oci.image.index.v1+json",
                              annotations={"org.opencontainers.image.ref.name": name}))
+top["manifests"].append(dict(idx, mediaType="application/vnd.oci.image.index.v1+json",
+                             annotations={"org.opencontainers.image.ref.name": name.rsplit(":", 1)[0] + ":2"}))
 json.dump(top, open(root + "/index.json", "w"))
 print(idx["digest"], ",".join(k["digest"] for k in kids))
 PY
@@ -137,6 +139,7 @@ mirror:
   additionalImages:
   - name: $extra/multi@${multi_kids%,*}
   - name: $multi
+  - name: $extra/multi:2
 airlock:
   sources:
   - prefix: $extra
@@ -175,6 +178,15 @@ sys.exit(not (sys.argv[2] in n and sys.argv[3] in n and n.index(sys.argv[2]) < n
 	m_repo="$R/n1/n2-airlock-extra-multi"
 	al_check "fixture: the index and both children were pushed" \
 		all_there "docker://$m_repo@$multi_idx" "docker://$m_repo@${multi_kids%,*}" "docker://$m_repo@${multi_kids#*,}"
+	# a tag whose manifest a kept tag of the same repository also has:
+	# deleting by digest would take both, so it is left, with a warning
+	al_run "$T/out" "$T/err" "$AIRLOCK" delete --store "$store2" --registry "docker://$R/n1/n2" --tls-verify=false \
+		--image "$extra/multi:2"
+	cat "$T/out" "$T/err"
+	al_check "a tag sharing its manifest with a kept tag: exit 0, nothing deleted there, a warning says so" \
+		bash -c '[ "$1" = 0 ] && ! grep -q "^deleted manifest" "$2" && grep -qF "warning: registry: $3@$4 left: a kept image of that repository has the same manifest (its tag '"'"'2'"'"' stays there too)" "$5"' \
+		_ "$AL_RC" "$T/out" "$R/n1/n2-airlock-extra-multi" "$multi_idx" "$T/err"
+	al_check "the kept tag is still there" there "docker://$R/n1/n2-airlock-extra-multi:1"
 	al_run "$T/out" "$T/err" "$AIRLOCK" delete --store "$store2" --registry "docker://$R/n1/n2" --tls-verify=false \
 		--image "$multi" --image "$extra/multi@${multi_kids%,*}"
 	cat "$T/out" "$T/err"
