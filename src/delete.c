@@ -819,7 +819,8 @@ static int registry_delete(del *d)
 		free(key);
 	}
 	/* indexes before their children: never a referenced child missing */
-	qsort(p.v, p.n, sizeof(*p.v), cmp_depth);
+	if (p.n > 1) /* p.v is NULL when nothing goes there */
+		qsort(p.v, p.n, sizeof(*p.v), cmp_depth);
 	if (o->transfer != NULL)
 		ro = o->transfer->registry;
 	ro.insecure = host_insecure(o->transfer, host);
