@@ -147,8 +147,8 @@ static int image_key(del *d, const char *key, int quiet)
 	return hit > 0 ? 1 : 0;
 }
 
-/* A reference that names a release (by its index name or record source)
- * deletes the release; anything else the image. */
+/* A reference that names a release (by its index name or record source,
+ * its version or digest) deletes the release; anything else the image. */
 static int ref_key(del *d, const char *ref)
 {
 	char *norm = normal_name(ref);
@@ -159,8 +159,14 @@ static int ref_key(del *d, const char *ref)
 		return oom();
 	for (i = 0; i < d->nrels; i++) {
 		const al_store_release *r = &d->rels[i];
-		int match = r->source != NULL && (strcmp(r->source, ref) == 0 ||
-		                                  strcmp(r->source, norm) == 0);
+		/* oc-mirror names a release image here; a version or a
+		 * digest (as on the command line) names its record */
+		int match =
+		    (r->source != NULL && (strcmp(r->source, ref) == 0 ||
+		                           strcmp(r->source, norm) == 0)) ||
+		    (r->version != NULL && strcmp(r->version, ref) == 0) ||
+		    (r->digest_text != NULL &&
+		     strcmp(r->digest_text, ref) == 0);
 		for (j = 0; !match && j < d->nimgs; j++)
 			match = r->has_digest &&
 			        strcmp(d->imgs[j].name, norm) == 0 &&
@@ -195,6 +201,11 @@ static int apply_config(del *d, const al_delete_config *c)
 	size_t i, j, k;
 	int rc;
 
+	if (c->narchitectures > 0)
+		al_log_warn("%s: delete.platform.architectures is not a filter "
+		            "in airlock delete: the releases named go whatever "
+		            "their architecture",
+		            c->path != NULL ? c->path : "");
 	for (i = 0; i < c->nreleases; i++)
 		if ((rc = ref_key(d, c->releases[i])) < 0)
 			return rc;
@@ -217,7 +228,7 @@ static int apply_config(del *d, const al_delete_config *c)
 			            c->path != NULL ? c->path : "", ch->name);
 	}
 	for (i = 0; i < c->nimages; i++)
-		if ((rc = image_key(d, c->images[i], 0)) < 0)
+		if ((rc = ref_key(d, c->images[i])) < 0)
 			return rc;
 	for (i = 0; i < c->ncatalogs; i++)
 		if ((rc = image_key(d, c->catalogs[i], 0)) < 0)
@@ -582,21 +593,34 @@ typedef struct rplan {
 	json_t *keep; /* "repo digest" a kept image needs */
 } rplan;
 
+/* Add (repo, dg) at depth to set: 1 when new, or (the delete set) when
+ * it was there at a smaller depth, so that the caller walks its children
+ * again, deeper: a manifest named on its own and also a child of an index
+ * that goes is deleted after that index. 0 when already there. */
 static int rplan_add(rplan *p, const char *repo, const al_digest *dg, int depth,
                      json_t *set)
 {
 	char ds[AL_DIGEST_STRMAX];
 	char *key;
+	const json_t *at;
 	rman *grown;
 
 	al_digest_str(dg, ds);
 	if ((key = al_sprintf("%s %s", repo, ds)) == NULL)
 		return oom();
-	if (json_object_get(set, key) != NULL) {
+	if ((at = json_object_get(set, key)) != NULL) {
+		json_int_t k = json_integer_value(at);
 		free(key);
-		return 0;
+		if (set == p->keep || k < 0 || (size_t)k >= p->n ||
+		    p->v[k].depth >= depth)
+			return 0;
+		p->v[k].depth = depth;
+		return 1;
 	}
-	if (json_object_set_new(set, key, json_true()) != 0) {
+	if (json_object_set_new(set, key,
+	                        set == p->keep
+	                            ? json_true()
+	                            : json_integer((json_int_t)p->n)) != 0) {
 		free(key);
 		return oom();
 	}
@@ -691,6 +715,24 @@ static int host_insecure(const al_transfer_opts *to, const char *host)
 	return 0;
 }
 
+/* The --max-nested-paths of the store's last push when it went to host and
+ * prefix (airlock/pushes.json): push joined deep repository paths, and the
+ * manifests are where it put them. 0: no limit. */
+static unsigned pushed_nested(al_store *s, const char *host, const char *prefix)
+{
+	al_store_push last;
+	unsigned n = 0;
+
+	memset(&last, 0, sizeof(last));
+	if (al_store_push_last(s, &last) < 0)
+		return 0;
+	if (strcmp(last.registry, host) == 0 &&
+	    strcmp(last.prefix, prefix) == 0)
+		n = last.max_nested_paths;
+	al_store_push_clear(&last);
+	return n;
+}
+
 static int registry_delete(del *d)
 {
 	const al_delete_opts *o = d->o;
@@ -699,12 +741,14 @@ static int registry_delete(del *d)
 	al_registry *reg = NULL;
 	char *host = NULL, *prefix = NULL;
 	size_t i;
+	unsigned nested;
 	int rc = 0, pass;
 
 	memset(&p, 0, sizeof(p));
 	memset(&ro, 0, sizeof(ro));
 	if ((rc = split_registry(o->registry, &host, &prefix)) < 0)
 		return rc;
+	nested = pushed_nested(d->s, host, prefix);
 	if ((p.seen = json_object()) == NULL ||
 	    (p.keep = json_object()) == NULL) {
 		rc = oom();
@@ -716,8 +760,8 @@ static int registry_delete(del *d)
 			char *repo = NULL, *ref = NULL;
 			if ((pass == 0) == (d->del_img[i] != 0))
 				continue;
-			if (al_push_target(d->imgs[i].name, prefix, &repo,
-			                   &ref) < 0) {
+			if (al_push_target_nested(d->imgs[i].name, prefix,
+			                          nested, &repo, &ref) < 0) {
 				al_log_warn("registry: '%s' is not a docker "
 				            "reference: left alone",
 				            d->imgs[i].name);
@@ -741,6 +785,14 @@ static int registry_delete(del *d)
 					rc = rplan_walk(d->s, &p, repo,
 					                &d->imgs[i].desc.digest,
 					                0, p.seen);
+				else
+					al_log_warn(
+					    "registry: %s/%s@%s left: a kept "
+					    "image of that repository has the "
+					    "same manifest (its tag '%s' stays "
+					    "there too)",
+					    host, repo, ds,
+					    ref != NULL ? ref : "");
 				free(key);
 			}
 			free(repo);
@@ -767,7 +819,8 @@ static int registry_delete(del *d)
 		free(key);
 	}
 	/* indexes before their children: never a referenced child missing */
-	qsort(p.v, p.n, sizeof(*p.v), cmp_depth);
+	if (p.n > 1) /* p.v is NULL when nothing goes there */
+		qsort(p.v, p.n, sizeof(*p.v), cmp_depth);
 	if (o->transfer != NULL)
 		ro = o->transfer->registry;
 	ro.insecure = host_insecure(o->transfer, host);
@@ -899,8 +952,10 @@ int al_delete_run(al_store *s, const al_delete_opts *o, al_delete_result *res)
 	for (i = 0; i < o->nreleases; i++)
 		if ((rc = release_key(&d, o->releases[i])) < 0)
 			goto out;
+	/* an image that is a recorded release's image is that release: its
+	 * name alone would go, and the record keep every blob */
 	for (i = 0; i < o->nimages; i++)
-		if ((rc = image_key(&d, o->images[i], 0)) < 0)
+		if ((rc = ref_key(&d, o->images[i])) < 0)
 			goto out;
 	if (o->config != NULL && (rc = apply_config(&d, o->config)) < 0)
 		goto out;

@@ -213,6 +213,14 @@ static int platform(dctx *c, const al_yaml_node *p)
 	if ((n = al_yaml_get(p, "graph")) != NULL &&
 	    (rc = bool_of(c, n, "delete.platform.graph", &c->cfg->graph)) < 0)
 		return rc;
+	/* airlock mirror refuses graph: true, so no store holds oc-mirror's
+	 * graph image: nothing to delete, and saying so beats ignoring it */
+	if (c->cfg->graph)
+		return pos_error(c, n, AL_EUNSUPPORTED,
+		                 "'graph: true' in delete.platform is not "
+		                 "supported by airlock delete (airlock mirror "
+		                 "stores no graph image)",
+		                 NULL);
 	return 0;
 }
 

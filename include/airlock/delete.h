@@ -1,6 +1,6 @@
 /* delete.h: removing releases and images from a store (and their manifests
  * from a registry): airlock delete, oc-mirror's DeleteImageSetConfiguration
- * (docs/lifecycle.md). */
+ * (docs/commands/delete.md, docs/store.md "Deleting"). */
 #ifndef AIRLOCK_DELETE_H
 #define AIRLOCK_DELETE_H
 
@@ -27,9 +27,11 @@ typedef struct al_delete_config {
 	size_t nreleases;
 	al_delete_channel *channels; /* delete.platform.channels */
 	size_t nchannels;
-	char **architectures; /* delete.platform.architectures (accepted) */
+	/* delete.platform.architectures: accepted, not a filter (a
+	 * warning says so) */
+	char **architectures;
 	size_t narchitectures;
-	int graph;     /* delete.platform.graph: also the graph-data image */
+	int graph;     /* delete.platform.graph: only false is accepted */
 	char **images; /* delete.additionalImages[].name */
 	size_t nimages;
 	char **catalogs; /* delete.operators[].catalog (whole catalogs) */
@@ -39,7 +41,8 @@ typedef struct al_delete_config {
 /*
  * Load a DeleteImageSetConfiguration. Unknown fields are AL_EPARSE with
  * file:line:column; oc-mirror fields airlock does not implement
- * (operators[].packages: a part of a catalog; helm; samples) are
+ * (operators[].packages: a part of a catalog; helm; samples;
+ * kubeVirtContainer; graph: true, as airlock mirror stores no graph image) are
  * AL_EUNSUPPORTED; an ImageSetConfiguration (kind) is refused, as
  * oc-mirror does, so that a mirror configuration never deletes by
  * accident. Caller frees with al_delete_config_free.

@@ -1,5 +1,6 @@
 /* cmd_delete.c: airlock delete: releases and images out of a store, and
- * their manifests out of a registry (docs/lifecycle.md). */
+ * their manifests out of a registry (docs/commands/delete.md,
+ * docs/store.md "Deleting"). */
 #include <stdlib.h>
 #include <string.h>
 
@@ -29,7 +30,7 @@ static const char delete_help[] =
     "there\n"
     "first (indexes before their children); the registry's own garbage "
     "collection\n"
-    "then frees the blobs. See docs/lifecycle.md.\n"
+    "then frees the blobs. See docs/commands/delete.md.\n"
     "\n"
     "Options:\n"
     "      --store DIR          the store\n"
@@ -39,7 +40,8 @@ static const char delete_help[] =
     "additionalImages,\n"
     "                           operators[].catalog)\n"
     "      --image NAME         an image by index.json name or digest "
-    "(repeatable)\n"
+    "(repeatable);\n"
+    "                           a release's image deletes the release\n"
     "      --state FILE         an 'airlock update --state' file: the "
     "releases it holds\n"
     "                           on to (desired, running) are refused "
@@ -52,7 +54,7 @@ static const char delete_help[] =
     "                           also delete the manifests where 'airlock "
     "push' put them\n" CLI_COMMON_HELP "\n"
     "Output: a line per release, image and registry manifest, then:\n"
-    "  deleted R releases, N names: freed B blobs (X bytes)\n"
+    "  deleted R releases, N names: freed B blobs (X bytes, SIZE)\n"
     "Exit status: 0 deleted, 2 usage or configuration error, 3 runtime "
     "error (a\n"
     "release a cluster record holds on to, a name that matches nothing, "
@@ -151,7 +153,9 @@ int cmd_delete(int argc, char **argv)
 		goto out;
 	}
 	if (config != NULL && (rc = al_delete_config_load(&cfg, config)) < 0) {
-		code = cli_input_fail(rc, "%s", al_error_message());
+		/* the message names the file (and line) already */
+		cli_error("%s", al_error_message());
+		code = cli_input_exit_code(rc);
 		goto out;
 	}
 	o.releases = (const char *const *)argv + optind;
@@ -176,7 +180,8 @@ int cmd_delete(int argc, char **argv)
 	}
 	rc = al_delete_run(store, &o, &res);
 	if (rc < 0) {
-		code = cli_fail(rc, "%s", al_error_message());
+		code =
+		    cli_fail(rc, "cannot delete from store '%s'", store_path);
 		goto out;
 	}
 	for (i = 0; i < res.nreleases; i++)
@@ -195,6 +200,11 @@ int cmd_delete(int argc, char **argv)
 	       (unsigned long long)res.blobs_freed,
 	       (unsigned long long)res.bytes_freed,
 	       cli_bytes(res.bytes_freed, b, sizeof(b)));
+	if (o.registry != NULL && !o.dry_run && res.nregistry_manifests > 0 &&
+	    res.registry_gone == res.nregistry_manifests)
+		cli_warn("none of the %zu manifests was in %s: is that where "
+		         "'airlock push' put this store?",
+		         res.nregistry_manifests, o.registry);
 	if (o.registry != NULL && !o.dry_run && !c.quiet)
 		fprintf(stderr,
 		        "airlock: deleted %zu manifests from the registry (%zu "
