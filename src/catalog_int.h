@@ -5,13 +5,11 @@
 #include <jansson.h>
 
 #include "airlock/catalog.h"
+#include "version_int.h"
 
-/* A semantic version; pre borrows from the string it was parsed from. */
-typedef struct cat_semver {
-	uint64_t major, minor, patch;
-	const char *pre; /* prerelease identifiers, NULL when none */
-	size_t prelen;
-} cat_semver;
+/* A semantic version (version_int.h); pre borrows from the string it was
+ * parsed from. */
+typedef al_semver cat_semver;
 
 enum cat_op { OP_EQ, OP_NE, OP_GT, OP_GE, OP_LT, OP_LE };
 

@@ -8,181 +8,19 @@
 #include "airlock/error.h"
 #include "catalog_int.h"
 
-static int is_digit(char ch)
-{
-	return ch >= '0' && ch <= '9';
-}
-
-static int is_ident(char ch)
-{
-	return is_digit(ch) || (ch >= 'a' && ch <= 'z') ||
-	       (ch >= 'A' && ch <= 'Z') || ch == '-';
-}
-
-/* A numeric field without leading zeros (semver 2.0 item 2). */
-static int parse_num(const char **pp, const char *end, uint64_t *out)
-{
-	const char *p = *pp;
-	uint64_t v = 0;
-
-	if (p == end || !is_digit(*p))
-		return -1;
-	if (*p == '0' && p + 1 < end && is_digit(p[1]))
-		return -1;
-	for (; p < end && is_digit(*p); p++) {
-		if (v > (UINT64_MAX - (uint64_t)(*p - '0')) / 10)
-			return -1;
-		v = v * 10 + (uint64_t)(*p - '0');
-	}
-	*pp = p;
-	*out = v;
-	return 0;
-}
-
-/* Dot-separated identifiers [0-9A-Za-z-]+, numeric ones without leading
- * zeros when numeric_check. */
-static int check_idents(const char *p, const char *end, int numeric_check)
-{
-	const char *start = p;
-
-	if (p == end)
-		return -1;
-	while (p <= end) {
-		const char *q = p;
-		int alldigit = 1;
-
-		while (q < end && *q != '.') {
-			if (!is_ident(*q))
-				return -1;
-			if (!is_digit(*q))
-				alldigit = 0;
-			q++;
-		}
-		if (q == p)
-			return -1;
-		if (numeric_check && alldigit && *p == '0' && q - p > 1)
-			return -1;
-		if (q == end)
-			break;
-		p = q + 1;
-	}
-	(void)start;
-	return 0;
-}
-
-/*
- * Strict: MAJOR.MINOR.PATCH[-PRE][+BUILD] (blang semver.Parse).
- * Tolerant (semver.ParseTolerant): surrounding blanks and a leading 'v'
- * dropped, missing MINOR or PATCH taken as 0.
- */
+/* blang/semver Parse, or ParseTolerant (version.c's one parser). */
 int cat_semver_parse(cat_semver *out, const char *s, size_t n, int tolerant)
 {
-	const char *p = s, *end = s + n, *pre = NULL, *plus;
-	cat_semver v;
-
-	memset(&v, 0, sizeof(v));
-	if (tolerant) {
-		while (p < end && (*p == ' ' || *p == '\t'))
-			p++;
-		while (end > p && (end[-1] == ' ' || end[-1] == '\t'))
-			end--;
-		if (p < end && (*p == 'v' || *p == 'V'))
-			p++;
-	}
-	if (parse_num(&p, end, &v.major) < 0)
-		return AL_EPARSE;
-	if (p < end && *p == '.') {
-		p++;
-		if (parse_num(&p, end, &v.minor) < 0)
-			return AL_EPARSE;
-		if (p < end && *p == '.') {
-			p++;
-			if (parse_num(&p, end, &v.patch) < 0)
-				return AL_EPARSE;
-		} else if (!tolerant) {
-			return AL_EPARSE;
-		}
-	} else if (!tolerant) {
-		return AL_EPARSE;
-	}
-	plus = memchr(p, '+', (size_t)(end - p));
-	if (p < end && *p == '-') {
-		pre = p + 1;
-		p = plus != NULL ? plus : end;
-		if (check_idents(pre, p, 1) < 0)
-			return AL_EPARSE;
-		v.pre = pre;
-		v.prelen = (size_t)(p - pre);
-	}
-	if (p < end && *p == '+') {
-		if (check_idents(p + 1, end, 0) < 0)
-			return AL_EPARSE;
-		p = end;
-	}
-	if (p != end)
-		return AL_EPARSE;
-	*out = v;
-	return 0;
-}
-
-/* Compare prerelease identifier lists (semver 2.0 item 11). */
-static int cmp_pre(const cat_semver *a, const cat_semver *b)
-{
-	const char *pa = a->pre, *ea, *pb = b->pre, *eb;
-
-	if (a->pre == NULL || b->pre == NULL) {
-		if (a->pre == NULL && b->pre == NULL)
-			return 0;
-		return a->pre == NULL ? 1 : -1;
-	}
-	/* after the NULL checks: NULL + 0 is undefined behaviour */
-	ea = a->pre + a->prelen;
-	eb = b->pre + b->prelen;
-	for (;;) {
-		const char *qa = pa, *qb = pb;
-		int na = 1, nb = 1;
-		size_t la, lb;
-		int c;
-
-		if (pa >= ea || pb >= eb)
-			return pa >= ea ? (pb >= eb ? 0 : -1) : 1;
-		while (qa < ea && *qa != '.') {
-			na &= is_digit(*qa);
-			qa++;
-		}
-		while (qb < eb && *qb != '.') {
-			nb &= is_digit(*qb);
-			qb++;
-		}
-		la = (size_t)(qa - pa);
-		lb = (size_t)(qb - pb);
-		if (na && nb) {
-			if (la != lb)
-				return la < lb ? -1 : 1;
-			c = memcmp(pa, pb, la);
-		} else if (na || nb) {
-			return na ? -1 : 1;
-		} else {
-			c = memcmp(pa, pb, la < lb ? la : lb);
-			if (c == 0 && la != lb)
-				c = la < lb ? -1 : 1;
-		}
-		if (c != 0)
-			return c < 0 ? -1 : 1;
-		pa = qa < ea ? qa + 1 : qa;
-		pb = qb < eb ? qb + 1 : qb;
-	}
+	return al_semver_parse(out, s, n,
+	                       tolerant ? AL_SEMVER_BLANG_TOLERANT
+	                                : AL_SEMVER_BLANG) < 0
+	           ? AL_EPARSE
+	           : 0;
 }
 
 int cat_semver_cmp(const cat_semver *a, const cat_semver *b)
 {
-	if (a->major != b->major)
-		return a->major < b->major ? -1 : 1;
-	if (a->minor != b->minor)
-		return a->minor < b->minor ? -1 : 1;
-	if (a->patch != b->patch)
-		return a->patch < b->patch ? -1 : 1;
-	return cmp_pre(a, b);
+	return al_semver_cmp(a, b);
 }
 
 void cat_range_clear(cat_range *r)

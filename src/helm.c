@@ -15,171 +15,33 @@
 #include "json_int.h"
 #include "airlock/ref.h"
 #include "yaml_int.h"
+#include "version_int.h"
 
 /* ---- versions (Masterminds semver v3, NewVersion) ------------------------ */
 
-typedef struct sv {
-	uint64_t m[3];
-	const char *pre; /* prerelease, not NUL-terminated; NULL: none */
-	size_t npre;
-} sv;
-
-static int is_alnum_dash(char c)
+/* Masterminds NewVersion through version.c's one parser. */
+static int hv_parse(const char *s, al_semver *v)
 {
-	return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'z') ||
-	       (c >= 'A' && c <= 'Z') || c == '-';
-}
-
-/* Dot-separated identifiers of [0-9A-Za-z-], none empty; numeric
- * prerelease identifiers without leading zeros. Returns the length. */
-static size_t idents(const char *s, int prerelease, int *ok)
-{
-	size_t i = 0, start = 0;
-	int numeric = 1;
-
-	*ok = 0;
-	for (;; i++) {
-		char c = s[i];
-
-		if (c == '.' || c == '\0' || c == '+') {
-			if (i == start)
-				return i;
-			if (prerelease && numeric && i - start > 1 &&
-			    s[start] == '0')
-				return i;
-			if (c != '.')
-				break;
-			start = i + 1;
-			numeric = 1;
-			continue;
-		}
-		if (!is_alnum_dash(c))
-			break;
-		if (c < '0' || c > '9')
-			numeric = 0;
-	}
-	*ok = i > start;
-	return i;
-}
-
-static int sv_parse(const char *s, sv *v)
-{
-	size_t i = 0, k, n;
-	int ok;
-
-	memset(v, 0, sizeof(*v));
-	if (s == NULL)
-		return -1;
-	if (s[0] == 'v')
-		i++;
-	for (k = 0; k < 3; k++) {
-		uint64_t x = 0;
-
-		if (k > 0) {
-			if (s[i] != '.')
-				break;
-			i++;
-		}
-		if (s[i] < '0' || s[i] > '9')
-			return -1;
-		for (n = 0; s[i] >= '0' && s[i] <= '9'; i++, n++) {
-			if (x > (UINT64_MAX - 9) / 10)
-				return -1;
-			x = x * 10 + (uint64_t)(s[i] - '0');
-		}
-		v->m[k] = x;
-	}
-	if (s[i] == '-') {
-		i++;
-		n = idents(s + i, 1, &ok);
-		if (!ok)
-			return -1;
-		v->pre = s + i;
-		v->npre = n;
-		i += n;
-	}
-	if (s[i] == '+') {
-		i++;
-		n = idents(s + i, 0, &ok);
-		if (!ok)
-			return -1;
-		i += n;
-	}
-	return s[i] == '\0' ? 0 : -1;
+	return s == NULL
+	           ? -1
+	           : al_semver_parse(v, s, strlen(s), AL_SEMVER_MASTERMINDS);
 }
 
 int al_helm_version_valid(const char *s)
 {
-	sv v;
+	al_semver v;
 
-	return s != NULL && strlen(s) <= 256 && sv_parse(s, &v) == 0;
-}
-
-static int all_digits(const char *p, size_t n)
-{
-	size_t i;
-
-	for (i = 0; i < n; i++)
-		if (p[i] < '0' || p[i] > '9')
-			return 0;
-	return n > 0;
-}
-
-/* semver 2.0 rule 11 for two prerelease strings (both present). */
-static int pre_compare(const char *a, size_t na, const char *b, size_t nb)
-{
-	size_t i = 0, j = 0;
-
-	for (;;) {
-		size_t ea = i, eb = j;
-		int da, db, c;
-
-		if (i >= na || j >= nb)
-			return i >= na && j >= nb ? 0 : i >= na ? -1 : 1;
-		while (ea < na && a[ea] != '.')
-			ea++;
-		while (eb < nb && b[eb] != '.')
-			eb++;
-		da = all_digits(a + i, ea - i);
-		db = all_digits(b + j, eb - j);
-		if (da && db && ea - i != eb - j) {
-			c = ea - i < eb - j ? -1 : 1;
-		} else if (da != db) {
-			c = da ? -1 : 1;
-		} else {
-			size_t m = ea - i < eb - j ? ea - i : eb - j;
-
-			c = memcmp(a + i, b + j, m);
-			if (c == 0 && ea - i != eb - j)
-				c = ea - i < eb - j ? -1 : 1;
-		}
-		if (c != 0)
-			return c < 0 ? -1 : 1;
-		i = ea + 1;
-		j = eb + 1;
-	}
-}
-
-static int sv_compare(const sv *a, const sv *b)
-{
-	int k;
-
-	for (k = 0; k < 3; k++)
-		if (a->m[k] != b->m[k])
-			return a->m[k] < b->m[k] ? -1 : 1;
-	if (a->pre == NULL || b->pre == NULL)
-		return (a->pre == NULL) - (b->pre == NULL);
-	return pre_compare(a->pre, a->npre, b->pre, b->npre);
+	return s != NULL && strlen(s) <= 256 && hv_parse(s, &v) == 0;
 }
 
 int al_helm_version_compare(const char *a, const char *b)
 {
-	sv x, y;
-	int va = sv_parse(a, &x) == 0, vb = sv_parse(b, &y) == 0;
+	al_semver x, y;
+	int va = hv_parse(a, &x) == 0, vb = hv_parse(b, &y) == 0;
 
 	if (!va || !vb)
 		return va - vb;
-	return sv_compare(&x, &y);
+	return al_semver_cmp(&x, &y);
 }
 
 /* ---- index.yaml (repo.IndexFile) ---------------------------------------- */
@@ -404,11 +266,11 @@ int al_helm_index_get(const al_helm_index *ix, const char *name,
 	al_buf have = AL_BUF_INIT(512);
 	size_t i, count = 0;
 	int any = version != NULL && version[0] != '\0';
-	sv want, v;
+	al_semver want, v;
 	int rc;
 
 	*out = NULL;
-	if (any && sv_parse(version, &want) < 0)
+	if (any && hv_parse(version, &want) < 0)
 		return al_error_set(AL_EINVAL, "'%s' is not a chart version",
 		                    version);
 	/* the exact text first (IndexFile.Get) */
@@ -427,10 +289,10 @@ int al_helm_index_get(const al_helm_index *ix, const char *name,
 		if (have.len < 400)
 			al_buf_printf(&have, "%s%s", have.len ? ", " : "",
 			              e->version);
-		if (sv_parse(e->version, &v) < 0)
+		if (hv_parse(e->version, &v) < 0)
 			continue;
 		/* "*" admits no prerelease; "=X" is equality */
-		if (any ? sv_compare(&v, &want) == 0 : v.pre == NULL) {
+		if (any ? al_semver_cmp(&v, &want) == 0 : v.pre == NULL) {
 			*out = e;
 			al_buf_free(&have);
 			return 0;

@@ -7,7 +7,6 @@
 #include <string.h>
 #include <strings.h>
 
-#include "airlock/catalog.h"
 #include "airlock/clock.h"
 #include "airlock/imageset.h"
 #include "airlock/buf.h"
@@ -16,7 +15,16 @@
 #include "airlock/helm.h"
 #include "json_int.h"
 #include "airlock/ref.h"
+#include "version_int.h"
 #include "yaml_int.h"
+
+/* blang/semver ParseTolerant, as oc-mirror reads operator versions. */
+static int tolerant_version(const char *s)
+{
+	al_semver v;
+
+	return al_semver_parse(&v, s, strlen(s), AL_SEMVER_BLANG_TOLERANT) == 0;
+}
 
 #define IMAGESET_KIND "ImageSetConfiguration"
 #define IMAGESET_API "mirror.openshift.io/v2alpha1"
@@ -1353,7 +1361,7 @@ static int op_version(const ctx *c, const al_yaml_node *map, const char *key,
 	if (n == NULL)
 		return 0;
 	if (n->type != AL_YAML_SCALAR || n->len == 0 ||
-	    strlen(n->value) != n->len || !al_catalog_version_valid(n->value))
+	    strlen(n->value) != n->len || !tolerant_version(n->value))
 		return al_error_set(AL_EPARSE,
 		                    "%s:%zu:%zu: %s.%s must be a version like "
 		                    "1.2.3, not '%.100s'",
@@ -1996,4 +2004,49 @@ static int load_helm(ctx *c, const al_yaml_node *m)
 		}
 	}
 	return 0;
+}
+
+/* --- mirror.blockedImages (oc-mirror excludeImages) --- */
+
+/* An unanchored POSIX extended match of pattern in s (regexp.MatchString
+ * semantics); a pattern that does not compile matches nothing (the
+ * loader refused it already). */
+static int pattern_search(const char *pattern, const char *s)
+{
+	regex_t re;
+	int m;
+
+	if (regcomp(&re, pattern, REG_EXTENDED | REG_NOSUB) != 0)
+		return 0;
+	m = regexec(&re, s, 0, NULL, 0) == 0;
+	regfree(&re);
+	return m;
+}
+
+int al_imageset_blocked(const al_imageset *cfg, const char *ref,
+                        const char **pattern)
+{
+	const char *bare, *sep;
+	char *full = NULL;
+	al_ref r;
+	size_t i;
+	int hit = 0;
+
+	if (cfg == NULL || ref == NULL || cfg->nblocked == 0)
+		return 0;
+	/* as oc-mirror excludeImages: the reference without "transport://" */
+	sep = strstr(ref, "://");
+	bare = sep != NULL ? sep + 3 : ref;
+	if (al_ref_parse(&r, bare) == 0) {
+		full = al_ref_string(&r);
+		al_ref_clear(&r);
+	}
+	for (i = 0; i < cfg->nblocked && !hit; i++) {
+		hit = pattern_search(cfg->blocked[i], bare) ||
+		      (full != NULL && pattern_search(cfg->blocked[i], full));
+		if (hit && pattern != NULL)
+			*pattern = cfg->blocked[i];
+	}
+	free(full);
+	return hit;
 }

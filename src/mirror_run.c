@@ -12,7 +12,7 @@
 #include "airlock/log.h"
 #include "airlock/mirror.h"
 #include "mirror_catalogs.h"
-#include "imageset_int.h"
+#include "mirror_imageset.h"
 #include "mirror_sigstore.h"
 #include "mirror_plan_int.h"
 
@@ -144,10 +144,10 @@ static int merge(al_mirror_plan *p)
 			                    cfg->architectures[0]);
 		p->platform = p->platbuf;
 	}
-	/* imageset: notes, blockedImages, platforms (imageset_mirror.c) */
-	p->platform =
-	    al_imageset_plan_hook(cfg, p->platform, o->platform, p->releases.v,
-	                          &p->releases.n, p->images.v, &p->images.n);
+	/* imageset: notes, blockedImages, platforms (mirror_imageset.c) */
+	p->platform = al_mirror__imageset_plan(cfg, p->platform, o->platform,
+	                                       p->releases.v, &p->releases.n,
+	                                       p->images.v, &p->images.n);
 	return 0;
 }
 
@@ -162,7 +162,7 @@ static int check(al_mirror_plan *p)
 	if (p->cfg != NULL && policy == NULL)
 		policy = p->cfg->identity_policy;
 	if (p->releases.n == 0 && p->images.n == 0 && !has_channels(p) &&
-	    !has_operators(p) && al_imageset_own_platform_count(p->cfg) == 0 &&
+	    !has_operators(p) && al_mirror__own_platform_count(p->cfg) == 0 &&
 	    !al_mirror_helm_wanted(p->cfg))
 		return al_error_set(AL_EINVAL,
 		                    "nothing to mirror: give "
@@ -351,7 +351,7 @@ int al_mirror_plan_run(al_mirror_plan *p, al_store *store,
 		al_log_info("channels: %zu releases selected", sel.nreleases);
 	}
 	if (p->releases.n == 0 && p->images.n == 0 && !has_operators(p) &&
-	    al_imageset_own_platform_count(p->cfg) == 0 &&
+	    al_mirror__own_platform_count(p->cfg) == 0 &&
 	    !al_mirror_helm_wanted(p->cfg)) {
 		res->refused = 1;
 		rc = al_error_set(
@@ -416,7 +416,7 @@ int al_mirror_plan_run(al_mirror_plan *p, al_store *store,
 	    rc == 0)
 		rc = r2;
 	/* imageset: architectures, kubeVirtContainer, archiveSize */
-	if ((r2 = al_imageset_after_mirror(p->cfg, store, &to, &res->report)) <
+	if ((r2 = al_mirror__imageset_after(p->cfg, store, &to, &res->report)) <
 	        0 &&
 	    rc == 0)
 		rc = r2;

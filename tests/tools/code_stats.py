@@ -10,8 +10,9 @@ Prints, for the tree at DIR (default: the current directory):
   - the N longest function bodies in src/ and tools/ (Linux brace style:
     a definition's '{' and '}' stand at column 0);
   - the include graph between modules (module X -> Y when a file of X
-    includes airlock/Y.h or, from a header, "Y.h"), its cycles, and the
-    edges that go upward in the layer table below;
+    includes airlock/Y*.h or "Y*.h", internal headers such as json_int.h
+    included: a header belongs to the module named before its first '_'),
+    its cycles, and the edges that go upward in the layer table below;
   - the public headers that name a jansson type (json_t).
 The figures in /work/notes and docs/architecture.md were made with it.
 """
@@ -23,10 +24,10 @@ import sys
 # Layers, bottom to top: a module may include its own layer or lower ones.
 LAYERS = [
     ("foundation", "common error buf clock log fs digest json yaml version"),
-    ("formats", "ref oci pgp imageset http helm"),
-    ("services", "auth registry regconf certsd store release kres kube"),
+    ("formats", "ref oci pgp imageset certsd http helm"),
+    ("services", "auth registry regconf store release kres kube"),
     ("domain", "sig graph transfer catalog cosign"),
-    ("workflows", "mirror pack update"),
+    ("workflows", "mirror pack update delete"),
 ]
 LAYER_OF = {}
 for i, (_, mods) in enumerate(LAYERS):
@@ -94,11 +95,13 @@ def include_graph(root):
         is_hdr = path in hdrs
         with open(path, encoding="utf-8", errors="replace") as f:
             for line in f:
-                m = INC_LIB.match(line) or (is_hdr and INC_HDR.match(line))
+                m = INC_LIB.match(line) or INC_HDR.match(line)
                 if not m:
                     continue
-                dst = m.group(1)
-                if dst == src_mod or dst.endswith("_int"):
+                # a header's module is the name before its first '_'
+                # (mirror_plan.h, json_int.h, catalog_int.h)
+                dst = re.split(r"_", m.group(1), maxsplit=1)[0]
+                if dst == src_mod:
                     continue
                 edges.setdefault(src_mod, {}).setdefault(dst, set()).add(
                     os.path.relpath(path, root))

@@ -1,4 +1,5 @@
-/* test_graph.c: version order, graph parsing, fetching from a loopback graph server (faults, deadlines), selection, the store and the graph data. */
+/* test_graph.c: version order, graph parsing, fetching from a loopback graph
+ * server (faults, deadlines), selection, the store and the graph data. */
 #include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -17,6 +18,7 @@
 #include "airlock/fs.h"
 #include "airlock/graph.h"
 #include "json_int.h"
+#include "version_int.h"
 #include "airlock/store.h"
 
 static struct {
@@ -161,15 +163,74 @@ static void check_select_fails(const al_graph *g, const char *min,
 	free(idx);
 }
 
+/* The one parser, in each peer's dialect (src/version_int.h). */
+static void test_graph__semver_dialects(void)
+{
+	static const struct {
+		const char *s;
+		int release, blang, tolerant, masterminds;
+	} cases[] = {
+	    {"1.2.3", 1, 1, 1, 1},
+	    {"1.2.3-rc.1+build.5", 1, 1, 1, 1},
+	    {"v1.2.3", 0, 0, 1, 1},
+	    {"V1.2.3", 0, 0, 1, 0},
+	    {"1.2", 0, 0, 1, 1},
+	    {"1", 0, 0, 1, 1},
+	    {" 1.2.3 ", 0, 0, 1, 0},
+	    {"01.2.3", 1, 0, 0, 1},
+	    {"1.2.3-01", 1, 0, 0, 0},
+	    {"1.2.3-", 0, 0, 0, 0},
+	    {"1.2.3+", 0, 0, 0, 0},
+	    {"1.2.3-a..b", 0, 0, 0, 0},
+	    {"1.2.3.4", 0, 0, 0, 0},
+	    {"1.2.", 0, 0, 0, 0},
+	    {"v", 0, 0, 0, 0},
+	    {"", 0, 0, 0, 0},
+	    {"18446744073709551616.0.0", 0, 0, 0, 0},
+	};
+	al_semver a, b;
+	size_t i;
+
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		const char *s = cases[i].s;
+		size_t n = strlen(s);
+
+		CU_ASSERT_EQUAL(al_semver_parse(&a, s, n, AL_SEMVER_RELEASE) ==
+		                    0,
+		                cases[i].release);
+		CU_ASSERT_EQUAL(al_semver_parse(&a, s, n, AL_SEMVER_BLANG) == 0,
+		                cases[i].blang);
+		CU_ASSERT_EQUAL(
+		    al_semver_parse(&a, s, n, AL_SEMVER_BLANG_TOLERANT) == 0,
+		    cases[i].tolerant);
+		CU_ASSERT_EQUAL(
+		    al_semver_parse(&a, s, n, AL_SEMVER_MASTERMINDS) == 0,
+		    cases[i].masterminds);
+	}
+	/* the short forms are x.0.0; precedence ignores build metadata */
+	CU_ASSERT_EQUAL(al_semver_parse(&a, "v1.2", 4, AL_SEMVER_MASTERMINDS),
+	                0);
+	CU_ASSERT_EQUAL(al_semver_parse(&b, "1.2.0+x", 7, AL_SEMVER_BLANG), 0);
+	CU_ASSERT_EQUAL(al_semver_cmp(&a, &b), 0);
+	/* semver 2.0 item 11 */
+	CU_ASSERT_EQUAL(al_semver_parse(&a, "1.0.0-alpha.10", 14, 0), 0);
+	CU_ASSERT_EQUAL(al_semver_parse(&b, "1.0.0-alpha.9", 13, 0), 0);
+	CU_ASSERT_EQUAL(al_semver_cmp(&a, &b), 1);
+	CU_ASSERT_EQUAL(al_semver_parse(&b, "1.0.0-alpha.beta", 16, 0), 0);
+	CU_ASSERT_EQUAL(al_semver_cmp(&a, &b), -1);
+	CU_ASSERT_EQUAL(al_semver_parse(&b, "1.0.0", 5, 0), 0);
+	CU_ASSERT_EQUAL(al_semver_cmp(&a, &b), -1);
+}
+
 static void test_graph__version_order(void)
 {
 	static const char *const sorted[] = {
-	    "1.0.0-alpha",   "1.0.0-alpha.1", "1.0.0-alpha.beta",
-	    "1.0.0-beta",    "1.0.0-beta.2",  "1.0.0-beta.11",
-	    "1.0.0-rc.1",    "1.0.0",         "4.14.9",
-	    "4.14.10",       "4.15.0-rc.1",   "4.15.0-rc.2",
-	    "4.15.0-rc.10",  "4.15.0",        "4.15.1",
-	    "10.0.0",        "garbage",       NULL};
+	    "1.0.0-alpha",  "1.0.0-alpha.1", "1.0.0-alpha.beta",
+	    "1.0.0-beta",   "1.0.0-beta.2",  "1.0.0-beta.11",
+	    "1.0.0-rc.1",   "1.0.0",         "4.14.9",
+	    "4.14.10",      "4.15.0-rc.1",   "4.15.0-rc.2",
+	    "4.15.0-rc.10", "4.15.0",        "4.15.1",
+	    "10.0.0",       "garbage",       NULL};
 	size_t i, j;
 
 	for (i = 0; sorted[i] != NULL; i++) {
@@ -198,7 +259,8 @@ static void test_graph__version_order(void)
 static void check_parse_fails(const char *doc, int want, const char *needle)
 {
 	al_graph *g = NULL;
-	int rc = al_graph_parse(&g, (const uint8_t *)doc, strlen(doc), "t.json");
+	int rc =
+	    al_graph_parse(&g, (const uint8_t *)doc, strlen(doc), "t.json");
 
 	CU_ASSERT_EQUAL(rc, want);
 	CU_ASSERT_PTR_NULL(g);
@@ -212,36 +274,42 @@ static void check_parse_fails(const char *doc, int want, const char *needle)
 
 static void test_graph__parse_rejects_malformed(void)
 {
-	const char *ok = "{\"nodes\":[{\"version\":\"4.1.0\",\"payload\":\"p0\"},"
-	                 "{\"version\":\"4.1.1\",\"payload\":\"p1\","
-	                 "\"metadata\":{\"a\":\"b\"}}],\"edges\":[[0,1]],"
-	                 "\"conditionalEdges\":[{\"edges\":[{\"from\":\"4.0.0\","
-	                 "\"to\":\"4.1.1\"}],\"risks\":[]}]}";
+	const char *ok =
+	    "{\"nodes\":[{\"version\":\"4.1.0\",\"payload\":\"p0\"},"
+	    "{\"version\":\"4.1.1\",\"payload\":\"p1\","
+	    "\"metadata\":{\"a\":\"b\"}}],\"edges\":[[0,1]],"
+	    "\"conditionalEdges\":[{\"edges\":[{\"from\":\"4.0.0\","
+	    "\"to\":\"4.1.1\"}],\"risks\":[]}]}";
 	al_graph *g = NULL;
 
-	CU_ASSERT_EQUAL(al_graph_parse(&g, (const uint8_t *)ok, strlen(ok), "t"),
-	                0);
+	CU_ASSERT_EQUAL(
+	    al_graph_parse(&g, (const uint8_t *)ok, strlen(ok), "t"), 0);
 	if (g != NULL) {
 		CU_ASSERT_EQUAL(g->nnodes, 2);
 		CU_ASSERT_EQUAL(g->nedges, 1);
 		CU_ASSERT_EQUAL(g->ncond, 0); /* names a version outside */
-		CU_ASSERT_STRING_EQUAL(al_json_str(al_graph__json(g->nodes[1].metadata), "a"),
-		                       "b");
+		CU_ASSERT_STRING_EQUAL(
+		    al_json_str(al_graph__json(g->nodes[1].metadata), "a"),
+		    "b");
 		CU_ASSERT_PTR_NULL(g->channel);
 	}
 	al_graph_free(g);
 	check_parse_fails("[]", AL_EPARSE, "t.json: expected a JSON object");
-	check_parse_fails("{\"nodes\":{}}", AL_EPARSE, "\"nodes\" must be a list");
+	check_parse_fails("{\"nodes\":{}}", AL_EPARSE,
+	                  "\"nodes\" must be a list");
 	check_parse_fails("{\"nodes\":[{\"version\":\"4.1.0\"}]}", AL_EPARSE,
 	                  "node 0 needs \"version\" and \"payload\"");
-	check_parse_fails("{\"nodes\":[{\"version\":\"4.1.0\",\"payload\":\"a\"},"
-	                  "{\"version\":\"4.1.0\",\"payload\":\"b\"}]}",
-	                  AL_EPARSE, "version '4.1.0' appears twice");
-	check_parse_fails("{\"nodes\":[{\"version\":\"4.1.0\",\"payload\":\"a\"}],"
-	                  "\"edges\":[[0,1]]}",
-	                  AL_EPARSE, "edge 0 must be a pair of node indices");
-	check_parse_fails("{\"nodes\":[],\"edges\":[],\"conditionalEdges\":[{}]}",
-	                  AL_EPARSE, "conditional edge 0 needs");
+	check_parse_fails(
+	    "{\"nodes\":[{\"version\":\"4.1.0\",\"payload\":\"a\"},"
+	    "{\"version\":\"4.1.0\",\"payload\":\"b\"}]}",
+	    AL_EPARSE, "version '4.1.0' appears twice");
+	check_parse_fails(
+	    "{\"nodes\":[{\"version\":\"4.1.0\",\"payload\":\"a\"}],"
+	    "\"edges\":[[0,1]]}",
+	    AL_EPARSE, "edge 0 must be a pair of node indices");
+	check_parse_fails(
+	    "{\"nodes\":[],\"edges\":[],\"conditionalEdges\":[{}]}", AL_EPARSE,
+	    "conditional edge 0 needs");
 	check_parse_fails("{\"nodes\":[], \"nodes\":[]}", AL_EPARSE, "t.json");
 }
 
@@ -264,11 +332,14 @@ static void test_graph__fetch_recorded_shape(void)
 		CU_ASSERT_STRING_EQUAL(g->nodes[g->cond[0].to].version,
 		                       "4.14.9");
 		CU_ASSERT_STRING_EQUAL(
-		    al_json_str(json_array_get(al_graph__json(g->cond[0].risks), 0), "name"),
+		    al_json_str(
+		        json_array_get(al_graph__json(g->cond[0].risks), 0),
+		        "name"),
 		    "ExampleRisk");
 	}
 	CU_ASSERT(strstr(g->nodes[0].payload, "@sha256:") != NULL);
-	CU_ASSERT_PTR_NOT_NULL(al_json_str(al_graph__json(g->nodes[0].metadata), "url"));
+	CU_ASSERT_PTR_NOT_NULL(
+	    al_json_str(al_graph__json(g->nodes[0].metadata), "url"));
 	al_graph_free(g);
 }
 
@@ -410,9 +481,9 @@ static void test_graph__parse_200k_nodes(void)
 			CU_ASSERT_EQUAL(g->cond[g->ncond - 1].to, n - 1000);
 		}
 		/* shortest path over a conditional edge: two releases */
-		CU_ASSERT_EQUAL(al_graph_select(g, "1.0.0", "1.199.0", 1, 1,
-		                                &idx, &nidx),
-		                0);
+		CU_ASSERT_EQUAL(
+		    al_graph_select(g, "1.0.0", "1.199.0", 1, 1, &idx, &nidx),
+		    0);
 		CU_ASSERT_EQUAL(nidx, 2);
 		if (nidx == 2) {
 			CU_ASSERT_EQUAL(idx[0], 0);
@@ -427,12 +498,12 @@ static void test_graph__parse_200k_nodes(void)
 	CU_ASSERT_PTR_NOT_NULL(doc);
 	g = NULL;
 	if (doc != NULL) {
-		CU_ASSERT_EQUAL(al_graph_parse(&g, (const uint8_t *)doc, len,
-		                               "big"),
-		                AL_EPARSE);
-		CU_ASSERT_PTR_NOT_NULL(
-		    strstr(al_error_message(), "version '1.123.456' appears "
-		                               "twice"));
+		CU_ASSERT_EQUAL(
+		    al_graph_parse(&g, (const uint8_t *)doc, len, "big"),
+		    AL_EPARSE);
+		CU_ASSERT_PTR_NOT_NULL(strstr(al_error_message(),
+		                              "version '1.123.456' appears "
+		                              "twice"));
 		CU_ASSERT_PTR_NULL(g);
 	}
 	free(doc);
@@ -451,9 +522,10 @@ static void test_graph__select_errors(void)
 		check_select_fails(g, "4.14.1", "4.15.0", 1, AL_ENOTFOUND,
 		                   "version '4.15.0' is not in channel "
 		                   "'stable-4.14'");
-		check_select_fails(g, "4.14.10", "4.14.9", 0, AL_EINVAL,
-		                   "minVersion 4.14.10 is higher than "
-		                   "maxVersion 4.14.9 in channel 'stable-4.14'");
+		check_select_fails(
+		    g, "4.14.10", "4.14.9", 0, AL_EINVAL,
+		    "minVersion 4.14.10 is higher than "
+		    "maxVersion 4.14.9 in channel 'stable-4.14'");
 	}
 	if (s != NULL)
 		check_select_fails(s, "4.14.10", "4.15.0", 1, AL_ENOTFOUND,
@@ -537,12 +609,12 @@ static void test_graph__server_errors_and_retries(void)
 	g = NULL;
 	free(base);
 	/* bad arguments never reach the network */
-	CU_ASSERT_EQUAL(al_graph_fetch(&g, b, "a/b", "amd64", &o,
-	                               AL_DEADLINE_NONE),
-	                AL_EINVAL);
-	CU_ASSERT_EQUAL(al_graph_fetch(&g, "ftp://x", "a", "amd64", &o,
-	                               AL_DEADLINE_NONE),
-	                AL_EINVAL);
+	CU_ASSERT_EQUAL(
+	    al_graph_fetch(&g, b, "a/b", "amd64", &o, AL_DEADLINE_NONE),
+	    AL_EINVAL);
+	CU_ASSERT_EQUAL(
+	    al_graph_fetch(&g, "ftp://x", "a", "amd64", &o, AL_DEADLINE_NONE),
+	    AL_EINVAL);
 	CU_ASSERT_PTR_NULL(g);
 }
 
@@ -579,8 +651,8 @@ static void test_graph__file_source_and_store(void)
 	CU_ASSERT_EQUAL(al_graph_save_to_store(st, g), 0);
 	saved = al_sprintf("%s/airlock/graph/stable-4.14-amd64.json", sdir);
 	CU_ASSERT_EQUAL(al_fs_exists(saved), 1);
-	CU_ASSERT_EQUAL(al_graph_load_from_store(&s2, st, "stable-4.14", "amd64"),
-	                0);
+	CU_ASSERT_EQUAL(
+	    al_graph_load_from_store(&s2, st, "stable-4.14", "amd64"), 0);
 	CU_ASSERT(s2 != NULL && s2->nnodes == 5 && s2->ncond == 1);
 	al_graph_free(s2);
 	s2 = NULL;
@@ -610,8 +682,7 @@ static char *write_text(const char *name, const char *text)
 }
 
 static const al_graph_release *find_rel(const al_graph_selection *sel,
-                                        const char *version,
-                                        const char *arch)
+                                        const char *version, const char *arch)
 {
 	size_t i;
 
@@ -637,25 +708,24 @@ static void test_graph__resolve_imageset(void)
 	CU_ASSERT_PTR_NOT_NULL(b);
 	if (b == NULL)
 		return;
-	yaml = al_sprintf(
-	    "kind: ImageSetConfiguration\n"
-	    "apiVersion: mirror.openshift.io/v2alpha1\n"
-	    "mirror:\n"
-	    "  platform:\n"
-	    "    architectures: [amd64, arm64]\n"
-	    "    channels:\n"
-	    "    - name: stable-4.14\n"
-	    "      minVersion: 4.14.9\n"
-	    "      maxVersion: 4.14.10\n"
-	    "    - name: stable-4.15\n"
-	    "      minVersion: 4.14.9\n"
-	    "      maxVersion: 4.15.1\n"
-	    "      shortestPath: true\n"
-	    "    - name: candidate-4.15\n"
-	    "airlock:\n"
-	    "  graph:\n"
-	    "    url: %s\n",
-	    b);
+	yaml = al_sprintf("kind: ImageSetConfiguration\n"
+	                  "apiVersion: mirror.openshift.io/v2alpha1\n"
+	                  "mirror:\n"
+	                  "  platform:\n"
+	                  "    architectures: [amd64, arm64]\n"
+	                  "    channels:\n"
+	                  "    - name: stable-4.14\n"
+	                  "      minVersion: 4.14.9\n"
+	                  "      maxVersion: 4.14.10\n"
+	                  "    - name: stable-4.15\n"
+	                  "      minVersion: 4.14.9\n"
+	                  "      maxVersion: 4.15.1\n"
+	                  "      shortestPath: true\n"
+	                  "    - name: candidate-4.15\n"
+	                  "airlock:\n"
+	                  "  graph:\n"
+	                  "    url: %s\n",
+	                  b);
 	path = yaml != NULL ? write_text("channels.yaml", yaml) : NULL;
 	CU_ASSERT_EQUAL(al_imageset_load(&cfg, path), 0);
 	if (cfg == NULL)
@@ -873,6 +943,7 @@ int main(void)
 {
 	CU_TestInfo tests[] = {
 	    {"test_graph__version_order", test_graph__version_order},
+	    {"test_graph__semver_dialects", test_graph__semver_dialects},
 	    {"test_graph__parse_rejects_malformed",
 	     test_graph__parse_rejects_malformed},
 	    {"test_graph__fetch_recorded_shape",

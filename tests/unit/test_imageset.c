@@ -9,7 +9,7 @@
 #include "airlock/error.h"
 #include "airlock/fs.h"
 #include "airlock/imageset.h"
-#include "imageset_int.h"
+#include "mirror_imageset.h"
 
 #define HEAD                                                                   \
 	"kind: ImageSetConfiguration\napiVersion: "                            \
@@ -647,7 +647,7 @@ static void test_imageset__v2alpha1_fields(void)
 		                        "platforms names several platforms: "
 		                        "airlock mirrors the whole index of "
 		                        "quay.io/a:3"));
-		CU_ASSERT_EQUAL(al_imageset_own_platform_count(cfg), 1);
+		CU_ASSERT_EQUAL(al_mirror__own_platform_count(cfg), 1);
 	}
 	al_imageset_free(cfg);
 	check_bad(HEAD "mirror:\n  additionalImages:\n  - name: quay.io/a:1\n"
@@ -774,8 +774,8 @@ static void test_imageset__kubevirt_from_bootimages(void)
 	size_t n = 0, i;
 
 	CU_ASSERT_EQUAL(al_fs_read_file(path, &b), 0);
-	CU_ASSERT_EQUAL(al_imageset_kubevirt_refs(b.ptr, b.len, "bootimages",
-	                                          x86, 1, &refs, &n),
+	CU_ASSERT_EQUAL(al_mirror__kubevirt_refs(b.ptr, b.len, "bootimages",
+	                                         x86, 1, &refs, &n),
 	                0);
 	CU_ASSERT_EQUAL(n, 1);
 	if (n == 1)
@@ -787,20 +787,20 @@ static void test_imageset__kubevirt_from_bootimages(void)
 	for (i = 0; i < n; i++)
 		free(refs[i]);
 	free(refs);
-	CU_ASSERT_EQUAL(al_imageset_kubevirt_refs(b.ptr, b.len, "bootimages",
-	                                          both, 2, &refs, &n),
+	CU_ASSERT_EQUAL(al_mirror__kubevirt_refs(b.ptr, b.len, "bootimages",
+	                                         both, 2, &refs, &n),
 	                0);
 	CU_ASSERT_EQUAL(n, 2);
 	for (i = 0; i < n; i++)
 		free(refs[i]);
 	free(refs);
 	/* aarch64 carries no kubevirt image */
-	CU_ASSERT_EQUAL(al_imageset_kubevirt_refs(b.ptr, b.len, "bootimages",
-	                                          arm, 1, &refs, &n),
+	CU_ASSERT_EQUAL(al_mirror__kubevirt_refs(b.ptr, b.len, "bootimages",
+	                                         arm, 1, &refs, &n),
 	                0);
 	CU_ASSERT_EQUAL(n, 0);
 	free(refs);
-	CU_ASSERT_EQUAL(al_imageset_kubevirt_refs(
+	CU_ASSERT_EQUAL(al_mirror__kubevirt_refs(
 	                    (const uint8_t *)"kind: ConfigMap\ndata: {}\n", 25,
 	                    "cm", x86, 1, &refs, &n),
 	                AL_EPARSE);

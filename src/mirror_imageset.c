@@ -1,7 +1,6 @@
-/* imageset_mirror.c: what the oc-mirror fields of an ImageSetConfiguration
+/* mirror_imageset.c: what the oc-mirror fields of an ImageSetConfiguration
  * do during a mirror: blockedImages, platforms, kubeVirtContainer, the
  * architectures a release provides, and archiveSize recorded for pack. */
-#include <regex.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -17,56 +16,13 @@
 #include "airlock/ref.h"
 #include "airlock/release.h"
 #include "yaml_int.h"
-#include "imageset_int.h"
+#include "mirror_imageset.h"
 
 #define DEFAULTS_FILE "airlock/defaults.json"
 #define DEFAULTS_MAX (64 * 1024)
 /* the release manifest oc-mirror reads the KubeVirt image from
  * (internal/pkg/release/const.go releaseBootableImages) */
 #define BOOTIMAGES "0000_50_installer_coreos-bootimages.yaml"
-
-/* An unanchored POSIX extended match of pattern in s (regexp.MatchString
- * semantics); a pattern that does not compile matches nothing (the
- * loader refused it already). */
-static int pattern_search(const char *pattern, const char *s)
-{
-	regex_t re;
-	int m;
-
-	if (regcomp(&re, pattern, REG_EXTENDED | REG_NOSUB) != 0)
-		return 0;
-	m = regexec(&re, s, 0, NULL, 0) == 0;
-	regfree(&re);
-	return m;
-}
-
-int al_imageset_blocked(const al_imageset *cfg, const char *ref,
-                        const char **pattern)
-{
-	const char *bare, *sep;
-	char *full = NULL;
-	al_ref r;
-	size_t i;
-	int hit = 0;
-
-	if (cfg == NULL || ref == NULL || cfg->nblocked == 0)
-		return 0;
-	/* as oc-mirror excludeImages: the reference without "transport://" */
-	sep = strstr(ref, "://");
-	bare = sep != NULL ? sep + 3 : ref;
-	if (al_ref_parse(&r, bare) == 0) {
-		full = al_ref_string(&r);
-		al_ref_clear(&r);
-	}
-	for (i = 0; i < cfg->nblocked && !hit; i++) {
-		hit = pattern_search(cfg->blocked[i], bare) ||
-		      (full != NULL && pattern_search(cfg->blocked[i], full));
-		if (hit && pattern != NULL)
-			*pattern = cfg->blocked[i];
-	}
-	free(full);
-	return hit;
-}
 
 /* Drop the blocked references of v[0..*n) in place, with a warning. */
 static void drop_blocked(const al_imageset *cfg, const char **v, size_t *n,
@@ -103,7 +59,7 @@ static int own_platform(const al_imageset *cfg, const char *ref)
 
 static int merge_report(al_mirror_report *r, al_mirror_report *sub);
 
-size_t al_imageset_own_platform_count(const al_imageset *cfg)
+size_t al_mirror__own_platform_count(const al_imageset *cfg)
 {
 	const char *pat;
 	size_t i, n = 0;
@@ -147,10 +103,11 @@ static int own_platform_images(const al_imageset *cfg, al_store *s,
 	return rc;
 }
 
-const char *al_imageset_plan_hook(const al_imageset *cfg, const char *platform,
-                                  const char *opts_platform,
-                                  const char **releases, size_t *nreleases,
-                                  const char **images, size_t *nimages)
+const char *al_mirror__imageset_plan(const al_imageset *cfg,
+                                     const char *platform,
+                                     const char *opts_platform,
+                                     const char **releases, size_t *nreleases,
+                                     const char **images, size_t *nimages)
 {
 	size_t i, k;
 
@@ -161,7 +118,7 @@ const char *al_imageset_plan_hook(const al_imageset *cfg, const char *platform,
 	drop_blocked(cfg, releases, nreleases, "release");
 	drop_blocked(cfg, images, nimages, "image");
 	/* an additional image with its own platform is mirrored after the
-	 * rest, with that platform (al_imageset_after_mirror) */
+	 * rest, with that platform (al_mirror__imageset_after) */
 	for (i = 0, k = 0; i < *nimages; i++)
 		if (!own_platform(cfg, images[i]))
 			images[k++] = images[i];
@@ -307,9 +264,9 @@ static size_t kubevirt_keys(const al_imageset *cfg, const char **keys)
 	return 1;
 }
 
-int al_imageset_kubevirt_refs(const uint8_t *p, size_t len, const char *what,
-                              const char *const *keys, size_t nkeys,
-                              char ***out, size_t *nout)
+int al_mirror__kubevirt_refs(const uint8_t *p, size_t len, const char *what,
+                             const char *const *keys, size_t nkeys, char ***out,
+                             size_t *nout)
 {
 	al_yaml_node **docs = NULL;
 	size_t ndocs = 0, i;
@@ -432,7 +389,7 @@ static int kubevirt_of(const al_imageset *cfg, al_store *s,
 	{
 		const uint8_t *p = al_release_file_data(r, i, &len);
 
-		if ((rc = al_imageset_kubevirt_refs(
+		if ((rc = al_mirror__kubevirt_refs(
 		         p, len, "release-manifests/" BOOTIMAGES, keys, nkeys,
 		         &found, &nfound)) < 0)
 			goto fail;
@@ -504,9 +461,9 @@ static void warn_blocked_components(const al_imageset *cfg, al_store *s,
 	al_release_free(r);
 }
 
-int al_imageset_after_mirror(const al_imageset *cfg, al_store *s,
-                             const al_transfer_opts *to,
-                             al_mirror_report *report)
+int al_mirror__imageset_after(const al_imageset *cfg, al_store *s,
+                              const al_transfer_opts *to,
+                              al_mirror_report *report)
 {
 	char **kv = NULL;
 	size_t nkv = 0, i, k;
