@@ -411,7 +411,8 @@ static int sign_verify(al_sig_info *info, const char *uid, const char *json,
                        const al_pgp_keyring *kr, al_sig_identity_policy policy,
                        const char *ref)
 {
-	al_sig_verify_opts vo = {.keyring = kr, .policy = policy, .reference = ref};
+	al_sig_verify_opts vo = {
+	    .keyring = kr, .policy = policy, .reference = ref};
 	blob s = {NULL, 0};
 	al_digest a;
 	int rc;
@@ -524,10 +525,18 @@ static void test_sig__verify_refuses_bad_payloads(void)
 	free(dup);
 }
 
+/* A refusal of tampered content: bad (AL_EVERIFY) or, when tampering
+ * produced a well-formed packet of an unaccepted kind, AL_EUNSUPPORTED. */
+static int refused(int rc)
+{
+	return rc == AL_EVERIFY || rc == AL_EUNSUPPORTED;
+}
+
 static void test_sig__verify_refuses_wrong_key_and_tampering(void)
 {
 	char *json = payload(DIGEST_A, REF_A, "");
-	al_sig_verify_opts vo = {.policy = AL_SIG_IDENTITY_EXACT, .reference = REF_A};
+	al_sig_verify_opts vo = {.policy = AL_SIG_IDENTITY_EXACT,
+	                         .reference = REF_A};
 	blob s = {NULL, 0};
 	al_digest a;
 
@@ -541,17 +550,20 @@ static void test_sig__verify_refuses_wrong_key_and_tampering(void)
 	CU_ASSERT(contains(al_error_message(), "unknown key"));
 	vo.keyring = fx.kr;
 	CU_ASSERT_EQUAL(al_sig_verify(NULL, s.p, s.n, &a, &vo), 0);
-	/* inside the compressed data: whatever breaks, it is refused as bad
-	 * content */
+	/* inside the message: whatever breaks, it is refused as bad content
+	 * (AL_EVERIFY), or, when the flipped bit made a well-formed packet
+	 * of a kind airlock does not accept (an unknown critical subpacket:
+	 * gpg refuses it too, RFC 9580 5.2.3.7), AL_EUNSUPPORTED; both are
+	 * exit 1. The signature is made anew each run, so the flip lands
+	 * somewhere else each time. */
 	s.p[s.n / 2] ^= 0x40;
-	CU_ASSERT_EQUAL(al_sig_verify(NULL, s.p, s.n, &a, &vo), AL_EVERIFY);
+	CU_ASSERT(refused(al_sig_verify(NULL, s.p, s.n, &a, &vo)));
 	s.p[s.n / 2] ^= 0x40;
 	s.p[s.n - 1] ^= 0x01;
-	CU_ASSERT_EQUAL(al_sig_verify(NULL, s.p, s.n, &a, &vo), AL_EVERIFY);
+	CU_ASSERT(refused(al_sig_verify(NULL, s.p, s.n, &a, &vo)));
 	s.p[s.n - 1] ^= 0x01;
 	/* truncated */
-	CU_ASSERT_EQUAL(al_sig_verify(NULL, s.p, s.n - 20, &a, &vo),
-	                AL_EVERIFY);
+	CU_ASSERT(refused(al_sig_verify(NULL, s.p, s.n - 20, &a, &vo)));
 	/* not a signature at all */
 	CU_ASSERT_EQUAL(
 	    al_sig_verify(NULL, (const uint8_t *)json, strlen(json), &a, &vo),
@@ -567,7 +579,8 @@ static void test_sig__verify_refuses_wrong_key_and_tampering(void)
 static void test_sig__verify_refuses_tampered_uncompressed(void)
 {
 	char *json = payload(DIGEST_A, REF_A, "");
-	al_sig_verify_opts vo = {.policy = AL_SIG_IDENTITY_EXACT, .reference = REF_A};
+	al_sig_verify_opts vo = {.policy = AL_SIG_IDENTITY_EXACT,
+	                         .reference = REF_A};
 	blob s = {NULL, 0};
 	uint8_t *at;
 	al_digest a;
@@ -603,7 +616,8 @@ static void test_sig__verify_list_first_good_and_all_reasons(void)
 {
 	char *good = payload(DIGEST_A, REF_A, "");
 	char *wrong = payload(DIGEST_B, REF_A, "");
-	al_sig_verify_opts vo = {.policy = AL_SIG_IDENTITY_EXACT, .reference = REF_A};
+	al_sig_verify_opts vo = {.policy = AL_SIG_IDENTITY_EXACT,
+	                         .reference = REF_A};
 	al_sig_list l = AL_SIG_LIST_INIT;
 	blob g = {NULL, 0}, w = {NULL, 0}, o = {NULL, 0};
 	al_sig_info info;
@@ -643,7 +657,8 @@ out:
 
 static void test_sig__signature_size_is_bounded(void)
 {
-	al_sig_verify_opts vo = {.policy = AL_SIG_IDENTITY_IGNORE, .reference = NULL};
+	al_sig_verify_opts vo = {.policy = AL_SIG_IDENTITY_IGNORE,
+	                         .reference = NULL};
 	size_t n = AL_SIG_MAX_BYTES + 1;
 	uint8_t *big = calloc(1, n);
 	al_sig_list l = AL_SIG_LIST_INIT;
