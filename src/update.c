@@ -2171,86 +2171,97 @@ static void watch_stop(watcher *w)
 	memset(w, 0, sizeof(*w));
 }
 
-int al_update_run(const al_update_opts *o, al_update_result *res)
-{
+/*
+ * One run, phase by phase. The run's state lives in one struct so that each
+ * phase is a function of it; al_update_run calls them in order and frees
+ * everything in one place (update_run_end).
+ */
+typedef struct update_run {
+	const al_update_opts *o; /* the caller's options */
+	al_update_opts oc; /* the run's copy: oc.cancel is the run's own while
+	                      the lease is held */
 	run r;
-	al_update_opts oc;
 	watcher wt;
 	record rec;
 	report rp;
-	al_release *rel = NULL;
-	al_update_graph *g = NULL;
-	al_update_load_opts lo;
+	al_release *rel;
+	al_update_graph *g;
 	filters flt;
 	al_digest d;
-	al_lock *lock = NULL;
-	char *version = NULL, *digest = NULL, *image = NULL, *why = NULL,
-	     *lockpath = NULL, *pre = NULL, *up_reason = NULL, *up_msg = NULL,
-	     *accept_msg = NULL, *forced = NULL;
-	uint64_t t0;
-	int rc, same, completed = 0, vrc, npre = 0, cv_served = 0;
-	json_t *h0;
+	al_lock *lock;
+	char *version, *digest, *image, *lockpath, *pre, *up_reason, *up_msg,
+	    *accept_msg, *forced;
+	int npre, cv_served;
+} update_run;
 
-	if (o == NULL || res == NULL || o->store == NULL || o->target == NULL ||
-	    (o->kube == NULL && !o->dry_run))
-		return al_error_set(AL_EINVAL,
-		                    "al_update_run: store, target and (unless "
-		                    "a dry run) a cluster are required");
-	memset(res, 0, sizeof(*res));
-	res->outcome = AL_UPDATE_OUTCOME_FAILED;
-	memset(&r, 0, sizeof(r));
-	memset(&rec, 0, sizeof(rec));
-	memset(&rp, 0, sizeof(rp));
-	memset(&flt, 0, sizeof(flt));
-	memset(&wt, 0, sizeof(wt));
-	oc = *o;
-	r.o = &oc; /* oc.cancel becomes the run's own while the lease is held */
-	r.res = res;
-	pthread_mutex_init(&r.mu, NULL);
+/* Ownership: the state file's lock, the cluster's lease, its watcher. */
+static int run_own(update_run *c)
+{
+	const al_update_opts *o = c->o;
+	int rc;
 
 	if (o->state_path != NULL && !o->dry_run) {
-		lockpath = al_sprintf("%s.lock", o->state_path);
-		if (lockpath == NULL) {
-			rc = al_error_set(AL_ENOMEM, "out of memory");
-			goto out;
-		}
-		if ((rc = al_lock_acquire(&lock, lockpath, 0)) < 0) {
-			rc = al_error_wrap(rc, "another update holds '%s'",
-			                   lockpath);
-			goto out;
-		}
+		c->lockpath = al_sprintf("%s.lock", o->state_path);
+		if (c->lockpath == NULL)
+			return al_error_set(AL_ENOMEM, "out of memory");
+		if ((rc = al_lock_acquire(&c->lock, c->lockpath, 0)) < 0)
+			return al_error_wrap(rc, "another update holds '%s'",
+			                     c->lockpath);
 	}
 	/* One updater per cluster, whatever the state files: the lease. */
-	if (o->kube != NULL && (rc = take_ownership(&r, &cv_served)) < 0)
-		goto out;
-	if (r.lease != NULL && (rc = watch_start(&wt, &r, &oc)) < 0)
-		goto out;
-	/* The persisted state decides; a state that cannot be read stops us. */
-	if ((rc = load(&r, &rec)) < 0)
-		goto out;
-	res->state = rec.state;
-	if ((rc = resolve(&r, &version, &digest, &image)) < 0)
-		goto out;
-	if ((rc = al_digest_parse_str(&d, digest)) < 0)
-		goto out;
-	res->version = al_strdup(version);
-	res->digest = al_strdup(digest);
-	same = rec.digest != NULL && strcmp(rec.digest, digest) == 0;
-	h0 = json_array_get(rec.history, 0);
-	completed = h0 != NULL &&
-	            strcmp(al_json_str(h0, "digest"), digest) == 0 &&
-	            strcmp(al_json_str(h0, "state"), "Completed") == 0;
-	r.mode = al_update_choose_mode(rec.state, same, completed);
-	res->mode = r.mode;
-	emit(&r, "state %s; %s %s (%s)", al_update_state_name(rec.state),
-	     r.mode == AL_UPDATE_MODE_RECONCILE ? "reconciling"
-	     : r.mode == AL_UPDATE_MODE_RESUME  ? "resuming update to"
-	                                        : "updating to",
-	     version, digest);
+	if (o->kube != NULL && (rc = take_ownership(&c->r, &c->cv_served)) < 0)
+		return rc;
+	if (c->r.lease != NULL && (rc = watch_start(&c->wt, &c->r, &c->oc)) < 0)
+		return rc;
+	return 0;
+}
 
-	/* Phase 1: accept, under its own budget. */
+/* The persisted state, the target, and the mode they make. */
+static int run_target(update_run *c)
+{
+	run *r = &c->r;
+	al_update_result *res = r->res;
+	json_t *h0;
+	int rc, same, completed;
+
+	/* The persisted state decides; a state that cannot be read stops us. */
+	if ((rc = load(r, &c->rec)) < 0)
+		return rc;
+	res->state = c->rec.state;
+	if ((rc = resolve(r, &c->version, &c->digest, &c->image)) < 0)
+		return rc;
+	if ((rc = al_digest_parse_str(&c->d, c->digest)) < 0)
+		return rc;
+	res->version = al_strdup(c->version);
+	res->digest = al_strdup(c->digest);
+	same = c->rec.digest != NULL && strcmp(c->rec.digest, c->digest) == 0;
+	h0 = json_array_get(c->rec.history, 0);
+	completed = h0 != NULL &&
+	            strcmp(al_json_str(h0, "digest"), c->digest) == 0 &&
+	            strcmp(al_json_str(h0, "state"), "Completed") == 0;
+	r->mode = al_update_choose_mode(c->rec.state, same, completed);
+	res->mode = r->mode;
+	emit(r, "state %s; %s %s (%s)", al_update_state_name(c->rec.state),
+	     r->mode == AL_UPDATE_MODE_RECONCILE ? "reconciling"
+	     : r->mode == AL_UPDATE_MODE_RESUME  ? "resuming update to"
+	                                         : "updating to",
+	     c->version, c->digest);
+	return 0;
+}
+
+/* Phase 1: accept, under its own budget. */
+static void run_accept(update_run *c)
+{
+	const al_update_opts *o = c->o;
+	run *r = &c->r;
+	al_update_result *res = r->res;
+	report *rp = &c->rp;
+	char *why = NULL;
+	uint64_t t0;
+	int vrc;
+
 	t0 = al_clock_now_ms();
-	vrc = accept_release(&r, &d,
+	vrc = accept_release(r, &c->d,
 	                     al_deadline_in(o->signature_timeout_ms
 	                                        ? o->signature_timeout_ms
 	                                        : DEFAULT_SIG_TIMEOUT_MS),
@@ -2259,17 +2270,16 @@ int al_update_run(const al_update_opts *o, al_update_result *res)
 	res->verified = vrc == 0;
 	res->accepted = vrc == 0 || o->force;
 	res->accept_message = why;
-	why = NULL;
-	rp.verified = res->verified;
-	rp.accepted = res->accepted;
-	rp.accept_reason = res->verified ? "Verified"
-	                   : o->force    ? "Forced"
-	                                 : "NotVerified";
-	rp.cvo_accept_reason =
+	rp->verified = res->verified;
+	rp->accepted = res->accepted;
+	rp->accept_reason = res->verified ? "Verified"
+	                    : o->force    ? "Forced"
+	                                  : "NotVerified";
+	rp->cvo_accept_reason =
 	    res->accepted ? "PayloadLoaded" : "RetrievePayload";
-	rp.accept_message =
+	rp->accept_message =
 	    res->verified ? "release signature verified" : res->accept_message;
-	emit(&r, "release %s %s%s%s (%.1fs)", version,
+	emit(r, "release %s %s%s%s (%.1fs)", c->version,
 	     res->verified ? "verified"
 	     : o->force    ? "NOT verified, forced"
 	                   : "refused: not verified",
@@ -2280,215 +2290,256 @@ int al_update_run(const al_update_opts *o, al_update_result *res)
 	/* What --force accepts goes into the history entry (the CVO's
 	 * acceptedRisks), not only into a condition. */
 	if (!res->verified && o->force)
-		forced = join_risks("release signature not verified",
-		                    res->accept_message);
+		c->forced = join_risks("release signature not verified",
+		                       res->accept_message);
+}
 
-	/* Preconditions, for a new update only (the CVO checks them when
-	 * it accepts a new payload). */
-	if ((rc = preconditions(&r, &rec, version, &npre, &pre, &up_reason,
-	                        &up_msg)) < 0)
-		goto out;
-	rp.upgradeable_reason = up_reason;
-	rp.upgradeable_message = up_msg;
-	if (r.mode != AL_UPDATE_MODE_NEW) {
-		free(pre);
-		pre = NULL;
-		npre = 0;
+/* Preconditions, for a new update only (the CVO checks them when it
+ * accepts a new payload): forced through into the accepted risks, or a
+ * refusal of an accepted release. */
+static int run_preconditions(update_run *c)
+{
+	const al_update_opts *o = c->o;
+	run *r = &c->r;
+	al_update_result *res = r->res;
+	report *rp = &c->rp;
+	int rc;
+
+	if ((rc = preconditions(r, &c->rec, c->version, &c->npre, &c->pre,
+	                        &c->up_reason, &c->up_msg)) < 0)
+		return rc;
+	rp->upgradeable_reason = c->up_reason;
+	rp->upgradeable_message = c->up_msg;
+	if (r->mode != AL_UPDATE_MODE_NEW) {
+		free(c->pre);
+		c->pre = NULL;
+		c->npre = 0;
 	}
-	if (npre > 0) {
-		emit(&r, "preconditions %s: %s",
-		     o->force ? "forced through" : "failed", pre);
+	if (c->npre > 0) {
+		emit(r, "preconditions %s: %s",
+		     o->force ? "forced through" : "failed", c->pre);
 		if (o->force) {
-			char *f =
-			         al_sprintf("Forced through blocking failures: "
-			                    "%s",
-			                    pre),
-			     *j = f != NULL ? join_risks(forced, f) : NULL;
+			char *f = al_sprintf(
+			         "Forced through blocking failures: %s",
+			         c->pre),
+			     *j = f != NULL ? join_risks(c->forced, f) : NULL;
 
 			free(f);
-			free(forced);
-			forced = j;
-			if (forced == NULL) {
-				rc = al_error_set(AL_ENOMEM, "out of memory");
-				goto out;
-			}
+			free(c->forced);
+			c->forced = j;
+			if (c->forced == NULL)
+				return al_error_set(AL_ENOMEM, "out of memory");
 		} else if (res->accepted) {
-			accept_msg =
+			c->accept_msg =
 			    al_sprintf("Preconditions failed for payload "
 			               "loaded version=\"%s\" image=\"%s\": %s",
-			               version, image, pre);
-			if (accept_msg == NULL) {
-				rc = al_error_set(AL_ENOMEM, "out of memory");
-				goto out;
-			}
-			res->accepted = rp.accepted = 0;
-			rp.accept_reason = rp.cvo_accept_reason =
+			               c->version, c->image, c->pre);
+			if (c->accept_msg == NULL)
+				return al_error_set(AL_ENOMEM, "out of memory");
+			res->accepted = rp->accepted = 0;
+			rp->accept_reason = rp->cvo_accept_reason =
 			    "PreconditionChecks";
-			rp.accept_message = accept_msg;
+			rp->accept_message = c->accept_msg;
 		}
 	}
-	res->accepted_risks = forced != NULL ? al_strdup(forced) : NULL;
+	res->accepted_risks = c->forced != NULL ? al_strdup(c->forced) : NULL;
+	return 0;
+}
 
-	if (al_cancel_is_set(o->cancel)) {
-		rc = al_error_set(
+/* Phase 2: load (unless cancelled before anything is applied). */
+static int run_load(update_run *c)
+{
+	const al_update_opts *o = c->o;
+	al_update_load_opts lo;
+	int rc;
+
+	if (al_cancel_is_set(o->cancel))
+		return al_error_set(
 		    AL_ECANCELED,
 		    "update to %s cancelled before anything was applied",
-		    version);
-		goto out;
-	}
-
-	/* Phase 2: load. */
+		    c->version);
 	memset(&lo, 0, sizeof(lo));
 	lo.profile = o->profile;
 	lo.exclude = o->exclude;
-	lo.release_image = image;
-	if ((rc = cluster_filters(&r, &rec, version, &flt, &lo)) < 0)
-		goto out;
-	if ((rc = al_release_open(&rel, o->store, &d, NULL)) < 0 ||
-	    (rc = al_update_graph_from_release(&g, rel, &lo)) < 0) {
-		rc = al_error_wrap(rc, "loading release %s", version);
-		goto out;
-	}
-	res->total = rp.total = g->ntasks;
+	lo.release_image = c->image;
+	if ((rc = cluster_filters(&c->r, &c->rec, c->version, &c->flt, &lo)) <
+	    0)
+		return rc;
+	if ((rc = al_release_open(&c->rel, o->store, &c->d, NULL)) < 0 ||
+	    (rc = al_update_graph_from_release(&c->g, c->rel, &lo)) < 0)
+		return al_error_wrap(rc, "loading release %s", c->version);
+	c->r.res->total = c->rp.total = c->g->ntasks;
+	return 0;
+}
 
-	if (o->dry_run) {
-		char *p = plan_text(g),
-		     *head = al_sprintf(
-		         "release %s (%s): %s\n%s%s%smode: %s (%s -> %s when "
-		         "every manifest applied)\n",
-		         version, digest,
-		         accept_msg != NULL ? "refused (preconditions)"
-		         : res->verified    ? "accepted (signature verified)"
-		         : o->force         ? "accepted (forced, not verified)"
-		                            : "refused (not verified)",
-		         pre != NULL ? "preconditions: " : "",
-		         pre != NULL ? pre : "", pre != NULL ? "\n" : "",
-		         r.mode == AL_UPDATE_MODE_RECONCILE ? "reconcile"
-		         : r.mode == AL_UPDATE_MODE_RESUME  ? "resume update"
-		                                            : "new update",
-		         al_update_state_name(rec.state), "Reconciling");
+/* A dry run ends here: the plan, and the decision it would make. */
+static int run_dry(update_run *c)
+{
+	const al_update_opts *o = c->o;
+	al_update_result *res = c->r.res;
+	al_update_mode mode = c->r.mode;
+	const char *pre = c->pre;
+	char *p = plan_text(c->g),
+	     *head = al_sprintf(
+	         "release %s (%s): %s\n%s%s%smode: %s (%s -> %s when "
+	         "every manifest applied)\n",
+	         c->version, c->digest,
+	         c->accept_msg != NULL ? "refused (preconditions)"
+	         : res->verified       ? "accepted (signature verified)"
+	         : o->force            ? "accepted (forced, not verified)"
+	                               : "refused (not verified)",
+	         pre != NULL ? "preconditions: " : "", pre != NULL ? pre : "",
+	         pre != NULL ? "\n" : "",
+	         mode == AL_UPDATE_MODE_RECONCILE ? "reconcile"
+	         : mode == AL_UPDATE_MODE_RESUME  ? "resume update"
+	                                          : "new update",
+	         al_update_state_name(c->rec.state), "Reconciling");
 
-		res->plan = (p != NULL && head != NULL)
-		                ? al_sprintf("%s%s", head, p)
-		                : NULL;
-		free(p);
-		free(head);
-		if (res->plan == NULL) {
-			rc = al_error_set(AL_ENOMEM, "out of memory");
-			goto out;
-		}
-		res->outcome = res->accepted ? AL_UPDATE_OUTCOME_APPLIED
-		                             : AL_UPDATE_OUTCOME_REFUSED;
-		rc = res->accepted ? 0
-		     : accept_msg != NULL
-		         ? al_error_set(AL_EUNSUPPORTED,
-		                        "release %s refused: %s", version, pre)
-		         : al_error_set(
-		               AL_EVERIFY,
-		               "release %s refused: not verified: %s", version,
-		               res->accept_message ? res->accept_message : "");
-		goto out;
-	}
+	res->plan =
+	    (p != NULL && head != NULL) ? al_sprintf("%s%s", head, p) : NULL;
+	free(p);
+	free(head);
+	if (res->plan == NULL)
+		return al_error_set(AL_ENOMEM, "out of memory");
+	res->outcome = res->accepted ? AL_UPDATE_OUTCOME_APPLIED
+	                             : AL_UPDATE_OUTCOME_REFUSED;
+	return res->accepted ? 0
+	       : c->accept_msg != NULL
+	           ? al_error_set(AL_EUNSUPPORTED, "release %s refused: %s",
+	                          c->version, pre)
+	           : al_error_set(
+	                 AL_EVERIFY, "release %s refused: not verified: %s",
+	                 c->version,
+	                 res->accept_message ? res->accept_message : "");
+}
 
-	if (!res->accepted) {
-		/* Refused: nothing applied, the decision state is unchanged. */
-		res->outcome = AL_UPDATE_OUTCOME_REFUSED;
-		res->state =
-		    al_update_next_state(rec.state, r.mode, res->outcome);
-		rp.applied = 0;
-		if ((rc = save(&r, &rec, &rp,
-		               al_deadline_in(STATUS_WRITE_MS))) < 0)
-			goto out;
-		if (accept_msg != NULL)
-			rc = al_error_set(AL_EUNSUPPORTED,
-			                  "release %s refused (use --force to "
-			                  "apply anyway): %s",
-			                  version, pre);
-		else
-			rc = al_error_set(
-			    AL_EVERIFY,
-			    "release %s refused: not verified (use --force to "
-			    "apply anyway): %s",
-			    version,
-			    res->accept_message ? res->accept_message : "");
-		goto out;
-	}
+/* Refused: nothing applied, the decision state is unchanged. */
+static int run_refuse(update_run *c)
+{
+	run *r = &c->r;
+	al_update_result *res = r->res;
+	int rc;
 
-	/* Enter Updating (persisted before anything is applied). */
-	if (r.mode != AL_UPDATE_MODE_RECONCILE) {
-		h0 = json_array_get(rec.history, 0);
-		if (r.mode == AL_UPDATE_MODE_NEW || h0 == NULL ||
-		    strcmp(al_json_str(h0, "digest"), digest) != 0) {
-			json_t *e = history_entry(version, image, digest,
-			                          res->verified, forced);
+	res->outcome = AL_UPDATE_OUTCOME_REFUSED;
+	res->state = al_update_next_state(c->rec.state, r->mode, res->outcome);
+	c->rp.applied = 0;
+	if ((rc = save(r, &c->rec, &c->rp, al_deadline_in(STATUS_WRITE_MS))) <
+	    0)
+		return rc;
+	if (c->accept_msg != NULL)
+		return al_error_set(AL_EUNSUPPORTED,
+		                    "release %s refused (use --force to "
+		                    "apply anyway): %s",
+		                    c->version, c->pre);
+	return al_error_set(AL_EVERIFY,
+	                    "release %s refused: not verified (use --force to "
+	                    "apply anyway): %s",
+	                    c->version,
+	                    res->accept_message ? res->accept_message : "");
+}
+
+/* Enter Updating (persisted before anything is applied). */
+static int run_enter_updating(update_run *c)
+{
+	run *r = &c->r;
+	al_update_result *res = r->res;
+	record *rec = &c->rec;
+	json_t *h0;
+	int rc;
+
+	if (r->mode != AL_UPDATE_MODE_RECONCILE) {
+		h0 = json_array_get(rec->history, 0);
+		if (r->mode == AL_UPDATE_MODE_NEW || h0 == NULL ||
+		    strcmp(al_json_str(h0, "digest"), c->digest) != 0) {
+			json_t *e =
+			    history_entry(c->version, c->image, c->digest,
+			                  res->verified, c->forced);
 
 			if (e == NULL ||
-			    json_array_insert_new(rec.history, 0, e) < 0) {
-				rc = al_error_set(AL_ENOMEM, "out of memory");
-				goto out;
-			}
-			while (json_array_size(rec.history) >
+			    json_array_insert_new(rec->history, 0, e) < 0)
+				return al_error_set(AL_ENOMEM, "out of memory");
+			while (json_array_size(rec->history) >
 			       AL_UPDATE_MAX_HISTORY)
-				json_array_remove(rec.history,
-				                  json_array_size(rec.history) -
-				                      1);
+				json_array_remove(
+				    rec->history,
+				    json_array_size(rec->history) - 1);
 		} else {
 			if (res->verified)
 				json_object_set_new(h0, "verified",
 				                    json_true());
 			/* a resumed entry keeps what was accepted when it
 			 * started, plus what is forced now */
-			if (forced != NULL &&
+			if (c->forced != NULL &&
 			    al_json_str(h0, "acceptedRisks") == NULL)
 				json_object_set_new(h0, "acceptedRisks",
-				                    json_string(forced));
+				                    json_string(c->forced));
 		}
-		rec.state = AL_UPDATE_UPDATING;
-		free(rec.version);
-		free(rec.digest);
-		free(rec.image);
-		rec.version = version;
-		rec.digest = digest;
-		rec.image = image;
-		version = digest = image = NULL;
+		rec->state = AL_UPDATE_UPDATING;
+		free(rec->version);
+		free(rec->digest);
+		free(rec->image);
+		rec->version = c->version;
+		rec->digest = c->digest;
+		rec->image = c->image;
+		c->version = c->digest = c->image = NULL;
 	}
-	if ((rc = save(&r, &rec, &rp, al_deadline_in(STATUS_WRITE_MS))) < 0) {
-		rc = al_error_wrap(
+	if ((rc = save(r, rec, &c->rp, al_deadline_in(STATUS_WRITE_MS))) < 0)
+		return al_error_wrap(
 		    rc,
 		    "not applying anything: cannot persist the update state");
-		goto out;
-	}
+	return 0;
+}
 
-	/* Phase 3: apply, under its own budget that starts now. */
-	r.dl = al_deadline_in(o->sync_timeout_ms ? o->sync_timeout_ms
-	                                         : DEFAULT_SYNC_TIMEOUT_MS);
+/* Phase 3: apply, under its own budget that starts now. Returns the
+ * apply's status (kept for the final message), not a reason to stop. */
+static int run_apply(update_run *c)
+{
+	const al_update_opts *o = c->o;
+	run *r = &c->r;
+	al_update_result *res = r->res;
+	uint64_t t0;
+	int rc;
+
+	r->dl = al_deadline_in(o->sync_timeout_ms ? o->sync_timeout_ms
+	                                          : DEFAULT_SYNC_TIMEOUT_MS);
 	t0 = al_clock_now_ms();
-	rc = apply_graph(&r, g, &rec, &rp);
+	rc = apply_graph(r, c->g, &c->rec, &c->rp);
 	res->apply_ms = al_clock_now_ms() - t0;
-	res->applied = rp.applied = r.applied;
-	emit(&r, "apply phase ended after %.1fs: applied %zu of %zu",
-	     (double)res->apply_ms / 1000.0, r.applied, g->ntasks);
-	res->outcome = al_update_outcome_of(rc, r.applied, g->ntasks);
+	res->applied = c->rp.applied = r->applied;
+	emit(r, "apply phase ended after %.1fs: applied %zu of %zu",
+	     (double)res->apply_ms / 1000.0, r->applied, c->g->ntasks);
+	res->outcome = al_update_outcome_of(rc, r->applied, c->g->ntasks);
 	if (res->outcome != AL_UPDATE_OUTCOME_APPLIED && rc == 0)
 		rc = al_error_set(AL_EIO, "not every manifest applied");
-	if (al_update_lease_lost(r.lease, NULL, 0)) {
+	if (al_update_lease_lost(r->lease, NULL, 0)) {
 		/* Someone else may be updating now: the cluster's record is
 		 * theirs; only the state file is written. */
-		r.no_cluster_writes = 1;
+		r->no_cluster_writes = 1;
 		if (res->outcome == AL_UPDATE_OUTCOME_APPLIED) {
 			res->outcome = AL_UPDATE_OUTCOME_FAILED;
 			rc = AL_ELOCKED;
 		}
 	}
-	rec.state = al_update_next_state(rec.state, r.mode, res->outcome);
-	h0 = json_array_get(rec.history, 0);
-	if (h0 != NULL && r.mode != AL_UPDATE_MODE_RECONCILE) {
+	return rc;
+}
+
+/* The state machine's next state and history state for the outcome. */
+static void run_settle(update_run *c)
+{
+	run *r = &c->r;
+	al_update_result *res = r->res;
+	record *rec = &c->rec;
+	json_t *h0;
+
+	rec->state = al_update_next_state(rec->state, r->mode, res->outcome);
+	h0 = json_array_get(rec->history, 0);
+	if (h0 != NULL && r->mode != AL_UPDATE_MODE_RECONCILE) {
 		al_update_hstate cur =
 		    strcmp(al_json_str(h0, "state"), "Completed") == 0
 		        ? AL_UPDATE_COMPLETED
 		        : AL_UPDATE_PARTIAL;
 		al_update_hstate nh =
-		    al_update_next_hstate(r.mode, res->outcome, cur);
+		    al_update_next_hstate(r->mode, res->outcome, cur);
 
 		json_object_set_new(h0, "state",
 		                    json_string(al_update_hstate_name(nh)));
@@ -2499,121 +2550,169 @@ int al_update_run(const al_update_opts *o, al_update_result *res)
 			json_object_set_new(h0, "completed", json_string(now));
 		}
 	}
-	res->state = rec.state;
-	if (res->outcome != AL_UPDATE_OUTCOME_APPLIED) {
-		const char *errs[MAX_ERRORS_KEPT];
-		size_t i;
+	res->state = rec->state;
+}
 
-		for (i = 0; i < r.nerrors; i++)
-			errs[i] = r.errors[i];
-		if (r.mode == AL_UPDATE_MODE_RECONCILE) {
-			char *m = al_update_failure_message(
-			    rec.version, r.applied, g->ntasks, errs, r.nerrors);
-
-			res->message =
-			    m != NULL ? al_sprintf("reconciling %s",
-			                           m + strlen("update to "))
-			              : NULL;
-			free(m);
-		} else {
-			res->message = al_update_failure_message(
-			    rec.version, r.applied, g->ntasks, errs, r.nerrors);
-		}
-		{
-			char lw[512];
-
-			/* the cause of every "cancelled" in the list */
-			if (al_update_lease_lost(r.lease, lw, sizeof(lw)) &&
-			    res->message != NULL) {
-				char *m =
-				    al_sprintf("%s (%s)", res->message, lw);
-
-				if (m != NULL) {
-					free(res->message);
-					res->message = m;
-				}
-			}
-		}
-		rp.failing = 1;
-		rp.fail_message = res->message;
-	}
-	{
-		int src = save(&r, &rec, &rp, al_deadline_in(STATUS_WRITE_MS));
-
-		if (src < 0 && res->outcome == AL_UPDATE_OUTCOME_APPLIED) {
-			/* Not recorded as Completed everywhere: take it back
-			 * wherever it was written, so that nothing says
-			 * Completed (or Reconciling); the next run resumes
-			 * and records. */
-			int reconciling = r.mode == AL_UPDATE_MODE_RECONCILE;
-
-			res->message = al_sprintf(
-			    "%s %s applied but not recorded: %s; rerun to "
-			    "record it",
-			    reconciling ? "reconciling" : "update to",
-			    rec.version, al_error_message());
-			res->outcome = AL_UPDATE_OUTCOME_FAILED;
-			if (!reconciling) {
-				rec.state = AL_UPDATE_UPDATING;
-				entry_back_to_partial(&rec);
-			}
-			res->state = rec.state;
-			rp.failing = 1;
-			rp.fail_message = res->message;
-			(void)save_targets(&r, &rec, &rp,
-			                   al_deadline_in(STATUS_WRITE_MS), 1);
-			rc = al_error_set(src, "%s",
-			                  res->message != NULL
-			                      ? res->message
-			                      : "applied but not recorded");
-			goto out;
-		}
-	}
-	if (res->outcome != AL_UPDATE_OUTCOME_APPLIED) {
-		rc = al_error_set(rc, "%s",
-		                  res->message != NULL ? res->message
-		                                       : "update failed");
-		goto out;
-	}
-	emit(&r, "%s %s: applied %zu of %zu; state %s",
-	     r.mode == AL_UPDATE_MODE_RECONCILE ? "reconciled"
-	                                        : "completed update to",
-	     rec.version, r.applied, g->ntasks,
-	     al_update_state_name(rec.state));
-	rc = 0;
-out : {
+/* A run that did not apply everything: its message, with the cause of
+ * every "cancelled" when the lease was lost. */
+static void run_fail_message(update_run *c)
+{
+	run *r = &c->r;
+	al_update_result *res = r->res;
+	const char *errs[MAX_ERRORS_KEPT];
+	char lw[512];
 	size_t i;
 
-	for (i = 0; i < r.nerrors; i++)
-		free(r.errors[i]);
+	for (i = 0; i < r->nerrors; i++)
+		errs[i] = r->errors[i];
+	if (r->mode == AL_UPDATE_MODE_RECONCILE) {
+		char *m = al_update_failure_message(
+		    c->rec.version, r->applied, c->g->ntasks, errs, r->nerrors);
+
+		res->message = m != NULL ? al_sprintf("reconciling %s",
+		                                      m + strlen("update to "))
+		                         : NULL;
+		free(m);
+	} else {
+		res->message = al_update_failure_message(
+		    c->rec.version, r->applied, c->g->ntasks, errs, r->nerrors);
+	}
+	if (al_update_lease_lost(r->lease, lw, sizeof(lw)) &&
+	    res->message != NULL) {
+		char *m = al_sprintf("%s (%s)", res->message, lw);
+
+		if (m != NULL) {
+			free(res->message);
+			res->message = m;
+		}
+	}
+	c->rp.failing = 1;
+	c->rp.fail_message = res->message;
 }
-	watch_stop(&wt);
-	if (r.lease != NULL) {
+
+/* Record the outcome; rc is the apply's status. */
+static int run_record(update_run *c, int rc)
+{
+	run *r = &c->r;
+	al_update_result *res = r->res;
+	record *rec = &c->rec;
+	int src = save(r, rec, &c->rp, al_deadline_in(STATUS_WRITE_MS));
+
+	if (src < 0 && res->outcome == AL_UPDATE_OUTCOME_APPLIED) {
+		/* Not recorded as Completed everywhere: take it back wherever
+		 * it was written, so that nothing says Completed (or
+		 * Reconciling); the next run resumes and records. */
+		int reconciling = r->mode == AL_UPDATE_MODE_RECONCILE;
+
+		res->message =
+		    al_sprintf("%s %s applied but not recorded: %s; rerun to "
+		               "record it",
+		               reconciling ? "reconciling" : "update to",
+		               rec->version, al_error_message());
+		res->outcome = AL_UPDATE_OUTCOME_FAILED;
+		if (!reconciling) {
+			rec->state = AL_UPDATE_UPDATING;
+			entry_back_to_partial(rec);
+		}
+		res->state = rec->state;
+		c->rp.failing = 1;
+		c->rp.fail_message = res->message;
+		(void)save_targets(r, rec, &c->rp,
+		                   al_deadline_in(STATUS_WRITE_MS), 1);
+		return al_error_set(src, "%s",
+		                    res->message != NULL
+		                        ? res->message
+		                        : "applied but not recorded");
+	}
+	if (res->outcome != AL_UPDATE_OUTCOME_APPLIED)
+		return al_error_set(rc, "%s",
+		                    res->message != NULL ? res->message
+		                                         : "update failed");
+	emit(r, "%s %s: applied %zu of %zu; state %s",
+	     r->mode == AL_UPDATE_MODE_RECONCILE ? "reconciled"
+	                                         : "completed update to",
+	     rec->version, r->applied, c->g->ntasks,
+	     al_update_state_name(rec->state));
+	return 0;
+}
+
+/* Everything a run holds, released; the lease last, keeping the message
+ * that ends the run. */
+static void run_end(update_run *c, int rc)
+{
+	size_t i;
+
+	for (i = 0; i < c->r.nerrors; i++)
+		free(c->r.errors[i]);
+	watch_stop(&c->wt);
+	if (c->r.lease != NULL) {
 		/* the release must not clobber the message that ends the run */
 		char keep[1024];
 
 		snprintf(keep, sizeof(keep), "%s", al_error_message());
-		if (al_update_lease_release(r.lease) < 0)
+		if (al_update_lease_release(c->r.lease) < 0)
 			al_log_warn("update: %s", al_error_message());
 		al_error_set(rc, "%s", keep);
 	}
-	al_update_graph_free(g);
-	al_release_free(rel);
-	filters_clear(&flt);
-	record_clear(&rec);
-	json_decref(r.cv_live);
-	free(version);
-	free(digest);
-	free(image);
-	free(why);
-	free(pre);
-	free(up_reason);
-	free(up_msg);
-	free(accept_msg);
-	free(forced);
-	al_lock_free(lock);
-	free(lockpath);
-	pthread_mutex_destroy(&r.mu);
+	al_update_graph_free(c->g);
+	al_release_free(c->rel);
+	filters_clear(&c->flt);
+	record_clear(&c->rec);
+	json_decref(c->r.cv_live);
+	free(c->version);
+	free(c->digest);
+	free(c->image);
+	free(c->pre);
+	free(c->up_reason);
+	free(c->up_msg);
+	free(c->accept_msg);
+	free(c->forced);
+	al_lock_free(c->lock);
+	free(c->lockpath);
+	pthread_mutex_destroy(&c->r.mu);
+}
+
+int al_update_run(const al_update_opts *o, al_update_result *res)
+{
+	update_run c;
+	int rc;
+
+	if (o == NULL || res == NULL || o->store == NULL || o->target == NULL ||
+	    (o->kube == NULL && !o->dry_run))
+		return al_error_set(AL_EINVAL,
+		                    "al_update_run: store, target and (unless "
+		                    "a dry run) a cluster are required");
+	memset(res, 0, sizeof(*res));
+	res->outcome = AL_UPDATE_OUTCOME_FAILED;
+	memset(&c, 0, sizeof(c));
+	c.o = o;
+	c.oc = *o;
+	c.r.o = &c.oc;
+	c.r.res = res;
+	pthread_mutex_init(&c.r.mu, NULL);
+
+	if ((rc = run_own(&c)) < 0 || (rc = run_target(&c)) < 0)
+		goto out;
+	run_accept(&c);
+	if ((rc = run_preconditions(&c)) < 0 || (rc = run_load(&c)) < 0)
+		goto out;
+	if (o->dry_run) {
+		rc = run_dry(&c);
+		goto out;
+	}
+	if (!res->accepted) {
+		rc = run_refuse(&c);
+		goto out;
+	}
+	if ((rc = run_enter_updating(&c)) < 0)
+		goto out;
+	rc = run_apply(&c);
+	run_settle(&c);
+	if (res->outcome != AL_UPDATE_OUTCOME_APPLIED)
+		run_fail_message(&c);
+	rc = run_record(&c, rc);
+out:
+	run_end(&c, rc);
 	return rc;
 }
 

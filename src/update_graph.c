@@ -1,5 +1,6 @@
 /* update_graph.c: the updater's pure parts: manifest names, payload loading
- * (profiles, substitution), the run-level graph, the state machine. */
+ * (profiles, substitution), the run-level graph (the state machine is in
+ * update_state.c). */
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
@@ -1407,94 +1408,4 @@ char *al_update_task_json(const al_update_task *t)
 	if (t == NULL || t->obj == NULL)
 		return NULL;
 	return al_json_dump(al_update__obj(t), 0);
-}
-
-/* --- the state machine ------------------------------------------------- */
-
-const char *al_update_state_name(al_update_state s)
-{
-	switch (s) {
-	case AL_UPDATE_INITIALIZING:
-		return "Initializing";
-	case AL_UPDATE_UPDATING:
-		return "Updating";
-	case AL_UPDATE_RECONCILING:
-		return "Reconciling";
-	}
-	return "Unknown";
-}
-
-const char *al_update_hstate_name(al_update_hstate s)
-{
-	return s == AL_UPDATE_COMPLETED ? "Completed" : "Partial";
-}
-
-al_update_mode al_update_choose_mode(al_update_state state, int same_target,
-                                     int completed)
-{
-	if (!same_target)
-		return AL_UPDATE_MODE_NEW;
-	switch (state) {
-	case AL_UPDATE_RECONCILING:
-		/* Reconciling is only ever entered after a Completed update of
-		 * exactly this release; without that record, finish the update.
-		 */
-		return completed ? AL_UPDATE_MODE_RECONCILE
-		                 : AL_UPDATE_MODE_RESUME;
-	case AL_UPDATE_UPDATING:
-		return AL_UPDATE_MODE_RESUME;
-	case AL_UPDATE_INITIALIZING:
-		break;
-	}
-	return AL_UPDATE_MODE_NEW;
-}
-
-al_update_outcome al_update_outcome_of(int rc, size_t applied, size_t total)
-{
-	if (rc == 0 && total > 0 && applied == total)
-		return AL_UPDATE_OUTCOME_APPLIED;
-	return AL_UPDATE_OUTCOME_FAILED;
-}
-
-al_update_state al_update_next_state(al_update_state state, al_update_mode mode,
-                                     al_update_outcome outcome)
-{
-	if (outcome == AL_UPDATE_OUTCOME_REFUSED)
-		return state;
-	if (mode == AL_UPDATE_MODE_RECONCILE)
-		return AL_UPDATE_RECONCILING;
-	return outcome == AL_UPDATE_OUTCOME_APPLIED ? AL_UPDATE_RECONCILING
-	                                            : AL_UPDATE_UPDATING;
-}
-
-al_update_hstate al_update_next_hstate(al_update_mode mode,
-                                       al_update_outcome outcome,
-                                       al_update_hstate current)
-{
-	if (mode == AL_UPDATE_MODE_RECONCILE)
-		return current;
-	return outcome == AL_UPDATE_OUTCOME_APPLIED ? AL_UPDATE_COMPLETED
-	                                            : AL_UPDATE_PARTIAL;
-}
-
-char *al_update_failure_message(const char *version, size_t applied,
-                                size_t total, const char *const *errors,
-                                size_t nerrors)
-{
-	al_buf b = AL_BUF_INIT(64 * 1024);
-	size_t i;
-	char *s = NULL;
-
-	if (al_buf_printf(&b, "update to %s failed: applied %zu of %zu",
-	                  version != NULL ? version : "?", applied, total) < 0)
-		goto out;
-	for (i = 0; i < nerrors && i < 3; i++)
-		if (al_buf_printf(&b, "%s%s",
-		                  i == 0 ? "; first errors: " : "; ",
-		                  errors[i]) < 0)
-			goto out;
-	s = al_buf_detach(&b, NULL);
-out:
-	al_buf_free(&b);
-	return s;
 }
