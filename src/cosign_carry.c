@@ -113,7 +113,7 @@ static int open_source(al_cosign_source **src, al_registry **reg,
 {
 	const al_imageset_source *m = remapped(opts, base);
 	al_registry_opts ro = opts->registry;
-	al_store_opts so = {0, 1, 0};
+	al_store_opts so = {.readonly = 1};
 	al_ref r;
 	char *where = NULL;
 	int rc;

@@ -910,6 +910,11 @@ int al_store_open(al_store **out, const char *path, const al_store_opts *opts)
 		opts = &def;
 	if (path == NULL || path[0] == '\0')
 		return al_error_set(AL_EINVAL, "no store path");
+	if (opts->version > AL_STORE_OPTS_VERSION)
+		return al_error_set(AL_EINVAL,
+		                    "al_store_opts version %u not supported "
+		                    "(this library: %d): store '%s'",
+		                    opts->version, AL_STORE_OPTS_VERSION, path);
 	if (opts->create && opts->readonly)
 		return al_error_set(
 		    AL_EINVAL, "cannot create the read-only store '%s'", path);

@@ -27,21 +27,32 @@
  */
 typedef struct al_store al_store;
 
+/* The version of al_store_opts this header describes (see
+ * AL_STORE_OPTS_INIT). */
+#define AL_STORE_OPTS_VERSION 1
+
 /*
  * How to open a store. Start from AL_STORE_OPTS_INIT (or a zeroed struct)
  * and set fields by name: al_store_opts o = AL_STORE_OPTS_INIT;
- * o.readonly = 1. Fields are only ever added at the end.
+ * o.readonly = 1. Fields are only ever added at the end, after version.
+ * version is AL_STORE_OPTS_VERSION of the header the caller was built with
+ * (0, a zeroed struct, reads as version 1); al_store_open reads only the
+ * fields of the version it is given and refuses (AL_EINVAL) a version newer
+ * than its own.
  */
 typedef struct al_store_opts {
 	int create;   /* create the layout if path is missing or empty */
 	int readonly; /* no lock, no writes (AL_EINVAL on write calls) */
 	uint64_t lock_wait_ms; /* wait for another process's lock; 0 = fail at
 	                          once (AL_ELOCKED) */
+	/* version 1: the fields above. The version follows them so that
+	 * their layout is the one callers have always had. */
+	unsigned version;
 } al_store_opts;
 
 #define AL_STORE_OPTS_INIT                                                     \
 	{                                                                      \
-		.create = 0                                                    \
+		.version = AL_STORE_OPTS_VERSION                               \
 	}
 
 /*
@@ -52,7 +63,8 @@ typedef struct al_store_opts {
  * store holds an exclusive lock on STORE/airlock/lock until freed, so two
  * processes never write one store. Stale temporary files left by a killed
  * process are removed. AL_ENOTFOUND if path is not a layout (and not
- * create), AL_EPARSE for a bad oci-layout or index.json, AL_ELOCKED.
+ * create), AL_EPARSE for a bad oci-layout or index.json, AL_ELOCKED;
+ * AL_EINVAL for an opts->version newer than AL_STORE_OPTS_VERSION.
  */
 AL_EXPORT int al_store_open(al_store **out, const char *path,
                             const al_store_opts *opts);

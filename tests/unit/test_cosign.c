@@ -964,7 +964,7 @@ static void test_cosign__carry_follows_sources_and_skips_attachments(void)
 	    "\"sig\"}}";
 	char dir[512], srcdir[512], signame[256], hex[AL_DIGEST_STRMAX];
 	al_store *st = NULL, *src = NULL;
-	al_store_opts so = {1, 0, 0};
+	al_store_opts so = {.create = 1};
 	al_descriptor d, sd;
 	al_store_image img;
 	char loc[600];
@@ -1047,7 +1047,7 @@ static int make_signed_layout(const char *dir, al_digest *img, al_digest *sig)
 	    "\"sha256:44136fa355b3678a1146ad16f7e8649e94fb4fc21fe77e8310c060f61"
 	    "caaff8a\",\"size\":2},\"layers\":[],\"annotations\":{\"x\":"
 	    "\"sig\"}}";
-	al_store_opts so = {1, 0, 0};
+	al_store_opts so = {.create = 1};
 	al_store *src = NULL;
 	al_descriptor d, sd;
 	char name[256], hex[AL_DIGEST_STRMAX];
@@ -1090,7 +1090,7 @@ static void test_cosign__mirror_run_carries_by_default(void)
 	char dir[512], dir2[512], srcdir[512], cfgpath[512];
 	char signame[256], hex[AL_DIGEST_STRMAX];
 	al_store *st = NULL, *st2 = NULL;
-	al_store_opts so = {1, 0, 0};
+	al_store_opts so = {.create = 1};
 	al_imageset *cfg = NULL;
 	al_mirror_opts mo = AL_MIRROR_OPTS_INIT;
 	al_mirror_result res;

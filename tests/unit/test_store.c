@@ -197,7 +197,7 @@ static void test_store__create_open_reopen(void)
 	p = al_sprintf("%s/precious.txt", foreign);
 	CU_ASSERT_EQUAL(al_fs_write_atomic(p, "x", 1), 0);
 	free(p);
-	CU_ASSERT_EQUAL(al_store_open(&t, foreign, &(al_store_opts){1, 0, 0}), AL_EEXIST);
+	CU_ASSERT_EQUAL(al_store_open(&t, foreign, &(al_store_opts){.create = 1}), AL_EEXIST);
 	CU_ASSERT_EQUAL(al_store_open(&t, path, &bad), AL_EINVAL);
 	CU_ASSERT_PTR_NULL(t);
 	al_store_free(NULL);
@@ -214,6 +214,34 @@ static void test_store__create_open_reopen(void)
 	free(foreign);
 }
 
+/* al_store_opts.version: INIT sets this header's, 0 reads as version 1, a
+ * newer one is refused with a message naming the version and the store. */
+static void test_store__opts_version(void)
+{
+	char *path = tmp_path("optsversion");
+	al_store_opts init = AL_STORE_OPTS_INIT, o = AL_STORE_OPTS_INIT, zero;
+	al_store *s = NULL;
+
+	memset(&zero, 0, sizeof(zero));
+	CU_ASSERT_EQUAL(init.version, AL_STORE_OPTS_VERSION);
+	CU_ASSERT_EQUAL(init.create, 0);
+	CU_ASSERT_EQUAL(init.readonly, 0);
+	o.version = AL_STORE_OPTS_VERSION + 1;
+	o.create = 1;
+	CU_ASSERT_EQUAL(al_store_open(&s, path, &o), AL_EINVAL);
+	CU_ASSERT_PTR_NULL(s);
+	CU_ASSERT_PTR_NOT_NULL(strstr(al_error_message(), "al_store_opts version 2 not supported"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(al_error_message(), path));
+	CU_ASSERT_EQUAL(al_fs_exists(path), 0); /* refused before anything is created */
+	o.version = AL_STORE_OPTS_VERSION;
+	CU_ASSERT_EQUAL(al_store_open(&s, path, &o), 0);
+	al_store_free(s);
+	s = NULL;
+	CU_ASSERT_EQUAL(al_store_open(&s, path, &zero), 0);
+	al_store_free(s);
+	free(path);
+}
+
 static void test_store__second_writable_open_is_locked(void)
 {
 	char *path = tmp_path("locked");
@@ -223,7 +251,7 @@ static void test_store__second_writable_open_is_locked(void)
 	CU_ASSERT_EQUAL(al_store_open(&b, path, NULL), AL_ELOCKED);
 	CU_ASSERT_PTR_NULL(b);
 	/* with a short wait it still fails, after waiting */
-	CU_ASSERT_EQUAL(al_store_open(&b, path, &(al_store_opts){0, 0, 100}), AL_ELOCKED);
+	CU_ASSERT_EQUAL(al_store_open(&b, path, &(al_store_opts){.lock_wait_ms = 100}), AL_ELOCKED);
 	r = open_store(path, 0, 1);
 	CU_ASSERT_PTR_NOT_NULL(r);
 	al_store_free(r);
@@ -1369,6 +1397,7 @@ int main(void)
 {
 	CU_TestInfo tests[] = {
 		{"create_open_reopen", test_store__create_open_reopen},
+		{"opts_version", test_store__opts_version},
 		{"release_records_typed", test_store__release_records_typed},
 		{"pack_records_typed", test_store__pack_records_typed},
 		{"owns_signature_layout", test_store__owns_signature_layout},

@@ -140,7 +140,7 @@ static void test_transfer__copy_preserves_digests(void)
 {
 	char *layout = samples_layout();
 	char *dst = al_path_join(al_test_tmpdir(), "copy-store");
-	al_store_opts ro = {.readonly = 1}, so = {1, 0, 0};
+	al_store_opts ro = {.readonly = 1}, so = {.create = 1};
 	al_store *src = NULL, *s = NULL;
 	al_transfer *t = NULL;
 	char **names = NULL;
