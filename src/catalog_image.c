@@ -1,19 +1,17 @@
 /* catalog_image.c: catalog images: the FBC directory from verified layers
- * (libarchive, whiteouts), and the rebuilt image with a filtered catalog. */
-#include <errno.h>
+ * (read through layer.c; whiteouts here), and the rebuilt image with a
+ * filtered catalog. */
 #include <fnmatch.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
-#include <archive.h>
-#include <archive_entry.h>
 #include <zlib.h>
 
 #include "airlock/error.h"
 #include "json_int.h"
 #include "airlock/log.h"
 #include "catalog_int.h"
+#include "layer_int.h"
 
 #define CONFIG_MAX (16 * AL_MIB)
 #define WH ".wh."
@@ -39,14 +37,6 @@ struct clayer {
 	char **opq; /* opaque directories ("" = the FBC directory) */
 	size_t nopq, capopq;
 	int clear; /* the FBC directory or an ancestor was removed */
-};
-
-struct lstream {
-	int fd;
-	al_hasher *h;
-	uint64_t nread, limit;
-	int rc;
-	uint8_t buf[65536];
 };
 
 static void cset_clear(struct cset *s)
@@ -174,75 +164,6 @@ static int cset_merge(struct cset *s, struct cset *add)
 	return 0;
 }
 
-static la_ssize_t ls_read(struct archive *a, void *ud, const void **out)
-{
-	struct lstream *ls = ud;
-	ssize_t r;
-
-	do {
-		r = read(ls->fd, ls->buf, sizeof(ls->buf));
-	} while (r < 0 && errno == EINTR);
-	if (r < 0) {
-		ls->rc = al_error_errno(errno, "cannot read layer");
-		archive_set_error(a, EIO, "read failed");
-		return -1;
-	}
-	if ((uint64_t)r > ls->limit - ls->nread) {
-		ls->rc = AL_EVERIFY;
-		archive_set_error(a, EIO, "layer longer than its descriptor");
-		return -1;
-	}
-	ls->nread += (uint64_t)r;
-	if (al_hasher_update(ls->h, ls->buf, (size_t)r) < 0) {
-		ls->rc = AL_ENOMEM;
-		archive_set_error(a, ENOMEM, "hash failed");
-		return -1;
-	}
-	*out = ls->buf;
-	return (la_ssize_t)r;
-}
-
-/* The rest of the blob hashed; digest and size compared. */
-static int ls_verify(struct lstream *ls, const al_descriptor *d, const char *ds)
-{
-	char gs[AL_DIGEST_STRMAX];
-	al_digest got;
-	int rc;
-
-	while (ls->rc == 0) {
-		ssize_t r = read(ls->fd, ls->buf, sizeof(ls->buf));
-
-		if (r < 0 && errno == EINTR)
-			continue;
-		if (r < 0)
-			return al_error_errno(errno, "cannot read layer '%s'",
-			                      ds);
-		if (r == 0)
-			break;
-		if ((uint64_t)r > ls->limit - ls->nread) {
-			ls->rc = AL_EVERIFY;
-			break;
-		}
-		ls->nread += (uint64_t)r;
-		if ((rc = al_hasher_update(ls->h, ls->buf, (size_t)r)) < 0)
-			return rc;
-	}
-	if (ls->rc < 0 && ls->rc != AL_EVERIFY)
-		return ls->rc;
-	if (ls->rc == AL_EVERIFY || ls->nread != d->size)
-		return al_error_set(AL_EVERIFY,
-		                    "layer '%s' is not %llu bytes long", ds,
-		                    (unsigned long long)d->size);
-	if ((rc = al_hasher_final(ls->h, &got)) < 0)
-		return rc;
-	if (!al_digest_equal(&got, &d->digest))
-		return al_error_set(AL_EVERIFY,
-		                    "digest mismatch for layer '%s': the bytes "
-		                    "hash to '%s'",
-		                    ds, al_digest_str(&got, gs));
-	return 0;
-}
-
 /* "./a/b/" -> "a/b" in place. */
 static char *norm(char *p)
 {
@@ -269,40 +190,23 @@ static const char *rel_of(const char *path, const char *dir)
 	return path[n] == '/' ? path + n + 1 : path + n;
 }
 
-static int read_file_entry(struct archive *a, struct archive_entry *ent,
+static int read_file_entry(al_layer *ly, const al_layer_entry *e,
                            const char *path, const char *ds, struct cfile *out)
 {
 	al_buf b = AL_BUF_INIT(AL_CATALOG_FILE_MAX);
-	uint8_t chunk[65536];
-	int rc = 0;
+	int rc = al_layer_read(ly, e, &b);
 
-	if (archive_entry_size_is_set(ent) &&
-	    archive_entry_size(ent) > (la_int64_t)AL_CATALOG_FILE_MAX)
-		return al_error_set(AL_ELIMIT,
-		                    "'%s' in layer '%s' is larger than %llu "
-		                    "bytes",
-		                    path, ds,
-		                    (unsigned long long)AL_CATALOG_FILE_MAX);
-	for (;;) {
-		la_ssize_t r = archive_read_data(a, chunk, sizeof(chunk));
-
-		if (r == 0)
-			break;
-		if (r < 0) {
-			rc = 1; /* libarchive failed: EVERIFY or EPARSE later */
-			goto out;
-		}
-		if ((rc = al_buf_append(&b, chunk, (size_t)r)) == AL_ELIMIT) {
-			rc = al_error_set(
-			    AL_ELIMIT,
-			    "'%s' in layer '%s' is larger than "
-			    "%llu bytes",
-			    path, ds, (unsigned long long)AL_CATALOG_FILE_MAX);
-			goto out;
-		} else if (rc < 0) {
-			goto out;
-		}
+	if (rc == AL_ELIMIT) {
+		rc = al_error_set(AL_ELIMIT,
+		                  "'%s' in layer '%s' is larger than %llu "
+		                  "bytes",
+		                  path, ds,
+		                  (unsigned long long)AL_CATALOG_FILE_MAX);
+		goto out;
 	}
+	if (rc !=
+	    0) /* < 0, or 1: libarchive failed (EVERIFY or EPARSE later) */
+		goto out;
 	out->len = b.len;
 	out->data = b.len > 0 ? (uint8_t *)al_buf_detach(&b, NULL) : NULL;
 	if (b.len > 0 && out->data == NULL)
@@ -312,11 +216,19 @@ out:
 	return rc;
 }
 
-/* One entry of a layer, for the FBC directory dir. */
-static int scan_entry(struct archive *a, struct archive_entry *ent,
-                      const char *dir, const char *ds, struct clayer *l)
+/* What scan_entry needs besides the entry. */
+struct scan {
+	const char *dir; /* the FBC directory */
+	struct clayer *l;
+};
+
+/* One entry of a layer, for the FBC directory dir (an al_layer_fn). */
+static int scan_entry(void *ud, al_layer *ly, const al_layer_entry *e)
 {
-	char *copy = al_strdup(archive_entry_pathname(ent)), *path, *base;
+	const struct scan *sc = ud;
+	const char *dir = sc->dir, *ds = al_layer_name(ly);
+	struct clayer *l = sc->l;
+	char *copy = al_strdup(e->path), *path, *base;
 	char *parent;
 	int rc = 0;
 
@@ -361,13 +273,13 @@ static int scan_entry(struct archive *a, struct archive_entry *ent,
 		base[-1] = '/';
 	if (!under(path, dir) || strcmp(path, dir) == 0)
 		goto out;
-	switch (archive_entry_filetype(ent)) {
-	case AE_IFDIR:
+	switch (e->type) {
+	case AL_LAYER_DIR:
 		break;
-	case AE_IFREG: {
+	case AL_LAYER_REG: {
 		struct cfile f;
 
-		if (archive_entry_hardlink(ent) != NULL) {
+		if (e->hardlink) {
 			rc = al_error_set(
 			    AL_EUNSUPPORTED,
 			    "layer '%s': '%s' is a hard link; links "
@@ -377,7 +289,7 @@ static int scan_entry(struct archive *a, struct archive_entry *ent,
 			break;
 		}
 		memset(&f, 0, sizeof(f));
-		if ((rc = read_file_entry(a, ent, path, ds, &f)) != 0)
+		if ((rc = read_file_entry(ly, e, path, ds, &f)) != 0)
 			break;
 		f.path = al_strdup(rel_of(path, dir));
 		if (f.path == NULL || l->add.n >= AL_CATALOG_FILES_MAX) {
@@ -414,7 +326,7 @@ static int scan_entry(struct archive *a, struct archive_entry *ent,
 			    (unsigned long long)AL_CATALOG_TOTAL_MAX);
 		break;
 	}
-	case AE_IFLNK:
+	case AL_LAYER_SYMLINK:
 		rc = al_error_set(
 		    AL_EUNSUPPORTED,
 		    "layer '%s': '%s' is a symbolic link; links in "
@@ -429,14 +341,6 @@ static int scan_entry(struct archive *a, struct archive_entry *ent,
 out:
 	free(copy);
 	return rc;
-}
-
-static int layer_type_ok(const char *mt)
-{
-	return mt != NULL && (strcmp(mt, AL_MT_OCI_LAYER_GZIP) == 0 ||
-	                      strcmp(mt, AL_MT_OCI_LAYER) == 0 ||
-	                      strcmp(mt, AL_MT_DOCKER_LAYER_GZIP) == 0 ||
-	                      strcmp(mt, AL_MT_DOCKER_LAYER) == 0);
 }
 
 /* Sort a layer's files; a path given twice in one layer: the last wins. */
@@ -495,78 +399,20 @@ static int sort_layer(struct cset *s)
 	return 0;
 }
 
+/* Read one verified layer (al_layer_walk) and apply it over files. */
 static int apply_layer(struct cset *files, al_store *s, const al_descriptor *d,
                        const char *dir)
 {
-	char ds[AL_DIGEST_STRMAX];
-	struct lstream *ls = NULL;
-	struct archive *a = NULL;
-	struct archive_entry *ent;
 	struct clayer l;
+	struct scan sc;
 	size_t i;
-	int rc = 0, arc = 0;
+	int rc;
 
 	memset(&l, 0, sizeof(l));
-	al_digest_str(&d->digest, ds);
-	if (!layer_type_ok(d->media_type))
-		return al_error_set(AL_EUNSUPPORTED,
-		                    "layer '%s': media type '%s' is not "
-		                    "supported",
-		                    ds, d->media_type ? d->media_type : "");
-	ls = calloc(1, sizeof(*ls));
-	if (ls == NULL)
-		return al_error_set(AL_ENOMEM, "out of memory");
-	ls->fd = -1;
-	ls->limit = d->size;
-	if ((rc = al_hasher_new(&ls->h, d->digest.algo)) < 0 ||
-	    (rc = al_store_blob_open(s, &d->digest, &ls->fd, NULL)) < 0)
+	sc.dir = dir;
+	sc.l = &l;
+	if ((rc = al_layer_walk(s, d, scan_entry, &sc)) < 0)
 		goto out;
-	a = archive_read_new();
-	if (a == NULL) {
-		rc = al_error_set(AL_ENOMEM, "out of memory");
-		goto out;
-	}
-	archive_read_support_filter_gzip(a);
-	archive_read_support_format_tar(a);
-	archive_read_support_format_empty(a);
-	if (archive_read_open(a, ls, NULL, ls_read, NULL) != ARCHIVE_OK) {
-		arc = 1;
-	} else {
-		for (;;) {
-			int r = archive_read_next_header(a, &ent);
-
-			if (r == ARCHIVE_EOF)
-				break;
-			if (r != ARCHIVE_OK && r != ARCHIVE_WARN) {
-				arc = 1;
-				break;
-			}
-			if (archive_entry_pathname(ent) == NULL)
-				continue;
-			if ((arc = scan_entry(a, ent, dir, ds, &l)) != 0)
-				break;
-		}
-	}
-	if (arc == AL_ENOMEM) {
-		rc = arc;
-		goto out;
-	}
-	/* the digest decides first: bad bytes are AL_EVERIFY whatever
-	 * libarchive made of them */
-	if ((rc = ls_verify(ls, d, ds)) < 0)
-		goto out;
-	if (arc < 0) {
-		rc = arc;
-		goto out;
-	}
-	if (arc > 0) {
-		rc = al_error_set(
-		    AL_EPARSE, "layer '%s' is not a readable tar stream: %s",
-		    ds,
-		    archive_error_string(a) != NULL ? archive_error_string(a)
-		                                    : "unknown error");
-		goto out;
-	}
 	/* whiteouts apply to lower layers only (image-spec layer.md) */
 	if (l.clear)
 		cset_remove_under(files, "");
@@ -601,14 +447,6 @@ static int apply_layer(struct cset *files, al_store *s, const al_descriptor *d,
 		goto out;
 	rc = cset_merge(files, &l.add);
 out:
-	if (a != NULL)
-		archive_read_free(a);
-	if (ls != NULL) {
-		if (ls->fd >= 0)
-			close(ls->fd);
-		al_hasher_free(ls->h);
-		free(ls);
-	}
 	clayer_clear(&l);
 	return rc;
 }

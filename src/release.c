@@ -1,18 +1,15 @@
 /* release.c: release payloads: release-manifests/ (and manifests/) from
- * verified image layers (libarchive), image-references, release-metadata. */
-#include <errno.h>
+ * verified image layers (read through layer.c), image-references,
+ * release-metadata. */
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
-
-#include <archive.h>
-#include <archive_entry.h>
 
 #include "airlock/error.h"
 #include "airlock/fs.h"
 #include "airlock/log.h"
 #include "airlock/release.h"
 #include "release_int.h"
+#include "layer_int.h"
 
 #define RELEASE_FILES_MAX 100000 /* files in release-manifests/ */
 #define RELEASE_DIR "release-manifests/"
@@ -49,16 +46,6 @@ struct layer {
 	char **wh; /* names whited out */
 	size_t nwh, capwh;
 	int clear; /* opaque directory, or the directory itself deleted */
-};
-
-/* The compressed stream of one layer, hashed as libarchive pulls it. */
-struct lstream {
-	int fd;
-	al_hasher *h;
-	uint64_t nread;
-	uint64_t limit; /* the descriptor's size: more is never needed */
-	int rc;         /* our own failure, if any */
-	uint8_t buf[65536];
 };
 
 static void rfile_free(struct rfile *f)
@@ -188,78 +175,6 @@ void al_release_free(al_release *r)
 	free(r);
 }
 
-static la_ssize_t ls_read(struct archive *a, void *ud, const void **out)
-{
-	struct lstream *ls = ud;
-	ssize_t r;
-
-	for (;;) {
-		r = read(ls->fd, ls->buf, sizeof(ls->buf));
-		if (r >= 0 || errno != EINTR)
-			break;
-	}
-	if (r < 0) {
-		ls->rc = al_error_errno(errno, "cannot read layer");
-		archive_set_error(a, EIO, "read failed");
-		return -1;
-	}
-	if ((uint64_t)r > ls->limit - ls->nread) {
-		ls->rc = AL_EVERIFY;
-		archive_set_error(a, EIO,
-		                  "layer is longer than its descriptor says");
-		return -1;
-	}
-	ls->nread += (uint64_t)r;
-	if (al_hasher_update(ls->h, ls->buf, (size_t)r) < 0) {
-		ls->rc = AL_ENOMEM;
-		archive_set_error(a, ENOMEM, "hash failed");
-		return -1;
-	}
-	*out = ls->buf;
-	return (la_ssize_t)r;
-}
-
-/* Hash what libarchive left unread and compare with the descriptor. */
-static int ls_verify(struct lstream *ls, const al_descriptor *d, const char *ds)
-{
-	char gs[AL_DIGEST_STRMAX];
-	al_digest got;
-	int rc;
-
-	while (ls->rc == 0) {
-		ssize_t r = read(ls->fd, ls->buf, sizeof(ls->buf));
-
-		if (r < 0 && errno == EINTR)
-			continue;
-		if (r < 0)
-			return al_error_errno(errno, "cannot read layer '%s'",
-			                      ds);
-		if (r == 0)
-			break;
-		if ((uint64_t)r > ls->limit - ls->nread) {
-			ls->rc = AL_EVERIFY;
-			break;
-		}
-		ls->nread += (uint64_t)r;
-		if ((rc = al_hasher_update(ls->h, ls->buf, (size_t)r)) < 0)
-			return rc;
-	}
-	if (ls->rc < 0 && ls->rc != AL_EVERIFY)
-		return ls->rc;
-	if (ls->rc == AL_EVERIFY || ls->nread != d->size)
-		return al_error_set(AL_EVERIFY,
-		                    "layer '%s' is not %llu bytes long", ds,
-		                    (unsigned long long)d->size);
-	if ((rc = al_hasher_final(ls->h, &got)) < 0)
-		return rc;
-	if (!al_digest_equal(&got, &d->digest))
-		return al_error_set(
-		    AL_EVERIFY,
-		    "digest mismatch for layer '%s': the bytes hash to '%s'",
-		    ds, al_digest_str(&got, gs));
-	return 0;
-}
-
 enum ekind { E_NONE, E_FILE, E_WHITEOUT, E_CLEAR };
 
 /* What an archive path means for directory dir ("release-manifests/" or
@@ -295,49 +210,31 @@ static enum ekind classify(const char *path, const char *dir, const char **name)
 	return E_FILE;
 }
 
-static int read_entry(struct archive *a, struct archive_entry *ent,
-                      const char *name, const char *ds, struct rfile *out)
+static int read_entry(al_layer *ly, const al_layer_entry *e, const char *name,
+                      const char *ds, struct rfile *out)
 {
 	al_buf b = AL_BUF_INIT(AL_RELEASE_FILE_MAX);
-	uint8_t chunk[16384];
 	struct rfile f;
-	int rc = 0;
+	int rc;
 
 	memset(&f, 0, sizeof(f));
-	if (archive_entry_size_is_set(ent) &&
-	    archive_entry_size(ent) > (la_int64_t)AL_RELEASE_FILE_MAX)
-		return al_error_set(AL_ELIMIT,
-		                    "release-manifests/%s in layer '%s' is "
-		                    "larger than %llu bytes",
-		                    name, ds,
-		                    (unsigned long long)AL_RELEASE_FILE_MAX);
-	/* one allocation of the size the tar header gives */
-	if (archive_entry_size_is_set(ent) &&
-	    (rc = al_buf_reserve(&b, (size_t)archive_entry_size(ent))) < 0)
-		return rc;
-	for (;;) {
-		la_ssize_t r = archive_read_data(a, chunk, sizeof(chunk));
-
-		if (r == 0)
-			break;
-		if (r < 0) {
-			rc = al_error_set(
-			    AL_EPARSE,
-			    "layer '%s': reading release-manifests/%s: %s", ds,
-			    name, archive_error_string(a));
-			goto out;
-		}
-		if ((rc = al_buf_append(&b, chunk, (size_t)r)) == AL_ELIMIT) {
-			rc = al_error_set(
-			    AL_ELIMIT,
-			    "release-manifests/%s in layer '%s' is larger than "
-			    "%llu bytes",
-			    name, ds, (unsigned long long)AL_RELEASE_FILE_MAX);
-			goto out;
-		} else if (rc < 0) {
-			goto out;
-		}
+	rc = al_layer_read(ly, e, &b);
+	if (rc == AL_ELIMIT) {
+		rc = al_error_set(
+		    AL_ELIMIT,
+		    "release-manifests/%s in layer '%s' is larger than "
+		    "%llu bytes",
+		    name, ds, (unsigned long long)AL_RELEASE_FILE_MAX);
+		goto out;
 	}
+	if (rc == 1) {
+		rc = al_error_set(
+		    AL_EPARSE, "layer '%s': reading release-manifests/%s: %s",
+		    ds, name, al_layer_error(ly));
+		goto out;
+	}
+	if (rc < 0)
+		goto out;
 	f.name = al_strdup(name);
 	if (f.name == NULL) {
 		rc = al_error_set(AL_ENOMEM, "out of memory");
@@ -357,136 +254,77 @@ out:
 	return rc;
 }
 
-/* Walk one layer's tar stream into l. Returns our own error, or 1 when
- * libarchive failed (the caller decides between EVERIFY and EPARSE once
- * the digest is known). */
-static int scan_layer(struct archive *a, const char *ds, struct layer *rl,
-                      struct layer *cl)
+/* The two directories one layer changes. */
+struct scan {
+	struct layer *rl; /* release-manifests/ */
+	struct layer *cl; /* manifests/ */
+};
+
+/* One entry of a layer into sc->rl or sc->cl (an al_layer_fn). Returns our
+ * own error, or 1 when libarchive failed (al_layer_walk decides between
+ * EVERIFY and EPARSE once the digest is known). */
+static int scan_entry(void *ud, al_layer *ly, const al_layer_entry *e)
 {
-	struct archive_entry *ent;
+	const struct scan *sc = ud;
+	const char *ds = al_layer_name(ly), *name = NULL, *cname = NULL;
+	struct layer *l = sc->rl, *cl = sc->cl;
+	enum ekind k, kc;
 	struct rfile f;
 	int rc;
 
-	for (;;) {
-		const char *path, *name = NULL, *cname = NULL;
-		struct layer *l = rl;
-		enum ekind k, kc;
-
-		rc = archive_read_next_header(a, &ent);
-		if (rc == ARCHIVE_EOF)
-			return 0;
-		if (rc != ARCHIVE_OK && rc != ARCHIVE_WARN)
-			return 1;
-		path = archive_entry_pathname(ent);
-		if (path == NULL)
-			continue;
-		k = classify(path, RELEASE_DIR, &name);
-		kc = classify(path, CVO_DIR, &cname);
-		if (kc == E_CLEAR) {
-			/* manifests/ cleared (or everything, at the root) */
-			cl->clear = 1;
-		} else if (kc != E_NONE) {
-			l = cl;
-			k = kc;
-			name = cname;
-		}
-		if (k == E_CLEAR) {
-			/* Lower layers' files go; this layer's own stay. */
-			l->clear = 1;
-		} else if (k == E_WHITEOUT) {
-			if ((rc = layer_whiteout(l, name)) < 0)
-				return rc;
-		} else if (k == E_FILE) {
-			if (archive_entry_filetype(ent) != AE_IFREG ||
-			    archive_entry_hardlink(ent) != NULL) {
-				al_log_debug("release: layer '%s': skipping "
-				             "non-regular '%s'",
-				             ds, path);
-				continue;
-			}
-			if ((rc = read_entry(a, ent, name, ds, &f)) < 0)
-				return rc;
-			if ((rc = fileset_put(&l->add, &f)) < 0) {
-				rfile_free(&f);
-				return rc;
-			}
-			if (l->add.total > AL_RELEASE_TOTAL_MAX)
-				return al_error_set(
-				    AL_ELIMIT,
-				    "release-manifests/ is larger than %llu "
-				    "bytes",
-				    (unsigned long long)AL_RELEASE_TOTAL_MAX);
-		}
+	k = classify(e->path, RELEASE_DIR, &name);
+	kc = classify(e->path, CVO_DIR, &cname);
+	if (kc == E_CLEAR) {
+		/* manifests/ cleared (or everything, at the root) */
+		cl->clear = 1;
+	} else if (kc != E_NONE) {
+		l = cl;
+		k = kc;
+		name = cname;
 	}
+	if (k == E_CLEAR) {
+		/* Lower layers' files go; this layer's own stay. */
+		l->clear = 1;
+	} else if (k == E_WHITEOUT) {
+		if ((rc = layer_whiteout(l, name)) < 0)
+			return rc;
+	} else if (k == E_FILE) {
+		if (e->type != AL_LAYER_REG || e->hardlink) {
+			al_log_debug("release: layer '%s': skipping "
+			             "non-regular '%s'",
+			             ds, e->path);
+			return 0;
+		}
+		if ((rc = read_entry(ly, e, name, ds, &f)) < 0)
+			return rc;
+		if ((rc = fileset_put(&l->add, &f)) < 0) {
+			rfile_free(&f);
+			return rc;
+		}
+		if (l->add.total > AL_RELEASE_TOTAL_MAX)
+			return al_error_set(
+			    AL_ELIMIT,
+			    "release-manifests/ is larger than %llu bytes",
+			    (unsigned long long)AL_RELEASE_TOTAL_MAX);
+	}
+	return 0;
 }
 
-static int layer_type_ok(const char *mt)
-{
-	return mt != NULL && (strcmp(mt, AL_MT_OCI_LAYER_GZIP) == 0 ||
-	                      strcmp(mt, AL_MT_OCI_LAYER) == 0 ||
-	                      strcmp(mt, AL_MT_DOCKER_LAYER_GZIP) == 0 ||
-	                      strcmp(mt, AL_MT_DOCKER_LAYER) == 0);
-}
-
-/* Read one verified layer and apply it over r->files. */
+/* Read one verified layer (al_layer_walk) and apply it over r->files
+ * and r->cvo. */
 static int apply_layer(al_release *r, al_store *s, const al_descriptor *d)
 {
-	char ds[AL_DIGEST_STRMAX];
-	struct lstream *ls = NULL;
-	struct archive *a = NULL;
 	struct layer l, lc;
+	struct scan sc;
 	size_t i;
-	int rc, arc = 0;
+	int rc;
 
 	memset(&l, 0, sizeof(l));
 	memset(&lc, 0, sizeof(lc));
-	al_digest_str(&d->digest, ds);
-	if (!layer_type_ok(d->media_type))
-		return al_error_set(
-		    AL_EUNSUPPORTED,
-		    "layer '%s': media type '%s' is not supported", ds,
-		    d->media_type != NULL ? d->media_type : "");
-	ls = calloc(1, sizeof(*ls));
-	if (ls == NULL)
-		return al_error_set(AL_ENOMEM, "out of memory");
-	ls->fd = -1;
-	ls->limit = d->size;
-	if ((rc = al_hasher_new(&ls->h, d->digest.algo)) < 0)
+	sc.rl = &l;
+	sc.cl = &lc;
+	if ((rc = al_layer_walk(s, d, scan_entry, &sc)) < 0)
 		goto out;
-	if ((rc = al_store_blob_open(s, &d->digest, &ls->fd, NULL)) < 0)
-		goto out;
-	a = archive_read_new();
-	if (a == NULL) {
-		rc = al_error_set(AL_ENOMEM, "out of memory");
-		goto out;
-	}
-	archive_read_support_filter_gzip(a);
-	archive_read_support_format_tar(a);
-	archive_read_support_format_empty(a);
-	if (archive_read_open(a, ls, NULL, ls_read, NULL) != ARCHIVE_OK)
-		arc = 1;
-	else
-		arc = scan_layer(a, ds, &l, &lc);
-	if (arc == AL_ENOMEM) {
-		rc = arc;
-		goto out;
-	}
-	/* The digest decides first: bad bytes are AL_EVERIFY whatever
-	 * libarchive (or a bound) made of them. */
-	if ((rc = ls_verify(ls, d, ds)) < 0)
-		goto out;
-	if (arc < 0) {
-		rc = arc;
-		goto out;
-	}
-	if (arc > 0) {
-		rc = al_error_set(
-		    AL_EPARSE, "layer '%s' is not a readable tar stream: %s",
-		    ds,
-		    archive_error_string(a) != NULL ? archive_error_string(a)
-		                                    : "unknown error");
-		goto out;
-	}
 	if (l.clear)
 		fileset_drop_all(&r->files);
 	for (i = 0; i < l.nwh; i++)
@@ -510,14 +348,6 @@ static int apply_layer(al_release *r, al_store *s, const al_descriptor *d)
 		                  "manifests/ is larger than %llu bytes",
 		                  (unsigned long long)AL_RELEASE_TOTAL_MAX);
 out:
-	if (a != NULL)
-		archive_read_free(a);
-	if (ls != NULL) {
-		if (ls->fd >= 0)
-			close(ls->fd);
-		al_hasher_free(ls->h);
-		free(ls);
-	}
 	layer_clear(&l);
 	layer_clear(&lc);
 	return rc;
