@@ -47,16 +47,6 @@ void al_store_catalogs_free(al_store_catalog *list, size_t n)
 	free(list);
 }
 
-static int dup_member(char **out, const json_t *e, const char *key)
-{
-	const char *v = al_json_str(e, key);
-
-	*out = NULL;
-	if (v != NULL && (*out = al_strdup(v)) == NULL)
-		return oom();
-	return 0;
-}
-
 static long long int_member(const json_t *e, const char *key)
 {
 	const json_t *v = json_object_get(e, key);
@@ -71,19 +61,19 @@ static int catalog_from_json(al_store_catalog *c, const json_t *e)
 {
 	const json_t *imgs = json_object_get(e, "images");
 	const char *d;
-	size_t i;
 	int rc;
 
 	memset(c, 0, sizeof(*c));
 	c->packages = int_member(e, "packages");
 	c->bundles = int_member(e, "bundles");
-	if ((rc = dup_member(&c->name, e, "name")) < 0 ||
-	    (rc = dup_member(&c->source, e, "source")) < 0 ||
-	    (rc = dup_member(&c->source_name, e, "sourceName")) < 0 ||
-	    (rc = dup_member(&c->target_repo, e, "targetCatalog")) < 0 ||
-	    (rc = dup_member(&c->target_tag, e, "targetTag")) < 0 ||
-	    (rc = dup_member(&c->platform, e, "platform")) < 0 ||
-	    (rc = dup_member(&c->mirrored, e, "mirrored")) < 0)
+	if ((rc = al_store__member_dup(&c->name, e, "name")) < 0 ||
+	    (rc = al_store__member_dup(&c->source, e, "source")) < 0 ||
+	    (rc = al_store__member_dup(&c->source_name, e, "sourceName")) < 0 ||
+	    (rc = al_store__member_dup(&c->target_repo, e, "targetCatalog")) <
+	        0 ||
+	    (rc = al_store__member_dup(&c->target_tag, e, "targetTag")) < 0 ||
+	    (rc = al_store__member_dup(&c->platform, e, "platform")) < 0 ||
+	    (rc = al_store__member_dup(&c->mirrored, e, "mirrored")) < 0)
 		goto fail;
 	d = al_json_str(e, "digest");
 	c->has_digest = d != NULL && al_digest_parse_str(&c->digest, d) == 0;
@@ -91,23 +81,8 @@ static int catalog_from_json(al_store_catalog *c, const json_t *e)
 	c->has_source_digest =
 	    d != NULL && al_digest_parse_str(&c->source_digest, d) == 0;
 	al_error_clear();
-	if (json_array_size(imgs) > 0 &&
-	    (c->images = calloc(json_array_size(imgs), sizeof(char *))) ==
-	        NULL) {
-		rc = oom();
+	if ((rc = al_store__member_strv(&c->images, &c->nimages, imgs)) < 0)
 		goto fail;
-	}
-	for (i = 0; i < json_array_size(imgs); i++) {
-		const char *s = json_string_value(json_array_get(imgs, i));
-
-		if (s == NULL)
-			continue;
-		if ((c->images[c->nimages] = al_strdup(s)) == NULL) {
-			rc = oom();
-			goto fail;
-		}
-		c->nimages++;
-	}
 	return 0;
 fail:
 	al_store_catalog_clear(c);
@@ -160,13 +135,6 @@ out:
 	return rc;
 }
 
-static int set_str(json_t *o, const char *key, const char *v)
-{
-	if (v == NULL)
-		return 0;
-	return json_object_set_new(o, key, json_string(v)) == 0 ? 0 : oom();
-}
-
 static int set_int(json_t *o, const char *key, long long v)
 {
 	if (v < 0)
@@ -187,20 +155,21 @@ static int catalog_to_json(const al_store_catalog *c, json_t **out)
 		goto fail;
 	}
 	al_digest_str(&c->digest, ds);
-	if ((rc = set_str(o, "name", c->name)) < 0 ||
-	    (rc = set_str(o, "digest", ds)) < 0 ||
-	    (rc = set_str(o, "source", c->source)) < 0 ||
-	    (rc = set_str(o, "sourceName", c->source_name)) < 0 ||
-	    (rc = set_str(o, "sourceDigest",
-	                  c->has_source_digest
-	                      ? al_digest_str(&c->source_digest, ss)
-	                      : NULL)) < 0 ||
-	    (rc = set_str(o, "targetCatalog", c->target_repo)) < 0 ||
-	    (rc = set_str(o, "targetTag", c->target_tag)) < 0 ||
+	if ((rc = al_store__member_set(o, "name", c->name)) < 0 ||
+	    (rc = al_store__member_set(o, "digest", ds)) < 0 ||
+	    (rc = al_store__member_set(o, "source", c->source)) < 0 ||
+	    (rc = al_store__member_set(o, "sourceName", c->source_name)) < 0 ||
+	    (rc = al_store__member_set(
+	         o, "sourceDigest",
+	         c->has_source_digest ? al_digest_str(&c->source_digest, ss)
+	                              : NULL)) < 0 ||
+	    (rc = al_store__member_set(o, "targetCatalog", c->target_repo)) <
+	        0 ||
+	    (rc = al_store__member_set(o, "targetTag", c->target_tag)) < 0 ||
 	    (rc = set_int(o, "packages", c->packages)) < 0 ||
 	    (rc = set_int(o, "bundles", c->bundles)) < 0 ||
-	    (rc = set_str(o, "platform", c->platform)) < 0 ||
-	    (rc = set_str(o, "mirrored", c->mirrored)) < 0)
+	    (rc = al_store__member_set(o, "platform", c->platform)) < 0 ||
+	    (rc = al_store__member_set(o, "mirrored", c->mirrored)) < 0)
 		goto fail;
 	for (i = 0; i < c->nimages; i++)
 		if (json_array_append_new(imgs, json_string(c->images[i])) !=

@@ -1,6 +1,6 @@
 /* store_int.h: the store's internals shared by its own files (store.c,
- * store_meta.c) and the library modules that import another store's
- * metadata (pack_unpack.c). Not installed. */
+ * store_meta.c, store_catalogs.c) and the library modules that import another
+ * store's metadata (pack_unpack.c). Not installed. */
 #ifndef AL_STORE_INT_H
 #define AL_STORE_INT_H
 
@@ -48,6 +48,17 @@ int al_store__catalogs_merge(json_t *doc, const json_t *other,
  * (for 'airlock inventory'); a store whose records do not read gets
  * none (check reports it). */
 int al_store__catalogs_inventory(al_store *s, json_t *inv);
+
+/* Record members, for the typed records of store_meta.c and
+ * store_catalogs.c. al_store__member_dup: *out a copy of e's string member
+ * key, NULL when it is missing or not a string. al_store__member_strv: the
+ * strings of arr (other elements skipped) as a new vector *out of *n
+ * (NULL, 0 for none); on AL_ENOMEM *out holds what was copied, *n of them,
+ * for the caller's clear. al_store__member_set: o[key] = v, nothing when v
+ * is NULL. AL_ENOMEM. */
+int al_store__member_dup(char **out, const json_t *e, const char *key);
+int al_store__member_strv(char ***out, size_t *n, const json_t *arr);
+int al_store__member_set(json_t *o, const char *key, const char *v);
 
 /* Write the record of pack id (its JSON, compact, a trailing newline) as
  * airlock/packs/<id>.json, atomically, creating airlock/packs/. */

@@ -51,7 +51,9 @@ void al_store_releases_free(al_store_release *list, size_t n)
 	free(list);
 }
 
-static int dup_member(char **out, const json_t *e, const char *key)
+/* --- record members (store_int.h; store_catalogs.c uses them too) ------- */
+
+int al_store__member_dup(char **out, const json_t *e, const char *key)
 {
 	const char *v = al_json_str(e, key);
 
@@ -61,13 +63,41 @@ static int dup_member(char **out, const json_t *e, const char *key)
 	return 0;
 }
 
+int al_store__member_strv(char ***out, size_t *n, const json_t *arr)
+{
+	size_t i;
+
+	*out = NULL;
+	*n = 0;
+	if (json_array_size(arr) == 0)
+		return 0;
+	if ((*out = calloc(json_array_size(arr), sizeof(char *))) == NULL)
+		return oom();
+	for (i = 0; i < json_array_size(arr); i++) {
+		const char *c = json_string_value(json_array_get(arr, i));
+
+		if (c == NULL)
+			continue;
+		if (((*out)[*n] = al_strdup(c)) == NULL)
+			return oom();
+		(*n)++;
+	}
+	return 0;
+}
+
+int al_store__member_set(json_t *o, const char *key, const char *v)
+{
+	if (v == NULL)
+		return 0;
+	return json_object_set_new(o, key, json_string(v)) == 0 ? 0 : oom();
+}
+
 /* One record of releases.json into r (cleared first). */
 static int release_from_json(al_store_release *r, const json_t *e)
 {
 	const json_t *comp = json_object_get(e, "components");
 	const json_t *ver = json_object_get(e, "verified");
 	const json_t *chs = json_object_get(e, "channels");
-	size_t i;
 	int rc;
 
 	memset(r, 0, sizeof(*r));
@@ -75,32 +105,18 @@ static int release_from_json(al_store_release *r, const json_t *e)
 	r->verified = json_is_true(ver)    ? AL_STORE_VERIFIED
 	              : json_is_false(ver) ? AL_STORE_UNVERIFIED
 	                                   : AL_STORE_UNCHECKED;
-	if ((rc = dup_member(&r->version, e, "version")) < 0 ||
-	    (rc = dup_member(&r->digest_text, e, "digest")) < 0 ||
-	    (rc = dup_member(&r->source, e, "source")) < 0 ||
-	    (rc = dup_member(&r->platform, e, "platform")) < 0 ||
-	    (rc = dup_member(&r->mirrored, e, "mirrored")) < 0 ||
-	    (rc = dup_member(&r->verified_by, e, "verifiedBy")) < 0)
+	if ((rc = al_store__member_dup(&r->version, e, "version")) < 0 ||
+	    (rc = al_store__member_dup(&r->digest_text, e, "digest")) < 0 ||
+	    (rc = al_store__member_dup(&r->source, e, "source")) < 0 ||
+	    (rc = al_store__member_dup(&r->platform, e, "platform")) < 0 ||
+	    (rc = al_store__member_dup(&r->mirrored, e, "mirrored")) < 0 ||
+	    (rc = al_store__member_dup(&r->verified_by, e, "verifiedBy")) < 0)
 		goto fail;
 	r->has_digest = r->digest_text != NULL &&
 	                al_digest_parse_str(&r->digest, r->digest_text) == 0;
 	al_error_clear();
-	if (json_array_size(chs) > 0 &&
-	    (r->channels = calloc(json_array_size(chs), sizeof(char *))) ==
-	        NULL) {
-		rc = oom();
+	if ((rc = al_store__member_strv(&r->channels, &r->nchannels, chs)) < 0)
 		goto fail;
-	}
-	for (i = 0; i < json_array_size(chs); i++) {
-		const char *c = json_string_value(json_array_get(chs, i));
-		if (c == NULL)
-			continue;
-		if ((r->channels[r->nchannels] = al_strdup(c)) == NULL) {
-			rc = oom();
-			goto fail;
-		}
-		r->nchannels++;
-	}
 	return 0;
 fail:
 	al_store_release_clear(r);
@@ -175,13 +191,6 @@ typedef struct put_ctx {
 	const char *path;
 } put_ctx;
 
-static int set_str(json_t *o, const char *key, const char *v)
-{
-	if (v == NULL)
-		return 0;
-	return json_object_set_new(o, key, json_string(v)) == 0 ? 0 : oom();
-}
-
 static int add_channels(json_t *entry, const al_store_release *rel)
 {
 	json_t *chans = json_object_get(entry, "channels");
@@ -237,15 +246,17 @@ static int put_edit(json_t *doc, void *ud)
 		if ((fresh = json_object()) == NULL)
 			return oom();
 		entry = fresh;
-		if ((rc = set_str(entry, "version", rel->version)) < 0 ||
-		    (rc = set_str(entry, "digest", ds)) < 0)
+		if ((rc = al_store__member_set(entry, "version",
+		                               rel->version)) < 0 ||
+		    (rc = al_store__member_set(entry, "digest", ds)) < 0)
 			goto out;
 	} else {
 		entry = old;
-		if ((rc = set_str(entry, "version", rel->version)) < 0)
+		if ((rc = al_store__member_set(entry, "version",
+		                               rel->version)) < 0)
 			goto out;
 	}
-	if ((rc = set_str(entry, "source", rel->source)) < 0)
+	if ((rc = al_store__member_set(entry, "source", rel->source)) < 0)
 		goto out;
 	if (rel->components >= 0 &&
 	    json_object_set_new(entry, "components",
@@ -253,8 +264,8 @@ static int put_edit(json_t *doc, void *ud)
 		rc = oom();
 		goto out;
 	}
-	if ((rc = set_str(entry, "platform", rel->platform)) < 0 ||
-	    (rc = set_str(entry, "mirrored", rel->mirrored)) < 0)
+	if ((rc = al_store__member_set(entry, "platform", rel->platform)) < 0 ||
+	    (rc = al_store__member_set(entry, "mirrored", rel->mirrored)) < 0)
 		goto out;
 	if (rel->verified != AL_STORE_UNCHECKED) {
 		if (rel->verified == AL_STORE_UNVERIFIED &&
@@ -453,8 +464,8 @@ static int pack_from_json(al_store_pack *p, const char *id, const json_t *v)
 	                 : 0;
 	if ((p->id = al_strdup(id)) == NULL)
 		return oom();
-	if ((rc = dup_member(&p->created, v, "created")) < 0 ||
-	    (rc = dup_member(&p->base, v, "base")) < 0 ||
+	if ((rc = al_store__member_dup(&p->created, v, "created")) < 0 ||
+	    (rc = al_store__member_dup(&p->base, v, "base")) < 0 ||
 	    (rc = str_list(&p->blobs, &p->nblobs, json_object_get(v, "blobs"),
 	                   NULL)) < 0 ||
 	    (rc = sig_list(p, json_object_get(v, "signatures"))) < 0) {
