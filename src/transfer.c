@@ -1534,32 +1534,46 @@ static int job_finish(al_transfer *t, worker *w, size_t idx)
 
 /* ---- run ---- */
 
+/*
+ * What al_transfer_run and al_transfer_resolve both begin with: a new run,
+ * the queued images its jobs (*jobs, *njobs: indexes into t->images, the
+ * caller frees *jobs), and phase A, their manifests resolved by the pool.
+ */
+static int start_run(al_transfer *t, size_t **jobs, size_t *njobs)
+{
+	size_t i;
+
+	*njobs = 0;
+	t->run++;
+	atomic_store(&t->run_manifests, 0);
+	memset(&t->prog, 0, sizeof(t->prog));
+	if ((*jobs = calloc(t->nimages + 1, sizeof(**jobs))) == NULL)
+		return al_error_set(AL_ENOMEM, "out of memory");
+	for (i = 0; i < t->nimages; i++) {
+		if (t->images[i].queued) {
+			t->images[i].queued = 0;
+			t->images[i].run = t->run;
+			(*jobs)[(*njobs)++] = i;
+		}
+	}
+	/* A: manifests */
+	t->prog.phase = "manifests";
+	t->prog.items_total = *njobs;
+	run_pool(t, *jobs, *njobs, job_resolve);
+	report_progress(t, 1);
+	return 0;
+}
+
 int al_transfer_run(al_transfer *t, al_transfer_stats *stats)
 {
 	size_t *jobs = NULL, njobs = 0, i, j, first_blob = t->nblobs;
 	uint64_t start = al_clock_now_ms();
 	int rc = 0, worst = 0;
 
-	t->run++;
 	t->started_ms = start;
-	atomic_store(&t->run_manifests, 0);
-	memset(&t->prog, 0, sizeof(t->prog));
 	memset(&t->stats, 0, sizeof(t->stats));
-	jobs = calloc(t->nimages + 1, sizeof(*jobs));
-	if (jobs == NULL)
-		return al_error_set(AL_ENOMEM, "out of memory");
-	for (i = 0; i < t->nimages; i++) {
-		if (t->images[i].queued) {
-			t->images[i].queued = 0;
-			t->images[i].run = t->run;
-			jobs[njobs++] = i;
-		}
-	}
-	/* A: manifests */
-	t->prog.phase = "manifests";
-	t->prog.items_total = njobs;
-	run_pool(t, jobs, njobs, job_resolve);
-	report_progress(t, 1);
+	if ((rc = start_run(t, &jobs, &njobs)) < 0)
+		return rc;
 	/* B: blob table (single-threaded) */
 	for (j = 0; j < njobs; j++) {
 		image *img = &t->images[jobs[j]];
@@ -1802,22 +1816,8 @@ int al_transfer_resolve(al_transfer *t, al_transfer_resolve_fn fn, void *ud)
 
 	if (t == NULL || fn == NULL)
 		return al_error_set(AL_EINVAL, "al_transfer_resolve: NULL");
-	t->run++;
-	atomic_store(&t->run_manifests, 0);
-	memset(&t->prog, 0, sizeof(t->prog));
-	if ((jobs = calloc(t->nimages + 1, sizeof(*jobs))) == NULL)
-		return al_error_set(AL_ENOMEM, "out of memory");
-	for (i = 0; i < t->nimages; i++) {
-		if (t->images[i].queued) {
-			t->images[i].queued = 0;
-			t->images[i].run = t->run;
-			jobs[njobs++] = i;
-		}
-	}
-	t->prog.phase = "manifests";
-	t->prog.items_total = njobs;
-	run_pool(t, jobs, njobs, job_resolve);
-	report_progress(t, 1);
+	if ((rc = start_run(t, &jobs, &njobs)) < 0)
+		return rc;
 	for (j = 0; j < njobs; j++) {
 		image *img = &t->images[jobs[j]];
 		uint64_t mbytes = 0;
