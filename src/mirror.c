@@ -1,5 +1,6 @@
 /* mirror.c: releases, their component images and additional images into the
  * store; releases.json bookkeeping. */
+#include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -14,6 +15,7 @@
 #include "airlock/ref.h"
 #include "airlock/release.h"
 #include "mirror_catalogs.h"
+#include "mirror_plan_int.h"
 
 void al_mirror_report_clear(al_mirror_report *report)
 {
@@ -34,7 +36,8 @@ void al_mirror_report_clear(al_mirror_report *report)
 	memset(report, 0, sizeof(*report));
 }
 
-static int add_error(al_mirror_report *report, const char *msg)
+/* See mirror_plan_int.h. */
+int al_mirror__report_error(al_mirror_report *report, const char *msg)
 {
 	char **grown =
 	    realloc(report->errors, (report->nerrors + 1) * sizeof(*grown));
@@ -49,7 +52,21 @@ static int add_error(al_mirror_report *report, const char *msg)
 	return 0;
 }
 
-static int worse(int a, int b)
+int al_mirror__report_errorf(al_mirror_report *r, const char *fmt, ...)
+{
+	char msg[2048];
+	va_list ap;
+	int n;
+
+	va_start(ap, fmt);
+	n = vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	if (n < 0)
+		msg[0] = '\0';
+	return al_mirror__report_error(r, msg);
+}
+
+int al_mirror__worse(int a, int b)
 {
 	if (a == 0)
 		return b;
@@ -320,7 +337,8 @@ static int check_signatures(al_store *s, al_mirror_release *rel,
 			            m != NULL ? m : rel->source);
 			rc = 0;
 		} else {
-			add_error(report, m != NULL ? m : "out of memory");
+			al_mirror__report_error(
+			    report, m != NULL ? m : "out of memory");
 			rel->message = m;
 			m = NULL;
 			rel->status = AL_EVERIFY;
@@ -508,8 +526,8 @@ static int mirror_impl(al_store *s, const char *const *releases,
 			rel->status = rc;
 			rel->message = al_sprintf("%s: %s", releases[i],
 			                          al_error_message());
-			add_error(report, rel->message);
-			worst = worse(worst, rc);
+			al_mirror__report_error(report, rel->message);
+			worst = al_mirror__worse(worst, rc);
 			rel_idx[i] = -1;
 		}
 		rel_q[i] = rel_idx[i];
@@ -531,8 +549,8 @@ static int mirror_impl(al_store *s, const char *const *releases,
 		if (st < 0) {
 			rel->status = st;
 			rel->message = al_strdup(msg);
-			add_error(report, msg);
-			worst = worse(worst, st);
+			al_mirror__report_error(report, msg);
+			worst = al_mirror__worse(worst, st);
 			rel_idx[i] = -1;
 			continue;
 		}
@@ -550,7 +568,7 @@ static int mirror_impl(al_store *s, const char *const *releases,
 			if (rc < 0) {
 				/* refused: never named, whatever the name
 				 * referred to stays */
-				worst = worse(worst, rel->status);
+				worst = al_mirror__worse(worst, rel->status);
 				rel_idx[i] = -1;
 				continue;
 			}
@@ -562,8 +580,8 @@ static int mirror_impl(al_store *s, const char *const *releases,
 			rel->message =
 			    al_sprintf("%s: not a release image: %s",
 			               releases[i], al_error_message());
-			add_error(report, rel->message);
-			worst = worse(worst, rc);
+			al_mirror__report_error(report, rel->message);
+			worst = al_mirror__worse(worst, rc);
 			rel_idx[i] = -1;
 			continue;
 		}
@@ -586,11 +604,11 @@ static int mirror_impl(al_store *s, const char *const *releases,
 				char *m = al_sprintf(
 				    "%s (component %s of %s): %s", c->image,
 				    c->name, releases[i], al_error_message());
-				add_error(report,
-				          m != NULL ? m : "out of memory");
+				al_mirror__report_error(
+				    report, m != NULL ? m : "out of memory");
 				free(m);
 				rel->components_failed++;
-				rel->status = worse(rel->status, rc);
+				rel->status = al_mirror__worse(rel->status, rc);
 				comp_idx[i][j] = (size_t)-1;
 				continue;
 			}
@@ -612,10 +630,11 @@ static int mirror_impl(al_store *s, const char *const *releases,
 		                                &add_held[i])) < 0) {
 			char *m = al_sprintf("%s: %s", additional[i],
 			                     al_error_message());
-			add_error(report, m != NULL ? m : "out of memory");
+			al_mirror__report_error(
+			    report, m != NULL ? m : "out of memory");
 			free(m);
 			report->additional_failed++;
-			worst = worse(worst, rc);
+			worst = al_mirror__worse(worst, rc);
 			add_idx[i] = -1;
 		}
 	}
@@ -638,9 +657,9 @@ static int mirror_impl(al_store *s, const char *const *releases,
 			                      (int)comp_idx[i][j], &m)) < 0)
 				msg = m != NULL ? m : al_error_message();
 			if (st < 0) {
-				add_error(report, msg);
+				al_mirror__report_error(report, msg);
 				rel->components_failed++;
-				rel->status = worse(rel->status, st);
+				rel->status = al_mirror__worse(rel->status, st);
 				if (rel->message == NULL)
 					rel->message = al_strdup(msg);
 			}
@@ -650,7 +669,7 @@ static int mirror_impl(al_store *s, const char *const *releases,
 		                                          sig != NULL)) < 0) {
 			rel->status = rc;
 			rel->message = al_strdup(al_error_message());
-			add_error(report, rel->message);
+			al_mirror__report_error(report, rel->message);
 		}
 		if (rel->status == 0) {
 			if ((rc = record_release(
@@ -658,7 +677,7 @@ static int mirror_impl(al_store *s, const char *const *releases,
 			         sig != NULL)) < 0) {
 				rel->status = rc;
 				rel->message = al_strdup(al_error_message());
-				add_error(report, rel->message);
+				al_mirror__report_error(report, rel->message);
 			} else {
 				al_log_info("mirrored release %s (%s): %zu "
 				            "component images",
@@ -666,7 +685,7 @@ static int mirror_impl(al_store *s, const char *const *releases,
 				            rel->source, rel->components);
 			}
 		}
-		worst = worse(worst, rel->status);
+		worst = al_mirror__worse(worst, rel->status);
 	}
 	for (i = 0; i < nadditional; i++) {
 		const char *msg;
@@ -691,9 +710,9 @@ static int mirror_impl(al_store *s, const char *const *releases,
 		    (st = settle_held(s, t, additional[i], add_idx[i], &m)) < 0)
 			msg = m != NULL ? m : al_error_message();
 		if (st < 0) {
-			add_error(report, msg);
+			al_mirror__report_error(report, msg);
 			report->additional_failed++;
-			worst = worse(worst, st);
+			worst = al_mirror__worse(worst, st);
 		}
 		free(m);
 	}

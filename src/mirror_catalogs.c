@@ -13,57 +13,21 @@
 #include "airlock/log.h"
 #include "airlock/ref.h"
 #include "mirror_catalogs.h"
+#include "mirror_plan_int.h"
 
 static int oom(void)
 {
 	return al_error_set(AL_ENOMEM, "out of memory");
 }
 
-static int worse(int a, int b)
-{
-	if (a == 0)
-		return b;
-	if (b == 0)
-		return a;
-	/* verification failures outrank runtime errors (as mirror.c) */
-	if (b == AL_EVERIFY)
-		return b;
-	return a;
-}
-
-static int add_errorf(al_mirror_report *r, const char *fmt, ...)
-    __attribute__((format(printf, 2, 3)));
-
-static int add_errorf(al_mirror_report *r, const char *fmt, ...)
-{
-	char msg[2048];
-	char **grown;
-	va_list ap;
-	int n;
-
-	va_start(ap, fmt);
-	n = vsnprintf(msg, sizeof(msg), fmt, ap);
-	va_end(ap);
-	if (n < 0)
-		msg[0] = '\0';
-	grown = realloc(r->errors, (r->nerrors + 1) * sizeof(*grown));
-	if (grown == NULL)
-		return oom();
-	r->errors = grown;
-	if ((r->errors[r->nerrors] = al_strdup(msg)) == NULL)
-		return oom();
-	r->nerrors++;
-	return 0;
-}
-
 /* The catalog failed: status, first message, the report's error list. */
 static void cat_fail(al_mirror_result *res, al_mirror_catalog *c, int st,
                      const char *msg)
 {
-	c->status = worse(c->status, st < 0 ? st : AL_EINVAL);
+	c->status = al_mirror__worse(c->status, st < 0 ? st : AL_EINVAL);
 	if (c->message == NULL)
 		c->message = al_strdup(msg);
-	add_errorf(&res->report, "%s", msg);
+	al_mirror__report_errorf(&res->report, "%s", msg);
 }
 
 void al_mirror__catalogs_clear(al_mirror_result *res)
@@ -342,7 +306,7 @@ int al_mirror__catalogs(al_store *s, const al_imageset *cfg,
 		char msg[2048];
 
 		if (sel[i] == NULL) {
-			worst = worse(worst, c->status);
+			worst = al_mirror__worse(worst, c->status);
 			continue;
 		}
 		for (j = 0; j < sel[i]->nimages; j++) {
@@ -355,11 +319,11 @@ int al_mirror__catalogs(al_store *s, const al_imageset *cfg,
 			if (st == 0)
 				continue;
 			c->images_failed++;
-			c->status = worse(c->status, st);
+			c->status = al_mirror__worse(c->status, st);
 			snprintf(msg, sizeof(msg),
 			         "%s (image of catalog '%s'): %s", img,
 			         c->source_name, m != NULL ? m : "");
-			add_errorf(&res->report, "%s", msg);
+			al_mirror__report_errorf(&res->report, "%s", msg);
 			if (c->message == NULL)
 				c->message = al_strdup(msg);
 		}
@@ -369,7 +333,7 @@ int al_mirror__catalogs(al_store *s, const al_imageset *cfg,
 			         "rebuilt catalog is not named '%s'",
 			         c->source_name, c->images_failed, c->images,
 			         c->target_name);
-			add_errorf(&res->report, "%s", msg);
+			al_mirror__report_errorf(&res->report, "%s", msg);
 		} else if ((r2 = finish_one(s, to, sel[i], c)) < 0) {
 			snprintf(msg, sizeof(msg), "%s:%zu: %s",
 			         cfg->path != NULL ? cfg->path : "",
@@ -385,14 +349,14 @@ int al_mirror__catalogs(al_store *s, const al_imageset *cfg,
 			            al_digest_str(&c->digest, ds), c->packages,
 			            c->bundles, c->images);
 		}
-		worst = worse(worst, c->status);
+		worst = al_mirror__worse(worst, c->status);
 	}
 	r2 = 0;
 out:
 	if (r2 < 0) {
-		add_errorf(&res->report, "operator catalogs: %s",
-		           al_error_message());
-		worst = worse(worst, r2);
+		al_mirror__report_errorf(&res->report, "operator catalogs: %s",
+		                         al_error_message());
+		worst = al_mirror__worse(worst, r2);
 	}
 	for (i = 0; sel != NULL && i < n; i++)
 		al_catalog_selection_free(sel[i]);
@@ -400,7 +364,7 @@ out:
 	free(cidx);
 	uimg_free(&u);
 	al_transfer_free(t);
-	rc = worse(rc, worst);
+	rc = al_mirror__worse(rc, worst);
 	if (worst < 0 && rc == worst)
 		al_error_set(rc, "%zu of %zu operator catalog(s) failed",
 		             res->ncatalogs - res->catalogs_mirrored,

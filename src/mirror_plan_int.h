@@ -1,5 +1,6 @@
-/* mirror_plan_int.h: the hook al_mirror_plan_run calls before it mirrors
- * (src/mirror_plan.c). */
+/* mirror_plan_int.h: what the mirror workflow's files share: the hook
+ * al_mirror_plan_run calls before it mirrors (src/mirror_plan.c), and the
+ * report's error list and worst-status rule (src/mirror.c). */
 #ifndef AIRLOCK_MIRROR_PLAN_INT_H
 #define AIRLOCK_MIRROR_PLAN_INT_H
 
@@ -24,5 +25,14 @@ int al_mirror__plan_before(al_store *store, al_mirror_lifecycle *lc,
  * run (the mirror found those blobs present). lc NULL: nothing. */
 void al_mirror__plan_after(const al_mirror_lifecycle *lc,
                            al_transfer_stats *stats);
+
+/* Append a copy of msg to r->errors. AL_ENOMEM. */
+int al_mirror__report_error(al_mirror_report *r, const char *msg);
+/* The same, formatted (at most 2047 bytes of it). */
+int al_mirror__report_errorf(al_mirror_report *r, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+/* The worse of two statuses (0 = ok): a verification failure outranks a
+ * runtime error; otherwise the first failure stays. */
+int al_mirror__worse(int a, int b);
 
 #endif

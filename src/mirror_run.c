@@ -252,30 +252,7 @@ void al_mirror_result_clear(al_mirror_result *result)
 	memset(result, 0, sizeof(*result));
 }
 
-static int add_errorf(al_mirror_report *r, const char *fmt, ...)
-    __attribute__((format(printf, 2, 3)));
-
-static int add_errorf(al_mirror_report *r, const char *fmt, ...)
-{
-	char msg[2048];
-	char **grown;
-	va_list ap;
-	int n;
-
-	va_start(ap, fmt);
-	n = vsnprintf(msg, sizeof(msg), fmt, ap);
-	va_end(ap);
-	if (n < 0)
-		msg[0] = '\0';
-	grown = realloc(r->errors, (r->nerrors + 1) * sizeof(*grown));
-	if (grown == NULL)
-		return al_error_set(AL_ENOMEM, "out of memory");
-	r->errors = grown;
-	if ((r->errors[r->nerrors] = al_strdup(msg)) == NULL)
-		return al_error_set(AL_ENOMEM, "out of memory");
-	r->nerrors++;
-	return 0;
-}
+#define add_errorf al_mirror__report_errorf /* mirror_plan_int.h */
 
 /* Record the channels of the releases they selected, save the graphs. */
 static int after(al_store *store, const al_graph_selection *sel, size_t first,

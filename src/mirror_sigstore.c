@@ -12,6 +12,7 @@
 #include "airlock/log.h"
 #include "airlock/release.h"
 #include "mirror_sigstore.h"
+#include "mirror_plan_int.h"
 
 struct al_mirror__sigstore {
 	unsigned what;         /* AL_COSIGN_FIND_* */
@@ -71,32 +72,6 @@ void al_mirror__sigstore_free(al_mirror__sigstore *ss)
 		return;
 	al_cosign_policy_free(ss->pol);
 	free(ss);
-}
-
-static int add_errorf(al_mirror_report *r, const char *fmt, ...)
-    __attribute__((format(printf, 2, 3)));
-
-static int add_errorf(al_mirror_report *r, const char *fmt, ...)
-{
-	char **grown;
-	va_list ap;
-	char *m;
-	char msg[2048];
-	int n;
-
-	va_start(ap, fmt);
-	n = vsnprintf(msg, sizeof(msg), fmt, ap);
-	va_end(ap);
-	if (n < 0)
-		msg[0] = '\0';
-	grown = realloc(r->errors, (r->nerrors + 1) * sizeof(*grown));
-	if (grown == NULL)
-		return al_error_set(AL_ENOMEM, "out of memory");
-	r->errors = grown;
-	if ((m = al_strdup(msg)) == NULL)
-		return al_error_set(AL_ENOMEM, "out of memory");
-	r->errors[r->nerrors++] = m;
-	return 0;
 }
 
 /* Take ownership of s (NULL: out of memory). */
@@ -236,11 +211,13 @@ static int check_policy(al_mirror__sigstore *ss, al_store *store,
 			al_log_warn("allowed (--allow-unsigned): %s",
 			            sr.messages[i]);
 		else
-			add_errorf(&res->report, "%s", sr.messages[i]);
+			al_mirror__report_errorf(&res->report, "%s",
+			                         sr.messages[i]);
 	}
 	if (r2 < 0 && r2 != AL_EVERIFY) {
-		add_errorf(&res->report, "checking the image policy: %s",
-		           al_error_message());
+		al_mirror__report_errorf(&res->report,
+		                         "checking the image policy: %s",
+		                         al_error_message());
 		rc = worse(rc, r2);
 		goto out;
 	}
@@ -251,9 +228,9 @@ static int check_policy(al_mirror__sigstore *ss, al_store *store,
 		int r3 = al_cosign_record(store, &sr, ss->path, allow_unsigned);
 
 		if (r3 < 0) {
-			add_errorf(&res->report,
-			           "recording the policy verdicts: %s",
-			           al_error_message());
+			al_mirror__report_errorf(
+			    &res->report, "recording the policy verdicts: %s",
+			    al_error_message());
 			rc = worse(rc, r3);
 		}
 	}
@@ -281,7 +258,8 @@ int al_mirror__sigstore_run(al_mirror__sigstore *ss, al_store *store,
 	out->ran = 1;
 	if ((r2 = run_names(&nv, store, to, images, nimages, &res->report,
 	                    &out->local)) < 0) {
-		add_errorf(&res->report, "sigstore: %s", al_error_message());
+		al_mirror__report_errorf(&res->report, "sigstore: %s",
+		                         al_error_message());
 		rc = worse(rc, r2);
 		goto out;
 	}
@@ -296,11 +274,11 @@ int al_mirror__sigstore_run(al_mirror__sigstore *ss, al_store *store,
 	out->skipped = rep.skipped;
 	out->failed = rep.failed;
 	if (r2 < 0) {
-		add_errorf(&res->report,
-		           "sigstore signatures of %zu image(s) not carried; "
-		           "first: %s",
-		           rep.failed,
-		           rep.first_error != NULL ? rep.first_error : "");
+		al_mirror__report_errorf(
+		    &res->report,
+		    "sigstore signatures of %zu image(s) not carried; "
+		    "first: %s",
+		    rep.failed, rep.first_error != NULL ? rep.first_error : "");
 		rc = worse(rc, r2);
 	}
 	if (rep.skipped > 0)
