@@ -52,18 +52,24 @@ int al_mirror__report_error(al_mirror_report *report, const char *msg)
 	return 0;
 }
 
-int al_mirror__report_errorf(al_mirror_report *r, const char *fmt, ...)
+int al_mirror__report_verrorf(al_mirror_report *r, const char *fmt, va_list ap)
 {
 	char msg[2048];
-	va_list ap;
-	int n;
 
-	va_start(ap, fmt);
-	n = vsnprintf(msg, sizeof(msg), fmt, ap);
-	va_end(ap);
-	if (n < 0)
+	if (vsnprintf(msg, sizeof(msg), fmt, ap) < 0)
 		msg[0] = '\0';
 	return al_mirror__report_error(r, msg);
+}
+
+int al_mirror__report_errorf(al_mirror_report *r, const char *fmt, ...)
+{
+	va_list ap;
+	int rc;
+
+	va_start(ap, fmt);
+	rc = al_mirror__report_verrorf(r, fmt, ap);
+	va_end(ap);
+	return rc;
 }
 
 int al_mirror__worse(int a, int b)

@@ -20,6 +20,7 @@
 #include "airlock/oci.h"
 #include "airlock/ref.h"
 #include "airlock/registry.h"
+#include "mirror_plan_int.h"
 
 typedef struct hm {
 	al_store *store;
@@ -38,24 +39,13 @@ static void fail(hm *m, int rc, const char *fmt, ...)
 /* Record an error in the report (the run goes on with the next chart). */
 static void fail(hm *m, int rc, const char *fmt, ...)
 {
-	char msg[2048];
-	char **g;
 	va_list ap;
-	int n;
 
-	va_start(ap, fmt);
-	n = vsnprintf(msg, sizeof(msg), fmt, ap);
-	va_end(ap);
-	if (n < 0)
-		msg[0] = '\0';
 	if (m->rc == 0 || rc == AL_ENOMEM)
 		m->rc = rc;
-	g = realloc(m->report->errors, (m->report->nerrors + 1) * sizeof(*g));
-	if (g == NULL)
-		return;
-	m->report->errors = g;
-	if ((g[m->report->nerrors] = al_strdup(msg)) != NULL)
-		m->report->nerrors++;
+	va_start(ap, fmt);
+	(void)al_mirror__report_verrorf(m->report, fmt, ap);
+	va_end(ap);
 }
 
 int al_mirror_helm_wanted(const al_imageset *cfg)

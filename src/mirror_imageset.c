@@ -17,6 +17,7 @@
 #include "airlock/release.h"
 #include "yaml_int.h"
 #include "mirror_imageset.h"
+#include "mirror_plan_int.h"
 
 #define DEFAULTS_FILE "airlock/defaults.json"
 #define DEFAULTS_MAX (64 * 1024)
@@ -328,18 +329,7 @@ out:
 	return rc;
 }
 
-static int add_error(al_mirror_report *r, const char *msg)
-{
-	char **grown = realloc(r->errors, (r->nerrors + 1) * sizeof(*grown));
-
-	if (grown == NULL)
-		return al_error_set(AL_ENOMEM, "out of memory");
-	r->errors = grown;
-	if ((r->errors[r->nerrors] = al_strdup(msg)) == NULL)
-		return al_error_set(AL_ENOMEM, "out of memory");
-	r->nerrors++;
-	return 0;
-}
+#define add_error al_mirror__report_error /* mirror_plan_int.h */
 
 /* Move what sub reported into r (counts, errors, stats). */
 static int merge_report(al_mirror_report *r, al_mirror_report *sub)

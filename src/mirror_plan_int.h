@@ -4,6 +4,8 @@
 #ifndef AIRLOCK_MIRROR_PLAN_INT_H
 #define AIRLOCK_MIRROR_PLAN_INT_H
 
+#include <stdarg.h>
+
 #include "airlock/mirror.h"
 #include "airlock/mirror_plan.h"
 
@@ -31,6 +33,8 @@ int al_mirror__report_error(al_mirror_report *r, const char *msg);
 /* The same, formatted (at most 2047 bytes of it). */
 int al_mirror__report_errorf(al_mirror_report *r, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
+int al_mirror__report_verrorf(al_mirror_report *r, const char *fmt, va_list ap)
+    __attribute__((format(printf, 2, 0)));
 /* The worse of two statuses (0 = ok): a verification failure outranks a
  * runtime error; otherwise the first failure stays. */
 int al_mirror__worse(int a, int b);

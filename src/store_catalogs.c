@@ -81,7 +81,8 @@ static int catalog_from_json(al_store_catalog *c, const json_t *e)
 	c->has_source_digest =
 	    d != NULL && al_digest_parse_str(&c->source_digest, d) == 0;
 	al_error_clear();
-	if ((rc = al_store__member_strv(&c->images, &c->nimages, imgs)) < 0)
+	if ((rc = al_store__member_strv(&c->images, &c->nimages, imgs, NULL)) <
+	    0)
 		goto fail;
 	return 0;
 fail:

@@ -52,12 +52,13 @@ int al_store__catalogs_inventory(al_store *s, json_t *inv);
 /* Record members, for the typed records of store_meta.c and
  * store_catalogs.c. al_store__member_dup: *out a copy of e's string member
  * key, NULL when it is missing or not a string. al_store__member_strv: the
- * strings of arr (other elements skipped) as a new vector *out of *n
- * (NULL, 0 for none); on AL_ENOMEM *out holds what was copied, *n of them,
- * for the caller's clear. al_store__member_set: o[key] = v, nothing when v
- * is NULL. AL_ENOMEM. */
+ * strings of arr (member NULL), or the string member of its objects, as a
+ * new vector *out of *n (elements without one skipped; NULL, 0 for none); on
+ * AL_ENOMEM *out holds what was copied, *n of them, for the caller's clear.
+ * al_store__member_set: o[key] = v, nothing when v is NULL. AL_ENOMEM. */
 int al_store__member_dup(char **out, const json_t *e, const char *key);
-int al_store__member_strv(char ***out, size_t *n, const json_t *arr);
+int al_store__member_strv(char ***out, size_t *n, const json_t *arr,
+                          const char *member);
 int al_store__member_set(json_t *o, const char *key, const char *v);
 
 /* Write the record of pack id (its JSON, compact, a trailing newline) as

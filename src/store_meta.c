@@ -63,7 +63,8 @@ int al_store__member_dup(char **out, const json_t *e, const char *key)
 	return 0;
 }
 
-int al_store__member_strv(char ***out, size_t *n, const json_t *arr)
+int al_store__member_strv(char ***out, size_t *n, const json_t *arr,
+                          const char *member)
 {
 	size_t i;
 
@@ -74,11 +75,13 @@ int al_store__member_strv(char ***out, size_t *n, const json_t *arr)
 	if ((*out = calloc(json_array_size(arr), sizeof(char *))) == NULL)
 		return oom();
 	for (i = 0; i < json_array_size(arr); i++) {
-		const char *c = json_string_value(json_array_get(arr, i));
+		const json_t *e = json_array_get(arr, i);
+		const char *v = member != NULL ? al_json_str(e, member)
+		                               : json_string_value(e);
 
-		if (c == NULL)
+		if (v == NULL)
 			continue;
-		if (((*out)[*n] = al_strdup(c)) == NULL)
+		if (((*out)[*n] = al_strdup(v)) == NULL)
 			return oom();
 		(*n)++;
 	}
@@ -115,7 +118,8 @@ static int release_from_json(al_store_release *r, const json_t *e)
 	r->has_digest = r->digest_text != NULL &&
 	                al_digest_parse_str(&r->digest, r->digest_text) == 0;
 	al_error_clear();
-	if ((rc = al_store__member_strv(&r->channels, &r->nchannels, chs)) < 0)
+	if ((rc = al_store__member_strv(&r->channels, &r->nchannels, chs,
+	                                NULL)) < 0)
 		goto fail;
 	return 0;
 fail:
@@ -398,30 +402,6 @@ void al_store_packs_free(al_store_pack *list, size_t n)
 	free(list);
 }
 
-static int str_list(char ***out, size_t *n, const json_t *arr,
-                    const char *member)
-{
-	size_t i;
-
-	*out = NULL;
-	*n = 0;
-	if (json_array_size(arr) == 0)
-		return 0;
-	if ((*out = calloc(json_array_size(arr), sizeof(char *))) == NULL)
-		return oom();
-	for (i = 0; i < json_array_size(arr); i++) {
-		const json_t *e = json_array_get(arr, i);
-		const char *v = member != NULL ? al_json_str(e, member)
-		                               : json_string_value(e);
-		if (v == NULL)
-			continue;
-		if (((*out)[*n] = al_strdup(v)) == NULL)
-			return oom();
-		(*n)++;
-	}
-	return 0;
-}
-
 /* "signatures": [{"path","sha256"}] into the parallel arrays. */
 static int sig_list(al_store_pack *p, const json_t *arr)
 {
@@ -466,8 +446,9 @@ static int pack_from_json(al_store_pack *p, const char *id, const json_t *v)
 		return oom();
 	if ((rc = al_store__member_dup(&p->created, v, "created")) < 0 ||
 	    (rc = al_store__member_dup(&p->base, v, "base")) < 0 ||
-	    (rc = str_list(&p->blobs, &p->nblobs, json_object_get(v, "blobs"),
-	                   NULL)) < 0 ||
+	    (rc = al_store__member_strv(&p->blobs, &p->nblobs,
+	                                json_object_get(v, "blobs"), NULL)) <
+	        0 ||
 	    (rc = sig_list(p, json_object_get(v, "signatures"))) < 0) {
 		al_store_pack_clear(p);
 		return rc;
