@@ -1534,6 +1534,22 @@ static int job_finish(al_transfer *t, worker *w, size_t idx)
 
 /* ---- run ---- */
 
+/* After phase A's results are used: the pending descriptors and the
+ * manifests seen go (phase A of a later run starts afresh). */
+static void drop_pending(image *img)
+{
+	size_t i;
+
+	for (i = 0; i < img->npending; i++)
+		al_descriptor_clear(&img->pending[i]);
+	free(img->pending);
+	img->pending = NULL;
+	img->npending = 0;
+	img->cap_pending = 0;
+	json_decref(img->seen);
+	img->seen = NULL;
+}
+
 /*
  * What al_transfer_run and al_transfer_resolve both begin with: a new run,
  * the queued images its jobs (*jobs, *njobs: indexes into t->images, the
@@ -1594,14 +1610,7 @@ int al_transfer_run(al_transfer *t, al_transfer_stats *stats)
 			}
 			img->blobs[img->nblobs++] = bi;
 		}
-		for (i = 0; i < img->npending; i++)
-			al_descriptor_clear(&img->pending[i]);
-		free(img->pending);
-		img->pending = NULL;
-		img->npending = 0;
-		img->cap_pending = 0;
-		json_decref(img->seen);
-		img->seen = NULL;
+		drop_pending(img);
 	}
 	/* C: blobs, first occurrences of each digest, then mounts */
 	{
@@ -1830,14 +1839,7 @@ int al_transfer_resolve(al_transfer *t, al_transfer_resolve_fn fn, void *ud)
 			            : "",
 			        img->status < 0 ? NULL : &img->top, mbytes,
 			        img->pending, img->npending);
-		for (i = 0; i < img->npending; i++)
-			al_descriptor_clear(&img->pending[i]);
-		free(img->pending);
-		img->pending = NULL;
-		img->npending = 0;
-		img->cap_pending = 0;
-		json_decref(img->seen);
-		img->seen = NULL;
+		drop_pending(img);
 		/* resolved, not transferred: never tagged or reported done */
 		if (img->status == 0) {
 			free(img->message);
