@@ -1,5 +1,8 @@
 /* update_int.h (internal): what the updater's files share: the jansson
- * form of a task's object, the cluster's capabilities. */
+ * form of a task's object, the cluster's capabilities. (The state machine,
+ * update_state.c, is public API and stays declared in airlock/update.h:
+ * al_update_choose_mode, al_update_next_state, al_update_next_hstate,
+ * al_update_outcome_of, al_update_failure_message and the state names.) */
 #ifndef AL_UPDATE_INT_H
 #define AL_UPDATE_INT_H
 
