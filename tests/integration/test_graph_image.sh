@@ -173,4 +173,30 @@ al_check "mirror with graph: false exits 0" test "$AL_RC" = 0
 al_check "graph: false builds no graph image" bash -c "! grep -q graph-image '$T/plain/index.json'"
 al_check "and writes no UpdateService" test ! -e "$T/cr3/updateservice-airlock.yaml"
 al_check "mirror --cluster-resources writes the catalog files too" bash -c "ls '$T/cr3'/cs-*.yaml '$T/cr3'/cc-*.yaml >/dev/null"
+# 9. on oc-mirror's base image when the store holds it: a stand-in for
+# registry.access.redhat.com/ubi9/ubi:latest (a sample component image)
+base=registry.access.redhat.com/ubi9/ubi:latest
+comp=$(al_layout_names "$samples/layout" | grep '@sha256:' | head -1)
+al_check "a stand-in base image in a layout" "${SKOPEO[@]}" copy -q "oci:$samples/layout:$comp" "oci:$T/ubi:$base"
+isc "$T/isc3.yaml" true
+sed -i "s|^  sources:|  sources:\n  - prefix: registry.access.redhat.com\n    location: oci:$T/ubi|" "$T/isc3.yaml"
+sed -i "s|^  operators:|  additionalImages:\n  - name: $base\n  operators:|" "$T/isc3.yaml"
+al_run "$T/out" "$T/err" "$AIRLOCK" mirror --config "$T/isc3.yaml" --graph-file "$T/graph.json" --store "$T/based"
+cat "$T/err"
+al_check "mirror with the base image exits 0" test "$AL_RC" = 0
+al_check "no warning about a missing base" bash -c "! grep -q 'is not in the store' '$T/err'"
+al_check "the graph image is the base's layers plus the graph-data layer" python3 - "$T/based" "$(al_digest_of "$T/based" "$gname")" "$(al_digest_of "$T/based" "$base")" <<'PY'
+import json, sys
+store, g, b = sys.argv[1:4]
+def j(d):
+    return json.load(open(f"{store}/blobs/sha256/{d.split(':')[1]}"))
+gm, bm = j(g), j(b)
+assert [l["digest"] for l in gm["layers"][:-1]] == [l["digest"] for l in bm["layers"]], (gm, bm)
+gc, bc = j(gm["config"]["digest"]), j(bm["config"]["digest"])
+assert gc["rootfs"]["diff_ids"][:-1] == bc["rootfs"]["diff_ids"]
+assert len(gc["rootfs"]["diff_ids"]) == len(gm["layers"])
+assert gc["config"]["Cmd"][0] == "/bin/bash"
+PY
+al_check "umoci unpacks the based image" umoci unpack --rootless --image "$T/based:$gname" "$T/bundle3"
+al_check "with the same graph-data tree" diff -r "$T/gd" "$T/bundle3/rootfs/var/lib/cincinnati-graph-data"
 al_finish
