@@ -139,6 +139,7 @@ static int cmp_str(const void *a, const void *b)
  */
 static int build_tar(const char *dir, al_buf *tar, size_t *count)
 {
+	/* the last is AL_GRAPH_IMAGE_DATA_DIR, relative, as a directory */
 	static const char *const parents[] = {"var/", "var/lib/",
 	                                      "var/lib/cincinnati-graph-data/"};
 	al_buf data = AL_BUF_INIT(GRAPH_FILE_MAX);
@@ -159,7 +160,7 @@ static int build_tar(const char *dir, al_buf *tar, size_t *count)
 		size_t n = strlen(e.v[i]);
 		int isdir = n > 0 && e.v[i][n - 1] == '/';
 
-		name = al_sprintf("%s/%s", AL_GRAPH_IMAGE_DATA_DIR + 1, e.v[i]);
+		name = al_sprintf("%s%s", parents[2], e.v[i]);
 		if (name == NULL) {
 			rc = oom();
 			goto out;
