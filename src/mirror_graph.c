@@ -36,6 +36,8 @@ int al_mirror__graph_image(al_store *s, const al_imageset *cfg,
 	al_graph_image_opts o;
 	al_graph_image_result r;
 	al_store_image base;
+	al_store_release *rels = NULL;
+	size_t nrels = 0;
 	char ds[AL_DIGEST_STRMAX], *platform = NULL, *msg = NULL;
 	int r2;
 
@@ -49,6 +51,15 @@ int al_mirror__graph_image(al_store *s, const al_imageset *cfg,
 		goto fail;
 	}
 	o.platform = platform;
+	if ((r2 = al_store_releases_list(s, &rels, &nrels)) < 0)
+		goto fail;
+	al_store_releases_free(rels, nrels);
+	if (nrels == 0) {
+		r2 = al_error_set(AL_ENOTFOUND,
+		                  "the store holds no release to describe "
+		                  "(mirror.platform.release or channels)");
+		goto fail;
+	}
 	if (al_store_find(s, AL_GRAPH_IMAGE_BASE, &base) == 0) {
 		o.base = AL_GRAPH_IMAGE_BASE;
 	} else {

@@ -199,4 +199,22 @@ assert gc["config"]["Cmd"][0] == "/bin/bash"
 PY
 al_check "umoci unpacks the based image" umoci unpack --rootless --image "$T/based:$gname" "$T/bundle3"
 al_check "with the same graph-data tree" diff -r "$T/gd" "$T/bundle3/rootfs/var/lib/cincinnati-graph-data"
+# 10. graph: true with no release to describe: an error that says why
+cat >"$T/isc4.yaml" <<YAML
+kind: ImageSetConfiguration
+apiVersion: mirror.openshift.io/v2alpha1
+mirror:
+  platform:
+    graph: true
+  additionalImages:
+  - name: $comp
+airlock:
+  sources:
+  - prefix: quay.io/airlock-samples
+    location: oci:$samples/layout
+YAML
+al_run "$T/out" "$T/err" "$AIRLOCK" mirror --config "$T/isc4.yaml" --store "$T/norel"
+al_check "graph: true without a release exits 3" test "$AL_RC" = 3
+al_check "and says the store holds no release" grep -q "building the graph image (mirror.platform.graph): the store holds no release" "$T/err"
+al_check "no graph image is named" bash -c "! grep -q graph-image '$T/norel/index.json'"
 al_finish
