@@ -510,12 +510,57 @@ static void test_graph_image__updateservice_resource(void)
 	al_buf_free(&b);
 }
 
+static int contains(const al_buf *b, const char *needle)
+{
+	size_t n = strlen(needle), i;
+
+	for (i = 0; i + n <= b->len; i++)
+		if (memcmp(b->ptr + i, needle, n) == 0)
+			return 1;
+	return 0;
+}
+
+/* A path over the 100 bytes of a ustar name gets a pax "path" record. */
+static void test_graph_image__long_names(void)
+{
+	char *dir = make_tree("tree6"), *rel = NULL, *want = NULL;
+	al_store *s = new_store("store6");
+	al_graph_image_result r;
+	al_buf blob = AL_BUF_INIT(1 << 20), tar = AL_BUF_INIT(1 << 20);
+	char name[121];
+
+	memset(&r, 0, sizeof(r));
+	memset(name, 'a', sizeof(name) - 1);
+	name[sizeof(name) - 1] = '\0';
+	if (dir == NULL || s == NULL)
+		goto out;
+	rel = al_sprintf("blocked-edges/%s.yaml", name);
+	want = al_sprintf("path=var/lib/cincinnati-graph-data/%s\n", rel);
+	if (rel == NULL || want == NULL)
+		goto out;
+	put(dir, rel, "to: 4.14.2\nfrom: 4[.]14[.]1\n");
+	CU_ASSERT_EQUAL(al_graph_image_from_dir(s, dir, NULL, &r), 0);
+	CU_ASSERT_EQUAL(al_store_read_blob(s, &r.layer, &blob), 0);
+	CU_ASSERT_EQUAL(gunzip(&blob, &tar), 0);
+	CU_ASSERT(contains(&tar, want));
+	CU_ASSERT(contains(&tar, "././@PaxHeader"));
+out:
+	al_descriptor_clear(&r.manifest);
+	al_buf_free(&blob);
+	al_buf_free(&tar);
+	al_store_free(s);
+	free(rel);
+	free(want);
+	free(dir);
+}
+
 int main(void)
 {
 	CU_TestInfo tests[] = {
 	    {"test_graph_image__digests_and_diff_ids",
 	     test_graph_image__digests_and_diff_ids},
 	    {"test_graph_image__reproducible", test_graph_image__reproducible},
+	    {"test_graph_image__long_names", test_graph_image__long_names},
 	    {"test_graph_image__refuses_symlinks",
 	     test_graph_image__refuses_symlinks},
 	    {"test_graph_image__on_a_base", test_graph_image__on_a_base},
