@@ -117,6 +117,11 @@ al_check "a second mirror builds the same digest" test "$(al_digest_of "$S" "$gn
 al_check "pack the store" "$AIRLOCK" pack -q --store "$S" -o "$T/vol"
 al_check "unpack it on the far side" "$AIRLOCK" unpack -q "$T/vol" --store "$T/far"
 al_check "the far store names the graph image with the same digest" test "$(al_digest_of "$T/far" "$gname")" = "$d1"
+# 'airlock graph --image' builds the same image from the same store
+al_run "$T/out" "$T/err" "$AIRLOCK" graph --store "$S" --image
+al_check "airlock graph --image exits 0" test "$AL_RC" = 0
+al_check "and prints the same digest" grep -q "^graph image $gname $d1: 1 channels, 1 versions, 0 blocked edges$" "$T/out"
+al_check_fails "graph --image with -o is a usage error" 2 "$AIRLOCK" graph --store "$S" --image -o "$T/x"
 
 # 6. push from the far side, with the cluster resources
 al_start_registry "$T/reg"
