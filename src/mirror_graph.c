@@ -78,6 +78,11 @@ int al_mirror__graph_image(al_store *s, const al_imageset *cfg,
 	            "%zu blocked edges)",
 	            AL_GRAPH_IMAGE_NAME, al_digest_str(&r.manifest.digest, ds),
 	            r.data.channels, r.data.versions, r.data.blocked_edges);
+	if (r.data.channels == 0)
+		al_log_warn("graph image: no channel lists a mirrored release "
+		            "(mirror.platform.release alone): the update "
+		            "service will serve no channel; select releases "
+		            "with mirror.platform.channels");
 	al_descriptor_clear(&r.manifest);
 	free(platform);
 	return rc;

@@ -222,4 +222,13 @@ al_run "$T/out" "$T/err" "$AIRLOCK" mirror --config "$T/isc4.yaml" --store "$T/n
 al_check "graph: true without a release exits 3" test "$AL_RC" = 3
 al_check "and says the store holds no release" grep -q "building the graph image (mirror.platform.graph): the store holds no release" "$T/err"
 al_check "no graph image is named" bash -c "! grep -q graph-image '$T/norel/index.json'"
+# 11. samples/imageset.yaml as it is, with graph: true: no network, the
+# image is built; no channel lists the release, which is said
+sed 's|^    release: \(.*\)|    release: \1\n    graph: true|' "$samples/imageset.yaml" >"$T/samples-graph.yaml"
+sed -i "s|oci:layout|oci:$samples/layout|; s|- keys/|- $samples/keys/|; s|^    - signatures|    - $samples/signatures|" "$T/samples-graph.yaml"
+al_run "$T/out" "$T/err" "$AIRLOCK" mirror --config "$T/samples-graph.yaml" --store "$T/sg"
+al_check "samples/imageset.yaml with graph: true exits 0" test "$AL_RC" = 0
+al_check "the graph image is built (0 channels)" grep -q "graph image $gname: sha256:[0-9a-f]\{64\} (0 channels" "$T/err"
+al_check "and a warning says no channel lists the release" grep -q "no channel lists a mirrored release" "$T/err"
+al_check "umoci unpacks it to the empty layout" bash -c "umoci unpack --rootless --image '$T/sg:$gname' '$T/b4' >/dev/null && test -s '$T/b4/rootfs/var/lib/cincinnati-graph-data/version' && test -d '$T/b4/rootfs/var/lib/cincinnati-graph-data/channels'"
 al_finish
