@@ -117,6 +117,19 @@ static int gunzip(const al_buf *in, al_buf *out)
 	return rc;
 }
 
+/* An octal tar field (digits, then NUL or space); -1 if malformed. */
+static long octal(const uint8_t *f, size_t n)
+{
+	long v = 0;
+	size_t i;
+
+	for (i = 0; i < n && f[i] >= '0' && f[i] <= '7'; i++)
+		v = v * 8 + (f[i] - '0');
+	if (i == 0 || (i < n && f[i] != '\0' && f[i] != ' '))
+		return -1;
+	return v;
+}
+
 /* Names of the tar's entries, one per line, with a check of every
  * header's owner, time and checksum. */
 static int tar_names(const al_buf *tar, al_buf *names)
@@ -125,28 +138,24 @@ static int tar_names(const al_buf *tar, al_buf *names)
 
 	while (off + 512 <= tar->len) {
 		const uint8_t *h = tar->ptr + off;
-		char field[13];
-		unsigned long size, sum = 0, want;
+		long size, sum = 0, want;
 		size_t i;
 
 		if (h[0] == '\0')
 			return 0;
 		for (i = 0; i < 512; i++)
 			sum += (i >= 148 && i < 156) ? ' ' : h[i];
-		memcpy(field, h + 148, 8);
-		field[8] = '\0';
-		want = strtoul(field, NULL, 8);
-		if (sum != want || memcmp(h + 108, "0000000", 7) != 0 ||
+		want = octal(h + 148, 8);
+		size = octal(h + 124, 12);
+		if (sum != want || size < 0 ||
+		    memcmp(h + 108, "0000000", 7) != 0 ||
 		    memcmp(h + 116, "0000000", 7) != 0 ||
 		    memcmp(h + 136, "00000000000", 11) != 0 ||
 		    memcmp(h + 257, "ustar", 5) != 0)
 			return -1;
-		memcpy(field, h + 124, 12);
-		field[12] = '\0';
-		size = strtoul(field, NULL, 8);
 		al_buf_printf(names, "%.100s %c %.7s\n", (const char *)h,
 		              h[156], (const char *)h + 100);
-		off += 512 + (size + 511) / 512 * 512;
+		off += 512 + ((size_t)size + 511) / 512 * 512;
 	}
 	return -1;
 }
