@@ -78,6 +78,8 @@ int al_mirror__graph_image(al_store *s, const al_imageset *cfg,
 	            "%zu blocked edges)",
 	            AL_GRAPH_IMAGE_NAME, al_digest_str(&r.manifest.digest, ds),
 	            r.data.channels, r.data.versions, r.data.blocked_edges);
+	res->has_graph_image = 1;
+	res->graph_image = r.manifest.digest;
 	if (r.data.channels == 0)
 		al_log_warn("graph image: no channel lists a mirrored release "
 		            "(mirror.platform.release alone): the update "

@@ -109,9 +109,13 @@ al_check "the channel lists the mirrored 4.14.1 only" bash -c "grep -q '4.14.1' 
 al_check "nothing above /var/lib/cincinnati-graph-data but its parents" \
 	test "$(cd "$T/bundle/rootfs" && find . -mindepth 1 -maxdepth 3 | sort | tr '\n' ' ')" = "./var ./var/lib ./var/lib/cincinnati-graph-data "
 
-# 4. the same store and graph give the same image
-al_run "$T/out" "$T/err" "$AIRLOCK" mirror --config "$T/isc.yaml" --graph-file "$T/graph.json" --store "$S"
+# 4. the same store and graph give the same image (and --json names it)
+al_run "$T/out" "$T/err" "$AIRLOCK" mirror --config "$T/isc.yaml" --graph-file "$T/graph.json" --store "$S" --json
 al_check "a second mirror builds the same digest" test "$(al_digest_of "$S" "$gname")" = "$d1"
+al_check "mirror --json has graph_image with its name and digest" python3 -c '
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert d["graph_image"] == {"name": sys.argv[2], "digest": sys.argv[3]}, d.get("graph_image")' "$T/out" "$gname" "$d1"
 
 # 5. carried like any image: pack, unpack
 al_check "pack the store" "$AIRLOCK" pack -q --store "$S" -o "$T/vol"
@@ -147,7 +151,7 @@ assert d["metadata"] == {"name": "update-service-airlock"}, d["metadata"]
 assert d["spec"] == {"replicas": 2, "releases": f"{r}/mirror/airlock-samples/release",
                      "graphDataImage": f"{r}/mirror/openshift/graph-image:latest"}, d["spec"]
 PY
-al_check "the release is in spec.releases' repository" "${SKOPEO[@]}" inspect --tls-verify=false --raw \
+al_check "the release is in spec.releases' repository" bash -c '"${@}" >/dev/null' _ "${SKOPEO[@]}" inspect --tls-verify=false --raw \
 	"docker://$R/mirror/airlock-samples/release@$rel"
 al_check "the IDMS does not redirect the graph image" bash -c "! grep -q graph-image '$T/cr/idms-airlock.yaml'"
 cs=$(ls "$T/cr"/cs-*.yaml 2>/dev/null | head -1 || true)
@@ -176,6 +180,10 @@ al_run "$T/out" "$T/err" "$AIRLOCK" mirror --config "$T/isc2.yaml" --graph-file 
 	--cluster-resources "$T/cr3" --registry "$R/mirror"
 al_check "mirror with graph: false exits 0" test "$AL_RC" = 0
 al_check "graph: false builds no graph image" bash -c "! grep -q graph-image '$T/plain/index.json'"
+al_run "$T/out" "$T/err" "$AIRLOCK" mirror --config "$T/isc2.yaml" --graph-file "$T/graph.json" --store "$T/plain" --json
+al_check "and mirror --json has no graph_image" python3 -c '
+import json, sys
+assert "graph_image" not in json.load(open(sys.argv[1]))' "$T/out"
 al_check "and writes no UpdateService" test ! -e "$T/cr3/updateservice-airlock.yaml"
 al_check "mirror --cluster-resources writes the catalog files too" bash -c "ls '$T/cr3'/cs-*.yaml '$T/cr3'/cc-*.yaml >/dev/null"
 # 9. on oc-mirror's base image when the store holds it: a stand-in for
