@@ -468,12 +468,95 @@ out:
 	free(tmp);
 }
 
+/* Structural openAPIV3Schema check (types, required, no unknown field,
+ * minimum, int32): 1 when v conforms, else 0 with the path on stderr. */
+static int conforms(const json_t *schema, const json_t *v, const char *path)
+{
+	const char *type = al_json_str(schema, "type"), *k;
+	json_t *props = json_object_get(schema, "properties"), *x;
+	json_t *min = json_object_get(schema, "minimum");
+	size_t i;
+	char sub[256];
+
+	if (type != NULL &&
+	    ((strcmp(type, "object") == 0 && !json_is_object(v)) ||
+	     (strcmp(type, "string") == 0 && !json_is_string(v)) ||
+	     (strcmp(type, "integer") == 0 && !json_is_integer(v)))) {
+		fprintf(stderr, "%s: not of type %s\n", path, type);
+		return 0;
+	}
+	if (json_is_integer(v) &&
+	    ((min != NULL && json_integer_value(v) < json_integer_value(min)) ||
+	     (al_json_str(schema, "format") != NULL &&
+	      strcmp(al_json_str(schema, "format"), "int32") == 0 &&
+	      (json_integer_value(v) > 2147483647 ||
+	       json_integer_value(v) < -2147483647 - 1)))) {
+		fprintf(stderr, "%s: out of range\n", path);
+		return 0;
+	}
+	json_array_foreach(json_object_get(schema, "required"), i, x)
+	{
+		if (json_object_get(v, json_string_value(x)) == NULL) {
+			fprintf(stderr, "%s: '%s' missing\n", path,
+			        json_string_value(x));
+			return 0;
+		}
+	}
+	if (!json_is_object(v) || props == NULL)
+		return 1;
+	json_object_foreach((json_t *)v, k, x)
+	{
+		json_t *ps = json_object_get(props, k);
+
+		snprintf(sub, sizeof(sub), "%s.%s", path, k);
+		if (ps == NULL) {
+			fprintf(stderr, "%s: not in the schema\n", sub);
+			return 0;
+		}
+		if (!conforms(ps, x, sub))
+			return 0;
+	}
+	return 1;
+}
+
+/* The v1 schema of the cincinnati-operator CRD in tests/fixtures. */
+static json_t *updateservice_schema(void)
+{
+	char *p = al_sprintf("%s/tests/fixtures/cincinnati-operator/"
+	                     "updateservice.operator.openshift.io_"
+	                     "updateservices.yaml",
+	                     al_test_source_dir());
+	al_buf b = AL_BUF_INIT(1 << 20);
+	al_yaml_node **docs = NULL;
+	size_t nd = 0, i;
+	json_t *crd = NULL, *v, *out = NULL;
+
+	if (p != NULL && al_fs_read_file(p, &b) == 0 &&
+	    al_yaml_load(&docs, &nd, b.ptr, b.len, p) == 0 && nd == 1 &&
+	    al_yaml_to_json(&crd, docs[0]) == 0)
+		json_array_foreach(
+		    json_object_get(json_object_get(crd, "spec"), "versions"),
+		    i, v)
+		{
+			if (out == NULL && al_json_str(v, "name") != NULL &&
+			    strcmp(al_json_str(v, "name"), "v1") == 0)
+				out = json_incref(json_object_get(
+				    json_object_get(v, "schema"),
+				    "openAPIV3Schema"));
+		}
+	json_decref(crd);
+	al_yaml_docs_free(docs, nd);
+	al_buf_free(&b);
+	free(p);
+	return out;
+}
+
 static void test_graph_image__updateservice_resource(void)
 {
 	al_buf b = AL_BUF_INIT(1 << 16);
 	al_yaml_node **docs = NULL;
 	size_t nd = 0;
-	json_t *j = NULL, *spec;
+	json_t *j = NULL, *spec, *schema;
 
 	CU_ASSERT_EQUAL(
 	    al_kres_updateservice(
@@ -499,6 +582,28 @@ static void test_graph_image__updateservice_resource(void)
 	    al_json_str(spec, "graphDataImage"),
 	    "mirror.example:5000/ocp/openshift/graph-image:latest");
 	CU_ASSERT_EQUAL(json_object_size(spec), 3);
+	/* against the operator's CRD, and the check can fail */
+	schema = updateservice_schema();
+	CU_ASSERT_PTR_NOT_NULL(schema);
+	if (schema != NULL && j != NULL) {
+		json_t *bad = json_deep_copy(j);
+
+		CU_ASSERT(conforms(schema, j, "UpdateService"));
+		json_object_set_new(json_object_get(bad, "spec"), "replicas",
+		                    json_integer(0));
+		CU_ASSERT(!conforms(schema, bad, "UpdateService(bad)"));
+		json_decref(bad);
+		bad = json_deep_copy(j);
+		json_object_del(json_object_get(bad, "spec"), "releases");
+		CU_ASSERT(!conforms(schema, bad, "UpdateService(bad)"));
+		json_decref(bad);
+		bad = json_deep_copy(j);
+		json_object_set_new(json_object_get(bad, "spec"), "release",
+		                    json_string("x/y"));
+		CU_ASSERT(!conforms(schema, bad, "UpdateService(bad)"));
+		json_decref(bad);
+	}
+	json_decref(schema);
 	/* the refusals */
 	al_buf_reset(&b);
 	CU_ASSERT_EQUAL(
