@@ -1247,3 +1247,29 @@ out:
 	al_buf_free(&b);
 	return rc;
 }
+
+/* ---- the layer writer, for other image builders (layer_int.h) -------- */
+
+int al_layer_tar_entry(al_buf *tar, const char *path, int dir,
+                       const al_buf *data)
+{
+	return tar_entry(tar, path, dir, data);
+}
+
+int al_layer_tar_end(al_buf *tar)
+{
+	static const uint8_t zero[2 * TAR_BLOCK];
+
+	return al_buf_append(tar, zero, sizeof(zero));
+}
+
+int al_layer_gzip(const al_buf *in, al_buf *out)
+{
+	return gzip_buf(in, out);
+}
+
+json_t *al_layer_desc_json(const char *media_type, const al_digest *d,
+                           uint64_t size)
+{
+	return desc_json(media_type, d, size);
+}

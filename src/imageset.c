@@ -562,16 +562,10 @@ static int load_platform(ctx *c, const al_yaml_node *p)
 			return type_error(c, n, "mirror.platform.graph",
 			                  "true or false");
 		}
-		rc = json_is_true(j);
+		/* the graph-data image and the UpdateService resource
+		 * (src/graph_image.c, docs/graph.md) */
+		c->cfg->graph = json_is_true(j);
 		json_decref(j);
-		if (rc)
-			return at(c, n, AL_EUNSUPPORTED,
-			          "graph: true is not supported (airlock does "
-			          "not build the update graph image; the "
-			          "channels' graphs are saved in the store and "
-			          "'airlock graph -o DIR' writes the update "
-			          "service's graph data)",
-			          NULL, NULL);
 	}
 	return 0;
 }

@@ -12,6 +12,7 @@
 #include "airlock/log.h"
 #include "airlock/mirror.h"
 #include "mirror_catalogs.h"
+#include "mirror_graph.h"
 #include "mirror_imageset.h"
 #include "mirror_sigstore.h"
 #include "mirror_plan_int.h"
@@ -398,6 +399,8 @@ int al_mirror_plan_run(al_mirror_plan *p, al_store *store,
 	    rc == 0)
 		rc = r2;
 	rc = after(store, &sel, first, res, rc);
+	/* mirror.platform.graph: the graph-data image (mirror_graph.c) */
+	rc = al_mirror__graph_image(store, p->cfg, res, rc);
 	/* operator catalogs: after the releases, so that their shared blobs
 	 * are already in the store (mirror_catalogs.c) */
 	rc = al_mirror__catalogs(store, p->cfg, &to, res, rc);

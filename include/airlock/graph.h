@@ -222,4 +222,58 @@ typedef struct al_graph_data_report {
 AL_EXPORT int al_graph_write_data(al_store *s, const char *outdir,
                                   al_graph_data_report *rep);
 
+/* --- the graph-data image (src/graph_image.c, docs/graph.md) ------------ */
+
+/* Where oc-mirror v2 names the image it builds (openshift/graph-image,
+ * tagged latest, under the destination): the store name that push maps to
+ * HOST/PREFIX/openshift/graph-image:latest. */
+#define AL_GRAPH_IMAGE_NAME "localhost/openshift/graph-image:latest"
+/* oc-mirror v2's base image, used when the store holds it. */
+#define AL_GRAPH_IMAGE_BASE "registry.access.redhat.com/ubi9/ubi:latest"
+/* The tree in the layer, and where the image's command copies it (the
+ * operator mounts the graph-data volume there). */
+#define AL_GRAPH_IMAGE_DATA_DIR "/var/lib/cincinnati-graph-data"
+#define AL_GRAPH_IMAGE_MOUNT "/var/lib/cincinnati/graph-data"
+
+typedef struct al_graph_image_opts {
+	const char *name;     /* store name to tag; NULL: AL_GRAPH_IMAGE_NAME */
+	const char *base;     /* store name of a base image; NULL: none (the
+	                       * image is the graph-data layer alone) */
+	const char *platform; /* "os/arch": the base's entry when it is an
+	                       * index, and the config's; NULL: linux/amd64 */
+	const char *tmpdir;   /* scratch for the tree; NULL: $TMPDIR, /tmp */
+} al_graph_image_opts;
+
+typedef struct al_graph_image_result {
+	al_descriptor manifest;    /* OCI manifest; al_descriptor_clear */
+	al_digest layer;           /* the gzip layer blob */
+	uint64_t layer_size;       /* its size */
+	al_digest diff_id;         /* SHA-256 of the uncompressed tar */
+	size_t entries;            /* files and directories in the tar */
+	al_graph_data_report data; /* what al_graph_write_data wrote */
+} al_graph_image_result;
+
+/*
+ * Build the graph-data image from the tree at dir (what
+ * al_graph_write_data writes): one gzip layer holding it under
+ * AL_GRAPH_IMAGE_DATA_DIR (owner 0/0, mtime 0, fixed modes, sorted, so
+ * the same tree gives the same digests), on top of opts->base's layers
+ * when given; the config's Cmd copies the tree to AL_GRAPH_IMAGE_MOUNT,
+ * as oc-mirror v2's CreateGraphImage does. Blobs are written to s and
+ * the manifest tagged opts->name. Symlinks and special files in dir:
+ * AL_EUNSUPPORTED; base not in the store: AL_ENOTFOUND. out->data is
+ * zero. Caller clears out->manifest.
+ */
+AL_EXPORT int al_graph_image_from_dir(al_store *s, const char *dir,
+                                      const al_graph_image_opts *opts,
+                                      al_graph_image_result *out);
+
+/*
+ * al_graph_write_data into a scratch directory, then
+ * al_graph_image_from_dir, the scratch removed after. AL_ENOTFOUND when
+ * the store holds no release.
+ */
+AL_EXPORT int al_graph_image_build(al_store *s, const al_graph_image_opts *opts,
+                                   al_graph_image_result *out);
+
 #endif

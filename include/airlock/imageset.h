@@ -159,6 +159,9 @@ typedef struct al_imageset {
 	size_t nhelm_repos;
 	al_imageset_helm_chart *helm_local;
 	size_t nhelm_local;
+	/* mirror.platform.graph: true: build the update service's graph-data
+	 * image after the releases (docs/graph.md) */
+	int graph;
 } al_imageset;
 
 /* Largest configuration file accepted (AL_ELIMIT beyond). */
@@ -171,7 +174,7 @@ typedef struct al_imageset {
  * (cfg->notes says so). Any field not understood is AL_EPARSE
  * "<path>:<line>:<column>: unknown field 'x' in mirror.platform";
  * oc-mirror features airlock does not implement (helm platforms,
- * graph: true, targetRepo/targetTag, storageConfig.registry; operators
+ * targetRepo/targetTag, storageConfig.registry; operators
  * without AL_IMAGESET_OPERATORS) are AL_EUNSUPPORTED with position.
  * Channel entries need a
  * name; minVersion/maxVersion must be semantic versions with

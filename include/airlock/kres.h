@@ -133,4 +133,19 @@ AL_EXPORT char *al_kres_configmaps_filename(const al_kres_configmaps *c,
 AL_EXPORT int al_kres_configmaps_write(const al_kres_configmaps *c, al_buf *out,
                                        int flags);
 
+/*
+ * Append an UpdateService (updateservice.operator.openshift.io/v1, the
+ * OpenShift Update Service operator's resource) to out as one YAML
+ * document: metadata.name name, spec.replicas replicas (>= 1),
+ * spec.releases the repository the release images were pushed to
+ * ("HOST[:PORT]/PATH", no tag or digest) and spec.graphDataImage the
+ * pushed graph-data image, as oc-mirror v2's UpdateServiceGenerator
+ * writes it (no namespace: apply it in the operator's). AL_EINVAL for an
+ * empty argument, a releases with a tag or digest, replicas < 1;
+ * AL_ELIMIT, AL_ENOMEM.
+ */
+AL_EXPORT int al_kres_updateservice(al_buf *out, const char *name,
+                                    const char *releases,
+                                    const char *graph_image, int replicas);
+
 #endif

@@ -263,6 +263,10 @@ typedef struct al_mirror_result {
 	size_t catalogs_mirrored; /* catalogs with status 0 */
 	/* sigstore signatures carried and checked (after the images) */
 	al_mirror_sigstore_result sigstore;
+	/* mirror.platform.graph: the graph-data image this run built and
+	 * tagged AL_GRAPH_IMAGE_NAME (graph.h), when has_graph_image */
+	int has_graph_image;
+	al_digest graph_image;
 } al_mirror_result;
 
 AL_EXPORT void al_mirror_result_clear(al_mirror_result *result);

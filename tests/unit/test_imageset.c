@@ -196,8 +196,6 @@ static void test_imageset__unsupported_features(void)
 	check_bad(HEAD "storageConfig:\n  local: {path: x}\n", AL_EPARSE,
 	          "%s:3:1: 'storageConfig' is a field of "
 	          "mirror.openshift.io/v1alpha2, not of v2alpha1");
-	check_bad(HEAD "mirror:\n  platform:\n    graph: true\n",
-	          AL_EUNSUPPORTED, "%s:5:12: graph: true is not supported");
 }
 
 static void test_imageset__type_errors(void)
@@ -466,6 +464,27 @@ static al_imageset *load_ok(const char *name, const char *text)
 		fprintf(stderr, "%s: %s\n", name, al_error_message());
 	free(path);
 	return cfg;
+}
+
+/* mirror.platform.graph: true is read (the graph-data image,
+ * docs/graph.md); false and absent leave it off. */
+static void test_imageset__platform_graph(void)
+{
+	al_imageset *cfg;
+
+	cfg = load_ok("graph-true.yaml",
+	              HEAD "mirror:\n  platform:\n    graph: true\n");
+	CU_ASSERT(cfg != NULL && cfg->graph == 1);
+	al_imageset_free(cfg);
+	cfg = load_ok("graph-false.yaml",
+	              HEAD "mirror:\n  platform:\n    graph: false\n");
+	CU_ASSERT(cfg != NULL && cfg->graph == 0);
+	al_imageset_free(cfg);
+	cfg = load_ok("graph-v1.yaml",
+	              HEAD_V1 "storageConfig:\n  local: {path: x}\n"
+	                      "mirror:\n  platform:\n    graph: true\n");
+	CU_ASSERT(cfg != NULL && cfg->graph == 1);
+	al_imageset_free(cfg);
 }
 
 static int has_note(const al_imageset *cfg, const char *needle)
@@ -813,6 +832,7 @@ static void test_imageset__kubevirt_from_bootimages(void)
 int main(void)
 {
 	CU_TestInfo tests[] = {
+	    {"test_imageset__platform_graph", test_imageset__platform_graph},
 	    {"test_imageset__full_example", test_imageset__full_example},
 	    {"test_imageset__channels", test_imageset__channels},
 	    {"test_imageset__channel_errors", test_imageset__channel_errors},

@@ -79,6 +79,13 @@ void cli_mirror_json(const al_mirror_result *res, const char *store_path)
 			                 res->sigstore.uncovered);
 		}
 	}
+	if (res->has_graph_image) {
+		/* mirror.platform.graph (docs/graph.md) */
+		json_t *o = cli_json_set_object(root, "graph_image");
+
+		cli_json_set_str(o, "name", AL_GRAPH_IMAGE_NAME);
+		cli_json_set_digest(o, "digest", &res->graph_image);
+	}
 	cli_json_set_stats(root, "stats", &res->report.stats);
 }
 

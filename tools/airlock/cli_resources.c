@@ -106,6 +106,13 @@ static int maps_build(al_store *store, const char *dest, unsigned max_nested,
 		if (al_ref_parse(&r, imgs[i].name) < 0)
 			continue; /* not a docker reference: nothing to
 			             redirect */
+		/* the graph-data image has no source to redirect: the
+		 * UpdateService names it where it was pushed (oc-mirror
+		 * leaves it out of the IDMS too) */
+		if (strcmp(imgs[i].name, AL_GRAPH_IMAGE_NAME) == 0) {
+			al_ref_clear(&r);
+			continue;
+		}
 		src = al_ref_name(&r);
 		ms->strs[2 * k] = src;
 		/* where push puts it: the one mapping */
@@ -241,6 +248,12 @@ static int put_file(const cli_cr_opts *o, const char *file, const al_buf *b,
 	return EXIT_OK;
 }
 
+int cli_cr_put_file(const cli_cr_opts *o, const char *file, const al_buf *b,
+                    json_t *files)
+{
+	return put_file(o, file, b, files);
+}
+
 /* The signature ConfigMaps of every release with signatures. */
 static int write_configmaps(al_store *store, const cli_cr_opts *o,
                             json_t *files)
@@ -356,6 +369,10 @@ int cli_cluster_resources(al_store *store, const cli_cr_opts *o, json_t *files)
 		return cli_fail(rc, "cannot create '%s'", o->dir);
 	if (o->dest != NULL &&
 	    (code = write_mirror_sets(store, o, files)) != EXIT_OK)
+		return code;
+	/* catalogs and the update service (cli_resources_osus.c) */
+	if (o->dest != NULL &&
+	    (code = cli_cr_catalogs_osus(store, o, files)) != EXIT_OK)
 		return code;
 	return write_configmaps(store, o, files);
 }

@@ -65,6 +65,21 @@ typedef struct cli_cr_opts {
  */
 int cli_cluster_resources(al_store *store, const cli_cr_opts *o, json_t *files);
 
+/* Write b to DIR/file atomically, append its path to files (may be NULL)
+ * and name it on stderr unless quiet. Returns an exit status. */
+int cli_cr_put_file(const cli_cr_opts *o, const char *file, const al_buf *b,
+                    json_t *files);
+
+/*
+ * To o->dest: one cs-<name>.yaml (CatalogSource) and cc-<name>.yaml
+ * (ClusterCatalog) per catalog the store records, and when the store
+ * holds the graph-data image (AL_GRAPH_IMAGE_NAME) an UpdateService
+ * (updateservice-airlock.yaml; oc-mirror: updateService.yaml) for the
+ * release repository and that image (cli_resources_osus.c). Returns an
+ * exit status.
+ */
+int cli_cr_catalogs_osus(al_store *store, const cli_cr_opts *o, json_t *files);
+
 /*
  * mirror --cluster-resources DIR [--registry DEST]: as above, to DEST or
  * else to the store's last push; with neither, only the signature

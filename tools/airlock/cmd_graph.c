@@ -12,10 +12,12 @@ enum {
 	OPT_CONFIG,
 	OPT_GRAPH_URL,
 	OPT_GRAPH_FILE,
+	OPT_IMAGE,
 };
 
 static const char graph_help[] =
     "usage: airlock graph --store DIR -o DIR\n"
+    "       airlock graph --store DIR --image\n"
     "       airlock graph --config IMAGESET.yaml [--store DIR] [--graph-url "
     "URL | --graph-file PATH]\n"
     "\n"
@@ -26,6 +28,12 @@ static const char graph_help[] =
     "the upstream graph does not have), version, and airlock/graph/ (the\n"
     "saved graphs restricted to what was mirrored, as update-service JSON).\n"
     "Clusters inside the network then see the same upgrade paths.\n"
+    "\n"
+    "With --image: build that data into the update service's graph-data "
+    "image in\n"
+    "the store, " AL_GRAPH_IMAGE_NAME ", as 'airlock mirror' does\n"
+    "for mirror.platform.graph: true (on " AL_GRAPH_IMAGE_BASE "\n"
+    "when the store holds it), for example after unpacking more releases.\n"
     "\n"
     "With --config: resolve mirror.platform.channels (minVersion, maxVersion,\n"
     "shortestPath, full) through the update graph and list the releases that\n"
@@ -39,6 +47,7 @@ static const char graph_help[] =
     "missing)\n"
     "  -c, --config FILE        ImageSetConfiguration with "
     "mirror.platform.channels\n"
+    "      --image              build the graph-data image in the store\n"
     "      --graph-url URL      update service (default: airlock.graph.url of "
     "the\n"
     "                           configuration, else " AL_GRAPH_DEFAULT_URL ")\n"
@@ -129,6 +138,42 @@ out:
 	return code;
 }
 
+/* The graph-data image from what the store holds (docs/graph.md). */
+static int build_image(const char *store_path)
+{
+	al_store *store = NULL;
+	al_store_opts so = {0};
+	al_graph_image_opts o;
+	al_graph_image_result r;
+	al_store_image base;
+	char ds[AL_DIGEST_STRMAX];
+	int rc;
+
+	memset(&o, 0, sizeof(o));
+	memset(&r, 0, sizeof(r));
+	memset(&base, 0, sizeof(base));
+	if ((rc = al_store_open(&store, store_path, &so)) < 0)
+		return cli_fail(rc, "cannot open store '%s'", store_path);
+	if (al_store_find(store, AL_GRAPH_IMAGE_BASE, &base) == 0)
+		o.base = AL_GRAPH_IMAGE_BASE;
+	else
+		cli_warn("%s is not in the store: the graph image holds the "
+		         "graph data alone (no shell for its command)",
+		         AL_GRAPH_IMAGE_BASE);
+	al_store_image_clear(&base);
+	rc = al_graph_image_build(store, &o, &r);
+	al_store_free(store);
+	if (rc < 0)
+		return cli_fail(rc, "cannot build the graph image in '%s'",
+		                store_path);
+	printf("graph image %s %s: %zu channels, %zu versions, %zu blocked "
+	       "edges\n",
+	       AL_GRAPH_IMAGE_NAME, al_digest_str(&r.manifest.digest, ds),
+	       r.data.channels, r.data.versions, r.data.blocked_edges);
+	al_descriptor_clear(&r.manifest);
+	return EXIT_OK;
+}
+
 static int write_data(const char *store_path, const char *outdir)
 {
 	al_store *store = NULL;
@@ -159,12 +204,13 @@ int cmd_graph(int argc, char **argv)
 	    {"config", required_argument, NULL, 'c'},
 	    {"graph-url", required_argument, NULL, OPT_GRAPH_URL},
 	    {"graph-file", required_argument, NULL, OPT_GRAPH_FILE},
+	    {"image", no_argument, NULL, OPT_IMAGE},
 	    {NULL, 0, NULL, 0},
 	};
 	cli_common c;
 	const char *store_path = NULL, *outdir = NULL, *config = NULL;
 	const char *url = NULL, *file = NULL;
-	int opt, code;
+	int opt, code, image = 0;
 
 	cli_common_init(&c);
 	optind = 1;
@@ -189,6 +235,9 @@ int cmd_graph(int argc, char **argv)
 		case OPT_GRAPH_FILE:
 			file = optarg;
 			break;
+		case OPT_IMAGE:
+			image = 1;
+			break;
 		default:
 			return EXIT_USAGE;
 		}
@@ -199,7 +248,10 @@ int cmd_graph(int argc, char **argv)
 	if (url != NULL && file != NULL)
 		return cli_usage_error("graph", "--graph-url and --graph-file "
 		                                "exclude each other");
-	if (config == NULL && (store_path == NULL || outdir == NULL))
+	if (image && (config != NULL || outdir != NULL || store_path == NULL))
+		return cli_usage_error("graph", "--image goes with --store DIR "
+		                                "alone");
+	if (!image && config == NULL && (store_path == NULL || outdir == NULL))
 		return cli_usage_error("graph", "give --store DIR -o DIR, or "
 		                                "--config FILE");
 	if (config != NULL && outdir != NULL)
@@ -208,7 +260,9 @@ int cmd_graph(int argc, char **argv)
 		                       "store; run it without --config");
 	if ((code = cli_common_start(&c)) != EXIT_OK)
 		goto out;
-	if (config != NULL)
+	if (image)
+		code = build_image(store_path);
+	else if (config != NULL)
 		code = resolve(&c, config, store_path, url, file);
 	else
 		code = write_data(store_path, outdir);

@@ -65,6 +65,8 @@ static void summary(const char *path, const al_imageset *cfg)
 		al_buf_printf(&b, ", store %s", cfg->store_path);
 	if (cfg->ndocuments > 1)
 		al_buf_printf(&b, ", %zu documents", cfg->ndocuments);
+	if (cfg->graph)
+		al_buf_puts(&b, ", graph image");
 	if (b.ptr != NULL)
 		printf("%s\n", (const char *)b.ptr);
 	al_buf_free(&b);
