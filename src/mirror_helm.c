@@ -664,6 +664,46 @@ out:
 	return rc;
 }
 
+/* The sha256 of fd's content from the start, and its size. */
+static int hash_fd(int fd, al_digest *d, uint64_t *size)
+{
+	al_hasher *h = NULL;
+	uint8_t buf[65536];
+	int rc;
+
+	*size = 0;
+	if (lseek(fd, 0, SEEK_SET) < 0)
+		return al_error_errno(errno, "cannot rewind the chart archive");
+	if ((rc = al_hasher_new(&h, AL_DIGEST_SHA256)) < 0)
+		return rc;
+	for (;;) {
+		ssize_t r = read(fd, buf, sizeof(buf));
+
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r < 0) {
+			rc = al_error_errno(errno,
+			                    "cannot read the chart archive");
+			goto out;
+		}
+		if (r == 0)
+			break;
+		*size += (uint64_t)r;
+		if ((rc = al_hasher_update(h, buf, (size_t)r)) < 0)
+			goto out;
+	}
+	rc = al_hasher_final(h, d);
+out:
+	al_hasher_free(h);
+	return rc;
+}
+
+/*
+ * A local chart (oc-mirror getHelmImagesFromLocalChart -> getImages ->
+ * Helm's loader.Load): a directory is loaded as a chart directory
+ * (packaged here as `helm package` would, then stored like an archive),
+ * anything else as a chart archive.
+ */
 static int local_chart(hm *m, const al_imageset_helm_chart *c)
 {
 	al_digest d;
@@ -671,6 +711,27 @@ static int local_chart(hm *m, const al_imageset_helm_chart *c)
 	struct stat st;
 	int fd, rc;
 
+	if (stat(c->path, &st) == 0 && S_ISDIR(st.st_mode)) {
+		if ((rc = tmp_fd(&fd)) < 0)
+			return rc;
+		if ((rc = al_helm_package_dir(c->path, fd)) < 0 ||
+		    (rc = hash_fd(fd, &d, &size)) < 0)
+			goto out;
+		if (size > AL_HELM_ARCHIVE_MAX) {
+			rc =
+			    al_error_set(AL_ELIMIT,
+			                 "helm local chart '%s': '%s' packages "
+			                 "to more than %d bytes",
+			                 c->name, c->path, AL_HELM_ARCHIVE_MAX);
+			goto out;
+		}
+		al_log_info("helm: chart directory '%s' packaged (%llu bytes)",
+		            c->path, (unsigned long long)size);
+		rc = chart_from_fd(m, fd, &d, size,
+		                   (const char *const *)c->image_paths,
+		                   c->nimage_paths, c->path);
+		goto out;
+	}
 	fd = open(c->path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
 		return al_error_errno(errno,
@@ -679,12 +740,10 @@ static int local_chart(hm *m, const al_imageset_helm_chart *c)
 		                      c->name, c->path);
 	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
 		close(fd);
-		return al_error_set(
-		    AL_EUNSUPPORTED,
-		    "helm local chart '%s': '%s' is not a chart "
-		    "archive (package a chart directory with "
-		    "'helm package' first)",
-		    c->name, c->path);
+		return al_error_set(AL_EUNSUPPORTED,
+		                    "helm local chart '%s': '%s' is neither a "
+		                    "chart directory nor a chart archive",
+		                    c->name, c->path);
 	}
 	if ((uint64_t)st.st_size > AL_HELM_ARCHIVE_MAX) {
 		close(fd);
@@ -695,6 +754,7 @@ static int local_chart(hm *m, const al_imageset_helm_chart *c)
 		rc = chart_from_fd(m, fd, &d, size,
 		                   (const char *const *)c->image_paths,
 		                   c->nimage_paths, c->path);
+out:
 	close(fd);
 	return rc;
 }
