@@ -298,7 +298,7 @@ static int walk_entry(dwalk *w, const char *path, const char *rel,
 			    w->what, path);
 		if (!inside(w, real)) {
 			rc =
-			    al_error_set(AL_EUNSUPPORTED,
+			    al_error_set(AL_EPARSE,
 			                 "%s: '%s' is a symbolic link to '%s', "
 			                 "outside the chart directory",
 			                 w->what, path, real);
