@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "airlock/buf.h"
@@ -20,6 +21,7 @@
 #include "airlock/oci.h"
 #include "airlock/ref.h"
 #include "airlock/registry.h"
+#include "airlock/store.h"
 
 typedef struct hm {
 	al_store *store;
@@ -311,6 +313,58 @@ static int fd_to_store(hm *m, int fd, const al_digest *d, uint64_t size)
 	return al_blob_writer_commit(w);
 }
 
+static char *iso8601_now(void)
+{
+	char buf[32];
+	time_t now = time(NULL);
+	struct tm tm;
+
+	if (gmtime_r(&now, &tm) == NULL ||
+	    strftime(buf, sizeof(buf), "%Y-%m-%dT%H:%M:%SZ", &tm) == 0)
+		return al_strdup("1970-01-01T00:00:00Z");
+	return al_strdup(buf);
+}
+
+/* The store's record of the chart named name (airlock/releases.json
+ * "charts", docs/helm.md), so that catalogs, inventory, packs and unpack
+ * list it as a chart and not only as an image. */
+static int record_chart(hm *m, const al_helm_chart *ch, const char *name,
+                        const char *source)
+{
+	al_store_chart rec;
+	al_store_image img;
+	size_t i;
+	int rc;
+
+	memset(&rec, 0, sizeof(rec));
+	memset(&img, 0, sizeof(img));
+	if ((rc = al_store_find(m->store, name, &img)) < 0)
+		return rc;
+	rec.name = (char *)name;
+	rec.digest = img.desc.digest;
+	rec.has_digest = 1;
+	rec.chart = ch->name;
+	rec.version = ch->version;
+	rec.app_version = ch->app_version;
+	rec.source = (char *)source;
+	rec.unresolved = (long long)ch->nunresolved;
+	if ((rec.mirrored = iso8601_now()) == NULL ||
+	    (ch->nimages > 0 &&
+	     (rec.images = calloc(ch->nimages, sizeof(char *))) == NULL)) {
+		rc = al_error_set(AL_ENOMEM, "out of memory");
+		goto out;
+	}
+	for (i = 0; i < ch->nimages; i++)
+		rec.images[i] = ch->images[i].ref;
+	rec.nimages = ch->nimages;
+	rc = al_store_chart_put(m->store, &rec);
+out:
+	free(rec.mirrored);
+	free(rec.images);
+	al_store_image_clear(&img);
+	return rc;
+}
+
 /* Scan the archive in fd, store it and name it charts/NAME:TAG. */
 static int chart_from_fd(hm *m, int fd, const al_digest *d, uint64_t size,
                          const char *const *paths, size_t npaths,
@@ -334,7 +388,8 @@ static int chart_from_fd(hm *m, int fd, const al_digest *d, uint64_t size,
 	}
 	if ((rc = fd_to_store(m, fd, d, size)) < 0 ||
 	    (rc = store_artifact(m, &ch, d, size, name)) < 0 ||
-	    (rc = take_images(m, &ch, where)) < 0)
+	    (rc = take_images(m, &ch, where)) < 0 ||
+	    (rc = record_chart(m, &ch, name, what)) < 0)
 		goto out;
 out:
 	free(name);
@@ -647,7 +702,13 @@ static int oci_chart(hm *m, const al_imageset_helm_repo *r,
 	m->charts++;
 	al_log_info("helm: chart %s %s stored as '%s'", ch.name, ch.version,
 	            ref);
-	rc = take_images(m, &ch, where);
+	if ((rc = take_images(m, &ch, where)) == 0) {
+		char *src_ref = al_sprintf("oci://%s", ref);
+
+		rc = src_ref != NULL ? record_chart(m, &ch, ref, src_ref)
+		                     : al_error_set(AL_ENOMEM, "out of memory");
+		free(src_ref);
+	}
 out:
 	if (fd >= 0)
 		close(fd);

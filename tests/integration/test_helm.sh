@@ -164,6 +164,42 @@ al_check "the include line is listed as not resolved" \
 al_check "nothing unresolved for podinfo" \
 	grep -q "chart podinfo 5.0.0: 6 images, 0 not resolved" "$T/m1.err"
 
+# --- 1b. the charts as first-class records: catalogs, inventory, packs ---
+al_run "$T/cats" "$T/cats.err" "$AIRLOCK" catalogs --store "$S"
+al_check "catalogs exits 0 (exit $AL_RC)" [ "$AL_RC" = 0 ]
+al_check "no catalogs: the charts table alone" \
+	bash -c "head -1 '$T/cats' | grep -q '^CHART  *VERSION  *DIGEST  *IMAGES  *UNRESOLVED  *PACK  *NAME  *SOURCE$'"
+PD=$(al_digest_of "$S" charts/podinfo:5.0.0)
+DD=$(al_digest_of "$S" charts/demo:0.2.0)
+# by hand: demo sorts before podinfo; demo 0.2.0 has 2 images (app:1.0
+# from the template line, side:2) and 2 unresolved (the values map with an
+# empty tag, the include line); podinfo 6 and 0
+al_check "catalogs lists demo 0.2.0: digest, 2 images, 2 unresolved, no pack, its URL" \
+	bash -c "sed -n 2p '$T/cats' | grep -Eq '^demo +0\.2\.0 +$DD +2 +2 +- +charts/demo:0\.2\.0 +$HURL/demo/demo-0\.2\.0\.tgz$'"
+al_check "catalogs lists podinfo 5.0.0: 6 images, 0 unresolved, the local path" \
+	bash -c "sed -n 3p '$T/cats' | grep -Eq '^podinfo +5\.0\.0 +$PD +6 +0 +- +charts/podinfo:5\.0\.0 +$T/cfg/charts/podinfo-5\.0\.0\.tgz$'"
+al_check "two charts, nothing more" [ "$(wc -l <"$T/cats")" = 3 ]
+al_run "$T/inv" "$T/inv.err" "$AIRLOCK" inventory --store "$S" --json
+al_check "inventory --json counts the charts" [ "$(jq -r .charts "$T/inv")" = 2 ]
+al_check "inventory names each chart with its digest, chart and version" \
+	[ "$(jq -c '[.inventory.charts[] | [.name, .digest, .chart, .version]] | sort' "$T/inv")" = \
+	"$(jq -nc --arg p "$PD" --arg d "$DD" '[["charts/demo:0.2.0",$d,"demo","0.2.0"],["charts/podinfo:5.0.0",$p,"podinfo","5.0.0"]]')" ]
+al_check "the record keeps the images found" \
+	[ "$(jq -c '.charts[] | select(.chart == "demo") | .images' "$S/airlock/releases.json")" = \
+	'["registry.example/demo/app:1.0","registry.example/demo/side:2"]' ]
+al_check "pack the store with its charts" "$AIRLOCK" pack -q --store "$S" -o "$T/vol"
+PACKID=$(ls "$S/airlock/packs" | sed -n 's/\.json$//p' | head -1)
+al_check "unpack it on the other side" "$AIRLOCK" unpack -q "$T/vol" --store "$T/far"
+al_run "$T/fcats" "$T/fcats.err" "$AIRLOCK" catalogs --store "$T/far"
+al_check "the far store lists the same charts" \
+	[ "$(awk 'NR>1{print $1, $2, $3}' "$T/fcats")" = "$(awk 'NR>1{print $1, $2, $3}' "$T/cats")" ]
+al_run "$T/cats2" "$T/cats2.err" "$AIRLOCK" catalogs --store "$S"
+al_check "PACK names the pack that carried each chart" \
+	[ "$(awk 'NR>1{print $6}' "$T/cats2" | sort -u)" = "$PACKID" ]
+al_run "$T/finv" "$T/finv.err" "$AIRLOCK" inventory --store "$T/far"
+al_check "the far store's inventory names the charts" \
+	[ "$(jq -r '[.charts[].name] | sort | join(" ")' "$T/finv")" = "charts/demo:0.2.0 charts/podinfo:5.0.0" ]
+
 # --- 2. push: every digest kept ---
 al_start_registry "$T/dst"
 DST=$REG_ADDR
@@ -277,6 +313,8 @@ al_check "the directory chart is named charts/podinfo:5.0.0" al_digest_of "$S7" 
 al_check "its images found as from the archive" \
 	grep -q "chart podinfo 5.0.0: 6 images, 0 not resolved" "$T/m7.err"
 al_check "its images mirrored" al_digest_of "$S7" docker.io/curlimages/curl:7.69.0
+al_check "its record names the directory as the source" \
+	[ "$(jq -r '.charts[0].source' "$S7/airlock/releases.json")" = "$C7/charts/podinfo" ]
 dir_layer() { # STORE NAME -> the chart layer's blob path
 	python3 - "$1" "$2" <<'EOF2'
 import json, os, sys
