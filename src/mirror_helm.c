@@ -22,6 +22,7 @@
 #include "airlock/ref.h"
 #include "airlock/registry.h"
 #include "airlock/store.h"
+#include "mirror_helm.h"
 
 typedef struct hm {
 	al_store *store;
@@ -30,6 +31,8 @@ typedef struct hm {
 	al_http *http;
 	char **images; /* to mirror, owned, deduplicated */
 	size_t nimages;
+	char **oci; /* oci:// charts stored (their registry names), owned */
+	size_t noci;
 	size_t charts, unresolved;
 	int rc; /* worst status */
 } hm;
@@ -705,9 +708,18 @@ static int oci_chart(hm *m, const al_imageset_helm_repo *r,
 	if ((rc = take_images(m, &ch, where)) == 0) {
 		char *src_ref = al_sprintf("oci://%s", ref);
 
+		char **g = realloc(m->oci, (m->noci + 1) * sizeof(*g));
+
 		rc = src_ref != NULL ? record_chart(m, &ch, ref, src_ref)
 		                     : al_error_set(AL_ENOMEM, "out of memory");
 		free(src_ref);
+		if (g != NULL)
+			m->oci = g;
+		if (rc == 0 &&
+		    (g == NULL || (g[m->noci] = al_strdup(ref)) == NULL))
+			rc = al_error_set(AL_ENOMEM, "out of memory");
+		if (rc == 0)
+			m->noci++;
 	}
 out:
 	if (fd >= 0)
@@ -847,8 +859,10 @@ static void merge_report(al_mirror_report *to, al_mirror_report *from)
 	from->nerrors = 0;
 }
 
-int al_mirror_helm(al_store *s, const al_imageset *cfg,
-                   const al_transfer_opts *to, al_mirror_report *report)
+/* The step; the images to mirror moved to *imgs (may be NULL). */
+static int helm_run(al_store *s, const al_imageset *cfg,
+                    const al_transfer_opts *to, al_mirror_report *report,
+                    char ***imgs, size_t *nimgs)
 {
 	al_http_opts ho;
 	al_mirror_report rep;
@@ -899,9 +913,54 @@ int al_mirror_helm(al_store *s, const al_imageset *cfg,
 			m.rc = rc;
 	}
 	al_mirror_report_clear(&rep);
+	/* for the sigstore step: the images, and the oci:// charts, which
+	 * are images of their registry (a chart from index.yaml or a
+	 * directory has no source image to look up) */
+	for (i = 0; imgs != NULL && i < m.noci; i++) {
+		if ((rc = add_image(&m, m.oci[i])) < 0) {
+			fail(&m, rc, "helm: %s", al_error_message());
+			break;
+		}
+	}
+	if (imgs != NULL) {
+		*imgs = m.images;
+		*nimgs = m.nimages;
+		m.images = NULL;
+		m.nimages = 0;
+	}
+	for (i = 0; i < m.noci; i++)
+		free(m.oci[i]);
+	free(m.oci);
 	for (i = 0; i < m.nimages; i++)
 		free(m.images[i]);
 	free(m.images);
 	al_http_free(m.http);
 	return m.rc;
+}
+
+int al_mirror_helm(al_store *s, const al_imageset *cfg,
+                   const al_transfer_opts *to, al_mirror_report *report)
+{
+	return helm_run(s, cfg, to, report, NULL, NULL);
+}
+
+int al_mirror__helm(al_store *s, const al_imageset *cfg,
+                    const al_transfer_opts *to, al_mirror_result *res)
+{
+	al_mirror__helm_clear(res);
+	return helm_run(s, cfg, to, &res->report, &res->chart_images,
+	                &res->nchart_images);
+}
+
+void al_mirror__helm_clear(al_mirror_result *res)
+{
+	size_t i;
+
+	if (res == NULL)
+		return;
+	for (i = 0; i < res->nchart_images; i++)
+		free(res->chart_images[i]);
+	free(res->chart_images);
+	res->chart_images = NULL;
+	res->nchart_images = 0;
 }
