@@ -1850,8 +1850,8 @@ static int load_helm_chart(ctx *c, const al_yaml_node *m, int local,
 	if (local) {
 		if ((n = al_yaml_get(m, "path")) == NULL)
 			return at(c, m, AL_EPARSE,
-			          "mirror.helm.local[] needs 'path' (the chart "
-			          "archive)",
+			          "mirror.helm.local[] needs 'path' (a chart "
+			          "archive or directory)",
 			          NULL, NULL);
 		if ((rc = get_string(c, n, "mirror.helm.local[].path", &s)) < 0)
 			return rc;

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "airlock/buf.h"
@@ -21,6 +22,8 @@
 #include "airlock/ref.h"
 #include "airlock/registry.h"
 #include "mirror_plan_int.h"
+#include "airlock/store.h"
+#include "mirror_helm.h"
 
 typedef struct hm {
 	al_store *store;
@@ -29,6 +32,8 @@ typedef struct hm {
 	al_http *http;
 	char **images; /* to mirror, owned, deduplicated */
 	size_t nimages;
+	char **oci; /* oci:// charts stored (their registry names), owned */
+	size_t noci;
 	size_t charts, unresolved;
 	int rc; /* worst status */
 } hm;
@@ -301,6 +306,58 @@ static int fd_to_store(hm *m, int fd, const al_digest *d, uint64_t size)
 	return al_blob_writer_commit(w);
 }
 
+static char *iso8601_now(void)
+{
+	char buf[32];
+	time_t now = time(NULL);
+	struct tm tm;
+
+	if (gmtime_r(&now, &tm) == NULL ||
+	    strftime(buf, sizeof(buf), "%Y-%m-%dT%H:%M:%SZ", &tm) == 0)
+		return al_strdup("1970-01-01T00:00:00Z");
+	return al_strdup(buf);
+}
+
+/* The store's record of the chart named name (airlock/releases.json
+ * "charts", docs/helm.md), so that catalogs, inventory, packs and unpack
+ * list it as a chart and not only as an image. */
+static int record_chart(hm *m, const al_helm_chart *ch, const char *name,
+                        const char *source)
+{
+	al_store_chart rec;
+	al_store_image img;
+	size_t i;
+	int rc;
+
+	memset(&rec, 0, sizeof(rec));
+	memset(&img, 0, sizeof(img));
+	if ((rc = al_store_find(m->store, name, &img)) < 0)
+		return rc;
+	rec.name = (char *)name;
+	rec.digest = img.desc.digest;
+	rec.has_digest = 1;
+	rec.chart = ch->name;
+	rec.version = ch->version;
+	rec.app_version = ch->app_version;
+	rec.source = (char *)source;
+	rec.unresolved = (long long)ch->nunresolved;
+	if ((rec.mirrored = iso8601_now()) == NULL ||
+	    (ch->nimages > 0 &&
+	     (rec.images = calloc(ch->nimages, sizeof(char *))) == NULL)) {
+		rc = al_error_set(AL_ENOMEM, "out of memory");
+		goto out;
+	}
+	for (i = 0; i < ch->nimages; i++)
+		rec.images[i] = ch->images[i].ref;
+	rec.nimages = ch->nimages;
+	rc = al_store_chart_put(m->store, &rec);
+out:
+	free(rec.mirrored);
+	free(rec.images);
+	al_store_image_clear(&img);
+	return rc;
+}
+
 /* Scan the archive in fd, store it and name it charts/NAME:TAG. */
 static int chart_from_fd(hm *m, int fd, const al_digest *d, uint64_t size,
                          const char *const *paths, size_t npaths,
@@ -324,7 +381,8 @@ static int chart_from_fd(hm *m, int fd, const al_digest *d, uint64_t size,
 	}
 	if ((rc = fd_to_store(m, fd, d, size)) < 0 ||
 	    (rc = store_artifact(m, &ch, d, size, name)) < 0 ||
-	    (rc = take_images(m, &ch, where)) < 0)
+	    (rc = take_images(m, &ch, where)) < 0 ||
+	    (rc = record_chart(m, &ch, name, what)) < 0)
 		goto out;
 out:
 	free(name);
@@ -637,7 +695,22 @@ static int oci_chart(hm *m, const al_imageset_helm_repo *r,
 	m->charts++;
 	al_log_info("helm: chart %s %s stored as '%s'", ch.name, ch.version,
 	            ref);
-	rc = take_images(m, &ch, where);
+	if ((rc = take_images(m, &ch, where)) == 0) {
+		char *src_ref = al_sprintf("oci://%s", ref);
+
+		char **g = realloc(m->oci, (m->noci + 1) * sizeof(*g));
+
+		rc = src_ref != NULL ? record_chart(m, &ch, ref, src_ref)
+		                     : al_error_set(AL_ENOMEM, "out of memory");
+		free(src_ref);
+		if (g != NULL)
+			m->oci = g;
+		if (rc == 0 &&
+		    (g == NULL || (g[m->noci] = al_strdup(ref)) == NULL))
+			rc = al_error_set(AL_ENOMEM, "out of memory");
+		if (rc == 0)
+			m->noci++;
+	}
 out:
 	if (fd >= 0)
 		close(fd);
@@ -654,6 +727,46 @@ out:
 	return rc;
 }
 
+/* The sha256 of fd's content from the start, and its size. */
+static int hash_fd(int fd, al_digest *d, uint64_t *size)
+{
+	al_hasher *h = NULL;
+	uint8_t buf[65536];
+	int rc;
+
+	*size = 0;
+	if (lseek(fd, 0, SEEK_SET) < 0)
+		return al_error_errno(errno, "cannot rewind the chart archive");
+	if ((rc = al_hasher_new(&h, AL_DIGEST_SHA256)) < 0)
+		return rc;
+	for (;;) {
+		ssize_t r = read(fd, buf, sizeof(buf));
+
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r < 0) {
+			rc = al_error_errno(errno,
+			                    "cannot read the chart archive");
+			goto out;
+		}
+		if (r == 0)
+			break;
+		*size += (uint64_t)r;
+		if ((rc = al_hasher_update(h, buf, (size_t)r)) < 0)
+			goto out;
+	}
+	rc = al_hasher_final(h, d);
+out:
+	al_hasher_free(h);
+	return rc;
+}
+
+/*
+ * A local chart (oc-mirror getHelmImagesFromLocalChart -> getImages ->
+ * Helm's loader.Load): a directory is loaded as a chart directory
+ * (packaged here as `helm package` would, then stored like an archive),
+ * anything else as a chart archive.
+ */
 static int local_chart(hm *m, const al_imageset_helm_chart *c)
 {
 	al_digest d;
@@ -661,6 +774,27 @@ static int local_chart(hm *m, const al_imageset_helm_chart *c)
 	struct stat st;
 	int fd, rc;
 
+	if (stat(c->path, &st) == 0 && S_ISDIR(st.st_mode)) {
+		if ((rc = tmp_fd(&fd)) < 0)
+			return rc;
+		if ((rc = al_helm_package_dir(c->path, fd)) < 0 ||
+		    (rc = hash_fd(fd, &d, &size)) < 0)
+			goto out;
+		if (size > AL_HELM_ARCHIVE_MAX) {
+			rc =
+			    al_error_set(AL_ELIMIT,
+			                 "helm local chart '%s': '%s' packages "
+			                 "to more than %d bytes",
+			                 c->name, c->path, AL_HELM_ARCHIVE_MAX);
+			goto out;
+		}
+		al_log_info("helm: chart directory '%s' packaged (%llu bytes)",
+		            c->path, (unsigned long long)size);
+		rc = chart_from_fd(m, fd, &d, size,
+		                   (const char *const *)c->image_paths,
+		                   c->nimage_paths, c->path);
+		goto out;
+	}
 	fd = open(c->path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
 		return al_error_errno(errno,
@@ -669,12 +803,10 @@ static int local_chart(hm *m, const al_imageset_helm_chart *c)
 		                      c->name, c->path);
 	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
 		close(fd);
-		return al_error_set(
-		    AL_EUNSUPPORTED,
-		    "helm local chart '%s': '%s' is not a chart "
-		    "archive (package a chart directory with "
-		    "'helm package' first)",
-		    c->name, c->path);
+		return al_error_set(AL_EUNSUPPORTED,
+		                    "helm local chart '%s': '%s' is neither a "
+		                    "chart directory nor a chart archive",
+		                    c->name, c->path);
 	}
 	if ((uint64_t)st.st_size > AL_HELM_ARCHIVE_MAX) {
 		close(fd);
@@ -685,6 +817,7 @@ static int local_chart(hm *m, const al_imageset_helm_chart *c)
 		rc = chart_from_fd(m, fd, &d, size,
 		                   (const char *const *)c->image_paths,
 		                   c->nimage_paths, c->path);
+out:
 	close(fd);
 	return rc;
 }
@@ -716,8 +849,10 @@ static void merge_report(al_mirror_report *to, al_mirror_report *from)
 	from->nerrors = 0;
 }
 
-int al_mirror_helm(al_store *s, const al_imageset *cfg,
-                   const al_transfer_opts *to, al_mirror_report *report)
+/* The step; the images to mirror moved to *imgs (may be NULL). */
+static int helm_run(al_store *s, const al_imageset *cfg,
+                    const al_transfer_opts *to, al_mirror_report *report,
+                    char ***imgs, size_t *nimgs)
 {
 	al_http_opts ho;
 	al_mirror_report rep;
@@ -768,9 +903,54 @@ int al_mirror_helm(al_store *s, const al_imageset *cfg,
 			m.rc = rc;
 	}
 	al_mirror_report_clear(&rep);
+	/* for the sigstore step: the images, and the oci:// charts, which
+	 * are images of their registry (a chart from index.yaml or a
+	 * directory has no source image to look up) */
+	for (i = 0; imgs != NULL && i < m.noci; i++) {
+		if ((rc = add_image(&m, m.oci[i])) < 0) {
+			fail(&m, rc, "helm: %s", al_error_message());
+			break;
+		}
+	}
+	if (imgs != NULL) {
+		*imgs = m.images;
+		*nimgs = m.nimages;
+		m.images = NULL;
+		m.nimages = 0;
+	}
+	for (i = 0; i < m.noci; i++)
+		free(m.oci[i]);
+	free(m.oci);
 	for (i = 0; i < m.nimages; i++)
 		free(m.images[i]);
 	free(m.images);
 	al_http_free(m.http);
 	return m.rc;
+}
+
+int al_mirror_helm(al_store *s, const al_imageset *cfg,
+                   const al_transfer_opts *to, al_mirror_report *report)
+{
+	return helm_run(s, cfg, to, report, NULL, NULL);
+}
+
+int al_mirror__helm(al_store *s, const al_imageset *cfg,
+                    const al_transfer_opts *to, al_mirror_result *res)
+{
+	al_mirror__helm_clear(res);
+	return helm_run(s, cfg, to, &res->report, &res->chart_images,
+	                &res->nchart_images);
+}
+
+void al_mirror__helm_clear(al_mirror_result *res)
+{
+	size_t i;
+
+	if (res == NULL)
+		return;
+	for (i = 0; i < res->nchart_images; i++)
+		free(res->chart_images[i]);
+	free(res->chart_images);
+	res->chart_images = NULL;
+	res->nchart_images = 0;
 }

@@ -13,6 +13,7 @@
 #include "airlock/mirror.h"
 #include "mirror_catalogs.h"
 #include "mirror_graph.h"
+#include "mirror_helm.h"
 #include "mirror_imageset.h"
 #include "mirror_sigstore.h"
 #include "mirror_plan_int.h"
@@ -250,6 +251,7 @@ void al_mirror_result_clear(al_mirror_result *result)
 		return;
 	al_mirror_report_clear(&result->report);
 	al_mirror__catalogs_clear(result);
+	al_mirror__helm_clear(result);
 	memset(result, 0, sizeof(*result));
 }
 
@@ -390,8 +392,7 @@ int al_mirror_plan_run(al_mirror_plan *p, al_store *store,
 	    (r2 = add_errorf(&res->report, "%s", al_error_message())) < 0)
 		rc = r2;
 	/* mirror.helm: charts and their images (src/mirror_helm.c) */
-	if ((r2 = al_mirror_helm(store, p->cfg, &to, &res->report)) < 0 &&
-	    rc == 0)
+	if ((r2 = al_mirror__helm(store, p->cfg, &to, res)) < 0 && rc == 0)
 		rc = r2;
 	/* imageset: architectures, kubeVirtContainer, archiveSize */
 	if ((r2 = al_mirror__imageset_after(p->cfg, store, &to, &res->report)) <

@@ -11,6 +11,7 @@
 #include "airlock/error.h"
 #include "airlock/log.h"
 #include "airlock/release.h"
+#include "airlock/store.h"
 #include "mirror_sigstore.h"
 #include "mirror_plan_int.h"
 
@@ -182,6 +183,60 @@ static int run_names(namev *nv, al_store *store, const al_transfer_opts *to,
 	return 0;
 }
 
+/*
+ * The other images of the run (docs/cosign.md "What is carried"): each
+ * operator catalog that was mirrored, as fetched from its source (the
+ * rebuilt catalog is airlock's own image: no one signed its digest), its
+ * bundle and related images (the catalog's record, al_store_catalog), and
+ * the images the Helm charts use and the oci:// charts themselves
+ * (res->chart_images; a chart from index.yaml or a local directory is
+ * packaged here and has no source image to look up).
+ */
+static int more_names(namev *nv, al_store *store, const al_mirror_result *res,
+                      size_t *local)
+{
+	al_store_catalog *recs = NULL;
+	size_t nrecs = 0, i, j, k;
+	int rc = 0;
+
+	if (res->ncatalogs > 0 &&
+	    al_store_catalogs_list(store, &recs, &nrecs) < 0) {
+		/* the catalog step reported a store it cannot read */
+		al_error_clear();
+		nrecs = 0;
+	}
+	for (i = 0; rc == 0 && i < res->ncatalogs; i++) {
+		const al_mirror_catalog *c = &res->catalogs[i];
+		al_imgref ir;
+
+		if (c->status != 0 || c->source == NULL ||
+		    c->source_name == NULL || c->target_name == NULL)
+			continue;
+		memset(&ir, 0, sizeof(ir));
+		if (al_imgref_parse(&ir, c->source) < 0) {
+			al_error_clear();
+			continue;
+		}
+		if (ir.transport != AL_TRANSPORT_DOCKER)
+			(*local)++;
+		else
+			rc = namev_take(nv, al_strdup(c->source_name));
+		al_imgref_clear(&ir);
+		for (j = 0; rc == 0 && j < nrecs; j++) {
+			if (recs[j].name == NULL ||
+			    strcmp(recs[j].name, c->target_name) != 0)
+				continue;
+			for (k = 0; rc == 0 && k < recs[j].nimages; k++)
+				rc =
+				    add_ref(nv, recs[j].images[k], NULL, local);
+		}
+	}
+	for (i = 0; rc == 0 && i < res->nchart_images; i++)
+		rc = add_ref(nv, res->chart_images[i], NULL, local);
+	al_store_catalogs_free(recs, nrecs);
+	return rc;
+}
+
 /* The worse of two statuses: a verification failure wins (exit 1). */
 static int worse(int rc, int r2)
 {
@@ -257,7 +312,8 @@ int al_mirror__sigstore_run(al_mirror__sigstore *ss, al_store *store,
 	memset(&nv, 0, sizeof(nv));
 	out->ran = 1;
 	if ((r2 = run_names(&nv, store, to, images, nimages, &res->report,
-	                    &out->local)) < 0) {
+	                    &out->local)) < 0 ||
+	    (r2 = more_names(&nv, store, res, &out->local)) < 0) {
 		al_mirror__report_errorf(&res->report, "sigstore: %s",
 		                         al_error_message());
 		rc = worse(rc, r2);

@@ -21,7 +21,9 @@ void al_mirror__sigstore_free(al_mirror__sigstore *ss);
 /*
  * After the images of a run arrived: carry the sigstore attachments of
  * every image the run mirrored (the releases of res->report, their
- * components, images) from its source into store (al_cosign_carry), then
+ * components, images; the source catalogs of res->catalogs, their bundle
+ * and related images; res->chart_images) from its source into store
+ * (al_cosign_carry), then
  * check them against the policy (al_cosign_check_store, verdicts saved in
  * STORE/airlock/sigstore.json). Fills res->sigstore, appends failures
  * to res->report.errors and returns rc or a worse status: a failed lookup

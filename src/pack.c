@@ -593,6 +593,9 @@ int al_pack__inventory_json(al_store *s, json_t **out)
 	/* the operator catalogs it records (store_catalogs.c) */
 	if ((rc = al_store__catalogs_inventory(s, inv)) < 0)
 		goto out;
+	/* and the Helm charts (store_charts.c) */
+	if ((rc = al_store__charts_inventory(s, inv)) < 0)
+		goto out;
 	*out = inv;
 	inv = NULL;
 	goto out;

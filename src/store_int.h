@@ -48,6 +48,11 @@ int al_store__catalogs_merge(json_t *doc, const json_t *other,
  * (for 'airlock inventory'); a store whose records do not read gets
  * none (check reports it). */
 int al_store__catalogs_inventory(al_store *s, json_t *inv);
+/* The same for the "charts" records (store_charts.c): merge, replacing
+ * the record of the same name, and inv's "charts" [{"name","digest",
+ * "chart","version"}]. */
+int al_store__charts_merge(json_t *doc, const json_t *other, const char *what);
+int al_store__charts_inventory(al_store *s, json_t *inv);
 
 /* Record members, for the typed records of store_meta.c and
  * store_catalogs.c. al_store__member_dup: *out a copy of e's string member

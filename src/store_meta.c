@@ -336,6 +336,7 @@ static int import_edit(json_t *doc, void *ud)
 	json_t *pa = json_object_get(c->other, "releases");
 	json_t *ma = json_object_get(doc, "releases"), *v, *w;
 	size_t i, j;
+	int rc;
 
 	if (!json_is_array(pa))
 		return al_error_set(AL_EPARSE,
@@ -355,8 +356,11 @@ static int import_edit(json_t *doc, void *ud)
 		if (!found && json_array_append(ma, v) < 0)
 			return oom();
 	}
-	/* operator catalog records (store_catalogs.c) */
-	return al_store__catalogs_merge(doc, c->other, c->what);
+	/* operator catalog and Helm chart records (store_catalogs.c,
+	 * store_charts.c) */
+	if ((rc = al_store__catalogs_merge(doc, c->other, c->what)) < 0)
+		return rc;
+	return al_store__charts_merge(doc, c->other, c->what);
 }
 
 int al_store__releases_import(al_store *s, const json_t *other,

@@ -152,4 +152,25 @@ AL_EXPORT int al_helm_manifest(al_buf *out, const al_helm_chart *chart,
  * hold '+'). Caller frees. */
 AL_EXPORT char *al_helm_tag(const char *version);
 
+/* Bounds of a chart directory (al_helm_package_dir): files and
+ * directories visited, and directory levels (symbolic links inside the
+ * chart are followed, so a link loop ends at one of them). */
+#define AL_HELM_DIR_FILES_MAX 10000
+#define AL_HELM_DIR_DEPTH_MAX 32
+
+/*
+ * Package the chart directory dir as a gzip-compressed tar archive into fd
+ * (at its offset), as `helm package` would (docs/helm.md "Local charts"):
+ * the files Helm's loader.LoadDir takes (.helmignore rules and the default
+ * templates/.?* rule, lexical order, symbolic links followed), each under
+ * NAME/ (Chart.yaml's name), Chart.yaml and values.yaml first, mode 0644,
+ * the file's mtime, a gzip header without timestamp. Refused: a symbolic
+ * link that resolves outside dir, an irregular file, no Chart.yaml or no
+ * name (AL_EPARSE); a link that does not resolve (AL_ENOTFOUND); a file
+ * over AL_HELM_FILE_MAX, a chart over AL_HELM_CHART_MAX, more than
+ * AL_HELM_DIR_FILES_MAX entries or AL_HELM_DIR_DEPTH_MAX levels
+ * (AL_ELIMIT). Every message names the path.
+ */
+AL_EXPORT int al_helm_package_dir(const char *dir, int fd);
+
 #endif

@@ -267,6 +267,10 @@ typedef struct al_mirror_result {
 	 * tagged AL_GRAPH_IMAGE_NAME (graph.h), when has_graph_image */
 	int has_graph_image;
 	al_digest graph_image;
+	/* the images the charts of mirror.helm use, as they were mirrored
+	 * (src/mirror_helm.c): the sigstore step carries theirs too */
+	char **chart_images;
+	size_t nchart_images;
 } al_mirror_result;
 
 AL_EXPORT void al_mirror_result_clear(al_mirror_result *result);
@@ -338,7 +342,8 @@ AL_EXPORT int al_mirror_helm_wanted(const al_imageset *imageset);
  * (al_helm_chart_read) then mirrored like additional images. Charts fail
  * independently: every error is appended to report (and the image
  * transfer's counts added to it); image fields that could not be
- * resolved are logged as warnings. Returns 0 or the worst status.
+ * resolved are logged as warnings. Each chart stored is recorded
+ * (al_store_chart_put). Returns 0 or the worst status.
  */
 AL_EXPORT int al_mirror_helm(al_store *s, const al_imageset *imageset,
                              const al_transfer_opts *opts,

@@ -480,4 +480,45 @@ AL_EXPORT int al_store_release_remove(al_store *s, const al_digest *digest);
  * there: 0). Read-only store: AL_EINVAL. */
 AL_EXPORT int al_store_signatures_remove(al_store *s, const al_digest *release);
 
+/* --- charts: the "charts" array of airlock/releases.json, typed --------- */
+
+/*
+ * One Helm chart the store records (docs/helm.md "The store's record"):
+ * what 'airlock mirror' stored for one chart of mirror.helm. Kept in
+ * airlock/releases.json beside "releases" and "catalogs", so that every
+ * pack carries it and unpack merges it. Strings are owned (NULL when the
+ * record lacks them).
+ */
+typedef struct al_store_chart {
+	char *name;           /* store name (charts/NAME:TAG, or the oci://
+	                         reference's), the key */
+	al_digest digest;     /* the chart artifact's manifest */
+	int has_digest;       /* 0: "digest" missing or invalid */
+	char *chart;          /* Chart.yaml name */
+	char *version;        /* Chart.yaml version */
+	char *app_version;    /* Chart.yaml appVersion */
+	char *source;         /* archive URL, local path or oci:// reference */
+	char *mirrored;       /* ISO 8601 UTC time of the last mirror */
+	long long unresolved; /* image fields not resolved, -1 unknown */
+	char **images;        /* the images found in the chart, sorted */
+	size_t nimages;
+} al_store_chart;
+
+AL_EXPORT void al_store_chart_clear(al_store_chart *c);
+AL_EXPORT void al_store_charts_free(al_store_chart *list, size_t n);
+
+/*
+ * Every recorded chart, in file order (none when releases.json is missing
+ * or has no "charts"). Caller frees with al_store_charts_free. AL_EPARSE
+ * naming the file when "charts" is not an array of objects.
+ */
+AL_EXPORT int al_store_charts_list(al_store *s, al_store_chart **out,
+                                   size_t *n);
+
+/*
+ * Add c (c->name and c->has_digest required) or replace the record of the
+ * same name, under the store's lock. Read-only store: AL_EINVAL.
+ */
+AL_EXPORT int al_store_chart_put(al_store *s, const al_store_chart *c);
+
 #endif

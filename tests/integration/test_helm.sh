@@ -164,6 +164,42 @@ al_check "the include line is listed as not resolved" \
 al_check "nothing unresolved for podinfo" \
 	grep -q "chart podinfo 5.0.0: 6 images, 0 not resolved" "$T/m1.err"
 
+# --- 1b. the charts as first-class records: catalogs, inventory, packs ---
+al_run "$T/cats" "$T/cats.err" "$AIRLOCK" catalogs --store "$S"
+al_check "catalogs exits 0 (exit $AL_RC)" [ "$AL_RC" = 0 ]
+al_check "no catalogs: the charts table alone" \
+	bash -c "head -1 '$T/cats' | grep -q '^CHART  *VERSION  *DIGEST  *IMAGES  *UNRESOLVED  *PACK  *NAME  *SOURCE$'"
+PD=$(al_digest_of "$S" charts/podinfo:5.0.0)
+DD=$(al_digest_of "$S" charts/demo:0.2.0)
+# by hand: demo sorts before podinfo; demo 0.2.0 has 2 images (app:1.0
+# from the template line, side:2) and 2 unresolved (the values map with an
+# empty tag, the include line); podinfo 6 and 0
+al_check "catalogs lists demo 0.2.0: digest, 2 images, 2 unresolved, no pack, its URL" \
+	bash -c "sed -n 2p '$T/cats' | grep -Eq '^demo +0\.2\.0 +$DD +2 +2 +- +charts/demo:0\.2\.0 +$HURL/demo/demo-0\.2\.0\.tgz$'"
+al_check "catalogs lists podinfo 5.0.0: 6 images, 0 unresolved, the local path" \
+	bash -c "sed -n 3p '$T/cats' | grep -Eq '^podinfo +5\.0\.0 +$PD +6 +0 +- +charts/podinfo:5\.0\.0 +$T/cfg/charts/podinfo-5\.0\.0\.tgz$'"
+al_check "two charts, nothing more" [ "$(wc -l <"$T/cats")" = 3 ]
+al_run "$T/inv" "$T/inv.err" "$AIRLOCK" inventory --store "$S" --json
+al_check "inventory --json counts the charts" [ "$(jq -r .charts "$T/inv")" = 2 ]
+al_check "inventory names each chart with its digest, chart and version" \
+	[ "$(jq -c '[.inventory.charts[] | [.name, .digest, .chart, .version]] | sort' "$T/inv")" = \
+	"$(jq -nc --arg p "$PD" --arg d "$DD" '[["charts/demo:0.2.0",$d,"demo","0.2.0"],["charts/podinfo:5.0.0",$p,"podinfo","5.0.0"]]')" ]
+al_check "the record keeps the images found" \
+	[ "$(jq -c '.charts[] | select(.chart == "demo") | .images' "$S/airlock/releases.json")" = \
+	'["registry.example/demo/app:1.0","registry.example/demo/side:2"]' ]
+al_check "pack the store with its charts" "$AIRLOCK" pack -q --store "$S" -o "$T/vol"
+PACKID=$(ls "$S/airlock/packs" | sed -n 's/\.json$//p' | head -1)
+al_check "unpack it on the other side" "$AIRLOCK" unpack -q "$T/vol" --store "$T/far"
+al_run "$T/fcats" "$T/fcats.err" "$AIRLOCK" catalogs --store "$T/far"
+al_check "the far store lists the same charts" \
+	[ "$(awk 'NR>1{print $1, $2, $3}' "$T/fcats")" = "$(awk 'NR>1{print $1, $2, $3}' "$T/cats")" ]
+al_run "$T/cats2" "$T/cats2.err" "$AIRLOCK" catalogs --store "$S"
+al_check "PACK names the pack that carried each chart" \
+	[ "$(awk 'NR>1{print $6}' "$T/cats2" | sort -u)" = "$PACKID" ]
+al_run "$T/finv" "$T/finv.err" "$AIRLOCK" inventory --store "$T/far"
+al_check "the far store's inventory names the charts" \
+	[ "$(jq -r '[.charts[].name] | sort | join(" ")' "$T/finv")" = "charts/demo:0.2.0 charts/podinfo:5.0.0" ]
+
 # --- 2. push: every digest kept ---
 al_start_registry "$T/dst"
 DST=$REG_ADDR
@@ -251,5 +287,99 @@ printf 'kind: ImageSetConfiguration\napiVersion: mirror.openshift.io/v2alpha1\nm
 al_run "$T/m6.out" "$T/m6.err" "$AIRLOCK" mirror --config "$T/cfg/refuse.yaml" --store "$T/store6"
 al_check "platforms is refused (exit $AL_RC)" [ "$AL_RC" = 2 ]
 al_check "... with file:line" grep -q "refuse.yaml:10:9: 'platforms'" "$T/m6.err"
+
+# --- 7. a local chart directory (oc-mirror: loader.Load of a directory) ---
+# The real podinfo 5.0.0 unpacked, with files its own .helmignore drops
+# (.git/, *.bak), a path relative to the config file.
+C7=$T/cfg7
+mkdir -p "$C7/charts"
+tar -xzf "$DATA/podinfo-5.0.0.tgz" -C "$C7/charts"
+mkdir -p "$C7/charts/podinfo/.git"
+echo junk >"$C7/charts/podinfo/.git/config"
+echo junk >"$C7/charts/podinfo/values.yaml.bak"
+echo junk >"$C7/charts/podinfo/templates/.hidden.yaml"
+{
+	printf 'kind: ImageSetConfiguration\napiVersion: mirror.openshift.io/v2alpha1\nmirror:\n  helm:\n    local:\n    - name: podinfo-dir\n      path: charts/podinfo\n'
+	sources
+} >"$C7/isc.yaml"
+S7=$T/store7
+# from another directory: the path is relative to the config file
+pushd / >/dev/null
+al_run "$T/m7.out" "$T/m7.err" "$AIRLOCK" mirror --config "$C7/isc.yaml" --store "$S7"
+popd >/dev/null
+al_check "mirror of a chart directory exits 0 (exit $AL_RC)" [ "$AL_RC" = 0 ]
+[ "$AL_RC" = 0 ] || cat "$T/m7.err"
+al_check "the directory chart is named charts/podinfo:5.0.0" al_digest_of "$S7" charts/podinfo:5.0.0
+al_check "its images found as from the archive" \
+	grep -q "chart podinfo 5.0.0: 6 images, 0 not resolved" "$T/m7.err"
+al_check "its images mirrored" al_digest_of "$S7" docker.io/curlimages/curl:7.69.0
+al_check "its record names the directory as the source" \
+	[ "$(jq -r '.charts[0].source' "$S7/airlock/releases.json")" = "$C7/charts/podinfo" ]
+dir_layer() { # STORE NAME -> the chart layer's blob path
+	python3 - "$1" "$2" <<'EOF2'
+import json, os, sys
+store, name = sys.argv[1:3]
+idx = json.load(open(os.path.join(store, "index.json")))
+d = [m for m in idx["manifests"]
+     if m.get("annotations", {}).get("org.opencontainers.image.ref.name") == name][0]
+blob = lambda dg: os.path.join(store, "blobs", *dg.split(":"))
+m = json.load(open(blob(d["digest"])))
+assert m["config"]["mediaType"] == "application/vnd.cncf.helm.config.v1+json"
+assert m["layers"][0]["mediaType"] == "application/vnd.cncf.helm.chart.content.v1.tar+gzip"
+print(blob(m["layers"][0]["digest"]))
+EOF2
+}
+L7=$(dir_layer "$S7" charts/podinfo:5.0.0 || true)
+al_check "the directory is stored as a Helm chart artifact" [ -n "$L7" ]
+al_check "the packaged chart holds the archive's files, no more (.helmignore, templates/.?*)" \
+	diff <(tar -tzf "$DATA/podinfo-5.0.0.tgz" | sort) <(tar -tzf "$L7" | sort)
+al_check "Chart.yaml comes first, byte for byte" \
+	bash -c "[ \"\$(tar -tzf '$L7' | head -1)\" = podinfo/Chart.yaml ] && tar -xzOf '$L7' podinfo/Chart.yaml | cmp -s - '$C7/charts/podinfo/Chart.yaml'"
+al_run "$T/m7b.out" "$T/m7b.err" "$AIRLOCK" mirror --config "$C7/isc.yaml" --store "$T/store7b"
+al_check "packaging the same directory twice gives the same chart digest" [ \
+	"$(al_digest_of "$T/store7b" charts/podinfo:5.0.0)" = "$(al_digest_of "$S7" charts/podinfo:5.0.0)" ]
+
+# hostile directories: refused, naming the path
+ln -s /etc/passwd "$C7/charts/podinfo/templates/evil.yaml"
+al_run "$T/m7c.out" "$T/m7c.err" "$AIRLOCK" mirror --config "$C7/isc.yaml" --store "$T/store7c"
+al_check "a symbolic link out of the chart fails the mirror (exit $AL_RC)" [ "$AL_RC" != 0 ]
+al_check "... naming the link and where it leads" \
+	grep -q "templates/evil.yaml' is a symbolic link to '/etc/passwd', outside the chart directory" "$T/m7c.err"
+al_check "... and no chart is named" bash -c "! grep -q charts/podinfo '$T/store7c/index.json' 2>/dev/null"
+rm "$C7/charts/podinfo/templates/evil.yaml"
+ln -s ../values.yaml "$C7/charts/podinfo/templates/values-link.yaml"
+ln -s .. "$C7/charts/podinfo/templates/loop"
+al_run "$T/m7d.out" "$T/m7d.err" "$AIRLOCK" mirror --config "$C7/isc.yaml" --store "$T/store7d"
+al_check "a directory link loop inside the chart is bounded (exit $AL_RC)" [ "$AL_RC" != 0 ]
+al_check "... by depth, naming the path" grep -q "directories deep" "$T/m7d.err"
+rm "$C7/charts/podinfo/templates/loop" "$C7/charts/podinfo/templates/values-link.yaml"
+# links that share their target without a loop: 2^15 directory visits
+# below 15 real directories, no files
+E=$C7/charts/podinfo/empty
+mkdir -p "$E"
+for i in $(seq 0 14); do
+	mkdir -p "$E/d$i"
+	ln -s "../d$((i + 1))" "$E/d$i/x"
+	ln -s "../d$((i + 1))" "$E/d$i/y"
+done
+mkdir -p "$E/d15"
+al_run "$T/m7h.out" "$T/m7h.err" "$AIRLOCK" mirror --config "$C7/isc.yaml" --store "$T/store7h"
+al_check "shared link targets are bounded by visits (exit $AL_RC)" [ "$AL_RC" != 0 ]
+al_check "... naming the count" grep -q "more than 10000 files and directories" "$T/m7h.err"
+rm -r "$C7/charts/podinfo/empty"
+truncate -s 6M "$C7/charts/podinfo/big.bin"
+al_run "$T/m7e.out" "$T/m7e.err" "$AIRLOCK" mirror --config "$C7/isc.yaml" --store "$T/store7e"
+al_check "a file over 5 MiB is refused (exit $AL_RC)" [ "$AL_RC" != 0 ]
+al_check "... naming it" grep -q "chart file 'big.bin' is larger than the maximum file size 5242880" "$T/m7e.err"
+rm "$C7/charts/podinfo/big.bin"
+mkfifo "$C7/charts/podinfo/fifo"
+al_run "$T/m7f.out" "$T/m7f.err" "$AIRLOCK" mirror --config "$C7/isc.yaml" --store "$T/store7f"
+al_check "an irregular file is refused as Helm does (exit $AL_RC)" [ "$AL_RC" != 0 ]
+al_check "... naming it" grep -q "cannot load irregular file '.*podinfo/fifo'" "$T/m7f.err"
+rm "$C7/charts/podinfo/fifo"
+rm "$C7/charts/podinfo/Chart.yaml"
+al_run "$T/m7g.out" "$T/m7g.err" "$AIRLOCK" mirror --config "$C7/isc.yaml" --store "$T/store7g"
+al_check "a directory without Chart.yaml is refused (exit $AL_RC)" [ "$AL_RC" != 0 ]
+al_check "... saying so" grep -q "charts/podinfo: Chart.yaml file is missing" "$T/m7g.err"
 
 al_finish

@@ -724,6 +724,174 @@ static void test_imageset(void)
 	}
 }
 
+/* Write the files (path, content pairs, NULL-ended) below dir. */
+static void mk_dir(const char *dir, const char *const *files)
+{
+	size_t i;
+
+	CU_ASSERT_EQUAL(al_test_sh("rm -rf '%s' && mkdir -p '%s'", dir, dir),
+	                0);
+	for (i = 0; files[i] != NULL; i += 2) {
+		char *p = al_sprintf("%s/%s", dir, files[i]);
+		char *slash = strrchr(p, '/');
+
+		*slash = '\0';
+		CU_ASSERT_EQUAL(al_fs_mkdir_p(p, 0755), 0);
+		*slash = '/';
+		CU_ASSERT_EQUAL(
+		    al_fs_write_atomic(p, files[i + 1], strlen(files[i + 1])),
+		    0);
+		free(p);
+	}
+}
+
+/* Package dir; the archive's entry names, space-separated, in *list. */
+static int package(const char *dir, char **list)
+{
+	char *tgz = al_sprintf("%s/pkg.tgz", al_test_tmpdir());
+	char *lst = al_sprintf("%s/pkg.lst", al_test_tmpdir());
+	al_buf b = AL_BUF_INIT(1 << 20);
+	int fd = open(tgz, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+	int rc;
+
+	*list = NULL;
+	CU_ASSERT_FATAL(fd >= 0);
+	rc = al_helm_package_dir(dir, fd);
+	close(fd);
+	if (rc == 0) {
+		CU_ASSERT_EQUAL(
+		    al_test_sh("tar -tzf '%s' | tr '\\n' ' ' >'%s'", tgz, lst),
+		    0);
+		CU_ASSERT_EQUAL(al_fs_read_file(lst, &b), 0);
+		*list = al_strdup(b.len > 0 ? al_buf_cstr(&b) : "");
+	}
+	al_buf_free(&b);
+	free(tgz);
+	free(lst);
+	return rc;
+}
+
+/* A chart directory packaged as Helm's LoadDir reads it: .helmignore
+ * rules (base name, rooted, directory-only, Helm's negation), the
+ * default templates/.?* rule, lexical order with Chart.yaml and
+ * values.yaml first; and the refusals. Expected lists by hand. */
+static void test_package_dir(void)
+{
+	char *dir = al_sprintf("%s/chartdir", al_test_tmpdir());
+	char *list = NULL, *tgz;
+	al_helm_chart c;
+	int fd;
+
+	{
+		const char *files[] = {"Chart.yaml",
+		                       CHART_YAML("x", "1.2.3"),
+		                       "values.yaml",
+		                       "image: reg.example/a:1\n",
+		                       ".helmignore",
+		                       "# comment\n\n*.md\nsub/\n/top.txt\n",
+		                       "README.md",
+		                       "r",
+		                       "docs/x.md",
+		                       "d",
+		                       "sub/keep.txt",
+		                       "k",
+		                       "other/sub",
+		                       "file, not a directory",
+		                       "other/top.txt",
+		                       "not at the top",
+		                       "top.txt",
+		                       "t",
+		                       "templates/a.yaml",
+		                       "image: reg.example/b:2\n",
+		                       "templates/.hidden.yaml",
+		                       "image: reg.example/c:3\n",
+		                       NULL};
+
+		mk_dir(dir, files);
+		CU_ASSERT_EQUAL(package(dir, &list), 0);
+		CU_ASSERT_STRING_EQUAL(
+		    list ? list : "",
+		    "x/Chart.yaml x/values.yaml x/.helmignore "
+		    "x/other/sub x/other/top.txt "
+		    "x/templates/a.yaml ");
+		free(list);
+		/* and the archive reads back as the chart */
+		tgz = al_sprintf("%s/pkg.tgz", al_test_tmpdir());
+		fd = open(tgz, O_RDONLY | O_CLOEXEC);
+		CU_ASSERT_FATAL(fd >= 0);
+		memset(&c, 0, sizeof(c));
+		CU_ASSERT_EQUAL(al_helm_chart_read(&c, fd, NULL, 0, tgz), 0);
+		CU_ASSERT_STRING_EQUAL(c.name, "x");
+		CU_ASSERT_STRING_EQUAL(c.version, "1.2.3");
+		CU_ASSERT_EQUAL(c.nimages, 2);
+		al_helm_chart_clear(&c);
+		close(fd);
+		free(tgz);
+	}
+	{
+		/* rules.Ignore: a negated rule that does not match ignores,
+		 * directories included */
+		const char *files[] = {"Chart.yaml",
+		                       CHART_YAML("x", "1.0.0"),
+		                       "values.yaml",
+		                       "a: b\n",
+		                       ".helmignore",
+		                       "!*.yaml\n",
+		                       "notes.txt",
+		                       "n",
+		                       "templates/a.yaml",
+		                       "a: b\n",
+		                       NULL};
+
+		mk_dir(dir, files);
+		CU_ASSERT_EQUAL(package(dir, &list), 0);
+		CU_ASSERT_STRING_EQUAL(list ? list : "",
+		                       "x/Chart.yaml x/values.yaml ");
+		free(list);
+	}
+	{
+		const char *files[] = {"Chart.yaml", CHART_YAML("x", "1.0.0"),
+		                       ".helmignore", "a\nb/**/c\n", NULL};
+
+		mk_dir(dir, files);
+		CU_ASSERT_EQUAL(package(dir, &list), AL_EPARSE);
+		CU_ASSERT_PTR_NOT_NULL(
+		    strstr(al_error_message(), "/.helmignore:2: double-star"));
+	}
+	{
+		const char *files[] = {"Chart.yaml", CHART_YAML("x", "1.0.0"),
+		                       NULL};
+
+		mk_dir(dir, files);
+		CU_ASSERT_EQUAL(
+		    al_test_sh("ln -s /etc/hostname '%s/templates-link'", dir),
+		    0);
+		CU_ASSERT_EQUAL(package(dir, &list), AL_EPARSE);
+		CU_ASSERT_PTR_NOT_NULL(strstr(
+		    al_error_message(), "templates-link' is a symbolic link "
+		                        "to '/etc/hostname', outside the "
+		                        "chart directory"));
+	}
+	{
+		const char *files[] = {"Chart.yaml", "version: 1.0.0\n", NULL};
+
+		mk_dir(dir, files);
+		CU_ASSERT_EQUAL(package(dir, &list), AL_EPARSE);
+		CU_ASSERT_PTR_NOT_NULL(
+		    strstr(al_error_message(), "name is required"));
+	}
+	{
+		const char *files[] = {"Chart.yaml", CHART_YAML("..", "1.0.0"),
+		                       NULL};
+
+		mk_dir(dir, files);
+		CU_ASSERT_EQUAL(package(dir, &list), AL_EPARSE);
+		CU_ASSERT_PTR_NOT_NULL(
+		    strstr(al_error_message(), "not a valid directory name"));
+	}
+	free(dir);
+}
+
 int main(void)
 {
 	CU_TestInfo tests[] = {
@@ -738,6 +906,7 @@ int main(void)
 	    {"chart_refused", test_chart_refused},
 	    {"manifest", test_manifest},
 	    {"imageset", test_imageset},
+	    {"package_dir", test_package_dir},
 	    CU_TEST_INFO_NULL,
 	};
 

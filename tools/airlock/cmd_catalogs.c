@@ -1,10 +1,12 @@
 /* cmd_catalogs.c: airlock catalogs: a table of the operator catalogs a store
- * records (airlock/releases.json "catalogs"); the CatalogSource /
- * ClusterCatalog resources 'airlock mirrorsets' writes for them. */
+ * records (airlock/releases.json "catalogs"), and one of its Helm charts
+ * ("charts"); the CatalogSource / ClusterCatalog resources 'airlock
+ * mirrorsets' writes for the catalogs. */
 #include <stdlib.h>
 #include <string.h>
 
 #include "airlock/catalog.h"
+#include "airlock/helm.h"
 #include "cli.h"
 #include "cmd.h"
 #include "cmd_catalogs.h"
@@ -26,6 +28,15 @@ static const char catalogs_help[] =
     "the packs\n"
     "that carried the catalog (or -), SOURCE the catalog as the imageset "
     "named it.\n"
+    "When the store records Helm charts (mirror.helm), a second table "
+    "follows\n"
+    "(after an empty line; alone when there are charts and no catalogs):\n"
+    "  CHART  VERSION  DIGEST  IMAGES  UNRESOLVED  PACK  NAME  SOURCE\n"
+    "IMAGES the images found in the chart, UNRESOLVED the image fields that "
+    "could\n"
+    "not be read without templates, NAME the store name, SOURCE the archive "
+    "URL,\n"
+    "local path or oci:// reference.\n"
     "\n"
     "Options:\n"
     "      --store DIR   the store\n" CLI_LOCAL_HELP "\n"
@@ -54,13 +65,89 @@ static char *packs_of(const al_store_pack *packs, size_t n,
 	return al_buf_detach(&b, NULL);
 }
 
+static int cmp_chart(const void *a, const void *b)
+{
+	const al_store_chart *x = a, *y = b;
+	int c = strcmp(x->chart != NULL ? x->chart : "",
+	               y->chart != NULL ? y->chart : "");
+
+	if (c != 0)
+		return c;
+	c = al_helm_version_compare(x->version != NULL ? x->version : "",
+	                            y->version != NULL ? y->version : "");
+	return c != 0 ? c
+	              : strcmp(x->name != NULL ? x->name : "",
+	                       y->name != NULL ? y->name : "");
+}
+
+static char *chart_packs(const al_store_pack *packs, size_t n,
+                         const al_store_chart *c)
+{
+	al_buf b = AL_BUF_INIT(64 * 1024);
+	size_t i;
+
+	for (i = 0; c->has_digest && i < n; i++)
+		if (al_store_pack_carries(&packs[i], &c->digest))
+			al_buf_printf(&b, "%s%s", b.len > 0 ? "," : "",
+			              packs[i].id);
+	if (b.len == 0)
+		al_buf_puts(&b, "-");
+	return al_buf_detach(&b, NULL);
+}
+
+/* The charts table (sorted by chart, then version). */
+static int chart_table(const al_store_chart *rows, size_t n,
+                       const al_store_pack *packs, size_t npacks)
+{
+	size_t i, wc = 5, wv = 7, wp = 4, wn = 4;
+	char **pks = calloc(n + 1, sizeof(*pks));
+
+	if (pks == NULL) {
+		cli_error("out of memory");
+		return EXIT_RUNTIME;
+	}
+	for (i = 0; i < n; i++) {
+		if (rows[i].chart != NULL && strlen(rows[i].chart) > wc)
+			wc = strlen(rows[i].chart);
+		if (rows[i].version != NULL && strlen(rows[i].version) > wv)
+			wv = strlen(rows[i].version);
+		if (rows[i].name != NULL && strlen(rows[i].name) > wn)
+			wn = strlen(rows[i].name);
+		pks[i] = chart_packs(packs, npacks, &rows[i]);
+		if (pks[i] != NULL && strlen(pks[i]) > wp)
+			wp = strlen(pks[i]);
+	}
+	printf("%-*s  %-*s  %-71s  %6s  %10s  %-*s  %-*s  %s\n", (int)wc,
+	       "CHART", (int)wv, "VERSION", "DIGEST", "IMAGES", "UNRESOLVED",
+	       (int)wp, "PACK", (int)wn, "NAME", "SOURCE");
+	for (i = 0; i < n; i++) {
+		const al_store_chart *c = &rows[i];
+		char ds[AL_DIGEST_STRMAX], ub[32];
+
+		snprintf(ub, sizeof(ub), "%lld", c->unresolved);
+		printf("%-*s  %-*s  %-71s  %6zu  %10s  %-*s  %-*s  %s\n",
+		       (int)wc, c->chart != NULL ? c->chart : "-", (int)wv,
+		       c->version != NULL ? c->version : "-",
+		       c->has_digest ? al_digest_str(&c->digest, ds) : "-",
+		       c->nimages, c->unresolved >= 0 ? ub : "-", (int)wp,
+		       pks[i] != NULL ? pks[i] : "-", (int)wn,
+		       c->name != NULL ? c->name : "-",
+		       c->source != NULL ? c->source : "-");
+	}
+	for (i = 0; i < n; i++)
+		free(pks[i]);
+	free(pks);
+	return EXIT_OK;
+}
+
 static int table(const char *store_path)
 {
 	al_store *store = NULL;
 	al_store_opts so = AL_STORE_OPTS_INIT;
 	al_store_catalog *rows = NULL;
+	al_store_chart *charts = NULL;
 	al_store_pack *packs = NULL;
-	size_t n = 0, npacks = 0, i, wn = 4, wp = 4;
+	size_t n = 0, npacks = 0, ncharts = 0, i, wn = 4, wp = 4;
 	char **pks = NULL;
 	int rc, code = EXIT_OK;
 
@@ -68,6 +155,7 @@ static int table(const char *store_path)
 	if ((rc = al_store_open(&store, store_path, &so)) < 0)
 		return cli_fail(rc, "cannot open store '%s'", store_path);
 	if ((rc = al_store_catalogs_list(store, &rows, &n)) < 0 ||
+	    (rc = al_store_charts_list(store, &charts, &ncharts)) < 0 ||
 	    (rc = al_store_packs_list(store, &packs, &npacks)) < 0) {
 		cli_fail(rc, "cannot read store '%s'", store_path);
 		code = EXIT_RUNTIME;
@@ -87,6 +175,8 @@ static int table(const char *store_path)
 		if (pks[i] != NULL && strlen(pks[i]) > wp)
 			wp = strlen(pks[i]);
 	}
+	if (n == 0 && ncharts > 0)
+		goto charts;
 	printf("%-*s  %-71s  %8s  %7s  %6s  %-*s  %s\n", (int)wn, "NAME",
 	       "DIGEST", "PACKAGES", "BUNDLES", "IMAGES", (int)wp, "PACK",
 	       "SOURCE");
@@ -103,6 +193,13 @@ static int table(const char *store_path)
 		       c->nimages, (int)wp, pks[i] != NULL ? pks[i] : "-",
 		       c->source != NULL ? c->source : "-");
 	}
+	if (ncharts > 0)
+		putchar('\n');
+charts:
+	if (ncharts > 1)
+		qsort(charts, ncharts, sizeof(*charts), cmp_chart);
+	if (ncharts > 0)
+		code = chart_table(charts, ncharts, packs, npacks);
 	if (fflush(stdout) != 0) {
 		cli_error("cannot write to stdout");
 		code = EXIT_RUNTIME;
@@ -113,6 +210,7 @@ out:
 	free(pks);
 	al_store_packs_free(packs, npacks);
 	al_store_catalogs_free(rows, n);
+	al_store_charts_free(charts, ncharts);
 	al_store_free(store);
 	return code;
 }

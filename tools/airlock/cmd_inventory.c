@@ -15,8 +15,10 @@ static const char inventory_help[] =
     "\n"
     "Write what the store holds as JSON: every blob digest, every signature "
     "file\n"
-    "with its SHA-256, and the ids of the packs imported into it. Carry the "
-    "file to\n"
+    "with its SHA-256, the ids of the packs imported into it, and the "
+    "operator\n"
+    "catalogs and Helm charts it records (name, digest). Carry the file "
+    "to\n"
     "the staging host and give it to 'airlock pack --have FILE' to pack "
     "exactly what\n"
     "this store lacks. See docs/pack.md for the format.\n"
@@ -52,6 +54,10 @@ static void json_inventory(const char *store_path, const char *out,
 	                 json_array_size(json_object_get(inv, "signatures")));
 	cli_json_set_u64(root, "packs",
 	                 json_array_size(json_object_get(inv, "packs")));
+	cli_json_set_u64(root, "catalogs",
+	                 json_array_size(json_object_get(inv, "catalogs")));
+	cli_json_set_u64(root, "charts",
+	                 json_array_size(json_object_get(inv, "charts")));
 	if (json_object_set_new(root, "inventory", inv) < 0)
 		cli_error("out of memory");
 }

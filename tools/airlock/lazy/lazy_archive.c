@@ -35,6 +35,10 @@
 	X(int, archive_write_free, (struct archive * a), (a))                  \
 	X(int, archive_write_close, (struct archive * a), (a))                 \
 	X(int, archive_write_open_fd, (struct archive * a, int fd), (a, fd))   \
+	X(int, archive_write_add_filter_gzip, (struct archive * a), (a))       \
+	X(int, archive_write_set_filter_option,                                \
+	  (struct archive * a, const char *m, const char *o, const char *v),   \
+	  (a, m, o, v))                                                        \
 	X(int, archive_write_set_bytes_per_block, (struct archive * a, int n), \
 	  (a, n))                                                              \
 	X(int, archive_write_set_format_pax_restricted, (struct archive * a),  \
