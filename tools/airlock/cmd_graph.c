@@ -206,6 +206,12 @@ int cmd_graph(int argc, char **argv)
 		return cli_usage_error("graph",
 		                       "-o writes graph data from a "
 		                       "store; run it without --config");
+	/* --cert-dir is a registry's TLS set-up; graph reaches only the
+	 * update service */
+	if (c.cert_dir != NULL)
+		return cli_usage_error(
+		    "graph", "--cert-dir is for registries; give "
+		             "the update service's CA with --ca-file");
 	if ((code = cli_common_start(&c)) != EXIT_OK)
 		goto out;
 	if (config != NULL)
