@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "airlock/graph.h"
+#include "cli_esc.h"
 #include "cli.h"
 #include "cmd.h"
 
@@ -100,10 +101,13 @@ static int resolve(cli_common *c, const char *config, const char *store_path,
 	for (i = 0; i < sel.nreleases; i++) {
 		const al_graph_release *r = &sel.releases[i];
 
-		printf("%s %s ", r->version, r->arch);
+		/* versions, channels and payloads come from the update
+		 * service: escaped (cli_esc.h) */
+		printf("%s %s ", cli_esc(r->version), cli_esc(r->arch));
 		for (j = 0; j < r->nchannels; j++)
-			printf("%s%s", j > 0 ? "," : "", r->channels[j]);
-		printf(" %s\n", r->payload);
+			printf("%s%s", j > 0 ? "," : "",
+			       cli_esc(r->channels[j]));
+		printf(" %s\n", cli_esc(r->payload));
 	}
 	if (store_path == NULL)
 		goto out;
@@ -146,7 +150,7 @@ static int write_data(const char *store_path, const char *outdir)
 	printf("wrote %zu channels, %zu versions, %zu blocked edges from %zu "
 	       "graphs to %s\n",
 	       rep.channels, rep.versions, rep.blocked_edges, rep.graphs,
-	       outdir);
+	       cli_esc(outdir));
 	return EXIT_OK;
 }
 

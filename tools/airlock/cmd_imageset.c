@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cli_esc.h"
 #include "cli.h"
 #include "cmd.h"
 
@@ -66,7 +67,7 @@ static void summary(const char *path, const al_imageset *cfg)
 	if (cfg->ndocuments > 1)
 		al_buf_printf(&b, ", %zu documents", cfg->ndocuments);
 	if (b.ptr != NULL)
-		printf("%s\n", (const char *)b.ptr);
+		printf("%s\n", cli_esc((const char *)b.ptr));
 	al_buf_free(&b);
 }
 

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "airlock/cosign.h"
+#include "cli_esc.h"
 #include "cmd.h"
 #include "cmd_verify_image.h"
 
@@ -243,14 +244,15 @@ static int judge(const vi_opts *o, const al_cosign_trust *t,
 		}
 		if (!v.covered)
 			printf("%s: no policy scope covers it (not checked)\n",
-			       reference);
+			       cli_esc(reference));
 		else
 			printf("%s: accepted by %s (scope %s), signature "
 			       "%zu%s%s\n",
-			       reference, v.policy, v.scope, v.which + 1,
+			       cli_esc(reference), cli_esc(v.policy),
+			       cli_esc(v.scope), v.which + 1,
 			       v.info.keyless ? ", keyless: " : "",
 			       v.info.keyless && v.info.subject != NULL
-			           ? v.info.subject
+			           ? cli_esc(v.info.subject)
 			           : "");
 		al_cosign_verdict_clear(&v);
 		al_buf_free(&why);
@@ -274,12 +276,13 @@ static int judge(const vi_opts *o, const al_cosign_trust *t,
 			                           o->identity);
 		if (rc == 0) {
 			printf("%s: verified (signature %zu, %s%s%s%s)\n",
-			       reference, i + 1,
+			       cli_esc(reference), i + 1,
 			       c[i].sig != NULL ? "cosign tag" : "bundle",
 			       info.keyless ? ", keyless: " : ", key ",
-			       info.keyless
-			           ? (info.subject != NULL ? info.subject : "")
-			           : info.key_id,
+			       info.keyless ? (info.subject != NULL
+			                           ? cli_esc(info.subject)
+			                           : "")
+			                    : cli_esc(info.key_id),
 			       info.tlog_verified ? ", logged in Rekor" : "");
 			al_cosign_info_clear(&info);
 			code = EXIT_OK;
