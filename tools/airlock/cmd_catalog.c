@@ -70,7 +70,10 @@ static const char catalog_help[] =
     "deduplicated,\n"
     "                          --parallel, airlock.sources and "
     "insecureRegistries)\n" CLI_COMMON_HELP "\n"
-    "Exit status: 0 done, 2 usage or configuration error, 3 runtime "
+    "Exit status: 0 done, 1 a catalog of a kind airlock does not support "
+    "(SQLite)\n"
+    "or content that failed verification, 2 usage or configuration error, "
+    "3 runtime\n"
     "error.\n";
 
 static int write_resources(const char *dir, const char *registry,
