@@ -307,3 +307,24 @@ int al_certs_read_dirs(const char *dirs, al_buf *out)
 	}
 	return rc;
 }
+
+int al_certs_for_dir(const char *dir, al_certs_host *out)
+{
+	struct stat st;
+
+	memset(out, 0, sizeof(*out));
+	al_buf_init(&out->ca_pem, AL_CERTS_TOTAL_MAX);
+	if (dir == NULL || dir[0] == '\0')
+		return al_error_set(AL_EINVAL, "empty certificate directory");
+	if (stat(dir, &st) != 0)
+		return al_error_errno(errno, "certificate directory '%s'", dir);
+	if (!S_ISDIR(st.st_mode))
+		return al_error_set(AL_EINVAL,
+		                    "certificate directory '%s' is not a "
+		                    "directory",
+		                    dir);
+	if ((out->dir = al_strdup(dir)) == NULL)
+		return al_error_set(AL_ENOMEM, "out of memory");
+	al_log_debug("tls: certificates from '%s' (--cert-dir)", dir);
+	return read_certs_dir(out->dir, out);
+}

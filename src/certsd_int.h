@@ -37,6 +37,14 @@ typedef struct al_certs_host {
  * AL_ELIMIT. Clear *out with al_certs_host_clear (also after a failure).
  */
 int al_certs_for_host(const char *hostport, al_certs_host *out);
+/*
+ * The TLS files of dir itself, read as al_certs_for_host reads a certs.d
+ * host directory, for every registry (skopeo's and podman's --cert-dir,
+ * containers/image SystemContext.DockerCertPath, which replaces the
+ * certs.d lookup). A missing dir is AL_ENOTFOUND, a file AL_EINVAL, both
+ * naming it. Clear *out with al_certs_host_clear (also after a failure).
+ */
+int al_certs_for_dir(const char *dir, al_certs_host *out);
 void al_certs_host_clear(al_certs_host *c);
 
 /* Append the regular file at path (symlinks followed), then a newline, to

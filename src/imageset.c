@@ -13,6 +13,7 @@
 #include "airlock/error.h"
 #include "airlock/fs.h"
 #include "airlock/helm.h"
+#include "imageset_int.h"
 #include "json_int.h"
 #include "airlock/ref.h"
 #include "version_int.h"
@@ -571,26 +572,36 @@ static int load_platform(ctx *c, const al_yaml_node *p)
 }
 
 /*
- * v2alpha1 AdditionalImage fields airlock does not act on, refused with
- * the reason: the store keeps every image under its source name, which
- * push, mirrorsets and the signature ConfigMaps all derive from, and the
- * transfer takes one platform for the whole run.
+ * mirror.additionalImages[].targetRepo / targetTag (v2alpha1) of the image
+ * just pushed as cfg->additional[last]: the name it is stored and pushed
+ * under (al_imageset_target_name, src/imageset_target.c).
  */
-static int additional_refusals(const ctx *c, const al_yaml_node *item)
+static int load_additional_target(ctx *c, const al_yaml_node *item)
 {
-	const al_yaml_node *n;
+	const al_yaml_node *rn = al_yaml_get(item, "targetRepo");
+	const al_yaml_node *tn = al_yaml_get(item, "targetTag");
+	const char *repo = NULL, *tag = NULL;
+	const char *ref = c->cfg->additional[c->cfg->nadditional - 1];
+	char *name = NULL;
+	int rc;
 
-	if (c->api != 2)
+	if (rn == NULL && tn == NULL)
 		return 0;
-	if ((n = al_yaml_get(item, "targetRepo")) != NULL ||
-	    (n = al_yaml_get(item, "targetTag")) != NULL)
-		return at(c, n, AL_EUNSUPPORTED,
-		          "mirror.additionalImages[].targetRepo and targetTag "
-		          "are not supported: airlock keeps an image under its "
-		          "source name, which push, mirrorsets and the "
-		          "signature ConfigMaps derive the destination from",
-		          NULL, NULL);
-	return 0;
+	if ((rn != NULL &&
+	     (rc = get_string(c, rn, "mirror.additionalImages[].targetRepo",
+	                      &repo)) < 0) ||
+	    (tn != NULL &&
+	     (rc = get_string(c, tn, "mirror.additionalImages[].targetTag",
+	                      &tag)) < 0))
+		return rc;
+	if ((rc = al_imageset_target_name(&name, ref, repo, tag)) < 0)
+		return al_error_wrap(rc, "%s:%zu:%zu", c->path,
+		                     (rn != NULL ? rn : tn)->line,
+		                     (rn != NULL ? rn : tn)->column);
+	if (name != NULL)
+		rc = al_imageset__add_rename(c->cfg, ref, name);
+	free(name);
+	return rc;
 }
 
 /*
@@ -661,7 +672,8 @@ static int grow_additional_platforms(al_imageset *cfg)
 
 static int load_additional(ctx *c, const al_yaml_node *seq)
 {
-	static const char *const allowed[] = {"name", "platforms", NULL};
+	static const char *const allowed[] = {"name", "platforms", "targetRepo",
+	                                      "targetTag", NULL};
 	static const char *const allowed_v1[] = {"name", NULL};
 	const al_yaml_node *item, *n;
 	const char *s;
@@ -675,8 +687,7 @@ static int load_additional(ctx *c, const al_yaml_node *seq)
 		if (item->type != AL_YAML_MAP)
 			return type_error(c, item, "mirror.additionalImages[]",
 			                  "a mapping with 'name'");
-		if ((rc = additional_refusals(c, item)) < 0 ||
-		    (rc = check_fields(c, item, "mirror.additionalImages[]",
+		if ((rc = check_fields(c, item, "mirror.additionalImages[]",
 		                       c->api == 1 ? allowed_v1 : allowed,
 		                       NULL)) < 0)
 			return rc;
@@ -688,6 +699,9 @@ static int load_additional(ctx *c, const al_yaml_node *seq)
 		if ((rc = get_string(c, n, "mirror.additionalImages[].name",
 		                     &s)) < 0)
 			return rc;
+		/* oc-mirror's image.ParseRef takes the docker:// transport */
+		if (al_str_startswith(s, "docker://"))
+			s += strlen("docker://");
 		if ((rc = check_ref(c, n, s)) < 0)
 			return rc;
 		if ((rc = push(&c->cfg->additional, &c->cfg->nadditional, s)) <
@@ -697,6 +711,8 @@ static int load_additional(ctx *c, const al_yaml_node *seq)
 			return rc;
 		n = c->api == 2 ? al_yaml_get(item, "platforms") : NULL;
 		if (n != NULL && (rc = load_additional_platforms(c, n)) < 0)
+			return rc;
+		if (c->api == 2 && (rc = load_additional_target(c, item)) < 0)
 			return rc;
 	}
 	return 0;
@@ -1601,6 +1617,7 @@ void al_imageset_free(al_imageset *cfg)
 	     i++)
 		free(cfg->additional_platforms[i]);
 	free(cfg->additional_platforms);
+	al_imageset__free_renames(cfg);
 	helm_clear(cfg);
 	free(cfg->releases);
 	free(cfg->architectures);

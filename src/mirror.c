@@ -124,7 +124,19 @@ out:
 	return rc;
 }
 
-static int queue(al_transfer *t, const char *ref, int *idx)
+/* The store name of ref: rename (imageset targetRepo/targetTag) when not
+ * NULL, else store_name's. */
+static int name_of(const char *ref, const char *rename, char **name)
+{
+	if (rename == NULL)
+		return store_name(ref, name, NULL);
+	if ((*name = al_strdup(rename)) == NULL)
+		return al_error_set(AL_ENOMEM, "out of memory");
+	return 0;
+}
+
+static int queue_as(al_transfer *t, const char *ref, const char *rename,
+                    int *idx)
 {
 	al_imgref ir = {0};
 	char *name = NULL;
@@ -132,7 +144,7 @@ static int queue(al_transfer *t, const char *ref, int *idx)
 
 	if ((rc = al_imgref_parse(&ir, ref)) < 0)
 		return rc;
-	if ((rc = store_name(ref, &name, NULL)) < 0) {
+	if ((rc = name_of(ref, rename, &name)) < 0) {
 		al_imgref_clear(&ir);
 		return rc;
 	}
@@ -143,6 +155,34 @@ static int queue(al_transfer *t, const char *ref, int *idx)
 		return rc;
 	*idx = rc;
 	return 0;
+}
+
+static int queue(al_transfer *t, const char *ref, int *idx)
+{
+	return queue_as(t, ref, NULL, idx);
+}
+
+/* The target name opts->renames gives the additional image ref, or NULL. */
+static const char *renamed(const al_transfer_opts *opts, const char *ref)
+{
+	return opts != NULL ? al_imageset_rename_of(opts->renames, ref) : NULL;
+}
+
+/* A renamed additional image that arrived: its entry records ref. */
+static int record_origin(al_store *s, const al_transfer_opts *opts,
+                         const char *ref)
+{
+	const char *rn = renamed(opts, ref);
+	char *src = NULL;
+	int rc;
+
+	if (rn == NULL)
+		return 0;
+	if ((rc = store_name(ref, &src, NULL)) < 0)
+		return rc;
+	rc = al_store_set_origin(s, rn, src);
+	free(src);
+	return rc;
 }
 
 /*
@@ -438,7 +478,7 @@ out:
  * settle_held names it only when it is that very release.
  */
 static int hold_if_verified_name(al_store *s, al_transfer *t, const char *ref,
-                                 int idx, int *held)
+                                 const char *rename, int idx, int *held)
 {
 	char *name = NULL;
 	char fpr[41];
@@ -446,7 +486,7 @@ static int hold_if_verified_name(al_store *s, al_transfer *t, const char *ref,
 	int present = 0, rc;
 
 	*held = 0;
-	if ((rc = store_name(ref, &name, NULL)) < 0)
+	if ((rc = name_of(ref, rename, &name)) < 0)
 		return rc;
 	if (named_verified(s, name, &d, &present, fpr))
 		*held = al_transfer_hold(t, idx) == 0;
@@ -456,8 +496,8 @@ static int hold_if_verified_name(al_store *s, al_transfer *t, const char *ref,
 
 /* After the run: a held image that arrived is named if it is the verified
  * release its name refers to; else it is refused (*msg, caller frees). */
-static int settle_held(al_store *s, al_transfer *t, const char *ref, int idx,
-                       char **msg)
+static int settle_held(al_store *s, al_transfer *t, const char *ref,
+                       const char *rename, int idx, char **msg)
 {
 	char *name = NULL;
 	char fpr[41], ds[AL_DIGEST_STRMAX], ks[AL_DIGEST_STRMAX];
@@ -465,7 +505,7 @@ static int settle_held(al_store *s, al_transfer *t, const char *ref, int idx,
 	int present = 0, rc;
 
 	*msg = NULL;
-	if ((rc = store_name(ref, &name, NULL)) < 0)
+	if ((rc = name_of(ref, rename, &name)) < 0)
 		return rc;
 	al_transfer_result(t, idx, NULL, &got, NULL, NULL);
 	if (named_verified(s, name, &kept, &present, fpr) &&
@@ -605,8 +645,8 @@ static int mirror_impl(al_store *s, const char *const *releases,
 			    al_release_component_at(r, j);
 			int idx = -1, held = 0;
 			if ((rc = queue(t, c->image, &idx)) < 0 ||
-			    (rc = hold_if_verified_name(s, t, c->image, idx,
-			                                &held)) < 0) {
+			    (rc = hold_if_verified_name(s, t, c->image, NULL,
+			                                idx, &held)) < 0) {
 				char *m = al_sprintf(
 				    "%s (component %s of %s): %s", c->image,
 				    c->name, releases[i], al_error_message());
@@ -630,10 +670,12 @@ static int mirror_impl(al_store *s, const char *const *releases,
 	}
 	/* 3. additional images */
 	for (i = 0; i < nadditional; i++) {
+		const char *rn = renamed(opts, additional[i]);
 		add_idx[i] = -1;
-		if ((rc = queue(t, additional[i], &add_idx[i])) < 0 ||
-		    (rc = hold_if_verified_name(s, t, additional[i], add_idx[i],
-		                                &add_held[i])) < 0) {
+		if ((rc = queue_as(t, additional[i], rn, &add_idx[i])) < 0 ||
+		    (rc = hold_if_verified_name(s, t, additional[i], rn,
+		                                add_idx[i], &add_held[i])) <
+		        0) {
 			char *m = al_sprintf("%s: %s", additional[i],
 			                     al_error_message());
 			al_mirror__report_error(
@@ -659,7 +701,7 @@ static int mirror_impl(al_store *s, const char *const *releases,
 			al_transfer_result(t, (int)comp_idx[i][j], &st, NULL,
 			                   NULL, &msg);
 			if (st == 0 && comp_held[i][j] != NULL &&
-			    (st = settle_held(s, t, comp_held[i][j],
+			    (st = settle_held(s, t, comp_held[i][j], NULL,
 			                      (int)comp_idx[i][j], &m)) < 0)
 				msg = m != NULL ? m : al_error_message();
 			if (st < 0) {
@@ -713,8 +755,14 @@ static int mirror_impl(al_store *s, const char *const *releases,
 			}
 		}
 		if (st == 0 && add_held[i] &&
-		    (st = settle_held(s, t, additional[i], add_idx[i], &m)) < 0)
+		    (st = settle_held(s, t, additional[i],
+		                      renamed(opts, additional[i]), add_idx[i],
+		                      &m)) < 0)
 			msg = m != NULL ? m : al_error_message();
+		/* stored under its target name: remember where it came from
+		 * (mirror sets map that source to the target) */
+		if (st == 0 && (st = record_origin(s, opts, additional[i])) < 0)
+			msg = al_error_message();
 		if (st < 0) {
 			al_mirror__report_error(report, msg);
 			report->additional_failed++;

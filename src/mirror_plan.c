@@ -280,6 +280,8 @@ typedef struct planner {
 	size_t resolved, failed;
 	int first_status;
 	char *first_error;
+	/* additional images stored under a target name (to->renames) */
+	const char *const *renames;
 } planner;
 
 static void slots_free(planner *pl)
@@ -357,6 +359,16 @@ static int queue(planner *pl, al_transfer *t, const char *kind, const char *ref,
 		rc = al_plan_add_failed(pl->plan, kind, ref, "", rc,
 		                        al_error_message());
 		goto out;
+	}
+	/* an additional image with targetRepo/targetTag: its target name */
+	if (strcmp(kind, "image") == 0 &&
+	    al_imageset_rename_of(pl->renames, ref) != NULL) {
+		free(name);
+		if ((name = al_strdup(
+		         al_imageset_rename_of(pl->renames, ref))) == NULL) {
+			rc = al_error_set(AL_ENOMEM, "out of memory");
+			goto out;
+		}
 	}
 	if ((dest = destination_of(pl, name)) == NULL) {
 		rc = al_error_set(AL_ENOMEM, "out of memory");
@@ -560,6 +572,7 @@ int al_mirror__plan_before(al_store *store, al_mirror_lifecycle *lc,
 	memset(&pl, 0, sizeof(pl));
 	pl.store = store;
 	pl.lc = lc;
+	pl.renames = to != NULL ? to->renames : NULL;
 	al_mirror_lifecycle_clear(lc);
 	if ((rc = al_plan_new(&lc->plan)) < 0)
 		return rc;

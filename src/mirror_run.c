@@ -359,6 +359,9 @@ int al_mirror_plan_run(al_mirror_plan *p, al_store *store,
 	if (p->cfg != NULL) {
 		to.sources = p->cfg->sources;
 		to.nsources = p->cfg->nsources;
+		/* additionalImages[].targetRepo/targetTag (imageset_target.c)
+		 */
+		to.renames = (const char *const *)p->cfg->additional_renames;
 	}
 	p->sig.http = &to.registry.http;
 	/* Red Hat's published signature store, besides the configured ones,

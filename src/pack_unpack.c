@@ -1615,6 +1615,17 @@ static int apply_index(up_ctx *c, const up_entry *e)
 		}
 		if ((rc = al_store_tag(c->s, tags[i].name, &tags[i].d)) < 0)
 			goto out;
+		/* the reference a renamed image came from (targetRepo) */
+		{
+			const char *o =
+			    al_json_str(json_object_get(json_array_get(arr, i),
+			                                "annotations"),
+			                AL_ANNOT_ORIGIN);
+			if (o != NULL && o[0] != '\0' &&
+			    (rc = al_store_set_origin(c->s, tags[i].name, o)) <
+			        0)
+				goto out;
+		}
 		c->res->images_tagged++;
 	}
 out:

@@ -142,7 +142,10 @@ int al_registry_new(al_registry **out, const char *host,
 	}
 	/* certs.d for this host (containers/image newDockerClient:
 	 * dockerCertDir + tlsclientconfig.SetupCertificates) */
-	rc = al_certs_for_host(r->endpoint, &certs);
+	if (opts != NULL && opts->cert_dir != NULL)
+		rc = al_certs_for_dir(opts->cert_dir, &certs);
+	else
+		rc = al_certs_for_host(r->endpoint, &certs);
 	if (rc != 0) {
 		rc = al_error_wrap(rc, "registry '%s': TLS files", r->host);
 		goto out;

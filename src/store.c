@@ -1575,6 +1575,99 @@ out:
 	return rc;
 }
 
+/*
+ * The origin annotation (AL_ANNOT_ORIGIN) of the entry named name set to
+ * origin, journalled as a tag of the whole entry; NULL origin removes it.
+ */
+int al_store_set_origin(al_store *s, const char *name, const char *origin)
+{
+	json_t *entry = NULL, *annots, *rec = NULL;
+	store_entry old = {NULL, NULL}, e = {NULL, NULL};
+	long i;
+	int rc;
+
+	if (s == NULL || name == NULL)
+		return al_error_set(AL_EINVAL, "al_store_set_origin: NULL");
+	if (s->readonly)
+		return al_error_set(AL_EINVAL, "store '%s' is read-only",
+		                    s->path);
+	pthread_mutex_lock(&s->mu);
+	if ((i = find_entry(s, name)) < 0) {
+		rc = al_error_set(AL_ENOTFOUND,
+		                  "no image named '%s' in store '%s'", name,
+		                  s->path);
+		goto out;
+	}
+	if ((rc = entry_tree(&s->ents[i], &entry)) < 0)
+		goto out;
+	annots = json_object_get(entry, "annotations");
+	rc = AL_ENOMEM;
+	if (!json_is_object(annots))
+		goto oom;
+	if (origin == NULL)
+		(void)json_object_del(annots, AL_ANNOT_ORIGIN);
+	else if (json_object_set_new(annots, AL_ANNOT_ORIGIN,
+	                             json_string(origin)) != 0)
+		goto oom;
+	if ((rec = json_pack("{s:s,s:O}", "op", "tag", "entry", entry)) == NULL)
+		goto oom;
+	if ((rc = entry_from_json(&e, entry)) < 0)
+		goto out;
+	if (strcmp(s->ents[i].json, e.json) == 0) {
+		rc = 0; /* already so */
+		goto out;
+	}
+	old.name = al_strdup(s->ents[i].name);
+	old.json = al_strdup(s->ents[i].json);
+	if (old.name == NULL || old.json == NULL)
+		goto oom;
+	if ((rc = index_put_entry(s, &e)) < 0)
+		goto out;
+	if ((rc = journal_append(s, rec)) < 0)
+		(void)index_put_entry(s, &old); /* memory says what disk says */
+	goto out;
+oom:
+	rc = al_error_set(AL_ENOMEM, "out of memory");
+out:
+	pthread_mutex_unlock(&s->mu);
+	entry_clear(&old);
+	entry_clear(&e);
+	json_decref(entry);
+	json_decref(rec);
+	return rc;
+}
+
+int al_store_origin(al_store *s, const char *name, char **out)
+{
+	json_t *e = NULL;
+	const char *o;
+	long i;
+	int rc = 0;
+
+	if (s == NULL || name == NULL || out == NULL)
+		return al_error_set(AL_EINVAL, "al_store_origin: NULL");
+	*out = NULL;
+	pthread_mutex_lock(&s->mu);
+	i = find_entry(s, name);
+	if (i < 0)
+		rc = al_error_set(AL_ENOTFOUND,
+		                  "no image named '%s' in store '%s'", name,
+		                  s->path);
+	else if ((rc = entry_tree(&s->ents[i], &e)) == 0) {
+		o = al_json_str(json_object_get(e, "annotations"),
+		                AL_ANNOT_ORIGIN);
+		if (o != NULL && o[0] != '\0') {
+			*out = al_strdup(o);
+			rc = *out != NULL
+			         ? 1
+			         : al_error_set(AL_ENOMEM, "out of memory");
+		}
+	}
+	pthread_mutex_unlock(&s->mu);
+	json_decref(e);
+	return rc;
+}
+
 static int releases_valid(const json_t *v)
 {
 	return json_is_object(v) &&

@@ -162,6 +162,11 @@ typedef struct al_imageset {
 	/* mirror.platform.graph: true: build the update service's graph-data
 	 * image after the releases (docs/graph.md) */
 	int graph;
+	/* mirror.additionalImages[].targetRepo / targetTag: NULL-terminated
+	 * pairs (the image's name, the name it is stored and pushed under:
+	 * al_imageset_target_name); NULL when no image has one */
+	char **additional_renames;
+	size_t nadditional_renames; /* pairs */
 } al_imageset;
 
 /* Largest configuration file accepted (AL_ELIMIT beyond). */
@@ -174,7 +179,7 @@ typedef struct al_imageset {
  * (cfg->notes says so). Any field not understood is AL_EPARSE
  * "<path>:<line>:<column>: unknown field 'x' in mirror.platform";
  * oc-mirror features airlock does not implement (helm platforms,
- * targetRepo/targetTag, storageConfig.registry; operators
+ * storageConfig.registry; operators
  * without AL_IMAGESET_OPERATORS) are AL_EUNSUPPORTED with position.
  * Channel entries need a
  * name; minVersion/maxVersion must be semantic versions with
@@ -228,4 +233,25 @@ AL_EXPORT int al_imageset_record_defaults(const al_imageset *cfg,
 AL_EXPORT int al_imageset_pack_volume_default(const char *store_path,
                                               uint64_t *bytes);
 
+/*
+ * The store name of the additional image ref mirrored with target_repo
+ * and/or target_tag (either may be NULL or ""), as oc-mirror v2 names its
+ * destination (additional/local_stored_collector.go resolveTargetRepoTag,
+ * buildMirrorToDiskPaths): the source registry, target_repo (default: the
+ * source repository), then target_tag, else the source tag, else the
+ * source digest (push adds the tag sha256-<hex>), else "latest". *out is
+ * NULL when neither is given. AL_EPARSE: target_repo is not a path
+ * (al_imageset_target_repo_valid), or the name is not a reference (a bad
+ * tag). Caller frees *out.
+ */
+AL_EXPORT int al_imageset_target_name(char **out, const char *ref,
+                                      const char *target_repo,
+                                      const char *target_tag);
+/* 1 when s matches oc-mirror v2's IsValidPathComponent: components of
+ * [a-z0-9]+ joined by '.', '_', '__' or dashes, separated by '/'. */
+AL_EXPORT int al_imageset_target_repo_valid(const char *s);
+/* The name renames (pairs as cfg->additional_renames; may be NULL) gives
+ * ref, or NULL. Borrowed from renames. */
+AL_EXPORT const char *al_imageset_rename_of(const char *const *renames,
+                                            const char *ref);
 #endif

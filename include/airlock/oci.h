@@ -33,6 +33,10 @@
 
 /* Index annotation naming an image in an OCI layout. */
 #define AL_ANNOT_REF_NAME "org.opencontainers.image.ref.name"
+/* An index.json entry stored under another name than the reference it
+ * was mirrored from (imageset targetRepo/targetTag) carries that
+ * reference here: the source of its mirror-set entries (docs/store.md). */
+#define AL_ANNOT_ORIGIN "io.airlock.image.origin"
 
 typedef struct al_descriptor {
 	char *media_type;

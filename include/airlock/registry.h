@@ -30,6 +30,11 @@ typedef struct al_registry_opts {
 	int insecure;
 	uint64_t chunk_size; /* upload chunk size; default 16 MiB; blobs
 	                      * up to this size go in one PUT */
+	/* A directory of TLS files (".crt" CAs, a ".cert" and ".key"
+	 * client pair) used for every registry instead of its certs.d
+	 * directory
+	 * (--cert-dir, containers/image DockerCertPath); NULL: certs.d. */
+	const char *cert_dir;
 } al_registry_opts;
 
 /*

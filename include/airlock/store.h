@@ -165,6 +165,17 @@ AL_EXPORT int al_store_tag(al_store *s, const char *name,
  * rewritten at once. */
 AL_EXPORT int al_store_untag(al_store *s, const char *name);
 /*
+ * Record on the entry named name the reference it was mirrored from when
+ * that differs from name (AL_ANNOT_ORIGIN, imageset targetRepo /
+ * targetTag); NULL origin removes it. Journalled as al_store_tag is; a
+ * later al_store_tag of name drops it. AL_ENOTFOUND: no such entry.
+ */
+AL_EXPORT int al_store_set_origin(al_store *s, const char *name,
+                                  const char *origin);
+/* 1 and *out (caller frees) when the entry named name has an origin, 0
+ * and *out NULL when not; AL_ENOTFOUND: no such entry. */
+AL_EXPORT int al_store_origin(al_store *s, const char *name, char **out);
+/*
  * Names are journalled: al_store_tag appends one line to
  * STORE/airlock/index.journal and index.json is rewritten (atomically)
  * once per 512 names or a second after the first unwritten one, and by

@@ -35,6 +35,12 @@ typedef struct al_transfer_opts {
 	 * their location; blocked registries are refused and insecure ones
 	 * honoured, for a registry destination too (docs/registry.md). */
 	const al_regconf *regconf;
+	/* NULL-terminated pairs (additional image reference, store name):
+	 * al_mirror stores and names those additional images under the
+	 * second (imageset targetRepo/targetTag, al_imageset_target_name)
+	 * and records the first as the entry's origin (borrowed; NULL:
+	 * none) */
+	const char *const *renames;
 } al_transfer_opts;
 
 /* Every field zero / NULL: the defaults; set fields by name. */

@@ -636,10 +636,39 @@ static void test_imageset__v2alpha1_fields(void)
 	          "%s:5:24: mirror.platform.kubeVirtContainer must be true or "
 	          "false");
 	check_bad(HEAD "mirror:\n  additionalImages:\n  - name: quay.io/a:1\n"
-	               "    targetRepo: b/c\n",
-	          AL_EUNSUPPORTED,
-	          "%s:6:17: mirror.additionalImages[].targetRepo and "
-	          "targetTag are not supported");
+	               "    targetRepo: \"invalid:@tag\"\n",
+	          AL_EPARSE,
+	          "%s:6:17: targetRepo 'invalid:@tag' of 'quay.io/a:1' is not "
+	          "a repository path");
+	check_bad(HEAD "mirror:\n  additionalImages:\n  - name: quay.io/a:1\n"
+	               "    targetTag: \"bad tag\"\n",
+	          AL_EPARSE, "%s:6:16: targetRepo/targetTag of 'quay.io/a:1'");
+	cfg = load_ok("v2t.yaml", HEAD "mirror:\n  additionalImages:\n"
+	                               "  - name: quay.io/a/b:1\n"
+	                               "    targetRepo: ubi-repo\n"
+	                               "    targetTag: ubi-v9\n"
+	                               "  - name: quay.io/a/c:2\n"
+	                               "  - name: quay.io/a/d@" D256 "\n"
+	                               "    targetTag: tag-1\n");
+	if (cfg != NULL) {
+		const char *const *rn =
+		    (const char *const *)cfg->additional_renames;
+		CU_ASSERT_EQUAL(cfg->nadditional, 3);
+		CU_ASSERT_EQUAL(cfg->nadditional_renames, 2);
+		CU_ASSERT_PTR_NULL(al_imageset_rename_of(rn, "quay.io/a/c:2"));
+		CU_ASSERT_STRING_EQUAL(
+		    al_imageset_rename_of(rn, "quay.io/a/b:1"),
+		    "quay.io/ubi-repo:ubi-v9");
+		CU_ASSERT_STRING_EQUAL(
+		    al_imageset_rename_of(rn, "quay.io/a/d@" D256),
+		    "quay.io/a/d:tag-1");
+	}
+	al_imageset_free(cfg);
+	/* oc-mirror v1alpha2 has no targetRepo */
+	check_bad("kind: ImageSetConfiguration\napiVersion: "
+	          "mirror.openshift.io/v1alpha2\nmirror:\n  additionalImages:"
+	          "\n  - name: quay.io/a:1\n    targetRepo: b/c\n",
+	          AL_EPARSE, "is a field of mirror.openshift.io/v2alpha1");
 	cfg =
 	    load_ok("v2c.yaml", HEAD "mirror:\n  additionalImages:\n"
 	                             "  - name: quay.io/a:1\n"
@@ -688,6 +717,71 @@ static void test_imageset__v2alpha1_fields(void)
 
 /* blockedImages match as oc-mirror's regexp.MatchString: unanchored,
  * against the reference without transport or its normalised form. */
+/* The destination name of targetRepo/targetTag: oc-mirror v2's
+ * resolveTargetRepoTag and buildMirrorToDiskPaths, case by case. */
+static void test_imageset__target_name_mapping(void)
+{
+	static const struct {
+		const char *ref, *repo, *tag, *want;
+	} cases[] = {
+	    /* targetRepo replaces the path, the registry and tag stay */
+	    {"quay.io/a/b:1", "custom-ns/my-ubi8", NULL,
+	     "quay.io/custom-ns/my-ubi8:1"},
+	    /* targetTag only */
+	    {"quay.io/a/b:1", NULL, "v8", "quay.io/a/b:v8"},
+	    {"quay.io/a/b:1", "x", "y", "quay.io/x:y"},
+	    /* by digest: the digest stays unless a targetTag names it */
+	    {"quay.io/a/b@" D256, "x/y", NULL, "quay.io/x/y@" D256},
+	    {"quay.io/a/b@" D256, NULL, "tag-1", "quay.io/a/b:tag-1"},
+	    /* tag and digest: named by the tag (fetched by the digest) */
+	    {"quay.io/a/b:1@" D256, "x", NULL, "quay.io/x:1"},
+	    /* neither tag nor digest: latest */
+	    {"registry.local:5000/a/b", "c", NULL,
+	     "registry.local:5000/c:latest"},
+	    /* oc-mirror's separators */
+	    {"quay.io/a/b:1", "a__b/c.d/e---f", NULL,
+	     "quay.io/a__b/c.d/e---f:1"},
+	};
+	static const char *const bad_repos[] = {
+	    "invalid:@tag", "Upper", "a//b", "/a",       "a/", "a..b",
+	    "a___b",        "-a",    "a-",   "a@sha256", "",
+	};
+	size_t i;
+
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		char *name = NULL;
+		int rc = al_imageset_target_name(&name, cases[i].ref,
+		                                 cases[i].repo, cases[i].tag);
+		CU_ASSERT_EQUAL(rc, 0);
+		if (name == NULL || strcmp(name, cases[i].want) != 0) {
+			fprintf(stderr, "%s + (%s, %s): got %s, want %s\n",
+			        cases[i].ref,
+			        cases[i].repo ? cases[i].repo : "-",
+			        cases[i].tag ? cases[i].tag : "-",
+			        name ? name : "NULL", cases[i].want);
+			CU_FAIL("target name");
+		}
+		free(name);
+	}
+	for (i = 0; i < sizeof(bad_repos) / sizeof(bad_repos[0]); i++) {
+		if (al_imageset_target_repo_valid(bad_repos[i])) {
+			fprintf(stderr, "accepted '%s'\n", bad_repos[i]);
+			CU_FAIL("bad targetRepo accepted");
+		}
+	}
+	{
+		char *name = (char *)"x";
+		/* neither given: no rename */
+		CU_ASSERT_EQUAL(
+		    al_imageset_target_name(&name, "quay.io/a:1", NULL, ""), 0);
+		CU_ASSERT_PTR_NULL(name);
+		CU_ASSERT_EQUAL(al_imageset_target_name(&name, "quay.io/a:1",
+		                                        NULL, "bad tag"),
+		                AL_EPARSE);
+		CU_ASSERT_PTR_NULL(name);
+	}
+}
+
 static void test_imageset__blocked_matching(void)
 {
 	al_imageset *cfg = load_ok(
@@ -862,6 +956,8 @@ int main(void)
 	    {"test_imageset__v2alpha1_fields", test_imageset__v2alpha1_fields},
 	    {"test_imageset__blocked_matching",
 	     test_imageset__blocked_matching},
+	    {"test_imageset__target_name_mapping",
+	     test_imageset__target_name_mapping},
 	    {"test_imageset__several_documents",
 	     test_imageset__several_documents},
 	    {"test_imageset__archive_size_for_pack",

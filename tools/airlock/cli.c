@@ -6,6 +6,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "cli.h"
@@ -256,6 +257,18 @@ int cli_common_option(cli_common *c, int opt, const char *arg)
 	case OPT_CA_FILE:
 		c->ca_file = arg;
 		return 1;
+	case OPT_CERT_DIR: {
+		struct stat st;
+
+		/* refused now: containers/image would skip a missing one, and
+		 * a typo would then fall back to the system CAs unnoticed */
+		if (stat(arg, &st) != 0 || !S_ISDIR(st.st_mode)) {
+			cli_error("--cert-dir '%s' is not a directory", arg);
+			return -1;
+		}
+		c->cert_dir = arg;
+		return 1;
+	}
 	case OPT_PROXY:
 		c->proxy = arg;
 		return 1;
@@ -535,6 +548,7 @@ void cli_transfer_opts(cli_common *c, al_transfer_opts *o)
 	o->all_insecure = !c->tls_verify;
 	o->registry.auth = c->auth;
 	o->registry.http.ca_file = c->ca_file;
+	o->registry.cert_dir = c->cert_dir;
 	o->registry.http.proxy = c->proxy;
 	if (c->timeout_ms > 0) {
 		/* --timeout D (docs/http.md "Bounds"): a connection that does

@@ -26,6 +26,7 @@ enum {
 	OPT_QUIET,
 	OPT_VERBOSE,
 	OPT_HELP,
+	OPT_CERT_DIR,
 	OPT_COMMAND_BASE = 1100, /* command-specific long options start here */
 };
 
@@ -44,6 +45,7 @@ enum {
 	{"authfile", required_argument, NULL, OPT_AUTHFILE},                   \
 	    {"tls-verify", required_argument, NULL, OPT_TLS_VERIFY},           \
 	    {"ca-file", required_argument, NULL, OPT_CA_FILE},                 \
+	    {"cert-dir", required_argument, NULL, OPT_CERT_DIR},               \
 	    {"proxy", required_argument, NULL, OPT_PROXY},                     \
 	    {"parallel", required_argument, NULL, OPT_PARALLEL},               \
 	{                                                                      \
@@ -74,6 +76,11 @@ enum {
 	"                           HTTP when a registry does not speak TLS\n" \
 	"      --ca-file FILE       extra CA certificates (PEM) for "          \
 	"registries\n"                                                         \
+	"      --cert-dir DIR       TLS files for every registry: *.crt CAs, " \
+	"a *.cert/*.key\n"                                                     \
+	"                           client pair (as in certs.d/HOST, which "   \
+	"it "                                                                  \
+	"replaces)\n"                                                          \
 	"      --proxy URL          HTTP(S) proxy (default: https_proxy / "    \
 	"no_proxy env)\n"                                                      \
 	"      --parallel N         concurrent transfers (default 8)\n"        \
@@ -107,6 +114,7 @@ typedef struct cli_common {
 	/* registries.conf (docs/registry.md), loaded by cli_common_start
 	 * for commands that reach registries */
 	al_regconf *regconf;
+	const char *cert_dir; /* --cert-dir */
 } cli_common;
 
 /* Initialise defaults. */

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cli_esc.h"
 #include "cli.h"
 #include "cli_hint.h"
 #include "cli_json.h"
@@ -101,14 +102,14 @@ void cli_mirror_catalog_lines(const al_mirror_result *res)
 			printf(
 			    "catalog %s -> %s %s: %zu packages, %zu bundles, "
 			    "%zu images\n",
-			    mc->source_name, mc->target_name,
+			    cli_esc(mc->source_name), cli_esc(mc->target_name),
 			    al_digest_str(&mc->digest, ds), mc->packages,
 			    mc->bundles, mc->images);
 		else
 			printf(
 			    "catalog %s: failed (%zu of %zu images failed)\n",
-			    mc->source_name != NULL ? mc->source_name
-			                            : mc->source,
+			    cli_esc(mc->source_name != NULL ? mc->source_name
+			                                    : mc->source),
 			    mc->images_failed, mc->images);
 	}
 }

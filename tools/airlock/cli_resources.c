@@ -100,7 +100,7 @@ static int maps_build(al_store *store, const char *dest, unsigned max_nested,
 	}
 	for (i = 0; i < nimgs; i++) {
 		al_ref r = {0};
-		char *src;
+		char *src, *origin = NULL;
 		size_t k = ms->n;
 
 		if (al_ref_parse(&r, imgs[i].name) < 0)
@@ -113,6 +113,17 @@ static int maps_build(al_store *store, const char *dest, unsigned max_nested,
 			al_ref_clear(&r);
 			continue;
 		}
+		/* stored under a target name (targetRepo/targetTag): the
+		 * cluster asks for the reference it came from */
+		if (imgs[i].name[0] != '\0' &&
+		    al_store_origin(store, imgs[i].name, &origin) == 1) {
+			al_ref o = {0};
+			if (al_ref_parse(&o, origin) == 0) {
+				al_ref_clear(&r);
+				r = o;
+			}
+		}
+		free(origin);
 		src = al_ref_name(&r);
 		ms->strs[2 * k] = src;
 		/* where push puts it: the one mapping */

@@ -8,6 +8,7 @@
 #include "airlock/imageset.h"
 #include "airlock/ref.h"
 #include "airlock/transfer.h"
+#include "cli_esc.h"
 #include "cli.h"
 #include "cmd.h"
 
@@ -69,7 +70,10 @@ static const char catalog_help[] =
     "deduplicated,\n"
     "                          --parallel, airlock.sources and "
     "insecureRegistries)\n" CLI_COMMON_HELP "\n"
-    "Exit status: 0 done, 2 usage or configuration error, 3 runtime "
+    "Exit status: 0 done, 1 a catalog of a kind airlock does not support "
+    "(SQLite)\n"
+    "or content that failed verification, 2 usage or configuration error, "
+    "3 runtime\n"
     "error.\n";
 
 static int write_resources(const char *dir, const char *registry,
@@ -310,8 +314,8 @@ static int list_catalogs(al_store *store, const char *platform)
 
 		al_digest_str(&imgs[i].desc.digest, ds);
 		if (kind == 2) {
-			printf("%s %s sqlite (not supported)\n", imgs[i].name,
-			       ds);
+			printf("%s %s sqlite (not supported)\n",
+			       cli_esc(imgs[i].name), ds);
 			continue;
 		}
 		if (kind != 1)
@@ -323,8 +327,9 @@ static int list_catalogs(al_store *store, const char *platform)
 			    code, cli_fail(rc, "catalog '%s'", imgs[i].name));
 			continue;
 		}
-		printf("%s %s fbc packages=%zu bundles=%zu\n", imgs[i].name, ds,
-		       al_catalog_package_count(c), al_catalog_bundle_count(c));
+		printf("%s %s fbc packages=%zu bundles=%zu\n",
+		       cli_esc(imgs[i].name), ds, al_catalog_package_count(c),
+		       al_catalog_bundle_count(c));
 		al_catalog_free(c);
 	}
 	al_store_images_free(imgs, n);
@@ -486,7 +491,7 @@ int cmd_catalog(int argc, char **argv)
 	for (i = 0; i < nall; i++) {
 		if (i > 0 && strcmp(all[i], all[i - 1]) == 0)
 			continue;
-		if (printf("%s\n", all[i]) < 0)
+		if (printf("%s\n", cli_esc(all[i])) < 0)
 			code = EXIT_RUNTIME;
 	}
 	if (fflush(stdout) != 0) {

@@ -7,6 +7,7 @@
 
 #include "airlock/catalog.h"
 #include "airlock/helm.h"
+#include "cli_esc.h"
 #include "cli.h"
 #include "cmd.h"
 #include "cmd_catalogs.h"
@@ -169,11 +170,12 @@ static int table(const char *store_path)
 		goto out;
 	}
 	for (i = 0; i < n; i++) {
-		if (rows[i].name != NULL && strlen(rows[i].name) > wn)
-			wn = strlen(rows[i].name);
+		/* widths of what is printed: the escaped text */
+		if (rows[i].name != NULL && strlen(cli_esc(rows[i].name)) > wn)
+			wn = strlen(cli_esc(rows[i].name));
 		pks[i] = packs_of(packs, npacks, &rows[i]);
-		if (pks[i] != NULL && strlen(pks[i]) > wp)
-			wp = strlen(pks[i]);
+		if (pks[i] != NULL && strlen(cli_esc(pks[i])) > wp)
+			wp = strlen(cli_esc(pks[i]));
 	}
 	if (n == 0 && ncharts > 0)
 		goto charts;
@@ -187,11 +189,11 @@ static int table(const char *store_path)
 		snprintf(pb, sizeof(pb), "%lld", c->packages);
 		snprintf(bb, sizeof(bb), "%lld", c->bundles);
 		printf("%-*s  %-71s  %8s  %7s  %6zu  %-*s  %s\n", (int)wn,
-		       c->name != NULL ? c->name : "-",
+		       cli_esc(c->name),
 		       c->has_digest ? al_digest_str(&c->digest, ds) : "-",
 		       c->packages >= 0 ? pb : "-", c->bundles >= 0 ? bb : "-",
-		       c->nimages, (int)wp, pks[i] != NULL ? pks[i] : "-",
-		       c->source != NULL ? c->source : "-");
+		       c->nimages, (int)wp, cli_esc(pks[i]),
+		       cli_esc(c->source));
 	}
 	if (ncharts > 0)
 		putchar('\n');

@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cli_esc.h"
 #include "cli.h"
 #include "cmd.h"
 
@@ -186,14 +187,15 @@ int cmd_delete(int argc, char **argv)
 	}
 	for (i = 0; i < res.nreleases; i++)
 		printf("%s release %s\n",
-		       o.dry_run ? "would delete" : "deleted", res.releases[i]);
+		       o.dry_run ? "would delete" : "deleted",
+		       cli_esc(res.releases[i]));
 	for (i = 0; i < res.nnames; i++)
 		printf("%s name %s\n", o.dry_run ? "would delete" : "deleted",
-		       res.names[i]);
+		       cli_esc(res.names[i]));
 	for (i = 0; i < res.nregistry_manifests; i++)
 		printf("%s manifest %s\n",
 		       o.dry_run ? "would delete" : "deleted",
-		       res.registry_manifests[i]);
+		       cli_esc(res.registry_manifests[i]));
 	printf("%s %zu releases, %zu names: %s %llu blobs (%llu bytes, %s)\n",
 	       o.dry_run ? "would delete" : "deleted", res.nreleases,
 	       res.nnames, o.dry_run ? "would free" : "freed",

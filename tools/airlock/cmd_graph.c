@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "airlock/graph.h"
+#include "cli_esc.h"
 #include "cli.h"
 #include "cmd.h"
 
@@ -109,10 +110,13 @@ static int resolve(cli_common *c, const char *config, const char *store_path,
 	for (i = 0; i < sel.nreleases; i++) {
 		const al_graph_release *r = &sel.releases[i];
 
-		printf("%s %s ", r->version, r->arch);
+		/* versions, channels and payloads come from the update
+		 * service: escaped (cli_esc.h) */
+		printf("%s %s ", cli_esc(r->version), cli_esc(r->arch));
 		for (j = 0; j < r->nchannels; j++)
-			printf("%s%s", j > 0 ? "," : "", r->channels[j]);
-		printf(" %s\n", r->payload);
+			printf("%s%s", j > 0 ? "," : "",
+			       cli_esc(r->channels[j]));
+		printf(" %s\n", cli_esc(r->payload));
 	}
 	if (store_path == NULL)
 		goto out;
@@ -191,7 +195,7 @@ static int write_data(const char *store_path, const char *outdir)
 	printf("wrote %zu channels, %zu versions, %zu blocked edges from %zu "
 	       "graphs to %s\n",
 	       rep.channels, rep.versions, rep.blocked_edges, rep.graphs,
-	       outdir);
+	       cli_esc(outdir));
 	return EXIT_OK;
 }
 
@@ -258,6 +262,12 @@ int cmd_graph(int argc, char **argv)
 		return cli_usage_error("graph",
 		                       "-o writes graph data from a "
 		                       "store; run it without --config");
+	/* --cert-dir is a registry's TLS set-up; graph reaches only the
+	 * update service */
+	if (c.cert_dir != NULL)
+		return cli_usage_error(
+		    "graph", "--cert-dir is for registries; give "
+		             "the update service's CA with --ca-file");
 	if ((code = cli_common_start(&c)) != EXIT_OK)
 		goto out;
 	if (image)

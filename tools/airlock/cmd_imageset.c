@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cli_esc.h"
 #include "cli.h"
 #include "cmd.h"
 
@@ -68,7 +69,7 @@ static void summary(const char *path, const al_imageset *cfg)
 	if (cfg->graph)
 		al_buf_puts(&b, ", graph image");
 	if (b.ptr != NULL)
-		printf("%s\n", (const char *)b.ptr);
+		printf("%s\n", cli_esc((const char *)b.ptr));
 	al_buf_free(&b);
 }
 

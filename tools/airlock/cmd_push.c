@@ -63,12 +63,17 @@ static const char push_help[] =
     "      --oc-mirror-names    with --cluster-resources: oc-mirror's file "
     "names\n"
     "                           (idms-oc-mirror.yaml, itms-oc-mirror.yaml, "
-    "signature-configmap.yaml)\n" CLI_JSON_HELP CLI_COMMON_HELP "\n"
+    "imageContentSourcePolicy.yaml,\n"
+    "                           signature-configmap.yaml and "
+    "signature-configmap.json)\n" CLI_JSON_HELP CLI_COMMON_HELP "\n"
     "Output: one summary line on stdout:\n"
     "  pushed I images: uploaded B blobs (N bytes), X blobs already present or "
     "mounted\n"
-    "Exit status: 0 all pushed, 2 usage error, 3 runtime error (every image is "
-    "attempted).\n";
+    "Exit status: 0 all pushed, 1 an image failed verification (a digest did "
+    "not\n"
+    "match) or is of a kind airlock does not support, 2 usage error, 3 "
+    "runtime\n"
+    "error (every image is attempted).\n";
 
 static char *utc_now(void)
 {

@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "airlock/graph.h"
+#include "cli_esc.h"
 #include "cli.h"
 #include "cli_json.h"
 #include "cmd.h"
@@ -133,10 +134,11 @@ static int table(const char *store_path)
 	for (i = 0; i < n; i++) {
 		const char *v = rows[i].version, *d = rows[i].digest_text;
 
-		if (v != NULL && strlen(v) > wv)
-			wv = strlen(v);
-		if (d != NULL && strlen(d) > wd)
-			wd = strlen(d);
+		/* widths of what is printed: the escaped text */
+		if (v != NULL && strlen(cli_esc(v)) > wv)
+			wv = strlen(cli_esc(v));
+		if (d != NULL && strlen(cli_esc(d)) > wd)
+			wd = strlen(cli_esc(d));
 	}
 	if (n > 1)
 		qsort(rows, n, sizeof(*rows), cmp_release);
@@ -152,8 +154,8 @@ static int table(const char *store_path)
 	}
 	for (i = 0; i < n; i++) {
 		pks[i] = packs_of(packs, npacks, &rows[i]);
-		if (pks[i] != NULL && strlen(pks[i]) > wp)
-			wp = strlen(pks[i]);
+		if (pks[i] != NULL && strlen(cli_esc(pks[i])) > wp)
+			wp = strlen(cli_esc(pks[i]));
 	}
 	printf("%-*s  %-*s  %10s  %-10s  %-*s  %s\n", (int)wv, "VERSION",
 	       (int)wd, "DIGEST", "COMPONENTS", "SIGNATURES", (int)wp, "PACK",
@@ -168,10 +170,11 @@ static int table(const char *store_path)
 			         rows[i].components);
 		else
 			snprintf(cbuf, sizeof(cbuf), "-");
+		/* releases.json and the pack records are files: escaped */
 		printf("%-*s  %-*s  %10s  %-10s  %-*s  %s\n", (int)wv,
-		       v != NULL ? v : "-", (int)wd, d != NULL ? d : "-", cbuf,
-		       sig_status(&rows[i]), (int)wp,
-		       pks[i] != NULL ? pks[i] : "-", ch != NULL ? ch : "-");
+		       cli_esc(v), (int)wd, cli_esc(d), cbuf,
+		       sig_status(&rows[i]), (int)wp, cli_esc(pks[i]),
+		       cli_esc(ch));
 		free(ch);
 	}
 out:

@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "airlock/pack.h"
+#include "cli_esc.h"
 #include "cli.h"
 #include "cli_json.h"
 #include "cmd.h"
@@ -167,7 +168,7 @@ int cmd_unpack(int argc, char **argv)
 		json_result(store_path, dir, &res);
 	if (!res.complete) {
 		for (i = 0; !json && i < res.nmissing; i++)
-			printf("missing %s\n", res.missing[i]);
+			printf("missing %s\n", cli_esc(res.missing[i]));
 		cli_error("pack '%s' is incomplete: %zu of %llu volumes still "
 		          "missing; rerun with them",
 		          res.id, res.nmissing,
@@ -178,14 +179,15 @@ int cmd_unpack(int argc, char **argv)
 	if (res.already) {
 		if (!json)
 			printf("unpacked %s: already imported into '%s'\n",
-			       res.id, store_path);
+			       cli_esc(res.id), cli_esc(store_path));
 		goto out;
 	}
 	if (!json)
 		printf("unpacked %s: %llu entries imported, %llu already "
 		       "present, %llu "
 		       "images added to the index\n",
-		       res.id, (unsigned long long)res.entries_imported,
+		       cli_esc(res.id),
+		       (unsigned long long)res.entries_imported,
 		       (unsigned long long)res.entries_present,
 		       (unsigned long long)res.images_tagged);
 	if (res.images_incomplete > 0) {

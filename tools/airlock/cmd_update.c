@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cli_esc.h"
 #include "cli.h"
 #include "cmd.h"
 #include "airlock/update.h"
@@ -485,8 +486,10 @@ int cmd_update(int argc, char **argv)
 		al_update_result_clear(&res);
 		rc = al_update_run(&uo, &res);
 		if (uo.dry_run) {
+			/* manifest names from the payload: escaped a line
+			 * at a time */
 			if (res.plan != NULL)
-				fputs(res.plan, stdout);
+				cli_esc_lines(stdout, res.plan);
 			/* the library's message names the release already */
 			if (rc != 0)
 				cli_error("%s", al_error_message());
@@ -504,16 +507,17 @@ int cmd_update(int argc, char **argv)
 
 				printf("reconciled %s: applied %zu of %zu, "
 				       "repaired %zu\n",
-				       res.version, res.applied, res.total,
-				       res.nrepairs);
+				       cli_esc(res.version), res.applied,
+				       res.total, res.nrepairs);
 				for (i = 0; i < res.nrepairs; i++)
 					printf("repaired drift: %s\n",
-					       res.repairs[i]);
+					       cli_esc(res.repairs[i]));
 			} else {
 				printf(
 				    "update to %s completed: applied %zu of "
 				    "%zu%s; state %s\n",
-				    res.version, res.applied, res.total,
+				    cli_esc(res.version), res.applied,
+				    res.total,
 				    res.verified
 				        ? ""
 				        : " (signature not verified: forced)",
@@ -532,7 +536,8 @@ int cmd_update(int argc, char **argv)
 			size_t i;
 
 			for (i = 0; i < res.nrepairs; i++)
-				printf("repaired drift: %s\n", res.repairs[i]);
+				printf("repaired drift: %s\n",
+				       cli_esc(res.repairs[i]));
 		}
 		if (!watch || al_cancel_is_set(c.cancel) || res.total == 0)
 			break;

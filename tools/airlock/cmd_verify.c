@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cli_esc.h"
 #include "cli.h"
 #include "cli_json.h"
 #include "cmd.h"
@@ -166,12 +167,15 @@ static void print_verified(const verify_ctx *v, const char *version,
 	}
 	if (v->quiet || cli_json_active())
 		return;
-	printf("verified %s%s%s by %s", version != NULL ? version : "",
-	       version != NULL ? " " : "", digest, info->fingerprint);
+	/* the version and creator are the signature's (or the store's)
+	 * text: escaped */
+	printf("verified %s%s%s by %s", version != NULL ? cli_esc(version) : "",
+	       version != NULL ? " " : "", cli_esc(digest),
+	       cli_esc(info->fingerprint));
 	if (strcmp(info->fingerprint, info->primary_fingerprint) != 0)
-		printf(" (subkey of %s)", info->primary_fingerprint);
+		printf(" (subkey of %s)", cli_esc(info->primary_fingerprint));
 	if (info->creator != NULL)
-		printf(", creator \"%s\"", info->creator);
+		printf(", creator \"%s\"", cli_esc(info->creator));
 	if (info->has_timestamp)
 		printf(", timestamp %lld", (long long)info->timestamp);
 	printf("\n");
