@@ -26,10 +26,14 @@
 # ratio airlock / gpgv as the median of BENCH_REPEAT interleaved rounds with
 # its range (tests/bench/lib.sh), peak RSS, and what a process that
 # does nothing costs (/bin/true in the same loop) and what starting airlock
-# costs ('airlock help verify': load the libraries, print) for scale. It also times
+# costs ('airlock help verify': load the libraries, print) and what loading
+# libcrypto alone costs (a C program linked with -lcrypto that returns, built
+# with cc when there is one) for scale. It also times
 # one 'airlock verify --store' process verifying all N signatures of a
 # synthetic store of N releases (the cost per signature without process
-# start-up; gpgv has no such mode).
+# start-up; gpgv has no such mode). With valgrind installed it ends with the
+# instruction counts of one process of each (callgrind), which the load of a
+# shared machine does not move.
 set -euo pipefail
 set -a # the timed run_* functions run in a child shell: they see exported variables
 
@@ -116,6 +120,17 @@ PY
 "$AIRLOCK" verify -q --store "$W/store" --keyring "$W/keyring.gpg" --identity-policy exact >/dev/null ||
 	{ echo "airlock verify --store refused the store of $N releases" >&2; exit 3; }
 
+# The floor of any program linked with libcrypto: a process that loads
+# libcrypto.so.3 and returns at once (its relocations and symbol bindings are
+# most of what airlock's start-up costs beyond /bin/true; docs/performance.md).
+# Built here with the C compiler when there is one; the mode is left out when
+# there is not.
+modes_extra=
+if command -v cc >/dev/null && printf '#include <openssl/crypto.h>\nint main(void) { return OPENSSL_version_major() == 0; }\n' >"$W/floor.c" &&
+	cc -O2 -o "$W/floor" "$W/floor.c" -lcrypto 2>/dev/null; then
+	modes_extra=crypto
+fi
+
 # The modes (tests/bench/lib.sh times each once per round, rotating the order).
 # loop NAME: one pass over every signature with one process each.
 loop() {
@@ -127,6 +142,7 @@ loop() {
 		gpgv) gpgv --keyring "$W/keyring.gpg" "$W/sigs/$i" 2>/dev/null ;;
 		true) /bin/true "$W/sigs/$i" ;;
 		start) "$AIRLOCK" help verify >/dev/null ;;
+		crypto) "$W/floor" "$W/sigs/$i" ;;
 		esac
 	done <"$W/digests"
 }
@@ -134,6 +150,7 @@ run_airlock() { loop airlock; }
 run_gpgv() { loop gpgv; }
 run_true() { loop true; }
 run_start() { loop start; }
+run_crypto() { loop crypto; }
 # store: one process verifying all N releases of the store
 run_store() {
 	"$AIRLOCK" verify -q --store "$W/store" --keyring "$W/keyring.gpg" --identity-policy exact >/dev/null
@@ -141,11 +158,26 @@ run_store() {
 
 . "$here/tests/bench/lib.sh"
 bench_init "$W/bench"
-bench_rounds "$REPEAT" airlock gpgv true start store
+bench_rounds "$REPEAT" airlock gpgv true start store $modes_extra
 
 echo "signatures: $N, key $KEYALGO, one process per signature, $REPEAT interleaved rounds, load $(bench_load)"
 bench_ratio "verify, one process per signature" airlock gpgv
 bench_ratio "airlock start-up alone (help verify) vs gpgv verifying" start gpgv
 bench_ratio "a process doing nothing (/bin/true) vs gpgv verifying" true gpgv
+[ -z "$modes_extra" ] || bench_ratio "a process only loading libcrypto vs gpgv verifying" crypto gpgv
 bench_ratio "one 'verify --store' for all $N vs gpgv one by one" store gpgv
 echo "peak RSS MiB: airlock $(bench_rss airlock), gpgv $(bench_rss gpgv)"
+
+# Instruction counts of one process each (valgrind --tool=callgrind): a
+# figure the load of a shared machine does not move, unlike the times.
+irefs() {
+	valgrind --tool=callgrind --callgrind-out-file=/dev/null "$@" 2>&1 >/dev/null |
+		awk '/refs:/ {gsub(",", "", $NF); printf "%.2f", $NF / 1e6}'
+}
+if command -v valgrind >/dev/null; then
+	d1=$(head -n 1 "$W/digests")
+	line="instructions, one signature (callgrind, millions): airlock $(irefs "$AIRLOCK" verify -q --signature "$W/sigs/1" --digest "$d1" --keyring "$W/keyring.gpg")"
+	line="$line, gpgv $(irefs gpgv --keyring "$W/keyring.gpg" "$W/sigs/1")"
+	[ -z "$modes_extra" ] || line="$line, libcrypto alone $(irefs "$W/floor")"
+	echo "$line"
+fi

@@ -5,6 +5,7 @@
 
 #include "cli_esc.h"
 #include "cli.h"
+#include "cli_crypto.h"
 #include "cli_json.h"
 #include "cmd.h"
 #include "airlock/pgp.h"
@@ -492,6 +493,7 @@ int cmd_verify(int argc, char **argv)
 	}
 	v.quiet = c.quiet;
 	cli_log_start(&c);
+	cli_crypto_init_offline();
 	if (json && cli_json_begin("verify") < 0) {
 		free(keyrings);
 		return EXIT_RUNTIME;
