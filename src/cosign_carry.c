@@ -513,7 +513,12 @@ void al_cosign_store_report_clear(al_cosign_store_report *r)
 	for (i = 0; i < r->nmessages; i++)
 		free(r->messages[i]);
 	free(r->messages);
-	json_decref(r->record);
+	for (i = 0; i < r->nverdicts; i++) {
+		free(r->verdicts[i].name);
+		free(r->verdicts[i].policy);
+		free(r->verdicts[i].reason);
+	}
+	free(r->verdicts);
 	memset(r, 0, sizeof(*r));
 }
 
@@ -521,21 +526,47 @@ static int record(al_cosign_store_report *r, const char *name,
                   const al_digest *d, const char *verdict, const char *policy,
                   const char *reason)
 {
+	al_cosign_image_verdict *grown, *v;
+
+	grown = realloc(r->verdicts, (r->nverdicts + 1) * sizeof(*grown));
+	if (grown == NULL)
+		return al_error_set(AL_ENOMEM, "out of memory");
+	r->verdicts = grown;
+	v = &r->verdicts[r->nverdicts];
+	memset(v, 0, sizeof(*v));
+	v->digest = *d;
+	v->verdict = verdict;
+	if ((v->name = strdup(name)) == NULL ||
+	    (policy != NULL && (v->policy = strdup(policy)) == NULL) ||
+	    (reason != NULL && (v->reason = strdup(reason)) == NULL)) {
+		free(v->name);
+		free(v->policy);
+		return al_error_set(AL_ENOMEM, "out of memory");
+	}
+	r->nverdicts++;
+	return 0;
+}
+
+/* The sigstore.json entry of v; "refused" reads "allowed" when allowed. */
+static json_t *verdict_json(const al_cosign_image_verdict *v, int allowed)
+{
 	char ds[AL_DIGEST_STRMAX];
+	const char *verdict = v->verdict;
 	json_t *e;
 
-	if (r->record == NULL && (r->record = json_array()) == NULL)
-		return al_error_set(AL_ENOMEM, "out of memory");
-	e = json_pack("{s:s,s:s,s:s}", "name", name, "digest",
-	              al_digest_str(d, ds), "verdict", verdict);
-	if (e == NULL ||
-	    (policy != NULL &&
-	     json_object_set_new(e, "policy", json_string(policy)) < 0) ||
-	    (reason != NULL &&
-	     json_object_set_new(e, "reason", json_string(reason)) < 0) ||
-	    json_array_append_new(r->record, e) < 0)
-		return al_error_set(AL_ENOMEM, "out of memory");
-	return 0;
+	if (allowed && strcmp(verdict, "refused") == 0)
+		verdict = "allowed";
+	e = json_pack("{s:s,s:s,s:s}", "name", v->name, "digest",
+	              al_digest_str(&v->digest, ds), "verdict", verdict);
+	if (e != NULL &&
+	    ((v->policy != NULL &&
+	      json_object_set_new(e, "policy", json_string(v->policy)) < 0) ||
+	     (v->reason != NULL &&
+	      json_object_set_new(e, "reason", json_string(v->reason)) < 0))) {
+		json_decref(e);
+		e = NULL;
+	}
+	return e;
 }
 
 int al_cosign_record(al_store *s, const al_cosign_store_report *r,
@@ -546,19 +577,13 @@ int al_cosign_record(al_store *s, const al_cosign_store_report *r,
 	size_t i;
 	int rc;
 
-	images = r->record != NULL ? json_deep_copy(r->record) : json_array();
-	if (images == NULL)
+	if ((images = json_array()) == NULL)
 		return al_error_set(AL_ENOMEM, "out of memory");
-	if (allowed) {
-		json_t *e;
-
-		json_array_foreach(images, i, e)
-		{
-			const char *v = al_json_str(e, "verdict");
-
-			if (v != NULL && strcmp(v, "refused") == 0)
-				json_object_set_new(e, "verdict",
-				                    json_string("allowed"));
+	for (i = 0; i < r->nverdicts; i++) {
+		if (json_array_append_new(
+		        images, verdict_json(&r->verdicts[i], allowed)) < 0) {
+			json_decref(images);
+			return al_error_set(AL_ENOMEM, "out of memory");
 		}
 	}
 	doc = json_pack("{s:s,s:b,s:o}", "policy",

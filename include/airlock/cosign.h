@@ -4,8 +4,6 @@
 #ifndef AIRLOCK_COSIGN_H
 #define AIRLOCK_COSIGN_H
 
-#include <jansson.h>
-
 #include "common.h"
 #include "digest.h"
 #include "registry.h"
@@ -495,6 +493,16 @@ AL_EXPORT int al_cosign_carry(al_store *s, const char *const *names, size_t n,
                               unsigned what, const al_transfer_opts *opts,
                               al_cosign_carry_report *report);
 
+/* One image's verdict in an al_cosign_store_report. */
+typedef struct al_cosign_image_verdict {
+	char *name;       /* the store name */
+	al_digest digest; /* the image checked */
+	const char
+	    *verdict; /* static: "accepted", "refused" or "not-covered" */
+	char *policy; /* the policy that decided, NULL when none */
+	char *reason; /* why it was refused, NULL otherwise */
+} al_cosign_image_verdict;
+
 /* The outcome of al_cosign_check_store. Owned; clear it. */
 typedef struct al_cosign_store_report {
 	size_t accepted;  /* covered by a scope and accepted */
@@ -502,7 +510,8 @@ typedef struct al_cosign_store_report {
 	size_t refused;
 	char **messages; /* one per refused image: "NAME: reason" */
 	size_t nmessages;
-	json_t *record; /* [{"name","digest","verdict","policy","reason"}] */
+	al_cosign_image_verdict *verdicts; /* every image checked, in order */
+	size_t nverdicts;
 } al_cosign_store_report;
 
 AL_EXPORT void al_cosign_store_report_clear(al_cosign_store_report *r);
@@ -520,7 +529,8 @@ AL_EXPORT int al_cosign_check_store(al_store *s, const al_cosign_policy *p,
 
 /*
  * Record report in STORE/airlock/sigstore.json (atomically): {"policy":
- * policy_name, "allowUnsigned": allowed, "images": report->record}, each
+ * policy_name, "allowUnsigned": allowed, "images": [...]}, one entry
+ * {"name","digest","verdict","policy","reason"} per report->verdicts, each
  * image with its verdict "accepted", "refused" (or "allowed" when allowed
  * is set: mirrored although the policy refuses it) or "not-covered".
  */
