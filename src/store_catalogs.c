@@ -1,6 +1,5 @@
 /* store_catalogs.c: the store's operator catalog records, typed: the
  * "catalogs" array of airlock/releases.json (beside "releases"). */
-#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -90,49 +89,23 @@ fail:
 	return rc;
 }
 
+static int catalog_read(void *elem, const json_t *e)
+{
+	return catalog_from_json(elem, e);
+}
+
+static void catalog_clear(void *elem)
+{
+	al_store_catalog_clear(elem);
+}
+
 int al_store_catalogs_list(al_store *s, al_store_catalog **out, size_t *n)
 {
-	json_t *doc = NULL;
-	const json_t *list, *e;
-	al_store_catalog *v = NULL;
-	size_t i, cnt = 0;
-	int rc;
+	void *v = NULL;
+	int rc = al_store__records_list(s, "catalogs", sizeof(**out),
+	                                catalog_read, catalog_clear, &v, n);
 
-	*out = NULL;
-	*n = 0;
-	if ((rc = al_store_releases_load(s, &doc)) < 0)
-		return rc;
-	list = json_object_get(doc, "catalogs");
-	if (list != NULL && !json_is_array(list)) {
-		rc = al_error_set(AL_EPARSE,
-		                  "'%s/airlock/releases.json': \"catalogs\" is "
-		                  "not an array",
-		                  al_store_path(s));
-		goto out;
-	}
-	if ((v = calloc(json_array_size(list) + 1, sizeof(*v))) == NULL) {
-		rc = oom();
-		goto out;
-	}
-	json_array_foreach(list, i, e)
-	{
-		if (!json_is_object(e)) {
-			rc = al_error_set(AL_EPARSE,
-			                  "'%s/airlock/releases.json': "
-			                  "catalogs[%zu] is not an object",
-			                  al_store_path(s), i);
-			goto out;
-		}
-		if ((rc = catalog_from_json(&v[cnt], e)) < 0)
-			goto out;
-		cnt++;
-	}
 	*out = v;
-	*n = cnt;
-	v = NULL;
-out:
-	al_store_catalogs_free(v, cnt);
-	json_decref(doc);
 	return rc;
 }
 
@@ -191,36 +164,6 @@ fail:
 	return rc;
 }
 
-/* Replace the entry of list named like e, or append e (a new reference
- * is taken). */
-static int put_entry(json_t *doc, json_t *e)
-{
-	json_t *list = json_object_get(doc, "catalogs");
-	const char *name = al_json_str(e, "name");
-	size_t i;
-
-	if (list == NULL) {
-		if ((list = json_array()) == NULL ||
-		    json_object_set_new(doc, "catalogs", list) != 0)
-			return oom();
-	}
-	if (!json_is_array(list))
-		return al_error_set(AL_EPARSE, "airlock/releases.json: "
-		                               "\"catalogs\" is not an array");
-	for (i = 0; name != NULL && i < json_array_size(list); i++) {
-		const char *n = al_json_str(json_array_get(list, i), "name");
-
-		if (n != NULL && strcmp(n, name) == 0)
-			return json_array_set(list, i, e) == 0 ? 0 : oom();
-	}
-	return json_array_append(list, e) == 0 ? 0 : oom();
-}
-
-static int put_edit(json_t *doc, void *ud)
-{
-	return put_entry(doc, ud);
-}
-
 int al_store_catalog_put(al_store *s, const al_store_catalog *c)
 {
 	json_t *e = NULL;
@@ -231,37 +174,15 @@ int al_store_catalog_put(al_store *s, const al_store_catalog *c)
 		    AL_EINVAL, "a catalog record needs a name and a digest");
 	if ((rc = catalog_to_json(c, &e)) < 0)
 		return rc;
-	rc = al_store__releases_edit(s, put_edit, e);
+	rc = al_store__record_save(s, "catalogs", e);
 	json_decref(e);
 	return rc;
 }
 
 int al_store__catalogs_merge(json_t *doc, const json_t *other, const char *what)
 {
-	const json_t *pa = json_object_get(other, "catalogs"), *v;
-	size_t i;
-	int rc;
-
-	if (pa == NULL)
-		return 0;
-	if (!json_is_array(pa))
-		return al_error_set(AL_EPARSE,
-		                    "airlock/releases.json of %s: \"catalogs\" "
-		                    "is not an array",
-		                    what);
-	json_array_foreach(pa, i, v)
-	{
-		if (!json_is_object(v) || al_json_str(v, "name") == NULL)
-			return al_error_set(AL_EPARSE,
-			                    "airlock/releases.json of %s: "
-			                    "catalogs[%zu] has no name",
-			                    what, i);
-		/* the far side's record of a name is the newer one: a
-		 * re-mirrored catalog replaces its record */
-		if ((rc = put_entry(doc, (json_t *)(uintptr_t)v)) < 0)
-			return rc;
-	}
-	return 0;
+	/* a re-mirrored catalog replaces its record */
+	return al_store__records_merge(doc, other, "catalogs", what);
 }
 
 int al_store__catalogs_inventory(al_store *s, json_t *inv)

@@ -54,17 +54,42 @@ int al_store__catalogs_inventory(al_store *s, json_t *inv);
 int al_store__charts_merge(json_t *doc, const json_t *other, const char *what);
 int al_store__charts_inventory(al_store *s, json_t *inv);
 
-/* Record members, for the typed records of store_meta.c and
- * store_catalogs.c. al_store__member_dup: *out a copy of e's string member
- * key, NULL when it is missing or not a string. al_store__member_strv: the
- * strings of arr (member NULL), or the string member of its objects, as a
- * new vector *out of *n (elements without one skipped; NULL, 0 for none); on
- * AL_ENOMEM *out holds what was copied, *n of them, for the caller's clear.
- * al_store__member_set: o[key] = v, nothing when v is NULL. AL_ENOMEM. */
+/* Record members, for the typed records of store_meta.c,
+ * store_catalogs.c and store_charts.c. al_store__member_dup: *out a copy of e's
+ * string member key, NULL when it is missing or not a string.
+ * al_store__member_strv: the strings of arr (member NULL), or the string member
+ * of its objects, as a new vector *out of *n (elements without one skipped;
+ * NULL, 0 for none); on AL_ENOMEM *out holds what was copied, *n of them, for
+ * the caller's clear. al_store__member_set: o[key] = v, nothing when v is NULL.
+ * AL_ENOMEM. */
 int al_store__member_dup(char **out, const json_t *e, const char *key);
 int al_store__member_strv(char ***out, size_t *n, const json_t *arr,
                           const char *member);
 int al_store__member_set(json_t *o, const char *key, const char *v);
+
+/* Named records: the arrays of airlock/releases.json whose objects each
+ * have a unique "name" ("catalogs" of store_catalogs.c, "charts" of
+ * store_charts.c), shared by their typed readers and writers. */
+typedef int (*al_store__record_read_fn)(void *elem, const json_t *e);
+typedef void (*al_store__record_clear_fn)(void *elem);
+/* Every object of the array key, through read into a new vector *out of *n
+ * elements of size elem (zeroed, one spare); a missing array is none.
+ * AL_EPARSE naming releases.json when key is not an array of objects; on
+ * failure what was read is cleared with clear and nothing is returned. */
+int al_store__records_list(al_store *s, const char *key, size_t elem,
+                           al_store__record_read_fn read,
+                           al_store__record_clear_fn clear, void **out,
+                           size_t *n);
+/* In doc, replace the record of array key named like e, or append e (a new
+ * reference is taken; the array is created when missing). */
+int al_store__record_put(json_t *doc, const char *key, json_t *e);
+/* al_store__record_put under the store's lock, written back atomically. */
+int al_store__record_save(al_store *s, const char *key, json_t *e);
+/* Merge other's key records (a pack's releases.json, named what in
+ * messages) into doc, each replacing the record of the same name: the far
+ * side's record of a name is the newer one. */
+int al_store__records_merge(json_t *doc, const json_t *other, const char *key,
+                            const char *what);
 
 /* Write the record of pack id (its JSON, compact, a trailing newline) as
  * airlock/packs/<id>.json, atomically, creating airlock/packs/. */
