@@ -72,8 +72,11 @@ al_check "lock-wait: the second waited for the release and then ran (reconciles)
 up_ctl operator '{"name": "kube-apiserver", "clear": true}' >/dev/null
 
 # --- renew: a long apply keeps renewing (renewTime moves, nobody takes it) ------
+# The holder waits 12 s for its operator: long enough that it still holds the
+# lease when the second run starts on a loaded machine (with 5 s, the holder
+# had once completed and released it by then, and the second run proceeded).
 reset
-up_ctl operator '{"name": "kube-apiserver", "delay": 5}' >/dev/null
+up_ctl operator '{"name": "kube-apiserver", "delay": 12}' >/dev/null
 : >"$T/ea" # before the start: wait_for must not see the last scenario's lines
 "$AIRLOCK" update --store "$S" --to 4.14.1 "${K[@]}" --state "$T/state-a.json" --lease-duration 2s >"$T/oa" 2>"$T/ea" &
 APID=$!
@@ -82,6 +85,7 @@ R1=$(up_obj $LEASE_PATH 'o["spec"]["renewTime"]')
 sleep 3
 R2=$(up_obj $LEASE_PATH 'o["spec"]["renewTime"]')
 al_check "renew: renewTime moves during the apply ($R1 -> $R2)" [ "$R1" != "$R2" ]
+kill -0 "$APID" 2>/dev/null || al_fail "renew: the holder ended before the second run started (machine too slow for this scenario)"
 al_run "$T/ob" "$T/eb" "$AIRLOCK" update --store "$S" --to 4.14.1 "${K[@]}" --state "$T/state-b.json"
 al_check "renew: a renewed 2 s lease still refuses another run after 3 s" [ "$AL_RC" = 3 ]
 wait "$APID" && rc=0 || rc=$?
