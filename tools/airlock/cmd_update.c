@@ -196,6 +196,282 @@ static int update_exit(int rc, const al_update_result *res)
 	return EXIT_RUNTIME;
 }
 
+/* What the command line says, besides the common options. */
+typedef struct update_args {
+	al_update_opts uo;
+	const char *store_path, *kubeconfig;
+	const char *keyrings[MAX_LIST], *sigstores[MAX_LIST];
+	size_t nkeyrings, nsigstores;
+	const char *caps[MAX_LIST];
+	char *capbuf; /* the --capabilities text caps point into */
+	int watch, insecure, no_default_keys;
+	unsigned kflags;
+} update_args;
+
+/* --NAME D: a duration into *ms, positive unless zero_ok. EXIT_OK or the
+ * usage error. */
+static int parse_duration_opt(const char *name, const char *arg, uint64_t *ms,
+                              int zero_ok)
+{
+	if (al_parse_duration(arg, ms) < 0 || (!zero_ok && *ms == 0))
+		return cli_usage_error("update",
+		                       "--%s takes a %sduration, "
+		                       "not '%s'",
+		                       name, zero_ok ? "" : "positive ", arg);
+	return EXIT_OK;
+}
+
+/* --capabilities A,B,...: replaces what an earlier one said; an unknown
+ * name is warned about (its manifests are skipped), not refused. */
+static int parse_capabilities(update_args *a, const char *arg)
+{
+	size_t ncaps = 0;
+	char *p;
+
+	free(a->capbuf);
+	if ((a->capbuf = al_strdup(arg)) == NULL)
+		return cli_fail(AL_ENOMEM, "out of memory");
+	for (p = a->capbuf; *p != '\0';) {
+		char *e = strchr(p, ',');
+
+		if (e != NULL)
+			*e = '\0';
+		if (*p != '\0') {
+			if (ncaps == MAX_LIST)
+				return cli_usage_error(
+				    "update",
+				    "--capabilities: more than %d names",
+				    MAX_LIST);
+			if (!known_capability(p))
+				cli_warn("capability '%s' is not known: "
+				         "manifests naming it are skipped",
+				         p);
+			a->caps[ncaps++] = p;
+		}
+		if (e == NULL)
+			break;
+		p = e + 1;
+	}
+	a->uo.capabilities = a->caps;
+	a->uo.ncapabilities = ncaps;
+	a->uo.have_capabilities = 1;
+	return EXIT_OK;
+}
+
+static int parse_seed(update_args *a, const char *arg)
+{
+	char *end;
+	unsigned long v;
+
+	errno = 0;
+	v = strtoul(arg, &end, 10);
+	if (*arg < '0' || *arg > '9' || *end != '\0' || errno != 0 ||
+	    v > 0xffffffffUL)
+		return cli_usage_error("update",
+		                       "--seed takes a number, not '%s'", arg);
+	a->uo.seed = (unsigned)v;
+	return EXIT_OK;
+}
+
+static int add_list(const char **list, size_t *n, const char *name,
+                    const char *arg)
+{
+	if (*n == MAX_LIST)
+		return cli_usage_error("update", "at most %d --%s", MAX_LIST,
+		                       name);
+	list[(*n)++] = arg;
+	return EXIT_OK;
+}
+
+/* One option of update's own (not a common one): EXIT_OK or the exit
+ * status to end with. */
+static int update_option(update_args *a, int opt, const char *arg)
+{
+	al_update_opts *uo = &a->uo;
+
+	switch (opt) {
+	case OPT_STORE:
+		a->store_path = arg;
+		return EXIT_OK;
+	case OPT_TO:
+		uo->target = arg;
+		return EXIT_OK;
+	case OPT_KUBECONFIG:
+		a->kubeconfig = arg;
+		return EXIT_OK;
+	case OPT_FORCE:
+		uo->force = 1;
+		return EXIT_OK;
+	case OPT_SIG_TIMEOUT:
+		return parse_duration_opt("signature-timeout", arg,
+		                          &uo->signature_timeout_ms, 0);
+	case OPT_SYNC_TIMEOUT:
+		return parse_duration_opt("sync-timeout", arg,
+		                          &uo->sync_timeout_ms, 0);
+	case OPT_POLL:
+		return parse_duration_opt("operator-poll", arg, &uo->poll_ms,
+		                          0);
+	case OPT_DRY_RUN:
+		uo->dry_run = 1;
+		return EXIT_OK;
+	case OPT_WATCH:
+		a->watch = 1;
+		return EXIT_OK;
+	case OPT_STATE:
+		uo->state_path = arg;
+		return EXIT_OK;
+	case OPT_KEYRING:
+		return add_list(a->keyrings, &a->nkeyrings, "keyring", arg);
+	case OPT_SIG_STORE:
+		if (!al_str_startswith(arg, "http://") &&
+		    !al_str_startswith(arg, "https://"))
+			return cli_usage_error(
+			    "update",
+			    "--signature-store takes an http(s) URL, not '%s'",
+			    arg);
+		return add_list(a->sigstores, &a->nsigstores, "signature-store",
+		                arg);
+	case OPT_PROFILE:
+		uo->profile = arg;
+		return EXIT_OK;
+	case OPT_EXCLUDE:
+		uo->exclude = arg;
+		return EXIT_OK;
+	case OPT_FEATURE_SET:
+		if (!al_update_feature_set_known(arg))
+			return cli_usage_error(
+			    "update",
+			    "--feature-set: unknown feature set '%s' "
+			    "(Default, TechPreviewNoUpgrade, "
+			    "DevPreviewNoUpgrade, CustomNoUpgrade, OKD)",
+			    arg);
+		uo->feature_set = arg;
+		return EXIT_OK;
+	case OPT_CAPABILITIES:
+		return parse_capabilities(a, arg);
+	case OPT_SEED:
+		return parse_seed(a, arg);
+	case OPT_INSECURE:
+		a->insecure = 1;
+		return EXIT_OK;
+	case OPT_STRICT_EXPIRY:
+		a->kflags |= AL_PGP_STRICT_EXPIRY;
+		return EXIT_OK;
+	case OPT_NO_DEFAULT_KEYS:
+		a->no_default_keys = 1;
+		return EXIT_OK;
+	case OPT_TAKE_OVER:
+		uo->take_over = 1;
+		return EXIT_OK;
+	case OPT_LOCK_WAIT:
+		return parse_duration_opt("lock-wait", arg, &uo->lock_wait_ms,
+		                          1);
+	case OPT_LEASE_DURATION:
+		if (al_parse_duration(arg, &uo->lease_duration_ms) < 0 ||
+		    uo->lease_duration_ms < 2000)
+			return cli_usage_error(
+			    "update",
+			    "--lease-duration takes a duration "
+			    "of at least 2s, not '%s'",
+			    arg);
+		return EXIT_OK;
+	default:
+		return EXIT_USAGE;
+	}
+}
+
+/* The cluster client, with the common network settings. */
+static int open_cluster(al_kube **out, const update_args *a,
+                        const cli_common *c)
+{
+	al_kube_opts ko;
+
+	memset(&ko, 0, sizeof(ko));
+	ko.kubeconfig = a->kubeconfig;
+	ko.insecure = a->insecure;
+	ko.http.cancel = c->cancel;
+	ko.http.request_timeout_ms = c->timeout_ms ? c->timeout_ms : 30000;
+	if (c->timeout_ms) {
+		ko.http.connect_timeout_ms = c->timeout_ms;
+		ko.http.low_speed_time_ms = c->timeout_ms;
+	}
+	ko.field_manager = "airlock-update";
+	return al_kube_new(out, &ko);
+}
+
+static void print_repairs(const al_update_result *res)
+{
+	size_t i;
+
+	for (i = 0; i < res->nrepairs; i++)
+		printf("repaired drift: %s\n", cli_esc(res->repairs[i]));
+}
+
+/* The closing lines of an update or reconcile that succeeded. */
+static void print_success(const al_update_result *res)
+{
+	if (res->accepted_risks != NULL)
+		cli_warn("accepted risks (recorded in history): %s",
+		         res->accepted_risks);
+	if (res->mode == AL_UPDATE_MODE_RECONCILE) {
+		printf("reconciled %s: applied %zu of %zu, repaired %zu\n",
+		       cli_esc(res->version), res->applied, res->total,
+		       res->nrepairs);
+		print_repairs(res);
+		return;
+	}
+	printf("update to %s completed: applied %zu of %zu%s; state %s\n",
+	       cli_esc(res->version), res->applied, res->total,
+	       res->verified ? "" : " (signature not verified: forced)",
+	       al_update_state_name(res->state));
+}
+
+/* Run the update (again after a failure with --watch, backing off): the
+ * exit status. */
+static int run_update(const update_args *a, const al_update_opts *uo,
+                      const cli_common *c, al_update_result *res)
+{
+	unsigned attempt = 0;
+	int rc, code;
+
+	for (;;) {
+		al_update_result_clear(res);
+		rc = al_update_run(uo, res);
+		if (uo->dry_run) {
+			/* manifest names from the payload: escaped a line
+			 * at a time */
+			if (res->plan != NULL)
+				cli_esc_lines(stdout, res->plan);
+			/* the library's message names the release already */
+			if (rc != 0)
+				cli_error("%s", al_error_message());
+			return update_exit(rc, res);
+		}
+		if (rc == 0) {
+			print_success(res);
+			return EXIT_OK;
+		}
+		cli_error("%s", al_error_message());
+		code = update_exit(rc, res);
+		/* a refusal (the signature, or preconditions) is final: no
+		 * --watch retry */
+		if (res->outcome == AL_UPDATE_OUTCOME_REFUSED)
+			return code;
+		print_repairs(res);
+		if (!a->watch || al_cancel_is_set(c->cancel) || res->total == 0)
+			return code;
+		{
+			uint64_t b = al_backoff_ms(attempt++, 2000, 60000);
+
+			fprintf(stderr,
+			        "airlock: retrying in %.1fs (--watch)\n",
+			        (double)b / 1000.0);
+			if (al_sleep_ms(b, c->cancel) < 0)
+				return code;
+		}
+	}
+}
+
 int cmd_update(int argc, char **argv)
 {
 	static const struct option longopts[] = {
@@ -228,331 +504,74 @@ int cmd_update(int argc, char **argv)
 	    CLI_LOCAL_OPTIONS,
 	    {NULL, 0, NULL, 0},
 	};
-	const char *store_path = NULL, *kubeconfig = NULL, *keyrings[MAX_LIST],
-	           *sigstores[MAX_LIST];
-	size_t nkeyrings = 0, nsigstores = 0, ncaps = 0;
-	const char *caps[MAX_LIST];
-	char *capbuf = NULL;
+	update_args a;
 	cli_common c;
-	al_update_opts uo;
 	al_update_result res = AL_UPDATE_RESULT_INIT;
 	al_store_opts so = {.readonly = 1};
 	al_store *store = NULL;
-	al_kube_opts ko;
 	al_kube *kube = NULL;
 	al_pgp_keyring *kr = NULL;
 	ev_ctx ev = {.quiet = 0};
-	int opt, rc, code = EXIT_OK, watch = 0, insecure = 0,
-	             no_default_keys = 0;
-	unsigned kflags = 0;
-	unsigned attempt = 0;
+	int opt, rc, code = EXIT_OK;
 
 	cli_common_init(&c);
-	memset(&uo, 0, sizeof(uo));
+	memset(&a, 0, sizeof(a));
 	optind = 1;
 	while ((opt = cli_getopt(&c, "update", argc, argv, "h", longopts)) !=
 	       -1) {
-		switch (opt) {
-		case 'h':
+		if (opt == 'h') {
 			fputs(update_help, stdout);
 			fputs(update_help2, stdout);
-			return EXIT_OK;
-		case OPT_STORE:
-			store_path = optarg;
-			break;
-		case OPT_TO:
-			uo.target = optarg;
-			break;
-		case OPT_KUBECONFIG:
-			kubeconfig = optarg;
-			break;
-		case OPT_FORCE:
-			uo.force = 1;
-			break;
-		case OPT_SIG_TIMEOUT:
-			if (al_parse_duration(optarg,
-			                      &uo.signature_timeout_ms) < 0 ||
-			    uo.signature_timeout_ms == 0)
-				return cli_usage_error(
-				    "update",
-				    "--signature-timeout takes a positive "
-				    "duration, not '%s'",
-				    optarg);
-			break;
-		case OPT_SYNC_TIMEOUT:
-			if (al_parse_duration(optarg, &uo.sync_timeout_ms) <
-			        0 ||
-			    uo.sync_timeout_ms == 0)
-				return cli_usage_error(
-				    "update",
-				    "--sync-timeout takes a positive duration, "
-				    "not '%s'",
-				    optarg);
-			break;
-		case OPT_POLL:
-			if (al_parse_duration(optarg, &uo.poll_ms) < 0 ||
-			    uo.poll_ms == 0)
-				return cli_usage_error(
-				    "update",
-				    "--operator-poll takes a positive "
-				    "duration, not '%s'",
-				    optarg);
-			break;
-		case OPT_DRY_RUN:
-			uo.dry_run = 1;
-			break;
-		case OPT_WATCH:
-			watch = 1;
-			break;
-		case OPT_STATE:
-			uo.state_path = optarg;
-			break;
-		case OPT_KEYRING:
-			if (nkeyrings == MAX_LIST)
-				return cli_usage_error(
-				    "update", "at most %d --keyring", MAX_LIST);
-			keyrings[nkeyrings++] = optarg;
-			break;
-		case OPT_SIG_STORE:
-			if (nsigstores == MAX_LIST)
-				return cli_usage_error(
-				    "update", "at most %d --signature-store",
-				    MAX_LIST);
-			if (!al_str_startswith(optarg, "http://") &&
-			    !al_str_startswith(optarg, "https://"))
-				return cli_usage_error(
-				    "update",
-				    "--signature-store takes an http(s) URL, "
-				    "not '%s'",
-				    optarg);
-			sigstores[nsigstores++] = optarg;
-			break;
-		case OPT_PROFILE:
-			uo.profile = optarg;
-			break;
-		case OPT_EXCLUDE:
-			uo.exclude = optarg;
-			break;
-		case OPT_FEATURE_SET:
-			if (!al_update_feature_set_known(optarg)) {
-				free(capbuf);
-				return cli_usage_error(
-				    "update",
-				    "--feature-set: unknown feature set '%s' "
-				    "(Default, TechPreviewNoUpgrade, "
-				    "DevPreviewNoUpgrade, CustomNoUpgrade, "
-				    "OKD)",
-				    optarg);
-			}
-			uo.feature_set = optarg;
-			break;
-		case OPT_CAPABILITIES: {
-			char *p;
-
-			free(capbuf);
-			capbuf = al_strdup(optarg);
-			if (capbuf == NULL)
-				return cli_fail(AL_ENOMEM, "out of memory");
-			ncaps = 0;
-			for (p = capbuf; *p != '\0';) {
-				char *e = strchr(p, ',');
-
-				if (e != NULL)
-					*e = '\0';
-				if (*p != '\0') {
-					if (ncaps == MAX_LIST) {
-						free(capbuf);
-						return cli_usage_error(
-						    "update",
-						    "--capabilities: more "
-						    "than %d names",
-						    MAX_LIST);
-					}
-					if (!known_capability(p))
-						fprintf(
-						    stderr,
-						    "airlock: warning: "
-						    "capability '%s' is not "
-						    "known: manifests naming "
-						    "it are skipped\n",
-						    p);
-					caps[ncaps++] = p;
-				}
-				if (e == NULL)
-					break;
-				p = e + 1;
-			}
-			uo.capabilities = caps;
-			uo.ncapabilities = ncaps;
-			uo.have_capabilities = 1;
-			break;
+			goto out;
 		}
-		case OPT_SEED: {
-			char *end;
-			unsigned long v;
-
-			errno = 0;
-			v = strtoul(optarg, &end, 10);
-			if (*optarg < '0' || *optarg > '9' || *end != '\0' ||
-			    errno != 0 || v > 0xffffffffUL)
-				return cli_usage_error(
-				    "update", "--seed takes a number, not '%s'",
-				    optarg);
-			uo.seed = (unsigned)v;
-			break;
-		}
-		case OPT_INSECURE:
-			insecure = 1;
-			break;
-		case OPT_STRICT_EXPIRY:
-			kflags |= AL_PGP_STRICT_EXPIRY;
-			break;
-		case OPT_NO_DEFAULT_KEYS:
-			no_default_keys = 1;
-			break;
-		case OPT_TAKE_OVER:
-			uo.take_over = 1;
-			break;
-		case OPT_LOCK_WAIT:
-			if (al_parse_duration(optarg, &uo.lock_wait_ms) < 0)
-				return cli_usage_error(
-				    "update",
-				    "--lock-wait takes a duration, not '%s'",
-				    optarg);
-			break;
-		case OPT_LEASE_DURATION:
-			if (al_parse_duration(optarg, &uo.lease_duration_ms) <
-			        0 ||
-			    uo.lease_duration_ms < 2000)
-				return cli_usage_error(
-				    "update",
-				    "--lease-duration takes a duration of at "
-				    "least 2s, not '%s'",
-				    optarg);
-			break;
-		default:
-			return EXIT_USAGE;
-		}
+		if ((code = update_option(&a, opt, optarg)) != EXIT_OK)
+			goto out;
 	}
-	if (store_path == NULL)
-		return cli_usage_error("update", "--store DIR is required");
-	if (uo.target == NULL)
-		return cli_usage_error(
+	if (a.store_path == NULL) {
+		code = cli_usage_error("update", "--store DIR is required");
+		goto out;
+	}
+	if (a.uo.target == NULL) {
+		code = cli_usage_error(
 		    "update", "--to VERSION|sha256:DIGEST is required");
-	if (argc != optind)
-		return cli_usage_error("update", "unexpected argument '%s'",
+		goto out;
+	}
+	if (argc != optind) {
+		code = cli_usage_error("update", "unexpected argument '%s'",
 		                       argv[optind]);
+		goto out;
+	}
 	if ((code = cli_common_start(&c)) != EXIT_OK)
 		goto out;
 	ev.quiet = c.quiet;
-	if ((rc = load_keyring(&kr, keyrings, nkeyrings, kflags,
-	                       no_default_keys)) < 0) {
+	if ((rc = load_keyring(&kr, a.keyrings, a.nkeyrings, a.kflags,
+	                       a.no_default_keys)) < 0) {
 		code = cli_input_fail(rc, "cannot load trusted keys");
 		goto out;
 	}
-	if ((rc = al_store_open(&store, store_path, &so)) < 0) {
-		code = cli_fail(rc, "cannot open store '%s'", store_path);
+	if ((rc = al_store_open(&store, a.store_path, &so)) < 0) {
+		code = cli_fail(rc, "cannot open store '%s'", a.store_path);
 		goto out;
 	}
 	/* A dry run reads the cluster only when told where it is. */
-	if (!uo.dry_run || kubeconfig != NULL) {
-		memset(&ko, 0, sizeof(ko));
-		ko.kubeconfig = kubeconfig;
-		ko.insecure = insecure;
-		ko.http.cancel = c.cancel;
-		ko.http.request_timeout_ms =
-		    c.timeout_ms ? c.timeout_ms : 30000;
-		if (c.timeout_ms) {
-			ko.http.connect_timeout_ms = c.timeout_ms;
-			ko.http.low_speed_time_ms = c.timeout_ms;
-		}
-		ko.field_manager = "airlock-update";
-		if ((rc = al_kube_new(&kube, &ko)) < 0) {
-			cli_fail(rc, "cannot set up the cluster client");
-			code = update_exit(rc, &res);
-			goto out;
-		}
-	}
-	uo.store = store;
-	uo.kube = kube;
-	uo.keyring = kr;
-	uo.signature_stores = sigstores;
-	uo.nsignature_stores = nsigstores;
-	uo.parallel = c.parallel;
-	uo.cancel = c.cancel;
-	uo.event = on_event;
-	uo.ud = &ev;
-	for (;;) {
-		al_update_result_clear(&res);
-		rc = al_update_run(&uo, &res);
-		if (uo.dry_run) {
-			/* manifest names from the payload: escaped a line
-			 * at a time */
-			if (res.plan != NULL)
-				cli_esc_lines(stdout, res.plan);
-			/* the library's message names the release already */
-			if (rc != 0)
-				cli_error("%s", al_error_message());
-			code = update_exit(rc, &res);
-			break;
-		}
-		if (rc == 0) {
-			if (res.accepted_risks != NULL)
-				fprintf(stderr,
-				        "airlock: warning: accepted risks "
-				        "(recorded in history): %s\n",
-				        res.accepted_risks);
-			if (res.mode == AL_UPDATE_MODE_RECONCILE) {
-				size_t i;
-
-				printf("reconciled %s: applied %zu of %zu, "
-				       "repaired %zu\n",
-				       cli_esc(res.version), res.applied,
-				       res.total, res.nrepairs);
-				for (i = 0; i < res.nrepairs; i++)
-					printf("repaired drift: %s\n",
-					       cli_esc(res.repairs[i]));
-			} else {
-				printf(
-				    "update to %s completed: applied %zu of "
-				    "%zu%s; state %s\n",
-				    cli_esc(res.version), res.applied,
-				    res.total,
-				    res.verified
-				        ? ""
-				        : " (signature not verified: forced)",
-				    al_update_state_name(res.state));
-			}
-			code = EXIT_OK;
-			break;
-		}
-		cli_error("%s", al_error_message());
+	if ((!a.uo.dry_run || a.kubeconfig != NULL) &&
+	    (rc = open_cluster(&kube, &a, &c)) < 0) {
+		cli_fail(rc, "cannot set up the cluster client");
 		code = update_exit(rc, &res);
-		/* a refusal (the signature, or preconditions) is final: no
-		 * --watch retry */
-		if (res.outcome == AL_UPDATE_OUTCOME_REFUSED)
-			break;
-		if (res.nrepairs > 0) {
-			size_t i;
-
-			for (i = 0; i < res.nrepairs; i++)
-				printf("repaired drift: %s\n",
-				       cli_esc(res.repairs[i]));
-		}
-		if (!watch || al_cancel_is_set(c.cancel) || res.total == 0)
-			break;
-		{
-			uint64_t b = al_backoff_ms(attempt++, 2000, 60000);
-
-			fprintf(stderr,
-			        "airlock: retrying in %.1fs (--watch)\n",
-			        (double)b / 1000.0);
-			if (al_sleep_ms(b, c.cancel) < 0)
-				break;
-		}
+		goto out;
 	}
+	a.uo.store = store;
+	a.uo.kube = kube;
+	a.uo.keyring = kr;
+	a.uo.signature_stores = a.sigstores;
+	a.uo.nsignature_stores = a.nsigstores;
+	a.uo.parallel = c.parallel;
+	a.uo.cancel = c.cancel;
+	a.uo.event = on_event;
+	a.uo.ud = &ev;
+	code = run_update(&a, &a.uo, &c, &res);
 out:
-	free(capbuf);
+	free(a.capbuf);
 	al_update_result_clear(&res);
 	al_kube_free(kube);
 	al_store_free(store);
