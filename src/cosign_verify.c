@@ -509,27 +509,295 @@ static int dsse_pae(al_buf *out, const char *type, const uint8_t *p, size_t n)
 	return al_buf_append(out, p, n);
 }
 
+/* A sigstore bundle as read, before the signature is checked. */
+typedef struct bundle {
+	int version; /* bundle_version */
+	X509 *leaf;
+	STACK_OF(X509) * chain; /* the rest of an x509CertificateChain */
+	cs_tlog *entries;
+	size_t nentries;
+	al_buf tsa[MAX_TLOG_ENTRIES]; /* RFC 3161 signed timestamps */
+	size_t ntsa;
+	al_buf sig, payload, pae, md;
+	const char *ptype; /* the DSSE payloadType (borrowed), else NULL */
+} bundle;
+
+static void bundle_init(bundle *bd)
+{
+	memset(bd, 0, sizeof(*bd));
+	al_buf_init(&bd->sig, MAX_SIG_BYTES);
+	al_buf_init(&bd->payload, AL_COSIGN_MAX_PAYLOAD);
+	al_buf_init(&bd->pae, AL_COSIGN_MAX_PAYLOAD + 1024);
+	al_buf_init(&bd->md, 64);
+}
+
+static void bundle_clear(bundle *bd)
+{
+	size_t i;
+
+	free_entries(bd->entries, bd->nentries);
+	for (i = 0; i < bd->ntsa; i++)
+		al_buf_free(&bd->tsa[i]);
+	al_buf_free(&bd->sig);
+	al_buf_free(&bd->payload);
+	al_buf_free(&bd->pae);
+	al_buf_free(&bd->md);
+	X509_free(bd->leaf);
+	sk_X509_pop_free(bd->chain, X509_free);
+}
+
+/* One DER certificate of the bundle (rawBytes), the whole input. */
+static X509 *bundle_cert(const json_t *j, al_buf *der)
+{
+	const unsigned char *p;
+	X509 *x;
+
+	al_buf_reset(der);
+	if (json_b64(der, json_object_get(j, "rawBytes")) < 0)
+		return NULL;
+	p = der->ptr;
+	x = d2i_X509(NULL, &p, (long)der->len);
+	if (x != NULL && p != der->ptr + der->len) {
+		X509_free(x);
+		x = NULL;
+	}
+	return x;
+}
+
+/* verificationMaterial's content, a oneof: a public key (nothing to read
+ * here), an x509CertificateChain (before v0.3) or a certificate. */
+static int bundle_certs(bundle *bd, const json_t *vm)
+{
+	al_buf der = AL_BUF_INIT(64 * 1024);
+	const json_t *j, *cj;
+	size_t nmat, i;
+	int rc = 0;
+
+	nmat = (json_object_get(vm, "publicKey") != NULL) +
+	       (json_object_get(vm, "x509CertificateChain") != NULL) +
+	       (json_object_get(vm, "certificate") != NULL);
+	if (nmat != 1)
+		return al_error_set(
+		    AL_EVERIFY,
+		    "sigstore bundle: verificationMaterial holds "
+		    "%zu of publicKey, x509CertificateChain and "
+		    "certificate, not 1",
+		    nmat);
+	if ((j = json_object_get(vm, "x509CertificateChain")) != NULL) {
+		const json_t *certs = json_object_get(j, "certificates");
+
+		if (bd->version >= 3)
+			return al_error_set(AL_EVERIFY,
+			                    "v0.3 sigstore bundle with an "
+			                    "x509CertificateChain");
+		if (json_array_size(certs) == 0 ||
+		    json_array_size(certs) > AL_COSIGN_MAX_TRUST)
+			return al_error_set(
+			    AL_EVERIFY,
+			    "sigstore bundle: x509CertificateChain "
+			    "with %zu certificates",
+			    json_array_size(certs));
+		if ((bd->chain = sk_X509_new_null()) == NULL)
+			return al_error_set(AL_ENOMEM, "out of memory");
+		json_array_foreach(certs, i, cj)
+		{
+			X509 *x = bundle_cert(cj, &der);
+
+			if (x == NULL || sk_X509_push(bd->chain, x) <= 0) {
+				X509_free(x);
+				rc = al_error_openssl(
+				    AL_EVERIFY,
+				    "sigstore bundle: malformed "
+				    "certificate %zu",
+				    i + 1);
+				goto out;
+			}
+		}
+		bd->leaf = sk_X509_shift(bd->chain);
+	} else if ((j = json_object_get(vm, "certificate")) != NULL) {
+		if ((bd->leaf = bundle_cert(j, &der)) == NULL)
+			rc = al_error_openssl(AL_EVERIFY,
+			                      "sigstore bundle: malformed "
+			                      "certificate");
+	}
+out:
+	al_buf_free(&der);
+	return rc;
+}
+
+/* verificationMaterial.tlogEntries and the RFC 3161 timestamps of
+ * timestampVerificationData, at most MAX_TLOG_ENTRIES of each. */
+static int bundle_evidence(bundle *bd, const json_t *vm)
+{
+	const json_t *j = json_object_get(vm, "tlogEntries");
+	size_t i;
+	int rc;
+
+	if (j != NULL && !json_is_array(j))
+		return al_error_set(
+		    AL_EVERIFY, "sigstore bundle: tlogEntries is not a list");
+	if (json_array_size(j) > MAX_TLOG_ENTRIES)
+		return al_error_set(AL_EVERIFY,
+		                    "sigstore bundle with %zu tlogEntries",
+		                    json_array_size(j));
+	if (json_array_size(j) > 0 &&
+	    (bd->entries = calloc(json_array_size(j), sizeof(*bd->entries))) ==
+	        NULL)
+		return al_error_set(AL_ENOMEM, "out of memory");
+	for (i = 0; i < json_array_size(j); i++) {
+		al__cosign_tlog_init(&bd->entries[i]);
+		bd->nentries++;
+		if ((rc = parse_entry(&bd->entries[i], json_array_get(j, i),
+		                      bd->version, i)) < 0)
+			return rc;
+	}
+	j = json_object_get(json_object_get(vm, "timestampVerificationData"),
+	                    "rfc3161Timestamps");
+	if (json_array_size(j) > MAX_TLOG_ENTRIES)
+		return al_error_set(AL_EVERIFY,
+		                    "sigstore bundle with %zu timestamps",
+		                    json_array_size(j));
+	for (i = 0; i < json_array_size(j); i++) {
+		al_buf *t = &bd->tsa[bd->ntsa++];
+
+		al_buf_init(t, 64 * 1024);
+		if (json_b64(t, json_object_get(json_array_get(j, i),
+		                                "signedTimestamp")) < 0 ||
+		    t->len == 0)
+			return al_error_set(AL_EVERIFY,
+			                    "sigstore bundle: malformed "
+			                    "rfc3161Timestamps[%zu]",
+			                    i);
+	}
+	return 0;
+}
+
+/* The signed content, a oneof: a messageSignature over artifact (its
+ * messageDigest, when given, must be the artifact's) or a dsseEnvelope
+ * with exactly one signature over its PAE. Sets c's message, digest and
+ * signature. */
+static int bundle_content(bundle *bd, core *c, const json_t *root,
+                          const uint8_t *artifact, size_t artifact_len)
+{
+	const json_t *ms = json_object_get(root, "messageSignature");
+	const json_t *dsse = json_object_get(root, "dsseEnvelope");
+	int rc;
+
+	if ((ms != NULL) == (dsse != NULL))
+		return al_error_set(AL_EVERIFY,
+		                    "sigstore bundle holds %s messageSignature "
+		                    "and dsseEnvelope",
+		                    ms != NULL ? "both" : "neither");
+	if (ms != NULL) {
+		const json_t *mdj = json_object_get(ms, "messageDigest");
+		const char *alg = al_json_str(mdj, "algorithm");
+
+		if (artifact == NULL)
+			return al_error_set(
+			    AL_EINVAL, "a message signature bundle needs the "
+			               "signed artifact");
+		if (json_b64(&bd->sig, json_object_get(ms, "signature")) < 0 ||
+		    bd->sig.len == 0)
+			return al_error_set(AL_EVERIFY,
+			                    "sigstore bundle: malformed "
+			                    "messageSignature.signature");
+		if ((rc = sha256(c->digest, artifact, artifact_len)) < 0)
+			return rc;
+		/* The digest is optional in the message signature, but when
+		 * given it must be the artifact's. */
+		if (mdj != NULL &&
+		    (alg == NULL || strcmp(alg, "SHA2_256") != 0 ||
+		     json_b64(&bd->md, json_object_get(mdj, "digest")) < 0 ||
+		     bd->md.len != 32 ||
+		     CRYPTO_memcmp(bd->md.ptr, c->digest, 32) != 0))
+			return al_error_set(
+			    AL_EVERIFY, "sigstore bundle: messageDigest is not "
+			                "the artifact's SHA-256");
+		c->msg = artifact;
+		c->msglen = artifact_len;
+	} else {
+		const json_t *sigs = json_object_get(dsse, "signatures");
+
+		bd->ptype = al_json_str(dsse, "payloadType");
+		if (bd->ptype == NULL ||
+		    json_b64(&bd->payload, json_object_get(dsse, "payload")) <
+		        0 ||
+		    json_array_size(sigs) != 1 ||
+		    json_b64(&bd->sig, json_object_get(json_array_get(sigs, 0),
+		                                       "sig")) < 0 ||
+		    bd->sig.len == 0)
+			return al_error_set(
+			    AL_EVERIFY,
+			    "sigstore bundle: malformed dsseEnvelope "
+			    "(payloadType, payload, exactly one "
+			    "signature)");
+		if ((rc = dsse_pae(&bd->pae, bd->ptype, bd->payload.ptr,
+		                   bd->payload.len)) < 0 ||
+		    (rc = sha256(c->digest, bd->payload.ptr, bd->payload.len)) <
+		        0)
+			return rc;
+		c->msg = bd->pae.ptr;
+		c->msglen = bd->pae.len;
+		c->dsse = 1;
+	}
+	c->sig = bd->sig.ptr;
+	c->siglen = bd->sig.len;
+	c->leaf = bd->leaf;
+	c->chain = bd->chain;
+	c->entries = bd->entries;
+	c->nentries = bd->nentries;
+	c->tsa = bd->tsa;
+	c->ntsa = bd->ntsa;
+	return 0;
+}
+
+/* What a verified bundle vouches for: the image a message-signed cosign
+ * payload names, or the DSSE payload (parsed when it is simple signing). */
+static int bundle_result(al_cosign_info *info, bundle *bd,
+                         const uint8_t *artifact, size_t artifact_len)
+{
+	int rc;
+
+	if (bd->ptype == NULL) {
+		/* An artifact that is a cosign payload names its image;
+		 * anything else vouches only for its bytes. */
+		al_sig_payload pl;
+
+		if (al_cosign_payload_parse(&pl, artifact, artifact_len) == 0) {
+			info->payload = pl;
+			info->has_payload = 1;
+		}
+		al_error_clear();
+		return 0;
+	}
+	if (strcmp(bd->ptype, DSSE_SIMPLESIGNING) == 0 &&
+	    (rc = parse_payload(info, bd->payload.ptr, bd->payload.len)) < 0)
+		return rc;
+	if ((info->payload_type = al_strdup(bd->ptype)) == NULL)
+		return al_error_set(AL_ENOMEM, "out of memory");
+	info->dsse_payload_len = bd->payload.len;
+	info->dsse_payload =
+	    (uint8_t *)al_buf_detach(&bd->payload, &info->dsse_payload_len);
+	if (info->dsse_payload == NULL)
+		return al_error_set(AL_ENOMEM, "out of memory");
+	return 0;
+}
+
 int al_cosign_verify_bundle(al_cosign_info *out, const uint8_t *b, size_t n,
                             const uint8_t *artifact, size_t artifact_len,
                             const al_cosign_opts *opts)
 {
 	al_cosign_info info;
-	json_t *root = NULL, *vm, *ms, *dsse, *j;
-	al_buf sig = AL_BUF_INIT(MAX_SIG_BYTES),
-	       payload = AL_BUF_INIT(AL_COSIGN_MAX_PAYLOAD),
-	       pae = AL_BUF_INIT(AL_COSIGN_MAX_PAYLOAD + 1024),
-	       der = AL_BUF_INIT(64 * 1024), md = AL_BUF_INIT(64);
-	cs_tlog *entries = NULL;
-	al_buf tsa[MAX_TLOG_ENTRIES];
-	size_t nentries = 0, i, nmat = 0, ntsa = 0;
-	X509 *leaf = NULL;
-	STACK_OF(X509) *chain = NULL;
-	const char *ptype = NULL;
+	json_t *root = NULL;
+	const json_t *vm;
+	const char *mt;
+	bundle bd;
 	core c;
-	int rc, version;
+	int rc;
 
 	memset(&info, 0, sizeof(info));
 	memset(&c, 0, sizeof(c));
+	bundle_init(&bd);
 	if (n > AL_COSIGN_MAX_BUNDLE) {
 		rc = al_error_set(
 		    AL_ELIMIT,
@@ -542,9 +810,8 @@ int al_cosign_verify_bundle(al_cosign_info *out, const uint8_t *b, size_t n,
 		rc = al_error_wrap(AL_EVERIFY, "invalid sigstore bundle");
 		goto out;
 	}
-	if ((version = bundle_version(al_json_str(root, "mediaType"))) < 0) {
-		const char *mt = al_json_str(root, "mediaType");
-
+	mt = al_json_str(root, "mediaType");
+	if ((bd.version = bundle_version(mt)) < 0) {
 		rc = al_error_set(mt != NULL ? AL_EUNSUPPORTED : AL_EVERIFY,
 		                  "sigstore bundle media type '%s' is not "
 		                  "supported",
@@ -557,236 +824,12 @@ int al_cosign_verify_bundle(al_cosign_info *out, const uint8_t *b, size_t n,
 		    AL_EVERIFY, "sigstore bundle without verificationMaterial");
 		goto out;
 	}
-	/* verificationMaterial.content is a oneof. */
-	nmat = (json_object_get(vm, "publicKey") != NULL) +
-	       (json_object_get(vm, "x509CertificateChain") != NULL) +
-	       (json_object_get(vm, "certificate") != NULL);
-	if (nmat != 1) {
-		rc = al_error_set(AL_EVERIFY,
-		                  "sigstore bundle: verificationMaterial holds "
-		                  "%zu of publicKey, x509CertificateChain and "
-		                  "certificate, not 1",
-		                  nmat);
+	if ((rc = bundle_certs(&bd, vm)) < 0 ||
+	    (rc = bundle_evidence(&bd, vm)) < 0 ||
+	    (rc = bundle_content(&bd, &c, root, artifact, artifact_len)) < 0 ||
+	    (rc = verify_core(&info, &c, opts)) < 0 ||
+	    (rc = bundle_result(&info, &bd, artifact, artifact_len)) < 0)
 		goto out;
-	}
-	if ((j = json_object_get(vm, "x509CertificateChain")) != NULL) {
-		json_t *certs = json_object_get(j, "certificates"), *cj;
-
-		if (version >= 3) {
-			rc = al_error_set(AL_EVERIFY,
-			                  "v0.3 sigstore bundle with an "
-			                  "x509CertificateChain");
-			goto out;
-		}
-		if ((chain = sk_X509_new_null()) == NULL) {
-			rc = al_error_set(AL_ENOMEM, "out of memory");
-			goto out;
-		}
-		if (json_array_size(certs) == 0 ||
-		    json_array_size(certs) > AL_COSIGN_MAX_TRUST) {
-			rc = al_error_set(
-			    AL_EVERIFY,
-			    "sigstore bundle: x509CertificateChain "
-			    "with %zu certificates",
-			    json_array_size(certs));
-			goto out;
-		}
-		json_array_foreach(certs, i, cj)
-		{
-			const unsigned char *p;
-			X509 *x;
-
-			al_buf_reset(&der);
-			if (json_b64(&der, json_object_get(cj, "rawBytes")) <
-			    0) {
-				rc = al_error_set(AL_EVERIFY,
-				                  "sigstore bundle: malformed "
-				                  "certificate %zu",
-				                  i + 1);
-				goto out;
-			}
-			p = der.ptr;
-			x = d2i_X509(NULL, &p, (long)der.len);
-			if (x == NULL || p != der.ptr + der.len ||
-			    sk_X509_push(chain, x) <= 0) {
-				X509_free(x);
-				rc = al_error_openssl(
-				    AL_EVERIFY,
-				    "sigstore bundle: malformed "
-				    "certificate %zu",
-				    i + 1);
-				goto out;
-			}
-		}
-		leaf = sk_X509_shift(chain);
-	} else if ((j = json_object_get(vm, "certificate")) != NULL) {
-		const unsigned char *p;
-
-		if (json_b64(&der, json_object_get(j, "rawBytes")) < 0) {
-			rc = al_error_set(AL_EVERIFY, "sigstore bundle: "
-			                              "malformed certificate");
-			goto out;
-		}
-		p = der.ptr;
-		leaf = d2i_X509(NULL, &p, (long)der.len);
-		if (leaf == NULL || p != der.ptr + der.len) {
-			rc = al_error_openssl(AL_EVERIFY,
-			                      "sigstore bundle: malformed "
-			                      "certificate");
-			goto out;
-		}
-	}
-	j = json_object_get(vm, "tlogEntries");
-	if (j != NULL && !json_is_array(j)) {
-		rc = al_error_set(AL_EVERIFY,
-		                  "sigstore bundle: tlogEntries is not a list");
-		goto out;
-	}
-	if (json_array_size(j) > MAX_TLOG_ENTRIES) {
-		rc = al_error_set(AL_EVERIFY,
-		                  "sigstore bundle with %zu tlogEntries",
-		                  json_array_size(j));
-		goto out;
-	}
-	if (json_array_size(j) > 0) {
-		entries = calloc(json_array_size(j), sizeof(*entries));
-		if (entries == NULL) {
-			rc = al_error_set(AL_ENOMEM, "out of memory");
-			goto out;
-		}
-		for (i = 0; i < json_array_size(j); i++) {
-			al__cosign_tlog_init(&entries[i]);
-			nentries++;
-			if ((rc = parse_entry(&entries[i], json_array_get(j, i),
-			                      version, i)) < 0)
-				goto out;
-		}
-	}
-	j = json_object_get(json_object_get(vm, "timestampVerificationData"),
-	                    "rfc3161Timestamps");
-	if (json_array_size(j) > MAX_TLOG_ENTRIES) {
-		rc = al_error_set(AL_EVERIFY,
-		                  "sigstore bundle with %zu timestamps",
-		                  json_array_size(j));
-		goto out;
-	}
-	for (i = 0; i < json_array_size(j); i++) {
-		al_buf_init(&tsa[ntsa], 64 * 1024);
-		ntsa++;
-		if (json_b64(&tsa[ntsa - 1],
-		             json_object_get(json_array_get(j, i),
-		                             "signedTimestamp")) < 0 ||
-		    tsa[ntsa - 1].len == 0) {
-			rc = al_error_set(AL_EVERIFY,
-			                  "sigstore bundle: malformed "
-			                  "rfc3161Timestamps[%zu]",
-			                  i);
-			goto out;
-		}
-	}
-	ms = json_object_get(root, "messageSignature");
-	dsse = json_object_get(root, "dsseEnvelope");
-	if ((ms != NULL) == (dsse != NULL)) {
-		rc = al_error_set(AL_EVERIFY,
-		                  "sigstore bundle holds %s messageSignature "
-		                  "and dsseEnvelope",
-		                  ms != NULL ? "both" : "neither");
-		goto out;
-	}
-	if (ms != NULL) {
-		const json_t *mdj = json_object_get(ms, "messageDigest");
-		const char *alg = al_json_str(mdj, "algorithm");
-
-		if (artifact == NULL) {
-			rc = al_error_set(
-			    AL_EINVAL, "a message signature bundle needs the "
-			               "signed artifact");
-			goto out;
-		}
-		if (json_b64(&sig, json_object_get(ms, "signature")) < 0 ||
-		    sig.len == 0) {
-			rc = al_error_set(AL_EVERIFY,
-			                  "sigstore bundle: malformed "
-			                  "messageSignature.signature");
-			goto out;
-		}
-		if ((rc = sha256(c.digest, artifact, artifact_len)) < 0)
-			goto out;
-		/* The digest is optional in the message signature, but when
-		 * given it must be the artifact's. */
-		if (mdj != NULL &&
-		    (alg == NULL || strcmp(alg, "SHA2_256") != 0 ||
-		     json_b64(&md, json_object_get(mdj, "digest")) < 0 ||
-		     md.len != 32 ||
-		     CRYPTO_memcmp(md.ptr, c.digest, 32) != 0)) {
-			rc = al_error_set(
-			    AL_EVERIFY, "sigstore bundle: messageDigest is not "
-			                "the artifact's SHA-256");
-			goto out;
-		}
-		c.msg = artifact;
-		c.msglen = artifact_len;
-	} else {
-		json_t *sigs = json_object_get(dsse, "signatures");
-
-		ptype = al_json_str(dsse, "payloadType");
-		if (ptype == NULL ||
-		    json_b64(&payload, json_object_get(dsse, "payload")) < 0 ||
-		    json_array_size(sigs) != 1 ||
-		    json_b64(&sig, json_object_get(json_array_get(sigs, 0),
-		                                   "sig")) < 0 ||
-		    sig.len == 0) {
-			rc = al_error_set(
-			    AL_EVERIFY,
-			    "sigstore bundle: malformed dsseEnvelope "
-			    "(payloadType, payload, exactly one "
-			    "signature)");
-			goto out;
-		}
-		if ((rc = dsse_pae(&pae, ptype, payload.ptr, payload.len)) <
-		        0 ||
-		    (rc = sha256(c.digest, payload.ptr, payload.len)) < 0)
-			goto out;
-		c.msg = pae.ptr;
-		c.msglen = pae.len;
-		c.dsse = 1;
-	}
-	c.sig = sig.ptr;
-	c.siglen = sig.len;
-	c.leaf = leaf;
-	c.chain = chain;
-	c.entries = entries;
-	c.nentries = nentries;
-	c.tsa = tsa;
-	c.ntsa = ntsa;
-	if ((rc = verify_core(&info, &c, opts)) < 0)
-		goto out;
-	if (ms != NULL) {
-		/* An artifact that is a cosign payload names its image;
-		 * anything else vouches only for its bytes. */
-		al_sig_payload pl;
-
-		if (al_cosign_payload_parse(&pl, artifact, artifact_len) == 0) {
-			info.payload = pl;
-			info.has_payload = 1;
-		}
-		al_error_clear();
-	} else {
-		if (strcmp(ptype, DSSE_SIMPLESIGNING) == 0 &&
-		    (rc = parse_payload(&info, payload.ptr, payload.len)) < 0)
-			goto out;
-		if ((info.payload_type = al_strdup(ptype)) == NULL) {
-			rc = al_error_set(AL_ENOMEM, "out of memory");
-			goto out;
-		}
-		info.dsse_payload_len = payload.len;
-		info.dsse_payload =
-		    (uint8_t *)al_buf_detach(&payload, &info.dsse_payload_len);
-		if (info.dsse_payload == NULL) {
-			rc = al_error_set(AL_ENOMEM, "out of memory");
-			goto out;
-		}
-	}
 	if (out != NULL) {
 		*out = info;
 		memset(&info, 0, sizeof(info));
@@ -794,16 +837,7 @@ int al_cosign_verify_bundle(al_cosign_info *out, const uint8_t *b, size_t n,
 	rc = 0;
 out:
 	al_cosign_info_clear(&info);
-	free_entries(entries, nentries);
-	for (i = 0; i < ntsa; i++)
-		al_buf_free(&tsa[i]);
+	bundle_clear(&bd);
 	json_decref(root);
-	al_buf_free(&sig);
-	al_buf_free(&payload);
-	al_buf_free(&pae);
-	al_buf_free(&der);
-	al_buf_free(&md);
-	X509_free(leaf);
-	sk_X509_pop_free(chain, X509_free);
 	return rc;
 }
