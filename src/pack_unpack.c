@@ -2090,6 +2090,142 @@ static void ctx_free(up_ctx *c)
 	al_hash_worker_free(c->hw);
 }
 
+/* Before any volume is read: a delta's base pack must have been imported,
+ * and the stage holds the manifest (and its signature) of this run, so
+ * that a later run given only volumes finds them. */
+static int stage_manifest(up_ctx *c, const char *id, int has_manifest,
+                          const al_buf *mraw, const al_buf *sraw, int has_sig)
+{
+	char *p = NULL;
+	int rc = 0;
+
+	if (c->base[0] != '\0') {
+		if ((p = al_sprintf("%s/airlock/imported/%s.json",
+		                    al_store_path(c->s), c->base)) == NULL)
+			return al_error_set(AL_ENOMEM, "out of memory");
+		if (al_fs_exists(p) != 1)
+			rc = al_error_set(AL_ENOTFOUND,
+			                  "pack '%s' is a delta on pack '%s', "
+			                  "which this store never imported: "
+			                  "unpack '%s' first",
+			                  id, c->base, c->base);
+		free(p);
+		if (rc < 0)
+			return rc;
+	}
+	if ((rc = al_fs_mkdir_p(c->stage, 0755)) < 0)
+		return rc;
+	clean_stage_tmp(c->stage);
+	if (!has_manifest)
+		return 0;
+	if ((p = al_sprintf("%s/manifest.json", c->stage)) == NULL)
+		return al_error_set(AL_ENOMEM, "out of memory");
+	rc = al_fs_write_atomic(p, mraw->ptr, mraw->len);
+	free(p);
+	if (rc < 0 || !has_sig)
+		return rc;
+	if ((p = al_sprintf("%s/manifest.json.sig", c->stage)) == NULL)
+		return al_error_set(AL_ENOMEM, "out of memory");
+	rc = al_fs_write_atomic(p, sraw->ptr, sraw->len);
+	free(p);
+	return rc;
+}
+
+/* Import every entry still missing from the volumes of c->dir that hold
+ * one (a volume not there is listed in c->res->missing), after the space
+ * check; blobs whose parts were all staged by a killed run are joined
+ * first. Entries left missing: 0 when volumes were missing, else
+ * AL_EVERIFY. */
+static int read_volumes(up_ctx *c, const char *id)
+{
+	char *p = NULL;
+	size_t i, v;
+	int rc = 0;
+
+	if ((c->chunk = malloc(AL_PACK_CHUNK)) == NULL)
+		return al_error_set(AL_ENOMEM, "out of memory");
+	if ((rc = al_hasher_new(&c->hasher, AL_DIGEST_SHA256)) < 0 ||
+	    (rc = al_hash_worker_new(&c->hw)) < 0 || (rc = scan_done(c)) < 0 ||
+	    /* docs/lifecycle.md: refused before anything is imported */
+	    (rc = unpack_space(c)) < 0 ||
+	    (rc = committer_start(&c->commit, c->s)) < 0)
+		return rc;
+	/* a run killed between staging the last part of a blob and joining
+	 * them */
+	for (i = 0; i < c->nentries; i++) {
+		size_t j, staged = 0;
+
+		for (j = 0; j < c->entries[i].nparts; j++)
+			staged += c->entries[i].parts[j].done;
+		if (!c->entries[i].done && c->entries[i].nparts > 0 &&
+		    staged == c->entries[i].nparts &&
+		    (rc = assemble(c, &c->entries[i])) < 0)
+			return rc;
+	}
+	for (i = 0; i < c->nentries; i++) {
+		c->pi.items_total++;
+		c->pi.bytes_total += c->entries[i].size;
+	}
+	for (v = 1; v <= c->nvols && rc == 0; v++) {
+		int needed = 0;
+
+		for (i = 0; i < c->nslots && !needed; i++)
+			needed = c->slots[i].volume == v &&
+			         slot_needed(c, &c->slots[i]);
+		if (!needed)
+			continue;
+		if ((p = al_path_join(c->dir, c->vols[v - 1].name)) == NULL)
+			return al_error_set(AL_ENOMEM, "out of memory");
+		if (al_fs_exists(p) != 1)
+			rc = push_missing(c->res, c->vols[v - 1].name);
+		else
+			rc = read_volume(c, (unsigned)v, p);
+		free(p);
+	}
+	if (rc < 0)
+		return rc;
+	for (i = 0; i < c->nentries; i++)
+		if (!c->entries[i].done && c->res->nmissing == 0)
+			return al_error_set(AL_EVERIFY,
+			                    "pack '%s': entries still missing "
+			                    "after reading every volume",
+			                    id);
+	return 0;
+}
+
+/* Every entry verified and in place: now the metadata, the index last,
+ * then the import record (manifest mhex) at imported; the stage goes. */
+static int finish_import(up_ctx *c, const char *imported, const char *mhex)
+{
+	char *p;
+	size_t i;
+	int rc;
+
+	for (i = 0; i < c->nentries; i++)
+		if (c->entries[i].kind == AL_PK_RELEASES &&
+		    (rc = merge_releases(c, &c->entries[i])) < 0)
+			return rc;
+	for (i = 0; i < c->nentries; i++)
+		if (c->entries[i].kind == AL_PK_INDEX &&
+		    (rc = apply_index(c, &c->entries[i])) < 0)
+			return rc;
+	if ((p = al_sprintf("%s/airlock/imported", al_store_path(c->s))) ==
+	    NULL)
+		return al_error_set(AL_ENOMEM, "out of memory");
+	rc = al_fs_mkdir_p(p, 0755);
+	free(p);
+	if (rc < 0 || (rc = raise_mark(c)) < 0 ||
+	    (rc = write_record(c, imported, mhex)) < 0)
+		return rc;
+	remove_stage(c->stage);
+	if ((p = al_sprintf("%s/airlock/unpack", al_store_path(c->s))) != NULL)
+		rmdir(p); /* only when no other pack is half-imported */
+	free(p);
+	c->res->complete = 1;
+	progress(c, 1);
+	return 0;
+}
+
 int al_unpack(al_store *s, const char *dir, const al_unpack_opts *opts,
               al_unpack_result *res)
 {
@@ -2105,12 +2241,12 @@ int al_pack_unpack(al_store *s, const char *dir, const al_unpack_opts *opts,
 	char id[AL_PACK_ID_MAX + 1];
 	al_buf mraw = AL_BUF_INIT(AL_PACK_MANIFEST_MAX),
 	       sraw = AL_BUF_INIT(AL_PACK_SIGLEN + 1);
-	char *mpath = NULL, *spath = NULL, *imported = NULL, *p = NULL, *q;
+	char *mpath = NULL, *spath = NULL, *imported = NULL;
 	char keyid[80], mhex[65];
 	import_rec rec;
 	json_t *m = NULL;
-	int rc, has_manifest = 0, has_sig = 0, complete;
-	size_t i, v;
+	int rc, has_manifest = 0, has_sig = 0, complete = 1;
+	size_t i;
 
 	memset(&c, 0, sizeof(c));
 	memset(&local, 0, sizeof(local));
@@ -2237,120 +2373,14 @@ int al_pack_unpack(al_store *s, const char *dir, const al_unpack_opts *opts,
 	if ((rc = rollback_mark(&c)) < 0)
 		goto out;
 
-	if (c.base[0] != '\0') {
-		p = al_sprintf("%s/airlock/imported/%s.json", al_store_path(s),
-		               c.base);
-		if (p == NULL)
-			goto oom;
-		if (al_fs_exists(p) != 1) {
-			rc = al_error_set(AL_ENOTFOUND,
-			                  "pack '%s' is a delta on pack '%s', "
-			                  "which this store never imported: "
-			                  "unpack '%s' first",
-			                  id, c.base, c.base);
-			goto out;
-		}
-	}
-
-	if ((rc = al_fs_mkdir_p(c.stage, 0755)) < 0)
+	if ((rc = stage_manifest(&c, id, has_manifest, &mraw, &sraw, has_sig)) <
+	        0 ||
+	    (rc = read_volumes(&c, id)) < 0)
 		goto out;
-	clean_stage_tmp(c.stage);
-	if (has_manifest) {
-		free(p);
-		if ((p = al_sprintf("%s/manifest.json", c.stage)) == NULL)
-			goto oom;
-		if ((rc = al_fs_write_atomic(p, mraw.ptr, mraw.len)) < 0)
-			goto out;
-		free(p);
-		if ((p = al_sprintf("%s/manifest.json.sig", c.stage)) == NULL)
-			goto oom;
-		if (has_sig &&
-		    (rc = al_fs_write_atomic(p, sraw.ptr, sraw.len)) < 0)
-			goto out;
-	}
-	c.chunk = malloc(AL_PACK_CHUNK);
-	if (c.chunk == NULL)
-		goto oom;
-	if ((rc = al_hasher_new(&c.hasher, AL_DIGEST_SHA256)) < 0 ||
-	    (rc = al_hash_worker_new(&c.hw)) < 0)
-		goto out;
-	if ((rc = scan_done(&c)) < 0)
-		goto out;
-	/* docs/lifecycle.md: refused before anything is imported */
-	if ((rc = unpack_space(&c)) < 0)
-		goto out;
-	if ((rc = committer_start(&c.commit, c.s)) < 0)
-		goto out;
-	/* a run killed between staging the last part of a blob and joining them
-	 */
-	for (i = 0; i < c.nentries; i++) {
-		size_t j, staged = 0;
-		for (j = 0; j < c.entries[i].nparts; j++)
-			staged += c.entries[i].parts[j].done;
-		if (!c.entries[i].done && c.entries[i].nparts > 0 &&
-		    staged == c.entries[i].nparts &&
-		    (rc = assemble(&c, &c.entries[i])) < 0)
-			goto out;
-	}
-	for (i = 0; i < c.nentries; i++) {
-		c.pi.items_total++;
-		c.pi.bytes_total += c.entries[i].size;
-	}
-
-	for (v = 1; v <= c.nvols; v++) {
-		int needed = 0;
-		for (i = 0; i < c.nslots && !needed; i++)
-			needed = c.slots[i].volume == v &&
-			         slot_needed(&c, &c.slots[i]);
-		if (!needed)
-			continue;
-		free(p);
-		if ((p = al_path_join(dir, c.vols[v - 1].name)) == NULL)
-			goto oom;
-		if (al_fs_exists(p) != 1) {
-			if ((rc = push_missing(res, c.vols[v - 1].name)) < 0)
-				goto out;
-			continue;
-		}
-		if ((rc = read_volume(&c, (unsigned)v, p)) < 0)
-			goto out;
-	}
-
-	complete = 1;
-	for (i = 0; i < c.nentries; i++)
-		complete &= c.entries[i].done;
-	if (!complete) {
-		if (res->nmissing == 0) {
-			rc = al_error_set(AL_EVERIFY,
-			                  "pack '%s': entries still missing "
-			                  "after reading every volume",
-			                  id);
-			goto out;
-		}
-		goto out;
-	}
-	/* every entry verified and in place: now the metadata, the index last
-	 */
-	for (i = 0; i < c.nentries; i++)
-		if (c.entries[i].kind == AL_PK_RELEASES &&
-		    (rc = merge_releases(&c, &c.entries[i])) < 0)
-			goto out;
-	for (i = 0; i < c.nentries; i++)
-		if (c.entries[i].kind == AL_PK_INDEX &&
-		    (rc = apply_index(&c, &c.entries[i])) < 0)
-			goto out;
-	free(p);
-	if ((p = al_sprintf("%s/airlock/imported", al_store_path(s))) == NULL)
-		goto oom;
-	if ((rc = al_fs_mkdir_p(p, 0755)) < 0 || (rc = raise_mark(&c)) < 0 ||
-	    (rc = write_record(&c, imported, mhex)) < 0)
-		goto out;
-	remove_stage(c.stage);
-	if ((q = al_sprintf("%s/airlock/unpack", al_store_path(s))) != NULL)
-		rmdir(q); /* only when no other pack is half-imported */
-	free(q);
-	res->complete = 1;
-	progress(&c, 1);
+	for (i = 0; i < c.nentries && complete; i++)
+		complete = c.entries[i].done;
+	if (complete)
+		rc = finish_import(&c, imported, mhex);
 	goto out;
 oom:
 	rc = al_error_set(AL_ENOMEM, "out of memory");
@@ -2363,7 +2393,6 @@ out:
 	free(mpath);
 	free(spath);
 	free(imported);
-	free(p);
 	al_unpack_result_clear(&local);
 	return rc;
 }
