@@ -376,7 +376,7 @@ int al_mirror_plan_run(al_mirror_plan *p, al_store *store,
 	/* mirror_plan.c: --dry-run and the free-space check
 	 * (docs/lifecycle.md) */
 	if (p->opts->version >= 3 &&
-	    (rc = al_mirror__plan_before(store, p->opts->lifecycle,
+	    (rc = al_mirror__plan_before(store, p->opts->lifecycle, p->cfg,
 	                                 p->releases.v, p->releases.n,
 	                                 p->images.v, p->images.n, &to)) != 0) {
 		rc = rc > 0 ? 0 : rc;
