@@ -840,7 +840,8 @@ static int oci_chart(hm *m, const al_imageset_helm_repo *r,
 	                             c->nimage_paths, ref)) < 0)
 		goto out;
 	m->charts++;
-	al_log_info("helm: chart %s %s stored as '%s'", ch.name, ch.version,
+	al_log_info("helm: chart %s %s %s '%s'", ch.name, ch.version,
+	            m->plan != NULL ? "read (held, unnamed) from" : "stored as",
 	            ref);
 	if ((rc = take_images(m, &ch, where)) == 0 && m->plan == NULL) {
 		char *src_ref = al_sprintf("oci://%s", ref);

@@ -807,13 +807,15 @@ int al_mirror__plan_before(al_store *store, al_mirror_lifecycle *lc,
 			goto out;
 	if ((rc = al_transfer_resolve(t, on_resolved, &pl)) < 0)
 		goto out;
-	if (!lc->dry_run && pl.resolved == 0 && pl.failed > 0) {
+	al_plan_get_totals(lc->plan, &tot);
+	/* entries that are not images the transfer resolved (charts read
+	 * from an archive) count as resolved too: the run has work */
+	if (!lc->dry_run && pl.failed > 0 && tot.images == tot.images_failed) {
 		rc = al_error_set(pl.first_status, "%s",
 		                  pl.first_error != NULL ? pl.first_error
 		                                         : "no image resolved");
 		goto out;
 	}
-	al_plan_get_totals(lc->plan, &tot);
 	if ((rc = al_fs_free_space(al_store_path(store), &lc->free)) < 0)
 		goto out;
 	/* what the plan fetched itself is on disk already */

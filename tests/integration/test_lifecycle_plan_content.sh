@@ -193,7 +193,46 @@ al_run "$T/out" "$T/err" "$AIRLOCK" mirror -c "$T/isc.yaml" --store "$S" --dry-r
 al_check "after the mirror: the same mapping.txt, an empty missing.txt, nothing to transfer" \
 	bash -c 'cmp -s "$1/mapping.txt" "$2" && test ! -s "$1/missing.txt" && grep -q "^to transfer: 0 blobs, 0 bytes " "$3"' _ "$T/after" "$T/mapping-1.txt" "$T/out"
 
-# --- 5. output options are checked before any network work: a source
+# --- 5. an oci:// chart: resolved, then read held (its chart layer names
+# its images), the chart artifact stored above served from a layout ---
+al_run "$T/out" "$T/err" "$AIRLOCK" copy "oci:$S:charts/demo:0.2.0" "oci:$T/ocichart:charts.example/ns/demo:0.2.0"
+cat >"$T/isc-oci.yaml" <<EOF
+kind: ImageSetConfiguration
+apiVersion: mirror.openshift.io/v2alpha1
+mirror:
+  helm:
+    repositories:
+    - name: reg
+      url: oci://charts.example/ns
+      charts:
+      - name: demo
+        version: 0.2.0
+airlock:
+  sources:
+    - prefix: charts.example/ns
+      location: oci:$T/ocichart
+    - prefix: quay.io/airlock-samples
+      location: oci:$SAMPLES
+EOF
+al_run "$T/out" "$T/err" "$AIRLOCK" mirror -c "$T/isc-oci.yaml" --store "$T/s6" --dry-run
+cat "$T/out" "$T/err"
+al_check "oci:// chart: the chart and its image in mapping.txt" \
+	bash -c '[ "$1" = 0 ] && diff <(printf "%s\n" "docker://charts.example/ns/demo:0.2.0=oci:$2:charts.example/ns/demo:0.2.0" "docker://$3=oci:$2:$3") "$2/airlock/dry-run/mapping.txt"' \
+	_ "$AL_RC" "$T/s6" "$IMG_DEMO"
+chart_blobs=$(python3 - "$T/ocichart" <<'PY2'
+import json, sys
+root = sys.argv[1]
+m = json.load(open(root + "/index.json"))["manifests"][0]
+man = json.load(open(root + "/blobs/sha256/" + m["digest"].split(":")[1]))
+print(sum(d["size"] for d in [man["config"]] + man["layers"]))
+PY2
+)
+al_check "oci:// chart: what the plan fetched is the chart's config and layer ($chart_blobs bytes)" \
+	grep -q "already fetched by the plan: $chart_blobs bytes" "$T/out"
+al_check "oci:// chart: the dry run named nothing" \
+	test "$(al_index_digests "$T/s6" | grep -c . || true)" = 0
+
+# --- 6. output options are checked before any network work: a source
 # that accepts connections and never answers would hang the mirror ---
 python3 - "$T/hang.port" <<'PY' &
 import socket, sys, time
