@@ -261,6 +261,10 @@ al_run "$T/out" "$T/err" "$AIRLOCK" mirror --allow-unsigned --store "$T/s5" \
 	--dry-run="$T/a-file/plan" "docker://$HANG/r/release:1"
 al_check "mirror --dry-run=DIR under a file: exit 2 at once" \
 	bash -c '[ "$1" = 2 ] && grep -qF -- "--dry-run" "$2"' _ "$AL_RC" "$T/err"
+al_run "$T/out" "$T/err" bash -c 'cd "$1" && shift && exec "$@"' _ "$T" "$AIRLOCK" mirror --store "$T/s7" \
+	--image "oci:$SAMPLES:$IMG_DEMO" --dry-run=q/plan
+al_check "mirror --dry-run=q/plan (relative, to be created): accepted" \
+	bash -c '[ "$1" = 0 ] && [ -s "$2/q/plan/mapping.txt" ]' _ "$AL_RC" "$T"
 start=$(date +%s)
 al_run "$T/out" "$T/err" "$AIRLOCK" push --store "$S" --cluster-resources "$T/a-file" "docker://$HANG/mirror"
 took=$(($(date +%s) - start))

@@ -81,7 +81,8 @@ int cli_check_out_dir(const char *cmd, const char *opt, const char *dir)
 		while (n > 1 && p[n - 1] == '/')
 			p[--n] = '\0';
 		err = writable_dir(n > 0 ? p : ".");
-		if (err != ENOENT || n <= 1)
+		/* "." and "/" end the walk */
+		if (err != ENOENT || n == 0 || (n == 1 && p[0] == '/'))
 			break;
 	}
 	if (err != 0) {
