@@ -114,4 +114,13 @@ long cat_find_bundle(const struct cat_package *p, const char *name);
 long cat_find_entry(const struct cat_channel *ch, const char *name);
 long cat_find_channel(const struct cat_package *p, const char *name);
 
+/*
+ * al_catalog_select (no rebuild) on the catalog image whose top manifest
+ * d is in s, named or not (mirror --dry-run holds the catalog images it
+ * fetched without naming them: src/mirror_plan.c).
+ */
+int al_catalog__select_digest(al_catalog_selection **out, al_store *s,
+                              const al_imageset_operator *op,
+                              const al_digest *d, const char *platform);
+
 #endif

@@ -194,9 +194,31 @@ static int make_filter(const al_imageset_operator *op, al_catalog_filter *f,
 	return 0;
 }
 
+/* al_catalog_select on the catalog image whose manifest is at (NULL:
+ * found by name in s). */
+static int select_at(al_catalog_selection **out, al_store *s,
+                     const al_imageset_operator *op, const al_digest *at,
+                     const char *platform, int rebuild);
+
 int al_catalog_select(al_catalog_selection **out, al_store *s,
                       const al_imageset_operator *op, const char *platform,
                       int rebuild)
+{
+	return select_at(out, s, op, NULL, platform, rebuild);
+}
+
+int al_catalog__select_digest(al_catalog_selection **out, al_store *s,
+                              const al_imageset_operator *op,
+                              const al_digest *d, const char *platform)
+{
+	if (d == NULL)
+		return al_error_set(AL_EINVAL, "no catalog digest");
+	return select_at(out, s, op, d, platform, 0);
+}
+
+static int select_at(al_catalog_selection **out, al_store *s,
+                     const al_imageset_operator *op, const al_digest *at,
+                     const char *platform, int rebuild)
 {
 	al_catalog_selection *sel = NULL;
 	al_catalog_package_filter *pfs = NULL;
@@ -216,8 +238,10 @@ int al_catalog_select(al_catalog_selection **out, al_store *s,
 	if ((rc = al_catalog_names(op, &sel->source_name, &sel->target_name,
 	                           &sel->target_repo)) < 0)
 		goto out;
-	if ((rc = al_store_find(s, sel->source_name, &img)) < 0 &&
-	    (rc = al_store_find(s, op->catalog, &img)) < 0) {
+	if (at != NULL) {
+		img.desc.digest = *at;
+	} else if ((rc = al_store_find(s, sel->source_name, &img)) < 0 &&
+	           (rc = al_store_find(s, op->catalog, &img)) < 0) {
 		rc = al_error_set(AL_ENOTFOUND,
 		                  "catalog '%s' is not in the store '%s': "
 		                  "mirror or copy it first",

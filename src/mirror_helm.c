@@ -5,6 +5,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <stdarg.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -36,6 +37,9 @@ typedef struct hm {
 	size_t noci;
 	size_t charts, unresolved;
 	int rc; /* worst status */
+	/* mirror --dry-run and the space check: plan, store nothing */
+	al_mirror__helm_plan_ctx *plan;
+	const char *cur; /* what a failure is about, for the plan */
 } hm;
 
 static void fail(hm *m, int rc, const char *fmt, ...)
@@ -49,7 +53,21 @@ static void fail(hm *m, int rc, const char *fmt, ...)
 	if (m->rc == 0 || rc == AL_ENOMEM)
 		m->rc = rc;
 	va_start(ap, fmt);
-	(void)al_mirror__report_verrorf(m->report, fmt, ap);
+	if (m->plan != NULL) {
+		/* a failed entry of the plan: listed in mapping.txt and
+		 * missing.txt, its message printed by the dry run */
+		char msg[2048];
+		int n = vsnprintf(msg, sizeof(msg), fmt, ap);
+
+		if (n < 0)
+			msg[0] = '\0';
+		if (al_plan_add_failed(m->plan->plan, "chart",
+		                       m->cur != NULL ? m->cur : "", "", rc,
+		                       msg) < 0)
+			m->rc = AL_ENOMEM;
+	} else {
+		(void)al_mirror__report_verrorf(m->report, fmt, ap);
+	}
 	va_end(ap);
 }
 
@@ -358,7 +376,40 @@ out:
 	return rc;
 }
 
-/* Scan the archive in fd, store it and name it charts/NAME:TAG. */
+/* The plan's entry of a chart archive (d, size) to be stored as name:
+ * the archive, the config and the manifest store_artifact would write. */
+static int plan_chart(hm *m, const al_helm_chart *ch, const al_digest *d,
+                      uint64_t size, const char *name, const char *source)
+{
+	al_buf man = AL_BUF_INIT(AL_HELM_FILE_MAX * 4);
+	al_descriptor blobs[2];
+	char *dest = NULL;
+	int rc;
+
+	memset(blobs, 0, sizeof(blobs));
+	blobs[0].digest = *d;
+	blobs[0].size = size;
+	blobs[1].size = strlen(ch->config);
+	if ((rc = al_digest_bytes(&blobs[1].digest, AL_DIGEST_SHA256,
+	                          ch->config, strlen(ch->config))) < 0 ||
+	    (rc = al_helm_manifest(&man, ch, &blobs[1].digest, blobs[1].size, d,
+	                           size)) < 0)
+		goto out;
+	if ((dest = m->plan->dest(m->plan->ud, name)) == NULL) {
+		rc = al_error_set(AL_ENOMEM, "out of memory");
+		goto out;
+	}
+	rc = al_plan_add(m->plan->plan, "chart", source, dest, m->store,
+	                 man.len, blobs, 2);
+	m->charts++;
+out:
+	free(dest);
+	al_buf_free(&man);
+	return rc;
+}
+
+/* Scan the archive in fd, store it and name it charts/NAME:TAG (plan
+ * mode: only its plan entry and its images). */
 static int chart_from_fd(hm *m, int fd, const al_digest *d, uint64_t size,
                          const char *const *paths, size_t npaths,
                          const char *what)
@@ -377,6 +428,11 @@ static int chart_from_fd(hm *m, int fd, const al_digest *d, uint64_t size,
 	where = al_sprintf("chart %s %s", ch.name, ch.version);
 	if (name == NULL || where == NULL) {
 		rc = al_error_set(AL_ENOMEM, "out of memory");
+		goto out;
+	}
+	if (m->plan != NULL) {
+		if ((rc = plan_chart(m, &ch, d, size, name, what)) == 0)
+			rc = take_images(m, &ch, where);
 		goto out;
 	}
 	if ((rc = fd_to_store(m, fd, d, size)) < 0 ||
@@ -597,6 +653,90 @@ out:
 	return rc;
 }
 
+/* Plan mode, an oci:// chart: its resolution becomes the plan entry. */
+typedef struct oci_plan {
+	hm *m;
+	const char *source, *name;
+	int status;
+} oci_plan;
+
+static int on_oci_resolved(void *ud, int image, int status, const char *message,
+                           const al_descriptor *top, uint64_t manifest_bytes,
+                           const al_descriptor *blobs, size_t nblobs)
+{
+	oci_plan *op = ud;
+	char *dest;
+	int rc;
+
+	(void)image;
+	(void)top;
+	if (status < 0) {
+		op->status =
+		    al_error_set(status, "%s", message != NULL ? message : "");
+		return 0;
+	}
+	if ((dest = op->m->plan->dest(op->m->plan->ud, op->name)) == NULL)
+		return al_error_set(AL_ENOMEM, "out of memory");
+	rc = al_plan_add(op->m->plan->plan, "chart", op->source, dest,
+	                 op->m->store, manifest_bytes, blobs, nblobs);
+	free(dest);
+	return rc;
+}
+
+/*
+ * Plan mode, an oci:// chart: resolved into the plan (manifests only),
+ * then fetched into the store held, without a name (as the plan does for
+ * release and catalog images: its chart layer must be read to find the
+ * images), its top manifest in *d.
+ */
+static int plan_oci(hm *m, const al_imgref *src, const char *ref, al_digest *d)
+{
+	al_transfer *t = NULL;
+	al_transfer_stats st;
+	oci_plan op;
+	const char *msg = NULL;
+	int rc, idx, status = 0;
+
+	memset(&st, 0, sizeof(st));
+	memset(&op, 0, sizeof(op));
+	op.m = m;
+	op.name = ref;
+	if ((op.source = al_imgref_string(src)) == NULL)
+		return al_error_set(AL_ENOMEM, "out of memory");
+	if ((rc = al_transfer_new_to_store(&t, m->store, m->to)) < 0)
+		goto out;
+	if ((idx = al_transfer_add(t, src, ref)) < 0) {
+		rc = idx;
+		goto out;
+	}
+	if ((rc = al_transfer_resolve(t, on_oci_resolved, &op)) < 0)
+		goto out;
+	if (op.status < 0) {
+		rc = op.status;
+		goto out;
+	}
+	al_transfer_free(t);
+	t = NULL;
+	if ((rc = al_transfer_new_to_store(&t, m->store, m->to)) < 0)
+		goto out;
+	if ((idx = al_transfer_add(t, src, ref)) < 0) {
+		rc = idx;
+		goto out;
+	}
+	if ((rc = al_transfer_hold(t, idx)) < 0)
+		goto out;
+	al_transfer_run(t, &st);
+	m->plan->prefetched += st.bytes_transferred;
+	m->plan->prefetched_blobs += st.blobs_transferred;
+	al_transfer_result(t, idx, &status, d, NULL, &msg);
+	rc =
+	    status < 0 ? al_error_set(status, "%s", msg != NULL ? msg : "") : 0;
+out:
+	free((char *)(uintptr_t)op.source);
+	al_transfer_free(t);
+	return rc;
+}
+
 /* An oci:// chart: through the transfer engine into the store under its
  * own reference, then read from its chart layer. */
 static int oci_chart(hm *m, const al_imageset_helm_repo *r,
@@ -650,21 +790,28 @@ static int oci_chart(hm *m, const al_imageset_helm_repo *r,
 		rc = al_error_set(AL_ENOMEM, "out of memory");
 		goto out;
 	}
-	if ((rc = al_imgref_parse(&src, ref)) < 0 ||
-	    (rc = al_transfer_new_to_store(&t, m->store, m->to)) < 0)
+	if ((rc = al_imgref_parse(&src, ref)) < 0)
 		goto out;
-	if ((idx = al_transfer_add(t, &src, ref)) < 0) {
-		rc = idx;
-		goto out;
+	if (m->plan != NULL) {
+		if ((rc = plan_oci(m, &src, ref, &img.desc.digest)) < 0)
+			goto out;
+	} else {
+		if ((rc = al_transfer_new_to_store(&t, m->store, m->to)) < 0)
+			goto out;
+		if ((idx = al_transfer_add(t, &src, ref)) < 0) {
+			rc = idx;
+			goto out;
+		}
+		al_transfer_run(t, &m->report->stats);
+		al_transfer_result(t, idx, &st, NULL, NULL, &msg);
+		if (st < 0) {
+			rc = al_error_set(st, "%s", msg != NULL ? msg : "");
+			goto out;
+		}
+		if ((rc = al_store_find(m->store, ref, &img)) < 0)
+			goto out;
 	}
-	al_transfer_run(t, &m->report->stats);
-	al_transfer_result(t, idx, &st, NULL, NULL, &msg);
-	if (st < 0) {
-		rc = al_error_set(st, "%s", msg != NULL ? msg : "");
-		goto out;
-	}
-	if ((rc = al_store_find(m->store, ref, &img)) < 0 ||
-	    (rc = al_store_image_manifest(m->store, &img.desc.digest, NULL,
+	if ((rc = al_store_image_manifest(m->store, &img.desc.digest, NULL,
 	                                  "chart", &man)) < 0)
 		goto out;
 	if (man.config.media_type == NULL ||
@@ -693,9 +840,10 @@ static int oci_chart(hm *m, const al_imageset_helm_repo *r,
 	                             c->nimage_paths, ref)) < 0)
 		goto out;
 	m->charts++;
-	al_log_info("helm: chart %s %s stored as '%s'", ch.name, ch.version,
+	al_log_info("helm: chart %s %s %s '%s'", ch.name, ch.version,
+	            m->plan != NULL ? "read (held, unnamed) from" : "stored as",
 	            ref);
-	if ((rc = take_images(m, &ch, where)) == 0) {
+	if ((rc = take_images(m, &ch, where)) == 0 && m->plan == NULL) {
 		char *src_ref = al_sprintf("oci://%s", ref);
 
 		char **g = realloc(m->oci, (m->noci + 1) * sizeof(*g));
@@ -849,10 +997,11 @@ static void merge_report(al_mirror_report *to, al_mirror_report *from)
 	from->nerrors = 0;
 }
 
-/* The step; the images to mirror moved to *imgs (may be NULL). */
+/* The step; the images to mirror moved to *imgs (may be NULL). With
+ * plan, only the plan entries of the charts and their images. */
 static int helm_run(al_store *s, const al_imageset *cfg,
                     const al_transfer_opts *to, al_mirror_report *report,
-                    char ***imgs, size_t *nimgs)
+                    char ***imgs, size_t *nimgs, al_mirror__helm_plan_ctx *plan)
 {
 	al_http_opts ho;
 	al_mirror_report rep;
@@ -867,6 +1016,7 @@ static int helm_run(al_store *s, const al_imageset *cfg,
 	m.store = s;
 	m.to = to;
 	m.report = report;
+	m.plan = plan;
 	ho = to->registry.http;
 	ho.insecure_hosts = to->insecure_hosts;
 	ho.tls_verify_off = ho.tls_verify_off || to->all_insecure;
@@ -875,12 +1025,15 @@ static int helm_run(al_store *s, const al_imageset *cfg,
 		ho.cancel = to->cancel;
 	if ((rc = al_http_new(&m.http, &ho)) < 0)
 		return rc;
-	for (i = 0; i < cfg->nhelm_local; i++)
+	for (i = 0; i < cfg->nhelm_local; i++) {
+		m.cur = cfg->helm_local[i].path;
 		if ((rc = local_chart(&m, &cfg->helm_local[i])) < 0)
 			fail(&m, rc, "helm: %s", al_error_message());
+	}
 	for (i = 0; i < cfg->nhelm_repos; i++) {
 		const al_imageset_helm_repo *r = &cfg->helm_repos[i];
 
+		m.cur = r->url;
 		if (!al_str_startswith(r->url, "oci://")) {
 			if ((rc = http_repo(&m, r)) < 0)
 				fail(&m, rc, "helm repository %s: %s", r->name,
@@ -895,7 +1048,7 @@ static int helm_run(al_store *s, const al_imageset *cfg,
 	al_log_info("helm: %zu charts, %zu images to mirror, %zu image "
 	            "fields not resolved",
 	            m.charts, m.nimages, m.unresolved);
-	if (m.nimages > 0) {
+	if (m.nimages > 0 && plan == NULL) {
 		rc = al_mirror(s, NULL, 0, (const char *const *)m.images,
 		               m.nimages, to, &rep);
 		merge_report(report, &rep);
@@ -931,7 +1084,7 @@ static int helm_run(al_store *s, const al_imageset *cfg,
 int al_mirror_helm(al_store *s, const al_imageset *cfg,
                    const al_transfer_opts *to, al_mirror_report *report)
 {
-	return helm_run(s, cfg, to, report, NULL, NULL);
+	return helm_run(s, cfg, to, report, NULL, NULL, NULL);
 }
 
 int al_mirror__helm(al_store *s, const al_imageset *cfg,
@@ -939,7 +1092,37 @@ int al_mirror__helm(al_store *s, const al_imageset *cfg,
 {
 	al_mirror__helm_clear(res);
 	return helm_run(s, cfg, to, &res->report, &res->chart_images,
-	                &res->nchart_images);
+	                &res->nchart_images, NULL);
+}
+
+int al_mirror__helm_plan(al_store *s, const al_imageset *cfg,
+                         const al_transfer_opts *to,
+                         al_mirror__helm_plan_ctx *hp)
+{
+	al_mirror_report rep;
+	int rc;
+
+	memset(&rep, 0, sizeof(rep));
+	if (hp == NULL || hp->plan == NULL || hp->dest == NULL)
+		return al_error_set(AL_EINVAL, "al_mirror__helm_plan: NULL");
+	rc = helm_run(s, cfg, to, &rep, &hp->images, &hp->nimages, hp);
+	al_mirror_report_clear(&rep);
+	/* the failures are entries of the plan; only running out of memory
+	 * fails the plan */
+	return rc == AL_ENOMEM ? rc : 0;
+}
+
+void al_mirror__helm_plan_clear(al_mirror__helm_plan_ctx *hp)
+{
+	size_t i;
+
+	if (hp == NULL)
+		return;
+	for (i = 0; i < hp->nimages; i++)
+		free(hp->images[i]);
+	free(hp->images);
+	hp->images = NULL;
+	hp->nimages = 0;
 }
 
 void al_mirror__helm_clear(al_mirror_result *res)

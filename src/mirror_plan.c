@@ -12,6 +12,8 @@
 #include "airlock/fs.h"
 #include "airlock/log.h"
 #include "airlock/release.h"
+#include "catalog_int.h"
+#include "mirror_helm.h"
 #include "mirror_plan_int.h"
 
 /* mapping.txt and missing.txt are built in memory up to this size */
@@ -151,6 +153,37 @@ int al_plan_add_failed(al_plan *p, const char *kind, const char *source,
 		return al_error_set(AL_ENOMEM, "out of memory");
 	p->totals.images_failed++;
 	p->totals.images_missing++;
+	return 0;
+}
+
+/* The last entry of kind and source fails after all (a catalog that
+ * resolved but could not be read or filtered): status and message set,
+ * counted as failed and missing. 0 when there is no such entry. */
+static int plan_mark_failed(al_plan *p, const char *kind, const char *source,
+                            int status, const char *message)
+{
+	size_t i;
+
+	for (i = p->n; i-- > 0;) {
+		al_plan_entry *e = &p->v[i];
+		char *m;
+
+		if (strcmp(e->kind, kind) != 0 ||
+		    strcmp(e->source, source) != 0)
+			continue;
+		if (e->status < 0)
+			return 0;
+		if ((m = al_strdup(message != NULL ? message : "")) == NULL)
+			return al_error_set(AL_ENOMEM, "out of memory");
+		free(e->message);
+		e->message = m;
+		e->status = status < 0 ? status : AL_EINVAL;
+		p->totals.images_failed++;
+		if (e->present)
+			p->totals.images_missing++;
+		e->present = 0;
+		return 0;
+	}
 	return 0;
 }
 
@@ -343,9 +376,10 @@ static char *destination_of(const planner *pl, const char *name)
 	return d;
 }
 
-/* Queue ref as an image of kind; failures become failed entries. */
+/* Queue ref as an image of kind, stored as as (NULL: the name mirror
+ * gives it); failures become failed entries. */
 static int queue(planner *pl, al_transfer *t, const char *kind, const char *ref,
-                 int hold, int *idx)
+                 const char *as, int hold, int *idx)
 {
 	al_imgref ir = {0};
 	char *name = NULL, *source = NULL, *dest = NULL;
@@ -359,6 +393,13 @@ static int queue(planner *pl, al_transfer *t, const char *kind, const char *ref,
 		rc = al_plan_add_failed(pl->plan, kind, ref, "", rc,
 		                        al_error_message());
 		goto out;
+	}
+	if (as != NULL) {
+		free(name);
+		if ((name = al_strdup(as)) == NULL) {
+			rc = al_error_set(AL_ENOMEM, "out of memory");
+			goto out;
+		}
 	}
 	/* an additional image with targetRepo/targetTag: its target name */
 	if (strcmp(kind, "image") == 0 &&
@@ -449,47 +490,49 @@ static int has_signature(al_store *store, const al_digest *d)
 	return r;
 }
 
-/* Releases: resolved for the plan, then fetched (held, unnamed: the
- * mirror that follows, or a later one, reuses the blobs) so that their
- * image-references can be read; components queued. */
-static int plan_releases(planner *pl, al_transfer *t,
-                         const char *const *releases, size_t n,
-                         const al_transfer_opts *to)
+/*
+ * Fetch the images of refs that resolved in t (idx[i] >= 0, resolved
+ * only) into the store held, unnamed, through a transfer of their own:
+ * the plan must read them (a release's image-references, a catalog's
+ * FBC). The mirror that follows, or a later one, reuses the blobs. ok[i]
+ * is 1 and d[i] the top manifest of each that arrived; what failed is a
+ * warning (its entry resolved: the run meets the error again).
+ */
+static int prefetch(planner *pl, al_transfer *t, const char *const *refs,
+                    const char *const *names, size_t n, const int *idx,
+                    const al_transfer_opts *to, al_digest *d, int *ok)
 {
 	al_transfer_stats st;
 	al_transfer *fetch = NULL;
-	int *idx = NULL;
-	size_t i, j;
+	int *fidx = NULL;
+	size_t i;
 	int rc = 0;
 
 	memset(&st, 0, sizeof(st));
-	if (n == 0)
-		return 0;
-	if ((idx = calloc(n, sizeof(*idx))) == NULL)
+	if ((fidx = calloc(n + 1, sizeof(*fidx))) == NULL)
 		return al_error_set(AL_ENOMEM, "out of memory");
-	for (i = 0; i < n; i++)
-		if ((rc = queue(pl, t, "release", releases[i], 1, &idx[i])) < 0)
-			goto out;
-	if ((rc = al_transfer_resolve(t, on_resolved, pl)) < 0)
-		goto out;
-	/* fetch the releases that resolved, held (never named by the plan) */
 	if ((rc = al_transfer_new_to_store(&fetch, pl->store, to)) < 0)
 		goto out;
 	for (i = 0; i < n; i++) {
 		al_imgref ir = {0};
 		char *name = NULL, *source = NULL;
 		int status = 0;
+
+		fidx[i] = -1;
+		ok[i] = 0;
 		if (idx[i] < 0)
 			continue;
 		al_transfer_result(t, idx[i], &status, NULL, NULL, NULL);
-		idx[i] = -1;
 		if (status != AL_ECANCELED)
 			continue;
-		if ((rc = names_of(releases[i], &name, &source)) == 0 &&
-		    (rc = al_imgref_parse(&ir, releases[i])) == 0 &&
-		    (rc = al_transfer_add(fetch, &ir, name)) >= 0) {
-			idx[i] = rc;
-			rc = al_transfer_hold(fetch, idx[i]);
+		if ((rc = names_of(refs[i], &name, &source)) == 0 &&
+		    (rc = al_imgref_parse(&ir, refs[i])) == 0 &&
+		    (rc = al_transfer_add(fetch, &ir,
+		                          names != NULL && names[i] != NULL
+		                              ? names[i]
+		                              : name)) >= 0) {
+			fidx[i] = rc;
+			rc = al_transfer_hold(fetch, fidx[i]);
 		}
 		al_imgref_clear(&ir);
 		free(name);
@@ -501,21 +544,59 @@ static int plan_releases(planner *pl, al_transfer *t,
 	pl->lc->prefetched += st.bytes_transferred;
 	pl->lc->prefetched_blobs += st.blobs_transferred;
 	for (i = 0; i < n; i++) {
-		al_release *r = NULL;
-		al_digest d;
 		const char *msg;
 		int status;
 
-		if (idx[i] < 0)
+		if (fidx[i] < 0)
 			continue;
-		al_transfer_result(fetch, idx[i], &status, &d, NULL, &msg);
-		if (status < 0) {
+		al_transfer_result(fetch, fidx[i], &status, &d[i], NULL, &msg);
+		if (status < 0)
 			al_log_warn("plan: %s", msg);
+		else
+			ok[i] = 1;
+	}
+	rc = 0;
+out:
+	al_transfer_free(fetch);
+	free(fidx);
+	return rc;
+}
+
+/* Releases: resolved for the plan, then fetched (held, unnamed) so that
+ * their image-references can be read; components queued. */
+static int plan_releases(planner *pl, al_transfer *t,
+                         const char *const *releases, size_t n,
+                         const al_transfer_opts *to)
+{
+	al_digest *dig = NULL;
+	int *idx = NULL, *ok = NULL;
+	size_t i, j;
+	int rc = 0;
+
+	if (n == 0)
+		return 0;
+	idx = calloc(n, sizeof(*idx));
+	ok = calloc(n, sizeof(*ok));
+	dig = calloc(n, sizeof(*dig));
+	if (idx == NULL || ok == NULL || dig == NULL) {
+		rc = al_error_set(AL_ENOMEM, "out of memory");
+		goto out;
+	}
+	for (i = 0; i < n; i++)
+		if ((rc = queue(pl, t, "release", releases[i], NULL, 1,
+		                &idx[i])) < 0)
+			goto out;
+	if ((rc = al_transfer_resolve(t, on_resolved, pl)) < 0 ||
+	    (rc = prefetch(pl, t, releases, NULL, n, idx, to, dig, ok)) < 0)
+		goto out;
+	for (i = 0; i < n; i++) {
+		al_release *r = NULL;
+
+		if (!ok[i])
 			continue;
-		}
-		if (!has_signature(pl->store, &d))
+		if (!has_signature(pl->store, &dig[i]))
 			pl->lc->signatures_missing++;
-		if (al_release_open(&r, pl->store, &d,
+		if (al_release_open(&r, pl->store, &dig[i],
 		                    to != NULL ? to->platform : NULL) < 0) {
 			al_log_warn("plan: %s: not a release image: %s",
 			            releases[i], al_error_message());
@@ -525,8 +606,8 @@ static int plan_releases(planner *pl, al_transfer *t,
 			const al_release_component *c =
 			    al_release_component_at(r, j);
 			int ci;
-			if ((rc = queue(pl, t, "component", c->image, 0, &ci)) <
-			    0)
+			if ((rc = queue(pl, t, "component", c->image, NULL, 0,
+			                &ci)) < 0)
 				break;
 		}
 		al_release_free(r);
@@ -534,8 +615,146 @@ static int plan_releases(planner *pl, al_transfer *t,
 			goto out;
 	}
 out:
-	al_transfer_free(fetch);
+	free(dig);
+	free(ok);
 	free(idx);
+	return rc;
+}
+
+/*
+ * mirror.operators[]: each catalog image resolved, then fetched (held,
+ * unnamed: its FBC must be read to filter it, as a release's
+ * image-references), read and filtered as the catalogs step would
+ * (al_catalog_select), and the bundle and related images it selects
+ * queued, manifests only. A catalog that cannot be named, fetched, read
+ * or filtered is a failed entry.
+ */
+static int plan_catalogs(planner *pl, al_transfer *t, const al_imageset *cfg,
+                         const al_transfer_opts *to)
+{
+	const al_imageset_operator *ops;
+	const char **refs = NULL;
+	char **names = NULL;
+	al_digest *dig = NULL;
+	int *idx = NULL, *ok = NULL;
+	size_t n, i, j;
+	int rc = 0;
+
+	if (cfg == NULL || cfg->noperators == 0)
+		return 0;
+	n = cfg->noperators;
+	ops = cfg->operators;
+	refs = calloc(n, sizeof(*refs));
+	names = calloc(n, sizeof(*names));
+	idx = calloc(n, sizeof(*idx));
+	ok = calloc(n, sizeof(*ok));
+	dig = calloc(n, sizeof(*dig));
+	if (refs == NULL || names == NULL || idx == NULL || ok == NULL ||
+	    dig == NULL) {
+		rc = al_error_set(AL_ENOMEM, "out of memory");
+		goto out;
+	}
+	for (i = 0; i < n; i++) {
+		char *target = NULL, *repo = NULL;
+
+		refs[i] = ops[i].catalog;
+		idx[i] = -1;
+		rc = al_catalog_names(&ops[i], &names[i], &target, &repo);
+		free(target);
+		free(repo);
+		if (rc == AL_ENOMEM)
+			goto out;
+		if (rc < 0) {
+			char msg[2048];
+
+			snprintf(msg, sizeof(msg), "%s:%zu: catalog '%s': %s",
+			         cfg->path != NULL ? cfg->path : "",
+			         ops[i].line, ops[i].catalog,
+			         al_error_message());
+			if ((rc = al_plan_add_failed(pl->plan, "catalog",
+			                             ops[i].catalog, "", rc,
+			                             msg)) < 0)
+				goto out;
+			continue;
+		}
+		if ((rc = queue(pl, t, "catalog", ops[i].catalog, names[i], 1,
+		                &idx[i])) < 0)
+			goto out;
+	}
+	if ((rc = al_transfer_resolve(t, on_resolved, pl)) < 0 ||
+	    (rc = prefetch(pl, t, refs, (const char *const *)names, n, idx, to,
+	                   dig, ok)) < 0)
+		goto out;
+	for (i = 0; i < n; i++) {
+		al_catalog_selection *sel = NULL;
+
+		if (!ok[i])
+			continue;
+		if (al_catalog__select_digest(&sel, pl->store, &ops[i], &dig[i],
+		                              to != NULL ? to->platform
+		                                         : NULL) < 0) {
+			char msg[2048];
+
+			snprintf(msg, sizeof(msg), "%s:%zu: %s",
+			         cfg->path != NULL ? cfg->path : "",
+			         ops[i].line, al_error_message());
+			if ((rc = plan_mark_failed(pl->plan, "catalog",
+			                           pl->slots[idx[i]].source,
+			                           AL_EINVAL, msg)) < 0)
+				goto out;
+			continue;
+		}
+		al_log_info("plan: catalog '%s': %zu bundle and related "
+		            "images selected",
+		            names[i], sel->nimages);
+		for (j = 0; j < sel->nimages && rc == 0; j++) {
+			int x;
+			rc = queue(pl, t, "operator", sel->images[j], NULL, 0,
+			           &x);
+		}
+		al_catalog_selection_free(sel);
+		if (rc < 0)
+			goto out;
+	}
+out:
+	for (i = 0; names != NULL && i < n; i++)
+		free(names[i]);
+	free(names);
+	free(refs);
+	free(dig);
+	free(ok);
+	free(idx);
+	return rc;
+}
+
+static char *helm_dest(void *ud, const char *name)
+{
+	return destination_of(ud, name);
+}
+
+/* mirror.helm: the charts into the plan (mirror_helm.c), their images
+ * queued as the helm step mirrors them. */
+static int plan_helm(planner *pl, al_transfer *t, const al_imageset *cfg,
+                     const al_transfer_opts *to)
+{
+	al_mirror__helm_plan_ctx hp;
+	al_transfer_opts none;
+	size_t i;
+	int rc, x;
+
+	if (!al_mirror_helm_wanted(cfg))
+		return 0;
+	memset(&hp, 0, sizeof(hp));
+	memset(&none, 0, sizeof(none));
+	hp.plan = pl->plan;
+	hp.dest = helm_dest;
+	hp.ud = pl;
+	rc = al_mirror__helm_plan(pl->store, cfg, to != NULL ? to : &none, &hp);
+	pl->lc->prefetched += hp.prefetched;
+	pl->lc->prefetched_blobs += hp.prefetched_blobs;
+	for (i = 0; rc == 0 && i < hp.nimages; i++)
+		rc = queue(pl, t, "chart-image", hp.images[i], NULL, 0, &x);
+	al_mirror__helm_plan_clear(&hp);
 	return rc;
 }
 
@@ -557,9 +776,9 @@ void al_mirror__plan_after(const al_mirror_lifecycle *lc,
 }
 
 int al_mirror__plan_before(al_store *store, al_mirror_lifecycle *lc,
-                           const char *const *releases, size_t nreleases,
-                           const char *const *images, size_t nimages,
-                           const al_transfer_opts *to)
+                           const al_imageset *cfg, const char *const *releases,
+                           size_t nreleases, const char *const *images,
+                           size_t nimages, const al_transfer_opts *to)
 {
 	planner pl;
 	al_transfer *t = NULL;
@@ -579,20 +798,24 @@ int al_mirror__plan_before(al_store *store, al_mirror_lifecycle *lc,
 	pl.plan = lc->plan;
 	if ((rc = al_transfer_new_to_store(&t, store, to)) < 0)
 		goto out;
-	if ((rc = plan_releases(&pl, t, releases, nreleases, to)) < 0)
+	if ((rc = plan_releases(&pl, t, releases, nreleases, to)) < 0 ||
+	    (rc = plan_catalogs(&pl, t, cfg, to)) < 0 ||
+	    (rc = plan_helm(&pl, t, cfg, to)) < 0)
 		goto out;
 	for (i = 0; i < nimages; i++)
-		if ((rc = queue(&pl, t, "image", images[i], 0, &idx)) < 0)
+		if ((rc = queue(&pl, t, "image", images[i], NULL, 0, &idx)) < 0)
 			goto out;
 	if ((rc = al_transfer_resolve(t, on_resolved, &pl)) < 0)
 		goto out;
-	if (!lc->dry_run && pl.resolved == 0 && pl.failed > 0) {
+	al_plan_get_totals(lc->plan, &tot);
+	/* entries that are not images the transfer resolved (charts read
+	 * from an archive) count as resolved too: the run has work */
+	if (!lc->dry_run && pl.failed > 0 && tot.images == tot.images_failed) {
 		rc = al_error_set(pl.first_status, "%s",
 		                  pl.first_error != NULL ? pl.first_error
 		                                         : "no image resolved");
 		goto out;
 	}
-	al_plan_get_totals(lc->plan, &tot);
 	if ((rc = al_fs_free_space(al_store_path(store), &lc->free)) < 0)
 		goto out;
 	/* what the plan fetched itself is on disk already */

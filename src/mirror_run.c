@@ -376,7 +376,7 @@ int al_mirror_plan_run(al_mirror_plan *p, al_store *store,
 	/* mirror_plan.c: --dry-run and the free-space check
 	 * (docs/lifecycle.md) */
 	if (p->opts->version >= 3 &&
-	    (rc = al_mirror__plan_before(store, p->opts->lifecycle,
+	    (rc = al_mirror__plan_before(store, p->opts->lifecycle, p->cfg,
 	                                 p->releases.v, p->releases.n,
 	                                 p->images.v, p->images.n, &to)) != 0) {
 		rc = rc > 0 ? 0 : rc;
@@ -388,8 +388,6 @@ int al_mirror_plan_run(al_mirror_plan *p, al_store *store,
 		rc = al_mirror_signed(store, p->releases.v, p->releases.n,
 		                      p->images.v, p->images.n, &to, &p->sig,
 		                      &res->report);
-	if (p->opts->version >= 3)
-		al_mirror__plan_after(p->opts->lifecycle, &res->report.stats);
 	/* a refusal before any image (no keyring, no --allow-unsigned) */
 	if (rc < 0 && res->report.nerrors == 0 &&
 	    (r2 = add_errorf(&res->report, "%s", al_error_message())) < 0)
@@ -411,6 +409,10 @@ int al_mirror_plan_run(al_mirror_plan *p, al_store *store,
 	rc = al_mirror__sigstore_run(p->sigstore, store, &to, p->images.v,
 	                             p->images.n, p->sig.allow_unsigned, res,
 	                             rc);
+	/* what the plan fetched (release and catalog images, oci:// charts)
+	 * counts as transferred by the run, whichever step met it */
+	if (p->opts->version >= 3)
+		al_mirror__plan_after(p->opts->lifecycle, &res->report.stats);
 	res->images = (size_t)res->report.stats.images;
 	for (i = 0; i < res->report.nreleases; i++)
 		res->releases_mirrored += res->report.releases[i].status == 0;

@@ -17,7 +17,9 @@
  * are 0 and message says why).
  */
 typedef struct al_plan_entry {
-	char *kind;        /* "release", "component", "image", "catalog", ... */
+	/* "release", "component", "catalog", "operator", "chart",
+	 * "chart-image", "image" */
+	char *kind;
 	char *source;      /* "docker://REF" or "oci:PATH:NAME" */
 	char *destination; /* "oci:STORE:NAME" or "docker://HOST/PREFIX/..." */
 	uint64_t size;
@@ -92,8 +94,10 @@ AL_EXPORT int al_space_check(const char *path, uint64_t need, const char *what);
  * with al_mirror_lifecycle_clear.
  */
 typedef struct al_mirror_lifecycle {
-	/* resolve everything, fetch only the release images (their
-	 * image-references are in their layers), write mapping.txt and
+	/* resolve everything, fetch only the images the plan must read
+	 * (releases: their image-references; catalogs: their FBC; oci://
+	 * charts: their chart layer), held without a name, and download HTTP
+	 * chart archives into temporary files; write mapping.txt and
 	 * missing.txt, fetch no other blob */
 	int dry_run;
 	const char *dry_run_dir; /* NULL: STORE/airlock/dry-run */
@@ -104,11 +108,13 @@ typedef struct al_mirror_lifecycle {
 	const char *to;
 
 	/* out */
-	al_plan *plan;       /* what was resolved (NULL when not planned) */
-	char *dir;           /* where mapping.txt and missing.txt went */
-	uint64_t free;       /* bytes free on the store's file system */
-	uint64_t need;       /* bytes still to transfer when it was checked */
-	uint64_t prefetched; /* release-image bytes the plan itself fetched */
+	al_plan *plan; /* what was resolved (NULL when not planned) */
+	char *dir;     /* where mapping.txt and missing.txt went */
+	uint64_t free; /* bytes free on the store's file system */
+	uint64_t need; /* bytes still to transfer when it was checked */
+	/* bytes the plan itself fetched (release and catalog images, oci://
+	 * charts) */
+	uint64_t prefetched;
 	uint64_t prefetched_blobs; /* and their number */
 	size_t signatures_missing; /* releases without a stored signature */
 } al_mirror_lifecycle;

@@ -4,11 +4,113 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "cli.h"
 #include "cli_resources.h"
 
 #define CR_MAX_OUTPUT (256 * AL_MIB)
+
+int cli_check_registry_opt(const char *cmd, const char *opt, const char *value)
+{
+	char *host = NULL, *prefix = NULL;
+	int rc;
+
+	if (value == NULL)
+		return EXIT_OK;
+	rc = cli_dest_parse(value, &host, &prefix);
+	free(host);
+	free(prefix);
+	if (rc == -1)
+		return cli_usage_error(cmd, "%s '%s' has no host", opt, value);
+	if (rc < 0)
+		return cli_usage_error(
+		    cmd,
+		    "%s '%s' is not a mirror location the cluster accepts: "
+		    "HOST[:PORT][/PATH] with a lower-case PATH of letters, "
+		    "digits and single '.', '_', '__' or '-' separators (the "
+		    "ImageDigestMirrorSet CRD pattern)",
+		    opt, value);
+	return EXIT_OK;
+}
+
+/* 0 when path is a directory this process may write into, else errno
+ * (ENOTDIR for another kind of file). */
+static int writable_dir(const char *path)
+{
+	struct stat st;
+
+	if (stat(path, &st) != 0)
+		/* a file on the way: this path does not exist either */
+		return errno == ENOTDIR ? ENOENT : errno != 0 ? errno : EIO;
+	if (!S_ISDIR(st.st_mode))
+		return ENOTDIR;
+	if (access(path, W_OK | X_OK) != 0)
+		return errno != 0 ? errno : EACCES;
+	return 0;
+}
+
+int cli_check_out_dir(const char *cmd, const char *opt, const char *dir)
+{
+	char *p;
+	size_t n;
+	int err;
+
+	if (dir == NULL)
+		return EXIT_OK;
+	if (dir[0] == '\0')
+		return cli_usage_error(cmd, "%s takes a directory, not ''",
+		                       opt);
+	if ((err = writable_dir(dir)) == 0)
+		return EXIT_OK;
+	if (err != ENOENT)
+		return cli_usage_error(cmd, "%s '%s': %s", opt, dir,
+		                       err == ENOTDIR ? "not a directory"
+		                                      : strerror(err));
+	/* to be created: its nearest existing ancestor must be a directory
+	 * this process may write into */
+	if ((p = al_strdup(dir)) == NULL)
+		return cli_fail(AL_ENOMEM, "out of memory");
+	for (;;) {
+		n = strlen(p);
+		while (n > 1 && p[n - 1] == '/')
+			p[--n] = '\0';
+		while (n > 0 && p[n - 1] != '/')
+			p[--n] = '\0';
+		while (n > 1 && p[n - 1] == '/')
+			p[--n] = '\0';
+		err = writable_dir(n > 0 ? p : ".");
+		/* "." and "/" end the walk */
+		if (err != ENOENT || n == 0 || (n == 1 && p[0] == '/'))
+			break;
+	}
+	if (err != 0) {
+		int code = cli_usage_error(
+		    cmd, "%s '%s' cannot be created: '%s': %s", opt, dir,
+		    n > 0 ? p : ".",
+		    err == ENOTDIR ? "not a directory" : strerror(err));
+		free(p);
+		return code;
+	}
+	free(p);
+	return EXIT_OK;
+}
+
+int cli_mirror_check_outputs(const char *cr_dir, const char *cr_registry,
+                             const char *dry_run_dir)
+{
+	int code;
+
+	if ((code = cli_check_registry_opt("mirror", "--registry",
+	                                   cr_registry)) != EXIT_OK ||
+	    (code = cli_check_out_dir("mirror", "--cluster-resources",
+	                              cr_dir)) != EXIT_OK ||
+	    (code = cli_check_out_dir("mirror", "--dry-run", dry_run_dir)) !=
+	        EXIT_OK)
+		return code;
+	return EXIT_OK;
+}
 
 /* "N" from 1 to 32 (path depths registries allow are small). */
 int cli_parse_nested(const char *arg, unsigned *out)

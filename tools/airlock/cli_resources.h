@@ -90,4 +90,21 @@ int cli_mirror_cluster_resources(al_store *store, const char *dir,
                                  const char *registry, int icsp,
                                  int oc_mirror_names, int quiet, json_t *files);
 
+/*
+ * Output options, checked before any network work (a bad value must not
+ * cost a whole mirror or push first). Each returns EXIT_OK, or EXIT_USAGE
+ * having said which option and value are wrong.
+ *
+ * cli_check_registry_opt: value (may be NULL: nothing to check) is a
+ * destination cli_dest_parse accepts (the ImageDigestMirrorSet CRD
+ * pattern). cli_check_out_dir: dir (may be NULL) is a directory this
+ * process may write into, or can be created: its nearest existing
+ * ancestor is one. cli_mirror_check_outputs: mirror's --registry,
+ * --cluster-resources DIR and --dry-run=DIR.
+ */
+int cli_check_registry_opt(const char *cmd, const char *opt, const char *value);
+int cli_check_out_dir(const char *cmd, const char *opt, const char *dir);
+int cli_mirror_check_outputs(const char *cr_dir, const char *cr_registry,
+                             const char *dry_run_dir);
+
 #endif

@@ -10,6 +10,7 @@
 #include "airlock/transfer.h"
 #include "cli_esc.h"
 #include "cli.h"
+#include "cli_resources.h"
 #include "cmd.h"
 
 enum {
@@ -445,6 +446,13 @@ int cmd_catalog(int argc, char **argv)
 	if ((resources == NULL) != (registry == NULL))
 		return cli_usage_error("catalog", "--resources and --registry "
 		                                  "go together");
+	/* output options before any network work (cli_resources.c) */
+	if ((code = cli_check_registry_opt("catalog", "--registry",
+	                                   registry)) != EXIT_OK ||
+	    (code = cli_check_out_dir("catalog", "--resources", resources)) !=
+	        EXIT_OK ||
+	    (code = cli_check_out_dir("catalog", "--fbc", fbc)) != EXIT_OK)
+		return code;
 	if ((rc = al_imageset_load_ex(&cfg, config, AL_IMAGESET_OPERATORS)) <
 	    0) {
 		code = cli_input_fail(rc, "cannot load '%s'", config);

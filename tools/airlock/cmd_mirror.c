@@ -356,6 +356,10 @@ int cmd_mirror(int argc, char **argv)
 		              "go with --cluster-resources DIR");
 		goto out;
 	}
+	/* every output option before any network work (cli_resources.c) */
+	if ((code = cli_mirror_check_outputs(cr_dir, cr_registry,
+	                                     lc.dry_run_dir)) != EXIT_OK)
+		goto out;
 	if (config != NULL && (rc = al_imageset_load_ex(
 	                           &cfg, config, AL_IMAGESET_OPERATORS)) < 0) {
 		cli_error("%s", al_error_message());

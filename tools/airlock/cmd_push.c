@@ -260,6 +260,10 @@ int cmd_push(int argc, char **argv)
 		code = cli_fail(AL_ENOMEM, "out of memory");
 		goto out;
 	}
+	/* before the push, not after it (cli_resources.c) */
+	if ((code = cli_check_out_dir("push", "--cluster-resources", crdir)) !=
+	    EXIT_OK)
+		goto out;
 	if ((code = cli_common_start(&c)) != EXIT_OK)
 		goto out;
 	if ((rc = al_store_open(&store, store_path, &so)) < 0) {
