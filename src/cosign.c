@@ -25,33 +25,7 @@
 static int exact_members(const json_t *obj, const char *where,
                          const char *const *allowed)
 {
-	const char *key;
-	json_t *v;
-	size_t i;
-
-	json_object_foreach((json_t *)obj, key, v)
-	{
-		(void)v;
-		for (i = 0; allowed[i] != NULL; i++) {
-			if (strcmp(allowed[i], key) == 0)
-				break;
-		}
-		if (allowed[i] == NULL)
-			return al_error_set(AL_EPARSE,
-			                    "cosign payload: unknown field "
-			                    "'%s%s%s'",
-			                    where, where[0] != '\0' ? "." : "",
-			                    key);
-	}
-	for (i = 0; allowed[i] != NULL; i++) {
-		if (json_object_get(obj, allowed[i]) == NULL)
-			return al_error_set(AL_EPARSE,
-			                    "cosign payload: missing field "
-			                    "'%s%s%s'",
-			                    where, where[0] != '\0' ? "." : "",
-			                    allowed[i]);
-	}
-	return 0;
+	return al_json_only_members(obj, "cosign payload", where, allowed, 1);
 }
 
 static int member_object(json_t **out, const json_t *obj, const char *where,

@@ -105,3 +105,29 @@ const char *al_json_str(const json_t *obj, const char *key)
 	v = json_object_get(obj, key);
 	return json_is_string(v) ? json_string_value(v) : NULL;
 }
+
+int al_json_only_members(const json_t *obj, const char *what, const char *where,
+                         const char *const *allowed, int require_all)
+{
+	const char *key, *dot = where[0] != '\0' ? "." : "";
+	json_t *v;
+	size_t i;
+
+	json_object_foreach((json_t *)obj, key, v)
+	{
+		(void)v;
+		for (i = 0; allowed[i] != NULL; i++)
+			if (strcmp(allowed[i], key) == 0)
+				break;
+		if (allowed[i] == NULL)
+			return al_error_set(AL_EPARSE,
+			                    "%s: unknown field '%s%s%s'", what,
+			                    where, dot, key);
+	}
+	for (i = 0; require_all && allowed[i] != NULL; i++)
+		if (json_object_get(obj, allowed[i]) == NULL)
+			return al_error_set(AL_EPARSE,
+			                    "%s: missing field '%s%s%s'", what,
+			                    where, dot, allowed[i]);
+	return 0;
+}

@@ -25,6 +25,16 @@ AL_EXPORT char *al_json_dump(const json_t *v, int indent);
 /* Serialise and write atomically (fs.h) with a trailing newline. */
 AL_EXPORT int al_json_save_file(const char *path, const json_t *v, int indent);
 
+/*
+ * Refuse a member of obj whose name is not in allowed (NULL-terminated):
+ * AL_EPARSE "<what>: unknown field '<where>.<key>'" (no "<where>." when
+ * where is ""); with require_all, a missing one too ("missing field"). For
+ * signed documents, where a field not understood must not be ignored.
+ */
+AL_EXPORT int al_json_only_members(const json_t *obj, const char *what,
+                                   const char *where,
+                                   const char *const *allowed, int require_all);
+
 /* Borrowed string member or NULL when missing or not a string. */
 AL_EXPORT const char *al_json_str(const json_t *obj, const char *key);
 

@@ -59,24 +59,8 @@ void al_sig_payload_clear(al_sig_payload *pl)
 static int only_members(const json_t *obj, const char *where,
                         const char *const *allowed)
 {
-	const char *key;
-	json_t *v;
-	size_t i;
-
-	json_object_foreach((json_t *)obj, key, v)
-	{
-		(void)v;
-		for (i = 0; allowed[i] != NULL; i++) {
-			if (strcmp(allowed[i], key) == 0)
-				break;
-		}
-		if (allowed[i] == NULL)
-			return al_error_set(
-			    AL_EPARSE,
-			    "signature payload: unknown field '%s%s%s'", where,
-			    where[0] != '\0' ? "." : "", key);
-	}
-	return 0;
+	return al_json_only_members(obj, "signature payload", where, allowed,
+	                            0);
 }
 
 /* The object member key of obj, required to be an object. */

@@ -1,4 +1,5 @@
-/* test_json.c: unit tests for the strict JSON wrapper: duplicates, trailing data, positions, files. */
+/* test_json.c: unit tests for the strict JSON wrapper: duplicates, trailing
+ * data, positions, files. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -126,6 +127,27 @@ static void test_json__file_round_trip(void)
 	free(big);
 }
 
+static void test_json__only_members(void)
+{
+	static const char *const allowed[] = {"a", "b", NULL};
+	json_t *v = NULL;
+
+	CU_ASSERT_EQUAL(al_json_parse(&v, (const uint8_t *)"{\"a\":1}", 7, "t"),
+	                0);
+	/* a subset is enough unless every member is required */
+	CU_ASSERT_EQUAL(al_json_only_members(v, "doc", "", allowed, 0), 0);
+	CU_ASSERT_EQUAL(al_json_only_members(v, "doc", "x", allowed, 1),
+	                AL_EPARSE);
+	CU_ASSERT_STRING_EQUAL(al_error_message(), "doc: missing field 'x.b'");
+	CU_ASSERT_EQUAL(json_object_set_new(v, "b", json_true()), 0);
+	CU_ASSERT_EQUAL(al_json_only_members(v, "doc", "x", allowed, 1), 0);
+	CU_ASSERT_EQUAL(json_object_set_new(v, "c", json_true()), 0);
+	CU_ASSERT_EQUAL(al_json_only_members(v, "doc", "", allowed, 0),
+	                AL_EPARSE);
+	CU_ASSERT_STRING_EQUAL(al_error_message(), "doc: unknown field 'c'");
+	json_decref(v);
+}
+
 int main(void)
 {
 	CU_TestInfo tests[] = {
@@ -139,6 +161,7 @@ int main(void)
 	    {"test_json__rejects_deep_nesting",
 	     test_json__rejects_deep_nesting},
 	    {"test_json__file_round_trip", test_json__file_round_trip},
+	    {"test_json__only_members", test_json__only_members},
 	    CU_TEST_INFO_NULL,
 	};
 
