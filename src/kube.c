@@ -1494,67 +1494,84 @@ static int object_path(al_buf *b, const al_kube_resource *r, const char *ns,
 	return 0;
 }
 
+/* What an object to write names: its apiVersion, kind, name and namespace
+ * (the client's default for a namespaced kind without one), and the
+ * resource discovered for them. Clear t->r whatever is returned. */
+typedef struct obj_target {
+	const char *av, *kind, *name, *ns;
+	al_kube_resource r;
+} obj_target;
+
+static int object_target(al_kube *k, const json_t *obj, const char *verb,
+                         obj_target *t, al_deadline dl)
+{
+	const json_t *md;
+	int rc;
+
+	memset(t, 0, sizeof(*t));
+	if (k == NULL || !json_is_object(obj))
+		return al_error_set(AL_EINVAL, "%s: not a JSON object", verb);
+	t->av = al_json_str(obj, "apiVersion");
+	t->kind = al_json_str(obj, "kind");
+	md = json_object_get(obj, "metadata");
+	t->name = al_json_str(md, "name");
+	t->ns = al_json_str(md, "namespace");
+	if (t->av == NULL || t->kind == NULL || t->name == NULL)
+		return al_error_set(AL_EINVAL,
+		                    "%s: object without apiVersion, kind "
+		                    "or metadata.name",
+		                    verb);
+	if ((rc = check_segment(t->name, "name")) < 0 ||
+	    (rc = al_kube_discover(k, t->av, t->kind, &t->r, dl)) < 0)
+		return rc;
+	if (t->r.namespaced) {
+		if (t->ns == NULL || *t->ns == '\0')
+			t->ns = k->namespace;
+		if ((rc = check_segment(t->ns, "namespace")) < 0)
+			return rc;
+	}
+	return 0;
+}
+
 static int do_apply(al_kube *k, const json_t *obj, int status, json_t **result,
                     al_deadline dl)
 {
-	al_kube_resource r;
+	obj_target t;
 	al_buf path = AL_BUF_INIT(4096);
-	const json_t *md;
-	const char *av, *kind, *name, *ns;
 	char *body = NULL;
 	json_t *res = NULL;
 	int rc;
 
-	memset(&r, 0, sizeof(r));
-	if (k == NULL || !json_is_object(obj))
-		return al_error_set(AL_EINVAL, "apply: not a JSON object");
-	av = al_json_str(obj, "apiVersion");
-	kind = al_json_str(obj, "kind");
-	md = json_object_get(obj, "metadata");
-	name = al_json_str(md, "name");
-	ns = al_json_str(md, "namespace");
-	if (av == NULL || kind == NULL || name == NULL)
-		return al_error_set(AL_EINVAL,
-		                    "apply: object without apiVersion, kind "
-		                    "or metadata.name");
-	if ((rc = check_segment(name, "name")) < 0)
-		return rc;
-	if ((rc = al_kube_discover(k, av, kind, &r, dl)) < 0)
+	if ((rc = object_target(k, obj, "apply", &t, dl)) < 0)
 		goto out;
-	if (status && !r.has_status) {
+	if (status && !t.r.has_status) {
 		rc = al_error_set(AL_EUNSUPPORTED,
-		                  "%s %s has no status subresource", av, kind);
+		                  "%s %s has no status subresource", t.av,
+		                  t.kind);
 		goto out;
 	}
-	if (r.namespaced) {
-		if (ns == NULL || *ns == '\0')
-			ns = k->namespace;
-		if ((rc = check_segment(ns, "namespace")) < 0)
-			goto out;
-	}
-	if ((rc = object_path(&path, &r, ns, name, status ? "status" : NULL)) <
-	        0 ||
+	if ((rc = object_path(&path, &t.r, t.ns, t.name,
+	                      status ? "status" : NULL)) < 0 ||
 	    (rc = al_buf_puts(&path, "?fieldManager=")) < 0 ||
 	    (rc = put_escaped(&path, k->field_manager)) < 0 ||
 	    (rc = al_buf_puts(&path, "&force=true")) < 0) {
-		rc = al_error_set(rc, "apply: path too long for '%.64s'", name);
+		rc = al_error_set(rc, "apply: path too long for '%.64s'",
+		                  t.name);
 		goto out;
 	}
 	body = json_dumps(obj, JSON_COMPACT | JSON_PRESERVE_ORDER);
 	if (body == NULL) {
 		rc = al_error_set(AL_ENOMEM, "apply: cannot serialise '%s'",
-		                  name);
+		                  t.name);
 		goto out;
 	}
-	al_log_debug("kube: apply%s %s %s %s%s%s", status ? " status" : "", av,
-	             kind, ns != NULL && r.namespaced ? ns : "",
-	             ns != NULL && r.namespaced ? "/" : "", name);
+	al_log_debug("kube: apply%s %s %s %s%s%s", status ? " status" : "",
+	             t.av, t.kind, t.ns != NULL && t.r.namespaced ? t.ns : "",
+	             t.ns != NULL && t.r.namespaced ? "/" : "", t.name);
 	rc = kube_call(k, "PATCH", al_buf_cstr(&path),
 	               "application/apply-patch+yaml", body,
 	               result != NULL ? &res : NULL, dl);
-	if (rc < 0)
-		goto out;
-	if (result != NULL) {
+	if (rc == 0 && result != NULL) {
 		*result = res;
 		res = NULL;
 	}
@@ -1562,7 +1579,7 @@ out:
 	json_decref(res);
 	free(body);
 	al_buf_free(&path);
-	al_kube_resource_clear(&r);
+	al_kube_resource_clear(&t.r);
 	return rc;
 }
 
@@ -1703,47 +1720,26 @@ out:
 static int write_exclusive(al_kube *k, const json_t *obj, int replace,
                            json_t **result, al_deadline dl)
 {
-	al_kube_resource r;
+	obj_target t;
 	al_buf path = AL_BUF_INIT(4096);
-	const json_t *md;
-	const char *av, *kind, *name, *ns;
 	char *body = NULL;
 	json_t *res = NULL;
 	int rc;
 
-	memset(&r, 0, sizeof(r));
-	if (k == NULL || !json_is_object(obj))
-		return al_error_set(AL_EINVAL, "write: not a JSON object");
-	av = al_json_str(obj, "apiVersion");
-	kind = al_json_str(obj, "kind");
-	md = json_object_get(obj, "metadata");
-	name = al_json_str(md, "name");
-	ns = al_json_str(md, "namespace");
-	if (av == NULL || kind == NULL || name == NULL)
-		return al_error_set(AL_EINVAL,
-		                    "write: object without apiVersion, kind "
-		                    "or metadata.name");
-	if ((rc = check_segment(name, "name")) < 0)
-		return rc;
-	if ((rc = al_kube_discover(k, av, kind, &r, dl)) < 0)
+	if ((rc = object_target(k, obj, "write", &t, dl)) < 0)
 		goto out;
-	if (r.namespaced) {
-		if (ns == NULL || *ns == '\0')
-			ns = k->namespace;
-		if ((rc = check_segment(ns, "namespace")) < 0)
-			goto out;
-	}
-	if ((rc = object_path(&path, &r, ns, replace ? name : NULL, NULL)) <
-	        0 ||
+	if ((rc = object_path(&path, &t.r, t.ns, replace ? t.name : NULL,
+	                      NULL)) < 0 ||
 	    (rc = al_buf_puts(&path, "?fieldManager=")) < 0 ||
 	    (rc = put_escaped(&path, k->field_manager)) < 0) {
-		rc = al_error_set(rc, "write: path too long for '%.64s'", name);
+		rc = al_error_set(rc, "write: path too long for '%.64s'",
+		                  t.name);
 		goto out;
 	}
 	body = json_dumps(obj, JSON_COMPACT | JSON_PRESERVE_ORDER);
 	if (body == NULL) {
 		rc = al_error_set(AL_ENOMEM, "write: cannot serialise '%s'",
-		                  name);
+		                  t.name);
 		goto out;
 	}
 	rc = kube_call_ex(
@@ -1757,7 +1753,7 @@ out:
 	json_decref(res);
 	free(body);
 	al_buf_free(&path);
-	al_kube_resource_clear(&r);
+	al_kube_resource_clear(&t.r);
 	return rc;
 }
 
