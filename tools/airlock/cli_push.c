@@ -196,6 +196,11 @@ int cli_mirror_to_report(cli_mirror_to *mt, const char *store_path, int json)
 		cli_json_set_stats(o, "stats", &r->stats);
 	else if (r->ran)
 		cli_push_summary(r, mt->dest);
+	if (code != EXIT_OK)
+		cli_warn("the push to %s is not complete: the same command "
+		         "again resumes it (what the store and the registry "
+		         "have is not transferred again)",
+		         mt->dest);
 	return code;
 }
 
