@@ -299,17 +299,28 @@ static int after(al_store *store, const al_graph_selection *sel, size_t first,
  * Mirror to mirror (al_mirror_opts.push, docs/lifecycle.md): every image
  * of the store pushed with al_push_store after the mirror, whatever the
  * mirror's own outcome (what arrived is pushed; a rerun brings the rest).
- * The transfer options are the caller's, untouched by the plan: no
- * platform (the store's images are pushed whole), no source remapping.
- * Returns rc, or the push's status when rc is 0.
+ * Unless the caller gave push->transfer, the run's transfer options
+ * (mirror_to) serve, with its insecure hosts (the imageset's
+ * airlock.insecureRegistries too) but no platform (the store's images are
+ * pushed whole), no source remapping and no renames. Returns rc, or the
+ * push's status when rc is 0 (AL_EVERIFY wins).
  */
-static int push_after(al_mirror_plan *p, al_store *store, int rc)
+static int push_after(al_mirror_plan *p, al_store *store,
+                      const al_transfer_opts *mirror_to, int rc)
 {
 	al_push_opts po = *p->opts->push;
+	al_transfer_opts to = *mirror_to;
 	int r2;
 
+	/* interrupted (SIGINT): nothing to push now, a rerun resumes */
+	if (al_cancel_is_set(mirror_to->cancel))
+		return rc;
+	to.platform = NULL;
+	to.sources = NULL;
+	to.nsources = 0;
+	to.renames = NULL;
 	if (po.transfer == NULL)
-		po.transfer = p->opts->transfer;
+		po.transfer = &to;
 	al_log_info("pushing the store to %s%s%s", po.registry,
 	            po.prefix != NULL && po.prefix[0] != '\0' ? "/" : "",
 	            po.prefix != NULL ? po.prefix : "");
@@ -444,7 +455,7 @@ int al_mirror_plan_run(al_mirror_plan *p, al_store *store,
 	                             rc);
 	/* mirror to mirror: the store pushed as airlock push does */
 	if (p->opts->version >= 4 && p->opts->push != NULL)
-		rc = push_after(p, store, rc);
+		rc = push_after(p, store, &to, rc);
 	res->images = (size_t)res->report.stats.images;
 	for (i = 0; i < res->report.nreleases; i++)
 		res->releases_mirrored += res->report.releases[i].status == 0;

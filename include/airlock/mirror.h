@@ -204,7 +204,8 @@ typedef struct al_mirror_opts {
 	/* version 4: mirror to mirror (--to, docs/lifecycle.md): when not
 	 * NULL, after everything else the run pushes every image of the
 	 * store with al_push_store (transfer.h; push->transfer NULL: the
-	 * transfer options above, as the caller gave them), and its
+	 * run's transfer options, insecure hosts included, without the
+	 * platform, sources and renames), and its
 	 * outcome goes into *push_result (required with push; cleared
 	 * first, freed by the caller with al_push_result_clear). Not done
 	 * by a dry run or a refused run. */

@@ -193,4 +193,27 @@ al_run "$T/ms.yaml" "$T/err" "$AIRLOCK" mirrorsets --store "$T/store3" -o -
 al_check "samples: mirrorsets from the push record names B/samples" \
 	grep -q -- "- $B/samples/airlock-samples/release" "$T/ms.yaml"
 
+# ------------------- a TLS destination with htpasswd auth: push's options
+al_check "self-signed CA and server certificate made" al_make_tls "$T/tls"
+al_check "htpasswd file made" al_make_htpasswd "$T/htpasswd" airlock 's3cret-pass'
+al_start_registry "$T/regS" --htpasswd "$T/htpasswd" --tls "$T/tls/server.crt" "$T/tls/server.key"
+S=$REG_ADDR
+printf '{"auths":{"%s":{"auth":"%s"}}}\n' "$S" "$(printf 'airlock:s3cret-pass' | base64 -w0)" >"$T/auth.json"
+mkdir -p "$T/certs"
+cp "$T/tls/ca.crt" "$T/certs/ca.crt"
+al_run "$T/out" "$T/err" "$AIRLOCK" mirror --config "$samples/imageset.yaml" --store "$T/store4" \
+	--cert-dir "$T/certs" --to "docker://$S/secure"
+cat "$T/err"
+al_check "TLS destination without credentials: exit 3, the error names the registry" \
+	bash -c '[ "$1" = 3 ] && grep -qF "$2" "$3"' _ "$AL_RC" "$S" "$T/err"
+al_run "$T/out" "$T/err" "$AIRLOCK" mirror --config "$samples/imageset.yaml" --store "$T/store4" \
+	--cert-dir "$T/certs" --authfile "$T/auth.json" --to "docker://$S/secure"
+cat "$T/err"
+al_check "TLS destination with --cert-dir and --authfile: exit 0, 7 images pushed" \
+	bash -c '[ "$1" = 0 ] && grep -qE "^pushed 7 images to $2/secure: " "$3"' _ "$AL_RC" "$S" "$T/out"
+want=$(al_digest_of "$samples/layout" "$release")
+got=$("${SKOPEO[@]}" inspect --no-tags --cert-dir "$T/certs" --creds 'airlock:s3cret-pass' \
+	--format '{{.Digest}}' "docker://$S/secure/airlock-samples/release:4.14.1-x86_64" 2>&1 || true)
+al_check "skopeo (verifying TLS, with credentials) sees the release with its digest" test "$got" = "$want"
+
 al_finish
