@@ -398,7 +398,7 @@ int cmd_mirror(int argc, char **argv)
 		/* --to: pushed after the mirror; a dry run maps to it */
 		mo.push = &mt.push;
 		mo.push_result = &mt.result;
-		lc.to = mt.to;
+		lc.to = mt.dest;
 	}
 	if ((rc = al_mirror_plan_new(&plan, cfg, &mo)) < 0) {
 		code = refusal(rc);
