@@ -192,6 +192,11 @@ static int check(al_mirror_plan *p)
 		    "no trusted keys to verify release signatures: give "
 		    "--keyring "
 		    "(or airlock.signatures.keyrings), or --allow-unsigned");
+	if (p->opts->version >= 4 && p->opts->push != NULL &&
+	    (p->opts->push_result == NULL || p->opts->push->registry == NULL ||
+	     p->opts->push->registry[0] == '\0'))
+		return al_error_set(AL_EINVAL, "a mirror with a push needs its "
+		                               "registry and push_result");
 	p->sig.allow_unsigned = (flags & AL_MIRROR_ALLOW_UNSIGNED) != 0;
 	p->sig.require_all = (flags & AL_MIRROR_REQUIRE_ALL) != 0;
 	return 0;
@@ -290,6 +295,41 @@ static int after(al_store *store, const al_graph_selection *sel, size_t first,
 	return rc;
 }
 
+/*
+ * Mirror to mirror (al_mirror_opts.push, docs/lifecycle.md): every image
+ * of the store pushed with al_push_store after the mirror, whatever the
+ * mirror's own outcome (what arrived is pushed; a rerun brings the rest).
+ * Unless the caller gave push->transfer, the run's transfer options
+ * (mirror_to) serve, with its insecure hosts (the imageset's
+ * airlock.insecureRegistries too) but no platform (the store's images are
+ * pushed whole), no source remapping and no renames. Returns rc, or the
+ * push's status when rc is 0 (AL_EVERIFY wins).
+ */
+static int push_after(al_mirror_plan *p, al_store *store,
+                      const al_transfer_opts *mirror_to, int rc)
+{
+	al_push_opts po = *p->opts->push;
+	al_transfer_opts to = *mirror_to;
+	int r2;
+
+	/* interrupted (SIGINT): nothing to push now, a rerun resumes */
+	if (al_cancel_is_set(mirror_to->cancel))
+		return rc;
+	to.platform = NULL;
+	to.sources = NULL;
+	to.nsources = 0;
+	to.renames = NULL;
+	if (po.transfer == NULL)
+		po.transfer = &to;
+	al_log_info("pushing the store to %s%s%s", po.registry,
+	            po.prefix != NULL && po.prefix[0] != '\0' ? "/" : "",
+	            po.prefix != NULL ? po.prefix : "");
+	r2 = al_push_store(store, &po, p->opts->push_result);
+	if (r2 < 0 && (rc == 0 || r2 == AL_EVERIFY))
+		rc = r2;
+	return rc;
+}
+
 int al_mirror_plan_run(al_mirror_plan *p, al_store *store,
                        al_mirror_result *res)
 {
@@ -304,6 +344,8 @@ int al_mirror_plan_run(al_mirror_plan *p, al_store *store,
 	if (res == NULL || p == NULL || store == NULL)
 		return al_error_set(AL_EINVAL, "al_mirror_plan_run: NULL");
 	memset(res, 0, sizeof(*res));
+	if (p->opts->version >= 4 && p->opts->push_result != NULL)
+		memset(p->opts->push_result, 0, sizeof(*p->opts->push_result));
 	flags = p->opts->flags;
 	base = p->releases.n;
 	if (p->opts->transfer != NULL)
@@ -413,6 +455,9 @@ int al_mirror_plan_run(al_mirror_plan *p, al_store *store,
 	 * counts as transferred by the run, whichever step met it */
 	if (p->opts->version >= 3)
 		al_mirror__plan_after(p->opts->lifecycle, &res->report.stats);
+	/* mirror to mirror: the store pushed as airlock push does */
+	if (p->opts->version >= 4 && p->opts->push != NULL)
+		rc = push_after(p, store, &to, rc);
 	res->images = (size_t)res->report.stats.images;
 	for (i = 0; i < res->report.nreleases; i++)
 		res->releases_mirrored += res->report.releases[i].status == 0;

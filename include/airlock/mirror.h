@@ -127,7 +127,7 @@ AL_EXPORT int al_mirror_record_channels(al_store *s, const al_digest *release,
 
 /* The version of al_mirror_opts this header describes (see
  * AL_MIRROR_OPTS_INIT). */
-#define AL_MIRROR_OPTS_VERSION 3
+#define AL_MIRROR_OPTS_VERSION 4
 
 /* al_mirror_opts.flags */
 enum {
@@ -201,6 +201,16 @@ typedef struct al_mirror_opts {
 	/* version 3: --dry-run, the free-space check (mirror_plan.h; may be
 	 * NULL: no plan, no check) */
 	struct al_mirror_lifecycle *lifecycle;
+	/* version 4: mirror to mirror (--to, docs/lifecycle.md): when not
+	 * NULL, after everything else the run pushes every image of the
+	 * store with al_push_store (transfer.h; push->transfer NULL: the
+	 * run's transfer options, insecure hosts included, without the
+	 * platform, sources and renames), and its
+	 * outcome goes into *push_result (required with push; cleared
+	 * first, freed by the caller with al_push_result_clear). Not done
+	 * by a dry run or a refused run. */
+	const al_push_opts *push;
+	al_push_result *push_result;
 } al_mirror_opts;
 
 #define AL_MIRROR_OPTS_INIT                                                    \

@@ -180,6 +180,81 @@ AL_EXPORT int al_push_target_nested(const char *name, const char *prefix,
  */
 AL_EXPORT char *al_push_digest_tag(const char *digest);
 
+/* --- push: a store into a registry (src/push.c, docs/push.md) ------- */
+
+/* al_push_opts.flags */
+enum {
+	/* push digest-referenced images by digest only, without the
+	 * "sha256-<hex>" tag (push --no-digest-tags) */
+	AL_PUSH_NO_DIGEST_TAGS = 1u << 0,
+	/* do not append the push to STORE/airlock/pushes.json */
+	AL_PUSH_NO_RECORD = 1u << 1,
+};
+
+/* Where and how al_push_store pushes. Every pointer is borrowed. */
+typedef struct al_push_opts {
+	const char *registry; /* "HOST[:PORT]" (required) */
+	const char *prefix;   /* path under it; NULL or "": none */
+	unsigned max_nested;  /* al_push_target_nested; 0: no limit */
+	unsigned flags;       /* AL_PUSH_* */
+	/* HTTP, TLS, auth, parallelism, progress (may be NULL); used as
+	 * given: no platform, the store's images are pushed whole */
+	const al_transfer_opts *transfer;
+} al_push_opts;
+
+/* Every field zero / NULL: set registry (and the rest) by name. */
+#define AL_PUSH_OPTS_INIT                                                      \
+	{                                                                      \
+		.registry = NULL                                               \
+	}
+
+/* What happened to one store image. */
+typedef struct al_push_image {
+	char *source;      /* its index.json name */
+	char *destination; /* "REPO:TAG" or "REPO@DIGEST" on the registry;
+	                      NULL when the name maps to nothing */
+	char *by_digest;   /* "REPO@DIGEST" of a digest-referenced image */
+	al_digest digest;  /* the pushed manifest (status 0) */
+	int queued;        /* it reached the transfer */
+	int status;        /* 0 or a negative al_status */
+	char *message;     /* NULL on success */
+} al_push_image;
+
+/* What al_push_store did; free with al_push_result_clear. */
+typedef struct al_push_result {
+	int ran; /* the transfer ran: images and stats are meaningful */
+	al_push_image *images; /* every image of the store, in index order */
+	size_t nimages;
+	size_t failed;
+	al_transfer_stats stats;
+	int status;        /* what al_push_store returned */
+	char *message;     /* its message when status < 0 */
+	int recorded;      /* the push was appended to pushes.json */
+	int record_status; /* < 0: the record could not be written */
+	char *record_message;
+} al_push_result;
+
+/*
+ * What `airlock push` does: every image of s into opts->registry under
+ * the push mapping (al_push_target_nested with opts->prefix and
+ * opts->max_nested; a digest-referenced image under its
+ * al_push_digest_tag unless AL_PUSH_NO_DIGEST_TAGS or the store gives
+ * that tag to its referrers index), manifests byte for byte, blobs the
+ * registry has skipped (HEAD) and those pushed to another repository in
+ * the run mounted. Then, unless AL_PUSH_NO_RECORD and when at least one
+ * image was pushed, the push is appended to airlock/pushes.json
+ * (al_store_push_put; a failure there is result->record_status, not the
+ * return value: the push itself is done). Images fail independently;
+ * returns 0 when every image was pushed, else the worst status. A
+ * failure before any transfer (the store cannot be listed, the registry
+ * client cannot be made) returns its code with result->ran 0. result is
+ * cleared first and freed by the caller with al_push_result_clear even
+ * on failure. s may be read-only.
+ */
+AL_EXPORT int al_push_store(al_store *s, const al_push_opts *opts,
+                            al_push_result *result);
+AL_EXPORT void al_push_result_clear(al_push_result *result);
+
 /*
  * Resolve the images queued since the last run without moving any blob:
  * their manifests are fetched (a store destination stores them, as a run

@@ -109,6 +109,42 @@ static void test_mirror__newer_opts_version_is_refused(void)
 	al_mirror_result_clear(&res);
 }
 
+static void test_mirror__push_needs_registry_and_result(void)
+{
+	al_mirror_opts mo = AL_MIRROR_OPTS_INIT;
+	al_mirror_plan *plan = NULL;
+	al_push_opts po = AL_PUSH_OPTS_INIT;
+	al_push_result pr;
+
+	memset(&pr, 0, sizeof(pr));
+	mo.releases = sample_release;
+	mo.nreleases = 1;
+	mo.flags = AL_MIRROR_ALLOW_UNSIGNED;
+	mo.push = &po;
+	/* no registry, then no push_result: refused before any store */
+	mo.push_result = &pr;
+	CU_ASSERT_EQUAL(al_mirror_plan_new(&plan, NULL, &mo), AL_EINVAL);
+	CU_ASSERT(strstr(al_error_message(), "registry") != NULL);
+	po.registry = "127.0.0.1:5000";
+	mo.push_result = NULL;
+	CU_ASSERT_EQUAL(al_mirror_plan_new(&plan, NULL, &mo), AL_EINVAL);
+	CU_ASSERT_PTR_NULL(plan);
+	mo.push_result = &pr;
+	CU_ASSERT_EQUAL(al_mirror_plan_new(&plan, NULL, &mo), 0);
+	al_mirror_plan_free(plan);
+	plan = NULL;
+	/* a version 3 caller's struct ends before push: never read */
+	mo.version = 3;
+	mo.push_result = NULL;
+	CU_ASSERT_EQUAL(al_mirror_plan_new(&plan, NULL, &mo), 0);
+	al_mirror_plan_free(plan);
+	/* al_push_store itself wants a registry */
+	po.registry = NULL;
+	CU_ASSERT_EQUAL(al_push_store(NULL, &po, &pr), AL_EINVAL);
+	al_push_result_clear(&pr);
+	al_push_result_clear(NULL);
+}
+
 int main(void)
 {
 	CU_TestInfo tests[] = {
@@ -118,6 +154,8 @@ int main(void)
 	     test_mirror__refusals_touch_no_store},
 	    {"test_mirror__newer_opts_version_is_refused",
 	     test_mirror__newer_opts_version_is_refused},
+	    {"test_mirror__push_needs_registry_and_result",
+	     test_mirror__push_needs_registry_and_result},
 	    CU_TEST_INFO_NULL,
 	};
 	return al_test_run("mirror", tests);

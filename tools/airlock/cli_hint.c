@@ -157,10 +157,10 @@ const char *cli_mirror_arg_refusal(const char *arg, char *buf, size_t cap)
 			return NULL;
 	snprintf(buf, cap,
 	         "'%s' names no release (no tag or digest): to push into a "
-	         "registry, mirror into a store and run 'airlock push --store "
-	         "DIR %s' (airlock splits oc-mirror's mirror-to-mirror in "
-	         "two)",
-	         arg, arg);
+	         "registry as well, give it as the destination: 'airlock "
+	         "mirror --store DIR --to %s ...' (mirror to mirror through "
+	         "the store; or mirror, then 'airlock push --store DIR %s')",
+	         arg, arg, arg);
 	return buf;
 }
 

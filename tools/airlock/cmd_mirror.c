@@ -9,6 +9,7 @@
 #include "cli_hint.h"
 #include "cli_json.h"
 #include "cli_mirror_out.h"
+#include "cli_push.h"
 #include "cli_resources.h"
 #include "cmd_lifecycle.h"
 
@@ -219,6 +220,7 @@ int cmd_mirror(int argc, char **argv)
 	    {"oc-mirror-names", no_argument, NULL, OPT_CR_OC_MIRROR_NAMES},
 	    {"icsp", no_argument, NULL, OPT_CR_ICSP},
 	    CLI_MIRROR_LIFECYCLE_OPTIONS,
+	    CLI_MIRROR_TO_OPTIONS,
 	    {NULL, 0, NULL, 0},
 	};
 	cli_common c;
@@ -239,8 +241,10 @@ int cmd_mirror(int argc, char **argv)
 	const char *cr_dir = NULL, *cr_registry = NULL;
 	int json = 0, cr_ocm = 0, cr_icsp = 0;
 	al_mirror_lifecycle lc = AL_MIRROR_LIFECYCLE_INIT;
+	cli_mirror_to mt; /* --to (cli_push.c) */
 
 	memset(&res, 0, sizeof(res));
+	memset(&mt, 0, sizeof(mt));
 	cli_common_init(&c);
 	so.create = 1;
 	optind = 1;
@@ -252,6 +256,7 @@ int cmd_mirror(int argc, char **argv)
 			fputs(mirror_help_sigstore, stdout);
 			fputs(mirror_help_output, stdout);
 			fputs(cli_mirror_lifecycle_help, stdout);
+			fputs(cli_mirror_to_help, stdout);
 			fputs("\n", stdout);
 			fputs(mirror_help_sig, stdout);
 			return EXIT_OK;
@@ -339,7 +344,8 @@ int cmd_mirror(int argc, char **argv)
 			cr_icsp = 1;
 			break;
 		default:
-			if (cli_mirror_lifecycle_option(&lc, opt, optarg))
+			if (cli_mirror_lifecycle_option(&lc, opt, optarg) ||
+			    cli_mirror_to_option(&mt, opt, optarg))
 				break;
 			/* cli_getopt said what was wrong */
 			code = EXIT_USAGE;
@@ -358,7 +364,8 @@ int cmd_mirror(int argc, char **argv)
 	}
 	/* every output option before any network work (cli_resources.c) */
 	if ((code = cli_mirror_check_outputs(cr_dir, cr_registry,
-	                                     lc.dry_run_dir)) != EXIT_OK)
+	                                     lc.dry_run_dir)) != EXIT_OK ||
+	    (code = cli_mirror_to_setup(&mt)) != EXIT_OK)
 		goto out;
 	if (config != NULL && (rc = al_imageset_load_ex(
 	                           &cfg, config, AL_IMAGESET_OPERATORS)) < 0) {
@@ -390,6 +397,12 @@ int cmd_mirror(int argc, char **argv)
 	cli_transfer_opts(&c, &to);
 	mo.transfer = &to;
 	mo.lifecycle = &lc;
+	if (mt.push.registry != NULL) {
+		/* --to: pushed after the mirror; a dry run maps to it */
+		mo.push = &mt.push;
+		mo.push_result = &mt.result;
+		lc.to = mt.dest;
+	}
 	if ((rc = al_mirror_plan_new(&plan, cfg, &mo)) < 0) {
 		code = refusal(rc);
 		goto out;
@@ -438,6 +451,7 @@ int cmd_mirror(int argc, char **argv)
 		 */
 		cli_mirror_catalog_lines(&res);
 	}
+	code = cli_worst(code, cli_mirror_to_report(&mt, store_path, json));
 	cli_info(
 	    &c, "%s transferred in %.1f s",
 	    cli_bytes(res.report.stats.bytes_transferred, bytes, sizeof(bytes)),
@@ -454,6 +468,7 @@ oom:
 out:
 	al_mirror_result_clear(&res);
 	al_mirror_lifecycle_clear(&lc);
+	cli_mirror_to_clear(&mt);
 	al_mirror_plan_free(plan);
 	al_store_free(store);
 	al_imageset_free(cfg);

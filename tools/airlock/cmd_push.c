@@ -2,11 +2,11 @@
  * bytes (digests) preserved. */
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "cli.h"
 #include "cli_hint.h"
 #include "cli_json.h"
+#include "cli_push.h"
 #include "cli_resources.h"
 #include "cmd.h"
 
@@ -75,81 +75,6 @@ static const char push_help[] =
     "runtime\n"
     "error (every image is attempted).\n";
 
-static char *utc_now(void)
-{
-	char buf[32];
-	time_t now = time(NULL);
-	struct tm tm;
-
-	if (gmtime_r(&now, &tm) == NULL ||
-	    strftime(buf, sizeof(buf), "%Y-%m-%dT%H:%M:%SZ", &tm) == 0)
-		return al_strdup("");
-	return al_strdup(buf);
-}
-
-static int cmp_str(const void *a, const void *b)
-{
-	return strcmp(*(const char *const *)a, *(const char *const *)b);
-}
-
-/*
- * Whether the store holds "REPO:TAG" beside "REPO@DIGEST" (names sorted).
- * A "sha256-<hex>" tag of the store is the referrers index of the image
- * with that digest (distribution-spec 1.1 tag schema, docs/cosign.md):
- * giving the image itself that tag would hide its referrers from a
- * registry without the referrers API.
- */
-static int tag_taken(const char *const *sorted, size_t n, const char *name,
-                     const char *tag)
-{
-	const char *at = strchr(name, '@');
-	char *key;
-	int found;
-
-	if (at == NULL || sorted == NULL)
-		return 0;
-	if ((key = al_sprintf("%.*s:%s", (int)(at - name), name, tag)) == NULL)
-		return 1; /* out of memory: fall back to the digest */
-	found = bsearch(&key, sorted, n, sizeof(*sorted), cmp_str) != NULL;
-	free(key);
-	return found;
-}
-
-/* The destination reference of one store image, or NULL (said). */
-static char *dest_of(const char *name, const char *prefix, unsigned nested,
-                     int digest_tags, const char *const *sorted, size_t nsorted,
-                     char **digest_ref)
-{
-	char *repo = NULL, *ref = NULL, *dst = NULL, *tag = NULL;
-	int rc;
-
-	*digest_ref = NULL;
-	if ((rc = al_push_target_nested(name, prefix, nested, &repo, &ref)) <
-	    0) {
-		cli_fail(rc, "skipping '%s'", name);
-		return NULL;
-	}
-	if (al_str_startswith(ref, "sha256:") ||
-	    al_str_startswith(ref, "sha512:")) {
-		/* pushed under the digest-derived tag: the registry stores
-		 * the same manifest (same digest) and keeps it tagged */
-		if (digest_tags && (tag = al_push_digest_tag(ref)) != NULL &&
-		    !tag_taken(sorted, nsorted, name, tag))
-			dst = al_sprintf("%s:%s", repo, tag);
-		else
-			dst = al_sprintf("%s@%s", repo, ref);
-		*digest_ref = al_sprintf("%s@%s", repo, ref);
-	} else {
-		dst = al_sprintf("%s:%s", repo, ref);
-	}
-	if (dst == NULL)
-		cli_error("out of memory");
-	free(repo);
-	free(ref);
-	free(tag);
-	return dst;
-}
-
 int cmd_push(int argc, char **argv)
 {
 	static const struct option longopts[] = {
@@ -170,19 +95,15 @@ int cmd_push(int argc, char **argv)
 	char *host = NULL, *prefix = NULL, *dest = NULL;
 	al_store *store = NULL;
 	al_store_opts so = {.readonly = 1};
-	al_store_image *imgs = NULL;
-	size_t nimgs = 0, i, nfail = 0;
-	al_transfer *t = NULL;
 	al_transfer_opts to;
-	al_transfer_stats stats;
-	const char **fails = NULL, **sorted = NULL;
+	al_push_opts po = AL_PUSH_OPTS_INIT;
+	al_push_result res;
 	json_t *jimgs = NULL;
 	unsigned nested = 0;
-	int opt, rc, code = EXIT_OK, json = 0, digest_tags = 1, record = 1;
-	int ocm_names = 0, icsp = 0, *queued = NULL;
-	char **dsts = NULL, **dref = NULL;
+	int opt, code = EXIT_OK, json = 0, digest_tags = 1, record = 1;
+	int ocm_names = 0, icsp = 0, rc;
 
-	memset(&stats, 0, sizeof(stats));
+	memset(&res, 0, sizeof(res));
 	cli_common_init(&c);
 	optind = 1;
 	while ((opt = cli_getopt(&c, "push", argc, argv, "h", longopts)) !=
@@ -235,25 +156,9 @@ int cmd_push(int argc, char **argv)
 		return cli_usage_error("push", "--oc-mirror-names and --icsp "
 		                               "go with --cluster-resources "
 		                               "DIR");
-	if (!al_str_startswith(argv[optind], "docker://"))
-		return cli_usage_error(
-		    "push",
-		    "destination '%s' is not docker://HOST[:PORT][/PREFIX]",
-		    argv[optind]);
-	rc = cli_dest_parse(argv[optind], &host, &prefix);
-	if (rc == -1)
-		return cli_usage_error(
-		    "push",
-		    "destination '%s' is not docker://HOST[:PORT][/PREFIX]",
-		    argv[optind]);
-	if (rc == -2)
-		/* a cluster could never pull from there by mirror sets */
-		return cli_usage_error(
-		    "push",
-		    "destination '%s' is not a mirror location a cluster "
-		    "accepts: HOST[:PORT][/PATH] with a lower-case PATH (the "
-		    "ImageDigestMirrorSet CRD pattern)",
-		    argv[optind]);
+	if ((code = cli_push_dest("push", argv[optind], &host, &prefix)) !=
+	    EXIT_OK)
+		return code;
 	dest = prefix[0] != '\0' ? al_sprintf("%s/%s", host, prefix)
 	                         : al_strdup(host);
 	if (dest == NULL) {
@@ -270,124 +175,28 @@ int cmd_push(int argc, char **argv)
 		code = cli_fail(rc, "cannot open store '%s'", store_path);
 		goto out;
 	}
-	if ((rc = al_store_list(store, &imgs, &nimgs)) < 0) {
-		code = cli_fail(rc, "cannot read store '%s'", store_path);
-		goto out;
-	}
 	cli_transfer_opts(&c, &to);
-	if ((rc = al_transfer_new_to_registry(&t, host, &to)) < 0) {
-		code = cli_fail(rc, "cannot push to '%s'", host);
-		goto out;
-	}
-	dsts = calloc(nimgs + 1, sizeof(*dsts));
-	dref = calloc(nimgs + 1, sizeof(*dref));
-	queued = calloc(nimgs + 1, sizeof(*queued));
-	fails = calloc(nimgs + 1, sizeof(*fails));
-	if (dsts == NULL || dref == NULL || queued == NULL || fails == NULL) {
-		code = cli_fail(AL_ENOMEM, "out of memory");
-		goto out;
-	}
-	/* store names, sorted, for tag_taken */
-	if ((sorted = calloc(nimgs + 1, sizeof(*sorted))) == NULL) {
-		code = cli_fail(AL_ENOMEM, "out of memory");
-		goto out;
-	}
-	for (i = 0; i < nimgs; i++)
-		sorted[i] = imgs[i].name;
-	qsort(sorted, nimgs, sizeof(*sorted), cmp_str);
-	for (i = 0; i < nimgs; i++) {
-		queued[i] = -1;
-		dsts[i] = dest_of(imgs[i].name, prefix, nested, digest_tags,
-		                  sorted, nimgs, &dref[i]);
-		if (dsts[i] == NULL) {
-			code = cli_worst(code, EXIT_RUNTIME);
-			continue;
-		}
-		rc =
-		    al_transfer_add_from_store(t, store, imgs[i].name, dsts[i]);
-		if (rc < 0)
-			code = cli_worst(code, cli_fail(rc, "cannot queue '%s'",
-			                                imgs[i].name));
-		else
-			queued[i] = (int)al_transfer_count(t) - 1;
-	}
-	rc = al_transfer_run(t, &stats);
+	po.registry = host;
+	po.prefix = prefix;
+	po.max_nested = nested;
+	po.flags = (digest_tags ? 0 : AL_PUSH_NO_DIGEST_TAGS) |
+	           (record ? 0 : AL_PUSH_NO_RECORD);
+	po.transfer = &to;
+	al_push_store(store, &po, &res);
 	cli_progress_done(&c);
-	if (json) {
+	if (json && res.ran) {
 		cli_json_set_str(cli_json_root(), "store", store_path);
 		cli_json_set_str(cli_json_root(), "registry", host);
 		cli_json_set_str(cli_json_root(), "prefix", prefix);
 		jimgs = cli_json_set_array(cli_json_root(), "images");
 	}
-	for (i = 0; i < nimgs; i++) {
-		const char *msg = "";
-		al_digest d;
-		int st = AL_EINVAL, have_digest = 0;
-		json_t *o;
-
-		if (queued[i] >= 0) {
-			al_transfer_result(t, queued[i], &st, &d, NULL, &msg);
-			have_digest = st == 0;
-		}
-		if (st < 0 && queued[i] >= 0) {
-			fails[nfail++] = msg;
-			code = cli_worst(code, cli_exit_code(st));
-		}
-		if (!json)
-			continue;
-		o = cli_json_append_object(jimgs);
-		cli_json_set_str(o, "source", imgs[i].name);
-		{
-			char *full = dsts[i] != NULL
-			                 ? al_sprintf("%s/%s", host, dsts[i])
-			                 : NULL;
-			char *fulld = dref[i] != NULL
-			                  ? al_sprintf("%s/%s", host, dref[i])
-			                  : NULL;
-
-			cli_json_set_str(o, "destination", full);
-			cli_json_set_str(o, "by_digest", fulld);
-			free(full);
-			free(fulld);
-		}
-		cli_json_set_digest(o, "digest", have_digest ? &d : NULL);
-		cli_json_set_str(o, "status", st == 0 ? "pushed" : "failed");
-		if (st != 0)
-			cli_json_set_str(o, "error",
-			                 queued[i] >= 0 ? msg : "not queued");
-	}
-	/* a failure every image shares (the registry unreachable, TLS) is
-	 * one line with its count */
-	cli_report_failures(fails, nfail);
-	if (json) {
-		cli_json_set_stats(cli_json_root(), "stats", &stats);
-	} else {
-		printf("pushed %llu images: uploaded %llu blobs (%llu bytes), "
-		       "%llu blobs already present or mounted\n",
-		       (unsigned long long)stats.images,
-		       (unsigned long long)stats.blobs_transferred,
-		       (unsigned long long)stats.bytes_transferred,
-		       (unsigned long long)stats.blobs_present);
-	}
-	code = cli_worst(code, cli_exit_code(rc));
-	if (record && stats.images > 0) {
-		al_store_push p;
-
-		memset(&p, 0, sizeof(p));
-		p.registry = host;
-		p.prefix = prefix;
-		p.time = utc_now();
-		p.images = stats.images;
-		p.failed = nfail;
-		p.max_nested_paths = nested;
-		p.digest_tags = digest_tags;
-		if ((rc = al_store_push_put(store, &p)) < 0)
-			/* a read-only medium: the push itself is done */
-			cli_warn("cannot record the push in '%s': %s "
-			         "(mirrorsets will need --registry)",
-			         store_path, al_error_message());
-		free(p.time);
-	}
+	code = cli_push_report(&res, host, store_path, jimgs);
+	if (!res.ran)
+		goto out;
+	if (json)
+		cli_json_set_stats(cli_json_root(), "stats", &res.stats);
+	else
+		cli_push_summary(&res, NULL);
 	if (crdir != NULL) {
 		cli_cr_opts co;
 		json_t *files = json ? cli_json_set_array(cli_json_root(),
@@ -405,18 +214,7 @@ int cmd_push(int argc, char **argv)
 		    cli_worst(code, cli_cluster_resources(store, &co, files));
 	}
 out:
-	if (dsts != NULL)
-		for (i = 0; i < nimgs; i++) {
-			free(dsts[i]);
-			free(dref[i]);
-		}
-	free(dsts);
-	free(dref);
-	free(queued);
-	free(fails);
-	free(sorted);
-	al_transfer_free(t);
-	al_store_images_free(imgs, nimgs);
+	al_push_result_clear(&res);
 	al_store_free(store);
 	free(host);
 	free(prefix);

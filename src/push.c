@@ -1,0 +1,252 @@
+/* push.c: al_push_store: every image of a store into a registry under the
+ * push mapping, recorded in airlock/pushes.json (airlock push, mirror --to).
+ */
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "airlock/buf.h"
+#include "airlock/error.h"
+#include "airlock/store.h"
+#include "airlock/transfer.h"
+
+void al_push_result_clear(al_push_result *r)
+{
+	size_t i;
+
+	if (r == NULL)
+		return;
+	for (i = 0; i < r->nimages; i++) {
+		free(r->images[i].source);
+		free(r->images[i].destination);
+		free(r->images[i].by_digest);
+		free(r->images[i].message);
+	}
+	free(r->images);
+	free(r->record_message);
+	free(r->message);
+	memset(r, 0, sizeof(*r));
+}
+
+static char *utc_now(void)
+{
+	char buf[32];
+	time_t now = time(NULL);
+	struct tm tm;
+
+	if (gmtime_r(&now, &tm) == NULL ||
+	    strftime(buf, sizeof(buf), "%Y-%m-%dT%H:%M:%SZ", &tm) == 0)
+		return al_strdup("");
+	return al_strdup(buf);
+}
+
+static int cmp_str(const void *a, const void *b)
+{
+	return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+/*
+ * Whether the store holds "REPO:TAG" beside "REPO@DIGEST" (names sorted).
+ * A "sha256-<hex>" tag of the store is the referrers index of the image
+ * with that digest (distribution-spec 1.1 tag schema, docs/cosign.md):
+ * giving the image itself that tag would hide its referrers from a
+ * registry without the referrers API.
+ */
+static int tag_taken(const char *const *sorted, size_t n, const char *name,
+                     const char *tag)
+{
+	const char *at = strchr(name, '@');
+	char *key;
+	int found;
+
+	if (at == NULL || sorted == NULL)
+		return 0;
+	if ((key = al_sprintf("%.*s:%s", (int)(at - name), name, tag)) == NULL)
+		return 1; /* out of memory: fall back to the digest */
+	found = bsearch(&key, sorted, n, sizeof(*sorted), cmp_str) != NULL;
+	free(key);
+	return found;
+}
+
+/* The destination of one store image into img (destination, by_digest),
+ * or a negative status (said). */
+static int dest_of(al_push_image *img, const char *prefix, unsigned nested,
+                   int digest_tags, const char *const *sorted, size_t nsorted)
+{
+	const char *name = img->source;
+	char *repo = NULL, *ref = NULL, *tag = NULL;
+	int rc;
+
+	if ((rc = al_push_target_nested(name, prefix, nested, &repo, &ref)) < 0)
+		return al_error_wrap(rc, "skipping '%s'", name);
+	if (al_str_startswith(ref, "sha256:") ||
+	    al_str_startswith(ref, "sha512:")) {
+		/* pushed under the digest-derived tag: the registry stores
+		 * the same manifest (same digest) and keeps it tagged */
+		if (digest_tags && (tag = al_push_digest_tag(ref)) != NULL &&
+		    !tag_taken(sorted, nsorted, name, tag))
+			img->destination = al_sprintf("%s:%s", repo, tag);
+		else
+			img->destination = al_sprintf("%s@%s", repo, ref);
+		img->by_digest = al_sprintf("%s@%s", repo, ref);
+		rc = img->destination == NULL || img->by_digest == NULL
+		         ? al_error_set(AL_ENOMEM, "out of memory")
+		         : 0;
+	} else {
+		img->destination = al_sprintf("%s:%s", repo, ref);
+		rc = img->destination == NULL
+		         ? al_error_set(AL_ENOMEM, "out of memory")
+		         : 0;
+	}
+	free(repo);
+	free(ref);
+	free(tag);
+	return rc;
+}
+
+/* Mark img failed with the current error message. */
+static int fail_image(al_push_image *img, int rc)
+{
+	free(img->message);
+	img->status = rc;
+	img->message = al_strdup(al_error_message());
+	return rc == AL_ENOMEM || img->message == NULL ? AL_ENOMEM : 0;
+}
+
+/* Append the push to the store's record (a failure is kept in r). */
+static void record(al_store *s, const al_push_opts *o, al_push_result *r)
+{
+	al_store_push p;
+	int rc;
+
+	memset(&p, 0, sizeof(p));
+	p.registry = (char *)o->registry;
+	p.prefix = (char *)(o->prefix != NULL ? o->prefix : "");
+	p.time = utc_now();
+	p.images = r->stats.images;
+	p.failed = r->failed;
+	p.max_nested_paths = o->max_nested;
+	p.digest_tags = !(o->flags & AL_PUSH_NO_DIGEST_TAGS);
+	if ((rc = al_store_push_put(s, &p)) < 0) {
+		r->record_status = rc;
+		r->record_message = al_strdup(al_error_message());
+	} else {
+		r->recorded = 1;
+	}
+	free(p.time);
+}
+
+/* Worse of two statuses: the first failure wins, AL_EVERIFY over others
+ * (a verification failure is what the caller most needs to see). */
+static int worst(int a, int b)
+{
+	if (a == AL_EVERIFY || b == AL_EVERIFY)
+		return AL_EVERIFY;
+	return a < 0 ? a : b;
+}
+
+int al_push_store(al_store *s, const al_push_opts *o, al_push_result *r)
+{
+	al_transfer_opts to = AL_TRANSFER_OPTS_INIT;
+	al_transfer *t = NULL;
+	al_store_image *imgs = NULL;
+	const char **sorted = NULL;
+	const char *prefix;
+	int *queued = NULL;
+	size_t nimgs = 0, i;
+	int rc = 0, st, worst_rc = 0;
+
+	if (r == NULL || s == NULL || o == NULL || o->registry == NULL ||
+	    o->registry[0] == '\0')
+		return al_error_set(AL_EINVAL, "al_push_store: no registry");
+	memset(r, 0, sizeof(*r));
+	prefix = o->prefix != NULL ? o->prefix : "";
+	if (o->transfer != NULL)
+		to = *o->transfer;
+	if ((rc = al_store_list(s, &imgs, &nimgs)) < 0) {
+		rc = al_error_wrap(rc, "cannot read store '%s'",
+		                   al_store_path(s));
+		goto out;
+	}
+	if ((rc = al_transfer_new_to_registry(&t, o->registry, &to)) < 0) {
+		rc = al_error_wrap(rc, "cannot push to '%s'", o->registry);
+		goto out;
+	}
+	r->images = calloc(nimgs + 1, sizeof(*r->images));
+	queued = calloc(nimgs + 1, sizeof(*queued));
+	sorted = calloc(nimgs + 1, sizeof(*sorted));
+	if (r->images == NULL || queued == NULL || sorted == NULL) {
+		rc = al_error_set(AL_ENOMEM, "out of memory");
+		goto out;
+	}
+	/* store names, sorted, for tag_taken */
+	for (i = 0; i < nimgs; i++)
+		sorted[i] = imgs[i].name;
+	qsort(sorted, nimgs, sizeof(*sorted), cmp_str);
+	for (i = 0; i < nimgs; i++) {
+		al_push_image *img = &r->images[i];
+
+		queued[i] = -1;
+		r->nimages = i + 1;
+		if ((img->source = al_strdup(imgs[i].name)) == NULL) {
+			rc = al_error_set(AL_ENOMEM, "out of memory");
+			goto out;
+		}
+		rc = dest_of(img, prefix, o->max_nested,
+		             !(o->flags & AL_PUSH_NO_DIGEST_TAGS),
+		             (const char *const *)sorted, nimgs);
+		if (rc == 0) {
+			rc = al_transfer_add_from_store(t, s, imgs[i].name,
+			                                img->destination);
+			if (rc < 0)
+				rc = al_error_wrap(rc, "cannot queue '%s'",
+				                   imgs[i].name);
+		}
+		if (rc < 0) {
+			worst_rc = worst(worst_rc, rc);
+			if ((rc = fail_image(img, rc)) < 0)
+				goto out;
+			continue;
+		}
+		queued[i] = (int)al_transfer_count(t) - 1;
+		img->queued = 1;
+	}
+	rc = al_transfer_run(t, &r->stats);
+	r->ran = 1;
+	worst_rc = worst(worst_rc, rc);
+	for (i = 0; i < nimgs; i++) {
+		al_push_image *img = &r->images[i];
+		const char *msg = "";
+
+		if (queued[i] < 0) {
+			r->failed++;
+			continue;
+		}
+		st = AL_EINVAL;
+		al_transfer_result(t, queued[i], &st, &img->digest, NULL, &msg);
+		img->status = st;
+		if (st == 0)
+			continue;
+		r->failed++;
+		worst_rc = worst(worst_rc, st);
+		if ((img->message = al_strdup(msg)) == NULL) {
+			rc = al_error_set(AL_ENOMEM, "out of memory");
+			goto out;
+		}
+	}
+	if (!(o->flags & AL_PUSH_NO_RECORD) && r->stats.images > 0)
+		record(s, o, r);
+	rc = worst_rc;
+	if (rc < 0)
+		al_error_set(rc, "%zu of %zu images not pushed to '%s'",
+		             r->failed, nimgs, o->registry);
+out:
+	r->status = rc;
+	if (rc < 0)
+		r->message = al_strdup(al_error_message());
+	free(queued);
+	free(sorted);
+	al_transfer_free(t);
+	al_store_images_free(imgs, nimgs);
+	return rc;
+}
