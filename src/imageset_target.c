@@ -11,41 +11,6 @@
 #include "airlock/ref.h"
 #include "imageset_int.h"
 
-static int lower_alnum(char ch)
-{
-	return (ch >= 'a' && ch <= 'z') || (ch >= '0' && ch <= '9');
-}
-
-/* One path component: [a-z0-9]+ joined by '.', '_', '__' or '-'+. */
-static int component_valid(const char *s, size_t n)
-{
-	size_t i = 0;
-
-	if (n == 0 || !lower_alnum(s[0]))
-		return 0;
-	while (i < n) {
-		while (i < n && lower_alnum(s[i]))
-			i++;
-		if (i == n)
-			return 1;
-		if (s[i] == '.') {
-			i++;
-		} else if (s[i] == '_') {
-			i++;
-			if (i < n && s[i] == '_')
-				i++;
-		} else if (s[i] == '-') {
-			while (i < n && s[i] == '-')
-				i++;
-		} else {
-			return 0;
-		}
-		if (i == n || !lower_alnum(s[i]))
-			return 0;
-	}
-	return 1;
-}
-
 /*
  * oc-mirror v2's IsValidPathComponent (api/v2alpha1/type_config.go):
  * components separated by '/', none empty, no tag or digest.
@@ -58,8 +23,8 @@ int al_imageset_target_repo_valid(const char *s)
 		return 0;
 	for (p = s;; p = slash + 1) {
 		slash = strchr(p, '/');
-		if (!component_valid(p, slash != NULL ? (size_t)(slash - p)
-		                                      : strlen(p)))
+		if (!al_ref_path_component_valid(
+		        p, slash != NULL ? (size_t)(slash - p) : strlen(p)))
 			return 0;
 		if (slash == NULL)
 			return 1;

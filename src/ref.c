@@ -30,11 +30,7 @@ static int is_hex(char c)
 	       (c >= 'A' && c <= 'F');
 }
 
-/*
- * One path component: [a-z0-9]+(?:(?:[._]|__|[-]+)[a-z0-9]+)*.
- * Returns 1 when s[0..n) matches, 0 otherwise.
- */
-static int path_component_ok(const char *s, size_t n)
+int al_ref_path_component_valid(const char *s, size_t n)
 {
 	size_t i = 0;
 
@@ -258,7 +254,8 @@ int al_ref_parse(al_ref *out, const char *s)
 	start = 0;
 	for (i = 0; i <= pathlen; i++) {
 		if (i == pathlen || path[i] == '/') {
-			if (!path_component_ok(path + start, i - start))
+			if (!al_ref_path_component_valid(path + start,
+			                                 i - start))
 				return al_error_set(
 				    AL_EPARSE,
 				    "invalid reference '%s': bad repository "

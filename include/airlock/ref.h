@@ -35,6 +35,9 @@ typedef struct al_ref {
  * digest of another algorithm (md5:...) is AL_EPARSE too.
  */
 AL_EXPORT int al_ref_parse(al_ref *out, const char *s);
+/* 1 when s[0..n) is one repository path component of the distribution
+ * reference grammar, [a-z0-9]+(?:(?:[._]|__|[-]+)[a-z0-9]+)*, else 0. */
+AL_EXPORT int al_ref_path_component_valid(const char *s, size_t n);
 /* Free r's strings and zero it; NULL is a no-op. */
 AL_EXPORT void al_ref_clear(al_ref *r);
 /* Deep copy (*out written only on success); AL_ENOMEM. */
