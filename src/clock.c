@@ -10,6 +10,7 @@
 
 #include <openssl/rand.h>
 
+#include "airlock/buf.h"
 #include "airlock/clock.h"
 #include "airlock/error.h"
 
@@ -31,6 +32,24 @@ uint64_t al_clock_wall_ms(void)
 
 	clock_gettime(CLOCK_REALTIME, &ts);
 	return (uint64_t)ts.tv_sec * 1000u + (uint64_t)ts.tv_nsec / 1000000u;
+}
+
+void al_clock_rfc3339(char out[AL_RFC3339_LEN], uint64_t wall_ms)
+{
+	time_t t = (time_t)(wall_ms / 1000);
+	struct tm tm;
+
+	if (gmtime_r(&t, &tm) == NULL ||
+	    strftime(out, AL_RFC3339_LEN, "%Y-%m-%dT%H:%M:%SZ", &tm) == 0)
+		memcpy(out, "1970-01-01T00:00:00Z", AL_RFC3339_LEN);
+}
+
+char *al_clock_rfc3339_now(void)
+{
+	char b[AL_RFC3339_LEN];
+
+	al_clock_rfc3339(b, al_clock_wall_ms());
+	return al_strdup(b);
 }
 
 al_deadline al_deadline_in(uint64_t ms)

@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "airlock/buf.h"
+#include "airlock/clock.h"
 #include "airlock/error.h"
 #include "airlock/helm.h"
 #include "json_int.h"
@@ -2124,8 +2125,6 @@ int al_helm_manifest(al_buf *out, const al_helm_chart *chart,
 	json_t *v;
 	void *it;
 	char *dump = NULL;
-	struct tm tm;
-	time_t t = (time_t)chart->created;
 	size_t i;
 	int rc = 0;
 
@@ -2138,9 +2137,7 @@ int al_helm_manifest(al_buf *out, const al_helm_chart *chart,
 	ann = json_object();
 	if (m == NULL || layers == NULL || ann == NULL)
 		goto nomem;
-	if (gmtime_r(&t, &tm) == NULL ||
-	    strftime(created, sizeof(created), "%Y-%m-%dT%H:%M:%SZ", &tm) == 0)
-		memcpy(created, "1970-01-01T00:00:00Z", 21);
+	al_clock_rfc3339(created, (uint64_t)chart->created * 1000);
 	/* generateChartOCIAnnotations */
 	if ((rc = ann_set(ann, "org.opencontainers.image.description",
 	                  al_json_str(meta, "description"))) < 0 ||

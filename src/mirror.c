@@ -8,6 +8,7 @@
 #include <time.h>
 
 #include "airlock/buf.h"
+#include "airlock/clock.h"
 #include "airlock/error.h"
 #include "airlock/fs.h"
 #include "airlock/log.h"
@@ -241,18 +242,6 @@ static char *kept_note(al_store *s, const char *name)
 	    v ? (fpr[0] != '\0' ? fpr : "a trusted key") : "", v ? ")" : "");
 }
 
-static char *iso8601_now(void)
-{
-	char buf[32];
-	time_t now = time(NULL);
-	struct tm tm;
-
-	if (gmtime_r(&now, &tm) == NULL ||
-	    strftime(buf, sizeof(buf), "%Y-%m-%dT%H:%M:%SZ", &tm) == 0)
-		return al_strdup("1970-01-01T00:00:00Z");
-	return al_strdup(buf);
-}
-
 /* Add or update (same digest) the release record in releases.json. */
 static int record_release(al_store *s, const al_mirror_release *rel,
                           const char *platform, int checked)
@@ -268,7 +257,7 @@ static int record_release(al_store *s, const al_mirror_release *rel,
 	rec.source = rel->source;
 	rec.components = (long long)rel->components;
 	rec.platform = (char *)platform;
-	rec.mirrored = iso8601_now();
+	rec.mirrored = al_clock_rfc3339_now();
 	rec.verified = !checked        ? AL_STORE_UNCHECKED
 	               : rel->verified ? AL_STORE_VERIFIED
 	                               : AL_STORE_UNVERIFIED;

@@ -9,6 +9,7 @@
 #include <time.h>
 
 #include "airlock/catalog.h"
+#include "airlock/clock.h"
 #include "airlock/error.h"
 #include "airlock/log.h"
 #include "airlock/ref.h"
@@ -71,18 +72,6 @@ static int queue(al_transfer *t, const char *ref, const char *name)
 	free(own);
 	al_imgref_clear(&ir);
 	return rc;
-}
-
-static char *iso8601_now(void)
-{
-	char buf[32];
-	time_t now = time(NULL);
-	struct tm tm;
-
-	if (gmtime_r(&now, &tm) == NULL ||
-	    strftime(buf, sizeof(buf), "%Y-%m-%dT%H:%M:%SZ", &tm) == 0)
-		return al_strdup("1970-01-01T00:00:00Z");
-	return al_strdup(buf);
 }
 
 static int cmp_str(const void *a, const void *b)
@@ -177,7 +166,7 @@ static int finish_one(al_store *s, const al_transfer_opts *to,
 	split_target(c->target_name, &rec.target_repo, &tag);
 	rec.target_tag = tag;
 	rec.platform = (char *)(uintptr_t)to->platform;
-	rec.mirrored = iso8601_now();
+	rec.mirrored = al_clock_rfc3339_now();
 	rec.packages = (long long)c->packages;
 	rec.bundles = (long long)c->bundles;
 	rec.images = sel->images;

@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "airlock/buf.h"
+#include "airlock/clock.h"
 #include "airlock/error.h"
 #include "airlock/helm.h"
 #include "airlock/http.h"
@@ -324,18 +325,6 @@ static int fd_to_store(hm *m, int fd, const al_digest *d, uint64_t size)
 	return al_blob_writer_commit(w);
 }
 
-static char *iso8601_now(void)
-{
-	char buf[32];
-	time_t now = time(NULL);
-	struct tm tm;
-
-	if (gmtime_r(&now, &tm) == NULL ||
-	    strftime(buf, sizeof(buf), "%Y-%m-%dT%H:%M:%SZ", &tm) == 0)
-		return al_strdup("1970-01-01T00:00:00Z");
-	return al_strdup(buf);
-}
-
 /* The store's record of the chart named name (airlock/releases.json
  * "charts", docs/helm.md), so that catalogs, inventory, packs and unpack
  * list it as a chart and not only as an image. */
@@ -359,7 +348,7 @@ static int record_chart(hm *m, const al_helm_chart *ch, const char *name,
 	rec.app_version = ch->app_version;
 	rec.source = (char *)source;
 	rec.unresolved = (long long)ch->nunresolved;
-	if ((rec.mirrored = iso8601_now()) == NULL ||
+	if ((rec.mirrored = al_clock_rfc3339_now()) == NULL ||
 	    (ch->nimages > 0 &&
 	     (rec.images = calloc(ch->nimages, sizeof(char *))) == NULL)) {
 		rc = al_error_set(AL_ENOMEM, "out of memory");

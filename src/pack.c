@@ -125,12 +125,10 @@ int al_pack__classify(const char *path)
 
 void al_pack__timestamp(char *out, size_t len)
 {
-	time_t t = (time_t)(al_clock_wall_ms() / 1000);
-	struct tm tm;
+	char b[AL_RFC3339_LEN];
 
-	if (gmtime_r(&t, &tm) == NULL ||
-	    strftime(out, len, "%Y-%m-%dT%H:%M:%SZ", &tm) == 0)
-		snprintf(out, len, "1970-01-01T00:00:00Z");
+	al_clock_rfc3339(b, al_clock_wall_ms());
+	snprintf(out, len, "%s", b);
 }
 
 int al_pack__sha256_hex(const void *p, size_t n, char hex[65])

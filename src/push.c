@@ -6,6 +6,7 @@
 #include <time.h>
 
 #include "airlock/buf.h"
+#include "airlock/clock.h"
 #include "airlock/error.h"
 #include "airlock/store.h"
 #include "airlock/transfer.h"
@@ -26,18 +27,6 @@ void al_push_result_clear(al_push_result *r)
 	free(r->record_message);
 	free(r->message);
 	memset(r, 0, sizeof(*r));
-}
-
-static char *utc_now(void)
-{
-	char buf[32];
-	time_t now = time(NULL);
-	struct tm tm;
-
-	if (gmtime_r(&now, &tm) == NULL ||
-	    strftime(buf, sizeof(buf), "%Y-%m-%dT%H:%M:%SZ", &tm) == 0)
-		return al_strdup("");
-	return al_strdup(buf);
 }
 
 static int cmp_str(const void *a, const void *b)
@@ -122,7 +111,7 @@ static void record(al_store *s, const al_push_opts *o, al_push_result *r)
 	memset(&p, 0, sizeof(p));
 	p.registry = (char *)o->registry;
 	p.prefix = (char *)(o->prefix != NULL ? o->prefix : "");
-	p.time = utc_now();
+	p.time = al_clock_rfc3339_now();
 	p.images = r->stats.images;
 	p.failed = r->failed;
 	p.max_nested_paths = o->max_nested;

@@ -55,17 +55,6 @@ static void record_clear(record *r)
 	memset(r, 0, sizeof(*r));
 }
 
-static void rfc3339(char out[32], uint64_t wall_ms)
-{
-	time_t t = (time_t)(wall_ms / 1000);
-	struct tm tm;
-
-	if (gmtime_r(&t, &tm) == NULL ||
-	    strftime(out, 32, "%Y-%m-%dT%H:%M:%SZ", &tm) == 0)
-		memcpy(out, "1970-01-01T00:00:00Z",
-		       sizeof("1970-01-01T00:00:00Z"));
-}
-
 static int parse_state_name(const char *s, al_update_state *out)
 {
 	al_update_state st;
@@ -182,7 +171,7 @@ static json_t *status_json(const record *r, const report *rp)
 	size_t i;
 	json_t *e;
 
-	rfc3339(now, al_clock_wall_ms());
+	al_clock_rfc3339(now, al_clock_wall_ms());
 	json_array_foreach(r->history, i, e)
 	{
 		if (strcmp(al_json_str(e, "state"), "Completed") == 0) {
@@ -382,7 +371,7 @@ static json_t *cv_status_json(const run *r, const record *rec, const report *rp)
 
 	if (st == NULL || hist == NULL || conds == NULL)
 		goto fail;
-	rfc3339(now, al_clock_wall_ms());
+	al_clock_rfc3339(now, al_clock_wall_ms());
 	json_array_foreach(rec->history, i, e)
 	{
 		if (json_array_size(hist) >= CV_MAX_HISTORY ||
@@ -2045,7 +2034,7 @@ static json_t *history_entry(const char *version, const char *image,
 	char now[32];
 	json_t *e;
 
-	rfc3339(now, al_clock_wall_ms());
+	al_clock_rfc3339(now, al_clock_wall_ms());
 	e = json_pack("{s:s, s:s, s:s, s:s, s:s, s:n, s:b}", "version", version,
 	              "image", image, "digest", digest, "state", "Partial",
 	              "started", now, "completed", "verified", verified);
@@ -2546,7 +2535,7 @@ static void run_settle(update_run *c)
 		if (nh == AL_UPDATE_COMPLETED) {
 			char now[32];
 
-			rfc3339(now, al_clock_wall_ms());
+			al_clock_rfc3339(now, al_clock_wall_ms());
 			json_object_set_new(h0, "completed", json_string(now));
 		}
 	}

@@ -9,6 +9,13 @@
 AL_EXPORT uint64_t al_clock_now_ms(void);
 /* Milliseconds since the epoch (wall clock), for timestamps only. */
 AL_EXPORT uint64_t al_clock_wall_ms(void);
+/* Room for an RFC 3339 UTC timestamp, "2026-12-04T05:00:00Z" and a NUL. */
+#define AL_RFC3339_LEN 21
+/* wall_ms (al_clock_wall_ms) as "YYYY-MM-DDTHH:MM:SSZ" in out; the epoch
+ * when the time cannot be represented. */
+AL_EXPORT void al_clock_rfc3339(char out[AL_RFC3339_LEN], uint64_t wall_ms);
+/* The current time so, as a new string (NULL: out of memory). */
+AL_EXPORT char *al_clock_rfc3339_now(void);
 
 /* A point on the monotonic clock; end_ms == 0 means "no deadline". */
 typedef struct al_deadline {

@@ -1,5 +1,6 @@
 /* test_clock.c: deadlines, cancellation, duration and size parsing, backoff bounds. */
 #include <pthread.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "airlock/clock.h"
@@ -113,6 +114,23 @@ static void test_clock__sleep_wakes_on_cancel(void)
 	al_cancel_free(c);
 }
 
+static void test_clock__rfc3339(void)
+{
+	char b[AL_RFC3339_LEN];
+	char *now;
+
+	al_clock_rfc3339(b, 0);
+	CU_ASSERT_STRING_EQUAL(b, "1970-01-01T00:00:00Z");
+	/* 2026-12-04T05:00:00Z, milliseconds dropped */
+	al_clock_rfc3339(b, 1796360400999ULL);
+	CU_ASSERT_STRING_EQUAL(b, "2026-12-04T05:00:00Z");
+	now = al_clock_rfc3339_now();
+	CU_ASSERT_PTR_NOT_NULL_FATAL(now);
+	CU_ASSERT_EQUAL(strlen(now), AL_RFC3339_LEN - 1);
+	CU_ASSERT_EQUAL(now[AL_RFC3339_LEN - 2], 'Z');
+	free(now);
+}
+
 int main(void)
 {
 	CU_TestInfo tests[] = {
@@ -120,6 +138,7 @@ int main(void)
 		{"test_clock__rejects_bad_durations", test_clock__rejects_bad_durations},
 		{"test_clock__parses_sizes", test_clock__parses_sizes},
 		{"test_clock__deadlines", test_clock__deadlines},
+		{"test_clock__rfc3339", test_clock__rfc3339},
 		{"test_clock__backoff_stays_in_bounds", test_clock__backoff_stays_in_bounds},
 		{"test_clock__sleep_wakes_on_cancel", test_clock__sleep_wakes_on_cancel},
 		CU_TEST_INFO_NULL,
