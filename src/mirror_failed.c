@@ -201,15 +201,53 @@ static int retryable(const char *source)
 	return ok;
 }
 
-static int written_before(const al_mirror_report *r, size_t upto,
-                          const al_mirror_failure *f)
+static int cmp_failure(const al_mirror_failure *a, const al_mirror_failure *b)
 {
+	int c = strcmp(a->kind, b->kind);
+
+	return c != 0 ? c : strcmp(a->source, b->source);
+}
+
+/* an entry and its place, so that sorting needs no shared state */
+typedef struct placed {
+	const al_mirror_failure *f;
+	size_t i;
+} placed;
+
+static int cmp_placed(const void *a, const void *b)
+{
+	const placed *x = a, *y = b;
+	int c = cmp_failure(x->f, y->f);
+
+	return c != 0 ? c : (x->i > y->i) - (x->i < y->i);
+}
+
+/*
+ * *dup (caller frees): dup[i] is 1 when v[i] repeats the kind and source
+ * of an earlier entry. O(n log n), so that the bound on entries is not a
+ * bound on time.
+ */
+static int mark_dups(const al_mirror_failure *v, size_t n, unsigned char **dup)
+{
+	placed *pl = NULL;
+	unsigned char *d = NULL;
 	size_t i;
 
-	for (i = 0; i < upto; i++)
-		if (strcmp(r->failed[i].kind, f->kind) == 0 &&
-		    strcmp(r->failed[i].source, f->source) == 0)
-			return 1;
+	if ((pl = calloc(n + 1, sizeof(*pl))) == NULL ||
+	    (d = calloc(n + 1, 1)) == NULL) {
+		free(pl);
+		return al_error_set(AL_ENOMEM, "out of memory");
+	}
+	for (i = 0; i < n; i++) {
+		pl[i].f = &v[i];
+		pl[i].i = i;
+	}
+	qsort(pl, n, sizeof(*pl), cmp_placed);
+	for (i = 1; i < n; i++)
+		if (cmp_failure(pl[i - 1].f, pl[i].f) == 0)
+			d[pl[i].i] = 1;
+	free(pl);
+	*dup = d;
 	return 0;
 }
 
@@ -242,6 +280,7 @@ static int format_list(al_buf *b, const al_mirror_result *res,
                        const char *store_path, size_t *entries)
 {
 	const al_mirror_report *r = &res->report;
+	unsigned char *dup = NULL;
 	char when[32];
 	struct tm tm;
 	time_t now = time(NULL);
@@ -278,16 +317,17 @@ static int format_list(al_buf *b, const al_mirror_result *res,
 		                         "to rebuild and name it)\n")) < 0)
 			return rc;
 	}
-	for (k = 0; k < NKINDS; k++)
-		for (i = 0; i < r->nfailed; i++) {
+	if ((rc = mark_dups(r->failed, r->nfailed, &dup)) < 0)
+		return rc;
+	for (k = 0; k < NKINDS && rc == 0; k++)
+		for (i = 0; i < r->nfailed && rc == 0; i++) {
 			const al_mirror_failure *f = &r->failed[i];
-			if (strcmp(f->kind, kinds[k]) != 0 ||
-			    written_before(r, i, f))
+			if (strcmp(f->kind, kinds[k]) != 0 || dup[i])
 				continue;
-			if ((rc = put_entry(b, f, entries)) < 0)
-				return rc;
+			rc = put_entry(b, f, entries);
 		}
-	return 0;
+	free(dup);
+	return rc;
 }
 
 /* STORE/airlock/failed/mirror-YYYYMMDD_HHMMSS[-N].txt, not existing. */
@@ -383,7 +423,7 @@ static int parse_entry(al_mirror_report *r, const char *name, size_t line,
 {
 	const uint8_t *t1 = memchr(p, '\t', n), *t2 = NULL;
 	const uint8_t *ref, *dg = NULL;
-	size_t nref, ndg = 0, i;
+	size_t nref, ndg = 0;
 	const char *kind = NULL;
 	char refs[REF_MAX + 1];
 	al_imgref ir = {0};
@@ -427,10 +467,6 @@ static int parse_entry(al_mirror_report *r, const char *name, size_t line,
 	    (rc = al_digest_parse(&d, (const char *)dg, ndg)) < 0)
 		return al_error_wrap(AL_EPARSE, "%s:%zu: the digest", name,
 		                     line);
-	for (i = 0; i < r->nfailed; i++)
-		if (strcmp(r->failed[i].kind, kind) == 0 &&
-		    strcmp(r->failed[i].source, refs) == 0)
-			return 0;
 	if (r->nfailed >= AL_MIRROR_FAILED_MAX_ENTRIES)
 		return al_error_set(AL_ELIMIT, "%s:%zu: more than %d images",
 		                    name, line, AL_MIRROR_FAILED_MAX_ENTRIES);
@@ -441,7 +477,8 @@ int al_mirror_failed_parse(al_mirror_failure **out, size_t *n, const char *name,
                            const uint8_t *p, size_t len)
 {
 	al_mirror_report r;
-	size_t pos = 0, line = 0, hlen = strlen(AL_MIRROR_FAILED_HEADER);
+	unsigned char *dup = NULL;
+	size_t pos = 0, line = 0, hlen = strlen(AL_MIRROR_FAILED_HEADER), i, k;
 	int rc = 0;
 
 	memset(&r, 0, sizeof(r));
@@ -457,7 +494,7 @@ int al_mirror_failed_parse(al_mirror_failure **out, size_t *n, const char *name,
 		    AL_EPARSE, "%s:1: empty: not a failed-image list", name);
 	while (pos < len) {
 		const uint8_t *nl = memchr(p + pos, '\n', len - pos);
-		size_t end = nl != NULL ? (size_t)(nl - p) : len, i;
+		size_t end = nl != NULL ? (size_t)(nl - p) : len;
 		size_t ll = end - pos;
 		const uint8_t *l = p + pos;
 
@@ -499,11 +536,22 @@ int al_mirror_failed_parse(al_mirror_failure **out, size_t *n, const char *name,
 		                  name);
 		goto out;
 	}
+	/* duplicates kept once, the first in place */
+	if ((rc = mark_dups(r.failed, r.nfailed, &dup)) < 0)
+		goto out;
+	for (i = 0, k = 0; i < r.nfailed; i++) {
+		if (dup[i])
+			failure_clear(&r.failed[i]);
+		else
+			r.failed[k++] = r.failed[i];
+	}
+	r.nfailed = k;
 	*out = r.failed;
 	*n = r.nfailed;
 	r.failed = NULL;
 	r.nfailed = 0;
 out:
+	free(dup);
 	al_mirror_failures_free(r.failed, r.nfailed);
 	return rc;
 }
