@@ -421,12 +421,19 @@ int al_mirror_plan_run(al_mirror_plan *p, al_store *store,
 	res->images = (size_t)res->report.stats.images;
 	for (i = 0; i < res->report.nreleases; i++)
 		res->releases_mirrored += res->report.releases[i].status == 0;
-	/* the failed-image list (mirror_failed.c, docs/lifecycle.md) */
-	if (!(flags & AL_MIRROR_NO_FAILED_LIST) &&
-	    (r2 = al_mirror_failed_write(res, al_store_path(store),
-	                                 &res->failed_list)) < 0) {
-		add_errorf(&res->report, "%s", al_error_message());
-		rc = rc < 0 ? rc : r2;
+	/* the failed-image list (mirror_failed.c, docs/lifecycle.md); the
+	 * run's message ("N image(s) failed") stays the caller's */
+	if (!(flags & AL_MIRROR_NO_FAILED_LIST) && res->report.nfailed > 0) {
+		char saved[1024];
+
+		snprintf(saved, sizeof(saved), "%s", al_error_message());
+		if ((r2 = al_mirror_failed_write(res, al_store_path(store),
+		                                 &res->failed_list)) < 0) {
+			add_errorf(&res->report, "%s", al_error_message());
+			rc = rc < 0 ? rc : r2;
+		} else if (rc < 0) {
+			al_error_set(rc, "%s", saved);
+		}
 	}
 out:
 	/* channel releases borrowed sel's payloads: forget them */

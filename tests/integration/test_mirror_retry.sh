@@ -171,7 +171,64 @@ al_check "the release is named in the store now" al_digest_of "$store4" "$releas
 al_check "and the list is gone" test "$(lists "$store4")" = 0
 al_check "the retried store is what the layout holds" al_same_index "$layout" "$store4"
 
-# 4. Bad lists: refused with FILE:LINE, exit 2, nothing fetched.
+# 4. A catalog's images: listed as catalog-image; the retry fetches them,
+# and a rerun with --config then names the rebuilt catalog.
+if python3 "$AL_TOOLS/mkcatalog.py" "$T/csrc" quay.io/example/catalog:v1 --images >/dev/null; then
+	cat >"$T/catalog.yaml" <<YAML
+kind: ImageSetConfiguration
+apiVersion: mirror.openshift.io/v2alpha1
+mirror:
+  operators:
+    - catalog: docker://quay.io/example/catalog:v1
+      packages:
+        - name: alpha
+airlock:
+  sources:
+    - prefix: quay.io/example
+      location: oci:$T/csrc
+YAML
+	cp "$T/csrc/index.json" "$T/cindex.full"
+	mkdir -p "$T/chidden"
+	python3 - "$T/csrc" "$T/chidden" alpha-operator <<'PY'
+import json, os, sys
+src, hidden, part = sys.argv[1:4]
+p = src + "/index.json"
+d = json.load(open(p))
+keep = []
+for m in d["manifests"]:
+    if part in m.get("annotations", {}).get("org.opencontainers.image.ref.name", ""):
+        h = m["digest"].split(":")[1]
+        os.rename(src + "/blobs/sha256/" + h, hidden + "/" + h)
+    else:
+        keep.append(m)
+d["manifests"] = keep
+json.dump(d, open(p, "w"))
+PY
+	store5=$T/store5
+	al_run "$T/out" "$T/err" "$AIRLOCK" mirror -c "$T/catalog.yaml" --store "$store5"
+	cat "$T/out"
+	al_check "a catalog with missing images: exit 3" test "$AL_RC" = 3
+	l5=$(ls "$store5"/airlock/failed/mirror-*.txt | head -n 1)
+	cat "$l5"
+	nfail=$(grep -v '^#' "$l5" | grep -c . || true)
+	al_check "the list names the catalog's failed images as catalog-image ($nfail)" \
+		bash -c '[ "$2" -ge 1 ] && [ "$(grep -v "^#" "$1" | grep -c "^catalog-image	quay.io/example/alpha-operator@sha256:[0-9a-f]\{64\}	-$")" = "$2" ]' _ "$l5" "$nfail"
+	al_check "and says the catalog itself needs a rerun with --config" \
+		grep -q '^# not retried: catalog docker://quay.io/example/catalog:v1 ' "$l5"
+	cp "$T/cindex.full" "$T/csrc/index.json"
+	find "$T/chidden" -type f -exec mv {} "$T/csrc/blobs/sha256/" \;
+	al_run "$T/out" "$T/err" "$AIRLOCK" mirror --retry "$l5" -c "$T/catalog.yaml" --store "$store5"
+	cat "$T/out" "$T/err"
+	al_check "the retry fetches only the $nfail catalog images, exit 0" \
+		bash -c '[ "$1" = 0 ] && grep -q "^mirrored 0 releases, $2 images: " "$3" && ! grep -q "^catalog " "$3"' _ "$AL_RC" "$nfail" "$T/out"
+	al_run "$T/out" "$T/err" "$AIRLOCK" mirror -c "$T/catalog.yaml" --store "$store5"
+	al_check "a rerun with --config then names the rebuilt catalog" \
+		bash -c '[ "$1" = 0 ] && grep -q "^catalog quay.io/example/catalog:v1 -> quay.io/example/catalog:v1 sha256:" "$2"' _ "$AL_RC" "$T/out"
+else
+	al_skip_part "mkcatalog.py failed: the catalog part is not checked"
+fi
+
+# 5. Bad lists: refused with FILE:LINE, exit 2, nothing fetched.
 bad() { # NAME WANT-IN-STDERR (content on stdin)
 	cat >"$T/$1"
 	al_run "$T/out" "$T/err" "$AIRLOCK" mirror --retry "$T/$1" --store "$T/store-bad"

@@ -76,8 +76,12 @@ int cli_mirror_retry_finish(const cli_mirror_retry *r, const char *store_path,
 {
 	int code = EXIT_OK, rc;
 
+	/* superseded: nothing failed, or the run's own list was written
+	 * (when it could not be, the old one stays) */
 	if (r->file != NULL &&
-	    (res->failed_list == NULL || strcmp(res->failed_list, r->file)) &&
+	    (res->report.nfailed == 0 ||
+	     (res->failed_list != NULL &&
+	      strcmp(res->failed_list, r->file) != 0)) &&
 	    (rc = al_mirror_failed_retire(store_path, r->file)) < 0) {
 		cli_error("%s", al_error_message());
 		code = EXIT_RUNTIME;
