@@ -252,6 +252,15 @@ al_run "$T/out" "$T/err" "$AIRLOCK" mirror --retry "$T/missing.txt" --store "$T/
 al_check "a missing list: exit 2, named" bash -c '[ "$1" = 2 ] && grep -q "missing.txt" "$2"' _ "$AL_RC" "$T/err"
 al_run "$T/out" "$T/err" "$AIRLOCK" mirror --retry "$new" --store "$T/store-bad" --image "$comp1"
 al_check "--retry with --image: exit 2" bash -c '[ "$1" = 2 ] && grep -q "give no RELEASE or --image" "$2"' _ "$AL_RC" "$T/err"
+mkfifo "$T/fifo.txt"
+al_run "$T/out" "$T/err" timeout 20 "$AIRLOCK" mirror --retry "$T/fifo.txt" --store "$T/store-bad"
+al_check "a FIFO as the list: refused at once, exit 2" \
+	bash -c '[ "$1" = 2 ] && grep -q "fifo.txt" "$2"' _ "$AL_RC" "$T/err"
+# a release entry follows the release rules: no keys, no --allow-unsigned
+printf '# airlock failed-image list v1\nrelease\t%s\t-\n' "oci:$src:$release" >"$T/rel.txt"
+al_run "$T/out" "$T/err" "$AIRLOCK" mirror --retry "$T/rel.txt" --store "$T/store-bad"
+al_check "a listed release without trusted keys: refused as a usage error (exit 2)" \
+	bash -c '[ "$1" = 2 ] && grep -q "no trusted keys" "$2"' _ "$AL_RC" "$T/err"
 al_check "no refused list created a store" test ! -e "$T/store-bad"
 
 al_finish
