@@ -13,6 +13,7 @@
 #include "airlock/error.h"
 #include "airlock/fs.h"
 #include "airlock/mirror.h"
+#include "airlock/mirror_plan.h"
 #include "airlock/ref.h"
 #include "mirror_failed.h"
 
@@ -618,5 +619,34 @@ int al_mirror_failed_retire(const char *store_path, const char *path)
 out:
 	free(dir);
 	free(parent);
+	return rc;
+}
+
+int al_mirror__failed_from_plan(const struct al_mirror_lifecycle *lc,
+                                al_mirror_result *res, const char *store_path)
+{
+	const al_plan_entry *e;
+	char saved[1024];
+	size_t i, n;
+	int rc = 0;
+
+	if (lc == NULL || lc->plan == NULL || res == NULL ||
+	    (n = al_plan_count(lc->plan)) == 0)
+		return 0;
+	for (i = 0; i < n; i++)
+		if ((e = al_plan_entry_at(lc->plan, i)) == NULL ||
+		    e->status == 0)
+			return 0;
+	snprintf(saved, sizeof(saved), "%s", al_error_message());
+	for (i = 0; i < n && rc == 0; i++) {
+		e = al_plan_entry_at(lc->plan, i);
+		rc = al_mirror__report_failed(
+		    &res->report,
+		    strcmp(e->kind, "release") == 0 ? "release" : "image",
+		    e->source, NULL, e->status, e->message);
+	}
+	if (rc == 0)
+		rc = al_mirror_failed_write(res, store_path, &res->failed_list);
+	al_error_set(AL_EIO, "%s", saved);
 	return rc;
 }

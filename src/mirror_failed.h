@@ -28,4 +28,16 @@ int al_mirror__failures_move(al_mirror_report *to, al_mirror_report *from,
 const al_imageset *al_mirror__options_view(al_imageset *view,
                                            const al_imageset *cfg);
 
+/*
+ * A run stopped by its plan because no image resolved (mirror_plan.c):
+ * every entry of lc->plan failed, so each is recorded in res (releases
+ * as "release", the rest as "image") and the list written, as a run
+ * that ran would. Nothing when lc or its plan is NULL, or when any entry
+ * resolved (a refusal for space is not a failure of images). The
+ * thread's error message is kept.
+ */
+struct al_mirror_lifecycle;
+int al_mirror__failed_from_plan(const struct al_mirror_lifecycle *lc,
+                                al_mirror_result *res, const char *store_path);
+
 #endif

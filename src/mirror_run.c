@@ -386,6 +386,10 @@ int al_mirror_plan_run(al_mirror_plan *p, al_store *store,
 	    (rc = al_mirror__plan_before(store, p->opts->lifecycle,
 	                                 p->releases.v, p->releases.n,
 	                                 p->images.v, p->images.n, &to)) != 0) {
+		/* no image resolved: still a failed-image list */
+		if (rc < 0 && !(flags & AL_MIRROR_NO_FAILED_LIST))
+			al_mirror__failed_from_plan(p->opts->lifecycle, res,
+			                            al_store_path(store));
 		rc = rc > 0 ? 0 : rc;
 		goto out;
 	}

@@ -124,6 +124,20 @@ al_check "--retry without --config exits 0, one image" \
 	bash -c '[ "$1" = 0 ] && grep -q "^mirrored 0 releases, 1 images: " "$2"' _ "$AL_RC" "$T/out"
 al_check "and the list of the store is removed" test "$(lists "$store3")" = 0
 
+# Every image failing (the run stops after its plan) still writes a list;
+# a retry where it still fails replaces it.
+store6=$T/store6
+al_run "$T/out" "$T/err" "$AIRLOCK" mirror --store "$store6" --image "oci:$src:quay.io/airlock-samples/nope:1"
+cat "$T/out" "$T/err"
+al_check "all images failed: exit 3, a list of one, named on stdout" \
+	bash -c '[ "$1" = 3 ] && [ "$(ls "$2"/airlock/failed | wc -l)" = 1 ] && grep -q "^failed images listed in " "$3"' _ "$AL_RC" "$store6" "$T/out"
+l6=$(ls "$store6"/airlock/failed/mirror-*.txt | head -n 1)
+al_check "the list names the image" grep -qxF "$(printf 'image\toci:%s:quay.io/airlock-samples/nope:1\t-' "$src")" "$l6"
+sleep 1
+al_run "$T/out" "$T/err" "$AIRLOCK" mirror --retry "$l6" --store "$store6"
+al_check "a retry where it still fails: exit 3, the old list replaced by a new one" \
+	bash -c '[ "$1" = 3 ] && [ ! -e "$2" ] && [ "$(ls "$3"/airlock/failed | wc -l)" = 1 ]' _ "$AL_RC" "$l6" "$store6"
+
 # 3. A release whose component failed is listed as the release (digest
 # known); the retry runs it again and fetches only the missing component.
 cat >"$T/release.yaml" <<YAML

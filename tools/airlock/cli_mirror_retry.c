@@ -78,7 +78,7 @@ int cli_mirror_retry_finish(const cli_mirror_retry *r, const char *store_path,
 
 	/* superseded: nothing failed, or the run's own list was written
 	 * (when it could not be, the old one stays) */
-	if (r->file != NULL &&
+	if (r->file != NULL && (res->ran || res->failed_list != NULL) &&
 	    (res->report.nfailed == 0 ||
 	     (res->failed_list != NULL &&
 	      strcmp(res->failed_list, r->file) != 0)) &&

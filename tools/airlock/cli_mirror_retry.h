@@ -34,8 +34,9 @@ typedef struct cli_mirror_retry {
 int cli_mirror_retry_prepare(cli_mirror_retry *r, al_mirror_opts *mo);
 
 /*
- * After a run that ran: a retried list of this store is retired when
- * nothing failed or the run wrote its own list; unless quiet, one stdout line
+ * After a run that ran (or wrote a list: none of its images resolved):
+ * a retried list of this store is retired when nothing failed or the
+ * run wrote its own list; unless quiet, one stdout line
  * names the run's failed-image list and how to retry it. Returns an
  * exit status (EXIT_RUNTIME when the old list cannot be removed).
  */

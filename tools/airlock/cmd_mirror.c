@@ -415,7 +415,9 @@ int cmd_mirror(int argc, char **argv)
 	}
 	if (!res.ran) {
 		cli_error("%s", al_error_message());
-		code = cli_exit_code(rc);
+		code = cli_worst(
+		    cli_exit_code(rc),
+		    cli_mirror_retry_finish(&retry, store_path, &res, json));
 		goto out;
 	}
 	/* errors many images share are one line (cli_hint.c) */
