@@ -187,6 +187,56 @@ static void test_mirror_failed__writes_what_it_reads_back(void)
 	free(store);
 }
 
+/* Helm's and the imageset's sub-runs hand their failures to the run. */
+static void test_mirror_failed__moved_failures_take_their_kind(void)
+{
+	al_mirror_report to, from;
+
+	memset(&to, 0, sizeof(to));
+	memset(&from, 0, sizeof(from));
+	CU_ASSERT_EQUAL(al_mirror__report_failed(&to, "image", "q.io/a/b:1", NULL, AL_EIO, "x"), 0);
+	CU_ASSERT_EQUAL(al_mirror__report_failed(&from, "image", "q.io/c/d:1", NULL, AL_ENET, "y"), 0);
+	CU_ASSERT_EQUAL(al_mirror__report_failed(&from, "image", "q.io/e/f:1", NULL, AL_ENET, NULL), 0);
+	CU_ASSERT_EQUAL(al_mirror__failures_move(&to, &from, "chart-image"), 0);
+	CU_ASSERT_EQUAL(from.nfailed, 0);
+	CU_ASSERT_EQUAL_FATAL(to.nfailed, 3);
+	CU_ASSERT_STRING_EQUAL(to.failed[0].kind, "image");
+	CU_ASSERT_STRING_EQUAL(to.failed[1].kind, "chart-image");
+	CU_ASSERT_STRING_EQUAL(to.failed[2].source, "q.io/e/f:1");
+	CU_ASSERT_PTR_NULL(to.failed[2].message);
+	CU_ASSERT_EQUAL(to.failed[2].status, AL_ENET);
+	al_mirror_report_clear(&to);
+	al_mirror_report_clear(&from);
+}
+
+/* --retry --config: the imageset's options, none of its content. */
+static void test_mirror_failed__options_view_keeps_no_content(void)
+{
+	al_imageset cfg, view;
+	char r0[] = "q.io/r/r:1", a0[] = "q.io/a/b:1", i0[] = "h:5000";
+	char *rel[] = {r0}, *add[] = {a0}, *ins[] = {i0};
+
+	memset(&cfg, 0, sizeof(cfg));
+	cfg.releases = rel;
+	cfg.nreleases = 1;
+	cfg.additional = add;
+	cfg.nadditional = 1;
+	cfg.insecure = ins;
+	cfg.ninsecure = 1;
+	cfg.kubevirt = 1;
+	cfg.graph = 1;
+	CU_ASSERT_PTR_NULL(al_mirror__options_view(&view, NULL));
+	CU_ASSERT_PTR_EQUAL(al_mirror__options_view(&view, &cfg), &view);
+	CU_ASSERT_EQUAL(view.nreleases, 0);
+	CU_ASSERT_EQUAL(view.nadditional, 0);
+	CU_ASSERT_EQUAL(view.noperators, 0);
+	CU_ASSERT_EQUAL(view.nchannels, 0);
+	CU_ASSERT_EQUAL(view.nhelm_repos + view.nhelm_local, 0);
+	CU_ASSERT_FALSE(view.kubevirt || view.graph);
+	CU_ASSERT_EQUAL(view.ninsecure, 1);
+	CU_ASSERT_PTR_EQUAL(view.insecure, cfg.insecure);
+}
+
 int main(void)
 {
 	CU_TestInfo tests[] = {
@@ -194,6 +244,8 @@ int main(void)
 		{"test_mirror_failed__refuses_with_file_and_line", test_mirror_failed__refuses_with_file_and_line},
 		{"test_mirror_failed__bounds", test_mirror_failed__bounds},
 		{"test_mirror_failed__writes_what_it_reads_back", test_mirror_failed__writes_what_it_reads_back},
+		{"test_mirror_failed__moved_failures_take_their_kind", test_mirror_failed__moved_failures_take_their_kind},
+		{"test_mirror_failed__options_view_keeps_no_content", test_mirror_failed__options_view_keeps_no_content},
 		CU_TEST_INFO_NULL,
 	};
 	return al_test_run("mirror_failed", tests);
