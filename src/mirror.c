@@ -16,6 +16,7 @@
 #include "airlock/ref.h"
 #include "airlock/release.h"
 #include "mirror_catalogs.h"
+#include "mirror_failed.h"
 #include "mirror_plan_int.h"
 
 void al_mirror_report_clear(al_mirror_report *report)
@@ -34,6 +35,7 @@ void al_mirror_report_clear(al_mirror_report *report)
 	for (i = 0; i < report->nerrors; i++)
 		free(report->errors[i]);
 	free(report->errors);
+	al_mirror_failures_free(report->failed, report->nfailed);
 	memset(report, 0, sizeof(*report));
 }
 
@@ -669,6 +671,8 @@ static int mirror_impl(al_store *s, const char *const *releases,
 			                     al_error_message());
 			al_mirror__report_error(
 			    report, m != NULL ? m : "out of memory");
+			al_mirror__report_failed(report, "image", additional[i],
+			                         NULL, rc, m);
 			free(m);
 			report->additional_failed++;
 			worst = al_mirror__worse(worst, rc);
@@ -754,10 +758,22 @@ static int mirror_impl(al_store *s, const char *const *releases,
 			msg = al_error_message();
 		if (st < 0) {
 			al_mirror__report_error(report, msg);
+			al_mirror__report_failed(report, "image", additional[i],
+			                         NULL, st, msg);
 			report->additional_failed++;
 			worst = al_mirror__worse(worst, st);
 		}
 		free(m);
+	}
+	/* the failed-image list: a release with a failed component is
+	 * retried whole (its present components transfer nothing) */
+	for (i = 0; i < nreleases; i++) {
+		const al_mirror_release *rel = &report->releases[i];
+		if (rel->status < 0)
+			al_mirror__report_failed(
+			    report, "release", releases[i],
+			    rel->version != NULL ? &rel->digest : NULL,
+			    rel->status, rel->message);
 	}
 	rc = worst;
 	if (rc < 0)

@@ -14,6 +14,7 @@
 #include "airlock/log.h"
 #include "airlock/ref.h"
 #include "mirror_catalogs.h"
+#include "mirror_failed.h"
 #include "mirror_plan_int.h"
 
 static int oom(void)
@@ -313,6 +314,8 @@ int al_mirror__catalogs(al_store *s, const al_imageset *cfg,
 			         "%s (image of catalog '%s'): %s", img,
 			         c->source_name, m != NULL ? m : "");
 			al_mirror__report_errorf(&res->report, "%s", msg);
+			al_mirror__report_failed(&res->report, "catalog-image",
+			                         img, NULL, st, msg);
 			if (c->message == NULL)
 				c->message = al_strdup(msg);
 		}

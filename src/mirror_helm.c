@@ -26,6 +26,7 @@
 #include "mirror_plan_int.h"
 #include "airlock/store.h"
 #include "mirror_helm.h"
+#include "mirror_failed.h"
 
 typedef struct hm {
 	al_store *store;
@@ -984,6 +985,8 @@ static void merge_report(al_mirror_report *to, al_mirror_report *from)
 		from->errors[i] = NULL;
 	}
 	from->nerrors = 0;
+	/* the failed-image list: these are the charts' images */
+	al_mirror__failures_move(to, from, "chart-image");
 }
 
 /* The step; the images to mirror moved to *imgs (may be NULL). With

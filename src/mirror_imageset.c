@@ -17,6 +17,7 @@
 #include "airlock/release.h"
 #include "yaml_int.h"
 #include "mirror_imageset.h"
+#include "mirror_failed.h"
 #include "mirror_plan_int.h"
 
 #define DEFAULTS_FILE "airlock/defaults.json"
@@ -341,6 +342,8 @@ static int merge_report(al_mirror_report *r, al_mirror_report *sub)
 	r->additional_failed += sub->additional_failed;
 	for (i = 0; i < sub->nerrors && rc == 0; i++)
 		rc = add_error(r, sub->errors[i]);
+	if (rc == 0)
+		rc = al_mirror__failures_move(r, sub, NULL);
 	r->stats.images += sub->stats.images;
 	r->stats.images_failed += sub->stats.images_failed;
 	r->stats.blobs_transferred += sub->stats.blobs_transferred;

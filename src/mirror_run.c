@@ -12,6 +12,7 @@
 #include "airlock/log.h"
 #include "airlock/mirror.h"
 #include "mirror_catalogs.h"
+#include "mirror_failed.h"
 #include "mirror_graph.h"
 #include "mirror_helm.h"
 #include "mirror_imageset.h"
@@ -34,6 +35,8 @@ struct al_mirror_plan {
 	const char *platform;
 	char platbuf[64];
 	al_mirror__sigstore *sigstore; /* NULL: off (mirror_sigstore.c) */
+	/* cfg's options alone (AL_MIRROR_IMAGESET_OPTIONS_ONLY) */
+	al_imageset options_view;
 };
 
 static int strv_push(strv *s, const char *x)
@@ -234,6 +237,9 @@ int al_mirror_plan_new(al_mirror_plan **out, const al_imageset *imageset,
 	if ((p = calloc(1, sizeof(*p))) == NULL)
 		return al_error_set(AL_ENOMEM, "out of memory");
 	p->cfg = imageset;
+	/* mirror --retry --config: the list says what, the imageset how */
+	if (opts->flags & AL_MIRROR_IMAGESET_OPTIONS_ONLY)
+		p->cfg = al_mirror__options_view(&p->options_view, imageset);
 	p->opts = opts;
 	if ((rc = merge(p)) < 0 || (rc = check(p)) < 0 ||
 	    (rc = al_mirror__sigstore_prepare(&p->sigstore, opts)) < 0)
@@ -257,6 +263,7 @@ void al_mirror_result_clear(al_mirror_result *result)
 	al_mirror_report_clear(&result->report);
 	al_mirror__catalogs_clear(result);
 	al_mirror__helm_clear(result);
+	free(result->failed_list);
 	memset(result, 0, sizeof(*result));
 }
 
@@ -421,6 +428,10 @@ int al_mirror_plan_run(al_mirror_plan *p, al_store *store,
 	    (rc = al_mirror__plan_before(store, p->opts->lifecycle, p->cfg,
 	                                 p->releases.v, p->releases.n,
 	                                 p->images.v, p->images.n, &to)) != 0) {
+		/* no image resolved: still a failed-image list */
+		if (rc < 0 && !(flags & AL_MIRROR_NO_FAILED_LIST))
+			al_mirror__failed_from_plan(p->opts->lifecycle, res,
+			                            al_store_path(store));
 		rc = rc > 0 ? 0 : rc;
 		goto out;
 	}
@@ -461,6 +472,20 @@ int al_mirror_plan_run(al_mirror_plan *p, al_store *store,
 	res->images = (size_t)res->report.stats.images;
 	for (i = 0; i < res->report.nreleases; i++)
 		res->releases_mirrored += res->report.releases[i].status == 0;
+	/* the failed-image list (mirror_failed.c, docs/lifecycle.md); the
+	 * run's message ("N image(s) failed") stays the caller's */
+	if (!(flags & AL_MIRROR_NO_FAILED_LIST) && res->report.nfailed > 0) {
+		char saved[1024];
+
+		snprintf(saved, sizeof(saved), "%s", al_error_message());
+		if ((r2 = al_mirror_failed_write(res, al_store_path(store),
+		                                 &res->failed_list)) < 0) {
+			add_errorf(&res->report, "%s", al_error_message());
+			rc = rc < 0 ? rc : r2;
+		} else if (rc < 0) {
+			al_error_set(rc, "%s", saved);
+		}
+	}
 out:
 	/* channel releases borrowed sel's payloads: forget them */
 	p->releases.n = base;

@@ -27,6 +27,34 @@ typedef struct al_mirror_release {
 	char *pulled_from;
 } al_mirror_release;
 
+/*
+ * One image a mirror run could not complete, as the failed-image list
+ * records it (al_mirror_report.failed, docs/lifecycle.md "Failed-image
+ * list and --retry"). kind is one of AL_MIRROR_FAILED_KINDS: "release"
+ * (the release image, or a release some of whose components failed: a
+ * retry runs the release again, whose present components transfer
+ * nothing), "image" (an additional image, or a KubeVirt or
+ * own-platform image of the imageset), "catalog-image" (a bundle or
+ * related image of mirror.operators[]), "chart-image" (an image a
+ * mirror.helm chart uses). source is the reference as the run mirrored
+ * it (its store name depends on it); digest is the manifest digest the
+ * run learned for it (has_digest 0: none).
+ */
+typedef struct al_mirror_failure {
+	char *kind;
+	char *source;
+	al_digest digest;
+	int has_digest;
+	int status;    /* the negative al_status */
+	char *message; /* why, NULL when none */
+} al_mirror_failure;
+
+/* The kinds of al_mirror_failure, in the order a list is written. */
+#define AL_MIRROR_FAILED_KINDS                                                 \
+	{                                                                      \
+		"release", "image", "catalog-image", "chart-image"             \
+	}
+
 typedef struct al_mirror_report {
 	al_mirror_release *releases;
 	size_t nreleases;
@@ -35,6 +63,9 @@ typedef struct al_mirror_report {
 	char **errors; /* every image error message */
 	size_t nerrors;
 	al_transfer_stats stats; /* blobs and bytes over all runs */
+	/* every image that failed, one entry each (the failed-image list) */
+	al_mirror_failure *failed;
+	size_t nfailed;
 } al_mirror_report;
 
 /*
@@ -143,6 +174,13 @@ enum {
 	/* do not carry the images' sigstore (cosign) signatures
 	 * (--no-sigstore); bit 12 leaves the low bits to other flags */
 	AL_MIRROR_NO_SIGSTORE = 1u << 12,
+	/* take from the imageset only its options (airlock.sources,
+	 * insecureRegistries, signatures, platform and architectures,
+	 * blockedImages, additionalImages targetRepo/targetTag), not what
+	 * it selects: `mirror --retry FILE --config F` (docs/lifecycle.md) */
+	AL_MIRROR_IMAGESET_OPTIONS_ONLY = 1u << 13,
+	/* write no failed-image list (al_mirror_result.failed_list) */
+	AL_MIRROR_NO_FAILED_LIST = 1u << 14,
 };
 
 /*
@@ -281,6 +319,9 @@ typedef struct al_mirror_result {
 	 * (src/mirror_helm.c): the sigstore step carries theirs too */
 	char **chart_images;
 	size_t nchart_images;
+	/* the failed-image list this run wrote (al_mirror_failed_write),
+	 * NULL when nothing failed or no list was written */
+	char *failed_list;
 } al_mirror_result;
 
 AL_EXPORT void al_mirror_result_clear(al_mirror_result *result);
@@ -337,6 +378,59 @@ AL_EXPORT void al_mirror_plan_free(al_mirror_plan *plan);
 AL_EXPORT int al_mirror_run(al_store *store, const al_imageset *imageset,
                             const al_mirror_opts *opts,
                             al_mirror_result *result);
+
+/* --- the failed-image list (src/mirror_failed.c, docs/lifecycle.md) --- */
+
+/* Largest failed-image list read (AL_ELIMIT beyond), its longest line
+ * and its most entries. */
+#define AL_MIRROR_FAILED_MAX_BYTES (4u * 1024 * 1024)
+#define AL_MIRROR_FAILED_MAX_LINE 4096
+#define AL_MIRROR_FAILED_MAX_ENTRIES 100000
+/* The first line of every list. */
+#define AL_MIRROR_FAILED_HEADER "# airlock failed-image list v1"
+
+/*
+ * Write the failed-image list of a run that ran (result->report.failed)
+ * into STORE/airlock/failed/mirror-YYYYMMDD_HHMMSS.txt (UTC; "-N" added
+ * when that name exists), atomically (temporary file, fsync, rename):
+ * the header, comment lines (when, which store, how to retry, the
+ * catalogs a retry cannot finish), then per image a "# error: MESSAGE"
+ * line and "KIND<TAB>REFERENCE<TAB>DIGEST" ("-" when unknown).
+ * Duplicates are written once; a source that could not be read back
+ * (not a reference, control characters) is a comment instead. Nothing
+ * failed: nothing written, *path_out NULL. *path_out (caller frees) is
+ * the file written.
+ */
+AL_EXPORT int al_mirror_failed_write(const al_mirror_result *result,
+                                     const char *store_path, char **path_out);
+
+/*
+ * Parse a failed-image list (name only for messages): the first line
+ * must be AL_MIRROR_FAILED_HEADER; '#' lines and empty lines are
+ * skipped; every other line is KIND<TAB>REFERENCE[<TAB>DIGEST] with a
+ * known kind, a reference al_imgref_parse accepts and a digest or "-".
+ * Refused with "NAME:LINE: why": AL_EPARSE for anything else, a control
+ * character (a byte below 0x20 other than the tab, or 0x7f) anywhere,
+ * or a list naming no image; AL_ELIMIT past the bounds above.
+ * Duplicate entries are kept once. *out (free with
+ * al_mirror_failures_free) and *n written only on success.
+ */
+AL_EXPORT int al_mirror_failed_parse(al_mirror_failure **out, size_t *n,
+                                     const char *name, const uint8_t *p,
+                                     size_t len);
+/* al_mirror_failed_parse of the regular file path (al_fs_open_regular:
+ * no FIFO, no symlink), at most AL_MIRROR_FAILED_MAX_BYTES. */
+AL_EXPORT int al_mirror_failed_load(al_mirror_failure **out, size_t *n,
+                                    const char *path);
+AL_EXPORT void al_mirror_failures_free(al_mirror_failure *v, size_t n);
+
+/*
+ * After a retry of the list at path: remove it when it is a list of the
+ * store at store_path (in STORE/airlock/failed), since the retry's own
+ * list (or none: everything arrived) supersedes it. Returns 1 removed,
+ * 0 left alone (a list elsewhere is the user's), or AL_EIO.
+ */
+AL_EXPORT int al_mirror_failed_retire(const char *store_path, const char *path);
 
 /* --- mirror.helm (src/mirror_helm.c, docs/helm.md) ------------------- */
 

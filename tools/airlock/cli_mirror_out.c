@@ -88,6 +88,9 @@ void cli_mirror_json(const al_mirror_result *res, const char *store_path)
 		cli_json_set_digest(o, "digest", &res->graph_image);
 	}
 	cli_json_set_stats(root, "stats", &res->report.stats);
+	/* the failed-image list (docs/lifecycle.md): null when none */
+	cli_json_set_u64(root, "failed_images", res->report.nfailed);
+	cli_json_set_str(root, "failed_list", res->failed_list);
 }
 
 void cli_mirror_catalog_lines(const al_mirror_result *res)

@@ -12,6 +12,7 @@
 #include "cli_push.h"
 #include "cli_resources.h"
 #include "cmd_lifecycle.h"
+#include "cli_mirror_retry.h"
 
 enum {
 	OPT_CONFIG = OPT_COMMAND_BASE,
@@ -221,6 +222,7 @@ int cmd_mirror(int argc, char **argv)
 	    {"icsp", no_argument, NULL, OPT_CR_ICSP},
 	    CLI_MIRROR_LIFECYCLE_OPTIONS,
 	    CLI_MIRROR_TO_OPTIONS,
+	    CLI_MIRROR_RETRY_OPTION,
 	    {NULL, 0, NULL, 0},
 	};
 	cli_common c;
@@ -241,7 +243,8 @@ int cmd_mirror(int argc, char **argv)
 	const char *cr_dir = NULL, *cr_registry = NULL;
 	int json = 0, cr_ocm = 0, cr_icsp = 0;
 	al_mirror_lifecycle lc = AL_MIRROR_LIFECYCLE_INIT;
-	cli_mirror_to mt; /* --to (cli_push.c) */
+	cli_mirror_to mt;             /* --to (cli_push.c) */
+	cli_mirror_retry retry = {0}; /* --retry FILE (cli_mirror_retry.c) */
 
 	memset(&res, 0, sizeof(res));
 	memset(&mt, 0, sizeof(mt));
@@ -257,6 +260,7 @@ int cmd_mirror(int argc, char **argv)
 			fputs(mirror_help_output, stdout);
 			fputs(cli_mirror_lifecycle_help, stdout);
 			fputs(cli_mirror_to_help, stdout);
+			fputs(cli_mirror_retry_help, stdout);
 			fputs("\n", stdout);
 			fputs(mirror_help_sig, stdout);
 			return EXIT_OK;
@@ -343,6 +347,9 @@ int cmd_mirror(int argc, char **argv)
 		case OPT_CR_ICSP:
 			cr_icsp = 1;
 			break;
+		case CLI_OPT_RETRY:
+			retry.file = optarg;
+			break;
 		default:
 			if (cli_mirror_lifecycle_option(&lc, opt, optarg) ||
 			    cli_mirror_to_option(&mt, opt, optarg))
@@ -392,6 +399,8 @@ int cmd_mirror(int argc, char **argv)
 	mo.nkeyrings = nkeyrings;
 	mo.signature_stores = sigstores;
 	mo.nsignature_stores = nsigstores;
+	if ((code = cli_mirror_retry_prepare(&retry, &mo)) != EXIT_OK)
+		goto out;
 	if ((code = cli_common_start(&c)) != EXIT_OK)
 		goto out;
 	cli_transfer_opts(&c, &to);
@@ -423,7 +432,9 @@ int cmd_mirror(int argc, char **argv)
 	}
 	if (!res.ran) {
 		cli_error("%s", al_error_message());
-		code = cli_exit_code(rc);
+		code = cli_worst(
+		    cli_exit_code(rc),
+		    cli_mirror_retry_finish(&retry, store_path, &res, json));
 		goto out;
 	}
 	/* errors many images share are one line (cli_hint.c) */
@@ -452,6 +463,8 @@ int cmd_mirror(int argc, char **argv)
 		cli_mirror_catalog_lines(&res);
 	}
 	code = cli_worst(code, cli_mirror_to_report(&mt, store_path, json));
+	code = cli_worst(
+	    code, cli_mirror_retry_finish(&retry, store_path, &res, json));
 	cli_info(
 	    &c, "%s transferred in %.1f s",
 	    cli_bytes(res.report.stats.bytes_transferred, bytes, sizeof(bytes)),
@@ -469,6 +482,7 @@ out:
 	al_mirror_result_clear(&res);
 	al_mirror_lifecycle_clear(&lc);
 	cli_mirror_to_clear(&mt);
+	cli_mirror_retry_clear(&retry);
 	al_mirror_plan_free(plan);
 	al_store_free(store);
 	al_imageset_free(cfg);
