@@ -17,6 +17,9 @@
 #                a repository prefix not used before (nothing to skip)
 #   skopeo_push  BENCH_SKOPEO_LOOPS skopeo copy loops from the release's
 #                OCI layout into a new prefix
+# Every skopeo copy has --retry-times 3: docker-registry sometimes answers
+# 500 when several loops upload the shared base layer into one repository
+# at once.
 # It prints each airlock mode against the fastest peer, the median time of
 # each --parallel, and the fastest --parallel of mirror and of push.
 set -euo pipefail
@@ -115,9 +118,9 @@ i=0
 for ((p = 0; p < LOOPS; p++)); do : >"$W/loops/mirror-$p.sh"; : >"$W/loops/push-$p.sh"; done
 for n in $names; do
 	p=$((i % LOOPS))
-	printf '%q ' "${SKOPEO[@]}" copy -q --src-tls-verify=false "docker://$P/${n#*/}" >>"$W/loops/mirror-$p.sh"
+	printf '%q ' "${SKOPEO[@]}" copy -q --retry-times 3 --src-tls-verify=false "docker://$P/${n#*/}" >>"$W/loops/mirror-$p.sh"
 	echo "\"oci:\$1:$n\" || exit 1" >>"$W/loops/mirror-$p.sh"
-	printf '%q ' "${SKOPEO[@]}" copy -q --dest-tls-verify=false "oci:$W/release:$n" >>"$W/loops/push-$p.sh"
+	printf '%q ' "${SKOPEO[@]}" copy -q --retry-times 3 --dest-tls-verify=false "oci:$W/release:$n" >>"$W/loops/push-$p.sh"
 	echo "\"docker://$P/\$1/${n#*/}\" || exit 1" >>"$W/loops/push-$p.sh"
 	i=$((i + 1))
 done

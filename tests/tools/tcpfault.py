@@ -258,6 +258,7 @@ def pump_up(conn):
                 time.sleep(latency)
             if m:
                 line = m.group(0).rstrip(b"\r").decode("latin-1", "replace")
+                log("conn %d: %.3f %s" % (conn.n, time.monotonic(), line))
                 rule = choose(conn.n, line)
                 if rule:
                     log("conn %d: %s on %r" % (conn.n, rule["_text"], line))
