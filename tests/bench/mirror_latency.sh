@@ -143,18 +143,19 @@ for N in $PARALLELS; do
 		--parallel $N \"docker://\$P/\$(cat \"\$W/prefix.push_p$N\")\"; }"
 done
 prep_skopeo_mirror() { rm -rf "$W"/skopeo-m-*; }
-run_skopeo_mirror() {
-	local p
-	for ((p = 0; p < LOOPS; p++)); do bash "$W/loops/mirror-$p.sh" "$W/skopeo-m-$p" & done
-	for ((p = 0; p < LOOPS; p++)); do wait -n || return 1; done
+# side_by_side KIND ARG: the LOOPS loop scripts of KIND at once; fails when one does
+side_by_side() {
+	local p pids=() rc=0
+	for ((p = 0; p < LOOPS; p++)); do
+		bash "$W/loops/$1-$p.sh" "$2${3:+-$p}" &
+		pids+=($!)
+	done
+	for p in "${pids[@]}"; do wait "$p" || rc=1; done
+	return $rc
 }
+run_skopeo_mirror() { side_by_side mirror "$W/skopeo-m" each; }
 prep_skopeo_push() { fresh_prefix skopeo_push; }
-run_skopeo_push() {
-	local p pre
-	pre=$(cat "$W/prefix.skopeo_push")
-	for ((p = 0; p < LOOPS; p++)); do bash "$W/loops/push-$p.sh" "$pre" & done
-	for ((p = 0; p < LOOPS; p++)); do wait -n || return 1; done
-}
+run_skopeo_push() { side_by_side push "$(cat "$W/prefix.skopeo_push")"; }
 for w in $WHAT; do
 	for N in $PARALLELS; do modes+=("${w}_p$N"); done
 	modes+=("skopeo_$w")
