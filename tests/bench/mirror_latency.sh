@@ -16,7 +16,7 @@
 #   push_pN      airlock push of a store of the release, --parallel N, into
 #                a repository prefix not used before (nothing to skip)
 #   skopeo_push  BENCH_SKOPEO_LOOPS skopeo copy loops from the release's
-#                OCI layout into a new prefix
+#                OCI layout, each loop into a new prefix of its own
 # Every skopeo copy has --retry-times 3: docker-registry sometimes answers
 # 500 when several loops upload the shared base layer into one repository
 # at once.
@@ -155,7 +155,7 @@ side_by_side() {
 }
 run_skopeo_mirror() { side_by_side mirror "$W/skopeo-m" each; }
 prep_skopeo_push() { fresh_prefix skopeo_push; }
-run_skopeo_push() { side_by_side push "$(cat "$W/prefix.skopeo_push")"; }
+run_skopeo_push() { side_by_side push "$(cat "$W/prefix.skopeo_push")" each; }
 for w in $WHAT; do
 	for N in $PARALLELS; do modes+=("${w}_p$N"); done
 	modes+=("skopeo_$w")
