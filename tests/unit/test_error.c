@@ -89,6 +89,10 @@ static void test_error__openssl_without_strings_names_the_code(void)
 	               e, e);
 	CU_ASSERT_STRING_EQUAL(al_error_message(), want);
 	CU_ASSERT_EQUAL(ERR_peek_error(), 0);
+	/* a system error is worded from errno, strings or not */
+	ERR_raise(ERR_LIB_SYS, ENOENT);
+	al_error_openssl(AL_EIO, "opening");
+	CU_ASSERT_PTR_NOT_NULL(strstr(al_error_message(), strerror(ENOENT)));
 	/* no error queued: the message alone */
 	al_error_openssl(AL_EIO, "nothing queued");
 	CU_ASSERT_STRING_EQUAL(al_error_message(), "nothing queued");
