@@ -19,7 +19,7 @@
 #                OCI layout, each loop into a new prefix of its own
 # Every skopeo copy has --retry-times 3: docker-registry sometimes answers
 # 500 when several loops upload the shared base layer into one repository
-# at once.
+# at once; each push loop also pushes into a prefix of its own.
 # It prints each airlock mode against the fastest peer, the median time of
 # each --parallel, and the fastest --parallel of mirror and of push.
 set -euo pipefail
