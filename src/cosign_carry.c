@@ -255,7 +255,7 @@ typedef struct carry_job {
  * registry with the API never does (distribution-spec 1.1), so the others
  * of the run go straight to the tag schema. */
 #define CARRY_NO_API_MAX 64
-#define CARRY_THREADS_DEFAULT 8
+#define CARRY_THREADS_DEFAULT 16 /* transfer.c DEFAULT_PARALLEL */
 
 typedef struct carry_pool {
 	carry_job *jobs;

@@ -89,7 +89,17 @@ int al_error_openssl(int code, const char *fmt, ...)
 	set_message(fmt, ap);
 	va_end(ap);
 	e = ERR_get_error();
-	if (e != 0) {
+	if (e != 0 && !ERR_SYSTEM_ERROR(e) &&
+	    ERR_reason_error_string(e) == NULL) {
+		/* no words for it: the program did not load OpenSSL's error
+		 * strings (tools/airlock/cli_crypto.c), or the code is unknown;
+		 * 'openssl errstr' has them (a system error is worded from
+		 * errno below, strings or not) */
+		(void)snprintf(text, sizeof(text),
+		               "OpenSSL error %08lX ('openssl errstr %08lX')",
+		               e, e);
+		append_message(text);
+	} else if (e != 0) {
 		ERR_error_string_n(e, text, sizeof(text));
 		append_message(text);
 	}

@@ -14,7 +14,7 @@
 #include "store.h"
 
 typedef struct al_transfer_opts {
-	unsigned parallel; /* concurrent transfers; 0 = default (8) */
+	unsigned parallel; /* concurrent transfers; 0 = default (16) */
 	al_registry_opts
 	    registry; /* http settings, auth (shared), chunk size */
 	const char *const

@@ -11,6 +11,9 @@
 #                      release key; also rsa2048, ed25519, nistp256)
 #   BENCH_REPEAT       interleaved rounds, each timing every mode once (default 3)
 #   BENCH_KEEP=1       keep the work directory
+#   AIRLOCK_BASE       optional: another airlock binary (say, the build before
+#                      a change), timed as one more mode, 'base', in the same
+#                      rounds; the report then gives airlock / base too
 # Not run by ctest. Needs gpg and gpgv (Debian: gnupg, gpgv).
 #
 # In a temporary GNUPGHOME it makes one signing key, exports its public key
@@ -43,6 +46,7 @@ AIRLOCK=${AIRLOCK:-$AL_BUILD_DIR/airlock}
 N=${BENCH_SIGNATURES:-200}
 KEYALGO=${BENCH_KEY:-rsa4096}
 REPEAT=${BENCH_REPEAT:-3}
+AIRLOCK_BASE=${AIRLOCK_BASE:-}
 
 [ -x "$AIRLOCK" ] || { echo "verify_vs_gpgv: AIRLOCK='$AIRLOCK' is not executable (build first or set AIRLOCK)" >&2; exit 2; }
 for t in gpg gpgv; do
@@ -126,9 +130,15 @@ PY
 # Built here with the C compiler when there is one; the mode is left out when
 # there is not.
 modes_extra=
+if [ -n "$AIRLOCK_BASE" ]; then
+	[ -x "$AIRLOCK_BASE" ] || { echo "verify_vs_gpgv: AIRLOCK_BASE='$AIRLOCK_BASE' is not executable" >&2; exit 2; }
+	"$AIRLOCK_BASE" verify -q --signature "$W/sigs/1" --digest "$(head -n 1 "$W/digests")" \
+		--keyring "$W/keyring.gpg" >/dev/null || { echo "AIRLOCK_BASE refused signature 1" >&2; exit 3; }
+	modes_extra=base
+fi
 if command -v cc >/dev/null && printf '#include <openssl/crypto.h>\nint main(void) { return OPENSSL_version_major() == 0; }\n' >"$W/floor.c" &&
 	cc -O2 -o "$W/floor" "$W/floor.c" -lcrypto 2>/dev/null; then
-	modes_extra=crypto
+	modes_extra="$modes_extra crypto"
 fi
 
 # The modes (tests/bench/lib.sh times each once per round, rotating the order).
@@ -139,6 +149,7 @@ loop() {
 		i=$((i + 1))
 		case $1 in
 		airlock) "$AIRLOCK" verify -q --signature "$W/sigs/$i" --digest "$d" --keyring "$W/keyring.gpg" >/dev/null ;;
+		base) "$AIRLOCK_BASE" verify -q --signature "$W/sigs/$i" --digest "$d" --keyring "$W/keyring.gpg" >/dev/null ;;
 		gpgv) gpgv --keyring "$W/keyring.gpg" "$W/sigs/$i" 2>/dev/null ;;
 		true) /bin/true "$W/sigs/$i" ;;
 		start) "$AIRLOCK" help verify >/dev/null ;;
@@ -147,6 +158,7 @@ loop() {
 	done <"$W/digests"
 }
 run_airlock() { loop airlock; }
+run_base() { loop base; }
 run_gpgv() { loop gpgv; }
 run_true() { loop true; }
 run_start() { loop start; }
@@ -164,7 +176,11 @@ echo "signatures: $N, key $KEYALGO, one process per signature, $REPEAT interleav
 bench_ratio "verify, one process per signature" airlock gpgv
 bench_ratio "airlock start-up alone (help verify) vs gpgv verifying" start gpgv
 bench_ratio "a process doing nothing (/bin/true) vs gpgv verifying" true gpgv
-[ -z "$modes_extra" ] || bench_ratio "a process only loading libcrypto vs gpgv verifying" crypto gpgv
+[ ! -x "$W/floor" ] || bench_ratio "a process only loading libcrypto.so vs gpgv verifying" crypto gpgv
+if [ -n "$AIRLOCK_BASE" ]; then
+	bench_ratio "AIRLOCK_BASE, one process per signature" base gpgv
+	bench_ratio "this airlock vs AIRLOCK_BASE" airlock base
+fi
 bench_ratio "one 'verify --store' for all $N vs gpgv one by one" store gpgv
 echo "peak RSS MiB: airlock $(bench_rss airlock), gpgv $(bench_rss gpgv)"
 
@@ -178,6 +194,7 @@ if command -v valgrind >/dev/null; then
 	d1=$(head -n 1 "$W/digests")
 	line="instructions, one signature (callgrind, millions): airlock $(irefs "$AIRLOCK" verify -q --signature "$W/sigs/1" --digest "$d1" --keyring "$W/keyring.gpg")"
 	line="$line, gpgv $(irefs gpgv --keyring "$W/keyring.gpg" "$W/sigs/1")"
-	[ -z "$modes_extra" ] || line="$line, libcrypto alone $(irefs "$W/floor")"
+	[ -z "$AIRLOCK_BASE" ] || line="$line, AIRLOCK_BASE $(irefs "$AIRLOCK_BASE" verify -q --signature "$W/sigs/1" --digest "$d1" --keyring "$W/keyring.gpg")"
+	[ ! -x "$W/floor" ] || line="$line, libcrypto.so alone $(irefs "$W/floor")"
 	echo "$line"
 fi

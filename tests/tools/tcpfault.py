@@ -4,7 +4,7 @@
 
     tcpfault.py --upstream 127.0.0.1:PORT --port-file FILE
                 [--rules FILE] [--rule RULE]... [--seed N]
-                [--stats-file FILE] [-v]
+                [--stats-file FILE] [--latency-ms MS] [-v]
 
 Listens on 127.0.0.1, port 0 (any free port, written to --port-file with
 temp + rename once listening), one thread per direction of a connection,
@@ -56,6 +56,13 @@ Counters (uses per rule text) survive a re-read of an unchanged file; a
 new schedule (different text) starts with fresh counters and a random
 stream seeded from (--seed, the schedule's text), so what `prob` draws in
 one schedule does not depend on how many requests earlier schedules saw.
+
+--latency-ms MS: a WAN-like round trip on every connection, faults or not:
+each new connection waits MS before it is connected upstream (the TCP
+handshake's round trip) and each request waits MS before it is forwarded
+(its own round trip), so that the response to every request arrives MS
+later than on loopback, and a request on a new connection 2*MS later.
+Bandwidth is not limited. tests/bench/mirror_latency.sh uses it.
 
 --stats-file FILE: rewritten (temp + rename) after every fault as JSON
 {"connections": N, "injected": {"reset": n, ...}, "log": ["3 reset ..."]}.
@@ -239,6 +246,7 @@ def pump_up(conn):
     HTTP/1.1 clients (curl) do not pipeline: a request is sent only once
     the previous response was read, so the response bytes that follow a
     request line belong to it."""
+    latency = ARGS.latency_ms / 1000.0
     try:
         while True:
             data = conn.client.recv(65536)
@@ -246,8 +254,11 @@ def pump_up(conn):
                 conn.up.shutdown(socket.SHUT_WR)
                 return
             m = REQUEST_LINE.search(data)
+            if m and latency > 0:
+                time.sleep(latency)
             if m:
                 line = m.group(0).rstrip(b"\r").decode("latin-1", "replace")
+                log("conn %d: %.3f %s" % (conn.n, time.monotonic(), line))
                 rule = choose(conn.n, line)
                 if rule:
                     log("conn %d: %s on %r" % (conn.n, rule["_text"], line))
@@ -359,6 +370,8 @@ def pump_down(conn):
 
 def handle(client, n):
     host, port = ARGS.upstream.rsplit(":", 1)
+    if ARGS.latency_ms > 0:
+        time.sleep(ARGS.latency_ms / 1000.0)
     try:
         up = socket.create_connection((host, int(port)), timeout=10)
         up.settimeout(None)
@@ -381,6 +394,7 @@ def main():
     ap.add_argument("--rule", action="append", default=[])
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--stats-file")
+    ap.add_argument("--latency-ms", type=float, default=0.0)
     ap.add_argument("-v", "--verbose", action="store_true")
     ARGS = ap.parse_args()
     if not ARGS.upstream.startswith(("127.", "localhost:", "[::1]:")):

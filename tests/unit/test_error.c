@@ -4,6 +4,9 @@
 #include <stdio.h>
 #include <string.h>
 
+#include <openssl/crypto.h>
+#include <openssl/err.h>
+
 #include "airlock/error.h"
 #include "al_test.h"
 
@@ -63,6 +66,38 @@ static void test_error__long_message_is_truncated_not_overrun(void)
 	CU_ASSERT_EQUAL(strncmp(al_error_message(), "x: aaa", 6), 0);
 }
 
+/* The airlock program may leave OpenSSL's error strings unloaded
+ * (tools/airlock/cli_crypto.c): an OpenSSL error is then reported by its
+ * code, which 'openssl errstr' explains, and the queue is emptied. */
+static void test_error__openssl_without_strings_names_the_code(void)
+{
+	char want[128];
+	unsigned long e;
+
+	/* the first OpenSSL call of this process: no strings, ever */
+	CU_ASSERT_EQUAL(
+	    OPENSSL_init_crypto(OPENSSL_INIT_NO_LOAD_CRYPTO_STRINGS, NULL), 1);
+	ERR_raise(ERR_LIB_EVP, ERR_R_UNSUPPORTED);
+	e = ERR_peek_error();
+	CU_ASSERT_NOT_EQUAL(e, 0);
+	CU_ASSERT_PTR_NULL(ERR_reason_error_string(e));
+	CU_ASSERT_EQUAL(al_error_openssl(AL_EUNSUPPORTED, "loading '%s'", "k"),
+	                AL_EUNSUPPORTED);
+	(void)snprintf(want, sizeof(want),
+	               "loading 'k': OpenSSL error %08lX ('openssl errstr "
+	               "%08lX')",
+	               e, e);
+	CU_ASSERT_STRING_EQUAL(al_error_message(), want);
+	CU_ASSERT_EQUAL(ERR_peek_error(), 0);
+	/* a system error is worded from errno, strings or not */
+	ERR_raise(ERR_LIB_SYS, ENOENT);
+	al_error_openssl(AL_EIO, "opening");
+	CU_ASSERT_PTR_NOT_NULL(strstr(al_error_message(), strerror(ENOENT)));
+	/* no error queued: the message alone */
+	al_error_openssl(AL_EIO, "nothing queued");
+	CU_ASSERT_STRING_EQUAL(al_error_message(), "nothing queued");
+}
+
 int main(void)
 {
 	CU_TestInfo tests[] = {
@@ -74,6 +109,8 @@ int main(void)
 	     test_error__errno_and_wrap_may_use_the_current_message},
 	    {"test_error__long_message_is_truncated_not_overrun",
 	     test_error__long_message_is_truncated_not_overrun},
+	    {"test_error__openssl_without_strings_names_the_code",
+	     test_error__openssl_without_strings_names_the_code},
 	    CU_TEST_INFO_NULL,
 	};
 	return al_test_run("error", tests);

@@ -83,7 +83,7 @@ enum {
 	"replaces)\n"                                                          \
 	"      --proxy URL          HTTP(S) proxy (default: https_proxy / "    \
 	"no_proxy env)\n"                                                      \
-	"      --parallel N         concurrent transfers (default 8)\n"        \
+	"      --parallel N         concurrent transfers (default 16)\n"       \
 	"      --timeout D          fail a connection that does not connect "  \
 	"or move\n"                                                            \
 	"                           data for D (e.g. 10s, 2m), or a manifest " \

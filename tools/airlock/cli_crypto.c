@@ -25,8 +25,15 @@ void cli_crypto_init_offline(void)
 	                OPENSSL_INIT_NO_ADD_ALL_DIGESTS |
 	                OPENSSL_INIT_NO_ATEXIT;
 
+	/* Without a configuration, OpenSSL refuses nothing airlock asks
+	 * for, and its error strings (a fifth of the instructions of a
+	 * 'verify --signature' process) go unloaded: a rare error then names
+	 * the OpenSSL code for 'openssl errstr' (src/error.c). With one, or in
+	 * FIPS mode, where the policy may refuse an algorithm, the reasons
+	 * stay words. */
 	if (getenv("OPENSSL_CONF") == NULL && !fips_kernel())
-		opts |= OPENSSL_INIT_NO_LOAD_CONFIG;
+		opts |= OPENSSL_INIT_NO_LOAD_CONFIG |
+		        OPENSSL_INIT_NO_LOAD_CRYPTO_STRINGS;
 	/* a failure here shows again, with its reason, at the first
 	 * OpenSSL call of the command */
 	(void)OPENSSL_init_crypto(opts, NULL);

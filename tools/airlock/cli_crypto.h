@@ -12,8 +12,11 @@
  * configuration selects the FIPS provider. airlock's own rules decide which
  * algorithms a signature may use (pgp.c), not the configuration. Together
  * that is 37% of the instructions of 'airlock verify --signature'
- * (docs/performance.md). Error strings stay loaded: OpenSSL's reasons in
- * messages stay words. Call it before the command's first OpenSSL call; it
+ * (docs/performance.md). When no configuration is read, OpenSSL's error
+ * strings are not loaded either (another fifth): a rare OpenSSL error is
+ * then reported by its code, for 'openssl errstr'; with a configuration
+ * (or in FIPS mode), where its policy may refuse an algorithm, the reasons
+ * stay words. Call it before the command's first OpenSSL call; it
  * has no effect after one. Never for a command that may open a TLS
  * connection: libcurl's OpenSSL back end needs the configuration (the
  * system's crypto policy).
