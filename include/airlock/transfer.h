@@ -180,7 +180,8 @@ AL_EXPORT int al_push_target_nested(const char *name, const char *prefix,
  */
 AL_EXPORT char *al_push_digest_tag(const char *digest);
 
-/* --- push: a store into a registry (src/push.c, docs/push.md) ------- */
+/* --- push: a store into a registry (src/transfer_push.c, docs/push.md) -------
+ */
 
 /* al_push_opts.flags */
 enum {

@@ -1,5 +1,6 @@
-/* push.c: al_push_store: every image of a store into a registry under the
- * push mapping, recorded in airlock/pushes.json (airlock push, mirror --to).
+/* transfer_push.c: al_push_store: every image of a store into a registry under
+ * the push mapping, recorded in airlock/pushes.json (airlock push, mirror
+ * --to).
  */
 #include <stdlib.h>
 #include <string.h>
