@@ -5,6 +5,7 @@
 
 #include "airlock/buf.h"
 #include "airlock/error.h"
+#include "array_int.h"
 
 void al_buf_init(al_buf *b, size_t max)
 {
@@ -430,4 +431,29 @@ int al_buf_append_escaped(al_buf *b, const char *s, size_t n)
 	if (s == NULL)
 		return 0;
 	return escape_each(s, n, put_buf, b);
+}
+
+void *al__array_grow(void *arr, size_t *cap, size_t need, size_t size)
+{
+	size_t nc = *cap;
+	void *g;
+
+	if (need <= *cap && arr != NULL)
+		return arr;
+	if (size == 0 || need > SIZE_MAX / size)
+		goto nomem;
+	if (nc < 8)
+		nc = 8;
+	while (nc < need)
+		nc = nc > SIZE_MAX / 2 ? need : nc * 2;
+	if (nc > SIZE_MAX / size)
+		nc = need;
+	if ((g = realloc(arr, nc * size)) == NULL)
+		goto nomem;
+	*cap = nc;
+	return g;
+nomem:
+	al_error_set(AL_ENOMEM, "out of memory (%zu elements of %zu bytes)",
+	             need, size);
+	return NULL;
 }

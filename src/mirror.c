@@ -17,6 +17,7 @@
 #include "airlock/release.h"
 #include "mirror_catalogs.h"
 #include "mirror_failed.h"
+#include "array_int.h"
 #include "mirror_plan_int.h"
 
 void al_mirror_report_clear(al_mirror_report *report)
@@ -42,11 +43,11 @@ void al_mirror_report_clear(al_mirror_report *report)
 /* See mirror_plan_int.h. */
 int al_mirror__report_error(al_mirror_report *report, const char *msg)
 {
-	char **grown =
-	    realloc(report->errors, (report->nerrors + 1) * sizeof(*grown));
+	char **grown = al__array_grow(report->errors, &report->caperrors,
+	                              report->nerrors + 1, sizeof(*grown));
 
 	if (grown == NULL)
-		return al_error_set(AL_ENOMEM, "out of memory");
+		return AL_ENOMEM;
 	report->errors = grown;
 	report->errors[report->nerrors] = al_strdup(msg);
 	if (report->errors[report->nerrors] == NULL)
@@ -818,8 +819,7 @@ int al_mirror_record_channels(al_store *s, const al_digest *release,
 /* Component roots of one recorded release (none when it cannot be read:
  * the walk reports what it lacks). */
 static int component_roots(al_store *s, const al_store_release *e,
-                           al_store_root **roots, size_t *nroots, char ***froms,
-                           size_t *nfroms)
+                           al_mirror__roots *roots)
 {
 	const char *d = e->digest_text;
 	const char *v = e->version;
@@ -836,70 +836,75 @@ static int component_roots(al_store *s, const al_store_release *e,
 	for (j = 0; j < n; j++) {
 		const al_release_component *c = al_release_component_at(r, j);
 		al_ref ref = {0};
-		al_store_root *gr;
-		char **gf;
-		char *from;
+		al_digest cd;
 
-		if (al_ref_parse(&ref, c->image) < 0 || ref.digest == NULL) {
+		if (al_ref_parse(&ref, c->image) < 0 || ref.digest == NULL ||
+		    al_digest_parse_str(&cd, ref.digest) < 0) {
 			al_ref_clear(&ref);
 			al_error_clear();
 			continue; /* by tag: nothing fixed to keep */
 		}
-		gr = realloc(*roots, (*nroots + 1) * sizeof(*gr));
-		if (gr != NULL)
-			*roots = gr;
-		gf = realloc(*froms, (*nfroms + 1) * sizeof(*gf));
-		if (gf != NULL)
-			*froms = gf;
-		from = al_sprintf("component %s (%s) of release %s (%s) "
-		                  "recorded in airlock/releases.json",
-		                  c->name, c->image, v != NULL ? v : "?", d);
-		if (gr == NULL || gf == NULL || from == NULL) {
-			free(from);
-			al_ref_clear(&ref);
-			rc = al_error_set(AL_ENOMEM, "out of memory");
-			goto out;
-		}
-		(*froms)[(*nfroms)++] = from;
-		if (al_digest_parse_str(&(*roots)[*nroots].digest,
-		                        ref.digest) == 0) {
-			(*roots)[*nroots].from = from;
-			(*nroots)++;
-		}
-		al_error_clear();
 		al_ref_clear(&ref);
+		rc = al_mirror__roots_add(
+		    roots, &cd,
+		    al_sprintf("component %s (%s) of release %s (%s) "
+		               "recorded in airlock/releases.json",
+		               c->name, c->image, v != NULL ? v : "?", d));
+		if (rc < 0)
+			break;
 	}
-out:
 	al_release_free(r);
 	return rc;
+}
+
+int al_mirror__roots_add(al_mirror__roots *l, const al_digest *d, char *from)
+{
+	al_store_root *g;
+
+	if (from == NULL)
+		return al_error_set(AL_ENOMEM, "out of memory");
+	if ((g = al__array_grow(l->v, &l->cap, l->n + 1, sizeof(*g))) == NULL) {
+		free(from);
+		return AL_ENOMEM;
+	}
+	l->v = g;
+	l->v[l->n].digest = *d;
+	l->v[l->n].from = from;
+	l->n++;
+	return 0;
+}
+
+void al_mirror__roots_clear(al_mirror__roots *l)
+{
+	size_t i;
+
+	for (i = 0; i < l->n; i++)
+		free((char *)(uintptr_t)l->v[i].from);
+	free(l->v);
+	memset(l, 0, sizeof(*l));
 }
 
 int al_mirror_check(al_store *s, int flags, al_check_fn fn, void *ud,
                     al_check_result *res)
 {
 	al_store_release *list = NULL;
-	al_store_root *roots = NULL;
-	char **froms = NULL;
-	size_t nroots = 0, nfroms = 0, nlist = 0, i;
+	al_mirror__roots roots = {0};
+	size_t nlist = 0, i;
 	int rc = 0;
 
 	/* An unreadable releases.json is reported by the store check. */
 	if (al_store_releases_list(s, &list, &nlist) == 0) {
 		for (i = 0; rc == 0 && i < nlist; i++)
-			rc = component_roots(s, &list[i], &roots, &nroots,
-			                     &froms, &nfroms);
+			rc = component_roots(s, &list[i], &roots);
 	}
 	al_error_clear();
 	/* operator catalogs recorded in releases.json (mirror_catalogs.c) */
 	if (rc == 0)
-		rc = al_mirror__catalog_roots(s, &roots, &nroots, &froms,
-		                              &nfroms);
+		rc = al_mirror__catalog_roots(s, &roots);
 	if (rc == 0)
-		rc = al_store_check_roots(s, flags, roots, nroots, fn, ud, res);
-	for (i = 0; i < nfroms; i++)
-		free(froms[i]);
-	free(froms);
-	free(roots);
+		rc = al_store_check_roots(s, flags, roots.v, roots.n, fn, ud,
+		                          res);
+	al_mirror__roots_clear(&roots);
 	al_store_releases_free(list, nlist);
 	return rc;
 }

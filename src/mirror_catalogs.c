@@ -364,34 +364,7 @@ out:
 	return rc;
 }
 
-/* One root for al_mirror_check: digest d, needed by from (owned). */
-static int add_root(al_store_root **roots, size_t *nroots, char ***froms,
-                    size_t *nfroms, const al_digest *d, char *from)
-{
-	al_store_root *gr;
-	char **gf;
-
-	if (from == NULL)
-		return oom();
-	gr = realloc(*roots, (*nroots + 1) * sizeof(*gr));
-	if (gr != NULL)
-		*roots = gr;
-	gf = realloc(*froms, (*nfroms + 1) * sizeof(*gf));
-	if (gf != NULL)
-		*froms = gf;
-	if (gr == NULL || gf == NULL) {
-		free(from);
-		return oom();
-	}
-	(*froms)[(*nfroms)++] = from;
-	(*roots)[*nroots].digest = *d;
-	(*roots)[*nroots].from = from;
-	(*nroots)++;
-	return 0;
-}
-
-int al_mirror__catalog_roots(al_store *s, al_store_root **roots, size_t *nroots,
-                             char ***froms, size_t *nfroms)
+int al_mirror__catalog_roots(al_store *s, al_mirror__roots *roots)
 {
 	al_store_catalog *list = NULL;
 	size_t n = 0, i, j;
@@ -408,14 +381,14 @@ int al_mirror__catalog_roots(al_store *s, al_store_root **roots, size_t *nroots,
 		const char *name = c->name != NULL ? c->name : "?";
 
 		if (c->has_digest)
-			rc = add_root(
-			    roots, nroots, froms, nfroms, &c->digest,
+			rc = al_mirror__roots_add(
+			    roots, &c->digest,
 			    al_sprintf("catalog %s (%s) recorded in "
 			               "airlock/releases.json",
 			               name, al_digest_str(&c->digest, ds)));
 		if (rc == 0 && c->has_source_digest)
-			rc = add_root(
-			    roots, nroots, froms, nfroms, &c->source_digest,
+			rc = al_mirror__roots_add(
+			    roots, &c->source_digest,
 			    al_sprintf("the source of catalog %s (%s)", name,
 			               c->source_name != NULL ? c->source_name
 			                                      : "?"));
@@ -427,8 +400,8 @@ int al_mirror__catalog_roots(al_store *s, al_store_root **roots, size_t *nroots,
 			if (al_ref_parse(&r, c->images[j]) == 0 &&
 			    r.digest != NULL &&
 			    al_digest_parse_str(&d, r.digest) == 0)
-				rc = add_root(
-				    roots, nroots, froms, nfroms, &d,
+				rc = al_mirror__roots_add(
+				    roots, &d,
 				    al_sprintf("image %s of catalog %s",
 				               c->images[j], name));
 			al_ref_clear(&r);

@@ -20,7 +20,7 @@ int al_mirror__catalogs(al_store *s, const al_imageset *cfg,
 void al_mirror__catalogs_clear(al_mirror_result *res);
 /* Roots for al_mirror_check: every recorded catalog (rebuilt and source
  * manifests) and every image it names by digest; froms own the messages. */
-int al_mirror__catalog_roots(al_store *s, al_store_root **roots, size_t *nroots,
-                             char ***froms, size_t *nfroms);
+struct al_mirror__roots;
+int al_mirror__catalog_roots(al_store *s, struct al_mirror__roots *roots);
 
 #endif

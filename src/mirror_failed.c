@@ -15,6 +15,7 @@
 #include "airlock/mirror.h"
 #include "airlock/mirror_plan.h"
 #include "airlock/ref.h"
+#include "array_int.h"
 #include "mirror_failed.h"
 
 /* Where a store keeps its lists, under the store directory. */
@@ -50,9 +51,10 @@ static int grow(al_mirror_report *r, size_t more)
 
 	if (more > SIZE_MAX / sizeof(*g) - r->nfailed)
 		return al_error_set(AL_ENOMEM, "out of memory");
-	g = realloc(r->failed, (r->nfailed + more) * sizeof(*g));
+	g = al__array_grow(r->failed, &r->capfailed, r->nfailed + more,
+	                   sizeof(*g));
 	if (g == NULL)
-		return al_error_set(AL_ENOMEM, "out of memory");
+		return AL_ENOMEM;
 	r->failed = g;
 	return 0;
 }
@@ -117,6 +119,7 @@ int al_mirror__failures_move(al_mirror_report *to, al_mirror_report *from,
 	free(from->failed);
 	from->failed = NULL;
 	from->nfailed = 0;
+	from->capfailed = 0;
 	return 0;
 }
 

@@ -7,19 +7,7 @@
 #include "airlock/graph.h"
 #include "airlock/log.h"
 #include "mirror_graph.h"
-
-static int add_error(al_mirror_report *r, const char *msg)
-{
-	char **grown = realloc(r->errors, (r->nerrors + 1) * sizeof(*grown));
-
-	if (grown == NULL)
-		return al_error_set(AL_ENOMEM, "out of memory");
-	r->errors = grown;
-	if ((r->errors[r->nerrors] = al_strdup(msg)) == NULL)
-		return al_error_set(AL_ENOMEM, "out of memory");
-	r->nerrors++;
-	return 0;
-}
+#include "mirror_plan_int.h"
 
 /* "linux/<arch>" of the one architecture asked for, else linux/amd64. */
 static char *platform_of(const al_imageset *cfg)
@@ -92,7 +80,7 @@ fail:
 	msg = al_sprintf("building the graph image (mirror.platform.graph): "
 	                 "%s",
 	                 al_error_message());
-	if (msg == NULL || add_error(&res->report, msg) < 0)
+	if (msg == NULL || al_mirror__report_error(&res->report, msg) < 0)
 		r2 = AL_ENOMEM;
 	free(msg);
 	free(platform);

@@ -23,6 +23,7 @@
 #include "airlock/oci.h"
 #include "airlock/ref.h"
 #include "airlock/registry.h"
+#include "array_int.h"
 #include "mirror_plan_int.h"
 #include "airlock/store.h"
 #include "mirror_helm.h"
@@ -976,7 +977,8 @@ static void merge_report(al_mirror_report *to, al_mirror_report *from)
 	a->elapsed_ms += b->elapsed_ms;
 	to->additional += from->additional;
 	to->additional_failed += from->additional_failed;
-	g = realloc(to->errors, (to->nerrors + from->nerrors + 1) * sizeof(*g));
+	g = al__array_grow(to->errors, &to->caperrors,
+	                   to->nerrors + from->nerrors, sizeof(*g));
 	if (g == NULL)
 		return;
 	to->errors = g;

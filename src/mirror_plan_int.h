@@ -37,6 +37,16 @@ int al_mirror__report_errorf(al_mirror_report *r, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
 int al_mirror__report_verrorf(al_mirror_report *r, const char *fmt, va_list ap)
     __attribute__((format(printf, 2, 0)));
+/* The roots of al_mirror_check; the list owns each root's from. */
+typedef struct al_mirror__roots {
+	al_store_root *v;
+	size_t n, cap;
+} al_mirror__roots;
+/* Append digest d needed by from (taken: freed on failure, NULL is
+ * AL_ENOMEM). AL_ENOMEM. */
+int al_mirror__roots_add(al_mirror__roots *l, const al_digest *d, char *from);
+void al_mirror__roots_clear(al_mirror__roots *l);
+
 /* The worse of two statuses (0 = ok): a verification failure outranks a
  * runtime error; otherwise the first failure stays. */
 int al_mirror__worse(int a, int b);
