@@ -12,6 +12,7 @@
 #include "airlock/fs.h"
 #include "json_int.h"
 #include "airlock/oci.h"
+#include "array_int.h"
 #include "cosign_int.h"
 
 void al_cosign_carry_report_clear(al_cosign_carry_report *r)
@@ -528,9 +529,10 @@ static int record(al_cosign_store_report *r, const char *name,
 {
 	al_cosign_image_verdict *grown, *v;
 
-	grown = realloc(r->verdicts, (r->nverdicts + 1) * sizeof(*grown));
+	grown = al__array_grow(r->verdicts, &r->capverdicts, r->nverdicts + 1,
+	                       sizeof(*grown));
 	if (grown == NULL)
-		return al_error_set(AL_ENOMEM, "out of memory");
+		return AL_ENOMEM;
 	r->verdicts = grown;
 	v = &r->verdicts[r->nverdicts];
 	memset(v, 0, sizeof(*v));
@@ -606,12 +608,12 @@ out:
 
 static int add_message(al_cosign_store_report *r, const char *name)
 {
-	char **grown =
-	    realloc(r->messages, (r->nmessages + 1) * sizeof(*grown));
+	char **grown = al__array_grow(r->messages, &r->capmessages,
+	                              r->nmessages + 1, sizeof(*grown));
 	char *m;
 
 	if (grown == NULL)
-		return al_error_set(AL_ENOMEM, "out of memory");
+		return AL_ENOMEM;
 	r->messages = grown;
 	if ((m = al_sprintf("%s: %s", name, al_error_message())) == NULL)
 		return al_error_set(AL_ENOMEM, "out of memory");

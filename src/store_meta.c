@@ -11,6 +11,7 @@
 #include "airlock/fs.h"
 #include "json_int.h"
 #include "airlock/store.h"
+#include "array_int.h"
 #include "store_int.h"
 
 /* Largest pack record read (the same bound pack.c uses for inventories). */
@@ -663,7 +664,7 @@ int al_store_packs_list(al_store *s, al_store_pack **out, size_t *n)
 	char *dir = al_path_join(al_store_path(s), "airlock/packs");
 	char **names = NULL, *path = NULL;
 	al_store_pack *recs = NULL;
-	size_t nn = 0, cnt = 0, i;
+	size_t nn = 0, capnames = 0, cnt = 0, i;
 	DIR *dh = NULL;
 	struct dirent *de;
 	al_buf b = AL_BUF_INIT(PACK_RECORD_MAX);
@@ -688,8 +689,9 @@ int al_store_packs_list(al_store *s, al_store_pack **out, size_t *n)
 		if (de->d_name[0] == '.' ||
 		    !al_str_endswith(de->d_name, ".json"))
 			continue;
-		if ((g = realloc(names, (nn + 1) * sizeof(*g))) == NULL) {
-			rc = oom();
+		if ((g = al__array_grow(names, &capnames, nn + 1,
+		                        sizeof(*g))) == NULL) {
+			rc = AL_ENOMEM;
 			goto out;
 		}
 		names = g;

@@ -5,6 +5,7 @@
 #include "airlock/buf.h"
 #include "airlock/error.h"
 #include "al_test.h"
+#include "array_int.h"
 
 static void test_buf__append_and_cstr(void)
 {
@@ -179,6 +180,38 @@ static void test_buf__escape_truncates_at_a_boundary(void)
 	al_buf_free(&b);
 }
 
+/* the capacity doubles: n appends move the array O(log n) times */
+static void test_buf__array_grows_by_doubling(void)
+{
+	size_t *v = NULL, cap = 0, i, moves = 0;
+
+	for (i = 0; i < 100000; i++) {
+		size_t before = cap;
+		size_t *g = al__array_grow(v, &cap, i + 1, sizeof(*v));
+
+		CU_ASSERT_PTR_NOT_NULL_FATAL(g);
+		if (cap != before)
+			moves++;
+		v = g;
+		v[i] = i;
+		CU_ASSERT_TRUE_FATAL(cap >= i + 1 && cap <= 2 * (i + 1) + 8);
+	}
+	CU_ASSERT_EQUAL(moves, 15); /* 8, 16, ... 131072 */
+	for (i = 0; i < 100000; i++)
+		if (v[i] != i)
+			break;
+	CU_ASSERT_EQUAL(i, 100000);
+	/* room already there: the same array, capacity unchanged */
+	CU_ASSERT_PTR_EQUAL(al__array_grow(v, &cap, 5, sizeof(*v)), v);
+	free(v);
+	/* a size that overflows is refused, the array untouched */
+	v = NULL;
+	cap = 0;
+	CU_ASSERT_PTR_NULL(al__array_grow(v, &cap, SIZE_MAX / 2, 4));
+	CU_ASSERT_PTR_NOT_NULL(strstr(al_error_message(), "out of memory"));
+	CU_ASSERT_EQUAL(cap, 0);
+}
+
 int main(void)
 {
 	CU_TestInfo tests[] = {
@@ -192,6 +225,7 @@ int main(void)
 		{"test_buf__escape_keeps_printable_utf8", test_buf__escape_keeps_printable_utf8},
 		{"test_buf__escape_controls_and_sequences", test_buf__escape_controls_and_sequences},
 		{"test_buf__escape_truncates_at_a_boundary", test_buf__escape_truncates_at_a_boundary},
+		{"test_buf__array_grows_by_doubling", test_buf__array_grows_by_doubling},
 		CU_TEST_INFO_NULL,
 	};
 	return al_test_run("buf", tests);
