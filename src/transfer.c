@@ -690,8 +690,8 @@ char *al_push_digest_tag(const char *digest)
 
 static int grow_images(al_transfer *t)
 {
-	image *grown = al__array_grow(t->images, &t->cap_images,
-	                              t->nimages + 1, sizeof(*grown));
+	image *grown = al__array_grow(t->images, &t->cap_images, t->nimages + 1,
+	                              sizeof(*grown));
 
 	if (grown == NULL)
 		return AL_ENOMEM;
