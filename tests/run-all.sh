@@ -34,9 +34,9 @@ export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=1}
 export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
 run_build asan -DCMAKE_BUILD_TYPE=Debug -DAL_SANITIZE=ON || fail=1
 # Third stage: clang + libFuzzer + ASan/UBSan, only the library, the program and
-# tests/fuzz; each target runs AL_FUZZ_SECONDS (default 12) on a copy of its corpus.
+# tests/fuzz; each target runs AL_FUZZ_SECONDS (default 6) on a copy of its corpus.
 run_build fuzz -DCMAKE_C_COMPILER=clang -DCMAKE_BUILD_TYPE=Debug -DAL_SANITIZE=ON -DAL_FUZZ=ON \
-	-DAL_BUILD_TESTS=OFF -DAL_FUZZ_SECONDS="${AL_FUZZ_SECONDS:-12}" || fail=1
+	-DAL_BUILD_TESTS=OFF -DAL_FUZZ_SECONDS="${AL_FUZZ_SECONDS:-6}" || fail=1
 
 echo "=== summary"
 for s in "${summary[@]}"; do echo "$s"; done

@@ -23,6 +23,11 @@
 #   al_digest_of DIR NAME   print the digest of NAME in DIR/index.json
 #   al_same_index DIR1 DIR2 both index.json files name the same images and digests
 #   al_require_airlock      record a failure and finish when AIRLOCK is not executable
+#   al_sanitized            true when AIRLOCK is a sanitizer (ASan) build
+#
+# Under pipefail, `PRODUCER | grep -q` (or `| head`) fails at random when
+# grep exits before PRODUCER has written everything (SIGPIPE, status 141):
+# capture the output first, or test inside `bash -c` (no pipefail there).
 
 AL_SOURCE_DIR=${AL_SOURCE_DIR:-$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)}
 AL_BUILD_DIR=${AL_BUILD_DIR:-$AL_SOURCE_DIR/build}
@@ -141,6 +146,15 @@ al_require_airlock() {
 		al_fail "AIRLOCK='$AIRLOCK' is not an executable"
 		al_finish
 	fi
+}
+
+al_sanitized() {
+	local libs
+	libs=$(ldd "$AIRLOCK" 2>/dev/null || true)
+	case $libs in
+	*libasan*) return 0 ;;
+	*) return 1 ;;
+	esac
 }
 
 al_start_registry() {

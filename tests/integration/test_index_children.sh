@@ -10,7 +10,7 @@ al_require_airlock
 # quarantine of freed blocks: a looser bound, still far below what keeping
 # every child costs (2000 x 1 MiB).
 limit=$((64 * 1024))
-if ldd "$AIRLOCK" 2>/dev/null | grep -q 'libasan'; then
+if al_sanitized; then
 	limit=$((128 * 1024))
 	export ASAN_OPTIONS=${ASAN_OPTIONS:+$ASAN_OPTIONS:}quarantine_size_mb=16
 fi
