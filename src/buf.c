@@ -442,8 +442,9 @@ void *al__array_grow(void *arr, size_t *cap, size_t need, size_t size)
 		return arr;
 	if (size == 0 || need > SIZE_MAX / size)
 		goto nomem;
-	if (nc < 8)
-		nc = 8;
+	if (nc == 0)
+		nc = need; /* exact at first: most per-image arrays hold one
+		              or two entries, at catalog scale times 10,000 */
 	while (nc < need)
 		nc = nc > SIZE_MAX / 2 ? need : nc * 2;
 	if (nc > SIZE_MAX / size)

@@ -101,29 +101,80 @@ static const al_imageset_source *remapped(const al_transfer_opts *o,
 	return NULL;
 }
 
+/* One worker's registry client, kept from job to job while the host
+ * stays the same (a new client per image is a new connection and a new
+ * token per image). */
+typedef struct carry_conn {
+	al_registry *reg;
+	char *host;
+	int insecure;
+} carry_conn;
+
+static void carry_conn_clear(carry_conn *c)
+{
+	al_registry_free(c->reg);
+	free(c->host);
+	memset(c, 0, sizeof(*c));
+}
+
+/* c's client for host, made when c holds another host's. */
+static int carry_conn_for(carry_conn *c, const char *host, int insecure,
+                          const al_registry_opts *base)
+{
+	al_registry_opts ro = *base;
+	int rc;
+
+	if (c->reg != NULL && c->insecure == insecure &&
+	    strcmp(c->host, host) == 0)
+		return 0;
+	carry_conn_clear(c);
+	ro.insecure = insecure;
+	if ((c->host = al_strdup(host)) == NULL)
+		return al_error_set(AL_ENOMEM, "out of memory");
+	if ((rc = al_registry_new(&c->reg, host, &ro)) < 0) {
+		carry_conn_clear(c);
+		return rc;
+	}
+	c->insecure = insecure;
+	return 0;
+}
+
+/* An OCI layout that airlock.sources reads from, opened once per run and
+ * shared by the workers (al_store reads are thread-safe): opening it per
+ * image parsed its whole index.json per image, O(images^2). */
+typedef struct carry_layout {
+	char *dir;
+	al_store *st;
+} carry_layout;
+
+#define CARRY_LAYOUTS_MAX 64
+
 /*
  * Where the attachments of the image named base (registry/repository) are
  * looked up: its registry, or what airlock.sources puts in its place
  * (docker://HOST/NS: the same rest under HOST/NS; oci:DIR: the layout,
- * where images keep their full names). *reg and *layout (caller frees)
- * hold what the source borrows.
+ * where images keep their full names). The source borrows conn's client
+ * or a layout of the pool's; *repo_out (caller frees) is what it borrows
+ * of the repository name.
  */
-static int open_source(al_cosign_source **src, al_registry **reg,
-                       al_store **layout, char **repo_out, const char *base,
+struct carry_pool;
+static int pool_layout(struct carry_pool *p, const char *dir, al_store **out);
+
+static int open_source(al_cosign_source **src, carry_conn *conn,
+                       struct carry_pool *p, char **repo_out, const char *base,
                        const al_transfer_opts *opts)
 {
 	const al_imageset_source *m = remapped(opts, base);
-	al_registry_opts ro = opts->registry;
-	al_store_opts so = {.readonly = 1};
+	al_store *layout = NULL;
 	al_ref r;
 	char *where = NULL;
 	int rc;
 
 	memset(&r, 0, sizeof(r));
 	if (m != NULL && al_str_startswith(m->location, "oci:")) {
-		if ((rc = al_store_open(layout, m->location + 4, &so)) < 0)
+		if ((rc = pool_layout(p, m->location + 4, &layout)) < 0)
 			return rc;
-		return al_cosign_source_store(src, *layout, base);
+		return al_cosign_source_store(src, layout, base);
 	}
 	if (m != NULL && al_str_startswith(m->location, "docker://"))
 		where = al_sprintf("%s%s", m->location + 9,
@@ -140,11 +191,12 @@ static int open_source(al_cosign_source **src, al_registry **reg,
 	free(where);
 	if (rc < 0)
 		return rc;
-	ro.insecure = host_insecure(opts, r.registry);
-	if ((rc = al_registry_new(reg, r.registry, &ro)) == 0) {
+	if ((rc = carry_conn_for(conn, r.registry,
+	                         host_insecure(opts, r.registry),
+	                         &opts->registry)) == 0) {
 		*repo_out = r.repository;
 		r.repository = NULL;
-		rc = al_cosign_source_registry(src, *reg, *repo_out);
+		rc = al_cosign_source_registry(src, conn->reg, *repo_out);
 	}
 	al_ref_clear(&r);
 	return rc;
@@ -266,7 +318,46 @@ typedef struct carry_pool {
 	pthread_mutex_t lock;
 	char no_api[CARRY_NO_API_MAX][256];
 	size_t nno_api;
+	carry_layout layouts[CARRY_LAYOUTS_MAX]; /* under lock */
+	size_t nlayouts;
 } carry_pool;
+
+/* p's layout dir, opened at its first use (under p->lock: the others
+ * wait for it rather than open it too). */
+static int pool_layout(carry_pool *p, const char *dir, al_store **out)
+{
+	al_store_opts so = {.readonly = 1};
+	carry_layout *l;
+	size_t i;
+	int rc = 0;
+
+	pthread_mutex_lock(&p->lock);
+	for (i = 0; i < p->nlayouts; i++)
+		if (strcmp(p->layouts[i].dir, dir) == 0) {
+			*out = p->layouts[i].st;
+			goto out;
+		}
+	if (p->nlayouts == CARRY_LAYOUTS_MAX) {
+		rc = al_error_set(AL_ELIMIT, "more than %d OCI layout sources",
+		                  CARRY_LAYOUTS_MAX);
+		goto out;
+	}
+	l = &p->layouts[p->nlayouts];
+	if ((l->dir = al_strdup(dir)) == NULL) {
+		rc = al_error_set(AL_ENOMEM, "out of memory");
+		goto out;
+	}
+	if ((rc = al_store_open(&l->st, dir, &so)) < 0) {
+		free(l->dir);
+		l->dir = NULL;
+		goto out;
+	}
+	p->nlayouts++;
+	*out = l->st;
+out:
+	pthread_mutex_unlock(&p->lock);
+	return rc;
+}
 
 /* The registry host of base (up to the first '/'). */
 static size_t host_len(const char *base)
@@ -288,10 +379,8 @@ static int no_api_locked(const carry_pool *p, const char *base)
 	return 0;
 }
 
-static void carry_one(carry_pool *p, carry_job *j)
+static void carry_one(carry_pool *p, carry_conn *conn, carry_job *j)
 {
-	al_registry *reg = NULL;
-	al_store *layout = NULL;
 	al_cosign_source *src = NULL;
 	char *repo = NULL;
 	unsigned what = p->what;
@@ -301,12 +390,12 @@ static void carry_one(carry_pool *p, carry_job *j)
 	if (no_api_locked(p, j->base))
 		what |= AL_COSIGN__FIND_NO_API;
 	pthread_mutex_unlock(&p->lock);
-	j->rc = open_source(&src, &reg, &layout, &repo, j->base, p->opts);
+	j->rc = open_source(&src, conn, p, &repo, j->base, p->opts);
 	if (j->rc == 0)
 		j->rc = al_cosign_discover(&j->found, src, &j->digest, what);
 	if (j->rc < 0) {
 		j->error = al_strdup(al_error_message());
-	} else if (reg != NULL && (what & AL_COSIGN_FIND_REFERRERS) != 0 &&
+	} else if (repo != NULL && (what & AL_COSIGN_FIND_REFERRERS) != 0 &&
 	           (what & AL_COSIGN__FIND_NO_API) == 0 &&
 	           !j->found.referrers_api && n < sizeof(p->no_api[0])) {
 		pthread_mutex_lock(&p->lock);
@@ -320,15 +409,15 @@ static void carry_one(carry_pool *p, carry_job *j)
 	}
 	al_error_clear();
 	al_cosign_source_free(src);
-	al_registry_free(reg);
-	al_store_free(layout);
 	free(repo);
 }
 
 static void *carry_worker(void *arg)
 {
 	carry_pool *p = arg;
+	carry_conn conn;
 
+	memset(&conn, 0, sizeof(conn));
 	for (;;) {
 		carry_job *j = NULL;
 
@@ -337,9 +426,11 @@ static void *carry_worker(void *arg)
 			j = &p->jobs[p->next++];
 		pthread_mutex_unlock(&p->lock);
 		if (j == NULL)
-			return NULL;
-		carry_one(p, j);
+			break;
+		carry_one(p, &conn, j);
 	}
+	carry_conn_clear(&conn);
+	return NULL;
 }
 
 /* Look every job up, opts->parallel at a time (the lookups are round
@@ -360,8 +451,12 @@ static int carry_lookups(carry_pool *p)
 	/* the first lookup alone: it learns whether the registry has the
 	 * referrers API before the others ask */
 	if (p->njobs > 0) {
+		carry_conn conn;
+
+		memset(&conn, 0, sizeof(conn));
 		p->next = 1;
-		carry_one(p, &p->jobs[0]);
+		carry_one(p, &conn, &p->jobs[0]);
+		carry_conn_clear(&conn);
 	}
 	for (i = 1; i < nth; i++) {
 		if (pthread_create(&th[started], NULL, carry_worker, p) != 0)
@@ -376,6 +471,17 @@ static int carry_lookups(carry_pool *p)
 	return 0;
 }
 
+static void pool_layouts_free(carry_pool *p)
+{
+	size_t i;
+
+	for (i = 0; i < p->nlayouts; i++) {
+		al_store_free(p->layouts[i].st);
+		free(p->layouts[i].dir);
+	}
+	p->nlayouts = 0;
+}
+
 int al_cosign_carry(al_store *s, const char *const *names, size_t n,
                     unsigned what, const al_transfer_opts *opts,
                     al_cosign_carry_report *report)
@@ -383,6 +489,7 @@ int al_cosign_carry(al_store *s, const char *const *names, size_t n,
 	al_store_image *imgs = NULL;
 	size_t nimgs = 0, i, k;
 	al_transfer *t = NULL;
+	json_t *wanted_set = NULL; /* names, as a set: O(1) per image */
 	carry_pool pool;
 	int rc, worst = 0;
 
@@ -392,6 +499,19 @@ int al_cosign_carry(al_store *s, const char *const *names, size_t n,
 	pool.opts = opts;
 	if ((rc = al_store_list(s, &imgs, &nimgs)) < 0)
 		return rc;
+	if (names != NULL) {
+		if ((wanted_set = json_object()) == NULL) {
+			rc = al_error_set(AL_ENOMEM, "out of memory");
+			goto out;
+		}
+		for (k = 0; k < n; k++)
+			if (names[k] != NULL &&
+			    json_object_set_new(wanted_set, names[k],
+			                        json_true()) < 0) {
+				rc = al_error_set(AL_ENOMEM, "out of memory");
+				goto out;
+			}
+	}
 	if ((rc = al_transfer_new_to_store(&t, s, opts)) < 0)
 		goto out;
 	if ((pool.jobs = calloc(nimgs + 1, sizeof(*pool.jobs))) == NULL) {
@@ -402,10 +522,9 @@ int al_cosign_carry(al_store *s, const char *const *names, size_t n,
 	for (i = 0; i < nimgs; i++) {
 		carry_job *j = &pool.jobs[pool.njobs];
 		al_ref r;
-		int wanted = names == NULL;
+		int wanted = wanted_set == NULL ||
+		             json_object_get(wanted_set, imgs[i].name) != NULL;
 
-		for (k = 0; names != NULL && k < n && !wanted; k++)
-			wanted = strcmp(names[k], imgs[i].name) == 0;
 		memset(&r, 0, sizeof(r));
 		if (!wanted || imgs[i].name[0] == '\0' ||
 		    al_ref_parse(&r, imgs[i].name) < 0) {
@@ -500,6 +619,8 @@ out:
 		free(pool.jobs[i].error);
 	}
 	free(pool.jobs);
+	pool_layouts_free(&pool);
+	json_decref(wanted_set);
 	al_transfer_free(t);
 	al_store_images_free(imgs, nimgs);
 	return rc;

@@ -33,10 +33,11 @@ struct fileset {
 struct al_release {
 	struct fileset files;
 	struct fileset cvo; /* manifests/ */
-	json_t *refs;       /* image-references; components borrow from it */
-	json_t *meta;       /* release-metadata, may be NULL */
+	char *refs_name; /* image-references metadata.name, may be NULL */
+	json_t *meta;    /* release-metadata, may be NULL */
 	al_release_component *comps;
 	size_t ncomps;
+	char *comp_text; /* the components' names and images, one block */
 	const char *version;
 };
 
@@ -170,7 +171,8 @@ void al_release_free(al_release *r)
 	fileset_clear(&r->files);
 	fileset_clear(&r->cvo);
 	free(r->comps);
-	json_decref(r->refs);
+	free(r->comp_text);
+	free(r->refs_name);
 	json_decref(r->meta);
 	free(r);
 }
@@ -387,11 +389,71 @@ static const char *str_member(const json_t *o, const char *key)
 	return json_is_string(v) ? json_string_value(v) : NULL;
 }
 
+static int cmp_comp_name(const void *a, const void *b)
+{
+	const al_release_component *const *x = a, *const *y = b;
+
+	return strcmp((*x)->name, (*y)->name);
+}
+
+/* A tag named twice: sorted, in O(n log n) (a release of a catalog's
+ * size has tens of thousands). */
+static int refuse_duplicate_tags(const al_release *r)
+{
+	const al_release_component **v;
+	size_t i;
+	int rc = 0;
+
+	if (r->ncomps < 2)
+		return 0;
+	if ((v = malloc(r->ncomps * sizeof(*v))) == NULL)
+		return al_error_set(AL_ENOMEM, "out of memory");
+	for (i = 0; i < r->ncomps; i++)
+		v[i] = &r->comps[i];
+	qsort(v, r->ncomps, sizeof(*v), cmp_comp_name);
+	for (i = 1; i < r->ncomps && rc == 0; i++)
+		if (strcmp(v[i - 1]->name, v[i]->name) == 0)
+			rc = al_error_set(AL_EPARSE,
+			                  "release-manifests/image-references: "
+			                  "tag '%s' appears twice",
+			                  v[i]->name);
+	free(v);
+	return rc;
+}
+
+/*
+ * The components copied out of the parsed tree into one block, so that
+ * the tree (several times the file's size) is freed at once rather than
+ * kept for the release's life.
+ */
+static int own_components(al_release *r)
+{
+	size_t i, total = 0, n;
+	char *p;
+
+	for (i = 0; i < r->ncomps; i++)
+		total += strlen(r->comps[i].name) + strlen(r->comps[i].image) + 2;
+	if ((r->comp_text = malloc(total + 1)) == NULL)
+		return al_error_set(AL_ENOMEM, "out of memory");
+	p = r->comp_text;
+	for (i = 0; i < r->ncomps; i++) {
+		n = strlen(r->comps[i].name) + 1;
+		memcpy(p, r->comps[i].name, n);
+		r->comps[i].name = p;
+		p += n;
+		n = strlen(r->comps[i].image) + 1;
+		memcpy(p, r->comps[i].image, n);
+		r->comps[i].image = p;
+		p += n;
+	}
+	return 0;
+}
+
 static int parse_image_references(al_release *r, const struct rfile *f)
 {
 	json_t *root = NULL, *spec, *tags, *tag, *from;
-	const char *kind;
-	size_t i, j;
+	const char *kind, *mname;
+	size_t i;
 	int rc;
 
 	if ((rc = parse_json_file(&root, f)) < 0)
@@ -427,16 +489,6 @@ static int parse_image_references(al_release *r, const struct rfile *f)
 			                  i);
 			goto out;
 		}
-		for (j = 0; j < r->ncomps; j++) {
-			if (strcmp(r->comps[j].name, name) == 0) {
-				rc = al_error_set(
-				    AL_EPARSE,
-				    "release-manifests/image-references: tag "
-				    "'%s' appears twice",
-				    name);
-				goto out;
-			}
-		}
 		from = json_object_get(tag, "from");
 		fk = str_member(from, "kind");
 		fn = str_member(from, "name");
@@ -460,9 +512,14 @@ static int parse_image_references(al_release *r, const struct rfile *f)
 		r->comps[r->ncomps].image = fn;
 		r->ncomps++;
 	}
-	r->refs = root;
-	root = NULL;
+	if ((rc = refuse_duplicate_tags(r)) < 0 || (rc = own_components(r)) < 0)
+		goto out;
+	mname = str_member(json_object_get(root, "metadata"), "name");
+	if (mname != NULL && (r->refs_name = al_strdup(mname)) == NULL)
+		rc = al_error_set(AL_ENOMEM, "out of memory");
 out:
+	if (rc < 0)
+		r->ncomps = 0; /* they pointed into root */
 	json_decref(root);
 	return rc;
 }
@@ -571,8 +628,7 @@ int al_release_open(al_release **out, al_store *s, const al_digest *manifest,
 	if (r->meta != NULL)
 		r->version = str_member(r->meta, "version");
 	else
-		r->version =
-		    str_member(json_object_get(r->refs, "metadata"), "name");
+		r->version = r->refs_name;
 	if (r->version == NULL || r->version[0] == '\0') {
 		rc = al_error_set(
 		    AL_EPARSE,

@@ -1106,7 +1106,7 @@ static int seen_manifest(al_transfer *t, image *img, const al_digest *d)
 static int add_pending(image *img, const al_descriptor *d)
 {
 	char key[AL_DIGEST_STRMAX + 2];
-	size_t cap;
+	al_descriptor *grown;
 
 	key[0] = 'b';
 	key[1] = ':';
@@ -1119,15 +1119,11 @@ static int add_pending(image *img, const al_descriptor *d)
 		return al_error_set(AL_ELIMIT,
 		                    "more than %d distinct blobs in one image",
 		                    IMAGE_BLOBS_MAX);
-	if (img->npending == img->cap_pending) {
-		al_descriptor *grown;
-		cap = img->cap_pending ? img->cap_pending * 2 : 16;
-		grown = realloc(img->pending, cap * sizeof(*grown));
-		if (grown == NULL)
-			return al_error_set(AL_ENOMEM, "out of memory");
-		img->pending = grown;
-		img->cap_pending = cap;
-	}
+	grown = al__array_grow(img->pending, &img->cap_pending,
+	                       img->npending + 1, sizeof(*grown));
+	if (grown == NULL)
+		return AL_ENOMEM;
+	img->pending = grown;
 	if (al_descriptor_copy(&img->pending[img->npending], d) < 0 ||
 	    json_object_set_new(img->seen, key, json_true()) != 0)
 		return al_error_set(AL_ENOMEM, "out of memory");

@@ -503,6 +503,7 @@ static void test_release__strict_image_references_and_metadata(void)
 	CU_ASSERT_EQUAL(open_with(s, "{\"kind\":\"ImageStream\",\"metadata\":{\"name\":\"1\"},\"spec\":{\"tags\":["
 				     "{\"name\":\"a\",\"from\":{\"kind\":\"DockerImage\",\"name\":\"x\"}},"
 				     "{\"name\":\"a\",\"from\":{\"kind\":\"DockerImage\",\"name\":\"y\"}}]}}", NULL), AL_EPARSE);
+	CU_ASSERT_PTR_NOT_NULL(strstr(al_error_message(), "tag 'a' appears twice"));
 	CU_ASSERT_EQUAL(open_with(s, "{\"kind\":\"ConfigMap\",\"metadata\":{\"name\":\"1\"},\"spec\":{\"tags\":[]}}", NULL), AL_EPARSE);
 	CU_ASSERT_EQUAL(open_with(s, "not json", NULL), AL_EPARSE);
 	/* no image-references at all; no version anywhere */
