@@ -33,8 +33,8 @@ struct fileset {
 struct al_release {
 	struct fileset files;
 	struct fileset cvo; /* manifests/ */
-	char *refs_name; /* image-references metadata.name, may be NULL */
-	json_t *meta;    /* release-metadata, may be NULL */
+	char *refs_name;    /* image-references metadata.name, may be NULL */
+	json_t *meta;       /* release-metadata, may be NULL */
 	al_release_component *comps;
 	size_t ncomps;
 	char *comp_text; /* the components' names and images, one block */
@@ -432,7 +432,8 @@ static int own_components(al_release *r)
 	char *p;
 
 	for (i = 0; i < r->ncomps; i++)
-		total += strlen(r->comps[i].name) + strlen(r->comps[i].image) + 2;
+		total +=
+		    strlen(r->comps[i].name) + strlen(r->comps[i].image) + 2;
 	if ((r->comp_text = malloc(total + 1)) == NULL)
 		return al_error_set(AL_ENOMEM, "out of memory");
 	p = r->comp_text;
