@@ -7,8 +7,9 @@
 /*
  * Room for need elements of size bytes in arr, whose allocation holds
  * *cap of them: when need > *cap, arr is reallocated to at least twice
- * *cap (exactly need at first) and *cap updated. Returns the array to use (arr
- * itself when it had room), or NULL with AL_ENOMEM set, arr untouched.
+ * *cap (exactly need at first) and *cap updated. Returns the array to
+ * use (arr itself when it had room), or NULL with AL_ENOMEM set, arr
+ * untouched.
  * n appends cost O(n) copies whatever the allocator (a growth by one
  * element per append is quadratic under ASan and many mallocs).
  */

@@ -149,59 +149,6 @@ typedef struct carry_layout {
 
 #define CARRY_LAYOUTS_MAX 64
 
-/*
- * Where the attachments of the image named base (registry/repository) are
- * looked up: its registry, or what airlock.sources puts in its place
- * (docker://HOST/NS: the same rest under HOST/NS; oci:DIR: the layout,
- * where images keep their full names). The source borrows conn's client
- * or a layout of the pool's; *repo_out (caller frees) is what it borrows
- * of the repository name.
- */
-struct carry_pool;
-static int pool_layout(struct carry_pool *p, const char *dir, al_store **out);
-
-static int open_source(al_cosign_source **src, carry_conn *conn,
-                       struct carry_pool *p, char **repo_out, const char *base,
-                       const al_transfer_opts *opts)
-{
-	const al_imageset_source *m = remapped(opts, base);
-	al_store *layout = NULL;
-	al_ref r;
-	char *where = NULL;
-	int rc;
-
-	memset(&r, 0, sizeof(r));
-	if (m != NULL && al_str_startswith(m->location, "oci:")) {
-		if ((rc = pool_layout(p, m->location + 4, &layout)) < 0)
-			return rc;
-		return al_cosign_source_store(src, layout, base);
-	}
-	if (m != NULL && al_str_startswith(m->location, "docker://"))
-		where = al_sprintf("%s%s", m->location + 9,
-		                   base + strlen(m->prefix));
-	else if (m != NULL)
-		return al_error_set(AL_EUNSUPPORTED,
-		                    "source location '%s' for '%s'",
-		                    m->location, base);
-	else
-		where = al_strdup(base);
-	if (where == NULL)
-		return al_error_set(AL_ENOMEM, "out of memory");
-	rc = al_ref_parse(&r, where);
-	free(where);
-	if (rc < 0)
-		return rc;
-	if ((rc = carry_conn_for(conn, r.registry,
-	                         host_insecure(opts, r.registry),
-	                         &opts->registry)) == 0) {
-		*repo_out = r.repository;
-		r.repository = NULL;
-		rc = al_cosign_source_registry(src, conn->reg, *repo_out);
-	}
-	al_ref_clear(&r);
-	return rc;
-}
-
 /* Write the referrers index of one image into the store. */
 static int write_index(al_store *s, const char *base, const al_digest *image,
                        const al_cosign_found *f)
@@ -356,6 +303,56 @@ static int pool_layout(carry_pool *p, const char *dir, al_store **out)
 	*out = l->st;
 out:
 	pthread_mutex_unlock(&p->lock);
+	return rc;
+}
+
+/*
+ * Where the attachments of the image named base (registry/repository) are
+ * looked up: its registry, or what airlock.sources puts in its place
+ * (docker://HOST/NS: the same rest under HOST/NS; oci:DIR: the layout,
+ * where images keep their full names). The source borrows conn's client
+ * or a layout of the pool's; *repo_out (caller frees) is what it borrows
+ * of the repository name.
+ */
+static int open_source(al_cosign_source **src, carry_conn *conn, carry_pool *p,
+                       char **repo_out, const char *base,
+                       const al_transfer_opts *opts)
+{
+	const al_imageset_source *m = remapped(opts, base);
+	al_store *layout = NULL;
+	al_ref r;
+	char *where = NULL;
+	int rc;
+
+	memset(&r, 0, sizeof(r));
+	if (m != NULL && al_str_startswith(m->location, "oci:")) {
+		if ((rc = pool_layout(p, m->location + 4, &layout)) < 0)
+			return rc;
+		return al_cosign_source_store(src, layout, base);
+	}
+	if (m != NULL && al_str_startswith(m->location, "docker://"))
+		where = al_sprintf("%s%s", m->location + 9,
+		                   base + strlen(m->prefix));
+	else if (m != NULL)
+		return al_error_set(AL_EUNSUPPORTED,
+		                    "source location '%s' for '%s'",
+		                    m->location, base);
+	else
+		where = al_strdup(base);
+	if (where == NULL)
+		return al_error_set(AL_ENOMEM, "out of memory");
+	rc = al_ref_parse(&r, where);
+	free(where);
+	if (rc < 0)
+		return rc;
+	if ((rc = carry_conn_for(conn, r.registry,
+	                         host_insecure(opts, r.registry),
+	                         &opts->registry)) == 0) {
+		*repo_out = r.repository;
+		r.repository = NULL;
+		rc = al_cosign_source_registry(src, conn->reg, *repo_out);
+	}
+	al_ref_clear(&r);
 	return rc;
 }
 

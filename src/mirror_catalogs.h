@@ -19,7 +19,7 @@ int al_mirror__catalogs(al_store *s, const al_imageset *cfg,
 /* Free res->catalogs. */
 void al_mirror__catalogs_clear(al_mirror_result *res);
 /* Roots for al_mirror_check: every recorded catalog (rebuilt and source
- * manifests) and every image it names by digest; froms own the messages. */
+ * manifests) and every image it names by digest, appended to roots. */
 struct al_mirror__roots;
 int al_mirror__catalog_roots(al_store *s, struct al_mirror__roots *roots);
 
