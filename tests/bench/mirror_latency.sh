@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# mirror_latency.sh: benchmark: airlock mirror and push at --parallel 1..16 against parallel skopeo loops, through a loopback proxy that adds a WAN-like round trip to every request, in interleaved rounds.
+# mirror_latency.sh: benchmark: airlock mirror and push (and optionally an operator catalog mirror) at --parallel 1..16 against parallel skopeo loops, through a loopback proxy that adds a WAN-like round trip to every request, in interleaved rounds.
 # Not run by ctest. See tests/bench/README.md. Prints ratios measured in this run only.
 #
 # A synthetic release (tests/tools/mkrelease.py, small layers: the time is
@@ -17,6 +17,16 @@
 #                a repository prefix not used before (nothing to skip)
 #   skopeo_push  BENCH_SKOPEO_LOOPS skopeo copy loops from the release's
 #                OCI layout, each loop into a new prefix of its own
+# With BENCH_CATALOG_BUNDLES=N (default off; or "catalog" in BENCH_WHAT, 50
+# bundles), also an operator catalog (tests/tools/mkcatalog.py --bundles N
+# --images: package big, N bundles, each a bundle, an operator and 3
+# operand images of BENCH_CATALOG_IMAGE_SIZE bytes) is pushed with skopeo,
+# the catalog image too, and through the same proxy:
+#   catalog_pN   airlock mirror with mirror.operators[] (full: true, package
+#                big: every bundle) into an empty store, --parallel N
+#   skopeo_catalog  BENCH_SKOPEO_LOOPS skopeo copy loops over the same
+#                images (the catalog and every image of package big), each
+#                into an OCI layout of its own
 # Every skopeo copy has --retry-times 3: docker-registry sometimes answers
 # 500 when several loops upload the shared base layer into one repository
 # at once; each push loop also pushes into a prefix of its own.
@@ -38,6 +48,15 @@ LOOPS=${BENCH_SKOPEO_LOOPS:-6}
 ROUNDS=${BENCH_ROUNDS:-3}
 WHAT=${BENCH_WHAT:-mirror push}
 SEED=${BENCH_SEED:-latency}
+CATALOG_BUNDLES=${BENCH_CATALOG_BUNDLES:-0}
+CATALOG_IMAGE_SIZE=${BENCH_CATALOG_IMAGE_SIZE:-$LAYER_SIZE}
+if [ "$CATALOG_BUNDLES" -gt 0 ]; then
+	case " $WHAT " in *" catalog "*) ;; *) WHAT="$WHAT catalog" ;; esac
+fi
+case " $WHAT " in *" catalog "*) [ "$CATALOG_BUNDLES" -gt 0 ] || CATALOG_BUNDLES=50 ;; esac
+# the release is generated and pushed only for the release modes
+release=0
+case " $WHAT " in *" mirror "* | *" push "*) release=1 ;; esac
 
 if [ ! -x "$AIRLOCK" ]; then
 	echo "mirror_latency: AIRLOCK='$AIRLOCK' is not executable (build first or set AIRLOCK)" >&2
@@ -68,22 +87,56 @@ cleanup() {
 trap cleanup EXIT
 log() { echo "bench: $*" >&2; }
 
-log "generating $COMPONENTS components x $LAYER_SIZE bytes + shared base $BASE_SIZE bytes"
-python3 "$AL_SOURCE_DIR/tests/tools/mkrelease.py" --out "$W/release" --components "$COMPONENTS" \
-	--layer-size "$LAYER_SIZE" --base-size "$BASE_SIZE" --gzip-level 1 --seed "$SEED" >/dev/null
-total=$(du -sb "$W/release/blobs" | cut -f1)
+# layout_names LAYOUT [REGEX]: the ref names of LAYOUT's images (matching REGEX)
+layout_names() {
+	python3 -c '
+import json, re, sys
+for m in json.load(open(sys.argv[1] + "/index.json"))["manifests"]:
+    n = m["annotations"]["org.opencontainers.image.ref.name"]
+    if re.search(sys.argv[2], n):
+        print(n)' "$1" "${2:-}"
+}
 
 al_registry_start "$W/reg" || exit 3
 R=$AL_REGISTRY_ADDR
-names=$(python3 -c '
+names=
+if [ "$release" = 1 ]; then
+	log "generating $COMPONENTS components x $LAYER_SIZE bytes + shared base $BASE_SIZE bytes"
+	python3 "$AL_SOURCE_DIR/tests/tools/mkrelease.py" --out "$W/release" --components "$COMPONENTS" \
+		--layer-size "$LAYER_SIZE" --base-size "$BASE_SIZE" --gzip-level 1 --seed "$SEED" >/dev/null
+	total=$(du -sb "$W/release/blobs" | cut -f1)
+	names=$(layout_names "$W/release")
+	nimages=$(echo "$names" | wc -l)
+	log "pushing $nimages images to $R with skopeo (no latency)"
+	for n in $names; do
+		"${SKOPEO[@]}" copy -q --dest-tls-verify=false "oci:$W/release:$n" "docker://$R/${n#*/}"
+	done
+fi
+cnames=
+case " $WHAT " in *" catalog "*)
+	log "generating a catalog of $CATALOG_BUNDLES bundles (images of $CATALOG_IMAGE_SIZE bytes)"
+	python3 "$AL_SOURCE_DIR/tests/tools/mkcatalog.py" "$W/catalog" quay.io/example/big-catalog:v1 \
+		--bundles "$CATALOG_BUNDLES" --images --image-size "$CATALOG_IMAGE_SIZE" >/dev/null
+	# what the mirror selects: the catalog and every image of package big
+	cnames=$(layout_names "$W/catalog" '^quay\.io/example/big-')
+	cimages=$(echo "$cnames" | wc -l)
+	ctotal=$(python3 -c '
 import json, sys
-for m in json.load(open(sys.argv[1] + "/index.json"))["manifests"]:
-    print(m["annotations"]["org.opencontainers.image.ref.name"])' "$W/release")
-nimages=$(echo "$names" | wc -l)
-log "pushing $nimages images to $R with skopeo (no latency)"
-for n in $names; do
-	"${SKOPEO[@]}" copy -q --dest-tls-verify=false "oci:$W/release:$n" "docker://$R/${n#*/}"
-done
+d = sys.argv[1]
+seen = set()
+for m in json.load(open(d + "/index.json"))["manifests"]:
+    if not m["annotations"]["org.opencontainers.image.ref.name"].startswith("quay.io/example/big-"):
+        continue
+    man = json.load(open(d + "/blobs/sha256/" + m["digest"][7:]))
+    for x in [m, man["config"]] + man["layers"]:
+        seen.add((x["digest"], x["size"]))
+print(sum(s for _, s in seen))' "$W/catalog")
+	log "pushing $cimages images (the catalog and package big) to $R with skopeo (no latency)"
+	for n in $cnames; do
+		"${SKOPEO[@]}" copy -q --dest-tls-verify=false "oci:$W/catalog:$n" "docker://$R/${n#*/}"
+	done
+	;;
+esac
 
 python3 "$AL_SOURCE_DIR/tests/tools/tcpfault.py" --upstream "$R" --port-file "$W/proxy.port" \
 	--latency-ms "$LATENCY_MS" &
@@ -109,19 +162,42 @@ YAML
 imageset "$P" >"$W/imageset.yaml"
 imageset "$R" >"$W/imageset-direct.yaml"
 # the store push_pN pushes from, mirrored once without latency
-"$AIRLOCK" mirror -q --allow-unsigned --config "$W/imageset-direct.yaml" --store "$W/src-store" \
-	--tls-verify=false
+case " $WHAT " in *" push "*)
+	"$AIRLOCK" mirror -q --allow-unsigned --config "$W/imageset-direct.yaml" --store "$W/src-store" \
+		--tls-verify=false ;;
+esac
+cat >"$W/catalog.yaml" <<YAML
+kind: ImageSetConfiguration
+apiVersion: mirror.openshift.io/v2alpha1
+mirror:
+  operators:
+  - catalog: docker://quay.io/example/big-catalog:v1
+    full: true
+    packages:
+    - name: big
+airlock:
+  sources:
+  - prefix: quay.io/example
+    location: docker://$P/example
+YAML
 
 # skopeo loop scripts: loop i copies every LOOPS-th image
 mkdir -p "$W/loops"
 i=0
-for ((p = 0; p < LOOPS; p++)); do : >"$W/loops/mirror-$p.sh"; : >"$W/loops/push-$p.sh"; done
+for ((p = 0; p < LOOPS; p++)); do : >"$W/loops/mirror-$p.sh"; : >"$W/loops/push-$p.sh"; : >"$W/loops/catalog-$p.sh"; done
 for n in $names; do
 	p=$((i % LOOPS))
 	printf '%q ' "${SKOPEO[@]}" copy -q --retry-times 3 --src-tls-verify=false "docker://$P/${n#*/}" >>"$W/loops/mirror-$p.sh"
 	echo "\"oci:\$1:$n\" || exit 1" >>"$W/loops/mirror-$p.sh"
 	printf '%q ' "${SKOPEO[@]}" copy -q --retry-times 3 --dest-tls-verify=false "oci:$W/release:$n" >>"$W/loops/push-$p.sh"
 	echo "\"docker://$P/\$1/${n#*/}\" || exit 1" >>"$W/loops/push-$p.sh"
+	i=$((i + 1))
+done
+i=0
+for n in $cnames; do
+	p=$((i % LOOPS))
+	printf '%q ' "${SKOPEO[@]}" copy -q --retry-times 3 --src-tls-verify=false "docker://$P/${n#*/}" >>"$W/loops/catalog-$p.sh"
+	echo "\"oci:\$1:$n\" || exit 1" >>"$W/loops/catalog-$p.sh"
 	i=$((i + 1))
 done
 
@@ -141,6 +217,9 @@ for N in $PARALLELS; do
 	eval "prep_push_p$N() { fresh_prefix push_p$N; }"
 	eval "run_push_p$N() { \"\$AIRLOCK\" push -q --store \"\$W/src-store\" --tls-verify=false \
 		--parallel $N \"docker://\$P/\$(cat \"\$W/prefix.push_p$N\")\"; }"
+	eval "prep_catalog_p$N() { rm -rf \"\$W/store-c\"; }"
+	eval "run_catalog_p$N() { \"\$AIRLOCK\" mirror -q --config \"\$W/catalog.yaml\" \
+		--store \"\$W/store-c\" --tls-verify=false --parallel $N; }"
 done
 prep_skopeo_mirror() { rm -rf "$W"/skopeo-m-*; }
 # side_by_side KIND ARG: the LOOPS loop scripts of KIND at once; fails when one does
@@ -156,6 +235,8 @@ side_by_side() {
 run_skopeo_mirror() { side_by_side mirror "$W/skopeo-m" each; }
 prep_skopeo_push() { fresh_prefix skopeo_push; }
 run_skopeo_push() { side_by_side push "$(cat "$W/prefix.skopeo_push")" each; }
+prep_skopeo_catalog() { rm -rf "$W"/skopeo-c-*; }
+run_skopeo_catalog() { side_by_side catalog "$W/skopeo-c" each; }
 for w in $WHAT; do
 	for N in $PARALLELS; do modes+=("${w}_p$N"); done
 	modes+=("skopeo_$w")
@@ -168,13 +249,35 @@ case " $WHAT " in *" mirror "*)
 	"$AIRLOCK" check --store "$W/store-m" >"$W/check.out" ||
 		{ log "airlock check of the last mirror failed"; tail -n 5 "$W/check.out" >&2; exit 3; } ;;
 esac
+case " $WHAT " in *" catalog "*)
+	"$AIRLOCK" check --store "$W/store-c" >"$W/check-c.out" ||
+		{ log "airlock check of the last catalog mirror failed"; tail -n 5 "$W/check-c.out" >&2; exit 3; }
+	# every bundle selected, every image of the catalog in the store
+	python3 - "$W/store-c" "$CATALOG_BUNDLES" "$cimages" <<'PY' || { log "the last catalog mirror is incomplete"; exit 3; }
+import json, sys
+s, n, want = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
+cats = json.load(open(s + "/airlock/releases.json"))["catalogs"]
+names = {m["digest"] for m in json.load(open(s + "/index.json"))["manifests"]}
+assert len(cats) == 1 and cats[0]["bundles"] == n, [(c["name"], c["bundles"]) for c in cats]
+assert len(cats[0]["images"]) + 1 == want, (len(cats[0]["images"]), want)
+assert all(i.split("@")[1] in names for i in cats[0]["images"])
+PY
+	;;
+esac
 
-echo "images: $nimages, blobs: $((total / 1024)) KiB, latency $LATENCY_MS ms per request and per connection, $LOOPS skopeo loops, $ROUNDS rounds, load $(bench_load)"
+if [ "$release" = 1 ]; then
+	echo "images: $nimages, blobs: $((total / 1024)) KiB, latency $LATENCY_MS ms per request and per connection, $LOOPS skopeo loops, $ROUNDS rounds, load $(bench_load)"
+fi
+case " $WHAT " in *" catalog "*)
+	echo "catalog: $CATALOG_BUNDLES bundles, $cimages images (with the catalog), blobs: $((ctotal / 1024)) KiB, latency $LATENCY_MS ms per request and per connection, $LOOPS skopeo loops, $ROUNDS rounds, load $(bench_load)" ;;
+esac
 median() { python3 -c 'import statistics, sys; print("%.2f" % statistics.median(float(l.split()[0]) for l in open(sys.argv[1]) if l.strip()))' "$1"; }
 for w in $WHAT; do
+	label=$w
+	[ "$w" != catalog ] || label="catalog mirror"
 	for N in $PARALLELS; do
-		bench_ratio "$w --parallel $N vs $LOOPS skopeo loops (median $(median "$W/bench/times/${w}_p$N") s)" "${w}_p$N" "skopeo_$w"
+		bench_ratio "$label --parallel $N vs $LOOPS skopeo loops (median $(median "$W/bench/times/${w}_p$N") s)" "${w}_p$N" "skopeo_$w"
 	done
 	best=$(for N in $PARALLELS; do echo "$(median "$W/bench/times/${w}_p$N") $N"; done | sort -n | head -n 1)
-	echo "$w: fastest --parallel ${best#* } (median ${best%% *} s); $LOOPS skopeo loops median $(median "$W/bench/times/skopeo_$w") s"
+	echo "$label: fastest --parallel ${best#* } (median ${best%% *} s); $LOOPS skopeo loops median $(median "$W/bench/times/skopeo_$w") s"
 done

@@ -403,11 +403,13 @@ def main(argv):
     if os.path.exists(ip):
         with open(ip) as f:
             index = json.load(f)
+    # drop the entries this run tags again (one pass: the layout may hold
+    # tens of thousands of images), then append the new ones, sorted
+    replaced = set(IMAGES["entries"]) | {name}
     index["manifests"] = [m for m in index.get("manifests", [])
-                          if m.get("annotations", {}).get("org.opencontainers.image.ref.name") != name]
+                          if m.get("annotations", {}).get("org.opencontainers.image.ref.name")
+                          not in replaced]
     for ref, (d, size) in sorted(IMAGES["entries"].items()):
-        index["manifests"] = [m for m in index["manifests"]
-                              if m.get("annotations", {}).get("org.opencontainers.image.ref.name") != ref]
         index["manifests"].append({"mediaType": OCI_MANIFEST, "digest": d, "size": size,
                                    "annotations": {"org.opencontainers.image.ref.name": ref}})
     index["manifests"].append({"mediaType": manifest["mediaType"], "digest": md,

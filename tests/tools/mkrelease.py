@@ -6,7 +6,8 @@ The output directory holds oci-layout, index.json and blobs/sha256/...: one
 release image (<prefix>/release:<version>-x86_64) whose last layer carries
 release-manifests/ (image-references, release-metadata and the manifests), and
 N component images (<prefix>/ocp-v4.0-art-dev@sha256:...) each with a shared
-base layer and one unique layer of pseudo-random (incompressible) data.
+base layer and one unique layer of pseudo-random (incompressible) data
+(--layers K: K unique layers, for benchmarks counting blobs).
 
 Everything is a pure function of the options: tar entries sorted, mtime 0,
 uid/gid 0, gzip header mtime 0 and no file name, JSON with sorted keys.
@@ -187,6 +188,8 @@ def main(argv):
     ap.add_argument("--components", type=int, default=5)
     ap.add_argument("--layer-size", type=int, default=4096,
                     help="bytes of unique data per component layer")
+    ap.add_argument("--layers", type=int, default=1,
+                    help="unique layers per component (each --layer-size bytes)")
     ap.add_argument("--base-size", type=int, default=8192,
                     help="bytes of the base layer shared by every image")
     ap.add_argument("--manifests", help="directory copied into release-manifests/")
@@ -200,8 +203,8 @@ def main(argv):
                     help="replace --out if it exists")
     a = ap.parse_args(argv)
 
-    if a.components < 1 or a.layer_size < 0 or a.base_size < 0:
-        ap.error("--components must be >= 1 and sizes >= 0")
+    if a.components < 1 or a.layers < 1 or a.layer_size < 0 or a.base_size < 0:
+        ap.error("--components and --layers must be >= 1 and sizes >= 0")
     if os.path.exists(a.out):
         if not a.force and os.listdir(a.out):
             ap.error("'%s' exists and is not empty (use --force)" % a.out)
@@ -227,13 +230,20 @@ def main(argv):
         repo = prefix + "/ocp-v4.0-art-dev"
         if a.multi_repo and i >= max(1, len(names) - 2):
             repo = prefix + "/other"
-        uniq = img.layer([
-            ("usr", None),
-            ("usr/bin", None),
-            ("usr/bin/" + comp,
-             pseudo_random("%s/%s/%d" % (a.seed, comp, i), a.layer_size)),
-        ])
-        digest, size = img.image([base, uniq], {
+        layers = [base]
+        for k in range(a.layers):
+            # the first layer's name and content are those of the
+            # one-layer form, so --layers 1 writes the same bytes as before
+            name = comp if k == 0 else "%s.%d" % (comp, k)
+            seed = "%s/%s/%d" % (a.seed, comp, i)
+            if k:
+                seed += "/%d" % k
+            layers.append(img.layer([
+                ("usr", None),
+                ("usr/bin", None),
+                ("usr/bin/" + name, pseudo_random(seed, a.layer_size)),
+            ]))
+        digest, size = img.image(layers, {
             "io.openshift.build.commit.id":
                 hashlib.sha1(("%s/%s" % (a.seed, comp)).encode()).hexdigest(),
             "io.openshift.release.operator": "true",
