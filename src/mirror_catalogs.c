@@ -141,24 +141,22 @@ static void split_target(const char *name, char **repo, char **tag)
 	al_ref_clear(&r);
 }
 
-/* Rebuild, name and record one catalog whose images all arrived. */
+/* Name and record one catalog whose images all arrived; its rebuilt
+ * image (sel->rebuilt) was written before they were fetched. */
 static int finish_one(al_store *s, const al_transfer_opts *to,
                       al_catalog_selection *sel, al_mirror_catalog *c)
 {
 	al_store_catalog rec;
-	al_descriptor d;
 	char *tag = NULL;
 	int rc;
 
-	memset(&d, 0, sizeof(d));
 	memset(&rec, 0, sizeof(rec));
-	if ((rc = al_catalog_rebuild(s, &c->source_digest, to->platform,
-	                             sel->filtered, c->target_name, &d)) < 0)
-		return al_error_wrap(rc, "rebuilding catalog '%s'",
+	if ((rc = al_store_tag(s, c->target_name, &sel->rebuilt)) < 0)
+		return al_error_wrap(rc, "naming catalog '%s'",
 		                     c->source_name);
-	c->digest = d.digest;
+	c->digest = sel->rebuilt.digest;
 	rec.name = c->target_name;
-	rec.digest = d.digest;
+	rec.digest = sel->rebuilt.digest;
 	rec.has_digest = 1;
 	rec.source = c->source;
 	rec.source_name = c->source_name;
@@ -179,7 +177,6 @@ static int finish_one(al_store *s, const al_transfer_opts *to,
 	free(rec.target_repo);
 	free(tag);
 	free(rec.mirrored);
-	al_descriptor_clear(&d);
 	return rc;
 }
 
@@ -237,7 +234,7 @@ int al_mirror__catalogs(al_store *s, const al_imageset *cfg,
 	al_log_info("operators: fetching %zu catalog images", n);
 	al_transfer_run(t, &res->report.stats);
 
-	/* 2. read and filter each; its images join one transfer */
+	/* 2. read, filter and rebuild each; its images join one transfer */
 	for (i = 0; i < n; i++) {
 		al_mirror_catalog *c = &res->catalogs[i];
 		char msg[2048];
@@ -271,6 +268,26 @@ int al_mirror__catalogs(al_store *s, const al_imageset *cfg,
 		al_log_info("catalog '%s': %zu packages, %zu bundles, %zu "
 		            "images selected",
 		            c->source_name, c->packages, c->bundles, c->images);
+		/* The rebuilt image is written now, unnamed, and the selection's
+		 * tree freed: a catalog of thousands of bundles is not held
+		 * while its images transfer (docs/performance.md). It is named
+		 * only once every image arrived (step 3); unnamed, its blobs are
+		 * what `check --gc` removes. */
+		st = al_catalog_rebuild(s, &c->source_digest, to->platform,
+		                        sel[i]->filtered, NULL, &sel[i]->rebuilt);
+		if (st < 0) {
+			al_error_wrap(st, "rebuilding catalog '%s'",
+			              c->source_name);
+			snprintf(msg, sizeof(msg), "%s:%zu: %s",
+			         cfg->path != NULL ? cfg->path : "",
+			         ops[i].line, al_error_message());
+			cat_fail(res, c, st, msg);
+			al_catalog_selection_free(sel[i]);
+			sel[i] = NULL;
+			continue;
+		}
+		al_catalog_free(sel[i]->filtered);
+		sel[i]->filtered = NULL;
 	}
 	if ((r2 = uimg_build(&u, sel, n)) < 0)
 		goto out;
@@ -289,7 +306,7 @@ int al_mirror__catalogs(al_store *s, const al_imageset *cfg,
 		al_transfer_run(t, &res->report.stats);
 	}
 
-	/* 3. a catalog whose images all arrived is rebuilt, named and
+	/* 3. a catalog whose images all arrived is named and
 	 * recorded; one with a failed image is not named (as a release) */
 	for (i = 0; i < n; i++) {
 		al_mirror_catalog *c = &res->catalogs[i];
