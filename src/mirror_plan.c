@@ -851,6 +851,11 @@ int al_mirror__plan_before(al_store *store, al_mirror_lifecycle *lc,
 	            "free",
 	            tot.images, (unsigned long long)lc->need,
 	            (unsigned long long)lc->free);
+	/* The run reads nothing of the plan again (its figures are in lc):
+	 * freed before the transfer, which then does not hold two records
+	 * of every image (docs/performance.md, "Mirror at scale"). */
+	al_plan_free(lc->plan);
+	lc->plan = NULL;
 	rc = 0;
 out:
 	free(pl.first_error);

@@ -108,7 +108,11 @@ typedef struct al_mirror_lifecycle {
 	const char *to;
 
 	/* out */
-	al_plan *plan; /* what was resolved (NULL when not planned) */
+	/* what was resolved: kept for a dry run and for a run refused
+	 * before its transfer (no image resolved, not enough space); NULL
+	 * when not planned, and after a plan the run went on from (freed
+	 * before the transfer) */
+	al_plan *plan;
 	char *dir;     /* where mapping.txt and missing.txt went */
 	uint64_t free; /* bytes free on the store's file system */
 	uint64_t need; /* bytes still to transfer when it was checked */

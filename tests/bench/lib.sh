@@ -14,6 +14,9 @@
 #   bench_ratio LABEL S P...  "LABEL: S / fastest of P... = median [min-max] over N rounds"
 #   bench_rss M               the largest peak RSS of mode M, in MiB
 #   bench_load                the load average, for the report header
+#   bench_catalog_imageset L  an ImageSetConfiguration mirroring every bundle
+#                             of mkcatalog.py's package big, quay.io/example
+#                             read from location L (airlock.sources)
 # Needs GNU time (/usr/bin/time, Debian package 'time') and python3.
 
 bench_init() {
@@ -83,4 +86,21 @@ PY
 
 bench_rss() {
 	awk 'BEGIN {m = 0} {if ($2 > m) m = $2} END {printf "%.1f", m / 1024}' "$BENCH_W/times/$1"
+}
+
+bench_catalog_imageset() {
+	cat <<YAML
+kind: ImageSetConfiguration
+apiVersion: mirror.openshift.io/v2alpha1
+mirror:
+  operators:
+  - catalog: docker://quay.io/example/big-catalog:v1
+    full: true
+    packages:
+    - name: big
+airlock:
+  sources:
+  - prefix: quay.io/example
+    location: "$1"
+YAML
 }

@@ -166,20 +166,7 @@ case " $WHAT " in *" push "*)
 	"$AIRLOCK" mirror -q --allow-unsigned --config "$W/imageset-direct.yaml" --store "$W/src-store" \
 		--tls-verify=false ;;
 esac
-cat >"$W/catalog.yaml" <<YAML
-kind: ImageSetConfiguration
-apiVersion: mirror.openshift.io/v2alpha1
-mirror:
-  operators:
-  - catalog: docker://quay.io/example/big-catalog:v1
-    full: true
-    packages:
-    - name: big
-airlock:
-  sources:
-  - prefix: quay.io/example
-    location: docker://$P/example
-YAML
+bench_catalog_imageset "docker://$P/example" >"$W/catalog.yaml"
 
 # skopeo loop scripts: loop i copies every LOOPS-th image
 mkdir -p "$W/loops"

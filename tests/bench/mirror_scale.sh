@@ -64,20 +64,7 @@ for n in $CATALOGS; do
 	log "generating a catalog of $n bundles (about $((5 * n)) images)"
 	python3 "$AL_SOURCE_DIR/tests/tools/mkcatalog.py" "$W/cat-$n/layout" quay.io/example/big-catalog:v1 \
 		--bundles "$n" --images >/dev/null
-	cat >"$W/cat-$n/imageset.yaml" <<YAML
-kind: ImageSetConfiguration
-apiVersion: mirror.openshift.io/v2alpha1
-mirror:
-  operators:
-  - catalog: docker://quay.io/example/big-catalog:v1
-    full: true
-    packages:
-    - name: big
-airlock:
-  sources:
-  - prefix: quay.io/example
-    location: "oci:layout"
-YAML
+	bench_catalog_imageset "oci:layout" >"$W/cat-$n/imageset.yaml"
 	eval "prep_c$n() { rm -rf \"\$W/cstore-$n\"; }"
 	eval "run_c$n() { \"\$AIRLOCK\" mirror -q --parallel \"\$PARALLEL\" --config \"\$W/cat-$n/imageset.yaml\" --store \"\$W/cstore-$n\"; }"
 	modes+=("c$n")
