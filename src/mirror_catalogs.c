@@ -152,8 +152,7 @@ static int finish_one(al_store *s, const al_transfer_opts *to,
 
 	memset(&rec, 0, sizeof(rec));
 	if ((rc = al_store_tag(s, c->target_name, &sel->rebuilt)) < 0)
-		return al_error_wrap(rc, "naming catalog '%s'",
-		                     c->source_name);
+		return al_error_wrap(rc, "naming catalog '%s'", c->source_name);
 	c->digest = sel->rebuilt.digest;
 	rec.name = c->target_name;
 	rec.digest = sel->rebuilt.digest;
@@ -268,13 +267,14 @@ int al_mirror__catalogs(al_store *s, const al_imageset *cfg,
 		al_log_info("catalog '%s': %zu packages, %zu bundles, %zu "
 		            "images selected",
 		            c->source_name, c->packages, c->bundles, c->images);
-		/* The rebuilt image is written now, unnamed, and the selection's
-		 * tree freed: a catalog of thousands of bundles is not held
-		 * while its images transfer (docs/performance.md). It is named
-		 * only once every image arrived (step 3); unnamed, its blobs are
-		 * what `check --gc` removes. */
+		/* The rebuilt image is written now, unnamed, and the
+		 * selection's tree freed: a catalog of thousands of bundles is
+		 * not held while its images transfer (docs/performance.md). It
+		 * is named only once every image arrived (step 3); unnamed, its
+		 * blobs are what `check --gc` removes. */
 		st = al_catalog_rebuild(s, &c->source_digest, to->platform,
-		                        sel[i]->filtered, NULL, &sel[i]->rebuilt);
+		                        sel[i]->filtered, NULL,
+		                        &sel[i]->rebuilt);
 		if (st < 0) {
 			al_error_wrap(st, "rebuilding catalog '%s'",
 			              c->source_name);
