@@ -32,6 +32,18 @@ static void cat_fail(al_mirror_result *res, al_mirror_catalog *c, int st,
 	al_mirror__report_errorf(&res->report, "%s", msg);
 }
 
+/* cat_fail with the error just set, named "FILE:LINE: ..." after op. */
+static void cat_fail_at(al_mirror_result *res, al_mirror_catalog *c, int st,
+                        const al_imageset *cfg, const al_imageset_operator *op)
+{
+	char msg[2048];
+
+	snprintf(msg, sizeof(msg), "%s:%zu: %s",
+	         cfg->path != NULL ? cfg->path : "", op->line,
+	         al_error_message());
+	cat_fail(res, c, st, msg);
+}
+
 void al_mirror__catalogs_clear(al_mirror_result *res)
 {
 	size_t i;
@@ -236,7 +248,6 @@ int al_mirror__catalogs(al_store *s, const al_imageset *cfg,
 	/* 2. read, filter and rebuild each; its images join one transfer */
 	for (i = 0; i < n; i++) {
 		al_mirror_catalog *c = &res->catalogs[i];
-		char msg[2048];
 		const char *m = NULL;
 		int st = 0;
 
@@ -250,10 +261,7 @@ int al_mirror__catalogs(al_store *s, const al_imageset *cfg,
 		else
 			al_error_set(st, "%s", m != NULL ? m : "");
 		if (st < 0) {
-			snprintf(msg, sizeof(msg), "%s:%zu: %s",
-			         cfg->path != NULL ? cfg->path : "",
-			         ops[i].line, al_error_message());
-			cat_fail(res, c, st, msg);
+			cat_fail_at(res, c, st, cfg, &ops[i]);
 			continue;
 		}
 		c->packages = al_catalog_package_count(sel[i]->filtered);
@@ -278,10 +286,7 @@ int al_mirror__catalogs(al_store *s, const al_imageset *cfg,
 		if (st < 0) {
 			al_error_wrap(st, "rebuilding catalog '%s'",
 			              c->source_name);
-			snprintf(msg, sizeof(msg), "%s:%zu: %s",
-			         cfg->path != NULL ? cfg->path : "",
-			         ops[i].line, al_error_message());
-			cat_fail(res, c, st, msg);
+			cat_fail_at(res, c, st, cfg, &ops[i]);
 			al_catalog_selection_free(sel[i]);
 			sel[i] = NULL;
 			continue;
@@ -344,10 +349,7 @@ int al_mirror__catalogs(al_store *s, const al_imageset *cfg,
 			         c->target_name);
 			al_mirror__report_errorf(&res->report, "%s", msg);
 		} else if ((r2 = finish_one(s, to, sel[i], c)) < 0) {
-			snprintf(msg, sizeof(msg), "%s:%zu: %s",
-			         cfg->path != NULL ? cfg->path : "",
-			         ops[i].line, al_error_message());
-			cat_fail(res, c, r2, msg);
+			cat_fail_at(res, c, r2, cfg, &ops[i]);
 		} else {
 			char ds[AL_DIGEST_STRMAX];
 
