@@ -1078,22 +1078,36 @@ int al_catalog_images(const al_catalog *c, char ***out, size_t *nout)
 
 /* ---- rendering -------------------------------------------------------- */
 
-static int dump_obj(al_buf *out, const json_t *o)
-{
-	char *s = json_dumps(o, JSON_INDENT(4) | JSON_PRESERVE_ORDER);
+/* Where the rendered text goes, and the first error a sink returned. */
+struct render {
+	al_catalog_sink fn;
+	void *ud;
 	int rc;
+};
 
-	if (s == NULL)
-		return al_error_set(AL_ENOMEM, "out of memory");
-	rc = al_buf_puts(out, s);
-	if (rc == 0)
-		rc = al_buf_puts(out, "\n");
-	free(s);
-	return rc;
+static int render_cb(const char *buf, size_t size, void *data)
+{
+	struct render *r = data;
+
+	if ((r->rc = r->fn(r->ud, buf, size)) < 0)
+		return -1;
+	return 0;
 }
 
-int al_catalog_render_package(const al_catalog *c, size_t i, al_buf *out)
+/* One object as declcfg.WriteJSON writes it: indented 4, then "\n". */
+static int dump_obj(struct render *r, const json_t *o)
 {
+	if (json_dump_callback(o, render_cb, r,
+	                       JSON_INDENT(4) | JSON_PRESERVE_ORDER) < 0)
+		return r->rc < 0 ? r->rc
+		                 : al_error_set(AL_ENOMEM, "out of memory");
+	return r->fn(r->ud, "\n", 1);
+}
+
+int al_catalog_render_package_to(const al_catalog *c, size_t i,
+                                 al_catalog_sink fn, void *ud)
+{
+	struct render r = {fn, ud, 0};
 	const struct cat_package *p;
 	json_t *o;
 	size_t j;
@@ -1102,38 +1116,55 @@ int al_catalog_render_package(const al_catalog *c, size_t i, al_buf *out)
 	if (i >= c->npackages)
 		return al_error_set(AL_EINVAL, "no package %zu", i);
 	p = &c->packages[i];
-	if ((rc = dump_obj(out, p->obj)) < 0)
+	if ((rc = dump_obj(&r, p->obj)) < 0)
 		return rc;
 	for (j = 0; j < p->nchannels; j++) {
-		if ((rc = dump_obj(out, p->channels[j].obj)) < 0)
+		if ((rc = dump_obj(&r, p->channels[j].obj)) < 0)
 			return rc;
 	}
 	for (j = 0; j < p->nbundles; j++) {
-		if ((rc = dump_obj(out, p->bundles[j].obj)) < 0)
+		if ((rc = dump_obj(&r, p->bundles[j].obj)) < 0)
 			return rc;
 	}
 	json_array_foreach(p->others, j, o)
 	{
-		if ((rc = dump_obj(out, o)) < 0)
+		if ((rc = dump_obj(&r, o)) < 0)
 			return rc;
 	}
 	if (p->deprecations != NULL)
-		return dump_obj(out, p->deprecations);
+		return dump_obj(&r, p->deprecations);
 	return 0;
 }
 
-int al_catalog_render_global(const al_catalog *c, al_buf *out)
+int al_catalog_render_global_to(const al_catalog *c, al_catalog_sink fn,
+                                void *ud)
 {
+	struct render r = {fn, ud, 0};
 	json_t *o;
 	size_t j;
 	int rc;
 
 	json_array_foreach(c->global, j, o)
 	{
-		if ((rc = dump_obj(out, o)) < 0)
+		if ((rc = dump_obj(&r, o)) < 0)
 			return rc;
 	}
 	return json_array_size(c->global) > 0 ? 1 : 0;
+}
+
+static int buf_sink(void *ud, const char *p, size_t n)
+{
+	return al_buf_append(ud, p, n);
+}
+
+int al_catalog_render_package(const al_catalog *c, size_t i, al_buf *out)
+{
+	return al_catalog_render_package_to(c, i, buf_sink, out);
+}
+
+int al_catalog_render_global(const al_catalog *c, al_buf *out)
+{
+	return al_catalog_render_global_to(c, buf_sink, out);
 }
 
 static int write_one(const char *dir, const char *name, const al_buf *b)

@@ -166,6 +166,18 @@ AL_EXPORT int al_catalog_render_package(const al_catalog *c, size_t i,
                                         al_buf *out);
 /* 1 if there are objects without a package (and appends them). */
 AL_EXPORT int al_catalog_render_global(const al_catalog *c, al_buf *out);
+/*
+ * The same, as a stream: fn receives the rendered bytes in pieces (each
+ * object's text, then its newline), in order, and returns 0 or a
+ * negative AL_E* code, which stops the rendering and is returned.
+ * al_catalog_render_global_to returns 1 when it wrote objects, 0 when
+ * there are none. Memory: one object's text at a time.
+ */
+typedef int (*al_catalog_sink)(void *ud, const char *p, size_t n);
+AL_EXPORT int al_catalog_render_package_to(const al_catalog *c, size_t i,
+                                           al_catalog_sink fn, void *ud);
+AL_EXPORT int al_catalog_render_global_to(const al_catalog *c,
+                                          al_catalog_sink fn, void *ud);
 /* Write DIR/<package>/catalog.json for each package (declcfg.WriteFS
  * layout), created with parents, each file written atomically. */
 AL_EXPORT int al_catalog_write_dir(const al_catalog *c, const char *dir);

@@ -41,12 +41,17 @@ Packages (versions, channels and edges are what the tests assert on):
   --opaque makes the third layer an opaque whiteout of configs/ (only its
   own gamma stays); --symlink adds configs/link -> alpha/catalog.json.
 
+  --bundle-objects FILE gives every bundle of package big the
+  olm.bundle.object properties (the bundle's manifests, base64) of the first
+  bundle in FILE, a real catalog.json (tests/data/catalogs/): the size a
+  bundle has in Red Hat's operator index, for memory benchmarks.
+
   --index tags an OCI image index of two platform images (linux/amd64,
   linux/arm64: same layers, own configs) plus an attestation entry
   (platform unknown/unknown), as multi-arch catalogs are published.
 
 Usage: mkcatalog.py LAYOUT NAME [--bundles N] [--sqlite] [--docker] [--update] [--images]
-                    [--opaque] [--symlink] [--index]
+                    [--opaque] [--symlink] [--index] [--bundle-objects FILE]
   LAYOUT  an OCI image layout directory (created if missing)
   NAME    the org.opencontainers.image.ref.name to tag
   --sqlite  write a pre-4.11 SQLite-style catalog (database label) instead
@@ -212,7 +217,7 @@ def stale():
     ]
 
 
-def big(n):
+def big(n, extra_props=()):
     objs = [{"schema": "olm.package", "name": "big", "defaultChannel": "stable"}]
     entries, bundles, prev = [], [], []
     for i in range(n):
@@ -230,7 +235,8 @@ def big(n):
         rel = [{"name": "operand-%d" % k,
                 "image": image_ref("quay.io/example/big-operand-%d" % k, name + str(k))}
                for k in range(3)]
-        bundles.append(bundle("big", ver, [gvk("v1", "Big")], related=rel))
+        bundles.append(bundle("big", ver, [gvk("v1", "Big")] + list(extra_props),
+                              related=rel))
         prev.append(name)
     # an entry skipped by a later one must not also be replaced by it
     for e in entries:
@@ -239,6 +245,25 @@ def big(n):
     objs.append({"schema": "olm.channel", "package": "big", "name": "stable",
                  "entries": entries})
     return objs + bundles
+
+
+def real_bundle_objects(path):
+    """The olm.bundle.object properties of the first bundle of an FBC JSON
+    stream (several objects a file, as opm render writes it)."""
+    with open(path) as f:
+        text = f.read()
+    dec, i = json.JSONDecoder(), 0
+    while i < len(text):
+        while i < len(text) and text[i].isspace():
+            i += 1
+        if i == len(text):
+            break
+        o, i = dec.raw_decode(text, i)
+        if o.get("schema") == "olm.bundle":
+            props = [p for p in o.get("properties", []) if p.get("type") == "olm.bundle.object"]
+            if props:
+                return props
+    raise SystemExit("mkcatalog: no bundle with olm.bundle.object properties in " + path)
 
 
 def json_stream(objs):
@@ -299,7 +324,8 @@ def put_blob(layout, data):
 
 
 def main(argv):
-    args = [a for a in argv[1:] if not a.startswith("--")]
+    args = [a for i, a in enumerate(argv[1:], 1)
+            if not a.startswith("--") and argv[i - 1] != "--bundle-objects"]
     if len(args) < 2:
         sys.stderr.write(__doc__)
         return 2
@@ -338,7 +364,10 @@ def main(argv):
         pk = [("alpha", json_stream(alpha())), ("beta", json_stream(beta())),
               ("stale", json_stream(stale()))]
         if nbig:
-            pk.append(("big", json_stream(big(nbig))))
+            extra = ()
+            if "--bundle-objects" in argv:
+                extra = real_bundle_objects(argv[argv.index("--bundle-objects") + 1])
+            pk.append(("big", json_stream(big(nbig, extra))))
         for p, data in pk:
             l2 += [("configs/" + p, None), ("configs/%s/catalog.json" % p, data)]
         l2 += [("configs/gamma", None), ("configs/gamma/catalog.yaml", yaml_docs(gamma(1)))]
