@@ -80,7 +80,47 @@ void al_catalog_free(al_catalog *c)
 	json_decref(c->raw_others);
 	json_decref(c->global);
 	json_decref(c->unresolved_list);
+	cat_spool_unref(c->spool);
 	free(c);
+}
+
+void cat_use_spool(al_catalog *c, struct cat_spool *sp)
+{
+	cat_spool_unref(c->spool);
+	c->spool = cat_spool_ref(sp);
+}
+
+/* Property types whose values are opaque here and large in real catalogs
+ * (a bundle's manifests, base64; its CSV's description and icon). */
+static int bulky_type(const char *t)
+{
+	return t != NULL && (strcmp(t, "olm.bundle.object") == 0 ||
+	                     strcmp(t, "olm.csv.metadata") == 0);
+}
+
+/* Move the bulky property values of a just-read bundle to the spool. */
+static int spill_bulky(al_catalog *c, json_t *obj)
+{
+	const char *schema = al_json_str(obj, "schema");
+	json_t *props, *pr;
+	size_t i;
+	int rc;
+
+	if (c->spool == NULL || schema == NULL || strcmp(schema, S_BUNDLE) != 0)
+		return 0;
+	props = json_object_get(obj, "properties");
+	json_array_foreach(props, i, pr)
+	{
+		json_t *v = json_object_get(pr, "value"), *ph;
+
+		if (v == NULL || !bulky_type(al_json_str(pr, "type")))
+			continue;
+		if ((rc = cat_spool_spill(c->spool, v, &ph)) < 0)
+			return rc;
+		if (json_object_set_new(pr, "value", ph) < 0)
+			return al_error_set(AL_ENOMEM, "out of memory");
+	}
+	return 0;
 }
 
 int cat_add_object(al_catalog *c, json_t *obj, const char *where)
@@ -154,7 +194,9 @@ static int add_json_stream(al_catalog *c, const char *path, const uint8_t *p,
 		}
 		off += (size_t)err.position;
 		snprintf(where, sizeof(where), "%s: object %zu", path, k);
-		rc = cat_add_object(c, v, where);
+		rc = spill_bulky(c, v);
+		if (rc == 0)
+			rc = cat_add_object(c, v, where);
 		json_decref(v);
 		if (rc < 0)
 			return rc;
@@ -182,20 +224,18 @@ static int add_yaml_stream(al_catalog *c, const char *path, const uint8_t *p,
 			break;
 		}
 		snprintf(where, sizeof(where), "%s:%zu", path, docs[i]->line);
-		rc = cat_add_object(c, v, where);
+		rc = spill_bulky(c, v);
+		if (rc == 0)
+			rc = cat_add_object(c, v, where);
 		json_decref(v);
 	}
 	al_yaml_docs_free(docs, ndocs);
 	return rc;
 }
 
-int al_catalog_add_file(al_catalog *c, const char *path, const uint8_t *p,
-                        size_t n)
+/* The bounds every file counts against, and the count. */
+static int count_file(al_catalog *c, const char *path, size_t n)
 {
-	size_t i = 0;
-
-	if (c == NULL || path == NULL || (p == NULL && n > 0))
-		return al_error_set(AL_EINVAL, "no catalog or file");
 	if (n > AL_CATALOG_FILE_MAX)
 		return al_error_set(AL_ELIMIT, "%s is larger than %llu bytes",
 		                    path,
@@ -209,17 +249,183 @@ int al_catalog_add_file(al_catalog *c, const char *path, const uint8_t *p,
 		                    (unsigned long long)AL_CATALOG_TOTAL_MAX);
 	c->nfiles++;
 	c->total += n;
-	if (n == 0)
-		return 0;
+	return 0;
+}
+
+static int is_blank(int ch)
+{
+	return ch == ' ' || ch == '\t' || ch == '\n' || ch == '\r';
+}
+
+int al_catalog_add_file(al_catalog *c, const char *path, const uint8_t *p,
+                        size_t n)
+{
+	size_t i = 0;
+	int rc;
+
+	if (c == NULL || path == NULL || (p == NULL && n > 0))
+		return al_error_set(AL_EINVAL, "no catalog or file");
+	if ((rc = count_file(c, path, n)) < 0 || n == 0)
+		return rc;
 	if (memchr(p, '\0', n) != NULL)
 		return al_error_set(AL_EPARSE, "%s: NUL byte in catalog file",
 		                    path);
-	while (i < n &&
-	       (p[i] == ' ' || p[i] == '\t' || p[i] == '\n' || p[i] == '\r'))
+	while (i < n && is_blank(p[i]))
 		i++;
 	if (i < n && p[i] == '{')
 		return add_json_stream(c, path, p, n);
 	return add_yaml_stream(c, path, p, n);
+}
+
+/*
+ * A JSON stream read from the scratch file through one chunk: each object
+ * is parsed from where the previous one ended (jansson reads ahead; the
+ * bytes it read past the object are handed to it again), so memory holds
+ * one object and the chunk, whatever the file's size.
+ */
+#define CHUNK (64 * 1024)
+
+struct sreader {
+	struct cat_spool *sp;
+	uint64_t end; /* the file's end in the scratch file */
+	uint64_t pos; /* the next byte for jansson */
+	uint8_t *chunk;
+	uint64_t at; /* where chunk starts */
+	size_t len;
+	int failed; /* 1: a read failed (error set), 2: a NUL byte */
+};
+
+/* The byte at pos (-1 at the end or on a failed read). */
+static int sreader_byte(struct sreader *r, uint64_t pos)
+{
+	if (pos >= r->end)
+		return -1;
+	if (pos < r->at || pos >= r->at + r->len) {
+		size_t n =
+		    r->end - pos < CHUNK ? (size_t)(r->end - pos) : CHUNK;
+
+		if (cat_spool_read(r->sp, pos, n, r->chunk) < 0) {
+			r->failed = 1;
+			r->len = 0;
+			return -1;
+		}
+		r->at = pos;
+		r->len = n;
+	}
+	return r->chunk[pos - r->at];
+}
+
+static size_t sreader_cb(void *buf, size_t buflen, void *data)
+{
+	struct sreader *r = data;
+	size_t n;
+
+	if (sreader_byte(r, r->pos) < 0)
+		return r->failed ? (size_t)-1 : 0;
+	n = (size_t)(r->at + r->len - r->pos);
+	if (n > buflen)
+		n = buflen;
+	memcpy(buf, r->chunk + (r->pos - r->at), n);
+	if (memchr(buf, '\0', n) != NULL) {
+		r->failed = 2;
+		return (size_t)-1;
+	}
+	r->pos += n;
+	return n;
+}
+
+static int add_json_spooled(al_catalog *c, const char *path, struct sreader *r,
+                            uint64_t off)
+{
+	size_t k = 0;
+	char where[1200];
+
+	for (;;) {
+		json_error_t err;
+		json_t *v;
+		int ch, rc;
+
+		while ((ch = sreader_byte(r, off)) >= 0 && is_blank(ch))
+			off++;
+		if (r->failed)
+			return AL_EIO;
+		if (ch < 0)
+			return 0;
+		k++;
+		r->pos = off;
+		v = json_load_callback(
+		    sreader_cb, r,
+		    JSON_REJECT_DUPLICATES | JSON_DISABLE_EOF_CHECK, &err);
+		if (r->failed == 1) {
+			json_decref(v);
+			return AL_EIO;
+		}
+		if (r->failed == 2) {
+			json_decref(v);
+			return al_error_set(
+			    AL_EPARSE, "%s: NUL byte in catalog file", path);
+		}
+		if (v == NULL) {
+			if (json_error_code(&err) == json_error_out_of_memory)
+				return al_error_set(AL_ENOMEM, "out of memory");
+			return al_error_set(
+			    AL_EPARSE,
+			    "%s: object %zu: line %d, column %d "
+			    "of the object: %s",
+			    path, k, err.line, err.column, err.text);
+		}
+		if (err.position <= 0) {
+			json_decref(v);
+			return al_error_set(
+			    AL_EPARSE, "%s: object %zu: no bytes", path, k);
+		}
+		off += (uint64_t)err.position;
+		snprintf(where, sizeof(where), "%s: object %zu", path, k);
+		rc = spill_bulky(c, v);
+		if (rc == 0)
+			rc = cat_add_object(c, v, where);
+		json_decref(v);
+		if (rc < 0)
+			return rc;
+	}
+}
+
+int cat_add_spooled_file(al_catalog *c, const char *path, struct cat_spool *sp,
+                         uint64_t off, size_t n)
+{
+	struct sreader r;
+	uint8_t *all;
+	uint64_t i = off;
+	int rc, ch;
+
+	if ((rc = count_file(c, path, n)) < 0 || n == 0)
+		return rc;
+	memset(&r, 0, sizeof(r));
+	r.sp = sp;
+	r.end = off + n;
+	if ((r.chunk = malloc(CHUNK)) == NULL)
+		return al_error_set(AL_ENOMEM, "out of memory");
+	while ((ch = sreader_byte(&r, i)) >= 0 && is_blank(ch))
+		i++;
+	if (ch == '{') {
+		rc = add_json_spooled(c, path, &r, off);
+		free(r.chunk);
+		return rc;
+	}
+	free(r.chunk);
+	if (r.failed)
+		return AL_EIO;
+	/* YAML (or not a catalog file): libyaml reads it whole */
+	if ((all = malloc(n)) == NULL)
+		return al_error_set(AL_ENOMEM, "out of memory");
+	rc = cat_spool_read(sp, off, n, all);
+	if (rc == 0 && memchr(all, '\0', n) != NULL)
+		rc = al_error_set(AL_EPARSE, "%s: NUL byte in catalog file",
+		                  path);
+	if (rc == 0)
+		rc = add_yaml_stream(c, path, all, n);
+	free(all);
+	return rc;
 }
 
 /* ---- indexing ------------------------------------------------------- */
@@ -1104,6 +1310,70 @@ static int dump_obj(struct render *r, const json_t *o)
 	return r->fn(r->ud, "\n", 1);
 }
 
+/* A bundle with its spilled values back in place: a copy sharing every
+ * other value with o (NULL: o has none). */
+static int restored(struct cat_spool *sp, const json_t *o, json_t **out)
+{
+	json_t *props = json_object_get(o, "properties"), *np = NULL, *pr;
+	size_t i;
+	int rc = 0;
+
+	*out = NULL;
+	if (sp == NULL)
+		return 0;
+	json_array_foreach(props, i, pr)
+	{
+		json_t *v, *npr;
+
+		if ((rc = cat_spool_restore(sp, json_object_get(pr, "value"),
+		                            &v)) <= 0) {
+			if (rc < 0)
+				goto fail;
+			continue;
+		}
+		if ((np == NULL && (np = json_copy(props)) == NULL) ||
+		    (npr = json_copy(pr)) == NULL) {
+			json_decref(v);
+			goto nomem;
+		}
+		/* the _new calls take the reference even when they fail */
+		if (json_object_set_new(npr, "value", v) < 0) {
+			json_decref(npr);
+			goto nomem;
+		}
+		if (json_array_set_new(np, i, npr) < 0)
+			goto nomem;
+	}
+	if (np == NULL)
+		return 0;
+	if ((*out = json_copy((json_t *)o)) == NULL)
+		goto nomem;
+	if (json_object_set_new(*out, "properties", np) < 0) {
+		np = NULL;
+		goto nomem;
+	}
+	return 0;
+nomem:
+	rc = al_error_set(AL_ENOMEM, "out of memory");
+fail:
+	json_decref(np);
+	json_decref(*out);
+	*out = NULL;
+	return rc;
+}
+
+static int dump_bundle(struct render *r, struct cat_spool *sp, const json_t *o)
+{
+	json_t *full;
+	int rc;
+
+	if ((rc = restored(sp, o, &full)) < 0)
+		return rc;
+	rc = dump_obj(r, full != NULL ? full : o);
+	json_decref(full);
+	return rc;
+}
+
 int al_catalog_render_package_to(const al_catalog *c, size_t i,
                                  al_catalog_sink fn, void *ud)
 {
@@ -1123,7 +1393,7 @@ int al_catalog_render_package_to(const al_catalog *c, size_t i,
 			return rc;
 	}
 	for (j = 0; j < p->nbundles; j++) {
-		if ((rc = dump_obj(&r, p->bundles[j].obj)) < 0)
+		if ((rc = dump_bundle(&r, c->spool, p->bundles[j].obj)) < 0)
 			return rc;
 	}
 	json_array_foreach(p->others, j, o)

@@ -1066,7 +1066,10 @@ int al_catalog_filter_apply(al_catalog **out, const al_catalog *in,
 				goto out;
 		} while (changed && ++guard <= in->nbundles);
 	}
-	if ((rc = al_catalog_new(&res)) < 0 || (rc = emit(res, &st)) < 0)
+	if ((rc = al_catalog_new(&res)) < 0)
+		goto out;
+	cat_use_spool(res, in->spool); /* its bundles' values are there */
+	if ((rc = emit(res, &st)) < 0)
 		goto out;
 	if ((rc = al_catalog_finish(res)) < 0) {
 		rc = al_error_wrap(rc, "the filtered catalog is not valid");

@@ -18,10 +18,16 @@
 #define WH_OPQ ".wh..wh..opq"
 #define IGNORE_FILE ".indexignore"
 
+/* Files this large wait for parsing in the catalog's scratch file
+ * (catalog_spool.c) rather than in memory. */
+#define SPOOL_MIN (64 * 1024)
+
 struct cfile {
-	char *path; /* relative to the FBC directory */
-	uint8_t *data;
+	char *path;    /* relative to the FBC directory */
+	uint8_t *data; /* NULL when empty or spooled */
 	size_t len;
+	int spooled; /* the bytes are in the scratch file, at off */
+	uint64_t off;
 };
 
 struct cset {
@@ -190,11 +196,50 @@ static const char *rel_of(const char *path, const char *dir)
 	return path[n] == '/' ? path + n + 1 : path + n;
 }
 
+/* Appending an entry's bytes to the scratch file. */
+struct spool_sink {
+	struct cat_spool *sp;
+	uint64_t first; /* where the entry starts */
+	int started;
+};
+
+static int spool_sink_fn(void *ud, const uint8_t *p, size_t n)
+{
+	struct spool_sink *k = ud;
+	uint64_t off;
+	int rc = cat_spool_put(k->sp, p, n, &off);
+
+	if (rc == 0 && !k->started) {
+		k->first = off;
+		k->started = 1;
+	}
+	return rc;
+}
+
+/* A regular file's bytes: straight to the scratch file when the header
+ * says it is large (spool set), else into memory. */
 static int read_file_entry(al_layer *ly, const al_layer_entry *e,
-                           const char *path, const char *ds, struct cfile *out)
+                           const char *path, const char *ds,
+                           struct cat_spool *spool, struct cfile *out)
 {
 	al_buf b = AL_BUF_INIT(AL_CATALOG_FILE_MAX);
-	int rc = al_layer_read(ly, e, &b);
+	int rc;
+
+	if (spool != NULL && e->size_known && e->size >= SPOOL_MIN) {
+		struct spool_sink k = {spool, 0, 0};
+		uint64_t n;
+
+		rc = al_layer_read_to(ly, e, AL_CATALOG_FILE_MAX, spool_sink_fn,
+		                      &k, &n);
+		if (rc == 0) {
+			out->len = (size_t)n;
+			out->off = k.first;
+			out->spooled = n > 0;
+			return 0;
+		}
+	} else {
+		rc = al_layer_read(ly, e, &b);
+	}
 
 	if (rc == AL_ELIMIT) {
 		rc = al_error_set(AL_ELIMIT,
@@ -220,7 +265,25 @@ out:
 struct scan {
 	const char *dir; /* the FBC directory */
 	struct clayer *l;
+	struct cat_spool *spool; /* NULL: files stay in memory */
 };
+
+/* A large file's bytes go to the scratch file (.indexignore files stay:
+ * ignored() reads them from memory). */
+static int spool_file(struct cat_spool *sp, struct cfile *f, const char *base)
+{
+	int rc;
+
+	if (sp == NULL || f->spooled || f->len < SPOOL_MIN ||
+	    strcmp(base, IGNORE_FILE) == 0)
+		return 0;
+	if ((rc = cat_spool_put(sp, f->data, f->len, &f->off)) < 0)
+		return rc;
+	free(f->data);
+	f->data = NULL;
+	f->spooled = 1;
+	return 0;
+}
 
 /* One entry of a layer, for the FBC directory dir (an al_layer_fn). */
 static int scan_entry(void *ud, al_layer *ly, const al_layer_entry *e)
@@ -289,8 +352,15 @@ static int scan_entry(void *ud, al_layer *ly, const al_layer_entry *e)
 			break;
 		}
 		memset(&f, 0, sizeof(f));
-		if ((rc = read_file_entry(ly, e, path, ds, &f)) != 0)
+		if ((rc = read_file_entry(
+		         ly, e, path, ds,
+		         strcmp(base, IGNORE_FILE) != 0 ? sc->spool : NULL,
+		         &f)) != 0)
 			break;
+		if ((rc = spool_file(sc->spool, &f, base)) < 0) {
+			free(f.data);
+			break;
+		}
 		f.path = al_strdup(rel_of(path, dir));
 		if (f.path == NULL || l->add.n >= AL_CATALOG_FILES_MAX) {
 			free(f.path);
@@ -401,7 +471,7 @@ static int sort_layer(struct cset *s)
 
 /* Read one verified layer (al_layer_walk) and apply it over files. */
 static int apply_layer(struct cset *files, al_store *s, const al_descriptor *d,
-                       const char *dir)
+                       const char *dir, struct cat_spool *spool)
 {
 	struct clayer l;
 	struct scan sc;
@@ -411,6 +481,7 @@ static int apply_layer(struct cset *files, al_store *s, const al_descriptor *d,
 	memset(&l, 0, sizeof(l));
 	sc.dir = dir;
 	sc.l = &l;
+	sc.spool = spool;
 	if ((rc = al_layer_walk(s, d, scan_entry, &sc)) < 0)
 		goto out;
 	/* whiteouts apply to lower layers only (image-spec layer.md) */
@@ -621,9 +692,35 @@ out:
 	return rc;
 }
 
+/*
+ * The scratch file for a catalog read from s: in the store's blobs/.tmp
+ * (the store's disk, where the space is; not /tmp, often memory), else in
+ * $TMPDIR or /tmp for a store that cannot be written; NULL (everything in
+ * memory, as before) when neither can be had.
+ */
+static struct cat_spool *open_spool(al_store *s)
+{
+	const char *tmp = getenv("TMPDIR");
+	struct cat_spool *sp = NULL;
+	char *dir = al_sprintf("%s/blobs/.tmp", al_store_path(s));
+
+	if (dir != NULL && cat_spool_new(&sp, dir) < 0 &&
+	    cat_spool_new(&sp, tmp != NULL && tmp[0] != '\0' ? tmp : "/tmp") <
+	        0) {
+		al_log_debug("catalog: no scratch file (%s): the catalog is "
+		             "held in memory",
+		             al_error_message());
+		sp = NULL;
+	}
+	al_error_clear();
+	free(dir);
+	return sp;
+}
+
 int al_catalog_open_image(al_catalog **out, char **configs_dir, al_store *s,
                           const al_digest *manifest, const char *platform)
 {
+	struct cat_spool *spool = NULL;
 	struct cset files;
 	al_manifest m;
 	al_catalog *c = NULL;
@@ -641,12 +738,15 @@ int al_catalog_open_image(al_catalog **out, char **configs_dir, al_store *s,
 	    (rc = load_config(s, &m, &cfg)) < 0 ||
 	    (rc = configs_dir_of(cfg, &dir)) < 0)
 		goto out;
+	spool = open_spool(s);
 	for (i = 0; i < m.nlayers; i++) {
-		if ((rc = apply_layer(&files, s, &m.layers[i], dir)) < 0)
+		if ((rc = apply_layer(&files, s, &m.layers[i], dir, spool)) < 0)
 			goto out;
 	}
 	if ((rc = al_catalog_new(&c)) < 0)
 		goto out;
+	if (spool != NULL)
+		cat_use_spool(c, spool);
 	for (i = 0; i < files.n; i++) {
 		struct cfile *f = &files.v[i];
 		const char *base = strrchr(f->path, '/');
@@ -665,8 +765,15 @@ int al_catalog_open_image(al_catalog **out, char **configs_dir, al_store *s,
 			rc = al_error_set(AL_ENOMEM, "out of memory");
 			goto out;
 		}
-		rc = al_catalog_add_file(c, where, f->data, f->len);
+		if (f->spooled)
+			rc = cat_add_spooled_file(c, where, spool, f->off,
+			                          f->len);
+		else
+			rc = al_catalog_add_file(c, where, f->data, f->len);
 		free(where);
+		/* parsed: its bytes are not needed any more */
+		free(f->data);
+		f->data = NULL;
 		if (rc < 0)
 			goto out;
 	}
@@ -680,6 +787,7 @@ int al_catalog_open_image(al_catalog **out, char **configs_dir, al_store *s,
 	c = NULL;
 out:
 	al_catalog_free(c);
+	cat_spool_unref(spool);
 	cset_clear(&files);
 	al_manifest_clear(&m);
 	json_decref(cfg);

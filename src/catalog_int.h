@@ -92,6 +92,27 @@ struct cat_package {
 	json_t *others;       /* array */
 };
 
+/*
+ * The scratch file of a catalog read from an image (catalog_spool.c): its
+ * large FBC files until they are parsed, and the values of its bundles'
+ * olm.bundle.object and olm.csv.metadata properties, which nothing here
+ * reads and which are most of a real catalog's bytes. A spilled value is
+ * replaced in the tree by a placeholder that only cat_spool_restore
+ * recognises; rendering puts the value back (catalog.c). Shared by the
+ * catalogs filtered from the one read (reference counted; one thread).
+ */
+struct cat_spool;
+int cat_spool_new(struct cat_spool **out, const char *dir);
+struct cat_spool *cat_spool_ref(struct cat_spool *sp);
+void cat_spool_unref(struct cat_spool *sp);
+int cat_spool_put(struct cat_spool *sp, const void *p, size_t n, uint64_t *off);
+int cat_spool_read(struct cat_spool *sp, uint64_t off, size_t n, uint8_t *dst);
+/* Write value to the file; *placeholder (a new reference) takes its place. */
+int cat_spool_spill(struct cat_spool *sp, json_t *value, json_t **placeholder);
+/* 1 and *out (a new reference) the value v stands for when v is a
+ * placeholder of sp; 0 when it is not; < 0 on error. */
+int cat_spool_restore(struct cat_spool *sp, const json_t *v, json_t **out);
+
 struct al_catalog {
 	/* raw objects by schema until finish */
 	json_t *raw_packages, *raw_channels, *raw_bundles, *raw_deprecations,
@@ -105,7 +126,17 @@ struct al_catalog {
 	size_t nbundles;
 	json_t *global;          /* objects without a package */
 	json_t *unresolved_list; /* filter: dependencies not found */
+	struct cat_spool *spool; /* NULL: every value stays in memory */
 };
+
+/* al_catalog_add_file for a file waiting in the scratch file sp at off:
+ * a JSON stream is read an object at a time. */
+int cat_add_spooled_file(al_catalog *c, const char *path, struct cat_spool *sp,
+                         uint64_t off, size_t n);
+
+/* Spill the bulky values of the bundles added from now on to sp (a
+ * reference is taken). */
+void cat_use_spool(al_catalog *c, struct cat_spool *sp);
 
 /* Add one object (a reference is taken) as if read from a file. */
 int cat_add_object(al_catalog *c, json_t *obj, const char *where);

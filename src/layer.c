@@ -225,6 +225,31 @@ const char *al_layer_error(const al_layer *l)
 	return m != NULL ? m : "unknown error";
 }
 
+int al_layer_read_to(al_layer *l, const al_layer_entry *e, uint64_t max,
+                     int (*fn)(void *ud, const uint8_t *p, size_t n), void *ud,
+                     uint64_t *n)
+{
+	int rc;
+
+	*n = 0;
+	if (e->size_known && e->size > max)
+		return AL_ELIMIT;
+	for (;;) {
+		la_ssize_t r =
+		    archive_read_data(l->a, l->chunk, sizeof(l->chunk));
+
+		if (r == 0)
+			return 0;
+		if (r < 0)
+			return 1;
+		if ((uint64_t)r > max - *n)
+			return AL_ELIMIT;
+		if ((rc = fn(ud, l->chunk, (size_t)r)) < 0)
+			return rc;
+		*n += (uint64_t)r;
+	}
+}
+
 int al_layer_read(al_layer *l, const al_layer_entry *e, al_buf *b)
 {
 	int rc;

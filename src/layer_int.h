@@ -65,6 +65,15 @@ const char *al_layer_name(const al_layer *l);
  */
 int al_layer_read(al_layer *l, const al_layer_entry *e, al_buf *b);
 
+/*
+ * The same as a stream: the current entry's bytes handed to fn in chunks
+ * (fn returns 0 or an error, which stops the read and is returned), at
+ * most max of them (AL_ELIMIT, no message, past it); *n receives the
+ * count. 1 when libarchive failed.
+ */
+int al_layer_read_to(al_layer *l, const al_layer_entry *e, uint64_t max,
+                     int (*fn)(void *ud, const uint8_t *p, size_t n), void *ud,
+                     uint64_t *n);
 /* libarchive's message for its last failure (never NULL). */
 const char *al_layer_error(const al_layer *l);
 

@@ -1007,6 +1007,118 @@ out:
 	free(list);
 }
 
+/* Render package name of c into a new string (NULL on failure). */
+static char *render_named(const al_catalog *c, const char *name)
+{
+	al_buf b = AL_BUF_INIT(64 << 20);
+	size_t i;
+
+	for (i = 0; i < al_catalog_package_count(c); i++) {
+		if (strcmp(al_catalog_package_name(c, i), name) == 0 &&
+		    al_catalog_render_package(c, i, &b) == 0)
+			return al_buf_detach(&b, NULL);
+	}
+	al_buf_free(&b);
+	return NULL;
+}
+
+/*
+ * A catalog image whose package big is one file of several MB, every
+ * bundle carrying the real olm.bundle.object data of a Red Hat bundle
+ * (mkcatalog.py --bundle-objects): read from the image, the file waits in
+ * the scratch file and the bundles' object values are spilled there. It
+ * must render, whole and filtered, exactly as the same file read from
+ * memory, with the real data back in place; and the scratch file leaves
+ * nothing in the store.
+ */
+static void test_catalog__spooled_catalog_renders_as_read(void)
+{
+	char *flags = al_sprintf(
+	    "--bundles 40 --bundle-objects %s/tests/data/catalogs/"
+	    "oc-mirror-olm-artifacts/configs/aws-load-balancer-operator/"
+	    "catalog.json",
+	    al_test_source_dir());
+	char *dir = al_sprintf("%s/img-spool", al_test_tmpdir());
+	char *file = al_sprintf("%s/big-catalog.json", al_test_tmpdir());
+	al_catalog_package_filter pf = {.name = "big"};
+	al_catalog_filter f = {.packages = &pf, .npackages = 1};
+	al_catalog *c = NULL, *m = NULL, *fc = NULL, *fm = NULL;
+	char *a = NULL, *b = NULL, *fa = NULL, *fb = NULL;
+	al_buf raw = AL_BUF_INIT(64 << 20);
+	al_store *s;
+	al_digest d;
+
+	s = make_layout("img-spool", "cat:1", flags, &d);
+	if (s == NULL)
+		goto out;
+	/* the same file, straight from the layer, for the in-memory path */
+	CU_ASSERT_EQUAL_FATAL(
+	    al_test_sh(
+	        "python3 -c 'import glob, sys, tarfile\n"
+	        "for p in glob.glob(sys.argv[1] + \"/blobs/sha256/*\"):\n"
+	        "    try:\n"
+	        "        t = tarfile.open(p)\n"
+	        "        m = t.getmember(\"configs/big/catalog.json\")\n"
+	        "    except (tarfile.TarError, KeyError):\n"
+	        "        continue\n"
+	        "    open(sys.argv[2], \"wb\").write("
+	        "t.extractfile(m).read())' %s %s",
+	        dir, file),
+	    0);
+	CU_ASSERT_EQUAL_FATAL(al_fs_read_file(file, &raw), 0);
+	CU_ASSERT(raw.len > 40 * 60000);
+	CU_ASSERT_EQUAL_FATAL(al_catalog_open_image(&c, NULL, s, &d, NULL), 0);
+	CU_ASSERT_EQUAL_FATAL(al_catalog_new(&m), 0);
+	CU_ASSERT_EQUAL(al_catalog_add_file(m, "big", raw.ptr, raw.len), 0);
+	CU_ASSERT_EQUAL_FATAL(al_catalog_finish(m), 0);
+	a = render_named(c, "big");
+	b = render_named(m, "big");
+	CU_ASSERT(a != NULL && b != NULL && strcmp(a, b) == 0);
+	/* the real objects are there, the same for every bundle */
+	if (a != NULL) {
+		const char *p = a;
+		size_t n = 0;
+
+		while ((p = strstr(p, "\"type\": \"olm.bundle.object\"")) !=
+		       NULL) {
+			n++;
+			p++;
+		}
+		CU_ASSERT(n >= 40 && n % 40 == 0);
+		CU_ASSERT(strlen(a) > 40 * 60000);
+	}
+	/* filtered catalogs render the values of the catalog they came from */
+	CU_ASSERT_EQUAL(al_catalog_filter_apply(&fc, c, &f), 0);
+	CU_ASSERT_EQUAL(al_catalog_filter_apply(&fm, m, &f), 0);
+	fa = fc != NULL ? render_named(fc, "big") : NULL;
+	fb = fm != NULL ? render_named(fm, "big") : NULL;
+	CU_ASSERT(fa != NULL && fb != NULL && strcmp(fa, fb) == 0);
+	CU_ASSERT(fa != NULL && strstr(fa, "olm.bundle.object") != NULL);
+	/* the source catalog may go first */
+	al_catalog_free(c);
+	c = NULL;
+	free(fa);
+	fa = fc != NULL ? render_named(fc, "big") : NULL;
+	CU_ASSERT(fa != NULL && fb != NULL && strcmp(fa, fb) == 0);
+	CU_ASSERT_EQUAL(
+	    al_test_sh("test -z \"$(ls -A %s/blobs/.tmp 2>/dev/null)\"", dir),
+	    0);
+out:
+	free(a);
+	free(b);
+	free(fa);
+	free(fb);
+	al_catalog_free(c);
+	al_catalog_free(m);
+	al_catalog_free(fc);
+	al_catalog_free(fm);
+	al_buf_free(&raw);
+	al_store_free(s);
+	free(flags);
+	free(dir);
+	free(file);
+}
+
 /* Filter alpha (heads) + dependency beta, rebuild, read the new image
  * back: same catalog; the config keeps the label, drops --cache-dir, has
  * one more diff ID and history entry; rebuilding twice gives the same
@@ -1802,6 +1914,8 @@ int main(void)
 	    {"corrupt_layer_is_everify", test_catalog__corrupt_layer_is_everify},
 	    {"rebuild_reads_back_filtered_catalog",
 	     test_catalog__rebuild_reads_back_filtered_catalog},
+	    {"spooled_catalog_renders_as_read",
+	     test_catalog__spooled_catalog_renders_as_read},
 	    CU_TEST_INFO_NULL,
 	};
 
