@@ -18,6 +18,10 @@
 # `airlock.sources`, in the same rounds. Its time per image (the catalog's
 # selected images plus the catalog) is compared with the smallest release
 # size's, or with the smallest catalog's when BENCH_SIZES is set empty.
+# BENCH_BUNDLE_OBJECTS=1 gives every bundle the real olm.bundle.object
+# data of a Red Hat bundle (mkcatalog.py --bundle-objects, from
+# tests/data/catalogs: about 66 KB a bundle, as in Red Hat's operator
+# index), so that the catalog's size, not only its image count, is real.
 set -euo pipefail
 set -a # the timed run_* functions run in a child shell: they see exported variables
 
@@ -31,6 +35,9 @@ ROUNDS=${BENCH_ROUNDS:-3}
 PARALLEL=${BENCH_PARALLEL:-8}
 LAYER=${BENCH_LAYER_SIZE:-2000}
 LAYERS=${BENCH_LAYERS:-1}
+objects=
+[ "${BENCH_BUNDLE_OBJECTS:-0}" = 0 ] ||
+	objects="--bundle-objects $AL_SOURCE_DIR/tests/data/catalogs/oc-mirror-olm-artifacts/configs/aws-load-balancer-operator/catalog.json"
 
 [ -x "$AIRLOCK" ] || { echo "mirror_scale: AIRLOCK='$AIRLOCK' is not executable" >&2; exit 2; }
 W=$(mktemp -d "${TMPDIR:-/tmp}/airlock-scale.XXXXXX")
@@ -63,7 +70,7 @@ done
 for n in $CATALOGS; do
 	log "generating a catalog of $n bundles (about $((5 * n)) images)"
 	python3 "$AL_SOURCE_DIR/tests/tools/mkcatalog.py" "$W/cat-$n/layout" quay.io/example/big-catalog:v1 \
-		--bundles "$n" --images >/dev/null
+		--bundles "$n" --images $objects >/dev/null
 	bench_catalog_imageset "oci:layout" >"$W/cat-$n/imageset.yaml"
 	eval "prep_c$n() { rm -rf \"\$W/cstore-$n\"; }"
 	eval "run_c$n() { \"\$AIRLOCK\" mirror -q --parallel \"\$PARALLEL\" --config \"\$W/cat-$n/imageset.yaml\" --store \"\$W/cstore-$n\"; }"
@@ -97,7 +104,7 @@ PY
 done
 
 echo "mirror of N small images ($LAYERS unique layer(s) each, $((LAYERS + 2)) blobs an image) from an OCI layout, --parallel $PARALLEL, load $(bench_load)"
-[ -z "${CATALOGS// /}" ] || echo "catalogs of N bundles: mirror.operators[] (full: true, package big), from an OCI layout"
+[ -z "${CATALOGS// /}" ] || echo "catalogs of N bundles: mirror.operators[] (full: true, package big), from an OCI layout${objects:+; every bundle with the real olm.bundle.object data of a Red Hat bundle}"
 # the report's arguments: MODE:IMAGES (images mirrored, the time's divisor)
 args=()
 for n in $SIZES; do args+=("n$n:$((n + 1))"); done
