@@ -1,6 +1,7 @@
 /* catalog.c: the file-based catalog model: parsing JSON/YAML FBC files,
  * indexing and validation, rendering, the image list. */
 #include <errno.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -1437,8 +1438,42 @@ int al_catalog_render_global(const al_catalog *c, al_buf *out)
 	return al_catalog_render_global_to(c, buf_sink, out);
 }
 
-static int write_one(const char *dir, const char *name, const al_buf *b)
+/* Rendering into a new file through a 64 KiB buffer (jansson hands the
+ * text over in small pieces). */
+#define FILE_BUF (64 * 1024)
+
+struct file_sink {
+	al_tmpfile *t;
+	al_buf b;
+};
+
+static int file_flush(struct file_sink *k)
 {
+	int rc = al_tmpfile_write(k->t, k->b.ptr, k->b.len);
+
+	al_buf_reset(&k->b);
+	return rc;
+}
+
+static int file_sink_fn(void *ud, const char *p, size_t n)
+{
+	struct file_sink *k = ud;
+	int rc;
+
+	if (k->b.len + n > FILE_BUF && (rc = file_flush(k)) < 0)
+		return rc;
+	if (n >= FILE_BUF)
+		return al_tmpfile_write(k->t, p, n);
+	return al_buf_append(&k->b, p, n);
+}
+
+/* DIR/name/catalog.json from package i (SIZE_MAX: the global objects),
+ * rendered as a stream and committed atomically; nothing is written for
+ * global objects when there are none. */
+static int write_one(const al_catalog *c, size_t i, const char *dir,
+                     const char *name)
+{
+	struct file_sink k = {NULL, AL_BUF_INIT(FILE_BUF)};
 	char *sub = al_sprintf("%s/%s", dir, name);
 	char *file = al_sprintf("%s/%s/catalog.json", dir, name);
 	int rc;
@@ -1447,32 +1482,36 @@ static int write_one(const char *dir, const char *name, const al_buf *b)
 		rc = al_error_set(AL_ENOMEM, "out of memory");
 		goto out;
 	}
-	if ((rc = al_fs_mkdir_p(sub, 0755)) < 0)
+	if (i == SIZE_MAX && json_array_size(c->global) == 0) {
+		rc = 0;
 		goto out;
-	rc = al_fs_write_atomic(file, b->ptr, b->len);
+	}
+	if ((rc = al_fs_mkdir_p(sub, 0755)) < 0 ||
+	    (rc = al_tmpfile_new(&k.t, sub)) < 0)
+		goto out;
+	rc = i == SIZE_MAX
+	         ? al_catalog_render_global_to(c, file_sink_fn, &k)
+	         : al_catalog_render_package_to(c, i, file_sink_fn, &k);
+	if (rc >= 0 && (rc = file_flush(&k)) == 0) {
+		rc = al_tmpfile_commit(k.t, file); /* frees it */
+		k.t = NULL;
+	}
 out:
+	al_tmpfile_free(k.t);
+	al_buf_free(&k.b);
 	free(sub);
 	free(file);
-	return rc;
+	return rc < 0 ? rc : 0;
 }
 
 int al_catalog_write_dir(const al_catalog *c, const char *dir)
 {
-	al_buf b = AL_BUF_INIT(AL_CATALOG_TOTAL_MAX);
 	size_t i;
 	int rc = 0;
 
-	for (i = 0; i < c->npackages && rc == 0; i++) {
-		al_buf_reset(&b);
-		if ((rc = al_catalog_render_package(c, i, &b)) == 0)
-			rc = write_one(dir, c->packages[i].name, &b);
-	}
-	if (rc == 0) {
-		al_buf_reset(&b);
-		rc = al_catalog_render_global(c, &b);
-		if (rc > 0)
-			rc = write_one(dir, AL_CATALOG_GLOBAL_NAME, &b);
-	}
-	al_buf_free(&b);
-	return rc < 0 ? rc : 0;
+	for (i = 0; i < c->npackages && rc == 0; i++)
+		rc = write_one(c, i, dir, c->packages[i].name);
+	if (rc == 0)
+		rc = write_one(c, SIZE_MAX, dir, AL_CATALOG_GLOBAL_NAME);
+	return rc;
 }
