@@ -817,8 +817,8 @@ static void tar_octal(char *field, size_t width, uint64_t v)
 	}
 }
 
-static int tar_header(al_buf *out, const char *name, char type, uint64_t size,
-                      unsigned mode)
+static int tar_header(const al_writer *w, const char *name, char type,
+                      uint64_t size, unsigned mode)
 {
 	uint8_t h[TAR_BLOCK];
 	unsigned sum = 0;
@@ -839,25 +839,28 @@ static int tar_header(al_buf *out, const char *name, char type, uint64_t size,
 		sum += h[i];
 	tar_octal((char *)h + 148, 7, sum);
 	h[155] = ' ';
-	return al_buf_append(out, h, sizeof(h));
+	return w->write(w->ud, h, sizeof(h));
 }
 
-static int tar_data(al_buf *out, const uint8_t *p, size_t n)
+/* Zeros from the end of len data bytes to the end of their last block. */
+static int tar_pad(const al_writer *w, uint64_t len)
 {
 	static const uint8_t zero[TAR_BLOCK];
-	int rc;
 
-	if (n > 0 && (rc = al_buf_append(out, p, n)) < 0)
-		return rc;
-	if (n % TAR_BLOCK != 0)
-		return al_buf_append(out, zero, TAR_BLOCK - n % TAR_BLOCK);
-	return 0;
+	if (len % TAR_BLOCK == 0)
+		return 0;
+	return w->write(w->ud, zero, TAR_BLOCK - len % TAR_BLOCK);
 }
 
-/* One entry: a directory (data NULL, dir 1) or a regular file. */
-static int tar_entry(al_buf *out, const char *path, int dir, const al_buf *data)
+/*
+ * What comes before an entry's data: a pax "path" record for a name over
+ * 100 bytes, then the header of a directory (dir 1) or of a regular file
+ * of len bytes. The data and tar_pad follow.
+ */
+static int tar_start(const al_writer *w, const char *path, int dir,
+                     uint64_t len)
 {
-	size_t n = strlen(path), len = dir || data == NULL ? 0 : data->len;
+	size_t n = strlen(path);
 	int rc;
 
 	if (n > 100) {
@@ -865,31 +868,46 @@ static int tar_entry(al_buf *out, const char *path, int dir, const al_buf *data)
 		 * itself */
 		char rec[AL_CATALOG_NAME_MAX + 600];
 		size_t body = n + strlen(" path=\n"), digits = 1, total;
-		int w;
+		int k;
 
 		while (1) {
-			size_t p10 = 1, k;
+			size_t p10 = 1, j;
 
-			for (k = 0; k < digits; k++)
+			for (j = 0; j < digits; j++)
 				p10 *= 10;
 			if (body + digits < p10)
 				break;
 			digits++;
 		}
 		total = body + digits;
-		w = snprintf(rec, sizeof(rec), "%zu path=%s\n", total, path);
-		if (w < 0 || (size_t)w != total)
+		k = snprintf(rec, sizeof(rec), "%zu path=%s\n", total, path);
+		if (k < 0 || (size_t)k != total)
 			return al_error_set(AL_ELIMIT,
 			                    "name '%.40s...' too long", path);
-		if ((rc = tar_header(out, "././@PaxHeader", 'x', total, 0644)) <
+		if ((rc = tar_header(w, "././@PaxHeader", 'x', total, 0644)) <
 		        0 ||
-		    (rc = tar_data(out, (const uint8_t *)rec, total)) < 0)
+		    (rc = w->write(w->ud, (const uint8_t *)rec, total)) < 0 ||
+		    (rc = tar_pad(w, total)) < 0)
 			return rc;
 	}
-	if ((rc = tar_header(out, path, dir ? '5' : '0', len,
-	                     dir ? 0755 : 0644)) < 0)
+	return tar_header(w, path, dir ? '5' : '0', dir ? 0 : len,
+	                  dir ? 0755 : 0644);
+}
+
+/* One entry whose data is at hand: a directory (dir 1, no data) or a
+ * regular file of the n bytes at p. */
+static int tar_entry(const al_writer *w, const char *path, int dir,
+                     const uint8_t *p, size_t n)
+{
+	int rc;
+
+	if (dir)
+		n = 0;
+	if ((rc = tar_start(w, path, dir, n)) < 0)
 		return rc;
-	return tar_data(out, len > 0 ? data->ptr : NULL, len);
+	if (n > 0 && (rc = w->write(w->ud, p, n)) < 0)
+		return rc;
+	return tar_pad(w, n);
 }
 
 /* Package names become directory names: one safe path component. */
@@ -899,80 +917,16 @@ static int safe_component(const char *s)
 	       strcmp(s, "..") != 0 && !al_str_startswith(s, WH);
 }
 
-static int build_tar(const al_catalog *c, const char *dir, const char *cache,
-                     al_buf *tar)
+/* deflate for a gzip layer: level 6, windowBits 15 + 16 (a gzip wrapper,
+ * no name, mtime 0), memLevel 8. Shared by gzip_buf and the layer stream,
+ * which must write the same bytes for the same tar. */
+static int gzip_init(z_stream *zs)
 {
-	static const uint8_t zero[2 * TAR_BLOCK];
-	al_buf body = AL_BUF_INIT(AL_CATALOG_TOTAL_MAX);
-	char *p = NULL;
-	size_t i;
-	int rc = 0;
-
-	/* the directory itself: later layers' directories win their mode */
-	p = al_sprintf("%s/", dir);
-	if (p == NULL || (rc = tar_entry(tar, p, 1, NULL)) < 0)
-		goto nomem;
-	free(p);
-	/* hide every file the lower layers had in the directory */
-	p = al_sprintf("%s/%s", dir, WH_OPQ);
-	if (p == NULL || (rc = tar_entry(tar, p, 0, NULL)) < 0)
-		goto nomem;
-	for (i = 0; i <= c->npackages; i++) {
-		const char *name = i < c->npackages ? c->packages[i].name
-		                                    : AL_CATALOG_GLOBAL_NAME;
-
-		al_buf_reset(&body);
-		if (i < c->npackages) {
-			rc = al_catalog_render_package(c, i, &body);
-		} else {
-			rc = al_catalog_render_global(c, &body);
-			if (rc == 0)
-				break;
-		}
-		if (rc < 0)
-			goto out;
-		if (!safe_component(name)) {
-			rc = al_error_set(AL_EUNSUPPORTED,
-			                  "package name '%s' cannot be a "
-			                  "directory name",
-			                  name);
-			goto out;
-		}
-		free(p);
-		p = al_sprintf("%s/%s/", dir, name);
-		if (p == NULL || (rc = tar_entry(tar, p, 1, NULL)) < 0)
-			goto nomem;
-		free(p);
-		p = al_sprintf("%s/%s/catalog.json", dir, name);
-		if (p == NULL || (rc = tar_entry(tar, p, 0, &body)) < 0)
-			goto nomem;
-	}
-	rc = 0;
-	if (cache != NULL) {
-		const char *slash = strrchr(cache, '/');
-
-		free(p);
-		if (slash != NULL)
-			p = al_sprintf("%.*s/%s%s", (int)(slash - cache), cache,
-			               WH, slash + 1);
-		else
-			p = al_sprintf("%s%s", WH, cache);
-		if (p == NULL || (rc = tar_entry(tar, p, 0, NULL)) < 0)
-			goto nomem;
-	}
-	rc = al_buf_append(tar, zero, sizeof(zero));
-	goto out;
-nomem:
-	if (rc == 0)
-		rc = al_error_set(AL_ENOMEM, "out of memory");
-	else if (rc == AL_ELIMIT)
-		rc = al_error_set(AL_ELIMIT,
-		                  "the catalog layer is larger than %llu bytes",
-		                  (unsigned long long)tar->max);
-out:
-	free(p);
-	al_buf_free(&body);
-	return rc;
+	memset(zs, 0, sizeof(*zs));
+	if (deflateInit2(zs, 6, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY) !=
+	    Z_OK)
+		return al_error_set(AL_ENOMEM, "cannot initialise zlib");
+	return 0;
 }
 
 static int gzip_buf(const al_buf *in, al_buf *out)
@@ -981,11 +935,8 @@ static int gzip_buf(const al_buf *in, al_buf *out)
 	uint8_t chunk[65536];
 	int zr, rc = 0;
 
-	memset(&zs, 0, sizeof(zs));
-	/* windowBits 15 + 16: a gzip wrapper; no name, mtime 0 */
-	if (deflateInit2(&zs, 6, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY) !=
-	    Z_OK)
-		return al_error_set(AL_ENOMEM, "cannot initialise zlib");
+	if ((rc = gzip_init(&zs)) < 0)
+		return rc;
 	zs.next_in = in->ptr;
 	zs.avail_in = (uInt)in->len;
 	do {
@@ -1001,6 +952,317 @@ static int gzip_buf(const al_buf *in, al_buf *out)
 			break;
 	} while (zr != Z_STREAM_END);
 	deflateEnd(&zs);
+	return rc;
+}
+
+/* The largest tar the rebuilt layer may be (the catalog, its headers and
+ * whiteouts), and the buffers it goes through. */
+#define LAYER_MAX ((uint64_t)AL_CATALOG_TOTAL_MAX + 64 * AL_MIB)
+#define LAYER_CHUNK (64 * 1024)
+
+/*
+ * The rebuilt layer on its way to the store: the tar gathered a chunk at a
+ * time, hashed (the diff ID) and deflated, the gzip bytes written to a blob
+ * writer, so that memory does not grow with the catalog. deflate's output
+ * does not depend on how its input is split while it is not flushed: the
+ * bytes are those gzip_buf writes for the whole tar.
+ *
+ * The first error sticks (rc): jansson ignores a failed write of an object
+ * key and goes on dumping (dump.c), so every later write must fail too for
+ * the rendering to end in that error rather than in a layer with a hole.
+ */
+struct layer_out {
+	al_blob_writer *w;
+	al_hasher *h; /* SHA-256 of the tar */
+	z_stream zs;
+	int zinit, rc;
+	uint64_t tar_len, gz_len;
+	size_t nin;
+	uint8_t in[LAYER_CHUNK], out[LAYER_CHUNK];
+};
+
+/* Hash and deflate what in[] holds; Z_FINISH ends the gzip stream. */
+static int layer_flush(struct layer_out *lo, int flush)
+{
+	int zr, rc;
+
+	if ((rc = al_hasher_update(lo->h, lo->in, lo->nin)) < 0)
+		return rc;
+	lo->zs.next_in = lo->in;
+	lo->zs.avail_in = (uInt)lo->nin;
+	lo->nin = 0;
+	do {
+		size_t have;
+
+		lo->zs.next_out = lo->out;
+		lo->zs.avail_out = sizeof(lo->out);
+		zr = deflate(&lo->zs, flush);
+		if (zr == Z_STREAM_ERROR)
+			return al_error_set(AL_ENOMEM, "zlib failed");
+		have = sizeof(lo->out) - lo->zs.avail_out;
+		if (have > LAYER_MAX - lo->gz_len)
+			return al_error_set(AL_ELIMIT,
+			                    "the compressed catalog layer is "
+			                    "larger than %llu bytes",
+			                    (unsigned long long)LAYER_MAX);
+		if (have > 0 &&
+		    (rc = al_blob_writer_write(lo->w, lo->out, have)) < 0)
+			return rc;
+		lo->gz_len += have;
+	} while (flush == Z_FINISH ? zr != Z_STREAM_END
+	                           : lo->zs.avail_out == 0);
+	return 0;
+}
+
+/* The tar's bytes (an al_writer write function). */
+static int layer_write(void *ud, const uint8_t *p, size_t n)
+{
+	struct layer_out *lo = ud;
+	int rc;
+
+	if (lo->rc < 0)
+		return lo->rc;
+	if (n > LAYER_MAX - lo->tar_len)
+		return lo->rc = al_error_set(
+		           AL_ELIMIT,
+		           "the catalog layer is larger than %llu bytes",
+		           (unsigned long long)LAYER_MAX);
+	lo->tar_len += n;
+	while (n > 0) {
+		size_t k = sizeof(lo->in) - lo->nin;
+
+		if (k > n)
+			k = n;
+		memcpy(lo->in + lo->nin, p, k);
+		lo->nin += k;
+		p += k;
+		n -= k;
+		if (lo->nin == sizeof(lo->in) &&
+		    (rc = layer_flush(lo, Z_NO_FLUSH)) < 0)
+			return lo->rc = rc;
+	}
+	return 0;
+}
+
+/* The first pass over a catalog.json: its size, for the tar header (the
+ * first error sticks, as in struct layer_out). */
+struct count {
+	const char *name;
+	uint64_t n, max;
+	int layer; /* max is what the layer has room for, not the file limit */
+	int rc;
+};
+
+static int count_sink(void *ud, const char *p, size_t n)
+{
+	struct count *cn = ud;
+
+	(void)p;
+	if (cn->rc < 0)
+		return cn->rc;
+	if (n > cn->max - cn->n && cn->layer)
+		return cn->rc = al_error_set(
+		           AL_ELIMIT,
+		           "the catalog layer is larger than %llu bytes",
+		           (unsigned long long)LAYER_MAX);
+	if (n > cn->max - cn->n)
+		return cn->rc = al_error_set(
+		           AL_ELIMIT,
+		           "the catalog of package '%s' is larger than %llu "
+		           "bytes",
+		           cn->name, (unsigned long long)AL_CATALOG_TOTAL_MAX);
+	cn->n += n;
+	return 0;
+}
+
+/* The second pass: the same bytes into the layer, no more than counted. */
+struct body {
+	struct layer_out *lo;
+	uint64_t left;
+};
+
+static int body_sink(void *ud, const char *p, size_t n)
+{
+	struct body *b = ud;
+
+	if (b->lo->rc < 0)
+		return b->lo->rc;
+	if (n > b->left)
+		return b->lo->rc = al_error_set(
+		           AL_EINVAL,
+		           "internal error: a catalog rendered to more bytes "
+		           "than it did the first time");
+	b->left -= n;
+	return layer_write(b->lo, (const uint8_t *)p, n);
+}
+
+/* Package i, or the objects of no package for i == c->npackages. */
+static int render(const al_catalog *c, size_t i, al_catalog_sink fn, void *ud)
+{
+	if (i < c->npackages)
+		return al_catalog_render_package_to(c, i, fn, ud);
+	return al_catalog_render_global_to(c, fn, ud);
+}
+
+/*
+ * DIR/NAME/ and DIR/NAME/catalog.json for package i, or for the objects
+ * of no package when i is c->npackages (nothing when there are none). A
+ * tar header holds the size of the data that follows it: the package is
+ * rendered twice, counted then written (rendering is deterministic; a
+ * second rendering of another size is an internal error, not a corrupt
+ * layer).
+ */
+static int tar_package(struct layer_out *lo, const al_catalog *c, size_t i,
+                       const char *dir)
+{
+	const char *name =
+	    i < c->npackages ? c->packages[i].name : AL_CATALOG_GLOBAL_NAME;
+	al_writer w = {layer_write, NULL, lo};
+	struct count cn = {name, 0, AL_CATALOG_TOTAL_MAX, 0, 0};
+	struct body b = {lo, 0};
+	char *p = NULL;
+	int rc;
+
+	if (LAYER_MAX - lo->tar_len < cn.max) {
+		cn.max = LAYER_MAX - lo->tar_len;
+		cn.layer = 1;
+	}
+	rc = render(c, i, count_sink, &cn);
+	if (rc >= 0 && cn.rc < 0)
+		rc = cn.rc; /* what a dropped error would have hidden */
+	if (rc < 0 || (i == c->npackages && rc == 0))
+		return rc;
+	if (!safe_component(name))
+		return al_error_set(AL_EUNSUPPORTED,
+		                    "package name '%s' cannot be a "
+		                    "directory name",
+		                    name);
+	p = al_sprintf("%s/%s/", dir, name);
+	if (p == NULL) {
+		rc = al_error_set(AL_ENOMEM, "out of memory");
+		goto out;
+	}
+	if ((rc = tar_entry(&w, p, 1, NULL, 0)) < 0)
+		goto out;
+	free(p);
+	p = al_sprintf("%s/%s/catalog.json", dir, name);
+	if (p == NULL) {
+		rc = al_error_set(AL_ENOMEM, "out of memory");
+		goto out;
+	}
+	if ((rc = tar_start(&w, p, 0, cn.n)) < 0)
+		goto out;
+	b.left = cn.n;
+	rc = render(c, i, body_sink, &b);
+	if (rc >= 0 && lo->rc < 0)
+		rc = lo->rc;
+	if (rc < 0)
+		goto out;
+	if (b.left != 0) {
+		rc = al_error_set(AL_EINVAL,
+		                  "internal error: package '%s' rendered to "
+		                  "%llu bytes, then to fewer",
+		                  name, (unsigned long long)cn.n);
+		goto out;
+	}
+	rc = tar_pad(&w, cn.n);
+out:
+	free(p);
+	return rc;
+}
+
+/* The layer's tar: the directory, an opaque whiteout, every package, the
+ * whiteout of opm's cache (cache, or NULL), the end. */
+static int build_tar(struct layer_out *lo, const al_catalog *c, const char *dir,
+                     const char *cache)
+{
+	static const uint8_t zero[2 * TAR_BLOCK];
+	al_writer w = {layer_write, NULL, lo};
+	char *p = NULL;
+	size_t i;
+	int rc;
+
+	/* the directory itself: later layers' directories win their mode */
+	p = al_sprintf("%s/", dir);
+	if (p == NULL) {
+		rc = al_error_set(AL_ENOMEM, "out of memory");
+		goto out;
+	}
+	if ((rc = tar_entry(&w, p, 1, NULL, 0)) < 0)
+		goto out;
+	free(p);
+	/* hide every file the lower layers had in the directory */
+	p = al_sprintf("%s/%s", dir, WH_OPQ);
+	if (p == NULL) {
+		rc = al_error_set(AL_ENOMEM, "out of memory");
+		goto out;
+	}
+	if ((rc = tar_entry(&w, p, 0, NULL, 0)) < 0)
+		goto out;
+	for (i = 0; i <= c->npackages; i++) {
+		if ((rc = tar_package(lo, c, i, dir)) < 0)
+			goto out;
+	}
+	if (cache != NULL) {
+		const char *slash = strrchr(cache, '/');
+
+		free(p);
+		if (slash != NULL)
+			p = al_sprintf("%.*s/%s%s", (int)(slash - cache), cache,
+			               WH, slash + 1);
+		else
+			p = al_sprintf("%s%s", WH, cache);
+		if (p == NULL) {
+			rc = al_error_set(AL_ENOMEM, "out of memory");
+			goto out;
+		}
+		if ((rc = tar_entry(&w, p, 0, NULL, 0)) < 0)
+			goto out;
+	}
+	rc = layer_write(lo, zero, sizeof(zero));
+out:
+	free(p);
+	return rc;
+}
+
+/*
+ * Write the rebuilt layer (build_tar, gzipped) to s as it is made: *layer
+ * and *size receive the gzip blob's digest and size, *diff the SHA-256 of
+ * the tar (its diff ID). On failure the blob writer is aborted: nothing is
+ * left in the store.
+ */
+static int write_layer(al_store *s, const al_catalog *c, const char *dir,
+                       const char *cache, al_digest *layer, uint64_t *size,
+                       al_digest *diff)
+{
+	struct layer_out *lo = calloc(1, sizeof(*lo));
+	al_digest ld, dd;
+	int rc;
+
+	if (lo == NULL)
+		return al_error_set(AL_ENOMEM, "out of memory");
+	if ((rc = gzip_init(&lo->zs)) < 0)
+		goto out;
+	lo->zinit = 1;
+	if ((rc = al_hasher_new(&lo->h, AL_DIGEST_SHA256)) < 0 ||
+	    (rc = al_store_blob_begin(s, NULL, 0, &lo->w)) < 0 ||
+	    (rc = build_tar(lo, c, dir, cache)) < 0 ||
+	    (rc = layer_flush(lo, Z_FINISH)) < 0 ||
+	    (rc = al_hasher_final(lo->h, &dd)) < 0)
+		goto out;
+	rc = al_blob_writer_commit_digest(lo->w, &ld);
+	lo->w = NULL; /* commit frees it, whatever it returns */
+	if (rc < 0)
+		goto out;
+	*layer = ld;
+	*size = lo->gz_len;
+	*diff = dd;
+out:
+	al_blob_writer_abort(lo->w);
+	if (lo->zinit)
+		deflateEnd(&lo->zs);
+	al_hasher_free(lo->h);
+	free(lo);
 	return rc;
 }
 
@@ -1097,8 +1359,6 @@ static json_t *desc_json(const char *mt, const al_digest *d, uint64_t size)
 static int rebuild_one(al_store *s, const al_digest *base, const char *platform,
                        const al_catalog *c, al_descriptor *out)
 {
-	al_buf tar = AL_BUF_INIT(AL_CATALOG_TOTAL_MAX + 64 * AL_MIB);
-	al_buf gz = AL_BUF_INIT(AL_CATALOG_TOTAL_MAX + 64 * AL_MIB);
 	char ds[AL_DIGEST_STRMAX], *dir = NULL, *cache = NULL;
 	char *cfgtext = NULL, *mtext = NULL;
 	json_t *cfg = NULL, *ncfg = NULL, *man = NULL, *layers = NULL;
@@ -1106,6 +1366,7 @@ static int rebuild_one(al_store *s, const al_digest *base, const char *platform,
 	al_digest diff, layer, cfgd, mand;
 	al_descriptor d;
 	al_manifest m;
+	uint64_t layer_size = 0;
 	size_t i;
 	int rc;
 
@@ -1128,11 +1389,8 @@ static int rebuild_one(al_store *s, const al_digest *base, const char *platform,
 		goto out;
 	}
 	if ((rc = drop_cache_flags(ncfg, &cache)) < 0 ||
-	    (rc = build_tar(c, dir, cache, &tar)) < 0 ||
-	    (rc = al_digest_bytes(&diff, AL_DIGEST_SHA256, tar.ptr, tar.len)) <
-	        0 ||
-	    (rc = gzip_buf(&tar, &gz)) < 0 ||
-	    (rc = al_store_put_blob(s, gz.ptr, gz.len, &layer)) < 0)
+	    (rc = write_layer(s, c, dir, cache, &layer, &layer_size, &diff)) <
+	        0)
 		goto out;
 	rootfs = json_object_get(ncfg, "rootfs");
 	diffs = json_object_get(rootfs, "diff_ids");
@@ -1186,8 +1444,8 @@ static int rebuild_one(al_store *s, const al_digest *base, const char *platform,
 			goto out;
 		}
 	}
-	if (json_array_append_new(
-	        layers, desc_json(AL_MT_OCI_LAYER_GZIP, &layer, gz.len)) < 0) {
+	if (json_array_append_new(layers, desc_json(AL_MT_OCI_LAYER_GZIP,
+	                                            &layer, layer_size)) < 0) {
 		rc = al_error_set(AL_ENOMEM, "out of memory");
 		goto out;
 	}
@@ -1225,8 +1483,6 @@ out:
 	free(mtext);
 	free(dir);
 	free(cache);
-	al_buf_free(&tar);
-	al_buf_free(&gz);
 	return rc;
 }
 
@@ -1361,7 +1617,11 @@ out:
 int al_layer_tar_entry(al_buf *tar, const char *path, int dir,
                        const al_buf *data)
 {
-	return tar_entry(tar, path, dir, data);
+	al_writer w = al_buf_writer(tar);
+
+	if (data == NULL)
+		return tar_entry(&w, path, dir, NULL, 0);
+	return tar_entry(&w, path, dir, data->ptr, data->len);
 }
 
 int al_layer_tar_end(al_buf *tar)

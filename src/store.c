@@ -72,6 +72,7 @@ struct al_store {
 struct al_blob_writer {
 	al_store *s;
 	al_digest expected;
+	int learn; /* begun without a digest: expected is set at commit */
 	uint64_t expected_size;
 	uint64_t written;
 	al_tmpfile *tmp;
@@ -1164,9 +1165,10 @@ int al_store_blob_begin(al_store *s, const al_digest *expected,
 	if (s->readonly)
 		return al_error_set(AL_EINVAL, "store '%s' is read-only",
 		                    s->path);
-	if (expected == NULL)
+	if (expected == NULL && expected_size > 0)
 		return al_error_set(AL_EINVAL,
-		                    "a blob writer needs the expected digest");
+		                    "a blob writer without an expected digest "
+		                    "takes no expected size");
 	w = calloc(1, sizeof(*w));
 	dir = store_file(s, "blobs/.tmp");
 	if (w == NULL || dir == NULL) {
@@ -1175,12 +1177,16 @@ int al_store_blob_begin(al_store *s, const al_digest *expected,
 		return al_error_set(AL_ENOMEM, "out of memory");
 	}
 	w->s = s;
-	w->expected = *expected;
+	if (expected != NULL)
+		w->expected = *expected;
+	else
+		w->expected.algo = AL_DIGEST_SHA256;
+	w->learn = expected == NULL;
 	w->expected_size = expected_size;
 	pthread_mutex_lock(&s->mu);
 	s->active_writers++;
 	pthread_mutex_unlock(&s->mu);
-	if ((rc = al_hasher_new(&w->h, expected->algo)) < 0 ||
+	if ((rc = al_hasher_new(&w->h, w->expected.algo)) < 0 ||
 	    (rc = al_tmpfile_new(&w->tmp, dir)) < 0)
 		goto out;
 	*out = w;
@@ -1268,16 +1274,18 @@ al_writer al_blob_writer_as_writer(al_blob_writer *w)
 	return wr;
 }
 
-static int blob_commit(al_blob_writer *w, int sync_dir)
+static int blob_commit(al_blob_writer *w, int sync_dir, al_digest *out)
 {
 	char ds[AL_DIGEST_STRMAX], gs[AL_DIGEST_STRMAX];
 	char *path = NULL, *dir = NULL;
 	al_digest got;
 	int rc;
 
-	al_digest_str(&w->expected, ds);
 	if ((rc = al_hasher_final(w->h, &got)) < 0)
 		goto out;
+	if (w->learn)
+		w->expected = got;
+	al_digest_str(&w->expected, ds);
 	if (w->expected_size > 0 && w->written != w->expected_size) {
 		rc = al_error_set(AL_EVERIFY,
 		                  "blob '%s': expected %llu bytes, got %llu",
@@ -1312,6 +1320,8 @@ static int blob_commit(al_blob_writer *w, int sync_dir)
 		w->s->dirty |= 1u << w->expected.algo;
 		pthread_mutex_unlock(&w->s->mu);
 	}
+	if (rc == 0 && out != NULL)
+		*out = w->expected;
 out:
 	free(path);
 	free(dir);
@@ -1321,12 +1331,17 @@ out:
 
 int al_blob_writer_commit(al_blob_writer *w)
 {
-	return blob_commit(w, 1);
+	return blob_commit(w, 1, NULL);
+}
+
+int al_blob_writer_commit_digest(al_blob_writer *w, al_digest *out)
+{
+	return blob_commit(w, 1, out);
 }
 
 int al_blob_writer_commit_nodirsync(al_blob_writer *w)
 {
-	return blob_commit(w, 0);
+	return blob_commit(w, 0, NULL);
 }
 
 void al_blob_writer_start_writeback(al_blob_writer *w)

@@ -93,7 +93,10 @@ AL_EXPORT int al_store_put_blob(al_store *s, const uint8_t *p, size_t n,
  * as it is written. Thread-safe across different writers (one writer per
  * thread). Commit checks size (when expected_size > 0) and digest,
  * fsyncs and renames into place: AL_EVERIFY on mismatch, the temporary
- * file removed either way.
+ * file removed either way. expected NULL writes a blob whose digest is
+ * not known in advance (content made here, not received): a SHA-256 blob
+ * stored under the digest of the bytes written, which
+ * al_blob_writer_commit_digest returns; expected_size must then be 0.
  */
 typedef struct al_blob_writer al_blob_writer;
 AL_EXPORT int al_store_blob_begin(al_store *s, const al_digest *expected,
@@ -113,6 +116,10 @@ AL_EXPORT void al_blob_writer_use_hash_worker(al_blob_writer *w,
 AL_EXPORT int al_blob_writer_reset(al_blob_writer *w);
 /* Verify and rename into place; frees w in all cases. */
 AL_EXPORT int al_blob_writer_commit(al_blob_writer *w);
+/* The same, and *out (may be NULL; written only on success) receives the
+ * blob's digest: for a writer begun with expected NULL, the only way to
+ * learn it. */
+AL_EXPORT int al_blob_writer_commit_digest(al_blob_writer *w, al_digest *out);
 /*
  * For committing many blobs in a row: the same, without the fsync of the
  * blobs directory; al_store_sync_blob_dir after the batch, and nothing may

@@ -5,6 +5,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <zlib.h>
+
 #include "airlock/buf.h"
 #include "airlock/catalog.h"
 #include "airlock/error.h"
@@ -12,6 +14,7 @@
 #include "airlock/imageset.h"
 #include "json_int.h"
 #include "airlock/store.h"
+#include "layer_int.h"
 #include "yaml_int.h"
 #include "al_test.h"
 
@@ -1856,6 +1859,160 @@ static void test_catalog__rebuild_long_names(void)
 	al_store_free(s);
 }
 
+/* A package and global objects of about 1 MiB text (the layer streams
+ * through 64 KiB chunks): the layer blob has the size its descriptor
+ * says, gunzips to whole 512-byte blocks whose SHA-256 is the config's
+ * last diff ID, is the one-shot gzip (al_layer_gzip) of that tar byte for
+ * byte, and reads back as the same catalog; nothing stays in blobs/.tmp. */
+static void test_catalog__rebuild_streams_layer_as_one_gzip(void)
+{
+	enum { NB = 300 };
+	al_buf text = AL_BUF_INIT(16 << 20), gz = AL_BUF_INIT(16 << 20);
+	al_buf tar = AL_BUF_INIT(64 << 20), again = AL_BUF_INIT(16 << 20);
+	al_buf mb = AL_BUF_INIT(1 << 20), g1 = AL_BUF_INIT(1 << 20);
+	al_buf g2 = AL_BUF_INIT(1 << 20);
+	al_catalog *c = NULL, *back = NULL;
+	json_t *m = NULL, *cfg = NULL;
+	char *s1 = NULL, *s2 = NULL, *tmp = NULL, ds[AL_DIGEST_STRMAX];
+	const json_t *ld, *diffs;
+	const char *last;
+	al_descriptor nd;
+	al_digest d, layer, cd, tard;
+	unsigned x = 12345;
+	z_stream zs;
+	uint8_t chunk[65536];
+	size_t i, k;
+	int zr, rc = 0;
+	al_store *s = make_layout("img10", "cat:1", "", &d);
+
+	memset(&nd, 0, sizeof(nd));
+	memset(&zs, 0, sizeof(zs));
+	if (s == NULL)
+		return;
+	rc |= al_buf_puts(&text, "{\"schema\":\"olm.package\",\"name\":\"big\","
+	                         "\"defaultChannel\":\"c\"}"
+	                         "{\"schema\":\"olm.channel\",\"package\":"
+	                         "\"big\",\"name\":\"c\",\"entries\":[");
+	for (i = 0; i < NB; i++) {
+		if (i == 0)
+			rc |= al_buf_puts(&text, "{\"name\":\"big.v1.0.0\"}");
+		else
+			rc |= al_buf_printf(&text,
+			                    ",{\"name\":\"big.v1.0.%zu\","
+			                    "\"replaces\":\"big.v1.0.%zu\"}",
+			                    i, i - 1);
+	}
+	rc |= al_buf_puts(&text, "]}");
+	for (i = 0; i < NB; i++) {
+		rc |= al_buf_printf(
+		    &text,
+		    "{\"schema\":\"olm.bundle\",\"package\":\"big\",\"name\":"
+		    "\"big.v1.0.%zu\",\"image\":\"q.io/b:%zu\",\"properties\":"
+		    "[{\"type\":\"olm.package\",\"value\":{\"packageName\":"
+		    "\"big\",\"version\":\"1.0.%zu\"}},{\"type\":\"note\","
+		    "\"value\":\"",
+		    i, i, i);
+		/* words from a small LCG: compressible, not trivially */
+		for (k = 0; k < 3000; k++) {
+			x = x * 1103515245u + 12345u;
+			rc |= al_buf_append(&text,
+			                    &"abcdefgh ij"[(x >> 16) % 11], 1);
+		}
+		rc |= al_buf_puts(&text, "\"}]}");
+	}
+	rc |= al_buf_puts(&text, "{\"schema\":\"example.global\",\"name\":"
+	                         "\"g\",\"value\":[1,2,3]}");
+	CU_ASSERT_EQUAL(rc, 0);
+	CU_ASSERT_EQUAL(al_catalog_new(&c), 0);
+	CU_ASSERT_EQUAL(al_catalog_add_file(c, "big.json", text.ptr, text.len),
+	                0);
+	if (al_catalog_finish(c) != 0) {
+		fprintf(stderr, "%s\n", al_error_message());
+		CU_FAIL("catalog");
+		goto out;
+	}
+	if (al_catalog_rebuild(s, &d, NULL, c, NULL, &nd) != 0) {
+		fprintf(stderr, "rebuild: %s\n", al_error_message());
+		CU_FAIL("rebuild");
+		goto out;
+	}
+	CU_ASSERT_EQUAL(al_store_read_blob(s, &nd.digest, &mb), 0);
+	CU_ASSERT_EQUAL(al_json_parse(&m, mb.ptr, mb.len, "m"), 0);
+	ld = json_array_get(json_object_get(m, "layers"), 3);
+	al_buf_reset(&mb);
+	if (ld == NULL ||
+	    al_digest_parse_str(&layer, al_json_str(ld, "digest")) != 0 ||
+	    al_digest_parse_str(&cd, al_json_str(json_object_get(m, "config"),
+	                                         "digest")) != 0 ||
+	    al_store_read_blob(s, &layer, &gz) != 0 ||
+	    al_store_read_blob(s, &cd, &mb) != 0 ||
+	    al_json_parse(&cfg, mb.ptr, mb.len, "c") != 0) {
+		CU_FAIL("manifest, layer or config");
+		goto out;
+	}
+	CU_ASSERT_EQUAL((json_int_t)gz.len,
+	                json_integer_value(json_object_get(ld, "size")));
+	/* gunzip */
+	CU_ASSERT_EQUAL(inflateInit2(&zs, 15 + 16), Z_OK);
+	zs.next_in = gz.ptr;
+	zs.avail_in = (uInt)gz.len;
+	do {
+		zs.next_out = chunk;
+		zs.avail_out = sizeof(chunk);
+		zr = inflate(&zs, Z_NO_FLUSH);
+		if (zr != Z_OK && zr != Z_STREAM_END)
+			break;
+		if (al_buf_append(&tar, chunk, sizeof(chunk) - zs.avail_out) !=
+		    0)
+			break;
+	} while (zr != Z_STREAM_END);
+	inflateEnd(&zs);
+	CU_ASSERT_EQUAL(zr, Z_STREAM_END);
+	CU_ASSERT_EQUAL(zs.avail_in, 0);
+	CU_ASSERT(tar.len > 4 * sizeof(chunk));
+	CU_ASSERT_EQUAL(tar.len % 512, 0);
+	CU_ASSERT_EQUAL(
+	    al_digest_bytes(&tard, AL_DIGEST_SHA256, tar.ptr, tar.len), 0);
+	diffs = json_object_get(json_object_get(cfg, "rootfs"), "diff_ids");
+	last = json_string_value(
+	    json_array_get(diffs, json_array_size(diffs) - 1));
+	CU_ASSERT_STRING_EQUAL(last != NULL ? last : "",
+	                       al_digest_str(&tard, ds));
+	/* the streamed deflate is the one-shot deflate of the same tar */
+	CU_ASSERT_EQUAL(al_layer_gzip(&tar, &again), 0);
+	CU_ASSERT(again.len == gz.len &&
+	          memcmp(again.ptr, gz.ptr, gz.len) == 0);
+	/* and the layer is the catalog */
+	CU_ASSERT_EQUAL(al_catalog_open_image(&back, NULL, s, &nd.digest, NULL),
+	                0);
+	s1 = al_catalog_summary(c);
+	s2 = back != NULL ? al_catalog_summary(back) : NULL;
+	CU_ASSERT(s1 != NULL && s2 != NULL && strcmp(s1, s2) == 0);
+	CU_ASSERT_EQUAL(al_catalog_render_global(c, &g1), 1);
+	if (back != NULL)
+		CU_ASSERT_EQUAL(al_catalog_render_global(back, &g2), 1);
+	CU_ASSERT_STRING_EQUAL(al_buf_cstr(&g1), al_buf_cstr(&g2));
+	tmp = al_sprintf("%s/blobs/.tmp", al_store_path(s));
+	CU_ASSERT_EQUAL(al_test_sh("test -z \"$(ls -A %s)\"", tmp), 0);
+out:
+	free(tmp);
+	free(s1);
+	free(s2);
+	json_decref(m);
+	json_decref(cfg);
+	al_descriptor_clear(&nd);
+	al_catalog_free(back);
+	al_catalog_free(c);
+	al_store_free(s);
+	al_buf_free(&text);
+	al_buf_free(&gz);
+	al_buf_free(&tar);
+	al_buf_free(&again);
+	al_buf_free(&mb);
+	al_buf_free(&g1);
+	al_buf_free(&g2);
+}
+
 int main(void)
 {
 	CU_TestInfo tests[] = {
@@ -1890,10 +2047,13 @@ int main(void)
 	    {"render_roundtrip_and_images",
 	     test_catalog__render_roundtrip_and_images},
 	    {"validation_like_declcfg", test_catalog__validation_like_declcfg},
-	    {"semver_ranges_like_blang", test_catalog__semver_ranges_like_blang},
+	    {"semver_ranges_like_blang",
+	     test_catalog__semver_ranges_like_blang},
 	    {"cluster_resources", test_catalog__cluster_resources},
 	    {"select_entry", test_catalog__select_entry},
 	    {"rebuild_long_names", test_catalog__rebuild_long_names},
+	    {"rebuild_streams_layer_as_one_gzip",
+	     test_catalog__rebuild_streams_layer_as_one_gzip},
 	    {"skiprange_work_is_bounded",
 	     test_catalog__skiprange_work_is_bounded},
 	    {"cluster_resources_match_crds",
@@ -1906,12 +2066,14 @@ int main(void)
 	    {"real_redhat_package", test_catalog__real_redhat_package},
 	    {"reads_image_layers_with_whiteouts",
 	     test_catalog__reads_image_layers_with_whiteouts},
-	    {"sqlite_catalog_is_refused", test_catalog__sqlite_catalog_is_refused},
+	    {"sqlite_catalog_is_refused",
+	     test_catalog__sqlite_catalog_is_refused},
 	    {"rebuild_index_keeps_platforms",
 	     test_catalog__rebuild_index_keeps_platforms},
 	    {"opaque_whiteout_and_symlink",
 	     test_catalog__opaque_whiteout_and_symlink},
-	    {"corrupt_layer_is_everify", test_catalog__corrupt_layer_is_everify},
+	    {"corrupt_layer_is_everify",
+	     test_catalog__corrupt_layer_is_everify},
 	    {"rebuild_reads_back_filtered_catalog",
 	     test_catalog__rebuild_reads_back_filtered_catalog},
 	    {"spooled_catalog_renders_as_read",

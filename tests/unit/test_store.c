@@ -321,6 +321,49 @@ out:
 	free(path);
 }
 
+/* A blob whose digest is not known in advance: stored under the SHA-256
+ * of its bytes, which commit returns; an expected size is refused; an
+ * abort leaves nothing. */
+static void test_store__blob_writer_learns_digest(void)
+{
+	static const uint8_t data[] = "made here, not received";
+	char *path = tmp_path("learn"), *tmpdir = tmp_path("learn/blobs/.tmp");
+	al_store *s = open_store(path, 1, 0);
+	al_blob_writer *w = NULL;
+	al_digest d, got;
+	uint64_t size = 0;
+
+	if (s == NULL) {
+		CU_FAIL("no store");
+		goto out;
+	}
+	al_digest_bytes(&d, AL_DIGEST_SHA256, data, sizeof(data) - 1);
+	memset(&got, 0, sizeof(got));
+
+	CU_ASSERT_EQUAL(al_store_blob_begin(s, NULL, 5, &w), AL_EINVAL);
+	CU_ASSERT_EQUAL(al_store_blob_begin(s, NULL, 0, &w), 0);
+	CU_ASSERT_EQUAL(al_blob_writer_write(w, data, 4), 0);
+	CU_ASSERT_EQUAL(al_blob_writer_write(w, data + 4, sizeof(data) - 5), 0);
+	CU_ASSERT_EQUAL(al_store_has_blob(s, &d, NULL), 0);
+	CU_ASSERT_EQUAL(al_blob_writer_commit_digest(w, &got), 0);
+	CU_ASSERT(al_digest_equal(&got, &d));
+	CU_ASSERT_EQUAL(al_store_has_blob(s, &d, &size), 1);
+	CU_ASSERT_EQUAL(size, sizeof(data) - 1);
+	CU_ASSERT_EQUAL(count_dir(tmpdir), 0);
+
+	CU_ASSERT_EQUAL(al_store_blob_begin(s, NULL, 0, &w), 0);
+	CU_ASSERT_EQUAL(al_blob_writer_write(w, (const uint8_t *)"x", 1), 0);
+	CU_ASSERT_EQUAL(count_dir(tmpdir), 1);
+	al_blob_writer_abort(w);
+	al_digest_bytes(&d, AL_DIGEST_SHA256, "x", 1);
+	CU_ASSERT_EQUAL(al_store_has_blob(s, &d, NULL), 0);
+	CU_ASSERT_EQUAL(count_dir(tmpdir), 0);
+out:
+	al_store_free(s);
+	free(tmpdir);
+	free(path);
+}
+
 /* Writes hashed on a worker thread: the same digest checks, large writes
  * hashed off-thread and small ones inline; batch commit + one dir sync. */
 static void test_store__blob_writer_hash_worker_and_batch_commit(void)
@@ -1405,6 +1448,7 @@ int main(void)
 		{"second_writable_open_is_locked", test_store__second_writable_open_is_locked},
 		{"blob_writer_commit_mismatch_abort", test_store__blob_writer_commit_mismatch_abort},
 		{"blob_writer_hash_worker_and_batch_commit", test_store__blob_writer_hash_worker_and_batch_commit},
+		{"blob_writer_learns_digest", test_store__blob_writer_learns_digest},
 		{"put_read_blob_detects_corruption", test_store__put_read_blob_detects_corruption},
 		{"tag_untag_list_find_persist", test_store__tag_untag_list_find_persist},
 		{"releases_load_save", test_store__releases_load_save},
