@@ -1292,11 +1292,13 @@ struct render {
 	int rc;
 };
 
+/* The first failure sticks: jansson goes on after a failed write of an
+ * object's key, and a later write that succeeds must not hide the hole. */
 static int render_cb(const char *buf, size_t size, void *data)
 {
 	struct render *r = data;
 
-	if ((r->rc = r->fn(r->ud, buf, size)) < 0)
+	if (r->rc < 0 || (r->rc = r->fn(r->ud, buf, size)) < 0)
 		return -1;
 	return 0;
 }
@@ -1305,7 +1307,8 @@ static int render_cb(const char *buf, size_t size, void *data)
 static int dump_obj(struct render *r, const json_t *o)
 {
 	if (json_dump_callback(o, render_cb, r,
-	                       JSON_INDENT(4) | JSON_PRESERVE_ORDER) < 0)
+	                       JSON_INDENT(4) | JSON_PRESERVE_ORDER) < 0 ||
+	    r->rc < 0)
 		return r->rc < 0 ? r->rc
 		                 : al_error_set(AL_ENOMEM, "out of memory");
 	return r->fn(r->ud, "\n", 1);

@@ -206,7 +206,7 @@ struct spool_sink {
 static int spool_sink_fn(void *ud, const uint8_t *p, size_t n)
 {
 	struct spool_sink *k = ud;
-	uint64_t off;
+	uint64_t off = 0;
 	int rc = cat_spool_put(k->sp, p, n, &off);
 
 	if (rc == 0 && !k->started) {

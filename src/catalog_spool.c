@@ -146,7 +146,7 @@ int cat_spool_spill(struct cat_spool *sp, json_t *value, json_t **placeholder)
 {
 	char *text;
 	size_t len;
-	uint64_t off;
+	uint64_t off = 0;
 	int rc;
 
 	*placeholder = NULL;

@@ -245,7 +245,7 @@ static int add_small(pw_item **items, size_t *n, size_t *cap, const char *root,
                      const char *rel, int kind, size_t max)
 {
 	char *path = al_path_join(root, rel);
-	pw_item *it;
+	pw_item *it = NULL;
 	int rc;
 
 	if (path == NULL)
@@ -288,7 +288,7 @@ static int gather_algo(const char *root, int algo, strset *hblobs,
 	const char *alg = al_digest_algo_name((al_digest_algo)algo);
 	size_t hl = algo == AL_DIGEST_SHA512 ? 128 : 64, i, nnames = 0;
 	char **names = NULL, *dir, key[AL_DIGEST_STRMAX + 8];
-	pw_item *it;
+	pw_item *it = NULL;
 	int rc = 0;
 
 	if ((dir = al_sprintf("%s/blobs/%s", root, alg)) == NULL)

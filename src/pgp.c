@@ -726,8 +726,8 @@ static int key_parse(pgp_key *k, const uint8_t *p, size_t n)
 	switch (k->algo) {
 	case PK_RSA:
 	case PK_RSA_S: {
-		const uint8_t *np, *ep;
-		size_t nl, el;
+		const uint8_t *np = NULL, *ep = NULL;
+		size_t nl = 0, el = 0;
 		if ((rc = read_mpi(&np, &nl, p, n, &o)) < 0 ||
 		    (rc = read_mpi(&ep, &el, p, n, &o)) < 0)
 			goto out;

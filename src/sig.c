@@ -108,8 +108,9 @@ int al_sig_payload_parse(al_sig_payload *out, const uint8_t *p, size_t n)
 	                                         NULL};
 	static const char *const identity_keys[] = {"docker-reference", NULL};
 	al_sig_payload pl;
-	json_t *root = NULL, *critical, *image, *identity, *optional, *v;
-	const char *type, *digest, *reference;
+	json_t *root = NULL, *critical = NULL, *image = NULL, *identity = NULL,
+	       *optional = NULL, *v;
+	const char *type = NULL, *digest = NULL, *reference = NULL;
 	int rc;
 
 	memset(&pl, 0, sizeof(pl));
