@@ -1096,6 +1096,75 @@ static int body_sink(void *ud, const char *p, size_t n)
 	return layer_write(b->lo, (const uint8_t *)p, n);
 }
 
+/* With a scratch file (a catalog read from an image): the one rendering,
+ * counted as the first pass is, into the scratch file through a chunk;
+ * the layer then copies it from there. */
+struct spooled {
+	struct count cn;
+	struct cat_spool *sp;
+	al_buf b;     /* bytes not yet in the scratch file */
+	uint64_t off; /* where the rendering starts there */
+	int started;
+};
+
+static int spooled_flush(struct spooled *sd)
+{
+	uint64_t off = 0;
+	int rc;
+
+	if (sd->b.len == 0)
+		return 0;
+	if ((rc = cat_spool_put(sd->sp, sd->b.ptr, sd->b.len, &off)) < 0)
+		return sd->cn.rc = rc;
+	if (!sd->started) {
+		sd->off = off;
+		sd->started = 1;
+	}
+	al_buf_reset(&sd->b);
+	return 0;
+}
+
+static int spooled_sink(void *ud, const char *p, size_t n)
+{
+	struct spooled *sd = ud;
+	int rc;
+
+	if ((rc = count_sink(&sd->cn, p, n)) < 0)
+		return rc;
+	while (n > 0) {
+		size_t k = LAYER_CHUNK - sd->b.len;
+
+		if (k > n)
+			k = n;
+		if ((rc = al_buf_append(&sd->b, p, k)) < 0)
+			return sd->cn.rc = rc;
+		p += k;
+		n -= k;
+		if (sd->b.len == LAYER_CHUNK && (rc = spooled_flush(sd)) < 0)
+			return rc;
+	}
+	return 0;
+}
+
+/* n bytes at off in the scratch file into the layer. */
+static int copy_spooled(struct layer_out *lo, struct cat_spool *sp,
+                        uint64_t off, uint64_t n)
+{
+	uint8_t *chunk = malloc(LAYER_CHUNK);
+	int rc = chunk == NULL ? al_error_set(AL_ENOMEM, "out of memory") : 0;
+
+	while (rc == 0 && n > 0) {
+		size_t k = n < LAYER_CHUNK ? (size_t)n : LAYER_CHUNK;
+
+		if ((rc = cat_spool_read(sp, off, k, chunk)) == 0)
+			rc = layer_write(lo, chunk, k);
+		off += k;
+		n -= k;
+	}
+	free(chunk);
+	return rc;
+}
+
 /* Package i, or the objects of no package for i == c->npackages. */
 static int render(const al_catalog *c, size_t i, al_catalog_sink fn, void *ud)
 {
@@ -1107,10 +1176,12 @@ static int render(const al_catalog *c, size_t i, al_catalog_sink fn, void *ud)
 /*
  * DIR/NAME/ and DIR/NAME/catalog.json for package i, or for the objects
  * of no package when i is c->npackages (nothing when there are none). A
- * tar header holds the size of the data that follows it: the package is
- * rendered twice, counted then written (rendering is deterministic; a
- * second rendering of another size is an internal error, not a corrupt
- * layer).
+ * tar header holds the size of the data that follows it: a catalog with a
+ * scratch file renders the package once into it and the layer copies it
+ * from there (a rendering puts every spilled value back: doing it twice
+ * cost a third of the rebuild); one without renders it twice, counted
+ * then written (rendering is deterministic; a second rendering of another
+ * size is an internal error, not a corrupt layer).
  */
 static int tar_package(struct layer_out *lo, const al_catalog *c, size_t i,
                        const char *dir)
@@ -1118,7 +1189,12 @@ static int tar_package(struct layer_out *lo, const al_catalog *c, size_t i,
 	const char *name =
 	    i < c->npackages ? c->packages[i].name : AL_CATALOG_GLOBAL_NAME;
 	al_writer w = {layer_write, NULL, lo};
-	struct count cn = {name, 0, AL_CATALOG_TOTAL_MAX, 0, 0};
+	struct spooled sd = {{name, 0, AL_CATALOG_TOTAL_MAX, 0, 0},
+	                     c->spool,
+	                     AL_BUF_INIT(LAYER_CHUNK),
+	                     0,
+	                     0};
+	struct count cn = sd.cn;
 	struct body b = {lo, 0};
 	char *p = NULL;
 	int rc;
@@ -1127,7 +1203,16 @@ static int tar_package(struct layer_out *lo, const al_catalog *c, size_t i,
 		cn.max = LAYER_MAX - lo->tar_len;
 		cn.layer = 1;
 	}
-	rc = render(c, i, count_sink, &cn);
+	if (c->spool != NULL) {
+		sd.cn = cn;
+		rc = render(c, i, spooled_sink, &sd);
+		if (rc >= 0)
+			rc = spooled_flush(&sd);
+		al_buf_free(&sd.b);
+		cn = sd.cn;
+	} else {
+		rc = render(c, i, count_sink, &cn);
+	}
 	if (rc >= 0 && cn.rc < 0)
 		rc = cn.rc; /* what a dropped error would have hidden */
 	if (rc < 0 || (i == c->npackages && rc == 0))
@@ -1152,6 +1237,11 @@ static int tar_package(struct layer_out *lo, const al_catalog *c, size_t i,
 	}
 	if ((rc = tar_start(&w, p, 0, cn.n)) < 0)
 		goto out;
+	if (c->spool != NULL) {
+		if ((rc = copy_spooled(lo, c->spool, sd.off, cn.n)) == 0)
+			rc = tar_pad(&w, cn.n);
+		goto out;
+	}
 	b.left = cn.n;
 	rc = render(c, i, body_sink, &b);
 	if (rc >= 0 && lo->rc < 0)
