@@ -4,7 +4,10 @@
 # usage: tests/bench/catalog_filter.sh
 # Environment: AIRLOCK (default $AL_BUILD_DIR/airlock; use a release build,
 # not the sanitizer one), BENCH_BUNDLES (default 5000), BENCH_PAIRS
-# (default 7), BENCH_DIR (scratch, removed at exit unless BENCH_KEEP=1).
+# (default 7), BENCH_DIR (scratch, removed at exit unless BENCH_KEEP=1),
+# BENCH_BUNDLE_OBJECTS=1 (every bundle of package big carries the real
+# olm.bundle.object data of a Red Hat bundle, about 66 KB, as bundles of
+# Red Hat's index do: mkcatalog.py --bundle-objects).
 # Needs python3, GNU time, umoci (to unpack the FBC for the peers); jq is
 # measured when installed. Not run by ctest.
 #
@@ -13,7 +16,8 @@
 #   airlock   airlock catalog filter --dry-run: read the catalog image from
 #             the store (stream and hash every layer, gunzip, untar), parse
 #             every FBC file, validate the model, filter package big by
-#             channel range 1.100.0..1.400.9 (upgrade graph with replaces,
+#             channel range 1.100.0..1.400.9 at 5,000 bundles, the same
+#             share at other sizes (upgrade graph with replaces,
 #             skips, skipRange) plus the other packages' heads, list images;
 #   python    python3: json.JSONDecoder.raw_decode over every file of the
 #             unpacked FBC directory (parsing only: no model, no filter);
@@ -33,13 +37,20 @@ trap cleanup EXIT
 [ -x "$AIRLOCK" ] || { echo "AIRLOCK='$AIRLOCK' is not executable" >&2; exit 2; }
 command -v umoci >/dev/null || { echo "umoci missing (apt-get install umoci)" >&2; exit 2; }
 
-python3 "$here/tests/tools/mkcatalog.py" "$B/store" quay.io/example/big:v1 --bundles "$N" >/dev/null
+objects=
+[ "${BENCH_BUNDLE_OBJECTS:-0}" = 0 ] ||
+	objects="--bundle-objects $here/tests/data/catalogs/oc-mirror-olm-artifacts/configs/aws-load-balancer-operator/catalog.json"
+python3 "$here/tests/tools/mkcatalog.py" "$B/store" quay.io/example/big:v1 --bundles "$N" $objects >/dev/null
 umoci unpack --rootless --image "$B/store:quay.io/example/big:v1" "$B/unpacked" >/dev/null 2>&1
 fbc=$B/unpacked/rootfs/configs
 bytes=$(find "$fbc" -type f -name 'catalog.*' -printf '%s\n' | awk '{s+=$1} END {print s}')
-echo "catalog: $N bundles in package big + 3 small packages; FBC $bytes bytes"
+echo "catalog: $N bundles in package big + 3 small packages${objects:+ (real olm.bundle.object data in every bundle of big)}; FBC $bytes bytes; load $(cut -d' ' -f1-3 /proc/loadavg)"
 
-cat >"$B/isc.yaml" <<'YAML'
+# the channel range: the same share of package big at any N (1.100.0 to
+# 1.400.9 of 5,000 bundles: 10 a minor version)
+lo=$((N / 50))
+hi=$((N * 2 / 25))
+cat >"$B/isc.yaml" <<YAML
 kind: ImageSetConfiguration
 apiVersion: mirror.openshift.io/v2alpha1
 mirror:
@@ -49,8 +60,8 @@ mirror:
         - name: big
           channels:
             - name: stable
-              minVersion: 1.100.0
-              maxVersion: 1.400.9
+              minVersion: 1.$lo.0
+              maxVersion: 1.$hi.9
         - name: alpha
         - name: gamma
 YAML
