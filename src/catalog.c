@@ -158,15 +158,47 @@ int cat_add_object(al_catalog *c, json_t *obj, const char *where)
 	return 0;
 }
 
+/*
+ * Object k of a JSON stream, as json_load* left it (v, err): added to the
+ * catalog (v's reference is dropped either way), *used the bytes it took.
+ */
+static int take_object(al_catalog *c, const char *path, size_t k, json_t *v,
+                       const json_error_t *err, size_t *used)
+{
+	char where[1200];
+	int rc;
+
+	if (v == NULL) {
+		if (json_error_code(err) == json_error_out_of_memory)
+			return al_error_set(AL_ENOMEM, "out of memory");
+		return al_error_set(AL_EPARSE,
+		                    "%s: object %zu: line %d, column %d "
+		                    "of the object: %s",
+		                    path, k, err->line, err->column, err->text);
+	}
+	if (err->position <= 0) {
+		json_decref(v);
+		return al_error_set(AL_EPARSE, "%s: object %zu: no bytes", path,
+		                    k);
+	}
+	*used = (size_t)err->position;
+	snprintf(where, sizeof(where), "%s: object %zu", path, k);
+	rc = spill_bulky(c, v);
+	if (rc == 0)
+		rc = cat_add_object(c, v, where);
+	json_decref(v);
+	return rc;
+}
+
 /* A stream of JSON objects, as encoding/json's Decoder reads them. */
 static int add_json_stream(al_catalog *c, const char *path, const uint8_t *p,
                            size_t n)
 {
 	size_t off = 0, k = 0;
-	char where[1200];
 
 	for (;;) {
 		json_error_t err;
+		size_t used = 0;
 		json_t *v;
 		int rc;
 
@@ -179,28 +211,9 @@ static int add_json_stream(al_catalog *c, const char *path, const uint8_t *p,
 		v = json_loadb((const char *)p + off, n - off,
 		               JSON_REJECT_DUPLICATES | JSON_DISABLE_EOF_CHECK,
 		               &err);
-		if (v == NULL) {
-			if (json_error_code(&err) == json_error_out_of_memory)
-				return al_error_set(AL_ENOMEM, "out of memory");
-			return al_error_set(
-			    AL_EPARSE,
-			    "%s: object %zu: line %d, column %d "
-			    "of the object: %s",
-			    path, k, err.line, err.column, err.text);
-		}
-		if (err.position <= 0) {
-			json_decref(v);
-			return al_error_set(
-			    AL_EPARSE, "%s: object %zu: no bytes", path, k);
-		}
-		off += (size_t)err.position;
-		snprintf(where, sizeof(where), "%s: object %zu", path, k);
-		rc = spill_bulky(c, v);
-		if (rc == 0)
-			rc = cat_add_object(c, v, where);
-		json_decref(v);
-		if (rc < 0)
+		if ((rc = take_object(c, path, k, v, &err, &used)) < 0)
 			return rc;
+		off += used;
 	}
 }
 
@@ -339,10 +352,10 @@ static int add_json_spooled(al_catalog *c, const char *path, struct sreader *r,
                             uint64_t off)
 {
 	size_t k = 0;
-	char where[1200];
 
 	for (;;) {
 		json_error_t err;
+		size_t used = 0;
 		json_t *v;
 		int ch, rc;
 
@@ -366,28 +379,9 @@ static int add_json_spooled(al_catalog *c, const char *path, struct sreader *r,
 			return al_error_set(
 			    AL_EPARSE, "%s: NUL byte in catalog file", path);
 		}
-		if (v == NULL) {
-			if (json_error_code(&err) == json_error_out_of_memory)
-				return al_error_set(AL_ENOMEM, "out of memory");
-			return al_error_set(
-			    AL_EPARSE,
-			    "%s: object %zu: line %d, column %d "
-			    "of the object: %s",
-			    path, k, err.line, err.column, err.text);
-		}
-		if (err.position <= 0) {
-			json_decref(v);
-			return al_error_set(
-			    AL_EPARSE, "%s: object %zu: no bytes", path, k);
-		}
-		off += (uint64_t)err.position;
-		snprintf(where, sizeof(where), "%s: object %zu", path, k);
-		rc = spill_bulky(c, v);
-		if (rc == 0)
-			rc = cat_add_object(c, v, where);
-		json_decref(v);
-		if (rc < 0)
+		if ((rc = take_object(c, path, k, v, &err, &used)) < 0)
 			return rc;
+		off += used;
 	}
 }
 

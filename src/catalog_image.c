@@ -2,6 +2,7 @@
  * (read through layer.c; whiteouts here), and the rebuilt image with a
  * filtered catalog. */
 #include <fnmatch.h>
+#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -896,6 +897,26 @@ static int tar_start(const al_writer *w, const char *path, int dir,
 
 /* One entry whose data is at hand: a directory (dir 1, no data) or a
  * regular file of the n bytes at p. */
+/* tar_start for the path fmt makes: a directory, an empty file, or a file
+ * of len bytes whose data and padding the caller writes next. */
+static int tar_named(const al_writer *w, int dir, uint64_t len, const char *fmt,
+                     ...) __attribute__((format(printf, 4, 5)));
+static int tar_named(const al_writer *w, int dir, uint64_t len, const char *fmt,
+                     ...)
+{
+	al_buf path = AL_BUF_INIT(64 * 1024); /* tar_start bounds it */
+	va_list ap;
+	int rc;
+
+	va_start(ap, fmt);
+	rc = al_buf_vprintf(&path, fmt, ap);
+	va_end(ap);
+	if (rc == 0)
+		rc = tar_start(w, al_buf_cstr(&path), dir, len);
+	al_buf_free(&path);
+	return rc;
+}
+
 static int tar_entry(const al_writer *w, const char *path, int dir,
                      const uint8_t *p, size_t n)
 {
@@ -1196,7 +1217,6 @@ static int tar_package(struct layer_out *lo, const al_catalog *c, size_t i,
 	                     0};
 	struct count cn = sd.cn;
 	struct body b = {lo, 0};
-	char *p = NULL;
 	int rc;
 
 	if (LAYER_MAX - lo->tar_len < cn.max) {
@@ -1222,20 +1242,8 @@ static int tar_package(struct layer_out *lo, const al_catalog *c, size_t i,
 		                    "package name '%s' cannot be a "
 		                    "directory name",
 		                    name);
-	p = al_sprintf("%s/%s/", dir, name);
-	if (p == NULL) {
-		rc = al_error_set(AL_ENOMEM, "out of memory");
-		goto out;
-	}
-	if ((rc = tar_entry(&w, p, 1, NULL, 0)) < 0)
-		goto out;
-	free(p);
-	p = al_sprintf("%s/%s/catalog.json", dir, name);
-	if (p == NULL) {
-		rc = al_error_set(AL_ENOMEM, "out of memory");
-		goto out;
-	}
-	if ((rc = tar_start(&w, p, 0, cn.n)) < 0)
+	if ((rc = tar_named(&w, 1, 0, "%s/%s/", dir, name)) < 0 ||
+	    (rc = tar_named(&w, 0, cn.n, "%s/%s/catalog.json", dir, name)) < 0)
 		goto out;
 	if (c->spool != NULL) {
 		if ((rc = copy_spooled(lo, c->spool, sd.off, cn.n)) == 0)
@@ -1257,7 +1265,6 @@ static int tar_package(struct layer_out *lo, const al_catalog *c, size_t i,
 	}
 	rc = tar_pad(&w, cn.n);
 out:
-	free(p);
 	return rc;
 }
 
@@ -1268,51 +1275,29 @@ static int build_tar(struct layer_out *lo, const al_catalog *c, const char *dir,
 {
 	static const uint8_t zero[2 * TAR_BLOCK];
 	al_writer w = {layer_write, NULL, lo};
-	char *p = NULL;
 	size_t i;
 	int rc;
 
-	/* the directory itself: later layers' directories win their mode */
-	p = al_sprintf("%s/", dir);
-	if (p == NULL) {
-		rc = al_error_set(AL_ENOMEM, "out of memory");
-		goto out;
-	}
-	if ((rc = tar_entry(&w, p, 1, NULL, 0)) < 0)
-		goto out;
-	free(p);
-	/* hide every file the lower layers had in the directory */
-	p = al_sprintf("%s/%s", dir, WH_OPQ);
-	if (p == NULL) {
-		rc = al_error_set(AL_ENOMEM, "out of memory");
-		goto out;
-	}
-	if ((rc = tar_entry(&w, p, 0, NULL, 0)) < 0)
-		goto out;
+	/* the directory itself: later layers' directories win their mode;
+	 * then hide every file the lower layers had in it */
+	if ((rc = tar_named(&w, 1, 0, "%s/", dir)) < 0 ||
+	    (rc = tar_named(&w, 0, 0, "%s/%s", dir, WH_OPQ)) < 0)
+		return rc;
 	for (i = 0; i <= c->npackages; i++) {
 		if ((rc = tar_package(lo, c, i, dir)) < 0)
-			goto out;
+			return rc;
 	}
 	if (cache != NULL) {
 		const char *slash = strrchr(cache, '/');
 
-		free(p);
-		if (slash != NULL)
-			p = al_sprintf("%.*s/%s%s", (int)(slash - cache), cache,
-			               WH, slash + 1);
-		else
-			p = al_sprintf("%s%s", WH, cache);
-		if (p == NULL) {
-			rc = al_error_set(AL_ENOMEM, "out of memory");
-			goto out;
-		}
-		if ((rc = tar_entry(&w, p, 0, NULL, 0)) < 0)
-			goto out;
+		rc = slash != NULL
+		         ? tar_named(&w, 0, 0, "%.*s/%s%s",
+		                     (int)(slash - cache), cache, WH, slash + 1)
+		         : tar_named(&w, 0, 0, "%s%s", WH, cache);
+		if (rc < 0)
+			return rc;
 	}
-	rc = layer_write(lo, zero, sizeof(zero));
-out:
-	free(p);
-	return rc;
+	return layer_write(lo, zero, sizeof(zero));
 }
 
 /*

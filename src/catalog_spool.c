@@ -12,6 +12,7 @@
 
 #include "airlock/error.h"
 #include "airlock/log.h"
+#include "array_int.h"
 #include "catalog_int.h"
 
 /* A value spilled to the file; placeholder is what the tree holds in its
@@ -144,21 +145,17 @@ int cat_spool_read(struct cat_spool *sp, uint64_t off, size_t n, uint8_t *dst)
 
 int cat_spool_spill(struct cat_spool *sp, json_t *value, json_t **placeholder)
 {
+	struct spilled *nv;
 	char *text;
 	size_t len;
 	uint64_t off = 0;
 	int rc;
 
 	*placeholder = NULL;
-	if (sp->n == sp->cap) {
-		size_t ncap = sp->cap ? sp->cap * 2 : 256;
-		struct spilled *nv = realloc(sp->v, ncap * sizeof(*nv));
-
-		if (nv == NULL)
-			return al_error_set(AL_ENOMEM, "out of memory");
-		sp->v = nv;
-		sp->cap = ncap;
-	}
+	nv = al__array_grow(sp->v, &sp->cap, sp->n + 1, sizeof(*nv));
+	if (nv == NULL)
+		return AL_ENOMEM;
+	sp->v = nv;
 	/* compact, in order: json_loadb gives back an equal value with its
 	 * keys in the same order, so rendering is unchanged */
 	text = json_dumps(value,

@@ -250,8 +250,14 @@ int al_layer_read_to(al_layer *l, const al_layer_entry *e, uint64_t max,
 	}
 }
 
+static int buf_sink(void *ud, const uint8_t *p, size_t n)
+{
+	return al_buf_append(ud, p, n);
+}
+
 int al_layer_read(al_layer *l, const al_layer_entry *e, al_buf *b)
 {
+	uint64_t n;
 	int rc;
 
 	if (e->size_known) {
@@ -261,15 +267,5 @@ int al_layer_read(al_layer *l, const al_layer_entry *e, al_buf *b)
 		if ((rc = al_buf_reserve(b, (size_t)e->size)) < 0)
 			return rc;
 	}
-	for (;;) {
-		la_ssize_t r =
-		    archive_read_data(l->a, l->chunk, sizeof(l->chunk));
-
-		if (r == 0)
-			return 0;
-		if (r < 0)
-			return 1;
-		if ((rc = al_buf_append(b, l->chunk, (size_t)r)) < 0)
-			return rc;
-	}
+	return al_layer_read_to(l, e, UINT64_MAX, buf_sink, b, &n);
 }
