@@ -97,7 +97,7 @@ struct cat_package {
  * large FBC files until they are parsed, and the values of its bundles'
  * olm.bundle.object and olm.csv.metadata properties, which nothing here
  * reads and which are most of a real catalog's bytes. A spilled value is
- * replaced in the tree by a placeholder that only cat_spool_restore
+ * replaced in the tree by a token that only cat_spool_restore
  * recognises; rendering puts the value back (catalog.c). Shared by the
  * catalogs filtered from the one read (reference counted; one thread).
  */
@@ -107,10 +107,10 @@ struct cat_spool *cat_spool_ref(struct cat_spool *sp);
 void cat_spool_unref(struct cat_spool *sp);
 int cat_spool_put(struct cat_spool *sp, const void *p, size_t n, uint64_t *off);
 int cat_spool_read(struct cat_spool *sp, uint64_t off, size_t n, uint8_t *dst);
-/* Write value to the file; *placeholder (a new reference) takes its place. */
-int cat_spool_spill(struct cat_spool *sp, json_t *value, json_t **placeholder);
+/* Write value to the file; *token (a new reference) takes its place. */
+int cat_spool_spill(struct cat_spool *sp, json_t *value, json_t **token);
 /* 1 and *out (a new reference) the value v stands for when v is a
- * placeholder of sp; 0 when it is not; < 0 on error. */
+ * token of sp; 0 when it is not; < 0 on error. */
 int cat_spool_restore(struct cat_spool *sp, const json_t *v, json_t **out);
 
 struct al_catalog {

@@ -15,11 +15,11 @@
 #include "array_int.h"
 #include "catalog_int.h"
 
-/* A value spilled to the file; placeholder is what the tree holds in its
+/* A value spilled to the file; token is what the tree holds in its
  * place (an integer: its index here, held by the table, so that no value
  * read from a catalog can be taken for it). */
 struct spilled {
-	json_t *placeholder;
+	json_t *token;
 	uint64_t off;
 	size_t len;
 };
@@ -94,7 +94,7 @@ void cat_spool_unref(struct cat_spool *sp)
 	if (sp == NULL || --sp->refs > 0)
 		return;
 	for (i = 0; i < sp->n; i++)
-		json_decref(sp->v[i].placeholder);
+		json_decref(sp->v[i].token);
 	free(sp->v);
 	al_buf_free(&sp->text);
 	close(sp->fd);
@@ -143,7 +143,7 @@ int cat_spool_read(struct cat_spool *sp, uint64_t off, size_t n, uint8_t *dst)
 	return 0;
 }
 
-int cat_spool_spill(struct cat_spool *sp, json_t *value, json_t **placeholder)
+int cat_spool_spill(struct cat_spool *sp, json_t *value, json_t **token)
 {
 	struct spilled *nv;
 	char *text;
@@ -151,7 +151,7 @@ int cat_spool_spill(struct cat_spool *sp, json_t *value, json_t **placeholder)
 	uint64_t off = 0;
 	int rc;
 
-	*placeholder = NULL;
+	*token = NULL;
 	nv = al__array_grow(sp->v, &sp->cap, sp->n + 1, sizeof(*nv));
 	if (nv == NULL)
 		return AL_ENOMEM;
@@ -167,12 +167,12 @@ int cat_spool_spill(struct cat_spool *sp, json_t *value, json_t **placeholder)
 	free(text);
 	if (rc < 0)
 		return rc;
-	sp->v[sp->n].placeholder = json_integer((json_int_t)sp->n);
-	if (sp->v[sp->n].placeholder == NULL)
+	sp->v[sp->n].token = json_integer((json_int_t)sp->n);
+	if (sp->v[sp->n].token == NULL)
 		return al_error_set(AL_ENOMEM, "out of memory");
 	sp->v[sp->n].off = off;
 	sp->v[sp->n].len = len;
-	*placeholder = json_incref(sp->v[sp->n].placeholder);
+	*token = json_incref(sp->v[sp->n].token);
 	sp->n++;
 	return 0;
 }
@@ -189,7 +189,7 @@ int cat_spool_restore(struct cat_spool *sp, const json_t *v, json_t **out)
 	if (sp == NULL || !json_is_integer(v))
 		return 0;
 	k = json_integer_value(v);
-	if (k < 0 || (size_t)k >= sp->n || sp->v[k].placeholder != v)
+	if (k < 0 || (size_t)k >= sp->n || sp->v[k].token != v)
 		return 0;
 	s = &sp->v[k];
 	al_buf_reset(&sp->text);
