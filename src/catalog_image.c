@@ -1123,7 +1123,8 @@ static int body_sink(void *ud, const char *p, size_t n)
 struct spooled {
 	struct count cn;
 	struct cat_spool *sp;
-	al_buf b;     /* bytes not yet in the scratch file */
+	al_buf b;     /* bytes not yet in the scratch file (a chunk, or one
+	               * larger piece) */
 	uint64_t off; /* where the rendering starts there */
 	int started;
 };
@@ -1152,19 +1153,10 @@ static int spooled_sink(void *ud, const char *p, size_t n)
 
 	if ((rc = count_sink(&sd->cn, p, n)) < 0)
 		return rc;
-	while (n > 0) {
-		size_t k = LAYER_CHUNK - sd->b.len;
-
-		if (k > n)
-			k = n;
-		if ((rc = al_buf_append(&sd->b, p, k)) < 0)
-			return sd->cn.rc = rc;
-		p += k;
-		n -= k;
-		if (sd->b.len == LAYER_CHUNK && (rc = spooled_flush(sd)) < 0)
-			return rc;
-	}
-	return 0;
+	/* the puts append, so where the chunks end does not matter */
+	if ((rc = al_buf_append(&sd->b, p, n)) < 0)
+		return sd->cn.rc = rc;
+	return sd->b.len >= LAYER_CHUNK ? spooled_flush(sd) : 0;
 }
 
 /* n bytes at off in the scratch file into the layer. */
@@ -1212,7 +1204,7 @@ static int tar_package(struct layer_out *lo, const al_catalog *c, size_t i,
 	al_writer w = {layer_write, NULL, lo};
 	struct spooled sd = {{name, 0, AL_CATALOG_TOTAL_MAX, 0, 0},
 	                     c->spool,
-	                     AL_BUF_INIT(LAYER_CHUNK),
+	                     AL_BUF_INIT(AL_CATALOG_TOTAL_MAX),
 	                     0,
 	                     0};
 	struct count cn = sd.cn;
