@@ -23,6 +23,7 @@
 #include "airlock/error.h"
 #include "airlock/log.h"
 #include "auth_int.h"
+#include "clock_int.h"
 
 extern char **environ;
 
@@ -78,7 +79,7 @@ static int read_output(int fd, al_buf *out, uint64_t end_ms, const char *name)
 	char chunk[4096];
 
 	for (;;) {
-		uint64_t now = al_clock_now_ms();
+		uint64_t now = al__real_now_ms();
 		struct pollfd pfd = {fd, POLLIN, 0};
 		ssize_t r;
 		int pr;
@@ -128,13 +129,13 @@ static int reap(pid_t pid, uint64_t end_ms, int *status)
 			*status = 0;
 			return 0;
 		}
-		if (al_clock_now_ms() >= end_ms) {
+		if (al__real_now_ms() >= end_ms) {
 			kill(pid, SIGKILL);
 			while (waitpid(pid, status, 0) < 0 && errno == EINTR) {
 			}
 			return 1;
 		}
-		al_sleep_ms(10, NULL);
+		al__real_sleep_ms(10);
 	}
 }
 
@@ -240,7 +241,7 @@ int al_auth__run_helper(const char *helper, const char *server,
 	close(in[0]);
 	close(outp[1]);
 	in[0] = outp[1] = -1;
-	end_ms = al_clock_now_ms() + (timeout_ms > 0 ? timeout_ms : 1);
+	end_ms = al__real_now_ms() + (timeout_ms > 0 ? timeout_ms : 1);
 	write_input(in[1], server, strlen(server));
 	close(in[1]);
 	in[1] = -1;

@@ -3,6 +3,7 @@
 #include <ctype.h>
 #include <errno.h>
 #include <math.h>
+#include <pthread.h>
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
@@ -13,25 +14,189 @@
 #include "airlock/buf.h"
 #include "airlock/clock.h"
 #include "airlock/error.h"
+#include "clock_int.h"
 
 struct al_cancel {
 	atomic_int flag;
 };
 
-uint64_t al_clock_now_ms(void)
+static uint64_t system_now_ms(void *ctx)
 {
 	struct timespec ts;
 
+	(void)ctx;
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return (uint64_t)ts.tv_sec * 1000u + (uint64_t)ts.tv_nsec / 1000000u;
 }
 
-uint64_t al_clock_wall_ms(void)
+static uint64_t system_wall_ms(void *ctx)
 {
 	struct timespec ts;
 
+	(void)ctx;
 	clock_gettime(CLOCK_REALTIME, &ts);
 	return (uint64_t)ts.tv_sec * 1000u + (uint64_t)ts.tv_nsec / 1000000u;
+}
+
+static int system_sleep_ms(void *ctx, uint64_t ms, const al_cancel *c)
+{
+	uint64_t end = system_now_ms(ctx) + ms;
+
+	for (;;) {
+		struct timespec ts;
+		uint64_t now = system_now_ms(ctx), step;
+
+		if (al_cancel_is_set(c))
+			return al_error_set(AL_ECANCELED, "cancelled");
+		if (now >= end)
+			return 0;
+		/* Wake every 50 ms to notice cancellation promptly. */
+		step = end - now < 50 ? end - now : 50;
+		ts.tv_sec = (time_t)(step / 1000);
+		ts.tv_nsec = (long)(step % 1000) * 1000000L;
+		while (nanosleep(&ts, &ts) != 0 && errno == EINTR) {
+			if (al_cancel_is_set(c))
+				return al_error_set(AL_ECANCELED, "cancelled");
+		}
+	}
+}
+
+/* The virtual clock's state: its time, and the wall clock's offset. */
+static _Atomic uint64_t virtual_now;
+static _Atomic uint64_t virtual_wall_base;
+static _Atomic uint64_t virtual_base;
+
+static uint64_t virtual_now_ms(void *ctx)
+{
+	(void)ctx;
+	return atomic_load(&virtual_now);
+}
+
+static uint64_t virtual_wall_ms(void *ctx)
+{
+	(void)ctx;
+	return atomic_load(&virtual_wall_base) + atomic_load(&virtual_now) -
+	       atomic_load(&virtual_base);
+}
+
+/* Move the clock to at least to (never back). */
+static void virtual_move_to(uint64_t to)
+{
+	uint64_t cur = atomic_load(&virtual_now);
+
+	while (cur < to &&
+	       !atomic_compare_exchange_weak(&virtual_now, &cur, to))
+		;
+}
+
+static int virtual_sleep_ms(void *ctx, uint64_t ms, const al_cancel *c)
+{
+	struct timespec ts = {0, 1000000L};
+	uint64_t start = virtual_now_ms(ctx);
+
+	if (al_cancel_is_set(c))
+		return al_error_set(AL_ECANCELED, "cancelled");
+	virtual_move_to(start + ms > start ? start + ms : UINT64_MAX);
+	/* One real millisecond, so that a loop that polls a real server
+	 * between sleeps lets that server and the other threads run. */
+	(void)nanosleep(&ts, NULL);
+	if (al_cancel_is_set(c))
+		return al_error_set(AL_ECANCELED, "cancelled");
+	return 0;
+}
+
+static const al_clock_source system_source = {system_now_ms, system_wall_ms,
+                                              system_sleep_ms, NULL};
+static const al_clock_source virtual_source = {virtual_now_ms, virtual_wall_ms,
+                                               virtual_sleep_ms, NULL};
+static al_clock_source custom_source;
+static const al_clock_source *_Atomic clock_source = &system_source;
+
+void al_clock_set_source(const al_clock_source *src)
+{
+	if (src == NULL) {
+		atomic_store(&clock_source, &system_source);
+		return;
+	}
+	if (src == &virtual_source) {
+		atomic_store(&clock_source, &virtual_source);
+		return;
+	}
+	/* Point at the system clock while the copy is being made. */
+	atomic_store(&clock_source, &system_source);
+	custom_source = *src;
+	atomic_store(&clock_source, &custom_source);
+}
+
+void al_clock_use_virtual(uint64_t start_ms, uint64_t wall_ms)
+{
+	atomic_store(&virtual_base, start_ms);
+	atomic_store(&virtual_now, start_ms);
+	atomic_store(&virtual_wall_base, wall_ms);
+	al_clock_set_source(&virtual_source);
+}
+
+void al_clock_advance(uint64_t ms)
+{
+	uint64_t cur = atomic_load(&virtual_now);
+
+	virtual_move_to(cur + ms > cur ? cur + ms : UINT64_MAX);
+}
+
+int al_clock_is_virtual(void)
+{
+	return atomic_load(&clock_source) == &virtual_source;
+}
+
+uint64_t al_clock_now_ms(void)
+{
+	const al_clock_source *s = atomic_load(&clock_source);
+
+	return s->now_ms(s->ctx);
+}
+
+uint64_t al_clock_wall_ms(void)
+{
+	const al_clock_source *s = atomic_load(&clock_source);
+
+	return s->wall_ms(s->ctx);
+}
+
+uint64_t al__real_now_ms(void)
+{
+	return system_now_ms(NULL);
+}
+
+void al__real_sleep_ms(uint64_t ms)
+{
+	(void)system_sleep_ms(NULL, ms, NULL);
+}
+
+int al__clock_is_system(void)
+{
+	return atomic_load(&clock_source) == &system_source;
+}
+
+void al__clock_idle(uint64_t idle_ms, al_deadline dl)
+{
+	if (idle_ms >= AL__VIRTUAL_IDLE_MS && dl.end_ms != 0 &&
+	    al_clock_is_virtual())
+		virtual_move_to(dl.end_ms);
+}
+
+int al__cond_wait_ms(pthread_cond_t *cv, pthread_mutex_t *mu, uint64_t ms)
+{
+	struct timespec ts;
+
+	/* A real wait: the condition is signalled by real work. */
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	ts.tv_sec += (time_t)(ms / 1000);
+	ts.tv_nsec += (long)(ms % 1000) * 1000000L;
+	if (ts.tv_nsec >= 1000000000L) {
+		ts.tv_sec++;
+		ts.tv_nsec -= 1000000000L;
+	}
+	return pthread_cond_timedwait(cv, mu, &ts);
 }
 
 void al_clock_rfc3339(char out[AL_RFC3339_LEN], uint64_t wall_ms)
@@ -115,24 +280,25 @@ int al_cancel_is_set(const al_cancel *c)
 
 int al_sleep_ms(uint64_t ms, const al_cancel *c)
 {
-	uint64_t end = al_clock_now_ms() + ms;
+	const al_clock_source *s = atomic_load(&clock_source);
 
+	return s->sleep_ms(s->ctx, ms, c);
+}
+
+int al_wait_ms(uint64_t ms, const al_cancel *c)
+{
+	struct timespec ts = {0, 2000000L};
+	uint64_t end;
+
+	if (!al_clock_is_virtual())
+		return al_sleep_ms(ms, c);
+	end = al_clock_now_ms() + ms;
 	for (;;) {
-		struct timespec ts;
-		uint64_t now = al_clock_now_ms(), step;
-
 		if (al_cancel_is_set(c))
 			return al_error_set(AL_ECANCELED, "cancelled");
-		if (now >= end)
+		if (al_clock_now_ms() >= end)
 			return 0;
-		/* Wake every 50 ms to notice cancellation promptly. */
-		step = end - now < 50 ? end - now : 50;
-		ts.tv_sec = (time_t)(step / 1000);
-		ts.tv_nsec = (long)(step % 1000) * 1000000L;
-		while (nanosleep(&ts, &ts) != 0 && errno == EINTR) {
-			if (al_cancel_is_set(c))
-				return al_error_set(AL_ECANCELED, "cancelled");
-		}
+		(void)nanosleep(&ts, NULL);
 	}
 }
 

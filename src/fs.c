@@ -15,6 +15,7 @@
 #include "airlock/clock.h"
 #include "airlock/error.h"
 #include "airlock/fs.h"
+#include "clock_int.h"
 
 struct al_tmpfile {
 	int fd;
@@ -386,7 +387,7 @@ out:
 int al_lock_acquire(al_lock **out, const char *path, uint64_t wait_ms)
 {
 	al_lock *l = NULL;
-	uint64_t end = al_clock_now_ms() + wait_ms;
+	uint64_t end = al__real_now_ms() + wait_ms;
 	int rc = 0;
 
 	l = calloc(1, sizeof(*l));
@@ -404,13 +405,13 @@ int al_lock_acquire(al_lock **out, const char *path, uint64_t wait_ms)
 			rc = al_error_errno(errno, "cannot lock '%s'", path);
 			goto out;
 		}
-		if (al_clock_now_ms() >= end) {
+		if (al__real_now_ms() >= end) {
 			rc = al_error_set(AL_ELOCKED,
 			                  "'%s' is locked by another process",
 			                  path);
 			goto out;
 		}
-		al_sleep_ms(50, NULL);
+		al__real_sleep_ms(50);
 	}
 	l->path = al_strdup(path);
 	*out = l;

@@ -2130,7 +2130,7 @@ static void *watch_main(void *arg)
 			al_cancel_set(w->run);
 			break;
 		}
-		(void)al_sleep_ms(100, w->stop);
+		(void)al_wait_ms(100, w->stop);
 	}
 	return NULL;
 }

@@ -208,7 +208,7 @@ static void *renew_main(void *arg)
 		json_t *o = NULL, *got = NULL;
 		int rc;
 
-		if ((!at_once && al_sleep_ms(period, l->stop) < 0) ||
+		if ((!at_once && al_wait_ms(period, l->stop) < 0) ||
 		    al_cancel_is_set(l->stop))
 			break;
 		was_at_once = at_once;

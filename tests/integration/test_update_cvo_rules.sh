@@ -155,7 +155,7 @@ al_check "1u: ... naming it" grep -q "unknown feature set 'TechPreview'" "$T/e1u
 al_run "$T/o1c" "$T/e1c" "$AIRLOCK" update --store "$S" --to 4.14.2 --dry-run --force -q --capabilities Console,Consol
 al_check "1u: an unknown capability is warned about" grep -q "capability 'Consol' is not known" "$T/e1c"
 
-up_ks_start --co-delay 0.05 --job-delay 1.0
+UP_VIRTUAL_CLOCK=1 up_ks_start --co-delay 0.05 --job-delay 1.0
 K=(--kubeconfig "$T/kubeconfig" --operator-poll 100ms --force)
 reset() {
 	up_ctl reset '{}' >/dev/null

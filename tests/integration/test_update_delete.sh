@@ -41,7 +41,7 @@ metadata:
 EOF
 up_store "$S" || { al_fail "mirror the sample release"; al_finish; }
 up_store_add_release "$S" 4.14.3 "$M" || { al_fail "make and mirror release 4.14.3"; al_finish; }
-up_ks_start --co-delay 0.05
+UP_VIRTUAL_CLOCK=1 up_ks_start --co-delay 0.05
 K=(--kubeconfig "$T/kubeconfig" --operator-poll 100ms --force --state "$T/state.json")
 CM=$KS_URL/api/v1/namespaces/openshift-console-operator/configmaps
 

@@ -9,7 +9,7 @@ up_require_update
 S=$T/store
 up_store "$S" || { al_fail "mirror the sample release"; al_finish; }
 up_plan "$S" || { al_fail "dry-run plan"; al_finish; }
-up_ks_start --co-delay 0.1
+UP_VIRTUAL_CLOCK=1 up_ks_start --co-delay 0.1
 K=(--kubeconfig "$T/kubeconfig" --operator-poll 100ms --force)
 NTASKS=$(up_py 'print(len(plan()))')
 

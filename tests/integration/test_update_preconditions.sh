@@ -15,7 +15,7 @@ for v in 4.14.1 4.15.0 4.16.0 4.14.0 4.14.2; do
 	up_sign "$S" "$(up_digest "$S" $v)" || { al_fail "sign $v"; al_finish; }
 done
 up_plan "$S" || { al_fail "dry-run plan"; al_finish; }
-up_ks_start --co-delay 0.1
+UP_VIRTUAL_CLOCK=1 up_ks_start --co-delay 0.1
 K=(--kubeconfig "$T/kubeconfig" --operator-poll 100ms --keyring "$T/trusted.gpg" --state "$T/state.json")
 
 reset() {

@@ -11,7 +11,7 @@ up_store "$S" || { al_fail "mirror the sample release"; al_finish; }
 D=$(up_digest "$S" 4.14.1)
 up_sign "$S" "$D" || { al_fail "sign the sample release with gpg"; al_finish; }
 up_plan "$S" || { al_fail "dry-run plan"; al_finish; }
-up_ks_start --co-delay 0.1
+UP_VIRTUAL_CLOCK=1 up_ks_start --co-delay 0.1
 K=(--kubeconfig "$T/kubeconfig" --operator-poll 100ms --keyring "$T/trusted.gpg" --state "$T/state.json")
 NTASKS=$(up_py 'print(len(plan()))')
 OLD_IMG="quay.io/openshift-release-dev/ocp-release@sha256:$(printf '%064d' 7)"

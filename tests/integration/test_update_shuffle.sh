@@ -22,7 +22,7 @@ airlock:
     location: "oci:$T/layout"
 YAML
 "$AIRLOCK" mirror --allow-unsigned --config "$T/imageset.yaml" --store "$T/store" -q >/dev/null
-up_ks_start
+UP_VIRTUAL_CLOCK=1 up_ks_start
 
 # The component order of the PATCHes made after log entry $1: level 10's
 # components, level 15's, then "ordered" when every level-10 component came

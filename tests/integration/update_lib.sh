@@ -2,7 +2,12 @@
 #
 # Source after lib.sh. Gives:
 #   up_ks_start [ARGS]     start tests/tools/kubeserver.py (Nagle off, see below);
-#                          sets KS_URL, KS_PID, writes $T/kubeconfig
+#                          sets KS_URL, KS_PID, writes $T/kubeconfig. With
+#                          UP_VIRTUAL_CLOCK=1 the server's timers and every
+#                          airlock run share airlock's virtual clock
+#                          (AIRLOCK_TEST_CLOCK=virtual:$T/clock, docs/testing.md):
+#                          deadlines and polls take no real time and no load
+#                          can reorder what the updater sees
 #   up_ctl PATH [JSON]     POST JSON (GET without) to $KS_URL/_control/PATH
 #   up_store DIR           mirror the sample release 4.14.1 into DIR
 #   up_store_add_4142 DIR  make release 4.14.2 (same manifests) and mirror it into DIR
@@ -28,6 +33,10 @@ kubeserver.main()'
 
 up_ks_start() {
 	local pf=$T/ks-port.$RANDOM i
+	if [ "${UP_VIRTUAL_CLOCK:-0}" = 1 ]; then
+		export AIRLOCK_TEST_CLOCK=virtual:$T/clock
+		set -- --virtual-clock "$@"
+	fi
 	python3 -c "$UP_KS_LAUNCH" "$AL_TOOLS" --port-file "$pf" "$@" 2>>"$T/kubeserver.log" &
 	KS_PID=$!
 	AL_PIDS+=("$KS_PID")

@@ -39,6 +39,10 @@ connection, so a hung request never blocks another; HTTP/1.1 keep-alive.
                      are (they restart their delay).
   --kinds FILE       extra kinds: a JSON list of kind objects, or the
                      {"kinds": [...]} body of POST /_control/kinds below.
+  --virtual-clock    timers run on the time each request's
+                     X-Airlock-Test-Clock header gives (milliseconds of
+                     airlock's virtual clock, AIRLOCK_TEST_CLOCK=virtual):
+                     a timer fires once a request shows its time passed
   --co-delay S       delay before a ClusterOperator reports its status
                      (default 0.2 seconds).
 
@@ -190,6 +194,7 @@ Control API (no token needed; POST bodies are JSON; answers are JSON):
 import argparse
 import copy
 import datetime
+import heapq
 import http.server
 import json
 import os
@@ -374,12 +379,85 @@ class Kind(object):
         return gv_of(self.group, self.version)
 
 
+class SimClock(object):
+    """The simulation's timers. Real by default (threading.Timer); with
+    --virtual-clock, time is the latest X-Airlock-Test-Clock (ms) a client
+    sent (airlock's virtual clock, AIRLOCK_TEST_CLOCK=virtual), and a timer
+    fires once a request shows that time has passed: the simulation then
+    runs on the client's clock, so a deadline test takes no real time and
+    no load can reorder what it sees."""
+
+    class Pending(object):
+        def __init__(self, due, seq, fn, args):
+            self.due, self.seq, self.fn, self.args = due, seq, fn, args
+            self.cancelled = False
+
+        def cancel(self):
+            self.cancelled = True
+
+    def __init__(self, virtual):
+        self.virtual = virtual
+        self.now = None        # ms, once a client said
+        self.queue = []        # heap of (due, seq, Pending)
+        self.seq = 0
+        self.mu = threading.Lock()
+
+    def timer(self, delay, fn, args):
+        if not self.virtual:
+            t = threading.Timer(delay, fn, args)
+            t.daemon = True
+            t.start()
+            return t
+        with self.mu:
+            self.seq += 1
+            base = self.now if self.now is not None else 0
+            p = SimClock.Pending(base + delay * 1000.0, self.seq, fn, args)
+            heapq.heappush(self.queue, (p.due, p.seq, p))
+            return p
+
+    def stamp(self):
+        """Seconds for the request log: the virtual time when virtual."""
+        if self.virtual:
+            with self.mu:
+                return (self.now or 0) / 1000.0
+        return time.time()
+
+    def advance(self, header):
+        """Move to the client's time (never back) and fire what is due,
+        in order, outside the clock's lock (the callbacks take the
+        cluster's)."""
+        if not self.virtual or header is None:
+            return
+        try:
+            t = float(header)
+        except ValueError:
+            return
+        with self.mu:
+            if self.now is None:
+                # timers set before any client spoke start now
+                self.queue = [(d + t, q, p) for d, q, p in self.queue]
+                for d, q, p in self.queue:
+                    p.due = d
+                heapq.heapify(self.queue)
+                self.now = t
+            elif t > self.now:
+                self.now = t
+        while True:
+            with self.mu:
+                if not self.queue or self.queue[0][0] > self.now:
+                    return
+                _, _, p = heapq.heappop(self.queue)
+            if not p.cancelled:
+                p.fn(*p.args)
+
+
 class Cluster(object):
     """All state, under one lock."""
 
     def __init__(self, args):
         self.lock = threading.RLock()
         self.args = args
+        self.clock = SimClock(getattr(args, "virtual_clock", False))
         self.state_file = args.state_file
         self.kinds = []
         for g, v, k, p, ns, st in BUILTIN_KINDS:
@@ -763,10 +841,7 @@ class Cluster(object):
             t.cancel()
         s = self.co_setting(name)
         delay = float(s.get("delay", self.args.co_delay))
-        t = threading.Timer(delay, self.co_fire, (name,))
-        t.daemon = True
-        self.co_timers[name] = t
-        t.start()
+        self.co_timers[name] = self.clock.timer(delay, self.co_fire, (name,))
 
     def co_fire(self, name):
         with self.lock:
@@ -883,13 +958,10 @@ class Cluster(object):
             if at <= 0 and not timers:
                 self.sim_fire(kind, key, st.get("status") or {})
                 continue
-            t = threading.Timer(at, self.sim_fire_locked,
-                                (kind, key, st.get("status") or {}))
-            t.daemon = True
-            timers.append(t)
+            timers.append(self.clock.timer(
+                at, self.sim_fire_locked,
+                (kind, key, st.get("status") or {})))
         self.sim_timers[key] = timers
-        for t in timers:
-            t.start()
 
     def sim_fire_locked(self, kind, key, status):
         with self.lock:
@@ -932,7 +1004,7 @@ class Cluster(object):
     def log_start(self, method, path, query, manager, ctype):
         with self.lock:
             self.log_seq += 1
-            ent = {"seq": self.log_seq, "time": time.time(), "end": None,
+            ent = {"seq": self.log_seq, "time": self.clock.stamp(), "end": None,
                    "method": method, "path": path, "query": query,
                    "status": None, "fault": None, "field_manager": manager,
                    "content_type": ctype}
@@ -1054,6 +1126,7 @@ class Handler(http.server.BaseHTTPRequestHandler):
     do_DELETE = do_GET
 
     def dispatch(self):
+        self.cluster.clock.advance(self.headers.get("X-Airlock-Test-Clock"))
         u = urllib.parse.urlsplit(self.path)
         path = u.path
         query = urllib.parse.parse_qs(u.query)
@@ -1104,7 +1177,7 @@ class Handler(http.server.BaseHTTPRequestHandler):
         finally:
             with c.lock:
                 ent["status"] = code
-                ent["end"] = time.time() if code is not None else None
+                ent["end"] = c.clock.stamp() if code is not None else None
 
     def check_auth(self):
         token = self.server.token
@@ -1414,6 +1487,8 @@ def main():
     ap.add_argument("--co-delay", type=float, default=0.2)
     ap.add_argument("--crd-delay", type=float, default=0.0)
     ap.add_argument("--job-delay", type=float, default=0.2)
+    ap.add_argument("--virtual-clock", action="store_true",
+                    help="run timers on the clients' X-Airlock-Test-Clock")
     ap.add_argument("-v", "--verbose", action="store_true")
     args = ap.parse_args()
     if args.host not in LOOPBACK:

@@ -2,6 +2,7 @@
 #define _XOPEN_SOURCE 700
 #include <errno.h>
 #include <stdarg.h>
+#include <fnmatch.h>
 #include <ftw.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -81,29 +82,146 @@ void al_test_skip(const char *why)
 	printf("SKIP: %s\n", why);
 }
 
+/* The program's arguments, handed by glibc to every initialiser in
+ * .init_array (as to main), so that al_test_run can take test names
+ * without a change to each suite's main. */
+static int saved_argc;
+static char **saved_argv;
+
+static void save_args(int argc, char **argv, char **envp)
+{
+	(void)envp;
+	saved_argc = argc;
+	saved_argv = argv;
+}
+
+__attribute__((section(".init_array"), used)) static void (*save_args_ptr)(int, char **, char **) = save_args;
+
+/* A test of the timing tier (it measures real time): its name holds
+ * "__timing_". */
+static int is_timing(const char *name)
+{
+	return strstr(name, "__timing_") != NULL;
+}
+
+/* name matches pattern: a glob (fnmatch) on the whole name or on the part
+ * after the suite's "test_<module>__" prefix, or a substring of the name. */
+static int name_matches(const char *name, const char *pattern)
+{
+	const char *shortname = strstr(name, "__");
+
+	if (fnmatch(pattern, name, 0) == 0)
+		return 1;
+	if (shortname != NULL && fnmatch(pattern, shortname + 2, 0) == 0)
+		return 1;
+	return strpbrk(pattern, "*?[") == NULL && strstr(name, pattern) != NULL;
+}
+
+static void usage(const char *prog, const char *suite, const CU_TestInfo *tests)
+{
+	printf("usage: %s [-l] [NAME|PATTERN...]\n"
+	       "  Runs the tests of suite %s: all of them but the timing tier (names\n"
+	       "  with __timing_) by default; AL_TEST_TIER=timing runs only those, and\n"
+	       "  AL_TEST_TIER=all both. Names are matched whole, without their\n"
+	       "  test_<module>__ prefix, as shell globs, or as substrings.\n"
+	       "  -l lists the tests.\n",
+	       prog, suite);
+	(void)tests;
+}
+
+/* Which tests run: the names on the command line, else the tier asked for
+ * by AL_TEST_TIER (quick, the default: every test outside the timing
+ * tier; timing; all). */
+static int selected(const char *name, int npat, char **pats, const char *tier)
+{
+	int i;
+
+	if (npat > 0) {
+		for (i = 0; i < npat; i++)
+			if (name_matches(name, pats[i]))
+				return 1;
+		return 0;
+	}
+	if (strcmp(tier, "all") == 0)
+		return 1;
+	if (strcmp(tier, "timing") == 0)
+		return is_timing(name);
+	return !is_timing(name);
+}
+
 int al_test_run(const char *suite, CU_TestInfo *tests)
 {
 	CU_SuiteInfo suites[] = {
-		{suite, NULL, NULL, NULL, NULL, tests},
+		{suite, NULL, NULL, NULL, NULL, NULL},
 		CU_SUITE_INFO_NULL,
 	};
+	const char *tier = getenv("AL_TEST_TIER");
+	CU_TestInfo *chosen;
+	char **pats = saved_argc > 1 ? saved_argv + 1 : NULL;
+	int npat = saved_argc > 1 ? saved_argc - 1 : 0, list = 0;
+	size_t n = 0, k = 0, i;
 	unsigned failed;
 
-	if (CU_initialize_registry() != CUE_SUCCESS)
+	if (tier == NULL || tier[0] == '\0')
+		tier = "quick";
+	if (npat > 0 && strcmp(pats[0], "-l") == 0) {
+		list = 1;
+		pats++;
+		npat--;
+	} else if (npat > 0 && (strcmp(pats[0], "-h") == 0 || strcmp(pats[0], "--help") == 0)) {
+		usage(saved_argv[0], suite, tests);
+		return 0;
+	}
+	while (tests[n].pName != NULL)
+		n++;
+	chosen = calloc(n + 1, sizeof(*chosen));
+	if (chosen == NULL)
 		return 1;
+	for (i = 0; i < n; i++) {
+		if (!selected(tests[i].pName, npat, pats, tier))
+			continue;
+		if (list)
+			printf("%s%s\n", tests[i].pName, is_timing(tests[i].pName) ? " (timing)" : "");
+		chosen[k++] = tests[i];
+	}
+	if (list) {
+		free(chosen);
+		return 0;
+	}
+	if (k == 0 && npat > 0) {
+		fprintf(stderr, "no test of suite %s matches", suite);
+		for (i = 0; i < (size_t)npat; i++)
+			fprintf(stderr, " '%s'", pats[i]);
+		fprintf(stderr, " (-l lists them)\n");
+		free(chosen);
+		return 1;
+	}
+	if (k == 0) {
+		printf("suite %s has no test in tier %s\n", suite, tier);
+		free(chosen);
+		return 77;
+	}
+	suites[0].pTests = chosen;
+	if (CU_initialize_registry() != CUE_SUCCESS) {
+		free(chosen);
+		return 1;
+	}
 	if (CU_register_suites(suites) != CUE_SUCCESS) {
 		fprintf(stderr, "cannot register suite %s: %s\n", suite, CU_get_error_msg());
 		CU_cleanup_registry();
+		free(chosen);
 		return 1;
 	}
 	CU_basic_set_mode(CU_BRM_VERBOSE);
 	if (CU_basic_run_tests() != CUE_SUCCESS) {
 		fprintf(stderr, "CUnit error: %s\n", CU_get_error_msg());
 		CU_cleanup_registry();
+		free(chosen);
 		return 1;
 	}
 	failed = CU_get_number_of_tests_failed();
 	CU_cleanup_registry();
+	free(chosen);
 	if (failed > 0)
 		return 1;
 	if (skipped > 0) {

@@ -165,8 +165,53 @@ static int run(int argc, char **argv)
 	return cli_json_finish(cmd->fn(argc - 1, argv + 1));
 }
 
+/* AIRLOCK_TEST_CLOCK=virtual[:FILE]: the test suite's clock
+ * (docs/testing.md). Waits and polls take no real time; deadlines are
+ * reached by the sleeps that lead to them. With FILE, one timeline for the
+ * runs of a test: a run starts where the last one ended (written at exit),
+ * so a simulated server that follows the clock never sees it go back. */
+static const char *test_clock_file;
+
+static void save_test_clock(void)
+{
+	FILE *f = fopen(test_clock_file, "w");
+
+	if (f == NULL)
+		return;
+	fprintf(f, "%llu\n", (unsigned long long)al_clock_now_ms());
+	(void)fclose(f);
+}
+
+static void use_test_clock(const char *spec)
+{
+	uint64_t start = al_clock_now_ms();
+	unsigned long long last;
+	FILE *f;
+
+	if (strncmp(spec, "virtual", 7) != 0 ||
+	    (spec[7] != '\0' && spec[7] != ':')) {
+		cli_warn("AIRLOCK_TEST_CLOCK='%s' ignored (only 'virtual' or "
+		         "'virtual:FILE')",
+		         spec);
+		return;
+	}
+	if (spec[7] == ':' && spec[8] != '\0') {
+		test_clock_file = spec + 8;
+		f = fopen(test_clock_file, "r");
+		if (f != NULL) {
+			if (fscanf(f, "%llu", &last) == 1 && last > start)
+				start = (uint64_t)last;
+			(void)fclose(f);
+		}
+		(void)atexit(save_test_clock);
+	}
+	al_clock_use_virtual(start, al_clock_wall_ms());
+}
+
 int main(int argc, char **argv)
 {
+	const char *clk = getenv("AIRLOCK_TEST_CLOCK");
+
 #ifdef __GLIBC__
 	/* One malloc arena: glibc gives each transfer thread its own, and
 	 * their fragmentation was most of the peak RSS of a 10,000-image
@@ -174,5 +219,7 @@ int main(int argc, char **argv)
 	if (getenv("MALLOC_ARENA_MAX") == NULL)
 		(void)mallopt(M_ARENA_MAX, 1);
 #endif
+	if (clk != NULL && clk[0] != '\0')
+		use_test_clock(clk);
 	return finish(run(argc, argv));
 }
