@@ -177,9 +177,16 @@ int al__clock_is_system(void)
 	return atomic_load(&clock_source) == &system_source;
 }
 
+static _Atomic uint64_t virtual_idle_ms = AL__VIRTUAL_IDLE_MS;
+
+void al__clock_set_idle_ms(uint64_t ms)
+{
+	atomic_store(&virtual_idle_ms, ms != 0 ? ms : AL__VIRTUAL_IDLE_MS);
+}
+
 void al__clock_idle(uint64_t idle_ms, al_deadline dl)
 {
-	if (idle_ms >= AL__VIRTUAL_IDLE_MS && dl.end_ms != 0 &&
+	if (idle_ms >= atomic_load(&virtual_idle_ms) && dl.end_ms != 0 &&
 	    al_clock_is_virtual())
 		virtual_move_to(dl.end_ms);
 }

@@ -24,13 +24,17 @@ void al__real_sleep_ms(uint64_t ms);
 
 /*
  * On the virtual clock, a caller waiting for real work that has made no
- * progress for idle_ms of real time (at least AL__VIRTUAL_IDLE_MS: far more
- * than any answer on loopback takes, even on a loaded machine under ASan) moves
- * the clock to dl: a hang counts as reaching the deadline, so a test of a
- * long budget against a server that never answers takes a moment of real
- * time. No effect on any other clock, or without a deadline.
+ * progress for idle_ms of real time (at least the idle threshold) moves the
+ * clock to dl: a hang counts as reaching the deadline, so a test of a long
+ * budget against a server that never answers takes a moment of real time.
+ * No effect on any other clock, or without a deadline. The threshold,
+ * AL__VIRTUAL_IDLE_MS by default, is far more than any answer on loopback
+ * takes, even on a loaded machine under ASan; a unit test whose server
+ * never answers may lower it (al__clock_set_idle_ms).
  */
 #define AL__VIRTUAL_IDLE_MS 3000
+void al__clock_idle(uint64_t idle_ms, al_deadline dl);
+void al__clock_set_idle_ms(uint64_t ms);
 /* 1 when the system clock is installed (no test or caller clock). */
 int al__clock_is_system(void);
 void al__clock_idle(uint64_t idle_ms, al_deadline dl);

@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
 # test_catalog.sh: airlock catalog filter on generated catalog images: selection, images, rebuilt image read by umoci, resources, errors.
+# al-tier: quick
 set -euo pipefail
 . "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 al_require_airlock

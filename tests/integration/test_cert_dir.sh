@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
 # test_cert_dir.sh: --cert-dir DIR (skopeo's and podman's flag, containers/image DockerCertPath): *.crt CAs and a *.cert/*.key client pair for every registry, replacing certs.d; airlock and skopeo on the same directory, a TLS + htpasswd registry and one that requires a client certificate.
+# al-tier: slow
 set -euo pipefail
 . "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 al_require_airlock

@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
 # test_check_releases.sh: airlock check cross-checks airlock/releases.json (missing release manifest, blob, component; lost names kept by gc) and refuses index entries that are not manifests.
+# al-tier: quick
 set -euo pipefail
 . "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 al_require_airlock

@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
 # test_cli.sh: the command line's surface: --help for every command, the common flags, option suggestions, the exit-code map and the worst-status rule.
+# al-tier: quick
 set -euo pipefail
 . "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 al_require_airlock

@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
 # test_cosign_content.sh: airlock mirror carries the sigstore (cosign)
+# al-tier: slow
 # signatures of operator catalogs and Helm charts, not only of releases and
 # additional images: a generated catalog (mkcatalog.py --images) and a
 # local chart whose image is signed, in a loopback docker-registry read

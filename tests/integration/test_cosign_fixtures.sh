@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
 # test_cosign_fixtures.sh: signatures made by the real cosign (Go) and logged
+# al-tier: quick
 # in a real Rekor, from containers/image's test fixtures
 # (tests/fixtures/containers-image-cosign, source and commit in its README),
 # must get the verdicts containers/image's own tests give them: key-based,

@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
 # test_cosign_peer.sh: cosign signatures and sigstore bundles made by the real
+# al-tier: slow
 # sigstore-js packages (a mock Fulcio and Rekor) must get the same verdict
 # from airlock as from @sigstore/verify, case by case (good and adversarial).
 # The packages come from the npm registry into the build tree; without node,

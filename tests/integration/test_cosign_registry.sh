@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
 # test_cosign_registry.sh: airlock verify-image against a loopback
+# al-tier: slow
 # docker-registry holding images signed both ways (a cosign
 # "sha256-<hex>.sig" tag, and sigstore-bundle referrers in the
 # "sha256-<hex>" tag schema, since docker-registry 2.8 has no referrers API),

@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
 # test_delete.sh: airlock delete on a store holding two releases that share blobs and two additional images: --dry-run, by version, by DeleteImageSetConfiguration, refusals and the --state guard.
+# al-tier: quick
 set -euo pipefail
 . "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 al_require_airlock

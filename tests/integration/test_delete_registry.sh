@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
 # test_delete_registry.sh: airlock delete --registry on a loopback docker-registry (deletes enabled) that airlock push filled: the deleted manifests answer 404, the kept ones stay, a rerun counts what is gone, and the registry's garbage collection then frees only the deleted release's blobs.
+# al-tier: slow
 set -euo pipefail
 . "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 al_require_airlock

@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
 # test_docs.sh: every command has a documentation page and a man page, and the man pages are up to date with the pages.
+# al-tier: quick
 set -euo pipefail
 . "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 al_require_airlock

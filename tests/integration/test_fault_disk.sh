@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
 # test_fault_disk.sh: disk full (small tmpfs, else the failwrite.c LD_PRELOAD shim) and permission faults for mirror, pack, unpack, check and push.
+# al-tier: quick
 #
 # A full disk must give exit 3 and a message naming the path and "No space
 # left on device"; nothing half-written may be trusted (`airlock check` stays

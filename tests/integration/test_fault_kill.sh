@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
 # test_fault_kill.sh: kill -9 at seeded random points of mirror, pack, unpack and update; each followed by `airlock check`, a rerun and a comparison with an uninterrupted run.
+# al-tier: slow
 #
 # Invariants after every kill: `airlock check` finds nothing corrupt or
 # missing (zero corrupt blobs accepted: the index names only complete

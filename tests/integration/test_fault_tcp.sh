@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
 # test_fault_tcp.sh: tcpfault.py between airlock and the registry, a signature store and the kube test server (reset, stall, drip, truncate, wrong Content-Length, bit flip, 5xx bursts).
+# al-tier: timing
 #
 # Every scenario must end in one of two ways: success with a clean
 # `airlock check` and exactly the digests of an undisturbed run, or a clear

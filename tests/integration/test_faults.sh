@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
 # test_faults.sh: airlock mirror through faultproxy.py (5xx, 429, resets, stalls succeed with retries; a hang times out).
+# al-tier: slow
 set -euo pipefail
 . "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 al_require_airlock

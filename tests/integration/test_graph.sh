@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
 # test_graph.sh: airlock graph (channel resolution, saved graphs, update-service graph data) and airlock releases on a store mirrored from samples/.
+# al-tier: slow
 set -euo pipefail
 . "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 al_require_airlock

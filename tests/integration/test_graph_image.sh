@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
 # test_graph_image.sh: mirror.platform.graph: true on the samples -> graph-data image (umoci unpack = 'airlock graph -o', digests) -> pack -> unpack -> push to a loopback registry -> UpdateService and catalog resources checked against their CRDs.
+# al-tier: quick
 set -euo pipefail
 . "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 al_require_airlock

@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
 # test_graph_mirror.sh: mirror a channel range (update graph -> releases) from a loopback registry, end to end.
+# al-tier: quick
 set -euo pipefail
 . "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 al_require_airlock

@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
 # test_helm.sh: mirror.helm end to end on loopback. A chart repository
+# al-tier: slow
 # (python3 -m http.server over a temp dir) serves a generated chart and the
 # real service-binding-operator repository (tests/data/helm/repo), a local
 # chart is the real podinfo 5.0.0, and a docker-registry holds the images

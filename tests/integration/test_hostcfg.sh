@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
 # test_hostcfg.sh: the host's container configuration (auth files and credential helpers, certs.d, registries.conf), airlock and skopeo on the same files.
+# al-tier: quick
 set -euo pipefail
 . "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 al_require_airlock

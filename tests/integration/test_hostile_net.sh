@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
 # test_hostile_net.sh: airlock against hostile registries and token servers: no credential in clear text, no injected header, no forged message, every answer bounded in time.
+# al-tier: slow
 set -euo pipefail
 . "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 al_require_airlock

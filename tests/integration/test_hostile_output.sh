@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
 # test_hostile_output.sh: text that came from the network or a file (a hostile update graph's payloads, a store's releases.json, catalogs.json and pack records) reaches the terminal escaped: no ESC, BEL or CR from it on stdout in text mode, the JSON output still carries the text exactly.
+# al-tier: quick
 set -euo pipefail
 . "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 al_require_airlock

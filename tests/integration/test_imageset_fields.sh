@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
 # test_imageset_fields.sh: oc-mirror's fields at mirror time: kubeVirtContainer mirrors the KubeVirt image the release's coreos-bootimages ConfigMap names, blockedImages keeps matching images out, architectures the release lacks are reported, archiveSize becomes pack's volume size, storageConfig.local.path is the store.
+# al-tier: quick
 set -euo pipefail
 . "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 al_require_airlock

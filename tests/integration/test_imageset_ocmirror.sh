@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
 # test_imageset_ocmirror.sh: every real ImageSetConfiguration of the oc-mirror repository (tests/fixtures/oc-mirror-imagesets) gets the verdict of expected.tsv from 'airlock imageset check': accepted with what airlock makes of it, or refused with the reason and position.
+# al-tier: slow
 set -euo pipefail
 . "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 al_require_airlock

@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
 # test_imageset_target.sh: additionalImages[].targetRepo / targetTag (oc-mirror v2's resolveTargetRepoTag): the image is stored, planned, packed and pushed under its target name, and the mirror sets map its source repository to the target repository.
+# al-tier: quick
 set -euo pipefail
 . "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 al_require_airlock

@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
 # test_index_children.sh: an index listing one 1 MiB child 2000 times is copied, mirrored and pushed with bounded memory (peak RSS measured); each distinct child is fetched once.
+# al-tier: quick
 set -euo pipefail
 . "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 al_require_airlock

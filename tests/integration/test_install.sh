@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
 # test_install.sh: `cmake --install --prefix P` gives a relocatable airlock.pc, and a program built against `pkg-config airlock` runs.
+# al-tier: quick
 set -euo pipefail
 . "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 al_require_airlock

@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
 # test_interrupt.sh: kill -9 airlock mirror at random moments; a rerun completes and the store equals an uninterrupted one.
+# al-tier: slow
 set -euo pipefail
 . "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 al_require_airlock

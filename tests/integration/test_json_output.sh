@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
 # test_json_output.sh: --json documents, JSON log lines, mirrorsets' CRD
+# al-tier: quick
 # check and ICSP file, push records, digest tags kept by garbage-collect.
 set -euo pipefail
 . "$(dirname "${BASH_SOURCE[0]}")/lib.sh"

@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
 # test_kubeserver.sh: checks tests/tools/kubeserver.py speaks the Kubernetes API the way the real kubectl expects (apply, get, status, faults, persistence).
+# al-tier: slow
 set -euo pipefail
 . "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 

@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
 # test_lifecycle_plan.sh: mirror --dry-run (mapping.txt, missing.txt, bytes to transfer from manifests) and the free-space checks of mirror, pack and unpack.
+# al-tier: quick
 set -euo pipefail
 . "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 al_require_airlock

@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
 # test_lifecycle_plan_content.sh: mirror --dry-run and the free-space check with an operator catalog (mkcatalog.py) and Helm charts (an HTTP chart repository and a local archive, mkchart.py): mapping.txt, missing.txt and byte totals worked out from the layouts; --dry-run --json is one document; --cluster-resources with a bad --registry refused before any network.
+# al-tier: quick
 set -euo pipefail
 . "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 al_require_airlock

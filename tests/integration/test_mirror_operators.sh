@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
 # test_mirror_operators.sh: airlock mirror with mirror.operators[] (two catalogs and a release in one run) -> store records -> pack -> unpack -> push to a loopback registry; a catalog update and a --since delta; refusals.
+# al-tier: quick
 set -euo pipefail
 . "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 al_require_airlock

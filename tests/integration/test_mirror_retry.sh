@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
 # test_mirror_retry.sh: the failed-image list a mirror with failed images writes (STORE/airlock/failed), and mirror --retry FILE fetching only those images; bad lists refused with FILE:LINE, exit 2.
+# al-tier: slow
 set -euo pipefail
 . "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 al_require_airlock

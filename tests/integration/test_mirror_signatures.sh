@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
 # test_mirror_signatures.sh: airlock mirror fetches, verifies and stores release signatures; unsigned or unverifiable releases are refused.
+# al-tier: slow
 set -euo pipefail
 . "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 al_require_airlock

@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
 # test_mirror_to.sh: mirror --to: registry A -> store -> registry B in one command (digests and tags checked with skopeo), a destination down and a kill -9 both resumed by a rerun, the push record for mirrorsets, the bundled samples into a loopback registry.
+# al-tier: slow
 set -euo pipefail
 . "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 al_require_airlock

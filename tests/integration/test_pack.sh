@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
 # test_pack.sh: removable media end to end: mirror -> pack (several volumes, signed) -> unpack -> check; deltas, resumption, hostile volumes, kill -9.
+# al-tier: quick
 set -euo pipefail
 . "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 al_require_airlock

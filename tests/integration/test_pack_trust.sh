@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
 # test_pack_trust.sh: media trust end to end: forged, poisoned and replayed packs before and after a trusted one, FIFOs given as media, damaged store metadata, sha512 blobs, index entries naming layers.
+# al-tier: quick
 set -euo pipefail
 . "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 al_require_airlock

@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
 # test_redhat_keys.sh: the Red Hat release keys as users have them (library-go's SHA-1 copy, cluster-update-keys' file and ConfigMap, directories), the shipped default keys and signature store, and the verify usage rules, on the real 4.15.0 signature.
+# al-tier: quick
 set -euo pipefail
 . "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 al_require_airlock

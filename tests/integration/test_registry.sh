@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
 # test_registry.sh: registry A -> airlock mirror -> store -> airlock push -> registry B, digests checked with skopeo.
+# al-tier: quick
 set -euo pipefail
 . "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 al_require_airlock

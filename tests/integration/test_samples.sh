@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
 # test_samples.sh: the README's main job, mirroring samples/imageset.yaml into an empty store with no network.
+# al-tier: quick
 set -euo pipefail
 . "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 al_require_airlock

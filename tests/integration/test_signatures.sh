@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
 # test_signatures.sh: airlock verify and airlock configmaps on a store mirrored from samples/, signed with a temporary gpg key.
+# al-tier: quick
 set -euo pipefail
 . "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 al_require_airlock

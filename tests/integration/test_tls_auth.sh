@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
 # test_tls_auth.sh: airlock push to a registry with htpasswd auth behind a self-signed TLS certificate.
+# al-tier: slow
 set -euo pipefail
 . "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 al_require_airlock

@@ -1,5 +1,6 @@
 #!/bin/bash
 # test_update.sh: the updater's core acceptance scenarios against kubeserver.py: happy path, the incident, sync deadline, permanent failure, unsigned release.
+# al-tier: slow
 set -euo pipefail
 . "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 . "$(dirname "${BASH_SOURCE[0]}")/update_lib.sh"

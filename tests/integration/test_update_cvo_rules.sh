@@ -1,5 +1,6 @@
 #!/bin/bash
 # test_update_cvo_rules.sh: the Cluster Version Operator's load, order and completion rules on real payload names and the CVO's own manifests, each scenario named after the CVO behaviour it checks.
+# al-tier: slow
 set -euo pipefail
 . "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 . "$(dirname "${BASH_SOURCE[0]}")/update_lib.sh"

@@ -1,5 +1,6 @@
 #!/bin/bash
 # test_update_delete.sh: manifests annotated release.openshift.io/delete remove their object (absent is done), in order, and reconciling removes one that came back.
+# al-tier: quick
 set -euo pipefail
 . "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 . "$(dirname "${BASH_SOURCE[0]}")/update_lib.sh"

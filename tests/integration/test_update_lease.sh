@@ -1,5 +1,6 @@
 #!/bin/bash
 # test_update_lease.sh: one updater at a time: the cluster lease as client-go leader election runs it (acquire, renew, release, expiry, takeover), a running CVO, and client keys that kill -9 cannot leave behind.
+# al-tier: slow
 set -euo pipefail
 . "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 . "$(dirname "${BASH_SOURCE[0]}")/update_lib.sh"

@@ -1,5 +1,6 @@
 #!/bin/bash
 # test_update_more.sh: updater scenarios: a stuck ClusterOperator, kill -9 and resume, re-targeting mid-update, reconciling repairs drift.
+# al-tier: slow
 set -euo pipefail
 . "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 . "$(dirname "${BASH_SOURCE[0]}")/update_lib.sh"

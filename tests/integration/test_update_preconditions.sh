@@ -1,5 +1,6 @@
 #!/bin/bash
 # test_update_preconditions.sh: the CVO's preconditions before a new update (ClusterVersionUpgradeable, ClusterVersionRollback, ClusterVersionGiantHop) and --force recorded as acceptedRisks.
+# al-tier: slow
 set -euo pipefail
 . "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 . "$(dirname "${BASH_SOURCE[0]}")/update_lib.sh"

@@ -1,5 +1,6 @@
 #!/bin/bash
 # test_update_property.sh: many update runs under random fault schedules (hangs, errors, resets, stuck operators, kills, short deadlines), also under capability and feature-set mixes: Reconciling / Completed only when everything the filters keep is applied.
+# al-tier: slow
 set -euo pipefail
 . "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 . "$(dirname "${BASH_SOURCE[0]}")/update_lib.sh"

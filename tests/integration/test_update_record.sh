@@ -1,5 +1,6 @@
 #!/bin/bash
 # test_update_record.sh: the record whatever fails (applied but not recorded), the ClusterVersion status as the CVO writes it (syncStatus, mergeOperatorHistory), messages that name the cause, and each signature source's own budget.
+# al-tier: slow
 set -euo pipefail
 . "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 . "$(dirname "${BASH_SOURCE[0]}")/update_lib.sh"

@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
 # test_update_shuffle.sh: Reconciling reapplies components of a level in shuffled order, levels still in order; Updating keeps file order.
+# al-tier: quick
 set -euo pipefail
 . "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 . "$(dirname "${BASH_SOURCE[0]}")/update_lib.sh"

@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
 # test_verified_kept.sh: an unsigned image served under a verified release's tag never untags or re-points it; check and check --gc keep the verified release.
+# al-tier: quick
 set -euo pipefail
 . "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 al_require_airlock

@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
 # test_verify_openssl.sh: airlock verify reads no OpenSSL configuration file unless OPENSSL_CONF names one (the start-up cut of docs/performance.md), and verifies the same either way.
+# al-tier: quick
 set -euo pipefail
 . "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 al_require_airlock

@@ -29,6 +29,12 @@ const char *al_test_source_dir(void);
  * system()'s status and prints the command when it failed. */
 int al_test_sh(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
+/* An upper bound for a real duration of ms in a test of the timing tier
+ * (names with __timing_, never run under sanitizers): room for a loaded
+ * machine, so that only a real fault (a missed timeout, a wait for the
+ * next one) can exceed it. */
+#define AL_TEST_LOADED_MS(ms) ((ms) * 3 + 3000)
+
 /* Seed for randomised tests: $AL_TEST_SEED or time-based; printed once. */
 unsigned al_test_seed(void);
 

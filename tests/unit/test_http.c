@@ -22,6 +22,7 @@
 #include "airlock/http.h"
 #include "airlock/log.h"
 #include "al_test.h"
+#include "clock_int.h"
 #include "http_int.h"
 
 /* Server 0: the main one; 1: another origin (port), also used as a proxy;
@@ -418,15 +419,17 @@ static void test_http__retry_after_is_honoured(void)
 	o.backoff_max_ms = 5000;
 	CU_ASSERT_EQUAL(al_http_new(&h, &o), 0);
 	req.url = url("/retry-after/1?times=1");
+	al_clock_use_virtual(1000, 0);
 	t0 = al_clock_now_ms();
 	CU_ASSERT_EQUAL(al_http_do(h, &req, &resp), 0);
 	el = al_clock_now_ms() - t0;
 	CU_ASSERT_EQUAL(resp.status, 200);
 	CU_ASSERT_EQUAL(resp.attempts, 2);
-	CU_ASSERT(el >= 950);
-	CU_ASSERT(el < 3000);
+	/* on the virtual clock: the Retry-After of 1 s, exactly */
+	CU_ASSERT_EQUAL(el, 1000);
 	al_http_resp_clear(&resp);
 	al_http_free(h);
+	al_clock_set_source(NULL);
 }
 
 static void test_http__retry_after_capped_by_backoff_max(void)
@@ -437,14 +440,17 @@ static void test_http__retry_after_capped_by_backoff_max(void)
 	uint64_t t0, el;
 
 	req.url = url("/retry-after/30?times=1&date=1");
+	al_clock_use_virtual(1000, 0);
 	t0 = al_clock_now_ms();
 	CU_ASSERT_EQUAL(al_http_do(h, &req, &resp), 0);
 	el = al_clock_now_ms() - t0;
 	CU_ASSERT_EQUAL(resp.status, 200);
 	CU_ASSERT_EQUAL(resp.attempts, 2);
-	CU_ASSERT(el < 2000);
+	/* on the virtual clock: Retry-After 30 s capped by backoff_max */
+	CU_ASSERT(el <= 200);
 	al_http_resp_clear(&resp);
 	al_http_free(h);
+	al_clock_set_source(NULL);
 }
 
 static void test_http__retries_exhausted_returns_status(void)
@@ -476,7 +482,7 @@ static void test_http__no_retry_option(void)
 	al_http_free(h);
 }
 
-static void test_http__hang_times_out(void)
+static void test_http__timing_hang_times_out(void)
 {
 	al_http *h = client(AL_HTTP_NO_RETRY, 500);
 	al_http_req req = {0};
@@ -489,13 +495,13 @@ static void test_http__hang_times_out(void)
 	rc = al_http_do(h, &req, &resp);
 	el = al_clock_now_ms() - t0;
 	CU_ASSERT_EQUAL(rc, AL_ETIMEOUT);
-	CU_ASSERT(el >= 450 && el < 2000);
+	CU_ASSERT(el >= 450 && el < AL_TEST_LOADED_MS(2000));
 	CU_ASSERT_PTR_NOT_NULL(strstr(al_error_message(), "/hang"));
 	al_http_resp_clear(&resp);
 	al_http_free(h);
 }
 
-static void test_http__stall_mid_body_aborts(void)
+static void test_http__timing_stall_mid_body_aborts(void)
 {
 	al_http *h =
 	    client(AL_HTTP_NO_RETRY, 0); /* only the low-speed limit (1 s) */
@@ -512,9 +518,9 @@ static void test_http__stall_mid_body_aborts(void)
 	rc = al_http_do(h, &req, &resp);
 	el = al_clock_now_ms() - t0;
 	CU_ASSERT_EQUAL(rc, AL_ETIMEOUT);
-	if (!(el >= 900 && el < 4000))
+	if (!(el >= 900 && el < AL_TEST_LOADED_MS(4000)))
 		fprintf(stderr, "stall took %llu ms\n", (unsigned long long)el);
-	CU_ASSERT(el >= 900 && el < 4000);
+	CU_ASSERT(el >= 900 && el < AL_TEST_LOADED_MS(4000));
 	CU_ASSERT_EQUAL(s.n, 10);
 	al_http_resp_clear(&resp);
 	al_http_free(h);
@@ -529,15 +535,18 @@ static void test_http__reset_fails_after_retries(void)
 	int rc;
 
 	req.url = url("/reset/0");
+	al_clock_use_virtual(1000, 0);
 	t0 = al_clock_now_ms();
 	rc = al_http_do(h, &req, &resp);
 	el = al_clock_now_ms() - t0;
 	CU_ASSERT_EQUAL(rc, AL_ENET);
 	CU_ASSERT_EQUAL(resp.attempts, 3);
-	CU_ASSERT(el < 3000);
+	/* on the virtual clock: two backoffs of at most backoff_max */
+	CU_ASSERT(el <= 2 * 200);
 	CU_ASSERT_PTR_NOT_NULL(strstr(al_error_message(), "/reset/0"));
 	al_http_resp_clear(&resp);
 	al_http_free(h);
+	al_clock_set_source(NULL);
 }
 
 static void test_http__connection_refused_is_enet(void)
@@ -759,7 +768,7 @@ static void *cancel_later(void *arg)
 	return NULL;
 }
 
-static void test_http__cancel_ends_a_hang(void)
+static void test_http__timing_cancel_ends_a_hang(void)
 {
 	al_http_opts o = {0};
 	al_http *h = NULL;
@@ -780,19 +789,19 @@ static void test_http__cancel_ends_a_hang(void)
 	el = al_clock_now_ms() - t0;
 	pthread_join(t, NULL);
 	CU_ASSERT_EQUAL(rc, AL_ECANCELED);
-	CU_ASSERT(el >= 250 && el < 1500);
+	CU_ASSERT(el >= 250 && el < AL_TEST_LOADED_MS(1500));
 	/* Cancelled also during a backoff sleep. */
 	req.url = url("/status/503");
 	t0 = al_clock_now_ms();
 	rc = al_http_do(h, &req, &resp);
 	CU_ASSERT_EQUAL(rc, AL_ECANCELED);
-	CU_ASSERT(al_clock_now_ms() - t0 < 1000);
+	CU_ASSERT(al_clock_now_ms() - t0 < AL_TEST_LOADED_MS(1000));
 	al_http_resp_clear(&resp);
 	al_http_free(h);
 	al_cancel_free(k.c);
 }
 
-static void test_http__cancel_during_backoff(void)
+static void test_http__timing_cancel_during_backoff(void)
 {
 	al_http_opts o = {0};
 	al_http *h = NULL;
@@ -817,13 +826,13 @@ static void test_http__cancel_during_backoff(void)
 	pthread_join(t, NULL);
 	CU_ASSERT_EQUAL(rc, AL_ECANCELED);
 	CU_ASSERT_EQUAL(resp.attempts, 1);
-	CU_ASSERT(el >= 350 && el < 1500);
+	CU_ASSERT(el >= 350 && el < AL_TEST_LOADED_MS(1500));
 	al_http_resp_clear(&resp);
 	al_http_free(h);
 	al_cancel_free(k.c);
 }
 
-static void test_http__deadline_bounds_all_attempts(void)
+static void test_http__timing_deadline_bounds_all_attempts(void)
 {
 	al_http *h = client(10, 300);
 	al_http_req req = {0};
@@ -838,7 +847,7 @@ static void test_http__deadline_bounds_all_attempts(void)
 	el = al_clock_now_ms() - t0;
 	CU_ASSERT_EQUAL(rc, AL_ETIMEOUT);
 	CU_ASSERT(resp.attempts >= 2);
-	CU_ASSERT(el >= 1000 && el < 3000);
+	CU_ASSERT(el >= 1000 && el < AL_TEST_LOADED_MS(3000));
 	CU_ASSERT_PTR_NOT_NULL(strstr(al_error_message(), "deadline"));
 	al_http_resp_clear(&resp);
 	al_http_free(h);
@@ -862,16 +871,22 @@ static void test_http__deadline_leaves_no_time_to_retry(void)
 	o.backoff_max_ms = 5000;
 	CU_ASSERT_EQUAL(al_http_new(&h, &o), 0);
 	req.url = url("/hang");
+	al_clock_use_virtual(1000, 0);
+	/* the server never answers: no need to wait long to call it a hang */
+	al__clock_set_idle_ms(100);
 	req.deadline = al_deadline_in(1200);
 	t0 = al_clock_now_ms();
 	CU_ASSERT_EQUAL(al_http_do(h, &req, &resp), AL_ETIMEOUT);
 	el = al_clock_now_ms() - t0;
 	CU_ASSERT_EQUAL(resp.attempts, 1);
-	CU_ASSERT(el >= 250 && el < 1000);
+	/* on the virtual clock: the hang reaches the attempt's 300 ms */
+	CU_ASSERT_EQUAL(el, 300);
 	CU_ASSERT_PTR_NOT_NULL(strstr(al_error_message(), "deadline"));
 	CU_ASSERT_PTR_NOT_NULL(strstr(al_error_message(), "no time left"));
 	al_http_resp_clear(&resp);
 	al_http_free(h);
+	al__clock_set_idle_ms(0);
+	al_clock_set_source(NULL);
 }
 
 static void test_http__deadline_stops_retry_after_sleep(void)
@@ -886,15 +901,19 @@ static void test_http__deadline_stops_retry_after_sleep(void)
 	o.backoff_max_ms = 60000;
 	CU_ASSERT_EQUAL(al_http_new(&h, &o), 0);
 	req.url = url("/retry-after/30?times=5");
+	al_clock_use_virtual(1000, 0);
 	req.deadline = al_deadline_in(2000);
 	t0 = al_clock_now_ms();
 	CU_ASSERT_EQUAL(al_http_do(h, &req, &resp), 0);
 	el = al_clock_now_ms() - t0;
 	CU_ASSERT_EQUAL(resp.status, 429);
 	CU_ASSERT_EQUAL(resp.attempts, 1);
-	CU_ASSERT(el < 1500);
+	/* on the virtual clock: a Retry-After past the deadline is not
+	 * slept at all */
+	CU_ASSERT_EQUAL(el, 0);
 	al_http_resp_clear(&resp);
 	al_http_free(h);
+	al_clock_set_source(NULL);
 }
 
 static void upload_blob(uint8_t *p, size_t n, char *hex)
@@ -1024,7 +1043,7 @@ static void test_http__empty_put_sends_content_length_0(void)
 	al_http_free(h);
 }
 
-static void test_http__head_has_no_body(void)
+static void test_http__timing_head_has_no_body(void)
 {
 	al_http *h = client(0, 5000);
 	struct check_sink s = {0};
@@ -1038,7 +1057,7 @@ static void test_http__head_has_no_body(void)
 	req.sink = &w;
 	t0 = al_clock_now_ms();
 	CU_ASSERT_EQUAL(al_http_do(h, &req, &resp), 0);
-	CU_ASSERT(al_clock_now_ms() - t0 < 1500);
+	CU_ASSERT(al_clock_now_ms() - t0 < AL_TEST_LOADED_MS(1500));
 	CU_ASSERT_EQUAL(resp.status, 200);
 	CU_ASSERT_EQUAL(s.n, 0);
 	CU_ASSERT_STRING_EQUAL(
@@ -1252,7 +1271,7 @@ static int null_write(void *ud, const uint8_t *p, size_t n)
 	return 0;
 }
 
-static void test_http__slow_but_moving_is_not_a_stall(void)
+static void test_http__timing_slow_but_moving_is_not_a_stall(void)
 {
 	/* stall after 1 s; a minimum rate of 1 B/s keeps only that rule */
 	al_http *h = bounded_client(AL_HTTP_NO_RETRY, 0, 1);
@@ -1428,7 +1447,7 @@ static void test_http__https_to_http_redirect_drops_authorization(void)
 
 /* A blob that keeps moving, but below the minimum rate, is cut after one
  * window (low_speed_time_ms), not kept alive by each byte. */
-static void test_http__drip_below_minimum_rate_is_cut(void)
+static void test_http__timing_drip_below_minimum_rate_is_cut(void)
 {
 	al_http *h = bounded_client(AL_HTTP_NO_RETRY, 0, 0); /* 1 KiB/s */
 	al_writer w = {null_write, NULL, NULL};
@@ -1443,14 +1462,14 @@ static void test_http__drip_below_minimum_rate_is_cut(void)
 	CU_ASSERT_PTR_NOT_NULL(strstr(al_error_message(), "too slow"));
 	CU_ASSERT_PTR_NOT_NULL(strstr(al_error_message(), "/slowdrip/"));
 	/* one window of 1 s after the first byte, plus polling */
-	CU_ASSERT(el < 3000);
+	CU_ASSERT(el < AL_TEST_LOADED_MS(3000));
 	al_http_resp_clear(&resp);
 	al_http_free(h);
 }
 
 /* A document dripped faster than the minimum rate still ends: each
  * attempt within doc_timeout_ms, all within (retries + 1) times that. */
-static void test_http__document_has_a_total_deadline(void)
+static void test_http__timing_document_has_a_total_deadline(void)
 {
 	al_http *h = bounded_client(2, 700, 1);
 	al_buf body = AL_BUF_INIT(4096);
@@ -1467,7 +1486,7 @@ static void test_http__document_has_a_total_deadline(void)
 	CU_ASSERT_PTR_NOT_NULL(strstr(al_error_message(), "deadline exceeded"));
 	CU_ASSERT_EQUAL(resp.attempts, 3);
 	/* the documented bound: 3 x 700 ms (and a little for polling) */
-	CU_ASSERT(el >= 2000 && el < 2100 + 400);
+	CU_ASSERT(el >= 2000 && el < AL_TEST_LOADED_MS(2100 + 400));
 	al_http_resp_clear(&resp);
 	al_buf_free(&body);
 	al_http_free(h);
@@ -1476,7 +1495,7 @@ static void test_http__document_has_a_total_deadline(void)
 /* Endless error and redirect bodies end at the byte cap with an error
  * naming the URL; dripped ones at the time cap, also for a sink request
  * (a blob GET answered 404). */
-static void test_http__endless_error_bodies_end(void)
+static void test_http__timing_endless_error_bodies_end(void)
 {
 	al_http *h = bounded_client(AL_HTTP_NO_RETRY, 800, 1);
 	al_writer w = {null_write, NULL, NULL};
@@ -1492,7 +1511,7 @@ static void test_http__endless_error_bodies_end(void)
 	CU_ASSERT_PTR_NOT_NULL(strstr(al_error_message(), "/endless/404"));
 	CU_ASSERT_PTR_NOT_NULL(strstr(al_error_message(), "HTTP 404"));
 	CU_ASSERT_EQUAL(resp.body_overflow, 0);
-	CU_ASSERT(al_clock_now_ms() - t0 < 2000);
+	CU_ASSERT(al_clock_now_ms() - t0 < AL_TEST_LOADED_MS(2000));
 
 	req.url = url("/endless/302?to=/ok/16");
 	CU_ASSERT_EQUAL(al_http_do(h, &req, &resp), AL_ELIMIT);
@@ -1506,7 +1525,7 @@ static void test_http__endless_error_bodies_end(void)
 	el = al_clock_now_ms() - t0;
 	CU_ASSERT_PTR_NOT_NULL(strstr(al_error_message(), "/drip-status/404"));
 	CU_ASSERT_PTR_NOT_NULL(strstr(al_error_message(), "HTTP 404"));
-	CU_ASSERT(el >= 700 && el < 800 + 600);
+	CU_ASSERT(el >= 700 && el < AL_TEST_LOADED_MS(800 + 600));
 	al_http_resp_clear(&resp);
 	al_buf_free(&body);
 	al_http_free(h);
@@ -1732,8 +1751,8 @@ static CU_TestInfo tests[] = {
     {"retries_exhausted_returns_status",
      test_http__retries_exhausted_returns_status},
     {"no_retry_option", test_http__no_retry_option},
-    {"hang_times_out", test_http__hang_times_out},
-    {"stall_mid_body_aborts", test_http__stall_mid_body_aborts},
+    {"timing_hang_times_out", test_http__timing_hang_times_out},
+    {"timing_stall_mid_body_aborts", test_http__timing_stall_mid_body_aborts},
     {"reset_fails_after_retries", test_http__reset_fails_after_retries},
     {"connection_refused_is_enet", test_http__connection_refused_is_enet},
     {"resumes_flaky_body_with_range", test_http__resumes_flaky_body_with_range},
@@ -1749,9 +1768,9 @@ static CU_TestInfo tests[] = {
      test_http__redirect_limit_and_no_redirect},
     {"redirect_303_turns_post_into_get",
      test_http__redirect_303_turns_post_into_get},
-    {"cancel_ends_a_hang", test_http__cancel_ends_a_hang},
-    {"cancel_during_backoff", test_http__cancel_during_backoff},
-    {"deadline_bounds_all_attempts", test_http__deadline_bounds_all_attempts},
+    {"timing_cancel_ends_a_hang", test_http__timing_cancel_ends_a_hang},
+    {"timing_cancel_during_backoff", test_http__timing_cancel_during_backoff},
+    {"timing_deadline_bounds_all_attempts", test_http__timing_deadline_bounds_all_attempts},
     {"deadline_leaves_no_time_to_retry",
      test_http__deadline_leaves_no_time_to_retry},
     {"deadline_stops_retry_after_sleep",
@@ -1762,7 +1781,7 @@ static CU_TestInfo tests[] = {
      test_http__upload_without_rewind_not_retried},
     {"empty_put_sends_content_length_0",
      test_http__empty_put_sends_content_length_0},
-    {"head_has_no_body", test_http__head_has_no_body},
+    {"timing_head_has_no_body", test_http__timing_head_has_no_body},
     {"parse_retry_after", test_http__parse_retry_after},
     {"rejects_bad_urls", test_http__rejects_bad_urls},
     {"error_body_is_bounded", test_http__error_body_is_bounded},
@@ -1772,19 +1791,19 @@ static CU_TestInfo tests[] = {
     {"resume_checks_content_range", test_http__resume_checks_content_range},
     {"mid_body_failure_without_reset_not_retried",
      test_http__mid_body_failure_without_reset_not_retried},
-    {"slow_but_moving_is_not_a_stall",
-     test_http__slow_but_moving_is_not_a_stall},
+    {"timing_slow_but_moving_is_not_a_stall",
+     test_http__timing_slow_but_moving_is_not_a_stall},
     {"reuses_connections", test_http__reuses_connections},
     {"proxy_option_and_no_proxy", test_http__proxy_option_and_no_proxy},
     {"tls_ca_file_and_insecure_hosts",
      test_http__tls_ca_file_and_insecure_hosts},
     {"https_to_http_redirect_drops_authorization",
      test_http__https_to_http_redirect_drops_authorization},
-    {"drip_below_minimum_rate_is_cut",
-     test_http__drip_below_minimum_rate_is_cut},
-    {"document_has_a_total_deadline",
-     test_http__document_has_a_total_deadline},
-    {"endless_error_bodies_end", test_http__endless_error_bodies_end},
+    {"timing_drip_below_minimum_rate_is_cut",
+     test_http__timing_drip_below_minimum_rate_is_cut},
+    {"timing_document_has_a_total_deadline",
+     test_http__timing_document_has_a_total_deadline},
+    {"timing_endless_error_bodies_end", test_http__timing_endless_error_bodies_end},
     {"header_count_and_size_are_bounded",
      test_http__header_count_and_size_are_bounded},
     {"header_with_control_character_refused",
