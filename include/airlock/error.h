@@ -38,6 +38,11 @@ typedef enum al_status {
 AL_EXPORT int al_error_set(int code, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
 
+/* Record "out of memory" and return AL_ENOMEM, without allocating or
+ * formatting: the message is preallocated (what every failed allocation
+ * reports: return al_error_oom();). */
+AL_EXPORT int al_error_oom(void);
+
 /* Like al_error_set, with ": strerror(err)" appended; the code is derived
  * from errno (ENOENT -> AL_ENOTFOUND, ENOMEM -> AL_ENOMEM, EEXIST ->
  * AL_EEXIST, else AL_EIO). */
