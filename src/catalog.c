@@ -876,7 +876,7 @@ static int index_channel(struct cat_package *p, struct cat_channel *ch,
                          json_t *o)
 {
 	json_t *entries = json_object_get(o, "entries"), *e;
-	size_t i, *tmp = NULL;
+	size_t i, n, *tmp = NULL;
 	int rc = 0;
 
 	if (!json_is_array(entries))
@@ -884,14 +884,16 @@ static int index_channel(struct cat_package *p, struct cat_channel *ch,
 		                    "package '%s' channel '%s': entries is not "
 		                    "a list",
 		                    p->name, ch->name);
-	ch->nentries = json_array_size(entries);
-	ch->entries = calloc(ch->nentries + 1, sizeof(*ch->entries));
-	ch->byname = calloc(ch->nentries + 1, sizeof(*ch->byname));
-	tmp = calloc(ch->nentries + 1, sizeof(*tmp));
+	n = json_array_size(entries);
+	ch->entries = calloc(n + 1, sizeof(*ch->entries));
+	ch->byname = calloc(n + 1, sizeof(*ch->byname));
+	tmp = calloc(n + 1, sizeof(*tmp));
 	if (ch->entries == NULL || ch->byname == NULL || tmp == NULL) {
 		rc = al_error_oom();
 		goto out;
 	}
+	/* counted only once they exist: package_clear walks them */
+	ch->nentries = n;
 	if (ch->nentries == 0) {
 		rc = al_error_set(AL_EPARSE,
 		                  "package '%s' channel '%s' has no entries",
@@ -938,7 +940,10 @@ static int index_channel(struct cat_package *p, struct cat_channel *ch,
 		en->skips = sk;
 		en->skip_range = al_json_str(e, "skipRange");
 		if (en->skip_range != NULL && en->skip_range[0] != '\0') {
-			if (cat_range_parse(&en->range, en->skip_range) < 0) {
+			if ((rc = cat_range_parse(&en->range,
+			                          en->skip_range)) == AL_ENOMEM)
+				goto out;
+			if (rc < 0) {
 				rc = al_error_set(
 				    AL_EPARSE,
 				    "package '%s' channel '%s' entry '%s': "
@@ -1328,8 +1333,8 @@ static int restored(struct cat_spool *sp, const json_t *o, json_t **out)
 				goto fail;
 			continue;
 		}
-		if ((np == NULL && (np = json_copy(props)) == NULL) ||
-		    (npr = json_copy(pr)) == NULL) {
+		if ((np == NULL && (np = al_json_copy(props)) == NULL) ||
+		    (npr = al_json_copy(pr)) == NULL) {
 			json_decref(v);
 			goto nomem;
 		}
@@ -1343,7 +1348,7 @@ static int restored(struct cat_spool *sp, const json_t *o, json_t **out)
 	}
 	if (np == NULL)
 		return 0;
-	if ((*out = json_copy((json_t *)o)) == NULL)
+	if ((*out = al_json_copy((json_t *)o)) == NULL)
 		goto nomem;
 	if (json_object_set_new(*out, "properties", np) < 0) {
 		np = NULL;

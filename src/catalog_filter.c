@@ -35,6 +35,7 @@ static void state_clear(struct fstate *st)
 {
 	size_t i, j;
 
+	json_decref(st->unresolved);
 	if (st->p == NULL)
 		return;
 	for (i = 0; i < st->in->npackages; i++) {
@@ -49,7 +50,6 @@ static void state_clear(struct fstate *st)
 		free(fp->bkeep);
 	}
 	free(st->p);
-	json_decref(st->unresolved);
 }
 
 static int state_init(struct fstate *st, const al_catalog *in)
@@ -379,7 +379,9 @@ static int by_range(const struct cat_package *p, const struct cat_channel *ch,
 	int rc = 0;
 
 	memset(&r, 0, sizeof(r));
-	if (cat_range_minmax(&r, min, max) < 0)
+	if ((rc = cat_range_minmax(&r, min, max)) == AL_ENOMEM)
+		return rc;
+	if (rc < 0)
 		return al_error_set(
 		    AL_EINVAL,
 		    "package '%s' channel '%s': minVersion '%s' "
@@ -852,7 +854,7 @@ static int deps_pass(struct fstate *st, int *changed)
 static int emit_channel(al_catalog *out, const struct cat_channel *ch,
                         const struct fchan *fc)
 {
-	json_t *obj = json_copy(ch->obj), *entries = json_array();
+	json_t *obj = al_json_copy(ch->obj), *entries = json_array();
 	json_t *src = json_object_get(ch->obj, "entries");
 	size_t k, x;
 	int rc = 0;
@@ -920,7 +922,7 @@ static int emit_deprecations(al_catalog *out, const struct cat_package *p,
 
 	if (p->deprecations == NULL)
 		return 0;
-	obj = json_copy(p->deprecations);
+	obj = al_json_copy(p->deprecations);
 	entries = json_array();
 	if (obj == NULL || entries == NULL) {
 		rc = al_error_oom();
@@ -975,7 +977,7 @@ static int emit(al_catalog *out, const struct fstate *st)
 
 		if (!fp->sel)
 			continue;
-		po = json_copy(p->obj);
+		po = al_json_copy(p->obj);
 		if (po == NULL)
 			return al_error_oom();
 		if (is_set(fp->defch) &&

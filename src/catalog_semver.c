@@ -181,7 +181,8 @@ int cat_range_parse(cat_range *out, const char *s)
 			q++;
 		n = (size_t)(q - p);
 		if (n == 0 || (rc = add_token(&r, &cap, op, p, n)) < 0) {
-			rc = AL_EPARSE;
+			if (rc != AL_ENOMEM)
+				rc = AL_EPARSE;
 			goto out;
 		}
 		ntok++;

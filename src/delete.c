@@ -233,13 +233,20 @@ static int apply_config(del *d, const al_delete_config *c)
 
 /* ---- components ---- */
 
-/* The component digests of release record i, read once ("<i>" -> [..]). */
+/*
+ * The component digests of release record i, read once ("<i>" -> [..]);
+ * NULL when memory ran out. A component missing from the list would let
+ * a kept release lose it (the keep set is built from this list), so a
+ * failed allocation fails the list, never shortens it; a release that
+ * cannot be opened for another reason (not in the store) has none.
+ */
 static const json_t *components(del *d, size_t i)
 {
 	char key[32];
 	json_t *arr;
 	al_release *r = NULL;
 	size_t j;
+	int rc = 0;
 
 	if (snprintf(key, sizeof(key), "%zu", i) >= (int)sizeof(key))
 		return NULL;
@@ -248,23 +255,32 @@ static const json_t *components(del *d, size_t i)
 	if ((arr = json_array()) == NULL)
 		return NULL;
 	if (d->rels[i].has_digest &&
-	    al_release_open(&r, d->s, &d->rels[i].digest,
-	                    d->rels[i].platform) == 0) {
-		for (j = 0; j < al_release_component_count(r); j++) {
-			const al_release_component *c =
-			    al_release_component_at(r, j);
-			al_ref ref;
-			if (al_ref_parse(&ref, c->image) < 0)
-				continue;
-			if (ref.digest != NULL)
-				json_array_append_new(arr,
-				                      json_string(ref.digest));
-			al_ref_clear(&ref);
+	    (rc = al_release_open(&r, d->s, &d->rels[i].digest,
+	                          d->rels[i].platform)) < 0)
+		r = NULL;
+	for (j = 0; r != NULL && j < al_release_component_count(r); j++) {
+		const al_release_component *c = al_release_component_at(r, j);
+		al_ref ref;
+
+		/* a reference that does not parse names no digest */
+		if ((rc = al_ref_parse(&ref, c->image)) < 0) {
+			if (rc == AL_ENOMEM)
+				break;
+			continue;
 		}
-		al_release_free(r);
+		if (ref.digest != NULL &&
+		    json_array_append_new(arr, json_string(ref.digest)) < 0)
+			rc = AL_ENOMEM;
+		al_ref_clear(&ref);
+		if (rc == AL_ENOMEM)
+			break;
 	}
-	if (json_object_set_new(d->comp_of, key, arr) != 0)
+	al_release_free(r);
+	if (rc == AL_ENOMEM || json_object_set_new(d->comp_of, key, arr) != 0) {
+		if (rc == AL_ENOMEM)
+			json_decref(arr);
 		return NULL;
+	}
 	return arr;
 }
 

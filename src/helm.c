@@ -771,7 +771,7 @@ static int found_ref(cctx *c, const char *text, const char *source)
 {
 	al_ref r;
 	char *s = NULL, *why = NULL;
-	int rc;
+	int rc = 0;
 
 	while (*text == ' ' || *text == '\t')
 		text++;
@@ -784,7 +784,9 @@ static int found_ref(cctx *c, const char *text, const char *source)
 		free(why);
 		return rc;
 	}
-	if (strlen(text) > 1024 || al_ref_parse(&r, text) < 0) {
+	if (strlen(text) > 1024 || (rc = al_ref_parse(&r, text)) < 0) {
+		if (rc == AL_ENOMEM)
+			return rc;
 		al_error_clear();
 		why = al_sprintf("%s (not an image reference)", source);
 		rc = why != NULL ? imgs_add(&c->unresolved, text, why, 0)
@@ -1544,9 +1546,12 @@ static int artifacthub(cctx *c, const char *text)
 
 	if (src == NULL)
 		return al_error_oom();
-	if (al_yaml_load(&docs, &ndocs, (const uint8_t *)text, strlen(text),
-	                 "artifacthub.io/images") < 0 ||
-	    ndocs != 1 || docs[0] == NULL || docs[0]->type != AL_YAML_SEQ) {
+	if ((rc = al_yaml_load(&docs, &ndocs, (const uint8_t *)text,
+	                       strlen(text), "artifacthub.io/images")) ==
+	    AL_ENOMEM)
+		goto out;
+	if (rc < 0 || ndocs != 1 || docs[0] == NULL ||
+	    docs[0]->type != AL_YAML_SEQ) {
 		al_error_clear();
 		rc = unresolved(c, "",
 		                "Chart.yaml artifacthub.io/images (not "
@@ -1874,7 +1879,12 @@ static int search_chart(al_helm_chart *out, cctx *c, const hset *h,
 			goto out;
 	}
 	if (vf != NULL) {
-		if (load_yaml(vf, what, &vd, &nvd) < 0) {
+		/* a values.yaml Helm could not read either is noted; one
+		 * this process could not hold fails the read (its images
+		 * would be missing from a successful result) */
+		if ((rc = load_yaml(vf, what, &vd, &nvd)) == AL_ENOMEM)
+			goto out;
+		if (rc < 0) {
 			char *src = al_sprintf("%svalues.yaml (%s)", c->chart,
 			                       al_error_message());
 
