@@ -5,6 +5,8 @@
 
 #include "common.h"
 
+AL_BEGIN_DECL
+
 /* Milliseconds on CLOCK_MONOTONIC. */
 AL_EXPORT uint64_t al_clock_now_ms(void);
 /* Milliseconds since the epoch (wall clock), for timestamps only. */
@@ -61,5 +63,7 @@ AL_EXPORT int al_parse_size(const char *s, uint64_t *bytes);
  */
 AL_EXPORT uint64_t al_backoff_ms(unsigned attempt, uint64_t base_ms,
                                  uint64_t max_ms);
+
+AL_END_DECL
 
 #endif

@@ -4,6 +4,8 @@
 
 #include "common.h"
 
+AL_BEGIN_DECL
+
 /*
  * Status codes: 0 is success, failures are negative. Append-only: a code
  * never changes its value. AL_EVERIFY means "the content is bad", never
@@ -71,5 +73,7 @@ AL_EXPORT void al_error_clear(void);
 
 /* A short stable name for a status ("AL_EVERIFY"). */
 AL_EXPORT const char *al_status_name(int code);
+
+AL_END_DECL
 
 #endif
