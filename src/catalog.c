@@ -22,7 +22,7 @@ int al_catalog_new(al_catalog **out)
 	al_catalog *c = calloc(1, sizeof(*c));
 
 	if (c == NULL)
-		return al_error_set(AL_ENOMEM, "out of memory");
+		return al_error_oom();
 	c->raw_packages = json_array();
 	c->raw_channels = json_array();
 	c->raw_bundles = json_array();
@@ -33,7 +33,7 @@ int al_catalog_new(al_catalog **out)
 	    c->raw_bundles == NULL || c->raw_deprecations == NULL ||
 	    c->raw_others == NULL || c->global == NULL) {
 		al_catalog_free(c);
-		return al_error_set(AL_ENOMEM, "out of memory");
+		return al_error_oom();
 	}
 	*out = c;
 	return 0;
@@ -119,7 +119,7 @@ static int spill_bulky(al_catalog *c, json_t *obj)
 		if ((rc = cat_spool_spill(c->spool, v, &ph)) < 0)
 			return rc;
 		if (json_object_set_new(pr, "value", ph) < 0)
-			return al_error_set(AL_ENOMEM, "out of memory");
+			return al_error_oom();
 	}
 	return 0;
 }
@@ -153,7 +153,7 @@ int cat_add_object(al_catalog *c, json_t *obj, const char *where)
 	else
 		dst = c->raw_others;
 	if (json_array_append(dst, obj) < 0)
-		return al_error_set(AL_ENOMEM, "out of memory");
+		return al_error_oom();
 	c->nobjects++;
 	return 0;
 }
@@ -170,7 +170,7 @@ static int take_object(al_catalog *c, const char *path, size_t k, json_t *v,
 
 	if (v == NULL) {
 		if (json_error_code(err) == json_error_out_of_memory)
-			return al_error_set(AL_ENOMEM, "out of memory");
+			return al_error_oom();
 		return al_error_set(AL_EPARSE,
 		                    "%s: object %zu: line %d, column %d "
 		                    "of the object: %s",
@@ -399,7 +399,7 @@ int cat_add_spooled_file(al_catalog *c, const char *path, struct cat_spool *sp,
 	r.sp = sp;
 	r.end = off + n;
 	if ((r.chunk = malloc(CHUNK)) == NULL)
-		return al_error_set(AL_ENOMEM, "out of memory");
+		return al_error_oom();
 	while ((ch = sreader_byte(&r, i)) >= 0 && is_blank(ch))
 		i++;
 	if (ch == '{') {
@@ -412,7 +412,7 @@ int cat_add_spooled_file(al_catalog *c, const char *path, struct cat_spool *sp,
 		return AL_EIO;
 	/* YAML (or not a catalog file): libyaml reads it whole */
 	if ((all = malloc(n)) == NULL)
-		return al_error_set(AL_ENOMEM, "out of memory");
+		return al_error_oom();
 	rc = cat_spool_read(sp, off, n, all);
 	if (rc == 0 && memchr(all, '\0', n) != NULL)
 		rc = al_error_set(AL_EPARSE, "%s: NUL byte in catalog file",
@@ -550,7 +550,7 @@ static int index_packages(al_catalog *c)
 
 	c->packages = calloc(n > 0 ? n : 1, sizeof(*c->packages));
 	if (c->packages == NULL)
-		return al_error_set(AL_ENOMEM, "out of memory");
+		return al_error_oom();
 	for (i = 0; i < n; i++) {
 		json_t *o = json_array_get(c->raw_packages, i);
 		struct cat_package *p = &c->packages[c->npackages];
@@ -573,7 +573,7 @@ static int index_packages(al_catalog *c)
 		p->default_channel = dc != NULL ? dc : "";
 		p->others = json_array();
 		if (p->others == NULL)
-			return al_error_set(AL_ENOMEM, "out of memory");
+			return al_error_oom();
 		c->npackages++;
 	}
 	qsort(c->packages, c->npackages, sizeof(*c->packages), cmp_pkg);
@@ -596,7 +596,7 @@ static int grow(void **v, size_t *cap, size_t n, size_t size)
 	ncap = *cap ? *cap * 2 : 8;
 	nv = realloc(*v, ncap * size);
 	if (nv == NULL)
-		return al_error_set(AL_ENOMEM, "out of memory");
+		return al_error_oom();
 	*v = nv;
 	*cap = ncap;
 	return 0;
@@ -716,7 +716,7 @@ static int index_bundles(al_catalog *c)
 
 	caps = calloc(c->npackages > 0 ? c->npackages : 1, sizeof(*caps));
 	if (caps == NULL)
-		return al_error_set(AL_ENOMEM, "out of memory");
+		return al_error_oom();
 	for (i = 0; i < n; i++) {
 		json_t *o = json_array_get(c->raw_bundles, i), *ri;
 		struct cat_package *p = package_of(c, o, "olm.bundle", &rc);
@@ -785,7 +785,7 @@ static int check_graph(const struct cat_package *p, struct cat_channel *ch)
 	incoming = calloc(ch->nentries, sizeof(*incoming));
 	queue = calloc(ch->nentries, sizeof(*queue));
 	if (incoming == NULL || queue == NULL) {
-		rc = al_error_set(AL_ENOMEM, "out of memory");
+		rc = al_error_oom();
 		goto out;
 	}
 	for (i = 0; i < ch->nentries; i++) {
@@ -876,7 +876,7 @@ static int index_channel(struct cat_package *p, struct cat_channel *ch,
                          json_t *o)
 {
 	json_t *entries = json_object_get(o, "entries"), *e;
-	size_t i, *tmp = NULL;
+	size_t i, n, *tmp = NULL;
 	int rc = 0;
 
 	if (!json_is_array(entries))
@@ -884,14 +884,16 @@ static int index_channel(struct cat_package *p, struct cat_channel *ch,
 		                    "package '%s' channel '%s': entries is not "
 		                    "a list",
 		                    p->name, ch->name);
-	ch->nentries = json_array_size(entries);
-	ch->entries = calloc(ch->nentries + 1, sizeof(*ch->entries));
-	ch->byname = calloc(ch->nentries + 1, sizeof(*ch->byname));
-	tmp = calloc(ch->nentries + 1, sizeof(*tmp));
+	n = json_array_size(entries);
+	ch->entries = calloc(n + 1, sizeof(*ch->entries));
+	ch->byname = calloc(n + 1, sizeof(*ch->byname));
+	tmp = calloc(n + 1, sizeof(*tmp));
 	if (ch->entries == NULL || ch->byname == NULL || tmp == NULL) {
-		rc = al_error_set(AL_ENOMEM, "out of memory");
+		rc = al_error_oom();
 		goto out;
 	}
+	/* counted only once they exist: package_clear walks them */
+	ch->nentries = n;
 	if (ch->nentries == 0) {
 		rc = al_error_set(AL_EPARSE,
 		                  "package '%s' channel '%s' has no entries",
@@ -938,7 +940,10 @@ static int index_channel(struct cat_package *p, struct cat_channel *ch,
 		en->skips = sk;
 		en->skip_range = al_json_str(e, "skipRange");
 		if (en->skip_range != NULL && en->skip_range[0] != '\0') {
-			if (cat_range_parse(&en->range, en->skip_range) < 0) {
+			if ((rc = cat_range_parse(&en->range,
+			                          en->skip_range)) == AL_ENOMEM)
+				goto out;
+			if (rc < 0) {
 				rc = al_error_set(
 				    AL_EPARSE,
 				    "package '%s' channel '%s' entry '%s': "
@@ -987,7 +992,7 @@ static int index_channels(al_catalog *c)
 
 	caps = calloc(c->npackages > 0 ? c->npackages : 1, sizeof(*caps));
 	if (caps == NULL)
-		return al_error_set(AL_ENOMEM, "out of memory");
+		return al_error_oom();
 	for (i = 0; i < n; i++) {
 		json_t *o = json_array_get(c->raw_channels, i);
 		struct cat_package *p = package_of(c, o, "olm.channel", &rc);
@@ -1035,7 +1040,7 @@ static int index_channels(al_catalog *c)
 		free(inchan);
 		inchan = calloc(p->nbundles + 1, 1);
 		if (inchan == NULL) {
-			rc = al_error_set(AL_ENOMEM, "out of memory");
+			rc = al_error_oom();
 			goto out;
 		}
 		for (j = 0; j < p->nchannels; j++) {
@@ -1101,7 +1106,7 @@ static int index_rest(al_catalog *c)
 			dst = c->packages[k].others;
 		}
 		if (json_array_append(dst, o) < 0)
-			return al_error_set(AL_ENOMEM, "out of memory");
+			return al_error_oom();
 	}
 	return 0;
 }
@@ -1231,7 +1236,7 @@ static int push_str(char ***v, size_t *n, size_t *cap, const char *s)
 		return AL_ENOMEM;
 	(*v)[*n] = al_strdup(s);
 	if ((*v)[*n] == NULL)
-		return al_error_set(AL_ENOMEM, "out of memory");
+		return al_error_oom();
 	(*n)++;
 	return 0;
 }
@@ -1303,8 +1308,7 @@ static int dump_obj(struct render *r, const json_t *o)
 	if (json_dump_callback(o, render_cb, r,
 	                       JSON_INDENT(4) | JSON_PRESERVE_ORDER) < 0 ||
 	    r->rc < 0)
-		return r->rc < 0 ? r->rc
-		                 : al_error_set(AL_ENOMEM, "out of memory");
+		return r->rc < 0 ? r->rc : al_error_oom();
 	return r->fn(r->ud, "\n", 1);
 }
 
@@ -1329,8 +1333,8 @@ static int restored(struct cat_spool *sp, const json_t *o, json_t **out)
 				goto fail;
 			continue;
 		}
-		if ((np == NULL && (np = json_copy(props)) == NULL) ||
-		    (npr = json_copy(pr)) == NULL) {
+		if ((np == NULL && (np = al_json_copy(props)) == NULL) ||
+		    (npr = al_json_copy(pr)) == NULL) {
 			json_decref(v);
 			goto nomem;
 		}
@@ -1344,7 +1348,7 @@ static int restored(struct cat_spool *sp, const json_t *o, json_t **out)
 	}
 	if (np == NULL)
 		return 0;
-	if ((*out = json_copy((json_t *)o)) == NULL)
+	if ((*out = al_json_copy((json_t *)o)) == NULL)
 		goto nomem;
 	if (json_object_set_new(*out, "properties", np) < 0) {
 		np = NULL;
@@ -1352,7 +1356,7 @@ static int restored(struct cat_spool *sp, const json_t *o, json_t **out)
 	}
 	return 0;
 nomem:
-	rc = al_error_set(AL_ENOMEM, "out of memory");
+	rc = al_error_oom();
 fail:
 	json_decref(np);
 	json_decref(*out);
@@ -1476,7 +1480,7 @@ static int write_one(const al_catalog *c, size_t i, const char *dir,
 	int rc;
 
 	if (sub == NULL || file == NULL) {
-		rc = al_error_set(AL_ENOMEM, "out of memory");
+		rc = al_error_oom();
 		goto out;
 	}
 	if (i == SIZE_MAX && json_array_size(c->global) == 0) {

@@ -35,6 +35,7 @@ static void state_clear(struct fstate *st)
 {
 	size_t i, j;
 
+	json_decref(st->unresolved);
 	if (st->p == NULL)
 		return;
 	for (i = 0; i < st->in->npackages; i++) {
@@ -49,7 +50,6 @@ static void state_clear(struct fstate *st)
 		free(fp->bkeep);
 	}
 	free(st->p);
-	json_decref(st->unresolved);
 }
 
 static int state_init(struct fstate *st, const al_catalog *in)
@@ -61,7 +61,7 @@ static int state_init(struct fstate *st, const al_catalog *in)
 	st->p = calloc(in->npackages + 1, sizeof(*st->p));
 	st->unresolved = json_array();
 	if (st->p == NULL || st->unresolved == NULL)
-		return al_error_set(AL_ENOMEM, "out of memory");
+		return al_error_oom();
 	for (i = 0; i < in->npackages; i++) {
 		const struct cat_package *p = &in->packages[i];
 		struct fpkg *fp = &st->p[i];
@@ -70,14 +70,14 @@ static int state_init(struct fstate *st, const al_catalog *in)
 		fp->ch = calloc(p->nchannels + 1, sizeof(*fp->ch));
 		fp->bkeep = calloc(p->nbundles + 1, 1);
 		if (fp->ch == NULL || fp->bkeep == NULL)
-			return al_error_set(AL_ENOMEM, "out of memory");
+			return al_error_oom();
 		for (j = 0; j < p->nchannels; j++) {
 			size_t n = p->channels[j].nentries, k;
 
 			fp->ch[j].keep = calloc(n + 1, 1);
 			fp->ch[j].extra = calloc(n + 1, sizeof(long));
 			if (fp->ch[j].keep == NULL || fp->ch[j].extra == NULL)
-				return al_error_set(AL_ENOMEM, "out of memory");
+				return al_error_oom();
 			for (k = 0; k < n; k++)
 				fp->ch[j].extra[k] = -1;
 		}
@@ -206,7 +206,7 @@ static int select_connected(const struct cat_package *p,
 
 	if (chain == NULL || count == NULL || seen == NULL || onchain == NULL ||
 	    mark == NULL || reached == NULL) {
-		rc = al_error_set(AL_ENOMEM, "out of memory");
+		rc = al_error_oom();
 		goto out;
 	}
 	/* each skipRange is checked against every entry, three times: bound
@@ -379,7 +379,9 @@ static int by_range(const struct cat_package *p, const struct cat_channel *ch,
 	int rc = 0;
 
 	memset(&r, 0, sizeof(r));
-	if (cat_range_minmax(&r, min, max) < 0)
+	if ((rc = cat_range_minmax(&r, min, max)) == AL_ENOMEM)
+		return rc;
+	if (rc < 0)
 		return al_error_set(
 		    AL_EINVAL,
 		    "package '%s' channel '%s': minVersion '%s' "
@@ -387,7 +389,7 @@ static int by_range(const struct cat_package *p, const struct cat_channel *ch,
 		    p->name, ch->name, min ? min : "", max ? max : "");
 	want = calloc(ch->nentries + 1, 1);
 	if (want == NULL) {
-		rc = al_error_set(AL_ENOMEM, "out of memory");
+		rc = al_error_oom();
 		goto out;
 	}
 	for (k = 0; k < ch->nentries; k++)
@@ -673,7 +675,7 @@ static int add_bundle(struct fstate *st, size_t pi, size_t b)
 			continue;
 		want = calloc(ch->nentries + 1, 1);
 		if (want == NULL)
-			return al_error_set(AL_ENOMEM, "out of memory");
+			return al_error_oom();
 		if (fc->kept)
 			memcpy(want, fc->keep, ch->nentries);
 		want[e] = 1;
@@ -722,7 +724,7 @@ static int note_unresolved(struct fstate *st, char *s)
 
 	if (s == NULL ||
 	    json_array_append_new(st->unresolved, json_string(s)) < 0)
-		rc = al_error_set(AL_ENOMEM, "out of memory");
+		rc = al_error_oom();
 	free(s);
 	return rc;
 }
@@ -852,13 +854,13 @@ static int deps_pass(struct fstate *st, int *changed)
 static int emit_channel(al_catalog *out, const struct cat_channel *ch,
                         const struct fchan *fc)
 {
-	json_t *obj = json_copy(ch->obj), *entries = json_array();
+	json_t *obj = al_json_copy(ch->obj), *entries = json_array();
 	json_t *src = json_object_get(ch->obj, "entries");
 	size_t k, x;
 	int rc = 0;
 
 	if (obj == NULL || entries == NULL) {
-		rc = al_error_set(AL_ENOMEM, "out of memory");
+		rc = al_error_oom();
 		goto out;
 	}
 	for (k = 0; k < ch->nentries; k++) {
@@ -872,30 +874,36 @@ static int emit_channel(al_catalog *out, const struct cat_channel *ch,
 
 			if (fc->extra[x] != (long)k || !fc->keep[x])
 				continue;
-			if (ne == NULL) {
-				ne = json_deep_copy(e);
-				if (ne == NULL)
-					break;
+			/* an entry without the skips it gains would give the
+			 * channel a second head: a failure here fails the
+			 * channel */
+			if (ne == NULL && (ne = json_deep_copy(e)) == NULL) {
+				rc = al_error_oom();
+				break;
 			}
 			sk = json_object_get(ne, "skips");
 			if (sk == NULL) {
 				sk = json_array();
-				if (sk == NULL ||
-				    json_object_set_new(ne, "skips", sk) < 0)
+				if (json_object_set_new(ne, "skips", sk) < 0) {
+					rc = al_error_oom();
 					break;
+				}
 			}
 			if (json_array_append_new(
-			        sk, json_string(ch->entries[x].name)) < 0)
+			        sk, json_string(ch->entries[x].name)) < 0) {
+				rc = al_error_oom();
 				break;
+			}
 		}
-		if (json_array_append(entries, ne != NULL ? ne : e) < 0)
-			rc = al_error_set(AL_ENOMEM, "out of memory");
+		if (rc == 0 &&
+		    json_array_append(entries, ne != NULL ? ne : e) < 0)
+			rc = al_error_oom();
 		json_decref(ne);
 		if (rc < 0)
 			goto out;
 	}
 	if (json_object_set(obj, "entries", entries) < 0) {
-		rc = al_error_set(AL_ENOMEM, "out of memory");
+		rc = al_error_oom();
 		goto out;
 	}
 	rc = cat_add_object(out, obj, "filtered channel");
@@ -914,10 +922,10 @@ static int emit_deprecations(al_catalog *out, const struct cat_package *p,
 
 	if (p->deprecations == NULL)
 		return 0;
-	obj = json_copy(p->deprecations);
+	obj = al_json_copy(p->deprecations);
 	entries = json_array();
 	if (obj == NULL || entries == NULL) {
-		rc = al_error_set(AL_ENOMEM, "out of memory");
+		rc = al_error_oom();
 		goto out;
 	}
 	json_array_foreach(json_object_get(p->deprecations, "entries"), k, e)
@@ -938,14 +946,14 @@ static int emit_deprecations(al_catalog *out, const struct cat_package *p,
 			keep = c >= 0 && fp->ch[c].kept;
 		}
 		if (keep && json_array_append(entries, e) < 0) {
-			rc = al_error_set(AL_ENOMEM, "out of memory");
+			rc = al_error_oom();
 			goto out;
 		}
 	}
 	if (json_array_size(entries) == 0)
 		goto out;
 	if (json_object_set(obj, "entries", entries) < 0) {
-		rc = al_error_set(AL_ENOMEM, "out of memory");
+		rc = al_error_oom();
 		goto out;
 	}
 	rc = cat_add_object(out, obj, "filtered deprecations");
@@ -969,14 +977,14 @@ static int emit(al_catalog *out, const struct fstate *st)
 
 		if (!fp->sel)
 			continue;
-		po = json_copy(p->obj);
+		po = al_json_copy(p->obj);
 		if (po == NULL)
-			return al_error_set(AL_ENOMEM, "out of memory");
+			return al_error_oom();
 		if (is_set(fp->defch) &&
 		    json_object_set_new(po, "defaultChannel",
 		                        json_string(fp->defch)) < 0) {
 			json_decref(po);
-			return al_error_set(AL_ENOMEM, "out of memory");
+			return al_error_oom();
 		}
 		rc = cat_add_object(out, po, "filtered package");
 		json_decref(po);

@@ -87,13 +87,13 @@ static int strv_push(char ***v, size_t *n, size_t *cap, const char *s)
 		char **nv = realloc(*v, ncap * sizeof(*nv));
 
 		if (nv == NULL)
-			return al_error_set(AL_ENOMEM, "out of memory");
+			return al_error_oom();
 		*v = nv;
 		*cap = ncap;
 	}
 	(*v)[*n] = al_strdup(s);
 	if ((*v)[*n] == NULL)
-		return al_error_set(AL_ENOMEM, "out of memory");
+		return al_error_oom();
 	(*n)++;
 	return 0;
 }
@@ -139,7 +139,7 @@ static int cset_merge(struct cset *s, struct cset *add)
 		                    AL_CATALOG_FILES_MAX);
 	nv = calloc(s->n + add->n, sizeof(*nv));
 	if (nv == NULL)
-		return al_error_set(AL_ENOMEM, "out of memory");
+		return al_error_oom();
 	while (i < s->n || j < add->n) {
 		int d = i == s->n     ? 1
 		        : j == add->n ? -1
@@ -256,7 +256,7 @@ static int read_file_entry(al_layer *ly, const al_layer_entry *e,
 	out->len = b.len;
 	out->data = b.len > 0 ? (uint8_t *)al_buf_detach(&b, NULL) : NULL;
 	if (b.len > 0 && out->data == NULL)
-		rc = al_error_set(AL_ENOMEM, "out of memory");
+		rc = al_error_oom();
 out:
 	al_buf_free(&b);
 	return rc;
@@ -297,7 +297,7 @@ static int scan_entry(void *ud, al_layer *ly, const al_layer_entry *e)
 	int rc = 0;
 
 	if (copy == NULL)
-		return al_error_set(AL_ENOMEM, "out of memory");
+		return al_error_oom();
 	path = norm(copy);
 	base = strrchr(path, '/');
 	parent = path;
@@ -322,7 +322,7 @@ static int scan_entry(void *ud, al_layer *ly, const al_layer_entry *e)
 		                                 : al_strdup(base + strlen(WH));
 
 		if (target == NULL) {
-			rc = al_error_set(AL_ENOMEM, "out of memory");
+			rc = al_error_oom();
 			goto out;
 		}
 		if (under(dir, target))
@@ -367,7 +367,7 @@ static int scan_entry(void *ud, al_layer *ly, const al_layer_entry *e)
 			free(f.path);
 			free(f.data);
 			rc = f.path == NULL
-			         ? al_error_set(AL_ENOMEM, "out of memory")
+			         ? al_error_oom()
 			         : al_error_set(AL_ELIMIT,
 			                        "more than %d catalog files",
 			                        AL_CATALOG_FILES_MAX);
@@ -381,7 +381,7 @@ static int scan_entry(void *ud, al_layer *ly, const al_layer_entry *e)
 			if (nv == NULL) {
 				free(f.path);
 				free(f.data);
-				rc = al_error_set(AL_ENOMEM, "out of memory");
+				rc = al_error_oom();
 				break;
 			}
 			l->add.v = nv;
@@ -457,7 +457,7 @@ static int sort_layer(struct cset *s)
 		return 0;
 	t = calloc(s->n, sizeof(*t));
 	if (t == NULL)
-		return al_error_set(AL_ENOMEM, "out of memory");
+		return al_error_oom();
 	for (i = 0; i < s->n; i++) {
 		t[i].f = s->v[i];
 		t[i].seq = i;
@@ -497,7 +497,7 @@ static int apply_layer(struct cset *files, al_store *s, const al_descriptor *d,
 			size_t k, w = 0;
 
 			if (p == NULL) {
-				rc = al_error_set(AL_ENOMEM, "out of memory");
+				rc = al_error_oom();
 				goto out;
 			}
 			for (k = 0; k < files->n; k++) {
@@ -568,11 +568,11 @@ static int configs_dir_of(const json_t *cfg, char **out)
 		    AL_CATALOG_LABEL);
 	copy = al_strdup(dir);
 	if (copy == NULL)
-		return al_error_set(AL_ENOMEM, "out of memory");
+		return al_error_oom();
 	n = al_strdup(norm(copy));
 	free(copy);
 	if (n == NULL)
-		return al_error_set(AL_ENOMEM, "out of memory");
+		return al_error_oom();
 	if (strstr(n, "..") != NULL) {
 		free(n);
 		return al_error_set(AL_EPARSE, "catalog label %s has '..'",
@@ -763,7 +763,7 @@ int al_catalog_open_image(al_catalog **out, char **configs_dir, al_store *s,
 			continue;
 		where = al_sprintf("%s%s%s", dir, dir[0] ? "/" : "", f->path);
 		if (where == NULL) {
-			rc = al_error_set(AL_ENOMEM, "out of memory");
+			rc = al_error_oom();
 			goto out;
 		}
 		if (f->spooled)
@@ -1164,7 +1164,7 @@ static int copy_spooled(struct layer_out *lo, struct cat_spool *sp,
                         uint64_t off, uint64_t n)
 {
 	uint8_t *chunk = malloc(LAYER_CHUNK);
-	int rc = chunk == NULL ? al_error_set(AL_ENOMEM, "out of memory") : 0;
+	int rc = chunk == NULL ? al_error_oom() : 0;
 
 	while (rc == 0 && n > 0) {
 		size_t k = n < LAYER_CHUNK ? (size_t)n : LAYER_CHUNK;
@@ -1307,7 +1307,7 @@ static int write_layer(al_store *s, const al_catalog *c, const char *dir,
 	int rc;
 
 	if (lo == NULL)
-		return al_error_set(AL_ENOMEM, "out of memory");
+		return al_error_oom();
 	if ((rc = gzip_init(&lo->zs)) < 0)
 		goto out;
 	lo->zinit = 1;
@@ -1380,13 +1380,11 @@ static int drop_cache_flags(json_t *cfg, char **cache)
 				char *copy = al_strdup(val);
 
 				if (copy == NULL)
-					return al_error_set(AL_ENOMEM,
-					                    "out of memory");
+					return al_error_oom();
 				*cache = al_strdup(norm(copy));
 				free(copy);
 				if (*cache == NULL)
-					return al_error_set(AL_ENOMEM,
-					                    "out of memory");
+					return al_error_oom();
 				if ((*cache)[0] == '\0' ||
 				    strstr(*cache, "..") != NULL) {
 					free(*cache);
@@ -1452,7 +1450,7 @@ static int rebuild_one(al_store *s, const al_digest *base, const char *platform,
 	}
 	ncfg = json_deep_copy(cfg);
 	if (ncfg == NULL) {
-		rc = al_error_set(AL_ENOMEM, "out of memory");
+		rc = al_error_oom();
 		goto out;
 	}
 	if ((rc = drop_cache_flags(ncfg, &cache)) < 0 ||
@@ -1473,7 +1471,7 @@ static int rebuild_one(al_store *s, const al_digest *base, const char *platform,
 		hist = json_array();
 		if (hist == NULL ||
 		    json_object_set_new(ncfg, "history", hist) < 0) {
-			rc = al_error_set(AL_ENOMEM, "out of memory");
+			rc = al_error_oom();
 			goto out;
 		}
 	}
@@ -1491,7 +1489,7 @@ static int rebuild_one(al_store *s, const al_digest *base, const char *platform,
 	}
 	cfgtext = json_dumps(ncfg, JSON_COMPACT | JSON_PRESERVE_ORDER);
 	if (cfgtext == NULL) {
-		rc = al_error_set(AL_ENOMEM, "out of memory");
+		rc = al_error_oom();
 		goto out;
 	}
 	if ((rc = al_store_put_blob(s, (const uint8_t *)cfgtext,
@@ -1499,7 +1497,7 @@ static int rebuild_one(al_store *s, const al_digest *base, const char *platform,
 		goto out;
 	layers = json_array();
 	if (layers == NULL) {
-		rc = al_error_set(AL_ENOMEM, "out of memory");
+		rc = al_error_oom();
 		goto out;
 	}
 	for (i = 0; i < m.nlayers; i++) {
@@ -1507,13 +1505,13 @@ static int rebuild_one(al_store *s, const al_digest *base, const char *platform,
 		        layers,
 		        desc_json(oci_layer_type(m.layers[i].media_type),
 		                  &m.layers[i].digest, m.layers[i].size)) < 0) {
-			rc = al_error_set(AL_ENOMEM, "out of memory");
+			rc = al_error_oom();
 			goto out;
 		}
 	}
 	if (json_array_append_new(layers, desc_json(AL_MT_OCI_LAYER_GZIP,
 	                                            &layer, layer_size)) < 0) {
-		rc = al_error_set(AL_ENOMEM, "out of memory");
+		rc = al_error_oom();
 		goto out;
 	}
 	man = json_pack("{s:i, s:s, s:o, s:O}", "schemaVersion", 2, "mediaType",
@@ -1524,7 +1522,7 @@ static int rebuild_one(al_store *s, const al_digest *base, const char *platform,
 	            ? json_dumps(man, JSON_COMPACT | JSON_PRESERVE_ORDER)
 	            : NULL;
 	if (mtext == NULL) {
-		rc = al_error_set(AL_ENOMEM, "out of memory");
+		rc = al_error_oom();
 		goto out;
 	}
 	if ((rc = al_store_put_blob(s, (const uint8_t *)mtext, strlen(mtext),
@@ -1532,7 +1530,7 @@ static int rebuild_one(al_store *s, const al_digest *base, const char *platform,
 		goto out;
 	d.media_type = al_strdup(AL_MT_OCI_MANIFEST);
 	if (d.media_type == NULL) {
-		rc = al_error_set(AL_ENOMEM, "out of memory");
+		rc = al_error_oom();
 		goto out;
 	}
 	d.digest = mand;
@@ -1567,7 +1565,7 @@ static int rebuild_index(al_store *s, const al_manifest *idx,
 
 	memset(&d, 0, sizeof(d));
 	if (mans == NULL)
-		return al_error_set(AL_ENOMEM, "out of memory");
+		return al_error_oom();
 	for (i = 0; i < idx->nmanifests; i++) {
 		const al_descriptor *e = &idx->manifests[i];
 		al_descriptor nd;
@@ -1605,7 +1603,7 @@ static int rebuild_index(al_store *s, const al_manifest *idx,
 		    (plat != NULL &&
 		     json_object_set_new(ent, "platform", plat) < 0) ||
 		    json_array_append_new(mans, ent) < 0) {
-			rc = al_error_set(AL_ENOMEM, "out of memory");
+			rc = al_error_oom();
 			goto out;
 		}
 	}
@@ -1618,7 +1616,7 @@ static int rebuild_index(al_store *s, const al_manifest *idx,
 	text = doc != NULL ? json_dumps(doc, JSON_COMPACT | JSON_PRESERVE_ORDER)
 	                   : NULL;
 	if (text == NULL) {
-		rc = al_error_set(AL_ENOMEM, "out of memory");
+		rc = al_error_oom();
 		goto out;
 	}
 	if ((rc = al_store_put_blob(s, (const uint8_t *)text, strlen(text),
@@ -1626,7 +1624,7 @@ static int rebuild_index(al_store *s, const al_manifest *idx,
 		goto out;
 	d.media_type = al_strdup(AL_MT_OCI_INDEX);
 	if (d.media_type == NULL) {
-		rc = al_error_set(AL_ENOMEM, "out of memory");
+		rc = al_error_oom();
 		goto out;
 	}
 	d.digest = id;

@@ -64,7 +64,7 @@ static int oci_names(const al_imageset_operator *op, char **source_name,
 		tag = "latest";
 	name = repo != NULL ? al_sprintf("localhost/%s:%s", repo, tag) : NULL;
 	if (name == NULL) {
-		rc = al_error_set(AL_ENOMEM, "out of memory");
+		rc = al_error_oom();
 		goto out;
 	}
 	if (repo[0] == '\0' || al_ref_parse(&check, name) < 0) {
@@ -76,7 +76,7 @@ static int oci_names(const al_imageset_operator *op, char **source_name,
 	}
 	*target_name = al_strdup(name);
 	if (*target_name == NULL) {
-		rc = al_error_set(AL_ENOMEM, "out of memory");
+		rc = al_error_oom();
 		goto out;
 	}
 	*source_name = name;
@@ -125,7 +125,7 @@ int al_catalog_names(const al_imageset_operator *op, char **source_name,
 	dst =
 	    repo != NULL ? al_sprintf("%s/%s:%s", r.registry, repo, tag) : NULL;
 	if (src == NULL || repo == NULL || dst == NULL) {
-		rc = al_error_set(AL_ENOMEM, "out of memory");
+		rc = al_error_oom();
 		goto out;
 	}
 	*source_name = src;
@@ -165,14 +165,14 @@ static int make_filter(const al_imageset_operator *op, al_catalog_filter *f,
 	*pfs = calloc(op->npackages + 1, sizeof(**pfs));
 	*cfs = calloc(op->npackages + 1, sizeof(**cfs));
 	if (*pfs == NULL || *cfs == NULL)
-		return al_error_set(AL_ENOMEM, "out of memory");
+		return al_error_oom();
 	for (i = 0; i < op->npackages; i++) {
 		const al_imageset_op_package *p = &op->packages[i];
 		al_catalog_package_filter *pf = &(*pfs)[i];
 
 		(*cfs)[i] = calloc(p->nchannels + 1, sizeof(***cfs));
 		if ((*cfs)[i] == NULL)
-			return al_error_set(AL_ENOMEM, "out of memory");
+			return al_error_oom();
 		for (j = 0; j < p->nchannels; j++) {
 			(*cfs)[i][j].name = p->channels[j].name;
 			(*cfs)[i][j].min_version = p->channels[j].min_version;
@@ -234,7 +234,7 @@ static int select_at(al_catalog_selection **out, al_store *s,
 		return al_error_set(AL_EINVAL, "no store or entry");
 	sel = calloc(1, sizeof(*sel));
 	if (sel == NULL)
-		return al_error_set(AL_ENOMEM, "out of memory");
+		return al_error_oom();
 	if ((rc = al_catalog_names(op, &sel->source_name, &sel->target_name,
 	                           &sel->target_repo)) < 0)
 		goto out;

@@ -41,7 +41,7 @@ static int push_cmp(cat_range *r, size_t *cap, enum cat_op op,
 		struct cat_cmp *nv = realloc(r->cmps, ncap * sizeof(*nv));
 
 		if (nv == NULL)
-			return al_error_set(AL_ENOMEM, "out of memory");
+			return al_error_oom();
 		r->cmps = nv;
 		*cap = ncap;
 	}
@@ -56,7 +56,7 @@ static int end_group(cat_range *r)
 	size_t *nv = realloc(r->group_end, (r->ngroups + 1) * sizeof(*nv));
 
 	if (nv == NULL)
-		return al_error_set(AL_ENOMEM, "out of memory");
+		return al_error_oom();
 	r->group_end = nv;
 	r->group_end[r->ngroups++] = r->ncmps;
 	return 0;
@@ -147,7 +147,7 @@ int cat_range_parse(cat_range *out, const char *s)
 		return AL_EPARSE;
 	r.text = al_strdup(s);
 	if (r.text == NULL)
-		return al_error_set(AL_ENOMEM, "out of memory");
+		return al_error_oom();
 	p = r.text;
 	end = r.text + strlen(r.text);
 	while (p < end) {
@@ -181,7 +181,8 @@ int cat_range_parse(cat_range *out, const char *s)
 			q++;
 		n = (size_t)(q - p);
 		if (n == 0 || (rc = add_token(&r, &cap, op, p, n)) < 0) {
-			rc = AL_EPARSE;
+			if (rc != AL_ENOMEM)
+				rc = AL_EPARSE;
 			goto out;
 		}
 		ntok++;
@@ -212,7 +213,7 @@ int cat_range_minmax(cat_range *out, const char *min, const char *max)
 	r.text =
 	    al_sprintf("%s|%s", min != NULL ? min : "", max != NULL ? max : "");
 	if (r.text == NULL)
-		return al_error_set(AL_ENOMEM, "out of memory");
+		return al_error_oom();
 	r.prerelease_strict = 1;
 	if (min != NULL && min[0] != '\0') {
 		if (cat_semver_parse(&v, r.text, lmin, 1) < 0) {

@@ -65,7 +65,7 @@ int cat_spool_new(struct cat_spool **out, const char *dir)
 	*out = NULL;
 	sp = calloc(1, sizeof(*sp));
 	if (sp == NULL)
-		return al_error_set(AL_ENOMEM, "out of memory");
+		return al_error_oom();
 	sp->fd = open_scratch(dir);
 	if (sp->fd < 0) {
 		int e = errno;
@@ -161,7 +161,7 @@ int cat_spool_spill(struct cat_spool *sp, json_t *value, json_t **token)
 	text = json_dumps(value,
 	                  JSON_COMPACT | JSON_PRESERVE_ORDER | JSON_ENCODE_ANY);
 	if (text == NULL)
-		return al_error_set(AL_ENOMEM, "out of memory");
+		return al_error_oom();
 	len = strlen(text);
 	rc = cat_spool_put(sp, text, len, &off);
 	free(text);
@@ -169,7 +169,7 @@ int cat_spool_spill(struct cat_spool *sp, json_t *value, json_t **token)
 		return rc;
 	sp->v[sp->n].token = json_integer((json_int_t)sp->n);
 	if (sp->v[sp->n].token == NULL)
-		return al_error_set(AL_ENOMEM, "out of memory");
+		return al_error_oom();
 	sp->v[sp->n].off = off;
 	sp->v[sp->n].len = len;
 	*token = json_incref(sp->v[sp->n].token);
@@ -201,7 +201,7 @@ int cat_spool_restore(struct cat_spool *sp, const json_t *v, json_t **out)
 		                  &err);
 		if (*out == NULL)
 			rc = json_error_code(&err) == json_error_out_of_memory
-			         ? al_error_set(AL_ENOMEM, "out of memory")
+			         ? al_error_oom()
 			         : al_error_set(AL_EIO,
 			                        "the catalog's scratch file "
 			                        "changed: %s",

@@ -112,12 +112,12 @@ static int list_dir(const char *dir, char ***names, size_t *n)
 		}
 		grown = realloc(v, (cnt + 1) * sizeof(*v));
 		if (grown == NULL) {
-			rc = al_error_set(AL_ENOMEM, "out of memory");
+			rc = al_error_oom();
 			goto out;
 		}
 		v = grown;
 		if ((v[cnt] = al_strdup(e->d_name)) == NULL) {
-			rc = al_error_set(AL_ENOMEM, "out of memory");
+			rc = al_error_oom();
 			goto out;
 		}
 		cnt++;
@@ -173,7 +173,7 @@ static int read_certs_dir(const char *dir, al_certs_host *out)
 		other = NULL;
 		bl = strlen(nm);
 		if ((path = al_sprintf("%s/%s", dir, nm)) == NULL) {
-			rc = al_error_set(AL_ENOMEM, "out of memory");
+			rc = al_error_oom();
 			break;
 		}
 		if (al_str_endswith(nm, ".crt")) {
@@ -186,7 +186,7 @@ static int read_certs_dir(const char *dir, al_certs_host *out)
 		} else if (al_str_endswith(nm, ".cert")) {
 			other = al_sprintf("%.*s.key", (int)(bl - 5), nm);
 			if (other == NULL) {
-				rc = al_error_set(AL_ENOMEM, "out of memory");
+				rc = al_error_oom();
 			} else if (!has_name(names, n, other)) {
 				rc = al_error_set(
 				    AL_EINVAL,
@@ -200,13 +200,12 @@ static int read_certs_dir(const char *dir, al_certs_host *out)
 				    al_sprintf("%s/%s", dir, other);
 				if (out->client_cert == NULL ||
 				    out->client_key == NULL)
-					rc = al_error_set(AL_ENOMEM,
-					                  "out of memory");
+					rc = al_error_oom();
 			}
 		} else if (al_str_endswith(nm, ".key")) {
 			other = al_sprintf("%.*s.cert", (int)(bl - 4), nm);
 			if (other == NULL)
-				rc = al_error_set(AL_ENOMEM, "out of memory");
+				rc = al_error_oom();
 			else if (!has_name(names, n, other))
 				rc = al_error_set(
 				    AL_EINVAL,
@@ -279,7 +278,7 @@ int al_certs_read_dirs(const char *dirs, al_buf *out)
 		char *dir = al_strndup(p, n), **names = NULL;
 
 		if (dir == NULL)
-			return al_error_set(AL_ENOMEM, "out of memory");
+			return al_error_oom();
 		rc = n > 0 ? list_dir(dir, &names, &cnt) : AL_ENOTFOUND;
 		if (rc == AL_ENOTFOUND)
 			rc = 0;
@@ -288,7 +287,7 @@ int al_certs_read_dirs(const char *dirs, al_buf *out)
 			struct stat st;
 
 			if (path == NULL) {
-				rc = al_error_set(AL_ENOMEM, "out of memory");
+				rc = al_error_oom();
 			} else if (stat(path, &st) == 0 &&
 			           S_ISREG(st.st_mode)) {
 				rc = al_certs_read_file(path, out);
@@ -324,7 +323,7 @@ int al_certs_for_dir(const char *dir, al_certs_host *out)
 		                    "directory",
 		                    dir);
 	if ((out->dir = al_strdup(dir)) == NULL)
-		return al_error_set(AL_ENOMEM, "out of memory");
+		return al_error_oom();
 	al_log_debug("tls: certificates from '%s' (--cert-dir)", dir);
 	return read_certs_dir(out->dir, out);
 }

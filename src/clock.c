@@ -263,7 +263,7 @@ int al_cancel_new(al_cancel **out)
 	al_cancel *c = calloc(1, sizeof(*c));
 
 	if (c == NULL)
-		return al_error_set(AL_ENOMEM, "out of memory");
+		return al_error_oom();
 	atomic_init(&c->flag, 0);
 	*out = c;
 	return 0;

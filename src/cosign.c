@@ -17,146 +17,22 @@
 #include "airlock/fs.h"
 #include "json_int.h"
 #include "cosign_int.h"
+#include "sig_int.h"
 
 /* --- payload -------------------------------------------------------- */
 
-/* Refuse members of obj other than allowed (NULL-terminated) and require
- * each of them: the critical section is what the signer vouched for. */
-static int exact_members(const json_t *obj, const char *where,
-                         const char *const *allowed)
-{
-	return al_json_only_members(obj, "cosign payload", where, allowed, 1);
-}
-
-static int member_object(json_t **out, const json_t *obj, const char *where,
-                         const char *key)
-{
-	json_t *v = json_object_get(obj, key);
-
-	if (!json_is_object(v))
-		return al_error_set(AL_EPARSE,
-		                    "cosign payload: '%s.%s' is not an object",
-		                    where, key);
-	*out = v;
-	return 0;
-}
-
-static int member_string(const char **out, const json_t *obj, const char *where,
-                         const char *key)
-{
-	json_t *v = json_object_get(obj, key);
-
-	if (!json_is_string(v))
-		return al_error_set(AL_EPARSE,
-		                    "cosign payload: '%s.%s' is not a string",
-		                    where, key);
-	*out = json_string_value(v);
-	return 0;
-}
-
 int al_cosign_payload_parse(al_sig_payload *out, const uint8_t *p, size_t n)
 {
-	static const char *const top_keys[] = {"critical", "optional", NULL};
-	static const char *const critical_keys[] = {"type", "image", "identity",
-	                                            NULL};
-	static const char *const image_keys[] = {"docker-manifest-digest",
-	                                         NULL};
-	static const char *const identity_keys[] = {"docker-reference", NULL};
-	al_sig_payload pl;
-	json_t *root = NULL, *critical = NULL, *image = NULL, *identity = NULL,
-	       *optional, *v;
-	const char *type = NULL, *digest = NULL, *reference = NULL;
-	int rc;
+	/* containers/image's UntrustedSigstorePayload: 'optional' is one of
+	 * the exact fields, null allowed */
+	static const al_sig__payload_rules rules = {
+	    .what = "cosign payload",
+	    .type = AL_COSIGN_PAYLOAD_TYPE,
+	    .max = AL_COSIGN_MAX_PAYLOAD,
+	    .optional_member = 1,
+	};
 
-	memset(&pl, 0, sizeof(pl));
-	if (n > AL_COSIGN_MAX_PAYLOAD)
-		return al_error_set(AL_ELIMIT,
-		                    "cosign payload of %zu bytes exceeds the "
-		                    "%llu byte limit",
-		                    n,
-		                    (unsigned long long)AL_COSIGN_MAX_PAYLOAD);
-	if ((rc = al_json_parse(&root, p, n, "cosign payload")) < 0)
-		return rc;
-	if (!json_is_object(root)) {
-		rc = al_error_set(AL_EPARSE,
-		                  "cosign payload: not a JSON object");
-		goto out;
-	}
-	if ((rc = exact_members(root, "", top_keys)) < 0 ||
-	    (rc = member_object(&critical, root, "", "critical")) < 0 ||
-	    (rc = exact_members(critical, "critical", critical_keys)) < 0 ||
-	    (rc = member_string(&type, critical, "critical", "type")) < 0 ||
-	    (rc = member_object(&image, critical, "critical", "image")) < 0 ||
-	    (rc = member_object(&identity, critical, "critical", "identity")) <
-	        0 ||
-	    (rc = exact_members(image, "critical.image", image_keys)) < 0 ||
-	    (rc = exact_members(identity, "critical.identity", identity_keys)) <
-	        0 ||
-	    (rc = member_string(&digest, image, "critical.image",
-	                        "docker-manifest-digest")) < 0 ||
-	    (rc = member_string(&reference, identity, "critical.identity",
-	                        "docker-reference")) < 0)
-		goto out;
-	if (strcmp(type, AL_COSIGN_PAYLOAD_TYPE) != 0) {
-		rc = al_error_set(AL_EPARSE,
-		                  "cosign payload: type '%s' is not '%s'", type,
-		                  AL_COSIGN_PAYLOAD_TYPE);
-		goto out;
-	}
-	if (al_digest_parse_str(&pl.digest, digest) < 0) {
-		rc = al_error_set(
-		    AL_EPARSE,
-		    "cosign payload: invalid docker-manifest-digest '%s'",
-		    digest);
-		goto out;
-	}
-	/* An empty identity names no image: the CVO and containers/image
-	 * refuse it under every identity policy. */
-	if (reference[0] == '\0') {
-		rc = al_error_set(AL_EPARSE,
-		                  "cosign payload: empty "
-		                  "critical.identity.docker-reference");
-		goto out;
-	}
-	optional = json_object_get(root, "optional");
-	if (!json_is_null(optional) && !json_is_object(optional)) {
-		rc = al_error_set(
-		    AL_EPARSE,
-		    "cosign payload: 'optional' is neither null nor an object");
-		goto out;
-	}
-	if ((v = json_object_get(optional, "creator")) != NULL) {
-		if (!json_is_string(v)) {
-			rc = al_error_set(
-			    AL_EPARSE, "cosign payload: 'optional.creator' is "
-			               "not a string");
-			goto out;
-		}
-		if ((pl.creator = al_strdup(json_string_value(v))) == NULL)
-			goto oom;
-	}
-	if ((v = json_object_get(optional, "timestamp")) != NULL) {
-		if (!json_is_integer(v)) {
-			rc = al_error_set(
-			    AL_EPARSE, "cosign payload: 'optional.timestamp' "
-			               "is not an integer");
-			goto out;
-		}
-		pl.timestamp = (int64_t)json_integer_value(v);
-		pl.has_timestamp = 1;
-	}
-	if ((pl.reference = al_strdup(reference)) == NULL)
-		goto oom;
-	*out = pl;
-	memset(&pl, 0, sizeof(pl));
-	rc = 0;
-	goto out;
-oom:
-	rc = al_error_set(AL_ENOMEM, "out of memory parsing a cosign payload");
-out:
-	al_sig_payload_clear(&pl);
-	json_decref(root);
-	return rc;
+	return al_sig__payload_read(out, p, n, &rules);
 }
 
 /* --- keys and PEM --------------------------------------------------- */

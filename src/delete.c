@@ -33,20 +33,15 @@ typedef struct del {
 	json_t *comp_of; /* per release record i: "<i>" -> [digests] */
 } del;
 
-static int oom(void)
-{
-	return al_error_set(AL_ENOMEM, "out of memory");
-}
-
 static int strv_push(char ***v, size_t *n, char *s)
 {
 	char **grown;
 
 	if (s == NULL)
-		return oom();
+		return al_error_oom();
 	if ((grown = realloc(*v, (*n + 1) * sizeof(*grown))) == NULL) {
 		free(s);
-		return oom();
+		return al_error_oom();
 	}
 	grown[(*n)++] = s;
 	*v = grown;
@@ -129,7 +124,7 @@ static int image_key(del *d, const char *key, int quiet)
 	if (by_digest)
 		al_digest_parse_str(&dg, key);
 	else if ((norm = normal_name(key)) == NULL)
-		return oom();
+		return al_error_oom();
 	for (i = 0; i < d->nimgs; i++) {
 		const al_store_image *im = &d->imgs[i];
 		if ((by_digest && al_digest_equal(&im->desc.digest, &dg)) ||
@@ -156,7 +151,7 @@ static int ref_key(del *d, const char *ref)
 	int hit = 0;
 
 	if (norm == NULL)
-		return oom();
+		return al_error_oom();
 	for (i = 0; i < d->nrels; i++) {
 		const al_store_release *r = &d->rels[i];
 		/* oc-mirror names a release image here; a version or a
@@ -238,13 +233,20 @@ static int apply_config(del *d, const al_delete_config *c)
 
 /* ---- components ---- */
 
-/* The component digests of release record i, read once ("<i>" -> [..]). */
+/*
+ * The component digests of release record i, read once ("<i>" -> [..]);
+ * NULL when memory ran out. A component missing from the list would let
+ * a kept release lose it (the keep set is built from this list), so a
+ * failed allocation fails the list, never shortens it; a release that
+ * cannot be opened for another reason (not in the store) has none.
+ */
 static const json_t *components(del *d, size_t i)
 {
 	char key[32];
 	json_t *arr;
 	al_release *r = NULL;
 	size_t j;
+	int rc = 0;
 
 	if (snprintf(key, sizeof(key), "%zu", i) >= (int)sizeof(key))
 		return NULL;
@@ -253,23 +255,32 @@ static const json_t *components(del *d, size_t i)
 	if ((arr = json_array()) == NULL)
 		return NULL;
 	if (d->rels[i].has_digest &&
-	    al_release_open(&r, d->s, &d->rels[i].digest,
-	                    d->rels[i].platform) == 0) {
-		for (j = 0; j < al_release_component_count(r); j++) {
-			const al_release_component *c =
-			    al_release_component_at(r, j);
-			al_ref ref;
-			if (al_ref_parse(&ref, c->image) < 0)
-				continue;
-			if (ref.digest != NULL)
-				json_array_append_new(arr,
-				                      json_string(ref.digest));
-			al_ref_clear(&ref);
+	    (rc = al_release_open(&r, d->s, &d->rels[i].digest,
+	                          d->rels[i].platform)) < 0)
+		r = NULL;
+	for (j = 0; r != NULL && j < al_release_component_count(r); j++) {
+		const al_release_component *c = al_release_component_at(r, j);
+		al_ref ref;
+
+		/* a reference that does not parse names no digest */
+		if ((rc = al_ref_parse(&ref, c->image)) < 0) {
+			if (rc == AL_ENOMEM)
+				break;
+			continue;
 		}
-		al_release_free(r);
+		if (ref.digest != NULL &&
+		    json_array_append_new(arr, json_string(ref.digest)) < 0)
+			rc = AL_ENOMEM;
+		al_ref_clear(&ref);
+		if (rc == AL_ENOMEM)
+			break;
 	}
-	if (json_object_set_new(d->comp_of, key, arr) != 0)
+	al_release_free(r);
+	if (rc == AL_ENOMEM || json_object_set_new(d->comp_of, key, arr) != 0) {
+		if (rc == AL_ENOMEM)
+			json_decref(arr);
 		return NULL;
+	}
 	return arr;
 }
 
@@ -319,12 +330,12 @@ static int release_names(del *d)
 			                    &d->rels[i].digest))
 				d->del_img[k] = 1;
 		if ((arr = components(d, i)) == NULL)
-			return oom();
+			return al_error_oom();
 		for (j = 0; j < json_array_size(arr); j++) {
 			const char *ds =
 			    json_string_value(json_array_get(arr, j));
 			if ((r = kept_release_needs(d, ds)) < 0)
-				return oom();
+				return al_error_oom();
 			if (r)
 				continue;
 			for (k = 0; k < d->nimgs; k++)
@@ -494,7 +505,7 @@ static int walk(al_store *s, const al_digest *dg, json_t *set, int depth)
 	if (al_store_has_blob(s, dg, &size) != 1)
 		return 0; /* missing: nothing to free */
 	if (json_object_set_new(set, ds, json_integer((json_int_t)size)) != 0)
-		return oom();
+		return al_error_oom();
 	if (depth > WALK_DEPTH || al_store_read_blob(s, dg, &b) < 0 ||
 	    al_manifest_parse(&m, b.ptr, b.len, NULL, ds) < 0) {
 		al_buf_free(&b);
@@ -515,7 +526,7 @@ static int walk(al_store *s, const al_digest *dg, json_t *set, int depth)
 				continue;
 			if (json_object_set_new(
 			        set, ds, json_integer((json_int_t)sz)) != 0)
-				rc = oom();
+				rc = al_error_oom();
 		}
 	}
 	al_manifest_clear(&m);
@@ -540,7 +551,7 @@ static int mark(del *d, int all, json_t *set)
 		if ((rc = walk(d->s, &d->rels[i].digest, set, 0)) < 0)
 			return rc;
 		if ((arr = components(d, i)) == NULL)
-			return oom();
+			return al_error_oom();
 		for (j = 0; j < json_array_size(arr); j++) {
 			al_digest cd;
 			if (al_digest_parse_str(
@@ -560,7 +571,7 @@ static int estimate_freed(del *d)
 	int rc;
 
 	if (before == NULL || after == NULL) {
-		rc = oom();
+		rc = al_error_oom();
 		goto out;
 	}
 	if ((rc = mark(d, 1, before)) < 0 || (rc = mark(d, 0, after)) < 0)
@@ -607,7 +618,7 @@ static int rplan_add(rplan *p, const char *repo, const al_digest *dg, int depth,
 
 	al_digest_str(dg, ds);
 	if ((key = al_sprintf("%s %s", repo, ds)) == NULL)
-		return oom();
+		return al_error_oom();
 	if ((at = json_object_get(set, key)) != NULL) {
 		json_int_t k = json_integer_value(at);
 		free(key);
@@ -622,19 +633,19 @@ static int rplan_add(rplan *p, const char *repo, const al_digest *dg, int depth,
 	                            ? json_true()
 	                            : json_integer((json_int_t)p->n)) != 0) {
 		free(key);
-		return oom();
+		return al_error_oom();
 	}
 	free(key);
 	if (set == p->keep)
 		return 1;
 	if ((grown = realloc(p->v, (p->n + 1) * sizeof(*grown))) == NULL)
-		return oom();
+		return al_error_oom();
 	p->v = grown;
 	p->v[p->n].repo = al_strdup(repo);
 	p->v[p->n].digest = *dg;
 	p->v[p->n].depth = depth;
 	if (p->v[p->n].repo == NULL)
-		return oom();
+		return al_error_oom();
 	p->n++;
 	return 1;
 }
@@ -685,7 +696,7 @@ static int split_registry(const char *dst, char **host, char **prefix)
 	if (*host == NULL || *prefix == NULL) {
 		free(*host);
 		free(*prefix);
-		return oom();
+		return al_error_oom();
 	}
 	{
 		size_t n = strlen(*prefix);
@@ -751,7 +762,7 @@ static int registry_delete(del *d)
 	nested = pushed_nested(d->s, host, prefix);
 	if ((p.seen = json_object()) == NULL ||
 	    (p.keep = json_object()) == NULL) {
-		rc = oom();
+		rc = al_error_oom();
 		goto out;
 	}
 	/* what kept images need, per repository, first; then what goes */
@@ -780,7 +791,7 @@ static int registry_delete(del *d)
 				    "%s %s", repo,
 				    al_digest_str(&d->imgs[i].desc.digest, ds));
 				if (key == NULL)
-					rc = oom();
+					rc = al_error_oom();
 				else if (json_object_get(p.keep, key) == NULL)
 					rc = rplan_walk(d->s, &p, repo,
 					                &d->imgs[i].desc.digest,
@@ -807,7 +818,7 @@ static int registry_delete(del *d)
 		char *key = al_sprintf("%s %s", p.v[i].repo,
 		                       al_digest_str(&p.v[i].digest, ds));
 		if (key == NULL) {
-			rc = oom();
+			rc = al_error_oom();
 			goto out;
 		}
 		if (json_object_get(p.keep, key) != NULL) {
@@ -946,7 +957,7 @@ int al_delete_run(al_store *s, const al_delete_opts *o, al_delete_result *res)
 	d.del_rel = calloc(d.nrels + 1, 1);
 	d.comp_of = json_object();
 	if (d.del_img == NULL || d.del_rel == NULL || d.comp_of == NULL) {
-		rc = oom();
+		rc = al_error_oom();
 		goto out;
 	}
 	for (i = 0; i < o->nreleases; i++)

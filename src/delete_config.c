@@ -78,7 +78,7 @@ static int string_of(const dctx *c, const al_yaml_node *n, const char *where,
 		                    "%s:%zu:%zu: %s must be a non-empty string",
 		                    c->path, n->line, n->column, where);
 	if ((*out = al_strdup(n->value)) == NULL)
-		return al_error_set(AL_ENOMEM, "out of memory");
+		return al_error_oom();
 	return 0;
 }
 
@@ -88,7 +88,7 @@ static int push(char ***v, size_t *n, char *s)
 
 	if (grown == NULL) {
 		free(s);
-		return al_error_set(AL_ENOMEM, "out of memory");
+		return al_error_oom();
 	}
 	grown[(*n)++] = s;
 	*v = grown;
@@ -133,7 +133,7 @@ static int channels(dctx *c, const al_yaml_node *seq)
 		grown = realloc(c->cfg->channels,
 		                (c->cfg->nchannels + 1) * sizeof(*grown));
 		if (grown == NULL)
-			return al_error_set(AL_ENOMEM, "out of memory");
+			return al_error_oom();
 		c->cfg->channels = grown;
 		ch = &grown[c->cfg->nchannels++];
 		memset(ch, 0, sizeof(*ch));
@@ -346,7 +346,7 @@ int al_delete_config_load(al_delete_config **out, const char *path)
 	root = docs[0];
 	if ((c.cfg = calloc(1, sizeof(*c.cfg))) == NULL ||
 	    (c.cfg->path = al_strdup(path)) == NULL) {
-		rc = al_error_set(AL_ENOMEM, "out of memory");
+		rc = al_error_oom();
 		goto out;
 	}
 	if ((rc = header(&c, root)) < 0 ||

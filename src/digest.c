@@ -150,7 +150,7 @@ int al_hasher_new(al_hasher **out, al_digest_algo algo)
 		return al_error_set(AL_EINVAL, "unknown digest algorithm");
 	h = calloc(1, sizeof(*h));
 	if (h == NULL)
-		return al_error_set(AL_ENOMEM, "out of memory");
+		return al_error_oom();
 	h->algo = algo;
 	h->ctx = EVP_MD_CTX_new();
 	if (h->ctx == NULL || EVP_DigestInit_ex(h->ctx, md, NULL) != 1) {
@@ -222,7 +222,7 @@ int al_digest_file(al_digest *out, al_digest_algo algo, const char *path,
 		return rc;
 	buf = malloc(CHUNK);
 	if (buf == NULL) {
-		rc = al_error_set(AL_ENOMEM, "out of memory");
+		rc = al_error_oom();
 		goto out;
 	}
 	if ((rc = al_hasher_new(&h, algo)) < 0)
@@ -294,7 +294,7 @@ int al_hash_worker_new(al_hash_worker **out)
 
 	*out = NULL;
 	if (hw == NULL)
-		return al_error_set(AL_ENOMEM, "out of memory");
+		return al_error_oom();
 	if (pthread_mutex_init(&hw->mu, NULL) != 0) {
 		free(hw);
 		return al_error_set(AL_ENOMEM, "cannot create a mutex");

@@ -13,6 +13,20 @@
 static _Thread_local char errmsg[AL_ERRMSG_MAX];
 
 /*
+ * The out-of-memory message is preallocated and only pointed at, never
+ * formatted or copied (libgit2's git_error_set_oom: reporting that memory
+ * ran out must not need memory). While oommsg is set it is the message;
+ * every other al_error_* call clears it.
+ */
+static const char oom_text[] = "out of memory";
+static _Thread_local const char *oommsg;
+
+static const char *current(void)
+{
+	return oommsg != NULL ? oommsg : errmsg;
+}
+
+/*
  * Format into a temporary, then copy: an argument may be
  * al_error_message() itself (al_error_set(rc, "x: %s",
  * al_error_message())), and formatting a buffer into itself is undefined
@@ -26,6 +40,7 @@ static void set_message(const char *fmt, va_list ap)
 	if (n < 0)
 		tmp[0] = '\0';
 	memcpy(errmsg, tmp, sizeof(errmsg));
+	oommsg = NULL;
 }
 
 static void append_message(const char *text)
@@ -48,6 +63,12 @@ int al_error_set(int code, const char *fmt, ...)
 	set_message(fmt, ap);
 	va_end(ap);
 	return code;
+}
+
+int al_error_oom(void)
+{
+	oommsg = oom_text;
+	return AL_ENOMEM;
 }
 
 int al_error_errno(int err, const char *fmt, ...)
@@ -122,7 +143,9 @@ int al_error_wrap(int code, const char *fmt, ...)
 	va_end(ap);
 	if (n < 0)
 		return code;
-	memcpy(old, errmsg, sizeof(old));
+	/* the message may be the preallocated one, shorter than old */
+	if (snprintf(old, sizeof(old), "%s", current()) < 0)
+		old[0] = '\0';
 	/* one separator between the two, whatever either brings: a prefix
 	 * written "'%s': " or a message starting ": " never gives ": :" */
 	plen = strlen(prefix);
@@ -134,6 +157,7 @@ int al_error_wrap(int code, const char *fmt, ...)
 	 * store"): the prefix would say it twice */
 	if (plen > 0 && strncmp(o, prefix, plen) == 0)
 		return code;
+	oommsg = NULL;
 	if (o[0] != '\0' && plen > 0)
 		n = snprintf(errmsg, sizeof(errmsg), "%s: %s", prefix, o);
 	else if (o[0] != '\0')
@@ -147,12 +171,13 @@ int al_error_wrap(int code, const char *fmt, ...)
 
 const char *al_error_message(void)
 {
-	return errmsg;
+	return current();
 }
 
 void al_error_clear(void)
 {
 	errmsg[0] = '\0';
+	oommsg = NULL;
 }
 
 const char *al_status_name(int code)

@@ -49,7 +49,7 @@ int al_fs_mkdir_p(const char *path, mode_t mode)
 	int rc = 0;
 
 	if (copy == NULL)
-		return al_error_set(AL_ENOMEM, "out of memory");
+		return al_error_oom();
 	for (p = copy + 1;; p++) {
 		if (*p == '/' || *p == '\0') {
 			char saved = *p;
@@ -127,11 +127,11 @@ int al_tmpfile_new(al_tmpfile **out, const char *dir)
 
 	t = calloc(1, sizeof(*t));
 	if (t == NULL)
-		return al_error_set(AL_ENOMEM, "out of memory");
+		return al_error_oom();
 	t->fd = -1;
 	t->dir = al_strdup(dir);
 	if (t->dir == NULL) {
-		rc = al_error_set(AL_ENOMEM, "out of memory");
+		rc = al_error_oom();
 		goto out;
 	}
 	for (i = 0; i < 16; i++) {
@@ -145,7 +145,7 @@ int al_tmpfile_new(al_tmpfile **out, const char *dir)
 		                     dir, rnd[0], rnd[1], rnd[2], rnd[3],
 		                     rnd[4], rnd[5], rnd[6], rnd[7]);
 		if (t->path == NULL) {
-			rc = al_error_set(AL_ENOMEM, "out of memory");
+			rc = al_error_oom();
 			goto out;
 		}
 		t->fd = open(
@@ -250,7 +250,7 @@ static int tmpfile_commit(al_tmpfile *t, const char *path, int sync_dir)
 		goto out;
 	dir = dir_of(path);
 	if (dir == NULL) {
-		rc = al_error_set(AL_ENOMEM, "out of memory");
+		rc = al_error_oom();
 		goto out;
 	}
 	rc = al_fs_fsync_dir(dir);
@@ -298,7 +298,7 @@ int al_fs_write_atomic(const char *path, const void *data, size_t len)
 	int rc;
 
 	if (dir == NULL)
-		return al_error_set(AL_ENOMEM, "out of memory");
+		return al_error_oom();
 	if ((rc = al_tmpfile_new(&t, dir)) < 0)
 		goto out;
 	if ((rc = al_tmpfile_write(t, data, len)) < 0)
@@ -392,7 +392,7 @@ int al_lock_acquire(al_lock **out, const char *path, uint64_t wait_ms)
 
 	l = calloc(1, sizeof(*l));
 	if (l == NULL)
-		return al_error_set(AL_ENOMEM, "out of memory");
+		return al_error_oom();
 	l->fd = open(path, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0644);
 	if (l->fd < 0) {
 		rc = al_error_errno(errno, "cannot open lock file '%s'", path);

@@ -49,11 +49,6 @@ void al_graph_free(al_graph *g)
 	free(g);
 }
 
-static int oom(void)
-{
-	return al_error_set(AL_ENOMEM, "out of memory");
-}
-
 /* Index of version in g; AL_ENOTFOUND naming the version and channel. */
 int al_graph_find(const al_graph *g, const char *version, size_t *idx)
 {
@@ -127,7 +122,7 @@ static int parse_nodes(al_graph *g, const json_t *nodes, const char *what,
 	vi = calloc(n + 1, sizeof(*vi));
 	if (g->nodes == NULL || vi == NULL) {
 		free(vi);
-		return oom();
+		return al_error_oom();
 	}
 	*sorted = vi;
 	for (i = 0; i < n; i++) {
@@ -154,7 +149,7 @@ static int parse_nodes(al_graph *g, const json_t *nodes, const char *what,
 		g->nnodes++;
 		if (g->nodes[i].version == NULL ||
 		    g->nodes[i].payload == NULL || g->nodes[i].metadata == NULL)
-			return oom();
+			return al_error_oom();
 		vi[i].version = g->nodes[i].version;
 		vi[i].node = i;
 	}
@@ -190,7 +185,7 @@ static int parse_edges(al_graph *g, const json_t *edges, const char *what)
 		                    MAX_EDGES);
 	g->edges = calloc(n + 1, sizeof(*g->edges));
 	if (g->edges == NULL)
-		return oom();
+		return al_error_oom();
 	for (i = 0; i < n; i++) {
 		e = json_array_get(edges, i);
 		a = json_array_get(e, 0);
@@ -225,7 +220,7 @@ static int add_cond(al_graph *g, size_t from, size_t to, json_t *risks)
 		size_t cap = g->ncond == 0 ? 16 : g->ncond * 2;
 		p = realloc(g->cond, cap * sizeof(*p));
 		if (p == NULL)
-			return oom();
+			return al_error_oom();
 		g->cond = p;
 	}
 	p = g->cond;
@@ -307,7 +302,7 @@ int al_graph_parse(al_graph **out, const uint8_t *p, size_t n, const char *what)
 	}
 	g = calloc(1, sizeof(*g));
 	if (g == NULL) {
-		rc = oom();
+		rc = al_error_oom();
 		goto out;
 	}
 	if ((rc = parse_nodes(g, json_object_get(doc, "nodes"), what, &vi)) <
@@ -319,12 +314,12 @@ int al_graph_parse(al_graph **out, const uint8_t *p, size_t n, const char *what)
 	al = json_object_get(doc, "airlock");
 	if ((s = al_json_str(al, "channel")) != NULL &&
 	    (g->channel = al_strdup(s)) == NULL) {
-		rc = oom();
+		rc = al_error_oom();
 		goto out;
 	}
 	if ((s = al_json_str(al, "arch")) != NULL &&
 	    (g->arch = al_strdup(s)) == NULL) {
-		rc = oom();
+		rc = al_error_oom();
 		goto out;
 	}
 	*out = g;
@@ -458,7 +453,7 @@ int al_graph_fetch(al_graph **out, const char *base_url, const char *channel,
 	what = al_sprintf("update graph of channel '%s' (%s) from '%s/graph'",
 	                  channel, arch, base != NULL ? base : "");
 	if (url == NULL || what == NULL) {
-		rc = oom();
+		rc = al_error_oom();
 		goto out;
 	}
 	if (deadline.end_ms == 0)
@@ -492,7 +487,7 @@ int al_graph_fetch(al_graph **out, const char *base_url, const char *channel,
 	g->channel = al_strdup(channel);
 	g->arch = al_strdup(arch);
 	if (g->channel == NULL || g->arch == NULL) {
-		rc = oom();
+		rc = al_error_oom();
 		goto out;
 	}
 	al_log_debug("%s: %zu releases, %zu updates, %zu conditional", what,
@@ -537,7 +532,7 @@ static int sort_indices(const al_graph *g, size_t *idx, size_t n)
 		return 0;
 	v = malloc(n * sizeof(*v));
 	if (v == NULL)
-		return oom();
+		return al_error_oom();
 	for (i = 0; i < n; i++) {
 		v[i].version = g->nodes[idx[i]].version;
 		v[i].idx = idx[i];
@@ -581,7 +576,7 @@ static int adjacency(const al_graph *g, size_t ne, int by_to, size_t **start,
 	if (st == NULL || a == NULL) {
 		free(st);
 		free(a);
-		return oom();
+		return al_error_oom();
 	}
 	for (i = 0; i < ne; i++) {
 		edge_at(g, i, &f, &t);
@@ -614,7 +609,7 @@ static int shortest(const al_graph *g, size_t lo_i, size_t hi_i, int cond,
 	queue = malloc((g->nnodes + 1) * sizeof(*queue));
 	path = malloc((g->nnodes + 1) * sizeof(*path));
 	if (dist == NULL || queue == NULL || path == NULL) {
-		rc = oom();
+		rc = al_error_oom();
 		goto out;
 	}
 	if ((rc = adjacency(g, ne, 1, &rstart, &radj)) < 0 ||
@@ -712,7 +707,7 @@ int al_graph_select(const al_graph *g, const char *min, const char *max,
 		return shortest(g, lo_i, hi_i, include_conditional, idx, n);
 	sel = malloc((g->nnodes + 1) * sizeof(*sel));
 	if (sel == NULL)
-		return oom();
+		return al_error_oom();
 	for (i = 0; i < g->nnodes; i++) {
 		if (al_version_compare(g->nodes[i].version,
 		                       g->nodes[lo_i].version) >= 0 &&
@@ -760,7 +755,7 @@ int al_graph_save_to_store(al_store *s, const al_graph *g)
 	path = graph_path(s, g->channel, g->arch);
 	doc = al_graph_to_json(g);
 	if (dir == NULL || path == NULL || doc == NULL) {
-		rc = oom();
+		rc = al_error_oom();
 		goto out;
 	}
 	if ((rc = al_fs_mkdir_p(dir, 0755)) < 0)
@@ -786,7 +781,7 @@ int al_graph_load_from_store(al_graph **out, al_store *s, const char *channel,
 		return rc;
 	path = graph_path(s, channel, arch);
 	if (path == NULL)
-		return oom();
+		return al_error_oom();
 	rc = al_graph_load_file(&g, path);
 	if (rc == AL_ENOTFOUND)
 		rc = al_error_set(
@@ -799,7 +794,7 @@ int al_graph_load_from_store(al_graph **out, al_store *s, const char *channel,
 		g->channel = al_strdup(channel);
 		g->arch = al_strdup(arch);
 		if (g->channel == NULL || g->arch == NULL)
-			rc = oom();
+			rc = al_error_oom();
 	}
 	if (rc == 0) {
 		*out = g;

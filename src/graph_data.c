@@ -15,11 +15,6 @@
 #include "airlock/log.h"
 #include "yaml_int.h"
 
-static int oom(void)
-{
-	return al_error_set(AL_ENOMEM, "out of memory");
-}
-
 static int is_alnum_dash(char c)
 {
 	return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'z') ||
@@ -81,11 +76,11 @@ static int chan_add(data_ctx *d, const char *name, const char *version)
 			goto found;
 	p = realloc(d->chans, (d->nchans + 1) * sizeof(*p));
 	if (p == NULL)
-		return oom();
+		return al_error_oom();
 	d->chans = p;
 	memset(&p[i], 0, sizeof(p[i]));
 	if ((p[i].name = al_strdup(name)) == NULL)
-		return oom();
+		return al_error_oom();
 	d->nchans++;
 found:
 	if (version == NULL)
@@ -109,7 +104,7 @@ static int block_add(data_ctx *d, const char *to, const char *risk, json_t *obj,
 	}
 	p = realloc(d->blocks, (d->nblocks + 1) * sizeof(*p));
 	if (p == NULL)
-		return oom();
+		return al_error_oom();
 	d->blocks = p;
 	memset(&p[i], 0, sizeof(p[i]));
 	d->nblocks++;
@@ -117,7 +112,7 @@ static int block_add(data_ctx *d, const char *to, const char *risk, json_t *obj,
 	p[i].risk = risk != NULL ? al_strdup(risk) : NULL;
 	p[i].obj = json_incref(obj);
 	if (p[i].to == NULL || (risk != NULL && p[i].risk == NULL))
-		return oom();
+		return al_error_oom();
 found:
 	return al_graph__strlist_add(&d->blocks[i].from, from);
 }
@@ -177,7 +172,7 @@ static int restrict_graph(data_ctx *d, const al_graph *g,
 	r = calloc(1, sizeof(*r));
 	map = malloc((g->nnodes + 1) * sizeof(*map));
 	if (r == NULL || map == NULL) {
-		rc = oom();
+		rc = al_error_oom();
 		goto out;
 	}
 	r->channel = al_strdup(g->channel);
@@ -187,7 +182,7 @@ static int restrict_graph(data_ctx *d, const al_graph *g,
 	r->cond = calloc(g->ncond + 1, sizeof(*r->cond));
 	if (r->channel == NULL || r->arch == NULL || r->nodes == NULL ||
 	    r->edges == NULL || r->cond == NULL) {
-		rc = oom();
+		rc = al_error_oom();
 		goto out;
 	}
 	if ((rc = chan_add(d, g->channel, NULL)) < 0 ||
@@ -205,12 +200,12 @@ static int restrict_graph(data_ctx *d, const al_graph *g,
 		r->nnodes++;
 		if (r->nodes[r->nnodes - 1].version == NULL ||
 		    r->nodes[r->nnodes - 1].payload == NULL) {
-			rc = oom();
+			rc = al_error_oom();
 			goto out;
 		}
 		key = al_sprintf("%s|%s", g->arch, g->nodes[i].version);
 		if (key == NULL) {
-			rc = oom();
+			rc = al_error_oom();
 			goto out;
 		}
 		if ((rc = chan_add(d, g->channel, g->nodes[i].version)) < 0 ||
@@ -232,7 +227,7 @@ static int restrict_graph(data_ctx *d, const al_graph *g,
 		key = al_sprintf("%s|%s|%s", g->arch, g->nodes[f].version,
 		                 g->nodes[t].version);
 		if (key == NULL) {
-			rc = oom();
+			rc = al_error_oom();
 			goto out;
 		}
 		if ((rc = al_graph__strlist_add(&d->allowed, key)) < 0)
@@ -329,7 +324,7 @@ static int write_channels(data_ctx *d, const char *outdir,
 	int rc;
 
 	if (dir == NULL)
-		return oom();
+		return al_error_oom();
 	if ((rc = al_fs_mkdir_p(dir, 0755)) < 0)
 		goto out;
 	for (i = 0; i < d->nchans; i++) {
@@ -340,7 +335,7 @@ static int write_channels(data_ctx *d, const char *outdir,
 		path =
 		    name != NULL ? al_sprintf("%s/%s.yaml", dir, name) : NULL;
 		if (doc == NULL || path == NULL) {
-			rc = oom();
+			rc = al_error_oom();
 			goto out;
 		}
 		vers = json_object_get(doc, "versions");
@@ -348,7 +343,7 @@ static int write_channels(data_ctx *d, const char *outdir,
 			if (json_array_append_new(
 			        vers, json_string(d->chans[i].versions.v[j])) <
 			    0) {
-				rc = oom();
+				rc = al_error_oom();
 				goto out;
 			}
 		if ((rc = write_yaml(path, doc)) < 0)
@@ -385,7 +380,7 @@ static int add_not_in_graph(data_ctx *d)
 
 			key = al_sprintf("%s|%s", arch, vt);
 			if (key == NULL)
-				return oom();
+				return al_error_oom();
 			if (!al_graph__strlist_has(&d->archvers, key) ||
 			    !al_version_valid(vt)) {
 				free(key);
@@ -402,18 +397,18 @@ static int add_not_in_graph(data_ctx *d)
 					continue;
 				key = al_sprintf("%s|%s", arch, vf);
 				if (key == NULL)
-					return oom();
+					return al_error_oom();
 				rc = al_graph__strlist_has(&d->archvers, key);
 				free(key);
 				key = al_sprintf("%s|%s|%s", arch, vf, vt);
 				if (key == NULL)
-					return oom();
+					return al_error_oom();
 				if (rc == 1 &&
 				    !al_graph__strlist_has(&d->allowed, key)) {
 					to = al_sprintf("%s+%s", vt, arch);
 					rc = to != NULL ? block_add(d, to, NULL,
 					                            NULL, vf)
-					                : oom();
+					                : al_error_oom();
 					free(to);
 					to = NULL;
 					if (rc < 0) {
@@ -442,7 +437,7 @@ static int write_blocks(data_ctx *d, const char *outdir,
 	int rc;
 
 	if (dir == NULL)
-		return oom();
+		return al_error_oom();
 	if ((rc = al_fs_mkdir_p(dir, 0755)) < 0)
 		goto out;
 	for (i = 0; i < d->nblocks; i++) {
@@ -458,7 +453,7 @@ static int write_blocks(data_ctx *d, const char *outdir,
 		           : NULL;
 		doc = json_pack("{s:s, s:s?}", "to", b->to, "from", re);
 		if (re == NULL || path == NULL || doc == NULL) {
-			rc = oom();
+			rc = al_error_oom();
 			goto out;
 		}
 		/* a conditional risk keeps url, name, message and
@@ -469,7 +464,7 @@ static int write_blocks(data_ctx *d, const char *outdir,
 			if (strcmp(k, "to") == 0 || strcmp(k, "from") == 0)
 				continue;
 			if (json_object_set(doc, k, v) < 0) {
-				rc = oom();
+				rc = al_error_oom();
 				goto out;
 			}
 		}
@@ -525,7 +520,7 @@ int al_graph_write_data(al_store *s, const char *outdir,
 	gdir = al_graph__dir(s);
 	odir = al_path_join(outdir, "airlock/graph");
 	if (gdir == NULL || odir == NULL) {
-		rc = oom();
+		rc = al_error_oom();
 		goto out;
 	}
 	if ((rc = al_fs_mkdir_p(odir, 0755)) < 0)
@@ -541,7 +536,7 @@ int al_graph_write_data(al_store *s, const char *outdir,
 			continue;
 		path = al_path_join(gdir, de->d_name);
 		if (path == NULL) {
-			rc = oom();
+			rc = al_error_oom();
 			goto out;
 		}
 		if ((rc = al_graph_load_file(&g, path)) < 0)
@@ -560,7 +555,7 @@ int al_graph_write_data(al_store *s, const char *outdir,
 		opath = al_sprintf("%s/%s-%s.json", odir, g->channel, g->arch);
 		rj = al_graph_to_json(r);
 		if (opath == NULL || rj == NULL) {
-			rc = oom();
+			rc = al_error_oom();
 			goto out;
 		}
 		if ((rc = al_json_save_file(opath, rj, 1)) < 0)
@@ -601,7 +596,7 @@ int al_graph_write_data(al_store *s, const char *outdir,
 	/* schema version of the graph-data layout (major 1) */
 	vpath = al_path_join(outdir, "version");
 	if (vpath == NULL) {
-		rc = oom();
+		rc = al_error_oom();
 		goto out;
 	}
 	if ((rc = al_fs_write_atomic(vpath, "1.2.0\n", 6)) < 0)

@@ -21,11 +21,6 @@
 #define GRAPH_DEPTH_MAX 16
 #define GRAPH_CONFIG_MAX (16 * AL_MIB)
 
-static int oom(void)
-{
-	return al_error_set(AL_ENOMEM, "out of memory");
-}
-
 /* One path of the tree, relative to its root; directories end in '/'. */
 typedef struct entries {
 	char **v;
@@ -45,7 +40,7 @@ static void entries_free(entries *e)
 static int entries_add(entries *e, char *s)
 {
 	if (s == NULL)
-		return oom();
+		return al_error_oom();
 	if (e->n >= GRAPH_ENTRIES_MAX) {
 		free(s);
 		return al_error_set(AL_ELIMIT,
@@ -59,7 +54,7 @@ static int entries_add(entries *e, char *s)
 
 		if (v == NULL) {
 			free(s);
-			return oom();
+			return al_error_oom();
 		}
 		e->v = v;
 		e->cap = cap;
@@ -77,7 +72,7 @@ static int walk(const char *root, const char *rel, int depth, entries *e)
 	int rc = 0;
 
 	if (dir == NULL)
-		return oom();
+		return al_error_oom();
 	if (depth > GRAPH_DEPTH_MAX) {
 		rc = al_error_set(AL_ELIMIT, "'%s' is nested too deep", dir);
 		goto out;
@@ -98,7 +93,7 @@ static int walk(const char *root, const char *rel, int depth, entries *e)
 		path = sub != NULL ? al_path_join(root, sub) : NULL;
 		if (path == NULL) {
 			free(sub);
-			rc = oom();
+			rc = al_error_oom();
 			break;
 		}
 		if (lstat(path, &st) < 0) {
@@ -162,14 +157,14 @@ static int build_tar(const char *dir, al_buf *tar, size_t *count)
 
 		name = al_sprintf("%s%s", parents[2], e.v[i]);
 		if (name == NULL) {
-			rc = oom();
+			rc = al_error_oom();
 			goto out;
 		}
 		al_buf_reset(&data);
 		if (!isdir) {
 			path = al_path_join(dir, e.v[i]);
 			if (path == NULL) {
-				rc = oom();
+				rc = al_error_oom();
 				goto out;
 			}
 			if ((rc = al_fs_read_file(path, &data)) < 0)
@@ -223,7 +218,7 @@ static int split_platform(const char *platform, char **os, char **arch)
 		free(*os);
 		free(*arch);
 		*os = *arch = NULL;
-		return oom();
+		return al_error_oom();
 	}
 	return 0;
 }
@@ -250,7 +245,7 @@ static int base_config(al_store *s, const al_graph_image_opts *o,
 		free(os);
 		free(arch);
 		if (c == NULL)
-			return oom();
+			return al_error_oom();
 		*cfg = c;
 		return 0;
 	}
@@ -276,12 +271,12 @@ static int base_config(al_store *s, const al_graph_image_opts *o,
 	}
 	if (!json_is_object(json_object_get(c, "config")) &&
 	    json_object_set_new(c, "config", json_object()) < 0) {
-		rc = oom();
+		rc = al_error_oom();
 		goto out;
 	}
 	if (!json_is_array(json_object_get(c, "history")) &&
 	    json_object_set_new(c, "history", json_array()) < 0) {
-		rc = oom();
+		rc = al_error_oom();
 		goto out;
 	}
 	*cfg = c;
@@ -316,7 +311,7 @@ static int finish_config(json_t *cfg, const al_digest *diff)
 	                  "comment",
 	                  "cincinnati-graph-data of the mirrored releases "
 	                  "(airlock graph -o)")) < 0)
-		return oom();
+		return al_error_oom();
 	return 0;
 }
 
@@ -326,7 +321,7 @@ static int put_json(al_store *s, json_t *doc, al_digest *d, size_t *len)
 	int rc;
 
 	if (text == NULL)
-		return oom();
+		return al_error_oom();
 	*len = strlen(text);
 	rc = al_store_put_blob(s, (const uint8_t *)text, *len, d);
 	free(text);
@@ -366,7 +361,7 @@ int al_graph_image_from_dir(al_store *s, const char *dir,
 		goto out;
 	r.layer_size = gz.len;
 	if ((layers = json_array()) == NULL) {
-		rc = oom();
+		rc = al_error_oom();
 		goto out;
 	}
 	for (i = 0; i < m.nlayers; i++)
@@ -375,13 +370,13 @@ int al_graph_image_from_dir(al_store *s, const char *dir,
 		                    oci_layer_type(m.layers[i].media_type),
 		                    &m.layers[i].digest, m.layers[i].size)) <
 		    0) {
-			rc = oom();
+			rc = al_error_oom();
 			goto out;
 		}
 	if (json_array_append_new(layers,
 	                          al_layer_desc_json(AL_MT_OCI_LAYER_GZIP,
 	                                             &r.layer, gz.len)) < 0) {
-		rc = oom();
+		rc = al_error_oom();
 		goto out;
 	}
 	man = json_pack("{s:i, s:s, s:o, s:O}", "schemaVersion", 2, "mediaType",
@@ -389,14 +384,14 @@ int al_graph_image_from_dir(al_store *s, const char *dir,
 	                al_layer_desc_json(AL_MT_OCI_CONFIG, &cfgd, cfglen),
 	                "layers", layers);
 	if (man == NULL) {
-		rc = oom();
+		rc = al_error_oom();
 		goto out;
 	}
 	if ((rc = put_json(s, man, &r.manifest.digest, &manlen)) < 0)
 		goto out;
 	r.manifest.size = manlen;
 	if ((r.manifest.media_type = al_strdup(AL_MT_OCI_MANIFEST)) == NULL) {
-		rc = oom();
+		rc = al_error_oom();
 		goto out;
 	}
 	if ((rc = al_store_tag(s, name, &r.manifest)) < 0)
@@ -457,7 +452,7 @@ int al_graph_image_build(al_store *s, const al_graph_image_opts *opts,
 		base = "/tmp";
 	tmp = al_sprintf("%s/airlock-graph-XXXXXX", base);
 	if (tmp == NULL)
-		return oom();
+		return al_error_oom();
 	if (mkdtemp(tmp) == NULL) {
 		rc = al_error_errno(errno, "cannot create a directory in '%s'",
 		                    base);

@@ -15,11 +15,6 @@
 #include "airlock/log.h"
 #include "yaml_int.h"
 
-static int oom(void)
-{
-	return al_error_set(AL_ENOMEM, "out of memory");
-}
-
 void al_graph__strlist_free(al_graph__strlist *l)
 {
 	size_t i;
@@ -49,12 +44,12 @@ int al_graph__strlist_add(al_graph__strlist *l, const char *s)
 	if (al_graph__strlist_has(l, s))
 		return 0;
 	if (l->n >= SIZE_MAX / sizeof(*p) - 1)
-		return oom();
+		return al_error_oom();
 	dup = al_strdup(s);
 	p = dup != NULL ? realloc(l->v, (l->n + 1) * sizeof(*p)) : NULL;
 	if (p == NULL) {
 		free(dup);
-		return oom();
+		return al_error_oom();
 	}
 	p[l->n++] = dup;
 	l->v = p;
@@ -132,7 +127,7 @@ static int get_graph(al_graph_selection *sel, const al_imageset *cfg,
 			path = al_sprintf("%s/%s-%s.json", opts->graph_file,
 			                  channel, arch);
 			if (path == NULL)
-				return oom();
+				return al_error_oom();
 			rc = al_graph_load_file(&g, path);
 			free(path);
 		} else {
@@ -146,7 +141,7 @@ static int get_graph(al_graph_selection *sel, const al_imageset *cfg,
 		g->arch = al_strdup(arch);
 		if (g->channel == NULL || g->arch == NULL) {
 			al_graph_free(g);
-			return oom();
+			return al_error_oom();
 		}
 	} else {
 		url = opts->url != NULL        ? opts->url
@@ -159,7 +154,7 @@ static int get_graph(al_graph_selection *sel, const al_imageset *cfg,
 	p = realloc(sel->graphs, (sel->ngraphs + 1) * sizeof(*p));
 	if (p == NULL) {
 		al_graph_free(g);
-		return oom();
+		return al_error_oom();
 	}
 	sel->graphs = p;
 	p[sel->ngraphs++] = g;
@@ -180,7 +175,7 @@ static int add_release(al_graph_selection *sel, const al_graph_node *node,
 	if (r == NULL) {
 		p = realloc(sel->releases, (sel->nreleases + 1) * sizeof(*p));
 		if (p == NULL)
-			return oom();
+			return al_error_oom();
 		sel->releases = p;
 		r = &p[sel->nreleases];
 		memset(r, 0, sizeof(*r));
@@ -189,17 +184,17 @@ static int add_release(al_graph_selection *sel, const al_graph_node *node,
 		r->payload = al_strdup(node->payload);
 		r->arch = al_strdup(arch);
 		if (r->version == NULL || r->payload == NULL || r->arch == NULL)
-			return oom();
+			return al_error_oom();
 	}
 	for (i = 0; i < r->nchannels; i++)
 		if (strcmp(r->channels[i], channel) == 0)
 			return 0;
 	c = realloc(r->channels, (r->nchannels + 1) * sizeof(*c));
 	if (c == NULL)
-		return oom();
+		return al_error_oom();
 	r->channels = c;
 	if ((c[r->nchannels] = al_strdup(channel)) == NULL)
-		return oom();
+		return al_error_oom();
 	r->nchannels++;
 	return 0;
 }

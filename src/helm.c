@@ -53,11 +53,11 @@ static int push_str(char ***arr, size_t *n, const char *s, size_t len)
 	char *d = al_strndup(s, len);
 
 	if (d == NULL)
-		return al_error_set(AL_ENOMEM, "out of memory");
+		return al_error_oom();
 	p = realloc(*arr, (*n + 1) * sizeof(*p));
 	if (p == NULL) {
 		free(d);
-		return al_error_set(AL_ENOMEM, "out of memory");
+		return al_error_oom();
 	}
 	p[(*n)++] = d;
 	*arr = p;
@@ -144,16 +144,16 @@ static int parse_entry(const al_yaml_node *key, const al_yaml_node *m,
 	int rc;
 
 	if ((e->name = al_strdup(key->value)) == NULL)
-		return al_error_set(AL_ENOMEM, "out of memory");
+		return al_error_oom();
 	if ((s = scalar_str(al_yaml_get(m, "version"))) != NULL &&
 	    (e->version = al_strdup(s)) == NULL)
-		return al_error_set(AL_ENOMEM, "out of memory");
+		return al_error_oom();
 	if ((s = scalar_str(al_yaml_get(m, "type"))) != NULL &&
 	    (e->type = al_strdup(s)) == NULL)
-		return al_error_set(AL_ENOMEM, "out of memory");
+		return al_error_oom();
 	if ((s = scalar_str(al_yaml_get(m, "digest"))) != NULL &&
 	    (e->digest = al_strdup(s)) == NULL)
-		return al_error_set(AL_ENOMEM, "out of memory");
+		return al_error_oom();
 	n = al_yaml_get(m, "urls");
 	if (n != NULL && n->type == AL_YAML_SEQ) {
 		for (i = 0; i < n->n; i++) {
@@ -224,8 +224,7 @@ int al_helm_index_parse(al_helm_index *out, const uint8_t *p, size_t n,
 				sort_item *g = realloc(items, nc * sizeof(*g));
 
 				if (g == NULL) {
-					rc = al_error_set(AL_ENOMEM,
-					                  "out of memory");
+					rc = al_error_oom();
 					goto out;
 				}
 				items = g;
@@ -244,7 +243,7 @@ int al_helm_index_parse(al_helm_index *out, const uint8_t *p, size_t n,
 		qsort(items, nitems, sizeof(*items), item_cmp);
 	out->entries = calloc(nitems + 1, sizeof(*out->entries));
 	if (out->entries == NULL) {
-		rc = al_error_set(AL_ENOMEM, "out of memory");
+		rc = al_error_oom();
 		goto out;
 	}
 	for (i = 0; i < nitems; i++)
@@ -354,7 +353,7 @@ int al_helm_resolve_url(const char *repo_url, const char *ref, char **out)
 	}
 	free(base);
 done:
-	return *out != NULL ? 0 : al_error_set(AL_ENOMEM, "out of memory");
+	return *out != NULL ? 0 : al_error_oom();
 }
 
 char *al_helm_tag(const char *version)
@@ -484,7 +483,7 @@ static int entry_path(const char *path, int dir, const char *what, char **top,
 		}
 		if (ncomp == 0) {
 			if ((*top = al_strndup(p, n)) == NULL) {
-				rc = al_error_set(AL_ENOMEM, "out of memory");
+				rc = al_error_oom();
 				goto out;
 			}
 		} else if ((b.len > 0 && (rc = al_buf_puts(&b, "/")) < 0) ||
@@ -502,7 +501,7 @@ static int entry_path(const char *path, int dir, const char *what, char **top,
 		goto out;
 	}
 	if (ncomp > 1 && (*rel = al_strdup(al_buf_cstr(&b))) == NULL)
-		rc = al_error_set(AL_ENOMEM, "out of memory");
+		rc = al_error_oom();
 out:
 	al_buf_free(&b);
 	if (rc < 0) {
@@ -601,7 +600,7 @@ static int read_archive(hset *h, hsrc *s, const char *base, unsigned depth)
 
 	a = archive_read_new();
 	if (a == NULL)
-		return al_error_set(AL_ENOMEM, "out of memory");
+		return al_error_oom();
 	archive_read_support_filter_gzip(a);
 	archive_read_support_format_tar(a);
 	if (archive_read_open(a, s, NULL, src_read, NULL) != ARCHIVE_OK) {
@@ -680,7 +679,7 @@ static int read_archive(hset *h, hsrc *s, const char *base, unsigned depth)
 			hfile *g = realloc(h->v, nc * sizeof(*g));
 
 			if (g == NULL) {
-				rc = al_error_set(AL_ENOMEM, "out of memory");
+				rc = al_error_oom();
 				goto out;
 			}
 			h->v = g;
@@ -697,7 +696,7 @@ static int read_archive(hset *h, hsrc *s, const char *base, unsigned depth)
 		h->n++;
 		if (h->v[h->n - 1].chart == NULL ||
 		    h->v[h->n - 1].rel == NULL || h->v[h->n - 1].data == NULL) {
-			rc = al_error_set(AL_ENOMEM, "out of memory");
+			rc = al_error_oom();
 			goto out;
 		}
 		al_buf_init(&b, AL_HELM_FILE_MAX);
@@ -730,14 +729,14 @@ static int imgs_add(imgs *l, const char *ref, const char *source, int dedupe)
 			return 0;
 	g = realloc(l->v, (l->n + 1) * sizeof(*g));
 	if (g == NULL)
-		return al_error_set(AL_ENOMEM, "out of memory");
+		return al_error_oom();
 	l->v = g;
 	g[l->n].ref = al_strdup(ref);
 	g[l->n].source = al_strdup(source);
 	if (g[l->n].ref == NULL || g[l->n].source == NULL) {
 		free(g[l->n].ref);
 		free(g[l->n].source);
-		return al_error_set(AL_ENOMEM, "out of memory");
+		return al_error_oom();
 	}
 	l->n++;
 	return 0;
@@ -772,7 +771,7 @@ static int found_ref(cctx *c, const char *text, const char *source)
 {
 	al_ref r;
 	char *s = NULL, *why = NULL;
-	int rc;
+	int rc = 0;
 
 	while (*text == ' ' || *text == '\t')
 		text++;
@@ -781,27 +780,29 @@ static int found_ref(cctx *c, const char *text, const char *source)
 	if (strstr(text, "{{") != NULL) {
 		why = al_sprintf("%s (a template)", source);
 		rc = why != NULL ? imgs_add(&c->unresolved, text, why, 0)
-		                 : al_error_set(AL_ENOMEM, "out of memory");
+		                 : al_error_oom();
 		free(why);
 		return rc;
 	}
-	if (strlen(text) > 1024 || al_ref_parse(&r, text) < 0) {
+	if (strlen(text) > 1024 || (rc = al_ref_parse(&r, text)) < 0) {
+		if (rc == AL_ENOMEM)
+			return rc;
 		al_error_clear();
 		why = al_sprintf("%s (not an image reference)", source);
 		rc = why != NULL ? imgs_add(&c->unresolved, text, why, 0)
-		                 : al_error_set(AL_ENOMEM, "out of memory");
+		                 : al_error_oom();
 		free(why);
 		return rc;
 	}
 	if (r.tag == NULL && r.digest == NULL &&
 	    (r.tag = al_strdup("latest")) == NULL) {
 		al_ref_clear(&r);
-		return al_error_set(AL_ENOMEM, "out of memory");
+		return al_error_oom();
 	}
 	s = al_ref_string(&r);
 	al_ref_clear(&r);
 	if (s == NULL)
-		return al_error_set(AL_ENOMEM, "out of memory");
+		return al_error_oom();
 	rc = imgs_add(&c->found, s, source, 1);
 	free(s);
 	return rc;
@@ -865,8 +866,7 @@ static int values_image(cctx *c, const al_yaml_node *v, const char *where,
 			return rc;
 		}
 		src = al_sprintf("%s", where);
-		rc = src != NULL ? found_ref(c, s, src)
-		                 : al_error_set(AL_ENOMEM, "out of memory");
+		rc = src != NULL ? found_ref(c, s, src) : al_error_oom();
 		free(src);
 		return rc;
 	}
@@ -874,8 +874,7 @@ static int values_image(cctx *c, const al_yaml_node *v, const char *where,
 		if (!must)
 			return 0;
 		src = al_sprintf("%s (a list, not an image)", where);
-		rc = src != NULL ? unresolved(c, "", src)
-		                 : al_error_set(AL_ENOMEM, "out of memory");
+		rc = src != NULL ? unresolved(c, "", src) : al_error_oom();
 		free(src);
 		return rc;
 	}
@@ -890,8 +889,7 @@ static int values_image(cctx *c, const al_yaml_node *v, const char *where,
 		if (!must && tag == NULL && reg == NULL && dig == NULL)
 			return 0;
 		src = al_sprintf("%s (a map without repository)", where);
-		rc = src != NULL ? unresolved(c, "", src)
-		                 : al_error_set(AL_ENOMEM, "out of memory");
+		rc = src != NULL ? unresolved(c, "", src) : al_error_oom();
 		free(src);
 		return rc;
 	}
@@ -900,8 +898,7 @@ static int values_image(cctx *c, const al_yaml_node *v, const char *where,
 		 * guess */
 		src =
 		    al_sprintf("%s (repository without tag or digest)", where);
-		rc = src != NULL ? unresolved(c, repo, src)
-		                 : al_error_set(AL_ENOMEM, "out of memory");
+		rc = src != NULL ? unresolved(c, repo, src) : al_error_oom();
 		free(src);
 		return rc;
 	}
@@ -911,7 +908,7 @@ static int values_image(cctx *c, const al_yaml_node *v, const char *where,
 	                 tag != NULL ? tag : "", dig != NULL ? "@" : "",
 	                 dig != NULL ? dig : "");
 	if (src == NULL || ref == NULL)
-		rc = al_error_set(AL_ENOMEM, "out of memory");
+		rc = al_error_oom();
 	else
 		rc = found_ref(c, ref, src);
 	free(src);
@@ -955,7 +952,7 @@ static int walk_values(cctx *c, const al_yaml_node *n, al_buf *path,
 			               k->line, al_buf_cstr(path));
 
 			if (where == NULL)
-				return al_error_set(AL_ENOMEM, "out of memory");
+				return al_error_oom();
 			rc = values_image(c, v, where, 0);
 			free(where);
 			if (rc < 0)
@@ -1097,7 +1094,7 @@ static int image_path(cctx *c, const char *path)
 
 	where = al_sprintf("imagePaths %s in values.yaml", path);
 	if (where == NULL)
-		return al_error_set(AL_ENOMEM, "out of memory");
+		return al_error_oom();
 	if (parse_path(path, segs, &ns) < 0) {
 		rc = unresolved(c, path, "imagePaths (not a plain path)");
 		free(where);
@@ -1509,18 +1506,18 @@ static int scan_template(cctx *c, const hfile *f)
 		}
 		src = al_sprintf("%s%s:%zu", c->chart, f->rel, line);
 		if (src == NULL) {
-			rc = al_error_set(AL_ENOMEM, "out of memory");
+			rc = al_error_oom();
 			break;
 		}
 		al_buf_reset(&val);
 		x = expand(c, v, vn, &val);
 		if (x < 0) {
-			rc = al_error_set(AL_ENOMEM, "out of memory");
+			rc = al_error_oom();
 		} else if (x == 0 && val.len > 0) {
 			char *txt = al_strndup((const char *)val.ptr, val.len);
 
 			if (txt == NULL)
-				rc = al_error_set(AL_ENOMEM, "out of memory");
+				rc = al_error_oom();
 			else if (txt[0] == '"' || txt[0] == '\'')
 				rc = unresolved(c, txt, src);
 			else
@@ -1529,9 +1526,8 @@ static int scan_template(cctx *c, const hfile *f)
 		} else {
 			char *txt = al_strndup(v, vn);
 
-			rc = txt != NULL
-			         ? unresolved(c, txt, src)
-			         : al_error_set(AL_ENOMEM, "out of memory");
+			rc = txt != NULL ? unresolved(c, txt, src)
+			                 : al_error_oom();
 			free(txt);
 		}
 		free(src);
@@ -1549,10 +1545,13 @@ static int artifacthub(cctx *c, const char *text)
 	int rc = 0;
 
 	if (src == NULL)
-		return al_error_set(AL_ENOMEM, "out of memory");
-	if (al_yaml_load(&docs, &ndocs, (const uint8_t *)text, strlen(text),
-	                 "artifacthub.io/images") < 0 ||
-	    ndocs != 1 || docs[0] == NULL || docs[0]->type != AL_YAML_SEQ) {
+		return al_error_oom();
+	if ((rc = al_yaml_load(&docs, &ndocs, (const uint8_t *)text,
+	                       strlen(text), "artifacthub.io/images")) ==
+	    AL_ENOMEM)
+		goto out;
+	if (rc < 0 || ndocs != 1 || docs[0] == NULL ||
+	    docs[0]->type != AL_YAML_SEQ) {
 		al_error_clear();
 		rc = unresolved(c, "",
 		                "Chart.yaml artifacthub.io/images (not "
@@ -1582,7 +1581,7 @@ static int set_str(json_t *o, const char *key, const al_yaml_node *n)
 		return 0; /* omitempty */
 	return json_object_set_new(o, key, json_string(s)) == 0
 	           ? 0
-	           : al_error_set(AL_ENOMEM, "out of memory");
+	           : al_error_oom();
 }
 
 static int set_strs(json_t *o, const char *key, const al_yaml_node *n)
@@ -1593,19 +1592,17 @@ static int set_strs(json_t *o, const char *key, const al_yaml_node *n)
 	if (n == NULL || n->type != AL_YAML_SEQ || n->n == 0)
 		return 0;
 	if ((a = json_array()) == NULL)
-		return al_error_set(AL_ENOMEM, "out of memory");
+		return al_error_oom();
 	for (i = 0; i < n->n; i++) {
 		const char *s = scalar(n->items[i]);
 
 		if (json_array_append_new(a, json_string(s != NULL ? s : "")) <
 		    0) {
 			json_decref(a);
-			return al_error_set(AL_ENOMEM, "out of memory");
+			return al_error_oom();
 		}
 	}
-	return json_object_set_new(o, key, a) == 0
-	           ? 0
-	           : al_error_set(AL_ENOMEM, "out of memory");
+	return json_object_set_new(o, key, a) == 0 ? 0 : al_error_oom();
 }
 
 static int is_true(const al_yaml_node *n)
@@ -1634,7 +1631,7 @@ static int helm_config(const al_yaml_node *ch, char **out)
 	int rc = 0;
 
 	if (o == NULL)
-		return al_error_set(AL_ENOMEM, "out of memory");
+		return al_error_oom();
 	if ((rc = set_str(o, "name", al_yaml_get(ch, "name"))) < 0 ||
 	    (rc = set_str(o, "home", al_yaml_get(ch, "home"))) < 0 ||
 	    (rc = set_strs(o, "sources", al_yaml_get(ch, "sources"))) < 0 ||
@@ -1792,7 +1789,7 @@ static int helm_config(const al_yaml_node *ch, char **out)
 		goto nomem;
 	goto out;
 nomem:
-	rc = al_error_set(AL_ENOMEM, "out of memory");
+	rc = al_error_oom();
 out:
 	free(dump);
 	json_decref(a);
@@ -1822,7 +1819,7 @@ static int load_yaml(const hfile *f, const char *what, al_yaml_node ***docs,
 	int rc;
 
 	if (name == NULL)
-		return al_error_set(AL_ENOMEM, "out of memory");
+		return al_error_oom();
 	/* charts are written for go-yaml, which lets a later key win */
 	rc = al_yaml_load_lenient(docs, ndocs, f->data, f->len, name);
 	free(name);
@@ -1873,7 +1870,7 @@ static int search_chart(al_helm_chart *out, cctx *c, const hset *h,
 		    (out->version = al_strdup(c->version)) == NULL ||
 		    (c->app_version != NULL &&
 		     (out->app_version = al_strdup(c->app_version)) == NULL)) {
-			rc = al_error_set(AL_ENOMEM, "out of memory");
+			rc = al_error_oom();
 			goto out;
 		}
 		out->library = type != NULL && strcmp(type, "library") == 0;
@@ -1882,14 +1879,18 @@ static int search_chart(al_helm_chart *out, cctx *c, const hset *h,
 			goto out;
 	}
 	if (vf != NULL) {
-		if (load_yaml(vf, what, &vd, &nvd) < 0) {
+		/* a values.yaml Helm could not read either is noted; one
+		 * this process could not hold fails the read (its images
+		 * would be missing from a successful result) */
+		if ((rc = load_yaml(vf, what, &vd, &nvd)) == AL_ENOMEM)
+			goto out;
+		if (rc < 0) {
 			char *src = al_sprintf("%svalues.yaml (%s)", c->chart,
 			                       al_error_message());
 
 			al_error_clear();
-			rc = src != NULL
-			         ? unresolved(c, "", src)
-			         : al_error_set(AL_ENOMEM, "out of memory");
+			rc = src != NULL ? unresolved(c, "", src)
+			                 : al_error_oom();
 			free(src);
 			if (rc < 0)
 				goto out;
@@ -1961,9 +1962,8 @@ static int read_chart(al_helm_chart *out, hsrc *s, const char *const *paths,
 			char *src_ = al_sprintf("%s%s (nested too deep)",
 			                        f->chart, f->rel);
 
-			rc = src_ != NULL
-			         ? imgs_add(&c.unresolved, "", src_, 0)
-			         : al_error_set(AL_ENOMEM, "out of memory");
+			rc = src_ != NULL ? imgs_add(&c.unresolved, "", src_, 0)
+			                  : al_error_oom();
 			free(src_);
 			if (rc < 0)
 				goto out;
@@ -1974,7 +1974,7 @@ static int read_chart(al_helm_chart *out, hsrc *s, const char *const *paths,
 		if (sub == NULL || base == NULL) {
 			free(sub);
 			free(base);
-			rc = al_error_set(AL_ENOMEM, "out of memory");
+			rc = al_error_oom();
 			goto out;
 		}
 		sub->fd = -1;
@@ -1992,7 +1992,7 @@ static int read_chart(al_helm_chart *out, hsrc *s, const char *const *paths,
 	}
 	charts = calloc(h.n + 1, sizeof(*charts));
 	if (charts == NULL) {
-		rc = al_error_set(AL_ENOMEM, "out of memory");
+		rc = al_error_oom();
 		goto out;
 	}
 	for (i = 0; i < h.n; i++) {
@@ -2038,7 +2038,7 @@ int al_helm_chart_read(al_helm_chart *out, int fd,
 	int rc;
 
 	if (s == NULL)
-		return al_error_set(AL_ENOMEM, "out of memory");
+		return al_error_oom();
 	s->fd = fd;
 	rc = read_chart(out, s, image_paths, nimage_paths, what);
 	free(s);
@@ -2056,7 +2056,7 @@ int al_helm_chart_read_mem(al_helm_chart *out, const uint8_t *p, size_t n,
 		return al_error_set(AL_ELIMIT, "%s is larger than %d bytes",
 		                    what, AL_HELM_ARCHIVE_MAX);
 	if ((s = calloc(1, sizeof(*s))) == NULL)
-		return al_error_set(AL_ENOMEM, "out of memory");
+		return al_error_oom();
 	s->fd = -1;
 	s->mem = p;
 	s->memlen = n;
@@ -2090,9 +2090,8 @@ static int ann_set(json_t *o, const char *k, const char *v)
 		p++;
 	if (*p == '\0')
 		return 0; /* addToMap: blank values are left out */
-	return json_object_set_new(o, k, json_string(v)) == 0
-	           ? 0
-	           : al_error_set(AL_ENOMEM, "out of memory");
+	return json_object_set_new(o, k, json_string(v)) == 0 ? 0
+	                                                      : al_error_oom();
 }
 
 static int add_desc(json_t *o, const char *key, const char *mt,
@@ -2103,14 +2102,10 @@ static int add_desc(json_t *o, const char *key, const char *mt,
 	                      al_digest_str(d, ds), "size", (json_int_t)size);
 
 	if (j == NULL)
-		return al_error_set(AL_ENOMEM, "out of memory");
+		return al_error_oom();
 	if (key != NULL)
-		return json_object_set_new(o, key, j) == 0
-		           ? 0
-		           : al_error_set(AL_ENOMEM, "out of memory");
-	return json_array_append_new(o, j) == 0
-	           ? 0
-	           : al_error_set(AL_ENOMEM, "out of memory");
+		return json_object_set_new(o, key, j) == 0 ? 0 : al_error_oom();
+	return json_array_append_new(o, j) == 0 ? 0 : al_error_oom();
 }
 
 int al_helm_manifest(al_buf *out, const al_helm_chart *chart,
@@ -2216,7 +2211,7 @@ int al_helm_manifest(al_buf *out, const al_helm_chart *chart,
 	rc = al_buf_puts(out, dump);
 	goto out;
 nomem:
-	rc = al_error_set(AL_ENOMEM, "out of memory");
+	rc = al_error_oom();
 out:
 	free(dump);
 	al_buf_free(&authors);

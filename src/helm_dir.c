@@ -116,7 +116,7 @@ static int add_rule(dwalk *w, const char *line, size_t len, size_t lineno)
 		r.mode = 1;
 	}
 	if ((r.pat = al_strndup(p, len)) == NULL)
-		return al_error_set(AL_ENOMEM, "out of memory");
+		return al_error_oom();
 	if (w->nrules >= 4096) {
 		free(r.pat);
 		return al_error_set(
@@ -125,7 +125,7 @@ static int add_rule(dwalk *w, const char *line, size_t len, size_t lineno)
 	g = realloc(w->rules, (w->nrules + 1) * sizeof(*g));
 	if (g == NULL) {
 		free(r.pat);
-		return al_error_set(AL_ENOMEM, "out of memory");
+		return al_error_oom();
 	}
 	w->rules = g;
 	w->rules[w->nrules++] = r;
@@ -143,7 +143,7 @@ static int load_ignore(dwalk *w)
 	int rc = 0;
 
 	if (path == NULL)
-		return al_error_set(AL_ENOMEM, "out of memory");
+		return al_error_oom();
 	rc = al_fs_read_file(path, &b);
 	if (rc == AL_ENOTFOUND) {
 		al_error_clear();
@@ -248,7 +248,7 @@ static int add_file(dwalk *w, const char *rel, const char *real,
 		dfile *g = realloc(w->files, nc * sizeof(*g));
 
 		if (g == NULL)
-			return al_error_set(AL_ENOMEM, "out of memory");
+			return al_error_oom();
 		w->files = g;
 		w->cap = nc;
 	}
@@ -260,7 +260,7 @@ static int add_file(dwalk *w, const char *rel, const char *real,
 	f->mtime = (int64_t)st->st_mtime;
 	w->n++;
 	if (f->rel == NULL || f->real == NULL)
-		return al_error_set(AL_ENOMEM, "out of memory");
+		return al_error_oom();
 	return 0;
 }
 
@@ -310,7 +310,7 @@ static int walk_entry(dwalk *w, const char *path, const char *rel,
 			goto out;
 		}
 	} else if ((real = al_strdup(path)) == NULL) {
-		return al_error_set(AL_ENOMEM, "out of memory");
+		return al_error_oom();
 	}
 	if (S_ISDIR(st.st_mode)) {
 		if (!ignored(w, rel, 1))
@@ -364,14 +364,14 @@ static int walk_dir(dwalk *w, const char *dir, const char *prefix,
 			char **g = realloc(names, nc * sizeof(*g));
 
 			if (g == NULL) {
-				rc = al_error_set(AL_ENOMEM, "out of memory");
+				rc = al_error_oom();
 				goto out;
 			}
 			names = g;
 			cap = nc;
 		}
 		if ((names[n] = al_strdup(de->d_name)) == NULL) {
-			rc = al_error_set(AL_ENOMEM, "out of memory");
+			rc = al_error_oom();
 			goto out;
 		}
 		n++;
@@ -391,7 +391,7 @@ static int walk_dir(dwalk *w, const char *dir, const char *prefix,
 		                : al_strdup(names[i]);
 
 		if (path == NULL || rel == NULL)
-			rc = al_error_set(AL_ENOMEM, "out of memory");
+			rc = al_error_oom();
 		else if (strlen(rel) > 3000)
 			rc = al_error_set(AL_ELIMIT,
 			                  "%s: the path '%.200s...' "
@@ -440,7 +440,7 @@ static int chart_name(const dwalk *w, char **out)
 		goto out;
 	name = al_sprintf("%s/Chart.yaml", w->what);
 	if (name == NULL) {
-		rc = al_error_set(AL_ENOMEM, "out of memory");
+		rc = al_error_oom();
 		goto out;
 	}
 	if ((rc = al_yaml_load_lenient(&docs, &ndocs, b.ptr, b.len, name)) < 0)
@@ -466,7 +466,7 @@ static int chart_name(const dwalk *w, char **out)
 		goto out;
 	}
 	if ((*out = al_strdup(n->value)) == NULL)
-		rc = al_error_set(AL_ENOMEM, "out of memory");
+		rc = al_error_oom();
 out:
 	al_yaml_docs_free(docs, ndocs);
 	al_buf_free(&b);
@@ -495,7 +495,7 @@ static int put_file(struct archive *a, const dwalk *w, const dfile *f,
 	int fd = -1, rc = 0;
 
 	if (name == NULL)
-		return al_error_set(AL_ENOMEM, "out of memory");
+		return al_error_oom();
 	fd = open(f->real, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
 	if (fd < 0) {
 		rc = al_error_errno(errno, "%s: cannot open '%s'", w->what,
@@ -509,7 +509,7 @@ static int put_file(struct archive *a, const dwalk *w, const dfile *f,
 		goto out;
 	}
 	if ((e = archive_entry_new()) == NULL) {
-		rc = al_error_set(AL_ENOMEM, "out of memory");
+		rc = al_error_oom();
 		goto out;
 	}
 	archive_entry_set_pathname(e, name);
@@ -573,7 +573,7 @@ int al_helm_package_dir(const char *dir, int fd)
 	    (rc = chart_name(&w, &top)) < 0)
 		goto out;
 	if ((a = archive_write_new()) == NULL) {
-		rc = al_error_set(AL_ENOMEM, "out of memory");
+		rc = al_error_oom();
 		goto out;
 	}
 	/* a gzip header without a timestamp: packaging the same directory

@@ -168,14 +168,14 @@ static int push(char ***arr, size_t *n, const char *s)
 	char *dup;
 
 	if (*n >= SIZE_MAX / sizeof(*p) - 1)
-		return al_error_set(AL_ENOMEM, "out of memory");
+		return al_error_oom();
 	dup = al_strdup(s);
 	if (dup == NULL)
-		return al_error_set(AL_ENOMEM, "out of memory");
+		return al_error_oom();
 	p = realloc(*arr, (*n + 1) * sizeof(*p));
 	if (p == NULL) {
 		free(dup);
-		return al_error_set(AL_ENOMEM, "out of memory");
+		return al_error_oom();
 	}
 	p[(*n)++] = dup;
 	*arr = p;
@@ -190,7 +190,7 @@ static int note(ctx *c, const al_yaml_node *n, const char *msg, const char *arg)
 	int rc;
 
 	if (s == NULL)
-		return al_error_set(AL_ENOMEM, "out of memory");
+		return al_error_oom();
 	rc = push(&c->cfg->notes, &c->cfg->nnotes, s);
 	free(s);
 	return rc;
@@ -224,7 +224,7 @@ static int check_prefix(const ctx *c, const al_yaml_node *n, const char *s,
 	first = al_strndup(s, slash != NULL ? (size_t)(slash - s) : strlen(s));
 	probe = al_sprintf("%s/x", s);
 	if (first == NULL || probe == NULL) {
-		rc = al_error_set(AL_ENOMEM, "out of memory");
+		rc = al_error_oom();
 		goto out;
 	}
 	if (al_ref_parse(&r, probe) < 0) {
@@ -306,7 +306,7 @@ static int get_version(const ctx *c, const al_yaml_node *n, const char *where,
 		    c->path, n->line, n->column, where,
 		    n->type == AL_YAML_SCALAR ? n->value : "");
 	if ((*out = al_strdup(n->value)) == NULL)
-		return al_error_set(AL_ENOMEM, "out of memory");
+		return al_error_oom();
 	return 0;
 }
 
@@ -355,7 +355,7 @@ static int load_channel(ctx *c, const al_yaml_node *item,
 			          "' (letters, digits, '.', '_' and '-')");
 	}
 	if ((ch->name = al_strdup(s)) == NULL)
-		return al_error_set(AL_ENOMEM, "out of memory");
+		return al_error_oom();
 	n = al_yaml_get(item, "minVersion");
 	if (n != NULL &&
 	    (rc = get_version(c, n, "mirror.platform.channels[].minVersion",
@@ -407,10 +407,10 @@ static int load_channels(ctx *c, const al_yaml_node *seq)
 		return type_error(c, seq, "mirror.platform.channels", "a list");
 	for (i = 0; i < seq->n; i++) {
 		if (cfg->nchannels >= SIZE_MAX / sizeof(*p) - 1)
-			return al_error_set(AL_ENOMEM, "out of memory");
+			return al_error_oom();
 		p = realloc(cfg->channels, (cfg->nchannels + 1) * sizeof(*p));
 		if (p == NULL)
-			return al_error_set(AL_ENOMEM, "out of memory");
+			return al_error_oom();
 		cfg->channels = p;
 		memset(&p[cfg->nchannels], 0, sizeof(*p));
 		cfg->nchannels++;
@@ -459,7 +459,7 @@ static int load_platform_filter(ctx *c, const al_yaml_node *item,
 		return at(c, item, AL_EPARSE, where,
 		          ": os and architecture cannot contain '/'", NULL);
 	if ((s = al_sprintf("%s/%s", o, a)) == NULL)
-		return al_error_set(AL_ENOMEM, "out of memory");
+		return al_error_oom();
 	rc = push(arr, n, s);
 	free(s);
 	return rc;
@@ -630,7 +630,7 @@ static int load_additional_platforms(ctx *c, const al_yaml_node *seq)
 	grown = realloc(cfg->additional_platforms,
 	                (cfg->nadditional + 1) * sizeof(*grown));
 	if (grown == NULL) {
-		rc = al_error_set(AL_ENOMEM, "out of memory");
+		rc = al_error_oom();
 		goto out;
 	}
 	if (cfg->additional_platforms == NULL)
@@ -663,7 +663,7 @@ static int grow_additional_platforms(al_imageset *cfg)
 	grown = realloc(cfg->additional_platforms,
 	                (cfg->nadditional + 1) * sizeof(*grown));
 	if (grown == NULL)
-		return al_error_set(AL_ENOMEM, "out of memory");
+		return al_error_oom();
 	grown[cfg->nadditional - 1] = NULL;
 	grown[cfg->nadditional] = NULL;
 	cfg->additional_platforms = grown;
@@ -873,7 +873,7 @@ static int resolve_location(ctx *c, const al_yaml_node *n, const char *s,
 			return rc;
 		loc = al_strdup(s);
 		if (loc == NULL)
-			return al_error_set(AL_ENOMEM, "out of memory");
+			return al_error_oom();
 		*out = loc;
 		return 0;
 	}
@@ -899,13 +899,13 @@ static int resolve_location(ctx *c, const al_yaml_node *n, const char *s,
 	if (r.path[0] != '/') {
 		abs = al_path_join(c->dir, r.path);
 		if (abs == NULL) {
-			rc = al_error_set(AL_ENOMEM, "out of memory");
+			rc = al_error_oom();
 			goto out;
 		}
 	}
 	loc = al_sprintf("oci:%s", abs != NULL ? abs : r.path);
 	if (loc == NULL) {
-		rc = al_error_set(AL_ENOMEM, "out of memory");
+		rc = al_error_oom();
 		goto out;
 	}
 	*out = loc;
@@ -969,7 +969,7 @@ static int load_sources(ctx *c, const al_yaml_node *seq)
 		if (pre == NULL || p == NULL) {
 			free(pre);
 			free(loc);
-			return al_error_set(AL_ENOMEM, "out of memory");
+			return al_error_oom();
 		}
 		cfg->sources = p;
 		p[cfg->nsources].prefix = pre;
@@ -1006,7 +1006,7 @@ static int load_graph(ctx *c, const al_yaml_node *g)
 			    "https://, not '",
 			    s, "'");
 		if ((c->cfg->graph_url = al_strdup(s)) == NULL)
-			return al_error_set(AL_ENOMEM, "out of memory");
+			return al_error_oom();
 	}
 	n = al_yaml_get(g, "excludeConditional");
 	if (n != NULL &&
@@ -1027,7 +1027,7 @@ static int push_path(ctx *c, char ***arr, size_t *n, const char *s)
 		return push(arr, n, s);
 	abs = al_path_join(c->dir, al_str_startswith(s, "file://") ? s + 7 : s);
 	if (abs == NULL)
-		return al_error_set(AL_ENOMEM, "out of memory");
+		return al_error_oom();
 	rc = push(arr, n, abs);
 	free(abs);
 	return rc;
@@ -1090,7 +1090,7 @@ static int load_signatures(ctx *c, const al_yaml_node *g)
 			          "exact, repository or ignore, not '",
 			          s, "'");
 		if ((c->cfg->identity_policy = al_strdup(s)) == NULL)
-			return al_error_set(AL_ENOMEM, "out of memory");
+			return al_error_oom();
 	}
 	n = al_yaml_get(g, "timeout");
 	if (n != NULL) {
@@ -1103,7 +1103,7 @@ static int load_signatures(ctx *c, const al_yaml_node *g)
 			          "duration such as 30s, not '",
 			          s, "'");
 		if ((c->cfg->signature_timeout = al_strdup(s)) == NULL)
-			return al_error_set(AL_ENOMEM, "out of memory");
+			return al_error_oom();
 	}
 	return 0;
 }
@@ -1261,7 +1261,7 @@ static int load_storage(ctx *c, const al_yaml_node *n)
 	      : s[0] == '\0' ? al_strdup(c->dir)
 	                     : al_path_join(c->dir, s);
 	if (abs == NULL)
-		return al_error_set(AL_ENOMEM, "out of memory");
+		return al_error_oom();
 	if (c->cfg->store_path != NULL &&
 	    strcmp(c->cfg->store_path, abs) != 0) {
 		free(abs);
@@ -1358,7 +1358,7 @@ static int dup_string(const ctx *c, const al_yaml_node *n, const char *where,
 	if ((rc = get_string(c, n, where, &s)) < 0)
 		return rc;
 	if ((*out = al_strdup(s)) == NULL)
-		return al_error_set(AL_ENOMEM, "out of memory");
+		return al_error_oom();
 	return 0;
 }
 
@@ -1378,7 +1378,7 @@ static int op_version(const ctx *c, const al_yaml_node *map, const char *key,
 		                    c->path, n->line, n->column, where, key,
 		                    n->type == AL_YAML_SCALAR ? n->value : "");
 	if ((*out = al_strdup(n->value)) == NULL)
-		return al_error_set(AL_ENOMEM, "out of memory");
+		return al_error_oom();
 	return 0;
 }
 
@@ -1419,7 +1419,7 @@ static int load_op_package(ctx *c, const al_yaml_node *m,
 			                  "a list");
 		p->channels = calloc(n->n + 1, sizeof(*p->channels));
 		if (p->channels == NULL)
-			return al_error_set(AL_ENOMEM, "out of memory");
+			return al_error_oom();
 		for (i = 0; i < n->n; i++) {
 			const al_yaml_node *ch = n->items[i], *cn;
 			al_imageset_op_channel *oc = &p->channels[i];
@@ -1501,7 +1501,7 @@ static int load_operator(ctx *c, const al_yaml_node *m,
 		op->catalog = p[0] == '/' ? al_sprintf("oci:%s", p)
 		                          : al_sprintf("oci:%s/%s", c->dir, p);
 		if (op->catalog == NULL)
-			return al_error_set(AL_ENOMEM, "out of memory");
+			return al_error_oom();
 	} else {
 		const char *r = al_str_startswith(s, "docker://")
 		                    ? s + strlen("docker://")
@@ -1510,7 +1510,7 @@ static int load_operator(ctx *c, const al_yaml_node *m,
 		if ((rc = check_ref(c, n, r)) < 0)
 			return rc;
 		if ((op->catalog = al_strdup(s)) == NULL)
-			return al_error_set(AL_ENOMEM, "out of memory");
+			return al_error_oom();
 	}
 	if ((n = al_yaml_get(m, "targetCatalog")) != NULL &&
 	    (rc = dup_string(c, n, "mirror.operators[].targetCatalog",
@@ -1533,7 +1533,7 @@ static int load_operator(ctx *c, const al_yaml_node *m,
 			                  "a list");
 		op->packages = calloc(n->n + 1, sizeof(*op->packages));
 		if (op->packages == NULL)
-			return al_error_set(AL_ENOMEM, "out of memory");
+			return al_error_oom();
 		for (i = 0; i < n->n; i++) {
 			op->npackages++;
 			if ((rc = load_op_package(c, n->items[i],
@@ -1556,7 +1556,7 @@ static int load_operators(ctx *c, const al_yaml_node *seq)
 	base = c->cfg->noperators;
 	v = realloc(c->cfg->operators, (base + seq->n + 1) * sizeof(*v));
 	if (v == NULL)
-		return al_error_set(AL_ENOMEM, "out of memory");
+		return al_error_oom();
 	memset(v + base, 0, (seq->n + 1) * sizeof(*v));
 	c->cfg->operators = v;
 	for (i = 0; i < seq->n; i++) {
@@ -1641,7 +1641,7 @@ static int abs_dir(const char *path, char **out)
 	else
 		dir = al_strndup(path, (size_t)(slash - path));
 	if (dir == NULL)
-		return al_error_set(AL_ENOMEM, "out of memory");
+		return al_error_oom();
 	real = realpath(dir, NULL);
 	if (real == NULL) {
 		int rc = al_error_errno(
@@ -1695,7 +1695,7 @@ int al_imageset_load_ex(al_imageset **out, const char *path, int flags)
 		goto out;
 	c.cfg = calloc(1, sizeof(*c.cfg));
 	if (c.cfg == NULL || (c.cfg->path = al_strdup(path)) == NULL) {
-		rc = al_error_set(AL_ENOMEM, "out of memory");
+		rc = al_error_oom();
 		goto out;
 	}
 	/* Several documents: every one is read and their union kept (lists
@@ -1849,7 +1849,7 @@ static int load_helm_chart(ctx *c, const al_yaml_node *m, int local,
 		return at(c, n, AL_EPARSE, "invalid chart name '", s,
 		          "' (letters, digits, '.', '_' and '-')");
 	if ((ch->name = al_strdup(s)) == NULL)
-		return al_error_set(AL_ENOMEM, "out of memory");
+		return al_error_oom();
 	if ((n = al_yaml_get(m, "version")) != NULL) {
 		/* a plain 1.2 is a number to YAML, but Helm reads the text */
 		if (n->type != AL_YAML_SCALAR || n->len == 0 ||
@@ -1862,7 +1862,7 @@ static int load_helm_chart(ctx *c, const al_yaml_node *m, int local,
 			          "version like 1.2.3 (no range), not '",
 			          n->value, "'");
 		if ((ch->version = al_strdup(n->value)) == NULL)
-			return al_error_set(AL_ENOMEM, "out of memory");
+			return al_error_oom();
 	}
 	if (local) {
 		if ((n = al_yaml_get(m, "path")) == NULL)
@@ -1875,7 +1875,7 @@ static int load_helm_chart(ctx *c, const al_yaml_node *m, int local,
 		ch->path =
 		    s[0] == '/' ? al_strdup(s) : al_sprintf("%s/%s", c->dir, s);
 		if (ch->path == NULL)
-			return al_error_set(AL_ENOMEM, "out of memory");
+			return al_error_oom();
 	}
 	if ((n = al_yaml_get(m, "imagePaths")) != NULL) {
 		if (n->type != AL_YAML_SEQ)
@@ -1926,7 +1926,7 @@ static int load_helm_repo(ctx *c, const al_yaml_node *m,
 		return at(c, n, AL_EPARSE, "invalid repository name '", s,
 		          "' (letters, digits, '.', '_' and '-')");
 	if ((r->name = al_strdup(s)) == NULL)
-		return al_error_set(AL_ENOMEM, "out of memory");
+		return al_error_oom();
 	if ((n = al_yaml_get(m, "url")) == NULL)
 		return at(c, m, AL_EPARSE,
 		          "mirror.helm.repositories[] needs 'url'", NULL, NULL);
@@ -1943,7 +1943,7 @@ static int load_helm_repo(ctx *c, const al_yaml_node *m,
 		          s, "'");
 	}
 	if ((r->url = al_strdup(s)) == NULL)
-		return al_error_set(AL_ENOMEM, "out of memory");
+		return al_error_oom();
 	n = al_yaml_get(m, "charts");
 	if (n == NULL) {
 		if (al_str_startswith(r->url, "oci://"))
@@ -1958,7 +1958,7 @@ static int load_helm_repo(ctx *c, const al_yaml_node *m,
 		return type_error(c, n, "repositories[].charts", "a list");
 	r->charts = calloc(n->n + 1, sizeof(*r->charts));
 	if (r->charts == NULL)
-		return al_error_set(AL_ENOMEM, "out of memory");
+		return al_error_oom();
 	for (i = 0; i < n->n; i++) {
 		r->ncharts++;
 		if ((rc = load_helm_chart(c, n->items[i], 0, &r->charts[i])) <
@@ -1986,7 +1986,7 @@ static int load_helm(ctx *c, const al_yaml_node *m)
 			                  "a list");
 		cfg->helm_repos = calloc(n->n + 1, sizeof(*cfg->helm_repos));
 		if (cfg->helm_repos == NULL)
-			return al_error_set(AL_ENOMEM, "out of memory");
+			return al_error_oom();
 		for (i = 0; i < n->n; i++) {
 			cfg->nhelm_repos++;
 			if ((rc = load_helm_repo(c, n->items[i],
@@ -2006,7 +2006,7 @@ static int load_helm(ctx *c, const al_yaml_node *m)
 			return type_error(c, n, "mirror.helm.local", "a list");
 		cfg->helm_local = calloc(n->n + 1, sizeof(*cfg->helm_local));
 		if (cfg->helm_local == NULL)
-			return al_error_set(AL_ENOMEM, "out of memory");
+			return al_error_oom();
 		for (i = 0; i < n->n; i++) {
 			cfg->nhelm_local++;
 			if ((rc = load_helm_chart(c, n->items[i], 1,

@@ -22,6 +22,8 @@ int al_json_parse(json_t **out, const uint8_t *p, size_t n, const char *what)
 		what = "JSON";
 	if (p == NULL && n > 0)
 		return al_error_set(AL_EINVAL, "%s: no input", what);
+	/* jansson leaves err unset when an early allocation fails */
+	memset(&err, 0, sizeof(err));
 	v = json_loadb((const char *)(p != NULL ? p : (const uint8_t *)""), n,
 	               JSON_REJECT_DUPLICATES | JSON_DECODE_ANY, &err);
 	if (v == NULL) {
@@ -130,4 +132,18 @@ int al_json_only_members(const json_t *obj, const char *what, const char *where,
 			                    "%s: missing field '%s%s%s'", what,
 			                    where, dot, allowed[i]);
 	return 0;
+}
+
+json_t *al_json_copy(json_t *v)
+{
+	json_t *c = json_copy(v);
+
+	if (c != NULL &&
+	    (json_is_object(v)  ? json_object_size(c) != json_object_size(v)
+	     : json_is_array(v) ? json_array_size(c) != json_array_size(v)
+	                        : 0)) {
+		json_decref(c);
+		return NULL;
+	}
+	return c;
 }

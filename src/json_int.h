@@ -15,15 +15,14 @@
  * "<what>: line L, column C: reason". what names the source (a path,
  * a URL, "manifest sha256:..."). Caller owns *out (json_decref).
  */
-AL_EXPORT int al_json_parse(json_t **out, const uint8_t *p, size_t n,
-                            const char *what);
+int al_json_parse(json_t **out, const uint8_t *p, size_t n, const char *what);
 /* Read and parse a file of at most max bytes (AL_ELIMIT beyond). */
-AL_EXPORT int al_json_load_file(json_t **out, const char *path, size_t max);
+int al_json_load_file(json_t **out, const char *path, size_t max);
 /* Compact or indented (indent > 0) serialisation with keys in insertion
  * order. Caller frees. NULL on failure. */
-AL_EXPORT char *al_json_dump(const json_t *v, int indent);
+char *al_json_dump(const json_t *v, int indent);
 /* Serialise and write atomically (fs.h) with a trailing newline. */
-AL_EXPORT int al_json_save_file(const char *path, const json_t *v, int indent);
+int al_json_save_file(const char *path, const json_t *v, int indent);
 
 /*
  * Refuse a member of obj whose name is not in allowed (NULL-terminated):
@@ -31,11 +30,15 @@ AL_EXPORT int al_json_save_file(const char *path, const json_t *v, int indent);
  * where is ""); with require_all, a missing one too ("missing field"). For
  * signed documents, where a field not understood must not be ignored.
  */
-AL_EXPORT int al_json_only_members(const json_t *obj, const char *what,
-                                   const char *where,
-                                   const char *const *allowed, int require_all);
+int al_json_only_members(const json_t *obj, const char *what, const char *where,
+                         const char *const *allowed, int require_all);
 
 /* Borrowed string member or NULL when missing or not a string. */
-AL_EXPORT const char *al_json_str(const json_t *obj, const char *key);
+const char *al_json_str(const json_t *obj, const char *key);
+
+/* json_copy (a shallow copy of an object or array, anything else as
+ * json_copy gives it) that is NULL when memory ran out: jansson 2.14's
+ * json_copy ignores a member it could not add and returns the rest. */
+json_t *al_json_copy(json_t *v);
 
 #endif

@@ -169,7 +169,7 @@ int al_layer_walk(al_store *s, const al_descriptor *d, al_layer_fn fn, void *ud)
 		    d->media_type != NULL ? d->media_type : "");
 	l = calloc(1, sizeof(*l));
 	if (l == NULL)
-		return al_error_set(AL_ENOMEM, "out of memory");
+		return al_error_oom();
 	l->fd = -1;
 	l->limit = d->size;
 	memcpy(l->ds, ds, sizeof(ds));
@@ -177,7 +177,7 @@ int al_layer_walk(al_store *s, const al_descriptor *d, al_layer_fn fn, void *ud)
 	    (rc = al_store_blob_open(s, &d->digest, &l->fd, NULL)) < 0)
 		goto out;
 	if ((l->a = archive_read_new()) == NULL) {
-		rc = al_error_set(AL_ENOMEM, "out of memory");
+		rc = al_error_oom();
 		goto out;
 	}
 	archive_read_support_filter_gzip(l->a);

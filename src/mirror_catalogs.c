@@ -17,11 +17,6 @@
 #include "mirror_failed.h"
 #include "mirror_plan_int.h"
 
-static int oom(void)
-{
-	return al_error_set(AL_ENOMEM, "out of memory");
-}
-
 /* The catalog failed: status, first message, the report's error list. */
 static void cat_fail(al_mirror_result *res, al_mirror_catalog *c, int st,
                      const char *msg)
@@ -79,7 +74,7 @@ static int queue(al_transfer *t, const char *ref, const char *name)
 	if (name == NULL && ir.transport == AL_TRANSPORT_DOCKER &&
 	    (own = al_ref_string(&ir.ref)) == NULL) {
 		al_imgref_clear(&ir);
-		return oom();
+		return al_error_oom();
 	}
 	rc = al_transfer_add(t, &ir, name != NULL ? name : own);
 	free(own);
@@ -109,7 +104,7 @@ static int uimg_build(uimg *u, al_catalog_selection **sel, size_t nsel)
 	u->v = calloc(total + 1, sizeof(*u->v));
 	u->idx = calloc(total + 1, sizeof(*u->idx));
 	if (u->v == NULL || u->idx == NULL)
-		return oom();
+		return al_error_oom();
 	for (i = 0; i < nsel; i++)
 		for (j = 0; sel[i] != NULL && j < sel[i]->nimages; j++)
 			u->v[w++] = sel[i]->images[j];
@@ -182,7 +177,7 @@ static int finish_one(al_store *s, const al_transfer_opts *to,
 	rec.images = sel->images;
 	rec.nimages = sel->nimages;
 	if (rec.mirrored == NULL)
-		rc = oom();
+		rc = al_error_oom();
 	else
 		rc = al_store_catalog_put(s, &rec);
 	free(rec.target_repo);
@@ -212,7 +207,7 @@ int al_mirror__catalogs(al_store *s, const al_imageset *cfg,
 	sel = calloc(n, sizeof(*sel));
 	cidx = calloc(n, sizeof(*cidx));
 	if (res->catalogs == NULL || sel == NULL || cidx == NULL) {
-		r2 = oom();
+		r2 = al_error_oom();
 		goto out;
 	}
 	res->ncatalogs = n;
@@ -226,7 +221,7 @@ int al_mirror__catalogs(al_store *s, const al_imageset *cfg,
 
 		cidx[i] = -1;
 		if ((c->source = al_strdup(ops[i].catalog)) == NULL) {
-			r2 = oom();
+			r2 = al_error_oom();
 			goto out;
 		}
 		r2 = al_catalog_names(&ops[i], &c->source_name, &c->target_name,

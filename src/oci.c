@@ -52,7 +52,7 @@ static int dup_opt(char **out, const char *s)
 	}
 	*out = al_strdup(s);
 	if (*out == NULL)
-		return al_error_set(AL_ENOMEM, "out of memory");
+		return al_error_oom();
 	return 0;
 }
 
@@ -322,7 +322,7 @@ static int parse_list(al_descriptor **out, size_t *nout, const json_t *root,
 	if (count > 0) {
 		v = calloc(count, sizeof(*v));
 		if (v == NULL)
-			return al_error_set(AL_ENOMEM, "out of memory");
+			return al_error_oom();
 	}
 	json_array_foreach(arr, i, e)
 	{

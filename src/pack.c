@@ -341,7 +341,7 @@ int al_pack_keygen(const char *prefix)
 	priv = al_sprintf("%s.key", prefix);
 	pub = al_sprintf("%s.pub", prefix);
 	if (priv == NULL || pub == NULL) {
-		rc = al_error_set(AL_ENOMEM, "out of memory");
+		rc = al_error_oom();
 		goto out;
 	}
 	if (al_fs_exists(priv) == 1 || al_fs_exists(pub) == 1) {
@@ -398,14 +398,14 @@ static int list_dir(const char *dir, char ***out, size_t *n)
 			size_t nc = cap ? cap * 2 : 64;
 			char **g = realloc(v, nc * sizeof(*g));
 			if (g == NULL) {
-				rc = al_error_set(AL_ENOMEM, "out of memory");
+				rc = al_error_oom();
 				goto out;
 			}
 			v = g;
 			cap = nc;
 		}
 		if ((v[cnt] = al_strdup(e->d_name)) == NULL) {
-			rc = al_error_set(AL_ENOMEM, "out of memory");
+			rc = al_error_oom();
 			goto out;
 		}
 		cnt++;
@@ -452,13 +452,13 @@ int al_pack__walk_signatures(const char *root, al_pack__sig_fn fn, void *ud)
 	int rc = 0;
 
 	if ((dir = al_path_join(root, "signatures")) == NULL)
-		return al_error_set(AL_ENOMEM, "out of memory");
+		return al_error_oom();
 	if ((rc = list_dir(dir, &names, &nnames)) < 0)
 		goto out;
 	for (i = 0; rc == 0 && i < nnames; i++) {
 		free(sub);
 		if ((sub = al_path_join(dir, names[i])) == NULL) {
-			rc = al_error_set(AL_ENOMEM, "out of memory");
+			rc = al_error_oom();
 			goto out;
 		}
 		free_list(files, nfiles);
@@ -483,7 +483,7 @@ int al_pack__walk_signatures(const char *root, al_pack__sig_fn fn, void *ud)
 				continue;
 			free(path);
 			if ((path = al_path_join(sub, files[j])) == NULL) {
-				rc = al_error_set(AL_ENOMEM, "out of memory");
+				rc = al_error_oom();
 				goto out;
 			}
 			if (lstat(path, &st) != 0 || !S_ISREG(st.st_mode))
@@ -513,7 +513,7 @@ static int inventory_sig(void *ud, const char *rel, const char *path)
 	o = json_pack("{s:s, s:s}", "path", rel, "sha256",
 	              al_digest_hex(&d, hex));
 	if (o == NULL || json_array_append_new(sigs, o) < 0)
-		return al_error_set(AL_ENOMEM, "out of memory");
+		return al_error_oom();
 	return 0;
 }
 
@@ -598,7 +598,7 @@ int al_pack__inventory_json(al_store *s, json_t **out)
 	inv = NULL;
 	goto out;
 oom:
-	rc = al_error_set(AL_ENOMEM, "out of memory");
+	rc = al_error_oom();
 out:
 	free_list(names, nnames);
 	free_list(files, nfiles);
@@ -619,7 +619,7 @@ int al_pack_inventory(al_store *s, char **json, size_t *len)
 		return rc;
 	if ((txt = al_json_dump(inv, 1)) == NULL ||
 	    (line = al_sprintf("%s\n", txt)) == NULL) {
-		rc = al_error_set(AL_ENOMEM, "out of memory");
+		rc = al_error_oom();
 		goto out;
 	}
 	if (len != NULL)

@@ -178,7 +178,7 @@ static int add_slot(up_ctx *c, size_t *cap, char *name, size_t entry,
 		up_slot *g = realloc(c->slots, nc * sizeof(*g));
 		if (g == NULL) {
 			free(name);
-			return al_error_set(AL_ENOMEM, "out of memory");
+			return al_error_oom();
 		}
 		c->slots = g;
 		*cap = nc;
@@ -248,7 +248,7 @@ static int parse_manifest(up_ctx *c, const json_t *m, const char *what,
 	c->nvols = json_array_size(vols);
 	c->vols = calloc(c->nvols, sizeof(*c->vols));
 	if (c->vols == NULL)
-		return al_error_set(AL_ENOMEM, "out of memory");
+		return al_error_oom();
 	json_array_foreach(vols, i, v)
 	{
 		char want[AL_PACK_ID_MAX + 32];
@@ -264,7 +264,7 @@ static int parse_manifest(up_ctx *c, const json_t *m, const char *what,
 			    "\"number\": %zu, \"size\"}",
 			    what, i, want, i + 1);
 		if ((c->vols[i].name = al_strdup(want)) == NULL)
-			return al_error_set(AL_ENOMEM, "out of memory");
+			return al_error_oom();
 	}
 	ents = json_object_get(m, "entries");
 	if (!json_is_array(ents) || json_array_size(ents) > MAX_ENTRIES)
@@ -275,7 +275,7 @@ static int parse_manifest(up_ctx *c, const json_t *m, const char *what,
 	c->nentries = json_array_size(ents);
 	c->entries = calloc(c->nentries ? c->nentries : 1, sizeof(*c->entries));
 	if (c->entries == NULL)
-		return al_error_set(AL_ENOMEM, "out of memory");
+		return al_error_oom();
 	json_array_foreach(ents, i, v)
 	{
 		up_entry *e = &c->entries[i];
@@ -290,7 +290,7 @@ static int parse_manifest(up_ctx *c, const json_t *m, const char *what,
 			                    "names no store location",
 			                    what, i, s != NULL ? s : "");
 		if ((e->path = al_strdup(s)) == NULL)
-			return al_error_set(AL_ENOMEM, "out of memory");
+			return al_error_oom();
 		e->algo = e->kind == AL_PK_BLOB ? al_pack__blob_algo(s)
 		                                : AL_DIGEST_SHA256;
 		if (get_u64(v, "size", &e->size) < 0 ||
@@ -329,7 +329,7 @@ static int parse_manifest(up_ctx *c, const json_t *m, const char *what,
 			    "'%s': airlock/releases.json listed twice", what);
 		if (parts == NULL) {
 			if ((name = al_strdup(s)) == NULL)
-				return al_error_set(AL_ENOMEM, "out of memory");
+				return al_error_oom();
 			if ((rc = add_slot(c, &cap, name, i, 0, e->volume)) < 0)
 				return rc;
 			continue;
@@ -348,7 +348,7 @@ static int parse_manifest(up_ctx *c, const json_t *m, const char *what,
 			e->nparts = json_array_size(parts);
 			e->parts = calloc(e->nparts, sizeof(*e->parts));
 			if (e->parts == NULL)
-				return al_error_set(AL_ENOMEM, "out of memory");
+				return al_error_oom();
 			for (j = 0; j < e->nparts; j++) {
 				const json_t *p = json_array_get(parts, j);
 				up_part *pt = &e->parts[j];
@@ -370,8 +370,7 @@ static int parse_manifest(up_ctx *c, const json_t *m, const char *what,
 				off += pt->size;
 				if ((name = al_sprintf("%s.part-%04zu", s,
 				                       j + 1)) == NULL)
-					return al_error_set(AL_ENOMEM,
-					                    "out of memory");
+					return al_error_oom();
 				if ((rc = add_slot(c, &cap, name, i, j,
 				                   pt->volume)) < 0)
 					return rc;
@@ -489,7 +488,7 @@ static int free_sig_slot(const char *dest, char **out)
 		                     dest, n);
 		int ex;
 		if (p == NULL)
-			return al_error_set(AL_ENOMEM, "out of memory");
+			return al_error_oom();
 		ex = al_fs_exists(p);
 		if (ex == 0) {
 			*out = p;
@@ -519,8 +518,7 @@ static int scan_done(up_ctx *c)
 			e->done = al_store_has_blob(c->s, &d, NULL) == 1;
 			for (j = 0; j < e->nparts && !e->done; j++) {
 				if ((p = stage_file(c, e, j)) == NULL)
-					return al_error_set(AL_ENOMEM,
-					                    "out of memory");
+					return al_error_oom();
 				/* re-hashed: a part staged by another run (an
 				 * untrusted manifest of the same pack id, say)
 				 * matched that run's manifest, not this one */
@@ -535,7 +533,7 @@ static int scan_done(up_ctx *c)
 			continue;
 		}
 		if ((p = stage_file(c, e, 0)) == NULL)
-			return al_error_set(AL_ENOMEM, "out of memory");
+			return al_error_oom();
 		e->done = file_matches(p, e->size, e->hex, 1);
 		free(p);
 	}
@@ -732,7 +730,7 @@ static int committer_push(committer *k, al_blob_writer *w, up_entry *e,
 	job.name = al_strdup(name);
 	if (job.name == NULL) {
 		al_blob_writer_abort(w);
-		return al_error_set(AL_ENOMEM, "out of memory");
+		return al_error_oom();
 	}
 	pthread_mutex_lock(&k->mu);
 	while (k->n == COMMIT_QUEUE && k->rc == 0)
@@ -803,7 +801,7 @@ static int assemble(up_ctx *c, up_entry *e)
 	for (j = 0; j < e->nparts; j++) {
 		free(p);
 		if ((p = stage_file(c, e, j)) == NULL) {
-			rc = al_error_set(AL_ENOMEM, "out of memory");
+			rc = al_error_oom();
 			goto out;
 		}
 		fd = open(p, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
@@ -979,13 +977,13 @@ static int import_small(up_ctx *c, struct archive *a, up_slot *sl)
 		goto out;
 	}
 	if ((dest = stage_file(c, e, sl->part)) == NULL) {
-		rc = al_error_set(AL_ENOMEM, "out of memory");
+		rc = al_error_oom();
 		goto out;
 	}
 	if (e->kind == AL_PK_SIG) {
 		const char *slash = strrchr(dest, '/');
 		if ((ddir = al_strndup(dest, (size_t)(slash - dest))) == NULL) {
-			rc = al_error_set(AL_ENOMEM, "out of memory");
+			rc = al_error_oom();
 			goto out;
 		}
 		if ((rc = al_fs_mkdir_p(ddir, 0755)) < 0)
@@ -1225,7 +1223,7 @@ static int prefetch_start(prefetch *pf, int fd)
 	for (i = 0; i < PREFETCH_BUFS; i++)
 		if ((pf->buf[i] = malloc(AL_PACK_CHUNK)) == NULL) {
 			prefetch_stop(pf);
-			return al_error_set(AL_ENOMEM, "out of memory");
+			return al_error_oom();
 		}
 	if (pthread_mutex_init(&pf->mu, NULL) != 0 ||
 	    pthread_cond_init(&pf->cv, NULL) != 0 ||
@@ -1284,7 +1282,7 @@ static int read_volume(up_ctx *c, unsigned volno, const char *path)
 	(void)posix_fadvise(fd, 0, 0, POSIX_FADV_SEQUENTIAL);
 	a = archive_read_new();
 	if (a == NULL) {
-		rc = al_error_set(AL_ENOMEM, "out of memory");
+		rc = al_error_oom();
 		goto out;
 	}
 	/* plain tar only: no decompression filters, no other formats */
@@ -1433,7 +1431,7 @@ static int load_staged(up_ctx *c, const up_entry *e, json_t **out)
 	int rc;
 
 	if (p == NULL)
-		return al_error_set(AL_ENOMEM, "out of memory");
+		return al_error_oom();
 	if ((rc = al_fs_read_file(p, &b)) < 0)
 		goto out;
 	if ((rc = al_pack__sha256_hex(
@@ -1461,7 +1459,7 @@ static int merge_releases(up_ctx *c, const up_entry *e)
 	if ((rc = load_staged(c, e, &pk)) < 0)
 		return rc;
 	if ((what = al_sprintf("pack '%s'", c->id)) == NULL)
-		rc = al_error_set(AL_ENOMEM, "out of memory");
+		rc = al_error_oom();
 	else
 		rc = al_store__releases_import(c->s, pk, what);
 	free(what);
@@ -1582,7 +1580,7 @@ static int apply_index(up_ctx *c, const up_entry *e)
 	}
 	n = json_array_size(arr);
 	if ((tags = calloc(n ? n : 1, sizeof(*tags))) == NULL) {
-		rc = al_error_set(AL_ENOMEM, "out of memory");
+		rc = al_error_oom();
 		goto out;
 	}
 	/* every entry checked (and the rollback rule applied) before the
@@ -1779,12 +1777,12 @@ static int load_marks(const up_ctx *c, json_t **out)
 	int rc;
 
 	if (p == NULL)
-		return al_error_set(AL_ENOMEM, "out of memory");
+		return al_error_oom();
 	rc = al_pack__load_store_json(&v, p, AL_PACK_META_MAX);
 	if (rc == AL_ENOTFOUND) {
 		al_error_clear();
 		v = json_pack("{s:i, s:{}}", "airlockPackMarks", 1, "keys");
-		rc = v == NULL ? al_error_set(AL_ENOMEM, "out of memory") : 0;
+		rc = v == NULL ? al_error_oom() : 0;
 	}
 	if (rc < 0)
 		goto out;
@@ -1837,11 +1835,11 @@ static int raise_mark(const up_ctx *c)
 	                        json_pack("{s:I, s:s}", "sequence",
 	                                  (json_int_t)c->sequence, "pack",
 	                                  c->id)) < 0) {
-		rc = al_error_set(AL_ENOMEM, "out of memory");
+		rc = al_error_oom();
 		goto out;
 	}
 	if ((p = marks_path(c)) == NULL) {
-		rc = al_error_set(AL_ENOMEM, "out of memory");
+		rc = al_error_oom();
 		goto out;
 	}
 	rc = al_json_save_file(p, v, 1);
@@ -1883,7 +1881,7 @@ static int rollback_mark(up_ctx *c)
 	json_decref(marks);
 	if ((dir = al_sprintf("%s/airlock/imported", al_store_path(c->s))) ==
 	    NULL)
-		return al_error_set(AL_ENOMEM, "out of memory");
+		return al_error_oom();
 	if ((rc = al_pack__list_dir(dir, &names, &n)) < 0)
 		goto out;
 	for (i = 0; i < n; i++) {
@@ -1898,7 +1896,7 @@ static int rollback_mark(up_ctx *c)
 		if (!al_pack_id_valid(id) || strcmp(id, c->id) == 0)
 			continue;
 		if ((p = al_path_join(dir, names[i])) == NULL) {
-			rc = al_error_set(AL_ENOMEM, "out of memory");
+			rc = al_error_oom();
 			goto out;
 		}
 		rc = read_record(p, &r);
@@ -1935,7 +1933,7 @@ static int write_record(up_ctx *c, const char *path, const char *mhex)
 	                c->keyid != NULL ? json_string(c->keyid) : json_null(),
 	                "imported", ts, "tool", "airlock " AL_VERSION_STRING);
 	if (rec == NULL)
-		return al_error_set(AL_ENOMEM, "out of memory");
+		return al_error_oom();
 	rc = al_json_save_file(path, rec, 1);
 	json_decref(rec);
 	return rc;
@@ -2024,10 +2022,10 @@ static int push_missing(al_unpack_result *r, const char *name)
 	char **g = realloc(r->missing, (r->nmissing + 1) * sizeof(*g));
 
 	if (g == NULL)
-		return al_error_set(AL_ENOMEM, "out of memory");
+		return al_error_oom();
 	r->missing = g;
 	if ((g[r->nmissing] = al_strdup(name)) == NULL)
-		return al_error_set(AL_ENOMEM, "out of memory");
+		return al_error_oom();
 	r->nmissing++;
 	return 0;
 }
@@ -2102,7 +2100,7 @@ static int stage_manifest(up_ctx *c, const char *id, int has_manifest,
 	if (c->base[0] != '\0') {
 		if ((p = al_sprintf("%s/airlock/imported/%s.json",
 		                    al_store_path(c->s), c->base)) == NULL)
-			return al_error_set(AL_ENOMEM, "out of memory");
+			return al_error_oom();
 		if (al_fs_exists(p) != 1)
 			rc = al_error_set(AL_ENOTFOUND,
 			                  "pack '%s' is a delta on pack '%s', "
@@ -2119,13 +2117,13 @@ static int stage_manifest(up_ctx *c, const char *id, int has_manifest,
 	if (!has_manifest)
 		return 0;
 	if ((p = al_sprintf("%s/manifest.json", c->stage)) == NULL)
-		return al_error_set(AL_ENOMEM, "out of memory");
+		return al_error_oom();
 	rc = al_fs_write_atomic(p, mraw->ptr, mraw->len);
 	free(p);
 	if (rc < 0 || !has_sig)
 		return rc;
 	if ((p = al_sprintf("%s/manifest.json.sig", c->stage)) == NULL)
-		return al_error_set(AL_ENOMEM, "out of memory");
+		return al_error_oom();
 	rc = al_fs_write_atomic(p, sraw->ptr, sraw->len);
 	free(p);
 	return rc;
@@ -2143,7 +2141,7 @@ static int read_volumes(up_ctx *c, const char *id)
 	int rc = 0;
 
 	if ((c->chunk = malloc(AL_PACK_CHUNK)) == NULL)
-		return al_error_set(AL_ENOMEM, "out of memory");
+		return al_error_oom();
 	if ((rc = al_hasher_new(&c->hasher, AL_DIGEST_SHA256)) < 0 ||
 	    (rc = al_hash_worker_new(&c->hw)) < 0 || (rc = scan_done(c)) < 0 ||
 	    /* docs/lifecycle.md: refused before anything is imported */
@@ -2175,7 +2173,7 @@ static int read_volumes(up_ctx *c, const char *id)
 		if (!needed)
 			continue;
 		if ((p = al_path_join(c->dir, c->vols[v - 1].name)) == NULL)
-			return al_error_set(AL_ENOMEM, "out of memory");
+			return al_error_oom();
 		if (al_fs_exists(p) != 1)
 			rc = push_missing(c->res, c->vols[v - 1].name);
 		else
@@ -2211,7 +2209,7 @@ static int finish_import(up_ctx *c, const char *imported, const char *mhex)
 			return rc;
 	if ((p = al_sprintf("%s/airlock/imported", al_store_path(c->s))) ==
 	    NULL)
-		return al_error_set(AL_ENOMEM, "out of memory");
+		return al_error_oom();
 	rc = al_fs_mkdir_p(p, 0755);
 	free(p);
 	if (rc < 0 || (rc = raise_mark(c)) < 0 ||
@@ -2383,7 +2381,7 @@ int al_pack_unpack(al_store *s, const char *dir, const al_unpack_opts *opts,
 		rc = finish_import(&c, imported, mhex);
 	goto out;
 oom:
-	rc = al_error_set(AL_ENOMEM, "out of memory");
+	rc = al_error_oom();
 out:
 	res->bytes = c.pi.bytes_done;
 	ctx_free(&c);

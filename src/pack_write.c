@@ -80,12 +80,12 @@ static int set_add(strset *s, const char *str)
 		size_t nc = s->cap ? s->cap * 2 : 256;
 		char **g = realloc(s->v, nc * sizeof(*g));
 		if (g == NULL)
-			return al_error_set(AL_ENOMEM, "out of memory");
+			return al_error_oom();
 		s->v = g;
 		s->cap = nc;
 	}
 	if ((s->v[s->n] = al_strdup(str)) == NULL)
-		return al_error_set(AL_ENOMEM, "out of memory");
+		return al_error_oom();
 	s->n++;
 	s->sorted = 0;
 	return 0;
@@ -231,7 +231,7 @@ static int items_push(pw_item **items, size_t *n, size_t *cap, pw_item **out)
 		size_t nc = *cap ? *cap * 2 : 256;
 		pw_item *g = realloc(*items, nc * sizeof(*g));
 		if (g == NULL)
-			return al_error_set(AL_ENOMEM, "out of memory");
+			return al_error_oom();
 		*items = g;
 		*cap = nc;
 	}
@@ -249,13 +249,13 @@ static int add_small(pw_item **items, size_t *n, size_t *cap, const char *root,
 	int rc;
 
 	if (path == NULL)
-		return al_error_set(AL_ENOMEM, "out of memory");
+		return al_error_oom();
 	if ((rc = items_push(items, n, cap, &it)) < 0)
 		goto out;
 	al_buf_init(&it->data, max);
 	it->kind = kind;
 	if ((it->path = al_strdup(rel)) == NULL) {
-		rc = al_error_set(AL_ENOMEM, "out of memory");
+		rc = al_error_oom();
 		goto out;
 	}
 	if ((rc = al_fs_read_file(path, &it->data)) < 0)
@@ -292,14 +292,14 @@ static int gather_algo(const char *root, int algo, strset *hblobs,
 	int rc = 0;
 
 	if ((dir = al_sprintf("%s/blobs/%s", root, alg)) == NULL)
-		return al_error_set(AL_ENOMEM, "out of memory");
+		return al_error_oom();
 	if ((rc = al_pack__list_dir(dir, &names, &nnames)) < 0)
 		goto out;
 	for (i = 0; i < nnames; i++) {
 		struct stat st;
 		char *p = al_path_join(dir, names[i]);
 		if (p == NULL) {
-			rc = al_error_set(AL_ENOMEM, "out of memory");
+			rc = al_error_oom();
 			goto out;
 		}
 		if (!al_pack__is_hex(names[i], hl)) {
@@ -332,7 +332,7 @@ static int gather_algo(const char *root, int algo, strset *hblobs,
 		memcpy(it->hex, names[i], hl + 1);
 		if ((it->path = al_sprintf("blobs/%s/%s", alg, names[i])) ==
 		    NULL) {
-			rc = al_error_set(AL_ENOMEM, "out of memory");
+			rc = al_error_oom();
 			goto out;
 		}
 		*total += it->size;
@@ -358,7 +358,7 @@ static int gather_blobs(const char *root, strset *hblobs, pw_item **items,
 	int rc;
 
 	if ((dir = al_path_join(root, "blobs")) == NULL)
-		return al_error_set(AL_ENOMEM, "out of memory");
+		return al_error_oom();
 	if ((rc = al_pack__list_dir(dir, &names, &nnames)) < 0)
 		goto out;
 	for (i = 0; i < nnames; i++) {
@@ -370,7 +370,7 @@ static int gather_blobs(const char *root, strset *hblobs, pw_item **items,
 			continue;
 		free(p);
 		if ((p = al_path_join(dir, names[i])) == NULL) {
-			rc = al_error_set(AL_ENOMEM, "out of memory");
+			rc = al_error_oom();
 			goto out;
 		}
 		if (algo == 0) {
@@ -408,7 +408,7 @@ static int check_metadata(const char *root, const pw_item *it)
 	int rc = 0;
 
 	if (path == NULL)
-		return al_error_set(AL_ENOMEM, "out of memory");
+		return al_error_oom();
 	if ((rc = al_json_parse(
 	         &v, it->data.ptr != NULL ? it->data.ptr : (const uint8_t *)"",
 	         it->data.len, path)) < 0) {
@@ -550,7 +550,7 @@ static int gather(pw_ctx *c, strset *hblobs, strset *hsigs, pw_item **out,
 	n = 0;
 	goto out;
 oom:
-	rc = al_error_set(AL_ENOMEM, "out of memory");
+	rc = al_error_oom();
 out:
 	items_free(items, n);
 	return rc;
@@ -580,7 +580,7 @@ static int write_header(pw_ctx *c, const char *name, uint64_t size)
 	int rc = 0;
 
 	if (e == NULL)
-		return al_error_set(AL_ENOMEM, "out of memory");
+		return al_error_oom();
 	archive_entry_set_pathname(e, name);
 	archive_entry_set_size(e, (la_int64_t)size);
 	archive_entry_set_filetype(e, AE_IFREG);
@@ -638,7 +638,7 @@ static int open_volume(pw_ctx *c)
 	c->final_path = al_path_join(c->outdir, name);
 	c->tmp_path = al_sprintf("%s/.%s.tmp", c->outdir, name);
 	if (c->final_path == NULL || c->tmp_path == NULL)
-		return al_error_set(AL_ENOMEM, "out of memory");
+		return al_error_oom();
 	c->fd =
 	    open(c->tmp_path,
 	         O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
@@ -646,7 +646,7 @@ static int open_volume(pw_ctx *c)
 		return al_error_errno(errno, "cannot create '%s'", c->tmp_path);
 	c->a = archive_write_new();
 	if (c->a == NULL)
-		return al_error_set(AL_ENOMEM, "out of memory");
+		return al_error_oom();
 	/* No blocking: data goes straight to the file, no padding past the
 	 * end-of-archive blocks, so the size budget is exact. */
 	if (archive_write_set_format_pax_restricted(c->a) != ARCHIVE_OK ||
@@ -708,7 +708,7 @@ static int close_volume(pw_ctx *c)
 	v = json_pack("{s:s, s:I, s:I}", "name", base, "number",
 	              (json_int_t)c->volno, "size", (json_int_t)st.st_size);
 	if (v == NULL || json_array_append_new(c->volumes, v) < 0)
-		rc = al_error_set(AL_ENOMEM, "out of memory");
+		rc = al_error_oom();
 out:
 	archive_write_free(c->a);
 	c->a = NULL;
@@ -865,7 +865,7 @@ static int write_item(pw_ctx *c, const pw_item *it)
 	c->pi.items_done++;
 	goto out;
 oom:
-	rc = al_error_set(AL_ENOMEM, "out of memory");
+	rc = al_error_oom();
 out:
 	json_decref(entry);
 	json_decref(parts);
@@ -880,7 +880,7 @@ static int push_owned(char ***v, size_t *n, char *s)
 
 	if (s == NULL || (g = realloc(*v, (*n + 1) * sizeof(*g))) == NULL) {
 		free(s);
-		return al_error_set(AL_ENOMEM, "out of memory");
+		return al_error_oom();
 	}
 	*v = g;
 	(*v)[(*n)++] = s;
@@ -896,14 +896,14 @@ static int push_sig(al_store_pack *r, char *path, char *sha)
 	    (g = realloc(r->signature_sha256, (n + 1) * sizeof(*g))) == NULL) {
 		free(path);
 		free(sha);
-		return al_error_set(AL_ENOMEM, "out of memory");
+		return al_error_oom();
 	}
 	r->signature_sha256 = g;
 	g[n] = sha;
 	if (push_owned(&r->signatures, &r->nsignatures, path) < 0) {
 		free(sha);
 		g[n] = NULL;
-		return al_error_set(AL_ENOMEM, "out of memory");
+		return al_error_oom();
 	}
 	return 0;
 }
@@ -921,7 +921,7 @@ static int make_record(al_store_pack *r, pw_ctx *c, const pw_item *items,
 	if ((r->id = al_strdup(c->id)) == NULL ||
 	    (r->created = al_strdup(c->created)) == NULL ||
 	    (base != NULL && (r->base = al_strdup(base)) == NULL))
-		return al_error_set(AL_ENOMEM, "out of memory");
+		return al_error_oom();
 	r->sequence = seq;
 	r->volumes = c->volno;
 	for (i = 0; i < hblobs->n; i++)
@@ -944,7 +944,7 @@ static int make_record(al_store_pack *r, pw_ctx *c, const pw_item *items,
 			             items[i].hex) != 0 ||
 			    (rc = push_owned(&r->blobs, &r->nblobs,
 			                     al_strdup(key))) < 0)
-				return al_error_set(AL_ENOMEM, "out of memory");
+				return al_error_oom();
 		} else if (items[i].kind == AL_PK_SIG) {
 			if ((rc = push_sig(r, al_strdup(items[i].path),
 			                   al_strdup(items[i].hex))) < 0)
@@ -971,7 +971,7 @@ static int reserve_sequence(al_store *s, uint64_t *out)
 	path = al_sprintf("%s/airlock/pack-sequence", al_store_path(s));
 	dir = al_sprintf("%s/airlock", al_store_path(s));
 	if (path == NULL || dir == NULL) {
-		rc = al_error_set(AL_ENOMEM, "out of memory");
+		rc = al_error_oom();
 		goto out;
 	}
 	rc = al_fs_read_file(path, &b);
@@ -1246,7 +1246,7 @@ int al_pack_write(al_store *s, const char *outdir, const al_pack_opts *opts,
 	}
 	goto out;
 oom:
-	rc = al_error_set(AL_ENOMEM, "out of memory");
+	rc = al_error_oom();
 out:
 	if (c.a != NULL) {
 		archive_write_free(c.a);

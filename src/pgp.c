@@ -310,7 +310,7 @@ static int pkt_next(pkt *out, const uint8_t *p, size_t n, size_t *off,
 	out->offset = hdr;
 	out->owned = acc.ptr != NULL ? acc.ptr : malloc(1);
 	if (out->owned == NULL) {
-		rc = al_error_set(AL_ENOMEM, "out of memory");
+		rc = al_error_oom();
 		goto out;
 	}
 	out->body = out->owned;
@@ -807,7 +807,7 @@ static int key_parse(pgp_key *k, const uint8_t *p, size_t n)
 	k->keyid = be64(k->fpr + 12);
 	k->body = malloc(n);
 	if (k->body == NULL) {
-		rc = al_error_set(AL_ENOMEM, "out of memory");
+		rc = al_error_oom();
 		goto out;
 	}
 	memcpy(k->body, p, n);
@@ -1336,7 +1336,7 @@ int al_pgp_keyring_new(al_pgp_keyring **out)
 	al_pgp_keyring *kr = calloc(1, sizeof(*kr));
 
 	if (kr == NULL)
-		return al_error_set(AL_ENOMEM, "out of memory");
+		return al_error_oom();
 	*out = kr;
 	return 0;
 }
@@ -1402,7 +1402,7 @@ static int kr_reserve(al_pgp_keyring *kr, size_t more)
 		cap *= 2;
 	nk = realloc(kr->keys, cap * sizeof(*nk));
 	if (nk == NULL)
-		return al_error_set(AL_ENOMEM, "out of memory");
+		return al_error_oom();
 	kr->keys = nk;
 	kr->cap = cap;
 	return 0;
@@ -1672,7 +1672,7 @@ static int kr_add_binary(al_pgp_keyring *kr, const uint8_t *p, size_t n,
 			if (pk.tag == TAG_PUBKEY &&
 			    (k.src = al_strdup(what)) == NULL) {
 				key_clear(&k);
-				rc = al_error_set(AL_ENOMEM, "out of memory");
+				rc = al_error_oom();
 				goto out;
 			}
 			if (pk.tag == TAG_PUBKEY) {
@@ -1804,7 +1804,7 @@ static int kr_merge(al_pgp_keyring *kr, al_pgp_keyring *tmp)
 	if (tmp->n == 0)
 		return 0;
 	if ((map = calloc(tmp->n, sizeof(*map))) == NULL)
-		return al_error_set(AL_ENOMEM, "out of memory");
+		return al_error_oom();
 	/* where each key of tmp goes: an existing entry, or a new one */
 	for (i = 0; i < tmp->n; i++) {
 		const pgp_key *k = &tmp->keys[i];
@@ -1849,11 +1849,11 @@ static int warn_add(al_pgp_keyring *kr, char *msg)
 	char **grown;
 
 	if (msg == NULL)
-		return al_error_set(AL_ENOMEM, "out of memory");
+		return al_error_oom();
 	grown = realloc(kr->warn, (kr->nwarn + 1) * sizeof(*grown));
 	if (grown == NULL) {
 		free(msg);
-		return al_error_set(AL_ENOMEM, "out of memory");
+		return al_error_oom();
 	}
 	kr->warn = grown;
 	kr->warn[kr->nwarn++] = msg;
@@ -2080,7 +2080,7 @@ static int inflate_body(msg_state *ms, const uint8_t *p, size_t n, int algo,
 	*outlen = acc.len;
 	*out = acc.ptr != NULL ? acc.ptr : malloc(1);
 	if (*out == NULL) {
-		rc = al_error_set(AL_ENOMEM, "out of memory");
+		rc = al_error_oom();
 		goto out;
 	}
 	acc.ptr = NULL;
@@ -2317,7 +2317,7 @@ int al_pgp_verify(al_pgp_result *out, al_buf *literal_out,
 	}
 	ms = calloc(1, sizeof(*ms));
 	if (ms == NULL) {
-		rc = al_error_set(AL_ENOMEM, "out of memory");
+		rc = al_error_oom();
 		goto out;
 	}
 	if ((rc = msg_collect(ms, data, dlen, 0)) < 0)

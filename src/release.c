@@ -120,7 +120,7 @@ static int fileset_put(struct fileset *fs, struct rfile *f)
 			struct rfile *nv = realloc(fs->v, ncap * sizeof(*nv));
 
 			if (nv == NULL)
-				return al_error_set(AL_ENOMEM, "out of memory");
+				return al_error_oom();
 			fs->v = nv;
 			fs->cap = ncap;
 		}
@@ -153,13 +153,13 @@ static int layer_whiteout(struct layer *l, const char *name)
 		char **nv = realloc(l->wh, ncap * sizeof(*nv));
 
 		if (nv == NULL)
-			return al_error_set(AL_ENOMEM, "out of memory");
+			return al_error_oom();
 		l->wh = nv;
 		l->capwh = ncap;
 	}
 	l->wh[l->nwh] = al_strdup(name);
 	if (l->wh[l->nwh] == NULL)
-		return al_error_set(AL_ENOMEM, "out of memory");
+		return al_error_oom();
 	l->nwh++;
 	return 0;
 }
@@ -239,13 +239,13 @@ static int read_entry(al_layer *ly, const al_layer_entry *e, const char *name,
 		goto out;
 	f.name = al_strdup(name);
 	if (f.name == NULL) {
-		rc = al_error_set(AL_ENOMEM, "out of memory");
+		rc = al_error_oom();
 		goto out;
 	}
 	f.len = b.len;
 	f.data = (uint8_t *)al_buf_detach(&b, NULL);
 	if (f.data == NULL) {
-		rc = al_error_set(AL_ENOMEM, "out of memory");
+		rc = al_error_oom();
 		goto out;
 	}
 	*out = f;
@@ -407,7 +407,7 @@ static int refuse_duplicate_tags(const al_release *r)
 	if (r->ncomps < 2)
 		return 0;
 	if ((v = malloc(r->ncomps * sizeof(*v))) == NULL)
-		return al_error_set(AL_ENOMEM, "out of memory");
+		return al_error_oom();
 	for (i = 0; i < r->ncomps; i++)
 		v[i] = &r->comps[i];
 	qsort(v, r->ncomps, sizeof(*v), cmp_comp_name);
@@ -435,7 +435,7 @@ static int own_components(al_release *r)
 		total +=
 		    strlen(r->comps[i].name) + strlen(r->comps[i].image) + 2;
 	if ((r->comp_text = malloc(total + 1)) == NULL)
-		return al_error_set(AL_ENOMEM, "out of memory");
+		return al_error_oom();
 	p = r->comp_text;
 	for (i = 0; i < r->ncomps; i++) {
 		n = strlen(r->comps[i].name) + 1;
@@ -476,7 +476,7 @@ static int parse_image_references(al_release *r, const struct rfile *f)
 	}
 	r->comps = calloc(json_array_size(tags) + 1, sizeof(*r->comps));
 	if (r->comps == NULL) {
-		rc = al_error_set(AL_ENOMEM, "out of memory");
+		rc = al_error_oom();
 		goto out;
 	}
 	json_array_foreach(tags, i, tag)
@@ -517,7 +517,7 @@ static int parse_image_references(al_release *r, const struct rfile *f)
 		goto out;
 	mname = str_member(json_object_get(root, "metadata"), "name");
 	if (mname != NULL && (r->refs_name = al_strdup(mname)) == NULL)
-		rc = al_error_set(AL_ENOMEM, "out of memory");
+		rc = al_error_oom();
 out:
 	if (rc < 0)
 		r->ncomps = 0; /* they pointed into root */
@@ -599,7 +599,7 @@ int al_release_open(al_release **out, al_store *s, const al_digest *manifest,
 		return rc;
 	r = calloc(1, sizeof(*r));
 	if (r == NULL) {
-		rc = al_error_set(AL_ENOMEM, "out of memory");
+		rc = al_error_oom();
 		goto out;
 	}
 	for (i = 0; i < m.nlayers; i++) {
@@ -716,7 +716,7 @@ int al_release_extract(const al_release *r, const char *dir)
 		char *p = al_path_join(dir, r->files.v[i].name);
 
 		if (p == NULL)
-			return al_error_set(AL_ENOMEM, "out of memory");
+			return al_error_oom();
 		rc = al_fs_write_atomic(p, r->files.v[i].data,
 		                        r->files.v[i].len);
 		free(p);

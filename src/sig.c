@@ -11,6 +11,7 @@
 #include "airlock/error.h"
 #include "airlock/fs.h"
 #include "json_int.h"
+#include "sig_int.h"
 #include "airlock/log.h"
 #include "airlock/ref.h"
 #include "yaml_int.h"
@@ -56,50 +57,76 @@ void al_sig_payload_clear(al_sig_payload *pl)
 /* Refuse members of obj other than the NULL-terminated allowed names: the
  * critical section is what the signer vouched for, so anything we do not
  * understand in it must not be ignored (containers-signature(5)). */
-static int only_members(const json_t *obj, const char *where,
-                        const char *const *allowed)
+static int only_members(const al_sig__payload_rules *r, const json_t *obj,
+                        const char *where, const char *const *allowed,
+                        int require_all)
 {
-	return al_json_only_members(obj, "signature payload", where, allowed,
-	                            0);
+	return al_json_only_members(obj, r->what, where, allowed, require_all);
 }
 
 /* The object member key of obj, required to be an object. */
-static int get_object(json_t **out, const json_t *obj, const char *where,
-                      const char *key)
+static int get_object(const al_sig__payload_rules *r, json_t **out,
+                      const json_t *obj, const char *where, const char *key)
 {
 	json_t *v = json_object_get(obj, key);
 
 	if (v == NULL)
-		return al_error_set(AL_EPARSE,
-		                    "signature payload: missing field '%s.%s'",
-		                    where, key);
+		return al_error_set(AL_EPARSE, "%s: missing field '%s.%s'",
+		                    r->what, where, key);
 	if (!json_is_object(v))
-		return al_error_set(
-		    AL_EPARSE, "signature payload: '%s.%s' is not an object",
-		    where, key);
+		return al_error_set(AL_EPARSE, "%s: '%s.%s' is not an object",
+		                    r->what, where, key);
 	*out = v;
 	return 0;
 }
 
 /* The string member key of obj, required. */
-static int get_string(const char **out, const json_t *obj, const char *where,
-                      const char *key)
+static int get_string(const al_sig__payload_rules *r, const char **out,
+                      const json_t *obj, const char *where, const char *key)
 {
 	json_t *v = json_object_get(obj, key);
 
 	if (v == NULL)
-		return al_error_set(AL_EPARSE,
-		                    "signature payload: missing field '%s.%s'",
-		                    where, key);
+		return al_error_set(AL_EPARSE, "%s: missing field '%s.%s'",
+		                    r->what, where, key);
 	if (!json_is_string(v))
-		return al_error_set(
-		    AL_EPARSE, "signature payload: '%s.%s' is not a string",
-		    where, key);
+		return al_error_set(AL_EPARSE, "%s: '%s.%s' is not a string",
+		                    r->what, where, key);
 	*out = json_string_value(v);
 	return 0;
 }
 
-int al_sig_payload_parse(al_sig_payload *out, const uint8_t *p, size_t n)
+/* optional's creator and timestamp into pl (its other members are the
+ * signer's business: containers/image ignores them too). */
+static int read_optional(const al_sig__payload_rules *r, al_sig_payload *pl,
+                         const json_t *optional)
+{
+	json_t *v;
+
+	if ((v = json_object_get(optional, "creator")) != NULL) {
+		if (!json_is_string(v))
+			return al_error_set(AL_EPARSE,
+			                    "%s: 'optional.creator' is not a "
+			                    "string",
+			                    r->what);
+		if ((pl->creator = al_strdup(json_string_value(v))) == NULL)
+			return al_error_oom();
+	}
+	if ((v = json_object_get(optional, "timestamp")) != NULL) {
+		if (!json_is_integer(v))
+			return al_error_set(
+			    AL_EPARSE,
+			    "%s: 'optional.timestamp' is not an "
+			    "integer",
+			    r->what);
+		pl->timestamp = (int64_t)json_integer_value(v);
+		pl->has_timestamp = 1;
+	}
+	return 0;
+}
+
+int al_sig__payload_read(al_sig_payload *out, const uint8_t *p, size_t n,
+                         const al_sig__payload_rules *r)
 {
 	static const char *const top_keys[] = {"critical", "optional", NULL};
 	static const char *const critical_keys[] = {"type", "image", "identity",
@@ -109,101 +136,91 @@ int al_sig_payload_parse(al_sig_payload *out, const uint8_t *p, size_t n)
 	static const char *const identity_keys[] = {"docker-reference", NULL};
 	al_sig_payload pl;
 	json_t *root = NULL, *critical = NULL, *image = NULL, *identity = NULL,
-	       *optional = NULL, *v;
+	       *optional;
 	const char *type = NULL, *digest = NULL, *reference = NULL;
 	int rc;
 
 	memset(&pl, 0, sizeof(pl));
-	if (n > AL_SIG_MAX_PAYLOAD)
-		return al_error_set(AL_ELIMIT,
-		                    "signature payload of %zu bytes exceeds "
-		                    "the %llu byte limit",
-		                    n, (unsigned long long)AL_SIG_MAX_PAYLOAD);
-	if ((rc = al_json_parse(&root, p, n, "signature payload")) < 0)
+	if (n > r->max)
+		return al_error_set(
+		    AL_ELIMIT, "%s of %zu bytes exceeds the %llu byte limit",
+		    r->what, n, (unsigned long long)r->max);
+	if ((rc = al_json_parse(&root, p, n, r->what)) < 0)
 		return rc;
 	if (!json_is_object(root)) {
-		rc = al_error_set(AL_EPARSE,
-		                  "signature payload: not a JSON object");
+		rc = al_error_set(AL_EPARSE, "%s: not a JSON object", r->what);
 		goto out;
 	}
-	if ((rc = only_members(root, "", top_keys)) < 0 ||
-	    (rc = get_object(&critical, root, "", "critical")) < 0)
-		goto out;
-	if ((rc = only_members(critical, "critical", critical_keys)) < 0 ||
-	    (rc = get_string(&type, critical, "critical", "type")) < 0 ||
-	    (rc = get_object(&image, critical, "critical", "image")) < 0 ||
-	    (rc = get_object(&identity, critical, "critical", "identity")) <
+	if ((rc = only_members(r, root, "", top_keys, r->optional_member)) <
 	        0 ||
-	    (rc = only_members(image, "critical.image", image_keys)) < 0 ||
-	    (rc = only_members(identity, "critical.identity", identity_keys)) <
+	    (rc = get_object(r, &critical, root, "", "critical")) < 0 ||
+	    (rc = only_members(r, critical, "critical", critical_keys, 0)) <
 	        0 ||
-	    (rc = get_string(&digest, image, "critical.image",
+	    (rc = get_string(r, &type, critical, "critical", "type")) < 0 ||
+	    (rc = get_object(r, &image, critical, "critical", "image")) < 0 ||
+	    (rc = get_object(r, &identity, critical, "critical", "identity")) <
+	        0 ||
+	    (rc = only_members(r, image, "critical.image", image_keys, 0)) <
+	        0 ||
+	    (rc = only_members(r, identity, "critical.identity", identity_keys,
+	                       0)) < 0 ||
+	    (rc = get_string(r, &digest, image, "critical.image",
 	                     "docker-manifest-digest")) < 0 ||
-	    (rc = get_string(&reference, identity, "critical.identity",
+	    (rc = get_string(r, &reference, identity, "critical.identity",
 	                     "docker-reference")) < 0)
 		goto out;
-	if (reference[0] == '\0') {
-		/* library-go's verifyAtomicContainerSignature refuses it
-		 * whatever the policy: a signature must name an image */
-		rc = al_error_set(
-		    AL_EPARSE, "signature payload: "
-		               "critical.identity.docker-reference is empty");
-		goto out;
-	}
-	if (strcmp(type, AL_SIG_PAYLOAD_TYPE) != 0) {
-		rc = al_error_set(AL_EPARSE,
-		                  "signature payload: type '%s' is not '%s'",
-		                  type, AL_SIG_PAYLOAD_TYPE);
+	if (strcmp(type, r->type) != 0) {
+		rc = al_error_set(AL_EPARSE, "%s: type '%s' is not '%s'",
+		                  r->what, type, r->type);
 		goto out;
 	}
 	if (al_digest_parse_str(&pl.digest, digest) < 0) {
+		rc = al_error_set(AL_EPARSE,
+		                  "%s: invalid docker-manifest-digest '%s'",
+		                  r->what, digest);
+		goto out;
+	}
+	/* an empty identity names no image: library-go's
+	 * verifyAtomicContainerSignature and containers/image refuse it
+	 * under every identity policy */
+	if (reference[0] == '\0') {
 		rc = al_error_set(
 		    AL_EPARSE,
-		    "signature payload: invalid docker-manifest-digest '%s'",
-		    digest);
+		    "%s: critical.identity.docker-reference is empty", r->what);
 		goto out;
 	}
 	optional = json_object_get(root, "optional");
-	if (optional != NULL && !json_is_object(optional)) {
-		rc = al_error_set(
-		    AL_EPARSE,
-		    "signature payload: 'optional' is not an object");
+	if (optional != NULL && !json_is_object(optional) &&
+	    !(r->optional_member && json_is_null(optional))) {
+		rc =
+		    al_error_set(AL_EPARSE, "%s: 'optional' is not an object%s",
+		                 r->what, r->optional_member ? " or null" : "");
 		goto out;
 	}
-	if ((v = json_object_get(optional, "creator")) != NULL) {
-		if (!json_is_string(v)) {
-			rc = al_error_set(AL_EPARSE,
-			                  "signature payload: "
-			                  "'optional.creator' is not a string");
-			goto out;
-		}
-		if ((pl.creator = al_strdup(json_string_value(v))) == NULL)
-			goto oom;
+	if ((rc = read_optional(r, &pl, optional)) < 0)
+		goto out;
+	if ((pl.reference = al_strdup(reference)) == NULL) {
+		rc = al_error_oom();
+		goto out;
 	}
-	if ((v = json_object_get(optional, "timestamp")) != NULL) {
-		if (!json_is_integer(v)) {
-			rc = al_error_set(
-			    AL_EPARSE,
-			    "signature payload: 'optional.timestamp' is not an "
-			    "integer");
-			goto out;
-		}
-		pl.timestamp = (int64_t)json_integer_value(v);
-		pl.has_timestamp = 1;
-	}
-	if ((pl.reference = al_strdup(reference)) == NULL)
-		goto oom;
 	*out = pl;
 	memset(&pl, 0, sizeof(pl));
-	rc = 0;
-	goto out;
-oom:
-	rc = al_error_set(AL_ENOMEM,
-	                  "out of memory parsing a signature payload");
 out:
 	al_sig_payload_clear(&pl);
 	json_decref(root);
 	return rc;
+}
+
+int al_sig_payload_parse(al_sig_payload *out, const uint8_t *p, size_t n)
+{
+	static const al_sig__payload_rules rules = {
+	    .what = "signature payload",
+	    .type = AL_SIG_PAYLOAD_TYPE,
+	    .max = AL_SIG_MAX_PAYLOAD,
+	    .optional_member = 0,
+	};
+
+	return al_sig__payload_read(out, p, n, &rules);
 }
 
 /* "registry/repository" (repo != 0) or the full normalised form of r. */

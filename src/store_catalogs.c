@@ -9,11 +9,6 @@
 #include "airlock/store.h"
 #include "store_int.h"
 
-static int oom(void)
-{
-	return al_error_set(AL_ENOMEM, "out of memory");
-}
-
 void al_store_catalog_clear(al_store_catalog *c)
 {
 	size_t i;
@@ -113,7 +108,9 @@ static int set_int(json_t *o, const char *key, long long v)
 {
 	if (v < 0)
 		return 0;
-	return json_object_set_new(o, key, json_integer(v)) == 0 ? 0 : oom();
+	return json_object_set_new(o, key, json_integer(v)) == 0
+	           ? 0
+	           : al_error_oom();
 }
 
 /* The record of c as JSON (members in a fixed order). */
@@ -125,7 +122,7 @@ static int catalog_to_json(const al_store_catalog *c, json_t **out)
 	int rc;
 
 	if (o == NULL || imgs == NULL) {
-		rc = oom();
+		rc = al_error_oom();
 		goto fail;
 	}
 	al_digest_str(&c->digest, ds);
@@ -148,12 +145,12 @@ static int catalog_to_json(const al_store_catalog *c, json_t **out)
 	for (i = 0; i < c->nimages; i++)
 		if (json_array_append_new(imgs, json_string(c->images[i])) !=
 		    0) {
-			rc = oom();
+			rc = al_error_oom();
 			goto fail;
 		}
 	if (json_object_set_new(o, "images", imgs) != 0) {
 		imgs = NULL;
-		rc = oom();
+		rc = al_error_oom();
 		goto fail;
 	}
 	*out = o;
@@ -193,7 +190,7 @@ int al_store__catalogs_inventory(al_store *s, json_t *inv)
 	int rc = 0;
 
 	if (arr == NULL || json_object_set_new(inv, "catalogs", arr) != 0)
-		return oom();
+		return al_error_oom();
 	if (al_store_catalogs_list(s, &list, &n) < 0) {
 		al_error_clear();
 		return 0;
@@ -207,7 +204,7 @@ int al_store__catalogs_inventory(al_store *s, json_t *inv)
 		        arr,
 		        json_pack("{s:s, s:s}", "name", list[i].name, "digest",
 		                  al_digest_str(&list[i].digest, ds))) != 0)
-			rc = oom();
+			rc = al_error_oom();
 	}
 	al_store_catalogs_free(list, n);
 	return rc;

@@ -8,11 +8,6 @@
 #include "airlock/store.h"
 #include "store_int.h"
 
-static int oom(void)
-{
-	return al_error_set(AL_ENOMEM, "out of memory");
-}
-
 void al_store_chart_clear(al_store_chart *c)
 {
 	size_t i;
@@ -110,7 +105,7 @@ static int chart_to_json(const al_store_chart *c, json_t **out)
 	if (o == NULL || imgs == NULL ||
 	    (c->nimages > 0 &&
 	     (sorted = calloc(c->nimages, sizeof(*sorted))) == NULL)) {
-		rc = oom();
+		rc = al_error_oom();
 		goto fail;
 	}
 	al_digest_str(&c->digest, ds);
@@ -125,7 +120,7 @@ static int chart_to_json(const al_store_chart *c, json_t **out)
 	if (c->unresolved >= 0 &&
 	    json_object_set_new(o, "unresolved", json_integer(c->unresolved)) !=
 	        0) {
-		rc = oom();
+		rc = al_error_oom();
 		goto fail;
 	}
 	for (i = 0; i < c->nimages; i++)
@@ -135,12 +130,12 @@ static int chart_to_json(const al_store_chart *c, json_t **out)
 	for (i = 0; i < c->nimages; i++)
 		if ((i == 0 || strcmp(sorted[i], sorted[i - 1]) != 0) &&
 		    json_array_append_new(imgs, json_string(sorted[i])) != 0) {
-			rc = oom();
+			rc = al_error_oom();
 			goto fail;
 		}
 	if (json_object_set_new(o, "images", imgs) != 0) {
 		imgs = NULL;
-		rc = oom();
+		rc = al_error_oom();
 		goto fail;
 	}
 	free(sorted);
@@ -181,7 +176,7 @@ int al_store__charts_inventory(al_store *s, json_t *inv)
 	int rc = 0;
 
 	if (arr == NULL || json_object_set_new(inv, "charts", arr) != 0)
-		return oom();
+		return al_error_oom();
 	if (al_store_charts_list(s, &list, &n) < 0) {
 		al_error_clear();
 		return 0;
@@ -197,7 +192,7 @@ int al_store__charts_inventory(al_store *s, json_t *inv)
 		                       al_digest_str(&list[i].digest, ds),
 		                       "chart", list[i].chart, "version",
 		                       list[i].version)) != 0)
-			rc = oom();
+			rc = al_error_oom();
 	}
 	al_store_charts_free(list, n);
 	return rc;

@@ -17,11 +17,6 @@
 /* Largest pack record read (the same bound pack.c uses for inventories). */
 #define PACK_RECORD_MAX (64 * 1024 * 1024)
 
-static int oom(void)
-{
-	return al_error_set(AL_ENOMEM, "out of memory");
-}
-
 void al_store_release_clear(al_store_release *r)
 {
 	size_t i;
@@ -61,7 +56,7 @@ int al_store__member_dup(char **out, const json_t *e, const char *key)
 
 	*out = NULL;
 	if (v != NULL && (*out = al_strdup(v)) == NULL)
-		return oom();
+		return al_error_oom();
 	return 0;
 }
 
@@ -75,7 +70,7 @@ int al_store__member_strv(char ***out, size_t *n, const json_t *arr,
 	if (json_array_size(arr) == 0)
 		return 0;
 	if ((*out = calloc(json_array_size(arr), sizeof(char *))) == NULL)
-		return oom();
+		return al_error_oom();
 	for (i = 0; i < json_array_size(arr); i++) {
 		const json_t *e = json_array_get(arr, i);
 		const char *v = member != NULL ? al_json_str(e, member)
@@ -84,7 +79,7 @@ int al_store__member_strv(char ***out, size_t *n, const json_t *arr,
 		if (v == NULL)
 			continue;
 		if (((*out)[*n] = al_strdup(v)) == NULL)
-			return oom();
+			return al_error_oom();
 		(*n)++;
 	}
 	return 0;
@@ -94,7 +89,9 @@ int al_store__member_set(json_t *o, const char *key, const char *v)
 {
 	if (v == NULL)
 		return 0;
-	return json_object_set_new(o, key, json_string(v)) == 0 ? 0 : oom();
+	return json_object_set_new(o, key, json_string(v)) == 0
+	           ? 0
+	           : al_error_oom();
 }
 
 /* --- named records (store_int.h: "catalogs", "charts") ----------------- */
@@ -123,7 +120,7 @@ int al_store__records_list(al_store *s, const char *key, size_t elem,
 		goto out;
 	}
 	if ((v = calloc(json_array_size(list) + 1, elem)) == NULL) {
-		rc = oom();
+		rc = al_error_oom();
 		goto out;
 	}
 	json_array_foreach(list, i, e)
@@ -159,7 +156,7 @@ int al_store__record_put(json_t *doc, const char *key, json_t *e)
 	if (list == NULL) {
 		if ((list = json_array()) == NULL ||
 		    json_object_set_new(doc, key, list) != 0)
-			return oom();
+			return al_error_oom();
 	}
 	if (!json_is_array(list))
 		return al_error_set(AL_EPARSE,
@@ -170,9 +167,10 @@ int al_store__record_put(json_t *doc, const char *key, json_t *e)
 		const char *n = al_json_str(json_array_get(list, i), "name");
 
 		if (n != NULL && strcmp(n, name) == 0)
-			return json_array_set(list, i, e) == 0 ? 0 : oom();
+			return json_array_set(list, i, e) == 0 ? 0
+			                                       : al_error_oom();
 	}
-	return json_array_append(list, e) == 0 ? 0 : oom();
+	return json_array_append(list, e) == 0 ? 0 : al_error_oom();
 }
 
 struct record_save {
@@ -267,7 +265,7 @@ int al_store_releases_list(al_store *s, al_store_release **out, size_t *n)
 		return rc;
 	list = json_object_get(doc, "releases");
 	if ((v = calloc(json_array_size(list) + 1, sizeof(*v))) == NULL) {
-		rc = oom();
+		rc = al_error_oom();
 		goto out;
 	}
 	for (i = 0; i < json_array_size(list); i++) {
@@ -333,7 +331,7 @@ static int add_channels(json_t *entry, const al_store_release *rel)
 		chans = json_array();
 		if (chans == NULL ||
 		    json_object_set_new(entry, "channels", chans) != 0)
-			return oom();
+			return al_error_oom();
 	}
 	for (i = 0; i < rel->nchannels; i++) {
 		int found = 0;
@@ -345,7 +343,7 @@ static int add_channels(json_t *entry, const al_store_release *rel)
 		}
 		if (!found && json_array_append_new(
 		                  chans, json_string(rel->channels[i])) != 0)
-			return oom();
+			return al_error_oom();
 	}
 	return 0;
 }
@@ -375,7 +373,7 @@ static int put_edit(json_t *doc, void *ud)
 	 * them; an update keeps the record's order */
 	if (old == NULL) {
 		if ((fresh = json_object()) == NULL)
-			return oom();
+			return al_error_oom();
 		entry = fresh;
 		if ((rc = al_store__member_set(entry, "version",
 		                               rel->version)) < 0 ||
@@ -392,7 +390,7 @@ static int put_edit(json_t *doc, void *ud)
 	if (rel->components >= 0 &&
 	    json_object_set_new(entry, "components",
 	                        json_integer(rel->components)) != 0) {
-		rc = oom();
+		rc = al_error_oom();
 		goto out;
 	}
 	if ((rc = al_store__member_set(entry, "platform", rel->platform)) < 0 ||
@@ -413,14 +411,14 @@ static int put_edit(json_t *doc, void *ud)
 		                       rel->verified_by != NULL
 		                   ? json_string(rel->verified_by)
 		                   : json_null()) != 0) {
-			rc = oom();
+			rc = al_error_oom();
 			goto out;
 		}
 	}
 	if ((rc = add_channels(entry, rel)) < 0)
 		goto out;
 	if (fresh != NULL && json_array_append(list, fresh) != 0)
-		rc = oom();
+		rc = al_error_oom();
 out:
 	json_decref(fresh);
 	return rc;
@@ -440,7 +438,7 @@ int al_store_release_put(al_store *s, const al_store_release *rel,
 		                    "a release record needs a digest");
 	path = al_path_join(al_store_path(s), "airlock/releases.json");
 	if (path == NULL)
-		return oom();
+		return al_error_oom();
 	memset(&c, 0, sizeof(c));
 	c.rel = rel;
 	c.flags = flags;
@@ -481,7 +479,7 @@ static int import_edit(json_t *doc, void *ud)
 			}
 		}
 		if (!found && json_array_append(ma, v) < 0)
-			return oom();
+			return al_error_oom();
 	}
 	/* operator catalog and Helm chart records (store_catalogs.c,
 	 * store_charts.c) */
@@ -543,7 +541,7 @@ static int sig_list(al_store_pack *p, const json_t *arr)
 	p->signatures = calloc(n, sizeof(char *));
 	p->signature_sha256 = calloc(n, sizeof(char *));
 	if (p->signatures == NULL || p->signature_sha256 == NULL)
-		return oom();
+		return al_error_oom();
 	for (i = 0; i < n; i++) {
 		const json_t *e = json_array_get(arr, i);
 		const char *path = al_json_str(e, "path");
@@ -551,11 +549,11 @@ static int sig_list(al_store_pack *p, const json_t *arr)
 		if (path == NULL)
 			continue;
 		if ((p->signatures[p->nsignatures] = al_strdup(path)) == NULL)
-			return oom();
+			return al_error_oom();
 		p->nsignatures++;
 		if (sha != NULL && (p->signature_sha256[p->nsignatures - 1] =
 		                        al_strdup(sha)) == NULL)
-			return oom();
+			return al_error_oom();
 	}
 	return 0;
 }
@@ -574,7 +572,7 @@ static int pack_from_json(al_store_pack *p, const char *id, const json_t *v)
 	                 ? (uint64_t)json_integer_value(vol)
 	                 : 0;
 	if ((p->id = al_strdup(id)) == NULL)
-		return oom();
+		return al_error_oom();
 	if ((rc = al_store__member_dup(&p->created, v, "created")) < 0 ||
 	    (rc = al_store__member_dup(&p->base, v, "base")) < 0 ||
 	    (rc = al_store__member_strv(&p->blobs, &p->nblobs,
@@ -599,7 +597,7 @@ int al_store__pack_record_save(al_store *s, const char *id, const json_t *rec)
 	int rc;
 
 	if (dir == NULL || path == NULL)
-		rc = oom();
+		rc = al_error_oom();
 	else if ((rc = al_fs_mkdir_p(dir, 0755)) == 0)
 		rc = al_json_save_file(path, rec, 0);
 	free(dir);
@@ -620,13 +618,13 @@ int al_store_pack_put(al_store *s, const al_store_pack *rec)
 		                    rec != NULL && rec->id != NULL ? rec->id
 		                                                   : "");
 	if ((blobs = json_array()) == NULL || (sigs = json_array()) == NULL) {
-		rc = oom();
+		rc = al_error_oom();
 		goto out;
 	}
 	for (i = 0; i < rec->nblobs; i++)
 		if (json_array_append_new(blobs, json_string(rec->blobs[i])) <
 		    0) {
-			rc = oom();
+			rc = al_error_oom();
 			goto out;
 		}
 	for (i = 0; i < rec->nsignatures; i++) {
@@ -636,7 +634,7 @@ int al_store_pack_put(al_store *s, const al_store_pack *rec)
 		json_t *o = json_pack("{s:s, s:s}", "path", rec->signatures[i],
 		                      "sha256", sha != NULL ? sha : "");
 		if (o == NULL || json_array_append_new(sigs, o) < 0) {
-			rc = oom();
+			rc = al_error_oom();
 			goto out;
 		}
 	}
@@ -646,7 +644,8 @@ int al_store_pack_put(al_store *s, const al_store_pack *rec)
 	    "sequence", (json_int_t)rec->sequence, "base",
 	    rec->base != NULL ? json_string(rec->base) : json_null(), "volumes",
 	    (json_int_t)rec->volumes, "blobs", blobs, "signatures", sigs);
-	rc = doc == NULL ? oom() : al_store__pack_record_save(s, rec->id, doc);
+	rc = doc == NULL ? al_error_oom()
+	                 : al_store__pack_record_save(s, rec->id, doc);
 out:
 	json_decref(doc);
 	json_decref(blobs);
@@ -674,7 +673,7 @@ int al_store_packs_list(al_store *s, al_store_pack **out, size_t *n)
 	*out = NULL;
 	*n = 0;
 	if (dir == NULL)
-		return oom();
+		return al_error_oom();
 	if ((dh = opendir(dir)) == NULL) {
 		rc = errno == ENOENT
 		         ? 0
@@ -696,7 +695,7 @@ int al_store_packs_list(al_store *s, al_store_pack **out, size_t *n)
 		}
 		names = g;
 		if ((names[nn] = al_strndup(de->d_name, len - 5)) == NULL) {
-			rc = oom();
+			rc = al_error_oom();
 			goto out;
 		}
 		nn++;
@@ -704,12 +703,12 @@ int al_store_packs_list(al_store *s, al_store_pack **out, size_t *n)
 	if (nn > 1)
 		qsort(names, nn, sizeof(*names), cmp_str);
 	if ((recs = calloc(nn + 1, sizeof(*recs))) == NULL) {
-		rc = oom();
+		rc = al_error_oom();
 		goto out;
 	}
 	for (i = 0; i < nn; i++) {
 		if ((path = al_sprintf("%s/%s.json", dir, names[i])) == NULL) {
-			rc = oom();
+			rc = al_error_oom();
 			goto out;
 		}
 		al_buf_reset(&b);
@@ -798,7 +797,7 @@ static int remove_edit(json_t *doc, void *ud)
 		    al_json_str(json_array_get(arr, i - 1), "digest");
 		if (d != NULL && strcmp(d, ds) == 0) {
 			if (json_array_remove(arr, i - 1) != 0)
-				return oom();
+				return al_error_oom();
 			c->removed++;
 		}
 	}

@@ -49,8 +49,8 @@ struct al_yaml_node {
  * stream gives *ndocs == 0 (*docs NULL); "---" alone a plain "" scalar.
  * Caller frees with al_yaml_docs_free.
  */
-AL_EXPORT int al_yaml_load(al_yaml_node ***docs, size_t *ndocs,
-                           const uint8_t *p, size_t n, const char *name);
+int al_yaml_load(al_yaml_node ***docs, size_t *ndocs, const uint8_t *p,
+                 size_t n, const char *name);
 /*
  * al_yaml_load, except that a map may name a key twice and the later one
  * wins (al_yaml_to_json keeps the last). This is how Kubernetes' decoders
@@ -58,15 +58,13 @@ AL_EXPORT int al_yaml_load(al_yaml_node ***docs, size_t *ndocs,
  * and real release payloads rely on it (cluster-update-keys' ConfigMap
  * names metadata.namespace twice). For cluster manifests only.
  */
-AL_EXPORT int al_yaml_load_lenient(al_yaml_node ***docs, size_t *ndocs,
-                                   const uint8_t *p, size_t n,
-                                   const char *name);
-AL_EXPORT void al_yaml_docs_free(al_yaml_node **docs, size_t ndocs);
-AL_EXPORT void al_yaml_node_free(al_yaml_node *n);
+int al_yaml_load_lenient(al_yaml_node ***docs, size_t *ndocs, const uint8_t *p,
+                         size_t n, const char *name);
+void al_yaml_docs_free(al_yaml_node **docs, size_t ndocs);
+void al_yaml_node_free(al_yaml_node *n);
 
 /* Borrowed value of key in a MAP node, or NULL. */
-AL_EXPORT const al_yaml_node *al_yaml_get(const al_yaml_node *map,
-                                          const char *key);
+const al_yaml_node *al_yaml_get(const al_yaml_node *map, const char *key);
 
 /*
  * Convert to JSON with YAML 1.2 core schema resolution of plain scalars
@@ -74,7 +72,7 @@ AL_EXPORT const al_yaml_node *al_yaml_get(const al_yaml_node *map,
  * node is JSON null. AL_EPARSE "line:column: reason" for integers out of
  * range and .inf/.nan, which JSON cannot carry. Caller owns *out.
  */
-AL_EXPORT int al_yaml_to_json(json_t **out, const al_yaml_node *n);
+int al_yaml_to_json(json_t **out, const al_yaml_node *n);
 
 /*
  * Append docs to out as a YAML stream ("---" between documents) with
@@ -83,6 +81,6 @@ AL_EXPORT int al_yaml_to_json(json_t **out, const al_yaml_node *n);
  * "on", ...) are quoted, so al_yaml_load + al_yaml_to_json gives back the
  * same JSON. AL_ELIMIT when out's maximum is reached.
  */
-AL_EXPORT int al_yaml_emit_json(al_buf *out, json_t *const *docs, size_t ndocs);
+int al_yaml_emit_json(al_buf *out, json_t *const *docs, size_t ndocs);
 
 #endif

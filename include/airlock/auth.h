@@ -6,6 +6,8 @@
 #include "common.h"
 #include "http.h"
 
+AL_BEGIN_DECL
+
 /*
  * Credentials and tokens. Thread-safe (one internal lock): one al_auth is
  * shared by every worker. Credentials are never logged.
@@ -113,5 +115,7 @@ AL_EXPORT int al_auth_cached(al_auth *a, const char *registry,
 /* Drop the cached token for (registry, scope) (after it was refused). */
 AL_EXPORT void al_auth_invalidate(al_auth *a, const char *registry,
                                   const char *scope);
+
+AL_END_DECL
 
 #endif

@@ -6,6 +6,8 @@
 #include <stdarg.h>
 #include "common.h"
 
+AL_BEGIN_DECL
+
 /*
  * A growable buffer that never grows past max. ptr is always either NULL
  * or NUL-terminated after len bytes (the NUL is not counted), so text
@@ -83,5 +85,7 @@ AL_EXPORT char *al_base64_encode(const uint8_t *p, size_t n);
 /* Decode padded or unpadded base64 into out (bounded by out->max);
  * AL_EPARSE on invalid input. */
 AL_EXPORT int al_base64_decode(al_buf *out, const char *s, size_t n);
+
+AL_END_DECL
 
 #endif

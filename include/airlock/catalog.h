@@ -10,6 +10,8 @@
 #include "oci.h"
 #include "store.h"
 
+AL_BEGIN_DECL
+
 /*
  * Thread safety: an al_catalog is immutable once al_catalog_finish (or
  * al_catalog_open_image / al_catalog_filter) returned it: several threads
@@ -278,5 +280,7 @@ AL_EXPORT int al_catalog_semver_match(const char *range, const char *v);
 /* <0, 0, >0 as a precedes, equals or follows b; AL_EPARSE is reported as
  * *err (may be NULL) set to 1. */
 AL_EXPORT int al_catalog_semver_cmp(const char *a, const char *b, int *err);
+
+AL_END_DECL
 
 #endif

@@ -5,6 +5,8 @@
 
 #include "common.h"
 
+AL_BEGIN_DECL
+
 typedef struct al_cancel al_cancel;
 
 /*
@@ -111,5 +113,7 @@ AL_EXPORT int al_parse_size(const char *s, uint64_t *bytes);
  */
 AL_EXPORT uint64_t al_backoff_ms(unsigned attempt, uint64_t base_ms,
                                  uint64_t max_ms);
+
+AL_END_DECL
 
 #endif

@@ -12,6 +12,17 @@
 #define AL_EXPORT
 #endif
 
+/* C++ sees the declarations with C linkage (libgit2's GIT_BEGIN_DECL). */
+#ifdef __cplusplus
+#define AL_BEGIN_DECL extern "C" {
+#define AL_END_DECL }
+#else
+#define AL_BEGIN_DECL
+#define AL_END_DECL
+#endif
+
+AL_BEGIN_DECL
+
 #define AL_VERSION_MAJOR 0
 #define AL_VERSION_MINOR 1
 #define AL_VERSION_PATCH 0
@@ -59,5 +70,7 @@ AL_EXPORT const char *al_version(void);
 AL_EXPORT int al_version_compare(const char *a, const char *b);
 /* 1 if s is a semantic version (MAJOR.MINOR.PATCH[-PRE][+BUILD]). */
 AL_EXPORT int al_version_valid(const char *s);
+
+AL_END_DECL
 
 #endif

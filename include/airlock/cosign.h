@@ -11,6 +11,8 @@
 #include "store.h"
 #include "transfer.h"
 
+AL_BEGIN_DECL
+
 /*
  * Thread safety: every function here is reentrant. An al_cosign_trust is
  * read-only once built and may then be shared by threads verifying at
@@ -539,5 +541,7 @@ AL_EXPORT int al_cosign_check_store(al_store *s, const al_cosign_policy *p,
  */
 AL_EXPORT int al_cosign_record(al_store *s, const al_cosign_store_report *r,
                                const char *policy_name, int allowed);
+
+AL_END_DECL
 
 #endif

@@ -8,6 +8,8 @@
 #include "store.h"
 #include "transfer.h"
 
+AL_BEGIN_DECL
+
 /* A DeleteImageSetConfiguration channel: releases recorded in the store
  * with this channel, between the versions (NULL: unbounded). */
 typedef struct al_delete_channel {
@@ -115,5 +117,7 @@ AL_EXPORT void al_delete_result_clear(al_delete_result *res);
  */
 AL_EXPORT int al_delete_run(al_store *s, const al_delete_opts *opts,
                             al_delete_result *res);
+
+AL_END_DECL
 
 #endif

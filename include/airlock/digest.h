@@ -5,6 +5,8 @@
 
 #include "common.h"
 
+AL_BEGIN_DECL
+
 typedef enum al_digest_algo {
 	AL_DIGEST_SHA256 = 1,
 	AL_DIGEST_SHA512 = 2,
@@ -66,5 +68,7 @@ AL_EXPORT int al_digest_bytes(al_digest *out, al_digest_algo algo,
  * receives the byte count. */
 AL_EXPORT int al_digest_file(al_digest *out, al_digest_algo algo,
                              const char *path, uint64_t *size);
+
+AL_END_DECL
 
 #endif

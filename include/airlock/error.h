@@ -4,6 +4,8 @@
 
 #include "common.h"
 
+AL_BEGIN_DECL
+
 /*
  * Status codes: 0 is success, failures are negative. Append-only: a code
  * never changes its value. AL_EVERIFY means "the content is bad", never
@@ -38,6 +40,11 @@ typedef enum al_status {
 AL_EXPORT int al_error_set(int code, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
 
+/* Record "out of memory" and return AL_ENOMEM, without allocating or
+ * formatting: the message is preallocated (what every failed allocation
+ * reports: return al_error_oom();). */
+AL_EXPORT int al_error_oom(void);
+
 /* Like al_error_set, with ": strerror(err)" appended; the code is derived
  * from errno (ENOENT -> AL_ENOTFOUND, ENOMEM -> AL_ENOMEM, EEXIST ->
  * AL_EEXIST, else AL_EIO). */
@@ -66,5 +73,7 @@ AL_EXPORT void al_error_clear(void);
 
 /* A short stable name for a status ("AL_EVERIFY"). */
 AL_EXPORT const char *al_status_name(int code);
+
+AL_END_DECL
 
 #endif

@@ -7,6 +7,8 @@
 #include "common.h"
 #include "buf.h"
 
+AL_BEGIN_DECL
+
 /* Join two path parts with one '/'. Caller frees; NULL on ENOMEM. */
 AL_EXPORT char *al_path_join(const char *a, const char *b);
 /* mkdir -p. */
@@ -97,5 +99,7 @@ AL_EXPORT int al_fd_read(int fd, void *p, size_t cap, size_t *got,
 
 /* An al_reader over an open file descriptor (not closed by the reader). */
 AL_EXPORT al_reader al_fd_reader(int *fd);
+
+AL_END_DECL
 
 #endif

@@ -9,6 +9,8 @@
 #include "imageset.h"
 #include "store.h"
 
+AL_BEGIN_DECL
+
 /*
  * Thread safety: every function here is reentrant; distinct objects may
  * be used from different threads at once. A const al_graph may be read
@@ -275,5 +277,7 @@ AL_EXPORT int al_graph_image_from_dir(al_store *s, const char *dir,
  */
 AL_EXPORT int al_graph_image_build(al_store *s, const al_graph_image_opts *opts,
                                    al_graph_image_result *out);
+
+AL_END_DECL
 
 #endif

@@ -8,6 +8,8 @@
 #include "buf.h"
 #include "digest.h"
 
+AL_BEGIN_DECL
+
 /* Thread safety: every function here is reentrant; distinct objects may be
  * used from different threads at once. */
 
@@ -172,5 +174,7 @@ AL_EXPORT char *al_helm_tag(const char *version);
  * (AL_ELIMIT). Every message names the path.
  */
 AL_EXPORT int al_helm_package_dir(const char *dir, int fd);
+
+AL_END_DECL
 
 #endif

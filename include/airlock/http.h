@@ -7,6 +7,8 @@
 #include "buf.h"
 #include "clock.h"
 
+AL_BEGIN_DECL
+
 /* Client settings. Zero-initialise, then set what you need; zero fields
  * take the defaults noted. Strings are copied by al_http_new. */
 typedef struct al_http_opts {
@@ -174,5 +176,7 @@ AL_EXPORT int al_http_value_ok(const char *v, size_t n);
 /* Process-wide libcurl init; call once from main before threads. */
 AL_EXPORT int al_http_global_init(void);
 AL_EXPORT void al_http_global_cleanup(void);
+
+AL_END_DECL
 
 #endif

@@ -5,6 +5,8 @@
 
 #include "common.h"
 
+AL_BEGIN_DECL
+
 /* Thread safety: every function here is reentrant; distinct objects may be
  * used from different threads at once. */
 
@@ -254,4 +256,6 @@ AL_EXPORT int al_imageset_target_repo_valid(const char *s);
  * ref, or NULL. Borrowed from renames. */
 AL_EXPORT const char *al_imageset_rename_of(const char *const *renames,
                                             const char *ref);
+AL_END_DECL
+
 #endif

@@ -7,6 +7,8 @@
 #include "buf.h"
 #include "digest.h"
 
+AL_BEGIN_DECL
+
 /* Thread safety: every function here is reentrant; distinct objects may be
  * used from different threads at once. */
 
@@ -147,5 +149,7 @@ AL_EXPORT int al_kres_configmaps_write(const al_kres_configmaps *c, al_buf *out,
 AL_EXPORT int al_kres_updateservice(al_buf *out, const char *name,
                                     const char *releases,
                                     const char *graph_image, int replicas);
+
+AL_END_DECL
 
 #endif

@@ -7,6 +7,8 @@
 #include "clock.h"
 #include "http.h"
 
+AL_BEGIN_DECL
+
 typedef struct al_kube_opts {
 	/* kubeconfig path; NULL: $KUBECONFIG (first file), ~/.kube/config,
 	 * then the in-cluster service account
@@ -89,5 +91,7 @@ AL_EXPORT int al_kube_delete(al_kube *k, const char *api_version,
 
 /* Apply, get, list, create and replace take and give JSON objects: the
  * library's own callers (the updater) use them through src/kube_int.h. */
+
+AL_END_DECL
 
 #endif

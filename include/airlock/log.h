@@ -5,6 +5,8 @@
 
 #include "common.h"
 
+AL_BEGIN_DECL
+
 typedef enum al_log_level {
 	AL_LOG_ERROR = 0,
 	AL_LOG_WARN = 1,
@@ -44,5 +46,7 @@ typedef struct al_progress_info {
 /* Called from worker threads, serialised by the caller, at most every
  * ~200 ms plus once at the end with final figures. */
 typedef void (*al_progress_fn)(const al_progress_info *info, void *ud);
+
+AL_END_DECL
 
 #endif

@@ -11,6 +11,8 @@
 #include "sig.h"
 #include "imageset.h"
 
+AL_BEGIN_DECL
+
 /* What happened to one release. */
 typedef struct al_mirror_release {
 	char *source;      /* the reference asked for */
@@ -455,5 +457,7 @@ AL_EXPORT int al_mirror_helm_wanted(const al_imageset *imageset);
 AL_EXPORT int al_mirror_helm(al_store *s, const al_imageset *imageset,
                              const al_transfer_opts *opts,
                              al_mirror_report *report);
+
+AL_END_DECL
 
 #endif

@@ -8,6 +8,8 @@
 #include "oci.h"
 #include "store.h"
 
+AL_BEGIN_DECL
+
 /*
  * One image of a plan. Strings are owned by the plan. size counts the
  * image's manifests and its distinct blobs; missing the bytes of those
@@ -129,5 +131,7 @@ typedef struct al_mirror_lifecycle {
 	}
 
 AL_EXPORT void al_mirror_lifecycle_clear(al_mirror_lifecycle *lc);
+
+AL_END_DECL
 
 #endif

@@ -6,6 +6,8 @@
 #include "common.h"
 #include "digest.h"
 
+AL_BEGIN_DECL
+
 #define AL_MT_OCI_MANIFEST "application/vnd.oci.image.manifest.v1+json"
 #define AL_MT_OCI_INDEX "application/vnd.oci.image.index.v1+json"
 #define AL_MT_OCI_CONFIG "application/vnd.oci.image.config.v1+json"
@@ -98,5 +100,7 @@ AL_EXPORT int al_media_type_is_index(const char *media_type);
  * variant in platform any variant matches; a descriptor without platform
  * matches nothing. */
 AL_EXPORT int al_platform_match(const al_descriptor *d, const char *platform);
+
+AL_END_DECL
 
 #endif

@@ -8,6 +8,8 @@
 #include "log.h"
 #include "store.h"
 
+AL_BEGIN_DECL
+
 /*
  * Formats (docs/pack.md): a pack is a manifest "airlock-<id>.json" (with
  * an optional detached Ed25519 signature "airlock-<id>.json.sig", 64 raw
@@ -192,5 +194,7 @@ AL_EXPORT int al_pack_keygen(const char *prefix);
 
 /* 1 if id is a well-formed pack id. */
 AL_EXPORT int al_pack_id_valid(const char *id);
+
+AL_END_DECL
 
 #endif

@@ -5,6 +5,8 @@
 #include "common.h"
 #include "buf.h"
 
+AL_BEGIN_DECL
+
 /*
  * Bounds applied to every input; anything beyond them is AL_ELIMIT:
  * the size of one keyring file, the keys (primary keys and subkeys) in a
@@ -141,5 +143,7 @@ typedef struct al_pgp_result {
 AL_EXPORT int al_pgp_verify(al_pgp_result *out, al_buf *literal_out,
                             const al_pgp_keyring *kr, const uint8_t *msg,
                             size_t n, uint64_t now);
+
+AL_END_DECL
 
 #endif

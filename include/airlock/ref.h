@@ -5,6 +5,8 @@
 
 #include "common.h"
 
+AL_BEGIN_DECL
+
 /* Thread safety: every function here is reentrant; distinct objects may be
  * used from different threads at once. */
 
@@ -76,5 +78,7 @@ AL_EXPORT int al_imgref_parse(al_imgref *out, const char *s);
 AL_EXPORT void al_imgref_clear(al_imgref *r);
 /* The canonical string form with transport prefix. Caller frees. */
 AL_EXPORT char *al_imgref_string(const al_imgref *r);
+
+AL_END_DECL
 
 #endif

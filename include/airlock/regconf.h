@@ -6,6 +6,8 @@
 #include "common.h"
 #include "ref.h"
 
+AL_BEGIN_DECL
+
 /*
  * The registries configuration as containers/image reads it
  * (pkg/sysregistriesv2), docs/registry.md "registries.conf". Immutable
@@ -87,5 +89,7 @@ AL_EXPORT int al_regconf_host(const al_regconf *c, const char *host,
  */
 AL_EXPORT int al_regconf_check_release_ref(const al_regconf *c,
                                            const char *ref);
+
+AL_END_DECL
 
 #endif

@@ -9,6 +9,8 @@
 #include "http.h"
 #include "auth.h"
 
+AL_BEGIN_DECL
+
 /* Bound on manifest size (as containers/image: 4 MiB). */
 #define AL_MANIFEST_MAX (4 * AL_MIB)
 
@@ -149,5 +151,7 @@ AL_EXPORT int al_registry_get_referrers(al_registry *r, const char *repo,
 AL_EXPORT int al_registry_delete_manifest(al_registry *r, const char *repo,
                                           const al_digest *digest,
                                           int *deleted);
+
+AL_END_DECL
 
 #endif

@@ -7,6 +7,8 @@
 #include "digest.h"
 #include "store.h"
 
+AL_BEGIN_DECL
+
 /* Bounds on what a release may carry. */
 #define AL_RELEASE_FILE_MAX (8 * AL_MIB)    /* one file of release-manifests/ */
 #define AL_RELEASE_TOTAL_MAX (512 * AL_MIB) /* all of release-manifests/ */
@@ -78,5 +80,7 @@ AL_EXPORT const uint8_t *al_release_cvo_file_data(const al_release *r, size_t i,
  * written atomically, existing files of the same name replaced, other
  * files left alone). */
 AL_EXPORT int al_release_extract(const al_release *r, const char *dir);
+
+AL_END_DECL
 
 #endif

@@ -12,6 +12,8 @@
 #include "pgp.h"
 #include "store.h"
 
+AL_BEGIN_DECL
+
 /*
  * Thread safety: every function here is reentrant; distinct objects may be
  * used from different threads at once. al_sig_fetch() starts and joins its
@@ -465,5 +467,7 @@ AL_EXPORT int al_sig_store_save(al_store *s, const al_digest *release,
  * all) is 0 with nothing appended. */
 AL_EXPORT int al_sig_store_load(al_store *s, const al_digest *release,
                                 al_sig_list *out);
+
+AL_END_DECL
 
 #endif

@@ -8,6 +8,8 @@
 #include "digest.h"
 #include "oci.h"
 
+AL_BEGIN_DECL
+
 /*
  * Thread safety: one al_store may be shared by threads. has_blob,
  * blob_path, blob_open, read_blob, put_blob, blob_begin (and each writer
@@ -538,5 +540,7 @@ AL_EXPORT int al_store_charts_list(al_store *s, al_store_chart **out,
  * same name, under the store's lock. Read-only store: AL_EINVAL.
  */
 AL_EXPORT int al_store_chart_put(al_store *s, const al_store_chart *c);
+
+AL_END_DECL
 
 #endif

@@ -13,6 +13,8 @@
 #include "regconf.h"
 #include "store.h"
 
+AL_BEGIN_DECL
+
 typedef struct al_transfer_opts {
 	unsigned parallel; /* concurrent transfers; 0 = default (16) */
 	al_registry_opts
@@ -275,5 +277,7 @@ typedef int (*al_transfer_resolve_fn)(void *ud, int image, int status,
                                       size_t nblobs);
 AL_EXPORT int al_transfer_resolve(al_transfer *t, al_transfer_resolve_fn fn,
                                   void *ud);
+
+AL_END_DECL
 
 #endif

@@ -10,6 +10,8 @@
 #include "release.h"
 #include "store.h"
 
+AL_BEGIN_DECL
+
 /*
  * docs/updater.md describes the phases, the graph, the image substitution
  * rule and the state machine. Thread safety: graph and state-machine
@@ -482,5 +484,7 @@ AL_EXPORT int al_update_run(const al_update_opts *opts, al_update_result *res);
  */
 AL_EXPORT int al_update_record_releases(const char *state_path, char ***out,
                                         size_t *n);
+
+AL_END_DECL
 
 #endif

@@ -21,9 +21,11 @@ void __wrap_free(void *p);
 
 /* The library runs worker threads: one lock over the hook's state. */
 static pthread_mutex_t mu = PTHREAD_MUTEX_INITIALIZER;
-static int armed, persistent;
-static unsigned long target; /* the allocation that fails, 1-based */
-static unsigned long seen;   /* allocations since oom_arm */
+static int armed, persistent, paused;
+static int jansson_spared;           /* oom_spare_jansson */
+static _Thread_local int in_jansson; /* inside json_alloc */
+static unsigned long target;         /* the allocation that fails, 1-based */
+static unsigned long seen;           /* allocations since oom_arm */
 static unsigned long failed;
 
 /* The blocks allocated while armed and not freed yet (open addressing;
@@ -76,6 +78,7 @@ void oom_arm(unsigned long nth, int persist)
 	seen = 0;
 	target = nth;
 	persistent = persist;
+	paused = 0;
 	armed = 1;
 	pthread_mutex_unlock(&mu);
 }
@@ -91,6 +94,20 @@ unsigned long oom_disarm(void)
 	return f;
 }
 
+void oom_pause(int on)
+{
+	pthread_mutex_lock(&mu);
+	paused = on;
+	pthread_mutex_unlock(&mu);
+}
+
+void oom_spare_jansson(int on)
+{
+	pthread_mutex_lock(&mu);
+	jansson_spared = on;
+	pthread_mutex_unlock(&mu);
+}
+
 long oom_balance(void)
 {
 	long n;
@@ -104,7 +121,7 @@ long oom_balance(void)
 /* 1 if this allocation is to fail (called with mu held). */
 static int fail_now(void)
 {
-	if (!armed)
+	if (!armed || paused || (in_jansson && jansson_spared))
 		return 0;
 	seen++;
 	if (seen == target || (seen > target && persistent)) {
@@ -172,7 +189,14 @@ void __wrap_free(void *p)
  * hand it functions of this program (whose malloc and free are wrapped). */
 static void *json_alloc(size_t n)
 {
-	return malloc(n);
+	void *p;
+
+	/* the wrapper by name: through malloc the compiler could drop the
+	 * stores (no code it sees reads in_jansson across that call) */
+	in_jansson = 1;
+	p = __wrap_malloc(n);
+	in_jansson = 0;
+	return p;
 }
 
 static void json_release(void *p)

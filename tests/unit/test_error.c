@@ -98,6 +98,30 @@ static void test_error__openssl_without_strings_names_the_code(void)
 	CU_ASSERT_STRING_EQUAL(al_error_message(), "nothing queued");
 }
 
+/* al_error_oom: the preallocated message, which wrap prefixes, set and
+ * clear replace, and a message built from it keeps. */
+static void test_error__oom_message_is_kept_wrapped_and_replaced(void)
+{
+	al_error_set(AL_EIO, "a long earlier message about a disk");
+	CU_ASSERT_EQUAL(al_error_oom(), AL_ENOMEM);
+	CU_ASSERT_STRING_EQUAL(al_error_message(), "out of memory");
+	CU_ASSERT_EQUAL(al_error_wrap(AL_ENOMEM, "reading 'x'"), AL_ENOMEM);
+	CU_ASSERT_STRING_EQUAL(al_error_message(),
+	                       "reading 'x': out of memory");
+	al_error_oom();
+	al_error_set(AL_ENOMEM, "copying: %s", al_error_message());
+	CU_ASSERT_STRING_EQUAL(al_error_message(), "copying: out of memory");
+	al_error_oom();
+	/* a prefix already there is not repeated, and the message stays */
+	al_error_wrap(AL_ENOMEM, "out of memory");
+	CU_ASSERT_STRING_EQUAL(al_error_message(), "out of memory");
+	al_error_clear();
+	CU_ASSERT_STRING_EQUAL(al_error_message(), "");
+	al_error_oom();
+	al_error_errno(ENOENT, "open 'y'");
+	CU_ASSERT_PTR_NOT_NULL(strstr(al_error_message(), "open 'y': "));
+}
+
 int main(void)
 {
 	CU_TestInfo tests[] = {
@@ -111,6 +135,8 @@ int main(void)
 	     test_error__long_message_is_truncated_not_overrun},
 	    {"test_error__openssl_without_strings_names_the_code",
 	     test_error__openssl_without_strings_names_the_code},
+	    {"test_error__oom_message_is_kept_wrapped_and_replaced",
+	     test_error__oom_message_is_kept_wrapped_and_replaced},
 	    CU_TEST_INFO_NULL,
 	};
 	return al_test_run("error", tests);

@@ -8,8 +8,12 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <jansson.h>
+
 #include "airlock.h"
 #include "airlock/catalog.h"
+#include "airlock/cosign.h"
+#include "airlock/helm.h"
 #include "airlock/sig.h"
 #include "al_test.h"
 #include "oom_inject.h"
@@ -394,6 +398,349 @@ out:
 	al_store_free(r.s);
 }
 
+/*
+ * A result checked against the run without failures: what a run made is
+ * described as text (with the hook paused: the description's own
+ * allocations are not under test) and compared with the first run's.
+ */
+struct same {
+	char *want; /* the first run's description */
+};
+
+/* 0 when desc (taken, may be NULL) is what the first run described, else
+ * OOM_WRONG; the first call keeps it. */
+static int same_as_first(struct same *sm, char *desc)
+{
+	int rc = 0;
+
+	if (desc == NULL)
+		rc = OOM_WRONG;
+	else if (sm->want == NULL) {
+		sm->want = desc;
+		desc = NULL;
+	} else if (strcmp(sm->want, desc) != 0) {
+		if (getenv("OOM_DEBUG") != NULL)
+			printf("want:\n%s\ngot:\n%s\n", sm->want, desc);
+		rc = OOM_WRONG;
+	}
+	free(desc);
+	return rc;
+}
+
+/* The filter test's catalog: bar's channel, where the kept head gains
+ * "skips" for an entry it reached by skipRange (emit_channel). */
+static const char filter_catalog[] =
+    "{\"schema\":\"olm.package\",\"name\":\"bar\",\"defaultChannel\":"
+    "\"stable\"}\n"
+    "{\"schema\":\"olm.channel\",\"package\":\"bar\",\"name\":\"stable\","
+    "\"entries\":[{\"name\":\"bar.v1.0.0\"},"
+    "{\"name\":\"bar.v1.0.5\",\"replaces\":\"bar.v1.0.0\"},"
+    "{\"name\":\"bar.v1.1.0\",\"replaces\":\"bar.v1.0.0\","
+    "\"skipRange\":\">=1.0.0 <1.1.0\"},"
+    "{\"name\":\"bar.v1.2.0\",\"replaces\":\"bar.v1.1.0\","
+    "\"skips\":[\"bar.v1.0.5\"]}]}\n";
+
+struct filter_run {
+	struct same sm;
+	al_catalog *in;
+};
+
+static int run_filter(void *ud)
+{
+	struct filter_run *fr = ud;
+	al_catalog_channel_filter cf = {"stable", "1.0.1", "1.0.9"};
+	al_catalog_package_filter pf = {
+	    .name = "bar", .channels = &cf, .nchannels = 1};
+	al_catalog_filter f = {.packages = &pf, .npackages = 1};
+	al_buf b = AL_BUF_INIT(1 << 20);
+	al_catalog *out = NULL;
+	char *sum = NULL;
+	int rc;
+
+	rc = al_catalog_filter_apply(&out, fr->in, &f);
+	oom_pause(1);
+	/* the input is valid: any other failure blames it for memory (as
+	 * emit_channel did: a channel without its skips, refused as "not
+	 * valid") */
+	if (rc < 0 && rc != AL_ENOMEM) {
+		if (getenv("OOM_DEBUG") != NULL)
+			printf("  not AL_ENOMEM: %s\n", al_error_message());
+		rc = OOM_WRONG;
+	}
+	if (rc == 0) {
+		sum = al_catalog_summary(out);
+		if (sum == NULL || al_buf_puts(&b, sum) < 0 ||
+		    al_catalog_render_package(out, 0, &b) < 0)
+			rc = OOM_WRONG;
+		else
+			rc = same_as_first(&fr->sm, al_strdup(al_buf_cstr(&b)));
+	}
+	free(sum);
+	al_buf_free(&b);
+	al_catalog_free(out);
+	oom_pause(0);
+	return rc;
+}
+
+static void test_oom__catalog_filter(void)
+{
+	static const char *const bundles[] = {"1.0.0", "1.0.5", "1.1.0",
+	                                      "1.2.0"};
+	struct filter_run fr;
+	al_buf b = AL_BUF_INIT(1 << 20);
+	size_t i;
+	int ok;
+
+	memset(&fr, 0, sizeof(fr));
+	ok = al_buf_puts(&b, filter_catalog) == 0;
+	for (i = 0; i < sizeof(bundles) / sizeof(bundles[0]); i++)
+		ok = ok &&
+		     al_buf_printf(
+		         &b,
+		         "{\"schema\":\"olm.bundle\",\"name\":\"bar.v%s\","
+		         "\"package\":\"bar\",\"image\":\"quay.io/t/bar:v%s\","
+		         "\"properties\":[{\"type\":\"olm.package\",\"value\":"
+		         "{\"packageName\":\"bar\",\"version\":\"%s\"}}]}\n",
+		         bundles[i], bundles[i], bundles[i]) == 0;
+	ok = ok && al_catalog_new(&fr.in) == 0 &&
+	     al_catalog_add_file(fr.in, "catalog.json", b.ptr, b.len) == 0 &&
+	     al_catalog_finish(fr.in) == 0;
+	CU_ASSERT(ok);
+	if (ok) {
+		oom_both("al_catalog_filter_apply", run_filter, &fr);
+		/* the description held what the sweep compared: the skips */
+		CU_ASSERT(fr.sm.want != NULL &&
+		          strstr(fr.sm.want, "\"bar.v1.0.5\"") != NULL &&
+		          strstr(fr.sm.want, "\"skips\"") != NULL);
+	}
+	free(fr.sm.want);
+	al_buf_free(&b);
+	al_catalog_free(fr.in);
+}
+
+struct helm_run {
+	struct same sm;
+	al_buf data;
+};
+
+static int run_helm_index(void *ud)
+{
+	struct helm_run *hr = ud;
+	al_helm_index ix;
+	al_buf b = AL_BUF_INIT(1 << 20);
+	size_t i, k;
+	int rc;
+
+	memset(&ix, 0, sizeof(ix));
+	rc = al_helm_index_parse(&ix, hr->data.ptr, hr->data.len, "index.yaml");
+	oom_pause(1);
+	for (i = 0; rc == 0 && i < ix.n; i++) {
+		const al_helm_index_entry *e = &ix.entries[i];
+
+		if (al_buf_printf(&b, "%s %s %s %s", e->name, e->version,
+		                  e->type != NULL ? e->type : "-",
+		                  e->digest != NULL ? e->digest : "-") < 0)
+			rc = OOM_WRONG;
+		for (k = 0; rc == 0 && k < e->nurls; k++)
+			if (al_buf_printf(&b, " %s", e->urls[k]) < 0)
+				rc = OOM_WRONG;
+		if (rc == 0 && al_buf_puts(&b, "\n") < 0)
+			rc = OOM_WRONG;
+	}
+	if (rc == 0)
+		rc = same_as_first(&hr->sm, al_strdup(al_buf_cstr(&b)));
+	al_buf_free(&b);
+	al_helm_index_clear(&ix);
+	oom_pause(0);
+	return rc;
+}
+
+static int run_helm_chart(void *ud)
+{
+	static const char *const paths[] = {"{.image.repository}"};
+	struct helm_run *hr = ud;
+	al_helm_chart c;
+	al_buf b = AL_BUF_INIT(1 << 20);
+	size_t i;
+	int rc;
+
+	memset(&c, 0, sizeof(c));
+	rc = al_helm_chart_read_mem(&c, hr->data.ptr, hr->data.len, paths, 1,
+	                            "podinfo");
+	oom_pause(1);
+	if (rc == 0 &&
+	    al_buf_printf(&b, "%s %s %s %d %s\n", c.name, c.version,
+	                  c.app_version != NULL ? c.app_version : "-",
+	                  c.library, c.config) < 0)
+		rc = OOM_WRONG;
+	for (i = 0; rc == 0 && i < c.nimages; i++)
+		if (al_buf_printf(&b, "image %s %s\n", c.images[i].ref,
+		                  c.images[i].source) < 0)
+			rc = OOM_WRONG;
+	for (i = 0; rc == 0 && i < c.nunresolved; i++)
+		if (al_buf_printf(&b, "unresolved %s %s\n", c.unresolved[i].ref,
+		                  c.unresolved[i].source) < 0)
+			rc = OOM_WRONG;
+	if (rc == 0)
+		rc = same_as_first(&hr->sm, al_strdup(al_buf_cstr(&b)));
+	al_buf_free(&b);
+	al_helm_chart_clear(&c);
+	oom_pause(0);
+	return rc;
+}
+
+static void test_oom__helm_index_and_chart(void)
+{
+	struct helm_run hr;
+	char path[1024];
+
+	memset(&hr, 0, sizeof(hr));
+	hr.data = (al_buf)AL_BUF_INIT(1 << 24);
+	snprintf(path, sizeof(path), "%s/tests/data/helm/repo/index.yaml",
+	         al_test_source_dir());
+	CU_ASSERT_EQUAL(al_fs_read_file(path, &hr.data), 0);
+	oom_both("al_helm_index_parse", run_helm_index, &hr);
+	CU_ASSERT(hr.sm.want != NULL &&
+	          strstr(hr.sm.want, "service-binding-operator 1.4.1") != NULL);
+	free(hr.sm.want);
+	memset(&hr.sm, 0, sizeof(hr.sm));
+	al_buf_free(&hr.data);
+	hr.data = (al_buf)AL_BUF_INIT(1 << 24);
+	snprintf(path, sizeof(path), "%s/tests/data/helm/podinfo-5.0.0.tgz",
+	         al_test_source_dir());
+	CU_ASSERT_EQUAL(al_fs_read_file(path, &hr.data), 0);
+	oom_both("al_helm_chart_read_mem", run_helm_chart, &hr);
+	CU_ASSERT(hr.sm.want != NULL && strstr(hr.sm.want, "image ") != NULL);
+	free(hr.sm.want);
+	al_buf_free(&hr.data);
+}
+
+static const char cosign_payload_json[] =
+    "{\"critical\":{\"identity\":{\"docker-reference\":"
+    "\"quay.io/example/release:4.16.0\"},\"image\":"
+    "{\"docker-manifest-digest\":\"sha256:"
+    "0da6316466d60a3a4535d5fed3589feb0391989982fba59d47d4c729912d6363\"},"
+    "\"type\":\"cosign container image signature\"},"
+    "\"optional\":{\"creator\":\"oom test\",\"timestamp\":1700000000}}";
+
+static int run_cosign_payload(void *ud)
+{
+	al_sig_payload pl;
+	int rc;
+
+	(void)ud;
+	memset(&pl, 0, sizeof(pl));
+	rc = al_cosign_payload_parse(&pl, (const uint8_t *)cosign_payload_json,
+	                             strlen(cosign_payload_json));
+	if (rc == 0 &&
+	    (pl.reference == NULL ||
+	     strcmp(pl.reference, "quay.io/example/release:4.16.0") != 0 ||
+	     pl.creator == NULL || strcmp(pl.creator, "oom test") != 0 ||
+	     !pl.has_timestamp))
+		rc = OOM_WRONG;
+	al_sig_payload_clear(&pl);
+	return rc;
+}
+
+/* containers/image's real keyless signature (Fulcio certificate, Rekor
+ * bundle annotation), as in test_cosign's policy test. */
+struct cosign_run {
+	al_cosign_trust *t;
+	al_buf raw, payload;
+	json_t *j;
+	al_cosign_sig sig;
+};
+
+static int run_cosign_verify(void *ud)
+{
+	struct cosign_run *cr = ud;
+	al_cosign_info info;
+	al_cosign_opts o;
+	int rc;
+
+	memset(&info, 0, sizeof(info));
+	memset(&o, 0, sizeof(o));
+	o.trust = cr->t;
+	o.require_tlog = 1;
+	rc = al_cosign_verify_sig(&info, &cr->sig, &o);
+	if (rc == 0 && (!info.keyless || !info.tlog_verified ||
+	                !info.has_time || info.subject == NULL ||
+	                strcmp(info.subject, "mitr@redhat.com") != 0 ||
+	                info.issuer == NULL || !info.has_payload ||
+	                info.payload.reference == NULL))
+		rc = OOM_WRONG;
+	al_cosign_info_clear(&info);
+	return rc;
+}
+
+static void test_oom__cosign_payload_and_signature(void)
+{
+	struct cosign_run cr;
+	char dir[1024], path[1100];
+	const json_t *ann;
+
+	oom_spare_jansson(1);
+	oom_both("al_cosign_payload_parse", run_cosign_payload, NULL);
+	memset(&cr, 0, sizeof(cr));
+	cr.raw = (al_buf)AL_BUF_INIT(1 << 20);
+	cr.payload = (al_buf)AL_BUF_INIT(1 << 20);
+	snprintf(dir, sizeof(dir), "%s/tests/fixtures/containers-image-cosign",
+	         al_test_source_dir());
+	snprintf(path, sizeof(path),
+	         "%s/dir-img-cosign-fulcio-rekor-valid/signature-1", dir);
+	if (al_fs_read_file(path, &cr.raw) != 0 || cr.raw.len <= 15 ||
+	    (cr.j = json_loadb((const char *)cr.raw.ptr + 15, cr.raw.len - 15,
+	                       0, NULL)) == NULL ||
+	    (ann = json_object_get(cr.j, "annotations")) == NULL ||
+	    al_base64_decode(
+	        &cr.payload,
+	        json_string_value(json_object_get(cr.j, "payload")),
+	        strlen(json_string_value(json_object_get(cr.j, "payload")))) !=
+	        0 ||
+	    al_cosign_trust_new(&cr.t) != 0) {
+		CU_FAIL("cannot read the cosign fixture");
+		goto out;
+	}
+	snprintf(path, sizeof(path), "%s/fulcio_v1.crt.pem", dir);
+	CU_ASSERT_EQUAL(al_cosign_trust_add_fulcio_file(cr.t, path), 0);
+	snprintf(path, sizeof(path), "%s/rekor.pub", dir);
+	CU_ASSERT_EQUAL(al_cosign_trust_add_rekor_file(cr.t, path), 0);
+	CU_ASSERT_EQUAL(
+	    al_cosign_trust_set_identity(cr.t, "https://github.com/login/oauth",
+	                                 "mitr@redhat.com"),
+	    0);
+	cr.sig.payload = cr.payload.ptr;
+	cr.sig.payload_len = cr.payload.len;
+	cr.sig.signature =
+	    json_string_value(json_object_get(ann, AL_COSIGN_ANN_SIGNATURE));
+	cr.sig.certificate =
+	    json_string_value(json_object_get(ann, AL_COSIGN_ANN_CERTIFICATE));
+	cr.sig.chain =
+	    json_string_value(json_object_get(ann, AL_COSIGN_ANN_CHAIN));
+	cr.sig.bundle =
+	    json_string_value(json_object_get(ann, AL_COSIGN_ANN_BUNDLE));
+	oom_both("al_cosign_verify_sig (Fulcio, Rekor bundle)",
+	         run_cosign_verify, &cr);
+out:
+	oom_spare_jansson(0);
+	al_cosign_trust_free(cr.t);
+	json_decref(cr.j);
+	al_buf_free(&cr.raw);
+	al_buf_free(&cr.payload);
+}
+
+/* al_error_oom sets its message without any allocation. */
+static void test_oom__error_oom_allocates_nothing(void)
+{
+	int rc;
+
+	oom_arm(1, 1);
+	rc = al_error_oom();
+	CU_ASSERT_EQUAL(oom_disarm(), 0);
+	CU_ASSERT_EQUAL(rc, AL_ENOMEM);
+	CU_ASSERT_STRING_EQUAL(al_error_message(), "out of memory");
+}
+
 int main(void)
 {
 	CU_TestInfo tests[] = {
@@ -404,6 +751,12 @@ int main(void)
 	    {"signature_verify", test_oom__signature_verify},
 	    {"store_open", test_oom__store_open},
 	    {"catalog_rebuild", test_oom__catalog_rebuild},
+	    {"catalog_filter", test_oom__catalog_filter},
+	    {"helm_index_and_chart", test_oom__helm_index_and_chart},
+	    {"cosign_payload_and_signature",
+	     test_oom__cosign_payload_and_signature},
+	    {"error_oom_allocates_nothing",
+	     test_oom__error_oom_allocates_nothing},
 	    CU_TEST_INFO_NULL,
 	};
 
