@@ -363,10 +363,8 @@ static enum MHD_Result manifest(struct MHD_Connection *c, request *rq,
 	return send_resp(c, rq, 200, r, len);
 }
 
-/* "bytes=A-B", "bytes=A-", "bytes=-N" against size: 1 and [*off, *off +
- * *len) when satisfiable, 0 when not, -1 when malformed. */
-static int parse_range(const char *s, uint64_t size, uint64_t *off,
-                       uint64_t *len)
+int al_serve__parse_range(const char *s, uint64_t size, uint64_t *off,
+                          uint64_t *len)
 {
 	uint64_t a = 0, b = 0;
 	int has_a = 0, has_b = 0;
@@ -424,7 +422,8 @@ static enum MHD_Result blob(struct MHD_Connection *c, request *rq,
 		return send_error(c, rq, 404, "BLOB_UNKNOWN", "blob unknown");
 	len = size;
 	if (range != NULL) {
-		if ((rs = parse_range(range, size, &off, &len)) <= 0) {
+		if ((rs = al_serve__parse_range(range, size, &off, &len)) <=
+		    0) {
 			close(fd);
 			snprintf(cr, sizeof(cr), "bytes */%" PRIu64, size);
 			r = MHD_create_response_from_buffer(

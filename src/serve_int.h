@@ -54,4 +54,13 @@ const al_serve_man *al_serve__find_tag(const al_serve_table *t,
 size_t al_serve__tags_from(const al_serve_table *t, const char *repo,
                            const char *last, size_t *end);
 
+/*
+ * One Range header value against a blob of size bytes: "bytes=A-B",
+ * "bytes=A-", "bytes=-N" (RFC 9110 14.1.2). 1 and [*off, *off + *len) when
+ * satisfiable, 0 when not (past the end, "-0"), -1 when malformed (other
+ * units, several ranges, B < A, overflow).
+ */
+int al_serve__parse_range(const char *s, uint64_t size, uint64_t *off,
+                          uint64_t *len);
+
 #endif
