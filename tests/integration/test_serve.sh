@@ -103,6 +103,26 @@ al_run "$T/out" "$T/err" "$AIRLOCK" copy --tls-verify=false "docker://$A/$R:4.14
 al_check "airlock copy from the server" test "$AL_RC" = 0
 al_check "airlock copy gives the store's digest" test "$(al_digest_of "$T/acopy" r)" = "$rdigest"
 
+# airlock mirror from the server, the signatures from its signature store,
+# verified with the sample's key (the path the CVO's HTTP stores take).
+cat >"$T/is.yaml" <<YAML
+kind: ImageSetConfiguration
+apiVersion: mirror.openshift.io/v2alpha1
+mirror:
+  platform:
+    release: $release
+airlock:
+  sources:
+  - prefix: quay.io/airlock-samples
+    location: docker://$A/airlock-samples
+YAML
+al_run "$T/out" "$T/err" "$AIRLOCK" mirror --config "$T/is.yaml" --store "$T/store2" --tls-verify=false \
+	--keyring "$samples/keys/release.gpg" --signature-store "http://$A/signatures"
+al_check "airlock mirror from the server with its signature store exits 0" test "$AL_RC" = 0
+al_check "the mirrored release is verified through the served signatures" \
+	bash -c '"$1" releases --store "$2" | grep -q "^4.14.1 .*verified"' _ "$AIRLOCK" "$T/store2"
+al_check "the second store names the same images and digests" al_same_index "$store" "$T/store2"
+
 # The mirror sets written for this address name repositories it serves.
 "$AIRLOCK" mirrorsets --store "$store" --registry "$A" >"$T/ms.yaml"
 missing=0
@@ -213,6 +233,37 @@ al_check "SIGTERM stops the server with status 0" test "$rc" = 0
 keep() { grep -v -e ' ./index.json$' -e "${art#sha256:}\$" -e ' ./blobs/sha256/44136fa355b3678a1146ad16f7e8649e94fb4fc21fe77e8310c060f61caaff8a$'; }
 store_state | keep >"$T/state.after"
 al_check "nothing was written to the store by the server" diff <(keep <"$T/state.before") "$T/state.after"
+
+# Slow clients and connection limits.
+srv_start --idle-timeout 1 --per-ip 2
+python3 - "$SRV_ADDR" >"$T/limits" <<'EOF2'
+import socket, sys
+host, port = sys.argv[1].rsplit(":", 1)
+def conn():
+    s = socket.create_connection((host, int(port)), timeout=20)
+    return s
+# a client that sends half a request line and then nothing is closed
+s = conn()
+s.sendall(b"GET /v2/ HTTP/1.1\r\nHost: x\r\n")
+print("idle-closed", s.recv(100) == b"")
+s.close()
+# two connections at once from one address are allowed, a third is not
+a, b = conn(), conn()
+c = conn()
+c.settimeout(20)
+c.sendall(b"GET /v2/ HTTP/1.1\r\nHost: x\r\n\r\n")
+try:
+    third = c.recv(100)
+except ConnectionResetError:
+    third = b""
+print("third-refused", not third.startswith(b"HTTP/1.1 200"))
+for x in (a, b, c):
+    x.close()
+EOF2
+al_check "a client that stops half way through its headers is disconnected" grep -qx 'idle-closed True' "$T/limits"
+al_check "a third connection from one address is refused with --per-ip 2" grep -qx 'third-refused True' "$T/limits"
+kill -TERM "$SRV_PID"
+wait "$SRV_PID" || true
 
 # TLS with a made CA.
 al_run "$T/ca" "$T/err" "$AIRLOCK" serve --make-cert "$T/tls" --host localhost --host 127.0.0.1
