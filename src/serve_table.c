@@ -125,6 +125,21 @@ static int cmp_str(const void *a, const void *b)
 	return strcmp(*(const char *const *)a, *(const char *const *)b);
 }
 
+/* qsort and bsearch over arrays that may be empty (and NULL), which the C
+ * library does not accept. */
+static void sort(void *base, size_t n, size_t size,
+                 int (*cmp)(const void *, const void *))
+{
+	if (n > 1)
+		qsort(base, n, size, cmp);
+}
+
+static void *find(const void *key, const void *base, size_t n, size_t size,
+                  int (*cmp)(const void *, const void *))
+{
+	return n > 0 ? bsearch(key, base, n, size, cmp) : NULL;
+}
+
 /* The subject, artifact type and children of one top-level manifest. */
 static int read_manifest(al_serve_table *t, const char *repo,
                          const al_store_image *img)
@@ -198,7 +213,7 @@ static int add_images(al_serve_table *t, const al_store_image *imgs, size_t n)
 	}
 	for (pass = 0; pass < 2; pass++) {
 		ntags = t->ntags;
-		qsort(t->tags, t->ntags, sizeof(*t->tags), cmp_tag);
+		sort(t->tags, t->ntags, sizeof(*t->tags), cmp_tag);
 		for (i = 0; i < n; i++) {
 			char *dt;
 			al_serve_tag key;
@@ -222,8 +237,8 @@ static int add_images(al_serve_table *t, const al_store_image *imgs, size_t n)
 			}
 			key.repo = repos[i];
 			key.tag = dt;
-			if (bsearch(&key, t->tags, ntags, sizeof(key),
-			            cmp_tag) == NULL)
+			if (find(&key, t->tags, ntags, sizeof(key), cmp_tag) ==
+			    NULL)
 				rc = add_tag(t, repos[i], dt, ds);
 			free(dt);
 			if (rc < 0)
@@ -245,7 +260,7 @@ static int finish(al_serve_table *t)
 {
 	size_t i, j;
 
-	qsort(t->mans, t->nmans, sizeof(*t->mans), cmp_man);
+	sort(t->mans, t->nmans, sizeof(*t->mans), cmp_man);
 	for (i = j = 0; i < t->nmans; i++) {
 		if (j > 0 && cmp_man(&t->mans[j - 1], &t->mans[i]) == 0) {
 			man_clear(&t->mans[i]);
@@ -254,7 +269,7 @@ static int finish(al_serve_table *t)
 		t->mans[j++] = t->mans[i];
 	}
 	t->nmans = j;
-	qsort(t->tags, t->ntags, sizeof(*t->tags), cmp_tag);
+	sort(t->tags, t->ntags, sizeof(*t->tags), cmp_tag);
 	for (i = j = 0; i < t->ntags; i++) {
 		if (j > 0 && cmp_tag(&t->tags[j - 1], &t->tags[i]) == 0) {
 			free(t->tags[i].repo);
@@ -270,7 +285,7 @@ static int finish(al_serve_table *t)
 		if (t->nrepos == 0 ||
 		    strcmp(t->repos[t->nrepos - 1], t->mans[i].repo) != 0)
 			t->repos[t->nrepos++] = t->mans[i].repo;
-	qsort(t->repos, t->nrepos, sizeof(*t->repos), cmp_str);
+	sort(t->repos, t->nrepos, sizeof(*t->repos), cmp_str);
 	return 0;
 }
 
@@ -300,8 +315,8 @@ out:
 
 int al_serve__has_repo(const al_serve_table *t, const char *repo)
 {
-	return bsearch(&repo, t->repos, t->nrepos, sizeof(*t->repos),
-	               cmp_str) != NULL;
+	return find(&repo, t->repos, t->nrepos, sizeof(*t->repos), cmp_str) !=
+	       NULL;
 }
 
 const al_serve_man *al_serve__find_man(const al_serve_table *t,
@@ -314,7 +329,7 @@ const al_serve_man *al_serve__find_man(const al_serve_table *t,
 		return NULL;
 	key.repo = (char *)repo;
 	memcpy(key.digest, digest, 72);
-	return bsearch(&key, t->mans, t->nmans, sizeof(key), cmp_man);
+	return find(&key, t->mans, t->nmans, sizeof(key), cmp_man);
 }
 
 const al_serve_man *al_serve__find_tag(const al_serve_table *t,
@@ -324,7 +339,7 @@ const al_serve_man *al_serve__find_tag(const al_serve_table *t,
 
 	key.repo = (char *)repo;
 	key.tag = (char *)tag;
-	g = bsearch(&key, t->tags, t->ntags, sizeof(key), cmp_tag);
+	g = find(&key, t->tags, t->ntags, sizeof(key), cmp_tag);
 	return g != NULL ? al_serve__find_man(t, repo, g->digest) : NULL;
 }
 
