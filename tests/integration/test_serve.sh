@@ -123,6 +123,27 @@ al_check "the mirrored release is verified through the served signatures" \
 	bash -c '"$1" releases --store "$2" | grep -q "^4.14.1 .*verified"' _ "$AIRLOCK" "$T/store2"
 al_check "the second store names the same images and digests" al_same_index "$store" "$T/store2"
 
+# podman pulls by digest through a registries.conf mirror pointing here.
+if command -v podman >/dev/null; then
+	cat >"$T/registries.conf" <<CONF
+[[registry]]
+prefix = "quay.io/airlock-samples"
+location = "quay.io/airlock-samples"
+[[registry.mirror]]
+location = "$A/airlock-samples"
+insecure = true
+CONF
+	al_run "$T/out" "$T/err" env CONTAINERS_REGISTRIES_CONF="$T/registries.conf" \
+		podman --root "$T/pm/root" --runroot "$T/pm/run" --storage-driver vfs \
+		pull --signature-policy "$T/policy.json" "quay.io/airlock-samples/release@$rdigest"
+	al_check "podman pulls the release by digest through the mirror" test "$AL_RC" = 0
+	al_check "the server answered podman's manifest request" \
+		grep -q "\"path\":\"/v2/$R/manifests/$rdigest\",\"status\":200" "$T/access.log"
+	podman --root "$T/pm/root" --runroot "$T/pm/run" --storage-driver vfs rmi -a -f >/dev/null 2>&1 || true
+else
+	al_skip_part "podman is not installed"
+fi
+
 # The mirror sets written for this address name repositories it serves.
 "$AIRLOCK" mirrorsets --store "$store" --registry "$A" >"$T/ms.yaml"
 missing=0
