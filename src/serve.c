@@ -732,6 +732,8 @@ int al_serve_run(const al_serve_opts *o)
 		                               "both a certificate and a key");
 	if ((rc = parse_listen(o->listen, &ss)) < 0)
 		return rc;
+	if (ss.ss_family == AF_INET6)
+		flags |= MHD_USE_IPv6;
 	if (o->tls_cert != NULL) {
 		if ((rc = read_pem(o->tls_cert, &cert)) < 0 ||
 		    (rc = read_pem(o->tls_key, &key)) < 0)
