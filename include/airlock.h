@@ -29,5 +29,6 @@
 #include "airlock/update.h"
 #include "airlock/pack.h"
 #include "airlock/cosign.h"
+#include "airlock/serve.h"
 
 #endif

@@ -33,5 +33,8 @@ int cmd_update(int argc, char **argv);
 int cmd_imageset(int argc, char **argv);
 /* cmd_delete.c (docs/lifecycle.md) */
 int cmd_delete(int argc, char **argv);
+/* airlock serve: the store as a registry and signature store
+ * (docs/serve.md). */
+int cmd_serve(int argc, char **argv);
 
 #endif

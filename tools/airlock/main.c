@@ -63,6 +63,8 @@ static const command commands[] = {
     {"update", cmd_update,
      "apply a release from the store to a cluster, with correct failure "
      "semantics"},
+    {"serve", cmd_serve,
+     "serve a store as a registry and a signature store (read-only, TLS)"},
     {"delete", cmd_delete,
      "remove releases and images from a store (and their manifests from a "
      "registry)"},

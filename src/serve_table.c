@@ -1,0 +1,366 @@
+/* serve_table.c: the table airlock serve answers from: repositories, tags and
+ * manifests of a store's index.json under the push mapping (al_push_target),
+ * rebuilt when index.json changes. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "airlock/buf.h"
+#include "airlock/error.h"
+#include "airlock/transfer.h"
+#include "array_int.h"
+#include "json_int.h"
+#include "serve_int.h"
+
+/* A manifest the server reads to find its subject and children. */
+#define MANIFEST_MAX (4u << 20)
+
+static void man_clear(al_serve_man *m)
+{
+	free(m->repo);
+	free(m->media_type);
+	free(m->artifact_type);
+}
+
+void al_serve__table_free(al_serve_table *t)
+{
+	size_t i;
+
+	if (t == NULL)
+		return;
+	for (i = 0; i < t->nmans; i++)
+		man_clear(&t->mans[i]);
+	for (i = 0; i < t->ntags; i++) {
+		free(t->tags[i].repo);
+		free(t->tags[i].tag);
+	}
+	free(t->mans);
+	free(t->tags);
+	free(t->repos);
+	al_store_free(t->store);
+	free(t);
+}
+
+int al_serve__digest_valid(const char *s)
+{
+	size_t i;
+
+	if (strncmp(s, "sha256:", 7) != 0 || strlen(s) != 7 + 64)
+		return 0;
+	for (i = 7; i < 7 + 64; i++)
+		if (!((s[i] >= '0' && s[i] <= '9') ||
+		      (s[i] >= 'a' && s[i] <= 'f')))
+			return 0;
+	return 1;
+}
+
+static int add_man(al_serve_table *t, const char *repo, const char *digest,
+                   const char *media_type, uint64_t size,
+                   const char *artifact_type, const char *subject)
+{
+	al_serve_man *grown, *m;
+
+	if (!al_serve__digest_valid(digest))
+		return 0; /* only sha256 manifests are served */
+	grown =
+	    al__array_grow(t->mans, &t->cap_mans, t->nmans + 1, sizeof(*grown));
+	if (grown == NULL)
+		return al_error_set(AL_ENOMEM, "out of memory");
+	t->mans = grown;
+	m = &t->mans[t->nmans];
+	memset(m, 0, sizeof(*m));
+	memcpy(m->digest, digest, 72);
+	m->size = size;
+	if (subject != NULL && al_serve__digest_valid(subject))
+		memcpy(m->subject, subject, 72);
+	m->repo = al_strdup(repo);
+	m->media_type = al_strdup(media_type);
+	m->artifact_type =
+	    artifact_type != NULL ? al_strdup(artifact_type) : NULL;
+	t->nmans++;
+	if (m->repo == NULL || m->media_type == NULL ||
+	    (artifact_type != NULL && m->artifact_type == NULL))
+		return al_error_set(AL_ENOMEM, "out of memory");
+	return 0;
+}
+
+static int add_tag(al_serve_table *t, const char *repo, const char *tag,
+                   const char *digest)
+{
+	al_serve_tag *grown, *g;
+
+	grown =
+	    al__array_grow(t->tags, &t->cap_tags, t->ntags + 1, sizeof(*grown));
+	if (grown == NULL)
+		return al_error_set(AL_ENOMEM, "out of memory");
+	t->tags = grown;
+	g = &t->tags[t->ntags];
+	memset(g, 0, sizeof(*g));
+	memcpy(g->digest, digest, 72);
+	g->repo = al_strdup(repo);
+	g->tag = al_strdup(tag);
+	t->ntags++;
+	if (g->repo == NULL || g->tag == NULL)
+		return al_error_set(AL_ENOMEM, "out of memory");
+	return 0;
+}
+
+static int cmp_man(const void *a, const void *b)
+{
+	const al_serve_man *x = a, *y = b;
+	int c = strcmp(x->repo, y->repo);
+
+	return c != 0 ? c : strcmp(x->digest, y->digest);
+}
+
+static int cmp_tag(const void *a, const void *b)
+{
+	const al_serve_tag *x = a, *y = b;
+	int c = strcmp(x->repo, y->repo);
+
+	return c != 0 ? c : strcmp(x->tag, y->tag);
+}
+
+static int cmp_str(const void *a, const void *b)
+{
+	return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+/* qsort and bsearch over arrays that may be empty (and NULL), which the C
+ * library does not accept. */
+static void sort(void *base, size_t n, size_t size,
+                 int (*cmp)(const void *, const void *))
+{
+	if (n > 1)
+		qsort(base, n, size, cmp);
+}
+
+static void *find(const void *key, const void *base, size_t n, size_t size,
+                  int (*cmp)(const void *, const void *))
+{
+	return n > 0 ? bsearch(key, base, n, size, cmp) : NULL;
+}
+
+/* The subject, artifact type and children of one top-level manifest. */
+static int read_manifest(al_serve_table *t, const char *repo,
+                         const al_store_image *img)
+{
+	al_buf b = AL_BUF_INIT(MANIFEST_MAX);
+	json_t *root = NULL, *subj, *kids, *cfg;
+	const char *art = NULL, *subject = NULL;
+	char ds[AL_DIGEST_STRMAX];
+	size_t i;
+	int rc;
+
+	al_digest_str(&img->desc.digest, ds);
+	if (al_store_read_blob(t->store, &img->desc.digest, &b) < 0 ||
+	    al_json_parse(&root, b.ptr, b.len, ds) < 0) {
+		/* served as recorded, without referrers or children */
+		rc = add_man(t, repo, ds, img->desc.media_type, img->desc.size,
+		             img->desc.artifact_type, NULL);
+		goto out;
+	}
+	art = al_json_str(root, "artifactType");
+	if (art == NULL && (cfg = json_object_get(root, "config")) != NULL &&
+	    json_is_object(cfg))
+		art = al_json_str(cfg, "mediaType");
+	if ((subj = json_object_get(root, "subject")) != NULL &&
+	    json_is_object(subj))
+		subject = al_json_str(subj, "digest");
+	if ((rc = add_man(t, repo, ds, img->desc.media_type, img->desc.size,
+	                  art, subject)) < 0)
+		goto out;
+	kids = json_object_get(root, "manifests");
+	for (i = 0; json_is_array(kids) && i < json_array_size(kids); i++) {
+		json_t *k = json_array_get(kids, i), *sz;
+		const char *kd = al_json_str(k, "digest");
+		const char *kt = al_json_str(k, "mediaType");
+
+		sz = json_object_get(k, "size");
+		if (kd == NULL || kt == NULL || !json_is_integer(sz) ||
+		    json_integer_value(sz) < 0)
+			continue;
+		if ((rc = add_man(t, repo, kd, kt,
+		                  (uint64_t)json_integer_value(sz),
+		                  al_json_str(k, "artifactType"), NULL)) < 0)
+			goto out;
+	}
+out:
+	json_decref(root);
+	al_buf_free(&b);
+	return rc;
+}
+
+/* Tags first, then the "sha256-<hex>" tag push gives a digest-named image
+ * where no real tag has that name (transfer_push.c, tag_taken). */
+static int add_images(al_serve_table *t, const al_store_image *imgs, size_t n)
+{
+	char **repos = calloc(n + 1, sizeof(*repos)), **refs;
+	char ds[AL_DIGEST_STRMAX];
+	size_t i, ntags;
+	int rc = 0, pass;
+
+	refs = calloc(n + 1, sizeof(*refs));
+	if (repos == NULL || refs == NULL) {
+		rc = al_error_set(AL_ENOMEM, "out of memory");
+		goto out;
+	}
+	for (i = 0; i < n; i++) {
+		if (imgs[i].name == NULL || imgs[i].name[0] == '\0' ||
+		    al_push_target(imgs[i].name, "", &repos[i], &refs[i]) < 0)
+			continue; /* not a docker reference: not served */
+		if ((rc = read_manifest(t, repos[i], &imgs[i])) < 0)
+			goto out;
+	}
+	for (pass = 0; pass < 2; pass++) {
+		ntags = t->ntags;
+		sort(t->tags, t->ntags, sizeof(*t->tags), cmp_tag);
+		for (i = 0; i < n; i++) {
+			char *dt;
+			al_serve_tag key;
+			int isdig;
+
+			if (repos[i] == NULL)
+				continue;
+			isdig = strchr(refs[i], ':') != NULL;
+			al_digest_str(&imgs[i].desc.digest, ds);
+			if (pass == 0 && !isdig) {
+				if ((rc = add_tag(t, repos[i], refs[i], ds)) <
+				    0)
+					goto out;
+				continue;
+			}
+			if (pass == 0 || !isdig)
+				continue;
+			if ((dt = al_push_digest_tag(refs[i])) == NULL) {
+				rc = al_error_set(AL_ENOMEM, "out of memory");
+				goto out;
+			}
+			key.repo = repos[i];
+			key.tag = dt;
+			if (find(&key, t->tags, ntags, sizeof(key), cmp_tag) ==
+			    NULL)
+				rc = add_tag(t, repos[i], dt, ds);
+			free(dt);
+			if (rc < 0)
+				goto out;
+		}
+	}
+out:
+	for (i = 0; repos != NULL && refs != NULL && i < n; i++) {
+		free(repos[i]);
+		free(refs[i]);
+	}
+	free(repos);
+	free(refs);
+	return rc;
+}
+
+/* Sort, drop duplicate manifests and tags (the first kept), list repos. */
+static int finish(al_serve_table *t)
+{
+	size_t i, j;
+
+	sort(t->mans, t->nmans, sizeof(*t->mans), cmp_man);
+	for (i = j = 0; i < t->nmans; i++) {
+		if (j > 0 && cmp_man(&t->mans[j - 1], &t->mans[i]) == 0) {
+			man_clear(&t->mans[i]);
+			continue;
+		}
+		t->mans[j++] = t->mans[i];
+	}
+	t->nmans = j;
+	sort(t->tags, t->ntags, sizeof(*t->tags), cmp_tag);
+	for (i = j = 0; i < t->ntags; i++) {
+		if (j > 0 && cmp_tag(&t->tags[j - 1], &t->tags[i]) == 0) {
+			free(t->tags[i].repo);
+			free(t->tags[i].tag);
+			continue;
+		}
+		t->tags[j++] = t->tags[i];
+	}
+	t->ntags = j;
+	if ((t->repos = calloc(t->nmans + 1, sizeof(*t->repos))) == NULL)
+		return al_error_set(AL_ENOMEM, "out of memory");
+	for (i = 0; i < t->nmans; i++)
+		if (t->nrepos == 0 ||
+		    strcmp(t->repos[t->nrepos - 1], t->mans[i].repo) != 0)
+			t->repos[t->nrepos++] = t->mans[i].repo;
+	sort(t->repos, t->nrepos, sizeof(*t->repos), cmp_str);
+	return 0;
+}
+
+int al_serve__table_new(al_serve_table **out, const char *path)
+{
+	al_store_opts so = AL_STORE_OPTS_INIT;
+	al_serve_table *t = calloc(1, sizeof(*t));
+	al_store_image *imgs = NULL;
+	size_t n = 0;
+	int rc;
+
+	if (t == NULL)
+		return al_error_set(AL_ENOMEM, "out of memory");
+	t->refs = 1;
+	so.readonly = 1;
+	if ((rc = al_store_open(&t->store, path, &so)) < 0 ||
+	    (rc = al_store_list(t->store, &imgs, &n)) < 0 ||
+	    (rc = add_images(t, imgs, n)) < 0 || (rc = finish(t)) < 0)
+		goto out;
+	*out = t;
+	t = NULL;
+out:
+	al_store_images_free(imgs, n);
+	al_serve__table_free(t);
+	return rc;
+}
+
+int al_serve__has_repo(const al_serve_table *t, const char *repo)
+{
+	return find(&repo, t->repos, t->nrepos, sizeof(*t->repos), cmp_str) !=
+	       NULL;
+}
+
+const al_serve_man *al_serve__find_man(const al_serve_table *t,
+                                       const char *repo, const char *digest)
+{
+	al_serve_man key;
+
+	memset(&key, 0, sizeof(key));
+	if (!al_serve__digest_valid(digest))
+		return NULL;
+	key.repo = (char *)repo;
+	memcpy(key.digest, digest, 72);
+	return find(&key, t->mans, t->nmans, sizeof(key), cmp_man);
+}
+
+const al_serve_man *al_serve__find_tag(const al_serve_table *t,
+                                       const char *repo, const char *tag)
+{
+	al_serve_tag key, *g;
+
+	key.repo = (char *)repo;
+	key.tag = (char *)tag;
+	g = find(&key, t->tags, t->ntags, sizeof(key), cmp_tag);
+	return g != NULL ? al_serve__find_man(t, repo, g->digest) : NULL;
+}
+
+size_t al_serve__tags_from(const al_serve_table *t, const char *repo,
+                           const char *last, size_t *end)
+{
+	size_t lo = 0, hi = t->ntags, mid;
+	al_serve_tag key;
+
+	/* the first tag of repo after last ("" : the first of repo) */
+	key.repo = (char *)repo;
+	key.tag = (char *)(last != NULL ? last : "");
+	while (lo < hi) {
+		mid = lo + (hi - lo) / 2;
+		if (cmp_tag(&t->tags[mid], &key) <= 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	for (*end = lo;
+	     *end < t->ntags && strcmp(t->tags[*end].repo, repo) == 0; (*end)++)
+		;
+	return lo;
+}

@@ -1,0 +1,234 @@
+/* cmd_serve.c: airlock serve: a store as the network's registry and signature
+ * store (docs/serve.md); --make-cert makes a CA and a server certificate. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "airlock/serve.h"
+#include "cli.h"
+#include "cmd.h"
+
+enum {
+	OPT_STORE = OPT_COMMAND_BASE,
+	OPT_LISTEN,
+	OPT_TLS_CERT,
+	OPT_TLS_KEY,
+	OPT_MAKE_CERT,
+	OPT_HOST,
+	OPT_ACCESS_LOG,
+	OPT_MAX_CONN,
+	OPT_PER_IP,
+	OPT_IDLE,
+	OPT_THREADS,
+};
+
+#define HOSTS_MAX 32
+
+static const char serve_help[] =
+    "usage: airlock serve --store DIR --listen ADDR:PORT [--tls-cert F "
+    "--tls-key F]\n"
+    "       airlock serve --make-cert DIR [--host NAME]...\n"
+    "\n"
+    "Serve the store, as it is, as an OCI distribution registry (pull: "
+    "manifests,\n"
+    "blobs with ranges, tags, catalog, referrers) under the names 'airlock "
+    "push'\n"
+    "would give its images, and as the cluster's HTTP signature store\n"
+    "(/signatures/sha256=HEX/signature-N). Read-only. Stops on SIGTERM or "
+    "SIGINT.\n"
+    "\n"
+    "Options:\n"
+    "      --store DIR          the store (read-only; names re-read when "
+    "index.json\n"
+    "                           changes)\n"
+    "      --listen ADDR:PORT   IP address and port (PORT 0: a free one; the "
+    "address\n"
+    "                           is printed as 'serving on ADDR:PORT')\n"
+    "      --tls-cert FILE      PEM certificate chain: serve HTTPS\n"
+    "      --tls-key FILE       its PEM private key\n"
+    "      --make-cert DIR      write DIR/ca.crt, ca.key, server.crt, "
+    "server.key and\n"
+    "                           print the CA's path, then exit\n"
+    "      --host NAME          a DNS name or IP address of the server "
+    "certificate\n"
+    "                           (repeat; default: localhost and "
+    "127.0.0.1)\n"
+    "      --access-log FILE    one JSON line per request there (default: "
+    "stderr)\n"
+    "      --max-connections N  at once (default 256)\n"
+    "      --per-ip N           at once from one address (default 64)\n"
+    "      --idle-timeout SEC   close a connection silent this long "
+    "(default 30)\n"
+    "      --threads N          worker threads (default 4)\n" CLI_LOCAL_HELP
+    "\n"
+    "Exit status: 0 stopped by a signal (or certificates written), 2 usage "
+    "error,\n"
+    "3 runtime error.\n";
+
+typedef struct serve_out {
+	FILE *log;
+} serve_out;
+
+static void on_ready(void *ud, const char *addr)
+{
+	(void)ud;
+	printf("serving on %s\n", addr);
+	fflush(stdout);
+}
+
+static void on_access(void *ud, const char *line)
+{
+	serve_out *so = ud;
+
+	fprintf(so->log, "%s\n", line);
+	fflush(so->log);
+}
+
+static int parse_uint(const char *cmd, const char *opt, const char *s,
+                      unsigned *out)
+{
+	char *end;
+	unsigned long v;
+
+	errno = 0;
+	v = strtoul(s, &end, 10);
+	if (errno != 0 || end == s || *end != '\0' || v == 0 || v > 100000)
+		return cli_usage_error(
+		    cmd, "%s wants a number from 1 to 100000", opt);
+	*out = (unsigned)v;
+	return 0;
+}
+
+static int make_cert(const char *dir, const char **hosts, size_t nhosts)
+{
+	static const char *const defaults[] = {"localhost", "127.0.0.1"};
+	char *ca = NULL;
+	int rc;
+
+	if (nhosts == 0)
+		rc = al_serve_make_cert(dir, defaults, 2, &ca);
+	else
+		rc = al_serve_make_cert(dir, hosts, nhosts, &ca);
+	if (rc < 0)
+		return cli_fail(rc, "cannot make certificates in '%s'", dir);
+	printf("%s\n", ca);
+	free(ca);
+	return EXIT_OK;
+}
+
+int cmd_serve(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+	    {"store", required_argument, NULL, OPT_STORE},
+	    {"listen", required_argument, NULL, OPT_LISTEN},
+	    {"tls-cert", required_argument, NULL, OPT_TLS_CERT},
+	    {"tls-key", required_argument, NULL, OPT_TLS_KEY},
+	    {"make-cert", required_argument, NULL, OPT_MAKE_CERT},
+	    {"host", required_argument, NULL, OPT_HOST},
+	    {"access-log", required_argument, NULL, OPT_ACCESS_LOG},
+	    {"max-connections", required_argument, NULL, OPT_MAX_CONN},
+	    {"per-ip", required_argument, NULL, OPT_PER_IP},
+	    {"idle-timeout", required_argument, NULL, OPT_IDLE},
+	    {"threads", required_argument, NULL, OPT_THREADS},
+	    CLI_LOCAL_OPTIONS,
+	    {NULL, 0, NULL, 0},
+	};
+	al_serve_opts o = AL_SERVE_OPTS_INIT;
+	const char *make_dir = NULL, *access_log = NULL;
+	const char *hosts[HOSTS_MAX];
+	size_t nhosts = 0;
+	serve_out so = {stderr};
+	cli_common c;
+	int opt, rc, code = EXIT_OK;
+
+	cli_common_init(&c);
+	optind = 1;
+	while ((opt = cli_getopt(&c, "serve", argc, argv, "h", longopts)) !=
+	       -1) {
+		switch (opt) {
+		case 'h':
+			fputs(serve_help, stdout);
+			return EXIT_OK;
+		case OPT_STORE:
+			o.store = optarg;
+			break;
+		case OPT_LISTEN:
+			o.listen = optarg;
+			break;
+		case OPT_TLS_CERT:
+			o.tls_cert = optarg;
+			break;
+		case OPT_TLS_KEY:
+			o.tls_key = optarg;
+			break;
+		case OPT_MAKE_CERT:
+			make_dir = optarg;
+			break;
+		case OPT_HOST:
+			if (nhosts == HOSTS_MAX)
+				return cli_usage_error(
+				    "serve", "at most %d --host", HOSTS_MAX);
+			hosts[nhosts++] = optarg;
+			break;
+		case OPT_ACCESS_LOG:
+			access_log = optarg;
+			break;
+		case OPT_MAX_CONN:
+			if (parse_uint("serve", "--max-connections", optarg,
+			               &o.max_connections) < 0)
+				return EXIT_USAGE;
+			break;
+		case OPT_PER_IP:
+			if (parse_uint("serve", "--per-ip", optarg, &o.per_ip) <
+			    0)
+				return EXIT_USAGE;
+			break;
+		case OPT_IDLE:
+			if (parse_uint("serve", "--idle-timeout", optarg,
+			               &o.idle_timeout_s) < 0)
+				return EXIT_USAGE;
+			break;
+		case OPT_THREADS:
+			if (parse_uint("serve", "--threads", optarg,
+			               &o.threads) < 0)
+				return EXIT_USAGE;
+			break;
+		default:
+			return EXIT_USAGE;
+		}
+	}
+	if (argc != optind)
+		return cli_usage_error("serve", "unexpected argument '%s'",
+		                       argv[optind]);
+	if (make_dir != NULL) {
+		cli_log_start(&c);
+		return make_cert(make_dir, hosts, nhosts);
+	}
+	if (o.store == NULL || o.listen == NULL)
+		return cli_usage_error("serve",
+		                       "--store DIR and --listen ADDR:PORT are "
+		                       "required");
+	if ((o.tls_cert == NULL) != (o.tls_key == NULL))
+		return cli_usage_error("serve",
+		                       "--tls-cert and --tls-key go together");
+	c.offline = 1;
+	if ((code = cli_common_start(&c)) != EXIT_OK)
+		goto out;
+	if (access_log != NULL && (so.log = fopen(access_log, "ae")) == NULL) {
+		cli_error("cannot open '%s': %s", access_log, strerror(errno));
+		code = EXIT_RUNTIME;
+		goto out;
+	}
+	o.ready = on_ready;
+	o.access = on_access;
+	o.ud = &so;
+	o.cancel = c.cancel;
+	if ((rc = al_serve_run(&o)) < 0)
+		code = cli_fail(rc, "cannot serve '%s'", o.store);
+out:
+	if (so.log != NULL && so.log != stderr)
+		fclose(so.log);
+	cli_common_finish(&c);
+	return code;
+}
