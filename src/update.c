@@ -33,6 +33,10 @@
 #define CVO_NAMESPACE "openshift-cluster-version"
 #define CVO_DEPLOYMENT "cluster-version-operator"
 #define CV_MAX_HISTORY 100
+#define ADMIN_GATES_NS "openshift-config-managed"
+#define ADMIN_GATES_NAME "admin-gates"
+#define ADMIN_ACKS_NS "openshift-config"
+#define ADMIN_ACKS_NAME "admin-acks"
 
 /* --- the persisted decision record -------------------------------------- */
 
@@ -1903,6 +1907,39 @@ static int is_false(const json_t *c)
 }
 
 /*
+ * The admin-ack ConfigMaps (pkg/risk/adminack): *gates is
+ * openshift-config-managed/admin-gates, *acks openshift-config/admin-acks,
+ * each NULL when absent. The CVO reports a missing admin-gates as a risk;
+ * airlock reads it as no gates: a cluster no CVO has run has none.
+ */
+static int read_admin_acks(al_kube *k, json_t **gates, json_t **acks)
+{
+	int rc;
+
+	rc = al_kube_get(k, "v1", "ConfigMap", ADMIN_GATES_NS, ADMIN_GATES_NAME,
+	                 gates, al_deadline_in(STATUS_WRITE_MS));
+	if (rc == AL_ENOTFOUND) {
+		al_error_clear();
+		*gates = NULL;
+		return 0;
+	}
+	if (rc < 0)
+		return al_error_wrap(rc, "reading ConfigMap %s/%s",
+		                     ADMIN_GATES_NS, ADMIN_GATES_NAME);
+	rc = al_kube_get(k, "v1", "ConfigMap", ADMIN_ACKS_NS, ADMIN_ACKS_NAME,
+	                 acks, al_deadline_in(STATUS_WRITE_MS));
+	if (rc == AL_ENOTFOUND) {
+		al_error_clear();
+		*acks = NULL;
+		return 0;
+	}
+	if (rc < 0)
+		return al_error_wrap(rc, "reading ConfigMap %s/%s",
+		                     ADMIN_ACKS_NS, ADMIN_ACKS_NAME);
+	return 0;
+}
+
+/*
  * The preconditions of a new update to version: Upgradeable=False on a
  * ClusterOperator (or on the ClusterVersion, unless airlock wrote it
  * from the operators), rollback, giant hop. *npre failures summarised in
@@ -1916,7 +1953,7 @@ static int preconditions(run *r, const record *rec, const char *version,
 	al_kube *k = r->o->kube;
 	al_update_blocker *bl = NULL;
 	al_buf m = AL_BUF_INIT(64 * 1024);
-	json_t *cos = NULL, *co;
+	json_t *cos = NULL, *co, *gates = NULL, *acks = NULL;
 	const json_t *cvu;
 	const char *current = NULL;
 	size_t i, nb = 0, nco = 0;
@@ -1936,7 +1973,10 @@ static int preconditions(run *r, const record *rec, const char *version,
 			goto out;
 		}
 	}
-	bl = calloc(json_array_size(json_object_get(cos, "items")) + 1,
+	if (k != NULL && (rc = read_admin_acks(k, &gates, &acks)) < 0)
+		goto out;
+	bl = calloc(json_array_size(json_object_get(cos, "items")) +
+	                json_object_size(json_object_get(gates, "data")) + 1,
 	            sizeof(*bl));
 	if (bl == NULL) {
 		rc = al_error_set(AL_ENOMEM, "out of memory");
@@ -1998,6 +2038,8 @@ static int preconditions(run *r, const record *rec, const char *version,
 		    json_object_get(json_object_get(r->cv_live, "status"),
 		                    "desired"),
 		    "version");
+	al_update_admin_ack_blockers(current, json_object_get(gates, "data"),
+	                             json_object_get(acks, "data"), bl, &nb);
 	rc = al_update_check_preconditions(current, version, bl, nb, pre);
 	if (rc > 0) {
 		*npre = rc;
@@ -2012,6 +2054,8 @@ out:
 	al_buf_free(&m);
 	free(bl);
 	json_decref(cos);
+	json_decref(gates);
+	json_decref(acks);
 	return rc;
 }
 

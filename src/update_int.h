@@ -34,4 +34,22 @@ static inline al_update_object *al_update__opaque(json_t *v)
 int al_update_cluster_capabilities(const json_t *cv, const char ***out,
                                    size_t *n);
 
+/*
+ * The administrator acknowledgements the CVO requires (pkg/risk/adminack
+ * checkAdminGate): gates is the data of ConfigMap
+ * openshift-config-managed/admin-gates, acks the data of
+ * openshift-config/admin-acks (NULL when that ConfigMap is absent). A gate
+ * key must match ^ack-([4-5][.][0-9]{1,})-[^-]; one whose major.minor is
+ * current's blocks unless acks sets it to exactly "true". Appends one
+ * blocker per blocking gate to bl[*nb] (room for json_object_size(gates)
+ * more), sorted by key: kind "AdminAck", name the key (borrowed from
+ * gates), reason AdminAckRequired (message the gate's text),
+ * AdminAckGateEmpty (a gate without text) or AdminAckGateInvalid (a key
+ * of another format). A current version that does not parse adds none
+ * (the preconditions check nothing then either).
+ */
+void al_update_admin_ack_blockers(const char *current, const json_t *gates,
+                                  const json_t *acks, al_update_blocker *bl,
+                                  size_t *nb);
+
 #endif

@@ -965,6 +965,8 @@ static void test_update__semver_order(void)
 	CU_ASSERT_EQUAL(al_update_semver_cmp("v4.14.1", "4.14.1", &c), AL_EPARSE);
 }
 
+static json_t *kept_gates;
+
 static int pre(const char *cur, const char *tgt, const al_update_blocker *b, size_t nb, char **msg)
 {
 	return al_update_check_preconditions(cur, tgt, b, nb, msg);
@@ -1027,6 +1029,72 @@ static void test_update__preconditions_as_the_cvo(void)
 	free(m);
 }
 
+/* The blocking gates of admin-gates against admin-acks, for current. */
+static size_t acks(const char *cur, const char *gates, const char *ackdata, al_update_blocker *bl, size_t max)
+{
+	json_t *g = json_loads(gates, 0, NULL), *a = ackdata != NULL ? json_loads(ackdata, 0, NULL) : NULL;
+	size_t n = 0;
+
+	CU_ASSERT_TRUE(json_object_size(g) <= max);
+	if (json_object_size(g) <= max)
+		al_update_admin_ack_blockers(cur, g, a, bl, &n);
+	/* the blockers borrow the keys: keep g alive in a static list */
+	json_decref(a);
+	json_decref(kept_gates);
+	kept_gates = g;
+	return n;
+}
+
+/* pkg/risk/adminack Test_New's cases (current 4.21), and the gate turned
+ * into a precondition failure: a minor update blocked, a patch not. */
+static void test_update__cvo_admin_acks(void)
+{
+	al_update_blocker bl[4];
+	char *m = NULL;
+
+	/* admin ack gate does not apply to version */
+	CU_ASSERT_EQUAL(acks("4.21.0", "{\"ack-4.8-test\": \"Testing\"}", "{}", bl, 4), 0);
+	/* admin-gates configmap gate does not have value */
+	CU_ASSERT_EQUAL(acks("4.21.0", "{\"ack-4.21-test\": \"\"}", "{}", bl, 4), 1);
+	CU_ASSERT_STRING_EQUAL(bl[0].reason, "AdminAckGateEmpty");
+	/* admin ack required */
+	CU_ASSERT_EQUAL(acks("4.21.0", "{\"ack-4.21-test\": \"Description.\"}", "{}", bl, 4), 1);
+	CU_ASSERT_STRING_EQUAL(bl[0].name, "ack-4.21-test");
+	CU_ASSERT_STRING_EQUAL(bl[0].reason, "AdminAckRequired");
+	CU_ASSERT_STRING_EQUAL(bl[0].message, "Description.");
+	/* admin ack required and admin ack gate does not apply to version */
+	CU_ASSERT_EQUAL(acks("4.21.0", "{\"ack-4.21-test\": \"A.\", \"ack-4.22-test\": \"B.\"}", "{}", bl, 4), 1);
+	CU_ASSERT_STRING_EQUAL(bl[0].name, "ack-4.21-test");
+	/* multiple admin acks required: sorted by name */
+	CU_ASSERT_EQUAL(acks("4.21.0", "{\"ack-4.21-b\": \"2\", \"ack-4.21-a\": \"1\", \"ack-4.21-c\": \"3\"}", "{}", bl, 4), 3);
+	CU_ASSERT_STRING_EQUAL(bl[0].name, "ack-4.21-a");
+	CU_ASSERT_STRING_EQUAL(bl[1].name, "ack-4.21-b");
+	CU_ASSERT_STRING_EQUAL(bl[2].name, "ack-4.21-c");
+	/* admin ack found; 2 of 3 found; only exactly "true" acknowledges */
+	CU_ASSERT_EQUAL(acks("4.21.0", "{\"ack-4.21-test\": \"D.\"}", "{\"ack-4.21-test\": \"true\"}", bl, 4), 0);
+	CU_ASSERT_EQUAL(acks("4.21.0", "{\"ack-4.21-a\": \"1\", \"ack-4.21-b\": \"2\", \"ack-4.21-c\": \"3\"}",
+			     "{\"ack-4.21-a\": \"true\", \"ack-4.21-c\": \"true\"}", bl, 4),
+			1);
+	CU_ASSERT_STRING_EQUAL(bl[0].name, "ack-4.21-b");
+	CU_ASSERT_EQUAL(acks("4.21.0", "{\"ack-4.21-test\": \"D.\"}", "{\"ack-4.21-test\": \"True\"}", bl, 4), 1);
+	/* admin-acks configmap not found: every applicable gate blocks */
+	CU_ASSERT_EQUAL(acks("4.21.0", "{\"ack-4.21-a\": \"1\"}", NULL, bl, 4), 1);
+	/* gateApplicableToCurrentVersion: the key's format */
+	CU_ASSERT_EQUAL(acks("4.21.0", "{\"ack-4.21--x\": \"1\", \"ack-3.11-x\": \"1\", \"ack-4.21\": \"1\", \"x-4.21-y\": \"1\"}", "{}", bl, 4),
+			4);
+	CU_ASSERT_STRING_EQUAL(bl[0].reason, "AdminAckGateInvalid");
+	CU_ASSERT_STRING_EQUAL(bl[3].reason, "AdminAckGateInvalid");
+	CU_ASSERT_EQUAL(acks("4.17.3", "{\"ack-4.17-kube-1.31-api-removals-in-4.18\": \"Removed APIs.\"}", "{}", bl, 4), 1);
+	/* as a precondition: a minor update is refused, a patch update is not */
+	CU_ASSERT_EQUAL(pre("4.17.3", "4.18.0", bl, 1, &m), 1);
+	CU_ASSERT_PTR_NOT_NULL(m != NULL ? strstr(m, "failed because of \"AdminAckRequired\": Removed APIs. (gate ack-4.17-kube-1.31-api-removals-in-4.18") : NULL);
+	CU_ASSERT_PTR_NOT_NULL(m != NULL ? strstr(m, "patch configmap admin-acks") : NULL);
+	free(m);
+	CU_ASSERT_EQUAL(pre("4.17.3", "4.17.9", bl, 1, &m), 0);
+	json_decref(kept_gates);
+	kept_gates = NULL;
+}
+
 /* A real payload's cluster-update-keys ConfigMap names metadata.namespace
  * twice; the CVO's decoder (sigs.k8s.io/yaml, not strict) keeps the later
  * one, and so must the loader (the strict one refuses it). */
@@ -1080,6 +1148,7 @@ static CU_TestInfo tests[] = {
 	{"test_update__cvo_manifests_dir_first_rendered", test_update__cvo_manifests_dir_first_rendered},
 	{"test_update__semver_order", test_update__semver_order},
 	{"test_update__preconditions_as_the_cvo", test_update__preconditions_as_the_cvo},
+	{"test_update__cvo_admin_acks", test_update__cvo_admin_acks},
 	{"test_update__real_manifest_with_a_repeated_key_loads", test_update__real_manifest_with_a_repeated_key_loads},
 	CU_TEST_INFO_NULL,
 };
