@@ -1340,6 +1340,18 @@ static int apply_task(run *r, const al_update_task *t, int *repaired)
 	*repaired = 0;
 	if (t->delete_it)
 		return delete_task(r, t, repaired);
+	/* lib/resourcedelete ValidDeleteAnnotation: an error, the object
+	 * is neither deleted nor applied */
+	if (t->delete_invalid)
+		return al_error_set(
+		    AL_EINVAL,
+		    "invalid delete annotation \"release.openshift.io/delete\" "
+		    "value: \"%s\"",
+		    al_json_str(
+		        json_object_get(
+		            json_object_get(al_update__obj(t), "metadata"),
+		            "annotations"),
+		        "release.openshift.io/delete"));
 	if (t->create_only || r->mode == AL_UPDATE_MODE_RECONCILE) {
 		rc = al_kube_get(o->kube, t->api_version, t->kind, t->ns,
 		                 t->name, &live, r->dl);
@@ -1586,6 +1598,8 @@ typedef struct filters {
 	size_t ncaps;
 	const char **known;
 	size_t nknown;
+	al_update_override *ovr; /* borrowed from cv */
+	size_t novr;
 } filters;
 
 static void filters_clear(filters *f)
@@ -1595,6 +1609,7 @@ static void filters_clear(filters *f)
 	free(f->gates);
 	free(f->caps);
 	free(f->known);
+	free(f->ovr);
 	memset(f, 0, sizeof(*f));
 }
 
@@ -1617,6 +1632,36 @@ static int string_list(const json_t *a, const char *member, const char ***out,
 			(*out)[k++] = s;
 	}
 	*n = k;
+	return 0;
+}
+
+/* The unmanaged entries of cv's spec.overrides (library-go Include leaves
+ * their objects out); *out borrows from cv, NULL when there are none. */
+static int unmanaged_overrides(const json_t *cv, al_update_override **out,
+                               size_t *n)
+{
+	const json_t *a =
+	    json_object_get(json_object_get(cv, "spec"), "overrides");
+	size_t i;
+	json_t *e;
+
+	*out = NULL;
+	*n = 0;
+	if (json_array_size(a) == 0)
+		return 0;
+	*out = calloc(json_array_size(a), sizeof(**out));
+	if (*out == NULL)
+		return al_error_set(AL_ENOMEM, "out of memory");
+	json_array_foreach(a, i, e)
+	{
+		if (!json_is_true(json_object_get(e, "unmanaged")))
+			continue;
+		(*out)[*n].group = al_json_str(e, "group");
+		(*out)[*n].kind = al_json_str(e, "kind");
+		(*out)[*n].ns = al_json_str(e, "namespace");
+		(*out)[*n].name = al_json_str(e, "name");
+		(*n)++;
+	}
 	return 0;
 }
 
@@ -1730,6 +1775,10 @@ static int cluster_filters(run *r, const record *rec, const char *target,
 			lo->nknown_capabilities = f->nknown;
 		}
 	}
+	if ((rc = unmanaged_overrides(f->cv, &f->ovr, &f->novr)) < 0)
+		return rc;
+	lo->overrides = f->ovr;
+	lo->noverrides = f->novr;
 	emit(r, "filters: feature set %s, feature gates %s%s, capabilities %s",
 	     lo->feature_set != NULL && lo->feature_set[0] != '\0'
 	         ? lo->feature_set
@@ -1752,10 +1801,11 @@ static char *plan_text(const al_update_graph *g)
 	al_buf_printf(&b,
 	              "graph: %zu manifests in %zu levels, %zu components (%zu "
 	              "documents left out: %zu feature set/gate/major version, "
-	              "%zu capability; %zu manifests/ templates skipped)\n",
+	              "%zu capability, %zu unmanaged; %zu manifests/ templates "
+	              "skipped)\n",
 	              g->ntasks, g->nlevels, g->ncomponents, g->skipped,
 	              g->skipped_feature, g->skipped_capability,
-	              g->skipped_template);
+	              g->skipped_override, g->skipped_template);
 	for (li = 0; li < g->nlevels; li++) {
 		const al_update_level *lv = &g->levels[li];
 
@@ -1976,7 +2026,7 @@ static int preconditions(run *r, const record *rec, const char *version,
 	if (k != NULL && (rc = read_admin_acks(k, &gates, &acks)) < 0)
 		goto out;
 	bl = calloc(json_array_size(json_object_get(cos, "items")) +
-	                json_object_size(json_object_get(gates, "data")) + 1,
+	                json_object_size(json_object_get(gates, "data")) + 2,
 	            sizeof(*bl));
 	if (bl == NULL) {
 		rc = al_error_set(AL_ENOMEM, "out of memory");
@@ -2017,8 +2067,25 @@ static int preconditions(run *r, const record *rec, const char *version,
 			goto out;
 		}
 	}
+	/* precondition/clusterversion ClusterVersionOverridesCondition */
+	json_array_foreach(
+	    json_object_get(json_object_get(r->cv_live, "spec"), "overrides"),
+	    i, co)
+	{
+		if (json_is_true(json_object_get(co, "unmanaged"))) {
+			bl[nb].kind = "Overrides";
+			bl[nb].name = CV_NAME;
+			bl[nb].reason = "ClusterVersionOverridesSet";
+			bl[nb].message = NULL;
+			nb++;
+			break;
+		}
+	}
 	cvu = find_cond(r->cv_live, "Upgradeable");
 	if (is_false(cvu) && al_json_str(cvu, "reason") != NULL &&
+	    !(nb > 0 && strcmp(bl[nb - 1].kind, "Overrides") == 0 &&
+	      strcmp(al_json_str(cvu, "reason"),
+	             "ClusterVersionOverridesSet") == 0) &&
 	    strcmp(al_json_str(cvu, "reason"),
 	           "ClusterOperatorNotUpgradeable") != 0 &&
 	    strcmp(al_json_str(cvu, "reason"),

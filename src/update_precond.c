@@ -180,6 +180,16 @@ int al_update_check_preconditions(const char *current, const char *target,
 
 			if (strcmp(bl[i].kind, "AdminAck") == 0)
 				rc = admin_ack_failure(&b, &n, &bl[i]);
+			else if (strcmp(bl[i].kind, "Overrides") == 0)
+				rc = add_failure(
+				    &b, &n, "ClusterVersionUpgradeable", r,
+				    "Disabling ownership via cluster version "
+				    "overrides prevents upgrades between minor "
+				    "or major versions. Please remove "
+				    "overrides "
+				    "before requesting a minor or major "
+				    "version "
+				    "update.");
 			else if (strcmp(bl[i].kind, "ClusterOperator") == 0)
 				rc = add_failure(
 				    &b, &n, "ClusterVersionUpgradeable",

@@ -61,6 +61,12 @@ typedef struct al_update_image {
 	const char *image;
 } al_update_image;
 
+/* A ClusterVersion spec.overrides entry with unmanaged: true (borrowed
+ * strings; group "" for the core API; ns NULL or "" for none). */
+typedef struct al_update_override {
+	const char *group, *kind, *ns, *name;
+} al_update_override;
+
 typedef struct al_update_load_opts {
 	const char *
 	    profile; /* include.release.openshift.io/<profile>; NULL: default */
@@ -89,6 +95,12 @@ typedef struct al_update_load_opts {
 	/* {{.ReleaseImage}} in the image's manifests/ templates; NULL: the
 	 * version. */
 	const char *release_image;
+	/* Objects the admin took over (ClusterVersion spec.overrides,
+	 * unmanaged): left out, as library-go's Include leaves them out
+	 * (getOverrideForManifest; the namespace is ignored for a
+	 * cluster-scoped manifest). */
+	const al_update_override *overrides;
+	size_t noverrides;
 } al_update_load_opts;
 
 /* The object of a task (a JSON object; al_update_task_json gives its
@@ -109,6 +121,10 @@ typedef struct al_update_task {
 	                */
 	int job;       /* a batch/v1 Job: a barrier (the CVO's SplitOnJobs) */
 	char *group;   /* API group of apiVersion ("" for core) */
+	/* release.openshift.io/delete with a value other than "true": the
+	 * task fails without touching the object (lib/resourcedelete
+	 * ValidDeleteAnnotation) */
+	int delete_invalid;
 } al_update_task;
 
 /* A component: tasks[first .. first + count) applied in order. */
@@ -140,6 +156,7 @@ typedef struct al_update_graph {
 	size_t skipped_feature;    /* of which: feature set / gate / major */
 	size_t skipped_capability; /* of which: capability not enabled */
 	size_t skipped_template;   /* manifests/ files whose template failed */
+	size_t skipped_override;   /* documents left out: spec.overrides */
 	/* The documents left out by a filter, "Kind ns/name (file #doc): why
 	 * (annotation: value)", at most AL_UPDATE_MAX_LEFT_OUT of them. */
 	char **left_out;
@@ -307,7 +324,11 @@ AL_EXPORT int al_update_semver_cmp(const char *a, const char *b, int *cmp);
 
 /* Something that says Upgradeable=False (borrowed strings). */
 typedef struct al_update_blocker {
-	const char *kind;    /* "ClusterOperator" or "ClusterVersion" */
+	/* "ClusterOperator", "ClusterVersion" (its own Upgradeable=False),
+	 * "Overrides" (unmanaged spec.overrides: reason
+	 * ClusterVersionOverridesSet) or "AdminAck" (a gate,
+	 * al_update_admin_ack_blockers in update_int.h) */
+	const char *kind;
 	const char *name;    /* the object's name */
 	const char *reason;  /* the condition's reason (may be NULL) */
 	const char *message; /* the condition's message (may be NULL) */

@@ -1,0 +1,73 @@
+#!/bin/bash
+# test_update_cvo_gates.sh: the CVO's update gates and merge rules (issue 26), each scenario named after the CVO function it follows: overrides (library-go Include, ClusterVersionOverridesCondition), the delete annotation (ValidDeleteAnnotation), per-kind merges (lib/resourcemerge).
+# al-tier: slow
+set -euo pipefail
+. "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+. "$(dirname "${BASH_SOURCE[0]}")/update_lib.sh"
+al_require_airlock
+up_require_update
+
+S=$T/store
+INC='include.release.openshift.io/self-managed-high-availability: "true"'
+up_store "$S" || { al_fail "mirror the sample release"; al_finish; }
+
+# --- payloads (tests/data/cvo-gates/README.md: the CVO cases they follow) ---
+M=$T/m
+mkdir -p "$M"
+printf 'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: owned\n  namespace: default\n  annotations:\n    %s\ndata:\n  k1: release\n' "$INC" >"$M/0000_10_a_00_cm.yaml"
+printf 'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: taken\n  namespace: default\n  annotations:\n    %s\ndata:\n  a: release\n' "$INC" >"$M/0000_10_a_01_taken.yaml"
+printf 'apiVersion: config.openshift.io/v1\nkind: ClusterOperator\nmetadata:\n  name: unmanaged-co\n  annotations:\n    %s\nstatus:\n  versions:\n  - name: operator\n    version: "0.0.1-snapshot"\n' "$INC" >"$M/0000_20_b_00_clusteroperator.yaml"
+printf 'apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: d\n  namespace: default\n  annotations:\n    %s\nspec:\n  selector: {matchLabels: {app: d}}\n  template:\n    metadata: {labels: {app: d}}\n    spec: {containers: [{name: c, image: "quay.io/x/y@sha256:%064d"}]}\n' "$INC" 7 >"$M/0000_30_c_00_deployment.yaml"
+for v in 4.14.2 4.15.0; do
+	up_store_add_release "$S" $v "$M" || { al_fail "make release $v"; al_finish; }
+done
+# 4.14.3: a delete annotation whose value is not "true"
+M3=$T/m3
+mkdir -p "$M3"
+printf 'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: victim\n  namespace: default\n  annotations:\n    %s\n    release.openshift.io/delete: "yes"\n' "$INC" >"$M3/0000_10_a_00_victim.yaml"
+up_store_add_release "$S" 4.14.3 "$M3" || { al_fail "make release 4.14.3"; al_finish; }
+for v in 4.14.2 4.14.3 4.15.0; do
+	up_sign "$S" "$(up_digest "$S" $v)" || { al_fail "sign $v"; al_finish; }
+done
+
+up_ks_start --co-delay 0.05
+K=(--kubeconfig "$T/kubeconfig" --operator-poll 100ms --keyring "$T/trusted.gpg" --state "$T/state.json")
+reset() {
+	up_ctl reset '{}' >/dev/null
+	rm -f "$T/state.json"
+}
+seed() { up_ctl objects "{\"object\": $1}" >/dev/null; }
+CM=/api/v1/namespaces/default/configmaps
+
+# --- overrides: library-go Include (getOverrideForManifest) and the
+# precondition's ClusterVersionOverridesCondition ----------------------------
+seed_overrides() {
+	seed '{"apiVersion":"config.openshift.io/v1","kind":"ClusterVersion","metadata":{"name":"version"},"spec":{"clusterID":"x","overrides":[{"kind":"ConfigMap","group":"","namespace":"default","name":"taken","unmanaged":true},{"kind":"ClusterOperator","group":"config.openshift.io","namespace":"","name":"unmanaged-co","unmanaged":true},{"kind":"ConfigMap","group":"","namespace":"default","name":"owned","unmanaged":false}]},"status":{"desired":{"version":"4.14.1","image":"i"},"history":[{"state":"Completed","version":"4.14.1","image":"i","verified":true,"startedTime":"2026-01-01T00:00:00Z","completionTime":"2026-01-01T01:00:00Z"}],"conditions":[]}}'
+	seed '{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"taken","namespace":"default"},"data":{"a":"admin"}}'
+}
+reset
+seed_overrides
+al_run "$T/o1" "$T/e1" "$AIRLOCK" update --store "$S" --to 4.15.0 "${K[@]}"
+al_check "overrides: an unmanaged override refuses a minor update (exit 3)" [ "$AL_RC" = 3 ]
+al_check "overrides: ... as ClusterVersionOverridesSet" grep -q 'Precondition "ClusterVersionUpgradeable" failed because of "ClusterVersionOverridesSet": Disabling ownership via cluster version overrides prevents upgrades' "$T/e1"
+al_check "overrides: ... nothing applied" [ "$(up_obj $CM/owned 'o is None')" = True ]
+reset
+seed_overrides
+up_ctl operator '{"name": "unmanaged-co", "never": true}' >/dev/null
+al_run "$T/o2" "$T/e2" "$AIRLOCK" update --store "$S" --to 4.14.2 "${K[@]}" --sync-timeout 30s
+al_check "overrides: a patch update is not refused, and completes" [ "$AL_RC" = 0 ]
+al_check "overrides: the unmanaged ConfigMap is not written (the admin's data stays)" [ "$(up_obj $CM/taken 'o["data"]')" = "{'a': 'admin'}" ]
+al_check "overrides: the unmanaged ClusterOperator is neither written nor waited for" [ "$(up_obj /apis/config.openshift.io/v1/clusteroperators/unmanaged-co 'o is None')" = True ]
+al_check "overrides: an override with unmanaged: false changes nothing" [ "$(up_obj $CM/owned 'o["data"]["k1"]')" = release ]
+al_run "$T/o2p" "$T/e2p" "$AIRLOCK" update --store "$S" --to 4.14.2 --dry-run --force -q --kubeconfig "$T/kubeconfig"
+al_check "overrides: the plan lists what was left out and why" grep -q 'ConfigMap default/taken (0000_10_a_01_taken.yaml #1): unmanaged (ClusterVersion spec.overrides)' "$T/o2p"
+
+# --- the delete annotation: lib/resourcedelete ValidDeleteAnnotation ---------
+reset
+seed '{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"victim","namespace":"default"},"data":{"x":"1"}}'
+al_run "$T/o3" "$T/e3" "$AIRLOCK" update --store "$S" --to 4.14.3 "${K[@]}" --sync-timeout 30s
+al_check "delete: a value other than \"true\" fails the update (exit 3)" [ "$AL_RC" = 3 ]
+al_check "delete: ... with the CVO's error" grep -qF 'invalid delete annotation "release.openshift.io/delete" value: "yes"' "$T/e3"
+al_check "delete: the object is untouched (neither deleted nor applied)" [ "$(up_obj $CM/victim '(o["data"], "release.openshift.io/delete" in (o["metadata"].get("annotations") or {}))')" = "({'x': '1'}, False)" ]
+
+al_finish
