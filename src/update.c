@@ -1329,6 +1329,34 @@ static int delete_task(run *r, const al_update_task *t, int *repaired)
 	}
 }
 
+/* One apply of t: for a kind the CVO merges (lib/resourcemerge), the
+ * object read first and merged by its rules (al_update_merge), so what the
+ * CVO keeps stays and what it overwrites is overwritten; other kinds as
+ * the manifest says. */
+static int apply_merged(run *r, const al_update_task *t)
+{
+	al_kube *k = r->o->kube;
+	json_t *live = NULL, *m = NULL;
+	int rc;
+
+	if (!al_update_merge_kind(t->group, t->kind))
+		return al_kube_apply(k, al_update__obj(t), NULL, r->dl);
+	rc = al_kube_get(k, t->api_version, t->kind, t->ns, t->name, &live,
+	                 r->dl);
+	if (rc == AL_ENOTFOUND) {
+		al_error_clear();
+		live = NULL;
+	} else if (rc < 0) {
+		return rc;
+	}
+	rc = al_update_merge(&m, al_update__obj(t), live, t->group, t->kind);
+	if (rc == 0)
+		rc = al_kube_apply(k, m, NULL, r->dl);
+	json_decref(m);
+	json_decref(live);
+	return rc;
+}
+
 /* Apply one task, retrying transient errors until the sync deadline. */
 static int apply_task(run *r, const al_update_task *t, int *repaired)
 {
@@ -1370,7 +1398,7 @@ static int apply_task(run *r, const al_update_task *t, int *repaired)
 	for (attempt = 0;; attempt++) {
 		if (al_cancel_is_set(o->cancel))
 			return al_error_set(AL_ECANCELED, "cancelled");
-		rc = al_kube_apply(o->kube, al_update__obj(t), NULL, r->dl);
+		rc = apply_merged(r, t);
 		if (rc == 0)
 			break;
 		if (!transient(rc))

@@ -52,4 +52,23 @@ void al_update_admin_ack_blockers(const char *current, const json_t *gates,
                                   const json_t *acks, al_update_blocker *bl,
                                   size_t *nb);
 
+/* 1 when lib/resourcemerge has an Ensure function for the kind (group ""
+ * for the core API): al_update_merge applies its rules. */
+int al_update_merge_kind(const char *group, const char *kind);
+
+/*
+ * The object to apply for required when live (NULL: the object does not
+ * exist) is in the cluster, by the CVO's merge rules (lib/resourcemerge):
+ * EnsureObjectMeta (labels, annotations: live keys required lacks are kept;
+ * ownerReferences of other uids kept), EnsureConfigMap (data and
+ * binaryData keys kept the same way), EnsureDeployment (replicas missing:
+ * 1; paused and minReadySeconds overwritten, absent meaning false and 0;
+ * the RollingUpdate 25%/25% strategy default), EnsureJob (backoffLimit 6,
+ * completionMode NonIndexed, suspend false when missing), EnsureClusterRole
+ * (with an aggregationRule the live rules stay). *out: a new object
+ * (caller decrefs). AL_ENOMEM.
+ */
+int al_update_merge(json_t **out, const json_t *required, const json_t *live,
+                    const char *group, const char *kind);
+
 #endif

@@ -1,5 +1,5 @@
 #!/bin/bash
-# test_update_cvo_gates.sh: the CVO's update gates and merge rules (issue 26), each scenario named after the CVO function it follows: overrides (library-go Include, ClusterVersionOverridesCondition), the delete annotation (ValidDeleteAnnotation), per-kind merges (lib/resourcemerge).
+# test_update_cvo_gates.sh: the CVO's update gates and merge rules (issue 26), each scenario named after the CVO function it follows: overrides (library-go Include, ClusterVersionOverridesCondition), the delete annotation (ValidDeleteAnnotation), per-kind merges (lib/resourcemerge Ensure*).
 # al-tier: slow
 set -euo pipefail
 . "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
@@ -38,6 +38,7 @@ reset() {
 }
 seed() { up_ctl objects "{\"object\": $1}" >/dev/null; }
 CM=/api/v1/namespaces/default/configmaps
+FM=airlock-update # cmd_update.c field manager
 
 # --- overrides: library-go Include (getOverrideForManifest) and the
 # precondition's ClusterVersionOverridesCondition ----------------------------
@@ -69,5 +70,22 @@ al_run "$T/o3" "$T/e3" "$AIRLOCK" update --store "$S" --to 4.14.3 "${K[@]}" --sy
 al_check "delete: a value other than \"true\" fails the update (exit 3)" [ "$AL_RC" = 3 ]
 al_check "delete: ... with the CVO's error" grep -qF 'invalid delete annotation "release.openshift.io/delete" value: "yes"' "$T/e3"
 al_check "delete: the object is untouched (neither deleted nor applied)" [ "$(up_obj $CM/victim '(o["data"], "release.openshift.io/delete" in (o["metadata"].get("annotations") or {}))')" = "({'x': '1'}, False)" ]
+
+# --- per-kind merges: lib/resourcemerge EnsureConfigMap, EnsureDeployment --
+reset
+# as the previous release applied it (airlock's field manager): k0 is a key
+# the new manifest dropped, which server-side apply alone would remove
+curl -sf -X PATCH -H 'Content-Type: application/apply-patch+yaml' \
+	-d '{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"owned","namespace":"default","labels":{"admin":"yes"}},"data":{"k0":"kept","k1":"old"}}' \
+	"$KS_URL/api/v1/namespaces/default/configmaps/owned?fieldManager=$FM&force=true" >/dev/null
+seed '{"apiVersion":"apps/v1","kind":"Deployment","metadata":{"name":"d","namespace":"default"},"spec":{"replicas":3,"paused":true,"selector":{"matchLabels":{"app":"d"}},"template":{"metadata":{"labels":{"app":"d"}},"spec":{"containers":[{"name":"c","image":"old"}]}}}}'
+al_run "$T/o4" "$T/e4" "$AIRLOCK" update --store "$S" --to 4.14.2 "${K[@]}" --sync-timeout 30s
+al_check "merge: the update completes" [ "$AL_RC" = 0 ]
+al_check "merge: EnsureConfigMap: a data key the manifest does not have stays, the manifest's own win" [ "$(up_obj $CM/owned 'sorted(o["data"].items())')" = "[('k0', 'kept'), ('k1', 'release')]" ]
+al_check "merge: EnsureObjectMeta: a label the manifest does not have stays" [ "$(up_obj $CM/owned 'o["metadata"]["labels"]["admin"]')" = yes ]
+al_check "merge: EnsureDeployment: replicas missing in the manifest become 1, paused becomes false" [ "$(up_obj /apis/apps/v1/namespaces/default/deployments/d '(o["spec"]["replicas"], o["spec"].get("paused"))')" = "(1, False)" ]
+# a second run of the same release (reconciling) keeps it so
+al_run "$T/o4" "$T/e4" "$AIRLOCK" update --store "$S" --to 4.14.2 "${K[@]}" --sync-timeout 30s
+al_check "merge: reconciling keeps the kept key" [ "$(up_obj $CM/owned 'o["data"].get("k0")')" = kept ]
 
 al_finish

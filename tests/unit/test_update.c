@@ -1095,6 +1095,86 @@ static void test_update__cvo_admin_acks(void)
 	kept_gates = NULL;
 }
 
+/* al_update_merge of required (JSON) on live (JSON or NULL); the value at
+ * the dotted path of the result, as compact JSON (caller frees). */
+static char *merged_at(const char *group, const char *kind, const char *req, const char *live, const char *path)
+{
+	json_t *r = json_loads(req, 0, NULL), *l = live != NULL ? json_loads(live, 0, NULL) : NULL, *m = NULL;
+	const json_t *v;
+	char *out = NULL, seg[64];
+	const char *p = path;
+
+	if (r == NULL || al_update_merge(&m, r, l, group, kind) != 0)
+		goto out;
+	v = m;
+	while (v != NULL && *p != '\0') {
+		size_t n = strcspn(p, ".");
+
+		snprintf(seg, sizeof(seg), "%.*s", (int)n, p);
+		v = json_object_get(v, seg);
+		p += n + (p[n] == '.');
+	}
+	out = v != NULL ? json_dumps(v, JSON_COMPACT | JSON_SORT_KEYS | JSON_ENCODE_ANY) : strdup("absent");
+out:
+	json_decref(r);
+	json_decref(l);
+	json_decref(m);
+	return out;
+}
+
+static void check_merged(const char *group, const char *kind, const char *req, const char *live, const char *path,
+			 const char *want)
+{
+	char *got = merged_at(group, kind, req, live, path);
+
+	CU_ASSERT_PTR_NOT_NULL(got);
+	if (got != NULL && strcmp(got, want) != 0)
+		fprintf(stderr, "merge %s %s: got %s, want %s\n", kind, path, got, want);
+	CU_ASSERT_TRUE(got != NULL && strcmp(got, want) == 0);
+	free(got);
+}
+
+/* lib/resourcemerge: TestEnsureDeployment's replica and strategy cases,
+ * EnsureConfigMap (mergeMap), EnsureObjectMeta, ensureJobSpecDefault,
+ * EnsureClusterRole with an aggregationRule. */
+static void test_update__cvo_resourcemerge(void)
+{
+	/* different replica count: required wins; implicit replica count: 1 */
+	check_merged("apps", "Deployment", "{\"spec\": {\"replicas\": 3}}", "{\"spec\": {\"replicas\": 2}}", "spec.replicas", "3");
+	check_merged("apps", "Deployment", "{\"spec\": {}}", "{\"spec\": {\"replicas\": 2}}", "spec.replicas", "1");
+	check_merged("apps", "Deployment", "{\"spec\": {}}", NULL, "spec.replicas", "1");
+	/* paused and minReadySeconds: overwritten, absent meaning false and 0 */
+	check_merged("apps", "Deployment", "{\"spec\": {}}", "{\"spec\": {\"paused\": true}}", "spec.paused", "false");
+	check_merged("apps", "Deployment", "{\"spec\": {}}", "{\"spec\": {\"minReadySeconds\": 9}}", "spec.minReadySeconds", "0");
+	/* implicit strategy: RollingUpdate 25% / 25% */
+	check_merged("apps", "Deployment", "{\"spec\": {}}", NULL, "spec.strategy",
+		     "{\"rollingUpdate\":{\"maxSurge\":\"25%\",\"maxUnavailable\":\"25%\"},\"type\":\"RollingUpdate\"}");
+	check_merged("apps", "Deployment", "{\"spec\": {\"strategy\": {\"type\": \"Recreate\"}}}", NULL, "spec.strategy",
+		     "{\"type\":\"Recreate\"}");
+	/* EnsureConfigMap: data keys the manifest dropped stay, its own win */
+	check_merged("", "ConfigMap", "{\"data\": {\"k1\": \"new\"}}", "{\"data\": {\"k0\": \"kept\", \"k1\": \"old\"}}", "data",
+		     "{\"k0\":\"kept\",\"k1\":\"new\"}");
+	check_merged("", "ConfigMap", "{}", "{\"binaryData\": {\"b\": \"AA==\"}}", "binaryData", "{\"b\":\"AA==\"}");
+	/* EnsureObjectMeta: labels and annotations merged, owner refs by uid */
+	check_merged("", "ServiceAccount", "{\"metadata\": {\"labels\": {\"a\": \"1\"}}}",
+		     "{\"metadata\": {\"labels\": {\"a\": \"0\", \"b\": \"2\"}, \"annotations\": {\"x\": \"y\"}}}", "metadata",
+		     "{\"annotations\":{\"x\":\"y\"},\"labels\":{\"a\":\"1\",\"b\":\"2\"}}");
+	check_merged("", "ConfigMap", "{\"metadata\": {\"ownerReferences\": [{\"uid\": \"u1\", \"name\": \"new\"}]}}",
+		     "{\"metadata\": {\"ownerReferences\": [{\"uid\": \"u1\", \"name\": \"old\"}, {\"uid\": \"u2\", \"name\": \"other\"}]}}",
+		     "metadata.ownerReferences", "[{\"name\":\"new\",\"uid\":\"u1\"},{\"name\":\"other\",\"uid\":\"u2\"}]");
+	/* ensureJobSpecDefault */
+	check_merged("batch", "Job", "{\"spec\": {}}", NULL, "spec",
+		     "{\"backoffLimit\":6,\"completionMode\":\"NonIndexed\",\"suspend\":false}");
+	/* EnsureClusterRole: an aggregated role's rules are the control plane's */
+	check_merged("rbac.authorization.k8s.io", "ClusterRole", "{\"aggregationRule\": {}, \"rules\": []}",
+		     "{\"rules\": [{\"verbs\": [\"get\"]}]}", "rules", "[{\"verbs\":[\"get\"]}]");
+	/* kinds without an Ensure function are not merged (plain apply) */
+	CU_ASSERT_EQUAL(al_update_merge_kind("", "ConfigMap"), 1);
+	CU_ASSERT_EQUAL(al_update_merge_kind("apps", "Deployment"), 1);
+	CU_ASSERT_EQUAL(al_update_merge_kind("", "Secret"), 0);
+	CU_ASSERT_EQUAL(al_update_merge_kind("config.openshift.io", "ClusterOperator"), 0);
+}
+
 /* A real payload's cluster-update-keys ConfigMap names metadata.namespace
  * twice; the CVO's decoder (sigs.k8s.io/yaml, not strict) keeps the later
  * one, and so must the loader (the strict one refuses it). */
@@ -1149,6 +1229,7 @@ static CU_TestInfo tests[] = {
 	{"test_update__semver_order", test_update__semver_order},
 	{"test_update__preconditions_as_the_cvo", test_update__preconditions_as_the_cvo},
 	{"test_update__cvo_admin_acks", test_update__cvo_admin_acks},
+	{"test_update__cvo_resourcemerge", test_update__cvo_resourcemerge},
 	{"test_update__real_manifest_with_a_repeated_key_loads", test_update__real_manifest_with_a_repeated_key_loads},
 	CU_TEST_INFO_NULL,
 };
