@@ -262,6 +262,10 @@ typedef struct run {
 	int cv_owner;    /* airlock writes ClusterVersion status */
 	json_t *cv_live; /* ClusterVersion "version" as last read or written */
 	int no_cluster_writes; /* the lease was lost: the cluster is not ours */
+	/* capabilities this update enabled implicitly (borrowed from the
+	 * filters), added to status.capabilities.enabledCapabilities */
+	char *const *implicit;
+	size_t nimplicit;
 } run;
 
 static void emit(run *r, const char *fmt, ...)
@@ -363,6 +367,42 @@ static json_t *cv_history_entry(const json_t *e)
 /* The ClusterVersion status from the record and the report (as the CVO's
  * syncStatus / mergeOperatorHistory shape it): airlock's history first,
  * then the entries the cluster had from before airlock (other images). */
+/* status.capabilities.enabledCapabilities: what the cluster had, plus the
+ * capabilities this update enabled implicitly (the CVO records them there,
+ * and a capability once enabled stays enabled). */
+static int implicit_status(const run *r, json_t *st)
+{
+	const json_t *had = json_object_get(
+	    json_object_get(json_object_get(r->cv_live, "status"),
+	                    "capabilities"),
+	    "enabledCapabilities");
+	json_t *caps = json_object(), *en = json_array(), *x;
+	size_t i, j;
+
+	if (caps == NULL || en == NULL ||
+	    json_object_set_new(st, "capabilities", caps) < 0 ||
+	    json_object_set_new(caps, "enabledCapabilities", en) < 0)
+		return -1;
+	json_array_foreach(had, i, x)
+	{
+		if (json_is_string(x) && json_array_append(en, x) < 0)
+			return -1;
+	}
+	for (i = 0; i < r->nimplicit; i++) {
+		int dup = 0;
+
+		json_array_foreach(en, j, x)
+		{
+			if (strcmp(json_string_value(x), r->implicit[i]) == 0)
+				dup = 1;
+		}
+		if (!dup &&
+		    json_array_append_new(en, json_string(r->implicit[i])) < 0)
+			return -1;
+	}
+	return 0;
+}
+
 static json_t *cv_status_json(const run *r, const record *rec, const report *rp)
 {
 	const json_t *live_st = json_object_get(r->cv_live, "status");
@@ -468,9 +508,17 @@ static json_t *cv_status_json(const run *r, const record *rec, const report *rp)
 	                                                : "AsExpected",
 	                 rp->upgradeable_message, now));
 	json_object_set_new(st, "conditions", conds);
+	if (r->nimplicit > 0 && implicit_status(r, st) < 0)
+		goto fail_conds_set;
 	free(prog);
 	free(avail);
 	return st;
+fail_conds_set:
+	free(prog);
+	free(avail);
+	json_decref(hist);
+	json_decref(st);
+	return NULL;
 fail:
 	free(prog);
 	free(avail);
@@ -1628,16 +1676,25 @@ typedef struct filters {
 	size_t nknown;
 	al_update_override *ovr; /* borrowed from cv */
 	size_t novr;
+	char **implicit; /* enabled implicitly by this update (owned) */
+	size_t nimplicit;
+	const char **caps2; /* caps plus implicit (borrowed strings) */
 } filters;
 
 static void filters_clear(filters *f)
 {
+	size_t i;
+
 	json_decref(f->fg);
 	json_decref(f->cv);
 	free(f->gates);
 	free(f->caps);
 	free(f->known);
 	free(f->ovr);
+	for (i = 0; i < f->nimplicit; i++)
+		free(f->implicit[i]);
+	free(f->implicit);
+	free(f->caps2);
 	memset(f, 0, sizeof(*f));
 }
 
@@ -2475,6 +2532,122 @@ static int run_preconditions(update_run *c)
 }
 
 /* Phase 2: load (unless cancelled before anything is applied). */
+/* The digest of the release the cluster runs: the newest Completed entry
+ * of the record, else of ClusterVersion status.history (its image's
+ * digest). 0, or -1 when there is none. */
+static int current_digest(const record *rec, const json_t *cv, al_digest *d)
+{
+	size_t i;
+	json_t *e;
+
+	json_array_foreach(rec->history, i, e)
+	{
+		if (strcmp(al_json_str(e, "state"), "Completed") != 0)
+			continue;
+		if (al_digest_parse_str(d, al_json_str(e, "digest")) < 0) {
+			al_error_clear();
+			return -1;
+		}
+		return 0;
+	}
+	json_array_foreach(
+	    json_object_get(json_object_get(cv, "status"), "history"), i, e)
+	{
+		const char *st = al_json_str(e, "state"),
+		           *im = al_json_str(e, "image");
+
+		if (st == NULL || strcmp(st, "Completed") != 0)
+			continue;
+		if (im == NULL || strchr(im, '@') == NULL ||
+		    al_digest_parse_str(d, strchr(im, '@') + 1) < 0) {
+			al_error_clear();
+			return -1;
+		}
+		return 0;
+	}
+	return -1;
+}
+
+/*
+ * lib/manifest GetImplicitlyEnabledCapabilities: an object the current
+ * release applies that the next release puts under a capability that is
+ * not enabled enables that capability, and the object is still applied.
+ * The current release must be in the store; when it is not (or cannot be
+ * loaded), nothing is enabled implicitly and the run says so.
+ */
+static int implicit_capabilities(update_run *c, al_update_load_opts *lo)
+{
+	const al_update_opts *o = c->o;
+	filters *f = &c->flt;
+	al_update_load_opts lc = *lo, la = *lo;
+	al_update_graph *cur_g = NULL, *all_g = NULL, *g2 = NULL;
+	al_release *cur = NULL;
+	al_digest cd;
+	al_buf names = AL_BUF_INIT(4096);
+	size_t i;
+	int rc;
+
+	if (current_digest(&c->rec, c->r.cv_live != NULL ? c->r.cv_live : f->cv,
+	                   &cd) < 0 ||
+	    al_digest_equal(&cd, &c->d))
+		return 0;
+	lc.version = NULL;
+	lc.release_image = NULL;
+	la.capabilities_known = 0;
+	if ((rc = al_release_open(&cur, o->store, &cd, NULL)) < 0 ||
+	    (rc = al_update_graph_from_release(&cur_g, cur, &lc)) < 0) {
+		char ds[AL_DIGEST_STRMAX];
+
+		emit(&c->r,
+		     "warning: implicitly enabled capabilities not computed: "
+		     "the current release %s: %s",
+		     al_digest_str(&cd, ds), al_error_message());
+		al_error_clear();
+		rc = 0;
+		goto out;
+	}
+	if ((rc = al_update_graph_from_release(&all_g, c->rel, &la)) < 0 ||
+	    (rc = al_update_implicit_capabilities(
+	         all_g, cur_g, lo->capabilities, lo->ncapabilities,
+	         &f->implicit, &f->nimplicit)) < 0 ||
+	    f->nimplicit == 0)
+		goto out;
+	f->caps2 =
+	    calloc(lo->ncapabilities + f->nimplicit + 1, sizeof(*f->caps2));
+	if (f->caps2 == NULL) {
+		rc = al_error_set(AL_ENOMEM, "out of memory");
+		goto out;
+	}
+	for (i = 0; i < lo->ncapabilities; i++)
+		f->caps2[i] = lo->capabilities[i];
+	for (i = 0; i < f->nimplicit; i++) {
+		f->caps2[lo->ncapabilities + i] = f->implicit[i];
+		al_buf_printf(&names, "%s%s", i > 0 ? ", " : "",
+		              f->implicit[i]);
+	}
+	lo->capabilities = f->caps2;
+	lo->ncapabilities += f->nimplicit;
+	if ((rc = al_update_graph_from_release(&g2, c->rel, lo)) < 0)
+		goto out;
+	al_update_graph_free(c->g);
+	c->g = g2;
+	c->r.implicit = f->implicit;
+	c->r.nimplicit = f->nimplicit;
+	emit(&c->r,
+	     "capabilities enabled implicitly: %s (objects the running "
+	     "release applies moved under them)",
+	     al_buf_cstr(&names));
+out:
+	if (rc < 0)
+		rc = al_error_wrap(rc, "computing implicitly enabled "
+		                       "capabilities");
+	al_buf_free(&names);
+	al_update_graph_free(all_g);
+	al_update_graph_free(cur_g);
+	al_release_free(cur);
+	return rc;
+}
+
 static int run_load(update_run *c)
 {
 	const al_update_opts *o = c->o;
@@ -2496,6 +2669,9 @@ static int run_load(update_run *c)
 	if ((rc = al_release_open(&c->rel, o->store, &c->d, NULL)) < 0 ||
 	    (rc = al_update_graph_from_release(&c->g, c->rel, &lo)) < 0)
 		return al_error_wrap(rc, "loading release %s", c->version);
+	if (lo.capabilities_known && !o->have_capabilities &&
+	    (rc = implicit_capabilities(c, &lo)) < 0)
+		return rc;
 	c->r.res->total = c->rp.total = c->g->ntasks;
 	return 0;
 }

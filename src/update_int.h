@@ -71,4 +71,19 @@ int al_update_merge_kind(const char *group, const char *kind);
 int al_update_merge(json_t **out, const json_t *required, const json_t *live,
                     const char *group, const char *kind);
 
+/*
+ * The capabilities an update enables implicitly (lib/manifest
+ * GetImplicitlyEnabledCapabilities): for each manifest of the next release
+ * (next_all: loaded without the capability filter) under capabilities,
+ * when the current release (current: loaded with the cluster's filters)
+ * applies the same object (group, kind, namespace, name), the next
+ * manifest's capabilities that the current one does not have and that are
+ * not enabled. *out: a NULL-terminated list of new strings (caller frees
+ * each and the array; NULL when none), *n its length. AL_ENOMEM.
+ */
+int al_update_implicit_capabilities(const al_update_graph *next_all,
+                                    const al_update_graph *current,
+                                    const char *const *enabled, size_t nen,
+                                    char ***out, size_t *n);
+
 #endif

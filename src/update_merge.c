@@ -1,6 +1,9 @@
 /* update_merge.c: the Cluster Version Operator's per-kind merge rules
- * (lib/resourcemerge Ensure*) turned into the object airlock applies, pure. */
+ * (lib/resourcemerge Ensure*) turned into the object airlock applies, and
+ * its implicitly enabled capabilities (GetImplicitlyEnabledCapabilities),
+ * pure. */
 #include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "update_int.h"
@@ -211,4 +214,102 @@ out:
 	if (rc < 0)
 		return al_error_set(AL_ENOMEM, "out of memory");
 	return 0;
+}
+
+/* The capability.openshift.io/name annotation of a task's object. */
+static const char *task_caps(const al_update_task *t)
+{
+	const json_t *md = json_object_get(al_update__obj(t), "metadata");
+
+	return al_json_str(json_object_get(md, "annotations"),
+	                   "capability.openshift.io/name");
+}
+
+static int listed(const char *const *l, size_t n, const char *s, size_t len)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		if (l[i] != NULL && strlen(l[i]) == len &&
+		    memcmp(l[i], s, len) == 0)
+			return 1;
+	return 0;
+}
+
+/* Is capability s[0..len) in the '+' separated list caps? */
+static int in_caps(const char *caps, const char *s, size_t len)
+{
+	const char *p = caps;
+
+	while (p != NULL && *p != '\0') {
+		const char *e = strchr(p, '+');
+		size_t n = e != NULL ? (size_t)(e - p) : strlen(p);
+
+		if (n == len && memcmp(p, s, n) == 0)
+			return 1;
+		p = e != NULL ? e + 1 : NULL;
+	}
+	return 0;
+}
+
+static int same_object(const al_update_task *a, const al_update_task *b)
+{
+	return strcmp(a->group, b->group) == 0 &&
+	       strcmp(a->kind, b->kind) == 0 && strcmp(a->name, b->name) == 0 &&
+	       strcmp(a->ns != NULL ? a->ns : "", b->ns != NULL ? b->ns : "") ==
+	           0;
+}
+
+int al_update_implicit_capabilities(const al_update_graph *next_all,
+                                    const al_update_graph *current,
+                                    const char *const *enabled, size_t nen,
+                                    char ***out, size_t *n)
+{
+	char **l = NULL, **l2;
+	size_t i, j, k = 0;
+
+	*out = NULL;
+	*n = 0;
+	for (i = 0; i < next_all->ntasks; i++) {
+		const al_update_task *u = &next_all->tasks[i];
+		const char *uc = task_caps(u), *p;
+
+		if (uc == NULL || u->delete_it)
+			continue;
+		for (j = 0; j < current->ntasks; j++) {
+			const al_update_task *c = &current->tasks[j];
+			const char *cc = task_caps(c);
+
+			if (c->delete_it || !same_object(u, c))
+				continue;
+			/* update caps - current caps - enabled - known */
+			for (p = uc; p != NULL && *p != '\0';) {
+				const char *e = strchr(p, '+');
+				size_t len =
+				    e != NULL ? (size_t)(e - p) : strlen(p);
+
+				if (len > 0 && !in_caps(cc, p, len) &&
+				    !listed(enabled, nen, p, len) &&
+				    !listed((const char *const *)l, k, p,
+				            len)) {
+					l2 = realloc(l, (k + 2) * sizeof(*l));
+					if (l2 == NULL)
+						goto oom;
+					l = l2;
+					if ((l[k] = al_strndup(p, len)) == NULL)
+						goto oom;
+					l[++k] = NULL;
+				}
+				p = e != NULL ? e + 1 : NULL;
+			}
+		}
+	}
+	*out = l;
+	*n = k;
+	return 0;
+oom:
+	for (i = 0; i < k; i++)
+		free(l[i]);
+	free(l);
+	return al_error_set(AL_ENOMEM, "out of memory");
 }

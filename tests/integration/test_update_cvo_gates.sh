@@ -1,5 +1,5 @@
 #!/bin/bash
-# test_update_cvo_gates.sh: the CVO's update gates and merge rules (issue 26), each scenario named after the CVO function it follows: overrides (library-go Include, ClusterVersionOverridesCondition), the delete annotation (ValidDeleteAnnotation), per-kind merges (lib/resourcemerge Ensure*).
+# test_update_cvo_gates.sh: the CVO's update gates and merge rules (issue 26), each scenario named after the CVO function it follows: overrides (library-go Include, ClusterVersionOverridesCondition), the delete annotation (ValidDeleteAnnotation), per-kind merges (lib/resourcemerge Ensure*), implicitly enabled capabilities (GetImplicitlyEnabledCapabilities).
 # al-tier: slow
 set -euo pipefail
 . "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
@@ -26,7 +26,13 @@ M3=$T/m3
 mkdir -p "$M3"
 printf 'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: victim\n  namespace: default\n  annotations:\n    %s\n    release.openshift.io/delete: "yes"\n' "$INC" >"$M3/0000_10_a_00_victim.yaml"
 up_store_add_release "$S" 4.14.3 "$M3" || { al_fail "make release 4.14.3"; al_finish; }
-for v in 4.14.2 4.14.3 4.15.0; do
+# 4.14.4: the ConfigMap 4.14.2 applies without a capability is now under
+# Console (GetImplicitlyEnabledCapabilities)
+M4=$T/m4
+cp -r "$M" "$M4"
+printf 'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: owned\n  namespace: default\n  annotations:\n    %s\n    capability.openshift.io/name: Console\ndata:\n  k1: moved\n' "$INC" >"$M4/0000_10_a_00_cm.yaml"
+up_store_add_release "$S" 4.14.4 "$M4" || { al_fail "make release 4.14.4"; al_finish; }
+for v in 4.14.2 4.14.3 4.14.4 4.15.0; do
 	up_sign "$S" "$(up_digest "$S" $v)" || { al_fail "sign $v"; al_finish; }
 done
 
@@ -87,5 +93,17 @@ al_check "merge: EnsureDeployment: replicas missing in the manifest become 1, pa
 # a second run of the same release (reconciling) keeps it so
 al_run "$T/o4" "$T/e4" "$AIRLOCK" update --store "$S" --to 4.14.2 "${K[@]}" --sync-timeout 30s
 al_check "merge: reconciling keeps the kept key" [ "$(up_obj $CM/owned 'o["data"].get("k0")')" = kept ]
+
+# --- implicitly enabled capabilities: GetImplicitlyEnabledCapabilities ------
+reset
+D2=$(up_digest "$S" 4.14.2)
+seed '{"apiVersion":"config.openshift.io/v1","kind":"ClusterVersion","metadata":{"name":"version"},"spec":{"clusterID":"x","capabilities":{"baselineCapabilitySet":"None"}},"status":{"desired":{"version":"4.14.2","image":"quay.io/airlock-samples/release@'"$D2"'"},"history":[{"state":"Completed","version":"4.14.2","image":"quay.io/airlock-samples/release@'"$D2"'","verified":true,"startedTime":"2026-01-01T00:00:00Z","completionTime":"2026-01-01T01:00:00Z"}],"capabilities":{"enabledCapabilities":[],"knownCapabilities":["Console","Insights"]},"conditions":[]}}'
+seed '{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"owned","namespace":"default"},"data":{"k1":"release"}}'
+al_run "$T/o5" "$T/e5" "$AIRLOCK" update --store "$S" --to 4.14.4 "${K[@]}" --sync-timeout 30s
+al_check "implicit: the update completes" [ "$AL_RC" = 0 ]
+al_check "implicit: the capability is enabled implicitly, and said so" grep -q "capabilities enabled implicitly: Console" "$T/e5"
+al_check "implicit: the object moved under it is still applied (new content)" [ "$(up_obj $CM/owned 'o["data"]["k1"]')" = moved ]
+al_check "implicit: ClusterVersion status.capabilities.enabledCapabilities records it" [ "$(up_obj $CV_PATH 'o["status"]["capabilities"]["enabledCapabilities"]')" = "['Console']" ]
+al_check "implicit: ... and the known capabilities stay" [ "$(up_obj $CV_PATH 'o["status"]["capabilities"]["knownCapabilities"]')" = "['Console', 'Insights']" ]
 
 al_finish

@@ -1175,6 +1175,133 @@ static void test_update__cvo_resourcemerge(void)
 	CU_ASSERT_EQUAL(al_update_merge_kind("config.openshift.io", "ClusterOperator"), 0);
 }
 
+/* tests/data/cvo-gates/payloadcapabilitytest/<t>/<side>/file_N.yaml (JSON)
+ * as a graph, each document given the profile annotation the CVO's test
+ * does not need; caps NULL: no capability filter. NULL when the directory
+ * has no file (the CVO's "no update manifests" cases). */
+static al_update_graph *cap_graph(const char *t, const char *side, const char *const *caps, size_t ncaps)
+{
+	al_update_file files[8];
+	char *texts[8] = {0}, names[8][16];
+	al_update_load_opts o = opts_default();
+	al_update_graph *g = NULL;
+	size_t n = 0, i;
+
+	for (i = 1; i <= 8; i++) {
+		char rel[128], *path;
+		al_buf b = AL_BUF_INIT(1 << 16);
+		json_t *j;
+
+		snprintf(rel, sizeof(rel), "tests/data/cvo-gates/payloadcapabilitytest/%s/%s/file_%zu.yaml", t, side, i);
+		path = al_path_join(al_test_source_dir(), rel);
+		if (path == NULL || al_fs_read_file(path, &b) != 0) {
+			al_error_clear();
+			free(path);
+			al_buf_free(&b);
+			break;
+		}
+		free(path);
+		j = json_loads(al_buf_cstr(&b), 0, NULL);
+		al_buf_free(&b);
+		json_object_set_new(json_object_get(json_object_get(j, "metadata"), "annotations"),
+				    "include.release.openshift.io/self-managed-high-availability", json_string("true"));
+		texts[n] = json_dumps(j, 0);
+		json_decref(j);
+		snprintf(names[n], sizeof(names[n]), "file_%zu.yaml", i);
+		files[n] = file_of(names[n], texts[n] != NULL ? texts[n] : "");
+		n++;
+	}
+	o.capabilities = caps;
+	o.ncapabilities = ncaps;
+	o.known_capabilities = caps;
+	o.nknown_capabilities = ncaps;
+	o.capabilities_known = caps != NULL;
+	if (n > 0 && al_update_graph_build(&g, files, n, &o) != 0)
+		g = NULL;
+	for (i = 0; i < n; i++)
+		free(texts[i]);
+	return g;
+}
+
+/* The new implicitly enabled capabilities as "a,b,c" (sorted input). */
+static char *implicit_of(const char *t, const char *const *enabled, size_t nen)
+{
+	al_update_graph *next = cap_graph(t, "update", NULL, 0), *cur = cap_graph(t, "current", enabled, nen);
+	al_update_graph empty;
+	char **l = NULL, *out;
+	size_t n = 0, i, j;
+	al_buf b = AL_BUF_INIT(4096);
+
+	memset(&empty, 0, sizeof(empty));
+	CU_ASSERT_EQUAL(al_update_implicit_capabilities(next != NULL ? next : &empty, cur != NULL ? cur : &empty,
+							enabled, nen, &l, &n),
+			0);
+	/* sort for comparison */
+	for (i = 0; i < n; i++)
+		for (j = i + 1; j < n; j++)
+			if (strcmp(l[i], l[j]) > 0) {
+				char *x = l[i];
+				l[i] = l[j];
+				l[j] = x;
+			}
+	for (i = 0; i < n; i++) {
+		al_buf_printf(&b, "%s%s", i > 0 ? "," : "", l[i]);
+		free(l[i]);
+	}
+	free(l);
+	out = strdup(al_buf_cstr(&b));
+	al_buf_free(&b);
+	al_update_graph_free(next);
+	al_update_graph_free(cur);
+	return out;
+}
+
+static void check_implicit(const char *t, const char *const *enabled, size_t nen, const char *want)
+{
+	char *got = implicit_of(t, enabled, nen);
+
+	if (got != NULL && strcmp(got, want) != 0)
+		fprintf(stderr, "implicit %s: got '%s', want '%s'\n", t, got, want);
+	CU_ASSERT_TRUE(got != NULL && strcmp(got, want) == 0);
+	free(got);
+}
+
+/* pkg/payload TestGetImplicitlyEnabledCapabilities, on its testdata. The
+ * CVO returns the union with the already implicitly enabled ones; airlock
+ * counts those as enabled (status.enabledCapabilities) and returns the new
+ * ones. ("duplicate manifests", test10, is left out: a payload with the
+ * same object twice is refused before this.) */
+static void test_update__cvo_implicitly_enabled_capabilities(void)
+{
+	static const char *const c1[] = {"cap1"}, *const c12[] = {"cap1", "cap2"}, *const c2[] = {"cap2"};
+	const char *c7[30];
+	size_t n7 = 0, i;
+	char *owned[24];
+
+	check_implicit("test1", c1, 1, "cap2");    /* basic (and with unknown cap) */
+	check_implicit("test2", NULL, 0, "");      /* different manifest */
+	check_implicit("test3", c2, 1, "");        /* current manifest not enabled */
+	check_implicit("test4", c12, 2, "");       /* new cap already enabled */
+	check_implicit("test5", c12, 2, "");       /* already implicitly enabled */
+	check_implicit("test6", c1, 1, "cap2");    /* only add cap once */
+	check_implicit("test8", c1, 1, "");        /* no update manifests */
+	check_implicit("test9", c1, 1, "");        /* no current manifests */
+	/* complex: enabled cap1..cap24, implicitly enabled before cap000 and
+	 * cap111..cap114 */
+	for (i = 0; i < 24; i++) {
+		owned[i] = al_sprintf("cap%zu", i + 1);
+		c7[n7++] = owned[i];
+	}
+	c7[n7++] = "cap000";
+	c7[n7++] = "cap111";
+	c7[n7++] = "cap112";
+	c7[n7++] = "cap113";
+	c7[n7++] = "cap114";
+	check_implicit("test7", c7, n7, "cap1110,cap1111,cap1112,cap1113,cap1114,cap1115,cap1116,cap115,cap116,cap117,cap118,cap119");
+	for (i = 0; i < 24; i++)
+		free(owned[i]);
+}
+
 /* A real payload's cluster-update-keys ConfigMap names metadata.namespace
  * twice; the CVO's decoder (sigs.k8s.io/yaml, not strict) keeps the later
  * one, and so must the loader (the strict one refuses it). */
@@ -1230,6 +1357,7 @@ static CU_TestInfo tests[] = {
 	{"test_update__preconditions_as_the_cvo", test_update__preconditions_as_the_cvo},
 	{"test_update__cvo_admin_acks", test_update__cvo_admin_acks},
 	{"test_update__cvo_resourcemerge", test_update__cvo_resourcemerge},
+	{"test_update__cvo_implicitly_enabled_capabilities", test_update__cvo_implicitly_enabled_capabilities},
 	{"test_update__real_manifest_with_a_repeated_key_loads", test_update__real_manifest_with_a_repeated_key_loads},
 	CU_TEST_INFO_NULL,
 };
