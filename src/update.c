@@ -139,6 +139,7 @@ typedef struct report {
 	                                  words it (PayloadLoaded, ...) */
 	int failing;
 	const char *fail_message;
+	const char *fail_reason; /* the CVO's reason (NULL: UpdateFailed) */
 	size_t applied;
 	size_t total;
 	const char *upgradeable_reason; /* NULL: upgradeable */
@@ -256,6 +257,7 @@ typedef struct run {
 	int first_rc;
 	int level_failed;
 	char *errors[MAX_ERRORS_KEPT];
+	const char *reasons[MAX_ERRORS_KEPT]; /* al_update_failure_reason */
 	size_t nerrors;
 	/* ownership and the cluster's record */
 	al_update_lease *lease;
@@ -367,6 +369,8 @@ static json_t *cv_history_entry(const json_t *e)
 /* The ClusterVersion status from the record and the report (as the CVO's
  * syncStatus / mergeOperatorHistory shape it): airlock's history first,
  * then the entries the cluster had from before airlock (other images). */
+static const json_t *find_cond(const json_t *live, const char *type);
+
 /* status.capabilities.enabledCapabilities: what the cluster had, plus the
  * capabilities this update enabled implicitly (the CVO records them there,
  * and a capability once enabled stays enabled). */
@@ -409,7 +413,7 @@ static json_t *cv_status_json(const run *r, const record *rec, const report *rp)
 	json_t *st = json_object(), *hist = json_array(), *conds = json_array(),
 	       *e;
 	const char *cur = NULL, *desired_v = rec->version,
-	           *desired_i = rec->image;
+	           *desired_i = rec->image, *fr;
 	char now[32], *prog = NULL, *avail = NULL;
 	size_t i, j;
 
@@ -482,17 +486,16 @@ static json_t *cv_status_json(const run *r, const record *rec, const report *rp)
 	    conds,
 	    cv_condition(r, "Available", cur != NULL ? "True" : "False",
 	                 cur != NULL ? "" : "NoCompletedUpdate", avail, now));
+	fr = rp->fail_reason != NULL ? rp->fail_reason : "UpdateFailed";
 	json_array_append_new(
 	    conds, cv_condition(r, "Failing", rp->failing ? "True" : "False",
-	                        rp->failing ? "UpdateFailed" : "",
-	                        rp->fail_message, now));
+	                        rp->failing ? fr : "", rp->fail_message, now));
 	json_array_append_new(
 	    conds,
 	    cv_condition(r, "Progressing",
 	                 rec->state == AL_UPDATE_UPDATING ? "True" : "False",
-	                 rec->state == AL_UPDATE_UPDATING && rp->failing
-	                     ? "UpdateFailed"
-	                     : "",
+	                 rec->state == AL_UPDATE_UPDATING && rp->failing ? fr
+	                                                                 : "",
 	                 prog, now));
 	json_array_append_new(
 	    conds,
@@ -507,6 +510,16 @@ static json_t *cv_status_json(const run *r, const record *rec, const report *rp)
 	                 rp->upgradeable_reason != NULL ? rp->upgradeable_reason
 	                                                : "AsExpected",
 	                 rp->upgradeable_message, now));
+	/* status.go: RetrievedUpdates=False when nothing else set it (airlock
+	 * retrieves no updates; one written by someone else stays) */
+	if (find_cond(r->cv_live, "RetrievedUpdates") == NULL)
+		json_array_append_new(
+		    conds,
+		    cv_condition(r, "RetrievedUpdates", "False", "", "", now));
+	else
+		json_array_append_new(
+		    conds,
+		    json_deep_copy(find_cond(r->cv_live, "RetrievedUpdates")));
 	json_object_set_new(st, "conditions", conds);
 	if (r->nimplicit > 0 && implicit_status(r, st) < 0)
 		goto fail_conds_set;
@@ -1474,6 +1487,7 @@ static void record_error(run *r, int rc, const al_update_task *t,
 		r->first_rc = rc;
 	r->level_failed = 1;
 	if (r->nerrors < MAX_ERRORS_KEPT && e != NULL) {
+		r->reasons[r->nerrors] = al_update_failure_reason(rc, msg);
 		r->errors[r->nerrors++] = e;
 		e = NULL;
 	}
@@ -2759,6 +2773,17 @@ static int run_enter_updating(update_run *c)
 			    history_entry(c->version, c->image, c->digest,
 			                  res->verified, c->forced);
 
+			/* status.go mergeOperatorHistory: the entry a new
+			 * update supersedes gets its completionTime (it
+			 * stays Partial) */
+			if (h0 != NULL &&
+			    json_is_null(json_object_get(h0, "completed"))) {
+				char now[32];
+
+				al_clock_rfc3339(now, al_clock_wall_ms());
+				json_object_set_new(h0, "completed",
+				                    json_string(now));
+			}
 			if (e == NULL ||
 			    json_array_insert_new(rec->history, 0, e) < 0)
 				return al_error_set(AL_ENOMEM, "out of memory");
@@ -2892,6 +2917,11 @@ static void run_fail_message(update_run *c)
 	}
 	c->rp.failing = 1;
 	c->rp.fail_message = res->message;
+	/* sync_worker.go newMultipleError: one reason, or MultipleErrors */
+	c->rp.fail_reason = r->nerrors > 0 ? r->reasons[0] : NULL;
+	for (i = 1; i < r->nerrors; i++)
+		if (strcmp(r->reasons[i], r->reasons[0]) != 0)
+			c->rp.fail_reason = "MultipleErrors";
 }
 
 /* Record the outcome; rc is the apply's status. */

@@ -86,4 +86,16 @@ int al_update_implicit_capabilities(const al_update_graph *next_all,
                                     const char *const *enabled, size_t nen,
                                     char ***out, size_t *n);
 
+/*
+ * The reason the CVO gives a failed task in Failing and Progressing
+ * (pure): a ClusterOperator or workload reason named in msg
+ * (ClusterOperatorNotAvailable, ClusterOperatorDegraded, ...,
+ * WorkloadNotProgressing), else pkg/payload reasonForPayloadSyncError's
+ * word for the API answer in msg and rc (UpdatePayloadResourceForbidden for
+ * a 403, ...Unauthorized, ...NotFound, ...Conflict, ...Invalid,
+ * ...ClusterOverloaded, ...ClusterError, ...ClusterDown), else
+ * UpdatePayloadFailed. Static string.
+ */
+const char *al_update_failure_reason(int rc, const char *msg);
+
 #endif

@@ -1,5 +1,5 @@
 #!/bin/bash
-# test_update_cvo_gates.sh: the CVO's update gates and merge rules (issue 26), each scenario named after the CVO function it follows: overrides (library-go Include, ClusterVersionOverridesCondition), the delete annotation (ValidDeleteAnnotation), per-kind merges (lib/resourcemerge Ensure*), implicitly enabled capabilities (GetImplicitlyEnabledCapabilities).
+# test_update_cvo_gates.sh: the CVO's update gates and merge rules (issue 26), each scenario named after the CVO function it follows: overrides (library-go Include, ClusterVersionOverridesCondition), the delete annotation (ValidDeleteAnnotation), per-kind merges (lib/resourcemerge Ensure*), implicitly enabled capabilities (GetImplicitlyEnabledCapabilities), ClusterVersion status reasons (status.go).
 # al-tier: slow
 set -euo pipefail
 . "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
@@ -105,5 +105,44 @@ al_check "implicit: the capability is enabled implicitly, and said so" grep -q "
 al_check "implicit: the object moved under it is still applied (new content)" [ "$(up_obj $CM/owned 'o["data"]["k1"]')" = moved ]
 al_check "implicit: ClusterVersion status.capabilities.enabledCapabilities records it" [ "$(up_obj $CV_PATH 'o["status"]["capabilities"]["enabledCapabilities"]')" = "['Console']" ]
 al_check "implicit: ... and the known capabilities stay" [ "$(up_obj $CV_PATH 'o["status"]["capabilities"]["knownCapabilities"]')" = "['Console', 'Insights']" ]
+
+# --- ClusterVersion status: pkg/cvo/status.go, task.go reasonForPayloadSyncError
+seed_cv() {
+	seed '{"apiVersion":"config.openshift.io/v1","kind":"ClusterVersion","metadata":{"name":"version"},"spec":{"clusterID":"x"},"status":{"desired":{"version":"4.14.1","image":"i"},"history":[],"conditions":[]}}'
+}
+cond() { up_obj $CV_PATH '[(c["status"], c["reason"]) for c in o["status"]["conditions"] if c["type"] == "'"$1"'"]'; }
+reset
+seed_cv
+up_ctl fault '{"path": "/configmaps/owned$", "method": "PATCH", "status": 403}' >/dev/null
+al_run "$T/o6" "$T/e6" "$AIRLOCK" update --store "$S" --to 4.14.2 "${K[@]}" --sync-timeout 30s
+al_check "status: a 403 fails the update (exit 3)" [ "$AL_RC" = 3 ]
+al_check "status: Failing carries UpdatePayloadResourceForbidden" [ "$(cond Failing)" = "[('True', 'UpdatePayloadResourceForbidden')]" ]
+al_check "status: ... and so does Progressing" [ "$(cond Progressing)" = "[('True', 'UpdatePayloadResourceForbidden')]" ]
+al_check "status: RetrievedUpdates=False written when nothing set it" [ "$(up_obj $CV_PATH '[c["status"] for c in o["status"]["conditions"] if c["type"] == "RetrievedUpdates"]')" = "['False']" ]
+al_check "status: the 4.14.2 entry is Partial without completionTime" [ "$(up_obj $CV_PATH '[(h["version"], h["state"], h["completionTime"]) for h in o["status"]["history"]]')" = "[('4.14.2', 'Partial', None)]" ]
+# a new update supersedes the Partial entry: it gets its completionTime
+up_ctl faults/clear '{}' >/dev/null
+al_run "$T/o7" "$T/e7" "$AIRLOCK" update --store "$S" --to 4.14.4 "${K[@]}" --sync-timeout 30s
+al_check "status: the retarget to 4.14.4 completes" [ "$AL_RC" = 0 ]
+al_check "status: the superseded 4.14.2 entry stays Partial and gets its completionTime" [ "$(up_obj $CV_PATH '[(h["version"], h["state"], h["completionTime"] is not None) for h in o["status"]["history"]]')" = "[('4.14.4', 'Completed', True), ('4.14.2', 'Partial', True)]" ]
+al_check "status: Failing is cleared" [ "$(up_obj $CV_PATH '[c["status"] for c in o["status"]["conditions"] if c["type"] == "Failing"]')" = "['False']" ]
+# an operator that is not available: ClusterOperatorNotAvailable
+reset
+seed_cv
+up_ctl operator '{"name": "unmanaged-co", "delay": 3600}' >/dev/null
+up_ctl status-sim '{"kind": "ClusterOperator", "name": "unmanaged-co", "steps": [{"after": 0, "status": {"versions": [{"name": "operator", "version": "4.14.2"}], "conditions": [{"type": "Available", "status": "False", "reason": "NoPods", "message": "no pods"}, {"type": "Degraded", "status": "False"}]}}]}' >/dev/null
+al_run "$T/o8" "$T/e8" "$AIRLOCK" update --store "$S" --to 4.14.2 "${K[@]}" --sync-timeout 2s
+al_check "status: an operator not available fails the update at the deadline (exit 3)" [ "$AL_RC" = 3 ]
+al_check "status: Failing carries ClusterOperatorNotAvailable" [ "$(cond Failing)" = "[('True', 'ClusterOperatorNotAvailable')]" ]
+# someone else's RetrievedUpdates stays
+curl -sf "$KS_URL$CV_PATH" | python3 -c 'import json,sys
+o = json.load(sys.stdin)
+o["status"]["conditions"] = [c for c in o["status"]["conditions"] if c["type"] != "RetrievedUpdates"] + [{"type": "RetrievedUpdates", "status": "True", "reason": "Fetched", "message": "", "lastTransitionTime": "2026-01-01T00:00:00Z"}]
+print(json.dumps({"object": o}))' | curl -sf -X POST -H 'Content-Type: application/json' -d @- "$KS_URL/_control/objects" >/dev/null
+up_ctl operator '{"name": "unmanaged-co", "clear": true}' >/dev/null
+up_ctl status-sim '{"kind": "ClusterOperator", "name": "unmanaged-co", "clear": true}' >/dev/null
+al_run "$T/o9" "$T/e9" "$AIRLOCK" update --store "$S" --to 4.14.2 "${K[@]}" --sync-timeout 30s
+al_check "status: the resumed update completes" [ "$AL_RC" = 0 ]
+al_check "status: a RetrievedUpdates written by someone else stays" [ "$(cond RetrievedUpdates)" = "[('True', 'Fetched')]" ]
 
 al_finish
