@@ -16,6 +16,8 @@
 #include "kube_int.h"
 #include "airlock/log.h"
 #include "airlock/sig.h"
+#include "airlock/ref.h"
+#include "airlock/registry.h"
 
 #define DEFAULT_SIG_TIMEOUT_MS 30000
 #define DEFAULT_SYNC_TIMEOUT_MS (40 * 60 * 1000)
@@ -2281,9 +2283,9 @@ static int take_ownership(run *r, int *cv_served)
 		rc = al_error_set(
 		    AL_ELOCKED,
 		    "a cluster-version-operator updates this cluster (%s): "
-		    "update it with the CVO (oc adm upgrade), or scale the CVO "
-		    "to 0 replicas and rerun with --take-over to make airlock "
-		    "the updater",
+		    "rerun with --via-cvo to update through it (or oc adm "
+		    "upgrade), or scale the CVO to 0 replicas and rerun with "
+		    "--take-over to make airlock the updater",
 		    what);
 		free(what);
 		return rc;
@@ -3006,6 +3008,573 @@ static void run_end(update_run *c, int rc)
 	pthread_mutex_destroy(&c->r.mu);
 }
 
+/* --- updating through the cluster's own CVO (--via-cvo) ------------------ */
+
+#define CVO_DEFAULT_TIMEOUT_MS (2ULL * 60 * 60 * 1000)
+#define CVO_MAX_REGISTRIES 32
+
+/* Registry clients by host, for the pre-flight's HEADs. */
+typedef struct reg_cache {
+	al_registry *r[CVO_MAX_REGISTRIES];
+	size_t n;
+} reg_cache;
+
+static void reg_cache_clear(reg_cache *c)
+{
+	size_t i;
+
+	for (i = 0; i < c->n; i++)
+		al_registry_free(c->r[i]);
+	c->n = 0;
+}
+
+static int reg_for(run *r, reg_cache *c, const char *host, al_registry **out)
+{
+	al_registry_opts ro;
+	size_t i;
+	int rc;
+
+	for (i = 0; i < c->n; i++)
+		if (strcmp(al_registry_host(c->r[i]), host) == 0) {
+			*out = c->r[i];
+			return 0;
+		}
+	if (c->n == CVO_MAX_REGISTRIES)
+		return al_error_set(AL_ELIMIT, "more than %d registries",
+		                    CVO_MAX_REGISTRIES);
+	memset(&ro, 0, sizeof(ro));
+	if (r->o->registry != NULL)
+		ro = *r->o->registry;
+	ro.http.cancel = r->o->cancel;
+	if ((rc = al_registry_new(&c->r[c->n], host, &ro)) < 0)
+		return rc;
+	*out = c->r[c->n++];
+	return 0;
+}
+
+/* Is name@digest (name "host/repo") present? HEAD, one answer. */
+static int head_present(run *r, reg_cache *c, const char *name,
+                        const char *digest, int *present, char *why,
+                        size_t nwhy)
+{
+	al_ref ref;
+	al_registry *reg = NULL;
+	char *full = al_sprintf("%s@%s", name, digest);
+	int rc;
+
+	*present = 0;
+	memset(&ref, 0, sizeof(ref));
+	if (full == NULL)
+		return al_error_set(AL_ENOMEM, "out of memory");
+	rc = al_ref_parse(&ref, full);
+	free(full);
+	if (rc == 0)
+		rc = reg_for(r, c, ref.registry, &reg);
+	if (rc == 0)
+		rc = al_registry_head_manifest(reg, ref.repository, digest,
+		                               present, NULL, NULL);
+	if (rc < 0 && rc != AL_ENOMEM) {
+		/* message text only: truncation intended */
+		snprintf(why, nwhy, "%s", al_error_message());
+		al_error_clear();
+		*present = 0;
+		rc = 0;
+	} else if (rc == 0 && !*present) {
+		snprintf(why, nwhy, "%s@%s: not found", name, digest);
+	}
+	al_ref_clear(&ref);
+	return rc;
+}
+
+/* The mirrors of the cluster's ImageDigestMirrorSets
+ * (spec.imageDigestMirrors[].source/mirrors) and ImageContentSourcePolicies
+ * (spec.repositoryDigestMirrors[]) as {source, mirrors} pairs. */
+static int mirror_rules(run *r, json_t **out)
+{
+	static const struct {
+		const char *api, *kind, *field;
+	} src[] = {
+	    {"config.openshift.io/v1", "ImageDigestMirrorSet",
+	     "imageDigestMirrors"},
+	    {"operator.openshift.io/v1alpha1", "ImageContentSourcePolicy",
+	     "repositoryDigestMirrors"},
+	};
+	json_t *rules = json_array(), *l = NULL, *it, *m;
+	size_t s, i, j;
+	int rc = 0;
+
+	if (rules == NULL)
+		return al_error_set(AL_ENOMEM, "out of memory");
+	for (s = 0; s < 2 && rc == 0; s++) {
+		rc = al_kube_list(r->o->kube, src[s].api, src[s].kind, NULL,
+		                  NULL, &l, al_deadline_in(STATUS_WRITE_MS));
+		if (rc == AL_ENOTFOUND) {
+			al_error_clear();
+			rc = 0;
+			continue;
+		}
+		if (rc < 0) {
+			rc = al_error_wrap(rc, "listing %s", src[s].kind);
+			break;
+		}
+		json_array_foreach(json_object_get(l, "items"), i, it)
+		{
+			json_array_foreach(
+			    json_object_get(json_object_get(it, "spec"),
+			                    src[s].field),
+			    j, m)
+			{
+				if (al_json_str(m, "source") != NULL)
+					json_array_append(rules, m);
+			}
+		}
+		json_decref(l);
+		l = NULL;
+	}
+	if (rc < 0) {
+		json_decref(rules);
+		return rc;
+	}
+	*out = rules;
+	return 0;
+}
+
+/*
+ * Is image ("host/repo@sha256:...") pullable the way the cluster resolves
+ * it: through each mirror of a rule whose source is its repository or a
+ * parent of it (the CRI-O registries.conf a mirror set becomes), in order,
+ * then the source itself unless a rule says mirrorSourcePolicy
+ * NeverContactSource. 0 with *ok; *why the last answer.
+ */
+static int image_reachable(run *r, reg_cache *c, const json_t *rules,
+                           const char *image, int *ok, char *why, size_t nwhy)
+{
+	const char *at = strchr(image, '@');
+	size_t nlen, i, j;
+	json_t *rule, *mi;
+	int rc, never = 0, matched = 0;
+	char name[512];
+
+	*ok = 0;
+	if (at == NULL)
+		return al_error_set(AL_EPARSE, "'%s' is not by digest", image);
+	nlen = (size_t)(at - image);
+	if (nlen >= sizeof(name))
+		return al_error_set(AL_ELIMIT, "'%s' is too long", image);
+	json_array_foreach(rules, i, rule)
+	{
+		const char *so = al_json_str(rule, "source");
+		size_t sl = strlen(so);
+
+		if (sl > nlen || memcmp(image, so, sl) != 0 ||
+		    (sl < nlen && image[sl] != '/'))
+			continue;
+		matched = 1;
+		if (al_json_str(rule, "mirrorSourcePolicy") != NULL &&
+		    strcmp(al_json_str(rule, "mirrorSourcePolicy"),
+		           "NeverContactSource") == 0)
+			never = 1;
+		json_array_foreach(json_object_get(rule, "mirrors"), j, mi)
+		{
+			int w;
+
+			if (!json_is_string(mi))
+				continue;
+			w = snprintf(name, sizeof(name), "%s%.*s",
+			             json_string_value(mi), (int)(nlen - sl),
+			             image + sl);
+			if (w < 0 || (size_t)w >= sizeof(name))
+				continue;
+			if ((rc = head_present(r, c, name, at + 1, ok, why,
+			                       nwhy)) < 0)
+				return rc;
+			if (*ok)
+				return 0;
+		}
+	}
+	if (never)
+		return 0;
+	memcpy(name, image, nlen);
+	name[nlen] = '\0';
+	if ((rc = head_present(r, c, name, at + 1, ok, why, nwhy)) < 0)
+		return rc;
+	if (!*ok && !matched) {
+		size_t k = strlen(why);
+
+		snprintf(why + k, nwhy - k,
+		         " (no ImageDigestMirrorSet or "
+		         "ImageContentSourcePolicy maps it)");
+	}
+	return 0;
+}
+
+/* A verified signature for d in the cluster's signature ConfigMaps. */
+static int cluster_signature(run *r, const al_digest *d, char **why)
+{
+	const al_update_opts *o = r->o;
+	al_sig_verify_opts vo;
+	al_sig_list l = AL_SIG_LIST_INIT;
+	json_t *cms = NULL, *cm;
+	size_t i;
+	int rc;
+
+	*why = NULL;
+	memset(&vo, 0, sizeof(vo));
+	vo.keyring = o->keyring;
+	vo.policy = AL_SIG_IDENTITY_IGNORE;
+	if (o->keyring == NULL) {
+		*why = al_strdup("no trusted keys to verify with (--keyring: "
+		                 "the keys the CVO trusts)");
+		return 0;
+	}
+	rc = al_kube_list(o->kube, "v1", "ConfigMap", SIG_CONFIGMAP_NS,
+	                  SIG_CONFIGMAP_LABEL, &cms,
+	                  al_deadline_in(STATUS_WRITE_MS));
+	if (rc == 0) {
+		json_array_foreach(json_object_get(cms, "items"), i, cm)
+		{
+			char *txt = al_json_dump(cm, 0);
+
+			rc = txt == NULL
+			         ? al_error_set(AL_ENOMEM, "out of memory")
+			         : al_sig_configmap_parse(
+			               &l, (const uint8_t *)txt, strlen(txt),
+			               "cluster signature ConfigMap", d);
+			free(txt);
+			if (rc < 0)
+				break;
+		}
+		if (rc == 0)
+			rc = al_sig_verify_list(NULL, NULL, &l, d, &vo);
+	}
+	al_sig_list_clear(&l);
+	json_decref(cms);
+	if (rc == AL_ENOMEM)
+		return rc;
+	if (rc < 0) {
+		*why = al_strdup(rc == AL_ENOTFOUND ? "no signature"
+		                                    : al_error_message());
+		al_error_clear();
+		if (*why == NULL)
+			return al_error_set(AL_ENOMEM, "out of memory");
+	}
+	return 0;
+}
+
+/* One failed check of the pre-flight, with what to run. */
+static void preflight_fail(run *r, al_buf *b, int *n, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+
+static void preflight_fail(run *r, al_buf *b, int *n, const char *fmt, ...)
+{
+	char m[2048];
+	va_list ap;
+	int w;
+
+	va_start(ap, fmt);
+	w = vsnprintf(m, sizeof(m), fmt, ap);
+	va_end(ap);
+	if (w < 0)
+		m[0] = '\0';
+	(*n)++;
+	emit(r, "pre-flight check failed: %s", m);
+	al_buf_printf(b, "%s%s", *n > 1 ? "; " : "", m);
+}
+
+/*
+ * The pre-flight: nothing is written. Checks what the CVO needs to accept
+ * and apply the release, each failure naming what to run.
+ */
+static int cvo_preflight(update_run *c, int *nfail, al_buf *fails)
+{
+	const al_update_opts *o = c->o;
+	run *r = &c->r;
+	reg_cache rc_ = {{NULL}, 0};
+	json_t *rules = NULL;
+	record none;
+	char *what = NULL, *why = NULL, *pre = NULL, *ur = NULL, *um = NULL;
+	char hw[1024];
+	size_t i, nmissing = 0;
+	int rc, running = 0, served = 0, npre = 0, ok;
+
+	*nfail = 0;
+	memset(&none, 0, sizeof(none));
+	none.state = AL_UPDATE_INITIALIZING;
+	if ((rc = find_cvo(r, &running, &what)) < 0)
+		goto out;
+	if (!running)
+		preflight_fail(r, fails, nfail,
+		               "no cluster-version-operator runs in %s: update "
+		               "with airlock itself (without --via-cvo)",
+		               CVO_NAMESPACE);
+	if ((rc = read_cluster_version(r, &served)) < 0)
+		goto out;
+	if (r->cv_live == NULL) {
+		preflight_fail(
+		    r, fails, nfail,
+		    "the cluster has no ClusterVersion %s to request "
+		    "the update in",
+		    CV_NAME);
+		goto out;
+	}
+	/* 1. every image where the cluster pulls it from */
+	if ((rc = mirror_rules(r, &rules)) < 0)
+		goto out;
+	for (i = 0; i <= al_release_component_count(c->rel); i++) {
+		const char *img =
+		    i == 0 ? c->image
+		           : al_release_component_at(c->rel, i - 1)->image;
+
+		if (img == NULL || strchr(img, '@') == NULL)
+			continue;
+		if ((rc = image_reachable(r, &rc_, rules, img, &ok, hw,
+		                          sizeof(hw))) < 0)
+			goto out;
+		if (!ok && nmissing++ < 5)
+			preflight_fail(
+			    r, fails, nfail,
+			    "%s is not where the cluster pulls it "
+			    "from: %s (run: airlock push --store %s "
+			    "docker://MIRROR, then airlock mirrorsets "
+			    "--store %s | oc apply -f -)",
+			    img, hw, al_store_path(o->store),
+			    al_store_path(o->store));
+	}
+	if (nmissing > 5)
+		preflight_fail(r, fails, nfail,
+		               "... and %zu more images missing", nmissing - 5);
+	/* 2. a signature the CVO can verify, in the cluster */
+	if ((rc = cluster_signature(r, &c->d, &why)) < 0)
+		goto out;
+	if (why != NULL && !o->force)
+		preflight_fail(
+		    r, fails, nfail,
+		    "no signature for %s in the cluster's ConfigMaps "
+		    "(%s, label %s) verifies: %s (run: airlock "
+		    "configmaps --store %s %s -o - | oc apply -f -)",
+		    c->digest, SIG_CONFIGMAP_NS, SIG_CONFIGMAP_LABEL, why,
+		    al_store_path(o->store), c->version);
+	/* 3. the preconditions: Upgradeable, admin acks, overrides, giant
+	 * hops (the CVO's own, which --force skips, as the CVO's Force) */
+	if ((rc = preconditions(r, &none, c->version, &npre, &pre, &ur, &um)) <
+	    0)
+		goto out;
+	if (npre > 0 && !o->force)
+		preflight_fail(r, fails, nfail,
+		               "%s (fix it, e.g. acknowledge admin gates or "
+		               "remove overrides; or rerun with --force)",
+		               pre);
+	else if (npre > 0)
+		emit(r, "warning: forced through: %s", pre);
+out:
+	reg_cache_clear(&rc_);
+	json_decref(rules);
+	free(what);
+	free(why);
+	free(pre);
+	free(ur);
+	free(um);
+	return rc;
+}
+
+/* The history entry of ClusterVersion for image (by digest), or NULL. */
+static const json_t *cvo_entry(const json_t *cv, const char *digest)
+{
+	size_t i;
+	json_t *e;
+
+	json_array_foreach(
+	    json_object_get(json_object_get(cv, "status"), "history"), i, e)
+	{
+		const char *im = al_json_str(e, "image");
+
+		if (im != NULL && al_str_endswith(im, digest))
+			return e;
+	}
+	return NULL;
+}
+
+static int cvo_outcome(al_update_result *res, int rc)
+{
+	res->outcome =
+	    rc == 0 ? AL_UPDATE_OUTCOME_APPLIED : AL_UPDATE_OUTCOME_FAILED;
+	return rc;
+}
+
+/* Watch ClusterVersion until the entry for our image is Completed, or a
+ * terminal condition, or the deadline. */
+static int cvo_watch(update_run *c)
+{
+	const al_update_opts *o = c->o;
+	run *r = &c->r;
+	uint64_t poll = o->poll_ms != 0 ? o->poll_ms : DEFAULT_POLL_MS;
+	al_deadline dl =
+	    al_deadline_in(o->cvo_timeout_ms != 0 ? o->cvo_timeout_ms
+	                                          : CVO_DEFAULT_TIMEOUT_MS);
+	char last[256] = "", state[32] = "not started";
+	json_t *cv = NULL;
+	int rc;
+
+	for (;;) {
+		const json_t *e, *fc, *ra, *du;
+		const char *st, *dimg;
+
+		json_decref(cv);
+		cv = NULL;
+		rc = al_kube_get(
+		    o->kube, CV_API, CV_KIND, NULL, CV_NAME, &cv,
+		    al_deadline_min(dl, al_deadline_in(STATUS_WRITE_MS)));
+		if (rc < 0 && rc != AL_ENET && rc != AL_ETIMEOUT &&
+		    rc != AL_EPROTO)
+			goto out;
+		if (rc == 0) {
+			du = json_object_get(json_object_get(cv, "spec"),
+			                     "desiredUpdate");
+			dimg = al_json_str(du, "image");
+			e = cvo_entry(cv, c->digest);
+			st = al_json_str(e, "state");
+			if (st != NULL)
+				snprintf(state, sizeof(state), "%s", st);
+			if (st != NULL && strcmp(st, "Completed") == 0) {
+				emit(r, "the CVO completed the update to %s",
+				     c->version);
+				rc = 0;
+				goto out;
+			}
+			if (dimg == NULL || !al_str_endswith(dimg, c->digest)) {
+				rc = al_error_set(
+				    AL_ECANCELED,
+				    "update to %s retargeted by someone else: "
+				    "spec.desiredUpdate is now '%s'",
+				    c->version, dimg != NULL ? dimg : "(none)");
+				goto out;
+			}
+			ra = find_cond(cv, "ReleaseAccepted");
+			if (is_false(ra) &&
+			    al_json_str(ra, "message") != NULL &&
+			    strstr(al_json_str(ra, "message"), c->digest)) {
+				rc = al_error_set(AL_EVERIFY,
+				                  "the CVO rejected %s: "
+				                  "ReleaseAccepted=False "
+				                  "(%s): %s",
+				                  c->version,
+				                  cond_str(ra, "reason"),
+				                  cond_str(ra, "message"));
+				goto out;
+			}
+			fc = find_cond(cv, "Failing");
+			if (e != NULL && fc != NULL &&
+			    strcmp(cond_str(fc, "status"), "True") == 0) {
+				rc = al_error_set(
+				    AL_EIO,
+				    "the CVO's update to %s is failing: "
+				    "Failing=True (%s): %s",
+				    c->version, cond_str(fc, "reason"),
+				    cond_str(fc, "message"));
+				goto out;
+			}
+			{
+				const json_t *pc = find_cond(cv, "Progressing");
+				char now_msg[256];
+
+				snprintf(now_msg, sizeof(now_msg), "%s%s%s",
+				         st != NULL ? st : "not started",
+				         pc != NULL ? ": " : "",
+				         pc != NULL ? cond_str(pc, "message")
+				                    : "");
+				if (strcmp(now_msg, last) != 0) {
+					emit(r, "cvo: %s", now_msg);
+					memcpy(last, now_msg, sizeof(last));
+				}
+			}
+		}
+		if (al_deadline_expired(dl)) {
+			rc = al_error_set(AL_ETIMEOUT,
+			                  "the CVO's update to %s is %s at the "
+			                  "deadline (--cvo-timeout): %s",
+			                  c->version, state, last);
+			goto out;
+		}
+		{
+			uint64_t rem = al_deadline_remaining_ms(dl);
+
+			if (al_sleep_ms(poll < rem ? poll : rem, o->cancel) <
+			    0) {
+				rc = al_error_set(AL_ECANCELED, "cancelled");
+				goto out;
+			}
+		}
+	}
+out:
+	json_decref(cv);
+	return rc;
+}
+
+/* The whole --via-cvo run: resolve, pre-flight, request, watch. */
+static int run_via_cvo(update_run *c)
+{
+	const al_update_opts *o = c->o;
+	run *r = &c->r;
+	al_update_result *res = r->res;
+	al_buf fails = AL_BUF_INIT(64 * 1024);
+	json_t *req = NULL;
+	int rc, nfail = 0;
+
+	if ((rc = resolve(r, &c->version, &c->digest, &c->image)) < 0)
+		goto out;
+	res->version = al_strdup(c->version);
+	res->digest = al_strdup(c->digest);
+	if (res->version == NULL || res->digest == NULL) {
+		rc = al_error_set(AL_ENOMEM, "out of memory");
+		goto out;
+	}
+	if ((rc = al_digest_parse_str(&c->d, c->digest)) < 0 ||
+	    (rc = al_release_open(&c->rel, o->store, &c->d, NULL)) < 0)
+		goto out;
+	if ((rc = cvo_preflight(c, &nfail, &fails)) < 0)
+		goto out;
+	if (nfail > 0) {
+		res->outcome = AL_UPDATE_OUTCOME_REFUSED;
+		rc = al_error_set(AL_EINVAL,
+		                  "pre-flight for the CVO's update to %s: %d "
+		                  "check(s) failed (listed above), nothing was "
+		                  "changed",
+		                  c->version, nfail);
+		goto out;
+	}
+	emit(r,
+	     "pre-flight passed: %s (%s) is in the registries the cluster "
+	     "pulls from, signed in the cluster, not blocked",
+	     c->version, c->image);
+	if (o->dry_run) {
+		res->outcome = AL_UPDATE_OUTCOME_APPLIED;
+		goto out;
+	}
+	/* spec.desiredUpdate by digest (oc adm upgrade
+	 * --allow-explicit-upgrade --to-image=IMAGE) */
+	req = json_pack("{s:s, s:s, s:{s:s}, s:{s:{s:s, s:s, s:b}}}",
+	                "apiVersion", CV_API, "kind", CV_KIND, "metadata",
+	                "name", CV_NAME, "spec", "desiredUpdate", "version",
+	                c->version, "image", c->image, "force", o->force);
+	if (req == NULL) {
+		rc = al_error_set(AL_ENOMEM, "out of memory");
+		goto out;
+	}
+	if ((rc = al_kube_apply(o->kube, req, NULL,
+	                        al_deadline_in(STATUS_WRITE_MS))) < 0) {
+		rc = al_error_wrap(rc, "requesting the update in %s/%s",
+		                   CV_KIND, CV_NAME);
+		goto out;
+	}
+	emit(r, "requested %s (%s) in ClusterVersion spec.desiredUpdate%s",
+	     c->version, c->image, o->force ? " (force)" : "");
+	rc = cvo_outcome(res, cvo_watch(c));
+out:
+	json_decref(req);
+	al_buf_free(&fails);
+	return rc;
+}
+
 int al_update_run(const al_update_opts *o, al_update_result *res)
 {
 	update_run c;
@@ -3025,6 +3594,14 @@ int al_update_run(const al_update_opts *o, al_update_result *res)
 	c.r.res = res;
 	pthread_mutex_init(&c.r.mu, NULL);
 
+	if (o->via_cvo) {
+		if (o->kube == NULL)
+			rc = al_error_set(AL_EINVAL,
+			                  "--via-cvo needs a cluster");
+		else
+			rc = run_via_cvo(&c);
+		goto out;
+	}
 	if ((rc = run_own(&c)) < 0 || (rc = run_target(&c)) < 0)
 		goto out;
 	run_accept(&c);

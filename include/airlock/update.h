@@ -9,6 +9,7 @@
 #include "pgp.h"
 #include "release.h"
 #include "store.h"
+#include "registry.h"
 
 /*
  * docs/updater.md describes the phases, the graph, the image substitution
@@ -445,6 +446,14 @@ typedef struct al_update_opts {
 	 * calling thread or workers, serialised. May be NULL. */
 	void (*event)(void *ud, const char *line);
 	void *ud;
+	/* Through the cluster's own CVO (docs/updater.md, "Updating through
+	 * the CVO"): a pre-flight that changes nothing, then
+	 * spec.desiredUpdate by digest, then watching ClusterVersion for at
+	 * most cvo_timeout_ms (0: 2 h). registry: how the pre-flight reaches
+	 * the mirror registries (borrowed; NULL: anonymous, TLS verified). */
+	int via_cvo;
+	uint64_t cvo_timeout_ms;
+	const al_registry_opts *registry;
 } al_update_opts;
 
 /* What a run did; al_update_result_clear frees it. */
