@@ -1302,6 +1302,32 @@ static void test_update__cvo_implicitly_enabled_capabilities(void)
 		free(owned[i]);
 }
 
+/* pkg/payload/task.go reasonForPayloadSyncError and the ClusterOperator
+ * reasons, from the messages airlock's failures carry. */
+static void test_update__cvo_failure_reasons(void)
+{
+	CU_ASSERT_STRING_EQUAL(al_update_failure_reason(AL_EAUTH, "PATCH '/api/v1/x': 403 forbidden"),
+			       "UpdatePayloadResourceForbidden");
+	CU_ASSERT_STRING_EQUAL(al_update_failure_reason(AL_EAUTH, "GET '/api/v1/x': 401 Unauthorized"),
+			       "UpdatePayloadClusterUnauthorized");
+	CU_ASSERT_STRING_EQUAL(al_update_failure_reason(AL_EPROTO, "PATCH '/x': 422 invalid"), "UpdatePayloadResourceInvalid");
+	CU_ASSERT_STRING_EQUAL(al_update_failure_reason(AL_ETIMEOUT, "sync deadline reached after 3 attempt(s); last answer: "
+								    "PATCH '/x': deadline reached after 3 attempts, last: 409 c"),
+			       "UpdatePayloadFailed");
+	CU_ASSERT_STRING_EQUAL(al_update_failure_reason(AL_EEXIST, "POST '/x': 409 Conflict"), "UpdatePayloadResourceConflict");
+	CU_ASSERT_STRING_EQUAL(al_update_failure_reason(AL_EPROTO, "PATCH '/x': 500 boom"), "UpdatePayloadClusterError");
+	CU_ASSERT_STRING_EQUAL(al_update_failure_reason(AL_EPROTO, "PATCH '/x': 503 down"), "UpdatePayloadClusterDown");
+	CU_ASSERT_STRING_EQUAL(al_update_failure_reason(AL_EPROTO, "PATCH '/x': 429 slow"), "UpdatePayloadClusterOverloaded");
+	CU_ASSERT_STRING_EQUAL(al_update_failure_reason(AL_ENOTFOUND, "GET '/x': 404 Not Found"), "UpdatePayloadResourceNotFound");
+	CU_ASSERT_STRING_EQUAL(al_update_failure_reason(AL_ETIMEOUT, "cluster operator 'etcd' is not available "
+								    "(ClusterOperatorNotAvailable): Available=False"),
+			       "ClusterOperatorNotAvailable");
+	CU_ASSERT_STRING_EQUAL(al_update_failure_reason(AL_ETIMEOUT, "deployment ns/d is Progressing=False: "
+								    "ProgressDeadlineExceeded: x (WorkloadNotProgressing)"),
+			       "WorkloadNotProgressing");
+	CU_ASSERT_STRING_EQUAL(al_update_failure_reason(AL_EINVAL, "invalid delete annotation"), "UpdatePayloadFailed");
+}
+
 /* A real payload's cluster-update-keys ConfigMap names metadata.namespace
  * twice; the CVO's decoder (sigs.k8s.io/yaml, not strict) keeps the later
  * one, and so must the loader (the strict one refuses it). */
@@ -1357,6 +1383,7 @@ static CU_TestInfo tests[] = {
 	{"test_update__preconditions_as_the_cvo", test_update__preconditions_as_the_cvo},
 	{"test_update__cvo_admin_acks", test_update__cvo_admin_acks},
 	{"test_update__cvo_resourcemerge", test_update__cvo_resourcemerge},
+	{"test_update__cvo_failure_reasons", test_update__cvo_failure_reasons},
 	{"test_update__cvo_implicitly_enabled_capabilities", test_update__cvo_implicitly_enabled_capabilities},
 	{"test_update__real_manifest_with_a_repeated_key_loads", test_update__real_manifest_with_a_repeated_key_loads},
 	CU_TEST_INFO_NULL,
