@@ -3208,7 +3208,53 @@ static int image_reachable(run *r, reg_cache *c, const json_t *rules,
 	return 0;
 }
 
-/* A verified signature for d in the cluster's signature ConfigMaps. */
+/* A verified signature for d from the ClusterVersion's
+ * spec.signatureStores (HTTP stores the CVO reads instead of its default
+ * one): 0, AL_ENOTFOUND when there are none, or the stores' failure. */
+static int store_signature(run *r, const al_digest *d,
+                           const al_sig_verify_opts *vo)
+{
+	const json_t *ss = json_object_get(json_object_get(r->cv_live, "spec"),
+	                                   "signatureStores");
+	al_sig_fetch_result fr = AL_SIG_FETCH_RESULT_INIT;
+	al_sig_fetch_opts fo;
+	al_sig_source *src;
+	size_t i, n = 0;
+	json_t *e;
+	int rc;
+
+	if (json_array_size(ss) == 0)
+		return AL_ENOTFOUND;
+	src = calloc(json_array_size(ss), sizeof(*src));
+	if (src == NULL)
+		return al_error_set(AL_ENOMEM, "out of memory");
+	json_array_foreach(ss, i, e)
+	{
+		if (al_json_str(e, "url") == NULL)
+			continue;
+		src[n].kind = AL_SIG_SOURCE_HTTP;
+		src[n].location = al_json_str(e, "url");
+		n++;
+	}
+	memset(&fo, 0, sizeof(fo));
+	fo.sources = src;
+	fo.nsources = n;
+	fo.keyring = vo->keyring;
+	fo.policy = vo->policy;
+	fo.budget_ms = STATUS_WRITE_MS;
+	fo.request_timeout_ms = 10000;
+	fo.cancel = r->o->cancel;
+	rc = n == 0 ? AL_ENOTFOUND : al_sig_fetch(&fr, d, NULL, &fo);
+	if (rc == 0)
+		emit(r, "signature verified (spec.signatureStores '%s')",
+		     src[fr.sigs[0].store].location);
+	al_sig_fetch_result_clear(&fr);
+	free(src);
+	return rc;
+}
+
+/* A verified signature for d in the cluster's signature ConfigMaps, else
+ * from its spec.signatureStores. */
 static int cluster_signature(run *r, const al_digest *d, char **why)
 {
 	const al_update_opts *o = r->o;
@@ -3252,8 +3298,22 @@ static int cluster_signature(run *r, const al_digest *d, char **why)
 	if (rc == AL_ENOMEM)
 		return rc;
 	if (rc < 0) {
-		*why = al_strdup(rc == AL_ENOTFOUND ? "no signature"
-		                                    : al_error_message());
+		char cmwhy[512];
+
+		/* message text only: truncation intended */
+		snprintf(cmwhy, sizeof(cmwhy), "%s",
+		         rc == AL_ENOTFOUND ? "no signature"
+		                            : al_error_message());
+		al_error_clear();
+		rc = store_signature(r, d, &vo);
+		if (rc == AL_ENOMEM)
+			return rc;
+		if (rc == 0)
+			return 0;
+		*why = rc == AL_ENOTFOUND
+		           ? al_strdup(cmwhy)
+		           : al_sprintf("%s; spec.signatureStores: %s", cmwhy,
+		                        al_error_message());
 		al_error_clear();
 		if (*why == NULL)
 			return al_error_set(AL_ENOMEM, "out of memory");
@@ -3350,7 +3410,8 @@ static int cvo_preflight(update_run *c, int *nfail, al_buf *fails)
 		preflight_fail(
 		    r, fails, nfail,
 		    "no signature for %s in the cluster's ConfigMaps "
-		    "(%s, label %s) verifies: %s (run: airlock "
+		    "(%s, label %s) or spec.signatureStores verifies: %s "
+		    "(run: airlock "
 		    "configmaps --store %s %s -o - | oc apply -f -)",
 		    c->digest, SIG_CONFIGMAP_NS, SIG_CONFIGMAP_LABEL, why,
 		    al_store_path(o->store), c->version);

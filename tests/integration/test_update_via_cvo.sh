@@ -84,6 +84,20 @@ al_run "$T/o3" "$T/e3" "$AIRLOCK" update --store "$S" --to 4.15.0 "${K[@]}" --cv
 al_check "Failing: exit 3" [ "$AL_RC" = 3 ]
 al_check "Failing: ... with the CVO's reason and message" grep -q "Failing=True (ClusterOperatorNotAvailable): Cluster operator etcd is not available" "$T/e3"
 
+# --- 2s. the signature from spec.signatureStores (no ConfigMap) -------------
+cluster
+seed_file "$T/mirrorsets.yaml"
+SPF=$T/sig-port
+python3 "$AL_TOOLS/sigserver.py" --root "$S/signatures" --port-file "$SPF" 2>>"$T/sigserver.log" &
+AL_PIDS+=("$!")
+for i in $(seq 1 100); do [ -s "$SPF" ] && break; sleep 0.05; done
+curl -sf "$KS_URL$CV_PATH" | python3 -c 'import json,sys
+o = json.load(sys.stdin)
+o["spec"]["signatureStores"] = [{"url": "http://127.0.0.1:'"$(cat "$SPF")"'/files"}]
+print(json.dumps({"object": o}))' | curl -sf -X POST -H 'Content-Type: application/json' -d @- "$KS_URL/_control/objects" >/dev/null
+al_run "$T/o2s" "$T/e2s" "$AIRLOCK" update --store "$S" --to 4.14.2 "${K[@]}" --dry-run
+al_check "signatureStores: a store that answers with a verifying signature passes the pre-flight" bash -c "[ $AL_RC = 0 ] && grep -q \"signature verified (spec.signatureStores\" '$T/e2s'"
+
 # --- 4. the CVO rejects the release (its keys do not verify it) ---------------
 cluster
 seed_file "$T/mirrorsets.yaml"
