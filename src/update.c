@@ -18,6 +18,7 @@
 #include "airlock/sig.h"
 #include "airlock/ref.h"
 #include "airlock/registry.h"
+#include "airlock/graph.h"
 
 #define DEFAULT_SIG_TIMEOUT_MS 30000
 #define DEFAULT_SYNC_TIMEOUT_MS (40 * 60 * 1000)
@@ -3321,6 +3322,76 @@ static int cluster_signature(run *r, const al_digest *d, char **why)
 	return 0;
 }
 
+/*
+ * The channel (ClusterVersion spec.channel) against the graph of it the
+ * store holds (al_graph_load_from_store, "amd64"): the target must be in
+ * the channel with an update from the cluster's version (status.desired)
+ * to it. *bad (caller frees) says why not; NULL when fine or when there is
+ * nothing to check (no channel, no graph in the store: said as a note).
+ */
+static int check_channel(run *r, const char *target, char **bad)
+{
+	const json_t *cv = r->cv_live;
+	const char *ch = al_json_str(json_object_get(cv, "spec"), "channel"),
+	           *cur = al_json_str(
+	               json_object_get(json_object_get(cv, "status"),
+	                               "desired"),
+	               "version");
+	al_graph *g = NULL;
+	size_t fi, ti, i;
+	int rc, failed = 0;
+
+	*bad = NULL;
+	if (ch == NULL || ch[0] == '\0') {
+		emit(r, "note: the cluster has no channel: not checked");
+		return 0;
+	}
+	rc = al_graph_load_from_store(&g, r->o->store, ch, "amd64");
+	if (rc == AL_ENOTFOUND) {
+		al_error_clear();
+		emit(r,
+		     "note: channel %s: the store has no graph of it, not "
+		     "checked (the request is an explicit update by digest)",
+		     ch);
+		return 0;
+	}
+	if (rc < 0)
+		return al_error_wrap(rc, "reading the graph of channel %s", ch);
+	if (al_graph_find(g, target, &ti) < 0) {
+		al_error_clear();
+		failed = 1;
+		*bad = al_sprintf("%s is not in channel %s (the store's graph)",
+		                  target, ch);
+		goto out;
+	}
+	if (cur == NULL || al_graph_find(g, cur, &fi) < 0) {
+		al_error_clear();
+		emit(r, "note: channel %s: the current version %s is not in it",
+		     ch, cur != NULL ? cur : "(unknown)");
+		goto out;
+	}
+	for (i = 0; i < g->nedges; i++)
+		if (g->edges[i].from == fi && g->edges[i].to == ti)
+			goto out;
+	for (i = 0; i < g->ncond; i++)
+		if (g->cond[i].from == fi && g->cond[i].to == ti) {
+			emit(r,
+			     "warning: channel %s recommends %s -> %s only "
+			     "where its risks do not apply",
+			     ch, cur, target);
+			goto out;
+		}
+	failed = 1;
+	*bad = al_sprintf("channel %s has no update from %s to %s (the "
+	                  "store's graph)",
+	                  ch, cur, target);
+out:
+	al_graph_free(g);
+	if (failed && *bad == NULL)
+		return al_error_set(AL_ENOMEM, "out of memory");
+	return 0;
+}
+
 /* One failed check of the pre-flight, with what to run. */
 static void preflight_fail(run *r, al_buf *b, int *n, const char *fmt, ...)
     __attribute__((format(printf, 4, 5)));
@@ -3352,7 +3423,8 @@ static int cvo_preflight(update_run *c, int *nfail, al_buf *fails)
 	reg_cache rc_ = {{NULL}, 0};
 	json_t *rules = NULL;
 	record none;
-	char *what = NULL, *why = NULL, *pre = NULL, *ur = NULL, *um = NULL;
+	char *what = NULL, *why = NULL, *pre = NULL, *ur = NULL, *um = NULL,
+	     *chan = NULL;
 	char hw[1024];
 	size_t i, nmissing = 0;
 	int rc, running = 0, served = 0, npre = 0, ok;
@@ -3427,6 +3499,17 @@ static int cvo_preflight(update_run *c, int *nfail, al_buf *fails)
 		               pre);
 	else if (npre > 0)
 		emit(r, "warning: forced through: %s", pre);
+	/* 4. the channel */
+	if ((rc = check_channel(r, c->version, &chan)) < 0)
+		goto out;
+	if (chan != NULL && !o->force)
+		preflight_fail(r, fails, nfail,
+		               "%s (mirror the update path into the store, or "
+		               "rerun with --force to request it as an "
+		               "explicit update)",
+		               chan);
+	else if (chan != NULL)
+		emit(r, "warning: forced through: %s", chan);
 out:
 	reg_cache_clear(&rc_);
 	json_decref(rules);
@@ -3435,6 +3518,7 @@ out:
 	free(pre);
 	free(ur);
 	free(um);
+	free(chan);
 	return rc;
 }
 

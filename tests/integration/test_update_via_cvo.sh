@@ -78,6 +78,25 @@ al_check "requested by digest in spec.desiredUpdate, not forced" [ "$(up_obj $CV
 al_check "the history entry for that image is Completed" [ "$(up_obj $CV_PATH '[(h["version"], h["state"]) for h in o["status"]["history"]][:1]')" = "[('4.14.2', 'Completed')]" ]
 al_check "the run names the CVO" grep -q "completed by the cluster's cluster-version-operator" "$T/o2"
 
+# --- 2c. the channel: the store's graph of ClusterVersion spec.channel --------
+graph() { # EDGES
+	mkdir -p "$S/airlock/graph"
+	printf '{"nodes": [{"version": "4.14.2", "payload": "quay.io/airlock-samples/release@%s"}, {"version": "4.15.0", "payload": "quay.io/airlock-samples/release@%s"}], "edges": %s, "airlock": {"channel": "stable-4.15", "arch": "amd64"}}' \
+		"$D2" "$D3" "$1" >"$S/airlock/graph/stable-4.15-amd64.json"
+}
+curl -sf "$KS_URL$CV_PATH" | python3 -c 'import json,sys
+o = json.load(sys.stdin)
+o["spec"]["channel"] = "stable-4.15"
+print(json.dumps({"object": o}))' | curl -sf -X POST -H 'Content-Type: application/json' -d @- "$KS_URL/_control/objects" >/dev/null
+graph '[]'
+al_run "$T/o2c" "$T/e2c" "$AIRLOCK" update --store "$S" --to 4.15.0 "${K[@]}" --dry-run
+al_check "channel: no update 4.14.2 -> 4.15.0 in the channel's graph refuses (exit 3)" [ "$AL_RC" = 3 ]
+al_check "channel: ... naming the channel" grep -q "channel stable-4.15 has no update from 4.14.2 to 4.15.0" "$T/e2c"
+graph '[[0, 1]]'
+al_run "$T/o2c" "$T/e2c" "$AIRLOCK" update --store "$S" --to 4.15.0 "${K[@]}" --dry-run
+al_check "channel: with the edge the pre-flight passes" [ "$AL_RC" = 0 ]
+rm -f "$S/airlock/graph/stable-4.15-amd64.json"
+
 # --- 3. a failing operator: exit 3 with the CVO's reason -----------------------
 up_ctl cvo '{"enabled": true, "delay": 0.1, "fail": {"reason": "ClusterOperatorNotAvailable", "message": "Cluster operator etcd is not available"}}' >/dev/null
 al_run "$T/o3" "$T/e3" "$AIRLOCK" update --store "$S" --to 4.15.0 "${K[@]}" --cvo-timeout 30s
