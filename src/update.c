@@ -3739,12 +3739,29 @@ int al_update_run(const al_update_opts *o, al_update_result *res)
 	c.r.res = res;
 	pthread_mutex_init(&c.r.mu, NULL);
 
-	if (o->via_cvo) {
-		if (o->kube == NULL)
-			rc = al_error_set(AL_EINVAL,
-			                  "--via-cvo needs a cluster");
-		else
-			rc = run_via_cvo(&c);
+	if (o->via_cvo && o->kube == NULL) {
+		rc = al_error_set(AL_EINVAL, "--via-cvo needs a cluster");
+		goto out;
+	}
+	if (!o->via_cvo && !o->take_over && o->kube != NULL) {
+		int running = 0;
+		char *what = NULL;
+
+		/* a cluster whose CVO runs is updated through it */
+		if ((rc = find_cvo(&c.r, &running, &what)) < 0)
+			goto out;
+		if (running)
+			emit(&c.r,
+			     "a cluster-version-operator updates this cluster "
+			     "(%s): updating through it (as --via-cvo); "
+			     "--take-over makes airlock the updater instead",
+			     what);
+		free(what);
+		res->via_cvo = running;
+	}
+	if (o->via_cvo || res->via_cvo) {
+		res->via_cvo = 1;
+		rc = run_via_cvo(&c);
 		goto out;
 	}
 	if ((rc = run_own(&c)) < 0 || (rc = run_target(&c)) < 0)

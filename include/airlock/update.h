@@ -477,13 +477,15 @@ typedef struct al_update_result {
 	char *accepted_risks; /* what --force accepted (history acceptedRisks);
 	                         NULL when nothing */
 	int cluster_version;  /* 1: the ClusterVersion status was written */
+	int via_cvo; /* 1: the update went through the cluster's CVO (asked,
+	                or chosen because one runs) */
 } al_update_result;
 
 #define AL_UPDATE_RESULT_INIT                                                  \
 	{                                                                      \
 		NULL, NULL, AL_UPDATE_MODE_NEW, 0, 0, NULL, 0, 0,              \
 		    AL_UPDATE_OUTCOME_FAILED, AL_UPDATE_INITIALIZING, 0, 0,    \
-		    NULL, NULL, 0, NULL, NULL, 0                               \
+		    NULL, NULL, 0, NULL, NULL, 0, 0                            \
 	}
 
 AL_EXPORT void al_update_result_clear(al_update_result *res);

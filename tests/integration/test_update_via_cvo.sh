@@ -72,6 +72,11 @@ seed_file "$T/cms.json"
 up_ctl cvo '{"enabled": true, "delay": 0.1}' >/dev/null
 al_run "$T/o2" "$T/e2" "$AIRLOCK" update --store "$S" --to 4.14.2 "${K[@]}" --dry-run
 al_check "dry run: the pre-flight passes and nothing is requested" bash -c "[ $AL_RC = 0 ] && grep -q 'pre-flight passed' '$T/e2' && [ '$(desired)' = none ]"
+# chosen automatically: a running CVO, neither --via-cvo nor --take-over
+KA=()
+for x in "${K[@]}"; do [ "$x" = --via-cvo ] || KA+=("$x"); done
+al_run "$T/o2a" "$T/e2a" "$AIRLOCK" update --store "$S" --to 4.14.2 "${KA[@]}" --dry-run
+al_check "automatic: a running CVO makes the run go through it (pre-flight, dry run)" bash -c "[ $AL_RC = 0 ] && grep -q 'updating through it (as --via-cvo)' '$T/e2a' && grep -q 'pre-flight passed' '$T/e2a' && [ '$(desired)' = none ]"
 al_run "$T/o2" "$T/e2" "$AIRLOCK" update --store "$S" --to 4.14.2 "${K[@]}" --cvo-timeout 30s
 al_check "the CVO completes the update: exit 0" [ "$AL_RC" = 0 ]
 al_check "requested by digest in spec.desiredUpdate, not forced" [ "$(up_obj $CV_PATH '(o["spec"]["desiredUpdate"]["image"], o["spec"]["desiredUpdate"]["version"], o["spec"]["desiredUpdate"]["force"])')" = "('quay.io/airlock-samples/release@$D2', '4.14.2', False)" ]

@@ -168,7 +168,8 @@ static void on_event(void *ud, const char *line)
 {
 	ev_ctx *e = ud;
 
-	if (!e->quiet)
+	/* a failed pre-flight check is part of the error: shown with -q */
+	if (!e->quiet || al_str_startswith(line, "pre-flight check failed"))
 		cli_event(line);
 }
 
@@ -469,7 +470,7 @@ static int run_update(const update_args *a, const al_update_opts *uo,
 				cli_error("%s", al_error_message());
 			return update_exit(rc, res);
 		}
-		if (rc == 0 && uo->via_cvo) {
+		if (rc == 0 && res->via_cvo) {
 			printf("update to %s completed by the cluster's "
 			       "cluster-version-operator (%s)\n",
 			       cli_esc(res->version), cli_esc(res->digest));
