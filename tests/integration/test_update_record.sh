@@ -85,8 +85,9 @@ reset
 up_ctl fault '{"path": "deployments/kube-apiserver-operator$", "method": "PATCH", "status": 409}' >/dev/null
 # The deadline must outlast the levels before 0000_20 (the Deployment's)
 # under ASan on a loaded machine: at 3 s one run of the full suite reached
-# it before the Deployment was tried, and the message named no 409.
-al_run "$T/o4" "$T/e4" "$AIRLOCK" update --store "$S" --to 4.14.1 "${K[@]}" --sync-timeout 8s
+# it before the Deployment was tried, and the message named no 409; at 8 s
+# too once the kinds the CVO merges (lib/resourcemerge) cost a GET each.
+al_run "$T/o4" "$T/e4" "$AIRLOCK" update --store "$S" --to 4.14.1 "${K[@]}" --sync-timeout 12s
 al_check "409: exit 3" [ "$AL_RC" = 3 ]
 al_check "409: the failure names the manifest and the 409" grep -q "Deployment openshift-kube-apiserver-operator/kube-apiserver-operator (0000_20_kube-apiserver-operator_06_deployment.yaml #1): sync deadline reached .*409 injected fault" "$T/e4"
 al_check "409: no prefix doubled, no mangled method (was 'sync deadline reached: sync deadline reached: ATCH')" \
