@@ -16,6 +16,9 @@
 #include "kube_int.h"
 #include "airlock/log.h"
 #include "airlock/sig.h"
+#include "airlock/ref.h"
+#include "airlock/registry.h"
+#include "airlock/graph.h"
 
 #define DEFAULT_SIG_TIMEOUT_MS 30000
 #define DEFAULT_SYNC_TIMEOUT_MS (40 * 60 * 1000)
@@ -33,6 +36,10 @@
 #define CVO_NAMESPACE "openshift-cluster-version"
 #define CVO_DEPLOYMENT "cluster-version-operator"
 #define CV_MAX_HISTORY 100
+#define ADMIN_GATES_NS "openshift-config-managed"
+#define ADMIN_GATES_NAME "admin-gates"
+#define ADMIN_ACKS_NS "openshift-config"
+#define ADMIN_ACKS_NAME "admin-acks"
 
 /* --- the persisted decision record -------------------------------------- */
 
@@ -135,6 +142,7 @@ typedef struct report {
 	                                  words it (PayloadLoaded, ...) */
 	int failing;
 	const char *fail_message;
+	const char *fail_reason; /* the CVO's reason (NULL: UpdateFailed) */
 	size_t applied;
 	size_t total;
 	const char *upgradeable_reason; /* NULL: upgradeable */
@@ -252,12 +260,17 @@ typedef struct run {
 	int first_rc;
 	int level_failed;
 	char *errors[MAX_ERRORS_KEPT];
+	const char *reasons[MAX_ERRORS_KEPT]; /* al_update_failure_reason */
 	size_t nerrors;
 	/* ownership and the cluster's record */
 	al_update_lease *lease;
 	int cv_owner;    /* airlock writes ClusterVersion status */
 	json_t *cv_live; /* ClusterVersion "version" as last read or written */
 	int no_cluster_writes; /* the lease was lost: the cluster is not ours */
+	/* capabilities this update enabled implicitly (borrowed from the
+	 * filters), added to status.capabilities.enabledCapabilities */
+	char *const *implicit;
+	size_t nimplicit;
 } run;
 
 static void emit(run *r, const char *fmt, ...)
@@ -359,13 +372,51 @@ static json_t *cv_history_entry(const json_t *e)
 /* The ClusterVersion status from the record and the report (as the CVO's
  * syncStatus / mergeOperatorHistory shape it): airlock's history first,
  * then the entries the cluster had from before airlock (other images). */
+static const json_t *find_cond(const json_t *live, const char *type);
+
+/* status.capabilities.enabledCapabilities: what the cluster had, plus the
+ * capabilities this update enabled implicitly (the CVO records them there,
+ * and a capability once enabled stays enabled). */
+static int implicit_status(const run *r, json_t *st)
+{
+	const json_t *had = json_object_get(
+	    json_object_get(json_object_get(r->cv_live, "status"),
+	                    "capabilities"),
+	    "enabledCapabilities");
+	json_t *caps = json_object(), *en = json_array(), *x;
+	size_t i, j;
+
+	if (caps == NULL || en == NULL ||
+	    json_object_set_new(st, "capabilities", caps) < 0 ||
+	    json_object_set_new(caps, "enabledCapabilities", en) < 0)
+		return -1;
+	json_array_foreach(had, i, x)
+	{
+		if (json_is_string(x) && json_array_append(en, x) < 0)
+			return -1;
+	}
+	for (i = 0; i < r->nimplicit; i++) {
+		int dup = 0;
+
+		json_array_foreach(en, j, x)
+		{
+			if (strcmp(json_string_value(x), r->implicit[i]) == 0)
+				dup = 1;
+		}
+		if (!dup &&
+		    json_array_append_new(en, json_string(r->implicit[i])) < 0)
+			return -1;
+	}
+	return 0;
+}
+
 static json_t *cv_status_json(const run *r, const record *rec, const report *rp)
 {
 	const json_t *live_st = json_object_get(r->cv_live, "status");
 	json_t *st = json_object(), *hist = json_array(), *conds = json_array(),
 	       *e;
 	const char *cur = NULL, *desired_v = rec->version,
-	           *desired_i = rec->image;
+	           *desired_i = rec->image, *fr;
 	char now[32], *prog = NULL, *avail = NULL;
 	size_t i, j;
 
@@ -438,17 +489,16 @@ static json_t *cv_status_json(const run *r, const record *rec, const report *rp)
 	    conds,
 	    cv_condition(r, "Available", cur != NULL ? "True" : "False",
 	                 cur != NULL ? "" : "NoCompletedUpdate", avail, now));
+	fr = rp->fail_reason != NULL ? rp->fail_reason : "UpdateFailed";
 	json_array_append_new(
 	    conds, cv_condition(r, "Failing", rp->failing ? "True" : "False",
-	                        rp->failing ? "UpdateFailed" : "",
-	                        rp->fail_message, now));
+	                        rp->failing ? fr : "", rp->fail_message, now));
 	json_array_append_new(
 	    conds,
 	    cv_condition(r, "Progressing",
 	                 rec->state == AL_UPDATE_UPDATING ? "True" : "False",
-	                 rec->state == AL_UPDATE_UPDATING && rp->failing
-	                     ? "UpdateFailed"
-	                     : "",
+	                 rec->state == AL_UPDATE_UPDATING && rp->failing ? fr
+	                                                                 : "",
 	                 prog, now));
 	json_array_append_new(
 	    conds,
@@ -463,10 +513,28 @@ static json_t *cv_status_json(const run *r, const record *rec, const report *rp)
 	                 rp->upgradeable_reason != NULL ? rp->upgradeable_reason
 	                                                : "AsExpected",
 	                 rp->upgradeable_message, now));
+	/* status.go: RetrievedUpdates=False when nothing else set it (airlock
+	 * retrieves no updates; one written by someone else stays) */
+	if (find_cond(r->cv_live, "RetrievedUpdates") == NULL)
+		json_array_append_new(
+		    conds,
+		    cv_condition(r, "RetrievedUpdates", "False", "", "", now));
+	else
+		json_array_append_new(
+		    conds,
+		    json_deep_copy(find_cond(r->cv_live, "RetrievedUpdates")));
 	json_object_set_new(st, "conditions", conds);
+	if (r->nimplicit > 0 && implicit_status(r, st) < 0)
+		goto fail_conds_set;
 	free(prog);
 	free(avail);
 	return st;
+fail_conds_set:
+	free(prog);
+	free(avail);
+	json_decref(hist);
+	json_decref(st);
+	return NULL;
 fail:
 	free(prog);
 	free(avail);
@@ -1325,6 +1393,34 @@ static int delete_task(run *r, const al_update_task *t, int *repaired)
 	}
 }
 
+/* One apply of t: for a kind the CVO merges (lib/resourcemerge), the
+ * object read first and merged by its rules (al_update_merge), so what the
+ * CVO keeps stays and what it overwrites is overwritten; other kinds as
+ * the manifest says. */
+static int apply_merged(run *r, const al_update_task *t)
+{
+	al_kube *k = r->o->kube;
+	json_t *live = NULL, *m = NULL;
+	int rc;
+
+	if (!al_update_merge_kind(t->group, t->kind))
+		return al_kube_apply(k, al_update__obj(t), NULL, r->dl);
+	rc = al_kube_get(k, t->api_version, t->kind, t->ns, t->name, &live,
+	                 r->dl);
+	if (rc == AL_ENOTFOUND) {
+		al_error_clear();
+		live = NULL;
+	} else if (rc < 0) {
+		return rc;
+	}
+	rc = al_update_merge(&m, al_update__obj(t), live, t->group, t->kind);
+	if (rc == 0)
+		rc = al_kube_apply(k, m, NULL, r->dl);
+	json_decref(m);
+	json_decref(live);
+	return rc;
+}
+
 /* Apply one task, retrying transient errors until the sync deadline. */
 static int apply_task(run *r, const al_update_task *t, int *repaired)
 {
@@ -1336,6 +1432,18 @@ static int apply_task(run *r, const al_update_task *t, int *repaired)
 	*repaired = 0;
 	if (t->delete_it)
 		return delete_task(r, t, repaired);
+	/* lib/resourcedelete ValidDeleteAnnotation: an error, the object
+	 * is neither deleted nor applied */
+	if (t->delete_invalid)
+		return al_error_set(
+		    AL_EINVAL,
+		    "invalid delete annotation \"release.openshift.io/delete\" "
+		    "value: \"%s\"",
+		    al_json_str(
+		        json_object_get(
+		            json_object_get(al_update__obj(t), "metadata"),
+		            "annotations"),
+		        "release.openshift.io/delete"));
 	if (t->create_only || r->mode == AL_UPDATE_MODE_RECONCILE) {
 		rc = al_kube_get(o->kube, t->api_version, t->kind, t->ns,
 		                 t->name, &live, r->dl);
@@ -1354,7 +1462,7 @@ static int apply_task(run *r, const al_update_task *t, int *repaired)
 	for (attempt = 0;; attempt++) {
 		if (al_cancel_is_set(o->cancel))
 			return al_error_set(AL_ECANCELED, "cancelled");
-		rc = al_kube_apply(o->kube, al_update__obj(t), NULL, r->dl);
+		rc = apply_merged(r, t);
 		if (rc == 0)
 			break;
 		if (!transient(rc))
@@ -1382,6 +1490,7 @@ static void record_error(run *r, int rc, const al_update_task *t,
 		r->first_rc = rc;
 	r->level_failed = 1;
 	if (r->nerrors < MAX_ERRORS_KEPT && e != NULL) {
+		r->reasons[r->nerrors] = al_update_failure_reason(rc, msg);
 		r->errors[r->nerrors++] = e;
 		e = NULL;
 	}
@@ -1582,15 +1691,27 @@ typedef struct filters {
 	size_t ncaps;
 	const char **known;
 	size_t nknown;
+	al_update_override *ovr; /* borrowed from cv */
+	size_t novr;
+	char **implicit; /* enabled implicitly by this update (owned) */
+	size_t nimplicit;
+	const char **caps2; /* caps plus implicit (borrowed strings) */
 } filters;
 
 static void filters_clear(filters *f)
 {
+	size_t i;
+
 	json_decref(f->fg);
 	json_decref(f->cv);
 	free(f->gates);
 	free(f->caps);
 	free(f->known);
+	free(f->ovr);
+	for (i = 0; i < f->nimplicit; i++)
+		free(f->implicit[i]);
+	free(f->implicit);
+	free(f->caps2);
 	memset(f, 0, sizeof(*f));
 }
 
@@ -1613,6 +1734,36 @@ static int string_list(const json_t *a, const char *member, const char ***out,
 			(*out)[k++] = s;
 	}
 	*n = k;
+	return 0;
+}
+
+/* The unmanaged entries of cv's spec.overrides (library-go Include leaves
+ * their objects out); *out borrows from cv, NULL when there are none. */
+static int unmanaged_overrides(const json_t *cv, al_update_override **out,
+                               size_t *n)
+{
+	const json_t *a =
+	    json_object_get(json_object_get(cv, "spec"), "overrides");
+	size_t i;
+	json_t *e;
+
+	*out = NULL;
+	*n = 0;
+	if (json_array_size(a) == 0)
+		return 0;
+	*out = calloc(json_array_size(a), sizeof(**out));
+	if (*out == NULL)
+		return al_error_set(AL_ENOMEM, "out of memory");
+	json_array_foreach(a, i, e)
+	{
+		if (!json_is_true(json_object_get(e, "unmanaged")))
+			continue;
+		(*out)[*n].group = al_json_str(e, "group");
+		(*out)[*n].kind = al_json_str(e, "kind");
+		(*out)[*n].ns = al_json_str(e, "namespace");
+		(*out)[*n].name = al_json_str(e, "name");
+		(*n)++;
+	}
 	return 0;
 }
 
@@ -1726,6 +1877,10 @@ static int cluster_filters(run *r, const record *rec, const char *target,
 			lo->nknown_capabilities = f->nknown;
 		}
 	}
+	if ((rc = unmanaged_overrides(f->cv, &f->ovr, &f->novr)) < 0)
+		return rc;
+	lo->overrides = f->ovr;
+	lo->noverrides = f->novr;
 	emit(r, "filters: feature set %s, feature gates %s%s, capabilities %s",
 	     lo->feature_set != NULL && lo->feature_set[0] != '\0'
 	         ? lo->feature_set
@@ -1748,10 +1903,11 @@ static char *plan_text(const al_update_graph *g)
 	al_buf_printf(&b,
 	              "graph: %zu manifests in %zu levels, %zu components (%zu "
 	              "documents left out: %zu feature set/gate/major version, "
-	              "%zu capability; %zu manifests/ templates skipped)\n",
+	              "%zu capability, %zu unmanaged; %zu manifests/ templates "
+	              "skipped)\n",
 	              g->ntasks, g->nlevels, g->ncomponents, g->skipped,
 	              g->skipped_feature, g->skipped_capability,
-	              g->skipped_template);
+	              g->skipped_override, g->skipped_template);
 	for (li = 0; li < g->nlevels; li++) {
 		const al_update_level *lv = &g->levels[li];
 
@@ -1903,6 +2059,39 @@ static int is_false(const json_t *c)
 }
 
 /*
+ * The admin-ack ConfigMaps (pkg/risk/adminack): *gates is
+ * openshift-config-managed/admin-gates, *acks openshift-config/admin-acks,
+ * each NULL when absent. The CVO reports a missing admin-gates as a risk;
+ * airlock reads it as no gates: a cluster no CVO has run has none.
+ */
+static int read_admin_acks(al_kube *k, json_t **gates, json_t **acks)
+{
+	int rc;
+
+	rc = al_kube_get(k, "v1", "ConfigMap", ADMIN_GATES_NS, ADMIN_GATES_NAME,
+	                 gates, al_deadline_in(STATUS_WRITE_MS));
+	if (rc == AL_ENOTFOUND) {
+		al_error_clear();
+		*gates = NULL;
+		return 0;
+	}
+	if (rc < 0)
+		return al_error_wrap(rc, "reading ConfigMap %s/%s",
+		                     ADMIN_GATES_NS, ADMIN_GATES_NAME);
+	rc = al_kube_get(k, "v1", "ConfigMap", ADMIN_ACKS_NS, ADMIN_ACKS_NAME,
+	                 acks, al_deadline_in(STATUS_WRITE_MS));
+	if (rc == AL_ENOTFOUND) {
+		al_error_clear();
+		*acks = NULL;
+		return 0;
+	}
+	if (rc < 0)
+		return al_error_wrap(rc, "reading ConfigMap %s/%s",
+		                     ADMIN_ACKS_NS, ADMIN_ACKS_NAME);
+	return 0;
+}
+
+/*
  * The preconditions of a new update to version: Upgradeable=False on a
  * ClusterOperator (or on the ClusterVersion, unless airlock wrote it
  * from the operators), rollback, giant hop. *npre failures summarised in
@@ -1916,7 +2105,7 @@ static int preconditions(run *r, const record *rec, const char *version,
 	al_kube *k = r->o->kube;
 	al_update_blocker *bl = NULL;
 	al_buf m = AL_BUF_INIT(64 * 1024);
-	json_t *cos = NULL, *co;
+	json_t *cos = NULL, *co, *gates = NULL, *acks = NULL;
 	const json_t *cvu;
 	const char *current = NULL;
 	size_t i, nb = 0, nco = 0;
@@ -1936,7 +2125,10 @@ static int preconditions(run *r, const record *rec, const char *version,
 			goto out;
 		}
 	}
-	bl = calloc(json_array_size(json_object_get(cos, "items")) + 1,
+	if (k != NULL && (rc = read_admin_acks(k, &gates, &acks)) < 0)
+		goto out;
+	bl = calloc(json_array_size(json_object_get(cos, "items")) +
+	                json_object_size(json_object_get(gates, "data")) + 2,
 	            sizeof(*bl));
 	if (bl == NULL) {
 		rc = al_error_set(AL_ENOMEM, "out of memory");
@@ -1977,8 +2169,25 @@ static int preconditions(run *r, const record *rec, const char *version,
 			goto out;
 		}
 	}
+	/* precondition/clusterversion ClusterVersionOverridesCondition */
+	json_array_foreach(
+	    json_object_get(json_object_get(r->cv_live, "spec"), "overrides"),
+	    i, co)
+	{
+		if (json_is_true(json_object_get(co, "unmanaged"))) {
+			bl[nb].kind = "Overrides";
+			bl[nb].name = CV_NAME;
+			bl[nb].reason = "ClusterVersionOverridesSet";
+			bl[nb].message = NULL;
+			nb++;
+			break;
+		}
+	}
 	cvu = find_cond(r->cv_live, "Upgradeable");
 	if (is_false(cvu) && al_json_str(cvu, "reason") != NULL &&
+	    !(nb > 0 && strcmp(bl[nb - 1].kind, "Overrides") == 0 &&
+	      strcmp(al_json_str(cvu, "reason"),
+	             "ClusterVersionOverridesSet") == 0) &&
 	    strcmp(al_json_str(cvu, "reason"),
 	           "ClusterOperatorNotUpgradeable") != 0 &&
 	    strcmp(al_json_str(cvu, "reason"),
@@ -1998,6 +2207,8 @@ static int preconditions(run *r, const record *rec, const char *version,
 		    json_object_get(json_object_get(r->cv_live, "status"),
 		                    "desired"),
 		    "version");
+	al_update_admin_ack_blockers(current, json_object_get(gates, "data"),
+	                             json_object_get(acks, "data"), bl, &nb);
 	rc = al_update_check_preconditions(current, version, bl, nb, pre);
 	if (rc > 0) {
 		*npre = rc;
@@ -2012,6 +2223,8 @@ out:
 	al_buf_free(&m);
 	free(bl);
 	json_decref(cos);
+	json_decref(gates);
+	json_decref(acks);
 	return rc;
 }
 
@@ -2071,9 +2284,9 @@ static int take_ownership(run *r, int *cv_served)
 		rc = al_error_set(
 		    AL_ELOCKED,
 		    "a cluster-version-operator updates this cluster (%s): "
-		    "update it with the CVO (oc adm upgrade), or scale the CVO "
-		    "to 0 replicas and rerun with --take-over to make airlock "
-		    "the updater",
+		    "rerun with --via-cvo to update through it (or oc adm "
+		    "upgrade), or scale the CVO to 0 replicas and rerun with "
+		    "--take-over to make airlock the updater",
 		    what);
 		free(what);
 		return rc;
@@ -2336,6 +2549,122 @@ static int run_preconditions(update_run *c)
 }
 
 /* Phase 2: load (unless cancelled before anything is applied). */
+/* The digest of the release the cluster runs: the newest Completed entry
+ * of the record, else of ClusterVersion status.history (its image's
+ * digest). 0, or -1 when there is none. */
+static int current_digest(const record *rec, const json_t *cv, al_digest *d)
+{
+	size_t i;
+	json_t *e;
+
+	json_array_foreach(rec->history, i, e)
+	{
+		if (strcmp(al_json_str(e, "state"), "Completed") != 0)
+			continue;
+		if (al_digest_parse_str(d, al_json_str(e, "digest")) < 0) {
+			al_error_clear();
+			return -1;
+		}
+		return 0;
+	}
+	json_array_foreach(
+	    json_object_get(json_object_get(cv, "status"), "history"), i, e)
+	{
+		const char *st = al_json_str(e, "state"),
+		           *im = al_json_str(e, "image");
+
+		if (st == NULL || strcmp(st, "Completed") != 0)
+			continue;
+		if (im == NULL || strchr(im, '@') == NULL ||
+		    al_digest_parse_str(d, strchr(im, '@') + 1) < 0) {
+			al_error_clear();
+			return -1;
+		}
+		return 0;
+	}
+	return -1;
+}
+
+/*
+ * lib/manifest GetImplicitlyEnabledCapabilities: an object the current
+ * release applies that the next release puts under a capability that is
+ * not enabled enables that capability, and the object is still applied.
+ * The current release must be in the store; when it is not (or cannot be
+ * loaded), nothing is enabled implicitly and the run says so.
+ */
+static int implicit_capabilities(update_run *c, al_update_load_opts *lo)
+{
+	const al_update_opts *o = c->o;
+	filters *f = &c->flt;
+	al_update_load_opts lc = *lo, la = *lo;
+	al_update_graph *cur_g = NULL, *all_g = NULL, *g2 = NULL;
+	al_release *cur = NULL;
+	al_digest cd;
+	al_buf names = AL_BUF_INIT(4096);
+	size_t i;
+	int rc;
+
+	if (current_digest(&c->rec, c->r.cv_live != NULL ? c->r.cv_live : f->cv,
+	                   &cd) < 0 ||
+	    al_digest_equal(&cd, &c->d))
+		return 0;
+	lc.version = NULL;
+	lc.release_image = NULL;
+	la.capabilities_known = 0;
+	if ((rc = al_release_open(&cur, o->store, &cd, NULL)) < 0 ||
+	    (rc = al_update_graph_from_release(&cur_g, cur, &lc)) < 0) {
+		char ds[AL_DIGEST_STRMAX];
+
+		emit(&c->r,
+		     "warning: implicitly enabled capabilities not computed: "
+		     "the current release %s: %s",
+		     al_digest_str(&cd, ds), al_error_message());
+		al_error_clear();
+		rc = 0;
+		goto out;
+	}
+	if ((rc = al_update_graph_from_release(&all_g, c->rel, &la)) < 0 ||
+	    (rc = al_update_implicit_capabilities(
+	         all_g, cur_g, lo->capabilities, lo->ncapabilities,
+	         &f->implicit, &f->nimplicit)) < 0 ||
+	    f->nimplicit == 0)
+		goto out;
+	f->caps2 =
+	    calloc(lo->ncapabilities + f->nimplicit + 1, sizeof(*f->caps2));
+	if (f->caps2 == NULL) {
+		rc = al_error_set(AL_ENOMEM, "out of memory");
+		goto out;
+	}
+	for (i = 0; i < lo->ncapabilities; i++)
+		f->caps2[i] = lo->capabilities[i];
+	for (i = 0; i < f->nimplicit; i++) {
+		f->caps2[lo->ncapabilities + i] = f->implicit[i];
+		al_buf_printf(&names, "%s%s", i > 0 ? ", " : "",
+		              f->implicit[i]);
+	}
+	lo->capabilities = f->caps2;
+	lo->ncapabilities += f->nimplicit;
+	if ((rc = al_update_graph_from_release(&g2, c->rel, lo)) < 0)
+		goto out;
+	al_update_graph_free(c->g);
+	c->g = g2;
+	c->r.implicit = f->implicit;
+	c->r.nimplicit = f->nimplicit;
+	emit(&c->r,
+	     "capabilities enabled implicitly: %s (objects the running "
+	     "release applies moved under them)",
+	     al_buf_cstr(&names));
+out:
+	if (rc < 0)
+		rc = al_error_wrap(rc, "computing implicitly enabled "
+		                       "capabilities");
+	al_buf_free(&names);
+	al_update_graph_free(all_g);
+	al_update_graph_free(cur_g);
+	al_release_free(cur);
+	return rc;
+}
+
 static int run_load(update_run *c)
 {
 	const al_update_opts *o = c->o;
@@ -2357,6 +2686,9 @@ static int run_load(update_run *c)
 	if ((rc = al_release_open(&c->rel, o->store, &c->d, NULL)) < 0 ||
 	    (rc = al_update_graph_from_release(&c->g, c->rel, &lo)) < 0)
 		return al_error_wrap(rc, "loading release %s", c->version);
+	if (lo.capabilities_known && !o->have_capabilities &&
+	    (rc = implicit_capabilities(c, &lo)) < 0)
+		return rc;
 	c->r.res->total = c->rp.total = c->g->ntasks;
 	return 0;
 }
@@ -2444,6 +2776,17 @@ static int run_enter_updating(update_run *c)
 			    history_entry(c->version, c->image, c->digest,
 			                  res->verified, c->forced);
 
+			/* status.go mergeOperatorHistory: the entry a new
+			 * update supersedes gets its completionTime (it
+			 * stays Partial) */
+			if (h0 != NULL &&
+			    json_is_null(json_object_get(h0, "completed"))) {
+				char now[32];
+
+				al_clock_rfc3339(now, al_clock_wall_ms());
+				json_object_set_new(h0, "completed",
+				                    json_string(now));
+			}
 			if (e == NULL ||
 			    json_array_insert_new(rec->history, 0, e) < 0)
 				return al_error_set(AL_ENOMEM, "out of memory");
@@ -2577,6 +2920,11 @@ static void run_fail_message(update_run *c)
 	}
 	c->rp.failing = 1;
 	c->rp.fail_message = res->message;
+	/* sync_worker.go newMultipleError: one reason, or MultipleErrors */
+	c->rp.fail_reason = r->nerrors > 0 ? r->reasons[0] : NULL;
+	for (i = 1; i < r->nerrors; i++)
+		if (strcmp(r->reasons[i], r->reasons[0]) != 0)
+			c->rp.fail_reason = "MultipleErrors";
 }
 
 /* Record the outcome; rc is the apply's status. */
@@ -2661,6 +3009,717 @@ static void run_end(update_run *c, int rc)
 	pthread_mutex_destroy(&c->r.mu);
 }
 
+/* --- updating through the cluster's own CVO (--via-cvo) ------------------ */
+
+#define CVO_DEFAULT_TIMEOUT_MS (2ULL * 60 * 60 * 1000)
+#define CVO_MAX_REGISTRIES 32
+
+/* Registry clients by host, for the pre-flight's HEADs. */
+typedef struct reg_cache {
+	al_registry *r[CVO_MAX_REGISTRIES];
+	size_t n;
+} reg_cache;
+
+static void reg_cache_clear(reg_cache *c)
+{
+	size_t i;
+
+	for (i = 0; i < c->n; i++)
+		al_registry_free(c->r[i]);
+	c->n = 0;
+}
+
+static int reg_for(run *r, reg_cache *c, const char *host, al_registry **out)
+{
+	al_registry_opts ro;
+	size_t i;
+	int rc;
+
+	for (i = 0; i < c->n; i++)
+		if (strcmp(al_registry_host(c->r[i]), host) == 0) {
+			*out = c->r[i];
+			return 0;
+		}
+	if (c->n == CVO_MAX_REGISTRIES)
+		return al_error_set(AL_ELIMIT, "more than %d registries",
+		                    CVO_MAX_REGISTRIES);
+	memset(&ro, 0, sizeof(ro));
+	if (r->o->registry != NULL)
+		ro = *r->o->registry;
+	ro.http.cancel = r->o->cancel;
+	if ((rc = al_registry_new(&c->r[c->n], host, &ro)) < 0)
+		return rc;
+	*out = c->r[c->n++];
+	return 0;
+}
+
+/* Is name@digest (name "host/repo") present? HEAD, one answer. */
+static int head_present(run *r, reg_cache *c, const char *name,
+                        const char *digest, int *present, char *why,
+                        size_t nwhy)
+{
+	al_ref ref;
+	al_registry *reg = NULL;
+	char *full = al_sprintf("%s@%s", name, digest);
+	int rc;
+
+	*present = 0;
+	memset(&ref, 0, sizeof(ref));
+	if (full == NULL)
+		return al_error_set(AL_ENOMEM, "out of memory");
+	rc = al_ref_parse(&ref, full);
+	free(full);
+	if (rc == 0)
+		rc = reg_for(r, c, ref.registry, &reg);
+	if (rc == 0)
+		rc = al_registry_head_manifest(reg, ref.repository, digest,
+		                               present, NULL, NULL);
+	if (rc < 0 && rc != AL_ENOMEM) {
+		/* message text only: truncation intended */
+		snprintf(why, nwhy, "%s", al_error_message());
+		al_error_clear();
+		*present = 0;
+		rc = 0;
+	} else if (rc == 0 && !*present) {
+		snprintf(why, nwhy, "%s@%s: not found", name, digest);
+	}
+	al_ref_clear(&ref);
+	return rc;
+}
+
+/* The mirrors of the cluster's ImageDigestMirrorSets
+ * (spec.imageDigestMirrors[].source/mirrors) and ImageContentSourcePolicies
+ * (spec.repositoryDigestMirrors[]) as {source, mirrors} pairs. */
+static int mirror_rules(run *r, json_t **out)
+{
+	static const struct {
+		const char *api, *kind, *field;
+	} src[] = {
+	    {"config.openshift.io/v1", "ImageDigestMirrorSet",
+	     "imageDigestMirrors"},
+	    {"operator.openshift.io/v1alpha1", "ImageContentSourcePolicy",
+	     "repositoryDigestMirrors"},
+	};
+	json_t *rules = json_array(), *l = NULL, *it, *m;
+	size_t s, i, j;
+	int rc = 0;
+
+	if (rules == NULL)
+		return al_error_set(AL_ENOMEM, "out of memory");
+	for (s = 0; s < 2 && rc == 0; s++) {
+		rc = al_kube_list(r->o->kube, src[s].api, src[s].kind, NULL,
+		                  NULL, &l, al_deadline_in(STATUS_WRITE_MS));
+		if (rc == AL_ENOTFOUND) {
+			al_error_clear();
+			rc = 0;
+			continue;
+		}
+		if (rc < 0) {
+			rc = al_error_wrap(rc, "listing %s", src[s].kind);
+			break;
+		}
+		json_array_foreach(json_object_get(l, "items"), i, it)
+		{
+			json_array_foreach(
+			    json_object_get(json_object_get(it, "spec"),
+			                    src[s].field),
+			    j, m)
+			{
+				if (al_json_str(m, "source") != NULL)
+					json_array_append(rules, m);
+			}
+		}
+		json_decref(l);
+		l = NULL;
+	}
+	if (rc < 0) {
+		json_decref(rules);
+		return rc;
+	}
+	*out = rules;
+	return 0;
+}
+
+/*
+ * Is image ("host/repo@sha256:...") pullable the way the cluster resolves
+ * it: through each mirror of a rule whose source is its repository or a
+ * parent of it (the CRI-O registries.conf a mirror set becomes), in order,
+ * then the source itself unless a rule says mirrorSourcePolicy
+ * NeverContactSource. 0 with *ok; *why the last answer.
+ */
+static int image_reachable(run *r, reg_cache *c, const json_t *rules,
+                           const char *image, int *ok, char *why, size_t nwhy)
+{
+	const char *at = strchr(image, '@');
+	size_t nlen, i, j;
+	json_t *rule, *mi;
+	int rc, never = 0, matched = 0;
+	char name[512];
+
+	*ok = 0;
+	if (at == NULL)
+		return al_error_set(AL_EPARSE, "'%s' is not by digest", image);
+	nlen = (size_t)(at - image);
+	if (nlen >= sizeof(name))
+		return al_error_set(AL_ELIMIT, "'%s' is too long", image);
+	json_array_foreach(rules, i, rule)
+	{
+		const char *so = al_json_str(rule, "source");
+		size_t sl = strlen(so);
+
+		if (sl > nlen || memcmp(image, so, sl) != 0 ||
+		    (sl < nlen && image[sl] != '/'))
+			continue;
+		matched = 1;
+		if (al_json_str(rule, "mirrorSourcePolicy") != NULL &&
+		    strcmp(al_json_str(rule, "mirrorSourcePolicy"),
+		           "NeverContactSource") == 0)
+			never = 1;
+		json_array_foreach(json_object_get(rule, "mirrors"), j, mi)
+		{
+			int w;
+
+			if (!json_is_string(mi))
+				continue;
+			w = snprintf(name, sizeof(name), "%s%.*s",
+			             json_string_value(mi), (int)(nlen - sl),
+			             image + sl);
+			if (w < 0 || (size_t)w >= sizeof(name))
+				continue;
+			if ((rc = head_present(r, c, name, at + 1, ok, why,
+			                       nwhy)) < 0)
+				return rc;
+			if (*ok)
+				return 0;
+		}
+	}
+	if (never)
+		return 0;
+	memcpy(name, image, nlen);
+	name[nlen] = '\0';
+	if ((rc = head_present(r, c, name, at + 1, ok, why, nwhy)) < 0)
+		return rc;
+	if (!*ok && !matched) {
+		size_t k = strlen(why);
+
+		snprintf(why + k, nwhy - k,
+		         " (no ImageDigestMirrorSet or "
+		         "ImageContentSourcePolicy maps it)");
+	}
+	return 0;
+}
+
+/* A verified signature for d from the ClusterVersion's
+ * spec.signatureStores (HTTP stores the CVO reads instead of its default
+ * one): 0, AL_ENOTFOUND when there are none, or the stores' failure. */
+static int store_signature(run *r, const al_digest *d,
+                           const al_sig_verify_opts *vo)
+{
+	const json_t *ss = json_object_get(json_object_get(r->cv_live, "spec"),
+	                                   "signatureStores");
+	al_sig_fetch_result fr = AL_SIG_FETCH_RESULT_INIT;
+	al_sig_fetch_opts fo;
+	al_sig_source *src;
+	size_t i, n = 0;
+	json_t *e;
+	int rc;
+
+	if (json_array_size(ss) == 0)
+		return AL_ENOTFOUND;
+	src = calloc(json_array_size(ss), sizeof(*src));
+	if (src == NULL)
+		return al_error_set(AL_ENOMEM, "out of memory");
+	json_array_foreach(ss, i, e)
+	{
+		if (al_json_str(e, "url") == NULL)
+			continue;
+		src[n].kind = AL_SIG_SOURCE_HTTP;
+		src[n].location = al_json_str(e, "url");
+		n++;
+	}
+	memset(&fo, 0, sizeof(fo));
+	fo.sources = src;
+	fo.nsources = n;
+	fo.keyring = vo->keyring;
+	fo.policy = vo->policy;
+	fo.budget_ms = STATUS_WRITE_MS;
+	fo.request_timeout_ms = 10000;
+	fo.cancel = r->o->cancel;
+	rc = n == 0 ? AL_ENOTFOUND : al_sig_fetch(&fr, d, NULL, &fo);
+	if (rc == 0)
+		emit(r, "signature verified (spec.signatureStores '%s')",
+		     src[fr.sigs[0].store].location);
+	al_sig_fetch_result_clear(&fr);
+	free(src);
+	return rc;
+}
+
+/* A verified signature for d in the cluster's signature ConfigMaps, else
+ * from its spec.signatureStores. */
+static int cluster_signature(run *r, const al_digest *d, char **why)
+{
+	const al_update_opts *o = r->o;
+	al_sig_verify_opts vo;
+	al_sig_list l = AL_SIG_LIST_INIT;
+	json_t *cms = NULL, *cm;
+	size_t i;
+	int rc;
+
+	*why = NULL;
+	memset(&vo, 0, sizeof(vo));
+	vo.keyring = o->keyring;
+	vo.policy = AL_SIG_IDENTITY_IGNORE;
+	if (o->keyring == NULL) {
+		*why = al_strdup("no trusted keys to verify with (--keyring: "
+		                 "the keys the CVO trusts)");
+		return 0;
+	}
+	rc = al_kube_list(o->kube, "v1", "ConfigMap", SIG_CONFIGMAP_NS,
+	                  SIG_CONFIGMAP_LABEL, &cms,
+	                  al_deadline_in(STATUS_WRITE_MS));
+	if (rc == 0) {
+		json_array_foreach(json_object_get(cms, "items"), i, cm)
+		{
+			char *txt = al_json_dump(cm, 0);
+
+			rc = txt == NULL
+			         ? al_error_set(AL_ENOMEM, "out of memory")
+			         : al_sig_configmap_parse(
+			               &l, (const uint8_t *)txt, strlen(txt),
+			               "cluster signature ConfigMap", d);
+			free(txt);
+			if (rc < 0)
+				break;
+		}
+		if (rc == 0)
+			rc = al_sig_verify_list(NULL, NULL, &l, d, &vo);
+	}
+	al_sig_list_clear(&l);
+	json_decref(cms);
+	if (rc == AL_ENOMEM)
+		return rc;
+	if (rc < 0) {
+		char cmwhy[512];
+
+		/* message text only: truncation intended */
+		snprintf(cmwhy, sizeof(cmwhy), "%s",
+		         rc == AL_ENOTFOUND ? "no signature"
+		                            : al_error_message());
+		al_error_clear();
+		rc = store_signature(r, d, &vo);
+		if (rc == AL_ENOMEM)
+			return rc;
+		if (rc == 0)
+			return 0;
+		*why = rc == AL_ENOTFOUND
+		           ? al_strdup(cmwhy)
+		           : al_sprintf("%s; spec.signatureStores: %s", cmwhy,
+		                        al_error_message());
+		al_error_clear();
+		if (*why == NULL)
+			return al_error_set(AL_ENOMEM, "out of memory");
+	}
+	return 0;
+}
+
+/*
+ * The channel (ClusterVersion spec.channel) against the graph of it the
+ * store holds (al_graph_load_from_store, "amd64"): the target must be in
+ * the channel with an update from the cluster's version (status.desired)
+ * to it. *bad (caller frees) says why not; NULL when fine or when there is
+ * nothing to check (no channel, no graph in the store: said as a note).
+ */
+static int check_channel(run *r, const char *target, char **bad)
+{
+	const json_t *cv = r->cv_live;
+	const char *ch = al_json_str(json_object_get(cv, "spec"), "channel"),
+	           *cur = al_json_str(
+	               json_object_get(json_object_get(cv, "status"),
+	                               "desired"),
+	               "version");
+	al_graph *g = NULL;
+	size_t fi, ti, i;
+	int rc, failed = 0;
+
+	*bad = NULL;
+	if (ch == NULL || ch[0] == '\0') {
+		emit(r, "note: the cluster has no channel: not checked");
+		return 0;
+	}
+	rc = al_graph_load_from_store(&g, r->o->store, ch, "amd64");
+	if (rc == AL_ENOTFOUND) {
+		al_error_clear();
+		emit(r,
+		     "note: channel %s: the store has no graph of it, not "
+		     "checked (the request is an explicit update by digest)",
+		     ch);
+		return 0;
+	}
+	if (rc < 0)
+		return al_error_wrap(rc, "reading the graph of channel %s", ch);
+	if (al_graph_find(g, target, &ti) < 0) {
+		al_error_clear();
+		failed = 1;
+		*bad = al_sprintf("%s is not in channel %s (the store's graph)",
+		                  target, ch);
+		goto out;
+	}
+	if (cur == NULL || al_graph_find(g, cur, &fi) < 0) {
+		al_error_clear();
+		emit(r, "note: channel %s: the current version %s is not in it",
+		     ch, cur != NULL ? cur : "(unknown)");
+		goto out;
+	}
+	for (i = 0; i < g->nedges; i++)
+		if (g->edges[i].from == fi && g->edges[i].to == ti)
+			goto out;
+	for (i = 0; i < g->ncond; i++)
+		if (g->cond[i].from == fi && g->cond[i].to == ti) {
+			emit(r,
+			     "warning: channel %s recommends %s -> %s only "
+			     "where its risks do not apply",
+			     ch, cur, target);
+			goto out;
+		}
+	failed = 1;
+	*bad = al_sprintf("channel %s has no update from %s to %s (the "
+	                  "store's graph)",
+	                  ch, cur, target);
+out:
+	al_graph_free(g);
+	if (failed && *bad == NULL)
+		return al_error_set(AL_ENOMEM, "out of memory");
+	return 0;
+}
+
+/* One failed check of the pre-flight, with what to run. */
+static void preflight_fail(run *r, al_buf *b, int *n, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+
+static void preflight_fail(run *r, al_buf *b, int *n, const char *fmt, ...)
+{
+	char m[2048];
+	va_list ap;
+	int w;
+
+	va_start(ap, fmt);
+	w = vsnprintf(m, sizeof(m), fmt, ap);
+	va_end(ap);
+	if (w < 0)
+		m[0] = '\0';
+	(*n)++;
+	emit(r, "pre-flight check failed: %s", m);
+	al_buf_printf(b, "%s%s", *n > 1 ? "; " : "", m);
+}
+
+/*
+ * The pre-flight: nothing is written. Checks what the CVO needs to accept
+ * and apply the release, each failure naming what to run.
+ */
+static int cvo_preflight(update_run *c, int *nfail, al_buf *fails)
+{
+	const al_update_opts *o = c->o;
+	run *r = &c->r;
+	reg_cache rc_ = {{NULL}, 0};
+	json_t *rules = NULL;
+	record none;
+	char *what = NULL, *why = NULL, *pre = NULL, *ur = NULL, *um = NULL,
+	     *chan = NULL;
+	char hw[1024];
+	size_t i, nmissing = 0;
+	int rc, running = 0, served = 0, npre = 0, ok;
+
+	*nfail = 0;
+	memset(&none, 0, sizeof(none));
+	none.state = AL_UPDATE_INITIALIZING;
+	if ((rc = find_cvo(r, &running, &what)) < 0)
+		goto out;
+	if (!running)
+		preflight_fail(r, fails, nfail,
+		               "no cluster-version-operator runs in %s: update "
+		               "with airlock itself (without --via-cvo)",
+		               CVO_NAMESPACE);
+	if ((rc = read_cluster_version(r, &served)) < 0)
+		goto out;
+	if (r->cv_live == NULL) {
+		preflight_fail(
+		    r, fails, nfail,
+		    "the cluster has no ClusterVersion %s to request "
+		    "the update in",
+		    CV_NAME);
+		goto out;
+	}
+	/* 1. every image where the cluster pulls it from */
+	if ((rc = mirror_rules(r, &rules)) < 0)
+		goto out;
+	for (i = 0; i <= al_release_component_count(c->rel); i++) {
+		const char *img =
+		    i == 0 ? c->image
+		           : al_release_component_at(c->rel, i - 1)->image;
+
+		if (img == NULL || strchr(img, '@') == NULL)
+			continue;
+		if ((rc = image_reachable(r, &rc_, rules, img, &ok, hw,
+		                          sizeof(hw))) < 0)
+			goto out;
+		if (!ok && nmissing++ < 5)
+			preflight_fail(
+			    r, fails, nfail,
+			    "%s is not where the cluster pulls it "
+			    "from: %s (run: airlock push --store %s "
+			    "docker://MIRROR, then airlock mirrorsets "
+			    "--store %s | oc apply -f -)",
+			    img, hw, al_store_path(o->store),
+			    al_store_path(o->store));
+	}
+	if (nmissing > 5)
+		preflight_fail(r, fails, nfail,
+		               "... and %zu more images missing", nmissing - 5);
+	/* 2. a signature the CVO can verify, in the cluster */
+	if ((rc = cluster_signature(r, &c->d, &why)) < 0)
+		goto out;
+	if (why != NULL && !o->force)
+		preflight_fail(
+		    r, fails, nfail,
+		    "no signature for %s in the cluster's ConfigMaps "
+		    "(%s, label %s) or spec.signatureStores verifies: %s "
+		    "(run: airlock "
+		    "configmaps --store %s %s -o - | oc apply -f -)",
+		    c->digest, SIG_CONFIGMAP_NS, SIG_CONFIGMAP_LABEL, why,
+		    al_store_path(o->store), c->version);
+	/* 3. the preconditions: Upgradeable, admin acks, overrides, giant
+	 * hops (the CVO's own, which --force skips, as the CVO's Force) */
+	if ((rc = preconditions(r, &none, c->version, &npre, &pre, &ur, &um)) <
+	    0)
+		goto out;
+	if (npre > 0 && !o->force)
+		preflight_fail(r, fails, nfail,
+		               "%s (fix it, e.g. acknowledge admin gates or "
+		               "remove overrides; or rerun with --force)",
+		               pre);
+	else if (npre > 0)
+		emit(r, "warning: forced through: %s", pre);
+	/* 4. the channel */
+	if ((rc = check_channel(r, c->version, &chan)) < 0)
+		goto out;
+	if (chan != NULL && !o->force)
+		preflight_fail(r, fails, nfail,
+		               "%s (mirror the update path into the store, or "
+		               "rerun with --force to request it as an "
+		               "explicit update)",
+		               chan);
+	else if (chan != NULL)
+		emit(r, "warning: forced through: %s", chan);
+out:
+	reg_cache_clear(&rc_);
+	json_decref(rules);
+	free(what);
+	free(why);
+	free(pre);
+	free(ur);
+	free(um);
+	free(chan);
+	return rc;
+}
+
+/* The history entry of ClusterVersion for image (by digest), or NULL. */
+static const json_t *cvo_entry(const json_t *cv, const char *digest)
+{
+	size_t i;
+	json_t *e;
+
+	json_array_foreach(
+	    json_object_get(json_object_get(cv, "status"), "history"), i, e)
+	{
+		const char *im = al_json_str(e, "image");
+
+		if (im != NULL && al_str_endswith(im, digest))
+			return e;
+	}
+	return NULL;
+}
+
+static int cvo_outcome(al_update_result *res, int rc)
+{
+	res->outcome =
+	    rc == 0 ? AL_UPDATE_OUTCOME_APPLIED : AL_UPDATE_OUTCOME_FAILED;
+	return rc;
+}
+
+/* Watch ClusterVersion until the entry for our image is Completed, or a
+ * terminal condition, or the deadline. */
+static int cvo_watch(update_run *c)
+{
+	const al_update_opts *o = c->o;
+	run *r = &c->r;
+	uint64_t poll = o->poll_ms != 0 ? o->poll_ms : DEFAULT_POLL_MS;
+	al_deadline dl =
+	    al_deadline_in(o->cvo_timeout_ms != 0 ? o->cvo_timeout_ms
+	                                          : CVO_DEFAULT_TIMEOUT_MS);
+	char last[256] = "", state[32] = "not started";
+	json_t *cv = NULL;
+	int rc;
+
+	for (;;) {
+		const json_t *e, *fc, *ra, *du;
+		const char *st, *dimg;
+
+		json_decref(cv);
+		cv = NULL;
+		rc = al_kube_get(
+		    o->kube, CV_API, CV_KIND, NULL, CV_NAME, &cv,
+		    al_deadline_min(dl, al_deadline_in(STATUS_WRITE_MS)));
+		if (rc < 0 && rc != AL_ENET && rc != AL_ETIMEOUT &&
+		    rc != AL_EPROTO)
+			goto out;
+		if (rc == 0) {
+			du = json_object_get(json_object_get(cv, "spec"),
+			                     "desiredUpdate");
+			dimg = al_json_str(du, "image");
+			e = cvo_entry(cv, c->digest);
+			st = al_json_str(e, "state");
+			if (st != NULL)
+				snprintf(state, sizeof(state), "%s", st);
+			if (st != NULL && strcmp(st, "Completed") == 0) {
+				emit(r, "the CVO completed the update to %s",
+				     c->version);
+				rc = 0;
+				goto out;
+			}
+			if (dimg == NULL || !al_str_endswith(dimg, c->digest)) {
+				rc = al_error_set(
+				    AL_ECANCELED,
+				    "update to %s retargeted by someone else: "
+				    "spec.desiredUpdate is now '%s'",
+				    c->version, dimg != NULL ? dimg : "(none)");
+				goto out;
+			}
+			ra = find_cond(cv, "ReleaseAccepted");
+			if (is_false(ra) &&
+			    al_json_str(ra, "message") != NULL &&
+			    strstr(al_json_str(ra, "message"), c->digest)) {
+				rc = al_error_set(AL_EVERIFY,
+				                  "the CVO rejected %s: "
+				                  "ReleaseAccepted=False "
+				                  "(%s): %s",
+				                  c->version,
+				                  cond_str(ra, "reason"),
+				                  cond_str(ra, "message"));
+				goto out;
+			}
+			fc = find_cond(cv, "Failing");
+			if (e != NULL && fc != NULL &&
+			    strcmp(cond_str(fc, "status"), "True") == 0) {
+				rc = al_error_set(
+				    AL_EIO,
+				    "the CVO's update to %s is failing: "
+				    "Failing=True (%s): %s",
+				    c->version, cond_str(fc, "reason"),
+				    cond_str(fc, "message"));
+				goto out;
+			}
+			{
+				const json_t *pc = find_cond(cv, "Progressing");
+				char now_msg[256];
+
+				snprintf(now_msg, sizeof(now_msg), "%s%s%s",
+				         st != NULL ? st : "not started",
+				         pc != NULL ? ": " : "",
+				         pc != NULL ? cond_str(pc, "message")
+				                    : "");
+				if (strcmp(now_msg, last) != 0) {
+					emit(r, "cvo: %s", now_msg);
+					memcpy(last, now_msg, sizeof(last));
+				}
+			}
+		}
+		if (al_deadline_expired(dl)) {
+			rc = al_error_set(AL_ETIMEOUT,
+			                  "the CVO's update to %s is %s at the "
+			                  "deadline (--cvo-timeout): %s",
+			                  c->version, state, last);
+			goto out;
+		}
+		{
+			uint64_t rem = al_deadline_remaining_ms(dl);
+
+			if (al_sleep_ms(poll < rem ? poll : rem, o->cancel) <
+			    0) {
+				rc = al_error_set(AL_ECANCELED, "cancelled");
+				goto out;
+			}
+		}
+	}
+out:
+	json_decref(cv);
+	return rc;
+}
+
+/* The whole --via-cvo run: resolve, pre-flight, request, watch. */
+static int run_via_cvo(update_run *c)
+{
+	const al_update_opts *o = c->o;
+	run *r = &c->r;
+	al_update_result *res = r->res;
+	al_buf fails = AL_BUF_INIT(64 * 1024);
+	json_t *req = NULL;
+	int rc, nfail = 0;
+
+	if ((rc = resolve(r, &c->version, &c->digest, &c->image)) < 0)
+		goto out;
+	res->version = al_strdup(c->version);
+	res->digest = al_strdup(c->digest);
+	if (res->version == NULL || res->digest == NULL) {
+		rc = al_error_set(AL_ENOMEM, "out of memory");
+		goto out;
+	}
+	if ((rc = al_digest_parse_str(&c->d, c->digest)) < 0 ||
+	    (rc = al_release_open(&c->rel, o->store, &c->d, NULL)) < 0)
+		goto out;
+	if ((rc = cvo_preflight(c, &nfail, &fails)) < 0)
+		goto out;
+	if (nfail > 0) {
+		res->outcome = AL_UPDATE_OUTCOME_REFUSED;
+		rc = al_error_set(AL_EINVAL,
+		                  "pre-flight for the CVO's update to %s: %d "
+		                  "check(s) failed (listed above), nothing was "
+		                  "changed",
+		                  c->version, nfail);
+		goto out;
+	}
+	emit(r,
+	     "pre-flight passed: %s (%s) is in the registries the cluster "
+	     "pulls from, signed in the cluster, not blocked",
+	     c->version, c->image);
+	if (o->dry_run) {
+		res->outcome = AL_UPDATE_OUTCOME_APPLIED;
+		goto out;
+	}
+	/* spec.desiredUpdate by digest (oc adm upgrade
+	 * --allow-explicit-upgrade --to-image=IMAGE) */
+	req = json_pack("{s:s, s:s, s:{s:s}, s:{s:{s:s, s:s, s:b}}}",
+	                "apiVersion", CV_API, "kind", CV_KIND, "metadata",
+	                "name", CV_NAME, "spec", "desiredUpdate", "version",
+	                c->version, "image", c->image, "force", o->force);
+	if (req == NULL) {
+		rc = al_error_set(AL_ENOMEM, "out of memory");
+		goto out;
+	}
+	if ((rc = al_kube_apply(o->kube, req, NULL,
+	                        al_deadline_in(STATUS_WRITE_MS))) < 0) {
+		rc = al_error_wrap(rc, "requesting the update in %s/%s",
+		                   CV_KIND, CV_NAME);
+		goto out;
+	}
+	emit(r, "requested %s (%s) in ClusterVersion spec.desiredUpdate%s",
+	     c->version, c->image, o->force ? " (force)" : "");
+	rc = cvo_outcome(res, cvo_watch(c));
+out:
+	json_decref(req);
+	al_buf_free(&fails);
+	return rc;
+}
+
 int al_update_run(const al_update_opts *o, al_update_result *res)
 {
 	update_run c;
@@ -2680,6 +3739,31 @@ int al_update_run(const al_update_opts *o, al_update_result *res)
 	c.r.res = res;
 	pthread_mutex_init(&c.r.mu, NULL);
 
+	if (o->via_cvo && o->kube == NULL) {
+		rc = al_error_set(AL_EINVAL, "--via-cvo needs a cluster");
+		goto out;
+	}
+	if (!o->via_cvo && !o->take_over && o->kube != NULL) {
+		int running = 0;
+		char *what = NULL;
+
+		/* a cluster whose CVO runs is updated through it */
+		if ((rc = find_cvo(&c.r, &running, &what)) < 0)
+			goto out;
+		if (running)
+			emit(&c.r,
+			     "a cluster-version-operator updates this cluster "
+			     "(%s): updating through it (as --via-cvo); "
+			     "--take-over makes airlock the updater instead",
+			     what);
+		free(what);
+		res->via_cvo = running;
+	}
+	if (o->via_cvo || res->via_cvo) {
+		res->via_cvo = 1;
+		rc = run_via_cvo(&c);
+		goto out;
+	}
 	if ((rc = run_own(&c)) < 0 || (rc = run_target(&c)) < 0)
 		goto out;
 	run_accept(&c);

@@ -239,6 +239,7 @@ typedef struct loader {
 	tmp_task *tt;
 	size_t nt, cap;
 	size_t skipped, skipped_feature, skipped_capability, skipped_template;
+	size_t skipped_override;
 	int major;   /* the release's major version, -1 unknown */
 	char **left; /* "Kind ns/name (file #doc): why" of skipped ones */
 	size_t nleft, capleft;
@@ -489,12 +490,39 @@ typedef enum keep_why {
 	KEEP = 0,
 	SKIP_OTHER = 1,
 	SKIP_FEATURE = 2,
-	SKIP_CAPABILITY = 3
+	SKIP_CAPABILITY = 3,
+	SKIP_OVERRIDE = 4
 } keep_why;
+
+static int str_eq(const char *a, const char *b)
+{
+	return strcmp(a != NULL ? a : "", b != NULL ? b : "") == 0;
+}
+
+/* library-go getOverrideForManifest: group, kind, name and (for a
+ * namespaced manifest) namespace equal an unmanaged override's. */
+static int overridden(const json_t *obj, const char *group, const char *kind,
+                      const al_update_load_opts *o)
+{
+	const json_t *md = json_object_get(obj, "metadata");
+	const char *ns = al_json_str(md, "namespace"),
+	           *name = al_json_str(md, "name");
+	size_t i;
+
+	for (i = 0; i < o->noverrides; i++) {
+		const al_update_override *v = &o->overrides[i];
+
+		if (str_eq(v->group, group) && str_eq(v->kind, kind) &&
+		    str_eq(v->name, name) &&
+		    (ns == NULL || ns[0] == '\0' || str_eq(v->ns, ns)))
+			return 1;
+	}
+	return 0;
+}
 
 /* library-go Manifest.Include, in its order: annotations, exclude,
  * feature-set and feature-gate together, feature set, feature gates,
- * major version, profile, capabilities (overrides: not supported). */
+ * major version, profile, capabilities, overrides. */
 static keep_why keep_object(const json_t *obj, const char *group,
                             const char *kind, const loader *ld,
                             const char **why, const char **ann_key)
@@ -544,6 +572,10 @@ static keep_why keep_object(const json_t *obj, const char *group,
 	*ann_key = "capability.openshift.io/name";
 	if (!capabilities_ok(obj, o))
 		return SKIP_CAPABILITY;
+	*why = "unmanaged (ClusterVersion spec.overrides)";
+	*ann_key = NULL;
+	if (overridden(obj, group, kind, o))
+		return SKIP_OVERRIDE;
 	return KEEP;
 }
 
@@ -581,6 +613,9 @@ static int fill_task(al_update_task *t, json_t *obj, const char *file,
 	/* a manifest that removes an object: nothing to apply, no operator
 	 * to wait for */
 	t->delete_it = annotation_true(obj, "release.openshift.io/delete");
+	t->delete_invalid =
+	    !t->delete_it &&
+	    annotation(obj, "release.openshift.io/delete") != NULL;
 	if (t->delete_it) {
 		t->cluster_operator = 0;
 		t->job = 0;
@@ -877,6 +912,8 @@ static int load_file(loader *ld, const char *file, const char *base,
 				ld->skipped_feature++;
 			else if (why == SKIP_CAPABILITY)
 				ld->skipped_capability++;
+			else if (why == SKIP_OVERRIDE)
+				ld->skipped_override++;
 			json_decref(obj);
 			obj = NULL;
 			continue;
@@ -1184,6 +1221,7 @@ int al_update_graph_build2(al_update_graph **out, const al_update_file *cvo,
 	g->skipped = ld.skipped;
 	g->skipped_feature = ld.skipped_feature;
 	g->skipped_capability = ld.skipped_capability;
+	g->skipped_override = ld.skipped_override;
 	g->skipped_template = ld.skipped_template;
 	g->left_out = ld.left;
 	g->nleft_out = ld.nleft;

@@ -1,119 +1,30 @@
-/* update_precond.c: semantic versions and the Cluster Version Operator's
- * update preconditions (Upgradeable, Rollback, GiantHop), pure. */
-#include <errno.h>
+/* update_precond.c: the Cluster Version Operator's update preconditions
+ * (Upgradeable, Rollback, GiantHop, admin acks), pure. */
+#include <inttypes.h>
 #include <stdarg.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "airlock/update.h"
 #include "update_int.h"
+#include "version_int.h"
 #include "airlock/buf.h"
 #include "airlock/error.h"
+#include "json_int.h"
 
-typedef struct semver {
-	unsigned long major, minor, patch;
-	const char *pre; /* points into the string, up to '+' or end */
-	size_t npre;
-} semver;
-
-static int num(const char **p, unsigned long *out)
+/* blang/semver Parse, which the CVO compares versions with
+ * (version_int.h: the library's one parser). */
+static int semver_parse(const char *s, al_semver *v)
 {
-	const char *s = *p;
-	char *end = NULL;
-
-	if (*s < '0' || *s > '9' || (s[0] == '0' && s[1] >= '0' && s[1] <= '9'))
+	if (s == NULL)
 		return -1;
-	errno = 0;
-	*out = strtoul(s, &end, 10);
-	if (errno != 0 || end == s)
-		return -1;
-	*p = end;
-	return 0;
-}
-
-static int semver_parse(const char *s, semver *v)
-{
-	const char *p = s;
-
-	memset(v, 0, sizeof(*v));
-	if (s == NULL || num(&p, &v->major) < 0 || *p++ != '.' ||
-	    num(&p, &v->minor) < 0 || *p++ != '.' || num(&p, &v->patch) < 0)
-		return -1;
-	if (*p == '-') {
-		p++;
-		v->pre = p;
-		while (*p != '\0' && *p != '+')
-			p++;
-		v->npre = (size_t)(p - v->pre);
-		if (v->npre == 0)
-			return -1;
-	}
-	if (*p == '+')
-		p += strlen(p);
-	return *p == '\0' ? 0 : -1;
-}
-
-static int is_numeric(const char *s, size_t n)
-{
-	size_t i;
-
-	for (i = 0; i < n; i++)
-		if (s[i] < '0' || s[i] > '9')
-			return 0;
-	return n > 0;
-}
-
-/* SemVer 2.0.0 section 11: pre-release identifiers one by one. */
-static int pre_cmp(const semver *a, const semver *b)
-{
-	const char *pa = a->pre, *pb = b->pre, *ea = a->pre + a->npre,
-	           *eb = b->pre + b->npre;
-
-	if (a->npre == 0 || b->npre == 0)
-		return a->npre == b->npre ? 0 : a->npre == 0 ? 1 : -1;
-	while (pa < ea && pb < eb) {
-		const char *da = memchr(pa, '.', (size_t)(ea - pa)),
-		           *db = memchr(pb, '.', (size_t)(eb - pb));
-		size_t na = (size_t)((da != NULL ? da : ea) - pa),
-		       nb = (size_t)((db != NULL ? db : eb) - pb);
-		int an = is_numeric(pa, na), bn = is_numeric(pb, nb), c;
-
-		if (an && bn) {
-			/* numeric: by length (no leading zeros), then digits */
-			c = na != nb ? (na < nb ? -1 : 1) : memcmp(pa, pb, na);
-		} else if (an != bn) {
-			c = an ? -1 : 1;
-		} else {
-			c = memcmp(pa, pb, na < nb ? na : nb);
-			if (c == 0 && na != nb)
-				c = na < nb ? -1 : 1;
-		}
-		if (c != 0)
-			return c < 0 ? -1 : 1;
-		pa += na + (da != NULL ? 1 : 0);
-		pb += nb + (db != NULL ? 1 : 0);
-		if ((da == NULL) != (db == NULL))
-			return da == NULL ? -1 : 1;
-		if (da == NULL)
-			break;
-	}
-	return 0;
-}
-
-static int vcmp(const semver *a, const semver *b)
-{
-	if (a->major != b->major)
-		return a->major < b->major ? -1 : 1;
-	if (a->minor != b->minor)
-		return a->minor < b->minor ? -1 : 1;
-	if (a->patch != b->patch)
-		return a->patch < b->patch ? -1 : 1;
-	return pre_cmp(a, b);
+	return al_semver_parse(v, s, strlen(s), AL_SEMVER_BLANG);
 }
 
 int al_update_semver_cmp(const char *a, const char *b, int *cmp)
 {
-	semver va, vb;
+	al_semver va, vb;
 
 	if (semver_parse(a, &va) < 0)
 		return al_error_set(AL_EPARSE, "'%s' is not a semantic version",
@@ -121,8 +32,72 @@ int al_update_semver_cmp(const char *a, const char *b, int *cmp)
 	if (semver_parse(b, &vb) < 0)
 		return al_error_set(AL_EPARSE, "'%s' is not a semantic version",
 		                    b != NULL ? b : "");
-	*cmp = vcmp(&va, &vb);
+	*cmp = al_semver_cmp(&va, &vb);
 	return 0;
+}
+
+/* The major.minor of a gate key "ack-M.m-..." (adminAckGateFmt); -1
+ * when the key has another format or M.m.0 is no version. */
+static int gate_version(const char *key, al_semver *v)
+{
+	const char *p = key + 4, *q;
+	char vs[64];
+	int w;
+
+	if (strncmp(key, "ack-", 4) != 0 || (p[0] != '4' && p[0] != '5') ||
+	    p[1] != '.')
+		return -1;
+	for (q = p + 2; *q >= '0' && *q <= '9'; q++)
+		;
+	if (q == p + 2 || q[0] != '-' || q[1] == '\0' || q[1] == '-')
+		return -1;
+	w = snprintf(vs, sizeof(vs), "%.*s.0", (int)(q - p), p);
+	if (w < 0 || (size_t)w >= sizeof(vs))
+		return -1;
+	return al_semver_parse(v, vs, (size_t)w, AL_SEMVER_BLANG);
+}
+
+static int by_name(const void *a, const void *b)
+{
+	return strcmp(((const al_update_blocker *)a)->name,
+	              ((const al_update_blocker *)b)->name);
+}
+
+void al_update_admin_ack_blockers(const char *current, const json_t *gates,
+                                  const json_t *acks, al_update_blocker *bl,
+                                  size_t *nb)
+{
+	const char *key;
+	json_t *val;
+	al_semver cur, gv;
+	size_t first = *nb;
+
+	if (semver_parse(current, &cur) < 0 || !json_is_object(gates))
+		return;
+	json_object_foreach((json_t *)(uintptr_t)gates, key, val)
+	{
+		const char *text = json_string_value(val);
+		const char *ack = al_json_str(acks, key);
+		al_update_blocker *b = &bl[*nb];
+
+		b->kind = "AdminAck";
+		b->name = key;
+		b->message = text != NULL ? text : "";
+		if (gate_version(key, &gv) < 0) {
+			b->reason = "AdminAckGateInvalid";
+		} else if (gv.major != cur.major || gv.minor != cur.minor) {
+			continue;
+		} else if (text == NULL || text[0] == '\0') {
+			b->reason = "AdminAckGateEmpty";
+		} else if (ack != NULL && strcmp(ack, "true") == 0) {
+			continue;
+		} else {
+			b->reason = "AdminAckRequired";
+		}
+		(*nb)++;
+	}
+	if (*nb - first > 1)
+		qsort(bl + first, *nb - first, sizeof(*bl), by_name);
 }
 
 static int add_failure(al_buf *b, int *n, const char *name, const char *reason,
@@ -149,12 +124,35 @@ static int add_failure(al_buf *b, int *n, const char *name, const char *reason,
 	                     name, reason, m);
 }
 
+/* An unacknowledged gate, in checkAdminGate's words, and what to run. */
+static int admin_ack_failure(al_buf *b, int *n, const al_update_blocker *g)
+{
+	if (strcmp(g->reason, "AdminAckGateInvalid") == 0)
+		return add_failure(b, n, "ClusterVersionUpgradeable", g->reason,
+		                   "admin-gates configmap gate %s has invalid "
+		                   "format; must comply with "
+		                   "\"^ack-([4-5][.][0-9]{1,})-[^-]\"",
+		                   g->name);
+	if (strcmp(g->reason, "AdminAckGateEmpty") == 0)
+		return add_failure(b, n, "ClusterVersionUpgradeable", g->reason,
+		                   "admin-gates configmap gate %s must contain "
+		                   "a non-empty value.",
+		                   g->name);
+	return add_failure(b, n, "ClusterVersionUpgradeable", g->reason,
+	                   "%s (gate %s of openshift-config-managed/"
+	                   "admin-gates; acknowledge with: oc -n "
+	                   "openshift-config patch configmap admin-acks "
+	                   "--type=merge --patch "
+	                   "'{\"data\":{\"%s\":\"true\"}}')",
+	                   g->message, g->name, g->name);
+}
+
 int al_update_check_preconditions(const char *current, const char *target,
                                   const al_update_blocker *bl, size_t nb,
                                   char **msg)
 {
 	al_buf b = AL_BUF_INIT(64 * 1024);
-	semver cur, tgt;
+	al_semver cur, tgt;
 	int n = 0, rc = 0;
 	size_t i;
 
@@ -171,7 +169,7 @@ int al_update_check_preconditions(const char *current, const char *target,
 	}
 	/* upgradeable.go: only moving to another minor (or major) is
 	 * blocked; a patch update, or not moving forward, passes. */
-	if (vcmp(&tgt, &cur) > 0 &&
+	if (al_semver_cmp(&tgt, &cur) > 0 &&
 	    (tgt.major != cur.major || tgt.minor != cur.minor)) {
 		for (i = 0; i < nb && rc == 0; i++) {
 			const char *r = bl[i].reason != NULL && bl[i].reason[0]
@@ -180,7 +178,19 @@ int al_update_check_preconditions(const char *current, const char *target,
 			const char *m =
 			    bl[i].message != NULL ? bl[i].message : "";
 
-			if (strcmp(bl[i].kind, "ClusterOperator") == 0)
+			if (strcmp(bl[i].kind, "AdminAck") == 0)
+				rc = admin_ack_failure(&b, &n, &bl[i]);
+			else if (strcmp(bl[i].kind, "Overrides") == 0)
+				rc = add_failure(
+				    &b, &n, "ClusterVersionUpgradeable", r,
+				    "Disabling ownership via cluster version "
+				    "overrides prevents upgrades between minor "
+				    "or major versions. Please remove "
+				    "overrides "
+				    "before requesting a minor or major "
+				    "version "
+				    "update.");
+			else if (strcmp(bl[i].kind, "ClusterOperator") == 0)
 				rc = add_failure(
 				    &b, &n, "ClusterVersionUpgradeable",
 				    "ClusterOperatorNotUpgradeable",
@@ -197,7 +207,7 @@ int al_update_check_preconditions(const char *current, const char *target,
 		}
 	}
 	/* rollback.go (stricter: see al_update_check_preconditions) */
-	if (rc == 0 && vcmp(&tgt, &cur) < 0)
+	if (rc == 0 && al_semver_cmp(&tgt, &cur) < 0)
 		rc = add_failure(
 		    &b, &n, "ClusterVersionRollback", "LowDesiredVersion",
 		    "%s is less than the current target %s, and "
@@ -209,7 +219,8 @@ int al_update_check_preconditions(const char *current, const char *target,
 		rc = add_failure(
 		    &b, &n, "ClusterVersionGiantHop", "MajorVersionUpdate",
 		    "%s has a larger major version than the current "
-		    "target %s (%lu > %lu), and only updates within "
+		    "target %s (%" PRIu64 " > %" PRIu64
+		    "), and only updates within "
 		    "the current major version are supported.",
 		    target, current, tgt.major, cur.major);
 	else if (rc == 0 && tgt.major == cur.major && tgt.minor > cur.minor + 1)
@@ -217,7 +228,8 @@ int al_update_check_preconditions(const char *current, const char *target,
 		    &b, &n, "ClusterVersionGiantHop",
 		    "MultipleMinorVersionsUpdate",
 		    "%s is more than one minor version beyond the current "
-		    "target %s (%lu.%lu > %lu.(%lu+1)), and only updates "
+		    "target %s (%" PRIu64 ".%" PRIu64 " > %" PRIu64 ".(%" PRIu64
+		    "+1)), and only updates "
 		    "within "
 		    "the current minor version or to the next minor version "
 		    "are supported.",

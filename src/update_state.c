@@ -3,10 +3,12 @@
  * exhaustively by a table in tests/unit/test_update.c. Declared in the
  * public airlock/update.h. */
 #include <stddef.h>
+#include <string.h>
 
 #include "airlock/update.h"
 #include "update_int.h"
 #include "airlock/buf.h"
+#include "airlock/error.h"
 
 const char *al_update_state_name(al_update_state s)
 {
@@ -94,4 +96,56 @@ char *al_update_failure_message(const char *version, size_t applied,
 out:
 	al_buf_free(&b);
 	return s;
+}
+
+/* The HTTP status in an al_kube message "METHOD 'PATH': NNN ...", or 0. */
+static int http_status(const char *msg)
+{
+	const char *p = msg != NULL ? strstr(msg, "': ") : NULL;
+	int st = 0, i;
+
+	if (p == NULL)
+		return 0;
+	p += 3;
+	for (i = 0; i < 3; i++) {
+		if (p[i] < '0' || p[i] > '9')
+			return 0;
+		st = st * 10 + (p[i] - '0');
+	}
+	return p[3] == ' ' || p[3] == '\0' ? st : 0;
+}
+
+const char *al_update_failure_reason(int rc, const char *msg)
+{
+	/* pkg/cvo/internal/operatorstatus.go and lib/resourcebuilder's
+	 * reasons, named in the message where the failure was found */
+	static const char *const named[] = {
+	    "ClusterOperatorNotAvailable", "ClusterOperatorDegraded",
+	    "ClusterOperatorNoVersions",   "ClusterOperatorUpdating",
+	    "WorkloadNotAvailable",        "WorkloadNotProgressing",
+	};
+	size_t i;
+	int st;
+
+	for (i = 0; i < sizeof(named) / sizeof(named[0]); i++)
+		if (msg != NULL && strstr(msg, named[i]) != NULL)
+			return named[i];
+	/* pkg/payload/task.go reasonForPayloadSyncError */
+	st = http_status(msg);
+	if (rc == AL_EAUTH)
+		return st == 401 ? "UpdatePayloadClusterUnauthorized"
+		                 : "UpdatePayloadResourceForbidden";
+	if (rc == AL_ENOTFOUND || st == 404)
+		return "UpdatePayloadResourceNotFound";
+	if (rc == AL_EEXIST || st == 409)
+		return "UpdatePayloadResourceConflict";
+	if (st == 422 || st == 400)
+		return "UpdatePayloadResourceInvalid";
+	if (st == 429)
+		return "UpdatePayloadClusterOverloaded";
+	if (st == 500)
+		return "UpdatePayloadClusterError";
+	if (st >= 501 || rc == AL_ENET)
+		return "UpdatePayloadClusterDown";
+	return "UpdatePayloadFailed";
 }

@@ -9,6 +9,7 @@
 #include "pgp.h"
 #include "release.h"
 #include "store.h"
+#include "registry.h"
 
 AL_BEGIN_DECL
 
@@ -63,6 +64,12 @@ typedef struct al_update_image {
 	const char *image;
 } al_update_image;
 
+/* A ClusterVersion spec.overrides entry with unmanaged: true (borrowed
+ * strings; group "" for the core API; ns NULL or "" for none). */
+typedef struct al_update_override {
+	const char *group, *kind, *ns, *name;
+} al_update_override;
+
 typedef struct al_update_load_opts {
 	const char *
 	    profile; /* include.release.openshift.io/<profile>; NULL: default */
@@ -91,6 +98,12 @@ typedef struct al_update_load_opts {
 	/* {{.ReleaseImage}} in the image's manifests/ templates; NULL: the
 	 * version. */
 	const char *release_image;
+	/* Objects the admin took over (ClusterVersion spec.overrides,
+	 * unmanaged): left out, as library-go's Include leaves them out
+	 * (getOverrideForManifest; the namespace is ignored for a
+	 * cluster-scoped manifest). */
+	const al_update_override *overrides;
+	size_t noverrides;
 } al_update_load_opts;
 
 /* The object of a task (a JSON object; al_update_task_json gives its
@@ -111,6 +124,10 @@ typedef struct al_update_task {
 	                */
 	int job;       /* a batch/v1 Job: a barrier (the CVO's SplitOnJobs) */
 	char *group;   /* API group of apiVersion ("" for core) */
+	/* release.openshift.io/delete with a value other than "true": the
+	 * task fails without touching the object (lib/resourcedelete
+	 * ValidDeleteAnnotation) */
+	int delete_invalid;
 } al_update_task;
 
 /* A component: tasks[first .. first + count) applied in order. */
@@ -142,6 +159,7 @@ typedef struct al_update_graph {
 	size_t skipped_feature;    /* of which: feature set / gate / major */
 	size_t skipped_capability; /* of which: capability not enabled */
 	size_t skipped_template;   /* manifests/ files whose template failed */
+	size_t skipped_override;   /* documents left out: spec.overrides */
 	/* The documents left out by a filter, "Kind ns/name (file #doc): why
 	 * (annotation: value)", at most AL_UPDATE_MAX_LEFT_OUT of them. */
 	char **left_out;
@@ -309,7 +327,11 @@ AL_EXPORT int al_update_semver_cmp(const char *a, const char *b, int *cmp);
 
 /* Something that says Upgradeable=False (borrowed strings). */
 typedef struct al_update_blocker {
-	const char *kind;    /* "ClusterOperator" or "ClusterVersion" */
+	/* "ClusterOperator", "ClusterVersion" (its own Upgradeable=False),
+	 * "Overrides" (unmanaged spec.overrides: reason
+	 * ClusterVersionOverridesSet) or "AdminAck" (a gate,
+	 * al_update_admin_ack_blockers in update_int.h) */
+	const char *kind;
 	const char *name;    /* the object's name */
 	const char *reason;  /* the condition's reason (may be NULL) */
 	const char *message; /* the condition's message (may be NULL) */
@@ -426,6 +448,14 @@ typedef struct al_update_opts {
 	 * calling thread or workers, serialised. May be NULL. */
 	void (*event)(void *ud, const char *line);
 	void *ud;
+	/* Through the cluster's own CVO (docs/updater.md, "Updating through
+	 * the CVO"): a pre-flight that changes nothing, then
+	 * spec.desiredUpdate by digest, then watching ClusterVersion for at
+	 * most cvo_timeout_ms (0: 2 h). registry: how the pre-flight reaches
+	 * the mirror registries (borrowed; NULL: anonymous, TLS verified). */
+	int via_cvo;
+	uint64_t cvo_timeout_ms;
+	const al_registry_opts *registry;
 } al_update_opts;
 
 /* What a run did; al_update_result_clear frees it. */
@@ -449,13 +479,15 @@ typedef struct al_update_result {
 	char *accepted_risks; /* what --force accepted (history acceptedRisks);
 	                         NULL when nothing */
 	int cluster_version;  /* 1: the ClusterVersion status was written */
+	int via_cvo; /* 1: the update went through the cluster's CVO (asked,
+	                or chosen because one runs) */
 } al_update_result;
 
 #define AL_UPDATE_RESULT_INIT                                                  \
 	{                                                                      \
 		NULL, NULL, AL_UPDATE_MODE_NEW, 0, 0, NULL, 0, 0,              \
 		    AL_UPDATE_OUTCOME_FAILED, AL_UPDATE_INITIALIZING, 0, 0,    \
-		    NULL, NULL, 0, NULL, NULL, 0                               \
+		    NULL, NULL, 0, NULL, NULL, 0, 0                            \
 	}
 
 AL_EXPORT void al_update_result_clear(al_update_result *res);

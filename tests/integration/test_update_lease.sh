@@ -150,8 +150,9 @@ reset
 up_seed_cvo 1
 up_seed_cv 4.13.9
 al_run "$T/oc" "$T/ec" "$AIRLOCK" update --store "$S" --to 4.14.1 "${K[@]}" --state "$T/state-a.json"
-al_check "CVO: a running CVO Deployment refuses the run (exit 3)" [ "$AL_RC" = 3 ]
+al_check "CVO: with a running CVO Deployment the run goes through it, and its pre-flight refuses here (exit 3)" [ "$AL_RC" = 3 ]
 al_check "CVO: ... naming it and the way out" grep -q "a cluster-version-operator updates this cluster (Deployment openshift-cluster-version/cluster-version-operator (1 wanted, 1 available)).*--take-over" "$T/ec"
+al_check "CVO: ... the pre-flight names what is missing (the images in the registry the cluster pulls from)" grep -q "pre-flight check failed: .* is not where the cluster pulls it from" "$T/ec"
 al_check "CVO: nothing applied (only the two seeded objects), no lease taken" bash -c "[ '$(up_py 'print(len(present()))')' = 2 ] && [ '$(holder)' = None ]"
 al_check "CVO: the ClusterVersion status is left to the CVO" [ "$(up_obj $CV_PATH 'o["status"]["desired"]["version"]')" = 4.13.9 ]
 al_run "$T/oc" "$T/ec" "$AIRLOCK" update --store "$S" --to 4.14.1 "${K[@]}" --state "$T/state-a.json" --take-over

@@ -1,5 +1,5 @@
 #!/bin/bash
-# test_update_preconditions.sh: the CVO's preconditions before a new update (ClusterVersionUpgradeable, ClusterVersionRollback, ClusterVersionGiantHop) and --force recorded as acceptedRisks.
+# test_update_preconditions.sh: the CVO's preconditions before a new update (ClusterVersionUpgradeable with admin acks, ClusterVersionRollback, ClusterVersionGiantHop) and --force recorded as acceptedRisks.
 # al-tier: slow
 set -euo pipefail
 . "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
@@ -47,6 +47,23 @@ up_ctl objects '{"object": {"apiVersion": "config.openshift.io/v1", "kind": "Clu
 al_run "$T/o1" "$T/e1" "$AIRLOCK" update --store "$S" --to 4.15.0 "${K[@]}"
 al_check "Upgradeable: the ClusterVersion's own condition blocks (exit 3)" [ "$AL_RC" = 3 ]
 al_check "Upgradeable: ... naming its reason and message" grep -q 'failed because of "ClusterVersionOverridesSet": ClusterVersion version says Upgradeable=False: overrides prevent upgrades' "$T/e1"
+
+# --- admin acks (pkg/risk/adminack): a gate of the current minor blocks a minor update ----
+reset
+up_ctl objects '{"object": {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "admin-gates", "namespace": "openshift-config-managed"}, "data": {"ack-4.14-kube-1.28-api-removals-in-4.15": "Kubernetes 1.28 removes APIs", "ack-4.13-old": "an older minor: not applicable"}}}' >/dev/null
+up_ctl objects '{"object": {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "admin-acks", "namespace": "openshift-config"}, "data": {"ack-4.14-kube-1.28-api-removals-in-4.15": "yes"}}}' >/dev/null
+al_run "$T/o8" "$T/e8" "$AIRLOCK" update --store "$S" --to 4.15.0 "${K[@]}"
+al_check "admin ack: an unacknowledged gate refuses 4.14 -> 4.15 (exit 3)" [ "$AL_RC" = 3 ]
+al_check "admin ack: the refusal names the gate and its text" grep -q 'failed because of "AdminAckRequired": Kubernetes 1.28 removes APIs (gate ack-4.14-kube-1.28-api-removals-in-4.15' "$T/e8"
+al_check "admin ack: ... and the command that acknowledges it" grep -q "patch configmap admin-acks" "$T/e8"
+al_check "admin ack: only the gate of the current minor" bash -c "! grep -q ack-4.13-old '$T/e8'"
+al_check "admin ack: nothing applied" [ "$(up_py 'print(len(present()))')" = 0 ]
+al_check "admin ack: ClusterVersion says ReleaseAccepted=False PreconditionChecks" [ "$(up_obj $CV_PATH '[(c["status"], c["reason"]) for c in o["status"]["conditions"] if c["type"] == "ReleaseAccepted"]')" = "[('False', 'PreconditionChecks')]" ]
+al_run "$T/o8" "$T/e8" "$AIRLOCK" update --store "$S" --to 4.14.2 "${K[@]}" --dry-run
+al_check "admin ack: a patch update is not blocked" [ "$AL_RC" = 0 ]
+up_ctl objects '{"object": {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "admin-acks", "namespace": "openshift-config"}, "data": {"ack-4.14-kube-1.28-api-removals-in-4.15": "true"}}}' >/dev/null
+al_run "$T/o8" "$T/e8" "$AIRLOCK" update --store "$S" --to 4.15.0 "${K[@]}" --dry-run
+al_check "admin ack: acknowledged (\"true\"), the minor update passes" [ "$AL_RC" = 0 ]
 
 # --- --force: forced through, recorded as acceptedRisks in history ----------
 reset

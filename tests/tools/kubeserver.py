@@ -184,6 +184,22 @@ Control API (no token needed; POST bodies are JSON; answers are JSON):
           Deployment, DaemonSet: no status written.
         A CRD with a setting is not served until a step reports
         Established=True.
+  POST /_control/cvo      {"enabled": true, "delay": S, "fail": {"reason":
+        R, "message": M}, "never": true}: a simulated cluster-version-
+        operator. When ClusterVersion "version" spec.desiredUpdate changes
+        it checks for a signature ConfigMap of the image's digest in
+        openshift-config-managed (label
+        release.openshift.io/verification-signatures, a binaryData key
+        sha256-<hex>-N: presence only, unless "force"): missing, it sets
+        ReleaseAccepted=False (RetrievePayload, the CVO's message) and
+        stops; else ReleaseAccepted=True, status.desired, a Partial history
+        entry (a superseded Partial one gets its completionTime),
+        Progressing=True; S seconds later (default 0.2) the entry becomes
+        Completed (Available, Progressing=False), or with "fail"
+        Failing=True with R and M (the entry stays Partial), or with
+        "never" nothing more; "untrusted": true rejects every unforced
+        release as if no signature verified with the CVO's keys.
+        {"enabled": false} turns it off; reset too.
   POST /_control/reset    drop every object (then recreate the start
         namespaces), CRD-registered kinds, fault rules, operator settings,
         the log (seq restarts at 1). Kinds from --kinds and /_control/kinds
@@ -469,6 +485,7 @@ class Cluster(object):
         self.co_settings = {}  # name or "*" -> dict
         self.sim_settings = {}  # (kind, ns, name) -> steps (CVO rules)
         self.sim_timers = {}    # object key -> [threading.Timer]
+        self.cvo_sim = None     # settings of the simulated CVO, or None
         self.faults = []
         self.fault_seq = 0
         self.log = []
@@ -654,6 +671,7 @@ class Cluster(object):
                         "fieldsType": "FieldsV1", "fieldsV1": {}})
             md["managedFields"] = mfl
         self.objects[key] = new
+        self.cvo_hook(key, old, new)
         if kind.group == "apiextensions.k8s.io" and \
                 kind.plural == "customresourcedefinitions":
             self.register_crd(new)
@@ -1011,6 +1029,134 @@ class Cluster(object):
             self.log.append(ent)
             return ent
 
+    # -- a simulated cluster-version-operator (airlock update --via-cvo) ----
+    CV_KEY = ("config.openshift.io", "clusterversions", "", "version")
+
+    def cvo_hook(self, key, old, new):
+        """A changed spec.desiredUpdate starts the simulated CVO."""
+        if key != self.CV_KEY or not self.cvo_sim:
+            return
+        du = (new.get("spec") or {}).get("desiredUpdate")
+        odu = ((old or {}).get("spec") or {}).get("desiredUpdate")
+        if not du or du == odu:
+            return
+        t = threading.Timer(0.02, self.cvo_accept, (copy.deepcopy(du),))
+        t.daemon = True
+        t.start()
+
+    def cvo_status(self, fn):
+        """Change the ClusterVersion status with fn(status), as the CVO."""
+        old = self.objects.get(self.CV_KEY)
+        if old is None:
+            return
+        new = copy.deepcopy(old)
+        st = new.setdefault("status", {})
+        fn(st)
+        kind = self.find_kind("config.openshift.io/v1", "ClusterVersion")
+        self.store(self.CV_KEY, kind, old, new, "cluster-version-operator",
+                   "Update")
+
+    @staticmethod
+    def cvo_cond(st, ctype, status, reason, msg):
+        conds = [c for c in st.get("conditions") or []
+                 if c.get("type") != ctype]
+        conds.append({"type": ctype, "status": status, "reason": reason,
+                      "message": msg, "lastTransitionTime": now_rfc3339()})
+        st["conditions"] = conds
+
+    def cvo_current(self, du):
+        cv = self.objects.get(self.CV_KEY) or {}
+        return (cv.get("spec") or {}).get("desiredUpdate") == du
+
+    def cvo_signed(self, digest):
+        """A signature ConfigMap for digest, as the CVO's verifier reads
+        them (the simulation checks presence, not the OpenPGP signature)."""
+        want = digest.replace(":", "-") + "-"
+        for (g, plural, ns, _), o in self.objects.items():
+            if g or plural != "configmaps" or ns != "openshift-config-managed":
+                continue
+            labels = (o.get("metadata") or {}).get("labels") or {}
+            if "release.openshift.io/verification-signatures" not in labels:
+                continue
+            if any(k.startswith(want) for k in (o.get("binaryData") or {})):
+                return True
+        return False
+
+    def cvo_accept(self, du):
+        with self.lock:
+            s = self.cvo_sim
+            if not s or not self.cvo_current(du):
+                return
+            image = du.get("image", "")
+            version = du.get("version", "")
+            digest = image.split("@", 1)[1] if "@" in image else ""
+            if not du.get("force") and (s.get("untrusted") or
+                                        not self.cvo_signed(digest)):
+                msg = ('Retrieving payload failed version="%s" image="%s" '
+                       'failure=The update cannot be verified: unable to '
+                       'verify %s against keyrings: '
+                       'verifier-public-key-redhat' % (version, image,
+                                                       digest))
+                self.cvo_status(lambda st: self.cvo_cond(
+                    st, "ReleaseAccepted", "False", "RetrievePayload", msg))
+                return
+            now = now_rfc3339()
+
+            def accept(st):
+                hist = st.setdefault("history", [])
+                if hist and hist[0].get("state") == "Partial" and \
+                        hist[0].get("image") != image and \
+                        hist[0].get("completionTime") is None:
+                    hist[0]["completionTime"] = now
+                if not hist or hist[0].get("image") != image:
+                    hist.insert(0, {"state": "Partial", "version": version,
+                                    "image": image, "startedTime": now,
+                                    "completionTime": None,
+                                    "verified": not du.get("force")})
+                st["desired"] = {"version": version, "image": image}
+                self.cvo_cond(st, "ReleaseAccepted", "True", "PayloadLoaded",
+                              'Payload loaded version="%s" image="%s" '
+                              'architecture="amd64"' % (version, image))
+                self.cvo_cond(st, "Progressing", "True", "",
+                              "Working towards %s" % version)
+                self.cvo_cond(st, "Failing", "False", "", "")
+            self.cvo_status(accept)
+            t = threading.Timer(float(s.get("delay", 0.2)), self.cvo_finish,
+                                (copy.deepcopy(du),))
+            t.daemon = True
+            t.start()
+
+    def cvo_finish(self, du):
+        with self.lock:
+            s = self.cvo_sim
+            if not s or not self.cvo_current(du) or s.get("never"):
+                return
+            version = du.get("version", "")
+            image = du.get("image", "")
+            fail = s.get("fail")
+
+            def finish(st):
+                if fail:
+                    self.cvo_cond(st, "Failing", "True",
+                                  fail.get("reason", "ClusterOperatorNotAvailable"),
+                                  fail.get("message", ""))
+                    self.cvo_cond(st, "Progressing", "True",
+                                  fail.get("reason", "ClusterOperatorNotAvailable"),
+                                  "Unable to apply %s: %s" % (
+                                      version, fail.get("message", "")))
+                    return
+                for h in st.get("history") or []:
+                    if h.get("image") == image:
+                        h["state"] = "Completed"
+                        h["completionTime"] = now_rfc3339()
+                        break
+                self.cvo_cond(st, "Available", "True", "",
+                              "Done applying %s" % version)
+                self.cvo_cond(st, "Progressing", "False", "",
+                              "Cluster version is %s" % version)
+                self.cvo_cond(st, "Failing", "False", "", "")
+            self.cvo_status(finish)
+
     def reset(self):
         with self.lock:
             for t in self.co_timers.values():
@@ -1023,6 +1169,7 @@ class Cluster(object):
                     t.cancel()
             self.sim_timers = {}
             self.sim_settings = {}
+            self.cvo_sim = None
             self.objects = {}
             self.applied = {}
             self.kinds = [k for k in self.kinds if k.source != "crd"]
@@ -1284,6 +1431,10 @@ class Handler(http.server.BaseHTTPRequestHandler):
                     c.sim_settings.pop(k, None)
                 else:
                     c.sim_settings[k] = list(data.get("steps") or [])
+            self.send_json(200, {"ok": True})
+        elif path == "/_control/cvo" and self.command == "POST":
+            with c.lock:
+                c.cvo_sim = dict(data) if data.get("enabled", True) else None
             self.send_json(200, {"ok": True})
         elif path == "/_control/reset" and self.command == "POST":
             c.reset()

@@ -965,6 +965,8 @@ static void test_update__semver_order(void)
 	CU_ASSERT_EQUAL(al_update_semver_cmp("v4.14.1", "4.14.1", &c), AL_EPARSE);
 }
 
+static json_t *kept_gates;
+
 static int pre(const char *cur, const char *tgt, const al_update_blocker *b, size_t nb, char **msg)
 {
 	return al_update_check_preconditions(cur, tgt, b, nb, msg);
@@ -1027,6 +1029,305 @@ static void test_update__preconditions_as_the_cvo(void)
 	free(m);
 }
 
+/* The blocking gates of admin-gates against admin-acks, for current. */
+static size_t acks(const char *cur, const char *gates, const char *ackdata, al_update_blocker *bl, size_t max)
+{
+	json_t *g = json_loads(gates, 0, NULL), *a = ackdata != NULL ? json_loads(ackdata, 0, NULL) : NULL;
+	size_t n = 0;
+
+	CU_ASSERT_TRUE(json_object_size(g) <= max);
+	if (json_object_size(g) <= max)
+		al_update_admin_ack_blockers(cur, g, a, bl, &n);
+	/* the blockers borrow the keys: keep g alive in a static list */
+	json_decref(a);
+	json_decref(kept_gates);
+	kept_gates = g;
+	return n;
+}
+
+/* pkg/risk/adminack Test_New's cases (current 4.21), and the gate turned
+ * into a precondition failure: a minor update blocked, a patch not. */
+static void test_update__cvo_admin_acks(void)
+{
+	al_update_blocker bl[4];
+	char *m = NULL;
+
+	/* admin ack gate does not apply to version */
+	CU_ASSERT_EQUAL(acks("4.21.0", "{\"ack-4.8-test\": \"Testing\"}", "{}", bl, 4), 0);
+	/* admin-gates configmap gate does not have value */
+	CU_ASSERT_EQUAL(acks("4.21.0", "{\"ack-4.21-test\": \"\"}", "{}", bl, 4), 1);
+	CU_ASSERT_STRING_EQUAL(bl[0].reason, "AdminAckGateEmpty");
+	/* admin ack required */
+	CU_ASSERT_EQUAL(acks("4.21.0", "{\"ack-4.21-test\": \"Description.\"}", "{}", bl, 4), 1);
+	CU_ASSERT_STRING_EQUAL(bl[0].name, "ack-4.21-test");
+	CU_ASSERT_STRING_EQUAL(bl[0].reason, "AdminAckRequired");
+	CU_ASSERT_STRING_EQUAL(bl[0].message, "Description.");
+	/* admin ack required and admin ack gate does not apply to version */
+	CU_ASSERT_EQUAL(acks("4.21.0", "{\"ack-4.21-test\": \"A.\", \"ack-4.22-test\": \"B.\"}", "{}", bl, 4), 1);
+	CU_ASSERT_STRING_EQUAL(bl[0].name, "ack-4.21-test");
+	/* multiple admin acks required: sorted by name */
+	CU_ASSERT_EQUAL(acks("4.21.0", "{\"ack-4.21-b\": \"2\", \"ack-4.21-a\": \"1\", \"ack-4.21-c\": \"3\"}", "{}", bl, 4), 3);
+	CU_ASSERT_STRING_EQUAL(bl[0].name, "ack-4.21-a");
+	CU_ASSERT_STRING_EQUAL(bl[1].name, "ack-4.21-b");
+	CU_ASSERT_STRING_EQUAL(bl[2].name, "ack-4.21-c");
+	/* admin ack found; 2 of 3 found; only exactly "true" acknowledges */
+	CU_ASSERT_EQUAL(acks("4.21.0", "{\"ack-4.21-test\": \"D.\"}", "{\"ack-4.21-test\": \"true\"}", bl, 4), 0);
+	CU_ASSERT_EQUAL(acks("4.21.0", "{\"ack-4.21-a\": \"1\", \"ack-4.21-b\": \"2\", \"ack-4.21-c\": \"3\"}",
+			     "{\"ack-4.21-a\": \"true\", \"ack-4.21-c\": \"true\"}", bl, 4),
+			1);
+	CU_ASSERT_STRING_EQUAL(bl[0].name, "ack-4.21-b");
+	CU_ASSERT_EQUAL(acks("4.21.0", "{\"ack-4.21-test\": \"D.\"}", "{\"ack-4.21-test\": \"True\"}", bl, 4), 1);
+	/* admin-acks configmap not found: every applicable gate blocks */
+	CU_ASSERT_EQUAL(acks("4.21.0", "{\"ack-4.21-a\": \"1\"}", NULL, bl, 4), 1);
+	/* gateApplicableToCurrentVersion: the key's format */
+	CU_ASSERT_EQUAL(acks("4.21.0", "{\"ack-4.21--x\": \"1\", \"ack-3.11-x\": \"1\", \"ack-4.21\": \"1\", \"x-4.21-y\": \"1\"}", "{}", bl, 4),
+			4);
+	CU_ASSERT_STRING_EQUAL(bl[0].reason, "AdminAckGateInvalid");
+	CU_ASSERT_STRING_EQUAL(bl[3].reason, "AdminAckGateInvalid");
+	CU_ASSERT_EQUAL(acks("4.17.3", "{\"ack-4.17-kube-1.31-api-removals-in-4.18\": \"Removed APIs.\"}", "{}", bl, 4), 1);
+	/* as a precondition: a minor update is refused, a patch update is not */
+	CU_ASSERT_EQUAL(pre("4.17.3", "4.18.0", bl, 1, &m), 1);
+	CU_ASSERT_PTR_NOT_NULL(m != NULL ? strstr(m, "failed because of \"AdminAckRequired\": Removed APIs. (gate ack-4.17-kube-1.31-api-removals-in-4.18") : NULL);
+	CU_ASSERT_PTR_NOT_NULL(m != NULL ? strstr(m, "patch configmap admin-acks") : NULL);
+	free(m);
+	CU_ASSERT_EQUAL(pre("4.17.3", "4.17.9", bl, 1, &m), 0);
+	json_decref(kept_gates);
+	kept_gates = NULL;
+}
+
+/* al_update_merge of required (JSON) on live (JSON or NULL); the value at
+ * the dotted path of the result, as compact JSON (caller frees). */
+static char *merged_at(const char *group, const char *kind, const char *req, const char *live, const char *path)
+{
+	json_t *r = json_loads(req, 0, NULL), *l = live != NULL ? json_loads(live, 0, NULL) : NULL, *m = NULL;
+	const json_t *v;
+	char *out = NULL, seg[64];
+	const char *p = path;
+
+	if (r == NULL || al_update_merge(&m, r, l, group, kind) != 0)
+		goto out;
+	v = m;
+	while (v != NULL && *p != '\0') {
+		size_t n = strcspn(p, ".");
+
+		snprintf(seg, sizeof(seg), "%.*s", (int)n, p);
+		v = json_object_get(v, seg);
+		p += n + (p[n] == '.');
+	}
+	out = v != NULL ? json_dumps(v, JSON_COMPACT | JSON_SORT_KEYS | JSON_ENCODE_ANY) : strdup("absent");
+out:
+	json_decref(r);
+	json_decref(l);
+	json_decref(m);
+	return out;
+}
+
+static void check_merged(const char *group, const char *kind, const char *req, const char *live, const char *path,
+			 const char *want)
+{
+	char *got = merged_at(group, kind, req, live, path);
+
+	CU_ASSERT_PTR_NOT_NULL(got);
+	if (got != NULL && strcmp(got, want) != 0)
+		fprintf(stderr, "merge %s %s: got %s, want %s\n", kind, path, got, want);
+	CU_ASSERT_TRUE(got != NULL && strcmp(got, want) == 0);
+	free(got);
+}
+
+/* lib/resourcemerge: TestEnsureDeployment's replica and strategy cases,
+ * EnsureConfigMap (mergeMap), EnsureObjectMeta, ensureJobSpecDefault,
+ * EnsureClusterRole with an aggregationRule. */
+static void test_update__cvo_resourcemerge(void)
+{
+	/* different replica count: required wins; implicit replica count: 1 */
+	check_merged("apps", "Deployment", "{\"spec\": {\"replicas\": 3}}", "{\"spec\": {\"replicas\": 2}}", "spec.replicas", "3");
+	check_merged("apps", "Deployment", "{\"spec\": {}}", "{\"spec\": {\"replicas\": 2}}", "spec.replicas", "1");
+	check_merged("apps", "Deployment", "{\"spec\": {}}", NULL, "spec.replicas", "1");
+	/* paused and minReadySeconds: overwritten, absent meaning false and 0 */
+	check_merged("apps", "Deployment", "{\"spec\": {}}", "{\"spec\": {\"paused\": true}}", "spec.paused", "false");
+	check_merged("apps", "Deployment", "{\"spec\": {}}", "{\"spec\": {\"minReadySeconds\": 9}}", "spec.minReadySeconds", "0");
+	/* implicit strategy: RollingUpdate 25% / 25% */
+	check_merged("apps", "Deployment", "{\"spec\": {}}", NULL, "spec.strategy",
+		     "{\"rollingUpdate\":{\"maxSurge\":\"25%\",\"maxUnavailable\":\"25%\"},\"type\":\"RollingUpdate\"}");
+	check_merged("apps", "Deployment", "{\"spec\": {\"strategy\": {\"type\": \"Recreate\"}}}", NULL, "spec.strategy",
+		     "{\"type\":\"Recreate\"}");
+	/* EnsureConfigMap: data keys the manifest dropped stay, its own win */
+	check_merged("", "ConfigMap", "{\"data\": {\"k1\": \"new\"}}", "{\"data\": {\"k0\": \"kept\", \"k1\": \"old\"}}", "data",
+		     "{\"k0\":\"kept\",\"k1\":\"new\"}");
+	check_merged("", "ConfigMap", "{}", "{\"binaryData\": {\"b\": \"AA==\"}}", "binaryData", "{\"b\":\"AA==\"}");
+	/* EnsureObjectMeta: labels and annotations merged, owner refs by uid */
+	check_merged("", "ServiceAccount", "{\"metadata\": {\"labels\": {\"a\": \"1\"}}}",
+		     "{\"metadata\": {\"labels\": {\"a\": \"0\", \"b\": \"2\"}, \"annotations\": {\"x\": \"y\"}}}", "metadata",
+		     "{\"annotations\":{\"x\":\"y\"},\"labels\":{\"a\":\"1\",\"b\":\"2\"}}");
+	check_merged("", "ConfigMap", "{\"metadata\": {\"ownerReferences\": [{\"uid\": \"u1\", \"name\": \"new\"}]}}",
+		     "{\"metadata\": {\"ownerReferences\": [{\"uid\": \"u1\", \"name\": \"old\"}, {\"uid\": \"u2\", \"name\": \"other\"}]}}",
+		     "metadata.ownerReferences", "[{\"name\":\"new\",\"uid\":\"u1\"},{\"name\":\"other\",\"uid\":\"u2\"}]");
+	/* ensureJobSpecDefault */
+	check_merged("batch", "Job", "{\"spec\": {}}", NULL, "spec",
+		     "{\"backoffLimit\":6,\"completionMode\":\"NonIndexed\",\"suspend\":false}");
+	/* EnsureClusterRole: an aggregated role's rules are the control plane's */
+	check_merged("rbac.authorization.k8s.io", "ClusterRole", "{\"aggregationRule\": {}, \"rules\": []}",
+		     "{\"rules\": [{\"verbs\": [\"get\"]}]}", "rules", "[{\"verbs\":[\"get\"]}]");
+	/* kinds without an Ensure function are not merged (plain apply) */
+	CU_ASSERT_EQUAL(al_update_merge_kind("", "ConfigMap"), 1);
+	CU_ASSERT_EQUAL(al_update_merge_kind("apps", "Deployment"), 1);
+	CU_ASSERT_EQUAL(al_update_merge_kind("", "Secret"), 0);
+	CU_ASSERT_EQUAL(al_update_merge_kind("config.openshift.io", "ClusterOperator"), 0);
+}
+
+/* tests/data/cvo-gates/payloadcapabilitytest/<t>/<side>/file_N.yaml (JSON)
+ * as a graph, each document given the profile annotation the CVO's test
+ * does not need; caps NULL: no capability filter. NULL when the directory
+ * has no file (the CVO's "no update manifests" cases). */
+static al_update_graph *cap_graph(const char *t, const char *side, const char *const *caps, size_t ncaps)
+{
+	al_update_file files[8];
+	char *texts[8] = {0}, names[8][16];
+	al_update_load_opts o = opts_default();
+	al_update_graph *g = NULL;
+	size_t n = 0, i;
+
+	for (i = 1; i <= 8; i++) {
+		char rel[128], *path;
+		al_buf b = AL_BUF_INIT(1 << 16);
+		json_t *j;
+
+		snprintf(rel, sizeof(rel), "tests/data/cvo-gates/payloadcapabilitytest/%s/%s/file_%zu.yaml", t, side, i);
+		path = al_path_join(al_test_source_dir(), rel);
+		if (path == NULL || al_fs_read_file(path, &b) != 0) {
+			al_error_clear();
+			free(path);
+			al_buf_free(&b);
+			break;
+		}
+		free(path);
+		j = json_loads(al_buf_cstr(&b), 0, NULL);
+		al_buf_free(&b);
+		json_object_set_new(json_object_get(json_object_get(j, "metadata"), "annotations"),
+				    "include.release.openshift.io/self-managed-high-availability", json_string("true"));
+		texts[n] = json_dumps(j, 0);
+		json_decref(j);
+		snprintf(names[n], sizeof(names[n]), "file_%zu.yaml", i);
+		files[n] = file_of(names[n], texts[n] != NULL ? texts[n] : "");
+		n++;
+	}
+	o.capabilities = caps;
+	o.ncapabilities = ncaps;
+	o.known_capabilities = caps;
+	o.nknown_capabilities = ncaps;
+	o.capabilities_known = caps != NULL;
+	if (n > 0 && al_update_graph_build(&g, files, n, &o) != 0)
+		g = NULL;
+	for (i = 0; i < n; i++)
+		free(texts[i]);
+	return g;
+}
+
+/* The new implicitly enabled capabilities as "a,b,c" (sorted input). */
+static char *implicit_of(const char *t, const char *const *enabled, size_t nen)
+{
+	al_update_graph *next = cap_graph(t, "update", NULL, 0), *cur = cap_graph(t, "current", enabled, nen);
+	al_update_graph empty;
+	char **l = NULL, *out;
+	size_t n = 0, i, j;
+	al_buf b = AL_BUF_INIT(4096);
+
+	memset(&empty, 0, sizeof(empty));
+	CU_ASSERT_EQUAL(al_update_implicit_capabilities(next != NULL ? next : &empty, cur != NULL ? cur : &empty,
+							enabled, nen, &l, &n),
+			0);
+	/* sort for comparison */
+	for (i = 0; i < n; i++)
+		for (j = i + 1; j < n; j++)
+			if (strcmp(l[i], l[j]) > 0) {
+				char *x = l[i];
+				l[i] = l[j];
+				l[j] = x;
+			}
+	for (i = 0; i < n; i++) {
+		al_buf_printf(&b, "%s%s", i > 0 ? "," : "", l[i]);
+		free(l[i]);
+	}
+	free(l);
+	out = strdup(al_buf_cstr(&b));
+	al_buf_free(&b);
+	al_update_graph_free(next);
+	al_update_graph_free(cur);
+	return out;
+}
+
+static void check_implicit(const char *t, const char *const *enabled, size_t nen, const char *want)
+{
+	char *got = implicit_of(t, enabled, nen);
+
+	if (got != NULL && strcmp(got, want) != 0)
+		fprintf(stderr, "implicit %s: got '%s', want '%s'\n", t, got, want);
+	CU_ASSERT_TRUE(got != NULL && strcmp(got, want) == 0);
+	free(got);
+}
+
+/* pkg/payload TestGetImplicitlyEnabledCapabilities, on its testdata. The
+ * CVO returns the union with the already implicitly enabled ones; airlock
+ * counts those as enabled (status.enabledCapabilities) and returns the new
+ * ones. ("duplicate manifests", test10, is left out: a payload with the
+ * same object twice is refused before this.) */
+static void test_update__cvo_implicitly_enabled_capabilities(void)
+{
+	static const char *const c1[] = {"cap1"}, *const c12[] = {"cap1", "cap2"}, *const c2[] = {"cap2"};
+	const char *c7[30];
+	size_t n7 = 0, i;
+	char *owned[24];
+
+	check_implicit("test1", c1, 1, "cap2");    /* basic (and with unknown cap) */
+	check_implicit("test2", NULL, 0, "");      /* different manifest */
+	check_implicit("test3", c2, 1, "");        /* current manifest not enabled */
+	check_implicit("test4", c12, 2, "");       /* new cap already enabled */
+	check_implicit("test5", c12, 2, "");       /* already implicitly enabled */
+	check_implicit("test6", c1, 1, "cap2");    /* only add cap once */
+	check_implicit("test8", c1, 1, "");        /* no update manifests */
+	check_implicit("test9", c1, 1, "");        /* no current manifests */
+	/* complex: enabled cap1..cap24, implicitly enabled before cap000 and
+	 * cap111..cap114 */
+	for (i = 0; i < 24; i++) {
+		owned[i] = al_sprintf("cap%zu", i + 1);
+		c7[n7++] = owned[i];
+	}
+	c7[n7++] = "cap000";
+	c7[n7++] = "cap111";
+	c7[n7++] = "cap112";
+	c7[n7++] = "cap113";
+	c7[n7++] = "cap114";
+	check_implicit("test7", c7, n7, "cap1110,cap1111,cap1112,cap1113,cap1114,cap1115,cap1116,cap115,cap116,cap117,cap118,cap119");
+	for (i = 0; i < 24; i++)
+		free(owned[i]);
+}
+
+/* pkg/payload/task.go reasonForPayloadSyncError and the ClusterOperator
+ * reasons, from the messages airlock's failures carry. */
+static void test_update__cvo_failure_reasons(void)
+{
+	CU_ASSERT_STRING_EQUAL(al_update_failure_reason(AL_EAUTH, "PATCH '/api/v1/x': 403 forbidden"),
+			       "UpdatePayloadResourceForbidden");
+	CU_ASSERT_STRING_EQUAL(al_update_failure_reason(AL_EAUTH, "GET '/api/v1/x': 401 Unauthorized"),
+			       "UpdatePayloadClusterUnauthorized");
+	CU_ASSERT_STRING_EQUAL(al_update_failure_reason(AL_EPROTO, "PATCH '/x': 422 invalid"), "UpdatePayloadResourceInvalid");
+	CU_ASSERT_STRING_EQUAL(al_update_failure_reason(AL_ETIMEOUT, "sync deadline reached after 3 attempt(s); last answer: "
+								    "PATCH '/x': deadline reached after 3 attempts, last: 409 c"),
+			       "UpdatePayloadFailed");
+	CU_ASSERT_STRING_EQUAL(al_update_failure_reason(AL_EEXIST, "POST '/x': 409 Conflict"), "UpdatePayloadResourceConflict");
+	CU_ASSERT_STRING_EQUAL(al_update_failure_reason(AL_EPROTO, "PATCH '/x': 500 boom"), "UpdatePayloadClusterError");
+	CU_ASSERT_STRING_EQUAL(al_update_failure_reason(AL_EPROTO, "PATCH '/x': 503 down"), "UpdatePayloadClusterDown");
+	CU_ASSERT_STRING_EQUAL(al_update_failure_reason(AL_EPROTO, "PATCH '/x': 429 slow"), "UpdatePayloadClusterOverloaded");
+	CU_ASSERT_STRING_EQUAL(al_update_failure_reason(AL_ENOTFOUND, "GET '/x': 404 Not Found"), "UpdatePayloadResourceNotFound");
+	CU_ASSERT_STRING_EQUAL(al_update_failure_reason(AL_ETIMEOUT, "cluster operator 'etcd' is not available "
+								    "(ClusterOperatorNotAvailable): Available=False"),
+			       "ClusterOperatorNotAvailable");
+	CU_ASSERT_STRING_EQUAL(al_update_failure_reason(AL_ETIMEOUT, "deployment ns/d is Progressing=False: "
+								    "ProgressDeadlineExceeded: x (WorkloadNotProgressing)"),
+			       "WorkloadNotProgressing");
+	CU_ASSERT_STRING_EQUAL(al_update_failure_reason(AL_EINVAL, "invalid delete annotation"), "UpdatePayloadFailed");
+}
+
 /* A real payload's cluster-update-keys ConfigMap names metadata.namespace
  * twice; the CVO's decoder (sigs.k8s.io/yaml, not strict) keeps the later
  * one, and so must the loader (the strict one refuses it). */
@@ -1080,6 +1381,10 @@ static CU_TestInfo tests[] = {
 	{"test_update__cvo_manifests_dir_first_rendered", test_update__cvo_manifests_dir_first_rendered},
 	{"test_update__semver_order", test_update__semver_order},
 	{"test_update__preconditions_as_the_cvo", test_update__preconditions_as_the_cvo},
+	{"test_update__cvo_admin_acks", test_update__cvo_admin_acks},
+	{"test_update__cvo_resourcemerge", test_update__cvo_resourcemerge},
+	{"test_update__cvo_failure_reasons", test_update__cvo_failure_reasons},
+	{"test_update__cvo_implicitly_enabled_capabilities", test_update__cvo_implicitly_enabled_capabilities},
 	{"test_update__real_manifest_with_a_repeated_key_loads", test_update__real_manifest_with_a_repeated_key_loads},
 	CU_TEST_INFO_NULL,
 };

@@ -34,6 +34,8 @@ enum {
 	OPT_TAKE_OVER,
 	OPT_LOCK_WAIT,
 	OPT_LEASE_DURATION,
+	OPT_VIA_CVO,
+	OPT_CVO_TIMEOUT,
 };
 
 #define MAX_LIST 32
@@ -99,6 +101,22 @@ static const char update_help2[] =
     "runs\n"
     "                               (scale it to 0 first: airlock becomes the "
     "updater)\n"
+    "      --via-cvo                update through the cluster's running CVO: "
+    "pre-flight\n"
+    "                               (images in the mirrors, signature in the "
+    "cluster,\n"
+    "                               preconditions; nothing changed when one "
+    "fails), then\n"
+    "                               spec.desiredUpdate by digest, then watch "
+    "(exit 0 only\n"
+    "                               when its history entry is Completed);\n"
+    "                               chosen by itself when a CVO runs and no "
+    "--take-over\n"
+    "      --cvo-timeout D          how long --via-cvo watches (default 2h)\n"
+    "      --authfile FILE, --tls-verify=false, --ca-file FILE, --cert-dir "
+    "DIR\n"
+    "                               how --via-cvo's pre-flight reaches the "
+    "mirror registries\n"
     "      --keyring PATH           trusted OpenPGP keys: a key file, a "
     "directory of\n"
     "                               them or a cluster-update-keys ConfigMap "
@@ -152,7 +170,8 @@ static void on_event(void *ud, const char *line)
 {
 	ev_ctx *e = ud;
 
-	if (!e->quiet)
+	/* a failed pre-flight check is part of the error: shown with -q */
+	if (!e->quiet || al_str_startswith(line, "pre-flight check failed"))
 		cli_event(line);
 }
 
@@ -363,6 +382,12 @@ static int update_option(update_args *a, int opt, const char *arg)
 	case OPT_TAKE_OVER:
 		uo->take_over = 1;
 		return EXIT_OK;
+	case OPT_VIA_CVO:
+		uo->via_cvo = 1;
+		return EXIT_OK;
+	case OPT_CVO_TIMEOUT:
+		return parse_duration_opt("cvo-timeout", arg,
+		                          &uo->cvo_timeout_ms, 0);
 	case OPT_LOCK_WAIT:
 		return parse_duration_opt("lock-wait", arg, &uo->lock_wait_ms,
 		                          1);
@@ -447,6 +472,12 @@ static int run_update(const update_args *a, const al_update_opts *uo,
 				cli_error("%s", al_error_message());
 			return update_exit(rc, res);
 		}
+		if (rc == 0 && res->via_cvo) {
+			printf("update to %s completed by the cluster's "
+			       "cluster-version-operator (%s)\n",
+			       cli_esc(res->version), cli_esc(res->digest));
+			return EXIT_OK;
+		}
 		if (rc == 0) {
 			print_success(res);
 			return EXIT_OK;
@@ -498,6 +529,13 @@ int cmd_update(int argc, char **argv)
 	    {"take-over", no_argument, NULL, OPT_TAKE_OVER},
 	    {"lock-wait", required_argument, NULL, OPT_LOCK_WAIT},
 	    {"lease-duration", required_argument, NULL, OPT_LEASE_DURATION},
+	    {"via-cvo", no_argument, NULL, OPT_VIA_CVO},
+	    {"cvo-timeout", required_argument, NULL, OPT_CVO_TIMEOUT},
+	    /* --via-cvo's pre-flight reaches the mirror registries */
+	    {"authfile", required_argument, NULL, OPT_AUTHFILE},
+	    {"tls-verify", required_argument, NULL, OPT_TLS_VERIFY},
+	    {"ca-file", required_argument, NULL, OPT_CA_FILE},
+	    {"cert-dir", required_argument, NULL, OPT_CERT_DIR},
 	    /* of the network options, those the updater uses */
 	    {"parallel", required_argument, NULL, OPT_PARALLEL},
 	    {"timeout", required_argument, NULL, OPT_TIMEOUT},
@@ -511,6 +549,7 @@ int cmd_update(int argc, char **argv)
 	al_store *store = NULL;
 	al_kube *kube = NULL;
 	al_pgp_keyring *kr = NULL;
+	al_registry_opts ro;
 	ev_ctx ev = {.quiet = 0};
 	int opt, rc, code = EXIT_OK;
 
@@ -560,6 +599,17 @@ int cmd_update(int argc, char **argv)
 		code = update_exit(rc, &res);
 		goto out;
 	}
+	memset(&ro, 0, sizeof(ro));
+	ro.auth = c.auth;
+	ro.insecure = !c.tls_verify;
+	ro.http.ca_file = c.ca_file;
+	ro.http.proxy = c.proxy;
+	ro.cert_dir = c.cert_dir;
+	if (c.timeout_ms > 0) {
+		ro.http.connect_timeout_ms = c.timeout_ms;
+		ro.http.low_speed_time_ms = c.timeout_ms;
+	}
+	a.uo.registry = &ro;
 	a.uo.store = store;
 	a.uo.kube = kube;
 	a.uo.keyring = kr;
