@@ -36,7 +36,7 @@ for v in 4.14.2 4.14.3 4.14.4 4.15.0; do
 	up_sign "$S" "$(up_digest "$S" $v)" || { al_fail "sign $v"; al_finish; }
 done
 
-up_ks_start --co-delay 0.05
+UP_VIRTUAL_CLOCK=1 up_ks_start --co-delay 0.05
 K=(--kubeconfig "$T/kubeconfig" --operator-poll 100ms --keyring "$T/trusted.gpg" --state "$T/state.json")
 reset() {
 	up_ctl reset '{}' >/dev/null

@@ -20,7 +20,7 @@ D2=$(up_digest "$S" 4.14.2)
 D3=$(up_digest "$S" 4.15.0)
 
 al_start_registry "$T/registry"
-up_ks_start
+UP_VIRTUAL_CLOCK=1 up_ks_start
 up_ctl kinds '{"kinds": [
  {"group": "config.openshift.io", "version": "v1", "kind": "ImageDigestMirrorSet", "plural": "imagedigestmirrorsets", "namespaced": false},
  {"group": "config.openshift.io", "version": "v1", "kind": "ImageTagMirrorSet", "plural": "imagetagmirrorsets", "namespaced": false}]}' >/dev/null
