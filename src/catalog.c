@@ -11,6 +11,7 @@
 #include "json_int.h"
 #include "yaml_int.h"
 #include "catalog_int.h"
+#include "name_int.h"
 
 #define S_PACKAGE "olm.package"
 #define S_CHANNEL "olm.channel"
@@ -521,6 +522,12 @@ static const char *name_of(const json_t *o, const char *key, const char *what,
 	if (strlen(s) > AL_CATALOG_NAME_MAX) {
 		*rc = al_error_set(AL_ELIMIT, "%s: '%s' longer than %d bytes",
 		                   what, key, AL_CATALOG_NAME_MAX);
+		return NULL;
+	}
+	/* package, channel and bundle names become directories, tags and
+	 * lines of reports: no control byte may reach them */
+	if (!al_name_ok(s, strlen(s), AL_NAME_TEXT, AL_CATALOG_NAME_MAX)) {
+		*rc = al_name_check(what, s, AL_NAME_TEXT, AL_CATALOG_NAME_MAX);
 		return NULL;
 	}
 	return s;

@@ -16,6 +16,7 @@
 #include "json_int.h"
 #include "airlock/ref.h"
 #include "yaml_int.h"
+#include "name_int.h"
 #include "version_int.h"
 
 /* ---- versions (Masterminds semver v3, NewVersion) ------------------------ */
@@ -135,6 +136,18 @@ static int item_cmp(const void *pa, const void *pb)
 	return a->pos < b->pos ? -1 : a->pos > b->pos;
 }
 
+static int index_entry_ok(const al_yaml_node *key, const al_yaml_node *m)
+{
+	const char *v = scalar_str(al_yaml_get(m, "version"));
+
+	if (v == NULL || key->value == NULL ||
+	    !al_name_ok(key->value, strlen(key->value), AL_NAME_COMPONENT, 0) ||
+	    !al_name_ok(v, strlen(v), AL_NAME_FIELD, 0) ||
+	    !al_helm_version_valid(v))
+		return 0;
+	return 1;
+}
+
 static int parse_entry(const al_yaml_node *key, const al_yaml_node *m,
                        al_helm_index_entry *e)
 {
@@ -215,9 +228,14 @@ int al_helm_index_parse(al_helm_index *out, const uint8_t *p, size_t n,
 		for (j = 0; j < vs->n; j++) {
 			const al_yaml_node *m = vs->items[j];
 
-			/* loadIndex skips empty and invalid entries */
+			/* loadIndex skips empty and invalid entries;
+			 * ChartVersion.Validate makes the name one path
+			 * component and the version semver (Helm's
+			 * pkg/repo/index.go, chart Metadata.Validate): they
+			 * become a store name, a tag and lines of mapping.txt
+			 */
 			if (m->type != AL_YAML_MAP ||
-			    scalar_str(al_yaml_get(m, "version")) == NULL)
+			    !index_entry_ok(entries->keys[i], m))
 				continue;
 			if (nitems == cap) {
 				size_t nc = cap ? cap * 2 : 64;
@@ -1866,6 +1884,22 @@ static int search_chart(al_helm_chart *out, cctx *c, const hset *h,
 			    what);
 			goto out;
 		}
+		/* Metadata.Validate: the name is one path component, the
+		 * version semver; both become a store name and a tag */
+		if ((rc = al_name_check("chart name", c->name,
+		                        AL_NAME_COMPONENT, 0)) < 0 ||
+		    (rc = al_name_check("chart version", c->version,
+		                        AL_NAME_FIELD, 0)) < 0)
+			goto out;
+		if (!al_helm_version_valid(c->version)) {
+			rc = al_error_set(
+			    AL_EPARSE, "%s: chart version is not semver", what);
+			goto out;
+		}
+		if (c->app_version != NULL &&
+		    (rc = al_name_check("chart appVersion", c->app_version,
+		                        AL_NAME_TEXT, 0)) < 0)
+			goto out;
 		if ((out->name = al_strdup(c->name)) == NULL ||
 		    (out->version = al_strdup(c->version)) == NULL ||
 		    (c->app_version != NULL &&

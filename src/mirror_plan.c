@@ -11,11 +11,14 @@
 #include "airlock/error.h"
 #include "airlock/fs.h"
 #include "airlock/log.h"
+#include "name_int.h"
 #include "airlock/release.h"
 #include "catalog_int.h"
 #include "mirror_helm.h"
 #include "mirror_plan_int.h"
 
+/* longest SOURCE or DEST of a mapping line (al_ref_parse's bound) */
+#define PLAN_FIELD_MAX 1024
 /* mapping.txt and missing.txt are built in memory up to this size */
 #define PLAN_TEXT_MAX (256 * AL_MIB)
 
@@ -208,6 +211,14 @@ void al_plan_get_totals(const al_plan *p, al_plan_totals *out)
 	*out = p->totals;
 }
 
+/* A failed entry has no destination: empty is a field, a separator is not. */
+static int plan_field_check(const char *what, const char *s)
+{
+	if (s == NULL || s[0] == '\0')
+		return 0;
+	return al_name_check(what, s, AL_NAME_FIELD, PLAN_FIELD_MAX);
+}
+
 static int write_list(const al_plan *p, const char *dir, const char *file,
                       int missing_only)
 {
@@ -220,6 +231,13 @@ static int write_list(const al_plan *p, const char *dir, const char *file,
 		const al_plan_entry *e = &p->v[i];
 		if (missing_only && e->present && e->status == 0)
 			continue;
+		/* `oc image mirror -f` reads one SOURCE=DEST a line: a field
+		 * that could start another line or move the '=' is refused,
+		 * whatever let it through */
+		if ((rc = plan_field_check("mapping source", e->source)) < 0 ||
+		    (rc = plan_field_check("mapping destination",
+		                           e->destination)) < 0)
+			break;
 		rc = al_buf_printf(&b, "%s=%s\n", e->source, e->destination);
 	}
 	if (rc < 0)

@@ -13,6 +13,7 @@
 #include "airlock/error.h"
 #include "airlock/log.h"
 #include "certsd_int.h"
+#include "name_int.h"
 #include "registry_int.h"
 
 #define DEFAULT_CHUNK (16 * AL_MIB)
@@ -1502,6 +1503,17 @@ int al_registry_list_tags(al_registry *r, const char *repo, char ***tags,
 				    AL_EPROTO,
 				    "tags of '%s': a tag is not a string",
 				    what);
+				goto out;
+			}
+			/* a tag becomes a reference, a chart version and a
+			 * line of mapping.txt: the spec's grammar only */
+			if (!al_name_ok(json_string_value(v),
+			                json_string_length(v), AL_NAME_TAG,
+			                0)) {
+				rc = al_error_set(AL_EPROTO,
+				                  "tags of '%s': a tag is not "
+				                  "a valid tag",
+				                  what);
 				goto out;
 			}
 			if (n >= TAGS_MAX) {

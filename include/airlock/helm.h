@@ -58,8 +58,10 @@ typedef struct al_helm_index {
 /*
  * Parse an index.yaml (YAML, or JSON, which is YAML too) as Helm's
  * loadIndex: apiVersion required, entries without a version or a name
- * skipped, each chart's versions sorted newest first (ChartVersions.Less:
- * versions that do not parse last). name is used in messages. AL_EPARSE
+ * skipped, and those ChartVersion.Validate refuses (a name that is not one
+ * path component, a version that is not semver or holds a control byte,
+ * space or '='), each chart's versions sorted newest first
+ * (ChartVersions.Less). name is used in messages. AL_EPARSE
  * with "<name>:<line>:<column>", AL_ELIMIT beyond AL_HELM_INDEX_MAX.
  */
 AL_EXPORT int al_helm_index_parse(al_helm_index *out, const uint8_t *p,

@@ -23,7 +23,7 @@ import sys
 
 # Layers, bottom to top: a module may include its own layer or lower ones.
 LAYERS = [
-    ("foundation", "common error buf clock log fs digest json yaml version"),
+    ("foundation", "common error buf clock log fs digest json yaml version name"),
     ("formats", "ref oci pgp imageset certsd http helm"),
     ("services", "auth registry regconf store layer release kres kube"),
     ("domain", "sig graph transfer catalog cosign"),
