@@ -396,7 +396,7 @@ static int reg_do(al_registry *r, const char *repo, int push,
 		goto out;
 	}
 	if (on_registry(r, url) &&
-	    al_auth_cached(r->auth, r->host, scope, &auth) == 0)
+	    al_auth_cached(r->auth, r->host, repo, scope, &auth) == 0)
 		used_cache = 1;
 	al_error_clear();
 	for (tries = 0; tries < 3; tries++) {
@@ -454,7 +454,7 @@ static int reg_do(al_registry *r, const char *repo, int push,
 			break; /* refused with fresh credentials: the caller
 			          reports it */
 		if (used_cache) {
-			al_auth_invalidate(r->auth, r->host, scope);
+			al_auth_invalidate(r->auth, r->host, repo, scope);
 			used_cache = 0;
 		}
 		if (auth != NULL) {
