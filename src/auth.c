@@ -56,9 +56,13 @@ typedef struct auth_helper_hit {
 	char *pass;
 } auth_helper_hit;
 
+/* A cached Authorization header. ident names the credentials that made
+ * it (cred_ident): a lookup uses it only for a repository whose
+ * credentials are the same ones, never across auth-file keys. */
 typedef struct auth_token {
 	char *registry;
-	char *scope;         /* NULL: any scope (Basic) */
+	char *ident;         /* cred_ident of the credentials; "" anonymous */
+	char *scope;         /* NULL: every scope of ident (Basic) */
 	char *header;        /* "Authorization: ..." */
 	uint64_t expires_ms; /* monotonic */
 } auth_token;
@@ -86,6 +90,7 @@ static void wipe_free(char *s)
 static void token_clear(auth_token *t)
 {
 	free(t->registry);
+	free(t->ident);
 	free(t->scope);
 	wipe_free(t->header);
 	memset(t, 0, sizeof(*t));
@@ -592,11 +597,13 @@ static int key_names_registry(const char *key, int legacy, const char *reg)
 	return same_registry(s, n, reg);
 }
 
-/* The helper's answer for registry, from the cache or by running it.
- * Called with the lock held (one run per helper and registry). 0 with
- * *user NULL: the helper has none. */
+/* The helper's answer for registry, from the cache or by running it
+ * (only when may_run). Called with the lock held (one run per helper and
+ * registry). 0 with *user NULL: the helper has none; 1: may_run is 0 and
+ * the helper was not asked yet. *ident: "helper NAME for REG". */
 static int helper_lookup(al_auth *a, const char *helper, const char *reg,
-                         const char *origin, char **user, char **pass)
+                         const char *origin, int may_run, char **user,
+                         char **pass, char **ident)
 {
 	auth_helper_hit *n, *h = NULL;
 	char *u = NULL, *p = NULL;
@@ -607,6 +614,8 @@ static int helper_lookup(al_auth *a, const char *helper, const char *reg,
 		if (strcmp(a->hits[i].helper, helper) == 0 &&
 		    strcmp(a->hits[i].registry, reg) == 0)
 			h = &a->hits[i];
+	if (h == NULL && !may_run)
+		return 1;
 	if (h == NULL) {
 		al_log_debug("auth: asking credential helper "
 		             "'docker-credential-%s' for '%s' (%s)",
@@ -645,26 +654,31 @@ static int helper_lookup(al_auth *a, const char *helper, const char *reg,
 		return 0;
 	*user = al_strdup(h->user);
 	*pass = al_strdup(h->pass);
-	if (*user == NULL || *pass == NULL) {
+	*ident = al_sprintf("helper %s for %s", helper, reg);
+	if (*user == NULL || *pass == NULL || *ident == NULL) {
 		wipe_free(*user);
 		wipe_free(*pass);
-		*user = *pass = NULL;
+		free(*ident);
+		*user = *pass = *ident = NULL;
 		return al_error_set(AL_ENOMEM, "out of memory");
 	}
 	return 0;
 }
 
 /*
- * containers/image findCredentialsInFile for one file: its credHelpers
- * entry for the registry; else the most specific of "reg/ns/repo",
- * "reg/ns", "reg" written exactly (authKeyLookupOrder; a legacy file:
- * "reg" only); else a key that names the registry as a URL or another
- * docker.io name; else (docker CLI, not containers/image) its credsStore.
- * 0 with *user NULL: nothing usable in this file.
+ * containers/image findCredentialsInFile for file number fi: its
+ * credHelpers entry for the registry; else the most specific of
+ * "reg/ns/repo", "reg/ns", "reg" written exactly (authKeyLookupOrder; a
+ * legacy file: "reg" only); else a key that names the registry as a URL or
+ * another docker.io name; else (docker CLI, not containers/image) its
+ * credsStore. 0 with *user NULL: nothing usable in this file; 1: a helper
+ * not asked yet decides and may_run is 0. *ident names the entry that
+ * chose the credentials ("file N key KEY" or the helper's).
  */
-static int file_lookup(al_auth *a, const auth_file *f, const char *reg,
-                       const char *repo, char **user, char **pass)
+static int file_lookup(al_auth *a, size_t fi, const char *reg, const char *repo,
+                       int may_run, char **user, char **pass, char **ident)
 {
+	const auth_file *f = &a->files[fi];
 	const auth_cred *hit = NULL;
 	char *key = NULL;
 	size_t i, kl;
@@ -673,7 +687,8 @@ static int file_lookup(al_auth *a, const auth_file *f, const char *reg,
 	for (i = 0; i < f->nhelpers; i++)
 		if (strcmp(f->helper_keys[i], reg) == 0)
 			return helper_lookup(a, f->helper_names[i], reg,
-			                     f->path, user, pass);
+			                     f->path, may_run, user, pass,
+			                     ident);
 	key = !f->legacy && repo != NULL && repo[0] != '\0'
 	          ? al_sprintf("%s/%s", reg, repo)
 	          : al_strdup(reg);
@@ -697,25 +712,52 @@ static int file_lookup(al_auth *a, const auth_file *f, const char *reg,
 	if (hit != NULL && hit->user != NULL) {
 		*user = al_strdup(hit->user);
 		*pass = al_strdup(hit->pass);
-		if (*user == NULL || *pass == NULL) {
+		*ident = al_sprintf("file %zu key %s", fi, hit->key);
+		if (*user == NULL || *pass == NULL || *ident == NULL) {
 			wipe_free(*user);
 			wipe_free(*pass);
-			*user = *pass = NULL;
+			free(*ident);
+			*user = *pass = *ident = NULL;
 			rc = al_error_set(AL_ENOMEM, "out of memory");
 		}
 		return rc;
 	}
 	if (f->creds_store != NULL)
-		return helper_lookup(a, f->creds_store, reg, f->path, user,
-		                     pass);
+		return helper_lookup(a, f->creds_store, reg, f->path, may_run,
+		                     user, pass, ident);
+	return 0;
+}
+
+/*
+ * The credentials for reg (normalised) and repo, and *ident, the name of
+ * the entry that chose them ("" when there are none: anonymous). Called
+ * with the lock held. may_run 0: 1 when a credential helper not asked yet
+ * would decide (nothing written). *user and *pass NULL when none.
+ */
+static int cred_lookup(al_auth *a, const char *reg, const char *repo,
+                       int may_run, char **user, char **pass, char **ident)
+{
+	char *u = NULL, *p = NULL, *id = NULL;
+	size_t i;
+	int rc = 0;
+
+	/* the first file with usable credentials wins (getCredentials) */
+	for (i = 0; i < a->nfiles && u == NULL && rc == 0; i++)
+		rc = file_lookup(a, i, reg, repo, may_run, &u, &p, &id);
+	if (rc != 0)
+		return rc;
+	if (id == NULL && (id = al_strdup("")) == NULL)
+		return al_error_set(AL_ENOMEM, "out of memory");
+	*user = u;
+	*pass = p;
+	*ident = id;
 	return 0;
 }
 
 int al_auth_lookup(al_auth *a, const char *registry, const char *repository,
                    char **user, char **pass)
 {
-	char *reg = NULL, *u = NULL, *p = NULL;
-	size_t i;
+	char *reg = NULL, *u = NULL, *p = NULL, *id = NULL;
 	int rc = 0;
 
 	if (a == NULL || registry == NULL || user == NULL || pass == NULL)
@@ -725,10 +767,9 @@ int al_auth_lookup(al_auth *a, const char *registry, const char *repository,
 	if (reg == NULL)
 		return al_error_set(AL_ENOMEM, "out of memory");
 	pthread_mutex_lock(&a->lock);
-	/* the first file with usable credentials wins (getCredentials) */
-	for (i = 0; i < a->nfiles && u == NULL && rc == 0; i++)
-		rc = file_lookup(a, &a->files[i], reg, repository, &u, &p);
+	rc = cred_lookup(a, reg, repository, 1, &u, &p, &id);
 	pthread_mutex_unlock(&a->lock);
+	free(id);
 	if (rc < 0)
 		goto out;
 	if (u == NULL) {
@@ -902,23 +943,25 @@ static int same(const char *a, const char *b)
 }
 
 /* Called with the lock held. */
-static int cache_put(al_auth *a, const char *reg, const char *scope,
-                     const char *header, uint64_t ttl_ms)
+static int cache_put(al_auth *a, const char *reg, const char *ident,
+                     const char *scope, const char *header, uint64_t ttl_ms)
 {
-	auth_token t = {NULL, NULL, NULL, 0}, *n;
+	auth_token t = {NULL, NULL, NULL, NULL, 0}, *n;
 	size_t i;
 
 	t.registry = al_strdup(reg);
+	t.ident = al_strdup(ident);
 	t.scope = scope != NULL ? al_strdup(scope) : NULL;
 	t.header = al_strdup(header);
 	t.expires_ms = al_clock_now_ms() + ttl_ms;
-	if (t.registry == NULL || (scope != NULL && t.scope == NULL) ||
-	    t.header == NULL) {
+	if (t.registry == NULL || t.ident == NULL ||
+	    (scope != NULL && t.scope == NULL) || t.header == NULL) {
 		token_clear(&t);
 		return al_error_set(AL_ENOMEM, "out of memory caching a token");
 	}
 	for (i = 0; i < a->ntokens; i++) {
 		if (strcmp(a->tokens[i].registry, reg) == 0 &&
+		    strcmp(a->tokens[i].ident, ident) == 0 &&
 		    same(a->tokens[i].scope, scope)) {
 			token_clear(&a->tokens[i]);
 			a->tokens[i] = t;
@@ -942,13 +985,32 @@ static int cache_put(al_auth *a, const char *reg, const char *scope,
 	return 0;
 }
 
-int al_auth_cached(al_auth *a, const char *registry, const char *scope,
-                   char **header)
+/*
+ * The cred_ident a request for registry/repository would use, without
+ * running a credential helper: *ident NULL when a helper not asked yet
+ * would decide (nothing cached can be used then). Lock held.
+ */
+static int cached_ident(al_auth *a, const char *reg, const char *repository,
+                        char **ident)
+{
+	char *u = NULL, *p = NULL;
+	int rc;
+
+	*ident = NULL;
+	rc = cred_lookup(a, reg, repository, 0, &u, &p, ident);
+	wipe_free(u);
+	wipe_free(p);
+	return rc < 0 ? rc : 0;
+}
+
+int al_auth_cached(al_auth *a, const char *registry, const char *repository,
+                   const char *scope, char **header)
 {
 	uint64_t now = al_clock_now_ms();
 	const auth_token *hit = NULL;
-	char *reg, *h = NULL;
+	char *reg, *id = NULL, *h = NULL;
 	size_t i;
+	int rc;
 
 	if (a == NULL || registry == NULL || header == NULL)
 		return al_error_set(AL_EINVAL,
@@ -957,26 +1019,33 @@ int al_auth_cached(al_auth *a, const char *registry, const char *scope,
 	if (reg == NULL)
 		return al_error_set(AL_ENOMEM, "out of memory");
 	pthread_mutex_lock(&a->lock);
-	/* an exact (registry, scope) token first, then a Basic entry for the
-	 * registry */
-	for (i = 0; i < a->ntokens && hit == NULL; i++) {
+	rc = cached_ident(a, reg, repository, &id);
+	/* only what the same credentials made: an exact (registry, scope)
+	 * token first, then a Basic entry */
+	for (i = 0; rc == 0 && id != NULL && i < a->ntokens && hit == NULL;
+	     i++) {
 		const auth_token *t = &a->tokens[i];
 
 		if (strcmp(t->registry, reg) == 0 && now < t->expires_ms &&
-		    t->scope != NULL && same(t->scope, scope))
+		    strcmp(t->ident, id) == 0 && t->scope != NULL &&
+		    same(t->scope, scope))
 			hit = t;
 	}
-	for (i = 0; i < a->ntokens && hit == NULL; i++) {
+	for (i = 0; rc == 0 && id != NULL && i < a->ntokens && hit == NULL;
+	     i++) {
 		const auth_token *t = &a->tokens[i];
 
 		if (strcmp(t->registry, reg) == 0 && now < t->expires_ms &&
-		    t->scope == NULL)
+		    strcmp(t->ident, id) == 0 && t->scope == NULL)
 			hit = t;
 	}
 	if (hit != NULL)
 		h = al_strdup(hit->header);
 	pthread_mutex_unlock(&a->lock);
 	free(reg);
+	free(id);
+	if (rc < 0)
+		return rc;
 	if (hit == NULL)
 		return al_error_set(AL_ENOTFOUND,
 		                    "no cached token for '%s' scope '%s'",
@@ -987,9 +1056,10 @@ int al_auth_cached(al_auth *a, const char *registry, const char *scope,
 	return 0;
 }
 
-void al_auth_invalidate(al_auth *a, const char *registry, const char *scope)
+void al_auth_invalidate(al_auth *a, const char *registry,
+                        const char *repository, const char *scope)
 {
-	char *reg;
+	char *reg, *id = NULL;
 	size_t i;
 
 	if (a == NULL || registry == NULL)
@@ -998,10 +1068,13 @@ void al_auth_invalidate(al_auth *a, const char *registry, const char *scope)
 	if (reg == NULL)
 		return;
 	pthread_mutex_lock(&a->lock);
-	for (i = 0; i < a->ntokens;) {
+	if (cached_ident(a, reg, repository, &id) < 0)
+		al_error_clear();
+	for (i = 0; id != NULL && i < a->ntokens;) {
 		auth_token *t = &a->tokens[i];
 
 		if (strcmp(t->registry, reg) == 0 &&
+		    strcmp(t->ident, id) == 0 &&
 		    (t->scope == NULL || same(t->scope, scope))) {
 			token_clear(t);
 			memmove(t, t + 1, (a->ntokens - i - 1) * sizeof(*t));
@@ -1011,6 +1084,7 @@ void al_auth_invalidate(al_auth *a, const char *registry, const char *scope)
 		i++;
 	}
 	pthread_mutex_unlock(&a->lock);
+	free(id);
 	free(reg);
 }
 
@@ -1230,7 +1304,7 @@ int al_auth_challenge_url(al_auth *a, al_http *h, const char *registry,
 {
 	al_auth_params ch = {NULL, NULL, NULL, NULL};
 	char *user = NULL, *pass = NULL, *cred = NULL, *token = NULL,
-	     *hv = NULL, *reg = NULL;
+	     *hv = NULL, *reg = NULL, *ident = NULL;
 	uint64_t ttl_s = 0, ttl_ms;
 	int rc;
 
@@ -1245,13 +1319,12 @@ int al_auth_challenge_url(al_auth *a, al_http *h, const char *registry,
 		rc = al_error_set(AL_ENOMEM, "out of memory");
 		goto out;
 	}
-	rc = al_auth_lookup(a, reg, repository, &user, &pass);
-	if (rc == AL_ENOTFOUND) {
-		al_error_clear();
-		rc = 0;
-	} else if (rc != 0) {
+	/* the header is cached under the entry that chose the credentials */
+	pthread_mutex_lock(&a->lock);
+	rc = cred_lookup(a, reg, repository, 1, &user, &pass, &ident);
+	pthread_mutex_unlock(&a->lock);
+	if (rc != 0)
 		goto out;
-	}
 	if (strcasecmp(ch.scheme, "Basic") == 0) {
 		if (user == NULL) {
 			rc = al_error_set(
@@ -1267,7 +1340,7 @@ int al_auth_challenge_url(al_auth *a, al_http *h, const char *registry,
 			goto out;
 		}
 		pthread_mutex_lock(&a->lock);
-		rc = cache_put(a, reg, NULL, hv, 3600 * 1000);
+		rc = cache_put(a, reg, ident, NULL, hv, 3600 * 1000);
 		pthread_mutex_unlock(&a->lock);
 		if (rc != 0)
 			goto out;
@@ -1307,7 +1380,7 @@ int al_auth_challenge_url(al_auth *a, al_http *h, const char *registry,
 		             ? (ttl_s - TOKEN_MARGIN_S) * 1000
 		             : ttl_s * 500;
 		pthread_mutex_lock(&a->lock);
-		rc = cache_put(a, reg, scope, hv, ttl_ms);
+		rc = cache_put(a, reg, ident, scope, hv, ttl_ms);
 		pthread_mutex_unlock(&a->lock);
 		if (rc != 0)
 			goto out;
@@ -1323,6 +1396,7 @@ int al_auth_challenge_url(al_auth *a, al_http *h, const char *registry,
 out:
 	al_auth_params_clear(&ch);
 	free(reg);
+	free(ident);
 	wipe_free(user);
 	wipe_free(pass);
 	wipe_free(cred);

@@ -557,8 +557,8 @@ static int mirror_impl(al_store *s, const char *const *releases,
 		rel->source = al_strdup(releases[i]);
 		rel_idx[i] = -1;
 		if ((rc = al_regconf_check_release_ref(
-		         opts != NULL ? opts->regconf : NULL, releases[i])) <
-		        0 ||
+		         opts != NULL ? opts->registry.regconf : NULL,
+		         releases[i])) < 0 ||
 		    (rc = queue(t, releases[i], &rel_idx[i])) < 0 ||
 		    (rc = al_transfer_hold(t, rel_idx[i])) < 0) {
 			rel->status = rc;

@@ -33,8 +33,9 @@ struct al_registry {
 	int insecure;
 	uint64_t chunk_size;
 	al_http *http;
-	al_auth *auth;     /* borrowed or own_auth */
-	al_auth *own_auth; /* anonymous, when opts->auth is NULL */
+	al_auth *auth;             /* borrowed or own_auth */
+	al_auth *own_auth;         /* anonymous, when opts->auth is NULL */
+	const al_regconf *regconf; /* borrowed; NULL: none */
 	const char *insecure_hosts[2];
 };
 
@@ -124,6 +125,16 @@ int al_registry_new(al_registry **out, const char *host,
 		r->insecure = opts->insecure;
 		r->chunk_size = opts->chunk_size;
 		r->auth = opts->auth;
+		r->regconf = opts->regconf;
+	}
+	/* the policy gate (docs/security.md): a blocked host gets no client,
+	 * so no request (containers/image newDockerClient) */
+	if (r->regconf != NULL) {
+		int ins = 0;
+
+		if ((rc = al_regconf_host(r->regconf, r->host, &ins)) < 0)
+			goto out;
+		r->insecure |= ins;
 	}
 	if (r->chunk_size == 0)
 		r->chunk_size = DEFAULT_CHUNK;
@@ -358,6 +369,25 @@ static int no_credentials_hint(al_registry *r, const char *repo)
 }
 
 /*
+ * The policy gate of one request (docs/security.md): registries.conf
+ * blocks a prefix "host/namespace[/repo]" that repo is under (the host
+ * itself was checked by al_registry_new). Every request passes here.
+ */
+static int policy_gate(const al_registry *r, const char *repo)
+{
+	char *name;
+	int rc;
+
+	if (r->regconf == NULL || repo == NULL || repo[0] == '\0')
+		return 0;
+	if ((name = al_sprintf("%s/%s", r->host, repo)) == NULL)
+		return al_error_set(AL_ENOMEM, "out of memory");
+	rc = al_regconf_host(r->regconf, name, NULL);
+	free(name);
+	return rc;
+}
+
+/*
  * Perform one registry request: path_or_url relative to the registry or
  * absolute (upload locations), extra headers (NULL-terminated, at most
  * MAX_HDRS - 2). Adds a cached Authorization header, answers one 401
@@ -384,6 +414,8 @@ static int reg_do(al_registry *r, const char *repo, int push,
 	}
 	for (i = 0; extra != NULL && extra[i] != NULL && nh < MAX_HDRS - 2; i++)
 		hdrs[nh++] = extra[i];
+	if ((rc = policy_gate(r, repo)) < 0)
+		goto out;
 	if (reg_origin(r, url) == REG_DOWNGRADE) {
 		/* e.g. an upload Location: the credentials would follow it
 		 * in clear text */
@@ -397,7 +429,7 @@ static int reg_do(al_registry *r, const char *repo, int push,
 		goto out;
 	}
 	if (on_registry(r, url) &&
-	    al_auth_cached(r->auth, r->host, scope, &auth) == 0)
+	    al_auth_cached(r->auth, r->host, repo, scope, &auth) == 0)
 		used_cache = 1;
 	al_error_clear();
 	for (tries = 0; tries < 3; tries++) {
@@ -455,7 +487,7 @@ static int reg_do(al_registry *r, const char *repo, int push,
 			break; /* refused with fresh credentials: the caller
 			          reports it */
 		if (used_cache) {
-			al_auth_invalidate(r->auth, r->host, scope);
+			al_auth_invalidate(r->auth, r->host, repo, scope);
 			used_cache = 0;
 		}
 		if (auth != NULL) {

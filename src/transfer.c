@@ -467,16 +467,7 @@ int al_transfer_new_to_registry(al_transfer **out, const char *host,
 		return al_error_set(AL_ENOMEM, "out of memory");
 	}
 	t->dst_insecure = host_insecure(t, host);
-	if (t->opts.regconf != NULL) {
-		int ins = 0;
-
-		/* containers/image newDockerClient: blocked, insecure */
-		if ((rc = al_regconf_host(t->opts.regconf, host, &ins)) < 0) {
-			al_transfer_free(t);
-			return rc;
-		}
-		t->dst_insecure |= ins;
-	}
+	/* registries.conf (blocked, insecure): the registry client's gate */
 	*out = t;
 	return 0;
 }
@@ -818,7 +809,7 @@ static int map_source(al_transfer *t, const al_ref *ref, image *img)
 		    s->location);
 		goto out;
 	}
-	if (t->opts.regconf != NULL) {
+	if (t->opts.registry.regconf != NULL) {
 		rc = regconf_sources(t, ref, img);
 		goto out;
 	}
@@ -1722,7 +1713,8 @@ static int regconf_sources(al_transfer *t, const al_ref *ref, image *img)
 	size_t n = 0, i;
 	int rc;
 
-	if ((rc = al_regconf_pull_sources(t->opts.regconf, ref, &src, &n)) < 0)
+	if ((rc = al_regconf_pull_sources(t->opts.registry.regconf, ref, &src,
+	                                  &n)) < 0)
 		return rc;
 	img->alt_src = calloc(n, sizeof(*img->alt_src));
 	img->alt_repo = calloc(n, sizeof(*img->alt_repo));

@@ -83,7 +83,11 @@ AL_EXPORT int al_auth_lookup(al_auth *a, const char *registry,
  * until expires_in - 30 s. For Basic, build the header from credentials
  * (AL_EAUTH if none). *header receives "Authorization: ..." (caller frees).
  * AL_EAUTH when the token server refuses; AL_EPARSE on a bad challenge.
- * Basic headers are cached for every scope of that registry.
+ * Every header is cached under the auth-file key or credential helper
+ * that chose the credentials for registry/repository (al_auth_lookup;
+ * anonymous is a key of its own): Bearer tokens per scope as well, Basic
+ * headers for every scope of that key. A repository whose credentials
+ * come from another key never gets it (docs/security.md).
  */
 AL_EXPORT int al_auth_challenge(al_auth *a, al_http *h, const char *registry,
                                 const char *repository,
@@ -107,14 +111,19 @@ AL_EXPORT int al_auth_challenge_url(al_auth *a, al_http *h,
                                     const char *scope, const char *request_url,
                                     char **header);
 
-/* A cached "Authorization: ..." header for (registry, scope) that is still
- * valid; AL_ENOTFOUND otherwise. Caller frees. */
+/* A cached "Authorization: ..." header still valid for (registry, scope)
+ * and made with the credentials registry/repository would use now (the
+ * same auth-file key or helper; repository may be NULL); AL_ENOTFOUND
+ * otherwise, and when a credential helper not asked yet would decide
+ * (none is run here). Caller frees. */
 AL_EXPORT int al_auth_cached(al_auth *a, const char *registry,
-                             const char *scope, char **header);
+                             const char *repository, const char *scope,
+                             char **header);
 
-/* Drop the cached token for (registry, scope) (after it was refused). */
+/* Drop the cached headers for (registry, scope) made with the credentials
+ * of registry/repository (after one was refused). */
 AL_EXPORT void al_auth_invalidate(al_auth *a, const char *registry,
-                                  const char *scope);
+                                  const char *repository, const char *scope);
 
 AL_END_DECL
 

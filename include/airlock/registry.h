@@ -8,6 +8,7 @@
 #include "digest.h"
 #include "http.h"
 #include "auth.h"
+#include "regconf.h"
 
 AL_BEGIN_DECL
 
@@ -37,6 +38,12 @@ typedef struct al_registry_opts {
 	 * directory
 	 * (--cert-dir, containers/image DockerCertPath); NULL: certs.d. */
 	const char *cert_dir;
+	/* registries.conf (borrowed; NULL: none), the policy gate of every
+	 * request (docs/security.md): a host it blocks is refused by
+	 * al_registry_new, a blocked "host/namespace" prefix by each request
+	 * to a repository under it (AL_EAUTH naming the file, nothing sent);
+	 * insecure = true for the host acts as insecure above. */
+	const al_regconf *regconf;
 } al_registry_opts;
 
 /*

@@ -10,7 +10,6 @@
 #include "log.h"
 #include "ref.h"
 #include "registry.h"
-#include "regconf.h"
 #include "store.h"
 
 AL_BEGIN_DECL
@@ -18,7 +17,10 @@ AL_BEGIN_DECL
 typedef struct al_transfer_opts {
 	unsigned parallel; /* concurrent transfers; 0 = default (16) */
 	al_registry_opts
-	    registry; /* http settings, auth (shared), chunk size */
+	    registry; /* http settings, auth (shared), chunk size,
+	               * registries.conf: its regconf also gives the pull
+	               * sources of docker references (mirrors in order, then
+	               * the location; docs/registry.md) */
 	const char *const
 	    *insecure_hosts; /* NULL-terminated: --tls-verify=false for these */
 	int all_insecure;    /* --tls-verify=false for every registry */
@@ -32,11 +34,6 @@ typedef struct al_transfer_opts {
 	al_progress_fn progress; /* may be NULL */
 	void *progress_ud;
 	al_cancel *cancel; /* borrowed; may be NULL */
-	/* registries.conf (borrowed; NULL: not used): docker sources not
-	 * remapped by sources are pulled from their mirrors in order, then
-	 * their location; blocked registries are refused and insecure ones
-	 * honoured, for a registry destination too (docs/registry.md). */
-	const al_regconf *regconf;
 	/* NULL-terminated pairs (additional image reference, store name):
 	 * al_mirror stores and names those additional images under the
 	 * second (imageset targetRepo/targetTag, al_imageset_target_name)

@@ -358,7 +358,7 @@ static void test_auth__basic_challenge_builds_and_caches_header(void)
 
 	CU_ASSERT_EQUAL(al_auth_new(&a, path), 0);
 	CU_ASSERT_EQUAL(
-	    al_auth_cached(a, "127.0.0.1:5000", "repository:x:pull", &h),
+	    al_auth_cached(a, "127.0.0.1:5000", "x", "repository:x:pull", &h),
 	    AL_ENOTFOUND);
 	CU_ASSERT_EQUAL(al_auth_challenge(a, NULL, "127.0.0.1:5000", "x",
 	                                  "Basic realm=\"r\"",
@@ -369,18 +369,18 @@ static void test_auth__basic_challenge_builds_and_caches_header(void)
 	free(h);
 	h = NULL;
 	/* Basic credentials hold for every scope of the registry */
-	CU_ASSERT_EQUAL(
-	    al_auth_cached(a, "127.0.0.1:5000", "repository:y:pull,push", &h),
-	    0);
+	CU_ASSERT_EQUAL(al_auth_cached(a, "127.0.0.1:5000", "y",
+	                               "repository:y:pull,push", &h),
+	                0);
 	CU_ASSERT_STRING_EQUAL(h, "Authorization: Basic YWxpY2U6czNjcmV0");
 	free(h);
 	h = NULL;
 	CU_ASSERT_EQUAL(
-	    al_auth_cached(a, "127.0.0.1:5001", "repository:y:pull", &h),
+	    al_auth_cached(a, "127.0.0.1:5001", "y", "repository:y:pull", &h),
 	    AL_ENOTFOUND);
-	al_auth_invalidate(a, "127.0.0.1:5000", "repository:x:pull");
+	al_auth_invalidate(a, "127.0.0.1:5000", "x", "repository:x:pull");
 	CU_ASSERT_EQUAL(
-	    al_auth_cached(a, "127.0.0.1:5000", "repository:x:pull", &h),
+	    al_auth_cached(a, "127.0.0.1:5000", "x", "repository:x:pull", &h),
 	    AL_ENOTFOUND);
 	CU_ASSERT_EQUAL(al_auth_challenge(a, NULL, "127.0.0.1:5000", "x",
 	                                  "Negotiate", NULL, &h),
@@ -420,13 +420,13 @@ static void *auth_worker(void *ud)
 			w->failures++;
 		free(h);
 		h = NULL;
-		rc = al_auth_cached(w->a, "127.0.0.1:5000", scope, &h);
+		rc = al_auth_cached(w->a, "127.0.0.1:5000", "r", scope, &h);
 		if (rc != 0 && rc != AL_ENOTFOUND)
 			w->failures++;
 		free(h);
 		h = NULL;
 		if (i % 5 == 0)
-			al_auth_invalidate(w->a, "127.0.0.1:5000", scope);
+			al_auth_invalidate(w->a, "127.0.0.1:5000", "r", scope);
 	}
 	return NULL;
 }
@@ -566,24 +566,25 @@ static void test_auth__bearer_token_fetch_cache_and_expiry(void)
 	                0);
 	CU_ASSERT(hdr != NULL &&
 	          al_str_startswith(hdr, "Authorization: Bearer tok-"));
-	CU_ASSERT_EQUAL(al_auth_cached(a, token_addr, scope, &cached), 0);
+	CU_ASSERT_EQUAL(al_auth_cached(a, token_addr, "a/b", scope, &cached),
+	                0);
 	CU_ASSERT(hdr != NULL && cached != NULL && strcmp(hdr, cached) == 0);
 	free(cached);
 	cached = NULL;
-	CU_ASSERT_EQUAL(
-	    al_auth_cached(a, token_addr, "repository:a/b:pull,push", &cached),
-	    AL_ENOTFOUND);
+	CU_ASSERT_EQUAL(al_auth_cached(a, token_addr, "a/b",
+	                               "repository:a/b:pull,push", &cached),
+	                AL_ENOTFOUND);
 	/* expires_in 31 s minus the 30 s margin: gone after a second */
 	usleep(1100 * 1000);
-	CU_ASSERT_EQUAL(al_auth_cached(a, token_addr, scope, &cached),
+	CU_ASSERT_EQUAL(al_auth_cached(a, token_addr, "a/b", scope, &cached),
 	                AL_ENOTFOUND);
 	free(hdr);
 	hdr = NULL;
 	CU_ASSERT_EQUAL(al_auth_challenge_url(a, h, token_addr, "a/b", chal,
 	                                      scope, reg_url, &hdr),
 	                0);
-	al_auth_invalidate(a, token_addr, scope);
-	CU_ASSERT_EQUAL(al_auth_cached(a, token_addr, scope, &cached),
+	al_auth_invalidate(a, token_addr, "a/b", scope);
+	CU_ASSERT_EQUAL(al_auth_cached(a, token_addr, "a/b", scope, &cached),
 	                AL_ENOTFOUND);
 	free(hdr);
 	hdr = NULL;
@@ -730,8 +731,9 @@ static void test_auth__refuses_hostile_tokens(void)
 		                AL_EPROTO);
 		CU_ASSERT_PTR_NOT_NULL(strstr(al_error_message(), "token"));
 		CU_ASSERT_PTR_NULL(hdr);
-		CU_ASSERT_EQUAL(al_auth_cached(a, token_addr, scope, &hdr),
-		                AL_ENOTFOUND);
+		CU_ASSERT_EQUAL(
+		    al_auth_cached(a, token_addr, "a/b", scope, &hdr),
+		    AL_ENOTFOUND);
 		free(hdr);
 		hdr = NULL;
 	}
@@ -993,6 +995,105 @@ static void test_auth__runs_credential_helpers(void)
 	free(bin);
 }
 
+/* The header a Basic challenge gives for host/repo, and that header from
+ * the cache for scope "repository:REPO:pull" (both must agree). NULL when
+ * the challenge fails. */
+static char *basic_for(al_auth *a, const char *host, const char *repo)
+{
+	char scope[128], *h = NULL, *c = NULL;
+
+	snprintf(scope, sizeof(scope), "repository:%s:pull", repo);
+	if (al_auth_challenge(a, NULL, host, repo, "Basic realm=\"r\"", scope,
+	                      &h) != 0)
+		return NULL;
+	CU_ASSERT_EQUAL(al_auth_cached(a, host, repo, scope, &c), 0);
+	CU_ASSERT(c != NULL && strcmp(c, h) == 0);
+	free(c);
+	return h;
+}
+
+/* One host, two tenants by path: each repository gets the credentials of
+ * its own key, from the challenge and from the cache, and a repository
+ * with none never gets a cached header of another key (issue 24). */
+static void test_auth__caches_per_key_never_across_scopes(void)
+{
+	char *bin = helper_bin();
+	char *files = write_file(
+	    "scopes.json",
+	    "{\"auths\": {\"h.example/team-a\": {\"auth\": \"YWxpY2U6cGE=\"},"
+	    "\"h.example/team-b\": {\"username\": \"bob\", \"password\": "
+	    "\"pb\"}}}");
+	char *store = write_file(
+	    "scopes-store.json",
+	    "{\"auths\": {\"q.example/team-a\": {\"auth\": \"YWxpY2U6cGE=\"}},"
+	    "\"credsStore\": \"test\"}");
+	const char *alice = "Authorization: Basic YWxpY2U6cGE=";
+	const char *bob = "Authorization: Basic Ym9iOnBi";
+	const char *helper = "Authorization: Basic aHUtcS5leGFtcGxlOmhw";
+	al_auth *a = NULL;
+	char *h = NULL;
+
+	CU_ASSERT_EQUAL(al_auth_new(&a, files), 0);
+	h = basic_for(a, "h.example", "team-a/app");
+	CU_ASSERT(h != NULL && strcmp(h, alice) == 0);
+	free(h);
+	/* team-b's key was not used yet: nothing cached holds for it */
+	CU_ASSERT_EQUAL(al_auth_cached(a, "h.example", "team-b/app",
+	                               "repository:team-b/app:pull", &h),
+	                AL_ENOTFOUND);
+	h = basic_for(a, "h.example", "team-b/app");
+	CU_ASSERT(h != NULL && strcmp(h, bob) == 0);
+	free(h);
+	/* the same key covers the namespace's other repositories */
+	CU_ASSERT_EQUAL(al_auth_cached(a, "h.example", "team-a/other",
+	                               "repository:team-a/other:pull", &h),
+	                0);
+	CU_ASSERT(h != NULL && strcmp(h, alice) == 0);
+	free(h);
+	h = NULL;
+	/* no key for team-c: neither tenant's header */
+	CU_ASSERT_EQUAL(al_auth_cached(a, "h.example", "team-c/app",
+	                               "repository:team-c/app:pull", &h),
+	                AL_ENOTFOUND);
+	CU_ASSERT_EQUAL(al_auth_challenge(a, NULL, "h.example", "team-c/app",
+	                                  "Basic realm=\"r\"", NULL, &h),
+	                AL_EAUTH);
+	/* invalidating team-b's header leaves team-a's */
+	al_auth_invalidate(a, "h.example", "team-b/app", NULL);
+	CU_ASSERT_EQUAL(al_auth_cached(a, "h.example", "team-b/app",
+	                               "repository:team-b/app:pull", &h),
+	                AL_ENOTFOUND);
+	CU_ASSERT_EQUAL(al_auth_cached(a, "h.example", "team-a/app",
+	                               "repository:team-a/app:pull", &h),
+	                0);
+	free(h);
+	h = NULL;
+	al_auth_free(a);
+	a = NULL;
+
+	/* an auths key and the credsStore on one host */
+	CU_ASSERT_EQUAL(al_auth_new(&a, store), 0);
+	h = basic_for(a, "q.example", "team-a/app");
+	CU_ASSERT(h != NULL && strcmp(h, alice) == 0);
+	free(h);
+	CU_ASSERT_EQUAL(al_auth_cached(a, "q.example", "team-b/app",
+	                               "repository:team-b/app:pull", &h),
+	                AL_ENOTFOUND);
+	h = basic_for(a, "q.example", "team-b/app");
+	CU_ASSERT(h != NULL && strcmp(h, helper) == 0);
+	free(h);
+	h = NULL;
+	CU_ASSERT_EQUAL(al_auth_cached(a, "q.example", "team-a/app",
+	                               "repository:team-a/app:pull", &h),
+	                0);
+	CU_ASSERT(h != NULL && strcmp(h, alice) == 0);
+	free(h);
+	al_auth_free(a);
+	free(files);
+	free(store);
+	free(bin);
+}
+
 static void test_auth__names_searched_files_when_none_found(void)
 {
 	char *path = write_file("onlyother.json",
@@ -1034,6 +1135,8 @@ int main(void)
 	     test_auth__searches_every_file_in_skopeo_order},
 	    {"test_auth__runs_credential_helpers",
 	     test_auth__runs_credential_helpers},
+	    {"test_auth__caches_per_key_never_across_scopes",
+	     test_auth__caches_per_key_never_across_scopes},
 	    {"test_auth__names_searched_files_when_none_found",
 	     test_auth__names_searched_files_when_none_found},
 	    {"test_auth__parses_bearer_challenge",

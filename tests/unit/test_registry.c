@@ -1243,8 +1243,13 @@ static void test_registry__hostile_answers_give_precise_messages(void)
 
 static void test_registry__parse_size_refuses_signs_and_junk(void)
 {
-	static const char *const bad[] = {"-5", " 5", "+5", "5x", "",
-	                                  "0x10", "18446744073709551616",
+	static const char *const bad[] = {"-5",
+	                                  " 5",
+	                                  "+5",
+	                                  "5x",
+	                                  "",
+	                                  "0x10",
+	                                  "18446744073709551616",
 	                                  "9223372036854775808"};
 	uint64_t v = 42;
 	size_t i;
@@ -1255,14 +1260,60 @@ static void test_registry__parse_size_refuses_signs_and_junk(void)
 	}
 	CU_ASSERT_EQUAL(al_registry__parse_size("0", &v), 0);
 	CU_ASSERT_EQUAL(v, 0);
-	CU_ASSERT_EQUAL(al_registry__parse_size("9223372036854775807", &v),
-	                0);
+	CU_ASSERT_EQUAL(al_registry__parse_size("9223372036854775807", &v), 0);
 	CU_ASSERT_EQUAL(v, 9223372036854775807ULL);
 	CU_ASSERT_EQUAL(al_registry__content_range_start("bytes -5-9/10"), -1);
 	CU_ASSERT_EQUAL(al_registry__content_range_start("bytes 5-9/10"), 5);
 	CU_ASSERT_EQUAL(
 	    al_registry__content_range_start("bytes 99999999999999999999-"),
 	    -1);
+}
+
+/* registries.conf is the client's own gate (docs/security.md): a blocked
+ * host gets no client, a blocked namespace prefix no request. Port 1 has
+ * no listener: a request that went out would be AL_ENET. */
+static void test_registry__regconf_gate_refuses_before_sending(void)
+{
+	static const char host_conf[] = "[[registry]]\n"
+	                                "location = \"127.0.0.1:1\"\n"
+	                                "blocked = true\n";
+	static const char ns_conf[] = "[[registry]]\n"
+	                              "location = \"127.0.0.1:1/team-b\"\n"
+	                              "blocked = true\n";
+	al_regconf *hc = NULL, *nc = NULL;
+	al_registry_opts ro;
+	al_registry *r = NULL;
+	al_buf body = AL_BUF_INIT(AL_MANIFEST_MAX);
+	char *mt = NULL;
+	al_digest d;
+
+	CU_ASSERT_EQUAL(
+	    al_regconf_parse(&hc, "host.conf", host_conf, strlen(host_conf)),
+	    0);
+	CU_ASSERT_EQUAL(
+	    al_regconf_parse(&nc, "ns.conf", ns_conf, strlen(ns_conf)), 0);
+	memset(&ro, 0, sizeof(ro));
+	ro.insecure = 1;
+	ro.regconf = hc;
+	CU_ASSERT_EQUAL(al_registry_new(&r, "127.0.0.1:1", &ro), AL_EAUTH);
+	CU_ASSERT_PTR_NOT_NULL(strstr(al_error_message(), "host.conf"));
+	CU_ASSERT_PTR_NULL(r);
+	ro.regconf = nc;
+	CU_ASSERT_EQUAL(al_registry_new(&r, "127.0.0.1:1", &ro), 0);
+	if (r != NULL) {
+		CU_ASSERT_EQUAL(al_registry_get_manifest(r, "team-b/app", "1",
+		                                         &body, &mt, &d),
+		                AL_EAUTH);
+		CU_ASSERT_PTR_NOT_NULL(strstr(al_error_message(), "ns.conf"));
+		CU_ASSERT_EQUAL(al_registry_get_manifest(r, "team-a/app", "1",
+		                                         &body, &mt, &d),
+		                AL_ENET);
+	}
+	free(mt);
+	al_buf_free(&body);
+	al_registry_free(r);
+	al_regconf_free(hc);
+	al_regconf_free(nc);
 }
 
 int main(void)
@@ -1300,6 +1351,8 @@ int main(void)
 	     test_registry__http_realm_refused_for_https_registry},
 	    {"test_registry__hostile_answers_give_precise_messages",
 	     test_registry__hostile_answers_give_precise_messages},
+	    {"test_registry__regconf_gate_refuses_before_sending",
+	     test_registry__regconf_gate_refuses_before_sending},
 	    {"test_registry__parse_size_refuses_signs_and_junk",
 	     test_registry__parse_size_refuses_signs_and_junk},
 	    CU_TEST_INFO_NULL,

@@ -541,15 +541,14 @@ void cli_common_finish(cli_common *c)
 		al_http_global_cleanup();
 }
 
-void cli_transfer_opts(cli_common *c, al_transfer_opts *o)
+void cli_registry_opts(cli_common *c, al_registry_opts *ro)
 {
-	memset(o, 0, sizeof(*o));
-	o->parallel = c->parallel;
-	o->all_insecure = !c->tls_verify;
-	o->registry.auth = c->auth;
-	o->registry.http.ca_file = c->ca_file;
-	o->registry.cert_dir = c->cert_dir;
-	o->registry.http.proxy = c->proxy;
+	memset(ro, 0, sizeof(*ro));
+	ro->auth = c->auth;
+	ro->regconf = c->regconf;
+	ro->http.ca_file = c->ca_file;
+	ro->cert_dir = c->cert_dir;
+	ro->http.proxy = c->proxy;
 	if (c->timeout_ms > 0) {
 		/* --timeout D (docs/http.md "Bounds"): a connection that does
 		 * not connect, answer or move data for D fails; a document
@@ -557,16 +556,23 @@ void cli_transfer_opts(cli_common *c, al_transfer_opts *o)
 		 * complete within D fails; a blob that keeps flowing at the
 		 * minimum rate is never cut. Two retries: a request for a
 		 * document ends within 3 x D. */
-		o->registry.http.connect_timeout_ms = c->timeout_ms;
-		o->registry.http.low_speed_time_ms = c->timeout_ms;
-		o->registry.http.doc_timeout_ms = c->timeout_ms;
-		o->registry.http.max_retries = 2;
+		ro->http.connect_timeout_ms = c->timeout_ms;
+		ro->http.low_speed_time_ms = c->timeout_ms;
+		ro->http.doc_timeout_ms = c->timeout_ms;
+		ro->http.max_retries = 2;
 	}
-	o->registry.http.cancel = c->cancel;
+	ro->http.cancel = c->cancel;
+}
+
+void cli_transfer_opts(cli_common *c, al_transfer_opts *o)
+{
+	memset(o, 0, sizeof(*o));
+	o->parallel = c->parallel;
+	o->all_insecure = !c->tls_verify;
+	cli_registry_opts(c, &o->registry);
 	o->cancel = c->cancel;
 	o->progress = cli_progress;
 	o->progress_ud = c;
-	o->regconf = c->regconf;
 }
 
 const char *cli_bytes(uint64_t n, char *buf, size_t len)

@@ -146,7 +146,12 @@ int cli_common_start(cli_common *c);
  * (-q, -v, --log-format); signals keep their default action. */
 void cli_log_start(cli_common *c);
 void cli_common_finish(cli_common *c);
-/* Fill transfer options from the common flags. */
+/* Registry client options from the common flags: auth, TLS files, proxy,
+ * timeouts, cancel and registries.conf (the policy gate every request
+ * passes, docs/security.md). Every command that makes a registry client
+ * starts from these. */
+void cli_registry_opts(cli_common *c, al_registry_opts *ro);
+/* Fill transfer options from the common flags (registry: the above). */
 void cli_transfer_opts(cli_common *c, al_transfer_opts *o);
 
 /* "airlock: error: ..." on stderr. */

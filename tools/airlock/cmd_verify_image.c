@@ -377,17 +377,8 @@ static int verify_one(cli_common *cc, const vi_opts *o,
 	if (store != NULL) {
 		rc = al_cosign_source_store(&src, store, name);
 	} else {
-		memset(&ro, 0, sizeof(ro));
-		ro.auth = cc->auth;
+		cli_registry_opts(cc, &ro);
 		ro.insecure = !cc->tls_verify;
-		ro.http.ca_file = cc->ca_file;
-		ro.cert_dir = cc->cert_dir;
-		ro.http.proxy = cc->proxy;
-		ro.http.cancel = cc->cancel;
-		if (cc->timeout_ms > 0) {
-			ro.http.connect_timeout_ms = cc->timeout_ms;
-			ro.http.low_speed_time_ms = cc->timeout_ms;
-		}
 		if ((rc = al_registry_new(&reg, ir.ref.registry, &ro)) < 0) {
 			code =
 			    cli_fail(rc, "cannot reach '%s'", ir.ref.registry);
