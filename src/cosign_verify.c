@@ -290,8 +290,70 @@ static int first_cert(X509 **out, STACK_OF(X509) * *chain, const char *pem,
 		return rc;
 	if (sk_X509_num(*chain) < 1)
 		return al_error_set(AL_EVERIFY, "%s: no certificate", what);
+	/* containers/image parseLeafCertFromPEM: one certificate only */
+	if (sk_X509_num(*chain) > 1)
+		return al_error_set(AL_EVERIFY, "%s: more than one certificate",
+		                    what);
 	*out = sk_X509_shift(*chain);
 	return 0;
+}
+
+/*
+ * The dev.sigstore.cosign/chain annotation: its last certificate is the
+ * root, and must be one of the trusted roots (byte for byte); only the
+ * ones before it are intermediates (containers/image fulcio_cert.go
+ * verifyFulcioCertificateAtTime uses chain[:len-1]; cosign's
+ * certificate-chain root). Appended to *chain.
+ */
+static int chain_annotation(STACK_OF(X509) * *chain, const char *pem,
+                            const al_cosign_trust *t)
+{
+	STACK_OF(X509) *all = NULL;
+	X509 *root;
+	size_t i;
+	int rc, n;
+
+	if ((rc = al__cosign_pem_certs(&all, pem, strlen(pem),
+	                               AL_COSIGN_ANN_CHAIN)) < 0)
+		goto out;
+	if ((n = sk_X509_num(all)) < 1) {
+		rc = 0;
+		goto out;
+	}
+	root = sk_X509_value(all, n - 1);
+	rc = AL_EVERIFY;
+	for (i = 0; t != NULL && i < t->nfulcio; i++) {
+		if (X509_cmp(root, t->fulcio[i]) == 0) {
+			rc = 0;
+			break;
+		}
+	}
+	if (rc < 0) {
+		rc =
+		    al_error_set(AL_EVERIFY,
+		                 "%s: its last certificate (the root) is not a "
+		                 "trusted root",
+		                 AL_COSIGN_ANN_CHAIN);
+		goto out;
+	}
+	X509_free(sk_X509_pop(all));
+	if (*chain == NULL && (*chain = sk_X509_new_null()) == NULL) {
+		rc = al_error_set(AL_ENOMEM, "out of memory");
+		goto out;
+	}
+	while (sk_X509_num(all) > 0) {
+		X509 *x = sk_X509_shift(all);
+
+		if (sk_X509_push(*chain, x) <= 0) {
+			X509_free(x);
+			rc = al_error_set(AL_ENOMEM, "out of memory");
+			goto out;
+		}
+	}
+	rc = 0;
+out:
+	sk_X509_pop_free(all, X509_free);
+	return rc;
 }
 
 static int parse_payload(al_cosign_info *info, const uint8_t *p, size_t n)
@@ -341,9 +403,9 @@ int al_cosign_verify_sig(al_cosign_info *out, const al_cosign_sig *s,
 	    (rc = first_cert(&leaf, &chain, s->certificate,
 	                     AL_COSIGN_ANN_CERTIFICATE)) < 0)
 		goto out;
-	if (s->chain != NULL &&
-	    (rc = al__cosign_pem_certs(&chain, s->chain, strlen(s->chain),
-	                               AL_COSIGN_ANN_CHAIN)) < 0)
+	if (s->certificate != NULL && s->chain != NULL &&
+	    (rc = chain_annotation(&chain, s->chain,
+	                           opts != NULL ? opts->trust : NULL)) < 0)
 		goto out;
 	if (s->bundle != NULL) {
 		if ((rc = rekor_bundle(&entry, s->bundle)) < 0)

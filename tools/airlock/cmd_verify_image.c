@@ -222,11 +222,13 @@ static int slurp(al_buf *b, const char *path, size_t max)
 	return al_fs_read_file(path, b);
 }
 
-/* Verify the candidates against trust or policy; print the outcome. */
+/* Verify the candidates against trust or policy; print the outcome.
+ * reference is what the policy and identity see (the image as pulled),
+ * shown what the messages name (the image by digest). */
 static int judge(const vi_opts *o, const al_cosign_trust *t,
                  const al_cosign_policy *pol, const char *reference,
-                 const al_digest *digest, const al_cosign_candidate *c,
-                 size_t n)
+                 const char *shown, const al_digest *digest,
+                 const al_cosign_candidate *c, size_t n)
 {
 	al_buf why = AL_BUF_INIT(8192);
 	al_cosign_opts opts;
@@ -240,15 +242,15 @@ static int judge(const vi_opts *o, const al_cosign_trust *t,
 		if ((rc = al_cosign_policy_check(&v, pol, reference, digest, c,
 		                                 n)) < 0) {
 			al_buf_free(&why);
-			return cli_fail(rc, "%s", reference);
+			return cli_fail(rc, "%s", shown);
 		}
 		if (!v.covered)
 			printf("%s: no policy scope covers it (not checked)\n",
-			       cli_esc(reference));
+			       cli_esc(shown));
 		else
 			printf("%s: accepted by %s (scope %s), signature "
 			       "%zu%s%s\n",
-			       cli_esc(reference), cli_esc(v.policy),
+			       cli_esc(shown), cli_esc(v.policy),
 			       cli_esc(v.scope), v.which + 1,
 			       v.info.keyless ? ", keyless: " : "",
 			       v.info.keyless && v.info.subject != NULL
@@ -276,7 +278,7 @@ static int judge(const vi_opts *o, const al_cosign_trust *t,
 			                           o->identity);
 		if (rc == 0) {
 			printf("%s: verified (signature %zu, %s%s%s%s)\n",
-			       cli_esc(reference), i + 1,
+			       cli_esc(shown), i + 1,
 			       c[i].sig != NULL ? "cosign tag" : "bundle",
 			       info.keyless ? ", keyless: " : ", key ",
 			       info.keyless ? (info.subject != NULL
@@ -297,7 +299,7 @@ static int judge(const vi_opts *o, const al_cosign_trust *t,
 		} else if (rc == AL_ENOMEM) {
 			al_cosign_info_clear(&info);
 			al_buf_free(&why);
-			return cli_fail(rc, "%s", reference);
+			return cli_fail(rc, "%s", shown);
 		} else {
 			(void)al_buf_printf(&why, "%ssignature %zu: %s",
 			                    why.len > 0 ? "; " : "", i + 1,
@@ -306,7 +308,7 @@ static int judge(const vi_opts *o, const al_cosign_trust *t,
 		al_cosign_info_clear(&info);
 	}
 	if (code != EXIT_OK)
-		cli_error("%s: %s", reference,
+		cli_error("%s: %s", shown,
 		          n == 0 ? "no sigstore signature found"
 		                 : al_buf_cstr(&why));
 	al_buf_free(&why);
@@ -325,7 +327,7 @@ static int verify_one(cli_common *cc, const vi_opts *o,
 	al_cosign_cands cands;
 	al_buf body = AL_BUF_INIT(AL_MANIFEST_MAX);
 	al_digest digest;
-	char *reference = NULL, *name = NULL, *mt = NULL;
+	char *reference = NULL, *shown = NULL, *name = NULL, *mt = NULL;
 	int rc, code = EXIT_OK;
 
 	memset(&ir, 0, sizeof(ir));
@@ -369,7 +371,8 @@ static int verify_one(cli_common *cc, const vi_opts *o,
 		cand.artifact_len = a.len;
 		reference = al_ref_string(&ir.ref);
 		code = judge(o, t, pol, reference != NULL ? reference : arg,
-		             &digest, &cand, 1);
+		             reference != NULL ? reference : arg, &digest,
+		             &cand, 1);
 		al_buf_free(&b);
 		al_buf_free(&a);
 		goto out;
@@ -446,20 +449,29 @@ static int verify_one(cli_common *cc, const vi_opts *o,
 		        arg, found.n, cands.n,
 		        found.referrers_api ? ", referrers API" : "",
 		        found.fallback_tag != NULL ? ", referrers tag" : "");
-	reference = ir.ref.digest != NULL ? al_ref_string(&ir.ref)
-	                                  : al_sprintf("%s@%s", name, "");
-	if (ir.ref.digest == NULL) {
+	/* The policy sees the image as it is pulled: by tag, the tag (a
+	 * MatchRepoDigestOrExact signature must name exactly that tag,
+	 * containers/image policy_reference_match.go); the digest it
+	 * resolved to is what the signatures must name. */
+	reference =
+	    ir.ref.digest != NULL
+	        ? al_ref_string(&ir.ref)
+	        : al_sprintf("%s:%s", name,
+	                     ir.ref.tag != NULL ? ir.ref.tag : "latest");
+	{
 		char ds[AL_DIGEST_STRMAX];
 
-		free(reference);
-		reference =
-		    al_sprintf("%s@%s", name, al_digest_str(&digest, ds));
+		shown =
+		    ir.ref.digest != NULL
+		        ? al_strdup(reference != NULL ? reference : "")
+		        : al_sprintf("%s@%s", name, al_digest_str(&digest, ds));
 	}
-	if (reference == NULL) {
+	if (reference == NULL || shown == NULL) {
 		code = cli_fail(AL_ENOMEM, "out of memory");
 		goto out;
 	}
-	code = judge(o, t, pol, reference, &digest, cands.items, cands.n);
+	code =
+	    judge(o, t, pol, reference, shown, &digest, cands.items, cands.n);
 out:
 	al_cosign_cands_clear(&cands);
 	al_cosign_found_clear(&found);
@@ -468,6 +480,7 @@ out:
 	al_buf_free(&body);
 	al_imgref_clear(&ir);
 	free(reference);
+	free(shown);
 	free(name);
 	free(mt);
 	return code;
