@@ -9,6 +9,7 @@
 #include <openssl/ec.h>
 #include <openssl/evp.h>
 #include <openssl/pem.h>
+#include <openssl/ts.h>
 #include <openssl/x509.h>
 #include <openssl/x509v3.h>
 
@@ -46,6 +47,8 @@ typedef struct spec {
 	const uint8_t *v2; /* .1.8 DER value, NULL for none */
 	size_t v2len;
 	long serial;
+	long long not_before, not_after; /* 0: 2020 and 2040 */
+	int tsa;                         /* a timestamping certificate */
 } spec;
 
 static void add_ext(X509 *c, X509 *issuer, int nid, const char *value)
@@ -89,8 +92,10 @@ static X509 *make_cert(EVP_PKEY *k, const char *cn, X509 *issuer,
 
 	X509_set_version(c, 2);
 	ASN1_INTEGER_set(X509_get_serialNumber(c), s->serial + 1);
-	ASN1_TIME_set(X509_getm_notBefore(c), 1577836800);  /* 2020 */
-	ASN1_TIME_set(X509_getm_notAfter(c), 2208988800LL); /* 2040 */
+	ASN1_TIME_set(X509_getm_notBefore(c),
+	              (time_t)(s->not_before ? s->not_before : 1577836800));
+	ASN1_TIME_set(X509_getm_notAfter(c),
+	              (time_t)(s->not_after ? s->not_after : 2208988800LL));
 	X509_NAME_add_entry_by_txt(name, "CN", MBSTRING_ASC,
 	                           (const unsigned char *)cn, -1, -1, 0);
 	X509_set_subject_name(c, name);
@@ -103,6 +108,9 @@ static X509 *make_cert(EVP_PKEY *k, const char *cn, X509 *issuer,
 		add_ext(c, issuer != NULL ? issuer : c, NID_key_usage,
 		        "critical,keyCertSign,cRLSign");
 		add_ext(c, c, NID_subject_key_identifier, "hash");
+	} else if (s->tsa) {
+		add_ext(c, issuer, NID_key_usage, "critical,digitalSignature");
+		add_ext(c, issuer, NID_ext_key_usage, "critical,timeStamping");
 	} else {
 		add_ext(c, issuer, NID_key_usage, "critical,digitalSignature");
 		add_ext(c, issuer, NID_subject_alt_name, "email:" EMAIL);
@@ -189,7 +197,7 @@ static struct world {
 
 static int setup(void)
 {
-	spec ca = {NULL, 1, NULL, NULL, 0, 0};
+	spec ca = {NULL, 1, NULL, NULL, 0, 0, 0, 0, 0};
 
 	w.root_key = new_key();
 	w.int_key = new_key();
@@ -217,14 +225,15 @@ static int teardown(void)
 	return 0;
 }
 
-/* The Rekor bundle annotation for a hashedrekord 0.0.1 entry naming
- * logged (base64 of the PEM in the body), signed by the Rekor key. */
-static char *rekor_bundle(const char *logged, const uint8_t *sig, size_t siglen)
+/* A hashedrekord 0.0.1 entry naming logged (base64 of the PEM in the
+ * body) and the signature, signed by the Rekor key: base64 body, base64
+ * SET and the hex log ID (caller frees each). */
+static void rekor_entry(const char *logged, const uint8_t *sig, size_t siglen,
+                        char **body64, char **set, char idhex[65])
 {
 	uint8_t dg[32], id[32];
-	char dhex[65], idhex[65], *body = NULL, *body64 = NULL;
-	char *sig64 = NULL, *key64 = NULL, *canon = NULL, *set = NULL;
-	char *out = NULL;
+	char dhex[65], *body = NULL, *sig64 = NULL, *key64 = NULL;
+	char *canon = NULL;
 	unsigned char *der = NULL;
 	int dlen;
 
@@ -242,20 +251,28 @@ static char *rekor_bundle(const char *logged, const uint8_t *sig, size_t siglen)
 	    "\"signature\":{\"content\":\"%s\",\"publicKey\":{\"content\":"
 	    "\"%s\"}}}}",
 	    dhex, sig64, key64);
-	body64 = b64(body, strlen(body));
+	*body64 = b64(body, strlen(body));
 	canon = al_sprintf("{\"body\":\"%s\",\"integratedTime\":%lld,"
 	                   "\"logID\":\"%s\",\"logIndex\":7}",
-	                   body64, SET_TIME, idhex);
-	set = sign_b64(w.rekor_key, canon, strlen(canon), NULL, NULL);
+	                   *body64, SET_TIME, idhex);
+	*set = sign_b64(w.rekor_key, canon, strlen(canon), NULL, NULL);
+	free(body);
+	free(sig64);
+	free(key64);
+	free(canon);
+}
+
+/* The Rekor bundle annotation of a tag-scheme signature. */
+static char *rekor_bundle(const char *logged, const uint8_t *sig, size_t siglen)
+{
+	char idhex[65], *body64 = NULL, *set = NULL, *out;
+
+	rekor_entry(logged, sig, siglen, &body64, &set, idhex);
 	out = al_sprintf("{\"SignedEntryTimestamp\":\"%s\",\"Payload\":{"
 	                 "\"body\":\"%s\",\"integratedTime\":%lld,"
 	                 "\"logIndex\":7,\"logID\":\"%s\"}}",
 	                 set, body64, SET_TIME, idhex);
-	free(body);
 	free(body64);
-	free(sig64);
-	free(key64);
-	free(canon);
 	free(set);
 	return out;
 }
@@ -313,7 +330,7 @@ static int keyless(X509 *leaf, const char *chain, const char *logged,
 /* A leaf under the root directly, with the given issuer extensions. */
 static X509 *leaf_with(const char *v1, const uint8_t *v2, size_t v2len)
 {
-	spec s = {"codeSigning", 0, v1, v2, v2len, 10};
+	spec s = {"codeSigning", 0, v1, v2, v2len, 10, 0, 0, 0};
 
 	return make_cert(w.leaf_key, "leaf", w.root, w.root_key, &s);
 }
@@ -375,10 +392,10 @@ static void test_cosign_strict__oidc_issuer_extensions(void)
  * the chain annotation, before the root. */
 static int under_intermediate(const char *eku)
 {
-	spec is = {eku, 1, NULL, NULL, 0, 20};
+	spec is = {eku, 1, NULL, NULL, 0, 20, 0, 0, 0};
 	uint8_t der[128];
 	size_t n = utf8_der(der, ISSUER, NULL);
-	spec ls = {"codeSigning", 0, NULL, der, n, 21};
+	spec ls = {"codeSigning", 0, NULL, der, n, 21, 0, 0, 0};
 	X509 *inter =
 	    make_cert(w.int_key, "intermediate", w.root, w.root_key, &is);
 	X509 *leaf = make_cert(w.leaf_key, "leaf", inter, w.int_key, &ls);
@@ -407,10 +424,10 @@ static void test_cosign_strict__chain_allows_code_signing(void)
 /* the chain annotation's last certificate is the root */
 static void test_cosign_strict__chain_annotation_ends_at_a_trusted_root(void)
 {
-	spec is = {NULL, 1, NULL, NULL, 0, 30};
+	spec is = {NULL, 1, NULL, NULL, 0, 30, 0, 0, 0};
 	uint8_t der[128];
 	size_t n = utf8_der(der, ISSUER, NULL);
-	spec ls = {"codeSigning", 0, NULL, der, n, 31};
+	spec ls = {"codeSigning", 0, NULL, der, n, 31, 0, 0, 0};
 	X509 *inter =
 	    make_cert(w.int_key, "intermediate", w.root, w.root_key, &is);
 	X509 *leaf = make_cert(w.leaf_key, "leaf", inter, w.int_key, &ls);
@@ -443,8 +460,8 @@ static void test_cosign_strict__log_entry_names_the_exact_certificate(void)
 {
 	uint8_t der[128];
 	size_t n = utf8_der(der, ISSUER, NULL);
-	spec s1 = {"codeSigning", 0, NULL, der, n, 40};
-	spec s2 = {"codeSigning", 0, NULL, der, n, 41};
+	spec s1 = {"codeSigning", 0, NULL, der, n, 40, 0, 0, 0};
+	spec s2 = {"codeSigning", 0, NULL, der, n, 41, 0, 0, 0};
 	X509 *leaf = make_cert(w.leaf_key, "leaf", w.root, w.root_key, &s1);
 	X509 *twin = make_cert(w.leaf_key, "leaf", w.root, w.root_key, &s2);
 	char *twin_pem = pem_of(twin), *key_pem = pem_of_key(w.leaf_key);
@@ -487,6 +504,195 @@ static void test_cosign_strict__repo_digest_or_exact_by_tag(void)
 	    m, "quay.io/a/b:1@" DIGEST, "quay.io/a/c:1", NULL, NULL));
 }
 
+/* --- RFC 3161 timestamps ------------------------------------------- */
+
+static long long tsa_when;
+
+static int fixed_time(TS_RESP_CTX *ctx, void *data, long *sec, long *usec)
+{
+	(void)ctx;
+	(void)data;
+	*sec = (long)tsa_when;
+	*usec = 0;
+	return 1;
+}
+
+/* A TimeStampResp over sig at time when, by tsa (key tkey), base64. */
+static char *timestamp(X509 *tsa, EVP_PKEY *tkey, const uint8_t *sig,
+                       size_t siglen, long long when)
+{
+	TS_REQ *req = TS_REQ_new();
+	TS_MSG_IMPRINT *mi = TS_MSG_IMPRINT_new();
+	X509_ALGOR *alg = X509_ALGOR_new();
+	TS_RESP_CTX *ctx = TS_RESP_CTX_new();
+	ASN1_OBJECT *policy = OBJ_txt2obj("1.3.6.1.4.1.57264.2", 1);
+	TS_RESP *resp = NULL;
+	BIO *in = BIO_new(BIO_s_mem());
+	uint8_t dg[32];
+	unsigned char *der = NULL;
+	char *out = NULL;
+	int n;
+
+	EVP_Digest(sig, siglen, dg, NULL, EVP_sha256(), NULL);
+	X509_ALGOR_set0(alg, OBJ_nid2obj(NID_sha256), V_ASN1_NULL, NULL);
+	TS_MSG_IMPRINT_set_algo(mi, alg);
+	TS_MSG_IMPRINT_set_msg(mi, dg, 32);
+	TS_REQ_set_version(req, 1);
+	TS_REQ_set_msg_imprint(req, mi);
+	TS_REQ_set_cert_req(req, 1);
+	i2d_TS_REQ_bio(in, req);
+	TS_RESP_CTX_set_signer_cert(ctx, tsa);
+	TS_RESP_CTX_set_signer_key(ctx, tkey);
+	TS_RESP_CTX_set_def_policy(ctx, policy);
+	TS_RESP_CTX_add_md(ctx, EVP_sha256());
+	TS_RESP_CTX_set_signer_digest(ctx, EVP_sha256());
+	tsa_when = when;
+	TS_RESP_CTX_set_time_cb(ctx, fixed_time, NULL);
+	resp = TS_RESP_create_response(ctx, in);
+	if (resp != NULL && (n = i2d_TS_RESP(resp, &der)) > 0)
+		out = b64(der, (size_t)n);
+	else
+		broken = 1;
+	OPENSSL_free(der);
+	TS_RESP_free(resp);
+	BIO_free(in);
+	ASN1_OBJECT_free(policy);
+	TS_RESP_CTX_free(ctx);
+	X509_ALGOR_free(alg);
+	TS_MSG_IMPRINT_free(mi);
+	TS_REQ_free(req);
+	return out;
+}
+
+/* A v0.1 bundle over the payload by leaf, logged at SET_TIME, with
+ * timestamps at when[0..nwhen); verified with min_times. */
+static int bundle_case(X509 *leaf, const long long *when, size_t nwhen,
+                       size_t min_times)
+{
+	spec ts = {NULL, 0, NULL, NULL, 0, 50, 0, 0, 1};
+	X509 *tsa = make_cert(w.int_key, "tsa", w.root, w.root_key, &ts);
+	char *tsa_pem = pem_of(tsa), *leaf_pem = pem_of(leaf);
+	char *tsa_chain = al_sprintf("%s%s", tsa_pem, w.root_pem);
+	al_buf stamps = AL_BUF_INIT(1 << 20);
+	al_cosign_trust *t = NULL;
+	al_cosign_info info;
+	al_cosign_opts o;
+	uint8_t raw[256], id[32];
+	unsigned char *der = NULL;
+	size_t rawlen = 0, i;
+	char idhex[65], *sig, *body64 = NULL, *set = NULL, *id64, *leaf64;
+	char *bundle;
+	int rc, n;
+
+	sig = sign_b64(w.leaf_key, payload, strlen(payload), raw, &rawlen);
+	rekor_entry(leaf_pem, raw, rawlen, &body64, &set, idhex);
+	for (i = 0; i < 32; i++) {
+		unsigned int x;
+
+		sscanf(idhex + 2 * i, "%2x", &x);
+		id[i] = (uint8_t)x;
+	}
+	id64 = b64(id, 32);
+	n = i2d_X509(leaf, &der);
+	leaf64 = b64(der, (size_t)n);
+	OPENSSL_free(der);
+	for (i = 0; i < nwhen; i++) {
+		char *one = timestamp(tsa, w.int_key, raw, rawlen, when[i]);
+
+		(void)al_buf_printf(&stamps, "%s{\"signedTimestamp\":\"%s\"}",
+		                    i > 0 ? "," : "", one != NULL ? one : "");
+		free(one);
+	}
+	bundle = al_sprintf(
+	    "{\"mediaType\":\"application/vnd.dev.sigstore.bundle+json;"
+	    "version=0.1\",\"verificationMaterial\":{\"x509CertificateChain\":"
+	    "{\"certificates\":[{\"rawBytes\":\"%s\"}]},\"tlogEntries\":[{"
+	    "\"logIndex\":\"7\",\"logId\":{\"keyId\":\"%s\"},"
+	    "\"kindVersion\":{\"kind\":\"hashedrekord\",\"version\":"
+	    "\"0.0.1\"},\"integratedTime\":\"%lld\",\"inclusionPromise\":{"
+	    "\"signedEntryTimestamp\":\"%s\"},\"canonicalizedBody\":\"%s\"}],"
+	    "\"timestampVerificationData\":{\"rfc3161Timestamps\":[%s]}},"
+	    "\"messageSignature\":{\"signature\":\"%s\"}}",
+	    leaf64, id64, SET_TIME, set, body64,
+	    stamps.len > 0 ? al_buf_cstr(&stamps) : "", sig);
+	memset(&info, 0, sizeof(info));
+	memset(&o, 0, sizeof(o));
+	CU_ASSERT_EQUAL(al_cosign_trust_new(&t), 0);
+	CU_ASSERT_EQUAL(al_cosign_trust_add_fulcio(t,
+	                                           (const uint8_t *)w.root_pem,
+	                                           strlen(w.root_pem), "root"),
+	                0);
+	CU_ASSERT_EQUAL(al_cosign_trust_add_rekor(t,
+	                                          (const uint8_t *)w.rekor_pem,
+	                                          strlen(w.rekor_pem), "rekor"),
+	                0);
+	CU_ASSERT_EQUAL(al_cosign_trust_add_tsa(t, (const uint8_t *)tsa_chain,
+	                                        strlen(tsa_chain), "tsa"),
+	                0);
+	CU_ASSERT_EQUAL(al_cosign_trust_set_identity(t, ISSUER, EMAIL), 0);
+	o.trust = t;
+	o.min_times = min_times;
+	CU_ASSERT_FALSE(broken);
+	rc = al_cosign_verify_bundle(&info, (const uint8_t *)bundle,
+	                             strlen(bundle), (const uint8_t *)payload,
+	                             strlen(payload), &o);
+	if (rc != 0)
+		printf("\n  refused: %s", al_error_message());
+	else
+		CU_ASSERT_EQUAL(info.tsa_time, nwhen > 0);
+	al_cosign_info_clear(&info);
+	al_cosign_trust_free(t);
+	al_buf_free(&stamps);
+	X509_free(tsa);
+	free(tsa_pem);
+	free(leaf_pem);
+	free(tsa_chain);
+	free(sig);
+	free(body64);
+	free(set);
+	free(id64);
+	free(leaf64);
+	free(bundle);
+	return rc;
+}
+
+/* Sigstore client specification: a signed timestamp dates the signature,
+ * the log's integrated time only where there is none; the certificate
+ * must be valid at every verified time. */
+static void test_cosign_strict__signed_timestamps_date_the_certificate(void)
+{
+	uint8_t der[128];
+	size_t n = utf8_der(der, ISSUER, NULL);
+	/* valid ten minutes around the log's time */
+	spec shortlived = {"codeSigning",  0, NULL, der, n, 60, SET_TIME - 300,
+	                   SET_TIME + 300, 0};
+	spec longlived = {"codeSigning", 0, NULL, der, n, 61, 0, 0, 0};
+	X509 *brief =
+	    make_cert(w.leaf_key, "leaf", w.root, w.root_key, &shortlived);
+	X509 *lasting =
+	    make_cert(w.leaf_key, "leaf", w.root, w.root_key, &longlived);
+	const long long inside[] = {SET_TIME + 10, SET_TIME + 20};
+	const long long later[] = {SET_TIME + 86400};
+	const long long mixed[] = {SET_TIME + 10, SET_TIME + 86400};
+
+	/* controls: a timestamp inside, none at all (the log's time) */
+	CU_ASSERT_EQUAL(bundle_case(brief, inside, 1, 0), 0);
+	CU_ASSERT_EQUAL(bundle_case(brief, NULL, 0, 0), 0);
+	CU_ASSERT_EQUAL(bundle_case(lasting, later, 1, 0), 0);
+	/* a day after the certificate expired, though the log's time is
+	 * inside: the timestamp wins */
+	CU_ASSERT_EQUAL(bundle_case(brief, later, 1, 0), AL_EVERIFY);
+	/* every verified time counts */
+	CU_ASSERT_EQUAL(bundle_case(brief, mixed, 2, 0), AL_EVERIFY);
+	/* a threshold of verified times */
+	CU_ASSERT_EQUAL(bundle_case(lasting, inside, 2, 2), 0);
+	CU_ASSERT_EQUAL(bundle_case(lasting, inside, 1, 2), AL_EVERIFY);
+	/* the log's time alone is one time */
+	CU_ASSERT_EQUAL(bundle_case(lasting, NULL, 0, 2), AL_EVERIFY);
+	X509_free(brief);
+	X509_free(lasting);
+}
+
 int main(void)
 {
 	CU_TestInfo tests[] = {
@@ -500,6 +706,8 @@ int main(void)
 	     test_cosign_strict__log_entry_names_the_exact_certificate},
 	    {"repo_digest_or_exact_by_tag",
 	     test_cosign_strict__repo_digest_or_exact_by_tag},
+	    {"signed_timestamps_date_the_certificate",
+	     test_cosign_strict__signed_timestamps_date_the_certificate},
 	    CU_TEST_INFO_NULL,
 	};
 

@@ -17,6 +17,7 @@ enum {
 	OPT_ISSUER,
 	OPT_SUBJECT,
 	OPT_REQUIRE_TLOG,
+	OPT_MIN_TIMES,
 	OPT_POLICY,
 	OPT_IDENTITY,
 	OPT_STORE,
@@ -68,6 +69,10 @@ static const char vi_help[] =
     "      --certificate-oidc-issuer S  the OIDC issuer it must name\n"
     "      --require-tlog           refuse a key-based signature without a "
     "Rekor entry\n"
+    "      --timestamp-threshold N  at least N verified times (RFC 3161 "
+    "timestamps,\n"
+    "                               else Rekor integrated times; default "
+    "1 keyless)\n"
     "Checks:\n"
     "      --identity POLICY        exact, repository (default) or ignore: "
     "how the\n"
@@ -123,6 +128,7 @@ typedef struct vi_opts {
 	const char *issuer, *subject, *policy, *store, *bundle, *artifact;
 	const char *write_config;
 	int require_tlog;
+	size_t min_times;
 	int carry;
 	al_sig_identity_policy identity;
 	al_cosign_match match;
@@ -263,6 +269,7 @@ static int judge(const vi_opts *o, const al_cosign_trust *t,
 	memset(&opts, 0, sizeof(opts));
 	opts.trust = t;
 	opts.require_tlog = o->require_tlog;
+	opts.min_times = o->min_times;
 	for (i = 0; i < n; i++) {
 		al_cosign_info info;
 
@@ -613,6 +620,7 @@ int cmd_verify_image(int argc, char **argv)
 	    {"certificate-oidc-issuer", required_argument, NULL, OPT_ISSUER},
 	    {"certificate-identity", required_argument, NULL, OPT_SUBJECT},
 	    {"require-tlog", no_argument, NULL, OPT_REQUIRE_TLOG},
+	    {"timestamp-threshold", required_argument, NULL, OPT_MIN_TIMES},
 	    {"policy", required_argument, NULL, OPT_POLICY},
 	    {"identity", required_argument, NULL, OPT_IDENTITY},
 	    {"store", required_argument, NULL, OPT_STORE},
@@ -677,6 +685,15 @@ int cmd_verify_image(int argc, char **argv)
 		case OPT_REQUIRE_TLOG:
 			o.require_tlog = 1;
 			break;
+		case OPT_MIN_TIMES: {
+			char *end = NULL;
+			unsigned long v = strtoul(optarg, &end, 10);
+
+			bad = end == optarg || *end != '\0' || v < 1 ||
+			      v > 32 || optarg[0] == '-';
+			o.min_times = (size_t)v;
+			break;
+		}
 		case OPT_POLICY:
 			o.policy = optarg;
 			break;
