@@ -2,6 +2,7 @@
  * (cosign) signatures, in a registry or a store, against keys, a Fulcio
  * identity or a ClusterImagePolicy; write the registries.d and policy
  * resources a mirror needs. */
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -687,10 +688,12 @@ int cmd_verify_image(int argc, char **argv)
 			break;
 		case OPT_MIN_TIMES: {
 			char *end = NULL;
-			unsigned long v = strtoul(optarg, &end, 10);
+			unsigned long v;
 
-			bad = end == optarg || *end != '\0' || v < 1 ||
-			      v > 32 || optarg[0] == '-';
+			errno = 0;
+			v = strtoul(optarg, &end, 10);
+			bad = errno != 0 || end == optarg || *end != '\0' ||
+			      v < 1 || v > 32 || optarg[0] == '-';
 			o.min_times = (size_t)v;
 			break;
 		}
