@@ -501,49 +501,99 @@ int al__cosign_pem_any_key(EVP_PKEY **out, const uint8_t *pem, size_t n)
 
 /* --- Fulcio certificates ------------------------------------------- */
 
-/* The OIDC issuer of a Fulcio certificate: extension .1.8 holds a DER
- * UTF8String, the deprecated .1.1 the raw bytes (Fulcio's
- * docs/oid-info.md). Caller frees; NULL when absent. */
-static char *cert_issuer(X509 *c)
+/* The value of the only extension oid of c into *os (borrowed), NULL when
+ * absent; AL_EVERIFY when c holds it twice. */
+static int cert_ext(ASN1_OCTET_STRING **os, X509 *c, const char *oid)
 {
-	static const char *const oids[] = {"1.3.6.1.4.1.57264.1.8",
-	                                   "1.3.6.1.4.1.57264.1.1"};
-	size_t i;
+	ASN1_OBJECT *obj = OBJ_txt2obj(oid, 1);
+	int pos, again;
 
-	for (i = 0; i < 2; i++) {
-		ASN1_OBJECT *obj = OBJ_txt2obj(oids[i], 1);
-		int pos = obj != NULL ? X509_get_ext_by_OBJ(c, obj, -1) : -1;
-		X509_EXTENSION *ext;
-		ASN1_OCTET_STRING *os;
-		const unsigned char *p;
-		char *s = NULL;
+	*os = NULL;
+	if (obj == NULL)
+		return al_error_openssl(AL_ENOMEM, "OBJ_txt2obj");
+	pos = X509_get_ext_by_OBJ(c, obj, -1);
+	again = pos >= 0 ? X509_get_ext_by_OBJ(c, obj, pos) : -1;
+	ASN1_OBJECT_free(obj);
+	if (again >= 0)
+		return al_error_set(AL_EVERIFY,
+		                    "certificate has a duplicate %s extension",
+		                    oid);
+	if (pos >= 0)
+		*os = X509_EXTENSION_get_data(X509_get_ext(c, pos));
+	return 0;
+}
 
-		ASN1_OBJECT_free(obj);
-		if (pos < 0)
-			continue;
-		ext = X509_get_ext(c, pos);
-		os = X509_EXTENSION_get_data(ext);
-		p = ASN1_STRING_get0_data(os);
-		if (i == 0) {
-			ASN1_UTF8STRING *u = d2i_ASN1_UTF8STRING(
-			    NULL, &p, ASN1_STRING_length(os));
-			if (u != NULL &&
-			    memchr(ASN1_STRING_get0_data(u), 0,
-			           (size_t)ASN1_STRING_length(u)) == NULL)
-				s = al_strndup(
-				    (const char *)ASN1_STRING_get0_data(u),
-				    (size_t)ASN1_STRING_length(u));
-			ASN1_UTF8STRING_free(u);
-		} else if (memchr(p, 0, (size_t)ASN1_STRING_length(os)) ==
-		           NULL) {
-			s = al_strndup((const char *)p,
-			               (size_t)ASN1_STRING_length(os));
-		}
+/*
+ * The OIDC issuer of a Fulcio certificate into *out (caller frees): as
+ * containers/image signature/fulcio_cert.go fulcioIssuerInCertificate,
+ * .1.8 must be one DER UTF8String with nothing after it, the deprecated
+ * .1.1 is the raw bytes, and when both are present they must be equal
+ * (Fulcio docs/oid-info.md). AL_EVERIFY when absent or inconsistent.
+ */
+static int cert_issuer(char **out, X509 *c)
+{
+	ASN1_OCTET_STRING *v1 = NULL, *v2 = NULL;
+	ASN1_UTF8STRING *u = NULL;
+	const unsigned char *p;
+	const uint8_t *val = NULL;
+	size_t len = 0;
+	int rc;
+
+	if ((rc = cert_ext(&v1, c, "1.3.6.1.4.1.57264.1.1")) < 0 ||
+	    (rc = cert_ext(&v2, c, "1.3.6.1.4.1.57264.1.8")) < 0)
+		return rc;
+	if (v2 != NULL) {
+		long n = ASN1_STRING_length(v2);
+
+		p = ASN1_STRING_get0_data(v2);
+		u = d2i_ASN1_UTF8STRING(NULL, &p, n);
 		ERR_clear_error();
-		if (s != NULL)
-			return s;
+		if (u == NULL) {
+			rc = al_error_set(AL_EVERIFY,
+			                  "invalid ASN.1 in the OIDC issuer "
+			                  "(v2) extension");
+			goto out;
+		}
+		if (p != ASN1_STRING_get0_data(v2) + n) {
+			rc = al_error_set(AL_EVERIFY,
+			                  "invalid ASN.1 in the OIDC issuer "
+			                  "(v2) extension: trailing data");
+			goto out;
+		}
+		val = ASN1_STRING_get0_data(u);
+		len = (size_t)ASN1_STRING_length(u);
 	}
-	return NULL;
+	if (v1 != NULL) {
+		const uint8_t *b = ASN1_STRING_get0_data(v1);
+		size_t blen = (size_t)ASN1_STRING_length(v1);
+
+		if (val != NULL && (blen != len || memcmp(b, val, len) != 0)) {
+			rc = al_error_set(AL_EVERIFY,
+			                  "inconsistent OIDC issuer extensions "
+			                  "(v1 and v2 differ)");
+			goto out;
+		}
+		val = b;
+		len = blen;
+	}
+	if (val == NULL) {
+		rc = al_error_set(AL_EVERIFY, "Fulcio certificate is missing "
+		                              "the OIDC issuer extension");
+		goto out;
+	}
+	if (memchr(val, 0, len) != NULL) {
+		rc = al_error_set(AL_EVERIFY,
+		                  "OIDC issuer extension holds a NUL byte");
+		goto out;
+	}
+	if ((*out = al_strndup((const char *)val, len)) == NULL) {
+		rc = al_error_set(AL_ENOMEM, "out of memory");
+		goto out;
+	}
+	rc = 0;
+out:
+	ASN1_UTF8STRING_free(u);
+	return rc;
 }
 
 /* The SAN emails and URIs of c joined by ", " for messages, and whether
@@ -587,6 +637,34 @@ static int cert_subject(X509 *c, const char *want, const char *want_dns,
 	}
 	GENERAL_NAMES_free(names);
 	return found;
+}
+
+/*
+ * Go's x509.Verify with KeyUsages {CodeSigning}, as containers/image
+ * (fulcio_cert.go, pki_cert.go), cosign and sigstore-go call it: every
+ * certificate of the verified chain, root included, that carries an
+ * extended key usage extension must allow code signing or any usage.
+ */
+static int chain_code_signing(X509_STORE_CTX *ctx)
+{
+	STACK_OF(X509) *v = X509_STORE_CTX_get0_chain(ctx);
+	int i;
+
+	for (i = 0; i < sk_X509_num(v); i++) {
+		X509 *c = sk_X509_value(v, i);
+		uint32_t xku;
+
+		if ((X509_get_extension_flags(c) & EXFLAG_XKUSAGE) == 0)
+			continue;
+		xku = X509_get_extended_key_usage(c);
+		if ((xku & (XKU_CODE_SIGN | XKU_ANYEKU)) == 0)
+			return al_error_set(
+			    AL_EVERIFY,
+			    "certificate %d of the chain does not allow code "
+			    "signing (extended key usage)",
+			    i);
+	}
+	return 0;
 }
 
 int al__cosign_cert_verify(const al_cosign_trust *t, X509 *leaf,
@@ -643,6 +721,8 @@ int al__cosign_cert_verify(const al_cosign_trust *t, X509 *leaf,
 		ERR_clear_error();
 		goto out;
 	}
+	if ((rc = chain_code_signing(ctx)) < 0)
+		goto out;
 	if (t->pki) {
 		/* BYOPKI: containers/image checks the SAN only (email or
 		 * DNS name), no Fulcio extension, no key usage. */
@@ -699,12 +779,15 @@ int al__cosign_cert_verify(const al_cosign_trust *t, X509 *leaf,
 		                  names.len > 0 ? al_buf_cstr(&names) : "none");
 		goto out;
 	}
-	iss = cert_issuer(leaf);
-	if (t->issuer != NULL && (iss == NULL || strcmp(iss, t->issuer) != 0)) {
+	/* containers/image refuses a certificate whose issuer extensions
+	 * are missing or inconsistent whatever the policy asks for */
+	if ((rc = cert_issuer(&iss, leaf)) < 0)
+		goto out;
+	if (t->issuer != NULL && strcmp(iss, t->issuer) != 0) {
 		rc = al_error_set(AL_EVERIFY,
 		                  "certificate issuer mismatch: want '%s', "
 		                  "certificate names '%s'",
-		                  t->issuer, iss != NULL ? iss : "none");
+		                  t->issuer, iss);
 		goto out;
 	}
 	*subject = sub;

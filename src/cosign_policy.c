@@ -473,12 +473,15 @@ static int repo_digest_or_exact(const al_ref *intended, const al_ref *sig)
 
 	if (sig->tag == NULL && sig->digest == NULL)
 		return 0; /* a name-only signature is never exact */
-	if (intended->tag != NULL) {
-		a = al_ref_string(intended);
-		b = al_ref_string(sig);
-	} else if (intended->digest != NULL) {
+	/* reference.Canonical first, as the Go type switch does: an image
+	 * named by digest (with or without a tag) matches its repository; one
+	 * named by tag only that exact tag */
+	if (intended->digest != NULL) {
 		a = al_ref_name(intended);
 		b = al_ref_name(sig);
+	} else if (intended->tag != NULL) {
+		a = al_ref_string(intended);
+		b = al_ref_string(sig);
 	}
 	ok = a != NULL && b != NULL && strcmp(a, b) == 0;
 	free(a);

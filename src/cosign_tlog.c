@@ -7,7 +7,11 @@
 #include <string.h>
 
 #include <jansson.h>
+#include <openssl/err.h>
 #include <openssl/evp.h>
+#include <openssl/pem.h>
+#include <openssl/x509.h>
+#include <limits.h>
 
 #include "airlock/error.h"
 #include "json_int.h"
@@ -283,20 +287,53 @@ static int b64_member(al_buf *out, const json_t *obj, const char *key)
 	return al_base64_decode(out, s, strlen(s)) < 0 ? -1 : 0;
 }
 
-/* The key in a body's base64 PEM (a certificate or a public key) must be
- * the one that verified the signature. */
+/*
+ * The key or certificate in a body's base64 PEM must be the very one that
+ * verified the signature: one PEM block, nothing but white space after
+ * it, whose DER bytes equal the certificate's (keyless) or the key's
+ * SubjectPublicKeyInfo (containers/image signature/internal/rekor_set.go
+ * VerifyRekorSET compares the PEM payload bytes; an equal key in another
+ * certificate is another entry).
+ */
 static int body_key_matches(const json_t *obj, const char *key,
-                            EVP_PKEY *signer)
+                            const cs_signed *s)
 {
 	al_buf pem = AL_BUF_INIT(AL_COSIGN_MAX_PEM);
-	EVP_PKEY *k = NULL;
-	int ok = 0;
+	BIO *bio = NULL;
+	char *name = NULL, *header = NULL;
+	unsigned char *der = NULL, *want = NULL;
+	long len = 0;
+	int wlen, ok = 0;
+	size_t i;
 
-	if (b64_member(&pem, obj, key) == 0 &&
-	    al__cosign_pem_any_key(&k, pem.ptr, pem.len) == 0)
-		ok = EVP_PKEY_eq(k, signer) == 1;
-	EVP_PKEY_free(k);
+	if (b64_member(&pem, obj, key) != 0 || pem.len > INT_MAX ||
+	    (bio = BIO_new_mem_buf(pem.ptr, (int)pem.len)) == NULL ||
+	    PEM_read_bio(bio, &name, &header, &der, &len) != 1)
+		goto out;
+	/* what follows the block: white space only */
+	{
+		char *rest;
+		long n = BIO_get_mem_data(bio, &rest);
+
+		for (i = 0; n > 0 && i < (size_t)n; i++)
+			if (strchr(" \t\r\n", rest[i]) == NULL || rest[i] == 0)
+				goto out;
+	}
+	if (s->cert != NULL)
+		wlen = i2d_X509(s->cert, &want);
+	else
+		wlen = i2d_PUBKEY(s->signer, &want);
+	ok = wlen > 0 && (long)wlen == len &&
+	     CRYPTO_memcmp(want, der, (size_t)len) == 0 &&
+	     strcmp(name, s->cert != NULL ? "CERTIFICATE" : "PUBLIC KEY") == 0;
+out:
+	OPENSSL_free(want);
+	OPENSSL_free(name);
+	OPENSSL_free(header);
+	OPENSSL_free(der);
+	BIO_free(bio);
 	al_buf_free(&pem);
+	ERR_clear_error();
 	al_error_clear();
 	return ok;
 }
@@ -349,7 +386,7 @@ static int verify_intoto(const json_t *spec, const cs_signed *s)
 	           CRYPTO_memcmp(inner.ptr, s->sig, inner.len) != 0) {
 		rc = al_error_set(AL_EVERIFY, "transparency log entry holds "
 		                              "another signature");
-	} else if (!body_key_matches(sig0, "publicKey", s->signer)) {
+	} else if (!body_key_matches(sig0, "publicKey", s)) {
 		rc = al_error_set(AL_EVERIFY, "transparency log entry names "
 		                              "another key or certificate");
 	}
@@ -408,7 +445,7 @@ static int verify_body(const cs_tlog *e, const cs_signed *s)
 			    AL_EVERIFY, "transparency log entry holds another "
 			                "signature");
 		else if (!body_key_matches(json_object_get(sig, "publicKey"),
-		                           "content", s->signer))
+		                           "content", s))
 			rc = al_error_set(
 			    AL_EVERIFY, "transparency log entry names another "
 			                "key or certificate");
@@ -432,7 +469,7 @@ static int verify_body(const cs_tlog *e, const cs_signed *s)
 			    AL_EVERIFY, "transparency log entry holds another "
 			                "signature");
 		else if (!body_key_matches(json_array_get(sigs, 0), "verifier",
-		                           s->signer))
+		                           s))
 			rc = al_error_set(
 			    AL_EVERIFY, "transparency log entry names another "
 			                "key or certificate");

@@ -20,6 +20,9 @@
 
 #define DSSE_SIMPLESIGNING AL_COSIGN_SIMPLESIGNING_MEDIA_TYPE
 
+/* Verified times kept per signature (timestamps and log entries). */
+#define MAX_TIMES 32
+
 /* What one verification works on. */
 typedef struct core {
 	const uint8_t *msg; /* the bytes the signature is over */
@@ -52,8 +55,9 @@ static int verify_core(al_cosign_info *info, const core *c,
 	EVP_PKEY *signer = NULL;
 	cs_signed s;
 	size_t i;
-	int rc, time_ok, have_time = 0, logged = 0;
-	int64_t at = 0, index = 0;
+	int rc, time_ok, have_time = 0, logged = 0, tsa_dated = 0;
+	int64_t at = 0, index = 0, times[MAX_TIMES];
+	size_t ntimes = 0, need;
 
 	if (t == NULL)
 		return al_error_set(AL_EINVAL, "no trust to verify against");
@@ -99,28 +103,29 @@ static int verify_core(al_cosign_info *info, const core *c,
 			                                 &time_ok)) < 0)
 				return al_error_wrap(
 				    rc, "transparency log entry %zu", i + 1);
-			if (time_ok && !have_time) {
-				have_time = 1;
-				at = c->entries[i].integrated_time;
-			}
+			/* Rekor's integrated time dates the signature only
+			 * where it carries no signed timestamp (Sigstore
+			 * client specification, "Establishing a time for
+			 * the signature") */
+			if (time_ok && c->ntsa == 0 && ntimes < MAX_TIMES)
+				times[ntimes++] = c->entries[i].integrated_time;
 			if (!logged)
 				index = c->entries[i].log_index;
 			logged = 1;
 		}
 	}
-	/* an RFC 3161 token over the signature dates it too (sigstore-js
-	 * getTSATimestamp); with a timestamp authority trusted, every token
-	 * given must verify; without one, tokens date nothing */
-	for (i = 0; i < c->ntsa && c->leaf != NULL && !t->pki && t->ntsa > 0;
-	     i++) {
+	/* RFC 3161 tokens over the signature (sigstore-js getTSATimestamp,
+	 * sigstore-go VerifySignedTimestamp): with a timestamp authority
+	 * trusted, every token given must verify against its chain */
+	for (i = 0; i < c->ntsa && !t->pki && t->ntsa > 0; i++) {
 		int64_t when = 0;
 
 		if ((rc = al__cosign_tsa_verify(t, c->tsa[i].ptr, c->tsa[i].len,
 		                                c->sig, c->siglen, &when)) < 0)
 			return al_error_wrap(rc, "timestamp %zu", i + 1);
-		if (!have_time) {
-			have_time = 2;
-			at = when;
+		if (ntimes < MAX_TIMES) {
+			times[ntimes++] = when;
+			tsa_dated = 1;
 		}
 	}
 	if ((o->require_tlog || (c->leaf != NULL && !t->pki)) && t->nrekor == 0)
@@ -131,34 +136,51 @@ static int verify_core(al_cosign_info *info, const core *c,
 		return al_error_set(AL_EVERIFY,
 		                    "no transparency log entry, and one is "
 		                    "required");
+	need = o->min_times > 0 ? o->min_times
+	                        : (c->leaf != NULL && !t->pki ? 1 : 0);
+	if (!t->pki && ntimes < need && ntimes == 0 && c->leaf != NULL)
+		return al_error_set(
+		    AL_EVERIFY,
+		    "keyless signature without a verified signed "
+		    "entry timestamp or RFC 3161 timestamp: nothing "
+		    "proves when the certificate was used");
+	if (!t->pki && ntimes < need)
+		return al_error_set(
+		    AL_EVERIFY,
+		    "%zu verified time(s) date the signature, %zu needed",
+		    ntimes, need);
 	if (c->leaf != NULL) {
 		char *sub = NULL, *iss = NULL;
 
-		/* A Fulcio certificate lives minutes: it is checked at the
-		 * time the log (SET) or a timestamp authority vouched for;
-		 * nothing else dates the signature. A PKI certificate is
-		 * checked now. */
-		if (t->pki)
-			at = (int64_t)time(NULL);
-		else if (!have_time)
-			return al_error_set(
-			    AL_EVERIFY, "keyless signature without a verified "
-			                "signed entry timestamp or RFC 3161 "
-			                "timestamp: nothing proves when the "
-			                "certificate was used");
-		if ((rc = al__cosign_cert_verify(t, c->leaf, c->chain, at, &sub,
-		                                 &iss)) < 0)
-			return rc;
+		/* A Fulcio certificate lives minutes: the chain must be valid
+		 * at every verified time (sigstore-go VerifyLeafCertificate
+		 * per timestamp); nothing else dates the signature. A PKI
+		 * certificate is checked now. */
+		if (t->pki) {
+			times[0] = (int64_t)time(NULL);
+			ntimes = 1;
+		}
+		for (i = 0; i < ntimes; i++) {
+			free(sub);
+			free(iss);
+			sub = iss = NULL;
+			if ((rc = al__cosign_cert_verify(t, c->leaf, c->chain,
+			                                 times[i], &sub,
+			                                 &iss)) < 0)
+				return rc;
+		}
 		info->keyless = 1;
 		info->subject = sub;
 		info->issuer = iss;
 	}
+	have_time = ntimes > 0;
+	at = ntimes > 0 ? times[0] : 0;
 	if ((rc = al__cosign_key_id(s.digest, signer)) < 0)
 		return rc;
 	al__cosign_hex(info->key_id, s.digest, 32);
 	info->tlog_verified = logged;
 	info->has_time = have_time != 0;
-	info->tsa_time = have_time == 2;
+	info->tsa_time = tsa_dated && !t->pki;
 	info->integrated_time = at;
 	info->log_index = index;
 	return 0;
@@ -290,8 +312,70 @@ static int first_cert(X509 **out, STACK_OF(X509) * *chain, const char *pem,
 		return rc;
 	if (sk_X509_num(*chain) < 1)
 		return al_error_set(AL_EVERIFY, "%s: no certificate", what);
+	/* containers/image parseLeafCertFromPEM: one certificate only */
+	if (sk_X509_num(*chain) > 1)
+		return al_error_set(AL_EVERIFY, "%s: more than one certificate",
+		                    what);
 	*out = sk_X509_shift(*chain);
 	return 0;
+}
+
+/*
+ * The dev.sigstore.cosign/chain annotation: its last certificate is the
+ * root, and must be one of the trusted roots (byte for byte); only the
+ * ones before it are intermediates (containers/image fulcio_cert.go
+ * verifyFulcioCertificateAtTime uses chain[:len-1]; cosign's
+ * certificate-chain root). Appended to *chain.
+ */
+static int chain_annotation(STACK_OF(X509) * *chain, const char *pem,
+                            const al_cosign_trust *t)
+{
+	STACK_OF(X509) *all = NULL;
+	X509 *root;
+	size_t i;
+	int rc, n;
+
+	if ((rc = al__cosign_pem_certs(&all, pem, strlen(pem),
+	                               AL_COSIGN_ANN_CHAIN)) < 0)
+		goto out;
+	if ((n = sk_X509_num(all)) < 1) {
+		rc = 0;
+		goto out;
+	}
+	root = sk_X509_value(all, n - 1);
+	rc = AL_EVERIFY;
+	for (i = 0; t != NULL && i < t->nfulcio; i++) {
+		if (X509_cmp(root, t->fulcio[i]) == 0) {
+			rc = 0;
+			break;
+		}
+	}
+	if (rc < 0) {
+		rc =
+		    al_error_set(AL_EVERIFY,
+		                 "%s: its last certificate (the root) is not a "
+		                 "trusted root",
+		                 AL_COSIGN_ANN_CHAIN);
+		goto out;
+	}
+	X509_free(sk_X509_pop(all));
+	if (*chain == NULL && (*chain = sk_X509_new_null()) == NULL) {
+		rc = al_error_set(AL_ENOMEM, "out of memory");
+		goto out;
+	}
+	while (sk_X509_num(all) > 0) {
+		X509 *x = sk_X509_shift(all);
+
+		if (sk_X509_push(*chain, x) <= 0) {
+			X509_free(x);
+			rc = al_error_set(AL_ENOMEM, "out of memory");
+			goto out;
+		}
+	}
+	rc = 0;
+out:
+	sk_X509_pop_free(all, X509_free);
+	return rc;
 }
 
 static int parse_payload(al_cosign_info *info, const uint8_t *p, size_t n)
@@ -341,9 +425,9 @@ int al_cosign_verify_sig(al_cosign_info *out, const al_cosign_sig *s,
 	    (rc = first_cert(&leaf, &chain, s->certificate,
 	                     AL_COSIGN_ANN_CERTIFICATE)) < 0)
 		goto out;
-	if (s->chain != NULL &&
-	    (rc = al__cosign_pem_certs(&chain, s->chain, strlen(s->chain),
-	                               AL_COSIGN_ANN_CHAIN)) < 0)
+	if (s->certificate != NULL && s->chain != NULL &&
+	    (rc = chain_annotation(&chain, s->chain,
+	                           opts != NULL ? opts->trust : NULL)) < 0)
 		goto out;
 	if (s->bundle != NULL) {
 		if ((rc = rekor_bundle(&entry, s->bundle)) < 0)

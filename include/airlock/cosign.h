@@ -136,6 +136,12 @@ typedef struct al_cosign_opts {
 	 * for key-based signatures. Keyless ones always need a SET: it
 	 * gives the time at which the short-lived certificate was valid. */
 	int require_tlog;
+	/* At least this many verified times (RFC 3161 timestamps, or where
+	 * the signature has none, Rekor integrated times) must date the
+	 * signature; 0 means 1 for a keyless signature and none for a
+	 * key-based one (sigstore-go WithSignedTimestamps /
+	 * WithIntegratedTimestamps thresholds). */
+	size_t min_times;
 } al_cosign_opts;
 
 /* What a verified signature says. Strings owned; al_cosign_info_clear. */

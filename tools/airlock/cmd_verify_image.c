@@ -2,6 +2,7 @@
  * (cosign) signatures, in a registry or a store, against keys, a Fulcio
  * identity or a ClusterImagePolicy; write the registries.d and policy
  * resources a mirror needs. */
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -17,6 +18,7 @@ enum {
 	OPT_ISSUER,
 	OPT_SUBJECT,
 	OPT_REQUIRE_TLOG,
+	OPT_MIN_TIMES,
 	OPT_POLICY,
 	OPT_IDENTITY,
 	OPT_STORE,
@@ -68,6 +70,10 @@ static const char vi_help[] =
     "      --certificate-oidc-issuer S  the OIDC issuer it must name\n"
     "      --require-tlog           refuse a key-based signature without a "
     "Rekor entry\n"
+    "      --timestamp-threshold N  at least N verified times (RFC 3161 "
+    "timestamps,\n"
+    "                               else Rekor integrated times; default "
+    "1 keyless)\n"
     "Checks:\n"
     "      --identity POLICY        exact, repository (default) or ignore: "
     "how the\n"
@@ -123,6 +129,7 @@ typedef struct vi_opts {
 	const char *issuer, *subject, *policy, *store, *bundle, *artifact;
 	const char *write_config;
 	int require_tlog;
+	size_t min_times;
 	int carry;
 	al_sig_identity_policy identity;
 	al_cosign_match match;
@@ -222,11 +229,13 @@ static int slurp(al_buf *b, const char *path, size_t max)
 	return al_fs_read_file(path, b);
 }
 
-/* Verify the candidates against trust or policy; print the outcome. */
+/* Verify the candidates against trust or policy; print the outcome.
+ * reference is what the policy and identity see (the image as pulled),
+ * shown what the messages name (the image by digest). */
 static int judge(const vi_opts *o, const al_cosign_trust *t,
                  const al_cosign_policy *pol, const char *reference,
-                 const al_digest *digest, const al_cosign_candidate *c,
-                 size_t n)
+                 const char *shown, const al_digest *digest,
+                 const al_cosign_candidate *c, size_t n)
 {
 	al_buf why = AL_BUF_INIT(8192);
 	al_cosign_opts opts;
@@ -240,15 +249,15 @@ static int judge(const vi_opts *o, const al_cosign_trust *t,
 		if ((rc = al_cosign_policy_check(&v, pol, reference, digest, c,
 		                                 n)) < 0) {
 			al_buf_free(&why);
-			return cli_fail(rc, "%s", reference);
+			return cli_fail(rc, "%s", shown);
 		}
 		if (!v.covered)
 			printf("%s: no policy scope covers it (not checked)\n",
-			       cli_esc(reference));
+			       cli_esc(shown));
 		else
 			printf("%s: accepted by %s (scope %s), signature "
 			       "%zu%s%s\n",
-			       cli_esc(reference), cli_esc(v.policy),
+			       cli_esc(shown), cli_esc(v.policy),
 			       cli_esc(v.scope), v.which + 1,
 			       v.info.keyless ? ", keyless: " : "",
 			       v.info.keyless && v.info.subject != NULL
@@ -261,6 +270,7 @@ static int judge(const vi_opts *o, const al_cosign_trust *t,
 	memset(&opts, 0, sizeof(opts));
 	opts.trust = t;
 	opts.require_tlog = o->require_tlog;
+	opts.min_times = o->min_times;
 	for (i = 0; i < n; i++) {
 		al_cosign_info info;
 
@@ -276,7 +286,7 @@ static int judge(const vi_opts *o, const al_cosign_trust *t,
 			                           o->identity);
 		if (rc == 0) {
 			printf("%s: verified (signature %zu, %s%s%s%s)\n",
-			       cli_esc(reference), i + 1,
+			       cli_esc(shown), i + 1,
 			       c[i].sig != NULL ? "cosign tag" : "bundle",
 			       info.keyless ? ", keyless: " : ", key ",
 			       info.keyless ? (info.subject != NULL
@@ -297,7 +307,7 @@ static int judge(const vi_opts *o, const al_cosign_trust *t,
 		} else if (rc == AL_ENOMEM) {
 			al_cosign_info_clear(&info);
 			al_buf_free(&why);
-			return cli_fail(rc, "%s", reference);
+			return cli_fail(rc, "%s", shown);
 		} else {
 			(void)al_buf_printf(&why, "%ssignature %zu: %s",
 			                    why.len > 0 ? "; " : "", i + 1,
@@ -306,7 +316,7 @@ static int judge(const vi_opts *o, const al_cosign_trust *t,
 		al_cosign_info_clear(&info);
 	}
 	if (code != EXIT_OK)
-		cli_error("%s: %s", reference,
+		cli_error("%s: %s", shown,
 		          n == 0 ? "no sigstore signature found"
 		                 : al_buf_cstr(&why));
 	al_buf_free(&why);
@@ -325,7 +335,7 @@ static int verify_one(cli_common *cc, const vi_opts *o,
 	al_cosign_cands cands;
 	al_buf body = AL_BUF_INIT(AL_MANIFEST_MAX);
 	al_digest digest;
-	char *reference = NULL, *name = NULL, *mt = NULL;
+	char *reference = NULL, *shown = NULL, *name = NULL, *mt = NULL;
 	int rc, code = EXIT_OK;
 
 	memset(&ir, 0, sizeof(ir));
@@ -369,7 +379,8 @@ static int verify_one(cli_common *cc, const vi_opts *o,
 		cand.artifact_len = a.len;
 		reference = al_ref_string(&ir.ref);
 		code = judge(o, t, pol, reference != NULL ? reference : arg,
-		             &digest, &cand, 1);
+		             reference != NULL ? reference : arg, &digest,
+		             &cand, 1);
 		al_buf_free(&b);
 		al_buf_free(&a);
 		goto out;
@@ -437,20 +448,29 @@ static int verify_one(cli_common *cc, const vi_opts *o,
 		        arg, found.n, cands.n,
 		        found.referrers_api ? ", referrers API" : "",
 		        found.fallback_tag != NULL ? ", referrers tag" : "");
-	reference = ir.ref.digest != NULL ? al_ref_string(&ir.ref)
-	                                  : al_sprintf("%s@%s", name, "");
-	if (ir.ref.digest == NULL) {
+	/* The policy sees the image as it is pulled: by tag, the tag (a
+	 * MatchRepoDigestOrExact signature must name exactly that tag,
+	 * containers/image policy_reference_match.go); the digest it
+	 * resolved to is what the signatures must name. */
+	reference =
+	    ir.ref.digest != NULL
+	        ? al_ref_string(&ir.ref)
+	        : al_sprintf("%s:%s", name,
+	                     ir.ref.tag != NULL ? ir.ref.tag : "latest");
+	{
 		char ds[AL_DIGEST_STRMAX];
 
-		free(reference);
-		reference =
-		    al_sprintf("%s@%s", name, al_digest_str(&digest, ds));
+		shown =
+		    ir.ref.digest != NULL
+		        ? al_strdup(reference != NULL ? reference : "")
+		        : al_sprintf("%s@%s", name, al_digest_str(&digest, ds));
 	}
-	if (reference == NULL) {
+	if (reference == NULL || shown == NULL) {
 		code = cli_fail(AL_ENOMEM, "out of memory");
 		goto out;
 	}
-	code = judge(o, t, pol, reference, &digest, cands.items, cands.n);
+	code =
+	    judge(o, t, pol, reference, shown, &digest, cands.items, cands.n);
 out:
 	al_cosign_cands_clear(&cands);
 	al_cosign_found_clear(&found);
@@ -459,6 +479,7 @@ out:
 	al_buf_free(&body);
 	al_imgref_clear(&ir);
 	free(reference);
+	free(shown);
 	free(name);
 	free(mt);
 	return code;
@@ -591,6 +612,7 @@ int cmd_verify_image(int argc, char **argv)
 	    {"certificate-oidc-issuer", required_argument, NULL, OPT_ISSUER},
 	    {"certificate-identity", required_argument, NULL, OPT_SUBJECT},
 	    {"require-tlog", no_argument, NULL, OPT_REQUIRE_TLOG},
+	    {"timestamp-threshold", required_argument, NULL, OPT_MIN_TIMES},
 	    {"policy", required_argument, NULL, OPT_POLICY},
 	    {"identity", required_argument, NULL, OPT_IDENTITY},
 	    {"store", required_argument, NULL, OPT_STORE},
@@ -655,6 +677,17 @@ int cmd_verify_image(int argc, char **argv)
 		case OPT_REQUIRE_TLOG:
 			o.require_tlog = 1;
 			break;
+		case OPT_MIN_TIMES: {
+			char *end = NULL;
+			unsigned long v;
+
+			errno = 0;
+			v = strtoul(optarg, &end, 10);
+			bad = errno != 0 || end == optarg || *end != '\0' ||
+			      v < 1 || v > 32 || optarg[0] == '-';
+			o.min_times = (size_t)v;
+			break;
+		}
 		case OPT_POLICY:
 			o.policy = optarg;
 			break;
