@@ -96,7 +96,7 @@ static int virtual_sleep_ms(void *ctx, uint64_t ms, const al_cancel *c)
 
 	if (al_cancel_is_set(c))
 		return al_error_set(AL_ECANCELED, "cancelled");
-	virtual_move_to(start + ms > start ? start + ms : UINT64_MAX);
+	virtual_move_to(ms > UINT64_MAX - start ? UINT64_MAX : start + ms);
 	/* One real millisecond, so that a loop that polls a real server
 	 * between sleeps lets that server and the other threads run. */
 	(void)nanosleep(&ts, NULL);
@@ -140,7 +140,7 @@ void al_clock_advance(uint64_t ms)
 {
 	uint64_t cur = atomic_load(&virtual_now);
 
-	virtual_move_to(cur + ms > cur ? cur + ms : UINT64_MAX);
+	virtual_move_to(ms > UINT64_MAX - cur ? UINT64_MAX : cur + ms);
 }
 
 int al_clock_is_virtual(void)

@@ -136,6 +136,13 @@ static void test_clock__virtual_deadline_of_forty_minutes(void)
 	CU_ASSERT_EQUAL(al_clock_wall_ms() - wall0, 40 * 60 * 1000);
 	al_clock_advance(500);
 	CU_ASSERT_EQUAL(al_clock_now_ms(), 5000 + 40 * 60 * 1000 + 500);
+	/* a sleep or an advance of nothing moves nothing (it once moved the
+	 * clock to its end: every deadline at once) */
+	CU_ASSERT_EQUAL(al_sleep_ms(0, NULL), 0);
+	al_clock_advance(0);
+	CU_ASSERT_EQUAL(al_clock_now_ms(), 5000 + 40 * 60 * 1000 + 500);
+	al_clock_advance(UINT64_MAX);
+	CU_ASSERT_EQUAL(al_clock_now_ms(), UINT64_MAX);
 	al_clock_set_source(NULL);
 	CU_ASSERT(!al_clock_is_virtual());
 }
