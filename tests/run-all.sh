@@ -47,83 +47,149 @@ for s in "${stages[@]}"; do
 	esac
 done
 
-summary=()
 fail=0
 started=$(date +%s)
+for s in build-release build-asan build-fuzz; do rm -f "$src/$s/summary.line"; done
 
-# ctest_run DIR LOG ARGS...: ctest's own status; its output goes to LOG and
-# the terminal.
+# ctest_run DIR LOG ARGS...: ctest's own status; its output goes to LOG and,
+# unless QUIET is set, to the terminal.
 ctest_run() {
 	local dir=$1 log=$2
 	shift 2
-	ctest --test-dir "$dir" --output-on-failure --timeout 900 "$@" 2>&1 | tee -a "$log"
-	return "${PIPESTATUS[0]}"
+	if [ -n "${QUIET:-}" ]; then
+		ctest --test-dir "$dir" --output-on-failure --timeout 900 "$@" >>"$log" 2>&1
+	else
+		ctest --test-dir "$dir" --output-on-failure --timeout 900 "$@" 2>&1 | tee -a "$log"
+		return "${PIPESTATUS[0]}"
+	fi
 }
 
-run_build() { # name, cmake flags...
-	local name=$1; shift
-	local dir="$src/build-$name" t0 rc=0
+stage_flags() { # the configuration of stage $1, one flag per line
+	case $1 in
+	release) printf '%s\n' -DCMAKE_BUILD_TYPE=RelWithDebInfo ;;
+	# -O1: the level ASan's documentation recommends (the same checks, less
+	# CPU per test; measured: 667 s of ctest at -O1 against 690 s at -O0).
+	asan) printf '%s\n' -DCMAKE_BUILD_TYPE=Debug "-DCMAKE_C_FLAGS_DEBUG=-g -O1" -DAL_SANITIZE=ON ;;
+	# clang + libFuzzer + ASan/UBSan, only the library, the program and
+	# tests/fuzz; each target runs AL_FUZZ_SECONDS (default 6) on a copy of
+	# its corpus.
+	fuzz) printf '%s\n' -DCMAKE_C_COMPILER=clang -DCMAKE_BUILD_TYPE=Debug -DAL_SANITIZE=ON -DAL_FUZZ=ON \
+		-DAL_BUILD_TESTS=OFF "-DAL_FUZZ_SECONDS=${AL_FUZZ_SECONDS:-6}" ;;
+	esac
+}
+
+# stage_build NAME: configure and build build-NAME with -Werror; its time
+# goes to build-NAME/build.secs.
+stage_build() {
+	local name=$1 dir="$src/build-$1" t0 flags=()
+	mapfile -t flags < <(stage_flags "$name")
 	mkdir -p "$dir"
-	rm -f "$dir/ctest.log" # a failed build must not be counted with an earlier run's results
+	rm -f "$dir/ctest.log" "$dir/build.secs" # a failed build must not be counted with an earlier run's results
 	t0=$(date +%s)
-	echo "=== $name: configure and build ($*)"
-	if ! cmake -S "$src" -B "$dir" -DAL_WERROR=ON "$@" >"$dir/configure.log" 2>&1; then
-		cat "$dir/configure.log"; return 1
+	echo "=== $name: configure and build (${flags[*]})"
+	if ! cmake -S "$src" -B "$dir" -DAL_WERROR=ON "${flags[@]}" >"$dir/configure.log" 2>&1; then
+		cat "$dir/configure.log"
+		echo "$name: configure failed" >"$dir/summary.line"
+		return 1
 	fi
 	if ! cmake --build "$dir" -j"$jobs" >"$dir/build.log" 2>&1; then
 		grep -E -A5 "error|warning" "$dir/build.log" | head -100
 		echo "build $name failed (log: $dir/build.log)"
+		echo "$name: build failed (log: $dir/build.log)" >"$dir/summary.line"
 		return 1
 	fi
-	echo "=== $name: built in $(($(date +%s) - t0)) s; tests"
-	local log="$dir/ctest.log"
-	: >"$log"
-	if [ -n "$label" ]; then
-		if [ "$label" = timing ]; then
-			ctest_run "$dir" "$log" -j1 -L timing || rc=$?
-		else
+	echo $(($(date +%s) - t0)) >"$dir/build.secs"
+	echo "=== $name: built in $(cat "$dir/build.secs") s"
+}
+
+# stage_tests NAME PART: run stage NAME's tests; PART "main" runs all but
+# the timing tier, "timing" only that tier (one test at a time), "all" both.
+# --label narrows either part.
+stage_tests() {
+	local name=$1 part=$2 dir="$src/build-$1" t0 rc=0 log n secs
+	[ -f "$dir/build.secs" ] || return 1
+	log="$dir/ctest.log"
+	[ -f "$log" ] || : >"$log"
+	t0=$(date +%s)
+	if [ "$part" != timing ] && [ "$label" != timing ]; then
+		echo "=== $name: tests${label:+ labelled $label}"
+		if [ -n "$label" ]; then
 			ctest_run "$dir" "$log" -j"$test_jobs" -L "$label" -LE timing || rc=$?
-			# the timing tests that also carry the label, apart and alone
-			if [ "$(ctest --test-dir "$dir" -N -L "$label" -L timing | grep -c 'Test *#')" -gt 0 ]; then
-				ctest_run "$dir" "$log" -j1 -L "$label" -L timing || rc=$?
-			fi
-		fi
-	else
-		ctest_run "$dir" "$log" -j"$test_jobs" -LE timing || rc=$?
-		if [ "$(ctest --test-dir "$dir" -N -L timing | grep -c 'Test *#')" -gt 0 ]; then
-			ctest_run "$dir" "$log" -j1 -L timing || rc=$?
+		else
+			ctest_run "$dir" "$log" -j"$test_jobs" -LE timing || rc=$?
 		fi
 	fi
-	summary+=("$name: $(grep -E 'tests passed|tests failed' "$log" | tr '\n' ' ') ($(($(date +%s) - t0)) s with the build)")
+	if [ "$part" != main ] && [ "$name" = release ]; then
+		n=$(ctest --test-dir "$dir" -N -L timing ${label:+-L "$label"} | grep -c 'Test *#' || true)
+		if [ "$n" -gt 0 ]; then
+			echo "=== $name: the timing tier, alone"
+			ctest_run "$dir" "$log" -j1 -L timing ${label:+-L "$label"} || rc=$?
+		fi
+	fi
+	secs=$(($(date +%s) - t0 + $(cat "$dir/tests.secs" 2>/dev/null || echo 0)))
+	echo "$secs" >"$dir/tests.secs"
+	echo "$name: $(grep -E 'tests passed|tests failed' "$log" | tr '\n' ' ')(build $(cat "$dir/build.secs") s, tests $secs s)" >"$dir/summary.line"
 	return "$rc"
 }
 
-for s in "${stages[@]}"; do
-	case $s in
-	release) run_build release -DCMAKE_BUILD_TYPE=RelWithDebInfo || fail=1 ;;
-	asan)
-		export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=1}
-		export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
-		# -O1: the level ASan's documentation recommends (the same checks, less
-		# CPU per test; measured: 667 s of ctest at -O1 against 690 s at -O0).
-		run_build asan -DCMAKE_BUILD_TYPE=Debug -DCMAKE_C_FLAGS_DEBUG="-g -O1" -DAL_SANITIZE=ON || fail=1
-		;;
-	fuzz)
-		# clang + libFuzzer + ASan/UBSan, only the library, the program and
-		# tests/fuzz; each target runs AL_FUZZ_SECONDS (default 6) on a copy of
-		# its corpus.
-		export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=1}
-		export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
-		run_build fuzz -DCMAKE_C_COMPILER=clang -DCMAKE_BUILD_TYPE=Debug -DAL_SANITIZE=ON -DAL_FUZZ=ON \
-			-DAL_BUILD_TESTS=OFF -DAL_FUZZ_SECONDS="${AL_FUZZ_SECONDS:-6}" || fail=1
-		;;
-	esac
+# Order: release, asan, fuzz. One stage runs alone. With several, each
+# next build runs (at low priority) while the tests of the one before run,
+# since most tests wait on servers, disks and deadlines rather than on the
+# CPU; the fuzz stage (its build and its time-boxed runs) runs beside the
+# asan tests; the release timing tier runs last, alone, on a quiet machine.
+order=()
+for s in release asan fuzz; do
+	for t in "${stages[@]}"; do [ "$t" = "$s" ] && { order+=("$s"); break; }; done
 done
+for s in "${order[@]}"; do rm -f "$src/build-$s/tests.secs"; done
+case $(printf '%s ' "${order[@]}") in
+*asan* | *fuzz*)
+	export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=1}
+	export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
+	;;
+esac
+
+# The background stages run these functions in a child shell.
+export -f stage_flags stage_build stage_tests ctest_run
+export src jobs test_jobs label
+
+if [ ${#order[@]} -eq 1 ]; then
+	stage_build "${order[0]}" && stage_tests "${order[0]}" all || fail=1
+else
+	fuzz_pid=
+	stage_build "${order[0]}" || fail=1
+	for i in "${!order[@]}"; do
+		cur=${order[$i]} next=${order[$((i + 1))]:-} build_pid=
+		[ -z "$next" ] || mkdir -p "$src/build-$next"
+		if [ "$next" = fuzz ]; then
+			echo "=== fuzz: build and runs beside the $cur tests (log: build-fuzz/stage.log)"
+			nice -n 10 env QUIET=1 bash -c 'stage_build fuzz && stage_tests fuzz all' >"$src/build-fuzz/stage.log" 2>&1 &
+			fuzz_pid=$!
+		elif [ -n "$next" ]; then
+			echo "=== $next: building beside the $cur tests (log: build-$next/build.log)"
+			nice -n 10 bash -c 'stage_build "$1"' _ "$next" >"$src/build-$next/stage.log" 2>&1 &
+			build_pid=$!
+		fi
+		if [ "$cur" != fuzz ] || [ -z "$fuzz_pid" ]; then
+			stage_tests "$cur" main || fail=1
+		fi
+		if [ -n "$build_pid" ]; then
+			wait "$build_pid" || { fail=1; cat "$src/build-$next/stage.log"; }
+		fi
+		[ "$next" = fuzz ] && break
+	done
+	if [ -n "$fuzz_pid" ]; then
+		wait "$fuzz_pid" || { fail=1; tail -n 200 "$src/build-fuzz/stage.log"; cat "$src/build-fuzz/ctest.log" 2>/dev/null | tail -n 200; }
+	fi
+	if [ "${order[0]}" = release ]; then
+		stage_tests release timing || fail=1
+	fi
+fi
 
 echo "=== summary ($(($(date +%s) - started)) s)"
-for s in "${summary[@]}"; do echo "$s"; done
+for s in "${order[@]}"; do cat "$src/build-$s/summary.line" 2>/dev/null || echo "$s: did not run"; done
 passed=0; failed=0; skipped=0
-for s in "${stages[@]}"; do
+for s in "${order[@]}"; do
 	d=build-$s
 	[ -f "$d/ctest.log" ] || continue
 	# one line per ctest run in the log: "N tests failed out of M"
