@@ -14,8 +14,7 @@
 #include "airlock/log.h"
 #include "airlock/ref.h"
 #include "mirror_catalogs.h"
-#include "mirror_failed.h"
-#include "mirror_plan_int.h"
+#include "mirror_int.h"
 
 /* The catalog failed: status, first message, the report's error list. */
 static void cat_fail(al_mirror_result *res, al_mirror_catalog *c, int st,
@@ -375,53 +374,5 @@ out:
 		al_error_set(rc, "%zu of %zu operator catalog(s) failed",
 		             res->ncatalogs - res->catalogs_mirrored,
 		             res->ncatalogs);
-	return rc;
-}
-
-int al_mirror__catalog_roots(al_store *s, al_mirror__roots *roots)
-{
-	al_store_catalog *list = NULL;
-	size_t n = 0, i, j;
-	int rc = 0;
-
-	/* an unreadable releases.json is reported by the store check */
-	if (al_store_catalogs_list(s, &list, &n) < 0) {
-		al_error_clear();
-		return 0;
-	}
-	for (i = 0; rc == 0 && i < n; i++) {
-		const al_store_catalog *c = &list[i];
-		char ds[AL_DIGEST_STRMAX];
-		const char *name = c->name != NULL ? c->name : "?";
-
-		if (c->has_digest)
-			rc = al_mirror__roots_add(
-			    roots, &c->digest,
-			    al_sprintf("catalog %s (%s) recorded in "
-			               "airlock/releases.json",
-			               name, al_digest_str(&c->digest, ds)));
-		if (rc == 0 && c->has_source_digest)
-			rc = al_mirror__roots_add(
-			    roots, &c->source_digest,
-			    al_sprintf("the source of catalog %s (%s)", name,
-			               c->source_name != NULL ? c->source_name
-			                                      : "?"));
-		for (j = 0; rc == 0 && j < c->nimages; j++) {
-			al_ref r;
-			al_digest d;
-
-			memset(&r, 0, sizeof(r));
-			if (al_ref_parse(&r, c->images[j]) == 0 &&
-			    r.digest != NULL &&
-			    al_digest_parse_str(&d, r.digest) == 0)
-				rc = al_mirror__roots_add(
-				    roots, &d,
-				    al_sprintf("image %s of catalog %s",
-				               c->images[j], name));
-			al_ref_clear(&r);
-			al_error_clear();
-		}
-	}
-	al_store_catalogs_free(list, n);
 	return rc;
 }

@@ -20,6 +20,8 @@
 #include "mirror_helm.h"
 #include "mirror_imageset.h"
 #include "mirror_sigstore.h"
+#include "mirror_images.h"
+#include "mirror_int.h"
 #include "mirror_plan_int.h"
 
 typedef struct strv {
@@ -270,7 +272,7 @@ void al_mirror_result_clear(al_mirror_result *result)
 	memset(result, 0, sizeof(*result));
 }
 
-#define add_errorf al_mirror__report_errorf /* mirror_plan_int.h */
+#define add_errorf al_mirror__report_errorf /* mirror_int.h */
 
 /* Record the channels of the releases they selected, save the graphs. */
 static int after(al_store *store, const al_graph_selection *sel, size_t first,
@@ -447,11 +449,12 @@ int al_mirror_plan_run(al_mirror_plan *p, al_store *store,
 	if (p->opts->version >= 3 && p->opts->lifecycle != NULL)
 		(void)malloc_trim(0);
 #endif
-	/* (a run of only Helm charts has nothing for al_mirror_signed) */
+	/* releases and additional images through the image engine
+	 * (mirror_images.c; a run of only Helm charts has nothing for it) */
 	if (p->releases.n > 0 || p->images.n > 0)
-		rc = al_mirror_signed(store, p->releases.v, p->releases.n,
-		                      p->images.v, p->images.n, &to, &p->sig,
-		                      &res->report);
+		rc = al_mirror__run_images(store, p->releases.v, p->releases.n,
+		                           p->images.v, p->images.n, &to,
+		                           &p->sig, &res->report);
 	/* a refusal before any image (no keyring, no --allow-unsigned) */
 	if (rc < 0 && res->report.nerrors == 0 &&
 	    (r2 = add_errorf(&res->report, "%s", al_error_message())) < 0)
