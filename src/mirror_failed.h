@@ -16,7 +16,7 @@ const al_imageset *al_mirror__options_view(al_imageset *view,
                                            const al_imageset *cfg);
 
 /*
- * A run stopped by its plan because no image resolved (mirror_plan.c):
+ * A run stopped by its plan because no image resolved (mirror_preflight.c):
  * every entry of lc->plan failed, so each is recorded in res (releases
  * as "release", the rest as "image") and the list written, as a run
  * that ran would. Nothing when lc or its plan is NULL, or when any entry

@@ -22,7 +22,7 @@
 #include "mirror_sigstore.h"
 #include "mirror_images.h"
 #include "mirror_int.h"
-#include "mirror_plan_int.h"
+#include "mirror_preflight.h"
 
 typedef struct strv {
 	const char **v;
@@ -427,7 +427,7 @@ int al_mirror_plan_run(al_mirror_plan *p, al_store *store,
 	if (p->kr == NULL && p->releases.n > 0)
 		al_log_warn("release signatures are not checked (no "
 		            "--keyring): releases are recorded as unverified");
-	/* mirror_plan.c: --dry-run and the free-space check
+	/* mirror_preflight.c: --dry-run and the free-space check
 	 * (docs/lifecycle.md) */
 	if (p->opts->version >= 3 &&
 	    (rc = al_mirror__plan_before(store, p->opts->lifecycle, p->cfg,
