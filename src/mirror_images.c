@@ -422,18 +422,343 @@ out:
 	return rc;
 }
 
+/* One component of a release in the run. */
+typedef struct comp_run {
+	int idx;    /* transfer index, -1: not queued */
+	char *held; /* the reference of a held component (hold_if_verified_name)
+	             */
+} comp_run;
+
+/* One release of the run: what the engine keeps beside the release's
+ * entry of the report. */
+typedef struct rel_run {
+	al_mirror_release *rel; /* the report's entry */
+	const char *ref;        /* as given */
+	int idx;                /* transfer index; -1: out of the run */
+	int queued;             /* transfer index as queued; -1: never */
+	comp_run *comp;         /* rel->components entries once opened */
+	size_t ncomp;
+} rel_run;
+
+/* One additional image of the run. */
+typedef struct add_run {
+	const char *ref;    /* as given */
+	const char *rename; /* its target name (renamed), or NULL */
+	int idx;            /* transfer index; -1: out of the run */
+	int held;           /* held by hold_if_verified_name */
+} add_run;
+
+/* A run of the engine: one transfer, one record per release and per
+ * additional image, the worst status so far. */
+typedef struct engine {
+	al_store *s;
+	al_transfer *t;
+	const al_transfer_opts *opts;
+	const al_mirror_sig_opts *sig;
+	al_mirror_report *report;
+	rel_run *rels;
+	size_t nrels;
+	add_run *adds;
+	size_t nadds;
+	int worst;
+} engine;
+
+/* The release failed with st: its status and message (taken: msg, which
+ * may be NULL), the report's error list, the run's worst status; it
+ * leaves the run. */
+static void release_fail(engine *e, rel_run *rr, int st, char *msg)
+{
+	rr->rel->status = st;
+	rr->rel->message = msg;
+	al_mirror__report_error(e->report, msg);
+	e->worst = al_mirror__worse(e->worst, st);
+	rr->idx = -1;
+}
+
+/* 1. The release image: stored, not named until it verified and its
+ * components arrived (a refusal leaves index.json as it was). */
+static void queue_release(engine *e, rel_run *rr)
+{
+	int rc;
+
+	rr->rel->source = al_strdup(rr->ref);
+	rr->idx = -1;
+	if ((rc = al_regconf_check_release_ref(
+	         e->opts != NULL ? e->opts->registry.regconf : NULL, rr->ref)) <
+	        0 ||
+	    (rc = queue(e->t, rr->ref, &rr->idx)) < 0 ||
+	    (rc = al_transfer_hold(e->t, rr->idx)) < 0)
+		release_fail(e, rr, rc,
+		             al_sprintf("%s: %s", rr->ref, al_error_message()));
+	rr->queued = rr->idx;
+}
+
+/* 2. The release image arrived: where from, its signatures. 0 when it
+ * goes on, 1 when it left the run, <0 to stop. */
+static int release_arrived(engine *e, rel_run *rr)
+{
+	al_mirror_release *rel = rr->rel;
+	const char *pulled, *msg;
+	char *name = NULL;
+	int st, rc;
+
+	al_transfer_result(e->t, rr->idx, &st, &rel->digest, NULL, &msg);
+	if (st < 0) {
+		release_fail(e, rr, st, al_strdup(msg));
+		return 1;
+	}
+	pulled = al_transfer_pulled_from(e->t, rr->idx);
+	if (pulled != NULL && (rel->pulled_from = al_strdup(pulled)) == NULL)
+		return al_error_set(AL_ENOMEM, "out of memory");
+	if (e->sig == NULL)
+		return 0;
+	if ((rc = store_name(rr->ref, &name, NULL)) < 0)
+		return rc;
+	rc = check_signatures(e->s, rel, name, e->opts, e->sig, e->report);
+	free(name);
+	if (rc < 0) {
+		/* refused: never named, whatever the name referred to stays */
+		e->worst = al_mirror__worse(e->worst, rel->status);
+		rr->idx = -1;
+		return 1;
+	}
+	return 0;
+}
+
+/* 2. Queue each component of a release that arrived (held when its
+ * name refers to a verified release). 0, or <0 to stop. */
+static int queue_components(engine *e, rel_run *rr)
+{
+	al_mirror_release *rel = rr->rel;
+	al_release *r = NULL;
+	size_t j;
+	int rc = 0;
+
+	if ((rc = al_release_open(&r, e->s, &rel->digest,
+	                          e->opts != NULL ? e->opts->platform : NULL)) <
+	    0) {
+		release_fail(e, rr, rc,
+		             al_sprintf("%s: not a release image: %s", rr->ref,
+		                        al_error_message()));
+		return 0;
+	}
+	rel->version = al_strdup(al_release_version(r));
+	rel->components = al_release_component_count(r);
+	if ((rr->comp = calloc(rel->components + 1, sizeof(*rr->comp))) ==
+	    NULL) {
+		rc = al_error_set(AL_ENOMEM, "out of memory");
+		goto out;
+	}
+	rr->ncomp = rel->components;
+	for (j = 0; j < rel->components; j++) {
+		const al_release_component *c = al_release_component_at(r, j);
+		comp_run *cr = &rr->comp[j];
+		int held = 0, st;
+
+		cr->idx = -1;
+		if ((st = queue(e->t, c->image, &cr->idx)) < 0 ||
+		    (st = hold_if_verified_name(e->s, e->t, c->image, NULL,
+		                                cr->idx, &held)) < 0) {
+			char *m =
+			    al_sprintf("%s (component %s of %s): %s", c->image,
+			               c->name, rr->ref, al_error_message());
+			al_mirror__report_error(
+			    e->report, m != NULL ? m : "out of memory");
+			free(m);
+			rel->components_failed++;
+			rel->status = al_mirror__worse(rel->status, st);
+			cr->idx = -1;
+			continue;
+		}
+		if (held && (cr->held = al_strdup(c->image)) == NULL) {
+			rc = al_error_set(AL_ENOMEM, "out of memory");
+			goto out;
+		}
+	}
+out:
+	al_release_free(r);
+	return rc;
+}
+
+/* 3. Queue an additional image (held when its name refers to a verified
+ * release). */
+static void queue_additional(engine *e, add_run *ar)
+{
+	int rc;
+
+	ar->rename = renamed(e->opts, ar->ref);
+	ar->idx = -1;
+	if ((rc = queue_as(e->t, ar->ref, ar->rename, &ar->idx)) < 0 ||
+	    (rc = hold_if_verified_name(e->s, e->t, ar->ref, ar->rename,
+	                                ar->idx, &ar->held)) < 0) {
+		char *m = al_sprintf("%s: %s", ar->ref, al_error_message());
+		al_mirror__report_error(e->report,
+		                        m != NULL ? m : "out of memory");
+		al_mirror__report_failed(e->report, "image", ar->ref, NULL, rc,
+		                         m);
+		free(m);
+		e->report->additional_failed++;
+		e->worst = al_mirror__worse(e->worst, rc);
+		ar->idx = -1;
+	}
+}
+
+/* 4. After the run: each component's fate, then the release named and
+ * recorded when all of it arrived. */
+static void settle_release(engine *e, rel_run *rr)
+{
+	al_mirror_release *rel = rr->rel;
+	size_t j;
+	int rc;
+
+	for (j = 0; j < rr->ncomp; j++) {
+		comp_run *cr = &rr->comp[j];
+		const char *msg;
+		char *m = NULL;
+		int st;
+
+		if (cr->idx < 0)
+			continue;
+		al_transfer_result(e->t, cr->idx, &st, NULL, NULL, &msg);
+		if (st == 0 && cr->held != NULL &&
+		    (st = settle_held(e->s, e->t, cr->held, NULL, cr->idx,
+		                      &m)) < 0)
+			msg = m != NULL ? m : al_error_message();
+		if (st < 0) {
+			al_mirror__report_error(e->report, msg);
+			rel->components_failed++;
+			rel->status = al_mirror__worse(rel->status, st);
+			if (rel->message == NULL)
+				rel->message = al_strdup(msg);
+		}
+		free(m);
+	}
+	if (rel->status == 0 &&
+	    (rc = tag_release(e->s, e->t, rr->idx, rel, e->sig != NULL)) < 0) {
+		rel->status = rc;
+		rel->message = al_strdup(al_error_message());
+		al_mirror__report_error(e->report, rel->message);
+	}
+	if (rel->status == 0) {
+		if ((rc = record_release(
+		         e->s, rel, e->opts != NULL ? e->opts->platform : NULL,
+		         e->sig != NULL)) < 0) {
+			rel->status = rc;
+			rel->message = al_strdup(al_error_message());
+			al_mirror__report_error(e->report, rel->message);
+		} else {
+			al_log_info("mirrored release %s (%s): %zu "
+			            "component images",
+			            rel->version ? rel->version : "?",
+			            rel->source, rel->components);
+		}
+	}
+	e->worst = al_mirror__worse(e->worst, rel->status);
+}
+
+/* 4. After the run: an additional image's fate. */
+static void settle_additional(engine *e, add_run *ar)
+{
+	const char *msg;
+	char *m = NULL;
+	size_t k;
+	int st;
+
+	al_transfer_result(e->t, ar->idx, &st, NULL, NULL, &msg);
+	/* the same image as a release: it shares the release's fate */
+	for (k = 0; st == 0 && k < e->nrels; k++) {
+		const rel_run *rr = &e->rels[k];
+
+		if (rr->queued == ar->idx && rr->rel->status < 0) {
+			st = rr->rel->status;
+			m = al_sprintf("%s: the same image as release %s, "
+			               "which was not mirrored",
+			               ar->ref, rr->rel->source);
+			msg = m != NULL ? m : "out of memory";
+		}
+	}
+	if (st == 0 && ar->held &&
+	    (st = settle_held(e->s, e->t, ar->ref, ar->rename, ar->idx, &m)) <
+	        0)
+		msg = m != NULL ? m : al_error_message();
+	/* stored under its target name: remember where it came from
+	 * (mirror sets map that source to the target) */
+	if (st == 0 && (st = record_origin(e->s, e->opts, ar->ref)) < 0)
+		msg = al_error_message();
+	if (st < 0) {
+		al_mirror__report_error(e->report, msg);
+		al_mirror__report_failed(e->report, "image", ar->ref, NULL, st,
+		                         msg);
+		e->report->additional_failed++;
+		e->worst = al_mirror__worse(e->worst, st);
+	}
+	free(m);
+}
+
+static void engine_clear(engine *e)
+{
+	size_t i, j;
+
+	for (i = 0; e->rels != NULL && i < e->nrels; i++) {
+		for (j = 0; j < e->rels[i].ncomp; j++)
+			free(e->rels[i].comp[j].held);
+		free(e->rels[i].comp);
+	}
+	free(e->rels);
+	free(e->adds);
+	al_transfer_free(e->t);
+}
+
+/* Steps 1 to 4 over e's records; 0, or <0 when the run stopped. */
+static int engine_run(engine *e)
+{
+	size_t i;
+	int rc;
+
+	for (i = 0; i < e->nrels; i++)
+		queue_release(e, &e->rels[i]);
+	al_transfer_run(e->t, &e->report->stats);
+	for (i = 0; i < e->nrels; i++) {
+		rel_run *rr = &e->rels[i];
+
+		if (rr->idx < 0)
+			continue;
+		if ((rc = release_arrived(e, rr)) < 0)
+			return rc;
+		if (rc == 0 && (rc = queue_components(e, rr)) < 0)
+			return rc;
+	}
+	for (i = 0; i < e->nadds; i++)
+		queue_additional(e, &e->adds[i]);
+	al_transfer_run(e->t, &e->report->stats);
+	for (i = 0; i < e->nrels; i++)
+		if (e->rels[i].idx >= 0)
+			settle_release(e, &e->rels[i]);
+	for (i = 0; i < e->nadds; i++)
+		if (e->adds[i].idx >= 0)
+			settle_additional(e, &e->adds[i]);
+	/* the failed-image list: a release with a failed component is
+	 * retried whole (its present components transfer nothing) */
+	for (i = 0; i < e->nrels; i++) {
+		const al_mirror_release *rel = e->rels[i].rel;
+		if (rel->status < 0)
+			al_mirror__report_failed(
+			    e->report, "release", e->rels[i].ref,
+			    rel->version != NULL ? &rel->digest : NULL,
+			    rel->status, rel->message);
+	}
+	return 0;
+}
+
 int al_mirror__run_images(al_store *s, const char *const *releases,
                           size_t nreleases, const char *const *additional,
                           size_t nadditional, const al_transfer_opts *opts,
                           const al_mirror_sig_opts *sig,
                           al_mirror_report *report)
 {
-	al_transfer *t = NULL;
-	int *rel_idx = NULL, *rel_q = NULL, *add_idx = NULL, *add_held = NULL;
-	size_t **comp_idx = NULL;
-	char ***comp_held = NULL; /* the reference of each held component */
-	size_t i, j, k;
-	int rc = 0, worst = 0;
+	engine e;
+	size_t i;
+	int rc;
 
 	/* no release: nothing is signed, no keyring needed (additional
 	 * images, operator catalogs only) */
@@ -442,272 +767,35 @@ int al_mirror__run_images(al_store *s, const char *const *releases,
 		return al_error_set(AL_EINVAL,
 		                    "signature checks need a keyring");
 	memset(report, 0, sizeof(*report));
-	if ((rc = al_transfer_new_to_store(&t, s, opts)) < 0)
+	memset(&e, 0, sizeof(e));
+	e.s = s;
+	e.opts = opts;
+	e.sig = sig;
+	e.report = report;
+	if ((rc = al_transfer_new_to_store(&e.t, s, opts)) < 0)
 		return rc;
 	report->releases = calloc(nreleases + 1, sizeof(*report->releases));
-	rel_idx = calloc(nreleases + 1, sizeof(*rel_idx));
-	rel_q = calloc(nreleases + 1, sizeof(*rel_q));
-	add_idx = calloc(nadditional + 1, sizeof(*add_idx));
-	add_held = calloc(nadditional + 1, sizeof(*add_held));
-	comp_idx = calloc(nreleases + 1, sizeof(*comp_idx));
-	comp_held = calloc(nreleases + 1, sizeof(*comp_held));
-	if (report->releases == NULL || rel_idx == NULL || rel_q == NULL ||
-	    add_idx == NULL || add_held == NULL || comp_idx == NULL ||
-	    comp_held == NULL) {
+	e.rels = calloc(nreleases + 1, sizeof(*e.rels));
+	e.adds = calloc(nadditional + 1, sizeof(*e.adds));
+	if (report->releases == NULL || e.rels == NULL || e.adds == NULL) {
 		rc = al_error_set(AL_ENOMEM, "out of memory");
 		goto out;
 	}
-	report->nreleases = nreleases;
-	report->additional = nadditional;
-
-	/* 1. release images: stored, not named until they verified and
-	 * their components arrived (a refusal leaves index.json as it was) */
+	report->nreleases = e.nrels = nreleases;
+	report->additional = e.nadds = nadditional;
 	for (i = 0; i < nreleases; i++) {
-		al_mirror_release *rel = &report->releases[i];
-		rel->source = al_strdup(releases[i]);
-		rel_idx[i] = -1;
-		if ((rc = al_regconf_check_release_ref(
-		         opts != NULL ? opts->registry.regconf : NULL,
-		         releases[i])) < 0 ||
-		    (rc = queue(t, releases[i], &rel_idx[i])) < 0 ||
-		    (rc = al_transfer_hold(t, rel_idx[i])) < 0) {
-			rel->status = rc;
-			rel->message = al_sprintf("%s: %s", releases[i],
-			                          al_error_message());
-			al_mirror__report_error(report, rel->message);
-			worst = al_mirror__worse(worst, rc);
-			rel_idx[i] = -1;
-		}
-		rel_q[i] = rel_idx[i];
+		e.rels[i].rel = &report->releases[i];
+		e.rels[i].ref = releases[i];
 	}
-	al_transfer_run(t, &report->stats);
-
-	/* 2. components of each release that arrived */
-	for (i = 0; i < nreleases; i++) {
-		al_mirror_release *rel = &report->releases[i];
-		al_release *r = NULL;
-		char *name = NULL;
-		const char *msg;
-		int st;
-
-		if (rel_idx[i] < 0)
-			continue;
-		al_transfer_result(t, rel_idx[i], &st, &rel->digest, NULL,
-		                   &msg);
-		if (st < 0) {
-			rel->status = st;
-			rel->message = al_strdup(msg);
-			al_mirror__report_error(report, msg);
-			worst = al_mirror__worse(worst, st);
-			rel_idx[i] = -1;
-			continue;
-		}
-		if (al_transfer_pulled_from(t, rel_idx[i]) != NULL &&
-		    (rel->pulled_from = al_strdup(
-		         al_transfer_pulled_from(t, rel_idx[i]))) == NULL) {
-			rc = al_error_set(AL_ENOMEM, "out of memory");
-			goto out;
-		}
-		if (sig != NULL) {
-			if ((rc = store_name(releases[i], &name, NULL)) < 0)
-				goto out;
-			rc = check_signatures(s, rel, name, opts, sig, report);
-			free(name);
-			if (rc < 0) {
-				/* refused: never named, whatever the name
-				 * referred to stays */
-				worst = al_mirror__worse(worst, rel->status);
-				rel_idx[i] = -1;
-				continue;
-			}
-		}
-		if ((rc = al_release_open(&r, s, &rel->digest,
-		                          opts != NULL ? opts->platform
-		                                       : NULL)) < 0) {
-			rel->status = rc;
-			rel->message =
-			    al_sprintf("%s: not a release image: %s",
-			               releases[i], al_error_message());
-			al_mirror__report_error(report, rel->message);
-			worst = al_mirror__worse(worst, rc);
-			rel_idx[i] = -1;
-			continue;
-		}
-		rel->version = al_strdup(al_release_version(r));
-		rel->components = al_release_component_count(r);
-		comp_idx[i] = calloc(rel->components + 1, sizeof(size_t));
-		comp_held[i] = calloc(rel->components + 1, sizeof(char *));
-		if (comp_idx[i] == NULL || comp_held[i] == NULL) {
-			al_release_free(r);
-			rc = al_error_set(AL_ENOMEM, "out of memory");
-			goto out;
-		}
-		for (j = 0; j < rel->components; j++) {
-			const al_release_component *c =
-			    al_release_component_at(r, j);
-			int idx = -1, held = 0;
-			if ((rc = queue(t, c->image, &idx)) < 0 ||
-			    (rc = hold_if_verified_name(s, t, c->image, NULL,
-			                                idx, &held)) < 0) {
-				char *m = al_sprintf(
-				    "%s (component %s of %s): %s", c->image,
-				    c->name, releases[i], al_error_message());
-				al_mirror__report_error(
-				    report, m != NULL ? m : "out of memory");
-				free(m);
-				rel->components_failed++;
-				rel->status = al_mirror__worse(rel->status, rc);
-				comp_idx[i][j] = (size_t)-1;
-				continue;
-			}
-			comp_idx[i][j] = (size_t)idx;
-			if (held &&
-			    (comp_held[i][j] = al_strdup(c->image)) == NULL) {
-				al_release_free(r);
-				rc = al_error_set(AL_ENOMEM, "out of memory");
-				goto out;
-			}
-		}
-		al_release_free(r);
-	}
-	/* 3. additional images */
-	for (i = 0; i < nadditional; i++) {
-		const char *rn = renamed(opts, additional[i]);
-		add_idx[i] = -1;
-		if ((rc = queue_as(t, additional[i], rn, &add_idx[i])) < 0 ||
-		    (rc = hold_if_verified_name(s, t, additional[i], rn,
-		                                add_idx[i], &add_held[i])) <
-		        0) {
-			char *m = al_sprintf("%s: %s", additional[i],
-			                     al_error_message());
-			al_mirror__report_error(
-			    report, m != NULL ? m : "out of memory");
-			al_mirror__report_failed(report, "image", additional[i],
-			                         NULL, rc, m);
-			free(m);
-			report->additional_failed++;
-			worst = al_mirror__worse(worst, rc);
-			add_idx[i] = -1;
-		}
-	}
-	al_transfer_run(t, &report->stats);
-
-	for (i = 0; i < nreleases; i++) {
-		al_mirror_release *rel = &report->releases[i];
-		if (rel_idx[i] < 0)
-			continue;
-		for (j = 0; j < rel->components; j++) {
-			const char *msg;
-			char *m = NULL;
-			int st;
-			if (comp_idx[i][j] == (size_t)-1)
-				continue;
-			al_transfer_result(t, (int)comp_idx[i][j], &st, NULL,
-			                   NULL, &msg);
-			if (st == 0 && comp_held[i][j] != NULL &&
-			    (st = settle_held(s, t, comp_held[i][j], NULL,
-			                      (int)comp_idx[i][j], &m)) < 0)
-				msg = m != NULL ? m : al_error_message();
-			if (st < 0) {
-				al_mirror__report_error(report, msg);
-				rel->components_failed++;
-				rel->status = al_mirror__worse(rel->status, st);
-				if (rel->message == NULL)
-					rel->message = al_strdup(msg);
-			}
-			free(m);
-		}
-		if (rel->status == 0 && (rc = tag_release(s, t, rel_idx[i], rel,
-		                                          sig != NULL)) < 0) {
-			rel->status = rc;
-			rel->message = al_strdup(al_error_message());
-			al_mirror__report_error(report, rel->message);
-		}
-		if (rel->status == 0) {
-			if ((rc = record_release(
-			         s, rel, opts != NULL ? opts->platform : NULL,
-			         sig != NULL)) < 0) {
-				rel->status = rc;
-				rel->message = al_strdup(al_error_message());
-				al_mirror__report_error(report, rel->message);
-			} else {
-				al_log_info("mirrored release %s (%s): %zu "
-				            "component images",
-				            rel->version ? rel->version : "?",
-				            rel->source, rel->components);
-			}
-		}
-		worst = al_mirror__worse(worst, rel->status);
-	}
-	for (i = 0; i < nadditional; i++) {
-		const char *msg;
-		char *m = NULL;
-		int st;
-		if (add_idx[i] < 0)
-			continue;
-		al_transfer_result(t, add_idx[i], &st, NULL, NULL, &msg);
-		/* the same image as a release: it shares the release's fate */
-		for (k = 0; st == 0 && k < nreleases; k++) {
-			if (rel_q[k] == add_idx[i] &&
-			    report->releases[k].status < 0) {
-				st = report->releases[k].status;
-				m = al_sprintf("%s: the same image as release "
-				               "%s, which was not mirrored",
-				               additional[i],
-				               report->releases[k].source);
-				msg = m != NULL ? m : "out of memory";
-			}
-		}
-		if (st == 0 && add_held[i] &&
-		    (st = settle_held(s, t, additional[i],
-		                      renamed(opts, additional[i]), add_idx[i],
-		                      &m)) < 0)
-			msg = m != NULL ? m : al_error_message();
-		/* stored under its target name: remember where it came from
-		 * (mirror sets map that source to the target) */
-		if (st == 0 && (st = record_origin(s, opts, additional[i])) < 0)
-			msg = al_error_message();
-		if (st < 0) {
-			al_mirror__report_error(report, msg);
-			al_mirror__report_failed(report, "image", additional[i],
-			                         NULL, st, msg);
-			report->additional_failed++;
-			worst = al_mirror__worse(worst, st);
-		}
-		free(m);
-	}
-	/* the failed-image list: a release with a failed component is
-	 * retried whole (its present components transfer nothing) */
-	for (i = 0; i < nreleases; i++) {
-		const al_mirror_release *rel = &report->releases[i];
-		if (rel->status < 0)
-			al_mirror__report_failed(
-			    report, "release", releases[i],
-			    rel->version != NULL ? &rel->digest : NULL,
-			    rel->status, rel->message);
-	}
-	rc = worst;
+	for (i = 0; i < nadditional; i++)
+		e.adds[i].ref = additional[i];
+	if ((rc = engine_run(&e)) < 0)
+		goto out;
+	rc = e.worst;
 	if (rc < 0)
 		al_error_set(rc, "%zu image(s) failed", report->nerrors);
 out:
-	if (comp_idx != NULL)
-		for (i = 0; i < nreleases; i++)
-			free(comp_idx[i]);
-	if (comp_held != NULL)
-		for (i = 0; i < nreleases; i++) {
-			for (j = 0; comp_held[i] != NULL &&
-			            j < report->releases[i].components;
-			     j++)
-				free(comp_held[i][j]);
-			free(comp_held[i]);
-		}
-	free(comp_idx);
-	free(comp_held);
-	free(rel_idx);
-	free(rel_q);
-	free(add_idx);
-	free(add_held);
-	al_transfer_free(t);
+	engine_clear(&e);
 	return rc;
 }
 
