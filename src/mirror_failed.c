@@ -15,7 +15,6 @@
 #include "airlock/mirror.h"
 #include "airlock/mirror_plan.h"
 #include "airlock/ref.h"
-#include "array_int.h"
 #include "mirror_failed.h"
 
 /* Where a store keeps its lists, under the store directory. */

@@ -23,7 +23,6 @@
 #include "airlock/oci.h"
 #include "airlock/ref.h"
 #include "airlock/registry.h"
-#include "array_int.h"
 #include "airlock/store.h"
 #include "mirror_helm.h"
 #include "mirror_images.h"
