@@ -14,8 +14,7 @@
 #include "airlock/log.h"
 #include "airlock/ref.h"
 #include "mirror_catalogs.h"
-#include "mirror_failed.h"
-#include "mirror_plan_int.h"
+#include "mirror_int.h"
 
 /* The catalog failed: status, first message, the report's error list. */
 static void cat_fail(al_mirror_result *res, al_mirror_catalog *c, int st,
@@ -87,6 +86,16 @@ static int cmp_str(const void *a, const void *b)
 	return strcmp(*(const char *const *)a, *(const char *const *)b);
 }
 
+/* One mirror.operators[] entry of the run: its entry of the result, its
+ * selection (NULL once it failed) and the transfer index of its catalog
+ * image. */
+typedef struct cat_run {
+	al_mirror_catalog *c;
+	const al_imageset_operator *op;
+	al_catalog_selection *sel;
+	int idx; /* -1: out of the run */
+} cat_run;
+
 /* The images of every selection, once each (sorted, borrowed), and each
  * one's transfer index. */
 typedef struct uimg {
@@ -95,19 +104,20 @@ typedef struct uimg {
 	size_t n;
 } uimg;
 
-static int uimg_build(uimg *u, al_catalog_selection **sel, size_t nsel)
+static int uimg_build(uimg *u, const cat_run *cr, size_t ncr)
 {
+	const al_catalog_selection *sel;
 	size_t i, j, total = 0, w = 0;
 
-	for (i = 0; i < nsel; i++)
-		total += sel[i] != NULL ? sel[i]->nimages : 0;
+	for (i = 0; i < ncr; i++)
+		total += cr[i].sel != NULL ? cr[i].sel->nimages : 0;
 	u->v = calloc(total + 1, sizeof(*u->v));
 	u->idx = calloc(total + 1, sizeof(*u->idx));
 	if (u->v == NULL || u->idx == NULL)
 		return al_error_oom();
-	for (i = 0; i < nsel; i++)
-		for (j = 0; sel[i] != NULL && j < sel[i]->nimages; j++)
-			u->v[w++] = sel[i]->images[j];
+	for (i = 0; i < ncr; i++)
+		for (j = 0; (sel = cr[i].sel) != NULL && j < sel->nimages; j++)
+			u->v[w++] = sel->images[j];
 	if (w > 1)
 		qsort(u->v, w, sizeof(*u->v), cmp_str);
 	u->n = 0;
@@ -186,242 +196,234 @@ static int finish_one(al_store *s, const al_transfer_opts *to,
 	return rc;
 }
 
+/* The catalogs of a run: one transfer, one record per catalog, the
+ * images of every selection once each. */
+typedef struct cats {
+	al_store *s;
+	const al_imageset *cfg;
+	const al_transfer_opts *to;
+	al_mirror_result *res;
+	al_transfer *t;
+	cat_run *v;
+	size_t n;
+	uimg u;
+} cats;
+
+/* 1. The catalog image, under the names of al_catalog_names. 0, or
+ * AL_ENOMEM to stop. */
+static int queue_catalog(cats *k, cat_run *cr)
+{
+	al_mirror_catalog *c = cr->c;
+	char msg[2048];
+	int r2;
+
+	cr->idx = -1;
+	if ((c->source = al_strdup(cr->op->catalog)) == NULL)
+		return al_error_oom();
+	r2 = al_catalog_names(cr->op, &c->source_name, &c->target_name,
+	                      &c->target_repo);
+	if (r2 == 0)
+		r2 = cr->idx = queue(k->t, cr->op->catalog, c->source_name);
+	if (r2 < 0) {
+		snprintf(msg, sizeof(msg), "%s:%zu: catalog '%s': %s",
+		         k->cfg->path != NULL ? k->cfg->path : "", cr->op->line,
+		         cr->op->catalog, al_error_message());
+		cat_fail(k->res, c, r2, msg);
+		cr->idx = -1;
+	}
+	return 0;
+}
+
+/* 2. Read, filter and rebuild a catalog whose image arrived; its images
+ * join the run's second transfer. */
+static void select_catalog(cats *k, cat_run *cr)
+{
+	al_mirror_catalog *c = cr->c;
+	const char *m = NULL;
+	size_t j;
+	int st = 0;
+
+	al_transfer_result(k->t, cr->idx, &st, &c->source_digest, NULL, &m);
+	if (st == 0)
+		st = al_catalog_select(&cr->sel, k->s, cr->op, k->to->platform,
+		                       0);
+	else
+		al_error_set(st, "%s", m != NULL ? m : "");
+	if (st < 0) {
+		cat_fail_at(k->res, c, st, k->cfg, cr->op);
+		return;
+	}
+	c->packages = al_catalog_package_count(cr->sel->filtered);
+	c->bundles = al_catalog_bundle_count(cr->sel->filtered);
+	c->images = cr->sel->nimages;
+	c->unresolved = al_catalog_unresolved_count(cr->sel->filtered);
+	for (j = 0; j < c->unresolved; j++)
+		al_log_warn("catalog '%s': %s", c->source_name,
+		            al_catalog_unresolved_at(cr->sel->filtered, j));
+	al_log_info("catalog '%s': %zu packages, %zu bundles, %zu "
+	            "images selected",
+	            c->source_name, c->packages, c->bundles, c->images);
+	/* The rebuilt image is written now, unnamed, and the selection's
+	 * tree freed: a catalog of thousands of bundles is not held while its
+	 * images transfer (docs/performance.md). It is named only once every
+	 * image arrived (step 3); unnamed, its blobs are what `check --gc`
+	 * removes. */
+	st = al_catalog_rebuild(k->s, &c->source_digest, k->to->platform,
+	                        cr->sel->filtered, NULL, &cr->sel->rebuilt);
+	if (st < 0) {
+		al_error_wrap(st, "rebuilding catalog '%s'", c->source_name);
+		cat_fail_at(k->res, c, st, k->cfg, cr->op);
+		al_catalog_selection_free(cr->sel);
+		cr->sel = NULL;
+		return;
+	}
+	al_catalog_free(cr->sel->filtered);
+	cr->sel->filtered = NULL;
+}
+
+/* 2. The images of every selection, once each, into the transfer, then
+ * run. 0, or AL_ENOMEM to stop. */
+static int fetch_images(cats *k)
+{
+	size_t i;
+	int rc;
+
+	if ((rc = uimg_build(&k->u, k->v, k->n)) < 0)
+		return rc;
+	for (i = 0; i < k->u.n; i++) {
+		int q = queue(k->t, k->u.v[i], NULL);
+
+		/* a reference that does not parse fails its catalogs below */
+		k->u.idx[i] = q;
+		if (q < 0)
+			al_error_clear();
+	}
+	if (k->u.n > 0) {
+		al_log_info("operators: mirroring %zu bundle and related "
+		            "images",
+		            k->u.n);
+		al_transfer_run(k->t, &k->res->report.stats);
+	}
+	return 0;
+}
+
+/* 3. A catalog whose images all arrived is named and recorded; one with
+ * a failed image is not named (as a release). */
+static void settle_catalog(cats *k, cat_run *cr)
+{
+	al_mirror_catalog *c = cr->c;
+	char msg[2048];
+	size_t j;
+	int r2;
+
+	for (j = 0; j < cr->sel->nimages; j++) {
+		const char *img = cr->sel->images[j];
+		int idx = uimg_index(&k->u, img), st = AL_EPARSE;
+		const char *m = "not an image reference";
+
+		if (idx >= 0)
+			al_transfer_result(k->t, idx, &st, NULL, NULL, &m);
+		if (st == 0)
+			continue;
+		c->images_failed++;
+		c->status = al_mirror__worse(c->status, st);
+		snprintf(msg, sizeof(msg), "%s (image of catalog '%s'): %s",
+		         img, c->source_name, m != NULL ? m : "");
+		al_mirror__report_errorf(&k->res->report, "%s", msg);
+		al_mirror__report_failed(&k->res->report, "catalog-image", img,
+		                         NULL, st, msg);
+		if (c->message == NULL)
+			c->message = al_strdup(msg);
+	}
+	if (c->images_failed > 0) {
+		snprintf(msg, sizeof(msg),
+		         "catalog '%s': %zu of %zu images failed; the "
+		         "rebuilt catalog is not named '%s'",
+		         c->source_name, c->images_failed, c->images,
+		         c->target_name);
+		al_mirror__report_errorf(&k->res->report, "%s", msg);
+	} else if ((r2 = finish_one(k->s, k->to, cr->sel, c)) < 0) {
+		cat_fail_at(k->res, c, r2, k->cfg, cr->op);
+	} else {
+		char ds[AL_DIGEST_STRMAX];
+
+		k->res->catalogs_mirrored++;
+		al_log_info("mirrored catalog %s -> %s (%s): %zu "
+		            "packages, %zu bundles, %zu images",
+		            c->source_name, c->target_name,
+		            al_digest_str(&c->digest, ds), c->packages,
+		            c->bundles, c->images);
+	}
+}
+
+/* Steps 1 to 3 over k's records; 0, or <0 when the step stopped. */
+static int catalogs_run(cats *k)
+{
+	size_t i;
+	int rc;
+
+	for (i = 0; i < k->n; i++)
+		if ((rc = queue_catalog(k, &k->v[i])) < 0)
+			return rc;
+	al_log_info("operators: fetching %zu catalog images", k->n);
+	al_transfer_run(k->t, &k->res->report.stats);
+	for (i = 0; i < k->n; i++)
+		if (k->v[i].idx >= 0)
+			select_catalog(k, &k->v[i]);
+	return fetch_images(k);
+}
+
 int al_mirror__catalogs(al_store *s, const al_imageset *cfg,
                         const al_transfer_opts *to, al_mirror_result *res,
                         int rc)
 {
-	al_catalog_selection **sel = NULL;
-	al_transfer *t = NULL;
-	const al_imageset_operator *ops;
-	int *cidx = NULL;
-	uimg u;
-	size_t n, i, j;
+	cats k;
+	size_t i;
 	int r2, worst = 0;
 
-	memset(&u, 0, sizeof(u));
 	if (cfg == NULL || cfg->noperators == 0 || res == NULL)
 		return rc;
-	n = cfg->noperators;
-	ops = cfg->operators;
-	res->catalogs = calloc(n, sizeof(*res->catalogs));
-	sel = calloc(n, sizeof(*sel));
-	cidx = calloc(n, sizeof(*cidx));
-	if (res->catalogs == NULL || sel == NULL || cidx == NULL) {
+	memset(&k, 0, sizeof(k));
+	k.s = s;
+	k.cfg = cfg;
+	k.to = to;
+	k.res = res;
+	k.n = cfg->noperators;
+	res->catalogs = calloc(k.n, sizeof(*res->catalogs));
+	k.v = calloc(k.n, sizeof(*k.v));
+	if (res->catalogs == NULL || k.v == NULL) {
 		r2 = al_error_oom();
 		goto out;
 	}
-	res->ncatalogs = n;
-	if ((r2 = al_transfer_new_to_store(&t, s, to)) < 0)
+	res->ncatalogs = k.n;
+	for (i = 0; i < k.n; i++) {
+		k.v[i].c = &res->catalogs[i];
+		k.v[i].op = &cfg->operators[i];
+		k.v[i].idx = -1;
+	}
+	if ((r2 = al_transfer_new_to_store(&k.t, s, to)) < 0 ||
+	    (r2 = catalogs_run(&k)) < 0)
 		goto out;
-
-	/* 1. the catalog images, under the names of al_catalog_names */
-	for (i = 0; i < n; i++) {
-		al_mirror_catalog *c = &res->catalogs[i];
-		char msg[2048];
-
-		cidx[i] = -1;
-		if ((c->source = al_strdup(ops[i].catalog)) == NULL) {
-			r2 = al_error_oom();
-			goto out;
-		}
-		r2 = al_catalog_names(&ops[i], &c->source_name, &c->target_name,
-		                      &c->target_repo);
-		if (r2 == 0)
-			r2 = cidx[i] = queue(t, ops[i].catalog, c->source_name);
-		if (r2 < 0) {
-			snprintf(msg, sizeof(msg), "%s:%zu: catalog '%s': %s",
-			         cfg->path != NULL ? cfg->path : "",
-			         ops[i].line, ops[i].catalog,
-			         al_error_message());
-			cat_fail(res, c, r2, msg);
-			cidx[i] = -1;
-		}
+	for (i = 0; i < k.n; i++) {
+		if (k.v[i].sel != NULL)
+			settle_catalog(&k, &k.v[i]);
+		worst = al_mirror__worse(worst, k.v[i].c->status);
 	}
-	al_log_info("operators: fetching %zu catalog images", n);
-	al_transfer_run(t, &res->report.stats);
-
-	/* 2. read, filter and rebuild each; its images join one transfer */
-	for (i = 0; i < n; i++) {
-		al_mirror_catalog *c = &res->catalogs[i];
-		const char *m = NULL;
-		int st = 0;
-
-		if (cidx[i] < 0)
-			continue;
-		al_transfer_result(t, cidx[i], &st, &c->source_digest, NULL,
-		                   &m);
-		if (st == 0)
-			st = al_catalog_select(&sel[i], s, &ops[i],
-			                       to->platform, 0);
-		else
-			al_error_set(st, "%s", m != NULL ? m : "");
-		if (st < 0) {
-			cat_fail_at(res, c, st, cfg, &ops[i]);
-			continue;
-		}
-		c->packages = al_catalog_package_count(sel[i]->filtered);
-		c->bundles = al_catalog_bundle_count(sel[i]->filtered);
-		c->images = sel[i]->nimages;
-		c->unresolved = al_catalog_unresolved_count(sel[i]->filtered);
-		for (j = 0; j < c->unresolved; j++)
-			al_log_warn(
-			    "catalog '%s': %s", c->source_name,
-			    al_catalog_unresolved_at(sel[i]->filtered, j));
-		al_log_info("catalog '%s': %zu packages, %zu bundles, %zu "
-		            "images selected",
-		            c->source_name, c->packages, c->bundles, c->images);
-		/* The rebuilt image is written now, unnamed, and the
-		 * selection's tree freed: a catalog of thousands of bundles is
-		 * not held while its images transfer (docs/performance.md). It
-		 * is named only once every image arrived (step 3); unnamed, its
-		 * blobs are what `check --gc` removes. */
-		st = al_catalog_rebuild(s, &c->source_digest, to->platform,
-		                        sel[i]->filtered, NULL,
-		                        &sel[i]->rebuilt);
-		if (st < 0) {
-			al_error_wrap(st, "rebuilding catalog '%s'",
-			              c->source_name);
-			cat_fail_at(res, c, st, cfg, &ops[i]);
-			al_catalog_selection_free(sel[i]);
-			sel[i] = NULL;
-			continue;
-		}
-		al_catalog_free(sel[i]->filtered);
-		sel[i]->filtered = NULL;
-	}
-	if ((r2 = uimg_build(&u, sel, n)) < 0)
-		goto out;
-	for (i = 0; i < u.n; i++) {
-		int q = queue(t, u.v[i], NULL);
-
-		/* a reference that does not parse fails its catalogs below */
-		u.idx[i] = q;
-		if (q < 0)
-			al_error_clear();
-	}
-	if (u.n > 0) {
-		al_log_info("operators: mirroring %zu bundle and related "
-		            "images",
-		            u.n);
-		al_transfer_run(t, &res->report.stats);
-	}
-
-	/* 3. a catalog whose images all arrived is named and
-	 * recorded; one with a failed image is not named (as a release) */
-	for (i = 0; i < n; i++) {
-		al_mirror_catalog *c = &res->catalogs[i];
-		char msg[2048];
-
-		if (sel[i] == NULL) {
-			worst = al_mirror__worse(worst, c->status);
-			continue;
-		}
-		for (j = 0; j < sel[i]->nimages; j++) {
-			const char *img = sel[i]->images[j];
-			int idx = uimg_index(&u, img), st = AL_EPARSE;
-			const char *m = "not an image reference";
-
-			if (idx >= 0)
-				al_transfer_result(t, idx, &st, NULL, NULL, &m);
-			if (st == 0)
-				continue;
-			c->images_failed++;
-			c->status = al_mirror__worse(c->status, st);
-			snprintf(msg, sizeof(msg),
-			         "%s (image of catalog '%s'): %s", img,
-			         c->source_name, m != NULL ? m : "");
-			al_mirror__report_errorf(&res->report, "%s", msg);
-			al_mirror__report_failed(&res->report, "catalog-image",
-			                         img, NULL, st, msg);
-			if (c->message == NULL)
-				c->message = al_strdup(msg);
-		}
-		if (c->images_failed > 0) {
-			snprintf(msg, sizeof(msg),
-			         "catalog '%s': %zu of %zu images failed; the "
-			         "rebuilt catalog is not named '%s'",
-			         c->source_name, c->images_failed, c->images,
-			         c->target_name);
-			al_mirror__report_errorf(&res->report, "%s", msg);
-		} else if ((r2 = finish_one(s, to, sel[i], c)) < 0) {
-			cat_fail_at(res, c, r2, cfg, &ops[i]);
-		} else {
-			char ds[AL_DIGEST_STRMAX];
-
-			res->catalogs_mirrored++;
-			al_log_info("mirrored catalog %s -> %s (%s): %zu "
-			            "packages, %zu bundles, %zu images",
-			            c->source_name, c->target_name,
-			            al_digest_str(&c->digest, ds), c->packages,
-			            c->bundles, c->images);
-		}
-		worst = al_mirror__worse(worst, c->status);
-	}
-	r2 = 0;
 out:
 	if (r2 < 0) {
 		al_mirror__report_errorf(&res->report, "operator catalogs: %s",
 		                         al_error_message());
 		worst = al_mirror__worse(worst, r2);
 	}
-	for (i = 0; sel != NULL && i < n; i++)
-		al_catalog_selection_free(sel[i]);
-	free(sel);
-	free(cidx);
-	uimg_free(&u);
-	al_transfer_free(t);
+	for (i = 0; k.v != NULL && i < k.n; i++)
+		al_catalog_selection_free(k.v[i].sel);
+	free(k.v);
+	uimg_free(&k.u);
+	al_transfer_free(k.t);
 	rc = al_mirror__worse(rc, worst);
 	if (worst < 0 && rc == worst)
 		al_error_set(rc, "%zu of %zu operator catalog(s) failed",
 		             res->ncatalogs - res->catalogs_mirrored,
 		             res->ncatalogs);
-	return rc;
-}
-
-int al_mirror__catalog_roots(al_store *s, al_mirror__roots *roots)
-{
-	al_store_catalog *list = NULL;
-	size_t n = 0, i, j;
-	int rc = 0;
-
-	/* an unreadable releases.json is reported by the store check */
-	if (al_store_catalogs_list(s, &list, &n) < 0) {
-		al_error_clear();
-		return 0;
-	}
-	for (i = 0; rc == 0 && i < n; i++) {
-		const al_store_catalog *c = &list[i];
-		char ds[AL_DIGEST_STRMAX];
-		const char *name = c->name != NULL ? c->name : "?";
-
-		if (c->has_digest)
-			rc = al_mirror__roots_add(
-			    roots, &c->digest,
-			    al_sprintf("catalog %s (%s) recorded in "
-			               "airlock/releases.json",
-			               name, al_digest_str(&c->digest, ds)));
-		if (rc == 0 && c->has_source_digest)
-			rc = al_mirror__roots_add(
-			    roots, &c->source_digest,
-			    al_sprintf("the source of catalog %s (%s)", name,
-			               c->source_name != NULL ? c->source_name
-			                                      : "?"));
-		for (j = 0; rc == 0 && j < c->nimages; j++) {
-			al_ref r;
-			al_digest d;
-
-			memset(&r, 0, sizeof(r));
-			if (al_ref_parse(&r, c->images[j]) == 0 &&
-			    r.digest != NULL &&
-			    al_digest_parse_str(&d, r.digest) == 0)
-				rc = al_mirror__roots_add(
-				    roots, &d,
-				    al_sprintf("image %s of catalog %s",
-				               c->images[j], name));
-			al_ref_clear(&r);
-			al_error_clear();
-		}
-	}
-	al_store_catalogs_free(list, n);
 	return rc;
 }

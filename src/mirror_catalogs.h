@@ -1,5 +1,5 @@
 /* mirror_catalogs.h: private: the operator catalogs of a mirror run
- * (mirror_catalogs.c), hooked into mirror_run.c and mirror.c. */
+ * (mirror_catalogs.c), a step of al_mirror_plan_run (mirror_run.c). */
 #ifndef AIRLOCK_MIRROR_CATALOGS_H
 #define AIRLOCK_MIRROR_CATALOGS_H
 
@@ -18,9 +18,5 @@ int al_mirror__catalogs(al_store *s, const al_imageset *cfg,
                         int rc);
 /* Free res->catalogs. */
 void al_mirror__catalogs_clear(al_mirror_result *res);
-/* Roots for al_mirror_check: every recorded catalog (rebuilt and source
- * manifests) and every image it names by digest, appended to roots. */
-struct al_mirror__roots;
-int al_mirror__catalog_roots(al_store *s, struct al_mirror__roots *roots);
 
 #endif

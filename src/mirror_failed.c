@@ -15,7 +15,6 @@
 #include "airlock/mirror.h"
 #include "airlock/mirror_plan.h"
 #include "airlock/ref.h"
-#include "array_int.h"
 #include "mirror_failed.h"
 
 /* Where a store keeps its lists, under the store directory. */
@@ -27,101 +26,6 @@
 
 static const char *const kinds[] = AL_MIRROR_FAILED_KINDS;
 #define NKINDS (sizeof(kinds) / sizeof(kinds[0]))
-
-static void failure_clear(al_mirror_failure *f)
-{
-	free(f->kind);
-	free(f->source);
-	free(f->message);
-	memset(f, 0, sizeof(*f));
-}
-
-void al_mirror_failures_free(al_mirror_failure *v, size_t n)
-{
-	size_t i;
-
-	for (i = 0; v != NULL && i < n; i++)
-		failure_clear(&v[i]);
-	free(v);
-}
-
-static int grow(al_mirror_report *r, size_t more)
-{
-	al_mirror_failure *g;
-
-	if (more > SIZE_MAX / sizeof(*g) - r->nfailed)
-		return al_error_set(AL_ENOMEM, "out of memory");
-	g = al__array_grow(r->failed, &r->capfailed, r->nfailed + more,
-	                   sizeof(*g));
-	if (g == NULL)
-		return AL_ENOMEM;
-	r->failed = g;
-	return 0;
-}
-
-int al_mirror__report_failed(al_mirror_report *r, const char *kind,
-                             const char *source, const al_digest *digest,
-                             int status, const char *message)
-{
-	al_mirror_failure f;
-	int rc;
-
-	memset(&f, 0, sizeof(f));
-	if (r == NULL || kind == NULL || source == NULL)
-		return al_error_set(AL_EINVAL,
-		                    "al_mirror__report_failed: NULL");
-	if ((rc = grow(r, 1)) < 0)
-		return rc;
-	f.kind = al_strdup(kind);
-	f.source = al_strdup(source);
-	f.message = message != NULL ? al_strdup(message) : NULL;
-	if (f.kind == NULL || f.source == NULL ||
-	    (message != NULL && f.message == NULL)) {
-		failure_clear(&f);
-		return al_error_set(AL_ENOMEM, "out of memory");
-	}
-	if (digest != NULL && digest->len > 0) {
-		f.digest = *digest;
-		f.has_digest = 1;
-	}
-	f.status = status;
-	r->failed[r->nfailed++] = f;
-	return 0;
-}
-
-int al_mirror__failures_move(al_mirror_report *to, al_mirror_report *from,
-                             const char *kind)
-{
-	size_t i;
-	int rc;
-
-	if (from->nfailed == 0)
-		return 0;
-	if ((rc = grow(to, from->nfailed)) < 0)
-		return rc;
-	for (i = 0; i < from->nfailed; i++) {
-		al_mirror_failure f = from->failed[i];
-		char *k = NULL;
-
-		if (kind != NULL && (k = al_strdup(kind)) == NULL) {
-			/* what was moved is gone from from */
-			memmove(from->failed, from->failed + i,
-			        (from->nfailed - i) * sizeof(*from->failed));
-			from->nfailed -= i;
-			return al_error_set(AL_ENOMEM, "out of memory");
-		}
-		if (k != NULL) {
-			free(f.kind);
-			f.kind = k;
-		}
-		to->failed[to->nfailed++] = f;
-	}
-	free(from->failed);
-	from->failed = NULL;
-	from->nfailed = 0;
-	from->capfailed = 0;
-	return 0;
-}
 
 const al_imageset *al_mirror__options_view(al_imageset *v,
                                            const al_imageset *cfg)
@@ -545,7 +449,7 @@ int al_mirror_failed_parse(al_mirror_failure **out, size_t *n, const char *name,
 		goto out;
 	for (i = 0, k = 0; i < r.nfailed; i++) {
 		if (dup[i])
-			failure_clear(&r.failed[i]);
+			al_mirror__failure_clear(&r.failed[i]);
 		else
 			r.failed[k++] = r.failed[i];
 	}

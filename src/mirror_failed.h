@@ -4,20 +4,7 @@
 #define AIRLOCK_MIRROR_FAILED_INT_H
 
 #include "airlock/mirror.h"
-
-/*
- * Append one failed image to r->failed: kind (one of
- * AL_MIRROR_FAILED_KINDS), source, message copied; digest may be NULL.
- * AL_ENOMEM.
- */
-int al_mirror__report_failed(al_mirror_report *r, const char *kind,
-                             const char *source, const al_digest *digest,
-                             int status, const char *message);
-
-/* Move from's failed images to the end of to's, each relabelled kind
- * when kind is not NULL. AL_ENOMEM (from keeps what was not moved). */
-int al_mirror__failures_move(al_mirror_report *to, al_mirror_report *from,
-                             const char *kind);
+#include "mirror_int.h" /* the failed images of a report */
 
 /*
  * The imageset as AL_MIRROR_IMAGESET_OPTIONS_ONLY sees it: *view filled
@@ -29,7 +16,7 @@ const al_imageset *al_mirror__options_view(al_imageset *view,
                                            const al_imageset *cfg);
 
 /*
- * A run stopped by its plan because no image resolved (mirror_plan.c):
+ * A run stopped by its plan because no image resolved (mirror_preflight.c):
  * every entry of lc->plan failed, so each is recorded in res (releases
  * as "release", the rest as "image") and the list written, as a run
  * that ran would. Nothing when lc or its plan is NULL, or when any entry

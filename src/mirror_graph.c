@@ -7,7 +7,7 @@
 #include "airlock/graph.h"
 #include "airlock/log.h"
 #include "mirror_graph.h"
-#include "mirror_plan_int.h"
+#include "mirror_int.h"
 
 /* "linux/<arch>" of the one architecture asked for, else linux/amd64. */
 static char *platform_of(const al_imageset *cfg)

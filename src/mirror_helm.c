@@ -23,11 +23,10 @@
 #include "airlock/oci.h"
 #include "airlock/ref.h"
 #include "airlock/registry.h"
-#include "array_int.h"
-#include "mirror_plan_int.h"
 #include "airlock/store.h"
 #include "mirror_helm.h"
-#include "mirror_failed.h"
+#include "mirror_images.h"
+#include "mirror_int.h"
 
 typedef struct hm {
 	al_store *store;
@@ -961,36 +960,6 @@ out:
 	return rc;
 }
 
-static void merge_report(al_mirror_report *to, al_mirror_report *from)
-{
-	al_transfer_stats *a = &to->stats, *b = &from->stats;
-	char **g;
-	size_t i;
-
-	a->images += b->images;
-	a->images_failed += b->images_failed;
-	a->blobs_transferred += b->blobs_transferred;
-	a->bytes_transferred += b->bytes_transferred;
-	a->blobs_present += b->blobs_present;
-	a->bytes_present += b->bytes_present;
-	a->manifests += b->manifests;
-	a->elapsed_ms += b->elapsed_ms;
-	to->additional += from->additional;
-	to->additional_failed += from->additional_failed;
-	g = al__array_grow(to->errors, &to->caperrors,
-	                   to->nerrors + from->nerrors, sizeof(*g));
-	if (g == NULL)
-		return;
-	to->errors = g;
-	for (i = 0; i < from->nerrors; i++) {
-		g[to->nerrors++] = from->errors[i];
-		from->errors[i] = NULL;
-	}
-	from->nerrors = 0;
-	/* the failed-image list: these are the charts' images */
-	al_mirror__failures_move(to, from, "chart-image");
-}
-
 /* The step; the images to mirror moved to *imgs (may be NULL). With
  * plan, only the plan entries of the charts and their images. */
 static int helm_run(al_store *s, const al_imageset *cfg,
@@ -1043,9 +1012,11 @@ static int helm_run(al_store *s, const al_imageset *cfg,
 	            "fields not resolved",
 	            m.charts, m.nimages, m.unresolved);
 	if (m.nimages > 0 && plan == NULL) {
-		rc = al_mirror(s, NULL, 0, (const char *const *)m.images,
-		               m.nimages, to, &rep);
-		merge_report(report, &rep);
+		rc = al_mirror__run_images(s, NULL, 0,
+		                           (const char *const *)m.images,
+		                           m.nimages, to, NULL, &rep);
+		/* the failed-image list: these are the charts' images */
+		(void)al_mirror__report_merge(report, &rep, "chart-image");
 		if (rc < 0 && m.rc == 0)
 			m.rc = rc;
 	}

@@ -16,7 +16,7 @@ void al_mirror__helm_clear(al_mirror_result *res);
 
 /*
  * The plan of the step (mirror --dry-run and the space check,
- * src/mirror_plan.c): each chart is resolved as the step would (the
+ * src/mirror_preflight.c): each chart is resolved as the step would (the
  * repository's index.yaml read, the archive downloaded into a temporary
  * file and checked against the index digest, a local chart read or
  * packaged, an oci:// chart resolved, then fetched into the store held,

@@ -17,8 +17,8 @@
 #include "airlock/release.h"
 #include "yaml_int.h"
 #include "mirror_imageset.h"
-#include "mirror_failed.h"
-#include "mirror_plan_int.h"
+#include "mirror_images.h"
+#include "mirror_int.h"
 
 #define DEFAULTS_FILE "airlock/defaults.json"
 #define DEFAULTS_MAX (64 * 1024)
@@ -59,8 +59,6 @@ static int own_platform(const al_imageset *cfg, const char *ref)
 	return 0;
 }
 
-static int merge_report(al_mirror_report *r, al_mirror_report *sub);
-
 size_t al_mirror__own_platform_count(const al_imageset *cfg)
 {
 	const char *pat;
@@ -72,6 +70,15 @@ size_t al_mirror__own_platform_count(const al_imageset *cfg)
 		n += cfg->additional_platforms[i] != NULL &&
 		     !al_imageset_blocked(cfg, cfg->additional[i], &pat);
 	return n;
+}
+
+/* What a run of the image engine did, merged into report (sub cleared). */
+static int merge_sub(al_mirror_report *report, al_mirror_report *sub)
+{
+	int rc = al_mirror__report_merge(report, sub, NULL);
+
+	al_mirror_report_clear(sub);
+	return rc;
 }
 
 /* The additional images with their own platform, each mirrored with it
@@ -97,9 +104,10 @@ static int own_platform_images(const al_imageset *cfg, al_store *s,
 		            "platforms)",
 		            one[0], o.platform);
 		memset(&sub, 0, sizeof(sub));
-		if ((r2 = al_mirror(s, NULL, 0, one, 1, &o, &sub)) < 0)
+		if ((r2 = al_mirror__run_images(s, NULL, 0, one, 1, &o, NULL,
+		                                &sub)) < 0)
 			rc = rc < 0 ? rc : r2;
-		if ((r2 = merge_report(report, &sub)) < 0)
+		if ((r2 = merge_sub(report, &sub)) < 0)
 			rc = r2;
 	}
 	return rc;
@@ -330,31 +338,7 @@ out:
 	return rc;
 }
 
-#define add_error al_mirror__report_error /* mirror_plan_int.h */
-
-/* Move what sub reported into r (counts, errors, stats). */
-static int merge_report(al_mirror_report *r, al_mirror_report *sub)
-{
-	size_t i;
-	int rc = 0;
-
-	r->additional += sub->additional;
-	r->additional_failed += sub->additional_failed;
-	for (i = 0; i < sub->nerrors && rc == 0; i++)
-		rc = add_error(r, sub->errors[i]);
-	if (rc == 0)
-		rc = al_mirror__failures_move(r, sub, NULL);
-	r->stats.images += sub->stats.images;
-	r->stats.images_failed += sub->stats.images_failed;
-	r->stats.blobs_transferred += sub->stats.blobs_transferred;
-	r->stats.bytes_transferred += sub->stats.bytes_transferred;
-	r->stats.blobs_present += sub->stats.blobs_present;
-	r->stats.bytes_present += sub->stats.bytes_present;
-	r->stats.manifests += sub->stats.manifests;
-	r->stats.elapsed_ms += sub->stats.elapsed_ms;
-	al_mirror_report_clear(sub);
-	return rc;
-}
+#define add_error al_mirror__report_error /* mirror_int.h */
 
 /* The KubeVirt images release rel names, appended to *refs. */
 static int kubevirt_of(const al_imageset *cfg, al_store *s,
@@ -493,11 +477,11 @@ int al_mirror__imageset_after(const al_imageset *cfg, al_store *s,
 	}
 	nkv = k;
 	if (nkv > 0) {
-		r2 = al_mirror(s, NULL, 0, (const char *const *)kv, nkv, to,
-		               &sub);
+		r2 = al_mirror__run_images(s, NULL, 0, (const char *const *)kv,
+		                           nkv, to, NULL, &sub);
 		if (r2 < 0)
 			rc = rc < 0 ? rc : r2;
-		if ((r2 = merge_report(report, &sub)) < 0)
+		if ((r2 = merge_sub(report, &sub)) < 0)
 			rc = r2;
 	}
 	if ((r2 = own_platform_images(cfg, s, to, report)) < 0)

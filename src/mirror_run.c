@@ -20,7 +20,9 @@
 #include "mirror_helm.h"
 #include "mirror_imageset.h"
 #include "mirror_sigstore.h"
-#include "mirror_plan_int.h"
+#include "mirror_images.h"
+#include "mirror_int.h"
+#include "mirror_preflight.h"
 
 typedef struct strv {
 	const char **v;
@@ -270,7 +272,7 @@ void al_mirror_result_clear(al_mirror_result *result)
 	memset(result, 0, sizeof(*result));
 }
 
-#define add_errorf al_mirror__report_errorf /* mirror_plan_int.h */
+#define add_errorf al_mirror__report_errorf /* mirror_int.h */
 
 /* Record the channels of the releases they selected, save the graphs. */
 static int after(al_store *store, const al_graph_selection *sel, size_t first,
@@ -340,14 +342,161 @@ static int push_after(al_mirror_plan *p, al_store *store,
 	return rc;
 }
 
+/* Channels: ask the update graph which releases are in range; they join
+ * p->releases (borrowed from *sel) from *first on. */
+static int resolve_channels(al_mirror_plan *p, const al_transfer_opts *to,
+                            al_graph_selection *sel, size_t *first,
+                            al_mirror_result *res)
+{
+	al_graph_opts go = AL_GRAPH_OPTS_INIT;
+	size_t i;
+	int rc;
+
+	go.url = p->opts->graph_url;
+	go.graph_file = p->opts->graph_file;
+	go.http = &to->registry.http;
+	if ((rc = al_graph_resolve_imageset(p->cfg, &go, sel)) < 0)
+		return al_error_wrap(rc, "cannot resolve the channels of '%s'",
+		                     p->cfg->path ? p->cfg->path : "");
+	*first = p->releases.n;
+	for (i = 0; i < sel->nreleases; i++)
+		if ((rc = strv_push(&p->releases, sel->releases[i].payload)) <
+		    0)
+			return rc;
+	res->channel_releases = sel->nreleases;
+	al_log_info("channels: %zu releases selected", sel->nreleases);
+	return 0;
+}
+
+/* The refusals once the channels named their releases (res->refused):
+ * nothing to mirror, no trusted keys. */
+static int refuse(al_mirror_plan *p, al_mirror_result *res)
+{
+	int rc;
+
+	if (p->releases.n == 0 && p->images.n == 0 && !has_operators(p) &&
+	    al_mirror__own_platform_count(p->cfg) == 0 &&
+	    !al_mirror_helm_wanted(p->cfg)) {
+		res->refused = 1;
+		return al_error_set(
+		    AL_EINVAL,
+		    "nothing to mirror: the channels selected no release");
+	}
+	if (p->kr == NULL && p->want_defaults && red_hat(p) &&
+	    (rc = load_trust(p)) < 0) {
+		res->refused = 1;
+		return rc;
+	}
+	if (p->kr == NULL && !(p->opts->flags & AL_MIRROR_ALLOW_UNSIGNED) &&
+	    p->releases.n > 0) {
+		res->refused = 1;
+		return al_error_set(
+		    AL_EINVAL, "no trusted keys for releases not under "
+		               "quay.io/openshift-release-dev: give --keyring "
+		               "(or airlock.signatures.keyrings), or "
+		               "--allow-unsigned");
+	}
+	return 0;
+}
+
+/* The transfer options of the run (*to) and the signature sources. */
+static void run_options(al_mirror_plan *p, al_transfer_opts *to)
+{
+	to->platform = p->platform;
+	to->insecure_hosts = p->insecure.v;
+	if (p->cfg != NULL) {
+		to->sources = p->cfg->sources;
+		to->nsources = p->cfg->nsources;
+		/* additionalImages[].targetRepo/targetTag (imageset_target.c)
+		 */
+		to->renames = (const char *const *)p->cfg->additional_renames;
+	}
+	p->sig.http = &to->registry.http;
+	/* Red Hat's published signature store, besides the configured ones,
+	 * when a release is Red Hat's (docs/signatures.md) */
+	if (p->kr != NULL && !(p->opts->flags & AL_MIRROR_NO_DEFAULT_STORE) &&
+	    red_hat(p))
+		al_sig_sources_add_redhat(p->sources, &p->sig.nsources,
+		                          p->sigstores.n + 1);
+	if (p->kr == NULL && p->releases.n > 0)
+		al_log_warn("release signatures are not checked (no "
+		            "--keyring): releases are recorded as unverified");
+}
+
+/* The steps of a run that goes on, in order; returns the worst status. */
+static int run_steps(al_mirror_plan *p, al_store *store,
+                     const al_transfer_opts *to, const al_graph_selection *sel,
+                     size_t first, al_mirror_result *res)
+{
+	int rc = 0, r2;
+
+	/* releases and additional images through the image engine
+	 * (mirror_images.c; a run of only Helm charts has nothing for it) */
+	if (p->releases.n > 0 || p->images.n > 0)
+		rc = al_mirror__run_images(store, p->releases.v, p->releases.n,
+		                           p->images.v, p->images.n, to,
+		                           &p->sig, &res->report);
+	/* a refusal before any image (no keyring, no --allow-unsigned) */
+	if (rc < 0 && res->report.nerrors == 0 &&
+	    (r2 = add_errorf(&res->report, "%s", al_error_message())) < 0)
+		rc = r2;
+	/* mirror.helm: charts and their images (src/mirror_helm.c) */
+	if ((r2 = al_mirror__helm(store, p->cfg, to, res)) < 0 && rc == 0)
+		rc = r2;
+	/* imageset: architectures, kubeVirtContainer, archiveSize */
+	if ((r2 = al_mirror__imageset_after(p->cfg, store, to, &res->report)) <
+	        0 &&
+	    rc == 0)
+		rc = r2;
+	rc = after(store, sel, first, res, rc);
+	/* mirror.platform.graph: the graph-data image (mirror_graph.c) */
+	rc = al_mirror__graph_image(store, p->cfg, res, rc);
+	/* operator catalogs: after the releases, so that their shared blobs
+	 * are already in the store (mirror_catalogs.c) */
+	rc = al_mirror__catalogs(store, p->cfg, to, res, rc);
+	rc = al_mirror__sigstore_run(p->sigstore, store, to, p->images.v,
+	                             p->images.n, p->sig.allow_unsigned, res,
+	                             rc);
+	/* what the plan fetched (release and catalog images, oci:// charts)
+	 * counts as transferred by the run, whichever step met it */
+	if (p->opts->version >= 3)
+		al_mirror__plan_after(p->opts->lifecycle, &res->report.stats);
+	/* mirror to mirror: the store pushed as airlock push does */
+	if (p->opts->version >= 4 && p->opts->push != NULL)
+		rc = push_after(p, store, to, rc);
+	return rc;
+}
+
+/* The failed-image list (mirror_failed.c, docs/lifecycle.md); the run's
+ * message ("N image(s) failed") stays the caller's. Returns rc, or the
+ * write's failure when rc is 0. */
+static int failed_list(al_mirror_plan *p, al_store *store,
+                       al_mirror_result *res, int rc)
+{
+	char saved[1024];
+	int r2;
+
+	if ((p->opts->flags & AL_MIRROR_NO_FAILED_LIST) ||
+	    res->report.nfailed == 0)
+		return rc;
+	snprintf(saved, sizeof(saved), "%s", al_error_message());
+	if ((r2 = al_mirror_failed_write(res, al_store_path(store),
+	                                 &res->failed_list)) < 0) {
+		add_errorf(&res->report, "%s", al_error_message());
+		rc = rc < 0 ? rc : r2;
+	} else if (rc < 0) {
+		al_error_set(rc, "%s", saved);
+	}
+	return rc;
+}
+
 int al_mirror_plan_run(al_mirror_plan *p, al_store *store,
                        al_mirror_result *res)
 {
 	al_graph_selection sel;
 	al_transfer_opts to;
 	size_t first = 0, base, i;
-	unsigned flags;
-	int rc = 0, r2;
+	int rc = 0;
 
 	memset(&sel, 0, sizeof(sel));
 	memset(&to, 0, sizeof(to));
@@ -356,83 +505,22 @@ int al_mirror_plan_run(al_mirror_plan *p, al_store *store,
 	memset(res, 0, sizeof(*res));
 	if (p->opts->version >= 4 && p->opts->push_result != NULL)
 		memset(p->opts->push_result, 0, sizeof(*p->opts->push_result));
-	flags = p->opts->flags;
 	base = p->releases.n;
 	if (p->opts->transfer != NULL)
 		to = *p->opts->transfer;
-	if (has_channels(p)) {
-		/* Channels: ask the update graph which releases are in
-		 * range. */
-		al_graph_opts go = AL_GRAPH_OPTS_INIT;
-
-		go.url = p->opts->graph_url;
-		go.graph_file = p->opts->graph_file;
-		go.http = &to.registry.http;
-		if ((rc = al_graph_resolve_imageset(p->cfg, &go, &sel)) < 0) {
-			rc = al_error_wrap(
-			    rc, "cannot resolve the channels of '%s'",
-			    p->cfg->path ? p->cfg->path : "");
-			goto out;
-		}
-		first = p->releases.n;
-		for (i = 0; i < sel.nreleases; i++)
-			if ((rc = strv_push(&p->releases,
-			                    sel.releases[i].payload)) < 0)
-				goto out;
-		res->channel_releases = sel.nreleases;
-		al_log_info("channels: %zu releases selected", sel.nreleases);
-	}
-	if (p->releases.n == 0 && p->images.n == 0 && !has_operators(p) &&
-	    al_mirror__own_platform_count(p->cfg) == 0 &&
-	    !al_mirror_helm_wanted(p->cfg)) {
-		res->refused = 1;
-		rc = al_error_set(
-		    AL_EINVAL,
-		    "nothing to mirror: the channels selected no release");
+	if ((has_channels(p) &&
+	     (rc = resolve_channels(p, &to, &sel, &first, res)) < 0) ||
+	    (rc = refuse(p, res)) < 0)
 		goto out;
-	}
-	if (p->kr == NULL && p->want_defaults && red_hat(p) &&
-	    (rc = load_trust(p)) < 0) {
-		res->refused = 1;
-		goto out;
-	}
-	if (p->kr == NULL && !(flags & AL_MIRROR_ALLOW_UNSIGNED) &&
-	    p->releases.n > 0) {
-		res->refused = 1;
-		rc = al_error_set(
-		    AL_EINVAL, "no trusted keys for releases not under "
-		               "quay.io/openshift-release-dev: give --keyring "
-		               "(or airlock.signatures.keyrings), or "
-		               "--allow-unsigned");
-		goto out;
-	}
-	to.platform = p->platform;
-	to.insecure_hosts = p->insecure.v;
-	if (p->cfg != NULL) {
-		to.sources = p->cfg->sources;
-		to.nsources = p->cfg->nsources;
-		/* additionalImages[].targetRepo/targetTag (imageset_target.c)
-		 */
-		to.renames = (const char *const *)p->cfg->additional_renames;
-	}
-	p->sig.http = &to.registry.http;
-	/* Red Hat's published signature store, besides the configured ones,
-	 * when a release is Red Hat's (docs/signatures.md) */
-	if (p->kr != NULL && !(flags & AL_MIRROR_NO_DEFAULT_STORE) &&
-	    red_hat(p))
-		al_sig_sources_add_redhat(p->sources, &p->sig.nsources,
-		                          p->sigstores.n + 1);
-	if (p->kr == NULL && p->releases.n > 0)
-		al_log_warn("release signatures are not checked (no "
-		            "--keyring): releases are recorded as unverified");
-	/* mirror_plan.c: --dry-run and the free-space check
+	run_options(p, &to);
+	/* mirror_preflight.c: --dry-run and the free-space check
 	 * (docs/lifecycle.md) */
 	if (p->opts->version >= 3 &&
 	    (rc = al_mirror__plan_before(store, p->opts->lifecycle, p->cfg,
 	                                 p->releases.v, p->releases.n,
 	                                 p->images.v, p->images.n, &to)) != 0) {
 		/* no image resolved: still a failed-image list */
-		if (rc < 0 && !(flags & AL_MIRROR_NO_FAILED_LIST))
+		if (rc < 0 && !(p->opts->flags & AL_MIRROR_NO_FAILED_LIST))
 			al_mirror__failed_from_plan(p->opts->lifecycle, res,
 			                            al_store_path(store));
 		rc = rc > 0 ? 0 : rc;
@@ -447,56 +535,11 @@ int al_mirror_plan_run(al_mirror_plan *p, al_store *store,
 	if (p->opts->version >= 3 && p->opts->lifecycle != NULL)
 		(void)malloc_trim(0);
 #endif
-	/* (a run of only Helm charts has nothing for al_mirror_signed) */
-	if (p->releases.n > 0 || p->images.n > 0)
-		rc = al_mirror_signed(store, p->releases.v, p->releases.n,
-		                      p->images.v, p->images.n, &to, &p->sig,
-		                      &res->report);
-	/* a refusal before any image (no keyring, no --allow-unsigned) */
-	if (rc < 0 && res->report.nerrors == 0 &&
-	    (r2 = add_errorf(&res->report, "%s", al_error_message())) < 0)
-		rc = r2;
-	/* mirror.helm: charts and their images (src/mirror_helm.c) */
-	if ((r2 = al_mirror__helm(store, p->cfg, &to, res)) < 0 && rc == 0)
-		rc = r2;
-	/* imageset: architectures, kubeVirtContainer, archiveSize */
-	if ((r2 = al_mirror__imageset_after(p->cfg, store, &to, &res->report)) <
-	        0 &&
-	    rc == 0)
-		rc = r2;
-	rc = after(store, &sel, first, res, rc);
-	/* mirror.platform.graph: the graph-data image (mirror_graph.c) */
-	rc = al_mirror__graph_image(store, p->cfg, res, rc);
-	/* operator catalogs: after the releases, so that their shared blobs
-	 * are already in the store (mirror_catalogs.c) */
-	rc = al_mirror__catalogs(store, p->cfg, &to, res, rc);
-	rc = al_mirror__sigstore_run(p->sigstore, store, &to, p->images.v,
-	                             p->images.n, p->sig.allow_unsigned, res,
-	                             rc);
-	/* what the plan fetched (release and catalog images, oci:// charts)
-	 * counts as transferred by the run, whichever step met it */
-	if (p->opts->version >= 3)
-		al_mirror__plan_after(p->opts->lifecycle, &res->report.stats);
-	/* mirror to mirror: the store pushed as airlock push does */
-	if (p->opts->version >= 4 && p->opts->push != NULL)
-		rc = push_after(p, store, &to, rc);
+	rc = run_steps(p, store, &to, &sel, first, res);
 	res->images = (size_t)res->report.stats.images;
 	for (i = 0; i < res->report.nreleases; i++)
 		res->releases_mirrored += res->report.releases[i].status == 0;
-	/* the failed-image list (mirror_failed.c, docs/lifecycle.md); the
-	 * run's message ("N image(s) failed") stays the caller's */
-	if (!(flags & AL_MIRROR_NO_FAILED_LIST) && res->report.nfailed > 0) {
-		char saved[1024];
-
-		snprintf(saved, sizeof(saved), "%s", al_error_message());
-		if ((r2 = al_mirror_failed_write(res, al_store_path(store),
-		                                 &res->failed_list)) < 0) {
-			add_errorf(&res->report, "%s", al_error_message());
-			rc = rc < 0 ? rc : r2;
-		} else if (rc < 0) {
-			al_error_set(rc, "%s", saved);
-		}
-	}
+	rc = failed_list(p, store, res, rc);
 out:
 	/* channel releases borrowed sel's payloads: forget them */
 	p->releases.n = base;

@@ -13,7 +13,7 @@
 #include "airlock/release.h"
 #include "airlock/store.h"
 #include "mirror_sigstore.h"
-#include "mirror_plan_int.h"
+#include "mirror_int.h"
 
 struct al_mirror__sigstore {
 	unsigned what;         /* AL_COSIGN_FIND_* */
