@@ -110,7 +110,10 @@ al_run "$T/o5" "$T/e5" "$AIRLOCK" update --store "$S" --to 4.14.1 "${K[@]}" --dr
 END=$(date +%s.%N)
 al_check "budget: the HTTP store verifies although the ConfigMap LIST hangs" grep -q "signature verified (signature store 'http://127.0.0.1:$(cat "$SS_PORT")/files')" "$T/e5"
 al_check "budget: ... and the release is accepted" [ "$AL_RC" = 0 ]
-al_check "budget: the accept phase stays within its budget (4 s)" python3 -c "import sys; sys.exit(0 if $END - $START < 6.5 else 1)"
+# a measurement of real time: not under the sanitizers (docs/testing.md)
+if ! al_sanitized; then
+	al_check "budget: the accept phase stays within its budget (4 s)" python3 -c "import sys; sys.exit(0 if $END - $START < 6.5 else 1)"
+fi
 mv "$T/signatures.saved" "$S/signatures"
 up_ctl faults/clear '{}' >/dev/null
 

@@ -1,6 +1,7 @@
 /* test_store.c: unit tests for the on-disk store: layout, lock, blobs, index.json, check/gc, skopeo interop. */
 #include <errno.h>
 #include <fcntl.h>
+#include <poll.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
@@ -610,13 +611,23 @@ static void test_store__index_survives_kill9(void)
 	al_store_free(s);
 	srand(seed);
 	for (iter = 0; iter < 12; iter++) {
-		pid_t pid = fork();
+		int pfd[2];
+		pid_t pid;
 		struct timespec ts;
+		struct pollfd pw;
 		al_store_image *imgs = NULL;
 		size_t n = 0;
+		char b;
 
+		if (pipe(pfd) != 0) {
+			CU_FAIL("pipe");
+			break;
+		}
+		pid = fork();
 		if (pid < 0) {
 			CU_FAIL("fork");
+			close(pfd[0]);
+			close(pfd[1]);
 			break;
 		}
 		if (pid == 0) {
@@ -627,14 +638,26 @@ static void test_store__index_survives_kill9(void)
 
 			if (al_store_open(&c, path, &o) != 0)
 				_exit(2);
+			close(pfd[0]);
 			for (i = 0;; i++) {
 				snprintf(name, sizeof(name), "name-%d", i % 40);
 				if (al_store_tag(c, name, &img.desc) != 0)
 					_exit(3);
+				/* two tags are in: the parent may kill now */
+				if (i == 1 && write(pfd[1], "x", 1) != 1)
+					_exit(4);
 			}
 		}
+		/* kill at a random moment after the child's second tag, not
+		 * after a time it may not have had on a loaded machine */
+		close(pfd[1]);
+		pw.fd = pfd[0];
+		pw.events = POLLIN;
+		if (poll(&pw, 1, 120000) != 1 || read(pfd[0], &b, 1) != 1)
+			CU_FAIL("the child tagged twice");
+		close(pfd[0]);
 		ts.tv_sec = 0;
-		ts.tv_nsec = (long)(20 + rand() % 60) * 1000000L;
+		ts.tv_nsec = (long)(rand() % 60) * 1000000L;
 		nanosleep(&ts, NULL);
 		kill(pid, SIGKILL);
 		waitpid(pid, NULL, 0);
@@ -652,7 +675,7 @@ static void test_store__index_survives_kill9(void)
 	}
 	CU_ASSERT_EQUAL(bad, 0);
 	CU_ASSERT_EQUAL(ok_opens, iter);
-	/* the children did get to write */
+	/* every child was killed after its second tag */
 	CU_ASSERT(most >= 2);
 	/* the next writable open sweeps the killed writers' temp files */
 	s = open_store(path, 0, 0);
