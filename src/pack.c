@@ -588,11 +588,8 @@ int al_pack__inventory_json(al_store *s, json_t **out)
 		if (json_array_append_new(packs, json_string(id)) < 0)
 			goto oom;
 	}
-	/* the operator catalogs it records (store_catalogs.c) */
-	if ((rc = al_store__catalogs_inventory(s, inv)) < 0)
-		goto out;
-	/* and the Helm charts (store_charts.c) */
-	if ((rc = al_store__charts_inventory(s, inv)) < 0)
+	/* the operator catalogs and Helm charts it records (store_meta.c) */
+	if ((rc = al_store__kinds_inventory(s, inv)) < 0)
 		goto out;
 	*out = inv;
 	inv = NULL;

@@ -1,8 +1,11 @@
 /* store_int.h: the store's internals shared by its own files (store.c,
- * store_meta.c, store_catalogs.c) and the library modules that import another
- * store's metadata (pack_unpack.c). Not installed. */
+ * store_record.c, store_meta.c, store_catalogs.c, store_charts.c) and the
+ * library modules that import another store's metadata (pack_unpack.c). Not
+ * installed. */
 #ifndef AL_STORE_INT_H
 #define AL_STORE_INT_H
+
+#include <stddef.h>
 
 #include <jansson.h>
 
@@ -40,56 +43,107 @@ int al_store__releases_edit(al_store *s, al_store__releases_edit_fn edit,
 int al_store__releases_import(al_store *s, const json_t *other,
                               const char *what);
 
-/* Merge other's "catalogs" records into doc (a releases.json document),
- * each replacing the record of the same name (store_catalogs.c). */
-int al_store__catalogs_merge(json_t *doc, const json_t *other,
-                             const char *what);
-/* Set inv's "catalogs" to [{"name","digest"}] of every recorded catalog
- * (for 'airlock inventory'); a store whose records do not read gets
- * none (check reports it). */
-int al_store__catalogs_inventory(al_store *s, json_t *inv);
-/* The same for the "charts" records (store_charts.c): merge, replacing
- * the record of the same name, and inv's "charts" [{"name","digest",
- * "chart","version"}]. */
-int al_store__charts_merge(json_t *doc, const json_t *other, const char *what);
-int al_store__charts_inventory(al_store *s, json_t *inv);
-
-/* Record members, for the typed records of store_meta.c,
- * store_catalogs.c and store_charts.c. al_store__member_dup: *out a copy of e's
- * string member key, NULL when it is missing or not a string.
- * al_store__member_strv: the strings of arr (member NULL), or the string member
- * of its objects, as a new vector *out of *n (elements without one skipped;
- * NULL, 0 for none); on AL_ENOMEM *out holds what was copied, *n of them, for
- * the caller's clear. al_store__member_set: o[key] = v, nothing when v is NULL.
+/* Record members, read and written one way by the store's metadata files
+ * (store_record.c). al_store__member_dup: *out a copy of e's string member
+ * key, NULL when it is missing or not a string. al_store__member_strv: the
+ * strings of arr (member NULL), or the string member of its objects, as a
+ * new vector *out of *n (elements without one skipped; NULL, 0 for none);
+ * on AL_ENOMEM *out holds what was copied, *n of them, for the caller's
+ * clear. al_store__member_set: o[key] = v, nothing when v is NULL.
  * AL_ENOMEM. */
 int al_store__member_dup(char **out, const json_t *e, const char *key);
 int al_store__member_strv(char ***out, size_t *n, const json_t *arr,
                           const char *member);
 int al_store__member_set(json_t *o, const char *key, const char *v);
 
-/* Named records: the arrays of airlock/releases.json whose objects each
- * have a unique "name" ("catalogs" of store_catalogs.c, "charts" of
- * store_charts.c), shared by their typed readers and writers. */
-typedef int (*al_store__record_read_fn)(void *elem, const json_t *e);
-typedef void (*al_store__record_clear_fn)(void *elem);
-/* Every object of the array key, through read into a new vector *out of *n
- * elements of size elem (zeroed, one spare); a missing array is none.
- * AL_EPARSE naming releases.json when key is not an array of objects; on
- * failure what was read is cleared with clear and nothing is returned. */
-int al_store__records_list(al_store *s, const char *key, size_t elem,
-                           al_store__record_read_fn read,
-                           al_store__record_clear_fn clear, void **out,
+/*
+ * Named records: the arrays of airlock/releases.json whose objects each
+ * have a unique "name". A kind is a table: its array, its typed C record
+ * and how each member maps onto a field of that record. The kinds describe
+ * themselves (al_store__catalog_kind in store_catalogs.c,
+ * al_store__chart_kind in store_charts.c); store_record.c reads, writes,
+ * lists, merges and inventories every kind from its table, and store_meta.c
+ * drives the import and the inventory over all of them.
+ */
+typedef enum al_store__field_type {
+	AL_STORE__STR,        /* char * at off: a string member */
+	AL_STORE__DIGEST,     /* al_digest at off, int "has" flag at aux */
+	AL_STORE__COUNT,      /* long long at off: an integer >= 0, -1 none */
+	AL_STORE__STRV,       /* char ** at off, size_t count at aux */
+	AL_STORE__STRV_SORTED /* the same, written sorted, each string once */
+} al_store__field_type;
+
+enum {
+	AL_STORE__KEY = 1u << 0,   /* required by put, and by the inventory */
+	AL_STORE__LISTED = 1u << 1 /* in the inventory (a missing one null) */
+};
+
+typedef struct al_store__field {
+	const char *member; /* the JSON member */
+	al_store__field_type type;
+	unsigned flags; /* AL_STORE__KEY, AL_STORE__LISTED */
+	size_t off;     /* offsetof the field in the typed record */
+	size_t aux;     /* offsetof its flag or count (DIGEST, STRV) */
+} al_store__field;
+
+typedef struct al_store__kind {
+	const char *key;  /* the array of releases.json: "catalogs" */
+	const char *what; /* one record in messages: "catalog" */
+	size_t size;      /* sizeof the typed record */
+	const al_store__field *fields; /* in the order a record is written */
+	size_t nfields;
+} al_store__kind;
+
+/* Table rows for the typed record T: a string, a digest with its "has"
+ * flag, a count, a string vector with its count (type AL_STORE__STRV or
+ * AL_STORE__STRV_SORTED). */
+#define AL_STORE__S(T, member, flags, f)                                       \
+	{                                                                      \
+		member, AL_STORE__STR, flags, offsetof(T, f), 0                \
+	}
+#define AL_STORE__D(T, member, flags, f, has)                                  \
+	{                                                                      \
+		member, AL_STORE__DIGEST, flags, offsetof(T, f),               \
+		    offsetof(T, has)                                           \
+	}
+#define AL_STORE__N(T, member, f)                                              \
+	{                                                                      \
+		member, AL_STORE__COUNT, 0, offsetof(T, f), 0                  \
+	}
+#define AL_STORE__V(T, member, type, f, n)                                     \
+	{                                                                      \
+		member, type, 0, offsetof(T, f), offsetof(T, n)                \
+	}
+
+extern const al_store__kind al_store__catalog_kind; /* store_catalogs.c */
+extern const al_store__kind al_store__chart_kind;   /* store_charts.c */
+
+/* Free what rec owns and zero it (counts -1); NULL is a no-op. */
+void al_store__record_clear(const al_store__kind *k, void *rec);
+/* Clear list[0..n) and free list; NULL is a no-op. */
+void al_store__records_free(const al_store__kind *k, void *list, size_t n);
+/* Every record of kind k, in file order, as a new vector *out of *n typed
+ * records (one spare, zeroed); a missing array is none. AL_EPARSE naming
+ * releases.json when the array is not an array of objects. */
+int al_store__records_list(al_store *s, const al_store__kind *k, void **out,
                            size_t *n);
-/* In doc, replace the record of array key named like e, or append e (a new
- * reference is taken; the array is created when missing). */
-int al_store__record_put(json_t *doc, const char *key, json_t *e);
-/* al_store__record_put under the store's lock, written back atomically. */
-int al_store__record_save(al_store *s, const char *key, json_t *e);
-/* Merge other's key records (a pack's releases.json, named what in
+/* Add rec (its AL_STORE__KEY fields set, else AL_EINVAL) or replace the
+ * record of the same name, under the store's lock, written back
+ * atomically. Read-only store: AL_EINVAL. */
+int al_store__record_put(al_store *s, const al_store__kind *k, const void *rec);
+/* Merge other's records of kind k (a pack's releases.json, named what in
  * messages) into doc, each replacing the record of the same name: the far
- * side's record of a name is the newer one. */
-int al_store__records_merge(json_t *doc, const json_t *other, const char *key,
-                            const char *what);
+ * side's record of a name is the newer one. AL_EPARSE when other's array
+ * is not an array of named objects. */
+int al_store__records_merge(json_t *doc, const json_t *other,
+                            const al_store__kind *k, const char *what);
+/* Set inv[k->key] to the AL_STORE__LISTED members of every record that
+ * has its keys (for 'airlock inventory'); a store whose records do not
+ * read gets none (check reports it). */
+int al_store__records_inventory(al_store *s, const al_store__kind *k,
+                                json_t *inv);
+/* The same for every kind, in the order of store_meta.c's table. */
+int al_store__kinds_inventory(al_store *s, json_t *inv);
 
 /* Write the record of pack id (its JSON, compact, a trailing newline) as
  * airlock/packs/<id>.json, atomically, creating airlock/packs/. */

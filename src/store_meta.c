@@ -1,5 +1,8 @@
 /* store_meta.c: the store's metadata formats, typed: release records
- * (airlock/releases.json) and pack records (airlock/packs/<id>.json). */
+ * (airlock/releases.json), the import of a pack's releases.json over every
+ * kind of named record (store_int.h), and pack records
+ * (airlock/packs/<id>.json). Record members and the named records
+ * themselves are store_record.c's. */
 #include <dirent.h>
 #include <errno.h>
 #include <stdint.h>
@@ -48,175 +51,24 @@ void al_store_releases_free(al_store_release *list, size_t n)
 	free(list);
 }
 
-/* --- record members (store_int.h; store_catalogs.c uses them too) ------- */
+/* --- the named record kinds (store_int.h) -------------------------------- */
 
-int al_store__member_dup(char **out, const json_t *e, const char *key)
-{
-	const char *v = al_json_str(e, key);
-
-	*out = NULL;
-	if (v != NULL && (*out = al_strdup(v)) == NULL)
-		return al_error_oom();
-	return 0;
-}
-
-int al_store__member_strv(char ***out, size_t *n, const json_t *arr,
-                          const char *member)
-{
-	size_t i;
-
-	*out = NULL;
-	*n = 0;
-	if (json_array_size(arr) == 0)
-		return 0;
-	if ((*out = calloc(json_array_size(arr), sizeof(char *))) == NULL)
-		return al_error_oom();
-	for (i = 0; i < json_array_size(arr); i++) {
-		const json_t *e = json_array_get(arr, i);
-		const char *v = member != NULL ? al_json_str(e, member)
-		                               : json_string_value(e);
-
-		if (v == NULL)
-			continue;
-		if (((*out)[*n] = al_strdup(v)) == NULL)
-			return al_error_oom();
-		(*n)++;
-	}
-	return 0;
-}
-
-int al_store__member_set(json_t *o, const char *key, const char *v)
-{
-	if (v == NULL)
-		return 0;
-	return json_object_set_new(o, key, json_string(v)) == 0
-	           ? 0
-	           : al_error_oom();
-}
-
-/* --- named records (store_int.h: "catalogs", "charts") ----------------- */
-
-int al_store__records_list(al_store *s, const char *key, size_t elem,
-                           al_store__record_read_fn read,
-                           al_store__record_clear_fn clear, void **out,
-                           size_t *n)
-{
-	json_t *doc = NULL;
-	const json_t *list, *e;
-	unsigned char *v = NULL;
-	size_t i, cnt = 0;
-	int rc;
-
-	*out = NULL;
-	*n = 0;
-	if ((rc = al_store_releases_load(s, &doc)) < 0)
-		return rc;
-	list = json_object_get(doc, key);
-	if (list != NULL && !json_is_array(list)) {
-		rc = al_error_set(AL_EPARSE,
-		                  "'%s/airlock/releases.json': \"%s\" is not "
-		                  "an array",
-		                  al_store_path(s), key);
-		goto out;
-	}
-	if ((v = calloc(json_array_size(list) + 1, elem)) == NULL) {
-		rc = al_error_oom();
-		goto out;
-	}
-	json_array_foreach(list, i, e)
-	{
-		if (!json_is_object(e)) {
-			rc = al_error_set(AL_EPARSE,
-			                  "'%s/airlock/releases.json': "
-			                  "%s[%zu] is not an object",
-			                  al_store_path(s), key, i);
-			goto out;
-		}
-		if ((rc = read(v + cnt * elem, e)) < 0)
-			goto out;
-		cnt++;
-	}
-	*out = v;
-	*n = cnt;
-	v = NULL;
-out:
-	for (i = 0; v != NULL && i < cnt; i++)
-		clear(v + i * elem);
-	free(v);
-	json_decref(doc);
-	return rc;
-}
-
-int al_store__record_put(json_t *doc, const char *key, json_t *e)
-{
-	json_t *list = json_object_get(doc, key);
-	const char *name = al_json_str(e, "name");
-	size_t i;
-
-	if (list == NULL) {
-		if ((list = json_array()) == NULL ||
-		    json_object_set_new(doc, key, list) != 0)
-			return al_error_oom();
-	}
-	if (!json_is_array(list))
-		return al_error_set(AL_EPARSE,
-		                    "airlock/releases.json: \"%s\" is not an "
-		                    "array",
-		                    key);
-	for (i = 0; name != NULL && i < json_array_size(list); i++) {
-		const char *n = al_json_str(json_array_get(list, i), "name");
-
-		if (n != NULL && strcmp(n, name) == 0)
-			return json_array_set(list, i, e) == 0 ? 0
-			                                       : al_error_oom();
-	}
-	return json_array_append(list, e) == 0 ? 0 : al_error_oom();
-}
-
-struct record_save {
-	const char *key;
-	json_t *e;
+/* Every kind of named record releases.json holds beside "releases", in the
+ * order a pack's inventory lists them. */
+static const al_store__kind *const record_kinds[] = {
+    &al_store__catalog_kind, /* operator catalogs (store_catalogs.c) */
+    &al_store__chart_kind,   /* Helm charts (store_charts.c) */
 };
 
-static int record_save_edit(json_t *doc, void *ud)
+int al_store__kinds_inventory(al_store *s, json_t *inv)
 {
-	const struct record_save *rs = ud;
-
-	return al_store__record_put(doc, rs->key, rs->e);
-}
-
-int al_store__record_save(al_store *s, const char *key, json_t *e)
-{
-	struct record_save rs = {.key = key, .e = e};
-
-	return al_store__releases_edit(s, record_save_edit, &rs);
-}
-
-int al_store__records_merge(json_t *doc, const json_t *other, const char *key,
-                            const char *what)
-{
-	const json_t *pa = json_object_get(other, key), *v;
 	size_t i;
 	int rc;
 
-	if (pa == NULL)
-		return 0;
-	if (!json_is_array(pa))
-		return al_error_set(AL_EPARSE,
-		                    "airlock/releases.json of %s: \"%s\" is "
-		                    "not an array",
-		                    what, key);
-	json_array_foreach(pa, i, v)
-	{
-		if (!json_is_object(v) || al_json_str(v, "name") == NULL)
-			return al_error_set(AL_EPARSE,
-			                    "airlock/releases.json of %s: "
-			                    "%s[%zu] has no name",
-			                    what, key, i);
-		if ((rc = al_store__record_put(doc, key,
-		                               (json_t *)(uintptr_t)v)) < 0)
+	for (i = 0; i < sizeof(record_kinds) / sizeof(record_kinds[0]); i++)
+		if ((rc = al_store__records_inventory(s, record_kinds[i],
+		                                      inv)) < 0)
 			return rc;
-	}
 	return 0;
 }
 
@@ -481,11 +333,13 @@ static int import_edit(json_t *doc, void *ud)
 		if (!found && json_array_append(ma, v) < 0)
 			return al_error_oom();
 	}
-	/* operator catalog and Helm chart records (store_catalogs.c,
-	 * store_charts.c) */
-	if ((rc = al_store__catalogs_merge(doc, c->other, c->what)) < 0)
-		return rc;
-	return al_store__charts_merge(doc, c->other, c->what);
+	/* the named records of every kind: a pack's record replaces the
+	 * store's of the same name */
+	for (i = 0; i < sizeof(record_kinds) / sizeof(record_kinds[0]); i++)
+		if ((rc = al_store__records_merge(
+		         doc, c->other, record_kinds[i], c->what)) < 0)
+			return rc;
+	return 0;
 }
 
 int al_store__releases_import(al_store *s, const json_t *other,

@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include "../../tools/airlock/cli.c"
+#include "../../tools/airlock/cli_diag.c"
 #include "../../tools/airlock/cli_json.c"
 #include "../../tools/airlock/cli_hint.c"
 #include "al_test.h"

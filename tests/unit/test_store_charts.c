@@ -158,7 +158,8 @@ static void test_import_and_inventory(void)
 		CU_ASSERT_EQUAL(list[1].nimages, 1);
 	}
 	al_store_charts_free(list, n);
-	CU_ASSERT_EQUAL(al_store__charts_inventory(s, inv), 0);
+	CU_ASSERT_EQUAL(
+	    al_store__records_inventory(s, &al_store__chart_kind, inv), 0);
 	{
 		char *txt = json_dumps(inv, JSON_COMPACT);
 

@@ -1,5 +1,6 @@
-/* cli.c: common flags, diagnostics, exit codes, signals and the terminal
- * progress line. */
+/* cli.c: common flags, the getopt step, signals, the library's log handler
+ * and the terminal progress line; diagnostics and exit codes are
+ * cli_diag.c's. */
 #include <errno.h>
 #include <signal.h>
 #include <stdarg.h>
@@ -10,76 +11,14 @@
 #include <unistd.h>
 
 #include "cli.h"
-#include "cli_hint.h"
-#include "cli_json.h"
 
 static al_cancel *signal_cancel;
-/* --log-format=json seen: every stderr line is a JSON object */
-static int log_json_mode;
 
 static void on_signal(int sig)
 {
 	al_cancel_set(signal_cancel);
 	/* A second signal ends the process the default way. */
 	signal(sig, SIG_DFL);
-}
-
-/* Every diagnostic goes through here: the text (error messages carry
- * registry answers, tar entry names, references) is printed escaped, so a
- * hostile server can neither forge an "airlock:" line nor drive the
- * terminal. */
-static void vmsg(const char *kind, const char *fmt, va_list ap)
-    __attribute__((format(printf, 2, 0)));
-
-static void vmsg(const char *kind, const char *fmt, va_list ap)
-{
-	char msg[4096], safe[4 * sizeof(msg)];
-	int n;
-
-	n = vsnprintf(msg, sizeof(msg), fmt, ap);
-	if (n < 0)
-		msg[0] = '\0';
-	al_str_escape(safe, sizeof(safe), msg, strlen(msg));
-	cli_hint_append(safe, sizeof(safe)); /* cli_hint.c: what to do */
-	cli_json_note(kind, safe);
-	if (log_json_mode)
-		cli_json_log_line(stderr, kind, safe, NULL);
-	else
-		fprintf(stderr, "airlock: %s: %s\n", kind, safe);
-}
-
-void cli_error(const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	vmsg("error", fmt, ap);
-	va_end(ap);
-}
-
-void cli_warn(const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	vmsg("warning", fmt, ap);
-	va_end(ap);
-}
-
-void cli_event(const char *line)
-{
-	char safe[8192];
-
-	al_str_escape(safe, sizeof(safe), line, strlen(line));
-	if (log_json_mode)
-		cli_json_log_line(stderr, "info", safe, NULL);
-	else
-		fprintf(stderr, "%s\n", safe);
-}
-
-int cli_log_json(void)
-{
-	return log_json_mode;
 }
 
 void cli_info(const cli_common *c, const char *fmt, ...)
@@ -98,132 +37,11 @@ void cli_info(const cli_common *c, const char *fmt, ...)
 	cli_event(line);
 }
 
-/* The exit-code map: one row per status whose exit differs from 3. */
-static const struct exit_row {
-	int status;
-	unsigned char work;  /* the command's work */
-	unsigned char input; /* a configuration file the user named */
-} exit_map[] = {
-    {AL_OK, EXIT_OK, EXIT_OK},
-    {AL_EVERIFY, EXIT_VERIFY, EXIT_VERIFY},
-    {AL_EUNSUPPORTED, EXIT_VERIFY, EXIT_USAGE},
-    {AL_EINVAL, EXIT_RUNTIME, EXIT_USAGE},
-    {AL_EPARSE, EXIT_RUNTIME, EXIT_USAGE},
-    {AL_ENOTFOUND, EXIT_RUNTIME, EXIT_USAGE},
-    {AL_ELIMIT, EXIT_RUNTIME, EXIT_USAGE},
-};
-
-static const struct exit_row *exit_row_of(int rc)
-{
-	size_t i;
-
-	for (i = 0; i < sizeof(exit_map) / sizeof(exit_map[0]); i++)
-		if (exit_map[i].status == rc)
-			return &exit_map[i];
-	return NULL;
-}
-
-int cli_exit_code(int rc)
-{
-	const struct exit_row *r = exit_row_of(rc);
-
-	return r != NULL ? r->work : EXIT_RUNTIME;
-}
-
-int cli_input_exit_code(int rc)
-{
-	const struct exit_row *r = exit_row_of(rc);
-
-	return r != NULL ? r->input : EXIT_RUNTIME;
-}
-
-static int exit_rank(int code)
-{
-	switch (code) {
-	case EXIT_OK:
-		return 0;
-	case EXIT_RUNTIME:
-		return 1;
-	case EXIT_USAGE:
-		return 2;
-	case EXIT_VERIFY:
-		return 3;
-	default:
-		return 1;
-	}
-}
-
-int cli_worst(int a, int b)
-{
-	return exit_rank(b) > exit_rank(a) ? b : a;
-}
-
-static void fail_message(const char *fmt, va_list ap)
-    __attribute__((format(printf, 1, 0)));
-
-static void fail_message(const char *fmt, va_list ap)
-{
-	char ctx[1024];
-	const char *msg;
-	int n;
-
-	n = vsnprintf(ctx, sizeof(ctx), fmt, ap);
-	if (n < 0)
-		ctx[0] = '\0';
-	msg = cli_join_subject(ctx, al_error_message());
-	if (msg[0] != '\0')
-		cli_error("%s: %s", ctx, msg);
-	else
-		cli_error("%s", ctx);
-}
-
-int cli_fail(int rc, const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	fail_message(fmt, ap);
-	va_end(ap);
-	return cli_exit_code(rc);
-}
-
-int cli_input_fail(int rc, const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	fail_message(fmt, ap);
-	va_end(ap);
-	return cli_input_exit_code(rc);
-}
-
-static void usage_hint(const char *cmd)
-{
-	char hint[128];
-
-	snprintf(hint, sizeof(hint), "try 'airlock %s --help'", cmd);
-	if (log_json_mode)
-		cli_json_log_line(stderr, "info", hint, NULL);
-	else
-		fprintf(stderr, "%s\n", hint);
-}
-
-int cli_usage_error(const char *cmd, const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	vmsg("error", fmt, ap);
-	va_end(ap);
-	usage_hint(cmd);
-	return EXIT_USAGE;
-}
-
 void cli_common_init(cli_common *c)
 {
 	memset(c, 0, sizeof(*c));
 	c->tls_verify = 1;
-	log_json_mode = 0; /* until this command's --log-format */
+	cli_set_log_json(0); /* until this command's --log-format */
 }
 
 static int parse_bool(const char *s, int *out)
@@ -295,15 +113,13 @@ int cli_common_option(cli_common *c, int opt, const char *arg)
 		}
 		return 1;
 	case OPT_LOG_FORMAT:
-		if (strcmp(arg, "json") == 0)
-			c->log_json = log_json_mode = 1;
-		else if (strcmp(arg, "text") == 0)
-			c->log_json = log_json_mode = 0;
-		else {
+		if (strcmp(arg, "json") != 0 && strcmp(arg, "text") != 0) {
 			cli_error("--log-format takes text or json, not '%s'",
 			          arg);
 			return -1;
 		}
+		c->log_json = strcmp(arg, "json") == 0;
+		cli_set_log_json(c->log_json);
 		return 1;
 	case 'q':
 		c->quiet = 1;
@@ -457,7 +273,7 @@ int cli_getopt(cli_common *c, const char *cmd, int argc, char **argv,
 		}
 		r = cli_common_option(c, opt, optarg);
 		if (r < 0) {
-			usage_hint(cmd);
+			cli_usage_hint(cmd);
 			return CLI_OPT_USAGE;
 		}
 		if (r == 0)
@@ -476,7 +292,7 @@ static void log_handler(al_log_level level, const char *raw, void *ud)
 	al_str_escape(msg, sizeof(msg), raw, strlen(raw));
 	cli_progress_done(c);
 	if (c->log_json) {
-		cli_json_log_line(stderr, names[level], msg, NULL);
+		cli_log_line(stderr, names[level], msg, NULL);
 		return;
 	}
 	if (level == AL_LOG_INFO)

@@ -1,5 +1,5 @@
-/* cli.h: what every airlock command shares: common flags, diagnostics, exit
- * codes, progress display. */
+/* cli.h: what every airlock command shares: common flags, progress display,
+ * and (cli_diag.h) diagnostics and exit codes. */
 #ifndef AIRLOCK_CLI_H
 #define AIRLOCK_CLI_H
 
@@ -7,12 +7,7 @@
 #include <stdio.h>
 
 #include "airlock.h"
-
-/* Exit codes (docs/commands.md). */
-#define EXIT_OK 0
-#define EXIT_VERIFY 1
-#define EXIT_USAGE 2
-#define EXIT_RUNTIME 3
+#include "cli_diag.h"
 
 /* Option ids of the common flags (above any short option character). */
 enum {
@@ -154,47 +149,10 @@ void cli_registry_opts(cli_common *c, al_registry_opts *ro);
 /* Fill transfer options from the common flags (registry: the above). */
 void cli_transfer_opts(cli_common *c, al_transfer_opts *o);
 
-/* "airlock: error: ..." on stderr. */
-void cli_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-void cli_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-/* Print one line of progress or event text to stderr, escaped like every
- * diagnostic (it may carry server data). */
-void cli_event(const char *line);
 /* A closing summary or note on stderr (not under -q): a plain line, or a
  * JSON log line under --log-format=json. */
 void cli_info(const cli_common *c, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
-/* 1 under --log-format=json. */
-int cli_log_json(void);
-/*
- * The exit-code map (docs/commands.md, "Exit status"), the only place that
- * turns a library status into an exit status:
- *   cli_exit_code: the command's work. AL_OK -> 0; AL_EVERIFY and
- *     AL_EUNSUPPORTED (content of a kind airlock cannot check) -> 1;
- *     everything else -> 3 (AL_EINVAL too: the command checked its
- *     arguments, so a refusal now is the library's, at run time).
- *   cli_input_exit_code: loading a file the user named as configuration
- *     (an ImageSetConfiguration, a keyring): what does not parse, does not
- *     exist or is not supported -> 2; AL_ENOMEM, AL_EIO, ... -> 3.
- * Exit 2 otherwise comes only from the command's own checks
- * (cli_usage_error, cli_getopt).
- */
-int cli_exit_code(int rc);
-int cli_input_exit_code(int rc);
-/* The worst of two exit statuses, for commands given many items: 1
- * (verification failed) outranks 2 (usage), which outranks 3 (runtime),
- * which outranks 0 -- the status a rerun is least likely to change wins. */
-int cli_worst(int a, int b);
-/* Print "airlock: error: <context>: <al_error_message()>" and return
- * cli_exit_code(rc) (cli_input_fail: cli_input_exit_code(rc)). */
-int cli_fail(int rc, const char *fmt, ...)
-    __attribute__((format(printf, 2, 3)));
-int cli_input_fail(int rc, const char *fmt, ...)
-    __attribute__((format(printf, 2, 3)));
-/* Usage error: message plus "try 'airlock CMD --help'", returns EXIT_USAGE. */
-int cli_usage_error(const char *cmd, const char *fmt, ...)
-    __attribute__((format(printf, 2, 3)));
-
 /* Progress callback for al_transfer_opts.progress (ud: cli_common*). */
 void cli_progress(const al_progress_info *info, void *ud);
 /* End the progress line if one is shown. */

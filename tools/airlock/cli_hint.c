@@ -1,10 +1,10 @@
-/* cli_hint.c: advice appended to known failures, failures many images
- * share printed once, other tools' habits refused with the airlock way. */
+/* cli_hint.c: advice appended to known failures, other tools' habits
+ * refused with the airlock way; the text only (cli_diag.c prints). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "cli.h"
+#include "airlock.h"
 #include "cli_hint.h"
 
 static const struct hint {
@@ -83,54 +83,6 @@ const char *cli_join_subject(char *ctx, const char *msg)
 	if (strncmp(msg + qlen, ": ", 2) == 0)
 		return msg + qlen + 2;
 	return msg;
-}
-
-/* What the transport said, without the image and the URL: the text after
- * "attempt(s): " (http.c's retry wrapper), else NULL (nothing shared). */
-static const char *reason_of(const char *msg)
-{
-	const char *p = strstr(msg, "attempt(s): ");
-
-	return p != NULL ? p + strlen("attempt(s): ") : NULL;
-}
-
-size_t cli_report_failures(const char *const *msgs, size_t n)
-{
-	unsigned char *done;
-	size_t i, j, lines = 0;
-
-	if (n == 0)
-		return 0;
-	if ((done = calloc(n, 1)) == NULL) {
-		for (i = 0; i < n; i++)
-			cli_error("%s", msgs[i]);
-		return n;
-	}
-	for (i = 0; i < n; i++) {
-		const char *r = reason_of(msgs[i]);
-		size_t same = 1;
-
-		if (done[i])
-			continue;
-		done[i] = 1;
-		for (j = i + 1; r != NULL && j < n; j++) {
-			const char *rj = reason_of(msgs[j]);
-
-			if (!done[j] && rj != NULL && strcmp(r, rj) == 0) {
-				done[j] = 1;
-				same++;
-			}
-		}
-		if (same == 1)
-			cli_error("%s", msgs[i]);
-		else
-			cli_error("%zu images failed the same way: %s (the "
-			          "first: %s)",
-			          same, r, msgs[i]);
-		lines++;
-	}
-	free(done);
-	return lines;
 }
 
 const char *cli_mirror_arg_refusal(const char *arg, char *buf, size_t cap)

@@ -1,6 +1,6 @@
 /* cli_hint.h: diagnostics that say what to do: hints for known transport
- * failures, one line for a failure many images share, and the habits of
- * other tools' command lines (docs/commands.md, "Errors"). */
+ * failures and the habits of other tools' command lines (docs/commands.md,
+ * "Errors"). Below every diagnostic: it prints nothing itself. */
 #ifndef AIRLOCK_CLI_HINT_H
 #define AIRLOCK_CLI_HINT_H
 
@@ -10,7 +10,7 @@
  * The advice for an error message, or NULL: a TLS handshake answered in
  * plain HTTP ("use --tls-verify=false for HTTP registries"), a certificate
  * signed by an unknown CA (--ca-file, certs.d), a host name that does not
- * resolve. Used by every diagnostic (cli.c).
+ * resolve. Used by every diagnostic (cli_diag.c).
  */
 const char *cli_hint_for(const char *msg);
 
@@ -26,14 +26,6 @@ void cli_hint_append(char *msg, size_t cap);
  * store"). Borrowed from msg.
  */
 const char *cli_join_subject(char *ctx, const char *msg);
-
-/*
- * Print the n messages of failed images: each on its own line, except
- * that messages sharing one reason (what the transport said, after the
- * image and URL) are printed once, with their count and the first
- * message in full. Returns the number of lines printed.
- */
-size_t cli_report_failures(const char *const *msgs, size_t n);
 
 /*
  * The refusal for a `mirror` argument that is a habit of another tool,

@@ -1,11 +1,10 @@
-/* cli_json.c: the --json result document of a command and the JSON form of
- * log lines (docs/json.md). */
+/* cli_json.c: the --json result document of a command (docs/json.md); the
+ * JSON form of log lines is cli_diag.c's. */
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
-#include "cli.h"
+#include "cli_diag.h"
 #include "cli_json.h"
 
 /* One command runs per process: the open document is process state, used
@@ -13,30 +12,6 @@
  * it). */
 static json_t *doc;
 static int doc_failed;
-
-json_t *cli_json_string(const char *s)
-{
-	json_t *v;
-	char *safe;
-	size_t n, cap;
-
-	if (s == NULL)
-		return json_null();
-	n = strlen(s);
-	v = json_stringn(s, n);
-	if (v != NULL)
-		return v;
-	/* not UTF-8: the escaped form (ASCII escapes for what is invalid) */
-	if (n > (SIZE_MAX - 1) / 4)
-		return NULL;
-	cap = 4 * n + 1;
-	if ((safe = malloc(cap)) == NULL)
-		return NULL;
-	al_str_escape(safe, cap, s, n);
-	v = json_string(safe);
-	free(safe);
-	return v;
-}
 
 static void set_new(json_t *obj, const char *key, json_t *v)
 {
@@ -46,7 +21,7 @@ static void set_new(json_t *obj, const char *key, json_t *v)
 
 void cli_json_set_str(json_t *obj, const char *key, const char *s)
 {
-	set_new(obj, key, cli_json_string(s));
+	set_new(obj, key, cli_str_json(s));
 }
 
 void cli_json_set_u64(json_t *obj, const char *key, uint64_t v)
@@ -113,7 +88,7 @@ json_t *cli_json_append_object(json_t *arr)
 
 void cli_json_append_str(json_t *arr, const char *s)
 {
-	json_t *v = cli_json_string(s);
+	json_t *v = cli_str_json(s);
 
 	if (v == NULL || arr == NULL || json_array_append_new(arr, v) < 0)
 		doc_failed = 1;
@@ -134,6 +109,21 @@ void cli_json_set_stats(json_t *obj, const char *key,
 	cli_json_set_u64(o, "elapsed_ms", st->elapsed_ms);
 }
 
+/* Each diagnostic while a document is open (cli_set_note): kind "error"
+ * or "warning". */
+static void doc_note(const char *kind, const char *msg)
+{
+	const char *key = strcmp(kind, "error") == 0 ? "errors" : "warnings";
+	json_t *arr;
+
+	if (doc == NULL)
+		return;
+	arr = json_object_get(doc, key);
+	if (arr == NULL)
+		arr = cli_json_set_array(doc, key);
+	cli_json_append_str(arr, msg);
+}
+
 int cli_json_begin(const char *command)
 {
 	char schema[96];
@@ -149,6 +139,7 @@ int cli_json_begin(const char *command)
 		return -1;
 	}
 	cli_json_set_str(doc, "schema", schema);
+	cli_set_note(doc_note);
 	return 0;
 }
 
@@ -162,19 +153,6 @@ json_t *cli_json_root(void)
 	return doc;
 }
 
-void cli_json_note(const char *kind, const char *msg)
-{
-	const char *key = strcmp(kind, "error") == 0 ? "errors" : "warnings";
-	json_t *arr;
-
-	if (doc == NULL)
-		return;
-	arr = json_object_get(doc, key);
-	if (arr == NULL)
-		arr = cli_json_set_array(doc, key);
-	cli_json_append_str(arr, msg);
-}
-
 int cli_json_finish(int code)
 {
 	char *text = NULL;
@@ -184,6 +162,7 @@ int cli_json_finish(int code)
 	if (d == NULL)
 		return code;
 	doc = NULL;
+	cli_set_note(NULL);
 	cli_json_set_int(d, "exit", code);
 	failed = doc_failed;
 	if (!failed)
@@ -200,43 +179,4 @@ int cli_json_finish(int code)
 	}
 	free(text);
 	return code;
-}
-
-void cli_json_time(char out[32])
-{
-	uint64_t ms = al_clock_wall_ms();
-	time_t t = (time_t)(ms / 1000);
-	struct tm tm;
-	char base[24];
-
-	if (gmtime_r(&t, &tm) == NULL ||
-	    strftime(base, sizeof(base), "%Y-%m-%dT%H:%M:%S", &tm) == 0) {
-		snprintf(out, 32, "1970-01-01T00:00:00.000Z");
-		return;
-	}
-	snprintf(out, 32, "%s.%03uZ", base, (unsigned)(ms % 1000));
-}
-
-void cli_json_log_line(FILE *f, const char *level, const char *msg,
-                       const char *hint)
-{
-	char now[32];
-	json_t *o = json_object();
-	char *text = NULL;
-
-	cli_json_time(now);
-	if (o != NULL &&
-	    json_object_set_new(o, "level", json_string(level)) == 0 &&
-	    json_object_set_new(o, "msg", cli_json_string(msg)) == 0 &&
-	    json_object_set_new(o, "time", json_string(now)) == 0 &&
-	    (hint == NULL ||
-	     json_object_set_new(o, "hint", cli_json_string(hint)) == 0))
-		text = json_dumps(o, JSON_COMPACT | JSON_PRESERVE_ORDER);
-	json_decref(o);
-	if (text == NULL) {
-		fprintf(f, "{\"level\":\"error\",\"msg\":\"out of memory\"}\n");
-		return;
-	}
-	fprintf(f, "%s\n", text);
-	free(text);
 }

@@ -41,8 +41,6 @@ json_t *cli_json_root(void);
  * when code was 0 and the document could not be built or written.
  */
 int cli_json_finish(int code);
-/* Called by cli.c for each diagnostic: kind "error" or "warning". */
-void cli_json_note(const char *kind, const char *msg);
 
 /*
  * Members. A string that is not valid UTF-8 (server-supplied text) is
@@ -64,18 +62,4 @@ void cli_json_append_str(json_t *arr, const char *s);
 /* The transfer counters as an object under key. */
 void cli_json_set_stats(json_t *obj, const char *key,
                         const al_transfer_stats *st);
-/* A JSON string of s, escaped when it is not valid UTF-8 (new reference,
- * NULL on failure). */
-json_t *cli_json_string(const char *s);
-
-/*
- * One JSON log line on f: {"level":...,"msg":...,"time":"<RFC 3339 UTC>"}
- * plus "hint" when hint is not NULL. msg is escaped first. Thread-safe
- * (one fputs per line).
- */
-void cli_json_log_line(FILE *f, const char *level, const char *msg,
-                       const char *hint);
-/* "YYYY-MM-DDTHH:MM:SS.mmmZ" of the wall clock into out. */
-void cli_json_time(char out[32]);
-
 #endif
