@@ -57,7 +57,7 @@ static int verify_core(al_cosign_info *info, const core *c,
 	size_t i;
 	int rc, time_ok, have_time = 0, logged = 0, tsa_dated = 0;
 	int64_t at = 0, index = 0, times[MAX_TIMES];
-	size_t ntimes = 0, need;
+	size_t ntimes = 0, need, nsigned;
 
 	if (t == NULL)
 		return al_error_set(AL_EINVAL, "no trust to verify against");
@@ -97,23 +97,8 @@ static int verify_core(al_cosign_info *info, const core *c,
 	s.cert = c->leaf;
 	s.dsse = c->dsse;
 	memcpy(s.digest, c->digest, 32);
-	if (c->nentries > 0 && t->nrekor > 0) {
-		for (i = 0; i < c->nentries; i++) {
-			if ((rc = al__cosign_tlog_verify(t, &c->entries[i], &s,
-			                                 &time_ok)) < 0)
-				return al_error_wrap(
-				    rc, "transparency log entry %zu", i + 1);
-			/* Rekor's integrated time dates the signature only
-			 * where it carries no signed timestamp (Sigstore
-			 * client specification, "Establishing a time for
-			 * the signature") */
-			if (time_ok && c->ntsa == 0 && ntimes < MAX_TIMES)
-				times[ntimes++] = c->entries[i].integrated_time;
-			if (!logged)
-				index = c->entries[i].log_index;
-			logged = 1;
-		}
-	}
+	if ((rc = sha256(s.signed_digest, c->msg, c->msglen)) < 0)
+		return rc;
 	/* RFC 3161 tokens over the signature (sigstore-js getTSATimestamp,
 	 * sigstore-go VerifySignedTimestamp): with a timestamp authority
 	 * trusted, every token given must verify against its chain */
@@ -126,6 +111,25 @@ static int verify_core(al_cosign_info *info, const core *c,
 		if (ntimes < MAX_TIMES) {
 			times[ntimes++] = when;
 			tsa_dated = 1;
+		}
+	}
+	nsigned = ntimes;
+	if (c->nentries > 0 && t->nrekor > 0) {
+		for (i = 0; i < c->nentries; i++) {
+			if ((rc = al__cosign_tlog_verify(t, &c->entries[i], &s,
+			                                 times, nsigned,
+			                                 &time_ok)) < 0)
+				return al_error_wrap(
+				    rc, "transparency log entry %zu", i + 1);
+			/* Rekor's integrated time dates the signature only
+			 * where it carries no signed timestamp (Sigstore
+			 * client specification, "Establishing a time for
+			 * the signature") */
+			if (time_ok && c->ntsa == 0 && ntimes < MAX_TIMES)
+				times[ntimes++] = c->entries[i].integrated_time;
+			if (!logged)
+				index = c->entries[i].log_index;
+			logged = 1;
 		}
 	}
 	if ((o->require_tlog || (c->leaf != NULL && !t->pki)) && t->nrekor == 0)
