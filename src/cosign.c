@@ -785,6 +785,15 @@ int al__cosign_cert_verify(const al_cosign_trust *t, X509 *leaf,
 	}
 	if ((rc = chain_code_signing(ctx)) < 0)
 		goto out;
+	if (!t->pki && t->nct > 0) {
+		STACK_OF(X509) *vc = X509_STORE_CTX_get0_chain(ctx);
+
+		if ((rc = al__cosign_sct_verify(
+		         t, leaf,
+		         sk_X509_num(vc) > 1 ? sk_X509_value(vc, 1) : NULL)) <
+		    0)
+			goto out;
+	}
 	if (t->pki) {
 		/* BYOPKI: containers/image checks the SAN only (email or
 		 * DNS name), no Fulcio extension, no key usage. */

@@ -164,6 +164,15 @@ int al__cosign_add_cert_der(X509 ***list, cs_win **win, size_t *n,
                             const uint8_t *der, long len, const cs_win *w,
                             const char *what);
 
+/*
+ * RFC 6962 signed certificate timestamps embedded in leaf (extension
+ * 1.3.6.1.4.1.11129.2.4.2), issued under issuer: with CT logs in t (a
+ * trusted root's ctlogs), at least one must verify with the key of the log
+ * its log ID names (sigstore-go VerifySignedCertificateTimestamp); without
+ * CT logs nothing is checked. AL_EVERIFY with the reason, AL_ENOMEM.
+ */
+int al__cosign_sct_verify(const al_cosign_trust *t, X509 *leaf, X509 *issuer);
+
 /* Hex of p[0..n) into out (2n+1 bytes). */
 void al__cosign_hex(char *out, const uint8_t *p, size_t n);
 
