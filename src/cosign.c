@@ -37,6 +37,30 @@ int al_cosign_payload_parse(al_sig_payload *out, const uint8_t *p, size_t n)
 
 /* --- keys and PEM --------------------------------------------------- */
 
+static _Thread_local int cosign_oom;
+
+void al__cosign_oom_note(void)
+{
+	cosign_oom = 1;
+}
+
+int al__cosign_oom_take(void)
+{
+	int was = cosign_oom;
+
+	cosign_oom = 0;
+	return was;
+}
+
+int al__cosign_b64(al_buf *out, const char *s, size_t n)
+{
+	int rc = al_base64_decode(out, s, n);
+
+	if (rc == AL_ENOMEM)
+		al__cosign_oom_note();
+	return rc;
+}
+
 void al__cosign_hex(char *out, const uint8_t *p, size_t n)
 {
 	static const char hx[] = "0123456789abcdef";
@@ -669,9 +693,13 @@ static int cert_subject(X509 *c, const char *want, const char *want_dns,
 			continue;
 		v = al_strndup((const char *)ASN1_STRING_get0_data(s),
 		               (size_t)ASN1_STRING_length(s));
-		if (v == NULL)
+		if (v == NULL) {
+			al__cosign_oom_note();
 			break;
-		(void)al_buf_printf(all, "%s'%s'", all->len > 0 ? ", " : "", v);
+		}
+		if (al_buf_printf(all, "%s'%s'", all->len > 0 ? ", " : "", v) ==
+		    AL_ENOMEM)
+			al__cosign_oom_note();
 		if (!found && ((want == NULL && want_dns == NULL) ||
 		               (want != NULL && gn->type != GEN_DNS &&
 		                strcmp(v, want) == 0) ||

@@ -143,6 +143,19 @@ int al__cosign_tsa_verify(const al_cosign_trust *t, const uint8_t *der,
                           size_t n, const uint8_t *sig, size_t siglen,
                           int64_t *at);
 
+/*
+ * An allocation failure that a check can only answer with "malformed" or
+ * "does not match" (a base64 decode into a buffer, a name copied for a
+ * comparison) is noted here, per thread; al_cosign_verify_bundle and
+ * al_cosign_verify_sig then report their refusal as AL_ENOMEM.
+ * al__cosign_oom_take returns whether one was noted and clears the note.
+ */
+void al__cosign_oom_note(void);
+int al__cosign_oom_take(void);
+
+/* al_base64_decode, noting an allocation failure. */
+int al__cosign_b64(al_buf *out, const char *s, size_t n);
+
 /* 1 when at lies in w (both ends inclusive). */
 static inline int al__cosign_win_has(const cs_win *w, int64_t at)
 {

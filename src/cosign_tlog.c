@@ -249,8 +249,7 @@ static int verify_checkpoint(const al_cosign_trust *t, const cs_key *log,
 		nlen = (size_t)(b64 - name);
 		b64++;
 		al_buf_reset(&sig);
-		if ((rc = al_base64_decode(&sig, b64, (size_t)(nl - b64))) <
-		        0 ||
+		if ((rc = al__cosign_b64(&sig, b64, (size_t)(nl - b64))) < 0 ||
 		    sig.len < 5) {
 			rc = rc == AL_ENOMEM
 			         ? rc
@@ -297,7 +296,7 @@ static int verify_checkpoint(const al_cosign_trust *t, const cs_key *log,
 	}
 	nl = memchr(l3 + 1, '\n', note_len - (size_t)(l3 + 1 - env));
 	if (nl == NULL ||
-	    al_base64_decode(&hash, l3 + 1, (size_t)(nl - l3 - 1)) < 0 ||
+	    al__cosign_b64(&hash, l3 + 1, (size_t)(nl - l3 - 1)) < 0 ||
 	    hash.len != 32) {
 		rc =
 		    al_error_set(AL_EVERIFY, "checkpoint: malformed root hash");
@@ -347,7 +346,7 @@ static int b64_member(al_buf *out, const json_t *obj, const char *key)
 
 	if (s == NULL)
 		return -1;
-	return al_base64_decode(out, s, strlen(s)) < 0 ? -1 : 0;
+	return al__cosign_b64(out, s, strlen(s)) < 0 ? -1 : 0;
 }
 
 /*
@@ -443,8 +442,8 @@ static int verify_intoto(const json_t *spec, const cs_signed *s)
 		rc = al_error_set(AL_EVERIFY, "transparency log entry is for "
 		                              "another DSSE payload");
 	} else if (b64_member(&outer, sig0, "sig") < 0 ||
-	           al_base64_decode(&inner, (const char *)outer.ptr,
-	                            outer.len) < 0 ||
+	           al__cosign_b64(&inner, (const char *)outer.ptr, outer.len) <
+	               0 ||
 	           inner.len != s->siglen ||
 	           CRYPTO_memcmp(inner.ptr, s->sig, inner.len) != 0) {
 		rc = al_error_set(AL_EVERIFY, "transparency log entry holds "

@@ -225,11 +225,12 @@ static int b64_lines(al_buf *out, const char *s)
 	int rc = 0;
 
 	for (; *s != '\0' && rc == 0; s++) {
-		if (*s != '\r' && *s != '\n')
-			rc = al_buf_append(&flat, s, 1);
+		if (*s != '\r' && *s != '\n' &&
+		    (rc = al_buf_append(&flat, s, 1)) == AL_ENOMEM)
+			al__cosign_oom_note();
 	}
 	if (rc == 0)
-		rc = al_base64_decode(out, al_buf_cstr(&flat), flat.len);
+		rc = al__cosign_b64(out, al_buf_cstr(&flat), flat.len);
 	al_buf_free(&flat);
 	return rc < 0 ? -1 : 0;
 }
@@ -240,7 +241,7 @@ static int json_b64(al_buf *out, const json_t *v)
 
 	if (s == NULL)
 		return -1;
-	return al_base64_decode(out, s, strlen(s)) < 0 ? -1 : 0;
+	return al__cosign_b64(out, s, strlen(s)) < 0 ? -1 : 0;
 }
 
 static int hex_decode(uint8_t *out, size_t n, const char *s)
@@ -406,6 +407,7 @@ int al_cosign_verify_sig(al_cosign_info *out, const al_cosign_sig *s,
 
 	memset(&info, 0, sizeof(info));
 	memset(&c, 0, sizeof(c));
+	(void)al__cosign_oom_take();
 	al__cosign_tlog_init(&entry);
 	if (s->signature == NULL) {
 		rc = al_error_set(AL_EVERIFY, "no %s annotation",
@@ -456,6 +458,9 @@ int al_cosign_verify_sig(al_cosign_info *out, const al_cosign_sig *s,
 	}
 	rc = 0;
 out:
+	/* a refusal that an allocation failure caused is that failure */
+	if (al__cosign_oom_take() && rc < 0 && rc != AL_ENOMEM)
+		rc = al_error_oom();
 	al_cosign_info_clear(&info);
 	al__cosign_tlog_clear(&entry);
 	al_buf_free(&sig);
@@ -561,7 +566,11 @@ static int parse_entry(cs_tlog *e, const json_t *j, int version, size_t idx)
 				break;
 			}
 		}
-		if (bad || (e->checkpoint = al_strdup(cp)) == NULL) {
+		if (!bad && (e->checkpoint = al_strdup(cp)) == NULL) {
+			rc = al_error_oom();
+			goto out;
+		}
+		if (bad) {
 			rc = al_error_set(AL_EVERIFY,
 			                  "bundle tlogEntries[%zu]: malformed "
 			                  "inclusionProof",
@@ -885,6 +894,7 @@ int al_cosign_verify_bundle(al_cosign_info *out, const uint8_t *b, size_t n,
 
 	memset(&info, 0, sizeof(info));
 	memset(&c, 0, sizeof(c));
+	(void)al__cosign_oom_take();
 	bundle_init(&bd);
 	if (n > AL_COSIGN_MAX_BUNDLE) {
 		rc = al_error_set(
@@ -924,6 +934,8 @@ int al_cosign_verify_bundle(al_cosign_info *out, const uint8_t *b, size_t n,
 	}
 	rc = 0;
 out:
+	if (al__cosign_oom_take() && rc < 0 && rc != AL_ENOMEM)
+		rc = al_error_oom();
 	al_cosign_info_clear(&info);
 	bundle_clear(&bd);
 	json_decref(root);
