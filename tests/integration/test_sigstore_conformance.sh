@@ -69,4 +69,10 @@ for d in "$F"/cases/*/; do
 done
 echo "sigstore-conformance: $agree of $total cases agree, $nknown recorded differences"
 al_check "all 70 cases of the pinned commit ran ($total)" [ "$total" = 70 ]
+# keyless trust without an identity would accept any certificate Fulcio
+# issued: a usage error, before anything is read
+al_check_fails "--trusted-root without an identity or key is refused" 2 \
+	"$AIRLOCK" verify-image --trusted-root "$AL_SIGSTORE_TRUSTED_ROOT" \
+	--bundle "$F/cases/happy-path-v0.3/bundle.sigstore.json" \
+	--artifact "$F/cases/a.txt"
 al_finish

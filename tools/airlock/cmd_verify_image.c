@@ -840,6 +840,12 @@ int cmd_verify_image(int argc, char **argv)
 		return cli_usage_error("verify-image",
 		                       "--pki-ca needs --pki-email or "
 		                       "--pki-hostname");
+	if (o.nroots > 0 && o.nkeys == 0 && o.npki == 0 && o.issuer == NULL &&
+	    o.subject == NULL)
+		return cli_usage_error("verify-image",
+		                       "--trusted-root needs "
+		                       "--certificate-identity or "
+		                       "--certificate-oidc-issuer (or --key)");
 	if (o.nfulcio > 0 && o.issuer == NULL && o.subject == NULL)
 		return cli_usage_error("verify-image",
 		                       "--fulcio-root needs "
