@@ -37,6 +37,30 @@ int al_cosign_payload_parse(al_sig_payload *out, const uint8_t *p, size_t n)
 
 /* --- keys and PEM --------------------------------------------------- */
 
+static _Thread_local int cosign_oom;
+
+void al__cosign_oom_note(void)
+{
+	cosign_oom = 1;
+}
+
+int al__cosign_oom_take(void)
+{
+	int was = cosign_oom;
+
+	cosign_oom = 0;
+	return was;
+}
+
+int al__cosign_b64(al_buf *out, const char *s, size_t n)
+{
+	int rc = al_base64_decode(out, s, n);
+
+	if (rc == AL_ENOMEM)
+		al__cosign_oom_note();
+	return rc;
+}
+
 void al__cosign_hex(char *out, const uint8_t *p, size_t n)
 {
 	static const char hx[] = "0123456789abcdef";
@@ -204,7 +228,12 @@ void al_cosign_trust_free(al_cosign_trust *t)
 		X509_free(t->fulcio[i]);
 	for (i = 0; i < t->ntsa; i++)
 		X509_free(t->tsa[i]);
+	for (i = 0; i < t->nct; i++)
+		EVP_PKEY_free(t->ct[i].pkey);
+	free(t->ct);
 	free(t->tsa);
+	free(t->tsa_win);
+	free(t->fulcio_win);
 	free(t->keys);
 	free(t->rekor);
 	free(t->fulcio);
@@ -241,44 +270,65 @@ typedef struct key_add {
 	size_t *n;
 } key_add;
 
-static int add_key_block(void *ud, const char *name, const uint8_t *der,
-                         long len, const char *what)
+int al__cosign_add_key_der(cs_key **list, size_t *n, const uint8_t *der,
+                           long len, const uint8_t *id, const cs_win *w,
+                           const char *origin, const char *what)
 {
-	key_add *ka = ud;
 	const unsigned char *p = der;
 	EVP_PKEY *k = NULL;
 	cs_key *grown;
 	int rc;
+
+	if (*n >= AL_COSIGN_MAX_TRUST)
+		return al_error_set(AL_ELIMIT, "%s: more than %d keys", what,
+		                    AL_COSIGN_MAX_TRUST);
+	if (origin != NULL && strlen(origin) >= sizeof(grown->origin))
+		return al_error_set(AL_EPARSE, "%s: log origin too long", what);
+	if ((k = d2i_PUBKEY(NULL, &p, len)) == NULL || p != der + len) {
+		EVP_PKEY_free(k);
+		if (k == NULL && ERR_GET_REASON(ERR_peek_last_error()) ==
+		                     ERR_R_MALLOC_FAILURE)
+			return al_error_openssl(AL_ENOMEM, "out of memory");
+		return al_error_openssl(AL_EPARSE, "%s: malformed public key",
+		                        what);
+	}
+	if ((rc = key_supported(k, what)) < 0)
+		goto fail;
+	grown = realloc(*list, (*n + 1) * sizeof(**list));
+	if (grown == NULL) {
+		rc = al_error_set(AL_ENOMEM, "out of memory");
+		goto fail;
+	}
+	*list = grown;
+	memset(&grown[*n], 0, sizeof(grown[*n]));
+	if (id != NULL)
+		memcpy(grown[*n].id, id, 32);
+	else if ((rc = al__cosign_key_id(grown[*n].id, k)) < 0)
+		goto fail;
+	grown[*n].win.from = w != NULL ? w->from : CS_FOREVER_FROM;
+	grown[*n].win.until = w != NULL ? w->until : CS_FOREVER_UNTIL;
+	if (origin != NULL)
+		memcpy(grown[*n].origin, origin, strlen(origin) + 1);
+	grown[*n].pkey = k;
+	(*n)++;
+	return 0;
+fail:
+	EVP_PKEY_free(k);
+	return rc;
+}
+
+static int add_key_block(void *ud, const char *name, const uint8_t *der,
+                         long len, const char *what)
+{
+	key_add *ka = ud;
 
 	if (strcmp(name, "PUBLIC KEY") != 0)
 		return al_error_set(AL_EPARSE,
 		                    "%s: a '%s' PEM block where a PUBLIC KEY "
 		                    "was expected",
 		                    what, name);
-	if (*ka->n >= AL_COSIGN_MAX_TRUST)
-		return al_error_set(AL_ELIMIT, "%s: more than %d keys", what,
-		                    AL_COSIGN_MAX_TRUST);
-	if ((k = d2i_PUBKEY(NULL, &p, len)) == NULL || p != der + len) {
-		EVP_PKEY_free(k);
-		return al_error_openssl(AL_EPARSE, "%s: malformed public key",
-		                        what);
-	}
-	if ((rc = key_supported(k, what)) < 0)
-		goto fail;
-	grown = realloc(*ka->keys, (*ka->n + 1) * sizeof(**ka->keys));
-	if (grown == NULL) {
-		rc = al_error_set(AL_ENOMEM, "out of memory");
-		goto fail;
-	}
-	*ka->keys = grown;
-	if ((rc = al__cosign_key_id(grown[*ka->n].id, k)) < 0)
-		goto fail;
-	grown[*ka->n].pkey = k;
-	(*ka->n)++;
-	return 0;
-fail:
-	EVP_PKEY_free(k);
-	return rc;
+	return al__cosign_add_key_der(ka->keys, ka->n, der, len, NULL, NULL,
+	                              NULL, what);
 }
 
 int al_cosign_trust_add_keys(al_cosign_trust *t, const uint8_t *pem, size_t n,
@@ -299,44 +349,66 @@ int al_cosign_trust_add_rekor(al_cosign_trust *t, const uint8_t *pem, size_t n,
 
 typedef struct cert_add {
 	X509 ***list;
+	cs_win **win;
 	size_t *n;
 } cert_add;
+
+int al__cosign_add_cert_der(X509 ***list, cs_win **win, size_t *n,
+                            const uint8_t *der, long len, const cs_win *w,
+                            const char *what)
+{
+	const unsigned char *p = der;
+	X509 *c;
+	X509 **grown;
+	cs_win *wgrown;
+
+	if (*n >= AL_COSIGN_MAX_TRUST)
+		return al_error_set(AL_ELIMIT, "%s: more than %d certificates",
+		                    what, AL_COSIGN_MAX_TRUST);
+	if ((c = d2i_X509(NULL, &p, len)) == NULL || p != der + len) {
+		X509_free(c);
+		if (c == NULL && ERR_GET_REASON(ERR_peek_last_error()) ==
+		                     ERR_R_MALLOC_FAILURE)
+			return al_error_openssl(AL_ENOMEM, "out of memory");
+		return al_error_openssl(AL_EPARSE, "%s: malformed certificate",
+		                        what);
+	}
+	wgrown = realloc(*win, (*n + 1) * sizeof(*wgrown));
+	if (wgrown == NULL) {
+		X509_free(c);
+		return al_error_set(AL_ENOMEM, "out of memory");
+	}
+	*win = wgrown;
+	wgrown[*n].from = w != NULL ? w->from : CS_FOREVER_FROM;
+	wgrown[*n].until = w != NULL ? w->until : CS_FOREVER_UNTIL;
+	grown = realloc(*list, (*n + 1) * sizeof(*grown));
+	if (grown == NULL) {
+		X509_free(c);
+		return al_error_set(AL_ENOMEM, "out of memory");
+	}
+	*list = grown;
+	grown[(*n)++] = c;
+	return 0;
+}
 
 static int add_cert_block(void *ud, const char *name, const uint8_t *der,
                           long len, const char *what)
 {
 	cert_add *ca = ud;
-	const unsigned char *p = der;
-	X509 *c;
-	X509 **grown;
 
 	if (strcmp(name, "CERTIFICATE") != 0)
 		return al_error_set(AL_EPARSE,
 		                    "%s: a '%s' PEM block where a CERTIFICATE "
 		                    "was expected",
 		                    what, name);
-	if (*ca->n >= AL_COSIGN_MAX_TRUST)
-		return al_error_set(AL_ELIMIT, "%s: more than %d certificates",
-		                    what, AL_COSIGN_MAX_TRUST);
-	if ((c = d2i_X509(NULL, &p, len)) == NULL || p != der + len) {
-		X509_free(c);
-		return al_error_openssl(AL_EPARSE, "%s: malformed certificate",
-		                        what);
-	}
-	grown = realloc(*ca->list, (*ca->n + 1) * sizeof(*grown));
-	if (grown == NULL) {
-		X509_free(c);
-		return al_error_set(AL_ENOMEM, "out of memory");
-	}
-	*ca->list = grown;
-	grown[(*ca->n)++] = c;
-	return 0;
+	return al__cosign_add_cert_der(ca->list, ca->win, ca->n, der, len, NULL,
+	                               what);
 }
 
 int al_cosign_trust_add_fulcio(al_cosign_trust *t, const uint8_t *pem, size_t n,
                                const char *what)
 {
-	cert_add ca = {&t->fulcio, &t->nfulcio};
+	cert_add ca = {&t->fulcio, &t->fulcio_win, &t->nfulcio};
 
 	return pem_each(pem, n, what, add_cert_block, &ca);
 }
@@ -344,7 +416,7 @@ int al_cosign_trust_add_fulcio(al_cosign_trust *t, const uint8_t *pem, size_t n,
 int al_cosign_trust_add_tsa(al_cosign_trust *t, const uint8_t *pem, size_t n,
                             const char *what)
 {
-	cert_add ca = {&t->tsa, &t->ntsa};
+	cert_add ca = {&t->tsa, &t->tsa_win, &t->ntsa};
 
 	return pem_each(pem, n, what, add_cert_block, &ca);
 }
@@ -621,9 +693,13 @@ static int cert_subject(X509 *c, const char *want, const char *want_dns,
 			continue;
 		v = al_strndup((const char *)ASN1_STRING_get0_data(s),
 		               (size_t)ASN1_STRING_length(s));
-		if (v == NULL)
+		if (v == NULL) {
+			al__cosign_oom_note();
 			break;
-		(void)al_buf_printf(all, "%s'%s'", all->len > 0 ? ", " : "", v);
+		}
+		if (al_buf_printf(all, "%s'%s'", all->len > 0 ? ", " : "", v) ==
+		    AL_ENOMEM)
+			al__cosign_oom_note();
 		if (!found && ((want == NULL && want_dns == NULL) ||
 		               (want != NULL && gn->type != GEN_DNS &&
 		                strcmp(v, want) == 0) ||
@@ -676,7 +752,7 @@ int al__cosign_cert_verify(const al_cosign_trust *t, X509 *leaf,
 	X509_VERIFY_PARAM *param;
 	al_buf names = AL_BUF_INIT(4096);
 	char *sub = NULL, *iss = NULL;
-	size_t i;
+	size_t i, anchors = 0;
 	int rc;
 
 	if (t->nfulcio == 0)
@@ -692,11 +768,25 @@ int al__cosign_cert_verify(const al_cosign_trust *t, X509 *leaf,
 		rc = al_error_set(AL_ENOMEM, "out of memory");
 		goto out;
 	}
+	/* only the certificate authorities whose trusted-root window holds
+	 * the time (sigstore-go VerifyLeafCertificate, TimeRange closed) */
 	for (i = 0; i < t->nfulcio; i++) {
+		if (!al__cosign_win_has(&t->fulcio_win[i], at))
+			continue;
 		if (X509_STORE_add_cert(store, t->fulcio[i]) != 1) {
 			rc = al_error_openssl(AL_ENOMEM, "X509_STORE_add_cert");
 			goto out;
 		}
+		anchors++;
+	}
+	if (anchors == 0) {
+		rc =
+		    al_error_set(AL_EVERIFY,
+		                 "no %s is valid at the time %lld (trusted "
+		                 "root validFor)",
+		                 t->pki ? "CA" : "Fulcio certificate authority",
+		                 (long long)at);
+		goto out;
 	}
 	if (X509_STORE_CTX_init(ctx, store, leaf, chain) != 1) {
 		rc = al_error_openssl(AL_ENOMEM, "X509_STORE_CTX_init");
@@ -723,6 +813,15 @@ int al__cosign_cert_verify(const al_cosign_trust *t, X509 *leaf,
 	}
 	if ((rc = chain_code_signing(ctx)) < 0)
 		goto out;
+	if (!t->pki && t->nct > 0) {
+		STACK_OF(X509) *vc = X509_STORE_CTX_get0_chain(ctx);
+
+		if ((rc = al__cosign_sct_verify(
+		         t, leaf,
+		         sk_X509_num(vc) > 1 ? sk_X509_value(vc, 1) : NULL)) <
+		    0)
+			goto out;
+	}
 	if (t->pki) {
 		/* BYOPKI: containers/image checks the SAN only (email or
 		 * DNS name), no Fulcio extension, no key usage. */
@@ -825,8 +924,12 @@ static int intoto_names(const uint8_t *p, size_t n, const al_digest *d)
 	size_t i;
 	int rc = AL_EVERIFY;
 
-	if (al_json_parse(&root, p, n, "in-toto statement") < 0)
-		return al_error_wrap(AL_EVERIFY, "invalid in-toto statement");
+	if ((rc = al_json_parse(&root, p, n, "in-toto statement")) < 0)
+		return rc == AL_ENOMEM
+		           ? rc
+		           : al_error_wrap(AL_EVERIFY,
+		                           "invalid in-toto statement");
+	rc = AL_EVERIFY;
 	subjects = json_object_get(root, "subject");
 	al_digest_hex(d, hex);
 	json_array_foreach(subjects, i, s)
@@ -861,4 +964,31 @@ int al_cosign_check_image(const al_cosign_info *info, const al_digest *digest,
 	return al_error_set(AL_EVERIFY,
 	                    "the signature vouches for no image (neither a "
 	                    "cosign payload nor an in-toto statement)");
+}
+
+int al_cosign_check_blob(const al_cosign_info *info, const uint8_t *artifact,
+                         size_t n)
+{
+	al_hasher *h = NULL;
+	al_digest d;
+	int rc;
+
+	if (info->payload_type == NULL)
+		return 0; /* a message signature: verified over artifact */
+	if (strcmp(info->payload_type, "application/vnd.in-toto+json") != 0) {
+		if (info->dsse_payload_len == n &&
+		    (n == 0 || memcmp(info->dsse_payload, artifact, n) == 0))
+			return 0;
+		return al_error_set(AL_EVERIFY,
+		                    "the DSSE payload (%s) is not the artifact",
+		                    info->payload_type);
+	}
+	if ((rc = al_hasher_new(&h, AL_DIGEST_SHA256)) < 0 ||
+	    (rc = al_hasher_update(h, artifact, n)) < 0 ||
+	    (rc = al_hasher_final(h, &d)) < 0) {
+		al_hasher_free(h);
+		return rc;
+	}
+	al_hasher_free(h);
+	return intoto_names(info->dsse_payload, info->dsse_payload_len, &d);
 }

@@ -9,20 +9,38 @@
 #include "airlock/buf.h"
 #include "airlock/cosign.h"
 
+/* A validity window in seconds since the epoch, both ends inclusive
+ * (protobuf-specs TimeRange); CS_FOREVER_* when unbounded. */
+#define CS_FOREVER_FROM INT64_MIN
+#define CS_FOREVER_UNTIL INT64_MAX
+typedef struct cs_win {
+	int64_t from, until;
+} cs_win;
+
 typedef struct cs_key {
 	EVP_PKEY *pkey;
-	uint8_t id[32]; /* SHA-256 of the DER SubjectPublicKeyInfo */
+	/* the log ID: SHA-256 of the DER SubjectPublicKeyInfo, or for a
+	 * trusted root's log, its logId.keyId as given */
+	uint8_t id[32];
+	cs_win win;
+	/* a trusted root's log: the host of its baseUrl, the checkpoint
+	 * origin and signer name of a Rekor v2 log; "" when not known */
+	char origin[256];
 } cs_key;
 
 struct al_cosign_trust {
 	cs_key *keys;
 	size_t nkeys;
 	X509 **fulcio;
+	cs_win *fulcio_win; /* one per fulcio certificate: its CA's */
 	size_t nfulcio;
 	cs_key *rekor;
 	size_t nrekor;
 	X509 **tsa;
+	cs_win *tsa_win; /* one per tsa certificate: its authority's */
 	size_t ntsa;
+	cs_key *ct; /* certificate transparency logs (trusted root) */
+	size_t nct;
 	char *issuer;
 	char *subject;
 	int subject_email_only; /* fulcioSubject.signedEmail: no URI SAN */
@@ -80,6 +98,8 @@ typedef struct cs_signed {
 	X509 *cert;         /* its certificate (keyless), or NULL */
 	uint8_t digest[32]; /* SHA-256 of the artifact (hashedrekord) or of
 	                       the DSSE payload (dsse) */
+	uint8_t signed_digest[32]; /* SHA-256 of the bytes signed: the
+	                              artifact, or the DSSE PAE */
 	int dsse;
 } cs_signed;
 
@@ -88,11 +108,14 @@ typedef struct cs_signed {
  * (kind hashedrekord or dsse, version 0.0.1) must name s's digest,
  * signature and key; its SET, when present, must verify (then *time_ok
  * is set: integrated_time is vouched for); its inclusion proof, when
- * present, must lead to a checkpoint a Rekor key of t signed. At least one
+ * present, must lead to a checkpoint a Rekor key of t signed (Rekor v2
+ * entries, hashedrekord and dsse 0.0.2, need one); without a SET, the log
+ * key's window must hold each of the nwhen signed times. At least one
  * of SET and proof is needed. AL_EVERIFY with the reason.
  */
 int al__cosign_tlog_verify(const al_cosign_trust *t, const cs_tlog *e,
-                           const cs_signed *s, int *time_ok);
+                           const cs_signed *s, const int64_t *when,
+                           size_t nwhen, int *time_ok);
 
 /*
  * Check a keyless certificate: leaf (with untrusted intermediates chain,
@@ -119,6 +142,49 @@ int al__cosign_pem_any_key(EVP_PKEY **out, const uint8_t *pem, size_t n);
 int al__cosign_tsa_verify(const al_cosign_trust *t, const uint8_t *der,
                           size_t n, const uint8_t *sig, size_t siglen,
                           int64_t *at);
+
+/*
+ * An allocation failure that a check can only answer with "malformed" or
+ * "does not match" (a base64 decode into a buffer, a name copied for a
+ * comparison) is noted here, per thread; al_cosign_verify_bundle and
+ * al_cosign_verify_sig then report their refusal as AL_ENOMEM.
+ * al__cosign_oom_take returns whether one was noted and clears the note.
+ */
+void al__cosign_oom_note(void);
+int al__cosign_oom_take(void);
+
+/* al_base64_decode, noting an allocation failure. */
+int al__cosign_b64(al_buf *out, const char *s, size_t n);
+
+/* 1 when at lies in w (both ends inclusive). */
+static inline int al__cosign_win_has(const cs_win *w, int64_t at)
+{
+	return at >= w->from && at <= w->until;
+}
+
+/*
+ * Add the DER SubjectPublicKeyInfo der[0..len) to *list (*n entries) with
+ * log ID id (NULL: SHA-256 of der), window w and origin (NULL: none).
+ * AL_EPARSE, AL_EUNSUPPORTED (key type), AL_ELIMIT, AL_ENOMEM.
+ */
+int al__cosign_add_key_der(cs_key **list, size_t *n, const uint8_t *der,
+                           long len, const uint8_t *id, const cs_win *w,
+                           const char *origin, const char *what);
+
+/* Add the DER certificate der[0..len) to *list / *win (*n entries) with
+ * window w. AL_EPARSE, AL_ELIMIT, AL_ENOMEM. */
+int al__cosign_add_cert_der(X509 ***list, cs_win **win, size_t *n,
+                            const uint8_t *der, long len, const cs_win *w,
+                            const char *what);
+
+/*
+ * RFC 6962 signed certificate timestamps embedded in leaf (extension
+ * 1.3.6.1.4.1.11129.2.4.2), issued under issuer: with CT logs in t (a
+ * trusted root's ctlogs), at least one must verify with the key of the log
+ * its log ID names (sigstore-go VerifySignedCertificateTimestamp); without
+ * CT logs nothing is checked. AL_EVERIFY with the reason, AL_ENOMEM.
+ */
+int al__cosign_sct_verify(const al_cosign_trust *t, X509 *leaf, X509 *issuer);
 
 /* Hex of p[0..n) into out (2n+1 bytes). */
 void al__cosign_hex(char *out, const uint8_t *p, size_t n);

@@ -135,6 +135,14 @@ static int verify_set(const al_cosign_trust *t, const cs_tlog *e)
 		                    "transparency log entry from log %s, which "
 		                    "is not trusted",
 		                    idhex);
+	/* the log's key must be valid at the integrated time (sigstore-go
+	 * VerifySET against the trusted root's validFor) */
+	if (!al__cosign_win_has(&k->win, e->integrated_time))
+		return al_error_set(AL_EVERIFY,
+		                    "the key of log %s is not valid at the "
+		                    "integrated time %" PRId64
+		                    " (trusted root validFor)",
+		                    idhex, e->integrated_time);
 	if ((b64 = al_base64_encode(e->body.ptr, e->body.len)) == NULL)
 		return al_error_set(AL_ENOMEM, "out of memory");
 	rc = al_buf_printf(&msg,
@@ -175,30 +183,61 @@ static int parse_u64(uint64_t *out, const char *s, size_t n)
 	return 0;
 }
 
+/* A Rekor v1 checkpoint's origin ends in " - TREEID" (sigstore-go
+ * hasRekorV1STH); a Rekor v2 (tile) log's is its host name alone. */
+static int v1_origin(const char *s, size_t n)
+{
+	size_t i = n;
+
+	while (i > 0 && s[i - 1] >= '0' && s[i - 1] <= '9')
+		i--;
+	return i < n && i >= 3 && memcmp(s + i - 3, " - ", 3) == 0;
+}
+
 /*
- * A checkpoint is a signed note (transparency-dev formats log/README.md,
+ * A checkpoint is a signed note (C2SP signed-note.md, tlog-checkpoint.md;
  * golang.org/x/mod/sumdb/note): the text up to and including the first
  * blank line's preceding newline, then lines "\u2014 NAME BASE64\n" where
  * BASE64 is a 4-byte key hint and the signature. The text's lines are the
- * origin, the tree size and the base64 root hash. Verify one signature by
- * a trusted Rekor key and write the size and hash.
+ * origin, the tree size and the base64 root hash.
+ *
+ * Rekor v1 (origin "HOST - TREEID"): one signature whose hint is the first
+ * 4 bytes of a trusted Rekor key's ID must verify. Rekor v2 (log: the
+ * entry's log, whose trusted-root origin is known): the origin line must
+ * be that origin, and the lines whose name is the origin and whose hint is
+ * the first 4 bytes of the log ID (C2SP: SHA-256(name || 0x0A || 0x01 ||
+ * key) for Ed25519; rekor-tiles pkg/note KeyHash) are the log's: each must
+ * verify and at least one must be there; other lines (witness
+ * cosignatures, unknown keys) are ignored, as note.Open ignores unknown
+ * signers.
  */
-static int verify_checkpoint(const al_cosign_trust *t, const char *env,
-                             uint64_t *size, uint8_t root[32])
+static int verify_checkpoint(const al_cosign_trust *t, const cs_key *log,
+                             const char *env, uint64_t *size, uint8_t root[32])
 {
 	static const char dash[] = "\xe2\x80\x94 ";
 	const char *sep = strstr(env, "\n\n"), *p, *nl, *l2, *l3;
 	al_buf sig = AL_BUF_INIT(1024), hash = AL_BUF_INIT(64);
-	size_t note_len;
-	int rc = 0, verified = 0;
+	size_t note_len, olen;
+	int rc = 0, verified = 0, v2;
 
 	if (sep == NULL)
 		return al_error_set(AL_EVERIFY, "checkpoint without a blank "
 		                                "line before its signatures");
 	note_len = (size_t)(sep - env) + 1;
-	for (p = sep + 2; *p != '\0' && !verified; p = nl + 1) {
+	l2 = memchr(env, '\n', note_len);
+	olen = l2 != NULL ? (size_t)(l2 - env) : 0;
+	v2 = log != NULL && log->origin[0] != '\0' && !v1_origin(env, olen);
+	if (v2 && (olen != strlen(log->origin) ||
+	           memcmp(env, log->origin, olen) != 0))
+		return al_error_set(AL_EVERIFY,
+		                    "checkpoint origin '%.*s' is not the log's "
+		                    "'%s'",
+		                    (int)(olen > 200 ? 200 : olen), env,
+		                    log->origin);
+	for (p = sep + 2; *p != '\0'; p = nl + 1) {
 		const char *name, *b64;
 		const cs_key *k;
+		size_t nlen;
 
 		if ((nl = strchr(p, '\n')) == NULL)
 			break;
@@ -207,19 +246,40 @@ static int verify_checkpoint(const al_cosign_trust *t, const char *env,
 		name = p + sizeof(dash) - 1;
 		if ((b64 = memchr(name, ' ', (size_t)(nl - name))) == NULL)
 			continue;
+		nlen = (size_t)(b64 - name);
 		b64++;
 		al_buf_reset(&sig);
-		if (al_base64_decode(&sig, b64, (size_t)(nl - b64)) < 0 ||
+		if ((rc = al__cosign_b64(&sig, b64, (size_t)(nl - b64))) < 0 ||
 		    sig.len < 5) {
-			rc = al_error_set(
-			    AL_EVERIFY, "checkpoint: malformed signature line");
+			rc = rc == AL_ENOMEM
+			         ? rc
+			         : al_error_set(
+			               AL_EVERIFY,
+			               "checkpoint: malformed signature "
+			               "line");
 			goto out;
 		}
-		if ((k = rekor_by_id(t, sig.ptr, 4)) == NULL)
+		if (v2) {
+			if (nlen != strlen(log->origin) ||
+			    memcmp(name, log->origin, nlen) != 0 ||
+			    memcmp(sig.ptr, log->id, 4) != 0)
+				continue;
+			k = log;
+		} else if (verified ||
+		           (k = rekor_by_id(t, sig.ptr, 4)) == NULL) {
 			continue;
-		if (al__cosign_sig_ok(k->pkey, (const uint8_t *)env, note_len,
-		                      sig.ptr + 4, sig.len - 4))
-			verified = 1;
+		}
+		if (!al__cosign_sig_ok(k->pkey, (const uint8_t *)env, note_len,
+		                       sig.ptr + 4, sig.len - 4)) {
+			if (!v2)
+				continue;
+			rc = al_error_set(AL_EVERIFY,
+			                  "checkpoint: the signature of log "
+			                  "'%s' does not verify",
+			                  log->origin);
+			goto out;
+		}
+		verified = 1;
 	}
 	if (!verified) {
 		rc = al_error_set(AL_EVERIFY, "checkpoint: no signature by a "
@@ -227,7 +287,7 @@ static int verify_checkpoint(const al_cosign_trust *t, const char *env,
 		goto out;
 	}
 	/* origin \n size \n hash \n ... */
-	if ((l2 = memchr(env, '\n', note_len)) == NULL ||
+	if (l2 == NULL || olen == 0 ||
 	    (l3 = memchr(l2 + 1, '\n', note_len - (size_t)(l2 + 1 - env))) ==
 	        NULL ||
 	    parse_u64(size, l2 + 1, (size_t)(l3 - l2 - 1)) < 0) {
@@ -236,7 +296,7 @@ static int verify_checkpoint(const al_cosign_trust *t, const char *env,
 	}
 	nl = memchr(l3 + 1, '\n', note_len - (size_t)(l3 + 1 - env));
 	if (nl == NULL ||
-	    al_base64_decode(&hash, l3 + 1, (size_t)(nl - l3 - 1)) < 0 ||
+	    al__cosign_b64(&hash, l3 + 1, (size_t)(nl - l3 - 1)) < 0 ||
 	    hash.len != 32) {
 		rc =
 		    al_error_set(AL_EVERIFY, "checkpoint: malformed root hash");
@@ -260,7 +320,9 @@ static int verify_proof(const al_cosign_trust *t, const cs_tlog *e)
 	if (e->checkpoint == NULL)
 		return al_error_set(AL_EVERIFY,
 		                    "inclusion proof without a checkpoint");
-	if ((rc = verify_checkpoint(t, e->checkpoint, &size, root)) < 0)
+	if ((rc = verify_checkpoint(
+	         t, e->has_log_id ? rekor_by_id(t, e->log_id, 32) : NULL,
+	         e->checkpoint, &size, root)) < 0)
 		return rc;
 	if (e->tree_size < 0 || (uint64_t)e->tree_size != size ||
 	    CRYPTO_memcmp(root, e->root, 32) != 0)
@@ -284,7 +346,7 @@ static int b64_member(al_buf *out, const json_t *obj, const char *key)
 
 	if (s == NULL)
 		return -1;
-	return al_base64_decode(out, s, strlen(s)) < 0 ? -1 : 0;
+	return al__cosign_b64(out, s, strlen(s)) < 0 ? -1 : 0;
 }
 
 /*
@@ -380,8 +442,8 @@ static int verify_intoto(const json_t *spec, const cs_signed *s)
 		rc = al_error_set(AL_EVERIFY, "transparency log entry is for "
 		                              "another DSSE payload");
 	} else if (b64_member(&outer, sig0, "sig") < 0 ||
-	           al_base64_decode(&inner, (const char *)outer.ptr,
-	                            outer.len) < 0 ||
+	           al__cosign_b64(&inner, (const char *)outer.ptr, outer.len) <
+	               0 ||
 	           inner.len != s->siglen ||
 	           CRYPTO_memcmp(inner.ptr, s->sig, inner.len) != 0) {
 		rc = al_error_set(AL_EVERIFY, "transparency log entry holds "
@@ -393,6 +455,96 @@ static int verify_intoto(const json_t *spec, const cs_signed *s)
 	al_buf_free(&outer);
 	al_buf_free(&inner);
 	return rc;
+}
+
+/* Rekor v2 (rekor-tiles api/proto/rekor/v2): a HashOutput {algorithm
+ * SHA2_256, digest base64} naming d. */
+static int v2_hash_matches(const json_t *h, const uint8_t d[32])
+{
+	al_buf b = AL_BUF_INIT(64);
+	const char *alg = al_json_str(h, "algorithm");
+	int ok = alg != NULL && strcmp(alg, "SHA2_256") == 0 &&
+	         b64_member(&b, h, "digest") == 0 && b.len == 32 &&
+	         CRYPTO_memcmp(b.ptr, d, 32) == 0;
+
+	al_buf_free(&b);
+	return ok;
+}
+
+/* A v2 Verifier: x509Certificate.rawBytes must be the very certificate
+ * (keyless), publicKey.rawBytes the key's DER SubjectPublicKeyInfo. */
+static int v2_verifier_matches(const json_t *v, const cs_signed *s)
+{
+	al_buf raw = AL_BUF_INIT(AL_COSIGN_MAX_PEM);
+	unsigned char *want = NULL;
+	const json_t *x = json_object_get(v, "x509Certificate");
+	const json_t *k = json_object_get(v, "publicKey");
+	int wlen, ok = 0;
+
+	if ((x != NULL) == (k != NULL) || (s->cert != NULL) != (x != NULL) ||
+	    b64_member(&raw, x != NULL ? x : k, "rawBytes") != 0)
+		goto out;
+	wlen = s->cert != NULL ? i2d_X509(s->cert, &want)
+	                       : i2d_PUBKEY(s->signer, &want);
+	ok = wlen > 0 && (size_t)wlen == raw.len &&
+	     CRYPTO_memcmp(want, raw.ptr, raw.len) == 0;
+out:
+	OPENSSL_free(want);
+	al_buf_free(&raw);
+	return ok;
+}
+
+/*
+ * Rekor v2 entries (rekor-tiles, kinds hashedrekord and dsse, version
+ * 0.0.2, spec.hashedRekordV002 / spec.dsseV002). A hashedrekord names the
+ * SHA-256 of the signed bytes: the artifact, or for a DSSE envelope its
+ * PAE (sigstore-go reconstructV2EntryHash); a dsse entry the payload's
+ * SHA-256 and its one signature. Signature and verifier must be this
+ * signature's.
+ */
+static int verify_body_v2(const char *kind, const json_t *spec,
+                          const cs_signed *s)
+{
+	const json_t *sig;
+
+	if (strcmp(kind, "hashedrekord") == 0) {
+		const json_t *h = json_object_get(spec, "hashedRekordV002");
+
+		if (!v2_hash_matches(json_object_get(h, "data"),
+		                     s->signed_digest))
+			return al_error_set(AL_EVERIFY,
+			                    "transparency log entry is for "
+			                    "another artifact digest");
+		sig = json_object_get(h, "signature");
+	} else if (strcmp(kind, "dsse") == 0 && s->dsse) {
+		const json_t *d = json_object_get(spec, "dsseV002");
+		const json_t *sigs = json_object_get(d, "signatures");
+
+		if (json_array_size(sigs) != 1)
+			return al_error_set(AL_EVERIFY,
+			                    "transparency log entry holds %zu "
+			                    "DSSE signatures, not 1",
+			                    json_array_size(sigs));
+		if (!v2_hash_matches(json_object_get(d, "payloadHash"),
+		                     s->digest))
+			return al_error_set(AL_EVERIFY,
+			                    "transparency log entry is for "
+			                    "another DSSE payload");
+		sig = json_array_get(sigs, 0);
+	} else {
+		return al_error_set(
+		    AL_EVERIFY,
+		    "transparency log entry of kind '%s' does "
+		    "not match a %s",
+		    kind, s->dsse ? "DSSE envelope" : "message signature");
+	}
+	if (!sig_matches(sig, "content", s))
+		return al_error_set(AL_EVERIFY, "transparency log entry holds "
+		                                "another signature");
+	if (!v2_verifier_matches(json_object_get(sig, "verifier"), s))
+		return al_error_set(AL_EVERIFY, "transparency log entry names "
+		                                "another key or certificate");
+	return 0;
 }
 
 /* rekor pkg/types/hashedrekord/v0.0.1 and dsse/v0.0.1. */
@@ -421,6 +573,11 @@ static int verify_body(const cs_tlog *e, const cs_signed *s)
 		                  "transparency log entry is %s/%s, its body "
 		                  "%s/%s",
 		                  e->kind, e->version, kind, version);
+		goto out;
+	}
+	if (strcmp(version, "0.0.2") == 0 &&
+	    (strcmp(kind, "hashedrekord") == 0 || strcmp(kind, "dsse") == 0)) {
+		rc = verify_body_v2(kind, spec, s);
 		goto out;
 	}
 	if (strcmp(version, strcmp(kind, "intoto") == 0 ? "0.0.2" : "0.0.1") !=
@@ -489,8 +646,11 @@ out:
 }
 
 int al__cosign_tlog_verify(const al_cosign_trust *t, const cs_tlog *e,
-                           const cs_signed *s, int *time_ok)
+                           const cs_signed *s, const int64_t *when,
+                           size_t nwhen, int *time_ok)
 {
+	const cs_key *k;
+	size_t i;
 	int rc;
 
 	*time_ok = 0;
@@ -501,6 +661,13 @@ int al__cosign_tlog_verify(const al_cosign_trust *t, const cs_tlog *e,
 		                    "transparency log entry with neither a "
 		                    "signed entry timestamp nor an inclusion "
 		                    "proof");
+	/* rekor-tiles entries carry no integrated time and no SET: only
+	 * an inclusion proof (sigstore-go VerifyTlogEntry) */
+	if (strcmp(e->version, "0.0.2") == 0 &&
+	    strcmp(e->kind, "intoto") != 0 && !e->has_proof)
+		return al_error_set(AL_EVERIFY, "Rekor v2 transparency log "
+		                                "entry without an inclusion "
+		                                "proof");
 	if (e->set.len > 0) {
 		if ((rc = verify_set(t, e)) < 0)
 			return rc;
@@ -508,5 +675,18 @@ int al__cosign_tlog_verify(const al_cosign_trust *t, const cs_tlog *e,
 	}
 	if (e->has_proof && (rc = verify_proof(t, e)) < 0)
 		return rc;
+	/* an entry without a SET is dated by the signed timestamps: the
+	 * log's key must be valid at each (trusted root validFor) */
+	if (e->set.len == 0 && e->has_log_id &&
+	    (k = rekor_by_id(t, e->log_id, 32)) != NULL) {
+		for (i = 0; i < nwhen; i++)
+			if (!al__cosign_win_has(&k->win, when[i]))
+				return al_error_set(
+				    AL_EVERIFY,
+				    "the transparency log's key is not valid "
+				    "at the signed time %" PRId64
+				    " (trusted root validFor)",
+				    when[i]);
+	}
 	return 0;
 }

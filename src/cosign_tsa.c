@@ -94,12 +94,24 @@ int al__cosign_tsa_verify(const al_cosign_trust *t, const uint8_t *der,
 		rc = al_error_set(AL_ENOMEM, "out of memory");
 		goto out;
 	}
+	/* only the authorities whose trusted-root window holds genTime
+	 * (sigstore-go VerifySignedTimestamp, TimeRange closed) */
 	for (i = 0; i < t->ntsa; i++) {
+		if (!al__cosign_win_has(&t->tsa_win[i], when))
+			continue;
 		if (X509_STORE_add_cert(store, t->tsa[i]) != 1 ||
 		    !sk_X509_push(certs, X509_dup(t->tsa[i]))) {
 			rc = al_error_openssl(AL_ENOMEM, "TSA certificates");
 			goto out;
 		}
+	}
+	if (sk_X509_num(certs) == 0) {
+		rc = al_error_set(AL_EVERIFY,
+		                  "RFC 3161 timestamp at %lld: no trusted "
+		                  "timestamp authority is valid then (trusted "
+		                  "root validFor)",
+		                  (long long)when);
+		goto out;
 	}
 	/* the configured chain is the trust (sigstore-js TrustMaterial
 	 * timestampAuthorities): any of it ends a chain, checked at the

@@ -57,7 +57,7 @@ static int verify_core(al_cosign_info *info, const core *c,
 	size_t i;
 	int rc, time_ok, have_time = 0, logged = 0, tsa_dated = 0;
 	int64_t at = 0, index = 0, times[MAX_TIMES];
-	size_t ntimes = 0, need;
+	size_t ntimes = 0, need, nsigned;
 
 	if (t == NULL)
 		return al_error_set(AL_EINVAL, "no trust to verify against");
@@ -97,23 +97,8 @@ static int verify_core(al_cosign_info *info, const core *c,
 	s.cert = c->leaf;
 	s.dsse = c->dsse;
 	memcpy(s.digest, c->digest, 32);
-	if (c->nentries > 0 && t->nrekor > 0) {
-		for (i = 0; i < c->nentries; i++) {
-			if ((rc = al__cosign_tlog_verify(t, &c->entries[i], &s,
-			                                 &time_ok)) < 0)
-				return al_error_wrap(
-				    rc, "transparency log entry %zu", i + 1);
-			/* Rekor's integrated time dates the signature only
-			 * where it carries no signed timestamp (Sigstore
-			 * client specification, "Establishing a time for
-			 * the signature") */
-			if (time_ok && c->ntsa == 0 && ntimes < MAX_TIMES)
-				times[ntimes++] = c->entries[i].integrated_time;
-			if (!logged)
-				index = c->entries[i].log_index;
-			logged = 1;
-		}
-	}
+	if ((rc = sha256(s.signed_digest, c->msg, c->msglen)) < 0)
+		return rc;
 	/* RFC 3161 tokens over the signature (sigstore-js getTSATimestamp,
 	 * sigstore-go VerifySignedTimestamp): with a timestamp authority
 	 * trusted, every token given must verify against its chain */
@@ -126,6 +111,25 @@ static int verify_core(al_cosign_info *info, const core *c,
 		if (ntimes < MAX_TIMES) {
 			times[ntimes++] = when;
 			tsa_dated = 1;
+		}
+	}
+	nsigned = ntimes;
+	if (c->nentries > 0 && t->nrekor > 0) {
+		for (i = 0; i < c->nentries; i++) {
+			if ((rc = al__cosign_tlog_verify(t, &c->entries[i], &s,
+			                                 times, nsigned,
+			                                 &time_ok)) < 0)
+				return al_error_wrap(
+				    rc, "transparency log entry %zu", i + 1);
+			/* Rekor's integrated time dates the signature only
+			 * where it carries no signed timestamp (Sigstore
+			 * client specification, "Establishing a time for
+			 * the signature") */
+			if (time_ok && c->ntsa == 0 && ntimes < MAX_TIMES)
+				times[ntimes++] = c->entries[i].integrated_time;
+			if (!logged)
+				index = c->entries[i].log_index;
+			logged = 1;
 		}
 	}
 	if ((o->require_tlog || (c->leaf != NULL && !t->pki)) && t->nrekor == 0)
@@ -221,11 +225,12 @@ static int b64_lines(al_buf *out, const char *s)
 	int rc = 0;
 
 	for (; *s != '\0' && rc == 0; s++) {
-		if (*s != '\r' && *s != '\n')
-			rc = al_buf_append(&flat, s, 1);
+		if (*s != '\r' && *s != '\n' &&
+		    (rc = al_buf_append(&flat, s, 1)) == AL_ENOMEM)
+			al__cosign_oom_note();
 	}
 	if (rc == 0)
-		rc = al_base64_decode(out, al_buf_cstr(&flat), flat.len);
+		rc = al__cosign_b64(out, al_buf_cstr(&flat), flat.len);
 	al_buf_free(&flat);
 	return rc < 0 ? -1 : 0;
 }
@@ -236,7 +241,7 @@ static int json_b64(al_buf *out, const json_t *v)
 
 	if (s == NULL)
 		return -1;
-	return al_base64_decode(out, s, strlen(s)) < 0 ? -1 : 0;
+	return al__cosign_b64(out, s, strlen(s)) < 0 ? -1 : 0;
 }
 
 static int hex_decode(uint8_t *out, size_t n, const char *s)
@@ -402,6 +407,7 @@ int al_cosign_verify_sig(al_cosign_info *out, const al_cosign_sig *s,
 
 	memset(&info, 0, sizeof(info));
 	memset(&c, 0, sizeof(c));
+	(void)al__cosign_oom_take();
 	al__cosign_tlog_init(&entry);
 	if (s->signature == NULL) {
 		rc = al_error_set(AL_EVERIFY, "no %s annotation",
@@ -452,6 +458,9 @@ int al_cosign_verify_sig(al_cosign_info *out, const al_cosign_sig *s,
 	}
 	rc = 0;
 out:
+	/* a refusal that an allocation failure caused is that failure */
+	if (al__cosign_oom_take() && rc < 0 && rc != AL_ENOMEM)
+		rc = al_error_oom();
 	al_cosign_info_clear(&info);
 	al__cosign_tlog_clear(&entry);
 	al_buf_free(&sig);
@@ -557,7 +566,11 @@ static int parse_entry(cs_tlog *e, const json_t *j, int version, size_t idx)
 				break;
 			}
 		}
-		if (bad || (e->checkpoint = al_strdup(cp)) == NULL) {
+		if (!bad && (e->checkpoint = al_strdup(cp)) == NULL) {
+			rc = al_error_oom();
+			goto out;
+		}
+		if (bad) {
 			rc = al_error_set(AL_EVERIFY,
 			                  "bundle tlogEntries[%zu]: malformed "
 			                  "inclusionProof",
@@ -881,6 +894,7 @@ int al_cosign_verify_bundle(al_cosign_info *out, const uint8_t *b, size_t n,
 
 	memset(&info, 0, sizeof(info));
 	memset(&c, 0, sizeof(c));
+	(void)al__cosign_oom_take();
 	bundle_init(&bd);
 	if (n > AL_COSIGN_MAX_BUNDLE) {
 		rc = al_error_set(
@@ -920,6 +934,8 @@ int al_cosign_verify_bundle(al_cosign_info *out, const uint8_t *b, size_t n,
 	}
 	rc = 0;
 out:
+	if (al__cosign_oom_take() && rc < 0 && rc != AL_ENOMEM)
+		rc = al_error_oom();
 	al_cosign_info_clear(&info);
 	bundle_clear(&bd);
 	json_decref(root);

@@ -104,6 +104,26 @@ AL_EXPORT int al_cosign_trust_add_rekor_file(al_cosign_trust *t,
 AL_EXPORT int al_cosign_trust_add_tsa_file(al_cosign_trust *t,
                                            const char *path);
 /*
+ * Add a Sigstore trusted root (protobuf-specs trustedroot.proto in its JSON
+ * form, mediaType application/vnd.dev.sigstore.trustedroot+json;version=
+ * 0.1 or later, as trusted_root.json is distributed): "tlogs" as Rekor keys
+ * under their logId.keyId (the checkpoint key hint is its first 4 bytes;
+ * the host of baseUrl is a Rekor v2 log's checkpoint origin),
+ * "certificateAuthorities" as Fulcio anchors, "timestampAuthorities" as
+ * timestamp authority chains, "ctlogs" as certificate transparency logs,
+ * each with its validFor window: a key or certificate is used only for a
+ * time inside it (both ends inclusive). A validFor without its start, a
+ * malformed time or key is AL_EPARSE; on any error t may hold part of the
+ * root and should be freed.
+ */
+AL_EXPORT int al_cosign_trust_add_trusted_root(al_cosign_trust *t,
+                                               const uint8_t *json, size_t n,
+                                               const char *what);
+/* Read path (at most AL_COSIGN_MAX_PEM bytes) and add it as above. */
+AL_EXPORT int al_cosign_trust_add_trusted_root_file(al_cosign_trust *t,
+                                                    const char *path);
+
+/*
  * The identity a keyless certificate must carry: issuer (the OIDC issuer,
  * Fulcio extension 1.3.6.1.4.1.57264.1.8, or .1.1 in older certificates)
  * and subject (a SAN email address or URI), both compared exactly. Either
@@ -230,6 +250,17 @@ AL_EXPORT int al_cosign_check_image(const al_cosign_info *info,
                                     const al_digest *digest,
                                     const char *reference,
                                     al_sig_identity_policy policy);
+
+/*
+ * Check what a bundle verified over artifact[0..n) (al_cosign_verify_bundle
+ * with the same bytes) vouches for, as cosign verify-blob and the
+ * sigstore-conformance verify-bundle protocol do: a message signature is
+ * over the artifact already; a DSSE in-toto statement must list the
+ * artifact's SHA-256 among its subjects; any other DSSE payload must be the
+ * artifact's bytes. AL_EVERIFY otherwise, AL_ENOMEM.
+ */
+AL_EXPORT int al_cosign_check_blob(const al_cosign_info *info,
+                                   const uint8_t *artifact, size_t n);
 
 /*
  * RFC 6962 Merkle audit path: 0 when the leaf hash at index in a tree of

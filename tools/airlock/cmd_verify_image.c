@@ -34,10 +34,12 @@ enum {
 	OPT_PKI_CA,
 	OPT_PKI_EMAIL,
 	OPT_PKI_HOST,
+	OPT_TRUSTED_ROOT,
 };
 
 static const char vi_help[] =
     "usage: airlock verify-image [OPTIONS] IMAGE...\n"
+    "       airlock verify-image [OPTIONS] --bundle F --artifact FILE\n"
     "       airlock verify-image --write-config DIR --mirror LOC... "
     "--scope S... --key F\n"
     "\n"
@@ -52,6 +54,10 @@ static const char vi_help[] =
     "\n"
     "Trust (one of):\n"
     "      --key FILE               trusted public key(s), PEM (repeatable)\n"
+    "      --trusted-root FILE      a Sigstore trusted_root.json: Fulcio, "
+    "Rekor, TSA\n"
+    "                               and CT keys with their validity "
+    "windows\n"
     "      --fulcio-root FILE       Fulcio CA certificates (keyless; needs "
     "--rekor-key\n"
     "                               and --certificate-identity or "
@@ -87,7 +93,10 @@ static const char vi_help[] =
     "instead (IMAGE\n"
     "                               must name a digest); --artifact FILE "
     "for a\n"
-    "                               message signature's signed bytes\n"
+    "                               message signature's signed bytes; "
+    "with no IMAGE,\n"
+    "                               the bundle is verified over the "
+    "artifact (blob)\n"
     "Carrying signatures with mirrored images:\n"
     "      --carry                  with --store: copy the attachments of "
     "the store's\n"
@@ -118,11 +127,12 @@ static const char vi_help_common[] =
                     "2 usage error, 3 runtime error.\n";
 
 #define MAX_LIST 64
+#define MAX_BLOB (256 * AL_MIB) /* an artifact read for blob mode */
 
 typedef struct vi_opts {
 	const char *keys[MAX_LIST], *fulcio[MAX_LIST], *rekor[MAX_LIST],
-	    *tsa[MAX_LIST], *pki[MAX_LIST];
-	size_t nkeys, nfulcio, nrekor, ntsa, npki;
+	    *tsa[MAX_LIST], *pki[MAX_LIST], *roots[MAX_LIST];
+	size_t nkeys, nfulcio, nrekor, ntsa, npki, nroots;
 	const char *pki_email, *pki_host;
 	const char *mirrors[MAX_LIST], *scopes[MAX_LIST];
 	size_t nmirrors, nscopes;
@@ -189,6 +199,11 @@ static int build_trust(al_cosign_trust **out, const vi_opts *o)
 
 	if ((rc = al_cosign_trust_new(&t)) < 0)
 		return cli_fail(rc, "cannot set up trust");
+	for (i = 0; i < o->nroots; i++) {
+		if ((rc = al_cosign_trust_add_trusted_root_file(
+		         t, o->roots[i])) < 0)
+			goto fail;
+	}
 	for (i = 0; i < o->nkeys; i++) {
 		if ((rc = al_cosign_trust_add_keys_file(t, o->keys[i])) < 0)
 			goto fail;
@@ -320,6 +335,53 @@ static int judge(const vi_opts *o, const al_cosign_trust *t,
 		          n == 0 ? "no sigstore signature found"
 		                 : al_buf_cstr(&why));
 	al_buf_free(&why);
+	return code;
+}
+
+/* Blob mode: the bundle over the artifact file, no image (cosign
+ * verify-blob; the sigstore-conformance verify-bundle protocol). */
+static int verify_blob(const vi_opts *o, const al_cosign_trust *t)
+{
+	al_buf b, a;
+	al_cosign_opts opts;
+	al_cosign_info info;
+	int rc, code;
+
+	memset(&info, 0, sizeof(info));
+	if ((rc = slurp(&b, o->bundle, AL_COSIGN_MAX_BUNDLE)) < 0) {
+		al_buf_free(&b);
+		return cli_fail(rc, "cannot read '%s'", o->bundle);
+	}
+	if ((rc = slurp(&a, o->artifact, MAX_BLOB)) < 0) {
+		al_buf_free(&b);
+		al_buf_free(&a);
+		return cli_fail(rc, "cannot read '%s'", o->artifact);
+	}
+	memset(&opts, 0, sizeof(opts));
+	opts.trust = t;
+	opts.require_tlog = o->require_tlog;
+	opts.min_times = o->min_times;
+	rc = al_cosign_verify_bundle(&info, b.ptr, b.len, a.ptr, a.len, &opts);
+	if (rc == 0)
+		rc = al_cosign_check_blob(&info, a.ptr, a.len);
+	if (rc == 0) {
+		printf("%s: verified (bundle %s, %s%s%s)\n",
+		       cli_esc(o->artifact), cli_esc(o->bundle),
+		       info.keyless ? "keyless: " : "key ",
+		       info.keyless
+		           ? (info.subject != NULL ? cli_esc(info.subject) : "")
+		           : cli_esc(info.key_id),
+		       info.tlog_verified ? ", logged in Rekor" : "");
+		code = EXIT_OK;
+	} else if (rc == AL_ENOMEM || rc == AL_EINVAL) {
+		code = cli_fail(rc, "%s", o->artifact);
+	} else {
+		cli_error("%s: %s", o->artifact, al_error_message());
+		code = EXIT_VERIFY;
+	}
+	al_cosign_info_clear(&info);
+	al_buf_free(&b);
+	al_buf_free(&a);
 	return code;
 }
 
@@ -628,6 +690,7 @@ int cmd_verify_image(int argc, char **argv)
 	    {"pki-ca", required_argument, NULL, OPT_PKI_CA},
 	    {"pki-email", required_argument, NULL, OPT_PKI_EMAIL},
 	    {"pki-hostname", required_argument, NULL, OPT_PKI_HOST},
+	    {"trusted-root", required_argument, NULL, OPT_TRUSTED_ROOT},
 	    {NULL, 0, NULL, 0},
 	};
 	cli_common c;
@@ -728,6 +791,9 @@ int cmd_verify_image(int argc, char **argv)
 		case OPT_PKI_HOST:
 			o.pki_host = optarg;
 			break;
+		case OPT_TRUSTED_ROOT:
+			bad = push(o.roots, &o.nroots, optarg);
+			break;
 		default:
 			return EXIT_USAGE;
 		}
@@ -753,12 +819,19 @@ int cmd_verify_image(int argc, char **argv)
 		             (size_t)(argc - optind));
 		goto out;
 	}
-	if (optind == argc)
-		return cli_usage_error("verify-image", "give an IMAGE");
-	if ((o.policy != NULL) == (o.nkeys > 0 || o.nfulcio > 0 || o.npki > 0))
+	if (optind == argc && (o.bundle == NULL || o.artifact == NULL))
+		return cli_usage_error("verify-image",
+		                       "give an IMAGE, or --bundle and "
+		                       "--artifact");
+	if ((o.policy != NULL) ==
+	    (o.nkeys > 0 || o.nfulcio > 0 || o.npki > 0 || o.nroots > 0))
 		return cli_usage_error(
-		    "verify-image", "give --policy, or --key / --fulcio-root "
-		                    "/ --pki-ca (one of them)");
+		    "verify-image",
+		    "give --policy, or --key / --fulcio-root "
+		    "/ --trusted-root / --pki-ca (one of them)");
+	if (optind == argc && o.policy != NULL)
+		return cli_usage_error("verify-image",
+		                       "--policy needs an IMAGE");
 	if (o.nfulcio > 0 && o.npki > 0)
 		return cli_usage_error(
 		    "verify-image", "--fulcio-root and --pki-ca exclude each "
@@ -767,6 +840,12 @@ int cmd_verify_image(int argc, char **argv)
 		return cli_usage_error("verify-image",
 		                       "--pki-ca needs --pki-email or "
 		                       "--pki-hostname");
+	if (o.nroots > 0 && o.nkeys == 0 && o.npki == 0 && o.issuer == NULL &&
+	    o.subject == NULL)
+		return cli_usage_error("verify-image",
+		                       "--trusted-root needs "
+		                       "--certificate-identity or "
+		                       "--certificate-oidc-issuer (or --key)");
 	if (o.nfulcio > 0 && o.issuer == NULL && o.subject == NULL)
 		return cli_usage_error("verify-image",
 		                       "--fulcio-root needs "
@@ -781,6 +860,10 @@ int cmd_verify_image(int argc, char **argv)
 			goto out;
 		}
 	} else if ((code = build_trust(&t, &o)) != EXIT_OK) {
+		goto out;
+	}
+	if (optind == argc) {
+		code = verify_blob(&o, t);
 		goto out;
 	}
 	if (o.store != NULL && (rc = al_store_open(&store, o.store, &so)) < 0) {
