@@ -80,6 +80,8 @@ char *al_pack__quarantine_root(al_store *s, const char *id);
 int al_pack__quarantine_open(const char *root, al_store **out);
 /* Remove the tree at path without following links. */
 int al_pack__rm_tree(const char *path);
+/* Remove the quarantine root (and STORE/airlock/quarantine once empty). */
+int al_pack__quarantine_remove(const char *root);
 /* al_pack_unpack, and with qsrc (a quarantine root) the promotion of what
  * it holds: entries come from there instead of volumes. */
 int al_pack__unpack_run(al_store *s, const char *dir,

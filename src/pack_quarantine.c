@@ -54,7 +54,21 @@ int al_pack__rm_tree(const char *path)
 	return 0;
 }
 
-static void rm_empty_parent(const char *root);
+int al_pack__quarantine_remove(const char *root)
+{
+	const char *slash = strrchr(root, '/');
+	char *parent;
+	int rc;
+
+	if ((rc = al_pack__rm_tree(root)) < 0)
+		return rc;
+	/* after the last quarantined pack, STORE/airlock/quarantine too
+	 * (rmdir refuses while another is there) */
+	if ((parent = al_strndup(root, (size_t)(slash - root))) != NULL)
+		rmdir(parent);
+	free(parent);
+	return 0;
+}
 
 /* The root of the quarantined pack id: AL_EINVAL for a malformed id,
  * AL_ENOTFOUND when nothing of it is quarantined. */
@@ -124,8 +138,7 @@ int al_pack_promote(al_store *s, const char *id, const al_unpack_opts *opts,
 		                 id);
 		goto out;
 	}
-	if ((rc = al_pack__rm_tree(root)) == 0)
-		rm_empty_parent(root);
+	rc = al_pack__quarantine_remove(root);
 out:
 	al_unpack_result_clear(&local);
 	free(rec);
@@ -141,22 +154,9 @@ int al_pack_drop(al_store *s, const char *id)
 
 	if ((rc = find_root(s, id, &root)) < 0)
 		return rc;
-	if ((rc = al_pack__rm_tree(root)) == 0)
-		rm_empty_parent(root);
+	rc = al_pack__quarantine_remove(root);
 	free(root);
 	return rc;
-}
-
-/* After the last quarantined pack went: STORE/airlock/quarantine too
- * (rmdir refuses while another is there). */
-static void rm_empty_parent(const char *root)
-{
-	const char *slash = strrchr(root, '/');
-	char *parent = al_strndup(root, (size_t)(slash - root));
-
-	if (parent != NULL)
-		rmdir(parent);
-	free(parent);
 }
 
 void al_pack_quarantine_list_free(al_quarantined *v, size_t n)

@@ -2558,9 +2558,13 @@ int al_pack__unpack_run(al_store *s, const char *dir,
 	 * without --trust (a forged manifest, say) is imported again, and
 	 * verified, by a run with --trust. */
 	if (quarantine && mrec.exists && strcmp(mrec.manifest, mhex) == 0) {
+		/* the store has it: nothing of it stays quarantined */
 		res->already = 1;
 		res->complete = 1;
 		res->quarantined = 0;
+		al_store_free(qs);
+		qs = NULL;
+		rc = al_pack__quarantine_remove(qroot);
 		goto out;
 	}
 	if (quarantine && rec.exists && strcmp(rec.manifest, mhex) != 0) {
@@ -2635,7 +2639,7 @@ int al_pack__unpack_run(al_store *s, const char *dir,
 	/* a trusted import of the pack replaces what was quarantined of it */
 	if (rc == 0 && complete && c.keyid != NULL && qsrc == NULL &&
 	    al_fs_exists(qroot) == 1)
-		rc = al_pack__rm_tree(qroot);
+		rc = al_pack__quarantine_remove(qroot);
 	goto out;
 oom:
 	rc = al_error_oom();

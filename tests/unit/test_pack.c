@@ -242,6 +242,7 @@ static int do_unpack(const char *store, const char *dir, const char *trust, al_u
 
 	memset(&o, 0, sizeof(o));
 	o.trust_key = trust;
+	o.accept_untrusted = trust == NULL; /* as before the quarantine */
 	if ((rc = al_store_open(&s, store, &so)) < 0)
 		return rc;
 	rc = al_pack_unpack(s, dir, &o, res);
