@@ -509,8 +509,14 @@ long cat_find_entry(const struct cat_channel *ch, const char *name)
 	return -1;
 }
 
+/*
+ * The name o[key] of a catalog object, checked where it enters
+ * (docs/security.md "Names from fetched content"): package names are one
+ * path component (they become directories, declcfg.WriteFS), channel and
+ * bundle names one field of a line (mapping, reports, KEY=VALUE outputs).
+ */
 static const char *name_of(const json_t *o, const char *key, const char *what,
-                           int *rc)
+                           int kind, int *rc)
 {
 	const char *s = al_json_str(o, key);
 
@@ -525,9 +531,10 @@ static const char *name_of(const json_t *o, const char *key, const char *what,
 		return NULL;
 	}
 	/* package, channel and bundle names become directories, tags and
-	 * lines of reports: no control byte may reach them */
-	if (!al_name_ok(s, strlen(s), AL_NAME_TEXT, AL_CATALOG_NAME_MAX)) {
-		*rc = al_name_check(what, s, AL_NAME_TEXT, AL_CATALOG_NAME_MAX);
+	 * lines of reports: no control byte, separator or path may reach
+	 * them */
+	if (!al_name_ok(s, strlen(s), kind, AL_CATALOG_NAME_MAX)) {
+		*rc = al_name_check(what, s, kind, AL_CATALOG_NAME_MAX);
 		return NULL;
 	}
 	return s;
@@ -536,7 +543,7 @@ static const char *name_of(const json_t *o, const char *key, const char *what,
 static struct cat_package *package_of(al_catalog *c, const json_t *o,
                                       const char *what, int *rc)
 {
-	const char *pn = name_of(o, "package", what, rc);
+	const char *pn = name_of(o, "package", what, AL_NAME_COMPONENT, rc);
 	long i;
 
 	if (pn == NULL)
@@ -563,7 +570,8 @@ static int index_packages(al_catalog *c)
 		struct cat_package *p = &c->packages[c->npackages];
 		const char *dc;
 
-		p->name = name_of(o, "name", "olm.package", &rc);
+		p->name =
+		    name_of(o, "name", "olm.package", AL_NAME_COMPONENT, &rc);
 		if (p->name == NULL)
 			return rc;
 		/* the name becomes a directory (declcfg.WriteFS layout) */
@@ -732,7 +740,7 @@ static int index_bundles(al_catalog *c)
 
 		if (p == NULL)
 			goto out;
-		name = name_of(o, "name", "olm.bundle", &rc);
+		name = name_of(o, "name", "olm.bundle", AL_NAME_FIELD, &rc);
 		if (name == NULL)
 			goto out;
 		if ((rc = grow((void **)&p->bundles, &caps[p - c->packages],
@@ -1008,7 +1016,7 @@ static int index_channels(al_catalog *c)
 
 		if (p == NULL)
 			goto out;
-		name = name_of(o, "name", "olm.channel", &rc);
+		name = name_of(o, "name", "olm.channel", AL_NAME_FIELD, &rc);
 		if (name == NULL)
 			goto out;
 		if (cat_find_channel(p, name) >= 0) {

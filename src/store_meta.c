@@ -12,7 +12,11 @@
 #include "json_int.h"
 #include "airlock/store.h"
 #include "array_int.h"
+#include "name_int.h"
 #include "store_int.h"
+
+/* Longest record name taken from a pack (an image reference). */
+#define RECORD_NAME_MAX 1024
 
 /* Largest pack record read (the same bound pack.c uses for inventories). */
 #define PACK_RECORD_MAX (64 * 1024 * 1024)
@@ -213,6 +217,15 @@ int al_store__records_merge(json_t *doc, const json_t *other, const char *key,
 			                    "airlock/releases.json of %s: "
 			                    "%s[%zu] has no name",
 			                    what, key, i);
+		/* a record's name comes from the far side: one field of a
+		 * line, as the records this store writes itself
+		 * (docs/security.md "Names from fetched content") */
+		if ((rc = al_name_check("record name", al_json_str(v, "name"),
+		                        AL_NAME_FIELD, RECORD_NAME_MAX)) < 0)
+			return al_error_wrap(rc,
+			                     "airlock/releases.json of %s: "
+			                     "%s[%zu]",
+			                     what, key, i);
 		if ((rc = al_store__record_put(doc, key,
 		                               (json_t *)(uintptr_t)v)) < 0)
 			return rc;
