@@ -8,6 +8,7 @@
 
 #include "airlock/error.h"
 #include "airlock/fs.h"
+#include "airlock/ref.h"
 #include "json_int.h"
 #include "yaml_int.h"
 #include "catalog_int.h"
@@ -540,6 +541,33 @@ static const char *name_of(const json_t *o, const char *key, const char *what,
 	return s;
 }
 
+/*
+ * A bundle's image or related image: empty (OLM allows a related image
+ * without one), or an image reference (al_ref_parse: no control byte,
+ * space or '=' gets through), one field of a line, before it is listed,
+ * mirrored or written to a mapping (docs/security.md).
+ */
+static int image_ok(const char *img, const char *what)
+{
+	char shown[4 * 64 + 1];
+	size_t n;
+	al_ref r;
+
+	if (img == NULL || img[0] == '\0')
+		return 0;
+	n = strlen(img);
+	memset(&r, 0, sizeof(r));
+	if (al_name_ok(img, n, AL_NAME_FIELD, AL_CATALOG_NAME_MAX) &&
+	    al_ref_parse(&r, img) == 0) {
+		al_ref_clear(&r);
+		return 0;
+	}
+	al_error_clear();
+	al_str_escape(shown, sizeof(shown), img, n > 64 ? 64 : n);
+	return al_error_set(AL_EPARSE, "%s: '%s%s' is not an image reference",
+	                    what, shown, n > 64 ? "..." : "");
+}
+
 static struct cat_package *package_of(al_catalog *c, const json_t *o,
                                       const char *what, int *rc)
 {
@@ -755,11 +783,23 @@ static int index_bundles(al_catalog *c)
 		         p->name, name);
 		img = al_json_str(o, "image");
 		b->image = img != NULL ? img : "";
+		if ((rc = image_ok(img, what)) < 0)
+			goto out;
 		ri = json_object_get(o, "relatedImages");
 		if (ri != NULL && !json_is_array(ri)) {
 			rc = al_error_set(
 			    AL_EPARSE, "%s: relatedImages is not a list", what);
 			goto out;
+		}
+		{
+			json_t *e;
+			size_t k;
+			json_array_foreach(ri, k, e)
+			{
+				if ((rc = image_ok(al_json_str(e, "image"),
+				                   what)) < 0)
+					goto out;
+			}
 		}
 		if ((rc = parse_properties(b, p->name, what)) < 0)
 			goto out;
