@@ -8,7 +8,6 @@
 
 #include "airlock/error.h"
 #include "airlock/fs.h"
-#include "airlock/ref.h"
 #include "json_int.h"
 #include "yaml_int.h"
 #include "catalog_int.h"
@@ -543,26 +542,21 @@ static const char *name_of(const json_t *o, const char *key, const char *what,
 
 /*
  * A bundle's image or related image: empty (OLM allows a related image
- * without one), or an image reference (al_ref_parse: no control byte,
- * space or '=' gets through), one field of a line, before it is listed,
- * mirrored or written to a mapping (docs/security.md).
+ * without one) or one field of a line (no control byte, space or '='),
+ * before it is listed, mirrored or written to a mapping
+ * (docs/security.md). Its grammar is al_ref_parse's, where it is mirrored:
+ * a catalog is not refused for a reference it merely names.
  */
 static int image_ok(const char *img, const char *what)
 {
 	char shown[4 * 64 + 1];
 	size_t n;
-	al_ref r;
 
 	if (img == NULL || img[0] == '\0')
 		return 0;
 	n = strlen(img);
-	memset(&r, 0, sizeof(r));
-	if (al_name_ok(img, n, AL_NAME_FIELD, AL_CATALOG_NAME_MAX) &&
-	    al_ref_parse(&r, img) == 0) {
-		al_ref_clear(&r);
+	if (al_name_ok(img, n, AL_NAME_FIELD, AL_CATALOG_NAME_MAX))
 		return 0;
-	}
-	al_error_clear();
 	al_str_escape(shown, sizeof(shown), img, n > 64 ? 64 : n);
 	return al_error_set(AL_EPARSE, "%s: '%s%s' is not an image reference",
 	                    what, shown, n > 64 ? "..." : "");
@@ -598,13 +592,15 @@ static int index_packages(al_catalog *c)
 		struct cat_package *p = &c->packages[c->npackages];
 		const char *dc;
 
-		p->name =
-		    name_of(o, "name", "olm.package", AL_NAME_COMPONENT, &rc);
+		p->name = name_of(o, "name", "olm.package", AL_NAME_TEXT, &rc);
 		if (p->name == NULL)
 			return rc;
-		/* the name becomes a directory (declcfg.WriteFS layout) */
-		if (strchr(p->name, '/') != NULL || strcmp(p->name, ".") == 0 ||
-		    strcmp(p->name, "..") == 0 ||
+		/* the name becomes a directory (declcfg.WriteFS layout): one
+		 * path component (AL_NAME_COMPONENT), not a whiteout or the
+		 * global file's name */
+		if (!al_name_ok(p->name, strlen(p->name), AL_NAME_COMPONENT,
+		                AL_CATALOG_NAME_MAX) ||
+		    strcmp(p->name, ".") == 0 || strcmp(p->name, "..") == 0 ||
 		    strcmp(p->name, AL_CATALOG_GLOBAL_NAME) == 0 ||
 		    strncmp(p->name, ".wh.", 4) == 0)
 			return al_error_set(AL_EPARSE,
