@@ -509,8 +509,14 @@ long cat_find_entry(const struct cat_channel *ch, const char *name)
 	return -1;
 }
 
+/*
+ * The name o[key] of a catalog object, checked where it enters
+ * (docs/security.md "Names from fetched content"): package names are one
+ * path component (they become directories, declcfg.WriteFS), channel and
+ * bundle names one field of a line (mapping, reports, KEY=VALUE outputs).
+ */
 static const char *name_of(const json_t *o, const char *key, const char *what,
-                           int *rc)
+                           int kind, int *rc)
 {
 	const char *s = al_json_str(o, key);
 
@@ -525,18 +531,41 @@ static const char *name_of(const json_t *o, const char *key, const char *what,
 		return NULL;
 	}
 	/* package, channel and bundle names become directories, tags and
-	 * lines of reports: no control byte may reach them */
-	if (!al_name_ok(s, strlen(s), AL_NAME_TEXT, AL_CATALOG_NAME_MAX)) {
-		*rc = al_name_check(what, s, AL_NAME_TEXT, AL_CATALOG_NAME_MAX);
+	 * lines of reports: no control byte, separator or path may reach
+	 * them */
+	if (!al_name_ok(s, strlen(s), kind, AL_CATALOG_NAME_MAX)) {
+		*rc = al_name_check(what, s, kind, AL_CATALOG_NAME_MAX);
 		return NULL;
 	}
 	return s;
 }
 
+/*
+ * A bundle's image or related image: empty (OLM allows a related image
+ * without one) or one field of a line (no control byte, space or '='),
+ * before it is listed, mirrored or written to a mapping
+ * (docs/security.md). Its grammar is al_ref_parse's, where it is mirrored:
+ * a catalog is not refused for a reference it merely names.
+ */
+static int image_ok(const char *img, const char *what)
+{
+	char shown[4 * 64 + 1];
+	size_t n;
+
+	if (img == NULL || img[0] == '\0')
+		return 0;
+	n = strlen(img);
+	if (al_name_ok(img, n, AL_NAME_FIELD, AL_CATALOG_NAME_MAX))
+		return 0;
+	al_str_escape(shown, sizeof(shown), img, n > 64 ? 64 : n);
+	return al_error_set(AL_EPARSE, "%s: '%s%s' is not an image reference",
+	                    what, shown, n > 64 ? "..." : "");
+}
+
 static struct cat_package *package_of(al_catalog *c, const json_t *o,
                                       const char *what, int *rc)
 {
-	const char *pn = name_of(o, "package", what, rc);
+	const char *pn = name_of(o, "package", what, AL_NAME_COMPONENT, rc);
 	long i;
 
 	if (pn == NULL)
@@ -563,12 +592,15 @@ static int index_packages(al_catalog *c)
 		struct cat_package *p = &c->packages[c->npackages];
 		const char *dc;
 
-		p->name = name_of(o, "name", "olm.package", &rc);
+		p->name = name_of(o, "name", "olm.package", AL_NAME_TEXT, &rc);
 		if (p->name == NULL)
 			return rc;
-		/* the name becomes a directory (declcfg.WriteFS layout) */
-		if (strchr(p->name, '/') != NULL || strcmp(p->name, ".") == 0 ||
-		    strcmp(p->name, "..") == 0 ||
+		/* the name becomes a directory (declcfg.WriteFS layout): one
+		 * path component (AL_NAME_COMPONENT), not a whiteout or the
+		 * global file's name */
+		if (!al_name_ok(p->name, strlen(p->name), AL_NAME_COMPONENT,
+		                AL_CATALOG_NAME_MAX) ||
+		    strcmp(p->name, ".") == 0 || strcmp(p->name, "..") == 0 ||
 		    strcmp(p->name, AL_CATALOG_GLOBAL_NAME) == 0 ||
 		    strncmp(p->name, ".wh.", 4) == 0)
 			return al_error_set(AL_EPARSE,
@@ -732,7 +764,7 @@ static int index_bundles(al_catalog *c)
 
 		if (p == NULL)
 			goto out;
-		name = name_of(o, "name", "olm.bundle", &rc);
+		name = name_of(o, "name", "olm.bundle", AL_NAME_FIELD, &rc);
 		if (name == NULL)
 			goto out;
 		if ((rc = grow((void **)&p->bundles, &caps[p - c->packages],
@@ -747,11 +779,23 @@ static int index_bundles(al_catalog *c)
 		         p->name, name);
 		img = al_json_str(o, "image");
 		b->image = img != NULL ? img : "";
+		if ((rc = image_ok(img, what)) < 0)
+			goto out;
 		ri = json_object_get(o, "relatedImages");
 		if (ri != NULL && !json_is_array(ri)) {
 			rc = al_error_set(
 			    AL_EPARSE, "%s: relatedImages is not a list", what);
 			goto out;
+		}
+		{
+			json_t *e;
+			size_t k;
+			json_array_foreach(ri, k, e)
+			{
+				if ((rc = image_ok(al_json_str(e, "image"),
+				                   what)) < 0)
+					goto out;
+			}
 		}
 		if ((rc = parse_properties(b, p->name, what)) < 0)
 			goto out;
@@ -1008,7 +1052,7 @@ static int index_channels(al_catalog *c)
 
 		if (p == NULL)
 			goto out;
-		name = name_of(o, "name", "olm.channel", &rc);
+		name = name_of(o, "name", "olm.channel", AL_NAME_FIELD, &rc);
 		if (name == NULL)
 			goto out;
 		if (cat_find_channel(p, name) >= 0) {

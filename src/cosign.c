@@ -17,7 +17,12 @@
 #include "airlock/fs.h"
 #include "json_int.h"
 #include "cosign_int.h"
+#include "name_int.h"
 #include "sig_int.h"
+
+/* Longest certificate identity or issuer taken (SAN email, URI, DNS name;
+ * the OIDC issuer URL): they are matched, shown and recorded. */
+#define CERT_NAME_MAX 4096
 
 /* --- payload -------------------------------------------------------- */
 
@@ -658,6 +663,14 @@ static int cert_issuer(char **out, X509 *c)
 		                  "OIDC issuer extension holds a NUL byte");
 		goto out;
 	}
+	/* it reaches records and output lines: text, bounded */
+	if (!al_name_ok((const char *)val, len, AL_NAME_TEXT, CERT_NAME_MAX)) {
+		rc = al_error_set(AL_EVERIFY,
+		                  "OIDC issuer extension is not printable "
+		                  "text (a control byte, or over %d bytes)",
+		                  CERT_NAME_MAX);
+		goto out;
+	}
 	if ((*out = al_strndup((const char *)val, len)) == NULL) {
 		rc = al_error_set(AL_ENOMEM, "out of memory");
 		goto out;
@@ -688,8 +701,12 @@ static int cert_subject(X509 *c, const char *want, const char *want_dns,
 			s = gn->d.uniformResourceIdentifier;
 		else if (gn->type == GEN_DNS && want_dns != NULL)
 			s = gn->d.dNSName;
-		if (s == NULL || memchr(ASN1_STRING_get0_data(s), 0,
-		                        (size_t)ASN1_STRING_length(s)) != NULL)
+		/* a name with a NUL or control byte, or over CERT_NAME_MAX,
+		 * is no identity: never matched, shown or recorded */
+		if (s == NULL ||
+		    !al_name_ok((const char *)ASN1_STRING_get0_data(s),
+		                (size_t)ASN1_STRING_length(s), AL_NAME_TEXT,
+		                CERT_NAME_MAX))
 			continue;
 		v = al_strndup((const char *)ASN1_STRING_get0_data(s),
 		               (size_t)ASN1_STRING_length(s));

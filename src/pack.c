@@ -517,6 +517,35 @@ static int inventory_sig(void *ud, const char *rel, const char *path)
 	return 0;
 }
 
+/* inv's "quarantined": [{"id","complete","images"}] of
+ * al_pack_quarantine_list. */
+static int inventory_quarantine(al_store *s, json_t *inv)
+{
+	al_quarantined *q = NULL;
+	json_t *arr = json_array();
+	size_t n = 0, i, j;
+	int rc;
+
+	if (arr == NULL || json_object_set_new(inv, "quarantined", arr) < 0)
+		return al_error_oom();
+	if ((rc = al_pack_quarantine_list(s, &q, &n)) < 0)
+		return rc;
+	for (i = 0; i < n && rc == 0; i++) {
+		json_t *imgs = json_array();
+		json_t *o =
+		    json_pack("{s:s, s:b, s:o}", "id", q[i].id, "complete",
+		              q[i].complete, "images", imgs);
+		for (j = 0; j < q[i].nimages && o != NULL; j++)
+			if (json_array_append_new(
+			        imgs, json_string(q[i].images[j])) < 0)
+				rc = al_error_oom();
+		if (o == NULL || json_array_append_new(arr, o) < 0)
+			rc = al_error_oom();
+	}
+	al_pack_quarantine_list_free(q, n);
+	return rc;
+}
+
 int al_pack__inventory_json(al_store *s, json_t **out)
 {
 	const char *root = al_store_path(s);
@@ -590,6 +619,9 @@ int al_pack__inventory_json(al_store *s, json_t **out)
 	}
 	/* the operator catalogs and Helm charts it records (store_meta.c) */
 	if ((rc = al_store__kinds_inventory(s, inv)) < 0)
+		goto out;
+	/* packs held in the quarantine: not in "packs", never in the store */
+	if ((rc = inventory_quarantine(s, inv)) < 0)
 		goto out;
 	*out = inv;
 	inv = NULL;

@@ -9,6 +9,7 @@
 #include <jansson.h>
 
 #include "airlock/buf.h"
+#include "airlock/pack.h"
 #include "airlock/store.h"
 
 /* What a pack entry path names in the store. */
@@ -70,6 +71,22 @@ void al_pack__free_list(char **v, size_t n);
  */
 typedef int (*al_pack__sig_fn)(void *ud, const char *rel, const char *path);
 int al_pack__walk_signatures(const char *root, al_pack__sig_fn fn, void *ud);
+
+/* --- quarantine (pack_quarantine.c, docs/security.md) ---------------- */
+
+/* "STORE/airlock/quarantine/<id>" (caller frees; NULL on OOM). */
+char *al_pack__quarantine_root(al_store *s, const char *id);
+/* Open (creating it) the quarantine store ROOT/store, writable. */
+int al_pack__quarantine_open(const char *root, al_store **out);
+/* Remove the tree at path without following links. */
+int al_pack__rm_tree(const char *path);
+/* Remove the quarantine root (and STORE/airlock/quarantine once empty). */
+int al_pack__quarantine_remove(const char *root);
+/* al_pack_unpack, and with qsrc (a quarantine root) the promotion of what
+ * it holds: entries come from there instead of volumes. */
+int al_pack__unpack_run(al_store *s, const char *dir,
+                        const al_unpack_opts *opts, al_unpack_result *res,
+                        const char *qsrc);
 
 /* al_pack_inventory's document as JSON (the caller decrefs). */
 int al_pack__inventory_json(al_store *s, json_t **out);

@@ -94,6 +94,8 @@ typedef struct up_ctx {
 	uint64_t sequence; /* 0 for manifests written before the field */
 	char created[32];  /* the manifest's "created", or "" */
 	const char *keyid; /* "sha256:<hex>" of the --trust key, or NULL */
+	const char *qsrc;  /* promotion: the quarantine the entries come from
+	                      (STORE/airlock/quarantine/<id>), else NULL */
 	uint64_t mark;     /* highest sequence imported before (see
 	                      rollback_mark) */
 	char mark_id[AL_PACK_ID_MAX + 1]; /* the pack that had it */
@@ -500,6 +502,33 @@ static int free_sig_slot(const char *dest, char **out)
 	}
 	return al_error_set(AL_ELIMIT, "'%.*s' holds 9999 signatures already",
 	                    (int)(slash - dest), dest);
+}
+
+/*
+ * *dest (stage_file of a signature entry, owned) becomes where the
+ * signature goes: its directory made, and the first free slot when the
+ * store holds a different file under its name (free_sig_slot).
+ */
+static int sig_dest(const up_ctx *c, const up_entry *e, char **dest)
+{
+	const char *slash = strrchr(*dest, '/');
+	char *ddir, *alt = NULL;
+	int rc;
+
+	if ((ddir = al_strndup(*dest, (size_t)(slash - *dest))) == NULL)
+		return al_error_oom();
+	rc = al_fs_mkdir_p(ddir, 0755);
+	free(ddir);
+	if (rc < 0 || al_fs_exists(*dest) != 1)
+		return rc;
+	if ((rc = free_sig_slot(*dest, &alt)) < 0)
+		return rc;
+	al_log_warn("pack '%s': the store holds a different '%s'; kept it, "
+	            "and added the pack's as '%s'",
+	            c->id, e->path, strrchr(alt, '/') + 1);
+	free(*dest);
+	*dest = alt;
+	return 0;
 }
 
 /* What is already in place, from what is on disk (nothing else is trusted). */
@@ -959,7 +988,7 @@ static int import_small(up_ctx *c, struct archive *a, up_slot *sl)
 	uint64_t size = e->nparts > 0 ? e->parts[sl->part].size : e->size;
 	const char *want = e->nparts > 0 ? e->parts[sl->part].hex : e->hex;
 	al_tmpfile *t = NULL;
-	char *dest = NULL, *ddir = NULL, hex[AL_DIGEST_STRMAX];
+	char *dest = NULL, hex[AL_DIGEST_STRMAX];
 	al_digest d;
 	int rc;
 
@@ -980,28 +1009,10 @@ static int import_small(up_ctx *c, struct archive *a, up_slot *sl)
 		rc = al_error_oom();
 		goto out;
 	}
-	if (e->kind == AL_PK_SIG) {
-		const char *slash = strrchr(dest, '/');
-		if ((ddir = al_strndup(dest, (size_t)(slash - dest))) == NULL) {
-			rc = al_error_oom();
-			goto out;
-		}
-		if ((rc = al_fs_mkdir_p(ddir, 0755)) < 0)
-			goto out;
-		if (al_fs_exists(dest) == 1) {
-			char *alt = NULL;
-			if ((rc = free_sig_slot(dest, &alt)) < 0) {
-				rc = al_error_wrap(rc, "volume '%s' entry '%s'",
-				                   c->volname, sl->name);
-				goto out;
-			}
-			al_log_warn("pack '%s': the store holds a different "
-			            "'%s'; kept it, and added the pack's as "
-			            "'%s'",
-			            c->id, e->path, strrchr(alt, '/') + 1);
-			free(dest);
-			dest = alt;
-		}
+	if (e->kind == AL_PK_SIG && (rc = sig_dest(c, e, &dest)) < 0) {
+		rc = al_error_wrap(rc, "volume '%s' entry '%s'", c->volname,
+		                   sl->name);
+		goto out;
 	}
 	rc = al_tmpfile_commit(t, dest);
 	t = NULL;
@@ -1014,7 +1025,6 @@ static int import_small(up_ctx *c, struct archive *a, up_slot *sl)
 out:
 	al_tmpfile_free(t);
 	free(dest);
-	free(ddir);
 	return rc;
 }
 
@@ -2129,6 +2139,140 @@ static int stage_manifest(up_ctx *c, const char *id, int has_manifest,
 	return rc;
 }
 
+/* Promotion: a blob of the quarantine q copied into the store; the blob
+ * writer's commit checks it against the manifest's digest and size. */
+static int fill_blob(up_ctx *c, al_store *q, up_entry *e)
+{
+	al_blob_writer *w = NULL;
+	al_digest d;
+	uint64_t size;
+	size_t got, j;
+	int fd = -1, rc;
+
+	if ((rc = blob_digest(e, &d)) < 0)
+		return rc;
+	if ((rc = al_store_blob_open(q, &d, &fd, &size)) == AL_ENOTFOUND) {
+		al_error_clear();
+		return 0; /* left missing */
+	}
+	if (rc < 0)
+		return rc;
+	if ((rc = al_store_blob_begin(c->s, &d, e->size, &w)) < 0)
+		goto out;
+	while ((rc = al_fd_read(fd, c->chunk, AL_PACK_CHUNK, &got,
+	                        "a quarantined blob")) == 0 &&
+	       got > 0)
+		if ((rc = al_blob_writer_write(w, c->chunk, got)) < 0)
+			break;
+	if (rc < 0)
+		goto out;
+	rc = al_blob_writer_commit(w);
+	w = NULL;
+	if (rc < 0)
+		goto out;
+	e->done = 1;
+	for (j = 0; j < e->nparts; j++)
+		e->parts[j].done = 1;
+	c->res->entries_imported++;
+	c->pi.bytes_done += e->size;
+out:
+	al_blob_writer_abort(w);
+	close(fd);
+	return rc;
+}
+
+/* Promotion: the bytes of a signature (found under q's signatures/ by
+ * their SHA-256), index.json or releases.json (kept in the quarantine's
+ * pack/) that hash to the manifest's entry, written where the entry goes. */
+static int fill_file(up_ctx *c, const char *qstore, up_entry *e)
+{
+	al_buf b = AL_BUF_INIT(AL_PACK_META_MAX);
+	char **names = NULL, *src = NULL, *dir = NULL, *dest = NULL;
+	char hex[65];
+	size_t n = 0, i;
+	int rc = 0;
+
+	if (e->kind == AL_PK_SIG) {
+		const char *slash = strrchr(e->path, '/');
+		if ((dir = al_sprintf("%s/%.*s", qstore, (int)(slash - e->path),
+		                      e->path)) == NULL)
+			return al_error_oom();
+		if ((rc = al_pack__list_dir(dir, &names, &n)) < 0)
+			goto out;
+		for (i = 0; i < n && src == NULL; i++) {
+			char *p = al_path_join(dir, names[i]);
+			if (p == NULL) {
+				rc = al_error_oom();
+				goto out;
+			}
+			if (al_str_startswith(names[i], "signature-") &&
+			    file_matches(p, e->size, e->hex, 1))
+				src = p;
+			else
+				free(p);
+		}
+	} else if ((src = al_sprintf("%s/pack/%s", c->qsrc,
+	                             e->kind == AL_PK_INDEX
+	                                 ? "index.json"
+	                                 : "releases.json")) == NULL)
+		return al_error_oom();
+	if (src == NULL || !file_matches(src, e->size, e->hex, 1))
+		goto out; /* left missing */
+	if ((rc = al_fs_read_file(src, &b)) < 0 ||
+	    (rc = al_pack__sha256_hex(
+	         b.ptr != NULL ? b.ptr : (const uint8_t *)"", b.len, hex)) < 0)
+		goto out;
+	if (strcmp(hex, e->hex) != 0)
+		goto out; /* changed since it was matched: left missing */
+	if ((dest = stage_file(c, e, 0)) == NULL) {
+		rc = al_error_oom();
+		goto out;
+	}
+	if (e->kind == AL_PK_SIG && (rc = sig_dest(c, e, &dest)) < 0)
+		goto out;
+	if ((rc = al_fs_write_atomic(
+	         dest, b.ptr != NULL ? b.ptr : (const uint8_t *)"", b.len)) < 0)
+		goto out;
+	e->done = 1;
+	c->res->entries_imported++;
+out:
+	al_pack__free_list(names, n);
+	al_buf_free(&b);
+	free(dest);
+	free(src);
+	free(dir);
+	return rc;
+}
+
+/* Promotion: every entry still missing, taken from the quarantine
+ * (c->qsrc) and checked against this run's (verified) manifest again.
+ * What the quarantine lacks stays missing. */
+static int fill_from_quarantine(up_ctx *c)
+{
+	al_store_opts qo = AL_STORE_OPTS_INIT;
+	al_store *q = NULL;
+	char *qstore;
+	size_t i;
+	int rc;
+
+	qo.readonly = 1;
+	if ((qstore = al_path_join(c->qsrc, "store")) == NULL)
+		return al_error_oom();
+	if ((rc = al_store_open(&q, qstore, &qo)) < 0)
+		goto out;
+	for (i = 0; i < c->nentries && rc == 0; i++) {
+		up_entry *e = &c->entries[i];
+		if (e->done)
+			continue;
+		rc = e->kind == AL_PK_BLOB ? fill_blob(c, q, e)
+		                           : fill_file(c, qstore, e);
+	}
+out:
+	al_store_free(q);
+	free(qstore);
+	return rc;
+}
+
 /* Import every entry still missing from the volumes of c->dir that hold
  * one (a volume not there is listed in c->res->missing), after the space
  * check; blobs whose parts were all staged by a killed run are joined
@@ -2160,6 +2304,8 @@ static int read_volumes(up_ctx *c, const char *id)
 		    (rc = assemble(c, &c->entries[i])) < 0)
 			return rc;
 	}
+	if (c->qsrc != NULL && (rc = fill_from_quarantine(c)) < 0)
+		return rc;
 	for (i = 0; i < c->nentries; i++) {
 		c->pi.items_total++;
 		c->pi.bytes_total += c->entries[i].size;
@@ -2230,10 +2376,79 @@ int al_unpack(al_store *s, const char *dir, const al_unpack_opts *opts,
 	return al_pack_unpack(s, dir, opts, res);
 }
 
+/*
+ * Quarantine: the pack's manifest, signature, index.json and releases.json
+ * kept in STORE/airlock/quarantine/<id>/pack (what al_pack_promote imports
+ * from, with the quarantine store's blobs and signatures), before the
+ * stage that holds them goes.
+ */
+static int keep_quarantine_meta(up_ctx *c, const char *qroot,
+                                const al_buf *mraw, const al_buf *sraw,
+                                int has_sig)
+{
+	char *dir = al_path_join(qroot, "pack"), *p = NULL, *src = NULL;
+	al_buf b = AL_BUF_INIT(AL_PACK_META_MAX);
+	size_t i;
+	int rc;
+
+	if (dir == NULL)
+		return al_error_oom();
+	if ((rc = al_fs_mkdir_p(dir, 0755)) < 0)
+		goto out;
+	if ((p = al_sprintf("%s/airlock-%s.json", dir, c->id)) == NULL)
+		goto oom;
+	if ((rc = al_fs_write_atomic(
+	         p, mraw->ptr != NULL ? mraw->ptr : (const uint8_t *)"",
+	         mraw->len)) < 0)
+		goto out;
+	free(p);
+	if ((p = al_sprintf("%s/airlock-%s.json.sig", dir, c->id)) == NULL)
+		goto oom;
+	if (has_sig && (rc = al_fs_write_atomic(p, sraw->ptr, sraw->len)) < 0)
+		goto out;
+	for (i = 0; i < c->nentries; i++) {
+		const up_entry *e = &c->entries[i];
+		if (e->kind != AL_PK_INDEX && e->kind != AL_PK_RELEASES)
+			continue;
+		free(p);
+		free(src);
+		src = stage_file(c, e, 0);
+		p = al_path_join(dir, e->kind == AL_PK_INDEX ? "index.json"
+		                                             : "releases.json");
+		if (src == NULL || p == NULL)
+			goto oom;
+		al_buf_reset(&b);
+		if ((rc = al_fs_read_file(src, &b)) < 0 ||
+		    (rc = al_fs_write_atomic(
+		         p, b.ptr != NULL ? b.ptr : (const uint8_t *)"",
+		         b.len)) < 0)
+			goto out;
+	}
+	goto out;
+oom:
+	rc = al_error_oom();
+out:
+	al_buf_free(&b);
+	free(src);
+	free(p);
+	free(dir);
+	return rc;
+}
+
 int al_pack_unpack(al_store *s, const char *dir, const al_unpack_opts *opts,
                    al_unpack_result *res)
 {
+	return al_pack__unpack_run(s, dir, opts, res, NULL);
+}
+
+int al_pack__unpack_run(al_store *s, const char *dir,
+                        const al_unpack_opts *opts, al_unpack_result *res,
+                        const char *qsrc)
+{
 	static const al_unpack_opts defaults;
+	al_store *qs = NULL;
+	char *qroot = NULL;
+	int quarantine;
 	al_unpack_result local;
 	up_ctx c;
 	char id[AL_PACK_ID_MAX + 1];
@@ -2241,7 +2456,7 @@ int al_pack_unpack(al_store *s, const char *dir, const al_unpack_opts *opts,
 	       sraw = AL_BUF_INIT(AL_PACK_SIGLEN + 1);
 	char *mpath = NULL, *spath = NULL, *imported = NULL;
 	char keyid[80], mhex[65];
-	import_rec rec;
+	import_rec rec, mrec;
 	json_t *m = NULL;
 	int rc, has_manifest = 0, has_sig = 0, complete = 1;
 	size_t i;
@@ -2258,9 +2473,31 @@ int al_pack_unpack(al_store *s, const char *dir, const al_unpack_opts *opts,
 	c.start_ms = al_clock_now_ms();
 	c.pi.phase = "unpack";
 
+	c.qsrc = qsrc;
 	if ((rc = find_pack(dir, id, &has_manifest)) < 0)
 		goto out;
 	memcpy(res->id, id, sizeof(res->id));
+	/* docs/security.md "Untrusted imports": what no key verified goes to
+	 * a store of its own, and nothing of it reaches this one */
+	quarantine = qsrc == NULL && c.opts->trust_key == NULL &&
+	             !c.opts->accept_untrusted;
+	if ((qroot = al_pack__quarantine_root(s, id)) == NULL)
+		goto oom;
+	memset(&mrec, 0, sizeof(mrec));
+	if (quarantine) {
+		/* the store's own record: a pack it holds is not quarantined */
+		if ((imported = al_sprintf("%s/airlock/imported/%s.json",
+		                           al_store_path(s), id)) == NULL)
+			goto oom;
+		if ((rc = read_record(imported, &mrec)) < 0)
+			goto out;
+		free(imported);
+		imported = NULL;
+		if ((rc = al_pack__quarantine_open(qroot, &qs)) < 0)
+			goto out;
+		s = c.s = qs;
+		res->quarantined = 1;
+	}
 	if ((c.stage = al_sprintf("%s/airlock/unpack/%s", al_store_path(s),
 	                          id)) == NULL)
 		goto oom;
@@ -2320,6 +2557,24 @@ int al_pack_unpack(al_store *s, const char *dir, const al_unpack_opts *opts,
 	 * with at least the trust this run asks for. A pack id imported
 	 * without --trust (a forged manifest, say) is imported again, and
 	 * verified, by a run with --trust. */
+	if (quarantine && mrec.exists && strcmp(mrec.manifest, mhex) == 0) {
+		/* the store has it: nothing of it stays quarantined */
+		res->already = 1;
+		res->complete = 1;
+		res->quarantined = 0;
+		al_store_free(qs);
+		qs = NULL;
+		rc = al_pack__quarantine_remove(qroot);
+		goto out;
+	}
+	if (quarantine && rec.exists && strcmp(rec.manifest, mhex) != 0) {
+		rc = al_error_set(AL_EEXIST,
+		                  "pack '%s' is quarantined with another "
+		                  "manifest (sha256:%s); drop it first "
+		                  "(airlock unpack --drop %s)",
+		                  id, rec.manifest, id);
+		goto out;
+	}
 	if (record_trusted_enough(&rec, c.keyid) &&
 	    strcmp(rec.manifest, mhex) == 0) {
 		res->already = 1;
@@ -2377,8 +2632,14 @@ int al_pack_unpack(al_store *s, const char *dir, const al_unpack_opts *opts,
 		goto out;
 	for (i = 0; i < c.nentries && complete; i++)
 		complete = c.entries[i].done;
-	if (complete)
+	if (complete && quarantine)
+		rc = keep_quarantine_meta(&c, qroot, &mraw, &sraw, has_sig);
+	if (complete && rc == 0)
 		rc = finish_import(&c, imported, mhex);
+	/* a trusted import of the pack replaces what was quarantined of it */
+	if (rc == 0 && complete && c.keyid != NULL && qsrc == NULL &&
+	    al_fs_exists(qroot) == 1)
+		rc = al_pack__quarantine_remove(qroot);
 	goto out;
 oom:
 	rc = al_error_oom();
@@ -2391,6 +2652,8 @@ out:
 	free(mpath);
 	free(spath);
 	free(imported);
+	free(qroot);
+	al_store_free(qs);
 	al_unpack_result_clear(&local);
 	return rc;
 }

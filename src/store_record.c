@@ -12,10 +12,14 @@
 #include "airlock/digest.h"
 #include "airlock/error.h"
 #include "json_int.h"
+#include "name_int.h"
 #include "airlock/store.h"
 #include "store_int.h"
 
 /* The field f of the record at rec. */
+/* a record name from a pack: one field of a line, bounded */
+#define RECORD_NAME_MAX 1024
+
 #define FIELD(rec, f, type) ((type *)(void *)((unsigned char *)(rec) + (f)))
 #define CFIELD(rec, f, type)                                                   \
 	((type const *)(const void *)((const unsigned char *)(rec) + (f)))
@@ -398,6 +402,15 @@ int al_store__records_merge(json_t *doc, const json_t *other,
 			                    "airlock/releases.json of %s: "
 			                    "%s[%zu] has no name",
 			                    what, k->key, i);
+		/* a record's name comes from the far side: one field of a
+		 * line, as the records this store writes itself
+		 * (docs/security.md "Names from fetched content") */
+		if ((rc = al_name_check("record name", al_json_str(v, "name"),
+		                        AL_NAME_FIELD, RECORD_NAME_MAX)) < 0)
+			return al_error_wrap(rc,
+			                     "airlock/releases.json of %s: "
+			                     "%s[%zu]",
+			                     what, k->key, i);
 		/* the far side's record of a name is the newer one */
 		if ((rc = doc_put(doc, k->key, (json_t *)(uintptr_t)v)) < 0)
 			return rc;

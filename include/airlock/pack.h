@@ -104,6 +104,10 @@ typedef struct al_unpack_opts {
 	/* 1: do not refuse (AL_EIO) an import that needs more bytes than the
 	 * store's file system has free (docs/lifecycle.md) */
 	int no_space_check;
+	/* 1: a pack that no trust_key verified is imported into the store
+	 * itself (recorded untrusted), as it was before quarantine; 0 (the
+	 * default): it goes to the store's quarantine (al_pack_promote) */
+	int accept_untrusted;
 } al_unpack_opts;
 
 /* Every field zero / NULL: the defaults; set fields by name. */
@@ -127,6 +131,7 @@ typedef struct al_unpack_result {
 	char **missing; /* volume file names still needed (NULL-free array of
 	                   nmissing) */
 	size_t nmissing;
+	int quarantined; /* 1: imported into the quarantine, not the store */
 } al_unpack_result;
 
 /*
@@ -161,6 +166,16 @@ typedef struct al_unpack_result {
  * the store, a duplicate or oversized entry, a truncated volume) with a
  * message naming the volume and entry; AL_ENOTFOUND for a delta whose
  * base pack was never imported; AL_EPARSE for a malformed manifest.
+ * Quarantine (docs/security.md "Untrusted imports"): without trust_key
+ * (and without accept_untrusted) nothing of the pack reaches the store
+ * itself. It is imported, with the same checks, into a store of its own,
+ * STORE/airlock/quarantine/<id>/store, with the pack's manifest, signature,
+ * index.json and releases.json kept in STORE/airlock/quarantine/<id>/pack
+ * (res->quarantined). No command reads it there; al_pack_promote moves it
+ * into the store once its signature verifies, al_pack_drop removes it. A
+ * quarantine holding another manifest of the same id is AL_EEXIST (drop
+ * it first). A trusted import of pack id removes its quarantine.
+ *
  * Safe to interrupt anywhere: a rerun continues and trusts nothing
  * half-written. *res (may be NULL) is filled in on success and on
  * failure (clear it with al_unpack_result_clear).
@@ -172,6 +187,35 @@ AL_EXPORT int al_unpack(al_store *s, const char *dir,
                         const al_unpack_opts *opts, al_unpack_result *res);
 /* Free what r holds and zero it; NULL is a no-op. */
 AL_EXPORT void al_unpack_result_clear(al_unpack_result *r);
+
+/*
+ * Promote the quarantined pack id into the store: its saved manifest must
+ * verify with opts->trust_key (AL_EVERIFY, the quarantine kept), unless
+ * opts->accept_untrusted (then recorded untrusted); without either,
+ * AL_EINVAL. Each entry is taken from the quarantine and checked against
+ * the manifest again, then imported as al_pack_unpack does (rollback and
+ * index rules included); the quarantine is removed once the import is
+ * complete. AL_ENOTFOUND when nothing of id is quarantined, AL_EVERIFY
+ * when its import was never completed or an entry is missing.
+ */
+AL_EXPORT int al_pack_promote(al_store *s, const char *id,
+                              const al_unpack_opts *opts,
+                              al_unpack_result *res);
+/* Remove the quarantined pack id (AL_ENOTFOUND if there is none). */
+AL_EXPORT int al_pack_drop(al_store *s, const char *id);
+
+/* A quarantined pack, for check and inventory. */
+typedef struct al_quarantined {
+	char id[AL_PACK_ID_MAX + 1];
+	int complete;  /* its import into the quarantine completed */
+	int signed_;   /* it came with a manifest signature */
+	char **images; /* the names its index gives (nimages) */
+	size_t nimages;
+} al_quarantined;
+/* Every quarantined pack of the store, by id; *out NULL when none. */
+AL_EXPORT int al_pack_quarantine_list(al_store *s, al_quarantined **out,
+                                      size_t *n);
+AL_EXPORT void al_pack_quarantine_list_free(al_quarantined *v, size_t n);
 
 /*
  * What the store holds, for --have on the staging side:

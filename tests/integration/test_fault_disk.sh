@@ -155,13 +155,13 @@ full_free "$T/p"
 rm -rf "$T/p/out"
 al_run "$T/out" "$T/err" "$AIRLOCK" pack --store "$T/ref" -o "$T/p/out" --volume-size 1M
 al_check "pack after space was freed: exit 0" test "$AL_RC" = 0
-al_run "$T/out" "$T/err" "$AIRLOCK" unpack "$T/p/out" --store "$T/p/check"
+al_run "$T/out" "$T/err" "$AIRLOCK" unpack --accept-untrusted "$T/p/out" --store "$T/p/check"
 al_check "pack after space was freed: it unpacks" test "$AL_RC" = 0
 same_as_ref "pack after space was freed" "$T/p/check"
 
 # unpack into a full store.
 full_start "$T/u" 2097152
-al_run "$T/out" "$T/err" "${FULL_ENV[@]}" "$AIRLOCK" unpack "$T/pack" --store "$T/u/store" \
+al_run "$T/out" "$T/err" "${FULL_ENV[@]}" "$AIRLOCK" unpack --accept-untrusted "$T/pack" --store "$T/u/store" \
 	--no-space-check
 enospc "unpack into a full store" "$T/u/store"
 if [ -e "$T/u/store/oci-layout" ]; then
@@ -170,7 +170,7 @@ if [ -e "$T/u/store/oci-layout" ]; then
 		index_subset "$T/u/store"
 fi
 full_free "$T/u"
-al_run "$T/out" "$T/err" "$AIRLOCK" unpack "$T/pack" --store "$T/u/store"
+al_run "$T/out" "$T/err" "$AIRLOCK" unpack --accept-untrusted "$T/pack" --store "$T/u/store"
 al_check "unpack after space was freed: exit 0" test "$AL_RC" = 0
 [ "$AL_RC" = 0 ] || cat "$T/err"
 check_clean "unpack after space was freed" "$T/u/store"
@@ -210,7 +210,7 @@ cat "$T/err"
 al_check "mirror into a read-only store: exit 3" test "$AL_RC" = 3
 al_check "mirror into a read-only store: 'Permission denied' naming the store" \
 	bash -c 'grep -q "Permission denied" "$1" && grep -qF "$2" "$1"' _ "$T/err" "$T/ro"
-al_run "$T/out" "$T/err" as_denied "$T/ro" "" "$AIRLOCK" unpack "$T/pack" --store "$T/ro"
+al_run "$T/out" "$T/err" as_denied "$T/ro" "" "$AIRLOCK" unpack --accept-untrusted "$T/pack" --store "$T/ro"
 cat "$T/err"
 al_check "unpack into a read-only store: exit 3" test "$AL_RC" = 3
 al_check "unpack into a read-only store: 'Permission denied' naming the store" \

@@ -120,7 +120,7 @@ al_check "uninterrupted pack exits 0 (${pack_ms} ms, $(ls "$T/packref" | grep -c
 
 # unpack_into DESC PACKDIR STORE: unpack must exit 0, and the store equal the reference.
 unpack_into() {
-	al_run "$T/out" "$T/err" "$AIRLOCK" unpack "$2" --store "$3"
+	al_run "$T/out" "$T/err" "$AIRLOCK" unpack --accept-untrusted "$2" --store "$3"
 	al_check "$1: unpack exits 0" test "$AL_RC" = 0
 	[ "$AL_RC" = 0 ] || cat "$T/err"
 	check_clean "$1" "$3"
@@ -141,7 +141,7 @@ for d in $(delays pack "$pack_ms"); do
 	else
 		al_pass "pack kill $k: the interrupted pack left no manifest"
 		al_check "pack kill $k: unpack refuses the manifest-less directory" \
-			bash -c '! "$1" unpack "$2" --store "$3" >/dev/null 2>&1' _ "$AIRLOCK" "$o" "$T/u$k"
+			bash -c '! "$1" unpack --accept-untrusted "$2" --store "$3" >/dev/null 2>&1' _ "$AIRLOCK" "$o" "$T/u$k"
 		rm -rf "$T/u$k"
 	fi
 	check_clean "pack kill $k: the source store" "$T/ref"
@@ -155,7 +155,7 @@ done
 # ------------------------------------------------------------------ unpack
 rm -rf "$T/uref"
 t0=$(date +%s%N)
-al_run "$T/out" "$T/err" "$AIRLOCK" unpack "$T/packref" --store "$T/uref"
+al_run "$T/out" "$T/err" "$AIRLOCK" unpack --accept-untrusted "$T/packref" --store "$T/uref"
 unpack_ms=$(ms_since "$t0")
 al_check "uninterrupted unpack exits 0 (${unpack_ms} ms)" test "$AL_RC" = 0
 rm -rf "$T/uref"
@@ -163,7 +163,7 @@ k=0
 for d in $(delays unpack "$unpack_ms"); do
 	k=$((k + 1))
 	u=$T/unpack$k
-	kill_after "$d" "$T/killed.out" "$AIRLOCK" unpack "$T/packref" --store "$u"
+	kill_after "$d" "$T/killed.out" "$AIRLOCK" unpack --accept-untrusted "$T/packref" --store "$u"
 	echo "unpack kill $k after ${d}s (still running: $KILLED)"
 	if [ -e "$u/oci-layout" ]; then
 		check_clean "unpack kill $k: before the rerun" "$u"

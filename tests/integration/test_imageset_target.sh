@@ -119,7 +119,7 @@ al_check "no ITMS entry for a source the cluster pulls by digest only" \
 # 5. the origin travels with a pack
 al_run "$T/out" "$T/err" "$AIRLOCK" pack --store "$S" -o "$T/vol"
 al_check "pack exits 0" test "$AL_RC" = 0
-al_run "$T/out" "$T/err" "$AIRLOCK" unpack "$T/vol" --store "$T/far"
+al_run "$T/out" "$T/err" "$AIRLOCK" unpack --accept-untrusted "$T/vol" --store "$T/far"
 cat "$T/err"
 al_check "unpack exits 0" test "$AL_RC" = 0
 al_run "$T/sets2" "$T/err" "$AIRLOCK" mirrorsets --store "$T/far" --registry "$REG_ADDR/mirror"

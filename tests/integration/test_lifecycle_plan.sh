@@ -114,14 +114,14 @@ al_check "the refused pack wrote no volume" bash -c '! ls "$1"/*.tar >/dev/null 
 al_run "$T/out" "$T/err" "$AIRLOCK" pack --store "$store" -o "$T/media"
 al_check "pack with room exits 0" test "$AL_RC" = 0
 al_run "$T/out" "$T/err" env LD_PRELOAD="$SHIM" AL_FAKE_FREE=8192 \
-	"$AIRLOCK" unpack "$T/media" --store "$T/far"
+	"$AIRLOCK" unpack --accept-untrusted "$T/media" --store "$T/far"
 cat "$T/err"
 al_check "unpack refuses an import that cannot fit, exit 3, naming both figures" \
 	bash -c '[ "$1" = 3 ] && grep -qE "not enough space for the import on .*: [0-9]+ bytes needed, 8192 bytes free" "$2"' _ "$AL_RC" "$T/err"
 al_check "the refused import wrote no blob" \
 	test "$(find "$T/far/blobs/sha256" -type f 2>/dev/null | wc -l)" = 0
 al_run "$T/out" "$T/err" env LD_PRELOAD="$SHIM" AL_FAKE_FREE=8192 \
-	"$AIRLOCK" unpack "$T/media" --store "$T/far" --no-space-check
+	"$AIRLOCK" unpack --accept-untrusted "$T/media" --store "$T/far" --no-space-check
 al_check "unpack --no-space-check imports" test "$AL_RC" = 0
 al_check "the far store holds what was packed" al_same_index "$store" "$T/far"
 al_finish

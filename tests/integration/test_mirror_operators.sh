@@ -138,7 +138,7 @@ al_run "$T/out" "$T/err" "$AIRLOCK" pack -q --store "$S" -o "$T/p1"
 al_check "full pack exits 0" test "$AL_RC" = 0
 id1=$(ls "$T/p1"/airlock-*.json | sed 's/.*airlock-\(.*\)\.json/\1/')
 F=$T/far
-al_run "$T/out" "$T/err" "$AIRLOCK" unpack "$T/p1" --store "$F"
+al_run "$T/out" "$T/err" "$AIRLOCK" unpack --accept-untrusted "$T/p1" --store "$F"
 al_check "unpack exits 0" test "$AL_RC" = 0
 al_run "$T/fcats" "$T/err" "$AIRLOCK" catalogs --store "$F"
 al_check "the far store records both catalogs" \
@@ -205,7 +205,7 @@ def blobs(d):
     return sorted(e["path"] for e in m["entries"] if e["path"].startswith("blobs/"))
 assert blobs(sys.argv[1]) == blobs(sys.argv[2]) and len(blobs(sys.argv[2])) == 12
 PY
-al_run "$T/out" "$T/err" "$AIRLOCK" unpack "$T/p2" --store "$F"
+al_run "$T/out" "$T/err" "$AIRLOCK" unpack --accept-untrusted "$T/p2" --store "$F"
 al_check "unpack of the delta exits 0" test "$AL_RC" = 0
 al_run "$T/fcats" "$T/err" "$AIRLOCK" catalogs --store "$F"
 al_check "the far store records the updated catalog too" \

@@ -69,7 +69,7 @@ al_check "unpack summary line" grep -qE "^unpacked $p1: [1-9][0-9]* entries impo
 al_check "airlock check on the unpacked store is clean" check_clean "$T/f1"
 al_check "same index, blobs and signatures as the source" same_store "$src" "$T/f1"
 al_check "signature carried" test -s "$T/f1/signatures/sha256=$sig_hex/signature-1"
-al_run "$T/out" "$T/err" "$AIRLOCK" unpack "$T/p1" --store "$T/f1"
+al_run "$T/out" "$T/err" "$AIRLOCK" unpack --accept-untrusted "$T/p1" --store "$T/f1"
 al_check "unpacking the same pack again exits 0 (already imported)" \
 	bash -c '[ "$1" = 0 ] && grep -q "already imported" "$2"' _ "$AL_RC" "$T/out"
 
@@ -105,31 +105,31 @@ al_check "the --since delta carries exactly the new blobs" \
 al_check "a 3 MB blob is split across 1 MiB volumes" \
 	python3 -c 'import json,sys; sys.exit(0 if any(len(e.get("parts",[]))>1 for e in json.load(open(sys.argv[1]))["entries"]) else 1)' "$T/p2/airlock-$p2.json"
 
-al_run "$T/out" "$T/err" "$AIRLOCK" unpack "$T/p2" --store "$T/nobase"
+al_run "$T/out" "$T/err" "$AIRLOCK" unpack --accept-untrusted "$T/p2" --store "$T/nobase"
 al_check "a delta whose base was never imported is refused (exit 3)" test "$AL_RC" = 3
 al_check "... with a message naming the base" grep -q "never imported" "$T/err"
 al_check "... and nothing imported" bash -c '[ -z "$(ls "$1/blobs/sha256" 2>/dev/null)" ]' _ "$T/nobase"
 
-al_run "$T/out" "$T/err" "$AIRLOCK" unpack "$T/p2" --store "$T/f1"
+al_run "$T/out" "$T/err" "$AIRLOCK" unpack --accept-untrusted "$T/p2" --store "$T/f1"
 al_check "unpack of the delta on top of its base exits 0" test "$AL_RC" = 0
 al_check "base + delta: check clean" check_clean "$T/f1"
 al_check "base + delta gives the source store" same_store "$src" "$T/f1"
 
 al_run "$T/out" "$T/err" "$AIRLOCK" pack --store "$src" -o "$T/p3" --volume-size 1M
 p3=$(pack_id "$T/out")
-al_run "$T/out" "$T/err" "$AIRLOCK" unpack "$T/p3" --store "$T/f3"
+al_run "$T/out" "$T/err" "$AIRLOCK" unpack --accept-untrusted "$T/p3" --store "$T/f3"
 al_check "full pack of the grown store imports" test "$AL_RC" = 0
 al_check "base + delta equals one full pack" same_store "$T/f1" "$T/f3"
 
 # --have: the far side's inventory decides
-"$AIRLOCK" unpack "$T/p1" --store "$T/f4" >/dev/null
+"$AIRLOCK" unpack --accept-untrusted "$T/p1" --store "$T/f4" >/dev/null
 al_run "$T/inv.json" "$T/err" "$AIRLOCK" inventory --store "$T/f4"
 al_check "inventory exits 0 and names the imported pack" grep -q "\"$p1\"" "$T/inv.json"
 al_run "$T/out" "$T/err" "$AIRLOCK" pack --store "$src" -o "$T/p4" --volume-size 1M --have "$T/inv.json"
 p4=$(pack_id "$T/out")
 al_check "pack --have carries exactly what the far side lacks" \
 	test "$(manifest_blobs "$T/p4/airlock-$p4.json")" = "$new_blobs"
-al_run "$T/out" "$T/err" "$AIRLOCK" unpack "$T/p4" --store "$T/f4"
+al_run "$T/out" "$T/err" "$AIRLOCK" unpack --accept-untrusted "$T/p4" --store "$T/f4"
 al_check "unpack of the --have delta exits 0" test "$AL_RC" = 0
 al_check "inventory + --have delta gives the source store" same_store "$src" "$T/f4"
 
@@ -141,7 +141,7 @@ for ((v = n3; v >= 1; v--)); do
 	mkdir "$T/disk"
 	[ "$v" = "$n3" ] && cp "$T/p3/airlock-$p3.json" "$T/disk/"
 	cp "$T/p3/airlock-$p3-$(printf %04d "$v").tar" "$T/disk/"
-	al_run "$T/out" "$T/err" "$AIRLOCK" unpack "$T/disk" --store "$T/f5"
+	al_run "$T/out" "$T/err" "$AIRLOCK" unpack --accept-untrusted "$T/disk" --store "$T/f5"
 	if [ "$v" -gt 1 ]; then
 		[ "$AL_RC" = 3 ] && grep -q "^missing airlock-$p3-0001.tar$" "$T/out" || ok=0
 	else
@@ -156,7 +156,7 @@ al_check "... and check is clean" check_clean "$T/f5"
 for case in traversal absolute symlink hardlink device unlisted duplicate oversized truncated flipped otherpack othermanifest; do
 	rm -rf "$T/h" "$T/fh"
 	read -r vol entry < <(python3 "$AL_TOOLS/hostile_tar.py" "$case" "$T/p1" "$T/h")
-	al_run "$T/out" "$T/err" "$AIRLOCK" unpack "$T/h" --store "$T/fh"
+	al_run "$T/out" "$T/err" "$AIRLOCK" unpack --accept-untrusted "$T/h" --store "$T/fh"
 	al_check "hostile '$case': exit 1" test "$AL_RC" = 1
 	al_check "hostile '$case': the error names '$vol' and '$entry'" \
 		bash -c 'grep -qF "$1" "$3" && grep -qF "$2" "$3"' _ "$vol" "$entry" "$T/err"
@@ -174,20 +174,20 @@ for round in 1 2 3 4; do
 	rm -rf "$T/fk"
 	for attempt in 1 2 3; do
 		delay=$(printf '0.%03d' $((RANDOM % 150)))
-		"$AIRLOCK" unpack "$T/p3" --store "$T/fk" >/dev/null 2>&1 &
+		"$AIRLOCK" unpack --accept-untrusted "$T/p3" --store "$T/fk" >/dev/null 2>&1 &
 		pid=$!
 		sleep "$delay"
 		kill -9 "$pid" 2>/dev/null || true
 		wait "$pid" 2>/dev/null || true
 		echo "round $round: kill -9 after ${delay}s"
 	done
-	"$AIRLOCK" unpack "$T/p3" --store "$T/fk" >"$T/out" 2>"$T/err" || { ok=0; cat "$T/err"; }
+	"$AIRLOCK" unpack --accept-untrusted "$T/p3" --store "$T/fk" >"$T/out" 2>"$T/err" || { ok=0; cat "$T/err"; }
 	check_clean "$T/fk" && same_store "$src" "$T/fk" || ok=0
 done
 al_check "after kill -9 at random points, a rerun completes and the store is clean (seed $seed)" test "$ok" = 1
 
 al_check_fails "pack without --store is a usage error" 2 "$AIRLOCK" pack -o "$T/x"
 al_check_fails "pack --volume-size 1K is a usage error" 2 "$AIRLOCK" pack --store "$src" -o "$T/x" --volume-size 1K
-al_check_fails "unpack without a directory is a usage error" 2 "$AIRLOCK" unpack --store "$T/x"
+al_check_fails "unpack without a directory is a usage error" 2 "$AIRLOCK" unpack --accept-untrusted --store "$T/x"
 
 al_finish

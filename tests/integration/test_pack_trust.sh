@@ -55,14 +55,14 @@ al_check "the manifest carries a sequence" \
 rm -rf "$T/fv" && mkdir "$T/fv"
 cp "$T/p1/airlock-$p1.json" "$T/p1/airlock-$p1.json.sig" "$T/fv/"
 mkfifo "$T/fv/airlock-$p1-0001.tar"
-al_run "$T/out" "$T/err" timeout 10 "$AIRLOCK" unpack "$T/fv" --store "$T/f-fifo"
+al_run "$T/out" "$T/err" timeout 10 "$AIRLOCK" unpack --accept-untrusted "$T/fv" --store "$T/f-fifo"
 al_check "a FIFO volume: unpack returns within 10 s with exit 1 (got $AL_RC)" test "$AL_RC" = 1
 al_check "... naming the volume as a FIFO" grep -q "airlock-$p1-0001.tar' is not a regular file (a FIFO)" "$T/err"
 
 rm -rf "$T/fm" && mkdir "$T/fm"
 cp "$T/p1"/*.tar "$T/fm/"
 mkfifo "$T/fm/airlock-$p1.json"
-al_run "$T/out" "$T/err" timeout 10 "$AIRLOCK" unpack "$T/fm" --store "$T/f-fifo"
+al_run "$T/out" "$T/err" timeout 10 "$AIRLOCK" unpack --accept-untrusted "$T/fm" --store "$T/f-fifo"
 al_check "a FIFO manifest: unpack returns within 10 s with exit 1 (got $AL_RC)" test "$AL_RC" = 1
 al_check "... naming the manifest as a FIFO" grep -q "airlock-$p1.json' is not a regular file (a FIFO)" "$T/err"
 
@@ -121,13 +121,13 @@ p512=$(pack_id "$T/out")
 al_check "... and lists it in the manifest with its sha512" \
 	python3 -c 'import json,sys; sys.exit(0 if any(e["path"] == "blobs/sha512/" + sys.argv[2] and e.get("sha512") == sys.argv[2] for e in json.load(open(sys.argv[1]))["entries"]) else 1)' \
 	"$T/p512/airlock-$p512.json" "$s512"
-al_run "$T/out" "$T/err" "$AIRLOCK" unpack "$T/p512" --store "$T/f512"
+al_run "$T/out" "$T/err" "$AIRLOCK" unpack --accept-untrusted "$T/p512" --store "$T/f512"
 al_check "unpack exits 0" test "$AL_RC" = 0
 al_check "... the sha512 blob arrived byte for byte" cmp "$T/s512/blobs/sha512/$s512" "$T/f512/blobs/sha512/$s512"
 al_check "... and the image that uses it is in the index" al_same_index "$T/s512" "$T/f512"
 printf 'X' | dd of="$T/s512/blobs/sha512/$s512" bs=1 seek=100 conv=notrunc 2>/dev/null
 al_run "$T/out" "$T/err" "$AIRLOCK" pack --store "$T/s512" -o "$T/p512b" --volume-size 64K
-al_run "$T/out" "$T/err" "$AIRLOCK" unpack "$T/p512b" --store "$T/f512b"
+al_run "$T/out" "$T/err" "$AIRLOCK" unpack --accept-untrusted "$T/p512b" --store "$T/f512b"
 al_check "a sha512 blob whose bytes changed is refused at unpack (exit 1)" test "$AL_RC" = 1
 al_check "... by its SHA-512" grep -q "digest mismatch for blob 'sha512:$s512'" "$T/err"
 
@@ -146,7 +146,7 @@ idx["manifests"].append({"mediaType": "application/vnd.oci.image.manifest.v1+jso
 json.dump(idx, open(os.path.join(root, "index.json"), "w"), indent=1)
 EOF
 al_run "$T/out" "$T/err" "$AIRLOCK" pack --store "$T/lay" -o "$T/play"
-al_run "$T/out" "$T/err" "$AIRLOCK" unpack "$T/play" --store "$T/flay"
+al_run "$T/out" "$T/err" "$AIRLOCK" unpack --accept-untrusted "$T/play" --store "$T/flay"
 al_check "an index entry naming a layer: unpack exits 1" test "$AL_RC" = 1
 al_check "... naming the entry" grep -q "'quay.io/airlock-test/a-layer:1' names blob .*not an image manifest or index" "$T/err"
 al_check "... and nothing is tagged" bash -c '! grep -q ref.name "$1/index.json" 2>/dev/null' _ "$T/flay"
@@ -159,7 +159,7 @@ retag "$T/evil" "$tag" "$other"
 al_run "$T/out" "$T/err" "$AIRLOCK" pack --store "$T/evil" -o "$T/pe" --volume-size 64K
 pe=$(pack_id "$T/out")
 python3 "$AL_TOOLS/hostile_tar.py" forge "$T/pe" "$T/forged" "$p1" >/dev/null
-al_run "$T/out" "$T/err" "$AIRLOCK" unpack "$T/forged" --store "$T/far"
+al_run "$T/out" "$T/err" "$AIRLOCK" unpack --accept-untrusted "$T/forged" --store "$T/far"
 al_check "the forged pack (claiming the real pack's id) imports without --trust" test "$AL_RC" = 0
 al_check_fails "... and is refused with --trust" 1 "$AIRLOCK" unpack "$T/forged" --store "$T/far" --trust "$T/key.pub"
 al_run "$T/out" "$T/err" "$AIRLOCK" unpack "$T/p1" --store "$T/far" --trust "$T/key.pub"
@@ -188,7 +188,7 @@ al_check "... naming the tag, the old and the new digest" \
 al_check "... and the tag did not move" test "$(al_digest_of "$T/far2" "$tag")" = "$new_d"
 python3 "$AL_TOOLS/hostile_tar.py" sequence "$T/p1" "$T/p1-noseq" none >/dev/null
 al_check_fails "a manifest without a sequence (older airlock) is sequence 0: refused too" 1 \
-	"$AIRLOCK" unpack "$T/p1-noseq" --store "$T/far2"
+	"$AIRLOCK" unpack --accept-untrusted "$T/p1-noseq" --store "$T/far2"
 al_run "$T/out" "$T/err" "$AIRLOCK" unpack "$T/p1" --store "$T/far2" --trust "$T/key.pub" --allow-rollback
 al_check "--allow-rollback imports it (exit 0)" test "$AL_RC" = 0
 al_check "... and the tag is rolled back as asked" test "$(al_digest_of "$T/far2" "$tag")" = "$old_d"

@@ -41,6 +41,9 @@ Packages (versions, channels and edges are what the tests assert on):
   --opaque makes the third layer an opaque whiteout of configs/ (only its
   own gamma stays); --symlink adds configs/link -> alpha/catalog.json.
 
+  --extra FILE adds FILE (an FBC JSON stream, written by the test: hostile
+  names, say) as configs/extra/catalog.json.
+
   --bundle-objects FILE gives every bundle of package big the
   olm.bundle.object properties (the bundle's manifests, base64) of the first
   bundle in FILE, a real catalog.json (tests/data/catalogs/): the size a
@@ -325,7 +328,7 @@ def put_blob(layout, data):
 
 def main(argv):
     args = [a for i, a in enumerate(argv[1:], 1)
-            if not a.startswith("--") and argv[i - 1] != "--bundle-objects"]
+            if not a.startswith("--") and argv[i - 1] not in ("--bundle-objects", "--extra")]
     if len(args) < 2:
         sys.stderr.write(__doc__)
         return 2
@@ -368,6 +371,9 @@ def main(argv):
             if "--bundle-objects" in argv:
                 extra = real_bundle_objects(argv[argv.index("--bundle-objects") + 1])
             pk.append(("big", json_stream(big(nbig, extra))))
+        if "--extra" in argv:
+            with open(argv[argv.index("--extra") + 1], "rb") as f:
+                pk.append(("extra", f.read()))
         for p, data in pk:
             l2 += [("configs/" + p, None), ("configs/%s/catalog.json" % p, data)]
         l2 += [("configs/gamma", None), ("configs/gamma/catalog.yaml", yaml_docs(gamma(1)))]

@@ -7,7 +7,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <jansson.h>
+
 #include "airlock/buf.h"
+#include "airlock/catalog.h"
 #include "airlock/error.h"
 #include "airlock/fs.h"
 #include "airlock/helm.h"
@@ -248,6 +251,59 @@ static void test_name__helm_index_keeps_only_names(void)
 	}
 }
 
+/* One package, channel and bundle named pkg, ch and bundle: 0 when the
+ * catalog takes it, else the error. */
+static int parse_catalog(const char *pkg, const char *ch, const char *bundle)
+{
+	al_catalog *c = NULL;
+	json_t *o[3];
+	al_buf doc = AL_BUF_INIT(1 << 16);
+	size_t i;
+	int rc;
+
+	o[0] = json_pack("{s:s, s:s, s:s}", "schema", "olm.package", "name", pkg, "defaultChannel", ch);
+	o[1] = json_pack("{s:s, s:s, s:s, s:[{s:s}]}", "schema", "olm.channel", "package", pkg, "name", ch,
+	                 "entries", "name", bundle);
+	o[2] = json_pack("{s:s, s:s, s:s, s:s, s:[{s:s, s:{s:s, s:s}}]}", "schema", "olm.bundle", "package", pkg,
+	                 "name", bundle, "image",
+	                 "quay.io/x/b@sha256:0000000000000000000000000000000000000000000000000000000000000000",
+	                 "properties", "type", "olm.package", "value", "packageName", pkg, "version", "1.0.0");
+	for (i = 0; i < 3; i++) {
+		char *t = o[i] != NULL ? json_dumps(o[i], JSON_COMPACT) : NULL;
+		if (t != NULL)
+			(void)al_buf_printf(&doc, "%s\n", t);
+		free(t);
+		json_decref(o[i]);
+	}
+	rc = al_catalog_new(&c);
+	if (rc == 0)
+		rc = al_catalog_add_file(c, "test", doc.ptr, doc.len);
+	if (rc == 0)
+		rc = al_catalog_finish(c);
+	al_catalog_free(c);
+	al_buf_free(&doc);
+	return rc;
+}
+
+/* FBC names are checked where the catalog is read: a package name is one
+ * path component, channel and bundle names one field of a line. */
+static void test_name__catalog_names_checked(void)
+{
+	CU_ASSERT_EQUAL(parse_catalog("etcd", "stable", "etcd.v1.0.0"), 0);
+	CU_ASSERT_EQUAL(parse_catalog("../../evil", "stable", "e.v1"), AL_EPARSE);
+	CU_ASSERT_EQUAL(parse_catalog("a\\b", "stable", "e.v1"), AL_EPARSE);
+	CU_ASSERT_EQUAL(parse_catalog("e\x1b[31m", "stable", "e.v1"), AL_EPARSE);
+	CU_ASSERT_EQUAL(parse_catalog("etcd", "stable\nquay.io/evil:1=MIRROR/x:1", "e.v1"), AL_EPARSE);
+	CU_ASSERT_EQUAL(parse_catalog("etcd", "stable v1", "e.v1"), AL_EPARSE);
+	CU_ASSERT_EQUAL(parse_catalog("etcd", "stable", "e=v1"), AL_EPARSE);
+	CU_ASSERT_EQUAL(parse_catalog("etcd", "stable", "e\tv1"), AL_EPARSE);
+	CU_ASSERT_EQUAL(parse_catalog("etcd", "stable", "e.v1\r"), AL_EPARSE);
+	/* the refusal names the object without the raw byte */
+	CU_ASSERT_EQUAL(parse_catalog("etcd", "stable", "e.v1\nx"), AL_EPARSE);
+	CU_ASSERT_PTR_NULL(strchr(al_error_message(), '\n'));
+	al_error_clear();
+}
+
 int main(void)
 {
 	CU_TestInfo tests[] = {
@@ -257,6 +313,8 @@ int main(void)
 	     test_name__failed_list_lines_hold},
 	    {"test_name__helm_index_keeps_only_names",
 	     test_name__helm_index_keeps_only_names},
+	    {"test_name__catalog_names_checked",
+	     test_name__catalog_names_checked},
 	    CU_TEST_INFO_NULL,
 	};
 	return al_test_run("name", tests);

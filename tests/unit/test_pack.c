@@ -242,6 +242,7 @@ static int do_unpack(const char *store, const char *dir, const char *trust, al_u
 
 	memset(&o, 0, sizeof(o));
 	o.trust_key = trust;
+	o.accept_untrusted = trust == NULL; /* as before the quarantine */
 	if ((rc = al_store_open(&s, store, &so)) < 0)
 		return rc;
 	rc = al_pack_unpack(s, dir, &o, res);
@@ -971,6 +972,139 @@ static void trust_teardown(trust_fixture *f)
 	free(f->real);
 	free(f->evil);
 	free(f->forged);
+}
+
+/* Unpack without trust_key and without accept_untrusted. */
+static int unpack_quarantine(const char *store, const char *dir, al_unpack_result *res)
+{
+	al_store *s = NULL;
+	al_store_opts so = {.create = 1};
+	int rc;
+
+	if ((rc = al_store_open(&s, store, &so)) < 0)
+		return rc;
+	rc = al_pack_unpack(s, dir, NULL, res);
+	al_store_free(s);
+	return rc;
+}
+
+static int with_store(const char *store, const char *id, const char *trust, int op, al_unpack_result *res)
+{
+	al_store *s = NULL;
+	al_unpack_opts o;
+	int rc;
+
+	memset(&o, 0, sizeof(o));
+	o.trust_key = trust;
+	if ((rc = al_store_open(&s, store, NULL)) < 0)
+		return rc;
+	rc = op == 0 ? al_pack_promote(s, id, &o, res) : al_pack_drop(s, id);
+	al_store_free(s);
+	return rc;
+}
+
+static size_t quarantined_count(const char *store)
+{
+	al_store *s = NULL;
+	al_store_opts ro = {.readonly = 1};
+	al_quarantined *q = NULL;
+	size_t n = 0;
+
+	if (al_store_open(&s, store, &ro) < 0 || al_pack_quarantine_list(s, &q, &n) < 0)
+		n = (size_t)-1;
+	al_pack_quarantine_list_free(q, n == (size_t)-1 ? 0 : n);
+	al_store_free(s);
+	return n;
+}
+
+/* Issue 24 item 4: the forged pack (another signature-1, the tag on other
+ * bytes) unpacked without trust lands in the quarantine: the store's tag,
+ * signature and index stay as the trusted import left them. */
+static void test_pack__untrusted_import_is_quarantined(void)
+{
+	trust_fixture f;
+	al_unpack_result ur;
+	char *far = fresh("far"), *before = NULL, *after = NULL, *sig = NULL;
+
+	memset(&ur, 0, sizeof(ur));
+	if (trust_setup(&f) != 0) {
+		CU_FAIL("trust_setup");
+		goto out;
+	}
+	CU_ASSERT_EQUAL(do_unpack(far, f.real, f.pub, &ur), 0);
+	al_unpack_result_clear(&ur);
+	before = tag_of(far, BIG);
+	CU_ASSERT_EQUAL(unpack_quarantine(far, f.forged, &ur), 0);
+	CU_ASSERT_TRUE(ur.quarantined);
+	CU_ASSERT_TRUE(ur.complete);
+	al_unpack_result_clear(&ur);
+	after = tag_of(far, BIG);
+	CU_ASSERT_PTR_NOT_NULL(before);
+	CU_ASSERT_PTR_NOT_NULL(after);
+	if (before != NULL && after != NULL)
+		CU_ASSERT_STRING_EQUAL(before, after);
+	sig = al_sprintf("%s/signatures/sha256=" SIG_HEX "/signature-2", far);
+	CU_ASSERT_EQUAL(al_fs_exists(sig), 0);
+	/* held in the quarantine, listed */
+	CU_ASSERT_EQUAL(quarantined_count(far), 1);
+out:
+	free(sig);
+	free(before);
+	free(after);
+	free(far);
+	trust_teardown(&f);
+}
+
+/* Promotion verifies the saved manifest with the key; drop removes. */
+static void test_pack__promote_needs_the_signing_key(void)
+{
+	trust_fixture f;
+	al_unpack_result ur;
+	char *far = fresh("far"), *far2 = fresh("far"), *got = NULL, *want = NULL, *other = fresh("otherkey"), *opub = NULL;
+
+	memset(&ur, 0, sizeof(ur));
+	if (trust_setup(&f) != 0 || al_pack_keygen(other) != 0) {
+		CU_FAIL("trust_setup");
+		goto out;
+	}
+	opub = al_sprintf("%s.pub", other);
+	CU_ASSERT_EQUAL(unpack_quarantine(far, f.real, &ur), 0);
+	CU_ASSERT_TRUE(ur.quarantined);
+	al_unpack_result_clear(&ur);
+	CU_ASSERT_EQUAL(quarantined_count(far), 1);
+	got = tag_of(far, BIG);
+	CU_ASSERT_STRING_EQUAL(got != NULL ? got : "?", ""); /* not in the store */
+	free(got);
+	CU_ASSERT_EQUAL(with_store(far, f.real_id, NULL, 0, &ur), AL_EINVAL);
+	al_unpack_result_clear(&ur);
+	CU_ASSERT_EQUAL(with_store(far, f.real_id, opub, 0, &ur), AL_EVERIFY);
+	al_unpack_result_clear(&ur);
+	CU_ASSERT_EQUAL(quarantined_count(far), 1);
+	CU_ASSERT_EQUAL(with_store(far, f.real_id, f.pub, 0, &ur), 0);
+	CU_ASSERT_TRUE(ur.complete);
+	al_unpack_result_clear(&ur);
+	CU_ASSERT_EQUAL(quarantined_count(far), 0);
+	got = tag_of(far, BIG);
+	want = tag_of(f.src, BIG);
+	CU_ASSERT_PTR_NOT_NULL(got);
+	if (got != NULL && want != NULL)
+		CU_ASSERT_STRING_EQUAL(got, want);
+	CU_ASSERT_EQUAL(store_clean(far), 1);
+	/* drop */
+	CU_ASSERT_EQUAL(unpack_quarantine(far2, f.forged, &ur), 0);
+	al_unpack_result_clear(&ur);
+	CU_ASSERT_EQUAL(with_store(far2, f.real_id, NULL, 1, NULL), 0);
+	CU_ASSERT_EQUAL(quarantined_count(far2), 0);
+	CU_ASSERT_EQUAL(with_store(far2, f.real_id, NULL, 1, NULL), AL_ENOTFOUND);
+	CU_ASSERT_EQUAL(with_store(far2, "../x", NULL, 1, NULL), AL_EINVAL);
+out:
+	free(got);
+	free(want);
+	free(opub);
+	free(other);
+	free(far);
+	free(far2);
+	trust_teardown(&f);
 }
 
 static void test_pack__untrusted_forged_pack_does_not_preempt_a_trusted_one(void)
@@ -1919,6 +2053,8 @@ int main(void)
 		{"test_pack__refuses_index_entry_with_a_layer_media_type", test_pack__refuses_index_entry_with_a_layer_media_type},
 		{"test_pack__kill9_during_unpack_then_rerun_is_clean", test_pack__kill9_during_unpack_then_rerun_is_clean},
 		{"test_pack__inventory_lists_blobs_signatures_and_packs", test_pack__inventory_lists_blobs_signatures_and_packs},
+		{"test_pack__untrusted_import_is_quarantined", test_pack__untrusted_import_is_quarantined},
+		{"test_pack__promote_needs_the_signing_key", test_pack__promote_needs_the_signing_key},
 		CU_TEST_INFO_NULL,
 	};
 

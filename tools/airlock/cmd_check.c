@@ -3,7 +3,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "airlock/pack.h"
 #include "cli.h"
+#include "cli_esc.h"
 #include "cli_json.h"
 #include "cmd.h"
 
@@ -42,8 +44,12 @@ static const char check_help[] =
     "      --json        the result as JSON (airlock.check/v1, "
     "docs/json.md)\n"
     "  -q, --quiet       only problems and the summary line\n" CLI_LOG_HELP "\n"
-    "Last line: checked I images, B blobs: M missing, C corrupt, U "
+    "Summary line: checked I images, B blobs: M missing, C corrupt, U "
     "unreferenced\n"
+    "then one line per pack held in the quarantine (docs/security.md), not "
+    "in the\n"
+    "store and used by no command until promoted:\n"
+    "  quarantined ID: N images, signed|unsigned: not in the store (...)\n"
     "Exit status: 0 clean (unreferenced blobs do not count), 1 anything "
     "missing,\n"
     "corrupt or invalid, 2 usage error, 3 the check could not run.\n";
@@ -129,6 +135,44 @@ static void json_result(const al_check_result *res, int gc)
 	                      res->invalid == 0);
 }
 
+/*
+ * The packs quarantined in the store (docs/security.md "Untrusted
+ * imports"): not store problems, so no exit code, but named with what to
+ * do about them. --json: the "quarantined" array.
+ */
+static int show_quarantine(al_store *store)
+{
+	al_quarantined *q = NULL;
+	size_t n = 0, i, j;
+	int rc;
+
+	if ((rc = al_pack_quarantine_list(store, &q, &n)) < 0)
+		return rc;
+	if (cli_json_active()) {
+		json_t *arr =
+		    cli_json_set_array(cli_json_root(), "quarantined");
+		for (i = 0; i < n; i++) {
+			json_t *o = cli_json_append_object(arr), *imgs;
+			cli_json_set_str(o, "id", q[i].id);
+			cli_json_set_bool(o, "complete", q[i].complete);
+			cli_json_set_bool(o, "signed", q[i].signed_);
+			imgs = cli_json_set_array(o, "images");
+			for (j = 0; j < q[i].nimages; j++)
+				cli_json_append_str(imgs, q[i].images[j]);
+		}
+	}
+	for (i = 0; i < n && !cli_json_active(); i++)
+		printf("quarantined %s: %zu images, %s%s: not in the store "
+		       "(airlock unpack --promote %s --trust PUBKEY, or --drop "
+		       "%s)\n",
+		       cli_esc(q[i].id), q[i].nimages,
+		       q[i].signed_ ? "signed" : "unsigned",
+		       q[i].complete ? "" : ", import incomplete",
+		       cli_esc(q[i].id), cli_esc(q[i].id));
+	al_pack_quarantine_list_free(q, n);
+	return 0;
+}
+
 int cmd_check(int argc, char **argv)
 {
 	static const struct option longopts[] = {
@@ -198,6 +242,10 @@ int cmd_check(int argc, char **argv)
 		code = EXIT_VERIFY;
 	if (json) {
 		json_result(&res, ctx.gc);
+		if ((rc = show_quarantine(store)) < 0)
+			code =
+			    cli_fail(rc, "cannot list the quarantine of '%s'",
+			             store_path);
 		goto out;
 	}
 	printf("checked %llu images, %llu blobs: %llu missing, %llu corrupt, "
@@ -213,6 +261,9 @@ int cmd_check(int argc, char **argv)
 		       (unsigned long long)res.removed,
 		       (unsigned long long)res.bytes_removed);
 	printf("\n");
+	if ((rc = show_quarantine(store)) < 0)
+		code = cli_fail(rc, "cannot list the quarantine of '%s'",
+		                store_path);
 out:
 	al_store_free(store);
 	return code;

@@ -13,12 +13,19 @@ enum {
 	OPT_STORE = OPT_COMMAND_BASE,
 	OPT_TRUST,
 	OPT_ALLOW_ROLLBACK,
-	OPT_NO_SPACE_CHECK
+	OPT_NO_SPACE_CHECK,
+	OPT_ACCEPT_UNTRUSTED,
+	OPT_PROMOTE,
+	OPT_DROP
 };
 
 static const char unpack_help[] =
-    "usage: airlock unpack DIR --store STORE [--trust PUBKEY] "
-    "[--allow-rollback]\n"
+    "usage: airlock unpack DIR --store STORE [--trust PUBKEY | "
+    "--accept-untrusted]\n"
+    "                      [--allow-rollback]\n"
+    "       airlock unpack --promote ID --store STORE (--trust PUBKEY | "
+    "--accept-untrusted)\n"
+    "       airlock unpack --drop ID --store STORE\n"
     "\n"
     "Import the pack in DIR (its manifest airlock-<id>.json and any of its "
     "volumes)\n"
@@ -40,6 +47,16 @@ static const char unpack_help[] =
     "the\n"
     "volume and entry; nothing is ever written outside STORE.\n"
     "\n"
+    "Without --trust, the pack goes to the store's quarantine\n"
+    "(STORE/airlock/quarantine/ID): no command uses it there, and it cannot "
+    "replace\n"
+    "or shadow a tag, signature or record of the store. 'airlock check' and\n"
+    "'airlock inventory' list it; --promote ID with the key that signed it "
+    "moves it\n"
+    "into the store, --drop ID removes it. A --trust import of the same pack "
+    "id\n"
+    "removes its quarantine.\n"
+    "\n"
     "Options:\n"
     "      --store STORE       the store to import into\n"
     "      --trust PUBKEY      the manifest must carry a valid Ed25519 "
@@ -47,6 +64,15 @@ static const char unpack_help[] =
     "                          (airlock-<id>.json.sig) by this public key "
     "(PEM);\n"
     "                          otherwise nothing is imported\n"
+    "      --accept-untrusted  import a pack no key verified into the store "
+    "itself\n"
+    "                          (recorded untrusted), not into the "
+    "quarantine\n"
+    "      --promote ID        move the quarantined pack ID into the store "
+    "(its\n"
+    "                          manifest must verify with --trust "
+    "PUBKEY)\n"
+    "      --drop ID           remove the quarantined pack ID\n"
     "      --allow-rollback    let a pack older than one imported before "
     "(by the\n"
     "                          manifest's sequence) move tags "
@@ -60,6 +86,9 @@ static const char unpack_help[] =
     "Output: one line on stdout:\n"
     "  unpacked ID: E entries imported, P already present, T images added to "
     "the index\n"
+    "  quarantined ID: E entries imported, P already present, T images held "
+    "in quarantine\n"
+    "  dropped ID\n"
     "or, while volumes are missing, one line per missing volume:\n"
     "  missing VOLUME\n"
     "Exit status: 0 the pack is imported, 1 refused (signature, damaged or "
@@ -79,6 +108,7 @@ static void json_result(const char *store_path, const char *dir,
 	cli_json_set_str(root, "id", res->id);
 	cli_json_set_bool(root, "complete", res->complete);
 	cli_json_set_bool(root, "already", res->already);
+	cli_json_set_bool(root, "quarantined", res->quarantined);
 	cli_json_set_u64(root, "volumes_total", res->volumes_total);
 	cli_json_set_u64(root, "volumes_read", res->volumes_read);
 	cli_json_set_u64(root, "entries_imported", res->entries_imported);
@@ -99,10 +129,14 @@ int cmd_unpack(int argc, char **argv)
 	    {"allow-rollback", no_argument, NULL, OPT_ALLOW_ROLLBACK},
 	    CLI_JSON_OPTION,
 	    {"no-space-check", no_argument, NULL, OPT_NO_SPACE_CHECK},
+	    {"accept-untrusted", no_argument, NULL, OPT_ACCEPT_UNTRUSTED},
+	    {"promote", required_argument, NULL, OPT_PROMOTE},
+	    {"drop", required_argument, NULL, OPT_DROP},
 	    CLI_LOCAL_OPTIONS,
 	    {NULL, 0, NULL, 0},
 	};
-	const char *store_path = NULL, *dir = NULL;
+	const char *store_path = NULL, *dir = NULL, *promote = NULL,
+	           *drop = NULL;
 	al_store *store = NULL;
 	al_store_opts so = {.create = 1};
 	al_unpack_opts uo;
@@ -136,16 +170,45 @@ int cmd_unpack(int argc, char **argv)
 		case OPT_NO_SPACE_CHECK:
 			uo.no_space_check = 1;
 			break;
+		case OPT_ACCEPT_UNTRUSTED:
+			uo.accept_untrusted = 1;
+			break;
+		case OPT_PROMOTE:
+			promote = optarg;
+			break;
+		case OPT_DROP:
+			drop = optarg;
+			break;
 		default:
 			return EXIT_USAGE;
 		}
 	}
 	if (store_path == NULL)
 		return cli_usage_error("unpack", "--store STORE is required");
-	if (argc - optind != 1)
+	if (uo.trust_key != NULL && uo.accept_untrusted)
+		return cli_usage_error(
+		    "unpack",
+		    "--trust and --accept-untrusted exclude each other");
+	if (promote != NULL && drop != NULL)
+		return cli_usage_error(
+		    "unpack", "--promote and --drop exclude each other");
+	if (promote != NULL || drop != NULL) {
+		if (argc - optind != 0)
+			return cli_usage_error("unpack",
+			                       "--promote and --drop take no "
+			                       "pack directory");
+		if (promote != NULL && uo.trust_key == NULL &&
+		    !uo.accept_untrusted)
+			return cli_usage_error("unpack",
+			                       "--promote needs --trust PUBKEY "
+			                       "(or --accept-untrusted)");
+		dir = promote != NULL ? promote : drop;
+	} else if (argc - optind != 1) {
 		return cli_usage_error("unpack",
 		                       "give exactly one pack directory");
-	dir = argv[optind];
+	} else {
+		dir = argv[optind];
+	}
 	if (json && cli_json_begin("unpack") < 0)
 		return EXIT_RUNTIME;
 	c.offline = 1;
@@ -155,13 +218,31 @@ int cmd_unpack(int argc, char **argv)
 		code = cli_fail(rc, "cannot open store '%s'", store_path);
 		goto out;
 	}
+	if (drop != NULL) {
+		if ((rc = al_pack_drop(store, drop)) < 0) {
+			code = cli_fail(rc, "cannot drop '%s'", drop);
+			goto out;
+		}
+		if (json) {
+			json_t *root = cli_json_root();
+			cli_json_set_str(root, "store", store_path);
+			cli_json_set_str(root, "dropped", drop);
+		} else {
+			printf("dropped %s\n", cli_esc(drop));
+		}
+		goto out;
+	}
 	uo.progress = cli_progress;
 	uo.progress_ud = &c;
 	uo.cancel = c.cancel;
-	rc = al_unpack(store, dir, &uo, &res);
+	if (promote != NULL)
+		rc = al_pack_promote(store, promote, &uo, &res);
+	else
+		rc = al_unpack(store, dir, &uo, &res);
 	cli_progress_done(&c);
 	if (rc < 0) {
-		code = cli_fail(rc, "cannot unpack '%s'", dir);
+		code = cli_fail(rc, "cannot %s '%s'",
+		                promote != NULL ? "promote" : "unpack", dir);
 		goto out;
 	}
 	if (json)
@@ -182,7 +263,14 @@ int cmd_unpack(int argc, char **argv)
 			       cli_esc(res.id), cli_esc(store_path));
 		goto out;
 	}
-	if (!json)
+	if (!json && res.quarantined)
+		printf("quarantined %s: %llu entries imported, %llu already "
+		       "present, %llu images held in quarantine\n",
+		       cli_esc(res.id),
+		       (unsigned long long)res.entries_imported,
+		       (unsigned long long)res.entries_present,
+		       (unsigned long long)res.images_tagged);
+	else if (!json)
 		printf("unpacked %s: %llu entries imported, %llu already "
 		       "present, %llu "
 		       "images added to the index\n",
@@ -190,6 +278,13 @@ int cmd_unpack(int argc, char **argv)
 		       (unsigned long long)res.entries_imported,
 		       (unsigned long long)res.entries_present,
 		       (unsigned long long)res.images_tagged);
+	if (res.quarantined)
+		cli_warn(
+		    "pack '%s' is not verified by a key given with "
+		    "--trust: it is quarantined, not in the store; promote "
+		    "it with 'airlock unpack --promote %s --store STORE "
+		    "--trust PUBKEY' or drop it with '--drop %s'",
+		    res.id, res.id, res.id);
 	if (res.images_incomplete > 0) {
 		cli_error("%llu images of pack '%s' lack blobs in this store "
 		          "and were left out of the index "
