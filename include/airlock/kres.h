@@ -58,6 +58,28 @@ AL_EXPORT int al_kres_location_valid(const char *s, int source);
 AL_EXPORT int al_kres_mirrorsets(al_buf *out, const al_mirror_map *maps,
                                  size_t n, const char *name, int flags);
 
+/*
+ * oc-mirror v2's mirror sets (clusterresources IDMS_ITMSGenerator,
+ * generateIDMS, generateITMS, writeMirrorSet): one object per category,
+ * named "idms-<category>-0" (tag: "itms-<category>-0"), categories in
+ * the order release, operator, generic, each with the annotations
+ * createdAt (created_at, RFC 3339), createdBy ("airlock") and
+ * oc-mirror_version (airlock's version), and one entry per source
+ * (sources sorted, mirrors in first-seen order, duplicates dropped);
+ * every document preceded by "---", keys in the order sigs.k8s.io/yaml
+ * writes them. maps[i] is in category categories[i] ("release",
+ * "operator", "generic"); tag 0 writes the entries with by_digest (an
+ * ImageDigestMirrorSet), tag 1 those with by_tag (an
+ * ImageTagMirrorSet). Nothing is written when no entry qualifies.
+ * AL_EINVAL for a location the CRDs refuse (al_kres_location_valid) or
+ * an unknown category; AL_ELIMIT, AL_ENOMEM.
+ */
+AL_EXPORT int al_kres_mirrorsets_ocmirror(al_buf *out,
+                                          const al_mirror_map *maps,
+                                          const char *const *categories,
+                                          size_t n, int tag,
+                                          const char *created_at);
+
 /* Flag for the signature ConfigMap functions: JSON (as `oc adm release
  * mirror` writes it) instead of YAML. */
 #define AL_KRES_JSON 2
