@@ -164,10 +164,11 @@ AL_EXPORT int al_kres_configmaps_write(const al_kres_configmaps *c, al_buf *out,
  * spec.releases the repository the release images were pushed to
  * ("HOST[:PORT]/PATH", no tag or digest) and spec.graphDataImage the
  * pushed graph-data image, as oc-mirror v2's UpdateServiceGenerator
- * writes it (no namespace: apply it in the operator's). AL_EINVAL for an
+ * writes it, in namespace AL_KRES_UPDATESERVICE_NAMESPACE. AL_EINVAL for an
  * empty argument, a releases with a tag or digest, replicas < 1;
  * AL_ELIMIT, AL_ENOMEM.
  */
+#define AL_KRES_UPDATESERVICE_NAMESPACE "openshift-update-service"
 AL_EXPORT int al_kres_updateservice(al_buf *out, const char *name,
                                     const char *releases,
                                     const char *graph_image, int replicas);

@@ -101,20 +101,25 @@ static char *release_repository(al_store *store, const cli_cr_opts *o,
                                 int *code)
 {
 	al_store_release *list = NULL;
+	al_layout *l = NULL;
 	size_t n = 0, i, others = 0;
 	char *first = NULL;
 	int rc;
 
-	if ((rc = al_store_releases_list(store, &list, &n)) < 0) {
+	if ((rc = al_store_releases_list(store, &list, &n)) < 0 ||
+	    (rc = al_layout_open(&l, store, o->layout)) < 0) {
 		*code = cli_fail(rc, "cannot read the releases of store '%s'",
 		                 al_store_path(store));
+		al_store_releases_free(list, n);
 		return NULL;
 	}
 	for (i = 0; i < n; i++) {
 		char *repo = NULL, *ref = NULL;
 
+		/* where push put it (oc-mirror's layout: its
+		 * openshift/release-images, UpdateServiceGenerator) */
 		if (list[i].source == NULL ||
-		    al_push_target_nested(list[i].source, o->dest,
+		    al_push_target_layout(l, list[i].source, o->dest,
 		                          o->max_nested, &repo, &ref) < 0) {
 			al_error_clear();
 			continue;
@@ -127,6 +132,7 @@ static char *release_repository(al_store *store, const cli_cr_opts *o,
 		others += strcmp(first, repo) != 0;
 		free(repo);
 	}
+	al_layout_free(l);
 	al_store_releases_free(list, n);
 	if (first == NULL) {
 		cli_error("the store '%s' holds a graph image but no release "
