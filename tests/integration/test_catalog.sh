@@ -63,9 +63,9 @@ PY' _ "$T/bundle"
 al_check "the store checks clean after the rebuild" "$AIRLOCK" check --store "$S"
 
 al_check "CatalogSource written" grep -q "image: 127.0.0.1:5000/mirror/example/catalog:v1-filtered" \
-	"$T/res/catalogSource-cs-catalog-v1-filtered.yaml"
+	"$T/res/cs-catalog-v1-filtered.yaml"
 al_check "ClusterCatalog written" grep -q "ref: 127.0.0.1:5000/mirror/example/catalog:v1-filtered" \
-	"$T/res/clusterCatalog-cc-catalog-v1-filtered.yaml"
+	"$T/res/cc-catalog-v1-filtered.yaml"
 
 # a second run is deterministic: the same rebuilt digest
 d1=$(python3 -c 'import json,sys; print([m["digest"] for m in json.load(open(sys.argv[1]))["manifests"] if m["annotations"]["org.opencontainers.image.ref.name"].endswith("v1-filtered")][0])' "$S/index.json")
