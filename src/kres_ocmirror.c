@@ -7,6 +7,7 @@
 #include "airlock/buf.h"
 #include "airlock/common.h"
 #include "airlock/error.h"
+#include "airlock/digest.h"
 #include "airlock/kres.h"
 
 static const char *const categories_order[] = {"release", "operator",
@@ -124,5 +125,91 @@ int al_kres_mirrorsets_ocmirror(al_buf *out, const al_mirror_map *maps,
 		rc = emit_one(out, categories_order[c], p, np, tag, created_at);
 	}
 	free(p);
+	return rc;
+}
+
+typedef struct sigkey {
+	char *key;   /* sha256-<hex>-<n> */
+	char *value; /* base64 */
+} sigkey;
+
+static int cmp_sigkey(const void *a, const void *b)
+{
+	return strcmp(((const sigkey *)a)->key, ((const sigkey *)b)->key);
+}
+
+int al_kres_signatures_ocmirror(al_buf *out, const al_digest *releases,
+                                const uint8_t *const *sigs, const size_t *lens,
+                                size_t n, int flags, const char *created_at)
+{
+	sigkey *k = NULL;
+	size_t i;
+	int rc = 0;
+
+	if (out == NULL || releases == NULL || sigs == NULL || lens == NULL ||
+	    n == 0 || created_at == NULL)
+		return al_error_set(AL_EINVAL, "signature ConfigMap: nothing "
+		                               "to write");
+	for (i = 0; i < n; i++)
+		if (sigs[i] == NULL || lens[i] == 0)
+			return al_error_set(AL_EINVAL,
+			                    "signature ConfigMap: empty "
+			                    "signature %zu",
+			                    i + 1);
+	if ((k = calloc(n, sizeof(*k))) == NULL)
+		return al_error_oom();
+	for (i = 0; i < n; i++) {
+		char hex[AL_DIGEST_STRMAX];
+
+		al_digest_hex(&releases[i], hex);
+		/* configMapBinaryDataIndexFormat "sha256-%s-%d", the index
+		 * counting releases */
+		k[i].key = al_sprintf("sha256-%s-%zu", hex, i + 1);
+		k[i].value = al_base64_encode(sigs[i], lens[i]);
+		if (k[i].key == NULL || k[i].value == NULL) {
+			rc = al_error_oom();
+			goto out;
+		}
+	}
+	/* Go writes a map's keys sorted, in JSON and YAML */
+	qsort(k, n, sizeof(*k), cmp_sigkey);
+	if (flags & AL_KRES_JSON) {
+		/* json.Marshal of cm.ConfigMap: TypeMeta (kind, apiVersion)
+		 * inline, then metadata, then binaryData */
+		rc = al_buf_printf(
+		    out,
+		    "{\"kind\":\"ConfigMap\",\"apiVersion\":\"v1\","
+		    "\"metadata\":{\"name\":\"%s\",\"namespace\":\"%s\","
+		    "\"labels\":{\"%s\":\"\"},\"annotations\":{\"createdAt\":"
+		    "\"%s\",\"createdBy\":\"airlock\",\"oc-mirror_version\":"
+		    "\"%s\"}},\"binaryData\":{",
+		    AL_KRES_OCMIRROR_CONFIGMAP, AL_KRES_SIGNATURE_NAMESPACE,
+		    AL_KRES_SIGNATURE_LABEL, created_at, al_version());
+		for (i = 0; rc == 0 && i < n; i++)
+			rc = al_buf_printf(out, "%s\"%s\":\"%s\"",
+			                   i > 0 ? "," : "", k[i].key,
+			                   k[i].value);
+		if (rc == 0)
+			rc = al_buf_puts(out, "}}");
+		goto out;
+	}
+	rc = al_buf_puts(out, "apiVersion: v1\nbinaryData:\n");
+	for (i = 0; rc == 0 && i < n; i++)
+		rc = al_buf_printf(out, "  %s: %s\n", k[i].key, k[i].value);
+	if (rc == 0)
+		rc = al_buf_printf(
+		    out,
+		    "kind: ConfigMap\nmetadata:\n  annotations:\n"
+		    "    createdAt: \"%s\"\n    createdBy: airlock\n"
+		    "    oc-mirror_version: %s\n  labels:\n    %s: \"\"\n"
+		    "  name: %s\n  namespace: %s\n",
+		    created_at, al_version(), AL_KRES_SIGNATURE_LABEL,
+		    AL_KRES_OCMIRROR_CONFIGMAP, AL_KRES_SIGNATURE_NAMESPACE);
+out:
+	for (i = 0; i < n; i++) {
+		free(k[i].key);
+		free(k[i].value);
+	}
+	free(k);
 	return rc;
 }

@@ -115,6 +115,27 @@ AL_EXPORT int al_kres_signature_configmap(al_buf *out, const al_digest *release,
 AL_EXPORT char *al_kres_signature_configmap_filename(const al_digest *release,
                                                      int flags);
 
+/* oc-mirror v2's one signature ConfigMap (clusterresources const.go). */
+#define AL_KRES_OCMIRROR_CONFIGMAP "mirrored-release-signatures"
+
+/*
+ * oc-mirror v2's signature ConfigMap (clusterresources
+ * GenerateSignatureConfigMap): one ConfigMap AL_KRES_OCMIRROR_CONFIGMAP in
+ * AL_KRES_SIGNATURE_NAMESPACE, labelled AL_KRES_SIGNATURE_LABEL, with the
+ * annotations createdAt (created_at), createdBy ("airlock") and
+ * oc-mirror_version, and one signature per release: binaryData
+ * "sha256-<hex of releases[i]>-<i + 1>" = base64 of sigs[i]. YAML as
+ * sigs.k8s.io/yaml writes it (keys sorted; signature-configmap.yaml), or
+ * with AL_KRES_JSON compact JSON in Go's field order, without a newline
+ * (json.Marshal; signature-configmap.json). n at least 1 and every
+ * signature non-empty (AL_EINVAL); AL_ELIMIT, AL_ENOMEM.
+ */
+AL_EXPORT int al_kres_signatures_ocmirror(al_buf *out,
+                                          const al_digest *releases,
+                                          const uint8_t *const *sigs,
+                                          const size_t *lens, size_t n,
+                                          int flags, const char *created_at);
+
 /*
  * A list of signature ConfigMaps, for writing many releases' ConfigMaps
  * one at a time or as one stream. Not thread-safe: one thread at a time

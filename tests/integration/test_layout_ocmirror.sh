@@ -42,6 +42,34 @@ done
 al_check "no airlock-named mirror sets beside them" \
 	bash -c '! ls "$1" | grep -q airlock' _ "$T/cr"
 
+# the bundled sample release, signed: oc-mirror's one signature ConfigMap
+samples=$AL_SOURCE_DIR/samples
+al_run "$T/out" "$T/err" "$AIRLOCK" mirror --config "$samples/imageset.yaml" --store "$T/samples" \
+	--cluster-resources "$T/crs" --registry myregistry/mynamespace
+cat "$T/err"
+al_check "samples with --cluster-resources: exit 0" test "$AL_RC" = 0
+al_check "signature-configmap.yaml and .json (oc-mirror's files), no per-release file" \
+	bash -c 'test -s "$1/signature-configmap.yaml" && test -s "$1/signature-configmap.json" && ! ls "$1" | grep -q "^signature-sha256"' _ "$T/crs"
+al_check "the ConfigMap is oc-mirror's: its name, namespace, label, annotations, key sha256-<hex>-1 holding the signature" \
+	python3 - "$T/crs" "$samples/signatures" <<'PY'
+import base64, json, os, sys, yaml
+d, sigdir = sys.argv[1], sys.argv[2]
+y = yaml.safe_load(open(os.path.join(d, "signature-configmap.yaml")))
+j = json.load(open(os.path.join(d, "signature-configmap.json")))
+for cm in (y, j):
+    assert cm["apiVersion"] == "v1" and cm["kind"] == "ConfigMap", cm
+    md = cm["metadata"]
+    assert md["name"] == "mirrored-release-signatures", md
+    assert md["namespace"] == "openshift-config-managed", md
+    assert md["labels"] == {"release.openshift.io/verification-signatures": ""}, md
+    assert sorted(md["annotations"]) == ["createdAt", "createdBy", "oc-mirror_version"], md
+    (sub,) = os.listdir(sigdir)
+    hexd = sub.split("=", 1)[1]
+    want = open(os.path.join(sigdir, sub, "signature-1"), "rb").read()
+    assert list(cm["binaryData"]) == ["sha256-%s-1" % hexd], cm["binaryData"].keys()
+    assert base64.b64decode(cm["binaryData"]["sha256-%s-1" % hexd]) == want
+PY
+
 # mirrorsets --layout source: one object named airlock, source paths
 al_run "$T/src.yaml" "$T/err" "$AIRLOCK" mirrorsets --store "$store" \
 	--registry myregistry/mynamespace --layout source -o -

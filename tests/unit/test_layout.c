@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "airlock/buf.h"
+#include "airlock/digest.h"
 #include "airlock/error.h"
 #include "airlock/fs.h"
 #include "airlock/kres.h"
@@ -256,6 +257,74 @@ static void test_layout__mirrorsets_like_ocmirror(void)
 	al_buf_free(&want);
 }
 
+/* GenerateSignatureConfigMap: one ConfigMap, a key per release counting
+ * from 1, keys sorted as Go writes a map. */
+static void test_layout__signature_configmap_like_ocmirror(void)
+{
+	al_digest d[2];
+	const uint8_t *sigs[2] = {(const uint8_t *)"sig-a",
+	                          (const uint8_t *)"sig-b"};
+	size_t lens[2] = {5, 5};
+	al_buf b = AL_BUF_INIT(1 << 16);
+	const char *y;
+	char *want;
+
+	CU_ASSERT_EQUAL(
+	    al_digest_parse_str(&d[0], "sha256:"
+	                               "ffff00000000000000000000000000000000000"
+	                               "0000000000000000000000000"),
+	    0);
+	CU_ASSERT_EQUAL(
+	    al_digest_parse_str(&d[1], "sha256:"
+	                               "000000000000000000000000000000000000000"
+	                               "0000000000000000000000000"),
+	    0);
+	CU_ASSERT_EQUAL(al_kres_signatures_ocmirror(&b, d, sigs, lens, 2, 0,
+	                                            "2024-01-02T03:04:05Z"),
+	                0);
+	CU_ASSERT_EQUAL(al_buf_puts(&b, ""), 0);
+	y = (const char *)b.ptr;
+	want = al_sprintf(
+	    "apiVersion: v1\nbinaryData:\n  "
+	    "sha256-"
+	    "0000000000000000000000000000000000000000000000000000000000000000-"
+	    "2: c2lnLWI=\n  "
+	    "sha256-"
+	    "ffff000000000000000000000000000000000000000000000000000000000000-"
+	    "1: c2lnLWE=\nkind: ConfigMap\nmetadata:\n  annotations:\n    "
+	    "createdAt: \"2024-01-02T03:04:05Z\"\n    createdBy: airlock\n    "
+	    "oc-mirror_version: %s\n",
+	    al_version());
+	CU_ASSERT(y != NULL && want != NULL &&
+	          strncmp(y, want, strlen(want)) == 0);
+	free(want);
+	CU_ASSERT(y != NULL &&
+	          strstr(y, "  name: mirrored-release-signatures\n"
+	                    "  namespace: openshift-config-managed\n") != NULL);
+	al_buf_reset(&b);
+	CU_ASSERT_EQUAL(al_kres_signatures_ocmirror(&b, d, sigs, lens, 1,
+	                                            AL_KRES_JSON,
+	                                            "2024-01-02T03:04:05Z"),
+	                0);
+	CU_ASSERT_EQUAL(al_buf_puts(&b, ""), 0);
+	CU_ASSERT(b.ptr != NULL &&
+	          strncmp((const char *)b.ptr,
+	                  "{\"kind\":\"ConfigMap\",\"apiVersion\":\"v1\","
+	                  "\"metadata\":{\"name\":\"mirrored-release-"
+	                  "signatures\"",
+	                  60) == 0);
+	CU_ASSERT(b.ptr != NULL &&
+	          al_str_endswith((const char *)b.ptr, "-1\":\"c2lnLWE=\"}}"));
+	lens[1] = 0;
+	CU_ASSERT_EQUAL(al_kres_signatures_ocmirror(&b, d, sigs, lens, 2, 0,
+	                                            "2024-01-02T03:04:05Z"),
+	                AL_EINVAL);
+	CU_ASSERT_EQUAL(al_kres_signatures_ocmirror(&b, d, sigs, lens, 0, 0,
+	                                            "2024-01-02T03:04:05Z"),
+	                AL_EINVAL);
+	al_buf_free(&b);
+}
+
 int main(void)
 {
 	CU_TestInfo tests[] = {
@@ -264,6 +333,8 @@ int main(void)
 	    {"test_layout__scope", test_layout__scope},
 	    {"test_layout__mirrorsets_like_ocmirror",
 	     test_layout__mirrorsets_like_ocmirror},
+	    {"test_layout__signature_configmap_like_ocmirror",
+	     test_layout__signature_configmap_like_ocmirror},
 	    CU_TEST_INFO_NULL,
 	};
 	return al_test_run("layout", tests);

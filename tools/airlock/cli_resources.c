@@ -459,6 +459,83 @@ int cli_cr_put_file(const cli_cr_opts *o, const char *file, const al_buf *b,
 	return put_file(o, file, b, files);
 }
 
+/* oc-mirror v2's one ConfigMap (GenerateSignatureConfigMap): the first
+ * signature of each release with signatures, YAML and JSON. */
+static int write_ocmirror_configmap(al_store *store, const cli_cr_opts *o,
+                                    const al_store_release *list, size_t n,
+                                    json_t *files)
+{
+	al_sig_list *sigs = NULL;
+	al_digest *ds = NULL;
+	const uint8_t **ptrs = NULL;
+	size_t *lens = NULL, i, k = 0;
+	al_buf b = AL_BUF_INIT(CR_MAX_OUTPUT);
+	char *now = NULL;
+	int rc, code = EXIT_OK;
+
+	sigs = calloc(n + 1, sizeof(*sigs));
+	ds = calloc(n + 1, sizeof(*ds));
+	ptrs = calloc(n + 1, sizeof(*ptrs));
+	lens = calloc(n + 1, sizeof(*lens));
+	if (sigs == NULL || ds == NULL || ptrs == NULL || lens == NULL ||
+	    (now = al_clock_rfc3339_now()) == NULL) {
+		code = cli_fail(AL_ENOMEM, "out of memory");
+		goto out;
+	}
+	for (i = 0; i < n; i++) {
+		if ((list[i].verified != AL_STORE_VERIFIED &&
+		     list[i].verified != AL_STORE_UNVERIFIED) ||
+		    !list[i].has_digest)
+			continue; /* no signatures were looked for */
+		if ((rc = al_sig_store_load(store, &list[i].digest, &sigs[k])) <
+		    0) {
+			code = cli_worst(code,
+			                 cli_fail(rc,
+			                          "release %s: cannot read its "
+			                          "signatures",
+			                          list[i].version != NULL
+			                              ? list[i].version
+			                              : "?"));
+			continue;
+		}
+		if (sigs[k].n == 0)
+			continue;
+		ds[k] = list[i].digest;
+		ptrs[k] = sigs[k].items[0].data;
+		lens[k] = sigs[k].items[0].len;
+		k++;
+	}
+	if (k == 0)
+		goto out; /* oc-mirror writes no empty ConfigMap */
+	if ((rc = al_kres_signatures_ocmirror(&b, ds, ptrs, lens, k, 0, now)) <
+	    0) {
+		code = cli_worst(code, cli_fail(rc, "cannot write the "
+		                                    "ConfigMap"));
+		goto out;
+	}
+	code =
+	    cli_worst(code, put_file(o, "signature-configmap.yaml", &b, files));
+	al_buf_reset(&b);
+	if ((rc = al_kres_signatures_ocmirror(&b, ds, ptrs, lens, k,
+	                                      AL_KRES_JSON, now)) < 0)
+		code = cli_worst(code, cli_fail(rc, "cannot write the "
+		                                    "ConfigMap"));
+	else
+		code = cli_worst(
+		    code, put_file(o, "signature-configmap.json", &b, files));
+out:
+	if (sigs != NULL)
+		for (i = 0; i < n; i++)
+			al_sig_list_clear(&sigs[i]);
+	free(sigs);
+	free(ds);
+	free(ptrs);
+	free(lens);
+	free(now);
+	al_buf_free(&b);
+	return code;
+}
+
 /* The signature ConfigMaps of every release with signatures. */
 static int write_configmaps(al_store *store, const cli_cr_opts *o,
                             json_t *files)
@@ -472,6 +549,10 @@ static int write_configmaps(al_store *store, const cli_cr_opts *o,
 	if ((rc = al_store_releases_list(store, &list, &n)) < 0)
 		return cli_fail(rc, "cannot read the releases of store '%s'",
 		                al_store_path(store));
+	if (o->layout == AL_LAYOUT_OC_MIRROR) {
+		code = write_ocmirror_configmap(store, o, list, n, files);
+		goto out;
+	}
 	if ((rc = al_kres_configmaps_new(&cms)) < 0) {
 		code = cli_fail(rc, "out of memory");
 		goto out;
