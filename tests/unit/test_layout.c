@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "airlock/buf.h"
+#include "airlock/catalog.h"
 #include "airlock/digest.h"
 #include "airlock/error.h"
 #include "airlock/fs.h"
@@ -325,6 +326,64 @@ static void test_layout__signature_configmap_like_ocmirror(void)
 	al_buf_free(&b);
 }
 
+/* Compare out (normalised) with tests/data/ocmirror-resources/file. */
+static void same_as_fixture(al_buf *out, const char *file)
+{
+	al_buf want = AL_BUF_INIT(1 << 20);
+	char *path = al_sprintf("%s/tests/data/ocmirror-resources/%s",
+	                        al_test_source_dir(), file);
+	char *got = NULL;
+
+	CU_ASSERT_EQUAL(al_buf_puts(out, ""), 0);
+	CU_ASSERT_EQUAL(al_fs_read_file(path, &want), 0);
+	CU_ASSERT_EQUAL(al_buf_puts(&want, ""), 0);
+	if (out->ptr != NULL)
+		got = normalise((const char *)out->ptr);
+	CU_ASSERT(got != NULL && want.ptr != NULL &&
+	          strcmp(got, (const char *)want.ptr) == 0);
+	if (got != NULL && want.ptr != NULL &&
+	    strcmp(got, (const char *)want.ptr) != 0)
+		fprintf(stderr, "%s: got:\n%s\n", file, got);
+	free(got);
+	free(path);
+	al_buf_free(&want);
+}
+
+/* TestCatalogSourceGenerator, TestClusterCatalogGenerator. */
+static void test_layout__catalog_resources_like_ocmirror(void)
+{
+	const char *img =
+	    "myregistry/mynamespace/redhat/redhat-operator-index:v4.15";
+	char *cs = al_catalog_resource_name("cs", img);
+	char *cc = al_catalog_resource_name("cc", img);
+	al_buf b = AL_BUF_INIT(1 << 16);
+
+	CU_ASSERT_PTR_NOT_NULL(cs);
+	CU_ASSERT_PTR_NOT_NULL(cc);
+	if (cs != NULL && cc != NULL) {
+		CU_ASSERT_STRING_EQUAL(cs, "cs-redhat-operator-index-v4-15");
+		CU_ASSERT_EQUAL(al_catalog_source_yaml_ocmirror(
+		                    &b, cs, img, "2024-01-02T03:04:05Z"),
+		                0);
+		same_as_fixture(&b, "cs-redhat-operator-index-v4-15.yaml");
+		al_buf_reset(&b);
+		CU_ASSERT_EQUAL(al_cluster_catalog_yaml_ocmirror(
+		                    &b, cc, img, "2024-01-02T03:04:05Z"),
+		                0);
+		same_as_fixture(&b, "cc-redhat-operator-index-v4-15.yaml");
+	}
+	al_buf_reset(&b);
+	CU_ASSERT_EQUAL(al_catalog_source_yaml_ocmirror(&b, "a: b", img,
+	                                                "2024-01-02T03:04:05Z"),
+	                AL_EINVAL);
+	CU_ASSERT_EQUAL(
+	    al_cluster_catalog_yaml_ocmirror(&b, "cc-x", "", "2024"),
+	    AL_EINVAL);
+	free(cs);
+	free(cc);
+	al_buf_free(&b);
+}
+
 int main(void)
 {
 	CU_TestInfo tests[] = {
@@ -333,6 +392,8 @@ int main(void)
 	    {"test_layout__scope", test_layout__scope},
 	    {"test_layout__mirrorsets_like_ocmirror",
 	     test_layout__mirrorsets_like_ocmirror},
+	    {"test_layout__catalog_resources_like_ocmirror",
+	     test_layout__catalog_resources_like_ocmirror},
 	    {"test_layout__signature_configmap_like_ocmirror",
 	     test_layout__signature_configmap_like_ocmirror},
 	    CU_TEST_INFO_NULL,

@@ -38,12 +38,18 @@ static int write_catalogs(al_store *store, const cli_cr_opts *o, json_t *files)
 {
 	al_store_catalog *rows = NULL;
 	al_buf b = AL_BUF_INIT(OSUS_MAX_OUTPUT);
+	char *now = NULL;
 	size_t n = 0, i;
 	int rc, code = EXIT_OK;
 
 	if ((rc = al_store_catalogs_list(store, &rows, &n)) < 0)
 		return cli_fail(rc, "cannot read the catalogs of store '%s'",
 		                al_store_path(store));
+	if (o->layout == AL_LAYOUT_OC_MIRROR &&
+	    (now = al_clock_rfc3339_now()) == NULL) {
+		al_store_catalogs_free(rows, n);
+		return cli_fail(AL_ENOMEM, "out of memory");
+	}
 	for (i = 0; i < n; i++) {
 		char *repo = NULL, *image = NULL, *cs = NULL, *cc = NULL;
 		char *file = NULL;
@@ -60,6 +66,10 @@ static int write_catalogs(al_store *store, const cli_cr_opts *o, json_t *files)
 		al_buf_reset(&b);
 		if (cs == NULL || cc == NULL)
 			rc = al_error_set(AL_ENOMEM, "out of memory");
+		else if (now != NULL)
+			/* oc-mirror's layout: its annotations and key order */
+			rc =
+			    al_catalog_source_yaml_ocmirror(&b, cs, image, now);
 		else
 			rc = al_catalog_source_yaml(&b, cs, image, NULL);
 		if (rc == 0 && (file = al_sprintf("%s.yaml", cs)) == NULL)
@@ -70,7 +80,10 @@ static int write_catalogs(al_store *store, const cli_cr_opts *o, json_t *files)
 			free(file);
 			file = NULL;
 			al_buf_reset(&b);
-			rc = al_cluster_catalog_yaml(&b, cc, image);
+			rc = now != NULL
+			         ? al_cluster_catalog_yaml_ocmirror(&b, cc,
+			                                            image, now)
+			         : al_cluster_catalog_yaml(&b, cc, image);
 		}
 		if (rc == 0 && (file = al_sprintf("%s.yaml", cc)) == NULL)
 			rc = al_error_set(AL_ENOMEM, "out of memory");
@@ -91,6 +104,7 @@ static int write_catalogs(al_store *store, const cli_cr_opts *o, json_t *files)
 	}
 	al_store_catalogs_free(rows, n);
 	al_buf_free(&b);
+	free(now);
 	return code;
 }
 
