@@ -19,6 +19,7 @@
 #include "airlock/release.h"
 #include "airlock/imageset.h"
 #include "airlock/kres.h"
+#include "airlock/layout.h"
 #include "airlock/transfer.h"
 #include "airlock/mirror.h"
 #include "airlock/mirror_plan.h"

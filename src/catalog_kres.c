@@ -104,3 +104,70 @@ int al_cluster_catalog_yaml(al_buf *out, const char *name, const char *image)
 	                           name, "spec", "source", "type", "Image",
 	                           "image", "ref", image));
 }
+
+/* A pull spec or a resource name written as a plain YAML scalar: no
+ * character YAML would read otherwise. */
+static int plain_ok(const char *s)
+{
+	size_t i;
+
+	if (s == NULL || s[0] == '\0')
+		return 0;
+	for (i = 0; s[i] != '\0'; i++) {
+		char c = s[i];
+
+		if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
+		      (c >= '0' && c <= '9') || c == '.' || c == '-' ||
+		      c == '_' || c == '/' || c == ':' || c == '@'))
+			return 0;
+	}
+	return s[0] != '-' && s[0] != ':' && s[0] != '@';
+}
+
+static int ocmirror_check(const char *name, const char *image,
+                          const char *created_at)
+{
+	if (!plain_ok(name) || !plain_ok(image) || created_at == NULL ||
+	    strchr(created_at, '"') != NULL)
+		return al_error_set(AL_EINVAL, "no name, image or time, or "
+		                               "one YAML would read otherwise");
+	return 0;
+}
+
+int al_catalog_source_yaml_ocmirror(al_buf *out, const char *name,
+                                    const char *image, const char *created_at)
+{
+	int rc;
+
+	if (out == NULL)
+		return al_error_set(AL_EINVAL, "no output");
+	if ((rc = ocmirror_check(name, image, created_at)) < 0)
+		return rc;
+	return al_buf_printf(
+	    out,
+	    "apiVersion: operators.coreos.com/v1alpha1\nkind: CatalogSource\n"
+	    "metadata:\n  annotations:\n    createdAt: \"%s\"\n"
+	    "    createdBy: airlock\n    oc-mirror_version: %s\n  name: %s\n"
+	    "  namespace: openshift-marketplace\nspec:\n  image: %s\n"
+	    "  sourceType: grpc\n",
+	    created_at, al_version(), name, image);
+}
+
+int al_cluster_catalog_yaml_ocmirror(al_buf *out, const char *name,
+                                     const char *image, const char *created_at)
+{
+	int rc;
+
+	if (out == NULL)
+		return al_error_set(AL_EINVAL, "no output");
+	if ((rc = ocmirror_check(name, image, created_at)) < 0)
+		return rc;
+	return al_buf_printf(
+	    out,
+	    "apiVersion: olm.operatorframework.io/v1\nkind: ClusterCatalog\n"
+	    "metadata:\n  annotations:\n    createdAt: \"%s\"\n"
+	    "    createdBy: airlock\n    oc-mirror_version: %s\n  name: %s\n"
+	    "spec:\n  priority: 0\n  source:\n    image:\n      ref: %s\n"
+	    "    type: Image\n",
+	    created_at, al_version(), name, image);
+}

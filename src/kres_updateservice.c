@@ -36,9 +36,12 @@ int al_kres_updateservice(al_buf *out, const char *name, const char *releases,
 		return al_error_set(AL_EINVAL,
 		                    "UpdateService: replicas %d is below 1",
 		                    replicas);
-	doc = json_pack("{s:s, s:s, s:{s:s}, s:{s:i, s:s, s:s}}", "apiVersion",
-	                "updateservice.operator.openshift.io/v1", "kind",
-	                "UpdateService", "metadata", "name", name, "spec",
+	/* the operator's namespace, as oc-mirror v2 writes it since
+	 * OCPBUGS-61001 (clusterresources updateServiceDefaultNamespace) */
+	doc = json_pack("{s:s, s:s, s:{s:s, s:s}, s:{s:i, s:s, s:s}}",
+	                "apiVersion", "updateservice.operator.openshift.io/v1",
+	                "kind", "UpdateService", "metadata", "name", name,
+	                "namespace", AL_KRES_UPDATESERVICE_NAMESPACE, "spec",
 	                "replicas", replicas, "releases", releases,
 	                "graphDataImage", graph_image);
 	if (doc == NULL)

@@ -71,12 +71,13 @@ int al_store_push_put(al_store *s, const al_store_push *rec)
 	    (rc = pushes_load(path, &doc)) < 0)
 		goto out;
 	o = json_pack(
-	    "{s:s, s:s, s:s, s:I, s:I, s:I, s:b}", "registry", rec->registry,
-	    "prefix", rec->prefix != NULL ? rec->prefix : "", "time",
-	    rec->time != NULL ? rec->time : "", "images",
+	    "{s:s, s:s, s:s, s:I, s:I, s:I, s:b, s:s}", "registry",
+	    rec->registry, "prefix", rec->prefix != NULL ? rec->prefix : "",
+	    "time", rec->time != NULL ? rec->time : "", "images",
 	    (json_int_t)rec->images, "failed", (json_int_t)rec->failed,
 	    "maxNestedPaths", (json_int_t)rec->max_nested_paths, "digestTags",
-	    rec->digest_tags != 0);
+	    rec->digest_tags != 0, "layout",
+	    rec->source_layout ? "source" : "oc-mirror");
 	arr = json_object_get(doc, "pushes");
 	if (o == NULL || json_array_append_new(arr, o) < 0) {
 		o = NULL;
@@ -151,6 +152,12 @@ int al_store_push_last(al_store *s, al_store_push *out)
 	v = json_integer_value(json_object_get(last, "maxNestedPaths"));
 	p.max_nested_paths = v > 0 && v < 1000 ? (unsigned)v : 0;
 	p.digest_tags = json_is_true(json_object_get(last, "digestTags"));
+	/* a record without "layout" predates layouts: source paths */
+	p.source_layout =
+	    json_object_get(last, "layout") == NULL ||
+	    !json_is_string(json_object_get(last, "layout")) ||
+	    strcmp(json_string_value(json_object_get(last, "layout")),
+	           "oc-mirror") != 0;
 	*out = p;
 	memset(&p, 0, sizeof(p));
 out:

@@ -9,6 +9,7 @@
 #include "airlock/buf.h"
 #include "airlock/clock.h"
 #include "airlock/error.h"
+#include "airlock/layout.h"
 #include "airlock/store.h"
 #include "airlock/transfer.h"
 
@@ -58,16 +59,41 @@ static int tag_taken(const char *const *sorted, size_t n, const char *name,
 	return found;
 }
 
+int al_push_target_layout(const al_layout *l, const char *name,
+                          const char *prefix, unsigned max_nested, char **repo,
+                          char **ref)
+{
+	char *prepo = NULL, *ptag = NULL, *placed;
+	int rc;
+
+	if ((rc = al_layout_place(l, name, &prepo, &ptag)) <= 0)
+		return rc < 0 ? rc
+		              : al_push_target_nested(name, prefix, max_nested,
+		                                      repo, ref);
+	/* the same mapping as any other image, from the placed name (the
+	 * host is dropped by al_push_target) */
+	placed = al_sprintf("localhost/%s:%s", prepo, ptag);
+	free(prepo);
+	free(ptag);
+	if (placed == NULL)
+		return al_error_oom();
+	rc = al_push_target_nested(placed, prefix, max_nested, repo, ref);
+	free(placed);
+	return rc;
+}
+
 /* The destination of one store image into img (destination, by_digest),
  * or a negative status (said). */
-static int dest_of(al_push_image *img, const char *prefix, unsigned nested,
-                   int digest_tags, const char *const *sorted, size_t nsorted)
+static int dest_of(al_push_image *img, const al_layout *l, const char *prefix,
+                   unsigned nested, int digest_tags, const char *const *sorted,
+                   size_t nsorted)
 {
 	const char *name = img->source;
 	char *repo = NULL, *ref = NULL, *tag = NULL;
 	int rc;
 
-	if ((rc = al_push_target_nested(name, prefix, nested, &repo, &ref)) < 0)
+	if ((rc = al_push_target_layout(l, name, prefix, nested, &repo, &ref)) <
+	    0)
 		return al_error_wrap(rc, "skipping '%s'", name);
 	if (al_str_startswith(ref, "sha256:") ||
 	    al_str_startswith(ref, "sha512:")) {
@@ -117,6 +143,7 @@ static void record(al_store *s, const al_push_opts *o, al_push_result *r)
 	p.failed = r->failed;
 	p.max_nested_paths = o->max_nested;
 	p.digest_tags = !(o->flags & AL_PUSH_NO_DIGEST_TAGS);
+	p.source_layout = o->layout == AL_LAYOUT_SOURCE;
 	if ((rc = al_store_push_put(s, &p)) < 0) {
 		r->record_status = rc;
 		r->record_message = al_strdup(al_error_message());
@@ -139,6 +166,7 @@ int al_push_store(al_store *s, const al_push_opts *o, al_push_result *r)
 {
 	al_transfer_opts to = AL_TRANSFER_OPTS_INIT;
 	al_transfer *t = NULL;
+	al_layout *layout = NULL;
 	al_store_image *imgs = NULL;
 	const char **sorted = NULL;
 	const char *prefix;
@@ -155,6 +183,12 @@ int al_push_store(al_store *s, const al_push_opts *o, al_push_result *r)
 		to = *o->transfer;
 	if ((rc = al_store_list(s, &imgs, &nimgs)) < 0) {
 		rc = al_error_wrap(rc, "cannot read store '%s'",
+		                   al_store_path(s));
+		goto out;
+	}
+	if (o->layout != AL_LAYOUT_SOURCE &&
+	    (rc = al_layout_open(&layout, s, o->layout)) < 0) {
+		rc = al_error_wrap(rc, "cannot read the records of store '%s'",
 		                   al_store_path(s));
 		goto out;
 	}
@@ -182,7 +216,7 @@ int al_push_store(al_store *s, const al_push_opts *o, al_push_result *r)
 			rc = al_error_set(AL_ENOMEM, "out of memory");
 			goto out;
 		}
-		rc = dest_of(img, prefix, o->max_nested,
+		rc = dest_of(img, layout, prefix, o->max_nested,
 		             !(o->flags & AL_PUSH_NO_DIGEST_TAGS),
 		             (const char *const *)sorted, nimgs);
 		if (rc == 0) {
@@ -237,6 +271,7 @@ out:
 	free(queued);
 	free(sorted);
 	al_transfer_free(t);
+	al_layout_free(layout);
 	al_store_images_free(imgs, nimgs);
 	return rc;
 }

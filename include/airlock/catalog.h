@@ -219,6 +219,21 @@ AL_EXPORT int al_catalog_rebuild(al_store *s, const al_digest *base,
 AL_EXPORT int al_catalog_source_yaml(al_buf *out, const char *name,
                                      const char *image,
                                      const char *display_name);
+/*
+ * The same two resources as oc-mirror v2 writes them (clusterresources
+ * generateCatalogSource, generateClusterCatalog): keys sorted as
+ * sigs.k8s.io/yaml writes them, the annotations createdAt (created_at),
+ * createdBy ("airlock") and oc-mirror_version (airlock's version), and in
+ * the ClusterCatalog spec.priority 0 (a field without omitempty). name
+ * and image must be plain YAML scalars (a DNS label, a pull spec):
+ * AL_EINVAL otherwise, and without name, image or created_at.
+ */
+AL_EXPORT int al_catalog_source_yaml_ocmirror(al_buf *out, const char *name,
+                                              const char *image,
+                                              const char *created_at);
+AL_EXPORT int al_cluster_catalog_yaml_ocmirror(al_buf *out, const char *name,
+                                               const char *image,
+                                               const char *created_at);
 AL_EXPORT int al_cluster_catalog_yaml(al_buf *out, const char *name,
                                       const char *image);
 /* "<prefix>-<repository basename>-<tag>" lowercased, other characters

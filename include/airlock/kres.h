@@ -58,6 +58,28 @@ AL_EXPORT int al_kres_location_valid(const char *s, int source);
 AL_EXPORT int al_kres_mirrorsets(al_buf *out, const al_mirror_map *maps,
                                  size_t n, const char *name, int flags);
 
+/*
+ * oc-mirror v2's mirror sets (clusterresources IDMS_ITMSGenerator,
+ * generateIDMS, generateITMS, writeMirrorSet): one object per category,
+ * named "idms-<category>-0" (tag: "itms-<category>-0"), categories in
+ * the order release, operator, generic, each with the annotations
+ * createdAt (created_at, RFC 3339), createdBy ("airlock") and
+ * oc-mirror_version (airlock's version), and one entry per source
+ * (sources sorted, mirrors in first-seen order, duplicates dropped);
+ * every document preceded by "---", keys in the order sigs.k8s.io/yaml
+ * writes them. maps[i] is in category categories[i] ("release",
+ * "operator", "generic"); tag 0 writes the entries with by_digest (an
+ * ImageDigestMirrorSet), tag 1 those with by_tag (an
+ * ImageTagMirrorSet). Nothing is written when no entry qualifies.
+ * AL_EINVAL for a location the CRDs refuse (al_kres_location_valid) or
+ * an unknown category; AL_ELIMIT, AL_ENOMEM.
+ */
+AL_EXPORT int al_kres_mirrorsets_ocmirror(al_buf *out,
+                                          const al_mirror_map *maps,
+                                          const char *const *categories,
+                                          size_t n, int tag,
+                                          const char *created_at);
+
 /* Flag for the signature ConfigMap functions: JSON (as `oc adm release
  * mirror` writes it) instead of YAML. */
 #define AL_KRES_JSON 2
@@ -92,6 +114,27 @@ AL_EXPORT int al_kres_signature_configmap(al_buf *out, const al_digest *release,
  */
 AL_EXPORT char *al_kres_signature_configmap_filename(const al_digest *release,
                                                      int flags);
+
+/* oc-mirror v2's one signature ConfigMap (clusterresources const.go). */
+#define AL_KRES_OCMIRROR_CONFIGMAP "mirrored-release-signatures"
+
+/*
+ * oc-mirror v2's signature ConfigMap (clusterresources
+ * GenerateSignatureConfigMap): one ConfigMap AL_KRES_OCMIRROR_CONFIGMAP in
+ * AL_KRES_SIGNATURE_NAMESPACE, labelled AL_KRES_SIGNATURE_LABEL, with the
+ * annotations createdAt (created_at), createdBy ("airlock") and
+ * oc-mirror_version, and one signature per release: binaryData
+ * "sha256-<hex of releases[i]>-<i + 1>" = base64 of sigs[i]. YAML as
+ * sigs.k8s.io/yaml writes it (keys sorted; signature-configmap.yaml), or
+ * with AL_KRES_JSON compact JSON in Go's field order, without a newline
+ * (json.Marshal; signature-configmap.json). n at least 1 and every
+ * signature non-empty (AL_EINVAL); AL_ELIMIT, AL_ENOMEM.
+ */
+AL_EXPORT int al_kres_signatures_ocmirror(al_buf *out,
+                                          const al_digest *releases,
+                                          const uint8_t *const *sigs,
+                                          const size_t *lens, size_t n,
+                                          int flags, const char *created_at);
 
 /*
  * A list of signature ConfigMaps, for writing many releases' ConfigMaps
@@ -142,10 +185,11 @@ AL_EXPORT int al_kres_configmaps_write(const al_kres_configmaps *c, al_buf *out,
  * spec.releases the repository the release images were pushed to
  * ("HOST[:PORT]/PATH", no tag or digest) and spec.graphDataImage the
  * pushed graph-data image, as oc-mirror v2's UpdateServiceGenerator
- * writes it (no namespace: apply it in the operator's). AL_EINVAL for an
+ * writes it, in namespace AL_KRES_UPDATESERVICE_NAMESPACE. AL_EINVAL for an
  * empty argument, a releases with a tag or digest, replicas < 1;
  * AL_ELIMIT, AL_ENOMEM.
  */
+#define AL_KRES_UPDATESERVICE_NAMESPACE "openshift-update-service"
 AL_EXPORT int al_kres_updateservice(al_buf *out, const char *name,
                                     const char *releases,
                                     const char *graph_image, int replicas);

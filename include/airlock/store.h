@@ -467,6 +467,9 @@ typedef struct al_store_push {
 	uint64_t failed;           /* images that failed */
 	unsigned max_nested_paths; /* --max-nested-paths, 0: no limit */
 	int digest_tags;           /* component images also got a tag */
+	int source_layout; /* 1: images at their source paths (push --layout
+	                      source, or a record older than layouts); 0:
+	                      oc-mirror's layout ("layout" in the record) */
 } al_store_push;
 
 /* Free what p holds and zero it; NULL is a no-op. */

@@ -11,6 +11,7 @@
 #include "ref.h"
 #include "registry.h"
 #include "store.h"
+#include "layout.h"
 
 AL_BEGIN_DECL
 
@@ -170,6 +171,18 @@ AL_EXPORT int al_push_target_nested(const char *name, const char *prefix,
                                     char **ref);
 
 /*
+ * Where a store image goes under a layout (src/transfer_push.c): a
+ * release or component that al_layout_place places (oc-mirror's
+ * layout) at PREFIX/openshift/release-images:<tag> or
+ * PREFIX/openshift/release:<tag>-<component>, with max_nested applied as
+ * al_push_target_nested does; anything else (and every image when l is
+ * NULL) as al_push_target_nested. Errors as al_push_target.
+ */
+AL_EXPORT int al_push_target_layout(const al_layout *l, const char *name,
+                                    const char *prefix, unsigned max_nested,
+                                    char **repo, char **ref);
+
+/*
  * The tag push gives an image it pushes by digest, so that a registry's
  * garbage collection of untagged manifests (docker-registry
  * garbage-collect --delete-untagged) keeps it: "<algo>-<hex>" of digest
@@ -197,6 +210,10 @@ typedef struct al_push_opts {
 	const char *prefix;   /* path under it; NULL or "": none */
 	unsigned max_nested;  /* al_push_target_nested; 0: no limit */
 	unsigned flags;       /* AL_PUSH_* */
+	/* oc-mirror's layout (0, the default: releases and components
+	 * under openshift/release-images and openshift/release, layout.h)
+	 * or AL_LAYOUT_SOURCE; recorded in pushes.json */
+	al_layout_kind layout;
 	/* HTTP, TLS, auth, parallelism, progress (may be NULL); used as
 	 * given: no platform, the store's images are pushed whole */
 	const al_transfer_opts *transfer;
@@ -236,8 +253,8 @@ typedef struct al_push_result {
 
 /*
  * What `airlock push` does: every image of s into opts->registry under
- * the push mapping (al_push_target_nested with opts->prefix and
- * opts->max_nested; a digest-referenced image under its
+ * the push mapping (al_push_target_layout with opts->layout,
+ * opts->prefix and opts->max_nested; a digest-referenced image under its
  * al_push_digest_tag unless AL_PUSH_NO_DIGEST_TAGS or the store gives
  * that tag to its referrers index), manifests byte for byte, blobs the
  * registry has skipped (HEAD) and those pushed to another repository in

@@ -147,8 +147,8 @@ airlock:
   - prefix: $prefix
     location: oci:$T/src
 YAML
-	"$AIRLOCK" mirror --allow-unsigned -c "$T/is-a.yaml" --store "$store" >"$T/mirror.out" 2>&1 &&
-		"$AIRLOCK" mirror --allow-unsigned -c "$T/is-b.yaml" --store "$store" >>"$T/mirror.out" 2>&1
+	"$AIRLOCK" mirror --layout source --allow-unsigned -c "$T/is-a.yaml" --store "$store" >"$T/mirror.out" 2>&1 &&
+		"$AIRLOCK" mirror --layout source --allow-unsigned -c "$T/is-b.yaml" --store "$store" >>"$T/mirror.out" 2>&1
 }
 
 # What deleting 4.14.1 frees: what its release image and its own component

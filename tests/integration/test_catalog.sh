@@ -63,9 +63,9 @@ PY' _ "$T/bundle"
 al_check "the store checks clean after the rebuild" "$AIRLOCK" check --store "$S"
 
 al_check "CatalogSource written" grep -q "image: 127.0.0.1:5000/mirror/example/catalog:v1-filtered" \
-	"$T/res/catalogSource-cs-catalog-v1-filtered.yaml"
+	"$T/res/cs-catalog-v1-filtered.yaml"
 al_check "ClusterCatalog written" grep -q "ref: 127.0.0.1:5000/mirror/example/catalog:v1-filtered" \
-	"$T/res/clusterCatalog-cc-catalog-v1-filtered.yaml"
+	"$T/res/cc-catalog-v1-filtered.yaml"
 
 # a second run is deterministic: the same rebuilt digest
 d1=$(python3 -c 'import json,sys; print([m["digest"] for m in json.load(open(sys.argv[1]))["manifests"] if m["annotations"]["org.opencontainers.image.ref.name"].endswith("v1-filtered")][0])' "$S/index.json")
@@ -76,7 +76,7 @@ al_check "rebuilding again gives the same digest" test "$d1" = "$d2"
 # the rebuilt catalog keeps its digest in a loopback registry
 if command -v docker-registry >/dev/null && command -v skopeo >/dev/null; then
 	al_start_registry "$T/reg"
-	al_check "airlock push of the store" "$AIRLOCK" push -q --store "$S" --tls-verify=false "docker://$REG_ADDR/mirror"
+	al_check "airlock push of the store" "$AIRLOCK" push --layout source -q --store "$S" --tls-verify=false "docker://$REG_ADDR/mirror"
 	got=$("${SKOPEO[@]}" inspect --tls-verify=false --raw "docker://$REG_ADDR/mirror/example/catalog:v1-filtered" | sha256sum | cut -d' ' -f1)
 	al_check "the pushed catalog has the store's digest" test "sha256:$got" = "$d2"
 	al_check "skopeo reads the pushed catalog's config label" bash -c \
@@ -111,7 +111,7 @@ al_check "every listed image is in the store by digest" bash -c '
 	for i in $(cat "$1"); do grep -q "\"${i#*@}\"" "$2/index.json" || exit 1; done' _ "$T/out" "$T/m"
 al_check "the mirrored store checks clean (the source catalog kept under its name)" \
 	bash -c '"$1" check --store "$2" | grep -q " 0 missing, 0 corrupt, 0 unreferenced"' _ "$AIRLOCK" "$T/m"
-al_run "$T/ms" "$T/err" "$AIRLOCK" mirrorsets --store "$T/m" --registry 127.0.0.1:5000/mirror
+al_run "$T/ms" "$T/err" "$AIRLOCK" mirrorsets --layout source --store "$T/m" --registry 127.0.0.1:5000/mirror
 al_check "the ImageDigestMirrorSet gains the operator repositories" bash -c '
 	grep -q "source: quay.io/example/alpha-bundle" "$1" &&
 	grep -q "source: quay.io/example/beta-operator" "$1" &&

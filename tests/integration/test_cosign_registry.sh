@@ -100,7 +100,7 @@ al_check "airlock check accepts the store with its attachments" "$AIRLOCK" check
 al_check "airlock check --gc keeps them" "$AIRLOCK" check -q --gc --store "$T/m"
 al_run out err "$AIRLOCK" verify-image --store "$T/m" --attachments referrers --key k.pub "$R/ex/app:v1"
 al_check "the referrers survive gc (children of their index)" grep -q "verified (signature 1, bundle" out
-al_check "push the store to the mirror" "$AIRLOCK" push -q --store "$T/m" --tls-verify=false "docker://$R/mirror"
+al_check "push the store to the mirror" "$AIRLOCK" push --layout source -q --store "$T/m" --tls-verify=false "docker://$R/mirror"
 hd() { curl -sfI -H "Accept: application/vnd.oci.image.manifest.v1+json" "http://$R/v2/$1/manifests/$2" | tr -d '\r' | sed -n 's/^Docker-Content-Digest: //Ip'; }
 al_check "the pushed .sig keeps its digest" \
 	[ "$(hd ex/app "sha256-${D#sha256:}.sig")" = "$(hd mirror/ex/app "sha256-${D#sha256:}.sig")" ]
@@ -140,7 +140,7 @@ al_check "the unpacked store still verifies by its referrer" grep -q "verified (
 # airlock mirror carries sigstore signatures by default (docs/cosign.md)
 REFS=$("${PUSH[@]}" referrers "$R" ex/app "$D" k.key "$R/ex/app")
 FOREIGN=$(printf '%s\n' "$REFS" | tail -n 1)
-al_run out err "$AIRLOCK" mirror --keyring "$AL_SOURCE_DIR/samples/keys/release.gpg" --store "$T/ms" --tls-verify=false \
+al_run out err "$AIRLOCK" mirror --layout source --keyring "$AL_SOURCE_DIR/samples/keys/release.gpg" --store "$T/ms" --tls-verify=false \
 	--image "docker://$R/ex/app:v1" --image "docker://$R/ex/unsigned:v1"
 al_check "mirror (sigstore by default): exit 0" [ "$AL_RC" = 0 ]
 al_check "mirror carried the attachments by default; the unsigned image is counted, not an error" \
@@ -161,28 +161,28 @@ for c in ri["manifests"]:
     m = json.load(open(store + "/blobs/sha256/" + c["digest"][7:]))
     assert m["subject"]["digest"] == d, (c, m["subject"])
 ' "$T/ms" "$R/ex/app:sha256-${D#sha256:}" "$D"
-al_run out err "$AIRLOCK" mirror --keyring "$AL_SOURCE_DIR/samples/keys/release.gpg" --store "$T/ms" --tls-verify=false \
+al_run out err "$AIRLOCK" mirror --layout source --keyring "$AL_SOURCE_DIR/samples/keys/release.gpg" --store "$T/ms" --tls-verify=false \
 	--sigstore --image "docker://$R/ex/app:v1"
 al_check "--sigstore is still accepted (the default)" sh -c "[ $AL_RC = 0 ] && grep -q 'sigstore: carried 2 signature' err"
-al_run out err "$AIRLOCK" mirror --keyring "$AL_SOURCE_DIR/samples/keys/release.gpg" --store "$T/mn" --tls-verify=false \
+al_run out err "$AIRLOCK" mirror --layout source --keyring "$AL_SOURCE_DIR/samples/keys/release.gpg" --store "$T/mn" --tls-verify=false \
 	--no-sigstore --image "docker://$R/ex/app:v1"
 al_check "mirror --no-sigstore: exit 0, nothing carried" \
 	sh -c "[ $AL_RC = 0 ] && ! grep -q 'sigstore:' err && ! grep -q 'sha256-' '$T/mn/index.json'"
-al_check_fails "--no-sigstore with --sigstore-policy is a usage error" 2 "$AIRLOCK" mirror \
+al_check_fails "--no-sigstore with --sigstore-policy is a usage error" 2 "$AIRLOCK" mirror --layout source \
 	--keyring "$AL_SOURCE_DIR/samples/keys/release.gpg" --store "$T/mn" --no-sigstore \
 	--sigstore-policy cfg/clusterimagepolicy.yaml --image "docker://$R/ex/app:v1"
-al_check_fails "--sigstore-attachments with an unknown word is a usage error" 2 "$AIRLOCK" mirror \
+al_check_fails "--sigstore-attachments with an unknown word is a usage error" 2 "$AIRLOCK" mirror --layout source \
 	--store "$T/mn" --sigstore-attachments sig,nope --image "docker://$R/ex/app:v1"
-al_check_fails "a malformed --sigstore-policy is a usage error before anything is fetched" 2 "$AIRLOCK" mirror \
+al_check_fails "a malformed --sigstore-policy is a usage error before anything is fetched" 2 "$AIRLOCK" mirror --layout source \
 	--keyring "$AL_SOURCE_DIR/samples/keys/release.gpg" --store "$T/mbad" --tls-verify=false \
 	--sigstore-policy bad.yaml --image "docker://$R/ex/app:v1"
 al_check "the malformed policy left no store behind" [ ! -e "$T/mbad" ]
-al_run out err "$AIRLOCK" mirror --keyring "$AL_SOURCE_DIR/samples/keys/release.gpg" --store "$T/mo" --tls-verify=false \
+al_run out err "$AIRLOCK" mirror --layout source --keyring "$AL_SOURCE_DIR/samples/keys/release.gpg" --store "$T/mo" --tls-verify=false \
 	--sigstore-attachments sig --image "docker://$R/ex/app:v1"
 al_check "--sigstore-attachments sig: only the .sig" \
 	sh -c "grep -q 'sigstore: carried 1 signature artifact(s) of 1 image(s), 0 without' err && ! grep -q '\"$R/ex/app:sha256-${D#sha256:}\"' '$T/mo/index.json'"
 # mirror -> push -> the registry serves what a cluster looks up, digests kept
-al_check "push the mirrored store" "$AIRLOCK" push -q --store "$T/ms" --tls-verify=false "docker://$R/m2"
+al_check "push the mirrored store" "$AIRLOCK" push --layout source -q --store "$T/ms" --tls-verify=false "docker://$R/m2"
 al_check "at the mirror, tag sha256-<hex>.sig names the mirrored manifest's digest" python3 -c '
 import json, sys, urllib.request
 reg, repo, d = sys.argv[1:4]
@@ -238,15 +238,15 @@ if command -v skopeo >/dev/null; then
 		tail -n 5 err
 	fi
 fi
-al_run out err "$AIRLOCK" mirror --keyring "$AL_SOURCE_DIR/samples/keys/release.gpg" --store "$T/ms2" --tls-verify=false \
+al_run out err "$AIRLOCK" mirror --layout source --keyring "$AL_SOURCE_DIR/samples/keys/release.gpg" --store "$T/ms2" --tls-verify=false \
 	--sigstore-policy cfg/clusterimagepolicy.yaml --image "docker://$R/ex/app:v1"
 al_check "mirror --sigstore-policy accepts the signed image" \
 	sh -c "[ $AL_RC = 0 ] && grep -q 'sigstore policy: 1 image(s) accepted, 0 refused' err"
-al_run out err "$AIRLOCK" mirror --keyring "$AL_SOURCE_DIR/samples/keys/release.gpg" --store "$T/ms3" --tls-verify=false \
+al_run out err "$AIRLOCK" mirror --layout source --keyring "$AL_SOURCE_DIR/samples/keys/release.gpg" --store "$T/ms3" --tls-verify=false \
 	--sigstore-policy cfg/clusterimagepolicy.yaml --image "docker://$R/ex/app:v1" --image "docker://$R/ex/unsigned:v1"
 al_check "mirror --sigstore-policy refuses the unsigned image (exit 1)" [ "$AL_RC" = 1 ]
 al_check "mirror --sigstore-policy names the refused image" grep -q "$R/ex/unsigned:v1: .*refused by ClusterImagePolicy/airlock-sigstore" err
-al_run out err "$AIRLOCK" mirror --keyring "$AL_SOURCE_DIR/samples/keys/release.gpg" --store "$T/ms3" --tls-verify=false --allow-unsigned \
+al_run out err "$AIRLOCK" mirror --layout source --keyring "$AL_SOURCE_DIR/samples/keys/release.gpg" --store "$T/ms3" --tls-verify=false --allow-unsigned \
 	--sigstore-policy cfg/clusterimagepolicy.yaml --image "docker://$R/ex/app:v1" --image "docker://$R/ex/unsigned:v1"
 al_check "mirror --sigstore-policy --allow-unsigned: exit 0 with a warning" \
 	sh -c "[ $AL_RC = 0 ] && grep -q 'allowed (--allow-unsigned): $R/ex/unsigned:v1' err"
@@ -278,7 +278,7 @@ airlock:
   - prefix: quay.io/airlock-samples
     location: docker://$R/airlock-samples
 YAML
-	al_run out err "$AIRLOCK" mirror --allow-unsigned --config rel.yaml --store "$T/mr" --tls-verify=false
+	al_run out err "$AIRLOCK" mirror --layout source --allow-unsigned --config rel.yaml --store "$T/mr" --tls-verify=false
 	al_check "release mirror: exit 0" [ "$AL_RC" = 0 ]
 	al_check "release mirror: the release and its 6 components looked up, 2 signed" \
 		grep -q "sigstore: carried 2 signature artifact(s) of 7 image(s), 5 without any signature" err
@@ -289,7 +289,7 @@ YAML
 	al_check "pack, unpack, push the release store" sh -c "
 		'$AIRLOCK' pack -q --store '$T/mr' -o '$T/mrvol' &&
 		'$AIRLOCK' unpack --accept-untrusted -q '$T/mrvol' --store '$T/mrfar' &&
-		'$AIRLOCK' push -q --store '$T/mrfar' --tls-verify=false 'docker://$R/far'"
+		'$AIRLOCK' push --layout source -q --store '$T/mrfar' --tls-verify=false 'docker://$R/far'"
 	al_run out err "${VI[@]}" --identity ignore --key k.pub "docker://$R/far/airlock-samples/ocp-v4.0-art-dev@$CD"
 	al_check "the component's signature, packed, unpacked and pushed, verifies at the mirror" \
 		grep -q "^$R/far/airlock-samples/ocp-v4.0-art-dev@$CD: verified (signature 1, cosign tag" out

@@ -19,7 +19,7 @@ fi
 al_start_registry "$T/reg"
 R=$REG_ADDR
 dst=docker://$R/mirror
-al_run "$T/out" "$T/err" "$AIRLOCK" push --store "$store" "$dst" --tls-verify=false
+al_run "$T/out" "$T/err" "$AIRLOCK" push --layout source --store "$store" "$dst" --tls-verify=false
 cat "$T/err"
 al_check "airlock push of the store exits 0" test "$AL_RC" = 0
 
@@ -150,8 +150,8 @@ YAML
 # a serial mirror lists the child (queued first) before its index in
 # index.json, the order the fixture below needs; in parallel the order
 # varies from run to run.
-if mkstore "$store2" && "$AIRLOCK" mirror --allow-unsigned --parallel 1 -c "$T/is-m.yaml" --store "$store2" >>"$T/mirror.out" 2>&1; then
-	al_run "$T/out" "$T/err" "$AIRLOCK" push --store "$store2" "docker://$R/n1/n2" --max-nested-paths 2 --tls-verify=false
+if mkstore "$store2" && "$AIRLOCK" mirror --layout source --allow-unsigned --parallel 1 -c "$T/is-m.yaml" --store "$store2" >>"$T/mirror.out" 2>&1; then
+	al_run "$T/out" "$T/err" "$AIRLOCK" push --layout source --store "$store2" "docker://$R/n1/n2" --max-nested-paths 2 --tls-verify=false
 	al_check "push --max-nested-paths 2 exits 0" test "$AL_RC" = 0
 	nested="docker://$R/n1/n2-airlock-delete-release@$dig_a"
 	al_check "fixture: 4.14.1 is at n1/n2-airlock-delete-release" there "$nested"
@@ -217,7 +217,7 @@ fi
 al_stop "$REG_PID"
 REGISTRY_STORAGE_DELETE_ENABLED=false al_start_registry "$T/reg405"
 dst=docker://$REG_ADDR/mirror
-al_run "$T/out" "$T/err" "$AIRLOCK" push --store "$store" "$dst" --tls-verify=false
+al_run "$T/out" "$T/err" "$AIRLOCK" push --layout source --store "$store" "$dst" --tls-verify=false
 al_check "push into the registry without deletes exits 0" test "$AL_RC" = 0
 sums=$(store_sums "$store")
 al_run "$T/out" "$T/err" "$AIRLOCK" delete --store "$store" --registry "$dst" --tls-verify=false --image "$x_tag"

@@ -58,7 +58,7 @@ isc "$T/isc.yaml" true
 S=$T/store
 
 # 1. mirror: the graph image is built from the saved graph, no network
-al_run "$T/out" "$T/err" "$AIRLOCK" mirror --config "$T/isc.yaml" --graph-file "$T/graph.json" --store "$S"
+al_run "$T/out" "$T/err" "$AIRLOCK" mirror --layout source --config "$T/isc.yaml" --graph-file "$T/graph.json" --store "$S"
 cat "$T/err"
 al_check "mirror with platform.graph: true exits 0" test "$AL_RC" = 0
 al_check "the run names the graph image and its digest" \
@@ -111,7 +111,7 @@ al_check "nothing above /var/lib/cincinnati-graph-data but its parents" \
 	test "$(cd "$T/bundle/rootfs" && find . -mindepth 1 -maxdepth 3 | sort | tr '\n' ' ')" = "./var ./var/lib ./var/lib/cincinnati-graph-data "
 
 # 4. the same store and graph give the same image (and --json names it)
-al_run "$T/out" "$T/err" "$AIRLOCK" mirror --config "$T/isc.yaml" --graph-file "$T/graph.json" --store "$S" --json
+al_run "$T/out" "$T/err" "$AIRLOCK" mirror --layout source --config "$T/isc.yaml" --graph-file "$T/graph.json" --store "$S" --json
 al_check "a second mirror builds the same digest" test "$(al_digest_of "$S" "$gname")" = "$d1"
 al_check "mirror --json has graph_image with its name and digest" python3 -c '
 import json, sys
@@ -131,7 +131,7 @@ al_check_fails "graph --image with -o is a usage error" 2 "$AIRLOCK" graph --sto
 # 6. push from the far side, with the cluster resources
 al_start_registry "$T/reg"
 R=$REG_ADDR
-al_run "$T/out" "$T/err" "$AIRLOCK" push --store "$T/far" --tls-verify=false "docker://$R/mirror" --cluster-resources "$T/cr"
+al_run "$T/out" "$T/err" "$AIRLOCK" push --layout source --store "$T/far" --tls-verify=false "docker://$R/mirror" --cluster-resources "$T/cr"
 cat "$T/err"
 al_check "push with --cluster-resources exits 0" test "$AL_RC" = 0
 got=$("${SKOPEO[@]}" inspect --tls-verify=false --format '{{.Digest}}' "docker://$R/mirror/openshift/graph-image:latest" 2>"$T/skopeo.err" || true)
@@ -148,7 +148,7 @@ al_check "spec.releases is the pushed release repository, graphDataImage the pus
 import sys, yaml
 d = yaml.safe_load(open(sys.argv[1])); r = sys.argv[2]
 assert d["apiVersion"] == "updateservice.operator.openshift.io/v1" and d["kind"] == "UpdateService", d
-assert d["metadata"] == {"name": "update-service-airlock"}, d["metadata"]
+assert d["metadata"] == {"name": "update-service-airlock", "namespace": "openshift-update-service"}, d["metadata"]
 assert d["spec"] == {"replicas": 2, "releases": f"{r}/mirror/airlock-samples/release",
                      "graphDataImage": f"{r}/mirror/openshift/graph-image:latest"}, d["spec"]
 PY
@@ -169,7 +169,7 @@ sed 's/releases:/release:/' "$us" >"$T/bad2.yaml"
 al_check_fails "crdcheck refuses a misspelt field (and the missing releases)" 1 python3 "$AL_TOOLS/crdcheck.py" "$crd" "$T/bad2.yaml"
 
 # 7. oc-mirror's names
-al_run "$T/out" "$T/err" "$AIRLOCK" push -q --store "$T/far" --tls-verify=false "docker://$R/mirror" --cluster-resources "$T/cr2" --oc-mirror-names
+al_run "$T/out" "$T/err" "$AIRLOCK" push --layout source -q --store "$T/far" --tls-verify=false "docker://$R/mirror" --cluster-resources "$T/cr2" --oc-mirror-names
 al_check "push --oc-mirror-names exits 0" test "$AL_RC" = 0
 al_check "oc-mirror's updateService.yaml, named update-service-oc-mirror" \
 	bash -c "grep -q 'name: update-service-oc-mirror' '$T/cr2/updateService.yaml'"
@@ -177,11 +177,11 @@ al_check "updateService.yaml validates against the CRD" python3 "$AL_TOOLS/crdch
 
 # 8. without graph: true, no graph image and no UpdateService
 isc "$T/isc2.yaml" false
-al_run "$T/out" "$T/err" "$AIRLOCK" mirror --config "$T/isc2.yaml" --graph-file "$T/graph.json" --store "$T/plain" \
+al_run "$T/out" "$T/err" "$AIRLOCK" mirror --layout source --config "$T/isc2.yaml" --graph-file "$T/graph.json" --store "$T/plain" \
 	--cluster-resources "$T/cr3" --registry "$R/mirror"
 al_check "mirror with graph: false exits 0" test "$AL_RC" = 0
 al_check "graph: false builds no graph image" bash -c "! grep -q graph-image '$T/plain/index.json'"
-al_run "$T/out" "$T/err" "$AIRLOCK" mirror --config "$T/isc2.yaml" --graph-file "$T/graph.json" --store "$T/plain" --json
+al_run "$T/out" "$T/err" "$AIRLOCK" mirror --layout source --config "$T/isc2.yaml" --graph-file "$T/graph.json" --store "$T/plain" --json
 al_check "and mirror --json has no graph_image" python3 -c '
 import json, sys
 assert "graph_image" not in json.load(open(sys.argv[1]))' "$T/out"
@@ -195,7 +195,7 @@ al_check "a stand-in base image in a layout" "${SKOPEO[@]}" copy -q "oci:$sample
 isc "$T/isc3.yaml" true
 sed -i "s|^  sources:|  sources:\n  - prefix: registry.access.redhat.com\n    location: oci:$T/ubi|" "$T/isc3.yaml"
 sed -i "s|^  operators:|  additionalImages:\n  - name: $base\n  operators:|" "$T/isc3.yaml"
-al_run "$T/out" "$T/err" "$AIRLOCK" mirror --config "$T/isc3.yaml" --graph-file "$T/graph.json" --store "$T/based"
+al_run "$T/out" "$T/err" "$AIRLOCK" mirror --layout source --config "$T/isc3.yaml" --graph-file "$T/graph.json" --store "$T/based"
 cat "$T/err"
 al_check "mirror with the base image exits 0" test "$AL_RC" = 0
 al_check "no warning about a missing base" bash -c "! grep -q 'is not in the store' '$T/err'"
@@ -227,7 +227,7 @@ airlock:
   - prefix: quay.io/airlock-samples
     location: oci:$samples/layout
 YAML
-al_run "$T/out" "$T/err" "$AIRLOCK" mirror --config "$T/isc4.yaml" --store "$T/norel"
+al_run "$T/out" "$T/err" "$AIRLOCK" mirror --layout source --config "$T/isc4.yaml" --store "$T/norel"
 al_check "graph: true without a release exits 3" test "$AL_RC" = 3
 al_check "and says the store holds no release" grep -q "building the graph image (mirror.platform.graph): the store holds no release" "$T/err"
 al_check "no graph image is named" bash -c "! grep -q graph-image '$T/norel/index.json'"
@@ -235,7 +235,7 @@ al_check "no graph image is named" bash -c "! grep -q graph-image '$T/norel/inde
 # image is built; no channel lists the release, which is said
 sed 's|^    release: \(.*\)|    release: \1\n    graph: true|' "$samples/imageset.yaml" >"$T/samples-graph.yaml"
 sed -i "s|oci:layout|oci:$samples/layout|; s|- keys/|- $samples/keys/|; s|^    - signatures|    - $samples/signatures|" "$T/samples-graph.yaml"
-al_run "$T/out" "$T/err" "$AIRLOCK" mirror --config "$T/samples-graph.yaml" --store "$T/sg"
+al_run "$T/out" "$T/err" "$AIRLOCK" mirror --layout source --config "$T/samples-graph.yaml" --store "$T/sg"
 al_check "samples/imageset.yaml with graph: true exits 0" test "$AL_RC" = 0
 al_check "the graph image is built (0 channels)" grep -q "graph image $gname: sha256:[0-9a-f]\{64\} (0 channels" "$T/err"
 al_check "and a warning says no channel lists the release" grep -q "no channel lists a mirrored release" "$T/err"

@@ -36,7 +36,7 @@ YAML
 S=$T/store
 
 # 1. the plan names the target as the destination
-al_run "$T/out" "$T/err" "$AIRLOCK" mirror --config "$T/isc.yaml" --store "$S" --dry-run
+al_run "$T/out" "$T/err" "$AIRLOCK" mirror --layout source --config "$T/isc.yaml" --store "$S" --dry-run
 cat "$T/err"
 al_check "dry run exits 0" test "$AL_RC" = 0
 al_check "mapping.txt maps the tagged source to its targetRepo:targetTag" \
@@ -47,7 +47,7 @@ al_check "mapping.txt names a digest source with targetTag by that tag" \
 	grep -qxF "docker://$prefix/ocp-v4.0-art-dev@$d2=oci:$S:$prefix/ocp-v4.0-art-dev:tag-2" "$S/airlock/dry-run/mapping.txt"
 
 # 2. the store holds the images under the target names, with their origin
-al_run "$T/out" "$T/err" "$AIRLOCK" mirror --config "$T/isc.yaml" --store "$S"
+al_run "$T/out" "$T/err" "$AIRLOCK" mirror --layout source --config "$T/isc.yaml" --store "$S"
 cat "$T/err"
 al_check "mirror exits 0" test "$AL_RC" = 0
 al_check "the store names the release image quay.io/custom-ns/my-release:v1" \
@@ -70,7 +70,7 @@ al_check "skopeo reads the target name from the store" \
 
 # 3. push puts them at the target repository and tag
 al_start_registry "$T/reg"
-al_run "$T/out" "$T/err" "$AIRLOCK" push --store "$S" "docker://$REG_ADDR/mirror" --tls-verify=false
+al_run "$T/out" "$T/err" "$AIRLOCK" push --layout source --store "$S" "docker://$REG_ADDR/mirror" --tls-verify=false
 cat "$T/err"
 al_check "push exits 0" test "$AL_RC" = 0
 inspect() {
@@ -87,7 +87,7 @@ al_check "nothing was pushed under the source repository of the release" \
 	"docker://$REG_ADDR/mirror/openshift-release-dev/release:4.15.0-x86_64"
 
 # 4. the mirror sets send the source repository to the target repository
-al_run "$T/sets" "$T/err" "$AIRLOCK" mirrorsets --store "$S" --registry "$REG_ADDR/mirror"
+al_run "$T/sets" "$T/err" "$AIRLOCK" mirrorsets --layout source --store "$S" --registry "$REG_ADDR/mirror"
 cat "$T/err"
 al_check "mirrorsets exits 0" test "$AL_RC" = 0
 sets_map() { # FILE: "source mirror" for every IDMS entry, sorted
@@ -122,7 +122,7 @@ al_check "pack exits 0" test "$AL_RC" = 0
 al_run "$T/out" "$T/err" "$AIRLOCK" unpack --accept-untrusted "$T/vol" --store "$T/far"
 cat "$T/err"
 al_check "unpack exits 0" test "$AL_RC" = 0
-al_run "$T/sets2" "$T/err" "$AIRLOCK" mirrorsets --store "$T/far" --registry "$REG_ADDR/mirror"
+al_run "$T/sets2" "$T/err" "$AIRLOCK" mirrorsets --layout source --store "$T/far" --registry "$REG_ADDR/mirror"
 al_check "the unpacked store gives the same mirror sets" diff -u "$T/sets" "$T/sets2"
 
 al_finish

@@ -8,7 +8,7 @@ al_require_airlock
 command -v jq >/dev/null || al_skip "jq is missing"
 
 S=$T/store
-al_run "$T/out" "$T/err" "$AIRLOCK" mirror -q --config "$AL_SOURCE_DIR/samples/imageset.yaml" --store "$S"
+al_run "$T/out" "$T/err" "$AIRLOCK" mirror --layout source -q --config "$AL_SOURCE_DIR/samples/imageset.yaml" --store "$S"
 al_check "mirror the samples" test "$AL_RC" = 0
 
 al_run "$T/out" "$T/err" "$AIRLOCK" releases --store "$S" --json
@@ -26,16 +26,16 @@ al_check "--log-format=json: every stderr line is JSON with a time" \
 	bash -c 'while read -r l; do echo "$l" | jq -e ".time and .level and .msg" >/dev/null || exit 1; done <"$1"' _ "$T/err"
 al_check "no subject said twice" bash -c '! grep -q "'"'"'$1'"'"': '"'"'$1'"'"'" "$2"' _ "$T/none" "$T/err"
 
-al_run "$T/out" "$T/err" "$AIRLOCK" mirrorsets --store "$S" --registry "Reg.example:5000/UPPER"
+al_run "$T/out" "$T/err" "$AIRLOCK" mirrorsets --layout source --store "$S" --registry "Reg.example:5000/UPPER"
 al_check "mirrorsets refuses an upper-case path: exit 2 naming it" \
 	bash -c '[ "$1" = 2 ] && grep -q "UPPER" "$2"' _ "$AL_RC" "$T/err"
-al_run "$T/out" "$T/err" "$AIRLOCK" mirrorsets --store "$S" --registry reg.example:5000/m --icsp-output "$T/icsp.yaml"
+al_run "$T/out" "$T/err" "$AIRLOCK" mirrorsets --layout source --store "$S" --registry reg.example:5000/m --icsp-output "$T/icsp.yaml"
 al_check "--icsp-output: the ICSP alone in its file, not in the stream" \
 	bash -c 'grep -q ImageContentSourcePolicy "$1" && ! grep -q ImageDigestMirrorSet "$1" && ! grep -q ImageContentSourcePolicy "$2"' _ "$T/icsp.yaml" "$T/out"
 
-al_run "$T/out" "$T/err" "$AIRLOCK" mirror --store "$T/m" docker://127.0.0.1:5000/mirror
+al_run "$T/out" "$T/err" "$AIRLOCK" mirror --layout source --store "$T/m" docker://127.0.0.1:5000/mirror
 al_check "mirror to docker://host/path says it is airlock push" bash -c '[ "$1" = 2 ] && grep -q "airlock push" "$2"' _ "$AL_RC" "$T/err"
-al_run "$T/out" "$T/err" "$AIRLOCK" mirror --store "$T/m" --allow-unsigned --image extra-tag
+al_run "$T/out" "$T/err" "$AIRLOCK" mirror --layout source --store "$T/m" --allow-unsigned --image extra-tag
 al_check "a bare image name is refused" bash -c '[ "$1" = 2 ] && grep -q "names no registry" "$2"' _ "$AL_RC" "$T/err"
 touch "$T/afile"
 al_run "$T/out" "$T/err" "$AIRLOCK" releases --store "$T/afile/s"
@@ -43,14 +43,14 @@ al_check "a store under a file says so" grep -q "a file, not a directory" "$T/er
 
 if command -v docker-registry >/dev/null; then
 	al_start_registry "$T/reg"
-	al_run "$T/out" "$T/err" "$AIRLOCK" push --store "$S" "docker://$REG_ADDR/x"
+	al_run "$T/out" "$T/err" "$AIRLOCK" push --layout source --store "$S" "docker://$REG_ADDR/x"
 	al_check "push over TLS to a plain HTTP registry: the hint, once" \
 		bash -c '[ "$(grep -c "tls-verify=false for HTTP" "$1")" = 1 ] && grep -q "images failed the same way" "$1"' _ "$T/err"
-	al_run "$T/out" "$T/err" "$AIRLOCK" push --store "$S" --tls-verify=false --json --cluster-resources "$T/cr" "docker://$REG_ADDR/x"
+	al_run "$T/out" "$T/err" "$AIRLOCK" push --layout source --store "$S" --tls-verify=false --json --cluster-resources "$T/cr" "docker://$REG_ADDR/x"
 	al_check "push --json: every image pushed" bash -c '[ "$(jq "[.images[]|select(.status!=\"pushed\")]|length" "$1")" = 0 ]' _ "$T/out"
 	al_check "push records where it pushed" bash -c '[ "$(jq -r ".pushes[-1].registry" "$1")" = "$2" ]' _ "$S/airlock/pushes.json" "$REG_ADDR"
 	al_check "--cluster-resources: IDMS and a ConfigMap" bash -c 'ls "$1"/idms-airlock.yaml "$1"/signature-sha256-*.yaml >/dev/null' _ "$T/cr"
-	al_run "$T/out" "$T/err" "$AIRLOCK" mirrorsets --store "$S"
+	al_run "$T/out" "$T/err" "$AIRLOCK" mirrorsets --layout source --store "$S"
 	al_check "mirrorsets without --registry: the push record" bash -c 'grep -q "$1/x/" "$2" && grep -q "last push" "$3"' _ "$REG_ADDR" "$T/out" "$T/err"
 	al_check "a component has its digest tag" bash -c 'curl -sf "http://$1/v2/x/airlock-samples/ocp-v4.0-art-dev/tags/list" | grep -q "sha256-"' _ "$REG_ADDR"
 else

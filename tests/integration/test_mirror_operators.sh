@@ -50,7 +50,7 @@ isc "$T/isc.yaml" v1
 
 # 1. one mirror run: the release and both catalogs
 S=$T/store
-al_run "$T/out" "$T/err" "$AIRLOCK" mirror --allow-unsigned --parallel 3 --store "$S" --config "$T/isc.yaml"
+al_run "$T/out" "$T/err" "$AIRLOCK" mirror --layout source --allow-unsigned --parallel 3 --store "$S" --config "$T/isc.yaml"
 al_check "mirror with 2 catalogs and a release exits 0" test "$AL_RC" = 0
 al_check "the release is mirrored" grep -q "^mirrored 1 releases" "$T/out"
 # alpha: heads of stable (1.3.0) and fast (2.0.0-rc.1), beta 1.1.0 for
@@ -80,7 +80,7 @@ for c in cats:
 assert cats[1]["targetCatalog"] == "mirror/big" and cats[1]["targetTag"] == "v1"
 assert cats[0]["packages"] == 2 and cats[0]["bundles"] == 3
 PY
-al_run "$T/out2" "$T/err2" "$AIRLOCK" mirror --allow-unsigned --store "$S" --config "$T/isc.yaml"
+al_run "$T/out2" "$T/err2" "$AIRLOCK" mirror --layout source --allow-unsigned --store "$S" --config "$T/isc.yaml"
 al_check "a rerun transfers nothing" grep -q "transferred 0 blobs (0 bytes)" "$T/out2"
 al_check "... and names the same rebuilt catalogs (deterministic)" \
 	bash -c 'diff <(grep ^catalog "$1") <(grep ^catalog "$2")' _ "$T/out" "$T/out2"
@@ -110,7 +110,7 @@ al_check "a missing catalog image is reported naming the catalog" \
 	grep -q "of catalog quay.io/mirror/big:v1" "$T/out" "$T/err"
 
 # mirror sets: operator repositories, CatalogSource and ClusterCatalog
-al_run "$T/ms" "$T/err" "$AIRLOCK" mirrorsets --store "$S" --registry 127.0.0.1:5000/mirror
+al_run "$T/ms" "$T/err" "$AIRLOCK" mirrorsets --layout source --store "$S" --registry 127.0.0.1:5000/mirror
 al_check "IDMS gains the operator repositories" bash -c '
 	grep -q "source: quay.io/example/alpha-bundle" "$1" &&
 	grep -q "source: quay.io/example/big-operand-2" "$1"' _ "$T/ms"
@@ -151,7 +151,7 @@ al_check "the source store names the pack that carried each catalog" \
 # 3. push from the far store: the rebuilt catalogs and bundles keep digests
 if command -v docker-registry >/dev/null && command -v skopeo >/dev/null; then
 	al_start_registry "$T/reg"
-	al_check "airlock push of the far store" "$AIRLOCK" push -q --store "$F" --tls-verify=false "docker://$REG_ADDR/mirror"
+	al_check "airlock push of the far store" "$AIRLOCK" push --layout source -q --store "$F" --tls-verify=false "docker://$REG_ADDR/mirror"
 	al_check "pushed catalogs and their images keep their digests" python3 - "$F" "$REG_ADDR" <<'PY'
 import json, subprocess, sys, hashlib
 s, reg = sys.argv[1], sys.argv[2]
@@ -175,7 +175,7 @@ fi
 # 4. a catalog update: v2 adds alpha 1.4.0 at the head of stable
 python3 "$AL_TOOLS/mkcatalog.py" "$T/src" quay.io/example/catalog:v2 --update --images >/dev/null
 isc "$T/isc2.yaml" v2
-al_run "$T/out" "$T/err" "$AIRLOCK" mirror --allow-unsigned --store "$S" --config "$T/isc2.yaml"
+al_run "$T/out" "$T/err" "$AIRLOCK" mirror --layout source --allow-unsigned --store "$S" --config "$T/isc2.yaml"
 al_check "mirror after the catalog update exits 0" test "$AL_RC" = 0
 al_check "the updated catalog selects alpha 1.4.0 (still 3 bundles, 7 images)" \
 	grep -q "^catalog quay.io/example/catalog:v2 -> quay.io/example/catalog:v2-filtered sha256:[0-9a-f]\{64\}: 2 packages, 3 bundles, 7 images$" "$T/out"
@@ -226,7 +226,7 @@ sed "s|oci:$T/src\$|oci:$T/src-broken|" "$T/isc.yaml" >"$T/isc-broken.yaml"
 for b in $(python3 -c 'import json,sys; [print(i.split(":")[-1]) for i in json.load(open(sys.argv[1]))["catalogs"][1]["images"] if "big-operand-1@" in i]' "$S/airlock/releases.json"); do
 	rm -f "$T/src-broken/blobs/sha256/$b"
 done
-al_run "$T/out" "$T/err" "$AIRLOCK" mirror --allow-unsigned --store "$T/b" --config "$T/isc-broken.yaml"
+al_run "$T/out" "$T/err" "$AIRLOCK" mirror --layout source --allow-unsigned --store "$T/b" --config "$T/isc-broken.yaml"
 al_check "a catalog whose images fail: exit 3" test "$AL_RC" = 3
 al_check "... the other catalog and the release are mirrored" bash -c '
 	grep -q "^mirrored 1 releases" "$1" &&
@@ -241,14 +241,14 @@ al_check "... and the rebuilt catalog is neither named nor recorded" bash -c '
 
 # a filter that matches nothing: named with file:line and what exists
 sed 's/- name: alpha/- name: nosuch/' "$T/isc.yaml" >"$T/isc-nosuch.yaml"
-al_run "$T/out" "$T/err" "$AIRLOCK" mirror --allow-unsigned --store "$T/n" --config "$T/isc-nosuch.yaml"
+al_run "$T/out" "$T/err" "$AIRLOCK" mirror --layout source --allow-unsigned --store "$T/n" --config "$T/isc-nosuch.yaml"
 al_check "an unknown package fails the run" test "$AL_RC" != 0
 al_check "... naming file:line, the package and what exists" \
 	grep -q "isc-nosuch.yaml:7: .*package 'nosuch' not found in the catalog; it has alpha, beta, gamma" "$T/err"
 
 # fields airlock cannot honour are refused with file:line:col, never ignored
 sed 's/      targetTag: v1-filtered/      targetTag: v1-filtered\n      targetName: other/' "$T/isc.yaml" >"$T/isc-field.yaml"
-al_run "$T/out" "$T/err" "$AIRLOCK" mirror --allow-unsigned --store "$T/f" --config "$T/isc-field.yaml"
+al_run "$T/out" "$T/err" "$AIRLOCK" mirror --layout source --allow-unsigned --store "$T/f" --config "$T/isc-field.yaml"
 al_check "an unsupported operator field: exit 2" test "$AL_RC" = 2
 al_check "... named with file:line:col" grep -q "isc-field.yaml:9:7: .*targetName" "$T/err"
 al_check "... and nothing was mirrored" test ! -e "$T/f/index.json"
@@ -269,11 +269,11 @@ airlock:
     - prefix: quay.io/example
       location: oci:$T/src
 EOF2
-al_run "$T/out" "$T/err" "$AIRLOCK" mirror --store "$T/only" --config "$T/isc-only.yaml"
+al_run "$T/out" "$T/err" "$AIRLOCK" mirror --layout source --store "$T/only" --config "$T/isc-only.yaml"
 al_check "an oci: catalog alone, no keyring: exit 0" test "$AL_RC" = 0
 al_check "... rebuilt as localhost/olm/example-catalog:v1" \
 	grep -q "^catalog localhost/olm/example-catalog:v1 -> localhost/olm/example-catalog:v1 sha256:[0-9a-f]*: 2 packages, 3 bundles, 7 images$" "$T/out"
-al_run "$T/out" "$T/err" "$AIRLOCK" mirror --store "$T/only2" --image "oci:$T/src:quay.io/example/catalog:v1"
+al_run "$T/out" "$T/err" "$AIRLOCK" mirror --layout source --store "$T/only2" --image "oci:$T/src:quay.io/example/catalog:v1"
 al_check "additional images alone need no keyring either" test "$AL_RC" = 0
 
 al_finish

@@ -57,7 +57,7 @@ on_b() {
 # ------------------------------------------- the destination is down
 down=127.0.0.1:$(al_free_port)
 store=$T/store
-al_run "$T/out" "$T/err" "$AIRLOCK" mirror --allow-unsigned --config "$T/imageset.yaml" --store "$store" \
+al_run "$T/out" "$T/err" "$AIRLOCK" mirror --layout source --allow-unsigned --config "$T/imageset.yaml" --store "$store" \
 	--tls-verify=false --to "docker://$down/mirror"
 cat "$T/out" "$T/err"
 al_check "destination down: exit 3" test "$AL_RC" = 3
@@ -72,7 +72,7 @@ al_check "destination down: no push recorded" test ! -e "$store/airlock/pushes.j
 # ---------------------------------------- the destination is up: rerun
 al_start_registry "$T/regB"
 B=$REG_ADDR
-al_run "$T/out" "$T/err" "$AIRLOCK" mirror --allow-unsigned --config "$T/imageset.yaml" --store "$store" \
+al_run "$T/out" "$T/err" "$AIRLOCK" mirror --layout source --allow-unsigned --config "$T/imageset.yaml" --store "$store" \
 	--tls-verify=false --to "docker://$B/mirror"
 cat "$T/out" "$T/err"
 al_check "rerun with B up: exit 0" test "$AL_RC" = 0
@@ -90,25 +90,25 @@ al_check "release digest on B equals A's (skopeo inspect)" bash -c '[ -n "$1" ] 
 al_check "push recorded in the store (registry B, prefix mirror)" \
 	python3 -c 'import json,sys; p=json.load(open(sys.argv[1]))["pushes"][-1]; sys.exit(not (p["registry"]==sys.argv[2] and p["prefix"]=="mirror" and p["images"]==9 and p["digestTags"]))' \
 	"$store/airlock/pushes.json" "$B"
-al_run "$T/ms.yaml" "$T/err" "$AIRLOCK" mirrorsets --store "$store" -o -
+al_run "$T/ms.yaml" "$T/err" "$AIRLOCK" mirrorsets --layout source --store "$store" -o -
 al_check "mirrorsets --store with no --registry exits 0" test "$AL_RC" = 0
 al_check "mirrorsets maps the release repository to B (from the push record)" \
 	grep -q -- "- $B/mirror/airlock-samples/release" "$T/ms.yaml"
 
-al_run "$T/out" "$T/err" "$AIRLOCK" mirror --allow-unsigned --config "$T/imageset.yaml" --store "$store" \
+al_run "$T/out" "$T/err" "$AIRLOCK" mirror --layout source --allow-unsigned --config "$T/imageset.yaml" --store "$store" \
 	--tls-verify=false --to "docker://$B/mirror"
 al_check "third run: exit 0, nothing fetched, nothing uploaded" \
 	bash -c '[ "$1" = 0 ] && grep -qE "transferred 0 blobs \(0 bytes\)" "$2" && tail -n 1 "$2" | grep -qE "^pushed 9 images to .*: uploaded 0 blobs \(0 bytes\)"' \
 	_ "$AL_RC" "$T/out"
 
-al_run "$T/out" "$T/err" "$AIRLOCK" mirror --allow-unsigned --config "$T/imageset.yaml" --store "$store" \
+al_run "$T/out" "$T/err" "$AIRLOCK" mirror --layout source --allow-unsigned --config "$T/imageset.yaml" --store "$store" \
 	--tls-verify=false --to "docker://$B/mirror" --json
 al_check "--json: a push member with 9 pushed images and the destination" \
 	python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); p=d["push"]; sys.exit(not (p["registry"]==sys.argv[2] and len(p["images"])==9 and all(i["status"]=="pushed" and i["destination"].startswith(sys.argv[2]+"/mirror/") for i in p["images"])))' \
 	"$T/out" "$B"
 
 # ------------------------------------- --max-nested-paths, --no-digest-tags
-al_run "$T/out" "$T/err" "$AIRLOCK" mirror --allow-unsigned --config "$T/imageset.yaml" --store "$store" \
+al_run "$T/out" "$T/err" "$AIRLOCK" mirror --layout source --allow-unsigned --config "$T/imageset.yaml" --store "$store" \
 	--tls-verify=false --to "docker://$B/flat" --max-nested-paths 1 --no-digest-tags
 cat "$T/err"
 al_check "--max-nested-paths 1 --no-digest-tags: exit 0" test "$AL_RC" = 0
@@ -132,7 +132,7 @@ fault() {
 }
 fault '_fault?kind=hang&method=PUT&path=/manifests/&times=-1' >/dev/null
 store2=$T/store2
-"$AIRLOCK" mirror --allow-unsigned --config "$T/imageset.yaml" --store "$store2" \
+"$AIRLOCK" mirror --layout source --allow-unsigned --config "$T/imageset.yaml" --store "$store2" \
 	--tls-verify=false --to "docker://$P/killed" >"$T/kill.out" 2>&1 &
 pid=$!
 held=no
@@ -154,7 +154,7 @@ al_check "after kill -9: the release is not on B yet" \
 	_ "$B" "${SKOPEO[@]}"
 al_run "$T/out" "$T/err" "$AIRLOCK" check --store "$store2"
 al_check "after kill -9: airlock check is clean" test "$AL_RC" = 0
-al_run "$T/out" "$T/err" "$AIRLOCK" mirror --allow-unsigned --config "$T/imageset.yaml" --store "$store2" \
+al_run "$T/out" "$T/err" "$AIRLOCK" mirror --layout source --allow-unsigned --config "$T/imageset.yaml" --store "$store2" \
 	--tls-verify=false --to "docker://$P/killed"
 cat "$T/out" "$T/err"
 al_check "after kill -9: the rerun exits 0" test "$AL_RC" = 0
@@ -166,7 +166,7 @@ al_check "after kill -9: the store holds the release and its components" al_same
 al_check "after kill -9: B/killed has everything, same digests, with tags" on_b "$B" killed "$T/release"
 
 # ---------------------------------------- --dry-run maps to the destination
-al_run "$T/out" "$T/err" "$AIRLOCK" mirror --allow-unsigned --config "$T/imageset.yaml" --store "$store" \
+al_run "$T/out" "$T/err" "$AIRLOCK" mirror --layout source --allow-unsigned --config "$T/imageset.yaml" --store "$store" \
 	--tls-verify=false --to "docker://$B/mirror" --dry-run="$T/dry"
 al_check "--dry-run --to: exit 0" test "$AL_RC" = 0
 al_check "--dry-run --to: mapping.txt names docker://B/mirror destinations" \
@@ -174,23 +174,23 @@ al_check "--dry-run --to: mapping.txt names docker://B/mirror destinations" \
 
 # ------------------------------------------------------------- usage
 al_check_fails "--to with a non-docker destination: exit 2" 2 \
-	"$AIRLOCK" mirror --allow-unsigned --config "$T/imageset.yaml" --store "$store" --to "oci:$T/x"
+	"$AIRLOCK" mirror --layout source --allow-unsigned --config "$T/imageset.yaml" --store "$store" --to "oci:$T/x"
 al_check_fails "--max-nested-paths without --to: exit 2" 2 \
-	"$AIRLOCK" mirror --allow-unsigned --config "$T/imageset.yaml" --store "$store" --max-nested-paths 2
-al_run "$T/out" "$T/err" "$AIRLOCK" mirror --store "$store" "docker://$B/mirror"
+	"$AIRLOCK" mirror --layout source --allow-unsigned --config "$T/imageset.yaml" --store "$store" --max-nested-paths 2
+al_run "$T/out" "$T/err" "$AIRLOCK" mirror --layout source --store "$store" "docker://$B/mirror"
 al_check "a bare docker:// destination as RELEASE: exit 2, the hint names --to" \
 	bash -c '[ "$1" = 2 ] && grep -q -- "--to docker://" "$2"' _ "$AL_RC" "$T/err"
 
 # --------------------------------------- the bundled samples (oci: source)
 samples=$AL_SOURCE_DIR/samples
-al_run "$T/out" "$T/err" "$AIRLOCK" mirror --config "$samples/imageset.yaml" --store "$T/store3" \
+al_run "$T/out" "$T/err" "$AIRLOCK" mirror --layout source --config "$samples/imageset.yaml" --store "$T/store3" \
 	--tls-verify=false --to "docker://$B/samples"
 cat "$T/out" "$T/err"
 al_check "samples/imageset.yaml --to B: exit 0" test "$AL_RC" = 0
 al_check "samples: 7 images pushed" grep -qE "^pushed 7 images to $B/samples: " "$T/out"
 al_check "samples: B has the sample release and components, same digests as samples/layout" \
 	on_b "$B" samples "$samples/layout"
-al_run "$T/ms.yaml" "$T/err" "$AIRLOCK" mirrorsets --store "$T/store3" -o -
+al_run "$T/ms.yaml" "$T/err" "$AIRLOCK" mirrorsets --layout source --store "$T/store3" -o -
 al_check "samples: mirrorsets from the push record names B/samples" \
 	grep -q -- "- $B/samples/airlock-samples/release" "$T/ms.yaml"
 
@@ -202,12 +202,12 @@ S=$REG_ADDR
 printf '{"auths":{"%s":{"auth":"%s"}}}\n' "$S" "$(printf 'airlock:s3cret-pass' | base64 -w0)" >"$T/auth.json"
 mkdir -p "$T/certs"
 cp "$T/tls/ca.crt" "$T/certs/ca.crt"
-al_run "$T/out" "$T/err" "$AIRLOCK" mirror --config "$samples/imageset.yaml" --store "$T/store4" \
+al_run "$T/out" "$T/err" "$AIRLOCK" mirror --layout source --config "$samples/imageset.yaml" --store "$T/store4" \
 	--cert-dir "$T/certs" --to "docker://$S/secure"
 cat "$T/err"
 al_check "TLS destination without credentials: exit 3, the error names the registry" \
 	bash -c '[ "$1" = 3 ] && grep -qF "$2" "$3"' _ "$AL_RC" "$S" "$T/err"
-al_run "$T/out" "$T/err" "$AIRLOCK" mirror --config "$samples/imageset.yaml" --store "$T/store4" \
+al_run "$T/out" "$T/err" "$AIRLOCK" mirror --layout source --config "$samples/imageset.yaml" --store "$T/store4" \
 	--cert-dir "$T/certs" --authfile "$T/auth.json" --to "docker://$S/secure"
 cat "$T/err"
 al_check "TLS destination with --cert-dir and --authfile: exit 0, 7 images pushed" \

@@ -25,7 +25,7 @@ airlock:
     location: docker://$A/airlock-samples
 YAML
 
-al_run "$T/out" "$T/err" "$AIRLOCK" mirror --allow-unsigned --config "$T/imageset.yaml" --store "$store" \
+al_run "$T/out" "$T/err" "$AIRLOCK" mirror --layout source --allow-unsigned --config "$T/imageset.yaml" --store "$store" \
 	--tls-verify=false --parallel 4
 cat "$T/err"
 al_check "airlock mirror from registry A exits 0" test "$AL_RC" = 0
@@ -39,7 +39,7 @@ al_check "airlock check on the mirrored store exits 0" test "$AL_RC" = 0
 
 al_start_registry "$T/regB"
 B=$REG_ADDR
-al_run "$T/out" "$T/err" "$AIRLOCK" push --store "$store" "docker://$B/mirror" --tls-verify=false
+al_run "$T/out" "$T/err" "$AIRLOCK" push --layout source --store "$store" "docker://$B/mirror" --tls-verify=false
 cat "$T/err"
 al_check "airlock push to registry B exits 0" test "$AL_RC" = 0
 al_check "push summary line" \
@@ -74,7 +74,7 @@ al_check "skopeo copy from B into an oci dir works" \
 al_check "skopeo's copy from B keeps the digest" \
 	test "$("${SKOPEO[@]}" inspect --format '{{.Digest}}' "oci:$T/fromB:rel" 2>/dev/null)" = "$want"
 
-al_run "$T/out" "$T/err" "$AIRLOCK" push --store "$store" "docker://$B/mirror" --tls-verify=false
+al_run "$T/out" "$T/err" "$AIRLOCK" push --layout source --store "$store" "docker://$B/mirror" --tls-verify=false
 al_check "second push exits 0 and uploads nothing" \
 	bash -c '[ "$1" = 0 ] && tail -n 1 "$2" | grep -qE "^pushed [0-9]+ images: uploaded 0 blobs \(0 bytes\)"' _ "$AL_RC" "$T/out"
 
@@ -89,13 +89,13 @@ al_check "airlock copy oci: -> docker:// keeps the digest" \
 	test "$("${SKOPEO[@]}" inspect --no-tags --tls-verify=false --format '{{.Digest}}' \
 		"docker://$B/copied/release:v1" 2>/dev/null)" = "$want"
 
-al_run "$T/mirrorsets.yaml" "$T/err" "$AIRLOCK" mirrorsets --store "$store" --registry "$B/mirror" -o -
+al_run "$T/mirrorsets.yaml" "$T/err" "$AIRLOCK" mirrorsets --layout source --store "$store" --registry "$B/mirror" -o -
 al_check "mirrorsets exits 0" test "$AL_RC" = 0
 al_check "mirrorsets writes an ImageDigestMirrorSet" grep -q "kind: ImageDigestMirrorSet" "$T/mirrorsets.yaml"
 al_check "mirrorsets maps the source to registry B" \
 	bash -c 'grep -qF "quay.io/airlock-samples" "$1" && grep -qF "$2/mirror/airlock-samples" "$1"' \
 	_ "$T/mirrorsets.yaml" "$B"
-al_run "$T/icsp.yaml" "$T/err" "$AIRLOCK" mirrorsets --store "$store" --registry "$B/mirror" --icsp -o -
+al_run "$T/icsp.yaml" "$T/err" "$AIRLOCK" mirrorsets --layout source --store "$store" --registry "$B/mirror" --icsp -o -
 al_check "mirrorsets --icsp writes an ImageContentSourcePolicy naming B" \
 	bash -c '[ "$1" = 0 ] && grep -q "kind: ImageContentSourcePolicy" "$2" && grep -qF "$3/mirror" "$2"' \
 	_ "$AL_RC" "$T/icsp.yaml" "$B"
@@ -106,11 +106,11 @@ python3 "$AL_TOOLS/mkrelease.py" --out "$T/multi" --version 4.14.2 --previous 4.
 	--components 4 --multi-repo --seed multi >/dev/null
 al_check "multi-repo release pushed to registry A" al_push_layout "$T/multi" "$A"
 sed 's/4[.]14[.]1-x86_64/4.14.2-x86_64/' "$T/imageset.yaml" >"$T/imageset2.yaml"
-al_run "$T/out" "$T/err" "$AIRLOCK" mirror --allow-unsigned --config "$T/imageset2.yaml" --store "$T/store2" --tls-verify=false
+al_run "$T/out" "$T/err" "$AIRLOCK" mirror --layout source --allow-unsigned --config "$T/imageset2.yaml" --store "$T/store2" --tls-verify=false
 cat "$T/err"
 al_check "mirror of a release with two component repositories exits 0" test "$AL_RC" = 0
 al_check "the store has both repositories' images" al_same_index "$T/multi" "$T/store2"
-al_run "$T/ms2.yaml" "$T/err" "$AIRLOCK" mirrorsets --store "$T/store2" --registry "$B/mirror" -o -
+al_run "$T/ms2.yaml" "$T/err" "$AIRLOCK" mirrorsets --layout source --store "$T/store2" --registry "$B/mirror" -o -
 al_check "mirrorsets for several repositories exits 0" test "$AL_RC" = 0
 al_check "every repository of the store is covered by an IDMS source mirrored on B" \
 	python3 - "$T/ms2.yaml" "$B/mirror" "$T/store2" <<'PY'

@@ -11,7 +11,7 @@ R=airlock-samples/release
 C=airlock-samples/ocp-v4.0-art-dev
 store=$T/store
 
-al_run "$T/out" "$T/err" "$AIRLOCK" mirror --config "$samples/imageset.yaml" --store "$store"
+al_run "$T/out" "$T/err" "$AIRLOCK" mirror --layout source --config "$samples/imageset.yaml" --store "$store"
 al_check "the store is filled from samples/ with no network" test "$AL_RC" = 0
 rdigest=$(al_digest_of "$store" "$release")
 
@@ -116,7 +116,7 @@ airlock:
   - prefix: quay.io/airlock-samples
     location: docker://$A/airlock-samples
 YAML
-al_run "$T/out" "$T/err" "$AIRLOCK" mirror --config "$T/is.yaml" --store "$T/store2" --tls-verify=false \
+al_run "$T/out" "$T/err" "$AIRLOCK" mirror --layout source --config "$T/is.yaml" --store "$T/store2" --tls-verify=false \
 	--keyring "$samples/keys/release.gpg" --signature-store "http://$A/signatures"
 al_check "airlock mirror from the server with its signature store exits 0" test "$AL_RC" = 0
 al_check "the mirrored release is verified through the served signatures" \
@@ -145,7 +145,7 @@ else
 fi
 
 # The mirror sets written for this address name repositories it serves.
-"$AIRLOCK" mirrorsets --store "$store" --registry "$A" >"$T/ms.yaml"
+"$AIRLOCK" mirrorsets --layout source --store "$store" --registry "$A" >"$T/ms.yaml"
 missing=0
 for m in $(sed -n "s|^    - $A/||p" "$T/ms.yaml" | sort -u); do
 	[ "$(code "$U/v2/$m/tags/list")" = 200 ] || missing=$((missing + 1))

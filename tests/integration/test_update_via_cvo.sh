@@ -61,7 +61,7 @@ al_check "pre-flight: no signature in the cluster: run airlock configmaps" grep 
 al_check "pre-flight: nothing was changed (no spec.desiredUpdate)" [ "$(desired)" = none ]
 
 # --- 2. the whole disconnected path: push, mirror sets, signature ConfigMaps --
-al_run "$T/op" "$T/ep" "$AIRLOCK" push --store "$S" --tls-verify=false -q "docker://$REG_ADDR/mirror"
+al_run "$T/op" "$T/ep" "$AIRLOCK" push --layout source --store "$S" --tls-verify=false -q "docker://$REG_ADDR/mirror"
 al_check "push the store into the mirror registry" [ "$AL_RC" = 0 ]
 "$AIRLOCK" mirrorsets --store "$S" -o "$T/mirrorsets.yaml" >/dev/null 2>&1
 "$AIRLOCK" configmaps --store "$S" --json -o - 4.14.2 4.15.0 >"$T/cms.json" 2>/dev/null

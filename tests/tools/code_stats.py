@@ -25,7 +25,7 @@ import sys
 LAYERS = [
     ("foundation", "common error buf clock log fs digest json yaml version name"),
     ("formats", "ref oci pgp imageset certsd http helm"),
-    ("services", "auth registry regconf store layer release kres kube"),
+    ("services", "auth registry regconf store layer release kres kube layout"),
     ("domain", "sig graph transfer catalog cosign"),
     ("workflows", "mirror pack update delete serve"),
 ]

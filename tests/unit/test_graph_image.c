@@ -572,6 +572,10 @@ static void test_graph_image__updateservice_resource(void)
 	CU_ASSERT_STRING_EQUAL(al_json_str(j, "apiVersion"),
 	                       "updateservice.operator.openshift.io/v1");
 	CU_ASSERT_STRING_EQUAL(al_json_str(j, "kind"), "UpdateService");
+	/* oc-mirror v2's namespace (OCPBUGS-61001) */
+	CU_ASSERT_STRING_EQUAL(
+	    al_json_str(json_object_get(j, "metadata"), "namespace"),
+	    "openshift-update-service");
 	spec = json_object_get(j, "spec");
 	CU_ASSERT_EQUAL(json_integer_value(json_object_get(spec, "replicas")),
 	                2);

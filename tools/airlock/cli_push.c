@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "cli_push.h"
+#include "cli_resources.h"
 #include "cli_hint.h"
 #include "cli_json.h"
 #include "cli_resources.h"
@@ -123,7 +124,11 @@ const char cli_mirror_to_help[] =
     "      --max-nested-paths N  with --to: at most N path components per\n"
     "                           repository (as push)\n"
     "      --no-digest-tags     with --to: digest-referenced images by "
-    "digest only\n";
+    "digest only\n"
+    "      --layout L           oc-mirror (default: releases at\n"
+    "                           openshift/release-images, components at\n"
+    "                           openshift/release) or source (source paths),\n"
+    "                           for --to and --cluster-resources\n";
 
 int cli_mirror_to_option(cli_mirror_to *mt, int opt, const char *arg)
 {
@@ -137,6 +142,9 @@ int cli_mirror_to_option(cli_mirror_to *mt, int opt, const char *arg)
 	case CLI_OPT_TO_NO_DIGEST_TAGS:
 		mt->no_digest_tags = 1;
 		return 1;
+	case CLI_OPT_TO_LAYOUT:
+		mt->layout = arg;
+		return 1;
 	default:
 		return 0;
 	}
@@ -147,6 +155,9 @@ int cli_mirror_to_setup(cli_mirror_to *mt)
 	unsigned nested = 0;
 	int code;
 
+	if ((code = cli_parse_layout("mirror", mt->layout, &mt->push.layout)) !=
+	    EXIT_OK)
+		return code;
 	if (mt->to == NULL) {
 		if (mt->nested != NULL || mt->no_digest_tags)
 			return cli_usage_error(

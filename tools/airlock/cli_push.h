@@ -35,6 +35,7 @@ typedef struct cli_mirror_to {
 	const char *to;     /* --to docker://HOST[:PORT][/PREFIX] */
 	const char *nested; /* --max-nested-paths N */
 	int no_digest_tags; /* --no-digest-tags */
+	const char *layout; /* --layout oc-mirror|source */
 	/* set by cli_mirror_to_setup */
 	char *host, *prefix, *dest; /* dest: "HOST[/PREFIX]" */
 	al_push_opts push;
@@ -65,11 +66,13 @@ void cli_mirror_to_clear(cli_mirror_to *mt);
 #define CLI_OPT_TO 1200
 #define CLI_OPT_TO_NESTED 1201
 #define CLI_OPT_TO_NO_DIGEST_TAGS 1202
+#define CLI_OPT_TO_LAYOUT 1203
 #define CLI_MIRROR_TO_OPTIONS                                                  \
 	{"to", required_argument, NULL, CLI_OPT_TO},                           \
 	    {"max-nested-paths", required_argument, NULL, CLI_OPT_TO_NESTED},  \
+	    {"no-digest-tags", no_argument, NULL, CLI_OPT_TO_NO_DIGEST_TAGS},  \
 	{                                                                      \
-		"no-digest-tags", no_argument, NULL, CLI_OPT_TO_NO_DIGEST_TAGS \
+		"layout", required_argument, NULL, CLI_OPT_TO_LAYOUT           \
 	}
 
 #endif

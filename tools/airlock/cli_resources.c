@@ -112,6 +112,21 @@ int cli_mirror_check_outputs(const char *cr_dir, const char *cr_registry,
 	return EXIT_OK;
 }
 
+int cli_parse_layout(const char *cmd, const char *value, al_layout_kind *out)
+{
+	if (value == NULL) {
+		*out = AL_LAYOUT_OC_MIRROR;
+		return EXIT_OK;
+	}
+	if (al_layout_parse(value, out) < 0)
+		return cli_usage_error(
+		    cmd,
+		    "--layout takes 'oc-mirror' or 'source', "
+		    "not '%s'",
+		    value);
+	return EXIT_OK;
+}
+
 /* "N" from 1 to 32 (path depths registries allow are small). */
 int cli_parse_nested(const char *arg, unsigned *out)
 {
@@ -166,8 +181,10 @@ int cli_dest_parse(const char *s, char **host, char **prefix)
 /* One source repository per store image, mapped where push put it. */
 typedef struct maps {
 	al_mirror_map *m;
+	const char **cat; /* oc-mirror's category of each map */
 	char **strs;
 	size_t n;
+	al_layout_kind layout;
 } maps;
 
 static void maps_free(maps *ms)
@@ -179,24 +196,51 @@ static void maps_free(maps *ms)
 			free(ms->strs[i]);
 	free(ms->strs);
 	free(ms->m);
+	free(ms->cat);
 	memset(ms, 0, sizeof(*ms));
 }
 
+/* oc-mirror's scope (attemptNamespaceScope) of map k, in place. */
+static int scope_map(maps *ms, size_t k)
+{
+	char *a = NULL, *b = NULL;
+	int rc;
+
+	if ((rc = al_layout_scope(ms->strs[2 * k], ms->strs[2 * k + 1], 0, &a,
+	                          &b)) < 0)
+		return rc;
+	free(ms->strs[2 * k]);
+	free(ms->strs[2 * k + 1]);
+	ms->strs[2 * k] = a;
+	ms->strs[2 * k + 1] = b;
+	ms->m[k].source = a;
+	ms->m[k].mirror = b;
+	return 0;
+}
+
 static int maps_build(al_store *store, const char *dest, unsigned max_nested,
-                      maps *ms)
+                      al_layout_kind layout, maps *ms)
 {
 	al_store_image *imgs = NULL;
+	al_layout *l = NULL;
 	size_t nimgs = 0, i;
 	char *tref = NULL;
 	int rc, code = EXIT_OK;
 
 	memset(ms, 0, sizeof(*ms));
+	ms->layout = layout;
 	if ((rc = al_store_list(store, &imgs, &nimgs)) < 0)
 		return cli_fail(rc, "cannot read store '%s'",
 		                al_store_path(store));
+	if ((rc = al_layout_open(&l, store, layout)) < 0) {
+		al_store_images_free(imgs, nimgs);
+		return cli_fail(rc, "cannot read the records of store '%s'",
+		                al_store_path(store));
+	}
 	ms->m = calloc(nimgs + 1, sizeof(*ms->m));
+	ms->cat = calloc(nimgs + 1, sizeof(*ms->cat));
 	ms->strs = calloc(2 * nimgs + 1, sizeof(*ms->strs));
-	if (ms->m == NULL || ms->strs == NULL) {
+	if (ms->m == NULL || ms->cat == NULL || ms->strs == NULL) {
 		code = cli_fail(AL_ENOMEM, "out of memory");
 		goto out;
 	}
@@ -204,6 +248,7 @@ static int maps_build(al_store *store, const char *dest, unsigned max_nested,
 		al_ref r = {0};
 		char *src, *origin = NULL;
 		size_t k = ms->n;
+		al_layout_category cat = al_layout_category_of(l, imgs[i].name);
 
 		if (al_ref_parse(&r, imgs[i].name) < 0)
 			continue; /* not a docker reference: nothing to
@@ -212,6 +257,12 @@ static int maps_build(al_store *store, const char *dest, unsigned max_nested,
 		 * UpdateService names it where it was pushed (oc-mirror
 		 * leaves it out of the IDMS too) */
 		if (strcmp(imgs[i].name, AL_GRAPH_IMAGE_NAME) == 0) {
+			al_ref_clear(&r);
+			continue;
+		}
+		/* oc-mirror: a catalog is reached through its CatalogSource,
+		 * never through a mirror set (generateImageMirrors) */
+		if (layout == AL_LAYOUT_OC_MIRROR && cat == AL_LAYOUT_CATALOG) {
 			al_ref_clear(&r);
 			continue;
 		}
@@ -229,8 +280,8 @@ static int maps_build(al_store *store, const char *dest, unsigned max_nested,
 		src = al_ref_name(&r);
 		ms->strs[2 * k] = src;
 		/* where push puts it: the one mapping */
-		if (src == NULL || (rc = al_push_target_nested(
-		                        imgs[i].name, dest, max_nested,
+		if (src == NULL || (rc = al_push_target_layout(
+		                        l, imgs[i].name, dest, max_nested,
 		                        &ms->strs[2 * k + 1], &tref)) < 0) {
 			int e = src == NULL ? AL_ENOMEM : rc;
 
@@ -249,10 +300,26 @@ static int maps_build(al_store *store, const char *dest, unsigned max_nested,
 		 * tag-referenced ones a tag mirror too */
 		ms->m[k].by_digest = 1;
 		ms->m[k].by_tag = r.digest == NULL;
+		ms->cat[k] = al_layout_category_name(cat);
+		if (layout == AL_LAYOUT_OC_MIRROR) {
+			/* generateImageMirrors: digest-only images in the
+			 * IDMS alone, tag-only ones in the ITMS alone, a
+			 * release image (CLID-205) and an image by tag and
+			 * digest (OCPBUGS-85331) in both */
+			ms->m[k].by_digest =
+			    r.digest != NULL || cat == AL_LAYOUT_RELEASE;
+			ms->m[k].by_tag = r.tag != NULL || r.digest == NULL;
+		}
 		ms->n++;
 		al_ref_clear(&r);
+		if (layout == AL_LAYOUT_OC_MIRROR &&
+		    (rc = scope_map(ms, k)) < 0) {
+			code = cli_fail(rc, "cannot map '%s'", imgs[i].name);
+			goto out;
+		}
 	}
 out:
+	al_layout_free(l);
 	al_store_images_free(imgs, nimgs);
 	if (code != EXIT_OK)
 		maps_free(ms);
@@ -267,6 +334,27 @@ static int emit(const maps *ms, const char *name, int mode, al_buf *out)
 	size_t i;
 	int rc;
 
+	if (ms->layout == AL_LAYOUT_OC_MIRROR && mode != EMIT_ICSP) {
+		char *now = al_clock_rfc3339_now();
+
+		if (now == NULL)
+			return cli_fail(AL_ENOMEM, "out of memory");
+		/* oc-mirror's objects per category (kres_ocmirror.c) */
+		rc = 0;
+		if (mode == EMIT_SETS || mode == EMIT_IDMS)
+			rc = al_kres_mirrorsets_ocmirror(out, ms->m, ms->cat,
+			                                 ms->n, 0, now);
+		if (rc == 0 && (mode == EMIT_SETS || mode == EMIT_ITMS))
+			rc = al_kres_mirrorsets_ocmirror(out, ms->m, ms->cat,
+			                                 ms->n, 1, now);
+		free(now);
+		if (rc == AL_EINVAL) {
+			cli_fail(rc, "cannot write mirror sets");
+			return EXIT_USAGE;
+		}
+		return rc < 0 ? cli_fail(rc, "cannot write mirror sets")
+		              : EXIT_OK;
+	}
 	if (ms->n > 0 && (m = calloc(ms->n, sizeof(*m))) == NULL)
 		return cli_fail(AL_ENOMEM, "out of memory");
 	for (i = 0; i < ms->n; i++) {
@@ -291,12 +379,14 @@ static int emit(const maps *ms, const char *name, int mode, al_buf *out)
 }
 
 int cli_mirror_sets(al_store *store, const char *dest, unsigned max_nested,
-                    const char *name, al_buf *sets, al_buf *icsp)
+                    al_layout_kind layout, const char *name, al_buf *sets,
+                    al_buf *icsp)
 {
 	maps ms;
 	int code;
 
-	if ((code = maps_build(store, dest, max_nested, &ms)) != EXIT_OK)
+	if ((code = maps_build(store, dest, max_nested, layout, &ms)) !=
+	    EXIT_OK)
 		return code;
 	code = emit(&ms, name, EMIT_SETS, sets);
 	if (code == EXIT_OK && icsp != NULL)
@@ -306,7 +396,7 @@ int cli_mirror_sets(al_store *store, const char *dest, unsigned max_nested,
 }
 
 char *cli_dest_from_record(al_store *store, const char *cmd,
-                           unsigned *max_nested)
+                           unsigned *max_nested, al_layout_kind *layout)
 {
 	al_store_push p;
 	char *dest;
@@ -329,6 +419,8 @@ char *cli_dest_from_record(al_store *store, const char *cmd,
 		cli_error("out of memory");
 	} else {
 		*max_nested = p.max_nested_paths;
+		*layout =
+		    p.source_layout ? AL_LAYOUT_SOURCE : AL_LAYOUT_OC_MIRROR;
 		cli_warn("%s: no --registry: using the destination of the "
 		         "store's last push, %s (%s)",
 		         cmd, dest, p.time != NULL ? p.time : "");
@@ -367,6 +459,83 @@ int cli_cr_put_file(const cli_cr_opts *o, const char *file, const al_buf *b,
 	return put_file(o, file, b, files);
 }
 
+/* oc-mirror v2's one ConfigMap (GenerateSignatureConfigMap): the first
+ * signature of each release with signatures, YAML and JSON. */
+static int write_ocmirror_configmap(al_store *store, const cli_cr_opts *o,
+                                    const al_store_release *list, size_t n,
+                                    json_t *files)
+{
+	al_sig_list *sigs = NULL;
+	al_digest *ds = NULL;
+	const uint8_t **ptrs = NULL;
+	size_t *lens = NULL, i, k = 0;
+	al_buf b = AL_BUF_INIT(CR_MAX_OUTPUT);
+	char *now = NULL;
+	int rc, code = EXIT_OK;
+
+	sigs = calloc(n + 1, sizeof(*sigs));
+	ds = calloc(n + 1, sizeof(*ds));
+	ptrs = calloc(n + 1, sizeof(*ptrs));
+	lens = calloc(n + 1, sizeof(*lens));
+	if (sigs == NULL || ds == NULL || ptrs == NULL || lens == NULL ||
+	    (now = al_clock_rfc3339_now()) == NULL) {
+		code = cli_fail(AL_ENOMEM, "out of memory");
+		goto out;
+	}
+	for (i = 0; i < n; i++) {
+		if ((list[i].verified != AL_STORE_VERIFIED &&
+		     list[i].verified != AL_STORE_UNVERIFIED) ||
+		    !list[i].has_digest)
+			continue; /* no signatures were looked for */
+		if ((rc = al_sig_store_load(store, &list[i].digest, &sigs[k])) <
+		    0) {
+			code = cli_worst(code,
+			                 cli_fail(rc,
+			                          "release %s: cannot read its "
+			                          "signatures",
+			                          list[i].version != NULL
+			                              ? list[i].version
+			                              : "?"));
+			continue;
+		}
+		if (sigs[k].n == 0)
+			continue;
+		ds[k] = list[i].digest;
+		ptrs[k] = sigs[k].items[0].data;
+		lens[k] = sigs[k].items[0].len;
+		k++;
+	}
+	if (k == 0)
+		goto out; /* oc-mirror writes no empty ConfigMap */
+	if ((rc = al_kres_signatures_ocmirror(&b, ds, ptrs, lens, k, 0, now)) <
+	    0) {
+		code = cli_worst(code, cli_fail(rc, "cannot write the "
+		                                    "ConfigMap"));
+		goto out;
+	}
+	code =
+	    cli_worst(code, put_file(o, "signature-configmap.yaml", &b, files));
+	al_buf_reset(&b);
+	if ((rc = al_kres_signatures_ocmirror(&b, ds, ptrs, lens, k,
+	                                      AL_KRES_JSON, now)) < 0)
+		code = cli_worst(code, cli_fail(rc, "cannot write the "
+		                                    "ConfigMap"));
+	else
+		code = cli_worst(
+		    code, put_file(o, "signature-configmap.json", &b, files));
+out:
+	if (sigs != NULL)
+		for (i = 0; i < n; i++)
+			al_sig_list_clear(&sigs[i]);
+	free(sigs);
+	free(ds);
+	free(ptrs);
+	free(lens);
+	free(now);
+	al_buf_free(&b);
+	return code;
+}
+
 /* The signature ConfigMaps of every release with signatures. */
 static int write_configmaps(al_store *store, const cli_cr_opts *o,
                             json_t *files)
@@ -380,6 +549,10 @@ static int write_configmaps(al_store *store, const cli_cr_opts *o,
 	if ((rc = al_store_releases_list(store, &list, &n)) < 0)
 		return cli_fail(rc, "cannot read the releases of store '%s'",
 		                al_store_path(store));
+	if (o->layout == AL_LAYOUT_OC_MIRROR) {
+		code = write_ocmirror_configmap(store, o, list, n, files);
+		goto out;
+	}
 	if ((rc = al_kres_configmaps_new(&cms)) < 0) {
 		code = cli_fail(rc, "out of memory");
 		goto out;
@@ -444,7 +617,8 @@ static int write_mirror_sets(al_store *store, const cli_cr_opts *o,
 	maps ms;
 	int code;
 
-	if ((code = maps_build(store, o->dest, o->max_nested, &ms)) != EXIT_OK)
+	if ((code = maps_build(store, o->dest, o->max_nested, o->layout,
+	                       &ms)) != EXIT_OK)
 		return code;
 	if ((code = emit(&ms, "airlock", EMIT_IDMS, &b)) == EXIT_OK &&
 	    b.len > 0)
@@ -474,10 +648,16 @@ static int write_mirror_sets(al_store *store, const cli_cr_opts *o,
 	return code;
 }
 
-int cli_cluster_resources(al_store *store, const cli_cr_opts *o, json_t *files)
+int cli_cluster_resources(al_store *store, const cli_cr_opts *o_in,
+                          json_t *files)
 {
+	cli_cr_opts oc = *o_in;
+	const cli_cr_opts *o = &oc;
 	int rc, code;
 
+	/* oc-mirror's layout comes with its file names */
+	if (oc.layout == AL_LAYOUT_OC_MIRROR)
+		oc.oc_mirror_names = 1;
 	if ((rc = al_fs_mkdir_p(o->dir, 0755)) < 0)
 		return cli_fail(rc, "cannot create '%s'", o->dir);
 	if (o->dest != NULL &&
@@ -491,8 +671,9 @@ int cli_cluster_resources(al_store *store, const cli_cr_opts *o, json_t *files)
 }
 
 int cli_mirror_cluster_resources(al_store *store, const char *dir,
-                                 const char *registry, int icsp,
-                                 int oc_mirror_names, int quiet, json_t *files)
+                                 const char *registry, al_layout_kind layout,
+                                 int icsp, int oc_mirror_names, int quiet,
+                                 json_t *files)
 {
 	cli_cr_opts co;
 	char *host = NULL, *prefix = NULL, *dest = NULL;
@@ -524,6 +705,8 @@ int cli_mirror_cluster_resources(al_store *store, const char *dir,
 			           ? al_sprintf("%s/%s", p.registry, p.prefix)
 			           : al_strdup(p.registry);
 			nested = p.max_nested_paths;
+			layout = p.source_layout ? AL_LAYOUT_SOURCE
+			                         : AL_LAYOUT_OC_MIRROR;
 			if (dest != NULL)
 				cli_warn("--cluster-resources: mirror sets for "
 				         "the store's last push, %s (%s); "
@@ -540,6 +723,7 @@ int cli_mirror_cluster_resources(al_store *store, const char *dir,
 	co.dir = dir;
 	co.dest = dest;
 	co.max_nested = nested;
+	co.layout = layout;
 	co.icsp = icsp;
 	co.oc_mirror_names = oc_mirror_names;
 	co.quiet = quiet;

@@ -18,23 +18,30 @@
  */
 int cli_dest_parse(const char *s, char **host, char **prefix);
 
+/* --layout VALUE into *out (push, mirror, mirrorsets); EXIT_OK or a usage
+ * error for cmd (said). NULL: the default, oc-mirror's. */
+int cli_parse_layout(const char *cmd, const char *value, al_layout_kind *out);
+
 /* --max-nested-paths N: 1 to 32 into *out; -1 otherwise. */
 int cli_parse_nested(const char *arg, unsigned *out);
 
 /*
  * The mirror sets of the store's images pushed to HOST/PREFIX (dest,
- * without docker://) with max_nested (--max-nested-paths): IDMS and ITMS
+ * without docker://) with max_nested (--max-nested-paths) under layout
+ * (oc-mirror's: its objects per category, namespace scopes, catalogs left
+ * out, name unused; source: one object named name): IDMS and ITMS
  * appended to sets, and when icsp is not NULL the ImageContentSourcePolicy
  * alone appended to icsp. Prints its errors; returns an exit status.
  */
 int cli_mirror_sets(al_store *store, const char *dest, unsigned max_nested,
-                    const char *name, al_buf *sets, al_buf *icsp);
+                    al_layout_kind layout, const char *name, al_buf *sets,
+                    al_buf *icsp);
 
 /* The destination of the store's last push ("HOST[/PREFIX]", caller
- * frees) and its max_nested_paths, saying on stderr that it was taken from
- * the record. NULL (said) when the store records none. */
+ * frees), its max_nested_paths and its layout, saying on stderr that it
+ * was taken from the record. NULL (said) when the store records none. */
 char *cli_dest_from_record(al_store *store, const char *cmd,
-                           unsigned *max_nested);
+                           unsigned *max_nested, al_layout_kind *layout);
 
 /* Add the signature ConfigMap of one release to cms (cmd_configmaps.c);
  * when it is not added, *code is set (EXIT_VERIFY: no signatures) and the
@@ -44,11 +51,13 @@ void cli_release_configmap(al_store *s, const al_store_release *rel,
 
 /* What cli_cluster_resources writes. */
 typedef struct cli_cr_opts {
-	const char *dir;     /* the directory, created if missing */
-	const char *dest;    /* "HOST[:PORT][/PREFIX]" images went to */
-	unsigned max_nested; /* --max-nested-paths */
-	int icsp;            /* also the ImageContentSourcePolicy, alone */
-	int oc_mirror_names; /* oc-mirror v2's file names */
+	const char *dir;       /* the directory, created if missing */
+	const char *dest;      /* "HOST[:PORT][/PREFIX]" images went to */
+	unsigned max_nested;   /* --max-nested-paths */
+	al_layout_kind layout; /* --layout: oc-mirror's also means its
+	                          file names and mirror-set objects */
+	int icsp;              /* also the ImageContentSourcePolicy, alone */
+	int oc_mirror_names;   /* oc-mirror v2's file names */
 	int quiet;
 } cli_cr_opts;
 
@@ -87,8 +96,9 @@ int cli_cr_catalogs_osus(al_store *store, const cli_cr_opts *o, json_t *files);
  * status.
  */
 int cli_mirror_cluster_resources(al_store *store, const char *dir,
-                                 const char *registry, int icsp,
-                                 int oc_mirror_names, int quiet, json_t *files);
+                                 const char *registry, al_layout_kind layout,
+                                 int icsp, int oc_mirror_names, int quiet,
+                                 json_t *files);
 
 /*
  * Output options, checked before any network work (a bad value must not

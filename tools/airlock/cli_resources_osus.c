@@ -38,12 +38,18 @@ static int write_catalogs(al_store *store, const cli_cr_opts *o, json_t *files)
 {
 	al_store_catalog *rows = NULL;
 	al_buf b = AL_BUF_INIT(OSUS_MAX_OUTPUT);
+	char *now = NULL;
 	size_t n = 0, i;
 	int rc, code = EXIT_OK;
 
 	if ((rc = al_store_catalogs_list(store, &rows, &n)) < 0)
 		return cli_fail(rc, "cannot read the catalogs of store '%s'",
 		                al_store_path(store));
+	if (o->layout == AL_LAYOUT_OC_MIRROR &&
+	    (now = al_clock_rfc3339_now()) == NULL) {
+		al_store_catalogs_free(rows, n);
+		return cli_fail(AL_ENOMEM, "out of memory");
+	}
 	for (i = 0; i < n; i++) {
 		char *repo = NULL, *image = NULL, *cs = NULL, *cc = NULL;
 		char *file = NULL;
@@ -60,6 +66,10 @@ static int write_catalogs(al_store *store, const cli_cr_opts *o, json_t *files)
 		al_buf_reset(&b);
 		if (cs == NULL || cc == NULL)
 			rc = al_error_set(AL_ENOMEM, "out of memory");
+		else if (now != NULL)
+			/* oc-mirror's layout: its annotations and key order */
+			rc =
+			    al_catalog_source_yaml_ocmirror(&b, cs, image, now);
 		else
 			rc = al_catalog_source_yaml(&b, cs, image, NULL);
 		if (rc == 0 && (file = al_sprintf("%s.yaml", cs)) == NULL)
@@ -70,7 +80,10 @@ static int write_catalogs(al_store *store, const cli_cr_opts *o, json_t *files)
 			free(file);
 			file = NULL;
 			al_buf_reset(&b);
-			rc = al_cluster_catalog_yaml(&b, cc, image);
+			rc = now != NULL
+			         ? al_cluster_catalog_yaml_ocmirror(&b, cc,
+			                                            image, now)
+			         : al_cluster_catalog_yaml(&b, cc, image);
 		}
 		if (rc == 0 && (file = al_sprintf("%s.yaml", cc)) == NULL)
 			rc = al_error_set(AL_ENOMEM, "out of memory");
@@ -91,6 +104,7 @@ static int write_catalogs(al_store *store, const cli_cr_opts *o, json_t *files)
 	}
 	al_store_catalogs_free(rows, n);
 	al_buf_free(&b);
+	free(now);
 	return code;
 }
 
@@ -101,20 +115,25 @@ static char *release_repository(al_store *store, const cli_cr_opts *o,
                                 int *code)
 {
 	al_store_release *list = NULL;
+	al_layout *l = NULL;
 	size_t n = 0, i, others = 0;
 	char *first = NULL;
 	int rc;
 
-	if ((rc = al_store_releases_list(store, &list, &n)) < 0) {
+	if ((rc = al_store_releases_list(store, &list, &n)) < 0 ||
+	    (rc = al_layout_open(&l, store, o->layout)) < 0) {
 		*code = cli_fail(rc, "cannot read the releases of store '%s'",
 		                 al_store_path(store));
+		al_store_releases_free(list, n);
 		return NULL;
 	}
 	for (i = 0; i < n; i++) {
 		char *repo = NULL, *ref = NULL;
 
+		/* where push put it (oc-mirror's layout: its
+		 * openshift/release-images, UpdateServiceGenerator) */
 		if (list[i].source == NULL ||
-		    al_push_target_nested(list[i].source, o->dest,
+		    al_push_target_layout(l, list[i].source, o->dest,
 		                          o->max_nested, &repo, &ref) < 0) {
 			al_error_clear();
 			continue;
@@ -127,6 +146,7 @@ static char *release_repository(al_store *store, const cli_cr_opts *o,
 		others += strcmp(first, repo) != 0;
 		free(repo);
 	}
+	al_layout_free(l);
 	al_store_releases_free(list, n);
 	if (first == NULL) {
 		cli_error("the store '%s' holds a graph image but no release "

@@ -92,8 +92,10 @@ static int write_resources(const char *dir, const char *registry,
 		rc = AL_ENOMEM;
 		goto out;
 	}
-	p1 = al_sprintf("%s/catalogSource-%s.yaml", dir, cs);
-	p2 = al_sprintf("%s/clusterCatalog-%s.yaml", dir, cc);
+	/* oc-mirror v2's file names: the resource name, ".yaml"
+	 * (clusterresources generateCatalogSource, generateClusterCatalog) */
+	p1 = al_sprintf("%s/%s.yaml", dir, cs);
+	p2 = al_sprintf("%s/%s.yaml", dir, cc);
 	if (p1 == NULL || p2 == NULL) {
 		rc = AL_ENOMEM;
 		goto out;

@@ -445,8 +445,8 @@ int cmd_mirror(int argc, char **argv)
 	if (cr_dir != NULL)
 		code = cli_worst(
 		    code, cli_mirror_cluster_resources(
-		              store, cr_dir, cr_registry, cr_icsp, cr_ocm,
-		              c.quiet || json,
+		              store, cr_dir, cr_registry, mt.push.layout,
+		              cr_icsp, cr_ocm, c.quiet || json,
 		              json ? cli_json_set_array(cli_json_root(),
 		                                        "cluster_resources")
 		                   : NULL));

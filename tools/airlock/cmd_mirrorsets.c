@@ -14,7 +14,8 @@ enum {
 	OPT_ICSP,
 	OPT_NAME,
 	OPT_ICSP_OUTPUT,
-	OPT_MAX_NESTED
+	OPT_MAX_NESTED,
+	OPT_LAYOUT
 };
 
 static const char mirrorsets_help[] =
@@ -56,8 +57,15 @@ static const char mirrorsets_help[] =
     "                        stdout), for a cluster older than 4.13: apply "
     "either it\n"
     "                        or the mirror sets, never both\n"
-    "      --name NAME       metadata.name of the resources (default: "
-    "airlock)\n"
+    "      --layout L        where push put the images: oc-mirror (its "
+    "objects\n"
+    "                        idms-release-0, idms-operator-0, "
+    "idms-generic-0, itms-...)\n"
+    "                        or source (default: the push record's, else "
+    "oc-mirror)\n"
+    "      --name NAME       with --layout source: metadata.name of the "
+    "resources\n"
+    "                        (default: airlock)\n"
     "  -o, --output FILE     write to FILE (atomically); - or absent: "
     "stdout\n" CLI_LOCAL_HELP "\n"
     "Exit status: 0 written, 2 usage error (a destination the cluster would "
@@ -90,6 +98,7 @@ int cmd_mirrorsets(int argc, char **argv)
 	    {"icsp-output", required_argument, NULL, OPT_ICSP_OUTPUT},
 	    {"max-nested-paths", required_argument, NULL, OPT_MAX_NESTED},
 	    {"name", required_argument, NULL, OPT_NAME},
+	    {"layout", required_argument, NULL, OPT_LAYOUT},
 	    {"output", required_argument, NULL, 'o'},
 	    CLI_LOCAL_OPTIONS,
 	    {NULL, 0, NULL, 0},
@@ -101,6 +110,8 @@ int cmd_mirrorsets(int argc, char **argv)
 	char *host = NULL, *prefix = NULL, *loc = NULL;
 	al_buf out = AL_BUF_INIT(64 * AL_MIB), icsp = AL_BUF_INIT(64 * AL_MIB);
 	unsigned max_nested = 0;
+	const char *layout_arg = NULL;
+	al_layout_kind layout = AL_LAYOUT_OC_MIRROR, rec_layout;
 	cli_common c;
 	int opt, rc, icsp_same = 0, nested_set = 0, code = EXIT_OK;
 
@@ -136,6 +147,9 @@ int cmd_mirrorsets(int argc, char **argv)
 		case OPT_NAME:
 			name = optarg;
 			break;
+		case OPT_LAYOUT:
+			layout_arg = optarg;
+			break;
 		case 'o':
 			output = optarg;
 			break;
@@ -145,6 +159,9 @@ int cmd_mirrorsets(int argc, char **argv)
 	}
 	if (store_path == NULL)
 		return cli_usage_error("mirrorsets", "--store DIR is required");
+	if ((code = cli_parse_layout("mirrorsets", layout_arg, &layout)) !=
+	    EXIT_OK)
+		return code;
 	if (argc != optind)
 		return cli_usage_error("mirrorsets", "unexpected argument '%s'",
 		                       argv[optind]);
@@ -176,12 +193,16 @@ int cmd_mirrorsets(int argc, char **argv)
 		unsigned rec_nested = 0;
 
 		if ((loc = cli_dest_from_record(store, "mirrorsets",
-		                                &rec_nested)) == NULL) {
+		                                &rec_nested, &rec_layout)) ==
+		    NULL) {
 			code = EXIT_USAGE;
 			goto out;
 		}
 		if (!nested_set)
 			max_nested = rec_nested;
+		/* where the recorded push put the images */
+		if (layout_arg == NULL)
+			layout = rec_layout;
 	} else {
 		loc = prefix[0] != '\0' ? al_sprintf("%s/%s", host, prefix)
 		                        : al_strdup(host);
@@ -190,7 +211,7 @@ int cmd_mirrorsets(int argc, char **argv)
 			goto out;
 		}
 	}
-	code = cli_mirror_sets(store, loc, max_nested, name, &out,
+	code = cli_mirror_sets(store, loc, max_nested, layout, name, &out,
 	                       icsp_same || icsp_output != NULL ? &icsp : NULL);
 	if (code != EXIT_OK)
 		goto out;

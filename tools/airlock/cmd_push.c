@@ -17,7 +17,8 @@ enum {
 	OPT_NO_RECORD,
 	OPT_CLUSTER_RESOURCES,
 	OPT_OC_MIRROR_NAMES,
-	OPT_ICSP
+	OPT_ICSP,
+	OPT_LAYOUT
 };
 
 static const char push_help[] =
@@ -48,6 +49,12 @@ static const char push_help[] =
     "'-'\n"
     "      --no-digest-tags     push digest-referenced images by digest "
     "only\n"
+    "      --layout L           oc-mirror (default): a release at\n"
+    "                           openshift/release-images:<tag>, its "
+    "components at\n"
+    "                           openshift/release:<tag>-<name>; source: "
+    "every image\n"
+    "                           at its source path\n"
     "      --no-record          do not record the push in the store\n"
     "      --cluster-resources DIR  also write IDMS, ITMS and signature "
     "ConfigMaps\n"
@@ -87,6 +94,7 @@ int cmd_push(int argc, char **argv)
 	     OPT_CLUSTER_RESOURCES},
 	    {"oc-mirror-names", no_argument, NULL, OPT_OC_MIRROR_NAMES},
 	    {"icsp", no_argument, NULL, OPT_ICSP},
+	    {"layout", required_argument, NULL, OPT_LAYOUT},
 	    CLI_JSON_OPTION,
 	    {NULL, 0, NULL, 0},
 	};
@@ -100,6 +108,8 @@ int cmd_push(int argc, char **argv)
 	al_push_result res;
 	json_t *jimgs = NULL;
 	unsigned nested = 0;
+	const char *layout_arg = NULL;
+	al_layout_kind layout = AL_LAYOUT_OC_MIRROR;
 	int opt, code = EXIT_OK, json = 0, digest_tags = 1, record = 1;
 	int ocm_names = 0, icsp = 0, rc;
 
@@ -135,6 +145,9 @@ int cmd_push(int argc, char **argv)
 		case OPT_OC_MIRROR_NAMES:
 			ocm_names = 1;
 			break;
+		case OPT_LAYOUT:
+			layout_arg = optarg;
+			break;
 		case OPT_ICSP:
 			icsp = 1;
 			break;
@@ -165,6 +178,8 @@ int cmd_push(int argc, char **argv)
 		code = cli_fail(AL_ENOMEM, "out of memory");
 		goto out;
 	}
+	if ((code = cli_parse_layout("push", layout_arg, &layout)) != EXIT_OK)
+		goto out;
 	/* before the push, not after it (cli_resources.c) */
 	if ((code = cli_check_out_dir("push", "--cluster-resources", crdir)) !=
 	    EXIT_OK)
@@ -179,6 +194,7 @@ int cmd_push(int argc, char **argv)
 	po.registry = host;
 	po.prefix = prefix;
 	po.max_nested = nested;
+	po.layout = layout;
 	po.flags = (digest_tags ? 0 : AL_PUSH_NO_DIGEST_TAGS) |
 	           (record ? 0 : AL_PUSH_NO_RECORD);
 	po.transfer = &to;
@@ -207,6 +223,7 @@ int cmd_push(int argc, char **argv)
 		co.dir = crdir;
 		co.dest = dest;
 		co.max_nested = nested;
+		co.layout = layout;
 		co.icsp = icsp;
 		co.oc_mirror_names = ocm_names;
 		co.quiet = c.quiet || json;

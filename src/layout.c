@@ -1,0 +1,341 @@
+/* layout.c: oc-mirror v2's registry layout (releases and components under
+ * openshift/release-images and openshift/release) or the source paths, and
+ * the categories and scopes of mirror sets (oc-mirror v2
+ * internal/pkg/release/local_stored_collector.go and
+ * internal/pkg/clusterresources/clusterresources.go; docs/push.md). */
+#include <stdlib.h>
+#include <string.h>
+
+#include "airlock/buf.h"
+#include "airlock/error.h"
+#include "airlock/layout.h"
+#include "airlock/ref.h"
+#include "airlock/release.h"
+#include "airlock/store.h"
+#include "array_int.h"
+
+typedef struct entry {
+	char *name; /* the store image name */
+	al_layout_category cat;
+	char *repo; /* NULL: the source path */
+	char *tag;
+	size_t order; /* insertion order: the first record wins */
+} entry;
+
+struct al_layout {
+	al_layout_kind kind;
+	entry *e;
+	size_t n, cap;
+};
+
+int al_layout_parse(const char *s, al_layout_kind *out)
+{
+	if (s != NULL && strcmp(s, "oc-mirror") == 0) {
+		*out = AL_LAYOUT_OC_MIRROR;
+		return 0;
+	}
+	if (s != NULL && strcmp(s, "source") == 0) {
+		*out = AL_LAYOUT_SOURCE;
+		return 0;
+	}
+	return al_error_set(AL_EINVAL,
+	                    "layout '%s' is neither 'oc-mirror' nor 'source'",
+	                    s != NULL ? s : "");
+}
+
+const char *al_layout_name(al_layout_kind kind)
+{
+	return kind == AL_LAYOUT_SOURCE ? "source" : "oc-mirror";
+}
+
+const char *al_layout_category_name(al_layout_category c)
+{
+	switch (c) {
+	case AL_LAYOUT_RELEASE:
+		return "release";
+	case AL_LAYOUT_OPERATOR:
+	case AL_LAYOUT_CATALOG:
+		return "operator";
+	case AL_LAYOUT_GENERIC:
+		break;
+	}
+	return "generic";
+}
+
+int al_layout_release_tag(const char *release, char **out)
+{
+	al_ref r = {0};
+	const char *colon;
+	char *t;
+	int rc;
+
+	if ((rc = al_ref_parse(&r, release)) < 0)
+		return rc;
+	if (r.tag != NULL)
+		t = al_strdup(r.tag);
+	else if (r.digest != NULL && (colon = strchr(r.digest, ':')) != NULL)
+		/* oc-mirror's ImageSpec.Digest is the hex alone */
+		t = al_strdup(colon + 1);
+	else
+		t = al_strdup("latest");
+	al_ref_clear(&r);
+	if (t == NULL)
+		return al_error_oom();
+	*out = t;
+	return 0;
+}
+
+/* "HOST/NS/REPO" -> "HOST/NS"; "HOST/REPO" -> "HOST" (namespaceScope). */
+static char *namespace_of(const char *name)
+{
+	const char *slash = strrchr(name, '/');
+
+	return al_strndup(name, (size_t)(slash - name));
+}
+
+int al_layout_scope(const char *src, const char *dst, int force_repository,
+                    char **src_scope, char **dst_scope)
+{
+	const char *sp, *dp;
+	char *a, *b;
+	size_t ls, ld;
+
+	if (src == NULL || dst == NULL || (sp = strchr(src, '/')) == NULL ||
+	    (dp = strchr(dst, '/')) == NULL)
+		return al_error_set(
+		    AL_EINVAL, "mirror scope: '%s' or '%s' is not HOST/PATH",
+		    src != NULL ? src : "", dst != NULL ? dst : "");
+	/* PathComponent: the path after the registry host */
+	sp++;
+	dp++;
+	ls = strlen(sp);
+	ld = strlen(dp);
+	if (!force_repository && ld >= ls && strcmp(dp + ld - ls, sp) == 0) {
+		a = namespace_of(src);
+		b = namespace_of(dst);
+	} else {
+		a = al_strdup(src);
+		b = al_strdup(dst);
+	}
+	if (a == NULL || b == NULL) {
+		free(a);
+		free(b);
+		return al_error_oom();
+	}
+	*src_scope = a;
+	*dst_scope = b;
+	return 0;
+}
+
+static int add(al_layout *l, const char *name, al_layout_category cat,
+               const char *repo, const char *tag)
+{
+	entry *e;
+
+	if (l->n == l->cap) {
+		entry *ne =
+		    al__array_grow(l->e, &l->cap, l->n + 1, sizeof(*ne));
+
+		if (ne == NULL)
+			return al_error_oom();
+		l->e = ne;
+	}
+	e = &l->e[l->n];
+	memset(e, 0, sizeof(*e));
+	e->name = al_strdup(name);
+	e->repo = repo != NULL ? al_strdup(repo) : NULL;
+	e->tag = tag != NULL ? al_strdup(tag) : NULL;
+	e->cat = cat;
+	e->order = l->n;
+	l->n++;
+	if (e->name == NULL || (repo != NULL && e->repo == NULL) ||
+	    (tag != NULL && e->tag == NULL))
+		return al_error_oom();
+	return 0;
+}
+
+static int cmp_entry(const void *a, const void *b)
+{
+	const entry *x = a, *y = b;
+	int c = strcmp(x->name, y->name);
+
+	if (c != 0)
+		return c;
+	return x->order < y->order ? -1 : x->order > y->order;
+}
+
+/* One release record: the release and its components. */
+static int add_release(al_layout *l, al_store *s, const al_store_release *rel)
+{
+	al_release *r = NULL;
+	al_store_image img;
+	char *rtag = NULL, *ctag = NULL;
+	size_t i, n;
+	int rc;
+
+	memset(&img, 0, sizeof(img));
+	if (rel->source == NULL || !rel->has_digest)
+		return 0; /* nothing names it in the store */
+	if ((rc = al_layout_release_tag(rel->source, &rtag)) < 0)
+		return rc;
+	if ((rc = add(l, rel->source, AL_LAYOUT_RELEASE, AL_LAYOUT_RELEASE_REPO,
+	              rtag)) < 0)
+		goto out;
+	if ((rc = al_store_find(s, rel->source, &img)) == AL_ENOTFOUND) {
+		/* the release image is not in this store (a partial
+		 * import): its components stay where their names put them */
+		rc = 0;
+		goto out;
+	}
+	if (rc < 0)
+		goto out;
+	if ((rc = al_release_open(&r, s, &rel->digest, rel->platform)) < 0) {
+		if (rc == AL_ENOTFOUND)
+			rc = 0;
+		goto out;
+	}
+	n = al_release_component_count(r);
+	for (i = 0; i < n; i++) {
+		const al_release_component *c = al_release_component_at(r, i);
+
+		/* prepareTag: <release tag>-<component name> */
+		if ((ctag = al_sprintf("%s-%s", rtag, c->name)) == NULL) {
+			rc = al_error_oom();
+			goto out;
+		}
+		if ((rc = add(l, c->image, AL_LAYOUT_RELEASE,
+		              AL_LAYOUT_COMPONENT_REPO, ctag)) < 0)
+			goto out;
+		free(ctag);
+		ctag = NULL;
+	}
+out:
+	al_store_image_clear(&img);
+	al_release_free(r);
+	free(rtag);
+	free(ctag);
+	return rc;
+}
+
+int al_layout_open(al_layout **out, al_store *s, al_layout_kind kind)
+{
+	al_layout *l = NULL;
+	al_store_release *rels = NULL;
+	al_store_catalog *cats = NULL;
+	size_t nrels = 0, ncats = 0, i, j, k;
+	int rc;
+
+	if ((l = calloc(1, sizeof(*l))) == NULL)
+		return al_error_oom();
+	l->kind = kind;
+	if ((rc = al_store_releases_list(s, &rels, &nrels)) < 0 ||
+	    (rc = al_store_catalogs_list(s, &cats, &ncats)) < 0)
+		goto out;
+	for (i = 0; i < nrels; i++)
+		if ((rc = add_release(l, s, &rels[i])) < 0)
+			goto out;
+	for (i = 0; i < ncats; i++) {
+		if ((cats[i].name != NULL &&
+		     (rc = add(l, cats[i].name, AL_LAYOUT_CATALOG, NULL,
+		               NULL)) < 0) ||
+		    (cats[i].source_name != NULL &&
+		     (rc = add(l, cats[i].source_name, AL_LAYOUT_CATALOG, NULL,
+		               NULL)) < 0))
+			goto out;
+		for (j = 0; j < cats[i].nimages; j++)
+			if ((rc = add(l, cats[i].images[j], AL_LAYOUT_OPERATOR,
+			              NULL, NULL)) < 0)
+				goto out;
+	}
+	if (l->n > 0) {
+		qsort(l->e, l->n, sizeof(*l->e), cmp_entry);
+		/* a name recorded twice keeps its first record (releases
+		 * before catalogs) */
+		for (i = 1, k = 1; i < l->n; i++) {
+			if (strcmp(l->e[i].name, l->e[k - 1].name) == 0) {
+				free(l->e[i].name);
+				free(l->e[i].repo);
+				free(l->e[i].tag);
+				continue;
+			}
+			l->e[k++] = l->e[i];
+		}
+		l->n = k;
+	}
+	*out = l;
+	l = NULL;
+out:
+	al_store_releases_free(rels, nrels);
+	al_store_catalogs_free(cats, ncats);
+	al_layout_free(l);
+	return rc;
+}
+
+void al_layout_free(al_layout *l)
+{
+	size_t i;
+
+	if (l == NULL)
+		return;
+	for (i = 0; i < l->n; i++) {
+		free(l->e[i].name);
+		free(l->e[i].repo);
+		free(l->e[i].tag);
+	}
+	free(l->e);
+	free(l);
+}
+
+al_layout_kind al_layout_kind_of(const al_layout *l)
+{
+	return l != NULL ? l->kind : AL_LAYOUT_SOURCE;
+}
+
+static const entry *lookup(const al_layout *l, const char *name)
+{
+	size_t lo = 0, hi, mid;
+	int c;
+
+	if (l == NULL || name == NULL)
+		return NULL;
+	hi = l->n;
+	while (lo < hi) {
+		mid = lo + (hi - lo) / 2;
+		c = strcmp(name, l->e[mid].name);
+		if (c == 0)
+			return &l->e[mid];
+		if (c < 0)
+			hi = mid;
+		else
+			lo = mid + 1;
+	}
+	return NULL;
+}
+
+al_layout_category al_layout_category_of(const al_layout *l, const char *name)
+{
+	const entry *e = lookup(l, name);
+
+	return e != NULL ? e->cat : AL_LAYOUT_GENERIC;
+}
+
+int al_layout_place(const al_layout *l, const char *name, char **repo,
+                    char **tag)
+{
+	const entry *e;
+	char *r, *t;
+
+	if (l == NULL || l->kind != AL_LAYOUT_OC_MIRROR ||
+	    (e = lookup(l, name)) == NULL || e->repo == NULL)
+		return 0;
+	r = al_strdup(e->repo);
+	t = al_strdup(e->tag);
+	if (r == NULL || t == NULL) {
+		free(r);
+		free(t);
+		return al_error_oom();
+	}
+	*repo = r;
+	*tag = t;
+	return 1;
+}
