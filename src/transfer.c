@@ -1321,6 +1321,59 @@ static int copy_fd_to_writer(al_transfer *t, worker *w, int fd,
 	}
 }
 
+/*
+ * A registry blob into the store, continuing a partial download that an
+ * earlier attempt or run left (al_store_blob_resume). A continued download
+ * that does not verify, or that the server answered wrongly, starts once
+ * more from byte 0: the partial bytes are what is suspect.
+ */
+static int registry_blob_to_store(al_transfer *t, worker *w, blob *b)
+{
+	al_blob_writer *bw = NULL;
+	al_registry *reg;
+	al_writer sink;
+	uint64_t offset = 0;
+	int rc, again = 1;
+
+	if ((rc = worker_client(w, b->src->host, b->src->insecure, &reg)) < 0)
+		return rc;
+	for (;;) {
+		if ((rc = al_store_blob_resume(t->dst_store, &b->digest,
+		                               b->size, &bw, &offset)) < 0)
+			return rc;
+		if (offset > 0) {
+			al_log_debug("transfer: blob continues at byte %llu of "
+			             "%llu",
+			             (unsigned long long)offset,
+			             (unsigned long long)b->size);
+			add_progress_bytes(t, offset);
+		}
+		sink = al_blob_writer_as_writer(bw);
+		/* The store's writer hashes: no second pass in the client. */
+		rc = al_registry_get_blob_from(reg, b->src_repo, &b->digest,
+		                               b->size, offset, &sink,
+		                               AL_BLOB_NOVERIFY,
+		                               add_progress_bytes, t);
+		if (rc == 0) {
+			rc = al_blob_writer_commit(bw); /* frees bw */
+			bw = NULL;
+		} else if (offset > 0 && (rc == AL_EVERIFY || rc == AL_EPROTO)) {
+			/* drop the suspect partial bytes */
+			(void)al_blob_writer_reset(bw);
+		}
+		al_blob_writer_abort(bw);
+		bw = NULL;
+		if (rc == 0 || offset == 0 || !again ||
+		    (rc != AL_EVERIFY && rc != AL_EPROTO))
+			return rc;
+		al_log_debug("transfer: continued blob failed (%s), starting "
+		             "over",
+		             al_error_message());
+		al_error_clear();
+		again = 0;
+	}
+}
+
 static int blob_to_store(al_transfer *t, worker *w, blob *b)
 {
 	al_blob_writer *bw = NULL;
@@ -1330,20 +1383,15 @@ static int blob_to_store(al_transfer *t, worker *w, blob *b)
 
 	if (al_store_has_blob(t->dst_store, &b->digest, NULL) == 1)
 		return 1;
+	if (b->src->kind == EP_REGISTRY) {
+		rc = registry_blob_to_store(t, w, b);
+		goto out;
+	}
 	if ((rc = al_store_blob_begin(t->dst_store, &b->digest, b->size, &bw)) <
 	    0)
-		return rc;
+		goto out;
 	sink = al_blob_writer_as_writer(bw);
-	if (b->src->kind == EP_REGISTRY) {
-		al_registry *reg;
-		if ((rc = worker_client(w, b->src->host, b->src->insecure,
-		                        &reg)) < 0)
-			goto out;
-		/* The store's writer hashes: no second pass in the client. */
-		rc = al_registry_get_blob(reg, b->src_repo, &b->digest, b->size,
-		                          &sink, AL_BLOB_NOVERIFY,
-		                          add_progress_bytes, t);
-	} else {
+	{
 		uint64_t size = 0;
 		if ((rc = al_store_blob_open(b->src->layout, &b->digest, &fd,
 		                             &size)) < 0)
