@@ -382,8 +382,7 @@ static int headers_add(al_http_resp *resp, const char *name, size_t nlen,
 
 /* Parse "bytes <start>-<end>/<total|*>": start, and total (0 for "*" or
  * none given); -1 if unparsable. */
-static int content_range_parse(const char *v, uint64_t *start,
-                               uint64_t *total)
+static int content_range_parse(const char *v, uint64_t *start, uint64_t *total)
 {
 	uint64_t s = 0, t = 0;
 	int any = 0;

@@ -997,8 +997,8 @@ int al_registry_get_blob(al_registry *r, const char *repo, const al_digest *d,
 
 int al_registry_get_blob_from(al_registry *r, const char *repo,
                               const al_digest *d, uint64_t size,
-                              uint64_t offset, const al_writer *sink,
-                              int flags, void (*progress)(void *ud, uint64_t n),
+                              uint64_t offset, const al_writer *sink, int flags,
+                              void (*progress)(void *ud, uint64_t n),
                               void *progress_ud)
 {
 	al_http_resp resp = AL_HTTP_RESP_INIT;
@@ -1069,9 +1069,10 @@ int al_registry_get_blob_from(al_registry *r, const char *repo,
 				continue;
 			if (rc == AL_EPROTO && from > 0 &&
 			    attempt + 1 < BLOB_ATTEMPTS) {
-				al_log_debug("registry: '%s' answered the "
-				             "range wrongly (%s), starting over",
-				             what, al_error_message());
+				al_log_debug(
+				    "registry: '%s' answered the "
+				    "range wrongly (%s), starting over",
+				    what, al_error_message());
 				if ((rc = bs_reset(&bs)) != 0)
 					goto out;
 				continue;

@@ -74,6 +74,7 @@ struct al_store {
 	 * next file, one save at a time (the store lock serialises
 	 * processes) */
 	pthread_mutex_t sig_mu;
+	json_t *resolved; /* al_store__resolved_*: key -> digest, under mu */
 };
 
 struct al_blob_writer {
@@ -85,7 +86,7 @@ struct al_blob_writer {
 	al_tmpfile *tmp;
 	al_hasher *h;
 	al_hash_worker *hw; /* borrowed; NULL: hash on this thread */
-	int partial; /* tmp is blobs/.partial/...: kept on abort */
+	int partial;        /* tmp is blobs/.partial/...: kept on abort */
 };
 
 const char *al_store_path(const al_store *s)
@@ -355,6 +356,41 @@ out:
 	return rc;
 }
 
+/* Bound on al_store__resolved entries: past it nothing more is kept (the
+ * tags are asked again). */
+#define STORE_RESOLVED_MAX 200000
+
+int al_store__resolved_put(al_store *s, const char *key, const al_digest *d)
+{
+	char ds[AL_DIGEST_STRMAX];
+	int rc = 0;
+
+	al_digest_str(d, ds);
+	pthread_mutex_lock(&s->mu);
+	if (s->resolved == NULL)
+		s->resolved = json_object();
+	if (s->resolved != NULL &&
+	    json_object_size(s->resolved) < STORE_RESOLVED_MAX &&
+	    json_object_set_new(s->resolved, key, json_string(ds)) != 0)
+		rc = al_error_set(AL_ENOMEM, "out of memory");
+	pthread_mutex_unlock(&s->mu);
+	return rc;
+}
+
+int al_store__resolved_get(al_store *s, const char *key, al_digest *d)
+{
+	json_t *v;
+	int found = 0;
+
+	pthread_mutex_lock(&s->mu);
+	v = s->resolved != NULL ? json_object_get(s->resolved, key) : NULL;
+	if (json_is_string(v) &&
+	    al_digest_parse_str(d, json_string_value(v)) == 0)
+		found = 1;
+	pthread_mutex_unlock(&s->mu);
+	return found;
+}
+
 void al_store_free(al_store *s)
 {
 	if (s == NULL)
@@ -370,6 +406,7 @@ void al_store_free(al_store *s)
 	free(s->ents);
 	free(s->slots);
 	json_decref(s->top);
+	json_decref(s->resolved);
 	al_lock_free(s->lock);
 	pthread_mutex_destroy(&s->mu);
 	pthread_mutex_destroy(&s->sig_mu);
@@ -1293,11 +1330,11 @@ static int rehash_prefix(int fd, uint64_t n, al_hasher *h, const char *path)
 		if (r < 0 && errno == EINTR)
 			continue;
 		if (r <= 0) {
-			rc = r < 0 ? al_error_errno(errno, "cannot read '%s'",
-			                            path)
-			           : al_error_set(AL_EIO,
-			                          "'%s' shrank while read",
-			                          path);
+			rc = r < 0
+			         ? al_error_errno(errno, "cannot read '%s'",
+			                          path)
+			         : al_error_set(AL_EIO,
+			                        "'%s' shrank while read", path);
 			break;
 		}
 		if ((rc = al_hasher_update(h, buf, (size_t)r)) < 0)

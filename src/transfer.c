@@ -17,6 +17,7 @@
 #include "airlock/oci.h"
 #include "airlock/transfer.h"
 #include "array_int.h"
+#include "store_int.h"
 
 /* The default --parallel: the fastest setting of mirror and push measured
  * with a WAN-like round trip (tests/bench/mirror_latency.sh, 20 ms: 16
@@ -949,10 +950,40 @@ static int fetch_manifest(al_transfer *t, worker *w, image *img,
 	}
 	if (ep->kind == EP_REGISTRY) {
 		al_registry *reg;
+		char *key = NULL;
+
 		if ((rc = worker_client(w, ep->host, ep->insecure, &reg)) < 0)
 			return rc;
-		return al_registry_get_manifest(reg, img->src_repo, ref, body,
-		                                media_type, digest);
+		/* A tag this process resolved into the store already (the
+		 * space plan before the run) is not asked again. */
+		if (t->dst_store != NULL && ref != NULL &&
+		    !al_str_startswith(ref, "sha256:") &&
+		    (key = al_sprintf("%s/%s:%s", ep->host, img->src_repo,
+		                      ref)) != NULL &&
+		    al_store__resolved_get(t->dst_store, key, &want) == 1 &&
+		    al_store_has_blob(t->dst_store, &want, NULL) == 1 &&
+		    al_store_read_blob(t->dst_store, &want, body) == 0) {
+			al_manifest m;
+			if (al_manifest_parse(&m, body->ptr, body->len, NULL,
+			                      ref) == 0) {
+				*media_type = al_strdup(m.media_type);
+				al_manifest_clear(&m);
+				*digest = want;
+				free(key);
+				return *media_type != NULL
+				           ? 0
+				           : al_error_set(AL_ENOMEM,
+				                          "out of memory");
+			}
+			al_buf_reset(body);
+		}
+		al_error_clear();
+		rc = al_registry_get_manifest(reg, img->src_repo, ref, body,
+		                              media_type, digest);
+		if (rc == 0 && key != NULL)
+			rc = al_store__resolved_put(t->dst_store, key, digest);
+		free(key);
+		return rc;
 	}
 	/* OCI layout: by digest straight from blobs/, by name via index.json.
 	 */
@@ -1350,14 +1381,14 @@ static int registry_blob_to_store(al_transfer *t, worker *w, blob *b)
 		}
 		sink = al_blob_writer_as_writer(bw);
 		/* The store's writer hashes: no second pass in the client. */
-		rc = al_registry_get_blob_from(reg, b->src_repo, &b->digest,
-		                               b->size, offset, &sink,
-		                               AL_BLOB_NOVERIFY,
-		                               add_progress_bytes, t);
+		rc = al_registry_get_blob_from(
+		    reg, b->src_repo, &b->digest, b->size, offset, &sink,
+		    AL_BLOB_NOVERIFY, add_progress_bytes, t);
 		if (rc == 0) {
 			rc = al_blob_writer_commit(bw); /* frees bw */
 			bw = NULL;
-		} else if (offset > 0 && (rc == AL_EVERIFY || rc == AL_EPROTO)) {
+		} else if (offset > 0 &&
+		           (rc == AL_EVERIFY || rc == AL_EPROTO)) {
 			/* drop the suspect partial bytes */
 			(void)al_blob_writer_reset(bw);
 		}

@@ -109,8 +109,9 @@ typedef struct al_http_resp {
 	long status;         /* final HTTP status (after redirects) */
 	char *effective_url; /* after redirects */
 	al_buf error_body;   /* body of a non-2xx answer, bounded */
-	uint64_t body_bytes; /* bytes given to sink/body_out (with resume_from) */
-	unsigned attempts;   /* how many requests were made */
+	uint64_t
+	    body_bytes;    /* bytes given to sink/body_out (with resume_from) */
+	unsigned attempts; /* how many requests were made */
 	/* internal header storage; read with al_http_resp_header */
 	char **hdr_names;
 	char **hdr_values;

@@ -113,10 +113,12 @@ AL_EXPORT int al_registry_get_blob(al_registry *r, const char *repo,
  * blob. offset > 0 needs size > offset, AL_BLOB_NOVERIFY (the sink hashes
  * the whole blob, prefix included) and a sink with reset (AL_EINVAL).
  */
-AL_EXPORT int al_registry_get_blob_from(
-    al_registry *r, const char *repo, const al_digest *d, uint64_t size,
-    uint64_t offset, const al_writer *sink, int flags,
-    void (*progress)(void *ud, uint64_t n), void *progress_ud);
+AL_EXPORT int al_registry_get_blob_from(al_registry *r, const char *repo,
+                                        const al_digest *d, uint64_t size,
+                                        uint64_t offset, const al_writer *sink,
+                                        int flags,
+                                        void (*progress)(void *ud, uint64_t n),
+                                        void *progress_ud);
 
 /*
  * Upload a blob of size bytes from reader (must support rewind for

@@ -117,8 +117,8 @@ AL_EXPORT int al_store_blob_begin(al_store *s, const al_digest *expected,
  * lists them as UNREFERENCED and gc removes them.
  */
 AL_EXPORT int al_store_blob_resume(al_store *s, const al_digest *expected,
-                                   uint64_t expected_size,
-                                   al_blob_writer **out, uint64_t *offset);
+                                   uint64_t expected_size, al_blob_writer **out,
+                                   uint64_t *offset);
 /* An al_writer (write + reset) feeding w. */
 AL_EXPORT al_writer al_blob_writer_as_writer(al_blob_writer *w);
 AL_EXPORT int al_blob_writer_write(al_blob_writer *w, const uint8_t *p,
