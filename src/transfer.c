@@ -922,6 +922,50 @@ fail:
 
 /* ---- phase A: manifests ---- */
 
+/* 1 if the destination store has an index entry named img->dst_name. */
+static int named_in_store(al_transfer *t, const image *img)
+{
+	al_store_image cur;
+
+	if (al_store_find(t->dst_store, img->dst_name, &cur) != 0) {
+		al_error_clear();
+		return 0;
+	}
+	al_store_image_clear(&cur);
+	return 1;
+}
+
+/* HEAD ref; 1 when the store holds the manifest of the digest the
+ * registry announced (body, media type and digest set as a GET would),
+ * 0 when it must be fetched. */
+static int head_from_store(al_transfer *t, al_registry *reg, const image *img,
+                           const char *ref, al_buf *body, char **media_type,
+                           al_digest *digest)
+{
+	al_manifest m;
+	al_digest hd;
+	int exists = 0;
+
+	memset(&hd, 0, sizeof(hd));
+	if (al_registry_head_manifest(reg, img->src_repo, ref, &exists, &hd,
+	                              NULL) != 0 ||
+	    !exists || al_store_has_blob(t->dst_store, &hd, NULL) != 1 ||
+	    al_store_read_blob(t->dst_store, &hd, body) != 0)
+		goto miss;
+	if (al_manifest_parse(&m, body->ptr, body->len, NULL, ref) != 0)
+		goto miss;
+	*media_type = al_strdup(m.media_type);
+	al_manifest_clear(&m);
+	if (*media_type == NULL)
+		goto miss;
+	*digest = hd;
+	return 1;
+miss:
+	al_buf_reset(body);
+	al_error_clear();
+	return 0;
+}
+
 static int fetch_manifest(al_transfer *t, worker *w, image *img,
                           const char *ref, al_buf *body, char **media_type,
                           al_digest *digest)
@@ -976,6 +1020,18 @@ static int fetch_manifest(al_transfer *t, worker *w, image *img,
 				                          "out of memory");
 			}
 			al_buf_reset(body);
+		}
+		al_error_clear();
+		/* An image the store named before: HEAD gives the tag's
+		 * digest, and the manifest the store holds under it is read
+		 * (re-hashed) instead of fetched. A first run GETs at once. */
+		if (key != NULL && img->dst_name != NULL &&
+		    named_in_store(t, img) &&
+		    head_from_store(t, reg, img, ref, body, media_type,
+		                    digest) == 1) {
+			rc = al_store__resolved_put(t->dst_store, key, digest);
+			free(key);
+			return rc;
 		}
 		al_error_clear();
 		rc = al_registry_get_manifest(reg, img->src_repo, ref, body,
