@@ -10,6 +10,7 @@
 #include "airlock/cosign.h"
 #include "airlock/error.h"
 #include "airlock/fs.h"
+#include "airlock/log.h"
 #include "json_int.h"
 #include "airlock/oci.h"
 #include "array_int.h"
@@ -267,7 +268,62 @@ typedef struct carry_pool {
 	size_t nno_api;
 	carry_layout layouts[CARRY_LAYOUTS_MAX]; /* under lock */
 	size_t nlayouts;
+	/* "REGISTRY/REPO" -> its tags (an object used as a set), null when
+	 * the listing failed (each tag is asked then), false while a worker
+	 * lists it (the others wait on cond); under lock */
+	json_t *repos;
+	pthread_cond_t cond;
 } carry_pool;
+
+/*
+ * The tags of base's repository, listed once per run however many of its
+ * images are looked up (al_registry_list_tags, paginated): the signature
+ * tags of each image are then asked only when they exist. NULL when the
+ * listing failed: the lookups ask for each tag as before. Borrowed from
+ * p->repos, which lives until every lookup is done.
+ */
+static const json_t *repo_tags(carry_pool *p, al_registry *reg,
+                               const char *repo, const char *base)
+{
+	json_t *v, *set = NULL;
+	char **tags = NULL;
+	size_t n = 0, i;
+
+	pthread_mutex_lock(&p->lock);
+	while ((v = json_object_get(p->repos, base)) != NULL &&
+	       json_is_false(v))
+		pthread_cond_wait(&p->cond, &p->lock);
+	if (v != NULL || json_object_set_new(p->repos, base, json_false())) {
+		pthread_mutex_unlock(&p->lock);
+		return json_is_object(v) ? v : NULL;
+	}
+	pthread_mutex_unlock(&p->lock);
+	if (al_registry_list_tags(reg, repo, &tags, &n) == 0 &&
+	    (set = json_object()) != NULL) {
+		for (i = 0; i < n && set != NULL; i++)
+			if (json_object_set_new(set, tags[i], json_true()) !=
+			    0) {
+				json_decref(set);
+				set = NULL;
+			}
+	} else {
+		al_log_debug("sigstore: cannot list the tags of '%s' (%s): "
+		             "asking for each signature tag",
+		             base, al_error_message());
+	}
+	al_error_clear();
+	for (i = 0; i < n; i++)
+		free(tags[i]);
+	free(tags);
+	pthread_mutex_lock(&p->lock);
+	/* set stays alive in p->repos: the returned pointer is borrowed */
+	if (json_object_set_new(p->repos, base,
+	                        set != NULL ? set : json_null()) != 0)
+		set = NULL;
+	pthread_cond_broadcast(&p->cond);
+	pthread_mutex_unlock(&p->lock);
+	return set;
+}
 
 /* p's layout dir, opened at its first use (under p->lock: the others
  * wait for it rather than open it too). */
@@ -388,6 +444,14 @@ static void carry_one(carry_pool *p, carry_conn *conn, carry_job *j)
 		what |= AL_COSIGN__FIND_NO_API;
 	pthread_mutex_unlock(&p->lock);
 	j->rc = open_source(&src, conn, p, &repo, j->base, p->opts);
+	/* a registry source: its tags listed once, not asked one by one */
+	if (j->rc == 0 && repo != NULL && p->repos != NULL &&
+	    ((what & (AL_COSIGN_FIND_SIG | AL_COSIGN_FIND_ATT |
+	              AL_COSIGN_FIND_SBOM)) != 0 ||
+	     ((what & AL_COSIGN_FIND_REFERRERS) != 0 &&
+	      (what & AL_COSIGN__FIND_NO_API) != 0)))
+		al_cosign__source_known_tags(
+		    src, repo_tags(p, conn->reg, repo, j->base));
 	if (j->rc == 0)
 		j->rc = al_cosign_discover(&j->found, src, &j->digest, what);
 	if (j->rc < 0) {
@@ -445,6 +509,12 @@ static int carry_lookups(carry_pool *p)
 		nth = p->njobs;
 	if (pthread_mutex_init(&p->lock, NULL) != 0)
 		return al_error_set(AL_ENOMEM, "cannot create a mutex");
+	if (pthread_cond_init(&p->cond, NULL) != 0) {
+		pthread_mutex_destroy(&p->lock);
+		return al_error_set(AL_ENOMEM, "cannot create a condition");
+	}
+	/* NULL (out of memory): every tag asked, as before */
+	p->repos = json_object();
 	/* the first lookup alone: it learns whether the registry has the
 	 * referrers API before the others ask */
 	if (p->njobs > 0) {
@@ -464,6 +534,9 @@ static int carry_lookups(carry_pool *p)
 	                    started) */
 	for (i = 0; i < started; i++)
 		pthread_join(th[i], NULL);
+	json_decref(p->repos);
+	p->repos = NULL;
+	pthread_cond_destroy(&p->cond);
 	pthread_mutex_destroy(&p->lock);
 	return 0;
 }

@@ -19,7 +19,13 @@ struct al_cosign_source {
 	const char *repo;
 	al_store *store;
 	char *name;
+	const json_t *tags; /* borrowed; NULL: not listed */
 };
+
+void al_cosign__source_known_tags(al_cosign_source *s, const json_t *tags)
+{
+	s->tags = tags;
+}
 
 int al_cosign_source_registry(al_cosign_source **out, al_registry *r,
                               const char *repo)
@@ -67,9 +73,19 @@ static int src_manifest(al_cosign_source *s, const char *ref, al_buf *body,
 	json_t *j = NULL;
 	int rc;
 
-	if (s->reg != NULL)
+	if (s->reg != NULL) {
+		/* a tag the repository's listing does not hold is absent:
+		 * not asked (al_digest_parse_str refuses a tag) */
+		if (s->tags != NULL && json_object_get(s->tags, ref) == NULL &&
+		    al_digest_parse_str(&want, ref) < 0) {
+			al_error_clear();
+			return al_error_set(
+			    AL_ENOTFOUND, "no tag '%s' in the listing of '%s'",
+			    ref, s->repo);
+		}
 		return al_registry_get_manifest(s->reg, s->repo, ref, body, mt,
 		                                d);
+	}
 	memset(&img, 0, sizeof(img));
 	if (al_digest_parse_str(&want, ref) == 0) {
 		al_error_clear();

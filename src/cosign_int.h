@@ -3,6 +3,7 @@
 #ifndef AIRLOCK_COSIGN_INT_H
 #define AIRLOCK_COSIGN_INT_H
 
+#include <jansson.h>
 #include <openssl/evp.h>
 #include <openssl/x509.h>
 
@@ -56,6 +57,16 @@ struct al_cosign_trust {
  * the API with 404 before: distribution-spec 1.1 says a registry with the
  * API never does). Internal: al_cosign_carry sets it per registry. */
 #define AL_COSIGN__FIND_NO_API 0x100
+
+/*
+ * The repository's tags, listed once (a JSON object whose keys are the
+ * tags; borrowed: it must outlive s, and is only read): the signature and
+ * referrers-fallback tags al_cosign_discover would ask for are asked only
+ * when listed, the others are absent without a request. NULL (the
+ * default): ask for each. Internal: al_cosign_carry lists each repository
+ * once per run.
+ */
+void al_cosign__source_known_tags(al_cosign_source *s, const json_t *tags);
 
 /* SHA-256 of k's DER SubjectPublicKeyInfo into id. */
 int al__cosign_key_id(uint8_t id[32], EVP_PKEY *k);

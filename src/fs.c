@@ -171,6 +171,72 @@ out:
 	return rc;
 }
 
+int al_tmpfile_open_partial(al_tmpfile **out, const char *path)
+{
+	al_tmpfile *t = NULL;
+	struct stat st;
+	off_t end;
+	int rc = 0;
+
+	t = calloc(1, sizeof(*t));
+	if (t == NULL)
+		return al_error_oom();
+	t->path = al_strdup(path);
+	t->dir = dir_of(path);
+	if (t->path == NULL || t->dir == NULL) {
+		rc = al_error_oom();
+		goto out;
+	}
+	t->fd = open(path, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0644);
+	if (t->fd < 0) {
+		rc = al_error_errno(errno, "cannot open '%s'", path);
+		goto out;
+	}
+	if (flock(t->fd, LOCK_EX | LOCK_NB) != 0) {
+		rc = errno == EWOULDBLOCK
+		         ? al_error_set(AL_ELOCKED, "'%s' is in use", path)
+		         : al_error_errno(errno, "cannot lock '%s'", path);
+		goto out;
+	}
+	if (fstat(t->fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+		rc = al_error_set(AL_EIO, "'%s' is not a regular file", path);
+		goto out;
+	}
+	if ((end = lseek(t->fd, 0, SEEK_END)) < 0) {
+		rc = al_error_errno(errno, "cannot seek '%s'", path);
+		goto out;
+	}
+	t->size = (uint64_t)end;
+	t->wb = t->size;
+	*out = t;
+	t = NULL;
+out:
+	if (t != NULL && t->fd >= 0) {
+		/* not ours to remove: another writer holds it, or it is not
+		 * a file */
+		close(t->fd);
+		t->fd = -1;
+		free(t->path);
+		t->path = NULL;
+	}
+	al_tmpfile_free(t);
+	return rc;
+}
+
+int al_tmpfile_fd(const al_tmpfile *t)
+{
+	return t->fd;
+}
+
+void al_tmpfile_keep(al_tmpfile *t)
+{
+	if (t == NULL)
+		return;
+	free(t->path);
+	t->path = NULL;
+	al_tmpfile_free(t);
+}
+
 int al_tmpfile_write(al_tmpfile *t, const void *p, size_t n)
 {
 	const uint8_t *q = p;

@@ -380,10 +380,11 @@ static int headers_add(al_http_resp *resp, const char *name, size_t nlen,
 	return 0;
 }
 
-/* Parse "bytes <start>-<end>/<total|*>" and return start, or -1. */
-static int content_range_start(const char *v, uint64_t *start)
+/* Parse "bytes <start>-<end>/<total|*>": start, and total (0 for "*" or
+ * none given); -1 if unparsable. */
+static int content_range_parse(const char *v, uint64_t *start, uint64_t *total)
 {
-	uint64_t s = 0;
+	uint64_t s = 0, t = 0;
 	int any = 0;
 
 	if (v == NULL || strncasecmp(v, "bytes ", 6) != 0)
@@ -400,6 +401,19 @@ static int content_range_start(const char *v, uint64_t *start)
 	if (!any || *v != '-')
 		return -1;
 	*start = s;
+	*total = 0;
+	v = strchr(v, '/');
+	if (v == NULL || v[1] == '*')
+		return 0;
+	for (v++, any = 0; isdigit((unsigned char)*v); v++) {
+		if (t > (UINT64_MAX - 9) / 10)
+			return -1;
+		t = t * 10 + (uint64_t)(*v - '0');
+		any = 1;
+	}
+	if (!any)
+		return -1;
+	*total = t;
 	return 0;
 }
 
@@ -435,7 +449,7 @@ static int body_restart(struct xfer *x)
 static int on_headers_done(struct xfer *x)
 {
 	al_http_resp *resp = x->resp;
-	uint64_t start;
+	uint64_t start, total;
 
 	if (is_redirect_status(x->status) && x->follow_allowed &&
 	    al_http_resp_header(resp, "Location") != NULL) {
@@ -448,10 +462,12 @@ static int on_headers_done(struct xfer *x)
 	if (x->range_from == 0)
 		return 0;
 	if (x->status == 206) {
-		if (content_range_start(
-		        al_http_resp_header(resp, "Content-Range"), &start) !=
-		        0 ||
-		    start != x->range_from)
+		if (content_range_parse(
+		        al_http_resp_header(resp, "Content-Range"), &start,
+		        &total) != 0 ||
+		    start != x->range_from ||
+		    (x->req->resume_total > 0 && total > 0 &&
+		     total != x->req->resume_total))
 			return al_error_set(
 			    AL_EPROTO,
 			    "resuming '%s' at byte %llu: the server answered "
@@ -1095,6 +1111,10 @@ static int call_start(struct call *c, al_http *h, const al_http_req *req,
 	x->req = req;
 	x->resp = resp;
 	x->out_start = req->body_out != NULL ? req->body_out->len : 0;
+	/* the sink holds resume_from bytes already: the first attempt asks
+	 * for the rest */
+	if (req->resumable && req->sink != NULL)
+		x->given = req->resume_from;
 	c->method = req_method(req);
 	c->orig_send_body = req->reader != NULL || req->body != NULL ||
 	                    strcmp(c->method, "PUT") == 0 ||

@@ -345,9 +345,9 @@ out:
 
 /*
  * Every blob the store holds: blobs/sha256/ and blobs/sha512/ (the digest
- * algorithms of the OCI image spec that al_digest verifies). blobs/.tmp is
- * the store's own temporary directory; anything else under blobs/ is
- * refused, so the count of files left out is always the truth.
+ * algorithms of the OCI image spec that al_digest verifies). blobs/.tmp and
+ * blobs/.partial are the store's own temporary directories; anything else under
+ * blobs/ is refused, so the count of files left out is always the truth.
  */
 static int gather_blobs(const char *root, strset *hblobs, pw_item **items,
                         size_t *n, size_t *cap, uint64_t *skipped,
@@ -366,7 +366,9 @@ static int gather_blobs(const char *root, strset *hblobs, pw_item **items,
 		int algo = strcmp(names[i], "sha256") == 0   ? AL_DIGEST_SHA256
 		           : strcmp(names[i], "sha512") == 0 ? AL_DIGEST_SHA512
 		                                             : 0;
-		if (strcmp(names[i], ".tmp") == 0)
+		/* blobs/.partial: interrupted downloads, not blobs */
+		if (strcmp(names[i], ".tmp") == 0 ||
+		    strcmp(names[i], ".partial") == 0)
 			continue;
 		free(p);
 		if ((p = al_path_join(dir, names[i])) == NULL) {

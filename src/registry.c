@@ -447,7 +447,8 @@ static int reg_do(al_registry *r, const char *repo, int push,
 		rc = al_http_do(r->http, req, resp);
 		if (rc == AL_ENET && r->insecure && !r->scheme_known &&
 		    !fell_back && al_str_startswith(url, "https://") &&
-		    on_registry(r, url) && resp->body_bytes == 0) {
+		    on_registry(r, url) &&
+		    resp->body_bytes == req->resume_from) {
 			char *alt = al_sprintf("http://%s", url + 8);
 
 			if (alt == NULL) {
@@ -990,19 +991,35 @@ int al_registry_get_blob(al_registry *r, const char *repo, const al_digest *d,
                          void (*progress)(void *ud, uint64_t n),
                          void *progress_ud)
 {
+	return al_registry_get_blob_from(r, repo, d, size, 0, sink, flags,
+	                                 progress, progress_ud);
+}
+
+int al_registry_get_blob_from(al_registry *r, const char *repo,
+                              const al_digest *d, uint64_t size,
+                              uint64_t offset, const al_writer *sink, int flags,
+                              void (*progress)(void *ud, uint64_t n),
+                              void *progress_ud)
+{
 	al_http_resp resp = AL_HTTP_RESP_INIT;
 	al_http_req req;
 	blob_sink bs;
-	al_writer w, w_once;
+	al_writer w;
 	al_digest got;
-	char ds[AL_DIGEST_STRMAX], range[64];
-	const char *hdrs[2] = {NULL, NULL};
+	char ds[AL_DIGEST_STRMAX];
 	char *what = NULL, *path = NULL;
-	int rc = 0, attempt, n;
+	int rc = 0, attempt;
 
 	if (r == NULL || d == NULL || sink == NULL || sink->write == NULL)
 		return al_error_set(AL_EINVAL,
 		                    "al_registry_get_blob: missing argument");
+	if (offset > 0 && (!(flags & AL_BLOB_NOVERIFY) || sink->reset == NULL ||
+	                   size == 0 || offset >= size))
+		return al_error_set(AL_EINVAL,
+		                    "al_registry_get_blob_from: a resumed "
+		                    "download needs a known size above the "
+		                    "offset, AL_BLOB_NOVERIFY and a sink that "
+		                    "can reset");
 	if (!valid_repo(repo))
 		return al_error_set(AL_EINVAL, "invalid repository '%s/%s'",
 		                    r->host, repo != NULL ? repo : "");
@@ -1015,6 +1032,7 @@ int al_registry_get_blob(al_registry *r, const char *repo, const al_digest *d,
 	}
 	bs.sink = sink;
 	bs.size = size;
+	bs.count = offset;
 	bs.progress = progress;
 	bs.progress_ud = progress_ud;
 	bs.what = what;
@@ -1026,60 +1044,40 @@ int al_registry_get_blob(al_registry *r, const char *repo, const al_digest *d,
 	w.write = bs_write;
 	w.reset = bs_reset;
 	w.ud = &bs;
-	w_once.write = bs_write;
-	w_once.reset = NULL;
-	w_once.ud = &bs;
 	for (attempt = 0; attempt < BLOB_ATTEMPTS; attempt++) {
-		uint64_t offset = bs.count;
+		uint64_t from = bs.count;
 
-		hdrs[0] = NULL;
-		if (offset > 0) {
-			/* resume through the registry: a redirect URL may have
-			 * expired */
-			n = snprintf(range, sizeof(range),
-			             "Range: bytes=%" PRIu64 "-", offset);
-			if (n < 0 || (size_t)n >= sizeof(range)) {
-				rc = al_error_set(AL_EINVAL,
-				                  "range header too long");
-				goto out;
-			}
-			hdrs[0] = range;
+		/* Each attempt goes through the registry again (a redirect
+		 * URL may have expired) and continues what the sink holds:
+		 * the http module sends the Range, restarts the sink on a
+		 * 200 and refuses a 206 that starts elsewhere or names
+		 * another length (AL_EPROTO: start over). */
+		if (from > 0)
 			al_log_debug("registry: resuming '%s' at byte %" PRIu64,
-			             what, offset);
-		}
+			             what, from);
 		memset(&req, 0, sizeof(req));
 		req.method = "GET";
 		req.sink = &w;
 		req.resumable = 1;
-		if (offset > 0) {
-			/* our own Range: the http module must not restart or
-			 * re-range this attempt; a failure comes back here */
-			req.sink = &w_once;
-			req.resumable = 0;
-		}
+		req.resume_from = from;
+		req.resume_total = size;
 		al_http_resp_clear(&resp);
-		rc = reg_do(r, repo, 0, path, hdrs, &req, &resp);
+		rc = reg_do(r, repo, 0, path, NULL, &req, &resp);
 		if (rc != 0) {
 			if ((rc == AL_ENET || rc == AL_ETIMEOUT) &&
 			    bs.count > 0 && attempt + 1 < BLOB_ATTEMPTS)
 				continue;
+			if (rc == AL_EPROTO && from > 0 &&
+			    attempt + 1 < BLOB_ATTEMPTS) {
+				al_log_debug(
+				    "registry: '%s' answered the "
+				    "range wrongly (%s), starting over",
+				    what, al_error_message());
+				if ((rc = bs_reset(&bs)) != 0)
+					goto out;
+				continue;
+			}
 			goto out;
-		}
-		if (resp.status == 200 && offset > 0) {
-			/* the Range was ignored: the sink got the whole blob
-			 * after the prefix */
-			rc = bs_reset(&bs);
-			if (rc != 0)
-				goto out;
-			continue;
-		}
-		if (resp.status == 206 && offset > 0 &&
-		    content_range_start(al_http_resp_header(
-		        &resp, "Content-Range")) != (int64_t)offset) {
-			rc = bs_reset(&bs);
-			if (rc != 0)
-				goto out;
-			continue;
 		}
 		if (resp.status == 200 || resp.status == 206)
 			break;

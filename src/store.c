@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -27,6 +28,12 @@
 #define STORE_SIGNATURE_MAX (256 * AL_KIB)
 #define STORE_NAME_MAX 4096
 #define STORE_WALK_DEPTH 8
+/* Partial downloads (blobs/.partial/<algo>-<hex>): kept only from this
+ * size on (smaller blobs start again), at most this many files (the
+ * oldest unlocked one makes room for a new one). */
+#define STORE_PARTIAL_MIN AL_MIB
+#define STORE_PARTIALS_MAX 32
+#define STORE_REHASH_CHUNK (256 * AL_KIB)
 /* The index journal (airlock/index.journal, docs/store.md): index.json is
  * rewritten once per STORE_JOURNAL_BATCH names or STORE_JOURNAL_MS after
  * the first unwritten one, and when the store is flushed or closed. */
@@ -67,6 +74,7 @@ struct al_store {
 	 * next file, one save at a time (the store lock serialises
 	 * processes) */
 	pthread_mutex_t sig_mu;
+	json_t *resolved; /* al_store__resolved_*: key -> digest, under mu */
 };
 
 struct al_blob_writer {
@@ -78,6 +86,7 @@ struct al_blob_writer {
 	al_tmpfile *tmp;
 	al_hasher *h;
 	al_hash_worker *hw; /* borrowed; NULL: hash on this thread */
+	int partial;        /* tmp is blobs/.partial/...: kept on abort */
 };
 
 const char *al_store_path(const al_store *s)
@@ -347,6 +356,41 @@ out:
 	return rc;
 }
 
+/* Bound on al_store__resolved entries: past it nothing more is kept (the
+ * tags are asked again). */
+#define STORE_RESOLVED_MAX 200000
+
+int al_store__resolved_put(al_store *s, const char *key, const al_digest *d)
+{
+	char ds[AL_DIGEST_STRMAX];
+	int rc = 0;
+
+	al_digest_str(d, ds);
+	pthread_mutex_lock(&s->mu);
+	if (s->resolved == NULL)
+		s->resolved = json_object();
+	if (s->resolved != NULL &&
+	    json_object_size(s->resolved) < STORE_RESOLVED_MAX &&
+	    json_object_set_new(s->resolved, key, json_string(ds)) != 0)
+		rc = al_error_set(AL_ENOMEM, "out of memory");
+	pthread_mutex_unlock(&s->mu);
+	return rc;
+}
+
+int al_store__resolved_get(al_store *s, const char *key, al_digest *d)
+{
+	json_t *v;
+	int found = 0;
+
+	pthread_mutex_lock(&s->mu);
+	v = s->resolved != NULL ? json_object_get(s->resolved, key) : NULL;
+	if (json_is_string(v) &&
+	    al_digest_parse_str(d, json_string_value(v)) == 0)
+		found = 1;
+	pthread_mutex_unlock(&s->mu);
+	return found;
+}
+
 void al_store_free(al_store *s)
 {
 	if (s == NULL)
@@ -362,6 +406,7 @@ void al_store_free(al_store *s)
 	free(s->ents);
 	free(s->slots);
 	json_decref(s->top);
+	json_decref(s->resolved);
 	al_lock_free(s->lock);
 	pthread_mutex_destroy(&s->mu);
 	pthread_mutex_destroy(&s->sig_mu);
@@ -1197,11 +1242,193 @@ out:
 	return rc;
 }
 
+/* "STORE/blobs/.partial/<algo>-<hex>". Caller frees. */
+static char *partial_path(const al_store *s, const al_digest *d)
+{
+	char ds[AL_DIGEST_STRMAX];
+	char *colon;
+
+	al_digest_str(d, ds);
+	colon = strchr(ds, ':');
+	if (colon != NULL)
+		*colon = '-';
+	return al_sprintf("%s/blobs/.partial/%s", s->path, ds);
+}
+
+/* 1 if the file at path is not held by a writer (and so may go). */
+static int partial_unlocked(const char *path)
+{
+	int fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+	int ok;
+
+	if (fd < 0)
+		return 0;
+	ok = flock(fd, LOCK_EX | LOCK_NB) == 0;
+	close(fd);
+	return ok;
+}
+
+/* Keep blobs/.partial under STORE_PARTIALS_MAX files before a new one is
+ * made: remove the oldest one no writer holds. */
+static void partial_make_room(const char *dir)
+{
+	DIR *d = opendir(dir);
+	struct dirent *de;
+	char *oldest = NULL;
+	time_t oldest_t = 0;
+	size_t n = 0;
+
+	while (d != NULL && (de = readdir(d)) != NULL) {
+		struct stat st;
+		char *p;
+
+		if (de->d_name[0] == '.')
+			continue;
+		p = al_path_join(dir, de->d_name);
+		if (p == NULL)
+			break;
+		if (lstat(p, &st) != 0 || !S_ISREG(st.st_mode)) {
+			free(p);
+			continue;
+		}
+		n++;
+		if ((oldest == NULL || st.st_mtime < oldest_t) &&
+		    partial_unlocked(p)) {
+			free(oldest);
+			oldest = p;
+			oldest_t = st.st_mtime;
+		} else {
+			free(p);
+		}
+	}
+	if (d != NULL)
+		closedir(d);
+	if (n >= STORE_PARTIALS_MAX && oldest != NULL) {
+		al_log_debug("store: removing partial download '%s' to make "
+		             "room",
+		             oldest);
+		(void)unlink(oldest);
+	}
+	free(oldest);
+}
+
+/* Hash the first n bytes of fd into h. */
+static int rehash_prefix(int fd, uint64_t n, al_hasher *h, const char *path)
+{
+	uint8_t *buf = malloc(STORE_REHASH_CHUNK);
+	uint64_t pos = 0;
+	int rc = 0;
+
+	if (buf == NULL)
+		return al_error_set(AL_ENOMEM, "out of memory");
+	while (pos < n) {
+		size_t want = n - pos < STORE_REHASH_CHUNK
+		                  ? (size_t)(n - pos)
+		                  : (size_t)STORE_REHASH_CHUNK;
+		ssize_t r = pread(fd, buf, want, (off_t)pos);
+
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r <= 0) {
+			rc = r < 0
+			         ? al_error_errno(errno, "cannot read '%s'",
+			                          path)
+			         : al_error_set(AL_EIO,
+			                        "'%s' shrank while read", path);
+			break;
+		}
+		if ((rc = al_hasher_update(h, buf, (size_t)r)) < 0)
+			break;
+		pos += (uint64_t)r;
+	}
+	free(buf);
+	return rc;
+}
+
+int al_store_blob_resume(al_store *s, const al_digest *expected,
+                         uint64_t expected_size, al_blob_writer **out,
+                         uint64_t *offset)
+{
+	al_blob_writer *w = NULL;
+	char *dir = NULL, *path = NULL;
+	uint64_t have;
+	int rc;
+
+	*offset = 0;
+	if (expected == NULL || expected_size < STORE_PARTIAL_MIN)
+		return al_store_blob_begin(s, expected, expected_size, out);
+	if (s->readonly)
+		return al_error_set(AL_EINVAL, "store '%s' is read-only",
+		                    s->path);
+	dir = store_file(s, "blobs/.partial");
+	path = partial_path(s, expected);
+	w = calloc(1, sizeof(*w));
+	if (dir == NULL || path == NULL || w == NULL) {
+		free(w);
+		w = NULL;
+		rc = al_error_set(AL_ENOMEM, "out of memory");
+		goto out;
+	}
+	w->s = s;
+	w->expected = *expected;
+	w->expected_size = expected_size;
+	pthread_mutex_lock(&s->mu);
+	s->active_writers++;
+	pthread_mutex_unlock(&s->mu);
+	if ((rc = al_hasher_new(&w->h, expected->algo)) < 0 ||
+	    (rc = al_fs_mkdir_p(dir, 0755)) < 0)
+		goto out;
+	if (al_fs_exists(path) == 0)
+		partial_make_room(dir);
+	rc = al_tmpfile_open_partial(&w->tmp, path);
+	if (rc == AL_ELOCKED) {
+		/* another writer continues it: this one starts afresh */
+		al_error_clear();
+		al_blob_writer_abort(w);
+		w = NULL;
+		rc = al_store_blob_begin(s, expected, expected_size, out);
+		goto out;
+	}
+	if (rc < 0)
+		goto out;
+	w->partial = 1;
+	have = al_tmpfile_size(w->tmp);
+	if (have >= expected_size) {
+		/* complete yet never renamed, or longer than the blob: the
+		 * bytes are not trusted to be this blob's */
+		if ((rc = al_tmpfile_truncate(w->tmp)) < 0)
+			goto out;
+		have = 0;
+	}
+	if (have > 0) {
+		if ((rc = rehash_prefix(al_tmpfile_fd(w->tmp), have, w->h,
+		                        path)) < 0)
+			goto out;
+		al_log_debug("store: continuing partial download '%s' at "
+		             "byte %llu",
+		             path, (unsigned long long)have);
+	}
+	w->written = have;
+	*offset = have;
+	*out = w;
+	w = NULL;
+out:
+	if (w != NULL)
+		w->partial = 0; /* failed before use: not kept */
+	al_blob_writer_abort(w);
+	free(dir);
+	free(path);
+	return rc;
+}
+
 void al_blob_writer_abort(al_blob_writer *w)
 {
 	if (w == NULL)
 		return;
-	al_tmpfile_free(w->tmp);
+	if (w->partial && w->written >= STORE_PARTIAL_MIN)
+		al_tmpfile_keep(w->tmp);
+	else
+		al_tmpfile_free(w->tmp);
 	al_hasher_free(w->h);
 	pthread_mutex_lock(&w->s->mu);
 	w->s->active_writers--;
@@ -1325,6 +1552,8 @@ static int blob_commit(al_blob_writer *w, int sync_dir, al_digest *out)
 out:
 	free(path);
 	free(dir);
+	if (rc < 0)
+		w->partial = 0; /* bytes that did not verify: not kept */
 	al_blob_writer_abort(w);
 	return rc;
 }
@@ -2040,6 +2269,55 @@ out:
 }
 
 /* Report (and with gc remove) every blob file nobody references. */
+/* List the partial downloads under blobs/.partial (UNREFERENCED: kept to
+ * resume); gc removes those no writer holds (REMOVED). */
+static int scan_partials(struct walk *w)
+{
+	char *dir = store_file(w->s, "blobs/.partial");
+	struct dirent *de;
+	DIR *d;
+
+	if (dir == NULL)
+		return al_error_set(AL_ENOMEM, "out of memory");
+	d = opendir(dir);
+	while (d != NULL && (de = readdir(d)) != NULL) {
+		struct stat st;
+		char detail[96];
+		char *p;
+
+		if (strcmp(de->d_name, ".") == 0 ||
+		    strcmp(de->d_name, "..") == 0)
+			continue;
+		if ((p = al_path_join(dir, de->d_name)) == NULL) {
+			closedir(d);
+			free(dir);
+			return al_error_set(AL_ENOMEM, "out of memory");
+		}
+		if (lstat(p, &st) != 0) {
+			free(p);
+			continue;
+		}
+		if ((w->flags & AL_STORE_CHECK_GC) && partial_unlocked(p) &&
+		    unlink(p) == 0) {
+			w->res->removed++;
+			w->res->bytes_removed += (uint64_t)st.st_size;
+			report(w, AL_CHECK_REMOVED, p, "partial download");
+		} else if (!(w->flags & AL_STORE_CHECK_GC)) {
+			(void)snprintf(detail, sizeof(detail),
+			               "partial download of %llu bytes, kept "
+			               "to resume",
+			               (unsigned long long)st.st_size);
+			w->res->unreferenced++;
+			report(w, AL_CHECK_UNREFERENCED, p, detail);
+		}
+		free(p);
+	}
+	if (d != NULL)
+		closedir(d);
+	free(dir);
+	return 0;
+}
+
 static int scan_blobs(struct walk *w)
 {
 	char *blobs = store_file(w->s, "blobs");
@@ -2060,7 +2338,8 @@ static int scan_blobs(struct walk *w)
 
 		if (strcmp(de->d_name, ".") == 0 ||
 		    strcmp(de->d_name, "..") == 0 ||
-		    strcmp(de->d_name, ".tmp") == 0)
+		    strcmp(de->d_name, ".tmp") == 0 ||
+		    strcmp(de->d_name, ".partial") == 0)
 			continue;
 		adir = al_path_join(blobs, de->d_name);
 		if (adir == NULL) {
@@ -2437,7 +2716,8 @@ int al_store_check_roots(al_store *s, int flags, const al_store_root *roots,
 	for (i = 0; i < nroots; i++)
 		if ((rc = walk_root(&w, &roots[i])) < 0)
 			goto out;
-	if ((rc = scan_blobs(&w)) < 0 || (rc = scan_signatures(&w)) < 0)
+	if ((rc = scan_blobs(&w)) < 0 || (rc = scan_signatures(&w)) < 0 ||
+	    (rc = scan_partials(&w)) < 0)
 		goto out;
 	if (flags & AL_STORE_CHECK_GC) {
 		pthread_mutex_lock(&s->mu);

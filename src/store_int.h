@@ -11,6 +11,16 @@
 
 #include "airlock/store.h"
 
+/*
+ * What a tag resolved to earlier in this process (key: "HOST/REPO:TAG" as
+ * the transfer asked it), kept in memory for the store's lifetime so that
+ * a second transfer into the same store (the space plan, then the run)
+ * does not ask the registry again: the run copies what the plan saw.
+ * Thread-safe. get: 1 and *d when known, else 0.
+ */
+int al_store__resolved_put(al_store *s, const char *key, const al_digest *d);
+int al_store__resolved_get(al_store *s, const char *key, al_digest *d);
+
 /* airlock/releases.json ({"releases": [...]}) as the raw document (a
  * missing file loads as {"releases": []}); the store's own readers and
  * white-box tests. Everything else uses the typed al_store_release* calls

@@ -17,6 +17,7 @@
 #include "airlock/oci.h"
 #include "airlock/transfer.h"
 #include "array_int.h"
+#include "store_int.h"
 
 /* The default --parallel: the fastest setting of mirror and push measured
  * with a WAN-like round trip (tests/bench/mirror_latency.sh, 20 ms: 16
@@ -921,6 +922,50 @@ fail:
 
 /* ---- phase A: manifests ---- */
 
+/* 1 if the destination store has an index entry named img->dst_name. */
+static int named_in_store(al_transfer *t, const image *img)
+{
+	al_store_image cur;
+
+	if (al_store_find(t->dst_store, img->dst_name, &cur) != 0) {
+		al_error_clear();
+		return 0;
+	}
+	al_store_image_clear(&cur);
+	return 1;
+}
+
+/* HEAD ref; 1 when the store holds the manifest of the digest the
+ * registry announced (body, media type and digest set as a GET would),
+ * 0 when it must be fetched. */
+static int head_from_store(al_transfer *t, al_registry *reg, const image *img,
+                           const char *ref, al_buf *body, char **media_type,
+                           al_digest *digest)
+{
+	al_manifest m;
+	al_digest hd;
+	int exists = 0;
+
+	memset(&hd, 0, sizeof(hd));
+	if (al_registry_head_manifest(reg, img->src_repo, ref, &exists, &hd,
+	                              NULL) != 0 ||
+	    !exists || al_store_has_blob(t->dst_store, &hd, NULL) != 1 ||
+	    al_store_read_blob(t->dst_store, &hd, body) != 0)
+		goto miss;
+	if (al_manifest_parse(&m, body->ptr, body->len, NULL, ref) != 0)
+		goto miss;
+	*media_type = al_strdup(m.media_type);
+	al_manifest_clear(&m);
+	if (*media_type == NULL)
+		goto miss;
+	*digest = hd;
+	return 1;
+miss:
+	al_buf_reset(body);
+	al_error_clear();
+	return 0;
+}
+
 static int fetch_manifest(al_transfer *t, worker *w, image *img,
                           const char *ref, al_buf *body, char **media_type,
                           al_digest *digest)
@@ -949,10 +994,52 @@ static int fetch_manifest(al_transfer *t, worker *w, image *img,
 	}
 	if (ep->kind == EP_REGISTRY) {
 		al_registry *reg;
+		char *key = NULL;
+
 		if ((rc = worker_client(w, ep->host, ep->insecure, &reg)) < 0)
 			return rc;
-		return al_registry_get_manifest(reg, img->src_repo, ref, body,
-		                                media_type, digest);
+		/* A tag this process resolved into the store already (the
+		 * space plan before the run) is not asked again. */
+		if (t->dst_store != NULL && ref != NULL &&
+		    !al_str_startswith(ref, "sha256:") &&
+		    (key = al_sprintf("%s/%s:%s", ep->host, img->src_repo,
+		                      ref)) != NULL &&
+		    al_store__resolved_get(t->dst_store, key, &want) == 1 &&
+		    al_store_has_blob(t->dst_store, &want, NULL) == 1 &&
+		    al_store_read_blob(t->dst_store, &want, body) == 0) {
+			al_manifest m;
+			if (al_manifest_parse(&m, body->ptr, body->len, NULL,
+			                      ref) == 0) {
+				*media_type = al_strdup(m.media_type);
+				al_manifest_clear(&m);
+				*digest = want;
+				free(key);
+				return *media_type != NULL
+				           ? 0
+				           : al_error_set(AL_ENOMEM,
+				                          "out of memory");
+			}
+			al_buf_reset(body);
+		}
+		al_error_clear();
+		/* An image the store named before: HEAD gives the tag's
+		 * digest, and the manifest the store holds under it is read
+		 * (re-hashed) instead of fetched. A first run GETs at once. */
+		if (key != NULL && img->dst_name != NULL &&
+		    named_in_store(t, img) &&
+		    head_from_store(t, reg, img, ref, body, media_type,
+		                    digest) == 1) {
+			rc = al_store__resolved_put(t->dst_store, key, digest);
+			free(key);
+			return rc;
+		}
+		al_error_clear();
+		rc = al_registry_get_manifest(reg, img->src_repo, ref, body,
+		                              media_type, digest);
+		if (rc == 0 && key != NULL)
+			rc = al_store__resolved_put(t->dst_store, key, digest);
+		free(key);
+		return rc;
 	}
 	/* OCI layout: by digest straight from blobs/, by name via index.json.
 	 */
@@ -1321,6 +1408,59 @@ static int copy_fd_to_writer(al_transfer *t, worker *w, int fd,
 	}
 }
 
+/*
+ * A registry blob into the store, continuing a partial download that an
+ * earlier attempt or run left (al_store_blob_resume). A continued download
+ * that does not verify, or that the server answered wrongly, starts once
+ * more from byte 0: the partial bytes are what is suspect.
+ */
+static int registry_blob_to_store(al_transfer *t, worker *w, blob *b)
+{
+	al_blob_writer *bw = NULL;
+	al_registry *reg;
+	al_writer sink;
+	uint64_t offset = 0;
+	int rc, again = 1;
+
+	if ((rc = worker_client(w, b->src->host, b->src->insecure, &reg)) < 0)
+		return rc;
+	for (;;) {
+		if ((rc = al_store_blob_resume(t->dst_store, &b->digest,
+		                               b->size, &bw, &offset)) < 0)
+			return rc;
+		if (offset > 0) {
+			al_log_debug("transfer: blob continues at byte %llu of "
+			             "%llu",
+			             (unsigned long long)offset,
+			             (unsigned long long)b->size);
+			add_progress_bytes(t, offset);
+		}
+		sink = al_blob_writer_as_writer(bw);
+		/* The store's writer hashes: no second pass in the client. */
+		rc = al_registry_get_blob_from(
+		    reg, b->src_repo, &b->digest, b->size, offset, &sink,
+		    AL_BLOB_NOVERIFY, add_progress_bytes, t);
+		if (rc == 0) {
+			rc = al_blob_writer_commit(bw); /* frees bw */
+			bw = NULL;
+		} else if (offset > 0 &&
+		           (rc == AL_EVERIFY || rc == AL_EPROTO)) {
+			/* drop the suspect partial bytes */
+			(void)al_blob_writer_reset(bw);
+		}
+		al_blob_writer_abort(bw);
+		bw = NULL;
+		if (rc == 0 || offset == 0 || !again ||
+		    (rc != AL_EVERIFY && rc != AL_EPROTO))
+			return rc;
+		al_log_debug("transfer: continued blob failed (%s), starting "
+		             "over",
+		             al_error_message());
+		al_error_clear();
+		again = 0;
+	}
+}
+
 static int blob_to_store(al_transfer *t, worker *w, blob *b)
 {
 	al_blob_writer *bw = NULL;
@@ -1330,20 +1470,15 @@ static int blob_to_store(al_transfer *t, worker *w, blob *b)
 
 	if (al_store_has_blob(t->dst_store, &b->digest, NULL) == 1)
 		return 1;
+	if (b->src->kind == EP_REGISTRY) {
+		rc = registry_blob_to_store(t, w, b);
+		goto out;
+	}
 	if ((rc = al_store_blob_begin(t->dst_store, &b->digest, b->size, &bw)) <
 	    0)
-		return rc;
+		goto out;
 	sink = al_blob_writer_as_writer(bw);
-	if (b->src->kind == EP_REGISTRY) {
-		al_registry *reg;
-		if ((rc = worker_client(w, b->src->host, b->src->insecure,
-		                        &reg)) < 0)
-			goto out;
-		/* The store's writer hashes: no second pass in the client. */
-		rc = al_registry_get_blob(reg, b->src_repo, &b->digest, b->size,
-		                          &sink, AL_BLOB_NOVERIFY,
-		                          add_progress_bytes, t);
-	} else {
+	{
 		uint64_t size = 0;
 		if ((rc = al_store_blob_open(b->src->layout, &b->digest, &fd,
 		                             &size)) < 0)

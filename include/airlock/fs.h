@@ -49,6 +49,18 @@ AL_EXPORT int al_fs_open_regular(int *fd_out, const char *path,
 typedef struct al_tmpfile al_tmpfile;
 /* Create "<dir>/.tmp-<random>"; dir must exist. */
 AL_EXPORT int al_tmpfile_new(al_tmpfile **out, const char *dir);
+/*
+ * Open (or create) path as a temporary file that continues what is in it:
+ * writes append, al_tmpfile_size starts at its length. The file is locked
+ * (flock) while t is open: AL_ELOCKED if another holder has it.
+ * al_tmpfile_keep leaves it in place for a later open; al_tmpfile_free
+ * removes it as usual.
+ */
+AL_EXPORT int al_tmpfile_open_partial(al_tmpfile **out, const char *path);
+/* The descriptor (opened read-write by al_tmpfile_open_partial), borrowed. */
+AL_EXPORT int al_tmpfile_fd(const al_tmpfile *t);
+/* Close and free without removing the file. NULL is a no-op. */
+AL_EXPORT void al_tmpfile_keep(al_tmpfile *t);
 AL_EXPORT int al_tmpfile_write(al_tmpfile *t, const void *p, size_t n);
 /* Truncate to 0 and rewind. */
 AL_EXPORT int al_tmpfile_truncate(al_tmpfile *t);

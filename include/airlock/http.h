@@ -96,14 +96,22 @@ typedef struct al_http_req {
 	int resumable;
 	int no_redirect; /* 1: return 3xx as is (Location in the headers) */
 	al_deadline deadline; /* bounds all attempts and backoff sleeps */
+	/* With resumable and a sink that holds resume_from bytes already
+	 * (a partial download kept from an earlier attempt): the first
+	 * attempt asks "Range: bytes=<resume_from>-" too, under the same
+	 * rules. resume_total (0: not checked) is the whole body's length: a
+	 * 206 whose Content-Range names another total is AL_EPROTO. */
+	uint64_t resume_from;
+	uint64_t resume_total;
 } al_http_req;
 
 typedef struct al_http_resp {
 	long status;         /* final HTTP status (after redirects) */
 	char *effective_url; /* after redirects */
 	al_buf error_body;   /* body of a non-2xx answer, bounded */
-	uint64_t body_bytes; /* bytes given to sink/body_out */
-	unsigned attempts;   /* how many requests were made */
+	uint64_t
+	    body_bytes;    /* bytes given to sink/body_out (with resume_from) */
+	unsigned attempts; /* how many requests were made */
 	/* internal header storage; read with al_http_resp_header */
 	char **hdr_names;
 	char **hdr_values;

@@ -104,6 +104,21 @@ AL_EXPORT int al_registry_get_blob(al_registry *r, const char *repo,
                                    const al_writer *sink, int flags,
                                    void (*progress)(void *ud, uint64_t n),
                                    void *progress_ud);
+/*
+ * al_registry_get_blob continuing a partial download: sink holds the
+ * blob's first offset bytes already (a partial file kept from an earlier
+ * attempt or run), the first request asks "Range: bytes=<offset>-". A
+ * server that ignores the range (200), answers another start or another
+ * total length, or 416, makes it start over: sink->reset, then the whole
+ * blob. offset > 0 needs size > offset, AL_BLOB_NOVERIFY (the sink hashes
+ * the whole blob, prefix included) and a sink with reset (AL_EINVAL).
+ */
+AL_EXPORT int al_registry_get_blob_from(al_registry *r, const char *repo,
+                                        const al_digest *d, uint64_t size,
+                                        uint64_t offset, const al_writer *sink,
+                                        int flags,
+                                        void (*progress)(void *ud, uint64_t n),
+                                        void *progress_ud);
 
 /*
  * Upload a blob of size bytes from reader (must support rewind for

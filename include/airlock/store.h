@@ -103,6 +103,22 @@ AL_EXPORT int al_store_put_blob(al_store *s, const uint8_t *p, size_t n,
 typedef struct al_blob_writer al_blob_writer;
 AL_EXPORT int al_store_blob_begin(al_store *s, const al_digest *expected,
                                   uint64_t expected_size, al_blob_writer **out);
+/*
+ * al_store_blob_begin for a blob whose digest and size are known, written
+ * to blobs/.partial/<algo>-<hex> so that an interrupted download survives
+ * (a failed attempt, a cut connection, kill -9): a partial file left
+ * there is re-hashed and *offset receives its length, the bytes the
+ * caller need not fetch again (0: start at the beginning). Abort keeps the
+ * file when it holds at least 1 MiB; commit verifies the whole blob as
+ * always and renames it into place, or removes it when it does not
+ * verify; reset truncates it. Blobs under 1 MiB, a partial held by
+ * another writer (flock), and expected NULL: al_store_blob_begin, *offset
+ * 0. At most 32 partial files are kept (the oldest gives way); check
+ * lists them as UNREFERENCED and gc removes them.
+ */
+AL_EXPORT int al_store_blob_resume(al_store *s, const al_digest *expected,
+                                   uint64_t expected_size, al_blob_writer **out,
+                                   uint64_t *offset);
 /* An al_writer (write + reset) feeding w. */
 AL_EXPORT al_writer al_blob_writer_as_writer(al_blob_writer *w);
 AL_EXPORT int al_blob_writer_write(al_blob_writer *w, const uint8_t *p,

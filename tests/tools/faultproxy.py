@@ -12,12 +12,16 @@ the proxy.
 
 A RULE is a query string, the same as the control endpoint takes:
 
-    kind=500|503|429|reset|stall|hang   what to inject
+    kind=500|503|429|reset|cut|stall|hang|norange   what to inject (cut:
+                      a plain close (FIN) where reset sends a RST, so the
+                      client receives every byte relayed before it;
+                      norange: forward without the Range header, as a
+                      server that ignores ranges)
     path=REGEX        re.search()ed against the request path+query (default .*)
     method=REGEX      re.fullmatch()ed against the method (default: GET for
                       reset and stall, any method otherwise)
     times=N           how many requests to fault (default 1; -1 = forever)
-    after=K           reset/stall: body bytes forwarded first (default 0;
+    after=K           reset/cut/stall: body bytes forwarded first (default 0;
                       clamped so at least one byte is withheld)
     seconds=S         stall: how long before the body continues (default -1:
                       forever, i.e. until the client goes away)
@@ -29,7 +33,11 @@ Control endpoints (answered by the proxy, never forwarded):
     GET /_fault?RULE      add a rule           -> {"rules": [...]}
     GET /_fault?clear=1   remove every rule
     GET /_stats           {"requests": N, "injected": {"500": n, ...},
-                           "rules": [{..., "injected": n, "left": n}]}
+                           "rules": [{..., "injected": n, "left": n}],
+                           "body_bytes": response body bytes relayed,
+                           "log": ["METHOD PATH STATUS BYTES RANGE|-", ...] (the
+                           first 10000 requests)}
+    GET /_stats?reset=1   the same, then zero the counters and the log
 """
 
 import argparse
@@ -49,7 +57,7 @@ import urllib.parse
 HOP_BY_HOP = {"connection", "keep-alive", "proxy-authenticate",
               "proxy-authorization", "te", "trailer", "trailers",
               "transfer-encoding", "upgrade", "expect"}
-KINDS = ("500", "503", "429", "reset", "stall", "hang")
+KINDS = ("500", "503", "429", "reset", "cut", "stall", "hang", "norange")
 CHUNK = 64 * 1024
 
 
@@ -59,6 +67,22 @@ class Rules:
         self.rules = []
         self.requests = 0
         self.injected = {k: 0 for k in KINDS}
+        self.body_bytes = 0
+        self.log = []
+
+    def record(self, method, path, status, nbytes, rng):
+        with self.lock:
+            self.body_bytes += nbytes
+            if len(self.log) < 10000:
+                self.log.append("%s %s %d %d %s" % (method, path, status,
+                                                    nbytes, rng or "-"))
+
+    def reset_counts(self):
+        with self.lock:
+            self.requests = 0
+            self.injected = {k: 0 for k in KINDS}
+            self.body_bytes = 0
+            self.log = []
 
     def add(self, query):
         q = urllib.parse.parse_qs(query, keep_blank_values=True)
@@ -70,7 +94,7 @@ class Rules:
         kind = get("kind", "")
         if kind not in KINDS:
             raise ValueError("unknown fault kind '%s'" % kind)
-        body_fault = kind in ("reset", "stall")
+        body_fault = kind in ("reset", "cut", "stall")
         rule = {
             "kind": kind,
             "path": get("path", ".*"),
@@ -109,7 +133,8 @@ class Rules:
             for r in rules:
                 r["left"] = r.pop("times")
             return {"requests": self.requests, "injected": dict(self.injected),
-                    "rules": rules}
+                    "rules": rules, "body_bytes": self.body_bytes,
+                    "log": list(self.log)}
 
 
 RULES = Rules()
@@ -159,6 +184,8 @@ class Handler(http.server.BaseHTTPRequestHandler):
         u = urllib.parse.urlsplit(self.path)
         if u.path == "/_stats":
             self.send_small(200, json.dumps(RULES.snapshot(), indent=1) + "\n")
+            if "reset=1" in u.query.split("&"):
+                RULES.reset_counts()
         else:
             try:
                 RULES.add(u.query)
@@ -224,6 +251,8 @@ class Handler(http.server.BaseHTTPRequestHandler):
                                "message": "faultproxy injected %s" % kind,
                                "detail": None}]}
             self.send_small(int(kind), json.dumps(msg) + "\n", extra)
+            RULES.record(self.command, self.path, int(kind), 0,
+                         self.headers.get("Range"))
             return
 
         up = http.client.HTTPConnection(UPSTREAM[0], UPSTREAM[1], timeout=300)
@@ -233,6 +262,8 @@ class Handler(http.server.BaseHTTPRequestHandler):
             chunked = "chunked" in self.headers.get("Transfer-Encoding", "").lower()
             for k, v in self.headers.items():
                 if k.lower() in HOP_BY_HOP:
+                    continue
+                if kind == "norange" and k.lower() == "range":
                     continue
                 up.putheader(k, v)
             if chunked:
@@ -254,6 +285,14 @@ class Handler(http.server.BaseHTTPRequestHandler):
             up.close()
 
     def relay(self, resp, fault):
+        self.relayed = 0
+        try:
+            self.relay_body(resp, fault)
+        finally:
+            RULES.record(self.command, self.path, resp.status, self.relayed,
+                         self.headers.get("Range"))
+
+    def relay_body(self, resp, fault):
         self.log_request(resp.status)
         self.send_response_only(resp.status, resp.reason)
         length = None
@@ -278,7 +317,7 @@ class Handler(http.server.BaseHTTPRequestHandler):
             self.wfile.flush()
             return
         stop_at = None
-        if fault:
+        if fault and fault["kind"] in ("reset", "cut", "stall"):
             stop_at = fault["after"]
             if length is not None and length > 0:
                 stop_at = min(stop_at, length - 1)
@@ -293,11 +332,20 @@ class Handler(http.server.BaseHTTPRequestHandler):
             if piece:
                 self.write_piece(piece, use_chunked)
                 sent += len(piece)
+                self.relayed = sent
             if stop_at is not None and sent >= stop_at:
                 self.wfile.flush()
                 if fault["kind"] == "reset":
                     self.log_message("reset after %d bytes", sent)
                     self.reset()
+                    return
+                if fault["kind"] == "cut":
+                    self.log_message("cut after %d bytes", sent)
+                    self.close_connection = True
+                    try:
+                        self.connection.shutdown(socket.SHUT_RDWR)
+                    except OSError:
+                        pass
                     return
                 self.log_message("stall after %d bytes", sent)
                 if not wait_client_gone(self.connection, fault["seconds"]):

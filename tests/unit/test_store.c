@@ -1459,6 +1459,116 @@ out:
 	free(path);
 }
 
+/* Partial downloads: a writer begun with al_store_blob_resume keeps what
+ * it wrote (1 MiB or more) in blobs/.partial on abort, across a reopen;
+ * the next one continues after it and verifies the whole blob; bytes that
+ * do not verify are removed at commit; small blobs keep nothing; a
+ * partial held by another writer is not shared; check lists partials and
+ * gc removes them. */
+static void test_store__resume_partial_download(void)
+{
+	const size_t len = 3u << 20, cut = 2u << 20;
+	char *path = tmp_path("resume");
+	char *pdir = tmp_path("resume/blobs/.partial");
+	uint8_t *data = malloc(len), *junk = malloc(cut);
+	al_store *s = open_store(path, 1, 0);
+	al_blob_writer *w = NULL, *w2 = NULL;
+	al_check_result res;
+	al_digest d, small;
+	uint64_t off = 99, off2 = 99;
+	size_t i;
+
+	if (s == NULL || data == NULL || junk == NULL) {
+		CU_FAIL("setup");
+		goto out;
+	}
+	for (i = 0; i < len; i++)
+		data[i] = (uint8_t)(i * 2654435761u >> 13);
+	for (i = 0; i < cut; i++)
+		junk[i] = (uint8_t)~data[i];
+	al_digest_bytes(&d, AL_DIGEST_SHA256, data, len);
+
+	/* interrupted at 2 of 3 MiB: kept, and survives a reopen */
+	CU_ASSERT_EQUAL(al_store_blob_resume(s, &d, len, &w, &off), 0);
+	CU_ASSERT_EQUAL(off, 0);
+	CU_ASSERT_EQUAL(al_blob_writer_write(w, data, cut), 0);
+	al_blob_writer_abort(w);
+	CU_ASSERT_EQUAL(count_dir(pdir), 1);
+	al_store_free(s);
+	s = open_store(path, 0, 0);
+	if (s == NULL) {
+		CU_FAIL("reopen");
+		goto out;
+	}
+	CU_ASSERT_EQUAL(count_dir(pdir), 1);
+	memset(&res, 0, sizeof(res));
+	CU_ASSERT_EQUAL(al_store_check(s, 0, NULL, NULL, &res), 0);
+	CU_ASSERT_EQUAL(res.unreferenced, 1);
+
+	/* a second writer while the first holds it: starts afresh */
+	CU_ASSERT_EQUAL(al_store_blob_resume(s, &d, len, &w, &off), 0);
+	CU_ASSERT_EQUAL(off, cut);
+	CU_ASSERT_EQUAL(al_store_blob_resume(s, &d, len, &w2, &off2), 0);
+	CU_ASSERT_EQUAL(off2, 0);
+	al_blob_writer_abort(w2);
+	/* the first continues and completes */
+	CU_ASSERT_EQUAL(al_blob_writer_write(w, data + cut, len - cut), 0);
+	CU_ASSERT_EQUAL(al_blob_writer_commit(w), 0);
+	CU_ASSERT_EQUAL(al_store_has_blob(s, &d, NULL), 1);
+	CU_ASSERT_EQUAL(count_dir(pdir), 0);
+
+	/* wrong partial bytes: continued, refused at commit, removed */
+	{
+		char *bp = al_store_blob_path(s, &d);
+		CU_ASSERT_EQUAL(bp != NULL && unlink(bp) == 0, 1);
+		free(bp);
+	}
+	CU_ASSERT_EQUAL(al_store_blob_resume(s, &d, len, &w, &off), 0);
+	CU_ASSERT_EQUAL(al_blob_writer_write(w, junk, cut), 0);
+	al_blob_writer_abort(w);
+	CU_ASSERT_EQUAL(al_store_blob_resume(s, &d, len, &w, &off), 0);
+	CU_ASSERT_EQUAL(off, cut);
+	CU_ASSERT_EQUAL(al_blob_writer_write(w, data + cut, len - cut), 0);
+	CU_ASSERT_EQUAL(al_blob_writer_commit(w), AL_EVERIFY);
+	CU_ASSERT_EQUAL(al_store_has_blob(s, &d, NULL), 0);
+	CU_ASSERT_EQUAL(count_dir(pdir), 0);
+	CU_ASSERT_EQUAL(al_store_blob_resume(s, &d, len, &w, &off), 0);
+	CU_ASSERT_EQUAL(off, 0);
+	al_blob_writer_abort(w);
+
+	/* a reset drops what was kept */
+	CU_ASSERT_EQUAL(al_store_blob_resume(s, &d, len, &w, &off), 0);
+	CU_ASSERT_EQUAL(al_blob_writer_write(w, data, cut), 0);
+	CU_ASSERT_EQUAL(al_blob_writer_reset(w), 0);
+	al_blob_writer_abort(w);
+	CU_ASSERT_EQUAL(count_dir(pdir), 0);
+
+	/* under 1 MiB: nothing kept */
+	al_digest_bytes(&small, AL_DIGEST_SHA256, data, 4096);
+	CU_ASSERT_EQUAL(al_store_blob_resume(s, &small, 4096, &w, &off), 0);
+	CU_ASSERT_EQUAL(off, 0);
+	CU_ASSERT_EQUAL(al_blob_writer_write(w, data, 100), 0);
+	al_blob_writer_abort(w);
+	CU_ASSERT_EQUAL(count_dir(pdir), 0);
+
+	/* gc removes a partial */
+	CU_ASSERT_EQUAL(al_store_blob_resume(s, &d, len, &w, &off), 0);
+	CU_ASSERT_EQUAL(al_blob_writer_write(w, data, cut), 0);
+	al_blob_writer_abort(w);
+	CU_ASSERT_EQUAL(count_dir(pdir), 1);
+	memset(&res, 0, sizeof(res));
+	CU_ASSERT_EQUAL(al_store_check(s, AL_STORE_CHECK_GC, NULL, NULL, &res),
+	                0);
+	CU_ASSERT(res.removed >= 1);
+	CU_ASSERT_EQUAL(count_dir(pdir), 0);
+out:
+	al_store_free(s);
+	free(data);
+	free(junk);
+	free(pdir);
+	free(path);
+}
+
 int main(void)
 {
 	CU_TestInfo tests[] = {
@@ -1472,6 +1582,7 @@ int main(void)
 		{"blob_writer_commit_mismatch_abort", test_store__blob_writer_commit_mismatch_abort},
 		{"blob_writer_hash_worker_and_batch_commit", test_store__blob_writer_hash_worker_and_batch_commit},
 		{"blob_writer_learns_digest", test_store__blob_writer_learns_digest},
+		{"resume_partial_download", test_store__resume_partial_download},
 		{"put_read_blob_detects_corruption", test_store__put_read_blob_detects_corruption},
 		{"tag_untag_list_find_persist", test_store__tag_untag_list_find_persist},
 		{"releases_load_save", test_store__releases_load_save},
