@@ -2258,6 +2258,9 @@ int al_pack_unpack(al_store *s, const char *dir, const al_unpack_opts *opts,
 	c.start_ms = al_clock_now_ms();
 	c.pi.phase = "unpack";
 
+	/* an oc-mirror v2 archive set instead of a pack (pack_ocmirror.c) */
+	if (al_pack__ocmirror_detect(dir))
+		return al_pack__ocmirror_unpack(s, dir, c.opts, res);
 	if ((rc = find_pack(dir, id, &has_manifest)) < 0)
 		goto out;
 	memcpy(res->id, id, sizeof(res->id));
