@@ -404,7 +404,8 @@ static int import_signature(ocm_ctx *c, struct archive *a, const char *name,
                             const char *rest, int64_t size)
 {
 	const char *h = strstr(rest, "-sha256-");
-	char ds[72], *buf = NULL;
+	char ds[72], *buf = NULL, *dir = NULL, **names = NULL;
+	size_t nbefore = 0;
 	al_digest d;
 	unsigned k = 0;
 	int rc;
@@ -417,13 +418,28 @@ static int import_signature(ocm_ctx *c, struct archive *a, const char *name,
 	snprintf(ds, sizeof(ds), "sha256:%s", h + strlen("-sha256-"));
 	if ((rc = al_digest_parse_str(&d, ds)) < 0)
 		return rc;
-	if ((buf = malloc((size_t)size + 1)) == NULL)
-		return al_error_oom();
-	if ((rc = read_small(c, a, name, buf, (size_t)size + 1, size)) == 0 &&
+	if ((dir = al_store_signature_dir(c->s, &d)) == NULL ||
+	    (buf = malloc((size_t)size + 1)) == NULL) {
+		rc = al_error_oom();
+		goto out;
+	}
+	/* how many there were: the same bytes found again are "present" */
+	if (al_pack__list_dir(dir, &names, &nbefore) < 0) {
+		al_error_clear();
+		nbefore = 0;
+	}
+	if ((rc = read_small(c, a, name, buf, (size_t)size + 1, size)) < 0 ||
 	    (rc = al_store_signature_add(c->s, &d, (const uint8_t *)buf,
 	                                 (size_t)size, OCM_SIG_MAX,
-	                                 OCM_SIG_COUNT, &k)) == 0)
+	                                 OCM_SIG_COUNT, &k)) < 0)
+		goto out;
+	if (k > nbefore)
 		c->res->entries_imported++;
+	else
+		c->res->entries_present++;
+out:
+	al_pack__free_list(names, nbefore);
+	free(dir);
 	free(buf);
 	return rc;
 }
