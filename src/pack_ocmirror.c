@@ -823,6 +823,15 @@ int al_pack__ocmirror_unpack(al_store *s, const char *dir,
 	c.start_ms = al_clock_now_ms();
 	c.pi.phase = "unpack";
 	snprintf(res->id, sizeof(res->id), "oc-mirror");
+	/* oc-mirror signs nothing of its archives: a trust the caller asks
+	 * for cannot be had, so nothing is imported */
+	if (c.opts->trust_key != NULL)
+		return al_error_set(
+		    AL_EVERIFY,
+		    "'%s' holds oc-mirror archives, which carry "
+		    "no signature: they cannot be imported with "
+		    "--trust",
+		    dir);
 	if ((rc = al_pack__list_dir(dir, &names, &n)) < 0)
 		return rc;
 	if ((vols = calloc(n ? n : 1, sizeof(*vols))) == NULL) {

@@ -33,6 +33,12 @@ al_check "check finds the imported store whole" grep -qE '^checked 7 images, [0-
 al_run "$T/out" "$T/err" "$AIRLOCK" unpack "$T/good" --store "$T/dst"
 al_check "a second import is a no-op that succeeds" grep -q '0 entries imported' "$T/out"
 
+# ---- nothing oc-mirror writes is signed: --trust cannot be satisfied
+"$AIRLOCK" keygen -o "$T/k" >/dev/null
+al_check_fails "oc-mirror archives with --trust are refused (exit 1)" 1 \
+	"$AIRLOCK" unpack "$T/good" --store "$T/dst-trust" --trust "$T/k.pub"
+al_check "and nothing of them is in that store" test ! -e "$T/dst-trust/blobs/sha256/$rel_hex"
+
 # ---- oc-mirror v2 tags images mirrored by digest "sha256-<hex>"
 python3 "$mkarch" "$src" "$T/dtags" --digest-tags
 al_run "$T/out" "$T/err" "$AIRLOCK" unpack "$T/dtags" --store "$T/dst-tags"
