@@ -492,6 +492,19 @@ int cli_ocmirror_mirror(int argc, char **argv, const struct option *longopts,
 	if (!a.oc)
 		return EXIT_OK; /* airlock's own form */
 	*handled = 1;
+	/* a registry alone: before anything else, the form airlock has for
+	 * it (oc-mirror asks for --from or --workspace) */
+	if (a.npos == 1)
+		dest = a.pos[0];
+	if (dest != NULL && is_registry_dest(dest) && a.from == NULL &&
+	    a.workspace == NULL)
+		return cli_usage_error(
+		    "mirror",
+		    "with a docker:// destination give --from file://DIR "
+		    "(disk to mirror) or --workspace file://DIR (mirror to "
+		    "mirror), as oc-mirror asks; airlock's own form: "
+		    "'airlock mirror -c ISC --store STORE --to %s'",
+		    dest);
 	/* executor.go Validate, in its order */
 	if (a.config == NULL && a.from == NULL)
 		return cli_usage_error("mirror", "-c/--config IMAGESET is "
@@ -537,14 +550,6 @@ int cli_ocmirror_mirror(int argc, char **argv, const struct option *longopts,
 		    "mirror", "with a docker:// destination, --from (disk to "
 		              "mirror) and --workspace (mirror to mirror) "
 		              "exclude each other");
-	if (is_registry_dest(dest) && a.from == NULL && a.workspace == NULL)
-		return cli_usage_error(
-		    "mirror",
-		    "with a docker:// destination give --from file://DIR "
-		    "(disk to mirror) or --workspace file://DIR (mirror to "
-		    "mirror), as oc-mirror asks; airlock's own form: "
-		    "'airlock mirror -c ISC --store STORE --to %s'",
-		    dest);
 	if (a.cache_dir != NULL && getenv("OC_MIRROR_CACHE") != NULL &&
 	    getenv("OC_MIRROR_CACHE")[0] != '\0')
 		return cli_usage_error("mirror",
