@@ -701,7 +701,8 @@ static int name_images(ocm_ctx *c)
 	size_t ntagged = 0, ctag = 0, nchildren = 0, cchild = 0, i, j;
 	int rc = 0;
 
-	qsort(c->refs, c->nrefs, sizeof(*c->refs), cmp_ref);
+	if (c->nrefs > 0)
+		qsort(c->refs, c->nrefs, sizeof(*c->refs), cmp_ref);
 	for (i = 0; i < c->nrefs; i++) {
 		const ocm_ref *r = &c->refs[i];
 		al_manifest m;
@@ -733,8 +734,11 @@ static int name_images(ocm_ctx *c)
 		if (rc < 0)
 			goto out;
 	}
-	qsort(tagged, ntagged, sizeof(*tagged), cmp_key);
-	qsort(children, nchildren, sizeof(*children), cmp_key);
+	/* qsort and bsearch want a real array, even of 0 elements */
+	if (ntagged > 0)
+		qsort(tagged, ntagged, sizeof(*tagged), cmp_key);
+	if (nchildren > 0)
+		qsort(children, nchildren, sizeof(*children), cmp_key);
 	for (i = 0; i < c->nrefs; i++) {
 		const ocm_ref *r = &c->refs[i];
 		ocm_key k = {r->repo, r->digest};
@@ -746,9 +750,10 @@ static int name_images(ocm_ctx *c)
 		if (i > 0 && cmp_ref(r, &c->refs[i - 1]) == 0)
 			continue; /* the same link in two volumes */
 		if (r->tag == NULL &&
-		    (bsearch(&k, tagged, ntagged, sizeof(k), cmp_key) != NULL ||
-		     bsearch(&k, children, nchildren, sizeof(k), cmp_key) !=
-		         NULL))
+		    ((ntagged > 0 && bsearch(&k, tagged, ntagged, sizeof(k),
+		                             cmp_key) != NULL) ||
+		     (nchildren > 0 && bsearch(&k, children, nchildren,
+		                               sizeof(k), cmp_key) != NULL)))
 			continue;
 		al_digest_str(&r->digest, ds);
 		name =
@@ -841,7 +846,8 @@ int al_pack__ocmirror_unpack(al_store *s, const char *dir,
 	for (i = 0; i < n; i++)
 		if (volume_number(names[i]) > 0)
 			vols[nvols++] = names[i];
-	qsort(vols, nvols, sizeof(*vols), cmp_str);
+	if (nvols > 0)
+		qsort(vols, nvols, sizeof(*vols), cmp_str);
 	res->volumes_total = nvols;
 	/* oc-mirror numbers its archives from 1 without gaps
 	 * (strictAdder/permissiveAdder nextChunk): a gap is a volume still
