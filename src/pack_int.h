@@ -91,4 +91,21 @@ int al_pack__unpack_run(al_store *s, const char *dir,
 /* al_pack_inventory's document as JSON (the caller decrefs). */
 int al_pack__inventory_json(al_store *s, json_t **out);
 
+/*
+ * oc-mirror v2 archives (pack_ocmirror.c, docs/pack.md): 1 when dir holds
+ * mirror_NNNNNN.tar files and no airlock pack (airlock-*), else 0.
+ * al_pack__ocmirror_unpack imports them into s as al_pack_unpack does a
+ * pack: every blob checked against its digest before it is visible,
+ * hostile paths, links, devices and truncated archives refused
+ * (AL_EVERIFY), the images named last ("localhost:55000/REPO:TAG", and
+ * "...@sha256:..." for an untagged root manifest) when complete; a gap
+ * in the numbering is a missing volume (res->missing, complete 0).
+ */
+int al_pack__ocmirror_detect(const char *dir);
+struct al_unpack_opts;
+struct al_unpack_result;
+int al_pack__ocmirror_unpack(al_store *s, const char *dir,
+                             const struct al_unpack_opts *opts,
+                             struct al_unpack_result *res);
+
 #endif

@@ -2473,6 +2473,9 @@ int al_pack__unpack_run(al_store *s, const char *dir,
 	c.start_ms = al_clock_now_ms();
 	c.pi.phase = "unpack";
 
+	/* an oc-mirror v2 archive set instead of a pack (pack_ocmirror.c) */
+	if (al_pack__ocmirror_detect(dir))
+		return al_pack__ocmirror_unpack(s, dir, c.opts, res);
 	c.qsrc = qsrc;
 	if ((rc = find_pack(dir, id, &has_manifest)) < 0)
 		goto out;

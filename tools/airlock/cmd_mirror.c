@@ -13,6 +13,7 @@
 #include "cli_resources.h"
 #include "cmd_lifecycle.h"
 #include "cli_mirror_retry.h"
+#include "cli_ocmirror.h"
 
 enum {
 	OPT_CONFIG = OPT_COMMAND_BASE,
@@ -33,7 +34,8 @@ enum {
 	OPT_SIGSTORE,
 	OPT_SIGSTORE_POLICY,
 	OPT_NO_SIGSTORE,
-	OPT_SIGSTORE_ATTACH
+	OPT_SIGSTORE_ATTACH,
+	OPT_DEST_TLS_VERIFY
 };
 
 /* Output options (cli_mirror_out.c, cli_resources.c): values of their
@@ -58,6 +60,28 @@ static const char mirror_help_output[] =
     "ImageContentSourcePolicy\n"
     "      --oc-mirror-names    with --cluster-resources: oc-mirror's file "
     "names\n";
+
+static const char mirror_help_ocm[] =
+    "\noc-mirror v2's forms (docs/coming-from-oc-mirror.md), run as airlock's "
+    "own\ncommands on a store (--store, else "
+    "$OC_MIRROR_CACHE|--cache-dir|$HOME/.oc-mirror/airlock-store):\n"
+    "  airlock mirror -c ISC file://DIR     mirror, then pack into DIR (a "
+    "delta since\n"
+    "                           the last pack, or the last before --since "
+    "yyyy-MM-dd)\n"
+    "  airlock mirror -c ISC --from file://DIR docker://REG  unpack DIR "
+    "(a pack or\n"
+    "                           oc-mirror archives), push to REG, cluster "
+    "resources in\n"
+    "                           DIR/working-dir/cluster-resources\n"
+    "  airlock mirror -c ISC --workspace file://DIR docker://REG  mirror "
+    "--to REG,\n"
+    "                           cluster resources in "
+    "DIR/working-dir/cluster-resources\n"
+    "      --v2                 accepted and ignored\n"
+    "      --dest-tls-verify=false  do not verify TLS of (and allow plain "
+    "HTTP to)\n"
+    "                           the --to registry only\n";
 
 static const char mirror_help_sigstore[] =
     "\nSigstore (cosign) signatures (docs/cosign.md):\n"
@@ -223,6 +247,7 @@ int cmd_mirror(int argc, char **argv)
 	    CLI_MIRROR_LIFECYCLE_OPTIONS,
 	    CLI_MIRROR_TO_OPTIONS,
 	    CLI_MIRROR_RETRY_OPTION,
+	    {"dest-tls-verify", optional_argument, NULL, OPT_DEST_TLS_VERIFY},
 	    {NULL, 0, NULL, 0},
 	};
 	cli_common c;
@@ -245,7 +270,15 @@ int cmd_mirror(int argc, char **argv)
 	al_mirror_lifecycle lc = AL_MIRROR_LIFECYCLE_INIT;
 	cli_mirror_to mt;             /* --to (cli_push.c) */
 	cli_mirror_retry retry = {0}; /* --retry FILE (cli_mirror_retry.c) */
+	/* --dest-tls-verify=false: the --to registry only */
+	const char *dest_insecure[2] = {NULL, NULL};
+	int dest_tls_off = 0, handled = 0;
 
+	/* oc-mirror's forms (file://DIR, --from, --workspace, ...): run as
+	 * airlock's own commands (cli_ocmirror.c) */
+	code = cli_ocmirror_mirror(argc, argv, longopts, &handled);
+	if (handled)
+		return code;
 	memset(&res, 0, sizeof(res));
 	memset(&mt, 0, sizeof(mt));
 	cli_common_init(&c);
@@ -261,6 +294,7 @@ int cmd_mirror(int argc, char **argv)
 			fputs(cli_mirror_lifecycle_help, stdout);
 			fputs(cli_mirror_to_help, stdout);
 			fputs(cli_mirror_retry_help, stdout);
+			fputs(mirror_help_ocm, stdout);
 			fputs("\n", stdout);
 			fputs(mirror_help_sig, stdout);
 			return EXIT_OK;
@@ -350,6 +384,20 @@ int cmd_mirror(int argc, char **argv)
 		case CLI_OPT_RETRY:
 			retry.file = optarg;
 			break;
+		case OPT_DEST_TLS_VERIFY:
+			if (optarg == NULL || strcmp(optarg, "true") == 0) {
+				dest_tls_off = 0;
+			} else if (strcmp(optarg, "false") == 0) {
+				dest_tls_off = 1;
+			} else {
+				code = cli_usage_error(
+				    "mirror",
+				    "--dest-tls-verify takes true or false, "
+				    "not '%s'",
+				    optarg);
+				goto out;
+			}
+			break;
 		default:
 			if (cli_mirror_lifecycle_option(&lc, opt, optarg) ||
 			    cli_mirror_to_option(&mt, opt, optarg))
@@ -374,6 +422,11 @@ int cmd_mirror(int argc, char **argv)
 	                                     lc.dry_run_dir)) != EXIT_OK ||
 	    (code = cli_mirror_to_setup(&mt)) != EXIT_OK)
 		goto out;
+	if (dest_tls_off && mt.push.registry == NULL) {
+		code = cli_usage_error("mirror", "--dest-tls-verify goes with "
+		                                 "--to docker://HOST/PREFIX");
+		goto out;
+	}
 	if (config != NULL && (rc = al_imageset_load_ex(
 	                           &cfg, config, AL_IMAGESET_OPERATORS)) < 0) {
 		cli_error("%s", al_error_message());
@@ -404,6 +457,11 @@ int cmd_mirror(int argc, char **argv)
 	if ((code = cli_common_start(&c)) != EXIT_OK)
 		goto out;
 	cli_transfer_opts(&c, &to);
+	if (dest_tls_off) {
+		/* as oc-mirror's --dest-tls-verify=false: that registry only */
+		dest_insecure[0] = mt.host;
+		to.insecure_hosts = dest_insecure;
+	}
 	mo.transfer = &to;
 	mo.lifecycle = &lc;
 	if (mt.push.registry != NULL) {

@@ -31,6 +31,7 @@
 	  (struct archive * a, const void **p, size_t *n, la_int64_t *off),    \
 	  (a, p, n, off))                                                      \
 	X(int, archive_read_data_skip, (struct archive * a), (a))              \
+	X(la_int64_t, archive_read_header_position, (struct archive * a), (a)) \
 	X(struct archive *, archive_write_new, (void), ())                     \
 	X(int, archive_write_free, (struct archive * a), (a))                  \
 	X(int, archive_write_close, (struct archive * a), (a))                 \
