@@ -32,8 +32,8 @@ typedef struct del {
 	char *del_img; /* per index entry */
 	al_store_release *rels;
 	size_t nrels;
-	char *del_rel;   /* per release record */
-	json_t *comp_of; /* per release record i: "<i>" -> [digests] */
+	char *del_rel;          /* per release record */
+	json_t *comp_of;        /* per release record i: "<i>" -> [digests] */
 	al_store_catalog *cats; /* catalog and chart records (read when a */
 	size_t ncats;           /* DeleteImageSetConfiguration names parts */
 	al_store_chart *charts; /* of them) */
@@ -293,7 +293,8 @@ static int catalog_part(del *d, const al_delete_config *c,
 	if ((rc = al_catalog_names(op, &src, &dst, &repo)) < 0)
 		goto out;
 	for (i = 0; i < d->ncats && rec == NULL; i++)
-		if (d->cats[i].name != NULL && strcmp(d->cats[i].name, dst) == 0)
+		if (d->cats[i].name != NULL &&
+		    strcmp(d->cats[i].name, dst) == 0)
 			rec = &d->cats[i];
 	for (i = 0; i < d->ncats && rec == NULL; i++)
 		if (op->target_catalog == NULL && op->target_tag == NULL &&
@@ -500,7 +501,8 @@ static int apply_config(del *d, const al_delete_config *c)
 	if (c->graph && image_key(d, AL_GRAPH_IMAGE_NAME, 1) == 0)
 		al_log_warn("%s: delete.platform.graph: no graph image (%s) "
 		            "in the store",
-		            c->path != NULL ? c->path : "", AL_GRAPH_IMAGE_NAME);
+		            c->path != NULL ? c->path : "",
+		            AL_GRAPH_IMAGE_NAME);
 	return 0;
 }
 
