@@ -631,6 +631,43 @@ out:
 	al_catalog_free(in);
 }
 
+/* OCPBUGS-33081 (oc-mirror's isc-operator-invalid-images.yaml): a
+ * selected bundle whose related image has neither tag nor digest refuses
+ * the catalog's image list, where a default :latest would be mirrored. */
+static void test_catalog__untagged_related_image_refused(void)
+{
+	static const char text[] =
+	    "{\"schema\":\"olm.package\",\"name\":\"p\","
+	    "\"defaultChannel\":\"s\"}\n"
+	    "{\"schema\":\"olm.channel\",\"name\":\"s\",\"package\":\"p\","
+	    "\"entries\":[{\"name\":\"p.v1\"}]}\n"
+	    "{\"schema\":\"olm.bundle\",\"name\":\"p.v1\",\"package\":\"p\","
+	    "\"image\":\"quay.io/t/p-bundle@sha256:"
+	    "0000000000000000000000000000000000000000000000000000000000000000"
+	    "\",\"properties\":[{\"type\":\"olm.package\",\"value\":"
+	    "{\"packageName\":\"p\",\"version\":\"1.0.0\"}}],"
+	    "\"relatedImages\":[{\"name\":\"op\",\"image\":"
+	    "\"quay.io/t/p-operator\"}]}\n";
+	al_catalog *c = NULL;
+	char **imgs = NULL;
+	size_t n = 0;
+
+	CU_ASSERT_EQUAL_FATAL(al_catalog_new(&c), 0);
+	CU_ASSERT_EQUAL(al_catalog_add_file(c, "p/catalog.json",
+	                                    (const uint8_t *)text,
+	                                    strlen(text)),
+	                0);
+	CU_ASSERT_EQUAL(al_catalog_finish(c), 0);
+	CU_ASSERT_EQUAL(al_catalog_images(c, &imgs, &n), AL_EPARSE);
+	CU_ASSERT_EQUAL(n, 0);
+	CU_ASSERT_PTR_NOT_NULL(strstr(al_error_message(),
+	                              "package 'p' bundle 'p.v1': image "
+	                              "'quay.io/t/p-operator' has neither tag "
+	                              "nor digest"));
+	al_catalog_images_free(imgs, n);
+	al_catalog_free(c);
+}
+
 static int finish_fails(const char *text, const char *want)
 {
 	al_catalog *c = NULL;
@@ -2121,6 +2158,8 @@ int main(void)
 	     test_catalog__no_packages_keeps_every_head},
 	    {"render_roundtrip_and_images",
 	     test_catalog__render_roundtrip_and_images},
+	    {"untagged_related_image_refused",
+	     test_catalog__untagged_related_image_refused},
 	    {"validation_like_declcfg", test_catalog__validation_like_declcfg},
 	    {"semver_ranges_like_blang",
 	     test_catalog__semver_ranges_like_blang},
