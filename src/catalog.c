@@ -8,6 +8,7 @@
 
 #include "airlock/error.h"
 #include "airlock/fs.h"
+#include "airlock/ref.h"
 #include "json_int.h"
 #include "yaml_int.h"
 #include "catalog_int.h"
@@ -1292,6 +1293,38 @@ static int push_str(char ***v, size_t *n, size_t *cap, const char *s)
 	return 0;
 }
 
+/*
+ * A bundle or related image of the selection that names neither a tag
+ * nor a digest: oc-mirror refuses the catalog ("tag and digest are
+ * empty", OCPBUGS-33081; its integration test isc-operator-invalid-
+ * images.yaml mirrors nothing of it) where a default tag would mirror
+ * whatever :latest is that day. A reference that does not parse is left
+ * to the copy, which reports it.
+ */
+static int image_pinned(const char *img, const char *pkg, const char *bundle)
+{
+	al_ref r;
+	int none;
+
+	if (img == NULL || img[0] == '\0')
+		return 0;
+	if (al_str_startswith(img, "docker://"))
+		img += strlen("docker://");
+	if (al_ref_parse(&r, img) < 0) {
+		al_error_clear();
+		return 0;
+	}
+	none = r.tag == NULL && r.digest == NULL;
+	al_ref_clear(&r);
+	if (none)
+		return al_error_set(AL_EPARSE,
+		                    "package '%s' bundle '%s': image '%s' has "
+		                    "neither tag nor digest (oc-mirror refuses "
+		                    "the catalog too, OCPBUGS-33081)",
+		                    pkg, bundle, img);
+	return 0;
+}
+
 int al_catalog_images(const al_catalog *c, char ***out, size_t *nout)
 {
 	char **v = NULL;
@@ -1306,12 +1339,17 @@ int al_catalog_images(const al_catalog *c, char ***out, size_t *nout)
 			json_t *ri = json_object_get(b->obj, "relatedImages");
 			json_t *e;
 
-			rc = push_str(&v, &n, &cap, b->image);
+			if ((rc = image_pinned(b->image, p->name, b->name)) ==
+			    0)
+				rc = push_str(&v, &n, &cap, b->image);
 			json_array_foreach(ri, k, e)
 			{
+				const char *img = al_json_str(e, "image");
 				if (rc == 0)
-					rc = push_str(&v, &n, &cap,
-					              al_json_str(e, "image"));
+					rc =
+					    image_pinned(img, p->name, b->name);
+				if (rc == 0)
+					rc = push_str(&v, &n, &cap, img);
 			}
 		}
 	}

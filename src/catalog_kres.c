@@ -8,12 +8,13 @@
 #include "catalog_int.h"
 
 #define NAME_MAX_LEN 63 /* a DNS-1123 label: CatalogSource names a Service */
+#define SUFFIX_LEN 12   /* oc-mirror clusterresources hashTruncLen */
 
 char *al_catalog_resource_name(const char *prefix, const char *image)
 {
 	al_buf b = AL_BUF_INIT(4096);
 	const char *slash, *at, *colon, *repo, *tag = NULL;
-	size_t rl, i, n;
+	size_t rl, tl, i, n;
 	char *s;
 
 	if (prefix == NULL || image == NULL)
@@ -30,12 +31,22 @@ char *al_catalog_resource_name(const char *prefix, const char *image)
 	} else {
 		rl = at != NULL ? (size_t)(at - repo) : strlen(repo);
 	}
-	if (al_buf_printf(&b, "%s-%.*s", prefix, (int)rl, repo) < 0 ||
-	    (tag != NULL &&
-	     al_buf_printf(&b, "-%.*s",
-	                   (int)(at != NULL && at > tag ? (size_t)(at - tag)
-	                                                : strlen(tag)),
-	                   tag) < 0)) {
+	/* oc-mirror generateCatalogSource: the first 12 characters
+	 * (hashTruncLen) of the tag, or of the digest's hex for an image
+	 * named by digest only, "0" for neither */
+	if (tag != NULL) {
+		tl = at != NULL && at > tag ? (size_t)(at - tag) : strlen(tag);
+	} else if (at != NULL && (tag = strchr(at, ':')) != NULL) {
+		tag++;
+		tl = strlen(tag);
+	} else {
+		tag = "0";
+		tl = 1;
+	}
+	if (tl > SUFFIX_LEN)
+		tl = SUFFIX_LEN;
+	if (al_buf_printf(&b, "%s-%.*s-%.*s", prefix, (int)rl, repo, (int)tl,
+	                  tag) < 0) {
 		al_buf_free(&b);
 		return NULL;
 	}

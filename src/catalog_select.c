@@ -112,10 +112,14 @@ int al_catalog_names(const al_imageset_operator *op, char **source_name,
 	tag = op->target_tag != NULL ? op->target_tag : r.tag;
 	if (tag == NULL && r.digest == NULL)
 		tag = "latest";
-	if (tag == NULL) {
-		rc = al_error_set(AL_EINVAL,
-		                  "catalog '%s' is named by digest: give "
-		                  "targetTag",
+	/* pinned by digest, no targetTag: the digest's hex is the tag, as
+	 * oc-mirror's destination for such a catalog in its own tests
+	 * (clusterresources_test.go listCatalogDigestAsTag), so that the
+	 * CatalogSource is cs-REPO-<12 hex> (al_catalog_resource_name) */
+	if (tag == NULL && (tag = strchr(r.digest, ':')) != NULL)
+		tag++;
+	if (tag == NULL || tag[0] == '\0') {
+		rc = al_error_set(AL_EPARSE, "catalog '%s': no tag or digest",
 		                  op->catalog);
 		goto out;
 	}

@@ -16,6 +16,9 @@
 #include "airlock/registry.h"
 #include "airlock/release.h"
 #include "airlock/update.h"
+#include "airlock/catalog.h"
+#include "airlock/graph.h"
+#include "catalog_int.h"
 
 #define WALK_DEPTH 8
 #define ATTACH_PASSES 4
@@ -29,8 +32,14 @@ typedef struct del {
 	char *del_img; /* per index entry */
 	al_store_release *rels;
 	size_t nrels;
-	char *del_rel;   /* per release record */
-	json_t *comp_of; /* per release record i: "<i>" -> [digests] */
+	char *del_rel;          /* per release record */
+	json_t *comp_of;        /* per release record i: "<i>" -> [digests] */
+	al_store_catalog *cats; /* catalog and chart records (read when a */
+	size_t ncats;           /* DeleteImageSetConfiguration names parts */
+	al_store_chart *charts; /* of them) */
+	size_t ncharts;
+	char *del_chart; /* per chart record */
+	int parts_read;
 } del;
 
 static int strv_push(char ***v, size_t *n, char *s)
@@ -191,6 +200,253 @@ static int in_range(const char *v, const al_delete_channel *ch)
 	return 1;
 }
 
+/* ---- parts of catalogs and charts (delete.operators[].packages,
+ * delete.helm): the images oc-mirror's delete would list, less what
+ * something kept still uses ---- */
+
+static int read_parts(del *d)
+{
+	if (d->parts_read)
+		return 0;
+	d->parts_read = 1;
+	int rc;
+
+	if ((rc = al_store_catalogs_list(d->s, &d->cats, &d->ncats)) < 0 ||
+	    (rc = al_store_charts_list(d->s, &d->charts, &d->ncharts)) < 0)
+		return rc;
+	if ((d->del_chart = calloc(d->ncharts + 1, 1)) == NULL)
+		return al_error_oom();
+	return 0;
+}
+
+static int strv_has(char *const *v, size_t n, const char *s)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		if (strcmp(v[i], s) == 0)
+			return 1;
+	return 0;
+}
+
+/* 1 when img is needed by a catalog record other than skip, a chart
+ * record not being deleted, or keep (a kept part of skip). */
+static int part_kept(const del *d, const char *img,
+                     const al_store_catalog *skip, char *const *keep,
+                     size_t nkeep)
+{
+	size_t i;
+
+	if (strv_has(keep, nkeep, img))
+		return 1;
+	for (i = 0; i < d->ncats; i++)
+		if (&d->cats[i] != skip &&
+		    strv_has(d->cats[i].images, d->cats[i].nimages, img))
+			return 1;
+	for (i = 0; i < d->ncharts; i++)
+		if (!d->del_chart[i] &&
+		    strv_has(d->charts[i].images, d->charts[i].nimages, img))
+			return 1;
+	return 0;
+}
+
+/* Delete the store names of imgs no kept part needs; the count deleted. */
+static size_t drop_images(del *d, char *const *imgs, size_t n,
+                          const al_store_catalog *skip, char *const *keep,
+                          size_t nkeep)
+{
+	size_t i, hit = 0;
+
+	for (i = 0; i < n; i++)
+		if (!part_kept(d, imgs[i], skip, keep, nkeep) &&
+		    image_key(d, imgs[i], 1) > 0)
+			hit++;
+	return hit;
+}
+
+/*
+ * delete.operators[] with packages (or targetCatalog/targetTag): the
+ * catalog's record found by the name airlock mirror gave the rebuilt
+ * catalog (al_catalog_names, from the same fields), else by the catalog
+ * as written. Without packages the rebuilt catalog's image goes. With
+ * packages, the images their filter selects (oc-mirror's delete runs the
+ * mirror's collector on the delete configuration) from the catalog as
+ * fetched (the rebuilt one when the fetched one is gone), less every image
+ * the record's other packages, other catalogs or kept charts need. The
+ * rebuilt catalog stays as it is, as oc-mirror leaves it.
+ */
+static int catalog_part(del *d, const al_delete_config *c,
+                        const al_imageset_operator *op, const char *written)
+{
+	al_catalog_selection *sel = NULL, *rest_sel = NULL;
+	al_imageset_op_package *rest = NULL;
+	al_imageset_operator rest_op;
+	al_catalog *rebuilt = NULL;
+	const al_store_catalog *rec = NULL;
+	char *src = NULL, *dst = NULL, *repo = NULL;
+	size_t i, j, nrest = 0, hit;
+	int rc;
+
+	memset(&rest_op, 0, sizeof(rest_op));
+	if ((rc = read_parts(d)) < 0)
+		return rc;
+	if ((rc = al_catalog_names(op, &src, &dst, &repo)) < 0)
+		goto out;
+	for (i = 0; i < d->ncats && rec == NULL; i++)
+		if (d->cats[i].name != NULL &&
+		    strcmp(d->cats[i].name, dst) == 0)
+			rec = &d->cats[i];
+	for (i = 0; i < d->ncats && rec == NULL; i++)
+		if (op->target_catalog == NULL && op->target_tag == NULL &&
+		    d->cats[i].source != NULL &&
+		    strcmp(d->cats[i].source, written) == 0)
+			rec = &d->cats[i];
+	if (rec == NULL || !rec->has_digest) {
+		rc = al_error_set(AL_ENOTFOUND,
+		                  "%s: no catalog '%s' (mirrored as '%s') "
+		                  "recorded in store '%s'",
+		                  c->path != NULL ? c->path : "", written, dst,
+		                  al_store_path(d->s));
+		goto out;
+	}
+	if (op->npackages == 0) {
+		rc = image_key(d, rec->name, 0) < 0 ? -1 : 0;
+		goto out;
+	}
+	rc = rec->has_source_digest
+	         ? al_catalog__select_digest(&sel, d->s, op,
+	                                     &rec->source_digest, rec->platform)
+	         : AL_ENOTFOUND;
+	if (rc < 0 && (rc = al_catalog__select_digest(
+	                   &sel, d->s, op, &rec->digest, rec->platform)) < 0)
+		goto out;
+	/* what the record's other packages keep: every bundle of them */
+	if ((rc = al_catalog_open_image(&rebuilt, NULL, d->s, &rec->digest,
+	                                rec->platform)) < 0)
+		goto out;
+	rest = calloc(al_catalog_package_count(rebuilt) + 1, sizeof(*rest));
+	if (rest == NULL) {
+		rc = al_error_oom();
+		goto out;
+	}
+	for (i = 0; i < al_catalog_package_count(rebuilt); i++) {
+		const char *name = al_catalog_package_name(rebuilt, i);
+		int named = 0;
+		for (j = 0; j < op->npackages && !named; j++)
+			named = strcmp(op->packages[j].name, name) == 0;
+		if (!named)
+			rest[nrest++].name = (char *)(uintptr_t)name;
+	}
+	if (nrest > 0) {
+		rest_op.catalog = op->catalog;
+		rest_op.target_catalog = op->target_catalog;
+		rest_op.target_tag = op->target_tag;
+		rest_op.full = 1;
+		rest_op.packages = rest;
+		rest_op.npackages = nrest;
+		if ((rc = al_catalog__select_digest(&rest_sel, d->s, &rest_op,
+		                                    &rec->digest,
+		                                    rec->platform)) < 0)
+			goto out;
+	}
+	hit = drop_images(d, sel->images, sel->nimages, rec,
+	                  rest_sel != NULL ? rest_sel->images : NULL,
+	                  rest_sel != NULL ? rest_sel->nimages : 0);
+	al_log_info("%s: catalog %s: %zu of the %zu images of the packages "
+	            "named are in the store and used by nothing kept",
+	            c->path != NULL ? c->path : "", rec->name, hit,
+	            sel->nimages);
+	rc = 0;
+out:
+	al_catalog_selection_free(sel);
+	al_catalog_selection_free(rest_sel);
+	al_catalog_free(rebuilt);
+	free(rest);
+	free(src);
+	free(dst);
+	free(repo);
+	return rc;
+}
+
+/* A chart record a delete.helm chart names: a repository chart by the
+ * repository's URL (the archive came from under it), name and version
+ * (any when none is given); a local chart by its path or name. */
+static int chart_matches(const al_store_chart *r, const char *url,
+                         const al_imageset_helm_chart *ch)
+{
+	size_t n;
+
+	if (r->chart == NULL || r->source == NULL)
+		return 0;
+	if (url == NULL)
+		return (ch->path != NULL && strcmp(r->source, ch->path) == 0) ||
+		       strcmp(r->chart, ch->name) == 0;
+	n = strlen(url);
+	while (n > 0 && url[n - 1] == '/')
+		n--;
+	if (strncmp(r->source, url, n) != 0 ||
+	    (r->source[n] != '/' && r->source[n] != '\0'))
+		return 0;
+	if (ch == NULL)
+		return 1;
+	return strcmp(r->chart, ch->name) == 0 &&
+	       (ch->version == NULL ||
+	        (r->version != NULL && strcmp(r->version, ch->version) == 0));
+}
+
+static int chart_part(del *d, const al_delete_config *c, const char *url,
+                      const al_imageset_helm_chart *ch, const char *what)
+{
+	size_t i, hit = 0;
+	int rc;
+
+	if ((rc = read_parts(d)) < 0)
+		return rc;
+	for (i = 0; i < d->ncharts; i++)
+		if (chart_matches(&d->charts[i], url, ch)) {
+			d->del_chart[i] = 1;
+			hit++;
+		}
+	if (hit == 0)
+		al_log_warn("%s: helm %s: no chart recorded in the store "
+		            "matches",
+		            c->path != NULL ? c->path : "", what);
+	return 0;
+}
+
+/* delete.helm: the chart artifacts the entries name and their images
+ * no kept chart or catalog needs. */
+static int helm_parts(del *d, const al_delete_config *c)
+{
+	const al_imageset *ct = c->content;
+	size_t i, j;
+	int rc;
+
+	for (i = 0; i < ct->nhelm_repos; i++) {
+		const al_imageset_helm_repo *r = &ct->helm_repos[i];
+		if (r->ncharts == 0 &&
+		    (rc = chart_part(d, c, r->url, NULL, r->name)) < 0)
+			return rc;
+		for (j = 0; j < r->ncharts; j++)
+			if ((rc = chart_part(d, c, r->url, &r->charts[j],
+			                     r->charts[j].name)) < 0)
+				return rc;
+	}
+	for (i = 0; i < ct->nhelm_local; i++)
+		if ((rc = chart_part(d, c, NULL, &ct->helm_local[i],
+		                     ct->helm_local[i].name)) < 0)
+			return rc;
+	for (i = 0; i < d->ncharts; i++) {
+		if (!d->del_chart[i])
+			continue;
+		if (d->charts[i].name != NULL)
+			image_key(d, d->charts[i].name, 1);
+		drop_images(d, d->charts[i].images, d->charts[i].nimages, NULL,
+		            NULL, 0);
+	}
+	return 0;
+}
+
 static int apply_config(del *d, const al_delete_config *c)
 {
 	size_t i, j, k;
@@ -225,9 +481,28 @@ static int apply_config(del *d, const al_delete_config *c)
 	for (i = 0; i < c->nimages; i++)
 		if ((rc = ref_key(d, c->images[i])) < 0)
 			return rc;
-	for (i = 0; i < c->ncatalogs; i++)
-		if ((rc = image_key(d, c->catalogs[i], 0)) < 0)
+	for (i = 0; i < c->ncatalogs; i++) {
+		const al_imageset_operator *op =
+		    c->content != NULL && i < c->content->noperators
+		        ? &c->content->operators[i]
+		        : NULL;
+		if (op != NULL &&
+		    (op->npackages > 0 || op->target_catalog != NULL ||
+		     op->target_tag != NULL)) {
+			if ((rc = catalog_part(d, c, op, c->catalogs[i])) < 0)
+				return rc;
+		} else if ((rc = image_key(d, c->catalogs[i], 0)) < 0) {
 			return rc;
+		}
+	}
+	if (c->content != NULL && (rc = helm_parts(d, c)) < 0)
+		return rc;
+	/* mirror.platform.graph: true stored the graph-data image there */
+	if (c->graph && image_key(d, AL_GRAPH_IMAGE_NAME, 1) == 0)
+		al_log_warn("%s: delete.platform.graph: no graph image (%s) "
+		            "in the store",
+		            c->path != NULL ? c->path : "",
+		            AL_GRAPH_IMAGE_NAME);
 	return 0;
 }
 
@@ -997,5 +1272,8 @@ out:
 	free(d.del_img);
 	free(d.del_rel);
 	json_decref(d.comp_of);
+	al_store_catalogs_free(d.cats, d.ncats);
+	al_store_charts_free(d.charts, d.ncharts);
+	free(d.del_chart);
 	return rc;
 }

@@ -8,11 +8,14 @@
 #include "airlock/error.h"
 #include "airlock/fs.h"
 #include "airlock/imageset.h"
+#include "airlock/log.h"
+#include "imageset_int.h"
 #include "json_int.h"
 #include "yaml_int.h"
 
 #define DELETE_KIND "DeleteImageSetConfiguration"
 #define DELETE_API "mirror.openshift.io/v2alpha1"
+#define DELETE_API_V1 "mirror.openshift.io/v1alpha2"
 
 typedef struct dctx {
 	const char *path;
@@ -158,6 +161,16 @@ static int channels(dctx *c, const al_yaml_node *seq)
 			                 "minVersion and maxVersion must be "
 			                 "semantic versions",
 			                 NULL);
+		/* oc-mirror's own delete-isc.yaml has 4.14.1..4.12.2 and
+		 * its loader takes it (TestReadConfigDelete): kept, with a
+		 * warning, as the range holds no release */
+		if (ch->min_version != NULL && ch->max_version != NULL &&
+		    al_version_compare(ch->min_version, ch->max_version) > 0)
+			al_log_warn("%s:%zu:%zu: channel %s: minVersion %s is "
+			            "greater than maxVersion %s: the range "
+			            "holds no release",
+			            c->path, m->line, m->column, ch->name,
+			            ch->min_version, ch->max_version);
 	}
 	return 0;
 }
@@ -213,14 +226,6 @@ static int platform(dctx *c, const al_yaml_node *p)
 	if ((n = al_yaml_get(p, "graph")) != NULL &&
 	    (rc = bool_of(c, n, "delete.platform.graph", &c->cfg->graph)) < 0)
 		return rc;
-	/* airlock mirror refuses graph: true, so no store holds oc-mirror's
-	 * graph image: nothing to delete, and saying so beats ignoring it */
-	if (c->cfg->graph)
-		return pos_error(c, n, AL_EUNSUPPORTED,
-		                 "'graph: true' in delete.platform is not "
-		                 "supported by airlock delete (airlock mirror "
-		                 "stores no graph image)",
-		                 NULL);
 	return 0;
 }
 
@@ -274,6 +279,7 @@ void al_delete_config_free(al_delete_config *cfg)
 	for (i = 0; i < cfg->ncatalogs; i++)
 		free(cfg->catalogs[i]);
 	free(cfg->catalogs);
+	al_imageset_free(cfg->content);
 	free(cfg);
 }
 
@@ -301,31 +307,58 @@ static int header(const dctx *c, const al_yaml_node *root)
 		                 "missing 'apiVersion: " DELETE_API "'", NULL);
 	if ((rc = string_of(c, api, "apiVersion", &s)) < 0)
 		return rc;
-	rc = strcmp(s, DELETE_API) == 0
-	         ? 0
-	         : pos_error(c, api, AL_EPARSE,
-	                     "apiVersion must be " DELETE_API ", not ", s);
+	/* oc-mirror v2 (config.ReadConfig) checks the kind only and reads
+	 * both versions with its v2alpha1 types */
+	if (strcmp(s, DELETE_API) == 0)
+		c->cfg->api_version = 2;
+	else if (strcmp(s, DELETE_API_V1) == 0)
+		c->cfg->api_version = 1;
+	else
+		rc = pos_error(c, api, AL_EPARSE,
+		               "apiVersion must be " DELETE_API
+		               " or " DELETE_API_V1 ", not ",
+		               s);
 	free(s);
 	return rc;
+}
+
+/* delete.operators[].catalog as written (the content's copy has oci:
+ * paths made absolute), each entry a mapping with a catalog (the rest
+ * checked by al_imageset__load_parts). */
+static int catalogs(dctx *c, const al_yaml_node *seq)
+{
+	size_t i;
+	int rc;
+
+	if (seq->type != AL_YAML_SEQ)
+		return pos_error(c, seq, AL_EPARSE,
+		                 "delete.operators must be a list", NULL);
+	for (i = 0; i < seq->n; i++) {
+		const al_yaml_node *m = seq->items[i], *n;
+		char *s = NULL;
+		if (m->type != AL_YAML_MAP ||
+		    (n = al_yaml_get(m, "catalog")) == NULL)
+			return pos_error(c, m, AL_EPARSE,
+			                 "delete.operators[] needs a catalog",
+			                 NULL);
+		if ((rc = string_of(c, n, "catalog", &s)) < 0 ||
+		    (rc = push(&c->cfg->catalogs, &c->cfg->ncatalogs, s)) < 0)
+			return rc;
+	}
+	return 0;
 }
 
 int al_delete_config_load(al_delete_config **out, const char *path)
 {
 	static const char *const top[] = {"kind", "apiVersion", "delete", NULL};
 	static const char *const del_allowed[] = {
-	    "platform", "additionalImages", "operators", NULL};
-	static const char *const del_unsupported[] = {"helm", "samples", NULL};
-	static const char *const op_unsupported[] = {
-	    "packages",
-	    "full",
-	    "targetCatalog",
-	    "targetTag",
-	    "skipDependencies",
-	    "targetCatalogSourceTemplate",
-	    NULL};
+	    "platform", "additionalImages", "operators",
+	    "helm",     "samples",          NULL};
 	al_buf b = AL_BUF_INIT(AL_IMAGESET_MAX_BYTES);
 	al_yaml_node **docs = NULL;
-	size_t ndocs = 0;
+	size_t ndocs = 0, i;
+	char **notes = NULL;
+	size_t nnotes = 0;
 	const al_yaml_node *root, *d, *n;
 	dctx c = {path, NULL};
 	int rc;
@@ -343,20 +376,32 @@ int al_delete_config_load(al_delete_config **out, const char *path)
 		                  path);
 		goto out;
 	}
+	if ((rc = al_imageset__fold_keys(docs[0], path, &notes, &nnotes)) < 0)
+		goto out;
 	root = docs[0];
 	if ((c.cfg = calloc(1, sizeof(*c.cfg))) == NULL ||
 	    (c.cfg->path = al_strdup(path)) == NULL) {
 		rc = al_error_oom();
 		goto out;
 	}
-	if ((rc = header(&c, root)) < 0 ||
-	    (rc = fields(&c, root, DELETE_KIND, top, NULL)) < 0)
+	if ((rc = header(&c, root)) < 0)
+		goto out;
+	/* oc-mirror config.ReadConfig: "mirror: is not allowed in
+	 * DeleteImageSetConfiguration" */
+	if ((n = al_yaml_get(root, "mirror")) != NULL) {
+		rc = pos_error(&c, n, AL_EPARSE,
+		               "mirror: is not allowed in " DELETE_KIND
+		               " (oc-mirror refuses it too)",
+		               NULL);
+		goto out;
+	}
+	if ((rc = fields(&c, root, DELETE_KIND, top, NULL)) < 0)
 		goto out;
 	if ((d = al_yaml_get(root, "delete")) == NULL) {
 		rc = pos_error(&c, root, AL_EPARSE, "missing 'delete:'", NULL);
 		goto out;
 	}
-	if ((rc = fields(&c, d, "delete", del_allowed, del_unsupported)) < 0)
+	if ((rc = fields(&c, d, "delete", del_allowed, NULL)) < 0)
 		goto out;
 	if ((n = al_yaml_get(d, "platform")) != NULL &&
 	    (rc = platform(&c, n)) < 0)
@@ -365,14 +410,41 @@ int al_delete_config_load(al_delete_config **out, const char *path)
 	    (rc = named_list(&c, n, "delete.additionalImages[]", "name", NULL,
 	                     &c.cfg->images, &c.cfg->nimages)) < 0)
 		goto out;
-	if ((n = al_yaml_get(d, "operators")) != NULL &&
-	    (rc = named_list(&c, n, "delete.operators[]", "catalog",
-	                     op_unsupported, &c.cfg->catalogs,
-	                     &c.cfg->ncatalogs)) < 0)
+	if ((al_yaml_get(d, "operators") != NULL ||
+	     al_yaml_get(d, "helm") != NULL) &&
+	    (rc = al_imageset__load_parts(&c.cfg->content, d, path,
+	                                  c.cfg->api_version)) < 0)
 		goto out;
+	if ((n = al_yaml_get(d, "operators")) != NULL &&
+	    (rc = catalogs(&c, n)) < 0)
+		goto out;
+	if ((n = al_yaml_get(d, "samples")) != NULL) {
+		char **names = NULL;
+		size_t nnames = 0;
+		rc = named_list(&c, n, "delete.samples[]", "name", NULL, &names,
+		                &nnames);
+		for (i = 0; i < nnames; i++)
+			free(names[i]);
+		free(names);
+		if (rc < 0)
+			goto out;
+		c.cfg->nsamples = nnames;
+	}
+	for (i = 0; i < nnotes; i++)
+		al_log_warn("%s", notes[i]);
+	for (i = 0; c.cfg->content != NULL && i < c.cfg->content->nnotes; i++)
+		al_log_warn("%s", c.cfg->content->notes[i]);
+	if (c.cfg->nsamples > 0)
+		al_log_warn("%s: delete.samples: nothing to delete (airlock "
+		            "mirror stores no sample images; oc-mirror "
+		            "implements none)",
+		            path);
 	*out = c.cfg;
 	c.cfg = NULL;
 out:
+	for (i = 0; i < nnotes; i++)
+		free(notes[i]);
+	free(notes);
 	al_delete_config_free(c.cfg);
 	al_yaml_docs_free(docs, ndocs);
 	al_buf_free(&b);

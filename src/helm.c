@@ -780,6 +780,8 @@ typedef struct cctx {
 	const char *version;
 	const char *name;
 	const al_yaml_node *values; /* root of values.yaml, or NULL */
+	int *off; /* set by term: a value read under a block whose values
+	             say enabled: false */
 } cctx;
 
 /* An image reference found in the chart: normalised (no tag and no
@@ -934,6 +936,25 @@ static int values_image(cctx *c, const al_yaml_node *v, const char *where,
 	return rc;
 }
 
+static const al_yaml_node *map_get_n(const al_yaml_node *m, const char *k,
+                                     size_t len);
+
+/* A plain false (YAML 1.2 core schema), as Helm's values read it. */
+static int yaml_false(const al_yaml_node *n)
+{
+	return n != NULL && n->type == AL_YAML_SCALAR && n->plain &&
+	       (strcmp(n->value, "false") == 0 ||
+	        strcmp(n->value, "False") == 0 ||
+	        strcmp(n->value, "FALSE") == 0);
+}
+
+static int yaml_true(const al_yaml_node *n)
+{
+	return n != NULL && n->type == AL_YAML_SCALAR && n->plain &&
+	       (strcmp(n->value, "true") == 0 ||
+	        strcmp(n->value, "True") == 0 || strcmp(n->value, "TRUE") == 0);
+}
+
 static int walk_values(cctx *c, const al_yaml_node *n, al_buf *path,
                        unsigned depth)
 {
@@ -956,6 +977,12 @@ static int walk_values(cctx *c, const al_yaml_node *n, al_buf *path,
 		return 0;
 	}
 	if (n->type != AL_YAML_MAP)
+		return 0;
+	/* a block its own values turn off (metrics: {enabled: false,
+	 * image: ...}): its templates render nothing with the chart's
+	 * values, so oc-mirror (engine.Render in getHelmTemplates) finds no
+	 * image there */
+	if (depth > 0 && yaml_false(map_get_n(n, "enabled", 7)))
 		return 0;
 	for (i = 0; i < n->n; i++) {
 		const al_yaml_node *k = n->keys[i], *v = n->items[i];
@@ -1181,6 +1208,9 @@ static int term(const cctx *c, const tok *t, const char **out, size_t *len)
 				d = e;
 			if (d == k)
 				return 1;
+			if (v != c->values && c->off != NULL &&
+			    yaml_false(map_get_n(v, "enabled", 7)))
+				*c->off = 1;
 			v = map_get_n(v, k, (size_t)(d - k));
 			if (v == NULL)
 				break;
@@ -1468,7 +1498,7 @@ static int scan_template(cctx *c, const hfile *f)
 	const char *p = (const char *)f->data, *end = p + f->len;
 	al_buf val = AL_BUF_INIT(8192);
 	size_t line = 0;
-	int rc = 0;
+	int rc = 0, off = 0;
 
 	while (p < end && rc == 0) {
 		const char *nl = memchr(p, '\n', (size_t)(end - p));
@@ -1528,9 +1558,18 @@ static int scan_template(cctx *c, const hfile *f)
 			break;
 		}
 		al_buf_reset(&val);
+		off = 0;
+		c->off = &off;
 		x = expand(c, v, vn, &val);
+		c->off = NULL;
 		if (x < 0) {
 			rc = al_error_oom();
+		} else if (off) {
+			/* the image comes from a block its values turn off
+			 * (redis: {enabled: false, repository: ...}): the
+			 * template renders nothing there (oc-mirror:
+			 * engine.Render with the chart's values) */
+			rc = 0;
 		} else if (x == 0 && val.len > 0) {
 			char *txt = al_strndup((const char *)val.ptr, val.len);
 
@@ -1844,6 +1883,113 @@ static int load_yaml(const hfile *f, const char *what, al_yaml_node ***docs,
 	return rc;
 }
 
+/*
+ * A template that declares a Helm hook (the annotation helm.sh/hook: test,
+ * pre-install, ...): releaseutil.SortManifests, which oc-mirror's
+ * getHelmTemplates calls, sets hooks apart from the manifests it searches
+ * for images, so a test pod's image is not mirrored.
+ */
+static int is_hook(const hfile *f)
+{
+	static const char key[] = "helm.sh/hook";
+	const size_t kn = sizeof(key) - 1;
+	size_t i;
+
+	for (i = 0; f->data != NULL && i + kn < f->len; i++) {
+		const uint8_t *q = f->data + i + kn;
+		if (memcmp(f->data + i, key, kn) != 0)
+			continue;
+		if (*q == '"' || *q == '\'')
+			q++;
+		if (q < f->data + f->len && *q == ':')
+			return 1;
+	}
+	return 0;
+}
+
+/* The value at a dotted path of values ("metrics.enabled"), or NULL. */
+static const al_yaml_node *values_at(const al_yaml_node *v, const char *p,
+                                     size_t n)
+{
+	const char *k = p, *e = p + n;
+
+	while (v != NULL && k < e) {
+		const char *d = memchr(k, '.', (size_t)(e - k));
+		if (d == NULL)
+			d = e;
+		v = map_get_n(v, k, (size_t)(d - k));
+		k = d < e ? d + 1 : e;
+	}
+	return v;
+}
+
+/*
+ * 1 when the top chart's values turn subchart NAME off, as
+ * chartutil.ProcessDependencies (processDependencyEnabled, which
+ * oc-mirror's getHelmTemplates calls) decides: the first path of the
+ * dependency's condition that holds a boolean decides; else its tags,
+ * on when one of them is true in values "tags", off when none is and one
+ * is false.
+ */
+static int subchart_disabled(const al_yaml_node *chart,
+                             const al_yaml_node *values, const char *name,
+                             size_t nlen)
+{
+	const al_yaml_node *deps = al_yaml_get(chart, "dependencies");
+	size_t i, j;
+
+	if (deps == NULL || deps->type != AL_YAML_SEQ || values == NULL)
+		return 0;
+	for (i = 0; i < deps->n; i++) {
+		const al_yaml_node *d = deps->items[i], *cond, *tags, *tv;
+		const char *dn, *alias;
+		int on = 0, off = 0;
+
+		if (d->type != AL_YAML_MAP)
+			continue;
+		dn = scalar_str(al_yaml_get(d, "name"));
+		alias = scalar_str(al_yaml_get(d, "alias"));
+		if (dn == NULL || strlen(dn) != nlen ||
+		    memcmp(dn, name, nlen) != 0 || alias != NULL)
+			continue;
+		if ((cond = al_yaml_get(d, "condition")) != NULL &&
+		    scalar_str(cond) != NULL) {
+			const char *p = cond->value;
+			while (*p != '\0') {
+				size_t pn = strcspn(p, ",");
+				const char *q = p;
+				size_t qn = pn;
+				const al_yaml_node *v;
+				while (qn > 0 && *q == ' ')
+					q++, qn--;
+				while (qn > 0 && q[qn - 1] == ' ')
+					qn--;
+				v = values_at(values, q, qn);
+				if (yaml_true(v))
+					return 0;
+				if (yaml_false(v))
+					return 1;
+				p += pn;
+				if (*p == ',')
+					p++;
+			}
+		}
+		tags = al_yaml_get(d, "tags");
+		tv = al_yaml_get(values, "tags");
+		for (j = 0;
+		     tags != NULL && tags->type == AL_YAML_SEQ && j < tags->n;
+		     j++) {
+			const char *t = scalar_str(tags->items[j]);
+			const al_yaml_node *v =
+			    t != NULL ? map_get_n(tv, t, strlen(t)) : NULL;
+			on |= yaml_true(v);
+			off |= yaml_false(v);
+		}
+		return !on && off;
+	}
+	return 0;
+}
+
 static int search_chart(al_helm_chart *out, cctx *c, const hset *h,
                         const char *const *paths, size_t npaths,
                         const char *what)
@@ -1947,7 +2093,7 @@ static int search_chart(al_helm_chart *out, cctx *c, const hset *h,
 	for (i = 0; i < h->n; i++)
 		if (strcmp(h->v[i].chart, c->chart) == 0 &&
 		    al_str_startswith(h->v[i].rel, "templates/") &&
-		    (rc = scan_template(c, &h->v[i])) < 0)
+		    !is_hook(&h->v[i]) && (rc = scan_template(c, &h->v[i])) < 0)
 			goto out;
 	rc = 0;
 out:
@@ -1963,13 +2109,52 @@ static int chart_cmp(const void *a, const void *b)
 	return strcmp(*(const char *const *)a, *(const char *const *)b);
 }
 
+/* The top chart's Chart.yaml and values.yaml (either may be missing or
+ * not YAML: then nothing is turned off). */
+static int top_parts(const hset *h, const char *what, al_yaml_node ***cd,
+                     size_t *ncd, al_yaml_node ***vd, size_t *nvd)
+{
+	const hfile *cf = find_file(h, "", "Chart.yaml");
+	const hfile *vf = find_file(h, "", "values.yaml");
+	int rc;
+
+	if (cf != NULL && (rc = load_yaml(cf, what, cd, ncd)) < 0) {
+		if (rc == AL_ENOMEM)
+			return rc;
+		al_error_clear();
+	}
+	if (vf != NULL && (rc = load_yaml(vf, what, vd, nvd)) < 0) {
+		if (rc == AL_ENOMEM)
+			return rc;
+		al_error_clear();
+	}
+	return 0;
+}
+
+/* 1 when chart ("charts/NAME/", or deeper under it) lies under a
+ * subchart the top chart's values turn off. */
+static int is_off(const al_yaml_node *chart, const al_yaml_node *values,
+                  const char *prefix)
+{
+	const char *name = prefix + strlen("charts/");
+	const char *slash;
+
+	if (chart->type != AL_YAML_MAP || values == NULL ||
+	    values->type != AL_YAML_MAP ||
+	    !al_str_startswith(prefix, "charts/") ||
+	    (slash = strchr(name, '/')) == NULL)
+		return 0;
+	return subchart_disabled(chart, values, name, (size_t)(slash - name));
+}
+
 static int read_chart(al_helm_chart *out, hsrc *s, const char *const *paths,
                       size_t npaths, const char *what)
 {
 	hset h;
 	cctx c;
 	const char **charts = NULL;
-	size_t nch = 0, i, j;
+	al_yaml_node **tops = NULL, **topv = NULL;
+	size_t nch = 0, i, j, ntops = 0, ntopv = 0;
 	int rc;
 
 	memset(out, 0, sizeof(*out));
@@ -2042,9 +2227,14 @@ static int read_chart(al_helm_chart *out, hsrc *s, const char *const *paths,
 		                  "%s: the archive has no Chart.yaml", what);
 		goto out;
 	}
+	if ((rc = top_parts(&h, what, &tops, &ntops, &topv, &ntopv)) < 0)
+		goto out;
 	for (i = 0; i < nch; i++) {
 		c.chart = charts[i];
 		c.name = c.version = c.app_version = NULL;
+		if (charts[i][0] != '\0' && ntops == 1 &&
+		    is_off(tops[0], ntopv == 1 ? topv[0] : NULL, charts[i]))
+			continue;
 		if ((rc = search_chart(out, &c, &h, paths, npaths, what)) < 0)
 			goto out;
 	}
@@ -2055,6 +2245,8 @@ static int read_chart(al_helm_chart *out, hsrc *s, const char *const *paths,
 	memset(&c.found, 0, sizeof(c.found));
 	memset(&c.unresolved, 0, sizeof(c.unresolved));
 out:
+	al_yaml_docs_free(tops, ntops);
+	al_yaml_docs_free(topv, ntopv);
 	free(charts);
 	imgs_free(c.found.v, c.found.n);
 	imgs_free(c.unresolved.v, c.unresolved.n);

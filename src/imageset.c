@@ -113,6 +113,115 @@ static int unknown_field(const ctx *c, const al_yaml_node *k, const char *where)
 	                    k->line, k->column, k->value, where);
 }
 
+/* The field names of oc-mirror's ImageSetConfiguration and
+ * DeleteImageSetConfiguration (v2alpha1 and v1alpha2 types). */
+static const char *const ocmirror_fields[] = {"apiVersion",
+                                              "kind",
+                                              "mirror",
+                                              "delete",
+                                              "archiveSize",
+                                              "storageConfig",
+                                              "local",
+                                              "path",
+                                              "registry",
+                                              "imageURL",
+                                              "skipTLS",
+                                              "platform",
+                                              "release",
+                                              "channels",
+                                              "architectures",
+                                              "platforms",
+                                              "os",
+                                              "architecture",
+                                              "graph",
+                                              "kubeVirtContainer",
+                                              "name",
+                                              "type",
+                                              "minVersion",
+                                              "maxVersion",
+                                              "shortestPath",
+                                              "full",
+                                              "operators",
+                                              "catalog",
+                                              "targetCatalog",
+                                              "targetTag",
+                                              "targetName",
+                                              "originalRef",
+                                              "skipDependencies",
+                                              "targetCatalogSourceTemplate",
+                                              "packages",
+                                              "defaultChannel",
+                                              "bundles",
+                                              "minBundle",
+                                              "additionalImages",
+                                              "targetRepo",
+                                              "blockedImages",
+                                              "samples",
+                                              "helm",
+                                              "repositories",
+                                              "url",
+                                              "charts",
+                                              "version",
+                                              "imagePaths",
+                                              NULL};
+
+static int push(char ***arr, size_t *n, const char *s);
+
+static int fold_walk(al_yaml_node *n, const char *path, char ***notes,
+                     size_t *nnotes, int top, size_t depth)
+{
+	size_t i, j;
+	int rc;
+
+	if (n == NULL || depth > AL_YAML_MAX_DEPTH)
+		return 0;
+	if (n->type == AL_YAML_SEQ) {
+		for (i = 0; i < n->n; i++)
+			if ((rc = fold_walk(n->items[i], path, notes, nnotes, 0,
+			                    depth + 1)) < 0)
+				return rc;
+		return 0;
+	}
+	if (n->type != AL_YAML_MAP)
+		return 0;
+	for (i = 0; i < n->n; i++) {
+		al_yaml_node *k = n->keys[i];
+		const char *canon = NULL;
+
+		if (top && strcmp(k->value, "airlock") == 0)
+			continue;
+		for (j = 0; ocmirror_fields[j] != NULL && canon == NULL; j++)
+			if (strlen(ocmirror_fields[j]) == k->len &&
+			    strcasecmp(ocmirror_fields[j], k->value) == 0 &&
+			    strcmp(ocmirror_fields[j], k->value) != 0)
+				canon = ocmirror_fields[j];
+		if (canon != NULL && al_yaml_get(n, canon) == NULL) {
+			char *s = al_sprintf(
+			    "%s:%zu:%zu: '%s' read as '%s' (oc-mirror's Go "
+			    "decoder matches field names ignoring case; the "
+			    "documented spelling is '%s')",
+			    path, k->line, k->column, k->value, canon, canon);
+			if (s == NULL || (rc = push(notes, nnotes, s)) < 0) {
+				free(s);
+				return al_error_oom();
+			}
+			free(s);
+			/* same length: the bytes change, nothing else */
+			memcpy(k->value, canon, k->len);
+		}
+		if ((rc = fold_walk(n->items[i], path, notes, nnotes, 0,
+		                    depth + 1)) < 0)
+			return rc;
+	}
+	return 0;
+}
+
+int al_imageset__fold_keys(al_yaml_node *doc, const char *path, char ***notes,
+                           size_t *nnotes)
+{
+	return fold_walk(doc, path, notes, nnotes, 1, 0);
+}
+
 /*
  * Every key of map must be in allowed; keys in unsupported are oc-mirror
  * features airlock does not implement (AL_EUNSUPPORTED), anything else
@@ -462,6 +571,48 @@ static int load_platform_filter(ctx *c, const al_yaml_node *item,
 		return al_error_oom();
 	rc = push(arr, n, s);
 	free(s);
+	return rc;
+}
+
+/*
+ * operators[].platforms and helm charts[].platforms (v2alpha1
+ * InstancePlatformFilter lists): oc-mirror copies only those instances of
+ * each index and writes sparse manifest lists; airlock writes no sparse
+ * manifest lists and copies every index whole, so the platforms asked for
+ * are all there. Checked as oc-mirror checks them, then a note says so.
+ */
+static int load_sparse_platforms(ctx *c, const al_yaml_node *seq,
+                                 const char *where, const char *of)
+{
+	char **list = NULL;
+	char item[96];
+	size_t n = 0, i;
+	int rc = 0;
+
+	if (c->api != 2)
+		return at(c, seq, AL_EPARSE, where,
+		          " is a field of mirror.openshift.io/v2alpha1, not of "
+		          "v1alpha2 (oc-mirror v1 refuses it too)",
+		          NULL);
+	if (seq->type != AL_YAML_SEQ)
+		return type_error(c, seq, where, "a list");
+	if (snprintf(item, sizeof(item), "%s[]", where) >= (int)sizeof(item))
+		return al_error_set(AL_EINVAL, "platforms: name too long");
+	for (i = 0; i < seq->n && rc == 0; i++)
+		rc = load_platform_filter(c, seq->items[i], item, &list, &n);
+	if (rc == 0 && n > 0) {
+		char *msg =
+		    al_sprintf("%s: airlock copies every platform of "
+		               "the indexes of %.200s (oc-mirror copies "
+		               "only the ones named, as sparse manifest "
+		               "lists; airlock writes none)",
+		               where, of);
+		rc = msg == NULL ? al_error_oom() : note(c, seq, msg, NULL);
+		free(msg);
+	}
+	for (i = 0; i < n; i++)
+		free(list[i]);
+	free(list);
 	return rc;
 }
 
@@ -1363,6 +1514,34 @@ static int dup_string(const ctx *c, const al_yaml_node *n, const char *where,
 }
 
 /* oc-mirror parses min/max with semver.ParseTolerant: "v1.2" is 1.2.0. */
+/*
+ * minVersion above maxVersion selects nothing: oc-mirror fails such an
+ * entry when it filters the catalog (its integration test
+ * isc-operator-invalid-version-range.yaml, "should fail when minVersion
+ * is greater than maxVersion"); airlock refuses it while loading, before
+ * any network access. Versions as op_version read them (blang tolerant).
+ */
+static int op_range(const ctx *c, const al_yaml_node *map, const char *where,
+                    const char *min, const char *max)
+{
+	al_semver a, b;
+	const al_yaml_node *n = al_yaml_get(map, "minVersion");
+
+	if (min == NULL || max == NULL ||
+	    al_semver_parse(&a, min, strlen(min), AL_SEMVER_BLANG_TOLERANT) <
+	        0 ||
+	    al_semver_parse(&b, max, strlen(max), AL_SEMVER_BLANG_TOLERANT) <
+	        0 ||
+	    al_semver_cmp(&a, &b) <= 0)
+		return 0;
+	if (n == NULL)
+		n = map;
+	return al_error_set(AL_EPARSE,
+	                    "%s:%zu:%zu: %s: minVersion %.100s is greater than "
+	                    "maxVersion %.100s (oc-mirror fails it too)",
+	                    c->path, n->line, n->column, where, min, max);
+}
+
 static int op_version(const ctx *c, const al_yaml_node *map, const char *key,
                       const char *where, char **out)
 {
@@ -1411,7 +1590,8 @@ static int load_op_package(ctx *c, const al_yaml_node *m,
 	                     &p->default_channel)) < 0)
 		return rc;
 	if ((rc = op_version(c, m, "minVersion", where, &p->min_version)) < 0 ||
-	    (rc = op_version(c, m, "maxVersion", where, &p->max_version)) < 0)
+	    (rc = op_version(c, m, "maxVersion", where, &p->max_version)) < 0 ||
+	    (rc = op_range(c, m, where, p->min_version, p->max_version)) < 0)
 		return rc;
 	if ((n = al_yaml_get(m, "channels")) != NULL) {
 		if (n->type != AL_YAML_SEQ)
@@ -1440,7 +1620,10 @@ static int load_op_package(ctx *c, const al_yaml_node *m,
 			    (rc = op_version(c, ch, "minVersion", "channels[]",
 			                     &oc->min_version)) < 0 ||
 			    (rc = op_version(c, ch, "maxVersion", "channels[]",
-			                     &oc->max_version)) < 0)
+			                     &oc->max_version)) < 0 ||
+			    (rc = op_range(c, ch, "packages[].channels[]",
+			                   oc->min_version, oc->max_version)) <
+			        0)
 				return rc;
 		}
 	}
@@ -1474,7 +1657,7 @@ static int load_operator(ctx *c, const al_yaml_node *m,
 {
 	static const char *const allowed[] = {
 	    "catalog",          "targetCatalog", "targetTag", "full",
-	    "skipDependencies", "packages",      NULL};
+	    "skipDependencies", "packages",      "platforms", NULL};
 	static const char *const unsupported[] = {"targetName", "originalRef",
 	                                          NULL};
 	const char *where = "mirror.operators[]";
@@ -1526,6 +1709,10 @@ static int load_operator(ctx *c, const al_yaml_node *m,
 	if ((n = al_yaml_get(m, "skipDependencies")) != NULL &&
 	    (rc = get_bool(c, n, "mirror.operators[].skipDependencies",
 	                   &op->skip_dependencies)) < 0)
+		return rc;
+	if ((n = al_yaml_get(m, "platforms")) != NULL &&
+	    (rc = load_sparse_platforms(c, n, "mirror.operators[].platforms",
+	                                op->catalog)) < 0)
 		return rc;
 	if ((n = al_yaml_get(m, "packages")) != NULL) {
 		if (n->type != AL_YAML_SEQ)
@@ -1703,7 +1890,9 @@ int al_imageset_load_ex(al_imageset **out, const char *path, int flags)
 	 * oc-mirror (sigs.k8s.io/yaml) reads the first and drops the rest
 	 * without a word. */
 	for (i = 0; i < ndocs; i++)
-		if ((rc = load_document(&c, docs[i])) < 0)
+		if ((rc = al_imageset__fold_keys(docs[i], path, &c.cfg->notes,
+		                                 &c.cfg->nnotes)) < 0 ||
+		    (rc = load_document(&c, docs[i])) < 0)
 			goto out;
 	c.cfg->ndocuments = ndocs;
 	if (ndocs > 1) {
@@ -1728,6 +1917,64 @@ out:
 	free(c.dir);
 	al_yaml_docs_free(docs, ndocs);
 	al_buf_free(&b);
+	return rc;
+}
+
+int al_imageset_file_kind(const char *path, int *kind)
+{
+	al_buf b = AL_BUF_INIT(AL_IMAGESET_MAX_BYTES);
+	al_yaml_node **docs = NULL;
+	size_t ndocs = 0;
+	const al_yaml_node *k;
+	int rc;
+
+	if (path == NULL || kind == NULL)
+		return al_error_set(AL_EINVAL, "al_imageset_file_kind: NULL");
+	*kind = 0;
+	if ((rc = al_fs_read_file(path, &b)) < 0 ||
+	    (rc = al_yaml_load(&docs, &ndocs, b.ptr, b.len, path)) < 0)
+		goto out;
+	if (ndocs > 0 && docs[0] != NULL && docs[0]->type == AL_YAML_MAP &&
+	    (k = al_yaml_get(docs[0], "kind")) != NULL &&
+	    k->type == AL_YAML_SCALAR) {
+		if (strcmp(k->value, IMAGESET_KIND) == 0)
+			*kind = AL_IMAGESET_KIND_MIRROR;
+		else if (strcmp(k->value, "DeleteImageSetConfiguration") == 0)
+			*kind = AL_IMAGESET_KIND_DELETE;
+	}
+out:
+	al_yaml_docs_free(docs, ndocs);
+	al_buf_free(&b);
+	return rc;
+}
+
+int al_imageset__load_parts(al_imageset **out, const al_yaml_node *section,
+                            const char *path, int api)
+{
+	ctx c = {AL_IMAGESET_OPERATORS, path, NULL, NULL, api};
+	const al_yaml_node *n;
+	int rc;
+
+	if ((rc = abs_dir(path, &c.dir)) < 0)
+		goto out;
+	c.cfg = calloc(1, sizeof(*c.cfg));
+	if (c.cfg == NULL || (c.cfg->path = al_strdup(path)) == NULL) {
+		rc = al_error_oom();
+		goto out;
+	}
+	c.cfg->api_version = api;
+	c.cfg->ndocuments = 1;
+	if ((n = al_yaml_get(section, "operators")) != NULL &&
+	    (rc = load_operators(&c, n)) < 0)
+		goto out;
+	if ((n = al_yaml_get(section, "helm")) != NULL &&
+	    (rc = load_helm(&c, n)) < 0)
+		goto out;
+	*out = c.cfg;
+	c.cfg = NULL;
+out:
+	al_imageset_free(c.cfg);
+	free(c.dir);
 	return rc;
 }
 
@@ -1818,14 +2065,12 @@ static int helm_image_path_ok(const char *s)
 static int load_helm_chart(ctx *c, const al_yaml_node *m, int local,
                            al_imageset_helm_chart *ch)
 {
-	static const char *const repo_allowed[] = {"name", "version",
-	                                           "imagePaths", NULL};
-	static const char *const local_allowed[] = {"name", "path",
-	                                            "imagePaths", NULL};
-	static const char *const repo_unsupported[] = {"path", "platforms",
-	                                               NULL};
-	static const char *const local_unsupported[] = {"version", "platforms",
-	                                                NULL};
+	static const char *const repo_allowed[] = {
+	    "name", "version", "imagePaths", "platforms", NULL};
+	static const char *const local_allowed[] = {
+	    "name", "path", "imagePaths", "platforms", NULL};
+	static const char *const repo_unsupported[] = {"path", NULL};
+	static const char *const local_unsupported[] = {"version", NULL};
 	const char *where = local ? "mirror.helm.local[]"
 	                          : "mirror.helm.repositories[].charts[]";
 	const al_yaml_node *n;
@@ -1877,6 +2122,13 @@ static int load_helm_chart(ctx *c, const al_yaml_node *m, int local,
 		if (ch->path == NULL)
 			return al_error_oom();
 	}
+	if ((n = al_yaml_get(m, "platforms")) != NULL &&
+	    (rc = load_sparse_platforms(c, n,
+	                                local ? "mirror.helm.local[].platforms"
+	                                      : "mirror.helm.repositories[]."
+	                                        "charts[].platforms",
+	                                ch->name)) < 0)
+		return rc;
 	if ((n = al_yaml_get(m, "imagePaths")) != NULL) {
 		if (n->type != AL_YAML_SEQ)
 			return type_error(c, n, "imagePaths",

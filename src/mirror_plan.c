@@ -226,6 +226,11 @@ static int write_list(const al_plan *p, const char *dir, const char *file,
 		const al_plan_entry *e = &p->v[i];
 		if (missing_only && e->present && e->status == 0)
 			continue;
+		/* a refused entry has no destination: missing.txt lists it,
+		 * mapping.txt (SOURCE=DEST for `oc image mirror -f`) not */
+		if (!missing_only &&
+		    (e->destination == NULL || e->destination[0] == '\0'))
+			continue;
 		/* `oc image mirror -f` reads one SOURCE=DEST a line: a field
 		 * that could start another line or move the '=' is refused,
 		 * whatever let it through */

@@ -236,9 +236,12 @@ AL_EXPORT int al_cluster_catalog_yaml_ocmirror(al_buf *out, const char *name,
                                                const char *created_at);
 AL_EXPORT int al_cluster_catalog_yaml(al_buf *out, const char *name,
                                       const char *image);
-/* "<prefix>-<repository basename>-<tag>" lowercased, other characters
- * '-', at most 63 bytes (a DNS-1123 label), as oc-mirror names them
- * ("cs-redhat-operator-index-v4-16"). Caller frees; NULL on failure. */
+/* "<prefix>-<repository basename>-<suffix>" lowercased, other characters
+ * '-', at most 63 bytes (a DNS-1123 label), as oc-mirror v2 names them
+ * (clusterresources generateCatalogSource): the suffix is the first 12
+ * characters of the tag ("cs-redhat-operator-index-v4-16"), of the
+ * digest's hex for an image named by digest only, or "0". Caller frees;
+ * NULL on failure. */
 AL_EXPORT char *al_catalog_resource_name(const char *prefix, const char *image);
 
 /*
@@ -249,8 +252,9 @@ AL_EXPORT char *al_catalog_resource_name(const char *prefix, const char *image);
  * target repository path; caller frees all three. An oci:DIR[:NAME]
  * catalog is named localhost/(targetCatalog|DIR base name):
  * (targetTag|NAME|latest) for both (copy it there first, e.g. with
- * transfer.h). AL_EINVAL for a catalog named by digest without
- * targetTag, AL_EPARSE for a bad reference.
+ * transfer.h). A catalog named by digest without targetTag is tagged
+ * with the digest's hex (its CatalogSource: cs-REPO-<12 hex>);
+ * AL_EPARSE for a bad reference.
  */
 AL_EXPORT int al_catalog_names(const al_imageset_operator *op,
                                char **source_name, char **target_name,

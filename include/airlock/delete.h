@@ -5,6 +5,7 @@
 #define AIRLOCK_DELETE_H
 
 #include "common.h"
+#include "imageset.h"
 #include "store.h"
 #include "transfer.h"
 
@@ -38,16 +39,27 @@ typedef struct al_delete_config {
 	size_t nimages;
 	char **catalogs; /* delete.operators[].catalog (whole catalogs) */
 	size_t ncatalogs;
+	/* delete.operators[] in full and delete.helm, read as an
+	 * ImageSetConfiguration's mirror.operators and mirror.helm
+	 * (content->operators parallel to catalogs; content->helm_repos,
+	 * content->helm_local); NULL when the file has neither */
+	al_imageset *content;
+	int api_version; /* 2: mirror.openshift.io/v2alpha1, 1: v1alpha2 */
+	/* delete.samples[].name: accepted, nothing to delete (airlock
+	 * mirror stores no sample images; oc-mirror implements none) */
+	size_t nsamples;
 } al_delete_config;
 
 /*
- * Load a DeleteImageSetConfiguration. Unknown fields are AL_EPARSE with
+ * Load a DeleteImageSetConfiguration (apiVersion mirror.openshift.io/
+ * v2alpha1 or v1alpha2: oc-mirror v2 reads both with the same types).
+ * Field names in another case are read as oc-mirror's Go decoder reads
+ * them (a warning names each). Unknown fields are AL_EPARSE with
  * file:line:column; oc-mirror fields airlock does not implement
- * (operators[].packages: a part of a catalog; helm; samples;
- * kubeVirtContainer; graph: true, as airlock mirror stores no graph image) are
- * AL_EUNSUPPORTED; an ImageSetConfiguration (kind) is refused, as
- * oc-mirror does, so that a mirror configuration never deletes by
- * accident. Caller frees with al_delete_config_free.
+ * (kubeVirtContainer) are AL_EUNSUPPORTED; an ImageSetConfiguration
+ * (kind) or a "mirror:" section is refused, as oc-mirror does, so that a
+ * mirror configuration never deletes by accident. Caller frees with
+ * al_delete_config_free.
  */
 AL_EXPORT int al_delete_config_load(al_delete_config **out, const char *path);
 AL_EXPORT void al_delete_config_free(al_delete_config *cfg);

@@ -208,6 +208,18 @@ AL_EXPORT int al_imageset_load_ex(al_imageset **out, const char *path,
 AL_EXPORT void al_imageset_free(al_imageset *cfg);
 
 /*
+ * The kind of the configuration file at path, from its first YAML
+ * document's "kind": AL_IMAGESET_KIND_MIRROR (ImageSetConfiguration),
+ * AL_IMAGESET_KIND_DELETE (DeleteImageSetConfiguration, loaded with
+ * delete.h's al_delete_config_load), or 0 (none of them, or not a
+ * mapping: the loader says why). AL_ENOTFOUND, AL_EIO, AL_ELIMIT, or
+ * AL_EPARSE when the file is not YAML.
+ */
+#define AL_IMAGESET_KIND_MIRROR 1
+#define AL_IMAGESET_KIND_DELETE 2
+AL_EXPORT int al_imageset_file_kind(const char *path, int *kind);
+
+/*
  * 1 when ref (a docker reference as written, or its normalised form
  * "docker.io/library/x:latest") matches one of cfg->blocked, as oc-mirror
  * matches blockedImages: an unanchored regular-expression search

@@ -49,8 +49,12 @@ static char *bundle(const char *pkg, const char *ver, const char *extra)
 	    ver);
 }
 
-#define GVK1 ",{\"type\":\"olm.gvk\",\"value\":{\"group\":\"example.com\",\"version\":\"v1\",\"kind\":\"Widget\"}}"
-#define GVK2 ",{\"type\":\"olm.gvk\",\"value\":{\"group\":\"example.com\",\"version\":\"v2\",\"kind\":\"Widget\"}}"
+#define GVK1                                                                   \
+	",{\"type\":\"olm.gvk\",\"value\":{\"group\":\"example.com\","         \
+	"\"version\":\"v1\",\"kind\":\"Widget\"}}"
+#define GVK2                                                                   \
+	",{\"type\":\"olm.gvk\",\"value\":{\"group\":\"example.com\","         \
+	"\"version\":\"v2\",\"kind\":\"Widget\"}}"
 
 static const char FOO_YAML[] =
     "---\n"
@@ -81,18 +85,27 @@ static const char FOO_YAML[] =
     "    message: broken\n";
 
 static const char OTHER_JSON[] =
-    "{\"schema\":\"olm.package\",\"name\":\"bar\",\"defaultChannel\":\"stable\"}\n"
-    "{\"schema\":\"olm.channel\",\"package\":\"bar\",\"name\":\"stable\",\"entries\":["
+    "{\"schema\":\"olm.package\",\"name\":\"bar\",\"defaultChannel\":"
+    "\"stable\"}\n"
+    "{\"schema\":\"olm.channel\",\"package\":\"bar\",\"name\":\"stable\","
+    "\"entries\":["
     "{\"name\":\"bar.v1.0.0\"},"
     "{\"name\":\"bar.v1.0.5\",\"replaces\":\"bar.v1.0.0\"},"
-    "{\"name\":\"bar.v1.1.0\",\"replaces\":\"bar.v1.0.0\",\"skipRange\":\">=1.0.0 <1.1.0\"},"
-    "{\"name\":\"bar.v1.2.0\",\"replaces\":\"bar.v1.1.0\",\"skips\":[\"bar.v1.0.5\"]}]}"
-    "{\"schema\":\"olm.package\",\"name\":\"dep\",\"defaultChannel\":\"stable\"}"
-    "{\"schema\":\"olm.channel\",\"package\":\"dep\",\"name\":\"stable\",\"entries\":["
-    "{\"name\":\"dep.v1.0.0\"},{\"name\":\"dep.v1.5.0\",\"replaces\":\"dep.v1.0.0\"},"
+    "{\"name\":\"bar.v1.1.0\",\"replaces\":\"bar.v1.0.0\",\"skipRange\":\">=1."
+    "0.0 <1.1.0\"},"
+    "{\"name\":\"bar.v1.2.0\",\"replaces\":\"bar.v1.1.0\",\"skips\":[\"bar.v1."
+    "0.5\"]}]}"
+    "{\"schema\":\"olm.package\",\"name\":\"dep\",\"defaultChannel\":"
+    "\"stable\"}"
+    "{\"schema\":\"olm.channel\",\"package\":\"dep\",\"name\":\"stable\","
+    "\"entries\":["
+    "{\"name\":\"dep.v1.0.0\"},{\"name\":\"dep.v1.5.0\",\"replaces\":\"dep.v1."
+    "0.0\"},"
     "{\"name\":\"dep.v2.0.0\",\"replaces\":\"dep.v1.5.0\"}]}\n"
-    "{\"schema\":\"olm.package\",\"name\":\"baz\",\"defaultChannel\":\"stable\"}"
-    "{\"schema\":\"olm.channel\",\"package\":\"baz\",\"name\":\"stable\",\"entries\":["
+    "{\"schema\":\"olm.package\",\"name\":\"baz\",\"defaultChannel\":"
+    "\"stable\"}"
+    "{\"schema\":\"olm.channel\",\"package\":\"baz\",\"name\":\"stable\","
+    "\"entries\":["
     "{\"name\":\"baz.v1.0.0\"}]}\n";
 
 static al_catalog *load_test_catalog(void)
@@ -139,9 +152,9 @@ static al_catalog *load_test_catalog(void)
 	ok = ok && al_catalog_add_file(c, "foo/catalog.yaml",
 	                               (const uint8_t *)FOO_YAML,
 	                               strlen(FOO_YAML)) == 0;
-	ok = ok && al_catalog_add_file(c, "other.json",
-	                               (const uint8_t *)OTHER_JSON,
-	                               strlen(OTHER_JSON)) == 0;
+	ok = ok &&
+	     al_catalog_add_file(c, "other.json", (const uint8_t *)OTHER_JSON,
+	                         strlen(OTHER_JSON)) == 0;
 	ok = ok && al_catalog_add_file(c, "bundles.json", b.ptr, b.len) == 0;
 	ok = ok && al_catalog_finish(c) == 0;
 	if (!ok)
@@ -157,8 +170,7 @@ static al_catalog *load_test_catalog(void)
 
 /* Filter and compare the summary with the expectation worked out by
  * hand; returns the filtered catalog for more checks (caller frees). */
-static al_catalog *filter_expect(const al_catalog_filter *f,
-                                 const char *expect)
+static al_catalog *filter_expect(const al_catalog_filter *f, const char *expect)
 {
 	al_catalog *c = load_test_catalog(), *out = NULL;
 	char *sum = NULL;
@@ -195,8 +207,8 @@ static void filter_fails(const al_catalog_filter *f, int want_rc,
 	CU_ASSERT_EQUAL(rc, want_rc);
 	CU_ASSERT_PTR_NULL(out);
 	if (strstr(al_error_message(), want) == NULL)
-		fprintf(stderr, "message '%s' lacks '%s'\n",
-		        al_error_message(), want);
+		fprintf(stderr, "message '%s' lacks '%s'\n", al_error_message(),
+		        want);
 	CU_ASSERT_PTR_NOT_NULL(strstr(al_error_message(), want));
 	al_catalog_free(out);
 	al_catalog_free(c);
@@ -220,9 +232,9 @@ static void test_catalog__parses_json_streams_and_yaml_documents(void)
 	CU_ASSERT_PTR_NOT_NULL(strstr(
 	    sum, "channel foo/stable head=foo.v2.1.0 entries=foo.v1.0.0,"
 	         "foo.v1.1.0,foo.v1.1.5,foo.v1.2.0,foo.v2.0.0,foo.v2.1.0\n"));
-	CU_ASSERT_PTR_NOT_NULL(strstr(
-	    sum, "deprecations foo: olm.package,olm.channel/legacy,"
-	         "olm.bundle/foo.v1.0.0\n"));
+	CU_ASSERT_PTR_NOT_NULL(
+	    strstr(sum, "deprecations foo: olm.package,olm.channel/legacy,"
+	                "olm.bundle/foo.v1.0.0\n"));
 	CU_ASSERT_PTR_NOT_NULL(
 	    strstr(sum, "channel bar/stable head=bar.v1.2.0 "));
 	free(sum);
@@ -261,12 +273,12 @@ static void test_catalog__channel_range_follows_replaces_and_skips(void)
 	al_catalog_package_filter pf = {
 	    .name = "foo", .channels = &cf, .nchannels = 1};
 	al_catalog_filter f = {.packages = &pf, .npackages = 1};
-	al_catalog *out = filter_expect(
-	    &f, "package foo default=stable\n"
-	        "channel foo/stable head=foo.v2.0.0 "
-	        "entries=foo.v1.1.5,foo.v1.2.0,foo.v2.0.0\n"
-	        "bundles foo: foo.v1.1.5,foo.v1.2.0,foo.v2.0.0\n"
-	        "deprecations foo: olm.package\n");
+	al_catalog *out =
+	    filter_expect(&f, "package foo default=stable\n"
+	                      "channel foo/stable head=foo.v2.0.0 "
+	                      "entries=foo.v1.1.5,foo.v1.2.0,foo.v2.0.0\n"
+	                      "bundles foo: foo.v1.1.5,foo.v1.2.0,foo.v2.0.0\n"
+	                      "deprecations foo: olm.package\n");
 
 	al_catalog_free(out);
 }
@@ -302,20 +314,20 @@ static void test_catalog__skiprange_is_an_upgrade_edge(void)
 	al_catalog_package_filter pf = {
 	    .name = "bar", .channels = &cf, .nchannels = 1};
 	al_catalog_filter f = {.packages = &pf, .npackages = 1};
-	al_catalog *out = filter_expect(
-	    &f, "package bar default=stable\n"
-	        "channel bar/stable head=bar.v1.1.0 "
-	        "entries=bar.v1.0.5,bar.v1.1.0\n"
-	        "bundles bar: bar.v1.0.5,bar.v1.1.0\n");
+	al_catalog *out =
+	    filter_expect(&f, "package bar default=stable\n"
+	                      "channel bar/stable head=bar.v1.1.0 "
+	                      "entries=bar.v1.0.5,bar.v1.1.0\n"
+	                      "bundles bar: bar.v1.0.5,bar.v1.1.0\n");
 	al_buf b = AL_BUF_INIT(1 << 20);
 
 	if (out != NULL) {
 		CU_ASSERT_EQUAL(al_catalog_render_package(out, 0, &b), 0);
-		CU_ASSERT_PTR_NOT_NULL(strstr(al_buf_cstr(&b),
-		                              "\"skipRange\": \">=1.0.0 "
-		                              "<1.1.0\",\n"
-		                              "            \"skips\": [\n"
-		                              "                \"bar.v1.0.5\""));
+		CU_ASSERT_PTR_NOT_NULL(
+		    strstr(al_buf_cstr(&b), "\"skipRange\": \">=1.0.0 "
+		                            "<1.1.0\",\n"
+		                            "            \"skips\": [\n"
+		                            "                \"bar.v1.0.5\""));
 	}
 	al_buf_free(&b);
 	al_catalog_free(out);
@@ -364,11 +376,12 @@ static void test_catalog__default_channel_must_stay_valid(void)
 	al_catalog_channel_filter cf = {"fast", NULL, NULL};
 	al_catalog_package_filter pf = {
 	    .name = "foo", .channels = &cf, .nchannels = 1};
-	al_catalog_filter f = {.packages = &pf, .npackages = 1,
-	                       .skip_dependencies = 1};
+	al_catalog_filter f = {
+	    .packages = &pf, .npackages = 1, .skip_dependencies = 1};
 	al_catalog *out;
 
-	filter_fails(&f, AL_EINVAL, "default channel 'stable' was filtered out");
+	filter_fails(&f, AL_EINVAL,
+	             "default channel 'stable' was filtered out");
 	pf.default_channel = "fast";
 	out = filter_expect(&f, "package foo default=fast\n"
 	                        "channel foo/fast head=foo.v2.2.0-rc.1 "
@@ -518,8 +531,7 @@ static void test_catalog__dependencies_merge_and_skip(void)
 {
 	al_catalog_channel_filter cf = {"stable", NULL, NULL};
 	al_catalog_package_filter pf[2] = {
-	    {.name = "foo", .channels = &cf, .nchannels = 1},
-	    {.name = "baz"}};
+	    {.name = "foo", .channels = &cf, .nchannels = 1}, {.name = "baz"}};
 	al_catalog_filter f = {.packages = pf, .npackages = 2};
 	al_catalog *out = filter_expect(
 	    &f, "package baz default=stable\n"
@@ -596,9 +608,8 @@ static void test_catalog__render_roundtrip_and_images(void)
 	                            "{\n    \"schema\": \"olm.package\",\n"
 	                            "    \"name\": \"foo\",\n"));
 	CU_ASSERT_EQUAL(al_catalog_new(&back), 0);
-	CU_ASSERT_EQUAL(al_catalog_add_file(back, "foo/catalog.json", b.ptr,
-	                                    b.len),
-	                0);
+	CU_ASSERT_EQUAL(
+	    al_catalog_add_file(back, "foo/catalog.json", b.ptr, b.len), 0);
 	CU_ASSERT_EQUAL(al_catalog_finish(back), 0);
 	s1 = al_catalog_summary(out);
 	s2 = al_catalog_summary(back);
@@ -618,6 +629,43 @@ out:
 	al_catalog_free(back);
 	al_catalog_free(out);
 	al_catalog_free(in);
+}
+
+/* OCPBUGS-33081 (oc-mirror's isc-operator-invalid-images.yaml): a
+ * selected bundle whose related image has neither tag nor digest refuses
+ * the catalog's image list, where a default :latest would be mirrored. */
+static void test_catalog__untagged_related_image_refused(void)
+{
+	static const char text[] =
+	    "{\"schema\":\"olm.package\",\"name\":\"p\","
+	    "\"defaultChannel\":\"s\"}\n"
+	    "{\"schema\":\"olm.channel\",\"name\":\"s\",\"package\":\"p\","
+	    "\"entries\":[{\"name\":\"p.v1\"}]}\n"
+	    "{\"schema\":\"olm.bundle\",\"name\":\"p.v1\",\"package\":\"p\","
+	    "\"image\":\"quay.io/t/p-bundle@sha256:"
+	    "0000000000000000000000000000000000000000000000000000000000000000"
+	    "\",\"properties\":[{\"type\":\"olm.package\",\"value\":"
+	    "{\"packageName\":\"p\",\"version\":\"1.0.0\"}}],"
+	    "\"relatedImages\":[{\"name\":\"op\",\"image\":"
+	    "\"quay.io/t/p-operator\"}]}\n";
+	al_catalog *c = NULL;
+	char **imgs = NULL;
+	size_t n = 0;
+
+	CU_ASSERT_EQUAL_FATAL(al_catalog_new(&c), 0);
+	CU_ASSERT_EQUAL(al_catalog_add_file(c, "p/catalog.json",
+	                                    (const uint8_t *)text,
+	                                    strlen(text)),
+	                0);
+	CU_ASSERT_EQUAL(al_catalog_finish(c), 0);
+	CU_ASSERT_EQUAL(al_catalog_images(c, &imgs, &n), AL_EPARSE);
+	CU_ASSERT_EQUAL(n, 0);
+	CU_ASSERT_PTR_NOT_NULL(strstr(al_error_message(),
+	                              "package 'p' bundle 'p.v1': image "
+	                              "'quay.io/t/p-operator' has neither tag "
+	                              "nor digest"));
+	al_catalog_images_free(imgs, n);
+	al_catalog_free(c);
 }
 
 static int finish_fails(const char *text, const char *want)
@@ -640,36 +688,41 @@ static int finish_fails(const char *text, const char *want)
 	return 1;
 }
 
-#define PKG "{\"schema\":\"olm.package\",\"name\":\"p\",\"defaultChannel\":\"c\"}\n"
+#define PKG                                                                    \
+	"{\"schema\":\"olm.package\",\"name\":\"p\",\"defaultChannel\":\"c\"}" \
+	"\n"
 #define B(v)                                                                   \
-	"{\"schema\":\"olm.bundle\",\"package\":\"p\",\"name\":\"p.v" v          \
-	"\",\"image\":\"i\",\"properties\":[{\"type\":\"olm.package\","      \
+	"{\"schema\":\"olm.bundle\",\"package\":\"p\",\"name\":\"p.v" v        \
+	"\",\"image\":\"i\",\"properties\":[{\"type\":\"olm.package\","        \
 	"\"value\":{\"packageName\":\"p\",\"version\":\"" v "\"}}]}\n"
 
 static void test_catalog__validation_like_declcfg(void)
 {
-	CU_ASSERT(finish_fails(PKG B("1.0.0") B("2.0.0")
-	                       "{\"schema\":\"olm.channel\",\"package\":\"p\","
-	                       "\"name\":\"c\",\"entries\":[{\"name\":"
-	                       "\"p.v1.0.0\"},{\"name\":\"p.v2.0.0\"}]}",
-	                       "multiple channel heads"));
-	CU_ASSERT(finish_fails(PKG B("1.0.0")
-	                       "{\"schema\":\"olm.channel\",\"package\":\"p\","
-	                       "\"name\":\"c\",\"entries\":[{\"name\":"
-	                       "\"p.v1.0.0\"},{\"name\":\"p.v3.0.0\"}]}",
-	                       "entry 'p.v3.0.0' has no bundle"));
-	CU_ASSERT(finish_fails(PKG B("1.0.0") B("2.0.0")
-	                       "{\"schema\":\"olm.channel\",\"package\":\"p\","
-	                       "\"name\":\"c\",\"entries\":[{\"name\":"
-	                       "\"p.v1.0.0\"}]}",
-	                       "bundle 'p.v2.0.0' is not in any channel"));
-	CU_ASSERT(finish_fails(PKG B("1.0.0") B("2.0.0")
-	                       "{\"schema\":\"olm.channel\",\"package\":\"p\","
-	                       "\"name\":\"c\",\"entries\":[{\"name\":"
-	                       "\"p.v1.0.0\",\"replaces\":\"p.v2.0.0\"},"
-	                       "{\"name\":\"p.v2.0.0\",\"replaces\":"
-	                       "\"p.v1.0.0\"}]}",
-	                       "no channel heads"));
+	CU_ASSERT(finish_fails(
+	    PKG B("1.0.0")
+	        B("2.0.0") "{\"schema\":\"olm.channel\",\"package\":\"p\","
+	                   "\"name\":\"c\",\"entries\":[{\"name\":"
+	                   "\"p.v1.0.0\"},{\"name\":\"p.v2.0.0\"}]}",
+	    "multiple channel heads"));
+	CU_ASSERT(finish_fails(
+	    PKG B("1.0.0") "{\"schema\":\"olm.channel\",\"package\":\"p\","
+	                   "\"name\":\"c\",\"entries\":[{\"name\":"
+	                   "\"p.v1.0.0\"},{\"name\":\"p.v3.0.0\"}]}",
+	    "entry 'p.v3.0.0' has no bundle"));
+	CU_ASSERT(finish_fails(
+	    PKG B("1.0.0")
+	        B("2.0.0") "{\"schema\":\"olm.channel\",\"package\":\"p\","
+	                   "\"name\":\"c\",\"entries\":[{\"name\":"
+	                   "\"p.v1.0.0\"}]}",
+	    "bundle 'p.v2.0.0' is not in any channel"));
+	CU_ASSERT(finish_fails(
+	    PKG B("1.0.0")
+	        B("2.0.0") "{\"schema\":\"olm.channel\",\"package\":\"p\","
+	                   "\"name\":\"c\",\"entries\":[{\"name\":"
+	                   "\"p.v1.0.0\",\"replaces\":\"p.v2.0.0\"},"
+	                   "{\"name\":\"p.v2.0.0\",\"replaces\":"
+	                   "\"p.v1.0.0\"}]}",
+	    "no channel heads"));
 	CU_ASSERT(finish_fails(PKG PKG, "package 'p' is defined twice"));
 	CU_ASSERT(finish_fails("{\"name\":\"x\"}", "missing root schema"));
 	CU_ASSERT(finish_fails("{\"schema\":\"olm.package\",\"name\":\"a\","
@@ -681,11 +734,11 @@ static void test_catalog__validation_like_declcfg(void)
 	CU_ASSERT(finish_fails("{\"schema\":\"olm.package\",\"name\":\"p\","
 	                       "\"defaultChannel\":\"nope\"}",
 	                       "default channel 'nope' does not exist"));
-	CU_ASSERT(finish_fails(PKG B("1.0.0")
-	                       "{\"schema\":\"olm.channel\",\"package\":\"p\","
-	                       "\"name\":\"c\",\"entries\":[{\"name\":"
-	                       "\"p.v1.0.0\",\"skipRange\":\"~~1\"}]}",
-	                       "skipRange '~~1' is not a version range"));
+	CU_ASSERT(finish_fails(
+	    PKG B("1.0.0") "{\"schema\":\"olm.channel\",\"package\":\"p\","
+	                   "\"name\":\"c\",\"entries\":[{\"name\":"
+	                   "\"p.v1.0.0\",\"skipRange\":\"~~1\"}]}",
+	    "skipRange '~~1' is not a version range"));
 	CU_ASSERT(finish_fails(B("1.0.0"), "package 'p' not found"));
 	/* package names become directories: no traversal */
 	CU_ASSERT(finish_fails("{\"schema\":\"olm.package\",\"name\":"
@@ -720,12 +773,12 @@ static void test_catalog__semver_ranges_like_blang(void)
 	CU_ASSERT(al_catalog_semver_match("", "1.0.0") < 0);
 	CU_ASSERT(al_catalog_semver_cmp("1.0.0-alpha", "1.0.0-alpha.1", &err) <
 	          0);
-	CU_ASSERT(al_catalog_semver_cmp("1.0.0-alpha.beta", "1.0.0-beta",
-	                                &err) < 0);
+	CU_ASSERT(
+	    al_catalog_semver_cmp("1.0.0-alpha.beta", "1.0.0-beta", &err) < 0);
 	CU_ASSERT(al_catalog_semver_cmp("1.0.0-beta.11", "1.0.0-rc.1", &err) <
 	          0);
-	CU_ASSERT(al_catalog_semver_cmp("1.0.0-beta.2", "1.0.0-beta.11",
-	                                &err) < 0);
+	CU_ASSERT(al_catalog_semver_cmp("1.0.0-beta.2", "1.0.0-beta.11", &err) <
+	          0);
 	CU_ASSERT(al_catalog_semver_cmp("1.0.0-rc.1", "1.0.0", &err) < 0);
 	CU_ASSERT(al_catalog_semver_cmp("1.0.0+a", "1.0.0+b", &err) == 0);
 	CU_ASSERT_EQUAL(err, 0);
@@ -751,8 +804,9 @@ static al_store *make_layout(const char *sub, const char *name,
 		free(dir);
 		return NULL;
 	}
-	rc = al_test_sh("python3 %s/tests/tools/mkcatalog.py %s %s %s >/dev/null",
-	                al_test_source_dir(), dir, name, flags);
+	rc = al_test_sh(
+	    "python3 %s/tests/tools/mkcatalog.py %s %s %s >/dev/null",
+	    al_test_source_dir(), dir, name, flags);
 	CU_ASSERT_EQUAL(rc, 0);
 	if (rc == 0 && al_store_open(&s, dir, NULL) == 0 &&
 	    al_store_find(s, name, &img) == 0)
@@ -794,11 +848,11 @@ static void test_catalog__reads_image_layers_with_whiteouts(void)
 		sum = al_catalog_summary(c);
 		CU_ASSERT(al_str_startswith(sum, GEN_ALPHA));
 		CU_ASSERT_PTR_NULL(strstr(sum, "stale"));
-		CU_ASSERT_PTR_NOT_NULL(
-		    strstr(sum, "channel gamma/stable head=gamma.v0.2.0 "
-		                "entries=gamma.v0.1.0,gamma.v0.2.0\n"
-		                "bundles gamma: gamma.v0.1.0,gamma.v0.2.0\n"
-		                "deprecations gamma: olm.bundle/gamma.v0.1.0\n"));
+		CU_ASSERT_PTR_NOT_NULL(strstr(
+		    sum, "channel gamma/stable head=gamma.v0.2.0 "
+		         "entries=gamma.v0.1.0,gamma.v0.2.0\n"
+		         "bundles gamma: gamma.v0.1.0,gamma.v0.2.0\n"
+		         "deprecations gamma: olm.bundle/gamma.v0.1.0\n"));
 		CU_ASSERT_EQUAL(al_catalog_package_count(c), 3);
 	}
 	free(sum);
@@ -831,8 +885,8 @@ static void test_catalog__opaque_whiteout_and_symlink(void)
 	if (s2 != NULL) {
 		CU_ASSERT_EQUAL(al_catalog_open_image(&c, NULL, s2, &d2, NULL),
 		                AL_EUNSUPPORTED);
-		CU_ASSERT_PTR_NOT_NULL(
-		    strstr(al_error_message(), "'configs/link' is a symbolic link"));
+		CU_ASSERT_PTR_NOT_NULL(strstr(
+		    al_error_message(), "'configs/link' is a symbolic link"));
 		CU_ASSERT_PTR_NULL(c);
 	}
 	al_store_free(s1);
@@ -870,8 +924,9 @@ static void test_catalog__rebuild_index_keeps_platforms(void)
 
 		CU_ASSERT_EQUAL(json_array_size(m), 2);
 		CU_ASSERT_STRING_EQUAL(
-		    al_json_str(json_object_get(json_array_get(m, 1), "platform"),
-		                "architecture"),
+		    al_json_str(
+		        json_object_get(json_array_get(m, 1), "platform"),
+		        "architecture"),
 		    "arm64");
 	} else {
 		CU_FAIL("index");
@@ -934,9 +989,9 @@ static void test_catalog__corrupt_layer_is_everify(void)
 			               "conv=notrunc 2>/dev/null",
 			               path),
 			    0);
-			CU_ASSERT_EQUAL(al_catalog_open_image(&c, NULL, s, &d,
-			                                      NULL),
-			                AL_EVERIFY);
+			CU_ASSERT_EQUAL(
+			    al_catalog_open_image(&c, NULL, s, &d, NULL),
+			    AL_EVERIFY);
 		} else {
 			CU_FAIL("no layer digest");
 		}
@@ -953,9 +1008,9 @@ static void test_catalog__corrupt_layer_is_everify(void)
 /*
  * An independent reader: umoci unpacks the rebuilt image (tag
  * "filtered", in the layout of a store that was closed, so that
- * index.json is written); the rootfs holds configs/alpha and configs/beta only (no
- * gamma, no stale, no README.md, no .indexignore), no tmp/cache, and
- * the unpacked FBC parses to the filtered catalog (summary want).
+ * index.json is written); the rootfs holds configs/alpha and configs/beta only
+ * (no gamma, no stale, no README.md, no .indexignore), no tmp/cache, and the
+ * unpacked FBC parses to the filtered catalog (summary want).
  */
 static void check_with_umoci(const char *layout, const char *want)
 {
@@ -972,10 +1027,11 @@ static void check_with_umoci(const char *layout, const char *want)
 		             "rebuilt image is not checked with it");
 		goto out;
 	}
-	CU_ASSERT_EQUAL(al_test_sh("umoci unpack --rootless --image %s:filtered "
-	                           "%s >/dev/null 2>&1",
-	                           layout, bundle),
-	                0);
+	CU_ASSERT_EQUAL(
+	    al_test_sh("umoci unpack --rootless --image %s:filtered "
+	               "%s >/dev/null 2>&1",
+	               layout, bundle),
+	    0);
 	CU_ASSERT_EQUAL(al_test_sh("cd %s/rootfs && find configs tmp etc bin "
 	                           "2>/dev/null | sort > %s",
 	                           bundle, list),
@@ -998,7 +1054,8 @@ static void check_with_umoci(const char *layout, const char *want)
 	}
 	if (c != NULL && al_catalog_finish(c) == 0) {
 		sum = al_catalog_summary(c);
-		CU_ASSERT(sum != NULL && want != NULL && strcmp(sum, want) == 0);
+		CU_ASSERT(sum != NULL && want != NULL &&
+		          strcmp(sum, want) == 0);
 	} else {
 		CU_FAIL("the unpacked catalog does not parse");
 	}
@@ -1162,25 +1219,27 @@ static void test_catalog__rebuild_reads_back_filtered_catalog(void)
 	s1 = al_catalog_summary(fc);
 	s2 = back != NULL ? al_catalog_summary(back) : NULL;
 	CU_ASSERT(s1 != NULL && s2 != NULL && strcmp(s1, s2) == 0);
-	CU_ASSERT_PTR_NOT_NULL(
-	    strstr(s1 != NULL ? s1 : "",
-	           "package beta default=stable\n"
-	           "channel beta/stable head=beta.v1.1.0 entries=beta.v1.1.0\n"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(
+	    s1 != NULL ? s1 : "",
+	    "package beta default=stable\n"
+	    "channel beta/stable head=beta.v1.1.0 entries=beta.v1.1.0\n"));
 	CU_ASSERT_EQUAL(al_store_read_blob(s, &nd.digest, &b), 0);
 	CU_ASSERT_EQUAL(al_json_parse(&m, b.ptr, b.len, "m"), 0);
 	if (m != NULL) {
 		json_t *layers = json_object_get(m, "layers");
 		al_digest cd;
 
-		CU_ASSERT_STRING_EQUAL(al_json_str(m, "mediaType"),
-		                       "application/vnd.oci.image.manifest.v1+json");
+		CU_ASSERT_STRING_EQUAL(
+		    al_json_str(m, "mediaType"),
+		    "application/vnd.oci.image.manifest.v1+json");
 		CU_ASSERT_EQUAL(json_array_size(layers), 4);
 		CU_ASSERT_STRING_EQUAL(
 		    al_json_str(json_array_get(layers, 0), "mediaType"),
 		    "application/vnd.oci.image.layer.v1.tar+gzip");
 		al_buf_reset(&b);
-		if (al_digest_parse_str(&cd, al_json_str(json_object_get(m, "config"),
-		                                         "digest")) == 0 &&
+		if (al_digest_parse_str(
+		        &cd, al_json_str(json_object_get(m, "config"),
+		                         "digest")) == 0 &&
 		    al_store_read_blob(s, &cd, &b) == 0 &&
 		    al_json_parse(&cfg, b.ptr, b.len, "c") == 0) {
 			json_t *cc = json_object_get(cfg, "config");
@@ -1193,12 +1252,13 @@ static void test_catalog__rebuild_reads_back_filtered_catalog(void)
 			    al_json_str(json_object_get(cc, "Labels"),
 			                AL_CATALOG_LABEL),
 			    "/configs");
-			CU_ASSERT_EQUAL(json_array_size(json_object_get(
-			                    json_object_get(cfg, "rootfs"),
-			                    "diff_ids")),
-			                4);
 			CU_ASSERT_EQUAL(
-			    json_array_size(json_object_get(cfg, "history")), 4);
+			    json_array_size(json_object_get(
+			        json_object_get(cfg, "rootfs"), "diff_ids")),
+			    4);
+			CU_ASSERT_EQUAL(
+			    json_array_size(json_object_get(cfg, "history")),
+			    4);
 		} else {
 			CU_FAIL("config");
 		}
@@ -1312,10 +1372,11 @@ static void test_catalog__real_e2e_range(void)
 	    .name = "foo", .channels = &cf, .nchannels = 1};
 	al_catalog_filter f = {.packages = &pf, .npackages = 1};
 
-	real_expect(&f, E2E_BAR "package foo default=beta\n"
-	                        "channel foo/beta head=foo.v0.3.1 "
-	                        "entries=foo.v0.2.0,foo.v0.3.0,foo.v0.3.1\n"
-	                        "bundles foo: foo.v0.2.0,foo.v0.3.0,foo.v0.3.1\n");
+	real_expect(&f,
+	            E2E_BAR "package foo default=beta\n"
+	                    "channel foo/beta head=foo.v0.3.1 "
+	                    "entries=foo.v0.2.0,foo.v0.3.0,foo.v0.3.1\n"
+	                    "bundles foo: foo.v0.2.0,foo.v0.3.0,foo.v0.3.1\n");
 }
 
 /* baz stable 1.0.1..1.1.0 (1.1.0 replaces 1.0.1, which skips 1.0.0) and
@@ -1375,10 +1436,11 @@ static void test_catalog__real_redhat_package(void)
 		CU_ASSERT_EQUAL(n, 4);
 		if (n == 4)
 			CU_ASSERT_STRING_EQUAL(
-			    imgs[1],
-			    "registry.redhat.io/albo/aws-load-balancer-operator-"
-			    "bundle@sha256:50b9402635dd4b312a86bed05dcdbda8c0012"
-			    "0d3789ec2e9b527045100b3bdb4");
+			    imgs[1], "registry.redhat.io/albo/"
+			             "aws-load-balancer-operator-"
+			             "bundle@sha256:"
+			             "50b9402635dd4b312a86bed05dcdbda8c0012"
+			             "0d3789ec2e9b527045100b3bdb4");
 	}
 	al_catalog_images_free(imgs, n);
 	free(sum);
@@ -1391,9 +1453,12 @@ static void test_catalog__real_redhat_package(void)
  * with type Image and image.ref), parsed back from the YAML. */
 static void test_catalog__cluster_resources(void)
 {
-	const char *img = "mirror.example:5000/redhat/redhat-operator-index:v4.16";
-	char *n1 = al_catalog_resource_name("cs", "docker://" "registry.redhat.io/"
-	                                          "redhat/redhat-operator-index:v4.16");
+	const char *img =
+	    "mirror.example:5000/redhat/redhat-operator-index:v4.16";
+	char *n1 = al_catalog_resource_name(
+	    "cs", "docker://"
+	          "registry.redhat.io/"
+	          "redhat/redhat-operator-index:v4.16");
 	char *n2 = al_catalog_resource_name("cc", "quay.io/a/Cat_X@sha256:00");
 	al_buf b = AL_BUF_INIT(1 << 16);
 	al_yaml_node **docs = NULL;
@@ -1401,7 +1466,31 @@ static void test_catalog__cluster_resources(void)
 	json_t *j = NULL;
 
 	CU_ASSERT_STRING_EQUAL(n1, "cs-redhat-operator-index-v4-16");
-	CU_ASSERT_STRING_EQUAL(n2, "cc-cat-x");
+	{
+		/* oc-mirror's clusterresources_test.go: a catalog mirrored
+		 * by digest, its destination tagged with the digest's hex,
+		 * expectedCSName; a long tag keeps its first 12 characters,
+		 * a name by digest only the digest's (generateCatalogSource) */
+		char *n3 = al_catalog_resource_name(
+		    "cs", "docker://myregistry/mynamespace/redhat/"
+		          "redhat-operator-index:7c4ef7434c97c8aaf6cd310874790b"
+		          "915b3c61fc902eea255f9177058ea9aff3");
+		char *n4 = al_catalog_resource_name(
+		    "cs",
+		    "quay.io/oc-mirror/oc-mirror-dev:test-catalog-latest");
+		char *n5 = al_catalog_resource_name(
+		    "cs",
+		    "quay.io/oc-mirror/idx@sha256:7c4ef7434c97c8aaf6cd31087"
+		    "4790b915b3c61fc902eea255f9177058ea9aff3");
+		CU_ASSERT_STRING_EQUAL(n3,
+		                       "cs-redhat-operator-index-7c4ef7434c97");
+		CU_ASSERT_STRING_EQUAL(n4, "cs-oc-mirror-dev-test-catalog");
+		CU_ASSERT_STRING_EQUAL(n5, "cs-idx-7c4ef7434c97");
+		free(n3);
+		free(n4);
+		free(n5);
+	}
+	CU_ASSERT_STRING_EQUAL(n2, "cc-cat-x-00");
 	CU_ASSERT_EQUAL(al_catalog_source_yaml(&b, n1, img, "Red Hat"), 0);
 	CU_ASSERT_EQUAL(al_yaml_load(&docs, &nd, b.ptr, b.len, "cs"), 0);
 	CU_ASSERT_EQUAL(nd, 1);
@@ -1429,11 +1518,12 @@ static void test_catalog__cluster_resources(void)
 		char *t = json_dumps(j, JSON_COMPACT | JSON_PRESERVE_ORDER);
 
 		CU_ASSERT_STRING_EQUAL(
-		    t, "{\"apiVersion\":\"olm.operatorframework.io/v1\","
-		       "\"kind\":\"ClusterCatalog\",\"metadata\":{\"name\":"
-		       "\"cc-cat-x\"},\"spec\":{\"source\":{\"type\":\"Image\","
-		       "\"image\":{\"ref\":\"mirror.example:5000/redhat/"
-		       "redhat-operator-index:v4.16\"}}}}");
+		    t,
+		    "{\"apiVersion\":\"olm.operatorframework.io/v1\","
+		    "\"kind\":\"ClusterCatalog\",\"metadata\":{\"name\":"
+		    "\"cc-cat-x-00\"},\"spec\":{\"source\":{\"type\":\"Image\","
+		    "\"image\":{\"ref\":\"mirror.example:5000/redhat/"
+		    "redhat-operator-index:v4.16\"}}}}");
 		free(t);
 	}
 	CU_ASSERT_EQUAL(al_cluster_catalog_yaml(&b, "", img), AL_EINVAL);
@@ -1465,25 +1555,24 @@ static char *write_isc(const char *name, const char *body)
 
 static void test_catalog__imageset_operators(void)
 {
-	char *p = write_isc(
-	    "isc-ops.yaml",
-	    ISC_HEAD "    - catalog: registry.redhat.io/redhat/"
-	             "redhat-operator-index:v4.16\n"
-	             "      targetCatalog: olm/redhat-index\n"
-	             "      targetTag: v4.16-min\n"
-	             "      full: false\n"
-	             "      skipDependencies: true\n"
-	             "      packages:\n"
-	             "        - name: aws-load-balancer-operator\n"
-	             "          defaultChannel: stable-v1\n"
-	             "          channels:\n"
-	             "            - name: stable-v1\n"
-	             "              minVersion: v1.1.0\n"
-	             "              maxVersion: '1.2.0'\n"
-	             "        - name: odf\n"
-	             "          bundles:\n"
-	             "            - name: odf-operator.v4.16.1\n"
-	             "    - catalog: oci://layouts/cat\n");
+	char *p = write_isc("isc-ops.yaml", ISC_HEAD
+	                    "    - catalog: registry.redhat.io/redhat/"
+	                    "redhat-operator-index:v4.16\n"
+	                    "      targetCatalog: olm/redhat-index\n"
+	                    "      targetTag: v4.16-min\n"
+	                    "      full: false\n"
+	                    "      skipDependencies: true\n"
+	                    "      packages:\n"
+	                    "        - name: aws-load-balancer-operator\n"
+	                    "          defaultChannel: stable-v1\n"
+	                    "          channels:\n"
+	                    "            - name: stable-v1\n"
+	                    "              minVersion: v1.1.0\n"
+	                    "              maxVersion: '1.2.0'\n"
+	                    "        - name: odf\n"
+	                    "          bundles:\n"
+	                    "            - name: odf-operator.v4.16.1\n"
+	                    "    - catalog: oci://layouts/cat\n");
 	char *bad = write_isc("isc-bad.yaml",
 	                      ISC_HEAD "    - catalog: quay.io/x/y:1\n"
 	                               "      packages:\n"
@@ -1491,11 +1580,11 @@ static void test_catalog__imageset_operators(void)
 	                               "          channels:\n"
 	                               "            - name: c\n"
 	                               "              minBundle: a.v1\n");
-	char *badv = write_isc("isc-badv.yaml",
-	                       ISC_HEAD "    - catalog: quay.io/x/y:1\n"
-	                                "      packages:\n"
-	                                "        - name: a\n"
-	                                "          minVersion: one\n");
+	char *badv =
+	    write_isc("isc-badv.yaml", ISC_HEAD "    - catalog: quay.io/x/y:1\n"
+	                                        "      packages:\n"
+	                                        "        - name: a\n"
+	                                        "          minVersion: one\n");
 	al_imageset *cfg = NULL;
 
 	CU_ASSERT_EQUAL(al_imageset_load_ex(&cfg, p, AL_IMAGESET_OPERATORS), 0);
@@ -1503,8 +1592,9 @@ static void test_catalog__imageset_operators(void)
 		const al_imageset_operator *op = &cfg->operators[0];
 
 		CU_ASSERT_EQUAL(cfg->noperators, 2);
-		CU_ASSERT_STRING_EQUAL(op->catalog, "registry.redhat.io/redhat/"
-		                                    "redhat-operator-index:v4.16");
+		CU_ASSERT_STRING_EQUAL(op->catalog,
+		                       "registry.redhat.io/redhat/"
+		                       "redhat-operator-index:v4.16");
 		CU_ASSERT_STRING_EQUAL(op->target_catalog, "olm/redhat-index");
 		CU_ASSERT_STRING_EQUAL(op->target_tag, "v4.16-min");
 		CU_ASSERT_EQUAL(op->skip_dependencies, 1);
@@ -1517,9 +1607,10 @@ static void test_catalog__imageset_operators(void)
 		                       "1.2.0");
 		CU_ASSERT_STRING_EQUAL(op->packages[1].bundles[0],
 		                       "odf-operator.v4.16.1");
-		CU_ASSERT(al_str_startswith(cfg->operators[1].catalog, "oci:/"));
-		CU_ASSERT(al_str_endswith(cfg->operators[1].catalog,
-		                          "/layouts/cat"));
+		CU_ASSERT(
+		    al_str_startswith(cfg->operators[1].catalog, "oci:/"));
+		CU_ASSERT(
+		    al_str_endswith(cfg->operators[1].catalog, "/layouts/cat"));
 	}
 	al_imageset_free(cfg);
 	cfg = NULL;
@@ -1529,11 +1620,12 @@ static void test_catalog__imageset_operators(void)
 	                                                  "'operators'"));
 	CU_ASSERT_EQUAL(al_imageset_load_ex(&cfg, bad, AL_IMAGESET_OPERATORS),
 	                AL_EUNSUPPORTED);
-	CU_ASSERT_PTR_NOT_NULL(strstr(al_error_message(),
-	                              "isc-bad.yaml:10:15: 'minBundle'"));
+	CU_ASSERT_PTR_NOT_NULL(
+	    strstr(al_error_message(), "isc-bad.yaml:10:15: 'minBundle'"));
 	CU_ASSERT_EQUAL(al_imageset_load_ex(&cfg, badv, AL_IMAGESET_OPERATORS),
 	                AL_EPARSE);
-	CU_ASSERT_PTR_NOT_NULL(strstr(al_error_message(), "isc-badv.yaml:8:23"));
+	CU_ASSERT_PTR_NOT_NULL(
+	    strstr(al_error_message(), "isc-badv.yaml:8:23"));
 	free(p);
 	free(bad);
 	free(badv);
@@ -1610,7 +1702,8 @@ static int schema_ok(const json_t *schema, const json_t *v, const char *path)
 /* The openAPIV3Schema of version ver in a CRD file of tests/data/crds. */
 static json_t *crd_schema(const char *file, const char *ver)
 {
-	char *p = al_sprintf("%s/tests/data/crds/%s", al_test_source_dir(), file);
+	char *p =
+	    al_sprintf("%s/tests/data/crds/%s", al_test_source_dir(), file);
 	al_buf b = AL_BUF_INIT(4 << 20);
 	al_yaml_node **docs = NULL;
 	size_t nd = 0, i, k;
@@ -1623,14 +1716,15 @@ static json_t *crd_schema(const char *file, const char *ver)
 
 			if (al_yaml_to_json(&crd, docs[i]) != 0)
 				continue;
-			json_array_foreach(json_object_get(json_object_get(crd,
-			                                                   "spec"),
-			                                   "versions"),
-			                   k, v)
+			json_array_foreach(
+			    json_object_get(json_object_get(crd, "spec"),
+			                    "versions"),
+			    k, v)
 			{
 				const char *n = al_json_str(v, "name");
 
-				if (out == NULL && n != NULL && strcmp(n, ver) == 0)
+				if (out == NULL && n != NULL &&
+				    strcmp(n, ver) == 0)
 					out = json_incref(json_object_get(
 					    json_object_get(v, "schema"),
 					    "openAPIV3Schema"));
@@ -1661,10 +1755,10 @@ static json_t *yaml_doc(const al_buf *b)
 static void test_catalog__cluster_resources_match_crds(void)
 {
 	const char *img = "mirror.example:5000/olm/redhat-operator-index:v4.16";
-	json_t *cs_schema = crd_schema("operators.coreos.com_catalogsources.yaml",
-	                               "v1alpha1");
-	json_t *cc_schema = crd_schema(
-	    "olm.operatorframework.io_clustercatalogs.yaml", "v1");
+	json_t *cs_schema =
+	    crd_schema("operators.coreos.com_catalogsources.yaml", "v1alpha1");
+	json_t *cc_schema =
+	    crd_schema("olm.operatorframework.io_clustercatalogs.yaml", "v1");
 	al_buf b = AL_BUF_INIT(1 << 16);
 	json_t *doc = NULL, *bad = NULL;
 
@@ -1672,8 +1766,9 @@ static void test_catalog__cluster_resources_match_crds(void)
 	CU_ASSERT_PTR_NOT_NULL(cc_schema);
 	if (cs_schema == NULL || cc_schema == NULL)
 		goto out;
-	CU_ASSERT_EQUAL(al_catalog_source_yaml(&b, "cs-redhat-operator-index-"
-	                                           "v4-16",
+	CU_ASSERT_EQUAL(al_catalog_source_yaml(&b,
+	                                       "cs-redhat-operator-index-"
+	                                       "v4-16",
 	                                       img, "Red Hat Operators"),
 	                0);
 	doc = yaml_doc(&b);
@@ -1691,8 +1786,9 @@ static void test_catalog__cluster_resources_match_crds(void)
 	json_decref(doc);
 	json_decref(bad);
 	al_buf_reset(&b);
-	CU_ASSERT_EQUAL(al_cluster_catalog_yaml(&b, "cc-redhat-operator-index-"
-	                                            "v4-16",
+	CU_ASSERT_EQUAL(al_cluster_catalog_yaml(&b,
+	                                        "cc-redhat-operator-index-"
+	                                        "v4-16",
 	                                        img),
 	                0);
 	doc = yaml_doc(&b);
@@ -1725,7 +1821,21 @@ static void test_catalog__select_entry(void)
 	al_digest d;
 	al_store *s;
 
-	CU_ASSERT_EQUAL(al_catalog_names(&byd, &a, &b, &c), AL_EINVAL);
+	/* pinned by digest without targetTag: tagged with the digest's hex,
+	 * the CatalogSource named from its first 12 characters */
+	CU_ASSERT_EQUAL(al_catalog_names(&byd, &a, &b, &c), 0);
+	if (b != NULL) {
+		char *cs = al_catalog_resource_name("cs", b);
+		CU_ASSERT_STRING_EQUAL(
+		    b, "quay.io/a/b:00000000000000000000000000"
+		       "00000000000000000000000000000000000000");
+		CU_ASSERT_STRING_EQUAL(cs, "cs-b-000000000000");
+		free(cs);
+	}
+	free(a);
+	free(b);
+	free(c);
+	a = b = c = NULL;
 	byd.target_catalog = (char *)"olm/idx";
 	byd.target_tag = (char *)"v1";
 	CU_ASSERT_EQUAL(al_catalog_names(&byd, &a, &b, &c), 0);
@@ -1790,18 +1900,19 @@ static void test_catalog__skiprange_work_is_bounded(void)
 		if (ok && i > 0)
 			ok = al_buf_printf(&b, ",\"replaces\":\"p.v1.%zu.0\"",
 			                   i - 1) == 0;
-		ok = ok && al_buf_printf(&b, ",\"skipRange\":\"<1.%zu.0\"}",
-		                         i) == 0;
+		ok = ok &&
+		     al_buf_printf(&b, ",\"skipRange\":\"<1.%zu.0\"}", i) == 0;
 	}
 	ok = ok && al_buf_puts(&b, "]}\n") == 0;
 	for (i = 0; ok && i < n; i++)
-		ok = al_buf_printf(&b,
-		                   "{\"schema\":\"olm.bundle\",\"package\":\"p\","
-		                   "\"name\":\"p.v1.%zu.0\",\"properties\":[{"
-		                   "\"type\":\"olm.package\",\"value\":{"
-		                   "\"packageName\":\"p\",\"version\":"
-		                   "\"1.%zu.0\"}}]}\n",
-		                   i, i) == 0;
+		ok = al_buf_printf(
+		         &b,
+		         "{\"schema\":\"olm.bundle\",\"package\":\"p\","
+		         "\"name\":\"p.v1.%zu.0\",\"properties\":[{"
+		         "\"type\":\"olm.package\",\"value\":{"
+		         "\"packageName\":\"p\",\"version\":"
+		         "\"1.%zu.0\"}}]}\n",
+		         i, i) == 0;
 	CU_ASSERT(ok);
 	CU_ASSERT_EQUAL(al_catalog_new(&c), 0);
 	if (al_catalog_add_file(c, "big.json", b.ptr, b.len) != 0)
@@ -1840,7 +1951,8 @@ static void test_catalog__rebuild_long_names(void)
 	    "\"packageName\":\"%s\",\"version\":\"1.0.0\"}}]}",
 	    name, name, name, name);
 	CU_ASSERT_EQUAL(al_catalog_new(&c), 0);
-	CU_ASSERT_EQUAL(al_catalog_add_file(c, "long.json", (const uint8_t *)text,
+	CU_ASSERT_EQUAL(al_catalog_add_file(c, "long.json",
+	                                    (const uint8_t *)text,
 	                                    strlen(text)),
 	                0);
 	CU_ASSERT_EQUAL(al_catalog_finish(c), 0);
@@ -2046,6 +2158,8 @@ int main(void)
 	     test_catalog__no_packages_keeps_every_head},
 	    {"render_roundtrip_and_images",
 	     test_catalog__render_roundtrip_and_images},
+	    {"untagged_related_image_refused",
+	     test_catalog__untagged_related_image_refused},
 	    {"validation_like_declcfg", test_catalog__validation_like_declcfg},
 	    {"semver_ranges_like_blang",
 	     test_catalog__semver_ranges_like_blang},

@@ -142,39 +142,88 @@ static void test_delete_config__release_forms(void)
 static void test_delete_config__unsupported_with_position(void)
 {
 	check_bad(HEAD "delete:\n"
-	               "  helm:\n"
-	               "    repositories: []\n",
-	          AL_EUNSUPPORTED,
-	          "%s:4:3: 'helm' in delete is not supported by airlock "
-	          "delete");
-	check_bad(HEAD "delete:\n"
-	               "  samples:\n"
-	               "  - name: x\n",
-	          AL_EUNSUPPORTED, "%s:4:3: 'samples' in delete is not");
-	check_bad(HEAD "delete:\n"
-	               "  operators:\n"
-	               "  - catalog: registry.redhat.io/redhat/"
-	               "redhat-operator-index:v4.14\n"
-	               "    packages:\n"
-	               "    - name: aws-load-balancer-operator\n",
-	          AL_EUNSUPPORTED,
-	          "%s:6:5: 'packages' in delete.operators[] is not supported");
-	check_bad(HEAD "delete:\n"
-	               "  operators:\n"
-	               "  - catalog: registry.example.com/index:v1\n"
-	               "    targetCatalog: my/index\n",
-	          AL_EUNSUPPORTED,
-	          "%s:6:5: 'targetCatalog' in delete.operators[]");
-	check_bad(HEAD "delete:\n"
 	               "  platform:\n"
 	               "    kubeVirtContainer: true\n",
 	          AL_EUNSUPPORTED,
 	          "%s:5:5: 'kubeVirtContainer' in delete.platform is not");
+	/* the content is checked as mirror.operators is */
 	check_bad(HEAD "delete:\n"
+	               "  operators:\n"
+	               "  - catalog: registry.example.com/index:v1\n"
+	               "    packages:\n"
+	               "    - name: foo\n"
+	               "      minVersion: 2.0.0\n"
+	               "      maxVersion: 1.0.0\n",
+	          AL_EPARSE, "minVersion 2.0.0 is greater than maxVersion");
+	check_bad(HEAD "delete:\n"
+	               "  helm:\n"
+	               "    repositories:\n"
+	               "    - name: x\n"
+	               "      url: https://charts.example.com\n"
+	               "      chart: []\n",
+	          AL_EPARSE, "%s:8:7: unknown field 'chart'");
+}
+
+/* What oc-mirror's delete configurations use beyond whole catalogs:
+ * packages, targetCatalog/targetTag, helm, samples, graph: true,
+ * v1alpha2 and field names in another case (oc-mirror's
+ * tests/unit/testdata/config/valid-delete.yaml, delete-config-79217.yaml,
+ * delete-config-77061.yaml). */
+static void test_delete_config__ocmirror_fields(void)
+{
+	char *path = write_cfg(
+	    "oc.yaml", "apiVersion: mirror.openshift.io/v1alpha2\n"
+	               "kind: DeleteImageSetConfiguration\n"
+	               "delete:\n"
 	               "  platform:\n"
-	               "    graph: true\n",
-	          AL_EUNSUPPORTED,
-	          "%s:5:12: 'graph: true' in delete.platform is not supported");
+	               "    graph: true\n"
+	               "  operators:\n"
+	               "  - catalog: oci:///tmp/case79217/index\n"
+	               "    targetCatalog: ocicatalog73452\n"
+	               "    targetTag: v16\n"
+	               "    full: true\n"
+	               "    packages:\n"
+	               "    - name: cluster-kube-descheduler-operator\n"
+	               "      channels:\n"
+	               "      - name: stable\n"
+	               "  samples:\n"
+	               "  - name: ruby\n"
+	               "  additionalimages:\n"
+	               "  - name: registry.example.com/ubi8/ubi:latest\n"
+	               "  helm:\n"
+	               "    repositories:\n"
+	               "    - name: podinfo\n"
+	               "      url: https://stefanprodan.github.io/podinfo\n"
+	               "      charts:\n"
+	               "      - name: podinfo\n"
+	               "        version: 5.0.0\n"
+	               "    - name: sbo\n"
+	               "      url: https://charts.example.com/sbo/\n");
+	al_delete_config *cfg = NULL;
+	const al_imageset_operator *op;
+
+	CU_ASSERT_PTR_NOT_NULL_FATAL(path);
+	CU_ASSERT_EQUAL(al_delete_config_load(&cfg, path), 0);
+	free(path);
+	if (cfg == NULL)
+		return;
+	CU_ASSERT_EQUAL(cfg->api_version, 1);
+	CU_ASSERT_TRUE(cfg->graph);
+	CU_ASSERT_EQUAL(cfg->nsamples, 1);
+	CU_ASSERT_EQUAL(cfg->nimages, 1);
+	CU_ASSERT_EQUAL(cfg->ncatalogs, 1);
+	CU_ASSERT_STRING_EQUAL(cfg->catalogs[0], "oci:///tmp/case79217/index");
+	CU_ASSERT_PTR_NOT_NULL(cfg->content);
+	if (cfg->content != NULL && cfg->content->noperators == 1) {
+		op = &cfg->content->operators[0];
+		CU_ASSERT_STRING_EQUAL(op->target_catalog, "ocicatalog73452");
+		CU_ASSERT_STRING_EQUAL(op->target_tag, "v16");
+		CU_ASSERT_EQUAL(op->npackages, 1);
+		CU_ASSERT_EQUAL(cfg->content->nhelm_repos, 2);
+	} else {
+		CU_FAIL("delete.operators not read");
+	}
+	al_delete_config_free(cfg);
 }
 
 static void test_delete_config__unknown_and_bad_fields(void)
@@ -184,11 +233,11 @@ static void test_delete_config__unknown_and_bad_fields(void)
 	               "    releases: 4.14.1\n",
 	          AL_EPARSE,
 	          "%s:5:5: unknown field 'releases' in delete.platform");
-	check_bad(
-	    HEAD "mirror:\n"
-	         "  platform: {}\n",
-	    AL_EPARSE,
-	    "%s:3:1: unknown field 'mirror' in DeleteImageSetConfiguration");
+	check_bad(HEAD "mirror:\n"
+	               "  platform: {}\n",
+	          AL_EPARSE,
+	          "%s:4:3: mirror: is not allowed in "
+	          "DeleteImageSetConfiguration");
 	check_bad(HEAD "delete:\n"
 	               "  additionalImages:\n"
 	               "  - name: a/b:c\n"
@@ -242,11 +291,12 @@ static void test_delete_config__header(void)
 	          "%s:1:7: kind must be DeleteImageSetConfiguration, not "
 	          "ImageSetConfiguration");
 	check_bad("kind: DeleteImageSetConfiguration\n"
-	          "apiVersion: mirror.openshift.io/v1alpha2\n"
+	          "apiVersion: mirror.openshift.io/v1alpha1\n"
 	          "delete: {}\n",
 	          AL_EPARSE,
-	          "%s:2:13: apiVersion must be mirror.openshift.io/v2alpha1, "
-	          "not mirror.openshift.io/v1alpha2");
+	          "%s:2:13: apiVersion must be mirror.openshift.io/v2alpha1 "
+	          "or mirror.openshift.io/v1alpha2, not "
+	          "mirror.openshift.io/v1alpha1");
 	check_bad("apiVersion: mirror.openshift.io/v2alpha1\ndelete: {}\n",
 	          AL_EPARSE, "missing 'kind: DeleteImageSetConfiguration'");
 	check_bad(HEAD, AL_EPARSE, "missing 'delete:'");
@@ -277,6 +327,8 @@ int main(void)
 	     test_delete_config__release_forms},
 	    {"test_delete_config__unsupported_with_position",
 	     test_delete_config__unsupported_with_position},
+	    {"test_delete_config__ocmirror_fields",
+	     test_delete_config__ocmirror_fields},
 	    {"test_delete_config__unknown_and_bad_fields",
 	     test_delete_config__unknown_and_bad_fields},
 	    {"test_delete_config__header", test_delete_config__header},

@@ -189,10 +189,12 @@ static void test_imageset__unsupported_features(void)
 	          "not supported");
 	check_bad(HEAD "mirror:\n  operators: []\n", AL_EUNSUPPORTED,
 	          "%s:4:3: 'operators' in mirror is not supported");
-	/* mirror.helm is read (test_helm.c); its platforms are not */
+	/* mirror.helm.local[].platforms is checked as oc-mirror checks it */
 	check_bad(HEAD "mirror:\n  helm:\n    local:\n    - name: a\n"
-	               "      path: a.tgz\n      platforms: []\n",
-	          AL_EUNSUPPORTED, "'platforms' in mirror.helm.local[]");
+	               "      path: a.tgz\n      platforms: [{os: linux}]\n",
+	          AL_EPARSE,
+	          "mirror.helm.local[].platforms[] needs 'os' and "
+	          "'architecture'");
 	check_bad(HEAD "storageConfig:\n  local: {path: x}\n", AL_EPARSE,
 	          "%s:3:1: 'storageConfig' is a field of "
 	          "mirror.openshift.io/v1alpha2, not of v2alpha1");
@@ -572,9 +574,97 @@ static void test_imageset__v1alpha2_refusals(void)
 	          "%s:3:14: archiveSize must be a whole number of GiB");
 	check_bad(HEAD "archiveSize: 2.5\n", AL_EPARSE,
 	          "archiveSize must be a whole number of GiB");
-	check_bad(HEAD "mirror:\n  additionalimages: []\n", AL_EPARSE,
-	          "%s:4:3: unknown field 'additionalimages' in mirror: the "
+	/* both spellings in one mapping: the other one is a typo */
+	check_bad(HEAD "mirror:\n  additionalImages: []\n"
+	               "  additionalimages: []\n",
+	          AL_EPARSE,
+	          "%s:5:3: unknown field 'additionalimages' in mirror: the "
 	          "field is spelled 'additionalImages'");
+}
+
+/* oc-mirror's Go decoder matches field names ignoring case, so its own
+ * tests/unit/testdata/config/valid.yaml spells additionalimages and
+ * blockedimages: read as oc-mirror reads them, with a note each. */
+static void test_imageset__field_names_in_another_case(void)
+{
+	al_imageset *cfg =
+	    load_ok("case.yaml", HEAD "mirror:\n"
+	                              "  additionalimages:\n"
+	                              "  - name: registry.example.com/a:1\n"
+	                              "  BlockedImages:\n"
+	                              "  - Name: ^registry.example.com/b\n");
+
+	if (cfg == NULL)
+		return;
+	CU_ASSERT_EQUAL(cfg->nadditional, 1);
+	CU_ASSERT_EQUAL(cfg->nblocked, 1);
+	CU_ASSERT_TRUE(has_note(cfg, "'additionalimages' read as "
+	                             "'additionalImages'"));
+	CU_ASSERT_TRUE(has_note(cfg, "'Name' read as 'name'"));
+	al_imageset_free(cfg);
+}
+
+/* operators[].platforms and helm charts[].platforms (oc-mirror's sparse
+ * manifest configurations, isc-sparse-full.yaml): accepted with a note
+ * that whole indexes are copied; minVersion above maxVersion refused at
+ * load (oc-mirror's isc-operator-invalid-version-range.yaml). */
+static void test_imageset__operator_platforms_and_ranges(void)
+{
+	static const char ok[] =
+	    HEAD "mirror:\n"
+	         "  operators:\n"
+	         "  - catalog: quay.io/oc-mirror/oc-mirror-dev:test-catalog\n"
+	         "    packages:\n"
+	         "    - name: foo\n"
+	         "    platforms:\n"
+	         "    - os: linux\n"
+	         "      architecture: amd64\n"
+	         "  helm:\n"
+	         "    repositories:\n"
+	         "    - name: podinfo\n"
+	         "      url: https://stefanprodan.github.io/podinfo\n"
+	         "      charts:\n"
+	         "      - name: podinfo\n"
+	         "        version: 5.0.0\n"
+	         "        platforms:\n"
+	         "        - {os: linux, architecture: arm64}\n";
+	static const char bad[] =
+	    HEAD "mirror:\n"
+	         "  operators:\n"
+	         "  - catalog: quay.io/oc-mirror/oc-mirror-dev:test-catalog\n"
+	         "    packages:\n"
+	         "    - name: foo\n"
+	         "      channels:\n"
+	         "      - name: beta\n"
+	         "        minVersion: '0.3.1'\n"
+	         "        maxVersion: '0.2.0'\n";
+	char *path = write_cfg("ops.yaml", ok);
+	al_imageset *cfg = NULL;
+
+	CU_ASSERT_PTR_NOT_NULL_FATAL(path);
+	CU_ASSERT_EQUAL(al_imageset_load_ex(&cfg, path, AL_IMAGESET_OPERATORS),
+	                0);
+	free(path);
+	if (cfg != NULL) {
+		CU_ASSERT_EQUAL(cfg->noperators, 1);
+		CU_ASSERT_TRUE(has_note(cfg, "mirror.operators[].platforms: "
+		                             "airlock copies every platform"));
+		CU_ASSERT_TRUE(has_note(cfg, "charts[].platforms: airlock "
+		                             "copies every platform"));
+		al_imageset_free(cfg);
+	}
+	cfg = NULL;
+	path = write_cfg("range.yaml", bad);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(path);
+	CU_ASSERT_EQUAL(al_imageset_load_ex(&cfg, path, AL_IMAGESET_OPERATORS),
+	                AL_EPARSE);
+	CU_ASSERT_PTR_NULL(cfg);
+	CU_ASSERT_PTR_NOT_NULL(strstr(al_error_message(),
+	                              ":10:21: packages[].channels[]: "
+	                              "minVersion 0.3.1 is greater than "
+	                              "maxVersion 0.2.0"));
+	al_imageset_free(cfg);
+	free(path);
 }
 
 /* v2alpha1's platform fields, additionalImages refusals, blockedImages. */
@@ -837,10 +927,10 @@ static void test_imageset__several_documents(void)
 	check_bad(HEAD "archiveSize: 2\n---\n" HEAD "archiveSize: 3\n",
 	          AL_EPARSE,
 	          "%s:7:14: archiveSize differs from an earlier document's");
-	check_bad(
-	    HEAD "---\n" HEAD "mirror:\n  helm:\n    local:\n    - name: a\n"
-	         "      path: a.tgz\n      platforms: []\n",
-	    AL_EUNSUPPORTED, "%s:11:7: 'platforms' in mirror.helm.local[]");
+	check_bad(HEAD "---\n" HEAD
+	               "mirror:\n  helm:\n    local:\n    - name: a\n"
+	               "      path: a.tgz\n      version: 1.0.0\n",
+	          AL_EUNSUPPORTED, "%s:11:7: 'version' in mirror.helm.local[]");
 	check_bad(HEAD "---\nkind: Foo\n", AL_EPARSE,
 	          "%s:4:7: kind must be ImageSetConfiguration");
 }
@@ -953,6 +1043,10 @@ int main(void)
 	    {"test_imageset__v1alpha2_mapped", test_imageset__v1alpha2_mapped},
 	    {"test_imageset__v1alpha2_refusals",
 	     test_imageset__v1alpha2_refusals},
+	    {"test_imageset__field_names_in_another_case",
+	     test_imageset__field_names_in_another_case},
+	    {"test_imageset__operator_platforms_and_ranges",
+	     test_imageset__operator_platforms_and_ranges},
 	    {"test_imageset__v2alpha1_fields", test_imageset__v2alpha1_fields},
 	    {"test_imageset__blocked_matching",
 	     test_imageset__blocked_matching},

@@ -137,6 +137,15 @@ static void test_name__plan_lines_hold(void)
 			free(path);
 			path = al_path_join(dir, "mapping.txt");
 			CU_ASSERT_EQUAL(al_fs_read_file(path, &b), 0);
+			/* the entry without a destination is not mapped */
+			CU_ASSERT_EQUAL(count_lines(&b), 1);
+			CU_ASSERT_PTR_NULL(
+			    strstr(al_buf_cstr(&b), "quay.io/ok:1="));
+			al_buf_free(&b);
+			b = (al_buf)AL_BUF_INIT(1 << 20);
+			free(path);
+			path = al_path_join(dir, "missing.txt");
+			CU_ASSERT_EQUAL(al_fs_read_file(path, &b), 0);
 			CU_ASSERT_EQUAL(count_lines(&b), 2);
 			CU_ASSERT_FALSE(
 			    has_control((const char *)b.ptr, b.len, 0));

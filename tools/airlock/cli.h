@@ -63,9 +63,16 @@ enum {
 	"      --authfile FILE      registry credentials (containers "         \
 	"auth.json, docker\n"                                                  \
 	"                           config.json or a pull secret); default: "  \
-	"$REGISTRY_AUTH_FILE,\n"                                               \
-	"                           $XDG_RUNTIME_DIR/containers/auth.json, "   \
-	"~/.docker/config.json\n"                                              \
+	"$REGISTRY_AUTH_FILE\n"                                                \
+	"                           alone when it exists, else in turn "       \
+	"$XDG_RUNTIME_DIR/\n"                                                  \
+	"                           containers/auth.json (or "                 \
+	"/run/containers/UID/auth.json),\n"                                    \
+	"                           $XDG_CONFIG_HOME/containers/auth.json "    \
+	"(~/.config/...),\n"                                                   \
+	"                           $DOCKER_CONFIG/config.json "               \
+	"(~/.docker/config.json),\n"                                           \
+	"                           ~/.dockercfg\n"                            \
 	"      --tls-verify=false   do not verify registry TLS certificates "  \
 	"and allow plain\n"                                                    \
 	"                           HTTP when a registry does not speak TLS\n" \

@@ -23,8 +23,10 @@ static const char imageset_help[] =
     "and its notes (what airlock reads differently from oc-mirror) as "
     "warnings;\n"
     "a refused one prints the reason with its line and column on stderr. "
-    "Nothing\n"
-    "is fetched.\n"
+    "A\n"
+    "DeleteImageSetConfiguration is loaded as 'airlock delete --config' "
+    "does.\n"
+    "Nothing is fetched.\n"
     "\n"
     "Options:\n" CLI_LOCAL_HELP "\n"
     "Exit status: 0 every file accepted, 2 a file refused or missing (or "
@@ -73,11 +75,58 @@ static void summary(const char *path, const al_imageset *cfg)
 	al_buf_free(&b);
 }
 
+/* A DeleteImageSetConfiguration: what `airlock delete --config` makes of
+ * it (docs/commands/delete.md). */
+static void delete_summary(const char *path, const al_delete_config *d)
+{
+	al_buf b = AL_BUF_INIT(16 * 1024);
+	const al_imageset *ct = d->content;
+	size_t i, withpk = 0;
+
+	for (i = 0; ct != NULL && i < ct->noperators; i++)
+		withpk += ct->operators[i].npackages > 0;
+	al_buf_printf(&b,
+	              "%s: accepted: DeleteImageSetConfiguration %s, %zu "
+	              "releases, %zu channels, %zu additional images",
+	              path,
+	              d->api_version == 1 ? "mirror.openshift.io/v1alpha2"
+	                                  : "mirror.openshift.io/v2alpha1",
+	              d->nreleases, d->nchannels, d->nimages);
+	if (d->ncatalogs > 0)
+		al_buf_printf(&b, ", %zu operator catalogs (%zu by package)",
+		              d->ncatalogs, withpk);
+	if (ct != NULL && ct->nhelm_repos > 0)
+		al_buf_printf(&b, ", %zu helm repositories", ct->nhelm_repos);
+	if (ct != NULL && ct->nhelm_local > 0)
+		al_buf_printf(&b, ", %zu local helm charts", ct->nhelm_local);
+	if (d->graph)
+		al_buf_puts(&b, ", graph image");
+	if (d->nsamples > 0)
+		al_buf_printf(&b, ", %zu samples", d->nsamples);
+	if (b.ptr != NULL)
+		printf("%s\n", cli_esc((const char *)b.ptr));
+	al_buf_free(&b);
+}
+
 static int check(cli_common *c, const char *path)
 {
 	al_imageset *cfg = NULL;
+	al_delete_config *dc = NULL;
 	size_t i;
-	int rc;
+	int rc, kind = 0;
+
+	if (al_imageset_file_kind(path, &kind) == 0 &&
+	    kind == AL_IMAGESET_KIND_DELETE) {
+		if ((rc = al_delete_config_load(&dc, path)) < 0)
+			return rc == AL_EPARSE || rc == AL_EUNSUPPORTED ||
+			               rc == AL_ELIMIT
+			           ? cli_input_fail(rc, "'%s' is refused", path)
+			           : cli_input_fail(rc, "cannot read '%s'",
+			                            path);
+		delete_summary(path, dc);
+		al_delete_config_free(dc);
+		return EXIT_OK;
+	}
 
 	if ((rc = al_imageset_load_ex(&cfg, path, CHECK_FLAGS)) < 0)
 		return rc == AL_EPARSE || rc == AL_EUNSUPPORTED ||
