@@ -185,14 +185,14 @@ push_scenario() {
 	dst=pushed$push_n
 	tf_rules reg "$@"
 	before=$(tf_injected reg)
-	timed_run "$T/out" "$T/err" "$AIRLOCK" push --store "$T/ref" "docker://$P/$dst" \
+	timed_run "$T/out" "$T/err" "$AIRLOCK" push --layout source --store "$T/ref" "docker://$P/$dst" \
 		--tls-verify=false --timeout 10s
 	tf_rules reg
 	echo "push/$name: exit $AL_RC after ${ELAPSED}s"
 	al_check "push/$name: the fault was injected" test "$(tf_injected reg)" -gt "$before"
 	ok_or_clear_error "push/$name" "$bound"
 	if [ "$OUTCOME" != ok ]; then
-		al_run "$T/out" "$T/err" "$AIRLOCK" push --store "$T/ref" "docker://$P/$dst" --tls-verify=false
+		al_run "$T/out" "$T/err" "$AIRLOCK" push --layout source --store "$T/ref" "docker://$P/$dst" --tls-verify=false
 		al_check "push/$name: a rerun without faults exits 0" test "$AL_RC" = 0
 	fi
 	# What the registry holds, read back directly (not through the proxy).

@@ -87,7 +87,7 @@ fault 'kind=500&path=/blobs/uploads/&method=POST&times=1'
 fault 'kind=503&path=/blobs/uploads/.&method=PUT&times=1'
 fault 'kind=503&path=/manifests/&method=PUT&times=1'
 before=$(injected 503)
-al_run "$T/out" "$T/err" "$AIRLOCK" push --store "$T/s1" "docker://$P/pushed" --tls-verify=false --timeout 30s
+al_run "$T/out" "$T/err" "$AIRLOCK" push --layout source --store "$T/s1" "docker://$P/pushed" --tls-verify=false --timeout 30s
 cat "$T/err"
 al_check "push through 500/503 on uploads and manifests exits 0" test "$AL_RC" = 0
 al_check "push: the faults were really injected" test "$(injected 503)" -gt "$before"

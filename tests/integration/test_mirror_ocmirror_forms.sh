@@ -45,8 +45,9 @@ al_run "$T/out" "$T/err" "$AIRLOCK" mirror -c "$isc" --from file://"$T/disk" doc
 	--dest-tls-verify=false --v2
 al_check "disk to mirror exits 0" test "$AL_RC" = 0
 al_check "the far store got the pack" test "$(al_digest_of "$T/far" "quay.io/$release_repo:4.14.1-x86_64")" = "$release_digest"
-al_check "the release is on the registry with its digest" \
-	test "$(reg_digest "$R/d2m/$release_repo:4.14.1-x86_64")" = "$release_digest"
+# where oc-mirror v2 puts a release (the default layout, docs/push.md)
+al_check "the release is on the registry, at oc-mirror's path, with its digest" \
+	test "$(reg_digest "$R/d2m/openshift/release-images:4.14.1-x86_64")" = "$release_digest"
 al_check "cluster resources are in DIR/working-dir/cluster-resources" \
 	bash -c "ls '$T/disk/working-dir/cluster-resources/' | grep -q ."
 
@@ -60,7 +61,7 @@ al_check "their release lands where oc-mirror would push it" \
 # ---- mirror to mirror: --workspace file://DIR docker://REG
 al_run "$T/out" "$T/err" "$AIRLOCK" mirror -c "$isc" --workspace file://"$T/ws" docker://"$R/m2m" --dest-tls-verify=false
 al_check "mirror to mirror exits 0" test "$AL_RC" = 0
-al_check "the release is on the registry" test "$(reg_digest "$R/m2m/$release_repo:4.14.1-x86_64")" = "$release_digest"
+al_check "the release is on the registry, at oc-mirror's path" test "$(reg_digest "$R/m2m/openshift/release-images:4.14.1-x86_64")" = "$release_digest"
 al_check "cluster resources are in WORKSPACE/working-dir/cluster-resources" \
 	bash -c "grep -lq '$R/m2m' '$T/ws/working-dir/cluster-resources/'*"
 

@@ -505,9 +505,11 @@ int cli_ocmirror_mirror(int argc, char **argv, const struct option *longopts,
 		    "mirror",
 		    "with a docker:// destination give --from file://DIR "
 		    "(disk to mirror) or --workspace file://DIR (mirror to "
-		    "mirror), as oc-mirror asks; airlock's own form: "
-		    "'airlock mirror -c ISC --store STORE --to %s'",
-		    dest);
+		    "mirror), as oc-mirror asks; airlock's own forms: "
+		    "'airlock mirror -c ISC --store STORE --to %s', or "
+		    "'airlock push --store STORE %s' for a store already "
+		    "mirrored",
+		    dest, dest);
 	/* executor.go Validate, in its order */
 	if (a.config == NULL && a.from == NULL)
 		return cli_usage_error("mirror", "-c/--config IMAGESET is "
