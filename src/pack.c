@@ -517,6 +517,113 @@ static int inventory_sig(void *ud, const char *rel, const char *path)
 	return 0;
 }
 
+/* ---- the quarantine's listing (docs/security.md "Untrusted imports") */
+
+void al_pack_quarantine_list_free(al_quarantined *v, size_t n)
+{
+	size_t i, j;
+
+	for (i = 0; v != NULL && i < n; i++) {
+		for (j = 0; j < v[i].nimages; j++)
+			free(v[i].images[j]);
+		free(v[i].images);
+	}
+	free(v);
+}
+
+/* What q (one quarantined pack, at root) holds. */
+static int describe(const char *root, al_quarantined *q)
+{
+	al_store_opts o = AL_STORE_OPTS_INIT;
+	al_store *qs = NULL;
+	al_store_image *imgs = NULL;
+	char *p;
+	size_t n = 0, i;
+	int rc = 0;
+
+	if ((p = al_sprintf("%s/store/airlock/imported/%s.json", root,
+	                    q->id)) == NULL)
+		return al_error_oom();
+	q->complete = al_fs_exists(p) == 1;
+	free(p);
+	if ((p = al_sprintf("%s/pack/airlock-%s.json.sig", root, q->id)) ==
+	    NULL)
+		return al_error_oom();
+	q->signed_ = al_fs_exists(p) == 1;
+	free(p);
+	if ((p = al_path_join(root, "store")) == NULL)
+		return al_error_oom();
+	o.readonly = 1;
+	rc = al_store_open(&qs, p, &o);
+	free(p);
+	if (rc == AL_ENOTFOUND) {
+		al_error_clear();
+		return 0;
+	}
+	if (rc < 0 || (rc = al_store_list(qs, &imgs, &n)) < 0)
+		goto out;
+	if (n > 0 && (q->images = calloc(n, sizeof(*q->images))) == NULL) {
+		rc = al_error_oom();
+		goto out;
+	}
+	for (i = 0; i < n; i++) {
+		if (imgs[i].name == NULL || imgs[i].name[0] == '\0')
+			continue;
+		if ((q->images[q->nimages] = al_strdup(imgs[i].name)) == NULL) {
+			rc = al_error_oom();
+			goto out;
+		}
+		q->nimages++;
+	}
+out:
+	al_store_images_free(imgs, n);
+	al_store_free(qs);
+	return rc;
+}
+
+int al_pack_quarantine_list(al_store *s, al_quarantined **out, size_t *n)
+{
+	al_quarantined *v = NULL;
+	char *dir, **names = NULL;
+	size_t nn = 0, i, m = 0;
+	int rc;
+
+	*out = NULL;
+	*n = 0;
+	if ((dir = al_sprintf("%s/airlock/quarantine", al_store_path(s))) ==
+	    NULL)
+		return al_error_oom();
+	if ((rc = al_pack__list_dir(dir, &names, &nn)) < 0)
+		goto out;
+	if (nn > 0 && (v = calloc(nn, sizeof(*v))) == NULL) {
+		rc = al_error_oom();
+		goto out;
+	}
+	for (i = 0; i < nn; i++) {
+		char *root;
+		if (!al_pack_id_valid(names[i]))
+			continue;
+		memcpy(v[m].id, names[i], strlen(names[i]) + 1);
+		if ((root = al_path_join(dir, names[i])) == NULL) {
+			rc = al_error_oom();
+			goto out;
+		}
+		rc = describe(root, &v[m]);
+		free(root);
+		m++;
+		if (rc < 0)
+			goto out;
+	}
+	*out = v;
+	*n = m;
+	v = NULL;
+out:
+	al_pack_quarantine_list_free(v, m);
+	al_pack__free_list(names, nn);
+	free(dir);
+	return rc;
+}
+
 /* inv's "quarantined": [{"id","complete","images"}] of
  * al_pack_quarantine_list. */
 static int inventory_quarantine(al_store *s, json_t *inv)

@@ -9,6 +9,7 @@
 
 #include "cli.h"
 #include "cli_resources.h"
+#include "cli_resources_osus.h"
 
 #define CR_MAX_OUTPUT (256 * AL_MIB)
 
@@ -429,36 +430,6 @@ char *cli_dest_from_record(al_store *store, const char *cmd,
 	return dest;
 }
 
-/* Write b to DIR/file (atomically), record and name it. */
-static int put_file(const cli_cr_opts *o, const char *file, const al_buf *b,
-                    json_t *files)
-{
-	char *path = al_path_join(o->dir, file);
-	int rc;
-
-	if (path == NULL)
-		return cli_fail(AL_ENOMEM, "out of memory");
-	rc = al_fs_write_atomic(
-	    path, b->ptr != NULL ? b->ptr : (const uint8_t *)"", b->len);
-	if (rc < 0) {
-		rc = cli_fail(rc, "cannot write '%s'", path);
-		free(path);
-		return rc;
-	}
-	if (files != NULL)
-		json_array_append_new(files, json_string(path));
-	if (!o->quiet)
-		cli_event(path);
-	free(path);
-	return EXIT_OK;
-}
-
-int cli_cr_put_file(const cli_cr_opts *o, const char *file, const al_buf *b,
-                    json_t *files)
-{
-	return put_file(o, file, b, files);
-}
-
 /* oc-mirror v2's one ConfigMap (GenerateSignatureConfigMap): the first
  * signature of each release with signatures, YAML and JSON. */
 static int write_ocmirror_configmap(al_store *store, const cli_cr_opts *o,
@@ -513,8 +484,8 @@ static int write_ocmirror_configmap(al_store *store, const cli_cr_opts *o,
 		                                    "ConfigMap"));
 		goto out;
 	}
-	code =
-	    cli_worst(code, put_file(o, "signature-configmap.yaml", &b, files));
+	code = cli_worst(
+	    code, cli_cr_put_file(o, "signature-configmap.yaml", &b, files));
 	al_buf_reset(&b);
 	if ((rc = al_kres_signatures_ocmirror(&b, ds, ptrs, lens, k,
 	                                      AL_KRES_JSON, now)) < 0)
@@ -522,7 +493,8 @@ static int write_ocmirror_configmap(al_store *store, const cli_cr_opts *o,
 		                                    "ConfigMap"));
 	else
 		code = cli_worst(
-		    code, put_file(o, "signature-configmap.json", &b, files));
+		    code,
+		    cli_cr_put_file(o, "signature-configmap.json", &b, files));
 out:
 	if (sigs != NULL)
 		for (i = 0; i < n; i++)
@@ -575,16 +547,16 @@ static int write_configmaps(al_store *store, const cli_cr_opts *o,
 			                                    "ConfigMaps"));
 		else
 			code = cli_worst(
-			    code,
-			    put_file(o, "signature-configmap.yaml", &b, files));
+			    code, cli_cr_put_file(o, "signature-configmap.yaml",
+			                          &b, files));
 		al_buf_reset(&b);
 		if ((rc = al_kres_configmaps_write(cms, &b, AL_KRES_JSON)) < 0)
 			code = cli_worst(code, cli_fail(rc, "cannot write the "
 			                                    "ConfigMaps"));
 		else
 			code = cli_worst(
-			    code,
-			    put_file(o, "signature-configmap.json", &b, files));
+			    code, cli_cr_put_file(o, "signature-configmap.json",
+			                          &b, files));
 		goto out;
 	}
 	for (i = 0; i < ndocs; i++) {
@@ -600,7 +572,8 @@ static int write_configmaps(al_store *store, const cli_cr_opts *o,
 			                                "ConfigMap '%s'",
 			                                file));
 		else
-			code = cli_worst(code, put_file(o, file, &b, files));
+			code = cli_worst(code,
+			                 cli_cr_put_file(o, file, &b, files));
 		free(file);
 	}
 out:
@@ -622,27 +595,29 @@ static int write_mirror_sets(al_store *store, const cli_cr_opts *o,
 		return code;
 	if ((code = emit(&ms, "airlock", EMIT_IDMS, &b)) == EXIT_OK &&
 	    b.len > 0)
-		code = put_file(o,
-		                o->oc_mirror_names ? "idms-oc-mirror.yaml"
-		                                   : "idms-airlock.yaml",
-		                &b, files);
+		code =
+		    cli_cr_put_file(o,
+		                    o->oc_mirror_names ? "idms-oc-mirror.yaml"
+		                                       : "idms-airlock.yaml",
+		                    &b, files);
 	al_buf_reset(&b);
 	if (code == EXIT_OK &&
 	    (code = emit(&ms, "airlock", EMIT_ITMS, &b)) == EXIT_OK &&
 	    b.len > 0)
-		code = put_file(o,
-		                o->oc_mirror_names ? "itms-oc-mirror.yaml"
-		                                   : "itms-airlock.yaml",
-		                &b, files);
+		code =
+		    cli_cr_put_file(o,
+		                    o->oc_mirror_names ? "itms-oc-mirror.yaml"
+		                                       : "itms-airlock.yaml",
+		                    &b, files);
 	al_buf_reset(&b);
 	if (code == EXIT_OK && o->icsp &&
 	    (code = emit(&ms, "airlock", EMIT_ICSP, &b)) == EXIT_OK &&
 	    b.len > 0)
-		code = put_file(o,
-		                o->oc_mirror_names
-		                    ? "imageContentSourcePolicy.yaml"
-		                    : "icsp-airlock.yaml",
-		                &b, files);
+		code = cli_cr_put_file(o,
+		                       o->oc_mirror_names
+		                           ? "imageContentSourcePolicy.yaml"
+		                           : "icsp-airlock.yaml",
+		                       &b, files);
 	maps_free(&ms);
 	al_buf_free(&b);
 	return code;

@@ -8,6 +8,7 @@
 #include <jansson.h>
 
 #include "airlock.h"
+#include "cli_cr_file.h"
 
 /*
  * Split a destination "[docker://]HOST[:PORT][/PREFIX]" (trailing '/'
@@ -49,18 +50,6 @@ char *cli_dest_from_record(al_store *store, const char *cmd,
 void cli_release_configmap(al_store *s, const al_store_release *rel,
                            al_kres_configmaps *cms, int *code);
 
-/* What cli_cluster_resources writes. */
-typedef struct cli_cr_opts {
-	const char *dir;       /* the directory, created if missing */
-	const char *dest;      /* "HOST[:PORT][/PREFIX]" images went to */
-	unsigned max_nested;   /* --max-nested-paths */
-	al_layout_kind layout; /* --layout: oc-mirror's also means its
-	                          file names and mirror-set objects */
-	int icsp;              /* also the ImageContentSourcePolicy, alone */
-	int oc_mirror_names;   /* oc-mirror v2's file names */
-	int quiet;
-} cli_cr_opts;
-
 /*
  * Write DIR/: the ImageDigestMirrorSet and ImageTagMirrorSet
  * (idms-airlock.yaml, itms-airlock.yaml; oc-mirror: idms-oc-mirror.yaml,
@@ -73,21 +62,6 @@ typedef struct cli_cr_opts {
  * unless quiet, named on stderr. Returns an exit status.
  */
 int cli_cluster_resources(al_store *store, const cli_cr_opts *o, json_t *files);
-
-/* Write b to DIR/file atomically, append its path to files (may be NULL)
- * and name it on stderr unless quiet. Returns an exit status. */
-int cli_cr_put_file(const cli_cr_opts *o, const char *file, const al_buf *b,
-                    json_t *files);
-
-/*
- * To o->dest: one cs-<name>.yaml (CatalogSource) and cc-<name>.yaml
- * (ClusterCatalog) per catalog the store records, and when the store
- * holds the graph-data image (AL_GRAPH_IMAGE_NAME) an UpdateService
- * (updateservice-airlock.yaml; oc-mirror: updateService.yaml) for the
- * release repository and that image (cli_resources_osus.c). Returns an
- * exit status.
- */
-int cli_cr_catalogs_osus(al_store *store, const cli_cr_opts *o, json_t *files);
 
 /*
  * mirror --cluster-resources DIR [--registry DEST]: as above, to DEST or

@@ -5,7 +5,7 @@
 #include <string.h>
 
 #include "cli.h"
-#include "cli_resources.h"
+#include "cli_resources_osus.h"
 #include "airlock/catalog.h"
 
 #define OSUS_MAX_OUTPUT (1 * AL_MIB)

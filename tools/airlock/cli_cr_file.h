@@ -1,0 +1,29 @@
+/* cli_cr_file.h: what the cluster-resources writers share, below them:
+ * their options and the one way a resource file is written (atomically,
+ * recorded, named). cli_resources.c and cli_resources_osus.c both write
+ * through it, so neither calls back into the other. */
+#ifndef AIRLOCK_CLI_CR_FILE_H
+#define AIRLOCK_CLI_CR_FILE_H
+
+#include <jansson.h>
+
+#include "airlock.h"
+
+/* What cli_cluster_resources writes. */
+typedef struct cli_cr_opts {
+	const char *dir;       /* the directory, created if missing */
+	const char *dest;      /* "HOST[:PORT][/PREFIX]" images went to */
+	unsigned max_nested;   /* --max-nested-paths */
+	al_layout_kind layout; /* --layout: oc-mirror's also means its
+	                          file names and mirror-set objects */
+	int icsp;              /* also the ImageContentSourcePolicy, alone */
+	int oc_mirror_names;   /* oc-mirror v2's file names */
+	int quiet;
+} cli_cr_opts;
+
+/* Write b to DIR/file atomically, append its path to files (may be NULL)
+ * and name it on stderr unless quiet. Returns an exit status. */
+int cli_cr_put_file(const cli_cr_opts *o, const char *file, const al_buf *b,
+                    json_t *files);
+
+#endif
