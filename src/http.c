@@ -28,6 +28,8 @@
 #define HTTP_DEFAULT_BACKOFF_MAX_MS 20000
 #define HTTP_MAX_REDIRECTS 5
 #define HTTP_DEFAULT_DOC_MS 60000
+/* How early curl's timer may fire before our deadline (classify_failure). */
+#define HTTP_CAPPED_SLACK_MS 250
 #define HTTP_DEFAULT_MIN_SPEED 1024
 #define HTTP_MAX_HEADERS 256
 #define HTTP_MAX_HEADER_BYTES (256 * 1024)
@@ -1330,9 +1332,13 @@ static int failure_retry(struct call *c, CURLcode res, uint64_t *delay)
 
 	code = classify(res, &retry);
 	/* curl's timer may fire a few ms before ours: a curl timeout set from
-	 * the deadline's rest is the deadline */
-	if (code == AL_ETIMEOUT && (al_deadline_expired(x->deadline) ||
-	                            (x->capped && !x->own_timeout))) {
+	 * the deadline's rest is the deadline, once that rest is (nearly)
+	 * spent. A connect timeout (connect_ms) that fires with time left is
+	 * an attempt that failed, retried as any other. */
+	if (code == AL_ETIMEOUT &&
+	    (al_deadline_expired(x->deadline) ||
+	     (x->capped && !x->own_timeout &&
+	      al_deadline_remaining_ms(x->deadline) <= HTTP_CAPPED_SLACK_MS))) {
 		al_log_debug("http: %s %s failed (attempt %u): %s, deadline "
 		             "exceeded",
 		             c->method, x->safe_url, c->resp->attempts,
