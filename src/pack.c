@@ -19,6 +19,7 @@
 #include "airlock/error.h"
 #include "airlock/fs.h"
 #include "json_int.h"
+#include "airlock/oci.h"
 #include "airlock/pack.h"
 #include "pack_int.h"
 #include "store_int.h"
@@ -767,4 +768,49 @@ out:
 	free(txt);
 	json_decref(inv);
 	return rc;
+}
+
+int al_pack__image_complete(al_store *s, const al_digest *d,
+                            const char *media_type, int depth)
+{
+	al_buf b = AL_BUF_INIT(AL_OCI_MANIFEST_MAX);
+	al_manifest m;
+	size_t i;
+	int ok = 0;
+
+	memset(&m, 0, sizeof(m));
+	if (depth > AL_PACK_IMAGE_DEPTH_MAX ||
+	    al_store_has_blob(s, d, NULL) != 1)
+		return 0;
+	if (media_type != NULL && !al_media_type_is_manifest(media_type))
+		return 1;
+	if (al_store_read_blob(s, d, &b) < 0 ||
+	    al_manifest_parse(&m, b.ptr, b.len, media_type, "manifest") < 0) {
+		al_error_clear();
+		goto out;
+	}
+	if (m.is_index) {
+		for (i = 0; i < m.nmanifests; i++)
+			if (!al_pack__image_complete(s, &m.manifests[i].digest,
+			                             m.manifests[i].media_type,
+			                             depth + 1))
+				goto out;
+	} else {
+		if (al_store_has_blob(s, &m.config.digest, NULL) != 1)
+			goto out;
+		for (i = 0; i < m.nlayers; i++) {
+			if (m.layers[i].media_type != NULL &&
+			    strstr(m.layers[i].media_type,
+			           "nondistributable") != NULL)
+				continue;
+			if (al_store_has_blob(s, &m.layers[i].digest, NULL) !=
+			    1)
+				goto out;
+		}
+	}
+	ok = 1;
+out:
+	al_manifest_clear(&m);
+	al_buf_free(&b);
+	return ok;
 }

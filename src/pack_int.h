@@ -33,6 +33,19 @@ enum {
 int al_pack__classify(const char *path);
 /* 1 if s is exactly 64 lowercase hex digits. */
 int al_pack__is_hex64(const char *s);
+
+/* Deepest index nesting al_pack__image_complete follows. */
+#define AL_PACK_IMAGE_DEPTH_MAX 8
+
+/*
+ * 1 when the manifest or index d (media_type NULL: read from the manifest)
+ * and every blob it reaches, nondistributable layers aside, are in s; 0
+ * otherwise (errors cleared). A descriptor of another media type is
+ * complete when its blob is there. Used by both importers (pack_unpack.c,
+ * pack_ocmirror.c) to name only whole images.
+ */
+int al_pack__image_complete(al_store *s, const al_digest *d,
+                            const char *media_type, int depth);
 /* 1 if s is exactly n lowercase hex digits. */
 int al_pack__is_hex(const char *s, size_t n);
 /* For a blob path "blobs/<algo>/<hex>": the algorithm (AL_DIGEST_SHA256 or

@@ -36,7 +36,6 @@
 #define OCM_MAX_VOLUMES 999999
 #define OCM_MAX_REFS 1000000
 #define OCM_LINK_MAX 200
-#define OCM_DEPTH_MAX 8
 /* the name airlock gives what the archive holds: oc-mirror's local cache
  * registry (its --port default), from which it pushes */
 #define OCM_REGISTRY "localhost:55000"
@@ -658,41 +657,6 @@ static int load_manifest(ocm_ctx *c, const al_digest *d, al_manifest *m,
 	return rc;
 }
 
-/* 1 when every blob the manifest at d reaches is in the store. */
-static int complete(ocm_ctx *c, const al_digest *d, int depth)
-{
-	al_manifest m;
-	size_t i;
-	int ok = 0;
-
-	memset(&m, 0, sizeof(m));
-	if (depth > OCM_DEPTH_MAX || load_manifest(c, d, &m, NULL) < 0) {
-		al_error_clear();
-		return 0;
-	}
-	if (m.is_index) {
-		for (i = 0; i < m.nmanifests; i++)
-			if (!complete(c, &m.manifests[i].digest, depth + 1))
-				goto out;
-	} else {
-		if (al_store_has_blob(c->s, &m.config.digest, NULL) != 1)
-			goto out;
-		for (i = 0; i < m.nlayers; i++) {
-			if (m.layers[i].media_type != NULL &&
-			    strstr(m.layers[i].media_type,
-			           "nondistributable") != NULL)
-				continue;
-			if (al_store_has_blob(c->s, &m.layers[i].digest,
-			                      NULL) != 1)
-				goto out;
-		}
-	}
-	ok = 1;
-out:
-	al_manifest_clear(&m);
-	return ok;
-}
-
 /* Name in the store every tag, and every revision that is neither tagged
  * nor a child of an index of its repository, whose image is complete. */
 static int name_images(ocm_ctx *c)
@@ -765,7 +729,7 @@ static int name_images(ocm_ctx *c)
 			goto out;
 		}
 		memset(&m, 0, sizeof(m));
-		if (!complete(c, &r->digest, 0) ||
+		if (!al_pack__image_complete(c->s, &r->digest, NULL, 0) ||
 		    load_manifest(c, &r->digest, &m, &size) < 0) {
 			al_error_clear();
 			c->res->images_incomplete++;

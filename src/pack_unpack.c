@@ -28,7 +28,6 @@
 
 #define MAX_VOLUMES 9999
 #define MAX_ENTRIES 1000000
-#define MAX_DEPTH 8
 
 typedef struct up_part {
 	unsigned volume;
@@ -1389,50 +1388,6 @@ out:
 	return rc;
 }
 
-/* 1 if every blob desc reaches is in the store. */
-static int image_complete(up_ctx *c, const al_descriptor *desc, int depth)
-{
-	al_buf b = AL_BUF_INIT(AL_OCI_MANIFEST_MAX);
-	al_manifest m;
-	size_t i;
-	int ok = 0;
-
-	memset(&m, 0, sizeof(m));
-	if (depth > MAX_DEPTH ||
-	    al_store_has_blob(c->s, &desc->digest, NULL) != 1)
-		return 0;
-	if (!al_media_type_is_manifest(desc->media_type))
-		return 1;
-	if (al_store_read_blob(c->s, &desc->digest, &b) < 0 ||
-	    al_manifest_parse(&m, b.ptr, b.len, desc->media_type, "manifest") <
-	        0) {
-		al_error_clear();
-		goto out;
-	}
-	if (m.is_index) {
-		for (i = 0; i < m.nmanifests; i++)
-			if (!image_complete(c, &m.manifests[i], depth + 1))
-				goto out;
-	} else {
-		if (al_store_has_blob(c->s, &m.config.digest, NULL) != 1)
-			goto out;
-		for (i = 0; i < m.nlayers; i++) {
-			if (m.layers[i].media_type != NULL &&
-			    strstr(m.layers[i].media_type,
-			           "nondistributable") != NULL)
-				continue;
-			if (al_store_has_blob(c->s, &m.layers[i].digest,
-			                      NULL) != 1)
-				goto out;
-		}
-	}
-	ok = 1;
-out:
-	al_manifest_clear(&m);
-	al_buf_free(&b);
-	return ok;
-}
-
 /* Read a staged file back, re-checking its digest. */
 static int load_staged(up_ctx *c, const up_entry *e, json_t **out)
 {
@@ -1607,7 +1562,8 @@ static int apply_index(up_ctx *c, const up_entry *e)
 		tags[i].name = name;
 		if ((rc = check_index_target(c, name, &tags[i].d)) < 0)
 			goto out;
-		tags[i].complete = image_complete(c, &tags[i].d, 0);
+		tags[i].complete = al_pack__image_complete(
+		    c->s, &tags[i].d.digest, tags[i].d.media_type, 0);
 	}
 	if ((rc = check_rollback(c, tags, n)) < 0)
 		goto out;
