@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -65,6 +66,8 @@ struct al_http {
 	uint8_t *ca_pem;
 	size_t ca_pem_len;
 	char *ca_path; /* $SSL_CERT_DIR, as curl's CAPATH */
+	/* the system's CAs are curl's default CA directory only (ca_setup) */
+	int ca_system_dir;
 };
 
 /* State of one al_http_do call, shared with the curl callbacks. */
@@ -965,6 +968,8 @@ static int setup_attempt(al_http *h, struct xfer *x, const char *url,
 	} else if (h->ca_file != NULL) {
 		bad |=
 		    curl_easy_setopt(e, CURLOPT_CAINFO, h->ca_file) != CURLE_OK;
+	} else if (h->ca_system_dir) {
+		bad |= curl_easy_setopt(e, CURLOPT_CAINFO, NULL) != CURLE_OK;
 	}
 	if (h->ca_path != NULL)
 		bad |=
@@ -1633,6 +1638,22 @@ static int copy_opts(al_http *h, const al_http_opts *opts)
 	return 0;
 }
 
+/* 1 when the system's CAs can be curl's default CA directory alone: no
+ * bundle named (ca_file, $SSL_CERT_FILE), no $SSL_CERT_DIR, and curl has a
+ * default directory that exists (ca_setup). */
+static int system_ca_dir(al_http *h)
+{
+	char *dir = NULL;
+	struct stat st;
+
+	if (h->ca_file != NULL || h->ca_path != NULL)
+		return 0;
+	if (curl_easy_getinfo(h->easy, CURLINFO_CAPATH, &dir) != CURLE_OK ||
+	    dir == NULL || dir[0] == '\0')
+		return 0;
+	return stat(dir, &st) == 0 && S_ISDIR(st.st_mode);
+}
+
 /*
  * The trusted CAs, as Go's crypto/x509 system pool plus a registry's
  * certs.d (containers/image tlsclientconfig): $SSL_CERT_FILE stands for
@@ -1642,6 +1663,16 @@ static int copy_opts(al_http *h, const al_http_opts *opts)
  * from more than one file, they go to curl as one blob: the bundle file
  * (ca_file, $SSL_CERT_FILE or curl's default), then opts->ca_pem, then
  * the $SSL_CERT_DIR files. Runs once per client, after the easy handle.
+ *
+ * The system's CAs: when no bundle is named and $SSL_CERT_DIR is unset,
+ * they are curl's default CA directory alone (Debian's /etc/ssl/certs,
+ * which update-ca-certificates fills with the bundle's certificates under
+ * their subject-hash names), not its default bundle: OpenSSL looks a
+ * directory up by the issuer's hash and reads only the certificates a
+ * chain needs, while a bundle is parsed whole, 140 certificates, for every
+ * client (a file) or every connection (a blob). That parse was most of the
+ * CPU time of a TLS push with 16 workers (docs/http.md, "Trusted CAs").
+ * curl without a default directory keeps its default bundle.
  */
 static int ca_setup(al_http *h, const al_http_opts *opts)
 {
@@ -1665,11 +1696,12 @@ static int ca_setup(al_http *h, const al_http_opts *opts)
 	if (envd != NULL && envd[0] != '\0' &&
 	    (h->ca_path = al_strdup(envd)) == NULL)
 		return al_error_set(AL_ENOMEM, "out of memory");
+	h->ca_system_dir = system_ca_dir(h);
 	if ((opts->ca_pem == NULL || opts->ca_pem_len == 0) &&
 	    h->ca_path == NULL)
 		return 0;
 	base = h->ca_file;
-	if (base == NULL &&
+	if (base == NULL && !h->ca_system_dir &&
 	    curl_easy_getinfo(h->easy, CURLINFO_CAINFO, &deflt) == CURLE_OK)
 		base = deflt;
 	if (base != NULL && (rc = al_certs_read_file(base, &pem)) < 0 &&

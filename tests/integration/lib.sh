@@ -45,6 +45,10 @@ AL_RC=0
 T=$(mktemp -d "${TMPDIR:-/tmp}/airlock-it.XXXXXX")
 export HOME=$T/home XDG_RUNTIME_DIR=$T/run
 unset REGISTRY_AUTH_FILE DOCKER_CONFIG
+# Nor the host's CAs and proxies: a test names the CAs and servers it uses
+# (CMakeLists.txt unsets the same for every test it runs).
+unset SSL_CERT_FILE SSL_CERT_DIR http_proxy https_proxy HTTPS_PROXY all_proxy ALL_PROXY \
+	no_proxy NO_PROXY
 mkdir -p "$HOME" "$XDG_RUNTIME_DIR"
 # skopeo needs a signature policy; an accept-anything one scoped to this test.
 printf '{"default":[{"type":"insecureAcceptAnything"}]}\n' >"$T/policy.json"
