@@ -90,6 +90,25 @@ al_run out err "${VI[@]}" --trusted-root tr.json "${ID[@]}" "docker://$R/ex/unsi
 al_check "the bundle attached to another image is refused there (digest mismatch)" \
 	sh -c "[ $AL_RC = 1 ] && grep -q 'digest mismatch: the in-toto statement does not name' err"
 
+# a registry with the referrers API (the shim in front of the same
+# registry): the referrer is found through GET /v2/<name>/referrers/<digest>
+python3 "$AL_TOOLS/referrers_shim.py" "$R" shim.port shim.log & SHIM_PID=$!
+AL_PIDS+=("$SHIM_PID")
+for _ in $(seq 100); do [ -s shim.port ] && break; sleep 0.1; done
+S=127.0.0.1:$(cat shim.port)
+al_run out err "${VI[@]}" --trusted-root tr.json "${ID[@]}" "docker://$S/ex/app:v1"
+al_check "through the referrers API: cosign's bundle referrer verifies" \
+	grep -q "^$S/ex/app@$D: verified (signature 1, bundle, keyless: $SUBJ" out
+al_check "it was found through the referrers API, not the tag schema" \
+	sh -c "grep -q '^GET /v2/ex/app/referrers/$D' shim.log && ! grep -q 'manifests/sha256-${D#sha256:}\$' shim.log"
+al_run out err "$AIRLOCK" mirror --layout source --store "$T/sa" --tls-verify=false \
+	--keyring "$AL_SOURCE_DIR/samples/keys/release.gpg" --image "docker://$S/ex/app:v1"
+al_check "mirror through the referrers API carries the referrer" \
+	sh -c "[ $AL_RC = 0 ] && grep -q 'sigstore: carried 1 signature artifact(s) of 1 image(s)' err && [ -f '$T/sa/blobs/sha256/${REF#sha256:}' ]"
+al_run out err "$AIRLOCK" verify-image --store "$T/sa" --trusted-root tr.json "${ID[@]}" "$S/ex/app:v1"
+al_check "what came through the referrers API verifies in the store" grep -q "verified (signature 1, bundle, keyless" out
+al_stop "$SHIM_PID"
+
 # mirror carries the referrer with the image, beside it in the store
 al_run out err "$AIRLOCK" mirror --layout source --store "$T/s" --tls-verify=false \
 	--keyring "$AL_SOURCE_DIR/samples/keys/release.gpg" --image "docker://$R/ex/app:v1"
