@@ -32,7 +32,7 @@ int al_cosign_store_root_put(al_store *s, const uint8_t *json, size_t n,
 		                    "al_cosign_store_root_put: bad argument");
 	/* kept only what verification would accept, and text: the record
 	 * holds it as a JSON string */
-	if (memchr(json, '\0', n) != NULL)
+	if (n > 0 && memchr(json, '\0', n) != NULL)
 		return al_error_set(AL_EPARSE,
 		                    "%s: a trusted root is JSON text, this "
 		                    "holds a NUL byte",
