@@ -164,6 +164,9 @@ al_check "unpack it on the far side (signature verified)" "$AIRLOCK" unpack --tr
 al_run out err "$AIRLOCK" verify-image --store "$T/far" "${ID[@]}" "$R/ex/app:v1"
 al_check "far side: the carried referrer verifies with the carried root, no --trusted-root" \
 	sh -c "[ $AL_RC = 0 ] && grep -q 'verified (signature 1, bundle, keyless: $SUBJ' out"
+al_check "the far store's inventory lists the kept root by its digest" sh -c "
+	'$AIRLOCK' inventory --store '$T/far' -o inv.json >/dev/null &&
+	python3 -c 'import json,sys; (r,) = json.load(open(\"inv.json\"))[\"sigstore\"]; assert r[\"name\"] == \"trusted-root\" and r[\"digest\"] == sys.argv[1], r' sha256:$(sha256sum tr.json | cut -c1-64)"
 al_run out err "$AIRLOCK" verify-image --store "$T/far" --certificate-identity https://github.com/mallory/x \
 	--certificate-oidc-issuer "$ISS" "$R/ex/app:v1"
 al_check "far side: another identity is refused with the carried root" [ "$AL_RC" = 1 ]
