@@ -150,6 +150,43 @@ typedef struct carry_layout {
 
 #define CARRY_LAYOUTS_MAX 64
 
+/*
+ * The referrer manifest's own annotations onto its descriptor e in the
+ * referrers index, as a registry's referrers API lists them and as a
+ * client updating the tag schema writes them (distribution-spec 1.1
+ * "Listing Referrers", "Pushing Manifests with Subject"): cosign puts
+ * dev.sigstore.bundle.content, dev.sigstore.bundle.predicateType and
+ * org.opencontainers.image.created there (cosign specs/BUNDLE_SPEC.md
+ * "Annotations") to tell its bundles apart without fetching each.
+ * Annotations that are not an object of strings are left out.
+ */
+static int copy_annotations(json_t *e, const al_cosign_artifact *a)
+{
+	json_t *m = NULL, *ann, *v, *out = NULL;
+	const char *k;
+	int rc = 0;
+
+	if ((rc = al_json_parse(&m, a->manifest, a->manifest_len, "referrer")) <
+	    0) {
+		al_error_clear();
+		return rc == AL_ENOMEM ? rc : 0; /* nothing to copy */
+	}
+	ann = json_object_get(m, "annotations");
+	if (!json_is_object(ann) || json_object_size(ann) == 0)
+		goto out;
+	json_object_foreach(ann, k, v)
+	{
+		if (!json_is_string(v))
+			goto out;
+	}
+	if ((out = json_deep_copy(ann)) == NULL ||
+	    json_object_set_new(e, "annotations", out) < 0)
+		rc = al_error_set(AL_ENOMEM, "out of memory");
+out:
+	json_decref(m);
+	return rc;
+}
+
 /* Write the referrers index of one image into the store. */
 static int write_index(al_store *s, const char *base, const al_digest *image,
                        const al_cosign_found *f)
@@ -191,7 +228,12 @@ static int write_index(al_store *s, const char *base, const al_digest *image,
 		    (a->artifact_type != NULL &&
 		     json_object_set_new(e, "artifactType",
 		                         json_string(a->artifact_type)) < 0) ||
-		    json_array_append_new(list, e) < 0) {
+		    copy_annotations(e, a) < 0) {
+			json_decref(e);
+			json_decref(list);
+			return al_error_set(AL_ENOMEM, "out of memory");
+		}
+		if (json_array_append_new(list, e) < 0) {
 			json_decref(list);
 			return al_error_set(AL_ENOMEM, "out of memory");
 		}

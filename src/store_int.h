@@ -128,6 +128,20 @@ typedef struct al_store__kind {
 extern const al_store__kind al_store__catalog_kind; /* store_catalogs.c */
 extern const al_store__kind al_store__chart_kind;   /* store_charts.c */
 
+/* One record of the "sigstore" array (store_sigstore.c): trust material
+ * kept with the store so that pack carries it under its signed manifest,
+ * today the Sigstore trusted root ("trusted-root") verification used. */
+typedef struct al_store__sigstore_trust {
+	char *name;       /* "trusted-root", the key */
+	al_digest digest; /* SHA-256 of content */
+	int has_digest;
+	char *media_type; /* application/vnd.dev.sigstore.trustedroot+json */
+	char *source;     /* where it was read from */
+	char *kept;       /* ISO 8601 UTC time it was kept */
+	char *content;    /* the file's text, exactly as read */
+} al_store__sigstore_trust;
+extern const al_store__kind al_store__sigstore_kind; /* store_sigstore.c */
+
 /* Free what rec owns and zero it (counts -1); NULL is a no-op. */
 void al_store__record_clear(const al_store__kind *k, void *rec);
 /* Clear list[0..n) and free list; NULL is a no-op. */

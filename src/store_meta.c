@@ -56,8 +56,9 @@ void al_store_releases_free(al_store_release *list, size_t n)
 /* Every kind of named record releases.json holds beside "releases", in the
  * order a pack's inventory lists them. */
 static const al_store__kind *const record_kinds[] = {
-    &al_store__catalog_kind, /* operator catalogs (store_catalogs.c) */
-    &al_store__chart_kind,   /* Helm charts (store_charts.c) */
+    &al_store__catalog_kind,  /* operator catalogs (store_catalogs.c) */
+    &al_store__chart_kind,    /* Helm charts (store_charts.c) */
+    &al_store__sigstore_kind, /* sigstore trust (store_sigstore.c) */
 };
 
 int al_store__kinds_inventory(al_store *s, json_t *inv)

@@ -124,6 +124,29 @@ AL_EXPORT int al_cosign_trust_add_trusted_root_file(al_cosign_trust *t,
                                                     const char *path);
 
 /*
+ * The trusted root kept in a store (docs/cosign.md "The trusted root in
+ * the store"): a "sigstore" record of STORE/airlock/releases.json named
+ * "trusted-root", holding the file's text exactly as read, its SHA-256,
+ * where it came from and when, so that pack carries it under its signed
+ * manifest and unpack merges it (the pack's replaces the far store's).
+ *
+ * al_cosign_store_root_put keeps json[0..n) (which must load as a trusted
+ * root, as al_cosign_trust_add_trusted_root does; AL_EPARSE otherwise),
+ * replacing the one kept before; source names where it was read from.
+ * Read-only store: AL_EINVAL.
+ * al_cosign_store_root_get copies the kept text into out (and its digest
+ * into *digest when not NULL): AL_ENOTFOUND when none is kept,
+ * AL_EVERIFY when the record's text does not match its digest.
+ * al_cosign_trust_add_store_root adds the kept root to t, as
+ * al_cosign_trust_add_trusted_root; AL_ENOTFOUND when none is kept.
+ */
+AL_EXPORT int al_cosign_store_root_put(al_store *s, const uint8_t *json,
+                                       size_t n, const char *source);
+AL_EXPORT int al_cosign_store_root_get(al_store *s, al_buf *out,
+                                       al_digest *digest);
+AL_EXPORT int al_cosign_trust_add_store_root(al_cosign_trust *t, al_store *s);
+
+/*
  * The identity a keyless certificate must carry: issuer (the OIDC issuer,
  * Fulcio extension 1.3.6.1.4.1.57264.1.8, or .1.1 in older certificates)
  * and subject (a SAN email address or URI), both compared exactly. Either

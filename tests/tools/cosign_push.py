@@ -14,6 +14,14 @@ usage:
         a key-based DSSE bundle made here, the BUNDLE files given (sigstore
         bundles made elsewhere), and a referrer whose subject is another
         image, all listed in the referrers tag
+  cosign_push.py cosign-referrer REG REPO DIGEST BUNDLE [PREDICATE]
+        BUNDLE (a sigstore bundle v0.3) as cosign v3 (and v2.6 with
+        --new-bundle-format) attaches it: cosign pkg/oci/remote/write.go
+        WriteAttestationNewBundleFormat / WriteReferrer, and its descriptor
+        added to the "sha256-<hex>" referrers tag index the way a client
+        updates the tag schema (distribution-spec 1.1 "Pushing Manifests
+        with Subject"), keeping what the index listed before; prints the
+        referrer's digest
 """
 import base64
 import hashlib
@@ -21,6 +29,7 @@ import json
 import subprocess
 import sys
 import tempfile
+import urllib.error
 import urllib.request
 
 OCI_MANIFEST = "application/vnd.oci.image.manifest.v1+json"
@@ -141,12 +150,61 @@ def cmd_referrers(reg, repo, dig, key, ref, bundles):
         print(e["digest"])
 
 
+def go_json(v):
+    """Go encoding/json: no spaces, map keys sorted (structs keep their
+    field order, which the dicts below are written in)."""
+    return json.dumps(v, separators=(",", ":"), ensure_ascii=False).encode()
+
+
+def cmd_cosign_referrer(reg, repo, dig, bundle_file, predicate="https://sigstore.dev/cosign/sign/v1"):
+    import datetime
+    with open(bundle_file, "rb") as fh:
+        bundle = fh.read()
+    r = urllib.request.Request(f"http://{reg}/v2/{repo}/manifests/{dig}", method="HEAD",
+                               headers={"Accept": OCI_MANIFEST + "," + OCI_INDEX})
+    with urllib.request.urlopen(r, timeout=30) as resp:
+        subject = {"mediaType": resp.headers["Content-Type"].split(";")[0].strip(),
+                   "size": int(resp.headers["Content-Length"]), "digest": dig}
+    cfg = put_blob(reg, repo, b"{}")
+    layer = put_blob(reg, repo, bundle)
+    created = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
+    ann = {"dev.sigstore.bundle.content": "dsse-envelope",
+           "dev.sigstore.bundle.predicateType": predicate,
+           "org.opencontainers.image.created": created}
+    # v1.Manifest fields in order, then referrerManifest.ArtifactType; the
+    # config descriptor carries the artifactType too (WriteReferrer sets it)
+    m = {"schemaVersion": 2, "mediaType": OCI_MANIFEST,
+         "config": {"mediaType": EMPTY, "size": cfg["size"], "digest": cfg["digest"],
+                    "artifactType": BUNDLE_V03},
+         "layers": [{"mediaType": BUNDLE_V03, "size": layer["size"], "digest": layer["digest"]}],
+         "annotations": dict(sorted(ann.items())),
+         "subject": subject,
+         "artifactType": BUNDLE_V03}
+    body = go_json(m)
+    d = digest(body)
+    req("PUT", f"http://{reg}/v2/{repo}/manifests/{d}", body, {"Content-Type": OCI_MANIFEST})
+    tag = dig.replace(":", "-")
+    try:
+        _, _, old = req("GET", f"http://{reg}/v2/{repo}/manifests/{tag}", headers={"Accept": OCI_INDEX})
+        idx = json.loads(old)
+    except urllib.error.HTTPError as e:
+        if e.code != 404:
+            raise
+        idx = {"schemaVersion": 2, "mediaType": OCI_INDEX, "manifests": []}
+    idx["manifests"].append({"mediaType": OCI_MANIFEST, "size": len(body), "digest": d,
+                             "annotations": m["annotations"], "artifactType": BUNDLE_V03})
+    req("PUT", f"http://{reg}/v2/{repo}/manifests/{tag}", go_json(idx), {"Content-Type": OCI_INDEX})
+    print(d)
+
+
 def main():
     a = sys.argv[1:]
     if a and a[0] == "image" and len(a) == 4:
         cmd_image(*a[1:])
     elif a and a[0] == "sig" and len(a) == 6:
         cmd_sig(*a[1:])
+    elif a and a[0] == "cosign-referrer" and len(a) in (5, 6):
+        cmd_cosign_referrer(*a[1:])
     elif a and a[0] == "referrers" and len(a) >= 6:
         cmd_referrers(*a[1:6], a[6:])
     else:

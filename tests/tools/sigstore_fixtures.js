@@ -153,6 +153,17 @@ async function main() {
 		predicate: {},
 	}));
 	write('statement.json', statement);
+	// what `cosign sign` (v2.6 --new-bundle-format, v3 by default) signs:
+	// protojson of an in-toto v1 statement whose one subject is the image's
+	// digest without a name, annotations an empty struct (cosign
+	// cmd/cosign/cli/sign/sign.go signDigestBundle)
+	const cosignV3Statement = Buffer.from(JSON.stringify({
+		_type: 'https://in-toto.io/Statement/v1',
+		subject: [{ digest: { sha256: digest.replace(/^sha256:/, '') }, annotations: {} }],
+		predicateType: 'https://sigstore.dev/cosign/sign/v1',
+		predicate: {},
+	}));
+	write('statement-cosign-v3.json', cosignV3Statement);
 
 	const cases = [];
 	// peer verdict for a bundle file: @sigstore/verify with the same trust
@@ -275,6 +286,8 @@ async function main() {
 	addBundle('keyless-bundle', good, 'payload.json', payload, kl);
 	const dsse = await keyless('keyless-dsse', statement, 'statement.json', { dsse: 'application/vnd.in-toto+json' });
 	addBundle('keyless-dsse-bundle', dsse, null, null, kl);
+	const cosignV3 = await keyless('keyless-cosign-v3', cosignV3Statement, 'statement-cosign-v3.json', { dsse: 'application/vnd.in-toto+json' });
+	addBundle('keyless-cosign-v3-bundle', cosignV3, null, null, kl);
 	const dsseChain = await keyless('keyless-dsse-chain', payload, 'payload.json', { dsse: 'application/vnd.dev.cosign.simplesigning.v1+json', chain: true });
 	addBundle('keyless-dsse-simplesigning-bundle', dsseChain, null, null, kl);
 	addBundle('keyless-other-subject-bundle', good, 'payload.json', payload, { ...kl, subject: OTHER_SUBJECT , reason: 'identity mismatch' });

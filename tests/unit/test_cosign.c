@@ -1437,6 +1437,91 @@ static int run_case(const char *dir, const json_t *c, const al_digest *img,
 	return got_ok == want_ok && image_rc == 0 ? 0 : 1;
 }
 
+/* The trusted root kept in a store: put, get back byte for byte with its
+ * digest, replaced by a later put, never replaced by a file that is not a
+ * trusted root, refused once its text no longer matches its digest. */
+static void test_cosign__store_keeps_the_trusted_root(void)
+{
+	char dir[512], path[1024];
+	al_store *st = NULL, *ro = NULL;
+	al_store_opts so = {.create = 1}, rso = {.readonly = 1};
+	al_buf root = AL_BUF_INIT(AL_COSIGN_MAX_PEM);
+	al_buf got = AL_BUF_INIT(AL_COSIGN_MAX_PEM);
+	al_buf rel = AL_BUF_INIT(AL_MIB);
+	al_cosign_trust *t = NULL;
+	al_hasher *h = NULL;
+	al_digest want, d;
+	char *edited;
+
+	snprintf(dir, sizeof(dir), "%s/keep-store", al_test_tmpdir());
+	snprintf(path, sizeof(path),
+	         "%s/tests/fixtures/sigstore-conformance/"
+	         "trusted-root-public-good.json",
+	         al_test_source_dir());
+	CU_ASSERT_EQUAL_FATAL(al_fs_read_file(path, &root), 0);
+	CU_ASSERT_EQUAL_FATAL(al_store_open(&st, dir, &so), 0);
+	CU_ASSERT_EQUAL(al_cosign_store_root_get(st, &got, &d), AL_ENOTFOUND);
+	CU_ASSERT_EQUAL(al_cosign_trust_new(&t), 0);
+	CU_ASSERT_EQUAL(al_cosign_trust_add_store_root(t, st), AL_ENOTFOUND);
+
+	CU_ASSERT_EQUAL(
+	    al_cosign_store_root_put(st, root.ptr, root.len, "public-good"), 0);
+	CU_ASSERT_EQUAL(al_cosign_store_root_get(st, &got, &d), 0);
+	CU_ASSERT_EQUAL(got.len, root.len);
+	CU_ASSERT(got.len == root.len &&
+	          memcmp(got.ptr, root.ptr, root.len) == 0);
+	CU_ASSERT_EQUAL(al_hasher_new(&h, AL_DIGEST_SHA256), 0);
+	CU_ASSERT_EQUAL(al_hasher_update(h, root.ptr, root.len), 0);
+	CU_ASSERT_EQUAL(al_hasher_final(h, &want), 0);
+	al_hasher_free(h);
+	CU_ASSERT(al_digest_equal(&d, &want));
+	CU_ASSERT_EQUAL(al_cosign_trust_add_store_root(t, st), 0);
+
+	/* not a trusted root: refused, the kept one stays */
+	CU_ASSERT_EQUAL(al_cosign_store_root_put(
+	                    st, (const uint8_t *)"{\"tlogs\": 1}", 12, "bad"),
+	                AL_EPARSE);
+	CU_ASSERT_EQUAL(
+	    al_cosign_store_root_put(st, (const uint8_t *)"{}\0{}", 5, "nul"),
+	    AL_EPARSE);
+	CU_ASSERT_EQUAL(al_cosign_store_root_get(st, &got, &d), 0);
+	CU_ASSERT(al_digest_equal(&d, &want));
+
+	/* a later put replaces it: one record */
+	CU_ASSERT_EQUAL(al_buf_append(&root, "\n", 1), 0);
+	CU_ASSERT_EQUAL(
+	    al_cosign_store_root_put(st, root.ptr, root.len, "public-good"), 0);
+	CU_ASSERT_EQUAL(al_cosign_store_root_get(st, &got, &d), 0);
+	CU_ASSERT_EQUAL(got.len, root.len);
+	CU_ASSERT(!al_digest_equal(&d, &want));
+
+	/* a read-only store keeps nothing */
+	CU_ASSERT_EQUAL(al_store_open(&ro, dir, &rso), 0);
+	CU_ASSERT_EQUAL(
+	    al_cosign_store_root_put(ro, root.ptr, root.len, "public-good"),
+	    AL_EINVAL);
+	al_store_free(ro);
+	al_store_free(st);
+	st = NULL;
+
+	/* the text edited behind the digest's back is refused */
+	snprintf(path, sizeof(path), "%s/airlock/releases.json", dir);
+	CU_ASSERT_EQUAL_FATAL(al_fs_read_file(path, &rel), 0);
+	CU_ASSERT_EQUAL_FATAL(al_buf_append(&rel, "", 1), 0);
+	CU_ASSERT_EQUAL(strstr((char *)rel.ptr, "\"trusted-root\"") != NULL, 1);
+	edited = strstr((char *)rel.ptr, "rekor.sigstore.dev");
+	CU_ASSERT_PTR_NOT_NULL_FATAL(edited);
+	edited[0] = 'R';
+	CU_ASSERT_EQUAL(al_fs_write_atomic(path, rel.ptr, rel.len - 1), 0);
+	CU_ASSERT_EQUAL_FATAL(al_store_open(&st, dir, &so), 0);
+	CU_ASSERT_EQUAL(al_cosign_store_root_get(st, &got, &d), AL_EVERIFY);
+	al_store_free(st);
+	al_cosign_trust_free(t);
+	al_buf_free(&root);
+	al_buf_free(&got);
+	al_buf_free(&rel);
+}
+
 static int run_cases(const char *dir, const char *digest, const char *ref)
 {
 	char path[1024];
@@ -1485,6 +1570,8 @@ int main(int argc, char **argv)
 	     test_cosign__policy_fulcio_with_real_cosign_signature},
 	    {"mirror_run_carries_by_default",
 	     test_cosign__mirror_run_carries_by_default},
+	    {"store_keeps_the_trusted_root",
+	     test_cosign__store_keeps_the_trusted_root},
 	    CU_TEST_INFO_NULL,
 	};
 

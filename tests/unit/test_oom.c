@@ -813,6 +813,63 @@ static void test_oom__cosign_bundle_rekor_v2(void)
 	al_buf_free(&br.artifact);
 }
 
+/* The trusted root kept in a store, read back on the far side and loaded
+ * as trust: every allocation failure is AL_ENOMEM, never "not kept" or
+ * "does not match its digest". */
+struct kept_run {
+	al_store *st;
+	al_buf root;
+};
+
+static int run_kept_root(void *ud)
+{
+	struct kept_run *kr = ud;
+	al_buf got = AL_BUF_INIT(1 << 20);
+	al_cosign_trust *t = NULL;
+	al_digest d;
+	int rc;
+
+	if ((rc = al_cosign_store_root_get(kr->st, &got, &d)) < 0 ||
+	    (rc = al_cosign_trust_new(&t)) < 0 ||
+	    (rc = al_cosign_trust_add_store_root(t, kr->st)) < 0)
+		goto out;
+	if (got.len != kr->root.len ||
+	    memcmp(got.ptr, kr->root.ptr, got.len) != 0)
+		rc = OOM_WRONG;
+out:
+	al_cosign_trust_free(t);
+	al_buf_free(&got);
+	return rc;
+}
+
+static void test_oom__cosign_kept_trusted_root(void)
+{
+	struct kept_run kr;
+	al_store_opts so = {.create = 1};
+	char dir[1024], path[1200];
+
+	memset(&kr, 0, sizeof(kr));
+	kr.root = (al_buf)AL_BUF_INIT(1 << 20);
+	snprintf(path, sizeof(path),
+	         "%s/tests/fixtures/sigstore-conformance/"
+	         "trusted-root-public-good.json",
+	         al_test_source_dir());
+	CU_ASSERT_EQUAL_FATAL(al_fs_read_file(path, &kr.root), 0);
+	snprintf(dir, sizeof(dir), "%s/oom-kept-root", al_test_tmpdir());
+	CU_ASSERT_EQUAL_FATAL(al_store_open(&kr.st, dir, &so), 0);
+	CU_ASSERT_EQUAL_FATAL(
+	    al_cosign_store_root_put(kr.st, kr.root.ptr, kr.root.len, "root"),
+	    0);
+	oom_spare_jansson(1);
+	oom_nomem_only = 1;
+	oom_both("al_cosign_store_root_get, al_cosign_trust_add_store_root",
+	         run_kept_root, &kr);
+	oom_nomem_only = 0;
+	oom_spare_jansson(0);
+	al_store_free(kr.st);
+	al_buf_free(&kr.root);
+}
+
 /* al_error_oom sets its message without any allocation. */
 static void test_oom__error_oom_allocates_nothing(void)
 {
@@ -840,6 +897,7 @@ int main(void)
 	    {"cosign_payload_and_signature",
 	     test_oom__cosign_payload_and_signature},
 	    {"cosign_bundle_rekor_v2", test_oom__cosign_bundle_rekor_v2},
+	    {"cosign_kept_trusted_root", test_oom__cosign_kept_trusted_root},
 	    {"error_oom_allocates_nothing",
 	     test_oom__error_oom_allocates_nothing},
 	    CU_TEST_INFO_NULL,

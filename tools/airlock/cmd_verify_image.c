@@ -57,7 +57,10 @@ static const char vi_help[] =
     "      --trusted-root FILE      a Sigstore trusted_root.json: Fulcio, "
     "Rekor, TSA\n"
     "                               and CT keys with their validity "
-    "windows\n"
+    "windows (with\n"
+    "                               --store and none of these given: the "
+    "one the\n"
+    "                               store keeps, if any)\n"
     "      --fulcio-root FILE       Fulcio CA certificates (keyless; needs "
     "--rekor-key\n"
     "                               and --certificate-identity or "
@@ -105,7 +108,10 @@ static const char vi_help[] =
     "                               registries into the store, digests "
     "unchanged, with\n"
     "                               a \"sha256-<hex>\" referrers index for "
-    "push\n"
+    "push;\n"
+    "                               with --trusted-root FILE, keep it in "
+    "the store\n"
+    "                               (pack carries it, signed)\n"
     "Configuration for the disconnected cluster:\n"
     "      --write-config DIR       write DIR/registries.d/airlock-"
     "sigstore.yaml (and,\n"
@@ -141,6 +147,8 @@ typedef struct vi_opts {
 	int require_tlog;
 	size_t min_times;
 	int carry;
+	int use_kept;   /* --store keeps a trusted root, and it is used */
+	al_store *kept; /* that store, open */
 	al_sig_identity_policy identity;
 	al_cosign_match match;
 	unsigned what;
@@ -224,6 +232,9 @@ static int build_trust(al_cosign_trust **out, const vi_opts *o)
 		if ((rc = al_cosign_trust_add_fulcio_file(t, o->pki[i])) < 0)
 			goto fail;
 	}
+	if (o->kept != NULL &&
+	    (rc = al_cosign_trust_add_store_root(t, o->kept)) < 0)
+		goto fail;
 	if (o->npki > 0 &&
 	    (rc = al_cosign_trust_set_pki(t, o->pki_email, o->pki_host)) < 0)
 		goto fail;
@@ -631,6 +642,30 @@ out:
 	return code;
 }
 
+/* Keep the trusted root at path in store (al_cosign_store_root_put). */
+static int keep_root(al_store *store, const char *path)
+{
+	al_buf b;
+	al_digest d;
+	char ds[AL_DIGEST_STRMAX];
+	int rc;
+
+	if ((rc = slurp(&b, path, AL_COSIGN_MAX_PEM)) < 0) {
+		cli_error("cannot read '%s': %s", path, al_error_message());
+		goto out;
+	}
+	if ((rc = al_cosign_store_root_put(store, b.ptr, b.len, path)) < 0 ||
+	    (rc = al_cosign_store_root_get(store, &b, &d)) < 0) {
+		cli_error("%s", al_error_message());
+		goto out;
+	}
+	printf("kept the trusted root %s (%s) in the store\n", cli_esc(path),
+	       al_digest_str(&d, ds));
+out:
+	al_buf_free(&b);
+	return rc;
+}
+
 static int carry(cli_common *c, const vi_opts *o, const char *const *names,
                  size_t n)
 {
@@ -643,6 +678,10 @@ static int carry(cli_common *c, const vi_opts *o, const char *const *names,
 	memset(&rep, 0, sizeof(rep));
 	if ((rc = al_store_open(&store, o->store, &so)) < 0)
 		return cli_fail(rc, "cannot open store '%s'", o->store);
+	if (o->nroots == 1 && (rc = keep_root(store, o->roots[0])) < 0) {
+		code = cli_input_exit_code(rc);
+		goto out;
+	}
 	cli_transfer_opts(c, &to);
 	rc =
 	    al_cosign_carry(store, n > 0 ? names : NULL, n, o->what, &to, &rep);
@@ -659,6 +698,7 @@ static int carry(cli_common *c, const vi_opts *o, const char *const *names,
 	printf("carried %zu signature artifact(s) of %zu image(s), %zu "
 	       "referrers index(es)\n",
 	       rep.artifacts, rep.images, rep.indexes);
+out:
 	al_cosign_carry_report_clear(&rep);
 	al_store_free(store);
 	return code;
@@ -813,6 +853,9 @@ int cmd_verify_image(int argc, char **argv)
 		if (o.store == NULL)
 			return cli_usage_error("verify-image",
 			                       "--carry needs --store");
+		if (o.nroots > 1)
+			return cli_usage_error(
+			    "verify-image", "--carry keeps one --trusted-root");
 		if ((code = cli_common_start(&c)) != EXIT_OK)
 			goto out;
 		code = carry(&c, &o, (const char *const *)argv + optind,
@@ -823,12 +866,39 @@ int cmd_verify_image(int argc, char **argv)
 		return cli_usage_error("verify-image",
 		                       "give an IMAGE, or --bundle and "
 		                       "--artifact");
-	if ((o.policy != NULL) ==
-	    (o.nkeys > 0 || o.nfulcio > 0 || o.npki > 0 || o.nroots > 0))
+	/* the store's trusted root, when nothing but keys (or nothing) says
+	 * what to trust: never added to PEM trust or another root, which it
+	 * would widen */
+	if (o.store != NULL && o.policy == NULL && o.nroots == 0 &&
+	    o.nfulcio == 0 && o.nrekor == 0 && o.ntsa == 0 && o.npki == 0) {
+		al_buf kb = AL_BUF_INIT(AL_COSIGN_MAX_PEM);
+		al_digest kd;
+		char kds[AL_DIGEST_STRMAX];
+
+		if ((rc = al_store_open(&store, o.store, &so)) < 0)
+			return cli_fail(rc, "cannot open store '%s'", o.store);
+		rc = al_cosign_store_root_get(store, &kb, &kd);
+		al_buf_free(&kb);
+		al_store_free(store);
+		store = NULL;
+		if (rc == 0) {
+			o.use_kept = 1;
+			cli_info(
+			    &c, "using the trusted root kept in the store (%s)",
+			    al_digest_str(&kd, kds));
+		} else if (rc != AL_ENOTFOUND) {
+			cli_error("%s", al_error_message());
+			return cli_input_exit_code(rc);
+		}
+		al_error_clear();
+	}
+	if ((o.policy != NULL) == (o.nkeys > 0 || o.nfulcio > 0 || o.npki > 0 ||
+	                           o.nroots > 0 || o.use_kept))
 		return cli_usage_error(
 		    "verify-image",
 		    "give --policy, or --key / --fulcio-root "
-		    "/ --trusted-root / --pki-ca (one of them)");
+		    "/ --trusted-root / --pki-ca (one of them), or a --store "
+		    "that keeps a trusted root");
 	if (optind == argc && o.policy != NULL)
 		return cli_usage_error("verify-image",
 		                       "--policy needs an IMAGE");
@@ -840,10 +910,10 @@ int cmd_verify_image(int argc, char **argv)
 		return cli_usage_error("verify-image",
 		                       "--pki-ca needs --pki-email or "
 		                       "--pki-hostname");
-	if (o.nroots > 0 && o.nkeys == 0 && o.npki == 0 && o.issuer == NULL &&
-	    o.subject == NULL)
+	if ((o.nroots > 0 || o.use_kept) && o.nkeys == 0 && o.npki == 0 &&
+	    o.issuer == NULL && o.subject == NULL)
 		return cli_usage_error("verify-image",
-		                       "--trusted-root needs "
+		                       "a trusted root needs "
 		                       "--certificate-identity or "
 		                       "--certificate-oidc-issuer (or --key)");
 	if (o.nfulcio > 0 && o.issuer == NULL && o.subject == NULL)
@@ -853,6 +923,12 @@ int cmd_verify_image(int argc, char **argv)
 		                       "--certificate-oidc-issuer");
 	if ((code = cli_common_start(&c)) != EXIT_OK)
 		goto out;
+	if (o.store != NULL && (rc = al_store_open(&store, o.store, &so)) < 0) {
+		code = cli_fail(rc, "cannot open store '%s'", o.store);
+		goto out;
+	}
+	if (o.use_kept)
+		o.kept = store;
 	if (o.policy != NULL) {
 		if ((rc = al_cosign_policy_load_file(&pol, o.policy)) < 0) {
 			cli_error("%s", al_error_message());
@@ -864,10 +940,6 @@ int cmd_verify_image(int argc, char **argv)
 	}
 	if (optind == argc) {
 		code = verify_blob(&o, t);
-		goto out;
-	}
-	if (o.store != NULL && (rc = al_store_open(&store, o.store, &so)) < 0) {
-		code = cli_fail(rc, "cannot open store '%s'", o.store);
 		goto out;
 	}
 	for (i = optind; i < argc; i++) {
