@@ -3496,31 +3496,100 @@ static int cluster_signature(run *r, const al_digest *d, char **why)
 	return 0;
 }
 
+/* The cluster's own architecture, the CVO's runtime.GOARCH: that of a
+ * control-plane node (status.nodeInfo.architecture; the CVO runs on
+ * one), else of any node; "amd64" with a note when no Node can be read.
+ * Written into buf. */
+static const char *cluster_arch(run *r, char *buf, size_t n)
+{
+	json_t *nodes = NULL, *nd;
+	const char *a = NULL;
+	size_t i;
+	int rc, best = -1;
+
+	rc = al_kube_list(r->o->kube, "v1", "Node", NULL, NULL, &nodes,
+	                  al_deadline_in(STATUS_WRITE_MS));
+	json_array_foreach(json_object_get(nodes, "items"), i, nd)
+	{
+		const json_t *l =
+		    json_object_get(json_object_get(nd, "metadata"), "labels");
+		const char *na = al_json_str(
+		    json_object_get(json_object_get(nd, "status"), "nodeInfo"),
+		    "architecture");
+		int rank =
+		    json_object_get(l, "node-role.kubernetes.io/control-plane")
+		        ? 2
+		    : json_object_get(l, "node-role.kubernetes.io/master") ? 1
+		                                                           : 0;
+
+		if (na != NULL && *na != '\0' && rank > best) {
+			a = na;
+			best = rank;
+		}
+	}
+	if (a == NULL) {
+		emit(r,
+		     "note: the cluster's architecture is not known (%s): "
+		     "amd64 taken",
+		     rc < 0 ? al_error_message() : "no Node says");
+		al_error_clear();
+		a = "amd64";
+	}
+	/* message text only: truncation intended */
+	snprintf(buf, n, "%s", a);
+	json_decref(nodes);
+	return buf;
+}
+
+/* 1 when the release r is a multi-architecture payload. */
+static int release_is_multi(const al_release *rel)
+{
+	size_t i, len;
+
+	for (i = 0; rel != NULL && i < al_release_file_count(rel); i++)
+		if (strcmp(al_release_file_name(rel, i), "release-metadata") ==
+		    0)
+			return al_update_release_multi(
+			    al_release_file_data(rel, i, &len), len);
+	return 0;
+}
+
 /*
  * The channel (ClusterVersion spec.channel) against the graph of it the
- * store holds (al_graph_load_from_store, "amd64"): the target must be in
- * the channel with an update from the cluster's version (status.desired)
- * to it. *bad (caller frees) says why not; NULL when fine or when there is
- * nothing to check (no channel, no graph in the store: said as a note).
+ * store holds (al_graph_load_from_store) for the architecture the CVO
+ * would ask for (al_update_graph_arch): the target must be in the
+ * channel with an update from the cluster's version (status.desired) to
+ * it; for a move from one architecture to multi, as GetUpdates, only the
+ * current version's multi payload. *bad (caller frees) says why not; NULL
+ * when fine or when there is nothing to check (no channel, no graph in
+ * the store: said as a note).
  */
-static int check_channel(run *r, const char *target, char **bad)
+static int check_channel(run *r, const al_release *rel, const char *target,
+                         char **bad)
 {
 	const json_t *cv = r->cv_live;
 	const char *ch = al_json_str(json_object_get(cv, "spec"), "channel"),
 	           *cur = al_json_str(
 	               json_object_get(json_object_get(cv, "status"),
 	                               "desired"),
-	               "version");
+	               "version"),
+	           *arch;
+	char abuf[64];
 	al_graph *g = NULL;
 	size_t fi, ti, i;
-	int rc, failed = 0;
+	int rc, failed = 0, migrating;
 
 	*bad = NULL;
 	if (ch == NULL || ch[0] == '\0') {
 		emit(r, "note: the cluster has no channel: not checked");
 		return 0;
 	}
-	rc = al_graph_load_from_store(&g, r->o->store, ch, "amd64");
+	arch = al_update_graph_arch(cv, release_is_multi(rel),
+	                            cluster_arch(r, abuf, sizeof(abuf)),
+	                            &migrating);
+	emit(r, "channel %s: the graph of architecture %s%s", ch, arch,
+	     migrating ? " (a move to multi-architecture)" : "");
+	rc = al_graph_load_from_store(&g, r->o->store, ch, arch);
 	if (rc == AL_ENOTFOUND) {
 		al_error_clear();
 		emit(r,
@@ -3534,8 +3603,22 @@ static int check_channel(run *r, const char *target, char **bad)
 	if (al_graph_find(g, target, &ti) < 0) {
 		al_error_clear();
 		failed = 1;
-		*bad = al_sprintf("%s is not in channel %s (the store's graph)",
-		                  target, ch);
+		*bad = al_sprintf("%s is not in channel %s (the store's graph "
+		                  "for %s)",
+		                  target, ch, arch);
+		goto out;
+	}
+	/* GetUpdates: migrating from single to multi architecture, the
+	 * only valid update is the multi payload of the current version */
+	if (migrating) {
+		if (cur == NULL || strcmp(cur, target) != 0) {
+			failed = 1;
+			*bad = al_sprintf(
+			    "a move to multi-architecture goes only to the "
+			    "current version's multi payload (%s), not %s "
+			    "(channel %s, graph multi)",
+			    cur != NULL ? cur : "(unknown)", target, ch);
+		}
 		goto out;
 	}
 	if (cur == NULL || al_graph_find(g, cur, &fi) < 0) {
@@ -3674,7 +3757,7 @@ static int cvo_preflight(update_run *c, int *nfail, al_buf *fails)
 	else if (npre > 0)
 		emit(r, "warning: forced through: %s", pre);
 	/* 4. the channel */
-	if ((rc = check_channel(r, c->version, &chan)) < 0)
+	if ((rc = check_channel(r, c->rel, c->version, &chan)) < 0)
 		goto out;
 	if (chan != NULL && !o->force)
 		preflight_fail(r, fails, nfail,

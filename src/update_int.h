@@ -125,6 +125,26 @@ int al_update_implicit_capabilities(const al_update_graph *next_all,
                                     const char *const *enabled, size_t nen,
                                     char ***out, size_t *n);
 
+/* 1 when release-metadata (the payload's release-manifests/release-metadata,
+ * meta[0..len)) says release.openshift.io/architecture "multi": a
+ * multi-architecture payload (pkg/payload loadReleaseMetadata), else 0. */
+int al_update_release_multi(const uint8_t *meta, size_t len);
+
+/*
+ * The architecture of the update graph the CVO asks the update service for
+ * (pkg/cvo/availableupdates.go getDesiredArchitecture,
+ * getCurrentArchitecture; pkg/cincinnati GetUpdates: "Multi" is queried as
+ * "multi"): spec.desiredUpdate.architecture "Multi", or a target payload
+ * that is multi-architecture (target_multi), gives "multi"; else the
+ * current one: "multi" when status.desired.architecture is "Multi", else
+ * cluster_arch (the CVO's GOARCH: amd64, arm64, ppc64le, s390x). cv is the
+ * ClusterVersion. *migrating is 1 for a single- to multi-architecture move,
+ * where GetUpdates offers only the current version's multi payload.
+ * Returns cluster_arch or a static string.
+ */
+const char *al_update_graph_arch(const json_t *cv, int target_multi,
+                                 const char *cluster_arch, int *migrating);
+
 /*
  * The reason the CVO gives a failed task in Failing and Progressing
  * (pure): a ClusterOperator or workload reason named in msg

@@ -1336,6 +1336,70 @@ static void test_update__cvo_merge_cases(void)
 	json_decref(doc);
 }
 
+/* The architecture of the graph the CVO asks for on this ClusterVersion
+ * (JSON) with the target payload multi or not, on a cluster of arch. */
+static const char *graph_arch(const char *cv, int target_multi, const char *arch, int *migrating)
+{
+	json_t *j = json_loads(cv, 0, NULL);
+	const char *a = al_update_graph_arch(j, target_multi, arch, migrating);
+
+	json_decref(j);
+	return a;
+}
+
+/*
+ * pkg/cvo/availableupdates.go getDesiredArchitecture /
+ * getCurrentArchitecture and pkg/cincinnati GetUpdates (cincinnati_test.go
+ * TestGetUpdates: "one update available" queries the cluster's arch,
+ * "single to multi arch, only current version available" arch=multi
+ * with currentArch single, "multi to multi arch, one update available"
+ * arch=multi), pkg/payload loadReleaseMetadata (release-metadata's
+ * release.openshift.io/architecture "multi").
+ */
+static void test_update__cvo_graph_architecture(void)
+{
+	static const char *const arches[] = {"amd64", "arm64", "ppc64le", "s390x"};
+	const char *m = "{\"kind\": \"cincinnati-metadata-v0\", \"version\": \"4.16.1\", \"metadata\": "
+			"{\"release.openshift.io/architecture\": \"multi\"}}";
+	const char *single = "{\"kind\": \"cincinnati-metadata-v0\", \"version\": \"4.16.1\", \"metadata\": {}}";
+	size_t i;
+	int mig = -1;
+
+	/* a single-architecture cluster asks for its own architecture */
+	for (i = 0; i < sizeof(arches) / sizeof(arches[0]); i++) {
+		CU_ASSERT_STRING_EQUAL(graph_arch("{\"spec\": {}, \"status\": {\"desired\": {\"version\": \"4.16.0\"}}}", 0,
+						  arches[i], &mig),
+				       arches[i]);
+		CU_ASSERT_EQUAL(mig, 0);
+	}
+	/* single to multi: spec.desiredUpdate.architecture Multi */
+	CU_ASSERT_STRING_EQUAL(graph_arch("{\"spec\": {\"desiredUpdate\": {\"architecture\": \"Multi\", \"version\": "
+					  "\"4.16.0\"}}, \"status\": {\"desired\": {\"version\": \"4.16.0\"}}}",
+					  0, "arm64", &mig),
+			       "multi");
+	CU_ASSERT_EQUAL(mig, 1);
+	/* ... or a multi payload asked for by digest */
+	CU_ASSERT_STRING_EQUAL(graph_arch("{\"spec\": {}, \"status\": {\"desired\": {\"version\": \"4.16.0\"}}}", 1, "amd64", &mig),
+			       "multi");
+	CU_ASSERT_EQUAL(mig, 1);
+	/* multi to multi: the running payload is multi (status.desired) */
+	CU_ASSERT_STRING_EQUAL(graph_arch("{\"spec\": {}, \"status\": {\"desired\": {\"version\": \"4.16.0\", "
+					  "\"architecture\": \"Multi\"}}}",
+					  0, "amd64", &mig),
+			       "multi");
+	CU_ASSERT_EQUAL(mig, 0);
+	CU_ASSERT_STRING_EQUAL(graph_arch("{\"spec\": {}, \"status\": {\"desired\": {\"version\": \"4.16.0\", "
+					  "\"architecture\": \"Multi\"}}}",
+					  1, "s390x", &mig),
+			       "multi");
+	CU_ASSERT_EQUAL(mig, 0);
+	/* the payload's own word for it */
+	CU_ASSERT_EQUAL(al_update_release_multi((const uint8_t *)m, strlen(m)), 1);
+	CU_ASSERT_EQUAL(al_update_release_multi((const uint8_t *)single, strlen(single)), 0);
+	CU_ASSERT_EQUAL(al_update_release_multi((const uint8_t *)"{", 1), 0);
+	CU_ASSERT_EQUAL(al_update_release_multi(NULL, 0), 0);
+}
+
 /* tests/data/cvo-gates/payloadcapabilitytest/<t>/<side>/file_N.yaml (JSON)
  * as a graph, each document given the profile annotation the CVO's test
  * does not need; caps NULL: no capability filter. NULL when the directory
@@ -1545,6 +1609,7 @@ static CU_TestInfo tests[] = {
 	{"test_update__cvo_admin_acks", test_update__cvo_admin_acks},
 	{"test_update__cvo_resourcemerge", test_update__cvo_resourcemerge},
 	{"test_update__cvo_merge_cases", test_update__cvo_merge_cases},
+	{"test_update__cvo_graph_architecture", test_update__cvo_graph_architecture},
 	{"test_update__cvo_failure_reasons", test_update__cvo_failure_reasons},
 	{"test_update__cvo_implicitly_enabled_capabilities", test_update__cvo_implicitly_enabled_capabilities},
 	{"test_update__real_manifest_with_a_repeated_key_loads", test_update__real_manifest_with_a_repeated_key_loads},
