@@ -1007,9 +1007,8 @@ static void ensure_deployment(mg *m, json_t *s, const json_t *r)
 		set_sem(m, s, "progressDeadlineSeconds",
 		        json_object_get(r, "progressDeadlineSeconds"));
 	/* ensureStrategyDefault */
-	st = json_deep_copy(json_object_get(r, "strategy"));
-	if (st == NULL)
-		st = json_object();
+	st = json_object_get(r, "strategy");
+	st = json_is_object(st) ? json_deep_copy(st) : json_object();
 	if (st == NULL) {
 		m->oom = 1;
 		return;

@@ -88,8 +88,14 @@ curl -sf -X PATCH -H 'Content-Type: application/apply-patch+yaml' \
 # the live Deployment as an admin changed it: a sidecar container, an env
 # var, a pull policy, a scheduler and a toleration the manifest lacks
 seed '{"apiVersion":"apps/v1","kind":"Deployment","metadata":{"name":"d","namespace":"default"},"spec":{"replicas":3,"paused":true,"selector":{"matchLabels":{"app":"d"}},"template":{"metadata":{"labels":{"app":"d","admin":"yes"}},"spec":{"schedulerName":"custom","tolerations":[{"key":"admin","operator":"Exists"}],"containers":[{"name":"c","image":"old","imagePullPolicy":"Always","env":[{"name":"X","value":"admin"}]},{"name":"sidecar","image":"s"}]}}}}'
+# another writer wins the first replace: a 409, read, merge and write again
+up_ctl fault '{"path": "/deployments/d$", "method": "PUT", "status": 409, "times": 1}' >/dev/null
+up_ctl log/clear '{}' >/dev/null
 al_run "$T/o4" "$T/e4" "$AIRLOCK" update --store "$S" --to 4.14.2 "${K[@]}" --sync-timeout 30s
+up_ctl faults/clear '{}' >/dev/null
 al_check "merge: the update completes" [ "$AL_RC" = 0 ]
+al_check "merge: the Deployment is replaced (PUT), conditionally: a 409 is read and written again" [ "$(curl -sf "$KS_URL/_control/log" | python3 -c 'import json,sys
+print([(e["method"], e["status"]) for e in json.load(sys.stdin)["requests"] if e["path"].endswith("/deployments/d") and e["method"] != "GET"])')" = "[('PUT', 409), ('PUT', 200)]" ]
 al_check "merge: EnsureConfigMap: a data key the manifest does not have stays, the manifest's own win" [ "$(up_obj $CM/owned 'sorted(o["data"].items())')" = "[('k0', 'kept'), ('k1', 'release')]" ]
 al_check "merge: EnsureObjectMeta: a label the manifest does not have stays" [ "$(up_obj $CM/owned 'o["metadata"]["labels"]["admin"]')" = yes ]
 al_check "merge: EnsureDeployment: replicas missing in the manifest become 1, paused becomes false" [ "$(up_obj /apis/apps/v1/namespaces/default/deployments/d '(o["spec"]["replicas"], bool(o["spec"].get("paused")))')" = "(1, False)" ]
