@@ -189,6 +189,10 @@ static int fetch_http(worker *w)
 	if (ho.backoff_max_ms == 0 || ho.backoff_max_ms > 2000)
 		ho.backoff_max_ms = 2000;
 	ho.cancel = w->sh->stop;
+	if (w->src->ca_pem != NULL) {
+		ho.ca_pem = w->src->ca_pem;
+		ho.ca_pem_len = w->src->ca_pem_len;
+	}
 	if ((rc = al_http_new(&h, &ho)) < 0)
 		return rc;
 	rc = al_sig_http_read(&w->found, h, w->src->location, w->release,

@@ -801,6 +801,112 @@ out:
 
 /* --- accept ------------------------------------------------------------ */
 
+/* Where a spec.signatureStores entry's ca.name ConfigMap lives and the key
+ * that holds its PEM (openshift/api config/v1 SignatureStore.ca), and the
+ * cluster's trusted bundle the CVO's HTTP client uses otherwise
+ * (pkg/cvo/egress.go getTLSConfig). */
+#define STORE_CA_NS "openshift-config"
+#define STORE_CA_KEY "ca.crt"
+#define TRUSTED_CA_NS "openshift-config-managed"
+#define TRUSTED_CA_NAME "trusted-ca-bundle"
+#define TRUSTED_CA_KEY "ca-bundle.crt"
+
+/* The PEM under key in ConfigMap ns/name: 0 and *pem (borrowed from the
+ * ConfigMap, appended to keep), AL_ENOTFOUND when the ConfigMap or the
+ * key is missing, else the API's error. */
+static int configmap_pem(run *r, const char *ns, const char *name,
+                         const char *key, json_t *keep, const char **pem)
+{
+	json_t *cm = NULL;
+	const char *v;
+	int rc;
+
+	*pem = NULL;
+	rc = al_kube_get(r->o->kube, "v1", "ConfigMap", ns, name, &cm,
+	                 al_deadline_in(STATUS_WRITE_MS));
+	if (rc < 0)
+		return rc;
+	v = al_json_str(json_object_get(cm, "data"), key);
+	if (v == NULL || *v == '\0') {
+		json_decref(cm);
+		return al_error_set(AL_ENOTFOUND,
+		                    "ConfigMap %s/%s has no key %s", ns, name,
+		                    key);
+	}
+	if (json_array_append_new(keep, cm) < 0)
+		return al_error_set(AL_ENOMEM, "out of memory");
+	*pem = v;
+	return 0;
+}
+
+/*
+ * The ClusterVersion's spec.signatureStores as HTTP signature sources
+ * appended to src[*n] (room for json_array_size of them), each with the
+ * CA its TLS is verified with, as openshift/api defines
+ * SignatureStore.ca: the PEM under "ca.crt" of ConfigMap
+ * openshift-config/<ca.name>; a store whose ConfigMap or key is missing
+ * is not honoured (left out, said in why); without ca.name, the cluster's
+ * trusted CA bundle (openshift-config-managed/trusted-ca-bundle,
+ * "ca-bundle.crt", what the CVO's own HTTP client trusts) when there is
+ * one, added to the default roots. keep (a JSON array) holds the
+ * ConfigMaps the sources' CAs point into. AL_ENOMEM only.
+ */
+static int cv_store_sources(run *r, al_sig_source *src, size_t *n, json_t *keep,
+                            al_buf *why)
+{
+	const json_t *ss = json_object_get(json_object_get(r->cv_live, "spec"),
+	                                   "signatureStores"),
+	             *e;
+	const char *trusted = NULL;
+	size_t i;
+	int rc, trusted_read = 0;
+
+	if (r->o->kube == NULL)
+		return 0;
+	json_array_foreach(ss, i, e)
+	{
+		const char *url = al_json_str(e, "url"),
+		           *ca = al_json_str(json_object_get(e, "ca"), "name");
+		const char *pem = NULL;
+
+		if (url == NULL)
+			continue;
+		if (ca != NULL && *ca != '\0') {
+			rc = configmap_pem(r, STORE_CA_NS, ca, STORE_CA_KEY,
+			                   keep, &pem);
+			if (rc == AL_ENOMEM)
+				return rc;
+			if (rc < 0) {
+				al_buf_printf(
+				    why,
+				    "%ssignature store '%s' not "
+				    "honoured: its CA (ca.name %s): %s",
+				    why->len > 0 ? "; " : "", url, ca,
+				    al_error_message());
+				al_error_clear();
+				continue;
+			}
+		} else {
+			if (!trusted_read) {
+				trusted_read = 1;
+				rc = configmap_pem(
+				    r, TRUSTED_CA_NS, TRUSTED_CA_NAME,
+				    TRUSTED_CA_KEY, keep, &trusted);
+				if (rc == AL_ENOMEM)
+					return rc;
+				al_error_clear();
+			}
+			pem = trusted;
+		}
+		src[*n].kind = AL_SIG_SOURCE_HTTP;
+		src[*n].location = url;
+		src[*n].ca_pem = (const uint8_t *)pem;
+		src[*n].ca_pem_len = pem != NULL ? strlen(pem) : 0;
+		(*n)++;
+	}
+	return 0;
+}
+
 /* Verify the release's signatures within the signature budget. Returns 0
  * verified, else a negative code with the reason in *why (caller frees). */
 static int accept_release(run *r, const al_digest *d, al_deadline dl,
@@ -812,8 +918,9 @@ static int accept_release(run *r, const al_digest *d, al_deadline dl,
 	al_buf reasons = AL_BUF_INIT(16 * 1024);
 	al_sig_source *src = NULL;
 	al_sig_fetch_result fr = AL_SIG_FETCH_RESULT_INIT;
-	json_t *cms = NULL;
+	json_t *cms = NULL, *keep = NULL;
 	char *txt = NULL;
+	size_t nss;
 	int rc;
 
 	*why = NULL;
@@ -882,23 +989,38 @@ static int accept_release(run *r, const al_digest *d, al_deadline dl,
 		              rc == AL_ENOTFOUND ? "no signature"
 		                                 : al_error_message());
 	}
-	/* 3. HTTP signature stores, concurrently, under what is left */
-	if (o->nsignature_stores > 0) {
+	/* 3. HTTP signature stores, concurrently, under what is left: the
+	 * ones given (--signature-store) and the ClusterVersion's
+	 * spec.signatureStores (each with its CA) */
+	nss = json_array_size(json_object_get(
+	    json_object_get(r->cv_live, "spec"), "signatureStores"));
+	if (o->nsignature_stores + nss > 0) {
 		al_sig_fetch_opts fo;
-		size_t i;
+		al_buf skipped = AL_BUF_INIT(8192);
+		size_t i, nsrc = 0;
 
-		src = calloc(o->nsignature_stores, sizeof(*src));
-		if (src == NULL) {
+		src = calloc(o->nsignature_stores + nss, sizeof(*src));
+		keep = json_array();
+		if (src == NULL || keep == NULL) {
+			al_buf_free(&skipped);
 			rc = al_error_set(AL_ENOMEM, "out of memory");
 			goto out;
 		}
 		for (i = 0; i < o->nsignature_stores; i++) {
-			src[i].kind = AL_SIG_SOURCE_HTTP;
-			src[i].location = o->signature_stores[i];
+			src[nsrc].kind = AL_SIG_SOURCE_HTTP;
+			src[nsrc++].location = o->signature_stores[i];
 		}
+		if ((rc = cv_store_sources(r, src, &nsrc, keep, &skipped)) <
+		    0) {
+			al_buf_free(&skipped);
+			goto out;
+		}
+		if (skipped.len > 0)
+			al_buf_printf(&reasons, "; %s", al_buf_cstr(&skipped));
+		al_buf_free(&skipped);
 		memset(&fo, 0, sizeof(fo));
 		fo.sources = src;
-		fo.nsources = o->nsignature_stores;
+		fo.nsources = nsrc;
 		fo.keyring = o->keyring;
 		fo.policy = AL_SIG_IDENTITY_IGNORE;
 		fo.budget_ms = al_deadline_remaining_ms(dl);
@@ -909,13 +1031,17 @@ static int accept_release(run *r, const al_digest *d, al_deadline dl,
 			fo.request_timeout_ms =
 			    fo.budget_ms < 10000 ? fo.budget_ms : 10000;
 		fo.cancel = o->cancel;
-		rc = al_sig_fetch(&fr, d, NULL, &fo);
+		rc = nsrc == 0 ? AL_ENOTFOUND : al_sig_fetch(&fr, d, NULL, &fo);
 		if (rc == 0) {
-			emit(r, "signature verified (signature store '%s')",
-			     o->signature_stores[fr.sigs[0].store]);
+			emit(r, "signature verified (%s '%s')",
+			     fr.sigs[0].store < o->nsignature_stores
+			         ? "signature store"
+			         : "spec.signatureStores",
+			     src[fr.sigs[0].store].location);
 			goto out;
 		}
-		al_buf_printf(&reasons, "; %s", al_error_message());
+		if (nsrc > 0)
+			al_buf_printf(&reasons, "; %s", al_error_message());
 	}
 	if (rc == 0)
 		rc = AL_ENOTFOUND;
@@ -926,6 +1052,7 @@ out:
 	free(src);
 	free(txt);
 	json_decref(cms);
+	json_decref(keep);
 	al_buf_free(&reasons);
 	return rc;
 }
@@ -1393,6 +1520,46 @@ static int delete_task(run *r, const al_update_task *t, int *repaired)
 	}
 }
 
+/* How often a replace that lost the race to another writer (409) is
+ * read, merged and written again before the conflict is the answer. */
+#define MERGE_CONFLICT_TRIES 5
+
+/* One write of t by the CVO's lib/resourceapply Apply*v1 for a kind it
+ * merges on the existing object (al_update_merge_live): created as the
+ * manifest says when missing, else read, merged, and replaced
+ * conditionally on the resourceVersion read (so a concurrent write is
+ * never overwritten blindly), nothing written when nothing changed. */
+static int apply_live(run *r, const al_update_task *t)
+{
+	al_kube *k = r->o->kube;
+	json_t *live = NULL;
+	int rc = 0, modified, tries;
+
+	for (tries = 0; tries < MERGE_CONFLICT_TRIES; tries++) {
+		json_decref(live);
+		live = NULL;
+		rc = al_kube_get(k, t->api_version, t->kind, t->ns, t->name,
+		                 &live, r->dl);
+		if (rc == AL_ENOTFOUND) {
+			al_error_clear();
+			rc = al_kube_apply(k, al_update__obj(t), NULL, r->dl);
+			break;
+		}
+		if (rc < 0)
+			break;
+		rc = al_update_merge_live(live, al_update__obj(t), t->group,
+		                          t->kind, &modified);
+		if (rc < 0 || !modified)
+			break;
+		rc = al_kube_replace(k, live, NULL, r->dl);
+		if (rc != AL_EEXIST)
+			break;
+		al_error_clear();
+	}
+	json_decref(live);
+	return rc;
+}
+
 /* One apply of t: for a kind the CVO merges (lib/resourcemerge), the
  * object read first and merged by its rules (al_update_merge), so what the
  * CVO keeps stays and what it overwrites is overwritten; other kinds as
@@ -1401,10 +1568,12 @@ static int apply_merged(run *r, const al_update_task *t)
 {
 	al_kube *k = r->o->kube;
 	json_t *live = NULL, *m = NULL;
-	int rc;
+	int rc, how = al_update_merge_kind(t->group, t->kind);
 
-	if (!al_update_merge_kind(t->group, t->kind))
+	if (how == AL_UPDATE_MERGE_NONE)
 		return al_kube_apply(k, al_update__obj(t), NULL, r->dl);
+	if (how == AL_UPDATE_MERGE_LIVE)
+		return apply_live(r, t);
 	rc = al_kube_get(k, t->api_version, t->kind, t->ns, t->name, &live,
 	                 r->dl);
 	if (rc == AL_ENOTFOUND) {
@@ -3215,28 +3384,26 @@ static int image_reachable(run *r, reg_cache *c, const json_t *rules,
 static int store_signature(run *r, const al_digest *d,
                            const al_sig_verify_opts *vo)
 {
-	const json_t *ss = json_object_get(json_object_get(r->cv_live, "spec"),
-	                                   "signatureStores");
+	size_t nss = json_array_size(json_object_get(
+	    json_object_get(r->cv_live, "spec"), "signatureStores"));
 	al_sig_fetch_result fr = AL_SIG_FETCH_RESULT_INIT;
+	al_buf skipped = AL_BUF_INIT(8192);
 	al_sig_fetch_opts fo;
 	al_sig_source *src;
-	size_t i, n = 0;
-	json_t *e;
+	json_t *keep;
+	size_t n = 0;
 	int rc;
 
-	if (json_array_size(ss) == 0)
+	if (nss == 0)
 		return AL_ENOTFOUND;
-	src = calloc(json_array_size(ss), sizeof(*src));
-	if (src == NULL)
-		return al_error_set(AL_ENOMEM, "out of memory");
-	json_array_foreach(ss, i, e)
-	{
-		if (al_json_str(e, "url") == NULL)
-			continue;
-		src[n].kind = AL_SIG_SOURCE_HTTP;
-		src[n].location = al_json_str(e, "url");
-		n++;
+	src = calloc(nss, sizeof(*src));
+	keep = json_array();
+	if (src == NULL || keep == NULL) {
+		rc = al_error_set(AL_ENOMEM, "out of memory");
+		goto out;
 	}
+	if ((rc = cv_store_sources(r, src, &n, keep, &skipped)) < 0)
+		goto out;
 	memset(&fo, 0, sizeof(fo));
 	fo.sources = src;
 	fo.nsources = n;
@@ -3249,7 +3416,14 @@ static int store_signature(run *r, const al_digest *d,
 	if (rc == 0)
 		emit(r, "signature verified (spec.signatureStores '%s')",
 		     src[fr.sigs[0].store].location);
+	else if (rc != AL_ENOMEM && skipped.len > 0)
+		rc = al_error_set(n == 0 ? AL_EVERIFY : rc, "%s%s%s",
+		                  al_buf_cstr(&skipped), n > 0 ? "; " : "",
+		                  n > 0 ? al_error_message() : "");
+out:
 	al_sig_fetch_result_clear(&fr);
+	al_buf_free(&skipped);
+	json_decref(keep);
 	free(src);
 	return rc;
 }
@@ -3322,31 +3496,100 @@ static int cluster_signature(run *r, const al_digest *d, char **why)
 	return 0;
 }
 
+/* The cluster's own architecture, the CVO's runtime.GOARCH: that of a
+ * control-plane node (status.nodeInfo.architecture; the CVO runs on
+ * one), else of any node; "amd64" with a note when no Node can be read.
+ * Written into buf. */
+static const char *cluster_arch(run *r, char *buf, size_t n)
+{
+	json_t *nodes = NULL, *nd;
+	const char *a = NULL;
+	size_t i;
+	int rc, best = -1;
+
+	rc = al_kube_list(r->o->kube, "v1", "Node", NULL, NULL, &nodes,
+	                  al_deadline_in(STATUS_WRITE_MS));
+	json_array_foreach(json_object_get(nodes, "items"), i, nd)
+	{
+		const json_t *l =
+		    json_object_get(json_object_get(nd, "metadata"), "labels");
+		const char *na = al_json_str(
+		    json_object_get(json_object_get(nd, "status"), "nodeInfo"),
+		    "architecture");
+		int rank =
+		    json_object_get(l, "node-role.kubernetes.io/control-plane")
+		        ? 2
+		    : json_object_get(l, "node-role.kubernetes.io/master") ? 1
+		                                                           : 0;
+
+		if (na != NULL && *na != '\0' && rank > best) {
+			a = na;
+			best = rank;
+		}
+	}
+	if (a == NULL) {
+		emit(r,
+		     "note: the cluster's architecture is not known (%s): "
+		     "amd64 taken",
+		     rc < 0 ? al_error_message() : "no Node says");
+		al_error_clear();
+		a = "amd64";
+	}
+	/* message text only: truncation intended */
+	snprintf(buf, n, "%s", a);
+	json_decref(nodes);
+	return buf;
+}
+
+/* 1 when the release r is a multi-architecture payload. */
+static int release_is_multi(const al_release *rel)
+{
+	size_t i, len;
+
+	for (i = 0; rel != NULL && i < al_release_file_count(rel); i++)
+		if (strcmp(al_release_file_name(rel, i), "release-metadata") ==
+		    0)
+			return al_update_release_multi(
+			    al_release_file_data(rel, i, &len), len);
+	return 0;
+}
+
 /*
  * The channel (ClusterVersion spec.channel) against the graph of it the
- * store holds (al_graph_load_from_store, "amd64"): the target must be in
- * the channel with an update from the cluster's version (status.desired)
- * to it. *bad (caller frees) says why not; NULL when fine or when there is
- * nothing to check (no channel, no graph in the store: said as a note).
+ * store holds (al_graph_load_from_store) for the architecture the CVO
+ * would ask for (al_update_graph_arch): the target must be in the
+ * channel with an update from the cluster's version (status.desired) to
+ * it; for a move from one architecture to multi, as GetUpdates, only the
+ * current version's multi payload. *bad (caller frees) says why not; NULL
+ * when fine or when there is nothing to check (no channel, no graph in
+ * the store: said as a note).
  */
-static int check_channel(run *r, const char *target, char **bad)
+static int check_channel(run *r, const al_release *rel, const char *target,
+                         char **bad)
 {
 	const json_t *cv = r->cv_live;
 	const char *ch = al_json_str(json_object_get(cv, "spec"), "channel"),
 	           *cur = al_json_str(
 	               json_object_get(json_object_get(cv, "status"),
 	                               "desired"),
-	               "version");
+	               "version"),
+	           *arch;
+	char abuf[64];
 	al_graph *g = NULL;
 	size_t fi, ti, i;
-	int rc, failed = 0;
+	int rc, failed = 0, migrating;
 
 	*bad = NULL;
 	if (ch == NULL || ch[0] == '\0') {
 		emit(r, "note: the cluster has no channel: not checked");
 		return 0;
 	}
-	rc = al_graph_load_from_store(&g, r->o->store, ch, "amd64");
+	arch = al_update_graph_arch(cv, release_is_multi(rel),
+	                            cluster_arch(r, abuf, sizeof(abuf)),
+	                            &migrating);
+	emit(r, "channel %s: the graph of architecture %s%s", ch, arch,
+	     migrating ? " (a move to multi-architecture)" : "");
+	rc = al_graph_load_from_store(&g, r->o->store, ch, arch);
 	if (rc == AL_ENOTFOUND) {
 		al_error_clear();
 		emit(r,
@@ -3360,8 +3603,22 @@ static int check_channel(run *r, const char *target, char **bad)
 	if (al_graph_find(g, target, &ti) < 0) {
 		al_error_clear();
 		failed = 1;
-		*bad = al_sprintf("%s is not in channel %s (the store's graph)",
-		                  target, ch);
+		*bad = al_sprintf("%s is not in channel %s (the store's graph "
+		                  "for %s)",
+		                  target, ch, arch);
+		goto out;
+	}
+	/* GetUpdates: migrating from single to multi architecture, the
+	 * only valid update is the multi payload of the current version */
+	if (migrating) {
+		if (cur == NULL || strcmp(cur, target) != 0) {
+			failed = 1;
+			*bad = al_sprintf(
+			    "a move to multi-architecture goes only to the "
+			    "current version's multi payload (%s), not %s "
+			    "(channel %s, graph multi)",
+			    cur != NULL ? cur : "(unknown)", target, ch);
+		}
 		goto out;
 	}
 	if (cur == NULL || al_graph_find(g, cur, &fi) < 0) {
@@ -3500,7 +3757,7 @@ static int cvo_preflight(update_run *c, int *nfail, al_buf *fails)
 	else if (npre > 0)
 		emit(r, "warning: forced through: %s", pre);
 	/* 4. the channel */
-	if ((rc = check_channel(r, c->version, &chan)) < 0)
+	if ((rc = check_channel(r, c->rel, c->version, &chan)) < 0)
 		goto out;
 	if (chan != NULL && !o->force)
 		preflight_fail(r, fails, nfail,

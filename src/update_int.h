@@ -52,8 +52,16 @@ void al_update_admin_ack_blockers(const char *current, const json_t *gates,
                                   const json_t *acks, al_update_blocker *bl,
                                   size_t *nb);
 
-/* 1 when lib/resourcemerge has an Ensure function for the kind (group ""
- * for the core API): al_update_merge applies its rules. */
+/* How airlock follows lib/resourcemerge for a kind (al_update_merge_kind). */
+enum {
+	AL_UPDATE_MERGE_NONE = 0,  /* no Ensure function: applied as it is */
+	AL_UPDATE_MERGE_APPLY = 1, /* al_update_merge, then server-side apply */
+	AL_UPDATE_MERGE_LIVE = 2   /* al_update_merge_live on the object read,
+	                            * then a replace conditional on its
+	                            * resourceVersion */
+};
+
+/* How the kind (group "" for the core API) is merged: AL_UPDATE_MERGE_*. */
 int al_update_merge_kind(const char *group, const char *kind);
 
 /*
@@ -61,15 +69,46 @@ int al_update_merge_kind(const char *group, const char *kind);
  * exist) is in the cluster, by the CVO's merge rules (lib/resourcemerge):
  * EnsureObjectMeta (labels, annotations: live keys required lacks are kept;
  * ownerReferences of other uids kept), EnsureConfigMap (data and
- * binaryData keys kept the same way), EnsureDeployment (replicas missing:
- * 1; paused and minReadySeconds overwritten, absent meaning false and 0;
- * the RollingUpdate 25%/25% strategy default), EnsureJob (backoffLimit 6,
- * completionMode NonIndexed, suspend false when missing), EnsureClusterRole
- * (with an aggregationRule the live rules stay). *out: a new object
- * (caller decrefs). AL_ENOMEM.
+ * binaryData keys kept the same way), EnsureClusterRole (with an
+ * aggregationRule the live rules stay). For an AL_UPDATE_MERGE_LIVE kind:
+ * a copy of live merged by al_update_merge_live (required itself when
+ * live is NULL: the CVO creates the manifest as it is). *out: a new
+ * object (caller decrefs). AL_ENOMEM, AL_EINVAL (al_update_merge_live).
  */
 int al_update_merge(json_t **out, const json_t *required, const json_t *live,
                     const char *group, const char *kind);
+
+/*
+ * The CVO's merge on the existing object (lib/resourceapply Apply*v1 and
+ * the Ensure* they call) for an AL_UPDATE_MERGE_LIVE kind: live (the
+ * object read from the cluster) is changed in place where the CVO's
+ * rules own a field, everything else in it stays; *modified is 1 when
+ * anything changed (the CVO writes nothing otherwise). Deployment:
+ * EnsureDeployment (ensureReplicasDefault, ensureStrategyDefault,
+ * ensurePodTemplateSpec); DaemonSet: EnsureDaemonSet; Job: EnsureJob
+ * (ensureJobSpecDefault); CronJob: EnsureCronJob; Service: ApplyServicev1
+ * (EnsureServicePorts, EnsureServiceType, the selector). Pod templates
+ * follow ensurePodSpec: containers matched by name (ensureContainer:
+ * image, command, args, env, envFrom, resources, ports by name, volume
+ * mounts by path, liveness and readiness probes with their defaults,
+ * security context), volumes by name with their source defaults,
+ * tolerations, affinity, pod security context, dnsPolicy ClusterFirst and
+ * terminationGracePeriodSeconds 30 when the manifest names none. "Equal"
+ * is equality.Semantic.DeepEqual as far as JSON tells it (an absent member
+ * equals its zero value). AL_EINVAL for a Job manifest with
+ * spec.selector (the CVO panics on it) or a kind of another class,
+ * AL_ENOMEM.
+ */
+int al_update_merge_live(json_t *live, const json_t *required,
+                         const char *group, const char *kind, int *modified);
+
+/* One rule of al_update_merge_live alone, on parent (the object that
+ * holds the field), for the CVO's unit cases: part "PodSpec" (parent is
+ * the existing pod spec, required the manifest's), "Tolerations"
+ * (parent["tolerations"], required a list), "EnvVar" (parent["env"]),
+ * "ServicePorts" (parent["ports"]). AL_EINVAL for another part. */
+int al_update_merge_part(json_t *parent, const json_t *required,
+                         const char *part, int *modified);
 
 /*
  * The capabilities an update enables implicitly (lib/manifest
@@ -85,6 +124,26 @@ int al_update_implicit_capabilities(const al_update_graph *next_all,
                                     const al_update_graph *current,
                                     const char *const *enabled, size_t nen,
                                     char ***out, size_t *n);
+
+/* 1 when release-metadata (the payload's release-manifests/release-metadata,
+ * meta[0..len)) says release.openshift.io/architecture "multi": a
+ * multi-architecture payload (pkg/payload loadReleaseMetadata), else 0. */
+int al_update_release_multi(const uint8_t *meta, size_t len);
+
+/*
+ * The architecture of the update graph the CVO asks the update service for
+ * (pkg/cvo/availableupdates.go getDesiredArchitecture,
+ * getCurrentArchitecture; pkg/cincinnati GetUpdates: "Multi" is queried as
+ * "multi"): spec.desiredUpdate.architecture "Multi", or a target payload
+ * that is multi-architecture (target_multi), gives "multi"; else the
+ * current one: "multi" when status.desired.architecture is "Multi", else
+ * cluster_arch (the CVO's GOARCH: amd64, arm64, ppc64le, s390x). cv is the
+ * ClusterVersion. *migrating is 1 for a single- to multi-architecture move,
+ * where GetUpdates offers only the current version's multi payload.
+ * Returns cluster_arch or a static string.
+ */
+const char *al_update_graph_arch(const json_t *cv, int target_multi,
+                                 const char *cluster_arch, int *migrating);
 
 /*
  * The reason the CVO gives a failed task in Failing and Progressing

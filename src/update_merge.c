@@ -10,25 +10,29 @@
 #include "json_int.h"
 #include "airlock/error.h"
 
-/* The kinds lib/resourcemerge has an Ensure function for, and so
- * EnsureObjectMeta's merge of labels, annotations and owner references. */
+/* The kinds lib/resourcemerge has an Ensure function for (and so
+ * EnsureObjectMeta's merge of labels, annotations and owner references),
+ * and how airlock follows it. */
 static const struct {
 	const char *group, *kind;
+	int how;
 } merged_kinds[] = {
-    {"", "ConfigMap"},
-    {"", "ServiceAccount"},
-    {"apps", "Deployment"},
-    {"apps", "DaemonSet"},
-    {"batch", "Job"},
-    {"batch", "CronJob"},
-    {"apiextensions.k8s.io", "CustomResourceDefinition"},
-    {"admissionregistration.k8s.io", "ValidatingWebhookConfiguration"},
-    {"rbac.authorization.k8s.io", "ClusterRole"},
-    {"rbac.authorization.k8s.io", "ClusterRoleBinding"},
-    {"rbac.authorization.k8s.io", "Role"},
-    {"rbac.authorization.k8s.io", "RoleBinding"},
-    {"image.openshift.io", "ImageStream"},
-    {"operators.coreos.com", "OperatorGroup"},
+    {"", "ConfigMap", AL_UPDATE_MERGE_APPLY},
+    {"", "ServiceAccount", AL_UPDATE_MERGE_APPLY},
+    {"", "Service", AL_UPDATE_MERGE_LIVE},
+    {"apps", "Deployment", AL_UPDATE_MERGE_LIVE},
+    {"apps", "DaemonSet", AL_UPDATE_MERGE_LIVE},
+    {"batch", "Job", AL_UPDATE_MERGE_LIVE},
+    {"batch", "CronJob", AL_UPDATE_MERGE_LIVE},
+    {"apiextensions.k8s.io", "CustomResourceDefinition", AL_UPDATE_MERGE_APPLY},
+    {"admissionregistration.k8s.io", "ValidatingWebhookConfiguration",
+     AL_UPDATE_MERGE_APPLY},
+    {"rbac.authorization.k8s.io", "ClusterRole", AL_UPDATE_MERGE_APPLY},
+    {"rbac.authorization.k8s.io", "ClusterRoleBinding", AL_UPDATE_MERGE_APPLY},
+    {"rbac.authorization.k8s.io", "Role", AL_UPDATE_MERGE_APPLY},
+    {"rbac.authorization.k8s.io", "RoleBinding", AL_UPDATE_MERGE_APPLY},
+    {"image.openshift.io", "ImageStream", AL_UPDATE_MERGE_APPLY},
+    {"operators.coreos.com", "OperatorGroup", AL_UPDATE_MERGE_APPLY},
 };
 
 int al_update_merge_kind(const char *group, const char *kind)
@@ -39,8 +43,8 @@ int al_update_merge_kind(const char *group, const char *kind)
 		if (strcmp(merged_kinds[i].group, group != NULL ? group : "") ==
 		        0 &&
 		    strcmp(merged_kinds[i].kind, kind != NULL ? kind : "") == 0)
-			return 1;
-	return 0;
+			return merged_kinds[i].how;
+	return AL_UPDATE_MERGE_NONE;
 }
 
 /* Get or create the object member key of o. */
@@ -120,45 +124,6 @@ static int set_default(json_t *o, const char *key, json_t *v)
 	return json_object_set_new(o, key, v);
 }
 
-/* EnsureDeployment: ensureReplicasDefault (1), Paused and MinReadySeconds
- * always overwritten (absent: false, 0), ensureStrategyDefault. */
-static int deployment(json_t *obj)
-{
-	json_t *spec = member_object(obj, "spec"), *st, *ru;
-	const char *type;
-
-	if (spec == NULL ||
-	    set_default(spec, "replicas", json_integer(1)) < 0 ||
-	    set_default(spec, "paused", json_false()) < 0 ||
-	    set_default(spec, "minReadySeconds", json_integer(0)) < 0 ||
-	    (st = member_object(spec, "strategy")) == NULL)
-		return -1;
-	type = al_json_str(st, "type");
-	if (type != NULL && type[0] != '\0' && strcmp(type, "RollingUpdate"))
-		return 0;
-	if (set_default(st, "type", json_string("RollingUpdate")) < 0 ||
-	    (ru = member_object(st, "rollingUpdate")) == NULL ||
-	    set_default(ru, "maxUnavailable", json_string("25%")) < 0 ||
-	    set_default(ru, "maxSurge", json_string("25%")) < 0)
-		return -1;
-	return 0;
-}
-
-/* EnsureJob: ensureJobSpecDefault (backoffLimit 6, completionMode
- * NonIndexed, suspend false). */
-static int job(json_t *obj)
-{
-	json_t *spec = member_object(obj, "spec");
-
-	if (spec == NULL ||
-	    set_default(spec, "backoffLimit", json_integer(6)) < 0 ||
-	    set_default(spec, "completionMode", json_string("NonIndexed")) <
-	        0 ||
-	    set_default(spec, "suspend", json_false()) < 0)
-		return -1;
-	return 0;
-}
-
 /* EnsureClusterRole: with an aggregationRule, rules belong to the control
  * plane: the live rules stay. */
 static int cluster_role(json_t *obj, const json_t *live)
@@ -174,6 +139,1052 @@ static int cluster_role(json_t *obj, const json_t *live)
 	return json_object_set(obj, "rules", (json_t *)(uintptr_t)lr);
 }
 
+/* ---- The merge on the live object (lib/resourcemerge apps.go, batch.go,
+ * core.go): the CVO copies the existing object, lets Ensure* change what
+ * it owns and writes the whole object back (Update) only when something
+ * changed. ---- */
+
+typedef struct mg {
+	int modified;
+	int oom;
+} mg;
+
+/* Go's zero value as JSON: absent, null, false, 0, "", [] or {}. */
+static int is_zero(const json_t *v)
+{
+	if (v == NULL || json_is_null(v) || json_is_false(v))
+		return 1;
+	if (json_is_string(v))
+		return json_string_length(v) == 0;
+	if (json_is_integer(v))
+		return json_integer_value(v) == 0;
+	if (json_is_real(v))
+		return json_real_value(v) == 0.0;
+	if (json_is_array(v))
+		return json_array_size(v) == 0;
+	if (json_is_object(v))
+		return json_object_size(v) == 0;
+	return 0;
+}
+
+/* equality.Semantic.DeepEqual as far as JSON can tell it: a member that
+ * is absent equals its zero value (JSON has no pointers, so an absent
+ * pointer and a pointer to a zero value compare equal inside a
+ * structure). */
+static int sem_eq(const json_t *a, const json_t *b)
+{
+	size_t i;
+
+	if (is_zero(a) && is_zero(b))
+		return 1;
+	if (is_zero(a) || is_zero(b))
+		return 0;
+	if (json_is_object(a) && json_is_object(b)) {
+		const char *k;
+		json_t *v;
+
+		json_object_foreach((json_t *)(uintptr_t)a, k, v)
+		{
+			if (!sem_eq(v, json_object_get(b, k)))
+				return 0;
+		}
+		json_object_foreach((json_t *)(uintptr_t)b, k, v)
+		{
+			if (json_object_get(a, k) == NULL && !is_zero(v))
+				return 0;
+		}
+		return 1;
+	}
+	if (json_is_array(a) && json_is_array(b)) {
+		if (json_array_size(a) != json_array_size(b))
+			return 0;
+		for (i = 0; i < json_array_size(a); i++)
+			if (!sem_eq(json_array_get(a, i), json_array_get(b, i)))
+				return 0;
+		return 1;
+	}
+	return json_equal((json_t *)(uintptr_t)a, (json_t *)(uintptr_t)b);
+}
+
+/* o[k] = a copy of v, or no k when v is absent or null. */
+static void put(mg *m, json_t *o, const char *k, const json_t *v)
+{
+	if (v == NULL || json_is_null(v)) {
+		json_object_del(o, k);
+		return;
+	}
+	if (json_object_set_new(o, k, json_deep_copy(v)) < 0)
+		m->oom = 1;
+}
+
+/* setBoolPtr / setInt32Ptr / setInt64Ptr / setStringSlice / a pointer
+ * replaced whole: o[k] becomes exactly required's (absent included). */
+static void set_exact(mg *m, json_t *o, const char *k, const json_t *r)
+{
+	const json_t *e = json_object_get(o, k);
+
+	if (r != NULL && json_is_null(r))
+		r = NULL;
+	if (e == NULL && r == NULL)
+		return;
+	if (e != NULL && r != NULL && json_equal((json_t *)(uintptr_t)r, e))
+		return;
+	m->modified = 1;
+	put(m, o, k, r);
+}
+
+/* A field whose zero value is its absence (setBool, setInt32, a
+ * non-pointer structure compared with DeepEqual): replaced when
+ * semantically different. */
+static void set_sem(mg *m, json_t *o, const char *k, const json_t *r)
+{
+	if (sem_eq(json_object_get(o, k), r))
+		return;
+	m->modified = 1;
+	put(m, o, k, is_zero(r) ? NULL : r);
+}
+
+/* setStringIfSet: only a non-empty required string is written. */
+static void set_if_set(mg *m, json_t *o, const char *k, const json_t *r)
+{
+	if (!json_is_string(r) || json_string_length(r) == 0)
+		return;
+	set_exact(m, o, k, r);
+}
+
+/* The pointer rule of setBoolPtr, ensureSecurityContextPtr, ...: both
+ * absent, nothing; one absent, o[k] becomes required's; 0 when both are
+ * there (the caller merges inside). */
+static int ptr_rule(mg *m, json_t *o, const char *k, const json_t *r)
+{
+	const json_t *e = json_object_get(o, k);
+
+	if (r != NULL && json_is_null(r))
+		r = NULL;
+	if (e == NULL && r == NULL)
+		return 1;
+	if (e == NULL || r == NULL) {
+		m->modified = 1;
+		put(m, o, k, r);
+		return 1;
+	}
+	return 0;
+}
+
+static json_t *child(mg *m, json_t *o, const char *k)
+{
+	json_t *c = member_object(o, k);
+
+	if (c == NULL)
+		m->oom = 1;
+	return c;
+}
+
+/* mergeMap: required's keys written into o[k], the others kept. */
+static void merge_map_into(mg *m, json_t *o, const char *k, const json_t *r)
+{
+	const char *rk;
+	json_t *rv, *e;
+
+	if (!json_is_object(r) || json_object_size(r) == 0)
+		return;
+	if ((e = child(m, o, k)) == NULL)
+		return;
+	json_object_foreach((json_t *)(uintptr_t)r, rk, rv)
+	{
+		json_t *ev = json_object_get(e, rk);
+
+		if (ev != NULL && json_equal(ev, rv))
+			continue;
+		m->modified = 1;
+		if (json_object_set(e, rk, rv) < 0)
+			m->oom = 1;
+	}
+}
+
+/* EnsureObjectMeta on o["metadata"]. */
+static void ensure_meta(mg *m, json_t *o, const json_t *rmd)
+{
+	json_t *md = child(m, o, "metadata"), *erefs, *r, *e;
+	size_t i, j;
+
+	if (md == NULL)
+		return;
+	set_if_set(m, md, "namespace", json_object_get(rmd, "namespace"));
+	set_if_set(m, md, "name", json_object_get(rmd, "name"));
+	merge_map_into(m, md, "labels", json_object_get(rmd, "labels"));
+	merge_map_into(m, md, "annotations",
+	               json_object_get(rmd, "annotations"));
+	/* mergeOwnerRefs: by uid, replaced when different, else appended */
+	json_array_foreach(json_object_get(rmd, "ownerReferences"), i, r)
+	{
+		const char *uid = al_json_str(r, "uid");
+		int found = 0;
+
+		erefs = json_object_get(md, "ownerReferences");
+		json_array_foreach(erefs, j, e)
+		{
+			const char *u = al_json_str(e, "uid");
+
+			if (strcmp(uid != NULL ? uid : "", u != NULL ? u : ""))
+				continue;
+			found = 1;
+			if (!sem_eq(e, r)) {
+				m->modified = 1;
+				if (json_array_set_new(erefs, j,
+				                       json_deep_copy(r)) < 0)
+					m->oom = 1;
+			}
+			break;
+		}
+		if (found)
+			continue;
+		m->modified = 1;
+		if (!json_is_array(erefs)) {
+			erefs = json_array();
+			if (erefs == NULL ||
+			    json_object_set_new(md, "ownerReferences", erefs) <
+			        0)
+				m->oom = 1;
+		}
+		if (json_array_append_new(erefs, json_deep_copy(r)) < 0)
+			m->oom = 1;
+	}
+}
+
+/* Get or create the array o[k]. */
+static json_t *child_array(mg *m, json_t *o, const char *k)
+{
+	json_t *a = json_object_get(o, k);
+
+	if (json_is_array(a))
+		return a;
+	a = json_array();
+	if (a == NULL || json_object_set_new(o, k, a) < 0) {
+		m->oom = 1;
+		return NULL;
+	}
+	return a;
+}
+
+static int str_eq(const json_t *a, const json_t *b, const char *k)
+{
+	const char *x = al_json_str(a, k), *y = al_json_str(b, k);
+
+	return strcmp(x != NULL ? x : "", y != NULL ? y : "") == 0;
+}
+
+/* The defaults ensureContainerPortDefaults / ensureServicePortDefaults
+ * give a required port before it is compared. */
+static json_t *port_defaults(const json_t *r, int host_network, int service)
+{
+	json_t *p = json_deep_copy(r), *tp;
+
+	if (p == NULL)
+		return NULL;
+	if (host_network &&
+	    json_integer_value(json_object_get(p, "hostPort")) == 0 &&
+	    json_object_get(p, "containerPort") != NULL)
+		json_object_set(p, "hostPort",
+		                json_object_get(p, "containerPort"));
+	if (is_zero(json_object_get(p, "protocol")))
+		json_object_set_new(p, "protocol", json_string("TCP"));
+	tp = json_object_get(p, "targetPort");
+	if (service && is_zero(tp) && json_object_get(p, "port") != NULL)
+		json_object_set(p, "targetPort", json_object_get(p, "port"));
+	return p;
+}
+
+/* ensureContainerPorts / EnsureServicePorts: ports matched by name; a
+ * matched one becomes required's (defaulted) when different; existing
+ * ones without a match are removed; required ones without a match are
+ * appended as they are. */
+static void ensure_ports(mg *m, json_t *o, const char *k, const json_t *req,
+                         int host_network, int service)
+{
+	json_t *el = json_object_get(o, k), *r;
+	size_t i, j;
+
+	for (i = json_array_size(el); i-- > 0;) {
+		json_t *e = json_array_get(el, i);
+		int found = 0;
+
+		json_array_foreach(req, j, r)
+		{
+			json_t *d;
+
+			if (!str_eq(e, r, "name"))
+				continue;
+			found = 1;
+			if ((d = port_defaults(r, host_network, service)) ==
+			    NULL) {
+				m->oom = 1;
+				break;
+			}
+			if (sem_eq(d, e)) {
+				json_decref(d);
+			} else {
+				m->modified = 1;
+				if (json_array_set_new(el, i, d) < 0)
+					m->oom = 1;
+			}
+			break;
+		}
+		if (!found) {
+			m->modified = 1;
+			json_array_remove(el, i);
+		}
+	}
+	json_array_foreach(req, j, r)
+	{
+		json_t *e;
+		int found = 0;
+
+		json_array_foreach(json_object_get(o, k), i, e)
+		{
+			if (str_eq(e, r, "name"))
+				found = 1;
+		}
+		if (found)
+			continue;
+		m->modified = 1;
+		if ((el = child_array(m, o, k)) != NULL &&
+		    json_array_append_new(el, json_deep_copy(r)) < 0)
+			m->oom = 1;
+	}
+}
+
+/* ensureVolumeSourceDefaults. */
+static void volume_defaults(json_t *v)
+{
+	static const char *const mode420[] = {"secret", "configMap",
+	                                      "downwardAPI", "projected"};
+	json_t *s, *e;
+	size_t i, j;
+
+	/* ptr.AllPtrFieldsNil(VolumeSource): no source at all */
+	if (json_object_size(v) == 1 && json_object_get(v, "name") != NULL)
+		json_object_set_new(v, "emptyDir", json_object());
+	if ((s = json_object_get(v, "hostPath")) != NULL &&
+	    json_object_get(s, "type") == NULL)
+		json_object_set_new(s, "type", json_string(""));
+	for (i = 0; i < sizeof(mode420) / sizeof(mode420[0]); i++)
+		if ((s = json_object_get(v, mode420[i])) != NULL &&
+		    json_object_get(s, "defaultMode") == NULL) {
+			json_object_set_new(s, "defaultMode",
+			                    json_integer(420));
+			if (strcmp(mode420[i], "projected") != 0)
+				continue;
+			json_array_foreach(json_object_get(s, "sources"), j, e)
+			{
+				json_t *t =
+				    json_object_get(e, "serviceAccountToken");
+
+				if (t != NULL &&
+				    json_object_get(t, "expirationSeconds") ==
+				        NULL)
+					json_object_set_new(t,
+					                    "expirationSeconds",
+					                    json_integer(3600));
+			}
+			break;
+		}
+	if ((s = json_object_get(v, "iscsi")) != NULL &&
+	    is_zero(json_object_get(s, "iscsiInterface")))
+		json_object_set_new(s, "iscsiInterface",
+		                    json_string("default"));
+	if ((s = json_object_get(v, "rbd")) != NULL) {
+		if (is_zero(json_object_get(s, "pool")))
+			json_object_set_new(s, "pool", json_string("rbd"));
+		if (is_zero(json_object_get(s, "user")))
+			json_object_set_new(s, "user", json_string("admin"));
+		if (is_zero(json_object_get(s, "keyring")))
+			json_object_set_new(s, "keyring",
+			                    json_string("/etc/ceph/keyring"));
+	}
+	if ((s = json_object_get(v, "azureDisk")) != NULL) {
+		if (json_object_get(s, "cachingMode") == NULL)
+			json_object_set_new(s, "cachingMode",
+			                    json_string("ReadWrite"));
+		if (json_object_get(s, "kind") == NULL)
+			json_object_set_new(s, "kind", json_string("Shared"));
+		if (json_object_get(s, "fsType") == NULL)
+			json_object_set_new(s, "fsType", json_string("ext4"));
+		if (json_object_get(s, "readOnly") == NULL)
+			json_object_set_new(s, "readOnly", json_false());
+	}
+	if ((s = json_object_get(v, "scaleIO")) != NULL) {
+		if (is_zero(json_object_get(s, "storageMode")))
+			json_object_set_new(s, "storageMode",
+			                    json_string("ThinProvisioned"));
+		if (is_zero(json_object_get(s, "fsType")))
+			json_object_set_new(s, "fsType", json_string("xfs"));
+	}
+}
+
+/* ensureVolumeMounts (key mountPath) / ensureVolumes (key name): each
+ * required entry is required (the first existing one with its key
+ * becomes it, else it is appended); existing entries whose key no
+ * required entry has are removed. */
+static void ensure_keyed(mg *m, json_t *o, const char *k, const json_t *req,
+                         const char *key, int volumes)
+{
+	json_t *r, *e, *el;
+	size_t i, j;
+
+	json_array_foreach(req, i, r)
+	{
+		json_t *d = json_deep_copy(r);
+		size_t at = (size_t)-1;
+
+		if (d == NULL) {
+			m->oom = 1;
+			return;
+		}
+		if (volumes)
+			volume_defaults(d);
+		el = json_object_get(o, k);
+		json_array_foreach(el, j, e)
+		{
+			if (str_eq(e, r, key)) {
+				at = j;
+				break;
+			}
+		}
+		if (at == (size_t)-1) {
+			m->modified = 1;
+			if ((el = child_array(m, o, k)) == NULL ||
+			    json_array_append_new(el, d) < 0)
+				m->oom = 1;
+			continue;
+		}
+		if (sem_eq(d, json_array_get(el, at))) {
+			json_decref(d);
+			continue;
+		}
+		m->modified = 1;
+		if (json_array_set_new(el, at, d) < 0)
+			m->oom = 1;
+	}
+	el = json_object_get(o, k);
+	for (i = json_array_size(el); i-- > 0;) {
+		int found = 0;
+
+		e = json_array_get(el, i);
+		json_array_foreach(req, j, r)
+		{
+			if (str_eq(e, r, key))
+				found = 1;
+		}
+		if (!found) {
+			m->modified = 1;
+			json_array_remove(el, i);
+		}
+	}
+}
+
+/* ensureProbePtr, ensureProbeDefaults, ensureProbe, ensureProbeHandler. */
+static void ensure_probe(mg *m, json_t *c, const char *k, const json_t *r)
+{
+	static const char *const ints[] = {
+	    "initialDelaySeconds", "timeoutSeconds", "periodSeconds",
+	    "successThreshold", "failureThreshold"};
+	static const long long defaults[] = {0, 1, 10, 1, 3};
+	static const char *const handler[] = {"exec", "httpGet", "tcpSocket",
+	                                      "grpc"};
+	json_t *e, *d;
+	size_t i;
+	int same = 1;
+
+	if (ptr_rule(m, c, k, r))
+		return;
+	e = json_object_get(c, k);
+	for (i = 0; i < sizeof(ints) / sizeof(ints[0]); i++) {
+		json_int_t v = json_integer_value(json_object_get(r, ints[i]));
+		const json_t *have = json_object_get(e, ints[i]);
+
+		if (v == 0)
+			v = defaults[i];
+		/* setInt32: compared as values, absent meaning 0 */
+		if (json_integer_value(have) == v &&
+		    (json_is_integer(have) || (have == NULL && v == 0)))
+			continue;
+		m->modified = 1;
+		if (json_object_set_new(e, ints[i], json_integer(v)) < 0)
+			m->oom = 1;
+	}
+	if ((d = json_object()) == NULL) {
+		m->oom = 1;
+		return;
+	}
+	for (i = 0; i < sizeof(handler) / sizeof(handler[0]); i++) {
+		json_t *h = json_object_get(r, handler[i]);
+
+		if (h != NULL &&
+		    json_object_set_new(d, handler[i], json_deep_copy(h)) < 0)
+			m->oom = 1;
+	}
+	if ((e = json_object_get(d, "httpGet")) != NULL &&
+	    is_zero(json_object_get(e, "scheme")))
+		json_object_set_new(e, "scheme", json_string("HTTP"));
+	e = json_object_get(c, k);
+	for (i = 0; i < sizeof(handler) / sizeof(handler[0]); i++)
+		if (!sem_eq(json_object_get(d, handler[i]),
+		            json_object_get(e, handler[i])))
+			same = 0;
+	if (!same) {
+		m->modified = 1;
+		for (i = 0; i < sizeof(handler) / sizeof(handler[0]); i++)
+			put(m, e, handler[i], json_object_get(d, handler[i]));
+	}
+	json_decref(d);
+}
+
+/* Append to o[k] each entry of req it lacks (ensureCapabilities,
+ * the SupplementalGroups rule of ensurePodSecurityContext). */
+static void add_missing(mg *m, json_t *o, const char *k, const json_t *req)
+{
+	json_t *r, *e, *el;
+	size_t i, j;
+
+	json_array_foreach(req, i, r)
+	{
+		int found = 0;
+
+		json_array_foreach(json_object_get(o, k), j, e)
+		{
+			if (sem_eq(e, r))
+				found = 1;
+		}
+		if (found)
+			continue;
+		m->modified = 1;
+		if ((el = child_array(m, o, k)) == NULL ||
+		    json_array_append(el, r) < 0)
+			m->oom = 1;
+	}
+}
+
+/* ensureSELinuxOptionsPtr. */
+static void ensure_selinux(mg *m, json_t *o, const json_t *r)
+{
+	static const char *const f[] = {"user", "role", "type", "level"};
+	json_t *e;
+	size_t i;
+
+	if (ptr_rule(m, o, "seLinuxOptions", r))
+		return;
+	e = json_object_get(o, "seLinuxOptions");
+	for (i = 0; i < sizeof(f) / sizeof(f[0]); i++)
+		set_if_set(m, e, f[i], json_object_get(r, f[i]));
+}
+
+/* ensureSeccompProfilePtr. */
+static void ensure_seccomp(mg *m, json_t *o, const json_t *r)
+{
+	if (ptr_rule(m, o, "seccompProfile", r))
+		return;
+	set_sem(m, o, "seccompProfile", r);
+}
+
+/* ensureSecurityContextPtr / ensureSecurityContext (a container's). */
+static void ensure_security(mg *m, json_t *c, const json_t *r)
+{
+	static const char *const ptrs[] = {
+	    "privileged", "runAsUser", "runAsNonRoot", "readOnlyRootFilesystem",
+	    "allowPrivilegeEscalation"};
+	json_t *e;
+	size_t i;
+
+	if (ptr_rule(m, c, "securityContext", r))
+		return;
+	e = json_object_get(c, "securityContext");
+	if (!ptr_rule(m, e, "capabilities",
+	              json_object_get(r, "capabilities"))) {
+		json_t *ec = json_object_get(e, "capabilities");
+		const json_t *rc = json_object_get(r, "capabilities");
+
+		add_missing(m, ec, "add", json_object_get(rc, "add"));
+		add_missing(m, ec, "drop", json_object_get(rc, "drop"));
+	}
+	ensure_selinux(m, e, json_object_get(r, "seLinuxOptions"));
+	for (i = 0; i < sizeof(ptrs) / sizeof(ptrs[0]); i++)
+		set_exact(m, e, ptrs[i], json_object_get(r, ptrs[i]));
+	ensure_seccomp(m, e, json_object_get(r, "seccompProfile"));
+}
+
+/* ensurePodSecurityContextPtr / ensurePodSecurityContext. */
+static void ensure_pod_security(mg *m, json_t *s, const json_t *r)
+{
+	static const char *const ptrs[] = {"runAsUser", "runAsGroup",
+	                                   "runAsNonRoot"};
+	json_t *e = json_object_get(s, "securityContext"), *rs, *es;
+	size_t i, j;
+
+	if (r != NULL && json_is_null(r))
+		r = NULL;
+	if (is_zero(e) && r == NULL)
+		return;
+	if (ptr_rule(m, s, "securityContext", r))
+		return;
+	ensure_selinux(m, e, json_object_get(r, "seLinuxOptions"));
+	for (i = 0; i < sizeof(ptrs) / sizeof(ptrs[0]); i++)
+		set_exact(m, e, ptrs[i], json_object_get(r, ptrs[i]));
+	ensure_seccomp(m, e, json_object_get(r, "seccompProfile"));
+	add_missing(m, e, "supplementalGroups",
+	            json_object_get(r, "supplementalGroups"));
+	set_exact(m, e, "fsGroup", json_object_get(r, "fsGroup"));
+	/* sysctls: by name, the value required's */
+	json_array_foreach(json_object_get(r, "sysctls"), i, rs)
+	{
+		int found = 0;
+		json_t *el;
+
+		json_array_foreach(json_object_get(e, "sysctls"), j, es)
+		{
+			if (!str_eq(es, rs, "name"))
+				continue;
+			found = 1;
+			if (!str_eq(es, rs, "value")) {
+				m->modified = 1;
+				if (json_array_set(
+				        json_object_get(e, "sysctls"), j, rs) <
+				    0)
+					m->oom = 1;
+			}
+			break;
+		}
+		if (found)
+			continue;
+		m->modified = 1;
+		if ((el = child_array(m, e, "sysctls")) == NULL ||
+		    json_array_append(el, rs) < 0)
+			m->oom = 1;
+	}
+}
+
+/* ensureAffinityPtr / ensureAffinity. */
+static void ensure_affinity(mg *m, json_t *s, const json_t *r)
+{
+	static const char *const f[] = {"nodeAffinity", "podAffinity",
+	                                "podAntiAffinity"};
+	json_t *e;
+	size_t i;
+
+	if (r == NULL || json_is_null(r))
+		return;
+	if (ptr_rule(m, s, "affinity", r))
+		return;
+	e = json_object_get(s, "affinity");
+	for (i = 0; i < sizeof(f) / sizeof(f[0]); i++)
+		if (!sem_eq(json_object_get(e, f[i]),
+		            json_object_get(r, f[i]))) {
+			m->modified = 1;
+			put(m, e, f[i], json_object_get(r, f[i]));
+		}
+}
+
+/* ensureTolerations: duplicates of a required toleration dropped, the
+ * missing ones appended, all others kept. */
+static void ensure_tolerations(mg *m, json_t *s, const json_t *req)
+{
+	json_t *el = json_object_get(s, "tolerations"), *r;
+	size_t nr = json_array_size(req), ne = json_array_size(el), i, j;
+	unsigned char *found = calloc(nr + 1, 1), *dup = calloc(ne + 1, 1);
+
+	if (found == NULL || dup == NULL) {
+		m->oom = 1;
+		goto out;
+	}
+	for (i = 0; i < nr; i++) {
+		int already = 0;
+
+		for (j = 0; j < ne; j++)
+			if (sem_eq(json_array_get(el, j),
+			           json_array_get(req, i))) {
+				if (already)
+					dup[j] = 1;
+				already = 1;
+				found[i] = 1;
+			}
+	}
+	for (j = ne; j-- > 0;)
+		if (dup[j]) {
+			m->modified = 1;
+			json_array_remove(el, j);
+		}
+	json_array_foreach(req, i, r)
+	{
+		if (found[i])
+			continue;
+		m->modified = 1;
+		if ((el = child_array(m, s, "tolerations")) == NULL ||
+		    json_array_append(el, r) < 0)
+			m->oom = 1;
+	}
+out:
+	free(found);
+	free(dup);
+}
+
+/* ensureEnvVar: the list replaced whole when different, after
+ * ensureEnvVarSourceFieldRefDefault (fieldRef apiVersion "v1"). */
+static void ensure_env(mg *m, json_t *c, const json_t *req)
+{
+	json_t *d = json_deep_copy(req), *v;
+	size_t i;
+
+	if (req != NULL && d == NULL) {
+		m->oom = 1;
+		return;
+	}
+	json_array_foreach(d, i, v)
+	{
+		json_t *fr = json_object_get(json_object_get(v, "valueFrom"),
+		                             "fieldRef");
+
+		if (fr != NULL && is_zero(json_object_get(fr, "apiVersion")))
+			json_object_set_new(fr, "apiVersion",
+			                    json_string("v1"));
+	}
+	set_sem(m, c, "env", d);
+	json_decref(d);
+}
+
+/* ensureContainer. */
+static void ensure_container(mg *m, json_t *c, const json_t *r, int hn)
+{
+	json_t *res;
+	const json_t *rr = json_object_get(r, "resources");
+
+	set_if_set(m, c, "name", json_object_get(r, "name"));
+	set_if_set(m, c, "image", json_object_get(r, "image"));
+	set_exact(m, c, "command", json_object_get(r, "command"));
+	set_exact(m, c, "args", json_object_get(r, "args"));
+	ensure_env(m, c, json_object_get(r, "env"));
+	set_sem(m, c, "envFrom", json_object_get(r, "envFrom"));
+	set_if_set(m, c, "workingDir", json_object_get(r, "workingDir"));
+	/* ensureResourceRequirements: limits and requests, each whole */
+	res = json_object_get(c, "resources");
+	if (!sem_eq(json_object_get(res, "limits"),
+	            json_object_get(rr, "limits")) ||
+	    !sem_eq(json_object_get(res, "requests"),
+	            json_object_get(rr, "requests"))) {
+		m->modified = 1;
+		if ((res = child(m, c, "resources")) != NULL) {
+			put(m, res, "limits", json_object_get(rr, "limits"));
+			put(m, res, "requests",
+			    json_object_get(rr, "requests"));
+		}
+	}
+	ensure_ports(m, c, "ports", json_object_get(r, "ports"), hn, 0);
+	ensure_keyed(m, c, "volumeMounts", json_object_get(r, "volumeMounts"),
+	             "mountPath", 0);
+	ensure_probe(m, c, "livenessProbe",
+	             json_object_get(r, "livenessProbe"));
+	ensure_probe(m, c, "readinessProbe",
+	             json_object_get(r, "readinessProbe"));
+	ensure_security(m, c, json_object_get(r, "securityContext"));
+}
+
+/* ensureContainers: matched by name; existing ones without a match
+ * removed, required ones without a match appended as they are. */
+static void ensure_containers(mg *m, json_t *s, const char *k,
+                              const json_t *req, int hn)
+{
+	json_t *el = json_object_get(s, k), *r, *e;
+	size_t i, j;
+
+	for (i = json_array_size(el); i-- > 0;) {
+		int found = 0;
+
+		e = json_array_get(el, i);
+		json_array_foreach(req, j, r)
+		{
+			if (str_eq(e, r, "name")) {
+				found = 1;
+				ensure_container(m, e, r, hn);
+				break;
+			}
+		}
+		if (!found) {
+			m->modified = 1;
+			json_array_remove(el, i);
+		}
+	}
+	json_array_foreach(req, j, r)
+	{
+		int found = 0;
+
+		json_array_foreach(json_object_get(s, k), i, e)
+		{
+			if (str_eq(e, r, "name"))
+				found = 1;
+		}
+		if (found)
+			continue;
+		m->modified = 1;
+		if ((el = child_array(m, s, k)) == NULL ||
+		    json_array_append_new(el, json_deep_copy(r)) < 0)
+			m->oom = 1;
+	}
+}
+
+/* ensurePodSpec. */
+static void ensure_pod_spec(mg *m, json_t *s, const json_t *r)
+{
+	int hn = json_is_true(json_object_get(r, "hostNetwork"));
+	json_t *v;
+
+	ensure_containers(m, s, "initContainers",
+	                  json_object_get(r, "initContainers"), hn);
+	ensure_containers(m, s, "containers", json_object_get(r, "containers"),
+	                  hn);
+	ensure_keyed(m, s, "volumes", json_object_get(r, "volumes"), "name", 1);
+	set_if_set(m, s, "restartPolicy", json_object_get(r, "restartPolicy"));
+	set_exact(m, s, "automountServiceAccountToken",
+	          json_object_get(r, "automountServiceAccountToken"));
+	set_if_set(m, s, "serviceAccountName",
+	           json_object_get(r, "serviceAccountName"));
+	set_sem(m, s, "hostNetwork", json_object_get(r, "hostNetwork"));
+	set_exact(m, s, "hostUsers", json_object_get(r, "hostUsers"));
+	merge_map_into(m, s, "nodeSelector",
+	               json_object_get(r, "nodeSelector"));
+	ensure_pod_security(m, s, json_object_get(r, "securityContext"));
+	ensure_affinity(m, s, json_object_get(r, "affinity"));
+	ensure_tolerations(m, s, json_object_get(r, "tolerations"));
+	set_if_set(m, s, "priorityClassName",
+	           json_object_get(r, "priorityClassName"));
+	set_exact(m, s, "priority", json_object_get(r, "priority"));
+	set_exact(m, s, "shareProcessNamespace",
+	          json_object_get(r, "shareProcessNamespace"));
+	/* ensureDNSPolicy: ClusterFirst when the manifest names none */
+	v = json_object_get(r, "dnsPolicy");
+	v = is_zero(v) ? json_string("ClusterFirst") : json_incref(v);
+	set_sem(m, s, "dnsPolicy", v);
+	json_decref(v);
+	/* ensureTerminationGracePeriod: 30 when the manifest gives none */
+	v = json_object_get(r, "terminationGracePeriodSeconds");
+	v = v == NULL || json_is_null(v) ? json_integer(30) : json_incref(v);
+	set_exact(m, s, "terminationGracePeriodSeconds", v);
+	json_decref(v);
+}
+
+/* ensurePodTemplateSpec on o[k]. */
+static void ensure_template(mg *m, json_t *o, const char *k, const json_t *r)
+{
+	json_t *t = child(m, o, k), *s;
+
+	if (t == NULL)
+		return;
+	ensure_meta(m, t, json_object_get(r, "metadata"));
+	if ((s = child(m, t, "spec")) != NULL)
+		ensure_pod_spec(m, s, json_object_get(r, "spec"));
+}
+
+/* EnsureDeployment on spec s. */
+static void ensure_deployment(mg *m, json_t *s, const json_t *r)
+{
+	json_t *v = json_object_get(r, "replicas"), *st, *ru;
+	const json_t *sel = json_object_get(r, "selector");
+	const char *type;
+
+	/* ensureReplicasDefault */
+	v = v == NULL || json_is_null(v) ? json_integer(1) : json_incref(v);
+	set_exact(m, s, "replicas", v);
+	json_decref(v);
+	if ((json_object_get(s, "selector") == NULL && sel != NULL) ||
+	    !sem_eq(json_object_get(s, "selector"), sel)) {
+		m->modified = 1;
+		put(m, s, "selector", sel);
+	}
+	set_sem(m, s, "paused", json_object_get(r, "paused"));
+	set_sem(m, s, "minReadySeconds", json_object_get(r, "minReadySeconds"));
+	if (json_object_get(r, "revisionHistoryLimit") != NULL)
+		set_sem(m, s, "revisionHistoryLimit",
+		        json_object_get(r, "revisionHistoryLimit"));
+	if (json_object_get(r, "progressDeadlineSeconds") != NULL)
+		set_sem(m, s, "progressDeadlineSeconds",
+		        json_object_get(r, "progressDeadlineSeconds"));
+	/* ensureStrategyDefault */
+	st = json_object_get(r, "strategy");
+	st = json_is_object(st) ? json_deep_copy(st) : json_object();
+	if (st == NULL) {
+		m->oom = 1;
+		return;
+	}
+	type = al_json_str(st, "type");
+	if (type == NULL || type[0] == '\0' ||
+	    strcmp(type, "RollingUpdate") == 0) {
+		json_object_set_new(st, "type", json_string("RollingUpdate"));
+		if ((ru = member_object(st, "rollingUpdate")) == NULL ||
+		    set_default(ru, "maxUnavailable", json_string("25%")) < 0 ||
+		    set_default(ru, "maxSurge", json_string("25%")) < 0)
+			m->oom = 1;
+	}
+	set_sem(m, s, "strategy", st);
+	json_decref(st);
+	ensure_template(m, s, "template", json_object_get(r, "template"));
+}
+
+/* EnsureDaemonSet on spec s. */
+static void ensure_daemonset(mg *m, json_t *s, const json_t *r)
+{
+	const json_t *sel = json_object_get(r, "selector");
+
+	if (json_object_get(s, "selector") == NULL) {
+		m->modified = 1;
+		put(m, s, "selector", sel);
+	}
+	set_sem(m, s, "selector", sel);
+	ensure_template(m, s, "template", json_object_get(r, "template"));
+}
+
+/* ensureJobSpec / ensureJobSpecDefault on spec s. AL_EINVAL for a
+ * manifest with spec.selector (the CVO panics on it). */
+static int ensure_job_spec(mg *m, json_t *s, const json_t *r)
+{
+	static const char *const ptrs[] = {
+	    "parallelism",  "completions",    "activeDeadlineSeconds",
+	    "backoffLimit", "manualSelector", "ttlSecondsAfterFinished",
+	    "suspend"};
+	json_t *d;
+	size_t i;
+
+	if (json_object_get(r, "selector") != NULL)
+		return al_error_set(
+		    AL_EINVAL,
+		    "spec.selector is not supported in Job manifests");
+	if ((d = json_is_object(r) ? json_deep_copy(r) : json_object()) ==
+	        NULL ||
+	    set_default(d, "backoffLimit", json_integer(6)) < 0 ||
+	    set_default(d, "completionMode", json_string("NonIndexed")) < 0 ||
+	    set_default(d, "suspend", json_false()) < 0) {
+		json_decref(d);
+		m->oom = 1;
+		return 0;
+	}
+	for (i = 0; i < sizeof(ptrs) / sizeof(ptrs[0]); i++)
+		set_exact(m, s, ptrs[i], json_object_get(d, ptrs[i]));
+	ensure_template(m, s, "template", json_object_get(d, "template"));
+	set_sem(m, s, "completionMode", json_object_get(d, "completionMode"));
+	set_sem(m, s, "podFailurePolicy",
+	        json_object_get(d, "podFailurePolicy"));
+	json_decref(d);
+	return 0;
+}
+
+/* EnsureCronJob on spec s. */
+static int ensure_cronjob(mg *m, json_t *s, const json_t *r)
+{
+	static const char *const ptrs[] = {"startingDeadlineSeconds", "suspend",
+	                                   "successfulJobsHistoryLimit",
+	                                   "failedJobsHistoryLimit"};
+	json_t *d, *jt, *js;
+	size_t i;
+	int rc = 0;
+
+	if ((d = json_is_object(r) ? json_deep_copy(r) : json_object()) ==
+	        NULL ||
+	    set_default(d, "concurrencyPolicy", json_string("Allow")) < 0 ||
+	    set_default(d, "failedJobsHistoryLimit", json_integer(1)) < 0 ||
+	    set_default(d, "successfulJobsHistoryLimit", json_integer(3)) < 0 ||
+	    set_default(d, "suspend", json_false()) < 0) {
+		json_decref(d);
+		m->oom = 1;
+		return 0;
+	}
+	for (i = 0; i < sizeof(ptrs) / sizeof(ptrs[0]); i++)
+		set_exact(m, s, ptrs[i], json_object_get(d, ptrs[i]));
+	set_sem(m, s, "schedule", json_object_get(d, "schedule"));
+	set_sem(m, s, "timeZone", json_object_get(d, "timeZone"));
+	set_sem(m, s, "concurrencyPolicy",
+	        json_object_get(d, "concurrencyPolicy"));
+	/* ensureJobTemplateSpec */
+	if ((jt = child(m, s, "jobTemplate")) != NULL) {
+		const json_t *rjt = json_object_get(d, "jobTemplate");
+
+		ensure_meta(m, jt, json_object_get(rjt, "metadata"));
+		if ((js = child(m, jt, "spec")) != NULL)
+			rc = ensure_job_spec(m, js,
+			                     json_object_get(rjt, "spec"));
+	}
+	json_decref(d);
+	return rc;
+}
+
+/* ApplyServicev1: EnsureObjectMeta, EnsureServicePorts, EnsureServiceType
+ * (ClusterIP when the manifest names none); the selector is always the
+ * manifest's. */
+static void ensure_service(mg *m, json_t *s, const json_t *r)
+{
+	json_t *t = json_object_get(r, "type");
+
+	ensure_ports(m, s, "ports", json_object_get(r, "ports"), 0, 1);
+	t = is_zero(t) ? json_string("ClusterIP") : json_incref(t);
+	set_sem(m, s, "type", t);
+	json_decref(t);
+	set_sem(m, s, "selector", json_object_get(r, "selector"));
+}
+
+int al_update_merge_live(json_t *live, const json_t *required,
+                         const char *group, const char *kind, int *modified)
+{
+	const json_t *rs = json_object_get(required, "spec");
+	mg m = {0, 0};
+	json_t *s;
+	int rc = 0;
+
+	*modified = 0;
+	if (al_update_merge_kind(group, kind) != AL_UPDATE_MERGE_LIVE)
+		return al_error_set(AL_EINVAL,
+		                    "no merge on the live object "
+		                    "for %s",
+		                    kind);
+	ensure_meta(&m, live, json_object_get(required, "metadata"));
+	if ((s = child(&m, live, "spec")) == NULL)
+		goto out;
+	if (strcmp(kind, "Deployment") == 0)
+		ensure_deployment(&m, s, rs);
+	else if (strcmp(kind, "DaemonSet") == 0)
+		ensure_daemonset(&m, s, rs);
+	else if (strcmp(kind, "Job") == 0)
+		rc = ensure_job_spec(&m, s, rs);
+	else if (strcmp(kind, "CronJob") == 0)
+		rc = ensure_cronjob(&m, s, rs);
+	else
+		ensure_service(&m, s, rs);
+out:
+	if (rc < 0)
+		return rc;
+	if (m.oom)
+		return al_error_set(AL_ENOMEM, "out of memory");
+	*modified = m.modified;
+	return 0;
+}
+
+int al_update_merge_part(json_t *parent, const json_t *required,
+                         const char *part, int *modified)
+{
+	mg m = {0, 0};
+
+	*modified = 0;
+	if (strcmp(part, "PodSpec") == 0)
+		ensure_pod_spec(&m, parent, required);
+	else if (strcmp(part, "Tolerations") == 0)
+		ensure_tolerations(&m, parent, required);
+	else if (strcmp(part, "EnvVar") == 0)
+		ensure_env(&m, parent, required);
+	else if (strcmp(part, "ServicePorts") == 0)
+		ensure_ports(&m, parent, "ports", required, 0, 1);
+	else
+		return al_error_set(AL_EINVAL, "no merge rule '%s'", part);
+	if (m.oom)
+		return al_error_set(AL_ENOMEM, "out of memory");
+	*modified = m.modified;
+	return 0;
+}
+
 int al_update_merge(json_t **out, const json_t *required, const json_t *live,
                     const char *group, const char *kind)
 {
@@ -182,6 +1193,26 @@ int al_update_merge(json_t **out, const json_t *required, const json_t *live,
 	int rc = -1;
 
 	*out = NULL;
+	if (al_update_merge_kind(group, kind) == AL_UPDATE_MERGE_LIVE) {
+		int modified;
+
+		json_decref(obj);
+		if (live == NULL) {
+			obj = json_deep_copy(required);
+		} else {
+			obj = json_deep_copy(live);
+			if (obj != NULL &&
+			    (rc = al_update_merge_live(obj, required, group,
+			                               kind, &modified)) < 0) {
+				json_decref(obj);
+				return rc;
+			}
+		}
+		if (obj == NULL)
+			return al_error_set(AL_ENOMEM, "out of memory");
+		*out = obj;
+		return 0;
+	}
 	if (obj == NULL || (md = member_object(obj, "metadata")) == NULL)
 		goto out;
 	if (merge_map(md, "labels", json_object_get(lmd, "labels")) < 0 ||
@@ -193,13 +1224,6 @@ int al_update_merge(json_t **out, const json_t *required, const json_t *live,
 		if (merge_map(obj, "data", json_object_get(live, "data")) < 0 ||
 		    merge_map(obj, "binaryData",
 		              json_object_get(live, "binaryData")) < 0)
-			goto out;
-	} else if (strcmp(kind, "Deployment") == 0 &&
-	           strcmp(group, "apps") == 0) {
-		if (deployment(obj) < 0)
-			goto out;
-	} else if (strcmp(kind, "Job") == 0 && strcmp(group, "batch") == 0) {
-		if (job(obj) < 0)
 			goto out;
 	} else if (strcmp(kind, "ClusterRole") == 0 &&
 	           strcmp(group, "rbac.authorization.k8s.io") == 0) {

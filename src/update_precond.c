@@ -1,5 +1,6 @@
 /* update_precond.c: the Cluster Version Operator's update preconditions
- * (Upgradeable, Rollback, GiantHop, admin acks), pure. */
+ * (Upgradeable, Rollback, GiantHop, admin acks) and the architecture of
+ * the update graph it asks for, pure. */
 #include <inttypes.h>
 #include <stdarg.h>
 #include <stdint.h>
@@ -253,4 +254,43 @@ done:
 	if (*msg == NULL)
 		return al_error_set(AL_ENOMEM, "out of memory");
 	return n;
+}
+
+int al_update_release_multi(const uint8_t *meta, size_t len)
+{
+	json_t *j =
+	    meta != NULL ? json_loadb((const char *)meta, len, 0, NULL) : NULL;
+	const char *a = al_json_str(json_object_get(j, "metadata"),
+	                            "release.openshift.io/architecture");
+	int multi = a != NULL && strcmp(a, "multi") == 0;
+
+	json_decref(j);
+	return multi;
+}
+
+const char *al_update_graph_arch(const json_t *cv, int target_multi,
+                                 const char *cluster_arch, int *migrating)
+{
+	const char *cur_a = al_json_str(
+	               json_object_get(json_object_get(cv, "status"),
+	                               "desired"),
+	               "architecture"),
+	           *want_a =
+	               al_json_str(json_object_get(json_object_get(cv, "spec"),
+	                                           "desiredUpdate"),
+	                           "architecture");
+	const char *current, *desired;
+
+	/* getCurrentArchitecture: the running payload's, else GOARCH */
+	current = cur_a != NULL && strcmp(cur_a, "Multi") == 0 ? "multi"
+	                                                       : cluster_arch;
+	/* getDesiredArchitecture: spec.desiredUpdate.architecture, else
+	 * the current one; a multi payload asked for by digest moves the
+	 * cluster to multi as that would */
+	desired = want_a != NULL && strcmp(want_a, "Multi") == 0 ? "multi"
+	          : target_multi                                 ? "multi"
+	                                                         : current;
+	*migrating =
+	    strcmp(desired, "multi") == 0 && strcmp(current, "multi") != 0;
+	return desired;
 }

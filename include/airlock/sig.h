@@ -281,6 +281,12 @@ typedef enum al_sig_source_kind {
 typedef struct al_sig_source {
 	al_sig_source_kind kind;
 	const char *location;
+	/* HTTP only, may be NULL: CA certificates (PEM, ca_pem_len bytes;
+	 * borrowed) trusted for this store's TLS, in place of the base
+	 * client's ca_pem (added to its CA bundle): a ClusterVersion
+	 * signature store's spec.signatureStores[].ca. */
+	const uint8_t *ca_pem;
+	size_t ca_pem_len;
 } al_sig_source;
 
 /*

@@ -77,22 +77,39 @@ al_check "delete: a value other than \"true\" fails the update (exit 3)" [ "$AL_
 al_check "delete: ... with the CVO's error" grep -qF 'invalid delete annotation "release.openshift.io/delete" value: "yes"' "$T/e3"
 al_check "delete: the object is untouched (neither deleted nor applied)" [ "$(up_obj $CM/victim '(o["data"], "release.openshift.io/delete" in (o["metadata"].get("annotations") or {}))')" = "({'x': '1'}, False)" ]
 
-# --- per-kind merges: lib/resourcemerge EnsureConfigMap, EnsureDeployment --
+# --- per-kind merges: lib/resourcemerge EnsureConfigMap, EnsureDeployment,
+# ensurePodTemplateSpec / ensurePodSpec / ensureContainer ----------------------
 reset
 # as the previous release applied it (airlock's field manager): k0 is a key
 # the new manifest dropped, which server-side apply alone would remove
 curl -sf -X PATCH -H 'Content-Type: application/apply-patch+yaml' \
 	-d '{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"owned","namespace":"default","labels":{"admin":"yes"}},"data":{"k0":"kept","k1":"old"}}' \
 	"$KS_URL/api/v1/namespaces/default/configmaps/owned?fieldManager=$FM&force=true" >/dev/null
-seed '{"apiVersion":"apps/v1","kind":"Deployment","metadata":{"name":"d","namespace":"default"},"spec":{"replicas":3,"paused":true,"selector":{"matchLabels":{"app":"d"}},"template":{"metadata":{"labels":{"app":"d"}},"spec":{"containers":[{"name":"c","image":"old"}]}}}}'
+# the live Deployment as an admin changed it: a sidecar container, an env
+# var, a pull policy, a scheduler and a toleration the manifest lacks
+seed '{"apiVersion":"apps/v1","kind":"Deployment","metadata":{"name":"d","namespace":"default"},"spec":{"replicas":3,"paused":true,"selector":{"matchLabels":{"app":"d"}},"template":{"metadata":{"labels":{"app":"d","admin":"yes"}},"spec":{"schedulerName":"custom","tolerations":[{"key":"admin","operator":"Exists"}],"containers":[{"name":"c","image":"old","imagePullPolicy":"Always","env":[{"name":"X","value":"admin"}]},{"name":"sidecar","image":"s"}]}}}}'
+# another writer wins the first replace: a 409, read, merge and write again
+up_ctl fault '{"path": "/deployments/d$", "method": "PUT", "status": 409, "times": 1}' >/dev/null
+up_ctl log/clear '{}' >/dev/null
 al_run "$T/o4" "$T/e4" "$AIRLOCK" update --store "$S" --to 4.14.2 "${K[@]}" --sync-timeout 30s
+up_ctl faults/clear '{}' >/dev/null
 al_check "merge: the update completes" [ "$AL_RC" = 0 ]
+al_check "merge: the Deployment is replaced (PUT), conditionally: a 409 is read and written again" [ "$(curl -sf "$KS_URL/_control/log" | python3 -c 'import json,sys
+print([(e["method"], e["status"]) for e in json.load(sys.stdin)["requests"] if e["path"].endswith("/deployments/d") and e["method"] != "GET"])')" = "[('PUT', 409), ('PUT', 200)]" ]
 al_check "merge: EnsureConfigMap: a data key the manifest does not have stays, the manifest's own win" [ "$(up_obj $CM/owned 'sorted(o["data"].items())')" = "[('k0', 'kept'), ('k1', 'release')]" ]
 al_check "merge: EnsureObjectMeta: a label the manifest does not have stays" [ "$(up_obj $CM/owned 'o["metadata"]["labels"]["admin"]')" = yes ]
-al_check "merge: EnsureDeployment: replicas missing in the manifest become 1, paused becomes false" [ "$(up_obj /apis/apps/v1/namespaces/default/deployments/d '(o["spec"]["replicas"], o["spec"].get("paused"))')" = "(1, False)" ]
+al_check "merge: EnsureDeployment: replicas missing in the manifest become 1, paused becomes false" [ "$(up_obj /apis/apps/v1/namespaces/default/deployments/d '(o["spec"]["replicas"], bool(o["spec"].get("paused")))')" = "(1, False)" ]
+D_PATH=/apis/apps/v1/namespaces/default/deployments/d
+al_check "merge: ensureContainers: a container the manifest does not have is removed, the manifest's image wins" [ "$(up_obj $D_PATH '[(c["name"], c["image"][-4:]) for c in o["spec"]["template"]["spec"]["containers"]]')" = "[('c', '0007')]" ]
+al_check "merge: ensureEnvVar: the container's env is the manifest's (none)" [ "$(up_obj $D_PATH 'o["spec"]["template"]["spec"]["containers"][0].get("env")')" = None ]
+al_check "merge: ensureContainer: a field the CVO does not own (imagePullPolicy) stays" [ "$(up_obj $D_PATH 'o["spec"]["template"]["spec"]["containers"][0].get("imagePullPolicy")')" = Always ]
+al_check "merge: ensurePodSpec: schedulerName and tolerations the manifest lacks stay, dnsPolicy defaults to ClusterFirst, terminationGracePeriodSeconds to 30" [ "$(up_obj $D_PATH '(lambda s: (s.get("schedulerName"), s.get("tolerations"), s.get("dnsPolicy"), s.get("terminationGracePeriodSeconds")))(o["spec"]["template"]["spec"])')" = "('custom', [{'key': 'admin', 'operator': 'Exists'}], 'ClusterFirst', 30)" ]
+al_check "merge: ensurePodTemplateSpec: a template label the manifest lacks stays" [ "$(up_obj $D_PATH 'o["spec"]["template"]["metadata"]["labels"]')" = "{'app': 'd', 'admin': 'yes'}" ]
+GEN=$(up_obj $D_PATH 'o["metadata"]["generation"]')
 # a second run of the same release (reconciling) keeps it so
 al_run "$T/o4" "$T/e4" "$AIRLOCK" update --store "$S" --to 4.14.2 "${K[@]}" --sync-timeout 30s
 al_check "merge: reconciling keeps the kept key" [ "$(up_obj $CM/owned 'o["data"].get("k0")')" = kept ]
+al_check "merge: reconciling an unchanged Deployment writes nothing (its generation stays)" [ "$(up_obj $D_PATH 'o["metadata"]["generation"]')" = "$GEN" ]
 
 # --- implicitly enabled capabilities: GetImplicitlyEnabledCapabilities ------
 reset

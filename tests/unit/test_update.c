@@ -1134,23 +1134,17 @@ static void check_merged(const char *group, const char *kind, const char *req, c
 	free(got);
 }
 
-/* lib/resourcemerge: TestEnsureDeployment's replica and strategy cases,
- * EnsureConfigMap (mergeMap), EnsureObjectMeta, ensureJobSpecDefault,
- * EnsureClusterRole with an aggregationRule. */
+/* lib/resourcemerge: EnsureConfigMap (mergeMap), EnsureObjectMeta,
+ * EnsureClusterRole with an aggregationRule; a Deployment (merged on the
+ * live object) is created as the manifest says and scaled back. */
 static void test_update__cvo_resourcemerge(void)
 {
-	/* different replica count: required wins; implicit replica count: 1 */
-	check_merged("apps", "Deployment", "{\"spec\": {\"replicas\": 3}}", "{\"spec\": {\"replicas\": 2}}", "spec.replicas", "3");
-	check_merged("apps", "Deployment", "{\"spec\": {}}", "{\"spec\": {\"replicas\": 2}}", "spec.replicas", "1");
-	check_merged("apps", "Deployment", "{\"spec\": {}}", NULL, "spec.replicas", "1");
-	/* paused and minReadySeconds: overwritten, absent meaning false and 0 */
-	check_merged("apps", "Deployment", "{\"spec\": {}}", "{\"spec\": {\"paused\": true}}", "spec.paused", "false");
-	check_merged("apps", "Deployment", "{\"spec\": {}}", "{\"spec\": {\"minReadySeconds\": 9}}", "spec.minReadySeconds", "0");
-	/* implicit strategy: RollingUpdate 25% / 25% */
-	check_merged("apps", "Deployment", "{\"spec\": {}}", NULL, "spec.strategy",
-		     "{\"rollingUpdate\":{\"maxSurge\":\"25%\",\"maxUnavailable\":\"25%\"},\"type\":\"RollingUpdate\"}");
-	check_merged("apps", "Deployment", "{\"spec\": {\"strategy\": {\"type\": \"Recreate\"}}}", NULL, "spec.strategy",
-		     "{\"type\":\"Recreate\"}");
+	/* the CVO creates a missing object from the manifest as it is */
+	check_merged("apps", "Deployment", "{\"spec\": {}}", NULL, "spec", "{}");
+	check_merged("apps", "Deployment", "{\"spec\": {}}", "{\"spec\": {\"replicas\": 2, \"paused\": true}}", "spec.replicas",
+		     "1");
+	check_merged("apps", "Deployment", "{\"spec\": {}}", "{\"spec\": {\"replicas\": 2, \"paused\": true}}", "spec.paused",
+		     "absent");
 	/* EnsureConfigMap: data keys the manifest dropped stay, its own win */
 	check_merged("", "ConfigMap", "{\"data\": {\"k1\": \"new\"}}", "{\"data\": {\"k0\": \"kept\", \"k1\": \"old\"}}", "data",
 		     "{\"k0\":\"kept\",\"k1\":\"new\"}");
@@ -1162,17 +1156,248 @@ static void test_update__cvo_resourcemerge(void)
 	check_merged("", "ConfigMap", "{\"metadata\": {\"ownerReferences\": [{\"uid\": \"u1\", \"name\": \"new\"}]}}",
 		     "{\"metadata\": {\"ownerReferences\": [{\"uid\": \"u1\", \"name\": \"old\"}, {\"uid\": \"u2\", \"name\": \"other\"}]}}",
 		     "metadata.ownerReferences", "[{\"name\":\"new\",\"uid\":\"u1\"},{\"name\":\"other\",\"uid\":\"u2\"}]");
-	/* ensureJobSpecDefault */
-	check_merged("batch", "Job", "{\"spec\": {}}", NULL, "spec",
-		     "{\"backoffLimit\":6,\"completionMode\":\"NonIndexed\",\"suspend\":false}");
 	/* EnsureClusterRole: an aggregated role's rules are the control plane's */
 	check_merged("rbac.authorization.k8s.io", "ClusterRole", "{\"aggregationRule\": {}, \"rules\": []}",
 		     "{\"rules\": [{\"verbs\": [\"get\"]}]}", "rules", "[{\"verbs\":[\"get\"]}]");
 	/* kinds without an Ensure function are not merged (plain apply) */
-	CU_ASSERT_EQUAL(al_update_merge_kind("", "ConfigMap"), 1);
-	CU_ASSERT_EQUAL(al_update_merge_kind("apps", "Deployment"), 1);
-	CU_ASSERT_EQUAL(al_update_merge_kind("", "Secret"), 0);
-	CU_ASSERT_EQUAL(al_update_merge_kind("config.openshift.io", "ClusterOperator"), 0);
+	CU_ASSERT_EQUAL(al_update_merge_kind("", "ConfigMap"), AL_UPDATE_MERGE_APPLY);
+	CU_ASSERT_EQUAL(al_update_merge_kind("apps", "Deployment"), AL_UPDATE_MERGE_LIVE);
+	CU_ASSERT_EQUAL(al_update_merge_kind("", "Service"), AL_UPDATE_MERGE_LIVE);
+	CU_ASSERT_EQUAL(al_update_merge_kind("", "Secret"), AL_UPDATE_MERGE_NONE);
+	CU_ASSERT_EQUAL(al_update_merge_kind("config.openshift.io", "ClusterOperator"), AL_UPDATE_MERGE_NONE);
+}
+
+/* v with every zero member (null, false, 0, "", [], {}) removed,
+ * recursively: equality.Semantic.DeepEqual's view of a Go structure,
+ * where an unset field and its zero value are the same. */
+static json_t *pruned(const json_t *v)
+{
+	json_t *o, *x;
+	const char *k;
+	size_t i;
+
+	if (json_is_object(v)) {
+		o = json_object();
+		json_object_foreach((json_t *)v, k, x)
+		{
+			json_t *p = pruned(x);
+
+			if (p != NULL)
+				json_object_set_new(o, k, p);
+		}
+		if (json_object_size(o) == 0) {
+			json_decref(o);
+			return NULL;
+		}
+		return o;
+	}
+	if (json_is_array(v)) {
+		if (json_array_size(v) == 0)
+			return NULL;
+		o = json_array();
+		json_array_foreach(v, i, x)
+		{
+			json_t *p = pruned(x);
+
+			json_array_append_new(o, p != NULL ? p : json_object());
+		}
+		return o;
+	}
+	if (v == NULL || json_is_null(v) || json_is_false(v) || (json_is_integer(v) && json_integer_value(v) == 0) ||
+	    (json_is_string(v) && json_string_length(v) == 0))
+		return NULL;
+	return json_deep_copy(v);
+}
+
+static int sem_equal(const json_t *a, const json_t *b)
+{
+	json_t *pa = pruned(a), *pb = pruned(b);
+	int eq = (pa == NULL && pb == NULL) || (pa != NULL && pb != NULL && json_equal(pa, pb));
+
+	json_decref(pa);
+	json_decref(pb);
+	return eq;
+}
+
+/* One merge of a case: the part's rule on the live side (a holder object
+ * for the list parts), as the CVO's test calls it. */
+static int merge_case(const char *part, json_t *obj, const json_t *input, int *modified)
+{
+	if (strcmp(part, "Deployment") == 0)
+		return al_update_merge_live(obj, input, "apps", "Deployment", modified);
+	if (strcmp(part, "Job") == 0)
+		return al_update_merge_live(obj, input, "batch", "Job", modified);
+	if (strcmp(part, "PodSpec") == 0)
+		return al_update_merge_part(obj, input, part, modified);
+	return al_update_merge_part(obj, json_object_get(input, "v"), part, modified);
+}
+
+/* The case's value as the object merge_case works on: a Job for the
+ * JobSpec cases, {"v"-less holder} for the list parts. */
+static json_t *case_object(const char *part, const json_t *v)
+{
+	static const struct {
+		const char *part, *key;
+	} holders[] = {{"ServicePorts", "ports"}, {"Tolerations", "tolerations"}, {"EnvVar", "env"}};
+	size_t i;
+
+	if (strcmp(part, "Job") == 0)
+		return json_pack("{s:O}", "spec", v);
+	for (i = 0; i < sizeof(holders) / sizeof(holders[0]); i++)
+		if (strcmp(part, holders[i].part) == 0)
+			return json_pack("{s:O}", holders[i].key, v);
+	return json_deep_copy(v);
+}
+
+/* The CVO's defaulting step (defaultPodSpec, defaultDeployment,
+ * defaultJob): the object merged with itself. */
+static int default_case(const char *part, json_t *obj)
+{
+	json_t *self;
+	int modified, rc;
+
+	if (strcmp(part, "PodSpec") != 0 && strcmp(part, "Deployment") != 0 && strcmp(part, "Job") != 0)
+		return 0;
+	self = json_deep_copy(obj);
+	rc = merge_case(part, obj, self, &modified);
+	json_decref(self);
+	return rc;
+}
+
+/*
+ * lib/resourcemerge's own cases (tests/data/cvo-merge/cases.json, from
+ * core_test.go TestEnsurePodSpec, TestEnsureServicePorts,
+ * TestEnsureTolerations, TestEnsureEnvVar, apps_test.go
+ * TestEnsureDeployment, batch_test.go TestEnsureJob_JobSpec and
+ * TestEnsureJob_JobSpec_Selector), run the way each CVO test runs them:
+ * existing and expected defaulted first where the CVO test does, then the
+ * merge, then modified and the result compared semantically.
+ */
+static void test_update__cvo_merge_cases(void)
+{
+	char *path = al_path_join(al_test_source_dir(), "tests/data/cvo-merge/cases.json");
+	json_t *doc = NULL, *c;
+	size_t i, failed = 0;
+
+	CU_ASSERT_EQUAL_FATAL(path != NULL && al_json_load_file(&doc, path, 1 << 20) == 0, 1);
+	free(path);
+	CU_ASSERT_TRUE(json_array_size(json_object_get(doc, "cases")) >= 70);
+	json_array_foreach(json_object_get(doc, "cases"), i, c)
+	{
+		const char *part = al_json_str(c, "part"), *name = al_json_str(c, "name");
+		json_t *ex = case_object(part, json_object_get(c, "existing"));
+		json_t *in = case_object(part, json_object_get(c, "input"));
+		const json_t *want_v = json_object_get(c, "expected");
+		json_t *want = NULL, *input = NULL;
+		int modified = -1, rc, ok;
+
+		if (strcmp(part, "PodSpec") == 0 || strcmp(part, "Deployment") == 0 || strcmp(part, "Job") == 0)
+			input = json_incref(strcmp(part, "Job") == 0 ? in : json_object_get(c, "input"));
+		else
+			input = json_pack("{s:O}", "v", json_object_get(c, "input"));
+		/* TestEnsureJob_JobSpec: the expected Job is the existing one
+		 * when nothing changes, else the required one */
+		if (want_v != NULL)
+			want = case_object(part, want_v);
+		else
+			want = json_deep_copy(json_is_true(json_object_get(c, "modified")) ? in : ex);
+		/* TestEnsureJob_JobSpec_Selector: the CVO panics while
+		 * defaulting already */
+		rc = default_case(part, ex);
+		if (rc == 0)
+			rc = default_case(part, want);
+		if (rc == 0)
+			rc = merge_case(part, ex, input, &modified);
+		al_error_clear();
+		if (json_is_true(json_object_get(c, "error"))) {
+			ok = rc == AL_EINVAL;
+		} else {
+			/* the PodSpec cases default again: structures that the
+			 * merge added get their defaults too */
+			if (strcmp(part, "PodSpec") == 0 && default_case(part, ex) != 0)
+				rc = -1;
+			ok = rc == 0 && modified == json_is_true(json_object_get(c, "modified")) &&
+			     (strcmp(part, "EnvVar") == 0 || sem_equal(ex, want));
+		}
+		if (!ok) {
+			char *got = json_dumps(ex, JSON_COMPACT | JSON_SORT_KEYS);
+
+			fprintf(stderr, "cvo merge case %s \"%s\": rc %d modified %d, got %s\n", part, name, rc, modified,
+				got != NULL ? got : "?");
+			free(got);
+			failed++;
+		}
+		json_decref(ex);
+		json_decref(in);
+		json_decref(want);
+		json_decref(input);
+	}
+	CU_ASSERT_EQUAL(failed, 0);
+	json_decref(doc);
+}
+
+/* The architecture of the graph the CVO asks for on this ClusterVersion
+ * (JSON) with the target payload multi or not, on a cluster of arch. */
+static const char *graph_arch(const char *cv, int target_multi, const char *arch, int *migrating)
+{
+	json_t *j = json_loads(cv, 0, NULL);
+	const char *a = al_update_graph_arch(j, target_multi, arch, migrating);
+
+	json_decref(j);
+	return a;
+}
+
+/*
+ * pkg/cvo/availableupdates.go getDesiredArchitecture /
+ * getCurrentArchitecture and pkg/cincinnati GetUpdates (cincinnati_test.go
+ * TestGetUpdates: "one update available" queries the cluster's arch,
+ * "single to multi arch, only current version available" arch=multi
+ * with currentArch single, "multi to multi arch, one update available"
+ * arch=multi), pkg/payload loadReleaseMetadata (release-metadata's
+ * release.openshift.io/architecture "multi").
+ */
+static void test_update__cvo_graph_architecture(void)
+{
+	static const char *const arches[] = {"amd64", "arm64", "ppc64le", "s390x"};
+	const char *m = "{\"kind\": \"cincinnati-metadata-v0\", \"version\": \"4.16.1\", \"metadata\": "
+			"{\"release.openshift.io/architecture\": \"multi\"}}";
+	const char *single = "{\"kind\": \"cincinnati-metadata-v0\", \"version\": \"4.16.1\", \"metadata\": {}}";
+	size_t i;
+	int mig = -1;
+
+	/* a single-architecture cluster asks for its own architecture */
+	for (i = 0; i < sizeof(arches) / sizeof(arches[0]); i++) {
+		CU_ASSERT_STRING_EQUAL(graph_arch("{\"spec\": {}, \"status\": {\"desired\": {\"version\": \"4.16.0\"}}}", 0,
+						  arches[i], &mig),
+				       arches[i]);
+		CU_ASSERT_EQUAL(mig, 0);
+	}
+	/* single to multi: spec.desiredUpdate.architecture Multi */
+	CU_ASSERT_STRING_EQUAL(graph_arch("{\"spec\": {\"desiredUpdate\": {\"architecture\": \"Multi\", \"version\": "
+					  "\"4.16.0\"}}, \"status\": {\"desired\": {\"version\": \"4.16.0\"}}}",
+					  0, "arm64", &mig),
+			       "multi");
+	CU_ASSERT_EQUAL(mig, 1);
+	/* ... or a multi payload asked for by digest */
+	CU_ASSERT_STRING_EQUAL(graph_arch("{\"spec\": {}, \"status\": {\"desired\": {\"version\": \"4.16.0\"}}}", 1, "amd64", &mig),
+			       "multi");
+	CU_ASSERT_EQUAL(mig, 1);
+	/* multi to multi: the running payload is multi (status.desired) */
+	CU_ASSERT_STRING_EQUAL(graph_arch("{\"spec\": {}, \"status\": {\"desired\": {\"version\": \"4.16.0\", "
+					  "\"architecture\": \"Multi\"}}}",
+					  0, "amd64", &mig),
+			       "multi");
+	CU_ASSERT_EQUAL(mig, 0);
+	CU_ASSERT_STRING_EQUAL(graph_arch("{\"spec\": {}, \"status\": {\"desired\": {\"version\": \"4.16.0\", "
+					  "\"architecture\": \"Multi\"}}}",
+					  1, "s390x", &mig),
+			       "multi");
+	CU_ASSERT_EQUAL(mig, 0);
+	/* the payload's own word for it */
+	CU_ASSERT_EQUAL(al_update_release_multi((const uint8_t *)m, strlen(m)), 1);
+	CU_ASSERT_EQUAL(al_update_release_multi((const uint8_t *)single, strlen(single)), 0);
+	CU_ASSERT_EQUAL(al_update_release_multi((const uint8_t *)"{", 1), 0);
+	CU_ASSERT_EQUAL(al_update_release_multi(NULL, 0), 0);
 }
 
 /* tests/data/cvo-gates/payloadcapabilitytest/<t>/<side>/file_N.yaml (JSON)
@@ -1383,6 +1608,8 @@ static CU_TestInfo tests[] = {
 	{"test_update__preconditions_as_the_cvo", test_update__preconditions_as_the_cvo},
 	{"test_update__cvo_admin_acks", test_update__cvo_admin_acks},
 	{"test_update__cvo_resourcemerge", test_update__cvo_resourcemerge},
+	{"test_update__cvo_merge_cases", test_update__cvo_merge_cases},
+	{"test_update__cvo_graph_architecture", test_update__cvo_graph_architecture},
 	{"test_update__cvo_failure_reasons", test_update__cvo_failure_reasons},
 	{"test_update__cvo_implicitly_enabled_capabilities", test_update__cvo_implicitly_enabled_capabilities},
 	{"test_update__real_manifest_with_a_repeated_key_loads", test_update__real_manifest_with_a_repeated_key_loads},
