@@ -18,6 +18,7 @@
 #include "airlock/update.h"
 #include "airlock/catalog.h"
 #include "airlock/graph.h"
+#include "airlock/layout.h"
 #include "catalog_int.h"
 
 #define WALK_DEPTH 8
@@ -1001,22 +1002,30 @@ static int host_insecure(const al_transfer_opts *to, const char *host)
 	return 0;
 }
 
-/* The --max-nested-paths of the store's last push when it went to host and
- * prefix (airlock/pushes.json): push joined deep repository paths, and the
- * manifests are where it put them. 0: no limit. */
-static unsigned pushed_nested(al_store *s, const char *host, const char *prefix)
+/* How the store's last push placed the images when it went to host and
+ * prefix (airlock/pushes.json): its --max-nested-paths (push joined deep
+ * repository paths; 0: no limit) and its layout, so that the manifests
+ * are looked for where it put them. A push elsewhere, or none: no limit
+ * and oc-mirror's layout, push's defaults. */
+static void pushed_as(al_store *s, const char *host, const char *prefix,
+                      unsigned *nested, al_layout_kind *layout)
 {
 	al_store_push last;
-	unsigned n = 0;
 
+	*nested = 0;
+	*layout = AL_LAYOUT_OC_MIRROR;
 	memset(&last, 0, sizeof(last));
-	if (al_store_push_last(s, &last) < 0)
-		return 0;
+	if (al_store_push_last(s, &last) < 0) {
+		al_error_clear();
+		return;
+	}
 	if (strcmp(last.registry, host) == 0 &&
-	    strcmp(last.prefix, prefix) == 0)
-		n = last.max_nested_paths;
+	    strcmp(last.prefix, prefix) == 0) {
+		*nested = last.max_nested_paths;
+		*layout =
+		    last.source_layout ? AL_LAYOUT_SOURCE : AL_LAYOUT_OC_MIRROR;
+	}
 	al_store_push_clear(&last);
-	return n;
 }
 
 static int registry_delete(del *d)
@@ -1025,6 +1034,8 @@ static int registry_delete(del *d)
 	rplan p;
 	al_registry_opts ro;
 	al_registry *reg = NULL;
+	al_layout *layout = NULL;
+	al_layout_kind kind;
 	char *host = NULL, *prefix = NULL;
 	size_t i;
 	unsigned nested;
@@ -1034,7 +1045,17 @@ static int registry_delete(del *d)
 	memset(&ro, 0, sizeof(ro));
 	if ((rc = split_registry(o->registry, &host, &prefix)) < 0)
 		return rc;
-	nested = pushed_nested(d->s, host, prefix);
+	pushed_as(d->s, host, prefix, &nested, &kind);
+	if (o->layout_given)
+		kind = o->layout;
+	/* the store still records every release: the one mapping push
+	 * used (layout.c), read before anything goes */
+	if (kind != AL_LAYOUT_SOURCE &&
+	    (rc = al_layout_open(&layout, d->s, kind)) < 0) {
+		rc = al_error_wrap(rc, "cannot read the records of store '%s'",
+		                   al_store_path(d->s));
+		goto out;
+	}
 	if ((p.seen = json_object()) == NULL ||
 	    (p.keep = json_object()) == NULL) {
 		rc = al_error_oom();
@@ -1046,8 +1067,12 @@ static int registry_delete(del *d)
 			char *repo = NULL, *ref = NULL;
 			if ((pass == 0) == (d->del_img[i] != 0))
 				continue;
-			if (al_push_target_nested(d->imgs[i].name, prefix,
-			                          nested, &repo, &ref) < 0) {
+			if ((rc = al_push_target_layout(layout, d->imgs[i].name,
+			                                prefix, nested, &repo,
+			                                &ref)) == AL_ENOMEM)
+				goto out;
+			if (rc < 0) {
+				rc = 0;
 				al_log_warn("registry: '%s' is not a docker "
 				            "reference: left alone",
 				            d->imgs[i].name);
@@ -1138,6 +1163,7 @@ out:
 	json_decref(p.seen);
 	json_decref(p.keep);
 	al_registry_free(reg);
+	al_layout_free(layout);
 	free(host);
 	free(prefix);
 	return rc;

@@ -164,41 +164,23 @@ static int cmp_entry(const void *a, const void *b)
 	return x->order < y->order ? -1 : x->order > y->order;
 }
 
-/* One release record: the release and its components. */
-static int add_release(al_layout *l, al_store *s, const al_store_release *rel)
+/* The release named release and, with r, its components (prepareTag:
+ * <release tag>-<component name>), appended unsorted. */
+static int put_release(al_layout *l, const char *release, const al_release *r)
 {
-	al_release *r = NULL;
-	al_store_image img;
 	char *rtag = NULL, *ctag = NULL;
 	size_t i, n;
 	int rc;
 
-	memset(&img, 0, sizeof(img));
-	if (rel->source == NULL || !rel->has_digest)
-		return 0; /* nothing names it in the store */
-	if ((rc = al_layout_release_tag(rel->source, &rtag)) < 0)
+	if ((rc = al_layout_release_tag(release, &rtag)) < 0)
 		return rc;
-	if ((rc = add(l, rel->source, AL_LAYOUT_RELEASE, AL_LAYOUT_RELEASE_REPO,
+	if ((rc = add(l, release, AL_LAYOUT_RELEASE, AL_LAYOUT_RELEASE_REPO,
 	              rtag)) < 0)
 		goto out;
-	if ((rc = al_store_find(s, rel->source, &img)) == AL_ENOTFOUND) {
-		/* the release image is not in this store (a partial
-		 * import): its components stay where their names put them */
-		rc = 0;
-		goto out;
-	}
-	if (rc < 0)
-		goto out;
-	if ((rc = al_release_open(&r, s, &rel->digest, rel->platform)) < 0) {
-		if (rc == AL_ENOTFOUND)
-			rc = 0;
-		goto out;
-	}
-	n = al_release_component_count(r);
+	n = r != NULL ? al_release_component_count(r) : 0;
 	for (i = 0; i < n; i++) {
 		const al_release_component *c = al_release_component_at(r, i);
 
-		/* prepareTag: <release tag>-<component name> */
 		if ((ctag = al_sprintf("%s-%s", rtag, c->name)) == NULL) {
 			rc = al_error_oom();
 			goto out;
@@ -210,11 +192,97 @@ static int add_release(al_layout *l, al_store *s, const al_store_release *rel)
 		ctag = NULL;
 	}
 out:
-	al_store_image_clear(&img);
-	al_release_free(r);
 	free(rtag);
 	free(ctag);
 	return rc;
+}
+
+/* Sort by name; a name recorded twice keeps its first record (releases
+ * before catalogs, in the order they were added). */
+static void settle(al_layout *l)
+{
+	size_t i, k;
+
+	if (l->n == 0)
+		return;
+	qsort(l->e, l->n, sizeof(*l->e), cmp_entry);
+	for (i = 1, k = 1; i < l->n; i++) {
+		if (strcmp(l->e[i].name, l->e[k - 1].name) == 0) {
+			free(l->e[i].name);
+			free(l->e[i].repo);
+			free(l->e[i].tag);
+			continue;
+		}
+		l->e[k++] = l->e[i];
+	}
+	l->n = k;
+	/* the order of a later addition follows every earlier one */
+	for (i = 0; i < l->n; i++)
+		l->e[i].order = i;
+}
+
+/* One release record: the release and its components. */
+static int add_release(al_layout *l, al_store *s, const al_store_release *rel)
+{
+	al_release *r = NULL;
+	al_store_image img;
+	int rc;
+
+	memset(&img, 0, sizeof(img));
+	if (rel->source == NULL || !rel->has_digest)
+		return 0; /* nothing names it in the store */
+	if ((rc = al_store_find(s, rel->source, &img)) == AL_ENOTFOUND) {
+		/* the release image is not in this store (a partial
+		 * import): its components stay where their names put them */
+		al_error_clear();
+		return put_release(l, rel->source, NULL);
+	}
+	if (rc < 0)
+		goto out;
+	if ((rc = al_release_open(&r, s, &rel->digest, rel->platform)) < 0) {
+		if (rc != AL_ENOTFOUND)
+			goto out;
+		al_error_clear();
+	}
+	rc = put_release(l, rel->source, r);
+out:
+	al_store_image_clear(&img);
+	al_release_free(r);
+	return rc;
+}
+
+int al_layout_new(al_layout **out, al_layout_kind kind)
+{
+	al_layout *l = calloc(1, sizeof(*l));
+
+	if (l == NULL)
+		return al_error_oom();
+	l->kind = kind;
+	*out = l;
+	return 0;
+}
+
+int al_layout_add_release(al_layout *l, const char *release,
+                          const al_release *r)
+{
+	size_t before;
+	int rc;
+
+	if (l == NULL || release == NULL)
+		return al_error_set(AL_EINVAL, "layout: no release");
+	before = l->n;
+	if ((rc = put_release(l, release, r)) < 0) {
+		/* what this call added goes: the layout stays as it was */
+		while (l->n > before) {
+			l->n--;
+			free(l->e[l->n].name);
+			free(l->e[l->n].repo);
+			free(l->e[l->n].tag);
+		}
+		return rc;
+	}
+	settle(l);
+	return 0;
 }
 
 int al_layout_open(al_layout **out, al_store *s, al_layout_kind kind)
@@ -222,12 +290,11 @@ int al_layout_open(al_layout **out, al_store *s, al_layout_kind kind)
 	al_layout *l = NULL;
 	al_store_release *rels = NULL;
 	al_store_catalog *cats = NULL;
-	size_t nrels = 0, ncats = 0, i, j, k;
+	size_t nrels = 0, ncats = 0, i, j;
 	int rc;
 
-	if ((l = calloc(1, sizeof(*l))) == NULL)
-		return al_error_oom();
-	l->kind = kind;
+	if ((rc = al_layout_new(&l, kind)) < 0)
+		return rc;
 	if ((rc = al_store_releases_list(s, &rels, &nrels)) < 0 ||
 	    (rc = al_store_catalogs_list(s, &cats, &ncats)) < 0)
 		goto out;
@@ -247,21 +314,7 @@ int al_layout_open(al_layout **out, al_store *s, al_layout_kind kind)
 			              NULL, NULL)) < 0)
 				goto out;
 	}
-	if (l->n > 0) {
-		qsort(l->e, l->n, sizeof(*l->e), cmp_entry);
-		/* a name recorded twice keeps its first record (releases
-		 * before catalogs) */
-		for (i = 1, k = 1; i < l->n; i++) {
-			if (strcmp(l->e[i].name, l->e[k - 1].name) == 0) {
-				free(l->e[i].name);
-				free(l->e[i].repo);
-				free(l->e[i].tag);
-				continue;
-			}
-			l->e[k++] = l->e[i];
-		}
-		l->n = k;
-	}
+	settle(l);
 	*out = l;
 	l = NULL;
 out:

@@ -38,6 +38,10 @@ typedef struct planner {
 	char *first_error;
 	/* additional images stored under a target name (to->renames) */
 	const char *const *renames;
+	/* with lc->to under oc-mirror's layout: the releases and their
+	 * components as the plan meets them, so that mapping.txt names
+	 * where push will put them (NULL: source paths) */
+	al_layout *layout;
 } planner;
 
 static void slots_free(planner *pl)
@@ -90,7 +94,8 @@ static char *destination_of(const planner *pl, const char *name)
 	prefix = pl->lc->to;
 	if (al_str_startswith(prefix, "docker://"))
 		prefix += strlen("docker://");
-	if (al_push_target(name, prefix, &repo, &ref) < 0)
+	if (al_push_target_layout(pl->layout, name, prefix, pl->lc->max_nested,
+	                          &repo, &ref) < 0)
 		return al_sprintf("oci:%s:%s", al_store_path(pl->store), name);
 	d = al_sprintf("docker://%s%s%s", repo,
 	               al_str_startswith(ref, "sha256:") ? "@" : ":", ref);
@@ -285,6 +290,31 @@ out:
 	return rc;
 }
 
+/* The release ref (and, with r, its components) into pl->layout under the
+ * name mirror stores it as; nothing without a layout. A ref that names
+ * nothing stays unplaced: queue makes it a failed entry. */
+static int layout_release(planner *pl, const char *ref, const al_release *r)
+{
+	char *name = NULL, *source = NULL;
+	int rc;
+
+	if (pl->layout == NULL)
+		return 0;
+	if (names_of(ref, &name, &source) < 0) {
+		al_error_clear();
+		return 0;
+	}
+	rc = al_layout_add_release(pl->layout, name, r);
+	if (rc == AL_EPARSE) {
+		/* an oci: release keeps its name: no docker tag to place */
+		al_error_clear();
+		rc = 0;
+	}
+	free(name);
+	free(source);
+	return rc;
+}
+
 /* Releases: resolved for the plan, then fetched (held, unnamed) so that
  * their image-references can be read; components queued. */
 static int plan_releases(planner *pl, al_transfer *t,
@@ -305,10 +335,13 @@ static int plan_releases(planner *pl, al_transfer *t,
 		rc = al_error_set(AL_ENOMEM, "out of memory");
 		goto out;
 	}
-	for (i = 0; i < n; i++)
-		if ((rc = queue(pl, t, "release", releases[i], NULL, 1,
+	for (i = 0; i < n; i++) {
+		/* placed before it is queued: its entry names where it goes */
+		if ((rc = layout_release(pl, releases[i], NULL)) < 0 ||
+		    (rc = queue(pl, t, "release", releases[i], NULL, 1,
 		                &idx[i])) < 0)
 			goto out;
+	}
 	if ((rc = al_transfer_resolve(t, on_resolved, pl)) < 0 ||
 	    (rc = prefetch(pl, t, releases, NULL, n, idx, to, dig, ok)) < 0)
 		goto out;
@@ -324,6 +357,10 @@ static int plan_releases(planner *pl, al_transfer *t,
 			al_log_warn("plan: %s: not a release image: %s",
 			            releases[i], al_error_message());
 			continue;
+		}
+		if ((rc = layout_release(pl, releases[i], r)) < 0) {
+			al_release_free(r);
+			goto out;
 		}
 		for (j = 0; j < al_release_component_count(r); j++) {
 			const al_release_component *c =
@@ -518,6 +555,9 @@ int al_mirror__plan_before(al_store *store, al_mirror_lifecycle *lc,
 	al_mirror_lifecycle_clear(lc);
 	if ((rc = al_plan_new(&lc->plan)) < 0)
 		return rc;
+	if (lc->to != NULL && lc->layout != AL_LAYOUT_SOURCE &&
+	    (rc = al_layout_new(&pl.layout, lc->layout)) < 0)
+		goto out;
 	pl.plan = lc->plan;
 	if ((rc = al_transfer_new_to_store(&t, store, to)) < 0)
 		goto out;
@@ -582,6 +622,7 @@ int al_mirror__plan_before(al_store *store, al_mirror_lifecycle *lc,
 	rc = 0;
 out:
 	free(pl.first_error);
+	al_layout_free(pl.layout);
 	slots_free(&pl);
 	al_transfer_free(t);
 	return rc;

@@ -16,9 +16,11 @@
 #include "airlock/digest.h"
 #include "airlock/error.h"
 #include "airlock/fs.h"
+#include "airlock/layout.h"
 #include "airlock/log.h"
 #include "airlock/oci.h"
 #include "airlock/pack.h"
+#include "airlock/release.h"
 #include "airlock/store.h"
 #include "pack_int.h"
 
@@ -657,6 +659,53 @@ static int load_manifest(ocm_ctx *c, const al_digest *d, al_manifest *m,
 	return rc;
 }
 
+/*
+ * A release image oc-mirror carried (its cache puts each at
+ * openshift/release-images:<tag>, local_stored_collector.go
+ * preparePathComponents) recorded in releases.json as mirror records one
+ * (mirror_images.c record_release): version, digest, its store name as
+ * the source (what layout.c places at openshift/release-images:<tag>),
+ * the component count, the time. Its signatures were imported beside
+ * it but no key checked them: unchecked, as a mirror without a keyring.
+ * An image there that is not a release (no release-metadata) is left
+ * unrecorded, said.
+ */
+static int record_release(ocm_ctx *c, const char *name, const al_digest *d)
+{
+	al_store_release rec;
+	al_release *r = NULL;
+	int rc;
+
+	if ((rc = al_release_open(&r, c->s, d, NULL)) < 0) {
+		if (rc == AL_ENOMEM)
+			return rc;
+		al_log_warn("oc-mirror archives: '%s' is not a release image "
+		            "(%s): not recorded as a release",
+		            name, al_error_message());
+		al_error_clear();
+		return 0;
+	}
+	memset(&rec, 0, sizeof(rec));
+	rec.version = (char *)(uintptr_t)al_release_version(r);
+	rec.digest = *d;
+	rec.has_digest = 1;
+	rec.source = (char *)(uintptr_t)name;
+	rec.components = (long long)al_release_component_count(r);
+	rec.verified = AL_STORE_UNCHECKED;
+	if ((rec.mirrored = al_clock_rfc3339_now()) == NULL)
+		rc = al_error_oom();
+	else
+		rc = al_store_release_put(c->s, &rec, 0, NULL);
+	free(rec.mirrored);
+	if (rc == 0)
+		al_log_info(
+		    "oc-mirror archives: release %s recorded (%s)",
+		    al_release_version(r) != NULL ? al_release_version(r) : "?",
+		    name);
+	al_release_free(r);
+	return rc;
+}
+
 /* Name in the store every tag, and every revision that is neither tagged
  * nor a child of an index of its repository, whose image is complete. */
 static int name_images(ocm_ctx *c)
@@ -749,6 +798,9 @@ static int name_images(ocm_ctx *c)
 		desc.artifact_type = m.artifact_type;
 		rc = al_store_tag(c->s, name, &desc);
 		al_manifest_clear(&m);
+		if (rc == 0 && r->tag != NULL &&
+		    strcmp(r->repo, AL_LAYOUT_RELEASE_REPO) == 0)
+			rc = record_release(c, name, &r->digest);
 		free(name);
 		if (rc < 0)
 			goto out;

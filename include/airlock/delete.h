@@ -82,6 +82,11 @@ typedef struct al_delete_opts {
 	 * manifests there too; NULL: the store only */
 	const char *registry;
 	const al_transfer_opts *transfer; /* http, auth, TLS (may be NULL) */
+	/* where push put the images there (layout.h), when layout_given;
+	 * else the layout of the store's last push to that registry and
+	 * prefix, else oc-mirror's (push's default) */
+	al_layout_kind layout;
+	int layout_given;
 } al_delete_opts;
 
 #define AL_DELETE_OPTS_INIT                                                    \
@@ -121,11 +126,13 @@ AL_EXPORT void al_delete_result_clear(al_delete_result *res);
  * (al_mirror_check with gc). A release that a state file holds on to
  * (desired, or the newest Completed) is refused (AL_EINVAL, naming it and
  * the file) unless force. With registry, the manifests are deleted there
- * first (indexes before their children; a digest a kept image of the same
- * repository still needs is left), so that an interrupted delete is
- * rerun as a whole: the store still names everything. Nothing named:
- * AL_EINVAL; a key that matches nothing: AL_ENOTFOUND naming it.
- * res (cleared first) is filled on success and on failure.
+ * (each image where push put it: al_push_target_layout with the layout
+ * above and the last push's --max-nested-paths) first (indexes before their
+ * children; a digest a kept image of the same repository still needs is left),
+ * so that an interrupted delete is rerun as a whole: the store still names
+ * everything. Nothing named: AL_EINVAL; a key that matches nothing:
+ * AL_ENOTFOUND naming it. res (cleared first) is filled on success and on
+ * failure.
  */
 AL_EXPORT int al_delete_run(al_store *s, const al_delete_opts *opts,
                             al_delete_result *res);

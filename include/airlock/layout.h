@@ -6,6 +6,7 @@
 #define AIRLOCK_LAYOUT_H
 
 #include "airlock/common.h"
+#include "airlock/release.h"
 #include "airlock/store.h"
 
 AL_BEGIN_DECL
@@ -81,6 +82,22 @@ typedef struct al_layout al_layout;
  * with al_layout_free.
  */
 AL_EXPORT int al_layout_open(al_layout **out, al_store *s, al_layout_kind kind);
+
+/* An empty layout of kind, for releases known before the store records
+ * them (mirror --dry-run's mapping.txt): fill with al_layout_add_release.
+ * Free with al_layout_free. AL_ENOMEM. */
+AL_EXPORT int al_layout_new(al_layout **out, al_layout_kind kind);
+
+/*
+ * Add the release named release (a docker reference, as a record's
+ * "source") and, when r is not NULL, its components, as al_layout_open
+ * adds a record: the same names and tags, a name already there keeping
+ * its first place. Called once without r (the release known, its image
+ * not yet read) and again with r, the components join. AL_EPARSE when
+ * release is not a docker reference, AL_ENOMEM.
+ */
+AL_EXPORT int al_layout_add_release(al_layout *l, const char *release,
+                                    const al_release *r);
 AL_EXPORT void al_layout_free(al_layout *l);
 AL_EXPORT al_layout_kind al_layout_kind_of(const al_layout *l);
 

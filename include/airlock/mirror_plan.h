@@ -6,6 +6,7 @@
 
 #include "common.h"
 #include "oci.h"
+#include "layout.h"
 #include "store.h"
 
 AL_BEGIN_DECL
@@ -108,6 +109,11 @@ typedef struct al_mirror_lifecycle {
 	/* "docker://HOST/PREFIX": the destinations named in mapping.txt
 	 * (NULL: the store, "oci:STORE:NAME") */
 	const char *to;
+	/* with to: where push puts each image (layout.h: oc-mirror's
+	 * layout, the default, or AL_LAYOUT_SOURCE) and its
+	 * --max-nested-paths (0: no limit), as al_push_target_layout */
+	al_layout_kind layout;
+	unsigned max_nested;
 
 	/* out */
 	/* what was resolved: kept for a dry run and for a run refused

@@ -25,6 +25,10 @@ al_check "DIR holds one pack" test "$(find "$T/disk" -name 'airlock-*.json' | wc
 al_check "the store sits beside oc-mirror's cache (\$HOME/.oc-mirror)" \
 	test "$(al_digest_of "$cache_store" "quay.io/$release_repo:4.14.1-x86_64")" = "$release_digest"
 al_check "the first mirror to disk is a full pack" test "$(pack_base "$T/disk")" = null
+# oc-mirror's setupWorkingDir makes it in every workflow; mirror to disk
+# writes nothing there (executor.go RunMirrorToDisk)
+al_check "mirror to disk: DIR/working-dir/cluster-resources made, empty" \
+	bash -c 'test -d "$1" && test -z "$(ls -A "$1")"' _ "$T/disk/working-dir/cluster-resources"
 
 al_run "$T/out" "$T/err" "$AIRLOCK" mirror -c "$isc" file://"$T/disk"
 al_check "a second mirror to disk exits 0" test "$AL_RC" = 0
@@ -41,6 +45,7 @@ al_start_registry "$T/reg"
 R=$REG_ADDR
 # the registry speaks plain HTTP, which airlock refuses unless told: the
 # push succeeds only through --dest-tls-verify=false
+echo stale >"$T/disk/working-dir/cluster-resources/cs-gone.yaml"
 al_run "$T/out" "$T/err" "$AIRLOCK" mirror -c "$isc" --from file://"$T/disk" docker://"$R/d2m" --store "$T/far" \
 	--dest-tls-verify=false --v2
 al_check "disk to mirror exits 0" test "$AL_RC" = 0
@@ -50,6 +55,10 @@ al_check "the release is on the registry, at oc-mirror's path, with its digest" 
 	test "$(reg_digest "$R/d2m/openshift/release-images:4.14.1-x86_64")" = "$release_digest"
 al_check "cluster resources are in DIR/working-dir/cluster-resources" \
 	bash -c "ls '$T/disk/working-dir/cluster-resources/' | grep -q ."
+al_check "... an earlier run's file removed first (setupWorkingDir)" \
+	test ! -e "$T/disk/working-dir/cluster-resources/cs-gone.yaml"
+al_check "... and none in the store's own directory (one place)" \
+	test ! -e "$T/far/airlock/cluster-resources"
 
 # ---- disk to mirror from oc-mirror's own archives
 python3 "$AL_TOOLS/ocmirror_archive.py" "$cache_store" "$T/ocm"

@@ -97,8 +97,38 @@ al_run "$T/out" "$T/err" "$AIRLOCK" verify --signature "$T/expired.sig" --digest
 al_check "a revocation in any keyring file refuses the key whenever it signed (exit 1)" test "$AL_RC" = 1
 al_check "... saying it is revoked" grep -q "is revoked" "$T/err"
 
-# configmaps
-al_run "$T/out" "$T/err" "$AIRLOCK" configmaps --store "$store" -o -
+# configmaps, oc-mirror's layout (the default: no push recorded): its one
+# ConfigMap, as clusterresources GenerateSignatureConfigMap writes it
+al_run "$T/out" "$T/err" "$AIRLOCK" configmaps --store "$store" -o "$T/ocm"
+cat "$T/err"
+al_check "configmaps (default layout) exits 0" test "$AL_RC" = 0
+al_check "... oc-mirror's two files, no per-release file" \
+	bash -c '[ "$(ls "$1" | tr "\n" " ")" = "signature-configmap.json signature-configmap.yaml " ]' _ "$T/ocm"
+al_check "... mirrored-release-signatures, key sha256-<hex>-1 holding signature-1, in YAML and JSON" \
+	python3 - "$T/ocm" "$hex" "$sigdir/signature-1" <<'PY'
+import base64, json, os, sys, yaml
+d, hexd, sig = sys.argv[1], sys.argv[2], open(sys.argv[3], "rb").read()
+y = yaml.safe_load(open(os.path.join(d, "signature-configmap.yaml")))
+j = json.load(open(os.path.join(d, "signature-configmap.json")))
+for cm in (y, j):
+    assert cm["kind"] == "ConfigMap" and cm["apiVersion"] == "v1", cm
+    md = cm["metadata"]
+    assert md["name"] == "mirrored-release-signatures", md
+    assert md["namespace"] == "openshift-config-managed", md
+    assert md["labels"] == {"release.openshift.io/verification-signatures": ""}, md
+    assert md["annotations"]["createdBy"] == "airlock", md
+    assert list(cm["binaryData"]) == ["sha256-%s-1" % hexd], cm["binaryData"]
+    assert base64.b64decode(cm["binaryData"]["sha256-%s-1" % hexd]) == sig
+PY
+al_run "$T/ocm.json" "$T/err" "$AIRLOCK" configmaps --store "$store" -o - --json
+al_check "configmaps -o - --json (default layout): the same ConfigMap as the file" \
+	python3 -c 'import json,sys; a,b=(json.load(open(f)) for f in sys.argv[1:]); a["metadata"]["annotations"].pop("createdAt"); b["metadata"]["annotations"].pop("createdAt"); sys.exit(a!=b)' \
+	"$T/ocm.json" "$T/ocm/signature-configmap.json"
+al_run "$T/out" "$T/err" "$AIRLOCK" configmaps --store "$store" -o - --layout tree
+al_check "configmaps --layout tree: usage error (exit 2)" test "$AL_RC" = 2
+
+# configmaps --layout source: one ConfigMap per release
+al_run "$T/out" "$T/err" "$AIRLOCK" configmaps --store "$store" -o - --layout source
 cat "$T/err"
 al_check "configmaps -o - exits 0" test "$AL_RC" = 0
 cp "$T/out" "$T/stream.yaml"
@@ -128,7 +158,7 @@ else
 	al_skip_part "kubectl not on PATH: the kubectl check"
 fi
 
-al_run "$T/out" "$T/err" "$AIRLOCK" configmaps --store "$store" -o "$T/cms" --json
+al_run "$T/out" "$T/err" "$AIRLOCK" configmaps --store "$store" -o "$T/cms" --json --layout source
 al_check "configmaps --json -o DIR exits 0" test "$AL_RC" = 0
 al_check "the file is named like oc adm release mirror's" test -f "$T/cms/signature-sha256-${hex:0:16}.json"
 al_check "the JSON ConfigMap holds the signature byte for byte" python3 -c '
@@ -141,7 +171,7 @@ assert cm["metadata"]["labels"] == {"release.openshift.io/verification-signature
 assert list(cm["binaryData"]) == ["sha256-%s-1" % sys.argv[2]]
 sys.exit(base64.b64decode(cm["binaryData"]["sha256-%s-1" % sys.argv[2]]) != open(sys.argv[3], "rb").read())' \
 	"$T/cms/signature-sha256-${hex:0:16}.json" "$hex" "$sigdir/signature-1"
-al_check_fails "configmaps -o DIR writes YAML files" 0 "$AIRLOCK" configmaps --store "$store" -o "$T/cms" -q
+al_check_fails "configmaps -o DIR writes YAML files" 0 "$AIRLOCK" configmaps --store "$store" -o "$T/cms" -q --layout source
 al_check "the YAML file is there" test -f "$T/cms/signature-sha256-${hex:0:16}.yaml"
 al_check "airlock check accepts the signatures directory" "$AIRLOCK" check --store "$store" -q
 
@@ -167,6 +197,7 @@ al_run "$T/out" "$T/err" "$AIRLOCK" verify --store "$store" --keyring "$T/truste
 al_check "no signatures: verification fails (exit 1)" test "$AL_RC" = 1
 al_check "... saying so" grep -q "no signatures" "$T/err"
 al_check_fails "no signatures: configmaps exits 1" 1 "$AIRLOCK" configmaps --store "$store" -o -
+al_check_fails "no signatures: configmaps --layout source exits 1" 1 "$AIRLOCK" configmaps --store "$store" -o - --layout source
 rm -rf "$store/signatures"
 al_check_fails "no signatures directory at all: still exit 1" 1 \
 	"$AIRLOCK" verify --store "$store" --keyring "$T/trusted.asc" -q

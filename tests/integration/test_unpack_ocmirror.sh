@@ -163,4 +163,38 @@ if [ -d "$fake" ]; then
 	al_check_fails "oc-mirror's cache-fake (placeholder blobs) is refused" 1 "$AIRLOCK" unpack --accept-untrusted "$T/fake" --store "$T/dst-fake"
 fi
 
+# ---- a release where oc-mirror's mirror to disk puts it
+# (openshift/release-images:<tag>): recorded in releases.json as mirror
+# records one, so releases, configmaps, delete and the layout know it
+python3 "$mkarch" "$src" "$T/ocmrel" \
+	--rename quay.io/airlock-samples/release:4.14.1-x86_64=openshift/release-images:4.14.1-x86_64
+al_run "$T/out" "$T/err" "$AIRLOCK" unpack --accept-untrusted "$T/ocmrel" --store "$T/dstrel"
+al_check "unpack of a release at openshift/release-images: exit 0" test "$AL_RC" = 0
+al_check "releases.json records it: version, digest, its store name as source, 6 components, a time, no verification" \
+	python3 - "$T/dstrel/airlock/releases.json" "$rel_hex" <<'PY'
+import json, sys
+(r,) = json.load(open(sys.argv[1]))["releases"]
+assert r["version"] == "4.14.1", r
+assert r["digest"] == "sha256:" + sys.argv[2], r
+assert r["source"] == "localhost:55000/openshift/release-images:4.14.1-x86_64", r
+assert r["components"] == 6, r
+assert r["mirrored"].endswith("Z"), r
+assert r.get("verified") is None, r
+PY
+al_run "$T/out" "$T/err" "$AIRLOCK" releases --store "$T/dstrel"
+al_check "airlock releases lists 4.14.1" grep -q "^4.14.1 .*sha256:$rel_hex" "$T/out"
+al_run "$T/out" "$T/err" "$AIRLOCK" configmaps --store "$T/dstrel" -o "$T/cmrel"
+al_check "configmaps: oc-mirror's ConfigMap with the signature the archive carried" \
+	python3 - "$T/cmrel/signature-configmap.json" "$rel_hex" "$src/signatures/sha256=$rel_hex/signature-1" <<'PY'
+import base64, json, sys
+cm = json.load(open(sys.argv[1]))
+assert cm["metadata"]["name"] == "mirrored-release-signatures", cm["metadata"]
+sys.exit(base64.b64decode(cm["binaryData"]["sha256-%s-1" % sys.argv[2]]) != open(sys.argv[3], "rb").read())
+PY
+al_run "$T/out" "$T/err" "$AIRLOCK" unpack --accept-untrusted "$T/ocmrel" --store "$T/dstrel"
+al_check "a second import keeps one record" \
+	python3 -c 'import json,sys; sys.exit(len(json.load(open(sys.argv[1]))["releases"]) != 1)' "$T/dstrel/airlock/releases.json"
+al_check "the release at its source path (the first import) is not a release record" \
+	bash -c '! grep -q 4.14.1 "$1/airlock/releases.json" 2>/dev/null' _ "$T/dst"
+
 al_finish

@@ -21,11 +21,15 @@ The format, from openshift/oc-mirror at commit
   link holding "sha256:<hex>" without a newline.
 
 Usage: ocmirror_archive.py STORE OUTDIR [--volume-size BYTES]
-       [--skip-blob HEX]... [--digest-tags]
+       [--skip-blob HEX]... [--digest-tags] [--rename NAME=REPO:TAG]...
 A store name REGISTRY/REPO:TAG goes to the cache repository REPO (the
 registry host dropped, as oc-mirror's cache does); REGISTRY/REPO@DIGEST to
 a revision only, or with --digest-tags to the tag "sha256-<hex>" as
-oc-mirror v2 tags images it mirrors by digest.
+oc-mirror v2 tags images it mirrors by digest. --rename puts the store
+image NAME at the cache's REPO:TAG instead, as oc-mirror's mirror to disk
+puts a release at openshift/release-images:<tag>
+(internal/pkg/release/local_stored_collector.go prepareM2DCopyBatch,
+preparePathComponents).
 """
 import argparse
 import io
@@ -48,7 +52,12 @@ def main():
     ap.add_argument("--volume-size", type=int, default=1 << 40)
     ap.add_argument("--skip-blob", action="append", default=[])
     ap.add_argument("--digest-tags", action="store_true")
+    ap.add_argument("--rename", action="append", default=[])
     a = ap.parse_args()
+    renames = {}
+    for r in a.rename:
+        name, to = r.split("=", 1)
+        renames[name] = "cache/" + to
 
     files = {}  # path in the archive -> bytes, in oc-mirror's order
     repos = {}
@@ -77,6 +86,7 @@ def main():
             "org.opencontainers.image.ref.name", "")
         if not name:
             continue
+        name = renames.get(name, name)
         rest = name.split("/", 1)[1]
         if "@" in rest:
             repo, d = rest.split("@", 1)
@@ -101,6 +111,7 @@ def main():
     for e in idx["manifests"]:
         name = e.get("annotations", {}).get(
             "org.opencontainers.image.ref.name", "")
+        name = renames.get(name, name)
         if ":" in name.rsplit("/", 1)[-1] and "@" not in name:
             tags[e["digest"].split(":", 1)[1]] = name.rsplit(":", 1)[1]
     sigroot = os.path.join(a.store, "signatures")

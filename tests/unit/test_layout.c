@@ -384,6 +384,57 @@ static void test_layout__catalog_resources_like_ocmirror(void)
 	al_buf_free(&b);
 }
 
+/* A layout filled before the store records anything (mirror --dry-run):
+ * the release placed as al_layout_open places a record (prepareTag, the
+ * hex of a digest without a tag), a name added twice keeping its first
+ * place, the source layout placing nothing. */
+static void test_layout__add_release_places_like_a_record(void)
+{
+	const char *rel = "quay.io/openshift-release-dev/ocp-release:4.16.0-"
+	                  "x86_64";
+	const char *pinned =
+	    "quay.io/ocp/release@sha256:"
+	    "0fb444ec9bb1b01f06dd387519f0fe5b4168e2d09a015697a26534fc1565c5e7";
+	al_layout *l = NULL, *src = NULL;
+	char *repo = NULL, *tag = NULL;
+
+	CU_ASSERT_EQUAL(al_layout_new(&l, AL_LAYOUT_OC_MIRROR), 0);
+	CU_ASSERT_EQUAL(al_layout_place(l, rel, &repo, &tag), 0);
+	CU_ASSERT_EQUAL(al_layout_add_release(l, rel, NULL), 0);
+	CU_ASSERT_EQUAL(al_layout_add_release(l, pinned, NULL), 0);
+	CU_ASSERT_EQUAL(al_layout_add_release(l, rel, NULL), 0);
+	CU_ASSERT_EQUAL(al_layout_add_release(l, "not a ref!", NULL),
+	                AL_EPARSE);
+	CU_ASSERT_EQUAL(al_layout_category_of(l, rel), AL_LAYOUT_RELEASE);
+	CU_ASSERT_EQUAL(al_layout_category_of(l, "quay.io/x/y:1"),
+	                AL_LAYOUT_GENERIC);
+	if (al_layout_place(l, rel, &repo, &tag) == 1) {
+		CU_ASSERT_STRING_EQUAL(repo, AL_LAYOUT_RELEASE_REPO);
+		CU_ASSERT_STRING_EQUAL(tag, "4.16.0-x86_64");
+	} else {
+		CU_FAIL("the release is not placed");
+	}
+	free(repo);
+	free(tag);
+	repo = tag = NULL;
+	if (al_layout_place(l, pinned, &repo, &tag) == 1) {
+		CU_ASSERT_STRING_EQUAL(tag,
+		                       "0fb444ec9bb1b01f06dd387519f0fe5b416"
+		                       "8e2d09a015697a26534fc1565c5e7");
+	} else {
+		CU_FAIL("the pinned release is not placed");
+	}
+	free(repo);
+	free(tag);
+	repo = tag = NULL;
+	CU_ASSERT_EQUAL(al_layout_new(&src, AL_LAYOUT_SOURCE), 0);
+	CU_ASSERT_EQUAL(al_layout_add_release(src, rel, NULL), 0);
+	CU_ASSERT_EQUAL(al_layout_place(src, rel, &repo, &tag), 0);
+	CU_ASSERT_PTR_NULL(repo);
+	al_layout_free(l);
+	al_layout_free(src);
+}
+
 int main(void)
 {
 	CU_TestInfo tests[] = {
@@ -396,6 +447,8 @@ int main(void)
 	     test_layout__catalog_resources_like_ocmirror},
 	    {"test_layout__signature_configmap_like_ocmirror",
 	     test_layout__signature_configmap_like_ocmirror},
+	    {"test_layout__add_release_places_like_a_record",
+	     test_layout__add_release_places_like_a_record},
 	    CU_TEST_INFO_NULL,
 	};
 	return al_test_run("layout", tests);

@@ -1,6 +1,7 @@
 /* cli_cr_file.c: a cluster-resources file written atomically, recorded in
  * the --json list and named on stderr (cli_cr_file.h). */
 #include <stdlib.h>
+#include <string.h>
 
 #include "cli_cr_file.h"
 #include "cli_diag.h"
@@ -27,4 +28,32 @@ int cli_cr_put_file(const cli_cr_opts *o, const char *file, const al_buf *b,
 		cli_event(path);
 	free(path);
 	return EXIT_OK;
+}
+
+int cli_cr_target(const al_layout *l, const char *name, const char *dest,
+                  unsigned max_nested, char **repo, char **ref)
+{
+	const char *slash = strchr(dest, '/');
+	char *host = slash != NULL ? al_strndup(dest, (size_t)(slash - dest))
+	                           : al_strdup(dest);
+	char *r = NULL, *f = NULL, *full;
+	int rc;
+
+	if (host == NULL)
+		return al_error_set(AL_ENOMEM, "out of memory");
+	if ((rc = al_push_target_layout(l, name, slash != NULL ? slash + 1 : "",
+	                                max_nested, &r, &f)) < 0) {
+		free(host);
+		return rc;
+	}
+	full = al_sprintf("%s/%s", host, r);
+	free(host);
+	free(r);
+	if (full == NULL) {
+		free(f);
+		return al_error_set(AL_ENOMEM, "out of memory");
+	}
+	*repo = full;
+	*ref = f;
+	return 0;
 }

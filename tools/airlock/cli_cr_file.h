@@ -26,4 +26,15 @@ typedef struct cli_cr_opts {
 int cli_cr_put_file(const cli_cr_opts *o, const char *file, const al_buf *b,
                     json_t *files);
 
+/*
+ * Where push put the store image name under dest ("HOST[:PORT][/PREFIX]")
+ * with max_nested and layout l (NULL: source paths), as "HOST/REPO" in
+ * *repo and a tag or digest in *ref (caller frees both): the one mapping,
+ * al_push_target_layout, given the prefix alone as push gives it, so that
+ * --max-nested-paths counts the same path components as push did.
+ * Errors as al_push_target.
+ */
+int cli_cr_target(const al_layout *l, const char *name, const char *dest,
+                  unsigned max_nested, char **repo, char **ref);
+
 #endif

@@ -12,6 +12,7 @@
 #include "airlock/store.h"
 #include "cli.h"
 #include "cli_ocmirror.h"
+#include "cli_resources.h"
 #include "cmd.h"
 
 #define FILE_PFX "file://"
@@ -271,6 +272,46 @@ static char *working_dir(const char *dir)
 	return al_sprintf("%s/working-dir", dir);
 }
 
+/* 1 when --dry-run (or --dry-run=DIR) is among mirror's options. */
+static int dry_run(const ocm_args *a)
+{
+	size_t i;
+
+	for (i = 0; i < a->npass; i++)
+		if (strcmp(a->pass[i], "--dry-run") == 0 ||
+		    al_str_startswith(a->pass[i], "--dry-run="))
+			return 1;
+	return 0;
+}
+
+/*
+ * DIR/working-dir/cluster-resources into *out (caller frees), created and
+ * emptied of an earlier run's files unless this is a dry run, as
+ * oc-mirror's setupWorkingDir does in every workflow before it runs (it
+ * then writes there in disk to mirror and mirror to mirror only).
+ * Returns an exit status.
+ */
+static int cluster_resources_dir(const ocm_args *a, const char *dir, char **out)
+{
+	char *wd = working_dir(dir), *cr = NULL;
+	int code = EXIT_OK, rc;
+
+	*out = NULL;
+	if (wd == NULL || (cr = al_sprintf("%s/cluster-resources", wd)) == NULL)
+		code = cli_fail(AL_ENOMEM, "out of memory");
+	else if (!dry_run(a))
+		code = cli_cr_clean_dir(cr);
+	else if ((rc = al_fs_mkdir_p(cr, 0755)) < 0)
+		code = cli_fail(rc, "cannot create '%s'", cr);
+	free(wd);
+	if (code != EXIT_OK) {
+		free(cr);
+		return code;
+	}
+	*out = cr;
+	return EXIT_OK;
+}
+
 static int run(int (*fn)(int, char **), const char **v, size_t n)
 {
 	char *argv[MAX_TOKENS * 2 + 16];
@@ -354,10 +395,14 @@ static int mirror_to_disk(const ocm_args *a, const char *store,
                           const char *dest)
 {
 	const char *v[MAX_TOKENS * 2 + 16];
-	char base[AL_PACK_ID_MAX + 1];
+	char base[AL_PACK_ID_MAX + 1], *cr = NULL;
 	size_t n = 0, i;
 	int code;
 
+	/* oc-mirror makes it here too, and leaves it empty */
+	if ((code = cluster_resources_dir(a, file_dir(dest), &cr)) != EXIT_OK)
+		return code;
+	free(cr);
 	v[n++] = "mirror";
 	v[n++] = "--config";
 	v[n++] = a->config;
@@ -393,7 +438,7 @@ static int disk_to_mirror(const ocm_args *a, const char *store,
                           const char *dest, int dest_insecure)
 {
 	const char *v[MAX_TOKENS * 2 + 16];
-	char *wd = NULL, *cr = NULL;
+	char *cr = NULL;
 	size_t n = 0, i;
 	int code;
 
@@ -406,12 +451,12 @@ static int disk_to_mirror(const ocm_args *a, const char *store,
 		v[n++] = a->local[i];
 	v[n++] = "--store";
 	v[n++] = store;
-	if ((code = run(cmd_unpack, v, n)) != EXIT_OK)
+	if ((code = cluster_resources_dir(a, file_dir(a->from), &cr)) !=
+	    EXIT_OK)
 		return code;
-	if ((wd = working_dir(file_dir(a->from))) == NULL ||
-	    (cr = al_sprintf("%s/cluster-resources", wd)) == NULL) {
-		free(wd);
-		return cli_fail(AL_ENOMEM, "out of memory");
+	if ((code = run(cmd_unpack, v, n)) != EXIT_OK) {
+		free(cr);
+		return code;
 	}
 	n = 0;
 	v[n++] = "push";
@@ -427,7 +472,6 @@ static int disk_to_mirror(const ocm_args *a, const char *store,
 	v[n++] = "--oc-mirror-names";
 	v[n++] = dest;
 	code = run(cmd_push, v, n);
-	free(wd);
 	free(cr);
 	return code;
 }
@@ -438,15 +482,13 @@ static int mirror_to_mirror(const ocm_args *a, const char *store,
                             const char *dest, int dest_insecure)
 {
 	const char *v[MAX_TOKENS * 2 + 16];
-	char *wd = NULL, *cr = NULL;
+	char *cr = NULL;
 	size_t n = 0, i;
 	int code;
 
-	if ((wd = working_dir(file_dir(a->workspace))) == NULL ||
-	    (cr = al_sprintf("%s/cluster-resources", wd)) == NULL) {
-		free(wd);
-		return cli_fail(AL_ENOMEM, "out of memory");
-	}
+	if ((code = cluster_resources_dir(a, file_dir(a->workspace), &cr)) !=
+	    EXIT_OK)
+		return code;
 	v[n++] = "mirror";
 	v[n++] = "--config";
 	v[n++] = a->config;
@@ -464,7 +506,6 @@ static int mirror_to_mirror(const ocm_args *a, const char *store,
 	v[n++] = dest;
 	v[n++] = "--oc-mirror-names";
 	code = run(cmd_mirror, v, n);
-	free(wd);
 	free(cr);
 	return code;
 }

@@ -1,6 +1,7 @@
 /* cli_resources.c: the destination of a push, checked and recorded, and the
  * cluster resources written from it (mirrorsets, push and mirror
  * --cluster-resources). */
+#include <dirent.h>
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -281,8 +282,8 @@ static int maps_build(al_store *store, const char *dest, unsigned max_nested,
 		src = al_ref_name(&r);
 		ms->strs[2 * k] = src;
 		/* where push puts it: the one mapping */
-		if (src == NULL || (rc = al_push_target_layout(
-		                        l, imgs[i].name, dest, max_nested,
+		if (src == NULL ||
+		    (rc = cli_cr_target(l, imgs[i].name, dest, max_nested,
 		                        &ms->strs[2 * k + 1], &tref)) < 0) {
 			int e = src == NULL ? AL_ENOMEM : rc;
 
@@ -430,17 +431,14 @@ char *cli_dest_from_record(al_store *store, const char *cmd,
 	return dest;
 }
 
-/* oc-mirror v2's one ConfigMap (GenerateSignatureConfigMap): the first
- * signature of each release with signatures, YAML and JSON. */
-static int write_ocmirror_configmap(al_store *store, const cli_cr_opts *o,
-                                    const al_store_release *list, size_t n,
-                                    json_t *files)
+int cli_ocmirror_configmap(al_store *store, const al_store_release *list,
+                           size_t n, const int *want, int strict, al_buf *yaml,
+                           al_buf *json)
 {
 	al_sig_list *sigs = NULL;
 	al_digest *ds = NULL;
 	const uint8_t **ptrs = NULL;
 	size_t *lens = NULL, i, k = 0;
-	al_buf b = AL_BUF_INIT(CR_MAX_OUTPUT);
 	char *now = NULL;
 	int rc, code = EXIT_OK;
 
@@ -454,23 +452,47 @@ static int write_ocmirror_configmap(al_store *store, const cli_cr_opts *o,
 		goto out;
 	}
 	for (i = 0; i < n; i++) {
-		if ((list[i].verified != AL_STORE_VERIFIED &&
-		     list[i].verified != AL_STORE_UNVERIFIED) ||
-		    !list[i].has_digest)
-			continue; /* no signatures were looked for */
-		if ((rc = al_sig_store_load(store, &list[i].digest, &sigs[k])) <
-		    0) {
-			code = cli_worst(code,
-			                 cli_fail(rc,
-			                          "release %s: cannot read its "
-			                          "signatures",
-			                          list[i].version != NULL
-			                              ? list[i].version
-			                              : "?"));
+		const char *label =
+		    list[i].version != NULL
+		        ? list[i].version
+		        : (list[i].digest_text != NULL ? list[i].digest_text
+		                                       : "?");
+
+		if (want != NULL && !want[i])
+			continue;
+		if (!list[i].has_digest) {
+			if (strict) {
+				cli_error("release '%s' in releases.json has "
+				          "no valid digest",
+				          label);
+				code = cli_worst(code, EXIT_RUNTIME);
+			}
 			continue;
 		}
-		if (sigs[k].n == 0)
+		if ((rc = al_sig_store_load(store, &list[i].digest, &sigs[k])) <
+		    0) {
+			code = cli_worst(code, cli_fail(rc,
+			                                "release %s: cannot "
+			                                "read its signatures",
+			                                label));
+			al_sig_list_clear(&sigs[k]);
 			continue;
+		}
+		if (sigs[k].n == 0) {
+			/* oc-mirror leaves out a release it has no
+			 * signature file for */
+			if (strict) {
+				cli_error("release %s %s: no signatures in "
+				          "the store",
+				          label,
+				          list[i].digest_text != NULL
+				              ? list[i].digest_text
+				              : "");
+				code = cli_worst(code, EXIT_VERIFY);
+			}
+			continue;
+		}
+		/* its one signature file per release: the first */
 		ds[k] = list[i].digest;
 		ptrs[k] = sigs[k].items[0].data;
 		lens[k] = sigs[k].items[0].len;
@@ -478,23 +500,13 @@ static int write_ocmirror_configmap(al_store *store, const cli_cr_opts *o,
 	}
 	if (k == 0)
 		goto out; /* oc-mirror writes no empty ConfigMap */
-	if ((rc = al_kres_signatures_ocmirror(&b, ds, ptrs, lens, k, 0, now)) <
-	    0) {
+	if ((yaml != NULL && (rc = al_kres_signatures_ocmirror(
+	                          yaml, ds, ptrs, lens, k, 0, now)) < 0) ||
+	    (json != NULL &&
+	     (rc = al_kres_signatures_ocmirror(json, ds, ptrs, lens, k,
+	                                       AL_KRES_JSON, now)) < 0))
 		code = cli_worst(code, cli_fail(rc, "cannot write the "
 		                                    "ConfigMap"));
-		goto out;
-	}
-	code = cli_worst(
-	    code, cli_cr_put_file(o, "signature-configmap.yaml", &b, files));
-	al_buf_reset(&b);
-	if ((rc = al_kres_signatures_ocmirror(&b, ds, ptrs, lens, k,
-	                                      AL_KRES_JSON, now)) < 0)
-		code = cli_worst(code, cli_fail(rc, "cannot write the "
-		                                    "ConfigMap"));
-	else
-		code = cli_worst(
-		    code,
-		    cli_cr_put_file(o, "signature-configmap.json", &b, files));
 out:
 	if (sigs != NULL)
 		for (i = 0; i < n; i++)
@@ -504,7 +516,28 @@ out:
 	free(ptrs);
 	free(lens);
 	free(now);
-	al_buf_free(&b);
+	return code;
+}
+
+/* oc-mirror v2's one ConfigMap, signature-configmap.yaml and .json. */
+static int write_ocmirror_configmap(al_store *store, const cli_cr_opts *o,
+                                    const al_store_release *list, size_t n,
+                                    json_t *files)
+{
+	al_buf y = AL_BUF_INIT(CR_MAX_OUTPUT), j = AL_BUF_INIT(CR_MAX_OUTPUT);
+	int code;
+
+	code = cli_ocmirror_configmap(store, list, n, NULL, 0, &y, &j);
+	if (y.len > 0)
+		code = cli_worst(
+		    code,
+		    cli_cr_put_file(o, "signature-configmap.yaml", &y, files));
+	if (j.len > 0)
+		code = cli_worst(
+		    code,
+		    cli_cr_put_file(o, "signature-configmap.json", &j, files));
+	al_buf_free(&y);
+	al_buf_free(&j);
 	return code;
 }
 
@@ -535,7 +568,7 @@ static int write_configmaps(al_store *store, const cli_cr_opts *o,
 		if (list[i].verified != AL_STORE_VERIFIED &&
 		    list[i].verified != AL_STORE_UNVERIFIED)
 			continue; /* no signatures were looked for */
-		cli_release_configmap(store, &list[i], cms, &c);
+		cli_release_configmap(store, &list[i], cms, 0, &c);
 		if (c != EXIT_OK && c != EXIT_VERIFY)
 			code = cli_worst(code, c);
 	}
@@ -646,9 +679,9 @@ int cli_cluster_resources(al_store *store, const cli_cr_opts *o_in,
 }
 
 int cli_mirror_cluster_resources(al_store *store, const char *dir,
-                                 const char *registry, al_layout_kind layout,
-                                 int icsp, int oc_mirror_names, int quiet,
-                                 json_t *files)
+                                 const char *registry, unsigned max_nested,
+                                 al_layout_kind layout, int icsp,
+                                 int oc_mirror_names, int quiet, json_t *files)
 {
 	cli_cr_opts co;
 	char *host = NULL, *prefix = NULL, *dest = NULL;
@@ -671,6 +704,7 @@ int cli_mirror_cluster_resources(al_store *store, const char *dir,
 		free(prefix);
 		if (dest == NULL)
 			return cli_fail(AL_ENOMEM, "out of memory");
+		nested = max_nested;
 	} else {
 		al_store_push p;
 
@@ -705,4 +739,72 @@ int cli_mirror_cluster_resources(al_store *store, const char *dir,
 	code = cli_cluster_resources(store, &co, files);
 	free(dest);
 	return code;
+}
+
+int cli_cr_clean_dir(const char *dir)
+{
+	DIR *d;
+	struct dirent *e;
+	int code = EXIT_OK, rc;
+
+	if ((rc = al_fs_mkdir_p(dir, 0755)) < 0)
+		return cli_fail(rc, "cannot create '%s'", dir);
+	if ((d = opendir(dir)) == NULL)
+		return cli_fail(AL_EIO, "cannot read '%s': %s", dir,
+		                strerror(errno));
+	while ((e = readdir(d)) != NULL) {
+		struct stat st;
+		char *p;
+
+		if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0)
+			continue;
+		if ((p = al_path_join(dir, e->d_name)) == NULL) {
+			code = cli_fail(AL_ENOMEM, "out of memory");
+			break;
+		}
+		/* only files: the writers make no directory, and one that
+		 * is there is not theirs */
+		if (lstat(p, &st) == 0 && !S_ISDIR(st.st_mode) &&
+		    unlink(p) != 0 && errno != ENOENT)
+			code = cli_worst(
+			    code, cli_fail(AL_EIO, "cannot remove '%s': %s", p,
+			                   strerror(errno)));
+		free(p);
+	}
+	closedir(d);
+	return code;
+}
+
+char *cli_cr_default_dir(al_store *store)
+{
+	char *dir =
+	    al_sprintf("%s/airlock/cluster-resources", al_store_path(store));
+
+	if (dir == NULL) {
+		cli_error("out of memory");
+		return NULL;
+	}
+	if (cli_cr_clean_dir(dir) != EXIT_OK) {
+		cli_warn("no cluster resources written (give "
+		         "--cluster-resources DIR for another place)");
+		free(dir);
+		return NULL;
+	}
+	return dir;
+}
+
+int cli_ocm_resources_dest(const char *dest)
+{
+	char *host = NULL, *prefix = NULL;
+
+	if (cli_dest_parse(dest, &host, &prefix) < 0) {
+		cli_warn("'%s' is not a mirror location a cluster accepts "
+		         "(HOST[:PORT][/PATH], PATH lower-case): no cluster "
+		         "resources written",
+		         dest);
+		return 0;
+	}
+	free(host);
+	free(prefix);
+	return 1;
 }

@@ -46,9 +46,24 @@ char *cli_dest_from_record(al_store *store, const char *cmd,
 
 /* Add the signature ConfigMap of one release to cms (cmd_configmaps.c);
  * when it is not added, *code is set (EXIT_VERIFY: no signatures) and the
- * reason said on stderr. */
+ * reason said on stderr (a release without signatures: only with
+ * strict). */
 void cli_release_configmap(al_store *s, const al_store_release *rel,
-                           al_kres_configmaps *cms, int *code);
+                           al_kres_configmaps *cms, int strict, int *code);
+
+/*
+ * oc-mirror v2's one signature ConfigMap (clusterresources
+ * GenerateSignatureConfigMap: mirrored-release-signatures, the first
+ * signature of each release, keys sha256-<hex>-<n> numbered in list
+ * order) of the releases of list wanted (want[i] set; want NULL: all),
+ * appended as YAML to yaml and as JSON to json (either may be NULL).
+ * Nothing is appended when no release has a signature. A wanted release
+ * without signatures is left out; with strict, it is also said and the
+ * status is EXIT_VERIFY (the others written). Returns an exit status.
+ */
+int cli_ocmirror_configmap(al_store *store, const al_store_release *list,
+                           size_t n, const int *want, int strict, al_buf *yaml,
+                           al_buf *json);
 
 /*
  * Write DIR/: the ImageDigestMirrorSet and ImageTagMirrorSet
@@ -64,15 +79,40 @@ void cli_release_configmap(al_store *s, const al_store_release *rel,
 int cli_cluster_resources(al_store *store, const cli_cr_opts *o, json_t *files);
 
 /*
- * mirror --cluster-resources DIR [--registry DEST]: as above, to DEST or
- * else to the store's last push; with neither, only the signature
+ * mirror --cluster-resources DIR [--registry DEST]: as above, to DEST (its
+ * images placed with max_nested, --to's --max-nested-paths) or else to
+ * the store's last push; with neither, only the signature
  * ConfigMaps (the mirror sets need a destination: said). Returns an exit
  * status.
  */
 int cli_mirror_cluster_resources(al_store *store, const char *dir,
-                                 const char *registry, al_layout_kind layout,
-                                 int icsp, int oc_mirror_names, int quiet,
-                                 json_t *files);
+                                 const char *registry, unsigned max_nested,
+                                 al_layout_kind layout, int icsp,
+                                 int oc_mirror_names, int quiet, json_t *files);
+
+/*
+ * Empty dir of the files an earlier run wrote, creating it if missing, as
+ * oc-mirror v2 empties working-dir/cluster-resources before each run
+ * (executor.go setupWorkingDir): for directories airlock owns only (the
+ * store's, below, and DIR/working-dir/cluster-resources of oc-mirror's
+ * forms), never for a --cluster-resources DIR given. Subdirectories stay.
+ * Returns an exit status (said).
+ */
+int cli_cr_clean_dir(const char *dir);
+
+/*
+ * Where push and mirror --to write the cluster resources when not given
+ * --cluster-resources, as oc-mirror always writes them into its
+ * workspace: STORE/airlock/cluster-resources (beside STORE/airlock/
+ * dry-run), emptied first (cli_cr_clean_dir). Caller frees. NULL when it
+ * cannot be had (said as a warning: the push itself stands).
+ */
+char *cli_cr_default_dir(al_store *store);
+
+/* 1 when the cluster resources can name dest (cli_dest_parse accepts
+ * it); else 0, said as a warning: the default resources of push and
+ * mirror --to are then left out. */
+int cli_ocm_resources_dest(const char *dest);
 
 /*
  * Output options, checked before any network work (a bad value must not

@@ -18,8 +18,8 @@ static int pushed_ref(const char *name, const cli_cr_opts *o, char **repo,
 	int rc;
 
 	*repo = *image = NULL;
-	if ((rc = al_push_target_nested(name, o->dest, o->max_nested, repo,
-	                                &ref)) < 0)
+	if ((rc = cli_cr_target(NULL, name, o->dest, o->max_nested, repo,
+	                        &ref)) < 0)
 		return rc;
 	*image = al_sprintf("%s%s%s", *repo,
 	                    strchr(ref, ':') != NULL ? "@" : ":", ref);
@@ -133,8 +133,8 @@ static char *release_repository(al_store *store, const cli_cr_opts *o,
 		/* where push put it (oc-mirror's layout: its
 		 * openshift/release-images, UpdateServiceGenerator) */
 		if (list[i].source == NULL ||
-		    al_push_target_layout(l, list[i].source, o->dest,
-		                          o->max_nested, &repo, &ref) < 0) {
+		    cli_cr_target(l, list[i].source, o->dest, o->max_nested,
+		                  &repo, &ref) < 0) {
 			al_error_clear();
 			continue;
 		}

@@ -1,5 +1,6 @@
-/* cmd_configmaps.c: airlock configmaps: one signature ConfigMap per release of
- * a store, as files or one stream. */
+/* cmd_configmaps.c: airlock configmaps: the signature ConfigMaps of a store's
+ * releases, as files or one stream: oc-mirror v2's one ConfigMap (its
+ * layout, the default) or one per release (--layout source). */
 #include <stdlib.h>
 #include <string.h>
 
@@ -8,38 +9,49 @@
 #include "cmd.h"
 #include "airlock/sig.h"
 
-enum { OPT_STORE = OPT_COMMAND_BASE, OPT_JSON };
+enum { OPT_STORE = OPT_COMMAND_BASE, OPT_JSON, OPT_LAYOUT };
 
 /* The largest output: every signature of a release, base64-encoded. */
 #define CM_MAX_OUTPUT (256 * AL_MIB)
 
 static const char configmaps_help[] =
-    "usage: airlock configmaps --store DIR [-o DIR|-] [--json] [RELEASE...]\n"
+    "usage: airlock configmaps --store DIR [-o DIR|-] [--json] [--layout L] "
+    "[RELEASE...]\n"
     "\n"
-    "Write one ConfigMap per release of the store that has signatures (every "
-    "release\n"
-    "in STORE/airlock/releases.json, or only the RELEASEs named by version or "
-    "digest),\n"
-    "in the form the cluster-version operator reads: namespace "
+    "Write the signature ConfigMaps of the store's releases (every release "
+    "in\n"
+    "STORE/airlock/releases.json, or only the RELEASEs named by version or "
+    "digest), in\n"
+    "the form the cluster-version operator reads: namespace "
     "openshift-config-managed,\n"
-    "label release.openshift.io/verification-signatures, name sha256-<hex>, "
-    "binaryData\n"
-    "keys sha256-<hex>-1, -2, ... holding the signatures of STORE/signatures/\n"
-    "sha256=<hex>/signature-1, -2, ... Apply them with 'oc apply -f DIR'.\n"
+    "label release.openshift.io/verification-signatures, binaryData keys\n"
+    "sha256-<hex>-<n> holding the signatures of STORE/signatures/"
+    "sha256=<hex>/.\n"
+    "Layout oc-mirror (the default): oc-mirror v2's one ConfigMap\n"
+    "mirrored-release-signatures, the first signature of each release, in\n"
+    "signature-configmap.yaml and signature-configmap.json. Layout source: "
+    "one\n"
+    "ConfigMap per release, name sha256-<hex>, keys sha256-<hex>-1, -2, ... "
+    "Apply them\n"
+    "with 'oc apply -f DIR'.\n"
     "\n"
     "Options:\n"
     "      --store DIR   the store\n"
     "  -o, --output D    directory for the files (default: the current "
-    "directory):\n"
-    "                    signature-sha256-<first 16 hex>.yaml (.json with "
-    "--json), one per\n"
-    "                    release so a later release never renumbers an earlier "
-    "one's keys;\n"
-    "                    '-' writes one multi-document YAML stream (a v1 List "
-    "with --json)\n"
-    "                    to stdout\n"
-    "      --json        JSON, as 'oc adm release mirror' writes it, instead "
-    "of YAML\n"
+    "directory); with\n"
+    "                    --layout source signature-sha256-<first 16 "
+    "hex>.yaml (.json with\n"
+    "                    --json), one per release so a later release never "
+    "renumbers an\n"
+    "                    earlier one's keys; '-' writes to stdout (source: "
+    "one\n"
+    "                    multi-document YAML stream, a v1 List with --json)\n"
+    "      --json        JSON instead of YAML (with a directory and the "
+    "oc-mirror\n"
+    "                    layout, both files are written anyway)\n"
+    "      --layout L    oc-mirror or source; default: the layout of the "
+    "store's last\n"
+    "                    push, else oc-mirror\n"
     "  -q, --quiet       do not list the files written\n" CLI_LOG_HELP "\n"
     "The signatures are copied, not verified: run 'airlock verify' for that.\n"
     "Exit status: 0 written, 1 a release has no signatures (the others are "
@@ -47,9 +59,9 @@ static const char configmaps_help[] =
     "2 usage error, 3 runtime error.\n";
 
 /* Add the ConfigMap of one release to cms; *code set when it was not
- * (EXIT_VERIFY: no signatures). Also cli_resources.c's. */
+ * (EXIT_VERIFY: no signatures). Also cli_resources.c's. Layout source. */
 void cli_release_configmap(al_store *s, const al_store_release *rel,
-                           al_kres_configmaps *cms, int *code)
+                           al_kres_configmaps *cms, int strict, int *code)
 {
 	const char *version = rel->version, *ds = rel->digest_text;
 	const char *label = version != NULL ? version : (ds != NULL ? ds : "?");
@@ -72,8 +84,9 @@ void cli_release_configmap(al_store *s, const al_store_release *rel,
 		goto out;
 	}
 	if (sigs.n == 0) {
-		cli_error("release %s %s: no signatures in the store", label,
-		          ds);
+		if (strict)
+			cli_error("release %s %s: no signatures in the store",
+			          label, ds);
 		*code = EXIT_VERIFY;
 		goto out;
 	}
@@ -139,22 +152,91 @@ out:
 	return code;
 }
 
+/* Layout oc-mirror: its one ConfigMap of the wanted releases, to stdout
+ * (YAML, or JSON) or into dir as signature-configmap.yaml and .json. */
+static int write_ocmirror(al_store *s, const al_store_release *list, size_t n,
+                          const int *want, const char *dir, int json, int quiet)
+{
+	static const char *const files[] = {"signature-configmap.yaml",
+	                                    "signature-configmap.json"};
+	al_buf out[2] = {AL_BUF_INIT(CM_MAX_OUTPUT),
+	                 AL_BUF_INIT(CM_MAX_OUTPUT)};
+	int code, rc, i, to_stdout = strcmp(dir, "-") == 0;
+	char *path = NULL;
+
+	code = cli_ocmirror_configmap(s, list, n, want, 1,
+	                              to_stdout && json ? NULL : &out[0],
+	                              to_stdout && !json ? NULL : &out[1]);
+	if (out[0].len == 0 && out[1].len == 0)
+		goto out; /* no release had a signature: said */
+	if (to_stdout) {
+		const al_buf *b = json ? &out[1] : &out[0];
+
+		if (fwrite(b->ptr, 1, b->len, stdout) != b->len ||
+		    (json && fputc('\n', stdout) == EOF) || fflush(stdout) != 0)
+			code = cli_worst(code, cli_fail(AL_EIO, "cannot write "
+			                                        "to stdout"));
+		goto out;
+	}
+	if ((rc = al_fs_mkdir_p(dir, 0755)) < 0) {
+		code = cli_worst(code, cli_fail(rc, "cannot create '%s'", dir));
+		goto out;
+	}
+	for (i = 0; i < 2; i++) {
+		free(path);
+		if ((path = al_path_join(dir, files[i])) == NULL) {
+			code = cli_worst(code,
+			                 cli_fail(AL_ENOMEM, "out of memory"));
+			goto out;
+		}
+		if ((rc = al_fs_write_atomic(path, out[i].ptr, out[i].len)) < 0)
+			code = cli_worst(code,
+			                 cli_fail(rc,
+			                          "cannot write the ConfigMap "
+			                          "'%s'",
+			                          path));
+		else if (!quiet)
+			printf("wrote %s\n", path);
+	}
+out:
+	free(path);
+	al_buf_free(&out[0]);
+	al_buf_free(&out[1]);
+	return code;
+}
+
+/* No --layout: the layout of the store's last push, else oc-mirror's. */
+static al_layout_kind layout_of_store(al_store *s)
+{
+	al_store_push p;
+	al_layout_kind k = AL_LAYOUT_OC_MIRROR;
+
+	memset(&p, 0, sizeof(p));
+	if (al_store_push_last(s, &p) == 0 && p.source_layout)
+		k = AL_LAYOUT_SOURCE;
+	al_error_clear();
+	al_store_push_clear(&p);
+	return k;
+}
+
 int cmd_configmaps(int argc, char **argv)
 {
 	static const struct option longopts[] = {
 	    {"store", required_argument, NULL, OPT_STORE},
 	    {"output", required_argument, NULL, 'o'},
 	    {"json", no_argument, NULL, OPT_JSON},
+	    {"layout", required_argument, NULL, OPT_LAYOUT},
 	    CLI_LOCAL_OPTIONS,
 	    {NULL, 0, NULL, 0},
 	};
-	const char *store_path = NULL, *outdir = ".";
+	const char *store_path = NULL, *outdir = ".", *layout_arg = NULL;
+	al_layout_kind layout = AL_LAYOUT_OC_MIRROR;
 	al_store_opts so = {.readonly = 1};
 	al_store *s = NULL;
 	al_store_release *list = NULL;
 	al_kres_configmaps *cms = NULL;
 	size_t ndocs, nlist = 0, i, j, nnames;
-	int opt, rc, json = 0, code = EXIT_OK, *used = NULL;
+	int opt, rc, json = 0, code = EXIT_OK, *used = NULL, *want = NULL;
 	cli_common cc;
 	char **names;
 
@@ -175,6 +257,9 @@ int cmd_configmaps(int argc, char **argv)
 		case OPT_JSON:
 			json = 1;
 			break;
+		case OPT_LAYOUT:
+			layout_arg = optarg;
+			break;
 		default:
 			return EXIT_USAGE;
 		}
@@ -184,6 +269,9 @@ int cmd_configmaps(int argc, char **argv)
 	if (outdir[0] == '\0')
 		return cli_usage_error("configmaps",
 		                       "-o takes a directory or '-'");
+	if (layout_arg != NULL &&
+	    cli_parse_layout("configmaps", layout_arg, &layout) != EXIT_OK)
+		return EXIT_USAGE;
 	cli_log_start(&cc);
 	names = argv + optind;
 	nnames = (size_t)(argc - optind);
@@ -195,7 +283,8 @@ int cmd_configmaps(int argc, char **argv)
 		goto out;
 	}
 	used = calloc(nnames + 1, sizeof(*used));
-	if (used == NULL || al_kres_configmaps_new(&cms) < 0) {
+	want = calloc(nlist + 1, sizeof(*want));
+	if (used == NULL || want == NULL || al_kres_configmaps_new(&cms) < 0) {
 		cli_error("out of memory");
 		code = EXIT_RUNTIME;
 		goto out;
@@ -203,20 +292,16 @@ int cmd_configmaps(int argc, char **argv)
 	for (i = 0; i < nlist; i++) {
 		const char *version = list[i].version,
 		           *ds = list[i].digest_text;
-		int wanted = nnames == 0, c = EXIT_OK;
 
+		want[i] = nnames == 0;
 		for (j = 0; j < nnames; j++) {
 			if ((version != NULL &&
 			     strcmp(names[j], version) == 0) ||
 			    (ds != NULL && strcmp(names[j], ds) == 0)) {
 				used[j] = 1;
-				wanted = 1;
+				want[i] = 1;
 			}
 		}
-		if (!wanted)
-			continue;
-		cli_release_configmap(s, &list[i], cms, &c);
-		code = cli_worst(code, c);
 	}
 	for (j = 0; j < nnames; j++) {
 		if (!used[j]) {
@@ -225,13 +310,30 @@ int cmd_configmaps(int argc, char **argv)
 			code = cli_worst(code, EXIT_RUNTIME);
 		}
 	}
-	if ((ndocs = al_kres_configmaps_count(cms)) == 0) {
+	if (nlist == 0) {
 		if (code == EXIT_OK) {
 			cli_error("store '%s' records no releases", store_path);
 			code = EXIT_RUNTIME;
 		}
 		goto out;
 	}
+	if (layout_arg == NULL)
+		layout = layout_of_store(s);
+	if (layout == AL_LAYOUT_OC_MIRROR) {
+		code = cli_worst(code, write_ocmirror(s, list, nlist, want,
+		                                      outdir, json, cc.quiet));
+		goto out;
+	}
+	for (i = 0; i < nlist; i++) {
+		int c = EXIT_OK;
+
+		if (!want[i])
+			continue;
+		cli_release_configmap(s, &list[i], cms, 1, &c);
+		code = cli_worst(code, c);
+	}
+	if ((ndocs = al_kres_configmaps_count(cms)) == 0)
+		goto out; /* each release said why */
 	if (strcmp(outdir, "-") == 0) {
 		code = cli_worst(code, write_stream(cms, json));
 		goto out;
@@ -246,6 +348,7 @@ int cmd_configmaps(int argc, char **argv)
 		    cli_worst(code, write_file(outdir, cms, i, json, cc.quiet));
 out:
 	al_kres_configmaps_free(cms);
+	free(want);
 	free(used);
 	al_store_releases_free(list, nlist);
 	al_store_free(s);

@@ -6,6 +6,7 @@
 
 #include "cli_esc.h"
 #include "cli.h"
+#include "cli_resources.h"
 #include "cmd.h"
 
 enum {
@@ -14,7 +15,8 @@ enum {
 	OPT_STATE,
 	OPT_FORCE,
 	OPT_DRY_RUN,
-	OPT_REGISTRY
+	OPT_REGISTRY,
+	OPT_LAYOUT
 };
 
 static const char delete_help[] =
@@ -53,7 +55,14 @@ static const char delete_help[] =
     "                           nothing\n"
     "      --registry docker://HOST[:PORT]/PREFIX\n"
     "                           also delete the manifests where 'airlock "
-    "push' put them\n" CLI_COMMON_HELP "\n"
+    "push' put them\n"
+    "      --layout L           with --registry: how push placed them, "
+    "oc-mirror (releases\n"
+    "                           at openshift/release-images, components at\n"
+    "                           openshift/release) or source (source "
+    "paths); default:\n"
+    "                           the store's last push to that registry, else "
+    "oc-mirror\n" CLI_COMMON_HELP "\n"
     "Output: a line per release, image and registry manifest, then:\n"
     "  deleted R releases, N names: freed B blobs (X bytes, SIZE)\n"
     "Exit status: 0 deleted, 2 usage or configuration error, 3 runtime "
@@ -83,6 +92,7 @@ int cmd_delete(int argc, char **argv)
 	    {"force", no_argument, NULL, OPT_FORCE},
 	    {"dry-run", no_argument, NULL, OPT_DRY_RUN},
 	    {"registry", required_argument, NULL, OPT_REGISTRY},
+	    {"layout", required_argument, NULL, OPT_LAYOUT},
 	    {NULL, 0, NULL, 0},
 	};
 	cli_common c;
@@ -92,7 +102,7 @@ int cmd_delete(int argc, char **argv)
 	al_store *store = NULL;
 	al_store_opts so = AL_STORE_OPTS_INIT;
 	al_transfer_opts to;
-	const char *store_path = NULL, *config = NULL;
+	const char *store_path = NULL, *config = NULL, *layout = NULL;
 	const char **images = NULL, **states = NULL;
 	size_t nimages = 0, nstates = 0, i;
 	char b[32];
@@ -138,6 +148,9 @@ int cmd_delete(int argc, char **argv)
 			}
 			o.registry = optarg;
 			break;
+		case OPT_LAYOUT:
+			layout = optarg;
+			break;
 		default:
 			code = EXIT_USAGE;
 			goto out;
@@ -146,6 +159,17 @@ int cmd_delete(int argc, char **argv)
 	if (store_path == NULL) {
 		code = cli_usage_error("delete", "--store DIR is required");
 		goto out;
+	}
+	if (layout != NULL) {
+		if (o.registry == NULL) {
+			code = cli_usage_error("delete", "--layout goes with "
+			                                 "--registry");
+			goto out;
+		}
+		if ((code = cli_parse_layout("delete", layout, &o.layout)) !=
+		    EXIT_OK)
+			goto out;
+		o.layout_given = 1;
 	}
 	if (optind >= argc && nimages == 0 && config == NULL) {
 		code = cli_usage_error("delete",

@@ -266,6 +266,7 @@ int cmd_mirror(int argc, char **argv)
 	int opt, rc, code = EXIT_OK;
 	/* output options (cli_mirror_out.c) */
 	const char *cr_dir = NULL, *cr_registry = NULL;
+	char *cr_default = NULL;
 	int json = 0, cr_ocm = 0, cr_icsp = 0;
 	al_mirror_lifecycle lc = AL_MIRROR_LIFECYCLE_INIT;
 	cli_mirror_to mt;             /* --to (cli_push.c) */
@@ -469,6 +470,8 @@ int cmd_mirror(int argc, char **argv)
 		mo.push = &mt.push;
 		mo.push_result = &mt.result;
 		lc.to = mt.dest;
+		lc.layout = mt.push.layout;
+		lc.max_nested = mt.push.max_nested;
 	}
 	if ((rc = al_mirror_plan_new(&plan, cfg, &mo)) < 0) {
 		code = refusal(rc);
@@ -500,11 +503,21 @@ int cmd_mirror(int argc, char **argv)
 	                    res.report.nerrors);
 	if (json)
 		cli_mirror_json(&res, store_path);
+	/* mirror to mirror: the cluster resources always, as oc-mirror
+	 * writes them into its workspace (executor.go RunMirrorToMirror,
+	 * generateClusterResources); STORE/airlock/cluster-resources when no
+	 * directory is given */
+	if (cr_dir == NULL && mt.push.registry != NULL &&
+	    cli_ocm_resources_dest(mt.dest) &&
+	    (cr_default = cli_cr_default_dir(store)) != NULL) {
+		cr_dir = cr_default;
+		cr_registry = mt.dest;
+	}
 	if (cr_dir != NULL)
 		code = cli_worst(
 		    code, cli_mirror_cluster_resources(
-		              store, cr_dir, cr_registry, mt.push.layout,
-		              cr_icsp, cr_ocm, c.quiet || json,
+		              store, cr_dir, cr_registry, mt.push.max_nested,
+		              mt.push.layout, cr_icsp, cr_ocm, c.quiet || json,
 		              json ? cli_json_set_array(cli_json_root(),
 		                                        "cluster_resources")
 		                   : NULL));
@@ -542,6 +555,7 @@ out:
 	cli_mirror_to_clear(&mt);
 	cli_mirror_retry_clear(&retry);
 	al_mirror_plan_free(plan);
+	free(cr_default);
 	al_store_free(store);
 	al_imageset_free(cfg);
 	free(keyrings);

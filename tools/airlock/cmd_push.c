@@ -100,6 +100,7 @@ int cmd_push(int argc, char **argv)
 	};
 	cli_common c;
 	const char *store_path = NULL, *crdir = NULL;
+	char *crdefault = NULL;
 	char *host = NULL, *prefix = NULL, *dest = NULL;
 	al_store *store = NULL;
 	al_store_opts so = {.readonly = 1};
@@ -213,6 +214,13 @@ int cmd_push(int argc, char **argv)
 		cli_json_set_stats(cli_json_root(), "stats", &res.stats);
 	else
 		cli_push_summary(&res, NULL);
+	/* disk to mirror: the cluster resources always, as oc-mirror writes
+	 * them into its workspace (executor.go RunDiskToMirror,
+	 * generateClusterResources); STORE/airlock/cluster-resources when
+	 * no directory is given */
+	if (crdir == NULL && cli_ocm_resources_dest(dest) &&
+	    (crdefault = cli_cr_default_dir(store)) != NULL)
+		crdir = crdefault;
 	if (crdir != NULL) {
 		cli_cr_opts co;
 		json_t *files = json ? cli_json_set_array(cli_json_root(),
@@ -233,6 +241,7 @@ int cmd_push(int argc, char **argv)
 out:
 	al_push_result_clear(&res);
 	al_store_free(store);
+	free(crdefault);
 	free(host);
 	free(prefix);
 	free(dest);
