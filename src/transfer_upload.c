@@ -193,6 +193,7 @@ int al_transfer__upload(const al_transfer_upload *u,
 	uint64_t offset = 0, chunk = u->chunk_size, counted = 0;
 	const char *host = al_registry_host(u->reg);
 	unsigned failures = 0;
+	int fresh = 0;
 	window win;
 	al_reader rd;
 	int rc = 0;
@@ -245,52 +246,81 @@ int al_transfer__upload(const al_transfer_upload *u,
 	if (u->progress != NULL && offset > 0)
 		u->progress(u->progress_ud, offset);
 	counted = offset;
-	while (offset < u->size) {
-		uint64_t len =
-		    u->size - offset < chunk ? u->size - offset : chunk;
+	for (;;) {
+		while (offset < u->size) {
+			uint64_t len =
+			    u->size - offset < chunk ? u->size - offset : chunk;
 
-		if (u->cancel != NULL && al_cancel_is_set(u->cancel)) {
-			rc = al_error_set(AL_ECANCELED, "cancelled");
-			goto out;
-		}
-		memset(&win, 0, sizeof(win));
-		win.fd = u->fd;
-		win.start = offset;
-		win.len = len;
-		rd.read = window_read;
-		rd.rewind = window_rewind;
-		rd.ud = &win;
-		rc = al_registry_upload_chunk(u->reg, u->repo, &loc, offset,
-		                              len, &rd);
-		if (rc == 0) {
-			offset += len;
-			session_save(path, host, u->repo, u->digest, u->size,
-			             loc, offset);
-			if (u->progress != NULL && offset > counted) {
-				u->progress(u->progress_ud, offset - counted);
-				counted = offset;
+			if (u->cancel != NULL && al_cancel_is_set(u->cancel)) {
+				rc = al_error_set(AL_ECANCELED, "cancelled");
+				goto out;
 			}
-			continue;
-		}
-		if (fatal(rc) || ++failures > UPLOAD_FAILURES_MAX)
-			goto out;
-		/* Resuming an upload (distribution-spec, end-13): ask the
-		 * session's status and go on from there; a session the
-		 * registry dropped or refuses is begun again. */
-		al_log_debug("upload: chunk at byte %llu failed (%s), asking "
-		             "the session's status",
-		             (unsigned long long)offset, al_error_message());
-		al_error_clear();
-		if (session_status(u->reg, u->repo, &loc, u->size, &offset) ==
-		    0) {
-			info->resumed = 1;
+			memset(&win, 0, sizeof(win));
+			win.fd = u->fd;
+			win.start = offset;
+			win.len = len;
+			rd.read = window_read;
+			rd.rewind = window_rewind;
+			rd.ud = &win;
+			rc = al_registry_upload_chunk(u->reg, u->repo, &loc,
+			                              offset, len, &rd);
+			if (rc == 0) {
+				offset += len;
+				session_save(path, host, u->repo, u->digest,
+				             u->size, loc, offset);
+				if (u->progress != NULL && offset > counted) {
+					u->progress(u->progress_ud,
+					            offset - counted);
+					counted = offset;
+				}
+				continue;
+			}
+			if (fatal(rc) || ++failures > UPLOAD_FAILURES_MAX)
+				goto out;
+			/* Resuming an upload (distribution-spec, end-13): ask
+			 * the session's status and go on from there; a session
+			 * the registry dropped or refuses is begun again. */
+			al_log_debug(
+			    "upload: chunk at byte %llu failed (%s), asking "
+			    "the session's status",
+			    (unsigned long long)offset, al_error_message());
+			al_error_clear();
+			if (session_status(u->reg, u->repo, &loc, u->size,
+			                   &offset) == 0) {
+				info->resumed = 1;
+				session_save(path, host, u->repo, u->digest,
+				             u->size, loc, offset);
+				continue;
+			}
+			al_log_debug("upload: session gone (%s), starting over",
+			             al_error_message());
+			al_error_clear();
+			info->restarted++;
+			free(loc);
+			loc = NULL;
+			if ((rc = al_registry_upload_start(u->reg, u->repo,
+			                                   &loc)) < 0)
+				goto out;
+			offset = 0;
 			session_save(path, host, u->repo, u->digest, u->size,
-			             loc, offset);
-			continue;
+			             loc, 0);
 		}
-		al_log_debug("upload: session gone (%s), starting over",
+		rc = al_registry_upload_finish(u->reg, u->repo, loc, u->digest);
+		/* done, or bytes the registry will not take under this
+		 * digest: the session is of no further use either way */
+		if (rc == 0 || rc == AL_EPROTO)
+			session_drop(path);
+		if (rc != AL_EPROTO || !info->resumed || fresh)
+			break;
+		/* A continued session whose bytes do not make the digest may
+		 * have taken a cut chunk's bytes after its status was asked
+		 * (distribution writes what a request brought when the
+		 * request ends): once more from a new session. */
+		al_log_debug("upload: the continued session failed (%s), "
+		             "starting over",
 		             al_error_message());
 		al_error_clear();
+		fresh = 1;
 		info->restarted++;
 		free(loc);
 		loc = NULL;
@@ -299,11 +329,6 @@ int al_transfer__upload(const al_transfer_upload *u,
 		offset = 0;
 		session_save(path, host, u->repo, u->digest, u->size, loc, 0);
 	}
-	rc = al_registry_upload_finish(u->reg, u->repo, loc, u->digest);
-	/* done, or bytes the registry will not take under this digest: the
-	 * session is of no further use either way */
-	if (rc == 0 || rc == AL_EPROTO)
-		session_drop(path);
 out:
 	free(path);
 	free(loc);
