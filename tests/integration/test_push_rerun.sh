@@ -117,6 +117,7 @@ stats_reset
 al_run "$T/out" "$T/err" "${PUSH[@]}" --recheck
 al_check "push --recheck exits 0" test "$AL_RC" = 0
 rerun_log "$T/recheck.log"
+echo "push --recheck (every blob asked, every manifest sent): $(wc -l <"$T/recheck.log") requests"
 al_check "push --recheck asks for the blobs" grep -qE '^HEAD /v2/mirror/.*/blobs/sha256:' "$T/recheck.log"
 al_check "push --recheck sends the manifests" grep -qE '^PUT /v2/mirror/.*/manifests/' "$T/recheck.log"
 
