@@ -1600,8 +1600,11 @@ static int blob_to_registry(al_transfer *t, worker *w, blob *b)
 	if ((rc = al_registry_blob_exists(reg, b->dst_repo, &b->digest, &exists,
 	                                  NULL)) < 0)
 		goto out;
-	if (exists)
+	if (exists) {
+		al_transfer__upload_forget(t->upload_dir, al_registry_host(reg),
+		                           b->dst_repo, &b->digest);
 		return 1;
+	}
 	if (b->mount_from != NULL) {
 		if ((rc =
 		         al_registry_mount_blob(reg, b->dst_repo, b->mount_from,

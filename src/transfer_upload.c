@@ -334,3 +334,15 @@ out:
 	free(loc);
 	return rc;
 }
+
+void al_transfer__upload_forget(const char *state_dir, const char *host,
+                                const char *repo, const al_digest *d)
+{
+	char *path;
+
+	if (state_dir == NULL)
+		return;
+	path = session_path(state_dir, host, repo, d);
+	session_drop(path);
+	free(path);
+}

@@ -42,4 +42,9 @@ typedef struct al_transfer_upload_info {
 int al_transfer__upload(const al_transfer_upload *u,
                         al_transfer_upload_info *info);
 
+/* The registry holds the blob already (HEAD, a mount): a session kept
+ * for it in state_dir (NULL: none) is of no further use and removed. */
+void al_transfer__upload_forget(const char *state_dir, const char *host,
+                                const char *repo, const al_digest *d);
+
 #endif

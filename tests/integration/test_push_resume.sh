@@ -115,6 +115,21 @@ al_check "kill -9: the rerun opened no new session" \
 	test "$(grep -cE '^POST /v2/mirror/airlock-samples/big/blobs/uploads/' "$T/kill.log")" -le 1
 al_check "kill -9: the registry serves the image with its digest" test "$(served "$R" mirror/airlock-samples/big)" = "$want"
 al_check "kill -9: no upload session is left" test "$(sessions "$S")" = 0
+# A session kept for a blob the registry has by now (a run killed between
+# the upload's last answer and the session's removal) goes at the next
+# HEAD of that blob.
+layer=$(python3 - "$T/src" <<'PY'
+import json, sys
+d = sys.argv[1]
+m = json.load(open(d + "/index.json"))["manifests"][0]["digest"][7:]
+print(json.load(open(d + "/blobs/sha256/" + m))["layers"][0]["digest"])
+PY
+)
+stale=$S/airlock/uploads/$(printf '%s\n%s\n%s' "$P" mirror/airlock-samples/big "$layer" | sha256sum | cut -c1-32).json
+printf '{"location": "http://%s/v2/x/blobs/uploads/gone", "offset": 0}\n' "$P" >"$stale"
+al_run "$T/out" "$T/err" "${PUSH[@]}" --recheck
+al_check "kill -9: a rerun with --recheck exits 0" test "$AL_RC" = 0
+al_check "kill -9: a session kept for a blob the registry has is removed" test ! -e "$stale"
 
 # --------------------------------- 2. a session the registry dropped (404)
 # The push killed as above, then the session cancelled at the registry:
