@@ -585,12 +585,6 @@ int al_transfer_expect(al_transfer *t, int idx, const al_digest *digest)
 	return 0;
 }
 
-int al_transfer_unchanged(const al_transfer *t, int idx)
-{
-	return idx >= 0 && (size_t)idx < t->nimages && t->images[idx].present &&
-	       t->images[idx].status == 0;
-}
-
 int al_transfer_set_upload_dir(al_transfer *t, const char *dir)
 {
 	char *d = NULL;

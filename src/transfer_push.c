@@ -160,8 +160,9 @@ static void record(al_store *s, const al_push_opts *o, al_push_result *r)
  * What the registry held after the push, into airlock/pushed.json: every
  * image pushed or confirmed is recorded at its destination with its
  * digest, every image that failed is forgotten (its destination may hold
- * anything now). A failure to write is logged: the next push then asks
- * the registry more, nothing worse.
+ * anything now). A failure to write is logged (debug: a read-only
+ * medium fails the push record too, and that is what the caller warns
+ * of): the next push then asks the registry more, nothing worse.
  */
 static void record_pushed(al_store *s, const al_push_opts *o,
                           const al_push_result *r)
@@ -194,8 +195,8 @@ static void record_pushed(al_store *s, const al_push_opts *o,
 		rc = al_store__pushed_update(s, o->registry, set, drop);
 out:
 	if (rc < 0) {
-		al_log_warn("push: cannot record what '%s' holds in '%s': %s",
-		            o->registry, al_store_path(s), al_error_message());
+		al_log_debug("push: cannot record what '%s' holds in '%s': %s",
+		             o->registry, al_store_path(s), al_error_message());
 		al_error_clear();
 	}
 	json_decref(set);

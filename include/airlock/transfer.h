@@ -121,13 +121,12 @@ AL_EXPORT size_t al_transfer_count(const al_transfer *t);
  * manifest with digest (the push record, docs/push.md). When the image's
  * manifest has that digest, the run asks the destination reference once
  * (HEAD); the same digest there means the image needs nothing more (no
- * blob is looked at, no manifest sent: al_transfer_unchanged). Any other
- * answer pushes the image as usual. AL_EINVAL for a store destination.
+ * blob is looked at, no manifest sent; counted in
+ * al_transfer_stats.images_unchanged). Any other answer pushes the image
+ * as usual. AL_EINVAL for a store destination.
  */
 AL_EXPORT int al_transfer_expect(al_transfer *t, int image,
                                  const al_digest *digest);
-/* After a run: 1 when image was confirmed unchanged (al_transfer_expect). */
-AL_EXPORT int al_transfer_unchanged(const al_transfer *t, int image);
 
 /*
  * Registry destination: keep the upload sessions of blobs larger than the
