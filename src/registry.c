@@ -1368,6 +1368,204 @@ out:
 	return rc;
 }
 
+/* ---- upload sessions, step by step (distribution-spec "Pushing a blob
+ * in chunks": POST, PATCH with Content-Range, GET for the status, PUT
+ * ?digest=) ---- */
+
+int al_registry_upload_start(al_registry *r, const char *repo, char **location)
+{
+	al_http_resp resp = AL_HTTP_RESP_INIT;
+	al_http_req req;
+	char *path = NULL, *loc = NULL;
+	int rc;
+
+	if (r == NULL || location == NULL)
+		return al_error_set(
+		    AL_EINVAL, "al_registry_upload_start: missing argument");
+	if (!valid_repo(repo))
+		return al_error_set(AL_EINVAL, "invalid repository '%s/%s'",
+		                    r->host, repo != NULL ? repo : "");
+	if ((path = al_sprintf("/v2/%s/blobs/uploads/", repo)) == NULL)
+		return al_error_set(AL_ENOMEM, "out of memory");
+	memset(&req, 0, sizeof(req));
+	req.method = "POST";
+	req.body = (const uint8_t *)"";
+	req.body_len = 0;
+	if ((rc = reg_do(r, repo, 1, path, NULL, &req, &resp)) != 0)
+		goto out;
+	if (resp.status != 202) {
+		rc = reg_fail(&resp, path);
+		goto out;
+	}
+	if ((rc = location_of(r, &resp, path, &loc)) != 0)
+		goto out;
+	*location = loc;
+	loc = NULL;
+out:
+	al_http_resp_clear(&resp);
+	free(path);
+	free(loc);
+	return rc;
+}
+
+/* The bytes a "Range: 0-<end>" answer says the session holds: end + 1,
+ * or 0 for "0-0" (distribution answers that for an empty session); -1
+ * when the value is not of that form. */
+static int64_t upload_range_size(const char *v)
+{
+	uint64_t end = 0;
+	const char *dash;
+
+	if (v == NULL)
+		return -1;
+	if (strncmp(v, "bytes=", 6) == 0)
+		v += 6;
+	if (strncmp(v, "0-", 2) != 0)
+		return -1;
+	dash = v + 1;
+	if (al_registry__parse_size(dash + 1, &end) != 0 || end >= INT64_MAX)
+		return -1;
+	return end == 0 ? 0 : (int64_t)end + 1;
+}
+
+int al_registry_upload_status(al_registry *r, const char *repo, char **location,
+                              uint64_t *offset)
+{
+	al_http_resp resp = AL_HTTP_RESP_INIT;
+	al_http_req req;
+	int64_t have;
+	int rc;
+
+	if (r == NULL || location == NULL || *location == NULL ||
+	    offset == NULL)
+		return al_error_set(
+		    AL_EINVAL, "al_registry_upload_status: missing argument");
+	if (!valid_repo(repo))
+		return al_error_set(AL_EINVAL, "invalid repository '%s/%s'",
+		                    r->host, repo != NULL ? repo : "");
+	if (!on_registry(r, *location))
+		return al_error_set(
+		    AL_EINVAL, "an upload session is not on '%s'", r->host);
+	memset(&req, 0, sizeof(req));
+	req.method = "GET";
+	if ((rc = reg_do(r, repo, 1, *location, NULL, &req, &resp)) != 0)
+		goto out;
+	if (resp.status == 404 || resp.status == 400 || resp.status == 416) {
+		/* gone (BLOB_UPLOAD_UNKNOWN), or its state no longer
+		 * matches what the registry holds (distribution:
+		 * BLOB_UPLOAD_INVALID, RANGE_INVALID) */
+		reg_fail(&resp, "upload session");
+		rc = al_error_set(AL_ENOTFOUND,
+		                  "upload session on '%s' is gone (HTTP %ld)",
+		                  r->host, resp.status);
+		goto out;
+	}
+	if (resp.status != 204 && resp.status != 200) {
+		rc = reg_fail(&resp, "upload session");
+		goto out;
+	}
+	have = upload_range_size(al_http_resp_header(&resp, "Range"));
+	if (have < 0) {
+		rc = al_error_set(AL_EPROTO,
+		                  "upload session on '%s': no usable Range in "
+		                  "the status answer",
+		                  r->host);
+		goto out;
+	}
+	if (al_http_resp_header(&resp, "Location") != NULL &&
+	    (rc = location_of(r, &resp, "upload session", location)) != 0)
+		goto out;
+	*offset = (uint64_t)have;
+out:
+	al_http_resp_clear(&resp);
+	return rc;
+}
+
+int al_registry_upload_chunk(al_registry *r, const char *repo, char **location,
+                             uint64_t offset, uint64_t len,
+                             const al_reader *reader)
+{
+	al_http_resp resp = AL_HTTP_RESP_INIT;
+	al_http_req req;
+	char crange[64];
+	const char *hdrs[3] = {"Content-Type: application/octet-stream", NULL,
+	                       NULL};
+	int rc, n;
+
+	if (r == NULL || location == NULL || *location == NULL ||
+	    reader == NULL || reader->read == NULL || len == 0 ||
+	    len > INT64_MAX || offset > INT64_MAX - len)
+		return al_error_set(AL_EINVAL,
+		                    "al_registry_upload_chunk: bad argument");
+	if (!valid_repo(repo))
+		return al_error_set(AL_EINVAL, "invalid repository '%s/%s'",
+		                    r->host, repo != NULL ? repo : "");
+	if (!on_registry(r, *location))
+		return al_error_set(
+		    AL_EINVAL, "an upload session is not on '%s'", r->host);
+	n = snprintf(crange, sizeof(crange),
+	             "Content-Range: %" PRIu64 "-%" PRIu64, offset,
+	             offset + len - 1);
+	if (n < 0 || (size_t)n >= sizeof(crange))
+		return al_error_set(AL_EINVAL, "content range too long");
+	hdrs[1] = crange;
+	memset(&req, 0, sizeof(req));
+	req.method = "PATCH";
+	req.reader = reader;
+	req.body_size = (int64_t)len;
+	if ((rc = reg_do(r, repo, 1, *location, hdrs, &req, &resp)) != 0)
+		goto out;
+	if (resp.status != 202) {
+		rc = reg_fail(&resp, "upload session");
+		goto out;
+	}
+	rc = location_of(r, &resp, "upload session", location);
+out:
+	al_http_resp_clear(&resp);
+	return rc;
+}
+
+int al_registry_upload_finish(al_registry *r, const char *repo,
+                              const char *location, const al_digest *d)
+{
+	al_http_resp resp = AL_HTTP_RESP_INIT;
+	al_http_req req;
+	char ds[AL_DIGEST_STRMAX];
+	char *url = NULL, *what = NULL;
+	int rc;
+
+	if (r == NULL || location == NULL || d == NULL)
+		return al_error_set(
+		    AL_EINVAL, "al_registry_upload_finish: missing argument");
+	if (!valid_repo(repo))
+		return al_error_set(AL_EINVAL, "invalid repository '%s/%s'",
+		                    r->host, repo != NULL ? repo : "");
+	if (!on_registry(r, location))
+		return al_error_set(
+		    AL_EINVAL, "an upload session is not on '%s'", r->host);
+	al_digest_str(d, ds);
+	url = al_sprintf("%s%sdigest=%s", location,
+	                 strchr(location, '?') != NULL ? "&" : "?", ds);
+	what = blob_what(r, repo, d);
+	if (url == NULL || what == NULL) {
+		rc = al_error_set(AL_ENOMEM, "out of memory");
+		goto out;
+	}
+	memset(&req, 0, sizeof(req));
+	req.method = "PUT";
+	req.body = (const uint8_t *)"";
+	req.body_len = 0;
+	if ((rc = reg_do(r, repo, 1, url, NULL, &req, &resp)) != 0)
+		goto out;
+	if (resp.status < 200 || resp.status > 299 || resp.status == 202)
+		rc = reg_fail(&resp, what);
+out:
+	al_http_resp_clear(&resp);
+	free(url);
+	free(what);
+	return rc;
+}
+
 int al_registry_mount_blob(al_registry *r, const char *repo,
                            const char *from_repo, const al_digest *d,
                            int *mounted)

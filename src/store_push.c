@@ -9,6 +9,7 @@
 #include "airlock/fs.h"
 #include "json_int.h"
 #include "airlock/store.h"
+#include "store_push_int.h"
 
 #define PUSHES_FILE_MAX (4 * 1024 * 1024)
 
@@ -164,5 +165,135 @@ out:
 	al_store_push_clear(&p);
 	json_decref(doc);
 	free(path);
+	return rc;
+}
+
+/* ---- what each registry holds (airlock/pushed.json) ---- */
+
+/* 10,000 images at ~200 bytes an entry is 2 MiB. */
+#define PUSHED_FILE_MAX (64 * 1024 * 1024)
+
+static char *pushed_path(al_store *s, const char *leaf)
+{
+	char *rel = al_sprintf("airlock/%s", leaf);
+	char *p = rel != NULL ? al_path_join(al_store_path(s), rel) : NULL;
+
+	free(rel);
+	return p;
+}
+
+/* The document at path ({"airlockPushed": 1, "registries": {}}), or a new
+ * one when there is none. A file that is not one is an error (AL_EPARSE),
+ * never overwritten silently by a load. */
+static int pushed_load(const char *path, json_t **out)
+{
+	json_t *doc = NULL;
+	int rc;
+
+	if (al_fs_exists(path) != 1) {
+		doc =
+		    json_pack("{s:i, s:{}}", "airlockPushed", 1, "registries");
+		if (doc == NULL)
+			return al_error_set(AL_ENOMEM, "out of memory");
+		*out = doc;
+		return 0;
+	}
+	if ((rc = al_json_load_file(&doc, path, PUSHED_FILE_MAX)) < 0)
+		return rc;
+	if (!json_is_object(doc) ||
+	    !json_is_object(json_object_get(doc, "registries"))) {
+		json_decref(doc);
+		return al_error_set(AL_EPARSE,
+		                    "'%s' is not a pushed-images record "
+		                    "({\"registries\": {...}})",
+		                    path);
+	}
+	*out = doc;
+	return 0;
+}
+
+int al_store__pushed_get(al_store *s, const char *registry, json_t **out)
+{
+	char *path = pushed_path(s, "pushed.json");
+	json_t *doc = NULL, *reg, *res = NULL, *v;
+	const char *k;
+	int rc;
+
+	if (path == NULL)
+		return al_error_set(AL_ENOMEM, "out of memory");
+	if ((rc = pushed_load(path, &doc)) < 0)
+		goto out;
+	if ((res = json_object()) == NULL) {
+		rc = al_error_set(AL_ENOMEM, "out of memory");
+		goto out;
+	}
+	reg = json_object_get(json_object_get(doc, "registries"), registry);
+	/* only well-formed entries: a digest string per destination */
+	json_object_foreach(reg, k, v)
+	{
+		if (json_is_string(v) && json_object_set(res, k, v) != 0) {
+			rc = al_error_set(AL_ENOMEM, "out of memory");
+			goto out;
+		}
+	}
+	*out = res;
+	res = NULL;
+out:
+	json_decref(res);
+	json_decref(doc);
+	free(path);
+	return rc;
+}
+
+int al_store__pushed_update(al_store *s, const char *registry,
+                            const json_t *set, const json_t *drop)
+{
+	char *dir = NULL, *path = NULL, *lockp = NULL;
+	al_lock *lock = NULL;
+	json_t *doc = NULL, *regs, *reg, *v;
+	const char *k;
+	int rc;
+
+	if (registry == NULL || registry[0] == '\0')
+		return al_error_set(AL_EINVAL,
+		                    "a pushed-images record needs a registry");
+	dir = al_path_join(al_store_path(s), "airlock");
+	path = pushed_path(s, "pushed.json");
+	lockp = pushed_path(s, "pushes.lock");
+	if (dir == NULL || path == NULL || lockp == NULL) {
+		rc = al_error_set(AL_ENOMEM, "out of memory");
+		goto out;
+	}
+	if ((rc = al_fs_mkdir_p(dir, 0755)) < 0 ||
+	    (rc = al_lock_acquire(&lock, lockp, 10000)) < 0 ||
+	    (rc = pushed_load(path, &doc)) < 0)
+		goto out;
+	regs = json_object_get(doc, "registries");
+	reg = json_object_get(regs, registry);
+	if (!json_is_object(reg)) {
+		if ((reg = json_object()) == NULL ||
+		    json_object_set_new(regs, registry, reg) != 0) {
+			rc = al_error_set(AL_ENOMEM, "out of memory");
+			goto out;
+		}
+	}
+	json_object_foreach((json_t *)drop, k, v)
+	{
+		json_object_del(reg, k);
+	}
+	json_object_foreach((json_t *)set, k, v)
+	{
+		if (json_object_set(reg, k, v) != 0) {
+			rc = al_error_set(AL_ENOMEM, "out of memory");
+			goto out;
+		}
+	}
+	rc = al_json_save_file(path, doc, 1);
+out:
+	json_decref(doc);
+	al_lock_free(lock);
+	free(dir);
+	free(path);
+	free(lockp);
 	return rc;
 }

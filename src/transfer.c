@@ -18,6 +18,7 @@
 #include "airlock/transfer.h"
 #include "array_int.h"
 #include "store_int.h"
+#include "transfer_upload_int.h"
 
 /* The default --parallel: the fastest setting of mirror and push measured
  * with a WAN-like round trip (tests/bench/mirror_latency.sh, 20 ms: 16
@@ -33,6 +34,9 @@
 #define IMAGE_MANIFESTS_MAX AL_TRANSFER_IMAGE_MANIFESTS_MAX
 #define RUN_MANIFESTS_MAX AL_TRANSFER_RUN_MANIFESTS_MAX
 #define IMAGE_BLOBS_MAX AL_TRANSFER_IMAGE_BLOBS_MAX
+/* The registry client's upload chunk when its options name none
+ * (registry.c DEFAULT_CHUNK): blobs larger go in resumable PATCHes. */
+#define UPLOAD_CHUNK_DEFAULT (16 * AL_MIB)
 
 typedef enum { EP_REGISTRY = 1, EP_LAYOUT = 2 } ep_kind;
 
@@ -88,6 +92,12 @@ typedef struct image {
 	int *alt_mirror;
 	size_t nalts, alt;
 	char *pulled_from; /* "host/repo" of the mirror it came from */
+	/* registry destination: the top manifest digest the push record
+	 * says the destination holds (al_transfer_expect); present: one
+	 * HEAD confirmed it, nothing more is sent for the image */
+	int expect;
+	al_digest expected;
+	int present;
 } image;
 
 typedef struct blob {
@@ -138,6 +148,7 @@ struct al_transfer {
 	uint64_t started_ms;
 	uint64_t last_report_ms;
 	al_transfer_stats stats;
+	char *upload_dir; /* al_transfer_set_upload_dir, or NULL */
 };
 
 static int tag_in_store(al_transfer *t, const image *img, const char *name);
@@ -528,6 +539,7 @@ void al_transfer_free(al_transfer *t)
 	for (i = 0; i < t->nendpoints; i++)
 		endpoint_free(t->endpoints[i]);
 	free(t->endpoints);
+	free(t->upload_dir);
 	free(t->dst_host);
 	pthread_mutex_destroy(&t->lock);
 	free(t);
@@ -556,6 +568,31 @@ int al_transfer_result(const al_transfer *t, int idx, int *status,
 		*media_type = img->top.media_type;
 	if (message != NULL)
 		*message = img->message != NULL ? img->message : "";
+	return 0;
+}
+
+int al_transfer_expect(al_transfer *t, int idx, const al_digest *digest)
+{
+	if (idx < 0 || (size_t)idx >= t->nimages || digest == NULL)
+		return al_error_set(AL_EINVAL, "no image %d in this transfer",
+		                    idx);
+	if (t->dst_store != NULL)
+		return al_error_set(AL_EINVAL,
+		                    "only a registry destination is expected "
+		                    "to hold an image");
+	t->images[idx].expect = 1;
+	t->images[idx].expected = *digest;
+	return 0;
+}
+
+int al_transfer_set_upload_dir(al_transfer *t, const char *dir)
+{
+	char *d = NULL;
+
+	if (dir != NULL && (d = al_strdup(dir)) == NULL)
+		return al_error_set(AL_ENOMEM, "out of memory");
+	free(t->upload_dir);
+	t->upload_dir = d;
 	return 0;
 }
 
@@ -1293,6 +1330,43 @@ out:
 	return rc;
 }
 
+/*
+ * A registry destination the push record says holds img's top manifest:
+ * one HEAD of the destination reference confirms it (img->present), and
+ * then the image needs nothing more. A registry stores a manifest only
+ * once every blob and child manifest it names is there (distribution
+ * verifies them on PUT), so the digest answers for the whole image, as
+ * containers/image's OptimizeDestinationImageAlreadyExists takes it
+ * (compareImageDestinationManifestEqual). Any other answer, or none,
+ * leaves the image to the full push.
+ */
+static void confirm_present(al_transfer *t, worker *w, image *img)
+{
+	al_registry *reg;
+	al_digest got;
+	int exists = 0;
+
+	img->present = 0;
+	if (!al_digest_equal(&img->expected, &img->top.digest))
+		return;
+	memset(&got, 0, sizeof(got));
+	if (worker_client(w, t->dst_host, t->dst_insecure, &reg) < 0 ||
+	    al_registry_head_manifest(reg, img->dst_repo, img->dst_ref, &exists,
+	                              &got, NULL) < 0) {
+		al_log_debug("transfer: %s: cannot confirm the pushed "
+		             "manifest (%s): pushing it",
+		             img->display, al_error_message());
+		al_error_clear();
+		return;
+	}
+	img->present = exists && al_digest_equal(&got, &img->top.digest);
+	if (!img->present)
+		al_log_debug("transfer: %s: the destination holds %s: pushing "
+		             "it",
+		             img->display,
+		             exists ? "another manifest" : "nothing");
+}
+
 static int job_resolve(al_transfer *t, worker *w, size_t idx)
 {
 	image *img = &t->images[idx];
@@ -1310,6 +1384,8 @@ static int job_resolve(al_transfer *t, worker *w, size_t idx)
 		rc = walk_manifest(t, w, img, ref, NULL, 0, &img->top);
 	if (rc < 0)
 		return set_image_error(img, rc);
+	if (t->dst_store == NULL && img->expect)
+		confirm_present(t, w, img);
 	pthread_mutex_lock(&t->lock);
 	t->prog.items_done++;
 	pthread_mutex_unlock(&t->lock);
@@ -1499,6 +1575,13 @@ out:
 	return rc;
 }
 
+/* Blobs larger than this go in resumable PATCH chunks of this size. */
+static uint64_t upload_chunk(const al_transfer *t)
+{
+	return t->regopts.chunk_size != 0 ? t->regopts.chunk_size
+	                                  : UPLOAD_CHUNK_DEFAULT;
+}
+
 static int blob_to_registry(al_transfer *t, worker *w, blob *b)
 {
 	al_registry *reg;
@@ -1511,8 +1594,11 @@ static int blob_to_registry(al_transfer *t, worker *w, blob *b)
 	if ((rc = al_registry_blob_exists(reg, b->dst_repo, &b->digest, &exists,
 	                                  NULL)) < 0)
 		goto out;
-	if (exists)
+	if (exists) {
+		al_transfer__upload_forget(t->upload_dir, al_registry_host(reg),
+		                           b->dst_repo, &b->digest);
 		return 1;
+	}
 	if (b->mount_from != NULL) {
 		if ((rc =
 		         al_registry_mount_blob(reg, b->dst_repo, b->mount_from,
@@ -1530,7 +1616,23 @@ static int blob_to_registry(al_transfer *t, worker *w, blob *b)
 	if ((rc = al_store_blob_open(b->src->layout, &b->digest, &fd, &size)) <
 	    0)
 		goto out;
-	{
+	if (size > upload_chunk(t)) {
+		al_transfer_upload u;
+		al_transfer_upload_info info;
+
+		memset(&u, 0, sizeof(u));
+		u.reg = reg;
+		u.repo = b->dst_repo;
+		u.digest = &b->digest;
+		u.size = size;
+		u.fd = fd;
+		u.chunk_size = upload_chunk(t);
+		u.state_dir = t->upload_dir;
+		u.cancel = t->opts.cancel;
+		u.progress = add_progress_bytes;
+		u.progress_ud = t;
+		rc = al_transfer__upload(&u, &info);
+	} else {
 		al_reader rd = al_fd_reader(&fd);
 		rc = al_registry_put_blob(reg, b->dst_repo, &b->digest, size,
 		                          &rd, add_progress_bytes, t);
@@ -1658,6 +1760,12 @@ static int job_finish(al_transfer *t, worker *w, size_t idx)
 		if (!img->hold &&
 		    (rc = tag_in_store(t, img, img->dst_name)) < 0)
 			return set_image_error(img, rc);
+	} else if (img->present) {
+		pthread_mutex_lock(&t->lock);
+		t->stats.images_unchanged++;
+		pthread_mutex_unlock(&t->lock);
+		img->status = 0;
+		return 0;
 	} else {
 		al_registry *reg;
 		if ((rc = worker_client(w, t->dst_host, t->dst_insecure,
@@ -1739,6 +1847,10 @@ int al_transfer_run(al_transfer *t, al_transfer_stats *stats)
 		image *img = &t->images[jobs[j]];
 		if (img->status < 0)
 			continue;
+		if (img->present) {
+			drop_pending(img);
+			continue;
+		}
 		img->blobs = calloc(img->npending + 1, sizeof(*img->blobs));
 		if (img->blobs == NULL) {
 			set_image_error(
@@ -1823,6 +1935,7 @@ int al_transfer_run(al_transfer *t, al_transfer_stats *stats)
 		stats->blobs_present += t->stats.blobs_present;
 		stats->bytes_present += t->stats.bytes_present;
 		stats->manifests += t->stats.manifests;
+		stats->images_unchanged += t->stats.images_unchanged;
 		stats->elapsed_ms += t->stats.elapsed_ms;
 	}
 	free(jobs);

@@ -9,9 +9,12 @@
 #include "airlock/buf.h"
 #include "airlock/clock.h"
 #include "airlock/error.h"
+#include "airlock/fs.h"
+#include "airlock/log.h"
 #include "airlock/layout.h"
 #include "airlock/store.h"
 #include "airlock/transfer.h"
+#include "store_push_int.h"
 
 void al_push_result_clear(al_push_result *r)
 {
@@ -153,6 +156,61 @@ static void record(al_store *s, const al_push_opts *o, al_push_result *r)
 	free(p.time);
 }
 
+/*
+ * What the registry held after the push, into airlock/pushed.json: every
+ * image pushed or confirmed is recorded at its destination with its
+ * digest, every image that failed is forgotten (its destination may hold
+ * anything now). A failure to write is logged (debug: a read-only
+ * medium fails the push record too, and that is what the caller warns
+ * of): the next push then asks the registry more, nothing worse.
+ */
+static void record_pushed(al_store *s, const al_push_opts *o,
+                          const al_push_result *r)
+{
+	json_t *set = json_object(), *drop = json_object();
+	char ds[AL_DIGEST_STRMAX];
+	size_t i;
+	int rc = 0;
+
+	if (set == NULL || drop == NULL) {
+		rc = al_error_set(AL_ENOMEM, "out of memory");
+		goto out;
+	}
+	for (i = 0; i < r->nimages && rc == 0; i++) {
+		const al_push_image *img = &r->images[i];
+
+		if (!img->queued || img->destination == NULL)
+			continue;
+		if (img->status == 0)
+			rc = json_object_set_new(
+			    set, img->destination,
+			    json_string(al_digest_str(&img->digest, ds)));
+		else
+			rc = json_object_set_new(drop, img->destination,
+			                         json_true());
+		if (rc != 0)
+			rc = al_error_set(AL_ENOMEM, "out of memory");
+	}
+	if (rc == 0)
+		rc = al_store__pushed_update(s, o->registry, set, drop);
+out:
+	if (rc < 0) {
+		al_log_debug("push: cannot record what '%s' holds in '%s': %s",
+		             o->registry, al_store_path(s), al_error_message());
+		al_error_clear();
+	}
+	json_decref(set);
+	json_decref(drop);
+}
+
+/* The digest pushed.json records at dest, into *d: 1, else 0. */
+static int recorded_digest(const json_t *pushed, const char *dest, al_digest *d)
+{
+	const char *v = json_string_value(json_object_get(pushed, dest));
+
+	return v != NULL && al_digest_parse_str(d, v) == 0;
+}
+
 /* Worse of two statuses: the first failure wins, AL_EVERIFY over others
  * (a verification failure is what the caller most needs to see). */
 static int worst(int a, int b)
@@ -168,6 +226,8 @@ int al_push_store(al_store *s, const al_push_opts *o, al_push_result *r)
 	al_transfer *t = NULL;
 	al_layout *layout = NULL;
 	al_store_image *imgs = NULL;
+	json_t *pushed = NULL;
+	char *upload_dir = NULL;
 	const char **sorted = NULL;
 	const char *prefix;
 	int *queued = NULL;
@@ -195,6 +255,24 @@ int al_push_store(al_store *s, const al_push_opts *o, al_push_result *r)
 	if ((rc = al_transfer_new_to_registry(&t, o->registry, &to)) < 0) {
 		rc = al_error_wrap(rc, "cannot push to '%s'", o->registry);
 		goto out;
+	}
+	/* What earlier pushes left at this registry: confirmed with one HEAD
+	 * per image instead of asked blob by blob. A record that cannot be
+	 * read costs only those requests. */
+	if (!(o->flags & (AL_PUSH_RECHECK | AL_PUSH_NO_RECORD)) &&
+	    al_store__pushed_get(s, o->registry, &pushed) < 0) {
+		al_log_warn("push: ignoring what '%s' records of earlier "
+		            "pushes: %s",
+		            al_store_path(s), al_error_message());
+		al_error_clear();
+	}
+	if (!(o->flags & AL_PUSH_NO_RECORD)) {
+		upload_dir = al_path_join(al_store_path(s), "airlock/uploads");
+		if (upload_dir == NULL ||
+		    (rc = al_transfer_set_upload_dir(t, upload_dir)) < 0) {
+			rc = al_error_set(AL_ENOMEM, "out of memory");
+			goto out;
+		}
 	}
 	r->images = calloc(nimgs + 1, sizeof(*r->images));
 	queued = calloc(nimgs + 1, sizeof(*queued));
@@ -234,6 +312,12 @@ int al_push_store(al_store *s, const al_push_opts *o, al_push_result *r)
 		}
 		queued[i] = (int)al_transfer_count(t) - 1;
 		img->queued = 1;
+		{
+			al_digest was;
+			if (recorded_digest(pushed, img->destination, &was) &&
+			    (rc = al_transfer_expect(t, queued[i], &was)) < 0)
+				goto out;
+		}
 	}
 	rc = al_transfer_run(t, &r->stats);
 	r->ran = 1;
@@ -258,6 +342,8 @@ int al_push_store(al_store *s, const al_push_opts *o, al_push_result *r)
 			goto out;
 		}
 	}
+	if (!(o->flags & AL_PUSH_NO_RECORD))
+		record_pushed(s, o, r);
 	if (!(o->flags & AL_PUSH_NO_RECORD) && r->stats.images > 0)
 		record(s, o, r);
 	rc = worst_rc;
@@ -270,6 +356,8 @@ out:
 		r->message = al_strdup(al_error_message());
 	free(queued);
 	free(sorted);
+	free(upload_dir);
+	json_decref(pushed);
 	al_transfer_free(t);
 	al_layout_free(layout);
 	al_store_images_free(imgs, nimgs);

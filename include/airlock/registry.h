@@ -134,6 +134,36 @@ AL_EXPORT int al_registry_put_blob(al_registry *r, const char *repo,
                                    void (*progress)(void *ud, uint64_t n),
                                    void *progress_ud);
 
+/*
+ * An upload session step by step, for a caller that keeps the session
+ * across failures and runs (a resumable push, docs/push.md). location is
+ * the session's absolute URL (caller frees); every answer that names a
+ * new one replaces *location.
+ *
+ * al_registry_upload_start: POST a session (202), *location set.
+ * al_registry_upload_status: GET the session (distribution-spec "Pushing
+ * a blob in chunks", end-13): *offset is how many bytes it holds (its
+ * Range "0-<end>"). AL_ENOTFOUND when the session is gone (404) or no
+ * longer usable (400, 416: distribution refuses a session whose bytes
+ * passed the offset its state token records, as after a chunk cut in
+ * the middle): start a new one.
+ * al_registry_upload_chunk: PATCH the bytes [offset, offset + len) read
+ * from reader, with Content-Range (202). A reader without rewind is not
+ * sent twice: after a failure, ask the status.
+ * al_registry_upload_finish: PUT ?digest= with no body (201): the
+ * registry checks the digest of the bytes it holds.
+ */
+AL_EXPORT int al_registry_upload_start(al_registry *r, const char *repo,
+                                       char **location);
+AL_EXPORT int al_registry_upload_status(al_registry *r, const char *repo,
+                                        char **location, uint64_t *offset);
+AL_EXPORT int al_registry_upload_chunk(al_registry *r, const char *repo,
+                                       char **location, uint64_t offset,
+                                       uint64_t len, const al_reader *reader);
+AL_EXPORT int al_registry_upload_finish(al_registry *r, const char *repo,
+                                        const char *location,
+                                        const al_digest *d);
+
 /* Cross-repository mount: POST ?mount=&from=. *mounted = 1 on 201. A 202
  * (registry opened an upload session instead) is cancelled and gives
  * *mounted = 0 so the caller uploads. */

@@ -59,6 +59,9 @@ typedef struct al_transfer_stats {
 	uint64_t bytes_present;
 	uint64_t manifests; /* manifests written */
 	uint64_t elapsed_ms;
+	/* registry destination: images one HEAD confirmed unchanged
+	 * (al_transfer_expect), counted in images too */
+	uint64_t images_unchanged;
 } al_transfer_stats;
 
 /*
@@ -112,6 +115,27 @@ AL_EXPORT int al_transfer_result(const al_transfer *t, int image, int *status,
                                  al_digest *digest, const char **media_type,
                                  const char **message);
 AL_EXPORT size_t al_transfer_count(const al_transfer *t);
+
+/*
+ * Registry destination: the destination is believed to hold image's top
+ * manifest with digest (the push record, docs/push.md). When the image's
+ * manifest has that digest, the run asks the destination reference once
+ * (HEAD); the same digest there means the image needs nothing more (no
+ * blob is looked at, no manifest sent; counted in
+ * al_transfer_stats.images_unchanged). Any other answer pushes the image
+ * as usual. AL_EINVAL for a store destination.
+ */
+AL_EXPORT int al_transfer_expect(al_transfer *t, int image,
+                                 const al_digest *digest);
+
+/*
+ * Registry destination: keep the upload sessions of blobs larger than the
+ * upload chunk in dir (made 0700 when missing; NULL: not kept), so that a
+ * later run continues an interrupted upload where the registry says it
+ * stands (docs/push.md "Resuming an upload"). A failed chunk is continued
+ * (or its session begun again) within the run either way.
+ */
+AL_EXPORT int al_transfer_set_upload_dir(al_transfer *t, const char *dir);
 
 /* After a run: "host/repository" of the registries.conf mirror image idx
  * was pulled from (borrowed), NULL when it came from its own location. */
@@ -200,8 +224,12 @@ enum {
 	/* push digest-referenced images by digest only, without the
 	 * "sha256-<hex>" tag (push --no-digest-tags) */
 	AL_PUSH_NO_DIGEST_TAGS = 1u << 0,
-	/* do not append the push to STORE/airlock/pushes.json */
+	/* do not append the push to STORE/airlock/pushes.json, nor keep
+	 * what was pushed (airlock/pushed.json) or upload sessions */
 	AL_PUSH_NO_RECORD = 1u << 1,
+	/* ask the registry for every blob and send every manifest, as if
+	 * airlock/pushed.json recorded nothing (push --recheck) */
+	AL_PUSH_RECHECK = 1u << 2,
 };
 
 /* Where and how al_push_store pushes. Every pointer is borrowed. */
@@ -258,7 +286,12 @@ typedef struct al_push_result {
  * al_push_digest_tag unless AL_PUSH_NO_DIGEST_TAGS or the store gives
  * that tag to its referrers index), manifests byte for byte, blobs the
  * registry has skipped (HEAD) and those pushed to another repository in
- * the run mounted. Then, unless AL_PUSH_NO_RECORD and when at least one
+ * the run mounted. An image airlock/pushed.json records at its
+ * destination with its digest is confirmed with one HEAD instead
+ * (al_transfer_expect; not with AL_PUSH_RECHECK), and the upload sessions
+ * of large blobs are kept in airlock/uploads/ so that a rerun continues
+ * them (docs/push.md). Then, unless AL_PUSH_NO_RECORD, pushed.json gets
+ * every destination this push left in place and, when at least one
  * image was pushed, the push is appended to airlock/pushes.json
  * (al_store_push_put; a failure there is result->record_status, not the
  * return value: the push itself is done). Images fail independently;

@@ -12,15 +12,20 @@ the proxy.
 
 A RULE is a query string, the same as the control endpoint takes:
 
-    kind=500|503|429|reset|cut|stall|hang|norange   what to inject (cut:
-                      a plain close (FIN) where reset sends a RST, so the
-                      client receives every byte relayed before it;
+    kind=500|503|429|reset|cut|stall|hang|norange|cutreq   what to inject
+                      (cut: a plain close (FIN) where reset sends a RST, so
+                      the client receives every byte relayed before it;
                       norange: forward without the Range header, as a
-                      server that ignores ranges)
+                      server that ignores ranges; cutreq: forward the
+                      first `after` bytes of the request body upstream,
+                      then close both connections, as a connection cut
+                      while the client sends)
     path=REGEX        re.search()ed against the request path+query (default .*)
     method=REGEX      re.fullmatch()ed against the method (default: GET for
                       reset and stall, any method otherwise)
     times=N           how many requests to fault (default 1; -1 = forever)
+    skip=N            let the first N matching requests through unfaulted
+                      (default 0): "the third PATCH" is skip=2
     after=K           reset/cut/stall: body bytes forwarded first (default 0;
                       clamped so at least one byte is withheld)
     seconds=S         stall: how long before the body continues (default -1:
@@ -35,8 +40,11 @@ Control endpoints (answered by the proxy, never forwarded):
     GET /_stats           {"requests": N, "injected": {"500": n, ...},
                            "rules": [{..., "injected": n, "left": n}],
                            "body_bytes": response body bytes relayed,
-                           "log": ["METHOD PATH STATUS BYTES RANGE|-", ...] (the
-                           first 10000 requests)}
+                           "request_bytes": request body bytes forwarded
+                           upstream,
+                           "log": ["METHOD PATH STATUS BYTES RANGE|- REQBYTES",
+                           ...] (the first 10000 requests; REQBYTES: request
+                           body bytes forwarded upstream)}
     GET /_stats?reset=1   the same, then zero the counters and the log
 """
 
@@ -57,7 +65,8 @@ import urllib.parse
 HOP_BY_HOP = {"connection", "keep-alive", "proxy-authenticate",
               "proxy-authorization", "te", "trailer", "trailers",
               "transfer-encoding", "upgrade", "expect"}
-KINDS = ("500", "503", "429", "reset", "cut", "stall", "hang", "norange")
+KINDS = ("500", "503", "429", "reset", "cut", "stall", "hang", "norange",
+         "cutreq")
 CHUNK = 64 * 1024
 
 
@@ -68,20 +77,23 @@ class Rules:
         self.requests = 0
         self.injected = {k: 0 for k in KINDS}
         self.body_bytes = 0
+        self.request_bytes = 0
         self.log = []
 
-    def record(self, method, path, status, nbytes, rng):
+    def record(self, method, path, status, nbytes, rng, reqbytes=0):
         with self.lock:
             self.body_bytes += nbytes
+            self.request_bytes += reqbytes
             if len(self.log) < 10000:
-                self.log.append("%s %s %d %d %s" % (method, path, status,
-                                                    nbytes, rng or "-"))
+                self.log.append("%s %s %d %d %s %d" % (
+                    method, path, status, nbytes, rng or "-", reqbytes))
 
     def reset_counts(self):
         with self.lock:
             self.requests = 0
             self.injected = {k: 0 for k in KINDS}
             self.body_bytes = 0
+            self.request_bytes = 0
             self.log = []
 
     def add(self, query):
@@ -100,6 +112,7 @@ class Rules:
             "path": get("path", ".*"),
             "method": get("method", "GET" if body_fault else ".*"),
             "times": int(get("times", "1")),
+            "skip": int(get("skip", "0")),
             "after": int(get("after", "0")),
             "seconds": float(get("seconds", "-1")),
             "injected": 0,
@@ -119,6 +132,9 @@ class Rules:
                     continue
                 if not r["_path"].search(path):
                     continue
+                if r["skip"] > 0:
+                    r["skip"] -= 1
+                    continue
                 if r["times"] > 0:
                     r["times"] -= 1
                 r["injected"] += 1
@@ -134,6 +150,7 @@ class Rules:
                 r["left"] = r.pop("times")
             return {"requests": self.requests, "injected": dict(self.injected),
                     "rules": rules, "body_bytes": self.body_bytes,
+                    "request_bytes": self.request_bytes,
                     "log": list(self.log)}
 
 
@@ -256,6 +273,7 @@ class Handler(http.server.BaseHTTPRequestHandler):
             return
 
         up = http.client.HTTPConnection(UPSTREAM[0], UPSTREAM[1], timeout=300)
+        self.forwarded = 0
         try:
             up.putrequest(self.command, self.path, skip_host=True,
                           skip_accept_encoding=True)
@@ -270,10 +288,21 @@ class Handler(http.server.BaseHTTPRequestHandler):
                 up.putheader("Transfer-Encoding", "chunked")
             up.endheaders()
             for piece in self.read_request_body():
+                if kind == "cutreq":
+                    piece = piece[:max(0, fault["after"] - self.forwarded)]
                 if chunked:
                     up.send(b"%x\r\n" % len(piece) + piece + b"\r\n")
                 else:
                     up.send(piece)
+                self.forwarded += len(piece)
+                if kind == "cutreq" and self.forwarded >= fault["after"]:
+                    self.log_message("request cut after %d bytes",
+                                     self.forwarded)
+                    RULES.record(self.command, self.path, 0, 0,
+                                 self.headers.get("Range"), self.forwarded)
+                    up.close()
+                    self.reset()
+                    return
             if chunked:
                 up.send(b"0\r\n\r\n")
             resp = up.getresponse()
@@ -290,7 +319,7 @@ class Handler(http.server.BaseHTTPRequestHandler):
             self.relay_body(resp, fault)
         finally:
             RULES.record(self.command, self.path, resp.status, self.relayed,
-                         self.headers.get("Range"))
+                         self.headers.get("Range"), self.forwarded)
 
     def relay_body(self, resp, fault):
         self.log_request(resp.status)

@@ -729,6 +729,84 @@ static void test_registry__mount_between_repos(void)
 	al_registry_free(r);
 }
 
+/* An upload session step by step (al_registry_upload_*): its status
+ * says how many bytes it holds, a chunk continues from there, the blob
+ * verifies; a cancelled session's status is AL_ENOTFOUND. */
+static void test_registry__upload_session_status_and_resume(void)
+{
+	al_registry *r;
+	al_digest d;
+	char *loc = NULL, *gone = NULL;
+	uint8_t *p;
+	uint64_t offset = 99;
+	mem_reader m1, m2;
+	al_reader rd1 = {mr_read, mr_rewind, &m1},
+	          rd2 = {mr_read, mr_rewind, &m2};
+	int exists = 0;
+
+	if (!need_plain())
+		return;
+	r = client(plain_addr, NULL, 1, NULL, 0);
+	if (r == NULL)
+		return;
+	p = random_bytes(3000);
+	if (p == NULL) {
+		al_registry_free(r);
+		return;
+	}
+	CU_ASSERT_EQUAL(al_digest_bytes(&d, AL_DIGEST_SHA256, p, 3000), 0);
+	CU_ASSERT_EQUAL(al_registry_upload_start(r, "airlock/sess", &loc), 0);
+	CU_ASSERT_PTR_NOT_NULL(loc);
+	if (loc == NULL)
+		goto out;
+	CU_ASSERT_EQUAL(
+	    al_registry_upload_status(r, "airlock/sess", &loc, &offset), 0);
+	CU_ASSERT_EQUAL(offset, 0);
+	m1 = (mem_reader){p, 1000, 0};
+	CU_ASSERT_EQUAL(
+	    al_registry_upload_chunk(r, "airlock/sess", &loc, 0, 1000, &rd1),
+	    0);
+	/* what a rerun does: ask, then continue from the answer */
+	CU_ASSERT_EQUAL(
+	    al_registry_upload_status(r, "airlock/sess", &loc, &offset), 0);
+	CU_ASSERT_EQUAL(offset, 1000);
+	m2 = (mem_reader){p + 1000, 2000, 0};
+	CU_ASSERT_EQUAL(al_registry_upload_chunk(r, "airlock/sess", &loc,
+	                                         offset, 2000, &rd2),
+	                0);
+	CU_ASSERT_EQUAL(al_registry_upload_finish(r, "airlock/sess", loc, &d),
+	                0);
+	CU_ASSERT_EQUAL(
+	    al_registry_blob_exists(r, "airlock/sess", &d, &exists, NULL), 0);
+	CU_ASSERT_EQUAL(exists, 1);
+	check_blob(r, "airlock/sess", &d, p, 3000);
+	/* a session the registry no longer has */
+	CU_ASSERT_EQUAL(al_registry_upload_start(r, "airlock/sess", &gone), 0);
+	if (gone != NULL) {
+		al_http_resp resp = AL_HTTP_RESP_INIT;
+		al_http_req req;
+		al_http *h = NULL;
+
+		memset(&req, 0, sizeof(req));
+		req.method = "DELETE";
+		req.url = gone;
+		CU_ASSERT_EQUAL(al_http_new(&h, NULL), 0);
+		if (h != NULL)
+			CU_ASSERT_EQUAL(al_http_do(h, &req, &resp), 0);
+		CU_ASSERT_EQUAL(resp.status, 204);
+		al_http_resp_clear(&resp);
+		al_http_free(h);
+		CU_ASSERT_EQUAL(al_registry_upload_status(r, "airlock/sess",
+		                                          &gone, &offset),
+		                AL_ENOTFOUND);
+	}
+out:
+	free(gone);
+	free(loc);
+	free(p);
+	al_registry_free(r);
+}
+
 static void test_registry__tls_htpasswd_flow(void)
 {
 	al_registry *r;
@@ -1333,6 +1411,8 @@ int main(void)
 	     test_registry__tampered_manifest_is_everify},
 	    {"test_registry__mount_between_repos",
 	     test_registry__mount_between_repos},
+	    {"test_registry__upload_session_status_and_resume",
+	     test_registry__upload_session_status_and_resume},
 	    {"test_registry__tls_htpasswd_flow",
 	     test_registry__tls_htpasswd_flow},
 	    {"test_registry__tls_wrong_password_is_eauth",

@@ -101,12 +101,17 @@ int cli_push_report(const al_push_result *r, const char *host,
 void cli_push_summary(const al_push_result *r, const char *dest)
 {
 	printf("pushed %llu images%s%s: uploaded %llu blobs (%llu bytes), "
-	       "%llu blobs already present or mounted\n",
+	       "%llu blobs already present or mounted",
 	       (unsigned long long)r->stats.images, dest != NULL ? " to " : "",
 	       dest != NULL ? dest : "",
 	       (unsigned long long)r->stats.blobs_transferred,
 	       (unsigned long long)r->stats.bytes_transferred,
 	       (unsigned long long)r->stats.blobs_present);
+	/* images an earlier push left in place, confirmed by one HEAD */
+	if (r->stats.images_unchanged > 0)
+		printf(", %llu images unchanged",
+		       (unsigned long long)r->stats.images_unchanged);
+	putchar('\n');
 }
 
 /* ---- mirror --to ---- */

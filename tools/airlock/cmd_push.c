@@ -15,6 +15,7 @@ enum {
 	OPT_MAX_NESTED,
 	OPT_NO_DIGEST_TAGS,
 	OPT_NO_RECORD,
+	OPT_RECHECK,
 	OPT_CLUSTER_RESOURCES,
 	OPT_OC_MIRROR_NAMES,
 	OPT_ICSP,
@@ -56,6 +57,8 @@ static const char push_help[] =
     "every image\n"
     "                           at its source path\n"
     "      --no-record          do not record the push in the store\n"
+    "      --recheck            check every blob of images an earlier push "
+    "left\n"
     "      --cluster-resources DIR  also write IDMS, ITMS and signature "
     "ConfigMaps\n"
     "                           for this destination into DIR, and the "
@@ -90,6 +93,7 @@ int cmd_push(int argc, char **argv)
 	    {"max-nested-paths", required_argument, NULL, OPT_MAX_NESTED},
 	    {"no-digest-tags", no_argument, NULL, OPT_NO_DIGEST_TAGS},
 	    {"no-record", no_argument, NULL, OPT_NO_RECORD},
+	    {"recheck", no_argument, NULL, OPT_RECHECK},
 	    {"cluster-resources", required_argument, NULL,
 	     OPT_CLUSTER_RESOURCES},
 	    {"oc-mirror-names", no_argument, NULL, OPT_OC_MIRROR_NAMES},
@@ -112,6 +116,7 @@ int cmd_push(int argc, char **argv)
 	const char *layout_arg = NULL;
 	al_layout_kind layout = AL_LAYOUT_OC_MIRROR;
 	int opt, code = EXIT_OK, json = 0, digest_tags = 1, record = 1;
+	int recheck = 0;
 	int ocm_names = 0, icsp = 0, rc;
 
 	memset(&res, 0, sizeof(res));
@@ -139,6 +144,9 @@ int cmd_push(int argc, char **argv)
 			break;
 		case OPT_NO_RECORD:
 			record = 0;
+			break;
+		case OPT_RECHECK:
+			recheck = 1;
 			break;
 		case OPT_CLUSTER_RESOURCES:
 			crdir = optarg;
@@ -197,7 +205,8 @@ int cmd_push(int argc, char **argv)
 	po.max_nested = nested;
 	po.layout = layout;
 	po.flags = (digest_tags ? 0 : AL_PUSH_NO_DIGEST_TAGS) |
-	           (record ? 0 : AL_PUSH_NO_RECORD);
+	           (record ? 0 : AL_PUSH_NO_RECORD) |
+	           (recheck ? AL_PUSH_RECHECK : 0);
 	po.transfer = &to;
 	al_push_store(store, &po, &res);
 	cli_progress_done(&c);
