@@ -32,6 +32,7 @@ void al_serve__table_free(al_serve_table *t)
 	for (i = 0; i < t->ntags; i++) {
 		free(t->tags[i].repo);
 		free(t->tags[i].tag);
+		free(t->tags[i].name);
 	}
 	free(t->mans);
 	free(t->tags);
@@ -84,7 +85,7 @@ static int add_man(al_serve_table *t, const char *repo, const char *digest,
 }
 
 static int add_tag(al_serve_table *t, const char *repo, const char *tag,
-                   const char *digest)
+                   const char *digest, const char *name)
 {
 	al_serve_tag *grown, *g;
 
@@ -98,8 +99,9 @@ static int add_tag(al_serve_table *t, const char *repo, const char *tag,
 	memcpy(g->digest, digest, 72);
 	g->repo = al_strdup(repo);
 	g->tag = al_strdup(tag);
+	g->name = name != NULL ? al_strdup(name) : NULL;
 	t->ntags++;
-	if (g->repo == NULL || g->tag == NULL)
+	if (g->repo == NULL || g->tag == NULL || (name != NULL && !g->name))
 		return al_error_set(AL_ENOMEM, "out of memory");
 	return 0;
 }
@@ -224,8 +226,8 @@ static int add_images(al_serve_table *t, const al_store_image *imgs, size_t n)
 			isdig = strchr(refs[i], ':') != NULL;
 			al_digest_str(&imgs[i].desc.digest, ds);
 			if (pass == 0 && !isdig) {
-				if ((rc = add_tag(t, repos[i], refs[i], ds)) <
-				    0)
+				if ((rc = add_tag(t, repos[i], refs[i], ds,
+				                  imgs[i].name)) < 0)
 					goto out;
 				continue;
 			}
@@ -239,7 +241,7 @@ static int add_images(al_serve_table *t, const al_store_image *imgs, size_t n)
 			key.tag = dt;
 			if (find(&key, t->tags, ntags, sizeof(key), cmp_tag) ==
 			    NULL)
-				rc = add_tag(t, repos[i], dt, ds);
+				rc = add_tag(t, repos[i], dt, ds, NULL);
 			free(dt);
 			if (rc < 0)
 				goto out;
@@ -274,6 +276,7 @@ static int finish(al_serve_table *t)
 		if (j > 0 && cmp_tag(&t->tags[j - 1], &t->tags[i]) == 0) {
 			free(t->tags[i].repo);
 			free(t->tags[i].tag);
+			free(t->tags[i].name);
 			continue;
 		}
 		t->tags[j++] = t->tags[i];
@@ -341,6 +344,17 @@ const al_serve_man *al_serve__find_tag(const al_serve_table *t,
 	key.tag = (char *)tag;
 	g = find(&key, t->tags, t->ntags, sizeof(key), cmp_tag);
 	return g != NULL ? al_serve__find_man(t, repo, g->digest) : NULL;
+}
+
+const char *al_serve__tag_name(const al_serve_table *t, const char *repo,
+                               const char *tag)
+{
+	al_serve_tag key, *g;
+
+	key.repo = (char *)repo;
+	key.tag = (char *)tag;
+	g = find(&key, t->tags, t->ntags, sizeof(key), cmp_tag);
+	return g != NULL ? g->name : NULL;
 }
 
 size_t al_serve__tags_from(const al_serve_table *t, const char *repo,

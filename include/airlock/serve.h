@@ -29,6 +29,17 @@ typedef struct al_serve_opts {
 	void (*access)(void *ud, const char *line);
 	void *ud;
 	const al_cancel *cancel; /* set: stop (SIGTERM); required */
+	/* Push (docs/serve.md "Push"): off unless allow_push, which needs
+	 * htpasswd or token_file; the store is then opened writable (its
+	 * lock held while serving). */
+	int allow_push;
+	const char *htpasswd; /* "user:hash" lines ({SHA}, $apr1$, $5$, $6$) */
+	const char *token_file; /* bearer tokens, or "sha256:<hex>" of them */
+	int auth_pull;          /* credentials for pulls too */
+	uint64_t max_blob;      /* bytes of one upload; 0: 64 GiB */
+	unsigned max_uploads;   /* upload sessions open at once; 0: 32 */
+	unsigned upload_timeout_s; /* a session idle this long is dropped;
+	                              0: 600 */
 } al_serve_opts;
 
 #define AL_SERVE_OPTS_INIT                                                     \
