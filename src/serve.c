@@ -573,9 +573,8 @@ static void remote_of(struct MHD_Connection *c, char *out, size_t cap)
 		    out, (socklen_t)cap);
 }
 
-/* 401 with a challenge for each kind of credential the server takes
- * (distribution spec "Authentication", docker registry's token auth:
- * Basic for htpasswd users, Bearer for the token file). */
+/* 401 with a challenge (distribution spec "Authentication"; docker
+ * registry: Basic for its htpasswd users, Bearer for token auth). */
 static enum MHD_Result unauthorized(al_serve_server *sv,
                                     struct MHD_Connection *c,
                                     al_serve_request *rq)
@@ -589,10 +588,14 @@ static enum MHD_Result unauthorized(al_serve_server *sv,
 	if (r == NULL)
 		return MHD_NO;
 	MHD_add_response_header(r, "Content-Type", "application/json");
+	/* one challenge: clients answer the first they know (containers/
+	 * image) or prefer Bearer (airlock's own, which then asks the realm
+	 * for a token); with an htpasswd file that is Basic, and bearer
+	 * clients send their token unasked */
 	if (sv->auth != NULL && al_serve__auth_has_basic(sv->auth))
 		MHD_add_response_header(r, "WWW-Authenticate",
 		                        "Basic realm=\"airlock\"");
-	if (sv->auth != NULL && al_serve__auth_has_bearer(sv->auth))
+	else if (sv->auth != NULL && al_serve__auth_has_bearer(sv->auth))
 		MHD_add_response_header(
 		    r, "WWW-Authenticate",
 		    "Bearer realm=\"airlock\",service=\"airlock\"");
@@ -825,8 +828,15 @@ int al_serve_run(const al_serve_opts *o)
 	}
 	if ((o->htpasswd != NULL || o->token_file != NULL) &&
 	    (rc = al_serve__auth_load(&sv.auth, o->htpasswd, o->token_file)) <
-	        0)
+	        0) {
+		/* a credential file the server cannot use is an option
+		 * error, whatever the line (bcrypt: AL_EUNSUPPORTED) */
+		char msg[512];
+
+		snprintf(msg, sizeof(msg), "%s", al_error_message());
+		rc = al_error_set(AL_EINVAL, "%s", msg);
 		goto out;
+	}
 	if (o->allow_push) {
 		al_store_opts so = AL_STORE_OPTS_INIT;
 

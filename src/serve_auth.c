@@ -1,6 +1,7 @@
 /* serve_auth.c: airlock serve's credentials: htpasswd files ({SHA}, $apr1$,
  * $5$, $6$ checked on OpenSSL alone) and bearer token files (only SHA-256 of
  * each token kept), compared in constant time (docs/serve.md). */
+#include <errno.h>
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
@@ -219,8 +220,9 @@ int al_serve__sha_crypt(const char *pw, const char *setting, char *out,
 	if (strncmp(salt, "rounds=", 7) == 0) {
 		char *end;
 
+		errno = 0;
 		rounds = strtoul(salt + 7, &end, 10);
-		if (end == salt + 7 || *end != '$')
+		if (errno != 0 || end == salt + 7 || *end != '$')
 			return al_error_set(AL_EINVAL, "bad rounds=");
 		rounds = rounds < ROUNDS_MIN   ? ROUNDS_MIN
 		         : rounds > ROUNDS_MAX ? ROUNDS_MAX

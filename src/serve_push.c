@@ -134,9 +134,9 @@ int al_serve__parse_content_range(const char *s, uint64_t *first,
 
 /* ---- answers ---- */
 
-static enum MHD_Result send_empty(struct MHD_Connection *c,
-                                  al_serve_request *rq, unsigned status,
-                                  const char *location, const char *digest,
+/* An empty answer with a Location, a Docker-Content-Digest and the
+ * Range and Docker-Upload-UUID of a session (each may be NULL). */
+static struct MHD_Response *empty(const char *location, const char *digest,
                                   const al_serve_upload *up)
 {
 	struct MHD_Response *r =
@@ -144,7 +144,7 @@ static enum MHD_Result send_empty(struct MHD_Connection *c,
 	char range[64];
 
 	if (r == NULL)
-		return MHD_NO;
+		return NULL;
 	if (location != NULL)
 		MHD_add_response_header(r, "Location", location);
 	if (digest != NULL)
@@ -157,23 +157,37 @@ static enum MHD_Result send_empty(struct MHD_Connection *c,
 		MHD_add_response_header(r, "Range", range);
 		MHD_add_response_header(r, "Docker-Upload-UUID", up->id);
 	}
-	return al_serve__send(c, rq, status, r, 0);
+	return r;
 }
 
-/* 202 (or status) with the session's Location, Range and UUID. */
-static enum MHD_Result send_session(struct MHD_Connection *c,
-                                    al_serve_request *rq, unsigned status,
-                                    const al_serve_upload *up)
+static enum MHD_Result send_empty(struct MHD_Connection *c,
+                                  al_serve_request *rq, unsigned status,
+                                  const char *location, const char *digest)
 {
-	char *loc = al_sprintf("/v2/%s/blobs/uploads/%s", up->repo, up->id);
-	enum MHD_Result ok;
+	return al_serve__send(c, rq, status, empty(location, digest, NULL), 0);
+}
 
-	if (loc == NULL)
+static void upload_release(al_serve_server *sv, al_serve_upload *up);
+
+/* status (202, 204, 416) with the session's Location, Range and UUID; the
+ * session is released before the answer goes out, so that the client's
+ * next request, which may come before this one is logged, finds it
+ * free. */
+static enum MHD_Result send_session(al_serve_server *sv,
+                                    struct MHD_Connection *c,
+                                    al_serve_request *rq, unsigned status)
+{
+	al_serve_upload *up = rq->up;
+	char *loc = al_sprintf("/v2/%s/blobs/uploads/%s", up->repo, up->id);
+	struct MHD_Response *r = loc != NULL ? empty(loc, NULL, up) : NULL;
+
+	free(loc);
+	if (r == NULL)
 		return al_serve__send_error(c, rq, 500, "UNKNOWN",
 		                            "out of memory");
-	ok = send_empty(c, rq, status, loc, NULL, up);
-	free(loc);
-	return ok;
+	rq->up = NULL;
+	upload_release(sv, up);
+	return al_serve__send(c, rq, status, r, 0);
 }
 
 static enum MHD_Result send_created(struct MHD_Connection *c,
@@ -186,7 +200,7 @@ static enum MHD_Result send_created(struct MHD_Connection *c,
 	if (loc == NULL)
 		return al_serve__send_error(c, rq, 500, "UNKNOWN",
 		                            "out of memory");
-	ok = send_empty(c, rq, 201, loc, digest, NULL);
+	ok = send_empty(c, rq, 201, loc, digest);
 	free(loc);
 	return ok;
 }
@@ -364,7 +378,7 @@ static int chunk_check(al_serve_server *sv, struct MHD_Connection *c,
 		if (al_serve__parse_content_range(cr, &first, &last) < 0 ||
 		    first != rq->up->written ||
 		    (len != UINT64_MAX && len != last - first + 1)) {
-			*ans = send_session(c, rq, 416, rq->up);
+			*ans = send_session(sv, c, rq, 416);
 			return 1;
 		}
 		rq->range_end = last + 1;
@@ -439,14 +453,14 @@ static enum MHD_Result session_request(al_serve_server *sv,
 		    status == 409 ? "the upload is in use by another request"
 		                  : "upload unknown");
 	if (strcmp(method, "GET") == 0 || strcmp(method, "HEAD") == 0)
-		return send_session(c, rq, 204, rq->up);
+		return send_session(sv, c, rq, 204);
 	if (strcmp(method, "DELETE") == 0) {
 		al_serve_upload *up = rq->up;
 
 		rq->up = NULL;
 		upload_remove(sv, up);
 		upload_free(up);
-		return send_empty(c, rq, 204, NULL, NULL, NULL);
+		return send_empty(c, rq, 204, NULL, NULL);
 	}
 	if (strcmp(method, "PUT") == 0 && digest_arg(c, rq) < 0)
 		return al_serve__send_error(c, rq, 400, "DIGEST_INVALID",
@@ -469,9 +483,9 @@ blob_finish(al_serve_server *sv, struct MHD_Connection *c, al_serve_request *rq)
 	int rc;
 
 	if (rq->range_end != UINT64_MAX && up->written != rq->range_end)
-		return send_session(c, rq, 416, up);
+		return send_session(sv, c, rq, 416);
 	if (!rq->commit)
-		return send_session(c, rq, 202, up);
+		return send_session(sv, c, rq, 202);
 	/* the session ends here, verified or not (spec: a failed PUT
 	 * leaves nothing behind) */
 	rq->up = NULL;
