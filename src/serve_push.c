@@ -416,9 +416,11 @@ static enum MHD_Result post_upload(al_serve_server *sv,
 	al_digest d;
 
 	/* cross-repository mount: the store is one trust domain, so a blob
-	 * it holds is mountable from anywhere; otherwise an upload (202) */
-	if (mount != NULL && from != NULL && al_serve__digest_valid(mount) &&
-	    al_serve__repo_valid(from) && al_digest_parse_str(&d, mount) == 0 &&
+	 * it holds is mountable from anywhere, with or without from (spec
+	 * 1.1 lets a registry mount without it); otherwise an upload (202) */
+	if (mount != NULL && al_serve__digest_valid(mount) &&
+	    (from == NULL || al_serve__repo_valid(from)) &&
+	    al_digest_parse_str(&d, mount) == 0 &&
 	    al_store_has_blob(sv->store, &d, NULL) == 1)
 		return send_created(c, rq, repo, "blobs", mount);
 	al_error_clear();

@@ -165,6 +165,18 @@ static void test_serve__table_follows_push_names(void)
 	}
 	i = al_serve__tags_from(t, "ns/repo", "v1", &end);
 	CU_ASSERT_EQUAL(end - i, 1);
+	/* the index.json name behind a real tag (a pushed tag replaces
+	 * that entry); none behind the digest tag */
+	CU_ASSERT_STRING_EQUAL(al_serve__tag_name(t, "ns/repo", "v2"),
+	                       "quay.io/ns/repo:v2");
+	CU_ASSERT_PTR_NULL(al_serve__tag_name(t, "ns/repo", "v3"));
+	{
+		char *dt = al_sprintf("sha256-%s", d3 + 7);
+
+		CU_ASSERT_PTR_NOT_NULL(al_serve__find_tag(t, "ns/repo", dt));
+		CU_ASSERT_PTR_NULL(al_serve__tag_name(t, "ns/repo", dt));
+		free(dt);
+	}
 	/* the referrer: subject and artifact type read from the manifest */
 	m = al_serve__find_man(t, "ns/repo", d3);
 	CU_ASSERT_PTR_NOT_NULL(m);
