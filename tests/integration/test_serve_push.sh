@@ -22,7 +22,7 @@ if ! command -v htpasswd >/dev/null; then
 	al_skip "htpasswd (apache2-utils) is not installed"
 fi
 htpasswd -cbm "$T/htpasswd" pusher 'push pw' 2>/dev/null
-htpasswd -bm2 "$T/htpasswd" other 'other pw' 2>/dev/null || htpasswd -bm "$T/htpasswd" other 'other pw' 2>/dev/null
+htpasswd -b2 "$T/htpasswd" other 'other pw' 2>/dev/null
 TOKEN=tok-$(head -c 16 /dev/urandom | od -An -tx1 | tr -d ' \n')
 printf '# push tokens\n%s\n' "$TOKEN" >"$T/tokens"
 CREDS=(-u 'pusher:push pw')
@@ -83,6 +83,9 @@ al_check "the 401 challenges Basic (one challenge, with an htpasswd file)" \
 al_check "the API check without credentials is 401 too (clients learn the challenge there)" test "$(code "$U/v2/")" = 401
 al_check "with credentials it is 200" test "$(code "${CREDS[@]}" "$U/v2/")" = 200
 al_check "a wrong password is 401" test "$(code -u 'pusher:nope' -X POST "$U/v2/x/blobs/uploads/")" = 401
+oloc=$(hdr Location -u 'other:other pw' -X POST "$U/v2/x/blobs/uploads/")
+al_check "the \$5\$ user (htpasswd -2) opens a session" bash -c '[[ "$1" == /v2/x/blobs/uploads/* ]] && grep -q "^other:[\$]5[\$]" "$2"' _ "$oloc" "$T/htpasswd"
+al_check "and ends it" test "$(code -u 'other:other pw' -X DELETE "$U$oloc")" = 204
 al_check "an unknown user is 401" test "$(code -u 'nobody:push pw' -X POST "$U/v2/x/blobs/uploads/")" = 401
 al_check "a wrong bearer token is 401" test "$(code -H "Authorization: Bearer ${TOKEN}x" -X POST "$U/v2/x/blobs/uploads/")" = 401
 al_check "an unauthenticated monolithic upload is 401" \
