@@ -615,6 +615,27 @@ out:
 	return rc;
 }
 
+/* 201 for a manifest; with a subject, OCI-Subject names it (distribution
+ * spec 1.1 "Pushing Manifests with Subject"). */
+static enum MHD_Result send_manifest_created(struct MHD_Connection *c,
+                                             al_serve_request *rq,
+                                             const char *digest,
+                                             const al_manifest *m)
+{
+	char *loc = al_sprintf("/v2/%s/manifests/%s", rq->repo, digest);
+	struct MHD_Response *r = loc != NULL ? empty(loc, digest, NULL) : NULL;
+	char subj[AL_DIGEST_STRMAX];
+
+	free(loc);
+	if (r == NULL)
+		return al_serve__send_error(c, rq, 500, "UNKNOWN",
+		                            "out of memory");
+	if (m->has_subject)
+		MHD_add_response_header(
+		    r, "OCI-Subject", al_digest_str(&m->subject.digest, subj));
+	return al_serve__send(c, rq, 201, r, 0);
+}
+
 static enum MHD_Result manifest_finish(al_serve_server *sv,
                                        struct MHD_Connection *c,
                                        al_serve_request *rq)
@@ -686,7 +707,7 @@ static enum MHD_Result manifest_finish(al_serve_server *sv,
 	}
 	/* served at once: the next request sees the new table */
 	al_serve__refresh(sv);
-	ok = send_created(c, rq, rq->repo, "manifests", ds);
+	ok = send_manifest_created(c, rq, ds, &m);
 out:
 	al_error_clear();
 	free(name);

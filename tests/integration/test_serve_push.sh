@@ -187,6 +187,24 @@ al_check "index.json names it under the push mapping (localhost/x:v1)" \
 al_check "PUT by digest is 201" \
 	test "$(code "${CREDS[@]}" -X PUT -H 'Content-Type: application/vnd.oci.image.manifest.v1+json' --data-binary @"$T/man-missing.json" "$U/v2/y/manifests/$md")" = 201
 al_check "and served by digest under that repository" test "$(code "$U/v2/y/manifests/$md")" = 200
+# An artifact whose subject is that manifest (a cosign signature or
+# sigstore bundle pushed the OCI 1.1 way): OCI-Subject, then referrers.
+printf '{}' >"$T/empty.json"
+code "${CREDS[@]}" -X POST --data-binary @"$T/empty.json" "$U/v2/x/blobs/uploads/?digest=sha256:$(sha256sum "$T/empty.json" | cut -d' ' -f1)" >/dev/null
+python3 - "$md" "$(stat -c %s "$T/man-missing.json")" "sha256:$(sha256sum "$T/empty.json" | cut -d' ' -f1)" >"$T/art.json" <<'EOF'
+import json, sys
+e = {"mediaType": "application/vnd.oci.empty.v1+json", "digest": sys.argv[3], "size": 2}
+print(json.dumps({"schemaVersion": 2, "mediaType": "application/vnd.oci.image.manifest.v1+json",
+    "artifactType": "application/vnd.dev.sigstore.bundle.v0.3+json", "config": e, "layers": [e],
+    "subject": {"mediaType": "application/vnd.oci.image.manifest.v1+json", "digest": sys.argv[1], "size": int(sys.argv[2])}},
+    separators=(",", ":")), end="")
+EOF
+ad=sha256:$(sha256sum "$T/art.json" | cut -d' ' -f1)
+al_check "an artifact with a subject, PUT by digest: 201 with OCI-Subject" \
+	bash -c 'h=$(curl -s -D - -o /dev/null "${@:4}" -X PUT -H "Content-Type: application/vnd.oci.image.manifest.v1+json" --data-binary @"$1" "$2" | tr -d "\r"); grep -q "^HTTP/1.1 201" <<<"$h" && grep -qi "^OCI-Subject: $3$" <<<"$h"' \
+	_ "$T/art.json" "$U/v2/x/manifests/$ad" "$md" "${CREDS[@]}"
+al_check "the referrers of the manifest list the pushed artifact" \
+	bash -c 'curl -s "$1/v2/x/referrers/$2" | grep -q "$3"' _ "$U" "$md" "$ad"
 
 # ---- real clients ----
 python3 - "$T/img" <<'EOF'
