@@ -531,9 +531,11 @@ static enum MHD_Result manifest_begin(al_serve_server *sv,
 	if (len != UINT64_MAX && len > MANIFEST_MAX)
 		return al_serve__send_error(c, rq, 413, "SIZE_INVALID",
 		                            "manifest larger than 4 MiB");
+	/* the media type without parameters ("; charset=utf-8") */
 	if ((rq->repo = al_strdup(repo)) == NULL ||
 	    (rq->ref = al_strdup(ref)) == NULL ||
-	    (ct != NULL && (rq->content_type = al_strdup(ct)) == NULL))
+	    (ct != NULL &&
+	     (rq->content_type = al_strndup(ct, strcspn(ct, "; \t"))) == NULL))
 		return al_serve__send_error(c, rq, 500, "UNKNOWN",
 		                            "out of memory");
 	rq->body.max = MANIFEST_MAX;

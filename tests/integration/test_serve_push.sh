@@ -187,6 +187,10 @@ al_check "index.json names it under the push mapping (localhost/x:v1)" \
 al_check "PUT by digest is 201" \
 	test "$(code "${CREDS[@]}" -X PUT -H 'Content-Type: application/vnd.oci.image.manifest.v1+json' --data-binary @"$T/man-missing.json" "$U/v2/y/manifests/$md")" = 201
 al_check "and served by digest under that repository" test "$(code "$U/v2/y/manifests/$md")" = 200
+al_check "a Content-Type with parameters is taken (201)" \
+	test "$(code "${CREDS[@]}" -X PUT -H 'Content-Type: application/vnd.oci.image.manifest.v1+json; charset=utf-8' --data-binary @"$T/man-missing.json" "$U/v2/y/manifests/v2")" = 201
+al_check "a Content-Type of another manifest type than the body's is 400" \
+	test "$(code "${CREDS[@]}" -X PUT -H 'Content-Type: application/vnd.oci.image.index.v1+json' --data-binary @"$T/man-missing.json" "$U/v2/y/manifests/v3")" = 400
 # An artifact whose subject is that manifest (a cosign signature or
 # sigstore bundle pushed the OCI 1.1 way): OCI-Subject, then referrers.
 printf '{}' >"$T/empty.json"
