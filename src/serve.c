@@ -70,6 +70,7 @@ void al_serve__refresh(al_serve_server *sv)
 {
 	struct stat st;
 	al_serve_table *t = NULL, *old;
+	int rc;
 
 	pthread_mutex_lock(&sv->refresh_lock);
 	if (index_stat(sv->o->store, &st) < 0 ||
@@ -78,7 +79,10 @@ void al_serve__refresh(al_serve_server *sv)
 	     st.st_mtim.tv_sec == sv->index_st.st_mtim.tv_sec &&
 	     st.st_mtim.tv_nsec == sv->index_st.st_mtim.tv_nsec))
 		goto out;
-	if (al_serve__table_new(&t, sv->o->store) < 0) {
+	old = al_serve__table_get(sv);
+	rc = al_serve__table_new(&t, sv->o->store, old);
+	al_serve__table_put(sv, old);
+	if (rc < 0) {
 		al_error_clear();
 		goto out;
 	}
@@ -850,7 +854,7 @@ int al_serve_run(const al_serve_opts *o)
 		    al_error_set(AL_ENOTFOUND, "'%s' is not a store", o->store);
 		goto out;
 	}
-	if (rc < 0 || (rc = al_serve__table_new(&sv.table, o->store)) < 0)
+	if (rc < 0 || (rc = al_serve__table_new(&sv.table, o->store, NULL)) < 0)
 		goto out;
 	pthread_mutex_init(&sv.lock, NULL);
 	pthread_mutex_init(&sv.refresh_lock, NULL);

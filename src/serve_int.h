@@ -32,6 +32,25 @@ typedef struct al_serve_tag {
 	               "sha256-<hex>" tag of a digest-named entry */
 } al_serve_tag;
 
+/* One child of an index (what a repository serves by digest under it). */
+typedef struct al_serve_kid {
+	char digest[72];
+	char *media_type;
+	uint64_t size;
+	char *artifact_type;
+} al_serve_kid;
+
+/* What one top-level manifest says (its bytes never change for its
+ * digest, so a rebuilt table takes it from the previous one instead of
+ * reading the manifest again). Sorted by digest. */
+typedef struct al_serve_info {
+	char digest[72];
+	char *artifact_type; /* artifactType, else config.mediaType; or NULL */
+	char subject[72];
+	al_serve_kid *kids;
+	size_t nkids;
+} al_serve_info;
+
 /*
  * A snapshot of the store's names: the read-only store it was read from,
  * and what each repository serves. Shared by requests through refs (the
@@ -46,10 +65,14 @@ typedef struct al_serve_table {
 	size_t ntags, cap_tags;
 	char **repos; /* borrowed from mans, sorted, unique */
 	size_t nrepos;
+	al_serve_info *infos;
+	size_t ninfos, cap_infos;
 } al_serve_table;
 
-/* Open the store at path read-only and read its names. */
-int al_serve__table_new(al_serve_table **out, const char *path);
+/* Open the store at path read-only and read its names; what prev (may be
+ * NULL) learnt from a manifest is taken from it, not read again. */
+int al_serve__table_new(al_serve_table **out, const char *path,
+                        const al_serve_table *prev);
 void al_serve__table_free(al_serve_table *t);
 /* 1 for "sha256:" and 64 lowercase hex digits, else 0. */
 int al_serve__digest_valid(const char *s);
