@@ -30,24 +30,7 @@
 #define TLS_FILE_MAX (1u << 20)
 #define REFRESH_MS 1000u
 
-typedef struct server {
-	const al_serve_opts *o;
-	pthread_mutex_t lock; /* table, access log */
-	al_serve_table *table;
-	struct stat index_st;
-} server;
-
-/* One request, from the first call to the completion callback. */
-typedef struct request {
-	uint64_t start_ms;
-	unsigned status;
-	uint64_t bytes;
-	char method[16];
-	char remote[64];
-	char *path;
-} request;
-
-static al_serve_table *table_get(server *sv)
+al_serve_table *al_serve__table_get(al_serve_server *sv)
 {
 	al_serve_table *t;
 
@@ -58,7 +41,7 @@ static al_serve_table *table_get(server *sv)
 	return t;
 }
 
-static void table_put(server *sv, al_serve_table *t)
+void al_serve__table_put(al_serve_server *sv, al_serve_table *t)
 {
 	unsigned left;
 
@@ -83,32 +66,41 @@ static int index_stat(const char *store, struct stat *st)
 
 /* Read the table again when index.json was replaced; keep the old one when
  * the new one cannot be read (a store being written). */
-static void refresh(server *sv)
+void al_serve__refresh(al_serve_server *sv)
 {
 	struct stat st;
 	al_serve_table *t = NULL, *old;
+	int rc;
 
+	pthread_mutex_lock(&sv->refresh_lock);
 	if (index_stat(sv->o->store, &st) < 0 ||
 	    (st.st_ino == sv->index_st.st_ino &&
 	     st.st_size == sv->index_st.st_size &&
 	     st.st_mtim.tv_sec == sv->index_st.st_mtim.tv_sec &&
 	     st.st_mtim.tv_nsec == sv->index_st.st_mtim.tv_nsec))
-		return;
-	if (al_serve__table_new(&t, sv->o->store) < 0)
-		return;
+		goto out;
+	old = al_serve__table_get(sv);
+	rc = al_serve__table_new(&t, sv->o->store, old);
+	al_serve__table_put(sv, old);
+	if (rc < 0) {
+		al_error_clear();
+		goto out;
+	}
 	sv->index_st = st;
 	pthread_mutex_lock(&sv->lock);
 	old = sv->table;
 	sv->table = t;
 	pthread_mutex_unlock(&sv->lock);
-	table_put(sv, old);
+	al_serve__table_put(sv, old);
+out:
+	pthread_mutex_unlock(&sv->refresh_lock);
 }
 
 /* ---- responses ---- */
 
-static enum MHD_Result send_resp(struct MHD_Connection *c, request *rq,
-                                 unsigned status, struct MHD_Response *r,
-                                 uint64_t len)
+enum MHD_Result al_serve__send(struct MHD_Connection *c, al_serve_request *rq,
+                               unsigned status, struct MHD_Response *r,
+                               uint64_t len)
 {
 	enum MHD_Result ok;
 
@@ -123,7 +115,7 @@ static enum MHD_Result send_resp(struct MHD_Connection *c, request *rq,
 	return ok;
 }
 
-static enum MHD_Result send_json(struct MHD_Connection *c, request *rq,
+static enum MHD_Result send_json(struct MHD_Connection *c, al_serve_request *rq,
                                  unsigned status, const char *body)
 {
 	struct MHD_Response *r = MHD_create_response_from_buffer(
@@ -131,14 +123,14 @@ static enum MHD_Result send_json(struct MHD_Connection *c, request *rq,
 
 	if (r != NULL)
 		MHD_add_response_header(r, "Content-Type", "application/json");
-	return send_resp(c, rq, status, r, strlen(body));
+	return al_serve__send(c, rq, status, r, strlen(body));
 }
 
 /* An error in the distribution spec's form; message is ours, never an echo
  * of the request. */
-static enum MHD_Result send_error(struct MHD_Connection *c, request *rq,
-                                  unsigned status, const char *code,
-                                  const char *message)
+enum MHD_Result al_serve__send_error(struct MHD_Connection *c,
+                                     al_serve_request *rq, unsigned status,
+                                     const char *code, const char *message)
 {
 	char body[256];
 	int n = snprintf(body, sizeof(body),
@@ -150,9 +142,9 @@ static enum MHD_Result send_error(struct MHD_Connection *c, request *rq,
 	return send_json(c, rq, status, body);
 }
 
-static enum MHD_Result send_dumped(struct MHD_Connection *c, request *rq,
-                                   json_t *doc, const char *content_type,
-                                   const char *link)
+static enum MHD_Result send_dumped(struct MHD_Connection *c,
+                                   al_serve_request *rq, json_t *doc,
+                                   const char *content_type, const char *link)
 {
 	char *body = al_json_dump(doc, 0);
 	struct MHD_Response *r;
@@ -160,7 +152,8 @@ static enum MHD_Result send_dumped(struct MHD_Connection *c, request *rq,
 
 	json_decref(doc);
 	if (body == NULL)
-		return send_error(c, rq, 500, "UNKNOWN", "out of memory");
+		return al_serve__send_error(c, rq, 500, "UNKNOWN",
+		                            "out of memory");
 	len = strlen(body);
 	r = MHD_create_response_from_buffer(len, body, MHD_RESPMEM_MUST_FREE);
 	if (r == NULL) {
@@ -170,7 +163,7 @@ static enum MHD_Result send_dumped(struct MHD_Connection *c, request *rq,
 	MHD_add_response_header(r, "Content-Type", content_type);
 	if (link != NULL)
 		MHD_add_response_header(r, "Link", link);
-	return send_resp(c, rq, 200, r, len);
+	return al_serve__send(c, rq, 200, r, len);
 }
 
 /* n from ?n= (absent: PAGE_MAX; at most PAGE_MAX); -1 when not a number. */
@@ -195,7 +188,7 @@ static long page_size(struct MHD_Connection *c)
 
 /* ---- /v2/ ---- */
 
-static enum MHD_Result catalog(struct MHD_Connection *c, request *rq,
+static enum MHD_Result catalog(struct MHD_Connection *c, al_serve_request *rq,
                                const al_serve_table *t)
 {
 	const char *last =
@@ -209,13 +202,15 @@ static enum MHD_Result catalog(struct MHD_Connection *c, request *rq,
 	if (n < 0) {
 		json_decref(doc);
 		json_decref(arr);
-		return send_error(c, rq, 400, "PAGINATION_NUMBER_INVALID",
-		                  "n is not a number");
+		return al_serve__send_error(c, rq, 400,
+		                            "PAGINATION_NUMBER_INVALID",
+		                            "n is not a number");
 	}
 	if (doc == NULL || arr == NULL ||
 	    json_object_set_new(doc, "repositories", arr) < 0) {
 		json_decref(doc);
-		return send_error(c, rq, 500, "UNKNOWN", "out of memory");
+		return al_serve__send_error(c, rq, 500, "UNKNOWN",
+		                            "out of memory");
 	}
 	while (last != NULL && i < t->nrepos && strcmp(t->repos[i], last) <= 0)
 		i++;
@@ -229,7 +224,7 @@ static enum MHD_Result catalog(struct MHD_Connection *c, request *rq,
 	return ok;
 }
 
-static enum MHD_Result tags_list(struct MHD_Connection *c, request *rq,
+static enum MHD_Result tags_list(struct MHD_Connection *c, al_serve_request *rq,
                                  const al_serve_table *t, const char *repo)
 {
 	const char *last =
@@ -243,14 +238,16 @@ static enum MHD_Result tags_list(struct MHD_Connection *c, request *rq,
 	if (n < 0) {
 		json_decref(doc);
 		json_decref(arr);
-		return send_error(c, rq, 400, "PAGINATION_NUMBER_INVALID",
-		                  "n is not a number");
+		return al_serve__send_error(c, rq, 400,
+		                            "PAGINATION_NUMBER_INVALID",
+		                            "n is not a number");
 	}
 	if (doc == NULL || arr == NULL ||
 	    json_object_set_new(doc, "name", json_string(repo)) < 0 ||
 	    json_object_set_new(doc, "tags", arr) < 0) {
 		json_decref(doc);
-		return send_error(c, rq, 500, "UNKNOWN", "out of memory");
+		return al_serve__send_error(c, rq, 500, "UNKNOWN",
+		                            "out of memory");
 	}
 	for (i = al_serve__tags_from(t, repo, last, &end);
 	     i < end && k < (size_t)n; i++, k++)
@@ -266,7 +263,7 @@ static enum MHD_Result tags_list(struct MHD_Connection *c, request *rq,
 
 /* OCI distribution spec 1.1, "Listing Referrers": an image index of the
  * repository's manifests whose subject is digest. */
-static enum MHD_Result referrers(struct MHD_Connection *c, request *rq,
+static enum MHD_Result referrers(struct MHD_Connection *c, al_serve_request *rq,
                                  const al_serve_table *t, const char *repo,
                                  const char *digest)
 {
@@ -278,14 +275,15 @@ static enum MHD_Result referrers(struct MHD_Connection *c, request *rq,
 
 	if (!al_serve__digest_valid(digest)) {
 		json_decref(arr);
-		return send_error(c, rq, 400, "DIGEST_INVALID",
-		                  "not a sha256 digest");
+		return al_serve__send_error(c, rq, 400, "DIGEST_INVALID",
+		                            "not a sha256 digest");
 	}
 	doc = json_pack("{s:i,s:s,s:o}", "schemaVersion", 2, "mediaType",
 	                "application/vnd.oci.image.index.v1+json", "manifests",
 	                arr);
 	if (doc == NULL)
-		return send_error(c, rq, 500, "UNKNOWN", "out of memory");
+		return al_serve__send_error(c, rq, 500, "UNKNOWN",
+		                            "out of memory");
 	for (i = 0; i < t->nmans; i++) {
 		const al_serve_man *m = &t->mans[i];
 		json_t *d;
@@ -310,8 +308,8 @@ static enum MHD_Result referrers(struct MHD_Connection *c, request *rq,
 
 		json_decref(doc);
 		if (body == NULL)
-			return send_error(c, rq, 500, "UNKNOWN",
-			                  "out of memory");
+			return al_serve__send_error(c, rq, 500, "UNKNOWN",
+			                            "out of memory");
 		len = strlen(body);
 		r = MHD_create_response_from_buffer(len, body,
 		                                    MHD_RESPMEM_MUST_FREE);
@@ -324,14 +322,14 @@ static enum MHD_Result referrers(struct MHD_Connection *c, request *rq,
 		    "application/vnd.oci.image.index.v1+json");
 		MHD_add_response_header(r, "OCI-Filters-Applied",
 		                        "artifactType");
-		return send_resp(c, rq, 200, r, len);
+		return al_serve__send(c, rq, 200, r, len);
 	}
 	ok = send_dumped(c, rq, doc, "application/vnd.oci.image.index.v1+json",
 	                 NULL);
 	return ok;
 }
 
-static enum MHD_Result manifest(struct MHD_Connection *c, request *rq,
+static enum MHD_Result manifest(struct MHD_Connection *c, al_serve_request *rq,
                                 const al_serve_table *t, const char *repo,
                                 const char *ref)
 {
@@ -344,14 +342,15 @@ static enum MHD_Result manifest(struct MHD_Connection *c, request *rq,
 	size_t len;
 
 	if (m == NULL)
-		return send_error(c, rq, 404, "MANIFEST_UNKNOWN",
-		                  "manifest unknown");
+		return al_serve__send_error(c, rq, 404, "MANIFEST_UNKNOWN",
+		                            "manifest unknown");
 	/* re-hashed: a damaged blob is never served as the digest */
 	if (al_digest_parse_str(&d, m->digest) < 0 ||
 	    al_store_read_blob(t->store, &d, &b) < 0) {
 		al_buf_free(&b);
-		return send_error(c, rq, 500, "UNKNOWN",
-		                  "manifest cannot be read from the store");
+		return al_serve__send_error(
+		    c, rq, 500, "UNKNOWN",
+		    "manifest cannot be read from the store");
 	}
 	len = b.len;
 	r = MHD_create_response_from_buffer(len, b.ptr, MHD_RESPMEM_MUST_COPY);
@@ -360,7 +359,7 @@ static enum MHD_Result manifest(struct MHD_Connection *c, request *rq,
 		return MHD_NO;
 	MHD_add_response_header(r, "Content-Type", m->media_type);
 	MHD_add_response_header(r, "Docker-Content-Digest", m->digest);
-	return send_resp(c, rq, 200, r, len);
+	return al_serve__send(c, rq, 200, r, len);
 }
 
 int al_serve__parse_range(const char *s, uint64_t size, uint64_t *off,
@@ -402,7 +401,7 @@ int al_serve__parse_range(const char *s, uint64_t size, uint64_t *off,
 	return 1;
 }
 
-static enum MHD_Result blob(struct MHD_Connection *c, request *rq,
+static enum MHD_Result blob(struct MHD_Connection *c, al_serve_request *rq,
                             const al_serve_table *t, const char *digest)
 {
 	const char *range =
@@ -416,10 +415,11 @@ static enum MHD_Result blob(struct MHD_Connection *c, request *rq,
 
 	if (!al_serve__digest_valid(digest) ||
 	    al_digest_parse_str(&d, digest) < 0)
-		return send_error(c, rq, 400, "DIGEST_INVALID",
-		                  "not a sha256 digest");
+		return al_serve__send_error(c, rq, 400, "DIGEST_INVALID",
+		                            "not a sha256 digest");
 	if (al_store_blob_open(t->store, &d, &fd, &size) < 0)
-		return send_error(c, rq, 404, "BLOB_UNKNOWN", "blob unknown");
+		return al_serve__send_error(c, rq, 404, "BLOB_UNKNOWN",
+		                            "blob unknown");
 	len = size;
 	if (range != NULL) {
 		if ((rs = al_serve__parse_range(range, size, &off, &len)) <=
@@ -430,7 +430,7 @@ static enum MHD_Result blob(struct MHD_Connection *c, request *rq,
 			    0, NULL, MHD_RESPMEM_PERSISTENT);
 			if (r != NULL)
 				MHD_add_response_header(r, "Content-Range", cr);
-			return send_resp(c, rq, 416, r, 0);
+			return al_serve__send(c, rq, 416, r, 0);
 		}
 		status = 206;
 		snprintf(cr, sizeof(cr),
@@ -448,12 +448,13 @@ static enum MHD_Result blob(struct MHD_Connection *c, request *rq,
 	MHD_add_response_header(r, "Accept-Ranges", "bytes");
 	if (status == 206)
 		MHD_add_response_header(r, "Content-Range", cr);
-	return send_resp(c, rq, status, r, len);
+	return al_serve__send(c, rq, status, r, len);
 }
 
 /* /v2/<name>/<kind>/<ref>: name is only ever compared with the table. */
-static enum MHD_Result v2(struct MHD_Connection *c, request *rq,
-                          const al_serve_table *t, const char *rest)
+static enum MHD_Result v2(struct MHD_Connection *c, al_serve_request *rq,
+                          const al_serve_table *t, const char *rest,
+                          int any_repo_blobs)
 {
 	static const char *const kinds[] = {"/manifests/", "/blobs/",
 	                                    "/referrers/", "/tags/list"};
@@ -475,18 +476,25 @@ static enum MHD_Result v2(struct MHD_Connection *c, request *rq,
 			}
 	}
 	if (hit == NULL || hit == rest)
-		return send_error(c, rq, 404, "NAME_UNKNOWN",
-		                  "not a registry path");
+		return al_serve__send_error(c, rq, 404, "NAME_UNKNOWN",
+		                            "not a registry path");
 	if ((repo = al_strndup(rest, (size_t)(hit - rest))) == NULL)
-		return send_error(c, rq, 500, "UNKNOWN", "out of memory");
+		return al_serve__send_error(c, rq, 500, "UNKNOWN",
+		                            "out of memory");
 	p = hit + strlen(kinds[which]);
-	if (!al_serve__has_repo(t, repo))
-		ok = send_error(c, rq, 404, "NAME_UNKNOWN",
-		                "repository name not known to registry");
+	/* with push on, a blob is found under any valid name, so that a
+	 * client pushing a new repository skips the blobs the store has */
+	if (which == 1 && any_repo_blobs && al_serve__repo_valid(repo))
+		ok = blob(c, rq, t, p);
+	else if (!al_serve__has_repo(t, repo))
+		ok = al_serve__send_error(
+		    c, rq, 404, "NAME_UNKNOWN",
+		    "repository name not known to registry");
 	else if (which == 3)
-		ok = p[0] == '\0' ? tags_list(c, rq, t, repo)
-		                  : send_error(c, rq, 404, "NAME_UNKNOWN",
-		                               "not a registry path");
+		ok = p[0] == '\0'
+		         ? tags_list(c, rq, t, repo)
+		         : al_serve__send_error(c, rq, 404, "NAME_UNKNOWN",
+		                                "not a registry path");
 	else if (which == 2)
 		ok = referrers(c, rq, t, repo, p);
 	else if (which == 1)
@@ -499,7 +507,7 @@ static enum MHD_Result v2(struct MHD_Connection *c, request *rq,
 
 /* /signatures/sha256=<hex>/signature-<N>: the CVO's HTTP signature store
  * layout (docs/signatures.md). */
-static enum MHD_Result signature(struct MHD_Connection *c, request *rq,
+static enum MHD_Result signature(struct MHD_Connection *c, al_serve_request *rq,
                                  const al_serve_table *t, const char *rest)
 {
 	char ds[80], *dir = NULL, *path = NULL;
@@ -538,13 +546,14 @@ static enum MHD_Result signature(struct MHD_Connection *c, request *rq,
 		return MHD_NO;
 	}
 	MHD_add_response_header(r, "Content-Type", "application/octet-stream");
-	return send_resp(c, rq, 200, r, (uint64_t)st.st_size);
+	return al_serve__send(c, rq, 200, r, (uint64_t)st.st_size);
 notfound:
 	if (fd >= 0)
 		close(fd);
 	free(dir);
 	free(path);
-	return send_error(c, rq, 404, "NOT_FOUND", "no such signature");
+	return al_serve__send_error(c, rq, 404, "NOT_FOUND",
+	                            "no such signature");
 }
 
 static void remote_of(struct MHD_Connection *c, char *out, size_t cap)
@@ -568,18 +577,92 @@ static void remote_of(struct MHD_Connection *c, char *out, size_t cap)
 		    out, (socklen_t)cap);
 }
 
+/* 401 with a challenge (distribution spec "Authentication"; docker
+ * registry: Basic for its htpasswd users, Bearer for token auth). */
+static enum MHD_Result unauthorized(al_serve_server *sv,
+                                    struct MHD_Connection *c,
+                                    al_serve_request *rq)
+{
+	static const char body[] = "{\"errors\":[{\"code\":\"UNAUTHORIZED\","
+	                           "\"message\":\"authentication "
+	                           "required\"}]}";
+	struct MHD_Response *r = MHD_create_response_from_buffer(
+	    strlen(body), (void *)body, MHD_RESPMEM_PERSISTENT);
+
+	if (r == NULL)
+		return MHD_NO;
+	MHD_add_response_header(r, "Content-Type", "application/json");
+	/* one challenge: clients answer the first they know (containers/
+	 * image) or prefer Bearer (airlock's own, which then asks the realm
+	 * for a token); with an htpasswd file that is Basic, and bearer
+	 * clients send their token unasked */
+	if (sv->auth != NULL && al_serve__auth_has_basic(sv->auth))
+		MHD_add_response_header(r, "WWW-Authenticate",
+		                        "Basic realm=\"airlock\"");
+	else if (sv->auth != NULL && al_serve__auth_has_bearer(sv->auth))
+		MHD_add_response_header(
+		    r, "WWW-Authenticate",
+		    "Bearer realm=\"airlock\",service=\"airlock\"");
+	return al_serve__send(c, rq, 401, r, strlen(body));
+}
+
+static int authorized(al_serve_server *sv, struct MHD_Connection *c)
+{
+	return al_serve__auth_check(
+	    sv->auth,
+	    MHD_lookup_connection_value(c, MHD_HEADER_KIND, "Authorization"));
+}
+
+/* A pull that needs credentials: every one with --auth-pull but the
+ * signature store (the CVO sends none; signatures are public and signed),
+ * and the API check when push is on, so that clients that ask it first
+ * (containers/image) learn the challenge for their pushes. */
+static int pull_needs_auth(const al_serve_server *sv, const char *url)
+{
+	if (sv->o->auth_pull)
+		return strncmp(url, "/signatures/", 12) != 0;
+	return sv->o->allow_push &&
+	       (strcmp(url, "/v2/") == 0 || strcmp(url, "/v2") == 0);
+}
+
+static enum MHD_Result first_call(al_serve_server *sv, struct MHD_Connection *c,
+                                  al_serve_request *rq, const char *url,
+                                  const char *method)
+{
+	int read = strcmp(method, "GET") == 0 || strcmp(method, "HEAD") == 0;
+	int upload = strncmp(url, "/v2/", 4) == 0 &&
+	             strstr(url, "/blobs/uploads/") != NULL;
+
+	/* refused before any body is read: the connection closes */
+	if (!read && !sv->o->allow_push)
+		return al_serve__send_error(c, rq, 405, "UNSUPPORTED",
+		                            "this registry is read-only");
+	if (!read || (upload && sv->o->allow_push)) {
+		if (!authorized(sv, c))
+			return unauthorized(sv, c, rq);
+		if (strncmp(url, "/v2/", 4) != 0)
+			return al_serve__send_error(c, rq, 405, "UNSUPPORTED",
+			                            "method not allowed here");
+		return al_serve__push_begin(sv, c, rq, method, url + 4);
+	}
+	if (pull_needs_auth(sv, url) && !authorized(sv, c))
+		return unauthorized(sv, c, rq);
+	/* answered on the next call, once the request is whole
+	 * (an answer now would close a kept-alive connection) */
+	return MHD_YES;
+}
+
 static enum MHD_Result on_request(void *cls, struct MHD_Connection *c,
                                   const char *url, const char *method,
                                   const char *version, const char *upload_data,
                                   size_t *upload_data_size, void **con_cls)
 {
-	server *sv = cls;
-	request *rq = *con_cls;
+	al_serve_server *sv = cls;
+	al_serve_request *rq = *con_cls;
 	al_serve_table *t;
 	enum MHD_Result ok;
 
 	(void)version;
-	(void)upload_data;
 	if (rq == NULL) {
 		if ((rq = calloc(1, sizeof(*rq))) == NULL)
 			return MHD_NO;
@@ -589,31 +672,31 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c,
 		remote_of(c, rq->remote, sizeof(rq->remote));
 		rq->path =
 		    al_strndup(url, strlen(url) > 2048 ? 2048 : strlen(url));
-		/* refused before any body is read: the connection closes */
-		if (strcmp(method, "GET") != 0 && strcmp(method, "HEAD") != 0)
-			return send_error(c, rq, 405, "UNSUPPORTED",
-			                  "this registry is read-only");
-		/* answered on the next call, once the request is whole
-		 * (an answer now would close a kept-alive connection) */
-		return MHD_YES;
+		return first_call(sv, c, rq, url, method);
 	}
 	if (*upload_data_size != 0) {
-		/* a body on GET: dropped unread */
+		size_t n = *upload_data_size;
+
+		/* a body on GET, or after an answer: dropped unread */
 		*upload_data_size = 0;
+		if (rq->push != AL_SERVE_PUSH_NONE && rq->status == 0)
+			return al_serve__push_data(sv, rq, upload_data, n);
 		return MHD_YES;
 	}
 	if (rq->status != 0)
 		return MHD_YES;
-	t = table_get(sv);
+	if (rq->push != AL_SERVE_PUSH_NONE)
+		return al_serve__push_finish(sv, c, rq);
+	t = al_serve__table_get(sv);
 	if (strncmp(url, "/v2/", 4) == 0)
-		ok = v2(c, rq, t, url + 4);
+		ok = v2(c, rq, t, url + 4, sv->o->allow_push);
 	else if (strcmp(url, "/v2") == 0)
-		ok = v2(c, rq, t, "");
+		ok = v2(c, rq, t, "", sv->o->allow_push);
 	else if (strncmp(url, "/signatures/", 12) == 0)
 		ok = signature(c, rq, t, url + 12);
 	else
-		ok = send_error(c, rq, 404, "NOT_FOUND", "not found");
-	table_put(sv, t);
+		ok = al_serve__send_error(c, rq, 404, "NOT_FOUND", "not found");
+	al_serve__table_put(sv, t);
 	return ok;
 }
 
@@ -621,8 +704,8 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c,
 static void on_completed(void *cls, struct MHD_Connection *c, void **con_cls,
                          enum MHD_RequestTerminationCode toe)
 {
-	server *sv = cls;
-	request *rq = *con_cls;
+	al_serve_server *sv = cls;
+	al_serve_request *rq = *con_cls;
 	char when[AL_RFC3339_LEN];
 	json_t *line;
 	char *text;
@@ -648,6 +731,7 @@ static void on_completed(void *cls, struct MHD_Connection *c, void **con_cls,
 		}
 		json_decref(line);
 	}
+	al_serve__push_done(sv, rq);
 	free(rq->path);
 	free(rq);
 }
@@ -720,7 +804,7 @@ int al_serve_run(const al_serve_opts *o)
 	const union MHD_DaemonInfo *di;
 	char *cert = NULL, *key = NULL, addr[80], host[64];
 	unsigned flags = MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_EPOLL;
-	server sv;
+	al_serve_server sv;
 	int rc, locked = 0;
 
 	memset(&sv, 0, sizeof(sv));
@@ -740,14 +824,40 @@ int al_serve_run(const al_serve_opts *o)
 			goto out;
 		flags |= MHD_USE_TLS;
 	}
+	if ((o->allow_push || o->auth_pull) && o->htpasswd == NULL &&
+	    o->token_file == NULL) {
+		rc = al_error_set(AL_EINVAL, "push and pull credentials need "
+		                             "an htpasswd or a token file");
+		goto out;
+	}
+	if ((o->htpasswd != NULL || o->token_file != NULL) &&
+	    (rc = al_serve__auth_load(&sv.auth, o->htpasswd, o->token_file)) <
+	        0) {
+		/* a credential file the server cannot use is an option
+		 * error, whatever the line (bcrypt: AL_EUNSUPPORTED) */
+		char msg[512];
+
+		snprintf(msg, sizeof(msg), "%s", al_error_message());
+		rc = al_error_set(AL_EINVAL, "%s", msg);
+		goto out;
+	}
+	if (o->allow_push) {
+		al_store_opts so = AL_STORE_OPTS_INIT;
+
+		/* writable: the store's lock is held while serving, so no
+		 * mirror or unpack writes it meanwhile */
+		if ((rc = al_store_open(&sv.store, o->store, &so)) < 0)
+			goto out;
+	}
 	if ((rc = index_stat(o->store, &sv.index_st)) < 0 && rc != AL_ENOMEM) {
 		rc =
 		    al_error_set(AL_ENOTFOUND, "'%s' is not a store", o->store);
 		goto out;
 	}
-	if (rc < 0 || (rc = al_serve__table_new(&sv.table, o->store)) < 0)
+	if (rc < 0 || (rc = al_serve__table_new(&sv.table, o->store, NULL)) < 0)
 		goto out;
 	pthread_mutex_init(&sv.lock, NULL);
+	pthread_mutex_init(&sv.refresh_lock, NULL);
 	locked = 1;
 	d = MHD_start_daemon(
 	    flags, 0, NULL, NULL, on_request, &sv, MHD_OPTION_SOCK_ADDR,
@@ -784,18 +894,29 @@ int al_serve_run(const al_serve_opts *o)
 		o->ready(o->ud, addr);
 	while (!al_cancel_is_set(o->cancel)) {
 		al_sleep_ms(REFRESH_MS, o->cancel);
-		if (!al_cancel_is_set(o->cancel))
-			refresh(&sv);
+		if (!al_cancel_is_set(o->cancel)) {
+			al_serve__refresh(&sv);
+			al_serve__uploads_expire(&sv, 0);
+		}
 	}
 	rc = 0;
 out:
 	/* stops accepting, ends the connections and joins the workers */
 	if (d != NULL)
 		MHD_stop_daemon(d);
+	/* uploads not finished: their temporary files go, no blob is
+	 * half-written (blobs are renamed into place only once verified) */
+	al_serve__uploads_expire(&sv, 1);
 	if (sv.table != NULL)
 		al_serve__table_free(sv.table);
-	if (locked)
+	if (sv.store != NULL && al_store_flush(sv.store) < 0)
+		al_error_clear();
+	al_store_free(sv.store);
+	al_serve__auth_free(sv.auth);
+	if (locked) {
 		pthread_mutex_destroy(&sv.lock);
+		pthread_mutex_destroy(&sv.refresh_lock);
+	}
 	free(cert);
 	if (key != NULL) {
 		OPENSSL_cleanse(key, strlen(key));

@@ -14,6 +14,19 @@
 /* A manifest the server reads to find its subject and children. */
 #define MANIFEST_MAX (4u << 20)
 
+static void info_clear(al_serve_info *in)
+{
+	size_t i;
+
+	for (i = 0; i < in->nkids; i++) {
+		free(in->kids[i].media_type);
+		free(in->kids[i].artifact_type);
+	}
+	free(in->kids);
+	free(in->artifact_type);
+	memset(in, 0, sizeof(*in));
+}
+
 static void man_clear(al_serve_man *m)
 {
 	free(m->repo);
@@ -32,7 +45,11 @@ void al_serve__table_free(al_serve_table *t)
 	for (i = 0; i < t->ntags; i++) {
 		free(t->tags[i].repo);
 		free(t->tags[i].tag);
+		free(t->tags[i].name);
 	}
+	for (i = 0; i < t->ninfos; i++)
+		info_clear(&t->infos[i]);
+	free(t->infos);
 	free(t->mans);
 	free(t->tags);
 	free(t->repos);
@@ -84,7 +101,7 @@ static int add_man(al_serve_table *t, const char *repo, const char *digest,
 }
 
 static int add_tag(al_serve_table *t, const char *repo, const char *tag,
-                   const char *digest)
+                   const char *digest, const char *name)
 {
 	al_serve_tag *grown, *g;
 
@@ -98,8 +115,9 @@ static int add_tag(al_serve_table *t, const char *repo, const char *tag,
 	memcpy(g->digest, digest, 72);
 	g->repo = al_strdup(repo);
 	g->tag = al_strdup(tag);
+	g->name = name != NULL ? al_strdup(name) : NULL;
 	t->ntags++;
-	if (g->repo == NULL || g->tag == NULL)
+	if (g->repo == NULL || g->tag == NULL || (name != NULL && !g->name))
 		return al_error_set(AL_ENOMEM, "out of memory");
 	return 0;
 }
@@ -140,50 +158,153 @@ static void *find(const void *key, const void *base, size_t n, size_t size,
 	return n > 0 ? bsearch(key, base, n, size, cmp) : NULL;
 }
 
-/* The subject, artifact type and children of one top-level manifest. */
+static int cmp_info(const void *a, const void *b)
+{
+	return strcmp(((const al_serve_info *)a)->digest,
+	              ((const al_serve_info *)b)->digest);
+}
+
+static char *dup_or_null(const char *s, int *oom)
+{
+	char *d = s != NULL ? al_strdup(s) : NULL;
+
+	if (s != NULL && d == NULL)
+		*oom = 1;
+	return d;
+}
+
+/* A deep copy of in into out (zeroed first); AL_ENOMEM. */
+static int info_copy(al_serve_info *out, const al_serve_info *in)
+{
+	size_t i;
+	int oom = 0;
+
+	memset(out, 0, sizeof(*out));
+	memcpy(out->digest, in->digest, 72);
+	memcpy(out->subject, in->subject, 72);
+	out->artifact_type = dup_or_null(in->artifact_type, &oom);
+	if (in->nkids > 0 &&
+	    (out->kids = calloc(in->nkids, sizeof(*out->kids))) == NULL)
+		oom = 1;
+	for (i = 0; out->kids != NULL && i < in->nkids; i++) {
+		out->kids[i] = in->kids[i];
+		out->kids[i].media_type =
+		    dup_or_null(in->kids[i].media_type, &oom);
+		out->kids[i].artifact_type =
+		    dup_or_null(in->kids[i].artifact_type, &oom);
+		out->nkids = i + 1;
+	}
+	if (oom) {
+		info_clear(out);
+		return al_error_set(AL_ENOMEM, "out of memory");
+	}
+	return 0;
+}
+
+/* What the manifest root says, into in (digest set by the caller). */
+static int info_parse(al_serve_info *in, json_t *root)
+{
+	json_t *subj, *kids, *cfg;
+	const char *art, *subject = NULL;
+	size_t i;
+	int oom = 0;
+
+	art = al_json_str(root, "artifactType");
+	if (art == NULL && (cfg = json_object_get(root, "config")) != NULL &&
+	    json_is_object(cfg))
+		art = al_json_str(cfg, "mediaType");
+	in->artifact_type = dup_or_null(art, &oom);
+	if ((subj = json_object_get(root, "subject")) != NULL &&
+	    json_is_object(subj))
+		subject = al_json_str(subj, "digest");
+	if (subject != NULL && al_serve__digest_valid(subject))
+		memcpy(in->subject, subject, 72);
+	kids = json_object_get(root, "manifests");
+	if (json_is_array(kids) && json_array_size(kids) > 0 &&
+	    (in->kids = calloc(json_array_size(kids), sizeof(*in->kids))) ==
+	        NULL)
+		oom = 1;
+	for (i = 0; in->kids != NULL && i < json_array_size(kids); i++) {
+		json_t *k = json_array_get(kids, i), *sz;
+		const char *kd = al_json_str(k, "digest");
+		const char *kt = al_json_str(k, "mediaType");
+		al_serve_kid *o = &in->kids[in->nkids];
+
+		sz = json_object_get(k, "size");
+		if (kd == NULL || kt == NULL || !json_is_integer(sz) ||
+		    json_integer_value(sz) < 0 || !al_serve__digest_valid(kd))
+			continue;
+		memcpy(o->digest, kd, 72);
+		o->size = (uint64_t)json_integer_value(sz);
+		o->media_type = dup_or_null(kt, &oom);
+		o->artifact_type =
+		    dup_or_null(al_json_str(k, "artifactType"), &oom);
+		in->nkids++;
+	}
+	if (oom) {
+		info_clear(in);
+		return al_error_set(AL_ENOMEM, "out of memory");
+	}
+	return 0;
+}
+
+/* The subject, artifact type and children of one top-level manifest:
+ * from prev when it read that digest, else read from the store (and kept
+ * for the next table). */
 static int read_manifest(al_serve_table *t, const char *repo,
-                         const al_store_image *img)
+                         const al_store_image *img, const al_serve_table *prev)
 {
 	al_buf b = AL_BUF_INIT(MANIFEST_MAX);
-	json_t *root = NULL, *subj, *kids, *cfg;
-	const char *art = NULL, *subject = NULL;
+	json_t *root = NULL;
+	al_serve_info key, *in = NULL, *grown;
+	const al_serve_info *old;
 	char ds[AL_DIGEST_STRMAX];
 	size_t i;
 	int rc;
 
 	al_digest_str(&img->desc.digest, ds);
-	if (al_store_read_blob(t->store, &img->desc.digest, &b) < 0 ||
-	    al_json_parse(&root, b.ptr, b.len, ds) < 0) {
-		/* served as recorded, without referrers or children */
+	if (!al_serve__digest_valid(ds))
+		return 0; /* only sha256 manifests are served */
+	memset(&key, 0, sizeof(key));
+	memcpy(key.digest, ds, 72);
+	grown = al__array_grow(t->infos, &t->cap_infos, t->ninfos + 1,
+	                       sizeof(*grown));
+	if (grown == NULL)
+		return al_error_set(AL_ENOMEM, "out of memory");
+	t->infos = grown;
+	old = prev != NULL
+	          ? find(&key, prev->infos, prev->ninfos, sizeof(key), cmp_info)
+	          : NULL;
+	if (old != NULL) {
+		if ((rc = info_copy(&t->infos[t->ninfos], old)) < 0)
+			return rc;
+		in = &t->infos[t->ninfos++];
+	} else if (al_store_read_blob(t->store, &img->desc.digest, &b) == 0 &&
+	           al_json_parse(&root, b.ptr, b.len, ds) == 0) {
+		in = &t->infos[t->ninfos];
+		memset(in, 0, sizeof(*in));
+		memcpy(in->digest, ds, 72);
+		if ((rc = info_parse(in, root)) < 0)
+			goto out;
+		t->ninfos++;
+	}
+	al_error_clear();
+	if (in == NULL) {
+		/* served as recorded, without referrers or children (not
+		 * kept: the manifest may be readable next time) */
 		rc = add_man(t, repo, ds, img->desc.media_type, img->desc.size,
 		             img->desc.artifact_type, NULL);
 		goto out;
 	}
-	art = al_json_str(root, "artifactType");
-	if (art == NULL && (cfg = json_object_get(root, "config")) != NULL &&
-	    json_is_object(cfg))
-		art = al_json_str(cfg, "mediaType");
-	if ((subj = json_object_get(root, "subject")) != NULL &&
-	    json_is_object(subj))
-		subject = al_json_str(subj, "digest");
 	if ((rc = add_man(t, repo, ds, img->desc.media_type, img->desc.size,
-	                  art, subject)) < 0)
+	                  in->artifact_type,
+	                  in->subject[0] != '\0' ? in->subject : NULL)) < 0)
 		goto out;
-	kids = json_object_get(root, "manifests");
-	for (i = 0; json_is_array(kids) && i < json_array_size(kids); i++) {
-		json_t *k = json_array_get(kids, i), *sz;
-		const char *kd = al_json_str(k, "digest");
-		const char *kt = al_json_str(k, "mediaType");
-
-		sz = json_object_get(k, "size");
-		if (kd == NULL || kt == NULL || !json_is_integer(sz) ||
-		    json_integer_value(sz) < 0)
-			continue;
-		if ((rc = add_man(t, repo, kd, kt,
-		                  (uint64_t)json_integer_value(sz),
-		                  al_json_str(k, "artifactType"), NULL)) < 0)
+	for (i = 0; i < in->nkids; i++)
+		if ((rc = add_man(t, repo, in->kids[i].digest,
+		                  in->kids[i].media_type, in->kids[i].size,
+		                  in->kids[i].artifact_type, NULL)) < 0)
 			goto out;
-	}
 out:
 	json_decref(root);
 	al_buf_free(&b);
@@ -192,7 +313,8 @@ out:
 
 /* Tags first, then the "sha256-<hex>" tag push gives a digest-named image
  * where no real tag has that name (transfer_push.c, tag_taken). */
-static int add_images(al_serve_table *t, const al_store_image *imgs, size_t n)
+static int add_images(al_serve_table *t, const al_store_image *imgs, size_t n,
+                      const al_serve_table *prev)
 {
 	char **repos = calloc(n + 1, sizeof(*repos)), **refs;
 	char ds[AL_DIGEST_STRMAX];
@@ -208,7 +330,7 @@ static int add_images(al_serve_table *t, const al_store_image *imgs, size_t n)
 		if (imgs[i].name == NULL || imgs[i].name[0] == '\0' ||
 		    al_push_target(imgs[i].name, "", &repos[i], &refs[i]) < 0)
 			continue; /* not a docker reference: not served */
-		if ((rc = read_manifest(t, repos[i], &imgs[i])) < 0)
+		if ((rc = read_manifest(t, repos[i], &imgs[i], prev)) < 0)
 			goto out;
 	}
 	for (pass = 0; pass < 2; pass++) {
@@ -224,8 +346,8 @@ static int add_images(al_serve_table *t, const al_store_image *imgs, size_t n)
 			isdig = strchr(refs[i], ':') != NULL;
 			al_digest_str(&imgs[i].desc.digest, ds);
 			if (pass == 0 && !isdig) {
-				if ((rc = add_tag(t, repos[i], refs[i], ds)) <
-				    0)
+				if ((rc = add_tag(t, repos[i], refs[i], ds,
+				                  imgs[i].name)) < 0)
 					goto out;
 				continue;
 			}
@@ -239,7 +361,7 @@ static int add_images(al_serve_table *t, const al_store_image *imgs, size_t n)
 			key.tag = dt;
 			if (find(&key, t->tags, ntags, sizeof(key), cmp_tag) ==
 			    NULL)
-				rc = add_tag(t, repos[i], dt, ds);
+				rc = add_tag(t, repos[i], dt, ds, NULL);
 			free(dt);
 			if (rc < 0)
 				goto out;
@@ -274,11 +396,21 @@ static int finish(al_serve_table *t)
 		if (j > 0 && cmp_tag(&t->tags[j - 1], &t->tags[i]) == 0) {
 			free(t->tags[i].repo);
 			free(t->tags[i].tag);
+			free(t->tags[i].name);
 			continue;
 		}
 		t->tags[j++] = t->tags[i];
 	}
 	t->ntags = j;
+	sort(t->infos, t->ninfos, sizeof(*t->infos), cmp_info);
+	for (i = j = 0; i < t->ninfos; i++) {
+		if (j > 0 && cmp_info(&t->infos[j - 1], &t->infos[i]) == 0) {
+			info_clear(&t->infos[i]);
+			continue;
+		}
+		t->infos[j++] = t->infos[i];
+	}
+	t->ninfos = j;
 	if ((t->repos = calloc(t->nmans + 1, sizeof(*t->repos))) == NULL)
 		return al_error_set(AL_ENOMEM, "out of memory");
 	for (i = 0; i < t->nmans; i++)
@@ -289,7 +421,8 @@ static int finish(al_serve_table *t)
 	return 0;
 }
 
-int al_serve__table_new(al_serve_table **out, const char *path)
+int al_serve__table_new(al_serve_table **out, const char *path,
+                        const al_serve_table *prev)
 {
 	al_store_opts so = AL_STORE_OPTS_INIT;
 	al_serve_table *t = calloc(1, sizeof(*t));
@@ -303,7 +436,7 @@ int al_serve__table_new(al_serve_table **out, const char *path)
 	so.readonly = 1;
 	if ((rc = al_store_open(&t->store, path, &so)) < 0 ||
 	    (rc = al_store_list(t->store, &imgs, &n)) < 0 ||
-	    (rc = add_images(t, imgs, n)) < 0 || (rc = finish(t)) < 0)
+	    (rc = add_images(t, imgs, n, prev)) < 0 || (rc = finish(t)) < 0)
 		goto out;
 	*out = t;
 	t = NULL;
@@ -341,6 +474,17 @@ const al_serve_man *al_serve__find_tag(const al_serve_table *t,
 	key.tag = (char *)tag;
 	g = find(&key, t->tags, t->ntags, sizeof(key), cmp_tag);
 	return g != NULL ? al_serve__find_man(t, repo, g->digest) : NULL;
+}
+
+const char *al_serve__tag_name(const al_serve_table *t, const char *repo,
+                               const char *tag)
+{
+	al_serve_tag key, *g;
+
+	key.repo = (char *)repo;
+	key.tag = (char *)tag;
+	g = find(&key, t->tags, t->ntags, sizeof(key), cmp_tag);
+	return g != NULL ? g->name : NULL;
 }
 
 size_t al_serve__tags_from(const al_serve_table *t, const char *repo,

@@ -1568,6 +1568,22 @@ int al_blob_writer_commit_digest(al_blob_writer *w, al_digest *out)
 	return blob_commit(w, 1, out);
 }
 
+int al_store__blob_commit_as(al_blob_writer *w, const al_digest *expected)
+{
+	char ds[AL_DIGEST_STRMAX];
+
+	if (!w->learn && !al_digest_equal(&w->expected, expected)) {
+		al_blob_writer_abort(w);
+		return al_error_set(AL_EVERIFY,
+		                    "blob writer for '%s' committed as another "
+		                    "digest",
+		                    al_digest_str(expected, ds));
+	}
+	w->expected = *expected;
+	w->learn = 0;
+	return blob_commit(w, 1, NULL);
+}
+
 int al_blob_writer_commit_nodirsync(al_blob_writer *w)
 {
 	return blob_commit(w, 0, NULL);

@@ -21,6 +21,16 @@
 int al_store__resolved_put(al_store *s, const char *key, const al_digest *d);
 int al_store__resolved_get(al_store *s, const char *key, al_digest *d);
 
+/*
+ * Commit a writer begun with expected NULL (al_store_blob_begin) as the
+ * blob expected, which the bytes written must hash to (verified before
+ * the rename, as al_blob_writer_commit does): for uploads whose digest
+ * the client names only at the end (airlock serve). A writer begun with
+ * a digest: expected must be that digest. Frees w in all cases;
+ * AL_EVERIFY on a mismatch (nothing renamed into place).
+ */
+int al_store__blob_commit_as(al_blob_writer *w, const al_digest *expected);
+
 /* airlock/releases.json ({"releases": [...]}) as the raw document (a
  * missing file loads as {"releases": []}); the store's own readers and
  * white-box tests. Everything else uses the typed al_store_release* calls

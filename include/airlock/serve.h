@@ -29,6 +29,17 @@ typedef struct al_serve_opts {
 	void (*access)(void *ud, const char *line);
 	void *ud;
 	const al_cancel *cancel; /* set: stop (SIGTERM); required */
+	/* Push (docs/serve.md "Push"): off unless allow_push, which needs
+	 * htpasswd or token_file; the store is then opened writable (its
+	 * lock held while serving). */
+	int allow_push;
+	const char *htpasswd; /* "user:hash" lines ({SHA}, $apr1$, $5$, $6$) */
+	const char *token_file; /* bearer tokens, or "sha256:<hex>" of them */
+	int auth_pull;          /* credentials for pulls too */
+	uint64_t max_blob;      /* bytes of one upload; 0: 64 GiB */
+	unsigned max_uploads;   /* upload sessions open at once; 0: 32 */
+	unsigned upload_timeout_s; /* a session idle this long is dropped;
+	                              0: 600 */
 } al_serve_opts;
 
 #define AL_SERVE_OPTS_INIT                                                     \
@@ -41,8 +52,15 @@ typedef struct al_serve_opts {
  * in flight and return 0. The store is opened read-only; its index.json
  * is read into a table of repositories, tags and manifests (the names
  * al_push_target gives each image) and read again when it changes.
- * Errors before serving: AL_EINVAL (options), AL_ENOTFOUND / AL_EPARSE
- * (store), AL_EIO (cannot listen, TLS files).
+ * Errors before serving: AL_EINVAL (options; an htpasswd or token file
+ * that cannot be used, e.g. a bcrypt line, naming FILE:LINE),
+ * AL_ENOTFOUND / AL_EPARSE (store), AL_ELOCKED (push: another process
+ * writes the store), AL_EIO (cannot listen, TLS files).
+ *
+ * With allow_push the store is opened writable: blobs are uploaded into
+ * its blob writer and renamed into place only once their digest
+ * verified, manifests are recorded in index.json (journalled, flushed at
+ * once) under the name the push mapping serves them by.
  */
 AL_EXPORT int al_serve_run(const al_serve_opts *o);
 

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <openssl/pem.h>
 #include <openssl/x509.h>
@@ -111,8 +112,9 @@ static void test_serve__table_follows_push_names(void)
 {
 	char *path = al_sprintf("%s/table", al_test_tmpdir()), *name = NULL;
 	al_store_opts o = {.create = 1};
-	al_serve_table *t = NULL;
+	al_serve_table *t = NULL, *t2 = NULL, *t3 = NULL;
 	al_store *s = NULL;
+	char *blob = NULL;
 	char d1[AL_DIGEST_STRMAX], d2[AL_DIGEST_STRMAX], d3[AL_DIGEST_STRMAX],
 	    d4[AL_DIGEST_STRMAX], body[512];
 	const al_serve_man *m;
@@ -138,7 +140,7 @@ static void test_serve__table_follows_push_names(void)
 	al_store_free(s);
 	s = NULL;
 
-	CU_ASSERT_EQUAL(al_serve__table_new(&t, path), 0);
+	CU_ASSERT_EQUAL(al_serve__table_new(&t, path, NULL), 0);
 	if (t == NULL)
 		goto out;
 	CU_ASSERT_EQUAL(t->nrepos, 2);
@@ -165,6 +167,18 @@ static void test_serve__table_follows_push_names(void)
 	}
 	i = al_serve__tags_from(t, "ns/repo", "v1", &end);
 	CU_ASSERT_EQUAL(end - i, 1);
+	/* the index.json name behind a real tag (a pushed tag replaces
+	 * that entry); none behind the digest tag */
+	CU_ASSERT_STRING_EQUAL(al_serve__tag_name(t, "ns/repo", "v2"),
+	                       "quay.io/ns/repo:v2");
+	CU_ASSERT_PTR_NULL(al_serve__tag_name(t, "ns/repo", "v3"));
+	{
+		char *dt = al_sprintf("sha256-%s", d3 + 7);
+
+		CU_ASSERT_PTR_NOT_NULL(al_serve__find_tag(t, "ns/repo", dt));
+		CU_ASSERT_PTR_NULL(al_serve__tag_name(t, "ns/repo", dt));
+		free(dt);
+	}
 	/* the referrer: subject and artifact type read from the manifest */
 	m = al_serve__find_man(t, "ns/repo", d3);
 	CU_ASSERT_PTR_NOT_NULL(m);
@@ -172,7 +186,22 @@ static void test_serve__table_follows_push_names(void)
 		CU_ASSERT_STRING_EQUAL(m->subject, d1);
 		CU_ASSERT_STRING_EQUAL(m->artifact_type, "application/x-sig");
 	}
+	/* a rebuilt table takes what a manifest says from the previous one
+	 * (its bytes never change for its digest): with the artifact's blob
+	 * gone, the rebuild still knows its subject; a fresh build does
+	 * not */
+	blob = al_sprintf("%s/blobs/sha256/%s", path, d3 + 7);
+	CU_ASSERT_EQUAL(blob != NULL ? unlink(blob) : -1, 0);
+	CU_ASSERT_EQUAL(al_serve__table_new(&t2, path, t), 0);
+	m = t2 != NULL ? al_serve__find_man(t2, "ns/repo", d3) : NULL;
+	CU_ASSERT_TRUE(m != NULL && strcmp(m->subject, d1) == 0);
+	CU_ASSERT_EQUAL(al_serve__table_new(&t3, path, NULL), 0);
+	m = t3 != NULL ? al_serve__find_man(t3, "ns/repo", d3) : NULL;
+	CU_ASSERT_TRUE(m != NULL && m->subject[0] == '\0');
 out:
+	free(blob);
+	al_serve__table_free(t2);
+	al_serve__table_free(t3);
 	al_serve__table_free(t);
 	al_store_free(s);
 	free(name);

@@ -21,6 +21,13 @@ enum {
 	OPT_PER_IP,
 	OPT_IDLE,
 	OPT_THREADS,
+	OPT_ALLOW_PUSH,
+	OPT_HTPASSWD,
+	OPT_TOKEN_FILE,
+	OPT_AUTH_PULL,
+	OPT_MAX_BLOB,
+	OPT_MAX_UPLOADS,
+	OPT_UPLOAD_TIMEOUT,
 };
 
 #define HOSTS_MAX 32
@@ -35,8 +42,8 @@ static const char serve_help[] =
     "blobs with ranges, tags, catalog, referrers) under the names 'airlock "
     "push'\n"
     "would give its images, and as the cluster's HTTP signature store\n"
-    "(/signatures/sha256=HEX/signature-N). Read-only. Stops on SIGTERM or "
-    "SIGINT.\n"
+    "(/signatures/sha256=HEX/signature-N). Read-only unless --allow-push. "
+    "Stops on\nSIGTERM or SIGINT.\n"
     "\n"
     "Options:\n"
     "      --store DIR          the store (read-only; names re-read when "
@@ -60,8 +67,25 @@ static const char serve_help[] =
     "      --per-ip N           at once from one address (default 64)\n"
     "      --idle-timeout SEC   close a connection silent this long "
     "(default 30)\n"
-    "      --threads N          worker threads (default 4)\n" CLI_LOCAL_HELP
-    "\n"
+    "      --threads N          worker threads (default 4)\n"
+    "      --allow-push         take pushes (uploads into the store, "
+    "manifests into\n"
+    "                           index.json); needs --htpasswd or "
+    "--token-file\n"
+    "      --htpasswd FILE      users allowed to push: user:hash lines "
+    "($apr1$, $5$,\n"
+    "                           $6$, {SHA}; not bcrypt)\n"
+    "      --token-file FILE    bearer tokens allowed to push, one a line "
+    "(or\n"
+    "                           sha256:HEX of one)\n"
+    "      --auth-pull          credentials for pulls too (not for "
+    "/signatures/)\n"
+    "      --max-blob-size N    bytes of one pushed blob (default 64 "
+    "GiB)\n"
+    "      --max-uploads N      upload sessions open at once (default "
+    "32)\n"
+    "      --upload-timeout SEC drop an upload idle this long (default "
+    "600)\n" CLI_LOCAL_HELP "\n"
     "Exit status: 0 stopped by a signal (or certificates written), 2 usage "
     "error,\n"
     "3 runtime error.\n";
@@ -131,6 +155,13 @@ int cmd_serve(int argc, char **argv)
 	    {"per-ip", required_argument, NULL, OPT_PER_IP},
 	    {"idle-timeout", required_argument, NULL, OPT_IDLE},
 	    {"threads", required_argument, NULL, OPT_THREADS},
+	    {"allow-push", no_argument, NULL, OPT_ALLOW_PUSH},
+	    {"htpasswd", required_argument, NULL, OPT_HTPASSWD},
+	    {"token-file", required_argument, NULL, OPT_TOKEN_FILE},
+	    {"auth-pull", no_argument, NULL, OPT_AUTH_PULL},
+	    {"max-blob-size", required_argument, NULL, OPT_MAX_BLOB},
+	    {"max-uploads", required_argument, NULL, OPT_MAX_UPLOADS},
+	    {"upload-timeout", required_argument, NULL, OPT_UPLOAD_TIMEOUT},
 	    CLI_LOCAL_OPTIONS,
 	    {NULL, 0, NULL, 0},
 	};
@@ -194,6 +225,42 @@ int cmd_serve(int argc, char **argv)
 			               &o.threads) < 0)
 				return EXIT_USAGE;
 			break;
+		case OPT_ALLOW_PUSH:
+			o.allow_push = 1;
+			break;
+		case OPT_HTPASSWD:
+			o.htpasswd = optarg;
+			break;
+		case OPT_TOKEN_FILE:
+			o.token_file = optarg;
+			break;
+		case OPT_AUTH_PULL:
+			o.auth_pull = 1;
+			break;
+		case OPT_MAX_BLOB: {
+			char *end;
+			unsigned long long v;
+
+			errno = 0;
+			v = strtoull(optarg, &end, 10);
+			if (errno != 0 || end == optarg || *end != '\0' ||
+			    v == 0)
+				return cli_usage_error(
+				    "serve", "--max-blob-size wants a number "
+				             "of bytes");
+			o.max_blob = (uint64_t)v;
+			break;
+		}
+		case OPT_MAX_UPLOADS:
+			if (parse_uint("serve", "--max-uploads", optarg,
+			               &o.max_uploads) < 0)
+				return EXIT_USAGE;
+			break;
+		case OPT_UPLOAD_TIMEOUT:
+			if (parse_uint("serve", "--upload-timeout", optarg,
+			               &o.upload_timeout_s) < 0)
+				return EXIT_USAGE;
+			break;
 		default:
 			return EXIT_USAGE;
 		}
@@ -212,6 +279,11 @@ int cmd_serve(int argc, char **argv)
 	if ((o.tls_cert == NULL) != (o.tls_key == NULL))
 		return cli_usage_error("serve",
 		                       "--tls-cert and --tls-key go together");
+	if ((o.allow_push || o.auth_pull) && o.htpasswd == NULL &&
+	    o.token_file == NULL)
+		return cli_usage_error("serve", "--allow-push and --auth-pull "
+		                                "need --htpasswd or "
+		                                "--token-file");
 	c.offline = 1;
 	if ((code = cli_common_start(&c)) != EXIT_OK)
 		goto out;
