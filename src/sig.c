@@ -534,6 +534,7 @@ int al_sig_source_parse(al_sig_source *out, const char *s)
 
 	if (s == NULL || s[0] == '\0')
 		return al_error_set(AL_EINVAL, "empty signature source");
+	memset(out, 0, sizeof(*out)); /* no CA of its own */
 	if (al_str_startswith(s, "http://") ||
 	    al_str_startswith(s, "https://")) {
 		out->kind = AL_SIG_SOURCE_HTTP;

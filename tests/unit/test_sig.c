@@ -907,7 +907,7 @@ static void test_sig__redhat_defaults(void)
 	                       "http://127.0.0.1:1/sigs");
 	{
 		const char *refs[] = {"quay.io/example/r:1", RH_REF};
-		al_sig_source src[3];
+		al_sig_source src[3] = {0};
 		size_t n = 0;
 
 		CU_ASSERT_EQUAL(al_sig_any_redhat_release(refs, 1), 0);

@@ -573,7 +573,7 @@ static void test_sigstore__configmap_rejects_bad_entries(void)
 
 static void test_sigstore__source_kinds(void)
 {
-	al_sig_source src;
+	al_sig_source src = {0};
 
 	CU_ASSERT_EQUAL(
 	    al_sig_source_parse(&src, "https://mirror.example/sigs"), 0);
@@ -660,7 +660,7 @@ static al_sig_fetch_opts fopts(const al_sig_source *src, size_t n,
 static void test_sigstore__fetch_verifies_from_good_store(void)
 {
 	al_sig_fetch_result res = AL_SIG_FETCH_RESULT_INIT;
-	al_sig_source src[1];
+	al_sig_source src[1] = {0};
 	al_sig_fetch_opts o;
 	char *u;
 	al_digest a;
@@ -695,7 +695,7 @@ static void test_sigstore__fetch_faulty_stores_bounded_by_budget(void)
 {
 	al_sig_fetch_result res = AL_SIG_FETCH_RESULT_INIT;
 	char *hang = NULL, *stall = NULL, *reset = NULL;
-	al_sig_source src[3];
+	al_sig_source src[3] = {0};
 	al_sig_fetch_opts o;
 	uint64_t t0;
 	al_digest a;
@@ -740,7 +740,7 @@ static void test_sigstore__fetch_good_store_wins_over_faulty_ones(void)
 {
 	al_sig_fetch_result res = AL_SIG_FETCH_RESULT_INIT;
 	char *hang = NULL, *stall = NULL, *good = NULL;
-	al_sig_source src[3];
+	al_sig_source src[3] = {0};
 	al_sig_fetch_opts o;
 	uint64_t t0;
 	al_digest a;
@@ -779,7 +779,7 @@ static void test_sigstore__fetch_per_request_timeouts(void)
 {
 	al_sig_fetch_result res = AL_SIG_FETCH_RESULT_INIT;
 	char *hang = url("/hang/y"), *stall = url("/stall/y");
-	al_sig_source src[2];
+	al_sig_source src[2] = {0};
 	al_sig_fetch_opts o;
 	uint64_t t0, dt;
 	al_digest a;
@@ -813,7 +813,7 @@ static void test_sigstore__fetch_caller_cancel(void)
 {
 	al_sig_fetch_result res = AL_SIG_FETCH_RESULT_INIT;
 	char *hang = url("/hang/z");
-	al_sig_source src[1];
+	al_sig_source src[1] = {0};
 	al_sig_fetch_opts o;
 	al_cancel *c = NULL;
 	uint64_t t0;
@@ -845,7 +845,7 @@ static void test_sigstore__fetch_outcomes_and_require_all(void)
 	     *two = url("/files/two");
 	char *empty = al_path_join(al_test_tmpdir(), "emptydir"),
 	     *full = al_path_join(al_test_tmpdir(), "fulldir");
-	al_sig_source src[2];
+	al_sig_source src[2] = {0};
 	al_sig_fetch_opts o;
 	al_digest a;
 
@@ -904,7 +904,7 @@ static void test_sigstore__fetch_from_configmap_file(void)
 	al_sig_fetch_result res = AL_SIG_FETCH_RESULT_INIT;
 	char *path = al_path_join(al_test_tmpdir(), "sigs.yaml");
 	al_buf out = AL_BUF_INIT(1024 * 1024);
-	al_sig_source src[1];
+	al_sig_source src[1] = {0};
 	al_sig_fetch_opts o;
 	const uint8_t *ptrs[2];
 	size_t lens[2];
@@ -941,7 +941,7 @@ static void test_sigstore__fetch_release_saves_into_store(void)
 	     *f2 = NULL, *f3 = NULL;
 	al_store_opts so = {.create = 1};
 	al_store *s = NULL;
-	al_sig_source src[2];
+	al_sig_source src[2] = {0};
 	al_sig_fetch_opts o;
 	blob b = {NULL, 0};
 	al_digest a;
