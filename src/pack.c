@@ -654,6 +654,56 @@ static int inventory_quarantine(al_store *s, json_t *inv)
 	return rc;
 }
 
+/*
+ * inv's "untrusted": what an import no key verified wrote
+ * (al_store_untrusted_list), and those signatures taken out of
+ * "signatures", so that a pack made --have this inventory carries them
+ * again and a trusted import of it vouches for them.
+ */
+static int inventory_untrusted(al_store *s, json_t *inv)
+{
+	al_store_untrusted *v = NULL;
+	json_t *sigs = json_object_get(inv, "signatures"), *us, *ut, *o, *e;
+	char ds[AL_DIGEST_STRMAX];
+	size_t n = 0, i, j;
+	int rc;
+
+	us = json_array();
+	ut = json_array();
+	if (us == NULL || ut == NULL ||
+	    json_object_set_new(
+	        inv, "untrusted",
+	        json_pack("{s:o, s:o}", "signatures", us, "tags", ut)) < 0)
+		return al_error_oom();
+	if ((rc = al_store_untrusted_list(s, &v, &n)) < 0)
+		return rc;
+	for (i = 0; i < n && rc == 0; i++) {
+		al_digest_str(&v[i].digest, ds);
+		if (v[i].kind == AL_STORE_UNTRUSTED_SIGNATURE) {
+			json_array_foreach(sigs, j, e)
+			{
+				if (strcmp(al_json_str(e, "path"), v[i].path) ==
+				    0) {
+					json_array_remove(sigs, j);
+					break;
+				}
+			}
+			o = json_pack("{s:s, s:s, s:s}", "path", v[i].path,
+			              "sha256", v[i].sha256, "pack", v[i].pack);
+		} else {
+			o = json_pack("{s:s, s:s, s:s}", "name", v[i].name,
+			              "digest", ds, "pack", v[i].pack);
+		}
+		if (o == NULL ||
+		    json_array_append_new(
+		        v[i].kind == AL_STORE_UNTRUSTED_SIGNATURE ? us : ut,
+		        o) < 0)
+			rc = al_error_oom();
+	}
+	al_store_untrusted_free(v, n);
+	return rc;
+}
+
 int al_pack__inventory_json(al_store *s, json_t **out)
 {
 	const char *root = al_store_path(s);
@@ -730,6 +780,8 @@ int al_pack__inventory_json(al_store *s, json_t **out)
 		goto out;
 	/* packs held in the quarantine: not in "packs", never in the store */
 	if ((rc = inventory_quarantine(s, inv)) < 0)
+		goto out;
+	if ((rc = inventory_untrusted(s, inv)) < 0)
 		goto out;
 	*out = inv;
 	inv = NULL;

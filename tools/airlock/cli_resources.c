@@ -458,8 +458,8 @@ static int write_ocmirror_configmap(al_store *store, const cli_cr_opts *o,
 		     list[i].verified != AL_STORE_UNVERIFIED) ||
 		    !list[i].has_digest)
 			continue; /* no signatures were looked for */
-		if ((rc = al_sig_store_load(store, &list[i].digest, &sigs[k])) <
-		    0) {
+		if ((rc = al_sig_store_load_trusted(store, &list[i].digest,
+		                                    &sigs[k], NULL)) < 0) {
 			code = cli_worst(code,
 			                 cli_fail(rc,
 			                          "release %s: cannot read its "
