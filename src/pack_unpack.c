@@ -1644,6 +1644,8 @@ static int check_rollback(up_ctx *c, const up_tag *tags, size_t n)
 static int tag_marks(up_ctx *c, const up_tag *tags, size_t n)
 {
 	al_store_untrusted *v;
+	char ds[AL_DIGEST_STRMAX];
+	const char *at;
 	size_t i, m = 0;
 	int rc;
 
@@ -1653,6 +1655,11 @@ static int tag_marks(up_ctx *c, const up_tag *tags, size_t n)
 		al_store_image img;
 		int same;
 		if (tags[i].name == NULL || !tags[i].complete)
+			continue;
+		/* a name by digest names what it says: nothing to vouch for */
+		al_digest_str(&tags[i].d.digest, ds);
+		at = strrchr(tags[i].name, '@');
+		if (at != NULL && strcmp(at + 1, ds) == 0)
 			continue;
 		if (marks_untrusted(c)) {
 			memset(&img, 0, sizeof(img));
