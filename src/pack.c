@@ -822,8 +822,29 @@ out:
 	return rc;
 }
 
+/* 1 when d is in s, or in also (when given). */
+static int has_blob2(al_store *s, al_store *also, const al_digest *d)
+{
+	return al_store_has_blob(s, d, NULL) == 1 ||
+	       (also != NULL && al_store_has_blob(also, d, NULL) == 1);
+}
+
+int al_pack__read_blob2(al_store *s, al_store *also, const al_digest *d,
+                        al_buf *b)
+{
+	if (also != NULL && al_store_has_blob(s, d, NULL) != 1)
+		return al_store_read_blob(also, d, b);
+	return al_store_read_blob(s, d, b);
+}
+
 int al_pack__image_complete(al_store *s, const al_digest *d,
                             const char *media_type, int depth)
+{
+	return al_pack__image_complete_in(s, NULL, d, media_type, depth);
+}
+
+int al_pack__image_complete_in(al_store *s, al_store *also, const al_digest *d,
+                               const char *media_type, int depth)
 {
 	al_buf b = AL_BUF_INIT(AL_OCI_MANIFEST_MAX);
 	al_manifest m;
@@ -831,32 +852,30 @@ int al_pack__image_complete(al_store *s, const al_digest *d,
 	int ok = 0;
 
 	memset(&m, 0, sizeof(m));
-	if (depth > AL_PACK_IMAGE_DEPTH_MAX ||
-	    al_store_has_blob(s, d, NULL) != 1)
+	if (depth > AL_PACK_IMAGE_DEPTH_MAX || !has_blob2(s, also, d))
 		return 0;
 	if (media_type != NULL && !al_media_type_is_manifest(media_type))
 		return 1;
-	if (al_store_read_blob(s, d, &b) < 0 ||
+	if (al_pack__read_blob2(s, also, d, &b) < 0 ||
 	    al_manifest_parse(&m, b.ptr, b.len, media_type, "manifest") < 0) {
 		al_error_clear();
 		goto out;
 	}
 	if (m.is_index) {
 		for (i = 0; i < m.nmanifests; i++)
-			if (!al_pack__image_complete(s, &m.manifests[i].digest,
-			                             m.manifests[i].media_type,
-			                             depth + 1))
+			if (!al_pack__image_complete_in(
+			        s, also, &m.manifests[i].digest,
+			        m.manifests[i].media_type, depth + 1))
 				goto out;
 	} else {
-		if (al_store_has_blob(s, &m.config.digest, NULL) != 1)
+		if (!has_blob2(s, also, &m.config.digest))
 			goto out;
 		for (i = 0; i < m.nlayers; i++) {
 			if (m.layers[i].media_type != NULL &&
 			    strstr(m.layers[i].media_type,
 			           "nondistributable") != NULL)
 				continue;
-			if (al_store_has_blob(s, &m.layers[i].digest, NULL) !=
-			    1)
+			if (!has_blob2(s, also, &m.layers[i].digest))
 				goto out;
 		}
 	}

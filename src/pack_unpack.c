@@ -96,6 +96,8 @@ typedef struct up_ctx {
 	const char *qsrc;  /* promotion: the quarantine the entries come from
 	                      (STORE/airlock/quarantine/<id>), else NULL */
 	int quarantine;    /* importing into the quarantine store */
+	al_store *main;    /* quarantine: the store itself, only read (a
+	                      delta's base, its blobs), else NULL */
 	uint64_t mark;     /* highest sequence imported before (see
 	                      rollback_mark) */
 	char mark_id[AL_PACK_ID_MAX + 1]; /* the pack that had it */
@@ -1572,9 +1574,11 @@ static int check_index_target(up_ctx *c, const char *name,
 		                    "index: refused",
 		                    c->id, name, ds,
 		                    d->media_type != NULL ? d->media_type : "");
-	if (al_store_has_blob(c->s, &d->digest, NULL) != 1)
+	if (al_store_has_blob(c->s, &d->digest, NULL) != 1 &&
+	    (c->main == NULL ||
+	     al_store_has_blob(c->main, &d->digest, NULL) != 1))
 		return 0; /* incomplete: counted by the caller */
-	if ((rc = al_store_read_blob(c->s, &d->digest, &b)) < 0 ||
+	if ((rc = al_pack__read_blob2(c->s, c->main, &d->digest, &b)) < 0 ||
 	    (rc = al_manifest_parse(&m, b.ptr, b.len, d->media_type, ds)) < 0)
 		rc = al_error_wrap(AL_EVERIFY,
 		                   "index.json of pack '%s': '%s' names blob "
@@ -1719,8 +1723,8 @@ static int apply_index(up_ctx *c, const up_entry *e)
 		tags[i].name = name;
 		if ((rc = check_index_target(c, name, &tags[i].d)) < 0)
 			goto out;
-		tags[i].complete = al_pack__image_complete(
-		    c->s, &tags[i].d.digest, tags[i].d.media_type, 0);
+		tags[i].complete = al_pack__image_complete_in(
+		    c->s, c->main, &tags[i].d.digest, tags[i].d.media_type, 0);
 	}
 	if ((rc = check_rollback(c, tags, n)) < 0)
 		goto out;
@@ -1737,6 +1741,11 @@ static int apply_index(up_ctx *c, const up_entry *e)
 			            c->id, tags[i].name);
 			continue;
 		}
+		/* a quarantined delta's image whose manifest is the base's:
+		 * whole with the store's blobs, nothing of it to hold here */
+		if (c->main != NULL &&
+		    al_store_has_blob(c->s, &tags[i].d.digest, NULL) != 1)
+			continue;
 		if ((rc = al_store_tag(c->s, tags[i].name, &tags[i].d)) < 0)
 			goto out;
 		/* the reference a renamed image came from (targetRepo) */
@@ -2227,8 +2236,12 @@ static int stage_manifest(up_ctx *c, const char *id, int has_manifest,
 	int rc = 0;
 
 	if (c->base[0] != '\0') {
-		if ((p = al_sprintf("%s/airlock/imported/%s.json",
-		                    al_store_path(c->s), c->base)) == NULL)
+		/* a delta quarantined builds on what the store itself
+		 * imported (its blobs are read from there, never copied) */
+		if ((p = al_sprintf(
+		         "%s/airlock/imported/%s.json",
+		         al_store_path(c->main != NULL ? c->main : c->s),
+		         c->base)) == NULL)
 			return al_error_oom();
 		if (al_fs_exists(p) != 1)
 			rc = al_error_set(AL_ENOTFOUND,
@@ -2625,6 +2638,7 @@ int al_pack__unpack_run(al_store *s, const char *dir,
 		imported = NULL;
 		if ((rc = al_pack__quarantine_open(qroot, &qs)) < 0)
 			goto out;
+		c.main = s;
 		s = c.s = qs;
 		c.quarantine = 1;
 		res->quarantined = 1;
