@@ -1462,6 +1462,8 @@ static int read_volume(up_ctx *c, unsigned volno, const char *path)
 			goto out;
 		c->res->entries_imported++;
 		c->pi.items_done++;
+		/* one line per entry (-v): what tests kill an import after */
+		al_log_debug("unpack: entry '%s' read", sl->name);
 		{
 			up_entry *e = &c->entries[sl->entry];
 			size_t j, staged = 0;
@@ -1748,6 +1750,7 @@ static int apply_index(up_ctx *c, const up_entry *e)
 			continue;
 		if ((rc = al_store_tag(c->s, tags[i].name, &tags[i].d)) < 0)
 			goto out;
+		al_log_debug("unpack: tagged '%s'", tags[i].name);
 		/* the reference a renamed image came from (targetRepo) */
 		{
 			const char *o =
@@ -2307,6 +2310,7 @@ static int fill_blob(up_ctx *c, al_store *q, up_entry *e)
 		e->parts[j].done = 1;
 	c->res->entries_imported++;
 	c->pi.bytes_done += e->size;
+	al_log_debug("unpack: entry '%s' taken from the quarantine", e->path);
 out:
 	al_blob_writer_abort(w);
 	close(fd);
@@ -2369,6 +2373,7 @@ static int fill_file(up_ctx *c, const char *qstore, up_entry *e)
 		goto out;
 	e->done = 1;
 	c->res->entries_imported++;
+	al_log_debug("unpack: entry '%s' taken from the quarantine", e->path);
 out:
 	al_pack__free_list(names, n);
 	al_buf_free(&b);
@@ -2501,6 +2506,7 @@ static int finish_import(up_ctx *c, const char *imported, const char *mhex)
 	if (rc < 0 || (rc = raise_mark(c)) < 0 ||
 	    (rc = write_record(c, imported, mhex)) < 0)
 		return rc;
+	al_log_debug("unpack: pack '%s' recorded", c->id);
 	remove_stage(c->stage);
 	if ((p = al_sprintf("%s/airlock/unpack", al_store_path(c->s))) != NULL)
 		rmdir(p); /* only when no other pack is half-imported */
