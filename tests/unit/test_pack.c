@@ -1187,6 +1187,79 @@ static long untrusted_marks(const char *store, int kind)
 	return k;
 }
 
+/* The marks file on its own: a signature mark applies while some
+ * signature-<n> holds its bytes, a tag mark while the name names its
+ * digest; clear removes, the last clear removes the file; a damaged file
+ * is refused. */
+static void test_pack__untrusted_marks_follow_the_files(void)
+{
+	char *st = fresh("marks"), *path = NULL;
+	al_store *s = NULL;
+	al_store_opts so = {.create = 1};
+	al_store_untrusted m[2], *v = NULL;
+	al_store_image img;
+	al_digest rel;
+	size_t n = 0;
+
+	memset(m, 0, sizeof(m));
+	memset(&img, 0, sizeof(img));
+	if (al_store_open(&s, st, &so) != 0 || add_image(s, "quay.io/airlock-test/x:1", 100, 3) != 0 ||
+	    al_store_find(s, "quay.io/airlock-test/x:1", &img) != 0 ||
+	    al_digest_parse_str(&rel, "sha256:" SIG_HEX) != 0) {
+		CU_FAIL("setup");
+		goto out;
+	}
+	m[0].kind = AL_STORE_UNTRUSTED_SIGNATURE;
+	m[0].digest = rel;
+	{
+		al_digest d;
+		char hex[AL_DIGEST_STRMAX];
+		CU_ASSERT_EQUAL(al_digest_bytes(&d, AL_DIGEST_SHA256, "forged\n", 7), 0);
+		memcpy(m[0].sha256, al_digest_hex(&d, hex), 65);
+	}
+	m[0].pack = (char *)"p1";
+	m[1].kind = AL_STORE_UNTRUSTED_TAG;
+	m[1].digest = img.desc.digest;
+	m[1].name = (char *)"quay.io/airlock-test/x:1";
+	m[1].pack = (char *)"p1";
+	CU_ASSERT_EQUAL(al_store_untrusted_mark(s, m, 2), 0);
+	/* no file holds the signature's bytes yet: only the tag applies */
+	CU_ASSERT_EQUAL(al_store_untrusted_list(s, &v, &n), 0);
+	CU_ASSERT_EQUAL(n, 1);
+	if (n == 1)
+		CU_ASSERT_EQUAL(v[0].kind, AL_STORE_UNTRUSTED_TAG);
+	al_store_untrusted_free(v, n);
+	CU_ASSERT_EQUAL(write_text(st, "signatures/sha256=" SIG_HEX "/signature-1", "genuine\n"), 0);
+	CU_ASSERT_EQUAL(write_text(st, "signatures/sha256=" SIG_HEX "/signature-2", "forged\n"), 0);
+	CU_ASSERT_EQUAL(al_store_signature_untrusted(s, &rel, (const uint8_t *)"forged\n", 7), 1);
+	CU_ASSERT_EQUAL(al_store_signature_untrusted(s, &rel, (const uint8_t *)"genuine\n", 8), 0);
+	CU_ASSERT_EQUAL(al_store_untrusted_list(s, &v, &n), 0);
+	CU_ASSERT_EQUAL(n, 2);
+	if (n == 2 && v[0].kind == AL_STORE_UNTRUSTED_SIGNATURE)
+		CU_ASSERT_STRING_EQUAL(STR(v[0].path), "signatures/sha256=" SIG_HEX "/signature-2");
+	al_store_untrusted_free(v, n);
+	/* the name tagged elsewhere: its mark no longer applies */
+	CU_ASSERT_EQUAL(add_image(s, "quay.io/airlock-test/x:1", 100, 4), 0);
+	CU_ASSERT_EQUAL(al_store_untrusted_list(s, &v, &n), 0);
+	CU_ASSERT_EQUAL(n, 1);
+	al_store_untrusted_free(v, n);
+	/* cleared: the file goes with the last mark */
+	CU_ASSERT_EQUAL(al_store_untrusted_clear(s, m, 2), 0);
+	path = al_sprintf("%s/airlock/untrusted.json", st);
+	CU_ASSERT_EQUAL(al_fs_exists(path), 0);
+	CU_ASSERT_EQUAL(al_store_signature_untrusted(s, &rel, (const uint8_t *)"forged\n", 7), 0);
+	/* damaged: refused, never read as "no marks" */
+	CU_ASSERT_EQUAL(al_fs_write_atomic(path, "{\"airlockUntrusted\":1,\"signatures\":[{}]}", 40), 0);
+	CU_ASSERT_EQUAL(al_store_signature_untrusted(s, &rel, (const uint8_t *)"forged\n", 7), AL_EVERIFY);
+	CU_ASSERT_EQUAL(al_store_untrusted_list(s, &v, &n), AL_EVERIFY);
+	al_error_clear();
+out:
+	al_store_image_clear(&img);
+	al_store_free(s);
+	free(path);
+	free(st);
+}
+
 /* Issue 24: a forged signature-1 written by an --accept-untrusted import
  * is marked; the genuine pack with --trust replaces it (no forged byte
  * beside the real one) and clears the marks; a signature file nobody
@@ -2114,6 +2187,7 @@ int main(void)
 		{"test_pack__inventory_lists_blobs_signatures_and_packs", test_pack__inventory_lists_blobs_signatures_and_packs},
 		{"test_pack__untrusted_import_is_quarantined", test_pack__untrusted_import_is_quarantined},
 		{"test_pack__promote_needs_the_signing_key", test_pack__promote_needs_the_signing_key},
+		{"test_pack__untrusted_marks_follow_the_files", test_pack__untrusted_marks_follow_the_files},
 		CU_TEST_INFO_NULL,
 	};
 
