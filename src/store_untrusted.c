@@ -106,7 +106,7 @@ static int marks_save(al_store *s, const json_t *v)
 		return al_error_oom();
 	if (json_array_size(json_object_get(v, "signatures")) == 0 &&
 	    json_array_size(json_object_get(v, "tags")) == 0) {
-		if (unlink(p) != 0 && al_fs_exists(p) == 1)
+		if (unlink(p) != 0 && errno != ENOENT)
 			rc = al_error_errno(errno, "cannot remove '%s'", p);
 	} else {
 		rc = al_json_save_file(p, v, 1);
