@@ -2503,7 +2503,11 @@ static int finish_import(up_ctx *c, const char *imported, const char *mhex)
 		return al_error_oom();
 	rc = al_fs_mkdir_p(p, 0755);
 	free(p);
-	if (rc < 0 || (rc = raise_mark(c)) < 0 ||
+	/* the names durable in index.json (not only in the journal, which is
+	 * not fsynced) before the record says the import is complete: after
+	 * a power loss, a record must never stand for names that are gone */
+	if (rc < 0 || (rc = al_store_flush(c->s)) < 0 ||
+	    (rc = raise_mark(c)) < 0 ||
 	    (rc = write_record(c, imported, mhex)) < 0)
 		return rc;
 	al_log_debug("unpack: pack '%s' recorded", c->id);
