@@ -654,6 +654,56 @@ static int inventory_quarantine(al_store *s, json_t *inv)
 	return rc;
 }
 
+/*
+ * inv's "untrusted": what an import no key verified wrote
+ * (al_store_untrusted_list), and those signatures taken out of
+ * "signatures", so that a pack made --have this inventory carries them
+ * again and a trusted import of it vouches for them.
+ */
+static int inventory_untrusted(al_store *s, json_t *inv)
+{
+	al_store_untrusted *v = NULL;
+	json_t *sigs = json_object_get(inv, "signatures"), *us, *ut, *o, *e;
+	char ds[AL_DIGEST_STRMAX];
+	size_t n = 0, i, j;
+	int rc;
+
+	us = json_array();
+	ut = json_array();
+	if (us == NULL || ut == NULL ||
+	    json_object_set_new(
+	        inv, "untrusted",
+	        json_pack("{s:o, s:o}", "signatures", us, "tags", ut)) < 0)
+		return al_error_oom();
+	if ((rc = al_store_untrusted_list(s, &v, &n)) < 0)
+		return rc;
+	for (i = 0; i < n && rc == 0; i++) {
+		al_digest_str(&v[i].digest, ds);
+		if (v[i].kind == AL_STORE_UNTRUSTED_SIGNATURE) {
+			json_array_foreach(sigs, j, e)
+			{
+				if (strcmp(al_json_str(e, "path"), v[i].path) ==
+				    0) {
+					json_array_remove(sigs, j);
+					break;
+				}
+			}
+			o = json_pack("{s:s, s:s, s:s}", "path", v[i].path,
+			              "sha256", v[i].sha256, "pack", v[i].pack);
+		} else {
+			o = json_pack("{s:s, s:s, s:s}", "name", v[i].name,
+			              "digest", ds, "pack", v[i].pack);
+		}
+		if (o == NULL ||
+		    json_array_append_new(
+		        v[i].kind == AL_STORE_UNTRUSTED_SIGNATURE ? us : ut,
+		        o) < 0)
+			rc = al_error_oom();
+	}
+	al_store_untrusted_free(v, n);
+	return rc;
+}
+
 int al_pack__inventory_json(al_store *s, json_t **out)
 {
 	const char *root = al_store_path(s);
@@ -731,6 +781,8 @@ int al_pack__inventory_json(al_store *s, json_t **out)
 	/* packs held in the quarantine: not in "packs", never in the store */
 	if ((rc = inventory_quarantine(s, inv)) < 0)
 		goto out;
+	if ((rc = inventory_untrusted(s, inv)) < 0)
+		goto out;
 	*out = inv;
 	inv = NULL;
 	goto out;
@@ -770,8 +822,29 @@ out:
 	return rc;
 }
 
+/* 1 when d is in s, or in also (when given). */
+static int has_blob2(al_store *s, al_store *also, const al_digest *d)
+{
+	return al_store_has_blob(s, d, NULL) == 1 ||
+	       (also != NULL && al_store_has_blob(also, d, NULL) == 1);
+}
+
+int al_pack__read_blob2(al_store *s, al_store *also, const al_digest *d,
+                        al_buf *b)
+{
+	if (also != NULL && al_store_has_blob(s, d, NULL) != 1)
+		return al_store_read_blob(also, d, b);
+	return al_store_read_blob(s, d, b);
+}
+
 int al_pack__image_complete(al_store *s, const al_digest *d,
                             const char *media_type, int depth)
+{
+	return al_pack__image_complete_in(s, NULL, d, media_type, depth);
+}
+
+int al_pack__image_complete_in(al_store *s, al_store *also, const al_digest *d,
+                               const char *media_type, int depth)
 {
 	al_buf b = AL_BUF_INIT(AL_OCI_MANIFEST_MAX);
 	al_manifest m;
@@ -779,32 +852,30 @@ int al_pack__image_complete(al_store *s, const al_digest *d,
 	int ok = 0;
 
 	memset(&m, 0, sizeof(m));
-	if (depth > AL_PACK_IMAGE_DEPTH_MAX ||
-	    al_store_has_blob(s, d, NULL) != 1)
+	if (depth > AL_PACK_IMAGE_DEPTH_MAX || !has_blob2(s, also, d))
 		return 0;
 	if (media_type != NULL && !al_media_type_is_manifest(media_type))
 		return 1;
-	if (al_store_read_blob(s, d, &b) < 0 ||
+	if (al_pack__read_blob2(s, also, d, &b) < 0 ||
 	    al_manifest_parse(&m, b.ptr, b.len, media_type, "manifest") < 0) {
 		al_error_clear();
 		goto out;
 	}
 	if (m.is_index) {
 		for (i = 0; i < m.nmanifests; i++)
-			if (!al_pack__image_complete(s, &m.manifests[i].digest,
-			                             m.manifests[i].media_type,
-			                             depth + 1))
+			if (!al_pack__image_complete_in(
+			        s, also, &m.manifests[i].digest,
+			        m.manifests[i].media_type, depth + 1))
 				goto out;
 	} else {
-		if (al_store_has_blob(s, &m.config.digest, NULL) != 1)
+		if (!has_blob2(s, also, &m.config.digest))
 			goto out;
 		for (i = 0; i < m.nlayers; i++) {
 			if (m.layers[i].media_type != NULL &&
 			    strstr(m.layers[i].media_type,
 			           "nondistributable") != NULL)
 				continue;
-			if (al_store_has_blob(s, &m.layers[i].digest, NULL) !=
-			    1)
+			if (!has_blob2(s, also, &m.layers[i].digest))
 				goto out;
 		}
 	}

@@ -46,6 +46,14 @@ int al_pack__is_hex64(const char *s);
  */
 int al_pack__image_complete(al_store *s, const al_digest *d,
                             const char *media_type, int depth);
+/* The same, a blob counting as there when it is in s or in also (NULL:
+ * s only): a delta imported into the quarantine completes its images
+ * with its base's blobs in the store, read only. */
+int al_pack__image_complete_in(al_store *s, al_store *also, const al_digest *d,
+                               const char *media_type, int depth);
+/* Read blob d from s, or from also when s lacks it and also is given. */
+int al_pack__read_blob2(al_store *s, al_store *also, const al_digest *d,
+                        al_buf *b);
 /* 1 if s is exactly n lowercase hex digits. */
 int al_pack__is_hex(const char *s, size_t n);
 /* For a blob path "blobs/<algo>/<hex>": the algorithm (AL_DIGEST_SHA256 or

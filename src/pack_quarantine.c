@@ -58,15 +58,43 @@ int al_pack__rm_tree(const char *path)
 int al_pack__quarantine_remove(const char *root)
 {
 	const char *slash = strrchr(root, '/');
-	char *parent;
-	int rc;
+	char *parent = NULL, *gone = NULL, **names = NULL;
+	size_t n = 0, i;
+	int rc = 0;
 
-	if ((rc = al_pack__rm_tree(root)) < 0)
-		return rc;
+	if ((parent = al_strndup(root, (size_t)(slash - root))) == NULL ||
+	    (gone = al_sprintf("%s/.gone-%s", parent, slash + 1)) == NULL) {
+		rc = al_error_oom();
+		goto out;
+	}
+	/* one rename takes the whole quarantine away (a kill while its
+	 * files are removed must not leave a half quarantine, its import
+	 * record gone, that a rerun of --promote would take for an
+	 * unfinished import); what a killed removal left is swept here */
+	if (rename(root, gone) != 0 && errno != ENOENT) {
+		rc = al_error_errno(errno, "cannot remove '%s'", root);
+		goto out;
+	}
+	if ((rc = al_pack__list_dir(parent, &names, &n)) < 0)
+		goto out;
+	for (i = 0; i < n && rc == 0; i++) {
+		char *p;
+		if (!al_str_startswith(names[i], ".gone-"))
+			continue;
+		if ((p = al_path_join(parent, names[i])) == NULL) {
+			rc = al_error_oom();
+			break;
+		}
+		rc = al_pack__rm_tree(p);
+		free(p);
+	}
 	/* after the last quarantined pack, STORE/airlock/quarantine too
 	 * (rmdir refuses while another is there) */
-	if ((parent = al_strndup(root, (size_t)(slash - root))) != NULL)
+	if (rc == 0)
 		rmdir(parent);
+out:
+	al_pack__free_list(names, n);
+	free(gone);
 	free(parent);
-	return 0;
+	return rc;
 }

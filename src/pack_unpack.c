@@ -95,6 +95,9 @@ typedef struct up_ctx {
 	const char *keyid; /* "sha256:<hex>" of the --trust key, or NULL */
 	const char *qsrc;  /* promotion: the quarantine the entries come from
 	                      (STORE/airlock/quarantine/<id>), else NULL */
+	int quarantine;    /* importing into the quarantine store */
+	al_store *main;    /* quarantine: the store itself, only read (a
+	                      delta's base, its blobs), else NULL */
 	uint64_t mark;     /* highest sequence imported before (see
 	                      rollback_mark) */
 	char mark_id[AL_PACK_ID_MAX + 1]; /* the pack that had it */
@@ -437,6 +440,87 @@ static int blob_digest(const up_entry *e, al_digest *d)
 	return al_digest_parse_str(d, s);
 }
 
+/* The release a signature entry belongs to (its path names it). */
+static int sig_release(const up_entry *e, al_digest *d)
+{
+	char s[AL_DIGEST_STRMAX];
+
+	/* "signatures/sha256=<64 hex>/...", checked by al_pack__classify */
+	snprintf(s, sizeof(s), "sha256:%.64s", e->path + 18);
+	return al_digest_parse_str(d, s);
+}
+
+/*
+ * docs/security.md "Untrusted imports": an import into the store that no
+ * key verified (--accept-untrusted) marks what it writes; a trusted one
+ * clears the marks of what it vouches for. The quarantine, untrusted as a
+ * whole, carries no marks.
+ */
+static int marks_untrusted(const up_ctx *c)
+{
+	return c->keyid == NULL && !c->quarantine;
+}
+
+static int marks_trusted(const up_ctx *c)
+{
+	return c->keyid != NULL && !c->quarantine;
+}
+
+/* Mark (untrusted run) or clear (trusted run) the signature entries: todo
+ * only those still to be written, else every one the pack carries. */
+static int sig_marks(up_ctx *c, int todo)
+{
+	al_store_untrusted *v;
+	size_t i, n = 0;
+	int rc = 0;
+
+	if (!marks_untrusted(c) && !marks_trusted(c))
+		return 0;
+	if ((v = calloc(c->nentries + 1, sizeof(*v))) == NULL)
+		return al_error_oom();
+	for (i = 0; i < c->nentries; i++) {
+		const up_entry *e = &c->entries[i];
+		if (e->kind != AL_PK_SIG || (todo && e->done))
+			continue;
+		v[n].kind = AL_STORE_UNTRUSTED_SIGNATURE;
+		if ((rc = sig_release(e, &v[n].digest)) < 0)
+			goto out;
+		memcpy(v[n].sha256, e->hex, 65);
+		v[n].pack = (char *)c->id;
+		n++;
+	}
+	rc = marks_untrusted(c) ? al_store_untrusted_mark(c->s, v, n)
+	                        : al_store_untrusted_clear(c->s, v, n);
+out:
+	free(v);
+	return rc;
+}
+
+/* 1 when the file at path is a signature of e's release that an
+ * untrusted import wrote (so a trusted import may replace it); hex gets
+ * the SHA-256 of its bytes. */
+static int sig_file_untrusted(const up_ctx *c, const up_entry *e,
+                              const char *path, char hex[65])
+{
+	al_buf b = AL_BUF_INIT(AL_PACK_SIGFILE_MAX);
+	const uint8_t *p;
+	al_digest d;
+	int rc;
+
+	if ((rc = sig_release(e, &d)) < 0 ||
+	    (rc = al_fs_read_file(path, &b)) < 0)
+		goto out;
+	p = b.ptr != NULL ? b.ptr : (const uint8_t *)"";
+	if ((rc = al_pack__sha256_hex(p, b.len, hex)) < 0)
+		goto out;
+	rc = al_store_signature_untrusted(c->s, &d, p, b.len);
+out:
+	al_buf_free(&b);
+	if (rc < 0)
+		al_error_clear();
+	return rc == 1;
+}
+
 /*
  * 1 if some signature-<n> of the signature's directory holds exactly the
  * entry's bytes: a signature the store kept under another number (see
@@ -508,7 +592,8 @@ static int free_sig_slot(const char *dest, char **out)
  * signature goes: its directory made, and the first free slot when the
  * store holds a different file under its name (free_sig_slot).
  */
-static int sig_dest(const up_ctx *c, const up_entry *e, char **dest)
+static int sig_dest(const up_ctx *c, const up_entry *e, char **dest,
+                    char replaced[65])
 {
 	const char *slash = strrchr(*dest, '/');
 	char *ddir, *alt = NULL;
@@ -520,6 +605,15 @@ static int sig_dest(const up_ctx *c, const up_entry *e, char **dest)
 	free(ddir);
 	if (rc < 0 || al_fs_exists(*dest) != 1)
 		return rc;
+	/* what an untrusted import wrote gives way to a trusted pack's
+	 * signature of the same name (its mark goes in finish_import) */
+	if (marks_trusted(c) && sig_file_untrusted(c, e, *dest, replaced)) {
+		al_log_warn("pack '%s': replaced '%s', written by an untrusted "
+		            "import",
+		            c->id, e->path);
+		return 0;
+	}
+	replaced[0] = '\0';
 	if ((rc = free_sig_slot(*dest, &alt)) < 0)
 		return rc;
 	al_log_warn("pack '%s': the store holds a different '%s'; kept it, "
@@ -528,6 +622,23 @@ static int sig_dest(const up_ctx *c, const up_entry *e, char **dest)
 	free(*dest);
 	*dest = alt;
 	return 0;
+}
+
+/* After a trusted signature replaced the untrusted bytes of SHA-256 hex
+ * (sig_dest), their mark goes: no file holds them any more. */
+static int sig_unmark_replaced(up_ctx *c, const up_entry *e, const char *hex)
+{
+	al_store_untrusted m;
+	int rc;
+
+	if (hex[0] == '\0')
+		return 0;
+	memset(&m, 0, sizeof(m));
+	m.kind = AL_STORE_UNTRUSTED_SIGNATURE;
+	if ((rc = sig_release(e, &m.digest)) < 0)
+		return rc;
+	memcpy(m.sha256, hex, 65);
+	return al_store_untrusted_clear(c->s, &m, 1);
 }
 
 /* What is already in place, from what is on disk (nothing else is trusted). */
@@ -987,7 +1098,7 @@ static int import_small(up_ctx *c, struct archive *a, up_slot *sl)
 	uint64_t size = e->nparts > 0 ? e->parts[sl->part].size : e->size;
 	const char *want = e->nparts > 0 ? e->parts[sl->part].hex : e->hex;
 	al_tmpfile *t = NULL;
-	char *dest = NULL, hex[AL_DIGEST_STRMAX];
+	char *dest = NULL, hex[AL_DIGEST_STRMAX], replaced[65] = "";
 	al_digest d;
 	int rc;
 
@@ -1008,14 +1119,15 @@ static int import_small(up_ctx *c, struct archive *a, up_slot *sl)
 		rc = al_error_oom();
 		goto out;
 	}
-	if (e->kind == AL_PK_SIG && (rc = sig_dest(c, e, &dest)) < 0) {
+	if (e->kind == AL_PK_SIG &&
+	    (rc = sig_dest(c, e, &dest, replaced)) < 0) {
 		rc = al_error_wrap(rc, "volume '%s' entry '%s'", c->volname,
 		                   sl->name);
 		goto out;
 	}
 	rc = al_tmpfile_commit(t, dest);
 	t = NULL;
-	if (rc < 0)
+	if (rc < 0 || (rc = sig_unmark_replaced(c, e, replaced)) < 0)
 		goto out;
 	if (e->nparts > 0)
 		e->parts[sl->part].done = 1;
@@ -1350,6 +1462,8 @@ static int read_volume(up_ctx *c, unsigned volno, const char *path)
 			goto out;
 		c->res->entries_imported++;
 		c->pi.items_done++;
+		/* one line per entry (-v): what tests kill an import after */
+		al_log_debug("unpack: entry '%s' read", sl->name);
 		{
 			up_entry *e = &c->entries[sl->entry];
 			size_t j, staged = 0;
@@ -1462,9 +1576,11 @@ static int check_index_target(up_ctx *c, const char *name,
 		                    "index: refused",
 		                    c->id, name, ds,
 		                    d->media_type != NULL ? d->media_type : "");
-	if (al_store_has_blob(c->s, &d->digest, NULL) != 1)
+	if (al_store_has_blob(c->s, &d->digest, NULL) != 1 &&
+	    (c->main == NULL ||
+	     al_store_has_blob(c->main, &d->digest, NULL) != 1))
 		return 0; /* incomplete: counted by the caller */
-	if ((rc = al_store_read_blob(c->s, &d->digest, &b)) < 0 ||
+	if ((rc = al_pack__read_blob2(c->s, c->main, &d->digest, &b)) < 0 ||
 	    (rc = al_manifest_parse(&m, b.ptr, b.len, d->media_type, ds)) < 0)
 		rc = al_error_wrap(AL_EVERIFY,
 		                   "index.json of pack '%s': '%s' names blob "
@@ -1526,6 +1642,53 @@ static int check_rollback(up_ctx *c, const up_tag *tags, size_t n)
 	    moved > 1 ? " (and other tags)" : "");
 }
 
+/*
+ * Untrusted run: mark every complete name of the pack that the store does
+ * not already give the same digest (a name left as it was is not the
+ * import's doing). Trusted run: clear the marks of every name it set.
+ */
+static int tag_marks(up_ctx *c, const up_tag *tags, size_t n)
+{
+	al_store_untrusted *v;
+	char ds[AL_DIGEST_STRMAX];
+	const char *at;
+	size_t i, m = 0;
+	int rc;
+
+	if ((v = calloc(n + 1, sizeof(*v))) == NULL)
+		return al_error_oom();
+	for (i = 0; i < n; i++) {
+		al_store_image img;
+		int same;
+		if (tags[i].name == NULL || !tags[i].complete)
+			continue;
+		/* a name by digest names what it says: nothing to vouch for */
+		al_digest_str(&tags[i].d.digest, ds);
+		at = strrchr(tags[i].name, '@');
+		if (at != NULL && strcmp(at + 1, ds) == 0)
+			continue;
+		if (marks_untrusted(c)) {
+			memset(&img, 0, sizeof(img));
+			same = al_store_find(c->s, tags[i].name, &img) == 0 &&
+			       al_digest_equal(&img.desc.digest,
+			                       &tags[i].d.digest);
+			al_store_image_clear(&img);
+			al_error_clear();
+			if (same)
+				continue;
+		}
+		v[m].kind = AL_STORE_UNTRUSTED_TAG;
+		v[m].digest = tags[i].d.digest;
+		v[m].name = (char *)tags[i].name;
+		v[m].pack = (char *)c->id;
+		m++;
+	}
+	rc = marks_untrusted(c) ? al_store_untrusted_mark(c->s, v, m)
+	                        : al_store_untrusted_clear(c->s, v, m);
+	free(v);
+	return rc;
+}
+
 static int apply_index(up_ctx *c, const up_entry *e)
 {
 	json_t *idx = NULL, *arr, *v;
@@ -1562,10 +1725,13 @@ static int apply_index(up_ctx *c, const up_entry *e)
 		tags[i].name = name;
 		if ((rc = check_index_target(c, name, &tags[i].d)) < 0)
 			goto out;
-		tags[i].complete = al_pack__image_complete(
-		    c->s, &tags[i].d.digest, tags[i].d.media_type, 0);
+		tags[i].complete = al_pack__image_complete_in(
+		    c->s, c->main, &tags[i].d.digest, tags[i].d.media_type, 0);
 	}
 	if ((rc = check_rollback(c, tags, n)) < 0)
+		goto out;
+	/* an untrusted run marks the names it moves before it moves them */
+	if (marks_untrusted(c) && (rc = tag_marks(c, tags, n)) < 0)
 		goto out;
 	for (i = 0; i < n; i++) {
 		if (tags[i].name == NULL)
@@ -1577,8 +1743,14 @@ static int apply_index(up_ctx *c, const up_entry *e)
 			            c->id, tags[i].name);
 			continue;
 		}
+		/* a quarantined delta's image whose manifest is the base's:
+		 * whole with the store's blobs, nothing of it to hold here */
+		if (c->main != NULL &&
+		    al_store_has_blob(c->s, &tags[i].d.digest, NULL) != 1)
+			continue;
 		if ((rc = al_store_tag(c->s, tags[i].name, &tags[i].d)) < 0)
 			goto out;
+		al_log_debug("unpack: tagged '%s'", tags[i].name);
 		/* the reference a renamed image came from (targetRepo) */
 		{
 			const char *o =
@@ -1592,6 +1764,9 @@ static int apply_index(up_ctx *c, const up_entry *e)
 		}
 		c->res->images_tagged++;
 	}
+	/* and a trusted one clears the marks of the names it set */
+	if (marks_trusted(c) && (rc = tag_marks(c, tags, n)) < 0)
+		goto out;
 out:
 	for (i = 0; i < n && tags != NULL; i++)
 		if (tags[i].name != NULL)
@@ -2064,8 +2239,12 @@ static int stage_manifest(up_ctx *c, const char *id, int has_manifest,
 	int rc = 0;
 
 	if (c->base[0] != '\0') {
-		if ((p = al_sprintf("%s/airlock/imported/%s.json",
-		                    al_store_path(c->s), c->base)) == NULL)
+		/* a delta quarantined builds on what the store itself
+		 * imported (its blobs are read from there, never copied) */
+		if ((p = al_sprintf(
+		         "%s/airlock/imported/%s.json",
+		         al_store_path(c->main != NULL ? c->main : c->s),
+		         c->base)) == NULL)
 			return al_error_oom();
 		if (al_fs_exists(p) != 1)
 			rc = al_error_set(AL_ENOTFOUND,
@@ -2131,6 +2310,7 @@ static int fill_blob(up_ctx *c, al_store *q, up_entry *e)
 		e->parts[j].done = 1;
 	c->res->entries_imported++;
 	c->pi.bytes_done += e->size;
+	al_log_debug("unpack: entry '%s' taken from the quarantine", e->path);
 out:
 	al_blob_writer_abort(w);
 	close(fd);
@@ -2144,7 +2324,7 @@ static int fill_file(up_ctx *c, const char *qstore, up_entry *e)
 {
 	al_buf b = AL_BUF_INIT(AL_PACK_META_MAX);
 	char **names = NULL, *src = NULL, *dir = NULL, *dest = NULL;
-	char hex[65];
+	char hex[65], replaced[65] = "";
 	size_t n = 0, i;
 	int rc = 0;
 
@@ -2184,13 +2364,16 @@ static int fill_file(up_ctx *c, const char *qstore, up_entry *e)
 		rc = al_error_oom();
 		goto out;
 	}
-	if (e->kind == AL_PK_SIG && (rc = sig_dest(c, e, &dest)) < 0)
+	if (e->kind == AL_PK_SIG && (rc = sig_dest(c, e, &dest, replaced)) < 0)
 		goto out;
 	if ((rc = al_fs_write_atomic(
-	         dest, b.ptr != NULL ? b.ptr : (const uint8_t *)"", b.len)) < 0)
+	         dest, b.ptr != NULL ? b.ptr : (const uint8_t *)"", b.len)) <
+	        0 ||
+	    (rc = sig_unmark_replaced(c, e, replaced)) < 0)
 		goto out;
 	e->done = 1;
 	c->res->entries_imported++;
+	al_log_debug("unpack: entry '%s' taken from the quarantine", e->path);
 out:
 	al_pack__free_list(names, n);
 	al_buf_free(&b);
@@ -2246,6 +2429,9 @@ static int read_volumes(up_ctx *c, const char *id)
 	    (rc = al_hash_worker_new(&c->hw)) < 0 || (rc = scan_done(c)) < 0 ||
 	    /* docs/lifecycle.md: refused before anything is imported */
 	    (rc = unpack_space(c)) < 0 ||
+	    /* marked before they are written: a crash leaves no unmarked
+	     * untrusted signature */
+	    (marks_untrusted(c) && (rc = sig_marks(c, 1)) < 0) ||
 	    (rc = committer_start(&c->commit, c->s)) < 0)
 		return rc;
 	/* a run killed between staging the last part of a blob and joining
@@ -2309,14 +2495,22 @@ static int finish_import(up_ctx *c, const char *imported, const char *mhex)
 		if (c->entries[i].kind == AL_PK_INDEX &&
 		    (rc = apply_index(c, &c->entries[i])) < 0)
 			return rc;
+	/* a trusted pack vouches for every signature it carries */
+	if (marks_trusted(c) && (rc = sig_marks(c, 0)) < 0)
+		return rc;
 	if ((p = al_sprintf("%s/airlock/imported", al_store_path(c->s))) ==
 	    NULL)
 		return al_error_oom();
 	rc = al_fs_mkdir_p(p, 0755);
 	free(p);
-	if (rc < 0 || (rc = raise_mark(c)) < 0 ||
+	/* the names durable in index.json (not only in the journal, which is
+	 * not fsynced) before the record says the import is complete: after
+	 * a power loss, a record must never stand for names that are gone */
+	if (rc < 0 || (rc = al_store_flush(c->s)) < 0 ||
+	    (rc = raise_mark(c)) < 0 ||
 	    (rc = write_record(c, imported, mhex)) < 0)
 		return rc;
+	al_log_debug("unpack: pack '%s' recorded", c->id);
 	remove_stage(c->stage);
 	if ((p = al_sprintf("%s/airlock/unpack", al_store_path(c->s))) != NULL)
 		rmdir(p); /* only when no other pack is half-imported */
@@ -2454,7 +2648,9 @@ int al_pack__unpack_run(al_store *s, const char *dir,
 		imported = NULL;
 		if ((rc = al_pack__quarantine_open(qroot, &qs)) < 0)
 			goto out;
+		c.main = s;
 		s = c.s = qs;
+		c.quarantine = 1;
 		res->quarantined = 1;
 	}
 	if ((c.stage = al_sprintf("%s/airlock/unpack/%s", al_store_path(s),

@@ -836,3 +836,35 @@ int al_sig_store_load(al_store *s, const al_digest *release, al_sig_list *out)
 	free(root);
 	return rc < 0 ? rc : 0;
 }
+
+int al_sig_store_load_trusted(al_store *s, const al_digest *release,
+                              al_sig_list *out, size_t *left_out)
+{
+	al_sig_list all = AL_SIG_LIST_INIT;
+	size_t i, skipped = 0;
+	int rc;
+
+	if ((rc = al_sig_store_load(s, release, &all)) < 0)
+		goto out;
+	for (i = 0; i < all.n; i++) {
+		/* docs/security.md "Untrusted imports": bytes an import no
+		 * key verified wrote are not shipped on the store's word */
+		rc = al_store_signature_untrusted(s, release, all.items[i].data,
+		                                  all.items[i].len);
+		if (rc < 0)
+			goto out;
+		if (rc == 1) {
+			skipped++;
+			continue;
+		}
+		if ((rc = al_sig_list_add(out, all.items[i].data,
+		                          all.items[i].len)) < 0)
+			goto out;
+	}
+	rc = 0;
+	if (left_out != NULL)
+		*left_out = skipped;
+out:
+	al_sig_list_clear(&all);
+	return rc;
+}

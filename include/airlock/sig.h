@@ -474,6 +474,17 @@ AL_EXPORT int al_sig_store_save(al_store *s, const al_digest *release,
 AL_EXPORT int al_sig_store_load(al_store *s, const al_digest *release,
                                 al_sig_list *out);
 
+/*
+ * al_sig_store_load without the signatures an untrusted import wrote
+ * (al_store_signature_untrusted, docs/security.md "Untrusted imports"):
+ * what may be shipped without verifying it (signature ConfigMaps).
+ * *left_out (may be NULL) gets how many were left out. Verification with
+ * keys may use al_sig_store_load: a signature counts there only when it
+ * verifies against a trusted key.
+ */
+AL_EXPORT int al_sig_store_load_trusted(al_store *s, const al_digest *release,
+                                        al_sig_list *out, size_t *left_out);
+
 AL_END_DECL
 
 #endif

@@ -348,6 +348,54 @@ AL_EXPORT int al_store_signature_add(al_store *s, const al_digest *release,
                                      size_t max_bytes, unsigned max_count,
                                      unsigned *index);
 
+/* --- marks of untrusted imports: airlock/untrusted.json --------------- */
+
+/*
+ * What an import that no key verified (unpack --accept-untrusted) wrote
+ * into the store, so that nothing treats it as vouched for
+ * (docs/security.md "Untrusted imports"). A signature is marked by its
+ * release and the SHA-256 of its bytes (whatever signature-<n> holds
+ * them), a tag by its name and the digest the import gave it (a name
+ * tagged again elsewhere is no longer marked).
+ */
+typedef enum al_store_untrusted_kind {
+	AL_STORE_UNTRUSTED_SIGNATURE = 1,
+	AL_STORE_UNTRUSTED_TAG = 2
+} al_store_untrusted_kind;
+
+typedef struct al_store_untrusted {
+	int kind;         /* al_store_untrusted_kind */
+	al_digest digest; /* SIGNATURE: the release; TAG: the manifest */
+	char sha256[65];  /* SIGNATURE: hex SHA-256 of its bytes; TAG: "" */
+	char *name;       /* TAG: the name; SIGNATURE: NULL */
+	char *pack;       /* the pack id of the import that wrote it */
+	char *path;       /* listings: the signature file ("signatures/...") */
+} al_store_untrusted;
+
+/*
+ * Record marks v[0..n) in airlock/untrusted.json (atomically, before the
+ * caller writes what they mark, so that a crash never leaves an unmarked
+ * file); a tag mark replaces that name's mark. Not thread-safe: the
+ * importer is the store's one writer. AL_EVERIFY when the file is damaged.
+ */
+AL_EXPORT int al_store_untrusted_mark(al_store *s, const al_store_untrusted *v,
+                                      size_t n);
+/* Remove the marks of v[0..n) (signatures by release and SHA-256, tags by
+ * name; pack and digest of a tag ignored): what a trusted import vouched
+ * for. No marks file: nothing written. */
+AL_EXPORT int al_store_untrusted_clear(al_store *s, const al_store_untrusted *v,
+                                       size_t n);
+/* 1 when the signature bytes p[0..n) of release are marked, 0 if not. */
+AL_EXPORT int al_store_signature_untrusted(al_store *s,
+                                           const al_digest *release,
+                                           const uint8_t *p, size_t n);
+/* The marks that still apply: signatures some signature-<n> holds (path
+ * set), names that still name the marked digest. Free with
+ * al_store_untrusted_free. */
+AL_EXPORT int al_store_untrusted_list(al_store *s, al_store_untrusted **out,
+                                      size_t *n);
+AL_EXPORT void al_store_untrusted_free(al_store_untrusted *v, size_t n);
+
 /* --- pack records: airlock/packs/<id>.json ------------------------------ */
 
 /* What one pack this store wrote carried (for --since and listings). */

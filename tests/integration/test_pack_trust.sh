@@ -167,8 +167,8 @@ cat "$T/err"
 al_check "the real pack then imports with --trust (exit 0)" test "$AL_RC" = 0
 al_check "... it was not taken as already imported" bash -c '! grep -q "already imported" "$1"' _ "$T/out"
 al_check "... its tags win" test "$(al_digest_of "$T/far" "$tag")" = "$(al_digest_of "$src" "$tag")"
-al_check "... the forged signature file is kept, not replaced" grep -q forged "$T/far/$sigdir/signature-1"
-al_check "... and the real one is added next to it" grep -q real "$T/far/$sigdir/signature-2"
+al_check "... the forged signature file (marked untrusted) is replaced by the real one" grep -q real "$T/far/$sigdir/signature-1"
+al_check "... with no forged one beside it" test ! -e "$T/far/$sigdir/signature-2"
 al_check "the import record says trusted, by which key, which manifest" \
 	python3 -c 'import json,sys,hashlib; r=json.load(open(sys.argv[1])); sys.exit(0 if r["trusted"] is True and r["key"].startswith("sha256:") and r["manifestSha256"] == hashlib.sha256(open(sys.argv[2],"rb").read()).hexdigest() else 1)' \
 	"$T/far/airlock/imported/$p1.json" "$T/p1/airlock-$p1.json"

@@ -181,4 +181,48 @@ al_check "... the record says untrusted" \
 	"$T/far5/airlock/imported/$pu.json"
 al_check_fails "--trust and --accept-untrusted together are a usage error" 2 \
 	"$AIRLOCK" unpack "$T/pu" --store "$T/far5" --accept-untrusted --trust "$T/key.pub"
+
+# ---- a delta (--since) quarantined: its base is the store's, read only
+python3 "$AL_TOOLS/mkrelease.py" --out "$T/big" --prefix quay.io/airlock-big --version 4.15.0 \
+	--components 2 --layer-size 300000 --base-size 20000 --gzip-level 1 >/dev/null
+cat >"$T/big.yaml" <<EOF
+kind: ImageSetConfiguration
+apiVersion: mirror.openshift.io/v2alpha1
+mirror:
+  platform:
+    release: quay.io/airlock-big/release:4.15.0-x86_64
+airlock:
+  sources:
+  - prefix: quay.io/airlock-big
+    location: "oci:$T/big"
+EOF
+cp -a "$src" "$T/src6"
+al_run "$T/out" "$T/err" "$AIRLOCK" mirror --config "$T/big.yaml" --allow-unsigned --store "$T/src6"
+al_check "a second release mirrored into a copy of the staging store" test "$AL_RC" = 0
+al_run "$T/out" "$T/err" "$AIRLOCK" pack --store "$T/src6" -o "$T/pd" --volume-size 256K --since "$p1" --sign "$T/key.key"
+pd=$(pack_id "$T/out")
+al_check "a signed --since $p1 delta ($pd)" test -n "$pd"
+"$AIRLOCK" unpack "$T/p1" --store "$T/far6" --trust "$T/key.pub" >/dev/null
+state "$T/far6" >"$T/state6-before"
+al_run "$T/out" "$T/err" "$AIRLOCK" unpack "$T/pd" --store "$T/far6"
+al_check "the delta without --trust is quarantined (exit 0)" \
+	bash -c 'test "$1" = 0 && grep -q "^quarantined $2: " "$3"' _ "$AL_RC" "$pd" "$T/out"
+state "$T/far6" >"$T/state6-after"
+al_check "... nothing of it entered the store" diff -u "$T/state6-before" "$T/state6-after"
+al_check "... its new images are whole in the quarantine with the store's blobs" \
+	grep -q "quay.io/airlock-big/release:4.15.0-x86_64" "$T/far6/airlock/quarantine/$pd/store/index.json"
+al_check "... and no blob of the base was copied there" bash -c '
+	for b in "$1"/blobs/sha256/*; do
+		test ! -e "$2/blobs/sha256/${b##*/}" || exit 1
+	done' _ "$T/far6" "$T/far6/airlock/quarantine/$pd/store"
+al_run "$T/out" "$T/err" "$AIRLOCK" check --store "$T/far6"
+al_check "check lists the quarantined delta" grep -q "^quarantined $pd: [1-9][0-9]* images, signed" "$T/out"
+al_run "$T/out" "$T/err" "$AIRLOCK" unpack --promote "$pd" --store "$T/far6" --trust "$T/key.pub"
+al_check "promoting the delta with its key: exit 0" test "$AL_RC" = 0
+al_check "... the store is now the grown staging store" al_same_index "$T/src6" "$T/far6"
+al_check "... the quarantine is gone" test ! -e "$T/far6/airlock/quarantine"
+al_run "$T/out" "$T/err" "$AIRLOCK" check --store "$T/far6"
+al_check "... and check is clean" test "$AL_RC" = 0
+al_run "$T/out" "$T/err" "$AIRLOCK" unpack "$T/pd" --store "$T/far7"
+al_check "a delta whose base this store never imported is still refused (exit 3)" test "$AL_RC" = 3
 al_finish

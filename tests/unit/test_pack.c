@@ -476,11 +476,15 @@ static void test_pack__delta_have_packs_exactly_what_the_inventory_lacks(void)
 	al_store_free(s);
 	CU_ASSERT_EQUAL(json_array_size(json_object_get(j, "packs")), 1);
 	CU_ASSERT_STRING_EQUAL(json_string_value(json_array_get(json_object_get(j, "packs"), 0)), p1.id);
-	CU_ASSERT_EQUAL(json_array_size(json_object_get(j, "signatures")), 1);
+	/* imported untrusted: its signature is listed as such, not among
+	 * the signatures a --have pack leaves out */
+	CU_ASSERT_EQUAL(json_array_size(json_object_get(j, "signatures")), 0);
+	CU_ASSERT_EQUAL(json_array_size(json_object_get(json_object_get(j, "untrusted"), "signatures")), 1);
 	CU_ASSERT_EQUAL(al_json_save_file(inv, j, 1), 0);
 	json_decref(j);
 	CU_ASSERT_EQUAL(do_pack(src, o2, 0, NULL, inv, NULL, &p2), 0);
-	CU_ASSERT_EQUAL(p2.entries, 5); /* layer, config, manifest, index.json, releases.json */
+	/* layer, config, manifest, the signature again, index.json, releases.json */
+	CU_ASSERT_EQUAL(p2.entries, 6);
 	CU_ASSERT_EQUAL(do_unpack(far, o2, NULL, &ur), 0);
 	CU_ASSERT_EQUAL(ur.complete, 1);
 	CU_ASSERT_EQUAL(ur.entries_imported, 5);
@@ -803,7 +807,9 @@ static void test_pack__sha512_blobs_round_trip_and_are_verified_with_sha512(void
 		CU_ASSERT_EQUAL(listed, 1);
 		CU_ASSERT_EQUAL(al_json_save_file(inv, j, 1), 0);
 		CU_ASSERT_EQUAL(do_pack(src, o4, 0, NULL, inv, NULL, &p4), 0);
-		CU_ASSERT_EQUAL(p4.entries, 2);
+		/* index.json, releases.json, and the signature an untrusted
+		 * import wrote (not among the inventory's "signatures") */
+		CU_ASSERT_EQUAL(p4.entries, 3);
 		json_decref(j);
 		free(o3);
 		free(o4);
@@ -1161,11 +1167,108 @@ out:
 	trust_teardown(&f);
 }
 
+/* Number of marks al_store_untrusted_list gives for store, -1 on error. */
+static long untrusted_marks(const char *store, int kind)
+{
+	al_store *s = NULL;
+	al_store_opts ro = {.readonly = 1};
+	al_store_untrusted *v = NULL;
+	size_t n = 0, i;
+	long k = 0;
+
+	if (al_store_open(&s, store, &ro) < 0)
+		return -1;
+	if (al_store_untrusted_list(s, &v, &n) < 0)
+		k = -1;
+	for (i = 0; i < n && k >= 0; i++)
+		k += v[i].kind == kind;
+	al_store_untrusted_free(v, n);
+	al_store_free(s);
+	return k;
+}
+
+/* The marks file on its own: a signature mark applies while some
+ * signature-<n> holds its bytes, a tag mark while the name names its
+ * digest; clear removes, the last clear removes the file; a damaged file
+ * is refused. */
+static void test_pack__untrusted_marks_follow_the_files(void)
+{
+	char *st = fresh("marks"), *path = NULL;
+	al_store *s = NULL;
+	al_store_opts so = {.create = 1};
+	al_store_untrusted m[2], *v = NULL;
+	al_store_image img;
+	al_digest rel;
+	size_t n = 0;
+
+	memset(m, 0, sizeof(m));
+	memset(&img, 0, sizeof(img));
+	if (al_store_open(&s, st, &so) != 0 || add_image(s, "quay.io/airlock-test/x:1", 100, 3) != 0 ||
+	    al_store_find(s, "quay.io/airlock-test/x:1", &img) != 0 ||
+	    al_digest_parse_str(&rel, "sha256:" SIG_HEX) != 0) {
+		CU_FAIL("setup");
+		goto out;
+	}
+	m[0].kind = AL_STORE_UNTRUSTED_SIGNATURE;
+	m[0].digest = rel;
+	{
+		al_digest d;
+		char hex[AL_DIGEST_STRMAX];
+		CU_ASSERT_EQUAL(al_digest_bytes(&d, AL_DIGEST_SHA256, "forged\n", 7), 0);
+		memcpy(m[0].sha256, al_digest_hex(&d, hex), 65);
+	}
+	m[0].pack = (char *)"p1";
+	m[1].kind = AL_STORE_UNTRUSTED_TAG;
+	m[1].digest = img.desc.digest;
+	m[1].name = (char *)"quay.io/airlock-test/x:1";
+	m[1].pack = (char *)"p1";
+	CU_ASSERT_EQUAL(al_store_untrusted_mark(s, m, 2), 0);
+	/* no file holds the signature's bytes yet: only the tag applies */
+	CU_ASSERT_EQUAL(al_store_untrusted_list(s, &v, &n), 0);
+	CU_ASSERT_EQUAL(n, 1);
+	if (n == 1)
+		CU_ASSERT_EQUAL(v[0].kind, AL_STORE_UNTRUSTED_TAG);
+	al_store_untrusted_free(v, n);
+	CU_ASSERT_EQUAL(write_text(st, "signatures/sha256=" SIG_HEX "/signature-1", "genuine\n"), 0);
+	CU_ASSERT_EQUAL(write_text(st, "signatures/sha256=" SIG_HEX "/signature-2", "forged\n"), 0);
+	CU_ASSERT_EQUAL(al_store_signature_untrusted(s, &rel, (const uint8_t *)"forged\n", 7), 1);
+	CU_ASSERT_EQUAL(al_store_signature_untrusted(s, &rel, (const uint8_t *)"genuine\n", 8), 0);
+	CU_ASSERT_EQUAL(al_store_untrusted_list(s, &v, &n), 0);
+	CU_ASSERT_EQUAL(n, 2);
+	if (n == 2 && v[0].kind == AL_STORE_UNTRUSTED_SIGNATURE)
+		CU_ASSERT_STRING_EQUAL(STR(v[0].path), "signatures/sha256=" SIG_HEX "/signature-2");
+	al_store_untrusted_free(v, n);
+	/* the name tagged elsewhere: its mark no longer applies */
+	CU_ASSERT_EQUAL(add_image(s, "quay.io/airlock-test/x:1", 100, 4), 0);
+	CU_ASSERT_EQUAL(al_store_untrusted_list(s, &v, &n), 0);
+	CU_ASSERT_EQUAL(n, 1);
+	al_store_untrusted_free(v, n);
+	/* cleared: the file goes with the last mark */
+	CU_ASSERT_EQUAL(al_store_untrusted_clear(s, m, 2), 0);
+	path = al_sprintf("%s/airlock/untrusted.json", st);
+	CU_ASSERT_EQUAL(al_fs_exists(path), 0);
+	CU_ASSERT_EQUAL(al_store_signature_untrusted(s, &rel, (const uint8_t *)"forged\n", 7), 0);
+	/* damaged: refused, never read as "no marks" */
+	CU_ASSERT_EQUAL(al_fs_write_atomic(path, "{\"airlockUntrusted\":1,\"signatures\":[{}]}", 40), 0);
+	CU_ASSERT_EQUAL(al_store_signature_untrusted(s, &rel, (const uint8_t *)"forged\n", 7), AL_EVERIFY);
+	CU_ASSERT_EQUAL(al_store_untrusted_list(s, &v, &n), AL_EVERIFY);
+	al_error_clear();
+out:
+	al_store_image_clear(&img);
+	al_store_free(s);
+	free(path);
+	free(st);
+}
+
+/* Issue 24: a forged signature-1 written by an --accept-untrusted import
+ * is marked; the genuine pack with --trust replaces it (no forged byte
+ * beside the real one) and clears the marks; a signature file nobody
+ * marked (another writer's) is still never replaced. */
 static void test_pack__forged_signature_file_never_blocks_a_trusted_pack(void)
 {
 	trust_fixture f;
 	al_unpack_result ur;
-	char *far = fresh("far"), *one = NULL, *two = NULL;
+	char *far = fresh("far"), *far2 = fresh("far"), *one = NULL, *two = NULL, *marks = NULL;
 	al_buf b = AL_BUF_INIT(AL_MIB);
 
 	memset(&ur, 0, sizeof(ur));
@@ -1175,26 +1278,55 @@ static void test_pack__forged_signature_file_never_blocks_a_trusted_pack(void)
 	}
 	CU_ASSERT_EQUAL(do_unpack(far, f.forged, NULL, &ur), 0);
 	al_unpack_result_clear(&ur);
+	/* the untrusted import marked the signature and the moved tag */
+	CU_ASSERT_EQUAL(untrusted_marks(far, AL_STORE_UNTRUSTED_SIGNATURE), 1);
+	CU_ASSERT_TRUE(untrusted_marks(far, AL_STORE_UNTRUSTED_TAG) >= 1);
 	CU_ASSERT_EQUAL(do_unpack(far, f.real, f.pub, &ur), 0);
 	CU_ASSERT_EQUAL(ur.complete, 1);
 	al_unpack_result_clear(&ur);
-	/* nothing replaced: the forged file stays, the real one is added next to it */
+	/* replaced in place: the real signature is signature-1, alone */
 	one = al_sprintf("%s/signatures/sha256=" SIG_HEX "/signature-1", far);
 	two = al_sprintf("%s/signatures/sha256=" SIG_HEX "/signature-2", far);
+	CU_ASSERT_EQUAL(al_fs_read_file(one, &b), 0);
+	CU_ASSERT_STRING_EQUAL(al_buf_cstr(&b), "not really a signature\n");
+	CU_ASSERT_EQUAL(al_fs_exists(two), 0);
+	CU_ASSERT_EQUAL(untrusted_marks(far, AL_STORE_UNTRUSTED_SIGNATURE), 0);
+	CU_ASSERT_EQUAL(untrusted_marks(far, AL_STORE_UNTRUSTED_TAG), 0);
+	marks = al_sprintf("%s/airlock/untrusted.json", far);
+	CU_ASSERT_EQUAL(al_fs_exists(marks), 0);
+
+	/* and the signature is found in place the next time */
+	CU_ASSERT_EQUAL(do_unpack(far, f.real, f.pub, &ur), 0);
+	CU_ASSERT_EQUAL(ur.already, 1);
+	al_unpack_result_clear(&ur);
+
+	/* an unmarked file under the name (not an import's): kept, the real
+	 * one added next to it */
+	CU_ASSERT_EQUAL(do_unpack(far2, f.forged, NULL, &ur), 0);
+	al_unpack_result_clear(&ur);
+	free(marks);
+	marks = al_sprintf("%s/airlock/untrusted.json", far2);
+	CU_ASSERT_EQUAL(unlink(marks), 0);
+	CU_ASSERT_EQUAL(do_unpack(far2, f.real, f.pub, &ur), 0);
+	al_unpack_result_clear(&ur);
+	free(one);
+	free(two);
+	one = al_sprintf("%s/signatures/sha256=" SIG_HEX "/signature-1", far2);
+	two = al_sprintf("%s/signatures/sha256=" SIG_HEX "/signature-2", far2);
+	al_buf_reset(&b);
 	CU_ASSERT_EQUAL(al_fs_read_file(one, &b), 0);
 	CU_ASSERT_STRING_EQUAL(al_buf_cstr(&b), "forged signature\n");
 	al_buf_reset(&b);
 	CU_ASSERT_EQUAL(al_fs_read_file(two, &b), 0);
 	CU_ASSERT_STRING_EQUAL(al_buf_cstr(&b), "not really a signature\n");
-	/* and the signature is found in place the next time */
-	CU_ASSERT_EQUAL(do_unpack(far, f.real, f.pub, &ur), 0);
-	CU_ASSERT_EQUAL(ur.already, 1);
 out:
 	al_unpack_result_clear(&ur);
 	al_buf_free(&b);
+	free(marks);
 	free(one);
 	free(two);
 	free(far);
+	free(far2);
 	trust_teardown(&f);
 }
 
@@ -2055,6 +2187,7 @@ int main(void)
 		{"test_pack__inventory_lists_blobs_signatures_and_packs", test_pack__inventory_lists_blobs_signatures_and_packs},
 		{"test_pack__untrusted_import_is_quarantined", test_pack__untrusted_import_is_quarantined},
 		{"test_pack__promote_needs_the_signing_key", test_pack__promote_needs_the_signing_key},
+		{"test_pack__untrusted_marks_follow_the_files", test_pack__untrusted_marks_follow_the_files},
 		CU_TEST_INFO_NULL,
 	};
 

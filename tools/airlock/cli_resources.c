@@ -469,8 +469,8 @@ int cli_ocmirror_configmap(al_store *store, const al_store_release *list,
 			}
 			continue;
 		}
-		if ((rc = al_sig_store_load(store, &list[i].digest, &sigs[k])) <
-		    0) {
+		if ((rc = al_sig_store_load_trusted(store, &list[i].digest,
+		                                    &sigs[k], NULL)) < 0) {
 			code = cli_worst(code, cli_fail(rc,
 			                                "release %s: cannot "
 			                                "read its signatures",

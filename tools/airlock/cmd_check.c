@@ -50,6 +50,10 @@ static const char check_help[] =
     "in the\n"
     "store and used by no command until promoted:\n"
     "  quarantined ID: N images, signed|unsigned: not in the store (...)\n"
+    "and one line per signature or tag an untrusted import wrote (unpack\n"
+    "--accept-untrusted) that no trusted import has replaced:\n"
+    "  untrusted signature PATH: written by pack ID without --trust (...)\n"
+    "  untrusted tag NAME -> DIGEST: set by pack ID without --trust (...)\n"
     "Exit status: 0 clean (unreferenced blobs do not count), 1 anything "
     "missing,\n"
     "corrupt or invalid, 2 usage error, 3 the check could not run.\n";
@@ -173,6 +177,50 @@ static int show_quarantine(al_store *store)
 	return 0;
 }
 
+/*
+ * What an import no key verified (unpack --accept-untrusted) wrote into
+ * the store (docs/security.md "Untrusted imports"): not a store problem
+ * (no exit code), named so the operator sees it. --json: "untrusted".
+ */
+static int show_untrusted(al_store *store)
+{
+	al_store_untrusted *v = NULL;
+	char ds[AL_DIGEST_STRMAX];
+	json_t *arr = NULL;
+	size_t n = 0, i;
+	int rc;
+
+	if ((rc = al_store_untrusted_list(store, &v, &n)) < 0)
+		return rc;
+	if (cli_json_active())
+		arr = cli_json_set_array(cli_json_root(), "untrusted");
+	for (i = 0; i < n; i++) {
+		int sig = v[i].kind == AL_STORE_UNTRUSTED_SIGNATURE;
+		al_digest_str(&v[i].digest, ds);
+		if (arr != NULL) {
+			json_t *o = cli_json_append_object(arr);
+			cli_json_set_str(o, "kind", sig ? "signature" : "tag");
+			cli_json_set_str(o, sig ? "path" : "name",
+			                 sig ? v[i].path : v[i].name);
+			cli_json_set_str(o, sig ? "release" : "digest", ds);
+			cli_json_set_str(o, "pack", v[i].pack);
+			continue;
+		}
+		if (sig)
+			printf("untrusted signature %s: written by pack %s "
+			       "without --trust (configmaps leaves it out; a "
+			       "trusted import of it clears this)\n",
+			       cli_esc(v[i].path), cli_esc(v[i].pack));
+		else
+			printf("untrusted tag %s -> %s: set by pack %s "
+			       "without --trust (a trusted import of it clears "
+			       "this)\n",
+			       cli_esc(v[i].name), ds, cli_esc(v[i].pack));
+	}
+	al_store_untrusted_free(v, n);
+	return 0;
+}
+
 int cmd_check(int argc, char **argv)
 {
 	static const struct option longopts[] = {
@@ -246,6 +294,11 @@ int cmd_check(int argc, char **argv)
 			code =
 			    cli_fail(rc, "cannot list the quarantine of '%s'",
 			             store_path);
+		if ((rc = show_untrusted(store)) < 0)
+			code = cli_fail(rc,
+			                "cannot list the untrusted marks "
+			                "of '%s'",
+			                store_path);
 		goto out;
 	}
 	printf("checked %llu images, %llu blobs: %llu missing, %llu corrupt, "
@@ -263,6 +316,9 @@ int cmd_check(int argc, char **argv)
 	printf("\n");
 	if ((rc = show_quarantine(store)) < 0)
 		code = cli_fail(rc, "cannot list the quarantine of '%s'",
+		                store_path);
+	if ((rc = show_untrusted(store)) < 0)
+		code = cli_fail(rc, "cannot list the untrusted marks of '%s'",
 		                store_path);
 out:
 	al_store_free(store);

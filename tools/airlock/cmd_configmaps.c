@@ -54,6 +54,9 @@ static const char configmaps_help[] =
     "                    push, else oc-mirror\n"
     "  -q, --quiet       do not list the files written\n" CLI_LOG_HELP "\n"
     "The signatures are copied, not verified: run 'airlock verify' for that.\n"
+    "Signatures written by an untrusted import (unpack --accept-untrusted) "
+    "are\n"
+    "left out, with a warning.\n"
     "Exit status: 0 written, 1 a release has no signatures (the others are "
     "written),\n"
     "2 usage error, 3 runtime error.\n";
@@ -67,7 +70,7 @@ void cli_release_configmap(al_store *s, const al_store_release *rel,
 	const char *label = version != NULL ? version : (ds != NULL ? ds : "?");
 	al_sig_list sigs = AL_SIG_LIST_INIT;
 	const uint8_t **ptrs = NULL;
-	size_t *lens = NULL, i;
+	size_t *lens = NULL, i, untrusted = 0;
 	al_digest d;
 	int rc;
 
@@ -78,11 +81,15 @@ void cli_release_configmap(al_store *s, const al_store_release *rel,
 		return;
 	}
 	d = rel->digest;
-	if ((rc = al_sig_store_load(s, &d, &sigs)) < 0) {
+	if ((rc = al_sig_store_load_trusted(s, &d, &sigs, &untrusted)) < 0) {
 		*code = cli_fail(
 		    rc, "release %s %s: cannot read its signatures", label, ds);
 		goto out;
 	}
+	if (untrusted > 0)
+		cli_warn("release %s %s: %zu signature(s) written by an "
+		         "untrusted import left out (airlock check lists them)",
+		         label, ds, untrusted);
 	if (sigs.n == 0) {
 		if (strict)
 			cli_error("release %s %s: no signatures in the store",
