@@ -6,6 +6,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "airlock/catalog.h"
 #include "airlock/error.h"
 #include "airlock/fs.h"
 #include "airlock/ref.h"

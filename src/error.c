@@ -219,8 +219,3 @@ const char *al_status_name(int code)
 		return "AL_E?";
 	}
 }
-
-const char *al_version(void)
-{
-	return AL_VERSION_STRING;
-}

@@ -1676,15 +1676,166 @@ static int key_cmp(const void *a, const void *b)
 	return strcmp((*x)->value, (*y)->value);
 }
 
+/* chart.Metadata's maintainers (name, email, url) into o, when there are
+ * any. */
+static int config_maintainers(json_t *o, const al_yaml_node *n)
+{
+	json_t *a;
+	size_t i;
+	int rc;
+
+	if (n == NULL || n->type != AL_YAML_SEQ || n->n == 0)
+		return 0;
+	if ((a = json_array()) == NULL)
+		return al_error_oom();
+	for (i = 0; i < n->n; i++) {
+		json_t *m = json_object();
+
+		if (m == NULL || json_array_append_new(a, m) < 0) {
+			json_decref(a);
+			return al_error_oom();
+		}
+		if ((rc = set_str(m, "name",
+		                  al_yaml_get(n->items[i], "name"))) < 0 ||
+		    (rc = set_str(m, "email",
+		                  al_yaml_get(n->items[i], "email"))) < 0 ||
+		    (rc = set_str(m, "url", al_yaml_get(n->items[i], "url"))) <
+		        0) {
+			json_decref(a);
+			return rc;
+		}
+	}
+	if (json_object_set_new(o, "maintainers", a) < 0)
+		return al_error_oom();
+	return 0;
+}
+
+/* chart.Metadata's annotations into o, keys sorted, when there are any. */
+static int config_annotations(json_t *o, const al_yaml_node *n)
+{
+	const al_yaml_node **keys;
+	json_t *m;
+	size_t i;
+
+	if (n == NULL || n->type != AL_YAML_MAP || n->n == 0)
+		return 0;
+	keys = calloc(n->n, sizeof(*keys));
+	m = json_object();
+	if (keys == NULL || m == NULL) {
+		free(keys);
+		json_decref(m);
+		return al_error_oom();
+	}
+	for (i = 0; i < n->n; i++)
+		keys[i] = n->keys[i];
+	qsort(keys, n->n, sizeof(*keys), key_cmp);
+	for (i = 0; i < n->n; i++) {
+		const char *v = scalar(al_yaml_get(n, keys[i]->value));
+
+		json_object_set_new(m, keys[i]->value,
+		                    json_string(v != NULL ? v : ""));
+	}
+	free(keys);
+	if (json_object_set_new(o, "annotations", m) < 0)
+		return al_error_oom();
+	return 0;
+}
+
+/* One chart.Dependency d into m, in the struct's order. */
+static int config_dependency(json_t *m, const al_yaml_node *d)
+{
+	const char *repo = scalar(al_yaml_get(d, "repository"));
+	const al_yaml_node *iv = al_yaml_get(d, "import-values");
+	int rc;
+
+	if ((rc = set_str(m, "name", al_yaml_get(d, "name"))) < 0 ||
+	    (rc = set_str(m, "version", al_yaml_get(d, "version"))) < 0)
+		return rc;
+	/* repository has no omitempty */
+	if (json_object_set_new(m, "repository",
+	                        json_string(repo != NULL ? repo : "")) < 0)
+		return al_error_oom();
+	if ((rc = set_str(m, "condition", al_yaml_get(d, "condition"))) < 0 ||
+	    (rc = set_strs(m, "tags", al_yaml_get(d, "tags"))) < 0)
+		return rc;
+	if (is_true(al_yaml_get(d, "enabled")) &&
+	    json_object_set_new(m, "enabled", json_true()) < 0)
+		return al_error_oom();
+	if (iv != NULL && iv->type == AL_YAML_SEQ && iv->n > 0) {
+		json_t *j = NULL;
+
+		if (al_yaml_to_json(&j, iv) < 0)
+			al_error_clear();
+		else if (json_object_set_new(m, "import-values", j) < 0)
+			return al_error_oom();
+	}
+	return set_str(m, "alias", al_yaml_get(d, "alias"));
+}
+
+/* chart.Metadata's dependencies into o, when there are any. */
+static int config_dependencies(json_t *o, const al_yaml_node *n)
+{
+	json_t *a;
+	size_t i;
+	int rc;
+
+	if (n == NULL || n->type != AL_YAML_SEQ || n->n == 0)
+		return 0;
+	if ((a = json_array()) == NULL)
+		return al_error_oom();
+	for (i = 0; i < n->n; i++) {
+		json_t *m = json_object();
+
+		if (m == NULL || json_array_append_new(a, m) < 0) {
+			json_decref(a);
+			return al_error_oom();
+		}
+		if ((rc = config_dependency(m, n->items[i])) < 0) {
+			json_decref(a);
+			return rc;
+		}
+	}
+	if (json_object_set_new(o, "dependencies", a) < 0)
+		return al_error_oom();
+	return 0;
+}
+
+/* dump into b as encoding/json writes it: <, > and & (and U+2028, U+2029)
+ * escaped in strings; outside strings JSON has none of them. */
+static int go_json_escape(al_buf *b, const char *dump)
+{
+	const char *p;
+	int rc = 0;
+
+	for (p = dump; *p != '\0' && rc == 0; p++) {
+		if (*p == '<')
+			rc = al_buf_puts(b, "\\u003c");
+		else if (*p == '>')
+			rc = al_buf_puts(b, "\\u003e");
+		else if (*p == '&')
+			rc = al_buf_puts(b, "\\u0026");
+		else if ((unsigned char)p[0] == 0xe2 &&
+		         (unsigned char)p[1] == 0x80 &&
+		         ((unsigned char)p[2] == 0xa8 ||
+		          (unsigned char)p[2] == 0xa9)) {
+			rc = al_buf_puts(b, (unsigned char)p[2] == 0xa8
+			                        ? "\\u2028"
+			                        : "\\u2029");
+			p += 2;
+		} else
+			rc = al_buf_append(b, p, 1);
+	}
+	return rc;
+}
+
 /* json.Marshal(chart.Metadata): fields in the struct's order, empty ones
  * left out, map keys sorted. */
 static int helm_config(const al_yaml_node *ch, char **out)
 {
-	json_t *o = json_object(), *a = NULL;
+	json_t *o = json_object();
 	const al_yaml_node *n;
 	al_buf b = AL_BUF_INIT(AL_HELM_FILE_MAX * 2);
-	char *dump = NULL, *p;
-	size_t i;
+	char *dump = NULL;
 	int rc = 0;
 
 	if (o == NULL)
@@ -1695,34 +1846,9 @@ static int helm_config(const al_yaml_node *ch, char **out)
 	    (rc = set_str(o, "version", al_yaml_get(ch, "version"))) < 0 ||
 	    (rc = set_str(o, "description", al_yaml_get(ch, "description"))) <
 	        0 ||
-	    (rc = set_strs(o, "keywords", al_yaml_get(ch, "keywords"))) < 0)
-		goto out;
-	n = al_yaml_get(ch, "maintainers");
-	if (n != NULL && n->type == AL_YAML_SEQ && n->n > 0) {
-		if ((a = json_array()) == NULL)
-			goto nomem;
-		for (i = 0; i < n->n; i++) {
-			json_t *m = json_object();
-
-			if (m == NULL || json_array_append_new(a, m) < 0)
-				goto nomem;
-			if ((rc = set_str(m, "name",
-			                  al_yaml_get(n->items[i], "name"))) <
-			        0 ||
-			    (rc = set_str(m, "email",
-			                  al_yaml_get(n->items[i], "email"))) <
-			        0 ||
-			    (rc = set_str(m, "url",
-			                  al_yaml_get(n->items[i], "url"))) < 0)
-				goto out;
-		}
-		if (json_object_set_new(o, "maintainers", a) < 0) {
-			a = NULL;
-			goto nomem;
-		}
-		a = NULL;
-	}
-	if ((rc = set_str(o, "icon", al_yaml_get(ch, "icon"))) < 0)
+	    (rc = set_strs(o, "keywords", al_yaml_get(ch, "keywords"))) < 0 ||
+	    (rc = config_maintainers(o, al_yaml_get(ch, "maintainers"))) < 0 ||
+	    (rc = set_str(o, "icon", al_yaml_get(ch, "icon"))) < 0)
 		goto out;
 	n = al_yaml_get(ch, "apiVersion");
 	if (scalar_str(n) != NULL)
@@ -1737,110 +1863,17 @@ static int helm_config(const al_yaml_node *ch, char **out)
 	if (is_true(al_yaml_get(ch, "deprecated")) &&
 	    json_object_set_new(o, "deprecated", json_true()) < 0)
 		goto nomem;
-	n = al_yaml_get(ch, "annotations");
-	if (n != NULL && n->type == AL_YAML_MAP && n->n > 0) {
-		const al_yaml_node **keys = calloc(n->n, sizeof(*keys));
-		json_t *m = json_object();
-
-		if (keys == NULL || m == NULL) {
-			free(keys);
-			json_decref(m);
-			goto nomem;
-		}
-		for (i = 0; i < n->n; i++)
-			keys[i] = n->keys[i];
-		qsort(keys, n->n, sizeof(*keys), key_cmp);
-		for (i = 0; i < n->n; i++) {
-			const char *v = scalar(al_yaml_get(n, keys[i]->value));
-
-			json_object_set_new(m, keys[i]->value,
-			                    json_string(v != NULL ? v : ""));
-		}
-		free(keys);
-		if (json_object_set_new(o, "annotations", m) < 0)
-			goto nomem;
-	}
-	if ((rc = set_str(o, "kubeVersion", al_yaml_get(ch, "kubeVersion"))) <
-	    0)
-		goto out;
-	n = al_yaml_get(ch, "dependencies");
-	if (n != NULL && n->type == AL_YAML_SEQ && n->n > 0) {
-		if ((a = json_array()) == NULL)
-			goto nomem;
-		for (i = 0; i < n->n; i++) {
-			const al_yaml_node *d = n->items[i];
-			const char *repo = scalar(al_yaml_get(d, "repository"));
-			const al_yaml_node *iv =
-			    al_yaml_get(d, "import-values");
-			json_t *m = json_object();
-
-			if (m == NULL || json_array_append_new(a, m) < 0)
-				goto nomem;
-			if ((rc = set_str(m, "name", al_yaml_get(d, "name"))) <
-			        0 ||
-			    (rc = set_str(m, "version",
-			                  al_yaml_get(d, "version"))) < 0)
-				goto out;
-			/* repository has no omitempty */
-			if (json_object_set_new(
-			        m, "repository",
-			        json_string(repo != NULL ? repo : "")) < 0)
-				goto nomem;
-			if ((rc = set_str(m, "condition",
-			                  al_yaml_get(d, "condition"))) < 0 ||
-			    (rc = set_strs(m, "tags", al_yaml_get(d, "tags"))) <
-			        0)
-				goto out;
-			if (is_true(al_yaml_get(d, "enabled")) &&
-			    json_object_set_new(m, "enabled", json_true()) < 0)
-				goto nomem;
-			if (iv != NULL && iv->type == AL_YAML_SEQ &&
-			    iv->n > 0) {
-				json_t *j = NULL;
-
-				if (al_yaml_to_json(&j, iv) < 0) {
-					al_error_clear();
-				} else if (json_object_set_new(
-				               m, "import-values", j) < 0) {
-					goto nomem;
-				}
-			}
-			if ((rc = set_str(m, "alias",
-			                  al_yaml_get(d, "alias"))) < 0)
-				goto out;
-		}
-		if (json_object_set_new(o, "dependencies", a) < 0) {
-			a = NULL;
-			goto nomem;
-		}
-		a = NULL;
-	}
-	if ((rc = set_str(o, "type", al_yaml_get(ch, "type"))) < 0)
+	if ((rc = config_annotations(o, al_yaml_get(ch, "annotations"))) < 0 ||
+	    (rc = set_str(o, "kubeVersion", al_yaml_get(ch, "kubeVersion"))) <
+	        0 ||
+	    (rc = config_dependencies(o, al_yaml_get(ch, "dependencies"))) <
+	        0 ||
+	    (rc = set_str(o, "type", al_yaml_get(ch, "type"))) < 0)
 		goto out;
 	dump = json_dumps(o, JSON_COMPACT | JSON_PRESERVE_ORDER);
 	if (dump == NULL)
 		goto nomem;
-	/* encoding/json escapes <, > and & (and U+2028, U+2029) in strings;
-	 * outside strings JSON has none of them */
-	for (p = dump; *p != '\0' && rc == 0; p++) {
-		if (*p == '<')
-			rc = al_buf_puts(&b, "\\u003c");
-		else if (*p == '>')
-			rc = al_buf_puts(&b, "\\u003e");
-		else if (*p == '&')
-			rc = al_buf_puts(&b, "\\u0026");
-		else if ((unsigned char)p[0] == 0xe2 &&
-		         (unsigned char)p[1] == 0x80 &&
-		         ((unsigned char)p[2] == 0xa8 ||
-		          (unsigned char)p[2] == 0xa9)) {
-			rc = al_buf_puts(&b, (unsigned char)p[2] == 0xa8
-			                         ? "\\u2028"
-			                         : "\\u2029");
-			p += 2;
-		} else
-			rc = al_buf_append(&b, p, 1);
-	}
-	if (rc < 0)
+	if ((rc = go_json_escape(&b, dump)) < 0)
 		goto out;
 	if ((*out = al_strdup(al_buf_cstr(&b))) == NULL)
 		goto nomem;
@@ -1849,7 +1882,6 @@ nomem:
 	rc = al_error_oom();
 out:
 	free(dump);
-	json_decref(a);
 	json_decref(o);
 	al_buf_free(&b);
 	return rc;

@@ -257,17 +257,12 @@ static int decode_data(al_buf *out, const char *s, const char *key,
 	return 0;
 }
 
-/* Parse the kubeconfig at path into c, choosing context (NULL: current). */
-static int load_kubeconfig(kcfg *c, const char *path, const char *context)
+/* The kubeconfig at path as one JSON object (*root, the caller's). */
+static int kubeconfig_read(json_t **root, const char *path)
 {
 	al_buf raw = AL_BUF_INIT(KUBE_CONFIG_MAX);
 	al_yaml_node **docs = NULL;
 	size_t ndocs = 0;
-	json_t *root = NULL;
-	const json_t *ctx, *cluster, *user = NULL;
-	const char *ctx_name, *cluster_name, *user_name, *s, *s2, *slash;
-	char *dir = NULL, *tokfile = NULL;
-	const json_t *v;
 	int rc;
 
 	if ((rc = al_fs_read_file(path, &raw)) < 0) {
@@ -283,160 +278,184 @@ static int load_kubeconfig(kcfg *c, const char *path, const char *context)
 		    AL_EPARSE, "'%s': a kubeconfig is one YAML mapping", path);
 		goto out;
 	}
-	if ((rc = al_yaml_to_json(&root, docs[0])) < 0) {
+	if ((rc = al_yaml_to_json(root, docs[0])) < 0)
 		rc = al_error_wrap(rc, "'%s': ", path);
-		goto out;
+out:
+	al_yaml_docs_free(docs, ndocs);
+	al_buf_free(&raw);
+	return rc;
+}
+
+/* The context (NULL or empty: the current one) of a kubeconfig: its
+ * namespace into c, its cluster and user objects (*user NULL when it names
+ * none) and their names, borrowed from root. */
+static int kubeconfig_context(kcfg *c, const json_t **cluster,
+                              const json_t **user, const char **cluster_name,
+                              const char **user_name, const json_t *root,
+                              const char *context, const char *path)
+{
+	const char *ctx_name = context, *ns;
+	const json_t *ctx;
+	int rc;
+
+	*user = NULL;
+	if (ctx_name == NULL || *ctx_name == '\0')
+		ctx_name = al_json_str(root, "current-context");
+	if (ctx_name == NULL || *ctx_name == '\0')
+		return al_error_set(AL_ENOTFOUND,
+		                    "'%s': no current-context and no context "
+		                    "given",
+		                    path);
+	ctx = find_named(root, "contexts", ctx_name, "context");
+	if (ctx == NULL)
+		return al_error_set(AL_ENOTFOUND, "'%s': no context '%s'", path,
+		                    ctx_name);
+	if ((rc = opt_str(cluster_name, ctx, "cluster", path)) < 0 ||
+	    (rc = opt_str(user_name, ctx, "user", path)) < 0 ||
+	    (rc = opt_str(&ns, ctx, "namespace", path)) < 0)
+		return rc;
+	if (ns != NULL && *ns != '\0' && (rc = dup_into(&c->namespace, ns)) < 0)
+		return rc;
+	if (*cluster_name == NULL ||
+	    (*cluster = find_named(root, "clusters", *cluster_name,
+	                           "cluster")) == NULL)
+		return al_error_set(AL_EPARSE,
+		                    "'%s': context '%s' names no known cluster",
+		                    path, ctx_name);
+	if (*user_name != NULL && **user_name != '\0') {
+		*user = find_named(root, "users", *user_name, "user");
+		if (*user == NULL)
+			return al_error_set(AL_EPARSE,
+			                    "'%s': context '%s' names unknown "
+			                    "user '%s'",
+			                    path, ctx_name, *user_name);
 	}
+	return 0;
+}
+
+/* A credential given inline (data_key, base64, into *data) or as a file
+ * (file_key, resolved against dir, into *file); inline wins. */
+static int data_or_file(al_buf *data, char **file, const json_t *obj,
+                        const char *data_key, const char *file_key,
+                        const char *dir, const char *path)
+{
+	const char *s, *s2;
+	int rc;
+
+	if ((rc = opt_str(&s, obj, data_key, path)) < 0 ||
+	    (rc = opt_str(&s2, obj, file_key, path)) < 0)
+		return rc;
+	if (s != NULL && *s != '\0')
+		return decode_data(data, s, data_key, path);
+	if (s2 != NULL && *s2 != '\0' &&
+	    (*file = resolve_path(dir, s2)) == NULL)
+		return al_error_set(AL_ENOMEM, "out of memory");
+	return 0;
+}
+
+/* A kubeconfig cluster: server, insecure-skip-tls-verify and its CA. */
+static int kubeconfig_cluster(kcfg *c, const json_t *cluster,
+                              const char *cluster_name, const char *dir,
+                              const char *path)
+{
+	const json_t *v;
+	const char *s;
+	int rc;
+
+	if ((rc = opt_str(&s, cluster, "server", path)) < 0)
+		return rc;
+	if (s == NULL || *s == '\0')
+		return al_error_set(AL_EPARSE,
+		                    "'%s': cluster '%s' has no server", path,
+		                    cluster_name);
+	if ((rc = dup_into(&c->server, s)) < 0)
+		return rc;
+	v = json_object_get(cluster, "insecure-skip-tls-verify");
+	if (v != NULL && !json_is_boolean(v))
+		return al_error_set(AL_EPARSE,
+		                    "'%s': insecure-skip-tls-verify must be "
+		                    "true or false",
+		                    path);
+	c->insecure = json_is_true(v);
+	return data_or_file(&c->ca_data, &c->ca_file, cluster,
+	                    "certificate-authority-data",
+	                    "certificate-authority", dir, path);
+}
+
+/* A kubeconfig user: a token (inline or a file) and a client certificate
+ * with its key; exec and auth-provider plugins are refused. */
+static int kubeconfig_user(kcfg *c, const json_t *user, const char *user_name,
+                           const char *dir, const char *path)
+{
+	const char *s, *s2;
+	char *tokfile = NULL;
+	int rc;
+
+	if (json_object_get(user, "exec") != NULL ||
+	    json_object_get(user, "auth-provider") != NULL)
+		return al_error_set(AL_EUNSUPPORTED,
+		                    "'%s': user '%s' uses an exec or "
+		                    "auth-provider plugin, which airlock does "
+		                    "not run",
+		                    path, user_name);
+	if ((rc = opt_str(&s, user, "token", path)) < 0 ||
+	    (rc = opt_str(&s2, user, "tokenFile", path)) < 0)
+		return rc;
+	if (s != NULL && *s != '\0') {
+		if ((rc = check_token(s, path)) < 0 ||
+		    (rc = dup_into(&c->token, s)) < 0)
+			return rc;
+	} else if (s2 != NULL && *s2 != '\0') {
+		if ((tokfile = resolve_path(dir, s2)) == NULL)
+			return al_error_set(AL_ENOMEM, "out of memory");
+		if ((rc = read_token(&c->token, tokfile)) < 0) {
+			free(tokfile);
+			return rc;
+		}
+		c->token_file = tokfile;
+	}
+	if ((rc = data_or_file(&c->cert_data, &c->cert_file, user,
+	                       "client-certificate-data", "client-certificate",
+	                       dir, path)) < 0 ||
+	    (rc = data_or_file(&c->key_data, &c->key_file, user,
+	                       "client-key-data", "client-key", dir, path)) < 0)
+		return rc;
+	if ((c->cert_data.len > 0 || c->cert_file != NULL) !=
+	    (c->key_data.len > 0 || c->key_file != NULL))
+		return al_error_set(AL_EPARSE,
+		                    "'%s': user '%s' has a client certificate "
+		                    "without a key or a key without a "
+		                    "certificate",
+		                    path, user_name);
+	return 0;
+}
+
+/* Parse the kubeconfig at path into c, choosing context (NULL: current). */
+static int load_kubeconfig(kcfg *c, const char *path, const char *context)
+{
+	json_t *root = NULL;
+	const json_t *cluster = NULL, *user = NULL;
+	const char *cluster_name = NULL, *user_name = NULL, *slash;
+	char *dir = NULL;
+	int rc;
+
+	if ((rc = kubeconfig_read(&root, path)) < 0)
+		goto out;
 	slash = strrchr(path, '/');
 	if (slash != NULL &&
 	    (dir = al_strndup(path, (size_t)(slash - path) + 1)) == NULL) {
 		rc = al_error_set(AL_ENOMEM, "out of memory");
 		goto out;
 	}
-	ctx_name = context;
-	if (ctx_name == NULL || *ctx_name == '\0')
-		ctx_name = al_json_str(root, "current-context");
-	if (ctx_name == NULL || *ctx_name == '\0') {
-		rc = al_error_set(AL_ENOTFOUND,
-		                  "'%s': no current-context and no context "
-		                  "given",
-		                  path);
+	if ((rc = kubeconfig_context(c, &cluster, &user, &cluster_name,
+	                             &user_name, root, context, path)) < 0 ||
+	    (rc = kubeconfig_cluster(c, cluster, cluster_name, dir, path)) < 0)
 		goto out;
-	}
-	ctx = find_named(root, "contexts", ctx_name, "context");
-	if (ctx == NULL) {
-		rc = al_error_set(AL_ENOTFOUND, "'%s': no context '%s'", path,
-		                  ctx_name);
-		goto out;
-	}
-	if ((rc = opt_str(&cluster_name, ctx, "cluster", path)) < 0 ||
-	    (rc = opt_str(&user_name, ctx, "user", path)) < 0 ||
-	    (rc = opt_str(&s, ctx, "namespace", path)) < 0)
-		goto out;
-	if (s != NULL && *s != '\0' && (rc = dup_into(&c->namespace, s)) < 0)
-		goto out;
-	if (cluster_name == NULL ||
-	    (cluster = find_named(root, "clusters", cluster_name, "cluster")) ==
-	        NULL) {
-		rc = al_error_set(AL_EPARSE,
-		                  "'%s': context '%s' names no known cluster",
-		                  path, ctx_name);
-		goto out;
-	}
-	if (user_name != NULL && *user_name != '\0') {
-		user = find_named(root, "users", user_name, "user");
-		if (user == NULL) {
-			rc = al_error_set(AL_EPARSE,
-			                  "'%s': context '%s' names unknown "
-			                  "user '%s'",
-			                  path, ctx_name, user_name);
-			goto out;
-		}
-	}
-	/* cluster */
-	if ((rc = opt_str(&s, cluster, "server", path)) < 0)
-		goto out;
-	if (s == NULL || *s == '\0') {
-		rc = al_error_set(AL_EPARSE, "'%s': cluster '%s' has no server",
-		                  path, cluster_name);
-		goto out;
-	}
-	if ((rc = dup_into(&c->server, s)) < 0)
-		goto out;
-	v = json_object_get(cluster, "insecure-skip-tls-verify");
-	if (v != NULL && !json_is_boolean(v)) {
-		rc = al_error_set(AL_EPARSE,
-		                  "'%s': insecure-skip-tls-verify must be "
-		                  "true or false",
-		                  path);
-		goto out;
-	}
-	c->insecure = json_is_true(v);
-	if ((rc = opt_str(&s, cluster, "certificate-authority-data", path)) <
-	        0 ||
-	    (rc = opt_str(&s2, cluster, "certificate-authority", path)) < 0)
-		goto out;
-	if (s != NULL && *s != '\0') {
-		if ((rc = decode_data(&c->ca_data, s,
-		                      "certificate-authority-data", path)) < 0)
-			goto out;
-	} else if (s2 != NULL && *s2 != '\0') {
-		if ((c->ca_file = resolve_path(dir, s2)) == NULL) {
-			rc = al_error_set(AL_ENOMEM, "out of memory");
-			goto out;
-		}
-	}
-	if (user == NULL) {
-		rc = 0;
-		goto out;
-	}
-	/* user */
-	if (json_object_get(user, "exec") != NULL ||
-	    json_object_get(user, "auth-provider") != NULL) {
-		rc = al_error_set(AL_EUNSUPPORTED,
-		                  "'%s': user '%s' uses an exec or "
-		                  "auth-provider plugin, which airlock does "
-		                  "not run",
-		                  path, user_name);
-		goto out;
-	}
-	if ((rc = opt_str(&s, user, "token", path)) < 0 ||
-	    (rc = opt_str(&s2, user, "tokenFile", path)) < 0)
-		goto out;
-	if (s != NULL && *s != '\0') {
-		if ((rc = check_token(s, path)) < 0 ||
-		    (rc = dup_into(&c->token, s)) < 0)
-			goto out;
-	} else if (s2 != NULL && *s2 != '\0') {
-		if ((tokfile = resolve_path(dir, s2)) == NULL) {
-			rc = al_error_set(AL_ENOMEM, "out of memory");
-			goto out;
-		}
-		if ((rc = read_token(&c->token, tokfile)) < 0)
-			goto out;
-		c->token_file = tokfile;
-		tokfile = NULL;
-	}
-	if ((rc = opt_str(&s, user, "client-certificate-data", path)) < 0 ||
-	    (rc = opt_str(&s2, user, "client-certificate", path)) < 0)
-		goto out;
-	if (s != NULL && *s != '\0') {
-		if ((rc = decode_data(&c->cert_data, s,
-		                      "client-certificate-data", path)) < 0)
-			goto out;
-	} else if (s2 != NULL && *s2 != '\0' &&
-	           (c->cert_file = resolve_path(dir, s2)) == NULL) {
-		rc = al_error_set(AL_ENOMEM, "out of memory");
-		goto out;
-	}
-	if ((rc = opt_str(&s, user, "client-key-data", path)) < 0 ||
-	    (rc = opt_str(&s2, user, "client-key", path)) < 0)
-		goto out;
-	if (s != NULL && *s != '\0') {
-		if ((rc = decode_data(&c->key_data, s, "client-key-data",
-		                      path)) < 0)
-			goto out;
-	} else if (s2 != NULL && *s2 != '\0' &&
-	           (c->key_file = resolve_path(dir, s2)) == NULL) {
-		rc = al_error_set(AL_ENOMEM, "out of memory");
-		goto out;
-	}
-	if ((c->cert_data.len > 0 || c->cert_file != NULL) !=
-	    (c->key_data.len > 0 || c->key_file != NULL)) {
-		rc = al_error_set(AL_EPARSE,
-		                  "'%s': user '%s' has a client certificate "
-		                  "without a key or a key without a "
-		                  "certificate",
-		                  path, user_name);
-		goto out;
-	}
-	rc = 0;
+	if (user != NULL)
+		rc = kubeconfig_user(c, user, user_name, dir, path);
 out:
 	free(dir);
-	free(tokfile);
 	json_decref(root);
-	al_yaml_docs_free(docs, ndocs);
-	al_buf_free(&raw);
 	return rc;
 }
 
@@ -705,13 +724,126 @@ static int valid_server(const char *s)
 	       al_str_startswith(s, "http://");
 }
 
+/* A new, empty client: no temporary files open, its three locks made. */
+static int kube_alloc(al_kube **out)
+{
+	al_kube *k = calloc(1, sizeof(*k));
+	size_t n;
+
+	*out = NULL;
+	if (k == NULL)
+		return al_error_set(AL_ENOMEM, "out of memory");
+	for (n = 0; n < KUBE_TMP_FILES; n++)
+		k->tmpfd[n] = -1;
+	if (pthread_mutex_init(&k->pool_lock, NULL) != 0) {
+		free(k);
+		return al_error_set(AL_ENOMEM, "cannot create a mutex");
+	}
+	if (pthread_mutex_init(&k->disc_lock, NULL) != 0) {
+		pthread_mutex_destroy(&k->pool_lock);
+		free(k);
+		return al_error_set(AL_ENOMEM, "cannot create a mutex");
+	}
+	if (pthread_mutex_init(&k->auth_lock, NULL) != 0) {
+		pthread_mutex_destroy(&k->pool_lock);
+		pthread_mutex_destroy(&k->disc_lock);
+		free(k);
+		return al_error_set(AL_ENOMEM, "cannot create a mutex");
+	}
+	*out = k;
+	return 0;
+}
+
+/* What the configuration c and opts give k: server (without trailing
+ * slashes), namespace, field manager, the bearer token (over TLS only, as
+ * kubectl's clientcmd), credential files (data forms become private files
+ * that live as long as k), proxy and user agent. */
+static int kube_take_config(al_kube *k, kcfg *c, const char *server,
+                            const al_kube_opts *opts)
+{
+	size_t n, ntmp = 0;
+	int rc;
+
+	k->server = al_strdup(server);
+	k->namespace =
+	    al_strdup(c->namespace != NULL ? c->namespace : "default");
+	k->field_manager = al_strdup(
+	    opts->field_manager != NULL ? opts->field_manager : "airlock");
+	if (k->server == NULL || k->namespace == NULL ||
+	    k->field_manager == NULL)
+		return al_error_set(AL_ENOMEM, "out of memory");
+	n = strlen(k->server);
+	while (n > 0 && k->server[n - 1] == '/')
+		k->server[--n] = '\0';
+	if (c->token != NULL && !al_str_startswith(k->server, "https://")) {
+		al_log_warn("kube: not sending the bearer token to %s: the "
+		            "server is not https",
+		            k->server);
+	} else if (c->token != NULL) {
+		k->auth_hdr = al_sprintf("Authorization: Bearer %s", c->token);
+		if (k->auth_hdr == NULL ||
+		    (c->token_file != NULL &&
+		     (k->token_file = al_strdup(c->token_file)) == NULL))
+			return al_error_set(AL_ENOMEM, "out of memory");
+	}
+	if ((rc = credential_file(k, &k->ca_file, &ntmp, &c->ca_data,
+	                          c->ca_file, "cluster CA")) < 0 ||
+	    (rc = credential_file(k, &k->cert_file, &ntmp, &c->cert_data,
+	                          c->cert_file, "client certificate")) < 0 ||
+	    (rc = credential_file(k, &k->key_file, &ntmp, &c->key_data,
+	                          c->key_file, "client key")) < 0)
+		return rc;
+	if ((opts->http.proxy != NULL &&
+	     (k->proxy = al_strdup(opts->http.proxy)) == NULL) ||
+	    (opts->http.no_proxy != NULL &&
+	     (k->no_proxy = al_strdup(opts->http.no_proxy)) == NULL) ||
+	    (opts->http.user_agent != NULL &&
+	     (k->user_agent = al_strdup(opts->http.user_agent)) == NULL) ||
+	    (c->ca_file != NULL && k->ca_file == NULL) ||
+	    (c->cert_file != NULL && k->cert_file == NULL) ||
+	    (c->key_file != NULL && k->key_file == NULL) ||
+	    (c->ca_data.len > 0 && k->ca_file == NULL) ||
+	    (c->cert_data.len > 0 && k->cert_file == NULL) ||
+	    (c->key_data.len > 0 && k->key_file == NULL))
+		return al_error_set(AL_ENOMEM, "out of memory");
+	return 0;
+}
+
+/* k's HTTP options: the caller's, with k's own files, TLS choice and
+ * retries (this module retries until the deadline, not the http client). */
+static void kube_http_opts(al_kube *k, const al_kube_opts *opts, int insecure)
+{
+	k->hopts = opts->http;
+	k->hopts.ca_file = k->ca_file;
+	k->hopts.client_cert = k->cert_file;
+	k->hopts.client_key = k->key_file;
+	k->hopts.proxy = k->proxy;
+	k->hopts.no_proxy = k->no_proxy;
+	k->hopts.user_agent = k->user_agent;
+	k->hopts.insecure_hosts = NULL;
+	k->hopts.tls_verify_off =
+	    opts->insecure || insecure || opts->http.tls_verify_off;
+	k->hopts.max_retries = AL_HTTP_NO_RETRY;
+	if (opts->http.max_retries == AL_HTTP_NO_RETRY)
+		k->max_retries = 0;
+	else
+		k->max_retries = opts->http.max_retries != 0
+		                     ? opts->http.max_retries
+		                     : KUBE_DEFAULT_RETRIES;
+	k->backoff_base_ms = opts->http.backoff_base_ms != 0
+	                         ? opts->http.backoff_base_ms
+	                         : KUBE_DEFAULT_BACKOFF_BASE_MS;
+	k->backoff_max_ms = opts->http.backoff_max_ms != 0
+	                        ? opts->http.backoff_max_ms
+	                        : KUBE_DEFAULT_BACKOFF_MAX_MS;
+}
+
 int al_kube_new(al_kube **out, const al_kube_opts *opts)
 {
 	static const al_kube_opts defaults;
 	kcfg c;
 	al_kube *k = NULL;
 	const char *server;
-	size_t n, ntmp = 0;
 	int rc;
 
 	memset(&c, 0, sizeof(c));
@@ -745,107 +877,10 @@ int al_kube_new(al_kube **out, const al_kube_opts *opts)
 		    AL_EPARSE, "API server URL '%s' is not http(s)://", server);
 		goto out;
 	}
-	k = calloc(1, sizeof(*k));
-	if (k == NULL) {
-		rc = al_error_set(AL_ENOMEM, "out of memory");
+	if ((rc = kube_alloc(&k)) < 0 ||
+	    (rc = kube_take_config(k, &c, server, opts)) < 0)
 		goto out;
-	}
-	for (n = 0; n < KUBE_TMP_FILES; n++)
-		k->tmpfd[n] = -1;
-	if (pthread_mutex_init(&k->pool_lock, NULL) != 0) {
-		free(k);
-		k = NULL;
-		rc = al_error_set(AL_ENOMEM, "cannot create a mutex");
-		goto out;
-	}
-	if (pthread_mutex_init(&k->disc_lock, NULL) != 0) {
-		pthread_mutex_destroy(&k->pool_lock);
-		free(k);
-		k = NULL;
-		rc = al_error_set(AL_ENOMEM, "cannot create a mutex");
-		goto out;
-	}
-	if (pthread_mutex_init(&k->auth_lock, NULL) != 0) {
-		pthread_mutex_destroy(&k->pool_lock);
-		pthread_mutex_destroy(&k->disc_lock);
-		free(k);
-		k = NULL;
-		rc = al_error_set(AL_ENOMEM, "cannot create a mutex");
-		goto out;
-	}
-	k->server = al_strdup(server);
-	k->namespace = al_strdup(c.namespace != NULL ? c.namespace : "default");
-	k->field_manager = al_strdup(
-	    opts->field_manager != NULL ? opts->field_manager : "airlock");
-	if (k->server == NULL || k->namespace == NULL ||
-	    k->field_manager == NULL) {
-		rc = al_error_set(AL_ENOMEM, "out of memory");
-		goto out;
-	}
-	n = strlen(k->server);
-	while (n > 0 && k->server[n - 1] == '/')
-		k->server[--n] = '\0';
-	/* Like kubectl (clientcmd): credentials only travel over TLS. */
-	if (c.token != NULL && !al_str_startswith(k->server, "https://")) {
-		al_log_warn("kube: not sending the bearer token to %s: the "
-		            "server is not https",
-		            k->server);
-	} else if (c.token != NULL) {
-		k->auth_hdr = al_sprintf("Authorization: Bearer %s", c.token);
-		if (k->auth_hdr == NULL ||
-		    (c.token_file != NULL &&
-		     (k->token_file = al_strdup(c.token_file)) == NULL)) {
-			rc = al_error_set(AL_ENOMEM, "out of memory");
-			goto out;
-		}
-	}
-	/* Data forms become private files that live as long as k. */
-	if ((rc = credential_file(k, &k->ca_file, &ntmp, &c.ca_data, c.ca_file,
-	                          "cluster CA")) < 0 ||
-	    (rc = credential_file(k, &k->cert_file, &ntmp, &c.cert_data,
-	                          c.cert_file, "client certificate")) < 0 ||
-	    (rc = credential_file(k, &k->key_file, &ntmp, &c.key_data,
-	                          c.key_file, "client key")) < 0)
-		goto out;
-	if ((opts->http.proxy != NULL &&
-	     (k->proxy = al_strdup(opts->http.proxy)) == NULL) ||
-	    (opts->http.no_proxy != NULL &&
-	     (k->no_proxy = al_strdup(opts->http.no_proxy)) == NULL) ||
-	    (opts->http.user_agent != NULL &&
-	     (k->user_agent = al_strdup(opts->http.user_agent)) == NULL) ||
-	    (c.ca_file != NULL && k->ca_file == NULL) ||
-	    (c.cert_file != NULL && k->cert_file == NULL) ||
-	    (c.key_file != NULL && k->key_file == NULL) ||
-	    (c.ca_data.len > 0 && k->ca_file == NULL) ||
-	    (c.cert_data.len > 0 && k->cert_file == NULL) ||
-	    (c.key_data.len > 0 && k->key_file == NULL)) {
-		rc = al_error_set(AL_ENOMEM, "out of memory");
-		goto out;
-	}
-	k->hopts = opts->http;
-	k->hopts.ca_file = k->ca_file;
-	k->hopts.client_cert = k->cert_file;
-	k->hopts.client_key = k->key_file;
-	k->hopts.proxy = k->proxy;
-	k->hopts.no_proxy = k->no_proxy;
-	k->hopts.user_agent = k->user_agent;
-	k->hopts.insecure_hosts = NULL;
-	k->hopts.tls_verify_off =
-	    opts->insecure || c.insecure || opts->http.tls_verify_off;
-	/* This module retries (until the deadline), not the http client. */
-	k->hopts.max_retries = AL_HTTP_NO_RETRY;
-	if (opts->http.max_retries == AL_HTTP_NO_RETRY)
-		k->max_retries = 0;
-	else
-		k->max_retries = opts->http.max_retries != 0
-		                     ? opts->http.max_retries
-		                     : KUBE_DEFAULT_RETRIES;
-	k->backoff_base_ms = opts->http.backoff_base_ms != 0
-	                         ? opts->http.backoff_base_ms
-	                         : KUBE_DEFAULT_BACKOFF_BASE_MS;
-	k->backoff_max_ms = opts->http.backoff_max_ms != 0
-	                        ? opts->http.backoff_max_ms
-	                        : KUBE_DEFAULT_BACKOFF_MAX_MS;
+	kube_http_opts(k, opts, c.insecure);
 	al_log_debug("kube: server %s, namespace %s, %s", k->server,
 	             k->namespace,
 	             k->auth_hdr != NULL    ? "bearer token"
@@ -1075,14 +1110,129 @@ static int retryable_status(long st)
 	return st == 409 || st == 429 || (st >= 500 && st <= 599);
 }
 
+#define KUBE_CALL_CONFLICT_FINAL 1 /* a 409 is an answer, not retried */
+
+/* The headers of one API call into hdrs (at least 6 slots, NULL ended):
+ * the Authorization header (auth, may be NULL), Accept, the test clock
+ * (only when the clock is virtual: the test suite's simulated cluster
+ * runs its timers on it, docs/testing.md) and the content type. The
+ * texts live in the caller's clock_hdr and ctype_hdr. */
+static int call_headers(const char **hdrs, const char *auth, const char *ctype,
+                        char (*clock_hdr)[64], char (*ctype_hdr)[128])
+{
+	size_t nh = 0;
+
+	if (auth != NULL)
+		hdrs[nh++] = auth;
+	hdrs[nh++] = "Accept: application/json";
+	if (al_clock_is_virtual()) {
+		int w = snprintf(*clock_hdr, sizeof(*clock_hdr),
+		                 "X-Airlock-Test-Clock: %llu",
+		                 (unsigned long long)al_clock_now_ms());
+
+		if (w > 0 && (size_t)w < sizeof(*clock_hdr))
+			hdrs[nh++] = *clock_hdr;
+	}
+	if (ctype != NULL) {
+		int w = snprintf(*ctype_hdr, sizeof(*ctype_hdr),
+		                 "Content-Type: %s", ctype);
+
+		if (w < 0 || (size_t)w >= sizeof(*ctype_hdr))
+			return al_error_set(AL_EINVAL, "content type too long");
+		hdrs[nh++] = *ctype_hdr;
+	}
+	hdrs[nh] = NULL;
+	return 0;
+}
+
+/* An answer that is not 2xx: the error it is (401, 403, 404, a final 409,
+ * a status not retried), or 0 when the call is to be retried, with last
+ * (cap last_cap) saying why and *wait_ms capped by Retry-After. */
+static int call_status(const al_kube *k, const al_http_resp *resp,
+                       const char *method, const char *path, unsigned flags,
+                       char *last, size_t last_cap, uint64_t *wait_ms)
+{
+	char msg[KUBE_MSG_MAX + 1];
+	const char *ra;
+
+	status_message(resp, msg, sizeof(msg));
+	if (resp->status == 401 || resp->status == 403)
+		return al_error_set(AL_EAUTH, "%s '%s': %ld %s", method, path,
+		                    resp->status,
+		                    msg[0] != '\0'        ? msg
+		                    : resp->status == 401 ? "Unauthorized"
+		                                          : "Forbidden");
+	if (resp->status == 404)
+		return al_error_set(AL_ENOTFOUND, "%s '%s': 404 %s", method,
+		                    path, msg[0] != '\0' ? msg : "Not Found");
+	if (resp->status == 409 && (flags & KUBE_CALL_CONFLICT_FINAL) != 0)
+		return al_error_set(AL_EEXIST, "%s '%s': 409 %s", method, path,
+		                    msg[0] != '\0' ? msg : "Conflict");
+	/* last: message text, truncation intended */
+	snprintf(last, last_cap, "%ld %s", resp->status, msg);
+	if (!retryable_status(resp->status))
+		return al_error_set(AL_EPROTO, "%s '%s': %s", method, path,
+		                    last);
+	ra = al_http_resp_header(resp, "Retry-After");
+	if (ra != NULL && al_http_parse_retry_after(ra, wait_ms) == 0 &&
+	    *wait_ms > k->backoff_max_ms)
+		*wait_ms = k->backoff_max_ms;
+	al_error_clear();
+	return 0;
+}
+
+/* A request that failed with rc before an answer: rc when it is final (not
+ * a network error or a timeout, the deadline passed, a TLS verification
+ * failure, which does not heal itself), 0 when it is to be retried, with
+ * last (cap last_cap) saying why. */
+static int call_failed(int rc, al_deadline dl, char *last, size_t last_cap)
+{
+	const char *em = al_error_message();
+
+	if (rc != AL_ENET && rc != AL_ETIMEOUT)
+		return rc;
+	if (rc == AL_ETIMEOUT && al_deadline_expired(dl))
+		return rc;
+	if (rc == AL_ENET &&
+	    (strstr(em, "SSL") != NULL || strstr(em, "TLS") != NULL ||
+	     strstr(em, "certificate") != NULL))
+		return rc;
+	snprintf(last, last_cap, "%s", em);
+	return 0;
+}
+
+/* Before the next attempt: an error when the retries (without a deadline)
+ * or the deadline are used up or the wait is cancelled, else 0 after
+ * waiting wait_ms. */
+static int call_wait(const al_kube *k, const char *method, const char *path,
+                     al_deadline dl, unsigned attempt, uint64_t wait_ms,
+                     const char *last, int last_code)
+{
+	int rc;
+
+	if (dl.end_ms == 0 && attempt >= k->max_retries)
+		return al_error_set(last_code,
+		                    "%s '%s': %s (after %u "
+		                    "attempts)",
+		                    method, path, last, attempt + 1);
+	if (dl.end_ms != 0 && wait_ms >= al_deadline_remaining_ms(dl))
+		return al_error_set(AL_ETIMEOUT,
+		                    "%s '%s': deadline reached after %u "
+		                    "attempts, last: %s",
+		                    method, path, attempt + 1, last);
+	al_log_debug("kube: %s %s: %s, retrying in %llu ms", method, path, last,
+	             (unsigned long long)wait_ms);
+	if ((rc = al_sleep_ms(wait_ms, k->hopts.cancel)) < 0)
+		return al_error_set(rc, "%s '%s': cancelled", method, path);
+	return 0;
+}
+
 /*
  * One API call with retries: 409, 429, 5xx and connection errors are
  * retried with backoff (Retry-After honoured) until dl, or at most
  * k->max_retries times without a deadline. On 2xx, *out (may be NULL)
  * receives the parsed body.
  */
-#define KUBE_CALL_CONFLICT_FINAL 1 /* a 409 is an answer, not retried */
-
 static int kube_call_ex(al_kube *k, const char *method, const char *path,
                         const char *ctype, const char *body, json_t **out,
                         al_deadline dl, unsigned flags)
@@ -1094,10 +1244,8 @@ static int kube_call_ex(al_kube *k, const char *method, const char *path,
 	const char *hdrs[6];
 	char ctype_hdr[128];
 	char clock_hdr[64];
-	char msg[KUBE_MSG_MAX + 1];
 	char last[KUBE_MSG_MAX + 64];
 	int last_code = 0;
-	size_t nh = 0;
 	unsigned attempt;
 	json_t *j = NULL;
 	char *auth = NULL;
@@ -1112,34 +1260,11 @@ static int kube_call_ex(al_kube *k, const char *method, const char *path,
 		rc = al_error_set(rc, "URL too long for '%.128s'", path);
 		goto out;
 	}
-	if (auth != NULL)
-		hdrs[nh++] = auth;
-	hdrs[nh++] = "Accept: application/json";
-	/* The test suite's simulated cluster runs its timers on this clock
-	 * when it is virtual (docs/testing.md); never sent otherwise. */
-	if (al_clock_is_virtual()) {
-		int w = snprintf(clock_hdr, sizeof(clock_hdr),
-		                 "X-Airlock-Test-Clock: %llu",
-		                 (unsigned long long)al_clock_now_ms());
-
-		if (w > 0 && (size_t)w < sizeof(clock_hdr))
-			hdrs[nh++] = clock_hdr;
-	}
-	if (ctype != NULL) {
-		int w = snprintf(ctype_hdr, sizeof(ctype_hdr),
-		                 "Content-Type: %s", ctype);
-
-		if (w < 0 || (size_t)w >= sizeof(ctype_hdr)) {
-			rc = al_error_set(AL_EINVAL, "content type too long");
-			goto out;
-		}
-		hdrs[nh++] = ctype_hdr;
-	}
-	hdrs[nh] = NULL;
+	if ((rc = call_headers(hdrs, auth, ctype, &clock_hdr, &ctype_hdr)) < 0)
+		goto out;
 	for (attempt = 0;; attempt++) {
 		al_http_req req;
 		uint64_t wait_ms;
-		const char *ra;
 
 		memset(&req, 0, sizeof(req));
 		req.method = method;
@@ -1171,90 +1296,28 @@ static int kube_call_ex(al_kube *k, const char *method, const char *path,
 			rc = 0;
 			goto out;
 		}
+		if (rc == 0 && resp.status == 401 && !reloaded &&
+		    k->token_file != NULL) {
+			reloaded = 1;
+			if (auth_reload(k, &auth) == 1) {
+				hdrs[0] = auth;
+				continue;
+			}
+		}
 		if (rc == 0) {
-			status_message(&resp, msg, sizeof(msg));
-			if (resp.status == 401 && !reloaded &&
-			    k->token_file != NULL) {
-				reloaded = 1;
-				if (auth_reload(k, &auth) == 1) {
-					hdrs[0] = auth;
-					continue;
-				}
-			}
-			if (resp.status == 401 || resp.status == 403) {
-				rc = al_error_set(AL_EAUTH, "%s '%s': %ld %s",
-				                  method, path, resp.status,
-				                  msg[0] != '\0' ? msg
-				                  : resp.status == 401
-				                      ? "Unauthorized"
-				                      : "Forbidden");
+			if ((rc = call_status(k, &resp, method, path, flags,
+			                      last, sizeof(last), &wait_ms)) <
+			    0)
 				goto out;
-			}
-			if (resp.status == 404) {
-				rc = al_error_set(
-				    AL_ENOTFOUND, "%s '%s': 404 %s", method,
-				    path, msg[0] != '\0' ? msg : "Not Found");
-				goto out;
-			}
-			if (resp.status == 409 &&
-			    (flags & KUBE_CALL_CONFLICT_FINAL) != 0) {
-				rc = al_error_set(
-				    AL_EEXIST, "%s '%s': 409 %s", method, path,
-				    msg[0] != '\0' ? msg : "Conflict");
-				goto out;
-			}
-			/* last: message text, truncation intended */
-			snprintf(last, sizeof(last), "%ld %s", resp.status,
-			         msg);
 			last_code = AL_EPROTO;
-			if (!retryable_status(resp.status)) {
-				rc = al_error_set(AL_EPROTO, "%s '%s': %s",
-				                  method, path, last);
-				goto out;
-			}
-			ra = al_http_resp_header(&resp, "Retry-After");
-			if (ra != NULL &&
-			    al_http_parse_retry_after(ra, &wait_ms) == 0 &&
-			    wait_ms > k->backoff_max_ms)
-				wait_ms = k->backoff_max_ms;
-			al_error_clear();
 		} else {
-			const char *em = al_error_message();
-
-			if (rc != AL_ENET && rc != AL_ETIMEOUT)
-				goto out;
-			if (rc == AL_ETIMEOUT && al_deadline_expired(dl))
-				goto out;
-			/* A TLS verification failure does not heal itself. */
-			if (rc == AL_ENET &&
-			    (strstr(em, "SSL") != NULL ||
-			     strstr(em, "TLS") != NULL ||
-			     strstr(em, "certificate") != NULL))
-				goto out;
-			snprintf(last, sizeof(last), "%s", em);
 			last_code = rc;
+			if ((rc = call_failed(rc, dl, last, sizeof(last))) < 0)
+				goto out;
 		}
-		if (dl.end_ms == 0 && attempt >= k->max_retries) {
-			rc = al_error_set(last_code,
-			                  "%s '%s': %s (after %u "
-			                  "attempts)",
-			                  method, path, last, attempt + 1);
+		if ((rc = call_wait(k, method, path, dl, attempt, wait_ms, last,
+		                    last_code)) < 0)
 			goto out;
-		}
-		if (dl.end_ms != 0 && wait_ms >= al_deadline_remaining_ms(dl)) {
-			rc = al_error_set(AL_ETIMEOUT,
-			                  "%s '%s': deadline reached after %u "
-			                  "attempts, last: %s",
-			                  method, path, attempt + 1, last);
-			goto out;
-		}
-		al_log_debug("kube: %s %s: %s, retrying in %llu ms", method,
-		             path, last, (unsigned long long)wait_ms);
-		if ((rc = al_sleep_ms(wait_ms, k->hopts.cancel)) < 0) {
-			rc = al_error_set(rc, "%s '%s': cancelled", method,
-			                  path);
-			goto out;
-		}
 	}
 out:
 	free_secret(auth);

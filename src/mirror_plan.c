@@ -12,6 +12,7 @@
 #include "airlock/buf.h"
 #include "airlock/error.h"
 #include "airlock/fs.h"
+#include "airlock/mirror_plan.h"
 #include "name_int.h"
 #include "mirror_plan_int.h"
 

@@ -1598,18 +1598,149 @@ static int kr_keysig(al_pgp_keyring *kr, size_t prim, size_t sub,
 	return 0;
 }
 
+/* Where kr_add_binary stands in a keyring's packet sequence: the primary
+ * key and subkey that signatures bind (kr indexes, (size_t)-1 for none), the
+ * user ID they certify, whether a user attribute is open, whether the
+ * current key is skipped, and how many primary keys were taken. */
+typedef struct kr_walk {
+	size_t npk, prim, sub, uidlen;
+	const uint8_t *uid;
+	int in_uattr, skip;
+} kr_walk;
+
+/* A public key or subkey packet: parsed and pushed onto kr, or skipped
+ * (with its subkeys, for a primary) when its algorithm or version is not
+ * supported. */
+static int kr_on_key(al_pgp_keyring *kr, kr_walk *w, const pkt *pk,
+                     const char *what)
+{
+	pgp_key k;
+	int rc;
+
+	memset(&k, 0, sizeof(k));
+	w->uid = NULL;
+	w->in_uattr = 0;
+	w->sub = (size_t)-1;
+	if (pk->tag == TAG_PUBSUBKEY && (w->prim == (size_t)-1 || w->skip)) {
+		w->skip = 1;
+		return 0;
+	}
+	rc = key_parse(&k, pk->body, pk->len);
+	if (rc == 0 && pk->tag == TAG_PUBKEY && k.pkey == NULL) {
+		/* a primary key must be able to check its own
+		 * self-signatures */
+		key_clear(&k);
+		rc = al_error_set(AL_EUNSUPPORTED,
+		                  "public-key algorithm %d is not supported",
+		                  pk->body[5]);
+	}
+	if (rc == AL_EUNSUPPORTED) {
+		/* keep going: a v3/v5/v6 key or a weak RSA key is just not
+		 * usable */
+		al_log_debug("pgp: '%s': skipping key at offset %zu: %s", what,
+		             pk->offset, al_error_message());
+		al_error_clear();
+		if (pk->tag == TAG_PUBKEY) {
+			w->skip = 1;
+			w->prim = (size_t)-1;
+		}
+		return 0;
+	}
+	if (rc < 0)
+		return al_error_wrap(rc, "'%s': key at offset %zu: ", what,
+		                     pk->offset);
+	k.is_sub = pk->tag == TAG_PUBSUBKEY;
+	if (pk->tag == TAG_PUBKEY && (k.src = al_strdup(what)) == NULL) {
+		key_clear(&k);
+		return al_error_oom();
+	}
+	if (pk->tag == TAG_PUBKEY) {
+		w->skip = 0;
+		k.primary = kr->n;
+		w->prim = kr->n;
+		w->npk++;
+	} else {
+		k.primary = w->prim;
+		w->sub = kr->n;
+	}
+	if ((rc = kr_push(kr, &k)) < 0) {
+		key_clear(&k);
+		return rc;
+	}
+	return 0;
+}
+
+/* A signature packet on the current key, subkey or user ID: bound by
+ * kr_keysig; one that cannot be parsed is ignored, noted on the key it may
+ * have been meant for. */
+static int kr_on_sig(al_pgp_keyring *kr, const kr_walk *w, const pkt *pk,
+                     const char *what)
+{
+	pgp_sig s;
+	char why[128];
+
+	if (w->skip || w->prim == (size_t)-1 || w->in_uattr)
+		return 0;
+	if (sig_parse(&s, pk->body, pk->len) < 0) {
+		al_log_debug("pgp: '%s': ignoring signature at offset %zu: %s",
+		             what, pk->offset, al_error_message());
+		/* the key's own self-signature, maybe: if the key ends up
+		 * unusable, this may be why */
+		set_why(why, sizeof(why),
+		        "a signature on it at offset %zu cannot be used: %s",
+		        pk->offset, al_error_message());
+		key_reject(&kr->keys[w->sub != (size_t)-1 ? w->sub : w->prim],
+		           why);
+		al_error_clear();
+		return 0;
+	}
+	return kr_keysig(kr, w->prim, w->sub, w->uid, w->uidlen, &s);
+}
+
+/* One packet of a keyring, by its tag. */
+static int kr_on_packet(al_pgp_keyring *kr, kr_walk *w, const pkt *pk,
+                        const char *what)
+{
+	switch (pk->tag) {
+	case TAG_PUBKEY:
+	case TAG_PUBSUBKEY:
+		return kr_on_key(kr, w, pk, what);
+	case TAG_UID:
+		w->uid = pk->body;
+		w->uidlen = pk->len;
+		w->in_uattr = 0;
+		return 0;
+	case TAG_UATTR:
+		w->uid = NULL;
+		w->in_uattr = 1;
+		return 0;
+	case TAG_SIG:
+		return kr_on_sig(kr, w, pk, what);
+	case TAG_TRUST:
+	case TAG_MARKER:
+		return 0;
+	case TAG_SECRET_KEY:
+	case TAG_SECRET_SUBKEY:
+		return al_error_set(AL_EPARSE,
+		                    "'%s': secret key packet at offset "
+		                    "%zu: give public keys only",
+		                    what, pk->offset);
+	default:
+		return al_error_set(AL_EPARSE,
+		                    "'%s': unexpected packet type %d at "
+		                    "offset %zu in a keyring",
+		                    what, pk->tag, pk->offset);
+	}
+}
+
 static int kr_add_binary(al_pgp_keyring *kr, const uint8_t *p, size_t n,
                          const char *what)
 {
-	size_t off = 0, npk = 0, prim = (size_t)-1, sub = (size_t)-1, count = 0,
-	       uidlen = 0;
-	const uint8_t *uid = NULL;
-	int in_uattr = 0, skip = 0, rc = 0;
+	size_t off = 0, count = 0;
+	kr_walk w = {0, (size_t)-1, (size_t)-1, 0, NULL, 0, 0};
+	int rc = 0;
 	pkt pk;
-	pgp_key k;
-	pgp_sig s;
 
-	memset(&k, 0, sizeof(k));
 	memset(&pk, 0, sizeof(pk));
 	for (;;) {
 		free(pk.owned);
@@ -1627,122 +1758,10 @@ static int kr_add_binary(al_pgp_keyring *kr, const uint8_t *p, size_t n,
 			                  AL_PGP_MAX_KEYRING_PACKETS);
 			goto out;
 		}
-		switch (pk.tag) {
-		case TAG_PUBKEY:
-		case TAG_PUBSUBKEY:
-			uid = NULL;
-			in_uattr = 0;
-			sub = (size_t)-1;
-			if (pk.tag == TAG_PUBSUBKEY &&
-			    (prim == (size_t)-1 || skip)) {
-				skip = 1;
-				break;
-			}
-			rc = key_parse(&k, pk.body, pk.len);
-			if (rc == 0 && pk.tag == TAG_PUBKEY && k.pkey == NULL) {
-				/* a primary key must be able to check its own
-				 * self-signatures */
-				key_clear(&k);
-				rc = al_error_set(
-				    AL_EUNSUPPORTED,
-				    "public-key algorithm %d is not supported",
-				    pk.body[5]);
-			}
-			if (rc == AL_EUNSUPPORTED) {
-				/* keep going: a v3/v5/v6 key or a weak RSA key
-				 * is just not usable */
-				al_log_debug(
-				    "pgp: '%s': skipping key at offset %zu: %s",
-				    what, pk.offset, al_error_message());
-				al_error_clear();
-				rc = 0;
-				if (pk.tag == TAG_PUBKEY) {
-					skip = 1;
-					prim = (size_t)-1;
-				}
-				break;
-			}
-			if (rc < 0) {
-				rc = al_error_wrap(
-				    rc, "'%s': key at offset %zu: ", what,
-				    pk.offset);
-				goto out;
-			}
-			k.is_sub = pk.tag == TAG_PUBSUBKEY;
-			if (pk.tag == TAG_PUBKEY &&
-			    (k.src = al_strdup(what)) == NULL) {
-				key_clear(&k);
-				rc = al_error_oom();
-				goto out;
-			}
-			if (pk.tag == TAG_PUBKEY) {
-				skip = 0;
-				k.primary = kr->n;
-				prim = kr->n;
-				npk++;
-			} else {
-				k.primary = prim;
-				sub = kr->n;
-			}
-			if ((rc = kr_push(kr, &k)) < 0) {
-				key_clear(&k);
-				goto out;
-			}
-			break;
-		case TAG_UID:
-			uid = pk.body;
-			uidlen = pk.len;
-			in_uattr = 0;
-			break;
-		case TAG_UATTR:
-			uid = NULL;
-			in_uattr = 1;
-			break;
-		case TAG_SIG:
-			if (skip || prim == (size_t)-1 || in_uattr)
-				break;
-			if (sig_parse(&s, pk.body, pk.len) < 0) {
-				char why[128];
-				al_log_debug("pgp: '%s': ignoring signature at "
-				             "offset %zu: %s",
-				             what, pk.offset,
-				             al_error_message());
-				/* the key's own self-signature, maybe: if the
-				 * key ends up unusable, this may be why */
-				set_why(
-				    why, sizeof(why),
-				    "a signature on it at offset %zu cannot "
-				    "be used: %s",
-				    pk.offset, al_error_message());
-				key_reject(
-				    &kr->keys[sub != (size_t)-1 ? sub : prim],
-				    why);
-				al_error_clear();
-				break;
-			}
-			if ((rc = kr_keysig(kr, prim, sub, uid, uidlen, &s)) <
-			    0)
-				goto out;
-			break;
-		case TAG_TRUST:
-		case TAG_MARKER:
-			break;
-		case TAG_SECRET_KEY:
-		case TAG_SECRET_SUBKEY:
-			rc = al_error_set(AL_EPARSE,
-			                  "'%s': secret key packet at offset "
-			                  "%zu: give public keys only",
-			                  what, pk.offset);
+		if ((rc = kr_on_packet(kr, &w, &pk, what)) < 0)
 			goto out;
-		default:
-			rc = al_error_set(AL_EPARSE,
-			                  "'%s': unexpected packet type %d at "
-			                  "offset %zu in a keyring",
-			                  what, pk.tag, pk.offset);
-			goto out;
-		}
 	}
-	rc = npk == 0 && !skip
+	rc = w.npk == 0 && !w.skip
 	         ? al_error_set(AL_EPARSE, "'%s': no public key found", what)
 	         : 0;
 out:
@@ -2268,23 +2287,187 @@ static int key_usable(const al_pgp_keyring *kr, const pgp_key *k,
 	return 0;
 }
 
+/* An armored message decoded into armored (data and dlen point into it), or
+ * a binary one passed through: nothing may follow the armor. */
+static int msg_dearmor(al_buf *armored, const uint8_t *msg, size_t n,
+                       const uint8_t **data, size_t *dlen)
+{
+	size_t off = 0;
+	int rc;
+
+	*data = msg;
+	*dlen = n;
+	if (!looks_armored(msg, n))
+		return 0;
+	if ((rc = armor_decode(armored, msg, n, &off, "MESSAGE", "message")) <
+	    0)
+		return rc;
+	if (rc == 0)
+		return al_error_set(AL_EPARSE, "not an OpenPGP message");
+	for (; off < n; off++)
+		if (!is_ws(msg[off]))
+			return al_error_set(AL_EVERIFY,
+			                    "trailing data after the message");
+	*data = armored->ptr;
+	*dlen = armored->len;
+	return 0;
+}
+
+/* The packets of a signed message: one literal data packet and one
+ * signature, either after the data or announced by one one-pass signature
+ * before it. */
+static int msg_layout(const msg_state *ms, const pkt **lit, const pkt **sigp,
+                      const pkt **ops)
+{
+	int nsig = ms->nsig_before + ms->nsig_after;
+	size_t i;
+
+	if (nsig > 1)
+		return al_error_set(AL_EVERIFY,
+		                    "message has %d signature packets", nsig);
+	*lit = *sigp = *ops = NULL;
+	for (i = 0; i < ms->n; i++) {
+		if (ms->pk[i].tag == TAG_LITERAL)
+			*lit = &ms->pk[i];
+		else if (ms->pk[i].tag == TAG_SIG)
+			*sigp = &ms->pk[i];
+		else if (ms->pk[i].tag == TAG_OPS)
+			*ops = &ms->pk[i];
+	}
+	if (*lit == NULL)
+		return al_error_set(AL_EPARSE,
+		                    "message has no literal data packet");
+	if (*sigp == NULL)
+		return al_error_set(AL_EPARSE,
+		                    "message has no signature packet");
+	if (ms->nops > 1 || (*ops != NULL && ms->nsig_after != 1))
+		return al_error_set(
+		    AL_EPARSE,
+		    "one-pass signature without its signature packet");
+	if (*ops == NULL && ms->nsig_before != 1)
+		return al_error_set(AL_EPARSE,
+		                    "signature packet after literal "
+		                    "data without a one-pass signature");
+	return 0;
+}
+
+/* The data of a literal data packet: format, name length, name, date
+ * (RFC 4880 5.9), then the data. */
+static int literal_data(const pkt *lit, const uint8_t **ld, size_t *ldlen)
+{
+	if (lit->len < 6 || (size_t)lit->body[1] > lit->len - 6)
+		return al_error_set(
+		    AL_EPARSE, "truncated literal data packet at offset %zu",
+		    lit->offset);
+	*ld = lit->body + 6 + lit->body[1];
+	*ldlen = lit->len - 6 - lit->body[1];
+	return 0;
+}
+
+/* s is a document signature with a creation time, and the one-pass
+ * signature (if any) announced it. */
+static int sig_document_check(const pgp_sig *s, const pkt *ops)
+{
+	/* one-pass signature: version 3, type, hash, pk algo, key ID, nested */
+	if (ops != NULL &&
+	    (ops->len != 13 || ops->body[0] != 3 || ops->body[1] != s->type ||
+	     ops->body[2] != s->hashalgo || ops->body[3] != s->pkalgo ||
+	     (s->has_issuer && be64(ops->body + 4) != s->issuer)))
+		return al_error_set(AL_EPARSE,
+		                    "one-pass signature does not match "
+		                    "the signature packet");
+	if (s->type != SIG_BINARY && s->type != SIG_TEXT)
+		return al_error_set(
+		    AL_EVERIFY,
+		    "signature type 0x%02x is not a document signature",
+		    s->type);
+	if (!s->has_created)
+		return al_error_set(AL_EPARSE,
+		                    "signature has no hashed creation time");
+	return 0;
+}
+
+/* The key of kr that made s over hash: looked up by the issuer fingerprint
+ * when there is one (it names one key), else by the key ID; the two must
+ * agree. */
+static int find_signer(const pgp_key **signer, const al_pgp_keyring *kr,
+                       const pgp_sig *s, const hash_info *hi,
+                       const uint8_t *hash, size_t hlen)
+{
+	uint64_t looked;
+	int tried = 0;
+	size_t i;
+
+	if (!s->has_issuer && !s->has_issuer_fpr)
+		return al_error_set(AL_EVERIFY,
+		                    "signature names no issuer key");
+	looked = s->has_issuer_fpr ? be64(s->issuer_fpr + 12) : s->issuer;
+	if (s->has_issuer && s->has_issuer_fpr && s->issuer != looked) {
+		char fpr[41];
+		int known = 0;
+		for (i = 0; i < kr->n; i++)
+			known |=
+			    memcmp(kr->keys[i].fpr, s->issuer_fpr, 20) == 0;
+		hex_upper(fpr, s->issuer_fpr, 20);
+		return al_error_set(
+		    AL_EVERIFY,
+		    "signature names two issuers: looked up key "
+		    "0x%016" PRIX64 " (%s) by its issuer "
+		    "fingerprint %s, but its issuer key ID is "
+		    "0x%016" PRIX64,
+		    looked, known ? "in the keyring" : "not in the keyring",
+		    fpr, s->issuer);
+	}
+	for (i = 0; i < kr->n; i++) {
+		const pgp_key *k = &kr->keys[i];
+		if (s->has_issuer_fpr ? memcmp(k->fpr, s->issuer_fpr, 20) != 0
+		                      : k->keyid != s->issuer)
+			continue;
+		tried++;
+		if (verify_raw(k, s, hi, hash, hlen) == 1) {
+			*signer = k;
+			return 0;
+		}
+	}
+	return al_error_set(AL_EVERIFY,
+	                    tried ? "bad signature by key 0x%016" PRIX64
+	                          : "signed by unknown key 0x%016" PRIX64,
+	                    looked);
+}
+
+/* What al_pgp_verify reports about a good signature. */
+static void result_fill(al_pgp_result *out, const al_pgp_keyring *kr,
+                        const pgp_key *signer, const pgp_sig *s,
+                        const hash_info *hi)
+{
+	memset(out, 0, sizeof(*out));
+	hex_upper(out->fingerprint, signer->fpr, 20);
+	hex_upper(out->primary_fingerprint, kr->keys[signer->primary].fpr, 20);
+	out->key_id = signer->keyid;
+	out->sig_version = s->version;
+	out->sig_type = s->type;
+	out->pubkey_algo = s->pkalgo;
+	out->hash_algo = s->hashalgo;
+	out->hash_name = hi->name;
+	out->created = s->created;
+	out->expires = s->sig_expire != 0 ? s->created + s->sig_expire : 0;
+}
+
 int al_pgp_verify(al_pgp_result *out, al_buf *literal_out,
                   const al_pgp_keyring *kr, const uint8_t *msg, size_t n,
                   uint64_t now)
 {
 	msg_state *ms = NULL;
 	al_buf armored = AL_BUF_INIT(AL_PGP_MAX_MESSAGE_BYTES);
-	const uint8_t *data = msg;
+	const uint8_t *data = msg, *ld = NULL;
 	const pkt *lit = NULL, *sigp = NULL, *ops = NULL;
-	const uint8_t *ld;
-	size_t dlen = n, i, off = 0, ldlen, hlen = 0;
+	size_t dlen = n, ldlen = 0, hlen = 0;
 	const hash_info *hi = NULL;
 	EVP_MD_CTX *md = NULL;
 	uint8_t hash[EVP_MAX_MD_SIZE];
 	const pgp_key *signer = NULL;
 	pgp_sig s;
-	uint64_t looked;
-	int rc, tried = 0, nsig;
+	int rc;
 	char tb[32];
 
 	if (kr == NULL || (msg == NULL && n > 0))
@@ -2297,102 +2480,19 @@ int al_pgp_verify(al_pgp_result *out, al_buf *literal_out,
 		                    (size_t)AL_PGP_MAX_MESSAGE_BYTES);
 	if (n == 0)
 		return al_error_set(AL_EPARSE, "empty signed message");
-	if (looks_armored(msg, n)) {
-		if ((rc = armor_decode(&armored, msg, n, &off, "MESSAGE",
-		                       "message")) < 0)
-			goto out;
-		if (rc == 0) {
-			rc = al_error_set(AL_EPARSE, "not an OpenPGP message");
-			goto out;
-		}
-		for (; off < n; off++)
-			if (!is_ws(msg[off])) {
-				rc = al_error_set(
-				    AL_EVERIFY,
-				    "trailing data after the message");
-				goto out;
-			}
-		data = armored.ptr;
-		dlen = armored.len;
-	}
+	if ((rc = msg_dearmor(&armored, msg, n, &data, &dlen)) < 0)
+		goto out;
 	ms = calloc(1, sizeof(*ms));
 	if (ms == NULL) {
 		rc = al_error_oom();
 		goto out;
 	}
-	if ((rc = msg_collect(ms, data, dlen, 0)) < 0)
+	if ((rc = msg_collect(ms, data, dlen, 0)) < 0 ||
+	    (rc = msg_layout(ms, &lit, &sigp, &ops)) < 0 ||
+	    (rc = literal_data(lit, &ld, &ldlen)) < 0 ||
+	    (rc = sig_parse(&s, sigp->body, sigp->len)) < 0 ||
+	    (rc = sig_document_check(&s, ops)) < 0)
 		goto out;
-	nsig = ms->nsig_before + ms->nsig_after;
-	if (nsig > 1) {
-		rc = al_error_set(AL_EVERIFY,
-		                  "message has %d signature packets", nsig);
-		goto out;
-	}
-	for (i = 0; i < ms->n; i++) {
-		if (ms->pk[i].tag == TAG_LITERAL)
-			lit = &ms->pk[i];
-		else if (ms->pk[i].tag == TAG_SIG)
-			sigp = &ms->pk[i];
-		else if (ms->pk[i].tag == TAG_OPS)
-			ops = &ms->pk[i];
-	}
-	if (lit == NULL) {
-		rc = al_error_set(AL_EPARSE,
-		                  "message has no literal data packet");
-		goto out;
-	}
-	if (sigp == NULL) {
-		rc = al_error_set(AL_EPARSE, "message has no signature packet");
-		goto out;
-	}
-	if (ms->nops > 1 || (ops != NULL && ms->nsig_after != 1)) {
-		rc = al_error_set(
-		    AL_EPARSE,
-		    "one-pass signature without its signature packet");
-		goto out;
-	}
-	if (ops == NULL && ms->nsig_before != 1) {
-		rc = al_error_set(AL_EPARSE,
-		                  "signature packet after literal "
-		                  "data without a one-pass signature");
-		goto out;
-	}
-	/* literal data: format, name length, name, date (RFC 4880 5.9) */
-	if (lit->len < 6 || (size_t)lit->body[1] > lit->len - 6) {
-		rc = al_error_set(AL_EPARSE,
-		                  "truncated literal data packet at offset %zu",
-		                  lit->offset);
-		goto out;
-	}
-	ld = lit->body + 6 + lit->body[1];
-	ldlen = lit->len - 6 - lit->body[1];
-	if ((rc = sig_parse(&s, sigp->body, sigp->len)) < 0)
-		goto out;
-	if (ops != NULL) {
-		/* one-pass signature: version 3, type, hash, pk algo, key ID,
-		 * nested */
-		if (ops->len != 13 || ops->body[0] != 3 ||
-		    ops->body[1] != s.type || ops->body[2] != s.hashalgo ||
-		    ops->body[3] != s.pkalgo ||
-		    (s.has_issuer && be64(ops->body + 4) != s.issuer)) {
-			rc = al_error_set(AL_EPARSE,
-			                  "one-pass signature does not match "
-			                  "the signature packet");
-			goto out;
-		}
-	}
-	if (s.type != SIG_BINARY && s.type != SIG_TEXT) {
-		rc = al_error_set(
-		    AL_EVERIFY,
-		    "signature type 0x%02x is not a document signature",
-		    s.type);
-		goto out;
-	}
-	if (!s.has_created) {
-		rc = al_error_set(AL_EPARSE,
-		                  "signature has no hashed creation time");
-		goto out;
-	}
 	/* a data signature: never SHA-1, whatever its date */
 	if ((rc = hash_begin(&md, &s, &hi, 0)) < 0)
 		goto out;
@@ -2402,48 +2502,8 @@ int al_pgp_verify(al_pgp_result *out, al_buf *literal_out,
 		    rc < 0 ? rc : al_error_openssl(AL_ENOMEM, "hashing failed");
 		goto out;
 	}
-	if (!s.has_issuer && !s.has_issuer_fpr) {
-		rc = al_error_set(AL_EVERIFY, "signature names no issuer key");
-		goto out;
-	}
-	/* the key is looked up by the issuer fingerprint when there is one
-	 * (it names one key), else by the key ID; the two must agree */
-	looked = s.has_issuer_fpr ? be64(s.issuer_fpr + 12) : s.issuer;
-	if (s.has_issuer && s.has_issuer_fpr && s.issuer != looked) {
-		char fpr[41];
-		int known = 0;
-		for (i = 0; i < kr->n; i++)
-			known |= memcmp(kr->keys[i].fpr, s.issuer_fpr, 20) == 0;
-		hex_upper(fpr, s.issuer_fpr, 20);
-		rc = al_error_set(
-		    AL_EVERIFY,
-		    "signature names two issuers: looked up key "
-		    "0x%016" PRIX64 " (%s) by its issuer "
-		    "fingerprint %s, but its issuer key ID is "
-		    "0x%016" PRIX64,
-		    looked, known ? "in the keyring" : "not in the keyring",
-		    fpr, s.issuer);
-		goto out;
-	}
-	for (i = 0; i < kr->n; i++) {
-		const pgp_key *k = &kr->keys[i];
-		if (s.has_issuer_fpr ? memcmp(k->fpr, s.issuer_fpr, 20) != 0
-		                     : k->keyid != s.issuer)
-			continue;
-		tried++;
-		if (verify_raw(k, &s, hi, hash, hlen) == 1) {
-			signer = k;
-			break;
-		}
-	}
-	if (signer == NULL) {
-		rc = al_error_set(AL_EVERIFY,
-		                  tried ? "bad signature by key 0x%016" PRIX64
-		                        : "signed by unknown key 0x%016" PRIX64,
-		                  looked);
-		goto out;
-	}
-	if ((rc = key_usable(kr, signer, &s, now)) < 0)
+	if ((rc = find_signer(&signer, kr, &s, hi, hash, hlen)) < 0 ||
+	    (rc = key_usable(kr, signer, &s, now)) < 0)
 		goto out;
 	if (s.sig_expire != 0 && s.created + s.sig_expire <= now) {
 		rc = al_error_set(AL_EVERIFY, "signature expired on %s",
@@ -2453,20 +2513,8 @@ int al_pgp_verify(al_pgp_result *out, al_buf *literal_out,
 	if (literal_out != NULL &&
 	    (rc = al_buf_append(literal_out, ld, ldlen)) < 0)
 		goto out;
-	if (out != NULL) {
-		memset(out, 0, sizeof(*out));
-		hex_upper(out->fingerprint, signer->fpr, 20);
-		hex_upper(out->primary_fingerprint,
-		          kr->keys[signer->primary].fpr, 20);
-		out->key_id = signer->keyid;
-		out->sig_version = s.version;
-		out->sig_type = s.type;
-		out->pubkey_algo = s.pkalgo;
-		out->hash_algo = s.hashalgo;
-		out->hash_name = hi->name;
-		out->created = s.created;
-		out->expires = s.sig_expire != 0 ? s.created + s.sig_expire : 0;
-	}
+	if (out != NULL)
+		result_fill(out, kr, signer, &s, hi);
 	rc = 0;
 out:
 	EVP_MD_CTX_free(md);

@@ -1656,16 +1656,122 @@ static char *link_next(const char *v)
 	return NULL;
 }
 
+/* The tags gathered over the pages of one listing. */
+typedef struct tag_list {
+	char **v;
+	size_t n, cap;
+} tag_list;
+
+/* One page of a tag listing (body, JSON {"tags": [...]}) appended to l:
+ * every tag a string in the spec's grammar (a tag becomes a reference, a
+ * chart version and a line of mapping.txt), at most TAGS_MAX in all. */
+static int tags_page_add(tag_list *l, const al_buf *body, const char *what)
+{
+	json_t *root, *arr, *v;
+	json_error_t jerr;
+	size_t i;
+	int rc = 0;
+
+	root = json_loadb(
+	    (const char *)(body->ptr != NULL ? body->ptr : (const uint8_t *)""),
+	    body->len, JSON_REJECT_DUPLICATES, &jerr);
+	if (!json_is_object(root)) {
+		rc = al_error_set(AL_EPROTO,
+		                  "tags of '%s': invalid JSON answer", what);
+		goto out;
+	}
+	arr = json_object_get(root, "tags");
+	if (arr != NULL && !json_is_null(arr) && !json_is_array(arr)) {
+		rc = al_error_set(
+		    AL_EPROTO, "tags of '%s': \"tags\" is not an array", what);
+		goto out;
+	}
+	json_array_foreach(arr, i, v)
+	{
+		char *t;
+
+		if (!json_is_string(v)) {
+			rc = al_error_set(AL_EPROTO,
+			                  "tags of '%s': a tag is not a string",
+			                  what);
+			goto out;
+		}
+		if (!al_name_ok(json_string_value(v), json_string_length(v),
+		                AL_NAME_TAG, 0)) {
+			rc = al_error_set(AL_EPROTO,
+			                  "tags of '%s': a tag is not "
+			                  "a valid tag",
+			                  what);
+			goto out;
+		}
+		if (l->n >= TAGS_MAX) {
+			rc = al_error_set(AL_ELIMIT,
+			                  "tags of '%s': more than %d tags",
+			                  what, TAGS_MAX);
+			goto out;
+		}
+		if (l->n == l->cap) {
+			size_t nc = l->cap == 0 ? 64 : l->cap * 2;
+			char **nl = realloc(l->v, nc * sizeof(*nl));
+
+			if (nl == NULL) {
+				rc = al_error_set(AL_ENOMEM, "out of memory");
+				goto out;
+			}
+			l->v = nl;
+			l->cap = nc;
+		}
+		t = al_strdup(json_string_value(v));
+		if (t == NULL) {
+			rc = al_error_set(AL_ENOMEM, "out of memory");
+			goto out;
+		}
+		l->v[l->n++] = t;
+	}
+out:
+	json_decref(root);
+	return rc;
+}
+
+/* The next page of a listing from the answer's Link header (*url NULL on
+ * the last page): a link with a control character or a space, or one that
+ * leaves the registry, is refused. */
+static int tags_next(al_registry *r, const al_http_resp *resp, const char *what,
+                     char **url)
+{
+	char *next = link_next(al_http_resp_header(resp, "Link"));
+
+	*url = NULL;
+	if (next == NULL)
+		return 0;
+	if (!url_text_ok(next)) {
+		free(next);
+		return al_error_set(AL_EPROTO,
+		                    "tags of '%s': the pagination link "
+		                    "contains a control character or a space",
+		                    what);
+	}
+	*url = resolve(r, next);
+	free(next);
+	if (*url == NULL)
+		return al_error_set(AL_ENOMEM, "out of memory");
+	if (!on_registry(r, *url))
+		return al_error_set(AL_EPROTO,
+		                    "tags of '%s': pagination "
+		                    "link leaves the registry",
+		                    what);
+	return 0;
+}
+
 int al_registry_list_tags(al_registry *r, const char *repo, char ***tags,
                           size_t *ntags)
 {
 	al_buf body = AL_BUF_INIT(TAGS_BODY_MAX);
 	al_http_resp resp = AL_HTTP_RESP_INIT;
 	al_http_req req;
-	char **list = NULL, *url = NULL, *what = NULL, *next;
-	size_t n = 0, cap = 0, i, pages = 0;
-	json_t *root = NULL, *arr, *v;
-	json_error_t jerr;
+	tag_list l = {NULL, 0, 0};
+	char *url = NULL, *what = NULL;
+	size_t i, pages = 0;
 	int rc = 0;
 
 	if (r == NULL || tags == NULL || ntags == NULL)
@@ -1704,109 +1810,20 @@ int al_registry_list_tags(al_registry *r, const char *repo, char ***tags,
 			rc = reg_fail(&resp, what);
 			goto out;
 		}
-		json_decref(root);
-		root = json_loadb((const char *)(body.ptr != NULL
-		                                     ? body.ptr
-		                                     : (const uint8_t *)""),
-		                  body.len, JSON_REJECT_DUPLICATES, &jerr);
-		if (!json_is_object(root)) {
-			rc = al_error_set(AL_EPROTO,
-			                  "tags of '%s': invalid JSON answer",
-			                  what);
-			goto out;
-		}
-		arr = json_object_get(root, "tags");
-		if (arr != NULL && !json_is_null(arr) && !json_is_array(arr)) {
-			rc = al_error_set(
-			    AL_EPROTO, "tags of '%s': \"tags\" is not an array",
-			    what);
-			goto out;
-		}
-		json_array_foreach(arr, i, v)
-		{
-			char *t;
-
-			if (!json_is_string(v)) {
-				rc = al_error_set(
-				    AL_EPROTO,
-				    "tags of '%s': a tag is not a string",
-				    what);
-				goto out;
-			}
-			/* a tag becomes a reference, a chart version and a
-			 * line of mapping.txt: the spec's grammar only */
-			if (!al_name_ok(json_string_value(v),
-			                json_string_length(v), AL_NAME_TAG,
-			                0)) {
-				rc = al_error_set(AL_EPROTO,
-				                  "tags of '%s': a tag is not "
-				                  "a valid tag",
-				                  what);
-				goto out;
-			}
-			if (n >= TAGS_MAX) {
-				rc = al_error_set(
-				    AL_ELIMIT,
-				    "tags of '%s': more than %d tags", what,
-				    TAGS_MAX);
-				goto out;
-			}
-			if (n == cap) {
-				size_t nc = cap == 0 ? 64 : cap * 2;
-				char **nl = realloc(list, nc * sizeof(*nl));
-
-				if (nl == NULL) {
-					rc = al_error_set(AL_ENOMEM,
-					                  "out of memory");
-					goto out;
-				}
-				list = nl;
-				cap = nc;
-			}
-			t = al_strdup(json_string_value(v));
-			if (t == NULL) {
-				rc = al_error_set(AL_ENOMEM, "out of memory");
-				goto out;
-			}
-			list[n++] = t;
-		}
 		free(url);
 		url = NULL;
-		next = link_next(al_http_resp_header(&resp, "Link"));
-		if (next != NULL && !url_text_ok(next)) {
-			free(next);
-			rc = al_error_set(
-			    AL_EPROTO,
-			    "tags of '%s': the pagination link "
-			    "contains a control character or a space",
-			    what);
+		if ((rc = tags_page_add(&l, &body, what)) < 0 ||
+		    (rc = tags_next(r, &resp, what, &url)) < 0)
 			goto out;
-		}
-		if (next != NULL) {
-			url = resolve(r, next);
-			free(next);
-			if (url == NULL) {
-				rc = al_error_set(AL_ENOMEM, "out of memory");
-				goto out;
-			}
-			if (!on_registry(r, url)) {
-				rc = al_error_set(AL_EPROTO,
-				                  "tags of '%s': pagination "
-				                  "link leaves the registry",
-				                  what);
-				goto out;
-			}
-		}
 	}
-	*tags = list;
-	*ntags = n;
-	list = NULL;
-	n = 0;
+	*tags = l.v;
+	*ntags = l.n;
+	l.v = NULL;
+	l.n = 0;
 out:
-	for (i = 0; i < n; i++)
-		free(list[i]);
-	free(list);
-	json_decref(root);
+	for (i = 0; i < l.n; i++)
+		free(l.v[i]);
+	free(l.v);
 	al_buf_free(&body);
 	al_http_resp_clear(&resp);
 	free(url);

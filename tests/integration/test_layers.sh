@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# test_layers.sh: the util layer (CMakeLists.txt AL_UTIL_MODULES, docs/architecture.md "Layers") includes no header and calls no function from above it.
+# test_layers.sh: the util layer (CMakeLists.txt AL_UTIL_MODULES, docs/architecture.md "Layers") includes no header and calls no function from above it; no library file includes the umbrella airlock.h.
 # al-tier: quick
 set -euo pipefail
 . "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
@@ -63,6 +63,16 @@ while [ ${#queue[@]} -gt 0 ]; do
 	fi
 done
 [ "$bad" = 0 ] && al_pass "the util layer's ${#seen[@]} files include only util headers"
+
+# The umbrella header is for clients: a library source or public header
+# includes the module headers it uses, never include/airlock.h.
+umb=$(grep -lE '^[[:space:]]*#[[:space:]]*include[[:space:]]*[<"](airlock/)?airlock\.h[">]' \
+	"$SRC"/*.c "$SRC"/*.h "$INC"/*.h 2>/dev/null || true)
+if [ -n "$umb" ]; then
+	al_fail "library files include the umbrella airlock.h: $(echo $umb | sed "s|$AL_SOURCE_DIR/||g")"
+else
+	al_pass "no library file includes the umbrella airlock.h"
+fi
 
 # Calls: every al_ symbol al_util's objects use is defined by one of them.
 list=$AL_BUILD_DIR/al_util_objects.txt
