@@ -98,7 +98,7 @@ static int queue(al_transfer *t, const char *ref, int *idx)
 }
 
 /* The target name opts->renames gives the additional image ref, or NULL. */
-static const char *renamed(const al_transfer_opts *opts, const char *ref)
+static const char *rename_target(const al_transfer_opts *opts, const char *ref)
 {
 	return opts != NULL ? al_imageset_rename_of(opts->renames, ref) : NULL;
 }
@@ -107,7 +107,7 @@ static const char *renamed(const al_transfer_opts *opts, const char *ref)
 static int record_origin(al_store *s, const al_transfer_opts *opts,
                          const char *ref)
 {
-	const char *rn = renamed(opts, ref);
+	const char *rn = rename_target(opts, ref);
 	char *src = NULL;
 	int rc;
 
@@ -586,7 +586,7 @@ static void queue_additional(engine *e, add_run *ar)
 {
 	int rc;
 
-	ar->rename = renamed(e->opts, ar->ref);
+	ar->rename = rename_target(e->opts, ar->ref);
 	ar->idx = -1;
 	if ((rc = queue_as(e->t, ar->ref, ar->rename, &ar->idx)) < 0 ||
 	    (rc = hold_if_verified_name(e->s, e->t, ar->ref, ar->rename,

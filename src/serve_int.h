@@ -170,14 +170,20 @@ typedef struct al_serve_request {
 	uint64_t reserved; /* of al_serve_server.manifest_bytes */
 } al_serve_request;
 
-/* Responses (serve.c). Each records status and length in rq. */
+/* Responses (serve_base.c). Each records status and length in rq. */
 enum MHD_Result al_serve__send(struct MHD_Connection *c, al_serve_request *rq,
                                unsigned status, struct MHD_Response *r,
                                uint64_t len);
+enum MHD_Result al_serve__send_json(struct MHD_Connection *c,
+                                    al_serve_request *rq, unsigned status,
+                                    const char *body);
 enum MHD_Result al_serve__send_error(struct MHD_Connection *c,
                                      al_serve_request *rq, unsigned status,
                                      const char *code, const char *message);
-/* Read index.json again now if it changed (a manifest was pushed). */
+/* The name table (serve_base.c): index.json's stat, a reference to the
+ * current table and its release, and reading index.json again now if it
+ * changed (a manifest was pushed). */
+int al_serve__index_stat(const char *store, struct stat *st);
 void al_serve__refresh(al_serve_server *sv);
 al_serve_table *al_serve__table_get(al_serve_server *sv);
 void al_serve__table_put(al_serve_server *sv, al_serve_table *t);

@@ -202,6 +202,61 @@ static void maps_free(maps *ms)
 	memset(ms, 0, sizeof(*ms));
 }
 
+/* Add the ConfigMap of one release to cms; *code set when it was not
+ * (EXIT_VERIFY: no signatures). Layout source; also cmd_configmaps.c's. */
+void cli_release_configmap(al_store *s, const al_store_release *rel,
+                           al_kres_configmaps *cms, int strict, int *code)
+{
+	const char *version = rel->version, *ds = rel->digest_text;
+	const char *label = version != NULL ? version : (ds != NULL ? ds : "?");
+	al_sig_list sigs = AL_SIG_LIST_INIT;
+	const uint8_t **ptrs = NULL;
+	size_t *lens = NULL, i, untrusted = 0;
+	al_digest d;
+	int rc;
+
+	if (!rel->has_digest) {
+		cli_error("release '%s' in releases.json has no valid digest",
+		          label);
+		*code = EXIT_RUNTIME;
+		return;
+	}
+	d = rel->digest;
+	if ((rc = al_sig_store_load_trusted(s, &d, &sigs, &untrusted)) < 0) {
+		*code = cli_fail(
+		    rc, "release %s %s: cannot read its signatures", label, ds);
+		goto out;
+	}
+	if (untrusted > 0)
+		cli_warn("release %s %s: %zu signature(s) written by an "
+		         "untrusted import left out (airlock check lists them)",
+		         label, ds, untrusted);
+	if (sigs.n == 0) {
+		if (strict)
+			cli_error("release %s %s: no signatures in the store",
+			          label, ds);
+		*code = EXIT_VERIFY;
+		goto out;
+	}
+	ptrs = calloc(sigs.n, sizeof(*ptrs));
+	lens = calloc(sigs.n, sizeof(*lens));
+	if (ptrs == NULL || lens == NULL) {
+		cli_error("out of memory");
+		*code = EXIT_RUNTIME;
+		goto out;
+	}
+	for (i = 0; i < sigs.n; i++) {
+		ptrs[i] = sigs.items[i].data;
+		lens[i] = sigs.items[i].len;
+	}
+	if ((rc = al_kres_configmaps_add(cms, &d, ptrs, lens, sigs.n)) < 0)
+		*code = cli_fail(rc, "release %s %s", label, ds);
+out:
+	free(ptrs);
+	free(lens);
+	al_sig_list_clear(&sigs);
+}
+
 /* oc-mirror's scope (attemptNamespaceScope) of map k, in place. */
 static int scope_map(maps *ms, size_t k)
 {
