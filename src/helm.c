@@ -1676,9 +1676,10 @@ static int key_cmp(const void *a, const void *b)
 	return strcmp((*x)->value, (*y)->value);
 }
 
-/* chart.Metadata's maintainers (name, email, url) into o, when there are
- * any. */
-static int config_maintainers(json_t *o, const al_yaml_node *n)
+/* The sequence n as key in o, one object per item filled by fill, when
+ * there are any items (chart.Metadata's maintainers and dependencies). */
+static int config_objects(json_t *o, const char *key, const al_yaml_node *n,
+                          int (*fill)(json_t *, const al_yaml_node *))
 {
 	json_t *a;
 	size_t i;
@@ -1695,19 +1696,25 @@ static int config_maintainers(json_t *o, const al_yaml_node *n)
 			json_decref(a);
 			return al_error_oom();
 		}
-		if ((rc = set_str(m, "name",
-		                  al_yaml_get(n->items[i], "name"))) < 0 ||
-		    (rc = set_str(m, "email",
-		                  al_yaml_get(n->items[i], "email"))) < 0 ||
-		    (rc = set_str(m, "url", al_yaml_get(n->items[i], "url"))) <
-		        0) {
+		if ((rc = fill(m, n->items[i])) < 0) {
 			json_decref(a);
 			return rc;
 		}
 	}
-	if (json_object_set_new(o, "maintainers", a) < 0)
+	if (json_object_set_new(o, key, a) < 0)
 		return al_error_oom();
 	return 0;
+}
+
+/* One chart.Maintainer (name, email, url) into m. */
+static int config_maintainer(json_t *m, const al_yaml_node *x)
+{
+	int rc;
+
+	if ((rc = set_str(m, "name", al_yaml_get(x, "name"))) < 0 ||
+	    (rc = set_str(m, "email", al_yaml_get(x, "email"))) < 0)
+		return rc;
+	return set_str(m, "url", al_yaml_get(x, "url"));
 }
 
 /* chart.Metadata's annotations into o, keys sorted, when there are any. */
@@ -1772,34 +1779,6 @@ static int config_dependency(json_t *m, const al_yaml_node *d)
 	return set_str(m, "alias", al_yaml_get(d, "alias"));
 }
 
-/* chart.Metadata's dependencies into o, when there are any. */
-static int config_dependencies(json_t *o, const al_yaml_node *n)
-{
-	json_t *a;
-	size_t i;
-	int rc;
-
-	if (n == NULL || n->type != AL_YAML_SEQ || n->n == 0)
-		return 0;
-	if ((a = json_array()) == NULL)
-		return al_error_oom();
-	for (i = 0; i < n->n; i++) {
-		json_t *m = json_object();
-
-		if (m == NULL || json_array_append_new(a, m) < 0) {
-			json_decref(a);
-			return al_error_oom();
-		}
-		if ((rc = config_dependency(m, n->items[i])) < 0) {
-			json_decref(a);
-			return rc;
-		}
-	}
-	if (json_object_set_new(o, "dependencies", a) < 0)
-		return al_error_oom();
-	return 0;
-}
-
 /* dump into b as encoding/json writes it: <, > and & (and U+2028, U+2029)
  * escaped in strings; outside strings JSON has none of them. */
 static int go_json_escape(al_buf *b, const char *dump)
@@ -1847,7 +1826,9 @@ static int helm_config(const al_yaml_node *ch, char **out)
 	    (rc = set_str(o, "description", al_yaml_get(ch, "description"))) <
 	        0 ||
 	    (rc = set_strs(o, "keywords", al_yaml_get(ch, "keywords"))) < 0 ||
-	    (rc = config_maintainers(o, al_yaml_get(ch, "maintainers"))) < 0 ||
+	    (rc = config_objects(o, "maintainers",
+	                         al_yaml_get(ch, "maintainers"),
+	                         config_maintainer)) < 0 ||
 	    (rc = set_str(o, "icon", al_yaml_get(ch, "icon"))) < 0)
 		goto out;
 	n = al_yaml_get(ch, "apiVersion");
@@ -1866,8 +1847,9 @@ static int helm_config(const al_yaml_node *ch, char **out)
 	if ((rc = config_annotations(o, al_yaml_get(ch, "annotations"))) < 0 ||
 	    (rc = set_str(o, "kubeVersion", al_yaml_get(ch, "kubeVersion"))) <
 	        0 ||
-	    (rc = config_dependencies(o, al_yaml_get(ch, "dependencies"))) <
-	        0 ||
+	    (rc = config_objects(o, "dependencies",
+	                         al_yaml_get(ch, "dependencies"),
+	                         config_dependency)) < 0 ||
 	    (rc = set_str(o, "type", al_yaml_get(ch, "type"))) < 0)
 		goto out;
 	dump = json_dumps(o, JSON_COMPACT | JSON_PRESERVE_ORDER);

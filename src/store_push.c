@@ -23,31 +23,42 @@ void al_store_push_clear(al_store_push *p)
 	memset(p, 0, sizeof(*p));
 }
 
-/* The document at path, or a new empty one when there is none. */
-static int pushes_load(const char *path, json_t **out)
+/* The record file at path ({"<version_key>": 1, "<member>": [] or {}}), or
+ * a new empty one when there is none (al_fs_exists 0). A file that is not
+ * one is an error (AL_EPARSE), never overwritten silently by a load. */
+static int record_load(const char *path, size_t max, const char *version_key,
+                       const char *member, int array, const char *what,
+                       json_t **out)
 {
-	json_t *doc = NULL;
+	json_t *doc = NULL, *m;
 	int rc;
 
-	if (!al_fs_exists(path)) {
-		doc = json_pack("{s:i, s:[]}", "airlockPushes", 1, "pushes");
+	if (al_fs_exists(path) == 0) {
+		doc = json_pack(array ? "{s:i, s:[]}" : "{s:i, s:{}}",
+		                version_key, 1, member);
 		if (doc == NULL)
 			return al_error_set(AL_ENOMEM, "out of memory");
 		*out = doc;
 		return 0;
 	}
-	if ((rc = al_json_load_file(&doc, path, PUSHES_FILE_MAX)) < 0)
+	if ((rc = al_json_load_file(&doc, path, max)) < 0)
 		return rc;
-	if (!json_is_object(doc) ||
-	    !json_is_array(json_object_get(doc, "pushes"))) {
+	m = json_is_object(doc) ? json_object_get(doc, member) : NULL;
+	if (array ? !json_is_array(m) : !json_is_object(m)) {
 		json_decref(doc);
 		return al_error_set(AL_EPARSE,
-		                    "'%s' is not a push record file "
-		                    "({\"pushes\": [...]})",
-		                    path);
+		                    "'%s' is not a %s ({\"%s\": %s})", path,
+		                    what, member, array ? "[...]" : "{...}");
 	}
 	*out = doc;
 	return 0;
+}
+
+/* The push record document at path, or a new empty one. */
+static int pushes_load(const char *path, json_t **out)
+{
+	return record_load(path, PUSHES_FILE_MAX, "airlockPushes", "pushes", 1,
+	                   "push record file", out);
 }
 
 int al_store_push_put(al_store *s, const al_store_push *rec)
@@ -182,34 +193,12 @@ static char *pushed_path(al_store *s, const char *leaf)
 	return p;
 }
 
-/* The document at path ({"airlockPushed": 1, "registries": {}}), or a new
- * one when there is none. A file that is not one is an error (AL_EPARSE),
- * never overwritten silently by a load. */
+/* The pushed-images document at path ({"airlockPushed": 1, "registries":
+ * {}}), or a new one. */
 static int pushed_load(const char *path, json_t **out)
 {
-	json_t *doc = NULL;
-	int rc;
-
-	if (al_fs_exists(path) != 1) {
-		doc =
-		    json_pack("{s:i, s:{}}", "airlockPushed", 1, "registries");
-		if (doc == NULL)
-			return al_error_set(AL_ENOMEM, "out of memory");
-		*out = doc;
-		return 0;
-	}
-	if ((rc = al_json_load_file(&doc, path, PUSHED_FILE_MAX)) < 0)
-		return rc;
-	if (!json_is_object(doc) ||
-	    !json_is_object(json_object_get(doc, "registries"))) {
-		json_decref(doc);
-		return al_error_set(AL_EPARSE,
-		                    "'%s' is not a pushed-images record "
-		                    "({\"registries\": {...}})",
-		                    path);
-	}
-	*out = doc;
-	return 0;
+	return record_load(path, PUSHED_FILE_MAX, "airlockPushed", "registries",
+	                   0, "pushed-images record", out);
 }
 
 int al_store__pushed_get(al_store *s, const char *registry, json_t **out)
