@@ -1795,6 +1795,19 @@ static void remove_stage(const char *stage)
 	rmdir(stage);
 }
 
+/* Remove the stage of an import that is recorded, and the store's
+ * airlock/unpack when no other pack is half-imported. */
+static void drop_stage(al_store *s, const char *stage)
+{
+	char *p;
+
+	if (al_fs_exists(stage) == 1)
+		remove_stage(stage);
+	if ((p = al_sprintf("%s/airlock/unpack", al_store_path(s))) != NULL)
+		rmdir(p);
+	free(p);
+}
+
 /* Remove temporary files a killed run left in the stage. */
 static void clean_stage_tmp(const char *stage)
 {
@@ -2511,10 +2524,7 @@ static int finish_import(up_ctx *c, const char *imported, const char *mhex)
 	    (rc = write_record(c, imported, mhex)) < 0)
 		return rc;
 	al_log_debug("unpack: pack '%s' recorded", c->id);
-	remove_stage(c->stage);
-	if ((p = al_sprintf("%s/airlock/unpack", al_store_path(c->s))) != NULL)
-		rmdir(p); /* only when no other pack is half-imported */
-	free(p);
+	drop_stage(c->s, c->stage);
 	c->res->complete = 1;
 	progress(c, 1);
 	return 0;
@@ -2734,8 +2744,8 @@ int al_pack__unpack_run(al_store *s, const char *dir,
 	    strcmp(rec.manifest, mhex) == 0) {
 		res->already = 1;
 		res->complete = 1;
-		if (al_fs_exists(c.stage) == 1)
-			remove_stage(c.stage);
+		/* a run killed after its record, before this */
+		drop_stage(s, c.stage);
 		goto out;
 	}
 	if ((rc = read_optional(spath, &sraw, &has_sig)) < 0) {

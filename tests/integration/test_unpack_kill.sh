@@ -117,10 +117,10 @@ for round in 1 2 3 4; do
 		echo "round $round: the rerun imported $imported entries of $nslots, $present were in place"
 		redone=1
 	fi
-	al_same_index "$T/ref" "$store" || ok=0
-	diff <(blobs_of "$T/ref") <(blobs_of "$store") >/dev/null || ok=0
-	cmp -s "$T/ref/airlock/releases.json" "$store/airlock/releases.json" || ok=0
-	test ! -e "$store/airlock/unpack" || ok=0
+	al_same_index "$T/ref" "$store" || { echo "round $round: index differs"; ok=0; }
+	diff <(blobs_of "$T/ref") <(blobs_of "$store") >/dev/null || { echo "round $round: blobs differ"; ok=0; }
+	cmp -s "$T/ref/airlock/releases.json" "$store/airlock/releases.json" || { echo "round $round: releases.json differs"; diff "$T/ref/airlock/releases.json" "$store/airlock/releases.json" | head -5; ok=0; }
+	test ! -e "$store/airlock/unpack" || { echo "round $round: airlock/unpack left"; ok=0; }
 done
 al_check "after kill -9 at random progress lines: check clean, the rerun completes to the uninterrupted store (seed $seed)" test "$ok" = 1
 al_check "... no import record while the import was unfinished" test "$recorded_early" = 0
@@ -155,7 +155,7 @@ for round in 1 2 3; do
 		[ "$AL_RC" = 0 ] || { cat "$T/err"; ok=0; }
 	fi
 	echo "round $round: quarantine kill: $qkill, promote kill at line $n: $pkill"
-	al_same_index "$T/ref" "$store" || ok=0
+	al_same_index "$T/ref" "$store" || { echo "round $round: index differs"; ok=0; }
 	test ! -e "$store/airlock/quarantine" || { ls -la "$store/airlock/quarantine"; ok=0; }
 done
 al_check "quarantine and --promote killed at random progress lines: the rerun completes, nothing is left quarantined (seed $seed)" test "$ok" = 1
