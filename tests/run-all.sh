@@ -20,8 +20,10 @@ and runs its tests with ctest. Without options: all three stages, every tier.
                   AL_TEST_JOBS or 3: most tests wait on servers and disks,
                   not on the CPU)
 
-The timing tier (tests that measure real time) runs after the others, one
-test at a time, and only in the release stage: never under the sanitizers.
+The timing tier (tests that measure real time) runs one test at a time,
+and only in the release stage: never under the sanitizers. With several
+stages it runs beside the others, from the end of the release build: its
+bounds allow for a loaded machine, and its tests mostly wait.
 EOF
 }
 
@@ -49,7 +51,7 @@ done
 
 fail=0
 started=$(date +%s)
-for s in build-release build-asan build-fuzz; do rm -f "$src/$s/summary.line"; done
+for s in build-release build-asan build-fuzz; do rm -f "$src/$s/summary.line" "$src/$s/timing.line"; done
 
 # ctest_run DIR LOG ARGS...: ctest's own status; its output goes to LOG and,
 # unless QUIET is set, to the terminal.
@@ -84,7 +86,7 @@ stage_build() {
 	local name=$1 dir="$src/build-$1" t0 flags=()
 	mapfile -t flags < <(stage_flags "$name")
 	mkdir -p "$dir"
-	rm -f "$dir/ctest.log" "$dir/build.secs" # a failed build must not be counted with an earlier run's results
+	rm -f "$dir/ctest.log" "$dir/timing.log" "$dir/build.secs" # a failed build must not be counted with an earlier run's results
 	t0=$(date +%s)
 	echo "=== $name: configure and build (${flags[*]})"
 	if ! cmake -S "$src" -B "$dir" -DAL_WERROR=ON "${flags[@]}" >"$dir/configure.log" 2>&1; then
@@ -104,11 +106,13 @@ stage_build() {
 
 # stage_tests NAME PART: run stage NAME's tests; PART "main" runs all but
 # the timing tier, "timing" only that tier (one test at a time), "all" both.
-# --label narrows either part.
+# --label narrows either part. The timing part alone keeps its own files
+# (timing.log, timing.secs, timing.line), so that it can run beside "main".
 stage_tests() {
-	local name=$1 part=$2 dir="$src/build-$1" t0 rc=0 log n secs
+	local name=$1 part=$2 dir="$src/build-$1" t0 rc=0 log n secs pre=
 	[ -f "$dir/build.secs" ] || return 1
-	log="$dir/ctest.log"
+	[ "$part" = timing ] && pre=timing.
+	log="$dir/${pre:-ctest.}log"
 	[ -f "$log" ] || : >"$log"
 	t0=$(date +%s)
 	if [ "$part" != timing ] && [ "$label" != timing ]; then
@@ -122,26 +126,31 @@ stage_tests() {
 	if [ "$part" != main ] && [ "$name" = release ]; then
 		n=$(ctest --test-dir "$dir" -N -L timing ${label:+-L "$label"} | grep -c 'Test *#' || true)
 		if [ "$n" -gt 0 ]; then
-			echo "=== $name: the timing tier, alone"
+			echo "=== $name: the timing tier, one test at a time"
 			ctest_run "$dir" "$log" -j1 -L timing ${label:+-L "$label"} || rc=$?
 		fi
 	fi
-	secs=$(($(date +%s) - t0 + $(cat "$dir/tests.secs" 2>/dev/null || echo 0)))
-	echo "$secs" >"$dir/tests.secs"
-	echo "$name: $(grep -E 'tests passed|tests failed' "$log" | tr '\n' ' ')(build $(cat "$dir/build.secs") s, tests $secs s)" >"$dir/summary.line"
+	secs=$(($(date +%s) - t0 + $(cat "$dir/${pre:-tests.}secs" 2>/dev/null || echo 0)))
+	echo "$secs" >"$dir/${pre:-tests.}secs"
+	if [ -n "$pre" ]; then
+		echo "$name timing tier: $(grep -E 'tests passed|tests failed' "$log" | tr '\n' ' ')(tests $secs s)" >"$dir/timing.line"
+	else
+		echo "$name: $(grep -E 'tests passed|tests failed' "$log" | tr '\n' ' ')(build $(cat "$dir/build.secs") s, tests $secs s)" >"$dir/summary.line"
+	fi
 	return "$rc"
 }
 
 # Order: release, asan, fuzz. One stage runs alone. With several, each
-# next build runs (at low priority) while the tests of the one before run,
-# since most tests wait on servers, disks and deadlines rather than on the
-# CPU; the fuzz stage (its build and its time-boxed runs) runs beside the
-# asan tests; the release timing tier runs last, alone, on a quiet machine.
+# next build runs (at low priority) while the one before builds and runs
+# its tests, since most tests wait on servers, disks and deadlines rather
+# than on the CPU; the fuzz stage (its build and its time-boxed runs) runs
+# beside the asan tests; the release timing tier runs beside the rest from
+# the end of the release build (its bounds allow for a loaded machine).
 order=()
 for s in release asan fuzz; do
 	for t in "${stages[@]}"; do [ "$t" = "$s" ] && { order+=("$s"); break; }; done
 done
-for s in "${order[@]}"; do rm -f "$src/build-$s/tests.secs"; done
+for s in "${order[@]}"; do rm -f "$src/build-$s/tests.secs" "$src/build-$s/timing.secs"; done
 case $(printf '%s ' "${order[@]}") in
 *asan* | *fuzz*)
 	export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=1}
@@ -156,12 +165,27 @@ export src jobs test_jobs label
 if [ ${#order[@]} -eq 1 ]; then
 	stage_build "${order[0]}" && stage_tests "${order[0]}" all || fail=1
 else
-	fuzz_pid=
+	fuzz_pid= timing_pid= first_pid=
+	second=${order[1]}
+	if [ "$second" != fuzz ]; then
+		mkdir -p "$src/build-$second"
+		echo "=== $second: building beside the ${order[0]} build and tests (log: build-$second/build.log)"
+		nice -n 10 bash -c 'stage_build "$1"' _ "$second" >"$src/build-$second/stage.log" 2>&1 &
+		first_pid=$!
+	fi
 	stage_build "${order[0]}" || fail=1
+	if [ "${order[0]}" = release ] && [ -f "$src/build-release/build.secs" ] &&
+		{ [ -z "$label" ] || [ "$label" = timing ]; }; then
+		echo "=== release: the timing tier beside the rest (log: build-release/timing.log)"
+		QUIET=1 bash -c 'stage_tests release timing' >"$src/build-release/timing.stage.log" 2>&1 &
+		timing_pid=$!
+	fi
 	for i in "${!order[@]}"; do
 		cur=${order[$i]} next=${order[$((i + 1))]:-} build_pid=
 		[ -z "$next" ] || mkdir -p "$src/build-$next"
-		if [ "$next" = fuzz ]; then
+		if [ "$i" = 0 ] && [ -n "$first_pid" ]; then
+			build_pid=$first_pid
+		elif [ "$next" = fuzz ]; then
 			echo "=== fuzz: build and runs beside the $cur tests (log: build-fuzz/stage.log)"
 			nice -n 10 env QUIET=1 bash -c 'stage_build fuzz && stage_tests fuzz all' >"$src/build-fuzz/stage.log" 2>&1 &
 			fuzz_pid=$!
@@ -181,24 +205,28 @@ else
 	if [ -n "$fuzz_pid" ]; then
 		wait "$fuzz_pid" || { fail=1; tail -n 200 "$src/build-fuzz/stage.log"; cat "$src/build-fuzz/ctest.log" 2>/dev/null | tail -n 200; }
 	fi
-	if [ "${order[0]}" = release ]; then
-		stage_tests release timing || fail=1
+	if [ -n "$timing_pid" ]; then
+		wait "$timing_pid" || { fail=1; tail -n 200 "$src/build-release/timing.log" 2>/dev/null; }
 	fi
 fi
 
 echo "=== summary ($(($(date +%s) - started)) s)"
-for s in "${order[@]}"; do cat "$src/build-$s/summary.line" 2>/dev/null || echo "$s: did not run"; done
+for s in "${order[@]}"; do
+	cat "$src/build-$s/summary.line" 2>/dev/null || echo "$s: did not run"
+	[ ! -f "$src/build-$s/timing.line" ] || cat "$src/build-$s/timing.line"
+done
 passed=0; failed=0; skipped=0
 for s in "${order[@]}"; do
-	d=build-$s
-	[ -f "$d/ctest.log" ] || continue
-	# one line per ctest run in the log: "N tests failed out of M"
-	while read -r f n; do
-		failed=$((failed + f)); passed=$((passed + n - f))
-	done < <(grep -Eo '[0-9]+ tests failed out of [0-9]+' "$d/ctest.log" | awk '{print $1, $NF}')
-	# ctest counts a skipped test (exit 77) as not failed: count it apart.
-	sk=$(grep -Ec '\(Skipped\)$' "$d/ctest.log" || true)
-	skipped=$((skipped + sk)); passed=$((passed - sk))
+	for lg in "build-$s/ctest.log" "build-$s/timing.log"; do
+		[ -f "$lg" ] || continue
+		# one line per ctest run in the log: "N tests failed out of M"
+		while read -r f n; do
+			failed=$((failed + f)); passed=$((passed + n - f))
+		done < <(grep -Eo '[0-9]+ tests failed out of [0-9]+' "$lg" | awk '{print $1, $NF}')
+		# ctest counts a skipped test (exit 77) as not failed: count it apart.
+		sk=$(grep -Ec '\(Skipped\)$' "$lg" || true)
+		skipped=$((skipped + sk)); passed=$((passed - sk))
+	done
 done
 echo "$passed passed, $failed failed, $skipped skipped"
 [ "$fail" -eq 0 ] && [ "$failed" -eq 0 ]
