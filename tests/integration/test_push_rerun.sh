@@ -63,6 +63,10 @@ al_check "unchanged rerun: nothing written" test "$(grep -cE '^(PUT|POST|PATCH) 
 al_check "unchanged rerun: the summary says so" \
 	grep -qE "^pushed $nimg images: uploaded 0 blobs \(0 bytes\), 0 blobs already present or mounted, $nimg images unchanged$" \
 	<(al_last_line "$T/out")
+al_run "$T/out.json" "$T/err" "${PUSH[@]}" --json
+al_check "unchanged rerun with --json exits 0" test "$AL_RC" = 0
+al_check "--json counts the images unchanged" test \
+	"$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["stats"]["images_unchanged"])' "$T/out.json")" = "$nimg"
 
 # -------------------------------------- a tag the registry lost comes back
 # The release's manifest deleted in the registry: its HEAD answers 404,

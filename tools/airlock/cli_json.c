@@ -101,6 +101,7 @@ void cli_json_set_stats(json_t *obj, const char *key,
 
 	cli_json_set_u64(o, "images", st->images);
 	cli_json_set_u64(o, "images_failed", st->images_failed);
+	cli_json_set_u64(o, "images_unchanged", st->images_unchanged);
 	cli_json_set_u64(o, "blobs_transferred", st->blobs_transferred);
 	cli_json_set_u64(o, "bytes_transferred", st->bytes_transferred);
 	cli_json_set_u64(o, "blobs_present", st->blobs_present);
