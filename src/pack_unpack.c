@@ -466,9 +466,9 @@ static int marks_trusted(const up_ctx *c)
 	return c->keyid != NULL && !c->quarantine;
 }
 
-/* Mark (untrusted run) or clear (trusted run) the signature entries: todo
- * only those still to be written, else every one the pack carries. */
-static int sig_marks(up_ctx *c, int todo)
+/* Mark (untrusted run) or clear (trusted run) the signature entries: with
+ * unwritten_only, those not yet written, else every one the pack carries. */
+static int sig_marks(up_ctx *c, int unwritten_only)
 {
 	al_store_untrusted *v;
 	size_t i, n = 0;
@@ -480,7 +480,7 @@ static int sig_marks(up_ctx *c, int todo)
 		return al_error_oom();
 	for (i = 0; i < c->nentries; i++) {
 		const up_entry *e = &c->entries[i];
-		if (e->kind != AL_PK_SIG || (todo && e->done))
+		if (e->kind != AL_PK_SIG || (unwritten_only && e->done))
 			continue;
 		v[n].kind = AL_STORE_UNTRUSTED_SIGNATURE;
 		if ((rc = sig_release(e, &v[n].digest)) < 0)

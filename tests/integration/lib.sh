@@ -21,6 +21,7 @@
 #                           quay.io/NS/REPO[:tag|@digest] goes to ADDR/NS/REPO
 #   al_index_digests DIR    print "NAME DIGEST" for every entry of DIR/index.json, sorted
 #   al_digest_of DIR NAME   print the digest of NAME in DIR/index.json
+#   al_retag DIR NAME LIKE  point tag NAME of store DIR at the image of tag LIKE
 #   al_same_index DIR1 DIR2 both index.json files name the same images and digests
 #   al_require_airlock      record a failure and finish when AIRLOCK is not executable
 #   al_sanitized            true when AIRLOCK is a sanitizer (ASan) build
@@ -254,6 +255,23 @@ al_same_index() {
 	[ -n "$a" ] && [ "$a" = "$b" ] && return 0
 	diff <(printf '%s\n' "$a") <(printf '%s\n' "$b") | sed 's/^/  /'
 	return 1
+}
+
+# Point tag $2 of the store $1 at the descriptor of tag $3 (a retag, as a
+# newer mirror would, or as a forger would).
+al_retag() {
+	python3 - "$1/index.json" "$2" "$3" <<'EOF'
+import json, sys
+path, name, like = sys.argv[1:]
+idx = json.load(open(path))
+key = "org.opencontainers.image.ref.name"
+src = [m for m in idx["manifests"] if m.get("annotations", {}).get(key) == like][0]
+for m in idx["manifests"]:
+    if m.get("annotations", {}).get(key) == name:
+        for k in ("mediaType", "digest", "size"):
+            m[k] = src[k]
+json.dump(idx, open(path, "w"), indent=1)
+EOF
 }
 
 # Last line of a file (the CLI's summary line).

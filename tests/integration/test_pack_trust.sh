@@ -16,21 +16,6 @@ pack_id() { # the id from pack's summary line
 no_pack_in() { # no manifest, volume or temporary file in $1
 	[ -z "$(ls -A "$1" 2>/dev/null | grep -E '^(airlock-|\.airlock-)|\.tar$|\.tmp$' || true)" ]
 }
-# Point tag $2 of the store $1 at the descriptor of tag $3 (a retag, as a newer mirror would).
-retag() {
-	python3 - "$1/index.json" "$2" "$3" <<'EOF'
-import json, sys
-path, name, like = sys.argv[1:]
-idx = json.load(open(path))
-key = "org.opencontainers.image.ref.name"
-src = [m for m in idx["manifests"] if m.get("annotations", {}).get(key) == like][0]
-for m in idx["manifests"]:
-    if m.get("annotations", {}).get(key) == name:
-        for k in ("mediaType", "digest", "size"):
-            m[k] = src[k]
-json.dump(idx, open(path, "w"), indent=1)
-EOF
-}
 
 # ---- the staging store and a signed pack of it
 al_run "$T/out" "$T/err" "$AIRLOCK" mirror --config "$samples/imageset.yaml" --store "$src"
@@ -155,7 +140,7 @@ al_check "... and nothing is tagged" bash -c '! grep -q ref.name "$1/index.json"
 rm -rf "$T/evil"
 cp -a "$src" "$T/evil"
 printf 'a forged signature\n' >"$T/evil/$sigdir/signature-1"
-retag "$T/evil" "$tag" "$other"
+al_retag "$T/evil" "$tag" "$other"
 al_run "$T/out" "$T/err" "$AIRLOCK" pack --store "$T/evil" -o "$T/pe" --volume-size 64K
 pe=$(pack_id "$T/out")
 python3 "$AL_TOOLS/hostile_tar.py" forge "$T/pe" "$T/forged" "$p1" >/dev/null
@@ -174,7 +159,7 @@ al_check "the import record says trusted, by which key, which manifest" \
 	"$T/far/airlock/imported/$p1.json" "$T/p1/airlock-$p1.json"
 
 # ---- replay: an older, validly signed pack after a newer one
-retag "$src" "$tag" "$other"
+al_retag "$src" "$tag" "$other"
 al_run "$T/out" "$T/err" "$AIRLOCK" pack --store "$src" -o "$T/p2" --volume-size 64K --sign "$T/key.key"
 p2=$(pack_id "$T/out")
 al_run "$T/out" "$T/err" "$AIRLOCK" unpack "$T/p2" --store "$T/far2" --trust "$T/key.pub"

@@ -17,20 +17,6 @@ state() {
 	(cd "$1" && find . -type f ! -path './airlock/quarantine/*' ! -name lock ! -name index.journal |
 		LC_ALL=C sort | xargs sha256sum)
 }
-retag() { # point tag $2 of store $1 at the image of tag $3
-	python3 - "$1/index.json" "$2" "$3" <<'EOF'
-import json, sys
-path, name, like = sys.argv[1:]
-idx = json.load(open(path))
-key = "org.opencontainers.image.ref.name"
-src = [m for m in idx["manifests"] if m.get("annotations", {}).get(key) == like][0]
-for m in idx["manifests"]:
-    if m.get("annotations", {}).get(key) == name:
-        for k in ("mediaType", "digest", "size"):
-            m[k] = src[k]
-json.dump(idx, open(path, "w"), indent=1)
-EOF
-}
 
 # ---- a staging store with a release signature, the real key and another
 al_run "$T/out" "$T/err" "$AIRLOCK" mirror --config "$samples/imageset.yaml" --store "$src"
@@ -51,7 +37,7 @@ p1=$(pack_id "$T/out")
 # real pack's id (forged)
 cp -a "$src" "$T/evil"
 printf 'a forged signature\n' >"$T/evil/$sigdir/signature-1"
-retag "$T/evil" "$tag" "$other"
+al_retag "$T/evil" "$tag" "$other"
 python3 - "$T/evil/airlock/releases.json" <<'EOF'
 import json, sys
 d = json.load(open(sys.argv[1]))

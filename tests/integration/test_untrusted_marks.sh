@@ -12,20 +12,6 @@ sigdir=signatures/sha256=$sig_hex
 keyring=$samples/keys/release.gpg
 
 pack_id() { sed -n 's/^pack \([A-Za-z0-9-]*\): .*/\1/p' "$1"; }
-retag() { # point tag $2 of store $1 at the image of tag $3
-	python3 - "$1/index.json" "$2" "$3" <<'EOF'
-import json, sys
-path, name, like = sys.argv[1:]
-idx = json.load(open(path))
-key = "org.opencontainers.image.ref.name"
-src = [m for m in idx["manifests"] if m.get("annotations", {}).get(key) == like][0]
-for m in idx["manifests"]:
-    if m.get("annotations", {}).get(key) == name:
-        for k in ("mediaType", "digest", "size"):
-            m[k] = src[k]
-json.dump(idx, open(path, "w"), indent=1)
-EOF
-}
 forged_b64=$(printf 'a forged signature\n' | base64 -w0)
 
 # ---- staging: the sample release with its genuine (OpenPGP) signature
@@ -42,7 +28,7 @@ p1=$(pack_id "$T/out")
 # ---- forged media under the genuine pack's id: a forged signature-1, the tag moved
 cp -a "$src" "$T/evil"
 printf 'a forged signature\n' >"$T/evil/$sigdir/signature-1"
-retag "$T/evil" "$tag" "$other"
+al_retag "$T/evil" "$tag" "$other"
 al_run "$T/out" "$T/err" "$AIRLOCK" pack --store "$T/evil" -o "$T/pe" --volume-size 64K
 python3 "$AL_TOOLS/hostile_tar.py" forge "$T/pe" "$T/forged" "$p1" >/dev/null
 
