@@ -58,6 +58,7 @@ typedef struct mfile {
 	char *media_type;
 	uint8_t *data; /* NULL: stored, or re-read from the source layout */
 	size_t len;
+	int height; /* 0: an image manifest; an index: 1 + its highest child */
 } mfile;
 
 typedef struct image {
@@ -148,7 +149,8 @@ struct al_transfer {
 	uint64_t started_ms;
 	uint64_t last_report_ms;
 	al_transfer_stats stats;
-	char *upload_dir; /* al_transfer_set_upload_dir, or NULL */
+	char *upload_dir;  /* al_transfer_set_upload_dir, or NULL */
+	struct mput *puts; /* phase D to a registry (finish_registry) */
 };
 
 static int tag_in_store(al_transfer *t, const image *img, const char *name);
@@ -1143,7 +1145,7 @@ static int fetch_manifest(al_transfer *t, worker *w, image *img,
  * source at finish and keeps them only when the source is a registry.
  */
 static int add_manifest(al_transfer *t, image *img, const al_digest *d,
-                        const char *media_type, al_buf *body)
+                        const char *media_type, int height, al_buf *body)
 {
 	mfile *grown;
 	mfile *m;
@@ -1168,6 +1170,7 @@ static int add_manifest(al_transfer *t, image *img, const al_digest *d,
 	m->digest = *d;
 	m->media_type = al_strdup(media_type);
 	m->len = body->len;
+	m->height = height;
 	m->data = NULL;
 	if (t->dst_store == NULL && img->src->kind == EP_REGISTRY)
 		m->data = (uint8_t *)al_buf_detach(body, NULL);
@@ -1179,6 +1182,18 @@ static int add_manifest(al_transfer *t, image *img, const al_digest *d,
 		return al_error_set(AL_ENOMEM, "out of memory");
 	}
 	img->nmanifests++;
+	return 0;
+}
+
+/* The height of a manifest of img recorded already (the last one recorded
+ * with digest d), 0 if none is. */
+static int height_of(const image *img, const al_digest *d)
+{
+	size_t i;
+
+	for (i = img->nmanifests; i-- > 0;)
+		if (al_digest_equal(&img->manifests[i].digest, d))
+			return img->manifests[i].height;
 	return 0;
 }
 
@@ -1258,7 +1273,7 @@ static int walk_manifest(al_transfer *t, worker *w, image *img, const char *ref,
 	al_digest d;
 	char ds[AL_DIGEST_STRMAX];
 	size_t i;
-	int rc, parsed = 0;
+	int rc, parsed = 0, height = 0;
 
 	if (depth > MAX_INDEX_DEPTH)
 		return al_error_set(AL_ELIMIT, "indexes nested deeper than %d",
@@ -1291,21 +1306,25 @@ static int walk_manifest(al_transfer *t, worker *w, image *img, const char *ref,
 	if (m.is_index) {
 		/* The index is complete only when each child is: the children
 		 * are recorded before it, each distinct one once. */
+		height = 1;
 		for (i = 0; i < m.nmanifests; i++) {
 			char cs[AL_DIGEST_STRMAX];
 			al_descriptor child = {0};
 			if ((rc = seen_manifest(t, img,
 			                        &m.manifests[i].digest)) < 0)
 				goto out;
-			if (rc == 1)
-				continue;
-			al_digest_str(&m.manifests[i].digest, cs);
-			rc = walk_manifest(t, w, img, cs,
-			                   m.manifests[i].media_type, depth + 1,
-			                   &child);
-			al_descriptor_clear(&child);
-			if (rc < 0)
-				goto out;
+			if (rc == 0) {
+				al_digest_str(&m.manifests[i].digest, cs);
+				rc = walk_manifest(t, w, img, cs,
+				                   m.manifests[i].media_type,
+				                   depth + 1, &child);
+				al_descriptor_clear(&child);
+				if (rc < 0)
+					goto out;
+			}
+			if (height_of(img, &m.manifests[i].digest) >= height)
+				height =
+				    height_of(img, &m.manifests[i].digest) + 1;
 		}
 	} else {
 		if ((rc = add_pending(img, &m.config)) < 0)
@@ -1321,7 +1340,7 @@ static int walk_manifest(al_transfer *t, worker *w, image *img, const char *ref,
 		rc = al_error_set(AL_ENOMEM, "out of memory");
 		goto out;
 	}
-	rc = add_manifest(t, img, &d, m.media_type, &body);
+	rc = add_manifest(t, img, &d, m.media_type, height, &body);
 out:
 	if (parsed)
 		al_manifest_clear(&m);
@@ -1733,11 +1752,11 @@ out:
 	return rc;
 }
 
-static int job_finish(al_transfer *t, worker *w, size_t idx)
+/* 0 when every blob of img arrived and the run goes on, else img's
+ * error (set in img). */
+static int image_ready(al_transfer *t, image *img)
 {
-	image *img = &t->images[idx];
 	size_t i;
-	int rc = 0;
 
 	if (img->status < 0)
 		return img->status;
@@ -1755,33 +1774,177 @@ static int job_finish(al_transfer *t, worker *w, size_t idx)
 	if (al_cancel_is_set(t->opts.cancel))
 		return set_image_error(img,
 		                       al_error_set(AL_ECANCELED, "cancelled"));
-	if (t->dst_store != NULL) {
-		/* the manifests were stored as they arrived (add_manifest) */
-		if (!img->hold &&
-		    (rc = tag_in_store(t, img, img->dst_name)) < 0)
-			return set_image_error(img, rc);
-	} else if (img->present) {
-		pthread_mutex_lock(&t->lock);
-		t->stats.images_unchanged++;
-		pthread_mutex_unlock(&t->lock);
-		img->status = 0;
-		return 0;
-	} else {
-		al_registry *reg;
-		if ((rc = worker_client(w, t->dst_host, t->dst_insecure,
-		                        &reg)) < 0)
-			return set_image_error(img, rc);
-		for (i = 0; i < img->nmanifests; i++) {
-			if ((rc = put_manifest(reg, img, &img->manifests[i],
-			                       i + 1 == img->nmanifests)) < 0)
-				return set_image_error(img, rc);
-		}
-	}
+	return 0;
+}
+
+/* Phase D to a store: the manifests were stored as they arrived
+ * (add_manifest); the name goes on now. */
+static int job_finish(al_transfer *t, worker *w, size_t idx)
+{
+	image *img = &t->images[idx];
+	int rc;
+
+	(void)w;
+	if ((rc = image_ready(t, img)) < 0)
+		return rc;
+	if (!img->hold && (rc = tag_in_store(t, img, img->dst_name)) < 0)
+		return set_image_error(img, rc);
 	pthread_mutex_lock(&t->lock);
 	t->stats.manifests += img->nmanifests;
 	pthread_mutex_unlock(&t->lock);
 	img->status = 0;
 	return 0;
+}
+
+/* One manifest PUT of phase D to a registry: one reference in one
+ * repository, sent once for every image that needs it. */
+typedef struct mput {
+	size_t img; /* the image whose manifest (and source) it sends */
+	size_t m;   /* its index in that image's manifests */
+	int top;    /* under the image's destination reference */
+	int status;
+	char *message;
+} mput;
+
+static int job_put(al_transfer *t, worker *w, size_t idx)
+{
+	mput *p = &t->puts[idx];
+	const image *img = &t->images[p->img];
+	al_registry *reg;
+	int rc;
+
+	if (al_cancel_is_set(t->opts.cancel))
+		rc = al_error_set(AL_ECANCELED, "cancelled");
+	else if ((rc = worker_client(w, t->dst_host, t->dst_insecure, &reg)) ==
+	         0)
+		rc = put_manifest(reg, img, &img->manifests[p->m], p->top);
+	if (rc < 0) {
+		p->status = rc;
+		p->message = al_strdup(al_error_message());
+		al_error_clear();
+	}
+	return rc;
+}
+
+/* The PUT of img's manifest m in the table (index: "repo ref" -> its
+ * place), added if new; its place in *out. */
+static int find_or_add_put(al_transfer *t, json_t *index, size_t *nputs,
+                           size_t ii, size_t m, size_t *out)
+{
+	const image *img = &t->images[ii];
+	int top = m + 1 == img->nmanifests;
+	char ds[AL_DIGEST_STRMAX];
+	char *key;
+	json_t *v;
+	int rc = 0;
+
+	al_digest_str(&img->manifests[m].digest, ds);
+	key = al_sprintf("%s %s", img->dst_repo, top ? img->dst_ref : ds);
+	if (key == NULL)
+		return al_error_oom();
+	if ((v = json_object_get(index, key)) != NULL) {
+		*out = (size_t)json_integer_value(v);
+	} else if (json_object_set_new(index, key,
+	                               json_integer((json_int_t)*nputs)) != 0) {
+		rc = al_error_oom();
+	} else {
+		memset(&t->puts[*nputs], 0, sizeof(t->puts[*nputs]));
+		t->puts[*nputs].img = ii;
+		t->puts[*nputs].m = m;
+		t->puts[*nputs].top = top;
+		*out = (*nputs)++;
+	}
+	free(key);
+	return rc;
+}
+
+/*
+ * Phase D to a registry. A registry checks, when an index is PUT, that
+ * each child is there, by reading what the child's own PUT wrote; and
+ * docker-registry's filesystem driver rewrites that (truncates, then
+ * writes) on every PUT of the child. Two images that share a child (two
+ * tags of one index, or an index and one of its platforms named on its
+ * own) must not PUT it while the other's index is checked: the check then
+ * reads an empty file (DIGEST_INVALID). So each distinct reference goes
+ * once, and by height: every image manifest first, then the indexes over
+ * them, never a manifest while a manifest above it is sent.
+ */
+static void finish_registry(al_transfer *t, const size_t *jobs, size_t njobs)
+{
+	json_t *index = json_object();
+	size_t **uses = calloc(njobs + 1, sizeof(*uses));
+	size_t *hjobs = NULL, nputs = 0, total = 0, i, j, k;
+	int h, maxh = 0, rc = 0;
+
+	for (j = 0; j < njobs; j++) {
+		image *img = &t->images[jobs[j]];
+		if (image_ready(t, img) == 0 && !img->present)
+			total += img->nmanifests;
+	}
+	t->puts = calloc(total + 1, sizeof(*t->puts));
+	hjobs = calloc(total + 1, sizeof(*hjobs));
+	if (index == NULL || uses == NULL || t->puts == NULL || hjobs == NULL)
+		rc = al_error_oom();
+	for (j = 0; j < njobs && rc == 0; j++) {
+		image *img = &t->images[jobs[j]];
+		if (img->status < 0)
+			continue;
+		if (img->present) {
+			t->stats.images_unchanged++;
+			continue;
+		}
+		if ((uses[j] = calloc(img->nmanifests + 1, sizeof(**uses))) ==
+		    NULL) {
+			rc = al_error_oom();
+			break;
+		}
+		for (i = 0; i < img->nmanifests && rc == 0; i++) {
+			rc = find_or_add_put(t, index, &nputs, jobs[j], i,
+			                     &uses[j][i]);
+			if (img->manifests[i].height > maxh)
+				maxh = img->manifests[i].height;
+		}
+	}
+	for (h = 0; h <= maxh && rc == 0; h++) {
+		for (i = 0, k = 0; i < nputs; i++) {
+			const image *img = &t->images[t->puts[i].img];
+			if (img->manifests[t->puts[i].m].height == h)
+				hjobs[k++] = i;
+		}
+		run_pool(t, hjobs, k, job_put);
+	}
+	for (j = 0; j < njobs; j++) {
+		image *img = &t->images[jobs[j]];
+		if (img->status < 0 || img->present)
+			continue;
+		if (rc < 0 || uses[j] == NULL) {
+			set_image_error(img, rc < 0 ? rc : AL_ENOMEM);
+			continue;
+		}
+		img->status = 0;
+		for (i = 0; i < img->nmanifests && img->status == 0; i++) {
+			const mput *p = &t->puts[uses[j][i]];
+			if (p->status == 0)
+				continue;
+			free(img->message);
+			img->message = al_sprintf(
+			    "%s: %s", img->display,
+			    p->message != NULL ? p->message : "out of memory");
+			img->status = p->status;
+		}
+	}
+	for (i = 0; i < nputs; i++) {
+		if (rc == 0 && t->puts[i].status == 0)
+			t->stats.manifests++;
+		free(t->puts[i].message);
+	}
+	for (j = 0; uses != NULL && j < njobs; j++)
+		free(uses[j]);
+	free(uses);
+	free(hjobs);
+	free(t->puts);
+	t->puts = NULL;
+	json_decref(index);
 }
 
 /* ---- run ---- */
@@ -1912,7 +2075,10 @@ int al_transfer_run(al_transfer *t, al_transfer_stats *stats)
 	report_progress(t, 1);
 	/* D: manifests and tags, only for images whose every blob arrived */
 	t->prog.phase = "tags";
-	run_pool(t, jobs, njobs, job_finish);
+	if (t->dst_store != NULL)
+		run_pool(t, jobs, njobs, job_finish);
+	else
+		finish_registry(t, jobs, njobs);
 	for (j = 0; j < njobs; j++) {
 		image *img = &t->images[jobs[j]];
 		if (img->status < 0) {

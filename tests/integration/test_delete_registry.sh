@@ -152,6 +152,7 @@ YAML
 # varies from run to run.
 if mkstore "$store2" && "$AIRLOCK" mirror --layout source --allow-unsigned --parallel 1 -c "$T/is-m.yaml" --store "$store2" >>"$T/mirror.out" 2>&1; then
 	al_run "$T/out" "$T/err" "$AIRLOCK" push --layout source --store "$store2" "docker://$R/n1/n2" --max-nested-paths 2 --tls-verify=false
+	[ "$AL_RC" = 0 ] || cat "$T/out" "$T/err"
 	al_check "push --max-nested-paths 2 exits 0" test "$AL_RC" = 0
 	nested="docker://$R/n1/n2-airlock-delete-release@$dig_a"
 	al_check "fixture: 4.14.1 is at n1/n2-airlock-delete-release" there "$nested"
@@ -191,6 +192,7 @@ sys.exit(not (sys.argv[2] in n and sys.argv[3] in n and n.index(sys.argv[2]) < n
 	al_check "a tag sharing its manifest with a kept tag: exit 0, nothing deleted there, a warning says so" \
 		bash -c '[ "$1" = 0 ] && ! grep -q "^deleted manifest" "$2" && grep -qF "warning: registry: $3@$4 left: a kept image of that repository has the same manifest (its tag '"'"'2'"'"' stays there too)" "$5"' \
 		_ "$AL_RC" "$T/out" "$R/n1/n2-airlock-extra-multi" "$multi_idx" "$T/err"
+	there "docker://$R/n1/n2-airlock-extra-multi:1" || cat "$T/skopeo.err"
 	al_check "the kept tag is still there" there "docker://$R/n1/n2-airlock-extra-multi:1"
 	al_run "$T/out" "$T/err" "$AIRLOCK" delete --store "$store2" --registry "docker://$R/n1/n2" --tls-verify=false \
 		--image "$multi" --image "$extra/multi@${multi_kids%,*}"
