@@ -1,6 +1,7 @@
 /* serve_auth.c: airlock serve's credentials: htpasswd files ({SHA}, $apr1$,
- * $5$, $6$ checked on OpenSSL alone) and bearer token files (only SHA-256 of
- * each token kept), compared in constant time (docs/serve.md). */
+ * $5$, $6$ checked on OpenSSL alone, bcrypt by bcrypt.c) and bearer token
+ * files (only SHA-256 of each token kept), compared in constant time, with
+ * the hashing bounded in cost and concurrency (docs/serve.md). */
 #include <errno.h>
 #include <pthread.h>
 #include <stdlib.h>
@@ -14,6 +15,7 @@
 #include "airlock/buf.h"
 #include "airlock/error.h"
 #include "airlock/fs.h"
+#include "bcrypt.h"
 #include "serve_int.h"
 
 #define AUTH_FILE_MAX (4u << 20)
@@ -22,16 +24,35 @@
 #define AUTH_PASS_MAX 1024u
 #define AUTH_HEADER_MAX 4096u
 #define SALT_MAX 16u
-/* Accepted credentials, as SHA-256 of the Authorization header: a client
- * sends the same header with every request, and $5$/$6$ cost thousands of
- * hash rounds each. */
+/* Answered Authorization headers, as their SHA-256: a client sends the
+ * same header with every request, and a hash costs thousands of rounds
+ * (bcrypt at cost 10: 3e8 instructions). The file is read once, so an
+ * answer stays true while the server runs: accepted headers (AUTH_CACHE)
+ * and refused ones (AUTH_REFUSED, so that a client retrying a wrong
+ * password costs one hash) are kept until pushed out by newer ones. */
 #define AUTH_CACHE 32u
+#define AUTH_REFUSED 64u
+/* Password hashes computed at once, whatever the number of worker threads
+ * and requests: a flood of wrong passwords takes at most this many CPUs;
+ * the other requests wait for a slot without spinning. */
+#define AUTH_HASHING 2u
+/* The highest bcrypt cost an htpasswd line may have: 2^12 rounds, about
+ * 1.2e9 instructions, a few tenths of a second per check (cost 31, which
+ * the format allows, would take days). Every usual default is at most 12:
+ * htpasswd -B 5, Go 10, Python's and Ruby's bcrypt 12. */
+#define AUTH_BCRYPT_COST_MAX 12u
 /* SHA-crypt rounds (Drepper, "Unix crypt using SHA-256 and SHA-512"). */
 #define ROUNDS_DEFAULT 5000ul
 #define ROUNDS_MIN 1000ul
 #define ROUNDS_MAX 999999999ul
 
-typedef enum hash_kind { H_SHA1, H_APR1, H_SHA256C, H_SHA512C } hash_kind;
+typedef enum hash_kind {
+	H_SHA1,
+	H_APR1,
+	H_SHA256C,
+	H_SHA512C,
+	H_BCRYPT
+} hash_kind;
 
 typedef struct user {
 	char *name;
@@ -44,9 +65,13 @@ struct al_serve_auth {
 	size_t nusers;
 	unsigned char (*tokens)[32]; /* SHA-256 of each bearer token */
 	size_t ntokens;
-	pthread_mutex_t lock; /* cache */
+	pthread_mutex_t lock; /* the rings and the hashing slots */
+	pthread_cond_t slot_free;
+	unsigned hashing;
 	unsigned char cache[AUTH_CACHE][32];
 	size_t ncache, next;
+	unsigned char refused[AUTH_REFUSED][32];
+	size_t nrefused, next_refused;
 };
 
 static const char b64[] =
@@ -340,6 +365,12 @@ static int user_match(const user *u, const char *pw)
 	size_t n;
 	int rc, ok;
 
+	if (u->kind == H_BCRYPT) {
+		rc = al_bcrypt_check(u->hash, (const uint8_t *)pw, strlen(pw));
+		if (rc < 0)
+			al_error_clear();
+		return rc == 1;
+	}
 	switch (u->kind) {
 	case H_SHA1:
 		rc = sha1_field(pw, got, sizeof(got));
@@ -377,6 +408,8 @@ void al_serve__auth_free(al_serve_auth *a)
 		OPENSSL_cleanse(a->tokens, a->ntokens * 32);
 	free(a->tokens);
 	OPENSSL_cleanse(a->cache, sizeof(a->cache));
+	OPENSSL_cleanse(a->refused, sizeof(a->refused));
+	pthread_cond_destroy(&a->slot_free);
 	pthread_mutex_destroy(&a->lock);
 	free(a);
 }
@@ -438,17 +471,29 @@ static int htpasswd_line(al_serve_auth *a, const char *path, unsigned line,
 	else if (strncmp(hash, "$6$", 3) == 0 && strchr(hash + 3, '$'))
 		kind = H_SHA512C;
 	else if (strncmp(hash, "$2y$", 4) == 0 ||
-	         strncmp(hash, "$2a$", 4) == 0 || strncmp(hash, "$2b$", 4) == 0)
-		return al_error_set(
-		    AL_EUNSUPPORTED,
-		    "%s:%u: user '%s' has a bcrypt hash, which needs "
-		    "libxcrypt (not built in); make the line with 'htpasswd "
-		    "-m' ($apr1$), '-2' ($5$), '-5' ($6$) or '-s' ({SHA})",
-		    path, line, s);
-	else
+	         strncmp(hash, "$2a$", 4) == 0 ||
+	         strncmp(hash, "$2b$", 4) == 0) {
+		unsigned cost;
+
+		if (al_bcrypt_parse(hash, &cost) < 0)
+			return al_error_set(AL_EPARSE,
+			                    "%s:%u: user '%s': not a bcrypt "
+			                    "hash (60 characters, cost 04..31)",
+			                    path, line, s);
+		if (cost > AUTH_BCRYPT_COST_MAX)
+			return al_error_set(
+			    AL_ELIMIT,
+			    "%s:%u: user '%s': bcrypt cost %u is above %u, "
+			    "which would let wrong passwords hold the CPUs; "
+			    "make the line with 'htpasswd -B -C %u' or lower",
+			    path, line, s, cost, AUTH_BCRYPT_COST_MAX,
+			    AUTH_BCRYPT_COST_MAX);
+		kind = H_BCRYPT;
+	} else
 		return al_error_set(AL_EUNSUPPORTED,
 		                    "%s:%u: user '%s': hash format not "
-		                    "supported (use $apr1$, $5$, $6$ or {SHA})",
+		                    "supported (use $2y$, $apr1$, $5$, $6$ or "
+		                    "{SHA})",
 		                    path, line, s);
 	if (a->nusers >= AUTH_USERS_MAX)
 		return al_error_set(AL_ELIMIT, "%s: more than %u users", path,
@@ -529,6 +574,7 @@ int al_serve__auth_load(al_serve_auth **out, const char *htpasswd,
 	if (a == NULL)
 		return al_error_set(AL_ENOMEM, "out of memory");
 	pthread_mutex_init(&a->lock, NULL);
+	pthread_cond_init(&a->slot_free, NULL);
 	if (htpasswd != NULL &&
 	    (rc = each_line(htpasswd, htpasswd_line, a)) < 0) {
 		rc = al_error_wrap(rc, "htpasswd file '%s'", htpasswd);
@@ -561,26 +607,44 @@ int al_serve__auth_has_bearer(const al_serve_auth *a)
 	return a->ntokens > 0;
 }
 
-static int cache_has(al_serve_auth *a, const unsigned char *h)
+/* 1 when h is among the accepted headers, 0 among the refused, -1 when
+ * not seen. Called with a->lock held. */
+static int cache_find(const al_serve_auth *a, const unsigned char *h)
 {
 	size_t i;
-	int hit = 0;
+	int yes = 0, no = 0;
 
-	pthread_mutex_lock(&a->lock);
 	for (i = 0; i < a->ncache; i++)
-		hit |= CRYPTO_memcmp(a->cache[i], h, 32) == 0;
-	pthread_mutex_unlock(&a->lock);
-	return hit;
+		yes |= CRYPTO_memcmp(a->cache[i], h, 32) == 0;
+	for (i = 0; i < a->nrefused; i++)
+		no |= CRYPTO_memcmp(a->refused[i], h, 32) == 0;
+	return yes ? 1 : no ? 0 : -1;
 }
 
-static void cache_add(al_serve_auth *a, const unsigned char *h)
+static int cache_has(al_serve_auth *a, const unsigned char *h)
 {
+	int r;
+
 	pthread_mutex_lock(&a->lock);
-	memcpy(a->cache[a->next], h, 32);
-	a->next = (a->next + 1) % AUTH_CACHE;
-	if (a->ncache < AUTH_CACHE)
-		a->ncache++;
+	r = cache_find(a, h);
 	pthread_mutex_unlock(&a->lock);
+	return r;
+}
+
+/* Remember the answer ok for h. Called with a->lock held. */
+static void cache_add(al_serve_auth *a, const unsigned char *h, int ok)
+{
+	if (ok) {
+		memcpy(a->cache[a->next], h, 32);
+		a->next = (a->next + 1) % AUTH_CACHE;
+		if (a->ncache < AUTH_CACHE)
+			a->ncache++;
+	} else {
+		memcpy(a->refused[a->next_refused], h, 32);
+		a->next_refused = (a->next_refused + 1) % AUTH_REFUSED;
+		if (a->nrefused < AUTH_REFUSED)
+			a->nrefused++;
+	}
 }
 
 static int check_basic(const al_serve_auth *a, const char *b64v)
@@ -630,6 +694,32 @@ static int check_bearer(const al_serve_auth *a, const char *tok)
 	return hit;
 }
 
+/* check_basic in one of the AUTH_HASHING slots, unless another thread
+ * answered the same header while this one waited for it. */
+static int check_basic_slot(al_serve_auth *a, const char *v,
+                            const unsigned char *h)
+{
+	int ok;
+
+	pthread_mutex_lock(&a->lock);
+	while (a->hashing >= AUTH_HASHING)
+		pthread_cond_wait(&a->slot_free, &a->lock);
+	ok = cache_find(a, h);
+	if (ok >= 0) {
+		pthread_mutex_unlock(&a->lock);
+		return ok;
+	}
+	a->hashing++;
+	pthread_mutex_unlock(&a->lock);
+	ok = check_basic(a, v);
+	pthread_mutex_lock(&a->lock);
+	cache_add(a, h, ok);
+	a->hashing--;
+	pthread_cond_broadcast(&a->slot_free);
+	pthread_mutex_unlock(&a->lock);
+	return ok;
+}
+
 int al_serve__auth_check(al_serve_auth *a, const char *authorization)
 {
 	unsigned char h[32];
@@ -640,19 +730,24 @@ int al_serve__auth_check(al_serve_auth *a, const char *authorization)
 	    strlen(authorization) > AUTH_HEADER_MAX)
 		return 0;
 	SHA256((const unsigned char *)authorization, strlen(authorization), h);
-	if (cache_has(a, h))
-		return 1;
+	if ((ok = cache_has(a, h)) >= 0)
+		goto out;
+	ok = 0;
 	if (strncasecmp(authorization, "Basic ", 6) == 0) {
 		for (v = authorization + 6; *v == ' '; v++)
 			;
-		ok = a->nusers > 0 && check_basic(a, v);
+		ok = a->nusers > 0 && check_basic_slot(a, v, h);
 	} else if (strncasecmp(authorization, "Bearer ", 7) == 0) {
 		for (v = authorization + 7; *v == ' '; v++)
 			;
 		ok = a->ntokens > 0 && v[0] != '\0' && check_bearer(a, v);
+		if (ok) {
+			pthread_mutex_lock(&a->lock);
+			cache_add(a, h, 1);
+			pthread_mutex_unlock(&a->lock);
+		}
 	}
-	if (ok)
-		cache_add(a, h);
+out:
 	OPENSSL_cleanse(h, sizeof(h));
 	return ok;
 }

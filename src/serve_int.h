@@ -105,11 +105,12 @@ int al_serve__parse_range(const char *s, uint64_t size, uint64_t *off,
 typedef struct al_serve_auth al_serve_auth;
 
 /*
- * Read an htpasswd file (lines "user:hash": {SHA}, $apr1$, $5$, $6$) and
- * a token file (lines of bearer tokens, or "sha256:<hex>" of one; only
- * SHA-256 of each token is kept); either may be NULL, not both. A bcrypt
- * line ($2y$) or any other hash format is AL_EUNSUPPORTED naming
- * FILE:LINE; no credential at all: AL_EINVAL.
+ * Read an htpasswd file (lines "user:hash": {SHA}, $apr1$, $5$, $6$, and
+ * bcrypt's $2y$, $2b$, $2a$) and a token file (lines of bearer tokens, or
+ * "sha256:<hex>" of one; only SHA-256 of each token is kept); either may
+ * be NULL, not both. Any other hash format is AL_EUNSUPPORTED naming
+ * FILE:LINE, a malformed bcrypt hash AL_EPARSE, a bcrypt cost above 12
+ * AL_ELIMIT; no credential at all: AL_EINVAL.
  */
 int al_serve__auth_load(al_serve_auth **out, const char *htpasswd,
                         const char *token_file);
@@ -118,7 +119,8 @@ int al_serve__auth_has_basic(const al_serve_auth *a);
 int al_serve__auth_has_bearer(const al_serve_auth *a);
 /* 1 when an Authorization header value ("Basic ...", "Bearer ...") holds
  * credentials of a; 0 otherwise (also for a == NULL or value == NULL).
- * Thread-safe. */
+ * Thread-safe; at most two password hashes run at once (a caller may wait
+ * for a slot), and a header answered before is answered from memory. */
 int al_serve__auth_check(al_serve_auth *a, const char *value);
 /* crypt of pw with the setting (salt) of an "$apr1$" or "$5$"/"$6$"
  * hash into out (cap bytes): the whole hash string. */

@@ -2,6 +2,7 @@
  * hashes, bearer tokens) and the push side's grammar checks (names, tags,
  * Content-Range). */
 /* al-tier: quick */
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -132,20 +133,66 @@ static void test_serve_auth__htpasswd_lines_of_every_format(void)
 	free(path);
 }
 
-static void test_serve_auth__bcrypt_line_refused_with_file_and_line(void)
+static void test_serve_auth__bcrypt_lines(void)
+{
+	/* htpasswd -nbB -C 4 alice 'correct horse' and -C 5 bob 'b0b:with
+	 * colon' (Apache 2.4.71); carol's is Go's TestBcryptingIsCorrect */
+	char *path = write_file(
+	    "bcrypt",
+	    "alice:$2y$04$wRz5FseuFwZTBB3XvSAYZ."
+	    "QlL2mDSRnPDiRfoyxU4PPOh68BMHjta\n"
+	    "bob:$2y$05$FL54pATa4FZE7CLK44VDq.277/bWFWwoD2eA18fNz6ewyFXAm.0Aq\n"
+	    "carol:$2a$10$XajjQvNhvvRt5GSeFk1xFeyqRrsxkhBkUiQeg0dt."
+	    "wU1qD4aFDcga\n"
+	    "dave:{SHA}/vNB+F2HQ559kaLUZbmHHvZrXpg=\n");
+	al_serve_auth *a = NULL;
+	int i;
+
+	CU_ASSERT_EQUAL(al_serve__auth_load(&a, path, NULL), 0);
+	CU_ASSERT_TRUE(try_basic(a, "alice", "correct horse"));
+	CU_ASSERT_TRUE(try_basic(a, "bob", "b0b:with colon"));
+	CU_ASSERT_TRUE(try_basic(a, "carol", "allmine"));
+	CU_ASSERT_TRUE(try_basic(a, "dave", "s3cret"));
+	/* wrong ones stay wrong when asked again (answered from memory the
+	 * second time), and do not spoil the right one */
+	for (i = 0; i < 3; i++) {
+		CU_ASSERT_FALSE(try_basic(a, "alice", "correct horsE"));
+		CU_ASSERT_FALSE(try_basic(a, "alice", "allmine"));
+		CU_ASSERT_FALSE(try_basic(a, "carol", "correct horse"));
+		CU_ASSERT_FALSE(try_basic(a, "mallory", "correct horse"));
+		CU_ASSERT_TRUE(try_basic(a, "alice", "correct horse"));
+	}
+	al_serve__auth_free(a);
+	free(path);
+}
+
+static void test_serve_auth__bad_lines_refused_with_file_and_line(void)
 {
 	char *path = write_file(
-	    "bcrypt", "alice:{SHA}/vNB+F2HQ559kaLUZbmHHvZrXpg=\n"
-	              "eve:$2y$05$jT3FrvQUt/"
+	    "cost13", "alice:{SHA}/vNB+F2HQ559kaLUZbmHHvZrXpg=\n"
+	              "eve:$2y$13$jT3FrvQUt/"
 	              "EHhKpz4g214OHSSHtZmFB8yYfG8h3oeimSum2VNXenC\n");
 	char *where = al_sprintf("%s:2", path);
 	al_serve_auth *a = NULL;
 
-	CU_ASSERT_EQUAL(al_serve__auth_load(&a, path, NULL), AL_EUNSUPPORTED);
+	/* a cost above the bound (12) stops the start */
+	CU_ASSERT_EQUAL(al_serve__auth_load(&a, path, NULL), AL_ELIMIT);
 	CU_ASSERT_PTR_NULL(a);
 	CU_ASSERT_PTR_NOT_NULL(strstr(al_error_message(), where));
-	CU_ASSERT_PTR_NOT_NULL(strstr(al_error_message(), "libxcrypt"));
 	free(where);
+	free(path);
+	/* so does a bcrypt hash cut short, or $2x$ (crypt_blowfish's buggy
+	 * variant) */
+	path = write_file("short", "# x\neve:$2y$05$jT3FrvQUt/EHhKpz4g214O\n");
+	where = al_sprintf("%s:2", path);
+	CU_ASSERT_EQUAL(al_serve__auth_load(&a, path, NULL), AL_EPARSE);
+	CU_ASSERT_PTR_NOT_NULL(strstr(al_error_message(), where));
+	free(where);
+	free(path);
+	path =
+	    write_file("2x", "eve:$2x$05$jT3FrvQUt/"
+	                     "EHhKpz4g214OHSSHtZmFB8yYfG8h3oeimSum2VNXenC\n");
+	CU_ASSERT_EQUAL(al_serve__auth_load(&a, path, NULL), AL_EUNSUPPORTED);
 	free(path);
 	/* a DES crypt line (htpasswd -d) is no better */
 	path = write_file("des", "x:rqXexS6ZhobKA\n");
@@ -153,6 +200,53 @@ static void test_serve_auth__bcrypt_line_refused_with_file_and_line(void)
 	free(path);
 	path = write_file("empty", "# nobody\n");
 	CU_ASSERT_EQUAL(al_serve__auth_load(&a, path, NULL), AL_EINVAL);
+	free(path);
+}
+
+typedef struct many_arg {
+	al_serve_auth *a;
+	int wrong, right;
+} many_arg;
+
+static void *many_checks(void *p)
+{
+	many_arg *m = p;
+	char pw[32];
+	int i;
+
+	for (i = 0; i < 6; i++) {
+		snprintf(pw, sizeof(pw), "wrong %d", i);
+		m->wrong += try_basic(m->a, "alice", pw);
+		m->right += try_basic(m->a, "alice", "correct horse");
+	}
+	return NULL;
+}
+
+static void test_serve_auth__concurrent_checks(void)
+{
+	char *path = write_file("many", "alice:$2y$04$wRz5FseuFwZTBB3XvSAYZ."
+	                                "QlL2mDSRnPDiRfoyxU4PPOh68BMHjta\n");
+	al_serve_auth *a = NULL;
+	many_arg m[6];
+	pthread_t t[6];
+	int i, started[6];
+
+	CU_ASSERT_EQUAL_FATAL(al_serve__auth_load(&a, path, NULL), 0);
+	/* more threads than hashing slots: each waits its turn */
+	for (i = 0; i < 6; i++) {
+		m[i].a = a;
+		m[i].wrong = m[i].right = 0;
+		started[i] =
+		    pthread_create(&t[i], NULL, many_checks, &m[i]) == 0;
+	}
+	for (i = 0; i < 6; i++) {
+		CU_ASSERT_TRUE(started[i]);
+		if (started[i])
+			pthread_join(t[i], NULL);
+		CU_ASSERT_EQUAL(m[i].wrong, 0);
+		CU_ASSERT_EQUAL(m[i].right, started[i] ? 6 : 0);
+	}
+	al_serve__auth_free(a);
 	free(path);
 }
 
@@ -269,8 +363,10 @@ int main(void)
 	     test_serve_auth__sha_crypt_matches_openssl},
 	    {"htpasswd_lines_of_every_format",
 	     test_serve_auth__htpasswd_lines_of_every_format},
-	    {"bcrypt_line_refused_with_file_and_line",
-	     test_serve_auth__bcrypt_line_refused_with_file_and_line},
+	    {"bcrypt_lines", test_serve_auth__bcrypt_lines},
+	    {"bad_lines_refused_with_file_and_line",
+	     test_serve_auth__bad_lines_refused_with_file_and_line},
+	    {"concurrent_checks", test_serve_auth__concurrent_checks},
 	    {"bearer_tokens_hashed", test_serve_auth__bearer_tokens_hashed},
 	    {"token_hash_line_accepts_its_token",
 	     test_serve_auth__token_hash_line_accepts_its_token},
