@@ -24,7 +24,7 @@ import sys
 # Layers, bottom to top: a module may include its own layer or lower ones.
 LAYERS = [
     ("foundation", "common error buf clock log fs digest json yaml version name"),
-    ("formats", "ref oci pgp imageset certsd http helm"),
+    ("formats", "ref oci pgp imageset certsd http helm bcrypt"),
     ("services", "auth registry regconf store layer release kres kube layout"),
     ("domain", "sig graph transfer catalog cosign"),
     ("workflows", "mirror pack update delete serve"),
