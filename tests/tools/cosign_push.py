@@ -26,7 +26,8 @@ usage:
         uses, then leaves the tag alone); prints the referrer's digest
 
 AL_PUSH_TOKEN in the environment: sent as "Authorization: Bearer TOKEN"
-(airlock serve --allow-push --token-file).
+(airlock serve --allow-push --token-file). SOURCE_DATE_EPOCH: the
+cosign-referrer's org.opencontainers.image.created.
 """
 import base64
 import hashlib
@@ -176,7 +177,12 @@ def cmd_cosign_referrer(reg, repo, dig, bundle_file, predicate="https://sigstore
                "size": int(h["content-length"]), "digest": dig}
     cfg = put_blob(reg, repo, b"{}")
     layer = put_blob(reg, repo, bundle)
-    created = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
+    # SOURCE_DATE_EPOCH: a fixed creation time, so that two pushes of the
+    # same bundle make the same referrer manifest
+    when = os.environ.get("SOURCE_DATE_EPOCH")
+    now = (datetime.datetime.fromtimestamp(int(when), datetime.timezone.utc) if when
+           else datetime.datetime.now(datetime.timezone.utc))
+    created = now.strftime("%Y-%m-%dT%H:%M:%SZ")
     ann = {"dev.sigstore.bundle.content": "dsse-envelope",
            "dev.sigstore.bundle.predicateType": predicate,
            "org.opencontainers.image.created": created}
