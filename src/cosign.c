@@ -760,26 +760,21 @@ static int chain_code_signing(X509_STORE_CTX *ctx)
 	return 0;
 }
 
-int al__cosign_cert_verify(const al_cosign_trust *t, X509 *leaf,
-                           STACK_OF(X509) * chain, int64_t at, char **subject,
-                           char **issuer)
+/*
+ * The chain of leaf (untrusted intermediates chain) to a certificate
+ * authority of t valid at the time at, for code signing, and with a
+ * trusted root's CT logs its SCTs (sigstore-go VerifyLeafCertificate,
+ * VerifySignedCertificateTimestamp). AL_EVERIFY with the reason.
+ */
+static int cert_chain(const al_cosign_trust *t, X509 *leaf,
+                      STACK_OF(X509) * chain, int64_t at)
 {
 	X509_STORE *store = NULL;
 	X509_STORE_CTX *ctx = NULL;
 	X509_VERIFY_PARAM *param;
-	al_buf names = AL_BUF_INIT(4096);
-	char *sub = NULL, *iss = NULL;
 	size_t i, anchors = 0;
 	int rc;
 
-	if (t->nfulcio == 0)
-		return al_error_set(AL_EINVAL,
-		                    "a keyless signature, and no Fulcio "
-		                    "certificate is trusted");
-	if (!t->pki && t->issuer == NULL && t->subject == NULL)
-		return al_error_set(AL_EINVAL,
-		                    "a keyless signature, and no identity "
-		                    "(issuer or subject) to require");
 	if ((store = X509_STORE_new()) == NULL ||
 	    (ctx = X509_STORE_CTX_new()) == NULL) {
 		rc = al_error_set(AL_ENOMEM, "out of memory");
@@ -833,51 +828,62 @@ int al__cosign_cert_verify(const al_cosign_trust *t, X509 *leaf,
 	if (!t->pki && t->nct > 0) {
 		STACK_OF(X509) *vc = X509_STORE_CTX_get0_chain(ctx);
 
-		if ((rc = al__cosign_sct_verify(
-		         t, leaf,
-		         sk_X509_num(vc) > 1 ? sk_X509_value(vc, 1) : NULL)) <
-		    0)
-			goto out;
+		rc = al__cosign_sct_verify(
+		    t, leaf, sk_X509_num(vc) > 1 ? sk_X509_value(vc, 1) : NULL);
 	}
-	if (t->pki) {
-		/* BYOPKI: containers/image checks the SAN only (email or
-		 * DNS name), no Fulcio extension, no key usage. */
-		if (t->pki_email != NULL &&
-		    !cert_subject(leaf, t->pki_email, NULL, 1, &sub, &names)) {
-			rc = al_error_set(AL_EVERIFY,
-			                  "certificate identity mismatch: want "
-			                  "email '%s', certificate names %s",
-			                  t->pki_email,
-			                  names.len > 0 ? al_buf_cstr(&names)
-			                                : "none");
-			goto out;
-		}
-		if (t->pki_hostname != NULL) {
-			char *dns = NULL;
+out:
+	X509_STORE_CTX_free(ctx);
+	X509_STORE_free(store);
+	return rc;
+}
 
-			al_buf_reset(&names);
-			if (!cert_subject(leaf, NULL, t->pki_hostname, 0, &dns,
-			                  &names)) {
-				rc = al_error_set(
-				    AL_EVERIFY,
-				    "certificate identity mismatch: want "
-				    "hostname '%s', certificate names %s",
-				    t->pki_hostname,
-				    names.len > 0 ? al_buf_cstr(&names)
-				                  : "none");
-				goto out;
-			}
-			if (sub == NULL)
-				sub = dns;
-			else
-				free(dns);
-		}
-		*subject = sub;
-		*issuer = NULL;
-		sub = NULL;
-		rc = 0;
+/* BYOPKI: containers/image checks the SAN only (email or DNS name), no
+ * Fulcio extension, no key usage. *subject: the matched name. */
+static int pki_identity(const al_cosign_trust *t, X509 *leaf, char **subject)
+{
+	al_buf names = AL_BUF_INIT(4096);
+	char *sub = NULL, *dns = NULL;
+	int rc = 0;
+
+	if (t->pki_email != NULL &&
+	    !cert_subject(leaf, t->pki_email, NULL, 1, &sub, &names)) {
+		rc = al_error_set(AL_EVERIFY,
+		                  "certificate identity mismatch: want "
+		                  "email '%s', certificate names %s",
+		                  t->pki_email,
+		                  names.len > 0 ? al_buf_cstr(&names) : "none");
 		goto out;
 	}
+	al_buf_reset(&names);
+	if (t->pki_hostname != NULL &&
+	    !cert_subject(leaf, NULL, t->pki_hostname, 0, &dns, &names)) {
+		rc = al_error_set(AL_EVERIFY,
+		                  "certificate identity mismatch: want "
+		                  "hostname '%s', certificate names %s",
+		                  t->pki_hostname,
+		                  names.len > 0 ? al_buf_cstr(&names) : "none");
+		goto out;
+	}
+	*subject = sub != NULL ? sub : dns;
+	if (sub != NULL)
+		free(dns);
+	sub = dns = NULL;
+out:
+	free(sub);
+	free(dns);
+	al_buf_free(&names);
+	return rc;
+}
+
+/* A Fulcio certificate's identity: code signing, a SAN (t->subject, or
+ * with none asked for the first), the OIDC issuer (t->issuer when set). */
+static int fulcio_identity(const al_cosign_trust *t, X509 *leaf, char **subject,
+                           char **issuer)
+{
+	al_buf names = AL_BUF_INIT(4096);
+	char *sub = NULL, *iss = NULL;
+	int rc;
+
 	if ((X509_get_extension_flags(leaf) & EXFLAG_XKUSAGE) == 0 ||
 	    (X509_get_extended_key_usage(leaf) & XKU_CODE_SIGN) == 0) {
 		rc = al_error_set(
@@ -914,9 +920,33 @@ out:
 	free(sub);
 	free(iss);
 	al_buf_free(&names);
-	X509_STORE_CTX_free(ctx);
-	X509_STORE_free(store);
 	return rc;
+}
+
+int al__cosign_cert_verify(const al_cosign_trust *t, X509 *leaf,
+                           STACK_OF(X509) * chain, int64_t at, char **subject,
+                           char **issuer)
+{
+	int rc;
+
+	if (t->nfulcio == 0)
+		return al_error_set(AL_EINVAL,
+		                    "a keyless signature, and no Fulcio "
+		                    "certificate is trusted");
+	/* any_identity: a trusted-root check (al_cosign_check_store_root),
+	 * which reports who signed and decides nothing on it */
+	if (!t->pki && !t->any_identity && t->issuer == NULL &&
+	    t->subject == NULL)
+		return al_error_set(AL_EINVAL,
+		                    "a keyless signature, and no identity "
+		                    "(issuer or subject) to require");
+	if ((rc = cert_chain(t, leaf, chain, at)) < 0)
+		return rc;
+	if (t->pki) {
+		*issuer = NULL;
+		return pki_identity(t, leaf, subject);
+	}
+	return fulcio_identity(t, leaf, subject, issuer);
 }
 
 /* --- results -------------------------------------------------------- */

@@ -34,9 +34,7 @@ static void note_failure(al_cosign_carry_report *r, int rc, int *worst,
 		*worst = rc;
 }
 
-/* A name whose tag is "sha256-<64 hex>" with or without a suffix: a
- * signature artifact or a referrers index, not an image to sign. */
-static int is_attachment_tag(const char *tag)
+int al__cosign_is_attachment_tag(const char *tag)
 {
 	size_t i;
 
@@ -52,8 +50,7 @@ static int is_attachment_tag(const char *tag)
 	       strcmp(tag + 71, ".att") == 0 || strcmp(tag + 71, ".sbom") == 0;
 }
 
-/* A manifest with a subject or an artifactType is an artifact itself. */
-static int is_artifact(al_store *s, const al_descriptor *d)
+int al__cosign_is_artifact(al_store *s, const al_descriptor *d)
 {
 	al_buf b = AL_BUF_INIT(AL_MANIFEST_MAX);
 	json_t *j = NULL;
@@ -643,7 +640,8 @@ int al_cosign_carry(al_store *s, const char *const *names, size_t n,
 			al_error_clear();
 			continue;
 		}
-		if (is_attachment_tag(r.tag) || is_artifact(s, &imgs[i].desc)) {
+		if (al__cosign_is_attachment_tag(r.tag) ||
+		    al__cosign_is_artifact(s, &imgs[i].desc)) {
 			al_ref_clear(&r);
 			continue;
 		}
@@ -734,212 +732,6 @@ out:
 	pool_layouts_free(&pool);
 	json_decref(wanted_set);
 	al_transfer_free(t);
-	al_store_images_free(imgs, nimgs);
-	return rc;
-}
-
-void al_cosign_store_report_clear(al_cosign_store_report *r)
-{
-	size_t i;
-
-	if (r == NULL)
-		return;
-	for (i = 0; i < r->nmessages; i++)
-		free(r->messages[i]);
-	free(r->messages);
-	for (i = 0; i < r->nverdicts; i++) {
-		free(r->verdicts[i].name);
-		free(r->verdicts[i].policy);
-		free(r->verdicts[i].reason);
-	}
-	free(r->verdicts);
-	memset(r, 0, sizeof(*r));
-}
-
-static int record(al_cosign_store_report *r, const char *name,
-                  const al_digest *d, const char *verdict, const char *policy,
-                  const char *reason)
-{
-	al_cosign_image_verdict *grown, *v;
-
-	grown = al__array_grow(r->verdicts, &r->capverdicts, r->nverdicts + 1,
-	                       sizeof(*grown));
-	if (grown == NULL)
-		return AL_ENOMEM;
-	r->verdicts = grown;
-	v = &r->verdicts[r->nverdicts];
-	memset(v, 0, sizeof(*v));
-	v->digest = *d;
-	v->verdict = verdict;
-	if ((v->name = strdup(name)) == NULL ||
-	    (policy != NULL && (v->policy = strdup(policy)) == NULL) ||
-	    (reason != NULL && (v->reason = strdup(reason)) == NULL)) {
-		free(v->name);
-		free(v->policy);
-		return al_error_set(AL_ENOMEM, "out of memory");
-	}
-	r->nverdicts++;
-	return 0;
-}
-
-/* The sigstore.json entry of v; "refused" reads "allowed" when allowed. */
-static json_t *verdict_json(const al_cosign_image_verdict *v, int allowed)
-{
-	char ds[AL_DIGEST_STRMAX];
-	const char *verdict = v->verdict;
-	json_t *e;
-
-	if (allowed && strcmp(verdict, "refused") == 0)
-		verdict = "allowed";
-	e = json_pack("{s:s,s:s,s:s}", "name", v->name, "digest",
-	              al_digest_str(&v->digest, ds), "verdict", verdict);
-	if (e != NULL &&
-	    ((v->policy != NULL &&
-	      json_object_set_new(e, "policy", json_string(v->policy)) < 0) ||
-	     (v->reason != NULL &&
-	      json_object_set_new(e, "reason", json_string(v->reason)) < 0))) {
-		json_decref(e);
-		e = NULL;
-	}
-	return e;
-}
-
-int al_cosign_record(al_store *s, const al_cosign_store_report *r,
-                     const char *policy_name, int allowed)
-{
-	json_t *doc = NULL, *images;
-	char *dir = NULL, *path = NULL;
-	size_t i;
-	int rc;
-
-	if ((images = json_array()) == NULL)
-		return al_error_set(AL_ENOMEM, "out of memory");
-	for (i = 0; i < r->nverdicts; i++) {
-		if (json_array_append_new(
-		        images, verdict_json(&r->verdicts[i], allowed)) < 0) {
-			json_decref(images);
-			return al_error_set(AL_ENOMEM, "out of memory");
-		}
-	}
-	doc = json_pack("{s:s,s:b,s:o}", "policy",
-	                policy_name != NULL ? policy_name : "", "allowUnsigned",
-	                allowed, "images", images);
-	if (doc == NULL ||
-	    (dir = al_path_join(al_store_path(s), "airlock")) == NULL ||
-	    (path = al_path_join(dir, "sigstore.json")) == NULL) {
-		rc = al_error_set(AL_ENOMEM, "out of memory");
-		goto out;
-	}
-	if ((rc = al_fs_mkdir_p(dir, 0755)) == 0)
-		rc = al_json_save_file(path, doc, 2);
-out:
-	json_decref(doc);
-	free(dir);
-	free(path);
-	return rc;
-}
-
-static int add_message(al_cosign_store_report *r, const char *name)
-{
-	char **grown = al__array_grow(r->messages, &r->capmessages,
-	                              r->nmessages + 1, sizeof(*grown));
-	char *m;
-
-	if (grown == NULL)
-		return AL_ENOMEM;
-	r->messages = grown;
-	if ((m = al_sprintf("%s: %s", name, al_error_message())) == NULL)
-		return al_error_set(AL_ENOMEM, "out of memory");
-	r->messages[r->nmessages++] = m;
-	return 0;
-}
-
-int al_cosign_check_store(al_store *s, const al_cosign_policy *p,
-                          const char *const *names, size_t n,
-                          al_cosign_store_report *report)
-{
-	al_store_image *imgs = NULL;
-	size_t nimgs = 0, i, k;
-	int rc;
-
-	memset(report, 0, sizeof(*report));
-	if ((rc = al_store_list(s, &imgs, &nimgs)) < 0)
-		return rc;
-	for (i = 0; i < nimgs; i++) {
-		al_ref r;
-		al_cosign_source *src = NULL;
-		al_cosign_found f;
-		al_cosign_cands c;
-		al_cosign_verdict v;
-		char ds[AL_DIGEST_STRMAX];
-		char *base = NULL, *ref = NULL;
-		int wanted = names == NULL;
-
-		for (k = 0; names != NULL && k < n && !wanted; k++)
-			wanted = strcmp(names[k], imgs[i].name) == 0;
-		memset(&r, 0, sizeof(r));
-		memset(&f, 0, sizeof(f));
-		memset(&c, 0, sizeof(c));
-		memset(&v, 0, sizeof(v));
-		if (!wanted || imgs[i].name[0] == '\0' ||
-		    al_ref_parse(&r, imgs[i].name) < 0) {
-			al_error_clear();
-			continue;
-		}
-		if (is_attachment_tag(r.tag) || is_artifact(s, &imgs[i].desc)) {
-			al_ref_clear(&r);
-			continue;
-		}
-		base = al_ref_name(&r);
-		ref = base != NULL
-		          ? al_sprintf("%s@%s", base,
-		                       al_digest_str(&imgs[i].desc.digest, ds))
-		          : NULL;
-		if (ref == NULL) {
-			rc = al_error_set(AL_ENOMEM, "out of memory");
-		} else if ((rc = al_cosign_source_store(&src, s, base)) == 0 &&
-		           (rc = al_cosign_discover(
-		                &f, src, &imgs[i].desc.digest,
-		                AL_COSIGN_FIND_DEFAULT)) == 0 &&
-		           (rc = al_cosign_candidates(&c, src, &f)) == 0) {
-			rc = al_cosign_policy_check(
-			    &v, p, ref, &imgs[i].desc.digest, c.items, c.n);
-		}
-		if (rc == 0 && v.covered) {
-			report->accepted++;
-			rc = record(report, imgs[i].name, &imgs[i].desc.digest,
-			            "accepted", v.policy, NULL);
-		} else if (rc == 0) {
-			report->uncovered++;
-			rc = record(report, imgs[i].name, &imgs[i].desc.digest,
-			            "not-covered", NULL, NULL);
-		} else if (rc == AL_EVERIFY) {
-			char *why = al_strdup(al_error_message());
-
-			report->refused++;
-			rc = add_message(report, imgs[i].name);
-			if (rc == 0)
-				rc = record(report, imgs[i].name,
-				            &imgs[i].desc.digest, "refused",
-				            NULL, why != NULL ? why : "");
-			free(why);
-		}
-		al_cosign_verdict_clear(&v);
-		al_cosign_cands_clear(&c);
-		al_cosign_found_clear(&f);
-		al_cosign_source_free(src);
-		al_ref_clear(&r);
-		free(base);
-		free(ref);
-		if (rc < 0 && rc != AL_EVERIFY)
-			goto out;
-	}
-	rc = report->refused > 0
-	         ? al_error_set(AL_EVERIFY,
-	                        "%zu image(s) refused by the image policy",
-	                        report->refused)
-	         : 0;
-out:
 	al_store_images_free(imgs, nimgs);
 	return rc;
 }

@@ -244,10 +244,15 @@ static int add_referrers(al_cosign_found *f, al_cosign_source *s,
 			al_manifest_clear(&m);
 			continue;
 		}
-		/* image-spec: artifactType, else the config's media type */
-		at = d->artifact_type != NULL  ? d->artifact_type
-		     : m.artifact_type != NULL ? m.artifact_type
-		                               : m.config.media_type;
+		/* image-spec 1.1: the manifest's artifactType, else the
+		 * config's media type. The manifest (its digest checked) wins
+		 * over the listing's copy: go-containerregistry 0.14's
+		 * registry (Debian bookworm-backports) lists the config's
+		 * media type whatever the manifest says, the image-spec
+		 * 1.1 release candidates' rule. */
+		at = m.artifact_type != NULL    ? m.artifact_type
+		     : d->artifact_type != NULL ? d->artifact_type
+		                                : m.config.media_type;
 		rc = add_artifact(f, AL_COSIGN_KIND_REFERRER, NULL, &got, &mt,
 		                  at, &body);
 		al_manifest_clear(&m);

@@ -45,6 +45,9 @@ struct al_cosign_trust {
 	char *issuer;
 	char *subject;
 	int subject_email_only; /* fulcioSubject.signedEmail: no URI SAN */
+	/* a trusted-root check (al_cosign_check_store_root): a keyless
+	 * certificate's identity is read and reported, not required */
+	int any_identity;
 	/* PKI (BYOPKI): certificates chain to the anchors at the present
 	 * time, no Fulcio extensions, no log; SAN email or DNS name. */
 	int pki;
@@ -67,6 +70,13 @@ struct al_cosign_trust {
  * once per run.
  */
 void al_cosign__source_known_tags(al_cosign_source *s, const json_t *tags);
+
+/* A name whose tag is "sha256-<64 hex>" with or without a suffix: a
+ * signature artifact or a referrers index, not an image to sign. */
+int al__cosign_is_attachment_tag(const char *tag);
+/* A store manifest with a subject or an artifactType is an artifact
+ * itself (a manifest that cannot be read is not). */
+int al__cosign_is_artifact(al_store *s, const al_descriptor *d);
 
 /* SHA-256 of k's DER SubjectPublicKeyInfo into id. */
 int al__cosign_key_id(uint8_t id[32], EVP_PKEY *k);

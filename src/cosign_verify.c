@@ -170,8 +170,11 @@ static int verify_core(al_cosign_info *info, const core *c,
 			sub = iss = NULL;
 			if ((rc = al__cosign_cert_verify(t, c->leaf, c->chain,
 			                                 times[i], &sub,
-			                                 &iss)) < 0)
+			                                 &iss)) < 0) {
+				free(sub);
+				free(iss);
 				return rc;
+			}
 		}
 		info->keyless = 1;
 		info->subject = sub;

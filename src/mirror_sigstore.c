@@ -1,14 +1,18 @@
 /* mirror_sigstore.c: the sigstore step of al_mirror_plan_run: the cosign
  * tags and referrers of every image a run mirrored carried into the store
- * (al_cosign_carry), then the images checked against a ClusterImagePolicy /
- * ImagePolicy file (al_cosign_check_store). docs/cosign.md. */
+ * (al_cosign_carry), then the images checked against a Sigstore trusted
+ * root (al_cosign_check_store_root, which is then kept in the store) and a
+ * ClusterImagePolicy / ImagePolicy file (al_cosign_check_store).
+ * docs/cosign.md. */
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "airlock/cosign.h"
+#include "airlock/digest.h"
 #include "airlock/error.h"
+#include "airlock/fs.h"
 #include "airlock/log.h"
 #include "airlock/release.h"
 #include "airlock/store.h"
@@ -19,6 +23,8 @@ struct al_mirror__sigstore {
 	unsigned what;         /* AL_COSIGN_FIND_* */
 	const char *path;      /* the policy file, or NULL */
 	al_cosign_policy *pol; /* loaded from path */
+	const char *root_path; /* the trusted root file, or NULL */
+	al_buf root;           /* its text, as read */
 };
 
 typedef struct namev {
@@ -26,11 +32,29 @@ typedef struct namev {
 	size_t n;
 } namev;
 
+/* Read the trusted root at path into ss->root and check now, before any
+ * store or network, that it loads (as verify-image --carry does). */
+static int read_root(al_mirror__sigstore *ss, const char *path)
+{
+	al_cosign_trust *t = NULL;
+	int rc;
+
+	if ((rc = al_fs_read_file(path, &ss->root)) < 0)
+		return al_error_wrap(rc, "cannot read the trusted root '%s'",
+		                     path);
+	if ((rc = al_cosign_trust_new(&t)) == 0)
+		rc = al_cosign_trust_add_trusted_root(t, ss->root.ptr,
+		                                      ss->root.len, path);
+	al_cosign_trust_free(t);
+	ss->root_path = path;
+	return rc;
+}
+
 int al_mirror__sigstore_prepare(al_mirror__sigstore **out,
                                 const al_mirror_opts *opts)
 {
 	al_mirror__sigstore *ss = NULL;
-	const char *path = NULL;
+	const char *path = NULL, *root = NULL;
 	unsigned what = 0;
 	int rc = 0;
 
@@ -39,14 +63,17 @@ int al_mirror__sigstore_prepare(al_mirror__sigstore **out,
 		path = opts->sigstore_policy;
 		what = opts->sigstore_find;
 	}
+	if (opts->version >= 5)
+		root = opts->sigstore_trusted_root;
 	if (opts->flags & AL_MIRROR_NO_SIGSTORE) {
-		if (path != NULL)
-			return al_error_set(
-			    AL_EINVAL,
-			    "a sigstore policy ('%s') needs the "
-			    "signatures: it cannot be checked "
-			    "with sigstore off",
-			    path);
+		if (path != NULL || root != NULL)
+			return al_error_set(AL_EINVAL,
+			                    "a sigstore %s ('%s') needs the "
+			                    "signatures: it cannot be checked "
+			                    "with sigstore off",
+			                    path != NULL ? "policy"
+			                                 : "trusted root",
+			                    path != NULL ? path : root);
 		return 0;
 	}
 	if (what & ~(unsigned)(AL_COSIGN_FIND_SIG | AL_COSIGN_FIND_ATT |
@@ -57,8 +84,11 @@ int al_mirror__sigstore_prepare(al_mirror__sigstore **out,
 		return al_error_set(AL_ENOMEM, "out of memory");
 	ss->what = what != 0 ? what : AL_COSIGN_FIND_DEFAULT;
 	ss->path = path;
+	al_buf_init(&ss->root, AL_COSIGN_MAX_PEM);
 	if (path != NULL &&
 	    (rc = al_cosign_policy_load_file(&ss->pol, path)) < 0)
+		goto out;
+	if (root != NULL && (rc = read_root(ss, root)) < 0)
 		goto out;
 	*out = ss;
 	ss = NULL;
@@ -72,6 +102,7 @@ void al_mirror__sigstore_free(al_mirror__sigstore *ss)
 	if (ss == NULL)
 		return;
 	al_cosign_policy_free(ss->pol);
+	al_buf_free(&ss->root);
 	free(ss);
 }
 
@@ -296,32 +327,89 @@ out:
 	return rc;
 }
 
-int al_mirror__sigstore_run(al_mirror__sigstore *ss, al_store *store,
-                            const al_transfer_opts *to,
-                            const char *const *images, size_t nimages,
-                            int allow_unsigned, al_mirror_result *res, int rc)
+/*
+ * The trusted root: every image of the run checked with the signatures
+ * carried (al_cosign_check_store_root), then the root kept in the store
+ * as verify-image --carry keeps it (al_cosign_store_root_put) unless an
+ * image was refused and allow_unsigned is not set: a root the signatures
+ * refute does not replace the one kept before.
+ */
+static int check_root(al_mirror__sigstore *ss, al_store *store, const namev *nv,
+                      int allow_unsigned, al_mirror_result *res, int rc)
 {
 	al_mirror_sigstore_result *out = &res->sigstore;
-	al_cosign_carry_report rep;
-	namev nv;
-	int r2;
+	al_cosign_store_report sr;
+	al_buf kept = AL_BUF_INIT(AL_COSIGN_MAX_PEM);
+	al_digest d;
+	char ds[AL_DIGEST_STRMAX];
+	size_t i;
+	int r2 = 0;
 
-	if (ss == NULL)
-		return rc;
-	memset(&rep, 0, sizeof(rep));
-	memset(&nv, 0, sizeof(nv));
-	out->ran = 1;
-	if ((r2 = run_names(&nv, store, to, images, nimages, &res->report,
-	                    &out->local)) < 0 ||
-	    (r2 = more_names(&nv, store, res, &out->local)) < 0) {
-		al_mirror__report_errorf(&res->report, "sigstore: %s",
+	memset(&sr, 0, sizeof(sr));
+	/* no names: nothing of this run to check (NULL would be "all") */
+	if (nv->n > 0)
+		r2 = al_cosign_check_store_root(
+		    store, ss->root.ptr, ss->root.len, ss->root_path,
+		    (const char *const *)nv->v, nv->n, &sr);
+	out->root_checked = 1;
+	out->root_verified = sr.accepted;
+	out->root_refused = sr.refused;
+	out->root_unchecked = sr.uncovered;
+	for (i = 0; i < sr.nmessages; i++) {
+		if (allow_unsigned)
+			al_log_warn("allowed (--allow-unsigned): %s",
+			            sr.messages[i]);
+		else
+			al_mirror__report_errorf(&res->report, "%s",
+			                         sr.messages[i]);
+	}
+	if (r2 < 0 && r2 != AL_EVERIFY) {
+		al_mirror__report_errorf(
+		    &res->report, "checking against the trusted root: %s",
+		    al_error_message());
+		rc = worse(rc, r2);
+		goto out;
+	}
+	al_log_info("sigstore trusted root: %zu image(s) verified, %zu "
+	            "refused, %zu not checked (no keyless signature)",
+	            sr.accepted, sr.refused, sr.uncovered);
+	if (r2 == AL_EVERIFY && !allow_unsigned) {
+		al_log_warn("the trusted root '%s' is not kept: signatures "
+		            "refused under it",
+		            ss->root_path);
+		rc = worse(rc, r2);
+		goto out;
+	}
+	if ((r2 = al_cosign_store_root_put(store, ss->root.ptr, ss->root.len,
+	                                   ss->root_path)) < 0 ||
+	    (r2 = al_cosign_store_root_get(store, &kept, &d)) < 0) {
+		al_mirror__report_errorf(&res->report,
+		                         "keeping the trusted root: %s",
 		                         al_error_message());
 		rc = worse(rc, r2);
 		goto out;
 	}
-	if (nv.n == 0)
-		goto out;
-	r2 = al_cosign_carry(store, (const char *const *)nv.v, nv.n, ss->what,
+	out->root_kept = 1;
+	al_log_info("kept the trusted root '%s' (%s) in the store",
+	            ss->root_path, al_digest_str(&d, ds));
+out:
+	al_buf_free(&kept);
+	al_cosign_store_report_clear(&sr);
+	return rc;
+}
+
+/* Carry the attachments of the images named in nv (al_cosign_carry) and
+ * count them in res->sigstore. */
+static int carry(al_mirror__sigstore *ss, al_store *store,
+                 const al_transfer_opts *to, const namev *nv,
+                 al_mirror_result *res, int rc)
+{
+	al_mirror_sigstore_result *out = &res->sigstore;
+	al_cosign_carry_report rep;
+	int r2;
+
+	memset(&rep, 0, sizeof(rep));
+	r2 = al_cosign_carry(store, (const char *const *)nv->v, nv->n, ss->what,
 	                     to, &rep);
 	out->images = rep.images;
 	out->unsigned_images = rep.unsigned_images;
@@ -345,10 +433,38 @@ int al_mirror__sigstore_run(al_mirror__sigstore *ss, al_store *store,
 	al_log_info("sigstore: carried %zu signature artifact(s) of %zu "
 	            "image(s), %zu without any signature",
 	            rep.artifacts, rep.images, rep.unsigned_images);
-	if (ss->pol != NULL)
+	al_cosign_carry_report_clear(&rep);
+	return rc;
+}
+
+int al_mirror__sigstore_run(al_mirror__sigstore *ss, al_store *store,
+                            const al_transfer_opts *to,
+                            const char *const *images, size_t nimages,
+                            int allow_unsigned, al_mirror_result *res, int rc)
+{
+	al_mirror_sigstore_result *out = &res->sigstore;
+	namev nv;
+	int r2;
+
+	if (ss == NULL)
+		return rc;
+	memset(&nv, 0, sizeof(nv));
+	out->ran = 1;
+	if ((r2 = run_names(&nv, store, to, images, nimages, &res->report,
+	                    &out->local)) < 0 ||
+	    (r2 = more_names(&nv, store, res, &out->local)) < 0) {
+		al_mirror__report_errorf(&res->report, "sigstore: %s",
+		                         al_error_message());
+		rc = worse(rc, r2);
+		goto out;
+	}
+	if (nv.n > 0)
+		rc = carry(ss, store, to, &nv, res, rc);
+	if (ss->root_path != NULL)
+		rc = check_root(ss, store, &nv, allow_unsigned, res, rc);
+	if (ss->pol != NULL && nv.n > 0)
 		rc = check_policy(ss, store, &nv, allow_unsigned, res, rc);
 out:
-	al_cosign_carry_report_clear(&rep);
 	namev_clear(&nv);
 	return rc;
 }

@@ -593,6 +593,27 @@ AL_EXPORT int al_cosign_check_store(al_store *s, const al_cosign_policy *p,
                                     al_cosign_store_report *report);
 
 /*
+ * Check every image of s (names, n as for al_cosign_check_store) with the
+ * signatures the store holds for it against the Sigstore trusted root
+ * root[0..len) (loaded as al_cosign_trust_add_trusted_root; what names it
+ * in messages): an image is "verified" (counted in report->accepted) when
+ * one of its signatures verifies under the root (a Fulcio chain valid at
+ * a time the root's Rekor, TSA and CT keys vouch for, the log entries,
+ * the timestamps) and names its digest; "refused" when it has signatures
+ * and none does; "not-checked" (report->uncovered) when it has none, or
+ * only signatures by a key (a root holds no signing key). This checks the
+ * root and what the signatures say, not who signed: any certificate
+ * identity passes; that is a policy's question (al_cosign_policy_check).
+ * Returns 0 when none was refused, AL_EVERIFY when some were (listed in
+ * report), AL_EPARSE for a root that does not load, or another status
+ * when the store could not be read.
+ */
+AL_EXPORT int al_cosign_check_store_root(al_store *s, const uint8_t *root,
+                                         size_t len, const char *what,
+                                         const char *const *names, size_t n,
+                                         al_cosign_store_report *report);
+
+/*
  * Record report in STORE/airlock/sigstore.json (atomically): {"policy":
  * policy_name, "allowUnsigned": allowed, "images": [...]}, one entry
  * {"name","digest","verdict","policy","reason"} per report->verdicts, each

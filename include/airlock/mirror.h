@@ -163,7 +163,7 @@ AL_EXPORT int al_mirror_record_channels(al_store *s, const al_digest *release,
 
 /* The version of al_mirror_opts this header describes (see
  * AL_MIRROR_OPTS_INIT). */
-#define AL_MIRROR_OPTS_VERSION 4
+#define AL_MIRROR_OPTS_VERSION 5
 
 /* al_mirror_opts.flags */
 enum {
@@ -254,6 +254,12 @@ typedef struct al_mirror_opts {
 	 * by a dry run or a refused run. */
 	const al_push_opts *push;
 	al_push_result *push_result;
+	/* version 5: a Sigstore trusted_root.json (--trusted-root; NULL:
+	 * none), read and checked by al_mirror_plan_new: the signatures
+	 * carried are checked against it (al_cosign_check_store_root) and,
+	 * unless that refused an image, it is kept in the store
+	 * (al_cosign_store_root_put) for pack to carry (docs/cosign.md) */
+	const char *sigstore_trusted_root;
 } al_mirror_opts;
 
 #define AL_MIRROR_OPTS_INIT                                                    \
@@ -291,6 +297,12 @@ typedef struct al_mirror_sigstore_result {
 	size_t local;   /* images read from an oci: reference, not looked up */
 	int policy_checked; /* sigstore_policy given and checked */
 	size_t accepted, refused, uncovered; /* its verdicts */
+	/* sigstore_trusted_root given and checked: images with a signature
+	 * verified under it, with signatures none of which verifies, and
+	 * with no signature the root can check (none, or by a key only) */
+	int root_checked;
+	size_t root_verified, root_refused, root_unchecked;
+	int root_kept; /* kept in the store */
 } al_mirror_sigstore_result;
 
 /* What al_mirror_run did; free with al_mirror_result_clear. */

@@ -39,26 +39,7 @@ assert st["predicateType"] == "https://sigstore.dev/cosign/sign/v1"
 assert st["subject"] == [{"digest": {"sha256": sys.argv[2][7:]}, "annotations": {}}], st["subject"]
 ' fx/keyless-cosign-v3-bundle.bundle.json "$D"
 # the trusted root of the mock instance (protobuf-specs trustedroot.proto)
-python3 - fx >tr.json <<'PY'
-import base64, hashlib, subprocess, sys, json
-d = sys.argv[1]
-def der(args):
-    return subprocess.run(["openssl"] + args + ["-outform", "DER"], check=True, capture_output=True).stdout
-rekor = der(["pkey", "-pubin", "-in", d + "/rekor.pub"])
-ct = der(["pkey", "-pubin", "-in", d + "/ctlog.pub"])
-ca = der(["x509", "-in", d + "/fulcio-root.pem"])
-b64 = lambda b: base64.b64encode(b).decode()
-vf = {"start": "2000-01-01T00:00:00Z"}
-log = lambda k, url: {"baseUrl": url, "hashAlgorithm": "SHA2_256",
-    "publicKey": {"rawBytes": b64(k), "keyDetails": "PKIX_ECDSA_P256_SHA_256", "validFor": vf},
-    "logId": {"keyId": b64(hashlib.sha256(k).digest())}}
-print(json.dumps({"mediaType": "application/vnd.dev.sigstore.trustedroot+json;version=0.1",
-    "tlogs": [log(rekor, "https://rekor.airlock.test")],
-    "certificateAuthorities": [{"subject": {"organization": "mock"}, "uri": "https://fulcio.airlock.test",
-        "certChain": {"certificates": [{"rawBytes": b64(ca)}]}, "validFor": vf}],
-    "ctlogs": [log(ct, "https://ctfe.airlock.test")],
-    "timestampAuthorities": []}, indent=1))
-PY
+python3 "$AL_TOOLS/sigstore_mock_root.py" fx >tr.json
 
 REF=$("${PUSH[@]}" cosign-referrer "$R" ex/app "$D" fx/keyless-cosign-v3-bundle.bundle.json)
 al_check "the referrer is cosign's shape: empty config, one bundle layer, subject, annotations" python3 -c '

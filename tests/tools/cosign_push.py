@@ -20,12 +20,19 @@ usage:
         WriteAttestationNewBundleFormat / WriteReferrer, and its descriptor
         added to the "sha256-<hex>" referrers tag index the way a client
         updates the tag schema (distribution-spec 1.1 "Pushing Manifests
-        with Subject"), keeping what the index listed before; prints the
-        referrer's digest
+        with Subject"), keeping what the index listed before, unless the
+        registry answered the manifest's PUT with OCI-Subject (it has the
+        referrers API: go-containerregistry remote.Write, which cosign
+        uses, then leaves the tag alone); prints the referrer's digest
+
+AL_PUSH_TOKEN in the environment: sent as "Authorization: Bearer TOKEN"
+(airlock serve --allow-push --token-file). SOURCE_DATE_EPOCH: the
+cosign-referrer's org.opencontainers.image.created.
 """
 import base64
 import hashlib
 import json
+import os
 import subprocess
 import sys
 import tempfile
@@ -40,7 +47,10 @@ EMPTY = "application/vnd.oci.empty.v1+json"
 
 
 def req(method, url, data=None, headers=None):
-    r = urllib.request.Request(url, data=data, method=method, headers=headers or {})
+    headers = dict(headers or {})
+    if os.environ.get("AL_PUSH_TOKEN"):
+        headers["Authorization"] = "Bearer " + os.environ["AL_PUSH_TOKEN"]
+    r = urllib.request.Request(url, data=data, method=method, headers=headers)
     with urllib.request.urlopen(r, timeout=30) as resp:
         return resp.status, dict(resp.headers), resp.read()
 
@@ -160,14 +170,19 @@ def cmd_cosign_referrer(reg, repo, dig, bundle_file, predicate="https://sigstore
     import datetime
     with open(bundle_file, "rb") as fh:
         bundle = fh.read()
-    r = urllib.request.Request(f"http://{reg}/v2/{repo}/manifests/{dig}", method="HEAD",
-                               headers={"Accept": OCI_MANIFEST + "," + OCI_INDEX})
-    with urllib.request.urlopen(r, timeout=30) as resp:
-        subject = {"mediaType": resp.headers["Content-Type"].split(";")[0].strip(),
-                   "size": int(resp.headers["Content-Length"]), "digest": dig}
+    _, h, _ = req("HEAD", f"http://{reg}/v2/{repo}/manifests/{dig}",
+                  headers={"Accept": OCI_MANIFEST + "," + OCI_INDEX})
+    h = {k.lower(): v for k, v in h.items()}
+    subject = {"mediaType": h["content-type"].split(";")[0].strip(),
+               "size": int(h["content-length"]), "digest": dig}
     cfg = put_blob(reg, repo, b"{}")
     layer = put_blob(reg, repo, bundle)
-    created = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
+    # SOURCE_DATE_EPOCH: a fixed creation time, so that two pushes of the
+    # same bundle make the same referrer manifest
+    when = os.environ.get("SOURCE_DATE_EPOCH")
+    now = (datetime.datetime.fromtimestamp(int(when), datetime.timezone.utc) if when
+           else datetime.datetime.now(datetime.timezone.utc))
+    created = now.strftime("%Y-%m-%dT%H:%M:%SZ")
     ann = {"dev.sigstore.bundle.content": "dsse-envelope",
            "dev.sigstore.bundle.predicateType": predicate,
            "org.opencontainers.image.created": created}
@@ -182,7 +197,10 @@ def cmd_cosign_referrer(reg, repo, dig, bundle_file, predicate="https://sigstore
          "artifactType": BUNDLE_V03}
     body = go_json(m)
     d = digest(body)
-    req("PUT", f"http://{reg}/v2/{repo}/manifests/{d}", body, {"Content-Type": OCI_MANIFEST})
+    _, h, _ = req("PUT", f"http://{reg}/v2/{repo}/manifests/{d}", body, {"Content-Type": OCI_MANIFEST})
+    if {k.lower(): v for k, v in h.items()}.get("oci-subject") == dig:
+        print(d)
+        return
     tag = dig.replace(":", "-")
     try:
         _, _, old = req("GET", f"http://{reg}/v2/{repo}/manifests/{tag}", headers={"Accept": OCI_INDEX})

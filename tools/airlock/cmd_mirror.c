@@ -35,7 +35,8 @@ enum {
 	OPT_SIGSTORE_POLICY,
 	OPT_NO_SIGSTORE,
 	OPT_SIGSTORE_ATTACH,
-	OPT_DEST_TLS_VERIFY
+	OPT_DEST_TLS_VERIFY,
+	OPT_TRUSTED_ROOT
 };
 
 /* Output options (cli_mirror_out.c, cli_resources.c): values of their
@@ -99,7 +100,13 @@ static const char mirror_help_sigstore[] =
     "                           ClusterImagePolicy / ImagePolicy file F; "
     "refused\n"
     "                           images fail the mirror (exit 1) unless "
-    "--allow-unsigned\n";
+    "--allow-unsigned\n"
+    "      --trusted-root F     check the carried signatures against the "
+    "Sigstore\n"
+    "                           trusted_root.json F (exit 1 when none of "
+    "an image's\n"
+    "                           verifies), then keep F in the store for "
+    "pack\n";
 
 static const char mirror_help[] =
     "usage: airlock mirror [--config IMAGESET.yaml] --store DIR [OPTIONS] "
@@ -235,6 +242,7 @@ int cmd_mirror(int argc, char **argv)
 	    {"no-default-store", no_argument, NULL, OPT_NO_DEFAULT_STORE},
 	    {"sigstore", no_argument, NULL, OPT_SIGSTORE},
 	    {"sigstore-policy", required_argument, NULL, OPT_SIGSTORE_POLICY},
+	    {"trusted-root", required_argument, NULL, OPT_TRUSTED_ROOT},
 	    {"no-sigstore", no_argument, NULL, OPT_NO_SIGSTORE},
 	    {"sigstore-attachments", required_argument, NULL,
 	     OPT_SIGSTORE_ATTACH},
@@ -352,6 +360,9 @@ int cmd_mirror(int argc, char **argv)
 			break;
 		case OPT_SIGSTORE_POLICY:
 			mo.sigstore_policy = optarg;
+			break;
+		case OPT_TRUSTED_ROOT:
+			mo.sigstore_trusted_root = optarg;
 			break;
 		case OPT_NO_SIGSTORE:
 			mo.flags |= AL_MIRROR_NO_SIGSTORE;
