@@ -89,6 +89,19 @@ al_check "mirror through the referrers API carries the referrer" \
 al_run out err "$AIRLOCK" verify-image --store "$T/sa" --trusted-root tr.json "${ID[@]}" "$S/ex/app:v1"
 al_check "what came through the referrers API verifies in the store" grep -q "verified (signature 1, bundle, keyless" out
 al_stop "$SHIM_PID"
+# a referrers API that lists the config's media type as artifactType, as
+# go-containerregistry 0.14's registry does: the manifest's own is used
+rm -f shim.port
+python3 "$AL_TOOLS/referrers_shim.py" --config-artifact-type "$R" shim.port shim2.log & SHIM_PID=$!
+AL_PIDS+=("$SHIM_PID")
+for _ in $(seq 100); do [ -s shim.port ] && break; sleep 0.1; done
+S=127.0.0.1:$(cat shim.port)
+al_check "fixture: that listing names the config's media type" sh -c \
+	"curl -s 'http://$S/v2/ex/app/referrers/$D' | grep -q '\"artifactType\": \"application/vnd.oci.empty.v1+json\"'"
+al_run out err "${VI[@]}" --trusted-root tr.json "${ID[@]}" "docker://$S/ex/app:v1"
+al_check "listed with the config's media type: the referrer is still found and verifies" \
+	sh -c "grep -q '^$S/ex/app@$D: verified (signature 1, bundle, keyless: $SUBJ' out && grep -q '^GET /v2/ex/app/referrers/$D' shim2.log"
+al_stop "$SHIM_PID"
 
 # mirror carries the referrer with the image, beside it in the store
 al_run out err "$AIRLOCK" mirror --layout source --store "$T/s" --tls-verify=false \

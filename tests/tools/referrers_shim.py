@@ -11,7 +11,12 @@ of tags/list), so a client that finds the referrers reads them through the
 API. Everything else (GET and HEAD) is passed to the backend unchanged.
 Each request line is appended to LOG.
 
-usage: referrers_shim.py BACKEND_ADDR PORT_FILE LOG
+With --config-artifact-type the listing gives each referrer the media type
+of its manifest's config as artifactType, as go-containerregistry 0.14's
+pkg/registry does (the image-spec 1.1 release candidates' rule), instead of
+the manifest's own artifactType.
+
+usage: referrers_shim.py [--config-artifact-type] BACKEND_ADDR PORT_FILE LOG
 """
 import http.client
 import http.server
@@ -20,7 +25,11 @@ import re
 import sys
 import urllib.parse
 
-BACKEND, PORT_FILE, LOG = sys.argv[1:4]
+ARGS = sys.argv[1:]
+CONFIG_TYPE = bool(ARGS) and ARGS[0] == "--config-artifact-type"
+if CONFIG_TYPE:
+    ARGS = ARGS[1:]
+BACKEND, PORT_FILE, LOG = ARGS[0:3]
 INDEX = "application/vnd.oci.image.index.v1+json"
 SCHEMA_TAG = re.compile(r"^[a-z0-9]+-[0-9a-f]{64}$")
 REFERRERS = re.compile(r"^/v2/(.+)/referrers/([a-z0-9]+):([0-9a-f]+)$")
@@ -60,6 +69,10 @@ class H(http.server.BaseHTTPRequestHandler):
             st, _, body = backend("GET", "/v2/%s/manifests/%s-%s" % (name, alg, hexd), {"Accept": INDEX})
             idx = json.loads(body) if st == 200 else {"schemaVersion": 2, "mediaType": INDEX, "manifests": []}
             hdrs = [("Content-Type", INDEX)]
+            if CONFIG_TYPE:
+                for d in idx["manifests"]:
+                    _, _, mb = backend("GET", "/v2/%s/manifests/%s" % (name, d["digest"]), {"Accept": d["mediaType"]})
+                    d["artifactType"] = json.loads(mb)["config"]["mediaType"]
             want = urllib.parse.parse_qs(u.query).get("artifactType")
             if want:
                 idx["manifests"] = [d for d in idx["manifests"] if d.get("artifactType") in want]
