@@ -52,7 +52,7 @@ airlock:
     location: "oci:$W/layout"
 YAML
 "$AIRLOCK" mirror -q --allow-unsigned --no-sigstore --config "$W/local.yaml" --store "$W/seed" >/dev/null
-"$AIRLOCK" push -q --layout source --store "$W/seed" --tls-verify=false "docker://$R" >/dev/null
+"$AIRLOCK" push -q --layout source --no-digest-tags --store "$W/seed" --tls-verify=false "docker://$R" >/dev/null
 openssl ecparam -name prime256v1 -genkey -noout -out "$W/k.key" 2>/dev/null
 signed=0
 i=0

@@ -31,6 +31,10 @@ EVERY=${BENCH_SIGN_EVERY:-10}
 ROUNDS=${BENCH_ROUNDS:-5}
 PARALLEL=${BENCH_PARALLEL:-8}
 CALLGRIND=${BENCH_CALLGRIND:-1}
+# 1: the source registry also carries a "sha256-<hex>" tag per component
+# (what airlock push and oc-mirror add for digest-pinned images); 0 (the
+# default): like quay.io, it does not
+DIGEST_TAGS=${BENCH_DIGEST_TAGS:-0}
 
 [ -x "$AIRLOCK" ] || { echo "rerun: AIRLOCK='$AIRLOCK' is not executable" >&2; exit 2; }
 if [ "$CALLGRIND" = 1 ] && ! command -v valgrind >/dev/null; then
@@ -66,7 +70,9 @@ airlock:
     location: "oci:$W/layout"
 YAML
 "$AIRLOCK" mirror -q --allow-unsigned --no-sigstore --config "$W/local.yaml" --store "$W/seed" >/dev/null
-"$AIRLOCK" push -q --layout source --store "$W/seed" --tls-verify=false "docker://$R" >/dev/null
+seedflags=(--no-digest-tags)
+[ "$DIGEST_TAGS" = 1 ] && seedflags=()
+"$AIRLOCK" push -q --layout source "${seedflags[@]}" --store "$W/seed" --tls-verify=false "docker://$R" >/dev/null
 openssl ecparam -name prime256v1 -genkey -noout -out "$W/k.key" 2>/dev/null
 signed=0
 i=0
