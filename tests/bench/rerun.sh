@@ -140,16 +140,17 @@ python3 "$AL_SOURCE_DIR/tests/tools/faultproxy.py" --upstream "$R" --port-file "
 PROXY_PID=$!
 for _ in $(seq 100); do [ -s "$W/proxy.port" ] && break; sleep 0.1; done
 P=127.0.0.1:$(cat "$W/proxy.port")
-count() { curl -sf "http://$P/_stats" | python3 -c 'import json,sys; print(json.load(sys.stdin)["requests"])'; }
 declare -A REQ INS
-# measure KEY CMD...: the requests CMD makes through the proxy
+# measure KEY CMD...: the requests CMD makes through the proxy (their log
+# is kept in $W/requests.KEY)
 measure() {
-	local key=$1 a b
+	local key=$1
 	shift
-	a=$(count)
+	curl -sf "http://$P/_stats?reset=1" >/dev/null
 	"$@" >/dev/null
-	b=$(count)
-	REQ[$key]=$((b - a)) # faultproxy does not count its /_stats calls
+	curl -sf "http://$P/_stats" >"$W/stats.json"
+	python3 -c 'import json,sys; print("\n".join(json.load(open(sys.argv[1]))["log"]))' "$W/stats.json" >"$W/requests.$key"
+	REQ[$key]=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["requests"])' "$W/stats.json")
 }
 # instructions KEY CMD...: CMD run under callgrind (airlock's own
 # instructions, every thread), directly against the registry
