@@ -1,5 +1,4 @@
-/* test_store.c: unit tests for the on-disk store: layout, lock, blobs,
- * index.json, check/gc, skopeo interop. */
+/* test_store.c: unit tests for the on-disk store: layout, lock, blobs, index.json, check/gc, skopeo interop. */
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
@@ -25,10 +24,7 @@
 #include "al_test.h"
 
 #define NAME1 "quay.io/airlock-samples/release:4.14.1"
-#define NAME2                                                                  \
-	"quay.io/x/"                                                           \
-	"y@sha256:"                                                            \
-	"0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef"
+#define NAME2 "quay.io/x/y@sha256:0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef"
 
 static char *tmp_path(const char *name)
 {
@@ -46,8 +42,7 @@ static al_store *open_store(const char *path, int create, int readonly)
 	int rc = al_store_open(&s, path, &o);
 
 	if (rc != 0)
-		printf("\nal_store_open('%s'): %s: %s\n", path,
-		       al_status_name(rc), al_error_message());
+		printf("\nal_store_open('%s'): %s: %s\n", path, al_status_name(rc), al_error_message());
 	return s;
 }
 
@@ -69,8 +64,7 @@ static int count_dir(const char *path)
 	return n;
 }
 
-static la_ssize_t buf_write_cb(struct archive *a, void *ud, const void *p,
-                               size_t n)
+static la_ssize_t buf_write_cb(struct archive *a, void *ud, const void *p, size_t n)
 {
 	(void)a;
 	return al_buf_append(ud, p, n) == 0 ? (la_ssize_t)n : -1;
@@ -91,8 +85,7 @@ static int make_tar(al_buf *out, const char *name, const char *content)
 	archive_entry_set_perm(e, 0644);
 	archive_entry_set_size(e, (la_int64_t)strlen(content));
 	ok = ok && archive_write_header(a, e) == ARCHIVE_OK;
-	ok = ok && archive_write_data(a, content, strlen(content)) ==
-	               (la_ssize_t)strlen(content);
+	ok = ok && archive_write_data(a, content, strlen(content)) == (la_ssize_t)strlen(content);
 	ok = ok && archive_write_close(a) == ARCHIVE_OK;
 	archive_entry_free(e);
 	archive_write_free(a);
@@ -106,8 +99,7 @@ struct image {
 
 /* Store a small runnable image (uncompressed layer, OCI config and
  * manifest) and tag it name. */
-static int build_image(al_store *s, const char *name, const char *content,
-                       struct image *img)
+static int build_image(al_store *s, const char *name, const char *content, struct image *img)
 {
 	al_buf tar = AL_BUF_INIT(1 << 20);
 	char ld[AL_DIGEST_STRMAX], cd[AL_DIGEST_STRMAX];
@@ -115,29 +107,19 @@ static int build_image(al_store *s, const char *name, const char *content,
 	int rc = -1;
 
 	memset(img, 0, sizeof(*img));
-	if (make_tar(&tar, "hello.txt", content) < 0 ||
-	    al_store_put_blob(s, tar.ptr, tar.len, &img->layer) < 0)
+	if (make_tar(&tar, "hello.txt", content) < 0 || al_store_put_blob(s, tar.ptr, tar.len, &img->layer) < 0)
 		goto out;
 	al_digest_str(&img->layer, ld);
-	config = al_sprintf(
-	    "{\"architecture\":\"amd64\",\"os\":\"linux\",\"config\":{},"
-	    "\"rootfs\":{\"type\":\"layers\",\"diff_ids\":[\"%s\"]}}",
-	    ld);
-	if (config == NULL ||
-	    al_store_put_blob(s, (const uint8_t *)config, strlen(config),
-	                      &img->config) < 0)
+	config = al_sprintf("{\"architecture\":\"amd64\",\"os\":\"linux\",\"config\":{},"
+			    "\"rootfs\":{\"type\":\"layers\",\"diff_ids\":[\"%s\"]}}", ld);
+	if (config == NULL || al_store_put_blob(s, (const uint8_t *)config, strlen(config), &img->config) < 0)
 		goto out;
 	al_digest_str(&img->config, cd);
-	manifest = al_sprintf(
-	    "{\"schemaVersion\":2,\"mediaType\":\"%s\","
-	    "\"config\":{\"mediaType\":\"%s\",\"digest\":\"%s\",\"size\":%zu},"
-	    "\"layers\":[{\"mediaType\":\"%s\",\"digest\":\"%s\",\"size\":%zu}]"
-	    "}",
-	    AL_MT_OCI_MANIFEST, AL_MT_OCI_CONFIG, cd, strlen(config),
-	    AL_MT_OCI_LAYER, ld, tar.len);
-	if (manifest == NULL ||
-	    al_store_put_blob(s, (const uint8_t *)manifest, strlen(manifest),
-	                      &img->manifest) < 0)
+	manifest = al_sprintf("{\"schemaVersion\":2,\"mediaType\":\"%s\","
+			      "\"config\":{\"mediaType\":\"%s\",\"digest\":\"%s\",\"size\":%zu},"
+			      "\"layers\":[{\"mediaType\":\"%s\",\"digest\":\"%s\",\"size\":%zu}]}",
+			      AL_MT_OCI_MANIFEST, AL_MT_OCI_CONFIG, cd, strlen(config), AL_MT_OCI_LAYER, ld, tar.len);
+	if (manifest == NULL || al_store_put_blob(s, (const uint8_t *)manifest, strlen(manifest), &img->manifest) < 0)
 		goto out;
 	img->desc.media_type = al_strdup(AL_MT_OCI_MANIFEST);
 	img->desc.digest = img->manifest;
@@ -170,8 +152,7 @@ static void flip_byte(const char *path, long off)
 
 static void test_store__create_open_reopen(void)
 {
-	char *path = tmp_path("create"), *foreign = tmp_path("foreign"),
-	     *p = NULL;
+	char *path = tmp_path("create"), *foreign = tmp_path("foreign"), *p = NULL;
 	al_buf b = AL_BUF_INIT(4096);
 	al_store_opts bad = {.create = 1, .readonly = 1};
 	al_store *s = open_store(path, 1, 0), *t = NULL;
@@ -183,19 +164,15 @@ static void test_store__create_open_reopen(void)
 	al_store_free(s);
 	p = al_sprintf("%s/oci-layout", path);
 	CU_ASSERT_EQUAL(al_fs_read_file(p, &b), 0);
-	CU_ASSERT_PTR_NOT_NULL(
-	    strstr(al_buf_cstr(&b), "\"imageLayoutVersion\":\"1.0.0\""));
+	CU_ASSERT_PTR_NOT_NULL(strstr(al_buf_cstr(&b), "\"imageLayoutVersion\":\"1.0.0\""));
 	free(p);
 	al_buf_reset(&b);
 	p = al_sprintf("%s/index.json", path);
 	CU_ASSERT_EQUAL(al_fs_read_file(p, &b), 0);
 	v = json_loads(al_buf_cstr(&b), 0, NULL);
 	CU_ASSERT(json_is_array(json_object_get(v, "manifests")));
-	CU_ASSERT_EQUAL(json_integer_value(json_object_get(v, "schemaVersion")),
-	                2);
-	CU_ASSERT_STRING_EQUAL(
-	    json_string_value(json_object_get(v, "mediaType")),
-	    AL_MT_OCI_INDEX);
+	CU_ASSERT_EQUAL(json_integer_value(json_object_get(v, "schemaVersion")), 2);
+	CU_ASSERT_STRING_EQUAL(json_string_value(json_object_get(v, "mediaType")), AL_MT_OCI_INDEX);
 	json_decref(v);
 	free(p);
 	p = al_sprintf("%s/blobs/sha256", path);
@@ -216,34 +193,22 @@ static void test_store__create_open_reopen(void)
 	CU_ASSERT_PTR_NOT_NULL(s);
 	al_store_free(s);
 
-	/* not a layout: ENOTFOUND; a non-empty foreign directory is not taken
-	 */
+	/* not a layout: ENOTFOUND; a non-empty foreign directory is not taken */
 	CU_ASSERT_EQUAL(al_store_open(&t, foreign, NULL), AL_ENOTFOUND);
 	CU_ASSERT_EQUAL(al_fs_mkdir_p(foreign, 0755), 0);
 	p = al_sprintf("%s/precious.txt", foreign);
 	CU_ASSERT_EQUAL(al_fs_write_atomic(p, "x", 1), 0);
 	free(p);
-	CU_ASSERT_EQUAL(
-	    al_store_open(&t, foreign, &(al_store_opts){.create = 1}),
-	    AL_EEXIST);
+	CU_ASSERT_EQUAL(al_store_open(&t, foreign, &(al_store_opts){.create = 1}), AL_EEXIST);
 	CU_ASSERT_EQUAL(al_store_open(&t, path, &bad), AL_EINVAL);
 	CU_ASSERT_PTR_NULL(t);
 	al_store_free(NULL);
 
 	/* a broken index.json is AL_EPARSE */
 	p = al_sprintf("%s/index.json", path);
-	CU_ASSERT_EQUAL(
-	    al_fs_write_atomic(
-	        p,
-	        "{\"schemaVersion\":2,\"manifests\":[{\"mediaType\":\"x\"}]}",
-	        51),
-	    0);
+	CU_ASSERT_EQUAL(al_fs_write_atomic(p, "{\"schemaVersion\":2,\"manifests\":[{\"mediaType\":\"x\"}]}", 51), 0);
 	CU_ASSERT_EQUAL(al_store_open(&t, path, NULL), AL_EPARSE);
-	CU_ASSERT_EQUAL(
-	    al_fs_write_atomic(
-	        p, "{\"schemaVersion\":2,\"schemaVersion\":2,\"manifests\":[]}",
-	        52),
-	    0);
+	CU_ASSERT_EQUAL(al_fs_write_atomic(p, "{\"schemaVersion\":2,\"schemaVersion\":2,\"manifests\":[]}", 52), 0);
 	CU_ASSERT_EQUAL(al_store_open(&t, path, NULL), AL_EPARSE);
 	free(p);
 	al_buf_free(&b);
@@ -267,11 +232,9 @@ static void test_store__opts_version(void)
 	o.create = 1;
 	CU_ASSERT_EQUAL(al_store_open(&s, path, &o), AL_EINVAL);
 	CU_ASSERT_PTR_NULL(s);
-	CU_ASSERT_PTR_NOT_NULL(strstr(al_error_message(),
-	                              "al_store_opts version 2 not supported"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(al_error_message(), "al_store_opts version 2 not supported"));
 	CU_ASSERT_PTR_NOT_NULL(strstr(al_error_message(), path));
-	CU_ASSERT_EQUAL(al_fs_exists(path),
-	                0); /* refused before anything is created */
+	CU_ASSERT_EQUAL(al_fs_exists(path), 0); /* refused before anything is created */
 	o.version = AL_STORE_OPTS_VERSION;
 	CU_ASSERT_EQUAL(al_store_open(&s, path, &o), 0);
 	al_store_free(s);
@@ -290,9 +253,7 @@ static void test_store__second_writable_open_is_locked(void)
 	CU_ASSERT_EQUAL(al_store_open(&b, path, NULL), AL_ELOCKED);
 	CU_ASSERT_PTR_NULL(b);
 	/* with a short wait it still fails, after waiting */
-	CU_ASSERT_EQUAL(
-	    al_store_open(&b, path, &(al_store_opts){.lock_wait_ms = 100}),
-	    AL_ELOCKED);
+	CU_ASSERT_EQUAL(al_store_open(&b, path, &(al_store_opts){.lock_wait_ms = 100}), AL_ELOCKED);
 	r = open_store(path, 0, 1);
 	CU_ASSERT_PTR_NOT_NULL(r);
 	al_store_free(r);
@@ -306,8 +267,7 @@ static void test_store__second_writable_open_is_locked(void)
 static void test_store__blob_writer_commit_mismatch_abort(void)
 {
 	static const uint8_t data[] = "the quick brown fox";
-	char *path = tmp_path("writer"),
-	     *tmpdir = tmp_path("writer/blobs/.tmp");
+	char *path = tmp_path("writer"), *tmpdir = tmp_path("writer/blobs/.tmp");
 	al_store *s = open_store(path, 1, 0);
 	al_blob_writer *w = NULL;
 	al_digest d, other;
@@ -432,8 +392,7 @@ static void test_store__blob_writer_hash_worker_and_batch_commit(void)
 	CU_ASSERT_EQUAL(al_store_blob_begin(s, &d, N, &w), 0);
 	al_blob_writer_use_hash_worker(w, hw);
 	CU_ASSERT_EQUAL(al_blob_writer_write(w, data, 100), 0); /* inline */
-	CU_ASSERT_EQUAL(al_blob_writer_write(w, data + 100, N - 100 - 7),
-	                0); /* worker */
+	CU_ASSERT_EQUAL(al_blob_writer_write(w, data + 100, N - 100 - 7), 0); /* worker */
 	CU_ASSERT_EQUAL(al_blob_writer_write(w, data + N - 7, 7), 0);
 	al_blob_writer_start_writeback(w);
 	CU_ASSERT_EQUAL(al_blob_writer_commit_nodirsync(w), 0);
@@ -471,10 +430,8 @@ static void test_store__put_read_blob_detects_corruption(void)
 		CU_FAIL("no store");
 		goto out;
 	}
-	CU_ASSERT_EQUAL(
-	    al_store_put_blob(s, (const uint8_t *)data, strlen(data), &d), 0);
-	CU_ASSERT_EQUAL(
-	    al_store_put_blob(s, (const uint8_t *)data, strlen(data), NULL), 0);
+	CU_ASSERT_EQUAL(al_store_put_blob(s, (const uint8_t *)data, strlen(data), &d), 0);
+	CU_ASSERT_EQUAL(al_store_put_blob(s, (const uint8_t *)data, strlen(data), NULL), 0);
 	CU_ASSERT_EQUAL(al_store_read_blob(s, &d, &b), 0);
 	CU_ASSERT_EQUAL(b.len, strlen(data));
 	CU_ASSERT_STRING_EQUAL(al_buf_cstr(&b), data);
@@ -496,8 +453,7 @@ static void test_store__put_read_blob_detects_corruption(void)
 	/* a blob that is absent */
 	al_digest_bytes(&missing, AL_DIGEST_SHA256, "nope", 4);
 	CU_ASSERT_EQUAL(al_store_read_blob(s, &missing, &b), AL_ENOTFOUND);
-	CU_ASSERT_EQUAL(al_store_blob_open(s, &missing, &fd, NULL),
-	                AL_ENOTFOUND);
+	CU_ASSERT_EQUAL(al_store_blob_open(s, &missing, &fd, NULL), AL_ENOTFOUND);
 	CU_ASSERT_EQUAL(al_store_has_blob(s, &missing, NULL), 0);
 
 	/* read-only stores refuse writes */
@@ -506,9 +462,7 @@ static void test_store__put_read_blob_detects_corruption(void)
 	ro = open_store(path, 0, 1);
 	CU_ASSERT_PTR_NOT_NULL(ro);
 	if (ro != NULL)
-		CU_ASSERT_EQUAL(
-		    al_store_put_blob(ro, (const uint8_t *)"a", 1, NULL),
-		    AL_EINVAL);
+		CU_ASSERT_EQUAL(al_store_put_blob(ro, (const uint8_t *)"a", 1, NULL), AL_EINVAL);
 out:
 	al_store_free(ro);
 	al_store_free(s);
@@ -532,8 +486,7 @@ static void test_store__tag_untag_list_find_persist(void)
 	memset(&ghost, 0, sizeof(ghost));
 	memset(&a, 0, sizeof(a));
 	memset(&b, 0, sizeof(b));
-	if (s == NULL || build_image(s, NULL, "aaa\n", &a) < 0 ||
-	    build_image(s, NULL, "bbb\n", &b) < 0) {
+	if (s == NULL || build_image(s, NULL, "aaa\n", &a) < 0 || build_image(s, NULL, "bbb\n", &b) < 0) {
 		CU_FAIL("setup");
 		goto out;
 	}
@@ -563,8 +516,7 @@ static void test_store__tag_untag_list_find_persist(void)
 		CU_ASSERT_STRING_EQUAL(imgs[1].name, NAME2);
 		CU_ASSERT_STRING_EQUAL(imgs[2].name, "third");
 		CU_ASSERT(al_digest_equal(&imgs[2].desc.digest, &a.manifest));
-		CU_ASSERT_STRING_EQUAL(imgs[2].desc.media_type,
-		                       AL_MT_OCI_MANIFEST);
+		CU_ASSERT_STRING_EQUAL(imgs[2].desc.media_type, AL_MT_OCI_MANIFEST);
 		CU_ASSERT_EQUAL(imgs[2].desc.size, a.desc.size);
 	}
 	al_store_images_free(imgs, n);
@@ -579,9 +531,7 @@ static void test_store__tag_untag_list_find_persist(void)
 	/* what skopeo reads: the annotation in index.json on disk */
 	ip = al_sprintf("%s/index.json", path);
 	CU_ASSERT_EQUAL(al_fs_read_file(ip, &raw), 0);
-	CU_ASSERT_PTR_NOT_NULL(
-	    strstr(al_buf_cstr(&raw),
-	           "\"org.opencontainers.image.ref.name\":\"" NAME1 "\""));
+	CU_ASSERT_PTR_NOT_NULL(strstr(al_buf_cstr(&raw), "\"org.opencontainers.image.ref.name\":\"" NAME1 "\""));
 	CU_ASSERT_PTR_NULL(strstr(al_buf_cstr(&raw), NAME2));
 
 	s = open_store(path, 0, 1);
@@ -615,9 +565,7 @@ static void test_store__releases_load_save(void)
 	}
 	CU_ASSERT_EQUAL(al_store_releases_load(s, &v), 0);
 	CU_ASSERT_EQUAL(json_array_size(json_object_get(v, "releases")), 0);
-	json_array_append_new(
-	    json_object_get(v, "releases"),
-	    json_pack("{s:s,s:i}", "version", "4.14.1", "components", 3));
+	json_array_append_new(json_object_get(v, "releases"), json_pack("{s:s,s:i}", "version", "4.14.1", "components", 3));
 	CU_ASSERT_EQUAL(al_store_releases_save(s, v), 0);
 	CU_ASSERT_EQUAL(al_store_releases_save(s, bad), AL_EINVAL);
 	json_decref(v);
@@ -629,10 +577,7 @@ static void test_store__releases_load_save(void)
 		goto out;
 	}
 	CU_ASSERT_EQUAL(al_store_releases_load(s, &v), 0);
-	CU_ASSERT_STRING_EQUAL(
-	    json_string_value(json_object_get(
-	        json_array_get(json_object_get(v, "releases"), 0), "version")),
-	    "4.14.1");
+	CU_ASSERT_STRING_EQUAL(json_string_value(json_object_get(json_array_get(json_object_get(v, "releases"), 0), "version")), "4.14.1");
 	json_decref(v);
 	v = NULL;
 	rp = al_sprintf("%s/airlock/releases.json", path);
@@ -738,9 +683,7 @@ static void test_store__index_survives_kill9(void)
 	CU_ASSERT_PTR_NOT_NULL(s);
 	al_store_free(s);
 	{
-		char *cmd = al_sprintf("ls -A '%s' '%s/blobs/.tmp' "
-		                       "'%s/airlock' | grep -c '^\\.tmp-'",
-		                       path, path, path);
+		char *cmd = al_sprintf("ls -A '%s' '%s/blobs/.tmp' '%s/airlock' | grep -c '^\\.tmp-'", path, path, path);
 		FILE *f = popen(cmd, "r");
 		int left = -1;
 
@@ -796,10 +739,8 @@ static void test_store__index_journal_replayed_after_kill(void)
 		}
 		_exit(0); /* as a kill -9 would: no flush, no free */
 	}
-	CU_ASSERT(pid > 0 && waitpid(pid, &status, 0) == pid &&
-	          WIFEXITED(status) && WEXITSTATUS(status) == 0);
-	/* the child never wrote index.json: the names are in the journal only
-	 */
+	CU_ASSERT(pid > 0 && waitpid(pid, &status, 0) == pid && WIFEXITED(status) && WEXITSTATUS(status) == 0);
+	/* the child never wrote index.json: the names are in the journal only */
 	CU_ASSERT_EQUAL(al_fs_read_file(ip, &raw), 0);
 	CU_ASSERT_PTR_NULL(strstr(al_buf_cstr(&raw), "\"j-99\""));
 	/* a read-only open applies the journal in memory */
@@ -839,16 +780,10 @@ static void test_store__index_journal_replayed_after_kill(void)
 	/* a record naming a manifest the store lacks is dropped */
 	fd = open(jp, O_WRONLY | O_APPEND);
 	{
-		const char *rec =
-		    "{\"op\":\"tag\",\"entry\":{\"mediaType\":\"application/"
-		    "vnd.oci.image.manifest.v1+json\","
-		    "\"digest\":\"sha256:"
-		    "0000000000000000000000000000000000000000000000000000000000"
-		    "000000\",\"size\":2,"
-		    "\"annotations\":{\"org.opencontainers.image.ref.name\":"
-		    "\"ghost\"}}}\n";
-		CU_ASSERT(fd >= 0 &&
-		          write(fd, rec, strlen(rec)) == (ssize_t)strlen(rec));
+		const char *rec = "{\"op\":\"tag\",\"entry\":{\"mediaType\":\"application/vnd.oci.image.manifest.v1+json\","
+		                  "\"digest\":\"sha256:0000000000000000000000000000000000000000000000000000000000000000\",\"size\":2,"
+		                  "\"annotations\":{\"org.opencontainers.image.ref.name\":\"ghost\"}}}\n";
+		CU_ASSERT(fd >= 0 && write(fd, rec, strlen(rec)) == (ssize_t)strlen(rec));
 	}
 	if (fd >= 0)
 		close(fd);
@@ -873,8 +808,7 @@ static void test_store__index_journal_replayed_after_kill(void)
 
 		rc = al_store_open(&t, path, NULL);
 		CU_ASSERT_EQUAL(rc, AL_EPARSE);
-		CU_ASSERT_PTR_NOT_NULL(
-		    strstr(al_error_message(), "index.journal' line 1"));
+		CU_ASSERT_PTR_NOT_NULL(strstr(al_error_message(), "index.journal' line 1"));
 		al_store_free(t);
 	}
 out:
@@ -916,8 +850,7 @@ struct seen {
 	size_t len;
 };
 
-static void on_check(void *ud, al_check_kind kind, const char *what,
-                     const char *detail)
+static void on_check(void *ud, al_check_kind kind, const char *what, const char *detail)
 {
 	struct seen *s = ud;
 	int k;
@@ -926,8 +859,7 @@ static void on_check(void *ud, al_check_kind kind, const char *what,
 		s->n[kind]++;
 	if (kind == AL_CHECK_OK)
 		return;
-	k = snprintf(s->log + s->len, sizeof(s->log) - s->len, "%d %s (%s)\n",
-	             (int)kind, what, detail);
+	k = snprintf(s->log + s->len, sizeof(s->log) - s->len, "%d %s (%s)\n", (int)kind, what, detail);
 	if (k > 0 && (size_t)k < sizeof(s->log) - s->len)
 		s->len += (size_t)k;
 }
@@ -948,8 +880,7 @@ static void test_store__check_reports_exactly_and_gc_removes(void)
 	memset(&b, 0, sizeof(b));
 	memset(&c, 0, sizeof(c));
 	memset(&bad, 0, sizeof(bad));
-	if (s == NULL || build_image(s, "a", "aaa\n", &a) < 0 ||
-	    build_image(s, "b", "bbb\n", &b) < 0 ||
+	if (s == NULL || build_image(s, "a", "aaa\n", &a) < 0 || build_image(s, "b", "bbb\n", &b) < 0 ||
 	    build_image(s, "c", "ccc\n", &c) < 0) {
 		CU_FAIL("setup");
 		goto out;
@@ -959,9 +890,7 @@ static void test_store__check_reports_exactly_and_gc_removes(void)
 	CU_ASSERT_EQUAL(al_store_check(s, 0, on_check, &seen, &res), 0);
 	CU_ASSERT_EQUAL(res.images, 3);
 	CU_ASSERT_EQUAL(res.blobs_checked, 9);
-	CU_ASSERT_EQUAL(res.missing + res.corrupt + res.invalid +
-	                    res.unreferenced + res.removed,
-	                0);
+	CU_ASSERT_EQUAL(res.missing + res.corrupt + res.invalid + res.unreferenced + res.removed, 0);
 	CU_ASSERT_EQUAL(seen.n[AL_CHECK_OK], 9);
 
 	/* damage: a's layer missing, b's config corrupt, one unreferenced
@@ -972,11 +901,8 @@ static void test_store__check_reports_exactly_and_gc_removes(void)
 	p = al_store_blob_path(s, &b.config);
 	flip_byte(p, 2);
 	free(p);
-	CU_ASSERT_EQUAL(
-	    al_store_put_blob(s, (const uint8_t *)"orphan", 6, &junk), 0);
-	CU_ASSERT_EQUAL(al_store_put_blob(s, (const uint8_t *)badjson,
-	                                  sizeof(badjson) - 1, &badm),
-	                0);
+	CU_ASSERT_EQUAL(al_store_put_blob(s, (const uint8_t *)"orphan", 6, &junk), 0);
+	CU_ASSERT_EQUAL(al_store_put_blob(s, (const uint8_t *)badjson, sizeof(badjson) - 1, &badm), 0);
 	bad.media_type = al_strdup(AL_MT_OCI_MANIFEST);
 	bad.digest = badm;
 	bad.size = sizeof(badjson) - 1;
@@ -1003,8 +929,7 @@ static void test_store__check_reports_exactly_and_gc_removes(void)
 	CU_ASSERT_EQUAL(res.missing, 1);
 	CU_ASSERT_EQUAL(res.corrupt, 1);
 	CU_ASSERT_EQUAL(res.unreferenced, 1);
-	CU_ASSERT_EQUAL(res.invalid,
-	                2); /* the manifest and the symlinked signature */
+	CU_ASSERT_EQUAL(res.invalid, 2); /* the manifest and the symlinked signature */
 	CU_ASSERT_EQUAL(res.removed, 0);
 	CU_ASSERT_EQUAL(seen.n[AL_CHECK_MISSING], 1);
 	CU_ASSERT_EQUAL(seen.n[AL_CHECK_CORRUPT], 1);
@@ -1019,29 +944,25 @@ static void test_store__check_reports_exactly_and_gc_removes(void)
 	CU_ASSERT_PTR_NOT_NULL(strstr(seen.log, ds));
 	CU_ASSERT_PTR_NOT_NULL(strstr(seen.log, "signature-2"));
 	/* the quick mode sees the size change only: nothing here */
-	CU_ASSERT_EQUAL(
-	    al_store_check(s, AL_STORE_CHECK_QUICK, NULL, NULL, &res), 0);
+	CU_ASSERT_EQUAL(al_store_check(s, AL_STORE_CHECK_QUICK, NULL, NULL, &res), 0);
 	CU_ASSERT_EQUAL(res.corrupt, 0);
 	CU_ASSERT_EQUAL(res.missing, 1);
 
 	/* gc: the corrupt blob, the orphan and the two temp files go */
 	memset(&seen, 0, sizeof(seen));
-	CU_ASSERT_EQUAL(
-	    al_store_check(s, AL_STORE_CHECK_GC, on_check, &seen, &res), 0);
+	CU_ASSERT_EQUAL(al_store_check(s, AL_STORE_CHECK_GC, on_check, &seen, &res), 0);
 	CU_ASSERT_EQUAL(res.removed, 4);
 	CU_ASSERT_EQUAL(seen.n[AL_CHECK_REMOVED], 4);
 	CU_ASSERT_EQUAL(al_store_has_blob(s, &junk, NULL), 0);
 	CU_ASSERT_EQUAL(al_store_has_blob(s, &b.config, NULL), 0);
 	CU_ASSERT_EQUAL(al_store_has_blob(s, &c.layer, NULL), 1);
-	/* afterwards: the corrupt blob is now missing, so a rerun refetches it
-	 */
+	/* afterwards: the corrupt blob is now missing, so a rerun refetches it */
 	CU_ASSERT_EQUAL(al_store_check(s, 0, NULL, NULL, &res), 0);
 	CU_ASSERT_EQUAL(res.missing, 2);
 	CU_ASSERT_EQUAL(res.corrupt, 0);
 	CU_ASSERT_EQUAL(res.unreferenced, 0);
 	CU_ASSERT_EQUAL(res.removed, 0);
-	CU_ASSERT_EQUAL(res.blobs_checked,
-	                8); /* 4 manifests, 2 configs, 2 layers */
+	CU_ASSERT_EQUAL(res.blobs_checked, 8); /* 4 manifests, 2 configs, 2 layers */
 out:
 	al_store_free(s);
 	al_descriptor_clear(&a.desc);
@@ -1077,8 +998,7 @@ static int run(const char *const argv[], const char *outfile)
 
 static void test_store__skopeo_reads_and_writes_layouts(void)
 {
-	char *path = tmp_path("skopeo"), *copy = tmp_path("skopeo-copy"),
-	     *out = tmp_path("skopeo.out");
+	char *path = tmp_path("skopeo"), *copy = tmp_path("skopeo-copy"), *out = tmp_path("skopeo.out");
 	char *src = NULL, *dst = NULL, *cpy = NULL;
 	char ds[AL_DIGEST_STRMAX];
 	al_store *s = NULL;
@@ -1095,8 +1015,7 @@ static void test_store__skopeo_reads_and_writes_layouts(void)
 		goto out;
 	}
 	s = open_store(path, 1, 0);
-	if (s == NULL || build_image(s, NAME1, "skopeo\n", &img) < 0 ||
-	    build_image(s, "other", "o\n", &other) < 0) {
+	if (s == NULL || build_image(s, NAME1, "skopeo\n", &img) < 0 || build_image(s, "other", "o\n", &other) < 0) {
 		CU_FAIL("setup");
 		goto out;
 	}
@@ -1109,17 +1028,13 @@ static void test_store__skopeo_reads_and_writes_layouts(void)
 		CU_ASSERT_EQUAL(run(argv, out), 0);
 	}
 	CU_ASSERT_EQUAL(al_fs_read_file(out, &b), 0);
-	CU_ASSERT_PTR_NOT_NULL(
-	    strstr(al_buf_cstr(&b), al_digest_str(&img.manifest, ds)));
-	CU_ASSERT_PTR_NOT_NULL(
-	    strstr(al_buf_cstr(&b), al_digest_str(&img.layer, ds)));
+	CU_ASSERT_PTR_NOT_NULL(strstr(al_buf_cstr(&b), al_digest_str(&img.manifest, ds)));
+	CU_ASSERT_PTR_NOT_NULL(strstr(al_buf_cstr(&b), al_digest_str(&img.layer, ds)));
 
 	/* a layout skopeo writes opens as a store and checks clean */
 	dst = al_sprintf("oci:%s:copied/name:1", copy);
 	{
-		const char *argv[] = {
-		    "skopeo", "--insecure-policy", "copy", "-q", src, dst,
-		    NULL};
+		const char *argv[] = {"skopeo", "--insecure-policy", "copy", "-q", src, dst, NULL};
 
 		CU_ASSERT_EQUAL(run(argv, out), 0);
 	}
@@ -1130,9 +1045,7 @@ static void test_store__skopeo_reads_and_writes_layouts(void)
 		CU_ASSERT_EQUAL(al_store_check(s, 0, NULL, NULL, &res), 0);
 		CU_ASSERT_EQUAL(res.images, 1);
 		CU_ASSERT_EQUAL(res.blobs_checked, 3);
-		CU_ASSERT_EQUAL(res.missing + res.corrupt + res.invalid +
-		                    res.unreferenced,
-		                0);
+		CU_ASSERT_EQUAL(res.missing + res.corrupt + res.invalid + res.unreferenced, 0);
 		/* and skopeo reads it back after we tagged into it */
 		CU_ASSERT_EQUAL(al_store_tag(s, "again", &found.desc), 0);
 		al_store_free(s);
@@ -1217,9 +1130,7 @@ static void test_store__threads_write_and_tag_concurrently(void)
 		al_store_images_free(imgs, n);
 		CU_ASSERT_EQUAL(al_store_check(s, 0, NULL, NULL, &res), 0);
 		CU_ASSERT_EQUAL(res.blobs_checked, 60);
-		CU_ASSERT_EQUAL(res.missing + res.corrupt + res.invalid +
-		                    res.unreferenced,
-		                0);
+		CU_ASSERT_EQUAL(res.missing + res.corrupt + res.invalid + res.unreferenced, 0);
 	}
 	al_store_free(s);
 	free(path);
@@ -1262,28 +1173,19 @@ static void test_store__recorded_release_is_a_root(void)
 	int n;
 
 	CU_ASSERT_EQUAL(al_store_open(&s, dir, &so), 0);
-	CU_ASSERT_EQUAL(
-	    al_store_put_blob(s, (const uint8_t *)cfg, strlen(cfg), &cd), 0);
-	CU_ASSERT_EQUAL(
-	    al_store_put_blob(s, (const uint8_t *)layer, strlen(layer), &ld),
-	    0);
+	CU_ASSERT_EQUAL(al_store_put_blob(s, (const uint8_t *)cfg, strlen(cfg), &cd), 0);
+	CU_ASSERT_EQUAL(al_store_put_blob(s, (const uint8_t *)layer, strlen(layer), &ld), 0);
 	{
 		char cs[AL_DIGEST_STRMAX], ls[AL_DIGEST_STRMAX];
 		n = snprintf(buf, sizeof(buf),
 		             "{\"schemaVersion\":2,\"mediaType\":\"%s\","
-		             "\"config\":{\"mediaType\":\"application/"
-		             "vnd.oci.image.config.v1+json\",\"digest\":\"%s\","
-		             "\"size\":%zu},"
-		             "\"layers\":[{\"mediaType\":\"application/"
-		             "vnd.oci.image.layer.v1.tar\",\"digest\":\"%s\","
-		             "\"size\":%zu}]}",
-		             AL_MT_OCI_MANIFEST, al_digest_str(&cd, cs),
-		             strlen(cfg), al_digest_str(&ld, ls),
-		             strlen(layer));
+		             "\"config\":{\"mediaType\":\"application/vnd.oci.image.config.v1+json\",\"digest\":\"%s\",\"size\":%zu},"
+		             "\"layers\":[{\"mediaType\":\"application/vnd.oci.image.layer.v1.tar\",\"digest\":\"%s\",\"size\":%zu}]}",
+		             AL_MT_OCI_MANIFEST, al_digest_str(&cd, cs), strlen(cfg),
+		             al_digest_str(&ld, ls), strlen(layer));
 	}
 	CU_ASSERT(n > 0 && (size_t)n < sizeof(buf));
-	CU_ASSERT_EQUAL(
-	    al_store_put_blob(s, (const uint8_t *)buf, (size_t)n, &md), 0);
+	CU_ASSERT_EQUAL(al_store_put_blob(s, (const uint8_t *)buf, (size_t)n, &md), 0);
 	al_digest_str(&md, ds);
 	rel = json_pack("{s:[{s:s,s:s},{s:s}]}", "releases", "version", "9.9.9",
 	                "digest", ds, "version", "no digest: nothing to check");
@@ -1291,8 +1193,7 @@ static void test_store__recorded_release_is_a_root(void)
 	json_decref(rel);
 	/* no index entry at all: gc keeps the release */
 	memset(&res, 0, sizeof(res));
-	CU_ASSERT_EQUAL(al_store_check(s, AL_STORE_CHECK_GC, NULL, NULL, &res),
-	                0);
+	CU_ASSERT_EQUAL(al_store_check(s, AL_STORE_CHECK_GC, NULL, NULL, &res), 0);
 	CU_ASSERT_EQUAL(res.removed, 0);
 	CU_ASSERT_EQUAL(res.unreferenced + res.missing + res.invalid, 0);
 	CU_ASSERT_EQUAL(res.blobs_checked, 3);
@@ -1356,8 +1257,7 @@ static char *read_text(const char *path)
 	return al_buf_detach(&b, NULL);
 }
 
-static const char REL_A[] =
-    "sha256:ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad";
+static const char REL_A[] = "sha256:ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad";
 
 static void test_store__release_records_typed(void)
 {
@@ -1388,9 +1288,7 @@ static void test_store__release_records_typed(void)
 	/* channels of a release not recorded: AL_ENOTFOUND, nothing written */
 	r.channels = chans1;
 	r.nchannels = 1;
-	CU_ASSERT_EQUAL(
-	    al_store_release_put(s, &r, AL_STORE_RELEASE_EXISTING, NULL),
-	    AL_ENOTFOUND);
+	CU_ASSERT_EQUAL(al_store_release_put(s, &r, AL_STORE_RELEASE_EXISTING, NULL), AL_ENOTFOUND);
 	r.channels = NULL;
 	r.nchannels = 0;
 	r.version = (char *)"4.14.1";
@@ -1413,34 +1311,28 @@ static void test_store__release_records_typed(void)
 	r.verified = AL_STORE_UNCHECKED;
 	r.channels = chans1;
 	r.nchannels = 1;
-	CU_ASSERT_EQUAL(
-	    al_store_release_put(s, &r, AL_STORE_RELEASE_EXISTING, NULL), 0);
+	CU_ASSERT_EQUAL(al_store_release_put(s, &r, AL_STORE_RELEASE_EXISTING, NULL), 0);
 	r.channels = chans2;
 	r.nchannels = 2;
-	CU_ASSERT_EQUAL(
-	    al_store_release_put(s, &r, AL_STORE_RELEASE_EXISTING, NULL), 0);
+	CU_ASSERT_EQUAL(al_store_release_put(s, &r, AL_STORE_RELEASE_EXISTING, NULL), 0);
 	/* by version and by digest */
 	CU_ASSERT_EQUAL(al_store_release_find(s, "4.14.1", &got), 0);
 	CU_ASSERT_EQUAL(got.verified, AL_STORE_VERIFIED);
-	CU_ASSERT_STRING_EQUAL(got.verified_by != NULL ? got.verified_by : "",
-	                       vb);
+	CU_ASSERT_STRING_EQUAL(got.verified_by != NULL ? got.verified_by : "", vb);
 	CU_ASSERT_EQUAL(got.components, 4);
-	CU_ASSERT_STRING_EQUAL(got.source != NULL ? got.source : "",
-	                       "quay.io/a/release:4.14.1");
+	CU_ASSERT_STRING_EQUAL(got.source != NULL ? got.source : "", "quay.io/a/release:4.14.1");
 	CU_ASSERT_EQUAL(got.nchannels, 2);
 	CU_ASSERT(got.has_digest);
 	al_store_release_clear(&got);
 	CU_ASSERT_EQUAL(al_store_release_find(s, REL_A, &got), 0);
-	CU_ASSERT_STRING_EQUAL(got.version != NULL ? got.version : "",
-	                       "4.14.1");
+	CU_ASSERT_STRING_EQUAL(got.version != NULL ? got.version : "", "4.14.1");
 	al_store_release_clear(&got);
 	CU_ASSERT_EQUAL(al_store_release_find(s, "4.99.0", &got), AL_ENOTFOUND);
 	CU_ASSERT(strstr(al_error_message(), "4.99.0") != NULL);
 	/* on disk: one record, the names docs/store.md gives */
 	rp = al_sprintf("%s/airlock/releases.json", path);
 	txt = rp != NULL ? read_text(rp) : NULL;
-	CU_ASSERT(txt != NULL &&
-	          strstr(txt, "\"verifiedBy\": \"0123456789ABCDEF") != NULL);
+	CU_ASSERT(txt != NULL && strstr(txt, "\"verifiedBy\": \"0123456789ABCDEF") != NULL);
 	CU_ASSERT(txt != NULL && strstr(txt, "\"channels\"") != NULL);
 	CU_ASSERT(txt != NULL && strstr(txt, "fast-4.14") != NULL);
 	CU_ASSERT(txt != NULL && strstr(strstr(txt, REL_A) + 1, REL_A) == NULL);
@@ -1467,36 +1359,19 @@ static void test_store__pack_records_typed(void)
 	CU_ASSERT_EQUAL(n, 0);
 	al_store_packs_free(packs, n);
 	packs = NULL;
-	CU_ASSERT_EQUAL(
-	    al_test_sh(
-	        "mkdir -p '%s/airlock/packs' && "
-	        "printf '%%s' "
-	        "'{\"airlockPackRecord\":1,\"id\":\"p2\",\"created\":\"2026-01-"
-	        "01T00:00:00Z\",\"sequence\":7,\"base\":\"p1\",\"volumes\":1,"
-	        "\"blobs\":[],\"signatures\":[{\"path\":\"signatures/sha256=%s/"
-	        "signature-1\",\"sha256\":\"00\"}]}' > "
-	        "'%s/airlock/packs/p2.json' && "
-	        "printf '%%s' "
-	        "'{\"airlockPackRecord\":1,\"id\":\"p1\",\"created\":\"2026-01-"
-	        "01T00:00:00Z\",\"sequence\":6,\"base\":null,\"volumes\":2,"
-	        "\"blobs\":[\"%s\"],\"signatures\":[]}' > "
-	        "'%s/airlock/packs/p1.json'",
-	        path, REL_A + 7, path, REL_A, path),
-	    0);
+	CU_ASSERT_EQUAL(al_test_sh("mkdir -p '%s/airlock/packs' && "
+	                           "printf '%%s' '{\"airlockPackRecord\":1,\"id\":\"p2\",\"created\":\"2026-01-01T00:00:00Z\",\"sequence\":7,\"base\":\"p1\",\"volumes\":1,\"blobs\":[],\"signatures\":[{\"path\":\"signatures/sha256=%s/signature-1\",\"sha256\":\"00\"}]}' > '%s/airlock/packs/p2.json' && "
+	                           "printf '%%s' '{\"airlockPackRecord\":1,\"id\":\"p1\",\"created\":\"2026-01-01T00:00:00Z\",\"sequence\":6,\"base\":null,\"volumes\":2,\"blobs\":[\"%s\"],\"signatures\":[]}' > '%s/airlock/packs/p1.json'",
+	                           path, REL_A + 7, path, REL_A, path), 0);
 	CU_ASSERT_EQUAL(al_digest_parse_str(&d, REL_A), 0);
-	CU_ASSERT_EQUAL(
-	    al_digest_parse_str(&other, "sha256:"
-	                                "00000000000000000000000000000000000000"
-	                                "00000000000000000000000000"),
-	    0);
+	CU_ASSERT_EQUAL(al_digest_parse_str(&other, "sha256:0000000000000000000000000000000000000000000000000000000000000000"), 0);
 	CU_ASSERT_EQUAL(al_store_packs_list(s, &packs, &n), 0);
 	CU_ASSERT_EQUAL(n, 2);
 	if (n == 2) {
 		CU_ASSERT_STRING_EQUAL(packs[0].id, "p1");
 		CU_ASSERT_PTR_NULL(packs[0].base);
 		CU_ASSERT_EQUAL(packs[0].volumes, 2);
-		CU_ASSERT_STRING_EQUAL(
-		    packs[1].base != NULL ? packs[1].base : "", "p1");
+		CU_ASSERT_STRING_EQUAL(packs[1].base != NULL ? packs[1].base : "", "p1");
 		CU_ASSERT_EQUAL(packs[1].sequence, 7);
 		CU_ASSERT_EQUAL(al_store_pack_carries(&packs[0], &d), 1);
 		CU_ASSERT_EQUAL(al_store_pack_carries(&packs[1], &d), 1);
@@ -1505,8 +1380,7 @@ static void test_store__pack_records_typed(void)
 	al_store_packs_free(packs, n);
 	/* a record the store writes reads back the same */
 	{
-		char id[] = "p0", cr[] = "2026-01-02T00:00:00Z",
-		     bl[] = "sha256:00";
+		char id[] = "p0", cr[] = "2026-01-02T00:00:00Z", bl[] = "sha256:00";
 		char sp[] = "signatures/sha256=00/signature-1", sh[] = "ab";
 		char *blv[] = {bl}, *spv[] = {sp}, *shv[] = {sh};
 		al_store_pack w, *back = NULL;
@@ -1532,17 +1406,13 @@ static void test_store__pack_records_typed(void)
 			CU_ASSERT_EQUAL(back[0].sequence, 5);
 			CU_ASSERT_EQUAL(back[0].volumes, 3);
 			CU_ASSERT_PTR_NULL(back[0].base);
-			CU_ASSERT(back[0].nblobs == 1 &&
-			          strcmp(back[0].blobs[0], bl) == 0);
-			CU_ASSERT(back[0].nsignatures == 1 &&
-			          strcmp(back[0].signature_sha256[0], "ab") ==
-			              0);
+			CU_ASSERT(back[0].nblobs == 1 && strcmp(back[0].blobs[0], bl) == 0);
+			CU_ASSERT(back[0].nsignatures == 1 && strcmp(back[0].signature_sha256[0], "ab") == 0);
 		}
 		al_store_packs_free(back, nb);
 	}
 	/* a damaged record is named */
-	CU_ASSERT_EQUAL(
-	    al_test_sh("printf '{' > '%s/airlock/packs/p3.json'", path), 0);
+	CU_ASSERT_EQUAL(al_test_sh("printf '{' > '%s/airlock/packs/p3.json'", path), 0);
 	CU_ASSERT_EQUAL(al_store_packs_list(s, &packs, &n), AL_EVERIFY);
 	CU_ASSERT(strstr(al_error_message(), "p3.json") != NULL);
 out:
@@ -1568,30 +1438,19 @@ static void test_store__owns_signature_layout(void)
 	want = al_sprintf("%s/signatures/sha256=%s", path, REL_A + 7);
 	CU_ASSERT(dir != NULL && want != NULL && strcmp(dir, want) == 0);
 	CU_ASSERT(root != NULL && al_str_endswith(root, "/signatures"));
-	CU_ASSERT_EQUAL(
-	    al_store_signature_add(s, &d, (const uint8_t *)"one", 3, 16, 2, &k),
-	    0);
+	CU_ASSERT_EQUAL(al_store_signature_add(s, &d, (const uint8_t *)"one", 3, 16, 2, &k), 0);
 	CU_ASSERT_EQUAL(k, 1);
-	CU_ASSERT_EQUAL(
-	    al_store_signature_add(s, &d, (const uint8_t *)"two", 3, 16, 2, &k),
-	    0);
+	CU_ASSERT_EQUAL(al_store_signature_add(s, &d, (const uint8_t *)"two", 3, 16, 2, &k), 0);
 	CU_ASSERT_EQUAL(k, 2);
 	/* the same bytes keep their number, a third is over the limit */
-	CU_ASSERT_EQUAL(
-	    al_store_signature_add(s, &d, (const uint8_t *)"one", 3, 16, 2, &k),
-	    0);
+	CU_ASSERT_EQUAL(al_store_signature_add(s, &d, (const uint8_t *)"one", 3, 16, 2, &k), 0);
 	CU_ASSERT_EQUAL(k, 1);
-	CU_ASSERT_EQUAL(
-	    al_store_signature_add(s, &d, (const uint8_t *)"six", 3, 16, 2, &k),
-	    AL_ELIMIT);
-	CU_ASSERT_EQUAL(
-	    al_test_sh("test \"$(cat '%s/signature-2')\" = two", dir), 0);
+	CU_ASSERT_EQUAL(al_store_signature_add(s, &d, (const uint8_t *)"six", 3, 16, 2, &k), AL_ELIMIT);
+	CU_ASSERT_EQUAL(al_test_sh("test \"$(cat '%s/signature-2')\" = two", dir), 0);
 	al_store_free(s);
 	s = NULL;
 	ro = open_store(path, 0, 1);
-	CU_ASSERT(ro != NULL &&
-	          al_store_signature_add(ro, &d, (const uint8_t *)"x", 1, 16, 4,
-	                                 NULL) == AL_EINVAL);
+	CU_ASSERT(ro != NULL && al_store_signature_add(ro, &d, (const uint8_t *)"x", 1, 16, 4, NULL) == AL_EINVAL);
 out:
 	al_store_free(ro);
 	al_store_free(s);
@@ -1817,41 +1676,28 @@ out:
 int main(void)
 {
 	CU_TestInfo tests[] = {
-	    {"create_open_reopen", test_store__create_open_reopen},
-	    {"opts_version", test_store__opts_version},
-	    {"release_records_typed", test_store__release_records_typed},
-	    {"pack_records_typed", test_store__pack_records_typed},
-	    {"owns_signature_layout", test_store__owns_signature_layout},
-	    {"recorded_release_is_a_root",
-	     test_store__recorded_release_is_a_root},
-	    {"second_writable_open_is_locked",
-	     test_store__second_writable_open_is_locked},
-	    {"blob_writer_commit_mismatch_abort",
-	     test_store__blob_writer_commit_mismatch_abort},
-	    {"blob_writer_hash_worker_and_batch_commit",
-	     test_store__blob_writer_hash_worker_and_batch_commit},
-	    {"blob_writer_learns_digest",
-	     test_store__blob_writer_learns_digest},
-	    {"resume_partial_download", test_store__resume_partial_download},
-	    {"kept_listed_and_gc_keeps_held",
-	     test_store__kept_listed_and_gc_keeps_held},
-	    {"put_read_blob_detects_corruption",
-	     test_store__put_read_blob_detects_corruption},
-	    {"tag_untag_list_find_persist",
-	     test_store__tag_untag_list_find_persist},
-	    {"releases_load_save", test_store__releases_load_save},
-	    {"index_survives_kill9", test_store__index_survives_kill9},
-	    {"index_journal_replayed_after_kill",
-	     test_store__index_journal_replayed_after_kill},
-	    {"stale_temp_removed_at_open",
-	     test_store__stale_temp_removed_at_open},
-	    {"check_reports_exactly_and_gc_removes",
-	     test_store__check_reports_exactly_and_gc_removes},
-	    {"threads_write_and_tag_concurrently",
-	     test_store__threads_write_and_tag_concurrently},
-	    {"skopeo_reads_and_writes_layouts",
-	     test_store__skopeo_reads_and_writes_layouts},
-	    CU_TEST_INFO_NULL,
+		{"create_open_reopen", test_store__create_open_reopen},
+		{"opts_version", test_store__opts_version},
+		{"release_records_typed", test_store__release_records_typed},
+		{"pack_records_typed", test_store__pack_records_typed},
+		{"owns_signature_layout", test_store__owns_signature_layout},
+		{"recorded_release_is_a_root", test_store__recorded_release_is_a_root},
+		{"second_writable_open_is_locked", test_store__second_writable_open_is_locked},
+		{"blob_writer_commit_mismatch_abort", test_store__blob_writer_commit_mismatch_abort},
+		{"blob_writer_hash_worker_and_batch_commit", test_store__blob_writer_hash_worker_and_batch_commit},
+		{"blob_writer_learns_digest", test_store__blob_writer_learns_digest},
+		{"resume_partial_download", test_store__resume_partial_download},
+		{"kept_listed_and_gc_keeps_held", test_store__kept_listed_and_gc_keeps_held},
+		{"put_read_blob_detects_corruption", test_store__put_read_blob_detects_corruption},
+		{"tag_untag_list_find_persist", test_store__tag_untag_list_find_persist},
+		{"releases_load_save", test_store__releases_load_save},
+		{"index_survives_kill9", test_store__index_survives_kill9},
+		{"index_journal_replayed_after_kill", test_store__index_journal_replayed_after_kill},
+		{"stale_temp_removed_at_open", test_store__stale_temp_removed_at_open},
+		{"check_reports_exactly_and_gc_removes", test_store__check_reports_exactly_and_gc_removes},
+		{"threads_write_and_tag_concurrently", test_store__threads_write_and_tag_concurrently},
+		{"skopeo_reads_and_writes_layouts", test_store__skopeo_reads_and_writes_layouts},
+		CU_TEST_INFO_NULL,
 	};
 
 	return al_test_run("store", tests);
