@@ -1268,6 +1268,22 @@ static int partial_unlocked(const char *path)
 	return ok;
 }
 
+/* Remove path unless a writer or an upload holds its flock. The lock is
+ * held while the file goes: one that opened it a moment before and locks
+ * it now finds the name gone. 1 removed, 0 kept. */
+static int unlink_unheld(const char *path)
+{
+	int fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+	int gone = 0;
+
+	if (fd < 0)
+		return 0;
+	if (flock(fd, LOCK_EX | LOCK_NB) == 0)
+		gone = unlink(path) == 0;
+	close(fd);
+	return gone;
+}
+
 /* Keep blobs/.partial under STORE_PARTIALS_MAX files before a new one is
  * made: remove the oldest one no writer holds. */
 static void partial_make_room(const char *dir)
@@ -1303,12 +1319,10 @@ static void partial_make_room(const char *dir)
 	}
 	if (d != NULL)
 		closedir(d);
-	if (n >= STORE_PARTIALS_MAX && oldest != NULL) {
-		al_log_debug("store: removing partial download '%s' to make "
+	if (n >= STORE_PARTIALS_MAX && oldest != NULL && unlink_unheld(oldest))
+		al_log_debug("store: removed partial download '%s' to make "
 		             "room",
 		             oldest);
-		(void)unlink(oldest);
-	}
 	free(oldest);
 }
 
@@ -2284,53 +2298,249 @@ out:
 	return rc;
 }
 
-/* Report (and with gc remove) every blob file nobody references. */
-/* List the partial downloads under blobs/.partial (UNREFERENCED: kept to
- * resume); gc removes those no writer holds (REMOVED). */
-static int scan_partials(struct walk *w)
+/* "5 s", "3 min", "2 h", "4 d": an age for people. */
+static void age_text(char *out, size_t cap, uint64_t s)
 {
-	char *dir = store_file(w->s, "blobs/.partial");
+	if (s < 120)
+		(void)snprintf(out, cap, "%llu s", (unsigned long long)s);
+	else if (s < 2 * 3600)
+		(void)snprintf(out, cap, "%llu min",
+		               (unsigned long long)s / 60);
+	else if (s < 2 * 86400)
+		(void)snprintf(out, cap, "%llu h",
+		               (unsigned long long)s / 3600);
+	else
+		(void)snprintf(out, cap, "%llu d",
+		               (unsigned long long)s / 86400);
+}
+
+/* 1 when a writer or an upload holds the file's flock. A shared probe:
+ * it never keeps another probe out. */
+static int kept_in_use(const char *path)
+{
+	int fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+	int held;
+
+	if (fd < 0)
+		return 0;
+	held = flock(fd, LOCK_SH | LOCK_NB) != 0 && errno == EWOULDBLOCK;
+	close(fd);
+	return held;
+}
+
+/* What an upload session file says (transfer_upload.c writes it: registry,
+ * repository, digest, size, offset); nothing for one that does not parse
+ * or is larger than a session. */
+static int kept_upload_read(al_store_kept *k)
+{
+	json_t *doc = NULL;
+	const char *reg, *repo, *dg;
+	json_int_t size, off;
+	int rc = 0;
+
+	if (k->bytes == 0 || k->bytes > STORE_SMALL_MAX ||
+	    load_json(&doc, k->path, STORE_SMALL_MAX) < 0) {
+		al_error_clear();
+		return 0;
+	}
+	reg = al_json_str(doc, "registry");
+	repo = al_json_str(doc, "repository");
+	dg = al_json_str(doc, "digest");
+	size = json_integer_value(json_object_get(doc, "size"));
+	off = json_integer_value(json_object_get(doc, "offset"));
+	if (reg != NULL && repo != NULL && dg != NULL && size > 0 && off >= 0 &&
+	    off <= size) {
+		k->target = al_sprintf("%s/%s", reg, repo);
+		k->digest = al_strdup(dg);
+		if (k->target == NULL || k->digest == NULL)
+			rc = al_error_set(AL_ENOMEM, "out of memory");
+		k->size = (uint64_t)size;
+		k->done = (uint64_t)off;
+	}
+	json_decref(doc);
+	return rc;
+}
+
+/* Append every regular file of STORE/rel to *v as kind. */
+static int kept_scan(const al_store *s, const char *rel,
+                     al_store_kept_kind kind, uint64_t now_s, al_store_kept **v,
+                     size_t *n, size_t *cap)
+{
+	char *dir = store_file(s, rel);
 	struct dirent *de;
 	DIR *d;
+	int rc = 0;
 
 	if (dir == NULL)
 		return al_error_set(AL_ENOMEM, "out of memory");
 	d = opendir(dir);
-	while (d != NULL && (de = readdir(d)) != NULL) {
+	while (rc == 0 && d != NULL && (de = readdir(d)) != NULL) {
+		al_store_kept *k;
 		struct stat st;
-		char detail[96];
 		char *p;
 
 		if (strcmp(de->d_name, ".") == 0 ||
 		    strcmp(de->d_name, "..") == 0)
 			continue;
 		if ((p = al_path_join(dir, de->d_name)) == NULL) {
-			closedir(d);
-			free(dir);
-			return al_error_set(AL_ENOMEM, "out of memory");
+			rc = al_error_set(AL_ENOMEM, "out of memory");
+			break;
 		}
-		if (lstat(p, &st) != 0) {
+		if (lstat(p, &st) != 0 || !S_ISREG(st.st_mode)) {
 			free(p);
 			continue;
 		}
-		if ((w->flags & AL_STORE_CHECK_GC) && partial_unlocked(p) &&
-		    unlink(p) == 0) {
-			w->res->removed++;
-			w->res->bytes_removed += (uint64_t)st.st_size;
-			report(w, AL_CHECK_REMOVED, p, "partial download");
-		} else if (!(w->flags & AL_STORE_CHECK_GC)) {
-			(void)snprintf(detail, sizeof(detail),
-			               "partial download of %llu bytes, kept "
-			               "to resume",
-			               (unsigned long long)st.st_size);
-			w->res->unreferenced++;
-			report(w, AL_CHECK_UNREFERENCED, p, detail);
+		if (*n == *cap) {
+			size_t nc = *cap ? *cap * 2 : 8;
+			al_store_kept *g = realloc(*v, nc * sizeof(*g));
+
+			if (g == NULL) {
+				free(p);
+				rc = al_error_set(AL_ENOMEM, "out of memory");
+				break;
+			}
+			*v = g;
+			*cap = nc;
 		}
-		free(p);
+		k = &(*v)[(*n)++];
+		memset(k, 0, sizeof(*k));
+		k->kind = kind;
+		k->path = p;
+		k->bytes = (uint64_t)st.st_size;
+		k->age_s = now_s > (uint64_t)st.st_mtime
+		               ? now_s - (uint64_t)st.st_mtime
+		               : 0;
+		k->in_use = kept_in_use(p);
+		if (kind == AL_STORE_KEPT_UPLOAD) {
+			rc = kept_upload_read(k);
+		} else {
+			/* <algo>-<hex>: the digest it is the start of */
+			char *dash = strchr(de->d_name, '-');
+			al_digest dg;
+
+			k->done = k->bytes;
+			if (dash != NULL &&
+			    (k->digest =
+			         al_sprintf("%.*s:%s", (int)(dash - de->d_name),
+			                    de->d_name, dash + 1)) == NULL) {
+				rc = al_error_set(AL_ENOMEM, "out of memory");
+			} else if (k->digest != NULL &&
+			           al_digest_parse_str(&dg, k->digest) < 0) {
+				al_error_clear();
+				free(k->digest);
+				k->digest = NULL;
+			}
+		}
 	}
 	if (d != NULL)
 		closedir(d);
 	free(dir);
+	return rc;
+}
+
+static int kept_older_first(const void *a, const void *b)
+{
+	const al_store_kept *x = a, *y = b;
+
+	if (x->age_s != y->age_s)
+		return x->age_s > y->age_s ? -1 : 1;
+	return strcmp(x->path, y->path);
+}
+
+int al_store_kept_list(al_store *s, al_store_kept **out, size_t *nout)
+{
+	al_store_kept *v = NULL;
+	size_t n = 0, cap = 0;
+	uint64_t now_s = al_clock_wall_ms() / 1000;
+	int rc;
+
+	*out = NULL;
+	*nout = 0;
+	if ((rc = kept_scan(s, "blobs/.partial", AL_STORE_KEPT_DOWNLOAD, now_s,
+	                    &v, &n, &cap)) < 0 ||
+	    (rc = kept_scan(s, "airlock/uploads", AL_STORE_KEPT_UPLOAD, now_s,
+	                    &v, &n, &cap)) < 0) {
+		al_store_kept_free(v, n);
+		return rc;
+	}
+	if (n > 1)
+		qsort(v, n, sizeof(*v), kept_older_first);
+	*out = v;
+	*nout = n;
+	return 0;
+}
+
+void al_store_kept_free(al_store_kept *v, size_t n)
+{
+	size_t i;
+
+	if (v == NULL)
+		return;
+	for (i = 0; i < n; i++) {
+		free(v[i].path);
+		free(v[i].digest);
+		free(v[i].target);
+	}
+	free(v);
+}
+
+/* The partial downloads and upload sessions (al_store_kept_list):
+ * UNREFERENCED, kept to resume; gc removes those nobody holds (REMOVED)
+ * and leaves the others (UNREFERENCED, "in use"). */
+static int scan_kept(struct walk *w)
+{
+	al_store_kept *v = NULL;
+	size_t n = 0, i;
+	int rc;
+
+	if ((rc = al_store_kept_list(w->s, &v, &n)) < 0)
+		return rc;
+	for (i = 0; i < n; i++) {
+		const al_store_kept *k = &v[i];
+		int up = k->kind == AL_STORE_KEPT_UPLOAD;
+		char detail[512], age[32];
+		int len;
+
+		if ((w->flags & AL_STORE_CHECK_GC) && !k->in_use &&
+		    unlink_unheld(k->path)) {
+			w->res->removed++;
+			w->res->bytes_removed += k->bytes;
+			report(w, AL_CHECK_REMOVED, k->path,
+			       up ? "upload session" : "partial download");
+			continue;
+		}
+		age_text(age, sizeof(age), k->age_s);
+		if (up && k->target != NULL)
+			len = snprintf(detail, sizeof(detail),
+			               "upload session of %s to %s: %llu of "
+			               "%llu bytes sent, %llu bytes here, "
+			               "%s old, %s",
+			               k->digest, k->target,
+			               (unsigned long long)k->done,
+			               (unsigned long long)k->size,
+			               (unsigned long long)k->bytes, age,
+			               k->in_use ? "in use" : "kept to resume");
+		else if (up)
+			len = snprintf(detail, sizeof(detail),
+			               "upload session file that names no "
+			               "session, %llu bytes, %s old, %s",
+			               (unsigned long long)k->bytes, age,
+			               k->in_use ? "in use" : "kept");
+		else
+			len =
+			    snprintf(detail, sizeof(detail),
+			             "partial download of %llu bytes, %s old, "
+			             "%s",
+			             (unsigned long long)k->bytes, age,
+			             k->in_use ? "in use" : "kept to resume");
+		if (len < 0 || (size_t)len >= sizeof(detail))
+			(void)snprintf(detail, sizeof(detail), "%s",
+			               up ? "upload session"
+			                  : "partial download");
+		w->res->unreferenced++;
+		report(w, AL_CHECK_UNREFERENCED, k->path, detail);
+	}
+	al_store_kept_free(v, n);
 	return 0;
 }
 
@@ -2733,7 +2943,7 @@ int al_store_check_roots(al_store *s, int flags, const al_store_root *roots,
 		if ((rc = walk_root(&w, &roots[i])) < 0)
 			goto out;
 	if ((rc = scan_blobs(&w)) < 0 || (rc = scan_signatures(&w)) < 0 ||
-	    (rc = scan_partials(&w)) < 0)
+	    (rc = scan_kept(&w)) < 0)
 		goto out;
 	if (flags & AL_STORE_CHECK_GC) {
 		pthread_mutex_lock(&s->mu);

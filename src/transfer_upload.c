@@ -3,9 +3,13 @@
  * acknowledged) is kept in a file, and the next attempt asks the registry
  * where the session stands and continues from there (docs/push.md
  * "Resuming an upload"). */
+#include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <jansson.h>
@@ -22,6 +26,9 @@
 /* Failed chunks one upload survives before it gives up (each one asks
  * the registry for the session's status, or starts a new session). */
 #define UPLOAD_FAILURES_MAX 4
+/* Session files kept in a state directory (docs/store.md "Atomicity and
+ * crashes"): a new one beyond this makes the oldest unheld one go. */
+#define UPLOAD_SESSIONS_MAX 64
 
 /* The bytes [start, start + len) of a file, read with pread: the upload
  * streams from the blob file at any offset, one buffer at a time. */
@@ -85,25 +92,162 @@ static char *session_path(const char *dir, const char *host, const char *repo,
 	return al_path_join(dir, name);
 }
 
-/* The session a file names for this very blob, or 0 with *location
+/* Remove path unless a running upload holds its lock; the lock is held
+ * while the file is removed, so an upload that opened it a moment before
+ * sees the file gone (session_open) and never writes into a removed one.
+ * 1 removed, 0 kept. */
+static int unlink_unlocked(const char *path)
+{
+	int fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+	int gone = 0;
+
+	if (fd < 0)
+		return 0;
+	if (flock(fd, LOCK_EX | LOCK_NB) == 0)
+		gone = unlink(path) == 0;
+	close(fd);
+	return gone;
+}
+
+/* Keep at most UPLOAD_SESSIONS_MAX session files in dir before a new one
+ * is made: the oldest one no upload holds gives way. */
+static void sessions_make_room(const char *dir)
+{
+	DIR *d = opendir(dir);
+	struct dirent *de;
+	char *oldest = NULL;
+	time_t oldest_t = 0;
+	size_t n = 0;
+
+	while (d != NULL && (de = readdir(d)) != NULL) {
+		struct stat st;
+		char *p;
+
+		if (de->d_name[0] == '.')
+			continue;
+		if ((p = al_path_join(dir, de->d_name)) == NULL)
+			break;
+		if (lstat(p, &st) != 0 || !S_ISREG(st.st_mode)) {
+			free(p);
+			continue;
+		}
+		n++;
+		if (oldest == NULL || st.st_mtime < oldest_t) {
+			free(oldest);
+			oldest = p;
+			oldest_t = st.st_mtime;
+		} else {
+			free(p);
+		}
+	}
+	if (d != NULL)
+		closedir(d);
+	if (n >= UPLOAD_SESSIONS_MAX && oldest != NULL &&
+	    unlink_unlocked(oldest))
+		al_log_debug("upload: removed the session '%s' to make room",
+		             oldest);
+	free(oldest);
+}
+
+/* A session file, held: fd carries an exclusive flock for as long as the
+ * upload uses it, so that `check --gc` (and another process uploading the
+ * same blob) leave it alone. path NULL: no file (none wanted, or another
+ * upload holds it): the session lives in memory only. */
+typedef struct session {
+	char *path;
+	int fd;
+	int saved; /* the file holds a session written by this upload */
+} session;
+
+/* Open and lock the session file at path (taken). A file held by another
+ * upload, or one that cannot be opened, leaves s without a file: this
+ * upload then keeps its session in memory only. */
+static void session_open(session *s, char *path, const char *dir)
+{
+	int i;
+
+	s->path = NULL;
+	s->fd = -1;
+	s->saved = 0;
+	if (path == NULL)
+		return;
+	if (al_fs_exists(path) != 1)
+		sessions_make_room(dir);
+	/* a gc that removed the file between open and flock: open again */
+	for (i = 0; i < 3; i++) {
+		struct stat held, now;
+		int fd =
+		    open(path, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0600);
+
+		if (fd < 0)
+			break;
+		if (flock(fd, LOCK_EX | LOCK_NB) != 0) {
+			al_log_debug("upload: '%s' is in use by another "
+			             "upload: this one is not kept",
+			             path);
+			close(fd);
+			break;
+		}
+		if (fstat(fd, &held) == 0 && S_ISREG(held.st_mode) &&
+		    stat(path, &now) == 0 && now.st_ino == held.st_ino &&
+		    now.st_dev == held.st_dev) {
+			s->path = path;
+			s->fd = fd;
+			return;
+		}
+		close(fd);
+	}
+	free(path);
+}
+
+/* Release the file: one that holds no session of this upload (made and
+ * never written) is removed first. */
+static void session_close(session *s)
+{
+	if (s->fd >= 0) {
+		struct stat st;
+
+		if (!s->saved && fstat(s->fd, &st) == 0 && st.st_size == 0)
+			(void)unlink(s->path);
+		close(s->fd);
+	}
+	free(s->path);
+	s->path = NULL;
+	s->fd = -1;
+}
+
+/* The session the file names for this very blob, or 0 with *location
  * NULL (none, or a file that is not one: ignored, replaced later). */
-static int session_load(const char *path, const char *host, const char *repo,
+static int session_load(const session *s, const char *host, const char *repo,
                         const al_digest *d, uint64_t size, char **location,
                         uint64_t *offset)
 {
 	char ds[AL_DIGEST_STRMAX];
 	json_t *doc = NULL;
+	json_error_t jerr;
 	const char *loc;
 	json_int_t off;
+	char *text = NULL;
+	ssize_t n;
 
 	*location = NULL;
 	*offset = 0;
-	if (path == NULL || al_fs_exists(path) != 1)
+	if (s->fd < 0)
 		return 0;
-	if (al_json_load_file(&doc, path, SESSION_FILE_MAX) < 0) {
-		al_log_debug("upload: ignoring '%s': %s", path,
-		             al_error_message());
-		al_error_clear();
+	if ((text = malloc(SESSION_FILE_MAX)) == NULL)
+		return al_error_set(AL_ENOMEM, "out of memory");
+	do {
+		n = pread(s->fd, text, SESSION_FILE_MAX, 0);
+	} while (n < 0 && errno == EINTR);
+	/* empty (new), unreadable or larger than a session: not one */
+	if (n > 0 && n < SESSION_FILE_MAX)
+		doc =
+		    json_loadb(text, (size_t)n, JSON_REJECT_DUPLICATES, &jerr);
+	free(text);
+	if (doc == NULL) {
+		if (n != 0)
+			al_log_debug("upload: ignoring '%s': not a session",
+			             s->path);
 		return 0;
 	}
 	al_digest_str(d, ds);
@@ -129,34 +273,55 @@ static int session_load(const char *path, const char *host, const char *repo,
 }
 
 /* Keep the session: the registry acknowledged offset bytes at location.
- * A file that cannot be written costs only the resume: logged. */
-static void session_save(const char *path, const char *host, const char *repo,
+ * Written in place on the held file (the lock stays with it; a rename
+ * would leave it on the old file): the new text, then the length. A kill
+ * between the two leaves text jansson refuses, which costs only the
+ * resume, as does a file that cannot be written (logged). */
+static void session_save(session *s, const char *host, const char *repo,
                          const al_digest *d, uint64_t size,
                          const char *location, uint64_t offset)
 {
 	char ds[AL_DIGEST_STRMAX];
 	json_t *doc;
+	char *text = NULL;
+	size_t len = 0;
+	ssize_t n = -1;
 
-	if (path == NULL)
+	if (s->fd < 0)
 		return;
 	doc = json_pack("{s:i, s:s, s:s, s:s, s:I, s:s, s:I}", "airlockUpload",
 	                1, "registry", host, "repository", repo, "digest",
 	                al_digest_str(d, ds), "size", (json_int_t)size,
 	                "location", location, "offset", (json_int_t)offset);
-	if (doc == NULL || al_json_save_file(path, doc, 2) < 0) {
-		al_log_debug(
-		    "upload: cannot keep the session in '%s': %s", path,
-		    doc == NULL ? "out of memory" : al_error_message());
-		al_error_clear();
-	}
+	if (doc != NULL)
+		text = json_dumps(doc, JSON_INDENT(2));
 	json_decref(doc);
+	if (text != NULL) {
+		len = strlen(text);
+		text[len] = '\n'; /* json_dumps leaves room: its NUL */
+		do {
+			n = pwrite(s->fd, text, len + 1, 0);
+		} while (n < 0 && errno == EINTR);
+	}
+	if (n == (ssize_t)(len + 1) && ftruncate(s->fd, (off_t)(len + 1)) == 0)
+		s->saved = 1;
+	else
+		al_log_debug("upload: cannot keep the session in '%s': %s",
+		             s->path,
+		             text == NULL ? "out of memory" : strerror(errno));
+	free(text);
 }
 
-static void session_drop(const char *path)
+/* The session is of no further use: its file goes (still held, so no
+ * other upload takes it up meanwhile). */
+static void session_drop(session *s)
 {
-	if (path != NULL && unlink(path) != 0 && errno != ENOENT)
-		al_log_debug("upload: cannot remove '%s': %s", path,
+	if (s->fd < 0)
+		return;
+	if (unlink(s->path) != 0 && errno != ENOENT)
+		al_log_debug("upload: cannot remove '%s': %s", s->path,
 		             strerror(errno));
+	s->saved = 1; /* nothing left to tidy */
 }
 
 /* Ask the registry where the session stands: 0 and *offset, or a
@@ -189,6 +354,7 @@ static int fatal(int rc)
 int al_transfer__upload(const al_transfer_upload *u,
                         al_transfer_upload_info *info)
 {
+	session ss = {NULL, -1, 0};
 	char *path = NULL, *loc = NULL;
 	uint64_t offset = 0, chunk = u->chunk_size, counted = 0;
 	const char *host = al_registry_host(u->reg);
@@ -210,8 +376,10 @@ int al_transfer__upload(const al_transfer_upload *u,
 		                                u->digest)) == NULL) {
 			return al_error_set(AL_ENOMEM, "out of memory");
 		}
+		session_open(&ss, path, u->state_dir);
+		path = NULL;
 	}
-	if ((rc = session_load(path, host, u->repo, u->digest, u->size, &loc,
+	if ((rc = session_load(&ss, host, u->repo, u->digest, u->size, &loc,
 	                       &offset)) < 0)
 		goto out;
 	if (loc != NULL) {
@@ -223,8 +391,8 @@ int al_transfer__upload(const al_transfer_upload *u,
 			info->resumed_at = offset;
 			info->resumed = 1;
 			al_log_debug(
-			    "upload: %s continues at byte %llu of %llu", path,
-			    (unsigned long long)offset,
+			    "upload: %s continues at byte %llu of %llu",
+			    ss.path, (unsigned long long)offset,
 			    (unsigned long long)u->size);
 		} else {
 			al_log_debug("upload: the kept session is unusable "
@@ -241,7 +409,7 @@ int al_transfer__upload(const al_transfer_upload *u,
 		if ((rc = al_registry_upload_start(u->reg, u->repo, &loc)) < 0)
 			goto out;
 		offset = 0;
-		session_save(path, host, u->repo, u->digest, u->size, loc, 0);
+		session_save(&ss, host, u->repo, u->digest, u->size, loc, 0);
 	}
 	if (u->progress != NULL && offset > 0)
 		u->progress(u->progress_ud, offset);
@@ -266,7 +434,7 @@ int al_transfer__upload(const al_transfer_upload *u,
 			                              offset, len, &rd);
 			if (rc == 0) {
 				offset += len;
-				session_save(path, host, u->repo, u->digest,
+				session_save(&ss, host, u->repo, u->digest,
 				             u->size, loc, offset);
 				if (u->progress != NULL && offset > counted) {
 					u->progress(u->progress_ud,
@@ -288,7 +456,7 @@ int al_transfer__upload(const al_transfer_upload *u,
 			if (session_status(u->reg, u->repo, &loc, u->size,
 			                   &offset) == 0) {
 				info->resumed = 1;
-				session_save(path, host, u->repo, u->digest,
+				session_save(&ss, host, u->repo, u->digest,
 				             u->size, loc, offset);
 				continue;
 			}
@@ -302,14 +470,14 @@ int al_transfer__upload(const al_transfer_upload *u,
 			                                   &loc)) < 0)
 				goto out;
 			offset = 0;
-			session_save(path, host, u->repo, u->digest, u->size,
+			session_save(&ss, host, u->repo, u->digest, u->size,
 			             loc, 0);
 		}
 		rc = al_registry_upload_finish(u->reg, u->repo, loc, u->digest);
 		/* done, or bytes the registry will not take under this
 		 * digest: the session is of no further use either way */
 		if (rc == 0 || rc == AL_EPROTO)
-			session_drop(path);
+			session_drop(&ss);
 		if (rc != AL_EPROTO || !info->resumed || fresh)
 			break;
 		/* A continued session whose bytes do not make the digest may
@@ -327,10 +495,10 @@ int al_transfer__upload(const al_transfer_upload *u,
 		if ((rc = al_registry_upload_start(u->reg, u->repo, &loc)) < 0)
 			goto out;
 		offset = 0;
-		session_save(path, host, u->repo, u->digest, u->size, loc, 0);
+		session_save(&ss, host, u->repo, u->digest, u->size, loc, 0);
 	}
 out:
-	free(path);
+	session_close(&ss);
 	free(loc);
 	return rc;
 }
@@ -343,6 +511,8 @@ void al_transfer__upload_forget(const char *state_dir, const char *host,
 	if (state_dir == NULL)
 		return;
 	path = session_path(state_dir, host, repo, d);
-	session_drop(path);
+	/* one another upload holds is its business */
+	if (path != NULL && al_fs_exists(path) == 1)
+		(void)unlink_unlocked(path);
 	free(path);
 }

@@ -441,6 +441,39 @@ AL_EXPORT void al_store_pack_clear(al_store_pack *p);
  * signature of it), else 0. */
 AL_EXPORT int al_store_pack_carries(const al_store_pack *p, const al_digest *d);
 
+/*
+ * What the store keeps so that an interrupted transfer continues where it
+ * stopped (docs/store.md "Atomicity and crashes"): a partial download
+ * (blobs/.partial/<algo>-<hex>, at most 32) or a push's upload session
+ * (airlock/uploads/<id>.json, at most 64). Each is held with an flock by
+ * the airlock using it; gc removes only those nobody holds.
+ */
+typedef enum al_store_kept_kind {
+	AL_STORE_KEPT_DOWNLOAD = 1, /* the first bytes of a blob */
+	AL_STORE_KEPT_UPLOAD = 2,   /* where a registry's upload session is */
+} al_store_kept_kind;
+
+typedef struct al_store_kept {
+	al_store_kept_kind kind;
+	char *path;     /* the file */
+	uint64_t bytes; /* the file's size: what it takes in the store */
+	uint64_t age_s; /* seconds since it was last written */
+	int in_use;     /* an airlock holds it now */
+	/* the blob ("sha256:..."), NULL when the file does not say */
+	char *digest;
+	/* an upload session: "REGISTRY/REPOSITORY" it goes to (NULL when the
+	 * file is not a session), and the bytes the registry acknowledged
+	 * (done) of the blob's size */
+	char *target;
+	uint64_t done, size;
+} al_store_kept;
+
+/* The partial downloads and upload sessions of s, oldest first (*n may be
+ * 0). Works on a read-only store. Free with al_store_kept_free. */
+AL_EXPORT int al_store_kept_list(al_store *s, al_store_kept **out, size_t *n);
+/* NULL is a no-op. */
+AL_EXPORT void al_store_kept_free(al_store_kept *v, size_t n);
+
 typedef enum al_check_kind {
 	AL_CHECK_OK = 0,      /* informational: a verified item */
 	AL_CHECK_MISSING = 1, /* referenced blob absent */

@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -1569,6 +1570,109 @@ out:
 	free(path);
 }
 
+/* What is kept to resume: al_store_kept_list lists a partial download
+ * (with its digest, size, whether a writer holds it) and an upload session
+ * (where to, how far); gc removes what nobody holds and keeps the partial
+ * a live writer holds and a session file whose flock is held. */
+static void test_store__kept_listed_and_gc_keeps_held(void)
+{
+	const size_t len = 2u << 20, cut = 1u << 20;
+	char *path = tmp_path("kept");
+	char *up = tmp_path("kept/airlock/uploads");
+	char *sess = tmp_path("kept/airlock/uploads/0123abcd.json");
+	char *held = tmp_path("kept/airlock/uploads/4567cdef.json");
+	uint8_t *data = malloc(len);
+	al_store *s = open_store(path, 1, 0);
+	al_blob_writer *w = NULL;
+	al_store_kept *k = NULL;
+	al_check_result res;
+	char ds[AL_DIGEST_STRMAX];
+	size_t n = 0, i, downloads = 0, uploads = 0, busy = 0;
+	uint64_t off = 0;
+	int fd = -1;
+	al_digest d;
+	static const char doc[] =
+	    "{\"airlockUpload\": 1, \"registry\": \"r.example:5000\", "
+	    "\"repository\": \"a/b\", \"digest\": \"sha256:"
+	    "cccccccccccccccccccccccccccccccccccccccccccccccccccccccccccccccc\""
+	    ", \"size\": 100, \"location\": \"http://r/x\", \"offset\": 40}\n";
+
+	if (s == NULL || data == NULL || al_fs_mkdir_p(up, 0700) < 0 ||
+	    al_fs_write_atomic(sess, doc, strlen(doc)) < 0 ||
+	    al_fs_write_atomic(held, doc, strlen(doc)) < 0) {
+		CU_FAIL("setup");
+		goto out;
+	}
+	for (i = 0; i < len; i++)
+		data[i] = (uint8_t)(i * 40503u >> 7);
+	al_digest_bytes(&d, AL_DIGEST_SHA256, data, len);
+	/* a writer holds a partial of 1 MiB */
+	CU_ASSERT_EQUAL(al_store_blob_resume(s, &d, len, &w, &off), 0);
+	CU_ASSERT_EQUAL(al_blob_writer_write(w, data, cut), 0);
+	/* a push holds the second session */
+	fd = open(held, O_RDONLY | O_CLOEXEC);
+	CU_ASSERT(fd >= 0 && flock(fd, LOCK_EX | LOCK_NB) == 0);
+
+	CU_ASSERT_EQUAL(al_store_kept_list(s, &k, &n), 0);
+	CU_ASSERT_EQUAL(n, 3);
+	for (i = 0; i < n; i++) {
+		busy += k[i].in_use != 0;
+		if (k[i].kind == AL_STORE_KEPT_DOWNLOAD) {
+			downloads++;
+			CU_ASSERT_STRING_EQUAL(k[i].digest,
+			                       al_digest_str(&d, ds));
+			CU_ASSERT_EQUAL(k[i].in_use, 1);
+			continue;
+		}
+		uploads++;
+		CU_ASSERT_STRING_EQUAL(k[i].target, "r.example:5000/a/b");
+		CU_ASSERT_EQUAL(k[i].done, 40);
+		CU_ASSERT_EQUAL(k[i].size, 100);
+		CU_ASSERT_EQUAL(k[i].bytes, strlen(doc));
+		CU_ASSERT_EQUAL(k[i].in_use, strcmp(k[i].path, held) == 0);
+	}
+	CU_ASSERT_EQUAL(downloads, 1);
+	CU_ASSERT_EQUAL(uploads, 2);
+	CU_ASSERT_EQUAL(busy, 2);
+	al_store_kept_free(k, n);
+	k = NULL;
+
+	/* gc: the free session goes, the held ones stay */
+	memset(&res, 0, sizeof(res));
+	CU_ASSERT_EQUAL(al_store_check(s, AL_STORE_CHECK_GC, NULL, NULL, &res),
+	                0);
+	CU_ASSERT_EQUAL(res.removed, 1);
+	CU_ASSERT_EQUAL(al_fs_exists(sess), 0);
+	CU_ASSERT_EQUAL(al_fs_exists(held), 1);
+	CU_ASSERT_EQUAL(al_store_kept_list(s, &k, &n), 0);
+	CU_ASSERT_EQUAL(n, 2);
+	al_store_kept_free(k, n);
+	k = NULL;
+
+	/* released: the next gc removes both */
+	al_blob_writer_abort(w);
+	w = NULL;
+	close(fd);
+	fd = -1;
+	memset(&res, 0, sizeof(res));
+	CU_ASSERT_EQUAL(al_store_check(s, AL_STORE_CHECK_GC, NULL, NULL, &res),
+	                0);
+	CU_ASSERT_EQUAL(res.removed, 2);
+	CU_ASSERT_EQUAL(al_store_kept_list(s, &k, &n), 0);
+	CU_ASSERT_EQUAL(n, 0);
+out:
+	al_store_kept_free(k, n);
+	al_blob_writer_abort(w);
+	if (fd >= 0)
+		close(fd);
+	al_store_free(s);
+	free(data);
+	free(held);
+	free(sess);
+	free(up);
+	free(path);
+}
+
 int main(void)
 {
 	CU_TestInfo tests[] = {
@@ -1583,6 +1687,7 @@ int main(void)
 		{"blob_writer_hash_worker_and_batch_commit", test_store__blob_writer_hash_worker_and_batch_commit},
 		{"blob_writer_learns_digest", test_store__blob_writer_learns_digest},
 		{"resume_partial_download", test_store__resume_partial_download},
+		{"kept_listed_and_gc_keeps_held", test_store__kept_listed_and_gc_keeps_held},
 		{"put_read_blob_detects_corruption", test_store__put_read_blob_detects_corruption},
 		{"tag_untag_list_find_persist", test_store__tag_untag_list_find_persist},
 		{"releases_load_save", test_store__releases_load_save},

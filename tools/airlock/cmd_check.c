@@ -35,17 +35,25 @@ static const char check_help[] =
     "\n"
     "Options:\n"
     "      --store DIR   the store\n"
-    "      --gc          remove unreferenced blobs, stale temporary files and "
+    "      --gc          remove unreferenced blobs, stale temporary files, "
     "corrupt\n"
-    "                    blobs (so that a rerun fetches them again); never "
-    "what a\n"
-    "                    recorded release needs\n"
+    "                    blobs (so that a rerun fetches them again), "
+    "partial\n"
+    "                    downloads and push upload sessions no running "
+    "airlock\n"
+    "                    holds; never what a recorded release needs\n"
     "      --quick       compare sizes only, do not re-hash\n"
     "      --json        the result as JSON (airlock.check/v1, "
     "docs/json.md)\n"
     "  -q, --quiet       only problems and the summary line\n" CLI_LOG_HELP "\n"
     "Summary line: checked I images, B blobs: M missing, C corrupt, U "
     "unreferenced\n"
+    "then, when there are any, what is kept to resume interrupted "
+    "transfers:\n"
+    "  kept to resume: P partial downloads (B bytes), U upload sessions (B "
+    "bytes),\n"
+    "  N in use, the oldest S s old (each one is listed as unreferenced "
+    "PATH)\n"
     "then one line per pack held in the quarantine (docs/security.md), not "
     "in the\n"
     "store and used by no command until promoted:\n"
@@ -137,6 +145,64 @@ static void json_result(const al_check_result *res, int gc)
 	cli_json_set_bool(root, "clean",
 	                  res->missing == 0 && res->corrupt == 0 &&
 	                      res->invalid == 0);
+}
+
+/*
+ * What the store keeps to resume interrupted transfers (partial downloads,
+ * push upload sessions; al_store_kept_list): one summary line with their
+ * count, bytes and the oldest one's age, after gc what gc left (the ones
+ * in use). --json: the "kept" array.
+ */
+static int show_kept(al_store *store)
+{
+	al_store_kept *v = NULL;
+	uint64_t bytes[2] = {0, 0}, oldest = 0;
+	size_t n = 0, i, count[2] = {0, 0}, busy = 0;
+	int rc;
+
+	if ((rc = al_store_kept_list(store, &v, &n)) < 0)
+		return rc;
+	if (cli_json_active()) {
+		json_t *arr = cli_json_set_array(cli_json_root(), "kept");
+		for (i = 0; i < n; i++) {
+			json_t *o = cli_json_append_object(arr);
+			int up = v[i].kind == AL_STORE_KEPT_UPLOAD;
+
+			cli_json_set_str(o, "kind",
+			                 up ? "upload-session"
+			                    : "partial-download");
+			cli_json_set_str(o, "path", v[i].path);
+			cli_json_set_u64(o, "bytes", v[i].bytes);
+			cli_json_set_u64(o, "age_seconds", v[i].age_s);
+			cli_json_set_bool(o, "in_use", v[i].in_use);
+			cli_json_set_str(o, "digest", v[i].digest);
+			if (up && v[i].target != NULL) {
+				cli_json_set_str(o, "target", v[i].target);
+				cli_json_set_u64(o, "sent", v[i].done);
+				cli_json_set_u64(o, "size", v[i].size);
+			}
+		}
+	}
+	for (i = 0; i < n; i++) {
+		int up = v[i].kind == AL_STORE_KEPT_UPLOAD;
+
+		count[up]++;
+		bytes[up] += v[i].bytes;
+		busy += v[i].in_use != 0;
+		if (v[i].age_s > oldest)
+			oldest = v[i].age_s;
+	}
+	if (n > 0 && !cli_json_active())
+		printf(
+		    "kept to resume: %zu partial downloads (%llu bytes), %zu "
+		    "upload sessions (%llu bytes), %zu in use, the oldest "
+		    "%llu s old (airlock check --gc removes those not in "
+		    "use)\n",
+		    count[0], (unsigned long long)bytes[0], count[1],
+		    (unsigned long long)bytes[1], busy,
+		    (unsigned long long)oldest);
+	al_store_kept_free(v, n);
+	return 0;
 }
 
 /*
@@ -290,6 +356,11 @@ int cmd_check(int argc, char **argv)
 		code = EXIT_VERIFY;
 	if (json) {
 		json_result(&res, ctx.gc);
+		if ((rc = show_kept(store)) < 0)
+			code = cli_fail(rc,
+			                "cannot list what '%s' keeps to "
+			                "resume",
+			                store_path);
 		if ((rc = show_quarantine(store)) < 0)
 			code =
 			    cli_fail(rc, "cannot list the quarantine of '%s'",
@@ -314,6 +385,9 @@ int cmd_check(int argc, char **argv)
 		       (unsigned long long)res.removed,
 		       (unsigned long long)res.bytes_removed);
 	printf("\n");
+	if ((rc = show_kept(store)) < 0)
+		code = cli_fail(rc, "cannot list what '%s' keeps to resume",
+		                store_path);
 	if ((rc = show_quarantine(store)) < 0)
 		code = cli_fail(rc, "cannot list the quarantine of '%s'",
 		                store_path);
