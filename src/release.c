@@ -1,6 +1,7 @@
 /* release.c: release payloads: release-manifests/ (and manifests/) from
  * verified image layers (read through layer.c), image-references,
  * release-metadata. */
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -314,6 +315,46 @@ static int scan_entry(void *ud, al_layer *ly, const al_layer_entry *e)
 
 /* Read one verified layer (al_layer_walk) and apply it over r->files
  * and r->cvo. */
+/*
+ * The layers this process has read and found to hold nothing under
+ * release-manifests/ or manifests/: the base layers, most of a release
+ * image's bytes. A release opened again (a mirror opens one up to three
+ * times: plan, sigstore step, images; a push twice) reads only the layers
+ * that can matter. A digest names its content, so the answer never
+ * changes; the blob must still be in the store (al_store_has_blob: blobs
+ * are renamed into place only after their digest matched). Bounded: once
+ * full, no more are remembered.
+ */
+#define BARE_LAYERS_MAX 1024
+static pthread_mutex_t bare_lock = PTHREAD_MUTEX_INITIALIZER;
+static al_digest bare_layers[BARE_LAYERS_MAX];
+static size_t nbare_layers;
+
+static int bare_known(al_store *s, const al_digest *d)
+{
+	size_t i;
+	int found = 0;
+
+	pthread_mutex_lock(&bare_lock);
+	for (i = 0; i < nbare_layers && !found; i++)
+		found = al_digest_equal(&bare_layers[i], d);
+	pthread_mutex_unlock(&bare_lock);
+	return found && al_store_has_blob(s, d, NULL) == 1;
+}
+
+static int layer_is_bare(const struct layer *l)
+{
+	return l->add.n == 0 && l->nwh == 0 && !l->clear;
+}
+
+static void bare_remember(const al_digest *d)
+{
+	pthread_mutex_lock(&bare_lock);
+	if (nbare_layers < BARE_LAYERS_MAX)
+		bare_layers[nbare_layers++] = *d;
+	pthread_mutex_unlock(&bare_lock);
+}
+
 static int apply_layer(al_release *r, al_store *s, const al_descriptor *d)
 {
 	struct layer l, lc;
@@ -321,12 +362,18 @@ static int apply_layer(al_release *r, al_store *s, const al_descriptor *d)
 	size_t i;
 	int rc;
 
+	if (bare_known(s, &d->digest))
+		return 0;
 	memset(&l, 0, sizeof(l));
 	memset(&lc, 0, sizeof(lc));
 	sc.rl = &l;
 	sc.cl = &lc;
 	if ((rc = al_layer_walk(s, d, scan_entry, &sc)) < 0)
 		goto out;
+	if (layer_is_bare(&l) && layer_is_bare(&lc)) {
+		bare_remember(&d->digest);
+		goto out;
+	}
 	if (l.clear)
 		fileset_drop_all(&r->files);
 	for (i = 0; i < l.nwh; i++)
