@@ -473,6 +473,12 @@ static int summarise(const al_sig_fetch_result *res, const al_digest *release,
 static int check_args(const al_digest *release, const char *reference,
                       const al_sig_fetch_opts *opts)
 {
+	if (opts != NULL && opts->version > AL_SIG_FETCH_OPTS_VERSION)
+		return al_error_set(
+		    AL_EINVAL,
+		    "al_sig_fetch_opts version %u is newer than "
+		    "this library's (%u)",
+		    opts->version, AL_SIG_FETCH_OPTS_VERSION);
 	if (release == NULL || opts == NULL || opts->keyring == NULL ||
 	    opts->nsources == 0 || opts->sources == NULL)
 		return al_error_set(AL_EINVAL, "signature retrieval needs a "

@@ -7,8 +7,10 @@
 #include <string.h>
 
 #include "airlock/catalog.h"
+#include "airlock/delete.h"
 #include "airlock/error.h"
 #include "airlock/fs.h"
+#include "airlock/sig.h"
 #include "airlock/verify_image.h"
 #include "al_test.h"
 
@@ -168,6 +170,41 @@ static void test_verify_image__catalog_run_versions_and_list(void)
 	al_store_free(st);
 }
 
+/* The other entries whose options gained a version (docs/architecture.md
+ * "Options structs"). */
+static void test_verify_image__sig_fetch_and_delete_refuse_newer_versions(void)
+{
+	al_sig_fetch_opts fo = AL_SIG_FETCH_OPTS_INIT;
+	al_sig_fetch_result fr = AL_SIG_FETCH_RESULT_INIT;
+	al_delete_opts dopt = AL_DELETE_OPTS_INIT;
+	al_delete_result dr;
+	al_store_opts so = AL_STORE_OPTS_INIT;
+	al_store *st = NULL;
+	al_digest d;
+	const char *rel = "4.0.0";
+	char dir[1024];
+
+	memset(&d, 0, sizeof(d));
+	CU_ASSERT_EQUAL(fo.version, AL_SIG_FETCH_OPTS_VERSION);
+	fo.version = AL_SIG_FETCH_OPTS_VERSION + 1;
+	CU_ASSERT_EQUAL(al_sig_fetch(&fr, &d, "x", &fo), AL_EINVAL);
+	CU_ASSERT_PTR_NOT_NULL(strstr(al_error_message(), "newer"));
+	al_sig_fetch_result_clear(&fr);
+	snprintf(dir, sizeof(dir), "%s/del-store", al_test_tmpdir());
+	so.create = 1;
+	CU_ASSERT_EQUAL(al_store_open(&st, dir, &so), 0);
+	if (st == NULL)
+		return;
+	CU_ASSERT_EQUAL(dopt.version, AL_DELETE_OPTS_VERSION);
+	dopt.version = AL_DELETE_OPTS_VERSION + 1;
+	dopt.releases = &rel;
+	dopt.nreleases = 1;
+	CU_ASSERT_EQUAL(al_delete_run(st, &dopt, &dr), AL_EINVAL);
+	CU_ASSERT_PTR_NOT_NULL(strstr(al_error_message(), "newer"));
+	al_delete_result_clear(&dr);
+	al_store_free(st);
+}
+
 int main(void)
 {
 	static CU_TestInfo tests[] = {
@@ -180,6 +217,8 @@ int main(void)
 	    {"bad_image_is_an_event", test_verify_image__bad_image_is_an_event},
 	    {"catalog_run_versions_and_list",
 	     test_verify_image__catalog_run_versions_and_list},
+	    {"sig_fetch_and_delete_refuse_newer_versions",
+	     test_verify_image__sig_fetch_and_delete_refuse_newer_versions},
 	    CU_TEST_INFO_NULL,
 	};
 
