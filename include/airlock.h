@@ -31,5 +31,6 @@
 #include "airlock/pack.h"
 #include "airlock/cosign.h"
 #include "airlock/serve.h"
+#include "airlock/verify_image.h"
 
 #endif

@@ -1243,6 +1243,11 @@ int al_delete_run(al_store *s, const al_delete_opts *o, al_delete_result *res)
 	if (s == NULL || o == NULL || res == NULL)
 		return al_error_set(AL_EINVAL, "al_delete_run: NULL");
 	memset(res, 0, sizeof(*res));
+	if (o->version > AL_DELETE_OPTS_VERSION)
+		return al_error_set(AL_EINVAL,
+		                    "al_delete_opts version %u is newer than "
+		                    "this library's (%u)",
+		                    o->version, AL_DELETE_OPTS_VERSION);
 	memset(&d, 0, sizeof(d));
 	d.s = s;
 	d.o = o;

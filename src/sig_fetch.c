@@ -469,20 +469,16 @@ static int summarise(const al_sig_fetch_result *res, const al_digest *release,
 	return code;
 }
 
-int al_sig_fetch(al_sig_fetch_result *res, const al_digest *release,
-                 const char *reference, const al_sig_fetch_opts *opts)
+/* What al_sig_fetch refuses before any work. */
+static int check_args(const al_digest *release, const char *reference,
+                      const al_sig_fetch_opts *opts)
 {
-	fetch_shared sh;
-	pthread_condattr_t ca;
-	worker *ws = NULL;
-	al_deadline dl;
-	uint64_t t0 = al_clock_now_ms(), budget;
-	size_t i;
-	int rc, have_sync = 0;
-
-	if (res == NULL)
-		return al_error_set(AL_EINVAL, "no result to fill");
-	al_sig_fetch_result_clear(res);
+	if (opts != NULL && opts->version > AL_SIG_FETCH_OPTS_VERSION)
+		return al_error_set(
+		    AL_EINVAL,
+		    "al_sig_fetch_opts version %u is newer than "
+		    "this library's (%u)",
+		    opts->version, AL_SIG_FETCH_OPTS_VERSION);
 	if (release == NULL || opts == NULL || opts->keyring == NULL ||
 	    opts->nsources == 0 || opts->sources == NULL)
 		return al_error_set(AL_EINVAL, "signature retrieval needs a "
@@ -497,6 +493,48 @@ int al_sig_fetch(al_sig_fetch_result *res, const al_digest *release,
 		return al_error_set(AL_EINVAL,
 		                    "%zu signature sources given, at most %d",
 		                    opts->nsources, AL_SIG_MAX_SOURCES);
+	return 0;
+}
+
+/* The lock and the condition variable (on the monotonic clock) the
+ * workers and the waiter share. */
+static int sync_init(fetch_shared *sh)
+{
+	pthread_condattr_t ca;
+
+	if (pthread_condattr_init(&ca) != 0)
+		return al_error_set(AL_ENOMEM,
+		                    "cannot initialise a condition variable");
+	if (pthread_condattr_setclock(&ca, CLOCK_MONOTONIC) != 0 ||
+	    pthread_mutex_init(&sh->mu, NULL) != 0) {
+		pthread_condattr_destroy(&ca);
+		return al_error_set(AL_ENOMEM, "cannot initialise a lock");
+	}
+	if (pthread_cond_init(&sh->cv, &ca) != 0) {
+		pthread_condattr_destroy(&ca);
+		pthread_mutex_destroy(&sh->mu);
+		return al_error_set(AL_ENOMEM,
+		                    "cannot initialise a condition variable");
+	}
+	pthread_condattr_destroy(&ca);
+	return 0;
+}
+
+int al_sig_fetch(al_sig_fetch_result *res, const al_digest *release,
+                 const char *reference, const al_sig_fetch_opts *opts)
+{
+	fetch_shared sh;
+	worker *ws = NULL;
+	al_deadline dl;
+	uint64_t t0 = al_clock_now_ms(), budget;
+	size_t i;
+	int rc, have_sync = 0;
+
+	if (res == NULL)
+		return al_error_set(AL_EINVAL, "no result to fill");
+	al_sig_fetch_result_clear(res);
+	if ((rc = check_args(release, reference, opts)) < 0)
+		return rc;
 	memset(&sh, 0, sizeof(sh));
 	budget = opts->budget_ms != 0 ? opts->budget_ms : SIG_DEFAULT_BUDGET_MS;
 	dl = al_deadline_in(budget);
@@ -520,25 +558,8 @@ int al_sig_fetch(al_sig_fetch_result *res, const al_digest *release,
 	}
 	if ((rc = al_cancel_new(&sh.stop)) < 0)
 		goto out;
-	if (pthread_condattr_init(&ca) != 0) {
-		rc = al_error_set(AL_ENOMEM,
-		                  "cannot initialise a condition variable");
+	if ((rc = sync_init(&sh)) < 0)
 		goto out;
-	}
-	if (pthread_condattr_setclock(&ca, CLOCK_MONOTONIC) != 0 ||
-	    pthread_mutex_init(&sh.mu, NULL) != 0) {
-		pthread_condattr_destroy(&ca);
-		rc = al_error_set(AL_ENOMEM, "cannot initialise a lock");
-		goto out;
-	}
-	if (pthread_cond_init(&sh.cv, &ca) != 0) {
-		pthread_condattr_destroy(&ca);
-		pthread_mutex_destroy(&sh.mu);
-		rc = al_error_set(AL_ENOMEM,
-		                  "cannot initialise a condition variable");
-		goto out;
-	}
-	pthread_condattr_destroy(&ca);
 	have_sync = 1;
 	for (i = 0; i < opts->nsources; i++) {
 		worker *w = &ws[i];

@@ -9,6 +9,7 @@
 #include "imageset.h"
 #include "oci.h"
 #include "store.h"
+#include "transfer.h"
 
 AL_BEGIN_DECL
 
@@ -299,6 +300,116 @@ AL_EXPORT int al_catalog_semver_match(const char *range, const char *v);
 /* <0, 0, >0 as a precedes, equals or follows b; AL_EPARSE is reported as
  * *err (may be NULL) set to 1. */
 AL_EXPORT int al_catalog_semver_cmp(const char *a, const char *b, int *err);
+
+/* --- the whole of airlock catalog: al_catalog_run --------------------- */
+
+/* What al_catalog_run does. */
+typedef enum al_catalog_run_mode {
+	/* each mirror.operators[] entry of the imageset: (fetch,) filter,
+	 * rebuild, list the images it needs */
+	AL_CATALOG_RUN_FILTER = 0,
+	/* every operator catalog of the store, no imageset */
+	AL_CATALOG_RUN_LIST,
+} al_catalog_run_mode;
+
+/* What an event of al_catalog_run reports. */
+typedef enum al_catalog_run_event_kind {
+	/* could not do something; subject is the context (what was being
+	 * done), al_error_message() the reason, status the code */
+	AL_CATALOG_RUN_EV_FAILED,
+	/* an error said as it is (a failed image: subject, message; or
+	 * message alone) */
+	AL_CATALOG_RUN_EV_ERROR,
+	/* a warning: message */
+	AL_CATALOG_RUN_EV_WARNING,
+	/* a transfer run ended (its progress is over) */
+	AL_CATALOG_RUN_EV_TRANSFER_END,
+	/* what a transfer run moved: subject (what it was for), stats */
+	AL_CATALOG_RUN_EV_TRANSFERRED,
+	/* a catalog rebuilt: subject (its source name), target, packages,
+	 * bundles, digest */
+	AL_CATALOG_RUN_EV_REBUILT,
+	/* LIST: one catalog of the store: subject (its name), digest,
+	 * sqlite (1: an SQLite catalog, not supported; packages and bundles
+	 * unset), packages, bundles */
+	AL_CATALOG_RUN_EV_LISTED,
+	/* one entry, one listed catalog or the run's own set-up ended:
+	 * status (0 or the worst code), input (1: the configuration asks
+	 * for what the catalog lacks) */
+	AL_CATALOG_RUN_EV_DONE,
+} al_catalog_run_event_kind;
+
+/* One event; every pointer is borrowed for the callback's duration. */
+typedef struct al_catalog_run_event {
+	al_catalog_run_event_kind kind;
+	int status;
+	int input;
+	const char *subject;
+	const char *message;
+	const char *target;
+	size_t packages, bundles;
+	int sqlite;
+	al_digest digest;
+	const al_transfer_stats *stats;
+} al_catalog_run_event;
+
+typedef void (*al_catalog_run_fn)(void *ud, const al_catalog_run_event *ev);
+
+/* The version of al_catalog_run_opts this header describes. */
+#define AL_CATALOG_RUN_OPTS_VERSION 1
+
+/*
+ * How to run. Initialise from AL_CATALOG_RUN_OPTS_INIT and set fields by
+ * name; version: 0 reads as 1, a newer one than the library's is
+ * AL_EINVAL. Every pointer is borrowed.
+ */
+typedef struct al_catalog_run_opts {
+	unsigned version;
+	al_catalog_run_mode mode;
+	const char *platform; /* read (and rebuild) this platform's image;
+	                       * NULL: read linux/amd64, rebuild every one */
+	int dry_run;          /* filter and list, rebuild nothing */
+	const char *fbc;      /* write each selection as FBC under it */
+	/* write CatalogSource and ClusterCatalog YAML into resources, for
+	 * catalogs pushed under registry (both or neither) */
+	const char *resources;
+	const char *registry;
+	/* fetch each catalog into the store first, then every image its
+	 * selection needs, with these settings (the imageset's sources and
+	 * insecure registries added; every platform) */
+	int mirror;
+	const al_transfer_opts *transfer; /* NULL: defaults */
+	al_catalog_run_fn on_event;       /* may be NULL */
+	void *ud;
+} al_catalog_run_opts;
+
+#define AL_CATALOG_RUN_OPTS_INIT                                               \
+	{                                                                      \
+		.version = AL_CATALOG_RUN_OPTS_VERSION                         \
+	}
+
+/* The images every entry's selection needs, sorted, each once. Free with
+ * al_catalog_run_report_clear. */
+typedef struct al_catalog_run_report {
+	char **images;
+	size_t nimages;
+} al_catalog_run_report;
+
+/*
+ * airlock catalog over store (writable unless dry_run or LIST; imageset
+ * may be NULL for LIST): every failure and result is an event, each entry
+ * (each listed catalog) ends with a DONE event, and report (may be NULL)
+ * receives the images. Returns 0 once the run happened (the entries'
+ * outcomes are their DONE events), a negative status when its set-up
+ * failed (the transfer, listing the store: a FAILED and a DONE event
+ * said so), or AL_EINVAL without an event when opts are refused (a
+ * version newer than the library's, no imageset for FILTER, mirror with
+ * dry_run, resources without registry). Prints nothing.
+ */
+AL_EXPORT int al_catalog_run(al_store *store, const al_imageset *imageset,
+                             const al_catalog_run_opts *opts,
+                             al_catalog_run_report *report);
+AL_EXPORT void al_catalog_run_report_clear(al_catalog_run_report *report);
 
 AL_END_DECL
 

@@ -64,7 +64,14 @@ typedef struct al_delete_config {
 AL_EXPORT int al_delete_config_load(al_delete_config **out, const char *path);
 AL_EXPORT void al_delete_config_free(al_delete_config *cfg);
 
+/* The version of al_delete_opts this header describes. */
+#define AL_DELETE_OPTS_VERSION 1
+
 typedef struct al_delete_opts {
+	/* AL_DELETE_OPTS_VERSION of the caller's header (0, a zeroed struct,
+	 * reads as 1; a newer one than the library's is AL_EINVAL;
+	 * docs/architecture.md "Options structs") */
+	unsigned version;
 	/* releases by version ("4.14.1") or digest ("sha256:...") */
 	const char *const *releases;
 	size_t nreleases;
@@ -91,7 +98,7 @@ typedef struct al_delete_opts {
 
 #define AL_DELETE_OPTS_INIT                                                    \
 	{                                                                      \
-		.releases = NULL                                               \
+		.version = AL_DELETE_OPTS_VERSION                              \
 	}
 
 /* What a delete did (dry run: would do). Free with al_delete_result_clear. */

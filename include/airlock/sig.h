@@ -343,7 +343,14 @@ typedef struct al_sig_verified {
 	al_sig_info info;
 } al_sig_verified;
 
+/* The version of al_sig_fetch_opts this header describes. */
+#define AL_SIG_FETCH_OPTS_VERSION 1
+
+/* version: AL_SIG_FETCH_OPTS_VERSION of the caller's header (0, a zeroed
+ * struct, reads as 1; a newer one than the library's is AL_EINVAL;
+ * docs/architecture.md "Options structs"). */
 typedef struct al_sig_fetch_opts {
+	unsigned version;
 	const al_sig_source *sources;
 	size_t nsources;
 	const al_pgp_keyring *keyring; /* required */
@@ -363,10 +370,10 @@ typedef struct al_sig_fetch_opts {
 	al_cancel *cancel; /* caller's cancellation (borrowed, may be NULL) */
 } al_sig_fetch_opts;
 
-/* Every field zero / NULL: the defaults; set fields by name. */
+/* Every other field zero / NULL: the defaults; set fields by name. */
 #define AL_SIG_FETCH_OPTS_INIT                                                 \
 	{                                                                      \
-		.sources = NULL                                                \
+		.version = AL_SIG_FETCH_OPTS_VERSION                           \
 	}
 
 /* Filled by al_sig_fetch even on failure; clear with al_sig_fetch_result_clear.

@@ -27,7 +27,7 @@ LAYERS = [
     ("formats", "ref oci pgp imageset certsd http helm bcrypt"),
     ("services", "auth registry regconf store layer release kres kube layout"),
     ("domain", "sig graph transfer catalog cosign"),
-    ("workflows", "mirror pack update delete serve"),
+    ("workflows", "mirror pack update delete serve verify"),
 ]
 LAYER_OF = {}
 for i, (_, mods) in enumerate(LAYERS):

@@ -4,10 +4,7 @@
 #include <string.h>
 
 #include "airlock/catalog.h"
-#include "airlock/fs.h"
 #include "airlock/imageset.h"
-#include "airlock/ref.h"
-#include "airlock/transfer.h"
 #include "cli_esc.h"
 #include "cli.h"
 #include "cli_resources.h"
@@ -77,269 +74,190 @@ static const char catalog_help[] =
     "3 runtime\n"
     "error.\n";
 
-static int write_resources(const char *dir, const char *registry,
-                           const char *repo_path, const char *dst)
-{
-	const char *tag = strrchr(dst, ':');
-	char *image = al_sprintf("%s/%s%s", registry, repo_path, tag);
-	char *cs = al_catalog_resource_name("cs", image != NULL ? image : "");
-	char *cc = al_catalog_resource_name("cc", image != NULL ? image : "");
-	char *p1 = NULL, *p2 = NULL;
-	al_buf b1 = AL_BUF_INIT(1 << 20), b2 = AL_BUF_INIT(1 << 20);
-	int rc;
+/* What the events of one run come to: the worst exit status. */
+typedef struct cat_state {
+	cli_common *cc;
+	int code;
+} cat_state;
 
-	if (image == NULL || cs == NULL || cc == NULL) {
-		rc = AL_ENOMEM;
-		goto out;
-	}
-	/* oc-mirror v2's file names: the resource name, ".yaml"
-	 * (clusterresources generateCatalogSource, generateClusterCatalog) */
-	p1 = al_sprintf("%s/%s.yaml", dir, cs);
-	p2 = al_sprintf("%s/%s.yaml", dir, cc);
-	if (p1 == NULL || p2 == NULL) {
-		rc = AL_ENOMEM;
-		goto out;
-	}
-	if ((rc = al_fs_mkdir_p(dir, 0755)) < 0 ||
-	    (rc = al_catalog_source_yaml(&b1, cs, image, NULL)) < 0 ||
-	    (rc = al_cluster_catalog_yaml(&b2, cc, image)) < 0 ||
-	    (rc = al_fs_write_atomic(p1, b1.ptr, b1.len)) < 0 ||
-	    (rc = al_fs_write_atomic(p2, b2.ptr, b2.len)) < 0)
-		cli_fail(rc, "cannot write resources into '%s'", dir);
-out:
-	if (rc == AL_ENOMEM)
-		cli_error("out of memory");
-	free(image);
-	free(cs);
-	free(cc);
-	free(p1);
-	free(p2);
-	al_buf_free(&b1);
-	al_buf_free(&b2);
-	return rc;
+static void transferred(const cli_common *cc, const al_catalog_run_event *ev)
+{
+	char b[32];
+
+	if (cc->quiet)
+		return;
+	fprintf(stderr,
+	        "airlock: %s: %llu images, %llu blobs transferred (%s), "
+	        "%llu already present\n",
+	        ev->subject, (unsigned long long)ev->stats->images,
+	        (unsigned long long)ev->stats->blobs_transferred,
+	        cli_bytes(ev->stats->bytes_transferred, b, sizeof(b)),
+	        (unsigned long long)ev->stats->blobs_present);
 }
 
-static int cmp_str(const void *a, const void *b)
+/* Print one event of al_catalog_run; keep the worst exit status. */
+static void on_event(void *ud, const al_catalog_run_event *ev)
 {
-	return strcmp(*(const char *const *)a, *(const char *const *)b);
-}
+	cat_state *st = ud;
+	char ds[AL_DIGEST_STRMAX];
 
-/* Run the transfer t over what is queued; report each failed image. */
-static int run_transfer(al_transfer *t, cli_common *cc, const char *what)
-{
-	al_transfer_stats st;
-	size_t i;
-	int rc, worst = 0;
-
-	memset(&st, 0, sizeof(st));
-	rc = al_transfer_run(t, &st);
-	cli_progress_done(cc);
-	for (i = 0; rc < 0 && i < al_transfer_count(t); i++) {
-		const char *msg = NULL;
-		int status = 0;
-
-		al_transfer_result(t, (int)i, &status, NULL, NULL, &msg);
-		if (status < 0) {
-			cli_error("%s: %s", what, msg != NULL ? msg : "");
-			if (worst == 0 || status == AL_EVERIFY)
-				worst = status;
-		}
-	}
-	if (!cc->quiet) {
-		char b[32];
-
-		fprintf(
-		    stderr,
-		    "airlock: %s: %llu images, %llu blobs transferred (%s), "
-		    "%llu already present\n",
-		    what, (unsigned long long)st.images,
-		    (unsigned long long)st.blobs_transferred,
-		    cli_bytes(st.bytes_transferred, b, sizeof(b)),
-		    (unsigned long long)st.blobs_present);
-	}
-	return rc < 0 ? (worst < 0 ? worst : rc) : 0;
-}
-
-/* Queue s (a docker reference, or oci:) for the store under dst_name
- * (NULL: its own name). */
-static int queue_image(al_transfer *t, const char *s, const char *dst_name)
-{
-	char *with =
-	    al_str_startswith(s, "docker://") || al_str_startswith(s, "oci:")
-	        ? al_strdup(s)
-	        : al_sprintf("docker://%s", s);
-	al_imgref r;
-	int rc;
-
-	memset(&r, 0, sizeof(r));
-	if (with == NULL)
-		return AL_ENOMEM;
-	rc = al_imgref_parse(&r, with);
-	if (rc == 0)
-		rc = al_transfer_add(t, &r, dst_name);
-	if (rc < 0)
-		cli_fail(rc, "cannot queue '%s'", s);
-	al_imgref_clear(&r);
-	free(with);
-	return rc < 0 ? rc : 0;
-}
-
-/* One mirror.operators[] entry; appends its images to *all. t (may be
- * NULL): fetch the catalog and the images it needs into s. Returns an exit
- * status: a configuration asking for what the catalog lacks is a
- * configuration error (2), the rest goes through the exit-code map. */
-static int do_one(al_store *s, const al_imageset *cfg,
-                  const al_imageset_operator *op, const char *fbc,
-                  const char *resources, const char *registry,
-                  const char *platform, int dry_run, char ***all, size_t *nall,
-                  al_transfer *t, cli_common *cc)
-{
-	al_catalog_selection *sel = NULL;
-	char *src = NULL, *dst = NULL, *repo = NULL;
-	size_t i;
-	int rc, input = 0;
-
-	if ((rc = al_catalog_names(op, &src, &dst, &repo)) < 0) {
-		cli_fail(rc, "%s:%zu", cfg->path, op->line);
-		goto out;
-	}
-	if (t != NULL) {
-		/* the catalog image first: it may have moved since last time */
-		if ((rc = queue_image(t, op->catalog, src)) < 0 ||
-		    (rc = run_transfer(t, cc, op->catalog)) < 0)
-			goto out;
-	}
-	if ((rc = al_catalog_select(&sel, s, op, platform, !dry_run)) < 0) {
-		cli_fail(rc, "%s:%zu", cfg->path, op->line);
-		if (rc == AL_ENOTFOUND) {
-			al_store_image img;
-
-			memset(&img, 0, sizeof(img));
-			/* the catalog is there: the configuration asks for
-			 * something it does not have */
-			if (al_store_find(s, src, &img) == 0)
-				input = 1;
-			al_store_image_clear(&img);
-		}
-		goto out;
-	}
-	for (i = 0; i < al_catalog_unresolved_count(sel->filtered); i++)
-		cli_warn("catalog '%s': %s", src,
-		         al_catalog_unresolved_at(sel->filtered, i));
-	{
-		size_t ntag = 0, first = 0;
-
-		/* catalogs name their images by digest; a tag can move */
-		for (i = 0; i < sel->nimages; i++) {
-			if (strchr(sel->images[i], '@') == NULL && ntag++ == 0)
-				first = i;
-		}
-		if (ntag > 0)
-			cli_warn(
-			    "catalog '%s': %zu images are referenced by tag, "
-			    "not digest (the first: '%s')",
-			    src, ntag, sel->images[first]);
-	}
-	if (t != NULL) {
-		char *what = al_sprintf("images of catalog '%s'", src);
-
-		for (i = 0; i < sel->nimages && rc == 0; i++)
-			rc = queue_image(t, sel->images[i], NULL);
-		if (rc == 0)
-			rc = run_transfer(t, cc, what != NULL ? what : src);
-		free(what);
-		if (rc < 0)
-			goto out;
-	}
-	for (i = 0; i < sel->nimages; i++) {
-		char **nv = realloc(*all, (*nall + 1) * sizeof(*nv));
-
-		if (nv == NULL) {
-			rc = AL_ENOMEM;
-			cli_error("out of memory");
-			goto out;
-		}
-		*all = nv;
-		(*all)[(*nall)++] = sel->images[i];
-		sel->images[i] = NULL;
-	}
-	if (fbc != NULL) {
-		char *sub = al_catalog_resource_name("fbc", dst);
-		char *d =
-		    sub != NULL ? al_sprintf("%s/%s", fbc, sub + 4) : NULL;
-
-		rc = d != NULL ? al_catalog_write_dir(sel->filtered, d)
-		               : AL_ENOMEM;
-		if (rc < 0)
-			cli_fail(rc, "cannot write the catalog into '%s'", fbc);
-		free(sub);
-		free(d);
-		if (rc < 0)
-			goto out;
-	}
-	if (resources != NULL &&
-	    (rc = write_resources(resources, registry, repo, dst)) < 0)
-		goto out;
-	if (!dry_run) {
-		char ds[AL_DIGEST_STRMAX];
-
+	al_digest_str(&ev->digest, ds);
+	switch (ev->kind) {
+	case AL_CATALOG_RUN_EV_FAILED:
+		(void)cli_fail(ev->status, "%s", ev->subject);
+		break;
+	case AL_CATALOG_RUN_EV_ERROR:
+		if (ev->subject != NULL)
+			cli_error("%s: %s", ev->subject, ev->message);
+		else
+			cli_error("%s", ev->message);
+		break;
+	case AL_CATALOG_RUN_EV_WARNING:
+		cli_warn("%s", ev->message);
+		break;
+	case AL_CATALOG_RUN_EV_TRANSFER_END:
+		cli_progress_done(st->cc);
+		break;
+	case AL_CATALOG_RUN_EV_TRANSFERRED:
+		transferred(st->cc, ev);
+		break;
+	case AL_CATALOG_RUN_EV_REBUILT:
 		fprintf(stderr,
 		        "airlock: catalog '%s': %zu packages, %zu "
 		        "bundles -> '%s' (%s)\n",
-		        src, al_catalog_package_count(sel->filtered),
-		        al_catalog_bundle_count(sel->filtered), dst,
-		        al_digest_str(&sel->rebuilt.digest, ds));
+		        ev->subject, ev->packages, ev->bundles, ev->target, ds);
+		break;
+	case AL_CATALOG_RUN_EV_LISTED:
+		if (ev->sqlite)
+			printf("%s %s sqlite (not supported)\n",
+			       cli_esc(ev->subject), ds);
+		else
+			printf("%s %s fbc packages=%zu bundles=%zu\n",
+			       cli_esc(ev->subject), ds, ev->packages,
+			       ev->bundles);
+		break;
+	case AL_CATALOG_RUN_EV_DONE:
+		if (ev->status < 0)
+			st->code = cli_worst(
+			    st->code, ev->input
+			                  ? cli_input_exit_code(ev->status)
+			                  : cli_exit_code(ev->status));
+		break;
 	}
-out:
-	al_catalog_selection_free(sel);
-	free(src);
-	free(dst);
-	free(repo);
-	if (rc == 0)
-		return EXIT_OK;
-	return input ? cli_input_exit_code(rc) : cli_exit_code(rc);
+}
+
+/* Run the library's catalog over store; print the images; an exit
+ * status. */
+static int run(cli_common *cc, al_store *store, const al_imageset *cfg,
+               al_catalog_run_opts *o)
+{
+	cat_state st = {.cc = cc, .code = EXIT_OK};
+	al_catalog_run_report rep;
+	size_t i;
+	int rc;
+
+	o->on_event = on_event;
+	o->ud = &st;
+	rc = al_catalog_run(store, cfg, o, &rep);
+	if (rc < 0 && st.code == EXIT_OK)
+		st.code = cli_fail(rc, "catalog");
+	for (i = 0; i < rep.nimages; i++) {
+		if (printf("%s\n", cli_esc(rep.images[i])) < 0)
+			st.code = EXIT_RUNTIME;
+	}
+	al_catalog_run_report_clear(&rep);
+	if (rc < 0 && o->mode == AL_CATALOG_RUN_FILTER)
+		return st.code;
+	if (fflush(stdout) != 0) {
+		cli_error("cannot write to stdout");
+		st.code = EXIT_RUNTIME;
+	}
+	return st.code;
+}
+
+/* The checks of the options before any work; an exit status. */
+static int check_opts(const al_catalog_run_opts *o, const char *store_path,
+                      const char *config, int nargs, const char *arg)
+{
+	int code;
+
+	if (store_path == NULL || config == NULL)
+		return cli_usage_error("catalog",
+		                       "--store DIR and --config FILE are "
+		                       "required");
+	if (nargs != 0)
+		return cli_usage_error("catalog", "unexpected argument '%s'",
+		                       arg);
+	if (o->mirror && o->dry_run)
+		return cli_usage_error(
+		    "catalog", "--mirror and --dry-run exclude each other");
+	if ((o->resources == NULL) != (o->registry == NULL))
+		return cli_usage_error("catalog", "--resources and --registry "
+		                                  "go together");
+	/* output options before any network work (cli_resources.c) */
+	if ((code = cli_check_registry_opt("catalog", "--registry",
+	                                   o->registry)) != EXIT_OK ||
+	    (code = cli_check_out_dir("catalog", "--resources",
+	                              o->resources)) != EXIT_OK ||
+	    (code = cli_check_out_dir("catalog", "--fbc", o->fbc)) != EXIT_OK)
+		return code;
+	return EXIT_OK;
 }
 
 /* airlock catalog list: the catalogs of a store. */
-static int list_catalogs(al_store *store, const char *platform)
+static int list(cli_common *cc, const char *store_path, al_catalog_run_opts *o)
 {
-	al_store_image *imgs = NULL;
-	size_t n = 0, i;
+	al_store_opts so = AL_STORE_OPTS_INIT;
+	al_store *store = NULL;
+	int rc, code;
+
+	if (store_path == NULL)
+		return cli_usage_error("catalog", "--store DIR is required");
+	so.readonly = 1;
+	if ((rc = al_store_open(&store, store_path, &so)) < 0)
+		return cli_fail(rc, "cannot open store '%s'", store_path);
+	o->mode = AL_CATALOG_RUN_LIST;
+	code = run(cc, store, NULL, o);
+	al_store_free(store);
+	return code;
+}
+
+/* airlock catalog filter, the options checked. */
+static int filter(cli_common *cc, const char *store_path, const char *config,
+                  al_catalog_run_opts *o)
+{
+	al_store_opts so = AL_STORE_OPTS_INIT;
+	al_transfer_opts to;
+	al_imageset *cfg = NULL;
+	al_store *store = NULL;
 	int rc, code = EXIT_OK;
 
-	if ((rc = al_store_list(store, &imgs, &n)) < 0)
-		return cli_fail(rc, "cannot list the store");
-	for (i = 0; i < n; i++) {
-		char ds[AL_DIGEST_STRMAX];
-		al_catalog *c = NULL;
-		int kind = al_catalog_image_kind(store, &imgs[i].desc.digest,
-		                                 platform);
-
-		al_digest_str(&imgs[i].desc.digest, ds);
-		if (kind == 2) {
-			printf("%s %s sqlite (not supported)\n",
-			       cli_esc(imgs[i].name), ds);
-			continue;
-		}
-		if (kind != 1)
-			continue;
-		rc = al_catalog_open_image(&c, NULL, store,
-		                           &imgs[i].desc.digest, platform);
-		if (rc < 0) {
-			code = cli_worst(
-			    code, cli_fail(rc, "catalog '%s'", imgs[i].name));
-			continue;
-		}
-		printf("%s %s fbc packages=%zu bundles=%zu\n",
-		       cli_esc(imgs[i].name), ds, al_catalog_package_count(c),
-		       al_catalog_bundle_count(c));
-		al_catalog_free(c);
+	if ((rc = al_imageset_load_ex(&cfg, config, AL_IMAGESET_OPERATORS)) <
+	    0) {
+		code = cli_input_fail(rc, "cannot load '%s'", config);
+		goto out;
 	}
-	al_store_images_free(imgs, n);
-	if (fflush(stdout) != 0) {
-		cli_error("cannot write to stdout");
-		code = EXIT_RUNTIME;
+	if (cfg->noperators == 0) {
+		cli_error("'%s' has no mirror.operators", config);
+		code = EXIT_USAGE;
+		goto out;
 	}
+	so.readonly = o->dry_run;
+	so.create = o->mirror;
+	if ((rc = al_store_open(&store, store_path, &so)) < 0) {
+		code = cli_fail(rc, "cannot open store '%s'", store_path);
+		goto out;
+	}
+	if (o->mirror) {
+		if ((code = cli_common_start(cc)) != EXIT_OK)
+			goto out;
+		cli_transfer_opts(cc, &to);
+		o->transfer = &to;
+	}
+	code = run(cc, store, cfg, o);
+out:
+	al_store_free(store);
+	al_imageset_free(cfg);
 	return code;
 }
 
@@ -358,18 +276,9 @@ int cmd_catalog(int argc, char **argv)
 	    {NULL, 0, NULL, 0},
 	};
 	cli_common cc;
-	al_transfer_opts to;
-	al_transfer *t = NULL;
-	const char **insecure = NULL;
-	int mirror = 0;
-	const char *store_path = NULL, *config = NULL, *fbc = NULL;
-	const char *resources = NULL, *registry = NULL, *platform = NULL;
-	al_store_opts so = {.readonly = 0};
-	al_imageset *cfg = NULL;
-	al_store *store = NULL;
-	char **all = NULL;
-	size_t nall = 0, i;
-	int opt, rc, dry_run = 0, list = 0, code = EXIT_OK;
+	al_catalog_run_opts o = AL_CATALOG_RUN_OPTS_INIT;
+	const char *store_path = NULL, *config = NULL;
+	int opt, is_list = 0, code = EXIT_OK;
 
 	cli_common_init(&cc);
 
@@ -379,7 +288,7 @@ int cmd_catalog(int argc, char **argv)
 		return EXIT_OK;
 	}
 	if (argc >= 2 && strcmp(argv[1], "list") == 0)
-		list = 1;
+		is_list = 1;
 	else if (argc < 2 || strcmp(argv[1], "filter") != 0)
 		return cli_usage_error("catalog",
 		                       "the subcommand is 'filter' or 'list'");
@@ -399,123 +308,34 @@ int cmd_catalog(int argc, char **argv)
 			config = optarg;
 			break;
 		case OPT_FBC:
-			fbc = optarg;
+			o.fbc = optarg;
 			break;
 		case OPT_RESOURCES:
-			resources = optarg;
+			o.resources = optarg;
 			break;
 		case OPT_REGISTRY:
-			registry = optarg;
+			o.registry = optarg;
 			break;
 		case OPT_PLATFORM:
-			platform = optarg;
+			o.platform = optarg;
 			break;
 		case OPT_DRY_RUN:
-			dry_run = 1;
-			so.readonly = 1;
+			o.dry_run = 1;
 			break;
 		case OPT_MIRROR:
-			mirror = 1;
+			o.mirror = 1;
 			break;
 		default:
 			return EXIT_USAGE;
 		}
 	}
 	cli_log_start(&cc);
-	if (list) {
-		if (store_path == NULL)
-			return cli_usage_error("catalog",
-			                       "--store DIR is required");
-		so.readonly = 1;
-		if ((rc = al_store_open(&store, store_path, &so)) < 0) {
-			return cli_fail(rc, "cannot open store '%s'",
-			                store_path);
-		}
-		code = list_catalogs(store, platform);
-		al_store_free(store);
+	if (is_list)
+		return list(&cc, store_path, &o);
+	if ((code = check_opts(&o, store_path, config, argc - optind,
+	                       argv[optind])) != EXIT_OK)
 		return code;
-	}
-	if (store_path == NULL || config == NULL)
-		return cli_usage_error("catalog",
-		                       "--store DIR and --config FILE are "
-		                       "required");
-	if (argc != optind)
-		return cli_usage_error("catalog", "unexpected argument '%s'",
-		                       argv[optind]);
-	if (mirror && dry_run)
-		return cli_usage_error(
-		    "catalog", "--mirror and --dry-run exclude each other");
-	if ((resources == NULL) != (registry == NULL))
-		return cli_usage_error("catalog", "--resources and --registry "
-		                                  "go together");
-	/* output options before any network work (cli_resources.c) */
-	if ((code = cli_check_registry_opt("catalog", "--registry",
-	                                   registry)) != EXIT_OK ||
-	    (code = cli_check_out_dir("catalog", "--resources", resources)) !=
-	        EXIT_OK ||
-	    (code = cli_check_out_dir("catalog", "--fbc", fbc)) != EXIT_OK)
-		return code;
-	if ((rc = al_imageset_load_ex(&cfg, config, AL_IMAGESET_OPERATORS)) <
-	    0) {
-		code = cli_input_fail(rc, "cannot load '%s'", config);
-		goto out;
-	}
-	if (cfg->noperators == 0) {
-		cli_error("'%s' has no mirror.operators", config);
-		code = EXIT_USAGE;
-		goto out;
-	}
-	so.create = mirror;
-	if ((rc = al_store_open(&store, store_path, &so)) < 0) {
-		code = cli_fail(rc, "cannot open store '%s'", store_path);
-		goto out;
-	}
-	if (mirror) {
-		if ((code = cli_common_start(&cc)) != EXIT_OK)
-			goto out;
-		cli_transfer_opts(&cc, &to);
-		to.sources = cfg->sources;
-		to.nsources = cfg->nsources;
-		to.platform = NULL; /* every platform, as airlock mirror */
-		insecure = calloc(cfg->ninsecure + 1, sizeof(*insecure));
-		if (insecure == NULL) {
-			cli_error("out of memory");
-			code = EXIT_RUNTIME;
-			goto out;
-		}
-		for (i = 0; i < cfg->ninsecure; i++)
-			insecure[i] = cfg->insecure[i];
-		to.insecure_hosts = insecure;
-		if ((rc = al_transfer_new_to_store(&t, store, &to)) < 0) {
-			code = cli_fail(rc, "cannot start the transfer");
-			goto out;
-		}
-	}
-	for (i = 0; i < cfg->noperators; i++) {
-		rc = do_one(store, cfg, &cfg->operators[i], fbc, resources,
-		            registry, platform, dry_run, &all, &nall, t, &cc);
-		code = cli_worst(code, rc);
-	}
-	if (nall > 1)
-		qsort(all, nall, sizeof(*all), cmp_str);
-	for (i = 0; i < nall; i++) {
-		if (i > 0 && strcmp(all[i], all[i - 1]) == 0)
-			continue;
-		if (printf("%s\n", cli_esc(all[i])) < 0)
-			code = EXIT_RUNTIME;
-	}
-	if (fflush(stdout) != 0) {
-		cli_error("cannot write to stdout");
-		code = EXIT_RUNTIME;
-	}
-out:
-	for (i = 0; i < nall; i++)
-		free(all[i]);
-	free(all);
-	al_transfer_free(t);
-	free(insecure);
-	al_store_free(store);
-	al_imageset_free(cfg);
+	code = filter(&cc, store_path, config, &o);
 	cli_common_finish(&cc);
 	return code;
 }

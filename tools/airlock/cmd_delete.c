@@ -81,6 +81,47 @@ static int push_str(const char ***list, size_t *n, const char *s)
 	return 0;
 }
 
+/* What al_delete_run did (or would do), and what the registry keeps. */
+static void print_result(const cli_common *c, const al_delete_opts *o,
+                         const al_delete_result *res)
+{
+	char b[32];
+	size_t i;
+
+	for (i = 0; i < res->nreleases; i++)
+		printf("%s release %s\n",
+		       o->dry_run ? "would delete" : "deleted",
+		       cli_esc(res->releases[i]));
+	for (i = 0; i < res->nnames; i++)
+		printf("%s name %s\n", o->dry_run ? "would delete" : "deleted",
+		       cli_esc(res->names[i]));
+	for (i = 0; i < res->nregistry_manifests; i++)
+		printf("%s manifest %s\n",
+		       o->dry_run ? "would delete" : "deleted",
+		       cli_esc(res->registry_manifests[i]));
+	printf("%s %zu releases, %zu names: %s %llu blobs (%llu bytes, %s)\n",
+	       o->dry_run ? "would delete" : "deleted", res->nreleases,
+	       res->nnames, o->dry_run ? "would free" : "freed",
+	       (unsigned long long)res->blobs_freed,
+	       (unsigned long long)res->bytes_freed,
+	       cli_bytes(res->bytes_freed, b, sizeof(b)));
+	if (o->registry != NULL && !o->dry_run &&
+	    res->nregistry_manifests > 0 &&
+	    res->registry_gone == res->nregistry_manifests)
+		cli_warn("none of the %zu manifests was in %s: is that where "
+		         "'airlock push' put this store?",
+		         res->nregistry_manifests, o->registry);
+	if (o->registry != NULL && !o->dry_run && !c->quiet)
+		fprintf(stderr,
+		        "airlock: deleted %zu manifests from the registry (%zu "
+		        "were gone already); its blobs stay until the "
+		        "registry's own garbage collection runs (docker-"
+		        "registry garbage-collect CONFIG; quay and Harbor: "
+		        "their scheduled gc)\n",
+		        res->nregistry_manifests - res->registry_gone,
+		        res->registry_gone);
+}
+
 int cmd_delete(int argc, char **argv)
 {
 	static const struct option longopts[] = {
@@ -104,8 +145,7 @@ int cmd_delete(int argc, char **argv)
 	al_transfer_opts to;
 	const char *store_path = NULL, *config = NULL, *layout = NULL;
 	const char **images = NULL, **states = NULL;
-	size_t nimages = 0, nstates = 0, i;
-	char b[32];
+	size_t nimages = 0, nstates = 0;
 	int opt, rc, code = EXIT_OK;
 
 	memset(&res, 0, sizeof(res));
@@ -209,37 +249,7 @@ int cmd_delete(int argc, char **argv)
 		    cli_fail(rc, "cannot delete from store '%s'", store_path);
 		goto out;
 	}
-	for (i = 0; i < res.nreleases; i++)
-		printf("%s release %s\n",
-		       o.dry_run ? "would delete" : "deleted",
-		       cli_esc(res.releases[i]));
-	for (i = 0; i < res.nnames; i++)
-		printf("%s name %s\n", o.dry_run ? "would delete" : "deleted",
-		       cli_esc(res.names[i]));
-	for (i = 0; i < res.nregistry_manifests; i++)
-		printf("%s manifest %s\n",
-		       o.dry_run ? "would delete" : "deleted",
-		       cli_esc(res.registry_manifests[i]));
-	printf("%s %zu releases, %zu names: %s %llu blobs (%llu bytes, %s)\n",
-	       o.dry_run ? "would delete" : "deleted", res.nreleases,
-	       res.nnames, o.dry_run ? "would free" : "freed",
-	       (unsigned long long)res.blobs_freed,
-	       (unsigned long long)res.bytes_freed,
-	       cli_bytes(res.bytes_freed, b, sizeof(b)));
-	if (o.registry != NULL && !o.dry_run && res.nregistry_manifests > 0 &&
-	    res.registry_gone == res.nregistry_manifests)
-		cli_warn("none of the %zu manifests was in %s: is that where "
-		         "'airlock push' put this store?",
-		         res.nregistry_manifests, o.registry);
-	if (o.registry != NULL && !o.dry_run && !c.quiet)
-		fprintf(stderr,
-		        "airlock: deleted %zu manifests from the registry (%zu "
-		        "were gone already); its blobs stay until the "
-		        "registry's own garbage collection runs (docker-"
-		        "registry garbage-collect CONFIG; quay and Harbor: "
-		        "their scheduled gc)\n",
-		        res.nregistry_manifests - res.registry_gone,
-		        res.registry_gone);
+	print_result(&c, &o, &res);
 	goto out;
 oom:
 	cli_error("out of memory");

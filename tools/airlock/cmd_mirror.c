@@ -1,5 +1,6 @@
 /* cmd_mirror.c: airlock mirror: releases, component images and additional
  * images into a store. */
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -201,6 +202,74 @@ static const char mirror_help_sig[] =
     "3 runtime error (every image is attempted; the errors are listed on "
     "stderr).\n";
 
+/* Everything the command line gives: the library's options and the
+ * CLI's own output and lifecycle options. */
+typedef struct mirror_args {
+	const char *config, *store_path;
+	const char **keyrings, **sigstores, **images;
+	size_t nkeyrings, nsigstores, nimages;
+	al_mirror_opts mo;
+	/* output options (cli_mirror_out.c) */
+	const char *cr_dir, *cr_registry;
+	int json, cr_ocm, cr_icsp;
+	al_mirror_lifecycle lc;
+	cli_mirror_to mt;       /* --to (cli_push.c) */
+	cli_mirror_retry retry; /* --retry FILE (cli_mirror_retry.c) */
+	/* --dest-tls-verify=false: the --to registry only */
+	int dest_tls_off;
+} mirror_args;
+
+/* How a plain option sets its field of mirror_args. */
+typedef enum {
+	SET_STR,    /* the value, at off */
+	SET_ON,     /* 1, at off (an int) */
+	SET_FLAG,   /* bit into mo.flags */
+	SET_KFLAG,  /* bit into mo.keyring_flags */
+	PUSH_LIST,  /* appended to the list at off, its count at noff */
+	SET_NOTHING /* accepted, does nothing */
+} opt_kind;
+
+static const struct mirror_opt {
+	int opt;
+	opt_kind kind;
+	size_t off, noff;
+	unsigned bit;
+} mirror_opts[] = {
+    {'c', SET_STR, offsetof(mirror_args, config), 0, 0},
+    {OPT_STORE, SET_STR, offsetof(mirror_args, store_path), 0, 0},
+    {OPT_IMAGE, PUSH_LIST, offsetof(mirror_args, images),
+     offsetof(mirror_args, nimages), 0},
+    {OPT_KEYRING, PUSH_LIST, offsetof(mirror_args, keyrings),
+     offsetof(mirror_args, nkeyrings), 0},
+    {OPT_SIG_STORE, PUSH_LIST, offsetof(mirror_args, sigstores),
+     offsetof(mirror_args, nsigstores), 0},
+    {OPT_PLATFORM, SET_STR, offsetof(mirror_args, mo.platform), 0, 0},
+    {OPT_GRAPH_URL, SET_STR, offsetof(mirror_args, mo.graph_url), 0, 0},
+    {OPT_GRAPH_FILE, SET_STR, offsetof(mirror_args, mo.graph_file), 0, 0},
+    {OPT_SIG_TIMEOUT, SET_STR, offsetof(mirror_args, mo.signature_timeout), 0,
+     0},
+    {OPT_IDENTITY_POLICY, SET_STR, offsetof(mirror_args, mo.identity_policy), 0,
+     0},
+    {OPT_SIGSTORE_POLICY, SET_STR, offsetof(mirror_args, mo.sigstore_policy), 0,
+     0},
+    {OPT_TRUSTED_ROOT, SET_STR, offsetof(mirror_args, mo.sigstore_trusted_root),
+     0, 0},
+    {OPT_ALLOW_UNSIGNED, SET_FLAG, 0, 0, AL_MIRROR_ALLOW_UNSIGNED},
+    {OPT_REQUIRE_ALL, SET_FLAG, 0, 0, AL_MIRROR_REQUIRE_ALL},
+    {OPT_NO_DEFAULT_KEYS, SET_FLAG, 0, 0, AL_MIRROR_NO_DEFAULT_KEYS},
+    {OPT_NO_DEFAULT_STORE, SET_FLAG, 0, 0, AL_MIRROR_NO_DEFAULT_STORE},
+    {OPT_NO_SIGSTORE, SET_FLAG, 0, 0, AL_MIRROR_NO_SIGSTORE},
+    {OPT_STRICT_EXPIRY, SET_KFLAG, 0, 0, AL_PGP_STRICT_EXPIRY},
+    /* the default since sigstore carrying is on */
+    {OPT_SIGSTORE, SET_NOTHING, 0, 0, 0},
+    {OPT_JSON, SET_ON, offsetof(mirror_args, json), 0, 0},
+    {OPT_CLUSTER_RESOURCES, SET_STR, offsetof(mirror_args, cr_dir), 0, 0},
+    {OPT_CR_REGISTRY, SET_STR, offsetof(mirror_args, cr_registry), 0, 0},
+    {OPT_CR_OC_MIRROR_NAMES, SET_ON, offsetof(mirror_args, cr_ocm), 0, 0},
+    {OPT_CR_ICSP, SET_ON, offsetof(mirror_args, cr_icsp), 0, 0},
+    {CLI_OPT_RETRY, SET_STR, offsetof(mirror_args, retry.file), 0, 0},
+};
+
 static int push_str(const char ***list, size_t *n, const char *s)
 {
 	const char **grown = realloc(*list, (*n + 1) * sizeof(*grown));
@@ -212,6 +281,134 @@ static int push_str(const char ***list, size_t *n, const char *s)
 	return 0;
 }
 
+/* A plain option from the table: 1 when it was one (*rc: 0, or -1 out
+ * of memory), 0 when not. */
+static int table_option(mirror_args *a, int opt, const char *arg, int *rc)
+{
+	char *base = (char *)a;
+	size_t i;
+
+	*rc = 0;
+	for (i = 0; i < sizeof(mirror_opts) / sizeof(mirror_opts[0]); i++) {
+		const struct mirror_opt *m = &mirror_opts[i];
+
+		if (m->opt != opt)
+			continue;
+		switch (m->kind) {
+		case SET_STR:
+			*(const char **)(void *)(base + m->off) = arg;
+			break;
+		case SET_ON:
+			*(int *)(void *)(base + m->off) = 1;
+			break;
+		case SET_FLAG:
+			a->mo.flags |= m->bit;
+			break;
+		case SET_KFLAG:
+			a->mo.keyring_flags |= m->bit;
+			break;
+		case PUSH_LIST:
+			*rc = push_str((const char ***)(void *)(base + m->off),
+			               (size_t *)(void *)(base + m->noff), arg);
+			break;
+		case SET_NOTHING:
+			break;
+		}
+		return 1;
+	}
+	return 0;
+}
+
+static void print_help(void)
+{
+	fputs(mirror_help, stdout);
+	fputs(mirror_help_sigstore, stdout);
+	fputs(mirror_help_output, stdout);
+	fputs(cli_mirror_lifecycle_help, stdout);
+	fputs(cli_mirror_to_help, stdout);
+	fputs(cli_mirror_retry_help, stdout);
+	fputs(mirror_help_ocm, stdout);
+	fputs("\n", stdout);
+	fputs(mirror_help_sig, stdout);
+}
+
+/* An option the table does not hold; an exit status (EXIT_OK: taken). */
+static int other_option(mirror_args *a, int opt, const char *arg)
+{
+	if (opt == OPT_SIGSTORE_ATTACH) {
+		if (cli_parse_attachments(&a->mo.sigstore_find, arg) < 0)
+			return cli_usage_error(
+			    "mirror",
+			    "--sigstore-attachments takes a list of "
+			    "sig, att, sbom, referrers, not '%s'",
+			    arg);
+		return EXIT_OK;
+	}
+	if (opt == OPT_DEST_TLS_VERIFY) {
+		if (arg == NULL || strcmp(arg, "true") == 0)
+			a->dest_tls_off = 0;
+		else if (strcmp(arg, "false") == 0)
+			a->dest_tls_off = 1;
+		else
+			return cli_usage_error(
+			    "mirror",
+			    "--dest-tls-verify takes true or false, not '%s'",
+			    arg);
+		return EXIT_OK;
+	}
+	if (cli_mirror_lifecycle_option(&a->lc, opt, arg) ||
+	    cli_mirror_to_option(&a->mt, opt, arg))
+		return EXIT_OK;
+	/* cli_getopt said what was wrong */
+	return EXIT_USAGE;
+}
+
+/* The options that go together, checked before any network work, the
+ * imageset loaded, the library's options completed; an exit status. */
+static int check_args(mirror_args *a, al_imageset **cfg,
+                      const char *const *releases, size_t nreleases)
+{
+	int code;
+
+	if (a->json && cli_json_begin("mirror") < 0)
+		return EXIT_RUNTIME;
+	if (a->cr_dir == NULL &&
+	    (a->cr_registry != NULL || a->cr_ocm || a->cr_icsp))
+		return cli_usage_error(
+		    "mirror", "--registry, --icsp and --oc-mirror-names "
+		              "go with --cluster-resources DIR");
+	/* every output option before any network work (cli_resources.c) */
+	if ((code = cli_mirror_check_outputs(a->cr_dir, a->cr_registry,
+	                                     a->lc.dry_run_dir)) != EXIT_OK ||
+	    (code = cli_mirror_to_setup(&a->mt)) != EXIT_OK)
+		return code;
+	if (a->dest_tls_off && a->mt.push.registry == NULL)
+		return cli_usage_error("mirror", "--dest-tls-verify goes with "
+		                                 "--to docker://HOST/PREFIX");
+	if (a->config != NULL &&
+	    al_imageset_load_ex(cfg, a->config, AL_IMAGESET_OPERATORS) < 0) {
+		cli_error("%s", al_error_message());
+		return EXIT_USAGE;
+	}
+	/* oc-mirror v1's storageConfig.local.path is the store */
+	if (a->store_path == NULL && *cfg != NULL)
+		a->store_path = (*cfg)->store_path;
+	if (a->store_path == NULL)
+		return cli_usage_error("mirror", "--store DIR is required");
+	if ((code = cli_mirror_check_args(releases, nreleases, a->images,
+	                                  a->nimages, *cfg)) != EXIT_OK)
+		return code;
+	a->mo.releases = releases;
+	a->mo.nreleases = nreleases;
+	a->mo.images = a->images;
+	a->mo.nimages = a->nimages;
+	a->mo.keyrings = a->keyrings;
+	a->mo.nkeyrings = a->nkeyrings;
+	a->mo.signature_stores = a->sigstores;
+	a->mo.nsignature_stores = a->nsigstores;
+	return cli_mirror_retry_prepare(&a->retry, &a->mo);
+}
+
 /* A refusal of the inputs (al_mirror_plan_new, or result.refused). */
 static int refusal(int rc)
 {
@@ -219,6 +416,136 @@ static int refusal(int rc)
 		return cli_usage_error("mirror", "%s", al_error_message());
 	cli_error("%s", al_error_message());
 	return EXIT_USAGE;
+}
+
+/* What a run that ran says: failures, JSON, cluster resources, the
+ * totals, --to and --retry; the worst exit status with code. */
+static int report(cli_common *c, mirror_args *a, al_store *store,
+                  const al_mirror_result *res, int rc, int code)
+{
+	const char *cr_dir = a->cr_dir, *cr_registry = a->cr_registry;
+	char *cr_default = NULL;
+	char bytes[32];
+	size_t i;
+
+	/* errors many images share are one line (cli_hint.c) */
+	cli_report_failures((const char *const *)res->report.errors,
+	                    res->report.nerrors);
+	if (a->json)
+		cli_mirror_json(res, a->store_path);
+	/* mirror to mirror: the cluster resources always, as oc-mirror
+	 * writes them into its workspace (executor.go RunMirrorToMirror,
+	 * generateClusterResources); STORE/airlock/cluster-resources when no
+	 * directory is given */
+	if (cr_dir == NULL && a->mt.push.registry != NULL &&
+	    cli_ocm_resources_dest(a->mt.dest) &&
+	    (cr_default = cli_cr_default_dir(store)) != NULL) {
+		cr_dir = cr_default;
+		cr_registry = a->mt.dest;
+	}
+	if (cr_dir != NULL)
+		code = cli_worst(
+		    code, cli_mirror_cluster_resources(
+		              store, cr_dir, cr_registry, a->mt.push.max_nested,
+		              a->mt.push.layout, a->cr_icsp, a->cr_ocm,
+		              c->quiet || a->json,
+		              a->json ? cli_json_set_array(cli_json_root(),
+		                                           "cluster_resources")
+		                      : NULL));
+	free(cr_default);
+	if (!a->json) {
+		printf(
+		    "mirrored %zu releases, %zu images: transferred %llu blobs "
+		    "(%llu bytes), %llu blobs already present\n",
+		    res->releases_mirrored, res->images,
+		    (unsigned long long)res->report.stats.blobs_transferred,
+		    (unsigned long long)res->report.stats.bytes_transferred,
+		    (unsigned long long)res->report.stats.blobs_present);
+		/* mirror.operators[]: one line per catalog (docs/operators.md)
+		 */
+		cli_mirror_catalog_lines(res);
+	}
+	code = cli_worst(code,
+	                 cli_mirror_to_report(&a->mt, a->store_path, a->json));
+	code = cli_worst(code, cli_mirror_retry_finish(&a->retry, a->store_path,
+	                                               res, a->json));
+	cli_info(c, "%s transferred in %.1f s",
+	         cli_bytes(res->report.stats.bytes_transferred, bytes,
+	                   sizeof(bytes)),
+	         (double)res->report.stats.elapsed_ms / 1000.0);
+	/* the worst status over the run and each release (docs/commands.md) */
+	code = cli_worst(code, cli_exit_code(rc));
+	for (i = 0; i < res->report.nreleases; i++)
+		code = cli_worst(code,
+		                 cli_exit_code(res->report.releases[i].status));
+	return code;
+}
+
+/* Plan, open the store, run; an exit status. */
+static int run(cli_common *c, mirror_args *a, const al_imageset *cfg)
+{
+	const char *dest_insecure[2] = {NULL, NULL};
+	al_mirror_plan *plan = NULL;
+	al_mirror_result res;
+	al_store *store = NULL;
+	al_store_opts so = AL_STORE_OPTS_INIT;
+	al_transfer_opts to;
+	int rc, code = EXIT_OK;
+
+	memset(&res, 0, sizeof(res));
+	so.create = 1;
+	cli_transfer_opts(c, &to);
+	if (a->dest_tls_off) {
+		/* as oc-mirror's --dest-tls-verify=false: that registry only */
+		dest_insecure[0] = a->mt.host;
+		to.insecure_hosts = dest_insecure;
+	}
+	a->mo.transfer = &to;
+	a->mo.lifecycle = &a->lc;
+	if (a->mt.push.registry != NULL) {
+		/* --to: pushed after the mirror; a dry run maps to it */
+		a->mo.push = &a->mt.push;
+		a->mo.push_result = &a->mt.result;
+		a->lc.to = a->mt.dest;
+		a->lc.layout = a->mt.push.layout;
+		a->lc.max_nested = a->mt.push.max_nested;
+	}
+	if ((rc = al_mirror_plan_new(&plan, cfg, &a->mo)) < 0) {
+		code = refusal(rc);
+		goto out;
+	}
+	if ((rc = al_store_open(&store, a->store_path, &so)) < 0) {
+		code = cli_fail(rc, "cannot open store '%s'", a->store_path);
+		goto out;
+	}
+	rc = al_mirror_plan_run(plan, store, &res);
+	cli_progress_done(c);
+	if (res.refused)
+		code = refusal(rc);
+	else if (a->lc.dry_run && rc == 0 && a->lc.plan != NULL)
+		code = cli_mirror_dry_run_report(c, &a->lc);
+	else if (!res.ran) {
+		cli_error("%s", al_error_message());
+		code = cli_worst(cli_exit_code(rc),
+		                 cli_mirror_retry_finish(
+		                     &a->retry, a->store_path, &res, a->json));
+	} else
+		code = report(c, a, store, &res, rc, code);
+out:
+	al_mirror_result_clear(&res);
+	al_mirror_plan_free(plan);
+	al_store_free(store);
+	return code;
+}
+
+static void args_clear(mirror_args *a)
+{
+	al_mirror_lifecycle_clear(&a->lc);
+	cli_mirror_to_clear(&a->mt);
+	cli_mirror_retry_clear(&a->retry);
+	free(a->keyrings);
+	free(a->sigstores);
+	free(a->images);
 }
 
 int cmd_mirror(int argc, char **argv)
@@ -259,319 +586,48 @@ int cmd_mirror(int argc, char **argv)
 	    {NULL, 0, NULL, 0},
 	};
 	cli_common c;
-	const char *config = NULL, *store_path = NULL;
-	const char **keyrings = NULL, **sigstores = NULL, **images = NULL;
-	size_t nkeyrings = 0, nsigstores = 0, nimages = 0;
-	al_mirror_opts mo = AL_MIRROR_OPTS_INIT;
-	al_mirror_plan *plan = NULL;
-	al_mirror_result res;
+	mirror_args a;
+	al_mirror_opts mo_init = AL_MIRROR_OPTS_INIT;
+	al_mirror_lifecycle lc_init = AL_MIRROR_LIFECYCLE_INIT;
 	al_imageset *cfg = NULL;
-	al_store *store = NULL;
-	al_store_opts so = AL_STORE_OPTS_INIT;
-	al_transfer_opts to;
-	char bytes[32];
-	size_t i;
-	int opt, rc, code = EXIT_OK;
-	/* output options (cli_mirror_out.c) */
-	const char *cr_dir = NULL, *cr_registry = NULL;
-	char *cr_default = NULL;
-	int json = 0, cr_ocm = 0, cr_icsp = 0;
-	al_mirror_lifecycle lc = AL_MIRROR_LIFECYCLE_INIT;
-	cli_mirror_to mt;             /* --to (cli_push.c) */
-	cli_mirror_retry retry = {0}; /* --retry FILE (cli_mirror_retry.c) */
-	/* --dest-tls-verify=false: the --to registry only */
-	const char *dest_insecure[2] = {NULL, NULL};
-	int dest_tls_off = 0, handled = 0;
+	int opt, rc, code = EXIT_OK, handled = 0;
 
 	/* oc-mirror's forms (file://DIR, --from, --workspace, ...): run as
 	 * airlock's own commands (cli_ocmirror.c) */
 	code = cli_ocmirror_mirror(argc, argv, longopts, &handled);
 	if (handled)
 		return code;
-	memset(&res, 0, sizeof(res));
-	memset(&mt, 0, sizeof(mt));
+	memset(&a, 0, sizeof(a));
+	a.mo = mo_init;
+	a.lc = lc_init;
 	cli_common_init(&c);
-	so.create = 1;
 	optind = 1;
 	while ((opt = cli_getopt(&c, "mirror", argc, argv, "c:h", longopts)) !=
 	       -1) {
-		switch (opt) {
-		case 'h':
-			fputs(mirror_help, stdout);
-			fputs(mirror_help_sigstore, stdout);
-			fputs(mirror_help_output, stdout);
-			fputs(cli_mirror_lifecycle_help, stdout);
-			fputs(cli_mirror_to_help, stdout);
-			fputs(cli_mirror_retry_help, stdout);
-			fputs(mirror_help_ocm, stdout);
-			fputs("\n", stdout);
-			fputs(mirror_help_sig, stdout);
+		if (opt == 'h') {
+			print_help();
 			return EXIT_OK;
-		case 'c':
-			config = optarg;
-			break;
-		case OPT_STORE:
-			store_path = optarg;
-			break;
-		case OPT_IMAGE:
-			if (push_str(&images, &nimages, optarg) < 0)
-				goto oom;
-			break;
-		case OPT_PLATFORM:
-			mo.platform = optarg;
-			break;
-		case OPT_GRAPH_URL:
-			mo.graph_url = optarg;
-			break;
-		case OPT_GRAPH_FILE:
-			mo.graph_file = optarg;
-			break;
-		case OPT_KEYRING:
-			if (push_str(&keyrings, &nkeyrings, optarg) < 0)
-				goto oom;
-			break;
-		case OPT_SIG_STORE:
-			if (push_str(&sigstores, &nsigstores, optarg) < 0)
-				goto oom;
-			break;
-		case OPT_SIG_TIMEOUT:
-			mo.signature_timeout = optarg;
-			break;
-		case OPT_IDENTITY_POLICY:
-			mo.identity_policy = optarg;
-			break;
-		case OPT_ALLOW_UNSIGNED:
-			mo.flags |= AL_MIRROR_ALLOW_UNSIGNED;
-			break;
-		case OPT_REQUIRE_ALL:
-			mo.flags |= AL_MIRROR_REQUIRE_ALL;
-			break;
-		case OPT_STRICT_EXPIRY:
-			mo.keyring_flags |= AL_PGP_STRICT_EXPIRY;
-			break;
-		case OPT_NO_DEFAULT_KEYS:
-			mo.flags |= AL_MIRROR_NO_DEFAULT_KEYS;
-			break;
-		case OPT_NO_DEFAULT_STORE:
-			mo.flags |= AL_MIRROR_NO_DEFAULT_STORE;
-			break;
-		case OPT_SIGSTORE:
-			/* the default since sigstore carrying is on */
-			break;
-		case OPT_SIGSTORE_POLICY:
-			mo.sigstore_policy = optarg;
-			break;
-		case OPT_TRUSTED_ROOT:
-			mo.sigstore_trusted_root = optarg;
-			break;
-		case OPT_NO_SIGSTORE:
-			mo.flags |= AL_MIRROR_NO_SIGSTORE;
-			break;
-		case OPT_SIGSTORE_ATTACH:
-			if (cli_parse_attachments(&mo.sigstore_find, optarg) <
-			    0) {
-				code = cli_usage_error(
-				    "mirror",
-				    "--sigstore-attachments takes a list of "
-				    "sig, att, sbom, referrers, not '%s'",
-				    optarg);
-				goto out;
-			}
-			break;
-		case OPT_JSON:
-			json = 1;
-			break;
-		case OPT_CLUSTER_RESOURCES:
-			cr_dir = optarg;
-			break;
-		case OPT_CR_REGISTRY:
-			cr_registry = optarg;
-			break;
-		case OPT_CR_OC_MIRROR_NAMES:
-			cr_ocm = 1;
-			break;
-		case OPT_CR_ICSP:
-			cr_icsp = 1;
-			break;
-		case CLI_OPT_RETRY:
-			retry.file = optarg;
-			break;
-		case OPT_DEST_TLS_VERIFY:
-			if (optarg == NULL || strcmp(optarg, "true") == 0) {
-				dest_tls_off = 0;
-			} else if (strcmp(optarg, "false") == 0) {
-				dest_tls_off = 1;
-			} else {
-				code = cli_usage_error(
-				    "mirror",
-				    "--dest-tls-verify takes true or false, "
-				    "not '%s'",
-				    optarg);
-				goto out;
-			}
-			break;
-		default:
-			if (cli_mirror_lifecycle_option(&lc, opt, optarg) ||
-			    cli_mirror_to_option(&mt, opt, optarg))
-				break;
-			/* cli_getopt said what was wrong */
-			code = EXIT_USAGE;
-			goto out;
 		}
+		if (table_option(&a, opt, optarg, &rc)) {
+			if (rc < 0) {
+				cli_error("out of memory");
+				code = EXIT_RUNTIME;
+				goto out;
+			}
+			continue;
+		}
+		if ((code = other_option(&a, opt, optarg)) != EXIT_OK)
+			goto out;
 	}
-	if (json && cli_json_begin("mirror") < 0) {
-		code = EXIT_RUNTIME;
-		goto out;
-	}
-	if (cr_dir == NULL && (cr_registry != NULL || cr_ocm || cr_icsp)) {
-		code = cli_usage_error(
-		    "mirror", "--registry, --icsp and --oc-mirror-names "
-		              "go with --cluster-resources DIR");
-		goto out;
-	}
-	/* every output option before any network work (cli_resources.c) */
-	if ((code = cli_mirror_check_outputs(cr_dir, cr_registry,
-	                                     lc.dry_run_dir)) != EXIT_OK ||
-	    (code = cli_mirror_to_setup(&mt)) != EXIT_OK)
-		goto out;
-	if (dest_tls_off && mt.push.registry == NULL) {
-		code = cli_usage_error("mirror", "--dest-tls-verify goes with "
-		                                 "--to docker://HOST/PREFIX");
-		goto out;
-	}
-	if (config != NULL && (rc = al_imageset_load_ex(
-	                           &cfg, config, AL_IMAGESET_OPERATORS)) < 0) {
-		cli_error("%s", al_error_message());
-		code = EXIT_USAGE;
-		goto out;
-	}
-	/* oc-mirror v1's storageConfig.local.path is the store */
-	if (store_path == NULL && cfg != NULL)
-		store_path = cfg->store_path;
-	if (store_path == NULL) {
-		code = cli_usage_error("mirror", "--store DIR is required");
-		goto out;
-	}
-	if ((code = cli_mirror_check_args((const char *const *)argv + optind,
-	                                  (size_t)(argc - optind), images,
-	                                  nimages, cfg)) != EXIT_OK)
-		goto out;
-	mo.releases = (const char *const *)argv + optind;
-	mo.nreleases = (size_t)(argc - optind);
-	mo.images = images;
-	mo.nimages = nimages;
-	mo.keyrings = keyrings;
-	mo.nkeyrings = nkeyrings;
-	mo.signature_stores = sigstores;
-	mo.nsignature_stores = nsigstores;
-	if ((code = cli_mirror_retry_prepare(&retry, &mo)) != EXIT_OK)
+	if ((code = check_args(&a, &cfg, (const char *const *)argv + optind,
+	                       (size_t)(argc - optind))) != EXIT_OK)
 		goto out;
 	if ((code = cli_common_start(&c)) != EXIT_OK)
 		goto out;
-	cli_transfer_opts(&c, &to);
-	if (dest_tls_off) {
-		/* as oc-mirror's --dest-tls-verify=false: that registry only */
-		dest_insecure[0] = mt.host;
-		to.insecure_hosts = dest_insecure;
-	}
-	mo.transfer = &to;
-	mo.lifecycle = &lc;
-	if (mt.push.registry != NULL) {
-		/* --to: pushed after the mirror; a dry run maps to it */
-		mo.push = &mt.push;
-		mo.push_result = &mt.result;
-		lc.to = mt.dest;
-		lc.layout = mt.push.layout;
-		lc.max_nested = mt.push.max_nested;
-	}
-	if ((rc = al_mirror_plan_new(&plan, cfg, &mo)) < 0) {
-		code = refusal(rc);
-		goto out;
-	}
-	if ((rc = al_store_open(&store, store_path, &so)) < 0) {
-		code = cli_fail(rc, "cannot open store '%s'", store_path);
-		goto out;
-	}
-	rc = al_mirror_plan_run(plan, store, &res);
-	cli_progress_done(&c);
-	if (res.refused) {
-		code = refusal(rc);
-		goto out;
-	}
-	if (lc.dry_run && rc == 0 && lc.plan != NULL) {
-		code = cli_mirror_dry_run_report(&c, &lc);
-		goto out;
-	}
-	if (!res.ran) {
-		cli_error("%s", al_error_message());
-		code = cli_worst(
-		    cli_exit_code(rc),
-		    cli_mirror_retry_finish(&retry, store_path, &res, json));
-		goto out;
-	}
-	/* errors many images share are one line (cli_hint.c) */
-	cli_report_failures((const char *const *)res.report.errors,
-	                    res.report.nerrors);
-	if (json)
-		cli_mirror_json(&res, store_path);
-	/* mirror to mirror: the cluster resources always, as oc-mirror
-	 * writes them into its workspace (executor.go RunMirrorToMirror,
-	 * generateClusterResources); STORE/airlock/cluster-resources when no
-	 * directory is given */
-	if (cr_dir == NULL && mt.push.registry != NULL &&
-	    cli_ocm_resources_dest(mt.dest) &&
-	    (cr_default = cli_cr_default_dir(store)) != NULL) {
-		cr_dir = cr_default;
-		cr_registry = mt.dest;
-	}
-	if (cr_dir != NULL)
-		code = cli_worst(
-		    code, cli_mirror_cluster_resources(
-		              store, cr_dir, cr_registry, mt.push.max_nested,
-		              mt.push.layout, cr_icsp, cr_ocm, c.quiet || json,
-		              json ? cli_json_set_array(cli_json_root(),
-		                                        "cluster_resources")
-		                   : NULL));
-	if (!json) {
-		printf(
-		    "mirrored %zu releases, %zu images: transferred %llu blobs "
-		    "(%llu bytes), %llu blobs already present\n",
-		    res.releases_mirrored, res.images,
-		    (unsigned long long)res.report.stats.blobs_transferred,
-		    (unsigned long long)res.report.stats.bytes_transferred,
-		    (unsigned long long)res.report.stats.blobs_present);
-		/* mirror.operators[]: one line per catalog (docs/operators.md)
-		 */
-		cli_mirror_catalog_lines(&res);
-	}
-	code = cli_worst(code, cli_mirror_to_report(&mt, store_path, json));
-	code = cli_worst(
-	    code, cli_mirror_retry_finish(&retry, store_path, &res, json));
-	cli_info(
-	    &c, "%s transferred in %.1f s",
-	    cli_bytes(res.report.stats.bytes_transferred, bytes, sizeof(bytes)),
-	    (double)res.report.stats.elapsed_ms / 1000.0);
-	/* the worst status over the run and each release (docs/commands.md) */
-	code = cli_worst(code, cli_exit_code(rc));
-	for (i = 0; i < res.report.nreleases; i++)
-		code = cli_worst(code,
-		                 cli_exit_code(res.report.releases[i].status));
-	goto out;
-oom:
-	cli_error("out of memory");
-	code = EXIT_RUNTIME;
+	code = run(&c, &a, cfg);
 out:
-	al_mirror_result_clear(&res);
-	al_mirror_lifecycle_clear(&lc);
-	cli_mirror_to_clear(&mt);
-	cli_mirror_retry_clear(&retry);
-	al_mirror_plan_free(plan);
-	free(cr_default);
-	al_store_free(store);
+	args_clear(&a);
 	al_imageset_free(cfg);
-	free(keyrings);
-	free(sigstores);
-	free(images);
 	cli_common_finish(&c);
 	return code;
 }

@@ -89,6 +89,43 @@ static int write_out(const char *output, const al_buf *b)
 	return EXIT_OK;
 }
 
+/* --registry HOST[:PORT][/PATH] as the mirror-set CRDs accept it; an
+ * exit status. */
+static int parse_registry(const char *dest, char **host, char **prefix)
+{
+	int rc = cli_dest_parse(dest, host, prefix);
+
+	if (rc == -1)
+		return cli_usage_error("mirrorsets",
+		                       "--registry '%s' has no host", dest);
+	if (rc == -2)
+		return cli_usage_error(
+		    "mirrorsets",
+		    "--registry '%s' is not a mirror location the "
+		    "cluster accepts: HOST[:PORT][/PATH] with a "
+		    "lower-case PATH of letters, digits and single "
+		    "'.', '_', '__' or '-' separators (the "
+		    "ImageDigestMirrorSet CRD pattern)",
+		    dest);
+	return EXIT_OK;
+}
+
+/* --icsp without --icsp-output: the old single stream, the ICSP after
+ * the mirror sets; an exit status. */
+static int icsp_after(const cli_common *c, al_buf *out, const al_buf *icsp)
+{
+	if (icsp->len == 0)
+		return EXIT_OK;
+	if (al_buf_append(out, icsp->ptr, icsp->len) < 0)
+		return cli_fail(AL_ELIMIT, "cannot write mirror sets");
+	if (!c->quiet)
+		cli_warn("the ImageContentSourcePolicy is in the same "
+		         "stream as the mirror sets: a cluster applies "
+		         "one or the other (before 4.13: the ICSP "
+		         "alone); --icsp-output FILE writes it apart");
+	return EXIT_OK;
+}
+
 int cmd_mirrorsets(int argc, char **argv)
 {
 	static const struct option longopts[] = {
@@ -165,21 +202,9 @@ int cmd_mirrorsets(int argc, char **argv)
 	if (argc != optind)
 		return cli_usage_error("mirrorsets", "unexpected argument '%s'",
 		                       argv[optind]);
-	if (dest != NULL) {
-		rc = cli_dest_parse(dest, &host, &prefix);
-		if (rc == -1)
-			return cli_usage_error(
-			    "mirrorsets", "--registry '%s' has no host", dest);
-		if (rc == -2)
-			return cli_usage_error(
-			    "mirrorsets",
-			    "--registry '%s' is not a mirror location the "
-			    "cluster accepts: HOST[:PORT][/PATH] with a "
-			    "lower-case PATH of letters, digits and single "
-			    "'.', '_', '__' or '-' separators (the "
-			    "ImageDigestMirrorSet CRD pattern)",
-			    dest);
-	}
+	if (dest != NULL &&
+	    (code = parse_registry(dest, &host, &prefix)) != EXIT_OK)
+		return code;
 	if (output != NULL && icsp_output != NULL &&
 	    strcmp(output, icsp_output) == 0)
 		return cli_usage_error("mirrorsets",
@@ -221,19 +246,9 @@ int cmd_mirrorsets(int argc, char **argv)
 		code = cli_fail(rc, "cannot write the catalog resources");
 		goto out;
 	}
-	if (icsp_same && icsp_output == NULL) {
-		/* the old single stream: ICSP after the mirror sets */
-		if (icsp.len > 0 &&
-		    al_buf_append(&out, icsp.ptr, icsp.len) < 0) {
-			code = cli_fail(AL_ELIMIT, "cannot write mirror sets");
-			goto out;
-		}
-		if (icsp.len > 0 && !c.quiet)
-			cli_warn("the ImageContentSourcePolicy is in the same "
-			         "stream as the mirror sets: a cluster applies "
-			         "one or the other (before 4.13: the ICSP "
-			         "alone); --icsp-output FILE writes it apart");
-	}
+	if (icsp_same && icsp_output == NULL &&
+	    (code = icsp_after(&c, &out, &icsp)) != EXIT_OK)
+		goto out;
 	if ((code = write_out(output, &out)) != EXIT_OK)
 		goto out;
 	if (icsp_output != NULL)

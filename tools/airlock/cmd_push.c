@@ -85,6 +85,58 @@ static const char push_help[] =
     "runtime\n"
     "error (every image is attempted).\n";
 
+/* The options of airlock push. */
+typedef struct push_args {
+	const char *store_path, *crdir, *layout_arg;
+	unsigned nested;
+	int json, digest_tags, record, recheck, ocm_names, icsp;
+} push_args;
+
+/* One option; EXIT_OK when taken, else the exit status. */
+static int push_option(push_args *a, int opt, const char *arg)
+{
+	switch (opt) {
+	case OPT_STORE:
+		a->store_path = arg;
+		break;
+	case OPT_MAX_NESTED:
+		if (cli_parse_nested(arg, &a->nested) < 0)
+			return cli_usage_error(
+			    "push",
+			    "--max-nested-paths takes a number from 1 "
+			    "to 32, not '%s'",
+			    arg);
+		break;
+	case OPT_NO_DIGEST_TAGS:
+		a->digest_tags = 0;
+		break;
+	case OPT_NO_RECORD:
+		a->record = 0;
+		break;
+	case OPT_RECHECK:
+		a->recheck = 1;
+		break;
+	case OPT_CLUSTER_RESOURCES:
+		a->crdir = arg;
+		break;
+	case OPT_OC_MIRROR_NAMES:
+		a->ocm_names = 1;
+		break;
+	case OPT_LAYOUT:
+		a->layout_arg = arg;
+		break;
+	case OPT_ICSP:
+		a->icsp = 1;
+		break;
+	case OPT_JSON:
+		a->json = 1;
+		break;
+	default:
+		return EXIT_USAGE;
+	}
+	return EXIT_OK;
+}
+
 int cmd_push(int argc, char **argv)
 {
 	static const struct option longopts[] = {
@@ -103,7 +155,8 @@ int cmd_push(int argc, char **argv)
 	    {NULL, 0, NULL, 0},
 	};
 	cli_common c;
-	const char *store_path = NULL, *crdir = NULL;
+	push_args a = {.digest_tags = 1, .record = 1};
+	const char *store_path, *crdir;
 	char *crdefault = NULL;
 	char *host = NULL, *prefix = NULL, *dest = NULL;
 	al_store *store = NULL;
@@ -112,61 +165,24 @@ int cmd_push(int argc, char **argv)
 	al_push_opts po = AL_PUSH_OPTS_INIT;
 	al_push_result res;
 	json_t *jimgs = NULL;
-	unsigned nested = 0;
-	const char *layout_arg = NULL;
 	al_layout_kind layout = AL_LAYOUT_OC_MIRROR;
-	int opt, code = EXIT_OK, json = 0, digest_tags = 1, record = 1;
-	int recheck = 0;
-	int ocm_names = 0, icsp = 0, rc;
+	int opt, code = EXIT_OK, json, rc;
 
 	memset(&res, 0, sizeof(res));
 	cli_common_init(&c);
 	optind = 1;
 	while ((opt = cli_getopt(&c, "push", argc, argv, "h", longopts)) !=
 	       -1) {
-		switch (opt) {
-		case 'h':
+		if (opt == 'h') {
 			fputs(push_help, stdout);
 			return EXIT_OK;
-		case OPT_STORE:
-			store_path = optarg;
-			break;
-		case OPT_MAX_NESTED:
-			if (cli_parse_nested(optarg, &nested) < 0)
-				return cli_usage_error(
-				    "push",
-				    "--max-nested-paths takes a number from 1 "
-				    "to 32, not '%s'",
-				    optarg);
-			break;
-		case OPT_NO_DIGEST_TAGS:
-			digest_tags = 0;
-			break;
-		case OPT_NO_RECORD:
-			record = 0;
-			break;
-		case OPT_RECHECK:
-			recheck = 1;
-			break;
-		case OPT_CLUSTER_RESOURCES:
-			crdir = optarg;
-			break;
-		case OPT_OC_MIRROR_NAMES:
-			ocm_names = 1;
-			break;
-		case OPT_LAYOUT:
-			layout_arg = optarg;
-			break;
-		case OPT_ICSP:
-			icsp = 1;
-			break;
-		case OPT_JSON:
-			json = 1;
-			break;
-		default:
-			return EXIT_USAGE;
 		}
+		if ((code = push_option(&a, opt, optarg)) != EXIT_OK)
+			return code;
 	}
+	store_path = a.store_path;
+	crdir = a.crdir;
+	json = a.json;
 	if (json && cli_json_begin("push") < 0)
 		return EXIT_RUNTIME;
 	if (store_path == NULL)
@@ -174,7 +190,7 @@ int cmd_push(int argc, char **argv)
 	if (argc - optind != 1)
 		return cli_usage_error("push", "give exactly one destination "
 		                               "docker://HOST[:PORT][/PREFIX]");
-	if ((ocm_names || icsp) && crdir == NULL)
+	if ((a.ocm_names || a.icsp) && crdir == NULL)
 		return cli_usage_error("push", "--oc-mirror-names and --icsp "
 		                               "go with --cluster-resources "
 		                               "DIR");
@@ -187,7 +203,7 @@ int cmd_push(int argc, char **argv)
 		code = cli_fail(AL_ENOMEM, "out of memory");
 		goto out;
 	}
-	if ((code = cli_parse_layout("push", layout_arg, &layout)) != EXIT_OK)
+	if ((code = cli_parse_layout("push", a.layout_arg, &layout)) != EXIT_OK)
 		goto out;
 	/* before the push, not after it (cli_resources.c) */
 	if ((code = cli_check_out_dir("push", "--cluster-resources", crdir)) !=
@@ -202,11 +218,11 @@ int cmd_push(int argc, char **argv)
 	cli_transfer_opts(&c, &to);
 	po.registry = host;
 	po.prefix = prefix;
-	po.max_nested = nested;
+	po.max_nested = a.nested;
 	po.layout = layout;
-	po.flags = (digest_tags ? 0 : AL_PUSH_NO_DIGEST_TAGS) |
-	           (record ? 0 : AL_PUSH_NO_RECORD) |
-	           (recheck ? AL_PUSH_RECHECK : 0);
+	po.flags = (a.digest_tags ? 0 : AL_PUSH_NO_DIGEST_TAGS) |
+	           (a.record ? 0 : AL_PUSH_NO_RECORD) |
+	           (a.recheck ? AL_PUSH_RECHECK : 0);
 	po.transfer = &to;
 	al_push_store(store, &po, &res);
 	cli_progress_done(&c);
@@ -239,10 +255,10 @@ int cmd_push(int argc, char **argv)
 		memset(&co, 0, sizeof(co));
 		co.dir = crdir;
 		co.dest = dest;
-		co.max_nested = nested;
+		co.max_nested = a.nested;
 		co.layout = layout;
-		co.icsp = icsp;
-		co.oc_mirror_names = ocm_names;
+		co.icsp = a.icsp;
+		co.oc_mirror_names = a.ocm_names;
 		co.quiet = c.quiet || json;
 		code =
 		    cli_worst(code, cli_cluster_resources(store, &co, files));

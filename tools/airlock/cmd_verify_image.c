@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "airlock/cosign.h"
+#include "airlock/verify_image.h"
 #include "cli_esc.h"
 #include "cmd.h"
 #include "cmd_verify_image.h"
@@ -133,26 +133,23 @@ static const char vi_help_common[] =
                     "2 usage error, 3 runtime error.\n";
 
 #define MAX_LIST 64
-#define MAX_BLOB (256 * AL_MIB) /* an artifact read for blob mode */
 
+/* The command line: the lists the options point at, and the library's
+ * options (al_verify_image_run). */
 typedef struct vi_opts {
 	const char *keys[MAX_LIST], *fulcio[MAX_LIST], *rekor[MAX_LIST],
 	    *tsa[MAX_LIST], *pki[MAX_LIST], *roots[MAX_LIST];
-	size_t nkeys, nfulcio, nrekor, ntsa, npki, nroots;
-	const char *pki_email, *pki_host;
 	const char *mirrors[MAX_LIST], *scopes[MAX_LIST];
-	size_t nmirrors, nscopes;
-	const char *issuer, *subject, *policy, *store, *bundle, *artifact;
-	const char *write_config;
-	int require_tlog;
-	size_t min_times;
+	const char *store_path;
 	int carry;
-	int use_kept;   /* --store keeps a trusted root, and it is used */
-	al_store *kept; /* that store, open */
-	al_sig_identity_policy identity;
-	al_cosign_match match;
-	unsigned what;
+	al_verify_image_opts lib;
 } vi_opts;
+
+/* What the events of one run come to: the worst exit status. */
+typedef struct vi_state {
+	cli_common *cc;
+	int code;
+} vi_state;
 
 static int push(const char **list, size_t *n, const char *v)
 {
@@ -199,507 +196,331 @@ static int parse_match(al_cosign_match *out, const char *s)
 	return 0;
 }
 
-static int build_trust(al_cosign_trust **out, const vi_opts *o)
+/* ", keyless: SUBJECT", or ", key ID" (the signer of ev). */
+static const char *signer(const al_verify_image_event *ev)
 {
-	al_cosign_trust *t = NULL;
-	size_t i;
-	int rc;
-
-	if ((rc = al_cosign_trust_new(&t)) < 0)
-		return cli_fail(rc, "cannot set up trust");
-	for (i = 0; i < o->nroots; i++) {
-		if ((rc = al_cosign_trust_add_trusted_root_file(
-		         t, o->roots[i])) < 0)
-			goto fail;
-	}
-	for (i = 0; i < o->nkeys; i++) {
-		if ((rc = al_cosign_trust_add_keys_file(t, o->keys[i])) < 0)
-			goto fail;
-	}
-	for (i = 0; i < o->nfulcio; i++) {
-		if ((rc = al_cosign_trust_add_fulcio_file(t, o->fulcio[i])) < 0)
-			goto fail;
-	}
-	for (i = 0; i < o->nrekor; i++) {
-		if ((rc = al_cosign_trust_add_rekor_file(t, o->rekor[i])) < 0)
-			goto fail;
-	}
-	for (i = 0; i < o->ntsa; i++) {
-		if ((rc = al_cosign_trust_add_tsa_file(t, o->tsa[i])) < 0)
-			goto fail;
-	}
-	for (i = 0; i < o->npki; i++) {
-		if ((rc = al_cosign_trust_add_fulcio_file(t, o->pki[i])) < 0)
-			goto fail;
-	}
-	if (o->kept != NULL &&
-	    (rc = al_cosign_trust_add_store_root(t, o->kept)) < 0)
-		goto fail;
-	if (o->npki > 0 &&
-	    (rc = al_cosign_trust_set_pki(t, o->pki_email, o->pki_host)) < 0)
-		goto fail;
-	if ((o->issuer != NULL || o->subject != NULL) &&
-	    (rc = al_cosign_trust_set_identity(t, o->issuer, o->subject)) < 0)
-		goto fail;
-	*out = t;
-	return EXIT_OK;
-fail:
-	al_cosign_trust_free(t);
-	cli_error("%s", al_error_message());
-	return cli_input_exit_code(rc);
+	if (ev->keyless)
+		return ev->signer != NULL ? cli_esc(ev->signer) : "";
+	return cli_esc(ev->signer != NULL ? ev->signer : "");
 }
 
-static int slurp(al_buf *b, const char *path, size_t max)
+static void carried(vi_state *st, const al_verify_image_event *ev)
 {
-	al_buf_init(b, max);
-	return al_fs_read_file(path, b);
-}
+	const al_cosign_carry_report *rep = ev->carried;
 
-/* Verify the candidates against trust or policy; print the outcome.
- * reference is what the policy and identity see (the image as pulled),
- * shown what the messages name (the image by digest). */
-static int judge(const vi_opts *o, const al_cosign_trust *t,
-                 const al_cosign_policy *pol, const char *reference,
-                 const char *shown, const al_digest *digest,
-                 const al_cosign_candidate *c, size_t n)
-{
-	al_buf why = AL_BUF_INIT(8192);
-	al_cosign_opts opts;
-	size_t i;
-	int rc, code = EXIT_VERIFY;
-
-	if (pol != NULL) {
-		al_cosign_verdict v;
-
-		memset(&v, 0, sizeof(v));
-		if ((rc = al_cosign_policy_check(&v, pol, reference, digest, c,
-		                                 n)) < 0) {
-			al_buf_free(&why);
-			return cli_fail(rc, "%s", shown);
-		}
-		if (!v.covered)
-			printf("%s: no policy scope covers it (not checked)\n",
-			       cli_esc(shown));
-		else
-			printf("%s: accepted by %s (scope %s), signature "
-			       "%zu%s%s\n",
-			       cli_esc(shown), cli_esc(v.policy),
-			       cli_esc(v.scope), v.which + 1,
-			       v.info.keyless ? ", keyless: " : "",
-			       v.info.keyless && v.info.subject != NULL
-			           ? cli_esc(v.info.subject)
-			           : "");
-		al_cosign_verdict_clear(&v);
-		al_buf_free(&why);
-		return EXIT_OK;
-	}
-	memset(&opts, 0, sizeof(opts));
-	opts.trust = t;
-	opts.require_tlog = o->require_tlog;
-	opts.min_times = o->min_times;
-	for (i = 0; i < n; i++) {
-		al_cosign_info info;
-
-		memset(&info, 0, sizeof(info));
-		if (c[i].sig != NULL)
-			rc = al_cosign_verify_sig(&info, c[i].sig, &opts);
-		else
-			rc = al_cosign_verify_bundle(
-			    &info, c[i].bundle, c[i].bundle_len, c[i].artifact,
-			    c[i].artifact_len, &opts);
-		if (rc == 0)
-			rc = al_cosign_check_image(&info, digest, reference,
-			                           o->identity);
-		if (rc == 0) {
-			printf("%s: verified (signature %zu, %s%s%s%s)\n",
-			       cli_esc(shown), i + 1,
-			       c[i].sig != NULL ? "cosign tag" : "bundle",
-			       info.keyless ? ", keyless: " : ", key ",
-			       info.keyless ? (info.subject != NULL
-			                           ? cli_esc(info.subject)
-			                           : "")
-			                    : cli_esc(info.key_id),
-			       info.tlog_verified ? ", logged in Rekor" : "");
-			al_cosign_info_clear(&info);
-			code = EXIT_OK;
-			break;
-		}
-		if (rc == AL_EINVAL) {
-			/* no trust for this kind of signature: say so, as a
-			 * refusal of this one only */
-			(void)al_buf_printf(&why, "%ssignature %zu: %s",
-			                    why.len > 0 ? "; " : "", i + 1,
-			                    al_error_message());
-		} else if (rc == AL_ENOMEM) {
-			al_cosign_info_clear(&info);
-			al_buf_free(&why);
-			return cli_fail(rc, "%s", shown);
-		} else {
-			(void)al_buf_printf(&why, "%ssignature %zu: %s",
-			                    why.len > 0 ? "; " : "", i + 1,
-			                    al_error_message());
-		}
-		al_cosign_info_clear(&info);
-	}
-	if (code != EXIT_OK)
-		cli_error("%s: %s", shown,
-		          n == 0 ? "no sigstore signature found"
-		                 : al_buf_cstr(&why));
-	al_buf_free(&why);
-	return code;
-}
-
-/* Blob mode: the bundle over the artifact file, no image (cosign
- * verify-blob; the sigstore-conformance verify-bundle protocol). */
-static int verify_blob(const vi_opts *o, const al_cosign_trust *t)
-{
-	al_buf b, a;
-	al_cosign_opts opts;
-	al_cosign_info info;
-	int rc, code;
-
-	memset(&info, 0, sizeof(info));
-	if ((rc = slurp(&b, o->bundle, AL_COSIGN_MAX_BUNDLE)) < 0) {
-		al_buf_free(&b);
-		return cli_fail(rc, "cannot read '%s'", o->bundle);
-	}
-	if ((rc = slurp(&a, o->artifact, MAX_BLOB)) < 0) {
-		al_buf_free(&b);
-		al_buf_free(&a);
-		return cli_fail(rc, "cannot read '%s'", o->artifact);
-	}
-	memset(&opts, 0, sizeof(opts));
-	opts.trust = t;
-	opts.require_tlog = o->require_tlog;
-	opts.min_times = o->min_times;
-	rc = al_cosign_verify_bundle(&info, b.ptr, b.len, a.ptr, a.len, &opts);
-	if (rc == 0)
-		rc = al_cosign_check_blob(&info, a.ptr, a.len);
-	if (rc == 0) {
-		printf("%s: verified (bundle %s, %s%s%s)\n",
-		       cli_esc(o->artifact), cli_esc(o->bundle),
-		       info.keyless ? "keyless: " : "key ",
-		       info.keyless
-		           ? (info.subject != NULL ? cli_esc(info.subject) : "")
-		           : cli_esc(info.key_id),
-		       info.tlog_verified ? ", logged in Rekor" : "");
-		code = EXIT_OK;
-	} else if (rc == AL_ENOMEM || rc == AL_EINVAL) {
-		code = cli_fail(rc, "%s", o->artifact);
-	} else {
-		cli_error("%s: %s", o->artifact, al_error_message());
-		code = EXIT_VERIFY;
-	}
-	al_cosign_info_clear(&info);
-	al_buf_free(&b);
-	al_buf_free(&a);
-	return code;
-}
-
-static int verify_one(cli_common *cc, const vi_opts *o,
-                      const al_cosign_trust *t, const al_cosign_policy *pol,
-                      al_store *store, const char *arg)
-{
-	al_imgref ir;
-	al_registry *reg = NULL;
-	al_registry_opts ro;
-	al_cosign_source *src = NULL;
-	al_cosign_found found;
-	al_cosign_cands cands;
-	al_buf body = AL_BUF_INIT(AL_MANIFEST_MAX);
-	al_digest digest;
-	char *reference = NULL, *shown = NULL, *name = NULL, *mt = NULL;
-	int rc, code = EXIT_OK;
-
-	memset(&ir, 0, sizeof(ir));
-	memset(&found, 0, sizeof(found));
-	memset(&cands, 0, sizeof(cands));
-	if (al_imgref_parse(&ir, arg) < 0 ||
-	    ir.transport != AL_TRANSPORT_DOCKER) {
-		code = cli_usage_error("verify-image",
-		                       "'%s' is not a docker:// image", arg);
-		goto out;
-	}
-	name = al_ref_name(&ir.ref);
-	if (name == NULL) {
-		code = cli_fail(AL_ENOMEM, "out of memory");
-		goto out;
-	}
-	if (o->bundle != NULL) {
-		al_buf b, a = AL_BUF_INIT(AL_COSIGN_MAX_PAYLOAD);
-		al_cosign_candidate cand;
-
-		if (ir.ref.digest == NULL ||
-		    al_digest_parse_str(&digest, ir.ref.digest) < 0) {
-			code = cli_usage_error("verify-image",
-			                       "--bundle needs IMAGE@DIGEST");
-			goto out;
-		}
-		if ((rc = slurp(&b, o->bundle, AL_COSIGN_MAX_BUNDLE)) < 0 ||
-		    (o->artifact != NULL &&
-		     (rc = al_fs_read_file(o->artifact, &a)) < 0)) {
-			al_buf_free(&b);
-			al_buf_free(&a);
-			code = cli_fail(rc, "cannot read '%s'",
-			                o->artifact != NULL ? o->artifact
-			                                    : o->bundle);
-			goto out;
-		}
-		memset(&cand, 0, sizeof(cand));
-		cand.bundle = b.ptr;
-		cand.bundle_len = b.len;
-		cand.artifact = a.ptr;
-		cand.artifact_len = a.len;
-		reference = al_ref_string(&ir.ref);
-		code = judge(o, t, pol, reference != NULL ? reference : arg,
-		             reference != NULL ? reference : arg, &digest,
-		             &cand, 1);
-		al_buf_free(&b);
-		al_buf_free(&a);
-		goto out;
-	}
-	if (store != NULL) {
-		rc = al_cosign_source_store(&src, store, name);
-	} else {
-		cli_registry_opts(cc, &ro);
-		ro.insecure = !cc->tls_verify;
-		if ((rc = al_registry_new(&reg, ir.ref.registry, &ro)) < 0) {
-			code =
-			    cli_fail(rc, "cannot reach '%s'", ir.ref.registry);
-			goto out;
-		}
-		rc = al_cosign_source_registry(&src, reg, ir.ref.repository);
-	}
-	if (rc < 0) {
-		code = cli_fail(rc, "%s", arg);
-		goto out;
-	}
-	/* the digest the signatures must name */
-	if (ir.ref.digest != NULL) {
-		if (al_digest_parse_str(&digest, ir.ref.digest) < 0) {
-			code = cli_usage_error("verify-image",
-			                       "bad digest in "
-			                       "'%s'",
-			                       arg);
-			goto out;
-		}
-	} else {
-		const char *tag = ir.ref.tag != NULL ? ir.ref.tag : "latest";
-
-		if (store != NULL) {
-			al_store_image img;
-			char *full = al_sprintf("%s:%s", name, tag);
-
-			memset(&img, 0, sizeof(img));
-			rc = full != NULL ? al_store_find(store, full, &img)
-			                  : AL_ENOMEM;
-			free(full);
-			if (rc == 0)
-				digest = img.desc.digest;
-			al_store_image_clear(&img);
-		} else {
-			rc = al_registry_get_manifest(reg, ir.ref.repository,
-			                              tag, &body, &mt, &digest);
-		}
-		if (rc < 0) {
-			code = cli_fail(rc, "cannot resolve '%s'", arg);
-			goto out;
-		}
-	}
-	if ((rc = al_cosign_discover(&found, src, &digest, o->what)) < 0 ||
-	    (rc = al_cosign_candidates(&cands, src, &found)) < 0) {
-		code = cli_fail(rc, "looking up the signatures of '%s'", arg);
-		goto out;
-	}
-	if (found.skipped > 0)
-		cli_warn("%s: %zu referrer(s) left out: %s", arg, found.skipped,
-		         found.skipped_reason != NULL ? found.skipped_reason
-		                                      : "");
-	if (cc->verbose)
-		fprintf(stderr,
-		        "%s: %zu signature artifact(s), %zu candidate(s)%s%s\n",
-		        arg, found.n, cands.n,
-		        found.referrers_api ? ", referrers API" : "",
-		        found.fallback_tag != NULL ? ", referrers tag" : "");
-	/* The policy sees the image as it is pulled: by tag, the tag (a
-	 * MatchRepoDigestOrExact signature must name exactly that tag,
-	 * containers/image policy_reference_match.go); the digest it
-	 * resolved to is what the signatures must name. */
-	reference =
-	    ir.ref.digest != NULL
-	        ? al_ref_string(&ir.ref)
-	        : al_sprintf("%s:%s", name,
-	                     ir.ref.tag != NULL ? ir.ref.tag : "latest");
-	{
-		char ds[AL_DIGEST_STRMAX];
-
-		shown =
-		    ir.ref.digest != NULL
-		        ? al_strdup(reference != NULL ? reference : "")
-		        : al_sprintf("%s@%s", name, al_digest_str(&digest, ds));
-	}
-	if (reference == NULL || shown == NULL) {
-		code = cli_fail(AL_ENOMEM, "out of memory");
-		goto out;
-	}
-	code =
-	    judge(o, t, pol, reference, shown, &digest, cands.items, cands.n);
-out:
-	al_cosign_cands_clear(&cands);
-	al_cosign_found_clear(&found);
-	al_cosign_source_free(src);
-	al_registry_free(reg);
-	al_buf_free(&body);
-	al_imgref_clear(&ir);
-	free(reference);
-	free(shown);
-	free(name);
-	free(mt);
-	return code;
-}
-
-static int write_config(const vi_opts *o)
-{
-	al_buf out = AL_BUF_INIT(1024 * 1024), key = AL_BUF_INIT(0),
-	       fulcio = AL_BUF_INIT(0), rekor = AL_BUF_INIT(0);
-	al_cosign_policy_spec sp;
-	char *dir = NULL, *path = NULL;
-	int rc, code = EXIT_OK;
-
-	if (o->nmirrors == 0)
-		return cli_usage_error("verify-image",
-		                       "--write-config needs --mirror");
-	if ((dir = al_path_join(o->write_config, "registries.d")) == NULL ||
-	    (path = al_path_join(dir, "airlock-sigstore.yaml")) == NULL) {
-		code = cli_fail(AL_ENOMEM, "out of memory");
-		goto out;
-	}
-	if ((rc = al_cosign_emit_registries_d(&out, o->mirrors, o->nmirrors)) <
-	    0) {
-		code =
-		    cli_usage_error("verify-image", "%s", al_error_message());
-		goto out;
-	}
-	if ((rc = al_fs_mkdir_p(dir, 0755)) < 0 ||
-	    (rc = al_fs_write_atomic(path, out.ptr, out.len)) < 0) {
-		code = cli_fail(rc, "cannot write '%s'", path);
-		goto out;
-	}
-	printf("%s\n", path);
-	if (o->nkeys == 0 && o->nfulcio == 0)
-		goto out;
-	memset(&sp, 0, sizeof(sp));
-	sp.name = "airlock-sigstore";
-	sp.scopes = o->nscopes > 0 ? o->scopes : o->mirrors;
-	sp.nscopes = o->nscopes > 0 ? o->nscopes : o->nmirrors;
-	sp.match = o->match;
-	sp.oidc_issuer = o->issuer;
-	sp.signed_email = o->subject;
-	if ((o->nkeys > 0 &&
-	     (rc = slurp(&key, o->keys[0], AL_COSIGN_MAX_PEM)) < 0) ||
-	    (o->nfulcio > 0 &&
-	     (rc = slurp(&fulcio, o->fulcio[0], AL_COSIGN_MAX_PEM)) < 0) ||
-	    (o->nrekor > 0 &&
-	     (rc = slurp(&rekor, o->rekor[0], AL_COSIGN_MAX_PEM)) < 0)) {
-		code = cli_fail(rc, "cannot read a key file");
-		goto out;
-	}
-	if (o->nkeys > 0) {
-		sp.key_pem = key.ptr;
-		sp.key_len = key.len;
-	} else {
-		sp.fulcio_pem = fulcio.ptr;
-		sp.fulcio_len = fulcio.len;
-	}
-	if (o->nrekor > 0) {
-		sp.rekor_pem = rekor.ptr;
-		sp.rekor_len = rekor.len;
-	}
-	free(path);
-	al_buf_reset(&out);
-	if ((path = al_path_join(o->write_config, "clusterimagepolicy.yaml")) ==
-	    NULL) {
-		code = cli_fail(AL_ENOMEM, "out of memory");
-		goto out;
-	}
-	if ((rc = al_cosign_emit_policy(&out, &sp)) < 0) {
-		code =
-		    cli_usage_error("verify-image", "%s", al_error_message());
-		goto out;
-	}
-	if ((rc = al_fs_write_atomic(path, out.ptr, out.len)) < 0) {
-		code = cli_fail(rc, "cannot write '%s'", path);
-		goto out;
-	}
-	printf("%s\n", path);
-out:
-	al_buf_free(&out);
-	al_buf_free(&key);
-	al_buf_free(&fulcio);
-	al_buf_free(&rekor);
-	free(dir);
-	free(path);
-	return code;
-}
-
-/* Keep the trusted root at path in store (al_cosign_store_root_put). */
-static int keep_root(al_store *store, const char *path)
-{
-	al_buf b;
-	al_digest d;
-	char ds[AL_DIGEST_STRMAX];
-	int rc;
-
-	if ((rc = slurp(&b, path, AL_COSIGN_MAX_PEM)) < 0) {
-		cli_error("cannot read '%s': %s", path, al_error_message());
-		goto out;
-	}
-	if ((rc = al_cosign_store_root_put(store, b.ptr, b.len, path)) < 0 ||
-	    (rc = al_cosign_store_root_get(store, &b, &d)) < 0) {
-		cli_error("%s", al_error_message());
-		goto out;
-	}
-	printf("kept the trusted root %s (%s) in the store\n", cli_esc(path),
-	       al_digest_str(&d, ds));
-out:
-	al_buf_free(&b);
-	return rc;
-}
-
-static int carry(cli_common *c, const vi_opts *o, const char *const *names,
-                 size_t n)
-{
-	al_store *store = NULL;
-	al_store_opts so = {.lock_wait_ms = 30000};
-	al_transfer_opts to;
-	al_cosign_carry_report rep;
-	int rc, code = EXIT_OK;
-
-	memset(&rep, 0, sizeof(rep));
-	if ((rc = al_store_open(&store, o->store, &so)) < 0)
-		return cli_fail(rc, "cannot open store '%s'", o->store);
-	if (o->nroots == 1 && (rc = keep_root(store, o->roots[0])) < 0) {
-		code = cli_input_exit_code(rc);
-		goto out;
-	}
-	cli_transfer_opts(c, &to);
-	rc =
-	    al_cosign_carry(store, n > 0 ? names : NULL, n, o->what, &to, &rep);
-	cli_progress_done(c);
-	if (rep.skipped > 0)
+	cli_progress_done(st->cc);
+	if (rep->skipped > 0)
 		cli_warn("%zu referrer(s) left out: their subject is another "
 		         "image",
-		         rep.skipped);
-	if (rc < 0) {
-		cli_error("%zu image(s) failed; first: %s", rep.failed,
-		          rep.first_error != NULL ? rep.first_error : "");
-		code = cli_exit_code(rc);
+		         rep->skipped);
+	if (ev->status < 0) {
+		cli_error("%zu image(s) failed; first: %s", rep->failed,
+		          rep->first_error != NULL ? rep->first_error : "");
+		st->code = cli_worst(st->code, cli_exit_code(ev->status));
 	}
 	printf("carried %zu signature artifact(s) of %zu image(s), %zu "
 	       "referrers index(es)\n",
-	       rep.artifacts, rep.images, rep.indexes);
-out:
-	al_cosign_carry_report_clear(&rep);
+	       rep->artifacts, rep->images, rep->indexes);
+}
+
+/* Print one event of al_verify_image_run; keep the worst exit status. */
+static void on_event(void *ud, const al_verify_image_event *ev)
+{
+	vi_state *st = ud;
+	char ds[AL_DIGEST_STRMAX];
+	int code = EXIT_OK;
+
+	switch (ev->kind) {
+	case AL_VERIFY_IMAGE_EV_VERIFIED:
+		printf("%s: verified (signature %zu, %s%s%s%s)\n",
+		       cli_esc(ev->subject), ev->index,
+		       ev->from_bundle ? "bundle" : "cosign tag",
+		       ev->keyless ? ", keyless: " : ", key ", signer(ev),
+		       ev->tlog ? ", logged in Rekor" : "");
+		break;
+	case AL_VERIFY_IMAGE_EV_BLOB_VERIFIED:
+		printf("%s: verified (bundle %s, %s%s%s)\n",
+		       cli_esc(ev->subject), cli_esc(ev->bundle),
+		       ev->keyless ? "keyless: " : "key ", signer(ev),
+		       ev->tlog ? ", logged in Rekor" : "");
+		break;
+	case AL_VERIFY_IMAGE_EV_ACCEPTED:
+		printf("%s: accepted by %s (scope %s), signature %zu%s%s\n",
+		       cli_esc(ev->subject), cli_esc(ev->policy),
+		       cli_esc(ev->scope), ev->index,
+		       ev->keyless ? ", keyless: " : "",
+		       ev->keyless && ev->signer != NULL ? cli_esc(ev->signer)
+		                                         : "");
+		break;
+	case AL_VERIFY_IMAGE_EV_UNCOVERED:
+		printf("%s: no policy scope covers it (not checked)\n",
+		       cli_esc(ev->subject));
+		break;
+	case AL_VERIFY_IMAGE_EV_REFUSED:
+		cli_error("%s: %s", ev->subject, ev->message);
+		code = EXIT_VERIFY;
+		break;
+	case AL_VERIFY_IMAGE_EV_FAILED:
+		code = cli_fail(ev->status, "%s", ev->subject);
+		break;
+	case AL_VERIFY_IMAGE_EV_INPUT_FAILED:
+		cli_error("%s", ev->message);
+		code = cli_input_exit_code(ev->status);
+		break;
+	case AL_VERIFY_IMAGE_EV_BAD_ARGUMENT:
+		code = cli_usage_error("verify-image", "%s", ev->message);
+		break;
+	case AL_VERIFY_IMAGE_EV_SKIPPED:
+		cli_warn("%s: %zu referrer(s) left out: %s", ev->subject,
+		         ev->count, ev->message);
+		break;
+	case AL_VERIFY_IMAGE_EV_FOUND:
+		if (st->cc->verbose)
+			fprintf(stderr,
+			        "%s: %zu signature artifact(s), %zu "
+			        "candidate(s)%s%s\n",
+			        ev->subject, ev->count, ev->candidates,
+			        ev->referrers_api ? ", referrers API" : "",
+			        ev->referrers_tag ? ", referrers tag" : "");
+		break;
+	case AL_VERIFY_IMAGE_EV_WROTE:
+		printf("%s\n", ev->subject);
+		break;
+	case AL_VERIFY_IMAGE_EV_KEPT_ROOT:
+		printf("kept the trusted root %s (%s) in the store\n",
+		       cli_esc(ev->subject), al_digest_str(&ev->digest, ds));
+		break;
+	case AL_VERIFY_IMAGE_EV_CARRIED:
+		carried(st, ev);
+		break;
+	}
+	st->code = cli_worst(st->code, code);
+}
+
+/* Run the library's verify-image over the images; the exit status. */
+static int run(cli_common *c, vi_opts *o, char **images, size_t n)
+{
+	vi_state st = {.cc = c, .code = EXIT_OK};
+	int rc;
+
+	o->lib.on_event = on_event;
+	o->lib.ud = &st;
+	rc = al_verify_image_run(&o->lib, (const char *const *)images, n);
+	if (rc < 0)
+		return cli_fail(rc, "verify-image");
+	return st.code;
+}
+
+/* The store's trusted root, when nothing but keys (or nothing) says what
+ * to trust: never added to PEM trust or another root, which it would
+ * widen. Sets o->lib.use_kept; an exit status. */
+static int probe_kept_root(cli_common *c, vi_opts *o)
+{
+	const al_verify_image_opts *l = &o->lib;
+	al_store_opts so = AL_STORE_OPTS_INIT;
+	al_store *store = NULL;
+	al_buf kb = AL_BUF_INIT(AL_COSIGN_MAX_PEM);
+	al_digest kd;
+	char kds[AL_DIGEST_STRMAX];
+	int rc;
+
+	if (o->store_path == NULL || l->policy != NULL || l->nroots > 0 ||
+	    l->nfulcio > 0 || l->nrekor > 0 || l->ntsa > 0 || l->npki > 0)
+		return EXIT_OK;
+	so.readonly = 1;
+	if ((rc = al_store_open(&store, o->store_path, &so)) < 0)
+		return cli_fail(rc, "cannot open store '%s'", o->store_path);
+	rc = al_cosign_store_root_get(store, &kb, &kd);
+	al_buf_free(&kb);
+	al_store_free(store);
+	if (rc == 0) {
+		o->lib.use_kept = 1;
+		cli_info(c, "using the trusted root kept in the store (%s)",
+		         al_digest_str(&kd, kds));
+	} else if (rc != AL_ENOTFOUND) {
+		cli_error("%s", al_error_message());
+		return cli_input_exit_code(rc);
+	}
+	al_error_clear();
+	return EXIT_OK;
+}
+
+/* --carry: the store opened for writing, the transfer settings. */
+static int carry(cli_common *c, vi_opts *o, char **names, size_t n)
+{
+	al_store *store = NULL;
+	al_store_opts so = AL_STORE_OPTS_INIT;
+	al_transfer_opts to;
+	int rc, code;
+
+	so.lock_wait_ms = 30000;
+	if ((rc = al_store_open(&store, o->store_path, &so)) < 0)
+		return cli_fail(rc, "cannot open store '%s'", o->store_path);
+	cli_transfer_opts(c, &to);
+	o->lib.mode = AL_VERIFY_IMAGE_CARRY;
+	o->lib.store = store;
+	o->lib.transfer = &to;
+	code = run(c, o, names, n);
+	al_store_free(store);
+	return code;
+}
+
+/* The checks of the options the library does not judge: which trust,
+ * and what goes with what. */
+static int check_trust_opts(const vi_opts *o, int nimages)
+{
+	const al_verify_image_opts *l = &o->lib;
+
+	if ((l->policy != NULL) ==
+	    (l->nkeys > 0 || l->nfulcio > 0 || l->npki > 0 || l->nroots > 0 ||
+	     l->use_kept))
+		return cli_usage_error(
+		    "verify-image",
+		    "give --policy, or --key / --fulcio-root "
+		    "/ --trusted-root / --pki-ca (one of them), or a --store "
+		    "that keeps a trusted root");
+	if (nimages == 0 && l->policy != NULL)
+		return cli_usage_error("verify-image",
+		                       "--policy needs an IMAGE");
+	if (l->nfulcio > 0 && l->npki > 0)
+		return cli_usage_error(
+		    "verify-image", "--fulcio-root and --pki-ca exclude each "
+		                    "other");
+	if (l->npki > 0 && l->pki_email == NULL && l->pki_host == NULL)
+		return cli_usage_error("verify-image",
+		                       "--pki-ca needs --pki-email or "
+		                       "--pki-hostname");
+	if ((l->nroots > 0 || l->use_kept) && l->nkeys == 0 && l->npki == 0 &&
+	    l->issuer == NULL && l->subject == NULL)
+		return cli_usage_error("verify-image",
+		                       "a trusted root needs "
+		                       "--certificate-identity or "
+		                       "--certificate-oidc-issuer (or --key)");
+	if (l->nfulcio > 0 && l->issuer == NULL && l->subject == NULL)
+		return cli_usage_error("verify-image",
+		                       "--fulcio-root needs "
+		                       "--certificate-identity or "
+		                       "--certificate-oidc-issuer");
+	return EXIT_OK;
+}
+
+/* --timestamp-threshold N: 1 to 32. */
+static int parse_min_times(size_t *out, const char *s)
+{
+	char *end = NULL;
+	unsigned long v;
+
+	errno = 0;
+	v = strtoul(s, &end, 10);
+	if (errno != 0 || end == s || *end != '\0' || v < 1 || v > 32 ||
+	    s[0] == '-')
+		return -1;
+	*out = (size_t)v;
+	return 0;
+}
+
+/* One option of the command; nonzero when its value is refused. */
+static int parse_opt(vi_opts *o, int opt, const char *arg)
+{
+	al_verify_image_opts *l = &o->lib;
+
+	switch (opt) {
+	case OPT_KEY:
+		return push(o->keys, &l->nkeys, arg);
+	case OPT_FULCIO:
+		return push(o->fulcio, &l->nfulcio, arg);
+	case OPT_REKOR:
+		return push(o->rekor, &l->nrekor, arg);
+	case OPT_MIRROR:
+		return push(o->mirrors, &l->nmirrors, arg);
+	case OPT_SCOPE:
+		return push(o->scopes, &l->nscopes, arg);
+	case OPT_TSA:
+		return push(o->tsa, &l->ntsa, arg);
+	case OPT_PKI_CA:
+		return push(o->pki, &l->npki, arg);
+	case OPT_TRUSTED_ROOT:
+		return push(o->roots, &l->nroots, arg);
+	case OPT_ISSUER:
+		l->issuer = arg;
+		return 0;
+	case OPT_SUBJECT:
+		l->subject = arg;
+		return 0;
+	case OPT_REQUIRE_TLOG:
+		l->require_tlog = 1;
+		return 0;
+	case OPT_MIN_TIMES:
+		return parse_min_times(&l->min_times, arg);
+	case OPT_POLICY:
+		l->policy = arg;
+		return 0;
+	case OPT_IDENTITY:
+		return al_sig_identity_policy_parse(&l->identity, arg) < 0;
+	case OPT_STORE:
+		o->store_path = arg;
+		return 0;
+	case OPT_BUNDLE:
+		l->bundle = arg;
+		return 0;
+	case OPT_ARTIFACT:
+		l->artifact = arg;
+		return 0;
+	case OPT_ATTACH:
+		return cli_parse_attachments(&l->what, arg) < 0;
+	case OPT_WRITE_CONFIG:
+		l->config_dir = arg;
+		return 0;
+	case OPT_MATCH:
+		return parse_match(&l->match, arg) < 0;
+	case OPT_CARRY:
+		o->carry = 1;
+		return 0;
+	case OPT_PKI_EMAIL:
+		l->pki_email = arg;
+		return 0;
+	case OPT_PKI_HOST:
+		l->pki_host = arg;
+		return 0;
+	}
+	return -1;
+}
+
+static void opts_init(vi_opts *o)
+{
+	al_verify_image_opts init = AL_VERIFY_IMAGE_OPTS_INIT;
+
+	memset(o, 0, sizeof(*o));
+	o->lib = init;
+	o->lib.keys = o->keys;
+	o->lib.fulcio = o->fulcio;
+	o->lib.rekor = o->rekor;
+	o->lib.tsa = o->tsa;
+	o->lib.pki = o->pki;
+	o->lib.roots = o->roots;
+	o->lib.mirrors = o->mirrors;
+	o->lib.scopes = o->scopes;
+}
+
+/* Verify the images (none: the bundle over the artifact) in the store or
+ * their registries; an exit status. */
+static int check(cli_common *c, vi_opts *o, char **images, size_t n)
+{
+	al_store *store = NULL;
+	al_store_opts so = AL_STORE_OPTS_INIT;
+	al_registry_opts ro;
+	int rc, code;
+
+	so.readonly = 1;
+	if (o->store_path != NULL &&
+	    (rc = al_store_open(&store, o->store_path, &so)) < 0)
+		return cli_fail(rc, "cannot open store '%s'", o->store_path);
+	cli_registry_opts(c, &ro);
+	ro.insecure = !c->tls_verify;
+	o->lib.mode = AL_VERIFY_IMAGE_CHECK;
+	o->lib.store = store;
+	o->lib.registry = &ro;
+	code = run(c, o, images, n);
 	al_store_free(store);
 	return code;
 }
@@ -735,221 +556,60 @@ int cmd_verify_image(int argc, char **argv)
 	};
 	cli_common c;
 	vi_opts o;
-	al_cosign_trust *t = NULL;
-	al_cosign_policy *pol = NULL;
-	al_store *store = NULL;
-	al_store_opts so = {.readonly = 1};
-	int opt, rc, code = EXIT_OK, i;
+	size_t nimages;
+	int opt, code = EXIT_OK;
 
-	memset(&o, 0, sizeof(o));
-	o.identity = AL_SIG_IDENTITY_REPOSITORY;
-	o.match = AL_COSIGN_MATCH_REPOSITORY;
-	o.what = AL_COSIGN_FIND_DEFAULT;
+	opts_init(&o);
 	cli_common_init(&c);
 	optind = 1;
 	while ((opt = cli_getopt(&c, "verify-image", argc, argv, "h",
 	                         longopts)) != -1) {
-		int bad = 0;
-
-		switch (opt) {
-		case 'h':
+		if (opt == 'h') {
 			fputs(vi_help, stdout);
 			fputs(vi_help_common, stdout);
 			return EXIT_OK;
-		case OPT_KEY:
-			bad = push(o.keys, &o.nkeys, optarg);
-			break;
-		case OPT_FULCIO:
-			bad = push(o.fulcio, &o.nfulcio, optarg);
-			break;
-		case OPT_REKOR:
-			bad = push(o.rekor, &o.nrekor, optarg);
-			break;
-		case OPT_MIRROR:
-			bad = push(o.mirrors, &o.nmirrors, optarg);
-			break;
-		case OPT_SCOPE:
-			bad = push(o.scopes, &o.nscopes, optarg);
-			break;
-		case OPT_ISSUER:
-			o.issuer = optarg;
-			break;
-		case OPT_SUBJECT:
-			o.subject = optarg;
-			break;
-		case OPT_REQUIRE_TLOG:
-			o.require_tlog = 1;
-			break;
-		case OPT_MIN_TIMES: {
-			char *end = NULL;
-			unsigned long v;
-
-			errno = 0;
-			v = strtoul(optarg, &end, 10);
-			bad = errno != 0 || end == optarg || *end != '\0' ||
-			      v < 1 || v > 32 || optarg[0] == '-';
-			o.min_times = (size_t)v;
-			break;
 		}
-		case OPT_POLICY:
-			o.policy = optarg;
-			break;
-		case OPT_IDENTITY:
-			bad = al_sig_identity_policy_parse(&o.identity,
-			                                   optarg) < 0;
-			break;
-		case OPT_STORE:
-			o.store = optarg;
-			break;
-		case OPT_BUNDLE:
-			o.bundle = optarg;
-			break;
-		case OPT_ARTIFACT:
-			o.artifact = optarg;
-			break;
-		case OPT_ATTACH:
-			bad = cli_parse_attachments(&o.what, optarg) < 0;
-			break;
-		case OPT_WRITE_CONFIG:
-			o.write_config = optarg;
-			break;
-		case OPT_MATCH:
-			bad = parse_match(&o.match, optarg) < 0;
-			break;
-		case OPT_CARRY:
-			o.carry = 1;
-			break;
-		case OPT_TSA:
-			bad = push(o.tsa, &o.ntsa, optarg);
-			break;
-		case OPT_PKI_CA:
-			bad = push(o.pki, &o.npki, optarg);
-			break;
-		case OPT_PKI_EMAIL:
-			o.pki_email = optarg;
-			break;
-		case OPT_PKI_HOST:
-			o.pki_host = optarg;
-			break;
-		case OPT_TRUSTED_ROOT:
-			bad = push(o.roots, &o.nroots, optarg);
-			break;
-		default:
+		if (opt == '?' || opt == ':' || opt < OPT_COMMAND_BASE)
 			return EXIT_USAGE;
-		}
-		if (bad)
+		if (parse_opt(&o, opt, optarg) != 0)
 			return cli_usage_error("verify-image",
 			                       "invalid option value '%s'",
 			                       optarg != NULL ? optarg : "");
 	}
+	nimages = (size_t)(argc - optind);
 	cli_log_start(&c);
-	if (o.write_config != NULL) {
-		if (optind != argc)
+	if (o.lib.config_dir != NULL) {
+		if (nimages != 0)
 			return cli_usage_error("verify-image",
 			                       "--write-config takes no IMAGE");
-		return write_config(&o);
+		if (o.lib.nmirrors == 0)
+			return cli_usage_error("verify-image",
+			                       "--write-config needs --mirror");
+		o.lib.mode = AL_VERIFY_IMAGE_WRITE_CONFIG;
+		return run(&c, &o, NULL, 0);
 	}
 	if (o.carry) {
-		if (o.store == NULL)
+		if (o.store_path == NULL)
 			return cli_usage_error("verify-image",
 			                       "--carry needs --store");
-		if (o.nroots > 1)
+		if (o.lib.nroots > 1)
 			return cli_usage_error(
 			    "verify-image", "--carry keeps one --trusted-root");
-		if ((code = cli_common_start(&c)) != EXIT_OK)
-			goto out;
-		code = carry(&c, &o, (const char *const *)argv + optind,
-		             (size_t)(argc - optind));
+		if ((code = cli_common_start(&c)) == EXIT_OK)
+			code = carry(&c, &o, argv + optind, nimages);
 		goto out;
 	}
-	if (optind == argc && (o.bundle == NULL || o.artifact == NULL))
+	if (nimages == 0 && (o.lib.bundle == NULL || o.lib.artifact == NULL))
 		return cli_usage_error("verify-image",
 		                       "give an IMAGE, or --bundle and "
 		                       "--artifact");
-	/* the store's trusted root, when nothing but keys (or nothing) says
-	 * what to trust: never added to PEM trust or another root, which it
-	 * would widen */
-	if (o.store != NULL && o.policy == NULL && o.nroots == 0 &&
-	    o.nfulcio == 0 && o.nrekor == 0 && o.ntsa == 0 && o.npki == 0) {
-		al_buf kb = AL_BUF_INIT(AL_COSIGN_MAX_PEM);
-		al_digest kd;
-		char kds[AL_DIGEST_STRMAX];
-
-		if ((rc = al_store_open(&store, o.store, &so)) < 0)
-			return cli_fail(rc, "cannot open store '%s'", o.store);
-		rc = al_cosign_store_root_get(store, &kb, &kd);
-		al_buf_free(&kb);
-		al_store_free(store);
-		store = NULL;
-		if (rc == 0) {
-			o.use_kept = 1;
-			cli_info(
-			    &c, "using the trusted root kept in the store (%s)",
-			    al_digest_str(&kd, kds));
-		} else if (rc != AL_ENOTFOUND) {
-			cli_error("%s", al_error_message());
-			return cli_input_exit_code(rc);
-		}
-		al_error_clear();
-	}
-	if ((o.policy != NULL) == (o.nkeys > 0 || o.nfulcio > 0 || o.npki > 0 ||
-	                           o.nroots > 0 || o.use_kept))
-		return cli_usage_error(
-		    "verify-image",
-		    "give --policy, or --key / --fulcio-root "
-		    "/ --trusted-root / --pki-ca (one of them), or a --store "
-		    "that keeps a trusted root");
-	if (optind == argc && o.policy != NULL)
-		return cli_usage_error("verify-image",
-		                       "--policy needs an IMAGE");
-	if (o.nfulcio > 0 && o.npki > 0)
-		return cli_usage_error(
-		    "verify-image", "--fulcio-root and --pki-ca exclude each "
-		                    "other");
-	if (o.npki > 0 && o.pki_email == NULL && o.pki_host == NULL)
-		return cli_usage_error("verify-image",
-		                       "--pki-ca needs --pki-email or "
-		                       "--pki-hostname");
-	if ((o.nroots > 0 || o.use_kept) && o.nkeys == 0 && o.npki == 0 &&
-	    o.issuer == NULL && o.subject == NULL)
-		return cli_usage_error("verify-image",
-		                       "a trusted root needs "
-		                       "--certificate-identity or "
-		                       "--certificate-oidc-issuer (or --key)");
-	if (o.nfulcio > 0 && o.issuer == NULL && o.subject == NULL)
-		return cli_usage_error("verify-image",
-		                       "--fulcio-root needs "
-		                       "--certificate-identity or "
-		                       "--certificate-oidc-issuer");
-	if ((code = cli_common_start(&c)) != EXIT_OK)
-		goto out;
-	if (o.store != NULL && (rc = al_store_open(&store, o.store, &so)) < 0) {
-		code = cli_fail(rc, "cannot open store '%s'", o.store);
-		goto out;
-	}
-	if (o.use_kept)
-		o.kept = store;
-	if (o.policy != NULL) {
-		if ((rc = al_cosign_policy_load_file(&pol, o.policy)) < 0) {
-			cli_error("%s", al_error_message());
-			code = cli_input_exit_code(rc);
-			goto out;
-		}
-	} else if ((code = build_trust(&t, &o)) != EXIT_OK) {
-		goto out;
-	}
-	if (optind == argc) {
-		code = verify_blob(&o, t);
-		goto out;
-	}
-	for (i = optind; i < argc; i++) {
-		code =
-		    cli_worst(code, verify_one(&c, &o, t, pol, store, argv[i]));
-	}
+	if ((code = probe_kept_root(&c, &o)) != EXIT_OK)
+		return code;
+	if ((code = check_trust_opts(&o, (int)nimages)) != EXIT_OK)
+		return code;
+	if ((code = cli_common_start(&c)) == EXIT_OK)
+		code = check(&c, &o, argv + optind, nimages);
 out:
-	al_store_free(store);
-	al_cosign_policy_free(pol);
-	al_cosign_trust_free(t);
 	cli_common_finish(&c);
 	return code;
 }
