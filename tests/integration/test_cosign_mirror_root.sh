@@ -65,6 +65,13 @@ al_check "the refused image is named, with the chain's reason" \
 al_check "the counts: 0 verified, 1 refused, 2 not checked" \
 	grep -q 'sigstore trusted root: 0 image(s) verified, 1 refused, 2 not checked' err
 al_check "the refuted root is not kept" test -z "$(kept sw)"
+al_run out err "${MIRROR[@]}" --json --store sj --trusted-root wrong.json "${IMGS[@]}"
+al_check "--json: the same counts under sigstore.trusted_root, not kept" python3 -c '
+import json, sys
+d = json.load(open("out"))
+assert d["exit"] == 1, d["exit"]
+assert d["sigstore"]["trusted_root"] == {"verified": 0, "refused": 1, "unchecked": 2, "kept": False}, d["sigstore"]
+'
 
 # the right root: verified while mirroring, kept in the store
 al_run out err "${MIRROR[@]}" --store s --trusted-root tr.json "${IMGS[@]}"

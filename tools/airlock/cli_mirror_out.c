@@ -79,6 +79,18 @@ void cli_mirror_json(const al_mirror_result *res, const char *store_path)
 			cli_json_set_u64(o, "uncovered",
 			                 res->sigstore.uncovered);
 		}
+		if (res->sigstore.root_checked) {
+			/* --trusted-root (docs/cosign.md) */
+			json_t *r = cli_json_set_object(o, "trusted_root");
+			cli_json_set_u64(r, "verified",
+			                 res->sigstore.root_verified);
+			cli_json_set_u64(r, "refused",
+			                 res->sigstore.root_refused);
+			cli_json_set_u64(r, "unchecked",
+			                 res->sigstore.root_unchecked);
+			cli_json_set_bool(r, "kept",
+			                  res->sigstore.root_kept != 0);
+		}
 	}
 	if (res->has_graph_image) {
 		/* mirror.platform.graph (docs/graph.md) */
