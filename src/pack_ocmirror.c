@@ -399,8 +399,35 @@ static int repo_entry(ocm_ctx *c, struct archive *a, const char *name,
 	return 0;
 }
 
-/* A release signature oc-mirror kept: saved beside the release's others
- * in STORE/signatures (checked against keys by verify, update, mirror). */
+/* 1 when some signature-<n> of dir holds exactly p[0..n). */
+static int sig_held(const char *dir, char *const *names, size_t nnames,
+                    const char *p, size_t n)
+{
+	al_buf b = AL_BUF_INIT(OCM_SIG_MAX);
+	size_t i;
+	int same = 0;
+
+	for (i = 0; i < nnames && !same; i++) {
+		char *f = al_path_join(dir, names[i]);
+
+		al_buf_reset(&b);
+		if (f != NULL && al_fs_read_file(f, &b) == 0)
+			same =
+			    b.len == n && (n == 0 || memcmp(b.ptr, p, n) == 0);
+		al_error_clear();
+		free(f);
+	}
+	al_buf_free(&b);
+	return same;
+}
+
+/*
+ * A release signature oc-mirror kept: saved beside the release's others
+ * in STORE/signatures (checked against keys by verify, update, mirror).
+ * No key vouched for the archive: bytes the store does not hold yet are
+ * marked untrusted (airlock/untrusted.json, docs/security.md) before
+ * they are written, so configmaps and push's ConfigMaps leave them out.
+ */
 static int import_signature(ocm_ctx *c, struct archive *a, const char *name,
                             const char *rest, int64_t size)
 {
@@ -408,6 +435,7 @@ static int import_signature(ocm_ctx *c, struct archive *a, const char *name,
 	char ds[72], *buf = NULL, *dir = NULL, **names = NULL;
 	size_t nbefore = 0;
 	al_digest d;
+	al_store_untrusted mark;
 	unsigned k = 0;
 	int rc;
 
@@ -429,8 +457,19 @@ static int import_signature(ocm_ctx *c, struct archive *a, const char *name,
 		al_error_clear();
 		nbefore = 0;
 	}
-	if ((rc = read_small(c, a, name, buf, (size_t)size + 1, size)) < 0 ||
-	    (rc = al_store_signature_add(c->s, &d, (const uint8_t *)buf,
+	if ((rc = read_small(c, a, name, buf, (size_t)size + 1, size)) < 0)
+		goto out;
+	if (!sig_held(dir, names, nbefore, buf, (size_t)size)) {
+		memset(&mark, 0, sizeof(mark));
+		mark.kind = AL_STORE_UNTRUSTED_SIGNATURE;
+		mark.digest = d;
+		mark.pack = c->res->id;
+		if ((rc = al_pack__sha256_hex(buf, (size_t)size, mark.sha256)) <
+		        0 ||
+		    (rc = al_store_untrusted_mark(c->s, &mark, 1)) < 0)
+			goto out;
+	}
+	if ((rc = al_store_signature_add(c->s, &d, (const uint8_t *)buf,
 	                                 (size_t)size, OCM_SIG_MAX,
 	                                 OCM_SIG_COUNT, &k)) < 0)
 		goto out;
@@ -706,11 +745,54 @@ static int record_release(ocm_ctx *c, const char *name, const al_digest *d)
 	return rc;
 }
 
+/*
+ * Mark names[0..n) (the refs which[0..n)) untrusted in
+ * airlock/untrusted.json, as an airlock pack imported with
+ * --accept-untrusted marks its tags (pack_unpack.c tag_marks): a name by
+ * digest says what it is, and a name the store already gives the same
+ * digest is not the import's doing; neither is marked.
+ */
+static int tag_marks(ocm_ctx *c, char *const *names, const size_t *which,
+                     size_t n)
+{
+	al_store_untrusted *v;
+	size_t i, m = 0;
+	int rc;
+
+	if ((v = calloc(n + 1, sizeof(*v))) == NULL)
+		return al_error_oom();
+	for (i = 0; i < n; i++) {
+		const ocm_ref *r = &c->refs[which[i]];
+		al_store_image img;
+		int same;
+
+		if (r->tag == NULL)
+			continue;
+		memset(&img, 0, sizeof(img));
+		same = al_store_find(c->s, names[i], &img) == 0 &&
+		       al_digest_equal(&img.desc.digest, &r->digest);
+		al_store_image_clear(&img);
+		al_error_clear();
+		if (same)
+			continue;
+		v[m].kind = AL_STORE_UNTRUSTED_TAG;
+		v[m].digest = r->digest;
+		v[m].name = names[i];
+		v[m].pack = c->res->id;
+		m++;
+	}
+	rc = m > 0 ? al_store_untrusted_mark(c->s, v, m) : 0;
+	free(v);
+	return rc;
+}
+
 /* Name in the store every tag, and every revision that is neither tagged
  * nor a child of an index of its repository, whose image is complete. */
 static int name_images(ocm_ctx *c)
 {
 	ocm_key *tagged = NULL, *children = NULL;
+	char **names = NULL;
+	size_t *which = NULL, nnames = 0;
 	size_t ntagged = 0, ctag = 0, nchildren = 0, cchild = 0, i, j;
 	int rc = 0;
 
@@ -752,13 +834,17 @@ static int name_images(ocm_ctx *c)
 		qsort(tagged, ntagged, sizeof(*tagged), cmp_key);
 	if (nchildren > 0)
 		qsort(children, nchildren, sizeof(*children), cmp_key);
+	if ((names = calloc(c->nrefs + 1, sizeof(*names))) == NULL ||
+	    (which = calloc(c->nrefs + 1, sizeof(*which))) == NULL) {
+		rc = al_error_oom();
+		goto out;
+	}
+	/* what gets a name: every tag, and every revision neither tagged
+	 * nor a child, whose image the store holds whole */
 	for (i = 0; i < c->nrefs; i++) {
 		const ocm_ref *r = &c->refs[i];
 		ocm_key k = {r->repo, r->digest};
-		al_descriptor desc;
-		al_manifest m;
 		char ds[AL_DIGEST_STRMAX], *name;
-		uint64_t size = 0;
 
 		if (i > 0 && cmp_ref(r, &c->refs[i - 1]) == 0)
 			continue; /* the same link in two volumes */
@@ -777,9 +863,7 @@ static int name_images(ocm_ctx *c)
 			rc = al_error_oom();
 			goto out;
 		}
-		memset(&m, 0, sizeof(m));
-		if (!al_pack__image_complete(c->s, &r->digest, NULL, 0) ||
-		    load_manifest(c, &r->digest, &m, &size) < 0) {
+		if (!al_pack__image_complete(c->s, &r->digest, NULL, 0)) {
 			al_error_clear();
 			c->res->images_incomplete++;
 			al_log_warn(
@@ -791,23 +875,42 @@ static int name_images(ocm_ctx *c)
 			free(name);
 			continue;
 		}
+		names[nnames] = name;
+		which[nnames++] = i;
+	}
+	/* no key vouched for the archives: their tags are marked untrusted
+	 * before the first one is set (docs/security.md) */
+	if ((rc = tag_marks(c, names, which, nnames)) < 0)
+		goto out;
+	for (j = 0; j < nnames; j++) {
+		const ocm_ref *r = &c->refs[which[j]];
+		al_descriptor desc;
+		al_manifest m;
+		uint64_t size = 0;
+
+		memset(&m, 0, sizeof(m));
+		if ((rc = load_manifest(c, &r->digest, &m, &size)) < 0)
+			goto out;
 		memset(&desc, 0, sizeof(desc));
 		desc.media_type = m.media_type;
 		desc.digest = r->digest;
 		desc.size = size;
 		desc.artifact_type = m.artifact_type;
-		rc = al_store_tag(c->s, name, &desc);
+		rc = al_store_tag(c->s, names[j], &desc);
 		al_manifest_clear(&m);
 		if (rc == 0 && r->tag != NULL &&
 		    strcmp(r->repo, AL_LAYOUT_RELEASE_REPO) == 0)
-			rc = record_release(c, name, &r->digest);
-		free(name);
+			rc = record_release(c, names[j], &r->digest);
 		if (rc < 0)
 			goto out;
 		c->res->images_tagged++;
 	}
 	rc = al_store_flush(c->s);
 out:
+	for (j = 0; j < nnames; j++)
+		free(names[j]);
+	free(names);
+	free(which);
 	free(tagged);
 	free(children);
 	return rc;

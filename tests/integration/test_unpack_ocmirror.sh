@@ -33,6 +33,25 @@ al_check "the release signature oc-mirror kept is in the store" \
 	cmp "$src/signatures/sha256=$rel_hex/signature-1" "$T/dst/signatures/sha256=$rel_hex/signature-1"
 al_run "$T/out" "$T/err" "$AIRLOCK" check --store "$T/dst"
 al_check "check finds the imported store whole" grep -qE '^checked 7 images, [0-9]+ blobs: 0 missing, 0 corrupt' "$T/out"
+# no key vouched for the archives: what they wrote is marked untrusted, as
+# an airlock pack imported with --accept-untrusted (docs/security.md)
+al_check "untrusted.json marks the release signature and every tag, and no name by digest" \
+	python3 - "$T/dst" "$rel_hex" <<'PY'
+import hashlib, json, sys
+store, rel = sys.argv[1], sys.argv[2]
+m = json.load(open(store + "/airlock/untrusted.json"))
+sig = open("%s/signatures/sha256=%s/signature-1" % (store, rel), "rb").read()
+assert [(s["release"], s["sha256"]) for s in m["signatures"]] == \
+    [("sha256:" + rel, hashlib.sha256(sig).hexdigest())], m["signatures"]
+names = [e["annotations"]["org.opencontainers.image.ref.name"]
+         for e in json.load(open(store + "/index.json"))["manifests"]]
+tagged = sorted(n for n in names if "@" not in n)
+assert sorted(t["name"] for t in m["tags"]) == tagged and tagged, (m["tags"], tagged)
+assert all(t["pack"] == "oc-mirror" for t in m["tags"] + m["signatures"]), m
+PY
+al_check "check lists the untrusted signature and tags" \
+	bash -c 'grep -q "^untrusted signature signatures/sha256=$2/signature-1" "$1" && grep -q "^untrusted tag localhost:55000/airlock-samples/release:4.14.1-x86_64 -> sha256:$2" "$1"' \
+	_ "$T/out" "$rel_hex"
 al_run "$T/out" "$T/err" "$AIRLOCK" unpack --accept-untrusted "$T/good" --store "$T/dst"
 al_check "a second import is a no-op that succeeds" grep -q '0 entries imported' "$T/out"
 
@@ -184,13 +203,11 @@ PY
 al_run "$T/out" "$T/err" "$AIRLOCK" releases --store "$T/dstrel"
 al_check "airlock releases lists 4.14.1" grep -q "^4.14.1 .*sha256:$rel_hex" "$T/out"
 al_run "$T/out" "$T/err" "$AIRLOCK" configmaps --store "$T/dstrel" -o "$T/cmrel"
-al_check "configmaps: oc-mirror's ConfigMap with the signature the archive carried" \
-	python3 - "$T/cmrel/signature-configmap.json" "$rel_hex" "$src/signatures/sha256=$rel_hex/signature-1" <<'PY'
-import base64, json, sys
-cm = json.load(open(sys.argv[1]))
-assert cm["metadata"]["name"] == "mirrored-release-signatures", cm["metadata"]
-sys.exit(base64.b64decode(cm["binaryData"]["sha256-%s-1" % sys.argv[2]]) != open(sys.argv[3], "rb").read())
-PY
+cat "$T/err"
+al_check "configmaps: the signature the archive carried is left out (marked untrusted), exit 1 for the release left with none" \
+	bash -c '[ "$1" = 1 ] && grep -q "release 4.14.1 .*1 signature(s) written by an untrusted import left out" "$2"' _ "$AL_RC" "$T/err"
+al_check "... and no ConfigMap carries its bytes" \
+	bash -c '! grep -rqs "sha256-$1-1" "$2"' _ "$rel_hex" "$T/cmrel"
 al_run "$T/out" "$T/err" "$AIRLOCK" unpack --accept-untrusted "$T/ocmrel" --store "$T/dstrel"
 al_check "a second import keeps one record" \
 	python3 -c 'import json,sys; sys.exit(len(json.load(open(sys.argv[1]))["releases"]) != 1)' "$T/dstrel/airlock/releases.json"

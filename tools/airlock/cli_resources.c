@@ -533,7 +533,7 @@ int cli_ocmirror_configmap(al_store *store, const al_store_release *list,
 	al_sig_list *sigs = NULL;
 	al_digest *ds = NULL;
 	const uint8_t **ptrs = NULL;
-	size_t *lens = NULL, i, k = 0;
+	size_t *lens = NULL, i, k = 0, left = 0;
 	char *now = NULL;
 	int rc, code = EXIT_OK;
 
@@ -565,7 +565,7 @@ int cli_ocmirror_configmap(al_store *store, const al_store_release *list,
 			continue;
 		}
 		if ((rc = al_sig_store_load_trusted(store, &list[i].digest,
-		                                    &sigs[k], NULL)) < 0) {
+		                                    &sigs[k], &left)) < 0) {
 			code = cli_worst(code, cli_fail(rc,
 			                                "release %s: cannot "
 			                                "read its signatures",
@@ -573,6 +573,15 @@ int cli_ocmirror_configmap(al_store *store, const al_store_release *list,
 			al_sig_list_clear(&sigs[k]);
 			continue;
 		}
+		if (left > 0)
+			cli_warn("release %s %s: %zu signature(s) written by "
+			         "an untrusted import left out (airlock check "
+			         "lists them)",
+			         label,
+			         list[i].digest_text != NULL
+			             ? list[i].digest_text
+			             : "",
+			         left);
 		if (sigs[k].n == 0) {
 			/* oc-mirror leaves out a release it has no
 			 * signature file for */
