@@ -214,4 +214,55 @@ al_check "a second import keeps one record" \
 al_check "the release at its source path (the first import) is not a release record" \
 	bash -c '! grep -q 4.14.1 "$1/airlock/releases.json" 2>/dev/null' _ "$T/dst"
 
+# ---- where the images came from: oc-mirror's cache names them by its own
+# registry (localhost:55000) and drops the source host; the import records
+# the real sources (each release's image-references for its components,
+# the carried image set configuration for its release and additional
+# images), so the mirror sets name quay.io, not the cache
+renames=$(python3 - "$src" "$rel_hex" <<'PY'
+import gzip, io, json, sys, tarfile
+store, rel = sys.argv[1], sys.argv[2]
+m = json.load(open("%s/blobs/sha256/%s" % (store, rel)))
+layer = m["layers"][-1]["digest"].split(":")[1]
+with tarfile.open(fileobj=io.BytesIO(gzip.decompress(open("%s/blobs/sha256/%s" % (store, layer), "rb").read()))) as t:
+    refs = json.load(t.extractfile("release-manifests/image-references"))
+seen = set()
+for tag in refs["spec"]["tags"]:
+    img = tag["from"]["name"]
+    if img not in seen:
+        seen.add(img)
+        print("--rename=%s=openshift/release:4.14.1-x86_64-%s" % (img, tag["name"]))
+PY
+)
+cat >"$T/isc.yaml" <<'YAML'
+kind: ImageSetConfiguration
+apiVersion: mirror.openshift.io/v2alpha1
+mirror:
+  platform:
+    release: quay.io/airlock-samples/release:4.14.1-x86_64
+  additionalImages:
+  - name: quay.io/airlock-samples/ocp-v4.0-art-dev@sha256:7026db9f135613885a678be3b2a287ad01a12e62f37c4c6754a01fb7dfdd9437
+YAML
+# shellcheck disable=SC2086 # one option a word
+python3 "$mkarch" "$src" "$T/ocmorig" --isc "$T/isc.yaml" $renames \
+	--rename quay.io/airlock-samples/release:4.14.1-x86_64=openshift/release-images:4.14.1-x86_64
+al_run "$T/out" "$T/err" "$AIRLOCK" unpack --accept-untrusted "$T/ocmorig" --store "$T/dstorig"
+cat "$T/err"
+al_check "unpack of a release with its components where oc-mirror's cache puts them: exit 0" test "$AL_RC" = 0
+al_check "fixture: the components are at openshift/release:4.14.1-x86_64-<name>" \
+	bash -c '[ "$(grep -o "localhost:55000/openshift/release:4.14.1-x86_64-[a-z-]*" "$1/index.json" | sort -u | wc -l)" -ge 5 ]' _ "$T/dstorig"
+al_run "$T/out" "$T/err" "$AIRLOCK" mirrorsets --store "$T/dstorig" --registry mirror.example:5000/ocm -o "$T/ms-orig.yaml"
+cat "$T/err"
+al_check "mirrorsets after the import: exit 0" test "$AL_RC" = 0
+al_check "mirrorsets: no source is oc-mirror's cache" bash -c '! grep -q "localhost:55000" "$1"' _ "$T/ms-orig.yaml"
+al_check "mirrorsets: the components' source repository (image-references) to openshift/release" \
+	grep -qzF -e "$(printf -- '- mirrors:\n    - mirror.example:5000/ocm/openshift/release\n    source: quay.io/airlock-samples/ocp-v4.0-art-dev\n')" "$T/ms-orig.yaml"
+al_check "mirrorsets: the release's source (the carried configuration) to openshift/release-images" \
+	grep -qzF -e "$(printf -- '- mirrors:\n    - mirror.example:5000/ocm/openshift/release-images\n    source: quay.io/airlock-samples/release\n')" "$T/ms-orig.yaml"
+python3 "$mkarch" "$src" "$T/ocmadd" --digest-tags --isc "$T/isc.yaml"
+al_run "$T/out" "$T/err" "$AIRLOCK" unpack --accept-untrusted "$T/ocmadd" --store "$T/dstadd"
+al_run "$T/out" "$T/err" "$AIRLOCK" mirrorsets --store "$T/dstadd" --registry mirror.example:5000/ocm --layout source -o "$T/ms-add.yaml"
+al_check "an additional image by digest (cache tag sha256-<hex>): the mirror sets name its source" \
+	grep -qzF -e "$(printf -- '- mirrors:\n    - mirror.example:5000/ocm/airlock-samples/ocp-v4.0-art-dev\n    source: quay.io/airlock-samples/ocp-v4.0-art-dev\n')" "$T/ms-add.yaml"
+
 al_finish
