@@ -168,12 +168,27 @@ static int cmp_entry(const void *a, const void *b)
  * <release tag>-<component name>), appended unsorted. */
 static int put_release(al_layout *l, const char *release, const al_release *r)
 {
-	char *rtag = NULL, *ctag = NULL;
+	char *rtag = NULL, *ctag = NULL, *cached = NULL;
+	al_ref ref = {0};
 	size_t i, n;
 	int rc;
 
 	if ((rc = al_layout_release_tag(release, &rtag)) < 0)
 		return rc;
+	/* a release imported from oc-mirror's archives sits where its cache
+	 * put it, HOST/openshift/release-images:<tag>, and its components
+	 * at HOST/openshift/release:<tag>-<name> (pack_ocmirror.c): those
+	 * names are its components too */
+	if (al_ref_parse(&ref, release) == 0 && ref.registry != NULL &&
+	    ref.repository != NULL &&
+	    strcmp(ref.repository, AL_LAYOUT_RELEASE_REPO) == 0 &&
+	    (cached = al_strdup(ref.registry)) == NULL) {
+		al_ref_clear(&ref);
+		free(rtag);
+		return al_error_oom();
+	}
+	al_ref_clear(&ref);
+	al_error_clear();
 	if ((rc = add(l, release, AL_LAYOUT_RELEASE, AL_LAYOUT_RELEASE_REPO,
 	              rtag)) < 0)
 		goto out;
@@ -188,12 +203,24 @@ static int put_release(al_layout *l, const char *release, const al_release *r)
 		if ((rc = add(l, c->image, AL_LAYOUT_RELEASE,
 		              AL_LAYOUT_COMPONENT_REPO, ctag)) < 0)
 			goto out;
+		if (cached != NULL) {
+			char *cn = al_sprintf("%s/%s:%s", cached,
+			                      AL_LAYOUT_COMPONENT_REPO, ctag);
+
+			rc = cn != NULL ? add(l, cn, AL_LAYOUT_RELEASE,
+			                      AL_LAYOUT_COMPONENT_REPO, ctag)
+			                : al_error_oom();
+			free(cn);
+			if (rc < 0)
+				goto out;
+		}
 		free(ctag);
 		ctag = NULL;
 	}
 out:
 	free(rtag);
 	free(ctag);
+	free(cached);
 	return rc;
 }
 

@@ -259,6 +259,14 @@ al_check "mirrorsets: the components' source repository (image-references) to op
 	grep -qzF -e "$(printf -- '- mirrors:\n    - mirror.example:5000/ocm/openshift/release\n    source: quay.io/airlock-samples/ocp-v4.0-art-dev\n')" "$T/ms-orig.yaml"
 al_check "mirrorsets: the release's source (the carried configuration) to openshift/release-images" \
 	grep -qzF -e "$(printf -- '- mirrors:\n    - mirror.example:5000/ocm/openshift/release-images\n    source: quay.io/airlock-samples/release\n')" "$T/ms-orig.yaml"
+al_check "mirrorsets: the components are release images (idms-release-0, layout.c knows the cache's component names)" \
+	python3 - "$T/ms-orig.yaml" <<'PY'
+import sys
+docs = open(sys.argv[1]).read().split("\n---\n")
+rel = [d for d in docs if "name: idms-release-0" in d]
+assert len(rel) == 1 and "- mirror.example:5000/ocm/openshift/release\n" in rel[0], docs
+assert not any("ocm/openshift/release\n" in d for d in docs if "idms-generic" in d), docs
+PY
 python3 "$mkarch" "$src" "$T/ocmadd" --digest-tags --isc "$T/isc.yaml"
 al_run "$T/out" "$T/err" "$AIRLOCK" unpack --accept-untrusted "$T/ocmadd" --store "$T/dstadd"
 al_run "$T/out" "$T/err" "$AIRLOCK" mirrorsets --store "$T/dstadd" --registry mirror.example:5000/ocm --layout source -o "$T/ms-add.yaml"
