@@ -889,6 +889,7 @@ static int name_images(ocm_ctx *c)
 		const ocm_ref *r = &c->refs[i];
 		ocm_key k = {r->repo, r->digest};
 		char ds[AL_DIGEST_STRMAX], *name;
+		al_manifest m;
 
 		if (i > 0 && cmp_ref(r, &c->refs[i - 1]) == 0)
 			continue; /* the same link in two volumes */
@@ -907,7 +908,9 @@ static int name_images(ocm_ctx *c)
 			rc = al_error_oom();
 			goto out;
 		}
-		if (!al_pack__image_complete(c->s, &r->digest, NULL, 0)) {
+		memset(&m, 0, sizeof(m));
+		if (!al_pack__image_complete(c->s, &r->digest, NULL, 0) ||
+		    load_manifest(c, &r->digest, &m, NULL) < 0) {
 			al_error_clear();
 			c->res->images_incomplete++;
 			al_log_warn(
@@ -919,6 +922,7 @@ static int name_images(ocm_ctx *c)
 			free(name);
 			continue;
 		}
+		al_manifest_clear(&m);
 		names[nnames] = name;
 		which[nnames++] = i;
 	}
