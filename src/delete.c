@@ -1028,6 +1028,56 @@ static void pushed_as(al_store *s, const char *host, const char *prefix,
 	al_store_push_clear(&last);
 }
 
+/*
+ * Place k of store image i (pass 0: kept, its manifests into p->keep;
+ * pass 1: going, into p->seen unless a kept image of the same repository
+ * has the manifest). 1 when the name is not a docker reference (left
+ * alone, said once), else 0 or a negative status.
+ */
+static int registry_place(del *d, rplan *p, const al_layout *layout, size_t i,
+                          size_t k, const char *host, const char *prefix,
+                          unsigned nested, int pass)
+{
+	char ds[AL_DIGEST_STRMAX];
+	char *repo = NULL, *ref = NULL, *key = NULL;
+	int rc;
+
+	if ((rc = al_push_target_layout_at(layout, d->imgs[i].name, k, prefix,
+	                                   nested, &repo, &ref)) == AL_ENOMEM)
+		return rc;
+	if (rc < 0) {
+		al_error_clear();
+		al_log_warn("registry: '%s' is not a docker reference: left "
+		            "alone",
+		            d->imgs[i].name);
+		return 1;
+	}
+	if (pass == 0) {
+		rc = rplan_walk(d->s, p, repo, &d->imgs[i].desc.digest, 0,
+		                p->keep);
+		goto out;
+	}
+	/* a kept name of the same manifest in the same repository:
+	 * deleting by digest would take its tag too */
+	key = al_sprintf("%s %s", repo,
+	                 al_digest_str(&d->imgs[i].desc.digest, ds));
+	if (key == NULL)
+		rc = al_error_oom();
+	else if (json_object_get(p->keep, key) == NULL)
+		rc = rplan_walk(d->s, p, repo, &d->imgs[i].desc.digest, 0,
+		                p->seen);
+	else
+		al_log_warn("registry: %s/%s@%s left: a kept image of that "
+		            "repository has the same manifest (its tag '%s' "
+		            "stays there too)",
+		            host, repo, ds, ref != NULL ? ref : "");
+out:
+	free(key);
+	free(repo);
+	free(ref);
+	return rc < 0 ? rc : 0;
+}
+
 static int registry_delete(del *d)
 {
 	const al_delete_opts *o = d->o;
@@ -1061,53 +1111,26 @@ static int registry_delete(del *d)
 		rc = al_error_oom();
 		goto out;
 	}
-	/* what kept images need, per repository, first; then what goes */
+	/* what kept images need, per repository, first; then what goes:
+	 * each image at every place push gave it (a component two releases
+	 * share is at a tag of each), so a manifest a kept release still
+	 * places in a repository stays there, its tags with it */
 	for (pass = 0; pass < 2; pass++) {
 		for (i = 0; i < d->nimgs; i++) {
-			char *repo = NULL, *ref = NULL;
+			size_t k, np;
+
 			if ((pass == 0) == (d->del_img[i] != 0))
 				continue;
-			if ((rc = al_push_target_layout(layout, d->imgs[i].name,
-			                                prefix, nested, &repo,
-			                                &ref)) == AL_ENOMEM)
-				goto out;
-			if (rc < 0) {
+			np = al_push_target_count(layout, d->imgs[i].name);
+			for (k = 0; k < np; k++)
+				if ((rc = registry_place(d, &p, layout, i, k,
+				                         host, prefix, nested,
+				                         pass)) != 0)
+					break;
+			if (rc == 1) {
 				rc = 0;
-				al_log_warn("registry: '%s' is not a docker "
-				            "reference: left alone",
-				            d->imgs[i].name);
 				continue;
 			}
-			if (pass == 0)
-				rc = rplan_walk(d->s, &p, repo,
-				                &d->imgs[i].desc.digest, 0,
-				                p.keep);
-			else {
-				/* a kept name of the same manifest in the same
-				 * repository: deleting by digest would take
-				 * its tag too */
-				char ds[AL_DIGEST_STRMAX];
-				char *key = al_sprintf(
-				    "%s %s", repo,
-				    al_digest_str(&d->imgs[i].desc.digest, ds));
-				if (key == NULL)
-					rc = al_error_oom();
-				else if (json_object_get(p.keep, key) == NULL)
-					rc = rplan_walk(d->s, &p, repo,
-					                &d->imgs[i].desc.digest,
-					                0, p.seen);
-				else
-					al_log_warn(
-					    "registry: %s/%s@%s left: a kept "
-					    "image of that repository has the "
-					    "same manifest (its tag '%s' stays "
-					    "there too)",
-					    host, repo, ds,
-					    ref != NULL ? ref : "");
-				free(key);
-			}
-			free(repo);
-			free(ref);
 			if (rc < 0)
 				goto out;
 		}

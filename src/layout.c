@@ -168,12 +168,27 @@ static int cmp_entry(const void *a, const void *b)
  * <release tag>-<component name>), appended unsorted. */
 static int put_release(al_layout *l, const char *release, const al_release *r)
 {
-	char *rtag = NULL, *ctag = NULL;
+	char *rtag = NULL, *ctag = NULL, *cached = NULL;
+	al_ref ref = {0};
 	size_t i, n;
 	int rc;
 
 	if ((rc = al_layout_release_tag(release, &rtag)) < 0)
 		return rc;
+	/* a release imported from oc-mirror's archives sits where its cache
+	 * put it, HOST/openshift/release-images:<tag>, and its components
+	 * at HOST/openshift/release:<tag>-<name> (pack_ocmirror.c): those
+	 * names are its components too */
+	if (al_ref_parse(&ref, release) == 0 && ref.registry != NULL &&
+	    ref.repository != NULL &&
+	    strcmp(ref.repository, AL_LAYOUT_RELEASE_REPO) == 0 &&
+	    (cached = al_strdup(ref.registry)) == NULL) {
+		al_ref_clear(&ref);
+		free(rtag);
+		return al_error_oom();
+	}
+	al_ref_clear(&ref);
+	al_error_clear();
 	if ((rc = add(l, release, AL_LAYOUT_RELEASE, AL_LAYOUT_RELEASE_REPO,
 	              rtag)) < 0)
 		goto out;
@@ -188,32 +203,70 @@ static int put_release(al_layout *l, const char *release, const al_release *r)
 		if ((rc = add(l, c->image, AL_LAYOUT_RELEASE,
 		              AL_LAYOUT_COMPONENT_REPO, ctag)) < 0)
 			goto out;
+		if (cached != NULL) {
+			char *cn = al_sprintf("%s/%s:%s", cached,
+			                      AL_LAYOUT_COMPONENT_REPO, ctag);
+
+			rc = cn != NULL ? add(l, cn, AL_LAYOUT_RELEASE,
+			                      AL_LAYOUT_COMPONENT_REPO, ctag)
+			                : al_error_oom();
+			free(cn);
+			if (rc < 0)
+				goto out;
+		}
 		free(ctag);
 		ctag = NULL;
 	}
 out:
 	free(rtag);
 	free(ctag);
+	free(cached);
 	return rc;
 }
 
-/* Sort by name; a name recorded twice keeps its first record (releases
- * before catalogs, in the order they were added). */
+/* 1 when e repeats a place kept[0..n) already gives its name. */
+static int same_place(const entry *kept, size_t n, const entry *e)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		if (strcmp(kept[i].repo, e->repo) == 0 &&
+		    strcmp(kept[i].tag, e->tag) == 0)
+			return 1;
+	return 0;
+}
+
+/* Sort by name, then by the order the records came in (releases before
+ * catalogs, in the order they were added). A name's first record gives
+ * its category; a name placed by its first record keeps every further
+ * distinct place (a component that two releases reference, or one
+ * release under two component names: prepareM2DCopyBatch makes a copy
+ * per release and name, compareByOriginSourceDest keeps each
+ * destination), a record that places nothing adds nothing to it. */
 static void settle(al_layout *l)
 {
-	size_t i, k;
+	size_t i, k, first = 0;
 
 	if (l->n == 0)
 		return;
 	qsort(l->e, l->n, sizeof(*l->e), cmp_entry);
 	for (i = 1, k = 1; i < l->n; i++) {
-		if (strcmp(l->e[i].name, l->e[k - 1].name) == 0) {
-			free(l->e[i].name);
-			free(l->e[i].repo);
-			free(l->e[i].tag);
+		entry *e = &l->e[i];
+
+		if (strcmp(e->name, l->e[k - 1].name) != 0) {
+			first = k;
+			l->e[k++] = *e;
 			continue;
 		}
-		l->e[k++] = l->e[i];
+		if (l->e[first].repo != NULL && e->repo != NULL &&
+		    !same_place(&l->e[first], k - first, e)) {
+			e->cat = l->e[first].cat;
+			l->e[k++] = *e;
+			continue;
+		}
+		free(e->name);
+		free(e->repo);
+		free(e->tag);
 	}
 	l->n = k;
 	/* the order of a later addition follows every earlier one */
@@ -344,25 +397,22 @@ al_layout_kind al_layout_kind_of(const al_layout *l)
 	return l != NULL ? l->kind : AL_LAYOUT_SOURCE;
 }
 
+/* The first entry of name (its places follow it), or NULL. */
 static const entry *lookup(const al_layout *l, const char *name)
 {
 	size_t lo = 0, hi, mid;
-	int c;
 
 	if (l == NULL || name == NULL)
 		return NULL;
 	hi = l->n;
 	while (lo < hi) {
 		mid = lo + (hi - lo) / 2;
-		c = strcmp(name, l->e[mid].name);
-		if (c == 0)
-			return &l->e[mid];
-		if (c < 0)
-			hi = mid;
-		else
+		if (strcmp(l->e[mid].name, name) < 0)
 			lo = mid + 1;
+		else
+			hi = mid;
 	}
-	return NULL;
+	return lo < l->n && strcmp(l->e[lo].name, name) == 0 ? &l->e[lo] : NULL;
 }
 
 al_layout_category al_layout_category_of(const al_layout *l, const char *name)
@@ -372,15 +422,30 @@ al_layout_category al_layout_category_of(const al_layout *l, const char *name)
 	return e != NULL ? e->cat : AL_LAYOUT_GENERIC;
 }
 
-int al_layout_place(const al_layout *l, const char *name, char **repo,
-                    char **tag)
+size_t al_layout_place_count(const al_layout *l, const char *name)
+{
+	const entry *e, *end;
+	size_t n = 0;
+
+	if (l == NULL || l->kind != AL_LAYOUT_OC_MIRROR ||
+	    (e = lookup(l, name)) == NULL)
+		return 0;
+	for (end = l->e + l->n; e < end && strcmp(e->name, name) == 0; e++)
+		n += e->repo != NULL;
+	return n;
+}
+
+int al_layout_place_at(const al_layout *l, const char *name, size_t place,
+                       char **repo, char **tag)
 {
 	const entry *e;
 	char *r, *t;
 
-	if (l == NULL || l->kind != AL_LAYOUT_OC_MIRROR ||
-	    (e = lookup(l, name)) == NULL || e->repo == NULL)
+	if (place >= al_layout_place_count(l, name))
 		return 0;
+	/* the places of a name are its first entries: settle keeps no
+	 * placeless entry after a place */
+	e = lookup(l, name) + place;
 	r = al_strdup(e->repo);
 	t = al_strdup(e->tag);
 	if (r == NULL || t == NULL) {
@@ -391,4 +456,10 @@ int al_layout_place(const al_layout *l, const char *name, char **repo,
 	*repo = r;
 	*tag = t;
 	return 1;
+}
+
+int al_layout_place(const al_layout *l, const char *name, char **repo,
+                    char **tag)
+{
+	return al_layout_place_at(l, name, 0, repo, tag);
 }

@@ -158,6 +158,27 @@ int al_plan_add_failed(al_plan *p, const char *kind, const char *source,
 	return 0;
 }
 
+int al_plan__add_place(al_plan *p, const char *destination)
+{
+	al_plan_entry *e = NULL, *last;
+	size_t i;
+	int rc;
+
+	if (p == NULL || p->n == 0)
+		return al_error_set(AL_EINVAL, "al_plan__add_place: no entry");
+	i = p->n - 1;
+	if ((rc = push_entry(p, p->v[i].kind, p->v[i].source, destination,
+	                     &e)) < 0)
+		return rc;
+	last = &p->v[i]; /* push_entry may have moved the array */
+	e->size = last->size;
+	e->missing = last->missing;
+	e->present = last->present;
+	e->status = last->status;
+	p->totals.images--;
+	return 0;
+}
+
 int al_plan__mark_failed(al_plan *p, const char *kind, const char *source,
                          int status, const char *message)
 {

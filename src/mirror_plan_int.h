@@ -12,4 +12,10 @@
 int al_plan__mark_failed(al_plan *p, const char *kind, const char *source,
                          int status, const char *message);
 
+/* One more destination of the last entry (a component two releases
+ * share: one tag per release, oc-mirror's mapping line per copy): a new
+ * entry with its kind, source, size and presence but counted in no
+ * total (the image is one). AL_EINVAL when the plan is empty, AL_ENOMEM. */
+int al_plan__add_place(al_plan *p, const char *destination);
+
 #endif

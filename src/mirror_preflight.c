@@ -84,7 +84,9 @@ static int names_of(const char *ref, char **name, char **source)
 	return 0;
 }
 
-static char *destination_of(const planner *pl, const char *name)
+/* Where the run puts name: the store, or with --to where push puts it
+ * at its place number place (al_push_target_layout_at). */
+static char *destination_at(const planner *pl, const char *name, size_t place)
 {
 	char *repo = NULL, *ref = NULL, *d = NULL;
 	const char *prefix;
@@ -94,14 +96,19 @@ static char *destination_of(const planner *pl, const char *name)
 	prefix = pl->lc->to;
 	if (al_str_startswith(prefix, "docker://"))
 		prefix += strlen("docker://");
-	if (al_push_target_layout(pl->layout, name, prefix, pl->lc->max_nested,
-	                          &repo, &ref) < 0)
+	if (al_push_target_layout_at(pl->layout, name, place, prefix,
+	                             pl->lc->max_nested, &repo, &ref) < 0)
 		return al_sprintf("oci:%s:%s", al_store_path(pl->store), name);
 	d = al_sprintf("docker://%s%s%s", repo,
 	               al_str_startswith(ref, "sha256:") ? "@" : ":", ref);
 	free(repo);
 	free(ref);
 	return d;
+}
+
+static char *destination_of(const planner *pl, const char *name)
+{
+	return destination_at(pl, name, 0);
 }
 
 /* Queue ref as an image of kind, stored as as (NULL: the name mirror
@@ -186,6 +193,8 @@ static int on_resolved(void *ud, int image, int status, const char *message,
 {
 	planner *pl = ud;
 	const slot *s;
+	size_t n, p;
+	int rc;
 
 	(void)top;
 	if (image < 0 || (size_t)image >= pl->nslots)
@@ -202,8 +211,20 @@ static int on_resolved(void *ud, int image, int status, const char *message,
 		                          s->destination, status, message);
 	}
 	pl->resolved++;
-	return al_plan_add(pl->plan, s->kind, s->source, s->destination,
-	                   pl->store, manifest_bytes, blobs, nblobs);
+	if ((rc = al_plan_add(pl->plan, s->kind, s->source, s->destination,
+	                      pl->store, manifest_bytes, blobs, nblobs)) < 0)
+		return rc;
+	/* a component of several releases: a mapping line per place (the
+	 * layout knows every release by now) */
+	n = pl->lc->to != NULL ? al_layout_place_count(pl->layout, s->name) : 0;
+	for (p = 1; p < n && rc == 0; p++) {
+		char *d = destination_at(pl, s->name, p);
+
+		rc = d != NULL ? al_plan__add_place(pl->plan, d)
+		               : al_error_set(AL_ENOMEM, "out of memory");
+		free(d);
+	}
+	return rc;
 }
 
 /* 1 when STORE/signatures/<algo>=<hex>/signature-1 exists. */

@@ -16,10 +16,12 @@
 #include "airlock/digest.h"
 #include "airlock/error.h"
 #include "airlock/fs.h"
+#include "airlock/imageset.h"
 #include "airlock/layout.h"
 #include "airlock/log.h"
 #include "airlock/oci.h"
 #include "airlock/pack.h"
+#include "airlock/ref.h"
 #include "airlock/release.h"
 #include "airlock/store.h"
 #include "pack_int.h"
@@ -41,6 +43,10 @@
 /* the name airlock gives what the archive holds: oc-mirror's local cache
  * registry (its --port default), from which it pushes */
 #define OCM_REGISTRY "localhost:55000"
+/* the image set configuration oc-mirror adds last: "isc_<RFC 3339 time>"
+ * (archive/const.go imageSetConfigPrefix, archive.go BuildArchive) */
+#define OCM_ISC "isc_"
+#define OCM_ISC_MAX (4 * 1024 * 1024)
 
 typedef struct ocm_ref {
 	char *repo;
@@ -56,6 +62,10 @@ typedef struct ocm_ctx {
 	ocm_ref *refs;
 	size_t nrefs, cap;
 	uint8_t *chunk;
+	/* the newest image set configuration the archives carry (the
+	 * latest isc_<time>) and its name */
+	char *isc, *isc_name;
+	size_t isc_len;
 	al_progress_info pi;
 	uint64_t start_ms, last_ms;
 } ocm_ctx;
@@ -399,8 +409,35 @@ static int repo_entry(ocm_ctx *c, struct archive *a, const char *name,
 	return 0;
 }
 
-/* A release signature oc-mirror kept: saved beside the release's others
- * in STORE/signatures (checked against keys by verify, update, mirror). */
+/* 1 when some signature-<n> of dir holds exactly p[0..n). */
+static int sig_held(const char *dir, char *const *names, size_t nnames,
+                    const char *p, size_t n)
+{
+	al_buf b = AL_BUF_INIT(OCM_SIG_MAX);
+	size_t i;
+	int same = 0;
+
+	for (i = 0; i < nnames && !same; i++) {
+		char *f = al_path_join(dir, names[i]);
+
+		al_buf_reset(&b);
+		if (f != NULL && al_fs_read_file(f, &b) == 0)
+			same =
+			    b.len == n && (n == 0 || memcmp(b.ptr, p, n) == 0);
+		al_error_clear();
+		free(f);
+	}
+	al_buf_free(&b);
+	return same;
+}
+
+/*
+ * A release signature oc-mirror kept: saved beside the release's others
+ * in STORE/signatures (checked against keys by verify, update, mirror).
+ * No key vouched for the archive: bytes the store does not hold yet are
+ * marked untrusted (airlock/untrusted.json, docs/security.md) before
+ * they are written, so configmaps and push's ConfigMaps leave them out.
+ */
 static int import_signature(ocm_ctx *c, struct archive *a, const char *name,
                             const char *rest, int64_t size)
 {
@@ -408,6 +445,7 @@ static int import_signature(ocm_ctx *c, struct archive *a, const char *name,
 	char ds[72], *buf = NULL, *dir = NULL, **names = NULL;
 	size_t nbefore = 0;
 	al_digest d;
+	al_store_untrusted mark;
 	unsigned k = 0;
 	int rc;
 
@@ -429,8 +467,19 @@ static int import_signature(ocm_ctx *c, struct archive *a, const char *name,
 		al_error_clear();
 		nbefore = 0;
 	}
-	if ((rc = read_small(c, a, name, buf, (size_t)size + 1, size)) < 0 ||
-	    (rc = al_store_signature_add(c->s, &d, (const uint8_t *)buf,
+	if ((rc = read_small(c, a, name, buf, (size_t)size + 1, size)) < 0)
+		goto out;
+	if (!sig_held(dir, names, nbefore, buf, (size_t)size)) {
+		memset(&mark, 0, sizeof(mark));
+		mark.kind = AL_STORE_UNTRUSTED_SIGNATURE;
+		mark.digest = d;
+		mark.pack = c->res->id;
+		if ((rc = al_pack__sha256_hex(buf, (size_t)size, mark.sha256)) <
+		        0 ||
+		    (rc = al_store_untrusted_mark(c->s, &mark, 1)) < 0)
+			goto out;
+	}
+	if ((rc = al_store_signature_add(c->s, &d, (const uint8_t *)buf,
 	                                 (size_t)size, OCM_SIG_MAX,
 	                                 OCM_SIG_COUNT, &k)) < 0)
 		goto out;
@@ -443,6 +492,37 @@ out:
 	free(dir);
 	free(buf);
 	return rc;
+}
+
+/* The image set configuration oc-mirror carried (isc_<time> at the root
+ * of the last archive; a later time replaces an earlier one): read when
+ * the images are named, for where they came from (set_origins). */
+static int keep_isc(ocm_ctx *c, struct archive *a, const char *name,
+                    int64_t size)
+{
+	char *buf, *n;
+	int rc;
+
+	if (c->isc_name != NULL && strcmp(name, c->isc_name) <= 0)
+		return 0;
+	if (size > OCM_ISC_MAX)
+		return refuse(c, name, "an image set configuration over 4 MiB");
+	if ((buf = malloc((size_t)size + 1)) == NULL ||
+	    (n = al_strdup(name)) == NULL) {
+		free(buf);
+		return al_error_oom();
+	}
+	if ((rc = read_small(c, a, name, buf, (size_t)size + 1, size)) < 0) {
+		free(buf);
+		free(n);
+		return rc;
+	}
+	free(c->isc);
+	free(c->isc_name);
+	c->isc = buf;
+	c->isc_name = n;
+	c->isc_len = (size_t)size;
+	return 0;
 }
 
 static int check_regular(const char *path, int *fd_out, uint64_t *size)
@@ -559,6 +639,9 @@ static int read_volume(ocm_ctx *c, const char *path)
 		else if (al_str_startswith(name, OCM_SIGS))
 			rc = import_signature(c, a, name,
 			                      name + strlen(OCM_SIGS), size);
+		else if (al_str_startswith(name, OCM_ISC) &&
+		         strchr(name, '/') == NULL)
+			rc = keep_isc(c, a, name, size);
 		else
 			rc = 0; /* the rest of working-dir/, isc_<time> */
 		if (rc < 0)
@@ -706,11 +789,54 @@ static int record_release(ocm_ctx *c, const char *name, const al_digest *d)
 	return rc;
 }
 
+/*
+ * Mark names[0..n) (the refs which[0..n)) untrusted in
+ * airlock/untrusted.json, as an airlock pack imported with
+ * --accept-untrusted marks its tags (pack_unpack.c tag_marks): a name by
+ * digest says what it is, and a name the store already gives the same
+ * digest is not the import's doing; neither is marked.
+ */
+static int tag_marks(ocm_ctx *c, char *const *names, const size_t *which,
+                     size_t n)
+{
+	al_store_untrusted *v;
+	size_t i, m = 0;
+	int rc;
+
+	if ((v = calloc(n + 1, sizeof(*v))) == NULL)
+		return al_error_oom();
+	for (i = 0; i < n; i++) {
+		const ocm_ref *r = &c->refs[which[i]];
+		al_store_image img;
+		int same;
+
+		if (r->tag == NULL)
+			continue;
+		memset(&img, 0, sizeof(img));
+		same = al_store_find(c->s, names[i], &img) == 0 &&
+		       al_digest_equal(&img.desc.digest, &r->digest);
+		al_store_image_clear(&img);
+		al_error_clear();
+		if (same)
+			continue;
+		v[m].kind = AL_STORE_UNTRUSTED_TAG;
+		v[m].digest = r->digest;
+		v[m].name = names[i];
+		v[m].pack = c->res->id;
+		m++;
+	}
+	rc = m > 0 ? al_store_untrusted_mark(c->s, v, m) : 0;
+	free(v);
+	return rc;
+}
+
 /* Name in the store every tag, and every revision that is neither tagged
  * nor a child of an index of its repository, whose image is complete. */
 static int name_images(ocm_ctx *c)
 {
 	ocm_key *tagged = NULL, *children = NULL;
+	char **names = NULL;
+	size_t *which = NULL, nnames = 0;
 	size_t ntagged = 0, ctag = 0, nchildren = 0, cchild = 0, i, j;
 	int rc = 0;
 
@@ -752,13 +878,18 @@ static int name_images(ocm_ctx *c)
 		qsort(tagged, ntagged, sizeof(*tagged), cmp_key);
 	if (nchildren > 0)
 		qsort(children, nchildren, sizeof(*children), cmp_key);
+	if ((names = calloc(c->nrefs + 1, sizeof(*names))) == NULL ||
+	    (which = calloc(c->nrefs + 1, sizeof(*which))) == NULL) {
+		rc = al_error_oom();
+		goto out;
+	}
+	/* what gets a name: every tag, and every revision neither tagged
+	 * nor a child, whose image the store holds whole */
 	for (i = 0; i < c->nrefs; i++) {
 		const ocm_ref *r = &c->refs[i];
 		ocm_key k = {r->repo, r->digest};
-		al_descriptor desc;
-		al_manifest m;
 		char ds[AL_DIGEST_STRMAX], *name;
-		uint64_t size = 0;
+		al_manifest m;
 
 		if (i > 0 && cmp_ref(r, &c->refs[i - 1]) == 0)
 			continue; /* the same link in two volumes */
@@ -779,7 +910,7 @@ static int name_images(ocm_ctx *c)
 		}
 		memset(&m, 0, sizeof(m));
 		if (!al_pack__image_complete(c->s, &r->digest, NULL, 0) ||
-		    load_manifest(c, &r->digest, &m, &size) < 0) {
+		    load_manifest(c, &r->digest, &m, NULL) < 0) {
 			al_error_clear();
 			c->res->images_incomplete++;
 			al_log_warn(
@@ -791,25 +922,212 @@ static int name_images(ocm_ctx *c)
 			free(name);
 			continue;
 		}
+		al_manifest_clear(&m);
+		names[nnames] = name;
+		which[nnames++] = i;
+	}
+	/* no key vouched for the archives: their tags are marked untrusted
+	 * before the first one is set (docs/security.md) */
+	if ((rc = tag_marks(c, names, which, nnames)) < 0)
+		goto out;
+	for (j = 0; j < nnames; j++) {
+		const ocm_ref *r = &c->refs[which[j]];
+		al_descriptor desc;
+		al_manifest m;
+		uint64_t size = 0;
+
+		memset(&m, 0, sizeof(m));
+		if ((rc = load_manifest(c, &r->digest, &m, &size)) < 0)
+			goto out;
 		memset(&desc, 0, sizeof(desc));
 		desc.media_type = m.media_type;
 		desc.digest = r->digest;
 		desc.size = size;
 		desc.artifact_type = m.artifact_type;
-		rc = al_store_tag(c->s, name, &desc);
+		rc = al_store_tag(c->s, names[j], &desc);
 		al_manifest_clear(&m);
 		if (rc == 0 && r->tag != NULL &&
 		    strcmp(r->repo, AL_LAYOUT_RELEASE_REPO) == 0)
-			rc = record_release(c, name, &r->digest);
-		free(name);
+			rc = record_release(c, names[j], &r->digest);
 		if (rc < 0)
 			goto out;
 		c->res->images_tagged++;
 	}
 	rc = al_store_flush(c->s);
 out:
+	for (j = 0; j < nnames; j++)
+		free(names[j]);
+	free(names);
+	free(which);
 	free(tagged);
 	free(children);
+	return rc;
+}
+
+/*
+ * Record on the store image named name (if the import named it) the
+ * reference it was mirrored from, as mirror records an image stored
+ * under a target name (al_store_set_origin): the mirror sets then name
+ * that source, not oc-mirror's cache.
+ */
+static int origin_put(ocm_ctx *c, const char *name, const char *origin)
+{
+	al_store_image img;
+	int rc;
+
+	if (al_str_startswith(origin, "docker://"))
+		origin += strlen("docker://");
+	memset(&img, 0, sizeof(img));
+	if ((rc = al_store_find(c->s, name, &img)) == AL_ENOTFOUND) {
+		al_error_clear();
+		return 0;
+	}
+	al_store_image_clear(&img);
+	if (rc < 0)
+		return rc;
+	return al_store_set_origin(c->s, name, origin);
+}
+
+/* The components of the release at openshift/release-images:tag
+ * (digest d): each at openshift/release:<tag>-<name> in oc-mirror's
+ * cache (prepareM2DCopyBatch), from the image its image-references name. */
+static int component_origins(ocm_ctx *c, const char *tag, const al_digest *d)
+{
+	al_release *r = NULL;
+	size_t i;
+	int rc = 0;
+
+	if (al_release_open(&r, c->s, d, NULL) < 0) {
+		al_error_clear();
+		return 0; /* not a release: record_release said so */
+	}
+	for (i = 0; i < al_release_component_count(r) && rc == 0; i++) {
+		const al_release_component *comp =
+		    al_release_component_at(r, i);
+		char *name =
+		    al_sprintf("%s/%s:%s-%s", OCM_REGISTRY,
+		               AL_LAYOUT_COMPONENT_REPO, tag, comp->name);
+
+		rc = name != NULL ? origin_put(c, name, comp->image)
+		                  : al_error_oom();
+		free(name);
+	}
+	al_release_free(r);
+	return rc;
+}
+
+/* An additional image of the carried configuration: where oc-mirror's
+ * cache put it (the path without the registry host; by tag, or by
+ * digest under the tag "sha256-<hex>", preparePathComponents,
+ * prepareTag), given its reference as origin. */
+static int additional_origin(ocm_ctx *c, const char *ref)
+{
+	al_ref r = {0};
+	char *name = NULL, *name2 = NULL;
+	int rc;
+
+	if (al_str_startswith(ref, "docker://"))
+		ref += strlen("docker://");
+	if (al_ref_parse(&r, ref) < 0) {
+		al_error_clear();
+		return 0;
+	}
+	if (r.tag != NULL)
+		name =
+		    al_sprintf("%s/%s:%s", OCM_REGISTRY, r.repository, r.tag);
+	else if (r.digest != NULL && strchr(r.digest, ':') != NULL) {
+		name = al_sprintf("%s/%s@%s", OCM_REGISTRY, r.repository,
+		                  r.digest);
+		name2 = al_sprintf("%s/%s:%.*s-%s", OCM_REGISTRY, r.repository,
+		                   (int)(strchr(r.digest, ':') - r.digest),
+		                   r.digest, strchr(r.digest, ':') + 1);
+	}
+	if (name == NULL ||
+	    (r.digest != NULL && r.tag == NULL && name2 == NULL))
+		rc = al_error_oom();
+	else if ((rc = origin_put(c, name, ref)) == 0 && name2 != NULL)
+		rc = origin_put(c, name2, ref);
+	free(name);
+	free(name2);
+	al_ref_clear(&r);
+	return rc;
+}
+
+/* Releases (platform.release) and additional images of the carried image
+ * set configuration; one that cannot be read only costs the origins. */
+static int isc_origins(ocm_ctx *c)
+{
+	al_imageset *cfg = NULL;
+	char *path = NULL;
+	size_t i;
+	int rc = 0;
+
+	if (c->isc == NULL)
+		return 0;
+	path = al_sprintf("%s/airlock/.oc-mirror-isc.%ld.yaml",
+	                  al_store_path(c->s), (long)getpid());
+	if (path == NULL)
+		return al_error_oom();
+	if (al_fs_write_atomic(path, c->isc, c->isc_len) < 0 ||
+	    al_imageset_load_ex(&cfg, path, AL_IMAGESET_OPERATORS) < 0) {
+		al_log_warn("oc-mirror archives: cannot read '%s' (%s): the "
+		            "images it names keep oc-mirror's cache names as "
+		            "their sources",
+		            c->isc_name, al_error_message());
+		al_error_clear();
+		goto out;
+	}
+	for (i = 0; i < cfg->nreleases && rc == 0; i++) {
+		char *tag = NULL, *name;
+
+		if (al_layout_release_tag(cfg->releases[i], &tag) < 0) {
+			al_error_clear();
+			continue;
+		}
+		name = al_sprintf("%s/%s:%s", OCM_REGISTRY,
+		                  AL_LAYOUT_RELEASE_REPO, tag);
+		rc = name != NULL ? origin_put(c, name, cfg->releases[i])
+		                  : al_error_oom();
+		free(name);
+		free(tag);
+		/* an archive that kept the release at its own path */
+		if (rc == 0)
+			rc = additional_origin(c, cfg->releases[i]);
+	}
+	for (i = 0; i < cfg->nadditional && rc == 0; i++)
+		rc = additional_origin(c, cfg->additional[i]);
+out:
+	unlink(path);
+	free(path);
+	al_imageset_free(cfg);
+	return rc;
+}
+
+/*
+ * Where the images came from (docs/coming-from-oc-mirror.md): oc-mirror's
+ * cache names them by its own registry and drops the source host; the
+ * sources are in the archives themselves: each release's
+ * image-references for its components, the carried image set
+ * configuration for its releases and additional images.
+ */
+static int set_origins(ocm_ctx *c)
+{
+	size_t i;
+	int rc = 0;
+
+	for (i = 0; i < c->nrefs && rc == 0; i++) {
+		const ocm_ref *r = &c->refs[i];
+
+		if (r->tag == NULL ||
+		    strcmp(r->repo, AL_LAYOUT_RELEASE_REPO) != 0 ||
+		    (i > 0 && cmp_ref(r, &c->refs[i - 1]) == 0))
+			continue;
+		rc = component_origins(c, r->tag, &r->digest);
+	}
+	if (rc == 0)
+		rc = isc_origins(c);
+	if (rc == 0)
+		rc = al_store_flush(c->s);
 	return rc;
 }
 
@@ -908,7 +1226,7 @@ int al_pack__ocmirror_unpack(al_store *s, const char *dir,
 			goto out;
 		res->volumes_read++;
 	}
-	if ((rc = name_images(&c)) < 0)
+	if ((rc = name_images(&c)) < 0 || (rc = set_origins(&c)) < 0)
 		goto out;
 	res->complete = 1;
 	if (c.opts->progress != NULL) {
@@ -922,6 +1240,8 @@ out:
 		free(c.refs[i].tag);
 	}
 	free(c.refs);
+	free(c.isc);
+	free(c.isc_name);
 	free(c.chunk);
 	free(vols);
 	al_pack__free_list(names, n);

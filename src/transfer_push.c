@@ -2,6 +2,7 @@
  * the push mapping, recorded in airlock/pushes.json (airlock push, mirror
  * --to).
  */
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -62,17 +63,22 @@ static int tag_taken(const char *const *sorted, size_t n, const char *name,
 	return found;
 }
 
-int al_push_target_layout(const al_layout *l, const char *name,
-                          const char *prefix, unsigned max_nested, char **repo,
-                          char **ref)
+int al_push_target_layout_at(const al_layout *l, const char *name, size_t place,
+                             const char *prefix, unsigned max_nested,
+                             char **repo, char **ref)
 {
 	char *prepo = NULL, *ptag = NULL, *placed;
 	int rc;
 
-	if ((rc = al_layout_place(l, name, &prepo, &ptag)) <= 0)
-		return rc < 0 ? rc
-		              : al_push_target_nested(name, prefix, max_nested,
-		                                      repo, ref);
+	if ((rc = al_layout_place_at(l, name, place, &prepo, &ptag)) < 0)
+		return rc;
+	if (rc == 0 && place > 0)
+		return al_error_set(AL_ENOTFOUND,
+		                    "'%s' has no place %zu in the layout", name,
+		                    place);
+	if (rc == 0)
+		return al_push_target_nested(name, prefix, max_nested, repo,
+		                             ref);
 	/* the same mapping as any other image, from the placed name (the
 	 * host is dropped by al_push_target) */
 	placed = al_sprintf("localhost/%s:%s", prepo, ptag);
@@ -85,18 +91,33 @@ int al_push_target_layout(const al_layout *l, const char *name,
 	return rc;
 }
 
+int al_push_target_layout(const al_layout *l, const char *name,
+                          const char *prefix, unsigned max_nested, char **repo,
+                          char **ref)
+{
+	return al_push_target_layout_at(l, name, 0, prefix, max_nested, repo,
+	                                ref);
+}
+
+size_t al_push_target_count(const al_layout *l, const char *name)
+{
+	size_t n = al_layout_place_count(l, name);
+
+	return n > 0 ? n : 1;
+}
+
 /* The destination of one store image into img (destination, by_digest),
  * or a negative status (said). */
-static int dest_of(al_push_image *img, const al_layout *l, const char *prefix,
-                   unsigned nested, int digest_tags, const char *const *sorted,
-                   size_t nsorted)
+static int dest_of(al_push_image *img, const al_layout *l, size_t place,
+                   const char *prefix, unsigned nested, int digest_tags,
+                   const char *const *sorted, size_t nsorted)
 {
 	const char *name = img->source;
 	char *repo = NULL, *ref = NULL, *tag = NULL;
 	int rc;
 
-	if ((rc = al_push_target_layout(l, name, prefix, nested, &repo, &ref)) <
-	    0)
+	if ((rc = al_push_target_layout_at(l, name, place, prefix, nested,
+	                                   &repo, &ref)) < 0)
 		return al_error_wrap(rc, "skipping '%s'", name);
 	if (al_str_startswith(ref, "sha256:") ||
 	    al_str_startswith(ref, "sha512:")) {
@@ -231,7 +252,7 @@ int al_push_store(al_store *s, const al_push_opts *o, al_push_result *r)
 	const char **sorted = NULL;
 	const char *prefix;
 	int *queued = NULL;
-	size_t nimgs = 0, i;
+	size_t nimgs = 0, ndest = 0, i, j;
 	int rc = 0, st, worst_rc = 0;
 
 	if (r == NULL || s == NULL || o == NULL || o->registry == NULL ||
@@ -274,8 +295,20 @@ int al_push_store(al_store *s, const al_push_opts *o, al_push_result *r)
 			goto out;
 		}
 	}
-	r->images = calloc(nimgs + 1, sizeof(*r->images));
-	queued = calloc(nimgs + 1, sizeof(*queued));
+	/* one destination per place the layout gives an image (a component
+	 * two releases share: one tag per release), each its own transfer
+	 * image: al_transfer_add_from_store queues one destination */
+	for (i = 0; i < nimgs; i++) {
+		size_t k = al_push_target_count(layout, imgs[i].name);
+
+		if (ndest > SIZE_MAX / sizeof(*r->images) - k - 1) {
+			rc = al_error_set(AL_ENOMEM, "out of memory");
+			goto out;
+		}
+		ndest += k;
+	}
+	r->images = calloc(ndest + 1, sizeof(*r->images));
+	queued = calloc(ndest + 1, sizeof(*queued));
 	sorted = calloc(nimgs + 1, sizeof(*sorted));
 	if (r->images == NULL || queued == NULL || sorted == NULL) {
 		rc = al_error_set(AL_ENOMEM, "out of memory");
@@ -285,44 +318,47 @@ int al_push_store(al_store *s, const al_push_opts *o, al_push_result *r)
 	for (i = 0; i < nimgs; i++)
 		sorted[i] = imgs[i].name;
 	qsort(sorted, nimgs, sizeof(*sorted), cmp_str);
-	for (i = 0; i < nimgs; i++) {
-		al_push_image *img = &r->images[i];
+	for (i = 0, j = 0; i < nimgs; i++) {
+		size_t k, n = al_push_target_count(layout, imgs[i].name);
 
-		queued[i] = -1;
-		r->nimages = i + 1;
-		if ((img->source = al_strdup(imgs[i].name)) == NULL) {
-			rc = al_error_set(AL_ENOMEM, "out of memory");
-			goto out;
-		}
-		rc = dest_of(img, layout, prefix, o->max_nested,
-		             !(o->flags & AL_PUSH_NO_DIGEST_TAGS),
-		             (const char *const *)sorted, nimgs);
-		if (rc == 0) {
-			rc = al_transfer_add_from_store(t, s, imgs[i].name,
-			                                img->destination);
-			if (rc < 0)
-				rc = al_error_wrap(rc, "cannot queue '%s'",
-				                   imgs[i].name);
-		}
-		if (rc < 0) {
-			worst_rc = worst(worst_rc, rc);
-			if ((rc = fail_image(img, rc)) < 0)
-				goto out;
-			continue;
-		}
-		queued[i] = (int)al_transfer_count(t) - 1;
-		img->queued = 1;
-		{
+		for (k = 0; k < n && j < ndest; k++, j++) {
+			al_push_image *img = &r->images[j];
 			al_digest was;
+
+			queued[j] = -1;
+			r->nimages = j + 1;
+			if ((img->source = al_strdup(imgs[i].name)) == NULL) {
+				rc = al_error_set(AL_ENOMEM, "out of memory");
+				goto out;
+			}
+			rc = dest_of(img, layout, k, prefix, o->max_nested,
+			             !(o->flags & AL_PUSH_NO_DIGEST_TAGS),
+			             (const char *const *)sorted, nimgs);
+			if (rc == 0) {
+				rc = al_transfer_add_from_store(
+				    t, s, imgs[i].name, img->destination);
+				if (rc < 0)
+					rc = al_error_wrap(rc,
+					                   "cannot queue '%s'",
+					                   imgs[i].name);
+			}
+			if (rc < 0) {
+				worst_rc = worst(worst_rc, rc);
+				if ((rc = fail_image(img, rc)) < 0)
+					goto out;
+				continue;
+			}
+			queued[j] = (int)al_transfer_count(t) - 1;
+			img->queued = 1;
 			if (recorded_digest(pushed, img->destination, &was) &&
-			    (rc = al_transfer_expect(t, queued[i], &was)) < 0)
+			    (rc = al_transfer_expect(t, queued[j], &was)) < 0)
 				goto out;
 		}
 	}
 	rc = al_transfer_run(t, &r->stats);
 	r->ran = 1;
 	worst_rc = worst(worst_rc, rc);
-	for (i = 0; i < nimgs; i++) {
+	for (i = 0; i < r->nimages; i++) {
 		al_push_image *img = &r->images[i];
 		const char *msg = "";
 
@@ -349,7 +385,7 @@ int al_push_store(al_store *s, const al_push_opts *o, al_push_result *r)
 	rc = worst_rc;
 	if (rc < 0)
 		al_error_set(rc, "%zu of %zu images not pushed to '%s'",
-		             r->failed, nimgs, o->registry);
+		             r->failed, r->nimages, o->registry);
 out:
 	r->status = rc;
 	if (rc < 0)

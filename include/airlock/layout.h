@@ -91,10 +91,12 @@ AL_EXPORT int al_layout_new(al_layout **out, al_layout_kind kind);
 /*
  * Add the release named release (a docker reference, as a record's
  * "source") and, when r is not NULL, its components, as al_layout_open
- * adds a record: the same names and tags, a name already there keeping
- * its first place. Called once without r (the release known, its image
- * not yet read) and again with r, the components join. AL_EPARSE when
- * release is not a docker reference, AL_ENOMEM.
+ * adds a record: the same names and tags; a name already placed gains
+ * each further place (the component of another release), a name
+ * already there unplaced (an image the catalogs name) stays unplaced.
+ * Called once without r (the release known, its image not yet read) and
+ * again with r, the components join. AL_EPARSE when release is not a
+ * docker reference, AL_ENOMEM.
  */
 AL_EXPORT int al_layout_add_release(al_layout *l, const char *release,
                                     const al_release *r);
@@ -106,13 +108,28 @@ AL_EXPORT al_layout_category al_layout_category_of(const al_layout *l,
                                                    const char *name);
 
 /*
- * Where the layout puts the store image named name, as a path and a tag
- * under the destination prefix: 1 with *repo ("openshift/release-images"
- * or "openshift/release") and *tag set (caller frees both) for a release
- * or a component under AL_LAYOUT_OC_MIRROR; 0 (nothing set) when the
- * image keeps its source path (every image under AL_LAYOUT_SOURCE);
- * AL_ENOMEM.
+ * How many places the layout gives the store image named name under
+ * AL_LAYOUT_OC_MIRROR: one for a release; for a component, one per
+ * release and component name that reference it (oc-mirror's
+ * prepareM2DCopyBatch makes one copy per release, so a component shared
+ * by 4.14.1 and 4.14.2 is at openshift/release:4.14.1-x86_64-<name> and
+ * at openshift/release:4.14.2-x86_64-<name>); in the order the releases
+ * were recorded. 0 when the image keeps its source path (every image
+ * under AL_LAYOUT_SOURCE).
  */
+AL_EXPORT size_t al_layout_place_count(const al_layout *l, const char *name);
+
+/*
+ * Place number place (from 0) of the store image named name, as a path
+ * and a tag under the destination prefix: 1 with *repo
+ * ("openshift/release-images" or "openshift/release") and *tag set
+ * (caller frees both); 0 (nothing set) when place is not below
+ * al_layout_place_count; AL_ENOMEM.
+ */
+AL_EXPORT int al_layout_place_at(const al_layout *l, const char *name,
+                                 size_t place, char **repo, char **tag);
+
+/* al_layout_place_at(l, name, 0, repo, tag): the first place. */
 AL_EXPORT int al_layout_place(const al_layout *l, const char *name, char **repo,
                               char **tag);
 

@@ -207,6 +207,24 @@ AL_EXPORT int al_push_target_layout(const al_layout *l, const char *name,
                                     char **repo, char **ref);
 
 /*
+ * How many destinations push gives the store image named name under l:
+ * al_layout_place_count when the layout places it (a component shared by
+ * two releases: one per release), else 1 (its source path).
+ */
+AL_EXPORT size_t al_push_target_count(const al_layout *l, const char *name);
+
+/*
+ * Destination number place (from 0, below al_push_target_count) of the
+ * store image named name: al_push_target_layout of that place (place 0
+ * is what al_push_target_layout gives). AL_ENOTFOUND for a place beyond
+ * the count; errors as al_push_target.
+ */
+AL_EXPORT int al_push_target_layout_at(const al_layout *l, const char *name,
+                                       size_t place, const char *prefix,
+                                       unsigned max_nested, char **repo,
+                                       char **ref);
+
+/*
  * The tag push gives an image it pushes by digest, so that a registry's
  * garbage collection of untagged manifests (docker-registry
  * garbage-collect --delete-untagged) keeps it: "<algo>-<hex>" of digest
@@ -268,7 +286,10 @@ typedef struct al_push_image {
 /* What al_push_store did; free with al_push_result_clear. */
 typedef struct al_push_result {
 	int ran; /* the transfer ran: images and stats are meaningful */
-	al_push_image *images; /* every image of the store, in index order */
+	/* every image of the store, in index order, an image the layout
+	 * places more than once (a component of two releases) once per
+	 * place (al_push_target_count) */
+	al_push_image *images;
 	size_t nimages;
 	size_t failed;
 	al_transfer_stats stats;
@@ -281,7 +302,8 @@ typedef struct al_push_result {
 
 /*
  * What `airlock push` does: every image of s into opts->registry under
- * the push mapping (al_push_target_layout with opts->layout,
+ * the push mapping (al_push_target_layout_at with opts->layout, at each
+ * of its al_push_target_count places,
  * opts->prefix and opts->max_nested; a digest-referenced image under its
  * al_push_digest_tag unless AL_PUSH_NO_DIGEST_TAGS or the store gives
  * that tag to its referrers index), manifests byte for byte, blobs the

@@ -33,6 +33,25 @@ al_check "the release signature oc-mirror kept is in the store" \
 	cmp "$src/signatures/sha256=$rel_hex/signature-1" "$T/dst/signatures/sha256=$rel_hex/signature-1"
 al_run "$T/out" "$T/err" "$AIRLOCK" check --store "$T/dst"
 al_check "check finds the imported store whole" grep -qE '^checked 7 images, [0-9]+ blobs: 0 missing, 0 corrupt' "$T/out"
+# no key vouched for the archives: what they wrote is marked untrusted, as
+# an airlock pack imported with --accept-untrusted (docs/security.md)
+al_check "untrusted.json marks the release signature and every tag, and no name by digest" \
+	python3 - "$T/dst" "$rel_hex" <<'PY'
+import hashlib, json, sys
+store, rel = sys.argv[1], sys.argv[2]
+m = json.load(open(store + "/airlock/untrusted.json"))
+sig = open("%s/signatures/sha256=%s/signature-1" % (store, rel), "rb").read()
+assert [(s["release"], s["sha256"]) for s in m["signatures"]] == \
+    [("sha256:" + rel, hashlib.sha256(sig).hexdigest())], m["signatures"]
+names = [e["annotations"]["org.opencontainers.image.ref.name"]
+         for e in json.load(open(store + "/index.json"))["manifests"]]
+tagged = sorted(n for n in names if "@" not in n)
+assert sorted(t["name"] for t in m["tags"]) == tagged and tagged, (m["tags"], tagged)
+assert all(t["pack"] == "oc-mirror" for t in m["tags"] + m["signatures"]), m
+PY
+al_check "check lists the untrusted signature and tags" \
+	bash -c 'grep -q "^untrusted signature signatures/sha256=$2/signature-1" "$1" && grep -q "^untrusted tag localhost:55000/airlock-samples/release:4.14.1-x86_64 -> sha256:$2" "$1"' \
+	_ "$T/out" "$rel_hex"
 al_run "$T/out" "$T/err" "$AIRLOCK" unpack --accept-untrusted "$T/good" --store "$T/dst"
 al_check "a second import is a no-op that succeeds" grep -q '0 entries imported' "$T/out"
 
@@ -184,17 +203,74 @@ PY
 al_run "$T/out" "$T/err" "$AIRLOCK" releases --store "$T/dstrel"
 al_check "airlock releases lists 4.14.1" grep -q "^4.14.1 .*sha256:$rel_hex" "$T/out"
 al_run "$T/out" "$T/err" "$AIRLOCK" configmaps --store "$T/dstrel" -o "$T/cmrel"
-al_check "configmaps: oc-mirror's ConfigMap with the signature the archive carried" \
-	python3 - "$T/cmrel/signature-configmap.json" "$rel_hex" "$src/signatures/sha256=$rel_hex/signature-1" <<'PY'
-import base64, json, sys
-cm = json.load(open(sys.argv[1]))
-assert cm["metadata"]["name"] == "mirrored-release-signatures", cm["metadata"]
-sys.exit(base64.b64decode(cm["binaryData"]["sha256-%s-1" % sys.argv[2]]) != open(sys.argv[3], "rb").read())
-PY
+cat "$T/err"
+al_check "configmaps: the signature the archive carried is left out (marked untrusted), exit 1 for the release left with none" \
+	bash -c '[ "$1" = 1 ] && grep -q "release 4.14.1 .*1 signature(s) written by an untrusted import left out" "$2"' _ "$AL_RC" "$T/err"
+al_check "... and no ConfigMap carries its bytes" \
+	bash -c '! grep -rqs "sha256-$1-1" "$2"' _ "$rel_hex" "$T/cmrel"
 al_run "$T/out" "$T/err" "$AIRLOCK" unpack --accept-untrusted "$T/ocmrel" --store "$T/dstrel"
 al_check "a second import keeps one record" \
 	python3 -c 'import json,sys; sys.exit(len(json.load(open(sys.argv[1]))["releases"]) != 1)' "$T/dstrel/airlock/releases.json"
 al_check "the release at its source path (the first import) is not a release record" \
 	bash -c '! grep -q 4.14.1 "$1/airlock/releases.json" 2>/dev/null' _ "$T/dst"
+
+# ---- where the images came from: oc-mirror's cache names them by its own
+# registry (localhost:55000) and drops the source host; the import records
+# the real sources (each release's image-references for its components,
+# the carried image set configuration for its release and additional
+# images), so the mirror sets name quay.io, not the cache
+renames=$(python3 - "$src" "$rel_hex" <<'PY'
+import gzip, io, json, sys, tarfile
+store, rel = sys.argv[1], sys.argv[2]
+m = json.load(open("%s/blobs/sha256/%s" % (store, rel)))
+layer = m["layers"][-1]["digest"].split(":")[1]
+with tarfile.open(fileobj=io.BytesIO(gzip.decompress(open("%s/blobs/sha256/%s" % (store, layer), "rb").read()))) as t:
+    refs = json.load(t.extractfile("release-manifests/image-references"))
+seen = set()
+for tag in refs["spec"]["tags"]:
+    img = tag["from"]["name"]
+    if img not in seen:
+        seen.add(img)
+        print("--rename=%s=openshift/release:4.14.1-x86_64-%s" % (img, tag["name"]))
+PY
+)
+cat >"$T/isc.yaml" <<'YAML'
+kind: ImageSetConfiguration
+apiVersion: mirror.openshift.io/v2alpha1
+mirror:
+  platform:
+    release: quay.io/airlock-samples/release:4.14.1-x86_64
+  additionalImages:
+  - name: quay.io/airlock-samples/ocp-v4.0-art-dev@sha256:7026db9f135613885a678be3b2a287ad01a12e62f37c4c6754a01fb7dfdd9437
+YAML
+# shellcheck disable=SC2086 # one option a word
+python3 "$mkarch" "$src" "$T/ocmorig" --isc "$T/isc.yaml" $renames \
+	--rename quay.io/airlock-samples/release:4.14.1-x86_64=openshift/release-images:4.14.1-x86_64
+al_run "$T/out" "$T/err" "$AIRLOCK" unpack --accept-untrusted "$T/ocmorig" --store "$T/dstorig"
+cat "$T/err"
+al_check "unpack of a release with its components where oc-mirror's cache puts them: exit 0" test "$AL_RC" = 0
+al_check "fixture: the components are at openshift/release:4.14.1-x86_64-<name>" \
+	bash -c '[ "$(grep -o "localhost:55000/openshift/release:4.14.1-x86_64-[a-z-]*" "$1/index.json" | sort -u | wc -l)" -ge 5 ]' _ "$T/dstorig"
+al_run "$T/out" "$T/err" "$AIRLOCK" mirrorsets --store "$T/dstorig" --registry mirror.example:5000/ocm -o "$T/ms-orig.yaml"
+cat "$T/err"
+al_check "mirrorsets after the import: exit 0" test "$AL_RC" = 0
+al_check "mirrorsets: no source is oc-mirror's cache" bash -c '! grep -q "localhost:55000" "$1"' _ "$T/ms-orig.yaml"
+al_check "mirrorsets: the components' source repository (image-references) to openshift/release" \
+	grep -qzF -e "$(printf -- '- mirrors:\n    - mirror.example:5000/ocm/openshift/release\n    source: quay.io/airlock-samples/ocp-v4.0-art-dev\n')" "$T/ms-orig.yaml"
+al_check "mirrorsets: the release's source (the carried configuration) to openshift/release-images" \
+	grep -qzF -e "$(printf -- '- mirrors:\n    - mirror.example:5000/ocm/openshift/release-images\n    source: quay.io/airlock-samples/release\n')" "$T/ms-orig.yaml"
+al_check "mirrorsets: the components are release images (idms-release-0, layout.c knows the cache's component names)" \
+	python3 - "$T/ms-orig.yaml" <<'PY'
+import sys
+docs = open(sys.argv[1]).read().split("\n---\n")
+rel = [d for d in docs if "name: idms-release-0" in d]
+assert len(rel) == 1 and "- mirror.example:5000/ocm/openshift/release\n" in rel[0], docs
+assert not any("ocm/openshift/release\n" in d for d in docs if "idms-generic" in d), docs
+PY
+python3 "$mkarch" "$src" "$T/ocmadd" --digest-tags --isc "$T/isc.yaml"
+al_run "$T/out" "$T/err" "$AIRLOCK" unpack --accept-untrusted "$T/ocmadd" --store "$T/dstadd"
+al_run "$T/out" "$T/err" "$AIRLOCK" mirrorsets --store "$T/dstadd" --registry mirror.example:5000/ocm --layout source -o "$T/ms-add.yaml"
+al_check "an additional image by digest (cache tag sha256-<hex>): the mirror sets name its source" \
+	grep -qzF -e "$(printf -- '- mirrors:\n    - mirror.example:5000/ocm/airlock-samples/ocp-v4.0-art-dev\n    source: quay.io/airlock-samples/ocp-v4.0-art-dev\n')" "$T/ms-add.yaml"
 
 al_finish

@@ -22,6 +22,7 @@ The format, from openshift/oc-mirror at commit
 
 Usage: ocmirror_archive.py STORE OUTDIR [--volume-size BYTES]
        [--skip-blob HEX]... [--digest-tags] [--rename NAME=REPO:TAG]...
+       [--isc FILE]
 A store name REGISTRY/REPO:TAG goes to the cache repository REPO (the
 registry host dropped, as oc-mirror's cache does); REGISTRY/REPO@DIGEST to
 a revision only, or with --digest-tags to the tag "sha256-<hex>" as
@@ -29,7 +30,8 @@ oc-mirror v2 tags images it mirrors by digest. --rename puts the store
 image NAME at the cache's REPO:TAG instead, as oc-mirror's mirror to disk
 puts a release at openshift/release-images:<tag>
 (internal/pkg/release/local_stored_collector.go prepareM2DCopyBatch,
-preparePathComponents).
+preparePathComponents). --isc puts FILE in the archive as the image set
+configuration oc-mirror carries (isc_<time>; default: an empty one).
 """
 import argparse
 import io
@@ -53,6 +55,7 @@ def main():
     ap.add_argument("--skip-blob", action="append", default=[])
     ap.add_argument("--digest-tags", action="store_true")
     ap.add_argument("--rename", action="append", default=[])
+    ap.add_argument("--isc")
     a = ap.parse_args()
     renames = {}
     for r in a.rename:
@@ -127,8 +130,12 @@ def main():
     files["working-dir/.history/.history-2026-12-05T00:00:00Z"] = \
         "".join("sha256:%s\n" % h for h in sorted(blobs)).encode()
     files["working-dir/logs/oc-mirror.log"] = b"mirror to disk\n"
-    files["isc_2026-12-05T00:00:00Z"] = \
-        b"kind: ImageSetConfiguration\napiVersion: mirror.openshift.io/v2alpha1\n"
+    if a.isc:
+        with open(a.isc, "rb") as f:
+            files["isc_2026-12-05T00:00:00Z"] = f.read()
+    else:
+        files["isc_2026-12-05T00:00:00Z"] = \
+            b"kind: ImageSetConfiguration\napiVersion: mirror.openshift.io/v2alpha1\n"
 
     os.makedirs(a.outdir, exist_ok=True)
     n, size, tf = 0, 0, None

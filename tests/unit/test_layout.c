@@ -14,6 +14,7 @@
 #include "airlock/fs.h"
 #include "airlock/kres.h"
 #include "airlock/layout.h"
+#include "airlock/transfer.h"
 #include "al_test.h"
 
 static void test_layout__parse(void)
@@ -435,6 +436,50 @@ static void test_layout__add_release_places_like_a_record(void)
 	al_layout_free(src);
 }
 
+/* Places: a release added again keeps one place (the same repository and
+ * tag), place numbers beyond the count are 0 with nothing set, and push's
+ * count is at least 1 (an unplaced image has its source path). */
+static void test_layout__places_counted_once_each(void)
+{
+	const char *rel = "quay.io/openshift-release-dev/ocp-release:4.16.0-"
+	                  "x86_64";
+	al_layout *l = NULL;
+	char *repo = NULL, *tag = NULL, *ref = NULL;
+
+	CU_ASSERT_EQUAL(al_layout_new(&l, AL_LAYOUT_OC_MIRROR), 0);
+	CU_ASSERT_EQUAL(al_layout_place_count(l, rel), 0);
+	CU_ASSERT_EQUAL(al_push_target_count(l, rel), 1);
+	CU_ASSERT_EQUAL(al_layout_add_release(l, rel, NULL), 0);
+	CU_ASSERT_EQUAL(al_layout_add_release(l, rel, NULL), 0);
+	CU_ASSERT_EQUAL(al_layout_place_count(l, rel), 1);
+	CU_ASSERT_EQUAL(al_push_target_count(l, rel), 1);
+	CU_ASSERT_EQUAL(al_layout_place_at(l, rel, 1, &repo, &tag), 0);
+	CU_ASSERT_PTR_NULL(repo);
+	CU_ASSERT_EQUAL(al_layout_place_at(l, rel, 0, &repo, &tag), 1);
+	if (repo != NULL && tag != NULL) {
+		CU_ASSERT_STRING_EQUAL(repo, AL_LAYOUT_RELEASE_REPO);
+		CU_ASSERT_STRING_EQUAL(tag, "4.16.0-x86_64");
+	}
+	free(repo);
+	free(tag);
+	repo = NULL;
+	CU_ASSERT_EQUAL(
+	    al_push_target_layout_at(l, rel, 0, "ocm", 0, &repo, &ref), 0);
+	if (repo != NULL && ref != NULL) {
+		CU_ASSERT_STRING_EQUAL(repo, "ocm/openshift/release-images");
+		CU_ASSERT_STRING_EQUAL(ref, "4.16.0-x86_64");
+	}
+	free(repo);
+	free(ref);
+	repo = ref = NULL;
+	CU_ASSERT_EQUAL(
+	    al_push_target_layout_at(l, rel, 1, "ocm", 0, &repo, &ref),
+	    AL_ENOTFOUND);
+	CU_ASSERT_PTR_NULL(repo);
+	al_error_clear();
+	al_layout_free(l);
+}
+
 int main(void)
 {
 	CU_TestInfo tests[] = {
@@ -449,6 +494,8 @@ int main(void)
 	     test_layout__signature_configmap_like_ocmirror},
 	    {"test_layout__add_release_places_like_a_record",
 	     test_layout__add_release_places_like_a_record},
+	    {"test_layout__places_counted_once_each",
+	     test_layout__places_counted_once_each},
 	    CU_TEST_INFO_NULL,
 	};
 	return al_test_run("layout", tests);

@@ -33,6 +33,13 @@ int cli_cr_put_file(const cli_cr_opts *o, const char *file, const al_buf *b,
 int cli_cr_target(const al_layout *l, const char *name, const char *dest,
                   unsigned max_nested, char **repo, char **ref)
 {
+	return cli_cr_target_at(l, name, 0, dest, max_nested, repo, ref);
+}
+
+int cli_cr_target_at(const al_layout *l, const char *name, size_t place,
+                     const char *dest, unsigned max_nested, char **repo,
+                     char **ref)
+{
 	const char *slash = strchr(dest, '/');
 	char *host = slash != NULL ? al_strndup(dest, (size_t)(slash - dest))
 	                           : al_strdup(dest);
@@ -41,8 +48,9 @@ int cli_cr_target(const al_layout *l, const char *name, const char *dest,
 
 	if (host == NULL)
 		return al_error_set(AL_ENOMEM, "out of memory");
-	if ((rc = al_push_target_layout(l, name, slash != NULL ? slash + 1 : "",
-	                                max_nested, &r, &f)) < 0) {
+	if ((rc = al_push_target_layout_at(l, name, place,
+	                                   slash != NULL ? slash + 1 : "",
+	                                   max_nested, &r, &f)) < 0) {
 		free(host);
 		return rc;
 	}

@@ -36,5 +36,10 @@ int cli_cr_put_file(const cli_cr_opts *o, const char *file, const al_buf *b,
  */
 int cli_cr_target(const al_layout *l, const char *name, const char *dest,
                   unsigned max_nested, char **repo, char **ref);
+/* cli_cr_target of place number place (al_push_target_layout_at): a
+ * component two releases share has a place per release. */
+int cli_cr_target_at(const al_layout *l, const char *name, size_t place,
+                     const char *dest, unsigned max_nested, char **repo,
+                     char **ref);
 
 #endif

@@ -185,6 +185,9 @@ typedef struct maps {
 	al_mirror_map *m;
 	const char **cat; /* oc-mirror's category of each map */
 	char **strs;
+	/* each map's mirror before scope_map: an image's places in one
+	 * repository are one map */
+	char **unscoped;
 	size_t n;
 	al_layout_kind layout;
 } maps;
@@ -196,7 +199,11 @@ static void maps_free(maps *ms)
 	if (ms->strs != NULL)
 		for (i = 0; i < 2 * ms->n; i++)
 			free(ms->strs[i]);
+	if (ms->unscoped != NULL)
+		for (i = 0; i < ms->n; i++)
+			free(ms->unscoped[i]);
 	free(ms->strs);
+	free(ms->unscoped);
 	free(ms->m);
 	free(ms->cat);
 	memset(ms, 0, sizeof(*ms));
@@ -280,7 +287,7 @@ static int maps_build(al_store *store, const char *dest, unsigned max_nested,
 {
 	al_store_image *imgs = NULL;
 	al_layout *l = NULL;
-	size_t nimgs = 0, i;
+	size_t nimgs = 0, i, total = 0;
 	char *tref = NULL;
 	int rc, code = EXIT_OK;
 
@@ -294,17 +301,25 @@ static int maps_build(al_store *store, const char *dest, unsigned max_nested,
 		return cli_fail(rc, "cannot read the records of store '%s'",
 		                al_store_path(store));
 	}
-	ms->m = calloc(nimgs + 1, sizeof(*ms->m));
-	ms->cat = calloc(nimgs + 1, sizeof(*ms->cat));
-	ms->strs = calloc(2 * nimgs + 1, sizeof(*ms->strs));
-	if (ms->m == NULL || ms->cat == NULL || ms->strs == NULL) {
+	/* one map per place push gives an image in a repository of its
+	 * own (al_push_target_count): the places of a component two
+	 * releases share are tags of one repository, one map */
+	for (i = 0; i < nimgs; i++)
+		total += al_push_target_count(l, imgs[i].name);
+	ms->m = calloc(total + 1, sizeof(*ms->m));
+	ms->cat = calloc(total + 1, sizeof(*ms->cat));
+	ms->strs = calloc(2 * total + 1, sizeof(*ms->strs));
+	ms->unscoped = calloc(total + 1, sizeof(*ms->unscoped));
+	if (ms->m == NULL || ms->cat == NULL || ms->strs == NULL ||
+	    ms->unscoped == NULL) {
 		code = cli_fail(AL_ENOMEM, "out of memory");
 		goto out;
 	}
 	for (i = 0; i < nimgs; i++) {
 		al_ref r = {0};
-		char *src, *origin = NULL;
-		size_t k = ms->n;
+		char *origin = NULL;
+		size_t p, np = al_push_target_count(l, imgs[i].name);
+		size_t first = ms->n;
 		al_layout_category cat = al_layout_category_of(l, imgs[i].name);
 
 		if (al_ref_parse(&r, imgs[i].name) < 0)
@@ -323,8 +338,9 @@ static int maps_build(al_store *store, const char *dest, unsigned max_nested,
 			al_ref_clear(&r);
 			continue;
 		}
-		/* stored under a target name (targetRepo/targetTag): the
-		 * cluster asks for the reference it came from */
+		/* stored under a target name (targetRepo/targetTag, an
+		 * oc-mirror archive's cache name): the cluster asks for the
+		 * reference it came from */
 		if (imgs[i].name[0] != '\0' &&
 		    al_store_origin(store, imgs[i].name, &origin) == 1) {
 			al_ref o = {0};
@@ -334,46 +350,70 @@ static int maps_build(al_store *store, const char *dest, unsigned max_nested,
 			}
 		}
 		free(origin);
-		src = al_ref_name(&r);
-		ms->strs[2 * k] = src;
-		/* where push puts it: the one mapping */
-		if (src == NULL ||
-		    (rc = cli_cr_target(l, imgs[i].name, dest, max_nested,
-		                        &ms->strs[2 * k + 1], &tref)) < 0) {
-			int e = src == NULL ? AL_ENOMEM : rc;
+		for (p = 0; p < np; p++) {
+			size_t k = ms->n, j;
+			char *src = al_ref_name(&r), *dst = NULL;
+			int dup = 0;
 
-			al_ref_clear(&r);
-			free(src);
-			ms->strs[2 * k] = NULL;
-			code = cli_fail(e, "cannot map '%s'", imgs[i].name);
-			goto out;
+			/* where push puts it: the one mapping */
+			if (src == NULL || (rc = cli_cr_target_at(
+			                        l, imgs[i].name, p, dest,
+			                        max_nested, &dst, &tref)) < 0) {
+				int e = src == NULL ? AL_ENOMEM : rc;
+
+				al_ref_clear(&r);
+				free(src);
+				code = cli_fail(e, "cannot map '%s'",
+				                imgs[i].name);
+				goto out;
+			}
+			free(tref);
+			tref = NULL;
+			for (j = first; j < k && !dup; j++)
+				dup = strcmp(ms->unscoped[j], dst) == 0;
+			if (dup) {
+				free(src);
+				free(dst);
+				continue;
+			}
+			ms->strs[2 * k] = src;
+			ms->strs[2 * k + 1] = dst;
+			if ((ms->unscoped[k] = al_strdup(dst)) == NULL) {
+				al_ref_clear(&r);
+				ms->n++;
+				code = cli_fail(AL_ENOMEM, "out of memory");
+				goto out;
+			}
+			ms->m[k].source = ms->strs[2 * k];
+			ms->m[k].mirror = ms->strs[2 * k + 1];
+			/* clusters pull even tag-mirrored images (release
+			 * images above all) by digest: every source gets a
+			 * digest mirror, tag-referenced ones a tag mirror
+			 * too */
+			ms->m[k].by_digest = 1;
+			ms->m[k].by_tag = r.digest == NULL;
+			ms->cat[k] = al_layout_category_name(cat);
+			if (layout == AL_LAYOUT_OC_MIRROR) {
+				/* generateImageMirrors: digest-only images
+				 * in the IDMS alone, tag-only ones in the
+				 * ITMS alone, a release image (CLID-205) and
+				 * an image by tag and digest (OCPBUGS-85331)
+				 * in both */
+				ms->m[k].by_digest = r.digest != NULL ||
+				                     cat == AL_LAYOUT_RELEASE;
+				ms->m[k].by_tag =
+				    r.tag != NULL || r.digest == NULL;
+			}
+			ms->n++;
+			if (layout == AL_LAYOUT_OC_MIRROR &&
+			    (rc = scope_map(ms, k)) < 0) {
+				al_ref_clear(&r);
+				code = cli_fail(rc, "cannot map '%s'",
+				                imgs[i].name);
+				goto out;
+			}
 		}
-		free(tref);
-		tref = NULL;
-		ms->m[k].source = ms->strs[2 * k];
-		ms->m[k].mirror = ms->strs[2 * k + 1];
-		/* clusters pull even tag-mirrored images (release images
-		 * above all) by digest: every source gets a digest mirror,
-		 * tag-referenced ones a tag mirror too */
-		ms->m[k].by_digest = 1;
-		ms->m[k].by_tag = r.digest == NULL;
-		ms->cat[k] = al_layout_category_name(cat);
-		if (layout == AL_LAYOUT_OC_MIRROR) {
-			/* generateImageMirrors: digest-only images in the
-			 * IDMS alone, tag-only ones in the ITMS alone, a
-			 * release image (CLID-205) and an image by tag and
-			 * digest (OCPBUGS-85331) in both */
-			ms->m[k].by_digest =
-			    r.digest != NULL || cat == AL_LAYOUT_RELEASE;
-			ms->m[k].by_tag = r.tag != NULL || r.digest == NULL;
-		}
-		ms->n++;
 		al_ref_clear(&r);
-		if (layout == AL_LAYOUT_OC_MIRROR &&
-		    (rc = scope_map(ms, k)) < 0) {
-			code = cli_fail(rc, "cannot map '%s'", imgs[i].name);
-			goto out;
-		}
 	}
 out:
 	al_layout_free(l);
@@ -493,7 +533,7 @@ int cli_ocmirror_configmap(al_store *store, const al_store_release *list,
 	al_sig_list *sigs = NULL;
 	al_digest *ds = NULL;
 	const uint8_t **ptrs = NULL;
-	size_t *lens = NULL, i, k = 0;
+	size_t *lens = NULL, i, k = 0, left = 0;
 	char *now = NULL;
 	int rc, code = EXIT_OK;
 
@@ -525,7 +565,7 @@ int cli_ocmirror_configmap(al_store *store, const al_store_release *list,
 			continue;
 		}
 		if ((rc = al_sig_store_load_trusted(store, &list[i].digest,
-		                                    &sigs[k], NULL)) < 0) {
+		                                    &sigs[k], &left)) < 0) {
 			code = cli_worst(code, cli_fail(rc,
 			                                "release %s: cannot "
 			                                "read its signatures",
@@ -533,6 +573,15 @@ int cli_ocmirror_configmap(al_store *store, const al_store_release *list,
 			al_sig_list_clear(&sigs[k]);
 			continue;
 		}
+		if (left > 0)
+			cli_warn("release %s %s: %zu signature(s) written by "
+			         "an untrusted import left out (airlock check "
+			         "lists them)",
+			         label,
+			         list[i].digest_text != NULL
+			             ? list[i].digest_text
+			             : "",
+			         left);
 		if (sigs[k].n == 0) {
 			/* oc-mirror leaves out a release it has no
 			 * signature file for */
