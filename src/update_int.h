@@ -52,6 +52,34 @@ void al_update_admin_ack_blockers(const char *current, const json_t *gates,
                                   const json_t *acks, al_update_blocker *bl,
                                   size_t *nb);
 
+/*
+ * A resource quantity's value as k8s.io/apimachinery pkg/api/resource
+ * ParseQuantity makes it, exactly: sign * dig[0..ndig) * 10^exp (decimal
+ * digits, most significant first, none leading or trailing), after its
+ * rounding up to 10^-9 and, for binary suffixes, its cap at 2^63-1.
+ */
+#define AL_UPDATE_QTY_MAX_LEN 256
+typedef struct al_update_qty {
+	int sign; /* -1, 0 (the value 0), 1 */
+	int64_t exp;
+	size_t ndig;
+	unsigned char dig[AL_UPDATE_QTY_MAX_LEN + 24];
+} al_update_qty;
+
+/* ParseQuantity on s[0..len) (suffixes n u m "" k M G T P E, Ki Mi Gi Ti
+ * Pi Ei, e<int>/E<int>; no white space). AL_EPARSE for what it refuses,
+ * AL_ELIMIT beyond AL_UPDATE_QTY_MAX_LEN bytes. */
+int al_update_qty_parse(al_update_qty *out, const char *s, size_t len);
+
+/* Quantity.Cmp: -1, 0 or 1. */
+int al_update_qty_cmp(const al_update_qty *a, const al_update_qty *b);
+
+/* equality.Semantic on two JSON quantities (strings as
+ * Quantity.UnmarshalJSON reads them, white space around them ignored, or
+ * numbers): 1 equal values, 0 different ones, -1 when either is not a
+ * quantity (the caller compares them as written). Sets no error. */
+int al_update_qty_json_equal(const json_t *a, const json_t *b);
+
 /* How airlock follows lib/resourcemerge for a kind (al_update_merge_kind). */
 enum {
 	AL_UPDATE_MERGE_NONE = 0,  /* no Ensure function: applied as it is */

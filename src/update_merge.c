@@ -167,14 +167,46 @@ static int is_zero(const json_t *v)
 	return 0;
 }
 
+/* Where a value sits, for the quantities equality.Semantic compares by
+ * value (its Quantity equality is a.Cmp(b) == 0): a ResourceRequirements
+ * ("resources": container resources, a claim template's) holds
+ * ResourceLists ("limits", "requests"), whose values are quantities, and
+ * an emptyDir's "sizeLimit" is one. */
+enum { QK_NONE, QK_RESOURCES, QK_LIST, QK_QTY };
+
+static int child_kind(int parent, const char *key)
+{
+	if (parent == QK_LIST)
+		return QK_QTY;
+	if (parent == QK_RESOURCES &&
+	    (strcmp(key, "limits") == 0 || strcmp(key, "requests") == 0))
+		return QK_LIST;
+	if (strcmp(key, "resources") == 0)
+		return QK_RESOURCES;
+	if (strcmp(key, "sizeLimit") == 0)
+		return QK_QTY;
+	return QK_NONE;
+}
+
 /* equality.Semantic.DeepEqual as far as JSON can tell it: a member that
  * is absent equals its zero value (JSON has no pointers, so an absent
  * pointer and a pointer to a zero value compare equal inside a
- * structure). */
-static int sem_eq(const json_t *a, const json_t *b)
+ * structure); quantities (kind QK_QTY) by value ("1Gi" is "1024Mi"), a
+ * present one never equal to an absent one. */
+static int sem_eq_k(const json_t *a, const json_t *b, int kind)
 {
 	size_t i;
 
+	if (kind == QK_QTY) {
+		int na = a == NULL || json_is_null(a);
+		int nb = b == NULL || json_is_null(b);
+		int eq;
+
+		if (na || nb)
+			return na && nb;
+		if ((eq = al_update_qty_json_equal(a, b)) >= 0)
+			return eq;
+	}
 	if (is_zero(a) && is_zero(b))
 		return 1;
 	if (is_zero(a) || is_zero(b))
@@ -185,7 +217,8 @@ static int sem_eq(const json_t *a, const json_t *b)
 
 		json_object_foreach((json_t *)(uintptr_t)a, k, v)
 		{
-			if (!sem_eq(v, json_object_get(b, k)))
+			if (!sem_eq_k(v, json_object_get(b, k),
+			              child_kind(kind, k)))
 				return 0;
 		}
 		json_object_foreach((json_t *)(uintptr_t)b, k, v)
@@ -199,11 +232,17 @@ static int sem_eq(const json_t *a, const json_t *b)
 		if (json_array_size(a) != json_array_size(b))
 			return 0;
 		for (i = 0; i < json_array_size(a); i++)
-			if (!sem_eq(json_array_get(a, i), json_array_get(b, i)))
+			if (!sem_eq_k(json_array_get(a, i),
+			              json_array_get(b, i), QK_NONE))
 				return 0;
 		return 1;
 	}
 	return json_equal((json_t *)(uintptr_t)a, (json_t *)(uintptr_t)b);
+}
+
+static int sem_eq(const json_t *a, const json_t *b)
+{
+	return sem_eq_k(a, b, QK_NONE);
 }
 
 /* o[k] = a copy of v, or no k when v is absent or null. */
@@ -851,10 +890,23 @@ static void ensure_env(mg *m, json_t *c, const json_t *req)
 	json_decref(d);
 }
 
+/* ensureResourceList on c["resources"][k]: replaced by required's when
+ * equality.Semantic tells them apart (quantities by value). */
+static void ensure_resource_list(mg *m, json_t *c, const char *k,
+                                 const json_t *r)
+{
+	json_t *res = json_object_get(c, "resources");
+
+	if (sem_eq_k(json_object_get(res, k), r, QK_LIST))
+		return;
+	m->modified = 1;
+	if ((res = child(m, c, "resources")) != NULL)
+		put(m, res, k, r);
+}
+
 /* ensureContainer. */
 static void ensure_container(mg *m, json_t *c, const json_t *r, int hn)
 {
-	json_t *res;
 	const json_t *rr = json_object_get(r, "resources");
 
 	set_if_set(m, c, "name", json_object_get(r, "name"));
@@ -864,19 +916,10 @@ static void ensure_container(mg *m, json_t *c, const json_t *r, int hn)
 	ensure_env(m, c, json_object_get(r, "env"));
 	set_sem(m, c, "envFrom", json_object_get(r, "envFrom"));
 	set_if_set(m, c, "workingDir", json_object_get(r, "workingDir"));
-	/* ensureResourceRequirements: limits and requests, each whole */
-	res = json_object_get(c, "resources");
-	if (!sem_eq(json_object_get(res, "limits"),
-	            json_object_get(rr, "limits")) ||
-	    !sem_eq(json_object_get(res, "requests"),
-	            json_object_get(rr, "requests"))) {
-		m->modified = 1;
-		if ((res = child(m, c, "resources")) != NULL) {
-			put(m, res, "limits", json_object_get(rr, "limits"));
-			put(m, res, "requests",
-			    json_object_get(rr, "requests"));
-		}
-	}
+	/* ensureResourceRequirements / ensureResourceList: limits and
+	 * requests, each replaced whole when its quantities differ */
+	ensure_resource_list(m, c, "limits", json_object_get(rr, "limits"));
+	ensure_resource_list(m, c, "requests", json_object_get(rr, "requests"));
 	ensure_ports(m, c, "ports", json_object_get(r, "ports"), hn, 0);
 	ensure_keyed(m, c, "volumeMounts", json_object_get(r, "volumeMounts"),
 	             "mountPath", 0);
