@@ -134,9 +134,32 @@ int al_update_merge_live(json_t *live, const json_t *required,
  * holds the field), for the CVO's unit cases: part "PodSpec" (parent is
  * the existing pod spec, required the manifest's), "Tolerations"
  * (parent["tolerations"], required a list), "EnvVar" (parent["env"]),
- * "ServicePorts" (parent["ports"]). AL_EINVAL for another part. */
+ * "ServicePorts" (parent["ports"]), "ServiceType" (parent["type"]).
+ * AL_EINVAL for another part. */
 int al_update_merge_part(json_t *parent, const json_t *required,
                          const char *part, int *modified);
+
+/*
+ * The containers a Deployment or DaemonSet (group "apps") asks the cluster
+ * proxy for (lib/resourcebuilder modifyDeployment / modifyDaemonSet): its
+ * non-empty annotation config.openshift.io/inject-proxy (borrowed from
+ * obj), else NULL (any other kind too).
+ */
+const char *al_update_proxy_containers(const json_t *obj, const char *group,
+                                       const char *kind);
+
+/*
+ * updatePodSpecWithProxy on obj's spec.template.spec: when proxy (a
+ * config.openshift.io/v1 Proxy, NULL when there is none) has any of
+ * status.httpProxy, httpsProxy, noProxy, every container and init
+ * container named by one of names' comma-separated pieces gets HTTP_PROXY,
+ * HTTPS_PROXY and NO_PROXY (in that order, empty ones too) appended to its
+ * env. AL_EINVAL "requested injection for non-existent container" for a
+ * piece no container has (obj may then be half changed: the caller drops
+ * it), AL_ENOMEM. Without proxy values nothing changes and nothing is
+ * checked, as the CVO's.
+ */
+int al_update_inject_proxy(json_t *obj, const char *names, const json_t *proxy);
 
 /*
  * The capabilities an update enables implicitly (lib/manifest

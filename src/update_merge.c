@@ -1156,17 +1156,22 @@ static int ensure_cronjob(mg *m, json_t *s, const json_t *r)
 	return rc;
 }
 
-/* ApplyServicev1: EnsureObjectMeta, EnsureServicePorts, EnsureServiceType
- * (ClusterIP when the manifest names none); the selector is always the
- * manifest's. */
-static void ensure_service(mg *m, json_t *s, const json_t *r)
+/* EnsureServiceType: ClusterIP when the manifest names none. */
+static void ensure_service_type(mg *m, json_t *s, const json_t *r)
 {
-	json_t *t = json_object_get(r, "type");
+	json_t *t = is_zero(r) ? json_string("ClusterIP")
+	                       : json_incref((json_t *)(uintptr_t)r);
 
-	ensure_ports(m, s, "ports", json_object_get(r, "ports"), 0, 1);
-	t = is_zero(t) ? json_string("ClusterIP") : json_incref(t);
 	set_sem(m, s, "type", t);
 	json_decref(t);
+}
+
+/* ApplyServicev1: EnsureObjectMeta, EnsureServicePorts, EnsureServiceType;
+ * the selector is always the manifest's. */
+static void ensure_service(mg *m, json_t *s, const json_t *r)
+{
+	ensure_ports(m, s, "ports", json_object_get(r, "ports"), 0, 1);
+	ensure_service_type(m, s, json_object_get(r, "type"));
 	set_sem(m, s, "selector", json_object_get(r, "selector"));
 }
 
@@ -1220,6 +1225,8 @@ int al_update_merge_part(json_t *parent, const json_t *required,
 		ensure_env(&m, parent, required);
 	else if (strcmp(part, "ServicePorts") == 0)
 		ensure_ports(&m, parent, "ports", required, 0, 1);
+	else if (strcmp(part, "ServiceType") == 0)
+		ensure_service_type(&m, parent, required);
 	else
 		return al_error_set(AL_EINVAL, "no merge rule '%s'", part);
 	if (m.oom)
@@ -1379,4 +1386,104 @@ oom:
 		free(l[i]);
 	free(l);
 	return al_error_set(AL_ENOMEM, "out of memory");
+}
+
+const char *al_update_proxy_containers(const json_t *obj, const char *group,
+                                       const char *kind)
+{
+	const char *names;
+
+	if (group == NULL || kind == NULL || strcmp(group, "apps") != 0 ||
+	    (strcmp(kind, "Deployment") != 0 && strcmp(kind, "DaemonSet") != 0))
+		return NULL;
+	names = al_json_str(
+	    json_object_get(json_object_get(obj, "metadata"), "annotations"),
+	    "config.openshift.io/inject-proxy");
+	return names != NULL && names[0] != '\0' ? names : NULL;
+}
+
+/* Append the three proxy variables to the env of every container of
+ * list named name[0..len); 1 when one had that name. */
+static int proxy_env(json_t *list, const char *name, size_t len, json_t *vars,
+                     int *oom)
+{
+	json_t *c, *env, *v;
+	size_t i, j;
+	int found = 0;
+
+	json_array_foreach(list, i, c)
+	{
+		const char *n = al_json_str(c, "name");
+
+		if (strlen(n != NULL ? n : "") != len ||
+		    (len > 0 && strncmp(n, name, len) != 0))
+			continue;
+		found = 1;
+		env = json_object_get(c, "env");
+		if (!json_is_array(env)) {
+			env = json_array();
+			if (env == NULL ||
+			    json_object_set_new(c, "env", env) < 0) {
+				*oom = 1;
+				continue;
+			}
+		}
+		json_array_foreach(vars, j, v)
+		{
+			if (json_array_append_new(env, json_deep_copy(v)) < 0)
+				*oom = 1;
+		}
+	}
+	return found;
+}
+
+int al_update_inject_proxy(json_t *obj, const char *names, const json_t *proxy)
+{
+	const json_t *st = json_object_get(proxy, "status");
+	const char *hp = al_json_str(st, "httpProxy");
+	const char *hsp = al_json_str(st, "httpsProxy");
+	const char *np = al_json_str(st, "noProxy");
+	json_t *spec = json_object_get(
+	    json_object_get(json_object_get(obj, "spec"), "template"), "spec");
+	json_t *vars;
+	const char *p = names;
+	int oom = 0, rc = 0;
+
+	hp = hp != NULL ? hp : "";
+	hsp = hsp != NULL ? hsp : "";
+	np = np != NULL ? np : "";
+	/* hasProxy: nothing to inject, and no container is looked for */
+	if (hp[0] == '\0' && hsp[0] == '\0' && np[0] == '\0')
+		return 0;
+	vars = json_pack("[{s:s,s:s},{s:s,s:s},{s:s,s:s}]", "name",
+	                 "HTTP_PROXY", "value", hp, "name", "HTTPS_PROXY",
+	                 "value", hsp, "name", "NO_PROXY", "value", np);
+	if (vars == NULL)
+		return al_error_set(AL_ENOMEM, "out of memory");
+	/* strings.Split(names, ","): every piece, empty ones included */
+	for (;;) {
+		const char *comma = strchr(p, ',');
+		size_t len = comma != NULL ? (size_t)(comma - p) : strlen(p);
+		int found = 0;
+
+		found |= proxy_env(json_object_get(spec, "containers"), p, len,
+		                   vars, &oom);
+		found |= proxy_env(json_object_get(spec, "initContainers"), p,
+		                   len, vars, &oom);
+		if (!found) {
+			rc = al_error_set(
+			    AL_EINVAL,
+			    "requested injection for non-existent container: "
+			    "\"%.*s\"",
+			    (int)len, p);
+			break;
+		}
+		if (comma == NULL)
+			break;
+		p = comma + 1;
+	}
+	json_decref(vars);
+	if (rc == 0 && oom)
+		rc = al_error_set(AL_ENOMEM, "out of memory");
+	return rc;
 }

@@ -119,12 +119,10 @@ static int interpret(const char *s, size_t len, int *base, int32_t *exp,
 		const char *s;
 		int base;
 		int32_t exp;
-	} tab[] = {{"", 10, 0},    {"n", 10, -9},  {"u", 10, -6},
-	           {"m", 10, -3},  {"k", 10, 3},   {"M", 10, 6},
-	           {"G", 10, 9},   {"T", 10, 12},  {"P", 10, 15},
-	           {"E", 10, 18},  {"Ki", 2, 10},  {"Mi", 2, 20},
-	           {"Gi", 2, 30},  {"Ti", 2, 40},  {"Pi", 2, 50},
-	           {"Ei", 2, 60}};
+	} tab[] = {{"", 10, 0},   {"n", 10, -9}, {"u", 10, -6}, {"m", 10, -3},
+	           {"k", 10, 3},  {"M", 10, 6},  {"G", 10, 9},  {"T", 10, 12},
+	           {"P", 10, 15}, {"E", 10, 18}, {"Ki", 2, 10}, {"Mi", 2, 20},
+	           {"Gi", 2, 30}, {"Ti", 2, 40}, {"Pi", 2, 50}, {"Ei", 2, 60}};
 	size_t i;
 	int64_t v;
 
@@ -132,8 +130,8 @@ static int interpret(const char *s, size_t len, int *base, int32_t *exp,
 		if (strlen(tab[i].s) == len && memcmp(tab[i].s, s, len) == 0) {
 			*base = tab[i].base;
 			*exp = tab[i].exp;
-			*fmt = tab[i].base == 2 ? FMT_BINARY_SI
-			                        : FMT_DECIMAL_SI;
+			*fmt =
+			    tab[i].base == 2 ? FMT_BINARY_SI : FMT_DECIMAL_SI;
 			return 0;
 		}
 	if (len > 1 && (s[0] == 'e' || s[0] == 'E') &&
@@ -281,8 +279,8 @@ static int fast_path(al_update_qty *q, const qparts *p, int32_t exponent,
 		            (int32_t)((float)exponent * 3 / 10) - 1;
 	} else {
 		scale = exponent;
-		precision = MAX_INT64_FACTORS -
-		            (int32_t)(p->num_len + p->denom_len);
+		precision =
+		    MAX_INT64_FACTORS - (int32_t)(p->num_len + p->denom_len);
 	}
 	if (precision < 0)
 		return 0;
@@ -361,8 +359,7 @@ static int qty_parse(al_update_qty *out, const char *s, size_t len)
 	normalise(&q);
 	round_up_nano(&q);
 	normalise(&q);
-	if (fmt == FMT_BINARY_SI && q.ndig > 0 &&
-	    cmp_mag(&q, &max_allowed) > 0)
+	if (fmt == FMT_BINARY_SI && q.ndig > 0 && cmp_mag(&q, &max_allowed) > 0)
 		q = max_allowed;
 	q.sign = q.ndig > 0 ? sign : 0;
 	*out = q;
