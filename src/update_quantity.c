@@ -424,12 +424,13 @@ static int qty_text(const json_t *v, char *buf, size_t cap, const char **s,
 	if (json_is_real(v)) {
 		double d = json_real_value(v);
 		int p, n = -1;
+		char *end;
 
 		for (p = 1; p <= 17; p++) {
 			n = snprintf(buf, cap, "%.*e", p - 1, d);
 			if (n < 0 || (size_t)n >= cap)
 				return -1;
-			if (strtod(buf, NULL) == d)
+			if (strtod(buf, &end) == d && *end == '\0')
 				break;
 		}
 		*s = buf;
