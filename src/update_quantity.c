@@ -1,6 +1,7 @@
 /* update_quantity.c: resource quantities ("500m", "1Gi", "1.5e3") parsed
  * and compared by value as k8s.io/apimachinery's resource.Quantity does
  * (ParseQuantity, Cmp), in exact decimal arithmetic, pure. */
+#include <errno.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -430,6 +431,7 @@ static int qty_text(const json_t *v, char *buf, size_t cap, const char **s,
 			n = snprintf(buf, cap, "%.*e", p - 1, d);
 			if (n < 0 || (size_t)n >= cap)
 				return -1;
+			errno = 0;
 			if (strtod(buf, &end) == d && *end == '\0')
 				break;
 		}
