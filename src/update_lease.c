@@ -14,8 +14,7 @@
 
 #include <openssl/rand.h>
 
-#include "airlock/update.h"
-#include "update_int.h"
+#include "airlock/update_lease.h"
 #include "airlock/buf.h"
 #include "airlock/error.h"
 #include "json_int.h"
