@@ -161,6 +161,40 @@ const char *al_update_proxy_containers(const json_t *obj, const char *group,
  */
 int al_update_inject_proxy(json_t *obj, const char *names, const json_t *proxy);
 
+/* The CVO's own Deployment (pkg/internal DefaultCVONamespace,
+ * DefaultDeploymentName; its container is DefaultContainerName, the same
+ * name). */
+#define AL_UPDATE_CVO_NAMESPACE "openshift-cluster-version"
+#define AL_UPDATE_CVO_NAME "cluster-version-operator"
+
+/* 1 when obj (group, kind) is the CVO's own Deployment, which
+ * resourcebuilder modifyDeployment points at the internal API load
+ * balancer. */
+int al_update_is_cvo_deployment(const json_t *obj, const char *group,
+                                const char *kind);
+
+/*
+ * The host and port of an Infrastructure's status.apiServerInternalURL as
+ * modifyDeployment takes them (url.Parse's host, then net.SplitHostPort; a
+ * host without a port is the whole host, brackets included, and an empty
+ * port). host and port are "" when the URL has no authority. AL_EINVAL for
+ * what SplitHostPort refuses otherwise (too many colons, a bad ']'),
+ * AL_ELIMIT when a part does not fit hcap / pcap.
+ */
+int al_update_split_lb_url(const char *url, char *host, size_t hcap, char *port,
+                           size_t pcap);
+
+/*
+ * updatePodSpecWithInternalLoadBalancerKubeService on a pod spec: when
+ * host is not empty, every container and init container named by names
+ * (comma separated) gets KUBERNETES_SERVICE_PORT (port, "443" when empty)
+ * and KUBERNETES_SERVICE_HOST set where its env has them, else appended
+ * in that order. AL_EINVAL "requested injection for non-existent
+ * container" for a name no container has, AL_ENOMEM.
+ */
+int al_update_kube_service(json_t *spec, const char *names, const char *host,
+                           const char *port);
+
 /*
  * The capabilities an update enables implicitly (lib/manifest
  * GetImplicitlyEnabledCapabilities): for each manifest of the next release

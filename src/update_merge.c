@@ -1487,3 +1487,173 @@ int al_update_inject_proxy(json_t *obj, const char *names, const json_t *proxy)
 		rc = al_error_set(AL_ENOMEM, "out of memory");
 	return rc;
 }
+
+int al_update_is_cvo_deployment(const json_t *obj, const char *group,
+                                const char *kind)
+{
+	const json_t *md = json_object_get(obj, "metadata");
+	const char *ns = al_json_str(md, "namespace"),
+	           *name = al_json_str(md, "name");
+
+	return group != NULL && kind != NULL && strcmp(group, "apps") == 0 &&
+	       strcmp(kind, "Deployment") == 0 && ns != NULL && name != NULL &&
+	       strcmp(ns, AL_UPDATE_CVO_NAMESPACE) == 0 &&
+	       strcmp(name, AL_UPDATE_CVO_NAME) == 0;
+}
+
+int al_update_split_lb_url(const char *url, char *host, size_t hcap, char *port,
+                           size_t pcap)
+{
+	const char *p = strchr(url != NULL ? url : "", ':'), *a, *e, *at, *c;
+	size_t alen, hlen;
+
+	host[0] = port[0] = '\0';
+	/* url.Parse: the authority follows "scheme://" up to / ? or # */
+	if (p == NULL || strncmp(p, "://", 3) != 0)
+		return 0;
+	a = p + 3;
+	alen = strcspn(a, "/?#");
+	e = a + alen;
+	for (at = e; at > a && at[-1] != '@'; at--)
+		;
+	a = at;
+	alen = (size_t)(e - a);
+	/* net.SplitHostPort; "missing port in address": the whole host */
+	if (alen > 0 && a[0] == '[') {
+		const char *rb = memchr(a, ']', alen);
+
+		if (rb == NULL)
+			return al_error_set(
+			    AL_EINVAL, "address %.*s: missing ']' in address",
+			    (int)alen, a);
+		if (rb + 1 == e) {
+			hlen = alen;
+		} else if (rb[1] == ':') {
+			hlen = (size_t)(rb - a - 1);
+			a++;
+			c = rb + 1;
+			goto port;
+		} else {
+			return al_error_set(
+			    AL_EINVAL,
+			    "address %.*s: unexpected ']' in address",
+			    (int)alen, a);
+		}
+	} else {
+		c = NULL;
+		for (p = a; p < e; p++)
+			if (*p == ':') {
+				if (c != NULL)
+					return al_error_set(
+					    AL_EINVAL,
+					    "address %.*s: too many colons in "
+					    "address",
+					    (int)alen, a);
+				c = p;
+			}
+		if (c != NULL) {
+			hlen = (size_t)(c - a);
+			goto port;
+		}
+		hlen = alen;
+	}
+	if (hlen >= hcap)
+		return al_error_set(AL_ELIMIT, "internal API URL too long");
+	memcpy(host, a, hlen);
+	host[hlen] = '\0';
+	return 0;
+port:
+	if (hlen >= hcap || (size_t)(e - c - 1) >= pcap)
+		return al_error_set(AL_ELIMIT, "internal API URL too long");
+	memcpy(host, a, hlen);
+	host[hlen] = '\0';
+	memcpy(port, c + 1, (size_t)(e - c - 1));
+	port[e - c - 1] = '\0';
+	return 0;
+}
+
+/* setKubeServiceValue on one container's env: the two variables replaced
+ * where present, else appended (the port first). */
+static int kube_service_env(json_t *c, const char *host, const char *port)
+{
+	json_t *env = json_object_get(c, "env"), *v;
+	size_t i;
+	int found_port = 0, found_host = 0;
+
+	if (!json_is_array(env)) {
+		env = json_array();
+		if (env == NULL || json_object_set_new(c, "env", env) < 0)
+			return -1;
+	}
+	json_array_foreach(env, i, v)
+	{
+		const char *n = al_json_str(v, "name");
+
+		if (n != NULL && strcmp(n, "KUBERNETES_SERVICE_PORT") == 0) {
+			found_port = 1;
+			if (json_object_set_new(v, "value", json_string(port)) <
+			    0)
+				return -1;
+		}
+		if (n != NULL && strcmp(n, "KUBERNETES_SERVICE_HOST") == 0) {
+			found_host = 1;
+			if (json_object_set_new(v, "value", json_string(host)) <
+			    0)
+				return -1;
+		}
+	}
+	if (!found_port &&
+	    json_array_append_new(env, json_pack("{s:s,s:s}", "name",
+	                                         "KUBERNETES_SERVICE_PORT",
+	                                         "value", port)) < 0)
+		return -1;
+	if (!found_host &&
+	    json_array_append_new(env, json_pack("{s:s,s:s}", "name",
+	                                         "KUBERNETES_SERVICE_HOST",
+	                                         "value", host)) < 0)
+		return -1;
+	return 0;
+}
+
+int al_update_kube_service(json_t *spec, const char *names, const char *host,
+                           const char *port)
+{
+	static const char *const lists[] = {"containers", "initContainers"};
+	const char *p = names;
+	json_t *c;
+	size_t i, j;
+
+	if (host == NULL || host[0] == '\0')
+		return 0;
+	if (port == NULL || port[0] == '\0')
+		port = "443";
+	for (;;) {
+		const char *comma = strchr(p, ',');
+		size_t len = comma != NULL ? (size_t)(comma - p) : strlen(p);
+		int found = 0;
+
+		for (j = 0; j < 2; j++)
+			json_array_foreach(json_object_get(spec, lists[j]), i,
+			                   c)
+			{
+				const char *n = al_json_str(c, "name");
+
+				if (strlen(n != NULL ? n : "") != len ||
+				    (len > 0 && strncmp(n, p, len) != 0))
+					continue;
+				found = 1;
+				if (kube_service_env(c, host, port) < 0)
+					return al_error_set(AL_ENOMEM,
+					                    "out of memory");
+			}
+		if (!found)
+			return al_error_set(
+			    AL_EINVAL,
+			    "requested injection for non-existent container: "
+			    "\"%.*s\"",
+			    (int)len, p);
+		if (comma == NULL)
+			return 0;
+		p = comma + 1;
+	}
+}

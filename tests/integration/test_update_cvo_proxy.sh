@@ -24,7 +24,13 @@ M3=$T/m3
 mkdir -p "$M3"
 printf 'apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: bad\n  namespace: default\n  annotations:\n    %s\n    config.openshift.io/inject-proxy: c,nothere\nspec:\n  selector: {matchLabels: {app: bad}}\n  template:\n    metadata: {labels: {app: bad}}\n    spec: {containers: [{name: c, image: "%s"}]}\n' "$INC" "$IMG" >"$M3/0000_30_c_00_deployment.yaml"
 up_store_add_release "$S" 4.14.3 "$M3" || { al_fail "make release 4.14.3"; al_finish; }
-for v in 4.14.2 4.14.3; do
+# 4.14.4: the CVO's own Deployment (scaled to 0, so that airlock stays the
+# updater), whose manifest says KUBERNETES_SERVICE_HOST 127.0.0.1
+M4=$T/m4
+mkdir -p "$M4"
+printf 'apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: cluster-version-operator\n  namespace: openshift-cluster-version\n  annotations:\n    %s\nspec:\n  replicas: 0\n  selector: {matchLabels: {k8s-app: cluster-version-operator}}\n  template:\n    metadata: {labels: {k8s-app: cluster-version-operator}}\n    spec:\n      containers:\n      - name: cluster-version-operator\n        image: "%s"\n        env: [{name: KUBERNETES_SERVICE_HOST, value: 127.0.0.1}, {name: OTHER, value: x}]\n' "$INC" "$IMG" >"$M4/0000_00_cluster-version-operator_03_deployment.yaml"
+up_store_add_release "$S" 4.14.4 "$M4" || { al_fail "make release 4.14.4"; al_finish; }
+for v in 4.14.2 4.14.3 4.14.4; do
 	up_sign "$S" "$(up_digest "$S" $v)" || { al_fail "sign $v"; al_finish; }
 done
 
@@ -79,4 +85,14 @@ al_run "$T/o4" "$T/e4" "$AIRLOCK" update --store "$S" --to 4.14.3 "${K[@]}"
 al_check "missing container: the update fails (exit 3)" [ "$AL_RC" = 3 ]
 al_check "missing container: ... naming it as the CVO does" grep -q 'requested injection for non-existent container: "nothere"' "$T/e4"
 al_check "missing container: the Deployment is not written" [ "$(up_obj $D/bad 'o is None')" = True ]
+
+# --- modifyDeployment on the CVO's own Deployment: KUBERNETES_SERVICE_HOST
+# and _PORT from the Infrastructure's internal API load balancer
+up_ctl reset '{}' >/dev/null
+rm -f "$T/state.json"
+up_ctl objects '{"object": {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": "openshift-cluster-version"}}}' >/dev/null
+up_ctl objects '{"object": {"apiVersion": "config.openshift.io/v1", "kind": "Infrastructure", "metadata": {"name": "cluster"}, "spec": {}, "status": {"apiServerInternalURL": "https://api-int.example.com:6443"}}}' >/dev/null
+al_run "$T/o5" "$T/e5" "$AIRLOCK" update --store "$S" --to 4.14.4 "${K[@]}"
+al_check "internal load balancer: the update completes" [ "$AL_RC" = 0 ]
+al_check "internal load balancer: the host replaced in place, the port appended" [ "$(envs /apis/apps/v1/namespaces/openshift-cluster-version/deployments/cluster-version-operator containers 0)" = "[('KUBERNETES_SERVICE_HOST', 'api-int.example.com'), ('OTHER', 'x'), ('KUBERNETES_SERVICE_PORT', '6443')]" ]
 al_finish
