@@ -221,9 +221,12 @@ static int sem_eq_k(const json_t *a, const json_t *b, int kind)
 			              child_kind(kind, k)))
 				return 0;
 		}
+		/* a quantity present on one side only differs, 0 too */
 		json_object_foreach((json_t *)(uintptr_t)b, k, v)
 		{
-			if (json_object_get(a, k) == NULL && !is_zero(v))
+			if (json_object_get(a, k) == NULL &&
+			    (!is_zero(v) || (child_kind(kind, k) == QK_QTY &&
+			                     !json_is_null(v))))
 				return 0;
 		}
 		return 1;

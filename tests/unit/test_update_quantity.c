@@ -210,6 +210,8 @@ static void test_update_quantity__merge_compares_by_value(void)
 	    {"1024Mi", "0.5", "1Gi", 1},   /* an env value is a string */
 	    {"1Gi", "\"501m\"", "1Gi", 1}, /* a different quantity */
 	    {"1Gi", "0.5", "1G", 1},
+	    /* a quantity 0 is not an absent one (a map entry) */
+	    {"1Gi", "\"500m\",\"ephemeral-storage\":0", "1Gi", 1},
 	};
 	size_t i;
 
