@@ -1529,7 +1529,7 @@ static int delete_task(run *r, const al_update_task *t, int *repaired)
  * manifest says when missing, else read, merged, and replaced
  * conditionally on the resourceVersion read (so a concurrent write is
  * never overwritten blindly), nothing written when nothing changed. */
-static int apply_live(run *r, const al_update_task *t)
+static int apply_live(run *r, const al_update_task *t, const json_t *obj)
 {
 	al_kube *k = r->o->kube;
 	json_t *live = NULL;
@@ -1542,13 +1542,13 @@ static int apply_live(run *r, const al_update_task *t)
 		                 &live, r->dl);
 		if (rc == AL_ENOTFOUND) {
 			al_error_clear();
-			rc = al_kube_apply(k, al_update__obj(t), NULL, r->dl);
+			rc = al_kube_apply(k, obj, NULL, r->dl);
 			break;
 		}
 		if (rc < 0)
 			break;
-		rc = al_update_merge_live(live, al_update__obj(t), t->group,
-		                          t->kind, &modified);
+		rc = al_update_merge_live(live, obj, t->group, t->kind,
+		                          &modified);
 		if (rc < 0 || !modified)
 			break;
 		rc = al_kube_replace(k, live, NULL, r->dl);
@@ -1560,6 +1560,83 @@ static int apply_live(run *r, const al_update_task *t)
 	return rc;
 }
 
+/* GET the cluster-scoped config.openshift.io/v1 object KIND "cluster":
+ * *out NULL when it or its kind is absent (the CVO tolerates NotFound). */
+static int cluster_config(run *r, const char *kind, json_t **out)
+{
+	int rc = al_kube_get(r->o->kube, "config.openshift.io/v1", kind, NULL,
+	                     "cluster", out, r->dl);
+
+	if (rc == AL_ENOTFOUND) {
+		al_error_clear();
+		*out = NULL;
+		return 0;
+	}
+	return rc;
+}
+
+/* modifyDeployment's rule for the CVO's own Deployment: its container
+ * talks to the Infrastructure's internal API load balancer
+ * (status.apiServerInternalURL) instead of the manifest's
+ * KUBERNETES_SERVICE_HOST / PORT. */
+static int cvo_kube_service(run *r, json_t *obj)
+{
+	json_t *infra = NULL;
+	char host[512], port[64];
+	int rc;
+
+	if ((rc = cluster_config(r, "Infrastructure", &infra)) < 0 ||
+	    infra == NULL)
+		return rc;
+	rc =
+	    al_update_split_lb_url(al_json_str(json_object_get(infra, "status"),
+	                                       "apiServerInternalURL"),
+	                           host, sizeof(host), port, sizeof(port));
+	json_decref(infra);
+	if (rc < 0)
+		return rc;
+	return al_update_kube_service(
+	    json_object_get(
+	        json_object_get(json_object_get(obj, "spec"), "template"),
+	        "spec"),
+	    AL_UPDATE_CVO_NAME, host, port);
+}
+
+/* The manifest of t as the CVO applies it (lib/resourcebuilder
+ * modifyDeployment / modifyDaemonSet): the cluster's proxy (Proxy
+ * "cluster"; none when it or its kind is absent) injected into the
+ * containers its config.openshift.io/inject-proxy annotation names
+ * (al_update_inject_proxy); the CVO's own Deployment pointed at the
+ * internal API load balancer. *out: a new reference. */
+static int task_object(run *r, const al_update_task *t, json_t **out)
+{
+	const char *names =
+	    al_update_proxy_containers(al_update__obj(t), t->group, t->kind);
+	int cvo =
+	    al_update_is_cvo_deployment(al_update__obj(t), t->group, t->kind);
+	json_t *proxy = NULL, *obj;
+	int rc = 0;
+
+	*out = NULL;
+	if (names == NULL && !cvo) {
+		*out = json_incref(al_update__obj(t));
+		return 0;
+	}
+	if ((obj = json_deep_copy(al_update__obj(t))) == NULL)
+		return al_error_set(AL_ENOMEM, "out of memory");
+	if (names != NULL && (rc = cluster_config(r, "Proxy", &proxy)) == 0)
+		rc = al_update_inject_proxy(obj, names, proxy);
+	json_decref(proxy);
+	if (rc == 0 && cvo)
+		rc = cvo_kube_service(r, obj);
+	if (rc < 0) {
+		json_decref(obj);
+		return rc;
+	}
+	*out = obj;
+	return 0;
+}
+
 /* One apply of t: for a kind the CVO merges (lib/resourcemerge), the
  * object read first and merged by its rules (al_update_merge), so what the
  * CVO keeps stays and what it overwrites is overwritten; other kinds as
@@ -1567,13 +1644,18 @@ static int apply_live(run *r, const al_update_task *t)
 static int apply_merged(run *r, const al_update_task *t)
 {
 	al_kube *k = r->o->kube;
-	json_t *live = NULL, *m = NULL;
+	json_t *live = NULL, *m = NULL, *obj = NULL;
 	int rc, how = al_update_merge_kind(t->group, t->kind);
 
 	if (how == AL_UPDATE_MERGE_NONE)
 		return al_kube_apply(k, al_update__obj(t), NULL, r->dl);
-	if (how == AL_UPDATE_MERGE_LIVE)
-		return apply_live(r, t);
+	if (how == AL_UPDATE_MERGE_LIVE) {
+		if ((rc = task_object(r, t, &obj)) < 0)
+			return rc;
+		rc = apply_live(r, t, obj);
+		json_decref(obj);
+		return rc;
+	}
 	rc = al_kube_get(k, t->api_version, t->kind, t->ns, t->name, &live,
 	                 r->dl);
 	if (rc == AL_ENOTFOUND) {

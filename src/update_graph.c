@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "airlock/update.h"
+#include "airlock/update_graph.h"
 #include "update_int.h"
 #include "airlock/buf.h"
 #include "airlock/error.h"

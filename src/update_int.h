@@ -52,6 +52,34 @@ void al_update_admin_ack_blockers(const char *current, const json_t *gates,
                                   const json_t *acks, al_update_blocker *bl,
                                   size_t *nb);
 
+/*
+ * A resource quantity's value as k8s.io/apimachinery pkg/api/resource
+ * ParseQuantity makes it, exactly: sign * dig[0..ndig) * 10^exp (decimal
+ * digits, most significant first, none leading or trailing), after its
+ * rounding up to 10^-9 and, for binary suffixes, its cap at 2^63-1.
+ */
+#define AL_UPDATE_QTY_MAX_LEN 256
+typedef struct al_update_qty {
+	int sign; /* -1, 0 (the value 0), 1 */
+	int64_t exp;
+	size_t ndig;
+	unsigned char dig[AL_UPDATE_QTY_MAX_LEN + 24];
+} al_update_qty;
+
+/* ParseQuantity on s[0..len) (suffixes n u m "" k M G T P E, Ki Mi Gi Ti
+ * Pi Ei, e<int>/E<int>; no white space). AL_EPARSE for what it refuses,
+ * AL_ELIMIT beyond AL_UPDATE_QTY_MAX_LEN bytes. */
+int al_update_qty_parse(al_update_qty *out, const char *s, size_t len);
+
+/* Quantity.Cmp: -1, 0 or 1. */
+int al_update_qty_cmp(const al_update_qty *a, const al_update_qty *b);
+
+/* equality.Semantic on two JSON quantities (strings as
+ * Quantity.UnmarshalJSON reads them, white space around them ignored, or
+ * numbers): 1 equal values, 0 different ones, -1 when either is not a
+ * quantity (the caller compares them as written). Sets no error. */
+int al_update_qty_json_equal(const json_t *a, const json_t *b);
+
 /* How airlock follows lib/resourcemerge for a kind (al_update_merge_kind). */
 enum {
 	AL_UPDATE_MERGE_NONE = 0,  /* no Ensure function: applied as it is */
@@ -106,9 +134,66 @@ int al_update_merge_live(json_t *live, const json_t *required,
  * holds the field), for the CVO's unit cases: part "PodSpec" (parent is
  * the existing pod spec, required the manifest's), "Tolerations"
  * (parent["tolerations"], required a list), "EnvVar" (parent["env"]),
- * "ServicePorts" (parent["ports"]). AL_EINVAL for another part. */
+ * "ServicePorts" (parent["ports"]), "ServiceType" (parent["type"]).
+ * AL_EINVAL for another part. */
 int al_update_merge_part(json_t *parent, const json_t *required,
                          const char *part, int *modified);
+
+/*
+ * The containers a Deployment or DaemonSet (group "apps") asks the cluster
+ * proxy for (lib/resourcebuilder modifyDeployment / modifyDaemonSet): its
+ * non-empty annotation config.openshift.io/inject-proxy (borrowed from
+ * obj), else NULL (any other kind too).
+ */
+const char *al_update_proxy_containers(const json_t *obj, const char *group,
+                                       const char *kind);
+
+/*
+ * updatePodSpecWithProxy on obj's spec.template.spec: when proxy (a
+ * config.openshift.io/v1 Proxy, NULL when there is none) has any of
+ * status.httpProxy, httpsProxy, noProxy, every container and init
+ * container named by one of names' comma-separated pieces gets HTTP_PROXY,
+ * HTTPS_PROXY and NO_PROXY (in that order, empty ones too) appended to its
+ * env. AL_EINVAL "requested injection for non-existent container" for a
+ * piece no container has (obj may then be half changed: the caller drops
+ * it), AL_ENOMEM. Without proxy values nothing changes and nothing is
+ * checked, as the CVO's.
+ */
+int al_update_inject_proxy(json_t *obj, const char *names, const json_t *proxy);
+
+/* The CVO's own Deployment (pkg/internal DefaultCVONamespace,
+ * DefaultDeploymentName; its container is DefaultContainerName, the same
+ * name). */
+#define AL_UPDATE_CVO_NAMESPACE "openshift-cluster-version"
+#define AL_UPDATE_CVO_NAME "cluster-version-operator"
+
+/* 1 when obj (group, kind) is the CVO's own Deployment, which
+ * resourcebuilder modifyDeployment points at the internal API load
+ * balancer. */
+int al_update_is_cvo_deployment(const json_t *obj, const char *group,
+                                const char *kind);
+
+/*
+ * The host and port of an Infrastructure's status.apiServerInternalURL as
+ * modifyDeployment takes them (url.Parse's host, then net.SplitHostPort; a
+ * host without a port is the whole host, brackets included, and an empty
+ * port). host and port are "" when the URL has no authority. AL_EINVAL for
+ * what SplitHostPort refuses otherwise (too many colons, a bad ']'),
+ * AL_ELIMIT when a part does not fit hcap / pcap.
+ */
+int al_update_split_lb_url(const char *url, char *host, size_t hcap, char *port,
+                           size_t pcap);
+
+/*
+ * updatePodSpecWithInternalLoadBalancerKubeService on a pod spec: when
+ * host is not empty, every container and init container named by names
+ * (comma separated) gets KUBERNETES_SERVICE_PORT (port, "443" when empty)
+ * and KUBERNETES_SERVICE_HOST set where its env has them, else appended
+ * in that order. AL_EINVAL "requested injection for non-existent
+ * container" for a name no container has, AL_ENOMEM.
+ */
+int al_update_kube_service(json_t *spec, const char *names, const char *host,
+                           const char *port);
 
 /*
  * The capabilities an update enables implicitly (lib/manifest

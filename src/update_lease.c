@@ -14,8 +14,7 @@
 
 #include <openssl/rand.h>
 
-#include "airlock/update.h"
-#include "update_int.h"
+#include "airlock/update_lease.h"
 #include "airlock/buf.h"
 #include "airlock/error.h"
 #include "json_int.h"
@@ -287,6 +286,74 @@ static void lease_free(al_update_lease *l)
 	free(l);
 }
 
+/* A lease handle for o (defaults filled in), not yet holding anything. */
+static int lease_new(al_update_lease **out, al_kube *k,
+                     const al_update_lease_opts *o)
+{
+	al_update_lease *l = calloc(1, sizeof(*l));
+	int rc;
+
+	*out = NULL;
+	if (l == NULL)
+		return al_error_set(AL_ENOMEM, "out of memory");
+	pthread_mutex_init(&l->mu, NULL);
+	l->kube = k;
+	l->ns = al_strdup(o->ns != NULL ? o->ns : AL_UPDATE_LEASE_NAMESPACE);
+	l->name = al_strdup(o->name != NULL ? o->name : AL_UPDATE_LEASE_NAME);
+	l->identity =
+	    o->identity != NULL ? al_strdup(o->identity) : default_identity();
+	l->duration_ms =
+	    o->duration_ms != 0 ? o->duration_ms : LEASE_DEFAULT_MS;
+	if (l->duration_ms < LEASE_MIN_MS)
+		l->duration_ms = LEASE_MIN_MS;
+	if (l->ns == NULL || l->name == NULL || l->identity == NULL) {
+		lease_free(l);
+		return al_error_set(AL_ENOMEM, "out of memory");
+	}
+	if ((rc = al_cancel_new(&l->stop)) < 0) {
+		lease_free(l);
+		return rc;
+	}
+	*out = l;
+	return 0;
+}
+
+/* Write the lease as ours: created when have (the record read) is NULL,
+ * else replaced conditionally on have's resourceVersion (holder: have's
+ * holderIdentity, for the take-over message). 0 with l->obj the record
+ * written; AL_EEXIST when another writer came first (read again, neither
+ * wrapped nor retried here); other errors wrapped. */
+static int lease_write(al_update_lease *l, const json_t *have,
+                       const char *holder)
+{
+	json_t *want = lease_object(l, have, l->identity, l->duration_ms);
+	json_t *got = NULL;
+	int rc;
+
+	if (want == NULL)
+		rc = al_error_set(AL_ENOMEM, "out of memory");
+	else if (have == NULL)
+		rc = al_kube_create(l->kube, want, &got,
+		                    al_deadline_in(LEASE_CALL_MS));
+	else
+		rc = al_kube_replace(l->kube, want, &got,
+		                     al_deadline_in(LEASE_CALL_MS));
+	json_decref(want);
+	if (rc == AL_EEXIST)
+		return rc;
+	if (rc < 0)
+		return al_error_wrap(rc, "%s lease %s/%s",
+		                     have == NULL ? "creating" : "taking",
+		                     l->ns, l->name);
+	l->obj = got;
+	if (holder != NULL && holder[0] != '\0' &&
+	    strcmp(holder, l->identity) != 0)
+		al_log_info("update: took over the expired "
+		            "lease %s/%s from '%s'",
+		            l->ns, l->name, holder);
+	return 0;
+}
+
 int al_update_lease_acquire(al_update_lease **out, al_kube *k,
                             const al_update_lease_opts *o)
 {
@@ -302,28 +369,11 @@ int al_update_lease_acquire(al_update_lease **out, al_kube *k,
 		return al_error_set(AL_EINVAL, "lease: no client");
 	if (o == NULL)
 		o = &defaults;
-	l = calloc(1, sizeof(*l));
-	if (l == NULL)
-		return al_error_set(AL_ENOMEM, "out of memory");
-	pthread_mutex_init(&l->mu, NULL);
-	l->kube = k;
-	l->ns = al_strdup(o->ns != NULL ? o->ns : AL_UPDATE_LEASE_NAMESPACE);
-	l->name = al_strdup(o->name != NULL ? o->name : AL_UPDATE_LEASE_NAME);
-	l->identity =
-	    o->identity != NULL ? al_strdup(o->identity) : default_identity();
-	l->duration_ms =
-	    o->duration_ms != 0 ? o->duration_ms : LEASE_DEFAULT_MS;
-	if (l->duration_ms < LEASE_MIN_MS)
-		l->duration_ms = LEASE_MIN_MS;
-	if (l->ns == NULL || l->name == NULL || l->identity == NULL) {
-		rc = al_error_set(AL_ENOMEM, "out of memory");
-		goto out;
-	}
-	if ((rc = al_cancel_new(&l->stop)) < 0)
-		goto out;
+	if ((rc = lease_new(&l, k, o)) < 0)
+		return rc;
 	wait_dl = al_deadline_in(o->wait_ms != 0 ? o->wait_ms : 1);
 	for (;; attempt++) {
-		json_t *have = NULL, *want = NULL, *got = NULL;
+		json_t *have = NULL;
 		const json_t *spec;
 		const char *holder, *rv;
 		char holder_buf[256];
@@ -339,22 +389,11 @@ int al_update_lease_acquire(al_update_lease **out, al_kube *k,
 		                 &have, al_deadline_in(LEASE_CALL_MS));
 		if (rc == AL_ENOTFOUND &&
 		    strstr(al_error_message(), "no kind") == NULL) {
-			want =
-			    lease_object(l, NULL, l->identity, l->duration_ms);
-			rc =
-			    want == NULL
-			        ? al_error_set(AL_ENOMEM, "out of memory")
-			        : al_kube_create(k, want, &got,
-			                         al_deadline_in(LEASE_CALL_MS));
-			json_decref(want);
-			if (rc == 0) {
-				l->obj = got;
+			rc = lease_write(l, NULL, NULL);
+			if (rc == 0)
 				break;
-			}
 			if (rc == AL_EEXIST)
 				continue; /* another run created it first */
-			rc = al_error_wrap(rc, "creating lease %s/%s", l->ns,
-			                   l->name);
 			goto out;
 		}
 		if (rc < 0) {
@@ -418,25 +457,12 @@ int al_update_lease_acquire(al_update_lease **out, al_kube *k,
 			    o->cancel);
 			continue;
 		}
-		want = lease_object(l, have, l->identity, l->duration_ms);
+		rc = lease_write(l, have, holder);
 		json_decref(have);
-		rc = want == NULL
-		         ? al_error_set(AL_ENOMEM, "out of memory")
-		         : al_kube_replace(k, want, &got,
-		                           al_deadline_in(LEASE_CALL_MS));
-		json_decref(want);
-		if (rc == 0) {
-			l->obj = got;
-			if (holder != NULL && holder[0] != '\0' &&
-			    strcmp(holder, l->identity) != 0)
-				al_log_info("update: took over the expired "
-				            "lease %s/%s from '%s'",
-				            l->ns, l->name, holder);
+		if (rc == 0)
 			break;
-		}
 		if (rc == AL_EEXIST)
 			continue; /* someone wrote it between GET and PUT */
-		rc = al_error_wrap(rc, "taking lease %s/%s", l->ns, l->name);
 		goto out;
 	}
 	if (pthread_create(&l->renewer, NULL, renew_main, l) != 0) {

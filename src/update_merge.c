@@ -167,14 +167,46 @@ static int is_zero(const json_t *v)
 	return 0;
 }
 
+/* Where a value sits, for the quantities equality.Semantic compares by
+ * value (its Quantity equality is a.Cmp(b) == 0): a ResourceRequirements
+ * ("resources": container resources, a claim template's) holds
+ * ResourceLists ("limits", "requests"), whose values are quantities, and
+ * an emptyDir's "sizeLimit" is one. */
+enum { QK_NONE, QK_RESOURCES, QK_LIST, QK_QTY };
+
+static int child_kind(int parent, const char *key)
+{
+	if (parent == QK_LIST)
+		return QK_QTY;
+	if (parent == QK_RESOURCES &&
+	    (strcmp(key, "limits") == 0 || strcmp(key, "requests") == 0))
+		return QK_LIST;
+	if (strcmp(key, "resources") == 0)
+		return QK_RESOURCES;
+	if (strcmp(key, "sizeLimit") == 0)
+		return QK_QTY;
+	return QK_NONE;
+}
+
 /* equality.Semantic.DeepEqual as far as JSON can tell it: a member that
  * is absent equals its zero value (JSON has no pointers, so an absent
  * pointer and a pointer to a zero value compare equal inside a
- * structure). */
-static int sem_eq(const json_t *a, const json_t *b)
+ * structure); quantities (kind QK_QTY) by value ("1Gi" is "1024Mi"), a
+ * present one never equal to an absent one. */
+static int sem_eq_k(const json_t *a, const json_t *b, int kind)
 {
 	size_t i;
 
+	if (kind == QK_QTY) {
+		int na = a == NULL || json_is_null(a);
+		int nb = b == NULL || json_is_null(b);
+		int eq;
+
+		if (na || nb)
+			return na && nb;
+		if ((eq = al_update_qty_json_equal(a, b)) >= 0)
+			return eq;
+	}
 	if (is_zero(a) && is_zero(b))
 		return 1;
 	if (is_zero(a) || is_zero(b))
@@ -185,12 +217,16 @@ static int sem_eq(const json_t *a, const json_t *b)
 
 		json_object_foreach((json_t *)(uintptr_t)a, k, v)
 		{
-			if (!sem_eq(v, json_object_get(b, k)))
+			if (!sem_eq_k(v, json_object_get(b, k),
+			              child_kind(kind, k)))
 				return 0;
 		}
+		/* a quantity present on one side only differs, 0 too */
 		json_object_foreach((json_t *)(uintptr_t)b, k, v)
 		{
-			if (json_object_get(a, k) == NULL && !is_zero(v))
+			if (json_object_get(a, k) == NULL &&
+			    (!is_zero(v) || (child_kind(kind, k) == QK_QTY &&
+			                     !json_is_null(v))))
 				return 0;
 		}
 		return 1;
@@ -199,11 +235,17 @@ static int sem_eq(const json_t *a, const json_t *b)
 		if (json_array_size(a) != json_array_size(b))
 			return 0;
 		for (i = 0; i < json_array_size(a); i++)
-			if (!sem_eq(json_array_get(a, i), json_array_get(b, i)))
+			if (!sem_eq_k(json_array_get(a, i),
+			              json_array_get(b, i), QK_NONE))
 				return 0;
 		return 1;
 	}
 	return json_equal((json_t *)(uintptr_t)a, (json_t *)(uintptr_t)b);
+}
+
+static int sem_eq(const json_t *a, const json_t *b)
+{
+	return sem_eq_k(a, b, QK_NONE);
 }
 
 /* o[k] = a copy of v, or no k when v is absent or null. */
@@ -851,10 +893,23 @@ static void ensure_env(mg *m, json_t *c, const json_t *req)
 	json_decref(d);
 }
 
+/* ensureResourceList on c["resources"][k]: replaced by required's when
+ * equality.Semantic tells them apart (quantities by value). */
+static void ensure_resource_list(mg *m, json_t *c, const char *k,
+                                 const json_t *r)
+{
+	json_t *res = json_object_get(c, "resources");
+
+	if (sem_eq_k(json_object_get(res, k), r, QK_LIST))
+		return;
+	m->modified = 1;
+	if ((res = child(m, c, "resources")) != NULL)
+		put(m, res, k, r);
+}
+
 /* ensureContainer. */
 static void ensure_container(mg *m, json_t *c, const json_t *r, int hn)
 {
-	json_t *res;
 	const json_t *rr = json_object_get(r, "resources");
 
 	set_if_set(m, c, "name", json_object_get(r, "name"));
@@ -864,19 +919,10 @@ static void ensure_container(mg *m, json_t *c, const json_t *r, int hn)
 	ensure_env(m, c, json_object_get(r, "env"));
 	set_sem(m, c, "envFrom", json_object_get(r, "envFrom"));
 	set_if_set(m, c, "workingDir", json_object_get(r, "workingDir"));
-	/* ensureResourceRequirements: limits and requests, each whole */
-	res = json_object_get(c, "resources");
-	if (!sem_eq(json_object_get(res, "limits"),
-	            json_object_get(rr, "limits")) ||
-	    !sem_eq(json_object_get(res, "requests"),
-	            json_object_get(rr, "requests"))) {
-		m->modified = 1;
-		if ((res = child(m, c, "resources")) != NULL) {
-			put(m, res, "limits", json_object_get(rr, "limits"));
-			put(m, res, "requests",
-			    json_object_get(rr, "requests"));
-		}
-	}
+	/* ensureResourceRequirements / ensureResourceList: limits and
+	 * requests, each replaced whole when its quantities differ */
+	ensure_resource_list(m, c, "limits", json_object_get(rr, "limits"));
+	ensure_resource_list(m, c, "requests", json_object_get(rr, "requests"));
 	ensure_ports(m, c, "ports", json_object_get(r, "ports"), hn, 0);
 	ensure_keyed(m, c, "volumeMounts", json_object_get(r, "volumeMounts"),
 	             "mountPath", 0);
@@ -1113,17 +1159,22 @@ static int ensure_cronjob(mg *m, json_t *s, const json_t *r)
 	return rc;
 }
 
-/* ApplyServicev1: EnsureObjectMeta, EnsureServicePorts, EnsureServiceType
- * (ClusterIP when the manifest names none); the selector is always the
- * manifest's. */
-static void ensure_service(mg *m, json_t *s, const json_t *r)
+/* EnsureServiceType: ClusterIP when the manifest names none. */
+static void ensure_service_type(mg *m, json_t *s, const json_t *r)
 {
-	json_t *t = json_object_get(r, "type");
+	json_t *t = is_zero(r) ? json_string("ClusterIP")
+	                       : json_incref((json_t *)(uintptr_t)r);
 
-	ensure_ports(m, s, "ports", json_object_get(r, "ports"), 0, 1);
-	t = is_zero(t) ? json_string("ClusterIP") : json_incref(t);
 	set_sem(m, s, "type", t);
 	json_decref(t);
+}
+
+/* ApplyServicev1: EnsureObjectMeta, EnsureServicePorts, EnsureServiceType;
+ * the selector is always the manifest's. */
+static void ensure_service(mg *m, json_t *s, const json_t *r)
+{
+	ensure_ports(m, s, "ports", json_object_get(r, "ports"), 0, 1);
+	ensure_service_type(m, s, json_object_get(r, "type"));
 	set_sem(m, s, "selector", json_object_get(r, "selector"));
 }
 
@@ -1177,6 +1228,8 @@ int al_update_merge_part(json_t *parent, const json_t *required,
 		ensure_env(&m, parent, required);
 	else if (strcmp(part, "ServicePorts") == 0)
 		ensure_ports(&m, parent, "ports", required, 0, 1);
+	else if (strcmp(part, "ServiceType") == 0)
+		ensure_service_type(&m, parent, required);
 	else
 		return al_error_set(AL_EINVAL, "no merge rule '%s'", part);
 	if (m.oom)
@@ -1336,4 +1389,274 @@ oom:
 		free(l[i]);
 	free(l);
 	return al_error_set(AL_ENOMEM, "out of memory");
+}
+
+const char *al_update_proxy_containers(const json_t *obj, const char *group,
+                                       const char *kind)
+{
+	const char *names;
+
+	if (group == NULL || kind == NULL || strcmp(group, "apps") != 0 ||
+	    (strcmp(kind, "Deployment") != 0 && strcmp(kind, "DaemonSet") != 0))
+		return NULL;
+	names = al_json_str(
+	    json_object_get(json_object_get(obj, "metadata"), "annotations"),
+	    "config.openshift.io/inject-proxy");
+	return names != NULL && names[0] != '\0' ? names : NULL;
+}
+
+/* Append the three proxy variables to the env of every container of
+ * list named name[0..len); 1 when one had that name. */
+static int proxy_env(json_t *list, const char *name, size_t len, json_t *vars,
+                     int *oom)
+{
+	json_t *c, *env, *v;
+	size_t i, j;
+	int found = 0;
+
+	json_array_foreach(list, i, c)
+	{
+		const char *n = al_json_str(c, "name");
+
+		if (strlen(n != NULL ? n : "") != len ||
+		    (len > 0 && strncmp(n, name, len) != 0))
+			continue;
+		found = 1;
+		env = json_object_get(c, "env");
+		if (!json_is_array(env)) {
+			env = json_array();
+			if (env == NULL ||
+			    json_object_set_new(c, "env", env) < 0) {
+				*oom = 1;
+				continue;
+			}
+		}
+		json_array_foreach(vars, j, v)
+		{
+			if (json_array_append_new(env, json_deep_copy(v)) < 0)
+				*oom = 1;
+		}
+	}
+	return found;
+}
+
+int al_update_inject_proxy(json_t *obj, const char *names, const json_t *proxy)
+{
+	const json_t *st = json_object_get(proxy, "status");
+	const char *hp = al_json_str(st, "httpProxy");
+	const char *hsp = al_json_str(st, "httpsProxy");
+	const char *np = al_json_str(st, "noProxy");
+	json_t *spec = json_object_get(
+	    json_object_get(json_object_get(obj, "spec"), "template"), "spec");
+	json_t *vars;
+	const char *p = names;
+	int oom = 0, rc = 0;
+
+	hp = hp != NULL ? hp : "";
+	hsp = hsp != NULL ? hsp : "";
+	np = np != NULL ? np : "";
+	/* hasProxy: nothing to inject, and no container is looked for */
+	if (hp[0] == '\0' && hsp[0] == '\0' && np[0] == '\0')
+		return 0;
+	vars = json_pack("[{s:s,s:s},{s:s,s:s},{s:s,s:s}]", "name",
+	                 "HTTP_PROXY", "value", hp, "name", "HTTPS_PROXY",
+	                 "value", hsp, "name", "NO_PROXY", "value", np);
+	if (vars == NULL)
+		return al_error_set(AL_ENOMEM, "out of memory");
+	/* strings.Split(names, ","): every piece, empty ones included */
+	for (;;) {
+		const char *comma = strchr(p, ',');
+		size_t len = comma != NULL ? (size_t)(comma - p) : strlen(p);
+		int found = 0;
+
+		found |= proxy_env(json_object_get(spec, "containers"), p, len,
+		                   vars, &oom);
+		found |= proxy_env(json_object_get(spec, "initContainers"), p,
+		                   len, vars, &oom);
+		if (!found) {
+			rc = al_error_set(
+			    AL_EINVAL,
+			    "requested injection for non-existent container: "
+			    "\"%.*s\"",
+			    (int)len, p);
+			break;
+		}
+		if (comma == NULL)
+			break;
+		p = comma + 1;
+	}
+	json_decref(vars);
+	if (rc == 0 && oom)
+		rc = al_error_set(AL_ENOMEM, "out of memory");
+	return rc;
+}
+
+int al_update_is_cvo_deployment(const json_t *obj, const char *group,
+                                const char *kind)
+{
+	const json_t *md = json_object_get(obj, "metadata");
+	const char *ns = al_json_str(md, "namespace"),
+	           *name = al_json_str(md, "name");
+
+	return group != NULL && kind != NULL && strcmp(group, "apps") == 0 &&
+	       strcmp(kind, "Deployment") == 0 && ns != NULL && name != NULL &&
+	       strcmp(ns, AL_UPDATE_CVO_NAMESPACE) == 0 &&
+	       strcmp(name, AL_UPDATE_CVO_NAME) == 0;
+}
+
+int al_update_split_lb_url(const char *url, char *host, size_t hcap, char *port,
+                           size_t pcap)
+{
+	const char *p = strchr(url != NULL ? url : "", ':'), *a, *e, *at, *c;
+	size_t alen, hlen;
+
+	host[0] = port[0] = '\0';
+	/* url.Parse: the authority follows "scheme://" up to / ? or # */
+	if (p == NULL || strncmp(p, "://", 3) != 0)
+		return 0;
+	a = p + 3;
+	alen = strcspn(a, "/?#");
+	e = a + alen;
+	for (at = e; at > a && at[-1] != '@'; at--)
+		;
+	a = at;
+	alen = (size_t)(e - a);
+	/* net.SplitHostPort; "missing port in address": the whole host */
+	if (alen > 0 && a[0] == '[') {
+		const char *rb = memchr(a, ']', alen);
+
+		if (rb == NULL)
+			return al_error_set(
+			    AL_EINVAL, "address %.*s: missing ']' in address",
+			    (int)alen, a);
+		if (rb + 1 == e) {
+			hlen = alen;
+		} else if (rb[1] == ':') {
+			hlen = (size_t)(rb - a - 1);
+			a++;
+			c = rb + 1;
+			goto port;
+		} else {
+			return al_error_set(
+			    AL_EINVAL,
+			    "address %.*s: unexpected ']' in address",
+			    (int)alen, a);
+		}
+	} else {
+		c = NULL;
+		for (p = a; p < e; p++)
+			if (*p == ':') {
+				if (c != NULL)
+					return al_error_set(
+					    AL_EINVAL,
+					    "address %.*s: too many colons in "
+					    "address",
+					    (int)alen, a);
+				c = p;
+			}
+		if (c != NULL) {
+			hlen = (size_t)(c - a);
+			goto port;
+		}
+		hlen = alen;
+	}
+	if (hlen >= hcap)
+		return al_error_set(AL_ELIMIT, "internal API URL too long");
+	memcpy(host, a, hlen);
+	host[hlen] = '\0';
+	return 0;
+port:
+	if (hlen >= hcap || (size_t)(e - c - 1) >= pcap)
+		return al_error_set(AL_ELIMIT, "internal API URL too long");
+	memcpy(host, a, hlen);
+	host[hlen] = '\0';
+	memcpy(port, c + 1, (size_t)(e - c - 1));
+	port[e - c - 1] = '\0';
+	return 0;
+}
+
+/* setKubeServiceValue on one container's env: the two variables replaced
+ * where present, else appended (the port first). */
+static int kube_service_env(json_t *c, const char *host, const char *port)
+{
+	json_t *env = json_object_get(c, "env"), *v;
+	size_t i;
+	int found_port = 0, found_host = 0;
+
+	if (!json_is_array(env)) {
+		env = json_array();
+		if (env == NULL || json_object_set_new(c, "env", env) < 0)
+			return -1;
+	}
+	json_array_foreach(env, i, v)
+	{
+		const char *n = al_json_str(v, "name");
+
+		if (n != NULL && strcmp(n, "KUBERNETES_SERVICE_PORT") == 0) {
+			found_port = 1;
+			if (json_object_set_new(v, "value", json_string(port)) <
+			    0)
+				return -1;
+		}
+		if (n != NULL && strcmp(n, "KUBERNETES_SERVICE_HOST") == 0) {
+			found_host = 1;
+			if (json_object_set_new(v, "value", json_string(host)) <
+			    0)
+				return -1;
+		}
+	}
+	if (!found_port &&
+	    json_array_append_new(env, json_pack("{s:s,s:s}", "name",
+	                                         "KUBERNETES_SERVICE_PORT",
+	                                         "value", port)) < 0)
+		return -1;
+	if (!found_host &&
+	    json_array_append_new(env, json_pack("{s:s,s:s}", "name",
+	                                         "KUBERNETES_SERVICE_HOST",
+	                                         "value", host)) < 0)
+		return -1;
+	return 0;
+}
+
+int al_update_kube_service(json_t *spec, const char *names, const char *host,
+                           const char *port)
+{
+	static const char *const lists[] = {"containers", "initContainers"};
+	const char *p = names;
+	json_t *c;
+	size_t i, j;
+
+	if (host == NULL || host[0] == '\0')
+		return 0;
+	if (port == NULL || port[0] == '\0')
+		port = "443";
+	for (;;) {
+		const char *comma = strchr(p, ',');
+		size_t len = comma != NULL ? (size_t)(comma - p) : strlen(p);
+		int found = 0;
+
+		for (j = 0; j < 2; j++)
+			json_array_foreach(json_object_get(spec, lists[j]), i,
+			                   c)
+			{
+				const char *n = al_json_str(c, "name");
+
+				if (strlen(n != NULL ? n : "") != len ||
+				    (len > 0 && strncmp(n, p, len) != 0))
+					continue;
+				found = 1;
+				if (kube_service_env(c, host, port) < 0)
+					return al_error_set(AL_ENOMEM,
+					                    "out of memory");
+			}
+		if (!found)
+			return al_error_set(
+			    AL_EINVAL,
+			    "requested injection for non-existent container: "
+			    "\"%.*s\"",
+			    (int)len, p);
+		if (comma == NULL)
+			return 0;
+		p = comma + 1;
+	}
 }

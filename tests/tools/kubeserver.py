@@ -100,7 +100,9 @@ Built-in kinds (group/version kind plural, namespaced?, status?):
       customresourcedefinitions (cluster, status)
   config.openshift.io/v1: ClusterOperator clusteroperators (cluster,
       status), ClusterVersion clusterversions (cluster, status),
-      FeatureGate featuregates (cluster, status)
+      FeatureGate featuregates (cluster, status), Proxy proxies (cluster,
+      status: the updater's inject-proxy source), Infrastructure
+      infrastructures (cluster, status)
   batch/v1: Job jobs (status)
   coordination.k8s.io/v1: Lease leases (the updater's lock; PUT with a
       stale resourceVersion is 409 Conflict, POST of an existing one 409)
@@ -252,6 +254,8 @@ BUILTIN_KINDS = [
     ("config.openshift.io", "v1", "ClusterOperator", "clusteroperators", False, True),
     ("config.openshift.io", "v1", "ClusterVersion", "clusterversions", False, True),
     ("config.openshift.io", "v1", "FeatureGate", "featuregates", False, True),
+    ("config.openshift.io", "v1", "Proxy", "proxies", False, True),
+    ("config.openshift.io", "v1", "Infrastructure", "infrastructures", False, True),
     ("batch", "v1", "Job", "jobs", True, True),
 ]
 

@@ -1238,7 +1238,7 @@ static json_t *case_object(const char *part, const json_t *v)
 {
 	static const struct {
 		const char *part, *key;
-	} holders[] = {{"ServicePorts", "ports"}, {"Tolerations", "tolerations"}, {"EnvVar", "env"}};
+	} holders[] = {{"ServicePorts", "ports"}, {"ServiceType", "type"}, {"Tolerations", "tolerations"}, {"EnvVar", "env"}};
 	size_t i;
 
 	if (strcmp(part, "Job") == 0)
@@ -1281,7 +1281,7 @@ static void test_update__cvo_merge_cases(void)
 
 	CU_ASSERT_EQUAL_FATAL(path != NULL && al_json_load_file(&doc, path, 1 << 20) == 0, 1);
 	free(path);
-	CU_ASSERT_TRUE(json_array_size(json_object_get(doc, "cases")) >= 70);
+	CU_ASSERT_TRUE(json_array_size(json_object_get(doc, "cases")) >= 86);
 	json_array_foreach(json_object_get(doc, "cases"), i, c)
 	{
 		const char *part = al_json_str(c, "part"), *name = al_json_str(c, "name");
@@ -1334,6 +1334,142 @@ static void test_update__cvo_merge_cases(void)
 	}
 	CU_ASSERT_EQUAL(failed, 0);
 	json_decref(doc);
+}
+
+/*
+ * lib/resourcebuilder updatePodSpecWithProxy (podspec_test.go
+ * TestUpdatePodSpecWithProxy, tests/data/cvo-merge/cases.json
+ * "proxy_cases") on a Deployment carrying the pod spec, and its error for a
+ * container the annotation names that the pod does not have.
+ */
+static void test_update__cvo_proxy_injection(void)
+{
+	char *path = al_path_join(al_test_source_dir(), "tests/data/cvo-merge/cases.json");
+	json_t *doc = NULL, *c, *n;
+	size_t i, j, ran = 0;
+
+	CU_ASSERT_EQUAL_FATAL(path != NULL && al_json_load_file(&doc, path, 1 << 20) == 0, 1);
+	free(path);
+	json_array_foreach(json_object_get(doc, "proxy_cases"), i, c)
+	{
+		json_t *obj = json_pack("{s:{s:{s:O}}}", "spec", "template", "spec", json_object_get(c, "input"));
+		json_t *proxy = json_pack("{s:{s:O,s:O,s:O}}", "status", "httpProxy", json_object_get(c, "httpProxy"),
+					  "httpsProxy", json_object_get(c, "httpsProxy"), "noProxy",
+					  json_object_get(c, "noProxy"));
+		al_buf names = AL_BUF_INIT(1024);
+
+		json_array_foreach(json_object_get(c, "containerNames"), j, n)
+		{
+			CU_ASSERT_EQUAL(al_buf_printf(&names, "%s%s", j > 0 ? "," : "", json_string_value(n)), 0);
+		}
+		CU_ASSERT_EQUAL(al_update_inject_proxy(obj, al_buf_cstr(&names), proxy), 0);
+		if (!json_equal(json_object_get(json_object_get(json_object_get(obj, "spec"), "template"), "spec"),
+				json_object_get(c, "expected")))
+			fprintf(stderr, "proxy case \"%s\" differs\n", al_json_str(c, "name"));
+		CU_ASSERT_TRUE(json_equal(json_object_get(json_object_get(json_object_get(obj, "spec"), "template"), "spec"),
+					  json_object_get(c, "expected")));
+		al_buf_free(&names);
+		json_decref(obj);
+		json_decref(proxy);
+		ran++;
+	}
+	CU_ASSERT_EQUAL(ran, 2);
+	json_decref(doc);
+	{
+		json_t *obj = json_loads("{\"metadata\":{\"annotations\":{\"config.openshift.io/inject-proxy\":\"c,gone\"}},"
+					 "\"spec\":{\"template\":{\"spec\":{\"containers\":[{\"name\":\"c\"}]}}}}",
+					 0, NULL);
+		json_t *proxy = json_loads("{\"status\":{\"noProxy\":\"x\"}}", 0, NULL);
+
+		CU_ASSERT_STRING_EQUAL(al_update_proxy_containers(obj, "apps", "DaemonSet"), "c,gone");
+		CU_ASSERT_PTR_NULL(al_update_proxy_containers(obj, "", "Service"));
+		CU_ASSERT_EQUAL(al_update_inject_proxy(obj, "c,gone", proxy), AL_EINVAL);
+		CU_ASSERT_PTR_NOT_NULL(strstr(al_error_message(), "requested injection for non-existent container: \"gone\""));
+		/* without proxy values nothing is looked for */
+		CU_ASSERT_EQUAL(al_update_inject_proxy(obj, "gone", NULL), 0);
+		al_error_clear();
+		json_decref(obj);
+		json_decref(proxy);
+	}
+}
+
+/*
+ * lib/resourcebuilder modifyDeployment's rule for the CVO's own Deployment:
+ * updatePodSpecWithInternalLoadBalancerKubeService (podspec_test.go
+ * TestUpdatePodSpecWithInternalLoadBalancerKubeService, cases.json
+ * "lb_cases"), an existing variable replaced in place, and the host and
+ * port taken from apiServerInternalURL as url.Parse and net.SplitHostPort
+ * give them.
+ */
+static void test_update__cvo_internal_load_balancer(void)
+{
+	char *path = al_path_join(al_test_source_dir(), "tests/data/cvo-merge/cases.json");
+	json_t *doc = NULL, *c, *n;
+	size_t i, j, ran = 0;
+	static const struct {
+		const char *url, *host, *port;
+		int rc;
+	} urls[] = {
+	    {"https://api-int.example.com:6443", "api-int.example.com", "6443", 0},
+	    {"https://api-int.example.com", "api-int.example.com", "", 0},
+	    {"https://u:p@10.0.0.1:6443/x", "10.0.0.1", "6443", 0},
+	    {"https://[fd00::1]:6443", "fd00::1", "6443", 0},
+	    {"https://[fd00::1]", "[fd00::1]", "", 0},
+	    {"", "", "", 0},
+	    {"https://a:b:c", "", "", AL_EINVAL},
+	};
+	char host[64], port[16];
+
+	CU_ASSERT_EQUAL_FATAL(path != NULL && al_json_load_file(&doc, path, 1 << 20) == 0, 1);
+	free(path);
+	json_array_foreach(json_object_get(doc, "lb_cases"), i, c)
+	{
+		json_t *spec = json_deep_copy(json_object_get(c, "input"));
+		al_buf names = AL_BUF_INIT(1024);
+
+		json_array_foreach(json_object_get(c, "containerNames"), j, n)
+		{
+			CU_ASSERT_EQUAL(al_buf_printf(&names, "%s%s", j > 0 ? "," : "", json_string_value(n)), 0);
+		}
+		CU_ASSERT_EQUAL(al_update_kube_service(spec, al_buf_cstr(&names), al_json_str(c, "lbHost"),
+						       al_json_str(c, "lbPort")),
+				0);
+		if (!json_equal(spec, json_object_get(c, "expected")))
+			fprintf(stderr, "lb case \"%s\" differs\n", al_json_str(c, "name"));
+		CU_ASSERT_TRUE(json_equal(spec, json_object_get(c, "expected")));
+		al_buf_free(&names);
+		json_decref(spec);
+		ran++;
+	}
+	CU_ASSERT_EQUAL(ran, 3);
+	json_decref(doc);
+	{
+		json_t *spec = json_loads("{\"containers\":[{\"name\":\"cluster-version-operator\",\"env\":[{\"name\":"
+					  "\"KUBERNETES_SERVICE_HOST\",\"value\":\"127.0.0.1\"},{\"name\":\"A\"}]}]}",
+					  0, NULL);
+		json_t *obj = json_loads("{\"metadata\":{\"namespace\":\"openshift-cluster-version\",\"name\":"
+					 "\"cluster-version-operator\"}}",
+					 0, NULL);
+
+		CU_ASSERT_EQUAL(al_update_kube_service(spec, "cluster-version-operator", "lb", "6443"), 0);
+		CU_ASSERT_STRING_EQUAL(al_json_str(json_array_get(json_object_get(json_array_get(json_object_get(spec, "containers"), 0), "env"), 0), "value"), "lb");
+		CU_ASSERT_STRING_EQUAL(al_json_str(json_array_get(json_object_get(json_array_get(json_object_get(spec, "containers"), 0), "env"), 2), "name"), "KUBERNETES_SERVICE_PORT");
+		CU_ASSERT_EQUAL(al_update_kube_service(spec, "other", "lb", ""), AL_EINVAL);
+		CU_ASSERT_EQUAL(al_update_is_cvo_deployment(obj, "apps", "Deployment"), 1);
+		CU_ASSERT_EQUAL(al_update_is_cvo_deployment(obj, "apps", "DaemonSet"), 0);
+		json_decref(spec);
+		json_decref(obj);
+	}
+	for (i = 0; i < sizeof(urls) / sizeof(urls[0]); i++) {
+		int rc = al_update_split_lb_url(urls[i].url, host, sizeof(host), port, sizeof(port));
+
+		CU_ASSERT_EQUAL(rc, urls[i].rc);
+		if (rc == 0 && (strcmp(host, urls[i].host) != 0 || strcmp(port, urls[i].port) != 0)) {
+			fprintf(stderr, "url %s: '%s' '%s'\n", urls[i].url, host, port);
+			CU_FAIL("host and port");
+		}
+	}
+	al_error_clear();
 }
 
 /* The architecture of the graph the CVO asks for on this ClusterVersion
@@ -1609,6 +1745,8 @@ static CU_TestInfo tests[] = {
 	{"test_update__cvo_admin_acks", test_update__cvo_admin_acks},
 	{"test_update__cvo_resourcemerge", test_update__cvo_resourcemerge},
 	{"test_update__cvo_merge_cases", test_update__cvo_merge_cases},
+	{"test_update__cvo_proxy_injection", test_update__cvo_proxy_injection},
+	{"test_update__cvo_internal_load_balancer", test_update__cvo_internal_load_balancer},
 	{"test_update__cvo_graph_architecture", test_update__cvo_graph_architecture},
 	{"test_update__cvo_failure_reasons", test_update__cvo_failure_reasons},
 	{"test_update__cvo_implicitly_enabled_capabilities", test_update__cvo_implicitly_enabled_capabilities},
