@@ -1539,7 +1539,14 @@ static int merge_releases(up_ctx *c, const up_entry *e)
 		return rc;
 	if ((what = al_sprintf("pack '%s'", c->id)) == NULL)
 		rc = al_error_oom();
-	else
+	/* docs/security.md "Marks of untrusted imports": an untrusted run
+	 * marks the records it adds before it adds them; a trusted one first
+	 * takes out the marked records of the releases it records */
+	else if (marks_untrusted(c))
+		rc = al_store__untrusted_releases_mark(c->s, pk, c->id);
+	else if (marks_trusted(c))
+		rc = al_store__untrusted_releases_vouch(c->s, pk);
+	if (rc == 0)
 		rc = al_store__releases_import(c->s, pk, what);
 	free(what);
 	json_decref(pk);

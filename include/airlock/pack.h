@@ -67,6 +67,10 @@ typedef struct al_pack_result {
 	uint64_t bytes;   /* payload bytes carried */
 	uint64_t skipped; /* files left out because the far side has them */
 	uint64_t elapsed_ms;
+	/* signatures, names of index.json and release records left out
+	 * because an import no key verified wrote them (docs/security.md
+	 * "Marks of untrusted imports") */
+	uint64_t untrusted;
 } al_pack_result;
 
 /*
