@@ -64,7 +64,7 @@ void al_serve__refresh(al_serve_server *sv)
 	     st.st_mtim.tv_nsec == sv->index_st.st_mtim.tv_nsec))
 		goto out;
 	old = al_serve__table_get(sv);
-	rc = al_serve__table_new(&t, sv->o->store, old);
+	rc = al_serve__table_new(&t, sv->o->store, old, sv->o->serve_untrusted);
 	al_serve__table_put(sv, old);
 	if (rc < 0) {
 		al_error_clear();

@@ -67,12 +67,15 @@ typedef struct al_serve_table {
 	size_t nrepos;
 	al_serve_info *infos;
 	size_t ninfos, cap_infos;
+	int serve_untrusted; /* marked content served too */
 } al_serve_table;
 
 /* Open the store at path read-only and read its names; what prev (may be
- * NULL) learnt from a manifest is taken from it, not read again. */
+ * NULL) learnt from a manifest is taken from it, not read again. Without
+ * serve_untrusted, a name an untrusted import set (a live tag mark of
+ * airlock/untrusted.json) is left out. */
 int al_serve__table_new(al_serve_table **out, const char *path,
-                        const al_serve_table *prev);
+                        const al_serve_table *prev, int serve_untrusted);
 void al_serve__table_free(al_serve_table *t);
 /* 1 for "sha256:" and 64 lowercase hex digits, else 0. */
 int al_serve__digest_valid(const char *s);
