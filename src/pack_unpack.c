@@ -197,13 +197,13 @@ static int add_slot(up_ctx *c, size_t *cap, char *name, size_t entry,
 }
 
 /* Strict reading of the manifest (docs/pack.md); what names it in messages. */
-static int parse_manifest(up_ctx *c, const json_t *m, const char *what,
-                          const char *want_id)
+/* The manifest's "airlockPack", "id" (it must be want_id), "sequence",
+ * "created" and "base". */
+static int parse_header(up_ctx *c, const json_t *m, const char *what,
+                        const char *want_id)
 {
-	const json_t *vols, *ents, *v;
+	const json_t *v;
 	const char *id, *s;
-	size_t i, j, cap = 0;
-	int rc, have_index = 0, have_rel = 0;
 
 	if (!json_is_object(m) ||
 	    json_integer_value(json_object_get(m, "airlockPack")) != 1 ||
@@ -243,7 +243,16 @@ static int parse_manifest(up_ctx *c, const json_t *m, const char *what,
 		    AL_EPARSE, "'%s': \"base\" is neither a pack id nor null",
 		    what);
 	}
-	vols = json_object_get(m, "volumes");
+	return 0;
+}
+
+/* "volumes": airlock-<id>-0001.tar, ... numbered from 1, with sizes. */
+static int parse_volumes(up_ctx *c, const json_t *m, const char *what)
+{
+	const json_t *vols = json_object_get(m, "volumes"), *v;
+	const char *s;
+	size_t i;
+
 	if (!json_is_array(vols) || json_array_size(vols) == 0 ||
 	    json_array_size(vols) > MAX_VOLUMES)
 		return al_error_set(
@@ -255,10 +264,11 @@ static int parse_manifest(up_ctx *c, const json_t *m, const char *what,
 		return al_error_oom();
 	json_array_foreach(vols, i, v)
 	{
-		char want[AL_PACK_ID_MAX + 32];
+		char want[AL_PACK_ID_MAX + 64];
 		uint64_t num;
 		s = al_json_str(v, "name");
-		snprintf(want, sizeof(want), "airlock-%s-%04zu.tar", id, i + 1);
+		snprintf(want, sizeof(want), "airlock-%s-%04zu.tar", c->id,
+		         i + 1);
 		if (s == NULL || strcmp(s, want) != 0 ||
 		    get_u64(v, "number", &num) < 0 || num != i + 1 ||
 		    get_u64(v, "size", &c->vols[i].size) < 0)
@@ -270,6 +280,132 @@ static int parse_manifest(up_ctx *c, const json_t *m, const char *what,
 		if ((c->vols[i].name = al_strdup(want)) == NULL)
 			return al_error_oom();
 	}
+	return 0;
+}
+
+/* The "parts" of split blob entry i (e): consecutive, in order, adding
+ * up to its size, each a slot of its own ("<path>.part-NNNN"). */
+static int parse_parts(up_ctx *c, size_t *cap, size_t i, up_entry *e,
+                       const json_t *parts, const char *what)
+{
+	uint64_t off = 0, vol;
+	unsigned prev = e->volume;
+	size_t j;
+	char *name;
+	int rc;
+
+	if (e->kind != AL_PK_BLOB || !json_is_array(parts) ||
+	    json_array_size(parts) < 2 || json_array_size(parts) > MAX_VOLUMES)
+		return al_error_set(AL_EPARSE,
+		                    "'%s': entry '%s': \"parts\" must list 2 "
+		                    "or more parts of a blob",
+		                    what, e->path);
+	e->nparts = json_array_size(parts);
+	e->parts = calloc(e->nparts, sizeof(*e->parts));
+	if (e->parts == NULL)
+		return al_error_oom();
+	for (j = 0; j < e->nparts; j++) {
+		const json_t *p = json_array_get(parts, j);
+		up_part *pt = &e->parts[j];
+		if (get_u64(p, "volume", &vol) < 0 ||
+		    get_u64(p, "offset", &pt->offset) < 0 ||
+		    get_u64(p, "size", &pt->size) < 0 ||
+		    get_hex(p, "sha256", pt->hex) < 0 || vol < prev ||
+		    vol > c->nvols || (j == 0 && vol != e->volume) ||
+		    pt->offset != off || pt->size == 0 ||
+		    pt->size > e->size - off)
+			return al_error_set(AL_EPARSE,
+			                    "'%s': entry '%s': part %zu is "
+			                    "malformed",
+			                    what, e->path, j + 1);
+		pt->volume = (unsigned)vol;
+		prev = pt->volume;
+		off += pt->size;
+		if ((name = al_sprintf("%s.part-%04zu", e->path, j + 1)) ==
+		    NULL)
+			return al_error_oom();
+		if ((rc = add_slot(c, cap, name, i, j, pt->volume)) < 0)
+			return rc;
+	}
+	if (off != e->size)
+		return al_error_set(AL_EPARSE,
+		                    "'%s': entry '%s': parts add up to %llu of "
+		                    "%llu bytes",
+		                    what, e->path, (unsigned long long)off,
+		                    (unsigned long long)e->size);
+	return 0;
+}
+
+/* Entry i of "entries": a store path, its size (bounded by kind), its
+ * digest, its volume; index.json and releases.json at most once. */
+static int parse_entry(up_ctx *c, size_t *cap, size_t i, const json_t *v,
+                       const char *what, int *have_index, int *have_rel)
+{
+	up_entry *e = &c->entries[i];
+	const json_t *parts = json_object_get(v, "parts");
+	const char *s = al_json_str(v, "path");
+	uint64_t vol, max;
+	char *name;
+
+	if (s == NULL || (e->kind = al_pack__classify(s)) == AL_PK_NONE)
+		return al_error_set(AL_EPARSE,
+		                    "'%s': entries[%zu]: path '%s' "
+		                    "names no store location",
+		                    what, i, s != NULL ? s : "");
+	if ((e->path = al_strdup(s)) == NULL)
+		return al_error_oom();
+	e->algo =
+	    e->kind == AL_PK_BLOB ? al_pack__blob_algo(s) : AL_DIGEST_SHA256;
+	if (get_u64(v, "size", &e->size) < 0 ||
+	    get_entry_hex(v, e->algo, e->hex) < 0 ||
+	    get_u64(v, "volume", &vol) < 0 || vol < 1 || vol > c->nvols)
+		return al_error_set(
+		    AL_EPARSE,
+		    "'%s': entry '%s' needs \"size\", \"%s\" and "
+		    "\"volume\" (1..%zu)",
+		    what, s, e->algo == AL_DIGEST_SHA512 ? "sha512" : "sha256",
+		    c->nvols);
+	e->volume = (unsigned)vol;
+	max = e->kind == AL_PK_SIG    ? AL_PACK_SIGFILE_MAX
+	      : e->kind == AL_PK_BLOB ? UINT64_MAX
+	                              : AL_PACK_META_MAX;
+	if (e->size > max)
+		return al_error_set(AL_ELIMIT,
+		                    "'%s': entry '%s' is %llu bytes, "
+		                    "over the limit of %llu",
+		                    what, s, (unsigned long long)e->size,
+		                    (unsigned long long)max);
+	if (e->kind == AL_PK_BLOB && strcmp(e->hex, s + 13) != 0)
+		return al_error_set(
+		    AL_EVERIFY, "'%s': entry '%s' claims %s %s", what, s,
+		    e->algo == AL_DIGEST_SHA512 ? "SHA-512" : "SHA-256",
+		    e->hex);
+	if (e->kind == AL_PK_INDEX && (*have_index)++)
+		return al_error_set(AL_EPARSE, "'%s': index.json listed twice",
+		                    what);
+	if (e->kind == AL_PK_RELEASES && (*have_rel)++)
+		return al_error_set(AL_EPARSE,
+		                    "'%s': airlock/releases.json listed twice",
+		                    what);
+	if (parts != NULL)
+		return parse_parts(c, cap, i, e, parts, what);
+	if ((name = al_strdup(s)) == NULL)
+		return al_error_oom();
+	return add_slot(c, cap, name, i, 0, e->volume);
+}
+
+/* The manifest m (of file what) into c: header, volumes, entries, and
+ * every tar entry name (slot) at most once. */
+static int parse_manifest(up_ctx *c, const json_t *m, const char *what,
+                          const char *want_id)
+{
+	const json_t *ents, *v;
+	size_t i, cap = 0;
+	int rc, have_index = 0, have_rel = 0;
+
+	if ((rc = parse_header(c, m, what, want_id)) < 0 ||
+	    (rc = parse_volumes(c, m, what)) < 0)
+		return rc;
 	ents = json_object_get(m, "entries");
 	if (!json_is_array(ents) || json_array_size(ents) > MAX_ENTRIES)
 		return al_error_set(
@@ -282,111 +418,9 @@ static int parse_manifest(up_ctx *c, const json_t *m, const char *what,
 		return al_error_oom();
 	json_array_foreach(ents, i, v)
 	{
-		up_entry *e = &c->entries[i];
-		const json_t *parts = json_object_get(v, "parts");
-		uint64_t vol, max;
-		char *name;
-
-		s = al_json_str(v, "path");
-		if (s == NULL || (e->kind = al_pack__classify(s)) == AL_PK_NONE)
-			return al_error_set(AL_EPARSE,
-			                    "'%s': entries[%zu]: path '%s' "
-			                    "names no store location",
-			                    what, i, s != NULL ? s : "");
-		if ((e->path = al_strdup(s)) == NULL)
-			return al_error_oom();
-		e->algo = e->kind == AL_PK_BLOB ? al_pack__blob_algo(s)
-		                                : AL_DIGEST_SHA256;
-		if (get_u64(v, "size", &e->size) < 0 ||
-		    get_entry_hex(v, e->algo, e->hex) < 0 ||
-		    get_u64(v, "volume", &vol) < 0 || vol < 1 || vol > c->nvols)
-			return al_error_set(
-			    AL_EPARSE,
-			    "'%s': entry '%s' needs \"size\", \"%s\" and "
-			    "\"volume\" (1..%zu)",
-			    what, s,
-			    e->algo == AL_DIGEST_SHA512 ? "sha512" : "sha256",
-			    c->nvols);
-		e->volume = (unsigned)vol;
-		max = e->kind == AL_PK_SIG    ? AL_PACK_SIGFILE_MAX
-		      : e->kind == AL_PK_BLOB ? UINT64_MAX
-		                              : AL_PACK_META_MAX;
-		if (e->size > max)
-			return al_error_set(AL_ELIMIT,
-			                    "'%s': entry '%s' is %llu bytes, "
-			                    "over the limit of %llu",
-			                    what, s,
-			                    (unsigned long long)e->size,
-			                    (unsigned long long)max);
-		if (e->kind == AL_PK_BLOB && strcmp(e->hex, s + 13) != 0)
-			return al_error_set(
-			    AL_EVERIFY, "'%s': entry '%s' claims %s %s", what,
-			    s,
-			    e->algo == AL_DIGEST_SHA512 ? "SHA-512" : "SHA-256",
-			    e->hex);
-		if (e->kind == AL_PK_INDEX && have_index++)
-			return al_error_set(
-			    AL_EPARSE, "'%s': index.json listed twice", what);
-		if (e->kind == AL_PK_RELEASES && have_rel++)
-			return al_error_set(
-			    AL_EPARSE,
-			    "'%s': airlock/releases.json listed twice", what);
-		if (parts == NULL) {
-			if ((name = al_strdup(s)) == NULL)
-				return al_error_oom();
-			if ((rc = add_slot(c, &cap, name, i, 0, e->volume)) < 0)
-				return rc;
-			continue;
-		}
-		{
-			uint64_t off = 0;
-			unsigned prev = e->volume;
-			if (e->kind != AL_PK_BLOB || !json_is_array(parts) ||
-			    json_array_size(parts) < 2 ||
-			    json_array_size(parts) > MAX_VOLUMES)
-				return al_error_set(
-				    AL_EPARSE,
-				    "'%s': entry '%s': \"parts\" must list 2 "
-				    "or more parts of a blob",
-				    what, s);
-			e->nparts = json_array_size(parts);
-			e->parts = calloc(e->nparts, sizeof(*e->parts));
-			if (e->parts == NULL)
-				return al_error_oom();
-			for (j = 0; j < e->nparts; j++) {
-				const json_t *p = json_array_get(parts, j);
-				up_part *pt = &e->parts[j];
-				if (get_u64(p, "volume", &vol) < 0 ||
-				    get_u64(p, "offset", &pt->offset) < 0 ||
-				    get_u64(p, "size", &pt->size) < 0 ||
-				    get_hex(p, "sha256", pt->hex) < 0 ||
-				    vol < prev || vol > c->nvols ||
-				    (j == 0 && vol != e->volume) ||
-				    pt->offset != off || pt->size == 0 ||
-				    pt->size > e->size - off)
-					return al_error_set(
-					    AL_EPARSE,
-					    "'%s': entry '%s': part %zu is "
-					    "malformed",
-					    what, s, j + 1);
-				pt->volume = (unsigned)vol;
-				prev = pt->volume;
-				off += pt->size;
-				if ((name = al_sprintf("%s.part-%04zu", s,
-				                       j + 1)) == NULL)
-					return al_error_oom();
-				if ((rc = add_slot(c, &cap, name, i, j,
-				                   pt->volume)) < 0)
-					return rc;
-			}
-			if (off != e->size)
-				return al_error_set(
-				    AL_EPARSE,
-				    "'%s': entry '%s': parts add up to %llu of "
-				    "%llu bytes",
-				    what, s, (unsigned long long)off,
-				    (unsigned long long)e->size);
-		}
+		if ((rc = parse_entry(c, &cap, i, v, what, &have_index,
+		                      &have_rel)) < 0)
+			return rc;
 	}
 	if (c->nslots > 1) {
 		qsort(c->slots, c->nslots, sizeof(*c->slots), cmp_slot);
