@@ -2835,7 +2835,10 @@ static int run_verify(up_run *r, up_ctx *c)
 	         &r->m, r->mraw.ptr != NULL ? r->mraw.ptr : (const uint8_t *)"",
 	         r->mraw.len, r->mpath)) < 0)
 		return rc;
-	return parse_manifest(c, r->m, r->mpath, r->id);
+	if ((rc = parse_manifest(c, r->m, r->mpath, r->id)) < 0)
+		return rc;
+	c->res->volumes_total = c->nvols;
+	return 0;
 }
 
 /*
@@ -2899,7 +2902,6 @@ static int run_import(up_run *r, up_ctx *c)
 	size_t i;
 	int rc, complete = 1;
 
-	c->res->volumes_total = c->nvols;
 	if ((rc = run_open_quarantine(r, c)) < 0 ||
 	    (rc = rollback_mark(c)) < 0 ||
 	    (rc = stage_manifest(c, r->has_manifest, &r->mraw, &r->sraw,
