@@ -774,6 +774,7 @@ int al_serve_run(const al_serve_opts *o)
 		if ((rc = al_store_open(&sv.store, o->store, &so)) < 0)
 			goto out;
 	}
+	al_serve__marks_stat(o->store, &sv.marks_st);
 	if ((rc = al_serve__index_stat(o->store, &sv.index_st)) < 0 &&
 	    rc != AL_ENOMEM) {
 		rc =

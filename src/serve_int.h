@@ -137,9 +137,10 @@ typedef struct al_serve_server {
 	const al_serve_opts *o;
 	pthread_mutex_t lock; /* table, access log, uploads, manifest bytes */
 	al_serve_table *table;
-	pthread_mutex_t refresh_lock; /* index_st, table rebuilds */
+	pthread_mutex_t refresh_lock; /* index_st, marks_st, table rebuilds */
 	struct stat index_st;
-	al_store *store; /* writable, with push only */
+	struct stat marks_st; /* airlock/untrusted.json (zero: none) */
+	al_store *store;      /* writable, with push only */
 	al_serve_auth *auth;
 	al_serve_upload **uploads;
 	size_t nuploads;
@@ -187,6 +188,9 @@ enum MHD_Result al_serve__send_error(struct MHD_Connection *c,
  * current table and its release, and reading index.json again now if it
  * changed (a manifest was pushed). */
 int al_serve__index_stat(const char *store, struct stat *st);
+/* stat of the store's airlock/untrusted.json; all zero when there is
+ * none (the marks of untrusted imports decide which names are served). */
+void al_serve__marks_stat(const char *store, struct stat *st);
 void al_serve__refresh(al_serve_server *sv);
 al_serve_table *al_serve__table_get(al_serve_server *sv);
 void al_serve__table_put(al_serve_server *sv, al_serve_table *t);

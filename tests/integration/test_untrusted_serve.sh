@@ -107,6 +107,20 @@ al_check "signature-1 is the unmarked one (the genuine bytes)" \
 al_check "... and signature-2 is 404: the list ends there" test "$(code "$U$sigurl/signature-2")" = 404
 al_check "the tag the forged import set is not served (404)" \
 	test "$(code "$U/v2/$(repo_of "$tag")/manifests/$(tag_of "$tag")")" = 404
+# the marks cleared (as a trusted import of the same content would): the
+# server re-reads them without a change of index.json
+rm "$T/a/airlock/untrusted.json"
+served_after_clear() {
+	local i
+	for i in $(seq 1 300); do
+		[ "$(code "$U/v2/$(repo_of "$tag")/manifests/$(tag_of "$tag")")" = 200 ] && return 0
+		sleep 0.1
+	done
+	return 1
+}
+al_check "once the marks are gone, the tag is served (polled, no restart)" served_after_clear
+al_check "... and signature-1 is the forged file again (every file served)" \
+	bash -c 'curl -s "$1$2/signature-1" | grep -q forged' _ "$U" "$sigurl"
 al_stop "$SRV_PID"
 al_check "the server wrote nothing into the store's signatures" \
 	bash -c 'test "$(ls "$1")" = "$(printf "signature-1\nsignature-2")"' _ "$T/a/$sigdir"
