@@ -663,17 +663,19 @@ static int inventory_quarantine(al_store *s, json_t *inv)
 static int inventory_untrusted(al_store *s, json_t *inv)
 {
 	al_store_untrusted *v = NULL;
-	json_t *sigs = json_object_get(inv, "signatures"), *us, *ut, *o, *e;
+	json_t *sigs = json_object_get(inv, "signatures"), *us, *ut, *ur, *o,
+	       *e;
 	char ds[AL_DIGEST_STRMAX];
 	size_t n = 0, i, j;
 	int rc;
 
 	us = json_array();
 	ut = json_array();
-	if (us == NULL || ut == NULL ||
-	    json_object_set_new(
-	        inv, "untrusted",
-	        json_pack("{s:o, s:o}", "signatures", us, "tags", ut)) < 0)
+	ur = json_array();
+	if (us == NULL || ut == NULL || ur == NULL ||
+	    json_object_set_new(inv, "untrusted",
+	                        json_pack("{s:o, s:o, s:o}", "signatures", us,
+	                                  "tags", ut, "releases", ur)) < 0)
 		return al_error_oom();
 	if ((rc = al_store_untrusted_list(s, &v, &n)) < 0)
 		return rc;
@@ -690,13 +692,19 @@ static int inventory_untrusted(al_store *s, json_t *inv)
 			}
 			o = json_pack("{s:s, s:s, s:s}", "path", v[i].path,
 			              "sha256", v[i].sha256, "pack", v[i].pack);
+		} else if (v[i].kind == AL_STORE_UNTRUSTED_RELEASE) {
+			o = json_pack("{s:s, s:s, s:s, s:s}", "release", ds,
+			              "version", v[i].name, "sha256",
+			              v[i].sha256, "pack", v[i].pack);
 		} else {
 			o = json_pack("{s:s, s:s, s:s}", "name", v[i].name,
 			              "digest", ds, "pack", v[i].pack);
 		}
 		if (o == NULL ||
 		    json_array_append_new(
-		        v[i].kind == AL_STORE_UNTRUSTED_SIGNATURE ? us : ut,
+		        v[i].kind == AL_STORE_UNTRUSTED_SIGNATURE ? us
+		        : v[i].kind == AL_STORE_UNTRUSTED_RELEASE ? ur
+		                                                  : ut,
 		        o) < 0)
 			rc = al_error_oom();
 	}

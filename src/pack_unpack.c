@@ -197,13 +197,13 @@ static int add_slot(up_ctx *c, size_t *cap, char *name, size_t entry,
 }
 
 /* Strict reading of the manifest (docs/pack.md); what names it in messages. */
-static int parse_manifest(up_ctx *c, const json_t *m, const char *what,
-                          const char *want_id)
+/* The manifest's "airlockPack", "id" (it must be want_id), "sequence",
+ * "created" and "base". */
+static int parse_header(up_ctx *c, const json_t *m, const char *what,
+                        const char *want_id)
 {
-	const json_t *vols, *ents, *v;
+	const json_t *v;
 	const char *id, *s;
-	size_t i, j, cap = 0;
-	int rc, have_index = 0, have_rel = 0;
 
 	if (!json_is_object(m) ||
 	    json_integer_value(json_object_get(m, "airlockPack")) != 1 ||
@@ -243,7 +243,16 @@ static int parse_manifest(up_ctx *c, const json_t *m, const char *what,
 		    AL_EPARSE, "'%s': \"base\" is neither a pack id nor null",
 		    what);
 	}
-	vols = json_object_get(m, "volumes");
+	return 0;
+}
+
+/* "volumes": airlock-<id>-0001.tar, ... numbered from 1, with sizes. */
+static int parse_volumes(up_ctx *c, const json_t *m, const char *what)
+{
+	const json_t *vols = json_object_get(m, "volumes"), *v;
+	const char *s;
+	size_t i;
+
 	if (!json_is_array(vols) || json_array_size(vols) == 0 ||
 	    json_array_size(vols) > MAX_VOLUMES)
 		return al_error_set(
@@ -255,10 +264,11 @@ static int parse_manifest(up_ctx *c, const json_t *m, const char *what,
 		return al_error_oom();
 	json_array_foreach(vols, i, v)
 	{
-		char want[AL_PACK_ID_MAX + 32];
+		char want[AL_PACK_ID_MAX + 64];
 		uint64_t num;
 		s = al_json_str(v, "name");
-		snprintf(want, sizeof(want), "airlock-%s-%04zu.tar", id, i + 1);
+		snprintf(want, sizeof(want), "airlock-%s-%04zu.tar", c->id,
+		         i + 1);
 		if (s == NULL || strcmp(s, want) != 0 ||
 		    get_u64(v, "number", &num) < 0 || num != i + 1 ||
 		    get_u64(v, "size", &c->vols[i].size) < 0)
@@ -270,6 +280,132 @@ static int parse_manifest(up_ctx *c, const json_t *m, const char *what,
 		if ((c->vols[i].name = al_strdup(want)) == NULL)
 			return al_error_oom();
 	}
+	return 0;
+}
+
+/* The "parts" of split blob entry i (e): consecutive, in order, adding
+ * up to its size, each a slot of its own ("<path>.part-NNNN"). */
+static int parse_parts(up_ctx *c, size_t *cap, size_t i, up_entry *e,
+                       const json_t *parts, const char *what)
+{
+	uint64_t off = 0, vol;
+	unsigned prev = e->volume;
+	size_t j;
+	char *name;
+	int rc;
+
+	if (e->kind != AL_PK_BLOB || !json_is_array(parts) ||
+	    json_array_size(parts) < 2 || json_array_size(parts) > MAX_VOLUMES)
+		return al_error_set(AL_EPARSE,
+		                    "'%s': entry '%s': \"parts\" must list 2 "
+		                    "or more parts of a blob",
+		                    what, e->path);
+	e->nparts = json_array_size(parts);
+	e->parts = calloc(e->nparts, sizeof(*e->parts));
+	if (e->parts == NULL)
+		return al_error_oom();
+	for (j = 0; j < e->nparts; j++) {
+		const json_t *p = json_array_get(parts, j);
+		up_part *pt = &e->parts[j];
+		if (get_u64(p, "volume", &vol) < 0 ||
+		    get_u64(p, "offset", &pt->offset) < 0 ||
+		    get_u64(p, "size", &pt->size) < 0 ||
+		    get_hex(p, "sha256", pt->hex) < 0 || vol < prev ||
+		    vol > c->nvols || (j == 0 && vol != e->volume) ||
+		    pt->offset != off || pt->size == 0 ||
+		    pt->size > e->size - off)
+			return al_error_set(AL_EPARSE,
+			                    "'%s': entry '%s': part %zu is "
+			                    "malformed",
+			                    what, e->path, j + 1);
+		pt->volume = (unsigned)vol;
+		prev = pt->volume;
+		off += pt->size;
+		if ((name = al_sprintf("%s.part-%04zu", e->path, j + 1)) ==
+		    NULL)
+			return al_error_oom();
+		if ((rc = add_slot(c, cap, name, i, j, pt->volume)) < 0)
+			return rc;
+	}
+	if (off != e->size)
+		return al_error_set(AL_EPARSE,
+		                    "'%s': entry '%s': parts add up to %llu of "
+		                    "%llu bytes",
+		                    what, e->path, (unsigned long long)off,
+		                    (unsigned long long)e->size);
+	return 0;
+}
+
+/* Entry i of "entries": a store path, its size (bounded by kind), its
+ * digest, its volume; index.json and releases.json at most once. */
+static int parse_entry(up_ctx *c, size_t *cap, size_t i, const json_t *v,
+                       const char *what, int *have_index, int *have_rel)
+{
+	up_entry *e = &c->entries[i];
+	const json_t *parts = json_object_get(v, "parts");
+	const char *s = al_json_str(v, "path");
+	uint64_t vol, max;
+	char *name;
+
+	if (s == NULL || (e->kind = al_pack__classify(s)) == AL_PK_NONE)
+		return al_error_set(AL_EPARSE,
+		                    "'%s': entries[%zu]: path '%s' "
+		                    "names no store location",
+		                    what, i, s != NULL ? s : "");
+	if ((e->path = al_strdup(s)) == NULL)
+		return al_error_oom();
+	e->algo =
+	    e->kind == AL_PK_BLOB ? al_pack__blob_algo(s) : AL_DIGEST_SHA256;
+	if (get_u64(v, "size", &e->size) < 0 ||
+	    get_entry_hex(v, e->algo, e->hex) < 0 ||
+	    get_u64(v, "volume", &vol) < 0 || vol < 1 || vol > c->nvols)
+		return al_error_set(
+		    AL_EPARSE,
+		    "'%s': entry '%s' needs \"size\", \"%s\" and "
+		    "\"volume\" (1..%zu)",
+		    what, s, e->algo == AL_DIGEST_SHA512 ? "sha512" : "sha256",
+		    c->nvols);
+	e->volume = (unsigned)vol;
+	max = e->kind == AL_PK_SIG    ? AL_PACK_SIGFILE_MAX
+	      : e->kind == AL_PK_BLOB ? UINT64_MAX
+	                              : AL_PACK_META_MAX;
+	if (e->size > max)
+		return al_error_set(AL_ELIMIT,
+		                    "'%s': entry '%s' is %llu bytes, "
+		                    "over the limit of %llu",
+		                    what, s, (unsigned long long)e->size,
+		                    (unsigned long long)max);
+	if (e->kind == AL_PK_BLOB && strcmp(e->hex, s + 13) != 0)
+		return al_error_set(
+		    AL_EVERIFY, "'%s': entry '%s' claims %s %s", what, s,
+		    e->algo == AL_DIGEST_SHA512 ? "SHA-512" : "SHA-256",
+		    e->hex);
+	if (e->kind == AL_PK_INDEX && (*have_index)++)
+		return al_error_set(AL_EPARSE, "'%s': index.json listed twice",
+		                    what);
+	if (e->kind == AL_PK_RELEASES && (*have_rel)++)
+		return al_error_set(AL_EPARSE,
+		                    "'%s': airlock/releases.json listed twice",
+		                    what);
+	if (parts != NULL)
+		return parse_parts(c, cap, i, e, parts, what);
+	if ((name = al_strdup(s)) == NULL)
+		return al_error_oom();
+	return add_slot(c, cap, name, i, 0, e->volume);
+}
+
+/* The manifest m (of file what) into c: header, volumes, entries, and
+ * every tar entry name (slot) at most once. */
+static int parse_manifest(up_ctx *c, const json_t *m, const char *what,
+                          const char *want_id)
+{
+	const json_t *ents, *v;
+	size_t i, cap = 0;
+	int rc, have_index = 0, have_rel = 0;
+
+	if ((rc = parse_header(c, m, what, want_id)) < 0 ||
+	    (rc = parse_volumes(c, m, what)) < 0)
+		return rc;
 	ents = json_object_get(m, "entries");
 	if (!json_is_array(ents) || json_array_size(ents) > MAX_ENTRIES)
 		return al_error_set(
@@ -282,111 +418,9 @@ static int parse_manifest(up_ctx *c, const json_t *m, const char *what,
 		return al_error_oom();
 	json_array_foreach(ents, i, v)
 	{
-		up_entry *e = &c->entries[i];
-		const json_t *parts = json_object_get(v, "parts");
-		uint64_t vol, max;
-		char *name;
-
-		s = al_json_str(v, "path");
-		if (s == NULL || (e->kind = al_pack__classify(s)) == AL_PK_NONE)
-			return al_error_set(AL_EPARSE,
-			                    "'%s': entries[%zu]: path '%s' "
-			                    "names no store location",
-			                    what, i, s != NULL ? s : "");
-		if ((e->path = al_strdup(s)) == NULL)
-			return al_error_oom();
-		e->algo = e->kind == AL_PK_BLOB ? al_pack__blob_algo(s)
-		                                : AL_DIGEST_SHA256;
-		if (get_u64(v, "size", &e->size) < 0 ||
-		    get_entry_hex(v, e->algo, e->hex) < 0 ||
-		    get_u64(v, "volume", &vol) < 0 || vol < 1 || vol > c->nvols)
-			return al_error_set(
-			    AL_EPARSE,
-			    "'%s': entry '%s' needs \"size\", \"%s\" and "
-			    "\"volume\" (1..%zu)",
-			    what, s,
-			    e->algo == AL_DIGEST_SHA512 ? "sha512" : "sha256",
-			    c->nvols);
-		e->volume = (unsigned)vol;
-		max = e->kind == AL_PK_SIG    ? AL_PACK_SIGFILE_MAX
-		      : e->kind == AL_PK_BLOB ? UINT64_MAX
-		                              : AL_PACK_META_MAX;
-		if (e->size > max)
-			return al_error_set(AL_ELIMIT,
-			                    "'%s': entry '%s' is %llu bytes, "
-			                    "over the limit of %llu",
-			                    what, s,
-			                    (unsigned long long)e->size,
-			                    (unsigned long long)max);
-		if (e->kind == AL_PK_BLOB && strcmp(e->hex, s + 13) != 0)
-			return al_error_set(
-			    AL_EVERIFY, "'%s': entry '%s' claims %s %s", what,
-			    s,
-			    e->algo == AL_DIGEST_SHA512 ? "SHA-512" : "SHA-256",
-			    e->hex);
-		if (e->kind == AL_PK_INDEX && have_index++)
-			return al_error_set(
-			    AL_EPARSE, "'%s': index.json listed twice", what);
-		if (e->kind == AL_PK_RELEASES && have_rel++)
-			return al_error_set(
-			    AL_EPARSE,
-			    "'%s': airlock/releases.json listed twice", what);
-		if (parts == NULL) {
-			if ((name = al_strdup(s)) == NULL)
-				return al_error_oom();
-			if ((rc = add_slot(c, &cap, name, i, 0, e->volume)) < 0)
-				return rc;
-			continue;
-		}
-		{
-			uint64_t off = 0;
-			unsigned prev = e->volume;
-			if (e->kind != AL_PK_BLOB || !json_is_array(parts) ||
-			    json_array_size(parts) < 2 ||
-			    json_array_size(parts) > MAX_VOLUMES)
-				return al_error_set(
-				    AL_EPARSE,
-				    "'%s': entry '%s': \"parts\" must list 2 "
-				    "or more parts of a blob",
-				    what, s);
-			e->nparts = json_array_size(parts);
-			e->parts = calloc(e->nparts, sizeof(*e->parts));
-			if (e->parts == NULL)
-				return al_error_oom();
-			for (j = 0; j < e->nparts; j++) {
-				const json_t *p = json_array_get(parts, j);
-				up_part *pt = &e->parts[j];
-				if (get_u64(p, "volume", &vol) < 0 ||
-				    get_u64(p, "offset", &pt->offset) < 0 ||
-				    get_u64(p, "size", &pt->size) < 0 ||
-				    get_hex(p, "sha256", pt->hex) < 0 ||
-				    vol < prev || vol > c->nvols ||
-				    (j == 0 && vol != e->volume) ||
-				    pt->offset != off || pt->size == 0 ||
-				    pt->size > e->size - off)
-					return al_error_set(
-					    AL_EPARSE,
-					    "'%s': entry '%s': part %zu is "
-					    "malformed",
-					    what, s, j + 1);
-				pt->volume = (unsigned)vol;
-				prev = pt->volume;
-				off += pt->size;
-				if ((name = al_sprintf("%s.part-%04zu", s,
-				                       j + 1)) == NULL)
-					return al_error_oom();
-				if ((rc = add_slot(c, &cap, name, i, j,
-				                   pt->volume)) < 0)
-					return rc;
-			}
-			if (off != e->size)
-				return al_error_set(
-				    AL_EPARSE,
-				    "'%s': entry '%s': parts add up to %llu of "
-				    "%llu bytes",
-				    what, s, (unsigned long long)off,
-				    (unsigned long long)e->size);
-		}
+		if ((rc = parse_entry(c, &cap, i, v, what, &have_index,
+		                      &have_rel)) < 0)
+			return rc;
 	}
 	if (c->nslots > 1) {
 		qsort(c->slots, c->nslots, sizeof(*c->slots), cmp_slot);
@@ -1539,7 +1573,14 @@ static int merge_releases(up_ctx *c, const up_entry *e)
 		return rc;
 	if ((what = al_sprintf("pack '%s'", c->id)) == NULL)
 		rc = al_error_oom();
-	else
+	/* docs/security.md "Marks of untrusted imports": an untrusted run
+	 * marks the records it adds before it adds them; a trusted one first
+	 * takes out the marked records of the releases it records */
+	else if (marks_untrusted(c))
+		rc = al_store__untrusted_releases_mark(c->s, pk, c->id);
+	else if (marks_trusted(c))
+		rc = al_store__untrusted_releases_vouch(c->s, pk);
+	if (rc == 0)
 		rc = al_store__releases_import(c->s, pk, what);
 	free(what);
 	json_decref(pk);
@@ -1797,13 +1838,13 @@ static void remove_stage(const char *stage)
 
 /* Remove the stage of an import that is recorded, and the store's
  * airlock/unpack when no other pack is half-imported. */
-static void drop_stage(al_store *s, const char *stage)
+static void drop_stage(const char *root, const char *stage)
 {
 	char *p;
 
 	if (al_fs_exists(stage) == 1)
 		remove_stage(stage);
-	if ((p = al_sprintf("%s/airlock/unpack", al_store_path(s))) != NULL)
+	if ((p = al_sprintf("%s/airlock/unpack", root)) != NULL)
 		rmdir(p);
 	free(p);
 }
@@ -2242,33 +2283,15 @@ static void ctx_free(up_ctx *c)
 	al_hash_worker_free(c->hw);
 }
 
-/* Before any volume is read: a delta's base pack must have been imported,
- * and the stage holds the manifest (and its signature) of this run, so
- * that a later run given only volumes finds them. */
-static int stage_manifest(up_ctx *c, const char *id, int has_manifest,
-                          const al_buf *mraw, const al_buf *sraw, int has_sig)
+/* Before any volume is read: the stage holds the manifest (and its
+ * signature) of this run, so that a later run given only volumes finds
+ * them. */
+static int stage_manifest(up_ctx *c, int has_manifest, const al_buf *mraw,
+                          const al_buf *sraw, int has_sig)
 {
 	char *p = NULL;
 	int rc = 0;
 
-	if (c->base[0] != '\0') {
-		/* a delta quarantined builds on what the store itself
-		 * imported (its blobs are read from there, never copied) */
-		if ((p = al_sprintf(
-		         "%s/airlock/imported/%s.json",
-		         al_store_path(c->main != NULL ? c->main : c->s),
-		         c->base)) == NULL)
-			return al_error_oom();
-		if (al_fs_exists(p) != 1)
-			rc = al_error_set(AL_ENOTFOUND,
-			                  "pack '%s' is a delta on pack '%s', "
-			                  "which this store never imported: "
-			                  "unpack '%s' first",
-			                  id, c->base, c->base);
-		free(p);
-		if (rc < 0)
-			return rc;
-	}
 	if ((rc = al_fs_mkdir_p(c->stage, 0755)) < 0)
 		return rc;
 	clean_stage_tmp(c->stage);
@@ -2524,7 +2547,7 @@ static int finish_import(up_ctx *c, const char *imported, const char *mhex)
 	    (rc = write_record(c, imported, mhex)) < 0)
 		return rc;
 	al_log_debug("unpack: pack '%s' recorded", c->id);
-	drop_stage(c->s, c->stage);
+	drop_stage(al_store_path(c->s), c->stage);
 	c->res->complete = 1;
 	progress(c, 1);
 	return 0;
@@ -2601,27 +2624,318 @@ int al_pack_unpack(al_store *s, const char *dir, const al_unpack_opts *opts,
 	return al_pack__unpack_run(s, dir, opts, res, NULL);
 }
 
+/* What one run of al_pack__unpack_run holds besides its context. */
+typedef struct up_run {
+	al_store *s;      /* the store given (the quarantine's owner) */
+	const char *dir;  /* the media, or the quarantine's pack/ */
+	const char *qsrc; /* promotion: the quarantine root, else NULL */
+	char id[AL_PACK_ID_MAX + 1];
+	int quarantine;   /* this run imports into the quarantine */
+	int has_manifest; /* dir holds the manifest (else the stage's) */
+	int has_sig;
+	char *qroot;    /* STORE/airlock/quarantine/<id> */
+	char *root;     /* the store written: STORE or qroot/store */
+	char *imported; /* root's import record of the pack */
+	char *mpath, *spath;
+	char keyid[80];
+	char mhex[65];   /* SHA-256 of the manifest's bytes */
+	import_rec rec;  /* root's record of the pack */
+	import_rec mrec; /* quarantine: the store's own record of it */
+	al_buf mraw, sraw;
+	json_t *m;
+	al_store *qs; /* the quarantine store, once opened */
+} up_run;
+
+static void run_free(up_run *r)
+{
+	json_decref(r->m);
+	al_buf_free(&r->mraw);
+	al_buf_free(&r->sraw);
+	free(r->mpath);
+	free(r->spath);
+	free(r->imported);
+	free(r->root);
+	free(r->qroot);
+	al_store_free(r->qs);
+}
+
+/*
+ * Which pack, and where it goes: docs/security.md "Untrusted imports":
+ * what no key verified goes to a store of its own, and nothing of it
+ * reaches this one. Only paths and records are read here; the quarantine
+ * is opened (created) once the manifest was read and its base checked.
+ */
+static int run_begin(up_run *r, up_ctx *c)
+{
+	int rc;
+
+	if ((rc = find_pack(r->dir, r->id, &r->has_manifest)) < 0)
+		return rc;
+	memcpy(c->res->id, r->id, sizeof(c->res->id));
+	r->quarantine = r->qsrc == NULL && c->opts->trust_key == NULL &&
+	                !c->opts->accept_untrusted;
+	if ((r->qroot = al_pack__quarantine_root(r->s, r->id)) == NULL)
+		return al_error_oom();
+	if (r->quarantine) {
+		/* the store's own record: a pack it holds is not quarantined */
+		char *p = al_sprintf("%s/airlock/imported/%s.json",
+		                     al_store_path(r->s), r->id);
+		if (p == NULL)
+			return al_error_oom();
+		rc = read_record(p, &r->mrec);
+		free(p);
+		if (rc < 0)
+			return rc;
+		c->quarantine = 1;
+		c->res->quarantined = 1;
+		r->root = al_path_join(r->qroot, "store");
+	} else {
+		r->root = al_strdup(al_store_path(r->s));
+	}
+	if (r->root == NULL ||
+	    (c->stage = al_sprintf("%s/airlock/unpack/%s", r->root, r->id)) ==
+	        NULL ||
+	    (r->imported = al_sprintf("%s/airlock/imported/%s.json", r->root,
+	                              r->id)) == NULL)
+		return al_error_oom();
+	if (c->opts->trust_key != NULL) {
+		if ((rc = al_pack__key_id(c->opts->trust_key, r->keyid,
+		                          sizeof(r->keyid))) < 0)
+			return rc;
+		c->keyid = r->keyid;
+	}
+	return read_record(r->imported, &r->rec);
+}
+
+/* The manifest (the media's, or the one an earlier run saved in the
+ * stage) read, with its SHA-256; 1 when the import is already complete
+ * without it (only volumes given, and the record trusted enough). */
+static int run_read_manifest(up_run *r, up_ctx *c)
+{
+	int rc;
+
+	if (r->has_manifest) {
+		r->mpath = al_sprintf("%s/airlock-%s.json", r->dir, r->id);
+		r->spath = al_sprintf("%s/airlock-%s.json.sig", r->dir, r->id);
+	} else {
+		r->mpath = al_sprintf("%s/manifest.json", c->stage);
+		r->spath = al_sprintf("%s/manifest.json.sig", c->stage);
+	}
+	if (r->mpath == NULL || r->spath == NULL)
+		return al_error_oom();
+	if (!r->has_manifest && r->rec.exists && al_fs_exists(r->mpath) != 1) {
+		/* only volumes, and the import completed: without the
+		 * manifest, only the record can say how it was trusted */
+		if (record_trusted_enough(&r->rec, c->keyid)) {
+			c->res->already = 1;
+			c->res->complete = 1;
+			return 1;
+		}
+		return al_error_set(
+		    AL_ENOTFOUND,
+		    "pack '%s' was imported into this store %s: "
+		    "give the directory holding airlock-%s.json "
+		    "and its signature to import it with --trust",
+		    r->id,
+		    r->rec.trusted ? "with another key" : "without --trust",
+		    r->id);
+	}
+	if ((rc = check_regular(r->mpath, "manifest")) < 0 ||
+	    (rc = check_regular(r->spath, "signature")) < 0)
+		return rc;
+	if ((rc = al_fs_read_file(r->mpath, &r->mraw)) < 0) {
+		if (rc == AL_ENOTFOUND && !r->has_manifest)
+			rc = al_error_set(
+			    AL_ENOTFOUND,
+			    "no manifest for pack '%s' in '%s', and no earlier "
+			    "run saved one: "
+			    "give the directory with airlock-%s.json",
+			    r->id, r->dir, r->id);
+		return rc;
+	}
+	return al_pack__sha256_hex(r->mraw.ptr, r->mraw.len, r->mhex);
+}
+
+/*
+ * "already imported" means: these exact manifest bytes, imported with at
+ * least the trust this run asks for. A pack id imported without --trust
+ * (a forged manifest, say) is imported again, and verified, by a run with
+ * --trust. 1 when there is nothing to import.
+ */
+static int run_already(up_run *r, up_ctx *c)
+{
+	int rc;
+
+	if (r->quarantine && r->mrec.exists &&
+	    strcmp(r->mrec.manifest, r->mhex) == 0) {
+		/* the store has it: nothing of it stays quarantined */
+		c->res->already = 1;
+		c->res->complete = 1;
+		c->res->quarantined = 0;
+		rc = al_pack__quarantine_remove(r->qroot);
+		return rc < 0 ? rc : 1;
+	}
+	if (r->quarantine && r->rec.exists &&
+	    strcmp(r->rec.manifest, r->mhex) != 0)
+		return al_error_set(AL_EEXIST,
+		                    "pack '%s' is quarantined with another "
+		                    "manifest (sha256:%s); drop it first "
+		                    "(airlock unpack --drop %s)",
+		                    r->id, r->rec.manifest, r->id);
+	if (record_trusted_enough(&r->rec, c->keyid) &&
+	    strcmp(r->rec.manifest, r->mhex) == 0) {
+		c->res->already = 1;
+		c->res->complete = 1;
+		/* a run killed after its record, before this */
+		drop_stage(r->root, c->stage);
+		return 1;
+	}
+	return 0;
+}
+
+/* The signature first (with --trust): nothing of an untrusted pack is
+ * even parsed further. Then the manifest parsed. */
+static int run_verify(up_run *r, up_ctx *c)
+{
+	int rc;
+
+	if ((rc = read_optional(r->spath, &r->sraw, &r->has_sig)) < 0) {
+		if (rc == AL_ELIMIT)
+			rc = al_error_set(AL_EVERIFY,
+			                  "signature '%s' is not an Ed25519 "
+			                  "signature (over 64 bytes)",
+			                  r->spath);
+		return rc;
+	}
+	if (c->opts->trust_key != NULL) {
+		if (!r->has_sig)
+			rc = al_error_set(AL_EVERIFY,
+			                  "pack '%s' is not signed (no '%s') "
+			                  "and --trust was given",
+			                  r->id, r->spath);
+		else if ((rc = al_pack__verify(
+		              c->opts->trust_key,
+		              r->mraw.ptr != NULL ? r->mraw.ptr
+		                                  : (const uint8_t *)"",
+		              r->mraw.len, r->sraw.ptr, r->sraw.len)) < 0)
+			rc = al_error_wrap(rc, "pack manifest '%s'", r->mpath);
+		/* the saved manifest may be one an untrusted run left */
+		if (rc < 0 && !r->has_manifest)
+			rc = al_error_wrap(
+			    rc,
+			    "give the directory holding "
+			    "airlock-%s.json and its signature "
+			    "(the manifest saved in the store does "
+			    "not verify)",
+			    r->id);
+		if (rc < 0)
+			return rc;
+	}
+	if ((rc = al_json_parse(
+	         &r->m, r->mraw.ptr != NULL ? r->mraw.ptr : (const uint8_t *)"",
+	         r->mraw.len, r->mpath)) < 0)
+		return rc;
+	if ((rc = parse_manifest(c, r->m, r->mpath, r->id)) < 0)
+		return rc;
+	c->res->volumes_total = c->nvols;
+	return 0;
+}
+
+/*
+ * A delta builds on what the store itself imported (a quarantined delta
+ * reads its base's blobs from there, never copies them). A base that is
+ * only quarantined is refused, naming the promotion that would import
+ * it: before anything of the delta is written.
+ */
+static int check_base(const up_run *r, const up_ctx *c)
+{
+	char *p, *q;
+	int ex, qex;
+
+	if (c->base[0] == '\0')
+		return 0;
+	p = al_sprintf("%s/airlock/imported/%s.json", al_store_path(r->s),
+	               c->base);
+	q = al_pack__quarantine_root(r->s, c->base);
+	if (p == NULL || q == NULL) {
+		free(p);
+		free(q);
+		return al_error_oom();
+	}
+	ex = al_fs_exists(p);
+	qex = al_fs_exists(q);
+	free(p);
+	free(q);
+	if (ex == 1)
+		return 0;
+	if (qex == 1)
+		return al_error_set(
+		    AL_ENOTFOUND,
+		    "pack '%s' is a delta on pack '%s', which is still "
+		    "quarantined in this store: promote it first (airlock "
+		    "unpack --promote %s --trust KEY) or drop it",
+		    r->id, c->base, c->base);
+	return al_error_set(AL_ENOTFOUND,
+	                    "pack '%s' is a delta on pack '%s', which this "
+	                    "store never imported: unpack '%s' first",
+	                    r->id, c->base, c->base);
+}
+
+/* Open (create) the quarantine store this run imports into; the store
+ * given is then only read (a delta's base, its blobs). */
+static int run_open_quarantine(up_run *r, up_ctx *c)
+{
+	int rc;
+
+	if (!r->quarantine)
+		return 0;
+	if ((rc = al_pack__quarantine_open(r->qroot, &r->qs)) < 0)
+		return rc;
+	c->main = r->s;
+	c->s = r->qs;
+	return 0;
+}
+
+/* Stage, volumes, and once every entry is in place the import's end. */
+static int run_import(up_run *r, up_ctx *c)
+{
+	size_t i;
+	int rc, complete = 1;
+
+	if ((rc = run_open_quarantine(r, c)) < 0 ||
+	    (rc = rollback_mark(c)) < 0 ||
+	    (rc = stage_manifest(c, r->has_manifest, &r->mraw, &r->sraw,
+	                         r->has_sig)) < 0 ||
+	    (rc = read_volumes(c, r->id)) < 0)
+		return rc;
+	for (i = 0; i < c->nentries && complete; i++)
+		complete = c->entries[i].done;
+	if (!complete)
+		return 0;
+	if (r->quarantine &&
+	    (rc = keep_quarantine_meta(c, r->qroot, &r->mraw, &r->sraw,
+	                               r->has_sig)) < 0)
+		return rc;
+	if ((rc = finish_import(c, r->imported, r->mhex)) < 0)
+		return rc;
+	/* a trusted import of the pack replaces what was quarantined of it */
+	if (c->keyid != NULL && r->qsrc == NULL && al_fs_exists(r->qroot) == 1)
+		rc = al_pack__quarantine_remove(r->qroot);
+	return rc;
+}
+
 int al_pack__unpack_run(al_store *s, const char *dir,
                         const al_unpack_opts *opts, al_unpack_result *res,
                         const char *qsrc)
 {
 	static const al_unpack_opts defaults;
-	al_store *qs = NULL;
-	char *qroot = NULL;
-	int quarantine;
 	al_unpack_result local;
 	up_ctx c;
-	char id[AL_PACK_ID_MAX + 1];
-	al_buf mraw = AL_BUF_INIT(AL_PACK_MANIFEST_MAX),
-	       sraw = AL_BUF_INIT(AL_PACK_SIGLEN + 1);
-	char *mpath = NULL, *spath = NULL, *imported = NULL;
-	char keyid[80], mhex[65];
-	import_rec rec, mrec;
-	json_t *m = NULL;
-	int rc, has_manifest = 0, has_sig = 0, complete = 1;
-	size_t i;
+	up_run r;
+	int rc;
 
 	memset(&c, 0, sizeof(c));
+	memset(&r, 0, sizeof(r));
 	memset(&local, 0, sizeof(local));
 	if (res == NULL)
 		res = &local;
@@ -2637,188 +2951,23 @@ int al_pack__unpack_run(al_store *s, const char *dir,
 	if (al_pack__ocmirror_detect(dir))
 		return al_pack__ocmirror_unpack(s, dir, c.opts, res);
 	c.qsrc = qsrc;
-	if ((rc = find_pack(dir, id, &has_manifest)) < 0)
+	r.s = s;
+	r.dir = dir;
+	r.qsrc = qsrc;
+	al_buf_init(&r.mraw, AL_PACK_MANIFEST_MAX);
+	al_buf_init(&r.sraw, AL_PACK_SIGLEN + 1);
+	if ((rc = run_begin(&r, &c)) < 0 ||
+	    (rc = run_read_manifest(&r, &c)) != 0 ||
+	    (rc = run_already(&r, &c)) != 0 || (rc = run_verify(&r, &c)) < 0 ||
+	    (rc = check_base(&r, &c)) < 0)
 		goto out;
-	memcpy(res->id, id, sizeof(res->id));
-	/* docs/security.md "Untrusted imports": what no key verified goes to
-	 * a store of its own, and nothing of it reaches this one */
-	quarantine = qsrc == NULL && c.opts->trust_key == NULL &&
-	             !c.opts->accept_untrusted;
-	if ((qroot = al_pack__quarantine_root(s, id)) == NULL)
-		goto oom;
-	memset(&mrec, 0, sizeof(mrec));
-	if (quarantine) {
-		/* the store's own record: a pack it holds is not quarantined */
-		if ((imported = al_sprintf("%s/airlock/imported/%s.json",
-		                           al_store_path(s), id)) == NULL)
-			goto oom;
-		if ((rc = read_record(imported, &mrec)) < 0)
-			goto out;
-		free(imported);
-		imported = NULL;
-		if ((rc = al_pack__quarantine_open(qroot, &qs)) < 0)
-			goto out;
-		c.main = s;
-		s = c.s = qs;
-		c.quarantine = 1;
-		res->quarantined = 1;
-	}
-	if ((c.stage = al_sprintf("%s/airlock/unpack/%s", al_store_path(s),
-	                          id)) == NULL)
-		goto oom;
-	if ((imported = al_sprintf("%s/airlock/imported/%s.json",
-	                           al_store_path(s), id)) == NULL)
-		goto oom;
-	if (c.opts->trust_key != NULL) {
-		if ((rc = al_pack__key_id(c.opts->trust_key, keyid,
-		                          sizeof(keyid))) < 0)
-			goto out;
-		c.keyid = keyid;
-	}
-	if ((rc = read_record(imported, &rec)) < 0)
-		goto out;
-	if (has_manifest) {
-		mpath = al_sprintf("%s/airlock-%s.json", dir, id);
-		spath = al_sprintf("%s/airlock-%s.json.sig", dir, id);
-	} else {
-		mpath = al_sprintf("%s/manifest.json", c.stage);
-		spath = al_sprintf("%s/manifest.json.sig", c.stage);
-	}
-	if (mpath == NULL || spath == NULL)
-		goto oom;
-	if (!has_manifest && rec.exists && al_fs_exists(mpath) != 1) {
-		/* only volumes, and the import completed: without the
-		 * manifest, only the record can say how it was trusted */
-		if (record_trusted_enough(&rec, c.keyid)) {
-			res->already = 1;
-			res->complete = 1;
-			goto out;
-		}
-		rc = al_error_set(
-		    AL_ENOTFOUND,
-		    "pack '%s' was imported into this store %s: "
-		    "give the directory holding airlock-%s.json "
-		    "and its signature to import it with --trust",
-		    id, rec.trusted ? "with another key" : "without --trust",
-		    id);
-		goto out;
-	}
-	if ((rc = check_regular(mpath, "manifest")) < 0 ||
-	    (rc = check_regular(spath, "signature")) < 0)
-		goto out;
-	if ((rc = al_fs_read_file(mpath, &mraw)) < 0) {
-		if (rc == AL_ENOTFOUND && !has_manifest)
-			rc = al_error_set(
-			    AL_ENOTFOUND,
-			    "no manifest for pack '%s' in '%s', and no earlier "
-			    "run saved one: "
-			    "give the directory with airlock-%s.json",
-			    id, dir, id);
-		goto out;
-	}
-	if ((rc = al_pack__sha256_hex(mraw.ptr, mraw.len, mhex)) < 0)
-		goto out;
-	/* "already imported" means: these exact manifest bytes, imported
-	 * with at least the trust this run asks for. A pack id imported
-	 * without --trust (a forged manifest, say) is imported again, and
-	 * verified, by a run with --trust. */
-	if (quarantine && mrec.exists && strcmp(mrec.manifest, mhex) == 0) {
-		/* the store has it: nothing of it stays quarantined */
-		res->already = 1;
-		res->complete = 1;
-		res->quarantined = 0;
-		al_store_free(qs);
-		qs = NULL;
-		rc = al_pack__quarantine_remove(qroot);
-		goto out;
-	}
-	if (quarantine && rec.exists && strcmp(rec.manifest, mhex) != 0) {
-		rc = al_error_set(AL_EEXIST,
-		                  "pack '%s' is quarantined with another "
-		                  "manifest (sha256:%s); drop it first "
-		                  "(airlock unpack --drop %s)",
-		                  id, rec.manifest, id);
-		goto out;
-	}
-	if (record_trusted_enough(&rec, c.keyid) &&
-	    strcmp(rec.manifest, mhex) == 0) {
-		res->already = 1;
-		res->complete = 1;
-		/* a run killed after its record, before this */
-		drop_stage(s, c.stage);
-		goto out;
-	}
-	if ((rc = read_optional(spath, &sraw, &has_sig)) < 0) {
-		if (rc == AL_ELIMIT)
-			rc = al_error_set(AL_EVERIFY,
-			                  "signature '%s' is not an Ed25519 "
-			                  "signature (over 64 bytes)",
-			                  spath);
-		goto out;
-	}
-	/* the signature first: nothing of an untrusted pack is even parsed
-	 * further */
-	if (c.opts->trust_key != NULL) {
-		if (!has_sig)
-			rc = al_error_set(AL_EVERIFY,
-			                  "pack '%s' is not signed (no '%s') "
-			                  "and --trust was given",
-			                  id, spath);
-		else if ((rc = al_pack__verify(
-		              c.opts->trust_key,
-		              mraw.ptr != NULL ? mraw.ptr : (const uint8_t *)"",
-		              mraw.len, sraw.ptr, sraw.len)) < 0)
-			rc = al_error_wrap(rc, "pack manifest '%s'", mpath);
-		/* the saved manifest may be one an untrusted run left */
-		if (rc < 0 && !has_manifest)
-			rc = al_error_wrap(
-			    rc,
-			    "give the directory holding "
-			    "airlock-%s.json and its signature "
-			    "(the manifest saved in the store does "
-			    "not verify)",
-			    id);
-		if (rc < 0)
-			goto out;
-	}
-	if ((rc = al_json_parse(
-	         &m, mraw.ptr != NULL ? mraw.ptr : (const uint8_t *)"",
-	         mraw.len, mpath)) < 0)
-		goto out;
-	if ((rc = parse_manifest(&c, m, mpath, id)) < 0)
-		goto out;
-	res->volumes_total = c.nvols;
-	if ((rc = rollback_mark(&c)) < 0)
-		goto out;
-
-	if ((rc = stage_manifest(&c, id, has_manifest, &mraw, &sraw, has_sig)) <
-	        0 ||
-	    (rc = read_volumes(&c, id)) < 0)
-		goto out;
-	for (i = 0; i < c.nentries && complete; i++)
-		complete = c.entries[i].done;
-	if (complete && quarantine)
-		rc = keep_quarantine_meta(&c, qroot, &mraw, &sraw, has_sig);
-	if (complete && rc == 0)
-		rc = finish_import(&c, imported, mhex);
-	/* a trusted import of the pack replaces what was quarantined of it */
-	if (rc == 0 && complete && c.keyid != NULL && qsrc == NULL &&
-	    al_fs_exists(qroot) == 1)
-		rc = al_pack__quarantine_remove(qroot);
-	goto out;
-oom:
-	rc = al_error_oom();
+	rc = run_import(&r, &c);
 out:
+	if (rc > 0)
+		rc = 0; /* nothing left to import */
 	res->bytes = c.pi.bytes_done;
 	ctx_free(&c);
-	json_decref(m);
-	al_buf_free(&mraw);
-	al_buf_free(&sraw);
-	free(mpath);
-	free(spath);
-	free(imported);
-	free(qroot);
-	al_store_free(qs);
+	run_free(&r);
 	al_unpack_result_clear(&local);
 	return rc;
 }

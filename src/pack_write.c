@@ -20,6 +20,7 @@
 #include "json_int.h"
 #include "airlock/log.h"
 #include "airlock/mirror_plan.h"
+#include "airlock/oci.h"
 #include "airlock/pack.h"
 #include "oci_int.h"
 #include "pack_int.h"
@@ -72,6 +73,11 @@ typedef struct pw_ctx {
 	/* progress */
 	al_progress_info pi;
 	uint64_t start_ms, last_ms;
+	/* docs/security.md "Marks of untrusted imports": what an untrusted
+	 * import wrote (al_store_untrusted_list), left out */
+	al_store_untrusted *marks;
+	size_t nmarks;
+	uint64_t untrusted; /* signatures, tags and records left out */
 } pw_ctx;
 
 static int set_add(strset *s, const char *str)
@@ -459,7 +465,104 @@ out:
 	return rc;
 }
 
+/* 1 when the signature item it (its release in its path, the SHA-256
+ * of its bytes) is marked untrusted. */
+static int sig_marked(const pw_ctx *c, const pw_item *it)
+{
+	char ds[AL_DIGEST_STRMAX];
+	size_t i;
+
+	/* "signatures/sha256=<64 hex>/...", checked by al_pack__classify */
+	snprintf(ds, sizeof(ds), "sha256:%.64s", it->path + 18);
+	for (i = 0; i < c->nmarks; i++) {
+		char ms[AL_DIGEST_STRMAX];
+		if (c->marks[i].kind != AL_STORE_UNTRUSTED_SIGNATURE)
+			continue;
+		al_digest_str(&c->marks[i].digest, ms);
+		if (strcmp(ms, ds) == 0 &&
+		    strcmp(c->marks[i].sha256, it->hex) == 0)
+			return 1;
+	}
+	return 0;
+}
+
+/* 1 when the entry e of index.json ("manifests") is a name an untrusted
+ * import set, or the record e of releases.json ("releases") one it
+ * wrote. */
+static int entry_marked(const pw_ctx *c, int kind, const json_t *e)
+{
+	const char *name =
+	    al_json_str(json_object_get(e, "annotations"), AL_ANNOT_REF_NAME);
+	const char *d = al_json_str(e, "digest");
+	char ds[AL_DIGEST_STRMAX], hex[65];
+	size_t i;
+
+	if (d == NULL || (kind == AL_PK_INDEX && name == NULL))
+		return 0;
+	if (kind == AL_PK_RELEASES && al_store__record_sha256(e, hex) < 0) {
+		al_error_clear();
+		return 0;
+	}
+	for (i = 0; i < c->nmarks; i++) {
+		const al_store_untrusted *m = &c->marks[i];
+		if (m->kind != (kind == AL_PK_INDEX
+		                    ? AL_STORE_UNTRUSTED_TAG
+		                    : AL_STORE_UNTRUSTED_RELEASE))
+			continue;
+		if (strcmp(al_digest_str(&m->digest, ds), d) != 0)
+			continue;
+		if (kind == AL_PK_INDEX ? strcmp(m->name, name) == 0
+		                        : strcmp(m->sha256, hex) == 0)
+			return 1;
+	}
+	return 0;
+}
+
+/*
+ * index.json and releases.json as packed: without the names and release
+ * records an untrusted import wrote (their bytes rewritten only when one
+ * is left out, then hashed again). A signed pack vouches for what it
+ * carries; it must not vouch for what no key verified.
+ */
+static int drop_marked(pw_ctx *c, pw_item *it)
+{
+	json_t *v = NULL, *arr;
+	char *text = NULL;
+	size_t i, before;
+	int rc = 0;
+
+	if (c->nmarks == 0)
+		return 0;
+	if ((rc = al_json_parse(
+	         &v, it->data.ptr != NULL ? it->data.ptr : (const uint8_t *)"",
+	         it->data.len, it->path)) < 0)
+		return rc; /* check_metadata names the damage */
+	arr = json_object_get(v, it->kind == AL_PK_INDEX ? "manifests"
+	                                                 : "releases");
+	before = json_array_size(arr);
+	for (i = json_array_size(arr); i-- > 0;)
+		if (entry_marked(c, it->kind, json_array_get(arr, i)))
+			json_array_remove(arr, i);
+	if (json_array_size(arr) == before)
+		goto out;
+	c->untrusted += before - json_array_size(arr);
+	if ((text = al_json_dump(v, 1)) == NULL) {
+		rc = al_error_oom();
+		goto out;
+	}
+	al_buf_reset(&it->data);
+	if ((rc = al_buf_append(&it->data, text, strlen(text))) < 0)
+		goto out;
+	it->size = it->data.len;
+	rc = al_pack__sha256_hex(it->data.ptr, it->data.len, it->hex);
+out:
+	free(text);
+	json_decref(v);
+	return rc;
+}
+
 typedef struct gather_ctx {
+	pw_ctx *c;
 	const char *root;
 	strset *hsigs;
 	pw_item **items;
@@ -482,11 +585,14 @@ static int gather_sig(void *ud, const char *rel, const char *path)
 	it = &(*g->items)[*g->n - 1];
 	if ((rc = sig_key(key, sizeof(key), it->path, it->hex)) < 0)
 		return rc;
-	if (set_has(g->hsigs, key)) {
+	if (set_has(g->hsigs, key) || sig_marked(g->c, it)) {
+		if (!set_has(g->hsigs, key))
+			g->c->untrusted++;
+		else
+			(*g->skipped)++;
 		(*g->n)--;
 		free(it->path);
 		al_buf_free(&it->data);
-		(*g->skipped)++;
 		return 0;
 	}
 	*g->total += it->size;
@@ -509,6 +615,7 @@ static int gather(pw_ctx *c, strset *hblobs, strset *hsigs, pw_item **out,
 	                       total)) < 0)
 		goto out;
 
+	g.c = c;
 	g.root = root;
 	g.hsigs = hsigs;
 	g.items = &items;
@@ -535,7 +642,8 @@ static int gather(pw_ctx *c, strset *hblobs, strset *hsigs, pw_item **out,
 			                    "airlock/releases.json",
 			                    AL_PK_RELEASES, AL_PACK_META_MAX)) <
 			        0 ||
-			    (rc = check_metadata(root, &items[n - 1])) < 0)
+			    (rc = check_metadata(root, &items[n - 1])) < 0 ||
+			    (rc = drop_marked(c, &items[n - 1])) < 0)
 				goto out;
 			*total += items[n - 1].size;
 		}
@@ -543,7 +651,8 @@ static int gather(pw_ctx *c, strset *hblobs, strset *hsigs, pw_item **out,
 	/* index.json last: the far side applies it last anyway */
 	if ((rc = add_small(&items, &n, &cap, root, "index.json", AL_PK_INDEX,
 	                    AL_PACK_META_MAX)) < 0 ||
-	    (rc = check_metadata(root, &items[n - 1])) < 0)
+	    (rc = check_metadata(root, &items[n - 1])) < 0 ||
+	    (rc = drop_marked(c, &items[n - 1])) < 0)
 		goto out;
 	*total += items[n - 1].size;
 	*out = items;
@@ -1032,7 +1141,6 @@ out:
 	return rc;
 }
 
-/* A pack that failed leaves no volume or signature of its own behind. */
 /* The volumes' size from the items (each entry's payload in 512-byte
  * blocks plus its headers, a label and end blocks per volume), logged
  * and checked against the free space of outdir (mirror_plan.h). */
@@ -1071,26 +1179,228 @@ static void remove_partial(const char *outdir, const char *id, unsigned nvol,
 		unlink(spath);
 }
 
+/* What one al_pack_write holds besides its context. */
+typedef struct pw_run {
+	strset hblobs, hsigs; /* what the far side holds */
+	json_t *loaded;       /* the since record or the inventory */
+	char *have_ref;       /* "sha256:<hex>" of the inventory, or NULL */
+	const char *base;     /* the since pack, or NULL */
+	pw_item *items;
+	size_t nitems;
+	uint64_t skipped, total, seq;
+	char *mpath, *spath;
+	int finished, sig_written;
+} pw_run;
+
+/* --since: the far side holds what the store's record of that pack
+ * says. */
+static int load_since(pw_ctx *c, pw_run *r)
+{
+	char *rpath;
+	int rc;
+
+	if (!al_pack_id_valid(c->opts->since))
+		return al_error_set(AL_EINVAL, "'%s' is not a pack id",
+		                    c->opts->since);
+	if ((rpath = al_store_pack_record_path(c->store, c->opts->since)) ==
+	    NULL)
+		return al_error_oom();
+	if ((rc = al_pack__load_store_json(&r->loaded, rpath,
+	                                   AL_PACK_INVENTORY_MAX)) < 0) {
+		if (rc == AL_ENOTFOUND)
+			rc = al_error_set(
+			    AL_ENOTFOUND,
+			    "this store made no pack '%s' (no '%s')",
+			    c->opts->since, rpath);
+		goto out;
+	}
+	/* the store's own record: damaged, not a usage error */
+	if ((rc = load_have(r->loaded, rpath, &r->hblobs, &r->hsigs)) < 0) {
+		rc = al_error_wrap(AL_EVERIFY, "store metadata '%s' is damaged",
+		                   rpath);
+		goto out;
+	}
+	r->base = c->opts->since;
+out:
+	free(rpath);
+	return rc;
+}
+
+/* --have: the far side holds what its inventory says; the manifest
+ * names the inventory by its SHA-256. */
+static int load_inventory(pw_ctx *c, pw_run *r)
+{
+	al_buf raw = AL_BUF_INIT(AL_PACK_INVENTORY_MAX);
+	const char *path = c->opts->have_path;
+	char hex[AL_DIGEST_STRMAX];
+	al_digest d;
+	int rc;
+
+	if ((rc = al_fs_read_file(path, &raw)) < 0)
+		goto out;
+	if ((rc = al_json_parse(&r->loaded,
+	                        raw.ptr != NULL ? raw.ptr : (const uint8_t *)"",
+	                        raw.len, path)) < 0 ||
+	    (rc = al_digest_bytes(
+	         &d, AL_DIGEST_SHA256,
+	         raw.ptr != NULL ? raw.ptr : (const uint8_t *)"", raw.len)) < 0)
+		goto out;
+	if (json_integer_value(
+	        json_object_get(r->loaded, "airlockInventory")) != 1) {
+		rc = al_error_set(AL_EPARSE, "'%s' is not an airlock inventory",
+		                  path);
+		goto out;
+	}
+	if ((rc = load_have(r->loaded, path, &r->hblobs, &r->hsigs)) < 0)
+		goto out;
+	if ((r->have_ref = al_sprintf("sha256:%s", al_digest_hex(&d, hex))) ==
+	    NULL)
+		rc = al_error_oom();
+out:
+	al_buf_free(&raw);
+	return rc;
+}
+
+/* The manifest (naming every volume and entry) and, with sign_key, its
+ * signature: the signature first, the manifest last (its presence says
+ * the pack is complete). */
+static int write_manifest(pw_ctx *c, pw_run *r)
+{
+	json_t *manifest;
+	char *mtext = NULL;
+	size_t mlen;
+	int rc = 0;
+
+	manifest = json_pack(
+	    "{s:i, s:s, s:s, s:I, s:s, s:o, s:o, s:I, s:O, s:O}", "airlockPack",
+	    1, "id", c->id, "created", c->created, "sequence",
+	    (json_int_t)r->seq, "tool", "airlock " AL_VERSION_STRING, "base",
+	    r->base != NULL ? json_string(r->base) : json_null(), "have",
+	    r->have_ref != NULL ? json_string(r->have_ref) : json_null(),
+	    "volumeSize", (json_int_t)c->volsize, "volumes", c->volumes,
+	    "entries", c->entries);
+	if (manifest == NULL || (mtext = al_json_dump(manifest, 1)) == NULL)
+		goto oom;
+	mlen = strlen(mtext);
+	r->mpath = al_sprintf("%s/airlock-%s.json", c->outdir, c->id);
+	r->spath = al_sprintf("%s/airlock-%s.json.sig", c->outdir, c->id);
+	if (r->mpath == NULL || r->spath == NULL)
+		goto oom;
+	if (c->opts->sign_key != NULL) {
+		uint8_t sig[AL_PACK_SIGLEN];
+		if ((rc = al_pack__sign(c->opts->sign_key,
+		                        (const uint8_t *)mtext, mlen, sig)) < 0)
+			goto out;
+		r->sig_written = 1;
+		if ((rc = al_fs_write_atomic(r->spath, sig, sizeof(sig))) < 0)
+			goto out;
+	}
+	if ((rc = al_fs_write_atomic(r->mpath, mtext, mlen)) < 0)
+		goto out;
+	r->finished = 1;
+	goto out;
+oom:
+	rc = al_error_oom();
+out:
+	json_decref(manifest);
+	free(mtext);
+	return rc;
+}
+
+/* Every item into volumes: the space check first (docs/lifecycle.md:
+ * refused before the first volume is written). */
+static int write_volumes(pw_ctx *c, pw_run *r)
+{
+	size_t i;
+	int rc;
+
+	if ((rc = al_fs_mkdir_p(c->outdir, 0755)) < 0 ||
+	    (rc = pack_space(c, r->nitems, r->total)) < 0)
+		return rc;
+	c->pi.bytes_total = r->total;
+	c->pi.items_total = r->nitems;
+	c->volumes = json_array();
+	c->entries = json_array();
+	c->chunk = malloc(AL_PACK_CHUNK);
+	if (c->volumes == NULL || c->entries == NULL || c->chunk == NULL)
+		return al_error_oom();
+	if ((rc = al_hasher_new(&c->hasher, AL_DIGEST_SHA256)) < 0 ||
+	    (rc = open_volume(c)) < 0)
+		return rc;
+	for (i = 0; i < r->nitems; i++)
+		if ((rc = write_item(c, &r->items[i])) < 0)
+			return rc;
+	return close_volume(c);
+}
+
+/* The pack record for later --since deltas, progress and the result. */
+static int record_pack(pw_ctx *c, pw_run *r, al_pack_result *res)
+{
+	al_store_pack record;
+	int rc;
+
+	if ((rc = make_record(&record, c, r->items, r->nitems, &r->hblobs,
+	                      &r->hsigs, r->base, r->seq)) == 0)
+		rc = al_store_pack_put(c->store, &record);
+	al_store_pack_clear(&record);
+	if (rc < 0)
+		return rc;
+	progress(c, 1);
+	al_log_debug("pack %s: %llu volumes, %zu entries", c->id,
+	             (unsigned long long)c->volno, r->nitems);
+	if (res != NULL) {
+		memset(res, 0, sizeof(*res));
+		memcpy(res->id, c->id, sizeof(res->id));
+		res->volumes = c->volno;
+		res->entries = r->nitems;
+		res->bytes = r->total;
+		res->skipped = r->skipped;
+		res->elapsed_ms = al_clock_now_ms() - c->start_ms;
+		res->untrusted = c->untrusted;
+	}
+	return 0;
+}
+
+static void ctx_release(pw_ctx *c, pw_run *r, int rc)
+{
+	if (c->a != NULL) {
+		archive_write_free(c->a);
+		c->a = NULL;
+	}
+	if (c->fd >= 0)
+		close(c->fd);
+	if (c->tmp_path != NULL)
+		unlink(c->tmp_path);
+	/* a pack that failed leaves no volume or signature of its own */
+	if (rc < 0 && !r->finished && c->id[0] != '\0')
+		remove_partial(c->outdir, c->id, c->volno,
+		               r->sig_written ? r->spath : NULL);
+	free(c->tmp_path);
+	free(c->final_path);
+	free(c->chunk);
+	al_hasher_free(c->hasher);
+	json_decref(c->volumes);
+	json_decref(c->entries);
+	al_store_untrusted_free(c->marks, c->nmarks);
+	json_decref(r->loaded);
+	items_free(r->items, r->nitems);
+	set_free(&r->hblobs);
+	set_free(&r->hsigs);
+	free(r->mpath);
+	free(r->spath);
+	free(r->have_ref);
+}
+
 int al_pack_write(al_store *s, const char *outdir, const al_pack_opts *opts,
                   al_pack_result *res)
 {
 	static const al_pack_opts defaults;
 	pw_ctx c;
-	strset hblobs = {0}, hsigs = {0};
-	pw_item *items = NULL;
-	size_t nitems = 0, i;
-	uint64_t skipped = 0, total = 0;
-	json_t *loaded = NULL, *manifest = NULL;
-	al_store_pack record;
-	char *mpath = NULL, *spath = NULL, *rpath = NULL, *mtext = NULL,
-	     *have_ref = NULL;
-	const char *base = NULL;
-	uint64_t seq = 0;
-	size_t mlen;
-	int rc = 0, finished = 0, sig_written = 0;
+	pw_run r;
+	int rc = 0;
 
 	memset(&c, 0, sizeof(c));
-	memset(&record, 0, sizeof(record));
+	memset(&r, 0, sizeof(r));
 	c.fd = -1;
 	c.store = s;
 	c.outdir = outdir;
@@ -1108,175 +1418,25 @@ int al_pack_write(al_store *s, const char *outdir, const al_pack_opts *opts,
 	if (c.opts->since != NULL && c.opts->have_path != NULL)
 		return al_error_set(AL_EINVAL,
 		                    "--since and --have exclude each other");
-
-	if (c.opts->since != NULL) {
-		if (!al_pack_id_valid(c.opts->since))
-			return al_error_set(AL_EINVAL, "'%s' is not a pack id",
-			                    c.opts->since);
-		rpath = al_store_pack_record_path(s, c.opts->since);
-		if (rpath == NULL)
-			goto oom;
-		if ((rc = al_pack__load_store_json(
-		         &loaded, rpath, AL_PACK_INVENTORY_MAX)) < 0) {
-			if (rc == AL_ENOTFOUND)
-				rc = al_error_set(
-				    AL_ENOTFOUND,
-				    "this store made no pack '%s' (no '%s')",
-				    c.opts->since, rpath);
-			goto out;
-		}
-		/* the store's own record: damaged, not a usage error */
-		if ((rc = load_have(loaded, rpath, &hblobs, &hsigs)) < 0) {
-			rc = al_error_wrap(AL_EVERIFY,
-			                   "store metadata '%s' is damaged",
-			                   rpath);
-			goto out;
-		}
-		base = c.opts->since;
-		free(rpath);
-		rpath = NULL;
-	} else if (c.opts->have_path != NULL) {
-		al_buf raw = AL_BUF_INIT(AL_PACK_INVENTORY_MAX);
-		al_digest d;
-		char hex[AL_DIGEST_STRMAX];
-		if ((rc = al_fs_read_file(c.opts->have_path, &raw)) < 0) {
-			al_buf_free(&raw);
-			goto out;
-		}
-		rc = al_json_parse(
-		    &loaded, raw.ptr != NULL ? raw.ptr : (const uint8_t *)"",
-		    raw.len, c.opts->have_path);
-		if (rc == 0)
-			rc = al_digest_bytes(
-			    &d, AL_DIGEST_SHA256,
-			    raw.ptr != NULL ? raw.ptr : (const uint8_t *)"",
-			    raw.len);
-		al_buf_free(&raw);
-		if (rc < 0)
-			goto out;
-		if (json_integer_value(
-		        json_object_get(loaded, "airlockInventory")) != 1) {
-			rc = al_error_set(AL_EPARSE,
-			                  "'%s' is not an airlock inventory",
-			                  c.opts->have_path);
-			goto out;
-		}
-		if ((rc = load_have(loaded, c.opts->have_path, &hblobs,
-		                    &hsigs)) < 0)
-			goto out;
-		if ((have_ref = al_sprintf("sha256:%s",
-		                           al_digest_hex(&d, hex))) == NULL)
-			goto oom;
-	}
-
-	if ((rc = make_id(c.id, sizeof(c.id))) < 0)
+	if (c.opts->since != NULL)
+		rc = load_since(&c, &r);
+	else if (c.opts->have_path != NULL)
+		rc = load_inventory(&c, &r);
+	if (rc < 0 || (rc = make_id(c.id, sizeof(c.id))) < 0)
 		goto out;
 	al_pack__timestamp(c.created, sizeof(c.created));
 	c.mtime = (time_t)(al_clock_wall_ms() / 1000);
-	/* everything is read and checked before anything is written */
-	if ((rc = gather(&c, &hblobs, &hsigs, &items, &nitems, &skipped,
-	                 &total)) < 0)
+	/* everything is read and checked before anything is written; what
+	 * an untrusted import wrote is left out (docs/security.md) */
+	if ((rc = al_store_untrusted_list(s, &c.marks, &c.nmarks)) < 0 ||
+	    (rc = gather(&c, &r.hblobs, &r.hsigs, &r.items, &r.nitems,
+	                 &r.skipped, &r.total)) < 0 ||
+	    (rc = reserve_sequence(s, &r.seq)) < 0 ||
+	    (rc = write_volumes(&c, &r)) < 0 ||
+	    (rc = write_manifest(&c, &r)) < 0)
 		goto out;
-	if ((rc = reserve_sequence(s, &seq)) < 0)
-		goto out;
-	if ((rc = al_fs_mkdir_p(outdir, 0755)) < 0)
-		goto out;
-	/* docs/lifecycle.md: refused before the first volume is written */
-	if ((rc = pack_space(&c, nitems, total)) < 0)
-		goto out;
-	c.pi.bytes_total = total;
-	c.pi.items_total = nitems;
-	c.volumes = json_array();
-	c.entries = json_array();
-	c.chunk = malloc(AL_PACK_CHUNK);
-	if (c.volumes == NULL || c.entries == NULL || c.chunk == NULL)
-		goto oom;
-	if ((rc = al_hasher_new(&c.hasher, AL_DIGEST_SHA256)) < 0)
-		goto out;
-	if ((rc = open_volume(&c)) < 0)
-		goto out;
-	for (i = 0; i < nitems; i++)
-		if ((rc = write_item(&c, &items[i])) < 0)
-			goto out;
-	if ((rc = close_volume(&c)) < 0)
-		goto out;
-
-	manifest = json_pack(
-	    "{s:i, s:s, s:s, s:I, s:s, s:o, s:o, s:I, s:O, s:O}", "airlockPack",
-	    1, "id", c.id, "created", c.created, "sequence", (json_int_t)seq,
-	    "tool", "airlock " AL_VERSION_STRING, "base",
-	    base != NULL ? json_string(base) : json_null(), "have",
-	    have_ref != NULL ? json_string(have_ref) : json_null(),
-	    "volumeSize", (json_int_t)c.volsize, "volumes", c.volumes,
-	    "entries", c.entries);
-	if (manifest == NULL || (mtext = al_json_dump(manifest, 1)) == NULL)
-		goto oom;
-	mlen = strlen(mtext);
-	mpath = al_sprintf("%s/airlock-%s.json", outdir, c.id);
-	spath = al_sprintf("%s/airlock-%s.json.sig", outdir, c.id);
-	if (mpath == NULL || spath == NULL)
-		goto oom;
-	if (c.opts->sign_key != NULL) {
-		uint8_t sig[AL_PACK_SIGLEN];
-		if ((rc = al_pack__sign(c.opts->sign_key,
-		                        (const uint8_t *)mtext, mlen, sig)) < 0)
-			goto out;
-		sig_written = 1;
-		if ((rc = al_fs_write_atomic(spath, sig, sizeof(sig))) < 0)
-			goto out;
-	}
-	/* the manifest last: its presence says the pack is complete */
-	if ((rc = al_fs_write_atomic(mpath, mtext, mlen)) < 0)
-		goto out;
-	finished = 1;
-
-	if ((rc = make_record(&record, &c, items, nitems, &hblobs, &hsigs, base,
-	                      seq)) < 0 ||
-	    (rc = al_store_pack_put(s, &record)) < 0)
-		goto out;
-	progress(&c, 1);
-	al_log_debug("pack %s: %llu volumes, %zu entries", c.id,
-	             (unsigned long long)c.volno, nitems);
-	if (res != NULL) {
-		memset(res, 0, sizeof(*res));
-		memcpy(res->id, c.id, sizeof(res->id));
-		res->volumes = c.volno;
-		res->entries = nitems;
-		res->bytes = total;
-		res->skipped = skipped;
-		res->elapsed_ms = al_clock_now_ms() - c.start_ms;
-	}
-	goto out;
-oom:
-	rc = al_error_oom();
+	rc = record_pack(&c, &r, res);
 out:
-	if (c.a != NULL) {
-		archive_write_free(c.a);
-		c.a = NULL;
-	}
-	if (c.fd >= 0)
-		close(c.fd);
-	if (c.tmp_path != NULL)
-		unlink(c.tmp_path);
-	if (rc < 0 && !finished && c.id[0] != '\0')
-		remove_partial(outdir, c.id, c.volno,
-		               sig_written ? spath : NULL);
-	free(c.tmp_path);
-	free(c.final_path);
-	free(c.chunk);
-	al_hasher_free(c.hasher);
-	json_decref(c.volumes);
-	json_decref(c.entries);
-	json_decref(manifest);
-	al_store_pack_clear(&record);
-	json_decref(loaded);
-	items_free(items, nitems);
-	set_free(&hblobs);
-	set_free(&hsigs);
-	free(mpath);
-	free(spath);
-	free(rpath);
-	free(mtext);
-	free(have_ref);
+	ctx_release(&c, &r, rc);
 	return rc;
 }

@@ -393,18 +393,61 @@ static enum MHD_Result v2(struct MHD_Connection *c, al_serve_request *rq,
 	return ok;
 }
 
+/*
+ * The bytes of signature n of release d as served: signature-<k> of the
+ * store in order, those an untrusted import wrote (marked in
+ * airlock/untrusted.json) left out unless t->serve_untrusted, so that the
+ * rest keep a gapless numbering (the CVO reads signature-1, -2, ... up to
+ * the first 404: cluster-version-operator pkg/verify/store/sigstore).
+ * 0 and *b filled, or negative when there is no such signature.
+ */
+static int signature_bytes(const al_serve_table *t, const al_digest *d,
+                           unsigned long n, al_buf *b)
+{
+	char *dir = al_store_signature_dir(t->store, d), *path = NULL;
+	unsigned long k, seen = 0;
+	int rc = AL_ENOTFOUND;
+
+	if (dir == NULL)
+		return AL_ENOMEM;
+	for (k = 1; k <= 9999 && seen < n; k++) {
+		free(path);
+		al_buf_reset(b);
+		if ((path = al_sprintf("%s/signature-%lu", dir, k)) == NULL) {
+			rc = AL_ENOMEM;
+			break;
+		}
+		if (al_fs_read_file(path, b) < 0) {
+			rc = AL_ENOTFOUND; /* the end of the list */
+			break;
+		}
+		if (!t->serve_untrusted &&
+		    al_store_signature_untrusted(
+		        t->store, d,
+		        b->ptr != NULL ? b->ptr : (const uint8_t *)"",
+		        b->len) != 0)
+			continue; /* marked (or the marks unreadable) */
+		if (++seen == n)
+			rc = 0;
+	}
+	al_error_clear();
+	free(path);
+	free(dir);
+	return rc;
+}
+
 /* /signatures/sha256=<hex>/signature-<N>: the CVO's HTTP signature store
  * layout (docs/signatures.md). */
 static enum MHD_Result signature(struct MHD_Connection *c, al_serve_request *rq,
                                  const al_serve_table *t, const char *rest)
 {
-	char ds[80], *dir = NULL, *path = NULL;
+	al_buf b = AL_BUF_INIT(SIGNATURE_MAX);
 	struct MHD_Response *r;
-	struct stat st;
 	unsigned long n = 0;
+	char ds[80];
 	const char *p;
 	al_digest d;
-	int fd = -1;
+	size_t len;
 
 	if (strncmp(rest, "sha256=", 7) != 0 || strlen(rest) < 7 + 64 ||
 	    strncmp(rest + 71, "/signature-", 11) != 0)
@@ -420,26 +463,20 @@ static enum MHD_Result signature(struct MHD_Connection *c, al_serve_request *rq,
 		n = n * 10 + (unsigned long)(*p - '0');
 	}
 	if (al_digest_parse_str(&d, ds) < 0 ||
-	    (dir = al_store_signature_dir(t->store, &d)) == NULL ||
-	    (path = al_sprintf("%s/signature-%lu", dir, n)) == NULL ||
-	    al_fs_open_regular(&fd, path, &st) < 0 ||
-	    (uint64_t)st.st_size > SIGNATURE_MAX)
+	    signature_bytes(t, &d, n, &b) < 0)
 		goto notfound;
-	free(dir);
-	free(path);
-	r = MHD_create_response_from_fd_at_offset64((uint64_t)st.st_size, fd,
-	                                            0);
-	if (r == NULL) {
-		close(fd);
+	len = b.len;
+	r = MHD_create_response_from_buffer(
+	    len, b.ptr != NULL ? (void *)b.ptr : (void *)"",
+	    MHD_RESPMEM_MUST_COPY);
+	al_buf_free(&b);
+	if (r == NULL)
 		return MHD_NO;
-	}
 	MHD_add_response_header(r, "Content-Type", "application/octet-stream");
-	return al_serve__send(c, rq, 200, r, (uint64_t)st.st_size);
+	return al_serve__send(c, rq, 200, r, (uint64_t)len);
 notfound:
-	if (fd >= 0)
-		close(fd);
-	free(dir);
-	free(path);
+	al_error_clear();
+	al_buf_free(&b);
 	return al_serve__send_error(c, rq, 404, "NOT_FOUND",
 	                            "no such signature");
 }
@@ -737,13 +774,15 @@ int al_serve_run(const al_serve_opts *o)
 		if ((rc = al_store_open(&sv.store, o->store, &so)) < 0)
 			goto out;
 	}
+	al_serve__marks_stat(o->store, &sv.marks_st);
 	if ((rc = al_serve__index_stat(o->store, &sv.index_st)) < 0 &&
 	    rc != AL_ENOMEM) {
 		rc =
 		    al_error_set(AL_ENOTFOUND, "'%s' is not a store", o->store);
 		goto out;
 	}
-	if (rc < 0 || (rc = al_serve__table_new(&sv.table, o->store, NULL)) < 0)
+	if (rc < 0 || (rc = al_serve__table_new(&sv.table, o->store, NULL,
+	                                        o->serve_untrusted)) < 0)
 		goto out;
 	pthread_mutex_init(&sv.lock, NULL);
 	pthread_mutex_init(&sv.refresh_lock, NULL);

@@ -48,29 +48,47 @@ int al_serve__index_stat(const char *store, struct stat *st)
 	return rc;
 }
 
-/* Read the table again when index.json was replaced; keep the old one when
- * the new one cannot be read (a store being written). */
+void al_serve__marks_stat(const char *store, struct stat *st)
+{
+	char *p = al_path_join(store, "airlock/untrusted.json");
+
+	if (p == NULL || stat(p, st) != 0)
+		memset(st, 0, sizeof(*st));
+	free(p);
+}
+
+static int same_file(const struct stat *a, const struct stat *b)
+{
+	return a->st_ino == b->st_ino && a->st_size == b->st_size &&
+	       a->st_mtim.tv_sec == b->st_mtim.tv_sec &&
+	       a->st_mtim.tv_nsec == b->st_mtim.tv_nsec;
+}
+
+/* Read the table again when index.json or the marks of untrusted imports
+ * (docs/serve.md "Untrusted content") were replaced; keep the old one
+ * when the new one cannot be read (a store being written). */
 void al_serve__refresh(al_serve_server *sv)
 {
-	struct stat st;
+	struct stat st, ms;
 	al_serve_table *t = NULL, *old;
 	int rc;
 
 	pthread_mutex_lock(&sv->refresh_lock);
-	if (al_serve__index_stat(sv->o->store, &st) < 0 ||
-	    (st.st_ino == sv->index_st.st_ino &&
-	     st.st_size == sv->index_st.st_size &&
-	     st.st_mtim.tv_sec == sv->index_st.st_mtim.tv_sec &&
-	     st.st_mtim.tv_nsec == sv->index_st.st_mtim.tv_nsec))
+	if (al_serve__index_stat(sv->o->store, &st) < 0)
+		goto out;
+	al_serve__marks_stat(sv->o->store, &ms);
+	if (same_file(&st, &sv->index_st) &&
+	    (sv->o->serve_untrusted || same_file(&ms, &sv->marks_st)))
 		goto out;
 	old = al_serve__table_get(sv);
-	rc = al_serve__table_new(&t, sv->o->store, old);
+	rc = al_serve__table_new(&t, sv->o->store, old, sv->o->serve_untrusted);
 	al_serve__table_put(sv, old);
 	if (rc < 0) {
 		al_error_clear();
 		goto out;
 	}
 	sv->index_st = st;
+	sv->marks_st = ms;
 	pthread_mutex_lock(&sv->lock);
 	old = sv->table;
 	sv->table = t;

@@ -67,12 +67,15 @@ typedef struct al_serve_table {
 	size_t nrepos;
 	al_serve_info *infos;
 	size_t ninfos, cap_infos;
+	int serve_untrusted; /* marked content served too */
 } al_serve_table;
 
 /* Open the store at path read-only and read its names; what prev (may be
- * NULL) learnt from a manifest is taken from it, not read again. */
+ * NULL) learnt from a manifest is taken from it, not read again. Without
+ * serve_untrusted, a name an untrusted import set (a live tag mark of
+ * airlock/untrusted.json) is left out. */
 int al_serve__table_new(al_serve_table **out, const char *path,
-                        const al_serve_table *prev);
+                        const al_serve_table *prev, int serve_untrusted);
 void al_serve__table_free(al_serve_table *t);
 /* 1 for "sha256:" and 64 lowercase hex digits, else 0. */
 int al_serve__digest_valid(const char *s);
@@ -136,9 +139,10 @@ typedef struct al_serve_server {
 	const al_serve_opts *o;
 	pthread_mutex_t lock; /* table, access log, uploads, manifest bytes */
 	al_serve_table *table;
-	pthread_mutex_t refresh_lock; /* index_st, table rebuilds */
+	pthread_mutex_t refresh_lock; /* index_st, marks_st, table rebuilds */
 	struct stat index_st;
-	al_store *store; /* writable, with push only */
+	struct stat marks_st; /* airlock/untrusted.json (zero: none) */
+	al_store *store;      /* writable, with push only */
 	al_serve_auth *auth;
 	al_serve_upload **uploads;
 	size_t nuploads;
@@ -186,6 +190,9 @@ enum MHD_Result al_serve__send_error(struct MHD_Connection *c,
  * current table and its release, and reading index.json again now if it
  * changed (a manifest was pushed). */
 int al_serve__index_stat(const char *store, struct stat *st);
+/* stat of the store's airlock/untrusted.json; all zero when there is
+ * none (the marks of untrusted imports decide which names are served). */
+void al_serve__marks_stat(const char *store, struct stat *st);
 void al_serve__refresh(al_serve_server *sv);
 al_serve_table *al_serve__table_get(al_serve_server *sv);
 void al_serve__table_put(al_serve_server *sv, al_serve_table *t);

@@ -421,8 +421,38 @@ static int finish(al_serve_table *t)
 	return 0;
 }
 
+/*
+ * docs/security.md "Marks of untrusted imports": without serve_untrusted,
+ * the names an untrusted import set (while they still name what it gave
+ * them) are taken out of imgs before anything is served from it, so that
+ * neither their manifests nor what refers to them (.sig tags, referrers)
+ * are served under them. Their name is cleared (add_images skips it).
+ */
+static int drop_untrusted(al_serve_table *t, al_store_image *imgs, size_t n)
+{
+	al_store_untrusted *u = NULL;
+	size_t nu = 0, i, j;
+	int rc;
+
+	if (t->serve_untrusted)
+		return 0;
+	if ((rc = al_store_untrusted_list(t->store, &u, &nu)) < 0)
+		return rc;
+	for (i = 0; i < nu; i++) {
+		if (u[i].kind != AL_STORE_UNTRUSTED_TAG)
+			continue;
+		for (j = 0; j < n; j++)
+			if (imgs[j].name != NULL &&
+			    strcmp(imgs[j].name, u[i].name) == 0 &&
+			    al_digest_equal(&imgs[j].desc.digest, &u[i].digest))
+				imgs[j].name[0] = '\0';
+	}
+	al_store_untrusted_free(u, nu);
+	return 0;
+}
+
 int al_serve__table_new(al_serve_table **out, const char *path,
-                        const al_serve_table *prev)
+                        const al_serve_table *prev, int serve_untrusted)
 {
 	al_store_opts so = AL_STORE_OPTS_INIT;
 	al_serve_table *t = calloc(1, sizeof(*t));
@@ -433,9 +463,11 @@ int al_serve__table_new(al_serve_table **out, const char *path,
 	if (t == NULL)
 		return al_error_set(AL_ENOMEM, "out of memory");
 	t->refs = 1;
+	t->serve_untrusted = serve_untrusted;
 	so.readonly = 1;
 	if ((rc = al_store_open(&t->store, path, &so)) < 0 ||
 	    (rc = al_store_list(t->store, &imgs, &n)) < 0 ||
+	    (rc = drop_untrusted(t, imgs, n)) < 0 ||
 	    (rc = add_images(t, imgs, n, prev)) < 0 || (rc = finish(t)) < 0)
 		goto out;
 	*out = t;

@@ -54,6 +54,21 @@ typedef int (*al_store__releases_edit_fn)(json_t *doc, void *ud);
 int al_store__releases_edit(al_store *s, al_store__releases_edit_fn edit,
                             void *ud);
 
+/* --- release records of untrusted imports (store_untrusted.c) --- */
+
+/* The hex SHA-256 of rec's canonical JSON (keys sorted, compact): what a
+ * release record is marked by. */
+int al_store__record_sha256(const json_t *rec, char hex[65]);
+/* An untrusted import about to merge other (a pack's releases.json):
+ * mark each of its release records the store does not hold already,
+ * before the merge writes them. */
+int al_store__untrusted_releases_mark(al_store *s, const json_t *other,
+                                      const char *pack);
+/* A trusted import about to merge other: every marked record of a
+ * release other records (and other does not hold as it is) leaves
+ * releases.json, then the marks of those releases go. */
+int al_store__untrusted_releases_vouch(al_store *s, const json_t *other);
+
 /*
  * Merge the "releases" of other (the releases.json of a pack being
  * imported, named what in messages) into the store's: each record not

@@ -1,6 +1,7 @@
 /* store_untrusted.c: airlock/untrusted.json, the marks of what an import
  * no key verified wrote into the store (docs/security.md "Untrusted
- * imports"): signatures by release and content, tags by name and digest. */
+ * imports"): signatures by release and content, tags by name and digest,
+ * release records of releases.json by release and content. */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -11,6 +12,7 @@
 #include "airlock/fs.h"
 #include "airlock/store.h"
 #include "json_int.h"
+#include "store_int.h"
 
 /* the file is small metadata; bounded like releases.json */
 #define UNTRUSTED_MAX (64u * 1024u * 1024u)
@@ -18,6 +20,14 @@
 static char *marks_file(al_store *s)
 {
 	return al_sprintf("%s/airlock/untrusted.json", al_store_path(s));
+}
+
+/* The list of untrusted.json that holds marks of kind. */
+static const char *mark_list(int kind)
+{
+	return kind == AL_STORE_UNTRUSTED_TAG       ? "tags"
+	       : kind == AL_STORE_UNTRUSTED_RELEASE ? "releases"
+	                                            : "signatures";
 }
 
 static int damaged(const char *path, const char *why)
@@ -41,8 +51,8 @@ static int marks_load(al_store *s, json_t **out)
 	rc = al_fs_read_file(p, &b);
 	if (rc == AL_ENOTFOUND) {
 		al_error_clear();
-		v = json_pack("{s:i, s:[], s:[]}", "airlockUntrusted", 1,
-		              "signatures", "tags");
+		v = json_pack("{s:i, s:[], s:[], s:[]}", "airlockUntrusted", 1,
+		              "signatures", "tags", "releases");
 		rc = v == NULL ? al_error_oom() : 0;
 		goto done;
 	}
@@ -56,9 +66,12 @@ static int marks_load(al_store *s, json_t **out)
 		rc = damaged(p, "not an airlock untrusted-marks file");
 		goto out;
 	}
-	for (k = 0; k < 2; k++) {
-		const char *key = k == 0 ? "signatures" : "tags";
-		const char *dk = k == 0 ? "release" : "digest";
+	for (k = 0; k < 3; k++) {
+		const char *key =
+		    mark_list(k == 1   ? AL_STORE_UNTRUSTED_TAG
+		              : k == 2 ? AL_STORE_UNTRUSTED_RELEASE
+		                       : AL_STORE_UNTRUSTED_SIGNATURE);
+		const char *dk = k == 1 ? "digest" : "release";
 		al_digest d;
 		a = json_object_get(v, key);
 		if (a == NULL) {
@@ -78,7 +91,7 @@ static int marks_load(al_store *s, json_t **out)
 			const char *sh = al_json_str(e, "sha256");
 			if (h == NULL || al_digest_parse_str(&d, h) < 0 ||
 			    al_json_str(e, "pack") == NULL ||
-			    (k == 0 && (sh == NULL || strlen(sh) != 64)) ||
+			    (k != 1 && (sh == NULL || strlen(sh) != 64)) ||
 			    (k == 1 && al_json_str(e, "name") == NULL)) {
 				al_error_clear();
 				rc = damaged(p, "a mark lacks a member");
@@ -105,7 +118,8 @@ static int marks_save(al_store *s, const json_t *v)
 	if (p == NULL)
 		return al_error_oom();
 	if (json_array_size(json_object_get(v, "signatures")) == 0 &&
-	    json_array_size(json_object_get(v, "tags")) == 0) {
+	    json_array_size(json_object_get(v, "tags")) == 0 &&
+	    json_array_size(json_object_get(v, "releases")) == 0) {
 		if (unlink(p) != 0 && errno != ENOENT)
 			rc = al_error_errno(errno, "cannot remove '%s'", p);
 	} else {
@@ -125,12 +139,12 @@ static int same_sig(const json_t *e, const char *release, const char *sha)
 static long find_mark(const json_t *doc, const al_store_untrusted *m)
 {
 	char ds[AL_DIGEST_STRMAX];
-	int sig = m->kind == AL_STORE_UNTRUSTED_SIGNATURE;
+	int sig = m->kind != AL_STORE_UNTRUSTED_TAG;
 	const json_t *a, *e;
 	size_t i;
 
 	al_digest_str(&m->digest, ds);
-	a = json_object_get(doc, sig ? "signatures" : "tags");
+	a = json_object_get(doc, mark_list(m->kind));
 	for (i = 0; i < json_array_size(a); i++) {
 		e = json_array_get(a, i);
 		if (sig ? same_sig(e, ds, m->sha256)
@@ -142,7 +156,8 @@ static long find_mark(const json_t *doc, const al_store_untrusted *m)
 
 static int check_mark(const al_store_untrusted *m)
 {
-	if (m->kind == AL_STORE_UNTRUSTED_SIGNATURE
+	if (m->kind == AL_STORE_UNTRUSTED_SIGNATURE ||
+	            m->kind == AL_STORE_UNTRUSTED_RELEASE
 	        ? strlen(m->sha256) != 64
 	        : (m->kind != AL_STORE_UNTRUSTED_TAG || m->name == NULL))
 		return al_error_set(AL_EINVAL, "malformed untrusted mark");
@@ -167,7 +182,7 @@ int al_store_untrusted_mark(al_store *s, const al_store_untrusted *v, size_t n)
 			break;
 		at = find_mark(doc, m);
 		al_digest_str(&m->digest, ds);
-		if (m->kind == AL_STORE_UNTRUSTED_SIGNATURE) {
+		if (m->kind != AL_STORE_UNTRUSTED_TAG) {
 			if (at >= 0)
 				continue;
 			o = json_pack("{s:s, s:s, s:s}", "release", ds,
@@ -187,11 +202,7 @@ int al_store_untrusted_mark(al_store *s, const al_store_untrusted *v, size_t n)
 			                        (size_t)at, o);
 		else
 			rc = json_array_append_new(
-			    json_object_get(doc,
-			                    m->kind == AL_STORE_UNTRUSTED_TAG
-			                        ? "tags"
-			                        : "signatures"),
-			    o);
+			    json_object_get(doc, mark_list(m->kind)), o);
 		if (rc < 0)
 			rc = al_error_oom();
 		changed = 1;
@@ -226,11 +237,8 @@ int al_store_untrusted_clear(al_store *s, const al_store_untrusted *v, size_t n)
 			break;
 		if ((at = find_mark(doc, &v[i])) < 0)
 			continue;
-		json_array_remove(
-		    json_object_get(doc, v[i].kind == AL_STORE_UNTRUSTED_TAG
-		                             ? "tags"
-		                             : "signatures"),
-		    (size_t)at);
+		json_array_remove(json_object_get(doc, mark_list(v[i].kind)),
+		                  (size_t)at);
 		changed = 1;
 	}
 	if (rc == 0 && changed)
@@ -313,6 +321,242 @@ static char *sig_file_of(al_store *s, const al_digest *release, const char *sha)
 	return NULL;
 }
 
+int al_store__record_sha256(const json_t *rec, char hex[65])
+{
+	char *text = json_dumps(rec, JSON_COMPACT | JSON_SORT_KEYS);
+	char buf[AL_DIGEST_STRMAX];
+	al_digest d;
+	int rc;
+
+	if (text == NULL)
+		return al_error_oom();
+	rc = al_digest_bytes(&d, AL_DIGEST_SHA256, (const uint8_t *)text,
+	                     strlen(text));
+	free(text);
+	if (rc < 0)
+		return rc;
+	memcpy(hex, al_digest_hex(&d, buf), 65);
+	return 0;
+}
+
+/* The record of list (a releases.json "releases" array) for release ds
+ * whose canonical SHA-256 is sha, or NULL. */
+static const json_t *find_record(const json_t *list, const char *ds,
+                                 const char *sha)
+{
+	const json_t *e;
+	char hex[65];
+	size_t i;
+
+	json_array_foreach(list, i, e)
+	{
+		const char *d = al_json_str(e, "digest");
+		if (d == NULL || strcmp(d, ds) != 0)
+			continue;
+		if (al_store__record_sha256(e, hex) < 0) {
+			al_error_clear();
+			continue;
+		}
+		if (strcmp(hex, sha) == 0)
+			return e;
+	}
+	return NULL;
+}
+
+/* The release marks of doc whose record releases.json still holds, into
+ * v from *m on (name: the record's version). */
+static int list_releases(al_store *s, const json_t *doc, al_store_untrusted *v,
+                         size_t *m)
+{
+	json_t *rels = NULL, *e;
+	const json_t *rec;
+	size_t i;
+	int rc;
+
+	if (json_array_size(json_object_get(doc, "releases")) == 0)
+		return 0;
+	if ((rc = al_store_releases_load(s, &rels)) < 0)
+		return rc;
+	json_array_foreach(json_object_get(doc, "releases"), i, e)
+	{
+		al_store_untrusted *u = &v[*m];
+		const char *ver;
+		rec = find_record(json_object_get(rels, "releases"),
+		                  al_json_str(e, "release"),
+		                  al_json_str(e, "sha256"));
+		if (rec == NULL)
+			continue;
+		u->kind = AL_STORE_UNTRUSTED_RELEASE;
+		(void)al_digest_parse_str(&u->digest,
+		                          al_json_str(e, "release"));
+		memcpy(u->sha256, al_json_str(e, "sha256"), 65);
+		ver = al_json_str(rec, "version");
+		(*m)++;
+		if ((u->name = al_strdup(ver != NULL ? ver : "")) == NULL ||
+		    (u->pack = al_strdup(al_json_str(e, "pack"))) == NULL) {
+			rc = al_error_oom();
+			break;
+		}
+	}
+	json_decref(rels);
+	return rc;
+}
+
+int al_store__untrusted_releases_mark(al_store *s, const json_t *other,
+                                      const char *pack)
+{
+	al_store_untrusted *v = NULL;
+	json_t *mine = NULL, *e, *w;
+	const json_t *pa = json_object_get(other, "releases");
+	size_t i, j, n = 0;
+	int rc;
+
+	if (json_array_size(pa) == 0)
+		return 0;
+	if ((rc = al_store_releases_load(s, &mine)) < 0)
+		return rc;
+	if ((v = calloc(json_array_size(pa), sizeof(*v))) == NULL) {
+		rc = al_error_oom();
+		goto out;
+	}
+	json_array_foreach(pa, i, e)
+	{
+		int found = 0;
+		const char *d = al_json_str(e, "digest");
+		/* a record the store holds already is not the import's */
+		json_array_foreach(json_object_get(mine, "releases"), j, w)
+		{
+			if (json_equal(e, w))
+				found = 1;
+		}
+		if (found || d == NULL ||
+		    al_digest_parse_str(&v[n].digest, d) < 0) {
+			al_error_clear();
+			continue;
+		}
+		if ((rc = al_store__record_sha256(e, v[n].sha256)) < 0)
+			goto out;
+		v[n].kind = AL_STORE_UNTRUSTED_RELEASE;
+		v[n].pack = (char *)pack;
+		n++;
+	}
+	rc = al_store_untrusted_mark(s, v, n);
+out:
+	free(v);
+	json_decref(mine);
+	return rc;
+}
+
+typedef struct vouch_ctx {
+	const json_t *marks; /* the "releases" marks */
+	const json_t *other; /* the trusted releases.json */
+	int changed;
+} vouch_ctx;
+
+/* 1 when rec is one of the trusted document's records */
+static int in_other(const json_t *other, const json_t *rec)
+{
+	const json_t *e;
+	size_t i;
+
+	json_array_foreach(json_object_get(other, "releases"), i, e)
+	{
+		if (json_equal(e, rec))
+			return 1;
+	}
+	return 0;
+}
+
+/* Drop every marked record of a release the trusted document records,
+ * unless the trusted document holds the same record. */
+static int vouch_edit(json_t *doc, void *ud)
+{
+	vouch_ctx *c = ud;
+	json_t *list = json_object_get(doc, "releases");
+	const json_t *e;
+	size_t i, k;
+
+	for (i = json_array_size(list); i-- > 0;) {
+		const json_t *rec = json_array_get(list, i);
+		const char *d = al_json_str(rec, "digest");
+		char hex[65];
+		int marked = 0, vouched = 0;
+		if (d == NULL || in_other(c->other, rec))
+			continue;
+		json_array_foreach(json_object_get(c->other, "releases"), k, e)
+		{
+			const char *od = al_json_str(e, "digest");
+			if (od != NULL && strcmp(od, d) == 0)
+				vouched = 1;
+		}
+		if (!vouched || al_store__record_sha256(rec, hex) < 0)
+			continue;
+		json_array_foreach(c->marks, k, e)
+		{
+			if (same_sig(e, d, hex))
+				marked = 1;
+		}
+		if (marked) {
+			json_array_remove(list, i);
+			c->changed = 1;
+		}
+	}
+	return c->changed ? 0 : 1;
+}
+
+int al_store__untrusted_releases_vouch(al_store *s, const json_t *other)
+{
+	json_t *doc = NULL, *e;
+	al_store_untrusted *v = NULL;
+	vouch_ctx c;
+	size_t i, j, n = 0;
+	char *p;
+	int rc, ex;
+
+	if (json_array_size(json_object_get(other, "releases")) == 0)
+		return 0;
+	if ((p = marks_file(s)) == NULL)
+		return al_error_oom();
+	ex = al_fs_exists(p);
+	free(p);
+	if (ex != 1)
+		return ex; /* no marks: nothing to vouch for */
+	if ((rc = marks_load(s, &doc)) < 0)
+		return rc;
+	c.marks = json_object_get(doc, "releases");
+	c.other = other;
+	c.changed = 0;
+	/* the marked records go first, then their marks: a crash between
+	 * leaves a mark of no record, which nothing lists */
+	if ((rc = al_store__releases_edit(s, vouch_edit, &c)) < 0)
+		goto out;
+	if ((v = calloc(json_array_size(c.marks) + 1, sizeof(*v))) == NULL) {
+		rc = al_error_oom();
+		goto out;
+	}
+	json_array_foreach(c.marks, i, e)
+	{
+		const json_t *o;
+		json_array_foreach(json_object_get(other, "releases"), j, o)
+		{
+			const char *od = al_json_str(o, "digest");
+			if (od == NULL ||
+			    strcmp(od, al_json_str(e, "release")) != 0)
+				continue;
+			v[n].kind = AL_STORE_UNTRUSTED_RELEASE;
+			(void)al_digest_parse_str(&v[n].digest, od);
+			memcpy(v[n].sha256, al_json_str(e, "sha256"), 65);
+			n++;
+			break;
+		}
+	}
+	rc = al_store_untrusted_clear(s, v, n);
+out:
+	free(v);
+	json_decref(doc);
+	return rc;
+}
+
 int al_store_untrusted_list(al_store *s, al_store_untrusted **out, size_t *n)
 {
 	al_store_untrusted *v = NULL;
@@ -325,7 +569,8 @@ int al_store_untrusted_list(al_store *s, al_store_untrusted **out, size_t *n)
 	if ((rc = marks_load(s, &doc)) < 0)
 		return rc;
 	cap = json_array_size(json_object_get(doc, "signatures")) +
-	      json_array_size(json_object_get(doc, "tags")) + 1;
+	      json_array_size(json_object_get(doc, "tags")) +
+	      json_array_size(json_object_get(doc, "releases")) + 1;
 	if ((v = calloc(cap, sizeof(*v))) == NULL) {
 		rc = al_error_oom();
 		goto out;
@@ -365,6 +610,8 @@ int al_store_untrusted_list(al_store *s, al_store_untrusted **out, size_t *n)
 			goto oom;
 		m++;
 	}
+	if ((rc = list_releases(s, doc, v, &m)) < 0)
+		goto out;
 	*out = v;
 	*n = m;
 	v = NULL;

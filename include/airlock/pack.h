@@ -67,6 +67,10 @@ typedef struct al_pack_result {
 	uint64_t bytes;   /* payload bytes carried */
 	uint64_t skipped; /* files left out because the far side has them */
 	uint64_t elapsed_ms;
+	/* signatures, names of index.json and release records left out
+	 * because an import no key verified wrote them (docs/security.md
+	 * "Marks of untrusted imports") */
+	uint64_t untrusted;
 } al_pack_result;
 
 /*
@@ -88,6 +92,10 @@ typedef struct al_pack_result {
  * AL_ENOTFOUND: unknown since id or missing key/inventory; AL_EPARSE: bad
  * inventory or key; AL_EINVAL: volume_size below AL_PACK_VOLUME_MIN. On
  * any failure the volumes and signature this call wrote are removed.
+ * What an import no key verified wrote (marked signatures, names of
+ * index.json and release records, al_store_untrusted_list) is left out,
+ * counted in res->untrusted (docs/security.md "Marks of untrusted
+ * imports"): a signed pack vouches only for what the store trusts.
  * *res (may be NULL) is written only on success.
  */
 AL_EXPORT int al_pack_write(al_store *s, const char *outdir,
@@ -165,7 +173,8 @@ typedef struct al_unpack_result {
  * belong to the pack, a symlink, hard link or device, a path escaping
  * the store, a duplicate or oversized entry, a truncated volume) with a
  * message naming the volume and entry; AL_ENOTFOUND for a delta whose
- * base pack was never imported; AL_EPARSE for a malformed manifest.
+ * base pack was never imported into the store itself (also when it is
+ * only quarantined: nothing written); AL_EPARSE for a malformed manifest.
  * Quarantine (docs/security.md "Untrusted imports"): without trust_key
  * (and without accept_untrusted) nothing of the pack reaches the store
  * itself. It is imported, with the same checks, into a store of its own,

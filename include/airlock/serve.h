@@ -40,6 +40,10 @@ typedef struct al_serve_opts {
 	unsigned max_uploads;   /* upload sessions open at once; 0: 32 */
 	unsigned upload_timeout_s; /* a session idle this long is dropped;
 	                              0: 600 */
+	/* 1: serve what an import no key verified wrote (marked signatures
+	 * and names, docs/security.md "Marks of untrusted imports"); 0 (the
+	 * default): the signature store and the registry leave them out */
+	int serve_untrusted;
 } al_serve_opts;
 
 #define AL_SERVE_OPTS_INIT                                                     \

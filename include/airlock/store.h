@@ -356,18 +356,24 @@ AL_EXPORT int al_store_signature_add(al_store *s, const al_digest *release,
  * (docs/security.md "Untrusted imports"). A signature is marked by its
  * release and the SHA-256 of its bytes (whatever signature-<n> holds
  * them), a tag by its name and the digest the import gave it (a name
- * tagged again elsewhere is no longer marked).
+ * tagged again elsewhere is no longer marked), a release record of
+ * releases.json by its release and the SHA-256 of its canonical JSON
+ * (keys sorted, compact).
  */
 typedef enum al_store_untrusted_kind {
 	AL_STORE_UNTRUSTED_SIGNATURE = 1,
-	AL_STORE_UNTRUSTED_TAG = 2
+	AL_STORE_UNTRUSTED_TAG = 2,
+	AL_STORE_UNTRUSTED_RELEASE = 3
 } al_store_untrusted_kind;
 
 typedef struct al_store_untrusted {
 	int kind;         /* al_store_untrusted_kind */
-	al_digest digest; /* SIGNATURE: the release; TAG: the manifest */
-	char sha256[65];  /* SIGNATURE: hex SHA-256 of its bytes; TAG: "" */
-	char *name;       /* TAG: the name; SIGNATURE: NULL */
+	al_digest digest; /* SIGNATURE, RELEASE: the release; TAG: the
+	                     manifest */
+	char sha256[65];  /* SIGNATURE: hex SHA-256 of its bytes; RELEASE: of
+	                     the record; TAG: "" */
+	char *name;       /* TAG: the name; RELEASE (listings): the record's
+	                     version; SIGNATURE: NULL */
 	char *pack;       /* the pack id of the import that wrote it */
 	char *path;       /* listings: the signature file ("signatures/...") */
 } al_store_untrusted;
@@ -390,7 +396,8 @@ AL_EXPORT int al_store_signature_untrusted(al_store *s,
                                            const al_digest *release,
                                            const uint8_t *p, size_t n);
 /* The marks that still apply: signatures some signature-<n> holds (path
- * set), names that still name the marked digest. Free with
+ * set), names that still name the marked digest, release records
+ * releases.json still holds. Free with
  * al_store_untrusted_free. */
 AL_EXPORT int al_store_untrusted_list(al_store *s, al_store_untrusted **out,
                                       size_t *n);

@@ -1260,6 +1260,55 @@ out:
 	free(st);
 }
 
+/* Release records of untrusted imports (issue 24): a record the store
+ * holds already is not marked, a new one (a forged version of the same
+ * release) is, and listed while releases.json holds it; a trusted
+ * document recording that release takes the marked record out of
+ * releases.json, keeps the genuine one, and clears the mark. */
+static void test_pack__untrusted_release_records_marked_and_vouched(void)
+{
+	char *st = fresh("relmarks"), *path = NULL;
+	al_store *s = NULL;
+	al_store_opts so = {.create = 1};
+	al_store_untrusted *v = NULL;
+	json_t *genuine = NULL, *forged = NULL, *doc = NULL;
+	size_t n = 0;
+
+	genuine = json_pack("{s:[{s:s, s:s}]}", "releases", "version", "4.14.1", "digest", "sha256:" SIG_HEX);
+	forged = json_pack("{s:[{s:s, s:s}, {s:s, s:s}]}", "releases", "version", "4.14.1", "digest",
+	                   "sha256:" SIG_HEX, "version", "6.6.6", "digest", "sha256:" SIG_HEX);
+	if (genuine == NULL || forged == NULL || al_store_open(&s, st, &so) != 0 ||
+	    al_store__releases_import(s, genuine, "the genuine pack") != 0) {
+		CU_FAIL("setup");
+		goto out;
+	}
+	CU_ASSERT_EQUAL(al_store__untrusted_releases_mark(s, forged, "p-forged"), 0);
+	CU_ASSERT_EQUAL(al_store__releases_import(s, forged, "the forged pack"), 0);
+	CU_ASSERT_EQUAL(al_store_untrusted_list(s, &v, &n), 0);
+	CU_ASSERT_EQUAL(n, 1);
+	if (n == 1) {
+		CU_ASSERT_EQUAL(v[0].kind, AL_STORE_UNTRUSTED_RELEASE);
+		CU_ASSERT_STRING_EQUAL(STR(v[0].name), "6.6.6");
+		CU_ASSERT_STRING_EQUAL(STR(v[0].pack), "p-forged");
+	}
+	al_store_untrusted_free(v, n);
+	v = NULL;
+	CU_ASSERT_EQUAL(al_store__untrusted_releases_vouch(s, genuine), 0);
+	CU_ASSERT_EQUAL(al_store_releases_load(s, &doc), 0);
+	CU_ASSERT_EQUAL(json_array_size(json_object_get(doc, "releases")), 1);
+	CU_ASSERT_STRING_EQUAL(STR(al_json_str(json_array_get(json_object_get(doc, "releases"), 0), "version")),
+	                       "4.14.1");
+	path = al_sprintf("%s/airlock/untrusted.json", st);
+	CU_ASSERT_EQUAL(al_fs_exists(path), 0);
+out:
+	json_decref(doc);
+	json_decref(genuine);
+	json_decref(forged);
+	al_store_free(s);
+	free(path);
+	free(st);
+}
+
 /* Issue 24: a forged signature-1 written by an --accept-untrusted import
  * is marked; the genuine pack with --trust replaces it (no forged byte
  * beside the real one) and clears the marks; a signature file nobody
@@ -2188,6 +2237,8 @@ int main(void)
 		{"test_pack__untrusted_import_is_quarantined", test_pack__untrusted_import_is_quarantined},
 		{"test_pack__promote_needs_the_signing_key", test_pack__promote_needs_the_signing_key},
 		{"test_pack__untrusted_marks_follow_the_files", test_pack__untrusted_marks_follow_the_files},
+		{"test_pack__untrusted_release_records_marked_and_vouched",
+		 test_pack__untrusted_release_records_marked_and_vouched},
 		CU_TEST_INFO_NULL,
 	};
 

@@ -140,7 +140,7 @@ static void test_serve__table_follows_push_names(void)
 	al_store_free(s);
 	s = NULL;
 
-	CU_ASSERT_EQUAL(al_serve__table_new(&t, path, NULL), 0);
+	CU_ASSERT_EQUAL(al_serve__table_new(&t, path, NULL, 0), 0);
 	if (t == NULL)
 		goto out;
 	CU_ASSERT_EQUAL(t->nrepos, 2);
@@ -192,10 +192,10 @@ static void test_serve__table_follows_push_names(void)
 	 * not */
 	blob = al_sprintf("%s/blobs/sha256/%s", path, d3 + 7);
 	CU_ASSERT_EQUAL(blob != NULL ? unlink(blob) : -1, 0);
-	CU_ASSERT_EQUAL(al_serve__table_new(&t2, path, t), 0);
+	CU_ASSERT_EQUAL(al_serve__table_new(&t2, path, t, 0), 0);
 	m = t2 != NULL ? al_serve__find_man(t2, "ns/repo", d3) : NULL;
 	CU_ASSERT_TRUE(m != NULL && strcmp(m->subject, d1) == 0);
-	CU_ASSERT_EQUAL(al_serve__table_new(&t3, path, NULL), 0);
+	CU_ASSERT_EQUAL(al_serve__table_new(&t3, path, NULL, 0), 0);
 	m = t3 != NULL ? al_serve__find_man(t3, "ns/repo", d3) : NULL;
 	CU_ASSERT_TRUE(m != NULL && m->subject[0] == '\0');
 out:

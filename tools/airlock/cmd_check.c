@@ -262,13 +262,21 @@ static int show_untrusted(al_store *store)
 		arr = cli_json_set_array(cli_json_root(), "untrusted");
 	for (i = 0; i < n; i++) {
 		int sig = v[i].kind == AL_STORE_UNTRUSTED_SIGNATURE;
+		int rel = v[i].kind == AL_STORE_UNTRUSTED_RELEASE;
 		al_digest_str(&v[i].digest, ds);
 		if (arr != NULL) {
 			json_t *o = cli_json_append_object(arr);
-			cli_json_set_str(o, "kind", sig ? "signature" : "tag");
-			cli_json_set_str(o, sig ? "path" : "name",
-			                 sig ? v[i].path : v[i].name);
-			cli_json_set_str(o, sig ? "release" : "digest", ds);
+			cli_json_set_str(o, "kind",
+			                 sig   ? "signature"
+			                 : rel ? "release"
+			                       : "tag");
+			if (rel)
+				cli_json_set_str(o, "version", v[i].name);
+			else
+				cli_json_set_str(o, sig ? "path" : "name",
+				                 sig ? v[i].path : v[i].name);
+			cli_json_set_str(o, sig || rel ? "release" : "digest",
+			                 ds);
 			cli_json_set_str(o, "pack", v[i].pack);
 			continue;
 		}
@@ -277,6 +285,11 @@ static int show_untrusted(al_store *store)
 			       "without --trust (configmaps leaves it out; a "
 			       "trusted import of it clears this)\n",
 			       cli_esc(v[i].path), cli_esc(v[i].pack));
+		else if (rel)
+			printf("untrusted release record %s (%s): written by "
+			       "pack %s without --trust (a trusted import of "
+			       "the release replaces it)\n",
+			       ds, cli_esc(v[i].name), cli_esc(v[i].pack));
 		else
 			printf("untrusted tag %s -> %s: set by pack %s "
 			       "without --trust (a trusted import of it clears "

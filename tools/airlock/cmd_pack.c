@@ -30,6 +30,11 @@ static const char pack_help[] =
     "airlock-<id>.json listing every entry with its size, SHA-256 and volume. "
     "Copy\n"
     "the manifest (and its .sig) with every volume. See docs/pack.md.\n"
+    "Signatures, names and release records that an import no key verified "
+    "wrote\n"
+    "(unpack --accept-untrusted; airlock check lists them) are left out, "
+    "with a\n"
+    "warning: a signed pack vouches only for what the store trusts.\n"
     "\n"
     "Options:\n"
     "      --store DIR          the store to pack (run 'airlock check' on it "
@@ -188,6 +193,15 @@ int cmd_pack(int argc, char **argv)
 	       res.id, (unsigned long long)res.volumes,
 	       (unsigned long long)res.entries, (unsigned long long)res.bytes,
 	       (unsigned long long)res.skipped);
+	/* docs/security.md "Marks of untrusted imports": said even with
+	 * --quiet, the pack holds less than the store */
+	if (res.untrusted > 0)
+		fprintf(stderr,
+		        "airlock: warning: left out %llu signatures, names and "
+		        "release records that an import no key verified wrote "
+		        "(airlock check lists them; a trusted import of them "
+		        "clears the marks)\n",
+		        (unsigned long long)res.untrusted);
 	if (!c.quiet)
 		fprintf(stderr,
 		        "%s packed in %.1f s into %s/airlock-%s.json and its "

@@ -17,8 +17,10 @@ static const char releases_help[] =
     "List the releases the store holds (airlock/releases.json), sorted by "
     "version:\n"
     "  VERSION  DIGEST  COMPONENTS  SIGNATURES  PACK  CHANNELS\n"
-    "SIGNATURES is verified, unverified (mirrored with --allow-unsigned) or -\n"
-    "(not checked). PACK names the packs\n"
+    "SIGNATURES is verified, unverified (mirrored with --allow-unsigned), -\n"
+    "(not checked), or untrusted: the record was written by an import no key\n"
+    "verified (unpack --accept-untrusted; airlock check names the pack).\n"
+    "PACK names the packs\n"
     "(airlock/packs/<id>.json) that carried the release, or -. CHANNELS are "
     "the\n"
     "update channels the release was selected from, or -.\n"
@@ -65,6 +67,22 @@ static char *channels_of(const al_store_release *r)
 	return al_buf_detach(&b, NULL);
 }
 
+/* The pack id of the untrusted import that wrote record r (its release
+ * and version marked in airlock/untrusted.json), or NULL. */
+static const char *untrusted_by(const al_store_release *r,
+                                const al_store_untrusted *u, size_t nu)
+{
+	size_t i;
+
+	for (i = 0; r->has_digest && i < nu; i++)
+		if (u[i].kind == AL_STORE_UNTRUSTED_RELEASE &&
+		    al_digest_equal(&u[i].digest, &r->digest) &&
+		    strcmp(u[i].name, r->version != NULL ? r->version : "") ==
+		        0)
+			return u[i].pack;
+	return NULL;
+}
+
 static const char *sig_status(const al_store_release *r)
 {
 	if (r->verified == AL_STORE_VERIFIED)
@@ -76,7 +94,8 @@ static const char *sig_status(const al_store_release *r)
 
 /* --json: one object per release (docs/json.md, airlock.releases/v1). */
 static void json_rows(const char *store_path, const al_store_release *rows,
-                      size_t n, const al_store_pack *packs, size_t npacks)
+                      size_t n, const al_store_pack *packs, size_t npacks,
+                      const al_store_untrusted *u, size_t nu)
 {
 	json_t *root = cli_json_root(), *arr;
 	size_t i, j, k;
@@ -102,6 +121,7 @@ static void json_rows(const char *store_path, const al_store_release *rows,
 		                     ? "unverified"
 		                     : "unchecked");
 		cli_json_set_str(o, "verified_by", r->verified_by);
+		cli_json_set_str(o, "untrusted_pack", untrusted_by(r, u, nu));
 		a = cli_json_set_array(o, "packs");
 		for (j = 0; r->has_digest && j < npacks; j++)
 			if (al_store_pack_carries(&packs[j], &r->digest))
@@ -118,7 +138,8 @@ static int table(const char *store_path)
 	al_store_opts so = AL_STORE_OPTS_INIT;
 	al_store_release *rows = NULL;
 	al_store_pack *packs = NULL;
-	size_t npacks = 0, n = 0, i, wv = 7, wd = 6, wp = 4;
+	al_store_untrusted *u = NULL;
+	size_t npacks = 0, n = 0, nu = 0, i, wv = 7, wd = 6, wp = 4;
 	char **pks = NULL;
 	int rc, code = EXIT_OK;
 
@@ -126,7 +147,8 @@ static int table(const char *store_path)
 	if ((rc = al_store_open(&store, store_path, &so)) < 0)
 		return cli_fail(rc, "cannot open store '%s'", store_path);
 	if ((rc = al_store_releases_list(store, &rows, &n)) < 0 ||
-	    (rc = al_store_packs_list(store, &packs, &npacks)) < 0) {
+	    (rc = al_store_packs_list(store, &packs, &npacks)) < 0 ||
+	    (rc = al_store_untrusted_list(store, &u, &nu)) < 0) {
 		cli_fail(rc, "cannot read store '%s'", store_path);
 		code = EXIT_RUNTIME;
 		goto out;
@@ -149,7 +171,7 @@ static int table(const char *store_path)
 		goto out;
 	}
 	if (cli_json_active()) {
-		json_rows(store_path, rows, n, packs, npacks);
+		json_rows(store_path, rows, n, packs, npacks, u, nu);
 		goto out;
 	}
 	for (i = 0; i < n; i++) {
@@ -173,8 +195,10 @@ static int table(const char *store_path)
 		/* releases.json and the pack records are files: escaped */
 		printf("%-*s  %-*s  %10s  %-10s  %-*s  %s\n", (int)wv,
 		       cli_esc(v), (int)wd, cli_esc(d), cbuf,
-		       sig_status(&rows[i]), (int)wp, cli_esc(pks[i]),
-		       cli_esc(ch));
+		       untrusted_by(&rows[i], u, nu) != NULL
+		           ? "untrusted"
+		           : sig_status(&rows[i]),
+		       (int)wp, cli_esc(pks[i]), cli_esc(ch));
 		free(ch);
 	}
 out:
@@ -183,6 +207,7 @@ out:
 			free(pks[i]);
 	free(pks);
 	al_store_packs_free(packs, npacks);
+	al_store_untrusted_free(u, nu);
 	al_store_releases_free(rows, n);
 	al_store_free(store);
 	return code;

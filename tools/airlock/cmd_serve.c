@@ -28,6 +28,7 @@ enum {
 	OPT_MAX_BLOB,
 	OPT_MAX_UPLOADS,
 	OPT_UPLOAD_TIMEOUT,
+	OPT_SERVE_UNTRUSTED,
 };
 
 #define HOSTS_MAX 32
@@ -68,6 +69,11 @@ static const char serve_help[] =
     "      --idle-timeout SEC   close a connection silent this long "
     "(default 30)\n"
     "      --threads N          worker threads (default 4)\n"
+    "      --serve-untrusted    serve the signatures and names an import no "
+    "key\n"
+    "                           verified wrote (unpack --accept-untrusted; "
+    "left\n"
+    "                           out by default, docs/security.md)\n"
     "      --allow-push         take pushes (uploads into the store, "
     "manifests into\n"
     "                           index.json); needs --htpasswd or "
@@ -159,6 +165,7 @@ int cmd_serve(int argc, char **argv)
 	    {"htpasswd", required_argument, NULL, OPT_HTPASSWD},
 	    {"token-file", required_argument, NULL, OPT_TOKEN_FILE},
 	    {"auth-pull", no_argument, NULL, OPT_AUTH_PULL},
+	    {"serve-untrusted", no_argument, NULL, OPT_SERVE_UNTRUSTED},
 	    {"max-blob-size", required_argument, NULL, OPT_MAX_BLOB},
 	    {"max-uploads", required_argument, NULL, OPT_MAX_UPLOADS},
 	    {"upload-timeout", required_argument, NULL, OPT_UPLOAD_TIMEOUT},
@@ -233,6 +240,9 @@ int cmd_serve(int argc, char **argv)
 			break;
 		case OPT_TOKEN_FILE:
 			o.token_file = optarg;
+			break;
+		case OPT_SERVE_UNTRUSTED:
+			o.serve_untrusted = 1;
 			break;
 		case OPT_AUTH_PULL:
 			o.auth_pull = 1;
