@@ -1271,7 +1271,7 @@ static int partial_unlocked(const char *path)
 /* Remove path unless a writer or an upload holds its flock. The lock is
  * held while the file goes: one that opened it a moment before and locks
  * it now finds the name gone. 1 removed, 0 kept. */
-static int unlink_unheld(const char *path)
+int al_store__unlink_unheld(const char *path)
 {
 	int fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
 	int gone = 0;
@@ -1284,9 +1284,7 @@ static int unlink_unheld(const char *path)
 	return gone;
 }
 
-/* Keep blobs/.partial under STORE_PARTIALS_MAX files before a new one is
- * made: remove the oldest one no writer holds. */
-static void partial_make_room(const char *dir)
+void al_store__make_room(const char *dir, size_t max, const char *what)
 {
 	DIR *d = opendir(dir);
 	struct dirent *de;
@@ -1319,9 +1317,8 @@ static void partial_make_room(const char *dir)
 	}
 	if (d != NULL)
 		closedir(d);
-	if (n >= STORE_PARTIALS_MAX && oldest != NULL && unlink_unheld(oldest))
-		al_log_debug("store: removed partial download '%s' to make "
-		             "room",
+	if (n >= max && oldest != NULL && al_store__unlink_unheld(oldest))
+		al_log_debug("store: removed %s '%s' to make room", what,
 		             oldest);
 	free(oldest);
 }
@@ -1393,7 +1390,8 @@ int al_store_blob_resume(al_store *s, const al_digest *expected,
 	    (rc = al_fs_mkdir_p(dir, 0755)) < 0)
 		goto out;
 	if (al_fs_exists(path) == 0)
-		partial_make_room(dir);
+		al_store__make_room(dir, STORE_PARTIALS_MAX,
+		                    "partial download");
 	rc = al_tmpfile_open_partial(&w->tmp, path);
 	if (rc == AL_ELOCKED) {
 		/* another writer continues it: this one starts afresh */
@@ -2502,7 +2500,7 @@ static int scan_kept(struct walk *w)
 		int len;
 
 		if ((w->flags & AL_STORE_CHECK_GC) && !k->in_use &&
-		    unlink_unheld(k->path)) {
+		    al_store__unlink_unheld(k->path)) {
 			w->res->removed++;
 			w->res->bytes_removed += k->bytes;
 			report(w, AL_CHECK_REMOVED, k->path,

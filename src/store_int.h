@@ -54,6 +54,15 @@ typedef int (*al_store__releases_edit_fn)(json_t *doc, void *ud);
 int al_store__releases_edit(al_store *s, al_store__releases_edit_fn edit,
                             void *ud);
 
+/* --- files kept to resume (partial downloads, upload sessions) --- */
+
+/* Remove path unless a writer or an upload holds its flock (the lock held
+ * while it goes). 1 removed, 0 kept. */
+int al_store__unlink_unheld(const char *path);
+/* Before a new file is made in dir: when it holds max files or more,
+ * remove the oldest that no one holds (what names it in the log). */
+void al_store__make_room(const char *dir, size_t max, const char *what);
+
 /* --- release records of untrusted imports (store_untrusted.c) --- */
 
 /* The hex SHA-256 of rec's canonical JSON (keys sorted, compact): what a

@@ -3,7 +3,6 @@
  * acknowledged) is kept in a file, and the next attempt asks the registry
  * where the session stands and continues from there (docs/push.md
  * "Resuming an upload"). */
-#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdlib.h>
@@ -19,6 +18,7 @@
 #include "airlock/fs.h"
 #include "airlock/log.h"
 #include "json_int.h"
+#include "store_int.h"
 #include "transfer_upload_int.h"
 
 /* A session file is a few hundred bytes; anything larger is not ours. */
@@ -92,63 +92,6 @@ static char *session_path(const char *dir, const char *host, const char *repo,
 	return al_path_join(dir, name);
 }
 
-/* Remove path unless a running upload holds its lock; the lock is held
- * while the file is removed, so an upload that opened it a moment before
- * sees the file gone (session_open) and never writes into a removed one.
- * 1 removed, 0 kept. */
-static int unlink_unlocked(const char *path)
-{
-	int fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
-	int gone = 0;
-
-	if (fd < 0)
-		return 0;
-	if (flock(fd, LOCK_EX | LOCK_NB) == 0)
-		gone = unlink(path) == 0;
-	close(fd);
-	return gone;
-}
-
-/* Keep at most UPLOAD_SESSIONS_MAX session files in dir before a new one
- * is made: the oldest one no upload holds gives way. */
-static void sessions_make_room(const char *dir)
-{
-	DIR *d = opendir(dir);
-	struct dirent *de;
-	char *oldest = NULL;
-	time_t oldest_t = 0;
-	size_t n = 0;
-
-	while (d != NULL && (de = readdir(d)) != NULL) {
-		struct stat st;
-		char *p;
-
-		if (de->d_name[0] == '.')
-			continue;
-		if ((p = al_path_join(dir, de->d_name)) == NULL)
-			break;
-		if (lstat(p, &st) != 0 || !S_ISREG(st.st_mode)) {
-			free(p);
-			continue;
-		}
-		n++;
-		if (oldest == NULL || st.st_mtime < oldest_t) {
-			free(oldest);
-			oldest = p;
-			oldest_t = st.st_mtime;
-		} else {
-			free(p);
-		}
-	}
-	if (d != NULL)
-		closedir(d);
-	if (n >= UPLOAD_SESSIONS_MAX && oldest != NULL &&
-	    unlink_unlocked(oldest))
-		al_log_debug("upload: removed the session '%s' to make room",
-		             oldest);
-	free(oldest);
-}
-
 /* A session file, held: fd carries an exclusive flock for as long as the
  * upload uses it, so that `check --gc` (and another process uploading the
  * same blob) leave it alone. path NULL: no file (none wanted, or another
@@ -172,7 +115,7 @@ static void session_open(session *s, char *path, const char *dir)
 	if (path == NULL)
 		return;
 	if (al_fs_exists(path) != 1)
-		sessions_make_room(dir);
+		al_store__make_room(dir, UPLOAD_SESSIONS_MAX, "upload session");
 	/* a gc that removed the file between open and flock: open again */
 	for (i = 0; i < 3; i++) {
 		struct stat held, now;
@@ -513,6 +456,6 @@ void al_transfer__upload_forget(const char *state_dir, const char *host,
 	path = session_path(state_dir, host, repo, d);
 	/* one another upload holds is its business */
 	if (path != NULL && al_fs_exists(path) == 1)
-		(void)unlink_unlocked(path);
+		(void)al_store__unlink_unheld(path);
 	free(path);
 }

@@ -13,30 +13,7 @@ command -v flock >/dev/null || al_skip "flock missing (Debian package util-linux
 
 # A store with one image (any OCI layout opens as a store).
 S=$T/store
-python3 - "$S" <<'PY'
-import hashlib, json, os, sys
-out = sys.argv[1]
-os.makedirs(out + "/blobs/sha256")
-def put(data):
-    h = hashlib.sha256(data).hexdigest()
-    open(out + "/blobs/sha256/" + h, "wb").write(data)
-    return "sha256:" + h
-layer = b"layer bytes" * 100
-cfg = json.dumps({"architecture": "amd64", "os": "linux",
-                  "rootfs": {"type": "layers", "diff_ids": ["sha256:" + "0" * 64]}}).encode()
-m = json.dumps({"schemaVersion": 2,
-                "mediaType": "application/vnd.oci.image.manifest.v1+json",
-                "config": {"mediaType": "application/vnd.oci.image.config.v1+json",
-                           "digest": put(cfg), "size": len(cfg)},
-                "layers": [{"mediaType": "application/vnd.oci.image.layer.v1.tar+gzip",
-                            "digest": put(layer), "size": len(layer)}]}).encode()
-json.dump({"schemaVersion": 2, "manifests": [{
-    "mediaType": "application/vnd.oci.image.manifest.v1+json",
-    "digest": put(m), "size": len(m),
-    "annotations": {"org.opencontainers.image.ref.name": "quay.io/airlock-samples/kept:1"}}]},
-    open(out + "/index.json", "w"))
-open(out + "/oci-layout", "w").write('{"imageLayoutVersion": "1.0.0"}')
-PY
+python3 "$AL_TOOLS/mkimage.py" "$S" quay.io/airlock-samples/kept:1 1100
 
 # session FILE DIGEST OFFSET: an upload session as push keeps it.
 session() {

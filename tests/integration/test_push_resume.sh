@@ -17,30 +17,7 @@ CHUNK=$((16 * MIB))
 MAXREL=$((SIZE * 45 / 100))
 
 # One image whose only layer is SIZE seeded pseudo-random bytes.
-python3 - "$T/src" "$SIZE" <<'PY'
-import hashlib, json, os, random, sys
-out, size = sys.argv[1], int(sys.argv[2])
-os.makedirs(out + "/blobs/sha256")
-def put(data):
-    h = hashlib.sha256(data).hexdigest()
-    open(out + "/blobs/sha256/" + h, "wb").write(data)
-    return "sha256:" + h
-layer = random.Random("push-resume").randbytes(size)
-cfg = json.dumps({"architecture": "amd64", "os": "linux",
-                  "rootfs": {"type": "layers", "diff_ids": ["sha256:" + "0" * 64]}}).encode()
-m = json.dumps({"schemaVersion": 2,
-                "mediaType": "application/vnd.oci.image.manifest.v1+json",
-                "config": {"mediaType": "application/vnd.oci.image.config.v1+json",
-                           "digest": put(cfg), "size": len(cfg)},
-                "layers": [{"mediaType": "application/vnd.oci.image.layer.v1.tar+gzip",
-                            "digest": put(layer), "size": len(layer)}]}).encode()
-json.dump({"schemaVersion": 2, "manifests": [{
-    "mediaType": "application/vnd.oci.image.manifest.v1+json",
-    "digest": put(m), "size": len(m),
-    "annotations": {"org.opencontainers.image.ref.name": "quay.io/airlock-samples/big:1"}}]},
-    open(out + "/index.json", "w"))
-open(out + "/oci-layout", "w").write('{"imageLayoutVersion": "1.0.0"}')
-PY
+python3 "$AL_TOOLS/mkimage.py" "$T/src" quay.io/airlock-samples/big:1 "$SIZE" push-resume
 want=$(al_digest_of "$T/src" quay.io/airlock-samples/big:1)
 
 fault() { curl -sf "http://$P/_fault?$1" >/dev/null; }
