@@ -147,6 +147,56 @@ static int make_cert(const char *dir, const char **hosts, size_t nhosts)
 	return EXIT_OK;
 }
 
+/* The options that take a number: 1 set in o, 0 not one of them, -1 a
+ * usage error (said). */
+static int number_opt(int opt, const char *arg, al_serve_opts *o)
+{
+	char *end;
+	unsigned long long v;
+
+	switch (opt) {
+	case OPT_MAX_CONN:
+		return parse_uint("serve", "--max-connections", arg,
+		                  &o->max_connections) < 0
+		           ? -1
+		           : 1;
+	case OPT_PER_IP:
+		return parse_uint("serve", "--per-ip", arg, &o->per_ip) < 0 ? -1
+		                                                            : 1;
+	case OPT_IDLE:
+		return parse_uint("serve", "--idle-timeout", arg,
+		                  &o->idle_timeout_s) < 0
+		           ? -1
+		           : 1;
+	case OPT_THREADS:
+		return parse_uint("serve", "--threads", arg, &o->threads) < 0
+		           ? -1
+		           : 1;
+	case OPT_MAX_UPLOADS:
+		return parse_uint("serve", "--max-uploads", arg,
+		                  &o->max_uploads) < 0
+		           ? -1
+		           : 1;
+	case OPT_UPLOAD_TIMEOUT:
+		return parse_uint("serve", "--upload-timeout", arg,
+		                  &o->upload_timeout_s) < 0
+		           ? -1
+		           : 1;
+	case OPT_MAX_BLOB:
+		errno = 0;
+		v = strtoull(arg, &end, 10);
+		if (errno != 0 || end == arg || *end != '\0' || v == 0) {
+			cli_usage_error(
+			    "serve", "--max-blob-size wants a number of bytes");
+			return -1;
+		}
+		o->max_blob = (uint64_t)v;
+		return 1;
+	default:
+		return 0;
+	}
+}
+
 int cmd_serve(int argc, char **argv)
 {
 	static const struct option longopts[] = {
@@ -212,26 +262,6 @@ int cmd_serve(int argc, char **argv)
 		case OPT_ACCESS_LOG:
 			access_log = optarg;
 			break;
-		case OPT_MAX_CONN:
-			if (parse_uint("serve", "--max-connections", optarg,
-			               &o.max_connections) < 0)
-				return EXIT_USAGE;
-			break;
-		case OPT_PER_IP:
-			if (parse_uint("serve", "--per-ip", optarg, &o.per_ip) <
-			    0)
-				return EXIT_USAGE;
-			break;
-		case OPT_IDLE:
-			if (parse_uint("serve", "--idle-timeout", optarg,
-			               &o.idle_timeout_s) < 0)
-				return EXIT_USAGE;
-			break;
-		case OPT_THREADS:
-			if (parse_uint("serve", "--threads", optarg,
-			               &o.threads) < 0)
-				return EXIT_USAGE;
-			break;
 		case OPT_ALLOW_PUSH:
 			o.allow_push = 1;
 			break;
@@ -247,32 +277,9 @@ int cmd_serve(int argc, char **argv)
 		case OPT_AUTH_PULL:
 			o.auth_pull = 1;
 			break;
-		case OPT_MAX_BLOB: {
-			char *end;
-			unsigned long long v;
-
-			errno = 0;
-			v = strtoull(optarg, &end, 10);
-			if (errno != 0 || end == optarg || *end != '\0' ||
-			    v == 0)
-				return cli_usage_error(
-				    "serve", "--max-blob-size wants a number "
-				             "of bytes");
-			o.max_blob = (uint64_t)v;
-			break;
-		}
-		case OPT_MAX_UPLOADS:
-			if (parse_uint("serve", "--max-uploads", optarg,
-			               &o.max_uploads) < 0)
-				return EXIT_USAGE;
-			break;
-		case OPT_UPLOAD_TIMEOUT:
-			if (parse_uint("serve", "--upload-timeout", optarg,
-			               &o.upload_timeout_s) < 0)
-				return EXIT_USAGE;
-			break;
 		default:
-			return EXIT_USAGE;
+			if ((rc = number_opt(opt, optarg, &o)) <= 0)
+				return EXIT_USAGE;
 		}
 	}
 	if (argc != optind)

@@ -125,6 +125,61 @@ static void json_result(const char *store_path, const char *dir,
 		cli_json_append_str(arr, res->missing[i]);
 }
 
+/* What an unpack or promote did, said (text or --json); its exit code. */
+static int report(const char *store_path, const char *dir, int json,
+                  const al_unpack_result *res)
+{
+	size_t i;
+
+	if (json)
+		json_result(store_path, dir, res);
+	if (!res->complete) {
+		for (i = 0; !json && i < res->nmissing; i++)
+			printf("missing %s\n", cli_esc(res->missing[i]));
+		cli_error("pack '%s' is incomplete: %zu of %llu volumes still "
+		          "missing; rerun with them",
+		          res->id, res->nmissing,
+		          (unsigned long long)res->volumes_total);
+		return EXIT_RUNTIME;
+	}
+	if (res->already) {
+		if (!json)
+			printf("unpacked %s: already imported into '%s'\n",
+			       cli_esc(res->id), cli_esc(store_path));
+		return EXIT_OK;
+	}
+	if (!json && res->quarantined)
+		printf("quarantined %s: %llu entries imported, %llu already "
+		       "present, %llu images held in quarantine\n",
+		       cli_esc(res->id),
+		       (unsigned long long)res->entries_imported,
+		       (unsigned long long)res->entries_present,
+		       (unsigned long long)res->images_tagged);
+	else if (!json)
+		printf("unpacked %s: %llu entries imported, %llu already "
+		       "present, %llu "
+		       "images added to the index\n",
+		       cli_esc(res->id),
+		       (unsigned long long)res->entries_imported,
+		       (unsigned long long)res->entries_present,
+		       (unsigned long long)res->images_tagged);
+	if (res->quarantined)
+		cli_warn(
+		    "pack '%s' is not verified by a key given with "
+		    "--trust: it is quarantined, not in the store; promote "
+		    "it with 'airlock unpack --promote %s --store STORE "
+		    "--trust PUBKEY' or drop it with '--drop %s'",
+		    res->id, res->id, res->id);
+	if (res->images_incomplete > 0) {
+		cli_error("%llu images of pack '%s' lack blobs in this store "
+		          "and were left out of the index "
+		          "(a delta whose base was not imported?)",
+		          (unsigned long long)res->images_incomplete, res->id);
+		return EXIT_VERIFY;
+	}
+	return EXIT_OK;
+}
+
 int cmd_unpack(int argc, char **argv)
 {
 	static const struct option longopts[] = {
@@ -146,7 +201,6 @@ int cmd_unpack(int argc, char **argv)
 	al_unpack_opts uo;
 	al_unpack_result res;
 	cli_common c;
-	size_t i;
 	int opt, rc, code = EXIT_OK, json = 0;
 
 	memset(&uo, 0, sizeof(uo));
@@ -249,53 +303,7 @@ int cmd_unpack(int argc, char **argv)
 		                promote != NULL ? "promote" : "unpack", dir);
 		goto out;
 	}
-	if (json)
-		json_result(store_path, dir, &res);
-	if (!res.complete) {
-		for (i = 0; !json && i < res.nmissing; i++)
-			printf("missing %s\n", cli_esc(res.missing[i]));
-		cli_error("pack '%s' is incomplete: %zu of %llu volumes still "
-		          "missing; rerun with them",
-		          res.id, res.nmissing,
-		          (unsigned long long)res.volumes_total);
-		code = EXIT_RUNTIME;
-		goto out;
-	}
-	if (res.already) {
-		if (!json)
-			printf("unpacked %s: already imported into '%s'\n",
-			       cli_esc(res.id), cli_esc(store_path));
-		goto out;
-	}
-	if (!json && res.quarantined)
-		printf("quarantined %s: %llu entries imported, %llu already "
-		       "present, %llu images held in quarantine\n",
-		       cli_esc(res.id),
-		       (unsigned long long)res.entries_imported,
-		       (unsigned long long)res.entries_present,
-		       (unsigned long long)res.images_tagged);
-	else if (!json)
-		printf("unpacked %s: %llu entries imported, %llu already "
-		       "present, %llu "
-		       "images added to the index\n",
-		       cli_esc(res.id),
-		       (unsigned long long)res.entries_imported,
-		       (unsigned long long)res.entries_present,
-		       (unsigned long long)res.images_tagged);
-	if (res.quarantined)
-		cli_warn(
-		    "pack '%s' is not verified by a key given with "
-		    "--trust: it is quarantined, not in the store; promote "
-		    "it with 'airlock unpack --promote %s --store STORE "
-		    "--trust PUBKEY' or drop it with '--drop %s'",
-		    res.id, res.id, res.id);
-	if (res.images_incomplete > 0) {
-		cli_error("%llu images of pack '%s' lack blobs in this store "
-		          "and were left out of the index "
-		          "(a delta whose base was not imported?)",
-		          (unsigned long long)res.images_incomplete, res.id);
-		code = EXIT_VERIFY;
-	}
+	code = report(store_path, dir, json, &res);
 out:
 	al_unpack_result_clear(&res);
 	al_store_free(store);
