@@ -103,6 +103,9 @@ int al_pack__quarantine_open(const char *root, al_store **out);
 int al_pack__rm_tree(const char *path);
 /* Remove the quarantine root (and STORE/airlock/quarantine once empty). */
 int al_pack__quarantine_remove(const char *root);
+/* Remove what removals killed before their end left in parent
+ * (STORE/airlock/quarantine/.gone-<id>), and parent once empty. */
+int al_pack__quarantine_sweep(const char *parent);
 /* al_pack_unpack, and with qsrc (a quarantine root) the promotion of what
  * it holds: entries come from there instead of volumes. */
 int al_pack__unpack_run(al_store *s, const char *dir,

@@ -55,28 +55,14 @@ int al_pack__rm_tree(const char *path)
 	return 0;
 }
 
-int al_pack__quarantine_remove(const char *root)
+int al_pack__quarantine_sweep(const char *parent)
 {
-	const char *slash = strrchr(root, '/');
-	char *parent = NULL, *gone = NULL, **names = NULL;
+	char **names = NULL;
 	size_t n = 0, i;
-	int rc = 0;
+	int rc;
 
-	if ((parent = al_strndup(root, (size_t)(slash - root))) == NULL ||
-	    (gone = al_sprintf("%s/.gone-%s", parent, slash + 1)) == NULL) {
-		rc = al_error_oom();
-		goto out;
-	}
-	/* one rename takes the whole quarantine away (a kill while its
-	 * files are removed must not leave a half quarantine, its import
-	 * record gone, that a rerun of --promote would take for an
-	 * unfinished import); what a killed removal left is swept here */
-	if (rename(root, gone) != 0 && errno != ENOENT) {
-		rc = al_error_errno(errno, "cannot remove '%s'", root);
-		goto out;
-	}
 	if ((rc = al_pack__list_dir(parent, &names, &n)) < 0)
-		goto out;
+		return rc;
 	for (i = 0; i < n && rc == 0; i++) {
 		char *p;
 		if (!al_str_startswith(names[i], ".gone-"))
@@ -90,10 +76,34 @@ int al_pack__quarantine_remove(const char *root)
 	}
 	/* after the last quarantined pack, STORE/airlock/quarantine too
 	 * (rmdir refuses while another is there) */
-	if (rc == 0)
+	if (rc == 0 && n > 0)
 		rmdir(parent);
-out:
 	al_pack__free_list(names, n);
+	return rc;
+}
+
+int al_pack__quarantine_remove(const char *root)
+{
+	const char *slash = strrchr(root, '/');
+	char *parent = NULL, *gone = NULL;
+	int rc = 0;
+
+	if ((parent = al_strndup(root, (size_t)(slash - root))) == NULL ||
+	    (gone = al_sprintf("%s/.gone-%s", parent, slash + 1)) == NULL) {
+		rc = al_error_oom();
+		goto out;
+	}
+	/* one rename takes the whole quarantine away (a kill while its
+	 * files are removed must not leave a half quarantine, its import
+	 * record gone, that a rerun of --promote would take for an
+	 * unfinished import); what a killed removal left is swept here, and
+	 * by the next unpack of any pack (al_pack__unpack_run) */
+	if (rename(root, gone) != 0 && errno != ENOENT) {
+		rc = al_error_errno(errno, "cannot remove '%s'", root);
+		goto out;
+	}
+	rc = al_pack__quarantine_sweep(parent);
+out:
 	free(gone);
 	free(parent);
 	return rc;

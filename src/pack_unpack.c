@@ -2676,6 +2676,18 @@ static int run_begin(up_run *r, up_ctx *c)
 	                !c->opts->accept_untrusted;
 	if ((r->qroot = al_pack__quarantine_root(r->s, r->id)) == NULL)
 		return al_error_oom();
+	{
+		/* what a removal killed before its end left (a promote killed
+		 * after its import, then taken by a trusted unpack) */
+		char *q =
+		    al_sprintf("%s/airlock/quarantine", al_store_path(r->s));
+		if (q == NULL)
+			return al_error_oom();
+		rc = al_pack__quarantine_sweep(q);
+		free(q);
+		if (rc < 0)
+			return rc;
+	}
 	if (r->quarantine) {
 		/* the store's own record: a pack it holds is not quarantined */
 		char *p = al_sprintf("%s/airlock/imported/%s.json",
