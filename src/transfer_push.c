@@ -241,6 +241,34 @@ static int worst(int a, int b)
 	return a < 0 ? a : b;
 }
 
+/* Each queued destination's outcome into r (status, digest, message,
+ * r->failed), *worst_rc the worst status met; 0, or AL_ENOMEM. */
+static int collect_results(al_transfer *t, const int *queued, al_push_result *r,
+                           int *worst_rc)
+{
+	size_t i;
+
+	for (i = 0; i < r->nimages; i++) {
+		al_push_image *img = &r->images[i];
+		const char *msg = "";
+		int st = AL_EINVAL;
+
+		if (queued[i] < 0) {
+			r->failed++;
+			continue;
+		}
+		al_transfer_result(t, queued[i], &st, &img->digest, NULL, &msg);
+		img->status = st;
+		if (st == 0)
+			continue;
+		r->failed++;
+		*worst_rc = worst(*worst_rc, st);
+		if ((img->message = al_strdup(msg)) == NULL)
+			return al_error_set(AL_ENOMEM, "out of memory");
+	}
+	return 0;
+}
+
 int al_push_store(al_store *s, const al_push_opts *o, al_push_result *r)
 {
 	al_transfer_opts to = AL_TRANSFER_OPTS_INIT;
@@ -253,7 +281,7 @@ int al_push_store(al_store *s, const al_push_opts *o, al_push_result *r)
 	const char *prefix;
 	int *queued = NULL;
 	size_t nimgs = 0, ndest = 0, i, j;
-	int rc = 0, st, worst_rc = 0;
+	int rc = 0, worst_rc = 0;
 
 	if (r == NULL || s == NULL || o == NULL || o->registry == NULL ||
 	    o->registry[0] == '\0')
@@ -358,26 +386,8 @@ int al_push_store(al_store *s, const al_push_opts *o, al_push_result *r)
 	rc = al_transfer_run(t, &r->stats);
 	r->ran = 1;
 	worst_rc = worst(worst_rc, rc);
-	for (i = 0; i < r->nimages; i++) {
-		al_push_image *img = &r->images[i];
-		const char *msg = "";
-
-		if (queued[i] < 0) {
-			r->failed++;
-			continue;
-		}
-		st = AL_EINVAL;
-		al_transfer_result(t, queued[i], &st, &img->digest, NULL, &msg);
-		img->status = st;
-		if (st == 0)
-			continue;
-		r->failed++;
-		worst_rc = worst(worst_rc, st);
-		if ((img->message = al_strdup(msg)) == NULL) {
-			rc = al_error_set(AL_ENOMEM, "out of memory");
-			goto out;
-		}
-	}
+	if ((rc = collect_results(t, queued, r, &worst_rc)) < 0)
+		goto out;
 	if (!(o->flags & AL_PUSH_NO_RECORD))
 		record_pushed(s, o, r);
 	if (!(o->flags & AL_PUSH_NO_RECORD) && r->stats.images > 0)

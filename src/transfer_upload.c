@@ -294,6 +294,22 @@ static int fatal(int rc)
 	       rc == AL_EINVAL || rc == AL_ETIMEOUT;
 }
 
+/* A new upload session for u, kept in ss: *loc its location (the one
+ * before freed), *offset 0. */
+static int start_session(const al_transfer_upload *u, session *ss,
+                         const char *host, char **loc, uint64_t *offset)
+{
+	int rc;
+
+	free(*loc);
+	*loc = NULL;
+	*offset = 0;
+	if ((rc = al_registry_upload_start(u->reg, u->repo, loc)) < 0)
+		return rc;
+	session_save(ss, host, u->repo, u->digest, u->size, *loc, 0);
+	return 0;
+}
+
 int al_transfer__upload(const al_transfer_upload *u,
                         al_transfer_upload_info *info)
 {
@@ -348,12 +364,9 @@ int al_transfer__upload(const al_transfer_upload *u,
 			offset = 0;
 		}
 	}
-	if (loc == NULL) {
-		if ((rc = al_registry_upload_start(u->reg, u->repo, &loc)) < 0)
-			goto out;
-		offset = 0;
-		session_save(&ss, host, u->repo, u->digest, u->size, loc, 0);
-	}
+	if (loc == NULL &&
+	    (rc = start_session(u, &ss, host, &loc, &offset)) < 0)
+		goto out;
 	if (u->progress != NULL && offset > 0)
 		u->progress(u->progress_ud, offset);
 	counted = offset;
@@ -407,14 +420,9 @@ int al_transfer__upload(const al_transfer_upload *u,
 			             al_error_message());
 			al_error_clear();
 			info->restarted++;
-			free(loc);
-			loc = NULL;
-			if ((rc = al_registry_upload_start(u->reg, u->repo,
-			                                   &loc)) < 0)
+			if ((rc = start_session(u, &ss, host, &loc, &offset)) <
+			    0)
 				goto out;
-			offset = 0;
-			session_save(&ss, host, u->repo, u->digest, u->size,
-			             loc, 0);
 		}
 		rc = al_registry_upload_finish(u->reg, u->repo, loc, u->digest);
 		/* done, or bytes the registry will not take under this
@@ -433,12 +441,8 @@ int al_transfer__upload(const al_transfer_upload *u,
 		al_error_clear();
 		fresh = 1;
 		info->restarted++;
-		free(loc);
-		loc = NULL;
-		if ((rc = al_registry_upload_start(u->reg, u->repo, &loc)) < 0)
+		if ((rc = start_session(u, &ss, host, &loc, &offset)) < 0)
 			goto out;
-		offset = 0;
-		session_save(&ss, host, u->repo, u->digest, u->size, loc, 0);
 	}
 out:
 	session_close(&ss);
