@@ -268,6 +268,23 @@ static int more_names(namev *nv, al_store *store, const al_mirror_result *res,
 	return rc;
 }
 
+/* Each refusal of a store check: a warning under --allow-unsigned, else
+ * an error of the run. */
+static void report_refusals(const al_cosign_store_report *sr,
+                            int allow_unsigned, al_mirror_result *res)
+{
+	size_t i;
+
+	for (i = 0; i < sr->nmessages; i++) {
+		if (allow_unsigned)
+			al_log_warn("allowed (--allow-unsigned): %s",
+			            sr->messages[i]);
+		else
+			al_mirror__report_errorf(&res->report, "%s",
+			                         sr->messages[i]);
+	}
+}
+
 /* The worse of two statuses: a verification failure wins (exit 1). */
 static int worse(int rc, int r2)
 {
@@ -282,7 +299,6 @@ static int check_policy(al_mirror__sigstore *ss, al_store *store,
 {
 	al_mirror_sigstore_result *out = &res->sigstore;
 	al_cosign_store_report sr;
-	size_t i;
 	int r2;
 
 	memset(&sr, 0, sizeof(sr));
@@ -292,14 +308,7 @@ static int check_policy(al_mirror__sigstore *ss, al_store *store,
 	out->accepted = sr.accepted;
 	out->refused = sr.refused;
 	out->uncovered = sr.uncovered;
-	for (i = 0; i < sr.nmessages; i++) {
-		if (allow_unsigned)
-			al_log_warn("allowed (--allow-unsigned): %s",
-			            sr.messages[i]);
-		else
-			al_mirror__report_errorf(&res->report, "%s",
-			                         sr.messages[i]);
-	}
+	report_refusals(&sr, allow_unsigned, res);
 	if (r2 < 0 && r2 != AL_EVERIFY) {
 		al_mirror__report_errorf(&res->report,
 		                         "checking the image policy: %s",
@@ -342,7 +351,6 @@ static int check_root(al_mirror__sigstore *ss, al_store *store, const namev *nv,
 	al_buf kept = AL_BUF_INIT(AL_COSIGN_MAX_PEM);
 	al_digest d;
 	char ds[AL_DIGEST_STRMAX];
-	size_t i;
 	int r2 = 0;
 
 	memset(&sr, 0, sizeof(sr));
@@ -355,14 +363,7 @@ static int check_root(al_mirror__sigstore *ss, al_store *store, const namev *nv,
 	out->root_verified = sr.accepted;
 	out->root_refused = sr.refused;
 	out->root_unchecked = sr.uncovered;
-	for (i = 0; i < sr.nmessages; i++) {
-		if (allow_unsigned)
-			al_log_warn("allowed (--allow-unsigned): %s",
-			            sr.messages[i]);
-		else
-			al_mirror__report_errorf(&res->report, "%s",
-			                         sr.messages[i]);
-	}
+	report_refusals(&sr, allow_unsigned, res);
 	if (r2 < 0 && r2 != AL_EVERIFY) {
 		al_mirror__report_errorf(
 		    &res->report, "checking against the trusted root: %s",
