@@ -104,3 +104,40 @@ airlock:
     location: "$1"
 YAML
 }
+
+# bench_sign_every STORE REGISTRY EVERY DIR: a cosign ".sig" signature
+# pushed to REGISTRY (tests/tools/cosign_push.py, one key made in DIR) for
+# the release image of STORE's index and every EVERY-th other image; the
+# count in $signed. rerun.sh and mirror_sigstore.sh seed their registry so.
+bench_sign_every() {
+	local store=$1 reg=$2 every=$3 dir=$4 name digest repo i=0
+	openssl ecparam -name prime256v1 -genkey -noout -out "$dir/k.key" 2>/dev/null
+	signed=0
+	while read -r name digest; do
+		repo=${name#quay.io/}
+		repo=${repo%@*}
+		repo=${repo%:*}
+		case $name in *release:*) ;; *) i=$((i + 1)); [ $((i % every)) = 0 ] || continue ;; esac
+		python3 "$AL_SOURCE_DIR/tests/tools/cosign_push.py" sig "$reg" "$repo" "$digest" "$dir/k.key" "quay.io/$repo" >/dev/null
+		signed=$((signed + 1))
+	done < <(python3 -c '
+import json, sys
+for m in json.load(open(sys.argv[1]))["manifests"]:
+    print(m["annotations"]["org.opencontainers.image.ref.name"], m["digest"])' "$store/index.json")
+}
+
+# bench_release_imageset FILE REGISTRY: an ImageSetConfiguration of the
+# sample release read from docker://REGISTRY/airlock-samples, into FILE.
+bench_release_imageset() {
+	cat >"$1" <<YAML
+kind: ImageSetConfiguration
+apiVersion: mirror.openshift.io/v2alpha1
+mirror:
+  platform:
+    release: quay.io/airlock-samples/release:4.14.1-x86_64
+airlock:
+  sources:
+  - prefix: quay.io/airlock-samples
+    location: docker://$2/airlock-samples
+YAML
+}

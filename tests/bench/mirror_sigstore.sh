@@ -53,42 +53,15 @@ airlock:
 YAML
 "$AIRLOCK" mirror -q --allow-unsigned --no-sigstore --config "$W/local.yaml" --store "$W/seed" >/dev/null
 "$AIRLOCK" push -q --layout source --no-digest-tags --store "$W/seed" --tls-verify=false "docker://$R" >/dev/null
-openssl ecparam -name prime256v1 -genkey -noout -out "$W/k.key" 2>/dev/null
-signed=0
-i=0
-while read -r name digest; do
-	repo=${name#quay.io/}
-	repo=${repo%@*}
-	repo=${repo%:*}
-	case $name in *release:*) ;; *) i=$((i + 1)); [ $((i % EVERY)) = 0 ] || continue ;; esac
-	python3 "$AL_SOURCE_DIR/tests/tools/cosign_push.py" sig "$R" "$repo" "$digest" "$W/k.key" "quay.io/$repo" >/dev/null
-	signed=$((signed + 1))
-done < <(python3 -c '
-import json, sys
-for m in json.load(open(sys.argv[1]))["manifests"]:
-    print(m["annotations"]["org.opencontainers.image.ref.name"], m["digest"])' "$W/seed/index.json")
-
-imageset() {
-	cat >"$1" <<YAML
-kind: ImageSetConfiguration
-apiVersion: mirror.openshift.io/v2alpha1
-mirror:
-  platform:
-    release: quay.io/airlock-samples/release:4.14.1-x86_64
-airlock:
-  sources:
-  - prefix: quay.io/airlock-samples
-    location: docker://$2/airlock-samples
-YAML
-}
-imageset "$W/reg.yaml" "$R"
+bench_sign_every "$W/seed" "$R" "$EVERY" "$W"
+bench_release_imageset "$W/reg.yaml" "$R"
 
 # requests: one first run and one rerun per mode, through a counting proxy
 python3 "$AL_SOURCE_DIR/tests/tools/faultproxy.py" --upstream "$R" --port-file "$W/proxy.port" &
 PROXY_PID=$!
 for _ in $(seq 100); do [ -s "$W/proxy.port" ] && break; sleep 0.1; done
 P=127.0.0.1:$(cat "$W/proxy.port")
-imageset "$W/proxy.yaml" "$P"
+bench_release_imageset "$W/proxy.yaml" "$P"
 count() { curl -sf "http://$P/_stats" | python3 -c 'import json,sys; print(json.load(sys.stdin)["requests"])'; }
 declare -A REQ
 for mode in on off; do

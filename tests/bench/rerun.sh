@@ -79,35 +79,8 @@ YAML
 seedflags=(--no-digest-tags)
 [ "$DIGEST_TAGS" = 1 ] && seedflags=()
 "$AIRLOCK" push -q --layout source "${seedflags[@]}" --store "$W/seed" --tls-verify=false "docker://$R" >/dev/null
-openssl ecparam -name prime256v1 -genkey -noout -out "$W/k.key" 2>/dev/null
-signed=0
-i=0
-while read -r name digest; do
-	repo=${name#quay.io/}
-	repo=${repo%@*}
-	repo=${repo%:*}
-	case $name in *release:*) ;; *) i=$((i + 1)); [ $((i % EVERY)) = 0 ] || continue ;; esac
-	python3 "$AL_SOURCE_DIR/tests/tools/cosign_push.py" sig "$R" "$repo" "$digest" "$W/k.key" "quay.io/$repo" >/dev/null
-	signed=$((signed + 1))
-done < <(python3 -c '
-import json, sys
-for m in json.load(open(sys.argv[1]))["manifests"]:
-    print(m["annotations"]["org.opencontainers.image.ref.name"], m["digest"])' "$W/seed/index.json")
-
-imageset() {
-	cat >"$1" <<YAML
-kind: ImageSetConfiguration
-apiVersion: mirror.openshift.io/v2alpha1
-mirror:
-  platform:
-    release: quay.io/airlock-samples/release:4.14.1-x86_64
-airlock:
-  sources:
-  - prefix: quay.io/airlock-samples
-    location: docker://$2/airlock-samples
-YAML
-}
-imageset "$W/reg.yaml" "$R"
+bench_sign_every "$W/seed" "$R" "$EVERY" "$W"
+bench_release_imageset "$W/reg.yaml" "$R"
 
 # The store push reads: the release with its signatures, mirrored once.
 "$AIRLOCK" mirror -q --allow-unsigned --parallel "$PARALLEL" --tls-verify=false \
@@ -127,7 +100,7 @@ fresh_prefix() {
 # valgrind).
 mirror_cmd() {
 	local yaml=$W/mirror-$2.yaml
-	[ -f "$yaml" ] || imageset "$yaml" "$2"
+	[ -f "$yaml" ] || bench_release_imageset "$yaml" "$2"
 	${RUNNER:-} "$AIRLOCK" mirror -q --allow-unsigned --parallel "$PARALLEL" --tls-verify=false \
 		--config "$yaml" --store "$1"
 }
