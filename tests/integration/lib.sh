@@ -197,6 +197,27 @@ al_start_proxy() {
 	al_finish
 }
 
+# al_start_serve ARGS...: 'airlock serve --listen 127.0.0.1:0 ARGS' on a
+# free port, stopped at exit; sets SRV_ADDR and SRV_PID (its stderr goes to
+# $T/serve.err, shown when it does not start).
+al_start_serve() {
+	local out=$T/serve-$RANDOM.out i
+	"$AIRLOCK" serve --listen 127.0.0.1:0 "$@" >"$out" 2>>"$T/serve.err" &
+	SRV_PID=$!
+	AL_PIDS+=("$SRV_PID")
+	for i in $(seq 1 100); do
+		if grep -q '^serving on ' "$out" 2>/dev/null; then
+			SRV_ADDR=$(sed -n 's/^serving on //p' "$out")
+			return 0
+		fi
+		kill -0 "$SRV_PID" 2>/dev/null || break
+		sleep 0.1
+	done
+	al_fail "airlock serve starts"
+	cat "$T/serve.err"
+	al_finish
+}
+
 # Names of every image of an OCI layout, one a line.
 al_layout_names() {
 	python3 - "$1" <<'EOF'

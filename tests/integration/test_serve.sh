@@ -15,24 +15,9 @@ al_run "$T/out" "$T/err" "$AIRLOCK" mirror --layout source --config "$samples/im
 al_check "the store is filled from samples/ with no network" test "$AL_RC" = 0
 rdigest=$(al_digest_of "$store" "$release")
 
-# Start 'airlock serve' on a free port; sets SRV_ADDR and SRV_PID.
-srv_start() {
-	local out=$T/serve-$RANDOM.out i
-	"$AIRLOCK" serve --store "$store" --listen 127.0.0.1:0 "$@" >"$out" 2>>"$T/serve.err" &
-	SRV_PID=$!
-	AL_PIDS+=("$SRV_PID")
-	for i in $(seq 1 100); do
-		if grep -q '^serving on ' "$out" 2>/dev/null; then
-			SRV_ADDR=$(sed -n 's/^serving on //p' "$out")
-			return 0
-		fi
-		kill -0 "$SRV_PID" 2>/dev/null || break
-		sleep 0.1
-	done
-	al_fail "airlock serve starts"
-	cat "$T/serve.err"
-	al_finish
-}
+# 'airlock serve' of $store on a free port (lib.sh); sets SRV_ADDR and
+# SRV_PID.
+srv_start() { al_start_serve --store "$store" "$@"; }
 
 # Every file of the store with its digest, to see that nothing was written.
 store_state() {

@@ -50,24 +50,8 @@ good_layer=$(cat "$T/img/good.layer")
 bad_man=$(cat "$T/img/bad.manifest")
 bad_layer=$(cat "$T/img/bad.layer")
 
-# Start 'airlock serve' on a free port; sets SRV_ADDR and SRV_PID.
-srv_start() {
-	local out=$T/serve-$RANDOM.out i
-	"$AIRLOCK" serve --listen 127.0.0.1:0 "$@" >"$out" 2>>"$T/serve.err" &
-	SRV_PID=$!
-	AL_PIDS+=("$SRV_PID")
-	for i in $(seq 1 100); do
-		if grep -q '^serving on ' "$out" 2>/dev/null; then
-			SRV_ADDR=$(sed -n 's/^serving on //p' "$out")
-			return 0
-		fi
-		kill -0 "$SRV_PID" 2>/dev/null || break
-		sleep 0.1
-	done
-	al_fail "airlock serve starts"
-	cat "$T/serve.err"
-	al_finish
-}
+# 'airlock serve' on a free port (lib.sh); sets SRV_ADDR and SRV_PID.
+srv_start() { al_start_serve "$@"; }
 
 srv_start --store "$dst" --allow-push --htpasswd "$T/htpasswd"
 A=$SRV_ADDR

@@ -16,23 +16,9 @@ pack_id() { sed -n 's/^pack \([A-Za-z0-9-]*\): .*/\1/p' "$1"; }
 # Start 'airlock serve' on store $1 on a free port (further arguments
 # passed on); sets SRV_ADDR and SRV_PID.
 srv_start() {
-	local store=$1 out=$T/serve-$RANDOM.out i
+	local store=$1
 	shift
-	"$AIRLOCK" serve --store "$store" --listen 127.0.0.1:0 --access-log "$T/access.log" "$@" \
-		>"$out" 2>>"$T/serve.err" &
-	SRV_PID=$!
-	AL_PIDS+=("$SRV_PID")
-	for i in $(seq 1 100); do
-		if grep -q '^serving on ' "$out" 2>/dev/null; then
-			SRV_ADDR=$(sed -n 's/^serving on //p' "$out")
-			return 0
-		fi
-		kill -0 "$SRV_PID" 2>/dev/null || break
-		sleep 0.1
-	done
-	al_fail "airlock serve starts"
-	cat "$T/serve.err"
-	al_finish
+	al_start_serve --store "$store" --access-log "$T/access.log" "$@"
 }
 code() { curl -s -o /dev/null -w '%{http_code}' "$@"; }
 # the body of URL $1 into file $2, and its status
