@@ -2,7 +2,6 @@
  * (read through layer.c; whiteouts here), and the rebuilt image with a
  * filtered catalog. */
 #include <fnmatch.h>
-#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -798,182 +797,11 @@ out:
 
 /* ---- rebuilding ------------------------------------------------------ */
 
-/*
- * A POSIX tar (pax) writer for the rebuilt layer: ustar headers, a pax
- * "path" record for names over 100 bytes, fixed owner (0/0), time (0) and
- * modes, two zero blocks at the end: every field is fixed here, so the
- * layer (and its digest) is byte-for-byte reproducible from the filtered
- * catalog alone, whatever libarchive version would have written it.
- */
-#define TAR_BLOCK 512
-
-static void tar_octal(char *field, size_t width, uint64_t v)
-{
-	size_t i = width - 1;
-
-	field[i] = '\0';
-	while (i-- > 0) {
-		field[i] = (char)('0' + (v & 7));
-		v >>= 3;
-	}
-}
-
-static int tar_header(const al_writer *w, const char *name, char type,
-                      uint64_t size, unsigned mode)
-{
-	uint8_t h[TAR_BLOCK];
-	unsigned sum = 0;
-	size_t i, n = strlen(name);
-
-	memset(h, 0, sizeof(h));
-	memcpy(h, name, n < 100 ? n : 100);
-	tar_octal((char *)h + 100, 8, mode);
-	tar_octal((char *)h + 108, 8, 0);
-	tar_octal((char *)h + 116, 8, 0);
-	tar_octal((char *)h + 124, 12, size);
-	tar_octal((char *)h + 136, 12, 0);
-	memset(h + 148, ' ', 8);
-	h[156] = (uint8_t)type;
-	memcpy(h + 257, "ustar", 6);
-	memcpy(h + 263, "00", 2);
-	for (i = 0; i < sizeof(h); i++)
-		sum += h[i];
-	tar_octal((char *)h + 148, 7, sum);
-	h[155] = ' ';
-	return w->write(w->ud, h, sizeof(h));
-}
-
-/* Zeros from the end of len data bytes to the end of their last block. */
-static int tar_pad(const al_writer *w, uint64_t len)
-{
-	static const uint8_t zero[TAR_BLOCK];
-
-	if (len % TAR_BLOCK == 0)
-		return 0;
-	return w->write(w->ud, zero, TAR_BLOCK - len % TAR_BLOCK);
-}
-
-/*
- * What comes before an entry's data: a pax "path" record for a name over
- * 100 bytes, then the header of a directory (dir 1) or of a regular file
- * of len bytes. The data and tar_pad follow.
- */
-static int tar_start(const al_writer *w, const char *path, int dir,
-                     uint64_t len)
-{
-	size_t n = strlen(path);
-	int rc;
-
-	if (n > 100) {
-		/* pax extended header: "<len> path=<path>\n", len counting
-		 * itself */
-		char rec[AL_CATALOG_NAME_MAX + 600];
-		size_t body = n + strlen(" path=\n"), digits = 1, total;
-		int k;
-
-		while (1) {
-			size_t p10 = 1, j;
-
-			for (j = 0; j < digits; j++)
-				p10 *= 10;
-			if (body + digits < p10)
-				break;
-			digits++;
-		}
-		total = body + digits;
-		k = snprintf(rec, sizeof(rec), "%zu path=%s\n", total, path);
-		if (k < 0 || (size_t)k != total)
-			return al_error_set(AL_ELIMIT,
-			                    "name '%.40s...' too long", path);
-		if ((rc = tar_header(w, "././@PaxHeader", 'x', total, 0644)) <
-		        0 ||
-		    (rc = w->write(w->ud, (const uint8_t *)rec, total)) < 0 ||
-		    (rc = tar_pad(w, total)) < 0)
-			return rc;
-	}
-	return tar_header(w, path, dir ? '5' : '0', dir ? 0 : len,
-	                  dir ? 0755 : 0644);
-}
-
-/* One entry whose data is at hand: a directory (dir 1, no data) or a
- * regular file of the n bytes at p. */
-/* tar_start for the path fmt makes: a directory, an empty file, or a file
- * of len bytes whose data and padding the caller writes next. */
-static int tar_named(const al_writer *w, int dir, uint64_t len, const char *fmt,
-                     ...) __attribute__((format(printf, 4, 5)));
-static int tar_named(const al_writer *w, int dir, uint64_t len, const char *fmt,
-                     ...)
-{
-	al_buf path = AL_BUF_INIT(64 * 1024); /* tar_start bounds it */
-	va_list ap;
-	int rc;
-
-	va_start(ap, fmt);
-	rc = al_buf_vprintf(&path, fmt, ap);
-	va_end(ap);
-	if (rc == 0)
-		rc = tar_start(w, al_buf_cstr(&path), dir, len);
-	al_buf_free(&path);
-	return rc;
-}
-
-static int tar_entry(const al_writer *w, const char *path, int dir,
-                     const uint8_t *p, size_t n)
-{
-	int rc;
-
-	if (dir)
-		n = 0;
-	if ((rc = tar_start(w, path, dir, n)) < 0)
-		return rc;
-	if (n > 0 && (rc = w->write(w->ud, p, n)) < 0)
-		return rc;
-	return tar_pad(w, n);
-}
-
 /* Package names become directory names: one safe path component. */
 static int safe_component(const char *s)
 {
 	return s[0] != '\0' && strchr(s, '/') == NULL && strcmp(s, ".") != 0 &&
 	       strcmp(s, "..") != 0 && !al_str_startswith(s, WH);
-}
-
-/* deflate for a gzip layer: level 6, windowBits 15 + 16 (a gzip wrapper,
- * no name, mtime 0), memLevel 8. Shared by gzip_buf and the layer stream,
- * which must write the same bytes for the same tar. */
-static int gzip_init(z_stream *zs)
-{
-	memset(zs, 0, sizeof(*zs));
-	if (deflateInit2(zs, 6, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY) !=
-	    Z_OK)
-		return al_error_set(AL_ENOMEM, "cannot initialise zlib");
-	return 0;
-}
-
-static int gzip_buf(const al_buf *in, al_buf *out)
-{
-	z_stream zs;
-	uint8_t chunk[65536];
-	int zr, rc = 0;
-
-	if ((rc = gzip_init(&zs)) < 0)
-		return rc;
-	zs.next_in = in->ptr;
-	zs.avail_in = (uInt)in->len;
-	do {
-		zs.next_out = chunk;
-		zs.avail_out = sizeof(chunk);
-		zr = deflate(&zs, Z_FINISH);
-		if (zr == Z_STREAM_ERROR) {
-			rc = al_error_set(AL_ENOMEM, "zlib failed");
-			break;
-		}
-		if ((rc = al_buf_append(out, chunk,
-		                        sizeof(chunk) - zs.avail_out)) < 0)
-			break;
-	} while (zr != Z_STREAM_END);
-	deflateEnd(&zs);
-	return rc;
 }
 
 /* The largest tar the rebuilt layer may be (the catalog, its headers and
@@ -986,7 +814,7 @@ static int gzip_buf(const al_buf *in, al_buf *out)
  * time, hashed (the diff ID) and deflated, the gzip bytes written to a blob
  * writer, so that memory does not grow with the catalog. deflate's output
  * does not depend on how its input is split while it is not flushed: the
- * bytes are those gzip_buf writes for the whole tar.
+ * bytes are those al_layer_gzip writes for the whole tar.
  *
  * The first error sticks (rc): jansson ignores a failed write of an object
  * key and goes on dumping (dump.c), so every later write must fail too for
@@ -1234,12 +1062,13 @@ static int tar_package(struct layer_out *lo, const al_catalog *c, size_t i,
 		                    "package name '%s' cannot be a "
 		                    "directory name",
 		                    name);
-	if ((rc = tar_named(&w, 1, 0, "%s/%s/", dir, name)) < 0 ||
-	    (rc = tar_named(&w, 0, cn.n, "%s/%s/catalog.json", dir, name)) < 0)
+	if ((rc = al_layer_tar_named(&w, 1, 0, "%s/%s/", dir, name)) < 0 ||
+	    (rc = al_layer_tar_named(&w, 0, cn.n, "%s/%s/catalog.json", dir,
+	                             name)) < 0)
 		goto out;
 	if (c->spool != NULL) {
 		if ((rc = copy_spooled(lo, c->spool, sd.off, cn.n)) == 0)
-			rc = tar_pad(&w, cn.n);
+			rc = al_layer_tar_pad(&w, cn.n);
 		goto out;
 	}
 	b.left = cn.n;
@@ -1255,7 +1084,7 @@ static int tar_package(struct layer_out *lo, const al_catalog *c, size_t i,
 		                  name, (unsigned long long)cn.n);
 		goto out;
 	}
-	rc = tar_pad(&w, cn.n);
+	rc = al_layer_tar_pad(&w, cn.n);
 out:
 	return rc;
 }
@@ -1265,15 +1094,15 @@ out:
 static int build_tar(struct layer_out *lo, const al_catalog *c, const char *dir,
                      const char *cache)
 {
-	static const uint8_t zero[2 * TAR_BLOCK];
+	static const uint8_t zero[2 * AL_LAYER_TAR_BLOCK];
 	al_writer w = {layer_write, NULL, lo};
 	size_t i;
 	int rc;
 
 	/* the directory itself: later layers' directories win their mode;
 	 * then hide every file the lower layers had in it */
-	if ((rc = tar_named(&w, 1, 0, "%s/", dir)) < 0 ||
-	    (rc = tar_named(&w, 0, 0, "%s/%s", dir, WH_OPQ)) < 0)
+	if ((rc = al_layer_tar_named(&w, 1, 0, "%s/", dir)) < 0 ||
+	    (rc = al_layer_tar_named(&w, 0, 0, "%s/%s", dir, WH_OPQ)) < 0)
 		return rc;
 	for (i = 0; i <= c->npackages; i++) {
 		if ((rc = tar_package(lo, c, i, dir)) < 0)
@@ -1283,9 +1112,10 @@ static int build_tar(struct layer_out *lo, const al_catalog *c, const char *dir,
 		const char *slash = strrchr(cache, '/');
 
 		rc = slash != NULL
-		         ? tar_named(&w, 0, 0, "%.*s/%s%s",
-		                     (int)(slash - cache), cache, WH, slash + 1)
-		         : tar_named(&w, 0, 0, "%s%s", WH, cache);
+		         ? al_layer_tar_named(&w, 0, 0, "%.*s/%s%s",
+		                              (int)(slash - cache), cache, WH,
+		                              slash + 1)
+		         : al_layer_tar_named(&w, 0, 0, "%s%s", WH, cache);
 		if (rc < 0)
 			return rc;
 	}
@@ -1308,7 +1138,7 @@ static int write_layer(al_store *s, const al_catalog *c, const char *dir,
 
 	if (lo == NULL)
 		return al_error_oom();
-	if ((rc = gzip_init(&lo->zs)) < 0)
+	if ((rc = al_layer_gzip_init(&lo->zs)) < 0)
 		goto out;
 	lo->zinit = 1;
 	if ((rc = al_hasher_new(&lo->h, AL_DIGEST_SHA256)) < 0 ||
@@ -1411,14 +1241,6 @@ static const char *oci_layer_type(const char *mt)
 	return mt;
 }
 
-static json_t *desc_json(const char *mt, const al_digest *d, uint64_t size)
-{
-	char ds[AL_DIGEST_STRMAX];
-
-	return json_pack("{s:s, s:s, s:I}", "mediaType", mt, "digest",
-	                 al_digest_str(d, ds), "size", (json_int_t)size);
-}
-
 /* Rebuild one image manifest (base, or the platform entry of an index);
  * writes the blobs, tags nothing. */
 static int rebuild_one(al_store *s, const al_digest *base, const char *platform,
@@ -1502,22 +1324,25 @@ static int rebuild_one(al_store *s, const al_digest *base, const char *platform,
 	}
 	for (i = 0; i < m.nlayers; i++) {
 		if (json_array_append_new(
-		        layers,
-		        desc_json(oci_layer_type(m.layers[i].media_type),
-		                  &m.layers[i].digest, m.layers[i].size)) < 0) {
+		        layers, al_layer_desc_json(
+		                    oci_layer_type(m.layers[i].media_type),
+		                    &m.layers[i].digest, m.layers[i].size)) <
+		    0) {
 			rc = al_error_oom();
 			goto out;
 		}
 	}
-	if (json_array_append_new(layers, desc_json(AL_MT_OCI_LAYER_GZIP,
-	                                            &layer, layer_size)) < 0) {
+	if (json_array_append_new(layers,
+	                          al_layer_desc_json(AL_MT_OCI_LAYER_GZIP,
+	                                             &layer, layer_size)) < 0) {
 		rc = al_error_oom();
 		goto out;
 	}
-	man = json_pack("{s:i, s:s, s:o, s:O}", "schemaVersion", 2, "mediaType",
-	                AL_MT_OCI_MANIFEST, "config",
-	                desc_json(AL_MT_OCI_CONFIG, &cfgd, strlen(cfgtext)),
-	                "layers", layers);
+	man = json_pack(
+	    "{s:i, s:s, s:o, s:O}", "schemaVersion", 2, "mediaType",
+	    AL_MT_OCI_MANIFEST, "config",
+	    al_layer_desc_json(AL_MT_OCI_CONFIG, &cfgd, strlen(cfgtext)),
+	    "layers", layers);
 	mtext = man != NULL
 	            ? json_dumps(man, JSON_COMPACT | JSON_PRESERVE_ORDER)
 	            : NULL;
@@ -1589,7 +1414,8 @@ static int rebuild_index(al_store *s, const al_manifest *idx,
 			                   e->arch != NULL ? e->arch : "?");
 			goto out;
 		}
-		ent = desc_json(AL_MT_OCI_MANIFEST, &nd.digest, nd.size);
+		ent =
+		    al_layer_desc_json(AL_MT_OCI_MANIFEST, &nd.digest, nd.size);
 		al_descriptor_clear(&nd);
 		plat = e->os != NULL || e->arch != NULL
 		           ? json_pack("{s:s, s:s}", "architecture",
@@ -1675,34 +1501,4 @@ out:
 	al_manifest_clear(&m);
 	al_buf_free(&b);
 	return rc;
-}
-
-/* ---- the layer writer, for other image builders (layer_int.h) -------- */
-
-int al_layer_tar_entry(al_buf *tar, const char *path, int dir,
-                       const al_buf *data)
-{
-	al_writer w = al_buf_writer(tar);
-
-	if (data == NULL)
-		return tar_entry(&w, path, dir, NULL, 0);
-	return tar_entry(&w, path, dir, data->ptr, data->len);
-}
-
-int al_layer_tar_end(al_buf *tar)
-{
-	static const uint8_t zero[2 * TAR_BLOCK];
-
-	return al_buf_append(tar, zero, sizeof(zero));
-}
-
-int al_layer_gzip(const al_buf *in, al_buf *out)
-{
-	return gzip_buf(in, out);
-}
-
-json_t *al_layer_desc_json(const char *media_type, const al_digest *d,
-                           uint64_t size)
-{
-	return desc_json(media_type, d, size);
 }

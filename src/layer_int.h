@@ -10,6 +10,7 @@
 #include <stdint.h>
 
 #include <jansson.h>
+#include <zlib.h>
 
 #include "airlock/buf.h"
 #include "airlock/digest.h"
@@ -77,9 +78,30 @@ int al_layer_read_to(al_layer *l, const al_layer_entry *e, uint64_t max,
 /* libarchive's message for its last failure (never NULL). */
 const char *al_layer_error(const al_layer *l);
 
-/* Writing one reproducible image layer in memory (a POSIX tar with fixed
- * owner, time and modes, then gzip), shared by the catalog rebuild
- * (src/catalog_image.c) and the graph-data image (src/graph_image.c). */
+/* Writing one reproducible image layer (a POSIX tar with fixed owner,
+ * time and modes, then gzip: layer_write.c), shared by the catalog rebuild
+ * (catalog_image.c, which streams its tar) and the graph-data image
+ * (graph_image.c, which builds it in memory). */
+
+#define AL_LAYER_TAR_BLOCK 512
+
+/*
+ * What comes before an entry's data on w: a pax "path" record for a path
+ * over 100 bytes, then the header of a directory (dir 1) or of a regular
+ * file of len bytes. The data and al_layer_tar_pad follow. AL_ELIMIT for a
+ * path too long for one record.
+ */
+int al_layer_tar_start(const al_writer *w, const char *path, int dir,
+                       uint64_t len);
+/* al_layer_tar_start for the path fmt makes. */
+int al_layer_tar_named(const al_writer *w, int dir, uint64_t len,
+                       const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+/* Zeros from the end of len data bytes to the end of their last block. */
+int al_layer_tar_pad(const al_writer *w, uint64_t len);
+/* deflate set up for a gzip layer (level 6, gzip wrapper, no name, mtime
+ * 0): the same bytes for the same tar, however its input is split. */
+int al_layer_gzip_init(z_stream *zs);
 
 /*
  * Append one tar entry to tar: a directory when dir is 1 (path should end
