@@ -28,7 +28,8 @@ AL_BEGIN_DECL
 /* al_version_compare and al_version_valid live in common.h. */
 
 /* A JSON value a graph owns (node metadata, risks), opaque here: the
- * library reads it (src/graph_int.h); graph files carry it unchanged. */
+ * library reads it (src/release/graph_int.h); graph files carry it unchanged.
+ */
 typedef struct al_graph_json al_graph_json;
 
 /* One release in a graph. */
@@ -87,7 +88,7 @@ AL_EXPORT int al_graph_parse(al_graph **out, const uint8_t *p, size_t n,
  * for a missing file. */
 AL_EXPORT int al_graph_load_file(al_graph **out, const char *path);
 AL_EXPORT void al_graph_free(al_graph *g);
-/* The graph as a JSON document: al_graph_to_json in src/graph_int.h. */
+/* The graph as a JSON document: al_graph_to_json in src/release/graph_int.h. */
 
 /*
  * Fetch the graph of channel for arch (e.g. "amd64") from the update
@@ -224,7 +225,8 @@ typedef struct al_graph_data_report {
 AL_EXPORT int al_graph_write_data(al_store *s, const char *outdir,
                                   al_graph_data_report *rep);
 
-/* --- the graph-data image (src/graph_image.c, docs/graph.md) ------------ */
+/* --- the graph-data image (src/release/graph_image.c, docs/graph.md)
+ * ------------ */
 
 /* Where oc-mirror v2 names the image it builds (openshift/graph-image,
  * tagged latest, under the destination): the store name that push maps to

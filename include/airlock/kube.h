@@ -90,7 +90,8 @@ AL_EXPORT int al_kube_delete(al_kube *k, const char *api_version,
                              al_deadline dl);
 
 /* Apply, get, list, create and replace take and give JSON objects: the
- * library's own callers (the updater) use them through src/kube_int.h. */
+ * library's own callers (the updater) use them through src/release/kube_int.h.
+ */
 
 AL_END_DECL
 

@@ -333,7 +333,7 @@ typedef struct al_mirror_result {
 	int has_graph_image;
 	al_digest graph_image;
 	/* the images the charts of mirror.helm use, as they were mirrored
-	 * (src/mirror_helm.c): the sigstore step carries theirs too */
+	 * (src/mirror/mirror_helm.c): the sigstore step carries theirs too */
 	char **chart_images;
 	size_t nchart_images;
 	/* the failed-image list this run wrote (al_mirror_failed_write),
@@ -396,7 +396,8 @@ AL_EXPORT int al_mirror_run(al_store *store, const al_imageset *imageset,
                             const al_mirror_opts *opts,
                             al_mirror_result *result);
 
-/* --- the failed-image list (src/mirror_failed.c, docs/lifecycle.md) --- */
+/* --- the failed-image list (src/mirror/mirror_failed.c, docs/lifecycle.md) ---
+ */
 
 /* Largest failed-image list read (AL_ELIMIT beyond), its longest line
  * and its most entries. */
@@ -449,7 +450,8 @@ AL_EXPORT void al_mirror_failures_free(al_mirror_failure *v, size_t n);
  */
 AL_EXPORT int al_mirror_failed_retire(const char *store_path, const char *path);
 
-/* --- mirror.helm (src/mirror_helm.c, docs/helm.md) ------------------- */
+/* --- mirror.helm (src/mirror/mirror_helm.c, docs/helm.md) -------------------
+ */
 
 /* 1 when imageset names Helm charts (mirror.helm repositories or local). */
 AL_EXPORT int al_mirror_helm_wanted(const al_imageset *imageset);

@@ -90,7 +90,7 @@ AL_EXPORT void al_descriptor_clear(al_descriptor *d);
 /* Deep copy (AL_ENOMEM); *out is written only on success. */
 AL_EXPORT int al_descriptor_copy(al_descriptor *out, const al_descriptor *in);
 
-/* JSON forms of a descriptor: src/oci_int.h (library internal). */
+/* JSON forms of a descriptor: src/registry/oci_int.h (library internal). */
 
 /* 1 if media_type is a manifest or index type we handle. */
 AL_EXPORT int al_media_type_is_manifest(const char *media_type);

@@ -560,7 +560,8 @@ AL_EXPORT int al_store_check_roots(al_store *s, int flags,
                                    al_check_fn fn, void *ud,
                                    al_check_result *res);
 
-/* --- push records (airlock/pushes.json, src/store_push.c) ------------- */
+/* --- push records (airlock/pushes.json, src/store/store_push.c) -------------
+ */
 
 /* Where `airlock push` put the store's images, one record per push. */
 typedef struct al_store_push {

@@ -195,7 +195,7 @@ AL_EXPORT int al_push_target_nested(const char *name, const char *prefix,
                                     char **ref);
 
 /*
- * Where a store image goes under a layout (src/transfer_push.c): a
+ * Where a store image goes under a layout (src/transfer/transfer_push.c): a
  * release or component that al_layout_place places (oc-mirror's
  * layout) at PREFIX/openshift/release-images:<tag> or
  * PREFIX/openshift/release:<tag>-<component>, with max_nested applied as
@@ -234,7 +234,8 @@ AL_EXPORT int al_push_target_layout_at(const al_layout *l, const char *name,
  */
 AL_EXPORT char *al_push_digest_tag(const char *digest);
 
-/* --- push: a store into a registry (src/transfer_push.c, docs/push.md) -------
+/* --- push: a store into a registry (src/transfer/transfer_push.c,
+ * docs/push.md) -------
  */
 
 /* al_push_opts.flags */

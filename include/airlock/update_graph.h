@@ -1,6 +1,6 @@
 /* update_graph.h: the updater's payload: manifest file names, the
  * documents kept (library-go Manifest.Include), image substitution and the
- * run-level task graph (src/update_graph.c). Included by update.h. */
+ * run-level task graph (src/update/update_graph.c). Included by update.h. */
 #ifndef AIRLOCK_UPDATE_GRAPH_H
 #define AIRLOCK_UPDATE_GRAPH_H
 

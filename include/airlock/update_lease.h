@@ -1,6 +1,6 @@
 /* update_lease.h: the updater's cluster-side lock, a
  * coordination.k8s.io/v1 Lease held as client-go's leader election holds
- * it (src/update_lease.c). Included by update.h. */
+ * it (src/update/update_lease.c). Included by update.h. */
 #ifndef AIRLOCK_UPDATE_LEASE_H
 #define AIRLOCK_UPDATE_LEASE_H
 

@@ -1,4 +1,4 @@
-/* fuzz_catalog.c: fuzz target for FBC parsing: al_catalog_add_file + finish on the input, then filter, render and parse back; and the same file read through a scratch file (src/catalog_spool.c) must give the same catalog. */
+/* fuzz_catalog.c: fuzz target for FBC parsing: al_catalog_add_file + finish on the input, then filter, render and parse back; and the same file read through a scratch file (src/catalog/catalog_spool.c) must give the same catalog. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>

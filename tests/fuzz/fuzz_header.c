@@ -1,4 +1,4 @@
-/* fuzz_header.c: fuzz target for the parsers of server-supplied header text: status and header lines (src/http_int.h), WWW-Authenticate, Retry-After, Link, Content-Range, Content-Length (src/registry_int.h), and the message escaping every one of them ends up in. */
+/* fuzz_header.c: fuzz target for the parsers of server-supplied header text: status and header lines (src/registry/http_int.h), WWW-Authenticate, Retry-After, Link, Content-Range, Content-Length (src/registry/registry_int.h), and the message escaping every one of them ends up in. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -7,8 +7,8 @@
 #include "airlock/error.h"
 #include "airlock/http.h"
 #include "harness.h"
-#include "../../src/http_int.h"
-#include "../../src/registry_int.h"
+#include "http_int.h"
+#include "registry_int.h"
 
 /* Inputs are header lines: curl hands over at most 100 KiB per line. */
 #define FUZZ_HEADER_MAX (128 * 1024)

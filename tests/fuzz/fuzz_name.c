@@ -1,4 +1,4 @@
-/* fuzz_name.c: fuzz target for the name validators of src/name.c (al_name_ok, al_name_check) and the file-based catalog names that go through them: what a kind accepts holds no byte that kind excludes, the kinds nest, a refusal's message is escaped, and a catalog that parses names only valid packages, channels and bundles. */
+/* fuzz_name.c: fuzz target for the name validators of src/registry/name.c (al_name_ok, al_name_check) and the file-based catalog names that go through them: what a kind accepts holds no byte that kind excludes, the kinds nest, a refusal's message is escaped, and a catalog that parses names only valid packages, channels and bundles. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>

@@ -1,10 +1,10 @@
-/* fuzz_token.c: fuzz target for token-server answers: al_auth__parse_token (src/auth_int.h), and what it promises about the token it returns. */
+/* fuzz_token.c: fuzz target for token-server answers: al_auth__parse_token (src/registry/auth_int.h), and what it promises about the token it returns. */
 #include <stdlib.h>
 #include <string.h>
 
 #include "airlock/error.h"
 #include "harness.h"
-#include "../../src/auth_int.h"
+#include "auth_int.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {

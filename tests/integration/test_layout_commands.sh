@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# test_layout_commands.sh: the commands that name registry paths follow oc-mirror v2's layout by default, through the one mapping push uses (src/layout.c): mirror --dry-run's mapping.txt names where mirror --to then puts each image, delete --registry removes the manifests from openshift/release-images and openshift/release (the layout of the store's last push, or --layout), and push and mirror --to always write the cluster resources (STORE/airlock/cluster-resources without --cluster-resources, emptied first, as oc-mirror's working-dir/cluster-resources).
+# test_layout_commands.sh: the commands that name registry paths follow oc-mirror v2's layout by default, through the one mapping push uses (src/transfer/layout.c): mirror --dry-run's mapping.txt names where mirror --to then puts each image, delete --registry removes the manifests from openshift/release-images and openshift/release (the layout of the store's last push, or --layout), and push and mirror --to always write the cluster resources (STORE/airlock/cluster-resources without --cluster-resources, emptied first, as oc-mirror's working-dir/cluster-resources).
 # al-tier: slow
 set -euo pipefail
 . "$(dirname "${BASH_SOURCE[0]}")/lib.sh"

@@ -18,7 +18,7 @@ import sys
 
 top = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
 files = sorted(
-    glob.glob(os.path.join(top, "src", "*.[ch]"))
+    glob.glob(os.path.join(top, "src", "*", "*.[ch]"))
     + glob.glob(os.path.join(top, "include", "*.h"))
     + glob.glob(os.path.join(top, "include", "airlock", "*.h"))
     + glob.glob(os.path.join(top, "tools", "airlock", "*.[ch]"))

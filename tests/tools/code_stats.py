@@ -47,10 +47,17 @@ def count_lines(path):
 
 
 def files(root, sub, suffix, prefix=""):
+    """The files of root/sub; for "src", those of its folders (the
+    library's, CMakeLists.txt AL_FOLDERS: not src/lazy or src/keys)."""
     d = os.path.join(root, sub)
     if not os.path.isdir(d):
         return []
-    return sorted(os.path.join(d, f) for f in os.listdir(d)
+    dirs = [d]
+    if sub == "src":
+        dirs = [os.path.join(d, x) for x in sorted(os.listdir(d))
+                if os.path.isdir(os.path.join(d, x))
+                and x not in ("lazy", "keys")]
+    return sorted(os.path.join(x, f) for x in dirs for f in os.listdir(x)
                   if f.endswith(suffix) and f.startswith(prefix))
 
 

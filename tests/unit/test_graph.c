@@ -164,7 +164,7 @@ static void check_select_fails(const al_graph *g, const char *min,
 	free(idx);
 }
 
-/* The one parser, in each peer's dialect (src/version_int.h). */
+/* The one parser, in each peer's dialect (src/util/version_int.h). */
 static void test_graph__semver_dialects(void)
 {
 	static const struct {

@@ -1,5 +1,5 @@
-/* test_layout.c: oc-mirror v2's layout rules (src/layout.c) and its mirror
- * sets (src/kres_ocmirror.c), against oc-mirror's own test cases
+/* test_layout.c: oc-mirror v2's layout rules (src/transfer/layout.c) and its mirror
+ * sets (src/release/kres_ocmirror.c), against oc-mirror's own test cases
  * (internal/pkg/clusterresources/clusterresources_test.go,
  * tests/data/ocmirror-resources). */
 /* al-tier: quick */

@@ -1,4 +1,4 @@
-/* test_name.c: the checks on names from fetched content (src/name.c) and a
+/* test_name.c: the checks on names from fetched content (src/registry/name.c) and a
  * property test feeding hostile names through every line writer and parser
  * entry point: no output gains a line, no name that could leave a directory
  * survives. */

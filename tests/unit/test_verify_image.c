@@ -1,5 +1,5 @@
-/* test_verify_image.c: al_verify_image_run (src/verify_image.c) and
- * al_catalog_run (src/catalog_run.c) as entries: versioned options, what
+/* test_verify_image.c: al_verify_image_run (src/signing/verify_image.c) and
+ * al_catalog_run (src/catalog/catalog_run.c) as entries: versioned options, what
  * each mode refuses, events instead of output.
  * al-tier: quick */
 #include <stdio.h>

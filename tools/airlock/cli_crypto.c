@@ -28,9 +28,9 @@ void cli_crypto_init_offline(void)
 	/* Without a configuration, OpenSSL refuses nothing airlock asks
 	 * for, and its error strings (a fifth of the instructions of a
 	 * 'verify --signature' process) go unloaded: a rare error then names
-	 * the OpenSSL code for 'openssl errstr' (src/error.c). With one, or in
-	 * FIPS mode, where the policy may refuse an algorithm, the reasons
-	 * stay words. */
+	 * the OpenSSL code for 'openssl errstr' (src/util/error.c). With one,
+	 * or in FIPS mode, where the policy may refuse an algorithm, the
+	 * reasons stay words. */
 	if (getenv("OPENSSL_CONF") == NULL && !fips_kernel())
 		opts |= OPENSSL_INIT_NO_LOAD_CONFIG |
 		        OPENSSL_INIT_NO_LOAD_CRYPTO_STRINGS;

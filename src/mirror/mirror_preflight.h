@@ -1,6 +1,6 @@
-/* mirror_preflight.h: the planner of a mirror run (src/mirror_preflight.c),
- * the hooks al_mirror_plan_run calls before and after it mirrors. Not
- * installed. */
+/* mirror_preflight.h: the planner of a mirror run
+ * (src/mirror/mirror_preflight.c), the hooks al_mirror_plan_run calls before
+ * and after it mirrors. Not installed. */
 #ifndef AL_MIRROR_PREFLIGHT_H
 #define AL_MIRROR_PREFLIGHT_H
 

@@ -1,5 +1,5 @@
 /* mirror_imageset.h: the mirror workflow's hooks for the oc-mirror fields of
- * an ImageSetConfiguration (src/mirror_imageset.c); library internal. */
+ * an ImageSetConfiguration (src/mirror/mirror_imageset.c); library internal. */
 #ifndef AL_MIRROR_IMAGESET_H
 #define AL_MIRROR_IMAGESET_H
 

@@ -1,5 +1,5 @@
 /* version_int.h: the one semantic-version parser of the library, in the
- * dialects of the peers airlock follows (src/version.c); internal. */
+ * dialects of the peers airlock follows (src/util/version.c); internal. */
 #ifndef AIRLOCK_VERSION_INT_H
 #define AIRLOCK_VERSION_INT_H
 

@@ -1,5 +1,5 @@
 /* cosign_keep.c: the Sigstore trusted root kept in the store (a "sigstore"
- * record of airlock/releases.json, src/store_sigstore.c), so that pack
+ * record of airlock/releases.json, src/store/store_sigstore.c), so that pack
  * carries it under its signed manifest and verification on the far side
  * uses it when no other is given (docs/cosign.md "The trusted root in the
  * store"). */

@@ -1,6 +1,6 @@
 /* mirror_helm.h: the mirror.helm step as al_mirror_plan_run calls it
- * (src/mirror_helm.c), keeping the images the charts use for the sigstore
- * step. Not installed. */
+ * (src/mirror/mirror_helm.c), keeping the images the charts use for the
+ * sigstore step. Not installed. */
 #ifndef AL_MIRROR_HELM_H
 #define AL_MIRROR_HELM_H
 
@@ -16,7 +16,7 @@ void al_mirror__helm_clear(al_mirror_result *res);
 
 /*
  * The plan of the step (mirror --dry-run and the space check,
- * src/mirror_preflight.c): each chart is resolved as the step would (the
+ * src/mirror/mirror_preflight.c): each chart is resolved as the step would (the
  * repository's index.yaml read, the archive downloaded into a temporary
  * file and checked against the index digest, a local chart read or
  * packaged, an oci:// chart resolved, then fetched into the store held,

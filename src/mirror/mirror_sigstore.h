@@ -1,5 +1,6 @@
 /* mirror_sigstore.h: the sigstore step of the mirror workflow
- * (src/mirror_sigstore.c), hooked into al_mirror_plan_run. Not installed. */
+ * (src/mirror/mirror_sigstore.c), hooked into al_mirror_plan_run. Not
+ * installed. */
 #ifndef AL_MIRROR_SIGSTORE_H
 #define AL_MIRROR_SIGSTORE_H
 

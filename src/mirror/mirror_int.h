@@ -1,5 +1,5 @@
 /* mirror_int.h: the report of a mirror as every file of the mirror
- * workflow shares it (src/mirror.c, the bottom of the workflow: it calls
+ * workflow shares it (src/mirror/mirror.c, the bottom of the workflow: it calls
  * nothing of mirror above it). Not installed. */
 #ifndef AL_MIRROR_INT_H
 #define AL_MIRROR_INT_H

@@ -1,5 +1,5 @@
 /* mirror_preflight.c: the planner of a mirror run (al_mirror__plan_before,
- * src/mirror_preflight.h): every image the run would move resolved from
+ * src/mirror/mirror_preflight.h): every image the run would move resolved from
  * its manifests into an al_plan (mirror_plan.c), then --dry-run writes
  * mapping.txt and missing.txt, or the free-space check refuses
  * (docs/lifecycle.md). A step of al_mirror_plan_run (mirror_run.c). */

@@ -1,5 +1,5 @@
 /* mirror_failed.h: what the mirror workflow's files share for the
- * failed-image list (src/mirror_failed.c, docs/lifecycle.md). */
+ * failed-image list (src/mirror/mirror_failed.c, docs/lifecycle.md). */
 #ifndef AIRLOCK_MIRROR_FAILED_INT_H
 #define AIRLOCK_MIRROR_FAILED_INT_H
 

@@ -1,5 +1,5 @@
 /* mirror_images.h: the image engine of the mirror workflow
- * (src/mirror_images.c), which the faces al_mirror and al_mirror_signed
+ * (src/mirror/mirror_images.c), which the faces al_mirror and al_mirror_signed
  * (mirror_face.c) and the steps (mirror_run.c, mirror_helm.c,
  * mirror_imageset.c) call; it calls none of them. Not installed. */
 #ifndef AL_MIRROR_IMAGES_H

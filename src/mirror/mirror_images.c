@@ -1,7 +1,8 @@
 /* mirror_images.c: the image engine of the mirror workflow
- * (al_mirror__run_images, src/mirror_images.h): releases, their component
- * images and additional images queued into one transfer, run, settled,
- * named and recorded in releases.json. Calls only the report below it. */
+ * (al_mirror__run_images, src/mirror/mirror_images.h): releases, their
+ * component images and additional images queued into one transfer, run,
+ * settled, named and recorded in releases.json. Calls only the report below it.
+ */
 #include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>

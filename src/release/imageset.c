@@ -715,7 +715,7 @@ static int load_platform(ctx *c, const al_yaml_node *p)
 			                  "true or false");
 		}
 		/* the graph-data image and the UpdateService resource
-		 * (src/graph_image.c, docs/graph.md) */
+		 * (src/release/graph_image.c, docs/graph.md) */
 		c->cfg->graph = json_is_true(j);
 		json_decref(j);
 	}
@@ -725,7 +725,7 @@ static int load_platform(ctx *c, const al_yaml_node *p)
 /*
  * mirror.additionalImages[].targetRepo / targetTag (v2alpha1) of the image
  * just pushed as cfg->additional[last]: the name it is stored and pushed
- * under (al_imageset_target_name, src/imageset_target.c).
+ * under (al_imageset_target_name, src/release/imageset_target.c).
  */
 static int load_additional_target(ctx *c, const al_yaml_node *item)
 {

@@ -440,7 +440,7 @@ static int run_steps(al_mirror_plan *p, al_store *store,
 	if (rc < 0 && res->report.nerrors == 0 &&
 	    (r2 = add_errorf(&res->report, "%s", al_error_message())) < 0)
 		rc = r2;
-	/* mirror.helm: charts and their images (src/mirror_helm.c) */
+	/* mirror.helm: charts and their images (src/mirror/mirror_helm.c) */
 	if ((r2 = al_mirror__helm(store, p->cfg, to, res)) < 0 && rc == 0)
 		rc = r2;
 	/* imageset: architectures, kubeVirtContainer, archiveSize */

@@ -1,6 +1,6 @@
 /* mirror.c: the report of a mirror, the bottom of the mirror workflow: the
  * error list, the one worst-status rule, the failed images and the merge
- * of a step's report into the run's (src/mirror_int.h). The types are
+ * of a step's report into the run's (src/mirror/mirror_int.h). The types are
  * those of include/airlock/mirror.h. Calls nothing of mirror above it. */
 #include <stdarg.h>
 #include <stdint.h>

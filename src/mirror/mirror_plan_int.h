@@ -1,4 +1,4 @@
-/* mirror_plan_int.h: what the plan list (src/mirror_plan.c) offers the
+/* mirror_plan_int.h: what the plan list (src/mirror/mirror_plan.c) offers the
  * planner (mirror_preflight.c) beyond include/airlock/mirror_plan.h. */
 #ifndef AIRLOCK_MIRROR_PLAN_INT_H
 #define AIRLOCK_MIRROR_PLAN_INT_H

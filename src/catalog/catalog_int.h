@@ -148,7 +148,7 @@ long cat_find_channel(const struct cat_package *p, const char *name);
 /*
  * al_catalog_select (no rebuild) on the catalog image whose top manifest
  * d is in s, named or not (mirror --dry-run holds the catalog images it
- * fetched without naming them: src/mirror_plan.c).
+ * fetched without naming them: src/mirror/mirror_plan.c).
  */
 int al_catalog__select_digest(al_catalog_selection **out, al_store *s,
                               const al_imageset_operator *op,

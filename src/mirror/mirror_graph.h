@@ -1,5 +1,5 @@
 /* mirror_graph.h: the mirror workflow's hook for mirror.platform.graph
- * (src/mirror_graph.c); library internal. */
+ * (src/mirror/mirror_graph.c); library internal. */
 #ifndef AL_MIRROR_GRAPH_H
 #define AL_MIRROR_GRAPH_H
 

@@ -1,4 +1,4 @@
-/* array_int.h: growing the library's arrays by doubling (src/buf.c). */
+/* array_int.h: growing the library's arrays by doubling (src/util/buf.c). */
 #ifndef AIRLOCK_ARRAY_INT_H
 #define AIRLOCK_ARRAY_INT_H
 

@@ -134,7 +134,7 @@ static void namev_clear(namev *nv)
 }
 
 /*
- * The store name mirror gives ref (src/mirror.c: the normalised docker
+ * The store name mirror gives ref (src/mirror/mirror.c: the normalised docker
  * reference), and with digest also "REPO@DIGEST" (the name of a release
  * that could not take its tag). An oci: reference has no registry to look
  * its signatures up at: counted in *local. A reference that does not
