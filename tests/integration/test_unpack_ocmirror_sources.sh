@@ -115,6 +115,30 @@ al_run "$T/out" "$T/err" "$AIRLOCK" unpack --accept-untrusted "$T/chan" --store 
 al_check "the same archives again: one record still" \
 	python3 -c 'import json,sys; sys.exit(len(json.load(open(sys.argv[1]))["releases"]) != 1)' "$D/airlock/releases.json"
 
+# ---- a release named in platform.release: its record's source is that
+# reference, so verify matches the signature's identity (repository
+# policy) against it, not against oc-mirror's cache
+cat >"$T/isc-rel.yaml" <<'YAML'
+kind: ImageSetConfiguration
+apiVersion: mirror.openshift.io/v2alpha1
+mirror:
+  platform:
+    release: quay.io/airlock-samples/release:4.14.1-x86_64
+YAML
+# shellcheck disable=SC2086 # one option a word
+python3 "$mkarch" "$src" "$T/rel" --isc "$T/isc-rel.yaml" $renames \
+	--rename quay.io/airlock-samples/release:4.14.1-x86_64=openshift/release-images:4.14.1-x86_64
+al_run "$T/out" "$T/err" "$AIRLOCK" unpack --accept-untrusted "$T/rel" --store "$T/dst-rel"
+al_check "unpack of a release named in platform.release: exit 0" test "$AL_RC" = 0
+al_check "its record's source is the configuration's reference" python3 -c '
+import json, sys
+(r,) = json.load(open(sys.argv[1]))["releases"]
+sys.exit(0 if r["source"] == "quay.io/airlock-samples/release:4.14.1-x86_64" and "channels" not in r else 1)' \
+	"$T/dst-rel/airlock/releases.json"
+al_run "$T/out" "$T/err" "$AIRLOCK" verify --store "$T/dst-rel" --no-default-keys --keyring "$samples/keys/release.gpg"
+al_check "verify with the sample key: the carried signature's identity matches the source (exit 0)" \
+	bash -c '[ "$1" = 0 ] && grep -q "^verified 4.14.1 sha256:$2" "$3"' _ "$AL_RC" "$rel_hex" "$T/out"
+
 # ---- pack leaves the marked record out
 "$AIRLOCK" keygen -o "$T/key" >/dev/null
 al_run "$T/out" "$T/err" "$AIRLOCK" pack --store "$D" -o "$T/pd" --volume-size 64K --sign "$T/key.key"
