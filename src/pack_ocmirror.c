@@ -546,6 +546,23 @@ static int keep_isc(ocm_ctx *c, struct archive *a, const char *name,
 	return 0;
 }
 
+/* A channel or architecture name as the update service takes one
+ * ([A-Za-z0-9._-]+, as al_graph_fetch checks), not starting with '.'. */
+static int graph_name_ok(const char *s, size_t n)
+{
+	size_t i;
+
+	if (n == 0 || n > 128 || s[0] == '.')
+		return 0;
+	for (i = 0; i < n; i++)
+		if (!((s[i] >= 'a' && s[i] <= 'z') ||
+		      (s[i] >= 'A' && s[i] <= 'Z') ||
+		      (s[i] >= '0' && s[i] <= '9') || s[i] == '.' ||
+		      s[i] == '_' || s[i] == '-'))
+			return 0;
+	return 1;
+}
+
 /*
  * An update graph oc-mirror saved for its disk to mirror
  * (OCM_GRAPHS<arch>-<channel>.json, the update service's answer as it
@@ -565,7 +582,9 @@ static int keep_graph(ocm_ctx *c, struct archive *a, const char *name,
 	int rc;
 
 	if (strchr(file, '/') != NULL || dash == NULL || fl <= 5 ||
-	    strcmp(file + fl - 5, ".json") != 0 || dash + 1 >= file + fl - 5)
+	    strcmp(file + fl - 5, ".json") != 0 || dash + 1 >= file + fl - 5 ||
+	    !graph_name_ok(file, (size_t)(dash - file)) ||
+	    !graph_name_ok(dash + 1, (size_t)(file + fl - 5 - dash - 1)))
 		return 0;
 	if (size > AL_GRAPH_MAX_BYTES) {
 		al_log_warn("oc-mirror archives: '%s' is larger than an update "
@@ -1540,8 +1559,10 @@ static int release_record(const ocm_ctx *c, const al_release *r,
 static int record_releases(ocm_ctx *c)
 {
 	json_t *doc = json_object(), *arr = json_array(), *rec = NULL;
-	char *stamp = NULL;
-	size_t i;
+	char *stamp = NULL, ds[AL_DIGEST_STRMAX];
+	al_digest *seen = NULL;
+	al_store_release old;
+	size_t i, nseen = 0;
 	int rc = 0;
 
 	if (doc == NULL || arr == NULL ||
@@ -1576,6 +1597,21 @@ static int record_releases(ocm_ctx *c)
 		if (!named) {
 			free(name);
 			continue; /* incomplete: not named */
+		}
+		/* a release the store records already keeps its record:
+		 * every archive oc-mirror builds carries its whole cache,
+		 * so each later (delta) import names it again */
+		if (al_store_release_find(c->s, al_digest_str(&ref->digest, ds),
+		                          &old) == 0) {
+			al_store_release_clear(&old);
+			free(name);
+			continue;
+		}
+		al_error_clear();
+		if ((rc = seen_digest(&seen, &nseen, &ref->digest)) != 0) {
+			rc = rc > 0 ? 0 : rc;
+			free(name);
+			continue;
 		}
 		if ((rc = al_release_open(&r, c->s, &ref->digest, NULL)) < 0) {
 			if (rc != AL_ENOMEM) {
@@ -1625,6 +1661,7 @@ static int record_releases(ocm_ctx *c)
 		rc = al_store__releases_import(c->s, doc,
 		                               "the oc-mirror archives");
 out:
+	free(seen);
 	free(stamp);
 	json_decref(doc);
 	return rc;

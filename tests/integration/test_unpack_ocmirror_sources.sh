@@ -114,6 +114,18 @@ al_check "configmaps: the signature the archive carried is left out (exit 1, the
 al_run "$T/out" "$T/err" "$AIRLOCK" unpack --accept-untrusted "$T/chan" --store "$D"
 al_check "the same archives again: one record still" \
 	python3 -c 'import json,sys; sys.exit(len(json.load(open(sys.argv[1]))["releases"]) != 1)' "$D/airlock/releases.json"
+# oc-mirror's next archives (a delta) carry its whole cache tree again
+# shellcheck disable=SC2086 # one option a word
+python3 "$mkarch" "$src" "$T/chan2" --isc "$T/isc-channels.yaml" $renames \
+	--rename quay.io/airlock-samples/release:4.14.1-x86_64=openshift/release-images:4.14.1-x86_64 \
+	--file "$GD/amd64-stable-4.13.json=$T/amd64-stable-4.13.json" --time 2026-12-06T00:00:00Z
+al_run "$T/out" "$T/err" "$AIRLOCK" unpack --accept-untrusted "$T/chan2" --store "$D"
+al_check "later archives naming the release again (another time): exit 0, the first record alone" \
+	python3 - "$AL_RC" "$D/airlock/releases.json" <<'PY'
+import json, sys
+(r,) = json.load(open(sys.argv[2]))["releases"]
+sys.exit(0 if sys.argv[1] == "0" and r["mirrored"] == "2026-12-05T00:00:00Z" else 1)
+PY
 
 # ---- a release named in platform.release: its record's source is that
 # reference, so verify matches the signature's identity (repository

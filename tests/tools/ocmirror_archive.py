@@ -22,7 +22,7 @@ The format, from openshift/oc-mirror at commit
 
 Usage: ocmirror_archive.py STORE OUTDIR [--volume-size BYTES]
        [--skip-blob HEX]... [--digest-tags] [--rename NAME=REPO:TAG]...
-       [--isc FILE] [--file PATH=FILE]...
+       [--isc FILE] [--file PATH=FILE]... [--time RFC3339]
 A store name REGISTRY/REPO:TAG goes to the cache repository REPO (the
 registry host dropped, as oc-mirror's cache does); REGISTRY/REPO@DIGEST to
 a revision only, or with --digest-tags to the tag "sha256-<hex>" as
@@ -36,6 +36,8 @@ configuration oc-mirror carries (isc_<time>; default: an empty one).
 logs), as oc-mirror carries its working directory: the update graphs of
 working-dir/hold-release/cincinnati-graph-data/<arch>-<channel>.json
 (internal/pkg/release/core-cincinnati.go writeGraphDataToFile), say.
+--time is the time in the name of the isc file (default
+2026-12-05T00:00:00Z), when oc-mirror built the archives.
 """
 import argparse
 import io
@@ -61,6 +63,7 @@ def main():
     ap.add_argument("--rename", action="append", default=[])
     ap.add_argument("--isc")
     ap.add_argument("--file", action="append", default=[])
+    ap.add_argument("--time", default="2026-12-05T00:00:00Z")
     a = ap.parse_args()
     renames = {}
     for r in a.rename:
@@ -141,9 +144,9 @@ def main():
     files["working-dir/logs/oc-mirror.log"] = b"mirror to disk\n"
     if a.isc:
         with open(a.isc, "rb") as f:
-            files["isc_2026-12-05T00:00:00Z"] = f.read()
+            files["isc_" + a.time] = f.read()
     else:
-        files["isc_2026-12-05T00:00:00Z"] = \
+        files["isc_" + a.time] = \
             b"kind: ImageSetConfiguration\napiVersion: mirror.openshift.io/v2alpha1\n"
 
     os.makedirs(a.outdir, exist_ok=True)
