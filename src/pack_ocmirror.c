@@ -1,6 +1,7 @@
 /* pack_ocmirror.c: oc-mirror v2 archives (mirror_000001.tar ...) imported
  * into a store: the distribution registry storage they carry, every blob
- * checked against its digest, the tags named last (docs/pack.md). */
+ * checked against its digest, the tags named last, where each image came
+ * from, the releases recorded, all marked untrusted (docs/pack.md). */
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -761,7 +762,7 @@ static int read_volume(ocm_ctx *c, const char *path)
 			rc = keep_graph(c, a, name, name + strlen(OCM_GRAPHS),
 			                size);
 		else
-			rc = 0; /* the rest of working-dir/ */
+			rc = 0; /* the rest of working-dir/, and others */
 		if (rc < 0)
 			goto out;
 		progress_cb(c);
