@@ -1,6 +1,7 @@
 /* pack_ocmirror.c: oc-mirror v2 archives (mirror_000001.tar ...) imported
  * into a store: the distribution registry storage they carry, every blob
- * checked against its digest, the tags named last (docs/pack.md). */
+ * checked against its digest, the tags named last, where each image came
+ * from, the releases recorded, all marked untrusted (docs/pack.md). */
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -15,7 +16,9 @@
 #include "airlock/clock.h"
 #include "airlock/digest.h"
 #include "airlock/error.h"
+#include "airlock/catalog.h"
 #include "airlock/fs.h"
+#include "airlock/graph.h"
 #include "airlock/imageset.h"
 #include "airlock/layout.h"
 #include "airlock/log.h"
@@ -24,7 +27,9 @@
 #include "airlock/ref.h"
 #include "airlock/release.h"
 #include "airlock/store.h"
+#include "json_int.h"
 #include "pack_int.h"
+#include "store_int.h"
 
 /* oc-mirror's v2/internal/pkg/archive: archiveFileNameFormat "%s_%06d.tar"
  * with the prefix "mirror", the cache paths under cacheFilePrefix
@@ -47,12 +52,26 @@
  * (archive/const.go imageSetConfigPrefix, archive.go BuildArchive) */
 #define OCM_ISC "isc_"
 #define OCM_ISC_MAX (4 * 1024 * 1024)
+/* the update graphs oc-mirror's mirror to disk read the channels from,
+ * kept for its disk to mirror: working-dir/hold-release/
+ * cincinnati-graph-data/<arch>-<channel>.json (release/const.go
+ * releaseImageExtractDir, cincinnatiGraphDataDir; core-cincinnati.go
+ * writeGraphDataToFile) */
+#define OCM_GRAPHS "working-dir/hold-release/cincinnati-graph-data/"
+#define OCM_GRAPH_COUNT 256
 
 typedef struct ocm_ref {
 	char *repo;
 	char *tag; /* NULL: a manifest revision (by digest) */
 	al_digest digest;
 } ocm_ref;
+
+/* One update graph the archives carry, and the channel its file names. */
+typedef struct ocm_graph {
+	char *file; /* "<arch>-<channel>.json" */
+	char *channel;
+	al_graph *g;
+} ocm_graph;
 
 typedef struct ocm_ctx {
 	al_store *s;
@@ -66,6 +85,9 @@ typedef struct ocm_ctx {
 	 * latest isc_<time>) and its name */
 	char *isc, *isc_name;
 	size_t isc_len;
+	al_imageset *cfg; /* isc, read (set_origins); NULL if unreadable */
+	ocm_graph *graphs;
+	size_t ngraphs;
 	al_progress_info pi;
 	uint64_t start_ms, last_ms;
 } ocm_ctx;
@@ -525,6 +547,100 @@ static int keep_isc(ocm_ctx *c, struct archive *a, const char *name,
 	return 0;
 }
 
+/* A channel or architecture name as the update service takes one
+ * ([A-Za-z0-9._-]+, as al_graph_fetch checks), not starting with '.'. */
+static int graph_name_ok(const char *s, size_t n)
+{
+	size_t i;
+
+	if (n == 0 || n > 128 || s[0] == '.')
+		return 0;
+	for (i = 0; i < n; i++)
+		if (!((s[i] >= 'a' && s[i] <= 'z') ||
+		      (s[i] >= 'A' && s[i] <= 'Z') ||
+		      (s[i] >= '0' && s[i] <= '9') || s[i] == '.' ||
+		      s[i] == '_' || s[i] == '-'))
+			return 0;
+	return 1;
+}
+
+/*
+ * An update graph oc-mirror saved for its disk to mirror
+ * (OCM_GRAPHS<arch>-<channel>.json, the update service's answer as it
+ * came): parsed and kept, for where a release chosen through channels
+ * came from (its node's payload) and the channels it was chosen from. A
+ * graph that does not parse, or is larger than a graph may be, only
+ * costs that: said, and read past.
+ */
+static int keep_graph(ocm_ctx *c, struct archive *a, const char *name,
+                      const char *file, int64_t size)
+{
+	const char *dash = strchr(file, '-');
+	size_t fl = strlen(file), i;
+	char *buf = NULL;
+	al_graph *g = NULL;
+	ocm_graph *v;
+	int rc;
+
+	if (strchr(file, '/') != NULL || dash == NULL || fl <= 5 ||
+	    strcmp(file + fl - 5, ".json") != 0 || dash + 1 >= file + fl - 5 ||
+	    !graph_name_ok(file, (size_t)(dash - file)) ||
+	    !graph_name_ok(dash + 1, (size_t)(file + fl - 5 - dash - 1)))
+		return 0;
+	if (size > AL_GRAPH_MAX_BYTES) {
+		al_log_warn("oc-mirror archives: '%s' is larger than an update "
+		            "graph may be: read past",
+		            name);
+		return 0;
+	}
+	if ((buf = malloc((size_t)size + 1)) == NULL)
+		return al_error_oom();
+	if ((rc = read_small(c, a, name, buf, (size_t)size + 1, size)) < 0)
+		goto out;
+	if (al_graph_parse(&g, (const uint8_t *)buf, (size_t)size, name) < 0) {
+		al_log_warn(
+		    "oc-mirror archives: %s: the releases it lists keep "
+		    "the sources they have",
+		    al_error_message());
+		al_error_clear();
+		goto out;
+	}
+	for (i = 0; i < c->ngraphs && strcmp(c->graphs[i].file, file) != 0; i++)
+		;
+	if (i == c->ngraphs) {
+		if (c->ngraphs >= OCM_GRAPH_COUNT) {
+			al_log_warn("oc-mirror archives: more than %d update "
+			            "graphs: '%s' read past",
+			            OCM_GRAPH_COUNT, name);
+			goto out;
+		}
+		if ((v = realloc(c->graphs, (c->ngraphs + 1) * sizeof(*v))) ==
+		    NULL) {
+			rc = al_error_oom();
+			goto out;
+		}
+		c->graphs = v;
+		memset(&v[i], 0, sizeof(v[i]));
+		if ((v[i].file = al_strdup(file)) == NULL ||
+		    (v[i].channel = al_strndup(
+		         dash + 1, (size_t)(file + fl - 5 - dash - 1))) ==
+		        NULL) {
+			free(v[i].file);
+			rc = al_error_oom();
+			goto out;
+		}
+		c->ngraphs++;
+	}
+	/* a later archive's copy replaces an earlier one */
+	al_graph_free(c->graphs[i].g);
+	c->graphs[i].g = g;
+	g = NULL;
+out:
+	al_graph_free(g);
+	free(buf);
+	return rc;
+}
+
 static int check_regular(const char *path, int *fd_out, uint64_t *size)
 {
 	struct stat st;
@@ -642,8 +758,11 @@ static int read_volume(ocm_ctx *c, const char *path)
 		else if (al_str_startswith(name, OCM_ISC) &&
 		         strchr(name, '/') == NULL)
 			rc = keep_isc(c, a, name, size);
+		else if (al_str_startswith(name, OCM_GRAPHS))
+			rc = keep_graph(c, a, name, name + strlen(OCM_GRAPHS),
+			                size);
 		else
-			rc = 0; /* the rest of working-dir/, isc_<time> */
+			rc = 0; /* the rest of working-dir/, and others */
 		if (rc < 0)
 			goto out;
 		progress_cb(c);
@@ -739,53 +858,6 @@ static int load_manifest(ocm_ctx *c, const al_digest *d, al_manifest *m,
 	if (size != NULL)
 		*size = b.len;
 	al_buf_free(&b);
-	return rc;
-}
-
-/*
- * A release image oc-mirror carried (its cache puts each at
- * openshift/release-images:<tag>, local_stored_collector.go
- * preparePathComponents) recorded in releases.json as mirror records one
- * (mirror_images.c record_release): version, digest, its store name as
- * the source (what layout.c places at openshift/release-images:<tag>),
- * the component count, the time. Its signatures were imported beside
- * it but no key checked them: unchecked, as a mirror without a keyring.
- * An image there that is not a release (no release-metadata) is left
- * unrecorded, said.
- */
-static int record_release(ocm_ctx *c, const char *name, const al_digest *d)
-{
-	al_store_release rec;
-	al_release *r = NULL;
-	int rc;
-
-	if ((rc = al_release_open(&r, c->s, d, NULL)) < 0) {
-		if (rc == AL_ENOMEM)
-			return rc;
-		al_log_warn("oc-mirror archives: '%s' is not a release image "
-		            "(%s): not recorded as a release",
-		            name, al_error_message());
-		al_error_clear();
-		return 0;
-	}
-	memset(&rec, 0, sizeof(rec));
-	rec.version = (char *)(uintptr_t)al_release_version(r);
-	rec.digest = *d;
-	rec.has_digest = 1;
-	rec.source = (char *)(uintptr_t)name;
-	rec.components = (long long)al_release_component_count(r);
-	rec.verified = AL_STORE_UNCHECKED;
-	if ((rec.mirrored = al_clock_rfc3339_now()) == NULL)
-		rc = al_error_oom();
-	else
-		rc = al_store_release_put(c->s, &rec, 0, NULL);
-	free(rec.mirrored);
-	if (rc == 0)
-		al_log_info(
-		    "oc-mirror archives: release %s recorded (%s)",
-		    al_release_version(r) != NULL ? al_release_version(r) : "?",
-		    name);
-	al_release_free(r);
 	return rc;
 }
 
@@ -946,9 +1018,6 @@ static int name_images(ocm_ctx *c)
 		desc.artifact_type = m.artifact_type;
 		rc = al_store_tag(c->s, names[j], &desc);
 		al_manifest_clear(&m);
-		if (rc == 0 && r->tag != NULL &&
-		    strcmp(r->repo, AL_LAYOUT_RELEASE_REPO) == 0)
-			rc = record_release(c, names[j], &r->digest);
 		if (rc < 0)
 			goto out;
 		c->res->images_tagged++;
@@ -964,16 +1033,41 @@ out:
 	return rc;
 }
 
+/* The digest a reference pins (NAME@sha256:...): 1 and *d, else 0. */
+static int ref_digest(const char *ref, al_digest *d)
+{
+	const char *at = strrchr(ref, '@');
+
+	if (at == NULL || al_digest_parse_str(d, at + 1) < 0) {
+		al_error_clear();
+		return 0;
+	}
+	return 1;
+}
+
+/* The refs of the release repository that name a release image: tagged,
+ * each (tag, digest) once (refs are sorted by name_images). */
+static int is_release_ref(const ocm_ctx *c, size_t i)
+{
+	const ocm_ref *r = &c->refs[i];
+
+	return r->tag != NULL && strcmp(r->repo, AL_LAYOUT_RELEASE_REPO) == 0 &&
+	       (i == 0 || cmp_ref(r, &c->refs[i - 1]) != 0);
+}
+
 /*
  * Record on the store image named name (if the import named it) the
  * reference it was mirrored from, as mirror records an image stored
  * under a target name (al_store_set_origin): the mirror sets then name
- * that source, not oc-mirror's cache.
+ * that source, not oc-mirror's cache. want (may be NULL): the digest the
+ * reference pins; a name holding another manifest is not its copy and
+ * gets nothing.
  */
-static int origin_put(ocm_ctx *c, const char *name, const char *origin)
+static int origin_put(ocm_ctx *c, const char *name, const char *origin,
+                      const al_digest *want)
 {
 	al_store_image img;
-	int rc;
+	int rc, same;
 
 	if (al_str_startswith(origin, "docker://"))
 		origin += strlen("docker://");
@@ -982,10 +1076,26 @@ static int origin_put(ocm_ctx *c, const char *name, const char *origin)
 		al_error_clear();
 		return 0;
 	}
-	al_store_image_clear(&img);
 	if (rc < 0)
 		return rc;
-	return al_store_set_origin(c->s, name, origin);
+	same = want == NULL || al_digest_equal(&img.desc.digest, want);
+	al_store_image_clear(&img);
+	return same ? al_store_set_origin(c->s, name, origin) : 0;
+}
+
+/* 1 when the import gave name an origin already (or the name is not in
+ * the store), 0 when not. */
+static int has_origin(ocm_ctx *c, const char *name)
+{
+	char *o = NULL;
+	int rc = al_store_origin(c->s, name, &o);
+
+	free(o);
+	if (rc < 0) {
+		al_error_clear();
+		return 1;
+	}
+	return rc;
 }
 
 /* The components of the release at openshift/release-images:tag
@@ -999,7 +1109,7 @@ static int component_origins(ocm_ctx *c, const char *tag, const al_digest *d)
 
 	if (al_release_open(&r, c->s, d, NULL) < 0) {
 		al_error_clear();
-		return 0; /* not a release: record_release said so */
+		return 0; /* not a release: record_releases says so */
 	}
 	for (i = 0; i < al_release_component_count(r) && rc == 0; i++) {
 		const al_release_component *comp =
@@ -1007,8 +1117,11 @@ static int component_origins(ocm_ctx *c, const char *tag, const al_digest *d)
 		char *name =
 		    al_sprintf("%s/%s:%s-%s", OCM_REGISTRY,
 		               AL_LAYOUT_COMPONENT_REPO, tag, comp->name);
+		al_digest want;
+		int pinned = ref_digest(comp->image, &want);
 
-		rc = name != NULL ? origin_put(c, name, comp->image)
+		rc = name != NULL ? origin_put(c, name, comp->image,
+		                               pinned ? &want : NULL)
 		                  : al_error_oom();
 		free(name);
 	}
@@ -1016,15 +1129,17 @@ static int component_origins(ocm_ctx *c, const char *tag, const al_digest *d)
 	return rc;
 }
 
-/* An additional image of the carried configuration: where oc-mirror's
- * cache put it (the path without the registry host; by tag, or by
- * digest under the tag "sha256-<hex>", preparePathComponents,
- * prepareTag), given its reference as origin. */
+/* An image named by ref (an additional image, a bundle or related image
+ * of a catalog): where oc-mirror's cache put it (the path without the
+ * registry host; by tag, or by digest under the tag "sha256-<hex>",
+ * preparePathComponents, prepareTag, operator prepareM2DCopyBatch),
+ * given ref as origin. */
 static int additional_origin(ocm_ctx *c, const char *ref)
 {
 	al_ref r = {0};
+	al_digest want;
 	char *name = NULL, *name2 = NULL;
-	int rc;
+	int rc, pinned;
 
 	if (al_str_startswith(ref, "docker://"))
 		ref += strlen("docker://");
@@ -1032,6 +1147,7 @@ static int additional_origin(ocm_ctx *c, const char *ref)
 		al_error_clear();
 		return 0;
 	}
+	pinned = ref_digest(ref, &want);
 	if (r.tag != NULL)
 		name =
 		    al_sprintf("%s/%s:%s", OCM_REGISTRY, r.repository, r.tag);
@@ -1045,22 +1161,45 @@ static int additional_origin(ocm_ctx *c, const char *ref)
 	if (name == NULL ||
 	    (r.digest != NULL && r.tag == NULL && name2 == NULL))
 		rc = al_error_oom();
-	else if ((rc = origin_put(c, name, ref)) == 0 && name2 != NULL)
-		rc = origin_put(c, name2, ref);
+	else if ((rc = origin_put(c, name, ref, pinned ? &want : NULL)) == 0 &&
+	         name2 != NULL)
+		rc = origin_put(c, name2, ref, pinned ? &want : NULL);
 	free(name);
 	free(name2);
 	al_ref_clear(&r);
 	return rc;
 }
 
-/* Releases (platform.release) and additional images of the carried image
- * set configuration; one that cannot be read only costs the origins. */
-static int isc_origins(ocm_ctx *c)
+/* Every release the import named whose manifest is d and that has no
+ * origin yet gets origin. */
+static int release_origin_by_digest(ocm_ctx *c, const al_digest *d,
+                                    const char *origin)
 {
-	al_imageset *cfg = NULL;
-	char *path = NULL;
 	size_t i;
 	int rc = 0;
+
+	for (i = 0; i < c->nrefs && rc == 0; i++) {
+		const ocm_ref *r = &c->refs[i];
+		char *name;
+
+		if (!is_release_ref(c, i) || !al_digest_equal(&r->digest, d))
+			continue;
+		name = al_sprintf("%s/%s:%s", OCM_REGISTRY,
+		                  AL_LAYOUT_RELEASE_REPO, r->tag);
+		if (name == NULL)
+			return al_error_oom();
+		if (!has_origin(c, name))
+			rc = origin_put(c, name, origin, d);
+		free(name);
+	}
+	return rc;
+}
+
+/* The image set configuration oc-mirror carried, read into c->cfg; one
+ * that cannot be read only costs the origins it would give (said). */
+static int load_isc(ocm_ctx *c)
+{
+	char *path;
 
 	if (c->isc == NULL)
 		return 0;
@@ -1069,37 +1208,216 @@ static int isc_origins(ocm_ctx *c)
 	if (path == NULL)
 		return al_error_oom();
 	if (al_fs_write_atomic(path, c->isc, c->isc_len) < 0 ||
-	    al_imageset_load_ex(&cfg, path, AL_IMAGESET_OPERATORS) < 0) {
+	    al_imageset_load_ex(&c->cfg, path, AL_IMAGESET_OPERATORS) < 0) {
 		al_log_warn("oc-mirror archives: cannot read '%s' (%s): the "
 		            "images it names keep oc-mirror's cache names as "
 		            "their sources",
 		            c->isc_name, al_error_message());
 		al_error_clear();
-		goto out;
+		c->cfg = NULL;
 	}
-	for (i = 0; i < cfg->nreleases && rc == 0; i++) {
-		char *tag = NULL, *name;
+	unlink(path);
+	free(path);
+	return 0;
+}
 
-		if (al_layout_release_tag(cfg->releases[i], &tag) < 0) {
+/* Releases (platform.release) and additional images of the carried image
+ * set configuration. */
+static int isc_origins(ocm_ctx *c)
+{
+	const al_imageset *cfg = c->cfg;
+	size_t i;
+	int rc = 0;
+
+	for (i = 0; cfg != NULL && i < cfg->nreleases && rc == 0; i++) {
+		const char *rel = cfg->releases[i];
+		char *tag = NULL, *name;
+		al_digest want;
+		int pinned = ref_digest(rel, &want);
+
+		if (al_layout_release_tag(rel, &tag) < 0) {
 			al_error_clear();
 			continue;
 		}
 		name = al_sprintf("%s/%s:%s", OCM_REGISTRY,
 		                  AL_LAYOUT_RELEASE_REPO, tag);
-		rc = name != NULL ? origin_put(c, name, cfg->releases[i])
-		                  : al_error_oom();
+		rc = name != NULL
+		         ? origin_put(c, name, rel, pinned ? &want : NULL)
+		         : al_error_oom();
 		free(name);
 		free(tag);
+		/* by digest: oc-mirror tags it with its signature's tag
+		 * (GenerateReleaseSignatures), found by the digest */
+		if (rc == 0 && pinned)
+			rc = release_origin_by_digest(
+			    c, &want,
+			    al_str_startswith(rel, "docker://")
+			        ? rel + strlen("docker://")
+			        : rel);
 		/* an archive that kept the release at its own path */
 		if (rc == 0)
-			rc = additional_origin(c, cfg->releases[i]);
+			rc = additional_origin(c, rel);
 	}
-	for (i = 0; i < cfg->nadditional && rc == 0; i++)
+	for (i = 0; cfg != NULL && i < cfg->nadditional && rc == 0; i++)
 		rc = additional_origin(c, cfg->additional[i]);
-out:
-	unlink(path);
-	free(path);
-	al_imageset_free(cfg);
+	return rc;
+}
+
+/* The payload of the first node of the carried update graphs whose
+ * payload is the manifest d, or NULL. */
+static const char *graph_payload(const ocm_ctx *c, const al_digest *d)
+{
+	size_t i, j;
+	al_digest p;
+
+	for (i = 0; i < c->ngraphs; i++)
+		for (j = 0; j < c->graphs[i].g->nnodes; j++) {
+			const char *pl = c->graphs[i].g->nodes[j].payload;
+
+			if (ref_digest(pl, &p) && al_digest_equal(&p, d))
+				return pl;
+		}
+	return NULL;
+}
+
+/*
+ * A release oc-mirror chose through channels: it took the payload from
+ * the update graph, whose copy the archives carry (OCM_GRAPHS); the
+ * node whose payload is the release's manifest says where it came from
+ * (quay.io/openshift-release-dev/ocp-release@sha256:...). A release the
+ * configuration named keeps that origin.
+ */
+static int graph_origins(ocm_ctx *c)
+{
+	size_t i;
+	int rc = 0;
+
+	for (i = 0; i < c->nrefs && rc == 0; i++) {
+		const char *payload;
+
+		if (!is_release_ref(c, i) ||
+		    (payload = graph_payload(c, &c->refs[i].digest)) == NULL)
+			continue;
+		rc = release_origin_by_digest(c, &c->refs[i].digest, payload);
+	}
+	return rc;
+}
+
+/* 1 when d is one of seen[0..n), else adds it (0; AL_ENOMEM). */
+static int seen_digest(al_digest **seen, size_t *n, const al_digest *d)
+{
+	al_digest *g;
+	size_t i;
+
+	for (i = 0; i < *n; i++)
+		if (al_digest_equal(&(*seen)[i], d))
+			return 1;
+	if ((g = realloc(*seen, (*n + 1) * sizeof(*g))) == NULL)
+		return al_error_oom();
+	g[(*n)++] = *d;
+	*seen = g;
+	return 0;
+}
+
+/* An operator catalog of the carried configuration: where oc-mirror's
+ * cache put it (operator/common.go prepareM2DCopyBatch: targetCatalog or
+ * the path; targetTag, the tag, or "sha256-<hex>"). An oci: catalog came
+ * from no registry. */
+static int catalog_origin(ocm_ctx *c, const al_imageset_operator *op)
+{
+	const char *cat = op->catalog;
+	al_ref r = {0};
+	al_digest want;
+	char *name = NULL;
+	const char *colon;
+	int rc, pinned;
+
+	if (al_str_startswith(cat, "docker://"))
+		cat += strlen("docker://");
+	if (strstr(cat, "://") != NULL || al_str_startswith(cat, "oci:") ||
+	    al_ref_parse(&r, cat) < 0) {
+		al_error_clear();
+		return 0;
+	}
+	pinned = ref_digest(cat, &want);
+	colon = r.digest != NULL ? strchr(r.digest, ':') : NULL;
+	if (op->target_tag != NULL || r.tag != NULL)
+		name =
+		    al_sprintf("%s/%s:%s", OCM_REGISTRY,
+		               op->target_catalog != NULL ? op->target_catalog
+		                                          : r.repository,
+		               op->target_tag != NULL ? op->target_tag : r.tag);
+	else if (colon != NULL)
+		name =
+		    al_sprintf("%s/%s:%.*s-%s", OCM_REGISTRY,
+		               op->target_catalog != NULL ? op->target_catalog
+		                                          : r.repository,
+		               (int)(colon - r.digest), r.digest, colon + 1);
+	else {
+		al_ref_clear(&r);
+		return 0;
+	}
+	rc = name != NULL ? origin_put(c, name, cat, pinned ? &want : NULL)
+	                  : al_error_oom();
+	free(name);
+	al_ref_clear(&r);
+	return rc;
+}
+
+/*
+ * Operator images: oc-mirror's cache names them by path and tag (or
+ * "sha256-<hex>") alone; the catalogs the archives carry (the catalog
+ * image, as fetched or as oc-mirror rebuilt it) name each bundle and
+ * related image by its real reference, which gives it as origin
+ * (additional_origin). A catalog that does not open (a delta without
+ * its base, an SQLite catalog) only costs its images' origins.
+ */
+static int catalog_origins(ocm_ctx *c)
+{
+	al_digest *seen = NULL;
+	size_t nseen = 0, i, k;
+	int rc = 0;
+
+	for (i = 0; c->cfg != NULL && i < c->cfg->noperators && rc == 0; i++)
+		rc = catalog_origin(c, &c->cfg->operators[i]);
+	for (i = 0; i < c->nrefs && rc == 0; i++) {
+		const ocm_ref *r = &c->refs[i];
+		al_catalog *cat = NULL;
+		char **imgs = NULL;
+		size_t nimgs = 0;
+		int kind;
+
+		if (r->tag == NULL)
+			continue;
+		kind = al_catalog_image_kind(c->s, &r->digest, NULL);
+		al_error_clear();
+		if (kind != 1)
+			continue;
+		if ((rc = seen_digest(&seen, &nseen, &r->digest)) != 0) {
+			rc = rc > 0 ? 0 : rc;
+			continue;
+		}
+		if ((rc = al_catalog_open_image(&cat, NULL, c->s, &r->digest,
+		                                NULL)) < 0 ||
+		    (rc = al_catalog_images(cat, &imgs, &nimgs)) < 0) {
+			al_catalog_free(cat);
+			if (rc == AL_ENOMEM)
+				break;
+			al_log_warn("oc-mirror archives: catalog '%s/%s:%s': "
+			            "%s: its images keep oc-mirror's cache "
+			            "names as their sources",
+			            OCM_REGISTRY, r->repo, r->tag,
+			            al_error_message());
+			al_error_clear();
+			rc = 0;
+			continue;
+		}
+		for (k = 0; k < nimgs && rc == 0; k++)
+			rc = additional_origin(c, imgs[k]);
+		al_catalog_images_free(imgs, nimgs);
+		al_catalog_free(cat);
+	}
+	free(seen);
 	return rc;
 }
 
@@ -1108,26 +1426,245 @@ out:
  * cache names them by its own registry and drops the source host; the
  * sources are in the archives themselves: each release's
  * image-references for its components, the carried image set
- * configuration for its releases and additional images.
+ * configuration for its releases, additional images and catalogs, the
+ * carried update graphs for releases chosen through channels, the
+ * catalogs for operator images.
  */
 static int set_origins(ocm_ctx *c)
 {
 	size_t i;
-	int rc = 0;
+	int rc;
 
-	for (i = 0; i < c->nrefs && rc == 0; i++) {
-		const ocm_ref *r = &c->refs[i];
-
-		if (r->tag == NULL ||
-		    strcmp(r->repo, AL_LAYOUT_RELEASE_REPO) != 0 ||
-		    (i > 0 && cmp_ref(r, &c->refs[i - 1]) == 0))
-			continue;
-		rc = component_origins(c, r->tag, &r->digest);
-	}
+	if ((rc = load_isc(c)) < 0)
+		return rc;
+	for (i = 0; i < c->nrefs && rc == 0; i++)
+		if (is_release_ref(c, i))
+			rc = component_origins(c, c->refs[i].tag,
+			                       &c->refs[i].digest);
 	if (rc == 0)
 		rc = isc_origins(c);
 	if (rc == 0)
+		rc = graph_origins(c);
+	if (rc == 0)
+		rc = catalog_origins(c);
+	if (rc == 0)
 		rc = al_store_flush(c->s);
+	return rc;
+}
+
+/* When oc-mirror built the archives: the time in the name of the image
+ * set configuration it added (archive.go BuildArchive, RFC 3339 in UTC,
+ * "YYYY-MM-DDTHH:MM:SSZ"), else now. Caller frees. */
+static char *archive_time(const ocm_ctx *c)
+{
+	static const char form[] = "dddd-dd-ddTdd:dd:ddZ";
+	const char *t;
+	size_t i;
+
+	if (c->isc_name == NULL)
+		return al_clock_rfc3339_now();
+	t = c->isc_name + strlen(OCM_ISC);
+	if (strlen(t) != sizeof(form) - 1)
+		return al_clock_rfc3339_now();
+	for (i = 0; i < sizeof(form) - 1; i++)
+		if (form[i] == 'd' ? (t[i] < '0' || t[i] > '9')
+		                   : t[i] != form[i])
+			return al_clock_rfc3339_now();
+	return al_strdup(t);
+}
+
+/* The channels of the carried graphs that list the release d, into the
+ * array chans (NULL when none). */
+static int graph_channels(const ocm_ctx *c, const al_digest *d, json_t **chans)
+{
+	size_t i, j;
+	al_digest p;
+
+	*chans = NULL;
+	for (i = 0; i < c->ngraphs; i++) {
+		int listed = 0;
+
+		for (j = 0; j < c->graphs[i].g->nnodes && !listed; j++)
+			listed =
+			    ref_digest(c->graphs[i].g->nodes[j].payload, &p) &&
+			    al_digest_equal(&p, d);
+		if (!listed)
+			continue;
+		for (j = 0; *chans != NULL && j < json_array_size(*chans); j++)
+			if (strcmp(json_string_value(json_array_get(*chans, j)),
+			           c->graphs[i].channel) == 0)
+				listed = 0;
+		if (!listed)
+			continue;
+		if ((*chans == NULL && (*chans = json_array()) == NULL) ||
+		    json_array_append_new(
+		        *chans, json_string(c->graphs[i].channel)) != 0)
+			return al_error_oom();
+	}
+	return 0;
+}
+
+/* One release record, as mirror writes one (store_meta.c put_edit's
+ * members and order): version, digest, source, components, mirrored,
+ * channels; no "verified": no key looked at its signatures. */
+static int release_record(const ocm_ctx *c, const al_release *r,
+                          const al_digest *d, const char *source,
+                          const char *stamp, json_t **out)
+{
+	char ds[AL_DIGEST_STRMAX];
+	json_t *rec = json_object(), *chans = NULL;
+	int rc;
+
+	if (rec == NULL)
+		return al_error_oom();
+	if ((al_release_version(r) != NULL &&
+	     json_object_set_new(rec, "version",
+	                         json_string(al_release_version(r))) != 0) ||
+	    json_object_set_new(rec, "digest",
+	                        json_string(al_digest_str(d, ds))) != 0 ||
+	    json_object_set_new(rec, "source", json_string(source)) != 0 ||
+	    json_object_set_new(
+	        rec, "components",
+	        json_integer((json_int_t)al_release_component_count(r))) != 0 ||
+	    json_object_set_new(rec, "mirrored", json_string(stamp)) != 0) {
+		json_decref(rec);
+		return al_error_oom();
+	}
+	if ((rc = graph_channels(c, d, &chans)) < 0 ||
+	    (chans != NULL &&
+	     json_object_set_new(rec, "channels", chans) != 0)) {
+		json_decref(rec);
+		return rc < 0 ? rc : al_error_oom();
+	}
+	*out = rec;
+	return 0;
+}
+
+/*
+ * Each release image oc-mirror carried (its cache puts each at
+ * openshift/release-images:<tag>, local_stored_collector.go
+ * preparePathComponents) that the import named is recorded in
+ * releases.json as mirror records one (mirror_images.c record_release):
+ * its source is where it came from (set_origins) or, when the archives
+ * do not say, its store name; the time is when oc-mirror built the
+ * archives, so that importing them again adds nothing. An image there
+ * that is not a release (no release-metadata) is left unrecorded, said.
+ *
+ * No key vouched for the archives: the records are marked untrusted
+ * before they are written, as an airlock pack accepted untrusted marks
+ * the records it merges (pack_unpack.c merge_releases,
+ * al_store__untrusted_releases_mark; docs/security.md "Marks of
+ * untrusted imports"), so that releases shows them untrusted, pack
+ * leaves them out and a trusted import of the release replaces them.
+ */
+static int record_releases(ocm_ctx *c)
+{
+	json_t *doc = json_object(), *arr = json_array(), *rec = NULL;
+	char *stamp = NULL, ds[AL_DIGEST_STRMAX];
+	al_digest *seen = NULL;
+	al_store_release old;
+	size_t i, nseen = 0;
+	int rc = 0;
+
+	if (doc == NULL || arr == NULL ||
+	    json_object_set_new(doc, "releases", arr) != 0) {
+		json_decref(arr);
+		rc = al_error_oom();
+		goto out;
+	}
+	if ((stamp = archive_time(c)) == NULL) {
+		rc = al_error_oom();
+		goto out;
+	}
+	for (i = 0; i < c->nrefs && rc == 0; i++) {
+		const ocm_ref *ref = &c->refs[i];
+		al_release *r = NULL;
+		al_store_image img;
+		char *name, *origin = NULL;
+		int named;
+
+		if (!is_release_ref(c, i))
+			continue;
+		if ((name = al_sprintf("%s/%s:%s", OCM_REGISTRY, ref->repo,
+		                       ref->tag)) == NULL) {
+			rc = al_error_oom();
+			break;
+		}
+		memset(&img, 0, sizeof(img));
+		named = al_store_find(c->s, name, &img) == 0 &&
+		        al_digest_equal(&img.desc.digest, &ref->digest);
+		al_store_image_clear(&img);
+		al_error_clear();
+		if (!named) {
+			free(name);
+			continue; /* incomplete: not named */
+		}
+		/* a release the store records already keeps its record:
+		 * every archive oc-mirror builds carries its whole cache,
+		 * so each later (delta) import names it again */
+		if (al_store_release_find(c->s, al_digest_str(&ref->digest, ds),
+		                          &old) == 0) {
+			al_store_release_clear(&old);
+			free(name);
+			continue;
+		}
+		al_error_clear();
+		if ((rc = seen_digest(&seen, &nseen, &ref->digest)) != 0) {
+			rc = rc > 0 ? 0 : rc;
+			free(name);
+			continue;
+		}
+		if ((rc = al_release_open(&r, c->s, &ref->digest, NULL)) < 0) {
+			if (rc != AL_ENOMEM) {
+				al_log_warn("oc-mirror archives: '%s' is not a "
+				            "release image (%s): not recorded "
+				            "as a release",
+				            name, al_error_message());
+				al_error_clear();
+				rc = 0;
+			}
+			free(name);
+			continue;
+		}
+		if ((rc = al_store_origin(c->s, name, &origin)) < 0) {
+			al_release_free(r);
+			free(name);
+			break;
+		}
+		if (origin == NULL)
+			al_log_warn("oc-mirror archives: the archives do not "
+			            "say where release %s came from: its "
+			            "source is recorded as '%s'",
+			            al_release_version(r) != NULL
+			                ? al_release_version(r)
+			                : "?",
+			            name);
+		rc =
+		    release_record(c, r, &ref->digest,
+		                   origin != NULL ? origin : name, stamp, &rec);
+		if (rc == 0 && json_array_append_new(arr, rec) != 0)
+			rc = al_error_oom();
+		if (rc == 0)
+			al_log_info("oc-mirror archives: release %s recorded "
+			            "(%s, from %s)",
+			            al_release_version(r) != NULL
+			                ? al_release_version(r)
+			                : "?",
+			            name, origin != NULL ? origin : name);
+		free(origin);
+		free(name);
+		al_release_free(r);
+	}
+	if (rc < 0 || json_array_size(arr) == 0)
+		goto out;
+	if ((rc = al_store__untrusted_releases_mark(c->s, doc, c->res->id)) ==
+	    0)
+		rc = al_store__releases_import(c->s, doc,
+		                               "the oc-mirror archives");
+out:
+	free(seen);
+	free(stamp);
+	json_decref(doc);
 	return rc;
 }
 
@@ -1226,7 +1763,8 @@ int al_pack__ocmirror_unpack(al_store *s, const char *dir,
 			goto out;
 		res->volumes_read++;
 	}
-	if ((rc = name_images(&c)) < 0 || (rc = set_origins(&c)) < 0)
+	if ((rc = name_images(&c)) < 0 || (rc = set_origins(&c)) < 0 ||
+	    (rc = record_releases(&c)) < 0)
 		goto out;
 	res->complete = 1;
 	if (c.opts->progress != NULL) {
@@ -1242,6 +1780,13 @@ out:
 	free(c.refs);
 	free(c.isc);
 	free(c.isc_name);
+	al_imageset_free(c.cfg);
+	for (i = 0; i < c.ngraphs; i++) {
+		free(c.graphs[i].file);
+		free(c.graphs[i].channel);
+		al_graph_free(c.graphs[i].g);
+	}
+	free(c.graphs);
 	free(c.chunk);
 	free(vols);
 	al_pack__free_list(names, n);

@@ -274,6 +274,56 @@ static void settle(al_layout *l)
 		l->e[i].order = i;
 }
 
+/*
+ * A release whose record names its source, not a store name: an
+ * oc-mirror archive's release, stored under the cache's name
+ * (HOST/openshift/release-images:<tag>) with its source as origin
+ * (pack_ocmirror.c). Each store name of that manifest whose origin is
+ * the source is placed as the release, with its components; the source
+ * too (push and the UpdateService look the record's source up). None:
+ * the release image is not in this store (a partial import), its
+ * components stay where their names put them.
+ */
+static int add_release_by_origin(al_layout *l, al_store *s,
+                                 const al_store_release *rel)
+{
+	al_store_image *imgs = NULL;
+	al_release *r = NULL;
+	size_t n = 0, i, found = 0;
+	int rc;
+
+	if ((rc = al_store_list(s, &imgs, &n)) < 0)
+		return rc;
+	for (i = 0; i < n && rc == 0; i++) {
+		char *origin = NULL;
+		int same;
+
+		if (imgs[i].name[0] == '\0' ||
+		    !al_digest_equal(&imgs[i].desc.digest, &rel->digest) ||
+		    al_store_origin(s, imgs[i].name, &origin) != 1) {
+			al_error_clear();
+			continue;
+		}
+		same = strcmp(origin, rel->source) == 0;
+		free(origin);
+		if (!same)
+			continue;
+		if (found++ == 0 && (rc = al_release_open(&r, s, &rel->digest,
+		                                          rel->platform)) < 0) {
+			if (rc != AL_ENOTFOUND)
+				break;
+			al_error_clear();
+			rc = 0;
+		}
+		rc = put_release(l, imgs[i].name, r);
+	}
+	if (rc == 0)
+		rc = put_release(l, rel->source, r);
+	al_release_free(r);
+	al_store_images_free(imgs, n);
+	return rc;
+}
+
 /* One release record: the release and its components. */
 static int add_release(al_layout *l, al_store *s, const al_store_release *rel)
 {
@@ -285,10 +335,8 @@ static int add_release(al_layout *l, al_store *s, const al_store_release *rel)
 	if (rel->source == NULL || !rel->has_digest)
 		return 0; /* nothing names it in the store */
 	if ((rc = al_store_find(s, rel->source, &img)) == AL_ENOTFOUND) {
-		/* the release image is not in this store (a partial
-		 * import): its components stay where their names put them */
 		al_error_clear();
-		return put_release(l, rel->source, NULL);
+		return add_release_by_origin(l, s, rel);
 	}
 	if (rc < 0)
 		goto out;

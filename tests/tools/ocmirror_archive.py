@@ -22,7 +22,7 @@ The format, from openshift/oc-mirror at commit
 
 Usage: ocmirror_archive.py STORE OUTDIR [--volume-size BYTES]
        [--skip-blob HEX]... [--digest-tags] [--rename NAME=REPO:TAG]...
-       [--isc FILE]
+       [--isc FILE] [--file PATH=FILE]... [--time RFC3339]
 A store name REGISTRY/REPO:TAG goes to the cache repository REPO (the
 registry host dropped, as oc-mirror's cache does); REGISTRY/REPO@DIGEST to
 a revision only, or with --digest-tags to the tag "sha256-<hex>" as
@@ -32,6 +32,12 @@ puts a release at openshift/release-images:<tag>
 (internal/pkg/release/local_stored_collector.go prepareM2DCopyBatch,
 preparePathComponents). --isc puts FILE in the archive as the image set
 configuration oc-mirror carries (isc_<time>; default: an empty one).
+--file puts FILE in the archive at PATH (under working-dir/, before its
+logs), as oc-mirror carries its working directory: the update graphs of
+working-dir/hold-release/cincinnati-graph-data/<arch>-<channel>.json
+(internal/pkg/release/core-cincinnati.go writeGraphDataToFile), say.
+--time is the time in the name of the isc file (default
+2026-12-05T00:00:00Z), when oc-mirror built the archives.
 """
 import argparse
 import io
@@ -56,6 +62,8 @@ def main():
     ap.add_argument("--digest-tags", action="store_true")
     ap.add_argument("--rename", action="append", default=[])
     ap.add_argument("--isc")
+    ap.add_argument("--file", action="append", default=[])
+    ap.add_argument("--time", default="2026-12-05T00:00:00Z")
     a = ap.parse_args()
     renames = {}
     for r in a.rename:
@@ -127,14 +135,18 @@ def main():
             with open(first, "rb") as f:
                 files["working-dir/signatures/%s-sha256-%s"
                       % (tags.get(hexd, "latest"), hexd)] = f.read()
+    for f in a.file:
+        path, local = f.split("=", 1)
+        with open(local, "rb") as fh:
+            files[path] = fh.read()
     files["working-dir/.history/.history-2026-12-05T00:00:00Z"] = \
         "".join("sha256:%s\n" % h for h in sorted(blobs)).encode()
     files["working-dir/logs/oc-mirror.log"] = b"mirror to disk\n"
     if a.isc:
         with open(a.isc, "rb") as f:
-            files["isc_2026-12-05T00:00:00Z"] = f.read()
+            files["isc_" + a.time] = f.read()
     else:
-        files["isc_2026-12-05T00:00:00Z"] = \
+        files["isc_" + a.time] = \
             b"kind: ImageSetConfiguration\napiVersion: mirror.openshift.io/v2alpha1\n"
 
     os.makedirs(a.outdir, exist_ok=True)

@@ -1,0 +1,246 @@
+#!/usr/bin/env bash
+# test_unpack_ocmirror_sources.sh: what an oc-mirror v2 archive import records: a release chosen through channels gets its real source and channel from the update graph the archive carries (oc-mirror's own test graph), operator images theirs from the carried catalog, the mirror sets name them and not oc-mirror's cache; the release record is marked untrusted (releases, check, inventory, pack leave it out) until a trusted import of the release replaces it.
+# al-tier: quick
+set -euo pipefail
+. "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+al_require_airlock
+command -v python3 >/dev/null || al_skip "python3 is needed for the archive tools"
+
+samples=$AL_SOURCE_DIR/samples
+mkarch=$AL_TOOLS/ocmirror_archive.py
+graph=$AL_SOURCE_DIR/tests/data/ocmirror/working-dir-fake/hold-release/cincinnati-graph-data/amd64-stable-4.13.json
+src=$T/src
+rel_hex=c8ead4fb44ce4df49f7fbf5b6732fe3c1c394188ee933af8e3243c2f23447807
+payload=quay.io/openshift-release-dev/ocp-release@sha256:$rel_hex
+GD=working-dir/hold-release/cincinnati-graph-data
+
+al_run "$T/out" "$T/err" "$AIRLOCK" mirror --config "$samples/imageset.yaml" --store "$src"
+al_check "mirror of samples/imageset.yaml exits 0" test "$AL_RC" = 0
+
+# ---- a release oc-mirror chose through channels: the archive holds it at
+# openshift/release-images:<tag>, its components at
+# openshift/release:<tag>-<name>, the configuration names only the
+# channel, and working-dir carries the update graph oc-mirror read
+renames=$(python3 - "$src" "$rel_hex" <<'PY'
+import gzip, io, json, sys, tarfile
+store, rel = sys.argv[1], sys.argv[2]
+m = json.load(open("%s/blobs/sha256/%s" % (store, rel)))
+layer = m["layers"][-1]["digest"].split(":")[1]
+with tarfile.open(fileobj=io.BytesIO(gzip.decompress(open("%s/blobs/sha256/%s" % (store, layer), "rb").read()))) as t:
+    refs = json.load(t.extractfile("release-manifests/image-references"))
+seen = set()
+for tag in refs["spec"]["tags"]:
+    img = tag["from"]["name"]
+    if img not in seen:
+        seen.add(img)
+        print("--rename=%s=openshift/release:4.14.1-x86_64-%s" % (img, tag["name"]))
+PY
+)
+# oc-mirror's graph, its node 4.13.9 made the sample release
+python3 - "$graph" "$T/amd64-stable-4.13.json" "$rel_hex" <<'PY'
+import json, sys
+g = json.load(open(sys.argv[1]))
+(n,) = [n for n in g["nodes"] if n["version"] == "4.13.9"]
+n["version"] = "4.14.1"
+n["payload"] = "quay.io/openshift-release-dev/ocp-release@sha256:" + sys.argv[3]
+json.dump(g, open(sys.argv[2], "w"))
+PY
+printf '{"nodes": [' >"$T/amd64-broken.json"
+cat >"$T/isc-channels.yaml" <<'YAML'
+kind: ImageSetConfiguration
+apiVersion: mirror.openshift.io/v2alpha1
+mirror:
+  platform:
+    channels:
+    - name: stable-4.13
+      minVersion: 4.13.9
+      maxVersion: 4.13.9
+YAML
+# shellcheck disable=SC2086 # one option a word
+python3 "$mkarch" "$src" "$T/chan" --isc "$T/isc-channels.yaml" $renames \
+	--rename quay.io/airlock-samples/release:4.14.1-x86_64=openshift/release-images:4.14.1-x86_64 \
+	--file "$GD/amd64-stable-4.13.json=$T/amd64-stable-4.13.json" \
+	--file "$GD/amd64-broken.json=$T/amd64-broken.json"
+D=$T/dst
+al_run "$T/out" "$T/err" "$AIRLOCK" unpack --accept-untrusted "$T/chan" --store "$D"
+cat "$T/err"
+al_check "unpack of a release chosen through channels: exit 0 (a graph that does not parse is only a warning)" test "$AL_RC" = 0
+al_run "$T/out" "$T/err" "$AIRLOCK" releases --json --store "$D"
+al_check "releases --json: the release's source is its graph node's payload, its channel the graph's, the time the archive's, untrusted (pack oc-mirror)" \
+	python3 - "$T/out" "$payload" <<'PY'
+import json, sys
+(r,) = json.load(open(sys.argv[1]))["releases"]
+assert r["version"] == "4.14.1", r
+assert r["source"] == sys.argv[2], r
+assert r["channels"] == ["stable-4.13"], r
+assert r["mirrored"] == "2026-12-05T00:00:00Z", r
+assert r["components"] == 6, r
+assert r["signatures"] == "unchecked", r
+assert r["untrusted_pack"] == "oc-mirror", r
+PY
+al_run "$T/out" "$T/err" "$AIRLOCK" releases --store "$D"
+al_check "releases: SIGNATURES untrusted, CHANNELS stable-4.13" \
+	grep -qE "^4\.14\.1 +sha256:$rel_hex +6 +untrusted +- +stable-4\.13$" "$T/out"
+al_check "untrusted.json marks that record (its canonical JSON) under pack oc-mirror" \
+	python3 - "$D" "$rel_hex" <<'PY'
+import hashlib, json, sys
+store, rel = sys.argv[1], sys.argv[2]
+(rec,) = json.load(open(store + "/airlock/releases.json"))["releases"]
+want = hashlib.sha256(json.dumps(rec, sort_keys=True, separators=(",", ":")).encode()).hexdigest()
+m = json.load(open(store + "/airlock/untrusted.json"))
+assert m["releases"] == [{"release": "sha256:" + rel, "sha256": want, "pack": "oc-mirror"}], m["releases"]
+PY
+al_run "$T/out" "$T/err" "$AIRLOCK" check --store "$D"
+al_check "check lists the untrusted release record" grep -q "^untrusted release record sha256:$rel_hex (4.14.1)" "$T/out"
+al_run "$T/out" "$T/err" "$AIRLOCK" inventory --json --store "$D"
+al_check "inventory --json lists the record under untrusted" python3 -c '
+import json, sys
+r = json.load(open(sys.argv[1]))["inventory"]["untrusted"]["releases"]
+sys.exit(0 if [(x["release"], x["pack"]) for x in r] == [("sha256:" + sys.argv[2], "oc-mirror")] else 1)' "$T/out" "$rel_hex"
+al_run "$T/out" "$T/err" "$AIRLOCK" mirrorsets --store "$D" --registry mirror.example:5000/ocm -o "$T/ms-chan.yaml"
+al_check "mirrorsets: exit 0, and no source is oc-mirror's cache" \
+	bash -c '[ "$1" = 0 ] && ! grep -q "localhost:55000" "$2"' _ "$AL_RC" "$T/ms-chan.yaml"
+al_check "mirrorsets: the graph's payload repository to openshift/release-images, in idms-release-0" \
+	python3 - "$T/ms-chan.yaml" <<'PY'
+import sys
+docs = open(sys.argv[1]).read().split("\n---\n")
+(rel,) = [d for d in docs if "name: idms-release-0" in d]
+assert "- mirrors:\n    - mirror.example:5000/ocm/openshift/release-images\n    source: quay.io/openshift-release-dev/ocp-release\n" in rel, rel
+assert "- mirrors:\n    - mirror.example:5000/ocm/openshift/release\n    source: quay.io/airlock-samples/ocp-v4.0-art-dev\n" in rel, rel
+PY
+al_run "$T/out" "$T/err" "$AIRLOCK" configmaps --store "$D" -o "$T/cm"
+al_check "configmaps: the signature the archive carried is left out (exit 1, the release left with none)" \
+	bash -c '[ "$1" = 1 ] && ! grep -rqs "sha256-$2-1" "$3"' _ "$AL_RC" "$rel_hex" "$T/cm"
+al_run "$T/out" "$T/err" "$AIRLOCK" unpack --accept-untrusted "$T/chan" --store "$D"
+al_check "the same archives again: one record still" \
+	python3 -c 'import json,sys; sys.exit(len(json.load(open(sys.argv[1]))["releases"]) != 1)' "$D/airlock/releases.json"
+# oc-mirror's next archives (a delta) carry its whole cache tree again
+# shellcheck disable=SC2086 # one option a word
+python3 "$mkarch" "$src" "$T/chan2" --isc "$T/isc-channels.yaml" $renames \
+	--rename quay.io/airlock-samples/release:4.14.1-x86_64=openshift/release-images:4.14.1-x86_64 \
+	--file "$GD/amd64-stable-4.13.json=$T/amd64-stable-4.13.json" --time 2026-12-06T00:00:00Z
+al_run "$T/out" "$T/err" "$AIRLOCK" unpack --accept-untrusted "$T/chan2" --store "$D"
+al_check "later archives naming the release again (another time): exit 0, the first record alone" \
+	python3 - "$AL_RC" "$D/airlock/releases.json" <<'PY'
+import json, sys
+(r,) = json.load(open(sys.argv[2]))["releases"]
+sys.exit(0 if sys.argv[1] == "0" and r["mirrored"] == "2026-12-05T00:00:00Z" else 1)
+PY
+
+# ---- a release named in platform.release: its record's source is that
+# reference, so verify matches the signature's identity (repository
+# policy) against it, not against oc-mirror's cache
+cat >"$T/isc-rel.yaml" <<'YAML'
+kind: ImageSetConfiguration
+apiVersion: mirror.openshift.io/v2alpha1
+mirror:
+  platform:
+    release: quay.io/airlock-samples/release:4.14.1-x86_64
+YAML
+# shellcheck disable=SC2086 # one option a word
+python3 "$mkarch" "$src" "$T/rel" --isc "$T/isc-rel.yaml" $renames \
+	--rename quay.io/airlock-samples/release:4.14.1-x86_64=openshift/release-images:4.14.1-x86_64
+al_run "$T/out" "$T/err" "$AIRLOCK" unpack --accept-untrusted "$T/rel" --store "$T/dst-rel"
+al_check "unpack of a release named in platform.release: exit 0" test "$AL_RC" = 0
+al_check "its record's source is the configuration's reference" python3 -c '
+import json, sys
+(r,) = json.load(open(sys.argv[1]))["releases"]
+sys.exit(0 if r["source"] == "quay.io/airlock-samples/release:4.14.1-x86_64" and "channels" not in r else 1)' \
+	"$T/dst-rel/airlock/releases.json"
+al_run "$T/out" "$T/err" "$AIRLOCK" verify --store "$T/dst-rel" --no-default-keys --keyring "$samples/keys/release.gpg"
+al_check "verify with the sample key: the carried signature's identity matches the source (exit 0)" \
+	bash -c '[ "$1" = 0 ] && grep -q "^verified 4.14.1 sha256:$2" "$3"' _ "$AL_RC" "$rel_hex" "$T/out"
+
+# ---- pack leaves the marked record out
+"$AIRLOCK" keygen -o "$T/key" >/dev/null
+al_run "$T/out" "$T/err" "$AIRLOCK" pack --store "$D" -o "$T/pd" --volume-size 64K --sign "$T/key.key"
+al_check "a signed pack of the import exits 0" test "$AL_RC" = 0
+al_check "... no volume holds the oc-mirror record (its time)" \
+	bash -c '! grep -aq "2026-12-05T00:00:00Z" "$1"/airlock-*.tar' _ "$T/pd"
+
+# ---- a trusted import of the release replaces the marked record
+al_run "$T/out" "$T/err" "$AIRLOCK" pack --store "$src" -o "$T/ps" --volume-size 64K --sign "$T/key.key"
+al_run "$T/out" "$T/err" "$AIRLOCK" unpack "$T/ps" --store "$D" --trust "$T/key.pub"
+al_check "the sample store's signed pack imports with --trust (exit 0)" test "$AL_RC" = 0
+al_run "$T/out" "$T/err" "$AIRLOCK" releases --json --store "$D"
+al_check "releases --json: the trusted record alone, verified, no untrusted pack" \
+	python3 - "$T/out" <<'PY'
+import json, sys
+(r,) = json.load(open(sys.argv[1]))["releases"]
+assert r["source"] == "quay.io/airlock-samples/release:4.14.1-x86_64", r
+assert r["signatures"] == "verified", r
+assert r["untrusted_pack"] is None, r
+PY
+al_check "... and no release mark is left" python3 -c '
+import json, sys
+sys.exit(0 if json.load(open(sys.argv[1])).get("releases") == [] else 1)' "$D/airlock/untrusted.json"
+
+# ---- a name whose tag claims a digest it does not hold gets no origin
+# from a reference pinned to that digest
+add=quay.io/airlock-samples/ocp-v4.0-art-dev@sha256:7026db9f135613885a678be3b2a287ad01a12e62f37c4c6754a01fb7dfdd9437
+cat >"$T/isc-add.yaml" <<YAML
+kind: ImageSetConfiguration
+apiVersion: mirror.openshift.io/v2alpha1
+mirror:
+  additionalImages:
+  - name: $add
+YAML
+python3 "$mkarch" "$src" "$T/lie" --isc "$T/isc-add.yaml" \
+	--rename "quay.io/airlock-samples/release:4.14.1-x86_64=airlock-samples/ocp-v4.0-art-dev:sha256-${add##*:}"
+al_run "$T/out" "$T/err" "$AIRLOCK" unpack --accept-untrusted "$T/lie" --store "$T/dst-lie"
+al_check "unpack: exit 0" test "$AL_RC" = 0
+origin_of() { # STORE NAME: the origin recorded on NAME, or nothing
+	python3 -c 'import json,sys
+for m in json.load(open(sys.argv[1] + "/index.json"))["manifests"]:
+    a = m.get("annotations", {})
+    if a.get("org.opencontainers.image.ref.name") == sys.argv[2]:
+        print(a.get("io.airlock.image.origin", ""))' "$1" "$2"
+}
+al_check "the tag holding another manifest has no origin" \
+	test -z "$(origin_of "$T/dst-lie" "localhost:55000/airlock-samples/ocp-v4.0-art-dev:sha256-${add##*:}")"
+
+# ---- operator images: the cache names them REPO:sha256-<hex>; the
+# catalog the archive carries names each by its real reference
+python3 "$AL_TOOLS/mkcatalog.py" "$T/cat" quay.io/example/catalog:v1 --images >/dev/null
+cat >"$T/isc-op.yaml" <<EOF
+kind: ImageSetConfiguration
+apiVersion: mirror.openshift.io/v2alpha1
+mirror:
+  operators:
+    - catalog: docker://quay.io/example/catalog:v1
+      packages:
+        - name: alpha
+airlock:
+  sources:
+    - prefix: quay.io/example
+      location: oci:$T/cat
+EOF
+al_run "$T/out" "$T/err" "$AIRLOCK" mirror --allow-unsigned --store "$T/osrc" --config "$T/isc-op.yaml"
+al_check "mirror of a catalog's package alpha exits 0" test "$AL_RC" = 0
+python3 "$mkarch" "$T/osrc" "$T/op" --digest-tags --isc "$T/isc-op.yaml"
+al_run "$T/out" "$T/err" "$AIRLOCK" unpack --accept-untrusted "$T/op" --store "$T/odst"
+cat "$T/err"
+al_check "unpack of the operator archive: exit 0" test "$AL_RC" = 0
+al_check "every operator image (REPO:sha256-<hex>) has its real reference as origin, the catalog its configuration's" \
+	python3 - "$T/osrc" "$T/odst" <<'PY'
+import json, sys
+def names(store):
+    out = {}
+    for m in json.load(open(store + "/index.json"))["manifests"]:
+        a = m.get("annotations", {})
+        out[a.get("org.opencontainers.image.ref.name", "")] = (m["digest"], a.get("io.airlock.image.origin"))
+    return out
+src, dst = names(sys.argv[1]), names(sys.argv[2])
+ops = [n for n in src if "@sha256:" in n]
+assert len(ops) >= 4, src
+for n in ops:
+    repo, d = n.split("@")
+    cache = "localhost:55000/" + repo.split("/", 1)[1] + ":sha256-" + d.split(":")[1]
+    assert dst[cache] == (d, n), (cache, dst.get(cache), n)
+assert dst["localhost:55000/example/catalog:v1"][1] == "quay.io/example/catalog:v1", dst
+PY
+al_run "$T/out" "$T/err" "$AIRLOCK" mirrorsets --store "$T/odst" --registry mirror.example:5000/ocm -o "$T/ms-op.yaml"
+al_check "mirrorsets of the operator import: exit 0, no source is oc-mirror's cache, quay.io/example (namespace scope) is" \
+	bash -c '[ "$1" = 0 ] && ! grep -q "localhost:55000" "$2" && grep -qx "    source: quay.io/example" "$2"' _ "$AL_RC" "$T/ms-op.yaml"
+
+al_finish
