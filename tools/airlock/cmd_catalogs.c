@@ -282,6 +282,19 @@ int cmd_catalogs(int argc, char **argv)
 	return table(store_path);
 }
 
+int cli_record_untrusted(al_store *store, int kind, const char *name)
+{
+	al_store_untrusted *u = NULL;
+	size_t nu = 0;
+	int rc;
+
+	if ((rc = al_store_untrusted_list(store, &u, &nu)) < 0)
+		return rc;
+	rc = untrusted_record(u, nu, kind, name);
+	al_store_untrusted_free(u, nu);
+	return rc;
+}
+
 int cli_catalog_resources(al_buf *out, al_store *store, const char *prefix)
 {
 	al_store_catalog *rows = NULL;
