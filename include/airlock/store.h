@@ -355,25 +355,30 @@ AL_EXPORT int al_store_signature_add(al_store *s, const al_digest *release,
  * into the store, so that nothing treats it as vouched for
  * (docs/security.md "Untrusted imports"). A signature is marked by its
  * release and the SHA-256 of its bytes (whatever signature-<n> holds
- * them), a tag by its name and the digest the import gave it (a name
- * tagged again elsewhere is no longer marked), a release record of
- * releases.json by its release and the SHA-256 of its canonical JSON
- * (keys sorted, compact).
+ * them), a tag (or a name by digest, REPO@sha256:...) by its name and
+ * the digest the import gave it (a name tagged again elsewhere is no
+ * longer marked), a release record of releases.json by its release and
+ * the SHA-256 of its canonical JSON (keys sorted, compact), a catalog or
+ * chart record by its name and the SHA-256 of its canonical JSON.
  */
 typedef enum al_store_untrusted_kind {
 	AL_STORE_UNTRUSTED_SIGNATURE = 1,
 	AL_STORE_UNTRUSTED_TAG = 2,
-	AL_STORE_UNTRUSTED_RELEASE = 3
+	AL_STORE_UNTRUSTED_RELEASE = 3,
+	AL_STORE_UNTRUSTED_CATALOG = 4, /* a "catalogs" record */
+	AL_STORE_UNTRUSTED_CHART = 5    /* a "charts" record */
 } al_store_untrusted_kind;
 
 typedef struct al_store_untrusted {
 	int kind;         /* al_store_untrusted_kind */
 	al_digest digest; /* SIGNATURE, RELEASE: the release; TAG: the
-	                     manifest */
-	char sha256[65];  /* SIGNATURE: hex SHA-256 of its bytes; RELEASE: of
-	                     the record; TAG: "" */
+	                     manifest; CATALOG, CHART (listings): the
+	                     record's digest (zero when it has none) */
+	char sha256[65];  /* SIGNATURE: hex SHA-256 of its bytes; RELEASE,
+	                     CATALOG, CHART: of the record; TAG: "" */
 	char *name;       /* TAG: the name; RELEASE (listings): the record's
-	                     version; SIGNATURE: NULL */
+	                     version; CATALOG, CHART: the record's name;
+	                     SIGNATURE: NULL */
 	char *pack;       /* the pack id of the import that wrote it */
 	char *path;       /* listings: the signature file ("signatures/...") */
 } al_store_untrusted;
@@ -387,8 +392,9 @@ typedef struct al_store_untrusted {
 AL_EXPORT int al_store_untrusted_mark(al_store *s, const al_store_untrusted *v,
                                       size_t n);
 /* Remove the marks of v[0..n) (signatures by release and SHA-256, tags by
- * name; pack and digest of a tag ignored): what a trusted import vouched
- * for. No marks file: nothing written. */
+ * name, catalog and chart records by name and SHA-256; pack and digest
+ * of a tag ignored): what a trusted import vouched for. No marks file:
+ * nothing written. */
 AL_EXPORT int al_store_untrusted_clear(al_store *s, const al_store_untrusted *v,
                                        size_t n);
 /* 1 when the signature bytes p[0..n) of release are marked, 0 if not. */
@@ -396,8 +402,8 @@ AL_EXPORT int al_store_signature_untrusted(al_store *s,
                                            const al_digest *release,
                                            const uint8_t *p, size_t n);
 /* The marks that still apply: signatures some signature-<n> holds (path
- * set), names that still name the marked digest, release records
- * releases.json still holds. Free with
+ * set), names that still name the marked digest, release, catalog and
+ * chart records releases.json still holds (the same JSON). Free with
  * al_store_untrusted_free. */
 AL_EXPORT int al_store_untrusted_list(al_store *s, al_store_untrusted **out,
                                       size_t *n);

@@ -663,8 +663,8 @@ static int inventory_quarantine(al_store *s, json_t *inv)
 static int inventory_untrusted(al_store *s, json_t *inv)
 {
 	al_store_untrusted *v = NULL;
-	json_t *sigs = json_object_get(inv, "signatures"), *us, *ut, *ur, *o,
-	       *e;
+	json_t *sigs = json_object_get(inv, "signatures"), *us, *ut, *ur, *uc,
+	       *uh, *o, *e;
 	char ds[AL_DIGEST_STRMAX];
 	size_t n = 0, i, j;
 	int rc;
@@ -672,10 +672,15 @@ static int inventory_untrusted(al_store *s, json_t *inv)
 	us = json_array();
 	ut = json_array();
 	ur = json_array();
-	if (us == NULL || ut == NULL || ur == NULL ||
-	    json_object_set_new(inv, "untrusted",
-	                        json_pack("{s:o, s:o, s:o}", "signatures", us,
-	                                  "tags", ut, "releases", ur)) < 0)
+	uc = json_array();
+	uh = json_array();
+	if (us == NULL || ut == NULL || ur == NULL || uc == NULL ||
+	    uh == NULL ||
+	    json_object_set_new(
+	        inv, "untrusted",
+	        json_pack("{s:o, s:o, s:o, s:o, s:o}", "signatures", us, "tags",
+	                  ut, "releases", ur, "catalogs", uc, "charts", uh)) <
+	        0)
 		return al_error_oom();
 	if ((rc = al_store_untrusted_list(s, &v, &n)) < 0)
 		return rc;
@@ -696,6 +701,13 @@ static int inventory_untrusted(al_store *s, json_t *inv)
 			o = json_pack("{s:s, s:s, s:s, s:s}", "release", ds,
 			              "version", v[i].name, "sha256",
 			              v[i].sha256, "pack", v[i].pack);
+		} else if (v[i].kind == AL_STORE_UNTRUSTED_CATALOG ||
+		           v[i].kind == AL_STORE_UNTRUSTED_CHART) {
+			/* the record's digest, when it names one */
+			o = json_pack("{s:s, s:s?, s:s, s:s}", "name",
+			              v[i].name, "digest",
+			              v[i].digest.algo != 0 ? ds : NULL,
+			              "sha256", v[i].sha256, "pack", v[i].pack);
 		} else {
 			o = json_pack("{s:s, s:s, s:s}", "name", v[i].name,
 			              "digest", ds, "pack", v[i].pack);
@@ -704,6 +716,8 @@ static int inventory_untrusted(al_store *s, json_t *inv)
 		    json_array_append_new(
 		        v[i].kind == AL_STORE_UNTRUSTED_SIGNATURE ? us
 		        : v[i].kind == AL_STORE_UNTRUSTED_RELEASE ? ur
+		        : v[i].kind == AL_STORE_UNTRUSTED_CATALOG ? uc
+		        : v[i].kind == AL_STORE_UNTRUSTED_CHART   ? uh
 		                                                  : ut,
 		        o) < 0)
 			rc = al_error_oom();

@@ -1575,13 +1575,19 @@ static int merge_releases(up_ctx *c, const up_entry *e)
 		rc = al_error_oom();
 	/* docs/security.md "Marks of untrusted imports": an untrusted run
 	 * marks the records it adds before it adds them; a trusted one first
-	 * takes out the marked records of the releases it records */
-	else if (marks_untrusted(c))
-		rc = al_store__untrusted_releases_mark(c->s, pk, c->id);
-	else if (marks_trusted(c))
+	 * takes out the marked records of the releases it records, and once
+	 * its catalog and chart records replaced the store's of their names,
+	 * clears the marks of those names */
+	else if (marks_untrusted(c)) {
+		if ((rc = al_store__untrusted_releases_mark(c->s, pk, c->id)) ==
+		    0)
+			rc = al_store__untrusted_records_mark(c->s, pk, c->id);
+	} else if (marks_trusted(c))
 		rc = al_store__untrusted_releases_vouch(c->s, pk);
 	if (rc == 0)
 		rc = al_store__releases_import(c->s, pk, what);
+	if (rc == 0 && marks_trusted(c))
+		rc = al_store__untrusted_records_vouch(c->s, pk);
 	free(what);
 	json_decref(pk);
 	return rc;
@@ -1687,12 +1693,14 @@ static int check_rollback(up_ctx *c, const up_tag *tags, size_t n)
  * Untrusted run: mark every complete name of the pack that the store does
  * not already give the same digest (a name left as it was is not the
  * import's doing). Trusted run: clear the marks of every name it set.
+ * Names by digest (REPO@sha256:...) too: the digest says which bytes, not
+ * who vouched for them, and a manifest (a referrer, say) whose only name
+ * is one an untrusted import set must not be served, packed or pushed as
+ * vouched for (docs/security.md "Marks of untrusted imports").
  */
 static int tag_marks(up_ctx *c, const up_tag *tags, size_t n)
 {
 	al_store_untrusted *v;
-	char ds[AL_DIGEST_STRMAX];
-	const char *at;
 	size_t i, m = 0;
 	int rc;
 
@@ -1702,11 +1710,6 @@ static int tag_marks(up_ctx *c, const up_tag *tags, size_t n)
 		al_store_image img;
 		int same;
 		if (tags[i].name == NULL || !tags[i].complete)
-			continue;
-		/* a name by digest names what it says: nothing to vouch for */
-		al_digest_str(&tags[i].d.digest, ds);
-		at = strrchr(tags[i].name, '@');
-		if (at != NULL && strcmp(at + 1, ds) == 0)
 			continue;
 		if (marks_untrusted(c)) {
 			memset(&img, 0, sizeof(img));

@@ -486,49 +486,74 @@ static int sig_marked(const pw_ctx *c, const pw_item *it)
 	return 0;
 }
 
-/* 1 when the entry e of index.json ("manifests") is a name an untrusted
- * import set, or the record e of releases.json ("releases") one it
- * wrote. */
+/* 1 when the entry e of a list marked as kind is what an untrusted import
+ * wrote: a name of index.json ("manifests") it set (TAG), a release
+ * record of releases.json ("releases") or a catalog or chart record
+ * ("catalogs", "charts") it wrote, by content. */
 static int entry_marked(const pw_ctx *c, int kind, const json_t *e)
 {
-	const char *name =
-	    al_json_str(json_object_get(e, "annotations"), AL_ANNOT_REF_NAME);
+	const char *name = kind == AL_STORE_UNTRUSTED_TAG
+	                       ? al_json_str(json_object_get(e, "annotations"),
+	                                     AL_ANNOT_REF_NAME)
+	                       : al_json_str(e, "name");
 	const char *d = al_json_str(e, "digest");
 	char ds[AL_DIGEST_STRMAX], hex[65];
 	size_t i;
 
-	if (d == NULL || (kind == AL_PK_INDEX && name == NULL))
+	/* a name by its name and digest, a release record by its release,
+	 * a catalog or chart record by its name; then by content */
+	if ((kind != AL_STORE_UNTRUSTED_RELEASE && name == NULL) ||
+	    ((kind == AL_STORE_UNTRUSTED_TAG ||
+	      kind == AL_STORE_UNTRUSTED_RELEASE) &&
+	     d == NULL))
 		return 0;
-	if (kind == AL_PK_RELEASES && al_store__record_sha256(e, hex) < 0) {
+	if (kind != AL_STORE_UNTRUSTED_TAG &&
+	    al_store__record_sha256(e, hex) < 0) {
 		al_error_clear();
 		return 0;
 	}
 	for (i = 0; i < c->nmarks; i++) {
 		const al_store_untrusted *m = &c->marks[i];
-		if (m->kind != (kind == AL_PK_INDEX
-		                    ? AL_STORE_UNTRUSTED_TAG
-		                    : AL_STORE_UNTRUSTED_RELEASE))
+		if (m->kind != kind)
 			continue;
-		if (strcmp(al_digest_str(&m->digest, ds), d) != 0)
+		if (kind == AL_STORE_UNTRUSTED_TAG ||
+		    kind == AL_STORE_UNTRUSTED_RELEASE) {
+			if (strcmp(al_digest_str(&m->digest, ds), d) != 0)
+				continue;
+		} else if (strcmp(m->name, name) != 0)
 			continue;
-		if (kind == AL_PK_INDEX ? strcmp(m->name, name) == 0
-		                        : strcmp(m->sha256, hex) == 0)
+		if (kind == AL_STORE_UNTRUSTED_TAG
+		        ? strcmp(m->name, name) == 0
+		        : strcmp(m->sha256, hex) == 0)
 			return 1;
 	}
 	return 0;
 }
 
+/* Drop from v's list key the entries marked as kind; how many. */
+static size_t drop_list(const pw_ctx *c, json_t *v, const char *key, int kind)
+{
+	json_t *arr = json_object_get(v, key);
+	size_t i, before = json_array_size(arr);
+
+	for (i = json_array_size(arr); i-- > 0;)
+		if (entry_marked(c, kind, json_array_get(arr, i)))
+			json_array_remove(arr, i);
+	return before - json_array_size(arr);
+}
+
 /*
- * index.json and releases.json as packed: without the names and release
- * records an untrusted import wrote (their bytes rewritten only when one
- * is left out, then hashed again). A signed pack vouches for what it
- * carries; it must not vouch for what no key verified.
+ * index.json and releases.json as packed: without the names, and the
+ * release, catalog and chart records, an untrusted import wrote (their
+ * bytes rewritten only when one is left out, then hashed again). A signed
+ * pack vouches for what it carries; it must not vouch for what no key
+ * verified.
  */
 static int drop_marked(pw_ctx *c, pw_item *it)
 {
-	json_t *v = NULL, *arr;
+	json_t *v = NULL;
 	char *text = NULL;
-	size_t i, before;
+	size_t dropped;
 	int rc = 0;
 
 	if (c->nmarks == 0)
@@ -537,15 +562,16 @@ static int drop_marked(pw_ctx *c, pw_item *it)
 	         &v, it->data.ptr != NULL ? it->data.ptr : (const uint8_t *)"",
 	         it->data.len, it->path)) < 0)
 		return rc; /* check_metadata names the damage */
-	arr = json_object_get(v, it->kind == AL_PK_INDEX ? "manifests"
-	                                                 : "releases");
-	before = json_array_size(arr);
-	for (i = json_array_size(arr); i-- > 0;)
-		if (entry_marked(c, it->kind, json_array_get(arr, i)))
-			json_array_remove(arr, i);
-	if (json_array_size(arr) == before)
+	if (it->kind == AL_PK_INDEX)
+		dropped = drop_list(c, v, "manifests", AL_STORE_UNTRUSTED_TAG);
+	else
+		dropped =
+		    drop_list(c, v, "releases", AL_STORE_UNTRUSTED_RELEASE) +
+		    drop_list(c, v, "catalogs", AL_STORE_UNTRUSTED_CATALOG) +
+		    drop_list(c, v, "charts", AL_STORE_UNTRUSTED_CHART);
+	if (dropped == 0)
 		goto out;
-	c->untrusted += before - json_array_size(arr);
+	c->untrusted += dropped;
 	if ((text = al_json_dump(v, 1)) == NULL) {
 		rc = al_error_oom();
 		goto out;

@@ -77,6 +77,14 @@ int al_store__untrusted_releases_mark(al_store *s, const json_t *other,
  * release other records (and other does not hold as it is) leaves
  * releases.json, then the marks of those releases go. */
 int al_store__untrusted_releases_vouch(al_store *s, const json_t *other);
+/* The same for the named records of other ("catalogs", "charts"): mark,
+ * before the merge, each the store does not hold already (by its name and
+ * the SHA-256 of its canonical JSON); vouch, after a trusted import's merge
+ * replaced the store's record of each name other holds, by clearing every
+ * mark of those names. */
+int al_store__untrusted_records_mark(al_store *s, const json_t *other,
+                                     const char *pack);
+int al_store__untrusted_records_vouch(al_store *s, const json_t *other);
 
 /*
  * Merge the "releases" of other (the releases.json of a pack being

@@ -1,7 +1,8 @@
 /* store_untrusted.c: airlock/untrusted.json, the marks of what an import
  * no key verified wrote into the store (docs/security.md "Untrusted
- * imports"): signatures by release and content, tags by name and digest,
- * release records of releases.json by release and content. */
+ * imports"): signatures by release and content, names (tags and names by
+ * digest) by name and digest, release records of releases.json by release
+ * and content, catalog and chart records by name and content. */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -22,9 +23,34 @@ static char *marks_file(al_store *s)
 	return al_sprintf("%s/airlock/untrusted.json", al_store_path(s));
 }
 
-/* The list of untrusted.json that holds marks of kind. */
+/* Every kind of mark, in the order untrusted.json lists them. */
+static const int mark_kinds[] = {
+    AL_STORE_UNTRUSTED_SIGNATURE, AL_STORE_UNTRUSTED_TAG,
+    AL_STORE_UNTRUSTED_RELEASE,   AL_STORE_UNTRUSTED_CATALOG,
+    AL_STORE_UNTRUSTED_CHART,
+};
+#define NKINDS (sizeof(mark_kinds) / sizeof(mark_kinds[0]))
+
+/* A catalog or chart mark: of a named record of releases.json. */
+static int named_kind(int kind)
+{
+	return kind == AL_STORE_UNTRUSTED_CATALOG ||
+	       kind == AL_STORE_UNTRUSTED_CHART;
+}
+
+/* The record kind (store_int.h) a named mark is of. */
+static const al_store__kind *record_kind(int kind)
+{
+	return kind == AL_STORE_UNTRUSTED_CATALOG ? &al_store__catalog_kind
+	                                          : &al_store__chart_kind;
+}
+
+/* The list of untrusted.json that holds marks of kind: a named record's
+ * mark under its kind's own array name ("catalogs", "charts"). */
 static const char *mark_list(int kind)
 {
+	if (named_kind(kind))
+		return record_kind(kind)->key;
 	return kind == AL_STORE_UNTRUSTED_TAG       ? "tags"
 	       : kind == AL_STORE_UNTRUSTED_RELEASE ? "releases"
 	                                            : "signatures";
@@ -51,14 +77,12 @@ static int marks_load(al_store *s, json_t **out)
 	rc = al_fs_read_file(p, &b);
 	if (rc == AL_ENOTFOUND) {
 		al_error_clear();
-		v = json_pack("{s:i, s:[], s:[], s:[]}", "airlockUntrusted", 1,
-		              "signatures", "tags", "releases");
+		v = json_pack("{s:i}", "airlockUntrusted", 1);
 		rc = v == NULL ? al_error_oom() : 0;
-		goto done;
 	}
 	if (rc < 0)
 		goto out;
-	if (al_json_parse(&v, b.ptr, b.len, p) < 0) {
+	if (v == NULL && al_json_parse(&v, b.ptr, b.len, p) < 0) {
 		rc = damaged(p, al_error_message());
 		goto out;
 	}
@@ -66,12 +90,15 @@ static int marks_load(al_store *s, json_t **out)
 		rc = damaged(p, "not an airlock untrusted-marks file");
 		goto out;
 	}
-	for (k = 0; k < 3; k++) {
-		const char *key =
-		    mark_list(k == 1   ? AL_STORE_UNTRUSTED_TAG
-		              : k == 2 ? AL_STORE_UNTRUSTED_RELEASE
-		                       : AL_STORE_UNTRUSTED_SIGNATURE);
-		const char *dk = k == 1 ? "digest" : "release";
+	/* a file older than a kind of mark reads as having none of it */
+	for (k = 0; k < NKINDS; k++) {
+		int kind = mark_kinds[k];
+		const char *key = mark_list(kind);
+		const char *dk = kind == AL_STORE_UNTRUSTED_TAG ? "digest"
+		                 : named_kind(kind)             ? NULL
+		                                                : "release";
+		int named = kind != AL_STORE_UNTRUSTED_SIGNATURE &&
+		            kind != AL_STORE_UNTRUSTED_RELEASE;
 		al_digest d;
 		a = json_object_get(v, key);
 		if (a == NULL) {
@@ -87,19 +114,20 @@ static int marks_load(al_store *s, json_t **out)
 		}
 		json_array_foreach(a, i, e)
 		{
-			const char *h = al_json_str(e, dk);
+			const char *h = dk != NULL ? al_json_str(e, dk) : NULL;
 			const char *sh = al_json_str(e, "sha256");
-			if (h == NULL || al_digest_parse_str(&d, h) < 0 ||
+			if ((dk != NULL &&
+			     (h == NULL || al_digest_parse_str(&d, h) < 0)) ||
 			    al_json_str(e, "pack") == NULL ||
-			    (k != 1 && (sh == NULL || strlen(sh) != 64)) ||
-			    (k == 1 && al_json_str(e, "name") == NULL)) {
+			    (kind != AL_STORE_UNTRUSTED_TAG &&
+			     (sh == NULL || strlen(sh) != 64)) ||
+			    (named && al_json_str(e, "name") == NULL)) {
 				al_error_clear();
 				rc = damaged(p, "a mark lacks a member");
 				goto out;
 			}
 		}
 	}
-done:
 	*out = v;
 	v = NULL;
 out:
@@ -113,13 +141,15 @@ out:
 static int marks_save(al_store *s, const json_t *v)
 {
 	char *p = marks_file(s);
+	size_t k, left = 0;
 	int rc = 0;
 
 	if (p == NULL)
 		return al_error_oom();
-	if (json_array_size(json_object_get(v, "signatures")) == 0 &&
-	    json_array_size(json_object_get(v, "tags")) == 0 &&
-	    json_array_size(json_object_get(v, "releases")) == 0) {
+	for (k = 0; k < NKINDS; k++)
+		left += json_array_size(
+		    json_object_get(v, mark_list(mark_kinds[k])));
+	if (left == 0) {
 		if (unlink(p) != 0 && errno != ENOENT)
 			rc = al_error_errno(errno, "cannot remove '%s'", p);
 	} else {
@@ -139,7 +169,8 @@ static int same_sig(const json_t *e, const char *release, const char *sha)
 static long find_mark(const json_t *doc, const al_store_untrusted *m)
 {
 	char ds[AL_DIGEST_STRMAX];
-	int sig = m->kind != AL_STORE_UNTRUSTED_TAG;
+	int sig = m->kind == AL_STORE_UNTRUSTED_SIGNATURE ||
+	          m->kind == AL_STORE_UNTRUSTED_RELEASE;
 	const json_t *a, *e;
 	size_t i;
 
@@ -148,7 +179,10 @@ static long find_mark(const json_t *doc, const al_store_untrusted *m)
 	for (i = 0; i < json_array_size(a); i++) {
 		e = json_array_get(a, i);
 		if (sig ? same_sig(e, ds, m->sha256)
-		        : strcmp(al_json_str(e, "name"), m->name) == 0)
+		        : strcmp(al_json_str(e, "name"), m->name) == 0 &&
+		              (m->kind == AL_STORE_UNTRUSTED_TAG ||
+		               strcmp(al_json_str(e, "sha256"), m->sha256) ==
+		                   0))
 			return (long)i;
 	}
 	return -1;
@@ -156,10 +190,16 @@ static long find_mark(const json_t *doc, const al_store_untrusted *m)
 
 static int check_mark(const al_store_untrusted *m)
 {
+	int ok;
+
 	if (m->kind == AL_STORE_UNTRUSTED_SIGNATURE ||
-	            m->kind == AL_STORE_UNTRUSTED_RELEASE
-	        ? strlen(m->sha256) != 64
-	        : (m->kind != AL_STORE_UNTRUSTED_TAG || m->name == NULL))
+	    m->kind == AL_STORE_UNTRUSTED_RELEASE)
+		ok = strlen(m->sha256) == 64;
+	else if (named_kind(m->kind))
+		ok = strlen(m->sha256) == 64 && m->name != NULL;
+	else
+		ok = m->kind == AL_STORE_UNTRUSTED_TAG && m->name != NULL;
+	if (!ok)
 		return al_error_set(AL_EINVAL, "malformed untrusted mark");
 	return 0;
 }
@@ -182,9 +222,13 @@ int al_store_untrusted_mark(al_store *s, const al_store_untrusted *v, size_t n)
 			break;
 		at = find_mark(doc, m);
 		al_digest_str(&m->digest, ds);
-		if (m->kind != AL_STORE_UNTRUSTED_TAG) {
-			if (at >= 0)
-				continue;
+		if (m->kind != AL_STORE_UNTRUSTED_TAG && at >= 0)
+			continue;
+		if (named_kind(m->kind)) {
+			o = json_pack("{s:s, s:s, s:s}", "name", m->name,
+			              "sha256", m->sha256, "pack",
+			              m->pack != NULL ? m->pack : "");
+		} else if (m->kind != AL_STORE_UNTRUSTED_TAG) {
 			o = json_pack("{s:s, s:s, s:s}", "release", ds,
 			              "sha256", m->sha256, "pack",
 			              m->pack != NULL ? m->pack : "");
@@ -557,6 +601,186 @@ out:
 	return rc;
 }
 
+/* The record of list (a releases.json array of named records) named name
+ * whose canonical SHA-256 is sha, or NULL. */
+static const json_t *find_named(const json_t *list, const char *name,
+                                const char *sha)
+{
+	const json_t *e;
+	char hex[65];
+	size_t i;
+
+	json_array_foreach(list, i, e)
+	{
+		const char *nm = al_json_str(e, "name");
+		if (nm == NULL || strcmp(nm, name) != 0)
+			continue;
+		if (al_store__record_sha256(e, hex) < 0) {
+			al_error_clear();
+			continue;
+		}
+		if (strcmp(hex, sha) == 0)
+			return e;
+	}
+	return NULL;
+}
+
+/* The catalog and chart marks of doc whose record releases.json still
+ * holds (by name and content), into v from *m on. */
+static int list_named(al_store *s, const json_t *doc, al_store_untrusted *v,
+                      size_t *m)
+{
+	json_t *rels = NULL, *e;
+	const json_t *rec;
+	size_t i, k;
+	int rc = 0;
+
+	if (json_array_size(json_object_get(doc, "catalogs")) == 0 &&
+	    json_array_size(json_object_get(doc, "charts")) == 0)
+		return 0;
+	if ((rc = al_store_releases_load(s, &rels)) < 0)
+		return rc;
+	for (k = 0; rc == 0 && k < NKINDS; k++) {
+		int kind = mark_kinds[k];
+		if (!named_kind(kind))
+			continue;
+		json_array_foreach(json_object_get(doc, mark_list(kind)), i, e)
+		{
+			al_store_untrusted *u = &v[*m];
+			const char *d;
+			rec = find_named(
+			    json_object_get(rels, record_kind(kind)->key),
+			    al_json_str(e, "name"), al_json_str(e, "sha256"));
+			if (rec == NULL)
+				continue;
+			u->kind = kind;
+			d = al_json_str(rec, "digest");
+			if (d == NULL || al_digest_parse_str(&u->digest, d) < 0)
+				memset(&u->digest, 0, sizeof(u->digest));
+			al_error_clear();
+			memcpy(u->sha256, al_json_str(e, "sha256"), 65);
+			(*m)++;
+			if ((u->name = al_strdup(al_json_str(e, "name"))) ==
+			        NULL ||
+			    (u->pack = al_strdup(al_json_str(e, "pack"))) ==
+			        NULL) {
+				rc = al_error_oom();
+				break;
+			}
+		}
+	}
+	json_decref(rels);
+	return rc;
+}
+
+int al_store__untrusted_records_mark(al_store *s, const json_t *other,
+                                     const char *pack)
+{
+	al_store_untrusted *v = NULL;
+	json_t *mine = NULL;
+	const json_t *e, *w;
+	size_t i, j, k, n = 0, cap = 1;
+	int rc;
+
+	for (k = 0; k < NKINDS; k++)
+		if (named_kind(mark_kinds[k]))
+			cap += json_array_size(json_object_get(
+			    other, record_kind(mark_kinds[k])->key));
+	if (cap == 1)
+		return 0;
+	if ((rc = al_store_releases_load(s, &mine)) < 0)
+		return rc;
+	if ((v = calloc(cap, sizeof(*v))) == NULL) {
+		rc = al_error_oom();
+		goto out;
+	}
+	for (k = 0; k < NKINDS; k++) {
+		int kind = mark_kinds[k];
+		const char *key;
+		if (!named_kind(kind))
+			continue;
+		key = record_kind(kind)->key;
+		json_array_foreach(json_object_get(other, key), i, e)
+		{
+			int found = 0;
+			/* a record the store holds already (the same JSON)
+			 * is not the import's; one without a name is refused
+			 * by the merge */
+			json_array_foreach(json_object_get(mine, key), j, w)
+			{
+				if (json_equal(e, w))
+					found = 1;
+			}
+			if (found || al_json_str(e, "name") == NULL)
+				continue;
+			if ((rc = al_store__record_sha256(e, v[n].sha256)) < 0)
+				goto out;
+			v[n].kind = kind;
+			v[n].name = (char *)al_json_str(e, "name");
+			v[n].pack = (char *)pack;
+			n++;
+		}
+	}
+	rc = al_store_untrusted_mark(s, v, n);
+out:
+	free(v);
+	json_decref(mine);
+	return rc;
+}
+
+/* 1 when list (a releases.json array of named records) has a record named
+ * name. */
+static int names_record(const json_t *list, const char *name)
+{
+	const json_t *e;
+	size_t i;
+
+	json_array_foreach(list, i, e)
+	{
+		const char *nm = al_json_str(e, "name");
+		if (nm != NULL && strcmp(nm, name) == 0)
+			return 1;
+	}
+	return 0;
+}
+
+int al_store__untrusted_records_vouch(al_store *s, const json_t *other)
+{
+	json_t *doc = NULL, *list;
+	size_t i, k;
+	char *p;
+	int rc, ex, changed = 0;
+
+	if ((p = marks_file(s)) == NULL)
+		return al_error_oom();
+	ex = al_fs_exists(p);
+	free(p);
+	if (ex != 1)
+		return ex; /* no marks: nothing to vouch for */
+	if ((rc = marks_load(s, &doc)) < 0)
+		return rc;
+	for (k = 0; k < NKINDS; k++) {
+		int kind = mark_kinds[k];
+		if (!named_kind(kind))
+			continue;
+		list = json_object_get(doc, mark_list(kind));
+		/* the pack's record of a name replaced the store's: every
+		 * mark of that name goes, whatever content it marked */
+		for (i = json_array_size(list); i-- > 0;) {
+			if (!names_record(
+			        json_object_get(other, record_kind(kind)->key),
+			        al_json_str(json_array_get(list, i), "name")))
+				continue;
+			json_array_remove(list, i);
+			changed = 1;
+		}
+	}
+	if (changed)
+		rc = marks_save(s, doc);
+	json_decref(doc);
+	return rc;
+}
+
 int al_store_untrusted_list(al_store *s, al_store_untrusted **out, size_t *n)
 {
 	al_store_untrusted *v = NULL;
@@ -568,9 +792,9 @@ int al_store_untrusted_list(al_store *s, al_store_untrusted **out, size_t *n)
 	*n = 0;
 	if ((rc = marks_load(s, &doc)) < 0)
 		return rc;
-	cap = json_array_size(json_object_get(doc, "signatures")) +
-	      json_array_size(json_object_get(doc, "tags")) +
-	      json_array_size(json_object_get(doc, "releases")) + 1;
+	for (i = 0, cap = 1; i < NKINDS; i++)
+		cap += json_array_size(
+		    json_object_get(doc, mark_list(mark_kinds[i])));
 	if ((v = calloc(cap, sizeof(*v))) == NULL) {
 		rc = al_error_oom();
 		goto out;
@@ -610,7 +834,8 @@ int al_store_untrusted_list(al_store *s, al_store_untrusted **out, size_t *n)
 			goto oom;
 		m++;
 	}
-	if ((rc = list_releases(s, doc, v, &m)) < 0)
+	if ((rc = list_releases(s, doc, v, &m)) < 0 ||
+	    (rc = list_named(s, doc, v, &m)) < 0)
 		goto out;
 	*out = v;
 	*n = m;

@@ -187,6 +187,99 @@ static void test_store_catalogs__pack_carries_bare_hex(void)
 	CU_ASSERT_EQUAL(al_store_pack_carries(&p, &other), 0);
 }
 
+/* Parse the JSON text t into *out (a pack's releases.json). */
+static void parse(json_t **out, const char *t)
+{
+	CU_ASSERT_EQUAL(al_json_parse(out, (const uint8_t *)t, strlen(t), "pack"),
+	                0);
+}
+
+/* How many marks of kind al_store_untrusted_list gives, -1 on error. */
+static long count_marks(al_store *s, int kind, const char *name)
+{
+	al_store_untrusted *v = NULL;
+	size_t n = 0, i;
+	long c = 0;
+
+	if (al_store_untrusted_list(s, &v, &n) < 0)
+		return -1;
+	for (i = 0; i < n; i++)
+		if (v[i].kind == kind && strcmp(v[i].name, name) == 0)
+			c++;
+	al_store_untrusted_free(v, n);
+	return c;
+}
+
+/* docs/security.md "Marks of untrusted imports": catalog and chart records
+ * an untrusted import writes are marked by name and content in a marks
+ * file written before catalogs and charts were marked (kept readable), a
+ * record the store holds as it is is not, and a trusted import's record
+ * of the name clears the mark. */
+static void test_store_catalogs__untrusted_records_marked(void)
+{
+	al_store *s = open_store("untrusted");
+	json_t *forged = NULL, *genuine = NULL, *doc = NULL;
+	al_buf b = AL_BUF_INIT(1 << 20);
+	char *p;
+
+	if (s == NULL)
+		return;
+	p = al_sprintf("%s/airlock/untrusted.json", al_store_path(s));
+	CU_ASSERT_EQUAL(al_fs_mkdir_p(al_store_path(s), 0755), 0);
+	/* an older marks file: no "catalogs", no "charts" */
+	CU_ASSERT_EQUAL(
+	    al_test_sh("mkdir -p '%s/airlock' && printf '%%s' "
+	               "'{\"airlockUntrusted\":1,\"signatures\":[],\"tags\":"
+	               "[{\"name\":\"quay.io/x/y:1\",\"digest\":\"" D1
+	               "\",\"pack\":\"old\"}],\"releases\":[]}' > '%s'",
+	               al_store_path(s), p),
+	    0);
+	parse(&genuine, "{\"releases\":[],\"catalogs\":[{\"name\":\"cat:v1\","
+	                "\"digest\":\"" D1 "\"}],\"charts\":[{\"name\":"
+	                "\"charts/a:1\",\"digest\":\"" D2 "\"}]}");
+	parse(&forged, "{\"releases\":[],\"catalogs\":[{\"name\":\"cat:v1\","
+	               "\"digest\":\"" D1 "\"},{\"name\":\"cat:evil\","
+	               "\"digest\":\"" D3 "\"}],\"charts\":[{\"name\":"
+	               "\"charts/a:1\",\"digest\":\"" D3 "\"}]}");
+	/* the genuine records first, then the forged import */
+	CU_ASSERT_EQUAL(al_store__releases_import(s, genuine, "pack 'g'"), 0);
+	CU_ASSERT_EQUAL(al_store__untrusted_records_mark(s, forged, "f"), 0);
+	CU_ASSERT_EQUAL(al_store__releases_import(s, forged, "pack 'f'"), 0);
+	/* cat:v1 is the store's own record, as it is: not marked */
+	CU_ASSERT_EQUAL(count_marks(s, AL_STORE_UNTRUSTED_CATALOG, "cat:v1"), 0);
+	CU_ASSERT_EQUAL(count_marks(s, AL_STORE_UNTRUSTED_CATALOG, "cat:evil"),
+	                1);
+	CU_ASSERT_EQUAL(count_marks(s, AL_STORE_UNTRUSTED_CHART, "charts/a:1"),
+	                1);
+	/* the older file's mark is kept as it was */
+	CU_ASSERT_EQUAL(al_fs_read_file(p, &b), 0);
+	CU_ASSERT_EQUAL(al_json_parse(&doc, b.ptr, b.len, p), 0);
+	CU_ASSERT_EQUAL(json_array_size(json_object_get(doc, "tags")), 1);
+	CU_ASSERT_EQUAL(json_array_size(json_object_get(doc, "catalogs")), 1);
+	json_decref(doc);
+	/* a trusted import of the genuine records replaces the chart and
+	 * clears its mark; the forger's own catalog stays marked */
+	CU_ASSERT_EQUAL(al_store__releases_import(s, genuine, "pack 'g'"), 0);
+	CU_ASSERT_EQUAL(al_store__untrusted_records_vouch(s, genuine), 0);
+	CU_ASSERT_EQUAL(count_marks(s, AL_STORE_UNTRUSTED_CHART, "charts/a:1"),
+	                0);
+	CU_ASSERT_EQUAL(count_marks(s, AL_STORE_UNTRUSTED_CATALOG, "cat:evil"),
+	                1);
+	/* a record of that name written since by anyone else: no longer
+	 * marked, though its mark is still in the file */
+	json_decref(forged);
+	parse(&forged, "{\"releases\":[],\"catalogs\":[{\"name\":\"cat:evil\","
+	               "\"digest\":\"" D1 "\"}]}");
+	CU_ASSERT_EQUAL(al_store__releases_import(s, forged, "pack 'm'"), 0);
+	CU_ASSERT_EQUAL(count_marks(s, AL_STORE_UNTRUSTED_CATALOG, "cat:evil"),
+	                0);
+	al_buf_free(&b);
+	json_decref(forged);
+	json_decref(genuine);
+	free(p);
+	al_store_free(s);
+}
+
 int main(void)
 {
 	CU_TestInfo tests[] = {
@@ -194,6 +287,7 @@ int main(void)
 		{"import_merges_by_name", test_store_catalogs__import_merges_by_name},
 		{"damaged_catalogs_refused", test_store_catalogs__damaged_catalogs_refused},
 		{"pack_carries_bare_hex", test_store_catalogs__pack_carries_bare_hex},
+		{"untrusted_records_marked", test_store_catalogs__untrusted_records_marked},
 		CU_TEST_INFO_NULL,
 	};
 

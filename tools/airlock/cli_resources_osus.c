@@ -5,7 +5,9 @@
 #include <string.h>
 
 #include "cli.h"
+#include "cli_esc.h"
 #include "cli_resources_osus.h"
+#include "cmd_catalogs.h"
 #include "airlock/catalog.h"
 
 #define OSUS_MAX_OUTPUT (1 * AL_MIB)
@@ -56,6 +58,25 @@ static int write_catalogs(al_store *store, const cli_cr_opts *o, json_t *files)
 
 		if (rows[i].name == NULL)
 			continue;
+		/* docs/security.md "Marks of untrusted imports": a catalog
+		 * record no key vouched for points no cluster at an image */
+		rc = cli_record_untrusted(store, AL_STORE_UNTRUSTED_CATALOG,
+		                          rows[i].name);
+		if (rc != 0) {
+			if (rc < 0)
+				code = cli_worst(
+				    code, cli_fail(rc,
+				                   "cannot read the untrusted "
+				                   "marks of store '%s'",
+				                   al_store_path(store)));
+			else
+				cli_warn(
+				    "catalog %s: its record was written by "
+				    "an untrusted import, left out (airlock "
+				    "check lists it)",
+				    rows[i].name);
+			continue;
+		}
 		if ((rc = pushed_ref(rows[i].name, o, &repo, &image)) < 0) {
 			code = cli_worst(code, cli_fail(rc, "cannot map '%s'",
 			                                rows[i].name));

@@ -38,10 +38,29 @@ static const char catalogs_help[] =
     "not be read without templates, NAME the store name, SOURCE the archive "
     "URL,\n"
     "local path or oci:// reference.\n"
+    "PACK reads 'untrusted' for a record an import no key verified wrote "
+    "(unpack\n"
+    "--accept-untrusted; airlock check names the pack); 'airlock "
+    "mirrorsets' leaves\n"
+    "such a catalog out.\n"
     "\n"
     "Options:\n"
     "      --store DIR   the store\n" CLI_LOCAL_HELP "\n"
     "Exit status: 0 success, 2 usage error, 3 the store cannot be read.\n";
+
+/* 1 when the record named name of kind (AL_STORE_UNTRUSTED_CATALOG or
+ * _CHART) is one an untrusted import wrote (al_store_untrusted_list: the
+ * marks whose record the store still holds as it was written). */
+static int untrusted_record(const al_store_untrusted *u, size_t nu, int kind,
+                            const char *name)
+{
+	size_t i;
+
+	for (i = 0; name != NULL && i < nu; i++)
+		if (u[i].kind == kind && strcmp(u[i].name, name) == 0)
+			return 1;
+	return 0;
+}
 
 static int cmp_catalog(const void *a, const void *b)
 {
@@ -98,7 +117,8 @@ static char *chart_packs(const al_store_pack *packs, size_t n,
 
 /* The charts table (sorted by chart, then version). */
 static int chart_table(const al_store_chart *rows, size_t n,
-                       const al_store_pack *packs, size_t npacks)
+                       const al_store_pack *packs, size_t npacks,
+                       const al_store_untrusted *u, size_t nu)
 {
 	size_t i, wc = 5, wv = 7, wp = 4, wn = 4;
 	char **pks = calloc(n + 1, sizeof(*pks));
@@ -114,7 +134,10 @@ static int chart_table(const al_store_chart *rows, size_t n,
 			wv = strlen(rows[i].version);
 		if (rows[i].name != NULL && strlen(rows[i].name) > wn)
 			wn = strlen(rows[i].name);
-		pks[i] = chart_packs(packs, npacks, &rows[i]);
+		pks[i] = untrusted_record(u, nu, AL_STORE_UNTRUSTED_CHART,
+		                          rows[i].name)
+		             ? al_strdup("untrusted")
+		             : chart_packs(packs, npacks, &rows[i]);
 		if (pks[i] != NULL && strlen(pks[i]) > wp)
 			wp = strlen(pks[i]);
 	}
@@ -148,7 +171,8 @@ static int table(const char *store_path)
 	al_store_catalog *rows = NULL;
 	al_store_chart *charts = NULL;
 	al_store_pack *packs = NULL;
-	size_t n = 0, npacks = 0, ncharts = 0, i, wn = 4, wp = 4;
+	al_store_untrusted *u = NULL;
+	size_t n = 0, npacks = 0, ncharts = 0, nu = 0, i, wn = 4, wp = 4;
 	char **pks = NULL;
 	int rc, code = EXIT_OK;
 
@@ -157,7 +181,8 @@ static int table(const char *store_path)
 		return cli_fail(rc, "cannot open store '%s'", store_path);
 	if ((rc = al_store_catalogs_list(store, &rows, &n)) < 0 ||
 	    (rc = al_store_charts_list(store, &charts, &ncharts)) < 0 ||
-	    (rc = al_store_packs_list(store, &packs, &npacks)) < 0) {
+	    (rc = al_store_packs_list(store, &packs, &npacks)) < 0 ||
+	    (rc = al_store_untrusted_list(store, &u, &nu)) < 0) {
 		cli_fail(rc, "cannot read store '%s'", store_path);
 		code = EXIT_RUNTIME;
 		goto out;
@@ -173,7 +198,11 @@ static int table(const char *store_path)
 		/* widths of what is printed: the escaped text */
 		if (rows[i].name != NULL && strlen(cli_esc(rows[i].name)) > wn)
 			wn = strlen(cli_esc(rows[i].name));
-		pks[i] = packs_of(packs, npacks, &rows[i]);
+		/* a record an untrusted import wrote says so instead */
+		pks[i] = untrusted_record(u, nu, AL_STORE_UNTRUSTED_CATALOG,
+		                          rows[i].name)
+		             ? al_strdup("untrusted")
+		             : packs_of(packs, npacks, &rows[i]);
 		if (pks[i] != NULL && strlen(cli_esc(pks[i])) > wp)
 			wp = strlen(cli_esc(pks[i]));
 	}
@@ -201,7 +230,7 @@ charts:
 	if (ncharts > 1)
 		qsort(charts, ncharts, sizeof(*charts), cmp_chart);
 	if (ncharts > 0)
-		code = chart_table(charts, ncharts, packs, npacks);
+		code = chart_table(charts, ncharts, packs, npacks, u, nu);
 	if (fflush(stdout) != 0) {
 		cli_error("cannot write to stdout");
 		code = EXIT_RUNTIME;
@@ -211,6 +240,7 @@ out:
 		free(pks[i]);
 	free(pks);
 	al_store_packs_free(packs, npacks);
+	al_store_untrusted_free(u, nu);
 	al_store_catalogs_free(rows, n);
 	al_store_charts_free(charts, ncharts);
 	al_store_free(store);
@@ -252,14 +282,29 @@ int cmd_catalogs(int argc, char **argv)
 	return table(store_path);
 }
 
+int cli_record_untrusted(al_store *store, int kind, const char *name)
+{
+	al_store_untrusted *u = NULL;
+	size_t nu = 0;
+	int rc;
+
+	if ((rc = al_store_untrusted_list(store, &u, &nu)) < 0)
+		return rc;
+	rc = untrusted_record(u, nu, kind, name);
+	al_store_untrusted_free(u, nu);
+	return rc;
+}
+
 int cli_catalog_resources(al_buf *out, al_store *store, const char *prefix)
 {
 	al_store_catalog *rows = NULL;
-	size_t n = 0, i;
-	int rc;
+	al_store_untrusted *u = NULL;
+	size_t n = 0, nu = 0, i;
+	int rc, written = 0;
 
-	if ((rc = al_store_catalogs_list(store, &rows, &n)) < 0)
-		return rc;
+	if ((rc = al_store_catalogs_list(store, &rows, &n)) < 0 ||
+	    (rc = al_store_untrusted_list(store, &u, &nu)) < 0)
+		goto done;
 	if (n > 1)
 		qsort(rows, n, sizeof(*rows), cmp_catalog);
 	for (i = 0; rc == 0 && i < n; i++) {
@@ -268,6 +313,16 @@ int cli_catalog_resources(al_buf *out, al_store *store, const char *prefix)
 
 		if (rows[i].name == NULL)
 			continue;
+		/* docs/security.md "Marks of untrusted imports": a catalog
+		 * record no key vouched for points no cluster at an image */
+		if (untrusted_record(u, nu, AL_STORE_UNTRUSTED_CATALOG,
+		                     rows[i].name)) {
+			cli_warn("catalog %s: its record was written by an "
+			         "untrusted import, left out (airlock check "
+			         "lists it)",
+			         cli_esc(rows[i].name));
+			continue;
+		}
 		/* where push put it: the one mapping (al_push_target) */
 		if ((rc = al_push_target(rows[i].name, prefix, &repo, &ref)) <
 		    0)
@@ -280,14 +335,17 @@ int cli_catalog_resources(al_buf *out, al_store *store, const char *prefix)
 			rc = al_error_set(AL_ENOMEM, "out of memory");
 		if (rc == 0 && (rc = al_buf_puts(out, "---\n")) == 0 &&
 		    (rc = al_catalog_source_yaml(out, cs, image, NULL)) == 0 &&
-		    (rc = al_buf_puts(out, "---\n")) == 0)
-			rc = al_cluster_catalog_yaml(out, cc, image);
+		    (rc = al_buf_puts(out, "---\n")) == 0 &&
+		    (rc = al_cluster_catalog_yaml(out, cc, image)) == 0)
+			written = 1;
 		free(repo);
 		free(ref);
 		free(image);
 		free(cs);
 		free(cc);
 	}
+done:
+	al_store_untrusted_free(u, nu);
 	al_store_catalogs_free(rows, n);
-	return rc < 0 ? rc : (int)(n > 0);
+	return rc < 0 ? rc : written;
 }

@@ -1,5 +1,5 @@
 /* cmd_catalogs.h: the operator catalogs a store records, for
- * 'airlock mirrorsets' (cmd_catalogs.c). */
+ * 'airlock mirrorsets' and the cluster resources of push (cmd_catalogs.c). */
 #ifndef AIRLOCK_CMD_CATALOGS_H
 #define AIRLOCK_CMD_CATALOGS_H
 
@@ -16,5 +16,11 @@ int cmd_catalogs(int argc, char **argv);
  * was written, 0 when none is recorded, or a negative al_status.
  */
 int cli_catalog_resources(al_buf *out, al_store *store, const char *prefix);
+
+/* 1 when the record named name of kind (AL_STORE_UNTRUSTED_CATALOG or
+ * _CHART) is one an untrusted import wrote and no trusted one replaced
+ * (docs/security.md "Marks of untrusted imports"), 0 if not, or a
+ * negative al_status when the marks cannot be read. */
+int cli_record_untrusted(al_store *store, int kind, const char *name);
 
 #endif

@@ -58,10 +58,15 @@ static const char check_help[] =
     "in the\n"
     "store and used by no command until promoted:\n"
     "  quarantined ID: N images, signed|unsigned: not in the store (...)\n"
-    "and one line per signature or tag an untrusted import wrote (unpack\n"
+    "and one line per signature, name (a tag or a name by digest) or record\n"
+    "an untrusted import wrote (unpack\n"
     "--accept-untrusted) that no trusted import has replaced:\n"
     "  untrusted signature PATH: written by pack ID without --trust (...)\n"
     "  untrusted tag NAME -> DIGEST: set by pack ID without --trust (...)\n"
+    "  untrusted catalog record NAME: written by pack ID without --trust "
+    "(...)\n"
+    "  untrusted chart record NAME: written by pack ID without --trust "
+    "(...)\n"
     "Exit status: 0 clean (unreferenced blobs do not count), 1 anything "
     "missing,\n"
     "corrupt or invalid, 2 usage error, 3 the check could not run.\n";
@@ -263,7 +268,30 @@ static int show_untrusted(al_store *store)
 	for (i = 0; i < n; i++) {
 		int sig = v[i].kind == AL_STORE_UNTRUSTED_SIGNATURE;
 		int rel = v[i].kind == AL_STORE_UNTRUSTED_RELEASE;
+		const char *rec =
+		    v[i].kind == AL_STORE_UNTRUSTED_CATALOG ? "catalog"
+		    : v[i].kind == AL_STORE_UNTRUSTED_CHART ? "chart"
+		                                            : NULL;
 		al_digest_str(&v[i].digest, ds);
+		if (rec != NULL) {
+			/* a catalog or chart record of releases.json */
+			if (arr != NULL) {
+				json_t *o = cli_json_append_object(arr);
+				cli_json_set_str(o, "kind", rec);
+				cli_json_set_str(o, "name", v[i].name);
+				cli_json_set_str(o, "digest",
+				                 v[i].digest.algo != 0 ? ds
+				                                       : NULL);
+				cli_json_set_str(o, "pack", v[i].pack);
+			} else {
+				printf("untrusted %s record %s: written by "
+				       "pack %s without --trust (a trusted "
+				       "import of it replaces it)\n",
+				       rec, cli_esc(v[i].name),
+				       cli_esc(v[i].pack));
+			}
+			continue;
+		}
 		if (arr != NULL) {
 			json_t *o = cli_json_append_object(arr);
 			cli_json_set_str(o, "kind",
