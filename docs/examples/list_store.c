@@ -5,12 +5,13 @@
 
 int main(int argc, char **argv)
 {
-	al_store_opts opts = {.readonly = 1};
+	al_store_opts opts = AL_STORE_OPTS_INIT;
 	al_store *store = NULL;
 	al_store_image *imgs = NULL;
 	size_t n = 0, i;
 	char d[AL_DIGEST_STRMAX];
 
+	opts.readonly = 1;
 	if (argc != 2) {
 		fprintf(stderr, "usage: list_store STORE\n");
 		return 2;

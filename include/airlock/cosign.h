@@ -170,9 +170,15 @@ AL_EXPORT int al_cosign_trust_set_pki(al_cosign_trust *t, const char *email,
 AL_EXPORT void al_cosign_trust_counts(const al_cosign_trust *t, size_t *keys,
                                       size_t *fulcio, size_t *rekor);
 
+/* The version of al_cosign_opts this header describes. */
+#define AL_COSIGN_OPTS_VERSION 1
+
 /* --- verification --------------------------------------------------- */
 
 typedef struct al_cosign_opts {
+	/* AL_COSIGN_OPTS_VERSION of the caller's header (0, a zeroed struct,
+	 * reads as 1; a newer one is AL_EINVAL) */
+	unsigned version;
 	const al_cosign_trust *trust; /* required */
 	/* Require a transparency-log entry whose SET (or inclusion proof to
 	 * a signed checkpoint) verifies against a Rekor key of trust, also
@@ -186,6 +192,12 @@ typedef struct al_cosign_opts {
 	 * WithIntegratedTimestamps thresholds). */
 	size_t min_times;
 } al_cosign_opts;
+
+/* Every other field zero / NULL: the defaults; set fields by name. */
+#define AL_COSIGN_OPTS_INIT                                                    \
+	{                                                                      \
+		.version = AL_COSIGN_OPTS_VERSION                              \
+	}
 
 /* What a verified signature says. Strings owned; al_cosign_info_clear. */
 typedef struct al_cosign_info {

@@ -135,8 +135,15 @@ AL_EXPORT int al_graph_save_to_store(al_store *s, const al_graph *g);
 AL_EXPORT int al_graph_load_from_store(al_graph **out, al_store *s,
                                        const char *channel, const char *arch);
 
-/* How al_graph_resolve_imageset reaches the graphs. Zero-initialise. */
+/* The version of al_graph_opts this header describes. */
+#define AL_GRAPH_OPTS_VERSION 1
+
+/* How al_graph_resolve_imageset reaches the graphs. Initialise from
+ * AL_GRAPH_OPTS_INIT and set fields by name. */
 typedef struct al_graph_opts {
+	/* AL_GRAPH_OPTS_VERSION of the caller's header (0, a zeroed struct,
+	 * reads as 1; a newer one is AL_EINVAL) */
+	unsigned version;
 	/* Update service base URL; NULL: the imageset's airlock.graph.url,
 	 * else AL_GRAPH_DEFAULT_URL. */
 	const char *url;
@@ -150,10 +157,10 @@ typedef struct al_graph_opts {
 	                             AL_GRAPH_DEFAULT_TIMEOUT_MS each) */
 } al_graph_opts;
 
-/* Every field zero / NULL: the defaults; set fields by name. */
+/* Every other field zero / NULL: the defaults; set fields by name. */
 #define AL_GRAPH_OPTS_INIT                                                     \
 	{                                                                      \
-		.url = NULL                                                    \
+		.version = AL_GRAPH_OPTS_VERSION                               \
 	}
 
 /* One release to mirror. */
@@ -239,7 +246,13 @@ AL_EXPORT int al_graph_write_data(al_store *s, const char *outdir,
 #define AL_GRAPH_IMAGE_DATA_DIR "/var/lib/cincinnati-graph-data"
 #define AL_GRAPH_IMAGE_MOUNT "/var/lib/cincinnati/graph-data"
 
+/* The version of al_graph_image_opts this header describes. */
+#define AL_GRAPH_IMAGE_OPTS_VERSION 1
+
 typedef struct al_graph_image_opts {
+	/* AL_GRAPH_IMAGE_OPTS_VERSION of the caller's header (0, a zeroed
+	 * struct, reads as 1; a newer one is AL_EINVAL) */
+	unsigned version;
 	const char *name;     /* store name to tag; NULL: AL_GRAPH_IMAGE_NAME */
 	const char *base;     /* store name of a base image; NULL: none (the
 	                       * image is the graph-data layer alone) */
@@ -247,6 +260,12 @@ typedef struct al_graph_image_opts {
 	                       * index, and the config's; NULL: linux/amd64 */
 	const char *tmpdir;   /* scratch for the tree; NULL: $TMPDIR, /tmp */
 } al_graph_image_opts;
+
+/* Every other field zero / NULL: the defaults; set fields by name. */
+#define AL_GRAPH_IMAGE_OPTS_INIT                                               \
+	{                                                                      \
+		.version = AL_GRAPH_IMAGE_OPTS_VERSION                         \
+	}
 
 typedef struct al_graph_image_result {
 	al_descriptor manifest;    /* OCI manifest; al_descriptor_clear */

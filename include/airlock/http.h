@@ -9,9 +9,16 @@
 
 AL_BEGIN_DECL
 
-/* Client settings. Zero-initialise, then set what you need; zero fields
- * take the defaults noted. Strings are copied by al_http_new. */
+/* The version of al_http_opts this header describes. */
+#define AL_HTTP_OPTS_VERSION 1
+
+/* Client settings. Initialise from AL_HTTP_OPTS_INIT, then set what you
+ * need by name; zero fields take the defaults noted. Strings are copied by
+ * al_http_new. */
 typedef struct al_http_opts {
+	/* AL_HTTP_OPTS_VERSION of the caller's header (0, a zeroed struct,
+	 * reads as 1; a newer one is AL_EINVAL) */
+	unsigned version;
 	const char
 	    *ca_file; /* extra CA bundle (PEM); replaces curl's default bundle
 	                 file, the system CA directory stays trusted */
@@ -58,6 +65,12 @@ typedef struct al_http_opts {
 	const uint8_t *ca_pem;
 	size_t ca_pem_len;
 } al_http_opts;
+
+/* Every other field zero / NULL: the defaults; set fields by name. */
+#define AL_HTTP_OPTS_INIT                                                      \
+	{                                                                      \
+		.version = AL_HTTP_OPTS_VERSION                                \
+	}
 
 #define AL_HTTP_NO_RETRY ((unsigned)-1)
 

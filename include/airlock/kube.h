@@ -9,7 +9,13 @@
 
 AL_BEGIN_DECL
 
+/* The version of al_kube_opts this header describes. */
+#define AL_KUBE_OPTS_VERSION 1
+
 typedef struct al_kube_opts {
+	/* AL_KUBE_OPTS_VERSION of the caller's header (0, a zeroed struct,
+	 * reads as 1; a newer one is AL_EINVAL) */
+	unsigned version;
 	/* kubeconfig path; NULL: $KUBECONFIG (first file), ~/.kube/config,
 	 * then the in-cluster service account
 	 * (/var/run/secrets/kubernetes.io/serviceaccount +
@@ -24,6 +30,12 @@ typedef struct al_kube_opts {
 	                        kubeconfig) */
 	const char *field_manager; /* default "airlock" */
 } al_kube_opts;
+
+/* Every other field zero / NULL: the defaults; set fields by name. */
+#define AL_KUBE_OPTS_INIT                                                      \
+	{                                                                      \
+		.version = AL_KUBE_OPTS_VERSION, .http = AL_HTTP_OPTS_INIT     \
+	}
 
 /*
  * A client for one API server. Thread-safe: every call may come from any

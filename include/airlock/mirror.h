@@ -87,8 +87,14 @@ AL_EXPORT int al_mirror(al_store *s, const char *const *releases,
                         size_t nreleases, const char *const *additional,
                         size_t nadditional, const al_transfer_opts *opts,
                         al_mirror_report *report);
+/* The version of al_mirror_sig_opts this header describes. */
+#define AL_MIRROR_SIG_OPTS_VERSION 1
+
 /* Release signature checks during a mirror. */
 typedef struct al_mirror_sig_opts {
+	/* AL_MIRROR_SIG_OPTS_VERSION of the caller's header (0, a zeroed
+	 * struct, reads as 1; a newer one is AL_EINVAL) */
+	unsigned version;
 	const al_pgp_keyring *keyring; /* trusted keys (required) */
 	const al_sig_source
 	    *sources; /* where to look besides STORE/signatures */
@@ -104,10 +110,10 @@ typedef struct al_mirror_sig_opts {
 	    *http; /* CA, proxy, TLS settings for HTTP stores (may be NULL) */
 } al_mirror_sig_opts;
 
-/* Every field zero / NULL: the defaults; set fields by name. */
+/* Every other field zero / NULL: the defaults; set fields by name. */
 #define AL_MIRROR_SIG_OPTS_INIT                                                \
 	{                                                                      \
-		.keyring = NULL                                                \
+		.version = AL_MIRROR_SIG_OPTS_VERSION                          \
 	}
 
 /*

@@ -35,7 +35,13 @@ AL_BEGIN_DECL
 #define AL_PACK_SIGFILE_MAX (256 * AL_KIB) /* signatures/.../signature-<n> */
 #define AL_PACK_INVENTORY_MAX (256 * AL_MIB)
 
+/* The version of al_pack_opts this header describes. */
+#define AL_PACK_OPTS_VERSION 1
+
 typedef struct al_pack_opts {
+	/* AL_PACK_OPTS_VERSION of the caller's header (0, a zeroed struct,
+	 * reads as 1; a newer one is AL_EINVAL) */
+	unsigned version;
 	uint64_t
 	    volume_size; /* bytes per volume file; 0: AL_PACK_VOLUME_DEFAULT */
 	const char
@@ -54,10 +60,10 @@ typedef struct al_pack_opts {
 	int no_space_check;
 } al_pack_opts;
 
-/* Every field zero / NULL: the defaults; set fields by name. */
+/* Every other field zero / NULL: the defaults; set fields by name. */
 #define AL_PACK_OPTS_INIT                                                      \
 	{                                                                      \
-		.volume_size = 0                                               \
+		.version = AL_PACK_OPTS_VERSION                                \
 	}
 
 typedef struct al_pack_result {
@@ -101,7 +107,13 @@ typedef struct al_pack_result {
 AL_EXPORT int al_pack_write(al_store *s, const char *outdir,
                             const al_pack_opts *opts, al_pack_result *res);
 
+/* The version of al_unpack_opts this header describes. */
+#define AL_UNPACK_OPTS_VERSION 1
+
 typedef struct al_unpack_opts {
+	/* AL_UNPACK_OPTS_VERSION of the caller's header (0, a zeroed struct,
+	 * reads as 1; a newer one is AL_EINVAL) */
+	unsigned version;
 	const char *trust_key;   /* PEM Ed25519 public key: the pack must be
 	                            signed by it */
 	al_progress_fn progress; /* may be NULL */
@@ -118,10 +130,10 @@ typedef struct al_unpack_opts {
 	int accept_untrusted;
 } al_unpack_opts;
 
-/* Every field zero / NULL: the defaults; set fields by name. */
+/* Every other field zero / NULL: the defaults; set fields by name. */
 #define AL_UNPACK_OPTS_INIT                                                    \
 	{                                                                      \
-		.trust_key = NULL                                              \
+		.version = AL_UNPACK_OPTS_VERSION                              \
 	}
 
 typedef struct al_unpack_result {

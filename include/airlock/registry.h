@@ -23,7 +23,13 @@ AL_BEGIN_DECL
 	"application/vnd.docker.distribution.manifest.v2+json, "               \
 	"application/vnd.docker.distribution.manifest.list.v2+json"
 
+/* The version of al_registry_opts this header describes. */
+#define AL_REGISTRY_OPTS_VERSION 1
+
 typedef struct al_registry_opts {
+	/* AL_REGISTRY_OPTS_VERSION of the caller's header (0, a zeroed struct,
+	 * reads as 1; a newer one is AL_EINVAL) */
+	unsigned version;
 	al_http_opts
 	    http;      /* per-request timeouts, retries, proxy, CA, cancel */
 	al_auth *auth; /* shared, borrowed; NULL = anonymous */
@@ -45,6 +51,12 @@ typedef struct al_registry_opts {
 	 * insecure = true for the host acts as insecure above. */
 	const al_regconf *regconf;
 } al_registry_opts;
+
+/* Every other field zero / NULL: the defaults; set fields by name. */
+#define AL_REGISTRY_OPTS_INIT                                                  \
+	{                                                                      \
+		.version = AL_REGISTRY_OPTS_VERSION, .http = AL_HTTP_OPTS_INIT \
+	}
 
 /*
  * A client for one registry host ("quay.io", "127.0.0.1:5000").

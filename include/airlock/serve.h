@@ -6,12 +6,18 @@
 #include "common.h"
 #include "clock.h"
 
+/* The version of al_serve_opts this header describes. */
+#define AL_SERVE_OPTS_VERSION 1
+
 /*
  * How al_serve_run serves a store. Start from AL_SERVE_OPTS_INIT and set
  * fields by name; every pointer is borrowed for the whole run. Fields are
  * only added at the end.
  */
 typedef struct al_serve_opts {
+	/* AL_SERVE_OPTS_VERSION of the caller's header (0, a zeroed struct,
+	 * reads as 1; a newer one is AL_EINVAL) */
+	unsigned version;
 	const char *store;    /* the store directory (opened read-only) */
 	const char *listen;   /* "ADDR:PORT" (IPv4 or "[IPv6]"); PORT 0 picks a
 	                         free port, reported to ready */
@@ -48,7 +54,7 @@ typedef struct al_serve_opts {
 
 #define AL_SERVE_OPTS_INIT                                                     \
 	{                                                                      \
-		.store = NULL                                                  \
+		.version = AL_SERVE_OPTS_VERSION                               \
 	}
 
 /*

@@ -93,18 +93,24 @@ AL_EXPORT int al_sig_payload_check(const al_sig_payload *pl,
                                    const char *reference,
                                    al_sig_identity_policy policy);
 
+/* The version of al_sig_verify_opts this header describes. */
+#define AL_SIG_VERIFY_OPTS_VERSION 1
+
 /* What a signature is checked against. */
 typedef struct al_sig_verify_opts {
+	/* AL_SIG_VERIFY_OPTS_VERSION of the caller's header (0, a zeroed
+	 * struct, reads as 1; a newer one is AL_EINVAL) */
+	unsigned version;
 	const al_pgp_keyring *keyring; /* trusted keys (required) */
 	al_sig_identity_policy policy;
 	const char *reference; /* expected identity; may be NULL under IGNORE */
 	uint64_t now; /* Unix seconds for key expiry; 0: system clock */
 } al_sig_verify_opts;
 
-/* Every field zero / NULL: the defaults; set fields by name. */
+/* Every other field zero / NULL: the defaults; set fields by name. */
 #define AL_SIG_VERIFY_OPTS_INIT                                                \
 	{                                                                      \
-		.keyring = NULL                                                \
+		.version = AL_SIG_VERIFY_OPTS_VERSION                          \
 	}
 
 /* What a verified signature says. Strings owned; al_sig_info_clear. */

@@ -15,7 +15,13 @@
 
 AL_BEGIN_DECL
 
+/* The version of al_transfer_opts this header describes. */
+#define AL_TRANSFER_OPTS_VERSION 1
+
 typedef struct al_transfer_opts {
+	/* AL_TRANSFER_OPTS_VERSION of the caller's header (0, a zeroed struct,
+	 * reads as 1; a newer one is AL_EINVAL) */
+	unsigned version;
 	unsigned parallel; /* concurrent transfers; 0 = default (16) */
 	al_registry_opts
 	    registry; /* http settings, auth (shared), chunk size,
@@ -43,10 +49,11 @@ typedef struct al_transfer_opts {
 	const char *const *renames;
 } al_transfer_opts;
 
-/* Every field zero / NULL: the defaults; set fields by name. */
+/* Every other field zero / NULL: the defaults; set fields by name. */
 #define AL_TRANSFER_OPTS_INIT                                                  \
 	{                                                                      \
-		.parallel = 0                                                  \
+		.version = AL_TRANSFER_OPTS_VERSION,                           \
+		.registry = AL_REGISTRY_OPTS_INIT                              \
 	}
 
 /* Totals of one or more runs. */
@@ -251,8 +258,14 @@ enum {
 	AL_PUSH_RECHECK = 1u << 2,
 };
 
+/* The version of al_push_opts this header describes. */
+#define AL_PUSH_OPTS_VERSION 1
+
 /* Where and how al_push_store pushes. Every pointer is borrowed. */
 typedef struct al_push_opts {
+	/* AL_PUSH_OPTS_VERSION of the caller's header (0, a zeroed struct,
+	 * reads as 1; a newer one is AL_EINVAL) */
+	unsigned version;
 	const char *registry; /* "HOST[:PORT]" (required) */
 	const char *prefix;   /* path under it; NULL or "": none */
 	unsigned max_nested;  /* al_push_target_nested; 0: no limit */
@@ -266,10 +279,10 @@ typedef struct al_push_opts {
 	const al_transfer_opts *transfer;
 } al_push_opts;
 
-/* Every field zero / NULL: set registry (and the rest) by name. */
+/* Every other field zero / NULL: set registry (and the rest) by name. */
 #define AL_PUSH_OPTS_INIT                                                      \
 	{                                                                      \
-		.registry = NULL                                               \
+		.version = AL_PUSH_OPTS_VERSION                                \
 	}
 
 /* What happened to one store image. */

@@ -159,9 +159,15 @@ AL_EXPORT int al_update_check_preconditions(const char *current,
 
 /* --- the cluster-side lock: airlock/update_lease.h ------------------ */
 
+/* The version of al_update_opts this header describes. */
+#define AL_UPDATE_OPTS_VERSION 1
+
 /* --- a run ------------------------------------------------------------ */
 
 typedef struct al_update_opts {
+	/* AL_UPDATE_OPTS_VERSION of the caller's header (0, a zeroed struct,
+	 * reads as 1; a newer one is AL_EINVAL) */
+	unsigned version;
 	al_store *store; /* required */
 	al_kube *kube;   /* required unless dry_run */
 	const char
@@ -214,6 +220,12 @@ typedef struct al_update_opts {
 	uint64_t cvo_timeout_ms;
 	const al_registry_opts *registry;
 } al_update_opts;
+
+/* Every other field zero / NULL: the defaults; set fields by name. */
+#define AL_UPDATE_OPTS_INIT                                                    \
+	{                                                                      \
+		.version = AL_UPDATE_OPTS_VERSION                              \
+	}
 
 /* What a run did; al_update_result_clear frees it. */
 typedef struct al_update_result {

@@ -52,13 +52,20 @@ typedef struct al_update_override {
 	const char *group, *kind, *ns, *name;
 } al_update_override;
 
+/* The version of al_update_load_opts this header describes. */
+#define AL_UPDATE_LOAD_OPTS_VERSION 1
+
 typedef struct al_update_load_opts {
+	/* AL_UPDATE_LOAD_OPTS_VERSION of the caller's header (0, a zeroed
+	 * struct, reads as 1; a newer one is AL_EINVAL) */
+	unsigned version;
 	const char *
 	    profile; /* include.release.openshift.io/<profile>; NULL: default */
 	const char *exclude; /* skip exclude.release.openshift.io/<id>: "true";
 	                        may be NULL */
-	const char
-	    *version; /* replaces AL_UPDATE_PLACEHOLDER_VERSION; required */
+	/* the release's version: replaces AL_UPDATE_PLACEHOLDER_VERSION;
+	 * required */
+	const char *release_version;
 	const al_update_image *images; /* image-references */
 	size_t nimages;
 	/* The cluster's filters (library-go manifest.Include; docs/updater.md
@@ -87,6 +94,12 @@ typedef struct al_update_load_opts {
 	const al_update_override *overrides;
 	size_t noverrides;
 } al_update_load_opts;
+
+/* Every other field zero / NULL: the defaults; set fields by name. */
+#define AL_UPDATE_LOAD_OPTS_INIT                                               \
+	{                                                                      \
+		.version = AL_UPDATE_LOAD_OPTS_VERSION                         \
+	}
 
 /* The object of a task (a JSON object; al_update_task_json gives its
  * text). */
@@ -160,7 +173,7 @@ typedef struct al_update_graph {
  * Substitution (in every string value of a kept document): each
  * "AL_UPDATE_PLACEHOLDER_REPO:<tag>" whose tag is in images becomes that
  * image (a tag not in images is AL_EPARSE naming the file), and each
- * AL_UPDATE_PLACEHOLDER_VERSION becomes opts->version. References that
+ * AL_UPDATE_PLACEHOLDER_VERSION becomes opts->release_version. References that
  * are already full pull specs are left as they are. A graph without any
  * task is AL_EPARSE. Errors also AL_ELIMIT (over AL_UPDATE_MAX_TASKS),
  * AL_ENOMEM. Free with al_update_graph_free.
@@ -202,7 +215,7 @@ AL_EXPORT int al_update_feature_set_known(const char *name);
 AL_EXPORT const char *const *al_update_known_capabilities(void);
 
 /* al_update_graph_build on a release's files and image-references
- * (opts->images and opts->version are taken from r when NULL). */
+ * (opts->images and opts->release_version are taken from r when NULL). */
 AL_EXPORT int al_update_graph_from_release(al_update_graph **out,
                                            const al_release *r,
                                            const al_update_load_opts *opts);

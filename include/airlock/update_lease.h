@@ -18,7 +18,13 @@ AL_BEGIN_DECL
 
 typedef struct al_update_lease al_update_lease;
 
+/* The version of al_update_lease_opts this header describes. */
+#define AL_UPDATE_LEASE_OPTS_VERSION 1
+
 typedef struct al_update_lease_opts {
+	/* AL_UPDATE_LEASE_OPTS_VERSION of the caller's header (0, a zeroed
+	 * struct, reads as 1; a newer one is AL_EINVAL) */
+	unsigned version;
 	const char *ns;       /* NULL: AL_UPDATE_LEASE_NAMESPACE */
 	const char *name;     /* NULL: AL_UPDATE_LEASE_NAME */
 	const char *identity; /* NULL: "<hostname>_<random uuid>" */
@@ -26,6 +32,12 @@ typedef struct al_update_lease_opts {
 	uint64_t wait_ms;     /* wait for another holder this long; 0: refuse */
 	const al_cancel *cancel; /* borrowed, may be NULL */
 } al_update_lease_opts;
+
+/* Every other field zero / NULL: the defaults; set fields by name. */
+#define AL_UPDATE_LEASE_OPTS_INIT                                              \
+	{                                                                      \
+		.version = AL_UPDATE_LEASE_OPTS_VERSION                        \
+	}
 
 /*
  * Acquire the coordination.k8s.io/v1 Lease as client-go's leader

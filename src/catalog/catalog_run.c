@@ -12,6 +12,7 @@
 #include "airlock/fs.h"
 #include "airlock/ref.h"
 #include "array_int.h"
+#include "error_int.h"
 
 /* One run: its options and where the images go. */
 typedef struct cr_run {
@@ -434,11 +435,9 @@ int al_catalog_run(al_store *store, const al_imageset *imageset,
 	if (opts == NULL || store == NULL)
 		return al_error_set(AL_EINVAL, "al_catalog_run: no %s",
 		                    opts == NULL ? "options" : "store");
-	if (opts->version > AL_CATALOG_RUN_OPTS_VERSION)
-		return al_error_set(AL_EINVAL,
-		                    "al_catalog_run_opts version %u is newer "
-		                    "than this library's (%u)",
-		                    opts->version, AL_CATALOG_RUN_OPTS_VERSION);
+	if ((rc = al_opts_version_check("al_catalog_run_opts", opts->version,
+	                                AL_CATALOG_RUN_OPTS_VERSION)) < 0)
+		return rc;
 	if (opts->mode != AL_CATALOG_RUN_LIST &&
 	    (imageset == NULL || (opts->mirror && opts->dry_run) ||
 	     (opts->resources == NULL) != (opts->registry == NULL)))

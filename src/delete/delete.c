@@ -20,6 +20,7 @@
 #include "airlock/graph.h"
 #include "airlock/layout.h"
 #include "catalog_int.h"
+#include "error_int.h"
 
 #define WALK_DEPTH 8
 #define ATTACH_PASSES 4
@@ -1082,7 +1083,7 @@ static int registry_delete(del *d)
 {
 	const al_delete_opts *o = d->o;
 	rplan p;
-	al_registry_opts ro;
+	al_registry_opts ro = AL_REGISTRY_OPTS_INIT;
 	al_registry *reg = NULL;
 	al_layout *layout = NULL;
 	al_layout_kind kind;
@@ -1092,7 +1093,6 @@ static int registry_delete(del *d)
 	int rc = 0, pass;
 
 	memset(&p, 0, sizeof(p));
-	memset(&ro, 0, sizeof(ro));
 	if ((rc = split_registry(o->registry, &host, &prefix)) < 0)
 		return rc;
 	pushed_as(d->s, host, prefix, &nested, &kind);
@@ -1266,11 +1266,9 @@ int al_delete_run(al_store *s, const al_delete_opts *o, al_delete_result *res)
 	if (s == NULL || o == NULL || res == NULL)
 		return al_error_set(AL_EINVAL, "al_delete_run: NULL");
 	memset(res, 0, sizeof(*res));
-	if (o->version > AL_DELETE_OPTS_VERSION)
-		return al_error_set(AL_EINVAL,
-		                    "al_delete_opts version %u is newer than "
-		                    "this library's (%u)",
-		                    o->version, AL_DELETE_OPTS_VERSION);
+	if ((rc = al_opts_version_check("al_delete_opts", o->version,
+	                                AL_DELETE_OPTS_VERSION)) < 0)
+		return rc;
 	memset(&d, 0, sizeof(d));
 	d.s = s;
 	d.o = o;

@@ -1685,7 +1685,7 @@ static int push_missing(al_unpack_result *r, unsigned long n)
 int al_pack__ocmirror_unpack(al_store *s, const char *dir,
                              const al_unpack_opts *opts, al_unpack_result *res)
 {
-	static const al_unpack_opts defaults;
+	static const al_unpack_opts defaults = AL_UNPACK_OPTS_INIT;
 	ocm_ctx c;
 	char **names = NULL, **vols = NULL;
 	size_t n = 0, nvols = 0, i;

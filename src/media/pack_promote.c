@@ -10,6 +10,7 @@
 #include "airlock/pack.h"
 #include "airlock/store.h"
 #include "pack_int.h"
+#include "error_int.h"
 
 /* The root of the quarantined pack id: AL_EINVAL for a malformed id,
  * AL_ENOTFOUND when nothing of it is quarantined. */
@@ -46,6 +47,10 @@ int al_pack_promote(al_store *s, const char *id, const al_unpack_opts *opts,
 	if (res == NULL)
 		res = &local;
 	al_unpack_result_clear(res);
+	if (opts != NULL &&
+	    (rc = al_opts_version_check("al_unpack_opts", opts->version,
+	                                AL_UNPACK_OPTS_VERSION)) < 0)
+		return rc;
 	if (opts == NULL ||
 	    (opts->trust_key == NULL && !opts->accept_untrusted))
 		return al_error_set(AL_EINVAL,

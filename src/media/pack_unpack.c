@@ -25,6 +25,7 @@
 #include "oci_int.h"
 #include "pack_int.h"
 #include "store_int.h"
+#include "error_int.h"
 
 #define MAX_VOLUMES 9999
 #define MAX_ENTRIES 1000000
@@ -2943,7 +2944,7 @@ int al_pack__unpack_run(al_store *s, const char *dir,
                         const al_unpack_opts *opts, al_unpack_result *res,
                         const char *qsrc)
 {
-	static const al_unpack_opts defaults;
+	static const al_unpack_opts defaults = AL_UNPACK_OPTS_INIT;
 	al_unpack_result local;
 	up_ctx c;
 	up_run r;
@@ -2955,6 +2956,10 @@ int al_pack__unpack_run(al_store *s, const char *dir,
 	if (res == NULL)
 		res = &local;
 	al_unpack_result_clear(res);
+	if (opts != NULL &&
+	    (rc = al_opts_version_check("al_unpack_opts", opts->version,
+	                                AL_UNPACK_OPTS_VERSION)) < 0)
+		return rc;
 	c.s = s;
 	c.dir = dir;
 	c.opts = opts != NULL ? opts : &defaults;

@@ -25,6 +25,7 @@
 #include "oci_int.h"
 #include "pack_int.h"
 #include "store_int.h"
+#include "error_int.h"
 
 /* Room budgeted per tar header (ustar header plus a possible pax header)
  * and for the end-of-archive blocks. */
@@ -1420,11 +1421,15 @@ static void ctx_release(pw_ctx *c, pw_run *r, int rc)
 int al_pack_write(al_store *s, const char *outdir, const al_pack_opts *opts,
                   al_pack_result *res)
 {
-	static const al_pack_opts defaults;
+	static const al_pack_opts defaults = AL_PACK_OPTS_INIT;
 	pw_ctx c;
 	pw_run r;
 	int rc = 0;
 
+	if (opts != NULL &&
+	    (rc = al_opts_version_check("al_pack_opts", opts->version,
+	                                AL_PACK_OPTS_VERSION)) < 0)
+		return rc;
 	memset(&c, 0, sizeof(c));
 	memset(&r, 0, sizeof(r));
 	c.fd = -1;

@@ -5,11 +5,18 @@
 
 #include "airlock/mirror.h"
 #include "mirror_images.h"
+#include "error_int.h"
 
 int al_mirror(al_store *s, const char *const *releases, size_t nreleases,
               const char *const *additional, size_t nadditional,
               const al_transfer_opts *opts, al_mirror_report *report)
 {
+	int rc;
+
+	if (opts != NULL &&
+	    (rc = al_opts_version_check("al_transfer_opts", opts->version,
+	                                AL_TRANSFER_OPTS_VERSION)) < 0)
+		return rc;
 	return al_mirror__run_images(s, releases, nreleases, additional,
 	                             nadditional, opts, NULL, report);
 }
@@ -19,6 +26,16 @@ int al_mirror_signed(al_store *s, const char *const *releases, size_t nreleases,
                      const al_transfer_opts *opts,
                      const al_mirror_sig_opts *sig, al_mirror_report *report)
 {
+	int rc;
+
+	if (opts != NULL &&
+	    (rc = al_opts_version_check("al_transfer_opts", opts->version,
+	                                AL_TRANSFER_OPTS_VERSION)) < 0)
+		return rc;
+	if (sig != NULL &&
+	    (rc = al_opts_version_check("al_mirror_sig_opts", sig->version,
+	                                AL_MIRROR_SIG_OPTS_VERSION)) < 0)
+		return rc;
 	return al_mirror__run_images(s, releases, nreleases, additional,
 	                             nadditional, opts, sig, report);
 }

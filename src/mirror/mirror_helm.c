@@ -27,6 +27,7 @@
 #include "mirror_helm.h"
 #include "mirror_images.h"
 #include "mirror_int.h"
+#include "error_int.h"
 
 typedef struct hm {
 	al_store *store;
@@ -1049,6 +1050,12 @@ static int helm_run(al_store *s, const al_imageset *cfg,
 int al_mirror_helm(al_store *s, const al_imageset *cfg,
                    const al_transfer_opts *to, al_mirror_report *report)
 {
+	int rc;
+
+	if (to != NULL &&
+	    (rc = al_opts_version_check("al_transfer_opts", to->version,
+	                                AL_TRANSFER_OPTS_VERSION)) < 0)
+		return rc;
 	return helm_run(s, cfg, to, report, NULL, NULL, NULL);
 }
 

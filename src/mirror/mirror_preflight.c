@@ -519,14 +519,13 @@ static int plan_helm(planner *pl, al_transfer *t, const al_imageset *cfg,
                      const al_transfer_opts *to)
 {
 	al_mirror__helm_plan_ctx hp;
-	al_transfer_opts none;
+	al_transfer_opts none = AL_TRANSFER_OPTS_INIT;
 	size_t i;
 	int rc, x;
 
 	if (!al_mirror_helm_wanted(cfg))
 		return 0;
 	memset(&hp, 0, sizeof(hp));
-	memset(&none, 0, sizeof(none));
 	hp.plan = pl->plan;
 	hp.dest = helm_dest;
 	hp.ud = pl;

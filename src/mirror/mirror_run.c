@@ -23,6 +23,7 @@
 #include "mirror_images.h"
 #include "mirror_int.h"
 #include "mirror_preflight.h"
+#include "error_int.h"
 
 typedef struct strv {
 	const char **v;
@@ -234,13 +235,12 @@ int al_mirror_plan_new(al_mirror_plan **out, const al_imageset *imageset,
 	if (out == NULL || opts == NULL)
 		return al_error_set(AL_EINVAL,
 		                    "al_mirror_plan_new: no options");
-	if (opts->version > AL_MIRROR_OPTS_VERSION)
-		return al_error_set(AL_EINVAL,
-		                    "al_mirror_opts version %u not supported "
-		                    "(this library: %d)",
-		                    opts->version, AL_MIRROR_OPTS_VERSION);
+	if ((rc = al_opts_version_check("al_mirror_opts", opts->version,
+	                                AL_MIRROR_OPTS_VERSION)) < 0)
+		return rc;
 	if ((p = calloc(1, sizeof(*p))) == NULL)
 		return al_error_set(AL_ENOMEM, "out of memory");
+	p->sig = (al_mirror_sig_opts)AL_MIRROR_SIG_OPTS_INIT;
 	p->cfg = imageset;
 	/* mirror --retry --config: the list says what, the imageset how */
 	if (opts->flags & AL_MIRROR_IMAGESET_OPTIONS_ONLY)
@@ -494,12 +494,11 @@ int al_mirror_plan_run(al_mirror_plan *p, al_store *store,
                        al_mirror_result *res)
 {
 	al_graph_selection sel;
-	al_transfer_opts to;
+	al_transfer_opts to = AL_TRANSFER_OPTS_INIT;
 	size_t first = 0, base, i;
 	int rc = 0;
 
 	memset(&sel, 0, sizeof(sel));
-	memset(&to, 0, sizeof(to));
 	if (res == NULL || p == NULL || store == NULL)
 		return al_error_set(AL_EINVAL, "al_mirror_plan_run: NULL");
 	memset(res, 0, sizeof(*res));

@@ -21,6 +21,7 @@
 #include "certsd_int.h"
 #include "http_int.h"
 #include "clock_int.h"
+#include "error_int.h"
 
 #define HTTP_DEFAULT_CONNECT_MS 10000
 #define HTTP_DEFAULT_LOW_SPEED_MS 30000
@@ -1731,12 +1732,16 @@ out:
 
 int al_http_new(al_http **out, const al_http_opts *opts)
 {
-	static const al_http_opts defaults;
+	static const al_http_opts defaults = AL_HTTP_OPTS_INIT;
 	al_http *h = NULL;
 	int rc = 0;
 
 	if (out == NULL)
 		return al_error_set(AL_EINVAL, "al_http_new: no output");
+	if (opts != NULL &&
+	    (rc = al_opts_version_check("al_http_opts", opts->version,
+	                                AL_HTTP_OPTS_VERSION)) < 0)
+		return rc;
 	if (opts == NULL)
 		opts = &defaults;
 	h = calloc(1, sizeof(*h));

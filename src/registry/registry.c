@@ -15,6 +15,7 @@
 #include "certsd_int.h"
 #include "name_int.h"
 #include "registry_int.h"
+#include "error_int.h"
 
 #define DEFAULT_CHUNK (16 * AL_MIB)
 #define TAGS_BODY_MAX (16 * AL_MIB)
@@ -88,7 +89,7 @@ int al_registry_new(al_registry **out, const char *host,
                     const al_registry_opts *opts)
 {
 	al_registry *r = NULL;
-	al_http_opts hopts;
+	al_http_opts hopts = AL_HTTP_OPTS_INIT;
 	al_certs_host certs;
 	size_t i;
 	int rc;
@@ -97,6 +98,10 @@ int al_registry_new(al_registry **out, const char *host,
 	if (out == NULL || host == NULL || host[0] == '\0')
 		return al_error_set(AL_EINVAL,
 		                    "al_registry_new: missing registry host");
+	if (opts != NULL &&
+	    (rc = al_opts_version_check("al_registry_opts", opts->version,
+	                                AL_REGISTRY_OPTS_VERSION)) < 0)
+		return rc;
 	for (i = 0; host[i] != '\0'; i++) {
 		if (host[i] == '/' || host[i] == '@' || host[i] == '?' ||
 		    host[i] == '#' || isspace((unsigned char)host[i]) ||
@@ -119,7 +124,6 @@ int al_registry_new(al_registry **out, const char *host,
 		goto out;
 	}
 	r->scheme = "https";
-	memset(&hopts, 0, sizeof(hopts));
 	if (opts != NULL) {
 		hopts = opts->http;
 		r->insecure = opts->insecure;

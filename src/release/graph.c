@@ -15,6 +15,7 @@
 #include "json_int.h"
 #include "airlock/log.h"
 #include "yaml_int.h"
+#include "error_int.h"
 
 #define MAX_NODES 200000
 #define MAX_EDGES 4000000
@@ -434,6 +435,10 @@ int al_graph_fetch(al_graph **out, const char *base_url, const char *channel,
 	size_t len;
 	int rc;
 
+	if (http != NULL &&
+	    (rc = al_opts_version_check("al_http_opts", http->version,
+	                                AL_HTTP_OPTS_VERSION)) < 0)
+		return rc;
 	if ((rc = al_graph__check_name(channel, "channel")) < 0 ||
 	    (rc = al_graph__check_name(arch, "architecture")) < 0)
 		return rc;

@@ -14,6 +14,7 @@
 #include "airlock/graph.h"
 #include "json_int.h"
 #include "layer_int.h"
+#include "error_int.h"
 
 #define GRAPH_LAYER_MAX (256 * AL_MIB)
 #define GRAPH_FILE_MAX (64 * AL_MIB)
@@ -332,11 +333,9 @@ int al_graph_image_from_dir(al_store *s, const char *dir,
                             const al_graph_image_opts *opts,
                             al_graph_image_result *out)
 {
-	static const al_graph_image_opts defaults;
+	static const al_graph_image_opts defaults = AL_GRAPH_IMAGE_OPTS_INIT;
 	const al_graph_image_opts *o = opts != NULL ? opts : &defaults;
-	const char *platform =
-	    o->platform != NULL ? o->platform : "linux/amd64";
-	const char *name = o->name != NULL ? o->name : AL_GRAPH_IMAGE_NAME;
+	const char *platform, *name;
 	al_buf tar = AL_BUF_INIT(GRAPH_LAYER_MAX);
 	al_buf gz = AL_BUF_INIT(GRAPH_LAYER_MAX + 64 * AL_MIB);
 	al_graph_image_result r;
@@ -346,6 +345,11 @@ int al_graph_image_from_dir(al_store *s, const char *dir,
 	size_t cfglen = 0, manlen = 0, i;
 	int rc;
 
+	if ((rc = al_opts_version_check("al_graph_image_opts", o->version,
+	                                AL_GRAPH_IMAGE_OPTS_VERSION)) < 0)
+		return rc;
+	platform = o->platform != NULL ? o->platform : "linux/amd64";
+	name = o->name != NULL ? o->name : AL_GRAPH_IMAGE_NAME;
 	memset(&r, 0, sizeof(r));
 	memset(&m, 0, sizeof(m));
 	if (s == NULL || dir == NULL || out == NULL)
@@ -439,15 +443,19 @@ static void remove_tree(const char *path, int depth)
 int al_graph_image_build(al_store *s, const al_graph_image_opts *opts,
                          al_graph_image_result *out)
 {
-	const char *base = opts != NULL && opts->tmpdir != NULL
-	                       ? opts->tmpdir
-	                       : getenv("TMPDIR");
+	const char *base;
 	al_graph_data_report rep;
 	char *tmp;
 	int rc;
 
+	if (opts != NULL &&
+	    (rc = al_opts_version_check("al_graph_image_opts", opts->version,
+	                                AL_GRAPH_IMAGE_OPTS_VERSION)) < 0)
+		return rc;
 	if (s == NULL || out == NULL)
 		return al_error_set(AL_EINVAL, "no store");
+	base = opts != NULL && opts->tmpdir != NULL ? opts->tmpdir
+	                                            : getenv("TMPDIR");
 	if (base == NULL || base[0] == '\0')
 		base = "/tmp";
 	tmp = al_sprintf("%s/airlock-graph-XXXXXX", base);

@@ -14,6 +14,7 @@
 #include "json_int.h"
 #include "airlock/log.h"
 #include "yaml_int.h"
+#include "error_int.h"
 
 void al_graph__strlist_free(al_graph__strlist *l)
 {
@@ -215,13 +216,17 @@ int al_graph_resolve_imageset(const al_imageset *cfg, const al_graph_opts *opts,
 	/* mirror.platform.platforms: the multi payload (oc-mirror
 	 * cincinnati.go sets Arch "multi" for them) */
 	static const char *const multi_arch[] = {"multi"};
-	static const al_graph_opts no_opts;
+	static const al_graph_opts no_opts = AL_GRAPH_OPTS_INIT;
 	const char *const *arches = default_arch;
 	size_t narch = 1, i, a, k, *idx = NULL, n = 0;
 	const al_graph *g = NULL;
 	int rc = 0;
 
 	memset(out, 0, sizeof(*out));
+	if (opts != NULL &&
+	    (rc = al_opts_version_check("al_graph_opts", opts->version,
+	                                AL_GRAPH_OPTS_VERSION)) < 0)
+		return rc;
 	if (opts == NULL)
 		opts = &no_opts;
 	if (cfg->narchitectures > 0) {

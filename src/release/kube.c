@@ -24,6 +24,7 @@
 #include "kube_int.h"
 #include "airlock/log.h"
 #include "yaml_int.h"
+#include "error_int.h"
 
 #define KUBE_CONFIG_MAX (4 * 1024 * 1024)
 #define KUBE_TOKEN_MAX (64 * 1024)
@@ -840,12 +841,16 @@ static void kube_http_opts(al_kube *k, const al_kube_opts *opts, int insecure)
 
 int al_kube_new(al_kube **out, const al_kube_opts *opts)
 {
-	static const al_kube_opts defaults;
+	static const al_kube_opts defaults = AL_KUBE_OPTS_INIT;
 	kcfg c;
 	al_kube *k = NULL;
 	const char *server;
 	int rc;
 
+	if (opts != NULL &&
+	    (rc = al_opts_version_check("al_kube_opts", opts->version,
+	                                AL_KUBE_OPTS_VERSION)) < 0)
+		return rc;
 	memset(&c, 0, sizeof(c));
 	al_buf_init(&c.ca_data, KUBE_PEM_MAX);
 	al_buf_init(&c.cert_data, KUBE_PEM_MAX);

@@ -21,6 +21,7 @@
 #include "airlock/serve.h"
 #include "json_int.h"
 #include "serve_int.h"
+#include "error_int.h"
 
 /* Bounds (docs/serve.md "Limits"). */
 #define CONN_MEMORY (32u << 10) /* per connection: request line + headers */
@@ -732,6 +733,10 @@ int al_serve_run(const al_serve_opts *o)
 	al_serve_server sv;
 	int rc, locked = 0;
 
+	if (o != NULL &&
+	    (rc = al_opts_version_check("al_serve_opts", o->version,
+	                                AL_SERVE_OPTS_VERSION)) < 0)
+		return rc;
 	memset(&sv, 0, sizeof(sv));
 	sv.o = o;
 	if (o == NULL || o->store == NULL || o->listen == NULL ||

@@ -15,6 +15,7 @@
 #include "airlock/oci.h"
 #include "array_int.h"
 #include "cosign_int.h"
+#include "error_int.h"
 
 void al_cosign_carry_report_clear(al_cosign_carry_report *r)
 {
@@ -603,6 +604,10 @@ int al_cosign_carry(al_store *s, const char *const *names, size_t n,
 	int rc, worst = 0;
 
 	memset(report, 0, sizeof(*report));
+	if (opts != NULL &&
+	    (rc = al_opts_version_check("al_transfer_opts", opts->version,
+	                                AL_TRANSFER_OPTS_VERSION)) < 0)
+		return rc;
 	memset(&pool, 0, sizeof(pool));
 	pool.what = what;
 	pool.opts = opts;

@@ -259,11 +259,10 @@ static int root_judge(const al_cosign_trust *t, const al_digest *digest,
                       const char *ref, const al_cosign_cands *c)
 {
 	al_buf why = AL_BUF_INIT(8192);
-	al_cosign_opts opts;
+	al_cosign_opts opts = AL_COSIGN_OPTS_INIT;
 	size_t i, refused = 0;
 	int rc = 1;
 
-	memset(&opts, 0, sizeof(opts));
 	opts.trust = t;
 	for (i = 0; i < c->n && rc != 0; i++) {
 		const al_cosign_candidate *k = &c->items[i];

@@ -630,10 +630,9 @@ static int rule_accepts(al_cosign_info *info, const cs_rule *r,
                         const char *reference, const al_digest *digest,
                         const al_cosign_candidate *c)
 {
-	al_cosign_opts o;
+	al_cosign_opts o = AL_COSIGN_OPTS_INIT;
 	int rc;
 
-	memset(&o, 0, sizeof(o));
 	o.trust = r->trust;
 	o.require_tlog = r->require_tlog;
 	if (c->sig != NULL)

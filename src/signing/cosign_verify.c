@@ -14,6 +14,7 @@
 #include "airlock/error.h"
 #include "json_int.h"
 #include "cosign_int.h"
+#include "error_int.h"
 
 #define MAX_SIG_BYTES (16 * 1024)
 #define MAX_TLOG_ENTRIES 16
@@ -408,6 +409,10 @@ int al_cosign_verify_sig(al_cosign_info *out, const al_cosign_sig *s,
 	STACK_OF(X509) *chain = NULL;
 	int rc;
 
+	if (opts != NULL &&
+	    (rc = al_opts_version_check("al_cosign_opts", opts->version,
+	                                AL_COSIGN_OPTS_VERSION)) < 0)
+		return rc;
 	memset(&info, 0, sizeof(info));
 	memset(&c, 0, sizeof(c));
 	(void)al__cosign_oom_take();
@@ -895,6 +900,10 @@ int al_cosign_verify_bundle(al_cosign_info *out, const uint8_t *b, size_t n,
 	core c;
 	int rc;
 
+	if (opts != NULL &&
+	    (rc = al_opts_version_check("al_cosign_opts", opts->version,
+	                                AL_COSIGN_OPTS_VERSION)) < 0)
+		return rc;
 	memset(&info, 0, sizeof(info));
 	memset(&c, 0, sizeof(c));
 	(void)al__cosign_oom_take();

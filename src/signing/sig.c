@@ -15,6 +15,7 @@
 #include "airlock/log.h"
 #include "airlock/ref.h"
 #include "yaml_int.h"
+#include "error_int.h"
 
 int al_sig_identity_policy_parse(al_sig_identity_policy *out, const char *s)
 {
@@ -317,6 +318,10 @@ int al_sig_verify(al_sig_info *out, const uint8_t *sig, size_t n,
 
 	memset(&pl, 0, sizeof(pl));
 	memset(&info, 0, sizeof(info));
+	if (opts != NULL &&
+	    (rc = al_opts_version_check("al_sig_verify_opts", opts->version,
+	                                AL_SIG_VERIFY_OPTS_VERSION)) < 0)
+		return rc;
 	if (opts == NULL || opts->keyring == NULL || release == NULL ||
 	    (sig == NULL && n > 0))
 		return al_error_set(AL_EINVAL, "signature verification needs a "
@@ -433,6 +438,10 @@ int al_sig_verify_list(al_sig_info *out, size_t *which, const al_sig_list *l,
 	size_t i;
 	int rc;
 
+	if (opts != NULL &&
+	    (rc = al_opts_version_check("al_sig_verify_opts", opts->version,
+	                                AL_SIG_VERIFY_OPTS_VERSION)) < 0)
+		return rc;
 	if (l == NULL || l->n == 0)
 		return al_error_set(AL_ENOTFOUND, "no signatures for %s",
 		                    release != NULL ? al_digest_str(release, ds)

@@ -9,6 +9,7 @@
 #include "airlock/error.h"
 #include "airlock/log.h"
 #include "clock_int.h"
+#include "error_int.h"
 
 #define SIG_DEFAULT_BUDGET_MS 30000
 #define SIG_DEFAULT_REQUEST_MS 10000
@@ -174,7 +175,7 @@ static int fetch_http(worker *w)
 	if (o->http != NULL)
 		ho = *o->http;
 	else
-		memset(&ho, 0, sizeof(ho));
+		ho = (al_http_opts)AL_HTTP_OPTS_INIT;
 	ho.connect_timeout_ms = o->connect_timeout_ms != 0
 	                            ? o->connect_timeout_ms
 	                            : SIG_DEFAULT_CONNECT_MS;
@@ -205,7 +206,7 @@ static void *worker_main(void *arg)
 {
 	worker *w = arg;
 	const al_sig_fetch_opts *o = w->opts;
-	al_sig_verify_opts vo;
+	al_sig_verify_opts vo = AL_SIG_VERIFY_OPTS_INIT;
 	al_buf reasons = AL_BUF_INIT(8 * 1024);
 	char *fetch_msg = NULL;
 	char ds[AL_DIGEST_STRMAX];
@@ -232,7 +233,6 @@ static void *worker_main(void *arg)
 	}
 	if (rc < 0)
 		fetch_msg = al_strdup(al_error_message());
-	memset(&vo, 0, sizeof(vo));
 	vo.keyring = o->keyring;
 	vo.policy = o->policy;
 	vo.reference = w->reference;
@@ -473,12 +473,12 @@ static int summarise(const al_sig_fetch_result *res, const al_digest *release,
 static int check_args(const al_digest *release, const char *reference,
                       const al_sig_fetch_opts *opts)
 {
-	if (opts != NULL && opts->version > AL_SIG_FETCH_OPTS_VERSION)
-		return al_error_set(
-		    AL_EINVAL,
-		    "al_sig_fetch_opts version %u is newer than "
-		    "this library's (%u)",
-		    opts->version, AL_SIG_FETCH_OPTS_VERSION);
+	int rc;
+
+	if (opts != NULL &&
+	    (rc = al_opts_version_check("al_sig_fetch_opts", opts->version,
+	                                AL_SIG_FETCH_OPTS_VERSION)) < 0)
+		return rc;
 	if (release == NULL || opts == NULL || opts->keyring == NULL ||
 	    opts->nsources == 0 || opts->sources == NULL)
 		return al_error_set(AL_EINVAL, "signature retrieval needs a "

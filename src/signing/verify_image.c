@@ -13,6 +13,7 @@
 #include "airlock/oci.h"
 #include "airlock/ref.h"
 #include "airlock/verify_image.h"
+#include "error_int.h"
 
 /* One run: the options, the trust or policy they gave. */
 typedef struct vi_run {
@@ -144,7 +145,7 @@ fail:
 
 static void cosign_opts(const vi_run *r, al_cosign_opts *opts)
 {
-	memset(opts, 0, sizeof(*opts));
+	*opts = (al_cosign_opts)AL_COSIGN_OPTS_INIT;
 	opts->trust = r->trust;
 	opts->require_tlog = r->o->require_tlog;
 	opts->min_times = r->o->min_times;
@@ -385,7 +386,7 @@ static int open_source(const vi_run *r, const al_imgref *ir, const char *name,
 		if (r->o->registry != NULL)
 			ro = *r->o->registry;
 		else
-			memset(&ro, 0, sizeof(ro));
+			ro = (al_registry_opts)AL_REGISTRY_OPTS_INIT;
 		if ((rc = al_registry_new(reg, ir->ref.registry, &ro)) < 0) {
 			failed(r, rc, "cannot reach '%s'", ir->ref.registry);
 			return rc;
@@ -634,11 +635,11 @@ static void carry(const vi_run *r, const char *const *names, size_t n)
 /* What each mode needs that the options do not give. */
 static int check_opts(const al_verify_image_opts *o, size_t nimages)
 {
-	if (o->version > AL_VERIFY_IMAGE_OPTS_VERSION)
-		return al_error_set(AL_EINVAL,
-		                    "al_verify_image_opts version %u is newer "
-		                    "than this library's (%u)",
-		                    o->version, AL_VERIFY_IMAGE_OPTS_VERSION);
+	int rc;
+
+	if ((rc = al_opts_version_check("al_verify_image_opts", o->version,
+	                                AL_VERIFY_IMAGE_OPTS_VERSION)) < 0)
+		return rc;
 	switch (o->mode) {
 	case AL_VERIFY_IMAGE_CHECK:
 		if (nimages == 0 && (o->bundle == NULL || o->artifact == NULL))

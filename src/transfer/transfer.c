@@ -19,6 +19,7 @@
 #include "array_int.h"
 #include "store_int.h"
 #include "transfer_upload_int.h"
+#include "error_int.h"
 
 /* The default --parallel: the fastest setting of mirror and push measured
  * with a WAN-like round trip (tests/bench/mirror_latency.sh, 20 ms: 16
@@ -426,7 +427,12 @@ static int transfer_new(al_transfer **out, const al_transfer_opts *opts)
 {
 	al_transfer *t;
 	unsigned i;
+	int rc;
 
+	if (opts != NULL &&
+	    (rc = al_opts_version_check("al_transfer_opts", opts->version,
+	                                AL_TRANSFER_OPTS_VERSION)) < 0)
+		return rc;
 	t = calloc(1, sizeof(*t));
 	if (t == NULL)
 		return al_error_set(AL_ENOMEM, "out of memory");

@@ -16,6 +16,7 @@
 #include "airlock/store.h"
 #include "airlock/transfer.h"
 #include "store_push_int.h"
+#include "error_int.h"
 
 void al_push_result_clear(al_push_result *r)
 {
@@ -283,10 +284,14 @@ int al_push_store(al_store *s, const al_push_opts *o, al_push_result *r)
 	size_t nimgs = 0, ndest = 0, i, j;
 	int rc = 0, worst_rc = 0;
 
-	if (r == NULL || s == NULL || o == NULL || o->registry == NULL ||
-	    o->registry[0] == '\0')
+	if (r == NULL || s == NULL || o == NULL)
 		return al_error_set(AL_EINVAL, "al_push_store: no registry");
 	memset(r, 0, sizeof(*r));
+	if ((rc = al_opts_version_check("al_push_opts", o->version,
+	                                AL_PUSH_OPTS_VERSION)) < 0)
+		return rc;
+	if (o->registry == NULL || o->registry[0] == '\0')
+		return al_error_set(AL_EINVAL, "al_push_store: no registry");
 	prefix = o->prefix != NULL ? o->prefix : "";
 	if (o->transfer != NULL)
 		to = *o->transfer;

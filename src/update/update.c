@@ -19,6 +19,7 @@
 #include "airlock/ref.h"
 #include "airlock/registry.h"
 #include "airlock/graph.h"
+#include "error_int.h"
 
 #define DEFAULT_SIG_TIMEOUT_MS 30000
 #define DEFAULT_SYNC_TIMEOUT_MS (40 * 60 * 1000)
@@ -913,7 +914,7 @@ static int accept_release(run *r, const al_digest *d, al_deadline dl,
                           char **why)
 {
 	const al_update_opts *o = r->o;
-	al_sig_verify_opts vo;
+	al_sig_verify_opts vo = AL_SIG_VERIFY_OPTS_INIT;
 	al_sig_list l = AL_SIG_LIST_INIT;
 	al_buf reasons = AL_BUF_INIT(16 * 1024);
 	al_sig_source *src = NULL;
@@ -924,7 +925,6 @@ static int accept_release(run *r, const al_digest *d, al_deadline dl,
 	int rc;
 
 	*why = NULL;
-	memset(&vo, 0, sizeof(vo));
 	vo.keyring = o->keyring;
 	vo.policy = AL_SIG_IDENTITY_IGNORE; /* as the CVO: the digest is what is
 	                                       checked */
@@ -2524,7 +2524,7 @@ static void entry_back_to_partial(record *rec)
 static int take_ownership(run *r, int *cv_served)
 {
 	const al_update_opts *o = r->o;
-	al_update_lease_opts lo;
+	al_update_lease_opts lo = AL_UPDATE_LEASE_OPTS_INIT;
 	char *what = NULL;
 	int rc, cvo = 0;
 
@@ -2553,7 +2553,6 @@ static int take_ownership(run *r, int *cv_served)
 		return rc;
 	if (o->dry_run)
 		return 0;
-	memset(&lo, 0, sizeof(lo));
 	lo.identity = o->identity;
 	lo.duration_ms = o->lease_duration_ms;
 	lo.wait_ms = o->lock_wait_ms;
@@ -2859,7 +2858,7 @@ static int implicit_capabilities(update_run *c, al_update_load_opts *lo)
 	                   &cd) < 0 ||
 	    al_digest_equal(&cd, &c->d))
 		return 0;
-	lc.version = NULL;
+	lc.release_version = NULL;
 	lc.release_image = NULL;
 	la.capabilities_known = 0;
 	if ((rc = al_release_open(&cur, o->store, &cd, NULL)) < 0 ||
@@ -2919,7 +2918,7 @@ out:
 static int run_load(update_run *c)
 {
 	const al_update_opts *o = c->o;
-	al_update_load_opts lo;
+	al_update_load_opts lo = AL_UPDATE_LOAD_OPTS_INIT;
 	int rc;
 
 	if (al_cancel_is_set(o->cancel))
@@ -2927,7 +2926,6 @@ static int run_load(update_run *c)
 		    AL_ECANCELED,
 		    "update to %s cancelled before anything was applied",
 		    c->version);
-	memset(&lo, 0, sizeof(lo));
 	lo.profile = o->profile;
 	lo.exclude = o->exclude;
 	lo.release_image = c->image;
@@ -3282,7 +3280,7 @@ static void reg_cache_clear(reg_cache *c)
 
 static int reg_for(run *r, reg_cache *c, const char *host, al_registry **out)
 {
-	al_registry_opts ro;
+	al_registry_opts ro = AL_REGISTRY_OPTS_INIT;
 	size_t i;
 	int rc;
 
@@ -3294,7 +3292,6 @@ static int reg_for(run *r, reg_cache *c, const char *host, al_registry **out)
 	if (c->n == CVO_MAX_REGISTRIES)
 		return al_error_set(AL_ELIMIT, "more than %d registries",
 		                    CVO_MAX_REGISTRIES);
-	memset(&ro, 0, sizeof(ro));
 	if (r->o->registry != NULL)
 		ro = *r->o->registry;
 	ro.http.cancel = r->o->cancel;
@@ -3515,14 +3512,13 @@ out:
 static int cluster_signature(run *r, const al_digest *d, char **why)
 {
 	const al_update_opts *o = r->o;
-	al_sig_verify_opts vo;
+	al_sig_verify_opts vo = AL_SIG_VERIFY_OPTS_INIT;
 	al_sig_list l = AL_SIG_LIST_INIT;
 	json_t *cms = NULL, *cm;
 	size_t i;
 	int rc;
 
 	*why = NULL;
-	memset(&vo, 0, sizeof(vo));
 	vo.keyring = o->keyring;
 	vo.policy = AL_SIG_IDENTITY_IGNORE;
 	if (o->keyring == NULL) {
@@ -4064,6 +4060,10 @@ int al_update_run(const al_update_opts *o, al_update_result *res)
 	update_run c;
 	int rc;
 
+	if (o != NULL &&
+	    (rc = al_opts_version_check("al_update_opts", o->version,
+	                                AL_UPDATE_OPTS_VERSION)) < 0)
+		return rc;
 	if (o == NULL || res == NULL || o->store == NULL || o->target == NULL ||
 	    (o->kube == NULL && !o->dry_run))
 		return al_error_set(AL_EINVAL,

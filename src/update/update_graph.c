@@ -12,6 +12,7 @@
 #include "json_int.h"
 #include "airlock/log.h"
 #include "yaml_int.h"
+#include "error_int.h"
 
 /* The CVO's file-name pattern (pkg/payload/task_graph.go reMatchPattern):
  * ^0000_(\d+)_([a-zA-Z0-9]+(-[a-zA-Z0-9]+)*?)_ . 1 on a match with the
@@ -140,7 +141,7 @@ static int subst_string(char **out, const char *s, const al_update_load_opts *o,
 			p = e;
 			changed = 1;
 		} else if (strncmp(p, ver, sizeof(ver) - 1) == 0) {
-			if ((rc = al_buf_puts(&b, o->version)) < 0)
+			if ((rc = al_buf_puts(&b, o->release_version)) < 0)
 				goto out;
 			p += sizeof(ver) - 1;
 			changed = 1;
@@ -782,7 +783,7 @@ static int render_template(char **out, size_t *outlen, const uint8_t *data,
 			if (n == 13 && memcmp(q, ".ReleaseImage", 13) == 0)
 				val = o->release_image != NULL
 				          ? o->release_image
-				          : o->version;
+				          : o->release_version;
 			else if (n == 15 &&
 			         memcmp(q, ".ClusterProfile", 15) == 0)
 				val = o->profile;
@@ -1120,7 +1121,11 @@ int al_update_graph_build2(al_update_graph **out, const al_update_file *cvo,
 	char *path = NULL, *text = NULL;
 	int rc = 0;
 
-	if (out == NULL || opts == NULL || opts->version == NULL ||
+	if (opts != NULL &&
+	    (rc = al_opts_version_check("al_update_load_opts", opts->version,
+	                                AL_UPDATE_LOAD_OPTS_VERSION)) < 0)
+		return rc;
+	if (out == NULL || opts == NULL || opts->release_version == NULL ||
 	    (nfiles > 0 && files == NULL) || (ncvo > 0 && cvo == NULL))
 		return al_error_set(AL_EINVAL,
 		                    "al_update_graph_build: missing argument");
@@ -1129,7 +1134,7 @@ int al_update_graph_build2(al_update_graph **out, const al_update_file *cvo,
 		o.profile = AL_UPDATE_DEFAULT_PROFILE;
 	memset(&ld, 0, sizeof(ld));
 	ld.o = &o;
-	ld.major = major_of(o.version);
+	ld.major = major_of(o.release_version);
 	sorted = calloc(nfiles + ncvo + 1, sizeof(*sorted));
 	if (sorted == NULL)
 		return al_error_set(AL_ENOMEM, "out of memory");
@@ -1247,23 +1252,32 @@ out:
 int al_update_graph_build(al_update_graph **out, const al_update_file *files,
                           size_t nfiles, const al_update_load_opts *opts)
 {
+	int rc;
+
+	if (opts != NULL &&
+	    (rc = al_opts_version_check("al_update_load_opts", opts->version,
+	                                AL_UPDATE_LOAD_OPTS_VERSION)) < 0)
+		return rc;
 	return al_update_graph_build2(out, NULL, 0, files, nfiles, opts);
 }
 
 int al_update_graph_from_release(al_update_graph **out, const al_release *r,
                                  const al_update_load_opts *opts)
 {
-	al_update_load_opts o;
+	al_update_load_opts o = AL_UPDATE_LOAD_OPTS_INIT;
 	al_update_file *files = NULL, *cvo = NULL;
 	al_update_image *imgs = NULL;
 	size_t nf, nc, ni, i;
 	int rc;
 
+	if (opts != NULL &&
+	    (rc = al_opts_version_check("al_update_load_opts", opts->version,
+	                                AL_UPDATE_LOAD_OPTS_VERSION)) < 0)
+		return rc;
 	if (out == NULL || r == NULL)
 		return al_error_set(
 		    AL_EINVAL,
 		    "al_update_graph_from_release: missing argument");
-	memset(&o, 0, sizeof(o));
 	if (opts != NULL)
 		o = *opts;
 	nf = al_release_file_count(r);
@@ -1294,8 +1308,8 @@ int al_update_graph_from_release(al_update_graph **out, const al_release *r,
 		o.images = imgs;
 		o.nimages = ni;
 	}
-	if (o.version == NULL)
-		o.version = al_release_version(r);
+	if (o.release_version == NULL)
+		o.release_version = al_release_version(r);
 	rc = al_update_graph_build2(out, cvo, nc, files, nf, &o);
 out:
 	free(files);

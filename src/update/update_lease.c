@@ -20,6 +20,7 @@
 #include "json_int.h"
 #include "kube_int.h"
 #include "airlock/log.h"
+#include "error_int.h"
 
 #define LEASE_API "coordination.k8s.io/v1"
 #define LEASE_KIND "Lease"
@@ -357,7 +358,7 @@ static int lease_write(al_update_lease *l, const json_t *have,
 int al_update_lease_acquire(al_update_lease **out, al_kube *k,
                             const al_update_lease_opts *o)
 {
-	static const al_update_lease_opts defaults;
+	static const al_update_lease_opts defaults = AL_UPDATE_LEASE_OPTS_INIT;
 	al_update_lease *l = NULL;
 	al_deadline wait_dl;
 	char *seen_rv = NULL;
@@ -365,6 +366,10 @@ int al_update_lease_acquire(al_update_lease **out, al_kube *k,
 	unsigned attempt = 0;
 	int rc;
 
+	if (o != NULL &&
+	    (rc = al_opts_version_check("al_update_lease_opts", o->version,
+	                                AL_UPDATE_LEASE_OPTS_VERSION)) < 0)
+		return rc;
 	if (out == NULL || k == NULL)
 		return al_error_set(AL_EINVAL, "lease: no client");
 	if (o == NULL)

@@ -7,6 +7,7 @@
 #include <openssl/err.h>
 
 #include "airlock/error.h"
+#include "error_int.h"
 
 #define AL_ERRMSG_MAX 1024
 
@@ -218,4 +219,14 @@ const char *al_status_name(int code)
 	default:
 		return "AL_E?";
 	}
+}
+
+int al_opts_version_check(const char *name, unsigned version,
+                          unsigned supported)
+{
+	if (version <= supported)
+		return 0;
+	return al_error_set(AL_EINVAL,
+	                    "%s version %u is newer than this library's (%u)",
+	                    name, version, supported);
 }

@@ -29,7 +29,7 @@ static void add_generated(int rekor)
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	al_cosign_opts o;
+	al_cosign_opts o = AL_COSIGN_OPTS_INIT;
 	al_cosign_info info;
 	al_cosign_sig s;
 	char *text;
@@ -44,7 +44,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		if (al_cosign_trust_set_identity(trust, "https://issuer.test", "a@b.test") < 0)
 			al_fuzz_fail("cosign_bundle", "no identity");
 	}
-	memset(&o, 0, sizeof(o));
 	memset(&info, 0, sizeof(info));
 	o.trust = trust;
 	/* no key in the input is trusted: nothing may verify */

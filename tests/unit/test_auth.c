@@ -532,7 +532,7 @@ static int need_tokenserver(void)
 
 static void test_auth__bearer_token_fetch_cache_and_expiry(void)
 {
-	al_http_opts o;
+	al_http_opts o = AL_HTTP_OPTS_INIT;
 	al_http *h = NULL;
 	al_auth *a = NULL, *anon = NULL;
 	char *path = NULL, *chal = NULL, *hdr = NULL, *cached = NULL,
@@ -542,7 +542,6 @@ static void test_auth__bearer_token_fetch_cache_and_expiry(void)
 
 	if (!need_tokenserver())
 		return;
-	memset(&o, 0, sizeof(o));
 	o.max_retries = AL_HTTP_NO_RETRY;
 	/* the token server speaks plain http: the user marked it insecure
 	 * (an insecure registry, --tls-verify=false) */
@@ -628,7 +627,7 @@ out:
  * over plain http, and with credentials only to an insecure host. */
 static void test_auth__refuses_plain_http_realms(void)
 {
-	al_http_opts o;
+	al_http_opts o = AL_HTTP_OPTS_INIT;
 	al_http *strict = NULL, *lax = NULL;
 	al_auth *a = NULL;
 	const char *insecure[2] = {NULL, NULL};
@@ -638,7 +637,6 @@ static void test_auth__refuses_plain_http_realms(void)
 
 	if (!need_tokenserver())
 		return;
-	memset(&o, 0, sizeof(o));
 	o.max_retries = AL_HTTP_NO_RETRY;
 	CU_ASSERT_EQUAL(al_http_new(&strict, &o), 0);
 	insecure[0] = token_addr;
@@ -697,7 +695,7 @@ static void test_auth__refuses_hostile_tokens(void)
 	/* (a NUL is refused by the JSON parser already: AL_EPARSE) */
 	static const char *const kinds[] = {"crlf", "lf", "esc", "space",
 	                                    "utf8"};
-	al_http_opts o;
+	al_http_opts o = AL_HTTP_OPTS_INIT;
 	al_http *h = NULL;
 	al_auth *a = NULL;
 	const char *insecure[2] = {NULL, NULL};
@@ -708,7 +706,6 @@ static void test_auth__refuses_hostile_tokens(void)
 
 	if (!need_tokenserver())
 		return;
-	memset(&o, 0, sizeof(o));
 	o.max_retries = AL_HTTP_NO_RETRY;
 	insecure[0] = token_addr;
 	o.insecure_hosts = insecure;

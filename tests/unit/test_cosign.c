@@ -292,11 +292,10 @@ static int verify_with(const char *dir, const char *keyname,
 	al_cosign_trust *t = NULL;
 	al_buf sig, pl;
 	al_cosign_sig s;
-	al_cosign_opts o;
+	al_cosign_opts o = AL_COSIGN_OPTS_INIT;
 	int rc;
 
 	memset(&s, 0, sizeof(s));
-	memset(&o, 0, sizeof(o));
 	snprintf(path, sizeof(path), "%s/%s.sig", dir, signame);
 	if (slurp(&sig, path) < 0)
 		return -100;
@@ -454,10 +453,9 @@ static void test_cosign__trust_refuses_weak_or_wrong_keys(void)
 	CU_ASSERT_EQUAL_FATAL(slurp(&b, path), 0);
 	{
 		al_cosign_sig s;
-		al_cosign_opts o;
+		al_cosign_opts o = AL_COSIGN_OPTS_INIT;
 
 		memset(&s, 0, sizeof(s));
-		memset(&o, 0, sizeof(o));
 		s.payload = (const uint8_t *)"{}";
 		s.payload_len = 2;
 		s.signature = "AAAA";
@@ -476,10 +474,9 @@ static void test_cosign__trust_refuses_weak_or_wrong_keys(void)
 static int bundle(const char *json)
 {
 	al_cosign_trust *t = NULL;
-	al_cosign_opts o;
+	al_cosign_opts o = AL_COSIGN_OPTS_INIT;
 	int rc;
 
-	memset(&o, 0, sizeof(o));
 	if (al_cosign_trust_new(&t) < 0)
 		return -100;
 	o.trust = t;
@@ -530,12 +527,11 @@ static void test_cosign__bundle_shape_is_checked(void)
 		size_t n = AL_COSIGN_MAX_BUNDLE + 1;
 		char *big = malloc(n + 1);
 		al_cosign_trust *t = NULL;
-		al_cosign_opts o;
+		al_cosign_opts o = AL_COSIGN_OPTS_INIT;
 
 		CU_ASSERT_PTR_NOT_NULL_FATAL(big);
 		memset(big, ' ', n);
 		big[n] = '\0';
-		memset(&o, 0, sizeof(o));
 		CU_ASSERT_EQUAL(al_cosign_trust_new(&t), 0);
 		o.trust = t;
 		CU_ASSERT_EQUAL(al_cosign_verify_bundle(NULL, (uint8_t *)big, n,
@@ -1010,7 +1006,7 @@ static void test_cosign__carry_follows_sources_and_skips_attachments(void)
 	                 &d),
 	    0);
 	al_store_free(src);
-	memset(&to, 0, sizeof(to));
+	to = (al_transfer_opts)AL_TRANSFER_OPTS_INIT;
 	to.sources = &source;
 	to.nsources = 1;
 	memset(&rep, 0, sizeof(rep));
@@ -1330,14 +1326,13 @@ static int run_case(const char *dir, const json_t *c, const al_digest *img,
 	const json_t *sig = json_object_get(c, "sig");
 	al_cosign_trust *t = NULL;
 	al_cosign_info info;
-	al_cosign_opts o;
+	al_cosign_opts o = AL_COSIGN_OPTS_INIT;
 	char *files[5] = {NULL, NULL, NULL, NULL, NULL};
 	size_t i, alen = 0;
 	al_digest own;
 	int rc, want_ok, got_ok, image_rc = 0;
 
 	memset(&info, 0, sizeof(info));
-	memset(&o, 0, sizeof(o));
 	want_ok = expect != NULL ? strcmp(expect, "ok") == 0
 	                         : (peer != NULL && strcmp(peer, "ok") == 0);
 	if ((rc = al_cosign_trust_new(&t)) < 0 ||

@@ -52,7 +52,7 @@ static int run_case(const char *name, const char *root_file, edit_fn edit,
 	char *rtext = NULL, *btext = NULL;
 	al_buf art = AL_BUF_INIT(1 << 20);
 	al_cosign_trust *t = NULL;
-	al_cosign_opts o;
+	al_cosign_opts o = AL_COSIGN_OPTS_INIT;
 	al_cosign_info info;
 	int rc;
 
@@ -67,7 +67,6 @@ static int run_case(const char *name, const char *root_file, edit_fn edit,
 	rtext = json_dumps(root, 0);
 	btext = json_dumps(bundle, 0);
 	memset(&info, 0, sizeof(info));
-	memset(&o, 0, sizeof(o));
 	CU_ASSERT_EQUAL_FATAL(al_cosign_trust_new(&t), 0);
 	*root_rc = al_cosign_trust_add_trusted_root(
 	    t, (const uint8_t *)rtext, strlen(rtext), "trusted root");

@@ -285,7 +285,7 @@ static int keyless(X509 *leaf, const char *chain, const char *logged,
 {
 	al_cosign_trust *t = NULL;
 	al_cosign_info info;
-	al_cosign_opts o;
+	al_cosign_opts o = AL_COSIGN_OPTS_INIT;
 	al_cosign_sig s;
 	uint8_t raw[256];
 	size_t rawlen = 0;
@@ -297,7 +297,6 @@ static int keyless(X509 *leaf, const char *chain, const char *logged,
 	int rc;
 
 	memset(&info, 0, sizeof(info));
-	memset(&o, 0, sizeof(o));
 	memset(&s, 0, sizeof(s));
 	CU_ASSERT_EQUAL(al_cosign_trust_new(&t), 0);
 	CU_ASSERT_EQUAL(al_cosign_trust_add_fulcio(t, (const uint8_t *)anchors,
@@ -576,7 +575,7 @@ static int bundle_case(X509 *leaf, const long long *when, size_t nwhen,
 	al_buf stamps = AL_BUF_INIT(1 << 20);
 	al_cosign_trust *t = NULL;
 	al_cosign_info info;
-	al_cosign_opts o;
+	al_cosign_opts o = AL_COSIGN_OPTS_INIT;
 	uint8_t raw[256], id[32];
 	unsigned char *der = NULL;
 	size_t rawlen = 0, i;
@@ -616,7 +615,6 @@ static int bundle_case(X509 *leaf, const long long *when, size_t nwhen,
 	    leaf64, id64, SET_TIME, set, body64,
 	    stamps.len > 0 ? al_buf_cstr(&stamps) : "", sig);
 	memset(&info, 0, sizeof(info));
-	memset(&o, 0, sizeof(o));
 	CU_ASSERT_EQUAL(al_cosign_trust_new(&t), 0);
 	CU_ASSERT_EQUAL(al_cosign_trust_add_fulcio(t,
 	                                           (const uint8_t *)w.root_pem,

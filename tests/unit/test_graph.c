@@ -83,9 +83,8 @@ static const char *server(void)
 /* Fast retries so fault tests stay short. */
 static al_http_opts fast_http(void)
 {
-	al_http_opts o;
+	al_http_opts o = AL_HTTP_OPTS_INIT;
 
-	memset(&o, 0, sizeof(o));
 	o.backoff_base_ms = 20;
 	o.backoff_max_ms = 100;
 	o.max_retries = 2;
@@ -707,7 +706,7 @@ static void test_graph__resolve_imageset(void)
 	char *yaml = NULL, *path = NULL;
 	al_imageset *cfg = NULL;
 	al_graph_selection sel;
-	al_graph_opts opts;
+	al_graph_opts opts = AL_GRAPH_OPTS_INIT;
 	al_http_opts ho = fast_http();
 	const al_graph_release *r;
 	int rc;
@@ -738,7 +737,6 @@ static void test_graph__resolve_imageset(void)
 	CU_ASSERT_EQUAL(al_imageset_load(&cfg, path), 0);
 	if (cfg == NULL)
 		goto out;
-	memset(&opts, 0, sizeof(opts));
 	opts.http = &ho;
 	opts.deadline = al_deadline_in(10000);
 	rc = al_graph_resolve_imageset(cfg, &opts, &sel);
@@ -794,10 +792,9 @@ static void test_graph__resolve_from_graph_files(void)
 	json_t *doc = NULL;
 	al_imageset *cfg = NULL;
 	al_graph_selection sel;
-	al_graph_opts opts;
+	al_graph_opts opts = AL_GRAPH_OPTS_INIT;
 
 	memset(&sel, 0, sizeof(sel));
-	memset(&opts, 0, sizeof(opts));
 	if (g == NULL || dir == NULL)
 		goto out;
 	CU_ASSERT_EQUAL(al_fs_mkdir_p(dir, 0755), 0);

@@ -271,12 +271,11 @@ static void test_graph_image__reproducible(void)
 	char *a = make_tree("tree2a"), *b = make_tree("tree2b");
 	al_store *s1 = new_store("store2a"), *s2 = new_store("store2b");
 	al_graph_image_result r1, r2, r3;
-	al_graph_image_opts o;
+	al_graph_image_opts o = AL_GRAPH_IMAGE_OPTS_INIT;
 
 	memset(&r1, 0, sizeof(r1));
 	memset(&r2, 0, sizeof(r2));
 	memset(&r3, 0, sizeof(r3));
-	memset(&o, 0, sizeof(o));
 	if (a == NULL || b == NULL || s1 == NULL || s2 == NULL)
 		goto out;
 	CU_ASSERT_EQUAL(al_graph_image_from_dir(s1, a, NULL, &r1), 0);
@@ -379,12 +378,11 @@ static void test_graph_image__on_a_base(void)
 	char *dir = make_tree("tree4");
 	al_store *s = new_store("store4"), *s2 = new_store("store4b");
 	al_graph_image_result r;
-	al_graph_image_opts o;
+	al_graph_image_opts o = AL_GRAPH_IMAGE_OPTS_INIT;
 	json_t *m = NULL, *cfg = NULL;
 	al_digest cd;
 
 	memset(&r, 0, sizeof(r));
-	memset(&o, 0, sizeof(o));
 	if (dir == NULL || s == NULL || s2 == NULL)
 		goto out;
 	o.base = AL_GRAPH_IMAGE_BASE;
@@ -445,8 +443,9 @@ static void test_graph_image__build_from_store(void)
 		goto out;
 	CU_ASSERT_EQUAL(al_fs_mkdir_p(tmp, 0755), 0);
 	{
-		al_graph_image_opts o = {.tmpdir = tmp};
+		al_graph_image_opts o = AL_GRAPH_IMAGE_OPTS_INIT;
 
+		o.tmpdir = tmp;
 		/* no release: nothing to describe */
 		CU_ASSERT_EQUAL(al_graph_image_build(s, &o, &r), AL_ENOTFOUND);
 		rel.version = (char *)"4.14.1";

@@ -191,10 +191,9 @@ static const char *url(const char *path)
 
 static al_http *client(unsigned retries, uint64_t request_timeout_ms)
 {
-	al_http_opts o;
+	al_http_opts o = AL_HTTP_OPTS_INIT;
 	al_http *h = NULL;
 
-	memset(&o, 0, sizeof(o));
 	o.max_retries = retries;
 	o.request_timeout_ms = request_timeout_ms;
 	o.connect_timeout_ms = 2000;
@@ -408,7 +407,7 @@ static void test_http__500_twice_then_200(void)
 
 static void test_http__retry_after_is_honoured(void)
 {
-	al_http_opts o = {0};
+	al_http_opts o = AL_HTTP_OPTS_INIT;
 	al_http *h = NULL;
 	al_http_req req = {0};
 	al_http_resp resp = AL_HTTP_RESP_INIT;
@@ -770,7 +769,7 @@ static void *cancel_later(void *arg)
 
 static void test_http__timing_cancel_ends_a_hang(void)
 {
-	al_http_opts o = {0};
+	al_http_opts o = AL_HTTP_OPTS_INIT;
 	al_http *h = NULL;
 	al_http_req req = {0};
 	al_http_resp resp = AL_HTTP_RESP_INIT;
@@ -803,7 +802,7 @@ static void test_http__timing_cancel_ends_a_hang(void)
 
 static void test_http__timing_cancel_during_backoff(void)
 {
-	al_http_opts o = {0};
+	al_http_opts o = AL_HTTP_OPTS_INIT;
 	al_http *h = NULL;
 	al_http_req req = {0};
 	al_http_resp resp = AL_HTTP_RESP_INIT;
@@ -857,7 +856,7 @@ static void test_http__timing_deadline_bounds_all_attempts(void)
  * attempt would outlive the deadline: the error names the deadline. */
 static void test_http__deadline_leaves_no_time_to_retry(void)
 {
-	al_http_opts o = {0};
+	al_http_opts o = AL_HTTP_OPTS_INIT;
 	al_http *h = NULL;
 	al_http_req req = {0};
 	al_http_resp resp = AL_HTTP_RESP_INIT;
@@ -891,7 +890,7 @@ static void test_http__deadline_leaves_no_time_to_retry(void)
 
 static void test_http__deadline_stops_retry_after_sleep(void)
 {
-	al_http_opts o = {0};
+	al_http_opts o = AL_HTTP_OPTS_INIT;
 	al_http *h = NULL;
 	al_http_req req = {0};
 	al_http_resp resp = AL_HTTP_RESP_INIT;
@@ -1246,10 +1245,9 @@ static void test_http__mid_body_failure_without_reset_not_retried(void)
 static al_http *bounded_client(unsigned retries, uint64_t doc_ms,
                                uint64_t min_speed)
 {
-	al_http_opts o;
+	al_http_opts o = AL_HTTP_OPTS_INIT;
 	al_http *h = NULL;
 
-	memset(&o, 0, sizeof(o));
 	o.max_retries = retries;
 	o.connect_timeout_ms = 2000;
 	o.low_speed_time_ms = 1000;
@@ -1321,7 +1319,7 @@ static void test_http__reuses_connections(void)
 
 static void test_http__proxy_option_and_no_proxy(void)
 {
-	al_http_opts o = {0};
+	al_http_opts o = AL_HTTP_OPTS_INIT;
 	al_http *h = NULL;
 	al_buf body = AL_BUF_INIT(65536);
 	al_http_req req = {0};
@@ -1364,7 +1362,7 @@ static void test_http__proxy_option_and_no_proxy(void)
 static int get_tls(const char *u, const char *ca, int verify_off,
                    const char *const *insecure, long *status)
 {
-	al_http_opts o = {0};
+	al_http_opts o = AL_HTTP_OPTS_INIT;
 	al_http *h = NULL;
 	al_buf body = AL_BUF_INIT(65536);
 	al_http_req req = {0};
@@ -1420,7 +1418,7 @@ static void test_http__https_to_http_redirect_drops_authorization(void)
 {
 	const char *const hdrs[] = {"Authorization: Basic dXNlcjpwYXNz", NULL};
 	char path[2100];
-	al_http_opts o = {0};
+	al_http_opts o = AL_HTTP_OPTS_INIT;
 	al_http *h = NULL;
 	al_buf body = AL_BUF_INIT(4096);
 	al_http_req req = {0};
@@ -1618,7 +1616,7 @@ static void test_http__no_plain_auth_refuses_clear_text_credentials(void)
 	const char *const hdrs[] = {"Authorization: Basic dXNlcjpwYXNz", NULL};
 	const char *insecure[2] = {NULL, NULL};
 	char host[64];
-	al_http_opts o = {0};
+	al_http_opts o = AL_HTTP_OPTS_INIT;
 	al_http *h = NULL, *lax = NULL;
 	al_buf body = AL_BUF_INIT(4096);
 	al_http_req req = {0};
@@ -1661,7 +1659,7 @@ static void test_http__same_host_downgrade_redirect_refused(void)
 {
 	const char *const hdrs[] = {"Authorization: Basic dXNlcjpwYXNz", NULL};
 	char path[2100];
-	al_http_opts o = {0};
+	al_http_opts o = AL_HTTP_OPTS_INIT;
 	al_http *h = NULL;
 	al_buf body = AL_BUF_INIT(4096);
 	al_http_req req = {0};

@@ -220,7 +220,7 @@ static void srv_stop(srv *s)
 static json_t *control(const srv *s, const char *method, const char *path,
                        const char *body)
 {
-	al_http_opts o;
+	al_http_opts o = AL_HTTP_OPTS_INIT;
 	al_http *h = NULL;
 	al_http_req req;
 	al_http_resp resp = AL_HTTP_RESP_INIT;
@@ -229,7 +229,6 @@ static json_t *control(const srv *s, const char *method, const char *path,
 	char url[512];
 	json_t *j = NULL;
 
-	memset(&o, 0, sizeof(o));
 	o.tls_verify_off = 1;
 	o.max_retries = AL_HTTP_NO_RETRY;
 	memset(&req, 0, sizeof(req));
@@ -315,9 +314,8 @@ static const char *kubeconfig(char *buf, size_t cap, const char *name,
 
 static int new_client(al_kube **k, const char *cfg)
 {
-	al_kube_opts o;
+	al_kube_opts o = AL_KUBE_OPTS_INIT;
 
-	memset(&o, 0, sizeof(o));
 	o.kubeconfig = cfg;
 	o.http.backoff_base_ms = 20;
 	o.http.backoff_max_ms = 2000; /* also caps Retry-After */
@@ -497,7 +495,7 @@ static void test_kube__wrong_token_is_eauth(void)
 static void test_kube__context_selection(void)
 {
 	char cfg[4096];
-	al_kube_opts o;
+	al_kube_opts o = AL_KUBE_OPTS_INIT;
 	al_kube *k = NULL;
 
 	tmp_path(cfg, sizeof(cfg), "contexts.yaml");
@@ -517,7 +515,6 @@ static void test_kube__context_selection(void)
 	                "users:\n"
 	                "- name: u\n"
 	                "  user: {token: abc}\n");
-	memset(&o, 0, sizeof(o));
 	o.kubeconfig = cfg;
 	CU_ASSERT_EQUAL(al_kube_new(&k, &o), 0);
 	if (k != NULL) {
@@ -551,10 +548,9 @@ static void test_kube__context_selection(void)
 static void test_kube__missing_kubeconfig(void)
 {
 	char cfg[4096];
-	al_kube_opts o;
+	al_kube_opts o = AL_KUBE_OPTS_INIT;
 	al_kube *k = NULL;
 
-	memset(&o, 0, sizeof(o));
 	o.kubeconfig = tmp_path(cfg, sizeof(cfg), "does-not-exist.yaml");
 	CU_ASSERT_EQUAL(al_kube_new(&k, &o), AL_ENOTFOUND);
 	CU_ASSERT_PTR_NOT_NULL(strstr(al_error_message(), "does-not-exist"));
@@ -564,7 +560,7 @@ static void test_kube__missing_kubeconfig(void)
 static void test_kube__malformed_yaml_names_position(void)
 {
 	char cfg[4096];
-	al_kube_opts o;
+	al_kube_opts o = AL_KUBE_OPTS_INIT;
 	al_kube *k = NULL;
 
 	tmp_path(cfg, sizeof(cfg), "bad.yaml");
@@ -572,7 +568,6 @@ static void test_kube__malformed_yaml_names_position(void)
 	                "clusters:\n"
 	                "  - name: [unclosed\n"
 	                "current-context: x\n");
-	memset(&o, 0, sizeof(o));
 	o.kubeconfig = cfg;
 	CU_ASSERT_EQUAL(al_kube_new(&k, &o), AL_EPARSE);
 	CU_ASSERT_PTR_NOT_NULL(strstr(al_error_message(), "bad.yaml:"));
@@ -590,7 +585,7 @@ static void test_kube__malformed_yaml_names_position(void)
 static void test_kube__incluster_config(void)
 {
 	char dir[4096], p[4096];
-	al_kube_opts o;
+	al_kube_opts o = AL_KUBE_OPTS_INIT;
 	al_kube *k = NULL;
 	const char *old_kc = getenv("KUBECONFIG"), *old_home = getenv("HOME");
 	char *save_kc = old_kc != NULL ? al_strdup(old_kc) : NULL;
@@ -605,7 +600,6 @@ static void test_kube__incluster_config(void)
 	setenv("KUBERNETES_SERVICE_PORT", "443", 1);
 	unsetenv("KUBECONFIG");
 	setenv("HOME", dir, 1); /* no .kube/config there */
-	memset(&o, 0, sizeof(o));
 	CU_ASSERT_EQUAL(al_kube_new(&k, &o), 0);
 	if (k != NULL) {
 		CU_ASSERT_STRING_EQUAL(al_kube_server(k),
@@ -1242,11 +1236,10 @@ static void test_kube__retries_409_429_500_then_success(void)
 	}
 	/* without a deadline: bounded by max_retries */
 	if (k != NULL) {
-		al_kube_opts o;
+		al_kube_opts o = AL_KUBE_OPTS_INIT;
 
 		al_kube_free(k);
 		k = NULL;
-		memset(&o, 0, sizeof(o));
 		o.kubeconfig = cfg;
 		o.http.max_retries = 2;
 		o.http.backoff_base_ms = 10;
@@ -1369,7 +1362,7 @@ static void test_kube__cancel_stops_retries(void)
 {
 	char cfg[4096];
 	srv s;
-	al_kube_opts o;
+	al_kube_opts o = AL_KUBE_OPTS_INIT;
 	al_kube *k = NULL;
 	al_cancel *c = NULL;
 	json_t *cm = NULL;
@@ -1379,7 +1372,6 @@ static void test_kube__cancel_stops_retries(void)
 	CU_ASSERT_EQUAL_FATAL(srv_start(&s, NULL), 0);
 	CU_ASSERT_EQUAL_FATAL(al_cancel_new(&c), 0);
 	kubeconfig(cfg, sizeof(cfg), "cancel.yaml", s.url, "", "    {}\n");
-	memset(&o, 0, sizeof(o));
 	o.kubeconfig = cfg;
 	o.http.cancel = c;
 	o.http.backoff_base_ms = 200;

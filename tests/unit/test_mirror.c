@@ -18,14 +18,13 @@ static void test_mirror__run_from_layout_fills_result(void)
 	al_imageset_source src = {prefix, loc};
 	al_imageset cfg;
 	al_store_opts so = AL_STORE_OPTS_INIT;
-	al_transfer_opts to;
+	al_transfer_opts to = AL_TRANSFER_OPTS_INIT;
 	al_mirror_opts mo = AL_MIRROR_OPTS_INIT;
 	al_mirror_result res;
 	al_store *s = NULL;
 	int rc;
 
 	memset(&cfg, 0, sizeof(cfg));
-	memset(&to, 0, sizeof(to));
 	cfg.sources = &src;
 	cfg.nsources = 1;
 	to.parallel = 2;

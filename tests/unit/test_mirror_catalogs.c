@@ -61,12 +61,11 @@ static int run(const char *isc, const char *store, al_mirror_result *res,
 {
 	al_imageset *cfg = NULL;
 	al_mirror_opts mo = AL_MIRROR_OPTS_INIT;
-	al_transfer_opts to;
+	al_transfer_opts to = AL_TRANSFER_OPTS_INIT;
 	al_store_opts so = AL_STORE_OPTS_INIT;
 	char *dst = al_path_join(al_test_tmpdir(), store);
 	int rc;
 
-	memset(&to, 0, sizeof(to));
 	to.parallel = 3;
 	mo.transfer = &to;
 	so.create = 1;

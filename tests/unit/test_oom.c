@@ -254,7 +254,7 @@ static int run_verify(void *ud)
 	const char *path = rh_path("verifier-public-key-redhat-release");
 	al_buf sig = AL_BUF_INIT(AL_SIG_MAX_BYTES);
 	al_pgp_keyring *kr = NULL;
-	al_sig_verify_opts vo;
+	al_sig_verify_opts vo = AL_SIG_VERIFY_OPTS_INIT;
 	al_sig_info info;
 	al_digest d;
 	int rc;
@@ -270,7 +270,6 @@ static int run_verify(void *ud)
 	         &d, "sha256:0da6316466d60a3a4535d5fed3589feb0391989982fba59d"
 	             "47d4c729912d6363")) < 0)
 		goto out;
-	memset(&vo, 0, sizeof(vo));
 	vo.keyring = kr;
 	vo.policy = AL_SIG_IDENTITY_EXACT;
 	vo.reference =
@@ -667,11 +666,10 @@ static int run_cosign_verify(void *ud)
 {
 	struct cosign_run *cr = ud;
 	al_cosign_info info;
-	al_cosign_opts o;
+	al_cosign_opts o = AL_COSIGN_OPTS_INIT;
 	int rc;
 
 	memset(&info, 0, sizeof(info));
-	memset(&o, 0, sizeof(o));
 	o.trust = cr->t;
 	o.require_tlog = 1;
 	rc = al_cosign_verify_sig(&info, &cr->sig, &o);
@@ -754,11 +752,10 @@ static int run_cosign_bundle(void *ud)
 	struct bundle_run *br = ud;
 	al_cosign_trust *t = NULL;
 	al_cosign_info info;
-	al_cosign_opts o;
+	al_cosign_opts o = AL_COSIGN_OPTS_INIT;
 	int rc;
 
 	memset(&info, 0, sizeof(info));
-	memset(&o, 0, sizeof(o));
 	if ((rc = al_cosign_trust_new(&t)) < 0 ||
 	    (rc = al_cosign_trust_add_trusted_root(t, br->root.ptr,
 	                                           br->root.len, "root")) < 0 ||

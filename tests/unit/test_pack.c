@@ -218,10 +218,9 @@ static int do_pack(const char *store, const char *out, uint64_t volsize, const c
 		   const char *key, al_pack_result *res)
 {
 	al_store *s = NULL;
-	al_pack_opts o;
+	al_pack_opts o = AL_PACK_OPTS_INIT;
 	int rc;
 
-	memset(&o, 0, sizeof(o));
 	o.volume_size = volsize;
 	o.since = since;
 	o.have_path = have;
@@ -237,10 +236,9 @@ static int do_unpack(const char *store, const char *dir, const char *trust, al_u
 {
 	al_store *s = NULL;
 	al_store_opts so = {.create = 1};
-	al_unpack_opts o;
+	al_unpack_opts o = AL_UNPACK_OPTS_INIT;
 	int rc;
 
-	memset(&o, 0, sizeof(o));
 	o.trust_key = trust;
 	o.accept_untrusted = trust == NULL; /* as before the quarantine */
 	if ((rc = al_store_open(&s, store, &so)) < 0)
@@ -997,10 +995,9 @@ static int unpack_quarantine(const char *store, const char *dir, al_unpack_resul
 static int with_store(const char *store, const char *id, const char *trust, int op, al_unpack_result *res)
 {
 	al_store *s = NULL;
-	al_unpack_opts o;
+	al_unpack_opts o = AL_UNPACK_OPTS_INIT;
 	int rc;
 
-	memset(&o, 0, sizeof(o));
 	o.trust_key = trust;
 	if ((rc = al_store_open(&s, store, NULL)) < 0)
 		return rc;
@@ -1554,7 +1551,7 @@ static void test_pack__replayed_older_signed_pack_does_not_roll_tags_back(void)
 	al_store *s = NULL;
 	char *o2 = fresh("newer"), *old0 = fresh("seq0"), *far = fresh("far"), *far2 = fresh("far"), *far3 = fresh("far");
 	char *old_d = NULL, *new_d = NULL, *now = NULL;
-	al_unpack_opts o;
+	al_unpack_opts o = AL_UNPACK_OPTS_INIT;
 
 	memset(&ur, 0, sizeof(ur));
 	if (trust_setup(&f) != 0) {
@@ -1619,7 +1616,6 @@ static void test_pack__replayed_older_signed_pack_does_not_roll_tags_back(void)
 	free(now);
 
 	/* with --allow-rollback the operator may */
-	memset(&o, 0, sizeof(o));
 	o.trust_key = f.pub;
 	o.allow_rollback = 1;
 	if (al_store_open(&s, far, NULL) == 0) {

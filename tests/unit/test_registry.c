@@ -231,10 +231,9 @@ static al_auth *auth_for(const char *host, const char *user, const char *pass)
 static al_registry *client(const char *addr, al_auth *auth, int insecure,
                            const char *ca_file, uint64_t chunk)
 {
-	al_registry_opts o;
+	al_registry_opts o = AL_REGISTRY_OPTS_INIT;
 	al_registry *r = NULL;
 
-	memset(&o, 0, sizeof(o));
 	o.auth = auth;
 	o.insecure = insecure;
 	o.chunk_size = chunk;
@@ -913,7 +912,7 @@ static void test_registry__tls_without_ca_is_enet(void)
 /* GET /stats from the token server; -1 when unavailable. */
 static long token_stat(const char *name)
 {
-	al_http_opts o;
+	al_http_opts o = AL_HTTP_OPTS_INIT;
 	al_http *h = NULL;
 	al_http_req req;
 	al_http_resp resp = AL_HTTP_RESP_INIT;
@@ -922,7 +921,6 @@ static long token_stat(const char *name)
 	json_t *root = NULL;
 	long v = -1;
 
-	memset(&o, 0, sizeof(o));
 	memset(&req, 0, sizeof(req));
 	req.url = url;
 	req.body_out = &body;
@@ -1359,7 +1357,7 @@ static void test_registry__regconf_gate_refuses_before_sending(void)
 	                              "location = \"127.0.0.1:1/team-b\"\n"
 	                              "blocked = true\n";
 	al_regconf *hc = NULL, *nc = NULL;
-	al_registry_opts ro;
+	al_registry_opts ro = AL_REGISTRY_OPTS_INIT;
 	al_registry *r = NULL;
 	al_buf body = AL_BUF_INIT(AL_MANIFEST_MAX);
 	char *mt = NULL;
@@ -1370,7 +1368,6 @@ static void test_registry__regconf_gate_refuses_before_sending(void)
 	    0);
 	CU_ASSERT_EQUAL(
 	    al_regconf_parse(&nc, "ns.conf", ns_conf, strlen(ns_conf)), 0);
-	memset(&ro, 0, sizeof(ro));
 	ro.insecure = 1;
 	ro.regconf = hc;
 	CU_ASSERT_EQUAL(al_registry_new(&r, "127.0.0.1:1", &ro), AL_EAUTH);

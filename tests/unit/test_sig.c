@@ -411,12 +411,14 @@ static int sign_verify(al_sig_info *info, const char *uid, const char *json,
                        const al_pgp_keyring *kr, al_sig_identity_policy policy,
                        const char *ref)
 {
-	al_sig_verify_opts vo = {
-	    .keyring = kr, .policy = policy, .reference = ref};
+	al_sig_verify_opts vo = AL_SIG_VERIFY_OPTS_INIT;
 	blob s = {NULL, 0};
 	al_digest a;
 	int rc;
 
+	vo.keyring = kr;
+	vo.policy = policy;
+	vo.reference = ref;
 	if (al_digest_parse_str(&a, DIGEST_A) != 0 || sign(&s, uid, json) != 0)
 		return -100;
 	rc = al_sig_verify(info, s.p, s.n, &a, &vo);
@@ -535,11 +537,12 @@ static int refused(int rc)
 static void test_sig__verify_refuses_wrong_key_and_tampering(void)
 {
 	char *json = payload(DIGEST_A, REF_A, "");
-	al_sig_verify_opts vo = {.policy = AL_SIG_IDENTITY_EXACT,
-	                         .reference = REF_A};
+	al_sig_verify_opts vo = AL_SIG_VERIFY_OPTS_INIT;
 	blob s = {NULL, 0};
 	al_digest a;
 
+	vo.policy = AL_SIG_IDENTITY_EXACT;
+	vo.reference = REF_A;
 	if (!have_fixtures() || sign(&s, "rsa@example.test", json) != 0) {
 		free(json);
 		return;
@@ -579,12 +582,13 @@ static void test_sig__verify_refuses_wrong_key_and_tampering(void)
 static void test_sig__verify_refuses_tampered_uncompressed(void)
 {
 	char *json = payload(DIGEST_A, REF_A, "");
-	al_sig_verify_opts vo = {.policy = AL_SIG_IDENTITY_EXACT,
-	                         .reference = REF_A};
+	al_sig_verify_opts vo = AL_SIG_VERIFY_OPTS_INIT;
 	blob s = {NULL, 0};
 	uint8_t *at;
 	al_digest a;
 
+	vo.policy = AL_SIG_IDENTITY_EXACT;
+	vo.reference = REF_A;
 	if (!have_fixtures() || sign_opts(&s, "rsa@example.test", json,
 	                                  "--compress-algo none") != 0) {
 		free(json);
@@ -616,14 +620,15 @@ static void test_sig__verify_list_first_good_and_all_reasons(void)
 {
 	char *good = payload(DIGEST_A, REF_A, "");
 	char *wrong = payload(DIGEST_B, REF_A, "");
-	al_sig_verify_opts vo = {.policy = AL_SIG_IDENTITY_EXACT,
-	                         .reference = REF_A};
+	al_sig_verify_opts vo = AL_SIG_VERIFY_OPTS_INIT;
 	al_sig_list l = AL_SIG_LIST_INIT;
 	blob g = {NULL, 0}, w = {NULL, 0}, o = {NULL, 0};
 	al_sig_info info;
 	size_t which = 99;
 	al_digest a;
 
+	vo.policy = AL_SIG_IDENTITY_EXACT;
+	vo.reference = REF_A;
 	if (!have_fixtures() || sign(&g, "ed@example.test", good) ||
 	    sign(&w, "ed@example.test", wrong) ||
 	    sign(&o, "other@example.test", good))
@@ -657,13 +662,14 @@ out:
 
 static void test_sig__signature_size_is_bounded(void)
 {
-	al_sig_verify_opts vo = {.policy = AL_SIG_IDENTITY_IGNORE,
-	                         .reference = NULL};
+	al_sig_verify_opts vo = AL_SIG_VERIFY_OPTS_INIT;
 	size_t n = AL_SIG_MAX_BYTES + 1;
 	uint8_t *big = calloc(1, n);
 	al_sig_list l = AL_SIG_LIST_INIT;
 	al_digest a;
 
+	vo.policy = AL_SIG_IDENTITY_IGNORE;
+	vo.reference = NULL;
 	CU_ASSERT_PTR_NOT_NULL_FATAL(big);
 	CU_ASSERT_EQUAL(al_digest_parse_str(&a, DIGEST_A), 0);
 	if (al_pgp_keyring_new((al_pgp_keyring **)&vo.keyring) == 0) {
@@ -729,7 +735,7 @@ static int rh_verify(const char *const *paths, size_t n, size_t *count)
 {
 	al_buf sig = AL_BUF_INIT(AL_SIG_MAX_BYTES);
 	al_pgp_keyring *kr = NULL;
-	al_sig_verify_opts vo;
+	al_sig_verify_opts vo = AL_SIG_VERIFY_OPTS_INIT;
 	al_digest d;
 	int rc;
 
@@ -737,7 +743,6 @@ static int rh_verify(const char *const *paths, size_t n, size_t *count)
 		return rc;
 	if (count != NULL)
 		*count = al_pgp_keyring_count(kr);
-	memset(&vo, 0, sizeof(vo));
 	vo.keyring = kr;
 	vo.policy = AL_SIG_IDENTITY_EXACT;
 	vo.reference = RH_REF;

@@ -56,7 +56,7 @@ static void test_transfer__mirror_from_layout_then_rerun_is_free(void)
 	al_imageset_source src = {NULL, NULL};
 	al_store_opts so = {.create = 1};
 	al_store *s = NULL;
-	al_transfer_opts to;
+	al_transfer_opts to = AL_TRANSFER_OPTS_INIT;
 	al_mirror_report rep;
 	al_check_result cr;
 	char *loc = al_sprintf("oci:%s", layout);
@@ -64,7 +64,6 @@ static void test_transfer__mirror_from_layout_then_rerun_is_free(void)
 
 	src.location = loc;
 	src.prefix = al_strdup("quay.io/airlock-samples");
-	memset(&to, 0, sizeof(to));
 	to.sources = &src;
 	to.nsources = 1;
 	to.parallel = 4;

@@ -38,10 +38,9 @@ static const al_update_image test_images[] = {
 
 static al_update_load_opts opts_default(void)
 {
-	al_update_load_opts o;
+	al_update_load_opts o = AL_UPDATE_LOAD_OPTS_INIT;
 
-	memset(&o, 0, sizeof(o));
-	o.version = "4.14.2";
+	o.release_version = "4.14.2";
 	o.images = test_images;
 	o.nimages = 2;
 	return o;
@@ -493,16 +492,15 @@ static void test_update__dry_run_on_sample_release(void)
 	al_imageset_source src;
 	al_store_opts so = {.create = 1};
 	al_store *s = NULL;
-	al_transfer_opts to;
+	al_transfer_opts to = AL_TRANSFER_OPTS_INIT;
 	al_mirror_report rep;
-	al_update_opts uo;
+	al_update_opts uo = AL_UPDATE_OPTS_INIT;
 	al_update_result res = AL_UPDATE_RESULT_INIT;
 	int rc;
 
 	memset(&src, 0, sizeof(src));
 	src.location = loc;
 	src.prefix = prefix;
-	memset(&to, 0, sizeof(to));
 	to.sources = &src;
 	to.nsources = 1;
 	to.parallel = 2;
@@ -513,7 +511,6 @@ static void test_update__dry_run_on_sample_release(void)
 	rc = al_mirror(s, rel, 1, NULL, 0, &to, &rep);
 	CU_ASSERT_EQUAL(rc, 0);
 	al_mirror_report_clear(&rep);
-	memset(&uo, 0, sizeof(uo));
 	uo.store = s;
 	uo.target = "4.14.1";
 	uo.dry_run = 1;
@@ -675,7 +672,7 @@ static void test_update__library_go_include_feature_gates_and_major_version(void
 	CU_ASSERT(!graph_has(g, "both"));
 	al_update_graph_free(g);
 	g = NULL;
-	o.version = "5.0.0";
+	o.release_version = "5.0.0";
 	CU_ASSERT_EQUAL(al_update_graph_build(&g, f, 7, &o), 0);
 	CU_ASSERT(!graph_has(g, "m4.x.io"));
 	CU_ASSERT(graph_has(g, "m5.x.io"));

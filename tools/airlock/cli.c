@@ -359,7 +359,7 @@ void cli_common_finish(cli_common *c)
 
 void cli_registry_opts(cli_common *c, al_registry_opts *ro)
 {
-	memset(ro, 0, sizeof(*ro));
+	*ro = (al_registry_opts)AL_REGISTRY_OPTS_INIT;
 	ro->auth = c->auth;
 	ro->regconf = c->regconf;
 	ro->http.ca_file = c->ca_file;
@@ -382,7 +382,7 @@ void cli_registry_opts(cli_common *c, al_registry_opts *ro)
 
 void cli_transfer_opts(cli_common *c, al_transfer_opts *o)
 {
-	memset(o, 0, sizeof(*o));
+	*o = (al_transfer_opts)AL_TRANSFER_OPTS_INIT;
 	o->parallel = c->parallel;
 	o->all_insecure = !c->tls_verify;
 	cli_registry_opts(c, &o->registry);

@@ -160,6 +160,7 @@ int cli_mirror_to_setup(cli_mirror_to *mt)
 	unsigned nested = 0;
 	int code;
 
+	mt->push = (al_push_opts)AL_PUSH_OPTS_INIT;
 	if ((code = cli_parse_layout("mirror", mt->layout, &mt->push.layout)) !=
 	    EXIT_OK)
 		return code;

@@ -65,7 +65,7 @@ static const char graph_help[] =
 
 static void http_opts(const cli_common *c, al_http_opts *o)
 {
-	memset(o, 0, sizeof(*o));
+	*o = (al_http_opts)AL_HTTP_OPTS_INIT;
 	o->ca_file = c->ca_file;
 	o->proxy = c->proxy;
 	o->tls_verify_off = !c->tls_verify;
@@ -84,7 +84,7 @@ static int resolve(cli_common *c, const char *config, const char *store_path,
 	al_store *store = NULL;
 	al_store_opts so = {.create = 1};
 	al_graph_selection sel;
-	al_graph_opts go;
+	al_graph_opts go = AL_GRAPH_OPTS_INIT;
 	al_http_opts ho;
 	size_t i, j;
 	int rc, code = EXIT_OK;
@@ -98,7 +98,6 @@ static int resolve(cli_common *c, const char *config, const char *store_path,
 		goto out;
 	}
 	http_opts(c, &ho);
-	memset(&go, 0, sizeof(go));
 	go.url = url;
 	go.graph_file = file;
 	go.http = &ho;
@@ -147,13 +146,12 @@ static int build_image(const char *store_path)
 {
 	al_store *store = NULL;
 	al_store_opts so = {0};
-	al_graph_image_opts o;
+	al_graph_image_opts o = AL_GRAPH_IMAGE_OPTS_INIT;
 	al_graph_image_result r;
 	al_store_image base;
 	char ds[AL_DIGEST_STRMAX];
 	int rc;
 
-	memset(&o, 0, sizeof(o));
 	memset(&r, 0, sizeof(r));
 	memset(&base, 0, sizeof(base));
 	if ((rc = al_store_open(&store, store_path, &so)) < 0)

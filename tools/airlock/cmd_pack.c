@@ -92,13 +92,12 @@ int cmd_pack(int argc, char **argv)
 	const char *store_path = NULL, *outdir = NULL;
 	al_store *store = NULL;
 	al_store_opts so = {.create = 0};
-	al_pack_opts po;
+	al_pack_opts po = AL_PACK_OPTS_INIT;
 	al_pack_result res;
 	cli_common c;
 	char bytes[32];
 	int opt, rc, code = EXIT_OK;
 
-	memset(&po, 0, sizeof(po));
 	memset(&res, 0, sizeof(res));
 	cli_common_init(&c);
 	optind = 1;

@@ -198,12 +198,11 @@ int cmd_unpack(int argc, char **argv)
 	           *drop = NULL;
 	al_store *store = NULL;
 	al_store_opts so = {.create = 1};
-	al_unpack_opts uo;
+	al_unpack_opts uo = AL_UNPACK_OPTS_INIT;
 	al_unpack_result res;
 	cli_common c;
 	int opt, rc, code = EXIT_OK, json = 0;
 
-	memset(&uo, 0, sizeof(uo));
 	memset(&res, 0, sizeof(res));
 	cli_common_init(&c);
 	optind = 1;

@@ -409,9 +409,8 @@ static int update_option(update_args *a, int opt, const char *arg)
 static int open_cluster(al_kube **out, const update_args *a,
                         const cli_common *c)
 {
-	al_kube_opts ko;
+	al_kube_opts ko = AL_KUBE_OPTS_INIT;
 
-	memset(&ko, 0, sizeof(ko));
 	ko.kubeconfig = a->kubeconfig;
 	ko.insecure = a->insecure;
 	ko.http.cancel = c->cancel;
@@ -549,12 +548,13 @@ int cmd_update(int argc, char **argv)
 	al_store *store = NULL;
 	al_kube *kube = NULL;
 	al_pgp_keyring *kr = NULL;
-	al_registry_opts ro;
+	al_registry_opts ro = AL_REGISTRY_OPTS_INIT;
 	ev_ctx ev = {.quiet = 0};
 	int opt, rc, code = EXIT_OK;
 
 	cli_common_init(&c);
 	memset(&a, 0, sizeof(a));
+	a.uo = (al_update_opts)AL_UPDATE_OPTS_INIT;
 	optind = 1;
 	while ((opt = cli_getopt(&c, "update", argc, argv, "h", longopts)) !=
 	       -1) {
@@ -599,7 +599,6 @@ int cmd_update(int argc, char **argv)
 		code = update_exit(rc, &res);
 		goto out;
 	}
-	memset(&ro, 0, sizeof(ro));
 	ro.auth = c.auth;
 	ro.insecure = !c.tls_verify;
 	ro.http.ca_file = c.ca_file;

@@ -186,7 +186,7 @@ static void print_verified(const verify_ctx *v, const char *version,
 static int verify_file(verify_ctx *v, const char *path, const char *digest)
 {
 	al_buf data = AL_BUF_INIT(AL_SIG_MAX_BYTES);
-	al_sig_verify_opts vo;
+	al_sig_verify_opts vo = AL_SIG_VERIFY_OPTS_INIT;
 	al_sig_info info;
 	al_digest d;
 	int rc, code;
@@ -221,7 +221,6 @@ static int verify_file(verify_ctx *v, const char *path, const char *digest)
 		code = cli_fail(rc, "cannot read signature '%s'", path);
 		goto out;
 	}
-	memset(&vo, 0, sizeof(vo));
 	vo.keyring = v->kr;
 	vo.policy = v->policy;
 	vo.reference = v->identity;
@@ -258,7 +257,7 @@ static int verify_release(verify_ctx *v, al_store *s,
 	const char *source = rel->source, *identity = v->identity;
 	const char *label = version != NULL ? version : (ds != NULL ? ds : "?");
 	al_sig_list sigs = AL_SIG_LIST_INIT;
-	al_sig_verify_opts vo;
+	al_sig_verify_opts vo = AL_SIG_VERIFY_OPTS_INIT;
 	al_sig_info info;
 	al_ref ref;
 	al_digest d;
@@ -301,7 +300,6 @@ static int verify_release(verify_ctx *v, al_store *s,
 		code = EXIT_VERIFY;
 		goto out;
 	}
-	memset(&vo, 0, sizeof(vo));
 	vo.keyring = v->kr;
 	vo.policy = v->policy;
 	vo.reference = identity;
