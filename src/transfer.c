@@ -1156,17 +1156,20 @@ static int fetch_manifest(al_transfer *t, worker *w, image *img,
 /*
  * Record a manifest of img (appended: children before their index). A
  * store destination gets the bytes now (so an image's state does not grow
- * with its manifests); a registry destination re-reads them from a layout
- * source at finish and keeps them only when the source is a registry.
+ * with its manifests), unless they were just read from it (in_store: read
+ * back and re-hashed, so they are there and whole); a registry
+ * destination re-reads them from a layout source at finish and keeps
+ * them only when the source is a registry.
  */
 static int add_manifest(al_transfer *t, image *img, const al_digest *d,
-                        const char *media_type, int height, al_buf *body)
+                        const char *media_type, int height, al_buf *body,
+                        int in_store)
 {
 	mfile *grown;
 	mfile *m;
 	int rc;
 
-	if (t->dst_store != NULL) {
+	if (t->dst_store != NULL && !in_store) {
 		al_digest got;
 		if ((rc = al_store_put_blob(t->dst_store, body->ptr, body->len,
 		                            &got)) < 0)
@@ -1288,7 +1291,7 @@ static int walk_manifest(al_transfer *t, worker *w, image *img, const char *ref,
 	al_digest d;
 	char ds[AL_DIGEST_STRMAX];
 	size_t i;
-	int rc, parsed = 0, height = 0;
+	int rc, parsed = 0, height = 0, in_store;
 
 	if (depth > MAX_INDEX_DEPTH)
 		return al_error_set(AL_ELIMIT, "indexes nested deeper than %d",
@@ -1296,6 +1299,8 @@ static int walk_manifest(al_transfer *t, worker *w, image *img, const char *ref,
 	if ((rc = fetch_manifest(t, w, img, ref, &body, &mt, &d, &m, &parsed)) <
 	    0)
 		goto out;
+	/* the local parse is made only of what the store holds */
+	in_store = parsed;
 	al_digest_str(&d, ds);
 	if (!parsed &&
 	    (rc = al_manifest_parse(&m, body.ptr, body.len,
@@ -1357,7 +1362,7 @@ static int walk_manifest(al_transfer *t, worker *w, image *img, const char *ref,
 		rc = al_error_set(AL_ENOMEM, "out of memory");
 		goto out;
 	}
-	rc = add_manifest(t, img, &d, m.media_type, height, &body);
+	rc = add_manifest(t, img, &d, m.media_type, height, &body, in_store);
 out:
 	if (parsed)
 		al_manifest_clear(&m);
