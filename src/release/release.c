@@ -11,6 +11,7 @@
 #include "airlock/release.h"
 #include "release_int.h"
 #include "layer_int.h"
+#include "store_cache_int.h"
 
 #define RELEASE_FILES_MAX 100000 /* files in release-manifests/ */
 #define RELEASE_DIR "release-manifests/"
@@ -355,13 +356,18 @@ static void bare_remember(const al_digest *d)
 	pthread_mutex_unlock(&bare_lock);
 }
 
-static int apply_layer(al_release *r, al_store *s, const al_descriptor *d)
+/* Apply layer d over r; *bare (may be NULL) tells whether it holds
+ * nothing under either directory. */
+static int apply_layer(al_release *r, al_store *s, const al_descriptor *d,
+                       uint8_t *bare)
 {
 	struct layer l, lc;
 	struct scan sc;
 	size_t i;
 	int rc;
 
+	if (bare != NULL)
+		*bare = 1;
 	if (bare_known(s, &d->digest))
 		return 0;
 	memset(&l, 0, sizeof(l));
@@ -374,6 +380,8 @@ static int apply_layer(al_release *r, al_store *s, const al_descriptor *d)
 		bare_remember(&d->digest);
 		goto out;
 	}
+	if (bare != NULL)
+		*bare = 0;
 	if (l.clear)
 		fileset_drop_all(&r->files);
 	for (i = 0; i < l.nwh; i++)
@@ -629,14 +637,237 @@ out:
 	return rc;
 }
 
+/*
+ * The release cache (docs/store.md "The cache"): which layers of a
+ * release image hold its payload, and the payload's digest, so that a
+ * later process reads only those layers instead of the whole image (the
+ * base layers are most of its bytes). The entry is advice: it must name
+ * the image's layers in order, the layers it calls bare must be in the
+ * store, and what the other layers give must hash to its payload digest;
+ * otherwise every layer is read as without it.
+ */
+#define CACHE_KIND "release"
+#define CACHE_VERSION 1
+
+static int hash_set(al_hasher *h, char tag, const struct fileset *fs)
+{
+	uint8_t n[8];
+	size_t i, k;
+	int rc;
+
+	if ((rc = al_hasher_update(h, &tag, 1)) < 0)
+		return rc;
+	for (i = 0; i < fs->n; i++) {
+		const struct rfile *f = &fs->v[i];
+
+		for (k = 0; k < 8; k++)
+			n[k] = (uint8_t)((uint64_t)f->len >> (8 * k));
+		if ((rc = al_hasher_update(h, f->name, strlen(f->name) + 1)) <
+		        0 ||
+		    (rc = al_hasher_update(h, n, sizeof(n))) < 0 ||
+		    (rc = al_hasher_update(h, f->data, f->len)) < 0)
+			return rc;
+	}
+	return 0;
+}
+
+/* The digest of r's sorted files: release-manifests/ then manifests/,
+ * each file's name (NUL-ended), length (8 bytes) and bytes. */
+static int payload_digest(const al_release *r, al_digest *out)
+{
+	al_hasher *h = NULL;
+	int rc;
+
+	if ((rc = al_hasher_new(&h, AL_DIGEST_SHA256)) < 0)
+		return rc;
+	if ((rc = hash_set(h, 'R', &r->files)) == 0 &&
+	    (rc = hash_set(h, 'C', &r->cvo)) == 0)
+		rc = al_hasher_final(h, out);
+	al_hasher_free(h);
+	return rc;
+}
+
+/* The entry for (manifest, platform) checked against m: 1 and read[i]
+ * (1: the payload is in layer i) and *payload when it fits, 0 when there
+ * is none or it does not fit (a debug line says why), AL_ENOMEM. */
+static int cache_load(al_store *s, const al_digest *manifest,
+                      const char *platform, const al_manifest *m, uint8_t *read,
+                      al_digest *payload)
+{
+	al_buf b = AL_BUF_INIT(AL_STORE_CACHE_MAX);
+	char ds[AL_DIGEST_STRMAX];
+	const char *why = NULL, *v;
+	json_t *root = NULL, *layers, *e;
+	json_error_t jerr;
+	al_digest d;
+	size_t i;
+	int rc;
+
+	if ((rc = al_store__cache_get(s, CACHE_KIND, manifest, platform, &b)) <=
+	    0)
+		goto out;
+	rc = 0;
+	root = json_loadb((const char *)b.ptr, b.len, JSON_REJECT_DUPLICATES,
+	                  &jerr);
+	layers = json_object_get(root, "layers");
+	if (!json_is_object(root) ||
+	    json_integer_value(json_object_get(root, "airlockReleaseCache")) !=
+	        CACHE_VERSION) {
+		why = "not a release cache entry of this version";
+		goto out;
+	}
+	if ((v = str_member(root, "release")) == NULL ||
+	    strcmp(v, al_digest_str(manifest, ds)) != 0 ||
+	    (v = str_member(root, "platform")) == NULL ||
+	    strcmp(v, platform) != 0) {
+		why = "another release or platform";
+		goto out;
+	}
+	if ((v = str_member(root, "payload")) == NULL ||
+	    al_digest_parse_str(payload, v) < 0) {
+		al_error_clear();
+		why = "no payload digest";
+		goto out;
+	}
+	if (!json_is_array(layers) || json_array_size(layers) != m->nlayers) {
+		why = "not the image's layers";
+		goto out;
+	}
+	json_array_foreach(layers, i, e)
+	{
+		json_t *p = json_object_get(e, "payload");
+
+		v = str_member(e, "digest");
+		if (v == NULL || al_digest_parse_str(&d, v) < 0 ||
+		    !al_digest_equal(&d, &m->layers[i].digest) ||
+		    !json_is_boolean(p)) {
+			al_error_clear();
+			why = "not the image's layers";
+			goto out;
+		}
+		read[i] = json_is_true(p) ? 1 : 0;
+		/* A bare layer is skipped only while it is in the store, as
+		 * reading it would demand. */
+		if (!read[i] && al_store_has_blob(s, &d, NULL) != 1) {
+			al_error_clear();
+			why = "a layer is missing from the store";
+			goto out;
+		}
+	}
+	rc = 1;
+out:
+	if (why != NULL)
+		al_log_debug("release: cache entry for '%s' not used: %s",
+		             al_digest_str(manifest, ds), why);
+	json_decref(root);
+	al_buf_free(&b);
+	return rc;
+}
+
+/* Record which of m's layers held the payload (bare[i] 0) and its
+ * digest; advice, so a failure is only logged. Read-only stores keep
+ * nothing (al_store__cache_put). */
+static void cache_save(al_store *s, const al_digest *manifest,
+                       const char *platform, const al_manifest *m,
+                       const uint8_t *bare, const al_digest *payload)
+{
+	char ds[AL_DIGEST_STRMAX];
+	json_t *root = NULL, *layers;
+	char *text = NULL;
+	size_t i;
+	int ok;
+
+	if (!al_store__writable(s))
+		return;
+	root = json_object();
+	layers = json_array();
+	ok =
+	    root != NULL && layers != NULL &&
+	    json_object_set_new(root, "airlockReleaseCache",
+	                        json_integer(CACHE_VERSION)) == 0 &&
+	    json_object_set_new(root, "release",
+	                        json_string(al_digest_str(manifest, ds))) ==
+	        0 &&
+	    json_object_set_new(root, "platform", json_string(platform)) == 0 &&
+	    json_object_set_new(root, "payload",
+	                        json_string(al_digest_str(payload, ds))) == 0;
+	for (i = 0; ok && i < m->nlayers; i++)
+		ok = json_array_append_new(
+		         layers,
+		         json_pack("{s:s, s:b}", "digest",
+		                   al_digest_str(&m->layers[i].digest, ds),
+		                   "payload", !bare[i])) == 0;
+	if (ok) {
+		ok = json_object_set_new(root, "layers", layers) == 0;
+		layers = NULL;
+	}
+	if (ok)
+		ok = (text = json_dumps(root, JSON_COMPACT)) != NULL;
+	if (ok &&
+	    al_store__cache_put(s, CACHE_KIND, manifest, platform,
+	                        (const uint8_t *)text, strlen(text)) < 0) {
+		al_log_debug("release: cache entry for '%s' not written: %s",
+		             al_digest_str(manifest, ds), al_error_message());
+		al_error_clear();
+	}
+	free(text);
+	json_decref(layers);
+	json_decref(root);
+}
+
+static void release_sort(al_release *r)
+{
+	if (r->files.n > 1)
+		qsort(r->files.v, r->files.n, sizeof(r->files.v[0]), cmp_files);
+	if (r->cvo.n > 1)
+		qsort(r->cvo.v, r->cvo.n, sizeof(r->cvo.v[0]), cmp_files);
+}
+
+/* r's files from the layers the cache entry names: 1 when they give
+ * its payload, 0 when not (r emptied: read every layer), AL_ENOMEM. */
+static int read_cached(al_release *r, al_store *s, const al_digest *manifest,
+                       const char *platform, const al_manifest *m,
+                       uint8_t *read)
+{
+	char ds[AL_DIGEST_STRMAX];
+	al_digest want, got;
+	size_t i;
+	int rc;
+
+	if ((rc = cache_load(s, manifest, platform, m, read, &want)) <= 0)
+		return rc;
+	rc = 0;
+	for (i = 0; rc == 0 && i < m->nlayers; i++)
+		if (read[i])
+			rc = apply_layer(r, s, &m->layers[i], NULL);
+	if (rc == 0) {
+		release_sort(r);
+		rc = payload_digest(r, &got);
+	}
+	if (rc == AL_ENOMEM)
+		return rc;
+	if (rc == 0 && al_digest_equal(&got, &want))
+		return 1;
+	al_log_debug("release: cache entry for '%s' not used: %s",
+	             al_digest_str(manifest, ds),
+	             rc < 0 ? al_error_message()
+	                    : "its layers do not give its payload");
+	al_error_clear();
+	fileset_clear(&r->files);
+	fileset_clear(&r->cvo);
+	return 0;
+}
+
 int al_release_open(al_release **out, al_store *s, const al_digest *manifest,
                     const char *platform)
 {
 	al_release *r = NULL;
 	al_manifest m;
 	const struct rfile *refs = NULL, *meta = NULL;
+	uint8_t *flags = NULL;
+	al_digest payload;
 	size_t i;
-	int rc;
+	int rc, cached;
 
 	memset(&m, 0, sizeof(m));
 	if (platform == NULL)
@@ -645,18 +876,26 @@ int al_release_open(al_release **out, al_store *s, const al_digest *manifest,
 	                                  &m)) < 0)
 		return rc;
 	r = calloc(1, sizeof(*r));
-	if (r == NULL) {
+	flags = calloc(m.nlayers + 1, 1);
+	if (r == NULL || flags == NULL) {
 		rc = al_error_oom();
 		goto out;
 	}
-	for (i = 0; i < m.nlayers; i++) {
-		if ((rc = apply_layer(r, s, &m.layers[i])) < 0)
+	if ((cached = read_cached(r, s, manifest, platform, &m, flags)) < 0) {
+		rc = cached;
+		goto out;
+	}
+	/* Without a fitting entry, every layer; flags[i] then says which
+	 * were bare, for the entry written below. */
+	for (i = 0; !cached && i < m.nlayers; i++) {
+		if ((rc = apply_layer(r, s, &m.layers[i], &flags[i])) < 0)
 			goto out;
 	}
-	if (r->files.n > 1)
-		qsort(r->files.v, r->files.n, sizeof(r->files.v[0]), cmp_files);
-	if (r->cvo.n > 1)
-		qsort(r->cvo.v, r->cvo.n, sizeof(r->cvo.v[0]), cmp_files);
+	if (!cached) {
+		release_sort(r);
+		if ((rc = payload_digest(r, &payload)) < 0)
+			goto out;
+	}
 	for (i = 0; i < r->files.n; i++) {
 		if (strcmp(r->files.v[i].name, "image-references") == 0)
 			refs = &r->files.v[i];
@@ -684,9 +923,12 @@ int al_release_open(al_release **out, al_store *s, const al_digest *manifest,
 		    "image-references metadata.name");
 		goto out;
 	}
+	if (!cached)
+		cache_save(s, manifest, platform, &m, flags, &payload);
 	*out = r;
 	r = NULL;
 out:
+	free(flags);
 	al_manifest_clear(&m);
 	al_release_free(r);
 	return rc;

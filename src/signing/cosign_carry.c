@@ -513,12 +513,10 @@ static void carry_one(carry_pool *p, carry_conn *conn, carry_job *j)
 	free(repo);
 }
 
-static void *carry_worker(void *arg)
+/* Take jobs until none is left, with conn's client (cleared at the
+ * end). */
+static void carry_jobs(carry_pool *p, carry_conn *conn)
 {
-	carry_pool *p = arg;
-	carry_conn conn;
-
-	memset(&conn, 0, sizeof(conn));
 	for (;;) {
 		carry_job *j = NULL;
 
@@ -528,9 +526,17 @@ static void *carry_worker(void *arg)
 		pthread_mutex_unlock(&p->lock);
 		if (j == NULL)
 			break;
-		carry_one(p, &conn, j);
+		carry_one(p, conn, j);
 	}
-	carry_conn_clear(&conn);
+	carry_conn_clear(conn);
+}
+
+static void *carry_worker(void *arg)
+{
+	carry_conn conn;
+
+	memset(&conn, 0, sizeof(conn));
+	carry_jobs(arg, &conn);
 	return NULL;
 }
 
@@ -542,7 +548,9 @@ static int carry_lookups(carry_pool *p)
 	size_t nth =
 	    p->opts->parallel != 0 ? p->opts->parallel : CARRY_THREADS_DEFAULT;
 	size_t i, started = 0;
+	carry_conn conn;
 
+	memset(&conn, 0, sizeof(conn));
 	if (nth > sizeof(th) / sizeof(th[0]))
 		nth = sizeof(th) / sizeof(th[0]);
 	if (nth > p->njobs)
@@ -558,20 +566,17 @@ static int carry_lookups(carry_pool *p)
 	/* the first lookup alone: it learns whether the registry has the
 	 * referrers API before the others ask */
 	if (p->njobs > 0) {
-		carry_conn conn;
-
-		memset(&conn, 0, sizeof(conn));
 		p->next = 1;
 		carry_one(p, &conn, &p->jobs[0]);
-		carry_conn_clear(&conn);
 	}
 	for (i = 1; i < nth; i++) {
 		if (pthread_create(&th[started], NULL, carry_worker, p) != 0)
 			break;
 		started++;
 	}
-	carry_worker(p); /* this thread works too (all of it if none
-	                    started) */
+	/* this thread works too (all of it if none started), with the
+	 * first lookup's client rather than a new one */
+	carry_jobs(p, &conn);
 	for (i = 0; i < started; i++)
 		pthread_join(th[i], NULL);
 	json_decref(p->repos);

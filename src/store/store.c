@@ -19,6 +19,7 @@
 #include "airlock/store.h"
 #include "oci_int.h"
 #include "store_int.h"
+#include "store_cache_int.h"
 
 /* Bounds on the files of the layout itself. */
 #define STORE_INDEX_MAX (64 * AL_MIB)
@@ -359,6 +360,11 @@ out:
 /* Bound on al_store__resolved entries: past it nothing more is kept (the
  * tags are asked again). */
 #define STORE_RESOLVED_MAX 200000
+
+int al_store__writable(const al_store *s)
+{
+	return !s->readonly;
+}
 
 int al_store__resolved_put(al_store *s, const char *key, const al_digest *d)
 {
@@ -2948,6 +2954,8 @@ int al_store_check_roots(al_store *s, int flags, const al_store_root *roots,
 		if (s->active_writers == 0)
 			remove_all_temps(s, fn, ud, &r);
 		pthread_mutex_unlock(&s->mu);
+		if ((rc = al_store__cache_gc(s, NULL)) < 0)
+			goto out;
 	}
 	*res = r;
 out:

@@ -983,11 +983,37 @@ static int named_in_store(al_transfer *t, const image *img)
 /* HEAD ref; 1 when the store holds the manifest of the digest the
  * registry announced (body, media type and digest set as a GET would),
  * 0 when it must be fetched. */
-static int head_from_store(al_transfer *t, al_registry *reg, const image *img,
-                           const char *ref, al_buf *body, char **media_type,
-                           al_digest *digest)
+/*
+ * A manifest read from the store, parsed without a hint: its media type
+ * into *media_type and the parse itself into *pm, *have set, for
+ * walk_manifest, whose own parse (hinted with that media type, which the
+ * body gives or its shape decides alike) would give the same: an
+ * unchanged rerun parses each manifest once. 0, or -1 when body is not a
+ * manifest (error cleared; the caller asks the source).
+ */
+static int parsed_local(const al_buf *body, const char *what, char **media_type,
+                        al_manifest *pm, int *have)
 {
 	al_manifest m;
+
+	if (al_manifest_parse(&m, body->ptr, body->len, NULL, what) != 0) {
+		al_error_clear();
+		return -1;
+	}
+	if ((*media_type = al_strdup(m.media_type)) == NULL) {
+		al_manifest_clear(&m);
+		al_error_clear();
+		return -1;
+	}
+	*pm = m;
+	*have = 1;
+	return 0;
+}
+
+static int head_from_store(al_transfer *t, al_registry *reg, const image *img,
+                           const char *ref, al_buf *body, char **media_type,
+                           al_digest *digest, al_manifest *pm, int *have)
+{
 	al_digest hd;
 	int exists = 0;
 
@@ -997,11 +1023,7 @@ static int head_from_store(al_transfer *t, al_registry *reg, const image *img,
 	    !exists || al_store_has_blob(t->dst_store, &hd, NULL) != 1 ||
 	    al_store_read_blob(t->dst_store, &hd, body) != 0)
 		goto miss;
-	if (al_manifest_parse(&m, body->ptr, body->len, NULL, ref) != 0)
-		goto miss;
-	*media_type = al_strdup(m.media_type);
-	al_manifest_clear(&m);
-	if (*media_type == NULL)
+	if (parsed_local(body, ref, media_type, pm, have) < 0)
 		goto miss;
 	*digest = hd;
 	return 1;
@@ -1011,9 +1033,12 @@ miss:
 	return 0;
 }
 
+/* ref's manifest into body, *media_type (may stay NULL for a layout
+ * source) and *digest; when read from the store, also parsed into *pm
+ * (*have set: walk_manifest uses it, see parsed_local). */
 static int fetch_manifest(al_transfer *t, worker *w, image *img,
                           const char *ref, al_buf *body, char **media_type,
-                          al_digest *digest)
+                          al_digest *digest, al_manifest *pm, int *have)
 {
 	endpoint *ep = img->src;
 	al_digest want;
@@ -1027,11 +1052,7 @@ static int fetch_manifest(al_transfer *t, worker *w, image *img,
 	    al_digest_parse_str(&want, ref) == 0 &&
 	    al_store_has_blob(t->dst_store, &want, NULL) == 1 &&
 	    al_store_read_blob(t->dst_store, &want, body) == 0) {
-		al_manifest m;
-		if (al_manifest_parse(&m, body->ptr, body->len, NULL, ref) ==
-		    0) {
-			*media_type = al_strdup(m.media_type);
-			al_manifest_clear(&m);
+		if (parsed_local(body, ref, media_type, pm, have) == 0) {
 			*digest = want;
 			return 0;
 		}
@@ -1052,17 +1073,11 @@ static int fetch_manifest(al_transfer *t, worker *w, image *img,
 		    al_store__resolved_get(t->dst_store, key, &want) == 1 &&
 		    al_store_has_blob(t->dst_store, &want, NULL) == 1 &&
 		    al_store_read_blob(t->dst_store, &want, body) == 0) {
-			al_manifest m;
-			if (al_manifest_parse(&m, body->ptr, body->len, NULL,
-			                      ref) == 0) {
-				*media_type = al_strdup(m.media_type);
-				al_manifest_clear(&m);
+			if (parsed_local(body, ref, media_type, pm, have) ==
+			    0) {
 				*digest = want;
 				free(key);
-				return *media_type != NULL
-				           ? 0
-				           : al_error_set(AL_ENOMEM,
-				                          "out of memory");
+				return 0;
 			}
 			al_buf_reset(body);
 		}
@@ -1072,8 +1087,8 @@ static int fetch_manifest(al_transfer *t, worker *w, image *img,
 		 * (re-hashed) instead of fetched. A first run GETs at once. */
 		if (key != NULL && img->dst_name != NULL &&
 		    named_in_store(t, img) &&
-		    head_from_store(t, reg, img, ref, body, media_type,
-		                    digest) == 1) {
+		    head_from_store(t, reg, img, ref, body, media_type, digest,
+		                    pm, have) == 1) {
 			rc = al_store__resolved_put(t->dst_store, key, digest);
 			free(key);
 			return rc;
@@ -1147,17 +1162,20 @@ static int fetch_manifest(al_transfer *t, worker *w, image *img,
 /*
  * Record a manifest of img (appended: children before their index). A
  * store destination gets the bytes now (so an image's state does not grow
- * with its manifests); a registry destination re-reads them from a layout
- * source at finish and keeps them only when the source is a registry.
+ * with its manifests), unless they were just read from it (in_store: read
+ * back and re-hashed, so they are there and whole); a registry
+ * destination re-reads them from a layout source at finish and keeps
+ * them only when the source is a registry.
  */
 static int add_manifest(al_transfer *t, image *img, const al_digest *d,
-                        const char *media_type, int height, al_buf *body)
+                        const char *media_type, int height, al_buf *body,
+                        int in_store)
 {
 	mfile *grown;
 	mfile *m;
 	int rc;
 
-	if (t->dst_store != NULL) {
+	if (t->dst_store != NULL && !in_store) {
 		al_digest got;
 		if ((rc = al_store_put_blob(t->dst_store, body->ptr, body->len,
 		                            &got)) < 0)
@@ -1279,15 +1297,19 @@ static int walk_manifest(al_transfer *t, worker *w, image *img, const char *ref,
 	al_digest d;
 	char ds[AL_DIGEST_STRMAX];
 	size_t i;
-	int rc, parsed = 0, height = 0;
+	int rc, parsed = 0, height = 0, in_store;
 
 	if (depth > MAX_INDEX_DEPTH)
 		return al_error_set(AL_ELIMIT, "indexes nested deeper than %d",
 		                    MAX_INDEX_DEPTH);
-	if ((rc = fetch_manifest(t, w, img, ref, &body, &mt, &d)) < 0)
+	if ((rc = fetch_manifest(t, w, img, ref, &body, &mt, &d, &m, &parsed)) <
+	    0)
 		goto out;
+	/* the local parse is made only of what the store holds */
+	in_store = parsed;
 	al_digest_str(&d, ds);
-	if ((rc = al_manifest_parse(&m, body.ptr, body.len,
+	if (!parsed &&
+	    (rc = al_manifest_parse(&m, body.ptr, body.len,
 	                            mt != NULL ? mt : expect_mt, ds)) < 0)
 		goto out;
 	parsed = 1;
@@ -1346,7 +1368,7 @@ static int walk_manifest(al_transfer *t, worker *w, image *img, const char *ref,
 		rc = al_error_set(AL_ENOMEM, "out of memory");
 		goto out;
 	}
-	rc = add_manifest(t, img, &d, m.media_type, height, &body);
+	rc = add_manifest(t, img, &d, m.media_type, height, &body, in_store);
 out:
 	if (parsed)
 		al_manifest_clear(&m);

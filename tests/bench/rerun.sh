@@ -82,7 +82,9 @@ seedflags=(--no-digest-tags)
 bench_sign_every "$W/seed" "$R" "$EVERY" "$W"
 bench_release_imageset "$W/reg.yaml" "$R"
 
-# The store push reads: the release with its signatures, mirrored once.
+# The store push reads: the release with its signatures, mirrored once
+# (so it carries the release cache, airlock/cache/, as any store mirror
+# wrote does: push_first reads only the release's payload layer too).
 "$AIRLOCK" mirror -q --allow-unsigned --parallel "$PARALLEL" --tls-verify=false \
 	--config "$W/reg.yaml" --store "$W/pushsrc" >/dev/null
 images=$(python3 -c 'import json,sys; print(len(json.load(open(sys.argv[1]))["manifests"]))' "$W/pushsrc/index.json")

@@ -3,6 +3,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
 
 #include <archive.h>
 #include <archive_entry.h>
@@ -587,6 +589,249 @@ out:
 	free(script);
 }
 
+/* --- the release cache (docs/store.md "The cache") ---------------------- */
+
+/* A base layer of its own per test: this process must never have read it
+ * (it remembers bare layers for its lifetime). */
+static int build_cached_release(al_store *s, const char *base_text, struct built *b)
+{
+	const struct entry base[] = {
+		{"usr/", 'd', NULL, 0},
+		{"usr/share/base.txt", 'f', base_text, 0},
+		{"etc/os-release", 'f', "ID=test\n", 0},
+	};
+	struct layer_spec ls[] = {{1, base, 3}, {1, base_layer, 9}, {0, upper_layer, 3}};
+
+	return build_release(s, ls, 3, b);
+}
+
+static char *cache_entry_path(al_store *s, const al_digest *manifest)
+{
+	char hex[AL_DIGEST_STRMAX];
+
+	return al_sprintf("%s/airlock/cache/release-sha256-%s_linux-amd64.json", al_store_path(s), al_digest_hex(manifest, hex));
+}
+
+/* Open the release in a child process, as a first run would. */
+static int open_in_child(al_store *s, const al_digest *manifest)
+{
+	int status = 0;
+	pid_t pid;
+
+	fflush(stdout);
+	pid = fork();
+	if (pid < 0)
+		return -1;
+	if (pid == 0) {
+		al_release *r = NULL;
+		int rc = al_release_open(&r, s, manifest, NULL);
+
+		al_release_free(r);
+		_exit(rc == 0 ? 0 : 1);
+	}
+	if (waitpid(pid, &status, 0) != pid)
+		return -1;
+	return WIFEXITED(status) && WEXITSTATUS(status) == 0 ? 0 : -1;
+}
+
+/* The payload reads as test_release__reads_layers_with_whiteouts's. */
+static void check_whiteout_payload(const al_release *r)
+{
+	const uint8_t *data;
+	size_t len = 0;
+
+	CU_ASSERT_STRING_EQUAL(al_release_version(r), "4.14.1");
+	CU_ASSERT_EQUAL(al_release_component_count(r), 2);
+	CU_ASSERT_EQUAL(al_release_file_count(r), 4);
+	CU_ASSERT_STRING_EQUAL(al_release_file_name(r, 0), "0000_10_a.yaml");
+	data = al_release_file_data(r, 0, &len);
+	CU_ASSERT(data != NULL && len == 5 && memcmp(data, "a: 2\n", 5) == 0);
+	CU_ASSERT_STRING_EQUAL(al_release_file_name(r, 1), "0000_30_c.yaml");
+}
+
+/* Overwrite a blob's bytes in place (same size): reading it fails. */
+static int spoil_blob(al_store *s, const al_digest *d, size_t size)
+{
+	char *p = al_store_blob_path(s, d);
+	char *junk = malloc(size);
+	FILE *f = NULL;
+	int rc = -1;
+
+	if (p == NULL || junk == NULL)
+		goto out;
+	memset(junk, 'x', size);
+	chmod(p, 0644);
+	if ((f = fopen(p, "r+b")) != NULL && fwrite(junk, 1, size, f) == size)
+		rc = 0;
+out:
+	if (f != NULL && fclose(f) != 0)
+		rc = -1;
+	free(junk);
+	free(p);
+	return rc;
+}
+
+/* A second process reads the cache entry the first wrote and never opens
+ * the base layer: spoiled after the first run, it would fail the read
+ * (AL_EVERIFY) were it opened. */
+static void test_release__second_process_skips_bare_layers(void)
+{
+	al_store *s = new_store("cache-skip");
+	al_release *r = NULL;
+	struct built b;
+	char *entry = NULL;
+
+	if (s == NULL || build_cached_release(s, "base of cache-skip\n", &b) < 0) {
+		CU_FAIL("setup");
+		goto out;
+	}
+	entry = cache_entry_path(s, &b.manifest);
+	CU_ASSERT_EQUAL(al_fs_exists(entry), 0);
+	CU_ASSERT_EQUAL(open_in_child(s, &b.manifest), 0);
+	CU_ASSERT_EQUAL(al_fs_exists(entry), 1);
+	CU_ASSERT_EQUAL(spoil_blob(s, &b.layers[0], b.sizes[0]), 0);
+	if (al_release_open(&r, s, &b.manifest, NULL) != 0) {
+		printf("\n%s\n", al_error_message());
+		CU_FAIL("al_release_open read the base layer");
+		goto out;
+	}
+	check_whiteout_payload(r);
+	al_release_free(r);
+	r = NULL;
+	/* Without the entry the base layer is read, and refused. */
+	CU_ASSERT_EQUAL(unlink(entry), 0);
+	CU_ASSERT_EQUAL(al_release_open(&r, s, &b.manifest, NULL), AL_EVERIFY);
+out:
+	al_release_free(r);
+	free(entry);
+	al_store_free(s);
+}
+
+/* Rewrite the entry at path with edit applied; 0 on success. */
+static int edit_entry(const char *path, void (*edit)(json_t *root))
+{
+	json_t *root = json_load_file(path, 0, NULL);
+	int rc = -1;
+
+	if (root == NULL)
+		return -1;
+	edit(root);
+	chmod(path, 0644);
+	if (json_dump_file(root, path, JSON_COMPACT) == 0)
+		rc = 0;
+	json_decref(root);
+	return rc;
+}
+
+/* The entry says the payload is in the base layer and nowhere else. */
+static void point_at_base(json_t *root)
+{
+	json_t *layers = json_object_get(root, "layers");
+	size_t i;
+
+	for (i = 0; i < json_array_size(layers); i++)
+		json_object_set_new(json_array_get(layers, i), "payload", json_boolean(i == 0));
+}
+
+/* The entry names a layer the image does not have. */
+static void name_other_layer(json_t *root)
+{
+	json_t *l = json_array_get(json_object_get(root, "layers"), 1);
+
+	json_object_set_new(l, "digest", json_string("sha256:0000000000000000000000000000000000000000000000000000000000000000"));
+	json_object_set_new(l, "payload", json_false());
+}
+
+/* A wrong entry is not trusted: every layer is read, the payload is the
+ * right one, and the entry is written again as it should be. */
+static void test_release__wrong_cache_entry_reads_every_layer(void)
+{
+	void (*edits[])(json_t *) = {point_at_base, name_other_layer};
+	al_store *s = new_store("cache-wrong");
+	al_release *r = NULL;
+	al_buf good = AL_BUF_INIT(1 << 20), again = AL_BUF_INIT(1 << 20);
+	struct built b;
+	char *entry = NULL;
+	size_t i;
+
+	if (s == NULL || build_cached_release(s, "base of cache-wrong\n", &b) < 0) {
+		CU_FAIL("setup");
+		goto out;
+	}
+	entry = cache_entry_path(s, &b.manifest);
+	CU_ASSERT_EQUAL(open_in_child(s, &b.manifest), 0);
+	CU_ASSERT_EQUAL(al_fs_read_file(entry, &good), 0);
+	/* the first run's entry: the payload in layers 1 and 2 */
+	CU_ASSERT(strstr((const char *)good.ptr, "\"payload\":false") != NULL);
+	for (i = 0; i < sizeof(edits) / sizeof(edits[0]); i++) {
+		CU_ASSERT_EQUAL(edit_entry(entry, edits[i]), 0);
+		CU_ASSERT_EQUAL(al_release_open(&r, s, &b.manifest, NULL), 0);
+		if (r != NULL)
+			check_whiteout_payload(r);
+		al_release_free(r);
+		r = NULL;
+		al_buf_reset(&again);
+		CU_ASSERT_EQUAL(al_fs_read_file(entry, &again), 0);
+		CU_ASSERT(again.len == good.len && memcmp(again.ptr, good.ptr, good.len) == 0);
+	}
+out:
+	al_buf_free(&good);
+	al_buf_free(&again);
+	free(entry);
+	al_store_free(s);
+}
+
+/* A read-only store keeps no entry; gc removes the entries of releases
+ * that went and keeps the others'. */
+static void test_release__cache_readonly_and_gc(void)
+{
+	char *path = al_sprintf("%s/cache-gc", al_test_tmpdir());
+	al_store_opts ro = {.readonly = 1};
+	al_store *s = new_store("cache-gc"), *rs = NULL;
+	al_release *r = NULL;
+	al_descriptor desc;
+	al_check_result res;
+	struct built keep, gone;
+	char *ek = NULL, *eg = NULL;
+
+	memset(&desc, 0, sizeof(desc));
+	if (s == NULL || build_cached_release(s, "base kept\n", &keep) < 0 || build_cached_release(s, "base gone\n", &gone) < 0) {
+		CU_FAIL("setup");
+		goto out;
+	}
+	ek = cache_entry_path(s, &keep.manifest);
+	eg = cache_entry_path(s, &gone.manifest);
+	CU_ASSERT_EQUAL(al_store_open(&rs, path, &ro), 0);
+	if (rs != NULL) {
+		CU_ASSERT_EQUAL(al_release_open(&r, rs, &keep.manifest, NULL), 0);
+		al_release_free(r);
+		r = NULL;
+	}
+	CU_ASSERT_EQUAL(al_fs_exists(ek), 0);
+	CU_ASSERT_EQUAL(al_release_open(&r, s, &keep.manifest, NULL), 0);
+	al_release_free(r);
+	r = NULL;
+	CU_ASSERT_EQUAL(al_release_open(&r, s, &gone.manifest, NULL), 0);
+	al_release_free(r);
+	r = NULL;
+	CU_ASSERT_EQUAL(al_fs_exists(ek), 1);
+	CU_ASSERT_EQUAL(al_fs_exists(eg), 1);
+	desc.media_type = (char *)AL_MT_OCI_MANIFEST;
+	desc.digest = keep.manifest;
+	desc.size = keep.nmanifest;
+	CU_ASSERT_EQUAL(al_store_tag(s, "example.com/release:kept", &desc), 0);
+	memset(&res, 0, sizeof(res));
+	CU_ASSERT_EQUAL(al_store_check(s, AL_STORE_CHECK_GC, NULL, NULL, &res), 0);
+	CU_ASSERT_EQUAL(al_fs_exists(ek), 1);
+	CU_ASSERT_EQUAL(al_fs_exists(eg), 0);
+out:
+	free(ek);
+	free(eg);
+	al_store_free(rs);
+	al_store_free(s);
+	free(path);
+}
+
 int main(void)
 {
 	CU_TestInfo tests[] = {
@@ -599,6 +844,9 @@ int main(void)
 		{"strict_image_references_and_metadata", test_release__strict_image_references_and_metadata},
 		{"not_a_tar_is_eparse", test_release__not_a_tar_is_eparse},
 		{"reads_mkrelease_layout", test_release__reads_mkrelease_layout},
+		{"second_process_skips_bare_layers", test_release__second_process_skips_bare_layers},
+		{"wrong_cache_entry_reads_every_layer", test_release__wrong_cache_entry_reads_every_layer},
+		{"cache_readonly_and_gc", test_release__cache_readonly_and_gc},
 		CU_TEST_INFO_NULL,
 	};
 
