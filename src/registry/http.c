@@ -960,7 +960,12 @@ static int setup_attempt(al_http *h, struct xfer *x, const char *url,
 	bad |= curl_easy_setopt(e, CURLOPT_LOW_SPEED_LIMIT, 1L) != CURLE_OK;
 	bad |= curl_easy_setopt(e, CURLOPT_LOW_SPEED_TIME,
 	                        ms_to_long(low != 0 ? low : 1)) != CURLE_OK;
-	if (h->ca_pem != NULL) {
+	/* The trusted CAs, for https only: a plain-http request has no use
+	 * for them, and a blob of a whole $SSL_CERT_DIR costs every request
+	 * that is given it. */
+	if (strncasecmp(url, "https://", 8) != 0) {
+		/* nothing */
+	} else if (h->ca_pem != NULL) {
 		struct curl_blob blob = {h->ca_pem, h->ca_pem_len,
 		                         CURL_BLOB_NOCOPY};
 
@@ -972,7 +977,7 @@ static int setup_attempt(al_http *h, struct xfer *x, const char *url,
 	} else if (h->ca_system_dir) {
 		bad |= curl_easy_setopt(e, CURLOPT_CAINFO, NULL) != CURLE_OK;
 	}
-	if (h->ca_path != NULL)
+	if (h->ca_path != NULL && strncasecmp(url, "https://", 8) == 0)
 		bad |=
 		    curl_easy_setopt(e, CURLOPT_CAPATH, h->ca_path) != CURLE_OK;
 	if (h->client_cert != NULL) {
