@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# test_unpack_ocmirror_sources.sh: what an oc-mirror v2 archive import records: a release chosen through channels gets its real source and channel from the update graph the archive carries (oc-mirror's own test graph), operator images theirs from the carried catalog, the mirror sets name them and not oc-mirror's cache; the release record is marked untrusted (releases, check, inventory, pack leave it out) until a trusted import of the release replaces it.
+# test_unpack_ocmirror_sources.sh: what an oc-mirror v2 archive import records: a release chosen through channels gets its real source and channel from the update graph the archive carries (oc-mirror's own test graph), operator images theirs from the carried catalog, the mirror sets name them and not oc-mirror's cache; the carried catalog is recorded as mirror records one, marked untrusted, so the mirror sets put its images in idms-operator-0 and leave the catalog image out; the release record is marked untrusted (releases, check, inventory, pack leave it out) until a trusted import of the release replaces it.
 # al-tier: quick
 set -euo pipefail
 . "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
@@ -242,5 +242,59 @@ PY
 al_run "$T/out" "$T/err" "$AIRLOCK" mirrorsets --store "$T/odst" --registry mirror.example:5000/ocm -o "$T/ms-op.yaml"
 al_check "mirrorsets of the operator import: exit 0, no source is oc-mirror's cache, quay.io/example (namespace scope) is" \
 	bash -c '[ "$1" = 0 ] && ! grep -q "localhost:55000" "$2" && grep -qx "    source: quay.io/example" "$2"' _ "$AL_RC" "$T/ms-op.yaml"
+cp "$T/err" "$T/ms-op.err"
+
+# ---- the catalog record: as mirror writes one (the sample store's), its
+# images by the names the import gave them, marked untrusted
+al_check "releases.json records the catalog as mirror does: oc-mirror's cache name, digest, source, target, counts, the archives' time, its images by their names in the store" \
+	python3 - "$T/osrc" "$T/odst" <<'PY'
+import json, sys
+(s,) = json.load(open(sys.argv[1] + "/airlock/releases.json"))["catalogs"]
+(d,) = json.load(open(sys.argv[2] + "/airlock/releases.json"))["catalogs"]
+assert d["name"] == "localhost:55000/example/catalog:v1", d
+for k in ("digest", "source", "targetCatalog", "targetTag", "packages", "bundles"):
+    assert d[k] == s[k], (k, d[k], s[k])
+assert d["mirrored"] == "2026-12-05T00:00:00Z", d
+assert "sourceName" not in d and "sourceDigest" not in d, d
+want = sorted("localhost:55000/%s:sha256-%s" % (n.split("/", 1)[1].split("@")[0], n.split(":")[-1]) for n in s["images"])
+assert len(want) >= 4 and d["images"] == want, (d["images"], want)
+PY
+al_check "untrusted.json marks the catalog record (its canonical JSON) under pack oc-mirror" \
+	python3 - "$T/odst" <<'PY'
+import hashlib, json, sys
+(rec,) = json.load(open(sys.argv[1] + "/airlock/releases.json"))["catalogs"]
+want = hashlib.sha256(json.dumps(rec, sort_keys=True, separators=(",", ":")).encode()).hexdigest()
+m = json.load(open(sys.argv[1] + "/airlock/untrusted.json"))
+assert m["catalogs"] == [{"name": rec["name"], "sha256": want, "pack": "oc-mirror"}], m["catalogs"]
+PY
+al_run "$T/out" "$T/err" "$AIRLOCK" catalogs --store "$T/odst"
+al_check "catalogs lists it: 2 packages, 3 bundles, 7 images, PACK untrusted, the configuration's source" \
+	grep -qE '^localhost:55000/example/catalog:v1 +sha256:[0-9a-f]{64} +2 +3 +7 +untrusted +docker://quay\.io/example/catalog:v1$' "$T/out"
+al_run "$T/out" "$T/err" "$AIRLOCK" mirrorsets --store "$T/osrc" --registry mirror.example:5000/ocm -o "$T/ms-osrc.yaml"
+al_check "mirrorsets of the import: oc-mirror's idms-operator-0 alone, as the mirrored store's, no mirror set names the catalog image, no CatalogSource for the untrusted record (warned)" \
+	python3 - "$T/ms-op.yaml" "$T/ms-osrc.yaml" "$T/ms-op.err" <<'PY'
+import re, sys
+def docs(p):
+    out = {}
+    for d in open(p).read().split("---\n"):
+        k, n = re.search(r"^kind: (\S+)$", d, re.M), re.search(r"^  name: (\S+)$", d, re.M)
+        if k and n:
+            out[(k.group(1), n.group(1))] = re.sub(r'createdAt: "[^"]*"', "", d)
+    return out
+imp, src = docs(sys.argv[1]), docs(sys.argv[2])
+assert list(imp) == [("ImageDigestMirrorSet", "idms-operator-0")], list(imp)
+assert imp[("ImageDigestMirrorSet", "idms-operator-0")] == src[("ImageDigestMirrorSet", "idms-operator-0")], (imp, src)
+assert ("CatalogSource", "cs-catalog-v1") in src, list(src)
+assert "catalog" not in "".join(imp.values()), imp
+assert "catalog localhost:55000/example/catalog:v1: its record was written by an untrusted import, left out" in open(sys.argv[3]).read()
+PY
+al_run "$T/out" "$T/err" "$AIRLOCK" unpack --accept-untrusted "$T/op" --store "$T/odst"
+al_check "the same archives again: exit 0, one catalog record, one mark" \
+	python3 - "$AL_RC" "$T/odst" <<'PY'
+import json, sys
+assert sys.argv[1] == "0"
+assert len(json.load(open(sys.argv[2] + "/airlock/releases.json"))["catalogs"]) == 1
+assert len(json.load(open(sys.argv[2] + "/airlock/untrusted.json"))["catalogs"]) == 1
+PY
 
 al_finish
