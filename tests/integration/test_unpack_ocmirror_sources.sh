@@ -297,4 +297,56 @@ assert len(json.load(open(sys.argv[2] + "/airlock/releases.json"))["catalogs"]) 
 assert len(json.load(open(sys.argv[2] + "/airlock/untrusted.json"))["catalogs"]) == 1
 PY
 
+# ---- targetCatalog and targetTag, the catalog as fetched carried too: the
+# record names the rebuilt one by its target, the fetched one as its source,
+# and neither gets a mirror set entry
+cp -r "$T/osrc" "$T/osrc2"
+python3 - "$T/osrc2" <<'PY'
+import json, sys
+st = sys.argv[1]
+d = json.load(open(st + "/airlock/releases.json"))["catalogs"][0]["sourceDigest"]
+raw = open(st + "/blobs/sha256/" + d.split(":")[1], "rb").read()
+idx = json.load(open(st + "/index.json"))
+idx["manifests"].append({"mediaType": json.loads(raw)["mediaType"], "digest": d, "size": len(raw),
+                         "annotations": {"org.opencontainers.image.ref.name": "quay.io/example/catalog:orig"}})
+json.dump(idx, open(st + "/index.json", "w"))
+PY
+cat >"$T/isc-tgt.yaml" <<EOF
+kind: ImageSetConfiguration
+apiVersion: mirror.openshift.io/v2alpha1
+mirror:
+  operators:
+    - catalog: docker://quay.io/example/catalog:v1
+      targetCatalog: mirrored/catalog
+      targetTag: filtered
+      packages:
+        - name: alpha
+EOF
+python3 "$mkarch" "$T/osrc2" "$T/op2" --digest-tags --isc "$T/isc-tgt.yaml" \
+	--rename quay.io/example/catalog:v1=mirrored/catalog:filtered \
+	--rename quay.io/example/catalog:orig=example/catalog:v1
+al_run "$T/out" "$T/err" "$AIRLOCK" unpack --accept-untrusted "$T/op2" --store "$T/odst2"
+al_check "unpack of a catalog with targetCatalog/targetTag, the fetched catalog carried: exit 0" test "$AL_RC" = 0
+al_check "its record: the target's cache name, the fetched catalog as sourceName/sourceDigest, targetCatalog/targetTag" \
+	python3 - "$T/osrc" "$T/odst2" <<'PY'
+import json, sys
+(s,) = json.load(open(sys.argv[1] + "/airlock/releases.json"))["catalogs"]
+(d,) = json.load(open(sys.argv[2] + "/airlock/releases.json"))["catalogs"]
+assert d["name"] == "localhost:55000/mirrored/catalog:filtered", d
+assert (d["digest"], d["sourceDigest"]) == (s["digest"], s["sourceDigest"]), d
+assert d["sourceName"] == "localhost:55000/example/catalog:v1", d
+assert (d["targetCatalog"], d["targetTag"]) == ("mirrored/catalog", "filtered"), d
+assert len(d["images"]) == len(s["images"]), d
+PY
+al_run "$T/out" "$T/err" "$AIRLOCK" mirrorsets --store "$T/odst2" --registry mirror.example:5000/ocm -o "$T/ms-op2.yaml"
+al_check "mirrorsets: idms-operator-0 alone, as the mirrored store's; neither catalog in a mirror set" \
+	python3 - "$T/ms-op2.yaml" "$T/ms-osrc.yaml" <<'PY'
+import re, sys
+def idms(p):
+    return [re.sub(r'createdAt: "[^"]*"', "", d) for d in open(p).read().split("---\n") if d.startswith("apiVersion")
+            and "kind: CatalogSource" not in d and "kind: ClusterCatalog" not in d]
+imp, src = idms(sys.argv[1]), idms(sys.argv[2])
+assert imp == src and len(imp) == 1 and "name: idms-operator-0" in imp[0], (imp, src)
+PY
+
 al_finish
