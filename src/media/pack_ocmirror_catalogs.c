@@ -342,11 +342,14 @@ static int one_catalog(al_store *s, const al_imageset_operator *op,
 	if (recorded(have, nhave, name, &d) || in_doc(arr, name))
 		goto out;
 	kind = al_catalog_image_kind(s, &d, NULL);
-	if (kind == 1 &&
-	    (rc = al_catalog_open_image(&cat, NULL, s, &d, NULL)) == 0)
-		rc = build_record(s, op, name, &d, cat, stamp, &rec);
+	if (kind < 0)
+		rc = kind; /* its manifest or config does not read */
 	else if (kind != 1)
-		rc = al_error_set(AL_EUNSUPPORTED, "not a file-based catalog");
+		rc = al_error_set(AL_EUNSUPPORTED,
+		                  kind == 2 ? "an SQLite-based catalog"
+		                            : "not a file-based catalog");
+	else if ((rc = al_catalog_open_image(&cat, NULL, s, &d, NULL)) == 0)
+		rc = build_record(s, op, name, &d, cat, stamp, &rec);
 	if (rc < 0 && rc != AL_ENOMEM) {
 		al_log_warn("oc-mirror archives: catalog '%s': %s: not "
 		            "recorded",

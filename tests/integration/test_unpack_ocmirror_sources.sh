@@ -349,4 +349,19 @@ imp, src = idms(sys.argv[1]), idms(sys.argv[2])
 assert imp == src and len(imp) == 1 and "name: idms-operator-0" in imp[0], (imp, src)
 PY
 
+# ---- a configured catalog whose cache name holds no catalog: a warning,
+# no record
+bundle=$(python3 -c 'import json,sys; print(sorted(json.load(open(sys.argv[1] + "/airlock/releases.json"))["catalogs"][0]["images"])[0])' "$T/osrc")
+sed 's|quay.io/example/catalog:v1|quay.io/example/notcat:v1|' "$T/isc-op.yaml" >"$T/isc-notcat.yaml"
+python3 "$mkarch" "$T/osrc" "$T/op3" --digest-tags --isc "$T/isc-notcat.yaml" --rename "$bundle=example/notcat:v1"
+al_run "$T/out" "$T/err" "$AIRLOCK" unpack --accept-untrusted "$T/op3" --store "$T/odst3"
+al_check "a configured catalog that is not one: exit 0, said, no catalog record" \
+	python3 - "$AL_RC" "$T/odst3" "$T/err" <<'PY'
+import json, os, sys
+assert sys.argv[1] == "0"
+rj = sys.argv[2] + "/airlock/releases.json"
+assert not os.path.exists(rj) or json.load(open(rj)).get("catalogs", []) == []
+assert "catalog 'localhost:55000/example/notcat:v1': not a file-based catalog: not recorded" in open(sys.argv[3]).read()
+PY
+
 al_finish
