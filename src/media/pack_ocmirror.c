@@ -29,6 +29,7 @@
 #include "airlock/store.h"
 #include "json_int.h"
 #include "pack_int.h"
+#include "pack_ocmirror_int.h"
 #include "store_int.h"
 
 /* oc-mirror's v2/internal/pkg/archive: archiveFileNameFormat "%s_%06d.tar"
@@ -45,9 +46,6 @@
 #define OCM_MAX_VOLUMES 999999
 #define OCM_MAX_REFS 1000000
 #define OCM_LINK_MAX 200
-/* the name airlock gives what the archive holds: oc-mirror's local cache
- * registry (its --port default), from which it pushes */
-#define OCM_REGISTRY "localhost:55000"
 /* the image set configuration oc-mirror adds last: "isc_<RFC 3339 time>"
  * (archive/const.go imageSetConfigPrefix, archive.go BuildArchive) */
 #define OCM_ISC "isc_"
@@ -1320,47 +1318,20 @@ static int seen_digest(al_digest **seen, size_t *n, const al_digest *d)
 }
 
 /* An operator catalog of the carried configuration: where oc-mirror's
- * cache put it (operator/common.go prepareM2DCopyBatch: targetCatalog or
- * the path; targetTag, the tag, or "sha256-<hex>"). An oci: catalog came
- * from no registry. */
+ * cache put it (al_pack__ocmirror_catalog_name) gets its reference as
+ * origin. An oci: catalog came from no registry. */
 static int catalog_origin(ocm_ctx *c, const al_imageset_operator *op)
 {
-	const char *cat = op->catalog;
-	al_ref r = {0};
 	al_digest want;
 	char *name = NULL;
-	const char *colon;
 	int rc, pinned;
 
-	if (al_str_startswith(cat, "docker://"))
-		cat += strlen("docker://");
-	if (strstr(cat, "://") != NULL || al_str_startswith(cat, "oci:") ||
-	    al_ref_parse(&r, cat) < 0) {
-		al_error_clear();
-		return 0;
-	}
-	pinned = ref_digest(cat, &want);
-	colon = r.digest != NULL ? strchr(r.digest, ':') : NULL;
-	if (op->target_tag != NULL || r.tag != NULL)
-		name =
-		    al_sprintf("%s/%s:%s", OCM_REGISTRY,
-		               op->target_catalog != NULL ? op->target_catalog
-		                                          : r.repository,
-		               op->target_tag != NULL ? op->target_tag : r.tag);
-	else if (colon != NULL)
-		name =
-		    al_sprintf("%s/%s:%.*s-%s", OCM_REGISTRY,
-		               op->target_catalog != NULL ? op->target_catalog
-		                                          : r.repository,
-		               (int)(colon - r.digest), r.digest, colon + 1);
-	else {
-		al_ref_clear(&r);
-		return 0;
-	}
-	rc = name != NULL ? origin_put(c, name, cat, pinned ? &want : NULL)
-	                  : al_error_oom();
+	if ((rc = al_pack__ocmirror_catalog_name(op, &name)) < 0 ||
+	    name == NULL)
+		return rc;
+	pinned = ref_digest(op->catalog, &want);
+	rc = origin_put(c, name, op->catalog, pinned ? &want : NULL);
 	free(name);
-	al_ref_clear(&r);
 	return rc;
 }
 
@@ -1668,6 +1639,23 @@ out:
 	return rc;
 }
 
+/* The operator catalogs the archives carry, recorded as mirror records
+ * them, marked untrusted (pack_ocmirror_catalogs.c); their time is the
+ * archives'. */
+static int record_catalogs(ocm_ctx *c)
+{
+	char *stamp;
+	int rc;
+
+	if (c->cfg == NULL)
+		return 0;
+	if ((stamp = archive_time(c)) == NULL)
+		return al_error_oom();
+	rc = al_pack__ocmirror_catalogs(c->s, c->cfg, c->res->id, stamp);
+	free(stamp);
+	return rc;
+}
+
 static int push_missing(al_unpack_result *r, unsigned long n)
 {
 	char name[32], **g;
@@ -1764,7 +1752,7 @@ int al_pack__ocmirror_unpack(al_store *s, const char *dir,
 		res->volumes_read++;
 	}
 	if ((rc = name_images(&c)) < 0 || (rc = set_origins(&c)) < 0 ||
-	    (rc = record_releases(&c)) < 0)
+	    (rc = record_releases(&c)) < 0 || (rc = record_catalogs(&c)) < 0)
 		goto out;
 	res->complete = 1;
 	if (c.opts->progress != NULL) {

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# test_unpack_ocmirror_sources.sh: what an oc-mirror v2 archive import records: a release chosen through channels gets its real source and channel from the update graph the archive carries (oc-mirror's own test graph), operator images theirs from the carried catalog, the mirror sets name them and not oc-mirror's cache; the release record is marked untrusted (releases, check, inventory, pack leave it out) until a trusted import of the release replaces it.
+# test_unpack_ocmirror_sources.sh: what an oc-mirror v2 archive import records: a release chosen through channels gets its real source and channel from the update graph the archive carries (oc-mirror's own test graph), operator images theirs from the carried catalog, the mirror sets name them and not oc-mirror's cache; the carried catalog is recorded as mirror records one, marked untrusted, so the mirror sets put its images in idms-operator-0 and leave the catalog image out; the release record is marked untrusted (releases, check, inventory, pack leave it out) until a trusted import of the release replaces it.
 # al-tier: quick
 set -euo pipefail
 . "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
@@ -242,5 +242,126 @@ PY
 al_run "$T/out" "$T/err" "$AIRLOCK" mirrorsets --store "$T/odst" --registry mirror.example:5000/ocm -o "$T/ms-op.yaml"
 al_check "mirrorsets of the operator import: exit 0, no source is oc-mirror's cache, quay.io/example (namespace scope) is" \
 	bash -c '[ "$1" = 0 ] && ! grep -q "localhost:55000" "$2" && grep -qx "    source: quay.io/example" "$2"' _ "$AL_RC" "$T/ms-op.yaml"
+cp "$T/err" "$T/ms-op.err"
+
+# ---- the catalog record: as mirror writes one (the sample store's), its
+# images by the names the import gave them, marked untrusted
+al_check "releases.json records the catalog as mirror does: oc-mirror's cache name, digest, source, target, counts, the archives' time, its images by their names in the store" \
+	python3 - "$T/osrc" "$T/odst" <<'PY'
+import json, sys
+(s,) = json.load(open(sys.argv[1] + "/airlock/releases.json"))["catalogs"]
+(d,) = json.load(open(sys.argv[2] + "/airlock/releases.json"))["catalogs"]
+assert d["name"] == "localhost:55000/example/catalog:v1", d
+for k in ("digest", "source", "targetCatalog", "targetTag", "packages", "bundles"):
+    assert d[k] == s[k], (k, d[k], s[k])
+assert d["mirrored"] == "2026-12-05T00:00:00Z", d
+assert "sourceName" not in d and "sourceDigest" not in d, d
+want = sorted("localhost:55000/%s:sha256-%s" % (n.split("/", 1)[1].split("@")[0], n.split(":")[-1]) for n in s["images"])
+assert len(want) >= 4 and d["images"] == want, (d["images"], want)
+PY
+al_check "untrusted.json marks the catalog record (its canonical JSON) under pack oc-mirror" \
+	python3 - "$T/odst" <<'PY'
+import hashlib, json, sys
+(rec,) = json.load(open(sys.argv[1] + "/airlock/releases.json"))["catalogs"]
+want = hashlib.sha256(json.dumps(rec, sort_keys=True, separators=(",", ":")).encode()).hexdigest()
+m = json.load(open(sys.argv[1] + "/airlock/untrusted.json"))
+assert m["catalogs"] == [{"name": rec["name"], "sha256": want, "pack": "oc-mirror"}], m["catalogs"]
+PY
+al_run "$T/out" "$T/err" "$AIRLOCK" catalogs --store "$T/odst"
+al_check "catalogs lists it: 2 packages, 3 bundles, 7 images, PACK untrusted, the configuration's source" \
+	grep -qE '^localhost:55000/example/catalog:v1 +sha256:[0-9a-f]{64} +2 +3 +7 +untrusted +docker://quay\.io/example/catalog:v1$' "$T/out"
+al_run "$T/out" "$T/err" "$AIRLOCK" mirrorsets --store "$T/osrc" --registry mirror.example:5000/ocm -o "$T/ms-osrc.yaml"
+al_check "mirrorsets of the import: oc-mirror's idms-operator-0 alone, as the mirrored store's, no mirror set names the catalog image, no CatalogSource for the untrusted record (warned)" \
+	python3 - "$T/ms-op.yaml" "$T/ms-osrc.yaml" "$T/ms-op.err" <<'PY'
+import re, sys
+def docs(p):
+    out = {}
+    for d in open(p).read().split("---\n"):
+        k, n = re.search(r"^kind: (\S+)$", d, re.M), re.search(r"^  name: (\S+)$", d, re.M)
+        if k and n:
+            out[(k.group(1), n.group(1))] = re.sub(r'createdAt: "[^"]*"', "", d)
+    return out
+imp, src = docs(sys.argv[1]), docs(sys.argv[2])
+assert list(imp) == [("ImageDigestMirrorSet", "idms-operator-0")], list(imp)
+assert imp[("ImageDigestMirrorSet", "idms-operator-0")] == src[("ImageDigestMirrorSet", "idms-operator-0")], (imp, src)
+assert ("CatalogSource", "cs-catalog-v1") in src, list(src)
+assert "catalog" not in "".join(imp.values()), imp
+assert "catalog localhost:55000/example/catalog:v1: its record was written by an untrusted import, left out" in open(sys.argv[3]).read()
+PY
+al_run "$T/out" "$T/err" "$AIRLOCK" unpack --accept-untrusted "$T/op" --store "$T/odst"
+al_check "the same archives again: exit 0, one catalog record, one mark" \
+	python3 - "$AL_RC" "$T/odst" <<'PY'
+import json, sys
+assert sys.argv[1] == "0"
+assert len(json.load(open(sys.argv[2] + "/airlock/releases.json"))["catalogs"]) == 1
+assert len(json.load(open(sys.argv[2] + "/airlock/untrusted.json"))["catalogs"]) == 1
+PY
+
+# ---- targetCatalog and targetTag, the catalog as fetched carried too: the
+# record names the rebuilt one by its target, the fetched one as its source,
+# and neither gets a mirror set entry
+cp -r "$T/osrc" "$T/osrc2"
+python3 - "$T/osrc2" <<'PY'
+import json, sys
+st = sys.argv[1]
+d = json.load(open(st + "/airlock/releases.json"))["catalogs"][0]["sourceDigest"]
+raw = open(st + "/blobs/sha256/" + d.split(":")[1], "rb").read()
+idx = json.load(open(st + "/index.json"))
+idx["manifests"].append({"mediaType": json.loads(raw)["mediaType"], "digest": d, "size": len(raw),
+                         "annotations": {"org.opencontainers.image.ref.name": "quay.io/example/catalog:orig"}})
+json.dump(idx, open(st + "/index.json", "w"))
+PY
+cat >"$T/isc-tgt.yaml" <<EOF
+kind: ImageSetConfiguration
+apiVersion: mirror.openshift.io/v2alpha1
+mirror:
+  operators:
+    - catalog: docker://quay.io/example/catalog:v1
+      targetCatalog: mirrored/catalog
+      targetTag: filtered
+      packages:
+        - name: alpha
+EOF
+python3 "$mkarch" "$T/osrc2" "$T/op2" --digest-tags --isc "$T/isc-tgt.yaml" \
+	--rename quay.io/example/catalog:v1=mirrored/catalog:filtered \
+	--rename quay.io/example/catalog:orig=example/catalog:v1
+al_run "$T/out" "$T/err" "$AIRLOCK" unpack --accept-untrusted "$T/op2" --store "$T/odst2"
+al_check "unpack of a catalog with targetCatalog/targetTag, the fetched catalog carried: exit 0" test "$AL_RC" = 0
+al_check "its record: the target's cache name, the fetched catalog as sourceName/sourceDigest, targetCatalog/targetTag" \
+	python3 - "$T/osrc" "$T/odst2" <<'PY'
+import json, sys
+(s,) = json.load(open(sys.argv[1] + "/airlock/releases.json"))["catalogs"]
+(d,) = json.load(open(sys.argv[2] + "/airlock/releases.json"))["catalogs"]
+assert d["name"] == "localhost:55000/mirrored/catalog:filtered", d
+assert (d["digest"], d["sourceDigest"]) == (s["digest"], s["sourceDigest"]), d
+assert d["sourceName"] == "localhost:55000/example/catalog:v1", d
+assert (d["targetCatalog"], d["targetTag"]) == ("mirrored/catalog", "filtered"), d
+assert len(d["images"]) == len(s["images"]), d
+PY
+al_run "$T/out" "$T/err" "$AIRLOCK" mirrorsets --store "$T/odst2" --registry mirror.example:5000/ocm -o "$T/ms-op2.yaml"
+al_check "mirrorsets: idms-operator-0 alone, as the mirrored store's; neither catalog in a mirror set" \
+	python3 - "$T/ms-op2.yaml" "$T/ms-osrc.yaml" <<'PY'
+import re, sys
+def idms(p):
+    return [re.sub(r'createdAt: "[^"]*"', "", d) for d in open(p).read().split("---\n") if d.startswith("apiVersion")
+            and "kind: CatalogSource" not in d and "kind: ClusterCatalog" not in d]
+imp, src = idms(sys.argv[1]), idms(sys.argv[2])
+assert imp == src and len(imp) == 1 and "name: idms-operator-0" in imp[0], (imp, src)
+PY
+
+# ---- a configured catalog whose cache name holds no catalog: a warning,
+# no record
+bundle=$(python3 -c 'import json,sys; print(sorted(json.load(open(sys.argv[1] + "/airlock/releases.json"))["catalogs"][0]["images"])[0])' "$T/osrc")
+sed 's|quay.io/example/catalog:v1|quay.io/example/notcat:v1|' "$T/isc-op.yaml" >"$T/isc-notcat.yaml"
+python3 "$mkarch" "$T/osrc" "$T/op3" --digest-tags --isc "$T/isc-notcat.yaml" --rename "$bundle=example/notcat:v1"
+al_run "$T/out" "$T/err" "$AIRLOCK" unpack --accept-untrusted "$T/op3" --store "$T/odst3"
+al_check "a configured catalog that is not one: exit 0, said, no catalog record" \
+	python3 - "$AL_RC" "$T/odst3" "$T/err" <<'PY'
+import json, os, sys
+assert sys.argv[1] == "0"
+rj = sys.argv[2] + "/airlock/releases.json"
+assert not os.path.exists(rj) or json.load(open(rj)).get("catalogs", []) == []
+assert "catalog 'localhost:55000/example/notcat:v1': not a file-based catalog: not recorded" in open(sys.argv[3]).read()
+PY
 
 al_finish
