@@ -417,9 +417,9 @@ int al_push_store(al_store *s, const al_push_opts *o, al_push_result *r)
 		                           sizeof(*marked), cmp_str) != NULL) {
 			/* not queued, not in the result: the push record
 			 * and the cluster resources name none of it */
-			al_log_info("push: leaving out '%s': set by an "
-			            "untrusted import",
-			            key);
+			al_log_debug("push: leaving out '%s': set by an "
+			             "untrusted import",
+			             key);
 			left_out++;
 			continue;
 		}
