@@ -524,14 +524,14 @@ static int emit(const maps *ms, const char *name, int mode, al_buf *out)
 }
 
 int cli_mirror_sets(al_store *store, const char *dest, unsigned max_nested,
-                    al_layout_kind layout, const char *name, al_buf *sets,
-                    al_buf *icsp)
+                    al_layout_kind layout, const char *name, int untrusted,
+                    al_buf *sets, al_buf *icsp)
 {
 	maps ms;
 	int code;
 
-	if ((code = maps_build(store, dest, max_nested, layout, 0, &ms)) !=
-	    EXIT_OK)
+	if ((code = maps_build(store, dest, max_nested, layout, untrusted,
+	                       &ms)) != EXIT_OK)
 		return code;
 	code = emit(&ms, name, EMIT_SETS, sets);
 	if (code == EXIT_OK && icsp != NULL)
