@@ -135,7 +135,9 @@ AL_EXPORT int al_cosign_trust_add_trusted_root_file(al_cosign_trust *t,
  * replacing the one kept before; source names where it was read from.
  * Read-only store: AL_EINVAL.
  * al_cosign_store_root_get copies the kept text into out (and its digest
- * into *digest when not NULL): AL_ENOTFOUND when none is kept,
+ * into *digest when not NULL): AL_ENOTFOUND when none is kept or the
+ * record kept is one an untrusted import brought (marked in
+ * airlock/untrusted.json; a warning says so; put clears that mark),
  * AL_EVERIFY when the record's text does not match its digest.
  * al_cosign_trust_add_store_root adds the kept root to t, as
  * al_cosign_trust_add_trusted_root; AL_ENOTFOUND when none is kept.

@@ -358,15 +358,18 @@ AL_EXPORT int al_store_signature_add(al_store *s, const al_digest *release,
  * them), a tag (or a name by digest, REPO@sha256:...) by its name and
  * the digest the import gave it (a name tagged again elsewhere is no
  * longer marked), a release record of releases.json by its release and
- * the SHA-256 of its canonical JSON (keys sorted, compact), a catalog or
- * chart record by its name and the SHA-256 of its canonical JSON.
+ * the SHA-256 of its canonical JSON (keys sorted, compact), a catalog,
+ * chart or sigstore record by its name and the SHA-256 of its canonical
+ * JSON.
  */
 typedef enum al_store_untrusted_kind {
 	AL_STORE_UNTRUSTED_SIGNATURE = 1,
 	AL_STORE_UNTRUSTED_TAG = 2,
 	AL_STORE_UNTRUSTED_RELEASE = 3,
 	AL_STORE_UNTRUSTED_CATALOG = 4, /* a "catalogs" record */
-	AL_STORE_UNTRUSTED_CHART = 5    /* a "charts" record */
+	AL_STORE_UNTRUSTED_CHART = 5,   /* a "charts" record */
+	AL_STORE_UNTRUSTED_SIGSTORE = 6 /* a "sigstore" record (the kept
+	                                   Sigstore trusted root) */
 } al_store_untrusted_kind;
 
 typedef struct al_store_untrusted {

@@ -256,6 +256,11 @@ enum {
 	/* ask the registry for every blob and send every manifest, as if
 	 * airlock/pushed.json recorded nothing (push --recheck) */
 	AL_PUSH_RECHECK = 1u << 2,
+	/* push the names an untrusted import set too (marked in
+	 * STORE/airlock/untrusted.json, docs/security.md "Marks of
+	 * untrusted imports"); without it they are left out, with a warning
+	 * (push --push-untrusted) */
+	AL_PUSH_UNTRUSTED = 1u << 3,
 };
 
 /* The version of al_push_opts this header describes. */
@@ -322,7 +327,10 @@ typedef struct al_push_result {
  * al_push_digest_tag unless AL_PUSH_NO_DIGEST_TAGS or the store gives
  * that tag to its referrers index), manifests byte for byte, blobs the
  * registry has skipped (HEAD) and those pushed to another repository in
- * the run mounted. An image airlock/pushed.json records at its
+ * the run mounted. A name an untrusted import set (marked in
+ * airlock/untrusted.json) is left out, not in result->images, unless
+ * AL_PUSH_UNTRUSTED (a warning says how many). An image
+ * airlock/pushed.json records at its
  * destination with its digest is confirmed with one HEAD instead
  * (al_transfer_expect; not with AL_PUSH_RECHECK), and the upload sessions
  * of large blobs are kept in airlock/uploads/ so that a rerun continues

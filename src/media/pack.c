@@ -664,7 +664,7 @@ static int inventory_untrusted(al_store *s, json_t *inv)
 {
 	al_store_untrusted *v = NULL;
 	json_t *sigs = json_object_get(inv, "signatures"), *us, *ut, *ur, *uc,
-	       *uh, *o, *e;
+	       *uh, *uk, *o, *e;
 	char ds[AL_DIGEST_STRMAX];
 	size_t n = 0, i, j;
 	int rc;
@@ -674,13 +674,14 @@ static int inventory_untrusted(al_store *s, json_t *inv)
 	ur = json_array();
 	uc = json_array();
 	uh = json_array();
+	uk = json_array();
 	if (us == NULL || ut == NULL || ur == NULL || uc == NULL ||
-	    uh == NULL ||
-	    json_object_set_new(
-	        inv, "untrusted",
-	        json_pack("{s:o, s:o, s:o, s:o, s:o}", "signatures", us, "tags",
-	                  ut, "releases", ur, "catalogs", uc, "charts", uh)) <
-	        0)
+	    uh == NULL || uk == NULL ||
+	    json_object_set_new(inv, "untrusted",
+	                        json_pack("{s:o, s:o, s:o, s:o, s:o, s:o}",
+	                                  "signatures", us, "tags", ut,
+	                                  "releases", ur, "catalogs", uc,
+	                                  "charts", uh, "sigstore", uk)) < 0)
 		return al_error_oom();
 	if ((rc = al_store_untrusted_list(s, &v, &n)) < 0)
 		return rc;
@@ -702,7 +703,8 @@ static int inventory_untrusted(al_store *s, json_t *inv)
 			              "version", v[i].name, "sha256",
 			              v[i].sha256, "pack", v[i].pack);
 		} else if (v[i].kind == AL_STORE_UNTRUSTED_CATALOG ||
-		           v[i].kind == AL_STORE_UNTRUSTED_CHART) {
+		           v[i].kind == AL_STORE_UNTRUSTED_CHART ||
+		           v[i].kind == AL_STORE_UNTRUSTED_SIGSTORE) {
 			/* the record's digest, when it names one */
 			o = json_pack("{s:s, s:s?, s:s, s:s}", "name",
 			              v[i].name, "digest",
@@ -714,11 +716,12 @@ static int inventory_untrusted(al_store *s, json_t *inv)
 		}
 		if (o == NULL ||
 		    json_array_append_new(
-		        v[i].kind == AL_STORE_UNTRUSTED_SIGNATURE ? us
-		        : v[i].kind == AL_STORE_UNTRUSTED_RELEASE ? ur
-		        : v[i].kind == AL_STORE_UNTRUSTED_CATALOG ? uc
-		        : v[i].kind == AL_STORE_UNTRUSTED_CHART   ? uh
-		                                                  : ut,
+		        v[i].kind == AL_STORE_UNTRUSTED_SIGNATURE  ? us
+		        : v[i].kind == AL_STORE_UNTRUSTED_RELEASE  ? ur
+		        : v[i].kind == AL_STORE_UNTRUSTED_CATALOG  ? uc
+		        : v[i].kind == AL_STORE_UNTRUSTED_CHART    ? uh
+		        : v[i].kind == AL_STORE_UNTRUSTED_SIGSTORE ? uk
+		                                                   : ut,
 		        o) < 0)
 			rc = al_error_oom();
 	}

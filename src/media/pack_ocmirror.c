@@ -862,9 +862,10 @@ static int load_manifest(ocm_ctx *c, const al_digest *d, al_manifest *m,
 /*
  * Mark names[0..n) (the refs which[0..n)) untrusted in
  * airlock/untrusted.json, as an airlock pack imported with
- * --accept-untrusted marks its tags (pack_unpack.c tag_marks): a name by
- * digest says what it is, and a name the store already gives the same
- * digest is not the import's doing; neither is marked.
+ * --accept-untrusted marks its names (pack_unpack.c tag_marks): tags and
+ * names by digest alike, since REPO@sha256:... says which bytes, not who
+ * vouched for them; a name the store already gives the same digest is
+ * not the import's doing and is not marked.
  */
 static int tag_marks(ocm_ctx *c, char *const *names, const size_t *which,
                      size_t n)
@@ -880,8 +881,6 @@ static int tag_marks(ocm_ctx *c, char *const *names, const size_t *which,
 		al_store_image img;
 		int same;
 
-		if (r->tag == NULL)
-			continue;
 		memset(&img, 0, sizeof(img));
 		same = al_store_find(c->s, names[i], &img) == 0 &&
 		       al_digest_equal(&img.desc.digest, &r->digest);

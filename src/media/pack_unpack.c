@@ -1577,11 +1577,14 @@ static int merge_releases(up_ctx *c, const up_entry *e)
 	/* docs/security.md "Marks of untrusted imports": an untrusted run
 	 * marks the records it adds before it adds them; a trusted one first
 	 * takes out the marked records of the releases it records, and once
-	 * its catalog and chart records replaced the store's of their names,
-	 * clears the marks of those names */
+	 * its catalog, chart and sigstore records replaced the store's of
+	 * their names, clears the marks of those names. An untrusted run
+	 * never replaces the store's trusted root: its "sigstore" records of
+	 * names the store holds are not merged */
 	else if (marks_untrusted(c)) {
-		if ((rc = al_store__untrusted_releases_mark(c->s, pk, c->id)) ==
-		    0)
+		if ((rc = al_store__untrusted_sigstore_keep(c->s, pk)) == 0 &&
+		    (rc = al_store__untrusted_releases_mark(c->s, pk, c->id)) ==
+		        0)
 			rc = al_store__untrusted_records_mark(c->s, pk, c->id);
 	} else if (marks_trusted(c))
 		rc = al_store__untrusted_releases_vouch(c->s, pk);

@@ -569,7 +569,8 @@ static int drop_marked(pw_ctx *c, pw_item *it)
 		dropped =
 		    drop_list(c, v, "releases", AL_STORE_UNTRUSTED_RELEASE) +
 		    drop_list(c, v, "catalogs", AL_STORE_UNTRUSTED_CATALOG) +
-		    drop_list(c, v, "charts", AL_STORE_UNTRUSTED_CHART);
+		    drop_list(c, v, "charts", AL_STORE_UNTRUSTED_CHART) +
+		    drop_list(c, v, "sigstore", AL_STORE_UNTRUSTED_SIGSTORE);
 	if (dropped == 0)
 		goto out;
 	c->untrusted += dropped;

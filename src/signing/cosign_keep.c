@@ -11,11 +11,52 @@
 #include "airlock/digest.h"
 #include "airlock/error.h"
 #include "airlock/fs.h"
+#include "airlock/log.h"
+#include "airlock/store.h"
 #include "cosign_int.h"
 #include "store_int.h"
 
 #define KEEP_NAME "trusted-root"
 #define KEEP_MEDIA_TYPE "application/vnd.dev.sigstore.trustedroot+json"
+
+/*
+ * 1 when the store's record named KEEP_NAME is one an untrusted import
+ * brought (marked in airlock/untrusted.json and still the record the
+ * store holds), 0 if not; docs/security.md "Marks of untrusted imports".
+ */
+static int root_marked(al_store *s)
+{
+	al_store_untrusted *u = NULL;
+	size_t nu = 0, i;
+	int rc, marked = 0;
+
+	if ((rc = al_store_untrusted_list(s, &u, &nu)) < 0)
+		return rc;
+	for (i = 0; i < nu; i++)
+		if (u[i].kind == AL_STORE_UNTRUSTED_SIGSTORE &&
+		    u[i].name != NULL && strcmp(u[i].name, KEEP_NAME) == 0)
+			marked = 1;
+	al_store_untrusted_free(u, nu);
+	return marked;
+}
+
+/* Clear the marks of the store's record named KEEP_NAME: a local writer
+ * (mirror or verify-image --trusted-root FILE) just kept its own. */
+static int root_unmark(al_store *s)
+{
+	al_store_untrusted *u = NULL;
+	size_t nu = 0, i;
+	int rc;
+
+	if ((rc = al_store_untrusted_list(s, &u, &nu)) < 0)
+		return rc;
+	for (i = 0; i < nu && rc == 0; i++)
+		if (u[i].kind == AL_STORE_UNTRUSTED_SIGSTORE &&
+		    u[i].name != NULL && strcmp(u[i].name, KEEP_NAME) == 0)
+			rc = al_store_untrusted_clear(s, &u[i], 1);
+	al_store_untrusted_free(u, nu);
+	return rc;
+}
 
 int al_cosign_store_root_put(al_store *s, const uint8_t *json, size_t n,
                              const char *source)
@@ -60,7 +101,8 @@ int al_cosign_store_root_put(al_store *s, const uint8_t *json, size_t n,
 		goto out;
 	}
 	rec.content = content;
-	rc = al_store__record_put(s, &al_store__sigstore_kind, &rec);
+	if ((rc = al_store__record_put(s, &al_store__sigstore_kind, &rec)) == 0)
+		rc = root_unmark(s);
 out:
 	free(rec.kept);
 	free(content);
@@ -76,6 +118,22 @@ int al_cosign_store_root_get(al_store *s, al_buf *out, al_digest *digest)
 	size_t n = 0, i;
 	int rc;
 
+	/* a root that only an untrusted import brought vouches for nothing:
+	 * not used (a trusted import of it, or --trusted-root FILE, which
+	 * keeps that file in its place, makes the store hold one again) */
+	if ((rc = root_marked(s)) < 0)
+		return rc;
+	if (rc == 1) {
+		al_log_warn("the trusted root kept in '%s' was brought by an "
+		            "untrusted import (airlock check lists it): not "
+		            "used",
+		            al_store_path(s));
+		return al_error_set(AL_ENOTFOUND,
+		                    "the store '%s' keeps no Sigstore trusted "
+		                    "root a key vouched for (its record came "
+		                    "from an untrusted import)",
+		                    al_store_path(s));
+	}
 	if ((rc = al_store__records_list(s, &al_store__sigstore_kind, &v, &n)) <
 	    0)
 		return rc;

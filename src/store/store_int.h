@@ -77,7 +77,13 @@ int al_store__untrusted_releases_mark(al_store *s, const json_t *other,
  * release other records (and other does not hold as it is) leaves
  * releases.json, then the marks of those releases go. */
 int al_store__untrusted_releases_vouch(al_store *s, const json_t *other);
-/* The same for the named records of other ("catalogs", "charts"): mark,
+/* An untrusted import about to merge other: the "sigstore" records of
+ * other whose name the store holds a record of leave other, so that the
+ * store keeps its trusted root (docs/security.md "Marks of untrusted
+ * imports"); the rest are then marked as catalogs and charts are. */
+int al_store__untrusted_sigstore_keep(al_store *s, json_t *other);
+/* The same for the named records of other ("catalogs", "charts",
+ * "sigstore"): mark,
  * before the merge, each the store does not hold already (by its name and
  * the SHA-256 of its canonical JSON); vouch, after a trusted import's merge
  * replaced the store's record of each name other holds, by clearing every

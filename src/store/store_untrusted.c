@@ -27,22 +27,24 @@ static char *marks_file(al_store *s)
 static const int mark_kinds[] = {
     AL_STORE_UNTRUSTED_SIGNATURE, AL_STORE_UNTRUSTED_TAG,
     AL_STORE_UNTRUSTED_RELEASE,   AL_STORE_UNTRUSTED_CATALOG,
-    AL_STORE_UNTRUSTED_CHART,
+    AL_STORE_UNTRUSTED_CHART,     AL_STORE_UNTRUSTED_SIGSTORE,
 };
 #define NKINDS (sizeof(mark_kinds) / sizeof(mark_kinds[0]))
 
-/* A catalog or chart mark: of a named record of releases.json. */
+/* A catalog, chart or sigstore mark: of a named record of releases.json. */
 static int named_kind(int kind)
 {
 	return kind == AL_STORE_UNTRUSTED_CATALOG ||
-	       kind == AL_STORE_UNTRUSTED_CHART;
+	       kind == AL_STORE_UNTRUSTED_CHART ||
+	       kind == AL_STORE_UNTRUSTED_SIGSTORE;
 }
 
 /* The record kind (store_int.h) a named mark is of. */
 static const al_store__kind *record_kind(int kind)
 {
 	return kind == AL_STORE_UNTRUSTED_CATALOG ? &al_store__catalog_kind
-	                                          : &al_store__chart_kind;
+	       : kind == AL_STORE_UNTRUSTED_CHART ? &al_store__chart_kind
+	                                          : &al_store__sigstore_kind;
 }
 
 /* The list of untrusted.json that holds marks of kind: a named record's
@@ -601,6 +603,8 @@ out:
 	return rc;
 }
 
+static int names_record(const json_t *list, const char *name);
+
 /* The record of list (a releases.json array of named records) named name
  * whose canonical SHA-256 is sha, or NULL. */
 static const json_t *find_named(const json_t *list, const char *name,
@@ -636,7 +640,8 @@ static int list_named(al_store *s, const json_t *doc, al_store_untrusted *v,
 	int rc = 0;
 
 	if (json_array_size(json_object_get(doc, "catalogs")) == 0 &&
-	    json_array_size(json_object_get(doc, "charts")) == 0)
+	    json_array_size(json_object_get(doc, "charts")) == 0 &&
+	    json_array_size(json_object_get(doc, "sigstore")) == 0)
 		return 0;
 	if ((rc = al_store_releases_load(s, &rels)) < 0)
 		return rc;
@@ -671,6 +676,26 @@ static int list_named(al_store *s, const json_t *doc, al_store_untrusted *v,
 	}
 	json_decref(rels);
 	return rc;
+}
+
+int al_store__untrusted_sigstore_keep(al_store *s, json_t *other)
+{
+	json_t *mine = NULL, *list = json_object_get(other, "sigstore");
+	size_t i;
+	int rc;
+
+	if (json_array_size(list) == 0)
+		return 0;
+	if ((rc = al_store_releases_load(s, &mine)) < 0)
+		return rc;
+	for (i = json_array_size(list); i-- > 0;) {
+		const char *nm = al_json_str(json_array_get(list, i), "name");
+		if (nm != NULL &&
+		    names_record(json_object_get(mine, "sigstore"), nm))
+			json_array_remove(list, i);
+	}
+	json_decref(mine);
+	return 0;
 }
 
 int al_store__untrusted_records_mark(al_store *s, const json_t *other,

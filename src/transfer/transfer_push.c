@@ -145,6 +145,52 @@ static int dest_of(al_push_image *img, const al_layout *l, size_t place,
 	return rc;
 }
 
+/*
+ * The names an untrusted import set that still name what it gave them
+ * (al_store_untrusted_list: tags and names by digest), sorted, into
+ * *out (strings owned: free each and the array); docs/security.md
+ * "Marks of untrusted imports".
+ */
+static int marked_names(al_store *s, char ***out, size_t *n)
+{
+	al_store_untrusted *v = NULL;
+	char **names = NULL;
+	size_t nv = 0, i, m = 0;
+	int rc;
+
+	*out = NULL;
+	*n = 0;
+	if ((rc = al_store_untrusted_list(s, &v, &nv)) < 0)
+		return rc;
+	if ((names = calloc(nv + 1, sizeof(*names))) == NULL) {
+		rc = al_error_oom();
+		goto out;
+	}
+	for (i = 0; i < nv; i++) {
+		if (v[i].kind != AL_STORE_UNTRUSTED_TAG || v[i].name == NULL)
+			continue;
+		names[m++] = v[i].name;
+		v[i].name = NULL; /* moved */
+	}
+	qsort(names, m, sizeof(*names), cmp_str);
+	*out = names;
+	*n = m;
+	names = NULL;
+out:
+	free(names);
+	al_store_untrusted_free(v, nv);
+	return rc;
+}
+
+static void names_free(char **names, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		free(names[i]);
+	free(names);
+}
+
 /* Mark img failed with the current error message. */
 static int fail_image(al_push_image *img, int rc)
 {
@@ -278,6 +324,8 @@ int al_push_store(al_store *s, const al_push_opts *o, al_push_result *r)
 	al_store_image *imgs = NULL;
 	json_t *pushed = NULL;
 	char *upload_dir = NULL;
+	char **marked = NULL;
+	size_t nmarked = 0, left_out = 0;
 	const char **sorted = NULL;
 	const char *prefix;
 	int *queued = NULL;
@@ -297,6 +345,16 @@ int al_push_store(al_store *s, const al_push_opts *o, al_push_result *r)
 		to = *o->transfer;
 	if ((rc = al_store_list(s, &imgs, &nimgs)) < 0) {
 		rc = al_error_wrap(rc, "cannot read store '%s'",
+		                   al_store_path(s));
+		goto out;
+	}
+	/* docs/security.md "Marks of untrusted imports": what no key
+	 * vouched for stays in the store unless the caller asks for it */
+	if (!(o->flags & AL_PUSH_UNTRUSTED) &&
+	    (rc = marked_names(s, &marked, &nmarked)) < 0) {
+		rc = al_error_wrap(rc,
+		                   "cannot read the untrusted marks of "
+		                   "store '%s'",
 		                   al_store_path(s));
 		goto out;
 	}
@@ -353,7 +411,18 @@ int al_push_store(al_store *s, const al_push_opts *o, al_push_result *r)
 	qsort(sorted, nimgs, sizeof(*sorted), cmp_str);
 	for (i = 0, j = 0; i < nimgs; i++) {
 		size_t k, n = al_push_target_count(layout, imgs[i].name);
+		const char *key = imgs[i].name;
 
+		if (nmarked > 0 && bsearch(&key, marked, nmarked,
+		                           sizeof(*marked), cmp_str) != NULL) {
+			/* not queued, not in the result: the push record
+			 * and the cluster resources name none of it */
+			al_log_debug("push: leaving out '%s': set by an "
+			             "untrusted import",
+			             key);
+			left_out++;
+			continue;
+		}
 		for (k = 0; k < n && j < ndest; k++, j++) {
 			al_push_image *img = &r->images[j];
 			al_digest was;
@@ -388,6 +457,11 @@ int al_push_store(al_store *s, const al_push_opts *o, al_push_result *r)
 				goto out;
 		}
 	}
+	if (left_out > 0)
+		al_log_warn("push: %zu name(s) set by an untrusted import left "
+		            "out (airlock check lists them; --push-untrusted "
+		            "pushes them)",
+		            left_out);
 	rc = al_transfer_run(t, &r->stats);
 	r->ran = 1;
 	worst_rc = worst(worst_rc, rc);
@@ -407,6 +481,7 @@ out:
 		r->message = al_strdup(al_error_message());
 	free(queued);
 	free(sorted);
+	names_free(marked, nmarked);
 	free(upload_dir);
 	json_decref(pushed);
 	al_transfer_free(t);

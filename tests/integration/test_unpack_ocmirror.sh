@@ -35,7 +35,7 @@ al_run "$T/out" "$T/err" "$AIRLOCK" check --store "$T/dst"
 al_check "check finds the imported store whole" grep -qE '^checked 7 images, [0-9]+ blobs: 0 missing, 0 corrupt' "$T/out"
 # no key vouched for the archives: what they wrote is marked untrusted, as
 # an airlock pack imported with --accept-untrusted (docs/security.md)
-al_check "untrusted.json marks the release signature and every tag, and no name by digest" \
+al_check "untrusted.json marks the release signature and every name, names by digest too" \
 	python3 - "$T/dst" "$rel_hex" <<'PY'
 import hashlib, json, sys
 store, rel = sys.argv[1], sys.argv[2]
@@ -45,8 +45,9 @@ assert [(s["release"], s["sha256"]) for s in m["signatures"]] == \
     [("sha256:" + rel, hashlib.sha256(sig).hexdigest())], m["signatures"]
 names = [e["annotations"]["org.opencontainers.image.ref.name"]
          for e in json.load(open(store + "/index.json"))["manifests"]]
-tagged = sorted(n for n in names if "@" not in n)
-assert sorted(t["name"] for t in m["tags"]) == tagged and tagged, (m["tags"], tagged)
+# names by digest are marked as tags are (docs/security.md)
+assert any("@sha256:" in n for n in names), names
+assert sorted(t["name"] for t in m["tags"]) == sorted(names) and names, (m["tags"], names)
 assert all(t["pack"] == "oc-mirror" for t in m["tags"] + m["signatures"]), m
 PY
 al_check "check lists the untrusted signature and tags" \
@@ -251,7 +252,12 @@ cat "$T/err"
 al_check "unpack of a release with its components where oc-mirror's cache puts them: exit 0" test "$AL_RC" = 0
 al_check "fixture: the components are at openshift/release:4.14.1-x86_64-<name>" \
 	bash -c '[ "$(grep -o "localhost:55000/openshift/release:4.14.1-x86_64-[a-z-]*" "$1/index.json" | sort -u | wc -l)" -ge 5 ]' _ "$T/dstorig"
-al_run "$T/out" "$T/err" "$AIRLOCK" mirrorsets --store "$T/dstorig" --registry mirror.example:5000/ocm -o "$T/ms-orig.yaml"
+# every name the archives set is marked untrusted: mirrorsets maps them
+# only with --push-untrusted (as push pushes them), none without
+al_run "$T/out" "$T/err" "$AIRLOCK" mirrorsets --store "$T/dstorig" --registry mirror.example:5000/ocm -o "$T/ms-none.yaml"
+al_check "mirrorsets without --push-untrusted maps none of the imported names" \
+	bash -c '[ "$1" = 0 ] && ! grep -q "mirror.example:5000/ocm/openshift/release" "$2"' _ "$AL_RC" "$T/ms-none.yaml"
+al_run "$T/out" "$T/err" "$AIRLOCK" mirrorsets --push-untrusted --store "$T/dstorig" --registry mirror.example:5000/ocm -o "$T/ms-orig.yaml"
 cat "$T/err"
 al_check "mirrorsets after the import: exit 0" test "$AL_RC" = 0
 al_check "mirrorsets: no source is oc-mirror's cache" bash -c '! grep -q "localhost:55000" "$1"' _ "$T/ms-orig.yaml"
@@ -269,7 +275,7 @@ assert not any("ocm/openshift/release\n" in d for d in docs if "idms-generic" in
 PY
 python3 "$mkarch" "$src" "$T/ocmadd" --digest-tags --isc "$T/isc.yaml"
 al_run "$T/out" "$T/err" "$AIRLOCK" unpack --accept-untrusted "$T/ocmadd" --store "$T/dstadd"
-al_run "$T/out" "$T/err" "$AIRLOCK" mirrorsets --store "$T/dstadd" --registry mirror.example:5000/ocm --layout source -o "$T/ms-add.yaml"
+al_run "$T/out" "$T/err" "$AIRLOCK" mirrorsets --push-untrusted --store "$T/dstadd" --registry mirror.example:5000/ocm --layout source -o "$T/ms-add.yaml"
 al_check "an additional image by digest (cache tag sha256-<hex>): the mirror sets name its source" \
 	grep -qzF -e "$(printf -- '- mirrors:\n    - mirror.example:5000/ocm/airlock-samples/ocp-v4.0-art-dev\n    source: quay.io/airlock-samples/ocp-v4.0-art-dev\n')" "$T/ms-add.yaml"
 

@@ -97,7 +97,8 @@ al_check "inventory --json lists the record under untrusted" python3 -c '
 import json, sys
 r = json.load(open(sys.argv[1]))["inventory"]["untrusted"]["releases"]
 sys.exit(0 if [(x["release"], x["pack"]) for x in r] == [("sha256:" + sys.argv[2], "oc-mirror")] else 1)' "$T/out" "$rel_hex"
-al_run "$T/out" "$T/err" "$AIRLOCK" mirrorsets --store "$D" --registry mirror.example:5000/ocm -o "$T/ms-chan.yaml"
+# (the archives' names are marked untrusted: mapped with --push-untrusted)
+al_run "$T/out" "$T/err" "$AIRLOCK" mirrorsets --push-untrusted --store "$D" --registry mirror.example:5000/ocm -o "$T/ms-chan.yaml"
 al_check "mirrorsets: exit 0, and no source is oc-mirror's cache" \
 	bash -c '[ "$1" = 0 ] && ! grep -q "localhost:55000" "$2"' _ "$AL_RC" "$T/ms-chan.yaml"
 al_check "mirrorsets: the graph's payload repository to openshift/release-images, in idms-release-0" \
@@ -239,7 +240,7 @@ for n in ops:
     assert dst[cache] == (d, n), (cache, dst.get(cache), n)
 assert dst["localhost:55000/example/catalog:v1"][1] == "quay.io/example/catalog:v1", dst
 PY
-al_run "$T/out" "$T/err" "$AIRLOCK" mirrorsets --store "$T/odst" --registry mirror.example:5000/ocm -o "$T/ms-op.yaml"
+al_run "$T/out" "$T/err" "$AIRLOCK" mirrorsets --push-untrusted --store "$T/odst" --registry mirror.example:5000/ocm -o "$T/ms-op.yaml"
 al_check "mirrorsets of the operator import: exit 0, no source is oc-mirror's cache, quay.io/example (namespace scope) is" \
 	bash -c '[ "$1" = 0 ] && ! grep -q "localhost:55000" "$2" && grep -qx "    source: quay.io/example" "$2"' _ "$AL_RC" "$T/ms-op.yaml"
 cp "$T/err" "$T/ms-op.err"
@@ -338,7 +339,7 @@ assert d["sourceName"] == "localhost:55000/example/catalog:v1", d
 assert (d["targetCatalog"], d["targetTag"]) == ("mirrored/catalog", "filtered"), d
 assert len(d["images"]) == len(s["images"]), d
 PY
-al_run "$T/out" "$T/err" "$AIRLOCK" mirrorsets --store "$T/odst2" --registry mirror.example:5000/ocm -o "$T/ms-op2.yaml"
+al_run "$T/out" "$T/err" "$AIRLOCK" mirrorsets --push-untrusted --store "$T/odst2" --registry mirror.example:5000/ocm -o "$T/ms-op2.yaml"
 al_check "mirrorsets: idms-operator-0 alone, as the mirrored store's; neither catalog in a mirror set" \
 	python3 - "$T/ms-op2.yaml" "$T/ms-osrc.yaml" <<'PY'
 import re, sys

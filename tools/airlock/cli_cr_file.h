@@ -19,6 +19,8 @@ typedef struct cli_cr_opts {
 	int icsp;              /* also the ImageContentSourcePolicy, alone */
 	int oc_mirror_names;   /* oc-mirror v2's file names */
 	int quiet;
+	int untrusted; /* push --push-untrusted: map the names an untrusted
+	                  import set too (left out otherwise) */
 } cli_cr_opts;
 
 /* Write b to DIR/file atomically, append its path to files (may be NULL)

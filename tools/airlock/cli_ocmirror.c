@@ -470,6 +470,8 @@ static int disk_to_mirror(const ocm_args *a, const char *store,
 	v[n++] = "--cluster-resources";
 	v[n++] = cr;
 	v[n++] = "--oc-mirror-names";
+	/* and pushes it: what the import above marked untrusted too */
+	v[n++] = "--push-untrusted";
 	v[n++] = dest;
 	code = run(cmd_push, v, n);
 	free(cr);

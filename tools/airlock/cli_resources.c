@@ -282,9 +282,43 @@ static int scope_map(maps *ms, size_t k)
 	return 0;
 }
 
-static int maps_build(al_store *store, const char *dest, unsigned max_nested,
-                      al_layout_kind layout, maps *ms)
+static int cmp_name(const void *a, const void *b)
 {
+	return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+/* The names an untrusted import set that still apply (tags and names by
+ * digest, al_store_untrusted_list), sorted, borrowed from *v. */
+static int marked_names(al_store *store, al_store_untrusted **v, size_t *nv,
+                        const char ***out, size_t *n)
+{
+	size_t i, m = 0;
+	int rc;
+
+	*out = NULL;
+	*n = 0;
+	if ((rc = al_store_untrusted_list(store, v, nv)) < 0)
+		return rc;
+	if ((*out = calloc(*nv + 1, sizeof(**out))) == NULL)
+		return al_error_oom();
+	for (i = 0; i < *nv; i++)
+		if ((*v)[i].kind == AL_STORE_UNTRUSTED_TAG &&
+		    (*v)[i].name != NULL)
+			(*out)[m++] = (*v)[i].name;
+	qsort(*out, m, sizeof(**out), cmp_name);
+	*n = m;
+	return 0;
+}
+
+/* The maps of every store image (with untrusted 0, not those an untrusted
+ * import named: push leaves them out, docs/security.md "Marks of
+ * untrusted imports"). */
+static int maps_build(al_store *store, const char *dest, unsigned max_nested,
+                      al_layout_kind layout, int untrusted, maps *ms)
+{
+	al_store_untrusted *uv = NULL;
+	const char **marked = NULL;
+	size_t nuv = 0, nmarked = 0;
 	al_store_image *imgs = NULL;
 	al_layout *l = NULL;
 	size_t nimgs = 0, i, total = 0;
@@ -300,6 +334,14 @@ static int maps_build(al_store *store, const char *dest, unsigned max_nested,
 		al_store_images_free(imgs, nimgs);
 		return cli_fail(rc, "cannot read the records of store '%s'",
 		                al_store_path(store));
+	}
+	if (!untrusted &&
+	    (rc = marked_names(store, &uv, &nuv, &marked, &nmarked)) < 0) {
+		code = cli_fail(rc,
+		                "cannot read the untrusted marks of "
+		                "store '%s'",
+		                al_store_path(store));
+		goto out;
 	}
 	/* one map per place push gives an image in a repository of its
 	 * own (al_push_target_count): the places of a component two
@@ -321,7 +363,11 @@ static int maps_build(al_store *store, const char *dest, unsigned max_nested,
 		size_t p, np = al_push_target_count(l, imgs[i].name);
 		size_t first = ms->n;
 		al_layout_category cat = al_layout_category_of(l, imgs[i].name);
+		const char *key = imgs[i].name;
 
+		if (nmarked > 0 && bsearch(&key, marked, nmarked,
+		                           sizeof(*marked), cmp_name) != NULL)
+			continue; /* not pushed */
 		if (al_ref_parse(&r, imgs[i].name) < 0)
 			continue; /* not a docker reference: nothing to
 			             redirect */
@@ -416,6 +462,8 @@ static int maps_build(al_store *store, const char *dest, unsigned max_nested,
 		al_ref_clear(&r);
 	}
 out:
+	free(marked);
+	al_store_untrusted_free(uv, nuv);
 	al_layout_free(l);
 	al_store_images_free(imgs, nimgs);
 	if (code != EXIT_OK)
@@ -476,14 +524,14 @@ static int emit(const maps *ms, const char *name, int mode, al_buf *out)
 }
 
 int cli_mirror_sets(al_store *store, const char *dest, unsigned max_nested,
-                    al_layout_kind layout, const char *name, al_buf *sets,
-                    al_buf *icsp)
+                    al_layout_kind layout, const char *name, int untrusted,
+                    al_buf *sets, al_buf *icsp)
 {
 	maps ms;
 	int code;
 
-	if ((code = maps_build(store, dest, max_nested, layout, &ms)) !=
-	    EXIT_OK)
+	if ((code = maps_build(store, dest, max_nested, layout, untrusted,
+	                       &ms)) != EXIT_OK)
 		return code;
 	code = emit(&ms, name, EMIT_SETS, sets);
 	if (code == EXIT_OK && icsp != NULL)
@@ -728,7 +776,7 @@ static int write_mirror_sets(al_store *store, const cli_cr_opts *o,
 	int code;
 
 	if ((code = maps_build(store, o->dest, o->max_nested, o->layout,
-	                       &ms)) != EXIT_OK)
+	                       o->untrusted, &ms)) != EXIT_OK)
 		return code;
 	if ((code = emit(&ms, "airlock", EMIT_IDMS, &b)) == EXIT_OK &&
 	    b.len > 0)

@@ -32,11 +32,13 @@ int cli_parse_nested(const char *arg, unsigned *out);
  * (oc-mirror's: its objects per category, namespace scopes, catalogs left
  * out, name unused; source: one object named name): IDMS and ITMS
  * appended to sets, and when icsp is not NULL the ImageContentSourcePolicy
- * alone appended to icsp. Prints its errors; returns an exit status.
+ * alone appended to icsp. The names an untrusted import set are left out
+ * (push leaves them out) unless untrusted. Prints its errors; returns an
+ * exit status.
  */
 int cli_mirror_sets(al_store *store, const char *dest, unsigned max_nested,
-                    al_layout_kind layout, const char *name, al_buf *sets,
-                    al_buf *icsp);
+                    al_layout_kind layout, const char *name, int untrusted,
+                    al_buf *sets, al_buf *icsp);
 
 /* The destination of the store's last push ("HOST[/PREFIX]", caller
  * frees), its max_nested_paths and its layout, saying on stderr that it

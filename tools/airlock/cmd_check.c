@@ -67,6 +67,8 @@ static const char check_help[] =
     "(...)\n"
     "  untrusted chart record NAME: written by pack ID without --trust "
     "(...)\n"
+    "  untrusted sigstore record NAME: written by pack ID without --trust "
+    "(...)\n"
     "Exit status: 0 clean (unreferenced blobs do not count), 1 anything "
     "missing,\n"
     "corrupt or invalid, 2 usage error, 3 the check could not run.\n";
@@ -269,12 +271,14 @@ static int show_untrusted(al_store *store)
 		int sig = v[i].kind == AL_STORE_UNTRUSTED_SIGNATURE;
 		int rel = v[i].kind == AL_STORE_UNTRUSTED_RELEASE;
 		const char *rec =
-		    v[i].kind == AL_STORE_UNTRUSTED_CATALOG ? "catalog"
-		    : v[i].kind == AL_STORE_UNTRUSTED_CHART ? "chart"
-		                                            : NULL;
+		    v[i].kind == AL_STORE_UNTRUSTED_CATALOG    ? "catalog"
+		    : v[i].kind == AL_STORE_UNTRUSTED_CHART    ? "chart"
+		    : v[i].kind == AL_STORE_UNTRUSTED_SIGSTORE ? "sigstore"
+		                                               : NULL;
 		al_digest_str(&v[i].digest, ds);
 		if (rec != NULL) {
-			/* a catalog or chart record of releases.json */
+			/* a catalog, chart or sigstore record of
+			 * releases.json */
 			if (arr != NULL) {
 				json_t *o = cli_json_append_object(arr);
 				cli_json_set_str(o, "kind", rec);

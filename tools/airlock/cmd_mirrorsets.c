@@ -15,7 +15,8 @@ enum {
 	OPT_NAME,
 	OPT_ICSP_OUTPUT,
 	OPT_MAX_NESTED,
-	OPT_LAYOUT
+	OPT_LAYOUT,
+	OPT_PUSH_UNTRUSTED
 };
 
 static const char mirrorsets_help[] =
@@ -66,6 +67,10 @@ static const char mirrorsets_help[] =
     "      --name NAME       with --layout source: metadata.name of the "
     "resources\n"
     "                        (default: airlock)\n"
+    "      --push-untrusted  also map the names an untrusted import set "
+    "(push\n"
+    "                        --push-untrusted pushed them; left out "
+    "otherwise)\n"
     "  -o, --output FILE     write to FILE (atomically); - or absent: "
     "stdout\n" CLI_LOCAL_HELP "\n"
     "Exit status: 0 written, 2 usage error (a destination the cluster would "
@@ -136,6 +141,7 @@ int cmd_mirrorsets(int argc, char **argv)
 	    {"max-nested-paths", required_argument, NULL, OPT_MAX_NESTED},
 	    {"name", required_argument, NULL, OPT_NAME},
 	    {"layout", required_argument, NULL, OPT_LAYOUT},
+	    {"push-untrusted", no_argument, NULL, OPT_PUSH_UNTRUSTED},
 	    {"output", required_argument, NULL, 'o'},
 	    CLI_LOCAL_OPTIONS,
 	    {NULL, 0, NULL, 0},
@@ -150,7 +156,8 @@ int cmd_mirrorsets(int argc, char **argv)
 	const char *layout_arg = NULL;
 	al_layout_kind layout = AL_LAYOUT_OC_MIRROR, rec_layout;
 	cli_common c;
-	int opt, rc, icsp_same = 0, nested_set = 0, code = EXIT_OK;
+	int opt, rc, icsp_same = 0, nested_set = 0, untrusted = 0;
+	int code = EXIT_OK;
 
 	cli_common_init(&c);
 	optind = 1;
@@ -186,6 +193,9 @@ int cmd_mirrorsets(int argc, char **argv)
 			break;
 		case OPT_LAYOUT:
 			layout_arg = optarg;
+			break;
+		case OPT_PUSH_UNTRUSTED:
+			untrusted = 1;
 			break;
 		case 'o':
 			output = optarg;
@@ -236,7 +246,8 @@ int cmd_mirrorsets(int argc, char **argv)
 			goto out;
 		}
 	}
-	code = cli_mirror_sets(store, loc, max_nested, layout, name, &out,
+	code = cli_mirror_sets(store, loc, max_nested, layout, name, untrusted,
+	                       &out,
 	                       icsp_same || icsp_output != NULL ? &icsp : NULL);
 	if (code != EXIT_OK)
 		goto out;

@@ -19,7 +19,8 @@ enum {
 	OPT_CLUSTER_RESOURCES,
 	OPT_OC_MIRROR_NAMES,
 	OPT_ICSP,
-	OPT_LAYOUT
+	OPT_LAYOUT,
+	OPT_PUSH_UNTRUSTED
 };
 
 static const char push_help[] =
@@ -59,6 +60,14 @@ static const char push_help[] =
     "      --no-record          do not record the push in the store\n"
     "      --recheck            check every blob of images an earlier push "
     "left\n"
+    "      --push-untrusted     also push the names an untrusted import set "
+    "(unpack\n"
+    "                           --accept-untrusted; airlock check lists "
+    "them), left\n"
+    "                           out otherwise with a warning\n";
+
+/* the rest of the help (one string would pass C99's 4095 bytes) */
+static const char push_help2[] =
     "      --cluster-resources DIR  also write IDMS, ITMS and signature "
     "ConfigMaps\n"
     "                           for this destination into DIR, and the "
@@ -89,7 +98,7 @@ static const char push_help[] =
 typedef struct push_args {
 	const char *store_path, *crdir, *layout_arg;
 	unsigned nested;
-	int json, digest_tags, record, recheck, ocm_names, icsp;
+	int json, digest_tags, record, recheck, ocm_names, icsp, untrusted;
 } push_args;
 
 /* One option; EXIT_OK when taken, else the exit status. */
@@ -115,6 +124,9 @@ static int push_option(push_args *a, int opt, const char *arg)
 		break;
 	case OPT_RECHECK:
 		a->recheck = 1;
+		break;
+	case OPT_PUSH_UNTRUSTED:
+		a->untrusted = 1;
 		break;
 	case OPT_CLUSTER_RESOURCES:
 		a->crdir = arg;
@@ -146,6 +158,7 @@ int cmd_push(int argc, char **argv)
 	    {"no-digest-tags", no_argument, NULL, OPT_NO_DIGEST_TAGS},
 	    {"no-record", no_argument, NULL, OPT_NO_RECORD},
 	    {"recheck", no_argument, NULL, OPT_RECHECK},
+	    {"push-untrusted", no_argument, NULL, OPT_PUSH_UNTRUSTED},
 	    {"cluster-resources", required_argument, NULL,
 	     OPT_CLUSTER_RESOURCES},
 	    {"oc-mirror-names", no_argument, NULL, OPT_OC_MIRROR_NAMES},
@@ -175,6 +188,7 @@ int cmd_push(int argc, char **argv)
 	       -1) {
 		if (opt == 'h') {
 			fputs(push_help, stdout);
+			fputs(push_help2, stdout);
 			return EXIT_OK;
 		}
 		if ((code = push_option(&a, opt, optarg)) != EXIT_OK)
@@ -222,7 +236,8 @@ int cmd_push(int argc, char **argv)
 	po.layout = layout;
 	po.flags = (a.digest_tags ? 0 : AL_PUSH_NO_DIGEST_TAGS) |
 	           (a.record ? 0 : AL_PUSH_NO_RECORD) |
-	           (a.recheck ? AL_PUSH_RECHECK : 0);
+	           (a.recheck ? AL_PUSH_RECHECK : 0) |
+	           (a.untrusted ? AL_PUSH_UNTRUSTED : 0);
 	po.transfer = &to;
 	al_push_store(store, &po, &res);
 	cli_progress_done(&c);
@@ -260,6 +275,7 @@ int cmd_push(int argc, char **argv)
 		co.icsp = a.icsp;
 		co.oc_mirror_names = a.ocm_names;
 		co.quiet = c.quiet || json;
+		co.untrusted = a.untrusted;
 		code =
 		    cli_worst(code, cli_cluster_resources(store, &co, files));
 	}
