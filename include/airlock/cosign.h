@@ -586,9 +586,6 @@ typedef struct al_cosign_store_report {
 	size_t nmessages;
 	al_cosign_image_verdict *verdicts; /* every image checked, in order */
 	size_t nverdicts;
-	/* how many messages and verdicts the allocations hold (the
-	   library's bookkeeping: zero in a new report) */
-	size_t capmessages, capverdicts;
 } al_cosign_store_report;
 
 AL_EXPORT void al_cosign_store_report_clear(al_cosign_store_report *r);

@@ -68,9 +68,6 @@ typedef struct al_mirror_report {
 	/* every image that failed, one entry each (the failed-image list) */
 	al_mirror_failure *failed;
 	size_t nfailed;
-	/* how many errors and failed the allocations hold (the library's
-	   bookkeeping: zero in a new report, never set by a caller) */
-	size_t caperrors, capfailed;
 } al_mirror_report;
 
 /*

@@ -39,8 +39,8 @@ static int record(al_cosign_store_report *r, const char *name,
 {
 	al_cosign_image_verdict *grown, *v;
 
-	grown = al__array_grow(r->verdicts, &r->capverdicts, r->nverdicts + 1,
-	                       sizeof(*grown));
+	grown = al__array_grow_n(r->verdicts, r->nverdicts, r->nverdicts + 1,
+	                         sizeof(*grown));
 	if (grown == NULL)
 		return AL_ENOMEM;
 	r->verdicts = grown;
@@ -118,8 +118,8 @@ out:
 
 static int add_message(al_cosign_store_report *r, const char *name)
 {
-	char **grown = al__array_grow(r->messages, &r->capmessages,
-	                              r->nmessages + 1, sizeof(*grown));
+	char **grown = al__array_grow_n(r->messages, r->nmessages,
+	                                r->nmessages + 1, sizeof(*grown));
 	char *m;
 
 	if (grown == NULL)
