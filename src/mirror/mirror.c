@@ -13,6 +13,7 @@
 #include "airlock/mirror.h"
 #include "array_int.h"
 #include "mirror_int.h"
+#include "error_int.h"
 
 void al_mirror_report_clear(al_mirror_report *report)
 {
@@ -31,7 +32,7 @@ void al_mirror_report_clear(al_mirror_report *report)
 		free(report->errors[i]);
 	free(report->errors);
 	al_mirror_failures_free(report->failed, report->nfailed);
-	memset(report, 0, sizeof(*report));
+	AL_RESULT_ZERO_STATS(report);
 }
 
 int al_mirror__report_error(al_mirror_report *report, const char *msg)
