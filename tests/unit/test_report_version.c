@@ -219,6 +219,12 @@ static void k_cosign_carry_report(void *r)
 	al_cosign_carry_report_clear(r);
 }
 
+static int c_cosign_check_store(void *r)
+{
+	/* an empty store: no image for the policy to decide */
+	return al_cosign_check_store(E.st, NULL, NULL, 0, r);
+}
+
 static int c_cosign_check_store_root(void *r)
 {
 	return al_cosign_check_store_root(E.st, (const uint8_t *)"{}", 2,
@@ -347,6 +353,9 @@ static const rcase cases[] = {
     RC(al_cosign_carry, al_cosign_carry_report, version,
        AL_COSIGN_CARRY_REPORT_VERSION, c_cosign_carry, k_cosign_carry_report,
        0),
+    RC(al_cosign_check_store, al_cosign_store_report, version,
+       AL_COSIGN_STORE_REPORT_VERSION, c_cosign_check_store,
+       k_cosign_store_report, 0),
     RC(al_cosign_check_store_root, al_cosign_store_report, version,
        AL_COSIGN_STORE_REPORT_VERSION, c_cosign_check_store_root,
        k_cosign_store_report, AL_EPARSE),
