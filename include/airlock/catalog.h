@@ -388,12 +388,26 @@ typedef struct al_catalog_run_opts {
 		.version = AL_CATALOG_RUN_OPTS_VERSION                         \
 	}
 
+/* The version of al_catalog_run_report this header describes. */
+#define AL_CATALOG_RUN_REPORT_VERSION 1
+
 /* The images every entry's selection needs, sorted, each once. Free with
  * al_catalog_run_report_clear. */
 typedef struct al_catalog_run_report {
+	/* AL_CATALOG_RUN_REPORT_VERSION of the caller's header, set by
+	 * AL_CATALOG_RUN_REPORT_INIT (0, a zeroed struct, reads as 1; a newer
+	 * one is AL_EINVAL, nothing written): the library writes no field past
+	 * it */
+	unsigned version;
 	char **images;
 	size_t nimages;
 } al_catalog_run_report;
+
+/* Every other field zero / NULL; set the version by name. */
+#define AL_CATALOG_RUN_REPORT_INIT                                             \
+	{                                                                      \
+		.version = AL_CATALOG_RUN_REPORT_VERSION                       \
+	}
 
 /*
  * airlock catalog over store (writable unless dry_run or LIST; imageset

@@ -537,7 +537,15 @@ AL_EXPORT int al_cosign_emit_policy(al_buf *out,
 
 /* --- carrying signatures with mirrored images ------------------------- */
 
+/* The version of al_cosign_carry_report this header describes. */
+#define AL_COSIGN_CARRY_REPORT_VERSION 1
+
 typedef struct al_cosign_carry_report {
+	/* AL_COSIGN_CARRY_REPORT_VERSION of the caller's header, set by
+	 * AL_COSIGN_CARRY_REPORT_INIT (0, a zeroed struct, reads as 1; a newer
+	 * one is AL_EINVAL, nothing written): the library writes no field past
+	 * it */
+	unsigned version;
 	size_t images;    /* store images looked up at their source */
 	size_t artifacts; /* signature artifacts copied (tags and referrers) */
 	size_t indexes;   /* "sha256-<hex>" referrers indexes written */
@@ -547,6 +555,12 @@ typedef struct al_cosign_carry_report {
 	char *first_error;
 	size_t unsigned_images; /* of images, with no artifact found at all */
 } al_cosign_carry_report;
+
+/* Every other field zero / NULL; set the version by name. */
+#define AL_COSIGN_CARRY_REPORT_INIT                                            \
+	{                                                                      \
+		.version = AL_COSIGN_CARRY_REPORT_VERSION                      \
+	}
 
 AL_EXPORT void al_cosign_carry_report_clear(al_cosign_carry_report *r);
 
@@ -579,8 +593,16 @@ typedef struct al_cosign_image_verdict {
 	char *reason; /* why it was refused, NULL otherwise */
 } al_cosign_image_verdict;
 
+/* The version of al_cosign_store_report this header describes. */
+#define AL_COSIGN_STORE_REPORT_VERSION 1
+
 /* The outcome of al_cosign_check_store. Owned; clear it. */
 typedef struct al_cosign_store_report {
+	/* AL_COSIGN_STORE_REPORT_VERSION of the caller's header, set by
+	 * AL_COSIGN_STORE_REPORT_INIT (0, a zeroed struct, reads as 1; a newer
+	 * one is AL_EINVAL, nothing written): the library writes no field past
+	 * it */
+	unsigned version;
 	size_t accepted;  /* covered by a scope and accepted */
 	size_t uncovered; /* no scope covers them */
 	size_t refused;
@@ -588,10 +610,13 @@ typedef struct al_cosign_store_report {
 	size_t nmessages;
 	al_cosign_image_verdict *verdicts; /* every image checked, in order */
 	size_t nverdicts;
-	/* how many messages and verdicts the allocations hold (the
-	   library's bookkeeping: zero in a new report) */
-	size_t capmessages, capverdicts;
 } al_cosign_store_report;
+
+/* Every other field zero / NULL; set the version by name. */
+#define AL_COSIGN_STORE_REPORT_INIT                                            \
+	{                                                                      \
+		.version = AL_COSIGN_STORE_REPORT_VERSION                      \
+	}
 
 AL_EXPORT void al_cosign_store_report_clear(al_cosign_store_report *r);
 

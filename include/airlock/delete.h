@@ -101,8 +101,15 @@ typedef struct al_delete_opts {
 		.version = AL_DELETE_OPTS_VERSION                              \
 	}
 
+/* The version of al_delete_result this header describes. */
+#define AL_DELETE_RESULT_VERSION 1
+
 /* What a delete did (dry run: would do). Free with al_delete_result_clear. */
 typedef struct al_delete_result {
+	/* AL_DELETE_RESULT_VERSION of the caller's header, set by
+	 * AL_DELETE_RESULT_INIT (0, a zeroed struct, reads as 1; a newer one is
+	 * AL_EINVAL, nothing written): the library writes no field past it */
+	unsigned version;
 	char **releases; /* "VERSION (sha256:...)" */
 	size_t nreleases;
 	char **names; /* index.json names removed */
@@ -118,6 +125,12 @@ typedef struct al_delete_result {
 	size_t nregistry_manifests;
 	size_t registry_gone; /* of them, the registry had no longer */
 } al_delete_result;
+
+/* Every other field zero / NULL; set the version by name. */
+#define AL_DELETE_RESULT_INIT                                                  \
+	{                                                                      \
+		.version = AL_DELETE_RESULT_VERSION                            \
+	}
 
 AL_EXPORT void al_delete_result_clear(al_delete_result *res);
 

@@ -203,13 +203,28 @@ AL_EXPORT int al_graph_resolve_imageset(const al_imageset *cfg,
 /* Free what sel holds and zero it. NULL is a no-op. */
 AL_EXPORT void al_graph_selection_clear(al_graph_selection *sel);
 
-/* What al_graph_write_data wrote. */
+/* The version of al_graph_data_report this header describes. */
+#define AL_GRAPH_DATA_REPORT_VERSION 1
+
+/* What al_graph_write_data wrote: plain counts, nothing to free. Also
+ * held by value in al_graph_image_result, whose version covers it there. */
 typedef struct al_graph_data_report {
+	/* AL_GRAPH_DATA_REPORT_VERSION of the caller's header, set by
+	 * AL_GRAPH_DATA_REPORT_INIT (0, a zeroed struct, reads as 1; a newer
+	 * one is AL_EINVAL, nothing written): the library writes no field past
+	 * it */
+	unsigned version;
 	size_t channels; /* channels/<name>.yaml files */
 	size_t versions; /* distinct mirrored versions listed in channels */
 	size_t blocked_edges; /* blocked-edges/ files */
 	size_t graphs;        /* saved graphs used */
 } al_graph_data_report;
+
+/* Every other field zero / NULL; set the version by name. */
+#define AL_GRAPH_DATA_REPORT_INIT                                              \
+	{                                                                      \
+		.version = AL_GRAPH_DATA_REPORT_VERSION                        \
+	}
 
 /*
  * Write the update-service graph data for what the store holds into
@@ -267,7 +282,15 @@ typedef struct al_graph_image_opts {
 		.version = AL_GRAPH_IMAGE_OPTS_VERSION                         \
 	}
 
+/* The version of al_graph_image_result this header describes. */
+#define AL_GRAPH_IMAGE_RESULT_VERSION 1
+
 typedef struct al_graph_image_result {
+	/* AL_GRAPH_IMAGE_RESULT_VERSION of the caller's header, set by
+	 * AL_GRAPH_IMAGE_RESULT_INIT (0, a zeroed struct, reads as 1; a newer
+	 * one is AL_EINVAL, nothing written): the library writes no field past
+	 * it */
+	unsigned version;
 	al_descriptor manifest;    /* OCI manifest; al_descriptor_clear */
 	al_digest layer;           /* the gzip layer blob */
 	uint64_t layer_size;       /* its size */
@@ -275,6 +298,13 @@ typedef struct al_graph_image_result {
 	size_t entries;            /* files and directories in the tar */
 	al_graph_data_report data; /* what al_graph_write_data wrote */
 } al_graph_image_result;
+
+/* Every other field zero / NULL; set the version by name. */
+#define AL_GRAPH_IMAGE_RESULT_INIT                                             \
+	{                                                                      \
+		.version = AL_GRAPH_IMAGE_RESULT_VERSION,                      \
+		.data = AL_GRAPH_DATA_REPORT_INIT                              \
+	}
 
 /*
  * Build the graph-data image from the tree at dir (what

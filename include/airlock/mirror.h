@@ -57,7 +57,18 @@ typedef struct al_mirror_failure {
 		"release", "image", "catalog-image", "chart-image"             \
 	}
 
+/* The version of al_mirror_report this header describes. */
+#define AL_MIRROR_REPORT_VERSION 1
+
+/* What al_mirror, al_mirror_signed and al_mirror_helm did; owned by the
+ * caller, freed with al_mirror_report_clear. Also held by value in
+ * al_mirror_result, whose version covers it there (its INIT sets this
+ * one's version, its clear keeps it). */
 typedef struct al_mirror_report {
+	/* AL_MIRROR_REPORT_VERSION of the caller's header, set by
+	 * AL_MIRROR_REPORT_INIT (0, a zeroed struct, reads as 1; a newer one is
+	 * AL_EINVAL, nothing written): the library writes no field past it */
+	unsigned version;
 	al_mirror_release *releases;
 	size_t nreleases;
 	size_t additional; /* additional images asked for */
@@ -68,10 +79,14 @@ typedef struct al_mirror_report {
 	/* every image that failed, one entry each (the failed-image list) */
 	al_mirror_failure *failed;
 	size_t nfailed;
-	/* how many errors and failed the allocations hold (the library's
-	   bookkeeping: zero in a new report, never set by a caller) */
-	size_t caperrors, capfailed;
 } al_mirror_report;
+
+/* Every other field zero / NULL; set the version by name. */
+#define AL_MIRROR_REPORT_INIT                                                  \
+	{                                                                      \
+		.version = AL_MIRROR_REPORT_VERSION,                           \
+		.stats = AL_TRANSFER_STATS_INIT                                \
+	}
 
 /*
  * Mirror releases (image references, docker:// or oci:) and additional
@@ -290,7 +305,9 @@ typedef struct al_mirror_catalog {
 	int status;        /* 0 or the worst negative al_status */
 	char *message;     /* first error, NULL on success */
 } al_mirror_catalog;
-/* The sigstore step of a mirror run (al_mirror_result.sigstore). */
+/* The sigstore step of a mirror run (al_mirror_result.sigstore): only
+ * ever filled inside an al_mirror_result, whose version covers it (no
+ * version of its own). */
 typedef struct al_mirror_sigstore_result {
 	int ran;                /* the step ran (no AL_MIRROR_NO_SIGSTORE) */
 	size_t images;          /* mirrored images looked up at their source */
@@ -311,8 +328,15 @@ typedef struct al_mirror_sigstore_result {
 	int root_kept; /* kept in the store */
 } al_mirror_sigstore_result;
 
+/* The version of al_mirror_result this header describes. */
+#define AL_MIRROR_RESULT_VERSION 1
+
 /* What al_mirror_run did; free with al_mirror_result_clear. */
 typedef struct al_mirror_result {
+	/* AL_MIRROR_RESULT_VERSION of the caller's header, set by
+	 * AL_MIRROR_RESULT_INIT (0, a zeroed struct, reads as 1; a newer one is
+	 * AL_EINVAL, nothing written): the library writes no field past it */
+	unsigned version;
 	/* nonzero: refused before anything was fetched because the inputs
 	 * do not make sense together (no trusted keys, nothing to mirror,
 	 * an option that does not parse): a usage error for a CLI */
@@ -346,6 +370,13 @@ typedef struct al_mirror_result {
 	 * NULL when nothing failed or no list was written */
 	char *failed_list;
 } al_mirror_result;
+
+/* Every other field zero / NULL; set the version by name. */
+#define AL_MIRROR_RESULT_INIT                                                  \
+	{                                                                      \
+		.version = AL_MIRROR_RESULT_VERSION,                           \
+		.report = AL_MIRROR_REPORT_INIT                                \
+	}
 
 AL_EXPORT void al_mirror_result_clear(al_mirror_result *result);
 

@@ -66,7 +66,15 @@ typedef struct al_pack_opts {
 		.version = AL_PACK_OPTS_VERSION                                \
 	}
 
+/* The version of al_pack_result this header describes. */
+#define AL_PACK_RESULT_VERSION 1
+
+/* What al_pack_write did: plain data, nothing to free. */
 typedef struct al_pack_result {
+	/* AL_PACK_RESULT_VERSION of the caller's header, set by
+	 * AL_PACK_RESULT_INIT (0, a zeroed struct, reads as 1; a newer one is
+	 * AL_EINVAL, nothing written): the library writes no field past it */
+	unsigned version;
 	char id[AL_PACK_ID_MAX + 1];
 	uint64_t volumes;
 	uint64_t entries; /* files carried (a split blob counts once) */
@@ -78,6 +86,12 @@ typedef struct al_pack_result {
 	 * "Marks of untrusted imports") */
 	uint64_t untrusted;
 } al_pack_result;
+
+/* Every other field zero / NULL; set the version by name. */
+#define AL_PACK_RESULT_INIT                                                    \
+	{                                                                      \
+		.version = AL_PACK_RESULT_VERSION                              \
+	}
 
 /*
  * Write the store's blobs (every file under blobs/sha256/ and
@@ -136,7 +150,14 @@ typedef struct al_unpack_opts {
 		.version = AL_UNPACK_OPTS_VERSION                              \
 	}
 
+/* The version of al_unpack_result this header describes. */
+#define AL_UNPACK_RESULT_VERSION 1
+
 typedef struct al_unpack_result {
+	/* AL_UNPACK_RESULT_VERSION of the caller's header, set by
+	 * AL_UNPACK_RESULT_INIT (0, a zeroed struct, reads as 1; a newer one is
+	 * AL_EINVAL, nothing written): the library writes no field past it */
+	unsigned version;
 	char id[AL_PACK_ID_MAX + 1];
 	int complete; /* 1: every entry imported and the index updated */
 	int already;  /* 1: the pack had been imported before */
@@ -153,6 +174,12 @@ typedef struct al_unpack_result {
 	size_t nmissing;
 	int quarantined; /* 1: imported into the quarantine, not the store */
 } al_unpack_result;
+
+/* Every other field zero / NULL; set the version by name. */
+#define AL_UNPACK_RESULT_INIT                                                  \
+	{                                                                      \
+		.version = AL_UNPACK_RESULT_VERSION                            \
+	}
 
 /*
  * Import the pack in dir into the store. dir holds the manifest and any

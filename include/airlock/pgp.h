@@ -92,6 +92,9 @@ AL_EXPORT size_t al_pgp_keyring_count(const al_pgp_keyring *kr);
 /* NULL is a no-op. */
 AL_EXPORT void al_pgp_keyring_free(al_pgp_keyring *kr);
 
+/* The version of al_pgp_result this header describes. */
+#define AL_PGP_RESULT_VERSION 1
+
 /*
  * What a successful verification found. Plain data, no ownership.
  * fingerprint is the signing key's (a primary key or a subkey), uppercase
@@ -102,6 +105,10 @@ AL_EXPORT void al_pgp_keyring_free(al_pgp_keyring *kr);
  * when the signature does not expire.
  */
 typedef struct al_pgp_result {
+	/* AL_PGP_RESULT_VERSION of the caller's header, set by
+	 * AL_PGP_RESULT_INIT (0, a zeroed struct, reads as 1; a newer one is
+	 * AL_EINVAL, nothing written): the library writes no field past it */
+	unsigned version;
 	char fingerprint[41];
 	char primary_fingerprint[41];
 	uint64_t key_id; /* signing key's 64-bit key ID */
@@ -113,6 +120,12 @@ typedef struct al_pgp_result {
 	uint64_t created;
 	uint64_t expires;
 } al_pgp_result;
+
+/* Every other field zero / NULL; set the version by name. */
+#define AL_PGP_RESULT_INIT                                                     \
+	{                                                                      \
+		.version = AL_PGP_RESULT_VERSION                               \
+	}
 
 /*
  * Verify the OpenPGP signed message msg[0..n) (binary or ASCII-armored

@@ -328,7 +328,9 @@ typedef enum al_sig_store_status {
 /* "ok", "not found", "invalid", "timed out", "error", "skipped". */
 AL_EXPORT const char *al_sig_store_status_name(al_sig_store_status s);
 
-/* The outcome for one source, in the order of opts->sources. */
+/* The outcome for one source, in the order of opts->sources. Allocated
+ * by the library inside an al_sig_fetch_result, whose version covers it
+ * (no version of its own). */
 typedef struct al_sig_store_result {
 	char *location; /* the source location without URL
 	                 * userinfo or query (for messages) */
@@ -382,9 +384,16 @@ typedef struct al_sig_fetch_opts {
 		.version = AL_SIG_FETCH_OPTS_VERSION                           \
 	}
 
+/* The version of al_sig_fetch_result this header describes. */
+#define AL_SIG_FETCH_RESULT_VERSION 1
+
 /* Filled by al_sig_fetch even on failure; clear with al_sig_fetch_result_clear.
  */
 typedef struct al_sig_fetch_result {
+	/* AL_SIG_FETCH_RESULT_VERSION of the caller's header, set by
+	 * AL_SIG_FETCH_RESULT_INIT (0, a zeroed struct, reads as 1; newer:
+	 * AL_EINVAL, nothing written): the library writes no field past it */
+	unsigned version;
 	al_sig_store_result *stores; /* nstores == opts->nsources */
 	size_t nstores;
 	al_sig_verified
@@ -394,9 +403,10 @@ typedef struct al_sig_fetch_result {
 	int budget_expired; /* the total budget ran out */
 } al_sig_fetch_result;
 
+/* Every other field zero / NULL; set the version by name. */
 #define AL_SIG_FETCH_RESULT_INIT                                               \
 	{                                                                      \
-		NULL, 0, NULL, 0, 0, 0                                         \
+		.version = AL_SIG_FETCH_RESULT_VERSION                         \
 	}
 
 /* Free what res holds and zero it; NULL is a no-op. */

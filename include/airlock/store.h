@@ -503,7 +503,15 @@ typedef enum al_check_kind {
 typedef void (*al_check_fn)(void *ud, al_check_kind kind, const char *what,
                             const char *detail);
 
+/* The version of al_check_result this header describes. */
+#define AL_CHECK_RESULT_VERSION 1
+
+/* What al_store_check counted: plain data, nothing to free. */
 typedef struct al_check_result {
+	/* AL_CHECK_RESULT_VERSION of the caller's header, set by
+	 * AL_CHECK_RESULT_INIT (0, a zeroed struct, reads as 1; a newer one is
+	 * AL_EINVAL, nothing written): the library writes no field past it */
+	unsigned version;
 	uint64_t images;
 	uint64_t blobs_checked;
 	uint64_t bytes_checked;
@@ -514,6 +522,12 @@ typedef struct al_check_result {
 	uint64_t removed;
 	uint64_t bytes_removed;
 } al_check_result;
+
+/* Every other field zero / NULL; set the version by name. */
+#define AL_CHECK_RESULT_INIT                                                   \
+	{                                                                      \
+		.version = AL_CHECK_RESULT_VERSION                             \
+	}
 
 /* remove unreferenced blobs and stale temp files */
 #define AL_STORE_CHECK_GC 1

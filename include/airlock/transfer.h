@@ -56,8 +56,19 @@ typedef struct al_transfer_opts {
 		.registry = AL_REGISTRY_OPTS_INIT                              \
 	}
 
-/* Totals of one or more runs. */
+/* The version of al_transfer_stats this header describes. */
+#define AL_TRANSFER_STATS_VERSION 1
+
+/* Totals of one or more runs. Filled alone by al_transfer_run (its own
+ * version) and embedded in al_mirror_report and al_push_result, whose
+ * versions cover it there: their INIT macros set it, their clears keep
+ * it. */
 typedef struct al_transfer_stats {
+	/* AL_TRANSFER_STATS_VERSION of the caller's header, set by
+	 * AL_TRANSFER_STATS_INIT (0, a zeroed struct, reads as 1; a newer one
+	 * is AL_EINVAL, nothing written): the library writes no field past it
+	 */
+	unsigned version;
 	uint64_t images; /* images completed (tagged / pushed) */
 	uint64_t images_failed;
 	uint64_t blobs_transferred;
@@ -70,6 +81,12 @@ typedef struct al_transfer_stats {
 	 * (al_transfer_expect), counted in images too */
 	uint64_t images_unchanged;
 } al_transfer_stats;
+
+/* Every other field zero / NULL; set the version by name. */
+#define AL_TRANSFER_STATS_INIT                                                 \
+	{                                                                      \
+		.version = AL_TRANSFER_STATS_VERSION                           \
+	}
 
 /*
  * A batch of images to move to one destination: the store (mirror,
@@ -302,8 +319,15 @@ typedef struct al_push_image {
 	char *message;     /* NULL on success */
 } al_push_image;
 
+/* The version of al_push_result this header describes. */
+#define AL_PUSH_RESULT_VERSION 1
+
 /* What al_push_store did; free with al_push_result_clear. */
 typedef struct al_push_result {
+	/* AL_PUSH_RESULT_VERSION of the caller's header, set by
+	 * AL_PUSH_RESULT_INIT (0, a zeroed struct, reads as 1; a newer one is
+	 * AL_EINVAL, nothing written): the library writes no field past it */
+	unsigned version;
 	int ran; /* the transfer ran: images and stats are meaningful */
 	/* every image of the store, in index order, an image the layout
 	 * places more than once (a component of two releases) once per
@@ -318,6 +342,13 @@ typedef struct al_push_result {
 	int record_status; /* < 0: the record could not be written */
 	char *record_message;
 } al_push_result;
+
+/* Every other field zero / NULL; set the version by name. */
+#define AL_PUSH_RESULT_INIT                                                    \
+	{                                                                      \
+		.version = AL_PUSH_RESULT_VERSION,                             \
+		.stats = AL_TRANSFER_STATS_INIT                                \
+	}
 
 /*
  * What `airlock push` does: every image of s into opts->registry under

@@ -227,8 +227,15 @@ typedef struct al_update_opts {
 		.version = AL_UPDATE_OPTS_VERSION                              \
 	}
 
+/* The version of al_update_result this header describes. */
+#define AL_UPDATE_RESULT_VERSION 1
+
 /* What a run did; al_update_result_clear frees it. */
 typedef struct al_update_result {
+	/* AL_UPDATE_RESULT_VERSION of the caller's header, set by
+	 * AL_UPDATE_RESULT_INIT (0, a zeroed struct, reads as 1; a newer one is
+	 * AL_EINVAL, nothing written): the library writes no field past it */
+	unsigned result_version;
 	char *version; /* target version (NULL if not resolved) */
 	char *digest;  /* target release digest "sha256:..." */
 	al_update_mode mode;
@@ -254,9 +261,10 @@ typedef struct al_update_result {
 
 #define AL_UPDATE_RESULT_INIT                                                  \
 	{                                                                      \
-		NULL, NULL, AL_UPDATE_MODE_NEW, 0, 0, NULL, 0, 0,              \
-		    AL_UPDATE_OUTCOME_FAILED, AL_UPDATE_INITIALIZING, 0, 0,    \
-		    NULL, NULL, 0, NULL, NULL, 0, 0                            \
+		.result_version = AL_UPDATE_RESULT_VERSION,                    \
+		.mode = AL_UPDATE_MODE_NEW,                                    \
+		.outcome = AL_UPDATE_OUTCOME_FAILED,                           \
+		.state = AL_UPDATE_INITIALIZING                                \
 	}
 
 AL_EXPORT void al_update_result_clear(al_update_result *res);

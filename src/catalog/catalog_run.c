@@ -136,11 +136,10 @@ out:
 static int run_transfer(const cr_run *r, const char *what)
 {
 	al_catalog_run_event ev;
-	al_transfer_stats st;
+	al_transfer_stats st = AL_TRANSFER_STATS_INIT;
 	size_t i;
 	int rc, worst = 0;
 
-	memset(&st, 0, sizeof(st));
 	rc = al_transfer_run(r->t, &st);
 	ev_init(&ev, AL_CATALOG_RUN_EV_TRANSFER_END);
 	emit(r, &ev);
@@ -430,8 +429,12 @@ int al_catalog_run(al_store *store, const al_imageset *imageset,
 	size_t i;
 	int rc = 0;
 
+	if ((rc = AL_RESULT_VERSION_CHECK("al_catalog_run_report", report,
+	                                  version,
+	                                  AL_CATALOG_RUN_REPORT_VERSION)) < 0)
+		return rc;
 	if (report != NULL)
-		memset(report, 0, sizeof(*report));
+		AL_RESULT_ZERO(report);
 	if (opts == NULL || store == NULL)
 		return al_error_set(AL_EINVAL, "al_catalog_run: no %s",
 		                    opts == NULL ? "options" : "store");
@@ -476,5 +479,5 @@ void al_catalog_run_report_clear(al_catalog_run_report *report)
 	for (i = 0; i < report->nimages; i++)
 		free(report->images[i]);
 	free(report->images);
-	memset(report, 0, sizeof(*report));
+	AL_RESULT_ZERO(report);
 }

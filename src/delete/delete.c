@@ -75,7 +75,7 @@ void al_delete_result_clear(al_delete_result *res)
 	strv_free(res->releases, res->nreleases);
 	strv_free(res->names, res->nnames);
 	strv_free(res->registry_manifests, res->nregistry_manifests);
-	memset(res, 0, sizeof(*res));
+	AL_RESULT_ZERO(res);
 }
 
 /* ---- which records and names the keys select ---- */
@@ -1196,7 +1196,7 @@ out:
 
 static int store_delete(del *d)
 {
-	al_check_result cr;
+	al_check_result cr = AL_CHECK_RESULT_INIT;
 	size_t i;
 	int rc;
 
@@ -1221,7 +1221,6 @@ static int store_delete(del *d)
 	}
 	if ((rc = al_store_flush(d->s)) < 0)
 		return rc;
-	memset(&cr, 0, sizeof(cr));
 	if ((rc =
 	         al_mirror_check(d->s, AL_STORE_CHECK_GC | AL_STORE_CHECK_QUICK,
 	                         NULL, NULL, &cr)) < 0)
@@ -1265,7 +1264,10 @@ int al_delete_run(al_store *s, const al_delete_opts *o, al_delete_result *res)
 
 	if (s == NULL || o == NULL || res == NULL)
 		return al_error_set(AL_EINVAL, "al_delete_run: NULL");
-	memset(res, 0, sizeof(*res));
+	if ((rc = AL_RESULT_VERSION_CHECK("al_delete_result", res, version,
+	                                  AL_DELETE_RESULT_VERSION)) < 0)
+		return rc;
+	AL_RESULT_ZERO(res);
 	if ((rc = al_opts_version_check("al_delete_opts", o->version,
 	                                AL_DELETE_OPTS_VERSION)) < 0)
 		return rc;

@@ -40,10 +40,12 @@ int al_pack_promote(al_store *s, const char *id, const al_unpack_opts *opts,
                     al_unpack_result *res)
 {
 	char *root = NULL, *dir = NULL, *rec = NULL;
-	al_unpack_result local;
+	al_unpack_result local = AL_UNPACK_RESULT_INIT;
 	int rc;
 
-	memset(&local, 0, sizeof(local));
+	if ((rc = AL_RESULT_VERSION_CHECK("al_unpack_result", res, version,
+	                                  AL_UNPACK_RESULT_VERSION)) < 0)
+		return rc;
 	if (res == NULL)
 		res = &local;
 	al_unpack_result_clear(res);

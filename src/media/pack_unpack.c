@@ -2241,7 +2241,7 @@ void al_unpack_result_clear(al_unpack_result *r)
 	for (i = 0; i < r->nmissing; i++)
 		free(r->missing[i]);
 	free(r->missing);
-	memset(r, 0, sizeof(*r));
+	AL_RESULT_ZERO(r);
 }
 
 /* What the import still writes: every entry not in the store, and a split
@@ -2628,6 +2628,11 @@ out:
 int al_pack_unpack(al_store *s, const char *dir, const al_unpack_opts *opts,
                    al_unpack_result *res)
 {
+	int rc;
+
+	if ((rc = AL_RESULT_VERSION_CHECK("al_unpack_result", res, version,
+	                                  AL_UNPACK_RESULT_VERSION)) < 0)
+		return rc;
 	return al_pack__unpack_run(s, dir, opts, res, NULL);
 }
 
@@ -2948,7 +2953,7 @@ int al_pack__unpack_run(al_store *s, const char *dir,
                         const char *qsrc)
 {
 	static const al_unpack_opts defaults = AL_UNPACK_OPTS_INIT;
-	al_unpack_result local;
+	al_unpack_result local = AL_UNPACK_RESULT_INIT;
 	up_ctx c;
 	up_run r;
 	int rc;

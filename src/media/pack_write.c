@@ -1377,7 +1377,7 @@ static int record_pack(pw_ctx *c, pw_run *r, al_pack_result *res)
 	al_log_debug("pack %s: %llu volumes, %zu entries", c->id,
 	             (unsigned long long)c->volno, r->nitems);
 	if (res != NULL) {
-		memset(res, 0, sizeof(*res));
+		AL_RESULT_ZERO(res);
 		memcpy(res->id, c->id, sizeof(res->id));
 		res->volumes = c->volno;
 		res->entries = r->nitems;
@@ -1427,6 +1427,9 @@ int al_pack_write(al_store *s, const char *outdir, const al_pack_opts *opts,
 	pw_run r;
 	int rc = 0;
 
+	if ((rc = AL_RESULT_VERSION_CHECK("al_pack_result", res, version,
+	                                  AL_PACK_RESULT_VERSION)) < 0)
+		return rc;
 	if (opts != NULL &&
 	    (rc = al_opts_version_check("al_pack_opts", opts->version,
 	                                AL_PACK_OPTS_VERSION)) < 0)

@@ -13,6 +13,7 @@
 #include "airlock/mirror.h"
 #include "array_int.h"
 #include "mirror_int.h"
+#include "error_int.h"
 
 void al_mirror_report_clear(al_mirror_report *report)
 {
@@ -31,13 +32,13 @@ void al_mirror_report_clear(al_mirror_report *report)
 		free(report->errors[i]);
 	free(report->errors);
 	al_mirror_failures_free(report->failed, report->nfailed);
-	memset(report, 0, sizeof(*report));
+	AL_RESULT_ZERO_STATS(report);
 }
 
 int al_mirror__report_error(al_mirror_report *report, const char *msg)
 {
-	char **grown = al__array_grow(report->errors, &report->caperrors,
-	                              report->nerrors + 1, sizeof(*grown));
+	char **grown = al__array_grow_n(report->errors, report->nerrors,
+	                                report->nerrors + 1, sizeof(*grown));
 
 	if (grown == NULL)
 		return AL_ENOMEM;
@@ -104,8 +105,8 @@ static int grow(al_mirror_report *r, size_t more)
 
 	if (more > SIZE_MAX / sizeof(*g) - r->nfailed)
 		return al_error_set(AL_ENOMEM, "out of memory");
-	g = al__array_grow(r->failed, &r->capfailed, r->nfailed + more,
-	                   sizeof(*g));
+	g = al__array_grow_n(r->failed, r->nfailed, r->nfailed + more,
+	                     sizeof(*g));
 	if (g == NULL)
 		return AL_ENOMEM;
 	r->failed = g;
@@ -172,7 +173,6 @@ int al_mirror__failures_move(al_mirror_report *to, al_mirror_report *from,
 	free(from->failed);
 	from->failed = NULL;
 	from->nfailed = 0;
-	from->capfailed = 0;
 	return 0;
 }
 
@@ -194,8 +194,8 @@ int al_mirror__report_merge(al_mirror_report *to, al_mirror_report *from,
 	to->additional += from->additional;
 	to->additional_failed += from->additional_failed;
 	if (from->nerrors > 0) {
-		g = al__array_grow(to->errors, &to->caperrors,
-		                   to->nerrors + from->nerrors, sizeof(*g));
+		g = al__array_grow_n(to->errors, to->nerrors,
+		                     to->nerrors + from->nerrors, sizeof(*g));
 		if (g == NULL)
 			return AL_ENOMEM;
 		to->errors = g;

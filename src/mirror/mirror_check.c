@@ -13,6 +13,7 @@
 #include "airlock/release.h"
 #include "airlock/store.h"
 #include "array_int.h"
+#include "error_int.h"
 
 /* The roots of al_mirror_check; the list owns each root's from. */
 typedef struct root_list {
@@ -148,6 +149,9 @@ int al_mirror_check(al_store *s, int flags, al_check_fn fn, void *ud,
 	size_t nlist = 0, i;
 	int rc = 0;
 
+	if ((rc = AL_RESULT_VERSION_CHECK("al_check_result", res, version,
+	                                  AL_CHECK_RESULT_VERSION)) < 0)
+		return rc;
 	/* An unreadable releases.json is reported by the store check. */
 	if (al_store_releases_list(s, &list, &nlist) == 0) {
 		for (i = 0; rc == 0 && i < nlist; i++)

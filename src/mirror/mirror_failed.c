@@ -384,12 +384,11 @@ static int parse_entry(al_mirror_report *r, const char *name, size_t line,
 int al_mirror_failed_parse(al_mirror_failure **out, size_t *n, const char *name,
                            const uint8_t *p, size_t len)
 {
-	al_mirror_report r;
+	al_mirror_report r = AL_MIRROR_REPORT_INIT;
 	unsigned char *dup = NULL;
 	size_t pos = 0, line = 0, hlen = strlen(AL_MIRROR_FAILED_HEADER), i, k;
 	int rc = 0;
 
-	memset(&r, 0, sizeof(r));
 	if (out == NULL || n == NULL || (p == NULL && len > 0))
 		return al_error_set(AL_EINVAL, "al_mirror_failed_parse: NULL");
 	if (name == NULL)

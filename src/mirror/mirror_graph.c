@@ -22,7 +22,7 @@ int al_mirror__graph_image(al_store *s, const al_imageset *cfg,
                            al_mirror_result *res, int rc)
 {
 	al_graph_image_opts o = AL_GRAPH_IMAGE_OPTS_INIT;
-	al_graph_image_result r;
+	al_graph_image_result r = AL_GRAPH_IMAGE_RESULT_INIT;
 	al_store_image base;
 	al_store_release *rels = NULL;
 	size_t nrels = 0;
@@ -31,7 +31,6 @@ int al_mirror__graph_image(al_store *s, const al_imageset *cfg,
 
 	if (s == NULL || cfg == NULL || !cfg->graph || res == NULL || !res->ran)
 		return rc;
-	memset(&r, 0, sizeof(r));
 	memset(&base, 0, sizeof(base));
 	if ((platform = platform_of(cfg)) == NULL) {
 		r2 = al_error_set(AL_ENOMEM, "out of memory");

@@ -683,12 +683,11 @@ static int on_oci_resolved(void *ud, int image, int status, const char *message,
 static int plan_oci(hm *m, const al_imgref *src, const char *ref, al_digest *d)
 {
 	al_transfer *t = NULL;
-	al_transfer_stats st;
+	al_transfer_stats st = AL_TRANSFER_STATS_INIT;
 	oci_plan op;
 	const char *msg = NULL;
 	int rc, idx, status = 0;
 
-	memset(&st, 0, sizeof(st));
 	memset(&op, 0, sizeof(op));
 	op.m = m;
 	op.name = ref;
@@ -968,7 +967,7 @@ static int helm_run(al_store *s, const al_imageset *cfg,
                     char ***imgs, size_t *nimgs, al_mirror__helm_plan_ctx *plan)
 {
 	al_http_opts ho;
-	al_mirror_report rep;
+	al_mirror_report rep = AL_MIRROR_REPORT_INIT;
 	hm m;
 	size_t i, j;
 	int rc;
@@ -976,7 +975,6 @@ static int helm_run(al_store *s, const al_imageset *cfg,
 	if (!al_mirror_helm_wanted(cfg))
 		return 0;
 	memset(&m, 0, sizeof(m));
-	memset(&rep, 0, sizeof(rep));
 	m.store = s;
 	m.to = to;
 	m.report = report;
@@ -1052,6 +1050,9 @@ int al_mirror_helm(al_store *s, const al_imageset *cfg,
 {
 	int rc;
 
+	if ((rc = AL_RESULT_VERSION_CHECK("al_mirror_report", report, version,
+	                                  AL_MIRROR_REPORT_VERSION)) < 0)
+		return rc;
 	if (to != NULL &&
 	    (rc = al_opts_version_check("al_transfer_opts", to->version,
 	                                AL_TRANSFER_OPTS_VERSION)) < 0)
@@ -1071,10 +1072,9 @@ int al_mirror__helm_plan(al_store *s, const al_imageset *cfg,
                          const al_transfer_opts *to,
                          al_mirror__helm_plan_ctx *hp)
 {
-	al_mirror_report rep;
+	al_mirror_report rep = AL_MIRROR_REPORT_INIT;
 	int rc;
 
-	memset(&rep, 0, sizeof(rep));
 	if (hp == NULL || hp->plan == NULL || hp->dest == NULL)
 		return al_error_set(AL_EINVAL, "al_mirror__helm_plan: NULL");
 	rc = helm_run(s, cfg, to, &rep, &hp->images, &hp->nimages, hp);

@@ -88,7 +88,7 @@ static int own_platform_images(const al_imageset *cfg, al_store *s,
                                al_mirror_report *report)
 {
 	al_transfer_opts o = *to;
-	al_mirror_report sub;
+	al_mirror_report sub = AL_MIRROR_REPORT_INIT;
 	const char *one[1], *pat = NULL;
 	size_t i;
 	int rc = 0, r2;
@@ -444,10 +444,9 @@ int al_mirror__imageset_after(const al_imageset *cfg, al_store *s,
 {
 	char **kv = NULL;
 	size_t nkv = 0, i, k;
-	al_mirror_report sub;
+	al_mirror_report sub = AL_MIRROR_REPORT_INIT;
 	int rc = 0, r2;
 
-	memset(&sub, 0, sizeof(sub));
 	if (cfg == NULL)
 		return 0;
 	for (i = 0; i < report->nreleases; i++) {

@@ -251,13 +251,12 @@ static int prefetch(planner *pl, al_transfer *t, const char *const *refs,
                     const char *const *names, size_t n, const int *idx,
                     const al_transfer_opts *to, al_digest *d, int *ok)
 {
-	al_transfer_stats st;
+	al_transfer_stats st = AL_TRANSFER_STATS_INIT;
 	al_transfer *fetch = NULL;
 	int *fidx = NULL;
 	size_t i;
 	int rc = 0;
 
-	memset(&st, 0, sizeof(st));
 	if ((fidx = calloc(n + 1, sizeof(*fidx))) == NULL)
 		return al_error_set(AL_ENOMEM, "out of memory");
 	if ((rc = al_transfer_new_to_store(&fetch, pl->store, to)) < 0)

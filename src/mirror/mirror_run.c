@@ -261,6 +261,17 @@ out:
 	return rc;
 }
 
+/* Zero res, keeping the versions its caller set: its own, its report's
+ * and the report's stats' (docs/architecture.md "Options structs"). */
+static void result_zero(al_mirror_result *res)
+{
+	unsigned rv = res->report.version, sv = res->report.stats.version;
+
+	AL_RESULT_ZERO(res);
+	res->report.version = rv;
+	res->report.stats.version = sv;
+}
+
 void al_mirror_result_clear(al_mirror_result *result)
 {
 	if (result == NULL)
@@ -269,7 +280,7 @@ void al_mirror_result_clear(al_mirror_result *result)
 	al_mirror__catalogs_clear(result);
 	al_mirror__helm_clear(result);
 	free(result->failed_list);
-	memset(result, 0, sizeof(*result));
+	result_zero(result);
 }
 
 #define add_errorf al_mirror__report_errorf /* mirror_int.h */
@@ -501,9 +512,16 @@ int al_mirror_plan_run(al_mirror_plan *p, al_store *store,
 	memset(&sel, 0, sizeof(sel));
 	if (res == NULL || p == NULL || store == NULL)
 		return al_error_set(AL_EINVAL, "al_mirror_plan_run: NULL");
-	memset(res, 0, sizeof(*res));
+	if ((rc = AL_RESULT_VERSION_CHECK("al_mirror_result", res, version,
+	                                  AL_MIRROR_RESULT_VERSION)) < 0 ||
+	    (p->opts->version >= 4 &&
+	     (rc = AL_RESULT_VERSION_CHECK("al_push_result",
+	                                   p->opts->push_result, version,
+	                                   AL_PUSH_RESULT_VERSION)) < 0))
+		return rc;
+	result_zero(res);
 	if (p->opts->version >= 4 && p->opts->push_result != NULL)
-		memset(p->opts->push_result, 0, sizeof(*p->opts->push_result));
+		AL_RESULT_ZERO_STATS(p->opts->push_result);
 	base = p->releases.n;
 	if (p->opts->transfer != NULL)
 		to = *p->opts->transfer;
@@ -552,8 +570,11 @@ int al_mirror_run(al_store *store, const al_imageset *imageset,
 	al_mirror_plan *plan = NULL;
 	int rc;
 
+	if ((rc = AL_RESULT_VERSION_CHECK("al_mirror_result", result, version,
+	                                  AL_MIRROR_RESULT_VERSION)) < 0)
+		return rc;
 	if (result != NULL)
-		memset(result, 0, sizeof(*result));
+		result_zero(result);
 	if ((rc = al_mirror_plan_new(&plan, imageset, opts)) < 0) {
 		if (result != NULL)
 			result->refused = 1;

@@ -298,10 +298,9 @@ static int check_policy(al_mirror__sigstore *ss, al_store *store,
                         al_mirror_result *res, int rc)
 {
 	al_mirror_sigstore_result *out = &res->sigstore;
-	al_cosign_store_report sr;
+	al_cosign_store_report sr = AL_COSIGN_STORE_REPORT_INIT;
 	int r2;
 
-	memset(&sr, 0, sizeof(sr));
 	r2 = al_cosign_check_store(store, ss->pol, (const char *const *)nv->v,
 	                           nv->n, &sr);
 	out->policy_checked = 1;
@@ -347,13 +346,12 @@ static int check_root(al_mirror__sigstore *ss, al_store *store, const namev *nv,
                       int allow_unsigned, al_mirror_result *res, int rc)
 {
 	al_mirror_sigstore_result *out = &res->sigstore;
-	al_cosign_store_report sr;
+	al_cosign_store_report sr = AL_COSIGN_STORE_REPORT_INIT;
 	al_buf kept = AL_BUF_INIT(AL_COSIGN_MAX_PEM);
 	al_digest d;
 	char ds[AL_DIGEST_STRMAX];
 	int r2 = 0;
 
-	memset(&sr, 0, sizeof(sr));
 	/* no names: nothing of this run to check (NULL would be "all") */
 	if (nv->n > 0)
 		r2 = al_cosign_check_store_root(
@@ -406,10 +404,9 @@ static int carry(al_mirror__sigstore *ss, al_store *store,
                  al_mirror_result *res, int rc)
 {
 	al_mirror_sigstore_result *out = &res->sigstore;
-	al_cosign_carry_report rep;
+	al_cosign_carry_report rep = AL_COSIGN_CARRY_REPORT_INIT;
 	int r2;
 
-	memset(&rep, 0, sizeof(rep));
 	r2 = al_cosign_carry(store, (const char *const *)nv->v, nv->n, ss->what,
 	                     to, &rep);
 	out->images = rep.images;

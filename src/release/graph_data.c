@@ -14,6 +14,7 @@
 #include "json_int.h"
 #include "airlock/log.h"
 #include "yaml_int.h"
+#include "error_int.h"
 
 static int is_alnum_dash(char c)
 {
@@ -493,7 +494,7 @@ out:
 int al_graph_write_data(al_store *s, const char *outdir,
                         al_graph_data_report *rep)
 {
-	al_graph_data_report dummy;
+	al_graph_data_report dummy = AL_GRAPH_DATA_REPORT_INIT;
 	data_ctx d;
 	al_store_release *list = NULL;
 	json_t *rj = NULL;
@@ -505,10 +506,13 @@ int al_graph_write_data(al_store *s, const char *outdir,
 	size_t i, j, nlist = 0;
 	int rc;
 
+	if ((rc = AL_RESULT_VERSION_CHECK("al_graph_data_report", rep, version,
+	                                  AL_GRAPH_DATA_REPORT_VERSION)) < 0)
+		return rc;
 	memset(&d, 0, sizeof(d));
 	if (rep == NULL)
 		rep = &dummy;
-	memset(rep, 0, sizeof(*rep));
+	AL_RESULT_ZERO(rep);
 	if ((rc = al_store_releases_list(s, &list, &nlist)) < 0)
 		return rc;
 	if (nlist == 0) {

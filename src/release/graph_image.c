@@ -338,19 +338,20 @@ int al_graph_image_from_dir(al_store *s, const char *dir,
 	const char *platform, *name;
 	al_buf tar = AL_BUF_INIT(GRAPH_LAYER_MAX);
 	al_buf gz = AL_BUF_INIT(GRAPH_LAYER_MAX + 64 * AL_MIB);
-	al_graph_image_result r;
+	al_graph_image_result r = AL_GRAPH_IMAGE_RESULT_INIT;
 	al_manifest m;
 	json_t *cfg = NULL, *man = NULL, *layers = NULL;
 	al_digest cfgd;
 	size_t cfglen = 0, manlen = 0, i;
 	int rc;
 
-	if ((rc = al_opts_version_check("al_graph_image_opts", o->version,
+	if ((rc = AL_RESULT_VERSION_CHECK("al_graph_image_result", out, version,
+	                                  AL_GRAPH_IMAGE_RESULT_VERSION)) < 0 ||
+	    (rc = al_opts_version_check("al_graph_image_opts", o->version,
 	                                AL_GRAPH_IMAGE_OPTS_VERSION)) < 0)
 		return rc;
 	platform = o->platform != NULL ? o->platform : "linux/amd64";
 	name = o->name != NULL ? o->name : AL_GRAPH_IMAGE_NAME;
-	memset(&r, 0, sizeof(r));
 	memset(&m, 0, sizeof(m));
 	if (s == NULL || dir == NULL || out == NULL)
 		return al_error_set(AL_EINVAL, "no store or directory");
@@ -400,6 +401,8 @@ int al_graph_image_from_dir(al_store *s, const char *dir,
 	}
 	if ((rc = al_store_tag(s, name, &r.manifest)) < 0)
 		goto out;
+	r.version = out->version;
+	r.data.version = out->data.version;
 	*out = r;
 	memset(&r, 0, sizeof(r));
 out:
@@ -444,10 +447,13 @@ int al_graph_image_build(al_store *s, const al_graph_image_opts *opts,
                          al_graph_image_result *out)
 {
 	const char *base;
-	al_graph_data_report rep;
+	al_graph_data_report rep = AL_GRAPH_DATA_REPORT_INIT;
 	char *tmp;
 	int rc;
 
+	if ((rc = AL_RESULT_VERSION_CHECK("al_graph_image_result", out, version,
+	                                  AL_GRAPH_IMAGE_RESULT_VERSION)) < 0)
+		return rc;
 	if (opts != NULL &&
 	    (rc = al_opts_version_check("al_graph_image_opts", opts->version,
 	                                AL_GRAPH_IMAGE_OPTS_VERSION)) < 0)

@@ -22,7 +22,7 @@ void al_cosign_carry_report_clear(al_cosign_carry_report *r)
 	if (r == NULL)
 		return;
 	free(r->first_error);
-	memset(r, 0, sizeof(*r));
+	AL_RESULT_ZERO(r);
 }
 
 static void note_failure(al_cosign_carry_report *r, int rc, int *worst,
@@ -608,7 +608,11 @@ int al_cosign_carry(al_store *s, const char *const *names, size_t n,
 	carry_pool pool;
 	int rc, worst = 0;
 
-	memset(report, 0, sizeof(*report));
+	if ((rc = AL_RESULT_VERSION_CHECK("al_cosign_carry_report", report,
+	                                  version,
+	                                  AL_COSIGN_CARRY_REPORT_VERSION)) < 0)
+		return rc;
+	AL_RESULT_ZERO(report);
 	if (opts != NULL &&
 	    (rc = al_opts_version_check("al_transfer_opts", opts->version,
 	                                AL_TRANSFER_OPTS_VERSION)) < 0)

@@ -14,6 +14,7 @@
 #include "array_int.h"
 #include "cosign_int.h"
 #include "json_int.h"
+#include "error_int.h"
 
 void al_cosign_store_report_clear(al_cosign_store_report *r)
 {
@@ -30,7 +31,7 @@ void al_cosign_store_report_clear(al_cosign_store_report *r)
 		free(r->verdicts[i].reason);
 	}
 	free(r->verdicts);
-	memset(r, 0, sizeof(*r));
+	AL_RESULT_ZERO(r);
 }
 
 static int record(al_cosign_store_report *r, const char *name,
@@ -39,8 +40,8 @@ static int record(al_cosign_store_report *r, const char *name,
 {
 	al_cosign_image_verdict *grown, *v;
 
-	grown = al__array_grow(r->verdicts, &r->capverdicts, r->nverdicts + 1,
-	                       sizeof(*grown));
+	grown = al__array_grow_n(r->verdicts, r->nverdicts, r->nverdicts + 1,
+	                         sizeof(*grown));
 	if (grown == NULL)
 		return AL_ENOMEM;
 	r->verdicts = grown;
@@ -118,8 +119,8 @@ out:
 
 static int add_message(al_cosign_store_report *r, const char *name)
 {
-	char **grown = al__array_grow(r->messages, &r->capmessages,
-	                              r->nmessages + 1, sizeof(*grown));
+	char **grown = al__array_grow_n(r->messages, r->nmessages,
+	                                r->nmessages + 1, sizeof(*grown));
 	char *m;
 
 	if (grown == NULL)
@@ -206,7 +207,11 @@ int al_cosign_check_store(al_store *s, const al_cosign_policy *p,
 	size_t nimgs = 0, i;
 	int rc;
 
-	memset(report, 0, sizeof(*report));
+	if ((rc = AL_RESULT_VERSION_CHECK("al_cosign_store_report", report,
+	                                  version,
+	                                  AL_COSIGN_STORE_REPORT_VERSION)) < 0)
+		return rc;
+	AL_RESULT_ZERO(report);
 	if ((rc = al_store_list(s, &imgs, &nimgs)) < 0)
 		return rc;
 	for (i = 0; i < nimgs; i++) {
@@ -315,7 +320,11 @@ int al_cosign_check_store_root(al_store *s, const uint8_t *root, size_t len,
 	size_t nimgs = 0, i;
 	int rc;
 
-	memset(report, 0, sizeof(*report));
+	if ((rc = AL_RESULT_VERSION_CHECK("al_cosign_store_report", report,
+	                                  version,
+	                                  AL_COSIGN_STORE_REPORT_VERSION)) < 0)
+		return rc;
+	AL_RESULT_ZERO(report);
 	if ((rc = al_cosign_trust_new(&t)) < 0 ||
 	    (rc = al_cosign_trust_add_trusted_root(
 	         t, root, len, what != NULL ? what : "trusted root")) < 0 ||

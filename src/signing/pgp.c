@@ -18,6 +18,7 @@
 #include "airlock/error.h"
 #include "airlock/log.h"
 #include "airlock/pgp.h"
+#include "error_int.h"
 
 /* Packet tags (RFC 4880 section 4.3). */
 enum {
@@ -2440,7 +2441,7 @@ static void result_fill(al_pgp_result *out, const al_pgp_keyring *kr,
                         const pgp_key *signer, const pgp_sig *s,
                         const hash_info *hi)
 {
-	memset(out, 0, sizeof(*out));
+	AL_RESULT_ZERO(out);
 	hex_upper(out->fingerprint, signer->fpr, 20);
 	hex_upper(out->primary_fingerprint, kr->keys[signer->primary].fpr, 20);
 	out->key_id = signer->keyid;
@@ -2470,6 +2471,9 @@ int al_pgp_verify(al_pgp_result *out, al_buf *literal_out,
 	int rc;
 	char tb[32];
 
+	if ((rc = AL_RESULT_VERSION_CHECK("al_pgp_result", out, version,
+	                                  AL_PGP_RESULT_VERSION)) < 0)
+		return rc;
 	if (kr == NULL || (msg == NULL && n > 0))
 		return al_error_set(AL_EINVAL, "invalid argument");
 	if (now == 0)

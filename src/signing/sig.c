@@ -311,7 +311,7 @@ int al_sig_verify(al_sig_info *out, const uint8_t *sig, size_t n,
                   const al_digest *release, const al_sig_verify_opts *opts)
 {
 	al_buf literal = AL_BUF_INIT(AL_SIG_MAX_PAYLOAD);
-	al_pgp_result pr;
+	al_pgp_result pr = AL_PGP_RESULT_INIT;
 	al_sig_payload pl;
 	al_sig_info info;
 	int rc;

@@ -326,7 +326,7 @@ void al_sig_fetch_result_clear(al_sig_fetch_result *res)
 		al_sig_info_clear(&res->sigs[i].info);
 	}
 	free(res->sigs);
-	memset(res, 0, sizeof(*res));
+	AL_RESULT_ZERO(res);
 }
 
 /* Wait until every worker finished, stopping them when the budget ends
@@ -532,6 +532,9 @@ int al_sig_fetch(al_sig_fetch_result *res, const al_digest *release,
 
 	if (res == NULL)
 		return al_error_set(AL_EINVAL, "no result to fill");
+	if ((rc = AL_RESULT_VERSION_CHECK("al_sig_fetch_result", res, version,
+	                                  AL_SIG_FETCH_RESULT_VERSION)) < 0)
+		return rc;
 	al_sig_fetch_result_clear(res);
 	if ((rc = check_args(release, reference, opts)) < 0)
 		return rc;
@@ -650,6 +653,9 @@ int al_sig_fetch_release(al_store *s, const al_digest *release,
 	size_t i;
 	int rc, src;
 
+	if ((rc = AL_RESULT_VERSION_CHECK("al_sig_fetch_result", res, version,
+	                                  AL_SIG_FETCH_RESULT_VERSION)) < 0)
+		return rc;
 	if (s == NULL)
 		return al_error_set(AL_EINVAL,
 		                    "no store to save signatures into");

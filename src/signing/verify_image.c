@@ -616,10 +616,9 @@ static void carry(const vi_run *r, const char *const *names, size_t n)
 {
 	const al_verify_image_opts *o = r->o;
 	al_transfer_opts to = AL_TRANSFER_OPTS_INIT;
-	al_cosign_carry_report rep;
+	al_cosign_carry_report rep = AL_COSIGN_CARRY_REPORT_INIT;
 	al_verify_image_event ev;
 
-	memset(&rep, 0, sizeof(rep));
 	if (o->nroots == 1 && keep_root(r, o->roots[0]) < 0)
 		return;
 	if (o->transfer != NULL)

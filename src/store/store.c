@@ -19,6 +19,7 @@
 #include "airlock/store.h"
 #include "oci_int.h"
 #include "store_int.h"
+#include "error_int.h"
 #include "store_cache_int.h"
 
 /* Bounds on the files of the layout itself. */
@@ -2879,16 +2880,18 @@ int al_store_check_roots(al_store *s, int flags, const al_store_root *roots,
                          al_check_result *res)
 {
 	struct walk w;
-	al_check_result r;
+	al_check_result r = AL_CHECK_RESULT_INIT;
 	al_store_image *imgs = NULL;
 	size_t n = 0, i;
 	json_t *rel = NULL;
 	int rc;
 
+	if ((rc = AL_RESULT_VERSION_CHECK("al_check_result", res, version,
+	                                  AL_CHECK_RESULT_VERSION)) < 0)
+		return rc;
 	if ((flags & AL_STORE_CHECK_GC) && s->readonly)
 		return al_error_set(AL_EINVAL, "store '%s' is read-only: no gc",
 		                    s->path);
-	memset(&r, 0, sizeof(r));
 	memset(&w, 0, sizeof(w));
 	w.s = s;
 	w.flags = flags;
@@ -2957,6 +2960,7 @@ int al_store_check_roots(al_store *s, int flags, const al_store_root *roots,
 		if ((rc = al_store__cache_gc(s, NULL)) < 0)
 			goto out;
 	}
+	r.version = res->version;
 	*res = r;
 out:
 	json_decref(rel);

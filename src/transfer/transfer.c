@@ -2029,6 +2029,9 @@ int al_transfer_run(al_transfer *t, al_transfer_stats *stats)
 	uint64_t start = al_clock_now_ms();
 	int rc = 0, worst = 0;
 
+	if ((rc = AL_RESULT_VERSION_CHECK("al_transfer_stats", stats, version,
+	                                  AL_TRANSFER_STATS_VERSION)) < 0)
+		return rc;
 	t->started_ms = start;
 	memset(&t->stats, 0, sizeof(t->stats));
 	if ((rc = start_run(t, &jobs, &njobs)) < 0)

@@ -33,7 +33,7 @@ void al_push_result_clear(al_push_result *r)
 	free(r->images);
 	free(r->record_message);
 	free(r->message);
-	memset(r, 0, sizeof(*r));
+	AL_RESULT_ZERO_STATS(r);
 }
 
 static int cmp_str(const void *a, const void *b)
@@ -334,7 +334,10 @@ int al_push_store(al_store *s, const al_push_opts *o, al_push_result *r)
 
 	if (r == NULL || s == NULL || o == NULL)
 		return al_error_set(AL_EINVAL, "al_push_store: no registry");
-	memset(r, 0, sizeof(*r));
+	if ((rc = AL_RESULT_VERSION_CHECK("al_push_result", r, version,
+	                                  AL_PUSH_RESULT_VERSION)) < 0)
+		return rc;
+	AL_RESULT_ZERO_STATS(r);
 	if ((rc = al_opts_version_check("al_push_opts", o->version,
 	                                AL_PUSH_OPTS_VERSION)) < 0)
 		return rc;

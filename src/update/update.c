@@ -2212,7 +2212,7 @@ void al_update_result_clear(al_update_result *res)
 	free(res->repairs);
 	free(res->plan);
 	free(res->accepted_risks);
-	memset(res, 0, sizeof(*res));
+	AL_RESULT_ZERO_KEEP(res, result_version);
 }
 
 /* --- ownership: a running CVO, the ClusterVersion, preconditions ------- */
@@ -4060,6 +4060,10 @@ int al_update_run(const al_update_opts *o, al_update_result *res)
 	update_run c;
 	int rc;
 
+	if ((rc = AL_RESULT_VERSION_CHECK("al_update_result", res,
+	                                  result_version,
+	                                  AL_UPDATE_RESULT_VERSION)) < 0)
+		return rc;
 	if (o != NULL &&
 	    (rc = al_opts_version_check("al_update_opts", o->version,
 	                                AL_UPDATE_OPTS_VERSION)) < 0)
@@ -4069,7 +4073,7 @@ int al_update_run(const al_update_opts *o, al_update_result *res)
 		return al_error_set(AL_EINVAL,
 		                    "al_update_run: store, target and (unless "
 		                    "a dry run) a cluster are required");
-	memset(res, 0, sizeof(*res));
+	AL_RESULT_ZERO_KEEP(res, result_version);
 	res->outcome = AL_UPDATE_OUTCOME_FAILED;
 	memset(&c, 0, sizeof(c));
 	c.o = o;

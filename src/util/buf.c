@@ -458,3 +458,30 @@ nomem:
 	             need, size);
 	return NULL;
 }
+
+size_t al__array_cap(size_t n)
+{
+	size_t c = 1;
+
+	if (n == 0)
+		return 0;
+	while (c < n) {
+		if (c > SIZE_MAX / 2)
+			return n;
+		c *= 2;
+	}
+	return c;
+}
+
+void *al__array_grow_n(void *arr, size_t n, size_t need, size_t size)
+{
+	size_t cap = 0;
+
+	if (arr != NULL && need <= al__array_cap(n))
+		return arr;
+	/* al__array_grow with *cap 0 allocates exactly need: ask for the
+	   capacity need will be seen to have */
+	if (need == 0)
+		need = 1;
+	return al__array_grow(arr, &cap, al__array_cap(need), size);
+}

@@ -13,4 +13,34 @@
 int al_opts_version_check(const char *name, unsigned version,
                           unsigned supported);
 
+/*
+ * The same for a versioned report or result struct an entry fills
+ * (AL_<NAME>_VERSION): checked first, before the entry writes anything
+ * into it, so a refused one is left exactly as the caller gave it
+ * ("al_push_result version 2 is newer than this library's (1)"). A NULL
+ * report (where an entry allows one) passes.
+ */
+#define AL_RESULT_VERSION_CHECK(name, p, field, supported)                     \
+	((p) == NULL ? 0 : al_opts_version_check(name, (p)->field, supported))
+
+/*
+ * Zero the report *p, keeping its version field: an entry or a *_clear
+ * that resets a report leaves the version its caller set. The _STATS form
+ * also keeps the version of an embedded al_transfer_stats member stats.
+ * The caller includes <string.h>.
+ */
+#define AL_RESULT_ZERO_KEEP(p, field)                                          \
+	do {                                                                   \
+		const unsigned al__ver = (p)->field;                           \
+		memset((p), 0, sizeof(*(p)));                                  \
+		(p)->field = al__ver;                                          \
+	} while (0)
+#define AL_RESULT_ZERO(p) AL_RESULT_ZERO_KEEP(p, version)
+#define AL_RESULT_ZERO_STATS(p)                                                \
+	do {                                                                   \
+		const unsigned al__sver = (p)->stats.version;                  \
+		AL_RESULT_ZERO_KEEP(p, version);                               \
+		(p)->stats.version = al__sver;                                 \
+	} while (0)
+
 #endif

@@ -63,7 +63,7 @@ static void keyring_and_message(const uint8_t *data, size_t size)
 {
 	size_t cut = find_sep(data, size), k = sizeof(MESSAGE_SEP) - 1;
 	al_pgp_keyring *kr = NULL;
-	al_pgp_result res;
+	al_pgp_result res = AL_PGP_RESULT_INIT;
 	int rc;
 
 	if (cut == size)
@@ -81,7 +81,7 @@ static void keyring_and_message(const uint8_t *data, size_t size)
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	al_pgp_keyring *kr = NULL;
-	al_pgp_result res;
+	al_pgp_result res = AL_PGP_RESULT_INIT;
 	al_buf lit = AL_BUF_INIT(AL_PGP_MAX_LITERAL_BYTES);
 	int rc;
 

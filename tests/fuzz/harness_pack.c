@@ -99,9 +99,9 @@ void al_fuzz_unpack(const char *target, const uint8_t *data, size_t size)
 	size_t n = size;
 	unsigned vol = 0;
 	al_store *s = NULL;
-	al_unpack_result res;
+	al_unpack_result res = AL_UNPACK_RESULT_INIT;
 	al_unpack_opts uopts = AL_UNPACK_OPTS_INIT;
-	al_check_result chk;
+	al_check_result chk = AL_CHECK_RESULT_INIT;
 	int rc;
 
 	al_fuzz_quiet();
@@ -120,7 +120,6 @@ void al_fuzz_unpack(const char *target, const uint8_t *data, size_t size)
 	}
 	if (al_store_open(&s, storedir, &create) < 0)
 		al_fuzz_fail(target, "cannot create a store");
-	memset(&res, 0, sizeof(res));
 	/* into the store itself, as before the quarantine: the store check
 	 * below then sees what the import wrote */
 	uopts.accept_untrusted = 1;

@@ -966,7 +966,7 @@ static void test_cosign__carry_follows_sources_and_skips_attachments(void)
 	char loc[600];
 	al_imageset_source source = {(char *)"quay.io/example", loc};
 	al_transfer_opts to;
-	al_cosign_carry_report rep;
+	al_cosign_carry_report rep = AL_COSIGN_CARRY_REPORT_INIT;
 
 	snprintf(dir, sizeof(dir), "%s/carry-store", al_test_tmpdir());
 	snprintf(srcdir, sizeof(srcdir), "%s/carry-src", al_test_tmpdir());
@@ -1089,7 +1089,7 @@ static void test_cosign__mirror_run_carries_by_default(void)
 	al_store_opts so = {.create = 1};
 	al_imageset *cfg = NULL;
 	al_mirror_opts mo = AL_MIRROR_OPTS_INIT;
-	al_mirror_result res;
+	al_mirror_result res = AL_MIRROR_RESULT_INIT;
 	al_store_image img;
 	al_digest id, sd;
 	al_descriptor other;
@@ -1122,7 +1122,6 @@ static void test_cosign__mirror_run_carries_by_default(void)
 	mo.nimages = 1;
 	/* no keyring: al_mirror_signed wants one even for images alone */
 	mo.flags = AL_MIRROR_ALLOW_UNSIGNED;
-	memset(&res, 0, sizeof(res));
 	CU_ASSERT_EQUAL(al_mirror_run(st, cfg, &mo, &res), 0);
 	if (res.report.nerrors > 0)
 		printf("%s\n", res.report.errors[0]);

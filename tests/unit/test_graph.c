@@ -878,7 +878,7 @@ static void test_graph__write_data(void)
 	char *out = al_path_join(al_test_tmpdir(), "graph-data");
 	al_store *st = NULL;
 	al_store_opts so = {.create = 1};
-	al_graph_data_report rep;
+	al_graph_data_report rep = AL_GRAPH_DATA_REPORT_INIT;
 	json_t *rel = NULL;
 	size_t i1, i9, i10;
 	al_graph *r = NULL;

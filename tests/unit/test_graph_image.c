@@ -164,7 +164,7 @@ static void test_graph_image__digests_and_diff_ids(void)
 {
 	char *dir = make_tree("tree1");
 	al_store *s = new_store("store1");
-	al_graph_image_result r;
+	al_graph_image_result r = AL_GRAPH_IMAGE_RESULT_INIT;
 	al_store_image img;
 	json_t *m = NULL, *cfg = NULL, *layers, *l;
 	al_buf blob = AL_BUF_INIT(1 << 20), tar = AL_BUF_INIT(1 << 20);
@@ -186,7 +186,6 @@ static void test_graph_image__digests_and_diff_ids(void)
 	    "0000644\n"
 	    "var/lib/cincinnati-graph-data/version 0 0000644\n";
 
-	memset(&r, 0, sizeof(r));
 	memset(&img, 0, sizeof(img));
 	if (dir == NULL || s == NULL)
 		goto out;
@@ -270,12 +269,9 @@ static void test_graph_image__reproducible(void)
 {
 	char *a = make_tree("tree2a"), *b = make_tree("tree2b");
 	al_store *s1 = new_store("store2a"), *s2 = new_store("store2b");
-	al_graph_image_result r1, r2, r3;
+	al_graph_image_result r1 = AL_GRAPH_IMAGE_RESULT_INIT, r2 = AL_GRAPH_IMAGE_RESULT_INIT, r3 = AL_GRAPH_IMAGE_RESULT_INIT;
 	al_graph_image_opts o = AL_GRAPH_IMAGE_OPTS_INIT;
 
-	memset(&r1, 0, sizeof(r1));
-	memset(&r2, 0, sizeof(r2));
-	memset(&r3, 0, sizeof(r3));
 	if (a == NULL || b == NULL || s1 == NULL || s2 == NULL)
 		goto out;
 	CU_ASSERT_EQUAL(al_graph_image_from_dir(s1, a, NULL, &r1), 0);
@@ -303,10 +299,9 @@ static void test_graph_image__refuses_symlinks(void)
 {
 	char *dir = make_tree("tree3"), *link = NULL;
 	al_store *s = new_store("store3");
-	al_graph_image_result r;
+	al_graph_image_result r = AL_GRAPH_IMAGE_RESULT_INIT;
 	al_store_image img;
 
-	memset(&r, 0, sizeof(r));
 	memset(&img, 0, sizeof(img));
 	if (dir == NULL || s == NULL)
 		goto out;
@@ -377,12 +372,11 @@ static void test_graph_image__on_a_base(void)
 {
 	char *dir = make_tree("tree4");
 	al_store *s = new_store("store4"), *s2 = new_store("store4b");
-	al_graph_image_result r;
+	al_graph_image_result r = AL_GRAPH_IMAGE_RESULT_INIT;
 	al_graph_image_opts o = AL_GRAPH_IMAGE_OPTS_INIT;
 	json_t *m = NULL, *cfg = NULL;
 	al_digest cd;
 
-	memset(&r, 0, sizeof(r));
 	if (dir == NULL || s == NULL || s2 == NULL)
 		goto out;
 	o.base = AL_GRAPH_IMAGE_BASE;
@@ -433,11 +427,10 @@ out:
 static void test_graph_image__build_from_store(void)
 {
 	al_store *s = new_store("store5");
-	al_graph_image_result r;
+	al_graph_image_result r = AL_GRAPH_IMAGE_RESULT_INIT;
 	al_store_release rel;
 	char *tmp = mkpath(al_test_tmpdir(), "scratch5");
 
-	memset(&r, 0, sizeof(r));
 	memset(&rel, 0, sizeof(rel));
 	if (s == NULL || tmp == NULL)
 		goto out;
@@ -642,11 +635,10 @@ static void test_graph_image__long_names(void)
 {
 	char *dir = make_tree("tree6"), *rel = NULL, *want = NULL;
 	al_store *s = new_store("store6");
-	al_graph_image_result r;
+	al_graph_image_result r = AL_GRAPH_IMAGE_RESULT_INIT;
 	al_buf blob = AL_BUF_INIT(1 << 20), tar = AL_BUF_INIT(1 << 20);
 	char name[121];
 
-	memset(&r, 0, sizeof(r));
 	memset(name, 'a', sizeof(name) - 1);
 	name[sizeof(name) - 1] = '\0';
 	if (dir == NULL || s == NULL)

@@ -20,7 +20,7 @@ static void test_mirror__run_from_layout_fills_result(void)
 	al_store_opts so = AL_STORE_OPTS_INIT;
 	al_transfer_opts to = AL_TRANSFER_OPTS_INIT;
 	al_mirror_opts mo = AL_MIRROR_OPTS_INIT;
-	al_mirror_result res;
+	al_mirror_result res = AL_MIRROR_RESULT_INIT;
 	al_store *s = NULL;
 	int rc;
 
@@ -96,7 +96,7 @@ static void test_mirror__refusals_touch_no_store(void)
 static void test_mirror__newer_opts_version_is_refused(void)
 {
 	al_mirror_opts mo = AL_MIRROR_OPTS_INIT;
-	al_mirror_result res;
+	al_mirror_result res = AL_MIRROR_RESULT_INIT;
 
 	CU_ASSERT_EQUAL(mo.version, AL_MIRROR_OPTS_VERSION);
 	mo.version = AL_MIRROR_OPTS_VERSION + 1;
@@ -113,9 +113,8 @@ static void test_mirror__push_needs_registry_and_result(void)
 	al_mirror_opts mo = AL_MIRROR_OPTS_INIT;
 	al_mirror_plan *plan = NULL;
 	al_push_opts po = AL_PUSH_OPTS_INIT;
-	al_push_result pr;
+	al_push_result pr = AL_PUSH_RESULT_INIT;
 
-	memset(&pr, 0, sizeof(pr));
 	mo.releases = sample_release;
 	mo.nreleases = 1;
 	mo.flags = AL_MIRROR_ALLOW_UNSIGNED;

@@ -82,7 +82,7 @@ static int run(const char *isc, const char *store, al_mirror_result *res,
 static void test_mirror_catalogs__two_catalogs(void)
 {
 	char *isc = make_imageset("two", "");
-	al_mirror_result res;
+	al_mirror_result res = AL_MIRROR_RESULT_INIT;
 	al_store_catalog *list = NULL;
 	al_store *s = NULL;
 	size_t n = 0;
@@ -177,10 +177,10 @@ static void test_mirror_catalogs__failed_image_fails_its_catalog(void)
 {
 	char *isc = make_imageset("broken", "");
 	char *src = al_path_join(al_test_tmpdir(), "broken");
-	al_mirror_result res;
+	al_mirror_result res = AL_MIRROR_RESULT_INIT;
 	al_store_catalog *list = NULL;
 	al_store_image img;
-	al_check_result cr;
+	al_check_result cr = AL_CHECK_RESULT_INIT;
 	al_store *s = NULL;
 	size_t n = 0, missing = 0;
 	int rc;

@@ -124,7 +124,7 @@ static void test_mirror_failed__bounds(void)
 static void test_mirror_failed__writes_what_it_reads_back(void)
 {
 	const char *dir = al_test_tmpdir();
-	al_mirror_result res;
+	al_mirror_result res = AL_MIRROR_RESULT_INIT;
 	al_mirror_catalog cat;
 	al_mirror_failure *v = NULL;
 	al_digest d;
@@ -132,7 +132,6 @@ static void test_mirror_failed__writes_what_it_reads_back(void)
 	char *path = NULL, *path2 = NULL, *store = al_path_join(dir, "store");
 	size_t n = 0;
 
-	memset(&res, 0, sizeof(res));
 	memset(&cat, 0, sizeof(cat));
 	CU_ASSERT_PTR_NOT_NULL_FATAL(store);
 	/* nothing failed: nothing written */
@@ -190,10 +189,8 @@ static void test_mirror_failed__writes_what_it_reads_back(void)
 /* Helm's and the imageset's sub-runs hand their failures to the run. */
 static void test_mirror_failed__moved_failures_take_their_kind(void)
 {
-	al_mirror_report to, from;
+	al_mirror_report to = AL_MIRROR_REPORT_INIT, from = AL_MIRROR_REPORT_INIT;
 
-	memset(&to, 0, sizeof(to));
-	memset(&from, 0, sizeof(from));
 	CU_ASSERT_EQUAL(al_mirror__report_failed(&to, "image", "q.io/a/b:1", NULL, AL_EIO, "x"), 0);
 	CU_ASSERT_EQUAL(al_mirror__report_failed(&from, "image", "q.io/c/d:1", NULL, AL_ENET, "y"), 0);
 	CU_ASSERT_EQUAL(al_mirror__report_failed(&from, "image", "q.io/e/f:1", NULL, AL_ENET, NULL), 0);

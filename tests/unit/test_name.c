@@ -173,9 +173,8 @@ static void test_name__failed_list_lines_hold(void)
 	store = al_path_join(dir, "fstore");
 	CU_ASSERT_PTR_NOT_NULL_FATAL(store);
 	for (r = 0; r < ROUNDS / 4; r++) {
-		al_mirror_result res;
+		al_mirror_result res = AL_MIRROR_RESULT_INIT;
 
-		memset(&res, 0, sizeof(res));
 		hostile(name, sizeof(name), &seed);
 		snprintf(src, sizeof(src), "quay.io/a/b:%s", name);
 		CU_ASSERT_EQUAL(al_mirror__report_failed(&res.report,

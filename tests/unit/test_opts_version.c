@@ -106,10 +106,9 @@ static int c_graph_resolve_imageset(unsigned v)
 static int c_graph_image_from_dir(unsigned v)
 {
 	al_graph_image_opts o = AL_GRAPH_IMAGE_OPTS_INIT;
-	al_graph_image_result res;
+	al_graph_image_result res = AL_GRAPH_IMAGE_RESULT_INIT;
 	char dir[1100];
 
-	memset(&res, 0, sizeof(res));
 	path_in(dir, sizeof(dir), "no-graph-data");
 	o.version = v;
 	return al_graph_image_from_dir(E.st, dir, &o, &res);
@@ -118,9 +117,8 @@ static int c_graph_image_from_dir(unsigned v)
 static int c_graph_image_build(unsigned v)
 {
 	al_graph_image_opts o = AL_GRAPH_IMAGE_OPTS_INIT;
-	al_graph_image_result res;
+	al_graph_image_result res = AL_GRAPH_IMAGE_RESULT_INIT;
 
-	memset(&res, 0, sizeof(res));
 	o.version = v;
 	o.tmpdir = E.scratch; /* where its scratch tree would go */
 	return al_graph_image_build(E.st, &o, &res);
@@ -170,10 +168,9 @@ static int c_kube_new(unsigned v)
 static int c_mirror(unsigned v)
 {
 	al_transfer_opts o = AL_TRANSFER_OPTS_INIT;
-	al_mirror_report rep;
+	al_mirror_report rep = AL_MIRROR_REPORT_INIT;
 	int rc;
 
-	memset(&rep, 0, sizeof(rep));
 	o.version = v;
 	rc = al_mirror(E.st, NULL, 0, NULL, 0, &o, &rep);
 	al_mirror_report_clear(&rep);
@@ -184,10 +181,9 @@ static int c_mirror_signed(unsigned v)
 {
 	al_transfer_opts o = AL_TRANSFER_OPTS_INIT;
 	al_mirror_sig_opts sig = AL_MIRROR_SIG_OPTS_INIT;
-	al_mirror_report rep;
+	al_mirror_report rep = AL_MIRROR_REPORT_INIT;
 	int rc;
 
-	memset(&rep, 0, sizeof(rep));
 	sig.version = v;
 	rc = al_mirror_signed(E.st, NULL, 0, NULL, 0, &o, &sig, &rep);
 	al_mirror_report_clear(&rep);
@@ -197,10 +193,9 @@ static int c_mirror_signed(unsigned v)
 static int c_mirror_helm(unsigned v)
 {
 	al_transfer_opts o = AL_TRANSFER_OPTS_INIT;
-	al_mirror_report rep;
+	al_mirror_report rep = AL_MIRROR_REPORT_INIT;
 	int rc;
 
-	memset(&rep, 0, sizeof(rep));
 	o.version = v;
 	rc = al_mirror_helm(E.st, E.cfg, &o, &rep);
 	al_mirror_report_clear(&rep);
@@ -210,7 +205,7 @@ static int c_mirror_helm(unsigned v)
 static int c_pack_write(unsigned v)
 {
 	al_pack_opts o = AL_PACK_OPTS_INIT;
-	al_pack_result res;
+	al_pack_result res = AL_PACK_RESULT_INIT;
 	char out[1100];
 
 	snprintf(out, sizeof(out), "%s/pack", E.scratch);
@@ -221,11 +216,10 @@ static int c_pack_write(unsigned v)
 static int unpack_call(unsigned v, int old_name)
 {
 	al_unpack_opts o = AL_UNPACK_OPTS_INIT;
-	al_unpack_result res;
+	al_unpack_result res = AL_UNPACK_RESULT_INIT;
 	char dir[1100];
 	int rc;
 
-	memset(&res, 0, sizeof(res));
 	path_in(dir, sizeof(dir), "no-media");
 	o.version = v;
 	rc = old_name ? al_unpack(E.st, dir, &o, &res)
@@ -247,10 +241,9 @@ static int c_unpack(unsigned v)
 static int c_pack_promote(unsigned v)
 {
 	al_unpack_opts o = AL_UNPACK_OPTS_INIT;
-	al_unpack_result res;
+	al_unpack_result res = AL_UNPACK_RESULT_INIT;
 	int rc;
 
-	memset(&res, 0, sizeof(res));
 	o.version = v;
 	o.accept_untrusted = 1;
 	rc = al_pack_promote(E.st, "20260101T000000Z-0001", &o, &res);
@@ -338,7 +331,7 @@ static int c_transfer_new_to_registry(unsigned v)
 static int c_cosign_carry(unsigned v)
 {
 	al_transfer_opts o = AL_TRANSFER_OPTS_INIT;
-	al_cosign_carry_report rep;
+	al_cosign_carry_report rep = AL_COSIGN_CARRY_REPORT_INIT;
 	int rc;
 
 	o.version = v;
@@ -350,7 +343,7 @@ static int c_cosign_carry(unsigned v)
 static int c_push_store(unsigned v)
 {
 	al_push_opts o = AL_PUSH_OPTS_INIT;
-	al_push_result res;
+	al_push_result res = AL_PUSH_RESULT_INIT;
 	int rc;
 
 	o.version = v;

@@ -252,10 +252,9 @@ static int store_clean(const char *store)
 {
 	al_store *s = NULL;
 	al_store_opts ro = {.readonly = 1};
-	al_check_result r;
+	al_check_result r = AL_CHECK_RESULT_INIT;
 	int rc;
 
-	memset(&r, 0, sizeof(r));
 	if ((rc = al_store_open(&s, store, &ro)) == 0)
 		rc = al_store_check(s, 0, NULL, NULL, &r);
 	al_store_free(s);
@@ -297,11 +296,10 @@ static int same_stores(const char *a, const char *b)
 static void test_pack__round_trip_split_across_volumes(void)
 {
 	char *src = make_source(), *out = fresh("out"), *dst = fresh("dst"), *p;
-	al_pack_result pr;
-	al_unpack_result ur;
+	al_pack_result pr = AL_PACK_RESULT_INIT;
+	al_unpack_result ur = AL_UNPACK_RESULT_INIT;
 	unsigned v;
 
-	memset(&ur, 0, sizeof(ur));
 	CU_ASSERT_EQUAL(do_pack(src, out, 64 * AL_KIB, NULL, NULL, NULL, &pr), 0);
 	CU_ASSERT(pr.volumes >= 5); /* 300 KB layer over 64 KiB volumes */
 	for (v = 1; v <= pr.volumes; v++) {
@@ -341,12 +339,11 @@ static void test_pack__volume_size_below_minimum_is_refused(void)
 static void test_pack__volumes_in_any_order_over_several_runs(void)
 {
 	char *src = make_source(), *out = fresh("out"), *dst = fresh("dst"), *in = fresh("in"), *a, *b;
-	al_pack_result pr;
-	al_unpack_result ur;
+	al_pack_result pr = AL_PACK_RESULT_INIT;
+	al_unpack_result ur = AL_UNPACK_RESULT_INIT;
 	unsigned v;
 	int rc;
 
-	memset(&ur, 0, sizeof(ur));
 	if ((do_pack(src, out, 64 * AL_KIB, NULL, NULL, NULL, &pr)) != 0) {
 		CU_FAIL("do_pack(src, out, 64 * AL_KIB, NULL, NULL, NULL, &pr)");
 		goto out;
@@ -402,11 +399,10 @@ static void test_pack__delta_since_carries_only_new_and_matches_full(void)
 {
 	char *src = make_source(), *o1 = fresh("out"), *o2 = fresh("out"), *o3 = fresh("out");
 	char *far = fresh("far"), *full = fresh("full");
-	al_pack_result p1, p2, p3;
-	al_unpack_result ur;
+	al_pack_result p1 = AL_PACK_RESULT_INIT, p2 = AL_PACK_RESULT_INIT, p3 = AL_PACK_RESULT_INIT;
+	al_unpack_result ur = AL_UNPACK_RESULT_INIT;
 	al_store *s = NULL;
 
-	memset(&ur, 0, sizeof(ur));
 	if ((do_pack(src, o1, 0, NULL, NULL, NULL, &p1)) != 0) {
 		CU_FAIL("do_pack(src, o1, 0, NULL, NULL, NULL, &p1)");
 		goto out;
@@ -447,12 +443,11 @@ static void test_pack__delta_have_packs_exactly_what_the_inventory_lacks(void)
 {
 	char *src = make_source(), *o1 = fresh("out"), *o2 = fresh("out"), *far = fresh("far");
 	char *inv = al_sprintf("%s/inventory-%u.json", al_test_tmpdir(), ++counter);
-	al_pack_result p1, p2;
-	al_unpack_result ur;
+	al_pack_result p1 = AL_PACK_RESULT_INIT, p2 = AL_PACK_RESULT_INIT;
+	al_unpack_result ur = AL_UNPACK_RESULT_INIT;
 	al_store *s = NULL;
 	json_t *j = NULL;
 
-	memset(&ur, 0, sizeof(ur));
 	if ((do_pack(src, o1, 0, NULL, NULL, NULL, &p1)) != 0) {
 		CU_FAIL("do_pack(src, o1, 0, NULL, NULL, NULL, &p1)");
 		goto out;
@@ -500,11 +495,10 @@ out:
 static void test_pack__delta_without_its_base_is_refused(void)
 {
 	char *src = make_source(), *o1 = fresh("out"), *o2 = fresh("out"), *far = fresh("far");
-	al_pack_result p1, p2;
-	al_unpack_result ur;
+	al_pack_result p1 = AL_PACK_RESULT_INIT, p2 = AL_PACK_RESULT_INIT;
+	al_unpack_result ur = AL_UNPACK_RESULT_INIT;
 	int rc;
 
-	memset(&ur, 0, sizeof(ur));
 	if ((do_pack(src, o1, 0, NULL, NULL, NULL, &p1)) != 0) {
 		CU_FAIL("do_pack(src, o1, 0, NULL, NULL, NULL, &p1)");
 		goto out;
@@ -533,13 +527,12 @@ static void test_pack__signed_pack_verifies_and_bad_signatures_import_nothing(vo
 	char *src = make_source(), *out = fresh("out"), *keys = fresh("key"), *other = fresh("key");
 	char *key = al_sprintf("%s.key", keys), *pub = al_sprintf("%s.pub", keys), *opub = al_sprintf("%s.pub", other);
 	char *far = NULL, *m = NULL, *sig = NULL;
-	al_pack_result pr;
-	al_unpack_result ur;
+	al_pack_result pr = AL_PACK_RESULT_INIT;
+	al_unpack_result ur = AL_UNPACK_RESULT_INIT;
 	struct stat st;
 	al_buf b = AL_BUF_INIT(AL_MIB);
 	uint8_t saved;
 
-	memset(&ur, 0, sizeof(ur));
 	if ((al_pack_keygen(keys)) != 0) {
 		CU_FAIL("al_pack_keygen(keys)");
 		goto out;
@@ -627,7 +620,7 @@ static int no_pack_in(const char *dir)
 static void expect_store_refused(const char *rel, const char *text, const char *what)
 {
 	char *src = make_source(), *out = fresh("out");
-	al_pack_result pr;
+	al_pack_result pr = AL_PACK_RESULT_INIT;
 	int rc;
 
 	CU_ASSERT_EQUAL(write_text(src, rel, text), 0);
@@ -684,7 +677,7 @@ static void test_pack__refuses_misnamed_file_among_sha512_blobs(void)
 static void test_pack__refuses_damaged_since_record(void)
 {
 	char *src = make_source(), *o1 = fresh("out"), *o2 = fresh("out"), *rec = NULL;
-	al_pack_result pr;
+	al_pack_result pr = AL_PACK_RESULT_INIT;
 
 	if (do_pack(src, o1, 0, NULL, NULL, NULL, &pr) != 0) {
 		CU_FAIL("do_pack");
@@ -745,14 +738,13 @@ static void test_pack__sha512_blobs_round_trip_and_are_verified_with_sha512(void
 {
 	char *src = make_source(), *out = fresh("out"), *dst = fresh("dst"), *bad = fresh("dst"), *o2 = fresh("out");
 	char *p = NULL, *path = NULL, hex[AL_DIGEST_STRMAX], hex2[AL_DIGEST_STRMAX];
-	al_pack_result pr;
-	al_unpack_result ur;
+	al_pack_result pr = AL_PACK_RESULT_INIT;
+	al_unpack_result ur = AL_UNPACK_RESULT_INIT;
 	al_store *s = NULL;
 	al_digest big, small;
 	json_t *m = NULL, *e;
 	size_t i, found = 0;
 
-	memset(&ur, 0, sizeof(ur));
 	if (al_store_open(&s, src, NULL) != 0) {
 		CU_FAIL("al_store_open");
 		goto out;
@@ -790,7 +782,7 @@ static void test_pack__sha512_blobs_round_trip_and_are_verified_with_sha512(void
 	/* deltas know sha512 blobs: --since and --have leave them out */
 	{
 		char *o3 = fresh("out"), *o4 = fresh("out"), *inv = fresh("inv.json"), want[AL_DIGEST_STRMAX + 8];
-		al_pack_result p3, p4;
+		al_pack_result p3 = AL_PACK_RESULT_INIT, p4 = AL_PACK_RESULT_INIT;
 		json_t *j = NULL, *v;
 		size_t k, listed = 0;
 		CU_ASSERT_EQUAL(do_pack(src, o3, 0, pr.id, NULL, NULL, &p3), 0);
@@ -942,7 +934,7 @@ typedef struct trust_fixture {
 static int trust_setup(trust_fixture *f)
 {
 	char *eout;
-	al_pack_result pr;
+	al_pack_result pr = AL_PACK_RESULT_INIT;
 	al_store *s = NULL;
 	int ok;
 
@@ -1026,10 +1018,9 @@ static size_t quarantined_count(const char *store)
 static void test_pack__untrusted_import_is_quarantined(void)
 {
 	trust_fixture f;
-	al_unpack_result ur;
+	al_unpack_result ur = AL_UNPACK_RESULT_INIT;
 	char *far = fresh("far"), *before = NULL, *after = NULL, *sig = NULL;
 
-	memset(&ur, 0, sizeof(ur));
 	if (trust_setup(&f) != 0) {
 		CU_FAIL("trust_setup");
 		goto out;
@@ -1062,10 +1053,9 @@ out:
 static void test_pack__promote_needs_the_signing_key(void)
 {
 	trust_fixture f;
-	al_unpack_result ur;
+	al_unpack_result ur = AL_UNPACK_RESULT_INIT;
 	char *far = fresh("far"), *far2 = fresh("far"), *got = NULL, *want = NULL, *other = fresh("otherkey"), *opub = NULL;
 
-	memset(&ur, 0, sizeof(ur));
 	if (trust_setup(&f) != 0 || al_pack_keygen(other) != 0) {
 		CU_FAIL("trust_setup");
 		goto out;
@@ -1113,11 +1103,10 @@ out:
 static void test_pack__untrusted_forged_pack_does_not_preempt_a_trusted_one(void)
 {
 	trust_fixture f;
-	al_unpack_result ur;
+	al_unpack_result ur = AL_UNPACK_RESULT_INIT;
 	char *far = fresh("far"), *want = NULL, *got = NULL, *m = NULL, *mhex = NULL;
 	json_t *rec = NULL;
 
-	memset(&ur, 0, sizeof(ur));
 	if (trust_setup(&f) != 0) {
 		CU_FAIL("trust_setup");
 		goto out;
@@ -1313,11 +1302,10 @@ out:
 static void test_pack__forged_signature_file_never_blocks_a_trusted_pack(void)
 {
 	trust_fixture f;
-	al_unpack_result ur;
+	al_unpack_result ur = AL_UNPACK_RESULT_INIT;
 	char *far = fresh("far"), *far2 = fresh("far"), *one = NULL, *two = NULL, *marks = NULL;
 	al_buf b = AL_BUF_INIT(AL_MIB);
 
-	memset(&ur, 0, sizeof(ur));
 	if (trust_setup(&f) != 0) {
 		CU_FAIL("trust_setup");
 		goto out;
@@ -1379,13 +1367,12 @@ out:
 static void test_pack__staged_parts_are_rehashed_before_reuse(void)
 {
 	trust_fixture f;
-	al_unpack_result ur;
+	al_unpack_result ur = AL_UNPACK_RESULT_INIT;
 	char *far = fresh("far"), *part = fresh("part"), *dir = NULL, *a = NULL, *b = NULL, *stage = NULL;
 	json_t *m = NULL, *e;
 	size_t i;
 	const char *hex = NULL;
 
-	memset(&ur, 0, sizeof(ur));
 	if (trust_setup(&f) != 0) {
 		CU_FAIL("trust_setup");
 		goto out;
@@ -1444,11 +1431,10 @@ out:
 static void test_pack__volumes_only_after_an_untrusted_import_ask_for_the_manifest(void)
 {
 	trust_fixture f;
-	al_unpack_result ur;
+	al_unpack_result ur = AL_UNPACK_RESULT_INIT;
 	char *far = fresh("far"), *dir = fresh("vols"), *a = NULL, *b = NULL;
 	unsigned v;
 
-	memset(&ur, 0, sizeof(ur));
 	if (trust_setup(&f) != 0) {
 		CU_FAIL("trust_setup");
 		goto out;
@@ -1478,11 +1464,10 @@ out:
 static void test_pack__forged_pack_after_a_trusted_one_does_not_stick(void)
 {
 	trust_fixture f;
-	al_unpack_result ur;
+	al_unpack_result ur = AL_UNPACK_RESULT_INIT;
 	char *far = fresh("far"), *want = NULL, *got = NULL;
 	json_t *rec = NULL;
 
-	memset(&ur, 0, sizeof(ur));
 	if (trust_setup(&f) != 0) {
 		CU_FAIL("trust_setup");
 		goto out;
@@ -1546,14 +1531,13 @@ static int set_sequence(const char *dir, const char *id, long long seq)
 static void test_pack__replayed_older_signed_pack_does_not_roll_tags_back(void)
 {
 	trust_fixture f;
-	al_unpack_result ur;
-	al_pack_result p2;
+	al_unpack_result ur = AL_UNPACK_RESULT_INIT;
+	al_pack_result p2 = AL_PACK_RESULT_INIT;
 	al_store *s = NULL;
 	char *o2 = fresh("newer"), *old0 = fresh("seq0"), *far = fresh("far"), *far2 = fresh("far"), *far3 = fresh("far");
 	char *old_d = NULL, *new_d = NULL, *now = NULL;
 	al_unpack_opts o = AL_UNPACK_OPTS_INIT;
 
-	memset(&ur, 0, sizeof(ur));
 	if (trust_setup(&f) != 0) {
 		CU_FAIL("trust_setup");
 		goto out;
@@ -1747,7 +1731,7 @@ static const char *good_pack(char *id)
 {
 	static char *out;
 	static char saved[AL_PACK_ID_MAX + 1];
-	al_pack_result pr;
+	al_pack_result pr = AL_PACK_RESULT_INIT;
 
 	if (out == NULL) {
 		char *src = make_source();
@@ -1766,10 +1750,9 @@ static void expect_refused(enum hostile mode, const char *entry_word, const char
 	char id[AL_PACK_ID_MAX + 1];
 	const char *good = good_pack(id);
 	char *dir = fresh("hostile"), *far = fresh("far"), *a = NULL, *b = NULL, *vol;
-	al_unpack_result ur;
+	al_unpack_result ur = AL_UNPACK_RESULT_INIT;
 	int rc;
 
-	memset(&ur, 0, sizeof(ur));
 	if ((al_fs_mkdir_p(dir, 0755)) != 0) {
 		CU_FAIL("al_fs_mkdir_p(dir, 0755)");
 		goto out;
@@ -1861,10 +1844,9 @@ static void test_pack__refuses_truncated_volume(void)
 	char id[AL_PACK_ID_MAX + 1];
 	const char *good = good_pack(id);
 	char *dir = fresh("trunc"), *far = fresh("far"), *a = NULL, *b = NULL;
-	al_unpack_result ur;
+	al_unpack_result ur = AL_UNPACK_RESULT_INIT;
 	uint64_t size;
 
-	memset(&ur, 0, sizeof(ur));
 	if ((al_fs_mkdir_p(dir, 0755)) != 0) {
 		CU_FAIL("al_fs_mkdir_p(dir, 0755)");
 		goto out;
@@ -1903,9 +1885,8 @@ static void test_pack__refuses_manifest_of_another_pack(void)
 	const char *good = good_pack(id);
 	char *dir = fresh("other"), *far = fresh("far"), *a = NULL, *b = NULL;
 	const char *other = "20000101T000000Z-00000000";
-	al_unpack_result ur;
+	al_unpack_result ur = AL_UNPACK_RESULT_INIT;
 
-	memset(&ur, 0, sizeof(ur));
 	if ((al_fs_mkdir_p(dir, 0755)) != 0) {
 		CU_FAIL("al_fs_mkdir_p(dir, 0755)");
 		goto out;
@@ -1929,9 +1910,8 @@ static void expect_far_metadata_refused(int record, const char *text, const char
 {
 	char id[AL_PACK_ID_MAX + 1], *far = fresh("far"), *other = fresh("other"), *path = NULL;
 	const char *good = good_pack(id);
-	al_unpack_result ur;
+	al_unpack_result ur = AL_UNPACK_RESULT_INIT;
 
-	memset(&ur, 0, sizeof(ur));
 	CU_ASSERT_EQUAL(do_unpack(far, good, NULL, &ur), 0);
 	al_unpack_result_clear(&ur);
 	path = record ? al_sprintf("airlock/imported/%s.json", id) : al_strdup("airlock/pack-marks.json");
@@ -1978,9 +1958,8 @@ static int unpack_returns_promptly(const char *dir, int *code, char *msg, size_t
 	}
 	pid = fork();
 	if (pid == 0) {
-		al_unpack_result ur;
+		al_unpack_result ur = AL_UNPACK_RESULT_INIT;
 		int rc;
-		memset(&ur, 0, sizeof(ur));
 		close(fds[0]);
 		rc = do_unpack(far, dir, NULL, &ur);
 		if (write(fds[1], al_error_message(), strlen(al_error_message())) < 0)
@@ -2057,10 +2036,9 @@ static void expect_index_entry_refused(const char *mt, const char *reason)
 	unsigned seed = 5;
 	al_store *s = NULL;
 	al_descriptor desc;
-	al_unpack_result ur;
-	al_pack_result pr;
+	al_unpack_result ur = AL_UNPACK_RESULT_INIT;
+	al_pack_result pr = AL_PACK_RESULT_INIT;
 
-	memset(&ur, 0, sizeof(ur));
 	memset(&desc, 0, sizeof(desc));
 	fill_random(layer, sizeof(layer), &seed);
 	if (al_store_open(&s, src, NULL) != 0 || al_store_put_blob(s, layer, sizeof(layer), &desc.digest) != 0) {
@@ -2098,7 +2076,7 @@ static void test_pack__refuses_index_entry_with_a_layer_media_type(void)
 static void test_pack__kill9_during_unpack_then_rerun_is_clean(void)
 {
 	char *src = make_source(), *out = fresh("out");
-	al_pack_result pr;
+	al_pack_result pr = AL_PACK_RESULT_INIT;
 	al_store *s = NULL;
 	unsigned seed = al_test_seed(), round;
 
@@ -2114,18 +2092,16 @@ static void test_pack__kill9_during_unpack_then_rerun_is_clean(void)
 	}
 	for (round = 0; round < 4; round++) {
 		char *far = fresh("far");
-		al_unpack_result ur;
+		al_unpack_result ur = AL_UNPACK_RESULT_INIT;
 		unsigned kills = 0;
 		int rc = -1, attempt;
 
-		memset(&ur, 0, sizeof(ur));
 		for (attempt = 0; attempt < 6; attempt++) {
 			unsigned delay_us = (unsigned)(rand_r(&seed) % 60000);
 			pid_t pid = fork();
 			int status = 0;
 			if (pid == 0) {
-				al_unpack_result cr;
-				memset(&cr, 0, sizeof(cr));
+				al_unpack_result cr = AL_UNPACK_RESULT_INIT;
 				rc = do_unpack(far, out, NULL, &cr);
 				_exit(rc == 0 && cr.complete ? 0 : 1);
 			}

@@ -467,10 +467,9 @@ static void check_ok(const blob *kr, const blob *m, uint64_t now,
                      const char *want_fpr, int want_hash)
 {
 	al_buf lit = AL_BUF_INIT(1 << 20);
-	al_pgp_result res;
+	al_pgp_result res = AL_PGP_RESULT_INIT;
 	int rc;
 
-	memset(&res, 0, sizeof(res));
 	rc = verify_with(kr, m->p, m->n, now, &lit, &res);
 	if (rc != 0)
 		fprintf(stderr, "verify failed: %s\n", al_error_message());
@@ -582,7 +581,7 @@ static void test_pgp__keyring_add_accumulates_files(void)
 static void test_pgp__accepts_signing_subkey(void)
 {
 	al_buf lit = AL_BUF_INIT(1 << 20);
-	al_pgp_result res;
+	al_pgp_result res = AL_PGP_RESULT_INIT;
 	int rc;
 
 	if (!have_fx())
@@ -890,7 +889,7 @@ static void test_pgp__redhat_release_key_as_copied(void)
 	blob lg = {NULL, 0}, cuk = {NULL, 0}, ocm = {NULL, 0}, s415 = {NULL, 0},
 	     v3 = {NULL, 0};
 	al_pgp_keyring *kr = NULL;
-	al_pgp_result res;
+	al_pgp_result res = AL_PGP_RESULT_INIT;
 	size_t count = 0, nwarn = 0;
 
 	if (redhat_fixture(&lg, "library-go-redhat.txt") ||
@@ -899,7 +898,6 @@ static void test_pgp__redhat_release_key_as_copied(void)
 	    redhat_fixture(&s415, "ocp-release-4.15.0-x86_64.sig") ||
 	    redhat_fixture(&v3, "rhel7-7.6-v3.sig"))
 		goto out;
-	memset(&res, 0, sizeof(res));
 	CU_ASSERT_EQUAL(al_pgp_keyring_load(&kr, lg.p, lg.n, "redhat.txt"), 0);
 	CU_ASSERT_EQUAL(al_pgp_verify(&res, NULL, kr, s415.p, s415.n, 0), 0);
 	CU_ASSERT_STRING_EQUAL(res.fingerprint,
@@ -1445,7 +1443,7 @@ static void test_pgp__accepts_v3_signature_with_short_mpi(void)
 	al_buf msg = AL_BUF_INIT(1 << 20), lit = AL_BUF_INIT(1 << 20);
 	char data[64];
 	size_t mpilen = 256;
-	al_pgp_result res;
+	al_pgp_result res = AL_PGP_RESULT_INIT;
 	int i, rc, k;
 
 	if (craft_key(&c, 1) != 0) {
@@ -1462,7 +1460,6 @@ static void test_pgp__accepts_v3_signature_with_short_mpi(void)
 			break;
 	}
 	CU_ASSERT(mpilen < 256);
-	memset(&res, 0, sizeof(res));
 	rc = verify_raw_kr(&c.keyring, msg.ptr, msg.len, &lit, &res);
 	if (rc != 0)
 		fprintf(stderr, "v3: %s\n", al_error_message());
@@ -1741,12 +1738,11 @@ static void test_pgp__accepts_p384_sha384(void)
 static void test_pgp__accepts_text_signature(void)
 {
 	al_buf lit = AL_BUF_INIT(1 << 20);
-	al_pgp_result res;
+	al_pgp_result res = AL_PGP_RESULT_INIT;
 	int rc;
 
 	if (!have_fx())
 		return;
-	memset(&res, 0, sizeof(res));
 	rc = verify_with(&fx.kr_ed, fx.m_text.p, fx.m_text.n, 0, &lit, &res);
 	CU_ASSERT_EQUAL(rc, 0);
 	CU_ASSERT_EQUAL(res.sig_type, 1);
@@ -1869,11 +1865,10 @@ static void test_pgp__accepts_ed25519_rfc9580_algorithm(void)
 {
 	crafted c;
 	al_buf msg = AL_BUF_INIT(1 << 20), lit = AL_BUF_INIT(1 << 20);
-	al_pgp_result res;
+	al_pgp_result res = AL_PGP_RESULT_INIT;
 	static const char data[] = "{\"ed25519\":27}";
 	int rc;
 
-	memset(&res, 0, sizeof(res));
 	if (craft_key(&c, 27) != 0 ||
 	    craft_v4_message(&msg, &c, (const uint8_t *)data, strlen(data),
 	                     NULL, 0, 8) != 0) {
@@ -1903,11 +1898,10 @@ static void test_pgp__accepts_ecdsa_p521(void)
 {
 	crafted c;
 	al_buf msg = AL_BUF_INIT(1 << 20), lit = AL_BUF_INIT(1 << 20);
-	al_pgp_result res;
+	al_pgp_result res = AL_PGP_RESULT_INIT;
 	static const char data[] = "{\"p521\":true}";
 	int rc;
 
-	memset(&res, 0, sizeof(res));
 	if (craft_key(&c, 19) != 0 ||
 	    craft_v4_message(&msg, &c, (const uint8_t *)data, strlen(data),
 	                     NULL, 0, 8) != 0) {

@@ -790,7 +790,7 @@ static void test_release__cache_readonly_and_gc(void)
 	al_store *s = new_store("cache-gc"), *rs = NULL;
 	al_release *r = NULL;
 	al_descriptor desc;
-	al_check_result res;
+	al_check_result res = AL_CHECK_RESULT_INIT;
 	struct built keep, gone;
 	char *ek = NULL, *eg = NULL;
 

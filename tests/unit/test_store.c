@@ -869,7 +869,7 @@ static void test_store__check_reports_exactly_and_gc_removes(void)
 	char *path = tmp_path("check"), *p = NULL, *sigdir = NULL;
 	al_store *s = open_store(path, 1, 0);
 	struct image a, b, c;
-	al_check_result res;
+	al_check_result res = AL_CHECK_RESULT_INIT;
 	struct seen seen;
 	al_descriptor bad;
 	al_digest junk, badm;
@@ -1004,7 +1004,7 @@ static void test_store__skopeo_reads_and_writes_layouts(void)
 	al_store *s = NULL;
 	al_buf b = AL_BUF_INIT(1 << 20);
 	struct image img, other;
-	al_check_result res;
+	al_check_result res = AL_CHECK_RESULT_INIT;
 	al_store_image found;
 
 	memset(&img, 0, sizeof(img));
@@ -1100,7 +1100,7 @@ static void test_store__threads_write_and_tag_concurrently(void)
 	al_store *s = open_store(path, 1, 0);
 	struct worker w[4];
 	pthread_t th[4];
-	al_check_result res;
+	al_check_result res = AL_CHECK_RESULT_INIT;
 	al_store_image *imgs = NULL;
 	size_t n = 0;
 	int i, started = 0;
@@ -1163,7 +1163,7 @@ static void test_store__recorded_release_is_a_root(void)
 	al_store *s = NULL;
 	al_digest md, cd, ld;
 	al_descriptor d;
-	al_check_result res;
+	al_check_result res = AL_CHECK_RESULT_INIT;
 	find_ctx fc;
 	char buf[512], ds[AL_DIGEST_STRMAX];
 	json_t *rel;
@@ -1192,7 +1192,6 @@ static void test_store__recorded_release_is_a_root(void)
 	CU_ASSERT_EQUAL(al_store_releases_save(s, rel), 0);
 	json_decref(rel);
 	/* no index entry at all: gc keeps the release */
-	memset(&res, 0, sizeof(res));
 	CU_ASSERT_EQUAL(al_store_check(s, AL_STORE_CHECK_GC, NULL, NULL, &res), 0);
 	CU_ASSERT_EQUAL(res.removed, 0);
 	CU_ASSERT_EQUAL(res.unreferenced + res.missing + res.invalid, 0);
@@ -1474,7 +1473,7 @@ static void test_store__resume_partial_download(void)
 	uint8_t *data = malloc(len), *junk = malloc(cut);
 	al_store *s = open_store(path, 1, 0);
 	al_blob_writer *w = NULL, *w2 = NULL;
-	al_check_result res;
+	al_check_result res = AL_CHECK_RESULT_INIT;
 	al_digest d, small;
 	uint64_t off = 99, off2 = 99;
 	size_t i;
@@ -1502,7 +1501,6 @@ static void test_store__resume_partial_download(void)
 		goto out;
 	}
 	CU_ASSERT_EQUAL(count_dir(pdir), 1);
-	memset(&res, 0, sizeof(res));
 	CU_ASSERT_EQUAL(al_store_check(s, 0, NULL, NULL, &res), 0);
 	CU_ASSERT_EQUAL(res.unreferenced, 1);
 
@@ -1585,7 +1583,7 @@ static void test_store__kept_listed_and_gc_keeps_held(void)
 	al_store *s = open_store(path, 1, 0);
 	al_blob_writer *w = NULL;
 	al_store_kept *k = NULL;
-	al_check_result res;
+	al_check_result res = AL_CHECK_RESULT_INIT;
 	char ds[AL_DIGEST_STRMAX];
 	size_t n = 0, i, downloads = 0, uploads = 0, busy = 0;
 	uint64_t off = 0;

@@ -57,8 +57,8 @@ static void test_transfer__mirror_from_layout_then_rerun_is_free(void)
 	al_store_opts so = {.create = 1};
 	al_store *s = NULL;
 	al_transfer_opts to = AL_TRANSFER_OPTS_INIT;
-	al_mirror_report rep;
-	al_check_result cr;
+	al_mirror_report rep = AL_MIRROR_REPORT_INIT;
+	al_check_result cr = AL_CHECK_RESULT_INIT;
 	char *loc = al_sprintf("oci:%s", layout);
 	int rc;
 
@@ -82,7 +82,6 @@ static void test_transfer__mirror_from_layout_then_rerun_is_free(void)
 	CU_ASSERT_EQUAL(rep.stats.blobs_transferred, 0);
 	CU_ASSERT(rep.stats.blobs_present > 0);
 	al_mirror_report_clear(&rep);
-	memset(&cr, 0, sizeof(cr));
 	CU_ASSERT_EQUAL(al_store_check(s, 0, NULL, NULL, &cr), 0);
 	CU_ASSERT_EQUAL(cr.missing + cr.corrupt + cr.invalid + cr.unreferenced, 0);
 	CU_ASSERT(cr.images >= 2);

@@ -493,7 +493,7 @@ static void test_update__dry_run_on_sample_release(void)
 	al_store_opts so = {.create = 1};
 	al_store *s = NULL;
 	al_transfer_opts to = AL_TRANSFER_OPTS_INIT;
-	al_mirror_report rep;
+	al_mirror_report rep = AL_MIRROR_REPORT_INIT;
 	al_update_opts uo = AL_UPDATE_OPTS_INIT;
 	al_update_result res = AL_UPDATE_RESULT_INIT;
 	int rc;
@@ -504,7 +504,6 @@ static void test_update__dry_run_on_sample_release(void)
 	to.sources = &src;
 	to.nsources = 1;
 	to.parallel = 2;
-	memset(&rep, 0, sizeof(rep));
 	CU_ASSERT_EQUAL(al_store_open(&s, dst, &so), 0);
 	if (s == NULL)
 		goto out;

@@ -141,7 +141,7 @@ static void test_verify_image__catalog_run_versions_and_list(void)
 {
 	al_catalog_run_opts o = AL_CATALOG_RUN_OPTS_INIT;
 	al_store_opts so = AL_STORE_OPTS_INIT;
-	al_catalog_run_report rep;
+	al_catalog_run_report rep = AL_CATALOG_RUN_REPORT_INIT;
 	al_store *st = NULL;
 	char dir[1024];
 	cat_seen s;
@@ -177,7 +177,7 @@ static void test_verify_image__sig_fetch_and_delete_refuse_newer_versions(void)
 	al_sig_fetch_opts fo = AL_SIG_FETCH_OPTS_INIT;
 	al_sig_fetch_result fr = AL_SIG_FETCH_RESULT_INIT;
 	al_delete_opts dopt = AL_DELETE_OPTS_INIT;
-	al_delete_result dr;
+	al_delete_result dr = AL_DELETE_RESULT_INIT;
 	al_store_opts so = AL_STORE_OPTS_INIT;
 	al_store *st = NULL;
 	al_digest d;

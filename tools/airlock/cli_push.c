@@ -161,6 +161,7 @@ int cli_mirror_to_setup(cli_mirror_to *mt)
 	int code;
 
 	mt->push = (al_push_opts)AL_PUSH_OPTS_INIT;
+	mt->result = (al_push_result)AL_PUSH_RESULT_INIT;
 	if ((code = cli_parse_layout("mirror", mt->layout, &mt->push.layout)) !=
 	    EXIT_OK)
 		return code;

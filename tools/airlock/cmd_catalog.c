@@ -152,7 +152,7 @@ static int run(cli_common *cc, al_store *store, const al_imageset *cfg,
                al_catalog_run_opts *o)
 {
 	cat_state st = {.cc = cc, .code = EXIT_OK};
-	al_catalog_run_report rep;
+	al_catalog_run_report rep = AL_CATALOG_RUN_REPORT_INIT;
 	size_t i;
 	int rc;
 

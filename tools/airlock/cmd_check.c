@@ -345,12 +345,11 @@ int cmd_check(int argc, char **argv)
 	const char *store_path = NULL;
 	al_store *store = NULL;
 	al_store_opts so = {.readonly = 1};
-	al_check_result res;
+	al_check_result res = AL_CHECK_RESULT_INIT;
 	check_ctx ctx = {.quiet = 0, .gc = 0, .problems = NULL};
 	cli_common c;
 	int opt, rc, flags = 0, code = EXIT_OK, json = 0;
 
-	memset(&res, 0, sizeof(res));
 	cli_common_init(&c);
 	optind = 1;
 	while ((opt = cli_getopt(&c, "check", argc, argv, "h", longopts)) !=

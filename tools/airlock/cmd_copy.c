@@ -51,13 +51,12 @@ int cmd_copy(int argc, char **argv)
 	al_store_opts so = {.create = 1};
 	al_transfer *t = NULL;
 	al_transfer_opts to;
-	al_transfer_stats stats;
+	al_transfer_stats stats = AL_TRANSFER_STATS_INIT;
 	char *dst_name = NULL;
 	int opt, rc, code = EXIT_OK, idx, st;
 	const char *msg;
 	al_digest d;
 
-	memset(&stats, 0, sizeof(stats));
 	cli_common_init(&c);
 	optind = 1;
 	while ((opt = cli_getopt(&c, "copy", argc, argv, "h", longopts)) !=

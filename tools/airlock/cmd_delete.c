@@ -138,7 +138,7 @@ int cmd_delete(int argc, char **argv)
 	};
 	cli_common c;
 	al_delete_opts o = AL_DELETE_OPTS_INIT;
-	al_delete_result res;
+	al_delete_result res = AL_DELETE_RESULT_INIT;
 	al_delete_config *cfg = NULL;
 	al_store *store = NULL;
 	al_store_opts so = AL_STORE_OPTS_INIT;
@@ -148,7 +148,6 @@ int cmd_delete(int argc, char **argv)
 	size_t nimages = 0, nstates = 0;
 	int opt, rc, code = EXIT_OK;
 
-	memset(&res, 0, sizeof(res));
 	cli_common_init(&c);
 	optind = 1;
 	while ((opt = cli_getopt(&c, "delete", argc, argv, "c:h", longopts)) !=

@@ -147,12 +147,11 @@ static int build_image(const char *store_path)
 	al_store *store = NULL;
 	al_store_opts so = {0};
 	al_graph_image_opts o = AL_GRAPH_IMAGE_OPTS_INIT;
-	al_graph_image_result r;
+	al_graph_image_result r = AL_GRAPH_IMAGE_RESULT_INIT;
 	al_store_image base;
 	char ds[AL_DIGEST_STRMAX];
 	int rc;
 
-	memset(&r, 0, sizeof(r));
 	memset(&base, 0, sizeof(base));
 	if ((rc = al_store_open(&store, store_path, &so)) < 0)
 		return cli_fail(rc, "cannot open store '%s'", store_path);
@@ -180,7 +179,7 @@ static int write_data(const char *store_path, const char *outdir)
 {
 	al_store *store = NULL;
 	al_store_opts so = {.readonly = 1};
-	al_graph_data_report rep;
+	al_graph_data_report rep = AL_GRAPH_DATA_REPORT_INIT;
 	int rc;
 
 	if ((rc = al_store_open(&store, store_path, &so)) < 0)

@@ -486,13 +486,12 @@ static int run(cli_common *c, mirror_args *a, const al_imageset *cfg)
 {
 	const char *dest_insecure[2] = {NULL, NULL};
 	al_mirror_plan *plan = NULL;
-	al_mirror_result res;
+	al_mirror_result res = AL_MIRROR_RESULT_INIT;
 	al_store *store = NULL;
 	al_store_opts so = AL_STORE_OPTS_INIT;
 	al_transfer_opts to;
 	int rc, code = EXIT_OK;
 
-	memset(&res, 0, sizeof(res));
 	so.create = 1;
 	cli_transfer_opts(c, &to);
 	if (a->dest_tls_off) {

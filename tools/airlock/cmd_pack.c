@@ -93,12 +93,11 @@ int cmd_pack(int argc, char **argv)
 	al_store *store = NULL;
 	al_store_opts so = {.create = 0};
 	al_pack_opts po = AL_PACK_OPTS_INIT;
-	al_pack_result res;
+	al_pack_result res = AL_PACK_RESULT_INIT;
 	cli_common c;
 	char bytes[32];
 	int opt, rc, code = EXIT_OK;
 
-	memset(&res, 0, sizeof(res));
 	cli_common_init(&c);
 	optind = 1;
 	while ((opt = cli_getopt(&c, "pack", argc, argv, "o:h", longopts)) !=

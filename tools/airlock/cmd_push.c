@@ -176,7 +176,7 @@ int cmd_push(int argc, char **argv)
 	al_store_opts so = {.readonly = 1};
 	al_transfer_opts to;
 	al_push_opts po = AL_PUSH_OPTS_INIT;
-	al_push_result res;
+	al_push_result res = AL_PUSH_RESULT_INIT;
 	json_t *jimgs = NULL;
 	al_layout_kind layout = AL_LAYOUT_OC_MIRROR;
 	int opt, code = EXIT_OK, json, rc;

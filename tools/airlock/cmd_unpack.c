@@ -199,11 +199,10 @@ int cmd_unpack(int argc, char **argv)
 	al_store *store = NULL;
 	al_store_opts so = {.create = 1};
 	al_unpack_opts uo = AL_UNPACK_OPTS_INIT;
-	al_unpack_result res;
+	al_unpack_result res = AL_UNPACK_RESULT_INIT;
 	cli_common c;
 	int opt, rc, code = EXIT_OK, json = 0;
 
-	memset(&res, 0, sizeof(res));
 	cli_common_init(&c);
 	optind = 1;
 	while ((opt = cli_getopt(&c, "unpack", argc, argv, "h", longopts)) !=
