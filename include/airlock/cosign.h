@@ -573,7 +573,8 @@ AL_EXPORT void al_cosign_carry_report_clear(al_cosign_carry_report *r);
  * and the image's referrers as the children of an OCI index named
  * "REGISTRY/REPO:sha256-<hex>" (the referrers tag schema), so that after
  * push a registry without the referrers API still serves them. opts: the
- * transfer settings (registry, TLS, parallelism); an image under an
+ * transfer settings (registry, TLS, parallelism; NULL: the defaults of
+ * AL_TRANSFER_OPTS_INIT); an image under an
  * opts->sources prefix (read from a layout or another registry) is not looked
  * up, and counted in report->remapped. Returns 0 when every image was looked
  * up, else the worst status (each failure counted in report; the caller clears

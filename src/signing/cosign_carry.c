@@ -597,6 +597,9 @@ static void pool_layouts_free(carry_pool *p)
 	p->nlayouts = 0;
 }
 
+/* The transfer settings of a call that gives none. */
+static const al_transfer_opts carry_defaults = AL_TRANSFER_OPTS_INIT;
+
 int al_cosign_carry(al_store *s, const char *const *names, size_t n,
                     unsigned what, const al_transfer_opts *opts,
                     al_cosign_carry_report *report)
@@ -617,6 +620,8 @@ int al_cosign_carry(al_store *s, const char *const *names, size_t n,
 	    (rc = al_opts_version_check("al_transfer_opts", opts->version,
 	                                AL_TRANSFER_OPTS_VERSION)) < 0)
 		return rc;
+	if (opts == NULL)
+		opts = &carry_defaults; /* the lookups read opts throughout */
 	memset(&pool, 0, sizeof(pool));
 	pool.what = what;
 	pool.opts = opts;

@@ -940,6 +940,27 @@ static void test_cosign__emitted_config_reads_back(void)
 	al_buf_free(&out);
 }
 
+/* opts may be NULL (the header says: the defaults): a store with nothing
+ * to look up is carried without a lookup and without a crash (the
+ * lookups read opts->parallel whatever the number of jobs). */
+static void test_cosign__carry_without_opts(void)
+{
+	char dir[512];
+	al_store *st = NULL;
+	al_store_opts so = {.create = 1};
+	al_cosign_carry_report rep = AL_COSIGN_CARRY_REPORT_INIT;
+
+	snprintf(dir, sizeof(dir), "%s/carry-noopts", al_test_tmpdir());
+	CU_ASSERT_EQUAL_FATAL(al_store_open(&st, dir, &so), 0);
+	CU_ASSERT_EQUAL(
+	    al_cosign_carry(st, NULL, 0, AL_COSIGN_FIND_DEFAULT, NULL, &rep),
+	    0);
+	CU_ASSERT_EQUAL(rep.images, 0);
+	CU_ASSERT_EQUAL(rep.failed, 0);
+	al_cosign_carry_report_clear(&rep);
+	al_store_free(st);
+}
+
 /* Images read through airlock.sources have their attachments looked up
  * where the source points (here an OCI layout, no network); attachment
  * tags are not images. */
@@ -1560,6 +1581,7 @@ int main(int argc, char **argv)
 	     test_cosign__emitted_config_reads_back},
 	    {"carry_follows_sources_and_skips_attachments",
 	     test_cosign__carry_follows_sources_and_skips_attachments},
+	    {"carry_without_opts", test_cosign__carry_without_opts},
 	    {"policy_fulcio_with_real_cosign_signature",
 	     test_cosign__policy_fulcio_with_real_cosign_signature},
 	    {"mirror_run_carries_by_default",
