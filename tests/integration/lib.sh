@@ -120,6 +120,19 @@ al_run() {
 	return 0
 }
 
+# al_run_vclock OUT ERR CMD...: al_run with airlock on its virtual clock
+# (AIRLOCK_TEST_CLOCK, docs/testing.md), one fresh timeline per call;
+# AL_VMS is then the time airlock's clock moved during the run, in ms. A
+# bound on a deadline or budget is checked on it, so that a loaded machine
+# cannot make a run look slow (a hang moves the clock to its deadline).
+al_run_vclock() {
+	local out=$1 err=$2 start=1000000000000000
+	shift 2
+	echo "$start" >"$T/.vclock"
+	al_run "$out" "$err" env AIRLOCK_TEST_CLOCK="virtual:$T/.vclock" "$@"
+	AL_VMS=$(($(cat "$T/.vclock") - start))
+}
+
 # A part of a test that cannot run here: counted and printed, and the test
 # then ends as skipped (77) unless something failed.
 al_skip_part() {

@@ -100,16 +100,12 @@ al_check "push: the registry has the release with its digest" \
 # bound is on airlock's own clock, the virtual one (docs/testing.md): a
 # hang moves it to the deadline, so a loaded machine (ASan, 2 cores)
 # cannot make the run look slow; curl's real timers against a hang are the
-# timing tier's (unit test_http timing_hang_times_out). The clock file
-# starts the timeline at a round value past any real clock reading.
+# timing tier's (unit test_http timing_hang_times_out).
 fault clear=1
 fault 'kind=hang&path=/manifests/&times=-1'
-start=1000000000000000
-echo "$start" >"$T/hang-clock"
-al_run "$T/out" "$T/err" env AIRLOCK_TEST_CLOCK="virtual:$T/hang-clock" \
-	"$AIRLOCK" mirror --allow-unsigned --config "$T/imageset.yaml" --store "$T/hang" \
+al_run_vclock "$T/out" "$T/err" "$AIRLOCK" mirror --allow-unsigned --config "$T/imageset.yaml" --store "$T/hang" \
 	--tls-verify=false --timeout 5s
-ms=$(($(cat "$T/hang-clock") - start))
+ms=$AL_VMS
 cat "$T/err"
 echo "hang: exit $AL_RC after ${ms} ms of airlock's clock"
 al_check "hang: mirror exits 3" test "$AL_RC" = 3
