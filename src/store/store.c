@@ -2869,6 +2869,64 @@ static int release_roots(struct walk *w, const json_t *rel)
 	return rc;
 }
 
+/*
+ * gc of the advisory cache (store_cache.c): remove every entry whose key
+ * blob the store no longer holds (its release went), and names that are
+ * not entries. *removed (may be NULL) gets how many files went. Only under
+ * the store's lock (al_store_check with AL_STORE_CHECK_GC); a missing
+ * airlock/cache/ is 0.
+ */
+static int cache_gc(al_store *s, size_t *removed)
+{
+	char *dir = al_path_join(al_store_path(s), AL_STORE_CACHE_DIR);
+	size_t n = 0;
+	struct dirent *de;
+	DIR *d;
+	int rc = 0;
+
+	if (dir == NULL)
+		return al_error_oom();
+	if ((d = opendir(dir)) == NULL) {
+		if (errno != ENOENT)
+			rc = al_error_errno(errno, "cannot open '%s'", dir);
+		goto out;
+	}
+	while ((de = readdir(d)) != NULL) {
+		al_digest key;
+		char *p;
+		int held = 0;
+
+		if (strcmp(de->d_name, ".") == 0 ||
+		    strcmp(de->d_name, "..") == 0)
+			continue;
+		/* Temporary files of a killed writer, and what is no entry:
+		 * gc runs under the store's lock, so no writer is live. */
+		if (al_store__cache_entry_key(de->d_name, &key) &&
+		    (held = al_store_has_blob(s, &key, NULL)) < 0) {
+			rc = held;
+			break;
+		}
+		if (held)
+			continue;
+		if ((p = al_path_join(dir, de->d_name)) == NULL) {
+			rc = al_error_oom();
+			break;
+		}
+		if (unlink(p) == 0)
+			n++;
+		else if (errno != ENOENT)
+			al_log_debug("cache: cannot remove '%s': %s", p,
+			             strerror(errno));
+		free(p);
+	}
+	closedir(d);
+out:
+	if (removed != NULL)
+		*removed = n;
+	free(dir);
+	return rc;
+}
+
 int al_store_check(al_store *s, int flags, al_check_fn fn, void *ud,
                    al_check_result *res)
 {
@@ -2957,7 +3015,7 @@ int al_store_check_roots(al_store *s, int flags, const al_store_root *roots,
 		if (s->active_writers == 0)
 			remove_all_temps(s, fn, ud, &r);
 		pthread_mutex_unlock(&s->mu);
-		if ((rc = al_store__cache_gc(s, NULL)) < 0)
+		if ((rc = cache_gc(s, NULL)) < 0)
 			goto out;
 	}
 	r.version = res->version;

@@ -33,13 +33,18 @@ int al_store__cache_get(al_store *s, const char *kind, const al_digest *key,
 int al_store__cache_put(al_store *s, const char *kind, const al_digest *key,
                         const char *variant, const uint8_t *data, size_t len);
 
-/*
- * gc: remove every entry whose key blob the store no longer holds (its
- * release went), and names that are not entries. *removed (may be NULL)
- * gets how many files went. Only under the store's lock (al_store_check
- * with AL_STORE_CHECK_GC); a missing airlock/cache/ is 0.
- */
-int al_store__cache_gc(al_store *s, size_t *removed);
+/* Where the entries are, under the store's root. */
+#define AL_STORE_CACHE_DIR "airlock/cache"
+#define AL_STORE_CACHE_NAME_MAX 256
+
+/* The file name of an entry into out, or 0 when kind or variant cannot
+ * name one (then there is no entry). A variant's '/' becomes '-'. */
+int al_store__cache_entry_name(char out[AL_STORE_CACHE_NAME_MAX],
+                               const char *kind, const al_digest *key,
+                               const char *variant);
+/* The key digest an entry's file name carries, or 0 when name is not an
+ * entry's (store.c's gc removes those). */
+int al_store__cache_entry_key(const char *name, al_digest *key);
 
 /* 1 when s was opened writable (it holds the store's lock), else 0.
  * Defined in store.c. */
