@@ -597,6 +597,43 @@ static void pool_layouts_free(carry_pool *p)
 	p->nlayouts = 0;
 }
 
+/* Queue the artifacts found for job j into t: each from the registry by
+ * digest into the store, under its tag (tag-scheme artifacts) or by
+ * digest (referrers); a failure is counted in report. */
+static void queue_found(al_transfer *t, const carry_job *j,
+                        al_cosign_carry_report *report, int *worst)
+{
+	size_t k;
+	int rc;
+
+	for (k = 0; k < j->found.n; k++) {
+		const al_cosign_artifact *a = &j->found.items[k];
+		char ds[AL_DIGEST_STRMAX];
+		char *src_s = NULL, *dst = NULL;
+		al_imgref ir;
+
+		memset(&ir, 0, sizeof(ir));
+		al_digest_str(&a->digest, ds);
+		rc = 0;
+		src_s = al_sprintf("docker://%s@%s", j->base, ds);
+		dst = a->tag != NULL ? al_sprintf("%s:%s", j->base, a->tag)
+		                     : al_sprintf("%s@%s", j->base, ds);
+		if (src_s == NULL || dst == NULL ||
+		    (rc = al_imgref_parse(&ir, src_s)) < 0 ||
+		    (rc = al_transfer_add(t, &ir, dst)) < 0) {
+			if (rc == 0)
+				rc = al_error_set(AL_ENOMEM, "out of memory");
+			note_failure(report, rc, worst,
+			             dst != NULL ? dst : j->base);
+		} else {
+			report->artifacts++;
+		}
+		al_imgref_clear(&ir);
+		free(src_s);
+		free(dst);
+	}
+}
+
 /* The transfer settings of a call that gives none. */
 static const al_transfer_opts carry_defaults = AL_TRANSFER_OPTS_INIT;
 
@@ -690,34 +727,7 @@ int al_cosign_carry(al_store *s, const char *const *names, size_t n,
 		}
 		report->skipped += j->found.skipped;
 		report->unsigned_images += j->found.n == 0;
-		for (k = 0; k < j->found.n; k++) {
-			const al_cosign_artifact *a = &j->found.items[k];
-			char ds[AL_DIGEST_STRMAX];
-			char *src_s = NULL, *dst = NULL;
-			al_imgref ir;
-
-			memset(&ir, 0, sizeof(ir));
-			al_digest_str(&a->digest, ds);
-			rc = 0;
-			src_s = al_sprintf("docker://%s@%s", j->base, ds);
-			dst = a->tag != NULL
-			          ? al_sprintf("%s:%s", j->base, a->tag)
-			          : al_sprintf("%s@%s", j->base, ds);
-			if (src_s == NULL || dst == NULL ||
-			    (rc = al_imgref_parse(&ir, src_s)) < 0 ||
-			    (rc = al_transfer_add(t, &ir, dst)) < 0) {
-				if (rc == 0)
-					rc = al_error_set(AL_ENOMEM,
-					                  "out of memory");
-				note_failure(report, rc, &worst,
-				             dst != NULL ? dst : j->base);
-			} else {
-				report->artifacts++;
-			}
-			al_imgref_clear(&ir);
-			free(src_s);
-			free(dst);
-		}
+		queue_found(t, j, report, &worst);
 	}
 	if ((rc = al_transfer_run(t, NULL)) < 0) {
 		report->failed++;

@@ -316,6 +316,98 @@ static int collect_results(al_transfer *t, const int *queued, al_push_result *r,
 	return 0;
 }
 
+/* What queue_places needs of al_push_store's run. */
+struct push_queue {
+	al_store *s;
+	const al_push_opts *o;
+	al_push_result *r;
+	al_transfer *t;
+	al_layout *layout;
+	json_t *pushed;      /* the push record of this registry, or NULL */
+	const char *prefix;  /* o->prefix or "" */
+	const char **sorted; /* the store's names, sorted, for tag_taken */
+	size_t nimgs;
+	int *queued; /* per destination: its transfer image, or -1 */
+	size_t ndest;
+};
+
+/*
+ * Queue one destination per place the layout gives the store's image
+ * name, from *j on (advanced past them): r->images[*j] filled, queued to
+ * the transfer, expected at the digest the push record gives. A place
+ * that cannot be queued is a failed image (its status folded into
+ * *worst_rc); only an allocation failure is returned.
+ */
+static int queue_places(struct push_queue *q, const char *name, size_t *j,
+                        int *worst_rc)
+{
+	size_t k, n = al_push_target_count(q->layout, name);
+	int rc;
+
+	for (k = 0; k < n && *j < q->ndest; k++, (*j)++) {
+		al_push_image *img = &q->r->images[*j];
+		al_digest was;
+
+		q->queued[*j] = -1;
+		q->r->nimages = *j + 1;
+		if ((img->source = al_strdup(name)) == NULL)
+			return al_error_set(AL_ENOMEM, "out of memory");
+		rc = dest_of(img, q->layout, k, q->prefix, q->o->max_nested,
+		             !(q->o->flags & AL_PUSH_NO_DIGEST_TAGS),
+		             (const char *const *)q->sorted, q->nimgs);
+		if (rc == 0) {
+			rc = al_transfer_add_from_store(q->t, q->s, name,
+			                                img->destination);
+			if (rc < 0)
+				rc = al_error_wrap(rc, "cannot queue '%s'",
+				                   name);
+		}
+		if (rc < 0) {
+			*worst_rc = worst(*worst_rc, rc);
+			if ((rc = fail_image(img, rc)) < 0)
+				return rc;
+			continue;
+		}
+		q->queued[*j] = (int)al_transfer_count(q->t) - 1;
+		img->queued = 1;
+		if (recorded_digest(q->pushed, img->destination, &was) &&
+		    (rc = al_transfer_expect(q->t, q->queued[*j], &was)) < 0)
+			return rc;
+	}
+	return 0;
+}
+
+/*
+ * One destination per place the layout gives an image (a component two
+ * releases share: one tag per release), each its own transfer image
+ * (al_transfer_add_from_store queues one destination): r->images and
+ * *queued sized for them (*ndest), and *sorted the store's names, sorted,
+ * for tag_taken.
+ */
+static int alloc_dests(al_push_result *r, al_layout *layout,
+                       const al_store_image *imgs, size_t nimgs, size_t *ndest,
+                       int **queued, const char ***sorted)
+{
+	size_t i;
+
+	for (i = 0; i < nimgs; i++) {
+		size_t k = al_push_target_count(layout, imgs[i].name);
+
+		if (*ndest > SIZE_MAX / sizeof(*r->images) - k - 1)
+			return al_error_set(AL_ENOMEM, "out of memory");
+		*ndest += k;
+	}
+	r->images = calloc(*ndest + 1, sizeof(*r->images));
+	*queued = calloc(*ndest + 1, sizeof(**queued));
+	*sorted = calloc(nimgs + 1, sizeof(**sorted));
+	if (r->images == NULL || *queued == NULL || *sorted == NULL)
+		return al_error_set(AL_ENOMEM, "out of memory");
+	for (i = 0; i < nimgs; i++)
+		(*sorted)[i] = imgs[i].name;
+	qsort(*sorted, nimgs, sizeof(**sorted), cmp_str);
+	return 0;
+}
+
 int al_push_store(al_store *s, const al_push_opts *o, al_push_result *r)
 {
 	al_transfer_opts to = AL_TRANSFER_OPTS_INIT;
@@ -330,6 +422,7 @@ int al_push_store(al_store *s, const al_push_opts *o, al_push_result *r)
 	const char *prefix;
 	int *queued = NULL;
 	size_t nimgs = 0, ndest = 0, i, j;
+	struct push_queue q;
 	int rc = 0, worst_rc = 0;
 
 	if (r == NULL || s == NULL || o == NULL)
@@ -389,31 +482,12 @@ int al_push_store(al_store *s, const al_push_opts *o, al_push_result *r)
 			goto out;
 		}
 	}
-	/* one destination per place the layout gives an image (a component
-	 * two releases share: one tag per release), each its own transfer
-	 * image: al_transfer_add_from_store queues one destination */
-	for (i = 0; i < nimgs; i++) {
-		size_t k = al_push_target_count(layout, imgs[i].name);
-
-		if (ndest > SIZE_MAX / sizeof(*r->images) - k - 1) {
-			rc = al_error_set(AL_ENOMEM, "out of memory");
-			goto out;
-		}
-		ndest += k;
-	}
-	r->images = calloc(ndest + 1, sizeof(*r->images));
-	queued = calloc(ndest + 1, sizeof(*queued));
-	sorted = calloc(nimgs + 1, sizeof(*sorted));
-	if (r->images == NULL || queued == NULL || sorted == NULL) {
-		rc = al_error_set(AL_ENOMEM, "out of memory");
+	if ((rc = alloc_dests(r, layout, imgs, nimgs, &ndest, &queued,
+	                      &sorted)) < 0)
 		goto out;
-	}
-	/* store names, sorted, for tag_taken */
-	for (i = 0; i < nimgs; i++)
-		sorted[i] = imgs[i].name;
-	qsort(sorted, nimgs, sizeof(*sorted), cmp_str);
+	q = (struct push_queue){s,      o,      r,     t,      layout, pushed,
+	                        prefix, sorted, nimgs, queued, ndest};
 	for (i = 0, j = 0; i < nimgs; i++) {
-		size_t k, n = al_push_target_count(layout, imgs[i].name);
 		const char *key = imgs[i].name;
 
 		if (nmarked > 0 && bsearch(&key, marked, nmarked,
@@ -426,39 +500,8 @@ int al_push_store(al_store *s, const al_push_opts *o, al_push_result *r)
 			left_out++;
 			continue;
 		}
-		for (k = 0; k < n && j < ndest; k++, j++) {
-			al_push_image *img = &r->images[j];
-			al_digest was;
-
-			queued[j] = -1;
-			r->nimages = j + 1;
-			if ((img->source = al_strdup(imgs[i].name)) == NULL) {
-				rc = al_error_set(AL_ENOMEM, "out of memory");
-				goto out;
-			}
-			rc = dest_of(img, layout, k, prefix, o->max_nested,
-			             !(o->flags & AL_PUSH_NO_DIGEST_TAGS),
-			             (const char *const *)sorted, nimgs);
-			if (rc == 0) {
-				rc = al_transfer_add_from_store(
-				    t, s, imgs[i].name, img->destination);
-				if (rc < 0)
-					rc = al_error_wrap(rc,
-					                   "cannot queue '%s'",
-					                   imgs[i].name);
-			}
-			if (rc < 0) {
-				worst_rc = worst(worst_rc, rc);
-				if ((rc = fail_image(img, rc)) < 0)
-					goto out;
-				continue;
-			}
-			queued[j] = (int)al_transfer_count(t) - 1;
-			img->queued = 1;
-			if (recorded_digest(pushed, img->destination, &was) &&
-			    (rc = al_transfer_expect(t, queued[j], &was)) < 0)
-				goto out;
-		}
+		if ((rc = queue_places(&q, key, &j, &worst_rc)) < 0)
+			goto out;
 	}
 	if (left_out > 0)
 		al_log_warn("push: %zu name(s) set by an untrusted import left "

@@ -310,6 +310,78 @@ static int marked_names(al_store *store, al_store_untrusted **v, size_t *nv,
 	return 0;
 }
 
+/*
+ * The maps of one store image, named name and read as r (its origin when
+ * it has one), in category cat: one per place push gives it (a component
+ * two releases share: tags of one repository, one map), first to last;
+ * on the oc-mirror layout scoped as oc-mirror scopes them. EXIT_OK, or the
+ * exit code of a failure (reported).
+ */
+static int map_places(maps *ms, al_layout *l, const char *name, const al_ref *r,
+                      al_layout_category cat, const char *dest,
+                      unsigned max_nested)
+{
+	size_t p, np = al_push_target_count(l, name), first = ms->n;
+	char *tref = NULL;
+	int rc;
+
+	for (p = 0; p < np; p++) {
+		size_t k = ms->n, j;
+		char *src = al_ref_name(r), *dst = NULL;
+		int dup = 0;
+
+		/* where push puts it: the one mapping */
+		if (src == NULL ||
+		    (rc = cli_cr_target_at(l, name, p, dest, max_nested, &dst,
+		                           &tref)) < 0) {
+			int e = src == NULL ? AL_ENOMEM : rc;
+
+			free(src);
+			return cli_fail(e, "cannot map '%s'", name);
+		}
+		free(tref);
+		tref = NULL;
+		for (j = first; j < k && !dup; j++)
+			dup = strcmp(ms->unscoped[j], dst) == 0;
+		if (dup) {
+			free(src);
+			free(dst);
+			continue;
+		}
+		ms->strs[2 * k] = src;
+		ms->strs[2 * k + 1] = dst;
+		if ((ms->unscoped[k] = al_strdup(dst)) == NULL) {
+			ms->n++;
+			return cli_fail(AL_ENOMEM, "out of memory");
+		}
+		ms->m[k].source = ms->strs[2 * k];
+		ms->m[k].mirror = ms->strs[2 * k + 1];
+		/* clusters pull even tag-mirrored images (release
+		 * images above all) by digest: every source gets a
+		 * digest mirror, tag-referenced ones a tag mirror
+		 * too */
+		ms->m[k].by_digest = 1;
+		ms->m[k].by_tag = r->digest == NULL;
+		ms->cat[k] = al_layout_category_name(cat);
+		if (ms->layout == AL_LAYOUT_OC_MIRROR) {
+			/* generateImageMirrors: digest-only images
+			 * in the IDMS alone, tag-only ones in the
+			 * ITMS alone, a release image (CLID-205) and
+			 * an image by tag and digest (OCPBUGS-85331)
+			 * in both */
+			ms->m[k].by_digest =
+			    r->digest != NULL || cat == AL_LAYOUT_RELEASE;
+			ms->m[k].by_tag = r->tag != NULL || r->digest == NULL;
+		}
+		ms->n++;
+		if (ms->layout == AL_LAYOUT_OC_MIRROR &&
+		    (rc = scope_map(ms, k)) < 0) {
+			return cli_fail(rc, "cannot map '%s'", name);
+		}
+	}
+	return EXIT_OK;
+}
+
 /* The maps of every store image (with untrusted 0, not those an untrusted
  * import named: push leaves them out, docs/security.md "Marks of
  * untrusted imports"). */
@@ -322,7 +394,6 @@ static int maps_build(al_store *store, const char *dest, unsigned max_nested,
 	al_store_image *imgs = NULL;
 	al_layout *l = NULL;
 	size_t nimgs = 0, i, total = 0;
-	char *tref = NULL;
 	int rc, code = EXIT_OK;
 
 	memset(ms, 0, sizeof(*ms));
@@ -360,8 +431,6 @@ static int maps_build(al_store *store, const char *dest, unsigned max_nested,
 	for (i = 0; i < nimgs; i++) {
 		al_ref r = {0};
 		char *origin = NULL;
-		size_t p, np = al_push_target_count(l, imgs[i].name);
-		size_t first = ms->n;
 		al_layout_category cat = al_layout_category_of(l, imgs[i].name);
 		const char *key = imgs[i].name;
 
@@ -396,68 +465,11 @@ static int maps_build(al_store *store, const char *dest, unsigned max_nested,
 			}
 		}
 		free(origin);
-		for (p = 0; p < np; p++) {
-			size_t k = ms->n, j;
-			char *src = al_ref_name(&r), *dst = NULL;
-			int dup = 0;
-
-			/* where push puts it: the one mapping */
-			if (src == NULL || (rc = cli_cr_target_at(
-			                        l, imgs[i].name, p, dest,
-			                        max_nested, &dst, &tref)) < 0) {
-				int e = src == NULL ? AL_ENOMEM : rc;
-
-				al_ref_clear(&r);
-				free(src);
-				code = cli_fail(e, "cannot map '%s'",
-				                imgs[i].name);
-				goto out;
-			}
-			free(tref);
-			tref = NULL;
-			for (j = first; j < k && !dup; j++)
-				dup = strcmp(ms->unscoped[j], dst) == 0;
-			if (dup) {
-				free(src);
-				free(dst);
-				continue;
-			}
-			ms->strs[2 * k] = src;
-			ms->strs[2 * k + 1] = dst;
-			if ((ms->unscoped[k] = al_strdup(dst)) == NULL) {
-				al_ref_clear(&r);
-				ms->n++;
-				code = cli_fail(AL_ENOMEM, "out of memory");
-				goto out;
-			}
-			ms->m[k].source = ms->strs[2 * k];
-			ms->m[k].mirror = ms->strs[2 * k + 1];
-			/* clusters pull even tag-mirrored images (release
-			 * images above all) by digest: every source gets a
-			 * digest mirror, tag-referenced ones a tag mirror
-			 * too */
-			ms->m[k].by_digest = 1;
-			ms->m[k].by_tag = r.digest == NULL;
-			ms->cat[k] = al_layout_category_name(cat);
-			if (layout == AL_LAYOUT_OC_MIRROR) {
-				/* generateImageMirrors: digest-only images
-				 * in the IDMS alone, tag-only ones in the
-				 * ITMS alone, a release image (CLID-205) and
-				 * an image by tag and digest (OCPBUGS-85331)
-				 * in both */
-				ms->m[k].by_digest = r.digest != NULL ||
-				                     cat == AL_LAYOUT_RELEASE;
-				ms->m[k].by_tag =
-				    r.tag != NULL || r.digest == NULL;
-			}
-			ms->n++;
-			if (layout == AL_LAYOUT_OC_MIRROR &&
-			    (rc = scope_map(ms, k)) < 0) {
-				al_ref_clear(&r);
-				code = cli_fail(rc, "cannot map '%s'",
-				                imgs[i].name);
-				goto out;
-			}
+		code =
+		    map_places(ms, l, imgs[i].name, &r, cat, dest, max_nested);
+		if (code != EXIT_OK) {
+			al_ref_clear(&r);
+			goto out;
 		}
 		al_ref_clear(&r);
 	}
