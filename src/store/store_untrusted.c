@@ -385,10 +385,11 @@ int al_store__record_sha256(const json_t *rec, char hex[65])
 	return 0;
 }
 
-/* The record of list (a releases.json "releases" array) for release ds
+/* The record of list (a releases.json array) whose member key is value
+ * ("digest": a release; "name": a catalog, chart or sigstore record) and
  * whose canonical SHA-256 is sha, or NULL. */
-static const json_t *find_record(const json_t *list, const char *ds,
-                                 const char *sha)
+static const json_t *find_record(const json_t *list, const char *key,
+                                 const char *value, const char *sha)
 {
 	const json_t *e;
 	char hex[65];
@@ -396,8 +397,8 @@ static const json_t *find_record(const json_t *list, const char *ds,
 
 	json_array_foreach(list, i, e)
 	{
-		const char *d = al_json_str(e, "digest");
-		if (d == NULL || strcmp(d, ds) != 0)
+		const char *v = al_json_str(e, key);
+		if (v == NULL || strcmp(v, value) != 0)
 			continue;
 		if (al_store__record_sha256(e, hex) < 0) {
 			al_error_clear();
@@ -427,7 +428,7 @@ static int list_releases(al_store *s, const json_t *doc, al_store_untrusted *v,
 	{
 		al_store_untrusted *u = &v[*m];
 		const char *ver;
-		rec = find_record(json_object_get(rels, "releases"),
+		rec = find_record(json_object_get(rels, "releases"), "digest",
 		                  al_json_str(e, "release"),
 		                  al_json_str(e, "sha256"));
 		if (rec == NULL)
@@ -605,30 +606,6 @@ out:
 
 static int names_record(const json_t *list, const char *name);
 
-/* The record of list (a releases.json array of named records) named name
- * whose canonical SHA-256 is sha, or NULL. */
-static const json_t *find_named(const json_t *list, const char *name,
-                                const char *sha)
-{
-	const json_t *e;
-	char hex[65];
-	size_t i;
-
-	json_array_foreach(list, i, e)
-	{
-		const char *nm = al_json_str(e, "name");
-		if (nm == NULL || strcmp(nm, name) != 0)
-			continue;
-		if (al_store__record_sha256(e, hex) < 0) {
-			al_error_clear();
-			continue;
-		}
-		if (strcmp(hex, sha) == 0)
-			return e;
-	}
-	return NULL;
-}
-
 /* The catalog and chart marks of doc whose record releases.json still
  * holds (by name and content), into v from *m on. */
 static int list_named(al_store *s, const json_t *doc, al_store_untrusted *v,
@@ -653,9 +630,10 @@ static int list_named(al_store *s, const json_t *doc, al_store_untrusted *v,
 		{
 			al_store_untrusted *u = &v[*m];
 			const char *d;
-			rec = find_named(
+			rec = find_record(
 			    json_object_get(rels, record_kind(kind)->key),
-			    al_json_str(e, "name"), al_json_str(e, "sha256"));
+			    "name", al_json_str(e, "name"),
+			    al_json_str(e, "sha256"));
 			if (rec == NULL)
 				continue;
 			u->kind = kind;
