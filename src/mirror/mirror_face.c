@@ -32,17 +32,8 @@ int al_mirror(al_store *s, const char *const *releases, size_t nreleases,
               const char *const *additional, size_t nadditional,
               const al_transfer_opts *opts, al_mirror_report *report)
 {
-	int rc;
-
-	if ((rc = AL_RESULT_VERSION_CHECK("al_mirror_report", report, version,
-	                                  AL_MIRROR_REPORT_VERSION)) < 0)
-		return rc;
-	if (opts != NULL &&
-	    (rc = al_opts_version_check("al_transfer_opts", opts->version,
-	                                AL_TRANSFER_OPTS_VERSION)) < 0)
-		return rc;
-	return run_images(s, releases, nreleases, additional, nadditional, opts,
-	                  NULL, report);
+	return al_mirror_signed(s, releases, nreleases, additional, nadditional,
+	                        opts, NULL, report);
 }
 
 int al_mirror_signed(al_store *s, const char *const *releases, size_t nreleases,

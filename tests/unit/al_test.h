@@ -2,6 +2,8 @@
 #ifndef AL_TEST_H
 #define AL_TEST_H
 
+#include <stddef.h>
+
 #include <CUnit/CUnit.h>
 
 /*
@@ -21,6 +23,11 @@ void al_test_skip(const char *why);
  * unless AL_TEST_KEEP is set. Never NULL (aborts the test program when it
  * cannot be created). */
 const char *al_test_tmpdir(void);
+
+/* Every path under dir with its size (0 for a directory), one per line,
+ * appended to the string out (of len bytes, truncated there): what is on
+ * disk, for a test that checks a call wrote nothing. */
+void al_test_tree(const char *dir, char *out, size_t len);
 
 /* The source tree ($AL_SOURCE_DIR, set by ctest; "." otherwise). */
 const char *al_test_source_dir(void);

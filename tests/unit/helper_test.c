@@ -3,12 +3,14 @@
 #include <errno.h>
 #include <stdarg.h>
 #include <fnmatch.h>
+#include <dirent.h>
 #include <ftw.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
+#include <sys/stat.h>
 
 #include <CUnit/Basic.h>
 
@@ -247,4 +249,30 @@ int al_test_sh(const char *fmt, ...)
 	if (rc != 0)
 		fprintf(stderr, "command failed (%d): %s\n", rc, cmd);
 	return rc;
+}
+
+void al_test_tree(const char *dir, char *out, size_t len)
+{
+	DIR *d = opendir(dir);
+	struct dirent *de;
+
+	if (d == NULL)
+		return;
+	while ((de = readdir(d)) != NULL) {
+		char p[2048];
+		struct stat sb;
+		size_t used = strlen(out);
+
+		if (strcmp(de->d_name, ".") == 0 ||
+		    strcmp(de->d_name, "..") == 0)
+			continue;
+		snprintf(p, sizeof(p), "%s/%s", dir, de->d_name);
+		if (lstat(p, &sb) != 0)
+			continue;
+		snprintf(out + used, len - used, "%s %lld\n", p,
+		         S_ISDIR(sb.st_mode) ? 0LL : (long long)sb.st_size);
+		if (S_ISDIR(sb.st_mode))
+			al_test_tree(p, out, len);
+	}
+	closedir(d);
 }

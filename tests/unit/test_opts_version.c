@@ -479,33 +479,6 @@ static const vcase cases[] = {
      AL_ENOTFOUND},
 };
 
-/* Every path under dir with its size, into out: what is on disk. */
-static void tree(const char *dir, char *out, size_t len)
-{
-	DIR *d = opendir(dir);
-	struct dirent *de;
-
-	if (d == NULL)
-		return;
-	while ((de = readdir(d)) != NULL) {
-		char p[2048];
-		struct stat sb;
-		size_t used = strlen(out);
-
-		if (strcmp(de->d_name, ".") == 0 ||
-		    strcmp(de->d_name, "..") == 0)
-			continue;
-		snprintf(p, sizeof(p), "%s/%s", dir, de->d_name);
-		if (lstat(p, &sb) != 0)
-			continue;
-		snprintf(out + used, len - used, "%s %lld\n", p,
-		         S_ISDIR(sb.st_mode) ? 0LL : (long long)sb.st_size);
-		if (S_ISDIR(sb.st_mode))
-			tree(p, out, len);
-	}
-	closedir(d);
-}
-
 static int setup(void)
 {
 	al_store_opts so = AL_STORE_OPTS_INIT;
@@ -576,10 +549,10 @@ static void test_opts_version__newer_refused_zero_reads_as_1(void)
 		snprintf(want, sizeof(want), "%s version %u is newer", c->opts,
 		         c->supported + 1);
 		before[0] = after[0] = '\0';
-		tree(E.root, before, sizeof(before));
+		al_test_tree(E.root, before, sizeof(before));
 		al_error_clear();
 		rc = c->call(c->supported + 1);
-		tree(E.root, after, sizeof(after));
+		al_test_tree(E.root, after, sizeof(after));
 		if (rc != AL_EINVAL ||
 		    strstr(al_error_message(), want) == NULL ||
 		    strcmp(before, after) != 0) {
