@@ -29,6 +29,9 @@ const char *al_test_tmpdir(void);
  * disk, for a test that checks a call wrote nothing. */
 void al_test_tree(const char *dir, char *out, size_t len);
 
+/* Write text to path (created or truncated); 0, or -1 when it cannot. */
+int al_test_write_file(const char *path, const char *text);
+
 /* The source tree ($AL_SOURCE_DIR, set by ctest; "." otherwise). */
 const char *al_test_source_dir(void);
 

@@ -276,3 +276,13 @@ void al_test_tree(const char *dir, char *out, size_t len)
 	}
 	closedir(d);
 }
+
+int al_test_write_file(const char *path, const char *text)
+{
+	FILE *f = fopen(path, "w");
+
+	if (f == NULL)
+		return -1;
+	fputs(text, f);
+	return fclose(f);
+}

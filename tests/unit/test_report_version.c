@@ -41,16 +41,6 @@ typedef struct env {
 
 static env E;
 
-static int write_file(const char *path, const char *text)
-{
-	FILE *f = fopen(path, "w");
-
-	if (f == NULL)
-		return -1;
-	fputs(text, f);
-	return fclose(f);
-}
-
 static void path_in(char *out, size_t len, const char *name)
 {
 	snprintf(out, len, "%s/%s", E.root, name);
@@ -391,7 +381,7 @@ static int setup(void)
 	if (al_store_open(&E.st, p, &so) < 0)
 		return -1;
 	path_in(p, sizeof(p), "imageset.yaml");
-	if (write_file(p, "kind: ImageSetConfiguration\n"
+	if (al_test_write_file(p, "kind: ImageSetConfiguration\n"
 	                  "apiVersion: mirror.openshift.io/v2alpha1\n"
 	                  "mirror:\n"
 	                  "  additionalImages: []\n") != 0 ||
