@@ -21,7 +21,8 @@ AL_EXPORT int al_fs_fsync_dir(const char *dir);
 /*
  * Write data to path atomically: temporary file in the same directory,
  * fsync, rename over path, fsync the directory. A crash at any point
- * leaves either the old or the new content.
+ * leaves either the old or the new content. A regular file at path that
+ * already holds exactly data is left as it is (no write, no sync).
  */
 AL_EXPORT int al_fs_write_atomic(const char *path, const void *data,
                                  size_t len);

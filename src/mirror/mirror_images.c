@@ -126,12 +126,44 @@ static int record_origin(al_store *s, const al_transfer_opts *opts,
  * a verified release (*digest and fpr, 41 bytes, set), 0 when name is
  * absent or names something else (*digest set when present, *present).
  */
-static int named_verified(al_store *s, const char *name, al_digest *digest,
-                          int *present, char *fpr)
+/* The store's release records, read once for a series of lookups. */
+typedef struct rel_list {
+	al_store_release *v;
+	size_t n;
+	int loaded; /* 1 once read (a failed read counts as no record) */
+} rel_list;
+
+static const rel_list *rel_list_load(al_store *s, rel_list *l)
+{
+	if (!l->loaded) {
+		l->loaded = 1;
+		if (al_store_releases_list(s, &l->v, &l->n) < 0) {
+			al_error_clear();
+			l->v = NULL;
+			l->n = 0;
+		}
+	}
+	return l;
+}
+
+static void rel_list_clear(rel_list *l)
+{
+	al_store_releases_free(l->v, l->n);
+	memset(l, 0, sizeof(*l));
+}
+
+/*
+ * named_verified with the release records in recs (NULL: read now; a
+ * caller asking for each image of a release reads them once, see
+ * engine.recs).
+ */
+static int named_verified_in(al_store *s, const rel_list *recs,
+                             const char *name, al_digest *digest, int *present,
+                             char *fpr)
 {
 	al_store_image cur;
-	al_store_release *list = NULL;
-	size_t n = 0, i;
+	rel_list fresh = {0};
+	size_t i;
 	int verified = 0;
 
 	*present = 0;
@@ -143,22 +175,27 @@ static int named_verified(al_store *s, const char *name, al_digest *digest,
 	*present = 1;
 	*digest = cur.desc.digest;
 	al_store_image_clear(&cur);
-	if (al_store_releases_list(s, &list, &n) < 0) {
-		al_error_clear();
-		return 0;
-	}
+	if (recs == NULL)
+		recs = rel_list_load(s, &fresh);
 	/* any record of that digest (an import may have added a second) */
-	for (i = 0; i < n && !verified; i++) {
-		if (list[i].verified != AL_STORE_VERIFIED ||
-		    !list[i].has_digest ||
-		    !al_digest_equal(&list[i].digest, digest))
+	for (i = 0; i < recs->n && !verified; i++) {
+		const al_store_release *r = &recs->v[i];
+
+		if (r->verified != AL_STORE_VERIFIED || !r->has_digest ||
+		    !al_digest_equal(&r->digest, digest))
 			continue;
 		verified = 1;
-		if (list[i].verified_by != NULL)
-			snprintf(fpr, 41, "%s", list[i].verified_by);
+		if (r->verified_by != NULL)
+			snprintf(fpr, 41, "%s", r->verified_by);
 	}
-	al_store_releases_free(list, n);
+	rel_list_clear(&fresh);
 	return verified;
+}
+
+static int named_verified(al_store *s, const char *name, al_digest *digest,
+                          int *present, char *fpr)
+{
+	return named_verified_in(s, NULL, name, digest, present, fpr);
 }
 
 /* What the store kept under name, for a refusal: "; the store keeps
@@ -373,7 +410,8 @@ out:
  * to a verified release either: such an image is held (*held set), and
  * settle_held names it only when it is that very release.
  */
-static int hold_if_verified_name(al_store *s, al_transfer *t, const char *ref,
+static int hold_if_verified_name(al_store *s, const rel_list *recs,
+                                 al_transfer *t, const char *ref,
                                  const char *rename, int idx, int *held)
 {
 	char *name = NULL;
@@ -384,7 +422,7 @@ static int hold_if_verified_name(al_store *s, al_transfer *t, const char *ref,
 	*held = 0;
 	if ((rc = name_of(ref, rename, &name)) < 0)
 		return rc;
-	if (named_verified(s, name, &d, &present, fpr))
+	if (named_verified_in(s, recs, name, &d, &present, fpr))
 		*held = al_transfer_hold(t, idx) == 0;
 	free(name);
 	return 0;
@@ -462,6 +500,9 @@ typedef struct engine {
 	add_run *adds;
 	size_t nadds;
 	int worst;
+	/* the release records, read once for the holds of steps 2 and 3:
+	 * nothing records a release before step 4 (settle_release) */
+	rel_list recs;
 } engine;
 
 /* The release failed with st: its status and message (taken: msg, which
@@ -558,8 +599,9 @@ static int queue_components(engine *e, rel_run *rr)
 
 		cr->idx = -1;
 		if ((st = queue(e->t, c->image, &cr->idx)) < 0 ||
-		    (st = hold_if_verified_name(e->s, e->t, c->image, NULL,
-		                                cr->idx, &held)) < 0) {
+		    (st = hold_if_verified_name(
+		         e->s, rel_list_load(e->s, &e->recs), e->t, c->image,
+		         NULL, cr->idx, &held)) < 0) {
 			char *m =
 			    al_sprintf("%s (component %s of %s): %s", c->image,
 			               c->name, rr->ref, al_error_message());
@@ -590,8 +632,9 @@ static void queue_additional(engine *e, add_run *ar)
 	ar->rename = rename_target(e->opts, ar->ref);
 	ar->idx = -1;
 	if ((rc = queue_as(e->t, ar->ref, ar->rename, &ar->idx)) < 0 ||
-	    (rc = hold_if_verified_name(e->s, e->t, ar->ref, ar->rename,
-	                                ar->idx, &ar->held)) < 0) {
+	    (rc = hold_if_verified_name(e->s, rel_list_load(e->s, &e->recs),
+	                                e->t, ar->ref, ar->rename, ar->idx,
+	                                &ar->held)) < 0) {
 		char *m = al_sprintf("%s: %s", ar->ref, al_error_message());
 		al_mirror__report_error(e->report,
 		                        m != NULL ? m : "out of memory");
@@ -707,6 +750,7 @@ static void engine_clear(engine *e)
 	}
 	free(e->rels);
 	free(e->adds);
+	rel_list_clear(&e->recs);
 	al_transfer_free(e->t);
 }
 

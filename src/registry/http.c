@@ -1,6 +1,8 @@
 /* http.c: the libcurl client: timeouts, retries with backoff and Retry-After,
  * own redirects, resumable downloads, cancellation. */
 #include <ctype.h>
+#include <pthread.h>
+#include <stdatomic.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <limits.h>
@@ -41,6 +43,27 @@
 #define HTTP_POLL_MS 100
 #define HTTP_SAFE_URL_MAX 512
 
+/* The PEM bytes of the trusted CAs, read-only once made and shared by
+ * the clients that hold a reference. */
+typedef struct ca_blob {
+	atomic_size_t refs;
+	size_t len;
+	uint8_t bytes[];
+} ca_blob;
+
+static ca_blob *ca_blob_ref(ca_blob *b)
+{
+	if (b != NULL)
+		atomic_fetch_add(&b->refs, 1);
+	return b;
+}
+
+static void ca_blob_unref(ca_blob *b)
+{
+	if (b != NULL && atomic_fetch_sub(&b->refs, 1) == 1)
+		free(b);
+}
+
 struct al_http {
 	CURLM *multi; /* owns the connection cache, reused across requests */
 	CURL *easy;
@@ -63,9 +86,15 @@ struct al_http {
 	int no_plain_auth;
 	al_cancel *cancel;
 	char errbuf[CURL_ERROR_SIZE];
-	/* the trusted CAs when more than one file's worth (ca_setup) */
-	uint8_t *ca_pem;
-	size_t ca_pem_len;
+	/* the trusted CAs when more than one file's worth (ca_setup),
+	 * shared with the other clients of the process (ca_cache) */
+	struct ca_blob *ca;
+	/* ca_build's inputs, kept by ca_setup until the first https request:
+	 * a client that only ever speaks plain http reads no CA file */
+	int ca_pending;
+	char *ca_base;     /* the bundle file, or NULL */
+	uint8_t *ca_extra; /* al_http_opts.ca_pem, copied */
+	size_t ca_extra_len;
 	char *ca_path; /* $SSL_CERT_DIR, as curl's CAPATH */
 	/* the system's CAs are curl's default CA directory only (ca_setup) */
 	int ca_system_dir;
@@ -904,6 +933,8 @@ fail:
 	return NULL;
 }
 
+static int ca_build(al_http *h);
+
 /* Set every option for one attempt on a freshly reset easy handle. */
 static int setup_attempt(al_http *h, struct xfer *x, const char *url,
                          const char *method, struct curl_slist *hdrs)
@@ -924,7 +955,7 @@ static int setup_attempt(al_http *h, struct xfer *x, const char *url,
 	/* curl's own check is only a backstop, 5 s behind ours (see
 	 * run_transfer), so a stall is reported with our message. */
 	uint64_t low = (h->low_speed_ms + 999) / 1000 + 5;
-	int bad = 0;
+	int bad = 0, rc, verify;
 
 	curl_easy_reset(e);
 	h->errbuf[0] = '\0';
@@ -960,13 +991,18 @@ static int setup_attempt(al_http *h, struct xfer *x, const char *url,
 	bad |= curl_easy_setopt(e, CURLOPT_LOW_SPEED_LIMIT, 1L) != CURLE_OK;
 	bad |= curl_easy_setopt(e, CURLOPT_LOW_SPEED_TIME,
 	                        ms_to_long(low != 0 ? low : 1)) != CURLE_OK;
-	/* The trusted CAs, for https only: a plain-http request has no use
-	 * for them, and a blob of a whole $SSL_CERT_DIR costs every request
-	 * that is given it. */
-	if (strncasecmp(url, "https://", 8) != 0) {
+	/* The trusted CAs, for https with verification only: a plain-http
+	 * request, or one that checks no certificate (--tls-verify=false,
+	 * an insecure host), has no use for them, and a blob of a whole
+	 * $SSL_CERT_DIR costs every request that is given it. */
+	verify = strncasecmp(url, "https://", 8) == 0 && !h->tls_verify_off &&
+	         !host_is_insecure(h, url);
+	if (!verify) {
 		/* nothing */
-	} else if (h->ca_pem != NULL) {
-		struct curl_blob blob = {h->ca_pem, h->ca_pem_len,
+	} else if (h->ca_pending && (rc = ca_build(h)) < 0) {
+		return rc;
+	} else if (h->ca != NULL) {
+		struct curl_blob blob = {h->ca->bytes, h->ca->len,
 		                         CURL_BLOB_NOCOPY};
 
 		bad |=
@@ -977,7 +1013,7 @@ static int setup_attempt(al_http *h, struct xfer *x, const char *url,
 	} else if (h->ca_system_dir) {
 		bad |= curl_easy_setopt(e, CURLOPT_CAINFO, NULL) != CURLE_OK;
 	}
-	if (h->ca_path != NULL && strncasecmp(url, "https://", 8) == 0)
+	if (h->ca_path != NULL && verify)
 		bad |=
 		    curl_easy_setopt(e, CURLOPT_CAPATH, h->ca_path) != CURLE_OK;
 	if (h->client_cert != NULL) {
@@ -991,7 +1027,7 @@ static int setup_attempt(al_http *h, struct xfer *x, const char *url,
 	if (h->no_proxy != NULL)
 		bad |= curl_easy_setopt(e, CURLOPT_NOPROXY, h->no_proxy) !=
 		       CURLE_OK;
-	if (h->tls_verify_off || host_is_insecure(h, url)) {
+	if (!verify && strncasecmp(url, "https://", 8) == 0) {
 		bad |=
 		    curl_easy_setopt(e, CURLOPT_SSL_VERIFYPEER, 0L) != CURLE_OK;
 		bad |=
@@ -1661,6 +1697,78 @@ static int system_ca_dir(al_http *h)
 }
 
 /*
+ * The CA blob ca_setup last assembled, kept for the process. Each worker of
+ * a transfer has a client of its own per registry, and each would read the
+ * bundle and every $SSL_CERT_DIR file again: an unchanged rerun of a
+ * 151-image release (11 clients) opened the 140 files of /etc/ssl/certs
+ * 1,540 times. The key is what the blob is made of: the bundle's path, the
+ * directories and the caller's own PEM bytes (al_http_opts.ca_pem).
+ */
+static pthread_mutex_t ca_cache_mu = PTHREAD_MUTEX_INITIALIZER;
+static struct {
+	char *base, *dirs;
+	uint8_t *extra;
+	size_t extra_len;
+	ca_blob *blob; /* NULL: the key makes no blob */
+	int set;
+} ca_cache;
+
+static int same_str(const char *a, const char *b)
+{
+	return a == NULL ? b == NULL : b != NULL && strcmp(a, b) == 0;
+}
+
+/* 1 with h->ca set from the kept blob when its key matches, else 0. */
+static int ca_cache_get(al_http *h)
+{
+	size_t n = h->ca_extra_len;
+	int hit;
+
+	pthread_mutex_lock(&ca_cache_mu);
+	hit = ca_cache.set && same_str(ca_cache.base, h->ca_base) &&
+	      same_str(ca_cache.dirs, h->ca_path) && ca_cache.extra_len == n &&
+	      (n == 0 || memcmp(ca_cache.extra, h->ca_extra, n) == 0);
+	if (hit)
+		h->ca = ca_blob_ref(ca_cache.blob);
+	pthread_mutex_unlock(&ca_cache_mu);
+	return hit;
+}
+
+static void ca_cache_clear(void)
+{
+	free(ca_cache.base);
+	free(ca_cache.dirs);
+	free(ca_cache.extra);
+	ca_blob_unref(ca_cache.blob);
+	memset(&ca_cache, 0, sizeof(ca_cache));
+}
+
+/* Keep h's blob under its key (best effort: out of memory keeps none). */
+static void ca_cache_put(const al_http *h)
+{
+	const char *base = h->ca_base;
+	size_t n = h->ca_extra_len;
+
+	pthread_mutex_lock(&ca_cache_mu);
+	ca_cache_clear();
+	ca_cache.base = base != NULL ? al_strdup(base) : NULL;
+	ca_cache.dirs = h->ca_path != NULL ? al_strdup(h->ca_path) : NULL;
+	ca_cache.extra = n > 0 ? malloc(n) : NULL;
+	if ((base != NULL && ca_cache.base == NULL) ||
+	    (h->ca_path != NULL && ca_cache.dirs == NULL) ||
+	    (n > 0 && ca_cache.extra == NULL)) {
+		ca_cache_clear();
+	} else {
+		if (n > 0)
+			memcpy(ca_cache.extra, h->ca_extra, n);
+		ca_cache.extra_len = n;
+		ca_cache.blob = ca_blob_ref(h->ca);
+		ca_cache.set = 1;
+	}
+	pthread_mutex_unlock(&ca_cache_mu);
+}
+
+/*
  * The trusted CAs, as Go's crypto/x509 system pool plus a registry's
  * certs.d (containers/image tlsclientconfig): $SSL_CERT_FILE stands for
  * the default bundle file unless opts->ca_file is set; $SSL_CERT_DIR
@@ -1684,10 +1792,8 @@ static int ca_setup(al_http *h, const al_http_opts *opts)
 {
 	const char *envf = getenv("SSL_CERT_FILE");
 	const char *envd = getenv("SSL_CERT_DIR");
-	al_buf pem = AL_BUF_INIT(AL_CERTS_TOTAL_MAX);
 	char *deflt = NULL;
 	const char *base;
-	int rc = 0;
 
 	if (h->ca_file == NULL && envf != NULL && envf[0] != '\0') {
 		if (access(envf, R_OK) == 0) {
@@ -1710,26 +1816,56 @@ static int ca_setup(al_http *h, const al_http_opts *opts)
 	if (base == NULL && !h->ca_system_dir &&
 	    curl_easy_getinfo(h->easy, CURLINFO_CAINFO, &deflt) == CURLE_OK)
 		base = deflt;
-	if (base != NULL && (rc = al_certs_read_file(base, &pem)) < 0 &&
-	    (rc != AL_ENOTFOUND || base == h->ca_file))
+	if ((base != NULL && (h->ca_base = al_strdup(base)) == NULL) ||
+	    (opts->ca_pem_len > 0 &&
+	     (h->ca_extra = malloc(opts->ca_pem_len)) == NULL))
+		return al_error_set(AL_ENOMEM, "out of memory");
+	if (opts->ca_pem_len > 0) {
+		memcpy(h->ca_extra, opts->ca_pem, opts->ca_pem_len);
+		h->ca_extra_len = opts->ca_pem_len;
+	}
+	h->ca_pending = 1;
+	return 0;
+}
+
+/* The blob ca_setup left pending, at h's first https request: taken from
+ * ca_cache, or read and kept there. */
+static int ca_build(al_http *h)
+{
+	al_buf pem = AL_BUF_INIT(AL_CERTS_TOTAL_MAX);
+	int rc = 0;
+
+	if (ca_cache_get(h)) {
+		h->ca_pending = 0;
+		return 0;
+	}
+	if (h->ca_base != NULL &&
+	    (rc = al_certs_read_file(h->ca_base, &pem)) < 0 &&
+	    (rc != AL_ENOTFOUND ||
+	     (h->ca_file != NULL && strcmp(h->ca_base, h->ca_file) == 0)))
 		goto out;
 	if (rc < 0)
 		al_error_clear();
 	rc = 0;
-	if (opts->ca_pem != NULL && opts->ca_pem_len > 0 &&
-	    al_buf_append(&pem, opts->ca_pem, opts->ca_pem_len) < 0) {
+	if (h->ca_extra_len > 0 &&
+	    al_buf_append(&pem, h->ca_extra, h->ca_extra_len) < 0) {
 		rc = al_error_set(AL_ELIMIT, "CA certificates too large");
 		goto out;
 	}
 	if (h->ca_path != NULL &&
 	    (rc = al_certs_read_dirs(h->ca_path, &pem)) < 0)
 		goto out;
-	if (pem.len == 0)
-		goto out;
-	h->ca_pem_len = pem.len;
-	h->ca_pem = (uint8_t *)al_buf_detach(&pem, NULL);
-	if (h->ca_pem == NULL)
-		rc = al_error_set(AL_ENOMEM, "out of memory");
+	if (pem.len > 0) {
+		if ((h->ca = malloc(sizeof(*h->ca) + pem.len)) == NULL) {
+			rc = al_error_set(AL_ENOMEM, "out of memory");
+			goto out;
+		}
+		atomic_init(&h->ca->refs, 1);
+		h->ca->len = pem.len;
+		memcpy(h->ca->bytes, pem.ptr, pem.len);
+	}
+	ca_cache_put(h);
+	h->ca_pending = 0;
 out:
 	al_buf_free(&pem);
 	return rc;
@@ -1811,7 +1947,9 @@ void al_http_free(al_http *h)
 		free(*e);
 	free(h->insecure);
 	free(h->ca_file);
-	free(h->ca_pem);
+	ca_blob_unref(h->ca);
+	free(h->ca_base);
+	free(h->ca_extra);
 	free(h->ca_path);
 	free(h->client_cert);
 	free(h->client_key);
@@ -1833,5 +1971,8 @@ int al_http_global_init(void)
 
 void al_http_global_cleanup(void)
 {
+	pthread_mutex_lock(&ca_cache_mu);
+	ca_cache_clear();
+	pthread_mutex_unlock(&ca_cache_mu);
 	curl_global_cleanup();
 }

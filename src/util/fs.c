@@ -357,6 +357,35 @@ void al_tmpfile_free(al_tmpfile *t)
 	free(t);
 }
 
+/* 1 when path is a regular file holding exactly data (len bytes), read
+ * through a bounded buffer; 0 otherwise (no error is left set). */
+static int holds_exactly(const char *path, const void *data, size_t len)
+{
+	unsigned char buf[16384];
+	const unsigned char *p = data;
+	struct stat st;
+	size_t done = 0;
+	int fd, same;
+
+	fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK);
+	if (fd < 0)
+		return 0;
+	same = fstat(fd, &st) == 0 && S_ISREG(st.st_mode) &&
+	       (uint64_t)st.st_size == (uint64_t)len;
+	while (same && done < len) {
+		size_t want =
+		    len - done < sizeof(buf) ? len - done : sizeof(buf);
+		ssize_t r = read(fd, buf, want);
+
+		if (r < 0 && errno == EINTR)
+			continue;
+		same = r > 0 && memcmp(buf, p + done, (size_t)r) == 0;
+		done += r > 0 ? (size_t)r : 0;
+	}
+	close(fd);
+	return same;
+}
+
 int al_fs_write_atomic(const char *path, const void *data, size_t len)
 {
 	al_tmpfile *t = NULL;
@@ -365,6 +394,13 @@ int al_fs_write_atomic(const char *path, const void *data, size_t len)
 
 	if (dir == NULL)
 		return al_error_oom();
+	/* A file that already holds these bytes is left as it is: an
+	 * unchanged rerun rewrites (and syncs) nothing. The writer that put
+	 * them there synced them (this function, or a copy of it). */
+	if (holds_exactly(path, data, len)) {
+		free(dir);
+		return 0;
+	}
 	if ((rc = al_tmpfile_new(&t, dir)) < 0)
 		goto out;
 	if ((rc = al_tmpfile_write(t, data, len)) < 0)

@@ -1414,6 +1414,78 @@ static void test_http__tls_ca_file_and_insecure_hosts(void)
 	CU_ASSERT_EQUAL(get_tls(u, NULL, 0, hosts_other, &status), AL_ENET);
 }
 
+/* One GET of u with the default client (no ca_file): 0, or its error. */
+static int get_default(const char *u)
+{
+	al_http *h = NULL;
+	al_http_req req = {0};
+	al_http_resp resp = AL_HTTP_RESP_INIT;
+	al_buf body = AL_BUF_INIT(4096);
+	int rc;
+
+	if ((rc = al_http_new(&h, NULL)) != 0)
+		return rc;
+	req.url = u;
+	req.body_out = &body;
+	rc = al_http_do(h, &req, &resp);
+	if (rc == 0 && resp.status != 200)
+		rc = -1000;
+	al_http_resp_clear(&resp);
+	al_buf_free(&body);
+	al_http_free(h);
+	return rc;
+}
+
+/*
+ * $SSL_CERT_DIR: its files are trusted (Go's system pool), read at a
+ * client's first https request only, so that plain http never reads them:
+ * a directory whose file is over the bound fails https with the file's
+ * name, and leaves plain http alone. Clients of one process share what
+ * was read (ca_cache): the second client sees the first one's CAs.
+ */
+static void test_http__ssl_cert_dir_read_at_first_https(void)
+{
+	char good[4096], bad[4096], path[4200], cmd[9000], line[1025];
+	char *saved = getenv("SSL_CERT_DIR") != NULL
+	                  ? strdup(getenv("SSL_CERT_DIR"))
+	                  : NULL;
+	FILE *f;
+	size_t i;
+
+	const char *tls = url_of(2, "/ok/10"); /* starts it: cert_path */
+
+	sfmt(good, sizeof(good), "%s/certdir-good", al_test_tmpdir());
+	sfmt(bad, sizeof(bad), "%s/certdir-bad", al_test_tmpdir());
+	sfmt(cmd, sizeof(cmd), "mkdir -p '%s' '%s' && cp '%s' '%s/ca.pem'",
+	     good, bad, cert_path, good);
+	CU_ASSERT_EQUAL_FATAL(system(cmd), 0);
+	sfmt(path, sizeof(path), "%s/huge.pem", bad);
+	f = fopen(path, "w");
+	CU_ASSERT_PTR_NOT_NULL_FATAL(f);
+	memset(line, '#', sizeof(line) - 2);
+	line[sizeof(line) - 2] = '\n';
+	line[sizeof(line) - 1] = '\0';
+	for (i = 0; i < 1100; i++) /* 1.1 MiB: past AL_CERTS_FILE_MAX */
+		fputs(line, f);
+	CU_ASSERT_EQUAL(fclose(f), 0);
+
+	CU_ASSERT_EQUAL(setenv("SSL_CERT_DIR", bad, 1), 0);
+	CU_ASSERT_EQUAL(get_default(url("/ok/10")), 0);
+	CU_ASSERT_NOT_EQUAL(get_default(tls), 0);
+	CU_ASSERT_PTR_NOT_NULL(strstr(al_error_message(), "huge.pem"));
+
+	CU_ASSERT_EQUAL(setenv("SSL_CERT_DIR", good, 1), 0);
+	CU_ASSERT_EQUAL(get_default(tls), 0);
+	/* a second client, from what the first one read */
+	CU_ASSERT_EQUAL(get_default(tls), 0);
+
+	if (saved != NULL)
+		setenv("SSL_CERT_DIR", saved, 1);
+	else
+		unsetenv("SSL_CERT_DIR");
+	free(saved);
+}
+
 static void test_http__https_to_http_redirect_drops_authorization(void)
 {
 	const char *const hdrs[] = {"Authorization: Basic dXNlcjpwYXNz", NULL};
@@ -1685,9 +1757,9 @@ static void test_http__same_host_downgrade_redirect_refused(void)
 
 static void test_http__origin_compare(void)
 {
-	CU_ASSERT_EQUAL(al_http_origin_compare("https://a:5000/x",
-	                                       "https://A:5000/y?z"),
-	                AL_HTTP_ORIGIN_SAME);
+	CU_ASSERT_EQUAL(
+	    al_http_origin_compare("https://a:5000/x", "https://A:5000/y?z"),
+	    AL_HTTP_ORIGIN_SAME);
 	CU_ASSERT_EQUAL(
 	    al_http_origin_compare("https://a/x", "https://a:443/y"),
 	    AL_HTTP_ORIGIN_SAME);
@@ -1710,9 +1782,9 @@ static void test_http__split_header_lines(void)
 {
 	size_t nl = 99, vo = 99, vl = 99;
 
-	CU_ASSERT_EQUAL(al_http__split_header("Name:  v a l \t\r\n", 16, &nl,
-	                                      &vo, &vl),
-	                AL_HTTP_HDR_FIELD);
+	CU_ASSERT_EQUAL(
+	    al_http__split_header("Name:  v a l \t\r\n", 16, &nl, &vo, &vl),
+	    AL_HTTP_HDR_FIELD);
 	CU_ASSERT_EQUAL(nl, 4);
 	CU_ASSERT_EQUAL(vo, 7);
 	CU_ASSERT_EQUAL(vl, 5);
@@ -1722,14 +1794,14 @@ static void test_http__split_header_lines(void)
 	                AL_HTTP_HDR_SKIP);
 	CU_ASSERT_EQUAL(al_http__split_header("nocolon\r\n", 9, &nl, &vo, &vl),
 	                AL_HTTP_HDR_SKIP);
-	CU_ASSERT_EQUAL(al_http__split_header("Bad Name: v\r\n", 13, &nl, &vo,
-	                                      &vl),
-	                AL_HTTP_HDR_SKIP);
+	CU_ASSERT_EQUAL(
+	    al_http__split_header("Bad Name: v\r\n", 13, &nl, &vo, &vl),
+	    AL_HTTP_HDR_SKIP);
 	CU_ASSERT_EQUAL(al_http__split_header("N: a\rb\r\n", 8, &nl, &vo, &vl),
 	                AL_HTTP_HDR_BAD);
-	CU_ASSERT_EQUAL(al_http__split_header("N: \x1b[2J\r\n", 9, &nl, &vo,
-	                                      &vl),
-	                AL_HTTP_HDR_BAD);
+	CU_ASSERT_EQUAL(
+	    al_http__split_header("N: \x1b[2J\r\n", 9, &nl, &vo, &vl),
+	    AL_HTTP_HDR_BAD);
 	CU_ASSERT_EQUAL(al_http__status_code("HTTP/1.1 404 Not Found", 22),
 	                404);
 	CU_ASSERT_EQUAL(al_http__status_code("HTTP/2 200", 10), 200);
@@ -1767,8 +1839,11 @@ static CU_TestInfo tests[] = {
     {"redirect_303_turns_post_into_get",
      test_http__redirect_303_turns_post_into_get},
     {"timing_cancel_ends_a_hang", test_http__timing_cancel_ends_a_hang},
+    {"ssl_cert_dir_read_at_first_https",
+     test_http__ssl_cert_dir_read_at_first_https},
     {"timing_cancel_during_backoff", test_http__timing_cancel_during_backoff},
-    {"timing_deadline_bounds_all_attempts", test_http__timing_deadline_bounds_all_attempts},
+    {"timing_deadline_bounds_all_attempts",
+     test_http__timing_deadline_bounds_all_attempts},
     {"deadline_leaves_no_time_to_retry",
      test_http__deadline_leaves_no_time_to_retry},
     {"deadline_stops_retry_after_sleep",
@@ -1801,7 +1876,8 @@ static CU_TestInfo tests[] = {
      test_http__timing_drip_below_minimum_rate_is_cut},
     {"timing_document_has_a_total_deadline",
      test_http__timing_document_has_a_total_deadline},
-    {"timing_endless_error_bodies_end", test_http__timing_endless_error_bodies_end},
+    {"timing_endless_error_bodies_end",
+     test_http__timing_endless_error_bodies_end},
     {"header_count_and_size_are_bounded",
      test_http__header_count_and_size_are_bounded},
     {"header_with_control_character_refused",
