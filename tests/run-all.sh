@@ -9,7 +9,10 @@ usage() {
 usage: tests/run-all.sh [--stage NAME]... [--label LABEL] [--jobs N] [--test-jobs N]
 
 Builds each stage's configuration once (build-release, build-asan, build-fuzz)
-and runs its tests with ctest. Without options: all three stages, every tier.
+and runs its tests with ctest. Without options: all three stages, every
+test; when the asan stage runs too, the release stage runs the unit suites,
+the quick and timing tiers and the scripts labelled "unsanitized" (the
+rest of the slow tier runs under ASan only).
 
   --stage NAME    release (-Werror, RelWithDebInfo), asan (ASan+UBSan, -O1) or
                   fuzz (clang, libFuzzer); repeat for several
@@ -116,10 +119,14 @@ stage_tests() {
 	[ -f "$log" ] || : >"$log"
 	t0=$(date +%s)
 	if [ "$part" != timing ] && [ "$label" != timing ]; then
-		echo "=== $name: tests${label:+ labelled $label}"
 		if [ -n "$label" ]; then
+			echo "=== $name: tests labelled $label"
 			ctest_run "$dir" "$log" -j"$test_jobs" -L "$label" -LE timing || rc=$?
+		elif [ "$name" = release ] && [ -n "${release_subset:-}" ]; then
+			echo "=== $name: the unit suites, the quick tier and the scripts with checks only outside the sanitizers (the asan stage runs every test)"
+			ctest_run "$dir" "$log" -j"$test_jobs" -L 'quick|unit|unsanitized' -LE timing || rc=$?
 		else
+			echo "=== $name: tests"
 			ctest_run "$dir" "$log" -j"$test_jobs" -LE timing || rc=$?
 		fi
 	fi
@@ -158,9 +165,18 @@ case $(printf '%s ' "${order[@]}") in
 	;;
 esac
 
+# With the asan stage in the run, the release stage runs the unit suites,
+# the quick tier and the scripts with checks that run only outside the
+# sanitizers (label "unsanitized"); the slow tier's other scripts run under
+# ASan alone, where each test runs anyway (docs/testing.md, "Stages").
+release_subset=
+case " ${order[*]} " in
+*" release "*" asan "*) [ -z "$label" ] && release_subset=1 ;;
+esac
+
 # The background stages run these functions in a child shell.
 export -f stage_flags stage_build stage_tests ctest_run
-export src jobs test_jobs label
+export src jobs test_jobs label release_subset
 
 if [ ${#order[@]} -eq 1 ]; then
 	stage_build "${order[0]}" && stage_tests "${order[0]}" all || fail=1

@@ -121,11 +121,6 @@ static int record_origin(al_store *s, const al_transfer_opts *opts,
 	return rc;
 }
 
-/*
- * 1 when index.json names name and releases.json records that manifest as
- * a verified release (*digest and fpr, 41 bytes, set), 0 when name is
- * absent or names something else (*digest set when present, *present).
- */
 /* The store's release records, read once for a series of lookups. */
 typedef struct rel_list {
 	al_store_release *v;
@@ -153,9 +148,11 @@ static void rel_list_clear(rel_list *l)
 }
 
 /*
- * named_verified with the release records in recs (NULL: read now; a
- * caller asking for each image of a release reads them once, see
- * engine.recs).
+ * 1 when index.json names name and releases.json records that manifest as
+ * a verified release (*digest and fpr, 41 bytes, set), 0 when name is
+ * absent or names something else (*digest set when present, *present).
+ * The release records are those in recs, or read now when recs is NULL (a
+ * caller asking for each image of a release reads them once: engine.recs).
  */
 static int named_verified_in(al_store *s, const rel_list *recs,
                              const char *name, al_digest *digest, int *present,

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# test_layout_commands.sh: the commands that name registry paths follow oc-mirror v2's layout by default, through the one mapping push uses (src/transfer/layout.c): mirror --dry-run's mapping.txt names where mirror --to then puts each image, delete --registry removes the manifests from openshift/release-images and openshift/release (the layout of the store's last push, or --layout), and push and mirror --to always write the cluster resources (STORE/airlock/cluster-resources without --cluster-resources, emptied first, as oc-mirror's working-dir/cluster-resources).
+# test_layout_commands.sh: the commands that name registry paths follow oc-mirror v2's layout by default, through the one mapping push uses (src/transfer/layout.c): mirror --dry-run's mapping.txt names where mirror --to then puts each image, delete --registry removes the manifests from openshift/release-images and openshift/release (the layout of the store's last push, or --layout), and push and mirror --to always write the cluster resources (STORE/airlock/cluster-resources without --cluster-resources, left with this run's files only, as oc-mirror's emptied working-dir/cluster-resources; an unchanged file is not rewritten).
 # al-tier: slow
 set -euo pipefail
 . "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
@@ -65,7 +65,18 @@ cat "$T/err"
 al_check "push --layout source: exit 0" test "$AL_RC" = 0
 al_check "push without --cluster-resources: airlock's files in STORE/airlock/cluster-resources" \
 	test -s "$T/b/airlock/cluster-resources/idms-airlock.yaml"
-al_check "... an earlier run's file removed first (oc-mirror's setupWorkingDir)" \
+al_check "... an earlier run's file removed (oc-mirror's setupWorkingDir)" \
+	test ! -e "$T/b/airlock/cluster-resources/cs-gone.yaml"
+# An unchanged rerun rewrites no resource (only createdAt would differ):
+# the same file (inode) stays, and a file it does not write goes again.
+ino=$(stat -c %i "$T/b/airlock/cluster-resources/idms-airlock.yaml")
+echo stale >"$T/b/airlock/cluster-resources/cs-gone.yaml"
+sleep 1 # a new createdAt, to the second
+al_run "$T/out" "$T/err" "$AIRLOCK" push --store "$T/b" --tls-verify=false --layout source "docker://$R/src"
+al_check "push again: exit 0" test "$AL_RC" = 0
+al_check "... the unchanged mirror set is not rewritten (inode $ino)" \
+	test "$(stat -c %i "$T/b/airlock/cluster-resources/idms-airlock.yaml")" = "$ino"
+al_check "... and the file it did not write is removed" \
 	test ! -e "$T/b/airlock/cluster-resources/cs-gone.yaml"
 al_check "push --cluster-resources DIR: nothing removed there" bash -c '
 	mkdir -p "$1" && echo mine >"$1/keep.txt" &&

@@ -21,10 +21,18 @@ typedef struct cli_cr_opts {
 	int quiet;
 	int untrusted; /* push --push-untrusted: map the names an untrusted
 	                  import set too (left out otherwise) */
+	/* after a whole run, remove the files of dir that it did not write
+	 * (cli_cluster_resources): a file that holds the same resource again
+	 * is kept as it is, not rewritten (cli_cr_put_file) */
+	int prune;
+	json_t *written; /* the file names written, or NULL: set by
+	                    cli_cluster_resources when prune is */
 } cli_cr_opts;
 
-/* Write b to DIR/file atomically, append its path to files (may be NULL)
- * and name it on stderr unless quiet. Returns an exit status. */
+/* Write b to DIR/file atomically (unless the file holds b already, but
+ * for its "createdAt:" lines), append its path to files (may be NULL) and
+ * its name to o->written (may be NULL), and name it on stderr unless
+ * quiet. Returns an exit status. */
 int cli_cr_put_file(const cli_cr_opts *o, const char *file, const al_buf *b,
                     json_t *files);
 

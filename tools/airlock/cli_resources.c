@@ -820,18 +820,59 @@ static int write_mirror_sets(al_store *store, const cli_cr_opts *o,
 	return code;
 }
 
-int cli_cluster_resources(al_store *store, const cli_cr_opts *o_in,
-                          json_t *files)
+/* 1 when keep (an array of file names, or NULL) holds name. */
+static int kept_name(const json_t *keep, const char *name)
 {
-	cli_cr_opts oc = *o_in;
-	const cli_cr_opts *o = &oc;
-	int rc, code;
+	size_t i;
 
-	/* oc-mirror's layout comes with its file names */
-	if (oc.layout == AL_LAYOUT_OC_MIRROR)
-		oc.oc_mirror_names = 1;
-	if ((rc = al_fs_mkdir_p(o->dir, 0755)) < 0)
-		return cli_fail(rc, "cannot create '%s'", o->dir);
+	for (i = 0; i < json_array_size(keep); i++)
+		if (strcmp(json_string_value(json_array_get(keep, i)), name) ==
+		    0)
+			return 1;
+	return 0;
+}
+
+/* Remove the files of dir (made if missing) but those keep names. */
+static int clean_dir(const char *dir, const json_t *keep)
+{
+	DIR *d;
+	struct dirent *e;
+	int code = EXIT_OK, rc;
+
+	if ((rc = al_fs_mkdir_p(dir, 0755)) < 0)
+		return cli_fail(rc, "cannot create '%s'", dir);
+	if ((d = opendir(dir)) == NULL)
+		return cli_fail(AL_EIO, "cannot read '%s': %s", dir,
+		                strerror(errno));
+	while ((e = readdir(d)) != NULL) {
+		struct stat st;
+		char *p;
+
+		if (strcmp(e->d_name, ".") == 0 ||
+		    strcmp(e->d_name, "..") == 0 || kept_name(keep, e->d_name))
+			continue;
+		if ((p = al_path_join(dir, e->d_name)) == NULL) {
+			code = cli_fail(AL_ENOMEM, "out of memory");
+			break;
+		}
+		/* only files: the writers make no directory, and one that
+		 * is there is not theirs */
+		if (lstat(p, &st) == 0 && !S_ISDIR(st.st_mode) &&
+		    unlink(p) != 0 && errno != ENOENT)
+			code = cli_worst(
+			    code, cli_fail(AL_EIO, "cannot remove '%s': %s", p,
+			                   strerror(errno)));
+		free(p);
+	}
+	closedir(d);
+	return code;
+}
+
+/* The writers of cli_cluster_resources, in order. */
+static int write_all(al_store *store, const cli_cr_opts *o, json_t *files)
+{
+	int code;
+
 	if (o->dest != NULL &&
 	    (code = write_mirror_sets(store, o, files)) != EXIT_OK)
 		return code;
@@ -842,10 +883,33 @@ int cli_cluster_resources(al_store *store, const cli_cr_opts *o_in,
 	return write_configmaps(store, o, files);
 }
 
+int cli_cluster_resources(al_store *store, const cli_cr_opts *o_in,
+                          json_t *files)
+{
+	cli_cr_opts oc = *o_in;
+	int rc, code;
+
+	/* oc-mirror's layout comes with its file names */
+	if (oc.layout == AL_LAYOUT_OC_MIRROR)
+		oc.oc_mirror_names = 1;
+	if ((rc = al_fs_mkdir_p(oc.dir, 0755)) < 0)
+		return cli_fail(rc, "cannot create '%s'", oc.dir);
+	if (oc.prune && (oc.written = json_array()) == NULL)
+		return cli_fail(AL_ENOMEM, "out of memory");
+	code = write_all(store, &oc, files);
+	/* the files of an earlier run that this one did not write, once it
+	 * wrote all of its own: a run cut short leaves the last whole set */
+	if (oc.prune && code == EXIT_OK)
+		code = clean_dir(oc.dir, oc.written);
+	json_decref(oc.written);
+	return code;
+}
+
 int cli_mirror_cluster_resources(al_store *store, const char *dir,
                                  const char *registry, unsigned max_nested,
                                  al_layout_kind layout, int icsp,
-                                 int oc_mirror_names, int quiet, json_t *files)
+                                 int oc_mirror_names, int quiet, int prune,
+                                 json_t *files)
 {
 	cli_cr_opts co;
 	char *host = NULL, *prefix = NULL, *dest = NULL;
@@ -900,6 +964,7 @@ int cli_mirror_cluster_resources(al_store *store, const char *dir,
 	co.icsp = icsp;
 	co.oc_mirror_names = oc_mirror_names;
 	co.quiet = quiet;
+	co.prune = prune;
 	code = cli_cluster_resources(store, &co, files);
 	free(dest);
 	return code;
@@ -907,48 +972,21 @@ int cli_mirror_cluster_resources(al_store *store, const char *dir,
 
 int cli_cr_clean_dir(const char *dir)
 {
-	DIR *d;
-	struct dirent *e;
-	int code = EXIT_OK, rc;
-
-	if ((rc = al_fs_mkdir_p(dir, 0755)) < 0)
-		return cli_fail(rc, "cannot create '%s'", dir);
-	if ((d = opendir(dir)) == NULL)
-		return cli_fail(AL_EIO, "cannot read '%s': %s", dir,
-		                strerror(errno));
-	while ((e = readdir(d)) != NULL) {
-		struct stat st;
-		char *p;
-
-		if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0)
-			continue;
-		if ((p = al_path_join(dir, e->d_name)) == NULL) {
-			code = cli_fail(AL_ENOMEM, "out of memory");
-			break;
-		}
-		/* only files: the writers make no directory, and one that
-		 * is there is not theirs */
-		if (lstat(p, &st) == 0 && !S_ISDIR(st.st_mode) &&
-		    unlink(p) != 0 && errno != ENOENT)
-			code = cli_worst(
-			    code, cli_fail(AL_EIO, "cannot remove '%s': %s", p,
-			                   strerror(errno)));
-		free(p);
-	}
-	closedir(d);
-	return code;
+	return clean_dir(dir, NULL);
 }
 
 char *cli_cr_default_dir(al_store *store)
 {
 	char *dir =
 	    al_sprintf("%s/airlock/cluster-resources", al_store_path(store));
+	int rc;
 
 	if (dir == NULL) {
 		cli_error("out of memory");
 		return NULL;
 	}
-	if (cli_cr_clean_dir(dir) != EXIT_OK) {
+	if ((rc = al_fs_mkdir_p(dir, 0755)) < 0) {
+		cli_fail(rc, "cannot create '%s'", dir);
 		cli_warn("no cluster resources written (give "
 		         "--cluster-resources DIR for another place)");
 		free(dir);

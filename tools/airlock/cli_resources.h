@@ -84,13 +84,15 @@ int cli_cluster_resources(al_store *store, const cli_cr_opts *o, json_t *files);
  * mirror --cluster-resources DIR [--registry DEST]: as above, to DEST (its
  * images placed with max_nested, --to's --max-nested-paths) or else to
  * the store's last push; with neither, only the signature
- * ConfigMaps (the mirror sets need a destination: said). Returns an exit
- * status.
+ * ConfigMaps (the mirror sets need a destination: said). prune: as
+ * cli_cr_opts.prune (the default directory, cli_cr_default_dir). Returns
+ * an exit status.
  */
 int cli_mirror_cluster_resources(al_store *store, const char *dir,
                                  const char *registry, unsigned max_nested,
                                  al_layout_kind layout, int icsp,
-                                 int oc_mirror_names, int quiet, json_t *files);
+                                 int oc_mirror_names, int quiet, int prune,
+                                 json_t *files);
 
 /*
  * Empty dir of the files an earlier run wrote, creating it if missing, as
@@ -106,7 +108,10 @@ int cli_cr_clean_dir(const char *dir);
  * Where push and mirror --to write the cluster resources when not given
  * --cluster-resources, as oc-mirror always writes them into its
  * workspace: STORE/airlock/cluster-resources (beside STORE/airlock/
- * dry-run), emptied first (cli_cr_clean_dir). Caller frees. NULL when it
+ * dry-run), made if missing. Its writers set cli_cr_opts.prune: the files
+ * of an earlier run that this one does not write again are removed after
+ * it, so the directory ends as oc-mirror's emptied one does, while a file
+ * with the same resource stays as it was. Caller frees. NULL when it
  * cannot be had (said as a warning: the push itself stands).
  */
 char *cli_cr_default_dir(al_store *store);

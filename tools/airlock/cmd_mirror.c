@@ -448,7 +448,7 @@ static int report(cli_common *c, mirror_args *a, al_store *store,
 		    code, cli_mirror_cluster_resources(
 		              store, cr_dir, cr_registry, a->mt.push.max_nested,
 		              a->mt.push.layout, a->cr_icsp, a->cr_ocm,
-		              c->quiet || a->json,
+		              c->quiet || a->json, cr_default != NULL,
 		              a->json ? cli_json_set_array(cli_json_root(),
 		                                           "cluster_resources")
 		                      : NULL));

@@ -276,6 +276,7 @@ int cmd_push(int argc, char **argv)
 		co.oc_mirror_names = a.ocm_names;
 		co.quiet = c.quiet || json;
 		co.untrusted = a.untrusted;
+		co.prune = crdefault != NULL;
 		code =
 		    cli_worst(code, cli_cluster_resources(store, &co, files));
 	}
