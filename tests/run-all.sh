@@ -171,7 +171,7 @@ esac
 # ASan alone, where each test runs anyway (docs/testing.md, "Stages").
 release_subset=
 case " ${order[*]} " in
-*" release "*" asan "*) [ -z "$label" ] && release_subset=1 ;;
+*" release "*) case " ${order[*]} " in *" asan "*) [ -n "$label" ] || release_subset=1 ;; esac ;;
 esac
 
 # The background stages run these functions in a child shell.
