@@ -1792,6 +1792,7 @@ static int ca_setup(al_http *h, const al_http_opts *opts)
 {
 	const char *envf = getenv("SSL_CERT_FILE");
 	const char *envd = getenv("SSL_CERT_DIR");
+	size_t extra = opts->ca_pem != NULL ? opts->ca_pem_len : 0;
 	char *deflt = NULL;
 	const char *base;
 
@@ -1809,20 +1810,18 @@ static int ca_setup(al_http *h, const al_http_opts *opts)
 	    (h->ca_path = al_strdup(envd)) == NULL)
 		return al_error_set(AL_ENOMEM, "out of memory");
 	h->ca_system_dir = system_ca_dir(h);
-	if ((opts->ca_pem == NULL || opts->ca_pem_len == 0) &&
-	    h->ca_path == NULL)
+	if (extra == 0 && h->ca_path == NULL)
 		return 0;
 	base = h->ca_file;
 	if (base == NULL && !h->ca_system_dir &&
 	    curl_easy_getinfo(h->easy, CURLINFO_CAINFO, &deflt) == CURLE_OK)
 		base = deflt;
 	if ((base != NULL && (h->ca_base = al_strdup(base)) == NULL) ||
-	    (opts->ca_pem_len > 0 &&
-	     (h->ca_extra = malloc(opts->ca_pem_len)) == NULL))
+	    (extra > 0 && (h->ca_extra = malloc(extra)) == NULL))
 		return al_error_set(AL_ENOMEM, "out of memory");
-	if (opts->ca_pem_len > 0) {
-		memcpy(h->ca_extra, opts->ca_pem, opts->ca_pem_len);
-		h->ca_extra_len = opts->ca_pem_len;
+	if (extra > 0) {
+		memcpy(h->ca_extra, opts->ca_pem, extra);
+		h->ca_extra_len = extra;
 	}
 	h->ca_pending = 1;
 	return 0;
