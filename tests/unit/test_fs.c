@@ -45,6 +45,37 @@ static void test_fs__write_atomic_then_read(void)
 	free(p);
 }
 
+/* The same bytes again leave the file as it is (the same inode: nothing
+ * written, nothing synced); other bytes, or a FIFO at the path, are
+ * replaced as always. */
+static void test_fs__write_atomic_same_bytes_keeps_the_file(void)
+{
+	char *p = tmp("same.txt");
+	struct stat a, b;
+	al_buf buf = AL_BUF_INIT(100);
+
+	unlink(p);
+	CU_ASSERT_EQUAL(al_fs_write_atomic(p, "same", 4), 0);
+	CU_ASSERT_EQUAL(stat(p, &a), 0);
+	CU_ASSERT_EQUAL(al_fs_write_atomic(p, "same", 4), 0);
+	CU_ASSERT_EQUAL(stat(p, &b), 0);
+	CU_ASSERT_EQUAL(a.st_ino, b.st_ino);
+	CU_ASSERT_EQUAL(al_fs_write_atomic(p, "samE", 4), 0);
+	CU_ASSERT_EQUAL(stat(p, &b), 0);
+	CU_ASSERT_NOT_EQUAL(a.st_ino, b.st_ino);
+	CU_ASSERT_EQUAL(al_fs_write_atomic(p, "samE and more", 13), 0);
+	CU_ASSERT_EQUAL(al_fs_read_file(p, &buf), 0);
+	CU_ASSERT_STRING_EQUAL(al_buf_cstr(&buf), "samE and more");
+	unlink(p);
+	CU_ASSERT_EQUAL(mkfifo(p, 0644), 0);
+	CU_ASSERT_EQUAL(al_fs_write_atomic(p, "", 0), 0);
+	CU_ASSERT_EQUAL(lstat(p, &b), 0);
+	CU_ASSERT(S_ISREG(b.st_mode));
+	al_buf_free(&buf);
+	unlink(p);
+	free(p);
+}
+
 static void test_fs__read_is_bounded_and_names_path(void)
 {
 	char *p = tmp("big.txt");
@@ -277,6 +308,7 @@ int main(void)
 	CU_TestInfo tests[] = {
 		{"test_fs__path_join", test_fs__path_join},
 		{"test_fs__write_atomic_then_read", test_fs__write_atomic_then_read},
+		{"test_fs__write_atomic_same_bytes_keeps_the_file", test_fs__write_atomic_same_bytes_keeps_the_file},
 		{"test_fs__read_is_bounded_and_names_path", test_fs__read_is_bounded_and_names_path},
 		{"test_fs__read_refuses_symlink", test_fs__read_refuses_symlink},
 		{"test_fs__tmpfile_commit_and_abort", test_fs__tmpfile_commit_and_abort},
