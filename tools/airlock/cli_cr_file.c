@@ -74,11 +74,14 @@ int cli_cr_put_file(const cli_cr_opts *o, const char *file, const al_buf *b,
 	}
 	if (files != NULL)
 		json_array_append_new(files, json_string(path));
-	if (o->written != NULL)
-		json_array_append_new(o->written, json_string(file));
 	if (!o->quiet)
 		cli_event(path);
 	free(path);
+	/* a name not kept here would be pruned (cli_cluster_resources):
+	 * failing keeps every file */
+	if (o->written != NULL &&
+	    json_array_append_new(o->written, json_string(file)) != 0)
+		return cli_fail(AL_ENOMEM, "out of memory");
 	return EXIT_OK;
 }
 
