@@ -12,6 +12,7 @@
 #include "airlock/log.h"
 #include "catalog_int.h"
 #include "layer_int.h"
+#include "array_int.h"
 
 #define CONFIG_MAX (16 * AL_MIB)
 #define WH ".wh."
@@ -57,20 +58,11 @@ static void cset_clear(struct cset *s)
 	memset(s, 0, sizeof(*s));
 }
 
-static void strv_free(char **v, size_t n)
-{
-	size_t i;
-
-	for (i = 0; i < n; i++)
-		free(v[i]);
-	free(v);
-}
-
 static void clayer_clear(struct clayer *l)
 {
 	cset_clear(&l->add);
-	strv_free(l->rm, l->nrm);
-	strv_free(l->opq, l->nopq);
+	al__strv_free(l->rm, l->nrm);
+	al__strv_free(l->opq, l->nopq);
 	memset(l, 0, sizeof(*l));
 }
 

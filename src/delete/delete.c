@@ -21,6 +21,7 @@
 #include "airlock/layout.h"
 #include "catalog_int.h"
 #include "error_int.h"
+#include "array_int.h"
 
 #define WALK_DEPTH 8
 #define ATTACH_PASSES 4
@@ -59,22 +60,13 @@ static int strv_push(char ***v, size_t *n, char *s)
 	return 0;
 }
 
-static void strv_free(char **v, size_t n)
-{
-	size_t i;
-
-	for (i = 0; i < n; i++)
-		free(v[i]);
-	free(v);
-}
-
 void al_delete_result_clear(al_delete_result *res)
 {
 	if (res == NULL)
 		return;
-	strv_free(res->releases, res->nreleases);
-	strv_free(res->names, res->nnames);
-	strv_free(res->registry_manifests, res->nregistry_manifests);
+	al__strv_free(res->releases, res->nreleases);
+	al__strv_free(res->names, res->nnames);
+	al__strv_free(res->registry_manifests, res->nregistry_manifests);
 	AL_RESULT_ZERO(res);
 }
 
@@ -758,7 +750,7 @@ static int guard(del *d)
 				    r->digest_text, d->o->state_files[f]);
 			}
 		}
-		strv_free(held, nheld);
+		al__strv_free(held, nheld);
 		if (rc < 0)
 			return rc;
 	}

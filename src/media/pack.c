@@ -23,6 +23,7 @@
 #include "airlock/pack.h"
 #include "pack_int.h"
 #include "store_int.h"
+#include "array_int.h"
 
 #define KEYFILE_MAX (64 * 1024)
 
@@ -426,15 +427,6 @@ out:
 	return rc;
 }
 
-static void free_list(char **v, size_t n)
-{
-	size_t i;
-
-	for (i = 0; i < n; i++)
-		free(v[i]);
-	free(v);
-}
-
 int al_pack__list_dir(const char *dir, char ***out, size_t *n)
 {
 	return list_dir(dir, out, n);
@@ -442,7 +434,7 @@ int al_pack__list_dir(const char *dir, char ***out, size_t *n)
 
 void al_pack__free_list(char **v, size_t n)
 {
-	free_list(v, n);
+	al__strv_free(v, n);
 }
 
 int al_pack__walk_signatures(const char *root, al_pack__sig_fn fn, void *ud)
@@ -462,7 +454,7 @@ int al_pack__walk_signatures(const char *root, al_pack__sig_fn fn, void *ud)
 			rc = al_error_oom();
 			goto out;
 		}
-		free_list(files, nfiles);
+		al__strv_free(files, nfiles);
 		files = NULL;
 		nfiles = 0;
 		if ((rc = list_dir(sub, &files, &nfiles)) < 0) {
@@ -493,8 +485,8 @@ int al_pack__walk_signatures(const char *root, al_pack__sig_fn fn, void *ud)
 		}
 	}
 out:
-	free_list(names, nnames);
-	free_list(files, nfiles);
+	al__strv_free(names, nnames);
+	al__strv_free(files, nfiles);
 	free(dir);
 	free(sub);
 	free(path);
@@ -773,7 +765,7 @@ int al_pack__inventory_json(al_store *s, json_t **out)
 			if (json_array_append_new(blobs, json_string(d)) < 0)
 				goto oom;
 		}
-		free_list(names, nnames);
+		al__strv_free(names, nnames);
 		names = NULL;
 		nnames = 0;
 	}
@@ -814,8 +806,8 @@ int al_pack__inventory_json(al_store *s, json_t **out)
 oom:
 	rc = al_error_oom();
 out:
-	free_list(names, nnames);
-	free_list(files, nfiles);
+	al__strv_free(names, nnames);
+	al__strv_free(files, nfiles);
 	free(dir);
 	free(sub);
 	free(path);

@@ -12,6 +12,7 @@
 #include "airlock/error.h"
 #include "airlock/log.h"
 #include "certsd_int.h"
+#include "array_int.h"
 
 void al_certs_host_clear(al_certs_host *c)
 {
@@ -137,15 +138,6 @@ out:
 	return rc;
 }
 
-static void free_names(char **v, size_t n)
-{
-	size_t i;
-
-	for (i = 0; i < n; i++)
-		free(v[i]);
-	free(v);
-}
-
 static int has_name(char *const *v, size_t n, const char *name)
 {
 	size_t i;
@@ -220,7 +212,7 @@ static int read_certs_dir(const char *dir, al_certs_host *out)
 		            dir, out->npairs, out->client_cert);
 	free(path);
 	free(other);
-	free_names(names, n);
+	al__strv_free(names, n);
 	return rc;
 }
 
@@ -298,7 +290,7 @@ int al_certs_read_dirs(const char *dirs, al_buf *out)
 			}
 			free(path);
 		}
-		free_names(names, cnt);
+		al__strv_free(names, cnt);
 		free(dir);
 		p += n;
 		if (*p == ':')

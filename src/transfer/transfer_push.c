@@ -17,6 +17,7 @@
 #include "airlock/transfer.h"
 #include "store_push_int.h"
 #include "error_int.h"
+#include "array_int.h"
 
 void al_push_result_clear(al_push_result *r)
 {
@@ -180,15 +181,6 @@ out:
 	free(names);
 	al_store_untrusted_free(v, nv);
 	return rc;
-}
-
-static void names_free(char **names, size_t n)
-{
-	size_t i;
-
-	for (i = 0; i < n; i++)
-		free(names[i]);
-	free(names);
 }
 
 /* Mark img failed with the current error message. */
@@ -527,7 +519,7 @@ out:
 		r->message = al_strdup(al_error_message());
 	free(queued);
 	free(sorted);
-	names_free(marked, nmarked);
+	al__strv_free(marked, nmarked);
 	free(upload_dir);
 	json_decref(pushed);
 	al_transfer_free(t);

@@ -1,4 +1,5 @@
-/* array_int.h: growing the library's arrays by doubling (src/util/buf.c). */
+/* array_int.h: growing the library's arrays by doubling, and freeing an
+ * array of strings (src/util/buf.c). */
 #ifndef AIRLOCK_ARRAY_INT_H
 #define AIRLOCK_ARRAY_INT_H
 
@@ -32,5 +33,8 @@ size_t al__array_cap(size_t n);
  * untouched.
  */
 void *al__array_grow_n(void *arr, size_t n, size_t need, size_t size);
+
+/* Free the n strings of v, then v itself (v may be NULL when n is 0). */
+void al__strv_free(char **v, size_t n);
 
 #endif

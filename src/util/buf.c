@@ -485,3 +485,12 @@ void *al__array_grow_n(void *arr, size_t n, size_t need, size_t size)
 		need = 1;
 	return al__array_grow(arr, &cap, al__array_cap(need), size);
 }
+
+void al__strv_free(char **v, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		free(v[i]);
+	free(v);
+}
