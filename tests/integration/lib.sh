@@ -22,6 +22,8 @@
 #   al_index_digests DIR    print "NAME DIGEST" for every entry of DIR/index.json, sorted
 #   al_digest_of DIR NAME   print the digest of NAME in DIR/index.json
 #   al_retag DIR NAME LIKE  point tag NAME of store DIR at the image of tag LIKE
+#   al_release_imageset FILE LOCATION  an ImageSetConfiguration of the sample
+#                           release (quay.io/airlock-samples) read from LOCATION
 #   al_same_index DIR1 DIR2 both index.json files name the same images and digests
 #   al_require_airlock      record a failure and finish when AIRLOCK is not executable
 #   al_sanitized            true when AIRLOCK is a sanitizer (ASan) build
@@ -306,6 +308,23 @@ for m in idx["manifests"]:
             m[k] = src[k]
 json.dump(idx, open(path, "w"), indent=1)
 EOF
+}
+
+# al_release_imageset FILE LOCATION: an ImageSetConfiguration of the sample
+# release, whose quay.io/airlock-samples images airlock.sources reads from
+# LOCATION (oci:DIR or docker://HOST/airlock-samples), into FILE.
+al_release_imageset() {
+	cat >"$1" <<YAML
+kind: ImageSetConfiguration
+apiVersion: mirror.openshift.io/v2alpha1
+mirror:
+  platform:
+    release: quay.io/airlock-samples/release:4.14.1-x86_64
+airlock:
+  sources:
+  - prefix: quay.io/airlock-samples
+    location: "$2"
+YAML
 }
 
 # Last line of a file (the CLI's summary line).

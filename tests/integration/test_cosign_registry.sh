@@ -270,17 +270,7 @@ if command -v skopeo >/dev/null; then
 	CD=sha256:050e3be767709b4e48e2545effd2cf52a5f240a99bcf6c021f91048c0392c9d8
 	"${PUSH[@]}" sig "$R" airlock-samples/release "$RD" k.key quay.io/airlock-samples/release >/dev/null
 	"${PUSH[@]}" sig "$R" airlock-samples/ocp-v4.0-art-dev "$CD" k.key quay.io/airlock-samples/ocp-v4.0-art-dev >/dev/null
-	cat >rel.yaml <<YAML
-kind: ImageSetConfiguration
-apiVersion: mirror.openshift.io/v2alpha1
-mirror:
-  platform:
-    release: quay.io/airlock-samples/release:4.14.1-x86_64
-airlock:
-  sources:
-  - prefix: quay.io/airlock-samples
-    location: docker://$R/airlock-samples
-YAML
+	al_release_imageset "rel.yaml" "docker://$R/airlock-samples"
 	al_run out err "$AIRLOCK" mirror --layout source --allow-unsigned --config rel.yaml --store "$T/mr" --tls-verify=false
 	al_check "release mirror: exit 0" [ "$AL_RC" = 0 ]
 	al_check "release mirror: the release and its 6 components looked up, 2 signed" \

@@ -97,17 +97,7 @@ R=$REG_ADDR
 python3 "$AL_TOOLS/mkrelease.py" --out "$T/release" --components 4 --layer-size 1000000 \
 	--base-size 500000 --gzip-level 1 --seed disk >/dev/null
 al_check "synthetic release pushed" al_push_layout "$T/release" "$R"
-cat >"$T/imageset.yaml" <<YAML
-kind: ImageSetConfiguration
-apiVersion: mirror.openshift.io/v2alpha1
-mirror:
-  platform:
-    release: quay.io/airlock-samples/release:4.14.1-x86_64
-airlock:
-  sources:
-  - prefix: quay.io/airlock-samples
-    location: docker://$R/airlock-samples
-YAML
+al_release_imageset "$T/imageset.yaml" "docker://$R/airlock-samples"
 MIRROR=("$AIRLOCK" mirror --allow-unsigned --config "$T/imageset.yaml" --tls-verify=false --store)
 al_run "$T/out" "$T/err" "${MIRROR[@]}" "$T/ref"
 al_check "undisturbed mirror exits 0" test "$AL_RC" = 0

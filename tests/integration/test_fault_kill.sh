@@ -71,17 +71,7 @@ python3 "$AL_TOOLS/mkrelease.py" --out "$T/release" --components "$ncomp" \
 	--layer-size 2500000 --base-size 2000000 --gzip-level 1 --seed "kill-$seed" >/dev/null
 al_check "synthetic release ($ncomp components, ~$((ncomp * 5 / 2 + 2)) MB) pushed" \
 	al_push_layout "$T/release" "$R"
-cat >"$T/imageset.yaml" <<YAML
-kind: ImageSetConfiguration
-apiVersion: mirror.openshift.io/v2alpha1
-mirror:
-  platform:
-    release: quay.io/airlock-samples/release:4.14.1-x86_64
-airlock:
-  sources:
-  - prefix: quay.io/airlock-samples
-    location: docker://$R/airlock-samples
-YAML
+al_release_imageset "$T/imageset.yaml" "docker://$R/airlock-samples"
 # Arrays, not functions: kill -9 must hit airlock itself, not a subshell.
 MIRROR=("$AIRLOCK" mirror --allow-unsigned --config "$T/imageset.yaml" --tls-verify=false --store)
 t0=$(date +%s%N)

@@ -19,17 +19,7 @@ python3 "$AL_TOOLS/mkrelease.py" --out "$T/release" --components "$ncomp" \
 al_check "synthetic release ($ncomp components) pushed to the registry" \
 	al_push_layout "$T/release" "$R"
 
-cat >"$T/imageset.yaml" <<YAML
-kind: ImageSetConfiguration
-apiVersion: mirror.openshift.io/v2alpha1
-mirror:
-  platform:
-    release: quay.io/airlock-samples/release:4.14.1-x86_64
-airlock:
-  sources:
-  - prefix: quay.io/airlock-samples
-    location: docker://$R/airlock-samples
-YAML
+al_release_imageset "$T/imageset.yaml" "docker://$R/airlock-samples"
 mirror() {
 	"$AIRLOCK" mirror --allow-unsigned --config "$T/imageset.yaml" --store "$1" --tls-verify=false
 }

@@ -7,17 +7,7 @@ al_require_airlock
 
 python3 "$AL_SOURCE_DIR/tests/tools/mkrelease.py" --out "$T/layout" --components 2 \
 	--layer-size 1000 --base-size 20000 --seed release-cache >/dev/null
-cat >"$T/isc.yaml" <<YAML
-kind: ImageSetConfiguration
-apiVersion: mirror.openshift.io/v2alpha1
-mirror:
-  platform:
-    release: quay.io/airlock-samples/release:4.14.1-x86_64
-airlock:
-  sources:
-  - prefix: quay.io/airlock-samples
-    location: "oci:$T/layout"
-YAML
+al_release_imageset "$T/isc.yaml" "oci:$T/layout"
 mirror() {
 	al_run "$T/out" "$T/err" "$AIRLOCK" mirror -q --allow-unsigned --no-sigstore \
 		--config "$T/isc.yaml" --store "$T/s"
